@@ -1,0 +1,145 @@
+//! Block kind `crc`: a whole message per cycle, optionally with an Implicit Sequence Number.
+//!
+//! Emits `<prefix><name>` (data [+ seq] → crc) and, unless `checker = false`,
+//! `<prefix><name>_check` (data [+ seq] + crc_in → ok). Both are affine maps over GF(2),
+//! computed in Rust and emitted as masked parity reductions.
+
+pub mod model;
+mod rtl;
+
+use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+use model::{CrcAlgo, CrcModel};
+
+pub struct CrcKind;
+
+/// The CRC model fields, shared with `crc_stream`.
+pub const ALGO_FIELDS: [FieldSpec; 6] = [
+    FieldSpec { name: "width", ty: FieldType::UInt { min: 1, max: 64 }, default: None, doc: "CRC width in bits" },
+    FieldSpec { name: "poly", ty: FieldType::Bits { width_field: "width" }, default: None, doc: "generator polynomial, normal form, x^width term implied" },
+    FieldSpec { name: "init", ty: FieldType::Bits { width_field: "width" }, default: Some("0"), doc: "register value before the first bit (Rocksoft model)" },
+    FieldSpec { name: "refin", ty: FieldType::Bool, default: Some("false"), doc: "bytes enter LSB first" },
+    FieldSpec { name: "refout", ty: FieldType::Bool, default: Some("false"), doc: "register reflected before xorout" },
+    FieldSpec { name: "xorout", ty: FieldType::Bits { width_field: "width" }, default: Some("0"), doc: "XORed into the result" },
+];
+
+static FIELDS: [FieldSpec; 10] = [
+    ALGO_FIELDS[0],
+    ALGO_FIELDS[1],
+    ALGO_FIELDS[2],
+    ALGO_FIELDS[3],
+    ALGO_FIELDS[4],
+    ALGO_FIELDS[5],
+    FieldSpec { name: "data_bits", ty: FieldType::UInt { min: 8, max: 16384 }, default: None, doc: "message bits per cycle, a multiple of 8; byte i at data[8i+7:8i]" },
+    FieldSpec { name: "seq_bits", ty: FieldType::UInt { min: 0, max: 32 }, default: Some("0"), doc: "0 = plain CRC; else ISN: seq XORed into data[seq_bits-1:0]" },
+    FieldSpec { name: "pipeline", ty: FieldType::UInt { min: 0, max: 8 }, default: Some("0"), doc: "register stages (0 = combinational); latency in cycles" },
+    FieldSpec { name: "checker", ty: FieldType::Bool, default: Some("true"), doc: "also emit <name>_check (crc_in → ok)" },
+];
+
+/// Read and validate the six Rocksoft fields.
+pub fn read_algo(r: &mut FieldReader) -> ConfigResult<CrcAlgo> {
+    let width = r.u32("width")?;
+    let poly = r.bits("poly", width)? as u64;
+    if poly == 0 {
+        return Err(r.error("poly", format!("= 0x0 is not a generator polynomial; allowed 0x1..=0x{:X}", crate::math::lfsr::mask(width))));
+    }
+    let init = r.bits("init", width)? as u64;
+    let refin = r.bool("refin")?;
+    let refout = r.bool("refout")?;
+    let xorout = r.bits("xorout", width)? as u64;
+    Ok(CrcAlgo { width, poly, init, refin, refout, xorout })
+}
+
+/// The Rocksoft parameters as banner/doc lines.
+pub fn algo_params(a: &CrcAlgo) -> Vec<(&'static str, String)> {
+    let digits = (a.width as usize).div_ceil(4);
+    vec![
+        ("width", a.width.to_string()),
+        ("poly", format!("0x{:0digits$X}", a.poly)),
+        ("init", format!("0x{:0digits$X}", a.init)),
+        ("refin", a.refin.to_string()),
+        ("refout", a.refout.to_string()),
+        ("xorout", format!("0x{:0digits$X}", a.xorout)),
+    ]
+}
+
+/// A validated `crc` block.
+#[derive(Debug, Clone)]
+pub struct CrcBlock {
+    pub name: String,
+    pub algo: CrcAlgo,
+    pub data_bits: u32,
+    pub seq_bits: u32,
+    pub pipeline: u32,
+    pub checker: bool,
+}
+
+impl BlockKind for CrcKind {
+    fn kind(&self) -> &'static str {
+        "crc"
+    }
+    fn summary(&self) -> &'static str {
+        "CRC of a whole message per cycle (any Rocksoft/reveng CRC), optionally with an Implicit Sequence Number, plus a checker"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
+        let algo = read_algo(r)?;
+        let data_bits = r.u32("data_bits")?;
+        if data_bits % 8 != 0 {
+            return Err(r.error("data_bits", format!("= {data_bits} is not a multiple of 8; allowed 8, 16, …, 16384")));
+        }
+        let seq_bits = r.u32("seq_bits")?;
+        if seq_bits > data_bits {
+            return Err(r.error("seq_bits", format!("= {seq_bits} exceeds data_bits = {data_bits}; allowed 0..={}", data_bits.min(32))));
+        }
+        let pipeline = r.u32("pipeline")?;
+        let checker = r.bool("checker")?;
+        Ok(Box::new(CrcBlock { name: r.block().to_string(), algo, data_bits, seq_bits, pipeline, checker }))
+    }
+}
+
+impl CrcBlock {
+    pub fn model(&self) -> CrcModel {
+        CrcModel::new(self.algo)
+    }
+}
+
+impl Block for CrcBlock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> &'static str {
+        "crc"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let mut p = algo_params(&self.algo);
+        p.push(("data_bits", self.data_bits.to_string()));
+        p.push(("seq_bits", self.seq_bits.to_string()));
+        p.push(("pipeline", self.pipeline.to_string()));
+        p.push(("checker", self.checker.to_string()));
+        p
+    }
+    fn module_names(&self, design: &DesignInfo) -> Vec<String> {
+        let base = format!("{}{}", design.prefix, self.name);
+        if self.checker {
+            vec![base.clone(), format!("{base}_check")]
+        } else {
+            vec![base]
+        }
+    }
+    fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        let names = self.module_names(design);
+        let mut out = vec![rtl::generator(self, design, &names[0])];
+        if self.checker {
+            out.push(rtl::checker(self, design, &names[1]));
+        }
+        out
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

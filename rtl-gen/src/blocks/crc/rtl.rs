@@ -1,0 +1,115 @@
+//! The generator and checker modules of a `crc` block.
+
+use super::CrcBlock;
+use crate::blocks::{clock_ports, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::emit::verilog::{Expr, Item, Module, Port, UnOp};
+use crate::emit::xor_net::{self, XorNet};
+use crate::math::gf2::{AffineMap, BitMatrix};
+
+/// Ports shared by both modules: clock, reset and in_valid when pipelined, data, seq.
+fn input_ports(b: &CrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
+    let mut ports = Vec::new();
+    if b.pipeline > 0 {
+        ports.extend(clock_ports(design));
+        ports.push(Port::input("in_valid", 1, "data (and seq) valid this cycle"));
+    }
+    ports.push(Port::input("data", b.data_bits, "message; byte i at [8i+7:8i], byte 0 first on the wire"));
+    if b.seq_bits > 0 {
+        ports.push(Port::input("seq", b.seq_bits, seq_doc));
+    }
+    ports
+}
+
+/// The network input: `data`, or `{seq, data}` with the sequence number as extra columns so it
+/// costs fan-in, not an extra XOR level.
+fn feed(b: &CrcBlock, items: &mut Vec<Item>) -> &'static str {
+    if b.seq_bits == 0 {
+        return "data";
+    }
+    items.push(Item::comment("ISN: seq is XORed into data[seq_bits-1:0]; it enters the XOR network as extra columns."));
+    items.push(Item::wire("feed", b.data_bits + b.seq_bits, "{seq, data}"));
+    items.push(Item::assign(Expr::id("feed"), Expr::Concat(vec![Expr::id("seq"), Expr::id("data")])));
+    "feed"
+}
+
+fn reset_of(b: &CrcBlock, design: &DesignInfo) -> Option<crate::config::ResetStyle> {
+    (b.pipeline > 0).then_some(design.reset)
+}
+
+fn notes(b: &CrcBlock) -> Vec<String> {
+    let mut n = vec![format!(
+        "crc is the catalogue value of the {}-byte message (byte 0 first): CRC(data{})",
+        b.data_bits / 8,
+        if b.seq_bits > 0 { " ^ {{(data_bits-seq_bits){1'b0}}, seq}" } else { "" }
+    )];
+    if b.seq_bits > 0 {
+        n.push("ISN (RXL paper §7.3): the sender's sequence number is never transmitted; a receiver checking with its expected number sees a dropped or replayed flit as a CRC error.".into());
+    }
+    n
+}
+
+pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
+    let mut ports = input_ports(b, design, "sequence number XORed into data[seq_bits-1:0] (ISN)");
+    ports.push(Port::output("crc", b.algo.width, "CRC of the message"));
+    if b.pipeline > 0 {
+        ports.push(Port::output("out_valid", 1, "crc valid; in_valid delayed by the latency"));
+    }
+    let mut items = Vec::new();
+    let input = feed(b, &mut items);
+    let map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
+    items.push(Item::comment(&format!("crc = M·{input} ^ c over GF(2): one masked parity per output bit (XNOR where c is 1).")));
+    xor_net::emit(&mut items, &XorNet { name: "crc", input, map: &map }, "crc", b.pipeline);
+    if b.pipeline > 0 {
+        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
+    }
+    GeneratedModule {
+        module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
+        latency: b.pipeline,
+        summary: format!(
+            "{}-bit CRC over a {}-bit message in one cycle{}.",
+            b.algo.width,
+            b.data_bits,
+            if b.seq_bits > 0 { format!(", with a {}-bit implicit sequence number", b.seq_bits) } else { String::new() }
+        ),
+        notes: notes(b),
+        depends: vec![],
+    }
+}
+
+/// The checker computes the syndrome `CRC(data, seq) ^ crc_in` with `crc_in` as extra
+/// identity columns of the same network, so checking costs no comparator level of its own.
+pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
+    let w = b.algo.width;
+    let mut ports = input_ports(b, design, "the receiver's expected sequence number (ISN)");
+    ports.push(Port::input("crc_in", w, "received CRC"));
+    ports.push(Port::output("ok", 1, "1 iff crc_in equals the CRC of data (with seq)"));
+    if b.pipeline > 0 {
+        ports.push(Port::output("out_valid", 1, "ok valid; in_valid delayed by the latency"));
+    }
+    let mut items = Vec::new();
+    let cols = (b.data_bits + b.seq_bits) as usize;
+    items.push(Item::wire("check_feed", cols as u32 + w, "{crc_in, seq, data}"));
+    let mut parts = vec![Expr::id("crc_in")];
+    if b.seq_bits > 0 {
+        parts.push(Expr::id("seq"));
+    }
+    parts.push(Expr::id("data"));
+    items.push(Item::assign(Expr::id("check_feed"), Expr::Concat(parts)));
+    let crc_map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
+    let map = AffineMap { matrix: crc_map.matrix.hconcat(&BitMatrix::identity(w as usize)), constant: crc_map.constant.clone() };
+    items.push(Item::wire("syndrome", w, "CRC(data, seq) ^ crc_in: zero iff the flit checks"));
+    items.push(Item::comment("syndrome = M·{seq, data} ^ c ^ crc_in, one masked parity per bit."));
+    xor_net::emit(&mut items, &XorNet { name: "syndrome", input: "check_feed", map: &map }, "syndrome", b.pipeline);
+    items.push(Item::assign(Expr::id("ok"), Expr::red(UnOp::RedNor, Expr::id("syndrome"))));
+    if b.pipeline > 0 {
+        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
+    }
+    GeneratedModule {
+        module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
+        latency: b.pipeline,
+        summary: format!("Checks a {}-bit CRC over a {}-bit message{}: ok = 1 iff crc_in matches.", w, b.data_bits, if b.seq_bits > 0 { " against the expected sequence number" } else { "" }),
+        notes: notes(b),
+        depends: vec![],
+    }
+}

@@ -1,0 +1,101 @@
+//! Block kind `crc_stream`: the CRC of messages of any length arriving as beats of
+//! `word_bytes` bytes, one beat per cycle, back to back.
+//!
+//! The loop handles a whole beat every cycle: `state' = A·(first ? init : state) ⊕ B·beat`, with
+//! the invalid bytes of a partial last beat zeroed. Zero bytes fed after the message multiply the
+//! register by `x^(8·pad)` mod P, so the pipeline behind the loop divides it back out with
+//! `⌈log2 word_bytes⌉` conditional multiplications by `x^(-8·2^j)`: one loop network instead of
+//! one per `in_keep` pattern. `x` is invertible mod P exactly when P has its `x^0` term, which is
+//! therefore required for word_bytes > 1 (every published CRC has it).
+
+mod rtl;
+
+use crate::blocks::crc::model::{CrcAlgo, CrcModel};
+use crate::blocks::crc::{algo_params, read_algo, ALGO_FIELDS};
+use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+
+pub struct CrcStreamKind;
+
+static FIELDS: [FieldSpec; 7] = [
+    ALGO_FIELDS[0],
+    ALGO_FIELDS[1],
+    ALGO_FIELDS[2],
+    ALGO_FIELDS[3],
+    ALGO_FIELDS[4],
+    ALGO_FIELDS[5],
+    FieldSpec { name: "word_bytes", ty: FieldType::UInt { min: 1, max: 128 }, default: None, doc: "bytes per beat; in_data is 8*word_bytes bits" },
+];
+
+/// A validated `crc_stream` block.
+#[derive(Debug, Clone)]
+pub struct CrcStreamBlock {
+    pub name: String,
+    pub algo: CrcAlgo,
+    pub word_bytes: u32,
+}
+
+impl CrcStreamBlock {
+    pub fn model(&self) -> CrcModel {
+        CrcModel::new(self.algo)
+    }
+
+    /// Conditional un-shift steps behind the loop: ⌈log2 word_bytes⌉.
+    pub fn unshift_steps(&self) -> u32 {
+        u32::BITS - (self.word_bytes - 1).leading_zeros()
+    }
+
+    /// Cycles from the beat with `in_last` to `crc_valid`: the loop register plus one register
+    /// per two un-shift steps.
+    pub fn latency(&self) -> u32 {
+        1 + self.unshift_steps().div_ceil(2)
+    }
+}
+
+impl BlockKind for CrcStreamKind {
+    fn kind(&self) -> &'static str {
+        "crc_stream"
+    }
+    fn summary(&self) -> &'static str {
+        "CRC of messages of any length over beats of word_bytes bytes (in_keep on the last beat), back to back"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
+        let algo = read_algo(r)?;
+        let word_bytes = r.u32("word_bytes")?;
+        if word_bytes > 1 && algo.poly & 1 == 0 {
+            return Err(r.error(
+                "poly",
+                format!("= 0x{:X} has no x^0 term; crc_stream with word_bytes > 1 needs an odd polynomial (bit 0 set) to undo the zero padding of a partial last beat", algo.poly),
+            ));
+        }
+        Ok(Box::new(CrcStreamBlock { name: r.block().to_string(), algo, word_bytes }))
+    }
+}
+
+impl Block for CrcStreamBlock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> &'static str {
+        "crc_stream"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let mut p = algo_params(&self.algo);
+        p.push(("word_bytes", self.word_bytes.to_string()));
+        p
+    }
+    fn module_names(&self, design: &DesignInfo) -> Vec<String> {
+        vec![format!("{}{}", design.prefix, self.name)]
+    }
+    fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        vec![rtl::module(self, design, &self.module_names(design)[0])]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,31 @@
+//! `rtl-gen check [DESIGN.toml] [--out DIR]`
+
+use super::CmdResult;
+use rtl_gen::emit::tree;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Design file (TOML); without it the built-in default design in generated/.
+    pub design: Option<PathBuf>,
+    /// Output folder the design was generated into (default: generated/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> CmdResult {
+    let (design, layout) = super::resolve(a.design.as_deref(), a.out.as_deref())?;
+    let set = tree::build(&design, layout);
+    let stale = set.check()?;
+    if stale.is_empty() {
+        println!("design {}: {} files up to date", design.info.name, set.files.len());
+        return Ok(ExitCode::SUCCESS);
+    }
+    for s in &stale {
+        eprintln!("{s}");
+    }
+    let regen = if a.design.is_some() { "rtl-gen generate <design file> [--out DIR]" } else { "rtl-gen generate" };
+    eprintln!("design {}: {} of {} files differ from the generator; run `{regen}`", design.info.name, stale.len(), set.files.len());
+    Ok(ExitCode::from(1))
+}

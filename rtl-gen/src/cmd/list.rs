@@ -1,0 +1,22 @@
+//! `rtl-gen list`
+
+use super::CmdResult;
+use rtl_gen::blocks::KINDS;
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_: Args) -> CmdResult {
+    println!("Design file: [design] name, prefix (default \"<name>_\"), reset (\"sync_high\" → rst | \"async_low\" → rst_n), clock_mhz (1..=2000, default 250)");
+    println!("Then one [[blocks]] table per block with `kind`, `name` (lower snake case) and the kind's fields:\n");
+    for k in KINDS {
+        println!("{} — {}", k.kind(), k.summary());
+        let w = k.fields().iter().map(|f| f.name.len()).max().unwrap_or(0);
+        for f in k.fields() {
+            let default = f.default.map(|d| format!("default {d}")).unwrap_or_else(|| "required".into());
+            println!("  {:<w$}  {} ({}; allowed {})", f.name, f.doc, default, f.allowed());
+        }
+        println!();
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}

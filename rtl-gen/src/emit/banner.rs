@@ -1,0 +1,166 @@
+//! The text around modules: Verilog banners, per-module docs, the FuseSoC core and the timing
+//! constraints, each rendered from one askama template in `templates/`.
+
+use crate::blocks::GeneratedModule;
+use crate::emit::verilog::Dir;
+use askama::Template;
+
+/// What every banner and doc says about where a module came from.
+pub struct Provenance<'a> {
+    pub design: &'a str,
+    pub block: &'a str,
+    pub kind: &'a str,
+    pub params: &'a [(&'static str, String)],
+    pub regenerate: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "banner.v", escape = "none")]
+struct Banner<'a> {
+    module: &'a str,
+    generator: &'a str,
+    regenerate: &'a str,
+    design: &'a str,
+    block: &'a str,
+    kind: &'a str,
+    latency: u32,
+    summary: Vec<String>,
+    params: &'a [(&'static str, String)],
+    notes: Vec<String>,
+}
+
+struct PortRow {
+    name: String,
+    dir: &'static str,
+    width: u32,
+    doc: String,
+}
+
+#[derive(Template)]
+#[template(path = "module.md", escape = "none")]
+struct ModuleDoc<'a> {
+    module: &'a str,
+    generator: &'a str,
+    regenerate: &'a str,
+    design: &'a str,
+    block: &'a str,
+    kind: &'a str,
+    latency: u32,
+    summary: &'a str,
+    params: &'a [(&'static str, String)],
+    ports: Vec<PortRow>,
+    notes: &'a [String],
+}
+
+#[derive(Template)]
+#[template(path = "design.core", escape = "none")]
+struct Core<'a> {
+    generator: &'a str,
+    regenerate: &'a str,
+    design: &'a str,
+    version: &'a str,
+    files: &'a [String],
+    modules: &'a [String],
+}
+
+#[derive(Template)]
+#[template(path = "design.xdc", escape = "none")]
+struct Xdc<'a> {
+    generator: &'a str,
+    regenerate: &'a str,
+    design: &'a str,
+    period_ns: String,
+}
+
+#[derive(Template)]
+#[template(path = "design.sdc", escape = "none")]
+struct Sdc<'a> {
+    generator: &'a str,
+    regenerate: &'a str,
+    design: &'a str,
+    period_ns: String,
+}
+
+/// Break prose into comment lines of at most `width` characters.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+fn render<T: Template>(t: &T) -> String {
+    t.render().expect("templates render from plain data")
+}
+
+/// The complete text of a module file: banner then module.
+pub fn verilog_file(m: &GeneratedModule, p: &Provenance) -> String {
+    let notes = m.notes.iter().flat_map(|n| wrap(n, 90)).collect();
+    let banner = Banner {
+        module: m.name(),
+        generator: crate::GENERATOR,
+        regenerate: p.regenerate,
+        design: p.design,
+        block: p.block,
+        kind: p.kind,
+        latency: m.latency,
+        summary: wrap(&m.summary, 92),
+        params: p.params,
+        notes,
+    };
+    format!("{}\n`default_nettype none\n\n{}\n`default_nettype wire\n", render(&banner), m.module.render())
+}
+
+pub fn module_doc(m: &GeneratedModule, p: &Provenance) -> String {
+    let ports = m
+        .ports()
+        .iter()
+        .map(|port| PortRow {
+            name: port.name.clone(),
+            dir: if port.dir == Dir::Input { "in" } else { "out" },
+            width: port.width,
+            doc: port.doc.clone(),
+        })
+        .collect();
+    render(&ModuleDoc {
+        module: m.name(),
+        generator: crate::GENERATOR,
+        regenerate: p.regenerate,
+        design: p.design,
+        block: p.block,
+        kind: p.kind,
+        latency: m.latency,
+        summary: &m.summary,
+        params: p.params,
+        ports,
+        notes: &m.notes,
+    })
+}
+
+pub fn core_file(design: &str, regenerate: &str, files: &[String], modules: &[String]) -> String {
+    render(&Core { generator: crate::GENERATOR, regenerate, design, version: env!("CARGO_PKG_VERSION"), files, modules })
+}
+
+/// Clock period in ns with three decimals: what Vivado and SDC tools both accept.
+fn period(clock_mhz: f64) -> String {
+    format!("{:.3}", 1000.0 / clock_mhz)
+}
+
+pub fn xdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
+    render(&Xdc { generator: crate::GENERATOR, regenerate, design, period_ns: period(clock_mhz) })
+}
+
+pub fn sdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
+    render(&Sdc { generator: crate::GENERATOR, regenerate, design, period_ns: period(clock_mhz) })
+}

@@ -1,0 +1,311 @@
+//! The output tree of a design: building every file in memory, writing only what changed, and
+//! comparing with what is on disk (`rtl-gen check`).
+//!
+//! Layout (DESIGN.md): `rtl/*.v`, `<design>.f`, `<design>.core`, `docs/<module>.md`,
+//! `manifest.json` under the tree root, and `<design>.xdc`/`.sdc` in the constraints folder
+//! (`<root>/constraints/` for a design file, the workspace's `constraints/` for the built-in
+//! default design, whose root is `generated/`).
+
+use super::banner::{self, Provenance};
+use crate::blocks::GeneratedModule;
+use crate::config::Design;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Where a design's files go, relative to a base directory.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// Tree root (rtl/, docs/, manifest...).
+    pub root: PathBuf,
+    /// Folder of the .xdc and .sdc.
+    pub constraints: PathBuf,
+    /// The command that regenerates this tree, for banners.
+    pub regenerate: String,
+}
+
+impl Layout {
+    /// The built-in default design: `generated/` and `constraints/` under `base`.
+    pub fn default_design(base: &Path) -> Layout {
+        Layout { root: base.join("generated"), constraints: base.join("constraints"), regenerate: "rtl-gen generate".into() }
+    }
+
+    /// A design file's tree: `out/<design name>/` with its own constraints folder.
+    pub fn for_design_file(out: &Path, design: &Design) -> Layout {
+        let root = out.join(&design.info.name);
+        Layout {
+            constraints: root.join("constraints"),
+            root,
+            regenerate: format!("rtl-gen generate <design file of \"{}\"> --out <dir>", design.info.name),
+        }
+    }
+
+    /// The directories this layout owns entirely: extra files in them are stale.
+    pub fn owned_dirs(&self) -> Vec<PathBuf> {
+        vec![self.root.clone(), self.constraints.clone()]
+    }
+}
+
+/// A module as test harnesses read it from the manifest.
+#[derive(Serialize)]
+struct ManifestModule<'a> {
+    name: &'a str,
+    block: &'a str,
+    kind: &'a str,
+    file: String,
+    latency: u32,
+    clock: Option<&'static str>,
+    reset: Option<ManifestReset>,
+    depends: &'a [String],
+    ports: Vec<ManifestPort<'a>>,
+}
+
+#[derive(Serialize)]
+struct ManifestReset {
+    name: &'static str,
+    active_low: bool,
+}
+
+#[derive(Serialize)]
+struct ManifestPort<'a> {
+    name: &'a str,
+    dir: crate::emit::verilog::Dir,
+    width: u32,
+}
+
+#[derive(Serialize)]
+struct ManifestFile {
+    path: String,
+    sha256: String,
+}
+
+#[derive(Serialize)]
+struct Manifest<'a> {
+    generator: &'static str,
+    design: &'a str,
+    design_hash: &'a str,
+    reset: &'static str,
+    clock_mhz: f64,
+    modules: Vec<ManifestModule<'a>>,
+    files: Vec<ManifestFile>,
+}
+
+/// Every file of a design, keyed by path (relative to the current base), in memory.
+pub struct FileSet {
+    pub files: BTreeMap<PathBuf, Vec<u8>>,
+    pub layout: Layout,
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Relative path from `from` (a directory) to `to`, both under the same base; used so the
+/// manifest never holds absolute paths.
+fn relative(from: &Path, to: &Path) -> String {
+    let f: Vec<_> = from.components().collect();
+    let t: Vec<_> = to.components().collect();
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = std::iter::repeat_n("..".to_string(), f.len() - common).collect();
+    parts.extend(t[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    parts.join("/")
+}
+
+/// All modules of a design in emission order, each with its block.
+pub fn modules(design: &Design) -> Vec<(usize, GeneratedModule)> {
+    design.blocks.iter().enumerate().flat_map(|(i, b)| b.modules(&design.info).into_iter().map(move |m| (i, m))).collect()
+}
+
+/// Build every file of `design` in memory.
+pub fn build(design: &Design, layout: Layout) -> FileSet {
+    let name = &design.info.name;
+    let mut files = BTreeMap::new();
+    let mut rtl_paths = Vec::new();
+    let mut module_names = Vec::new();
+    let mut manifest_modules = Vec::new();
+    let all = modules(design);
+    let params: Vec<Vec<(&'static str, String)>> = design.blocks.iter().map(|b| b.params()).collect();
+    for (bi, m) in &all {
+        let block = &design.blocks[*bi];
+        let prov = Provenance { design: name, block: block.name(), kind: block.kind(), params: &params[*bi], regenerate: &layout.regenerate };
+        let rel = format!("rtl/{}.v", m.name());
+        files.insert(layout.root.join(&rel), banner::verilog_file(m, &prov).into_bytes());
+        files.insert(layout.root.join(format!("docs/{}.md", m.name())), banner::module_doc(m, &prov).into_bytes());
+        rtl_paths.push(rel);
+        module_names.push(m.name().to_string());
+    }
+    // Dependency order for the filelist and the core: a module after everything it instantiates.
+    let order = dependency_order(&all);
+    let ordered_files: Vec<String> = order.iter().map(|&i| rtl_paths[i].clone()).collect();
+    let ordered_modules: Vec<String> = order.iter().map(|&i| module_names[i].clone()).collect();
+    files.insert(layout.root.join(format!("{name}.f")), (ordered_files.join("\n") + "\n").into_bytes());
+    files.insert(layout.root.join(format!("{name}.core")), banner::core_file(name, &layout.regenerate, &ordered_files, &ordered_modules).into_bytes());
+    files.insert(layout.constraints.join(format!("{name}.xdc")), banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz).into_bytes());
+    files.insert(layout.constraints.join(format!("{name}.sdc")), banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz).into_bytes());
+
+    for (bi, m) in &all {
+        let block = &design.blocks[*bi];
+        let clocked = m.module.reset.is_some() || m.ports().iter().any(|p| p.name == "clk");
+        manifest_modules.push(ManifestModule {
+            name: m.name(),
+            block: block.name(),
+            kind: block.kind(),
+            file: format!("rtl/{}.v", m.name()),
+            latency: m.latency,
+            clock: clocked.then_some("clk"),
+            reset: m.module.reset.map(|r| ManifestReset { name: r.port(), active_low: r.active_low() }),
+            depends: &m.depends,
+            ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
+        });
+    }
+    let manifest_files = files.iter().map(|(p, bytes)| ManifestFile { path: relative(&layout.root, p), sha256: sha256_hex(bytes) }).collect();
+    let manifest = Manifest {
+        generator: crate::GENERATOR,
+        design: name,
+        design_hash: &design.hash,
+        reset: design.info.reset.as_str(),
+        clock_mhz: design.info.clock_mhz,
+        modules: manifest_modules,
+        files: manifest_files,
+    };
+    let json = serde_json::to_string_pretty(&manifest).expect("manifest serialises") + "\n";
+    files.insert(layout.root.join("manifest.json"), json.into_bytes());
+    FileSet { files, layout }
+}
+
+fn dependency_order(all: &[(usize, GeneratedModule)]) -> Vec<usize> {
+    let mut order = Vec::new();
+    let mut placed = vec![false; all.len()];
+    fn visit(i: usize, all: &[(usize, GeneratedModule)], placed: &mut Vec<bool>, order: &mut Vec<usize>) {
+        if placed[i] {
+            return;
+        }
+        placed[i] = true;
+        for d in &all[i].1.depends {
+            if let Some(j) = all.iter().position(|(_, m)| m.name() == d) {
+                visit(j, all, placed, order);
+            }
+        }
+        order.push(i);
+    }
+    for i in 0..all.len() {
+        visit(i, all, &mut placed, &mut order);
+    }
+    order
+}
+
+/// What `write` did.
+#[derive(Debug, Default)]
+pub struct WriteReport {
+    pub written: Vec<PathBuf>,
+    pub unchanged: usize,
+    pub removed: Vec<PathBuf>,
+}
+
+/// One difference between disk and the generator.
+#[derive(Debug)]
+pub enum Stale {
+    Missing(PathBuf),
+    Changed { path: PathBuf, diff: String },
+    Extra(PathBuf),
+}
+
+impl std::fmt::Display for Stale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stale::Missing(p) => write!(f, "missing: {}", p.display()),
+            Stale::Extra(p) => write!(f, "extra (not produced by the generator): {}", p.display()),
+            Stale::Changed { path, diff } => write!(f, "stale: {}\n{diff}", path.display()),
+        }
+    }
+}
+
+fn files_under(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    if !dir.exists() {
+        return Ok(out);
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let p = entry?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Files in the owned folders that the generator would not produce.
+fn extras(set: &FileSet) -> io::Result<Vec<PathBuf>> {
+    let mut extra = Vec::new();
+    for dir in set.layout.owned_dirs() {
+        for p in files_under(&dir)? {
+            if !set.files.contains_key(&p) && !extra.contains(&p) {
+                extra.push(p);
+            }
+        }
+    }
+    Ok(extra)
+}
+
+impl FileSet {
+    /// Write files whose content differs and remove files the generator no longer produces;
+    /// unchanged files keep their timestamps, so downstream builds do not rerun.
+    pub fn write(&self) -> io::Result<WriteReport> {
+        let mut report = WriteReport::default();
+        for (path, bytes) in &self.files {
+            if std::fs::read(path).ok().as_deref() == Some(bytes.as_slice()) {
+                report.unchanged += 1;
+                continue;
+            }
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(path, bytes)?;
+            report.written.push(path.clone());
+        }
+        for p in extras(self)? {
+            std::fs::remove_file(&p)?;
+            report.removed.push(p);
+        }
+        Ok(report)
+    }
+
+    /// Every difference between disk and what `write` would produce; empty when fresh.
+    pub fn check(&self) -> io::Result<Vec<Stale>> {
+        let mut stale = Vec::new();
+        for (path, bytes) in &self.files {
+            match std::fs::read(path) {
+                Err(_) => stale.push(Stale::Missing(path.clone())),
+                Ok(disk) if disk != *bytes => stale.push(Stale::Changed { path: path.clone(), diff: short_diff(&disk, bytes) }),
+                Ok(_) => {}
+            }
+        }
+        stale.extend(extras(self)?.into_iter().map(Stale::Extra));
+        Ok(stale)
+    }
+}
+
+/// A unified diff (disk → generator) cut to 40 lines.
+fn short_diff(disk: &[u8], fresh: &[u8]) -> String {
+    let a = String::from_utf8_lossy(disk);
+    let b = String::from_utf8_lossy(fresh);
+    let diff = similar::TextDiff::from_lines(a.as_ref(), b.as_ref());
+    let text = diff.unified_diff().context_radius(2).header("on disk", "generator").to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: String = lines.iter().take(40).map(|l| {
+        let l: String = l.chars().take(160).collect();
+        format!("    {l}\n")
+    }).collect();
+    if lines.len() > 40 {
+        out.push_str(&format!("    ... {} more diff lines\n", lines.len() - 40));
+    }
+    out
+}

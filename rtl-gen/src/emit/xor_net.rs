@@ -1,0 +1,150 @@
+//! XOR networks (affine maps over GF(2)) as masked parity reductions, optionally pipelined.
+//!
+//! Each output bit is `^(in & MASK)` (or `~^` when its constant is 1): one line per bit that
+//! every tool elaborates in linear time and that synthesis balances into a LUT tree itself.
+//! With `stages` register stages the input columns are cut into groups whose partial parities
+//! are registered, so each stage reduces about `N^(1/stages)` inputs per output bit.
+
+use super::verilog::{Expr, Item, Stmt, UnOp};
+use crate::math::gf2::{AffineMap, BitVec};
+
+/// An affine map to emit: `out = M·in ⊕ c` where `in` is a vector expression `input_width` wide.
+pub struct XorNet<'a> {
+    /// Prefix of the internal register names.
+    pub name: &'a str,
+    /// A named vector (wire or port) holding all input columns.
+    pub input: &'a str,
+    pub map: &'a AffineMap,
+}
+
+/// Emit the network driving the existing wire or output port `out`. `stages` = 0 is
+/// combinational; otherwise the result appears `stages` clock edges after the input.
+pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
+    let rows = net.map.outputs();
+    if stages == 0 {
+        for r in 0..rows {
+            items.push(Item::assign(vector_bit(out, rows, r), final_parity(Expr::id(net.input), net.map.matrix.row(r), net.map.constant.get(r))));
+        }
+        return;
+    }
+    let fan_in = group_size(net.map.inputs(), stages);
+    // Per output row, what the next stage reduces: the input itself at first.
+    let mut level: Vec<Level> = (0..rows).map(|r| Level::Input(net.map.matrix.row(r).clone())).collect();
+    for stage in 1..stages {
+        items.push(Item::comment(&format!("stage {stage}: registered partial parities over groups of up to {fan_in} columns")));
+        let mut body = Vec::new();
+        for (r, lv) in level.iter_mut().enumerate() {
+            let parts = lv.partials(net.input, fan_in);
+            if parts.is_empty() {
+                *lv = Level::Empty;
+                continue;
+            }
+            let reg = format!("{}_s{stage}_r{r}", net.name);
+            let width = parts.len();
+            items.push(Item::reg(&reg, width as u32, ""));
+            for (j, p) in parts.into_iter().enumerate() {
+                body.push(Stmt::set(vector_bit(&reg, width, j), p));
+            }
+            *lv = Level::Partials(reg, width);
+        }
+        items.push(Item::AlwaysFf { reset: None, body });
+    }
+    items.push(Item::comment(&format!("stage {stages}: output register")));
+    let q = format!("{}_q", net.name);
+    items.push(Item::reg(&q, rows as u32, "output register of the network"));
+    let body: Vec<Stmt> = level
+        .iter()
+        .enumerate()
+        .map(|(r, lv)| {
+            let invert = net.map.constant.get(r);
+            let rhs = match lv {
+                Level::Input(mask) => final_parity(Expr::id(net.input), mask, invert),
+                Level::Partials(reg, 1) => if invert { Expr::id(reg).not() } else { Expr::id(reg) },
+                Level::Partials(reg, _) => Expr::red(if invert { UnOp::RedXnor } else { UnOp::RedXor }, Expr::id(reg)),
+                Level::Empty => Expr::dec(1, invert as u64),
+            };
+            Stmt::set(vector_bit(&q, rows, r), rhs)
+        })
+        .collect();
+    items.push(Item::AlwaysFf { reset: None, body });
+    items.push(Item::assign(Expr::id(out), Expr::id(&q)));
+}
+
+/// Emit a chain of `stages` valid flags, cleared by reset, from `input` to the wire `out`.
+pub fn emit_valid_pipe(items: &mut Vec<Item>, name: &str, input: &str, out: &str, stages: u32) {
+    if stages == 0 {
+        items.push(Item::assign(Expr::id(out), Expr::id(input)));
+        return;
+    }
+    items.push(Item::reg(name, stages, "valid flag of each pipeline stage"));
+    let next = if stages == 1 { Expr::id(input) } else { Expr::Concat(vec![Expr::slice(name, stages - 2, 0), Expr::id(input)]) };
+    items.push(Item::AlwaysFf { reset: Some(vec![Stmt::set(Expr::id(name), Expr::dec(stages, 0))]), body: vec![Stmt::set(Expr::id(name), next)] });
+    let last = if stages == 1 { Expr::id(name) } else { Expr::bit(name, stages - 1) };
+    items.push(Item::assign(Expr::id(out), last));
+}
+
+enum Level {
+    /// Still the input vector, with this row's mask.
+    Input(BitVec),
+    /// A register of partial parities (name, width).
+    Partials(String, usize),
+    /// The row depends on no input: a constant.
+    Empty,
+}
+
+impl Level {
+    /// The parities of consecutive groups of `fan_in` columns this row depends on.
+    fn partials(&self, input: &str, fan_in: usize) -> Vec<Expr> {
+        match self {
+            Level::Input(mask) => (0..mask.len())
+                .step_by(fan_in)
+                .filter_map(|lo| {
+                    let len = fan_in.min(mask.len() - lo);
+                    let part = mask.slice(lo, len);
+                    if part.is_zero() {
+                        return None;
+                    }
+                    let of = if mask.len() == 1 { Expr::id(input) } else { Expr::slice(input, (lo + len - 1) as u32, lo as u32) };
+                    Some(Expr::parity(of, part, false))
+                })
+                .collect(),
+            Level::Partials(reg, width) => (0..*width)
+                .step_by(fan_in)
+                .map(|lo| {
+                    let len = fan_in.min(width - lo);
+                    match (*width, len) {
+                        (1, _) => Expr::id(reg),
+                        (_, 1) => Expr::bit(reg, lo as u32),
+                        _ => Expr::red(UnOp::RedXor, Expr::slice(reg, (lo + len - 1) as u32, lo as u32)),
+                    }
+                })
+                .collect(),
+            Level::Empty => Vec::new(),
+        }
+    }
+}
+
+fn final_parity(input: Expr, mask: &BitVec, invert: bool) -> Expr {
+    if mask.is_zero() {
+        return Expr::dec(1, invert as u64);
+    }
+    Expr::parity(input, mask.clone(), invert)
+}
+
+/// Bit `i` of a vector `width` wide; a 1-bit vector is declared without a range.
+fn vector_bit(out: &str, width: usize, i: usize) -> Expr {
+    if width == 1 {
+        Expr::id(out)
+    } else {
+        Expr::bit(out, i as u32)
+    }
+}
+
+/// Columns per group so that `stages` levels of grouping cover `n` inputs: ⌈n^(1/stages)⌉.
+fn group_size(n: usize, stages: u32) -> usize {
+    let mut f = (n as f64).powf(1.0 / stages as f64).ceil() as usize;
+    while f.saturating_pow(stages) < n {
+        f += 1;
+    }
+    f.max(2)
+}

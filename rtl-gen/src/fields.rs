@@ -1,0 +1,193 @@
+//! Typed, range-checked access to one `[[blocks]]` table. Each block kind declares its fields once
+//! as [`FieldSpec`]s; the same list drives parsing, error messages and `rtl-gen list`.
+
+use crate::error::{ConfigError, ConfigResult};
+use std::collections::BTreeSet;
+
+/// The type and the allowed values of a field.
+#[derive(Debug, Clone, Copy)]
+pub enum FieldType {
+    /// An integer in `min..=max`.
+    UInt { min: u64, max: u64 },
+    /// A wide integer (TOML integer or `"0x…"` string) of at most the bit count another field
+    /// gives (`width_field`), checked by the block.
+    Bits { width_field: &'static str },
+    Bool,
+    /// One of a fixed list of strings.
+    Choice(&'static [&'static str]),
+}
+
+/// One field of a block kind.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldSpec {
+    pub name: &'static str,
+    pub ty: FieldType,
+    /// `None`: required.
+    pub default: Option<&'static str>,
+    pub doc: &'static str,
+}
+
+impl FieldSpec {
+    /// The allowed range as users read it in errors and in `rtl-gen list`.
+    pub fn allowed(&self) -> String {
+        match self.ty {
+            FieldType::UInt { min, max } => format!("{min}..={max}"),
+            FieldType::Bits { width_field } => {
+                format!("0..2^{width_field} (TOML integer or \"0x…\" string)")
+            }
+            FieldType::Bool => "true or false".into(),
+            FieldType::Choice(c) => c.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "),
+        }
+    }
+}
+
+/// Reads the fields of one block, remembering which were used so leftovers are reported.
+pub struct FieldReader<'a> {
+    block: String,
+    kind: &'static str,
+    specs: &'static [FieldSpec],
+    table: &'a toml::Table,
+    used: BTreeSet<String>,
+}
+
+impl<'a> FieldReader<'a> {
+    pub fn new(block: &str, kind: &'static str, specs: &'static [FieldSpec], table: &'a toml::Table) -> Self {
+        let mut used = BTreeSet::new();
+        used.insert("kind".to_string());
+        used.insert("name".to_string());
+        FieldReader { block: block.to_string(), kind, specs, table, used }
+    }
+
+    pub fn block(&self) -> &str {
+        &self.block
+    }
+
+    /// An error about `field` of this block.
+    pub fn error(&self, field: &str, problem: impl Into<String>) -> ConfigError {
+        ConfigError::Field { block: self.block.clone(), kind: self.kind, field: field.to_string(), problem: problem.into() }
+    }
+
+    fn spec(&self, name: &str) -> &'static FieldSpec {
+        self.specs
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("block kind {} reads undeclared field `{name}`", self.kind))
+    }
+
+    /// The raw value, or the default parsed as TOML, or a missing-field error.
+    fn value(&mut self, name: &str) -> ConfigResult<toml::Value> {
+        let spec = self.spec(name);
+        self.used.insert(name.to_string());
+        if let Some(v) = self.table.get(name) {
+            return Ok(v.clone());
+        }
+        match spec.default {
+            Some(d) => {
+                let parsed: toml::Table = toml::from_str(&format!("v = {d}"))
+                    .unwrap_or_else(|e| panic!("default of {}.{name} is not TOML: {e}", self.kind));
+                Ok(parsed["v"].clone())
+            }
+            None => Err(self.error(name, format!("is required; allowed {}", spec.allowed()))),
+        }
+    }
+
+    pub fn is_set(&self, name: &str) -> bool {
+        self.table.contains_key(name)
+    }
+
+    pub fn uint(&mut self, name: &str) -> ConfigResult<u64> {
+        let spec = self.spec(name);
+        let FieldType::UInt { min, max } = spec.ty else { panic!("{}.{name} is not a UInt field", self.kind) };
+        let v = self.value(name)?;
+        let n = match &v {
+            toml::Value::Integer(i) if *i >= 0 => *i as u64,
+            toml::Value::Integer(i) => return Err(self.error(name, format!("= {i} is out of range; allowed {min}..={max}"))),
+            other => return Err(self.error(name, format!("= {other} is not an integer; allowed {min}..={max}"))),
+        };
+        if n < min || n > max {
+            return Err(self.error(name, format!("= {n} is out of range; allowed {min}..={max}")));
+        }
+        Ok(n)
+    }
+
+    pub fn u32(&mut self, name: &str) -> ConfigResult<u32> {
+        self.uint(name).map(|v| v as u32)
+    }
+
+    pub fn bool(&mut self, name: &str) -> ConfigResult<bool> {
+        match self.value(name)? {
+            toml::Value::Boolean(b) => Ok(b),
+            other => Err(self.error(name, format!("= {other} is not a boolean; allowed true or false"))),
+        }
+    }
+
+    pub fn choice(&mut self, name: &str) -> ConfigResult<&'static str> {
+        let spec = self.spec(name);
+        let FieldType::Choice(options) = spec.ty else { panic!("{}.{name} is not a Choice field", self.kind) };
+        let v = self.value(name)?;
+        let allowed = spec.allowed();
+        match &v {
+            toml::Value::String(s) => options
+                .iter()
+                .find(|o| **o == s.as_str())
+                .copied()
+                .ok_or_else(|| self.error(name, format!("= \"{s}\" is not allowed; allowed {allowed}"))),
+            other => Err(self.error(name, format!("= {other} is not a string; allowed {allowed}"))),
+        }
+    }
+
+    /// A wide unsigned number of at most `bits` bits: a non-negative TOML integer, or a string in
+    /// hex (`0x…`), binary (`0b…`) or decimal; `_` separators allowed in strings.
+    pub fn bits(&mut self, name: &str, bits: u32) -> ConfigResult<u128> {
+        let v = self.value(name)?;
+        let range = if bits >= 128 { "0..2^128".to_string() } else { format!("0..=0x{:X} ({bits} bits)", (1u128 << bits) - 1) };
+        let n: u128 = match &v {
+            toml::Value::Integer(i) if *i >= 0 => *i as u128,
+            toml::Value::Integer(i) => {
+                return Err(self.error(name, format!("= {i} is negative; allowed {range}; write values above 2^63 as a \"0x…\" string")))
+            }
+            toml::Value::String(s) => parse_wide(s).ok_or_else(|| self.error(name, format!("= \"{s}\" is not a number; allowed {range} as an integer or a \"0x…\" string")))?,
+            other => return Err(self.error(name, format!("= {other} is not a number; allowed {range}"))),
+        };
+        if bits < 128 && n >> bits != 0 {
+            return Err(self.error(name, format!("= 0x{n:X} does not fit; allowed {range}")));
+        }
+        Ok(n)
+    }
+
+    /// Every field the table has that the kind does not know is an error naming the known ones.
+    pub fn finish(self) -> ConfigResult<()> {
+        for key in self.table.keys() {
+            if !self.used.contains(key) && !self.specs.iter().any(|s| s.name == key) {
+                let known: Vec<&str> = self.specs.iter().map(|s| s.name).collect();
+                return Err(self.error(key, format!("is not a field of kind {}; known fields: kind, name, {}", self.kind, known.join(", "))));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_wide(s: &str) -> Option<u128> {
+    let t: String = s.trim().chars().filter(|c| *c != '_').collect();
+    let lower = t.to_ascii_lowercase();
+    if let Some(h) = lower.strip_prefix("0x") {
+        u128::from_str_radix(h, 16).ok()
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        u128::from_str_radix(b, 2).ok()
+    } else {
+        lower.parse().ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_wide;
+
+    #[test]
+    fn wide_numbers_parse_in_three_bases() {
+        assert_eq!(parse_wide("0x42F0_E1EB_A9EA_3693"), Some(0x42F0_E1EB_A9EA_3693));
+        assert_eq!(parse_wide("0b101"), Some(5));
+        assert_eq!(parse_wide("1234"), Some(1234));
+        assert_eq!(parse_wide("0xZZ"), None);
+    }
+}

@@ -1,0 +1,16 @@
+//! rtl-gen: parameterized link-reliability hardware (CRC, ISN CRC, Reed-Solomon FEC, replay,
+//! RIFL) as Verilog, with the Rust reference model each block is verified against.
+//!
+//! Flow: a design file ([`config::Design`]) → validated blocks ([`blocks::Block`]) → modules
+//! built as a typed Verilog tree ([`emit::verilog`]) → an output tree on disk ([`emit::tree`]).
+
+pub mod blocks;
+pub mod config;
+pub mod emit;
+pub mod error;
+pub mod fields;
+pub mod math;
+pub mod tools;
+
+/// Name and version written into every generated file.
+pub const GENERATOR: &str = concat!("rtl-gen ", env!("CARGO_PKG_VERSION"));

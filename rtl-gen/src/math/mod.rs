@@ -1,0 +1,3 @@
+//! Finite-field arithmetic the generators compute hardware from.
+pub mod gf2;
+pub mod lfsr;

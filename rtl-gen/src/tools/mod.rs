@@ -1,0 +1,69 @@
+//! Running the external EDA tools (Verilator, Icarus, Yosys) over a generated tree.
+
+pub mod lint;
+pub mod synth;
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The part of `manifest.json` the tools need.
+#[derive(Debug, Deserialize)]
+pub struct TreeManifest {
+    pub design: String,
+    pub modules: Vec<TreeModule>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TreeModule {
+    pub name: String,
+    pub file: String,
+    #[serde(default)]
+    pub depends: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("{path}: cannot read the manifest of a generated tree ({reason}); run `rtl-gen generate` first or pass the tree folder")]
+    Manifest { path: String, reason: String },
+    #[error("`{tool}` is not installed or not on PATH ({reason}); install it with `scripts/setup` (apt-get install -y verilator yosys iverilog)")]
+    Missing { tool: String, reason: String },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl TreeManifest {
+    pub fn load(tree: &Path) -> Result<TreeManifest, ToolError> {
+        let path = tree.join("manifest.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| ToolError::Manifest { path: path.display().to_string(), reason: e.to_string() })?;
+        serde_json::from_str(&text).map_err(|e| ToolError::Manifest { path: path.display().to_string(), reason: e.to_string() })
+    }
+
+    /// The source files of `module` and everything it instantiates, dependencies first.
+    pub fn sources(&self, tree: &Path, module: &str) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        self.collect(tree, module, &mut out);
+        out
+    }
+
+    fn collect(&self, tree: &Path, module: &str, out: &mut Vec<PathBuf>) {
+        if let Some(m) = self.modules.iter().find(|m| m.name == module) {
+            for d in &m.depends {
+                self.collect(tree, d, out);
+            }
+            let p = tree.join(&m.file);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+}
+
+/// Run a tool, returning (success, stdout + stderr).
+pub fn run(cmd: &mut Command) -> Result<(bool, String), ToolError> {
+    let tool = cmd.get_program().to_string_lossy().into_owned();
+    let out = cmd.output().map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    Ok((out.status.success(), text))
+}

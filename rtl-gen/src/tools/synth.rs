@@ -1,0 +1,102 @@
+//! `rtl-gen synth`: Yosys area and logic depth of every module of a tree, mapped to 6-input
+//! LUTs. The flow `synth; abc -lut 6; opt_clean; stat; ltp -noff` works with Debian's Yosys
+//! 0.23 (the yowasp build's ABC exits 0 with no output and must not be used for figures).
+
+use super::{run, ToolError, TreeManifest};
+use serde::Serialize;
+use std::path::Path;
+use std::process::Command;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SynthRow {
+    pub module: String,
+    /// 6-input LUTs after `abc -lut 6`.
+    pub luts: u64,
+    /// Flip-flops of any kind.
+    pub ffs: u64,
+    /// Memories Yosys inferred (`$mem_v2` cells before mapping) and their bits.
+    pub memories: u64,
+    pub memory_bits: u64,
+    /// Longest combinational path in LUTs (`ltp -noff`, flip-flops cut the paths).
+    pub lut_depth: u64,
+    pub seconds: f64,
+}
+
+const FINAL_MARK: &str = "RTLGEN-FINAL-STAT";
+
+fn script(files: &[String], top: &str) -> String {
+    format!(
+        "read_verilog {}; synth -top {top} -run :fine; stat; log {FINAL_MARK}; synth -top {top} -run fine:; abc -lut 6; opt_clean; stat; ltp -noff",
+        files.join(" ")
+    )
+}
+
+/// `(cell type, count)` pairs of the `Number of cells` section following `from`.
+fn cell_counts(log: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut in_cells = false;
+    for line in log.lines() {
+        let t = line.trim();
+        if t.starts_with("Number of cells:") {
+            in_cells = true;
+            continue;
+        }
+        if in_cells {
+            let mut parts = t.split_whitespace();
+            match (parts.next(), parts.next()) {
+                (Some(cell), Some(n)) if cell.starts_with('$') => out.push((cell.to_string(), n.parse().unwrap_or(0))),
+                _ if t.is_empty() => in_cells = false,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn field(log: &str, key: &str) -> u64 {
+    log.lines().filter_map(|l| l.trim().strip_prefix(key)).filter_map(|v| v.trim().parse().ok()).next_back().unwrap_or(0)
+}
+
+pub fn parse_log(module: &str, log: &str, seconds: f64) -> SynthRow {
+    let (coarse, fine) = log.split_once(FINAL_MARK).unwrap_or(("", log));
+    let coarse_cells = cell_counts(coarse);
+    let fine_cells = cell_counts(fine);
+    let count = |cells: &[(String, u64)], f: &dyn Fn(&str) -> bool| cells.iter().filter(|(c, _)| f(c)).map(|(_, n)| n).sum::<u64>();
+    let lut_depth = fine
+        .lines()
+        .filter_map(|l| l.split_once("(length=").and_then(|(_, r)| r.split(')').next()).and_then(|n| n.parse().ok()))
+        .next_back()
+        .unwrap_or(0);
+    SynthRow {
+        module: module.to_string(),
+        luts: count(&fine_cells, &|c| c == "$lut"),
+        ffs: count(&fine_cells, &|c| c.contains("DFF")),
+        memories: count(&coarse_cells, &|c| c.starts_with("$mem")),
+        memory_bits: field(coarse, "Number of memory bits:"),
+        lut_depth,
+        seconds,
+    }
+}
+
+pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str) -> Result<(SynthRow, String), ToolError> {
+    let files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
+    let start = std::time::Instant::now();
+    let (ok, log) = run(Command::new("yosys").args(["-p", &script(&files, module)]))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !ok {
+        let tail: Vec<&str> = log.lines().rev().take(15).collect();
+        return Err(ToolError::Io(std::io::Error::other(format!("yosys failed on {module}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")))));
+    }
+    Ok((parse_log(module, &log, seconds), log))
+}
+
+/// The report as an aligned text table.
+pub fn table(rows: &[SynthRow]) -> String {
+    let w = rows.iter().map(|r| r.module.len()).max().unwrap_or(6).max(6);
+    let mut s = format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>9} |\n", "module", "LUT6", "FFs", "mems", "mem bits", "LUT depth");
+    s.push_str(&format!("|{}|{}|{}|{}|{}|{}|\n", "-".repeat(w + 2), "-".repeat(9), "-".repeat(8), "-".repeat(6), "-".repeat(11), "-".repeat(11)));
+    for r in rows {
+        s.push_str(&format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>9} |\n", r.module, r.luts, r.ffs, r.memories, r.memory_bits, r.lut_depth));
+    }
+    s
+}

@@ -1,3 +1,4 @@
 //! Finite-field arithmetic the generators compute hardware from.
 pub mod gf2;
 pub mod lfsr;
+pub mod gf2m;

@@ -9,6 +9,8 @@ use std::any::Any;
 
 pub mod crc;
 pub mod crc_stream;
+pub mod rs_crc;
+pub mod rs_fec;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
 pub static KINDS: &[&dyn BlockKind] = &[&crc::CrcKind, &crc_stream::CrcStreamKind];

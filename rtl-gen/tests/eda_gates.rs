@@ -65,7 +65,9 @@ fn synth_report_counts_luts_ffs_and_depth() {
     let (row, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe").expect("yosys installed");
     // 32 outputs over 72 inputs: some tens of LUTs; 2 stages of registers plus the valid pipe.
     assert!(row.luts > 20 && row.luts < 400, "{row:?}\n{log}");
-    assert!(row.ffs >= 32 + 2, "{row:?}");
+    // At most 32 rows × 8 registered partials + 32 output bits + 2 valid flags (Yosys merges
+    // identical partials); a double-counted stat would exceed it.
+    assert!(row.ffs > 200 && row.ffs <= 32 * 8 + 32 + 2, "{row:?}");
     assert!(row.lut_depth >= 1 && row.lut_depth <= 3, "{row:?}");
     let table = synth::table(std::slice::from_ref(&row));
     assert!(table.contains("rtlgen_crc32_pipe"));

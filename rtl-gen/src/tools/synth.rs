@@ -31,13 +31,15 @@ fn script(files: &[String], top: &str) -> String {
     )
 }
 
-/// `(cell type, count)` pairs of the `Number of cells` section following `from`.
+/// `(cell type, count)` pairs of the last `Number of cells` section of `log`: `synth` prints
+/// its own `stat` before ours, and only the final one describes the LUT-mapped netlist.
 fn cell_counts(log: &str) -> Vec<(String, u64)> {
     let mut out = Vec::new();
     let mut in_cells = false;
     for line in log.lines() {
         let t = line.trim();
         if t.starts_with("Number of cells:") {
+            out.clear();
             in_cells = true;
             continue;
         }

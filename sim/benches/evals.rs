@@ -60,6 +60,15 @@ fn run() -> Result<(), SimError> {
         info.library.display()
     );
 
+    let t = Instant::now();
+    let again = Dut::build(&tree, &module)?;
+    println!(
+        "{module}: second build in the same process {:.2?} (cache hit: {})",
+        t.elapsed(),
+        again.build_info().cache_hit
+    );
+    drop(again);
+
     let (i, o) = (dut.port(&input)?, dut.port(&output)?);
     let width = dut
         .info()

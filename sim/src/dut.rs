@@ -131,7 +131,19 @@ struct Slot {
 /// Half a clock period in simulation time units (a `tick` advances time by 10).
 const HALF_PERIOD: u64 = 5;
 
-/// A live Verilated model of one module. Not `Send`/`Sync`: see the module docs.
+/// A live Verilated model of one module.
+///
+/// Not `Send` and not `Sync` (see the module docs), which the compiler enforces:
+///
+/// ```compile_fail
+/// fn needs_send<T: Send>() {}
+/// needs_send::<rtl_gen_sim::Dut>();
+/// ```
+///
+/// ```compile_fail
+/// fn needs_sync<T: Sync>() {}
+/// needs_sync::<rtl_gen_sim::Dut>();
+/// ```
 pub struct Dut {
     model: Arc<Model>,
     handle: *mut c_void,

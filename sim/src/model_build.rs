@@ -136,9 +136,21 @@ pub fn toolchain() -> Result<Arc<Toolchain>, SimError> {
         command: verilator.to_string_lossy().into_owned(),
         reason,
     };
-    let verilator_version = first_line_of(&verilator, &["--version"]).map_err(missing)?;
-    let root = first_line_of(&verilator, &["--getenv", "VERILATOR_ROOT"]).map_err(missing)?;
-    let verilator_root = PathBuf::from(root);
+    let cxx = env::var_os("CXX").unwrap_or_else(|| "g++".into());
+    // Three process start-ups (Verilator's is a Perl script): run them concurrently, since
+    // every test process pays this once.
+    let (version, root, cxx_version) = std::thread::scope(|s| {
+        let v = s.spawn(|| first_line_of(&verilator, &["--version"]));
+        let r = s.spawn(|| first_line_of(&verilator, &["--getenv", "VERILATOR_ROOT"]));
+        let c = first_line_of(&cxx, &["--version"]);
+        let join = |h: std::thread::ScopedJoinHandle<'_, Result<String, String>>| {
+            h.join()
+                .unwrap_or_else(|_| Err("probe thread panicked".into()))
+        };
+        (join(v), join(r), c)
+    });
+    let verilator_version = version.map_err(missing)?;
+    let verilator_root = PathBuf::from(root.map_err(missing)?);
     for src in RUNTIME_SOURCES {
         if !verilator_root.join("include").join(src).is_file() {
             return Err(missing(format!(
@@ -147,12 +159,10 @@ pub fn toolchain() -> Result<Arc<Toolchain>, SimError> {
             )));
         }
     }
-    let cxx = env::var_os("CXX").unwrap_or_else(|| "g++".into());
-    let cxx_version =
-        first_line_of(&cxx, &["--version"]).map_err(|reason| SimError::CompilerMissing {
-            command: cxx.to_string_lossy().into_owned(),
-            reason,
-        })?;
+    let cxx_version = cxx_version.map_err(|reason| SimError::CompilerMissing {
+        command: cxx.to_string_lossy().into_owned(),
+        reason,
+    })?;
     let tc = Arc::new(Toolchain {
         verilator,
         verilator_version,
@@ -381,6 +391,9 @@ fn cached_dir(
     if final_dir.is_dir() {
         return Ok((final_dir, true));
     }
+    // Temporary directories of `name` are only created under this lock, so any left now
+    // belong to a builder that was killed: remove them.
+    remove_dirs_with_prefix(cache, &format!(".tmp-{name}-"));
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let tmp = cache.join(format!(
         ".tmp-{name}-{}-{}",
@@ -408,16 +421,15 @@ fn cached_dir(
         )
     })?;
     drop(lock);
-    remove_failed_builds(cache, name);
+    remove_dirs_with_prefix(cache, &format!("failed-{name}-"));
     Ok((final_dir, false))
 }
 
-/// Deletes the kept directories of earlier failed builds of `name` (best effort).
-fn remove_failed_builds(cache: &Path, name: &str) {
-    let prefix = format!("failed-{name}-");
+/// Deletes the cache entries whose names start with `prefix` (best effort).
+fn remove_dirs_with_prefix(cache: &Path, prefix: &str) {
     if let Ok(rd) = fs::read_dir(cache) {
         for e in rd.flatten() {
-            if e.file_name().to_string_lossy().starts_with(&prefix) {
+            if e.file_name().to_string_lossy().starts_with(prefix) {
                 let _ = fs::remove_dir_all(e.path());
             }
         }

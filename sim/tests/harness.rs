@@ -425,3 +425,97 @@ fn trace_writes_a_vcd() -> R {
     );
     Ok(())
 }
+
+/// Runs `env_probe` in a child process with `RTLGEN_WAVES=1` and `RTLGEN_SEED` set (the
+/// environment of this process must not change under parallel tests).
+#[test]
+fn env_vars_enable_waves_and_replay_seeds() {
+    let wave = rtl_gen_sim::wave_path_for("env_probe");
+    let _ = std::fs::remove_file(&wave);
+    let exe = std::env::current_exe().expect("test binary path");
+    let out = std::process::Command::new(exe)
+        .args(["env_probe", "--exact", "--nocapture"])
+        .env("RTLGEN_WAVES", "1")
+        .env("RTLGEN_SEED", "0x1234")
+        .output()
+        .expect("spawn the test binary");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "child failed:\n{text}");
+    assert!(text.contains("1 passed"), "child ran the probe:\n{text}");
+    let vcd = std::fs::read_to_string(&wave).unwrap_or_default();
+    assert!(
+        vcd.contains("$enddefinitions"),
+        "{} written",
+        wave.display()
+    );
+}
+
+/// Checks the environment it is given (see `env_vars_enable_waves_and_replay_seeds`); without
+/// those variables it checks the defaults: no waveform, name-derived reproducible seed.
+#[test]
+fn env_probe() -> R {
+    let tree = fixture("basic");
+    let mut dut = Dut::build_named(&tree, "fx_counter", "env_probe")?;
+    let rng = TestRng::for_test("env_probe")?;
+    if std::env::var("RTLGEN_WAVES").is_ok_and(|v| v == "1") {
+        assert_eq!(
+            dut.wave_path(),
+            Some(rtl_gen_sim::wave_path_for("env_probe").as_path())
+        );
+    } else {
+        assert_eq!(dut.wave_path(), None);
+    }
+    match std::env::var("RTLGEN_SEED") {
+        Ok(s) if s == "0x1234" => assert_eq!(rng.seed(), 0x1234),
+        Ok(_) => {}
+        Err(_) => assert_eq!(rng.seed(), TestRng::for_test("env_probe")?.seed()),
+    }
+    dut.reset(1)?;
+    dut.set_u64("en", 1)?;
+    dut.ticks(4);
+    assert_eq!(dut.get_u64("count")?, 4);
+    Ok(())
+}
+
+/// Opt-in (`cargo test -p rtl-gen-sim -- --ignored`): every module of the committed default
+/// design builds, its manifest matches its RTL, and it survives random stimulus.
+#[test]
+#[ignore]
+fn generated_tree_smoke() -> R {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../generated");
+    let tree = Tree::open(&path)?;
+    let mut rng = TestRng::for_test("generated_tree_smoke")?;
+    let names: Vec<String> = tree.module_names().map(String::from).collect();
+    for name in names {
+        let mut dut = Dut::build_named(&tree, &name, &format!("smoke_{name}"))?;
+        let b = dut.build_info();
+        eprintln!("{name}: {:?} (cache hit {})", b.elapsed, b.cache_hit);
+        let _ = dut.reset(2);
+        let inputs: Vec<(String, usize)> = dut
+            .info()
+            .inputs()
+            .filter(|p| Some(&p.name) != dut.info().clock.as_ref())
+            .filter(|p| dut.info().reset.as_ref().map(|r| &r.name) != Some(&p.name))
+            .map(|p| (p.name.clone(), p.width as usize))
+            .collect();
+        for _ in 0..100 {
+            for (p, w) in &inputs {
+                dut.set(p, &rng.bits(*w))?;
+            }
+            dut.tick();
+            for p in dut
+                .info()
+                .outputs()
+                .map(|p| p.name.clone())
+                .collect::<Vec<_>>()
+            {
+                dut.get(&p)?;
+            }
+        }
+    }
+    Ok(())
+}

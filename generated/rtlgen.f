@@ -8,3 +8,5 @@ rtl/rtlgen_flit_crc64.v
 rtl/rtlgen_rifl_crc12.v
 rtl/rtlgen_rifl_crc12_check.v
 rtl/rtlgen_crc32_stream.v
+rtl/rtlgen_replay_buf.v
+rtl/rtlgen_replay_buf_np.v

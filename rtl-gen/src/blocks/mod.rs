@@ -9,11 +9,16 @@ use std::any::Any;
 
 pub mod crc;
 pub mod crc_stream;
+pub mod replay_buffer;
 pub mod rs_crc;
 pub mod rs_fec;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
-pub static KINDS: &[&dyn BlockKind] = &[&crc::CrcKind, &crc_stream::CrcStreamKind];
+pub static KINDS: &[&dyn BlockKind] = &[
+    &crc::CrcKind,
+    &crc_stream::CrcStreamKind,
+    &replay_buffer::ReplayBufferKind,
+];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {
     KINDS.iter().copied().find(|k| k.kind() == name)

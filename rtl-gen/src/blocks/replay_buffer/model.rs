@@ -1,0 +1,198 @@
+//! Cycle-accurate reference model of the `replay_buffer` module.
+//!
+//! State (all registers of the RTL): `head` (oldest unacknowledged sequence number), `tail`
+//! (the number the next push gets), `rd` (the number on the output), `q_ok` (the RAM's read
+//! register holds entry `rd`), the RAM and its read register. Sequence numbers are `seq_bits`
+//! wide and wrap; every comparison is made on offsets from `head`, which stay below
+//! 2^seq_bits because `depth` ≤ 2^seq_bits − 1.
+//!
+//! Per clock edge, from the values before it:
+//! - `count = tail − head`, `full = count == depth`, `push_ready = !full`, `push_seq = tail`;
+//!   `out_valid = q_ok`, `out_seq = rd`, `out_data` = the read register.
+//! - A push (push_valid && push_ready) writes entry `tail` and increments it.
+//! - An ack is taken when `ack_seq − head < count` (an entry actually held); others are stale
+//!   and ignored. It moves `head` to `ack_seq + 1`.
+//! - The output pointer: a replay with `replay_seq − head ≤ count` moves it to `replay_seq`
+//!   (even while the output is stalled: the presented entry is withdrawn); otherwise an output
+//!   transfer (out_valid && out_ready) increments it. If a same-cycle ack frees the entry the
+//!   pointer lands on, it moves to the new head instead (acknowledged entries are not re-sent).
+//! - The RAM reads the pointer's new value; the read register is valid next cycle unless the
+//!   pointer equals the old `tail` (nothing there yet, or the entry being written at this
+//!   edge, which the read-first RAM does not return): so a push reaches the output two cycles
+//!   later when the output had caught up, and the stream runs at one entry per cycle.
+
+/// Inputs of one clock cycle.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RbInputs {
+    pub push_valid: bool,
+    /// ⌈entry_bits/8⌉ bytes, bit k at byte k/8 bit k%8 (= push_data[k]).
+    pub push_data: Vec<u8>,
+    pub ack_valid: bool,
+    pub ack_seq: u32,
+    pub replay_valid: bool,
+    pub replay_seq: u32,
+    pub out_ready: bool,
+}
+
+/// Outputs during a cycle (they depend on registers only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RbOutputs {
+    pub push_ready: bool,
+    pub push_seq: u32,
+    pub out_valid: bool,
+    pub out_seq: u32,
+    pub count: u32,
+    pub full: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReplayBufferModel {
+    entry_bytes: usize,
+    seq_mask: u32,
+    depth: u32,
+    addr_mask: u32,
+    head: u32,
+    tail: u32,
+    rd: u32,
+    q_ok: bool,
+    ram: Vec<Vec<u8>>,
+    ram_q: Vec<u8>,
+}
+
+impl ReplayBufferModel {
+    pub fn new(entry_bits: u32, seq_bits: u32, depth: u32) -> Self {
+        assert!(depth >= 2 && u64::from(depth) < 1u64 << seq_bits, "depth {depth} with seq_bits {seq_bits}");
+        let entry_bytes = (entry_bits as usize).div_ceil(8);
+        let ram_entries = (depth as usize).next_power_of_two();
+        ReplayBufferModel {
+            entry_bytes,
+            seq_mask: ((1u64 << seq_bits) - 1) as u32,
+            depth,
+            addr_mask: ram_entries as u32 - 1,
+            head: 0,
+            tail: 0,
+            rd: 0,
+            q_ok: false,
+            ram: vec![vec![0; entry_bytes]; ram_entries],
+            ram_q: vec![0; entry_bytes],
+        }
+    }
+
+    /// Synchronous reset: the pointers and the valid flag; RAM contents are kept, as in the RTL.
+    pub fn reset(&mut self) {
+        self.head = 0;
+        self.tail = 0;
+        self.rd = 0;
+        self.q_ok = false;
+    }
+
+    fn sub(&self, a: u32, b: u32) -> u32 {
+        a.wrapping_sub(b) & self.seq_mask
+    }
+
+    pub fn count(&self) -> u32 {
+        self.sub(self.tail, self.head)
+    }
+
+    /// Oldest unacknowledged sequence number.
+    pub fn head(&self) -> u32 {
+        self.head
+    }
+
+    pub fn outputs(&self) -> RbOutputs {
+        let count = self.count();
+        RbOutputs { push_ready: count != self.depth, push_seq: self.tail, out_valid: self.q_ok, out_seq: self.rd, count, full: count == self.depth }
+    }
+
+    /// `out_data`: the RAM read register (meaningful while out_valid).
+    pub fn out_data(&self) -> &[u8] {
+        &self.ram_q
+    }
+
+    /// The stored entry with sequence number `seq` (whatever the RAM holds at its address).
+    pub fn entry(&self, seq: u32) -> &[u8] {
+        &self.ram[(seq & self.addr_mask) as usize]
+    }
+
+    /// One rising clock edge with `inp` applied during the cycle before it.
+    pub fn tick(&mut self, inp: &RbInputs) {
+        let count = self.count();
+        let full = count == self.depth;
+        let push = inp.push_valid && !full;
+        let out_fire = self.q_ok && inp.out_ready;
+        let ack_off = self.sub(inp.ack_seq, self.head);
+        let ack_ok = inp.ack_valid && ack_off < count;
+        let head_n = if ack_ok { (inp.ack_seq + 1) & self.seq_mask } else { self.head };
+        let replay_ok = inp.replay_valid && self.sub(inp.replay_seq, self.head) <= count;
+        let rd_a = if replay_ok {
+            inp.replay_seq & self.seq_mask
+        } else if out_fire {
+            (self.rd + 1) & self.seq_mask
+        } else {
+            self.rd
+        };
+        let rd_n = if ack_ok && self.sub(rd_a, self.head) < ack_off + 1 { head_n } else { rd_a };
+        // Read-first RAM: the read register gets the contents before this edge's write.
+        self.ram_q.clone_from(&self.ram[(rd_n & self.addr_mask) as usize]);
+        if push {
+            assert_eq!(inp.push_data.len(), self.entry_bytes, "push_data length in bytes");
+            self.ram[(self.tail & self.addr_mask) as usize].clone_from(&inp.push_data);
+        }
+        self.q_ok = rd_n != self.tail;
+        self.tail = (self.tail + push as u32) & self.seq_mask;
+        self.head = head_n;
+        self.rd = rd_n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(v: u8) -> Vec<u8> {
+        vec![v; 2]
+    }
+
+    fn push(v: u8) -> RbInputs {
+        RbInputs { push_valid: true, push_data: data(v), ..Default::default() }
+    }
+
+    #[test]
+    fn pushes_stream_out_in_order_one_per_cycle() {
+        let mut m = ReplayBufferModel::new(16, 4, 8);
+        let mut seen = vec![];
+        for c in 0..12u8 {
+            let mut inp = if c < 6 { push(c + 10) } else { RbInputs::default() };
+            inp.out_ready = true;
+            let o = m.outputs();
+            if o.out_valid {
+                seen.push((o.out_seq, m.out_data()[0]));
+            }
+            m.tick(&inp);
+        }
+        assert_eq!(seen, (0..6).map(|i| (i as u32, 10 + i as u8)).collect::<Vec<_>>());
+        assert_eq!(m.outputs().count, 6, "nothing acknowledged yet");
+    }
+
+    #[test]
+    fn ack_frees_and_replay_rewinds() {
+        let mut m = ReplayBufferModel::new(16, 4, 8);
+        for c in 0..8u8 {
+            m.tick(&RbInputs { out_ready: true, ..push(c) });
+        }
+        assert!(m.outputs().full);
+        m.tick(&RbInputs { ack_valid: true, ack_seq: 2, out_ready: true, ..Default::default() });
+        assert_eq!(m.outputs().count, 5);
+        // Stale ack (already freed) and an ack beyond the tail are ignored.
+        m.tick(&RbInputs { ack_valid: true, ack_seq: 1, ..Default::default() });
+        m.tick(&RbInputs { ack_valid: true, ack_seq: 9, ..Default::default() });
+        assert_eq!(m.outputs().count, 5);
+        m.tick(&RbInputs { replay_valid: true, replay_seq: 4, ..Default::default() });
+        let o = m.outputs();
+        assert!(o.out_valid);
+        assert_eq!((o.out_seq, m.out_data()[0]), (4, 4));
+        // Replay of an acknowledged entry is ignored.
+        m.tick(&RbInputs { replay_valid: true, replay_seq: 1, ..Default::default() });
+        assert_eq!(m.outputs().out_seq, 4);
+    }
+}

@@ -1,0 +1,136 @@
+//! The `replay_buffer` module: three pointers, a valid flag and one block RAM.
+
+use super::ReplayBufferBlock;
+use crate::blocks::{clock_ports, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::emit::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
+
+fn sub(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Sub, a, b)
+}
+
+fn add(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Add, a, b)
+}
+
+fn lt(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Lt, a, b)
+}
+
+pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
+    let (e, s, d) = (b.entry_bits, b.seq_bits, b.depth);
+    let a = b.addr_bits();
+    let mut ports = clock_ports(design);
+    ports.extend([
+        Port::input("push_valid", 1, "an entry is offered"),
+        Port::output("push_ready", 1, "room for an entry (not full); push when push_valid && push_ready"),
+        Port::input("push_data", e, "entry to store"),
+        Port::output("push_seq", s, "sequence number the pushed entry gets"),
+        Port::input("ack_valid", 1, "acknowledge: free every entry up to and including ack_seq"),
+        Port::input("ack_seq", s, "last acknowledged sequence number; ignored unless an entry with it is held"),
+        Port::input("replay_valid", 1, "go back: the output stream restarts from replay_seq"),
+        Port::input("replay_seq", s, "first sequence number to send again; ignored unless held (or the next to be pushed)"),
+        Port::output("out_valid", 1, "out_data/out_seq hold an entry"),
+        Port::input("out_ready", 1, "the consumer takes the entry (transfer when out_valid && out_ready)"),
+        Port::output("out_data", e, "entry, new or replayed, in sequence order"),
+        Port::output("out_seq", s, "sequence number of out_data"),
+        Port::output("count", s, "entries held (pushed, not yet acknowledged), 0..depth"),
+        Port::output("full", 1, "count == depth"),
+    ]);
+    let seq = |v: u64| Expr::dec(s, v);
+    let mut items = vec![
+        Item::comment(&format!(
+            "Storage: {} x {e} bits of block RAM addressed by seq[{}:0] (depth {d} rounded up to a power of two);\nwrite port for pushes, synchronous read-first port for the output.",
+            b.ram_entries(),
+            a - 1
+        )),
+        Item::Memory { name: "ram".into(), width: e, depth: b.ram_entries(), doc: "entries by sequence number".into() },
+        Item::reg("ram_q", e, "RAM read register: entry rd_q when q_ok"),
+        Item::reg("head_q", s, "oldest unacknowledged sequence number"),
+        Item::reg("tail_q", s, "sequence number of the next push"),
+        Item::reg("rd_q", s, "sequence number on the output"),
+        Item::reg("q_ok", 1, "ram_q holds entry rd_q"),
+        Item::comment("Offsets from head_q stay below 2^seq_bits (depth <= 2^seq_bits - 1), so wrapping subtraction orders them."),
+        Item::wire("count_w", s, "tail_q - head_q"),
+        Item::assign(Expr::id("count_w"), sub(Expr::id("tail_q"), Expr::id("head_q"))),
+        Item::wire("full_w", 1, ""),
+        Item::assign(Expr::id("full_w"), Expr::eq(Expr::id("count_w"), seq(d as u64))),
+        Item::wire("push_fire", 1, "a push is accepted"),
+        Item::assign(Expr::id("push_fire"), Expr::and(Expr::id("push_valid"), Expr::id("full_w").not())),
+        Item::wire("out_fire", 1, "the output entry is taken"),
+        Item::assign(Expr::id("out_fire"), Expr::and(Expr::id("q_ok"), Expr::id("out_ready"))),
+        Item::wire("ack_off", s, "ack_seq - head_q"),
+        Item::assign(Expr::id("ack_off"), sub(Expr::id("ack_seq"), Expr::id("head_q"))),
+        Item::wire("ack_ok", 1, "the ack names a held entry"),
+        Item::assign(Expr::id("ack_ok"), Expr::and(Expr::id("ack_valid"), lt(Expr::id("ack_off"), Expr::id("count_w")))),
+        Item::wire("ack_end", s, "offset of the new head: ack_off + 1 <= count"),
+        Item::assign(Expr::id("ack_end"), add(Expr::id("ack_off"), seq(1))),
+        Item::wire("head_n", s, ""),
+        Item::assign(Expr::id("head_n"), Expr::mux(Expr::id("ack_ok"), add(Expr::id("ack_seq"), seq(1)), Expr::id("head_q"))),
+        Item::wire("replay_ok", 1, "replay_seq - head_q <= count"),
+        Item::assign(
+            Expr::id("replay_ok"),
+            Expr::and(Expr::id("replay_valid"), lt(Expr::id("count_w"), sub(Expr::id("replay_seq"), Expr::id("head_q"))).lnot()),
+        ),
+        Item::wire("rd_a", s, "output pointer after replay or transfer"),
+        Item::assign(
+            Expr::id("rd_a"),
+            Expr::mux(Expr::id("replay_ok"), Expr::id("replay_seq"), Expr::mux(Expr::id("out_fire"), add(Expr::id("rd_q"), seq(1)), Expr::id("rd_q"))),
+        ),
+        Item::wire("rd_n", s, "output pointer, moved to the new head if an ack freed its entry"),
+        Item::assign(
+            Expr::id("rd_n"),
+            Expr::mux(Expr::and(Expr::id("ack_ok"), lt(sub(Expr::id("rd_a"), Expr::id("head_q")), Expr::id("ack_end"))), Expr::id("head_n"), Expr::id("rd_a")),
+        ),
+        Item::wire("tail_n", s, ""),
+        Item::assign(Expr::id("tail_n"), add(Expr::id("tail_q"), Expr::Concat(vec![Expr::dec(s - 1, 0), Expr::id("push_fire")]))),
+        Item::AlwaysFf {
+            reset: Some(vec![
+                Stmt::set(Expr::id("head_q"), seq(0)),
+                Stmt::set(Expr::id("tail_q"), seq(0)),
+                Stmt::set(Expr::id("rd_q"), seq(0)),
+                Stmt::set(Expr::id("q_ok"), Expr::zero()),
+            ]),
+            body: vec![
+                Stmt::set(Expr::id("head_q"), Expr::id("head_n")),
+                Stmt::set(Expr::id("tail_q"), Expr::id("tail_n")),
+                Stmt::set(Expr::id("rd_q"), Expr::id("rd_n")),
+                Stmt::Comment("The read register is valid unless it reads the old tail (empty, or written at this edge).".into()),
+                Stmt::set(Expr::id("q_ok"), Expr::bin(BinOp::Ne, Expr::id("rd_n"), Expr::id("tail_q"))),
+            ],
+        },
+    ];
+    let addr = |sig: &str| if a == s { Expr::id(sig) } else { Expr::slice(sig, a - 1, 0) };
+    items.push(Item::comment("Block RAM inference pattern: registered read, write enable, no reset."));
+    items.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![
+            Stmt::when(Expr::id("push_fire"), vec![Stmt::set(Expr::Index("ram".into(), Box::new(addr("tail_q"))), Expr::id("push_data"))]),
+            Stmt::set(Expr::id("ram_q"), Expr::Index("ram".into(), Box::new(addr("rd_n")))),
+        ],
+    });
+    items.extend([
+        Item::assign(Expr::id("push_ready"), Expr::id("full_w").not()),
+        Item::assign(Expr::id("push_seq"), Expr::id("tail_q")),
+        Item::assign(Expr::id("out_valid"), Expr::id("q_ok")),
+        Item::assign(Expr::id("out_data"), Expr::id("ram_q")),
+        Item::assign(Expr::id("out_seq"), Expr::id("rd_q")),
+        Item::assign(Expr::id("count"), Expr::id("count_w")),
+        Item::assign(Expr::id("full"), Expr::id("full_w")),
+    ]);
+    GeneratedModule {
+        module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
+        latency: 2,
+        summary: format!(
+            "Go-back-N replay buffer of {d} entries of {e} bits with {s}-bit sequence numbers: pushes are numbered and kept until acknowledged, the output streams them in order at one per cycle and restarts from any held sequence number on a replay."
+        ),
+        notes: vec![
+            "Latency 2: a push reaches out_valid two cycles later when the output had caught up (the read-first RAM cannot return the entry written at the same edge).".into(),
+            "ack: every entry up to and including ack_seq is freed if ack_seq is held (ack_seq - head < count); stale or future acks are ignored.".into(),
+            "replay: the output restarts at replay_seq if replay_seq - head <= count, even while stalled (the presented entry is withdrawn); a replay wins over a same-cycle output transfer.".into(),
+            "An ack that frees the entry the output pointer would land on moves the pointer to the new head: acknowledged entries are never sent again.".into(),
+            "All decisions use the register values before the clock edge: a same-cycle ack does not make room for a push.".into(),
+        ],
+        depends: vec![],
+    }
+}

@@ -1,0 +1,355 @@
+//! Every `replay_buffer` module of the default design in Verilator against the cycle-accurate
+//! model: every output compared every cycle (out_data included), under directed corner cases
+//! (fill to full and push while full, wrap of the sequence numbers, ack of everything, replay of
+//! the oldest entry, replay while the output is stalled, stale and future acks/replays, ack and
+//! replay in the same cycle) and random push/ack/replay/backpressure traffic. Independently of
+//! the model, a go-back-N scoreboard checks that every entry on the output is the data pushed
+//! with its sequence number and that entries come out in order between replays.
+
+mod common;
+
+use common::{blocks_of, default_design, scaled, TestResult};
+use rtl_gen::blocks::replay_buffer::model::{RbInputs, ReplayBufferModel};
+use rtl_gen::blocks::replay_buffer::ReplayBufferBlock;
+use rtl_gen::config::Design;
+use rtl_gen_sim::{Bits, Dut, PortId, Scoreboard, TestRng, Tree};
+use std::collections::HashMap;
+
+const RANDOM_CYCLES: usize = 100_000;
+
+/// Everything the module shows during a cycle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Obs {
+    push_ready: bool,
+    push_seq: u32,
+    out_valid: bool,
+    out_seq: u32,
+    count: u32,
+    full: bool,
+    out_data: Vec<u8>,
+}
+
+struct Ports {
+    push_valid: PortId,
+    push_data: PortId,
+    ack_valid: PortId,
+    ack_seq: PortId,
+    replay_valid: PortId,
+    replay_seq: PortId,
+    out_ready: PortId,
+    push_ready: PortId,
+    push_seq: PortId,
+    out_valid: PortId,
+    out_seq: PortId,
+    out_data: PortId,
+    count: PortId,
+    full: PortId,
+}
+
+/// The DUT and the model side by side, plus the independent go-back-N checks.
+struct Bench {
+    b: ReplayBufferBlock,
+    dut: Dut,
+    p: Ports,
+    model: ReplayBufferModel,
+    sb: Scoreboard<Obs>,
+    /// Data pushed with each sequence number (the latest push of that number).
+    pushed: HashMap<u32, Vec<u8>>,
+    /// The next sequence number the output must show unless a replay intervened.
+    next_out: Option<u32>,
+    outs: u64,
+    replays: u64,
+    acks: u64,
+    pushes: u64,
+    cycle: u64,
+}
+
+impl Bench {
+    fn new(tree: &Tree, design: &Design, b: &ReplayBufferBlock, test: &str, seed: u64) -> Result<Bench, Box<dyn std::error::Error>> {
+        let mut dut = Dut::build_named(tree, &design.module_name(&b.name, ""), test)?;
+        let p = Ports {
+            push_valid: dut.port("push_valid")?,
+            push_data: dut.port("push_data")?,
+            ack_valid: dut.port("ack_valid")?,
+            ack_seq: dut.port("ack_seq")?,
+            replay_valid: dut.port("replay_valid")?,
+            replay_seq: dut.port("replay_seq")?,
+            out_ready: dut.port("out_ready")?,
+            push_ready: dut.port("push_ready")?,
+            push_seq: dut.port("push_seq")?,
+            out_valid: dut.port("out_valid")?,
+            out_seq: dut.port("out_seq")?,
+            out_data: dut.port("out_data")?,
+            count: dut.port("count")?,
+            full: dut.port("full")?,
+        };
+        dut.reset(2)?;
+        let mut model = b.model();
+        model.reset();
+        let sb = Scoreboard::new(format!("{} outputs", b.name)).with_seed(seed).with_wave(dut.wave_path());
+        Ok(Bench { b: b.clone(), dut, p, model, sb, pushed: HashMap::new(), next_out: None, outs: 0, replays: 0, acks: 0, pushes: 0, cycle: 0 })
+    }
+
+    fn mask(&self) -> u32 {
+        (1u32 << self.b.seq_bits) - 1
+    }
+
+    fn observe_dut(&self) -> Result<Obs, Box<dyn std::error::Error>> {
+        let d = &self.dut;
+        Ok(Obs {
+            push_ready: d.get_port_u64(self.p.push_ready)? == 1,
+            push_seq: d.get_port_u64(self.p.push_seq)? as u32,
+            out_valid: d.get_port_u64(self.p.out_valid)? == 1,
+            out_seq: d.get_port_u64(self.p.out_seq)? as u32,
+            count: d.get_port_u64(self.p.count)? as u32,
+            full: d.get_port_u64(self.p.full)? == 1,
+            out_data: d.get_port(self.p.out_data)?.to_bytes(),
+        })
+    }
+
+    fn observe_model(&self) -> Obs {
+        let o = self.model.outputs();
+        Obs { push_ready: o.push_ready, push_seq: o.push_seq, out_valid: o.out_valid, out_seq: o.out_seq, count: o.count, full: o.full, out_data: self.model.out_data().to_vec() }
+    }
+
+    /// One cycle: drive `inp`, compare every output, check go-back-N order, clock both.
+    fn step(&mut self, inp: &RbInputs) -> TestResult {
+        let d = &mut self.dut;
+        d.set_port_u64(self.p.push_valid, inp.push_valid as u64)?;
+        d.set_port(self.p.push_data, &Bits::from_bytes_width(&inp.push_data, self.b.entry_bits as usize))?;
+        d.set_port_u64(self.p.ack_valid, inp.ack_valid as u64)?;
+        d.set_port_u64(self.p.ack_seq, inp.ack_seq as u64)?;
+        d.set_port_u64(self.p.replay_valid, inp.replay_valid as u64)?;
+        d.set_port_u64(self.p.replay_seq, inp.replay_seq as u64)?;
+        d.set_port_u64(self.p.out_ready, inp.out_ready as u64)?;
+        d.eval();
+        let expected = self.observe_model();
+        self.sb.push_expected(self.cycle, expected.clone())?;
+        self.sb.push_actual(self.cycle, self.observe_dut()?)?;
+
+        // Independent checks: data integrity and in-order output.
+        let o = &expected;
+        if o.out_valid {
+            let want = self.pushed.get(&o.out_seq).unwrap_or_else(|| panic!("{}: cycle {}: seq {} on the output was never pushed", self.b.name, self.cycle, o.out_seq));
+            assert_eq!(&o.out_data, want, "{}: cycle {}: out_data of seq {}", self.b.name, self.cycle, o.out_seq);
+            if let Some(n) = self.next_out {
+                assert_eq!(o.out_seq, n, "{}: cycle {}: output out of order", self.b.name, self.cycle);
+            }
+            assert!((o.out_seq.wrapping_sub(self.model.head()) & self.mask()) < o.count, "{}: cycle {}: seq {} on the output is not held", self.b.name, self.cycle, o.out_seq);
+        }
+        let pushed = inp.push_valid && o.push_ready;
+        if pushed {
+            self.pushed.insert(o.push_seq, inp.push_data.clone());
+            self.pushes += 1;
+        }
+        let head = self.model.head();
+        let count = o.count;
+        let ack_taken = inp.ack_valid && (inp.ack_seq.wrapping_sub(head) & self.mask()) < count;
+        let replay_taken = inp.replay_valid && (inp.replay_seq.wrapping_sub(head) & self.mask()) <= count;
+        self.acks += ack_taken as u64;
+        self.replays += replay_taken as u64;
+        if o.out_valid && inp.out_ready && !replay_taken {
+            self.outs += 1;
+            self.next_out = Some((o.out_seq + 1) & self.mask());
+        }
+        if replay_taken || ack_taken {
+            // The pointer moves; its next value is the model's business (checked above through
+            // the scoreboard), the order check resumes from there.
+            self.next_out = None;
+        }
+        self.model.tick(inp);
+        self.dut.tick();
+        self.cycle += 1;
+        if self.next_out.is_none() {
+            let o = self.model.outputs();
+            if o.out_valid {
+                self.next_out = Some(o.out_seq);
+            }
+        }
+        Ok(())
+    }
+
+    fn data(&self, rng: &mut TestRng) -> Vec<u8> {
+        rng.bits(self.b.entry_bits as usize).to_bytes()
+    }
+
+    fn finish(self) -> Result<u64, Box<dyn std::error::Error>> {
+        Ok(self.sb.finish()?)
+    }
+}
+
+fn idle() -> RbInputs {
+    RbInputs::default()
+}
+
+/// Directed corner cases, every cycle compared with the model.
+fn corner_cases(design: &Design, tree: &Tree, b: &ReplayBufferBlock) -> TestResult {
+    let test = format!("replay_corners_{}", b.name);
+    let mut rng = TestRng::for_test(&test)?;
+    let mut t = Bench::new(tree, design, b, &test, rng.seed())?;
+    let depth = b.depth;
+    let mask = t.mask();
+
+    // Fill to full with the output stalled; a push while full is refused.
+    for _ in 0..depth + 3 {
+        let inp = RbInputs { push_valid: true, push_data: t.data(&mut rng), ..idle() };
+        t.step(&inp)?;
+    }
+    let o = t.model.outputs();
+    assert!(o.full && !o.push_ready && o.count == depth, "{}: full after {depth} pushes: {o:?}", b.name);
+    assert!(o.out_valid && o.out_seq == 0, "{}: oldest entry presented while stalled", b.name);
+    // Replay while the output is stalled (to the oldest, then to the middle, then to the tail).
+    for target in [0, depth / 2, depth] {
+        t.step(&RbInputs { replay_valid: true, replay_seq: target, ..idle() })?;
+        t.step(&idle())?;
+        let o = t.model.outputs();
+        assert_eq!(o.out_seq, target & mask, "{}: replay to {target}", b.name);
+        assert_eq!(o.out_valid, target != depth, "{}: replay to the tail leaves nothing to send", b.name);
+    }
+    // Stream everything out, replay the oldest and stream again.
+    for _ in 0..2 {
+        t.step(&RbInputs { replay_valid: true, replay_seq: 0, ..idle() })?;
+        for _ in 0..depth + 2 {
+            t.step(&RbInputs { out_ready: true, ..idle() })?;
+        }
+        assert!(!t.model.outputs().out_valid, "{}: all sent", b.name);
+    }
+    // Stale, future and out-of-window commands are ignored.
+    t.step(&RbInputs { ack_valid: true, ack_seq: depth, ..idle() })?;
+    t.step(&RbInputs { replay_valid: true, replay_seq: (depth + 1) & mask, ..idle() })?;
+    assert_eq!(t.model.outputs().count, depth, "{}: out-of-window ack ignored", b.name);
+    // Ack in the same cycle as a replay to an entry the ack frees: the pointer goes to the new head.
+    t.step(&RbInputs { ack_valid: true, ack_seq: 2, replay_valid: true, replay_seq: 1, ..idle() })?;
+    t.step(&idle())?;
+    assert_eq!(t.model.outputs().out_seq, 3, "{}: replay into freed entries lands on the new head", b.name);
+    // Ack of everything.
+    t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
+    let o = t.model.outputs();
+    assert!(o.count == 0 && !o.full && o.push_ready, "{}: empty after acking everything: {o:?}", b.name);
+    t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
+    assert_eq!(t.model.outputs().count, 0, "{}: a second ack of everything is stale", b.name);
+
+    // Wrap the sequence numbers three times: streaming with acks trailing a few entries behind.
+    let laps = 3 * (mask as u64 + 1);
+    let mut sent = 0u64;
+    while sent < laps {
+        let o = t.model.outputs();
+        let ack = o.count > 3;
+        let ack_seq = (t.model.head() + o.count - 3) & mask;
+        let inp = RbInputs { push_valid: true, push_data: t.data(&mut rng), out_ready: true, ack_valid: ack, ack_seq, ..idle() };
+        sent += (o.out_valid) as u64;
+        t.step(&inp)?;
+    }
+    assert!(t.model.outputs().push_seq != 0 || t.pushes > laps, "{}: sequence numbers wrapped", b.name);
+    // Replay of the oldest after the wrap, and ack of everything again.
+    let head = t.model.head();
+    t.step(&RbInputs { replay_valid: true, replay_seq: head, ..idle() })?;
+    t.step(&idle())?;
+    assert_eq!(t.model.outputs().out_seq, head, "{}: replay of the oldest after wrapping", b.name);
+    let last = (t.model.outputs().push_seq + mask) & mask;
+    t.step(&RbInputs { ack_valid: true, ack_seq: last, ..idle() })?;
+    assert_eq!(t.model.outputs().count, 0, "{}: ack of everything after wrapping", b.name);
+    // Push into the empty buffer with the output waiting: out_valid two cycles later.
+    let o0 = t.model.outputs();
+    t.step(&RbInputs { push_valid: true, push_data: t.data(&mut rng), out_ready: true, ..idle() })?;
+    assert!(!t.model.outputs().out_valid, "{}: the read-first RAM cannot return the entry written at the same edge", b.name);
+    t.step(&RbInputs { out_ready: true, ..idle() })?;
+    let o = t.model.outputs();
+    assert!(o.out_valid && o.out_seq == o0.push_seq, "{}: pushed entry on the output after 2 cycles", b.name);
+
+    let n = t.finish()?;
+    assert!(n > 100, "{n} cycles compared");
+    Ok(())
+}
+
+/// Random traffic: pushes, acks (mostly in window, some stale or future), replays (mostly to a
+/// held entry), output backpressure, in phases of different densities.
+fn random_traffic(design: &Design, tree: &Tree, b: &ReplayBufferBlock) -> TestResult {
+    let test = format!("replay_random_{}", b.name);
+    let mut rng = TestRng::for_test(&test)?;
+    let mut t = Bench::new(tree, design, b, &test, rng.seed())?;
+    let mask = t.mask() as u64;
+    let cycles = scaled(RANDOM_CYCLES);
+    let mut full_cycles = 0u64;
+    let mut stalled_replays = 0u64;
+    for c in 0..cycles {
+        // Phases of 2000 cycles: heavy pushing, heavy draining, balanced.
+        let (p_push, p_ready, p_ack, p_replay) = match (c / 2000) % 3 {
+            0 => (0.9, 0.5, 0.1, 0.01),
+            1 => (0.3, 0.9, 0.3, 0.02),
+            _ => (0.7, 0.7, 0.2, 0.05),
+        };
+        let o = t.model.outputs();
+        let head = t.model.head() as u64;
+        let count = o.count as u64;
+        let pick = |rng: &mut TestRng, extra: u64| -> u32 {
+            // Usually a held sequence number, sometimes just outside the window.
+            if rng.chance(0.9) || count == 0 {
+                ((head + rng.range(0, count.max(1) - 1 + extra)) & mask) as u32
+            } else {
+                ((head + count + 1 + rng.range(0, mask / 2)) & mask) as u32
+            }
+        };
+        let inp = RbInputs {
+            push_valid: rng.chance(p_push),
+            push_data: t.data(&mut rng),
+            ack_valid: rng.chance(p_ack),
+            ack_seq: pick(&mut rng, 0),
+            replay_valid: rng.chance(p_replay),
+            replay_seq: pick(&mut rng, 1),
+            out_ready: rng.chance(p_ready),
+        };
+        full_cycles += o.full as u64;
+        stalled_replays += (inp.replay_valid && o.out_valid && !inp.out_ready) as u64;
+        t.step(&inp)?;
+    }
+    let (outs, replays, acks, pushes) = (t.outs, t.replays, t.acks, t.pushes);
+    let n = t.finish()?;
+    assert_eq!(n, cycles as u64 + 0, "every cycle compared");
+    // The stimulus must have reached the interesting states.
+    assert!(full_cycles > 100 && stalled_replays > 50, "{}: full {full_cycles} cycles, {stalled_replays} replays while stalled", b.name);
+    assert!(outs > cycles as u64 / 4 && replays > 100 && acks > 1000 && pushes > cycles as u64 / 4, "{}: outs {outs} replays {replays} acks {acks} pushes {pushes}", b.name);
+    Ok(())
+}
+
+#[test]
+fn replay_buffer_corner_cases_match_the_model() -> TestResult {
+    let (design, tree) = default_design();
+    let blocks = blocks_of::<ReplayBufferBlock>(&design);
+    assert!(blocks.len() >= 2, "the default design has its replay buffers");
+    for b in blocks {
+        corner_cases(&design, &tree, b)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn replay_buffer_random_traffic_matches_the_model() -> TestResult {
+    let (design, tree) = default_design();
+    for b in blocks_of::<ReplayBufferBlock>(&design) {
+        random_traffic(&design, &tree, b)?;
+    }
+    Ok(())
+}
+
+/// The comparison can fail: a model of a buffer one entry deeper than the RTL disagrees on
+/// `full` as soon as the RTL fills up.
+#[test]
+fn a_wrong_depth_is_caught() -> TestResult {
+    let (design, tree) = default_design();
+    let b = blocks_of::<ReplayBufferBlock>(&design).into_iter().find(|b| b.name == "replay_buf_np").expect("block");
+    let mut t = Bench::new(&tree, &design, b, "replay_wrong_depth", 1)?;
+    t.model = ReplayBufferModel::new(b.entry_bits, b.seq_bits, b.depth + 1);
+    let mut rng = TestRng::from_seed(1);
+    let mut failure = None;
+    for _ in 0..b.depth + 2 {
+        let inp = RbInputs { push_valid: true, push_data: t.data(&mut rng), ..idle() };
+        if let Err(e) = t.step(&inp) {
+            failure = Some(e.to_string());
+            break;
+        }
+    }
+    let msg = failure.expect("a model of the wrong depth was accepted");
+    assert!(msg.contains(&format!("cycle {}", b.depth)) && msg.contains("full: true"), "{msg}");
+    Ok(())
+}

@@ -10,6 +10,7 @@ use std::any::Any;
 pub mod crc;
 pub mod crc_stream;
 pub mod replay_buffer;
+pub mod rifl;
 pub mod rs_crc;
 pub mod rs_fec;
 

@@ -1,0 +1,242 @@
+//! Block kind `rifl`: the RIFL reliable link layer (Shen, Zheng, Chow; §2–§5) as one node:
+//! AXI4-Stream in and out, `lanes` frame lanes to the transceivers, in-band retransmission with
+//! NACKs, flow control, scrambling and channel bonding.
+//!
+//! Modules (`<p>` = design prefix + block name):
+//! `<p>` (top), `<p>_tx` (TX controller, retransmission buffer, scrambler, encoder),
+//! `<p>_rx` (descrambler, verification, control monitor), `<p>_fifo` (flow-control buffer),
+//! `<p>_txgear` / `<p>_rxgear` (AXI4-Stream width conversion), `<p>_encode` / `<p>_check`
+//! (frame codec), `<p>_crc` (CRC-12), and with `scrambler = true` `<p>_scrambler` /
+//! `<p>_descrambler`. The reference model is [`model`]; [`RiflBlock::params`] builds it.
+
+pub mod model;
+mod rtl;
+
+use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::math::hd;
+use crate::math::lfsr::CrcRegister;
+use model::params::{derived_frame_id_bits, rtt_frames, table2_frame_id_bits, Params};
+
+pub struct RiflKind;
+
+/// The default CRC-12: x^12+x^11+x^3+x^2+x+1 (0x80F, CRC-12/3GPP; 0xC07 in Koopman's
+/// notation), HD 4 up to 2035 data bits in Koopman's tables, so for every frame size here; the
+/// block validation proves the HD at the actual frame length.
+pub const DEFAULT_CRC_POLY: u16 = 0x80F;
+
+static FIELDS: [FieldSpec; 13] = [
+    FieldSpec { name: "frame_bits", ty: FieldType::UInt { min: 128, max: 2048 }, default: Some("256"), doc: "frame size F: 128, 256, 512, 1024 or 2048 (payload F-16 bits)" },
+    FieldSpec {
+        name: "frame_id_bits",
+        ty: FieldType::UInt { min: 0, max: 12 },
+        default: Some("0"),
+        doc: "frame ID width n (retransmission buffer 2^n frames); 0 = derived: from cable_m and lane_gbps when given, else Table 2",
+    },
+    FieldSpec { name: "cable_m", ty: FieldType::UInt { min: 0, max: 500 }, default: Some("0"), doc: "cable length in metres (with lane_gbps: sizes frame_id_bits for the round trip); 0 = not given" },
+    FieldSpec { name: "lane_gbps", ty: FieldType::UInt { min: 0, max: 1000 }, default: Some("0"), doc: "line rate per lane in Gb/s (with cable_m); 0 = not given" },
+    FieldSpec { name: "crc_poly", ty: FieldType::UInt { min: 1, max: 0xFFF }, default: Some("0x80F"), doc: "CRC-12 generator, normal form (x^12 implied); must have HD >= 4 over the F-1 protected bits" },
+    FieldSpec { name: "user_bits", ty: FieldType::UInt { min: 8, max: 4096 }, default: Some("256"), doc: "AXI4-Stream data width, a power of two" },
+    FieldSpec { name: "lanes", ty: FieldType::UInt { min: 1, max: 16 }, default: Some("1"), doc: "bonded lanes (one frame each per slot)" },
+    FieldSpec { name: "fc_buffer_frames", ty: FieldType::UInt { min: 0, max: 65536 }, default: Some("0"), doc: "flow-control buffer per lane in frames; 0 = 2^frame_id_bits (Eq. 23: >= 1.5 round trips)" },
+    FieldSpec { name: "fc_on_frames", ty: FieldType::UInt { min: 0, max: 65536 }, default: Some("0"), doc: "pause the far end above this level; 0 = 2/3 of the buffer (Eq. 24)" },
+    FieldSpec { name: "fc_off_frames", ty: FieldType::UInt { min: 0, max: 65536 }, default: Some("0"), doc: "resume it below this level; 0 = 1/3 of the buffer (Eq. 25)" },
+    FieldSpec { name: "scrambler", ty: FieldType::Bool, default: Some("true"), doc: "scramble meta and payload with 1 + x^13 + x^33 (SYN and verification code are not)" },
+    FieldSpec { name: "retrans_threshold", ty: FieldType::UInt { min: 1, max: 2048 }, default: Some("16"), doc: "Listing 1 rollback: good frames in sequence needed before delivery resumes" },
+    FieldSpec { name: "control_repeat", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("8"), doc: "consecutive requests that raise a control flag (and legal SYNs that end out-of-sync)" },
+];
+
+/// A validated `rifl` block.
+#[derive(Debug, Clone)]
+pub struct RiflBlock {
+    pub name: String,
+    pub params: Params,
+    /// Given cable length and lane rate (0 = not given).
+    pub cable_m: u32,
+    pub lane_gbps: u32,
+}
+
+fn is_pow2(v: u64) -> bool {
+    v != 0 && v & (v - 1) == 0
+}
+
+/// Smallest undetected error weight (≤ 3 matters) of a CRC-12 over the F − 1 protected bits.
+pub fn crc_weakness(poly: u16, frame_bits: u32) -> Option<u32> {
+    hd::min_undetected_weight(CrcRegister::new(12, poly as u64), frame_bits as usize - 1).filter(|&w| w < 4)
+}
+
+impl BlockKind for RiflKind {
+    fn kind(&self) -> &'static str {
+        "rifl"
+    }
+    fn summary(&self) -> &'static str {
+        "RIFL reliable link layer node: frames with CRC-12^frame-ID, in-band NACK retransmission, flow control, scrambler, AXI4-Stream, channel bonding"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
+        let frame_bits = r.u32("frame_bits")?;
+        if !is_pow2(frame_bits as u64) {
+            return Err(r.error("frame_bits", format!("= {frame_bits} is not allowed; allowed 128, 256, 512, 1024, 2048 (the format code limits the payload to 256 bytes)")));
+        }
+        let cable_m = r.u32("cable_m")?;
+        let lane_gbps = r.u32("lane_gbps")?;
+        if (cable_m == 0) != (lane_gbps == 0) {
+            let (given, missing) = if cable_m == 0 { ("lane_gbps", "cable_m") } else { ("cable_m", "lane_gbps") };
+            return Err(r.error(missing, format!("is required when {given} is given (the round trip needs both); allowed 1..={}", if missing == "cable_m" { 500 } else { 1000 })));
+        }
+        let retrans_threshold = r.u32("retrans_threshold")?;
+        let explicit_id = r.u32("frame_id_bits")?;
+        let frame_id_bits = if explicit_id != 0 {
+            explicit_id
+        } else if cable_m != 0 {
+            let n = derived_frame_id_bits(cable_m, lane_gbps, frame_bits);
+            if n > 12 {
+                return Err(r.error(
+                    "cable_m",
+                    format!(
+                        "= {cable_m} at lane_gbps = {lane_gbps} needs {} frames in flight per round trip, more than 12 frame ID bits can name; allowed: a shorter cable, a lower rate or larger frames",
+                        rtt_frames(cable_m, lane_gbps, frame_bits)
+                    ),
+                ));
+            }
+            n.max(table2_frame_id_bits(frame_bits))
+        } else {
+            table2_frame_id_bits(frame_bits)
+        };
+        if (1u32 << frame_id_bits) < 2 * retrans_threshold {
+            return Err(r.error(
+                "frame_id_bits",
+                format!("= {frame_id_bits} gives {} frame IDs, fewer than 2 x retrans_threshold = {}; allowed {}..=12", 1u32 << frame_id_bits, 2 * retrans_threshold, 33 - (2 * retrans_threshold - 1).leading_zeros()),
+            ));
+        }
+        if explicit_id != 0 && cable_m != 0 && explicit_id < derived_frame_id_bits(cable_m, lane_gbps, frame_bits) {
+            return Err(r.error(
+                "frame_id_bits",
+                format!(
+                    "= {explicit_id} is too small for {cable_m} m at {lane_gbps} Gb/s ({} frames per round trip + 32); allowed {}..=12",
+                    rtt_frames(cable_m, lane_gbps, frame_bits),
+                    derived_frame_id_bits(cable_m, lane_gbps, frame_bits)
+                ),
+            ));
+        }
+        let crc_poly = r.u32("crc_poly")? as u16;
+        if let Some(w) = crc_weakness(crc_poly, frame_bits) {
+            return Err(r.error(
+                "crc_poly",
+                format!("= 0x{crc_poly:03X} misses an error of weight {w} within the {} protected bits of a {frame_bits}-bit frame (HD < 4); allowed: a CRC-12 with HD >= 4 at this length, e.g. 0x{DEFAULT_CRC_POLY:03X}", frame_bits - 1),
+            ));
+        }
+        let user_bits = r.u32("user_bits")?;
+        if !is_pow2(user_bits as u64) {
+            return Err(r.error("user_bits", format!("= {user_bits} is not a power of two; allowed 8, 16, 32, …, 4096")));
+        }
+        let lanes = r.u32("lanes")?;
+        let fc_given = r.u32("fc_buffer_frames")?;
+        let fc_buffer_frames = if fc_given == 0 {
+            let base = 1u32 << frame_id_bits;
+            if cable_m != 0 {
+                base.max((3 * rtt_frames(cable_m, lane_gbps, frame_bits)).div_ceil(2))
+            } else {
+                base
+            }
+        } else {
+            fc_given
+        };
+        if fc_buffer_frames < 4 {
+            return Err(r.error("fc_buffer_frames", format!("= {fc_buffer_frames} is too small; allowed 0 (derived) or 4..=65536")));
+        }
+        let on_given = r.u32("fc_on_frames")?;
+        let off_given = r.u32("fc_off_frames")?;
+        let fc_on_frames = if on_given == 0 { 2 * fc_buffer_frames / 3 } else { on_given };
+        let fc_off_frames = if off_given == 0 { fc_buffer_frames / 3 } else { off_given };
+        if fc_on_frames >= fc_buffer_frames {
+            return Err(r.error("fc_on_frames", format!("= {fc_on_frames} must be below fc_buffer_frames = {fc_buffer_frames}; allowed 1..={}", fc_buffer_frames - 1)));
+        }
+        if fc_off_frames == 0 || fc_off_frames >= fc_on_frames {
+            return Err(r.error("fc_off_frames", format!("= {fc_off_frames} must be between 1 and fc_on_frames - 1 = {}; allowed 1..={}", fc_on_frames.saturating_sub(1), fc_on_frames.saturating_sub(1))));
+        }
+        if cable_m != 0 {
+            let rtt = rtt_frames(cable_m, lane_gbps, frame_bits);
+            if fc_buffer_frames - fc_on_frames < rtt {
+                return Err(r.error(
+                    "fc_buffer_frames",
+                    format!("= {fc_buffer_frames} with fc_on_frames = {fc_on_frames} leaves {} frames above ON, fewer than the {rtt} frames one round trip brings (Eq. 20); allowed: at least {}", fc_buffer_frames - fc_on_frames, fc_on_frames + rtt),
+                ));
+            }
+        }
+        let scrambler = r.bool("scrambler")?;
+        let control_repeat = r.u32("control_repeat")?;
+        let params = Params {
+            frame_bits,
+            frame_id_bits,
+            crc_poly,
+            user_bits,
+            lanes,
+            fc_buffer_frames,
+            fc_on_frames,
+            fc_off_frames,
+            scrambler,
+            retrans_threshold,
+            control_repeat,
+        };
+        Ok(Box::new(RiflBlock { name: r.block().to_string(), params, cable_m, lane_gbps }))
+    }
+}
+
+impl RiflBlock {
+    pub fn model(&self) -> model::Node {
+        model::Node::new(self.params)
+    }
+}
+
+impl Block for RiflBlock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> &'static str {
+        "rifl"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let p = &self.params;
+        vec![
+            ("frame_bits", p.frame_bits.to_string()),
+            ("frame_id_bits", p.frame_id_bits.to_string()),
+            ("cable_m", self.cable_m.to_string()),
+            ("lane_gbps", self.lane_gbps.to_string()),
+            ("crc_poly", format!("0x{:03X}", p.crc_poly)),
+            ("user_bits", p.user_bits.to_string()),
+            ("lanes", p.lanes.to_string()),
+            ("fc_buffer_frames", p.fc_buffer_frames.to_string()),
+            ("fc_on_frames", p.fc_on_frames.to_string()),
+            ("fc_off_frames", p.fc_off_frames.to_string()),
+            ("scrambler", p.scrambler.to_string()),
+            ("retrans_threshold", p.retrans_threshold.to_string()),
+            ("control_repeat", p.control_repeat.to_string()),
+        ]
+    }
+    fn module_names(&self, design: &DesignInfo) -> Vec<String> {
+        rtl::module_names(self, design)
+    }
+    fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        rtl::modules(self, design)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_crc_has_hd4_at_every_frame_size() {
+        for f in [128, 256, 512, 1024, 2048] {
+            assert_eq!(crc_weakness(DEFAULT_CRC_POLY, f), None, "0x80F at {f}-bit frames");
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! The bit-accurate, cycle-accurate reference model of a RIFL node (the RIFL paper, §2–§5), one
+//! small file per part; each part is the exact machine its RTL module implements, so a whole
+//! node (and a whole link) can be compared with the Verilated RTL cycle by cycle.
+//!
+//! * [`codec`]: frame layout, meta/format/control codes, the verification code.
+//! * [`scrambler`]: 1 + x^13 + x^33, self-synchronous.
+//! * [`tx`]: the TX controller (six states, retransmission buffer and procedure).
+//! * [`rx`]: Listing 1's verification, control event monitor, out-of-sync, flow-control flag.
+//! * [`fifo`]: the flow-control buffer.
+//! * [`gearbox`]: AXI4-Stream width conversion.
+//! * [`node`]: the top with channel bonding and status counters.
+//! * [`link`]: two nodes, channels with delay and bit errors, traffic and scoreboard.
+
+pub mod bits;
+pub mod codec;
+pub mod fifo;
+pub mod gearbox;
+pub mod link;
+pub mod node;
+pub mod params;
+pub mod rx;
+pub mod scrambler;
+pub mod tx;
+
+pub use bits::Wide;
+pub use node::Node;
+pub use params::Params;

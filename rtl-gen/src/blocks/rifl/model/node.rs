@@ -1,0 +1,224 @@
+//! A whole RIFL node, cycle by cycle: the top `<prefix><name>` with its TX gearbox, channel
+//! bonding, `lanes` × (TX lane, RX lane, flow-control buffer), RX group assembly, RX gearbox
+//! and status counters, wired exactly as the RTL.
+//!
+//! Channel bonding (§4.F): the TX gearbox cuts the user stream into groups of `lanes` payloads
+//! (G = lanes·S bytes) that never span two packets; a group goes out in one frame slot, payload
+//! j on lane j, and only when every lane takes user data in that slot (`go`), so the lanes stay
+//! in step. A packet's last group may leave its upper lanes empty: they send filler frames,
+//! which the receivers do not buffer. At the receiver each lane's flow-control buffer absorbs
+//! the skew; a group is complete when lanes 0..j all have a head and lane j's is the end of a
+//! packet (or j is the last lane); it is popped from those lanes only, and the next packet
+//! starts again at lane 0.
+
+use super::bits::Wide;
+use super::codec::{Codec, META_BODY, META_EOP_FULL, META_EOP_PARTIAL, META_INVALID};
+use super::fifo::Fifo;
+use super::gearbox::Gearbox;
+use super::params::Params;
+use super::rx::RxLane;
+use super::tx::{TxComb, TxIn, TxLane, TxState};
+
+/// The top's inputs in one cycle.
+#[derive(Debug, Clone)]
+pub struct NodeIn<'a> {
+    pub s_valid: bool,
+    /// `user_bits/8` bytes, byte i = tdata[8i+7:8i].
+    pub s_data: &'a [u8],
+    /// tkeep as a count of bytes kept from byte 0.
+    pub s_count: usize,
+    pub s_last: bool,
+    pub m_ready: bool,
+    pub tx_ready: bool,
+    pub rx_valid: &'a [bool],
+    pub rx_frame: &'a [Wide],
+}
+
+/// The top's outputs in one cycle (before the edge).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeOut {
+    pub s_ready: bool,
+    pub m_valid: bool,
+    pub m_data: Vec<u8>,
+    pub m_count: usize,
+    pub m_last: bool,
+    pub tx_frame: Vec<Wide>,
+    pub link_up: bool,
+    pub frame_errors: u32,
+    pub retransmissions: u32,
+    pub pause_events: u32,
+}
+
+/// A group presented to the RX gearbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    pub data: Vec<u8>,
+    pub count: usize,
+    pub last: bool,
+    /// Lanes 0..=last_lane are popped.
+    pub last_lane: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub p: Params,
+    codec: Codec,
+    pub txg: Gearbox,
+    pub rxg: Gearbox,
+    pub tx: Vec<TxLane>,
+    pub rx: Vec<RxLane>,
+    pub fifo: Vec<Fifo>,
+    pub link_up: bool,
+    pub frame_errors: u32,
+    pub retransmissions: u32,
+    pub pause_events: u32,
+}
+
+impl Node {
+    pub fn new(p: Params) -> Self {
+        let l = p.lanes();
+        Node {
+            txg: Gearbox::new(p.user_bytes(), p.group_bytes()),
+            rxg: Gearbox::new(p.group_bytes(), p.user_bytes()),
+            tx: (0..l).map(|_| TxLane::new(p)).collect(),
+            rx: (0..l).map(|_| RxLane::new(p)).collect(),
+            fifo: (0..l).map(|_| Fifo::new(&p)).collect(),
+            link_up: false,
+            frame_errors: 0,
+            retransmissions: 0,
+            pause_events: 0,
+            codec: Codec::new(p),
+            p,
+        }
+    }
+
+    /// The TX gearbox's group cut into one raw region per lane (meta per Table 1, format code in
+    /// the last byte of a partial end-of-packet payload, empty lanes as fillers).
+    pub fn segments(&self) -> Vec<Wide> {
+        let s = self.p.payload_bytes();
+        let out = self.txg.out();
+        (0..self.p.lanes())
+            .map(|j| {
+                let c = out.count.saturating_sub(j * s).min(s);
+                let ends_here = out.last && out.count <= (j + 1) * s;
+                let meta = match (c, ends_here) {
+                    (0, _) => META_INVALID,
+                    (_, false) => META_BODY,
+                    (c, true) if c == s => META_EOP_FULL,
+                    _ => META_EOP_PARTIAL,
+                };
+                let mut raw = self.codec.data_raw(meta, &out.data[j * s..(j + 1) * s]);
+                if meta == META_EOP_PARTIAL {
+                    raw.set_field(2 + 8 * (s - 1), 8, c as u64);
+                }
+                raw
+            })
+            .collect()
+    }
+
+    /// The group the flow-control buffer heads form, if complete.
+    pub fn group(&self) -> Option<Group> {
+        let s = self.p.payload_bytes();
+        let l = self.p.lanes();
+        let mut data = vec![0u8; self.p.group_bytes()];
+        for j in 0..l {
+            let f = &self.fifo[j];
+            if !f.head_valid {
+                return None;
+            }
+            for (k, d) in data[j * s..(j + 1) * s].iter_mut().enumerate() {
+                *d = self.codec.payload_byte(&f.head, k);
+            }
+            let meta = f.head.field(0, 2) as u8;
+            if meta == META_EOP_PARTIAL || meta == META_EOP_FULL || j + 1 == l {
+                let count = j * s + self.codec.valid_bytes(&f.head);
+                // Bytes after the valid ones are not part of the group (the gearbox masks them).
+                for d in data[count..].iter_mut() {
+                    *d = 0;
+                }
+                return Some(Group { data, count, last: meta >= META_EOP_PARTIAL, last_lane: j });
+            }
+        }
+        None
+    }
+
+    fn tx_in<'a>(&self, j: usize, tx_ready: bool, seg_take: bool, seg: &'a Wide) -> TxIn<'a> {
+        let rx = &self.rx[j];
+        TxIn {
+            en: tx_ready,
+            out_of_sync: rx.out_of_sync,
+            pause_req: rx.pause_req,
+            retrans_req: rx.retrans_req,
+            frame_error: rx.frame_error,
+            remote_fc: rx.remote_fc,
+            fc_high: self.fifo[j].high(),
+            fc_low: self.fifo[j].low(),
+            seg_take,
+            seg_raw: seg,
+        }
+    }
+
+    fn lane_combs(&self, tx_ready: bool, segs: &[Wide]) -> Vec<TxComb> {
+        (0..self.p.lanes()).map(|j| self.tx[j].comb(&self.tx_in(j, tx_ready, false, &segs[j]))).collect()
+    }
+
+    /// Whether the TX gearbox's group goes out at this edge.
+    fn go(&self, tx_ready: bool, combs: &[TxComb]) -> bool {
+        tx_ready && combs.iter().all(|c| c.seg_ready) && self.txg.out().valid
+    }
+
+    pub fn outputs(&self) -> NodeOut {
+        let m = self.rxg.out();
+        NodeOut {
+            s_ready: self.txg.in_ready(),
+            m_valid: m.valid,
+            m_data: m.data.to_vec(),
+            m_count: m.count,
+            m_last: m.last,
+            tx_frame: self.tx.iter().map(|t| t.frame.clone()).collect(),
+            link_up: self.link_up,
+            frame_errors: self.frame_errors,
+            retransmissions: self.retransmissions,
+            pause_events: self.pause_events,
+        }
+    }
+
+    /// The TX states (combinational) with the given transceiver readiness.
+    pub fn tx_states(&self) -> Vec<TxState> {
+        let segs = self.segments();
+        self.lane_combs(true, &segs).iter().map(|c| c.state).collect()
+    }
+
+    pub fn tick(&mut self, i: &NodeIn) {
+        let l = self.p.lanes();
+        let segs = self.segments();
+        let combs = self.lane_combs(i.tx_ready, &segs);
+        let go = self.go(i.tx_ready, &combs);
+        let out_ready = i.tx_ready && combs.iter().all(|c| c.seg_ready);
+        let group = self.group();
+        let take_group = group.is_some() && self.rxg.in_ready();
+        let pushes: Vec<(bool, Wide)> = self.rx.iter().map(|r| (r.out_valid, r.out_raw.clone())).collect();
+        let err_pulses = self.rx.iter().filter(|r| r.err_pulse).count() as u32;
+        let tx_ins: Vec<TxIn> = (0..l).map(|j| self.tx_in(j, i.tx_ready, go, &segs[j])).collect();
+        // Registers.
+        self.txg.tick(i.s_valid, i.s_data, i.s_count, i.s_last, out_ready);
+        for (t, ti) in self.tx.iter_mut().zip(&tx_ins) {
+            t.tick(ti);
+        }
+        for (j, r) in self.rx.iter_mut().enumerate() {
+            r.tick(i.rx_valid[j], &i.rx_frame[j]);
+        }
+        for (j, (f, (push, din))) in self.fifo.iter_mut().zip(&pushes).enumerate() {
+            let pop = take_group && group.as_ref().is_some_and(|g| j <= g.last_lane);
+            f.tick(*push, din, pop);
+        }
+        match &group {
+            Some(g) => self.rxg.tick(true, &g.data, g.count, g.last, i.m_ready),
+            None => self.rxg.tick(false, &[], 0, false, i.m_ready),
+        }
+        self.frame_errors = self.frame_errors.saturating_add(err_pulses);
+        self.retransmissions = self.retransmissions.saturating_add(combs.iter().filter(|c| c.retrans_start).count() as u32);
+        self.pause_events = self.pause_events.saturating_add(combs.iter().filter(|c| c.pause_event).count() as u32);
+        self.link_up = combs.iter().all(|c| c.state.transferring());
+    }
+}

@@ -20,6 +20,7 @@
 //   seq_bits = 0
 //   pipeline = 0
 //   checker = true
+//   xor_style = masked
 //
 // Notes:
 //   crc is the catalogue value of the 9-byte message (byte 0 first): CRC(data)

@@ -20,6 +20,7 @@
 //   seq_bits = 0
 //   pipeline = 0
 //   checker = false
+//   xor_style = masked
 //
 // Notes:
 //   crc is the catalogue value of the 242-byte message (byte 0 first): CRC(data)

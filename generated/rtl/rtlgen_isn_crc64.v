@@ -20,6 +20,7 @@
 //   seq_bits = 10
 //   pipeline = 0
 //   checker = true
+//   xor_style = masked
 //
 // Notes:
 //   crc is the catalogue value of the 242-byte message (byte 0 first): CRC(data ^

@@ -194,3 +194,13 @@ fn replay_entry_bits_missing_or_zero() {
     refused(&replay("seq_bits = 4\ndepth = 8"), &["block `rb`", "`entry_bits`", "required", "1..=16384"]);
     refused(&replay("entry_bits = 0\nseq_bits = 4\ndepth = 8"), &["`entry_bits`", "= 0", "1..=16384"]);
 }
+
+#[test]
+fn lut6_tree_with_pipeline() {
+    refused(&block(&format!("{GOOD}\nxor_style = \"lut6_tree\"\npipeline = 2")), &["block `c`", "`xor_style`", "lut6_tree", "pipeline = 0"]);
+}
+
+#[test]
+fn unknown_xor_style() {
+    refused(&block(&format!("{GOOD}\nxor_style = \"wallace\"")), &["`xor_style`", "wallace", "\"masked\", \"lut6_tree\""]);
+}

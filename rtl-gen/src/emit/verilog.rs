@@ -104,6 +104,8 @@ pub enum Expr {
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     Concat(Vec<Expr>),
     Repeat(u32, Box<Expr>),
+    /// `a ^ b ^ …` over a short list (a 6-input LUT's worth): the node of explicit XOR trees.
+    XorAll(Vec<Expr>),
     /// The parity of the bits of `of` selected by `mask`, inverted when `invert`:
     /// `^(of & W'hMASK)` or `~^(of & W'hMASK)`. The form every XOR network is emitted in: it
     /// elaborates in linear time in every tool, unlike long `a ^ b ^ …` chains.
@@ -221,6 +223,14 @@ impl Expr {
                 e.write(out);
                 out.push_str("}}");
             }
+            Expr::XorAll(terms) => {
+                for (i, t) in terms.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(" ^ ");
+                    }
+                    t.write_operand(out);
+                }
+            }
             Expr::Parity { of, mask, invert } => {
                 out.push_str(if *invert { "~^(" } else { "^(" });
                 of.write_operand(out);
@@ -272,6 +282,8 @@ pub enum Item {
     Comment(String),
     Blank,
     Wire { name: String, width: u32, doc: String },
+    /// A wire synthesis must keep (`(* keep *)`): pins a LUT boundary in explicit XOR trees.
+    KeptWire { name: String, width: u32 },
     Reg { name: String, width: u32, doc: String },
     /// `reg [width-1:0] name [0:depth-1];` in the inference pattern for block RAM.
     Memory { name: String, width: u32, depth: u32, doc: String },
@@ -410,6 +422,7 @@ impl Module {
                 }
             }
             Item::Wire { name, width, doc } => decl(out, "wire", name, *width, doc),
+            Item::KeptWire { name, width } => decl(out, "(* keep *) wire", name, *width, ""),
             Item::Reg { name, width, doc } => decl(out, "reg", name, *width, doc),
             Item::Memory { name, width, depth, doc } => {
                 let _ = writeln!(out, "    reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
@@ -486,6 +499,13 @@ mod tests {
         assert_eq!(e.render(), "~^(data & 12'h80f)");
         let x = Expr::xor(Expr::bit("a", 3), Expr::and(Expr::id("b"), Expr::id("c")));
         assert_eq!(x.render(), "a[3] ^ (b & c)");
+    }
+
+    #[test]
+    fn xor_all_prints_a_flat_short_chain() {
+        let e = Expr::XorAll(vec![Expr::bit("d", 0), Expr::bit("d", 5), Expr::id("t")]);
+        assert_eq!(e.render(), "d[0] ^ d[5] ^ t");
+        assert_eq!(e.not().render(), "~(d[0] ^ d[5] ^ t)");
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::config::DesignInfo;
+use crate::emit::xor_net::XorStyle;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use model::{CrcAlgo, CrcModel};
@@ -25,7 +26,7 @@ pub const ALGO_FIELDS: [FieldSpec; 6] = [
     FieldSpec { name: "xorout", ty: FieldType::Bits { width_field: "width" }, default: Some("0"), doc: "XORed into the result" },
 ];
 
-static FIELDS: [FieldSpec; 10] = [
+static FIELDS: [FieldSpec; 11] = [
     ALGO_FIELDS[0],
     ALGO_FIELDS[1],
     ALGO_FIELDS[2],
@@ -36,6 +37,12 @@ static FIELDS: [FieldSpec; 10] = [
     FieldSpec { name: "seq_bits", ty: FieldType::UInt { min: 0, max: 32 }, default: Some("0"), doc: "0 = plain CRC; else ISN: seq XORed into data[seq_bits-1:0]" },
     FieldSpec { name: "pipeline", ty: FieldType::UInt { min: 0, max: 8 }, default: Some("0"), doc: "register stages (0 = combinational); latency in cycles" },
     FieldSpec { name: "checker", ty: FieldType::Bool, default: Some("true"), doc: "also emit <name>_check (crc_in → ok)" },
+    FieldSpec {
+        name: "xor_style",
+        ty: FieldType::Choice(&["masked", "lut6_tree"]),
+        default: Some("\"masked\""),
+        doc: "combinational XOR network as masked reductions, or explicit 6-input XOR trees on kept wires (⌈log6 w⌉ LUT levels)",
+    },
 ];
 
 /// Read and validate the six Rocksoft fields.
@@ -74,6 +81,7 @@ pub struct CrcBlock {
     pub seq_bits: u32,
     pub pipeline: u32,
     pub checker: bool,
+    pub xor_style: XorStyle,
 }
 
 impl BlockKind for CrcKind {
@@ -98,7 +106,14 @@ impl BlockKind for CrcKind {
         }
         let pipeline = r.u32("pipeline")?;
         let checker = r.bool("checker")?;
-        Ok(Box::new(CrcBlock { name: r.block().to_string(), algo, data_bits, seq_bits, pipeline, checker }))
+        let xor_style = match r.choice("xor_style")? {
+            "lut6_tree" => XorStyle::Lut6Tree,
+            _ => XorStyle::Masked,
+        };
+        if xor_style == XorStyle::Lut6Tree && pipeline > 0 {
+            return Err(r.error("xor_style", format!("= \"lut6_tree\" needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
+        }
+        Ok(Box::new(CrcBlock { name: r.block().to_string(), algo, data_bits, seq_bits, pipeline, checker, xor_style }))
     }
 }
 
@@ -121,6 +136,7 @@ impl Block for CrcBlock {
         p.push(("seq_bits", self.seq_bits.to_string()));
         p.push(("pipeline", self.pipeline.to_string()));
         p.push(("checker", self.checker.to_string()));
+        p.push(("xor_style", if self.xor_style == XorStyle::Lut6Tree { "lut6_tree" } else { "masked" }.to_string()));
         p
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {

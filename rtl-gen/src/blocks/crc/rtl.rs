@@ -59,7 +59,7 @@ pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModu
     let input = feed(b, &mut items);
     let map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
     items.push(Item::comment(&format!("crc = M·{input} ^ c over GF(2): one masked parity per output bit (XNOR where c is 1).")));
-    xor_net::emit(&mut items, &XorNet { name: "crc", input, map: &map }, "crc", b.pipeline);
+    xor_net::emit(&mut items, &XorNet { name: "crc", input, map: &map, style: b.xor_style }, "crc", b.pipeline);
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
@@ -100,7 +100,7 @@ pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule
     let map = AffineMap { matrix: crc_map.matrix.hconcat(&BitMatrix::identity(w as usize)), constant: crc_map.constant.clone() };
     items.push(Item::wire("syndrome", w, "CRC(data, seq) ^ crc_in: zero iff the flit checks"));
     items.push(Item::comment("syndrome = M·{seq, data} ^ c ^ crc_in, one masked parity per bit."));
-    xor_net::emit(&mut items, &XorNet { name: "syndrome", input: "check_feed", map: &map }, "syndrome", b.pipeline);
+    xor_net::emit(&mut items, &XorNet { name: "syndrome", input: "check_feed", map: &map, style: b.xor_style }, "syndrome", b.pipeline);
     items.push(Item::assign(Expr::id("ok"), Expr::red(UnOp::RedNor, Expr::id("syndrome"))));
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);

@@ -31,6 +31,7 @@
 mod bits;
 mod dut;
 mod error;
+pub mod link;
 mod manifest;
 mod model_build;
 mod rng;

@@ -305,7 +305,7 @@ fn random_traffic(design: &Design, tree: &Tree, b: &ReplayBufferBlock) -> TestRe
     }
     let (outs, replays, acks, pushes) = (t.outs, t.replays, t.acks, t.pushes);
     let n = t.finish()?;
-    assert_eq!(n, cycles as u64 + 0, "every cycle compared");
+    assert_eq!(n, cycles as u64, "every cycle compared");
     // The stimulus must have reached the interesting states.
     assert!(full_cycles > 100 && stalled_replays > 50, "{}: full {full_cycles} cycles, {stalled_replays} replays while stalled", b.name);
     assert!(outs > cycles as u64 / 4 && replays > 100 && acks > 1000 && pushes > cycles as u64 / 4, "{}: outs {outs} replays {replays} acks {acks} pushes {pushes}", b.name);

@@ -13,6 +13,8 @@ pub mod replay_buffer;
 pub mod rifl;
 pub mod rs_crc;
 pub mod rs_fec;
+pub mod rxl_endpoint;
+pub mod rxl_switch;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
 pub static KINDS: &[&dyn BlockKind] = &[

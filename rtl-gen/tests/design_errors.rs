@@ -204,3 +204,74 @@ fn lut6_tree_with_pipeline() {
 fn unknown_xor_style() {
     refused(&block(&format!("{GOOD}\nxor_style = \"wallace\"")), &["`xor_style`", "wallace", "\"masked\", \"lut6_tree\""]);
 }
+
+// --- rifl (issue 6) ---
+
+fn rifl(fields: &str) -> String {
+    format!("{HEADER}[[blocks]]\nkind = \"rifl\"\nname = \"r\"\n{fields}\n")
+}
+
+fn rifl_params(fields: &str) -> rtl_gen::blocks::rifl::model::Params {
+    let d = Design::parse(&rifl(fields), "rifl.toml").expect("valid rifl block");
+    d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::rifl::RiflBlock>().expect("a rifl block").params
+}
+
+#[test]
+fn rifl_defaults_and_derivations() {
+    let p = rifl_params("");
+    assert_eq!((p.frame_bits, p.frame_id_bits, p.crc_poly, p.user_bits, p.lanes), (256, 8, 0x80F, 256, 1));
+    assert_eq!((p.fc_buffer_frames, p.fc_on_frames, p.fc_off_frames), (256, 170, 85));
+    assert_eq!((p.retrans_threshold, p.control_repeat, p.scrambler), (16, 8, true));
+    // Table 2 for each frame size.
+    for (f, n) in [(128, 9), (512, 7), (1024, 6), (2048, 5)] {
+        assert_eq!(rifl_params(&format!("frame_bits = {f}")).frame_id_bits, n);
+    }
+    // 10 m at 28 Gb/s: 2 x (100 + 50) ns = 33 frames of 256 bits; clog2(32 + 33) = 7.
+    assert_eq!(rifl_params("cable_m = 10\nlane_gbps = 28").frame_id_bits, 7);
+}
+
+#[test]
+fn rifl_frame_bits_not_a_frame_size() {
+    refused(&rifl("frame_bits = 384"), &["block `r`", "`frame_bits`", "384", "128, 256, 512, 1024, 2048"]);
+    refused(&rifl("frame_bits = 4096"), &["`frame_bits`", "4096", "128..=2048"]);
+}
+
+#[test]
+fn rifl_crc_poly_without_hd4() {
+    // x^12 + 1 misses the weight-2 pattern x^12 + 1 itself.
+    refused(&rifl("crc_poly = 0x001"), &["block `r`", "`crc_poly`", "0x001", "weight 2", "HD", "0x80F"]);
+    refused(&rifl("crc_poly = 0x1000"), &["`crc_poly`", "4096", "1..=4095"]);
+}
+
+#[test]
+fn rifl_frame_id_space_too_small() {
+    refused(&rifl("frame_id_bits = 4"), &["`frame_id_bits`", "= 4", "2 x retrans_threshold = 32", "5..=12"]);
+    refused(&rifl("frame_id_bits = 6\ncable_m = 100\nlane_gbps = 100"), &["`frame_id_bits`", "= 6", "100 m at 100 Gb/s", "9..=12"]);
+    refused(&rifl("cable_m = 500\nlane_gbps = 400\nframe_bits = 128"), &["`cable_m`", "500", "frames in flight"]);
+}
+
+#[test]
+fn rifl_cable_needs_a_rate() {
+    refused(&rifl("cable_m = 10"), &["`lane_gbps`", "is required when cable_m is given"]);
+    refused(&rifl("lane_gbps = 25"), &["`cable_m`", "is required when lane_gbps is given"]);
+}
+
+#[test]
+fn rifl_user_bits_and_lanes() {
+    refused(&rifl("user_bits = 48"), &["`user_bits`", "48", "power of two"]);
+    refused(&rifl("lanes = 17"), &["`lanes`", "17", "1..=16"]);
+}
+
+#[test]
+fn rifl_flow_control_thresholds() {
+    refused(&rifl("fc_buffer_frames = 64\nfc_on_frames = 20\nfc_off_frames = 30"), &["`fc_off_frames`", "30", "1..=19"]);
+    refused(&rifl("fc_buffer_frames = 64\nfc_on_frames = 64"), &["`fc_on_frames`", "64", "1..=63"]);
+    refused(&rifl("fc_buffer_frames = 2"), &["`fc_buffer_frames`", "= 2", "4..=65536"]);
+    // 10 m at 100 Gb/s brings 118 frames per round trip: 300 - 200 = 100 frames above ON is short.
+    refused(&rifl("cable_m = 10\nlane_gbps = 100\nfc_buffer_frames = 300\nfc_on_frames = 200\nfc_off_frames = 100"), &["`fc_buffer_frames`", "Eq. 20", "318"]);
+}
+
+#[test]
+fn rifl_unknown_field() {
+    refused(&rifl("retrans_treshold = 16"), &["block `r`", "`retrans_treshold`", "not a field of kind rifl", "retrans_threshold"]);
+}

@@ -21,6 +21,7 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &crc::CrcKind,
     &crc_stream::CrcStreamKind,
     &replay_buffer::ReplayBufferKind,
+    &rifl::RiflKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

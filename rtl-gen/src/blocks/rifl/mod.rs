@@ -10,7 +10,7 @@
 //! `<p>_descrambler`. The reference model is [`model`]; [`RiflBlock::params`] builds it.
 
 pub mod model;
-mod rtl;
+pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::config::DesignInfo;
@@ -103,14 +103,14 @@ impl BlockKind for RiflKind {
                     ),
                 ));
             }
-            n.max(table2_frame_id_bits(frame_bits))
+            n
         } else {
             table2_frame_id_bits(frame_bits)
         };
         if (1u32 << frame_id_bits) < 2 * retrans_threshold {
             return Err(r.error(
                 "frame_id_bits",
-                format!("= {frame_id_bits} gives {} frame IDs, fewer than 2 x retrans_threshold = {}; allowed {}..=12", 1u32 << frame_id_bits, 2 * retrans_threshold, 33 - (2 * retrans_threshold - 1).leading_zeros()),
+                format!("= {frame_id_bits} gives {} frame IDs, fewer than 2 x retrans_threshold = {}; allowed {}..=12", 1u32 << frame_id_bits, 2 * retrans_threshold, 32 - (2 * retrans_threshold - 1).leading_zeros()),
             ));
         }
         if explicit_id != 0 && cable_m != 0 && explicit_id < derived_frame_id_bits(cable_m, lane_gbps, frame_bits) {

@@ -292,6 +292,8 @@ pub struct Link<A: NodeIo, B: NodeIo> {
     rx_b: Option<Vec<Wide>>,
     pub last_out_a: Option<NodeOut>,
     pub last_out_b: Option<NodeOut>,
+    /// Traffic starts once both nodes report link_up (so bring-up is not measured as latency).
+    pub started: bool,
 }
 
 impl<A: NodeIo, B: NodeIo> Link<A, B> {
@@ -311,6 +313,7 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
             rx_b: None,
             last_out_a: None,
             last_out_b: None,
+            started: false,
         }
     }
 
@@ -325,8 +328,10 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
         let out_b = self.b.outputs();
         let ready_a = !self.stall_rng.chance(self.tx_stall);
         let ready_b = !self.stall_rng.chance(self.tx_stall);
-        let (sa_valid, sa_data, sa_count, sa_last) = self.flow_ab.source();
-        let (sb_valid, sb_data, sb_count, sb_last) = self.flow_ba.source();
+        self.started |= out_a.link_up && out_b.link_up;
+        let idle = (false, vec![0; self.a.params().user_bytes()], 1, false);
+        let (sa_valid, sa_data, sa_count, sa_last) = if self.started { self.flow_ab.source() } else { idle.clone() };
+        let (sb_valid, sb_data, sb_count, sb_last) = if self.started { self.flow_ba.source() } else { idle };
         let ma_ready = !self.flow_ba.rng.chance(self.flow_ba.backpressure);
         let mb_ready = !self.flow_ab.rng.chance(self.flow_ab.backpressure);
         if sa_valid && out_a.s_ready {

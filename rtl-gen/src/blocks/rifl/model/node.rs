@@ -79,7 +79,7 @@ impl Node {
         let l = p.lanes();
         Node {
             txg: Gearbox::new(p.user_bytes(), p.group_bytes()),
-            rxg: Gearbox::new(p.group_bytes(), p.user_bytes()),
+            rxg: Gearbox::new_rx(p.group_bytes(), p.user_bytes()),
             tx: (0..l).map(|_| TxLane::new(p)).collect(),
             rx: (0..l).map(|_| RxLane::new(p)).collect(),
             fifo: (0..l).map(|_| Fifo::new(&p)).collect(),
@@ -170,7 +170,7 @@ impl Node {
     pub fn outputs(&self) -> NodeOut {
         let m = self.rxg.out();
         NodeOut {
-            s_ready: self.txg.in_ready(),
+            s_ready: self.txg.in_ready(false),
             m_valid: m.valid,
             m_data: m.data.to_vec(),
             m_count: m.count,
@@ -196,7 +196,7 @@ impl Node {
         let go = self.go(i.tx_ready, &combs);
         let out_ready = i.tx_ready && combs.iter().all(|c| c.seg_ready);
         let group = self.group();
-        let take_group = group.is_some() && self.rxg.in_ready();
+        let take_group = group.is_some() && self.rxg.in_ready(i.m_ready);
         let pushes: Vec<(bool, Wide)> = self.rx.iter().map(|r| (r.out_valid, r.out_raw.clone())).collect();
         let err_pulses = self.rx.iter().filter(|r| r.err_pulse).count() as u32;
         let tx_ins: Vec<TxIn> = (0..l).map(|j| self.tx_in(j, i.tx_ready, go, &segs[j])).collect();

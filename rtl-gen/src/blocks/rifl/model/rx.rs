@@ -26,7 +26,8 @@
 //!   control frames were all Pause Requests (data frames in between do not count), and
 //!   lowered after `control_repeat` consecutive frames (data or control) that are not Pause
 //!   Requests; the same for Retransmit Requests and the Retransmit flag.
-//! * `err_pulse`: a frame failed verification (the status counter).
+//! * `err_pulse`: a frame failed verification while the lane was in step (frame error flag
+//!   clear): a detected error that starts a recovery (the status counter).
 //!
 //! The descrambler consumes every received frame, legal or not.
 
@@ -126,8 +127,10 @@ impl RxLane {
             }
         } else {
             self.frame_id = self.threshold.wrapping_sub(p.retrans_threshold) & mask;
+            // Counted when it starts a recovery; frames failing while rolled back are not new
+            // errors (most fail only because their IDs are not the expected ones).
+            self.err_pulse = !self.frame_error;
             self.frame_error = true;
-            self.err_pulse = true;
             self.failed += 1;
         }
         if !chk.legal {

@@ -1,15 +1,88 @@
-//! The RTL of a `rifl` block.
+//! The RTL of a `rifl` block: one generator per module, each the machine of the matching
+//! `model` part.
+
+mod codec;
+pub mod common;
+mod fifo;
+mod gearbox;
+mod rx;
+mod top;
+mod tx;
+
+pub use codec::scrambler_maps;
+pub use top::COUNTER_BITS;
 
 use super::RiflBlock;
 use crate::blocks::GeneratedModule;
 use crate::config::DesignInfo;
 
+/// The module names of one block.
+#[derive(Debug, Clone)]
+pub struct Names {
+    pub top: String,
+    pub tx: String,
+    pub rx: String,
+    pub fifo: String,
+    pub txgear: String,
+    pub rxgear: String,
+    pub encode: String,
+    pub check: String,
+    pub crc: String,
+    pub scrambler: String,
+    pub descrambler: String,
+}
+
+impl Names {
+    pub fn new(b: &RiflBlock, design: &DesignInfo) -> Names {
+        let base = format!("{}{}", design.prefix, b.name);
+        let m = |s: &str| format!("{base}{s}");
+        Names {
+            top: base.clone(),
+            tx: m("_tx"),
+            rx: m("_rx"),
+            fifo: m("_fifo"),
+            txgear: m("_txgear"),
+            rxgear: m("_rxgear"),
+            encode: m("_encode"),
+            check: m("_check"),
+            crc: m("_crc"),
+            scrambler: m("_scrambler"),
+            descrambler: m("_descrambler"),
+        }
+    }
+
+    /// Every module of the block (the scrambler pair only with `scrambler = true`).
+    pub fn all(&self, scrambler: bool) -> Vec<String> {
+        let mut v = vec![self.top.clone(), self.tx.clone(), self.rx.clone(), self.fifo.clone(), self.txgear.clone(), self.rxgear.clone(), self.encode.clone(), self.check.clone(), self.crc.clone()];
+        if scrambler {
+            v.push(self.scrambler.clone());
+            v.push(self.descrambler.clone());
+        }
+        v
+    }
+}
+
 pub fn module_names(b: &RiflBlock, design: &DesignInfo) -> Vec<String> {
-    let _ = (b, design);
-    vec![]
+    Names::new(b, design).all(b.params.scrambler)
 }
 
 pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
-    let _ = (b, design);
-    vec![]
+    let p = &b.params;
+    let n = Names::new(b, design);
+    let mut out = vec![
+        top::module(p, design, &n),
+        tx::module(p, design, &n),
+        rx::module(p, design, &n),
+        fifo::module(p, design, &n),
+        gearbox::module(design, &n.txgear, p.user_bytes() as u32, p.group_bytes() as u32, true, "(TX: user beats to lane groups)"),
+        gearbox::module(design, &n.rxgear, p.group_bytes() as u32, p.user_bytes() as u32, false, "(RX: lane groups to user beats)"),
+        codec::encode(p, &n),
+        codec::check(p, &n),
+        codec::crc(p, design, &n),
+    ];
+    if p.scrambler {
+        out.push(codec::scrambler(p, design, &n, false));
+        out.push(codec::scrambler(p, design, &n, true));
+    }
+    out
 }

@@ -1,0 +1,69 @@
+//! `<p>_fifo`: the per-lane flow-control buffer (see `model::fifo`).
+
+use super::common::*;
+use super::Names;
+use crate::blocks::rifl::model::params::Params;
+use crate::blocks::{clock_ports, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::emit::verilog::{Expr, Item, Module, Port};
+
+pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
+    let r = p.raw_bits() as u32;
+    let d = p.fc_buffer_frames as u64;
+    let aw = clog2(d);
+    let lw = width_for(d + 1);
+    let mut ports = clock_ports(design);
+    ports.extend([
+        Port::input("push", 1, "store din (dropped if the memory is full, which the thresholds prevent)"),
+        Port::input("din", r, "raw region {payload, meta} of a delivered frame"),
+        Port::input("pop", 1, "take the head (ignored unless dout_valid)"),
+        Port::output("dout", r, "head entry (first word fall through)"),
+        Port::output("dout_valid", 1, "dout holds an entry"),
+        Port::output("high", 1, &format!("level > fc_on_frames ({})", p.fc_on_frames)),
+        Port::output("low", 1, &format!("level < fc_off_frames ({})", p.fc_off_frames)),
+    ]);
+    let wrap = |ptr: &str| {
+        if d.is_power_of_two() {
+            add(id(ptr), dec(aw, 1))
+        } else {
+            Expr::mux(Expr::eq(id(ptr), dec(aw, d - 1)), dec(aw, 0), add(id(ptr), dec(aw, 1)))
+        }
+    };
+    let mut it: Vec<Item> = vec![
+        Item::Memory { name: "mem".into(), width: r, depth: d as u32, doc: "storage (block RAM, synchronous read)".into() },
+        Item::reg("wr_ptr", aw, ""),
+        Item::reg("rd_ptr", aw, ""),
+        Item::reg("mem_count", lw, "entries in the memory"),
+        Item::reg("head", r, "head register (the RAM read register)"),
+        Item::reg("head_valid", 1, ""),
+    ];
+    wire(&mut it, "pop_ok", 1, "", Expr::and(id("pop"), id("head_valid")));
+    wire(&mut it, "fetch", 1, "load the head from the memory", Expr::and(ne(id("mem_count"), dec(lw, 0)), Expr::or(id("head_valid").not(), id("pop_ok"))));
+    wire(&mut it, "push_ok", 1, "", Expr::and(id("push"), ne(id("mem_count"), dec(lw, d))));
+    wire(&mut it, "level", lw, "entries held (memory + head)", add(id("mem_count"), cat(vec![zeros(lw - 1), id("head_valid")])));
+    it.push(Item::assign(id("high"), lt(dec(lw, p.fc_on_frames as u64), id("level"))));
+    it.push(Item::assign(id("low"), lt(id("level"), dec(lw, p.fc_off_frames as u64))));
+    it.push(Item::assign(id("dout"), id("head")));
+    it.push(Item::assign(id("dout_valid"), id("head_valid")));
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("push_ok"), vec![set(Expr::Index("mem".into(), Box::new(id("wr_ptr"))), id("din"))])] });
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("fetch"), vec![set_id("head", Expr::Index("mem".into(), Box::new(id("rd_ptr"))))])] });
+    let count_next = sub(add(id("mem_count"), cat(vec![zeros(lw - 1), id("push_ok")])), cat(vec![zeros(lw - 1), id("fetch")]));
+    it.push(Item::AlwaysFf {
+        reset: Some(vec![set_id("wr_ptr", dec(aw, 0)), set_id("rd_ptr", dec(aw, 0)), set_id("mem_count", dec(lw, 0)), set_id("head_valid", Expr::zero())]),
+        body: vec![
+            when(id("push_ok"), vec![set_id("wr_ptr", wrap("wr_ptr"))]),
+            when(id("fetch"), vec![set_id("rd_ptr", wrap("rd_ptr"))]),
+            set_id("mem_count", count_next),
+            set_id("head_valid", Expr::or(id("fetch"), Expr::and(id("head_valid"), id("pop_ok").not()))),
+        ],
+    });
+    GeneratedModule {
+        module: Module { name: n.fifo.clone(), ports, items: it, reset: Some(design.reset) },
+        latency: 2,
+        summary: format!(
+            "Flow-control buffer of one lane (§4.D): a first-word-fall-through FIFO of {d} x {r}-bit entries in block RAM plus a head register; high/low drive the flow-control pause/resume frames (Eq. 23-25)."
+        ),
+        notes: vec!["A push reaches dout two edges later; fetch = memory not empty and (head empty or popped). A push into a full memory is dropped (cannot happen when fc_buffer_frames - fc_on_frames covers a round trip).".into()],
+        depends: vec![],
+    }
+}

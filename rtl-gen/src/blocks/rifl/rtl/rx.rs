@@ -1,0 +1,204 @@
+//! `<p>_rx`: one lane's receiver (see `model::rx` for the cycle behaviour it implements).
+
+use super::common::*;
+use super::Names;
+use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
+use crate::blocks::rifl::model::params::Params;
+use crate::blocks::{clock_ports, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
+
+/// `x >= v` for a counter `x` of width `w` (constant true for v = 0).
+fn at_least(x: &str, w: u32, v: u64) -> Expr {
+    if v == 0 {
+        Expr::one()
+    } else {
+        ge(id(x), dec(w, v))
+    }
+}
+
+pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
+    let (f, r, ib) = (p.frame_bits, p.raw_bits() as u32, p.frame_id_bits);
+    let rep = p.control_repeat as u64;
+    let cw = width_for(rep);
+    let mut ports = clock_ports(design);
+    ports.extend([
+        Port::input("in_valid", 1, "a frame from the transceiver this cycle (rx_valid)"),
+        Port::input("in_frame", f, "the frame"),
+        Port::output("out_valid", 1, "a verified, new data frame with payload: push out_raw into the flow-control buffer"),
+        Port::output("out_raw", r, "descrambled {payload, meta} of the last received frame"),
+        Port::output("out_of_sync", 1, "illegal SYN seen, fewer than control_repeat legal SYNs since (set at reset)"),
+        Port::output("pause_req", 1, "the last control_repeat control frames were Pause Requests (cleared by control_repeat other frames)"),
+        Port::output("retrans_req", 1, "the same for Retransmit Requests"),
+        Port::output("frame_error", 1, "a frame failed verification; clears when the frame ID count is back at the threshold"),
+        Port::output("remote_fc", 1, "the far end sent a flow-control pause (and no resume since)"),
+        Port::output("err_pulse", 1, "the previous frame failed verification while in sync and in step (frame_error was clear): a new error"),
+    ]);
+    let mut it: Vec<Item> = Vec::new();
+    reg(&mut it, "frame_id", ib, "Listing 1 FrameID: the ID the next data frame must carry");
+    reg(&mut it, "threshold", ib, "Listing 1 Threshold_FrameID: the next frame to deliver");
+    reg(&mut it, "frame_error_q", 1, "");
+    reg(&mut it, "oos", 1, "out of sync");
+    reg(&mut it, "sync_cnt", cw, "legal SYNs in a row (saturating)");
+    reg(&mut it, "pause_cnt", cw, "Pause Requests in a row among control frames");
+    reg(&mut it, "retr_cnt", cw, "Retransmit Requests in a row among control frames");
+    reg(&mut it, "pause_quiet", cw, "frames in a row that are not Pause Requests");
+    reg(&mut it, "retr_quiet", cw, "frames in a row that are not Retransmit Requests");
+    reg(&mut it, "pause_req_q", 1, "");
+    reg(&mut it, "retrans_req_q", 1, "");
+    reg(&mut it, "remote_fc_q", 1, "");
+    reg(&mut it, "out_valid_q", 1, "");
+    reg(&mut it, "err_pulse_q", 1, "");
+    reg(&mut it, "out_raw_q", r, "");
+
+    it.push(Item::comment("Verification code check against the expected frame ID; descrambling after it."));
+    it.push(Item::wire("legal", 1, "SYN is 01 or 10"));
+    it.push(Item::wire("ok", 1, "legal and the verification code matches frame_id"));
+    it.push(Item::Instance {
+        module: n.check.clone(),
+        name: "u_check".into(),
+        conns: vec![("frame".into(), id("in_frame")), ("id".into(), id("frame_id")), ("legal".into(), id("legal")), ("ok".into(), id("ok"))],
+    });
+    let mut depends = vec![n.check.clone()];
+    it.push(Item::wire("raw", r, "descrambled {payload, meta}"));
+    if p.scrambler {
+        it.push(Item::Instance {
+            module: n.descrambler.clone(),
+            name: "u_descrambler".into(),
+            conns: vec![
+                ("clk".into(), id("clk")),
+                (design.reset.port().into(), id(design.reset.port())),
+                ("en".into(), id("in_valid")),
+                ("din".into(), Expr::slice("in_frame", r + 1, 2)),
+                ("dout".into(), id("raw")),
+            ],
+        });
+        depends.push(n.descrambler.clone());
+    } else {
+        it.push(Item::assign(id("raw"), Expr::slice("in_frame", r + 1, 2)));
+    }
+    wire(&mut it, "is_data", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1).not()));
+    wire(&mut it, "is_ctrl", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1)));
+    wire(&mut it, "code", 8, "last payload byte: format, flow-control or control code", Expr::slice("raw", r - 1, r - 8));
+    wire(&mut it, "meta_zero", 1, "", Expr::eq(Expr::slice("raw", 1, 0), dec(2, 0)));
+    wire(&mut it, "is_pause", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), dec(8, Ctrl::PauseRequest.code() as u64))));
+    wire(&mut it, "is_retr", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), dec(8, Ctrl::RetransmitRequest.code() as u64))));
+    wire(&mut it, "hit", 1, "frame_id == threshold: an ok data frame is new", Expr::eq(id("frame_id"), id("threshold")));
+    wire(&mut it, "deliver", 1, "", all(vec![id("oos").not(), id("ok"), id("is_data"), id("hit")]));
+    wire(&mut it, "fid_inc", ib, "", add(id("frame_id"), dec(ib, 1)));
+    wire(&mut it, "thr_inc", ib, "", add(id("threshold"), dec(ib, 1)));
+    let t = p.retrans_threshold as u64 & p.id_mask() as u64;
+    wire(&mut it, "thr_roll", ib, &format!("threshold - retrans_threshold ({})", p.retrans_threshold), sub(id("threshold"), dec(ib, t)));
+
+    for (o, q) in [
+        ("out_valid", "out_valid_q"),
+        ("out_raw", "out_raw_q"),
+        ("out_of_sync", "oos"),
+        ("pause_req", "pause_req_q"),
+        ("retrans_req", "retrans_req_q"),
+        ("frame_error", "frame_error_q"),
+        ("remote_fc", "remote_fc_q"),
+        ("err_pulse", "err_pulse_q"),
+    ] {
+        it.push(Item::assign(id(o), id(q)));
+    }
+
+    it.push(Item::comment("Listing 1, the control event monitor and out-of-sync, at every received frame."));
+    let verify = if_else(
+        id("ok"),
+        vec![when(
+            id("is_data"),
+            vec![
+                set_id("frame_id", id("fid_inc")),
+                when(
+                    id("hit"),
+                    vec![
+                        set_id("threshold", id("thr_inc")),
+                        when(
+                            id("meta_zero"),
+                            vec![Stmt::If(
+                                Expr::eq(id("code"), dec(8, FC_PAUSE as u64)),
+                                vec![set_id("remote_fc_q", Expr::one())],
+                                vec![when(Expr::eq(id("code"), dec(8, FC_RESUME as u64)), vec![set_id("remote_fc_q", Expr::zero())])],
+                            )],
+                        ),
+                    ],
+                ),
+                when(Expr::or(id("hit"), Expr::eq(id("fid_inc"), id("threshold"))), vec![set_id("frame_error_q", Expr::zero())]),
+            ],
+        )],
+        vec![set_id("frame_id", id("thr_roll")), set_id("frame_error_q", Expr::one())],
+    );
+    let clear_all = vec![
+        set_id("oos", Expr::one()),
+        set_id("sync_cnt", dec(cw, 0)),
+        set_id("pause_cnt", dec(cw, 0)),
+        set_id("retr_cnt", dec(cw, 0)),
+        set_id("pause_quiet", dec(cw, 0)),
+        set_id("retr_quiet", dec(cw, 0)),
+        set_id("pause_req_q", Expr::zero()),
+        set_id("retrans_req_q", Expr::zero()),
+    ];
+    let monitor = vec![
+        set_id("sync_cnt", sat_inc("sync_cnt", cw, rep)),
+        when(at_least("sync_cnt", cw, rep - 1), vec![set_id("oos", Expr::zero())]),
+        when(
+            id("is_ctrl"),
+            vec![
+                set_id("pause_cnt", Expr::mux(id("is_pause"), sat_inc("pause_cnt", cw, rep), dec(cw, 0))),
+                set_id("retr_cnt", Expr::mux(id("is_retr"), sat_inc("retr_cnt", cw, rep), dec(cw, 0))),
+            ],
+        ),
+        set_id("pause_quiet", Expr::mux(id("is_pause"), dec(cw, 0), sat_inc("pause_quiet", cw, rep))),
+        set_id("retr_quiet", Expr::mux(id("is_retr"), dec(cw, 0), sat_inc("retr_quiet", cw, rep))),
+        Stmt::If(
+            Expr::and(id("is_pause"), at_least("pause_cnt", cw, rep - 1)),
+            vec![set_id("pause_req_q", Expr::one())],
+            vec![when(Expr::and(id("is_pause").not(), at_least("pause_quiet", cw, rep - 1)), vec![set_id("pause_req_q", Expr::zero())])],
+        ),
+        Stmt::If(
+            Expr::and(id("is_retr"), at_least("retr_cnt", cw, rep - 1)),
+            vec![set_id("retrans_req_q", Expr::one())],
+            vec![when(Expr::and(id("is_retr").not(), at_least("retr_quiet", cw, rep - 1)), vec![set_id("retrans_req_q", Expr::zero())])],
+        ),
+    ];
+    let reset = vec![
+        set_id("frame_id", dec(ib, 0)),
+        set_id("threshold", dec(ib, 0)),
+        set_id("frame_error_q", Expr::zero()),
+        set_id("oos", Expr::one()),
+        set_id("sync_cnt", dec(cw, 0)),
+        set_id("pause_cnt", dec(cw, 0)),
+        set_id("retr_cnt", dec(cw, 0)),
+        set_id("pause_quiet", dec(cw, 0)),
+        set_id("retr_quiet", dec(cw, 0)),
+        set_id("pause_req_q", Expr::zero()),
+        set_id("retrans_req_q", Expr::zero()),
+        set_id("remote_fc_q", Expr::zero()),
+        set_id("out_valid_q", Expr::zero()),
+        set_id("err_pulse_q", Expr::zero()),
+    ];
+    let body = vec![
+        set_id("out_valid_q", all(vec![id("in_valid"), id("deliver"), id("meta_zero").not()])),
+        set_id("err_pulse_q", all(vec![id("in_valid"), id("oos").not(), id("ok").not(), id("frame_error_q").not()])),
+        when(id("in_valid"), vec![when(id("oos").not(), vec![verify]), if_else(id("legal").not(), clear_all, monitor)]),
+    ];
+    it.push(Item::AlwaysFf { reset: Some(reset), body });
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("in_valid"), vec![set_id("out_raw_q", id("raw"))])] });
+
+    GeneratedModule {
+        module: Module { name: n.rx.clone(), ports, items: it, reset: Some(design.reset) },
+        latency: 1,
+        summary: "One RIFL lane's receiver: verification code check, Listing 1's frame ID and threshold counters with rollback, descrambling, delivery of new data frames, flow-control frame detection, the control event monitor and out-of-sync detection. Every output is a register updated at each frame.".into(),
+        notes: vec![
+            format!(
+                "Listing 1: an ok data frame with frame_id == threshold is new (delivered if its meta code is not 00, else its flow-control code is taken), frame_id += 1 for every ok data frame, a frame that fails rolls frame_id back to threshold - {} and raises frame_error. frame_error clears when frame_id is back at threshold. Both counters reset to 0 and count modulo 2^{}.",
+                p.retrans_threshold, ib
+            ),
+            format!(
+                "Frames received while out of sync are not verified. Out of sync: set by an illegal SYN (which also clears the monitor), cleared by {rep} legal SYNs in a row. Request flags: raised when the last {rep} control frames all carried that request, lowered after {rep} frames in a row without it."
+            ),
+        ],
+        depends,
+    }
+}

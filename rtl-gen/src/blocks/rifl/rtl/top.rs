@@ -1,0 +1,278 @@
+//! `<p>`: the RIFL node top (see `model::node`): TX gearbox, segmenting and lock-step
+//! dispatch over the lanes, per lane TX/RX/flow-control buffer, RX group assembly, RX gearbox,
+//! status.
+
+use super::common::*;
+use super::Names;
+use crate::blocks::rifl::model::params::Params;
+use crate::blocks::{clock_ports, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::emit::verilog::{Expr, Item, Module, Port};
+
+/// Width of the status counters.
+pub const COUNTER_BITS: u32 = 32;
+
+fn inst(module: &str, name: &str, design: &DesignInfo, conns: Vec<(&str, Expr)>) -> Item {
+    let mut c = vec![("clk".to_string(), id("clk")), (design.reset.port().to_string(), id(design.reset.port()))];
+    c.extend(conns.into_iter().map(|(p, e)| (p.to_string(), e)));
+    Item::Instance { module: module.to_string(), name: name.to_string(), conns: c }
+}
+
+/// The sum of the bits of an `l`-bit vector as a `w`-bit number.
+fn popcount(v: &str, l: u32, w: u32) -> Expr {
+    (0..l).map(|j| cat(vec![zeros(w - 1), bit_of(v, l, j)])).reduce(add).expect("at least one lane")
+}
+
+pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
+    let (f, r, l) = (p.frame_bits, p.raw_bits() as u32, p.lanes);
+    let s = p.payload_bytes() as u32;
+    let u = p.user_bytes() as u32;
+    let g = p.group_bytes() as u32;
+    let mut ports = clock_ports(design);
+    ports.extend([
+        Port::input("s_axis_tdata", 8 * u, "user data in; byte i at [8i+7:8i]"),
+        Port::input("s_axis_tkeep", u, "kept bytes, contiguous from byte 0; all ones except on the tlast beat"),
+        Port::input("s_axis_tlast", 1, "last beat of a packet"),
+        Port::input("s_axis_tvalid", 1, ""),
+        Port::output("s_axis_tready", 1, "registered state only (no path from any input)"),
+        Port::output("m_axis_tdata", 8 * u, "user data out; bytes not kept are zero"),
+        Port::output("m_axis_tkeep", u, "kept bytes, contiguous from byte 0"),
+        Port::output("m_axis_tlast", 1, "last beat of a packet"),
+        Port::output("m_axis_tvalid", 1, ""),
+        Port::input("m_axis_tready", 1, "the user takes the beat (backpressure fills the flow-control buffers, which pause the far end)"),
+        Port::output("tx_frame", l * f, "frames to the transceivers, lane j at [(j+1)*F-1:j*F] (registered)"),
+        Port::input("tx_ready", 1, "the transceivers take tx_frame at this edge (all lanes)"),
+        Port::input("rx_frame", l * f, "frames from the transceivers, lane j at [(j+1)*F-1:j*F]"),
+        Port::input("rx_valid", l, "rx_frame of lane j is valid this cycle"),
+        Port::output("link_up", 1, "every lane is transferring data (Normal, Retrans or Send Retrans), registered"),
+        Port::output("frame_errors", COUNTER_BITS, "frames detected in error while in step (each starts a recovery), all lanes (saturating)"),
+        Port::output("retransmissions", COUNTER_BITS, "retransmission procedures started, all lanes (saturating)"),
+        Port::output("pause_events", COUNTER_BITS, "times a lane left data transfer for Send Pause or Pause (saturating)"),
+    ]);
+    let mut it: Vec<Item> = Vec::new();
+    let lane = |base: &str, j: u32| format!("{base}_{j}");
+
+    it.push(Item::comment(&format!("TX: user beats of {u} bytes -> groups of {l} x {s} payload bytes.")));
+    for (name, w) in [("txg_valid", 1), ("txg_ready", 1), ("txg_data", 8 * g), ("txg_keep", g), ("txg_last", 1), ("seg_ready", l), ("go", 1)] {
+        it.push(Item::wire(name, w, ""));
+    }
+    it.push(inst(
+        &n.txgear,
+        "u_txgear",
+        design,
+        vec![
+            ("in_valid", id("s_axis_tvalid")),
+            ("in_ready", id("s_axis_tready")),
+            ("in_data", id("s_axis_tdata")),
+            ("in_keep", id("s_axis_tkeep")),
+            ("in_last", id("s_axis_tlast")),
+            ("out_valid", id("txg_valid")),
+            ("out_ready", id("txg_ready")),
+            ("out_data", id("txg_data")),
+            ("out_keep", id("txg_keep")),
+            ("out_last", id("txg_last")),
+        ],
+    ));
+    it.push(Item::comment("Lock-step dispatch: a group leaves only when every lane takes user data in this slot."));
+    it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(crate::emit::verilog::UnOp::RedAnd, id("seg_ready")))));
+    it.push(Item::assign(id("go"), Expr::and(id("txg_ready"), id("txg_valid"))));
+
+    for j in 0..l {
+        it.push(Item::comment(&format!("Lane {j}: segment, transmitter, receiver, flow-control buffer.")));
+        let keep = lane("seg_keep", j);
+        wire(&mut it, &keep, s, "", Expr::slice("txg_keep", (j + 1) * s - 1, j * s));
+        let next_lo = if j + 1 < l { Expr::bit("txg_keep", (j + 1) * s) } else { Expr::zero() };
+        wire(&mut it, &lane("seg_end", j), 1, "the packet ends in this lane's segment", all(vec![id("txg_last"), Expr::bit(&keep, 0), next_lo.not()]));
+        let k_lo = Expr::bit(&keep, 0);
+        let k_hi = Expr::bit(&keep, s - 1);
+        let end = id(&lane("seg_end", j));
+        wire(&mut it, &lane("seg_meta", j), 2, "meta code (Table 1)", cat(vec![end.clone(), Expr::and(k_lo, Expr::or(end.clone().not(), k_hi.clone()))]));
+        thermo_count(&mut it, &lane("seg_cnt", j), &keep, s);
+        let cw = width_for(s as u64);
+        let cnt8 = if cw < 8 { cat(vec![zeros(8 - cw), id(&lane("seg_cnt", j))]) } else { id(&lane("seg_cnt", j)) };
+        let partial = Expr::and(end, k_hi.not());
+        let top_byte = Expr::or(Expr::slice("txg_data", 8 * (j + 1) * s - 1, 8 * (j + 1) * s - 8), Expr::and(cnt8, Expr::Repeat(8, Box::new(partial))));
+        wire(&mut it, &lane("seg_raw", j), r, "{payload with the format code, meta}", cat(vec![top_byte, Expr::slice("txg_data", 8 * (j + 1) * s - 9, 8 * j * s), id(&lane("seg_meta", j))]));
+
+        for (name, w) in [
+            ("tx_state", 3),
+            ("retrans_start", 1),
+            ("pause_event", 1),
+            ("rx_out_valid", 1),
+            ("rx_out_raw", r),
+            ("oos", 1),
+            ("preq", 1),
+            ("rreq", 1),
+            ("ferr", 1),
+            ("rfc", 1),
+            ("errp", 1),
+            ("fc_high", 1),
+            ("fc_low", 1),
+            ("head", r),
+            ("head_valid", 1),
+            ("pop", 1),
+        ] {
+            it.push(Item::wire(&lane(name, j), w, ""));
+        }
+        let frame_slice = |v: &str| Expr::slice(v, (j + 1) * f - 1, j * f);
+        it.push(inst(
+            &n.tx,
+            &format!("u_tx{j}"),
+            design,
+            vec![
+                ("en", id("tx_ready")),
+                ("out_of_sync", id(&lane("oos", j))),
+                ("pause_req", id(&lane("preq", j))),
+                ("retrans_req", id(&lane("rreq", j))),
+                ("frame_error", id(&lane("ferr", j))),
+                ("remote_fc", id(&lane("rfc", j))),
+                ("fc_high", id(&lane("fc_high", j))),
+                ("fc_low", id(&lane("fc_low", j))),
+                ("seg_take", id("go")),
+                ("seg_raw", id(&lane("seg_raw", j))),
+                ("seg_ready", bit_of("seg_ready", l, j)),
+                ("state", id(&lane("tx_state", j))),
+                ("retrans_start", id(&lane("retrans_start", j))),
+                ("pause_event", id(&lane("pause_event", j))),
+                ("tx_frame", frame_slice("tx_frame")),
+            ],
+        ));
+        it.push(inst(
+            &n.rx,
+            &format!("u_rx{j}"),
+            design,
+            vec![
+                ("in_valid", bit_of("rx_valid", l, j)),
+                ("in_frame", frame_slice("rx_frame")),
+                ("out_valid", id(&lane("rx_out_valid", j))),
+                ("out_raw", id(&lane("rx_out_raw", j))),
+                ("out_of_sync", id(&lane("oos", j))),
+                ("pause_req", id(&lane("preq", j))),
+                ("retrans_req", id(&lane("rreq", j))),
+                ("frame_error", id(&lane("ferr", j))),
+                ("remote_fc", id(&lane("rfc", j))),
+                ("err_pulse", id(&lane("errp", j))),
+            ],
+        ));
+        it.push(inst(
+            &n.fifo,
+            &format!("u_fifo{j}"),
+            design,
+            vec![
+                ("push", id(&lane("rx_out_valid", j))),
+                ("din", id(&lane("rx_out_raw", j))),
+                ("pop", id(&lane("pop", j))),
+                ("dout", id(&lane("head", j))),
+                ("dout_valid", id(&lane("head_valid", j))),
+                ("high", id(&lane("fc_high", j))),
+                ("low", id(&lane("fc_low", j))),
+            ],
+        ));
+    }
+
+    it.push(Item::comment("RX: a group is lanes 0..j with a head each, lane j ending the packet or being the last lane; the next packet starts at lane 0."));
+    let mut keeps = Vec::new();
+    let mut datas = Vec::new();
+    let mut lasts = Vec::new();
+    let mut eops = Vec::new();
+    for j in 0..l {
+        let head = lane("head", j);
+        let pre = if j == 0 { Expr::one() } else { id(&lane("pre", j)) };
+        let hv = id(&lane("head_valid", j));
+        let eop = Expr::bit(&head, 1);
+        wire(&mut it, &lane("in_grp", j), 1, "lane j belongs to the group at the heads", Expr::and(pre.clone(), hv.clone()));
+        if j + 1 < l {
+            wire(&mut it, &lane("pre", j + 1), 1, "lanes 0..j have heads that do not end a packet", all(vec![pre.clone(), hv.clone(), eop.clone().not()]));
+        }
+        let is_last = if j + 1 == l { Expr::and(pre.clone(), hv.clone()) } else { all(vec![pre.clone(), hv.clone(), eop.clone()]) };
+        wire(&mut it, &lane("grp_end", j), 1, "the group ends at lane j", is_last);
+        lasts.push(id(&lane("grp_end", j)));
+        eops.push(Expr::and(id(&lane("grp_end", j)), eop));
+        let partial = Expr::and(Expr::bit(&head, 1), Expr::bit(&head, 0).not());
+        let kname = lane("grp_keep", j);
+        it.push(Item::wire(&kname, s, "valid payload bytes of lane j in the group"));
+        for i in 0..s {
+            let byte_ok = Expr::or(partial.clone().not(), lt(dec(8, i as u64), Expr::slice(&head, r - 1, r - 8)));
+            it.push(Item::assign(bit_of(&kname, s, i), Expr::and(id(&lane("in_grp", j)), byte_ok)));
+        }
+        keeps.push(id(&kname));
+        datas.push(Expr::slice(&head, r - 1, 2));
+    }
+    keeps.reverse();
+    datas.reverse();
+    for (name, w) in [("grp_valid", 1), ("grp_last", 1), ("grp_ready", 1), ("grp_keep", g), ("grp_data", 8 * g)] {
+        it.push(Item::wire(name, w, ""));
+    }
+    it.push(Item::assign(id("grp_valid"), any(lasts)));
+    it.push(Item::assign(id("grp_last"), any(eops)));
+    it.push(Item::assign(id("grp_keep"), cat(keeps)));
+    it.push(Item::assign(id("grp_data"), cat(datas)));
+    for j in 0..l {
+        it.push(Item::assign(id(&lane("pop", j)), all(vec![id("grp_valid"), id("grp_ready"), id(&lane("in_grp", j))])));
+    }
+    it.push(inst(
+        &n.rxgear,
+        "u_rxgear",
+        design,
+        vec![
+            ("in_valid", id("grp_valid")),
+            ("in_ready", id("grp_ready")),
+            ("in_data", id("grp_data")),
+            ("in_keep", id("grp_keep")),
+            ("in_last", id("grp_last")),
+            ("out_valid", id("m_axis_tvalid")),
+            ("out_ready", id("m_axis_tready")),
+            ("out_data", id("m_axis_tdata")),
+            ("out_keep", id("m_axis_tkeep")),
+            ("out_last", id("m_axis_tlast")),
+        ],
+    ));
+
+    it.push(Item::comment("Status: link_up and saturating counters."));
+    let iw = width_for(l as u64);
+    let cb = COUNTER_BITS;
+    for (vec, parts) in [("errp_v", "errp"), ("retr_v", "retrans_start"), ("pause_v", "pause_event"), ("xfer_v", "xfer")] {
+        if parts == "xfer" {
+            let bits: Vec<Expr> = (0..l).rev().map(|j| ge(id(&lane("tx_state", j)), dec(3, 3))).collect();
+            wire(&mut it, vec, l, "lane j is transferring (state >= Retrans)", cat(bits));
+        } else {
+            wire(&mut it, vec, l, "", cat((0..l).rev().map(|j| id(&lane(parts, j))).collect()));
+        }
+    }
+    let mut reset = vec![set_id("link_up_q", Expr::zero())];
+    let mut body = vec![set_id("link_up_q", Expr::red(crate::emit::verilog::UnOp::RedAnd, id("xfer_v")))];
+    reg(&mut it, "link_up_q", 1, "");
+    for (cnt, v) in [("frame_errors", "errp_v"), ("retransmissions", "retr_v"), ("pause_events", "pause_v")] {
+        let q = format!("{cnt}_q");
+        let sum = format!("{cnt}_sum");
+        reg(&mut it, &q, cb, "");
+        wire(&mut it, &sum, cb + 1, "", add(cat(vec![Expr::zero(), id(&q)]), cat(vec![zeros(cb + 1 - iw), popcount(v, l, iw)])));
+        it.push(Item::assign(id(cnt), id(&q)));
+        reset.push(set_id(&q, dec(cb, 0)));
+        body.push(set_id(&q, Expr::mux(Expr::bit(&sum, cb), Expr::Repeat(cb, Box::new(Expr::one())), Expr::slice(&sum, cb - 1, 0))));
+    }
+    it.push(Item::assign(id("link_up"), id("link_up_q")));
+    it.push(Item::AlwaysFf { reset: Some(reset), body });
+
+    GeneratedModule {
+        module: Module { name: n.top.clone(), ports, items: it, reset: Some(design.reset) },
+        latency: 2,
+        summary: format!(
+            "RIFL node (Shen, Zheng, Chow): {}-bit AXI4-Stream in and out, {l} lane(s) of {f}-bit frames with a {}-bit payload, CRC-12 ^ frame-ID verification, in-band NACK retransmission from a {}-frame buffer, flow control, {}channel bonding.",
+            8 * u,
+            p.payload_bits(),
+            p.ids(),
+            if p.scrambler { "1+x^13+x^33 scrambling, " } else { "" }
+        ),
+        notes: vec![
+            super::codec::LAYOUT_NOTE.into(),
+            super::codec::CODES_NOTE.into(),
+            super::codec::CRC_NOTE.into(),
+            "Channel bonding: the TX gearbox cuts the user stream into groups of lanes x S bytes that never span two packets; a group leaves in one frame slot, payload j on lane j, only when every lane takes user data in that slot (lock step). Empty upper lanes of a packet's last group send fillers, which receivers do not buffer. At the receiver each lane's flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending the packet or being the last lane, and the next packet starts at lane 0 again.".into(),
+            "Latency (no errors, tx_ready high): an accepted s_axis beat is in tx_frame 2 cycles after the group it completes leaves the TX gearbox (which holds a beat at least one cycle); a frame on rx_frame reaches m_axis 4 cycles later (RX register, buffer write, head fetch, RX gearbox).".into(),
+            format!("Status counters are {cb}-bit and saturate at 2^{cb}-1: frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
+            "One clock here: rx_frame is taken in the clk domain, as from a transceiver whose RX data is already moved to the TX clock. A version on the recovered RX clock needs, per lane, the RX logic (check, descrambler, Listing 1, control monitor) in the recovered clock domain and an asynchronous FIFO (Gray-coded pointers, two-flop synchronisers) carrying the delivered raw regions and the event flags into clk, which then replaces the flow-control buffer's write side; and clock compensation (§4.E, §5.B): Gray-coded cycle counters of the TX and RX clocks compared in a free-running domain, the TX controller inserting one Idle slot (no user data, no buffer write) per cycle the local clock gains, so the far end's buffer cannot overflow at a ppm offset. The SDC/XDC then get false paths only on those synchronisers.".into(),
+        ],
+        depends: vec![n.txgear.clone(), n.rxgear.clone(), n.tx.clone(), n.rx.clone(), n.fifo.clone()],
+    }
+}

@@ -1,0 +1,197 @@
+//! `<p>_tx`: one lane's transmitter (see `model::tx` for the cycle behaviour it implements).
+
+use super::common::*;
+use super::Names;
+use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
+use crate::blocks::rifl::model::params::Params;
+use crate::blocks::{clock_ports, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
+
+/// `{code, zeros, meta 00}`: a raw region whose last payload byte is `code`.
+fn last_byte_raw(p: &Params, code: Expr) -> Expr {
+    cat(vec![code, zeros(p.payload_bits() as u32 - 8), dec(2, 0)])
+}
+
+pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
+    let (f, r, ib) = (p.frame_bits, p.raw_bits() as u32, p.frame_id_bits);
+    let ids = p.ids() as u64;
+    let rw = ib + 2; // retransmission counter: 0..2.5·2^n − 1
+    let mut ports = clock_ports(design);
+    ports.extend([
+        Port::input("en", 1, "the transceiver takes tx_frame at this edge (tx_ready); nothing advances otherwise"),
+        Port::input("out_of_sync", 1, "local RX: illegal SYN seen, not yet resynchronised"),
+        Port::input("pause_req", 1, "local RX: the far end requests a pause"),
+        Port::input("retrans_req", 1, "local RX: the far end requests a retransmission"),
+        Port::input("frame_error", 1, "local RX: a frame failed verification and was not yet recovered"),
+        Port::input("remote_fc", 1, "local RX: the far end sent a flow-control pause"),
+        Port::input("fc_high", 1, "local flow-control buffer above its ON threshold"),
+        Port::input("fc_low", 1, "local flow-control buffer below its OFF threshold"),
+        Port::input("seg_take", 1, "the top hands seg_raw to this lane at this edge (implies en and seg_ready of every lane)"),
+        Port::input("seg_raw", r, "user segment {payload, meta}"),
+        Port::output("seg_ready", 1, "this slot would carry a user segment (Normal, no flow-control frame due, far end not paused)"),
+        Port::output("state", 3, "TX state: 0 Init, 1 Send Pause, 2 Pause, 3 Retrans, 4 Send Retrans, 5 Normal"),
+        Port::output("retrans_start", 1, "a retransmission procedure starts at this edge"),
+        Port::output("pause_event", 1, "the lane leaves Normal/Retrans/Send Retrans for Send Pause or Pause at this edge"),
+        Port::output("tx_frame", f, "frame to the transceiver (registered)"),
+    ]);
+    let code = |c: Ctrl| dec(8, c.code() as u64);
+    let st = |k: u64| Expr::eq(id("st"), dec(3, k));
+    let mut it: Vec<Item> = Vec::new();
+    it.push(Item::comment("Registers."));
+    reg(&mut it, "init_cnt", ib + 1, "buffer fill counter; Init while init_cnt < 2^n");
+    reg(&mut it, "tx_id", ib, "frame ID of the next new data frame (= oldest buffer entry)");
+    reg(&mut it, "rcnt", rw, "retransmission procedure counter, 0 when none is under way");
+    reg(&mut it, "fc_asked", 1, "the far end was sent a flow-control pause and no resume yet");
+    reg(&mut it, "prev_transfer", 1, "the previous slot's state was Normal, Retrans or Send Retrans");
+    reg(&mut it, "s1_resend", 1, "stage 1: resend (raw region from rbuf)");
+    reg(&mut it, "s1_ctrl", 1, "stage 1: control frame");
+    reg(&mut it, "s1_raw", r, "stage 1: raw region of a new data or control frame");
+    reg(&mut it, "s1_id", ib, "stage 1: frame ID for the verification code");
+    reg(&mut it, "rbuf", r, "retransmission buffer read register");
+    reg(&mut it, "frame_q", f, "output register");
+    it.push(Item::Memory { name: "mem".into(), width: r, depth: p.ids(), doc: "retransmission buffer: raw region of frame ID i at entry i (block RAM)".into() });
+
+    it.push(Item::comment("The state: Fig. 4's priority function of the flags."));
+    wire(&mut it, "init_done", 1, "", Expr::bit("init_cnt", ib));
+    wire(&mut it, "rbusy", 1, "a retransmission procedure is under way", ne(id("rcnt"), dec(rw, 0)));
+    let st_expr = Expr::mux(
+        id("init_done").not(),
+        dec(3, 0),
+        Expr::mux(
+            id("out_of_sync"),
+            dec(3, 1),
+            Expr::mux(id("pause_req"), dec(3, 2), Expr::mux(Expr::or(id("retrans_req"), id("rbusy")), dec(3, 3), Expr::mux(id("frame_error"), dec(3, 4), dec(3, 5)))),
+        ),
+    );
+    wire(&mut it, "st", 3, "current state", st_expr);
+    it.push(Item::assign(id("state"), id("st")));
+    wire(&mut it, "is_init", 1, "", st(0));
+    wire(&mut it, "is_spause", 1, "", st(1));
+    wire(&mut it, "is_pause", 1, "", st(2));
+    wire(&mut it, "is_retr", 1, "", st(3));
+    wire(&mut it, "is_sretr", 1, "", st(4));
+    wire(&mut it, "is_norm", 1, "", st(5));
+    wire(&mut it, "need_pause", 1, "flow control: tell the far end to pause", Expr::and(id("fc_high"), id("fc_asked").not()));
+    wire(&mut it, "need_resume", 1, "flow control: tell the far end to resume", Expr::and(id("fc_low"), id("fc_asked")));
+    it.push(Item::assign(id("seg_ready"), all(vec![id("is_norm"), id("remote_fc").not(), id("need_pause").not(), id("need_resume").not()])));
+    it.push(Item::assign(id("retrans_start"), all(vec![id("en"), id("is_retr"), id("rbusy").not()])));
+    it.push(Item::assign(id("pause_event"), all(vec![id("en"), Expr::or(id("is_spause"), id("is_pause")), id("prev_transfer")])));
+
+    it.push(Item::comment(&format!(
+        "Retransmission procedure (2.5*2^n = {} slots): r = 0 skips the oldest entry; odd r < 2*2^n-2 resend; other slots Idle or Retransmit Request.",
+        p.retrans_frames()
+    )));
+    wire(&mut it, "resend", 1, "this slot resends buffer entry tx_id", all(vec![id("is_retr"), Expr::bit("rcnt", 0), lt(id("rcnt"), dec(rw, 2 * ids - 2))]));
+    wire(&mut it, "r_last", 1, "last slot of the procedure", Expr::eq(id("rcnt"), dec(rw, p.retrans_frames() as u64 - 1)));
+    wire(&mut it, "tx_id_inc", ib, "", add(id("tx_id"), dec(ib, 1)));
+    let req = Expr::mux(id("frame_error"), code(Ctrl::RetransmitRequest), code(Ctrl::Idle));
+    let ctrl_code = Expr::mux(id("is_pause"), code(Ctrl::Idle), Expr::mux(id("is_sretr"), code(Ctrl::RetransmitRequest), Expr::mux(id("is_retr"), req, code(Ctrl::PauseRequest))));
+    wire(&mut it, "ctrl_code", 8, "control code of this slot's control frame", ctrl_code);
+    wire(&mut it, "ctrl_id", ib, "frame ID a control frame carries", Expr::mux(Expr::and(id("is_retr"), id("rbusy").not()), id("tx_id_inc"), id("tx_id")));
+    let new_raw = Expr::mux(
+        id("need_pause"),
+        last_byte_raw(p, dec(8, FC_PAUSE as u64)),
+        Expr::mux(id("need_resume"), last_byte_raw(p, dec(8, FC_RESUME as u64)), Expr::mux(id("seg_take"), id("seg_raw"), dec(r, 0))),
+    );
+    wire(&mut it, "new_raw", r, "Normal: flow-control frame, user segment or filler", new_raw);
+
+    it.push(Item::comment("Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends."));
+    wire(&mut it, "we", 1, "", Expr::and(id("en"), Expr::or(id("is_init"), id("is_norm"))));
+    wire(&mut it, "waddr", ib, "", Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), id("tx_id")));
+    wire(&mut it, "wdata", r, "", Expr::mux(id("is_init"), dec(r, 0), id("new_raw")));
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))])] });
+    it.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![when(Expr::and(id("en"), id("resend")), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("tx_id"))))])],
+    });
+
+    it.push(Item::comment("Stage 2: scramble and encode the stage-1 frame."));
+    wire(&mut it, "raw2", r, "", Expr::mux(id("s1_resend"), id("rbuf"), id("s1_raw")));
+    it.push(Item::wire("line2", r, "raw region as sent"));
+    let mut depends = vec![n.encode.clone()];
+    if p.scrambler {
+        it.push(Item::Instance {
+            module: n.scrambler.clone(),
+            name: "u_scrambler".into(),
+            conns: vec![
+                ("clk".into(), id("clk")),
+                (design.reset.port().into(), id(design.reset.port())),
+                ("en".into(), id("en")),
+                ("din".into(), id("raw2")),
+                ("dout".into(), id("line2")),
+            ],
+        });
+        depends.push(n.scrambler.clone());
+    } else {
+        it.push(Item::assign(id("line2"), id("raw2")));
+    }
+    it.push(Item::wire("frame_next", f, "encoded stage-1 frame"));
+    it.push(Item::Instance {
+        module: n.encode.clone(),
+        name: "u_encode".into(),
+        conns: vec![
+            ("syn".into(), Expr::mux(id("s1_ctrl"), dec(2, 2), dec(2, 1))),
+            ("line".into(), id("line2")),
+            ("id".into(), id("s1_id")),
+            ("frame".into(), id("frame_next")),
+        ],
+    });
+    it.push(Item::assign(id("tx_frame"), id("frame_q")));
+
+    it.push(Item::comment("Stage 1 and the controller registers advance with en."));
+    let reset = vec![
+        set_id("init_cnt", dec(ib + 1, 0)),
+        set_id("tx_id", dec(ib, 0)),
+        set_id("rcnt", dec(rw, 0)),
+        set_id("fc_asked", Expr::zero()),
+        set_id("prev_transfer", Expr::zero()),
+        set_id("s1_resend", Expr::zero()),
+        set_id("s1_ctrl", Expr::one()),
+        set_id("s1_raw", last_byte_raw(p, code(Ctrl::PauseRequest))),
+        set_id("s1_id", dec(ib, 0)),
+        set_id("frame_q", dec(f, 0)),
+    ];
+    let body = vec![when(
+        id("en"),
+        vec![
+            set_id("frame_q", id("frame_next")),
+            set_id("prev_transfer", any(vec![id("is_retr"), id("is_sretr"), id("is_norm")])),
+            when(id("is_init"), vec![set_id("init_cnt", add(id("init_cnt"), dec(ib + 1, 1)))]),
+            if_else(
+                id("resend"),
+                vec![set_id("s1_resend", Expr::one()), set_id("s1_ctrl", Expr::zero()), set_id("s1_id", id("tx_id"))],
+                vec![if_else(
+                    id("is_norm"),
+                    vec![set_id("s1_resend", Expr::zero()), set_id("s1_ctrl", Expr::zero()), set_id("s1_raw", id("new_raw")), set_id("s1_id", id("tx_id"))],
+                    vec![set_id("s1_resend", Expr::zero()), set_id("s1_ctrl", Expr::one()), set_id("s1_raw", last_byte_raw(p, id("ctrl_code"))), set_id("s1_id", id("ctrl_id"))],
+                )],
+            ),
+            when(any(vec![id("is_norm"), id("resend"), Expr::and(id("is_retr"), id("rbusy").not())]), vec![set_id("tx_id", id("tx_id_inc"))]),
+            when(id("is_retr"), vec![set_id("rcnt", Expr::mux(id("r_last"), dec(rw, 0), add(id("rcnt"), dec(rw, 1))))]),
+            when(
+                id("is_norm"),
+                vec![Stmt::If(id("need_pause"), vec![set_id("fc_asked", Expr::one())], vec![when(id("need_resume"), vec![set_id("fc_asked", Expr::zero())])])],
+            ),
+        ],
+    )];
+    it.push(Item::AlwaysFf { reset: Some(reset), body });
+
+    GeneratedModule {
+        module: Module { name: n.tx.clone(), ports, items: it, reset: Some(design.reset) },
+        latency: 2,
+        summary: format!(
+            "One RIFL lane's transmitter: the six-state controller of Fig. 4, a {}-frame retransmission buffer in block RAM, the retransmission procedure of {} frames, flow-control frame insertion, {}the encoder. A slot's frame appears on tx_frame two enabled edges after its decision.",
+            p.ids(),
+            p.retrans_frames(),
+            if p.scrambler { "the scrambler and " } else { "" }
+        ),
+        notes: vec![
+            "Priorities (Fig. 4): Init (fill the buffer with fillers, send Pause Requests) > Send Pause (local RX out of sync) > Pause (far end requests it: send Idles) > Retrans (request flagged or procedure under way) > Send Retrans (local frame error: send Retransmit Requests) > Normal (new data frames: flow-control frame, user segment or filler, each written to buffer entry tx_id). An interrupted procedure resumes where it stopped.".into(),
+            "Retrans: slot r = 0 skips the oldest buffer entry (its ID is the one a receiver in step expects next, so resending it could duplicate a frame if a request flag outlived the procedure); odd r < 2*2^n-2 resend the other 2^n-1 entries oldest first with their own IDs; all other slots send a Retransmit Request while the local RX has a frame error, else an Idle; the last 0.5*2^n slots let the far end's request flag fall. The procedure repeats while the request flag stays up.".into(),
+            "Control frames carry the ID of the next data frame, so they verify at a receiver that is in step.".into(),
+            super::codec::LAYOUT_NOTE.into(),
+        ],
+        depends,
+    }
+}

@@ -10,6 +10,16 @@ rtl/rtlgen_rifl_crc12_check.v
 rtl/rtlgen_crc32_stream.v
 rtl/rtlgen_replay_buf.v
 rtl/rtlgen_replay_buf_np.v
+rtl/rtlgen_cxl_fec_enc.v
+rtl/rtlgen_cxl_fec_dec.v
+rtl/rtlgen_cxl_fec_pcie6_enc.v
+rtl/rtlgen_cxl_fec_pcie6_dec.v
+rtl/rtlgen_kr4_fec_enc.v
+rtl/rtlgen_kr4_fec_dec.v
+rtl/rtlgen_kp4_fec_enc.v
+rtl/rtlgen_kp4_fec_dec.v
+rtl/rtlgen_flit_crc.v
+rtl/rtlgen_flit_crc_check.v
 rtl/rtlgen_rifl_txgear.v
 rtl/rtlgen_rifl_rxgear.v
 rtl/rtlgen_rifl_crc.v

@@ -275,3 +275,80 @@ fn rifl_flow_control_thresholds() {
 fn rifl_unknown_field() {
     refused(&rifl("retrans_treshold = 16"), &["block `r`", "`retrans_treshold`", "not a field of kind rifl", "retrans_threshold"]);
 }
+
+// --- rs_fec and rs_crc (issue 4) ---
+
+fn rs_fec(fields: &str) -> String {
+    format!("{HEADER}[[blocks]]\nkind = \"rs_fec\"\nname = \"f\"\n{fields}\n")
+}
+
+fn rs_crc(fields: &str) -> String {
+    format!("{HEADER}[[blocks]]\nkind = \"rs_crc\"\nname = \"rc\"\n{fields}\n")
+}
+
+#[test]
+fn rs_fec_cxl_layouts_parse() {
+    for fields in ["ways = 3\nmsg_bytes = 250", "layout = \"pcie6\"", "layout = \"pcie6\"\nways = 3\nmsg_bytes = 250\nfield_poly = 0x11D"] {
+        let d = Design::parse(&rs_fec(fields), "good.toml").expect("valid");
+        let names = d.blocks[0].module_names(&d.info);
+        assert_eq!(names, ["t_f_enc", "t_f_dec"]);
+        let mods = d.blocks[0].modules(&d.info);
+        let widths: Vec<(&str, u32)> = mods[1].ports().iter().map(|p| (p.name.as_str(), p.width)).collect();
+        assert_eq!(widths, [("cw", 2048), ("msg", 2000), ("corrected", 1), ("uncorrectable", 1), ("way_corrected", 3), ("way_uncorrectable", 3)]);
+    }
+}
+
+#[test]
+fn rs_fec_non_primitive_field_poly() {
+    refused(&rs_fec("field_poly = 0x11B\nways = 3\nmsg_bytes = 250"), &["block `f`", "`field_poly`", "0x11B", "not primitive"]);
+    refused(&rs_fec("symbol_bits = 10\nfield_poly = 0x11D\nmsg_symbols = 20"), &["`field_poly`", "0x11D", "degree"]);
+}
+
+#[test]
+fn rs_fec_message_too_long_for_the_field() {
+    refused(&rs_fec("msg_bytes = 254"), &["block `f`", "`msg_bytes`", "254", "255", "1..=253"]);
+    refused(&rs_fec("ways = 3\ncheck_symbols = 4\nmsg_bytes = 760"), &["`msg_bytes`", "760", "3..=753"]);
+    refused(&rs_fec("symbol_bits = 4\nfield_poly = 0x13\nmsg_symbols = 14"), &["`msg_symbols`", "14", "15", "1..=13"]);
+}
+
+#[test]
+fn rs_fec_pcie6_with_incompatible_fields() {
+    refused(&rs_fec("layout = \"pcie6\"\nways = 4"), &["block `f`", "`ways`", "= 4", "pcie6", "allowed 3"]);
+    refused(&rs_fec("layout = \"pcie6\"\nmsg_bytes = 242"), &["`msg_bytes`", "242", "allowed 250"]);
+    refused(&rs_fec("layout = \"pcie6\"\nfield_poly = 0x12B"), &["`field_poly`", "0x12B", "allowed 0x11D"]);
+    refused(&rs_fec("layout = \"pcie6\"\ncheck_symbols = 4"), &["`check_symbols`", "= 4", "allowed 2"]);
+}
+
+#[test]
+fn rs_fec_check_symbols_and_message_fields() {
+    refused(&rs_fec("check_symbols = 3\nmsg_bytes = 10"), &["`check_symbols`", "= 3", "even"]);
+    refused(&rs_fec("symbol_bits = 10\nfield_poly = 0x409\nmsg_bytes = 100"), &["`msg_bytes`", "symbol_bits = 8", "msg_symbols"]);
+    refused(&rs_fec("ways = 3"), &["`msg_bytes`", "required"]);
+    refused(&rs_fec("ways = 4\nmsg_bytes = 3"), &["`msg_bytes`", "= 3", "ways = 4"]);
+    refused(&rs_fec("layout = \"interleaved\"\nmsg_bytes = 3"), &["`layout`", "interleaved", "\"generic\", \"pcie6\""]);
+}
+
+#[test]
+fn rs_fec_pipeline_beyond_the_decoder() {
+    refused(&rs_fec("msg_bytes = 10\npipeline = 5"), &["block `f`", "`pipeline`", "= 5", "0..=4"]);
+    refused(&rs_fec("layout = \"pcie6\"\npipeline = 6"), &["`pipeline`", "= 6", "0..=4"]);
+    refused(&rs_fec("check_symbols = 4\nmsg_bytes = 10\npipeline = 13"), &["`pipeline`", "= 13", "t = 2", "0..=12"]);
+}
+
+#[test]
+fn rs_crc_non_primitive_field_poly() {
+    refused(&rs_crc("field_poly = 0x11B\ndata_bytes = 242"), &["block `rc`", "`field_poly`", "0x11B", "not primitive"]);
+}
+
+#[test]
+fn rs_crc_data_too_long_for_the_field() {
+    refused(&rs_crc("data_bytes = 248"), &["block `rc`", "`data_bytes`", "248", "255", "1..=247"]);
+    refused(&rs_crc("data_bytes = 242\nfirst_root = 255"), &["`first_root`", "255", "0..=254"]);
+}
+
+#[test]
+fn rs_crc_orientation_and_seq_bits() {
+    refused(&rs_crc("data_bytes = 242\norientation = \"middle\""), &["`orientation`", "middle", "\"msb_first\", \"lsb_first\""]);
+    refused(&rs_crc("data_bytes = 1\nseq_bits = 10"), &["`seq_bits`", "10", "0..=8"]);
+    refused(&rs_crc("seq_bits = 10"), &["`data_bytes`", "required"]);
+}

@@ -20,7 +20,9 @@ pub mod rxl_switch;
 pub static KINDS: &[&dyn BlockKind] = &[
     &crc::CrcKind,
     &crc_stream::CrcStreamKind,
+    &rs_crc::RsCrcKind,
     &replay_buffer::ReplayBufferKind,
+    &rs_fec::RsFecKind,
     &rifl::RiflKind,
 ];
 

@@ -22,12 +22,22 @@
 //! - [`Orientation::LsbFirst`]: the reverse: data byte 0 is the coefficient of x^0 of data(x)
 //!   and check symbol 0 is the remainder's x^0 coefficient.
 //!
+//! - `reflect_bits` ([`RsCrc::with_reflected_bits`], either orientation): symbol bit b (the
+//!   coefficient of α^b) is bus bit m−1−b of its byte, for data and check symbols alike.
+//!
 //! Burst detection: any burst of ≤ 57 bits lies within 8 symbols and is always detected (the
-//! code is MDS with 8 check symbols). A burst of 58..=64 bits can straddle 9 bytes; with data
-//! bit k = byte k/8 bit k%8, every burst of ≤ 62 bits (MsbFirst) or ≤ 63 bits (LsbFirst) is
-//! detected, but e.g. the 63-bit burst at data bits 7..=69 with bytes
-//! 80 A7 AD 46 A7 3E 67 9D 2D (MsbFirst) leaves the check unchanged. A "64-bit burst" guarantee
-//! as for a binary CRC-64 therefore does not hold in this bit order (tested below).
+//! code is MDS with 8 check symbols). A burst of 58..=64 bits can straddle 9 bytes. The error
+//! patterns confined to 9 consecutive symbols that leave the check unchanged are exactly
+//! c·x^d·g(x), c ≠ 0, whose end symbols are c (highest degree) and c·g_0 (lowest; g_0 = α^36 for
+//! roots α^1..α^8): such a burst goes undetected iff some c puts both end symbols inside the
+//! partial bytes the burst covers, a condition that does not depend on where the burst starts.
+//! With data bit k = byte k/8 bit k%8, measured over 242 bytes: every burst of ≤ 62 bits
+//! (MsbFirst), 63 (LsbFirst), 63 (MsbFirst, reflected bits) or 62 (LsbFirst, reflected bits)
+//! is detected, and none of the four reaches 64: e.g. the 63-bit burst at data bits 7..=69 with
+//! bytes 80 A7 AD 46 A7 3E 67 9D 2D (MsbFirst) leaves the check unchanged. A "64-bit burst"
+//! guarantee as for a binary CRC-64 therefore needs a less regular bit order inside the
+//! symbols (691 of the 40320 permutations of a byte's bits achieve it) or other roots (tested
+//! below).
 //!
 //! For symbol widths other than 8, the data bit vector is cut into m-bit symbols LSB first
 //! (symbol s = data bits [m·s+m−1 : m·s], the last one zero-padded at the top) and the check
@@ -83,6 +93,8 @@ pub struct RsCrc {
     data_bytes: usize,
     seq_bits: u32,
     orientation: Orientation,
+    /// Symbol bit b is bus bit m−1−b (of data and check symbols alike) instead of bit b.
+    reflect_bits: bool,
     /// Monic generator, highest degree first, count + 1 coefficients.
     generator: Vec<u16>,
 }
@@ -128,8 +140,31 @@ impl RsCrc {
             data_bytes,
             seq_bits,
             orientation,
+            reflect_bits: false,
             generator,
         })
+    }
+
+    /// The same CRC with the bits of every symbol reflected (data and check alike): symbol bit b
+    /// (the coefficient of α^b) is bus bit m−1−b of its symbol, i.e. each byte is read MSB
+    /// first as a field element. Off by default.
+    pub fn with_reflected_bits(mut self, reflect: bool) -> RsCrc {
+        self.reflect_bits = reflect;
+        self
+    }
+
+    /// Whether symbol bits are reflected (see [`RsCrc::with_reflected_bits`]).
+    pub fn reflect_bits(&self) -> bool {
+        self.reflect_bits
+    }
+
+    /// Bus bit (within its symbol) that carries symbol bit `b`.
+    fn bus_bit(&self, b: usize) -> usize {
+        if self.reflect_bits {
+            self.field.m() as usize - 1 - b
+        } else {
+            b
+        }
     }
 
     /// The PCIe 6.0 / CXL 3 flit CRC over 242 bytes (0x12B, roots α^1..α^8), with a
@@ -201,7 +236,7 @@ impl RsCrc {
             k < self.data_bits() && get_bit(data, k) != seq_bit
         };
         (0..self.data_symbols())
-            .map(|s| (0..m).fold(0u16, |acc, b| acc | u16::from(bit(s * m + b)) << b))
+            .map(|s| (0..m).fold(0u16, |acc, b| acc | u16::from(bit(s * m + self.bus_bit(b))) << b))
             .collect()
     }
 
@@ -243,7 +278,7 @@ impl RsCrc {
         let mut bits = vec![0u8; self.crc_bits_len().div_ceil(8)];
         for (j, &symbol) in self.check_symbols(data, seq).iter().enumerate() {
             for b in 0..m {
-                set_bit(&mut bits, j * m + b, symbol >> b & 1 == 1);
+                set_bit(&mut bits, j * m + self.bus_bit(b), symbol >> b & 1 == 1);
             }
         }
         bits
@@ -424,11 +459,16 @@ mod tests {
     /// does not hold for this code in this bit order (see the module doc).
     #[test]
     fn burst_detection_guarantee() {
-        for (orientation, expected) in [(Orientation::MsbFirst, 62), (Orientation::LsbFirst, 63)] {
-            let crc = RsCrc::pcie6_flit(0, orientation);
+        for (orientation, reflect, expected) in [
+            (Orientation::MsbFirst, false, 62),
+            (Orientation::LsbFirst, false, 63),
+            (Orientation::MsbFirst, true, 63),
+            (Orientation::LsbFirst, true, 62),
+        ] {
+            let crc = RsCrc::pcie6_flit(0, orientation).with_reflected_bits(reflect);
             let longest = guaranteed_burst(&crc);
-            println!("{orientation:?}: every burst of <= {longest} bits is detected");
-            assert_eq!(longest, expected, "{orientation:?}");
+            println!("{orientation:?} reflect_bits={reflect}: every burst of <= {longest} bits is detected");
+            assert_eq!(longest, expected, "{orientation:?} reflect_bits={reflect}");
         }
         // The undetected 63-bit burst of MsbFirst, found by the rank search: bits 7..=69.
         let crc = RsCrc::pcie6_flit(0, Orientation::MsbFirst);
@@ -444,6 +484,8 @@ mod tests {
             RsCrc::pcie6_flit(10, Orientation::MsbFirst),
             RsCrc::pcie6_flit(32, Orientation::LsbFirst),
             RsCrc::new(10, 0x409, 0, 6, 40, 7, Orientation::MsbFirst).unwrap(),
+            RsCrc::pcie6_flit(10, Orientation::MsbFirst).with_reflected_bits(true),
+            RsCrc::new(10, 0x409, 0, 6, 40, 7, Orientation::LsbFirst).unwrap().with_reflected_bits(true),
         ] {
             let map = crc.affine_columns();
             assert_eq!(map.inputs, crc.data_bits() + crc.seq_bits() as usize);
@@ -457,6 +499,28 @@ mod tests {
                 assert_eq!(map.apply(&input), crc.crc(&data, seq));
             }
         }
+    }
+
+    /// Reflected bits: the same code on bytes read MSB first, data and check alike.
+    #[test]
+    fn reflected_bits_reverse_every_byte() {
+        let mut rng = Rng(5);
+        for orientation in [Orientation::MsbFirst, Orientation::LsbFirst] {
+            let plain = RsCrc::pcie6_flit(0, orientation);
+            let reflected = plain.clone().with_reflected_bits(true);
+            assert!(reflected.reflect_bits() && !plain.reflect_bits());
+            let data = rng.bytes(242);
+            let reversed: Vec<u8> = data.iter().map(|b| b.reverse_bits()).collect();
+            let expected: Vec<u8> = plain.crc(&reversed, 0).iter().map(|b| b.reverse_bits()).collect();
+            assert_eq!(reflected.crc(&data, 0), expected);
+        }
+        // The ISN still enters data bits 0..seq_bits of the bus.
+        let crc = RsCrc::pcie6_flit(10, Orientation::MsbFirst).with_reflected_bits(true);
+        let data = rng.bytes(242);
+        let mut folded = data.clone();
+        folded[0] ^= 0x5A;
+        folded[1] ^= 0x01;
+        assert_eq!(crc.crc(&data, 0x15A), crc.clone().crc(&folded, 0));
     }
 
     #[test]

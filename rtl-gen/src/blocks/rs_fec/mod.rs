@@ -1,4 +1,445 @@
 //! Block kind `rs_fec`: interleaved Reed-Solomon FEC for flits (CXL/PCIe 6 generic and pcie6
 //! layouts, Ethernet KR4/KP4).
+//!
+//! Emits `<prefix><name>_enc` (msg → cw, the model's encoder as one XOR network) and
+//! `<prefix><name>_dec` (cw → corrected msg and per-way flags). Decoders:
+//! - t = 1 (`check_symbols = 2`, both layouts), [`dec_t1`]: syndromes as XOR networks, then for
+//!   every existing position of a way in parallel the test S1 == α^d·S0 (constant multipliers,
+//!   no ROM); a nonzero syndrome pair that matches no existing position (shortened positions
+//!   included) marks the way uncorrectable and its symbols pass through unchanged.
+//! - t > 1, [`dec_bm`]: syndromes, an unrolled inversionless Berlekamp–Massey, a Chien search
+//!   over the existing positions, compaction of the located message positions into t slots and
+//!   Forney's formula per slot, with register stages placed by `pipeline`.
+//!
+//! Both decoders agree bit for bit with the reference models in [`model`]
+//! ([`model::InterleavedFec`], [`model::Pcie6Fec`]), miscorrections included.
 
+mod dec_bm;
+mod dec_t1;
+mod enc;
 pub mod model;
+
+use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::math::gf2m::{AffineMasks, Gf2m};
+use model::{FecDecoded, FlitFec, InterleavedFec, Pcie6Fec, FLIT_FEC_FIELD_POLY};
+
+pub struct RsFecKind;
+
+static FIELDS: [FieldSpec; 9] = [
+    FieldSpec { name: "symbol_bits", ty: FieldType::UInt { min: 3, max: 12 }, default: Some("8"), doc: "m: bits per symbol of GF(2^m)" },
+    FieldSpec { name: "field_poly", ty: FieldType::UInt { min: 0, max: 0x1FFF }, default: Some("0x11D"), doc: "primitive field polynomial in full form, x^m term included (0x11D = x^8+x^4+x^3+x^2+1)" },
+    FieldSpec { name: "fcr", ty: FieldType::UInt { min: 0, max: 4094 }, default: Some("0"), doc: "first consecutive root: generator roots α^fcr … α^(fcr+check_symbols-1)" },
+    FieldSpec { name: "check_symbols", ty: FieldType::UInt { min: 2, max: 64 }, default: Some("2"), doc: "check symbols per way, 2t (even): corrects t symbol errors per way" },
+    FieldSpec { name: "ways", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("1"), doc: "interleave factor: flit symbol i belongs to way i mod ways" },
+    FieldSpec { name: "msg_bytes", ty: FieldType::UInt { min: 1, max: 8192 }, default: None, doc: "message bytes of the whole flit (symbol_bits = 8; else give msg_symbols)" },
+    FieldSpec { name: "msg_symbols", ty: FieldType::UInt { min: 1, max: 16384 }, default: None, doc: "message symbols of the whole flit, packed LSB first (instead of msg_bytes)" },
+    FieldSpec { name: "pipeline", ty: FieldType::UInt { min: 0, max: 80 }, default: Some("0"), doc: "register stages of each module (0 = combinational); latency in cycles" },
+    FieldSpec {
+        name: "layout",
+        ty: FieldType::Choice(&["generic", "pcie6"]),
+        default: Some("\"generic\""),
+        doc: "generic: message then check symbols, way = index mod ways; pcie6: the PCIe 6.0 / CXL 3 256-byte flit FEC",
+    },
+];
+
+/// Which flit layout a block uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Generic,
+    Pcie6,
+}
+
+/// Largest codeword the generator accepts, in bits (KP4 is 5440).
+const MAX_CW_BITS: u32 = 65536;
+/// Largest `pipeline` of a t = 1 decoder: two stages in the syndrome network, one after the
+/// location, the output register.
+const MAX_T1_PIPELINE: u32 = 4;
+
+/// A validated `rs_fec` block.
+#[derive(Debug, Clone)]
+pub struct RsFecBlock {
+    pub name: String,
+    pub layout: Layout,
+    pub symbol_bits: u32,
+    pub field_poly: u32,
+    pub fcr: u32,
+    pub check_symbols: u32,
+    pub ways: u32,
+    pub msg_symbols: u32,
+    pub pipeline: u32,
+}
+
+/// The reference model of a block: either layout, driven through [`FlitFec`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RsFecModel {
+    Generic(InterleavedFec),
+    Pcie6(Pcie6Fec),
+}
+
+impl RsFecModel {
+    pub fn as_flit_fec(&self) -> &dyn FlitFec {
+        match self {
+            RsFecModel::Generic(f) => f,
+            RsFecModel::Pcie6(f) => f,
+        }
+    }
+}
+
+impl FlitFec for RsFecModel {
+    fn symbol_bits(&self) -> u32 {
+        self.as_flit_fec().symbol_bits()
+    }
+    fn msg_bits(&self) -> usize {
+        self.as_flit_fec().msg_bits()
+    }
+    fn cw_bits(&self) -> usize {
+        self.as_flit_fec().cw_bits()
+    }
+    fn ways(&self) -> usize {
+        self.as_flit_fec().ways()
+    }
+    fn way_of(&self, index: usize) -> usize {
+        self.as_flit_fec().way_of(index)
+    }
+    fn encode(&self, msg: &[u8]) -> Vec<u8> {
+        self.as_flit_fec().encode(msg)
+    }
+    fn decode(&self, cw: &[u8]) -> FecDecoded {
+        self.as_flit_fec().decode(cw)
+    }
+    fn affine_columns(&self) -> AffineMasks {
+        self.as_flit_fec().affine_columns()
+    }
+}
+
+impl RsFecBlock {
+    /// Correctable symbol errors per way.
+    pub fn t(&self) -> u32 {
+        self.check_symbols / 2
+    }
+
+    pub fn msg_bits(&self) -> u32 {
+        self.msg_symbols * self.symbol_bits
+    }
+
+    pub fn cw_symbols(&self) -> u32 {
+        self.msg_symbols + self.ways * self.check_symbols
+    }
+
+    pub fn cw_bits(&self) -> u32 {
+        self.cw_symbols() * self.symbol_bits
+    }
+
+    pub fn field(&self) -> Gf2m {
+        Gf2m::new(self.symbol_bits, self.field_poly).expect("validated when the design was parsed")
+    }
+
+    /// The reference model (the same parameters, validated at parse time).
+    pub fn model(&self) -> RsFecModel {
+        match self.layout {
+            Layout::Pcie6 => RsFecModel::Pcie6(Pcie6Fec::new()),
+            Layout::Generic => RsFecModel::Generic(self.generic_model()),
+        }
+    }
+
+    fn generic_model(&self) -> InterleavedFec {
+        InterleavedFec::new(self.symbol_bits, self.field_poly, self.fcr, self.msg_symbols as usize, self.ways as usize, self.check_symbols as usize)
+            .expect("validated when the design was parsed")
+    }
+
+    /// The largest `pipeline` the decoder takes (the encoder takes any up to the field's max).
+    pub fn max_pipeline(&self) -> u32 {
+        if self.t() == 1 {
+            MAX_T1_PIPELINE
+        } else {
+            dec_bm::steps(self).len() as u32
+        }
+    }
+
+    fn msg_field(&self) -> &'static str {
+        if self.symbol_bits == 8 {
+            "msg_bytes"
+        } else {
+            "msg_symbols"
+        }
+    }
+}
+
+/// The PCIe 6.0 flit FEC's fixed values, checked against what the user wrote.
+const PCIE6_FIXED: [(&str, u32); 6] = [("symbol_bits", 8), ("field_poly", FLIT_FEC_FIELD_POLY), ("fcr", 0), ("check_symbols", 2), ("ways", 3), ("msg_bytes", 250)];
+
+fn parse_pcie6(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
+    for (field, value) in PCIE6_FIXED {
+        if r.is_set(field) {
+            let v = r.u32(field)?;
+            if v != value {
+                let shown = if field == "field_poly" { format!("{v:#X}") } else { v.to_string() };
+                let allowed = if field == "field_poly" { format!("{value:#X}") } else { value.to_string() };
+                return Err(r.error(
+                    field,
+                    format!("= {shown} does not fit layout = \"pcie6\" (the PCIe 6.0 / CXL 3 flit FEC: 250 message bytes in 3 groups with a check and a parity byte each, GF(2^8) mod 0x11D); allowed {allowed}, or leave it out"),
+                ));
+            }
+        }
+    }
+    if r.is_set("msg_symbols") {
+        let v = r.u32("msg_symbols")?;
+        return Err(r.error("msg_symbols", format!("= {v} does not fit layout = \"pcie6\", which has 250 message bytes; leave it out")));
+    }
+    let pipeline = r.u32("pipeline")?;
+    if pipeline > MAX_T1_PIPELINE {
+        return Err(r.error("pipeline", format!("= {pipeline} is more than a t = 1 decoder can use; allowed 0..={MAX_T1_PIPELINE}")));
+    }
+    Ok(RsFecBlock {
+        name: r.block().to_string(),
+        layout: Layout::Pcie6,
+        symbol_bits: 8,
+        field_poly: FLIT_FEC_FIELD_POLY,
+        fcr: 0,
+        check_symbols: 2,
+        ways: 3,
+        msg_symbols: 250,
+        pipeline,
+    })
+}
+
+fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
+    let symbol_bits = r.u32("symbol_bits")?;
+    let field_poly = r.u32("field_poly")?;
+    let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| r.error("field_poly", format!("= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}")))?;
+    let order = field.order();
+    let fcr = r.u32("fcr")?;
+    if fcr >= order {
+        return Err(r.error("fcr", format!("= {fcr} is out of range for GF(2^{symbol_bits}); allowed 0..={}", order - 1)));
+    }
+    let check_symbols = r.u32("check_symbols")?;
+    if check_symbols % 2 != 0 {
+        return Err(r.error("check_symbols", format!("= {check_symbols} is odd; allowed an even number 2..=64 (2t check symbols correct t errors per way)")));
+    }
+    if check_symbols >= order {
+        return Err(r.error("check_symbols", format!("= {check_symbols} leaves no message symbol in a code over GF(2^{symbol_bits}); allowed 2..={}", (order - 2) & !1)));
+    }
+    let ways = r.u32("ways")?;
+    let (msg_field, msg_symbols) = match (r.is_set("msg_bytes"), r.is_set("msg_symbols")) {
+        (true, true) => {
+            let v = r.u32("msg_symbols")?;
+            return Err(r.error("msg_symbols", format!("= {v} given together with msg_bytes; allowed only one of them")));
+        }
+        (true, false) if symbol_bits != 8 => {
+            let v = r.u32("msg_bytes")?;
+            return Err(r.error("msg_bytes", format!("= {v} needs symbol_bits = 8 (here {symbol_bits}); give msg_symbols instead")));
+        }
+        (true, false) => ("msg_bytes", r.u32("msg_bytes")?),
+        (false, true) => ("msg_symbols", r.u32("msg_symbols")?),
+        (false, false) => {
+            let which = if symbol_bits == 8 { "msg_bytes" } else { "msg_symbols" };
+            return Err(r.error(which, "is required; allowed 1..=8192 (msg_bytes, symbol_bits = 8) or 1..=16384 (msg_symbols)"));
+        }
+    };
+    if msg_symbols < ways {
+        return Err(r.error(msg_field, format!("= {msg_symbols} is smaller than ways = {ways}: every way needs a message symbol; allowed {ways}..")));
+    }
+    let max_msg = ways * (order - check_symbols);
+    if msg_symbols > max_msg {
+        let longest = (msg_symbols + ways * check_symbols).div_ceil(ways);
+        return Err(r.error(
+            msg_field,
+            format!(
+                "= {msg_symbols} makes way 0 a codeword of {longest} symbols, more than the {order} of a Reed-Solomon code over GF(2^{symbol_bits}); allowed {ways}..={max_msg} with ways = {ways} and check_symbols = {check_symbols}"
+            ),
+        ));
+    }
+    let cw_bits = (msg_symbols + ways * check_symbols) * symbol_bits;
+    if cw_bits > MAX_CW_BITS {
+        let max = MAX_CW_BITS / symbol_bits - ways * check_symbols;
+        return Err(r.error(msg_field, format!("= {msg_symbols} makes a {cw_bits}-bit codeword, more than the generator's {MAX_CW_BITS}; allowed {ways}..={max}")));
+    }
+    let pipeline = r.u32("pipeline")?;
+    let block = RsFecBlock { name: r.block().to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline };
+    if pipeline > block.max_pipeline() {
+        return Err(r.error(
+            "pipeline",
+            format!("= {pipeline} is more stages than the t = {} decoder has places for; allowed 0..={}", block.t(), block.max_pipeline()),
+        ));
+    }
+    // Every rule of the model is checked above; this only guards against drift.
+    InterleavedFec::new(symbol_bits, field_poly, fcr, msg_symbols as usize, ways as usize, check_symbols as usize).map_err(|e| r.error(msg_field, e.to_string()))?;
+    Ok(block)
+}
+
+impl BlockKind for RsFecKind {
+    fn kind(&self) -> &'static str {
+        "rs_fec"
+    }
+    fn summary(&self) -> &'static str {
+        "Interleaved Reed-Solomon flit FEC over GF(2^m): encoder and decoder (t = 1 single pass with early detection; any t by Berlekamp-Massey, Chien and Forney), generic or PCIe 6.0 layout"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
+        let block = match r.choice("layout")? {
+            "pcie6" => parse_pcie6(r)?,
+            _ => parse_generic(r)?,
+        };
+        Ok(Box::new(block))
+    }
+}
+
+impl Block for RsFecBlock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> &'static str {
+        "rs_fec"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let digits = (self.symbol_bits as usize + 1).div_ceil(4);
+        vec![
+            ("layout", match self.layout {
+                Layout::Generic => "generic",
+                Layout::Pcie6 => "pcie6",
+            }
+            .to_string()),
+            ("symbol_bits", self.symbol_bits.to_string()),
+            ("field_poly", format!("0x{:0digits$X}", self.field_poly)),
+            ("fcr", self.fcr.to_string()),
+            ("check_symbols", self.check_symbols.to_string()),
+            ("ways", self.ways.to_string()),
+            (self.msg_field(), self.msg_symbols.to_string()),
+            ("pipeline", self.pipeline.to_string()),
+        ]
+    }
+    fn module_names(&self, design: &DesignInfo) -> Vec<String> {
+        let base = format!("{}{}", design.prefix, self.name);
+        vec![format!("{base}_enc"), format!("{base}_dec")]
+    }
+    fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        let names = self.module_names(design);
+        let dec = if self.t() == 1 { dec_t1::module(self, design, &names[1]) } else { dec_bm::module(self, design, &names[1]) };
+        vec![enc::module(self, design, &names[0]), dec]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// Layout notes shared by the encoder and decoder docs.
+fn layout_notes(b: &RsFecBlock) -> Vec<String> {
+    let m = b.symbol_bits;
+    let unit = if m == 8 { "byte".to_string() } else { format!("{m}-bit symbol") };
+    let packing = if m == 8 { "byte i at [8i+7:8i]".to_string() } else { format!("symbol i at [{m}i+{}:{m}i] (packed LSB first)", m - 1) };
+    match b.layout {
+        Layout::Pcie6 => vec![
+            "Layout pcie6 (PCIe 6.0 / CXL 3 256-byte flit FEC, GF(2^8) mod x^8+x^4+x^3+x^2+1): flit byte i (0..249) is group i mod 3, offset i/3; offset 83 of groups 1 and 2 is a constant zero that is not sent.".into(),
+            "Each group's offset 84 is the check byte C = Σ_{i=0..83} B_i·α^(84−i) and offset 85 the parity byte P = XOR of offsets 0..83. ECC flit bytes: 250/253 = C/P of group 1, 251/254 of group 2, 252/255 of group 0.".into(),
+            "Decoding a group: parity syndrome sp = XOR of offsets 0..83 and 85, check syndrome sc = C(received 0..83) ^ received 84. Only sp nonzero: byte 85 was hit; only sc: byte 84; both: the error offset is 84 − (log sc − log sp) mod 255, corrected by XOR with sp if it exists (offset 84 itself, offset 83 of groups 1 and 2 and negative offsets are uncorrectable).".into(),
+        ],
+        Layout::Generic => {
+            let model = b.generic_model();
+            let lengths: Vec<String> = (0..b.ways as usize).map(|w| model.way_code(w).n().to_string()).collect();
+            let total = b.field().order();
+            vec![
+                format!(
+                    "Layout generic: cw holds {} {unit}s, {packing}: {unit}s 0..{} are the message unchanged, the {} check {unit}s follow. Flit {unit} i belongs to way i mod {}; a way's codeword is its {unit}s in increasing index, the first the highest-degree coefficient.",
+                    b.cw_symbols(),
+                    b.msg_symbols - 1,
+                    b.ways * b.check_symbols,
+                    b.ways
+                ),
+                format!(
+                    "Ways hold {} {unit}s: each a Reed-Solomon RS({total}, {}) codeword over GF(2^{m}) mod 0x{:X} shortened by leading zeros, generator roots α^{}..α^{}; t = {} per way.",
+                    lengths.join(", "),
+                    total - b.check_symbols,
+                    b.field_poly,
+                    b.fcr,
+                    b.fcr + b.check_symbols - 1,
+                    b.t()
+                ),
+            ]
+        }
+    }
+}
+
+/// Register-stage plan shared by the encoder and docs: latency = pipeline.
+fn latency_note(b: &RsFecBlock) -> String {
+    if b.pipeline == 0 {
+        "Combinational (latency 0).".into()
+    } else {
+        format!("Latency {} cycles: out_valid is in_valid delayed by {}; a new word can enter every cycle.", b.pipeline, b.pipeline)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! Shared by the encoder and decoder tests: a deterministic generator and designs.
+    use super::RsFecBlock;
+    use crate::config::Design;
+
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        pub fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        pub fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+            (0..n).map(|_| self.next() as u8).collect()
+        }
+        pub fn nonzero(&mut self, mask: u16) -> u16 {
+            loop {
+                let s = self.next() as u16 & mask;
+                if s != 0 {
+                    return s;
+                }
+            }
+        }
+        pub fn distinct(&mut self, n: usize, count: usize) -> Vec<usize> {
+            let mut picked = Vec::with_capacity(count);
+            while picked.len() < count {
+                let i = self.below(n);
+                if !picked.contains(&i) {
+                    picked.push(i);
+                }
+            }
+            picked
+        }
+    }
+
+    pub fn design(fields: &str, reset: &str) -> Design {
+        let text = format!("[design]\nname = \"t\"\nreset = \"{reset}\"\n[[blocks]]\nkind = \"rs_fec\"\nname = \"f\"\n{fields}\n");
+        Design::parse(&text, "t.toml").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    pub fn block(d: &Design) -> &RsFecBlock {
+        d.blocks[0].as_any().downcast_ref::<RsFecBlock>().expect("rs_fec block")
+    }
+
+    /// A random message of the block's width (spare top bits clear).
+    pub fn message(rng: &mut Rng, b: &RsFecBlock) -> Vec<u8> {
+        let bits = b.msg_bits() as usize;
+        let mut msg = rng.bytes(bits.div_ceil(8));
+        let spare = msg.len() * 8 - bits;
+        *msg.last_mut().expect("non-empty") &= 0xFF >> spare;
+        msg
+    }
+
+    /// XOR a nonzero error into symbol `index` of a packed word.
+    pub fn hit_symbol(word: &mut [u8], m: u32, index: usize, error: u16) {
+        for bit in 0..m as usize {
+            if error >> bit & 1 == 1 {
+                let k = index * m as usize + bit;
+                word[k / 8] ^= 1 << (k % 8);
+            }
+        }
+    }
+}

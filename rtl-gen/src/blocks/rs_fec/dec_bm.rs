@@ -738,8 +738,60 @@ mod tests {
         run(fields, &ws);
     }
 
+    /// Small fields make every corner frequent: miscorrections, roots in shortened positions,
+    /// L > t, locators without enough roots. Random words, and codewords with many errors.
+    #[test]
+    fn garbage_on_small_fields_matches_the_model() {
+        for (i, f) in [
+            "symbol_bits = 3\nfield_poly = 0xB\ncheck_symbols = 4\nmsg_symbols = 2",
+            "symbol_bits = 4\nfield_poly = 0x13\ncheck_symbols = 6\nmsg_symbols = 5\nways = 2\npipeline = 3",
+            "symbol_bits = 4\nfield_poly = 0x19\nfcr = 5\ncheck_symbols = 4\nmsg_symbols = 3",
+            "symbol_bits = 5\nfield_poly = 0x25\nfcr = 1\ncheck_symbols = 8\nmsg_symbols = 9",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let d = design(f, "async_low");
+            let b = block(&d);
+            let model = b.model();
+            let mut rng = Rng(100 + i as u64);
+            let bytes = (b.cw_bits() as usize).div_ceil(8);
+            let mut ws = Vec::new();
+            for j in 0..1500 {
+                let mut w = if j % 2 == 0 {
+                    rng.bytes(bytes)
+                } else {
+                    let msg = crate::blocks::rs_fec::test_support::message(&mut rng, b);
+                    let mut cw = model.encode(&msg);
+                    let n = b.cw_symbols() as usize;
+                    let errors = 1 + rng.below(n);
+                    for s in rng.distinct(n, errors) {
+                        hit_symbol(&mut cw, b.symbol_bits, s, rng.nonzero(((1u32 << b.symbol_bits) - 1) as u16));
+                    }
+                    cw
+                };
+                let spare = bytes * 8 - b.cw_bits() as usize;
+                *w.last_mut().expect("non-empty") &= 0xFF >> spare;
+                ws.push(w);
+            }
+            let (mut corrected, mut flagged) = (0, 0);
+            for w in &ws {
+                let s = model.decode(w).status;
+                corrected += usize::from(s.corrected);
+                flagged += usize::from(s.uncorrectable);
+            }
+            assert!(corrected > 100 && flagged > 100, "{f}: {corrected} corrected, {flagged} flagged");
+            run(f, &ws);
+        }
+    }
+
     #[test]
     fn kr4_matches_the_model() {
         ethernet("symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 14\nmsg_symbols = 514\npipeline = 8", 21, 60);
+    }
+
+    #[test]
+    fn kp4_matches_the_model() {
+        ethernet("symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 30\nmsg_symbols = 514\npipeline = 12", 22, 24);
     }
 }

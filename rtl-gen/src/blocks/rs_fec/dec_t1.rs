@@ -377,6 +377,7 @@ pub(crate) mod tests {
         let f = "layout = \"pcie6\"";
         run(f, &words(f, 300, 3));
         run(&format!("{f}\npipeline = 1"), &words(f, 100, 4));
+        run(&format!("{f}\npipeline = 2"), &words(f, 100, 5));
     }
 
     /// Every single-byte error at every position, for a few values (the co-simulation does all

@@ -27,10 +27,10 @@
 //
 // Notes:
 //   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and
-//   base + I <= C: the next packet enters in the cycle the previous one's last beat leaves, so
-//   the receive side loses at most one input slot per packet. At the edge an output transfer
-//   drops the bottom O bytes (all with out_last: a flush), then an input transfer places its
-//   kept bytes at the new fill level base.
+//   base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the
+//   bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes
+//   at the new fill level base. The next packet enters in the cycle the previous one's last
+//   beat leaves: a packet boundary costs at most one idle output beat.
 // =============================================================================
 `default_nettype none
 
@@ -206,17 +206,11 @@ module rtlgen_rifl4_rxgear (
     assign base = flush ? 8'd0 : (do_out ? (fill - 8'd128) : fill);
     assign in_ready = ((~eop) | flush) & (base < 8'd129);
 
-    // Place the input bytes at byte offset base: a logarithmic shifter.
+    // Place the input bytes at byte offset base (a multiple of 8 when used): a logarithmic shifter over base[7:3].
     wire [1983:0] sh0;
     assign sh0 = {{1024{1'd0}}, in_masked};
-    wire [1983:0] sh1;
-    assign sh1 = base[0] ? {sh0[1975:0], {8{1'd0}}} : sh0;
-    wire [1983:0] sh2;
-    assign sh2 = base[1] ? {sh1[1967:0], {16{1'd0}}} : sh1;
-    wire [1983:0] sh3;
-    assign sh3 = base[2] ? {sh2[1951:0], {32{1'd0}}} : sh2;
     wire [1983:0] sh4;
-    assign sh4 = base[3] ? {sh3[1919:0], {64{1'd0}}} : sh3;
+    assign sh4 = base[3] ? {sh0[1919:0], {64{1'd0}}} : sh0;
     wire [1983:0] sh5;
     assign sh5 = base[4] ? {sh4[1855:0], {128{1'd0}}} : sh4;
     wire [1983:0] sh6;

@@ -121,16 +121,24 @@ module rtlgen_rifl4_tx (
     assign ctrl_code = is_pause ? 8'd15 : (is_sretr ? 8'd85 : (is_retr ? (frame_error ? 8'd85 : 8'd15) : 8'd51));
     wire [7:0] ctrl_id; // frame ID a control frame carries
     assign ctrl_id = (is_retr & (~rbusy)) ? tx_id_inc : tx_id;
-    wire [241:0] new_raw; // Normal: flow-control frame, user segment or filler
-    assign new_raw = need_pause ? {8'd1, {232{1'd0}}, 2'd0} : (need_resume ? {8'd2, {232{1'd0}}, 2'd0} : (seg_take ? seg_raw : 242'd0));
+    wire take_seg; // Normal, no flow-control frame due, the top hands a segment
+    assign take_seg = ((is_norm & seg_take) & (~need_pause)) & (~need_resume);
+    wire fc_p; // Normal: send the flow-control pause frame
+    assign fc_p = is_norm & need_pause;
+    wire fc_r; // Normal: send the flow-control resume frame
+    assign fc_r = is_norm & need_resume;
+    wire [241:0] new_raw; // Normal: flow-control frame, user segment or filler (zero outside Normal)
+    assign new_raw = (seg_raw & {242{take_seg}}) | {{{6{1'd0}}, fc_r, fc_p}, {234{1'd0}}};
+    wire [241:0] s1_next; // stage-1 raw region of a new data or control frame
+    assign s1_next = new_raw | {ctrl_code & {8{~is_norm}}, {234{1'd0}}};
 
     // Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends.
     wire we;
     assign we = en & (is_init | is_norm);
     wire [7:0] waddr;
     assign waddr = is_init ? init_cnt[7:0] : tx_id;
-    wire [241:0] wdata;
-    assign wdata = is_init ? 242'd0 : new_raw;
+    wire [241:0] wdata; // a filler in Init (new_raw is zero there)
+    assign wdata = new_raw;
     always @(posedge clk) begin
         if (we) begin
             mem[waddr] <= wdata;
@@ -182,20 +190,11 @@ module rtlgen_rifl4_tx (
                 if (is_init) begin
                     init_cnt <= init_cnt + 9'd1;
                 end
-                if (resend) begin
-                    s1_resend <= 1'd1;
-                    s1_ctrl <= 1'd0;
-                    s1_id <= tx_id;
-                end else if (is_norm) begin
-                    s1_resend <= 1'd0;
-                    s1_ctrl <= 1'd0;
-                    s1_raw <= new_raw;
-                    s1_id <= tx_id;
-                end else begin
-                    s1_resend <= 1'd0;
-                    s1_ctrl <= 1'd1;
-                    s1_raw <= {ctrl_code, {232{1'd0}}, 2'd0};
-                    s1_id <= ctrl_id;
+                s1_resend <= resend;
+                s1_ctrl <= (~resend) & (~is_norm);
+                s1_id <= (resend | is_norm) ? tx_id : ctrl_id;
+                if (~resend) begin
+                    s1_raw <= s1_next;
                 end
                 if ((is_norm | resend) | (is_retr & (~rbusy))) begin
                     tx_id <= tx_id_inc;

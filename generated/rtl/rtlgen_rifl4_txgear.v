@@ -8,7 +8,7 @@
 // Latency: 1 cycle(s)
 //
 // AXI4-Stream width converter (TX: user beats to lane groups): packs 128-byte beats into
-// 120-byte beats, each packet starting at byte 0 of an output beat, through a 368-byte buffer.
+// 120-byte beats, each packet starting at byte 0 of an output beat, through a 248-byte buffer.
 //
 // Parameters:
 //   frame_bits = 256
@@ -26,10 +26,11 @@
 //   control_repeat = 8
 //
 // Notes:
-//   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = !eop and fill + I
-//   <= C (registers only; a packet boundary costs one idle output beat). At the edge an output
-//   transfer drops the bottom O bytes (all with out_last: a flush), then an input transfer
-//   places its kept bytes at the new fill level base.
+//   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and
+//   base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the
+//   bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes
+//   at the new fill level base. The next packet enters in the cycle the previous one's last
+//   beat leaves: a packet boundary costs at most one idle output beat.
 // =============================================================================
 `default_nettype none
 
@@ -37,7 +38,7 @@ module rtlgen_rifl4_txgear (
     input  wire clk               , // clock
     input  wire rst               , // synchronous reset, active high
     input  wire in_valid          , // input beat offered
-    output wire in_ready          , // input beat taken (registers only: no path from out_ready)
+    output wire in_ready          , // input beat taken (looks at this cycle's output transfer)
     input  wire [1023:0] in_data  , // byte i at [8i+7:8i]; bytes not kept are ignored
     input  wire [127:0] in_keep   , // kept bytes, contiguous from byte 0, at least one; all unless in_last
     input  wire in_last           , // last beat of a packet
@@ -47,8 +48,8 @@ module rtlgen_rifl4_txgear (
     output wire [119:0] out_keep  , // kept bytes, contiguous from byte 0
     output wire out_last            // last beat of a packet
 );
-    reg [2943:0] buf_q; // 368 bytes: the packet's bytes at the bottom, zero above fill
-    reg [8:0] fill; // bytes held
+    reg [1983:0] buf_q; // 248 bytes: the packet's bytes at the bottom, zero above fill
+    reg [7:0] fill; // bytes held
     reg eop; // the packet's last beat is in
     wire [7:0] in_count; // ones of the thermometer code in_keep
     assign in_count[0] = ^(in_keep & 128'hffffffffffffffffffffffffffffffff);
@@ -63,170 +64,160 @@ module rtlgen_rifl4_txgear (
     assign in_masked = in_data & {{8{in_keep[127]}}, {8{in_keep[126]}}, {8{in_keep[125]}}, {8{in_keep[124]}}, {8{in_keep[123]}}, {8{in_keep[122]}}, {8{in_keep[121]}}, {8{in_keep[120]}}, {8{in_keep[119]}}, {8{in_keep[118]}}, {8{in_keep[117]}}, {8{in_keep[116]}}, {8{in_keep[115]}}, {8{in_keep[114]}}, {8{in_keep[113]}}, {8{in_keep[112]}}, {8{in_keep[111]}}, {8{in_keep[110]}}, {8{in_keep[109]}}, {8{in_keep[108]}}, {8{in_keep[107]}}, {8{in_keep[106]}}, {8{in_keep[105]}}, {8{in_keep[104]}}, {8{in_keep[103]}}, {8{in_keep[102]}}, {8{in_keep[101]}}, {8{in_keep[100]}}, {8{in_keep[99]}}, {8{in_keep[98]}}, {8{in_keep[97]}}, {8{in_keep[96]}}, {8{in_keep[95]}}, {8{in_keep[94]}}, {8{in_keep[93]}}, {8{in_keep[92]}}, {8{in_keep[91]}}, {8{in_keep[90]}}, {8{in_keep[89]}}, {8{in_keep[88]}}, {8{in_keep[87]}}, {8{in_keep[86]}}, {8{in_keep[85]}}, {8{in_keep[84]}}, {8{in_keep[83]}}, {8{in_keep[82]}}, {8{in_keep[81]}}, {8{in_keep[80]}}, {8{in_keep[79]}}, {8{in_keep[78]}}, {8{in_keep[77]}}, {8{in_keep[76]}}, {8{in_keep[75]}}, {8{in_keep[74]}}, {8{in_keep[73]}}, {8{in_keep[72]}}, {8{in_keep[71]}}, {8{in_keep[70]}}, {8{in_keep[69]}}, {8{in_keep[68]}}, {8{in_keep[67]}}, {8{in_keep[66]}}, {8{in_keep[65]}}, {8{in_keep[64]}}, {8{in_keep[63]}}, {8{in_keep[62]}}, {8{in_keep[61]}}, {8{in_keep[60]}}, {8{in_keep[59]}}, {8{in_keep[58]}}, {8{in_keep[57]}}, {8{in_keep[56]}}, {8{in_keep[55]}}, {8{in_keep[54]}}, {8{in_keep[53]}}, {8{in_keep[52]}}, {8{in_keep[51]}}, {8{in_keep[50]}}, {8{in_keep[49]}}, {8{in_keep[48]}}, {8{in_keep[47]}}, {8{in_keep[46]}}, {8{in_keep[45]}}, {8{in_keep[44]}}, {8{in_keep[43]}}, {8{in_keep[42]}}, {8{in_keep[41]}}, {8{in_keep[40]}}, {8{in_keep[39]}}, {8{in_keep[38]}}, {8{in_keep[37]}}, {8{in_keep[36]}}, {8{in_keep[35]}}, {8{in_keep[34]}}, {8{in_keep[33]}}, {8{in_keep[32]}}, {8{in_keep[31]}}, {8{in_keep[30]}}, {8{in_keep[29]}}, {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}}, {8{in_keep[22]}}, {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}}, {8{in_keep[15]}}, {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}}, {8{in_keep[8]}}, {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}};
 
     // Output: the bottom beat; last when the packet ends within it.
-    assign out_valid = (!(fill < 9'd120)) | eop;
-    assign out_last = eop & (!(9'd120 < fill));
+    assign out_valid = (!(fill < 8'd120)) | eop;
+    assign out_last = eop & (!(8'd120 < fill));
     assign out_data = buf_q[959:0];
-    assign out_keep[0] = 9'd0 < fill;
-    assign out_keep[1] = 9'd1 < fill;
-    assign out_keep[2] = 9'd2 < fill;
-    assign out_keep[3] = 9'd3 < fill;
-    assign out_keep[4] = 9'd4 < fill;
-    assign out_keep[5] = 9'd5 < fill;
-    assign out_keep[6] = 9'd6 < fill;
-    assign out_keep[7] = 9'd7 < fill;
-    assign out_keep[8] = 9'd8 < fill;
-    assign out_keep[9] = 9'd9 < fill;
-    assign out_keep[10] = 9'd10 < fill;
-    assign out_keep[11] = 9'd11 < fill;
-    assign out_keep[12] = 9'd12 < fill;
-    assign out_keep[13] = 9'd13 < fill;
-    assign out_keep[14] = 9'd14 < fill;
-    assign out_keep[15] = 9'd15 < fill;
-    assign out_keep[16] = 9'd16 < fill;
-    assign out_keep[17] = 9'd17 < fill;
-    assign out_keep[18] = 9'd18 < fill;
-    assign out_keep[19] = 9'd19 < fill;
-    assign out_keep[20] = 9'd20 < fill;
-    assign out_keep[21] = 9'd21 < fill;
-    assign out_keep[22] = 9'd22 < fill;
-    assign out_keep[23] = 9'd23 < fill;
-    assign out_keep[24] = 9'd24 < fill;
-    assign out_keep[25] = 9'd25 < fill;
-    assign out_keep[26] = 9'd26 < fill;
-    assign out_keep[27] = 9'd27 < fill;
-    assign out_keep[28] = 9'd28 < fill;
-    assign out_keep[29] = 9'd29 < fill;
-    assign out_keep[30] = 9'd30 < fill;
-    assign out_keep[31] = 9'd31 < fill;
-    assign out_keep[32] = 9'd32 < fill;
-    assign out_keep[33] = 9'd33 < fill;
-    assign out_keep[34] = 9'd34 < fill;
-    assign out_keep[35] = 9'd35 < fill;
-    assign out_keep[36] = 9'd36 < fill;
-    assign out_keep[37] = 9'd37 < fill;
-    assign out_keep[38] = 9'd38 < fill;
-    assign out_keep[39] = 9'd39 < fill;
-    assign out_keep[40] = 9'd40 < fill;
-    assign out_keep[41] = 9'd41 < fill;
-    assign out_keep[42] = 9'd42 < fill;
-    assign out_keep[43] = 9'd43 < fill;
-    assign out_keep[44] = 9'd44 < fill;
-    assign out_keep[45] = 9'd45 < fill;
-    assign out_keep[46] = 9'd46 < fill;
-    assign out_keep[47] = 9'd47 < fill;
-    assign out_keep[48] = 9'd48 < fill;
-    assign out_keep[49] = 9'd49 < fill;
-    assign out_keep[50] = 9'd50 < fill;
-    assign out_keep[51] = 9'd51 < fill;
-    assign out_keep[52] = 9'd52 < fill;
-    assign out_keep[53] = 9'd53 < fill;
-    assign out_keep[54] = 9'd54 < fill;
-    assign out_keep[55] = 9'd55 < fill;
-    assign out_keep[56] = 9'd56 < fill;
-    assign out_keep[57] = 9'd57 < fill;
-    assign out_keep[58] = 9'd58 < fill;
-    assign out_keep[59] = 9'd59 < fill;
-    assign out_keep[60] = 9'd60 < fill;
-    assign out_keep[61] = 9'd61 < fill;
-    assign out_keep[62] = 9'd62 < fill;
-    assign out_keep[63] = 9'd63 < fill;
-    assign out_keep[64] = 9'd64 < fill;
-    assign out_keep[65] = 9'd65 < fill;
-    assign out_keep[66] = 9'd66 < fill;
-    assign out_keep[67] = 9'd67 < fill;
-    assign out_keep[68] = 9'd68 < fill;
-    assign out_keep[69] = 9'd69 < fill;
-    assign out_keep[70] = 9'd70 < fill;
-    assign out_keep[71] = 9'd71 < fill;
-    assign out_keep[72] = 9'd72 < fill;
-    assign out_keep[73] = 9'd73 < fill;
-    assign out_keep[74] = 9'd74 < fill;
-    assign out_keep[75] = 9'd75 < fill;
-    assign out_keep[76] = 9'd76 < fill;
-    assign out_keep[77] = 9'd77 < fill;
-    assign out_keep[78] = 9'd78 < fill;
-    assign out_keep[79] = 9'd79 < fill;
-    assign out_keep[80] = 9'd80 < fill;
-    assign out_keep[81] = 9'd81 < fill;
-    assign out_keep[82] = 9'd82 < fill;
-    assign out_keep[83] = 9'd83 < fill;
-    assign out_keep[84] = 9'd84 < fill;
-    assign out_keep[85] = 9'd85 < fill;
-    assign out_keep[86] = 9'd86 < fill;
-    assign out_keep[87] = 9'd87 < fill;
-    assign out_keep[88] = 9'd88 < fill;
-    assign out_keep[89] = 9'd89 < fill;
-    assign out_keep[90] = 9'd90 < fill;
-    assign out_keep[91] = 9'd91 < fill;
-    assign out_keep[92] = 9'd92 < fill;
-    assign out_keep[93] = 9'd93 < fill;
-    assign out_keep[94] = 9'd94 < fill;
-    assign out_keep[95] = 9'd95 < fill;
-    assign out_keep[96] = 9'd96 < fill;
-    assign out_keep[97] = 9'd97 < fill;
-    assign out_keep[98] = 9'd98 < fill;
-    assign out_keep[99] = 9'd99 < fill;
-    assign out_keep[100] = 9'd100 < fill;
-    assign out_keep[101] = 9'd101 < fill;
-    assign out_keep[102] = 9'd102 < fill;
-    assign out_keep[103] = 9'd103 < fill;
-    assign out_keep[104] = 9'd104 < fill;
-    assign out_keep[105] = 9'd105 < fill;
-    assign out_keep[106] = 9'd106 < fill;
-    assign out_keep[107] = 9'd107 < fill;
-    assign out_keep[108] = 9'd108 < fill;
-    assign out_keep[109] = 9'd109 < fill;
-    assign out_keep[110] = 9'd110 < fill;
-    assign out_keep[111] = 9'd111 < fill;
-    assign out_keep[112] = 9'd112 < fill;
-    assign out_keep[113] = 9'd113 < fill;
-    assign out_keep[114] = 9'd114 < fill;
-    assign out_keep[115] = 9'd115 < fill;
-    assign out_keep[116] = 9'd116 < fill;
-    assign out_keep[117] = 9'd117 < fill;
-    assign out_keep[118] = 9'd118 < fill;
-    assign out_keep[119] = 9'd119 < fill;
+    assign out_keep[0] = 8'd0 < fill;
+    assign out_keep[1] = 8'd1 < fill;
+    assign out_keep[2] = 8'd2 < fill;
+    assign out_keep[3] = 8'd3 < fill;
+    assign out_keep[4] = 8'd4 < fill;
+    assign out_keep[5] = 8'd5 < fill;
+    assign out_keep[6] = 8'd6 < fill;
+    assign out_keep[7] = 8'd7 < fill;
+    assign out_keep[8] = 8'd8 < fill;
+    assign out_keep[9] = 8'd9 < fill;
+    assign out_keep[10] = 8'd10 < fill;
+    assign out_keep[11] = 8'd11 < fill;
+    assign out_keep[12] = 8'd12 < fill;
+    assign out_keep[13] = 8'd13 < fill;
+    assign out_keep[14] = 8'd14 < fill;
+    assign out_keep[15] = 8'd15 < fill;
+    assign out_keep[16] = 8'd16 < fill;
+    assign out_keep[17] = 8'd17 < fill;
+    assign out_keep[18] = 8'd18 < fill;
+    assign out_keep[19] = 8'd19 < fill;
+    assign out_keep[20] = 8'd20 < fill;
+    assign out_keep[21] = 8'd21 < fill;
+    assign out_keep[22] = 8'd22 < fill;
+    assign out_keep[23] = 8'd23 < fill;
+    assign out_keep[24] = 8'd24 < fill;
+    assign out_keep[25] = 8'd25 < fill;
+    assign out_keep[26] = 8'd26 < fill;
+    assign out_keep[27] = 8'd27 < fill;
+    assign out_keep[28] = 8'd28 < fill;
+    assign out_keep[29] = 8'd29 < fill;
+    assign out_keep[30] = 8'd30 < fill;
+    assign out_keep[31] = 8'd31 < fill;
+    assign out_keep[32] = 8'd32 < fill;
+    assign out_keep[33] = 8'd33 < fill;
+    assign out_keep[34] = 8'd34 < fill;
+    assign out_keep[35] = 8'd35 < fill;
+    assign out_keep[36] = 8'd36 < fill;
+    assign out_keep[37] = 8'd37 < fill;
+    assign out_keep[38] = 8'd38 < fill;
+    assign out_keep[39] = 8'd39 < fill;
+    assign out_keep[40] = 8'd40 < fill;
+    assign out_keep[41] = 8'd41 < fill;
+    assign out_keep[42] = 8'd42 < fill;
+    assign out_keep[43] = 8'd43 < fill;
+    assign out_keep[44] = 8'd44 < fill;
+    assign out_keep[45] = 8'd45 < fill;
+    assign out_keep[46] = 8'd46 < fill;
+    assign out_keep[47] = 8'd47 < fill;
+    assign out_keep[48] = 8'd48 < fill;
+    assign out_keep[49] = 8'd49 < fill;
+    assign out_keep[50] = 8'd50 < fill;
+    assign out_keep[51] = 8'd51 < fill;
+    assign out_keep[52] = 8'd52 < fill;
+    assign out_keep[53] = 8'd53 < fill;
+    assign out_keep[54] = 8'd54 < fill;
+    assign out_keep[55] = 8'd55 < fill;
+    assign out_keep[56] = 8'd56 < fill;
+    assign out_keep[57] = 8'd57 < fill;
+    assign out_keep[58] = 8'd58 < fill;
+    assign out_keep[59] = 8'd59 < fill;
+    assign out_keep[60] = 8'd60 < fill;
+    assign out_keep[61] = 8'd61 < fill;
+    assign out_keep[62] = 8'd62 < fill;
+    assign out_keep[63] = 8'd63 < fill;
+    assign out_keep[64] = 8'd64 < fill;
+    assign out_keep[65] = 8'd65 < fill;
+    assign out_keep[66] = 8'd66 < fill;
+    assign out_keep[67] = 8'd67 < fill;
+    assign out_keep[68] = 8'd68 < fill;
+    assign out_keep[69] = 8'd69 < fill;
+    assign out_keep[70] = 8'd70 < fill;
+    assign out_keep[71] = 8'd71 < fill;
+    assign out_keep[72] = 8'd72 < fill;
+    assign out_keep[73] = 8'd73 < fill;
+    assign out_keep[74] = 8'd74 < fill;
+    assign out_keep[75] = 8'd75 < fill;
+    assign out_keep[76] = 8'd76 < fill;
+    assign out_keep[77] = 8'd77 < fill;
+    assign out_keep[78] = 8'd78 < fill;
+    assign out_keep[79] = 8'd79 < fill;
+    assign out_keep[80] = 8'd80 < fill;
+    assign out_keep[81] = 8'd81 < fill;
+    assign out_keep[82] = 8'd82 < fill;
+    assign out_keep[83] = 8'd83 < fill;
+    assign out_keep[84] = 8'd84 < fill;
+    assign out_keep[85] = 8'd85 < fill;
+    assign out_keep[86] = 8'd86 < fill;
+    assign out_keep[87] = 8'd87 < fill;
+    assign out_keep[88] = 8'd88 < fill;
+    assign out_keep[89] = 8'd89 < fill;
+    assign out_keep[90] = 8'd90 < fill;
+    assign out_keep[91] = 8'd91 < fill;
+    assign out_keep[92] = 8'd92 < fill;
+    assign out_keep[93] = 8'd93 < fill;
+    assign out_keep[94] = 8'd94 < fill;
+    assign out_keep[95] = 8'd95 < fill;
+    assign out_keep[96] = 8'd96 < fill;
+    assign out_keep[97] = 8'd97 < fill;
+    assign out_keep[98] = 8'd98 < fill;
+    assign out_keep[99] = 8'd99 < fill;
+    assign out_keep[100] = 8'd100 < fill;
+    assign out_keep[101] = 8'd101 < fill;
+    assign out_keep[102] = 8'd102 < fill;
+    assign out_keep[103] = 8'd103 < fill;
+    assign out_keep[104] = 8'd104 < fill;
+    assign out_keep[105] = 8'd105 < fill;
+    assign out_keep[106] = 8'd106 < fill;
+    assign out_keep[107] = 8'd107 < fill;
+    assign out_keep[108] = 8'd108 < fill;
+    assign out_keep[109] = 8'd109 < fill;
+    assign out_keep[110] = 8'd110 < fill;
+    assign out_keep[111] = 8'd111 < fill;
+    assign out_keep[112] = 8'd112 < fill;
+    assign out_keep[113] = 8'd113 < fill;
+    assign out_keep[114] = 8'd114 < fill;
+    assign out_keep[115] = 8'd115 < fill;
+    assign out_keep[116] = 8'd116 < fill;
+    assign out_keep[117] = 8'd117 < fill;
+    assign out_keep[118] = 8'd118 < fill;
+    assign out_keep[119] = 8'd119 < fill;
     wire do_out;
     assign do_out = out_valid & out_ready;
     wire do_in;
     assign do_in = in_valid & in_ready;
     wire flush; // the packet's last beat leaves
     assign flush = do_out & out_last;
-    wire [2943:0] kept; // buffer after the output transfer
-    assign kept = flush ? 2944'd0 : (do_out ? {{960{1'd0}}, buf_q[2943:960]} : buf_q);
-    wire [8:0] base; // fill level after the output transfer: where the input bytes go
-    assign base = flush ? 9'd0 : (do_out ? (fill - 9'd120) : fill);
-    assign in_ready = (~eop) & (fill < 9'd241);
+    wire [1983:0] kept; // buffer after the output transfer
+    assign kept = flush ? 1984'd0 : (do_out ? {{960{1'd0}}, buf_q[1983:960]} : buf_q);
+    wire [7:0] base; // fill level after the output transfer: where the input bytes go
+    assign base = flush ? 8'd0 : (do_out ? (fill - 8'd120) : fill);
+    assign in_ready = ((~eop) | flush) & (base < 8'd121);
 
-    // Place the input bytes at byte offset base: a logarithmic shifter.
-    wire [2943:0] sh0;
-    assign sh0 = {{1920{1'd0}}, in_masked};
-    wire [2943:0] sh1;
-    assign sh1 = base[0] ? {sh0[2935:0], {8{1'd0}}} : sh0;
-    wire [2943:0] sh2;
-    assign sh2 = base[1] ? {sh1[2927:0], {16{1'd0}}} : sh1;
-    wire [2943:0] sh3;
-    assign sh3 = base[2] ? {sh2[2911:0], {32{1'd0}}} : sh2;
-    wire [2943:0] sh4;
-    assign sh4 = base[3] ? {sh3[2879:0], {64{1'd0}}} : sh3;
-    wire [2943:0] sh5;
-    assign sh5 = base[4] ? {sh4[2815:0], {128{1'd0}}} : sh4;
-    wire [2943:0] sh6;
-    assign sh6 = base[5] ? {sh5[2687:0], {256{1'd0}}} : sh5;
-    wire [2943:0] sh7;
-    assign sh7 = base[6] ? {sh6[2431:0], {512{1'd0}}} : sh6;
-    wire [2943:0] sh8;
-    assign sh8 = base[7] ? {sh7[1919:0], {1024{1'd0}}} : sh7;
-    wire [2943:0] sh9;
-    assign sh9 = base[8] ? {sh8[895:0], {2048{1'd0}}} : sh8;
-    wire [2943:0] buf_next;
-    assign buf_next = do_in ? (kept | sh9) : kept;
-    wire [8:0] fill_next;
-    assign fill_next = do_in ? (base + {{1{1'd0}}, in_count}) : base;
+    // Place the input bytes at byte offset base (a multiple of 8 when used): a logarithmic shifter over base[6:3].
+    wire [1983:0] sh0;
+    assign sh0 = {{960{1'd0}}, in_masked};
+    wire [1983:0] sh4;
+    assign sh4 = base[3] ? {sh0[1919:0], {64{1'd0}}} : sh0;
+    wire [1983:0] sh5;
+    assign sh5 = base[4] ? {sh4[1855:0], {128{1'd0}}} : sh4;
+    wire [1983:0] sh6;
+    assign sh6 = base[5] ? {sh5[1727:0], {256{1'd0}}} : sh5;
+    wire [1983:0] sh7;
+    assign sh7 = base[6] ? {sh6[1471:0], {512{1'd0}}} : sh6;
+    wire [1983:0] buf_next;
+    assign buf_next = do_in ? (kept | sh7) : kept;
+    wire [7:0] fill_next;
+    assign fill_next = do_in ? (base + in_count) : base;
     always @(posedge clk) begin
         if (rst) begin
-            buf_q <= 2944'd0;
-            fill <= 9'd0;
+            buf_q <= 1984'd0;
+            fill <= 8'd0;
             eop <= 1'd0;
         end else begin
             buf_q <= buf_next;

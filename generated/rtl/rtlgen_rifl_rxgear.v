@@ -27,10 +27,10 @@
 //
 // Notes:
 //   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and
-//   base + I <= C: the next packet enters in the cycle the previous one's last beat leaves, so
-//   the receive side loses at most one input slot per packet. At the edge an output transfer
-//   drops the bottom O bytes (all with out_last: a flush), then an input transfer places its
-//   kept bytes at the new fill level base.
+//   base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the
+//   bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes
+//   at the new fill level base. The next packet enters in the cycle the previous one's last
+//   beat leaves: a packet boundary costs at most one idle output beat.
 // =============================================================================
 `default_nettype none
 
@@ -108,13 +108,11 @@ module rtlgen_rifl_rxgear (
     assign base = flush ? 6'd0 : (do_out ? (fill - 6'd32) : fill);
     assign in_ready = ((~eop) | flush) & (base < 6'd33);
 
-    // Place the input bytes at byte offset base: a logarithmic shifter.
+    // Place the input bytes at byte offset base (a multiple of 2 when used): a logarithmic shifter over base[5:1].
     wire [495:0] sh0;
     assign sh0 = {{256{1'd0}}, in_masked};
-    wire [495:0] sh1;
-    assign sh1 = base[0] ? {sh0[487:0], {8{1'd0}}} : sh0;
     wire [495:0] sh2;
-    assign sh2 = base[1] ? {sh1[479:0], {16{1'd0}}} : sh1;
+    assign sh2 = base[1] ? {sh0[479:0], {16{1'd0}}} : sh0;
     wire [495:0] sh3;
     assign sh3 = base[2] ? {sh2[463:0], {32{1'd0}}} : sh2;
     wire [495:0] sh4;

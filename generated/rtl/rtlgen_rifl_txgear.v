@@ -8,7 +8,7 @@
 // Latency: 1 cycle(s)
 //
 // AXI4-Stream width converter (TX: user beats to lane groups): packs 32-byte beats into
-// 30-byte beats, each packet starting at byte 0 of an output beat, through a 92-byte buffer.
+// 30-byte beats, each packet starting at byte 0 of an output beat, through a 62-byte buffer.
 //
 // Parameters:
 //   frame_bits = 256
@@ -26,10 +26,11 @@
 //   control_repeat = 8
 //
 // Notes:
-//   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = !eop and fill + I
-//   <= C (registers only; a packet boundary costs one idle output beat). At the edge an output
-//   transfer drops the bottom O bytes (all with out_last: a flush), then an input transfer
-//   places its kept bytes at the new fill level base.
+//   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and
+//   base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the
+//   bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes
+//   at the new fill level base. The next packet enters in the cycle the previous one's last
+//   beat leaves: a packet boundary costs at most one idle output beat.
 // =============================================================================
 `default_nettype none
 
@@ -37,7 +38,7 @@ module rtlgen_rifl_txgear (
     input  wire clk              , // clock
     input  wire rst              , // synchronous reset, active high
     input  wire in_valid         , // input beat offered
-    output wire in_ready         , // input beat taken (registers only: no path from out_ready)
+    output wire in_ready         , // input beat taken (looks at this cycle's output transfer)
     input  wire [255:0] in_data  , // byte i at [8i+7:8i]; bytes not kept are ignored
     input  wire [31:0] in_keep   , // kept bytes, contiguous from byte 0, at least one; all unless in_last
     input  wire in_last          , // last beat of a packet
@@ -47,8 +48,8 @@ module rtlgen_rifl_txgear (
     output wire [29:0] out_keep  , // kept bytes, contiguous from byte 0
     output wire out_last           // last beat of a packet
 );
-    reg [735:0] buf_q; // 92 bytes: the packet's bytes at the bottom, zero above fill
-    reg [6:0] fill; // bytes held
+    reg [495:0] buf_q; // 62 bytes: the packet's bytes at the bottom, zero above fill
+    reg [5:0] fill; // bytes held
     reg eop; // the packet's last beat is in
     wire [5:0] in_count; // ones of the thermometer code in_keep
     assign in_count[0] = ^(in_keep & 32'hffffffff);
@@ -61,76 +62,70 @@ module rtlgen_rifl_txgear (
     assign in_masked = in_data & {{8{in_keep[31]}}, {8{in_keep[30]}}, {8{in_keep[29]}}, {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}}, {8{in_keep[22]}}, {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}}, {8{in_keep[15]}}, {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}}, {8{in_keep[8]}}, {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}};
 
     // Output: the bottom beat; last when the packet ends within it.
-    assign out_valid = (!(fill < 7'd30)) | eop;
-    assign out_last = eop & (!(7'd30 < fill));
+    assign out_valid = (!(fill < 6'd30)) | eop;
+    assign out_last = eop & (!(6'd30 < fill));
     assign out_data = buf_q[239:0];
-    assign out_keep[0] = 7'd0 < fill;
-    assign out_keep[1] = 7'd1 < fill;
-    assign out_keep[2] = 7'd2 < fill;
-    assign out_keep[3] = 7'd3 < fill;
-    assign out_keep[4] = 7'd4 < fill;
-    assign out_keep[5] = 7'd5 < fill;
-    assign out_keep[6] = 7'd6 < fill;
-    assign out_keep[7] = 7'd7 < fill;
-    assign out_keep[8] = 7'd8 < fill;
-    assign out_keep[9] = 7'd9 < fill;
-    assign out_keep[10] = 7'd10 < fill;
-    assign out_keep[11] = 7'd11 < fill;
-    assign out_keep[12] = 7'd12 < fill;
-    assign out_keep[13] = 7'd13 < fill;
-    assign out_keep[14] = 7'd14 < fill;
-    assign out_keep[15] = 7'd15 < fill;
-    assign out_keep[16] = 7'd16 < fill;
-    assign out_keep[17] = 7'd17 < fill;
-    assign out_keep[18] = 7'd18 < fill;
-    assign out_keep[19] = 7'd19 < fill;
-    assign out_keep[20] = 7'd20 < fill;
-    assign out_keep[21] = 7'd21 < fill;
-    assign out_keep[22] = 7'd22 < fill;
-    assign out_keep[23] = 7'd23 < fill;
-    assign out_keep[24] = 7'd24 < fill;
-    assign out_keep[25] = 7'd25 < fill;
-    assign out_keep[26] = 7'd26 < fill;
-    assign out_keep[27] = 7'd27 < fill;
-    assign out_keep[28] = 7'd28 < fill;
-    assign out_keep[29] = 7'd29 < fill;
+    assign out_keep[0] = 6'd0 < fill;
+    assign out_keep[1] = 6'd1 < fill;
+    assign out_keep[2] = 6'd2 < fill;
+    assign out_keep[3] = 6'd3 < fill;
+    assign out_keep[4] = 6'd4 < fill;
+    assign out_keep[5] = 6'd5 < fill;
+    assign out_keep[6] = 6'd6 < fill;
+    assign out_keep[7] = 6'd7 < fill;
+    assign out_keep[8] = 6'd8 < fill;
+    assign out_keep[9] = 6'd9 < fill;
+    assign out_keep[10] = 6'd10 < fill;
+    assign out_keep[11] = 6'd11 < fill;
+    assign out_keep[12] = 6'd12 < fill;
+    assign out_keep[13] = 6'd13 < fill;
+    assign out_keep[14] = 6'd14 < fill;
+    assign out_keep[15] = 6'd15 < fill;
+    assign out_keep[16] = 6'd16 < fill;
+    assign out_keep[17] = 6'd17 < fill;
+    assign out_keep[18] = 6'd18 < fill;
+    assign out_keep[19] = 6'd19 < fill;
+    assign out_keep[20] = 6'd20 < fill;
+    assign out_keep[21] = 6'd21 < fill;
+    assign out_keep[22] = 6'd22 < fill;
+    assign out_keep[23] = 6'd23 < fill;
+    assign out_keep[24] = 6'd24 < fill;
+    assign out_keep[25] = 6'd25 < fill;
+    assign out_keep[26] = 6'd26 < fill;
+    assign out_keep[27] = 6'd27 < fill;
+    assign out_keep[28] = 6'd28 < fill;
+    assign out_keep[29] = 6'd29 < fill;
     wire do_out;
     assign do_out = out_valid & out_ready;
     wire do_in;
     assign do_in = in_valid & in_ready;
     wire flush; // the packet's last beat leaves
     assign flush = do_out & out_last;
-    wire [735:0] kept; // buffer after the output transfer
-    assign kept = flush ? 736'd0 : (do_out ? {{240{1'd0}}, buf_q[735:240]} : buf_q);
-    wire [6:0] base; // fill level after the output transfer: where the input bytes go
-    assign base = flush ? 7'd0 : (do_out ? (fill - 7'd30) : fill);
-    assign in_ready = (~eop) & (fill < 7'd61);
+    wire [495:0] kept; // buffer after the output transfer
+    assign kept = flush ? 496'd0 : (do_out ? {{240{1'd0}}, buf_q[495:240]} : buf_q);
+    wire [5:0] base; // fill level after the output transfer: where the input bytes go
+    assign base = flush ? 6'd0 : (do_out ? (fill - 6'd30) : fill);
+    assign in_ready = ((~eop) | flush) & (base < 6'd31);
 
-    // Place the input bytes at byte offset base: a logarithmic shifter.
-    wire [735:0] sh0;
-    assign sh0 = {{480{1'd0}}, in_masked};
-    wire [735:0] sh1;
-    assign sh1 = base[0] ? {sh0[727:0], {8{1'd0}}} : sh0;
-    wire [735:0] sh2;
-    assign sh2 = base[1] ? {sh1[719:0], {16{1'd0}}} : sh1;
-    wire [735:0] sh3;
-    assign sh3 = base[2] ? {sh2[703:0], {32{1'd0}}} : sh2;
-    wire [735:0] sh4;
-    assign sh4 = base[3] ? {sh3[671:0], {64{1'd0}}} : sh3;
-    wire [735:0] sh5;
-    assign sh5 = base[4] ? {sh4[607:0], {128{1'd0}}} : sh4;
-    wire [735:0] sh6;
-    assign sh6 = base[5] ? {sh5[479:0], {256{1'd0}}} : sh5;
-    wire [735:0] sh7;
-    assign sh7 = base[6] ? {sh6[223:0], {512{1'd0}}} : sh6;
-    wire [735:0] buf_next;
-    assign buf_next = do_in ? (kept | sh7) : kept;
-    wire [6:0] fill_next;
-    assign fill_next = do_in ? (base + {{1{1'd0}}, in_count}) : base;
+    // Place the input bytes at byte offset base (a multiple of 2 when used): a logarithmic shifter over base[4:1].
+    wire [495:0] sh0;
+    assign sh0 = {{240{1'd0}}, in_masked};
+    wire [495:0] sh2;
+    assign sh2 = base[1] ? {sh0[479:0], {16{1'd0}}} : sh0;
+    wire [495:0] sh3;
+    assign sh3 = base[2] ? {sh2[463:0], {32{1'd0}}} : sh2;
+    wire [495:0] sh4;
+    assign sh4 = base[3] ? {sh3[431:0], {64{1'd0}}} : sh3;
+    wire [495:0] sh5;
+    assign sh5 = base[4] ? {sh4[367:0], {128{1'd0}}} : sh4;
+    wire [495:0] buf_next;
+    assign buf_next = do_in ? (kept | sh5) : kept;
+    wire [5:0] fill_next;
+    assign fill_next = do_in ? (base + in_count) : base;
     always @(posedge clk) begin
         if (rst) begin
-            buf_q <= 736'd0;
-            fill <= 7'd0;
+            buf_q <= 496'd0;
+            fill <= 6'd0;
             eop <= 1'd0;
         end else begin
             buf_q <= buf_next;

@@ -7,7 +7,7 @@
 mod rifl_common;
 
 use rifl_common::*;
-use rtl_gen::blocks::rifl::model::link::{Link, LinkSetup, NodeIo};
+use rtl_gen::blocks::rifl::model::link::{Link, LinkSetup};
 use rtl_gen::config::Design;
 use rtl_gen_sim::{TestRng, Tree};
 use std::time::Instant;
@@ -91,8 +91,8 @@ fn link_at(ber: f64, packets: u64) -> TestResult {
     let mut link = Link::new(a, b, LinkSetup { delay: DELAY, ber, seed, packets, min_len: 1, max_len: 8192 });
     let t = Instant::now();
     link.run(50_000_000).map_err(|e| format!("BER {ber:e}: {e} (seed {seed:#x})"))?;
-    let oa = link.a.outputs();
-    let ob = link.b.outputs();
+    let oa = link.a.read();
+    let ob = link.b.read();
     let (sa, sb) = (link.flow_ab.stats(), link.flow_ba.stats());
     println!(
         "link BER {ber:e}: {} cycles in {:.1} s; packets {}+{}, bytes {}+{}; frames {}+{}, frames hit {}+{} ({} + {} bits flipped); frame errors {}+{}, retransmissions {}+{}, pause events {}+{}; throughput {:.2}/{:.2} bytes/cycle, head latency avg {:.1} p99 {} cycles",

@@ -135,12 +135,31 @@ impl RtlNode {
     }
 }
 
-impl NodeIo for RtlNode {
-    fn params(&self) -> Params {
-        self.p
+impl RtlNode {
+    fn set_inputs(&mut self, i: &NodeIn) {
+        let u = self.p.user_bytes();
+        let f = self.p.frame_width();
+        let l = self.p.lanes();
+        let p = &self.ports;
+        let d = &mut self.dut;
+        d.set_port(p.s_tdata, &Bits::from_bytes_width(&i.s_data[..u], 8 * u)).expect("s_axis_tdata");
+        d.set_port(p.s_tkeep, &thermo(i.s_count, u)).expect("s_axis_tkeep");
+        d.set_port_u64(p.s_tlast, i.s_last as u64).expect("s_axis_tlast");
+        d.set_port_u64(p.s_tvalid, i.s_valid as u64).expect("s_axis_tvalid");
+        d.set_port_u64(p.m_tready, i.m_ready as u64).expect("m_axis_tready");
+        d.set_port_u64(p.tx_ready, i.tx_ready as u64).expect("tx_ready");
+        let mut rx = Bits::zeros(l * f);
+        let mut valid = 0u64;
+        for j in 0..l {
+            rx.set_slice(j * f, &bits(&i.rx_frame[j]));
+            valid |= (i.rx_valid[j] as u64) << j;
+        }
+        d.set_port(p.rx_frame, &rx).expect("rx_frame");
+        d.set_port_u64(p.rx_valid, valid).expect("rx_valid");
     }
 
-    fn outputs(&mut self) -> NodeOut {
+    /// The outputs as they are now (after the last eval).
+    pub fn read(&mut self) -> NodeOut {
         let p = &self.ports;
         let keep = self.get(p.m_tkeep);
         let m_valid = self.get_u64(p.m_tvalid) == 1;
@@ -168,28 +187,22 @@ impl NodeIo for RtlNode {
             pause_events: self.get_u64(p.pause_events) as u32,
         }
     }
+}
+
+impl NodeIo for RtlNode {
+    fn params(&self) -> Params {
+        self.p
+    }
+
+    fn eval(&mut self, i: &NodeIn) -> NodeOut {
+        self.set_inputs(i);
+        self.dut.eval();
+        self.read()
+    }
 
     fn tick(&mut self, i: &NodeIn) {
-        let u = self.p.user_bytes();
-        let f = self.p.frame_width();
-        let l = self.p.lanes();
-        let p = &self.ports;
-        let d = &mut self.dut;
-        d.set_port(p.s_tdata, &Bits::from_bytes_width(&i.s_data[..u], 8 * u)).expect("s_axis_tdata");
-        d.set_port(p.s_tkeep, &thermo(i.s_count, u)).expect("s_axis_tkeep");
-        d.set_port_u64(p.s_tlast, i.s_last as u64).expect("s_axis_tlast");
-        d.set_port_u64(p.s_tvalid, i.s_valid as u64).expect("s_axis_tvalid");
-        d.set_port_u64(p.m_tready, i.m_ready as u64).expect("m_axis_tready");
-        d.set_port_u64(p.tx_ready, i.tx_ready as u64).expect("tx_ready");
-        let mut rx = Bits::zeros(l * f);
-        let mut valid = 0u64;
-        for j in 0..l {
-            rx.set_slice(j * f, &bits(&i.rx_frame[j]));
-            valid |= (i.rx_valid[j] as u64) << j;
-        }
-        d.set_port(p.rx_frame, &rx).expect("rx_frame");
-        d.set_port_u64(p.rx_valid, valid).expect("rx_valid");
-        d.tick();
+        self.set_inputs(i);
+        self.dut.tick();
     }
 }
 
@@ -240,9 +253,9 @@ impl NodeIo for Twin {
     fn params(&self) -> Params {
         self.rtl.params()
     }
-    fn outputs(&mut self) -> NodeOut {
-        let r = self.rtl.outputs();
-        let m = self.model.outputs();
+    fn eval(&mut self, i: &NodeIn) -> NodeOut {
+        let r = self.rtl.eval(i);
+        let m = self.model.outputs(i.tx_ready);
         if self.mismatch.is_none() {
             if let Some(d) = diff_outputs(&r, &m) {
                 self.mismatch = Some(format!("cycle {}: {d}", self.cycles));

@@ -4,22 +4,22 @@
 //!
 //! TX: user beats (`user_bits`) → groups of `lanes` payloads; RX: groups → user beats.
 //!
-//! Cycle behaviour (RTL `<prefix><name>_txgear` / `_rxgear`). A buffer of C bytes holds `fill`
-//! bytes of one packet at its bottom (bytes at and above `fill` are zero) and the flag `eop`
-//! (the packet's last beat is in):
+//! Cycle behaviour (RTL `<prefix><name>_txgear` / `_rxgear`). A buffer of C = I + O bytes
+//! holds `fill` bytes of one packet at its bottom (bytes at and above `fill` are zero) and the
+//! flag `eop` (the packet's last beat is in):
 //! * `out_valid = fill ≥ O || eop`; the beat is the bottom O bytes, `out_keep` the first
 //!   min(fill, O) bytes, `out_last = eop && fill ≤ O`;
 //! * at the edge, an output transfer drops the bottom O bytes (all, with `out_last`: a
 //!   *flush*); an input transfer then places its kept bytes (contiguous from byte 0, at least
-//!   one; all I unless `in_last`) at the new fill level `base` and sets `eop` with `in_last`.
-//! * TX form (`registered_ready`): C = I + 2·O and `in_ready = !eop && fill + I ≤ C`, from
-//!   registers only, so `s_axis_tready` has no path from `tx_ready`; a packet boundary costs
-//!   one idle output beat.
-//! * RX form: C = I + O and `in_ready = (!eop || flush) && base + I ≤ C`, which looks at this
-//!   cycle's output transfer (`m_axis_tready`): the next packet's first group enters in the
-//!   cycle the previous one's last beat leaves, so the receive side loses at most one input
-//!   slot per packet and keeps up with a sender that loses one (otherwise the flow-control
-//!   buffer would slowly fill at full load).
+//!   one; all I unless `in_last`) at the new fill level `base` and sets `eop` with `in_last`;
+//! * `in_ready = (!eop || flush) && base + I ≤ C`: it looks at this cycle's output transfer, so
+//!   the buffer stays small (C = I + O) at full rate, and the next packet enters in the cycle
+//!   the previous one's last beat leaves (a packet boundary costs the output at most one idle
+//!   beat, and the receive side keeps up with a sender that loses one).
+//!
+//! Within a packet every input beat is full, so `base` is a multiple of g = gcd(I, O) whenever
+//! an input is placed (after a partial last beat nothing is placed until the flush, base 0):
+//! the RTL shifts in units of g bytes.
 
 /// The state of one converter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,8 +29,6 @@ pub struct Gearbox {
     pub buf: Vec<u8>,
     pub fill: usize,
     pub eop: bool,
-    /// TX form (see above) rather than RX form.
-    pub registered_ready: bool,
 }
 
 /// The converter's combinational outputs.
@@ -44,27 +42,17 @@ pub struct GearOut<'a> {
 }
 
 impl Gearbox {
-    /// The TX form.
     pub fn new(in_bytes: usize, out_bytes: usize) -> Self {
-        let cap = in_bytes + 2 * out_bytes;
-        Gearbox { in_bytes, out_bytes, buf: vec![0; cap], fill: 0, eop: false, registered_ready: true }
-    }
-
-    /// The RX form.
-    pub fn new_rx(in_bytes: usize, out_bytes: usize) -> Self {
         let cap = in_bytes + out_bytes;
-        Gearbox { in_bytes, out_bytes, buf: vec![0; cap], fill: 0, eop: false, registered_ready: false }
+        Gearbox { in_bytes, out_bytes, buf: vec![0; cap], fill: 0, eop: false }
     }
 
     pub fn capacity(&self) -> usize {
         self.buf.len()
     }
 
-    /// `in_ready` given this cycle's `out_ready` (the TX form ignores it).
+    /// `in_ready` given this cycle's `out_ready`.
     pub fn in_ready(&self, out_ready: bool) -> bool {
-        if self.registered_ready {
-            return !self.eop && self.fill + self.in_bytes <= self.capacity();
-        }
         let out = self.out();
         let do_out = out.valid && out_ready;
         let flush = do_out && out.last;
@@ -116,8 +104,8 @@ mod tests {
     use super::*;
 
     /// Push packets through and collect output beats; returns packets as byte vectors.
-    fn run(i: usize, o: usize, packets: &[Vec<u8>], ready_pattern: u64, rx: bool) -> (Vec<Vec<u8>>, u64) {
-        let mut g = if rx { Gearbox::new_rx(i, o) } else { Gearbox::new(i, o) };
+    fn run(i: usize, o: usize, packets: &[Vec<u8>], ready_pattern: u64) -> (Vec<Vec<u8>>, u64) {
+        let mut g = Gearbox::new(i, o);
         let mut out_packets = vec![];
         let mut cur = vec![];
         let (mut pk, mut pos) = (0usize, 0usize);
@@ -162,10 +150,8 @@ mod tests {
         let packets: Vec<Vec<u8>> = (1..60).map(|n| (0..n * 3).map(|k| (k * 31 + n) as u8).collect()).collect();
         for (i, o) in [(32, 30), (30, 32), (8, 14), (14, 8), (64, 62), (16, 120), (128, 30), (4, 4)] {
             for pattern in [u64::MAX, 0x5555_5555_5555_5555, 0xF0F0_0FF0_1234_8765] {
-                for rx in [false, true] {
-                    let (got, _) = run(i, o, &packets, pattern, rx);
-                    assert_eq!(got, packets, "I={i} O={o} rx {rx}");
-                }
+                let (got, _) = run(i, o, &packets, pattern);
+                assert_eq!(got, packets, "I={i} O={o}");
             }
         }
     }
@@ -173,19 +159,19 @@ mod tests {
     #[test]
     fn full_rate_within_a_packet() {
         // One 3000-byte packet 32 → 30: 100 output beats in about 100 cycles, not 200.
-        let (_, cycles) = run(32, 30, &[vec![7u8; 3000]], u64::MAX, false);
+        let (_, cycles) = run(32, 30, &[vec![7u8; 3000]], u64::MAX);
         assert!(cycles <= 104, "{cycles} cycles");
-        let (_, cycles) = run(30, 32, &[vec![7u8; 3000]], u64::MAX, true);
+        let (_, cycles) = run(30, 32, &[vec![7u8; 3000]], u64::MAX);
         assert!(cycles <= 104, "{cycles} cycles");
     }
 
     #[test]
-    fn rx_form_loses_at_most_one_input_slot_per_packet() {
+    fn loses_at_most_one_input_slot_per_packet() {
         // Groups of 30 in, 32-byte beats out, back-to-back packets: the input is idle at most
         // once per packet.
         for len in [1usize, 29, 30, 31, 32, 33, 61, 62, 63, 64, 95, 300, 4001] {
             let packets: Vec<Vec<u8>> = (0..50).map(|k| vec![k as u8; len]).collect();
-            let (got, cycles) = run(30, 32, &packets, u64::MAX, true);
+            let (got, cycles) = run(30, 32, &packets, u64::MAX);
             assert_eq!(got, packets);
             let groups = 50 * len.div_ceil(30) as u64;
             assert!(cycles <= groups + 50 + 4, "len {len}: {cycles} cycles for {groups} groups");

@@ -9,11 +9,11 @@ use super::node::{Node, NodeIn, NodeOut};
 use super::params::Params;
 use std::collections::VecDeque;
 
-/// One node as the link drives it: outputs are registers (no input reaches an output in the
-/// same cycle), so a cycle is `outputs()` then `tick(inputs)`.
+/// One node as the link drives it: a cycle is `eval(inputs)` (the outputs given this cycle's
+/// inputs; only `s_axis_tready` depends on one, `tx_ready`) then `tick(inputs)`.
 pub trait NodeIo {
     fn params(&self) -> Params;
-    fn outputs(&mut self) -> NodeOut;
+    fn eval(&mut self, i: &NodeIn) -> NodeOut;
     fn tick(&mut self, i: &NodeIn);
 }
 
@@ -21,8 +21,8 @@ impl NodeIo for Node {
     fn params(&self) -> Params {
         self.p
     }
-    fn outputs(&mut self) -> NodeOut {
-        Node::outputs(self)
+    fn eval(&mut self, i: &NodeIn) -> NodeOut {
+        Node::outputs(self, i.tx_ready)
     }
     fn tick(&mut self, i: &NodeIn) {
         Node::tick(self, i)
@@ -294,6 +294,8 @@ pub struct Link<A: NodeIo, B: NodeIo> {
     pub last_out_b: Option<NodeOut>,
     /// Traffic starts once both nodes report link_up (so bring-up is not measured as latency).
     pub started: bool,
+    /// Flip this bit of lane 0's frame a → b in the next cycle the transceiver takes one.
+    pub inject_ab: Option<usize>,
 }
 
 impl<A: NodeIo, B: NodeIo> Link<A, B> {
@@ -314,6 +316,7 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
             last_out_a: None,
             last_out_b: None,
             started: false,
+            inject_ab: None,
         }
     }
 
@@ -324,28 +327,13 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
     /// One clock cycle of both nodes.
     pub fn step(&mut self) {
         let c = self.cycle;
-        let out_a = self.a.outputs();
-        let out_b = self.b.outputs();
         let ready_a = !self.stall_rng.chance(self.tx_stall);
         let ready_b = !self.stall_rng.chance(self.tx_stall);
-        self.started |= out_a.link_up && out_b.link_up;
         let idle = (false, vec![0; self.a.params().user_bytes()], 1, false);
         let (sa_valid, sa_data, sa_count, sa_last) = if self.started { self.flow_ab.source() } else { idle.clone() };
         let (sb_valid, sb_data, sb_count, sb_last) = if self.started { self.flow_ba.source() } else { idle };
         let ma_ready = !self.flow_ba.rng.chance(self.flow_ba.backpressure);
         let mb_ready = !self.flow_ab.rng.chance(self.flow_ab.backpressure);
-        if sa_valid && out_a.s_ready {
-            self.flow_ab.accepted(c, sa_count, sa_last);
-        }
-        if sb_valid && out_b.s_ready {
-            self.flow_ba.accepted(c, sb_count, sb_last);
-        }
-        if out_b.m_valid && mb_ready {
-            self.flow_ab.delivered(c, &out_b.m_data, out_b.m_count, out_b.m_last);
-        }
-        if out_a.m_valid && ma_ready {
-            self.flow_ba.delivered(c, &out_a.m_data, out_a.m_count, out_a.m_last);
-        }
         let lanes_a = self.a.params().lanes();
         let lanes_b = self.b.params().lanes();
         let rx_a = self.rx_a.take();
@@ -374,11 +362,31 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
             rx_valid: &vb,
             rx_frame: rx_b.as_deref().unwrap_or(&zeros_b),
         };
+        let out_a = self.a.eval(&in_a);
+        let out_b = self.b.eval(&in_b);
+        if sa_valid && out_a.s_ready {
+            self.flow_ab.accepted(c, sa_count, sa_last);
+        }
+        if sb_valid && out_b.s_ready {
+            self.flow_ba.accepted(c, sb_count, sb_last);
+        }
+        if out_b.m_valid && mb_ready {
+            self.flow_ab.delivered(c, &out_b.m_data, out_b.m_count, out_b.m_last);
+        }
+        if out_a.m_valid && ma_ready {
+            self.flow_ba.delivered(c, &out_a.m_data, out_a.m_count, out_a.m_last);
+        }
         self.a.tick(&in_a);
         self.b.tick(&in_b);
         // What the transceivers took this cycle arrives `delay` cycles later.
-        self.rx_b = self.ab.step(ready_a.then(|| out_a.tx_frame.clone()));
+        let mut sent_a = ready_a.then(|| out_a.tx_frame.clone());
+        if let (Some(bit), Some(frames)) = (self.inject_ab, sent_a.as_mut()) {
+            frames[0].flip(bit);
+            self.inject_ab = None;
+        }
+        self.rx_b = self.ab.step(sent_a);
         self.rx_a = self.ba.step(ready_b.then(|| out_b.tx_frame.clone()));
+        self.started |= out_a.link_up && out_b.link_up;
         self.last_out_a = Some(out_a);
         self.last_out_b = Some(out_b);
         self.cycle += 1;

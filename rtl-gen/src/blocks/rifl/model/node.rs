@@ -34,7 +34,7 @@ pub struct NodeIn<'a> {
     pub rx_frame: &'a [Wide],
 }
 
-/// The top's outputs in one cycle (before the edge).
+/// The top's outputs in one cycle (before the edge, given that cycle's inputs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeOut {
     pub s_ready: bool,
@@ -79,7 +79,7 @@ impl Node {
         let l = p.lanes();
         Node {
             txg: Gearbox::new(p.user_bytes(), p.group_bytes()),
-            rxg: Gearbox::new_rx(p.group_bytes(), p.user_bytes()),
+            rxg: Gearbox::new(p.group_bytes(), p.user_bytes()),
             tx: (0..l).map(|_| TxLane::new(p)).collect(),
             rx: (0..l).map(|_| RxLane::new(p)).collect(),
             fifo: (0..l).map(|_| Fifo::new(&p)).collect(),
@@ -167,10 +167,14 @@ impl Node {
         tx_ready && combs.iter().all(|c| c.seg_ready) && self.txg.out().valid
     }
 
-    pub fn outputs(&self) -> NodeOut {
+    /// The outputs in this cycle: registers, except `s_axis_tready`, which looks at `tx_ready`
+    /// and the lanes' states (the TX gearbox's output transfer).
+    pub fn outputs(&self, tx_ready: bool) -> NodeOut {
         let m = self.rxg.out();
+        let combs = self.lane_combs(tx_ready, &self.segments());
+        let out_ready = tx_ready && combs.iter().all(|c| c.seg_ready);
         NodeOut {
-            s_ready: self.txg.in_ready(false),
+            s_ready: self.txg.in_ready(out_ready),
             m_valid: m.valid,
             m_data: m.data.to_vec(),
             m_count: m.count,

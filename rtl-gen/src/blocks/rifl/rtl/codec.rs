@@ -123,6 +123,17 @@ pub fn scrambler_maps(raw_bits: usize, descramble: bool) -> (AffineMap, AffineMa
     (AffineMap { matrix: BitMatrix::from_rows(cols, out), constant: z(raw_bits) }, AffineMap { matrix: BitMatrix::from_rows(cols, next), constant: z(33) })
 }
 
+/// The line bit `y[j]` (j may be negative: the state) as an expression over the chunk wires
+/// `y<c>` (13 bits each) and the state register.
+fn line_bit(j: isize, chunk: u32, widths: &[u32]) -> Expr {
+    if j < 0 {
+        return Expr::bit("state", (-1 - j) as u32);
+    }
+    let c = j as u32 / chunk;
+    let k = j as u32 % chunk;
+    bit_of(&format!("y{c}"), widths[c as usize], k)
+}
+
 pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -> GeneratedModule {
     let r = p.raw_bits() as u32;
     let mut ports = clock_ports(design);
@@ -131,16 +142,36 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
         Port::input("din", r, if descramble { "raw region as received (line)" } else { "raw region {payload, meta}" }),
         Port::output("dout", r, if descramble { "descrambled raw region" } else { "scrambled raw region (line)" }),
     ]);
-    let (out_map, next_map) = scrambler_maps(r as usize, descramble);
-    let mut items = vec![
-        Item::reg("state", 33, "the last 33 line bits: state[k] = y[-1-k]"),
-        Item::wire("feed", r + 33, "{state, din}"),
-        Item::assign(id("feed"), cat(vec![id("state"), id("din")])),
-        Item::comment("dout and the next state as affine maps of {state, din} (the serial recurrence unrolled over the frame)."),
-    ];
-    affine(&mut items, "dout", "feed", &out_map);
+    let mut items = vec![Item::reg("state", 33, "the last 33 line bits: state[k] = y[-1-k]")];
+    let state_next: Vec<Expr> = if descramble {
+        // x[j] = y[j] ^ y[j-13] ^ y[j-33]: three inputs per bit.
+        let (out_map, _) = scrambler_maps(r as usize, true);
+        items.push(Item::wire("feed", r + 33, "{state, din}"));
+        items.push(Item::assign(id("feed"), cat(vec![id("state"), id("din")])));
+        items.push(Item::comment("dout[j] = din[j] ^ y[j-13] ^ y[j-33] (y: the line bits, the state before this frame)."));
+        affine(&mut items, "dout", "feed", &out_map);
+        (0..33).map(|k| Expr::bit("din", r - 1 - k)).collect()
+    } else {
+        // y[j] = x[j] ^ y[j-13] ^ y[j-33] in chunks of 13 bits: every term of a chunk comes
+        // from earlier chunks or the state, so the recurrence is a chain of 3-input XORs
+        // (synthesis balances it: depth about 7 LUTs for 242 bits, a LUT per bit).
+        const CHUNK: u32 = 13;
+        let chunks = r.div_ceil(CHUNK);
+        let widths: Vec<u32> = (0..chunks).map(|c| CHUNK.min(r - c * CHUNK)).collect();
+        items.push(Item::comment("Scrambled line bits in chunks of 13: y<c>[k] = y[13c+k]."));
+        for c in 0..chunks {
+            let w = widths[c as usize];
+            let lo = c * CHUNK;
+            let tap = |d: isize| cat((0..w).rev().map(|k| line_bit((lo + k) as isize - d, CHUNK, &widths)).collect());
+            let x = if w == 1 { Expr::bit("din", lo) } else { Expr::slice("din", lo + w - 1, lo) };
+            wire(&mut items, &format!("y{c}"), w, "", Expr::xor(Expr::xor(x, tap(13)), tap(33)));
+        }
+        items.push(Item::assign(id("dout"), cat((0..chunks).rev().map(|c| id(&format!("y{c}"))).collect())));
+        (0..33).map(|k| line_bit((r - 1 - k) as isize, CHUNK, &widths)).collect()
+    };
+    // state_next[k] = y[r-1-k]: bit 32 first in the concatenation.
     items.push(Item::wire("state_next", 33, "the frame's last 33 line bits"));
-    affine(&mut items, "state_next", "feed", &next_map);
+    items.push(Item::assign(id("state_next"), cat(state_next.into_iter().rev().collect())));
     items.push(Item::AlwaysFf { reset: Some(vec![set_id("state", dec(33, 0))]), body: vec![when(id("en"), vec![set_id("state", id("state_next"))])] });
     let name = if descramble { n.descrambler.clone() } else { n.scrambler.clone() };
     GeneratedModule {

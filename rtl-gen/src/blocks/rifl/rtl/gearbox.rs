@@ -5,16 +5,25 @@ use crate::blocks::{clock_ports, GeneratedModule};
 use crate::config::DesignInfo;
 use crate::emit::verilog::{Expr, Item, Module, Port};
 
-pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, registered_ready: bool, what: &str) -> GeneratedModule {
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, what: &str) -> GeneratedModule {
     let (ib, ob) = (in_bytes, out_bytes);
-    let cap = if registered_ready { ib + 2 * ob } else { ib + ob };
+    let cap = ib + ob;
+    let g = gcd(ib, ob);
     let fw = width_for(cap as u64);
     let cw = width_for(ib as u64);
     let bits = 8 * cap;
     let mut ports = clock_ports(design);
     ports.extend([
         Port::input("in_valid", 1, "input beat offered"),
-        Port::output("in_ready", 1, if registered_ready { "input beat taken (registers only: no path from out_ready)" } else { "input beat taken (looks at this cycle's output transfer)" }),
+        Port::output("in_ready", 1, "input beat taken (looks at this cycle's output transfer)"),
         Port::input("in_data", 8 * ib, "byte i at [8i+7:8i]; bytes not kept are ignored"),
         Port::input("in_keep", ib, "kept bytes, contiguous from byte 0, at least one; all unless in_last"),
         Port::input("in_last", 1, "last beat of a packet"),
@@ -56,22 +65,22 @@ pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, re
         "fill level after the output transfer: where the input bytes go",
         Expr::mux(id("flush"), dec(fw, 0), Expr::mux(id("do_out"), sub(id("fill"), dec(fw, ob as u64)), id("fill"))),
     );
-    let in_ready = if registered_ready {
-        Expr::and(id("eop").not(), lt(id("fill"), dec(fw, (cap - ib + 1) as u64)))
-    } else {
-        Expr::and(Expr::or(id("eop").not(), id("flush")), lt(id("base"), dec(fw, (cap - ib + 1) as u64)))
-    };
-    it.push(Item::assign(id("in_ready"), in_ready));
-    it.push(Item::comment("Place the input bytes at byte offset base: a logarithmic shifter."));
-    let stages = clog2(cap as u64 + 1);
+    it.push(Item::assign(id("in_ready"), Expr::and(Expr::or(id("eop").not(), id("flush")), lt(id("base"), dec(fw, (cap - ib + 1) as u64)))));
+    // base is a multiple of g = gcd(I, O) whenever an input is placed: shift in g-byte units,
+    // over the base bits that can be set below C - I.
+    let gb = g.trailing_zeros();
+    let top = clog2((cap - ib) as u64 + 1);
+    it.push(Item::comment(&format!("Place the input bytes at byte offset base (a multiple of {g} when used): a logarithmic shifter over base[{}:{gb}].", top.max(gb + 1) - 1)));
     wire(&mut it, "sh0", bits, "", cat(vec![zeros(bits - 8 * ib), id("in_masked")]));
-    for b in 0..stages.min(fw) {
+    let mut last = "sh0".to_string();
+    for b in gb..top.min(fw) {
         let amount = 8u64 << b;
-        let prev = format!("sh{b}");
-        let shifted = if amount >= bits as u64 { dec(bits, 0) } else { cat(vec![Expr::slice(&prev, bits - 1 - amount as u32, 0), zeros(amount as u32)]) };
-        wire(&mut it, &format!("sh{}", b + 1), bits, "", Expr::mux(bit_of("base", fw, b), shifted, id(&prev)));
+        let next = format!("sh{}", b + 1);
+        let shifted = if amount >= bits as u64 { dec(bits, 0) } else { cat(vec![Expr::slice(&last, bits - 1 - amount as u32, 0), zeros(amount as u32)]) };
+        wire(&mut it, &next, bits, "", Expr::mux(bit_of("base", fw, b), shifted, id(&last)));
+        last = next;
     }
-    let placed = format!("sh{}", stages.min(fw));
+    let placed = last;
     wire(&mut it, "buf_next", bits, "", Expr::mux(id("do_in"), Expr::or(id("kept"), id(&placed)), id("kept")));
     let count_ext = if fw > cw { cat(vec![zeros(fw - cw), id("in_count")]) } else { id("in_count") };
     wire(&mut it, "fill_next", fw, "", Expr::mux(id("do_in"), add(id("base"), count_ext), id("base")));
@@ -90,14 +99,7 @@ pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, re
             "AXI4-Stream width converter {what}: packs {ib}-byte beats into {ob}-byte beats, each packet starting at byte 0 of an output beat, through a {cap}-byte buffer."
         ),
         notes: vec![
-            format!(
-                "out_valid = fill >= O or eop; out_last = eop and fill <= O; {}. At the edge an output transfer drops the bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes at the new fill level base.",
-                if registered_ready {
-                    "in_ready = !eop and fill + I <= C (registers only; a packet boundary costs one idle output beat)"
-                } else {
-                    "in_ready = (!eop or flush) and base + I <= C: the next packet enters in the cycle the previous one's last beat leaves, so the receive side loses at most one input slot per packet"
-                }
-            ),
+            "out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes at the new fill level base. The next packet enters in the cycle the previous one's last beat leaves: a packet boundary costs at most one idle output beat.".into(),
         ],
         depends: vec![],
     }

@@ -8,6 +8,9 @@ use crate::blocks::{clock_ports, GeneratedModule};
 use crate::config::DesignInfo;
 use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
 
+// The flow-control codes as the last payload byte's bits 0 and 1 (fc_p, fc_r below).
+const _: () = assert!(FC_PAUSE == 1 && FC_RESUME == 2);
+
 /// `{code, zeros, meta 00}`: a raw region whose last payload byte is `code`.
 fn last_byte_raw(p: &Params, code: Expr) -> Expr {
     cat(vec![code, zeros(p.payload_bits() as u32 - 8), dec(2, 0)])
@@ -89,17 +92,20 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let ctrl_code = Expr::mux(id("is_pause"), code(Ctrl::Idle), Expr::mux(id("is_sretr"), code(Ctrl::RetransmitRequest), Expr::mux(id("is_retr"), req, code(Ctrl::PauseRequest))));
     wire(&mut it, "ctrl_code", 8, "control code of this slot's control frame", ctrl_code);
     wire(&mut it, "ctrl_id", ib, "frame ID a control frame carries", Expr::mux(Expr::and(id("is_retr"), id("rbusy").not()), id("tx_id_inc"), id("tx_id")));
-    let new_raw = Expr::mux(
-        id("need_pause"),
-        last_byte_raw(p, dec(8, FC_PAUSE as u64)),
-        Expr::mux(id("need_resume"), last_byte_raw(p, dec(8, FC_RESUME as u64)), Expr::mux(id("seg_take"), id("seg_raw"), dec(r, 0))),
-    );
-    wire(&mut it, "new_raw", r, "Normal: flow-control frame, user segment or filler", new_raw);
+    // LUT-lean forms: everything but the last payload byte is the user segment gated by one
+    // shared enable; the flow-control and control codes only touch the last byte.
+    wire(&mut it, "take_seg", 1, "Normal, no flow-control frame due, the top hands a segment", all(vec![id("is_norm"), id("seg_take"), id("need_pause").not(), id("need_resume").not()]));
+    wire(&mut it, "fc_p", 1, "Normal: send the flow-control pause frame", Expr::and(id("is_norm"), id("need_pause")));
+    wire(&mut it, "fc_r", 1, "Normal: send the flow-control resume frame", Expr::and(id("is_norm"), id("need_resume")));
+    let fc_byte = cat(vec![zeros(6), id("fc_r"), id("fc_p")]);
+    let new_raw = Expr::or(Expr::and(id("seg_raw"), Expr::Repeat(r, Box::new(id("take_seg")))), cat(vec![fc_byte, zeros(r - 8)]));
+    wire(&mut it, "new_raw", r, "Normal: flow-control frame, user segment or filler (zero outside Normal)", new_raw);
+    wire(&mut it, "s1_next", r, "stage-1 raw region of a new data or control frame", Expr::or(id("new_raw"), cat(vec![Expr::and(id("ctrl_code"), Expr::Repeat(8, Box::new(id("is_norm").not()))), zeros(r - 8)])));
 
     it.push(Item::comment("Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends."));
     wire(&mut it, "we", 1, "", Expr::and(id("en"), Expr::or(id("is_init"), id("is_norm"))));
     wire(&mut it, "waddr", ib, "", Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), id("tx_id")));
-    wire(&mut it, "wdata", r, "", Expr::mux(id("is_init"), dec(r, 0), id("new_raw")));
+    wire(&mut it, "wdata", r, "a filler in Init (new_raw is zero there)", id("new_raw"));
     it.push(Item::AlwaysFf { reset: None, body: vec![when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))])] });
     it.push(Item::AlwaysFf {
         reset: None,
@@ -158,15 +164,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             set_id("frame_q", id("frame_next")),
             set_id("prev_transfer", any(vec![id("is_retr"), id("is_sretr"), id("is_norm")])),
             when(id("is_init"), vec![set_id("init_cnt", add(id("init_cnt"), dec(ib + 1, 1)))]),
-            if_else(
-                id("resend"),
-                vec![set_id("s1_resend", Expr::one()), set_id("s1_ctrl", Expr::zero()), set_id("s1_id", id("tx_id"))],
-                vec![if_else(
-                    id("is_norm"),
-                    vec![set_id("s1_resend", Expr::zero()), set_id("s1_ctrl", Expr::zero()), set_id("s1_raw", id("new_raw")), set_id("s1_id", id("tx_id"))],
-                    vec![set_id("s1_resend", Expr::zero()), set_id("s1_ctrl", Expr::one()), set_id("s1_raw", last_byte_raw(p, id("ctrl_code"))), set_id("s1_id", id("ctrl_id"))],
-                )],
-            ),
+            set_id("s1_resend", id("resend")),
+            set_id("s1_ctrl", Expr::and(id("resend").not(), id("is_norm").not())),
+            set_id("s1_id", Expr::mux(Expr::or(id("resend"), id("is_norm")), id("tx_id"), id("ctrl_id"))),
+            when(id("resend").not(), vec![set_id("s1_raw", id("s1_next"))]),
             when(any(vec![id("is_norm"), id("resend"), Expr::and(id("is_retr"), id("rbusy").not())]), vec![set_id("tx_id", id("tx_id_inc"))]),
             when(id("is_retr"), vec![set_id("rcnt", Expr::mux(id("r_last"), dec(rw, 0), add(id("rcnt"), dec(rw, 1))))]),
             when(

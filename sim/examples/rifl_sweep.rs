@@ -1,0 +1,288 @@
+//! RIFL reliability sweep (§6.C, Fig. 9): two nodes linked through channels with independent
+//! random bit errors, saturating random traffic (packets of 1..8192 bytes) both ways, at BERs
+//! from 1e-12 to 1e-5 in steps of 10^0.25. Prints the bandwidth ratio (throughput relative to
+//! the error-free link with the same traffic) and the average / 99th / 99.9th-percentile packet
+//! latency per BER, and writes a CSV and an SVG plot.
+//!
+//! The nodes are the cycle-accurate model (`rtl_gen::blocks::rifl::model::Node`), which the
+//! co-simulation tests (sim/tests/rifl_link.rs, rifl_units.rs) prove equal to the generated RTL
+//! cycle by cycle; it runs a few hundred thousand node-cycles per second.
+//!
+//! ```text
+//! cargo run --release -p rtl-gen-sim --example rifl_sweep -- [--block rifl] [--packets 2000]
+//!     [--delay 8] [--lane-gbps 28] [--threads 2] [--out target/rifl_sweep]
+//! ```
+//! `--block` picks a `rifl` block of the default design; `--delay` is the cable plus transceiver
+//! delay per direction in cycles (8 cycles = 73 ns at 28 Gb/s: 10 m of fibre and two
+//! transceivers); `--lane-gbps` only converts cycles to nanoseconds (one frame per lane per cycle: a cycle is frame_bits / lane rate; the paper's
+//! RIFL256 at 28 Gb/s per lane runs its frame clock at 109.4 MHz, 9.14 ns).
+
+use rtl_gen::blocks::rifl::model::link::{Link, LinkSetup};
+use rtl_gen::blocks::rifl::model::{Node, Params};
+use rtl_gen::blocks::rifl::RiflBlock;
+use rtl_gen::config::Design;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::Instant;
+
+#[derive(Debug, Clone)]
+struct Point {
+    ber: f64,
+    cycles: u64,
+    bytes: u64,
+    packets: u64,
+    bits_flipped: u64,
+    frames_hit: u64,
+    frame_errors: u64,
+    retransmissions: u64,
+    pause_events: u64,
+    /// Delivered bytes per cycle per direction, averaged over both.
+    bw: f64,
+    lat_avg: f64,
+    lat_p99: f64,
+    lat_p999: f64,
+    seconds: f64,
+}
+
+struct Opts {
+    block: String,
+    packets: u64,
+    delay: usize,
+    lane_gbps: f64,
+    threads: usize,
+    out: String,
+    seed: u64,
+}
+
+fn parse_opts() -> Opts {
+    let mut o = Opts { block: "rifl".into(), packets: 2000, delay: 8, lane_gbps: 28.0, threads: 2, out: "target/rifl_sweep".into(), seed: 6 };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let v = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--block" => o.block = v,
+            "--packets" => o.packets = v.parse().expect("--packets N"),
+            "--delay" => o.delay = v.parse().expect("--delay CYCLES"),
+            "--lane-gbps" => o.lane_gbps = v.parse().expect("--lane-gbps RATE"),
+            "--threads" => o.threads = v.parse().expect("--threads N"),
+            "--out" => o.out = v,
+            "--seed" => o.seed = v.parse().expect("--seed N"),
+            "-h" | "--help" => {
+                println!("rifl_sweep [--block rifl] [--packets 2000] [--delay 8] [--lane-gbps 28] [--threads 2] [--out target/rifl_sweep] [--seed 6]");
+                std::process::exit(0);
+            }
+            other => panic!("unknown option {other} (see --help)"),
+        }
+        i += 2;
+    }
+    o
+}
+
+fn run_point(p: Params, o: &Opts, ber: f64) -> Point {
+    let t = Instant::now();
+    // The same traffic (packet sizes, contents) and the same error seeds at every BER.
+    let mut link = Link::new(Node::new(p), Node::new(p), LinkSetup { delay: o.delay, ber, seed: o.seed, packets: o.packets, min_len: 1, max_len: 8192 });
+    link.run(u64::MAX).unwrap_or_else(|e| panic!("BER {ber:e}: {e}"));
+    let (a, b) = (link.flow_ab.stats(), link.flow_ba.stats());
+    let mut lat: Vec<u32> = link.flow_ab.latencies.iter().chain(&link.flow_ba.latencies).copied().collect();
+    lat.sort_unstable();
+    let pct = |q: f64| rtl_gen::blocks::rifl::model::link::percentile(&lat, q);
+    Point {
+        ber,
+        cycles: link.cycle,
+        bytes: a.bytes + b.bytes,
+        packets: a.packets + b.packets,
+        bits_flipped: link.ab.bits_flipped + link.ba.bits_flipped,
+        frames_hit: link.ab.frames_hit + link.ba.frames_hit,
+        frame_errors: (link.a.frame_errors + link.b.frame_errors) as u64,
+        retransmissions: (link.a.retransmissions + link.b.retransmissions) as u64,
+        pause_events: (link.a.pause_events + link.b.pause_events) as u64,
+        bw: (a.bytes_per_cycle + b.bytes_per_cycle) / 2.0,
+        lat_avg: (a.latency_avg + b.latency_avg) / 2.0,
+        lat_p99: pct(0.99),
+        lat_p999: pct(0.999),
+        seconds: t.elapsed().as_secs_f64(),
+    }
+}
+
+/// A hand-written SVG: bandwidth ratio and latency against BER (log axis), with the paper's
+/// two reference points marked.
+fn svg(points: &[Point], base: &Point, cycle_ns: f64, title: &str) -> String {
+    let (w, h) = (900.0, 640.0);
+    let (x0, x1) = (90.0, 860.0);
+    let panels = [(60.0, 280.0), (360.0, 580.0)];
+    let lx = |ber: f64| x0 + (ber.log10() + 12.0) / 7.0 * (x1 - x0);
+    let mut s = String::new();
+    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#);
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/><text x="{}" y="25" text-anchor="middle" font-size="15">{title}</text>"#, w / 2.0);
+    // Bandwidth ratio panel: 0..1.02.
+    let (t0, t1) = panels[0];
+    let ybw = |r: f64| t1 - (r.clamp(0.0, 1.02) / 1.02) * (t1 - t0);
+    for k in 0..=5 {
+        let r = k as f64 * 0.2;
+        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{r:.1}</text>"##, x0 - 6.0, ybw(r) + 4.0, y = ybw(r));
+    }
+    let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">bandwidth ratio</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
+    let line = |pts: Vec<(f64, f64)>, color: &str, dash: &str| -> String {
+        let d: Vec<String> = pts.iter().enumerate().map(|(i, (x, y))| format!("{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" })).collect();
+        let mut o = format!(r#"<path d="{}" fill="none" stroke="{color}" stroke-width="2" {dash}/>"#, d.join(" "));
+        for (x, y) in pts {
+            let _ = write!(o, r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.5" fill="{color}"/>"#);
+        }
+        o
+    };
+    let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ybw(p.bw / base.bw))).collect(), "#1f77b4", ""));
+    // The paper's points: the ratio starts to drop at 5.6e-10, 96.3 % at 1e-7.
+    for (ber, r, label) in [(5.6e-10, 1.0, "paper: drop starts 5.6e-10"), (1e-7, 0.963, "paper: 96.3 % at 1e-7")] {
+        let _ = writeln!(s, r##"<rect x="{:.1}" y="{:.1}" width="8" height="8" fill="none" stroke="#d62728" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="#d62728">{label}</text>"##, lx(ber) - 4.0, ybw(r) - 4.0, lx(ber) + 8.0, ybw(r) + 18.0);
+    }
+    // Latency panel: log scale in ns.
+    let (t0, t1) = panels[1];
+    let all: Vec<f64> = points.iter().flat_map(|p| [p.lat_avg, p.lat_p99, p.lat_p999]).map(|c| c * cycle_ns).filter(|v| v.is_finite() && *v > 0.0).collect();
+    let lo = all.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0).log10().floor();
+    let hi = all.iter().cloned().fold(0.0, f64::max).max(10.0).log10().ceil().max(lo + 1.0);
+    let ylat = |ns: f64| t1 - ((ns.max(1.0).log10() - lo) / (hi - lo)) * (t1 - t0);
+    for e in lo as i32..=hi as i32 {
+        let v = 10f64.powi(e);
+        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">1e{e}</text>"##, x0 - 6.0, ylat(v) + 4.0, y = ylat(v));
+    }
+    let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">packet latency (ns)</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
+    for (f, color, dash, name) in [
+        (Box::new(|p: &Point| p.lat_avg) as Box<dyn Fn(&Point) -> f64>, "#2ca02c", "", "average"),
+        (Box::new(|p: &Point| p.lat_p99), "#ff7f0e", r#"stroke-dasharray="6 3""#, "99th percentile"),
+        (Box::new(|p: &Point| p.lat_p999), "#9467bd", r#"stroke-dasharray="2 3""#, "99.9th percentile"),
+    ] {
+        let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ylat(f(p) * cycle_ns))).collect(), color, dash));
+        let i = ["average", "99th percentile", "99.9th percentile"].iter().position(|n| *n == name).unwrap_or(0) as f64;
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" fill="{color}">{name}</text>"#, x0 + 10.0, t0 + 14.0 + 14.0 * i);
+    }
+    // The BER axis under both panels.
+    for (pt0, pt1) in panels {
+        let _ = writeln!(s, r#"<line x1="{x0}" x2="{x1}" y1="{pt1}" y2="{pt1}" stroke="black"/><line x1="{x0}" x2="{x0}" y1="{pt0}" y2="{pt1}" stroke="black"/>"#);
+        for e in -12..=-5 {
+            let x = lx(10f64.powi(e));
+            let _ = writeln!(s, r#"<line x1="{x:.1}" x2="{x:.1}" y1="{pt1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">1e{e}</text>"#, pt1 + 5.0, pt1 + 18.0);
+        }
+    }
+    let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">bit error ratio (both directions)</text>"#, (x0 + x1) / 2.0, h - 20.0);
+    s.push_str("</svg>\n");
+    s
+}
+
+fn main() {
+    let o = parse_opts();
+    let design = Design::builtin_default();
+    let block = design
+        .blocks
+        .iter()
+        .filter_map(|b| b.as_any().downcast_ref::<RiflBlock>())
+        .find(|b| b.name == o.block)
+        .unwrap_or_else(|| panic!("no rifl block `{}` in the default design", o.block));
+    let p = block.params;
+    let cycle_ns = p.frame_bits as f64 / o.lane_gbps;
+    let bers: Vec<f64> = (0..=28).map(|k| 10f64.powf(-12.0 + 0.25 * k as f64)).collect();
+    println!(
+        "RIFL sweep: block {} ({}-bit frames, {} lane(s), {}-bit user, 2^{} frame IDs, procedure {} frames), {} packets of 1..8192 bytes each way, cable delay {} cycles, {:.2} ns per cycle at {} Gb/s per lane",
+        o.block,
+        p.frame_bits,
+        p.lanes,
+        p.user_bits,
+        p.frame_id_bits,
+        p.retrans_frames(),
+        o.packets,
+        o.delay,
+        cycle_ns,
+        o.lane_gbps
+    );
+    let t = Instant::now();
+    let base = run_point(p, &o, 0.0);
+    let queue = Mutex::new(bers.iter().copied().enumerate().collect::<Vec<_>>());
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..o.threads.max(1) {
+            s.spawn(|| loop {
+                let Some((i, ber)) = queue.lock().expect("queue").pop() else { break };
+                let pt = run_point(p, &o, ber);
+                eprintln!("  BER {:.2e}: {} cycles in {:.1} s", ber, pt.cycles, pt.seconds);
+                results.lock().expect("results").push((i, pt));
+            });
+        }
+    });
+    let mut pts: Vec<(usize, Point)> = results.into_inner().expect("results");
+    pts.sort_by_key(|(i, _)| *i);
+    let points: Vec<Point> = pts.into_iter().map(|(_, p)| p).collect();
+    let mut table = String::new();
+    let _ = writeln!(table, "| BER | bandwidth ratio | avg latency (cycles / ns) | p99 (ns) | p99.9 (ns) | frames hit | frame errors | retransmissions | pause events | cycles |");
+    let _ = writeln!(table, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut csv = String::from("ber,bandwidth_ratio,bytes_per_cycle,lat_avg_cycles,lat_p99_cycles,lat_p999_cycles,lat_avg_ns,lat_p99_ns,lat_p999_ns,frames_hit,bits_flipped,frame_errors,retransmissions,pause_events,cycles,packets,bytes\n");
+    for pt in std::iter::once(&base).chain(&points) {
+        let ratio = pt.bw / base.bw;
+        let _ = writeln!(
+            table,
+            "| {:.2e} | {:.4} | {:.1} / {:.0} | {:.0} | {:.0} | {} | {} | {} | {} | {} |",
+            pt.ber,
+            ratio,
+            pt.lat_avg,
+            pt.lat_avg * cycle_ns,
+            pt.lat_p99 * cycle_ns,
+            pt.lat_p999 * cycle_ns,
+            pt.frames_hit,
+            pt.frame_errors,
+            pt.retransmissions,
+            pt.pause_events,
+            pt.cycles
+        );
+        let _ = writeln!(
+            csv,
+            "{:e},{ratio:.6},{:.4},{:.2},{},{},{:.1},{:.1},{:.1},{},{},{},{},{},{},{},{}",
+            pt.ber,
+            pt.bw,
+            pt.lat_avg,
+            pt.lat_p99,
+            pt.lat_p999,
+            pt.lat_avg * cycle_ns,
+            pt.lat_p99 * cycle_ns,
+            pt.lat_p999 * cycle_ns,
+            pt.frames_hit,
+            pt.bits_flipped,
+            pt.frame_errors,
+            pt.retransmissions,
+            pt.pause_events,
+            pt.cycles,
+            pt.packets,
+            pt.bytes
+        );
+    }
+    print!("{table}");
+    // Eq. 8: ratio = 1 / (1 + N_stall * FER): the frames lost per frame error, measured where
+    // errors are frequent enough to count but rare enough not to overlap (1e-7..1e-6), then
+    // used to extrapolate to the BERs where a run this short sees no error at all.
+    let fer = |ber: f64| 1.0 - (1.0 - ber).powf(p.frame_bits as f64);
+    let fits: Vec<f64> = points.iter().filter(|pt| pt.ber >= 0.99e-7 && pt.ber <= 1.01e-6 && pt.frames_hit >= 2).map(|pt| (base.bw / pt.bw - 1.0) / fer(pt.ber)).collect();
+    let n_stall = if fits.is_empty() { f64::NAN } else { fits.iter().sum::<f64>() / fits.len() as f64 };
+    let predicted = |ber: f64| 1.0 / (1.0 + n_stall * fer(ber));
+    let pred_start = bers.iter().copied().find(|&b| predicted(b) < 0.9998);
+    println!(
+        "Eq. 8 fit: N_stall = {:.0} frames per frame error (from {} points in 1e-7..1e-6); predicted ratio {:.5} at 5.6e-10, {:.4} at 1e-7, first below 0.9998 at BER {}",
+        n_stall,
+        fits.len(),
+        predicted(5.6e-10),
+        predicted(1e-7),
+        pred_start.map(|b| format!("{b:.2e}")).unwrap_or_else(|| "-".into())
+    );
+    let first_drop = points.iter().find(|pt| pt.bw / base.bw < 0.999).map(|pt| pt.ber);
+    let at_1e7 = points.iter().min_by(|a, b| (a.ber.log10() + 7.0).abs().total_cmp(&(b.ber.log10() + 7.0).abs())).map(|pt| pt.bw / base.bw);
+    println!(
+        "ratio first below 0.999 at BER {}; ratio at 1e-7: {:.3} (paper, RIFL256 4 x 28 Gb/s, 10 GB per point: drop starts at 5.6e-10, 96.3 % at 1e-7); {:.0} s",
+        first_drop.map(|b| format!("{b:.2e}")).unwrap_or_else(|| "none".into()),
+        at_1e7.unwrap_or(f64::NAN),
+        t.elapsed().as_secs_f64()
+    );
+    std::fs::create_dir_all(std::path::Path::new(&o.out).parent().unwrap_or(std::path::Path::new("."))).expect("output folder");
+    let title = format!("RIFL {} ({}-bit frames, {} lane(s)): bandwidth ratio and latency vs BER, {} packets each way per point", o.block, p.frame_bits, p.lanes, o.packets);
+    std::fs::write(format!("{}.svg", o.out), svg(&points, &base, cycle_ns, &title)).expect("write svg");
+    std::fs::write(format!("{}.csv", o.out), csv).expect("write csv");
+    std::fs::write(format!("{}.md", o.out), table).expect("write table");
+    println!("wrote {0}.svg, {0}.csv, {0}.md", o.out);
+}

@@ -21,7 +21,7 @@
 //   pipeline = 0
 //
 // Notes:
-//   Layout generic: cw holds 256 bytes, byte i at [8i+7:8i]: bytes 0..249 are the message
+//   Layout generic: cw holds 256 bytes (byte i at [8i+7:8i]): bytes 0..249 are the message
 //   unchanged, the 6 check bytes follow. Flit byte i belongs to way i mod 3; a way's codeword
 //   is its bytes in increasing index, the first the highest-degree coefficient.
 //   Ways hold 86, 85, 85 bytes: each a Reed-Solomon RS(255, 253) codeword over GF(2^8) mod

@@ -21,12 +21,12 @@
 //   pipeline = 12
 //
 // Notes:
-//   Layout generic: cw holds 544 10-bit symbols, symbol i at [10i+9:10i] (packed LSB first):
-//   10-bit symbols 0..513 are the message unchanged, the 30 check 10-bit symbols follow. Flit
-//   10-bit symbol i belongs to way i mod 1; a way's codeword is its 10-bit symbols in
-//   increasing index, the first the highest-degree coefficient.
-//   Ways hold 544 10-bit symbols: each a Reed-Solomon RS(1023, 993) codeword over GF(2^10) mod
-//   0x409 shortened by leading zeros, generator roots α^0..α^29; t = 15 per way.
+//   Layout generic: cw holds 544 symbols (10-bit symbol i at [10i+9:10i], packed LSB first):
+//   symbols 0..513 are the message unchanged, the 30 check symbols follow. Flit symbol i
+//   belongs to way i mod 1; a way's codeword is its symbols in increasing index, the first the
+//   highest-degree coefficient.
+//   The way holds 544 symbols: a Reed-Solomon RS(1023, 993) codeword over GF(2^10) mod 0x409
+//   shortened by leading zeros, generator roots α^0..α^29; t = 15 per way.
 //   Latency 12 cycles: out_valid is in_valid delayed by 12; a new word can enter every cycle.
 // =============================================================================
 `default_nettype none

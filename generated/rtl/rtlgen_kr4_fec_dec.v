@@ -7,7 +7,7 @@
 // Block  : kr4_fec (kind rs_fec)
 // Latency: 8 cycle(s)
 //
-// Reed-Solomon decoder for t = 7 symbol errors per way (1 way(s) of RS(n, n−14) over
+// Reed-Solomon decoder for t = 7 symbol errors per way (1 way(s) of RS(528, 514) over
 // GF(2^10)), one codeword per cycle: Berlekamp-Massey, Chien and Forney.
 //
 // Parameters:
@@ -21,12 +21,12 @@
 //   pipeline = 8
 //
 // Notes:
-//   Layout generic: cw holds 528 10-bit symbols, symbol i at [10i+9:10i] (packed LSB first):
-//   10-bit symbols 0..513 are the message unchanged, the 14 check 10-bit symbols follow. Flit
-//   10-bit symbol i belongs to way i mod 1; a way's codeword is its 10-bit symbols in
-//   increasing index, the first the highest-degree coefficient.
-//   Ways hold 528 10-bit symbols: each a Reed-Solomon RS(1023, 1009) codeword over GF(2^10)
-//   mod 0x409 shortened by leading zeros, generator roots α^0..α^13; t = 7 per way.
+//   Layout generic: cw holds 528 symbols (10-bit symbol i at [10i+9:10i], packed LSB first):
+//   symbols 0..513 are the message unchanged, the 14 check symbols follow. Flit symbol i
+//   belongs to way i mod 1; a way's codeword is its symbols in increasing index, the first the
+//   highest-degree coefficient.
+//   The way holds 528 symbols: a Reed-Solomon RS(1023, 1009) codeword over GF(2^10) mod 0x409
+//   shortened by leading zeros, generator roots α^0..α^13; t = 7 per way.
 //   Decoder for t = 7 per way: syndromes (XOR networks), inversionless Berlekamp-Massey
 //   unrolled over 14 iterations, Chien search over the existing positions in parallel, the
 //   located message positions compacted into 7 slots, Forney per slot (inverse by

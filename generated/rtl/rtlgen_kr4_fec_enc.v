@@ -21,12 +21,12 @@
 //   pipeline = 8
 //
 // Notes:
-//   Layout generic: cw holds 528 10-bit symbols, symbol i at [10i+9:10i] (packed LSB first):
-//   10-bit symbols 0..513 are the message unchanged, the 14 check 10-bit symbols follow. Flit
-//   10-bit symbol i belongs to way i mod 1; a way's codeword is its 10-bit symbols in
-//   increasing index, the first the highest-degree coefficient.
-//   Ways hold 528 10-bit symbols: each a Reed-Solomon RS(1023, 1009) codeword over GF(2^10)
-//   mod 0x409 shortened by leading zeros, generator roots α^0..α^13; t = 7 per way.
+//   Layout generic: cw holds 528 symbols (10-bit symbol i at [10i+9:10i], packed LSB first):
+//   symbols 0..513 are the message unchanged, the 14 check symbols follow. Flit symbol i
+//   belongs to way i mod 1; a way's codeword is its symbols in increasing index, the first the
+//   highest-degree coefficient.
+//   The way holds 528 symbols: a Reed-Solomon RS(1023, 1009) codeword over GF(2^10) mod 0x409
+//   shortened by leading zeros, generator roots α^0..α^13; t = 7 per way.
 //   Latency 8 cycles: out_valid is in_valid delayed by 8; a new word can enter every cycle.
 // =============================================================================
 `default_nettype none

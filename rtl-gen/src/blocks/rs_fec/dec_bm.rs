@@ -664,8 +664,13 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         module: Module { name: name.to_string(), ports, items, reset: (b.pipeline > 0).then_some(design.reset) },
         latency: b.pipeline,
         summary: format!(
-            "Reed-Solomon decoder for t = {t} symbol errors per way ({} way(s) of RS(n, n−{}) over GF(2^{})), one codeword per cycle: Berlekamp-Massey, Chien and Forney.",
-            b.ways, b.check_symbols, b.symbol_bits
+            "Reed-Solomon decoder for t = {t} symbol errors per way ({}), one codeword per cycle: Berlekamp-Massey, Chien and Forney.",
+            {
+                let codes: Vec<String> = (0..ways_n).map(|w| format!("RS({}, {})", model.way_code(w).n(), model.way_code(w).k())).collect();
+                let mut codes = codes;
+                codes.dedup();
+                format!("{} way(s) of {} over GF(2^{})", b.ways, codes.join(" / "), b.symbol_bits)
+            }
         ),
         notes,
         depends: vec![],

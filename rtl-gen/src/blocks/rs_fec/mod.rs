@@ -330,8 +330,8 @@ impl Block for RsFecBlock {
 /// Layout notes shared by the encoder and decoder docs.
 fn layout_notes(b: &RsFecBlock) -> Vec<String> {
     let m = b.symbol_bits;
-    let unit = if m == 8 { "byte".to_string() } else { format!("{m}-bit symbol") };
-    let packing = if m == 8 { "byte i at [8i+7:8i]".to_string() } else { format!("symbol i at [{m}i+{}:{m}i] (packed LSB first)", m - 1) };
+    let unit = if m == 8 { "byte" } else { "symbol" };
+    let packing = if m == 8 { "byte i at [8i+7:8i]".to_string() } else { format!("{m}-bit symbol i at [{m}i+{}:{m}i], packed LSB first", m - 1) };
     match b.layout {
         Layout::Pcie6 => vec![
             "Layout pcie6 (PCIe 6.0 / CXL 3 256-byte flit FEC, GF(2^8) mod x^8+x^4+x^3+x^2+1): flit byte i (0..249) is group i mod 3, offset i/3; offset 83 of groups 1 and 2 is a constant zero that is not sent.".into(),
@@ -344,15 +344,17 @@ fn layout_notes(b: &RsFecBlock) -> Vec<String> {
             let total = b.field().order();
             vec![
                 format!(
-                    "Layout generic: cw holds {} {unit}s, {packing}: {unit}s 0..{} are the message unchanged, the {} check {unit}s follow. Flit {unit} i belongs to way i mod {}; a way's codeword is its {unit}s in increasing index, the first the highest-degree coefficient.",
+                    "Layout generic: cw holds {} {unit}s ({packing}): {unit}s 0..{} are the message unchanged, the {} check {unit}s follow. Flit {unit} i belongs to way i mod {}; a way's codeword is its {unit}s in increasing index, the first the highest-degree coefficient.",
                     b.cw_symbols(),
                     b.msg_symbols - 1,
                     b.ways * b.check_symbols,
                     b.ways
                 ),
                 format!(
-                    "Ways hold {} {unit}s: each a Reed-Solomon RS({total}, {}) codeword over GF(2^{m}) mod 0x{:X} shortened by leading zeros, generator roots α^{}..α^{}; t = {} per way.",
+                    "{} {} {unit}s: {} Reed-Solomon RS({total}, {}) codeword over GF(2^{m}) mod 0x{:X} shortened by leading zeros, generator roots α^{}..α^{}; t = {} per way.",
+                    if b.ways == 1 { "The way holds" } else { "Ways hold" },
                     lengths.join(", "),
+                    if b.ways == 1 { "a" } else { "each a" },
                     total - b.check_symbols,
                     b.field_poly,
                     b.fcr,

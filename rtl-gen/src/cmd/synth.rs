@@ -1,10 +1,9 @@
 //! `rtl-gen synth [DIR]`
 
 use super::CmdResult;
-use rtl_gen::tools::{synth, TreeManifest};
+use rtl_gen::tools::{default_jobs, parallel_map, synth, TreeManifest};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,22 +30,15 @@ pub fn run(a: Args) -> CmdResult {
         }
         names.retain(|n| a.modules.contains(n));
     }
-    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
-    let queue = Mutex::new(names.iter().enumerate().collect::<Vec<_>>());
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let Some((i, name)) = queue.lock().expect("queue").pop() else { break };
-                let r = synth::synth_module(&a.tree, &manifest, name);
-                if let Ok((row, _)) = &r {
-                    eprintln!("synthesised {} in {:.1} s", row.module, row.seconds);
-                }
-                results.lock().expect("results").push((i, r.map(|(row, _)| row)));
-            });
+    let jobs = a.jobs.unwrap_or_else(default_jobs);
+    let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
+    let mut results = parallel_map(&indexed, jobs, |&(i, name)| {
+        let r = synth::synth_module(&a.tree, &manifest, name).map(|(row, _)| row);
+        if let Ok(row) = &r {
+            eprintln!("synthesised {} in {:.1} s", row.module, row.seconds);
         }
+        (i, r)
     });
-    let mut results = results.into_inner().expect("results");
     results.sort_by_key(|(i, _)| *i);
     let mut rows = Vec::new();
     for (_, r) in results {

@@ -1,7 +1,7 @@
 //! `rtl-gen lint`: every module of a tree through Verilator `--lint-only -Wall`, Icarus
 //! `-g2005` and Yosys structural checks; any warning is a failure.
 
-use super::{run, ToolError, TreeManifest};
+use super::{default_jobs, parallel_map, run, ToolError, TreeManifest};
 use std::path::Path;
 use std::process::Command;
 
@@ -40,12 +40,18 @@ pub fn lint_module(tree: &Path, manifest: &TreeManifest, module: &str) -> Result
     Ok(results)
 }
 
-/// Lint every module of the tree at `tree`.
+/// Lint every module of the tree at `tree`, modules in parallel on the available cores (largest
+/// files first, so the long runs start early); results in manifest order.
 pub fn lint_tree(tree: &Path) -> Result<Vec<LintResult>, ToolError> {
     let manifest = TreeManifest::load(tree)?;
+    let size = |i: usize| std::fs::metadata(tree.join(&manifest.modules[i].file)).map(|m| m.len()).unwrap_or(0);
+    let mut order: Vec<usize> = (0..manifest.modules.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
+    let mut results = parallel_map(&order, default_jobs(), |&i| (i, lint_module(tree, &manifest, &manifest.modules[i].name)));
+    results.sort_by_key(|(i, _)| *i);
     let mut all = Vec::new();
-    for m in &manifest.modules {
-        all.extend(lint_module(tree, &manifest, &m.name)?);
+    for (_, r) in results {
+        all.extend(r?);
     }
     Ok(all)
 }

@@ -59,6 +59,29 @@ impl TreeManifest {
     }
 }
 
+/// The number of parallel tool runs: the machine's cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// `f` over `items` on `jobs` threads, taking items in order; results in completion order.
+/// EDA runs are independent processes, so a simple shared queue is all the scheduling needed.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                results.lock().expect("a worker panicked").push(r);
+            });
+        }
+    });
+    results.into_inner().expect("a worker panicked")
+}
+
 /// Run a tool, returning (success, stdout + stderr).
 pub fn run(cmd: &mut Command) -> Result<(bool, String), ToolError> {
     let tool = cmd.get_program().to_string_lossy().into_owned();

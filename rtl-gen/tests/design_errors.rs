@@ -352,3 +352,55 @@ fn rs_crc_orientation_and_seq_bits() {
     refused(&rs_crc("data_bytes = 1\nseq_bits = 10"), &["`seq_bits`", "10", "0..=8"]);
     refused(&rs_crc("seq_bits = 10"), &["`data_bytes`", "required"]);
 }
+
+fn endpoint(fields: &str) -> String {
+    format!("{HEADER}[[blocks]]\nkind = \"rxl_endpoint\"\nname = \"ep\"\n{fields}\n")
+}
+
+#[test]
+fn rxl_endpoint_defaults_parse() {
+    let d = Design::parse(&endpoint(""), "good.toml").expect("every field has a default");
+    assert_eq!(d.blocks[0].kind(), "rxl_endpoint");
+    assert!(d.blocks[0].params().contains(&("mode", "rxl".to_string())));
+}
+
+#[test]
+fn rxl_endpoint_bad_mode() {
+    refused(&endpoint("mode = \"cxl\""), &["block `ep`", "`mode`", "\"cxl\"", "\"rxl\", \"cxl_baseline\""]);
+}
+
+#[test]
+fn rxl_endpoint_bad_crc_and_fec() {
+    refused(&endpoint("crc = \"crc32\""), &["block `ep`", "`crc`", "\"crc32\"", "\"rs_crc\", \"crc64\""]);
+    refused(&endpoint("fec = \"kr4\""), &["`fec`", "\"kr4\"", "\"pcie6\", \"generic\""]);
+}
+
+#[test]
+fn rxl_endpoint_replay_depth_beyond_sequence_space() {
+    refused(&endpoint("replay_depth = 1024"), &["block `ep`", "`replay_depth`", "1024", "2..=1023"]);
+}
+
+#[test]
+fn rxl_endpoint_ack_every_not_below_depth() {
+    refused(&endpoint("replay_depth = 8\nack_every = 8"), &["block `ep`", "`ack_every`", "= 8", "replay_depth = 8", "1..=7"]);
+}
+
+#[test]
+fn rxl_endpoint_replay_timeout_not_above_ack_timeout() {
+    refused(&endpoint("ack_timeout = 100\nreplay_timeout = 100"), &["block `ep`", "`replay_timeout`", "= 100", "ack_timeout = 100", "101..=65535"]);
+}
+
+#[test]
+fn rxl_switch_bad_fields() {
+    let sw = |f: &str| format!("{HEADER}[[blocks]]\nkind = \"rxl_switch\"\nname = \"sw\"\n{f}\n");
+    refused(&sw("fec = \"rs\""), &["block `sw`", "`fec`", "\"rs\"", "\"pcie6\", \"generic\""]);
+    refused(&sw("counter_bits = 0"), &["block `sw`", "`counter_bits`", "= 0", "1..=64"]);
+    refused(&sw("seq_bits = 10"), &["block `sw`", "`seq_bits`", "not a field of kind rxl_switch"]);
+}
+
+#[test]
+fn rxl_module_names_collide_through_sub_modules() {
+    // An endpoint `e` builds `t_e_crc`; a crc block named `e_crc` would overwrite it.
+    let text = format!("{HEADER}[[blocks]]\nkind = \"rxl_endpoint\"\nname = \"e\"\n[[blocks]]\nkind = \"crc\"\nname = \"e_crc\"\n{GOOD}\n");
+    refused(&text, &["t_e_crc", "collides"]);
+}

@@ -24,6 +24,8 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &replay_buffer::ReplayBufferKind,
     &rs_fec::RsFecKind,
     &rifl::RiflKind,
+    &rxl_endpoint::RxlEndpointKind,
+    &rxl_switch::RxlSwitchKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

@@ -4,7 +4,8 @@
 //! (ordering failures against Eq. 7, bandwidth loss against Eq. 11–14).
 //!
 //! The nodes are traits, so the same campaign runs on the Rust reference models
-//! ([`Nodes::models`]) or on any other implementation of the node traits (the Verilated RTL).
+//! ([`Nodes::models`]), on the Verilated RTL ([`rtl::rtl_nodes`]), or on both in lockstep
+//! (every output of every node compared every cycle).
 //!
 //! Topology with `s` switches (direction 0 is A → B, direction 1 is B → A; each switch has
 //! one `link_rx`/`link_tx` pair per direction):
@@ -18,6 +19,7 @@
 //! through the channels, applies the inputs and clocks every node.
 
 pub mod channel;
+pub mod rtl;
 
 pub use channel::{Channel, ChannelStats, Faults};
 
@@ -244,6 +246,10 @@ pub struct CampaignConfig {
     /// Per flit and switch: probability that a bit of the message flips inside the switch,
     /// between its `link_rx` and `link_tx` (after the FEC, unseen by it).
     pub internal: f64,
+    /// Probability that an endpoint's link does not take its flit in a cycle (tx_ready low).
+    pub tx_stall: f64,
+    /// Probability that the sending application offers a payload in a cycle (1 = saturating).
+    pub offered_load: f64,
     pub seed: u64,
 }
 
@@ -258,6 +264,8 @@ impl CampaignConfig {
             retry_loop: 50,
             faults: Faults::none(),
             internal: 0.0,
+            tx_stall: 0.0,
+            offered_load: 1.0,
             seed: 1,
         }
     }
@@ -400,17 +408,20 @@ pub fn run(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnMut(u64,
         for d in 0..2 {
             // Source endpoint d sends direction d; the other endpoint receives it.
             let out = nodes.endpoints[d].outputs();
-            // Traffic: saturating in both directions.
-            inputs[d].s_valid = traffic;
-            if traffic {
+            // Traffic in both directions (saturating unless offered_load < 1), and the link's
+            // readiness.
+            let offer = traffic && (cfg.offered_load >= 1.0 || rng.random_bool(cfg.offered_load.max(0.0)));
+            inputs[d].s_valid = offer;
+            if offer {
                 inputs[d].s_payload = payload(serial[d], d);
                 if out.s_ready {
                     serial[d] += 1;
                 }
             }
+            inputs[d].tx_ready = !(cfg.tx_stall > 0.0 && rng.random_bool(cfg.tx_stall));
             // Wire observation of the sender.
             let r = &mut dirs[d];
-            if out.tx_valid {
+            if out.tx_valid && inputs[d].tx_ready {
                 r.wire_flits += 1;
                 let h = Header::of(&out.tx_flit);
                 if h.ftype == TYPE_PAYLOAD {
@@ -444,7 +455,7 @@ pub fn run(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnMut(u64,
         for d in 0..2 {
             let (ep_valid, ep_flit) = {
                 let out = nodes.endpoints[d].outputs();
-                (out.tx_valid, out.tx_flit)
+                (out.tx_valid && inputs[d].tx_ready, out.tx_flit)
             };
             sw_tx_out.clear();
             sw_rx_out.clear();
@@ -488,8 +499,7 @@ pub fn run(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnMut(u64,
                 None => rx.rx_valid = false,
             }
         }
-        for (node, inp) in nodes.endpoints.iter_mut().zip(inputs.iter_mut()) {
-            inp.tx_ready = true;
+        for (node, inp) in nodes.endpoints.iter_mut().zip(inputs.iter()) {
             node.tick(inp)?;
         }
         dirs[0].window_cycles += in_window as u64;

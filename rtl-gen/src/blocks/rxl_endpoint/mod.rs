@@ -1,6 +1,160 @@
 //! Block kind `rxl_endpoint`: a full-duplex RXL (implicit sequence number) or CXL 3.0 baseline
-//! link endpoint: flit assembly with CRC and FEC, go-back-N replay, ACK coalescing.
-//! [`flit`] describes the flit, [`model`] the cycle-accurate behaviour.
+//! link endpoint for 256-byte flits: flit assembly with CRC and FEC, go-back-N replay, ACK
+//! coalescing, in-order delivery.
+//!
+//! [`flit`] describes the flit and its codes, [`model`] the cycle-accurate behaviour, [`rtl`]
+//! the module `<prefix><name>` and the sub-modules it instantiates, built through the other
+//! kinds' generators: `<name>_replay` (replay_buffer), `<name>_crc`/`<name>_crc_check` (rs_crc,
+//! or crc for `crc = "crc64"`), `<name>_fec_enc`/`<name>_fec_dec` (rs_fec).
 
 pub mod flit;
 pub mod model;
+pub mod rtl;
+
+use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+use flit::{CrcChoice, FecChoice};
+use model::{EndpointConfig, EndpointModel, Mode};
+
+pub struct RxlEndpointKind;
+
+static FIELDS: [FieldSpec; 9] = [
+    FieldSpec {
+        name: "mode",
+        ty: FieldType::Choice(&["rxl", "cxl_baseline"]),
+        default: Some("\"rxl\""),
+        doc: "rxl: SeqNum folded into the CRC (ISN), FSN only carries AckNums; cxl_baseline: FSN carries SeqNum or AckNum, CRC without SeqNum",
+    },
+    FieldSpec {
+        name: "crc",
+        ty: FieldType::Choice(&["rs_crc", "crc64"]),
+        default: Some("\"rs_crc\""),
+        doc: "flit CRC in bytes 242-249: the PCIe 6.0 GF(2^8) flit CRC (rs_crc) or CRC-64/ECMA-182 (crc)",
+    },
+    FieldSpec { name: "fec", ty: FieldType::Choice(&["pcie6", "generic"]), default: Some("\"pcie6\""), doc: "FEC layout of bytes 250-255 (rs_fec)" },
+    FieldSpec { name: "replay_depth", ty: FieldType::UInt { min: 2, max: 1023 }, default: Some("256"), doc: "flits kept for go-back-N replay until acknowledged (10-bit sequence numbers)" },
+    FieldSpec { name: "ack_every", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("10"), doc: "an ACK is piggybacked after this many delivered flits (p_coalescing = 1/ack_every)" },
+    FieldSpec { name: "ack_timeout", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("64"), doc: "cycles after which fewer delivered flits are acknowledged anyway" },
+    FieldSpec { name: "nack_timeout", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("512"), doc: "cycles of discarding after which the NACK is sent again (should exceed the retry loop)" },
+    FieldSpec { name: "replay_timeout", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("1024"), doc: "cycles without ACK/NACK, flits held, after which the sender replays from the oldest" },
+    FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
+];
+
+/// A validated `rxl_endpoint` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RxlEndpointBlock {
+    pub name: String,
+    pub cfg: EndpointConfig,
+}
+
+impl RxlEndpointBlock {
+    pub fn model(&self) -> EndpointModel {
+        EndpointModel::new(self.cfg.clone())
+    }
+
+    pub fn mode_name(&self) -> &'static str {
+        match self.cfg.mode {
+            Mode::Rxl => "rxl",
+            Mode::CxlBaseline => "cxl_baseline",
+        }
+    }
+
+    /// Banner/doc lines: the header layout and the protocol in brief.
+    pub fn notes(&self) -> Vec<String> {
+        let rxl = self.cfg.mode == Mode::Rxl;
+        let mut n = vec![
+            "Flit, byte 0 first: bytes 0-1 header (little-endian word: [9:0] FSN, [11:10] ReplayCmd 0 none / 1 ACK / 2 NACK, [15:12] type 0 idle-control / 1 payload), 2-241 payload, 242-249 CRC over bytes 0-241, 250-255 FEC over bytes 0-249.".into(),
+            "Latency: rx_flit to m_payload 2 cycles (FEC decode register, decision register); s_payload to tx_flit 3 cycles when the link was idle (replay-buffer RAM read, flit register).".into(),
+            "TX: one flit per cycle whenever tx_ready; payload flits from the replay buffer in SeqNum order, otherwise idle/control flits (type 0, no SeqNum, CRC with sequence number 0). A NACK (ReplayCmd 2, FSN = last good SeqNum) makes the peer free up to FSN and replay from FSN + 1; an ACK frees up to FSN.".into(),
+        ];
+        if rxl {
+            n.push("rxl: FSN = AckNum (ESeqNum - 1) when ReplayCmd != 0, else 0; the CRC of a payload flit has its SeqNum XORed into data[9:0] (ISN), so a receiver checking with ESeqNum sees a dropped predecessor as a CRC failure. A NACK goes out in a control flit of its own (piggybacked it would need the peer's ESeqNum to be checked).".into());
+            n.push("RX (rxl): good = FEC correctable and CRC ok; a good payload flit is delivered and ESeqNum advances; any other flit starts discarding: every flit is dropped until the expected one passes, one NACK is sent (again every nack_timeout cycles while discarding).".into());
+        } else {
+            n.push("cxl_baseline: FSN = SeqNum on payload flits with ReplayCmd 0, AckNum (ESeqNum - 1) when ReplayCmd != 0; CRC without sequence number. The first payload flit of a replay never piggybacks, so it always carries its SeqNum.".into());
+            n.push("RX (cxl_baseline): a good payload flit with ReplayCmd 0 is delivered if FSN == ESeqNum, otherwise discarding starts and a NACK is sent; one with ReplayCmd != 0 carries no SeqNum and is delivered unchecked unless discarding (the weakness of Fig. 4 of the RXL paper: after a silent drop it is delivered out of order).".into());
+        }
+        n.push(format!(
+            "ACK coalescing: an ACK is piggybacked once ack_every = {} flits were delivered since the last ACK/NACK, or when some were and ack_timeout = {} cycles passed. Replay timeout: {} cycles without ACK/NACK while flits are held replays from the oldest.",
+            self.cfg.ack_every, self.cfg.ack_timeout, self.cfg.replay_timeout
+        ));
+        n.push("A received ACK/NACK reaches the replay buffer one cycle after the decision (ctl register). Counters saturate at 2^counter_bits - 1.".into());
+        n
+    }
+}
+
+impl BlockKind for RxlEndpointKind {
+    fn kind(&self) -> &'static str {
+        "rxl_endpoint"
+    }
+    fn summary(&self) -> &'static str {
+        "RXL (implicit sequence number) or CXL 3.0 baseline link endpoint for 256-byte flits: CRC + FEC, go-back-N replay, ACK coalescing, in-order delivery"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
+        let mode = if r.choice("mode")? == "rxl" { Mode::Rxl } else { Mode::CxlBaseline };
+        let crc = if r.choice("crc")? == "rs_crc" { CrcChoice::RsCrc } else { CrcChoice::Crc64 };
+        let fec = if r.choice("fec")? == "pcie6" { FecChoice::Pcie6 } else { FecChoice::Generic };
+        let replay_depth = r.u32("replay_depth")?;
+        let ack_every = r.u32("ack_every")?;
+        if ack_every >= replay_depth {
+            return Err(r.error("ack_every", format!("= {ack_every} is not below replay_depth = {replay_depth}: the buffer would fill before an ACK is due; allowed 1..={}", (replay_depth - 1).min(255))));
+        }
+        let ack_timeout = r.u32("ack_timeout")?;
+        let nack_timeout = r.u32("nack_timeout")?;
+        let replay_timeout = r.u32("replay_timeout")?;
+        if replay_timeout <= ack_timeout {
+            return Err(r.error(
+                "replay_timeout",
+                format!("= {replay_timeout} is not above ack_timeout = {ack_timeout}: the sender would replay before the receiver acknowledges; allowed {}..=65535", ack_timeout + 1),
+            ));
+        }
+        let counter_bits = r.u32("counter_bits")?;
+        let cfg = EndpointConfig { mode, crc, fec, replay_depth, ack_every, ack_timeout, nack_timeout, replay_timeout, counter_bits };
+        Ok(Box::new(RxlEndpointBlock { name: r.block().to_string(), cfg }))
+    }
+}
+
+impl Block for RxlEndpointBlock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> &'static str {
+        "rxl_endpoint"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let c = &self.cfg;
+        vec![
+            ("mode", self.mode_name().to_string()),
+            ("crc", match c.crc {
+                CrcChoice::RsCrc => "rs_crc",
+                CrcChoice::Crc64 => "crc64",
+            }
+            .to_string()),
+            ("fec", match c.fec {
+                FecChoice::Pcie6 => "pcie6",
+                FecChoice::Generic => "generic",
+            }
+            .to_string()),
+            ("replay_depth", c.replay_depth.to_string()),
+            ("ack_every", c.ack_every.to_string()),
+            ("ack_timeout", c.ack_timeout.to_string()),
+            ("nack_timeout", c.nack_timeout.to_string()),
+            ("replay_timeout", c.replay_timeout.to_string()),
+            ("counter_bits", c.counter_bits.to_string()),
+        ]
+    }
+    fn module_names(&self, design: &DesignInfo) -> Vec<String> {
+        rtl::module_names(self, design)
+    }
+    fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        rtl::modules(self, design)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

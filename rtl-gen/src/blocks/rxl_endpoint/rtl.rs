@@ -1,0 +1,481 @@
+//! The `rxl_endpoint` module and the sub-modules it builds through the other kinds' generators:
+//! `<name>_replay` (replay_buffer), `<name>_crc` + `<name>_crc_check` (rs_crc, or crc for the
+//! CRC-64 option) and `<name>_fec_enc` + `<name>_fec_dec` (rs_fec). The behaviour is the
+//! cycle-accurate model's ([`super::model`]), register for register.
+
+use super::flit::{CrcChoice, FecChoice, CRC64_ALGO, SEQ_BITS};
+use super::model::Mode;
+use super::RxlEndpointBlock;
+use crate::blocks::crc::CrcBlock;
+use crate::blocks::replay_buffer::ReplayBufferBlock;
+use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
+use crate::blocks::rs_crc::RsCrcBlock;
+use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
+use crate::blocks::rs_fec::{Layout, RsFecBlock};
+use crate::blocks::{clock_ports, Block, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::emit::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
+use crate::emit::xor_net::XorStyle;
+
+pub const PAYLOAD_BITS: u32 = 1920;
+pub const FLIT_BITS: u32 = 2048;
+pub const MSG_BITS: u32 = 2000;
+pub const CRC_DATA_BITS: u32 = 1936;
+
+/// Bits to hold 0..=max.
+pub fn bits_for(max: u64) -> u32 {
+    (u64::BITS - max.leading_zeros()).max(1)
+}
+
+pub fn id(n: &str) -> Expr {
+    Expr::id(n)
+}
+pub fn dec(w: u32, v: u64) -> Expr {
+    Expr::dec(w, v)
+}
+pub fn and(a: Expr, b: Expr) -> Expr {
+    Expr::and(a, b)
+}
+pub fn or(a: Expr, b: Expr) -> Expr {
+    Expr::or(a, b)
+}
+pub fn eq(a: Expr, b: Expr) -> Expr {
+    Expr::eq(a, b)
+}
+pub fn ne(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Ne, a, b)
+}
+pub fn add(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Add, a, b)
+}
+pub fn sub(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Sub, a, b)
+}
+pub fn lt(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Lt, a, b)
+}
+pub fn mux(s: Expr, a: Expr, b: Expr) -> Expr {
+    Expr::mux(s, a, b)
+}
+
+/// A wire `name` of `width` bits driven by `value`.
+pub fn wire(items: &mut Vec<Item>, name: &str, width: u32, doc: &str, value: Expr) {
+    items.push(Item::wire(name, width, doc));
+    items.push(Item::assign(id(name), value));
+}
+
+/// Saturating counter `name` (`bits` wide, reset to 0) counting cycles where `inc` holds.
+pub fn counter(regs: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, inc: Expr, doc: &str) {
+    regs.push(Item::reg(name, bits, doc));
+    reset.push(Stmt::set(id(name), dec(bits, 0)));
+    let max = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    body.push(Stmt::when(and(inc, ne(id(name), Expr::konst(bits, max as u128))), vec![Stmt::set(id(name), add(id(name), dec(bits, 1)))]));
+}
+
+/// An instance with the given connections.
+pub fn instance(module: &str, name: &str, conns: &[(&str, Expr)]) -> Item {
+    Item::Instance { module: module.into(), name: name.into(), conns: conns.iter().map(|(p, e)| (p.to_string(), e.clone())).collect() }
+}
+
+/// Output wires of an instance that this module does not use, declared between Verilator
+/// `lint_off UNUSED` / `lint_on` comments so `-Wall` stays clean without empty pin connections.
+pub fn unused_wires(items: &mut Vec<Item>, wires: &[(&str, u32, &str)]) {
+    items.push(Item::comment("verilator lint_off UNUSED"));
+    for (n, w, doc) in wires {
+        items.push(Item::wire(n, *w, doc));
+    }
+    items.push(Item::comment("verilator lint_on UNUSED"));
+}
+
+/// The FEC sub-block (combinational) of the chosen layout, named `name`.
+pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
+    RsFecBlock {
+        name: name.to_string(),
+        layout: match fec {
+            FecChoice::Pcie6 => Layout::Pcie6,
+            FecChoice::Generic => Layout::Generic,
+        },
+        symbol_bits: 8,
+        field_poly: FLIT_FEC_FIELD_POLY,
+        fcr: 0,
+        check_symbols: 2,
+        ways: 3,
+        msg_symbols: MSG_BITS / 8,
+        pipeline: 0,
+    }
+}
+
+/// The CRC sub-block (generator + checker, combinational, 10-bit ISN) named `name`.
+fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<GeneratedModule> {
+    match b.cfg.crc {
+        CrcChoice::RsCrc => RsCrcBlock {
+            name: name.to_string(),
+            symbol_bits: 8,
+            field_poly: PCIE6_CRC_FIELD_POLY,
+            first_root: 1,
+            root_count: 8,
+            data_bytes: CRC_DATA_BITS / 8,
+            seq_bits: SEQ_BITS,
+            pipeline: 0,
+            checker: true,
+            orientation: Orientation::MsbFirst,
+            reflect_bits: false,
+        }
+        .modules(design),
+        CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::Masked }.modules(design),
+    }
+}
+
+/// Names of the endpoint's modules: the sub-modules, then the endpoint itself.
+pub fn module_names(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<String> {
+    let base = format!("{}{}", design.prefix, b.name);
+    ["_replay", "_crc", "_crc_check", "_fec_enc", "_fec_dec", ""].iter().map(|s| format!("{base}{s}")).collect()
+}
+
+pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
+    let names = module_names(b, design);
+    let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.cfg.replay_depth };
+    let mut out = vec![rb.module(design, &names[0])];
+    let crc = crc_modules(b, design, &format!("{}_crc", b.name));
+    assert_eq!((crc[0].name(), crc[1].name()), (names[1].as_str(), names[2].as_str()), "CRC module names");
+    out.extend(crc);
+    let fec = fec_block(b.cfg.fec, &format!("{}_fec", b.name)).modules(design);
+    assert_eq!((fec[0].name(), fec[1].name()), (names[3].as_str(), names[4].as_str()), "FEC module names");
+    out.extend(fec);
+    out.push(endpoint(b, design, &names));
+    out
+}
+
+fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> GeneratedModule {
+    let cfg = &b.cfg;
+    let rxl = cfg.mode == Mode::Rxl;
+    let cb = cfg.counter_bits;
+    let s = SEQ_BITS;
+    let mut ports = clock_ports(design);
+    ports.extend([
+        Port::input("s_valid", 1, "a payload is offered for transmission"),
+        Port::output("s_ready", 1, "the replay buffer has room: the payload is taken when s_valid && s_ready"),
+        Port::input("s_payload", PAYLOAD_BITS, "240-byte payload; byte j at [8j+7:8j], flit byte 2+j"),
+        Port::output("tx_valid", 1, "tx_flit holds a flit (always, after the first cycle out of reset)"),
+        Port::input("tx_ready", 1, "the link takes tx_flit this cycle"),
+        Port::output("tx_flit", FLIT_BITS, "256-byte flit to the link; byte i at [8i+7:8i], byte 0 first on the wire"),
+        Port::input("rx_valid", 1, "rx_flit holds a flit from the link"),
+        Port::input("rx_flit", FLIT_BITS, "256-byte flit from the link"),
+        Port::output("m_valid", 1, "m_payload is the next payload, in order (no backpressure)"),
+        Port::output("m_payload", PAYLOAD_BITS, "delivered 240-byte payload"),
+        Port::output("cnt_flits_sent", cb, "flits transferred on tx_flit (saturating)"),
+        Port::output("cnt_replays", cb, "go-back-N replays started (NACK or replay timeout; saturating)"),
+        Port::output("cnt_crc_fail", cb, "received flits failing the CRC check (saturating)"),
+        Port::output("cnt_fec_corrected", cb, "received flits the FEC corrected (saturating)"),
+        Port::output("cnt_fec_uncorrectable", cb, "received flits the FEC found uncorrectable (saturating)"),
+        Port::output("cnt_nacks_sent", cb, "NACKs sent (saturating)"),
+    ]);
+    let [n_replay, n_crc, n_check, n_enc, n_dec, _] = names else { panic!("six module names") };
+    let w_ae = bits_for(cfg.ack_every as u64);
+    let w_at = bits_for(cfg.ack_timeout as u64);
+    let w_nt = bits_for(cfg.nack_timeout as u64);
+    let w_rt = bits_for(cfg.replay_timeout as u64);
+    let mut it: Vec<Item> = Vec::new();
+    it.push(Item::comment(&format!(
+        "Flit: bytes 0-1 header {{type[15:12], ReplayCmd[11:10], FSN[9:0]}}, 2-241 payload, 242-249 CRC, 250-255 FEC.\nMode {}: {}",
+        b.mode_name(),
+        if rxl { "FSN = AckNum when ReplayCmd != 0, else 0; SeqNum folded into the CRC (ISN) of payload flits." } else { "FSN = SeqNum on payload flits, or AckNum when ReplayCmd != 0; CRC without sequence number." }
+    )));
+    for (n, w, v) in [("CMD_ACK", 2, 1u64), ("CMD_NACK", 2, 2)] {
+        it.push(Item::Localparam { name: n.into(), value: dec(w, v), doc: "ReplayCmd".into() });
+    }
+
+    // ---------------- registers ----------------
+    let mut regs = vec![
+        Item::reg("t1_valid", 1, "tx_flit holds a flit"),
+        Item::reg("t1_msg", MSG_BITS, "flit bytes 0-249 (header, payload, CRC); the FEC encoder makes tx_flit of it"),
+        Item::reg("ctl_valid", 1, "a good received flit carried an ACK/NACK, applied to the replay buffer now"),
+        Item::reg("ctl_cmd", 2, "its ReplayCmd"),
+        Item::reg("ctl_fsn", s, "its FSN (AckNum)"),
+        Item::reg("stall_timer", w_rt, "cycles without ACK/NACK while the replay buffer holds flits"),
+        Item::reg("d_valid", 1, "RX stage 1: a decoded flit"),
+        Item::reg("d_msg", MSG_BITS, "its FEC-corrected bytes 0-249"),
+        Item::reg("d_corrected", 1, "the FEC corrected it"),
+        Item::reg("d_uncorrectable", 1, "the FEC found it uncorrectable"),
+        Item::reg("eseq", s, "ESeqNum: SeqNum of the next payload flit to deliver"),
+        Item::reg("discard", 1, "a flit was lost: discard until the expected flit arrives"),
+        Item::reg("nack_pending", 1, "a NACK waits for the next transmitted flit"),
+        Item::reg("since_ack", w_ae, "payloads delivered since the last ACK/NACK sent (saturates at ack_every)"),
+        Item::reg("ack_timer", w_at, "cycles since then while since_ack > 0 (saturates at ack_timeout)"),
+        Item::reg("nack_timer", w_nt, "cycles spent discarding since the last NACK"),
+        Item::reg("m_valid_q", 1, ""),
+        Item::reg("m_payload_q", PAYLOAD_BITS, ""),
+    ];
+    if !rxl {
+        regs.push(Item::reg("replay_start", 1, "the next payload flit starts a replay: it carries its SeqNum, no AckNum"));
+    }
+    let mut reset = vec![];
+    for (n, w) in [
+        ("t1_valid", 1),
+        ("ctl_valid", 1),
+        ("stall_timer", w_rt),
+        ("d_valid", 1),
+        ("eseq", s),
+        ("discard", 1),
+        ("nack_pending", 1),
+        ("since_ack", w_ae),
+        ("ack_timer", w_at),
+        ("nack_timer", w_nt),
+        ("m_valid_q", 1),
+    ] {
+        reset.push(Stmt::set(id(n), dec(w, 0)));
+    }
+    if !rxl {
+        reset.push(Stmt::set(id("replay_start"), Expr::zero()));
+    }
+
+    // ---------------- RX stage 1: FEC decode ----------------
+    let mut rx1 = vec![Item::comment("RX stage 1: FEC decode and correct (combinational), registered with the flags.")];
+    rx1.push(Item::wire("dec_msg", MSG_BITS, "corrected bytes 0-249"));
+    rx1.push(Item::wire("dec_corrected", 1, ""));
+    rx1.push(Item::wire("dec_uncorrectable", 1, ""));
+    unused_wires(&mut rx1, &[("dec_way_corrected", 3, "per-way flags, not needed here"), ("dec_way_uncorrectable", 3, "")]);
+    rx1.push(instance(
+        n_dec,
+        "u_fec_dec",
+        &[
+            ("cw", id("rx_flit")),
+            ("msg", id("dec_msg")),
+            ("corrected", id("dec_corrected")),
+            ("uncorrectable", id("dec_uncorrectable")),
+            ("way_corrected", id("dec_way_corrected")),
+            ("way_uncorrectable", id("dec_way_uncorrectable")),
+        ],
+    ));
+
+    // ---------------- RX stage 2: decide ----------------
+    let mut c = vec![Item::comment("RX stage 2: check the CRC (against ESeqNum for rxl payload flits) and decide.")];
+    wire(&mut c, "h_fsn", s, "received FSN", Expr::slice("d_msg", 9, 0));
+    wire(&mut c, "h_cmd", 2, "received ReplayCmd", Expr::slice("d_msg", 11, 10));
+    wire(&mut c, "h_payload", 1, "received flit type is payload (1)", eq(Expr::slice("d_msg", 15, 12), dec(4, 1)));
+    let chk_seq = if rxl { mux(id("h_payload"), id("eseq"), dec(s, 0)) } else { dec(s, 0) };
+    wire(&mut c, "chk_seq", s, if rxl { "ESeqNum on payload flits, 0 on control flits" } else { "cxl_baseline: no sequence number in the CRC" }, chk_seq);
+    c.push(Item::wire("crc_ok", 1, "the CRC matches"));
+    c.push(instance(n_check, "u_crc_check", &[("data", Expr::slice("d_msg", CRC_DATA_BITS - 1, 0)), ("seq", id("chk_seq")), ("crc_in", Expr::slice("d_msg", MSG_BITS - 1, CRC_DATA_BITS)), ("ok", id("crc_ok"))]));
+    wire(&mut c, "good", 1, "a correctable flit whose CRC checks", and(and(id("d_valid"), id("d_uncorrectable").not()), id("crc_ok")));
+    wire(&mut c, "bad", 1, "corrupted, or (rxl) out of sequence", and(id("d_valid"), id("good").not()));
+    wire(&mut c, "h_has_ack", 1, "ReplayCmd is ACK or NACK", or(eq(id("h_cmd"), id("CMD_ACK")), eq(id("h_cmd"), id("CMD_NACK"))));
+    if rxl {
+        wire(&mut c, "deliver", 1, "the ISN proved SeqNum == ESeqNum", and(id("good"), id("h_payload")));
+        wire(&mut c, "seq_error", 1, "", dec(1, 0));
+    } else {
+        wire(&mut c, "explicit", 1, "a good payload flit whose FSN is its SeqNum", and(and(id("good"), id("h_payload")), eq(id("h_cmd"), dec(2, 0))));
+        wire(
+            &mut c,
+            "deliver",
+            1,
+            "explicit: FSN == ESeqNum; with an AckNum: unchecked unless discarding (Fig. 4)",
+            mux(id("explicit"), eq(id("h_fsn"), id("eseq")), and(and(id("good"), id("h_payload")), id("discard").not())),
+        );
+        wire(&mut c, "seq_error", 1, "explicit FSN != ESeqNum", and(id("explicit"), ne(id("h_fsn"), id("eseq"))));
+    }
+    wire(&mut c, "trigger_nack", 1, "first error: start discarding, schedule a NACK", and(or(id("bad"), id("seq_error")), id("discard").not()));
+    wire(
+        &mut c,
+        "renack",
+        1,
+        "discarding for nack_timeout cycles: send the NACK again",
+        and(and(id("discard"), id("deliver").not()), eq(id("nack_timer"), dec(w_nt, (cfg.nack_timeout - 1) as u64))),
+    );
+
+    // ---------------- TX ----------------
+    c.push(Item::comment("TX: replay-buffer control from the received ACK/NACK (ctl) and the replay timer."));
+    c.push(Item::wire("rb_push_ready", 1, ""));
+    c.push(Item::wire("rb_push_seq", s, ""));
+    c.push(Item::wire("rb_out_valid", 1, ""));
+    c.push(Item::wire("rb_out_data", PAYLOAD_BITS, ""));
+    c.push(Item::wire("rb_out_seq", s, ""));
+    c.push(Item::wire("rb_count", s, ""));
+    unused_wires(&mut c, &[("rb_full", 1, "same as !rb_push_ready")]);
+    wire(&mut c, "rb_head", s, "oldest unacknowledged SeqNum", sub(id("rb_push_seq"), id("rb_count")));
+    wire(&mut c, "ctl_ack", 1, "", and(id("ctl_valid"), or(eq(id("ctl_cmd"), id("CMD_ACK")), eq(id("ctl_cmd"), id("CMD_NACK")))));
+    wire(&mut c, "ctl_nack", 1, "", and(id("ctl_valid"), eq(id("ctl_cmd"), id("CMD_NACK"))));
+    wire(
+        &mut c,
+        "timeout",
+        1,
+        "no ACK/NACK for replay_timeout cycles while flits are held",
+        and(and(id("ctl_ack").not(), ne(id("rb_count"), dec(s, 0))), eq(id("stall_timer"), dec(w_rt, (cfg.replay_timeout - 1) as u64))),
+    );
+    wire(&mut c, "replay_seq", s, "NACK: after the last good SeqNum; timeout: the oldest", mux(id("ctl_nack"), add(id("ctl_fsn"), dec(s, 1)), id("rb_head")));
+    wire(&mut c, "replay_valid", 1, "", or(id("ctl_nack"), id("timeout")));
+    wire(&mut c, "replay_taken", 1, "the buffer accepts it (replay_seq - head <= count)", and(id("replay_valid"), lt(id("rb_count"), sub(id("replay_seq"), id("rb_head"))).lnot()));
+    c.push(Item::comment("TX: the flit register loads when the link takes the current flit (or holds none)."));
+    wire(&mut c, "load", 1, "", or(id("tx_ready"), id("t1_valid").not()));
+    let payload_cond = if rxl { and(and(id("load"), id("rb_out_valid")), id("nack_pending").not()) } else { and(id("load"), id("rb_out_valid")) };
+    wire(&mut c, "payload", 1, if rxl { "send the buffer's flit (a pending NACK goes first, in a control flit of its own)" } else { "send the buffer's flit" }, payload_cond);
+    wire(
+        &mut c,
+        "ack_due",
+        1,
+        "ack_every payloads delivered, or some and ack_timeout cycles",
+        or(eq(id("since_ack"), dec(w_ae, cfg.ack_every as u64)), and(ne(id("since_ack"), dec(w_ae, 0)), eq(id("ack_timer"), dec(w_at, cfg.ack_timeout as u64)))),
+    );
+    let cmd = mux(id("nack_pending"), id("CMD_NACK"), mux(id("ack_due"), id("CMD_ACK"), dec(2, 0)));
+    let cmd = if rxl { cmd } else { mux(and(id("payload"), id("replay_start")), dec(2, 0), cmd) };
+    wire(&mut c, "tx_cmd", 2, if rxl { "ReplayCmd to send" } else { "ReplayCmd to send; none on the first flit of a replay" }, cmd);
+    wire(&mut c, "ack_sent", 1, "", and(id("load"), ne(id("tx_cmd"), dec(2, 0))));
+    wire(&mut c, "nack_sent", 1, "", and(id("load"), eq(id("tx_cmd"), id("CMD_NACK"))));
+    let fsn_else = if rxl { dec(s, 0) } else { mux(id("payload"), id("rb_out_seq"), dec(s, 0)) };
+    wire(&mut c, "tx_fsn", s, "AckNum = ESeqNum - 1 when ReplayCmd != 0", mux(ne(id("tx_cmd"), dec(2, 0)), sub(id("eseq"), dec(s, 1)), fsn_else));
+    wire(&mut c, "tx_header", 16, "{type, ReplayCmd, FSN}", Expr::Concat(vec![dec(3, 0), id("payload"), id("tx_cmd"), id("tx_fsn")]));
+    wire(
+        &mut c,
+        "tx_data",
+        CRC_DATA_BITS,
+        "header and payload (zero in control flits)",
+        Expr::Concat(vec![mux(id("payload"), id("rb_out_data"), dec(PAYLOAD_BITS, 0)), id("tx_header")]),
+    );
+    let crc_seq = if rxl { mux(id("payload"), id("rb_out_seq"), dec(s, 0)) } else { dec(s, 0) };
+    wire(&mut c, "crc_seq", s, if rxl { "ISN: SeqNum of payload flits" } else { "no sequence number in the CRC" }, crc_seq);
+    c.push(Item::wire("tx_crc", 64, ""));
+    c.push(instance(n_crc, "u_crc", &[("data", id("tx_data")), ("seq", id("crc_seq")), ("crc", id("tx_crc"))]));
+    c.push(instance(n_enc, "u_fec_enc", &[("msg", id("t1_msg")), ("cw", id("tx_flit"))]));
+    c.push(instance(
+        n_replay,
+        "u_replay",
+        &[
+            ("clk", id("clk")),
+            (design.reset.port(), id(design.reset.port())),
+            ("push_valid", id("s_valid")),
+            ("push_ready", id("rb_push_ready")),
+            ("push_data", id("s_payload")),
+            ("push_seq", id("rb_push_seq")),
+            ("ack_valid", id("ctl_ack")),
+            ("ack_seq", id("ctl_fsn")),
+            ("replay_valid", id("replay_valid")),
+            ("replay_seq", id("replay_seq")),
+            ("out_valid", id("rb_out_valid")),
+            ("out_ready", id("payload")),
+            ("out_data", id("rb_out_data")),
+            ("out_seq", id("rb_out_seq")),
+            ("count", id("rb_count")),
+            ("full", id("rb_full")),
+        ],
+    ));
+
+    // ---------------- next-state ----------------
+    c.push(Item::comment("ACK coalescing and NACK bookkeeping."));
+    wire(
+        &mut c,
+        "since_n",
+        w_ae,
+        "",
+        mux(
+            id("ack_sent"),
+            Expr::Concat(vec![dec(w_ae - 1, 0), id("deliver")]).simplify_concat(),
+            mux(eq(id("since_ack"), dec(w_ae, cfg.ack_every as u64)), id("since_ack"), add(id("since_ack"), Expr::Concat(vec![dec(w_ae - 1, 0), id("deliver")]).simplify_concat())),
+        ),
+    );
+
+    let mut body = vec![
+        Stmt::Comment("TX".into()),
+        Stmt::when(id("load"), vec![Stmt::set(id("t1_valid"), Expr::one())]),
+        Stmt::set(id("ctl_valid"), and(id("good"), id("h_has_ack"))),
+        Stmt::set(id("stall_timer"), mux(or(or(id("ctl_ack"), id("timeout")), eq(id("rb_count"), dec(s, 0))), dec(w_rt, 0), add(id("stall_timer"), dec(w_rt, 1)))),
+    ];
+    if !rxl {
+        body.push(Stmt::If(id("replay_taken"), vec![Stmt::set(id("replay_start"), Expr::one())], vec![Stmt::when(id("payload"), vec![Stmt::set(id("replay_start"), Expr::zero())])]));
+    }
+    body.push(Stmt::Comment("RX".into()));
+    body.push(Stmt::set(id("d_valid"), id("rx_valid")));
+    body.push(Stmt::when(id("deliver"), vec![Stmt::set(id("eseq"), add(id("eseq"), dec(s, 1)))]));
+    body.push(Stmt::set(id("discard"), mux(id("deliver"), dec(1, 0), or(id("discard"), id("trigger_nack")))));
+    body.push(Stmt::set(id("nack_timer"), mux(or(or(id("discard").not(), id("deliver")), id("renack")), dec(w_nt, 0), add(id("nack_timer"), dec(w_nt, 1)))));
+    body.push(Stmt::set(id("nack_pending"), or(or(id("trigger_nack"), id("renack")), and(and(id("nack_pending"), id("nack_sent").not()), id("deliver").not()))));
+    body.push(Stmt::set(id("since_ack"), id("since_n")));
+    body.push(Stmt::set(
+        id("ack_timer"),
+        mux(or(id("ack_sent"), eq(id("since_n"), dec(w_ae, 0))), dec(w_at, 0), mux(eq(id("ack_timer"), dec(w_at, cfg.ack_timeout as u64)), id("ack_timer"), add(id("ack_timer"), dec(w_at, 1)))),
+    ));
+    body.push(Stmt::set(id("m_valid_q"), id("deliver")));
+    let mut counters_regs = vec![];
+    let mut counters_reset = vec![];
+    let mut counters_body = vec![];
+    for (n, inc, doc) in [
+        ("cnt_flits_sent_q", and(id("t1_valid"), id("tx_ready")), "flits transferred"),
+        ("cnt_replays_q", id("replay_taken"), "replays started"),
+        ("cnt_crc_fail_q", and(id("d_valid"), id("crc_ok").not()), "CRC failures"),
+        ("cnt_fec_corrected_q", and(id("d_valid"), id("d_corrected")), "FEC corrections"),
+        ("cnt_fec_uncorrectable_q", and(id("d_valid"), id("d_uncorrectable")), "FEC uncorrectable flits"),
+        ("cnt_nacks_sent_q", id("nack_sent"), "NACKs sent"),
+    ] {
+        counter(&mut counters_regs, &mut counters_reset, &mut counters_body, n, cb, inc, doc);
+    }
+    reset.extend(counters_reset);
+    body.extend(counters_body);
+
+    let mut items = it;
+    items.extend(regs);
+    items.extend(counters_regs);
+    items.extend(rx1);
+    items.extend(c);
+    items.push(Item::comment("Control registers (reset)."));
+    items.push(Item::AlwaysFf { reset: Some(reset), body });
+    items.push(Item::comment("Data registers (no reset)."));
+    items.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![
+            Stmt::when(id("load"), vec![Stmt::set(id("t1_msg"), Expr::Concat(vec![id("tx_crc"), id("tx_data")]))]),
+            Stmt::set(id("ctl_cmd"), id("h_cmd")),
+            Stmt::set(id("ctl_fsn"), id("h_fsn")),
+            Stmt::when(id("rx_valid"), vec![Stmt::set(id("d_msg"), id("dec_msg")), Stmt::set(id("d_corrected"), id("dec_corrected")), Stmt::set(id("d_uncorrectable"), id("dec_uncorrectable"))]),
+            Stmt::when(id("deliver"), vec![Stmt::set(id("m_payload_q"), Expr::slice("d_msg", CRC_DATA_BITS - 1, 16))]),
+        ],
+    });
+    for (p, r) in [
+        ("s_ready", "rb_push_ready"),
+        ("tx_valid", "t1_valid"),
+        ("m_valid", "m_valid_q"),
+        ("m_payload", "m_payload_q"),
+        ("cnt_flits_sent", "cnt_flits_sent_q"),
+        ("cnt_replays", "cnt_replays_q"),
+        ("cnt_crc_fail", "cnt_crc_fail_q"),
+        ("cnt_fec_corrected", "cnt_fec_corrected_q"),
+        ("cnt_fec_uncorrectable", "cnt_fec_uncorrectable_q"),
+        ("cnt_nacks_sent", "cnt_nacks_sent_q"),
+    ] {
+        items.push(Item::assign(id(p), id(r)));
+    }
+
+    GeneratedModule {
+        module: Module { name: names[5].clone(), ports, items, reset: Some(design.reset) },
+        latency: 2,
+        summary: format!(
+            "Full-duplex {} link endpoint for 256-byte flits: payloads numbered and kept in a {}-entry go-back-N replay buffer, {} CRC with {} FEC on the wire, in-order delivery with NACK on any lost or corrupted flit, ACKs coalesced every {} flits.",
+            if rxl { "RXL (implicit sequence number)" } else { "CXL 3.0 baseline (explicit FSN)" },
+            cfg.replay_depth,
+            match cfg.crc {
+                CrcChoice::RsCrc => "PCIe 6.0 GF(2^8) flit",
+                CrcChoice::Crc64 => "CRC-64/ECMA-182",
+            },
+            match cfg.fec {
+                FecChoice::Pcie6 => "pcie6-layout",
+                FecChoice::Generic => "generic-layout",
+            },
+            cfg.ack_every
+        ),
+        notes: b.notes(),
+        depends: names[..5].to_vec(),
+    }
+}
+
+trait SimplifyConcat {
+    fn simplify_concat(self) -> Expr;
+}
+
+impl SimplifyConcat for Expr {
+    /// `{0'd0, x}` cannot be written: a one-element concatenation of a 1-bit signal is the
+    /// signal itself.
+    fn simplify_concat(self) -> Expr {
+        match self {
+            Expr::Concat(parts) if parts.len() == 2 && matches!(parts[0], Expr::Dec(0, _)) => parts.into_iter().nth(1).expect("two parts"),
+            e => e,
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! `…_link_rx` and `…_link_tx`, with the FEC decoder and encoder built by the rs_fec kind's
+//! generator as `<name>_fec_dec` / `<name>_fec_enc`.
+
+use super::RxlSwitchBlock;
+use crate::blocks::rxl_endpoint::rtl::{and, counter, fec_block, id, instance, unused_wires, FLIT_BITS, MSG_BITS};
+use crate::blocks::{clock_ports, Block, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
+
+pub fn module_names(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<String> {
+    let base = format!("{}{}", design.prefix, b.name);
+    ["_fec_enc", "_fec_dec", "_link_rx", "_link_tx"].iter().map(|s| format!("{base}{s}")).collect()
+}
+
+pub fn modules(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
+    let names = module_names(b, design);
+    let mut out = fec_block(b.fec, &format!("{}_fec", b.name)).modules(design);
+    assert_eq!((out[0].name(), out[1].name()), (names[0].as_str(), names[1].as_str()), "FEC module names");
+    out.push(link_rx(b, design, &names[2], &names[1]));
+    out.push(link_tx(b, design, &names[3], &names[0]));
+    out
+}
+
+fn layout(b: &RxlSwitchBlock) -> &'static str {
+    match b.fec {
+        crate::blocks::rxl_endpoint::flit::FecChoice::Pcie6 => "pcie6",
+        crate::blocks::rxl_endpoint::flit::FecChoice::Generic => "generic",
+    }
+}
+
+fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) -> GeneratedModule {
+    let cb = b.counter_bits;
+    let mut ports = clock_ports(design);
+    ports.extend([
+        Port::input("in_valid", 1, "in_flit holds a flit from the link"),
+        Port::input("in_flit", FLIT_BITS, "256-byte flit; byte i at [8i+7:8i]"),
+        Port::output("out_valid", 1, "out_msg holds a correctable flit (uncorrectable ones are dropped)"),
+        Port::output("out_msg", MSG_BITS, "its corrected bytes 0-249 (header, payload, CRC), unchecked"),
+        Port::output("cnt_flits", cb, "flits received (saturating)"),
+        Port::output("cnt_corrected", cb, "flits the FEC corrected (saturating)"),
+        Port::output("cnt_dropped", cb, "uncorrectable flits dropped (saturating)"),
+    ]);
+    let mut items = vec![
+        Item::wire("dec_msg", MSG_BITS, ""),
+        Item::wire("dec_corrected", 1, ""),
+        Item::wire("dec_uncorrectable", 1, ""),
+    ];
+    unused_wires(&mut items, &[("dec_way_corrected", 3, "per-way flags, not needed here"), ("dec_way_uncorrectable", 3, "")]);
+    items.push(instance(
+        dec_name,
+        "u_fec_dec",
+        &[
+            ("cw", id("in_flit")),
+            ("msg", id("dec_msg")),
+            ("corrected", id("dec_corrected")),
+            ("uncorrectable", id("dec_uncorrectable")),
+            ("way_corrected", id("dec_way_corrected")),
+            ("way_uncorrectable", id("dec_way_uncorrectable")),
+        ],
+    ));
+    items.push(Item::reg("out_valid_q", 1, ""));
+    items.push(Item::reg("out_msg_q", MSG_BITS, ""));
+    let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("in_valid"), id("dec_uncorrectable").not()))]);
+    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), "");
+    counter(&mut regs, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("in_valid"), id("dec_corrected")), "");
+    counter(&mut regs, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("in_valid"), id("dec_uncorrectable")), "");
+    items.extend(regs);
+    items.push(Item::AlwaysFf { reset: Some(reset), body });
+    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("in_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
+    for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q"), ("cnt_flits", "cnt_flits_q"), ("cnt_corrected", "cnt_corrected_q"), ("cnt_dropped", "cnt_dropped_q")] {
+        items.push(Item::assign(id(p), id(r)));
+    }
+    GeneratedModule {
+        module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
+        latency: 1,
+        summary: format!("RXL switch ingress: {} FEC decode and correct of a 256-byte flit, registered; uncorrectable flits are dropped (out_valid stays low) and counted. No sequence state, no CRC check.", layout(b)),
+        notes: vec![
+            "The end-to-end CRC in bytes 242-249 passes through unchecked: RXL moves the CRC to the endpoints (transport layer), switches only run the link-layer FEC.".into(),
+            "Between link_rx and link_tx a flit is a bare 250-byte message; corruption there (an error inside the switch) is invisible to the FEC of the next link and caught by the endpoint's CRC.".into(),
+        ],
+        depends: vec![dec_name.to_string()],
+    }
+}
+
+fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) -> GeneratedModule {
+    let cb = b.counter_bits;
+    let mut ports = clock_ports(design);
+    ports.extend([
+        Port::input("in_valid", 1, "in_msg holds a flit's bytes 0-249"),
+        Port::input("in_msg", MSG_BITS, "header, payload, CRC"),
+        Port::output("out_valid", 1, "out_flit holds a flit for the next link"),
+        Port::output("out_flit", FLIT_BITS, "in_msg with fresh FEC bytes 250-255"),
+        Port::output("cnt_flits", cb, "flits forwarded (saturating)"),
+    ]);
+    let mut items = vec![Item::reg("out_valid_q", 1, ""), Item::reg("msg_q", MSG_BITS, "the message, encoded on the way out")];
+    let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), id("in_valid"))]);
+    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), "");
+    items.extend(regs);
+    items.push(Item::AlwaysFf { reset: Some(reset), body });
+    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("in_valid"), vec![Stmt::set(id("msg_q"), id("in_msg"))])] });
+    items.push(instance(enc_name, "u_fec_enc", &[("msg", id("msg_q")), ("cw", id("out_flit"))]));
+    for (p, r) in [("out_valid", "out_valid_q"), ("cnt_flits", "cnt_flits_q")] {
+        items.push(Item::assign(id(p), id(r)));
+    }
+    GeneratedModule {
+        module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
+        latency: 1,
+        summary: format!("RXL switch egress: registers a flit's bytes 0-249 and re-encodes the {} FEC bytes 250-255 for the next link.", layout(b)),
+        notes: vec!["The message register feeds the combinational FEC encoder, so out_flit is FEC(in_msg of the last valid cycle).".into()],
+        depends: vec![enc_name.to_string()],
+    }
+}

@@ -30,7 +30,7 @@
 //   base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the
 //   bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes
 //   at the new fill level base. The next packet enters in the cycle the previous one's last
-//   beat leaves: a packet boundary costs at most one idle output beat.
+//   beat leaves: the receive side loses at most one input slot per packet.
 // =============================================================================
 `default_nettype none
 

@@ -26,11 +26,11 @@
 //   control_repeat = 8
 //
 // Notes:
-//   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and
-//   base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the
-//   bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes
-//   at the new fill level base. The next packet enters in the cycle the previous one's last
-//   beat leaves: a packet boundary costs at most one idle output beat.
+//   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = !eop and base + I
+//   <= C, so in_ready looks at out_ready. At the edge an output transfer drops the bottom O
+//   bytes (all with out_last: a flush), then an input transfer places its kept bytes at the
+//   new fill level base. The next packet enters the cycle after the previous one's last beat
+//   left: a packet boundary costs exactly one slot, so the far receiver keeps up.
 // =============================================================================
 `default_nettype none
 
@@ -105,7 +105,7 @@ module rtlgen_rifl_txgear (
     assign kept = flush ? 496'd0 : (do_out ? {{240{1'd0}}, buf_q[495:240]} : buf_q);
     wire [5:0] base; // fill level after the output transfer: where the input bytes go
     assign base = flush ? 6'd0 : (do_out ? (fill - 6'd30) : fill);
-    assign in_ready = ((~eop) | flush) & (base < 6'd31);
+    assign in_ready = (~eop) & (base < 6'd31);
 
     // Place the input bytes at byte offset base (a multiple of 2 when used): a logarithmic shifter over base[4:1].
     wire [495:0] sh0;

@@ -355,10 +355,10 @@ fn fifo_matches_the_model() -> TestResult {
 }
 
 /// One converter against the model with random packets, gaps and backpressure.
-fn gearbox_case(tree: &rtl_gen_sim::Tree, module: &str, i_bytes: usize, o_bytes: usize, rng: &mut TestRng, cycles: u64) -> TestResult {
+fn gearbox_case(tree: &rtl_gen_sim::Tree, module: &str, i_bytes: usize, o_bytes: usize, overlap: bool, rng: &mut TestRng, cycles: u64) -> TestResult {
     let mut dut = Dut::build_named(tree, module, module)?;
     dut.reset(2)?;
-    let mut m = Gearbox::new(i_bytes, o_bytes);
+    let mut m = Gearbox::new(i_bytes, o_bytes, overlap);
     let mut sb = Scoreboard::new(module.to_string()).with_seed(rng.seed()).with_wave(dut.wave_path());
     let mut pkt: Vec<u8> = Vec::new();
     let mut pos = 0usize;
@@ -414,8 +414,8 @@ fn gearboxes_match_the_model() -> TestResult {
     for name in ["rifl", "rifl4"] {
         let p: Params = rifl_block(&design, name).params;
         let (u, g) = (p.user_bytes(), p.group_bytes());
-        gearbox_case(&tree, &design.module_name(name, "_txgear"), u, g, &mut rng, scaled(20_000))?;
-        gearbox_case(&tree, &design.module_name(name, "_rxgear"), g, u, &mut rng, scaled(20_000))?;
+        gearbox_case(&tree, &design.module_name(name, "_txgear"), u, g, false, &mut rng, scaled(20_000))?;
+        gearbox_case(&tree, &design.module_name(name, "_rxgear"), g, u, true, &mut rng, scaled(20_000))?;
     }
     Ok(())
 }

@@ -12,10 +12,12 @@
 //! * at the edge, an output transfer drops the bottom O bytes (all, with `out_last`: a
 //!   *flush*); an input transfer then places its kept bytes (contiguous from byte 0, at least
 //!   one; all I unless `in_last`) at the new fill level `base` and sets `eop` with `in_last`;
-//! * `in_ready = (!eop || flush) && base + I ≤ C`: it looks at this cycle's output transfer, so
-//!   the buffer stays small (C = I + O) at full rate, and the next packet enters in the cycle
-//!   the previous one's last beat leaves (a packet boundary costs the output at most one idle
-//!   beat, and the receive side keeps up with a sender that loses one).
+//! * `in_ready = (!eop || flush && overlap) && base + I ≤ C`: it looks at this cycle's output
+//!   transfer, so the buffer stays small (C = I + O) at full rate. With `overlap` (the RX
+//!   converter) the next packet enters in the cycle the previous one's last beat leaves; without
+//!   it (TX) one cycle later, so a packet boundary costs the sender exactly one slot and the
+//!   receiver, which loses at most one input slot per packet, always keeps up (otherwise its
+//!   flow-control buffer would fill at full load and add latency).
 //!
 //! Within a packet every input beat is full, so `base` is a multiple of g = gcd(I, O) whenever
 //! an input is placed (after a partial last beat nothing is placed until the flush, base 0):
@@ -29,6 +31,8 @@ pub struct Gearbox {
     pub buf: Vec<u8>,
     pub fill: usize,
     pub eop: bool,
+    /// Accept the next packet in the flush cycle (the RX converter).
+    pub overlap: bool,
 }
 
 /// The converter's combinational outputs.
@@ -42,9 +46,9 @@ pub struct GearOut<'a> {
 }
 
 impl Gearbox {
-    pub fn new(in_bytes: usize, out_bytes: usize) -> Self {
+    pub fn new(in_bytes: usize, out_bytes: usize, overlap: bool) -> Self {
         let cap = in_bytes + out_bytes;
-        Gearbox { in_bytes, out_bytes, buf: vec![0; cap], fill: 0, eop: false }
+        Gearbox { in_bytes, out_bytes, buf: vec![0; cap], fill: 0, eop: false, overlap }
     }
 
     pub fn capacity(&self) -> usize {
@@ -63,7 +67,7 @@ impl Gearbox {
         } else {
             self.fill
         };
-        (!self.eop || flush) && base + self.in_bytes <= self.capacity()
+        (!self.eop || (flush && self.overlap)) && base + self.in_bytes <= self.capacity()
     }
 
     pub fn out(&self) -> GearOut<'_> {
@@ -104,8 +108,8 @@ mod tests {
     use super::*;
 
     /// Push packets through and collect output beats; returns packets as byte vectors.
-    fn run(i: usize, o: usize, packets: &[Vec<u8>], ready_pattern: u64) -> (Vec<Vec<u8>>, u64) {
-        let mut g = Gearbox::new(i, o);
+    fn run(i: usize, o: usize, packets: &[Vec<u8>], ready_pattern: u64, overlap: bool) -> (Vec<Vec<u8>>, u64) {
+        let mut g = Gearbox::new(i, o, overlap);
         let mut out_packets = vec![];
         let mut cur = vec![];
         let (mut pk, mut pos) = (0usize, 0usize);
@@ -150,8 +154,10 @@ mod tests {
         let packets: Vec<Vec<u8>> = (1..60).map(|n| (0..n * 3).map(|k| (k * 31 + n) as u8).collect()).collect();
         for (i, o) in [(32, 30), (30, 32), (8, 14), (14, 8), (64, 62), (16, 120), (128, 30), (4, 4)] {
             for pattern in [u64::MAX, 0x5555_5555_5555_5555, 0xF0F0_0FF0_1234_8765] {
-                let (got, _) = run(i, o, &packets, pattern);
-                assert_eq!(got, packets, "I={i} O={o}");
+                for overlap in [false, true] {
+                    let (got, _) = run(i, o, &packets, pattern, overlap);
+                    assert_eq!(got, packets, "I={i} O={o} overlap {overlap}");
+                }
             }
         }
     }
@@ -159,22 +165,42 @@ mod tests {
     #[test]
     fn full_rate_within_a_packet() {
         // One 3000-byte packet 32 → 30: 100 output beats in about 100 cycles, not 200.
-        let (_, cycles) = run(32, 30, &[vec![7u8; 3000]], u64::MAX);
+        let (_, cycles) = run(32, 30, &[vec![7u8; 3000]], u64::MAX, false);
         assert!(cycles <= 104, "{cycles} cycles");
-        let (_, cycles) = run(30, 32, &[vec![7u8; 3000]], u64::MAX);
+        let (_, cycles) = run(30, 32, &[vec![7u8; 3000]], u64::MAX, true);
         assert!(cycles <= 104, "{cycles} cycles");
     }
 
     #[test]
-    fn loses_at_most_one_input_slot_per_packet() {
-        // Groups of 30 in, 32-byte beats out, back-to-back packets: the input is idle at most
-        // once per packet.
+    fn receiver_keeps_up_with_the_sender() {
+        // The RX converter (30-byte groups in, 32-byte beats out, overlap) loses at most one input
+        // slot per packet; the TX converter (32-byte beats in, 30-byte groups out) loses exactly
+        // one output slot per packet.
         for len in [1usize, 29, 30, 31, 32, 33, 61, 62, 63, 64, 95, 300, 4001] {
             let packets: Vec<Vec<u8>> = (0..50).map(|k| vec![k as u8; len]).collect();
-            let (got, cycles) = run(30, 32, &packets, u64::MAX);
-            assert_eq!(got, packets);
             let groups = 50 * len.div_ceil(30) as u64;
-            assert!(cycles <= groups + 50 + 4, "len {len}: {cycles} cycles for {groups} groups");
+            let (got, rx_cycles) = run(30, 32, &packets, u64::MAX, true);
+            assert_eq!(got, packets);
+            assert!(rx_cycles <= groups + 50 + 4, "len {len}: RX {rx_cycles} cycles for {groups} groups");
+            let mut g = Gearbox::new(32, 30, false);
+            let (mut outs, mut cycles, mut pk, mut pos) = (0u64, 0u64, 0usize, 0usize);
+            while outs < groups {
+                cycles += 1;
+                let o = g.out();
+                outs += o.valid as u64;
+                let n = if pk < 50 { (len - pos).min(32) } else { 1 };
+                let last = pk < 50 && pos + n == len;
+                let take = pk < 50 && g.in_ready(true);
+                g.tick(pk < 50, &[1u8; 32], n, last, true);
+                if take {
+                    pos += n;
+                    if last {
+                        pk += 1;
+                        pos = 0;
+                    }
+                }
+            }
+            assert!(cycles >= groups + 49, "len {len}: TX {cycles} cycles for {groups} groups");
         }
     }
 }

@@ -78,8 +78,8 @@ impl Node {
     pub fn new(p: Params) -> Self {
         let l = p.lanes();
         Node {
-            txg: Gearbox::new(p.user_bytes(), p.group_bytes()),
-            rxg: Gearbox::new(p.group_bytes(), p.user_bytes()),
+            txg: Gearbox::new(p.user_bytes(), p.group_bytes(), false),
+            rxg: Gearbox::new(p.group_bytes(), p.user_bytes(), true),
             tx: (0..l).map(|_| TxLane::new(p)).collect(),
             rx: (0..l).map(|_| RxLane::new(p)).collect(),
             fifo: (0..l).map(|_| Fifo::new(&p)).collect(),

@@ -13,7 +13,7 @@ fn gcd(a: u32, b: u32) -> u32 {
     }
 }
 
-pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, what: &str) -> GeneratedModule {
+pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, overlap: bool, what: &str) -> GeneratedModule {
     let (ib, ob) = (in_bytes, out_bytes);
     let cap = ib + ob;
     let g = gcd(ib, ob);
@@ -65,7 +65,8 @@ pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, wh
         "fill level after the output transfer: where the input bytes go",
         Expr::mux(id("flush"), dec(fw, 0), Expr::mux(id("do_out"), sub(id("fill"), dec(fw, ob as u64)), id("fill"))),
     );
-    it.push(Item::assign(id("in_ready"), Expr::and(Expr::or(id("eop").not(), id("flush")), lt(id("base"), dec(fw, (cap - ib + 1) as u64)))));
+    let open = if overlap { Expr::or(id("eop").not(), id("flush")) } else { id("eop").not() };
+    it.push(Item::assign(id("in_ready"), Expr::and(open, lt(id("base"), dec(fw, (cap - ib + 1) as u64)))));
     // base is a multiple of g = gcd(I, O) whenever an input is placed: shift in g-byte units,
     // over the base bits that can be set below C - I.
     let gb = g.trailing_zeros();
@@ -99,7 +100,15 @@ pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, wh
             "AXI4-Stream width converter {what}: packs {ib}-byte beats into {ob}-byte beats, each packet starting at byte 0 of an output beat, through a {cap}-byte buffer."
         ),
         notes: vec![
-            "out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes at the new fill level base. The next packet enters in the cycle the previous one's last beat leaves: a packet boundary costs at most one idle output beat.".into(),
+            format!(
+                "out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = {} and base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes at the new fill level base. {}",
+                if overlap { "(!eop or flush)" } else { "!eop" },
+                if overlap {
+                    "The next packet enters in the cycle the previous one's last beat leaves: the receive side loses at most one input slot per packet."
+                } else {
+                    "The next packet enters the cycle after the previous one's last beat left: a packet boundary costs exactly one slot, so the far receiver keeps up."
+                }
+            ),
         ],
         depends: vec![],
     }

@@ -31,13 +31,13 @@
 //   and crc symbol 7 the coefficient of x^0. Sent as flit bytes 0..241 followed by crc symbol
 //   j at flit byte 242+j, the whole is a codeword of the shortened RS code in transmission
 //   order, highest degree first.
-//   Bit b of every symbol is the coefficient of α^b (bus bit b of the symbol).
+//   Bit order lsb0: bus bit b of every symbol is the coefficient of α^b.
 //   ISN (RXL paper §7.3): crc = CRC(data ^ {1926'b0, seq}); the sender's sequence number is
 //   never transmitted, and a receiver checking with its expected number sees a dropped or
 //   replayed flit as a CRC error.
 //   Detection: data plus crc form a shortened RS codeword (250 of at most 255 symbols), so any
-//   error confined to ≤ 8 symbols is detected; see the rs_crc model docs for bursts
-//   straddling 9 symbols.
+//   error confined to ≤ 8 symbols is detected; with this orientation and bit order so is
+//   every burst of ≤ 62 data bits (data bit k = byte k/8 bit k%8).
 // =============================================================================
 `default_nettype none
 

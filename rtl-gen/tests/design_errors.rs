@@ -351,6 +351,7 @@ fn rs_crc_orientation_and_seq_bits() {
     refused(&rs_crc("data_bytes = 242\norientation = \"middle\""), &["`orientation`", "middle", "\"msb_first\", \"lsb_first\""]);
     refused(&rs_crc("data_bytes = 1\nseq_bits = 10"), &["`seq_bits`", "10", "0..=8"]);
     refused(&rs_crc("seq_bits = 10"), &["`data_bytes`", "required"]);
+    refused(&rs_crc("symbol_bits = 10\nfield_poly = 0x409\ndata_bytes = 100\nbit_order = \"burst_optimal\""), &["`bit_order`", "burst_optimal", "symbol_bits = 8", "\"lsb0\", \"msb0\""]);
 }
 
 fn endpoint(fields: &str) -> String {

@@ -9,9 +9,11 @@
 //! definition of the `crc` kind: seq is XORed into data[seq_bits−1:0].
 //!
 //! The roots are two fields, `first_root` and `root_count` (PCIe: α^1..α^8 → 1 and 8). Which
-//! byte is the highest-degree coefficient is the `orientation` field, and `reflect_bits` reads
-//! every symbol MSB first, so the code can be matched to a real device (the normative PCIe
-//! generator matrix is not public here).
+//! byte is the highest-degree coefficient is the `orientation` field and which bus bit carries
+//! which coefficient of a symbol the `bit_order` field, so the code can be matched to a real
+//! device (the normative PCIe generator matrix is not public here). No byte order with the bit
+//! order lsb0 or msb0 detects every burst of ≤ 64 bits over 242 bytes (62 or 63 at most, see
+//! [`model`]); `bit_order = "burst_optimal"` picks the first of the bit permutations that do.
 
 pub mod model;
 mod rtl;
@@ -40,7 +42,12 @@ static FIELDS: [FieldSpec; 10] = [
         default: Some("\"msb_first\""),
         doc: "msb_first: data byte 0 is the highest-degree coefficient and crc symbol 0 the highest remainder coefficient; lsb_first: both are the x^0 coefficients",
     },
-    FieldSpec { name: "reflect_bits", ty: FieldType::Bool, default: Some("false"), doc: "symbol bit b (coefficient of α^b) is bus bit m-1-b: bytes read MSB first, data and crc alike" },
+    FieldSpec {
+        name: "bit_order",
+        ty: FieldType::Choice(&["lsb0", "msb0", "burst_optimal"]),
+        default: Some("\"lsb0\""),
+        doc: "which bus bit of a symbol carries α^b (data and crc alike): lsb0 bit b; msb0 bit m-1-b; burst_optimal the permutation (m <= 8) with the longest guaranteed burst detection",
+    },
 ];
 
 /// A validated `rs_crc` block.
@@ -56,7 +63,27 @@ pub struct RsCrcBlock {
     pub pipeline: u32,
     pub checker: bool,
     pub orientation: Orientation,
-    pub reflect_bits: bool,
+    pub bit_order: BitOrder,
+    /// `bit_map[b]`: the bus bit of a symbol carrying α^b (resolved from `bit_order`).
+    pub bit_map: Vec<u8>,
+}
+
+/// The `bit_order` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BitOrder {
+    Lsb0,
+    Msb0,
+    BurstOptimal,
+}
+
+impl BitOrder {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BitOrder::Lsb0 => "lsb0",
+            BitOrder::Msb0 => "msb0",
+            BitOrder::BurstOptimal => "burst_optimal",
+        }
+    }
 }
 
 impl RsCrcBlock {
@@ -64,7 +91,7 @@ impl RsCrcBlock {
     pub fn model(&self) -> RsCrc {
         RsCrc::new(self.symbol_bits, self.field_poly, self.first_root, self.root_count as usize, self.data_bytes as usize, self.seq_bits, self.orientation)
             .expect("validated when the design was parsed")
-            .with_reflected_bits(self.reflect_bits)
+            .with_bit_map(self.bit_map.clone())
     }
 
     pub fn data_bits(&self) -> u32 {
@@ -124,7 +151,21 @@ impl BlockKind for RsCrcKind {
             "lsb_first" => Orientation::LsbFirst,
             _ => Orientation::MsbFirst,
         };
-        let reflect_bits = r.bool("reflect_bits")?;
+        let bit_order = match r.choice("bit_order")? {
+            "msb0" => BitOrder::Msb0,
+            "burst_optimal" => BitOrder::BurstOptimal,
+            _ => BitOrder::Lsb0,
+        };
+        // Every rule of the model is checked above; this only guards against drift.
+        let model = RsCrc::new(symbol_bits, field_poly, first_root, root_count as usize, data_bytes as usize, seq_bits, orientation).map_err(|e| r.error("data_bytes", e.to_string()))?;
+        let bit_map = match bit_order {
+            BitOrder::Lsb0 => (0..symbol_bits as u8).collect(),
+            BitOrder::Msb0 => (0..symbol_bits as u8).rev().collect(),
+            BitOrder::BurstOptimal if symbol_bits > 8 => {
+                return Err(r.error("bit_order", format!("= \"burst_optimal\" searches all m! bit orders, up to symbol_bits = 8 (here {symbol_bits}); allowed \"lsb0\", \"msb0\"")))
+            }
+            BitOrder::BurstOptimal => model.burst_optimal_bit_map().0,
+        };
         let block = RsCrcBlock {
             name: r.block().to_string(),
             symbol_bits,
@@ -136,10 +177,9 @@ impl BlockKind for RsCrcKind {
             pipeline,
             checker,
             orientation,
-            reflect_bits,
+            bit_order,
+            bit_map,
         };
-        // Every rule of the model is checked above; this only guards against drift.
-        RsCrc::new(symbol_bits, field_poly, first_root, root_count as usize, data_bytes as usize, seq_bits, orientation).map_err(|e| r.error("data_bytes", e.to_string()))?;
         Ok(Box::new(block))
     }
 }
@@ -167,7 +207,8 @@ impl Block for RsCrcBlock {
                 Orientation::LsbFirst => "lsb_first",
             }
             .to_string()),
-            ("reflect_bits", self.reflect_bits.to_string()),
+            ("bit_order", self.bit_order.as_str().to_string()),
+            ("bit_map", self.bit_map.iter().map(u8::to_string).collect::<Vec<_>>().join(",")),
         ]
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {

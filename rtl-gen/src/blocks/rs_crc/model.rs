@@ -22,22 +22,25 @@
 //! - [`Orientation::LsbFirst`]: the reverse: data byte 0 is the coefficient of x^0 of data(x)
 //!   and check symbol 0 is the remainder's x^0 coefficient.
 //!
-//! - `reflect_bits` ([`RsCrc::with_reflected_bits`], either orientation): symbol bit b (the
-//!   coefficient of α^b) is bus bit m−1−b of its byte, for data and check symbols alike.
+//! - Bit order ([`RsCrc::with_bit_map`], either orientation): which bus bit of a symbol carries
+//!   the coefficient of α^b, for data and check symbols alike. The default is bus bit b;
+//!   [`RsCrc::with_reflected_bits`] uses bus bit m−1−b (each byte read MSB first).
 //!
 //! Burst detection: any burst of ≤ 57 bits lies within 8 symbols and is always detected (the
 //! code is MDS with 8 check symbols). A burst of 58..=64 bits can straddle 9 bytes. The error
 //! patterns confined to 9 consecutive symbols that leave the check unchanged are exactly
 //! c·x^d·g(x), c ≠ 0, whose end symbols are c (highest degree) and c·g_0 (lowest; g_0 = α^36 for
 //! roots α^1..α^8): such a burst goes undetected iff some c puts both end symbols inside the
-//! partial bytes the burst covers, a condition that does not depend on where the burst starts.
-//! With data bit k = byte k/8 bit k%8, measured over 242 bytes: every burst of ≤ 62 bits
-//! (MsbFirst), 63 (LsbFirst), 63 (MsbFirst, reflected bits) or 62 (LsbFirst, reflected bits)
-//! is detected, and none of the four reaches 64: e.g. the 63-bit burst at data bits 7..=69 with
-//! bytes 80 A7 AD 46 A7 3E 67 9D 2D (MsbFirst) leaves the check unchanged. A "64-bit burst"
-//! guarantee as for a binary CRC-64 therefore needs a less regular bit order inside the
-//! symbols (691 of the 40320 permutations of a byte's bits achieve it) or other roots (tested
-//! below).
+//! partial bytes the burst covers, a condition that does not depend on where the burst starts
+//! ([`RsCrc::guaranteed_burst_bits`] evaluates it over the 2^m − 1 values of c). With data bit
+//! k = byte k/8 bit k%8, measured over 242 bytes: every burst of ≤ 62 bits (MsbFirst), 63
+//! (LsbFirst), 63 (MsbFirst, reflected bits) or 62 (LsbFirst, reflected bits) is detected, and
+//! none of the four reaches 64: e.g. the 63-bit burst at data bits 7..=69 with bytes
+//! 80 A7 AD 46 A7 3E 67 9D 2D (MsbFirst) leaves the check unchanged. A "64-bit burst"
+//! guarantee as for a binary CRC-64 needs a less regular order of the bits inside the symbols:
+//! 691 of the 40320 permutations of a byte's bits achieve it for either orientation, and
+//! [`RsCrc::burst_optimal_bit_map`] picks the first of them in lexicographic order (tested
+//! below against an independent rank computation).
 //!
 //! For symbol widths other than 8, the data bit vector is cut into m-bit symbols LSB first
 //! (symbol s = data bits [m·s+m−1 : m·s], the last one zero-padded at the top) and the check
@@ -93,8 +96,9 @@ pub struct RsCrc {
     data_bytes: usize,
     seq_bits: u32,
     orientation: Orientation,
-    /// Symbol bit b is bus bit m−1−b (of data and check symbols alike) instead of bit b.
-    reflect_bits: bool,
+    /// `bit_map[b]` is the bus bit (within its symbol) carrying symbol bit b, the coefficient
+    /// of α^b, for data and check symbols alike.
+    bit_map: Vec<u8>,
     /// Monic generator, highest degree first, count + 1 coefficients.
     generator: Vec<u16>,
 }
@@ -140,7 +144,7 @@ impl RsCrc {
             data_bytes,
             seq_bits,
             orientation,
-            reflect_bits: false,
+            bit_map: (0..symbol_bits as u8).collect(),
             generator,
         })
     }
@@ -148,23 +152,85 @@ impl RsCrc {
     /// The same CRC with the bits of every symbol reflected (data and check alike): symbol bit b
     /// (the coefficient of α^b) is bus bit m−1−b of its symbol, i.e. each byte is read MSB
     /// first as a field element. Off by default.
-    pub fn with_reflected_bits(mut self, reflect: bool) -> RsCrc {
-        self.reflect_bits = reflect;
+    pub fn with_reflected_bits(self, reflect: bool) -> RsCrc {
+        let m = self.field.m() as u8;
+        let map = if reflect { (0..m).rev().collect() } else { (0..m).collect() };
+        self.with_bit_map(map)
+    }
+
+    /// The same CRC with another bit order inside the symbols: `map[b]` is the bus bit that
+    /// carries symbol bit b (the coefficient of α^b), for data and check symbols alike.
+    /// Panics unless `map` is a permutation of 0..m.
+    pub fn with_bit_map(mut self, map: Vec<u8>) -> RsCrc {
+        let m = self.field.m() as usize;
+        let mut seen = vec![false; m];
+        assert!(map.len() == m && map.iter().all(|&j| (j as usize) < m && !std::mem::replace(&mut seen[j as usize], true)), "bit map {map:?} is not a permutation of 0..{m}");
+        self.bit_map = map;
         self
     }
 
-    /// Whether symbol bits are reflected (see [`RsCrc::with_reflected_bits`]).
+    /// `bit_map()[b]` is the bus bit carrying symbol bit b.
+    pub fn bit_map(&self) -> &[u8] {
+        &self.bit_map
+    }
+
+    /// Whether the bit order is the reflected one (bus bit m−1−b carries α^b).
     pub fn reflect_bits(&self) -> bool {
-        self.reflect_bits
+        let m = self.bit_map.len();
+        self.bit_map.iter().enumerate().all(|(b, &j)| j as usize == m - 1 - b)
+    }
+
+    /// Longest L such that every burst of ≤ L data bits (data bit k = byte k/8 bit k%8, the
+    /// sequence number zero) changes the check, from the analysis in the module doc: bursts
+    /// within root_count symbols are always detected; one spanning root_count + 1 symbols is
+    /// missed iff it covers both end symbols of some c·x^d·g(x). Exact when the data holds at
+    /// least root_count + 1 whole symbols, which is when such bursts exist at all.
+    pub fn guaranteed_burst_bits(&self) -> usize {
+        Self::burst_bits_for(&self.field, &self.generator, self.orientation, &self.bit_map, self.data_symbols())
+    }
+
+    fn burst_bits_for(field: &Gf2m, generator: &[u16], orientation: Orientation, map: &[u8], data_symbols: usize) -> usize {
+        let m = field.m() as usize;
+        let count = generator.len() - 1;
+        if data_symbols <= count {
+            return m * data_symbols.max(1);
+        }
+        let g0 = generator[count];
+        let bus = |symbol: u16| (0..m).fold(0u32, |acc, b| acc | u32::from(symbol >> b & 1) << map[b]);
+        let mut best = count * m;
+        for c in 1..=field.mask() {
+            let (first, last) = match orientation {
+                Orientation::MsbFirst => (c, field.mul(c, g0)),
+                Orientation::LsbFirst => (field.mul(c, g0), c),
+            };
+            let (f, l) = (bus(first), bus(last));
+            // The shortest burst covering both: from f's lowest bus bit to l's highest.
+            let span = (m - f.trailing_zeros() as usize) + (count - 1) * m + (32 - l.leading_zeros() as usize);
+            best = best.min(span - 1);
+        }
+        best
+    }
+
+    /// The bit order (see [`RsCrc::with_bit_map`]) with the longest [`RsCrc::guaranteed_burst_bits`],
+    /// the first in lexicographic order among equals, and that length. Searches all m!
+    /// permutations, so m ≤ 8 (40320 orders); panics otherwise.
+    pub fn burst_optimal_bit_map(&self) -> (Vec<u8>, usize) {
+        let m = self.field.m() as usize;
+        assert!(m <= 8, "the bit-order search covers symbol widths up to 8, not {m}");
+        let mut perm: Vec<u8> = (0..m as u8).collect();
+        let mut best = (perm.clone(), Self::burst_bits_for(&self.field, &self.generator, self.orientation, &perm, self.data_symbols()));
+        while next_permutation(&mut perm) {
+            let bits = Self::burst_bits_for(&self.field, &self.generator, self.orientation, &perm, self.data_symbols());
+            if bits > best.1 {
+                best = (perm.clone(), bits);
+            }
+        }
+        best
     }
 
     /// Bus bit (within its symbol) that carries symbol bit `b`.
     fn bus_bit(&self, b: usize) -> usize {
-        if self.reflect_bits {
-            self.field.m() as usize - 1 - b
-        } else {
-            b
-        }
+        self.bit_map[b] as usize
     }
 
     /// The PCIe 6.0 / CXL 3 flit CRC over 242 bytes (0x12B, roots α^1..α^8), with a
@@ -322,6 +388,15 @@ impl RsCrc {
     }
 }
 
+/// The next permutation in lexicographic order, in place; false after the last one.
+fn next_permutation(p: &mut [u8]) -> bool {
+    let Some(i) = (1..p.len()).rev().find(|&i| p[i - 1] < p[i]) else { return false };
+    let j = (i..p.len()).rev().find(|&j| p[j] > p[i - 1]).expect("a larger element exists");
+    p.swap(i - 1, j);
+    p[i..].reverse();
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,6 +544,17 @@ mod tests {
             let longest = guaranteed_burst(&crc);
             println!("{orientation:?} reflect_bits={reflect}: every burst of <= {longest} bits is detected");
             assert_eq!(longest, expected, "{orientation:?} reflect_bits={reflect}");
+        }
+        // The closed form agrees, and the searched bit orders reach 64 (checked by ranks).
+        for (orientation, reflect, expected) in [(Orientation::MsbFirst, false, 62), (Orientation::LsbFirst, false, 63), (Orientation::MsbFirst, true, 63)] {
+            assert_eq!(RsCrc::pcie6_flit(0, orientation).with_reflected_bits(reflect).guaranteed_burst_bits(), expected);
+        }
+        for (orientation, map) in [(Orientation::MsbFirst, vec![0, 4, 7, 6, 1, 5, 2, 3]), (Orientation::LsbFirst, vec![0, 1, 2, 3, 7, 4, 5, 6])] {
+            let plain = RsCrc::pcie6_flit(0, orientation);
+            assert_eq!(plain.burst_optimal_bit_map(), (map.clone(), 64), "{orientation:?}");
+            let crc = plain.with_bit_map(map);
+            assert_eq!(crc.guaranteed_burst_bits(), 64);
+            assert_eq!(guaranteed_burst(&crc), 64, "{orientation:?}");
         }
         // The undetected 63-bit burst of MsbFirst, found by the rank search: bits 7..=69.
         let crc = RsCrc::pcie6_flit(0, Orientation::MsbFirst);

@@ -74,10 +74,14 @@ pub fn notes(b: &RsCrcBlock, model: &RsCrc) -> Vec<String> {
             b.data_bytes
         ),
     });
-    n.push(if b.reflect_bits {
-        format!("reflect_bits: bit b of every symbol (the coefficient of α^b) is bus bit {}-b of it, for data and crc alike: each byte is read MSB first as a field element.", m - 1)
-    } else {
-        "Bit b of every symbol is the coefficient of α^b (bus bit b of the symbol).".into()
+    let map: Vec<String> = b.bit_map.iter().map(u8::to_string).collect();
+    n.push(match b.bit_order {
+        super::BitOrder::Lsb0 => "Bit order lsb0: bus bit b of every symbol is the coefficient of α^b.".to_string(),
+        super::BitOrder::Msb0 => format!("Bit order msb0: bus bit {}-b of every symbol (data and crc alike) is the coefficient of α^b: each byte is read MSB first.", m - 1),
+        super::BitOrder::BurstOptimal => format!(
+            "Bit order burst_optimal: the coefficient of α^b is bus bit bit_map[b] = [{}][b] of every symbol (data and crc alike), the first bit permutation in lexicographic order with the longest guaranteed burst detection.",
+            map.join(", ")
+        ),
     });
     if b.seq_bits > 0 {
         n.push(format!(
@@ -86,10 +90,10 @@ pub fn notes(b: &RsCrcBlock, model: &RsCrc) -> Vec<String> {
         ));
     }
     n.push(format!(
-        "Detection: data plus crc form a shortened RS codeword ({} of at most {} symbols), so any error confined to ≤ {c} symbols is detected; see the rs_crc model docs for bursts straddling {} symbols.",
+        "Detection: data plus crc form a shortened RS codeword ({} of at most {} symbols), so any error confined to ≤ {c} symbols is detected; with this orientation and bit order so is every burst of ≤ {} data bits (data bit k = byte k/8 bit k%8).",
         k + c,
         f.order(),
-        c + 1
+        model.guaranteed_burst_bits()
     ));
     n
 }
@@ -288,13 +292,14 @@ mod tests {
     #[test]
     fn pcie6_flit_crc_matches_the_model() {
         check_against_model("data_bytes = 242\nseq_bits = 10", 40);
-        check_against_model("data_bytes = 242\nseq_bits = 10\norientation = \"lsb_first\"\nreflect_bits = true\npipeline = 2", 40);
+        check_against_model("data_bytes = 242\nseq_bits = 10\norientation = \"lsb_first\"\nbit_order = \"msb0\"\npipeline = 2", 40);
+        check_against_model("data_bytes = 242\nseq_bits = 10\nbit_order = \"burst_optimal\"", 40);
     }
 
     #[test]
     fn other_fields_and_widths_match_the_model() {
         check_against_model("symbol_bits = 10\nfield_poly = 0x409\nfirst_root = 0\nroot_count = 6\ndata_bytes = 40\nseq_bits = 7\npipeline = 1", 30);
-        check_against_model("symbol_bits = 5\nfield_poly = 0x25\nfirst_root = 3\nroot_count = 3\ndata_bytes = 9\nchecker = false\nreflect_bits = true", 30);
+        check_against_model("symbol_bits = 5\nfield_poly = 0x25\nfirst_root = 3\nroot_count = 3\ndata_bytes = 9\nchecker = false\nbit_order = \"burst_optimal\"", 30);
         check_against_model("data_bytes = 16\nroot_count = 4\nseq_bits = 32\norientation = \"lsb_first\"", 30);
     }
 
@@ -311,5 +316,10 @@ mod tests {
         assert!(notes.contains("crc symbol j at flit byte 242+j"), "{notes}");
         let text = mods[0].module.render();
         assert!(!text.contains(" ^ data"), "no XOR chains");
+        assert!(notes.contains("so is every burst of ≤ 62 data bits"), "{notes}");
+        let d = design("data_bytes = 242\nseq_bits = 10\nbit_order = \"burst_optimal\"");
+        assert_eq!(block(&d).bit_map, [0, 4, 7, 6, 1, 5, 2, 3]);
+        let notes = d.blocks[0].modules(&d.info)[0].notes.join("\n");
+        assert!(notes.contains("every burst of ≤ 64 data bits") && notes.contains("[0, 4, 7, 6, 1, 5, 2, 3]"), "{notes}");
     }
 }

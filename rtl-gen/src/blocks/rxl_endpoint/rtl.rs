@@ -9,7 +9,7 @@ use super::RxlEndpointBlock;
 use crate::blocks::crc::CrcBlock;
 use crate::blocks::replay_buffer::ReplayBufferBlock;
 use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
-use crate::blocks::rs_crc::RsCrcBlock;
+use crate::blocks::rs_crc::{BitOrder, RsCrcBlock};
 use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
 use crate::blocks::rs_fec::{Layout, RsFecBlock};
 use crate::blocks::{clock_ports, Block, GeneratedModule};
@@ -119,7 +119,8 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
             pipeline: 0,
             checker: true,
             orientation: Orientation::MsbFirst,
-            reflect_bits: false,
+            bit_order: BitOrder::Lsb0,
+            bit_map: (0..8).collect(),
         }
         .modules(design),
         CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::Masked }.modules(design),

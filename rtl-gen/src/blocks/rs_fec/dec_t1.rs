@@ -403,6 +403,32 @@ pub(crate) mod tests {
         }
     }
 
+    /// Every single-byte error (256 positions × 255 values) in both CXL layouts: corrected, and
+    /// identical to the model. Opt-in (about a minute): `cargo test -- --ignored`.
+    #[test]
+    #[ignore]
+    fn exhaustive_single_byte_errors() {
+        for f in ["ways = 3\nmsg_bytes = 250", "layout = \"pcie6\""] {
+            let d = design(f, "async_low");
+            let b = block(&d);
+            let model = b.model();
+            let msg = message(&mut Rng(9), b);
+            let cw = model.encode(&msg);
+            let mut sim = Sim::new(&d.blocks[0].modules(&d.info)[1].module);
+            for pos in 0..256 {
+                for value in 1..=255u8 {
+                    let mut r = cw.clone();
+                    r[pos] ^= value;
+                    sim.set("cw", &Bits::from_bytes(2048, &r));
+                    sim.settle();
+                    assert_eq!(sim.get("msg").to_bytes(), msg, "{f}: byte {pos} ^ {value:#x}");
+                    assert!(sim.get_u64("corrected") == 1 && sim.get_u64("uncorrectable") == 0);
+                    assert_eq!(sim.get_u64("way_corrected"), 1 << model.way_of(pos));
+                }
+            }
+        }
+    }
+
     #[test]
     fn other_codes_match_the_model() {
         for f in [

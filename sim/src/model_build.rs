@@ -43,9 +43,15 @@ const CACHE_FORMAT: &str = "rtl-gen-sim cache v1";
 /// Fixed Verilator flags (part of the cache key). `-Wno-fatal`: lint is a separate gate, a
 /// warning must not stop a simulation; `--x-assign 0 --x-initial 0`: deterministic zero for
 /// X assignments and uninitialised state; `--no-timing`: delays are ignored (synthesis
-/// semantics) instead of requiring coroutines.
+/// semantics) instead of requiring coroutines. `--output-split` / `--output-split-cfuncs`:
+/// wide decoders (RS FEC) otherwise become one multi-megabyte C++ function, which g++ compiles
+/// in time far worse than linear; split, the units compile in parallel and each stays small.
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
+    "--output-split",
+    "20000",
+    "--output-split-cfuncs",
+    "2000",
     "--trace",
     "--prefix",
     MODEL_PREFIX,
@@ -81,6 +87,10 @@ const CXX_FLAGS: &[&str] = &[
 ];
 /// Optimisation of the runtime objects and of the model's fast-path (eval) code.
 const OPT_FAST: &str = "-O2";
+/// Optimisation of the eval code of very large models (more than `LARGE_MODEL_BYTES` of fast-path
+/// C++): `-O2` costs minutes there for little simulation speed.
+const OPT_LARGE: &str = "-O1";
+const LARGE_MODEL_BYTES: u64 = 4 << 20;
 /// Optimisation of run-once code (constructors, trace declarations): compile speed matters more.
 const OPT_SLOW: &str = "-O0";
 /// Link flags. `-Bsymbolic` binds each library's references to its own copies, so several
@@ -262,6 +272,7 @@ impl KeyHasher {
         self.field("cxx-version", tc.cxx_version.as_bytes());
         self.flags("cxx-flags", CXX_FLAGS);
         self.field("opt-fast", OPT_FAST.as_bytes());
+        self.field("opt-large", OPT_LARGE.as_bytes());
     }
     /// First 32 hex digits (128 bits): short paths, no realistic collisions.
     fn finish(self) -> String {
@@ -589,11 +600,13 @@ fn build_into(
         fs::read_to_string(obj.join(format!("{MODEL_PREFIX}_classes.mk"))).unwrap_or_default();
     let (mut fast, slow) = model_files(&classes, &obj);
     fast.push(shim_path);
+    let fast_bytes: u64 = fast.iter().filter_map(|f| fs::metadata(f).ok()).map(|m| m.len()).sum();
+    let opt = if fast_bytes > LARGE_MODEL_BYTES { OPT_LARGE } else { OPT_FAST };
     let mut units: Vec<(PathBuf, &str)> = Vec::new();
     for (i, group) in split_by_size(fast, jobs()).iter().enumerate() {
         let unit = obj.join(format!("rtlgen_fast_{i}.cpp"));
         write_file(&unit, &includes(group))?;
-        units.push((unit, OPT_FAST));
+        units.push((unit, opt));
     }
     if !slow.is_empty() {
         let unit = obj.join("rtlgen_slow.cpp");

@@ -144,12 +144,13 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
     ]);
     let mut items = vec![Item::reg("state", 33, "the last 33 line bits: state[k] = y[-1-k]")];
     let state_next: Vec<Expr> = if descramble {
-        // x[j] = y[j] ^ y[j-13] ^ y[j-33]: three inputs per bit.
-        let (out_map, _) = scrambler_maps(r as usize, true);
-        items.push(Item::wire("feed", r + 33, "{state, din}"));
-        items.push(Item::assign(id("feed"), cat(vec![id("state"), id("din")])));
-        items.push(Item::comment("dout[j] = din[j] ^ y[j-13] ^ y[j-33] (y: the line bits, the state before this frame)."));
-        affine(&mut items, "dout", "feed", &out_map);
+        // x[j] = y[j] ^ y[j-13] ^ y[j-33]: with hist = {din, state[0], .., state[32]} (hist[j+33]
+        // = y[j]), three shifted copies of the line XORed as vectors.
+        let mut h = vec![Expr::slice("din", r - 14, 0)];
+        h.extend((0..33).map(|k| Expr::bit("state", k)));
+        wire(&mut items, "hist", r + 20, "{din[R-14:0], state[0], .., state[32]}: hist[j+33] = y[j]", cat(h));
+        items.push(Item::comment("dout[j] = y[j] ^ y[j-13] ^ y[j-33]."));
+        items.push(Item::assign(id("dout"), Expr::xor(Expr::xor(id("din"), Expr::slice("hist", r + 19, 20)), Expr::slice("hist", r - 1, 0))));
         (0..33).map(|k| Expr::bit("din", r - 1 - k)).collect()
     } else {
         // y[j] = x[j] ^ y[j-13] ^ y[j-33] in chunks of 13 bits: every term of a chunk comes

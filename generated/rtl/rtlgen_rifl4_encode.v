@@ -26,10 +26,13 @@
 //   control_repeat = 8
 //
 // Notes:
-//   Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first):
-//   frame[F-1:F-12] vcode = CRC12 ^ frame ID; frame[F-13:4] payload, byte i at
-//   frame[8i+11:8i+4]; frame[3:2] meta code; frame[1:0] SYN (2'b01 data, 2'b10 control, 00/11
-//   illegal). The raw region {payload, meta} = frame[F-13:2] is scrambled on the line.
+//   Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first, so the
+//   fields go out in the paper's order SYN, payload, meta code, verification code):
+//   frame[F-1:F-12] vcode = CRC12 ^ frame ID; frame[F-13:F-14] meta code; frame[F-15:2]
+//   payload, byte i at frame[8i+9:8i+2]; frame[1:0] SYN (2'b01 data, 2'b10 control, 00/11
+//   illegal). The line region {meta, payload} = frame[F-13:2] is scrambled on the line. Inside
+//   the node a frame's content is kept as the raw region {payload, meta} (meta at bits 1:0):
+//   retransmission buffer, flow-control buffer, lane segments.
 //   Verification code: CRC-12 (init 0, MSB first, no reflection, no xorout) of the (P+8)-bit
 //   message {payload, 5'b0, syn[1], meta} as on the line (after scrambling; byte 0 = {5'b0,
 //   syn[1], meta} first), XOR {0, frame ID}. For a data frame that is CRC12(meta, payload);
@@ -41,13 +44,13 @@
 
 module rtlgen_rifl4_encode (
     input  wire [1:0] syn    , // 2'b01 data frame, 2'b10 control frame
-    input  wire [241:0] line , // {payload, meta} as sent (scrambled)
+    input  wire [241:0] line , // {meta, payload} as sent (scrambled)
     input  wire [7:0] id     , // frame ID folded into the verification code
     output wire [255:0] frame  // {vcode, line, syn}
 );
     wire [11:0] crc; // CRC-12 of {payload, 5'b0, syn[1], meta}
     rtlgen_rifl4_crc u_crc (
-        .data ({line[241:2], {5{1'd0}}, syn[1], line[1:0]}),
+        .data ({line[239:0], {5{1'd0}}, syn[1], line[241:240]}),
         .crc  (crc)
     );
     assign frame = {crc ^ {{4{1'd0}}, id}, line, syn};

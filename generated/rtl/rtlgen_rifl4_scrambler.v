@@ -7,8 +7,8 @@
 // Block  : rifl4 (kind rifl)
 // Latency: 0 cycle(s) (combinational)
 //
-// Self-synchronous scrambler 1 + x^13 + x^33 over the 242-bit raw region of each frame: y[j] =
-// x[j] ^ y[j-13] ^ y[j-33].
+// Self-synchronous scrambler 1 + x^13 + x^33 over the 242-bit line region {meta, payload} of
+// each frame: y[j] = x[j] ^ y[j-13] ^ y[j-33].
 //
 // Parameters:
 //   frame_bits = 256
@@ -26,9 +26,10 @@
 //   control_repeat = 8
 //
 // Notes:
-//   Serial order: raw bit 0 (meta[0]) first, ascending, frame after frame; the SYN and the
-//   verification code are not scrambled. dout is combinational in din and the state register;
-//   the state (the last 33 line bits, reset 0) advances with en.
+//   Serial order: the wire order, line bit 0 (payload bit 0, frame bit 2) first, ascending,
+//   frame after frame; the SYN and the verification code are not scrambled. dout is
+//   combinational in din and the state register; the state (the last 33 line bits, reset 0)
+//   advances with en.
 // =============================================================================
 `default_nettype none
 
@@ -36,8 +37,8 @@ module rtlgen_rifl4_scrambler (
     input  wire clk         , // clock
     input  wire rst         , // synchronous reset, active high
     input  wire en          , // a frame passes: the state advances
-    input  wire [241:0] din , // raw region {payload, meta}
-    output wire [241:0] dout  // scrambled raw region (line)
+    input  wire [241:0] din , // line region {meta, payload}, unscrambled
+    output wire [241:0] dout  // scrambled line region, as sent
 );
     reg [32:0] state; // the last 33 line bits: state[k] = y[-1-k]
 

@@ -41,10 +41,13 @@
 //   while the request flag stays up.
 //   Control frames carry the ID of the next data frame, so they verify at a receiver that is
 //   in step.
-//   Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first):
-//   frame[F-1:F-12] vcode = CRC12 ^ frame ID; frame[F-13:4] payload, byte i at
-//   frame[8i+11:8i+4]; frame[3:2] meta code; frame[1:0] SYN (2'b01 data, 2'b10 control, 00/11
-//   illegal). The raw region {payload, meta} = frame[F-13:2] is scrambled on the line.
+//   Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first, so the
+//   fields go out in the paper's order SYN, payload, meta code, verification code):
+//   frame[F-1:F-12] vcode = CRC12 ^ frame ID; frame[F-13:F-14] meta code; frame[F-15:2]
+//   payload, byte i at frame[8i+9:8i+2]; frame[1:0] SYN (2'b01 data, 2'b10 control, 00/11
+//   illegal). The line region {meta, payload} = frame[F-13:2] is scrambled on the line. Inside
+//   the node a frame's content is kept as the raw region {payload, meta} (meta at bits 1:0):
+//   retransmission buffer, flow-control buffer, lane segments.
 // =============================================================================
 `default_nettype none
 
@@ -153,12 +156,14 @@ module rtlgen_rifl4_tx (
     // Stage 2: scramble and encode the stage-1 frame.
     wire [241:0] raw2;
     assign raw2 = s1_resend ? rbuf : s1_raw;
-    wire [241:0] line2; // raw region as sent
+    wire [241:0] line_in; // raw2 in line order {meta, payload}
+    assign line_in = {raw2[1:0], raw2[241:2]};
+    wire [241:0] line2; // line region as sent
     rtlgen_rifl4_scrambler u_scrambler (
         .clk  (clk),
         .rst  (rst),
         .en   (en),
-        .din  (raw2),
+        .din  (line_in),
         .dout (line2)
     );
     wire [255:0] frame_next; // encoded stage-1 frame

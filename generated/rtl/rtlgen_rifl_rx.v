@@ -78,14 +78,16 @@ module rtlgen_rifl_rx (
         .legal (legal),
         .ok    (ok)
     );
-    wire [241:0] raw; // descrambled {payload, meta}
+    wire [241:0] dline; // descrambled line region {meta, payload}
     rtlgen_rifl_descrambler u_descrambler (
         .clk  (clk),
         .rst  (rst),
         .en   (in_valid),
         .din  (in_frame[243:2]),
-        .dout (raw)
+        .dout (dline)
     );
+    wire [241:0] raw; // descrambled {payload, meta}
+    assign raw = {dline[239:0], dline[241:240]};
     wire is_data;
     assign is_data = legal & (~in_frame[1]);
     wire is_ctrl;

@@ -57,11 +57,11 @@ fn codec_modules_match_the_model() -> TestResult {
             let line = random_wide(&mut rng, p.raw_bits());
             let syn = if rng.chance(0.5) { SYN_DATA } else { SYN_CTRL };
             let fid = rng.range(0, p.id_mask() as u64) as u32;
-            // CRC module: {payload, 5'b0, syn[1], meta}.
+            // CRC module: {payload, 5'b0, syn[1], meta} from the line {meta, payload}.
             let mut msg = Bits::zeros(p.crc_msg_bits());
-            msg.set_slice(0, &bits(&line.slice(0, 2)));
+            msg.set_slice(0, &bits(&line.slice(p.payload_bits(), 2)));
             msg.set(2, syn == SYN_CTRL);
-            msg.set_slice(8, &bits(&line.slice(2, p.payload_bits())));
+            msg.set_slice(8, &bits(&line.slice(0, p.payload_bits())));
             crc.set("data", &msg)?;
             crc.eval();
             sb.push_expected(i, ("crc", c.crc(syn == SYN_CTRL, &line) as u64))?;
@@ -284,7 +284,7 @@ fn rx_lane_matches_the_model() -> TestResult {
                 frame = random_wide(&mut rng, p.frame_width());
                 corrupted += 1;
             }
-            7 => frame = c.encode(SYN_CTRL, &c.control_raw(Ctrl::PauseRequest), rng.range(0, 255) as u32),
+            7 => frame = c.encode(SYN_CTRL, &c.to_line(&c.control_raw(Ctrl::PauseRequest)), rng.range(0, 255) as u32),
             _ => {}
         }
         dut.set_u64("in_valid", en as u64)?;

@@ -234,6 +234,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn authors_crc_poly_has_hd4_too_and_a_weak_one_is_refused() {
+        // The authors' RTL uses 0x02F (x^12+x^5+x^3+x^2+x+1): also HD >= 4 at every size here.
+        for f in [128u32, 256, 512, 1024, 2048] {
+            assert_eq!(crc_weakness(0x02F, f), None, "0x02F at {f}-bit frames");
+        }
+        // x^12 + x^11 + 1 (odd weight, not divisible by x+1) misses a weight-3 error at 2048.
+        assert!(crc_weakness(0x800, 2048).is_some());
+    }
+
+    #[test]
     fn default_crc_has_hd4_at_every_frame_size() {
         for f in [128, 256, 512, 1024, 2048] {
             assert_eq!(crc_weakness(DEFAULT_CRC_POLY, f), None, "0x80F at {f}-bit frames");

@@ -2,17 +2,21 @@
 //! verification code `CRC12(meta, payload) ^ frame ID`.
 //!
 //! Frame layout, MSB → LSB (F = frame_bits, P = F − 16), transmitted LSB first (bit 0 is the
-//! first bit on the wire, so the SYN leads and the verification code trails):
+//! first bit on the wire): the fields in the order the paper lists them, SYN first, then the
+//! payload, the meta code and the verification code.
 //!
 //! ```text
-//! [F-1 : F-12]  vcode    verification code = CRC12(msg) ^ {0, frame_id}
-//! [F-13 : 4]    payload  P bits; payload byte i at frame[8i+11 : 8i+4]   (scrambled on the line)
-//! [3 : 2]       meta     meta code (Table 1)                             (scrambled on the line)
-//! [1 : 0]       syn      2'b01 data frame, 2'b10 control frame, 00/11 illegal (never scrambled)
+//! [F-1  : F-12]  vcode    verification code = CRC12(msg) ^ {0, frame_id}
+//! [F-13 : F-14]  meta     meta code (Table 1)                             (scrambled on the line)
+//! [F-15 : 2]     payload  P bits; payload byte i at frame[8i+9 : 8i+2]   (scrambled on the line)
+//! [1    : 0]     syn      2'b01 data frame, 2'b10 control frame, 00/11 illegal (never scrambled)
 //! ```
 //!
-//! The "raw" region `frame[P+3:2] = {payload, meta}` (P + 2 bits) is what the scrambler, the
-//! retransmission buffer and the flow-control buffer hold.
+//! The *line* region `frame[P+3:2] = {meta, payload}` (P + 2 bits) is what the scrambler works
+//! on, in wire order (payload bit 0 first). Inside the node the same bits are kept as the *raw*
+//! region `{payload, meta}` (meta at bits 1:0), the form of the retransmission buffer, the
+//! flow-control buffer and the lane segments; [`Codec::to_line`] and [`Codec::from_line`] turn
+//! one into the other (wiring only).
 //!
 //! Meta codes (Table 1): `00` no valid payload, `01` all bytes valid (not end of packet), `10`
 //! end of packet with the valid-byte count (1..S−1) in the last payload byte (the format code),
@@ -86,7 +90,7 @@ pub struct Checked {
     pub legal: bool,
     /// Legal SYN and the verification code matches the expected frame ID.
     pub ok: bool,
-    /// `{payload, meta}` as received (still scrambled).
+    /// `{meta, payload}` as received (still scrambled).
     pub line: Wide,
 }
 
@@ -95,13 +99,15 @@ impl Codec {
         Codec { p, crc: CrcModel::new(crc_algo(p.crc_poly)) }
     }
 
-    /// CRC-12 of the line region with the control bit: `CRC({payload, 5'b0, ctrl, meta})`.
+    /// CRC-12 of the line region `{meta, payload}` with the control bit:
+    /// `CRC({payload, 5'b0, ctrl, meta})`.
     pub fn crc(&self, ctrl: bool, line: &Wide) -> u16 {
         let s = self.p.payload_bytes();
-        let mut reg = self.crc.update(self.crc.start(), &[((ctrl as u8) << 2) | line.field(0, 2) as u8]);
+        let meta = line.field(self.p.payload_bits(), 2) as u8;
+        let mut reg = self.crc.update(self.crc.start(), &[((ctrl as u8) << 2) | meta]);
         let mut buf = [0u8; 256];
         for (i, b) in buf.iter_mut().enumerate().take(s) {
-            *b = line.field(2 + 8 * i, 8) as u8;
+            *b = line.field(8 * i, 8) as u8;
         }
         reg = self.crc.update(reg, &buf[..s]);
         self.crc.finish(reg) as u16
@@ -112,7 +118,7 @@ impl Codec {
         self.crc(syn & 2 != 0, line) ^ id as u16
     }
 
-    /// The whole frame `{vcode, line, syn}`.
+    /// The whole frame `{vcode, line, syn}` (`line` = `{meta, payload}` as sent).
     pub fn encode(&self, syn: u8, line: &Wide, id: u32) -> Wide {
         let f = self.p.frame_width();
         let mut frame = Wide::zeros(f);
@@ -130,6 +136,24 @@ impl Codec {
         let legal = syn == SYN_DATA || syn == SYN_CTRL;
         let ok = legal && frame.field(f - 12, 12) as u16 == self.vcode(syn, &line, id);
         Checked { syn, legal, ok, line }
+    }
+
+    /// The line (wire) order `{meta, payload}` of a raw region `{payload, meta}`.
+    pub fn to_line(&self, raw: &Wide) -> Wide {
+        let p = self.p.payload_bits();
+        let mut w = Wide::zeros(p + 2);
+        w.set_slice(0, &raw.slice(2, p));
+        w.set_field(p, 2, raw.field(0, 2));
+        w
+    }
+
+    /// The raw region `{payload, meta}` of a line region `{meta, payload}`.
+    pub fn from_line(&self, line: &Wide) -> Wide {
+        let p = self.p.payload_bits();
+        let mut r = Wide::zeros(p + 2);
+        r.set_field(0, 2, line.field(p, 2));
+        r.set_slice(2, &line.slice(0, p));
+        r
     }
 
     /// A raw region `{payload, meta}` with the payload all zero except its last byte.
@@ -191,16 +215,17 @@ mod tests {
         let c = Codec::new(p);
         let payload: Vec<u8> = (0..30).map(|i| (i * 7 + 3) as u8).collect();
         let raw = c.data_raw(META_BODY, &payload);
-        let frame = c.encode(SYN_DATA, &raw, 0x5A);
+        let frame = c.encode(SYN_DATA, &c.to_line(&raw), 0x5A);
         // The message bytes: meta, then the payload bytes.
         let mut msg = vec![META_BODY];
         msg.extend_from_slice(&payload);
         let crc = CrcModel::new(crc_algo(0x80F)).checksum(&msg) as u16;
         assert_eq!(frame.field(244, 12) as u16, crc ^ 0x5A);
-        assert_eq!(frame.field(0, 2), 0b01);
-        assert_eq!(frame.field(2, 2), 0b01);
-        assert_eq!(frame.field(4, 8), 3, "payload byte 0 at frame[11:4]");
-        assert_eq!(frame.field(4 + 8 * 29, 8), (29 * 7 + 3) as u64 & 0xFF, "last payload byte at frame[243:236]");
+        assert_eq!(frame.field(0, 2), 0b01, "SYN at frame[1:0]");
+        assert_eq!(frame.field(242, 2), 0b01, "meta at frame[243:242]");
+        assert_eq!(frame.field(2, 8), 3, "payload byte 0 at frame[9:2]");
+        assert_eq!(frame.field(2 + 8 * 29, 8), (29 * 7 + 3) as u64 & 0xFF, "last payload byte at frame[241:234]");
+        assert_eq!(c.from_line(&c.to_line(&raw)), raw);
         let chk = c.check(&frame, 0x5A);
         assert!(chk.ok && chk.legal);
         assert!(!c.check(&frame, 0x5B).ok, "wrong frame ID must fail");
@@ -217,13 +242,14 @@ mod tests {
                 line.set(k, (t.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (k % 61)) & 1 == 1 || k as u64 == t);
             }
             let ctrl = t % 2 == 1;
-            // {payload, 5'b0, ctrl, meta}
+            // {payload, 5'b0, ctrl, meta} from the line {meta, payload}
+            let pb = p.payload_bits();
             let mut msg = BitVec::zeros(p.crc_msg_bits());
-            msg.set(0, line.get(0));
-            msg.set(1, line.get(1));
+            msg.set(0, line.get(pb));
+            msg.set(1, line.get(pb + 1));
             msg.set(2, ctrl);
-            for k in 0..p.payload_bits() {
-                msg.set(8 + k, line.get(2 + k));
+            for k in 0..pb {
+                msg.set(8 + k, line.get(k));
             }
             assert_eq!(map.apply(&msg).to_u128() as u16, c.crc(ctrl, &line));
         }
@@ -233,7 +259,7 @@ mod tests {
     fn syn_swap_is_detected() {
         let c = Codec::new(small());
         let raw = c.control_raw(Ctrl::Idle);
-        let mut frame = c.encode(SYN_CTRL, &raw, 3);
+        let mut frame = c.encode(SYN_CTRL, &c.to_line(&raw), 3);
         frame.set_field(0, 2, SYN_DATA as u64);
         assert!(!c.check(&frame, 3).ok);
     }

@@ -99,7 +99,8 @@ impl RxLane {
         let r = p.control_repeat;
         let mask = p.id_mask();
         let chk = self.codec.check(frame, self.frame_id);
-        let raw = if p.scrambler { self.desc.descramble(&chk.line) } else { chk.line.clone() };
+        let line = if p.scrambler { self.desc.descramble(&chk.line) } else { chk.line.clone() };
+        let raw = self.codec.from_line(&line);
         // The RTL loads the output data register with every frame; out_valid says when it counts.
         self.out_raw = raw.clone();
         if self.out_of_sync {

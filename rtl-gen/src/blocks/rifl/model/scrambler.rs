@@ -1,7 +1,8 @@
-//! The self-synchronous scrambler 1 + x^13 + x^33 (§5.B) over the raw region `{payload, meta}`
+//! The self-synchronous scrambler 1 + x^13 + x^33 (§5.B) over the line region `{meta, payload}`
 //! of every frame, data or control (the SYN and the verification code are not scrambled).
 //!
-//! Serial order: raw bit 0 (meta[0]) first, ascending, frame after frame. Scrambler:
+//! Serial order: the wire order, line bit 0 (payload bit 0, frame bit 2) first, ascending,
+//! frame after frame. Scrambler:
 //! `y[j] = x[j] ^ y[j-13] ^ y[j-33]`; descrambler: `x[j] = y[j] ^ y[j-13] ^ y[j-33]`, both with
 //! the last 33 line bits as state, so the receiver resynchronises 33 bits after any error.
 //! The state register of the RTL, `state[k] = y[-1-k]` (bit 0 the most recent line bit), resets

@@ -200,7 +200,8 @@ impl TxLane {
         let state = self.state(i);
         // Stage 2: encode the decided frame.
         let raw = if self.s1_resend { &self.rbuf } else { &self.s1_raw };
-        let line = if p.scrambler { self.scr.scramble(raw) } else { raw.clone() };
+        let unscrambled = self.codec.to_line(raw);
+        let line = if p.scrambler { self.scr.scramble(&unscrambled) } else { unscrambled };
         self.frame = self.codec.encode(if self.s1_ctrl { SYN_CTRL } else { SYN_DATA }, &line, self.s1_id);
         // Stage 1: decide the next frame.
         let mask = p.id_mask();

@@ -9,9 +9,11 @@ use crate::config::DesignInfo;
 use crate::emit::verilog::{Expr, Item, Module, Port};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
-pub const LAYOUT_NOTE: &str = "Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first): \
-frame[F-1:F-12] vcode = CRC12 ^ frame ID; frame[F-13:4] payload, byte i at frame[8i+11:8i+4]; frame[3:2] meta code; \
-frame[1:0] SYN (2'b01 data, 2'b10 control, 00/11 illegal). The raw region {payload, meta} = frame[F-13:2] is scrambled on the line.";
+pub const LAYOUT_NOTE: &str = "Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first, so the fields go out \
+in the paper's order SYN, payload, meta code, verification code): frame[F-1:F-12] vcode = CRC12 ^ frame ID; frame[F-13:F-14] meta code; \
+frame[F-15:2] payload, byte i at frame[8i+9:8i+2]; frame[1:0] SYN (2'b01 data, 2'b10 control, 00/11 illegal). The line region \
+{meta, payload} = frame[F-13:2] is scrambled on the line. Inside the node a frame's content is kept as the raw region {payload, meta} \
+(meta at bits 1:0): retransmission buffer, flow-control buffer, lane segments.";
 
 pub const CODES_NOTE: &str = "Meta codes (Table 1): 00 no valid payload, 01 all bytes valid (not end of packet), 10 end of packet with \
 the valid-byte count in the last payload byte (format code), 11 end of packet, all bytes valid. A meta-00 data frame's last byte: 00 filler, \
@@ -39,17 +41,18 @@ pub fn crc(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     }
 }
 
-/// `data` of the CRC module from a frame's SYN and line region: `{payload, 5'b0, syn[1], meta}`.
+/// `data` of the CRC module from a frame's SYN and line region `{meta, payload}`:
+/// `{payload, 5'b0, syn[1], meta}`.
 fn crc_feed(p: &Params, syn1: Expr, line: &str) -> Expr {
     let pb = p.payload_bits() as u32;
-    cat(vec![Expr::slice(line, pb + 1, 2), zeros(5), syn1, Expr::slice(line, 1, 0)])
+    cat(vec![Expr::slice(line, pb - 1, 0), zeros(5), syn1, Expr::slice(line, pb + 1, pb)])
 }
 
 pub fn encode(p: &Params, n: &Names) -> GeneratedModule {
     let (f, r, ib) = (p.frame_bits, p.raw_bits() as u32, p.frame_id_bits);
     let ports = vec![
         Port::input("syn", 2, "2'b01 data frame, 2'b10 control frame"),
-        Port::input("line", r, "{payload, meta} as sent (scrambled)"),
+        Port::input("line", r, "{meta, payload} as sent (scrambled)"),
         Port::input("id", ib, "frame ID folded into the verification code"),
         Port::output("frame", f, "{vcode, line, syn}"),
     ];
@@ -139,8 +142,8 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
     let mut ports = clock_ports(design);
     ports.extend([
         Port::input("en", 1, "a frame passes: the state advances"),
-        Port::input("din", r, if descramble { "raw region as received (line)" } else { "raw region {payload, meta}" }),
-        Port::output("dout", r, if descramble { "descrambled raw region" } else { "scrambled raw region (line)" }),
+        Port::input("din", r, if descramble { "line region {meta, payload} as received" } else { "line region {meta, payload}, unscrambled" }),
+        Port::output("dout", r, if descramble { "descrambled line region" } else { "scrambled line region, as sent" }),
     ]);
     let mut items = vec![Item::reg("state", 33, "the last 33 line bits: state[k] = y[-1-k]")];
     let state_next: Vec<Expr> = if descramble {
@@ -179,12 +182,12 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
         module: Module { name, ports, items, reset: Some(design.reset) },
         latency: 0,
         summary: if descramble {
-            format!("Self-synchronous descrambler 1 + x^13 + x^33 over the {r}-bit raw region of each frame: x[j] = y[j] ^ y[j-13] ^ y[j-33].")
+            format!("Self-synchronous descrambler 1 + x^13 + x^33 over the {r}-bit line region {{meta, payload}} of each frame: x[j] = y[j] ^ y[j-13] ^ y[j-33].")
         } else {
-            format!("Self-synchronous scrambler 1 + x^13 + x^33 over the {r}-bit raw region of each frame: y[j] = x[j] ^ y[j-13] ^ y[j-33].")
+            format!("Self-synchronous scrambler 1 + x^13 + x^33 over the {r}-bit line region {{meta, payload}} of each frame: y[j] = x[j] ^ y[j-13] ^ y[j-33].")
         },
         notes: vec![
-            "Serial order: raw bit 0 (meta[0]) first, ascending, frame after frame; the SYN and the verification code are not scrambled. dout is combinational in din and the state register; the state (the last 33 line bits, reset 0) advances with en.".into(),
+            "Serial order: the wire order, line bit 0 (payload bit 0, frame bit 2) first, ascending, frame after frame; the SYN and the verification code are not scrambled. dout is combinational in din and the state register; the state (the last 33 line bits, reset 0) advances with en.".into(),
         ],
         depends: vec![],
     }

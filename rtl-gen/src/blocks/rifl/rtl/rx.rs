@@ -60,7 +60,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         conns: vec![("frame".into(), id("in_frame")), ("id".into(), id("frame_id")), ("legal".into(), id("legal")), ("ok".into(), id("ok"))],
     });
     let mut depends = vec![n.check.clone()];
-    it.push(Item::wire("raw", r, "descrambled {payload, meta}"));
+    it.push(Item::wire("dline", r, "descrambled line region {meta, payload}"));
     if p.scrambler {
         it.push(Item::Instance {
             module: n.descrambler.clone(),
@@ -70,13 +70,14 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                 (design.reset.port().into(), id(design.reset.port())),
                 ("en".into(), id("in_valid")),
                 ("din".into(), Expr::slice("in_frame", r + 1, 2)),
-                ("dout".into(), id("raw")),
+                ("dout".into(), id("dline")),
             ],
         });
         depends.push(n.descrambler.clone());
     } else {
-        it.push(Item::assign(id("raw"), Expr::slice("in_frame", r + 1, 2)));
+        it.push(Item::assign(id("dline"), Expr::slice("in_frame", r + 1, 2)));
     }
+    wire(&mut it, "raw", r, "descrambled {payload, meta}", cat(vec![Expr::slice("dline", r - 3, 0), Expr::slice("dline", r - 1, r - 2)]));
     wire(&mut it, "is_data", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1).not()));
     wire(&mut it, "is_ctrl", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1)));
     wire(&mut it, "code", 8, "last payload byte: format, flow-control or control code", Expr::slice("raw", r - 1, r - 8));

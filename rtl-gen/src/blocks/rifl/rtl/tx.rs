@@ -114,7 +114,8 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
 
     it.push(Item::comment("Stage 2: scramble and encode the stage-1 frame."));
     wire(&mut it, "raw2", r, "", Expr::mux(id("s1_resend"), id("rbuf"), id("s1_raw")));
-    it.push(Item::wire("line2", r, "raw region as sent"));
+    wire(&mut it, "line_in", r, "raw2 in line order {meta, payload}", cat(vec![Expr::slice("raw2", 1, 0), Expr::slice("raw2", r - 1, 2)]));
+    it.push(Item::wire("line2", r, "line region as sent"));
     let mut depends = vec![n.encode.clone()];
     if p.scrambler {
         it.push(Item::Instance {
@@ -124,13 +125,13 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                 ("clk".into(), id("clk")),
                 (design.reset.port().into(), id(design.reset.port())),
                 ("en".into(), id("en")),
-                ("din".into(), id("raw2")),
+                ("din".into(), id("line_in")),
                 ("dout".into(), id("line2")),
             ],
         });
         depends.push(n.scrambler.clone());
     } else {
-        it.push(Item::assign(id("line2"), id("raw2")));
+        it.push(Item::assign(id("line2"), id("line_in")));
     }
     it.push(Item::wire("frame_next", f, "encoded stage-1 frame"));
     it.push(Item::Instance {

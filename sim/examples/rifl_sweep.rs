@@ -11,6 +11,7 @@
 //! ```text
 //! cargo run --release -p rtl-gen-sim --example rifl_sweep -- [--block rifl] [--packets 2000]
 //!     [--delay 8] [--lane-gbps 28] [--threads 2] [--out target/rifl_sweep] [--max-cycles N]
+//!     [--frame-id-bits N]
 //! ```
 //! `--block` picks a `rifl` block of the default design; `--delay` is the cable plus transceiver
 //! delay per direction in cycles (8 cycles = 73 ns at 28 Gb/s: 10 m of fibre and two
@@ -53,10 +54,13 @@ struct Opts {
     out: String,
     seed: u64,
     max_cycles: u64,
+    /// Override of the block's frame ID width (the paper's RIFL256 at 4 x 28 Gb/s over 10 m
+    /// needs clog2(16 + 16 + 33) = 7 bits, not Table 2's 8).
+    frame_id_bits: Option<u32>,
 }
 
 fn parse_opts() -> Opts {
-    let mut o = Opts { block: "rifl".into(), packets: 2000, delay: 8, lane_gbps: 28.0, threads: 2, out: "target/rifl_sweep".into(), seed: 6, max_cycles: 20_000_000 };
+    let mut o = Opts { block: "rifl".into(), packets: 2000, delay: 8, lane_gbps: 28.0, threads: 2, out: "target/rifl_sweep".into(), seed: 6, max_cycles: 20_000_000, frame_id_bits: None };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -70,8 +74,9 @@ fn parse_opts() -> Opts {
             "--out" => o.out = v,
             "--seed" => o.seed = v.parse().expect("--seed N"),
             "--max-cycles" => o.max_cycles = v.parse().expect("--max-cycles N"),
+            "--frame-id-bits" => o.frame_id_bits = Some(v.parse().expect("--frame-id-bits N")),
             "-h" | "--help" => {
-                println!("rifl_sweep [--block rifl] [--packets 2000] [--delay 8] [--lane-gbps 28] [--threads 2] [--out target/rifl_sweep] [--seed 6] [--max-cycles 20000000]");
+                println!("rifl_sweep [--block rifl] [--packets 2000] [--delay 8] [--lane-gbps 28] [--threads 2] [--out target/rifl_sweep] [--seed 6] [--max-cycles 20000000] [--frame-id-bits N]");
                 std::process::exit(0);
             }
             other => panic!("unknown option {other} (see --help)"),
@@ -188,7 +193,11 @@ fn main() {
         .filter_map(|b| b.as_any().downcast_ref::<RiflBlock>())
         .find(|b| b.name == o.block)
         .unwrap_or_else(|| panic!("no rifl block `{}` in the default design", o.block));
-    let p = block.params;
+    let mut p = block.params;
+    if let Some(n) = o.frame_id_bits {
+        assert!((5..=12).contains(&n) && (1u32 << n) >= 2 * p.retrans_threshold, "--frame-id-bits {n}: 5..=12 and 2^n >= 2 x retrans_threshold");
+        p.frame_id_bits = n;
+    }
     let cycle_ns = p.frame_bits as f64 / o.lane_gbps;
     let bers: Vec<f64> = (0..=28).map(|k| 10f64.powf(-12.0 + 0.25 * k as f64)).collect();
     println!(

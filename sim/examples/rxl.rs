@@ -50,22 +50,22 @@ struct Args {
     #[arg(long = "impl", value_enum, default_value = "rtl")]
     implementation: Impl,
     /// Random bit error rate per bit, per link.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     ber: f64,
     /// Forced (silent) flit drop probability per link.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     drop: f64,
     /// Uncorrectable flit error rate (FER_UC) per link: two corrupted bytes in one FEC group.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     uc: f64,
     /// Burst probability per flit and link.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     burst: f64,
     /// Burst length in bits.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=2048))]
     burst_bits: u32,
     /// Probability per flit and switch of a bit flip inside the switch (between link_rx and link_tx).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
     internal: f64,
     /// Link cycles of saturating traffic (flits per direction).
     #[arg(long, default_value_t = 100_000)]
@@ -85,6 +85,15 @@ struct Args {
     cxl_block: String,
     #[arg(long, default_value = "rxl_sw")]
     switch_block: String,
+}
+
+/// A probability argument: a number in 0..=1 (the channels draw with it per bit or per flit).
+fn probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        Ok(p) => Err(format!("{p} is out of range; allowed 0..=1")),
+        Err(_) => Err(format!("`{s}` is not a number; allowed 0..=1 (e.g. 1e-6)")),
+    }
 }
 
 fn topologies(s: &str) -> Result<Vec<usize>, String> {

@@ -18,46 +18,7 @@ use rtl_gen::math::gf2m::Gf2m;
 
 const PIP_INSTALL: &str = "python3 -m pip install reedsolo==1.7.0";
 
-/// SplitMix64, so the test needs no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn symbols(&mut self, len: usize, mask: u16) -> Vec<u16> {
-        (0..len).map(|_| self.next() as u16 & mask).collect()
-    }
-
-    fn nonzero(&mut self, mask: u16) -> u16 {
-        loop {
-            let s = self.next() as u16 & mask;
-            if s != 0 {
-                return s;
-            }
-        }
-    }
-
-    fn distinct(&mut self, n: usize, count: usize) -> Vec<usize> {
-        let mut picked = Vec::with_capacity(count);
-        while picked.len() < count {
-            let i = self.below(n);
-            if !picked.contains(&i) {
-                picked.push(i);
-            }
-        }
-        picked
-    }
-}
+use rtl_gen::math::splitmix::SplitMix64 as Rng;
 
 fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/rs_reference.py")
@@ -202,7 +163,7 @@ fn rs_codes_agree_with_reedsolo() {
     if !reference_available() {
         return;
     }
-    let mut rng = Rng(0x5EED);
+    let mut rng = Rng::new(0x5EED);
     let codes = codes(&mut rng);
     let mut encodings = Batch::default();
     let mut decodings = Batch::default();
@@ -286,7 +247,7 @@ fn interleaved_layouts_agree_with_reedsolo() {
     if !reference_available() {
         return;
     }
-    let mut rng = Rng(0xC0DE);
+    let mut rng = Rng::new(0xC0DE);
     let layouts = [
         InterleavedFec::cxl(),
         InterleavedFec::ethernet_kr4(),
@@ -298,7 +259,7 @@ fn interleaved_layouts_agree_with_reedsolo() {
         let m = fec.symbol_bits();
         for _ in 0..4 {
             let msg_bytes: Vec<u8> = (0..fec.msg_bits().div_ceil(8))
-                .map(|_| rng.next() as u8)
+                .map(|_| rng.next_u64() as u8)
                 .collect();
             let cw = unpack_symbols(&fec.encode(&msg_bytes), m, fec.cw_symbols());
             for way in 0..fec.ways() {
@@ -322,13 +283,13 @@ fn pcie6_layout_agrees_with_reedsolo_polynomial_evaluation() {
     if !reference_available() {
         return;
     }
-    let mut rng = Rng(0xF11);
+    let mut rng = Rng::new(0xF11);
     let fec = Pcie6Fec::new();
     let field = Gf2m::new(8, 0x11D).unwrap();
     let mut batch = Batch::default();
     let mut expected = Vec::new();
     for _ in 0..20 {
-        let msg: Vec<u8> = (0..250).map(|_| rng.next() as u8).collect();
+        let msg: Vec<u8> = (0..250).map(|_| rng.next_u64() as u8).collect();
         let flit = fec.encode(&msg);
         for group in 0..3 {
             let mut poly: Vec<u16> = (0..84)
@@ -354,13 +315,13 @@ fn flit_crc_agrees_with_reedsolo() {
     if !reference_available() {
         return;
     }
-    let mut rng = Rng(0xC2C);
+    let mut rng = Rng::new(0xC2C);
     let crc = RsCrc::pcie6_flit(10, Orientation::MsbFirst);
     let mut batch = Batch::default();
     let mut expected = Vec::new();
     for _ in 0..30 {
-        let data: Vec<u8> = (0..242).map(|_| rng.next() as u8).collect();
-        let seq = rng.next() & 0x3FF;
+        let data: Vec<u8> = (0..242).map(|_| rng.next_u64() as u8).collect();
+        let seq = rng.next_u64() & 0x3FF;
         let mut folded: Vec<u16> = data.iter().map(|&b| u16::from(b)).collect();
         folded[0] ^= (seq & 0xFF) as u16;
         folded[1] ^= (seq >> 8) as u16;

@@ -3,3 +3,4 @@ pub mod gf2;
 pub mod hd;
 pub mod lfsr;
 pub mod gf2m;
+pub mod splitmix;

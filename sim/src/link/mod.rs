@@ -28,6 +28,7 @@ use rand::Rng;
 use rtl_gen::blocks::rxl_endpoint::flit::{FlitCodec, Flit, Header, Msg, Payload, CMD_NONE, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES, TYPE_PAYLOAD};
 use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointConfig, EndpointModel, EpInputs, EpOutputs, Mode};
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
+use rtl_gen::math::splitmix::SplitMix64;
 
 /// Cycles from an endpoint's flit register to its own replay of that flit, beyond the channel
 /// and switch latencies of the NACK's round trip: RX decode register, decision, NACK flit
@@ -161,14 +162,9 @@ pub fn payload(serial: u64, dir: usize) -> Payload {
     let mut p = [0u8; PAYLOAD_BYTES];
     p[..8].copy_from_slice(&serial.to_le_bytes());
     p[8] = dir as u8;
-    let mut x = serial ^ (dir as u64) << 62 ^ 0x5DEE_CE66_D1CE_5EED;
+    let mut keystream = SplitMix64::new(serial ^ (dir as u64) << 62 ^ 0x5DEE_CE66_D1CE_5EED);
     for chunk in p[9..].chunks_mut(8) {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        chunk.copy_from_slice(&z.to_le_bytes()[..chunk.len()]);
+        chunk.copy_from_slice(&keystream.next_u64().to_le_bytes()[..chunk.len()]);
     }
     p
 }

@@ -181,19 +181,7 @@ mod tests {
     use crate::config::Design;
     use crate::emit::eval::{Bits, Sim};
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        fn bytes(&mut self, n: usize) -> Vec<u8> {
-            (0..n).map(|_| self.next() as u8).collect()
-        }
-    }
+    use crate::math::splitmix::SplitMix64 as Rng;
 
     fn design(fields: &str) -> Design {
         let text = format!("[design]\nname = \"t\"\nreset = \"async_low\"\n[[blocks]]\nkind = \"rs_crc\"\nname = \"c\"\n{fields}\n");
@@ -212,7 +200,7 @@ mod tests {
         let model: RsCrc = b.model();
         let mods = d.blocks[0].modules(&d.info);
         assert_eq!(mods.len(), if b.checker { 2 } else { 1 });
-        let mut rng = Rng(u64::from(b.data_bytes) * 31 + u64::from(b.seq_bits));
+        let mut rng = Rng::new(u64::from(b.data_bytes) * 31 + u64::from(b.seq_bits));
         let mut gen = Sim::new(&mods[0].module);
         let mut chk = mods.get(1).map(|m| Sim::new(&m.module));
         let p = b.pipeline as usize;
@@ -229,7 +217,7 @@ mod tests {
         }
         for t in 0..trials {
             let data = rng.bytes(b.data_bytes as usize);
-            let seq = if b.seq_bits == 0 { 0 } else { rng.next() & ((1u64 << b.seq_bits) - 1) };
+            let seq = if b.seq_bits == 0 { 0 } else { rng.next_u64() & ((1u64 << b.seq_bits) - 1) };
             let expected = model.crc(&data, seq);
             let valid = t % 5 != 3;
             gen.set("data", &Bits::from_bytes(b.data_bits() as usize, &data));

@@ -729,7 +729,7 @@ mod tests {
         let model = b.model();
         let t = b.t() as usize;
         let n = b.cw_symbols() as usize;
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let mut ws = Vec::new();
         for i in 0..trials {
             let msg = crate::blocks::rs_fec::test_support::message(&mut rng, b);
@@ -759,7 +759,7 @@ mod tests {
             let d = design(f, "async_low");
             let b = block(&d);
             let model = b.model();
-            let mut rng = Rng(100 + i as u64);
+            let mut rng = Rng::new(100 + i as u64);
             let bytes = (b.cw_bits() as usize).div_ceil(8);
             let mut ws = Vec::new();
             for j in 0..1500 {

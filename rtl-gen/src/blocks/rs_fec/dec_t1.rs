@@ -338,7 +338,7 @@ pub(crate) mod tests {
         let m = b.symbol_bits;
         let n = b.cw_symbols() as usize;
         let mask = ((1u32 << m) - 1) as u16;
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let mut out = Vec::new();
         for i in 0..count {
             let msg = message(&mut rng, b);
@@ -388,7 +388,7 @@ pub(crate) mod tests {
             let d = design(f, "async_low");
             let b = block(&d);
             let model = b.model();
-            let mut rng = Rng(5);
+            let mut rng = Rng::new(5);
             let msg = message(&mut rng, b);
             let cw = model.encode(&msg);
             let mut ws = Vec::new();
@@ -412,7 +412,7 @@ pub(crate) mod tests {
             let d = design(f, "async_low");
             let b = block(&d);
             let model = b.model();
-            let msg = message(&mut Rng(9), b);
+            let msg = message(&mut Rng::new(9), b);
             let cw = model.encode(&msg);
             let mut sim = Sim::new(&d.blocks[0].modules(&d.info)[1].module);
             for pos in 0..256 {

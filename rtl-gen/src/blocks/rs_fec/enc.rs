@@ -78,7 +78,7 @@ mod tests {
         let mods = d.blocks[0].modules(&d.info);
         assert_eq!(mods[0].name(), "t_f_enc");
         let mut sim = Sim::new(&mods[0].module);
-        let mut rng = Rng(u64::from(b.msg_symbols));
+        let mut rng = Rng::new(u64::from(b.msg_symbols));
         let p = b.pipeline as usize;
         let mut expected = Vec::new();
         if p > 0 {

@@ -381,41 +381,7 @@ pub(crate) mod test_support {
     use super::RsFecBlock;
     use crate::config::Design;
 
-    pub struct Rng(pub u64);
-
-    impl Rng {
-        pub fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        pub fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-        pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-            (0..n).map(|_| self.next() as u8).collect()
-        }
-        pub fn nonzero(&mut self, mask: u16) -> u16 {
-            loop {
-                let s = self.next() as u16 & mask;
-                if s != 0 {
-                    return s;
-                }
-            }
-        }
-        pub fn distinct(&mut self, n: usize, count: usize) -> Vec<usize> {
-            let mut picked = Vec::with_capacity(count);
-            while picked.len() < count {
-                let i = self.below(n);
-                if !picked.contains(&i) {
-                    picked.push(i);
-                }
-            }
-            picked
-        }
-    }
+    pub use crate::math::splitmix::SplitMix64 as Rng;
 
     pub fn design(fields: &str, reset: &str) -> Design {
         let text = format!("[design]\nname = \"t\"\nreset = \"{reset}\"\n[[blocks]]\nkind = \"rs_fec\"\nname = \"f\"\n{fields}\n");

@@ -948,51 +948,7 @@ impl FlitFec for Pcie6Fec {
 mod tests {
     use super::*;
 
-    /// SplitMix64: a small deterministic generator, so the tests need no dependency.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-
-        fn symbol(&mut self, mask: u16) -> u16 {
-            self.next() as u16 & mask
-        }
-
-        fn nonzero(&mut self, mask: u16) -> u16 {
-            loop {
-                let s = self.symbol(mask);
-                if s != 0 {
-                    return s;
-                }
-            }
-        }
-
-        fn bytes(&mut self, len: usize) -> Vec<u8> {
-            (0..len).map(|_| self.next() as u8).collect()
-        }
-
-        /// `count` distinct indices below n.
-        fn distinct(&mut self, n: usize, count: usize) -> Vec<usize> {
-            let mut picked = Vec::with_capacity(count);
-            while picked.len() < count {
-                let i = self.below(n);
-                if !picked.contains(&i) {
-                    picked.push(i);
-                }
-            }
-            picked
-        }
-    }
+    use crate::math::splitmix::SplitMix64 as Rng;
 
     fn gf256() -> Gf2m {
         Gf2m::new(8, 0x11D).unwrap()
@@ -1031,7 +987,7 @@ mod tests {
 
     #[test]
     fn encoding_gives_codewords_and_is_systematic() {
-        let mut rng = Rng(1);
+        let mut rng = Rng::new(1);
         for (m, poly, n, k, fcr) in [
             (8, 0x11D, 86, 84, 0),
             (8, 0x11D, 255, 223, 1),
@@ -1058,7 +1014,7 @@ mod tests {
     fn t1_decoder_corrects_every_single_error() {
         for fcr in [0, 1, 7] {
             let code = RsCode::new(gf256(), 86, 84, fcr).unwrap();
-            let mut rng = Rng(2);
+            let mut rng = Rng::new(2);
             let msg: Vec<u16> = (0..84).map(|_| rng.symbol(0xFF)).collect();
             let cw = code.encode(&msg);
             for pos in 0..86 {
@@ -1101,7 +1057,7 @@ mod tests {
 
     #[test]
     fn general_decoder_agrees_with_t1_decoder() {
-        let mut rng = Rng(3);
+        let mut rng = Rng::new(3);
         for fcr in [0, 1, 200] {
             let code = RsCode::new(gf256(), 85, 83, fcr).unwrap();
             for _ in 0..20_000 {
@@ -1131,7 +1087,7 @@ mod tests {
     /// or "corrected" to a codeword within distance t (a miscorrection, never garbage).
     #[test]
     fn general_decoder_on_many_codes() {
-        let mut rng = Rng(4);
+        let mut rng = Rng::new(4);
         let fields = [
             (3, 0xB),
             (4, 0x13),
@@ -1185,7 +1141,7 @@ mod tests {
 
     #[test]
     fn kr4_and_kp4_correct_up_to_t_and_flag_or_miscorrect_beyond() {
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         for code in [RsCode::ethernet_kr4(), RsCode::ethernet_kp4()] {
             let mask = code.field().mask();
             let mut flagged = 0;
@@ -1228,7 +1184,7 @@ mod tests {
         assert_eq!((fec.msg_bits(), fec.cw_bits(), fec.ways()), (2000, 2048, 3));
         let lengths: Vec<usize> = (0..3).map(|w| fec.way_code(w).n()).collect();
         assert_eq!(lengths, vec![86, 85, 85]);
-        let mut rng = Rng(6);
+        let mut rng = Rng::new(6);
         let msg = rng.bytes(250);
         let cw = fec.encode(&msg);
         assert_eq!(&cw[..250], &msg[..]);
@@ -1250,7 +1206,7 @@ mod tests {
     fn pcie6_layout_matches_its_definition() {
         let f = gf256();
         let fec = Pcie6Fec::new();
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         let msg = rng.bytes(250);
         let flit = fec.encode(&msg);
         assert_eq!(&flit[..250], &msg[..]);
@@ -1325,7 +1281,7 @@ mod tests {
 
     #[test]
     fn every_single_byte_error_is_corrected() {
-        let mut rng = Rng(8);
+        let mut rng = Rng::new(8);
         for (name, fec) in layouts() {
             let msg = rng.bytes(250);
             let cw = fec.encode(&msg);
@@ -1350,7 +1306,7 @@ mod tests {
 
     #[test]
     fn every_two_and_three_byte_burst_is_corrected() {
-        let mut rng = Rng(9);
+        let mut rng = Rng::new(9);
         for (name, fec) in layouts() {
             for len in [2, 3] {
                 for start in 0..=256 - len {
@@ -1395,7 +1351,7 @@ mod tests {
     /// sampling noise and tight enough to catch a broken decoder.
     #[test]
     fn detection_of_longer_bursts_and_double_errors() {
-        let mut rng = Rng(10);
+        let mut rng = Rng::new(10);
         let trials = 60_000;
         for (name, fec) in layouts() {
             for (len, low, high) in [(4, 0.65, 0.69), (5, 0.875, 0.91), (6, 0.955, 0.975)] {
@@ -1428,7 +1384,7 @@ mod tests {
 
     #[test]
     fn encoder_affine_maps_match_the_models() {
-        let mut rng = Rng(11);
+        let mut rng = Rng::new(11);
         let fecs: Vec<Box<dyn FlitFec>> = vec![
             Box::new(InterleavedFec::cxl()),
             Box::new(Pcie6Fec::new()),
@@ -1468,7 +1424,7 @@ mod tests {
         let fec = InterleavedFec::new(10, 0x409, 0, 30, 2, 4).unwrap();
         assert_eq!(fec.msg_bits(), 300);
         assert_eq!(fec.cw_bits(), 380);
-        let mut rng = Rng(12);
+        let mut rng = Rng::new(12);
         let msg: Vec<u16> = (0..30).map(|_| rng.symbol(0x3FF)).collect();
         let packed = pack_symbols(&msg, 10);
         assert_eq!(packed.len(), 38);
@@ -1485,7 +1441,7 @@ mod tests {
 
     #[test]
     fn ethernet_layouts_round_trip() {
-        let mut rng = Rng(13);
+        let mut rng = Rng::new(13);
         for fec in [
             InterleavedFec::ethernet_kr4(),
             InterleavedFec::ethernet_kp4(),

@@ -238,19 +238,7 @@ impl FlitCodec {
 mod tests {
     use super::*;
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        fn bytes(&mut self, n: usize) -> Vec<u8> {
-            (0..n).map(|_| self.next() as u8).collect()
-        }
-    }
+    use crate::math::splitmix::SplitMix64 as Rng;
 
     #[test]
     fn header_bits() {
@@ -261,14 +249,14 @@ mod tests {
 
     #[test]
     fn tables_match_the_models() {
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         let rs = FlitCodec::rs_crc_model();
         let c64 = CrcModel::new(CRC64_ALGO);
         for (crc, fec) in [(CrcChoice::RsCrc, FecChoice::Pcie6), (CrcChoice::Crc64, FecChoice::Generic)] {
             let codec = FlitCodec::new(crc, fec);
             for _ in 0..200 {
                 let data = rng.bytes(CRC_DATA_BYTES);
-                let seq = rng.next() as u32 & SEQ_MASK;
+                let seq = rng.next_u64() as u32 & SEQ_MASK;
                 let want: Vec<u8> = match crc {
                     CrcChoice::RsCrc => rs.crc(&data, u64::from(seq)),
                     CrcChoice::Crc64 => c64.isn_checksum(&data, u64::from(seq), SEQ_BITS).to_le_bytes().to_vec(),
@@ -283,7 +271,7 @@ mod tests {
                     let d = codec.decode(&bad);
                     let m = codec.fec_model().decode(&bad);
                     assert_eq!((d.msg.to_vec(), d.corrected, d.uncorrectable), (m.msg, m.status.corrected, m.status.uncorrectable), "{k} errors");
-                    bad[rng.next() as usize % FLIT_BYTES] ^= 1 + (rng.next() % 255) as u8;
+                    bad[rng.next_u64() as usize % FLIT_BYTES] ^= 1 + (rng.next_u64() % 255) as u8;
                 }
             }
         }

@@ -11,8 +11,10 @@
 //! ```text
 //! cargo run --release -p rtl-gen-sim --example rifl_sweep -- [--block rifl] [--packets 2000]
 //!     [--delay 8] [--lane-gbps 28] [--threads 2] [--out target/rifl_sweep] [--max-cycles N]
-//!     [--frame-id-bits N]
+//!     [--frame-id-bits N] [--seed 6]
 //! ```
+//! `--help` lists the allowed range of every option; an unknown option or a bad value prints
+//! `error: --flag: ...` with the allowed form and exits with status 2 before anything runs.
 //! `--block` picks a `rifl` block of the default design; `--delay` is the cable plus transceiver
 //! delay per direction in cycles (8 cycles = 73 ns at 28 Gb/s: 10 m of fibre and two
 //! transceivers); `--lane-gbps` only converts cycles to nanoseconds (one frame per lane per cycle: a cycle is frame_bits / lane rate; the paper's
@@ -59,27 +61,76 @@ struct Opts {
     frame_id_bits: Option<u32>,
 }
 
+const USAGE: &str = "usage: rifl_sweep [--block NAME] [--packets N] [--delay CYCLES] [--lane-gbps RATE] [--threads N] [--out PATH] [--seed N] [--max-cycles N] [--frame-id-bits N]
+
+  --block NAME         a rifl block of the default design (rifl){BLOCKS}
+  --packets N          packets per direction per BER point, 1..=10000000 (2000)
+  --delay CYCLES       cable + transceiver delay per direction in cycles, 0..=100000 (8)
+  --lane-gbps RATE     line rate per lane in Gb/s for the ns columns, > 0 and <= 10000 (28)
+  --threads N          BER points simulated in parallel, 1..=256 (2)
+  --out PATH           output prefix: PATH.csv, PATH.svg, PATH.md (target/rifl_sweep)
+  --seed N             traffic and bit-error seed, 0..=18446744073709551615 (6)
+  --max-cycles N       cycle cap per point, 1..=10000000000000 (20000000)
+  --frame-id-bits N    override the block's frame ID width, 5..=12 with 2^N >= 2 x retrans_threshold";
+
+/// A command-line error: printed as `error: ...` with exit status 2.
+fn usage_error(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    eprintln!("(rifl_sweep --help lists the options)");
+    std::process::exit(2);
+}
+
+/// An integer flag value within `lo..=hi`; `what` describes the allowed form in the message.
+fn parse_int<T>(flag: &str, v: &str, lo: T, hi: T, what: &str) -> T
+where
+    T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display,
+{
+    match v.trim().parse::<T>() {
+        Ok(n) if n >= lo && n <= hi => n,
+        Ok(n) => usage_error(&format!("{flag}: {n} is out of range; allowed {lo}..={hi}")),
+        Err(_) => usage_error(&format!("{flag}: {v:?} is not {what}")),
+    }
+}
+
 fn parse_opts() -> Opts {
     let mut o = Opts { block: "rifl".into(), packets: 2000, delay: 8, lane_gbps: 28.0, threads: 2, out: "target/rifl_sweep".into(), seed: 6, max_cycles: 20_000_000, frame_id_bits: None };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
-        let v = args.get(i + 1).cloned().unwrap_or_default();
-        match args[i].as_str() {
-            "--block" => o.block = v,
-            "--packets" => o.packets = v.parse().expect("--packets N"),
-            "--delay" => o.delay = v.parse().expect("--delay CYCLES"),
-            "--lane-gbps" => o.lane_gbps = v.parse().expect("--lane-gbps RATE"),
-            "--threads" => o.threads = v.parse().expect("--threads N"),
-            "--out" => o.out = v,
-            "--seed" => o.seed = v.parse().expect("--seed N"),
-            "--max-cycles" => o.max_cycles = v.parse().expect("--max-cycles N"),
-            "--frame-id-bits" => o.frame_id_bits = Some(v.parse().expect("--frame-id-bits N")),
-            "-h" | "--help" => {
-                println!("rifl_sweep [--block rifl] [--packets 2000] [--delay 8] [--lane-gbps 28] [--threads 2] [--out target/rifl_sweep] [--seed 6] [--max-cycles 20000000] [--frame-id-bits N]");
-                std::process::exit(0);
+        let flag = args[i].as_str();
+        if matches!(flag, "-h" | "--help") {
+            let names: Vec<String> = Design::builtin_default().blocks.iter().filter_map(|b| b.as_any().downcast_ref::<RiflBlock>()).map(|b| b.name.clone()).collect();
+            println!("{}", USAGE.replace("{BLOCKS}", &format!("; allowed: {}", names.join(", "))));
+            std::process::exit(0);
+        }
+        const FLAGS: [&str; 9] = ["--block", "--packets", "--delay", "--lane-gbps", "--threads", "--out", "--seed", "--max-cycles", "--frame-id-bits"];
+        if !FLAGS.contains(&flag) {
+            usage_error(&format!("unknown option {flag:?}; allowed: {} (or --help)", FLAGS.join(", ")));
+        }
+        let Some(v) = args.get(i + 1) else { usage_error(&format!("{flag} needs a value (see --help)")) };
+        match flag {
+            "--block" => o.block = v.clone(),
+            "--packets" => o.packets = parse_int(flag, v, 1, 10_000_000, "a positive integer"),
+            "--delay" => o.delay = parse_int(flag, v, 0, 100_000, "a whole number of cycles"),
+            "--lane-gbps" => {
+                o.lane_gbps = match v.trim().parse::<f64>() {
+                    Ok(r) if r.is_finite() && r > 0.0 && r <= 10_000.0 => r,
+                    Ok(r) if r.is_nan() => usage_error(&format!("{flag}: {v:?} is not a number (Gb/s, e.g. 28 or 25.78)")),
+                    Ok(_) => usage_error(&format!("{flag}: {v} is out of range; allowed a rate in Gb/s > 0 and <= 10000")),
+                    Err(_) => usage_error(&format!("{flag}: {v:?} is not a number (Gb/s, e.g. 28 or 25.78)")),
+                }
             }
-            other => panic!("unknown option {other} (see --help)"),
+            "--threads" => o.threads = parse_int(flag, v, 1, 256, "a positive integer"),
+            "--out" => {
+                if v.is_empty() || v.ends_with('/') {
+                    usage_error(&format!("{flag}: {v:?} is not a file prefix; allowed e.g. target/rifl_sweep (writes .csv, .svg, .md)"));
+                }
+                o.out = v.clone()
+            }
+            "--seed" => o.seed = parse_int(flag, v, 0, u64::MAX, "an unsigned 64-bit integer"),
+            "--max-cycles" => o.max_cycles = parse_int(flag, v, 1, 10_000_000_000_000, "a positive integer"),
+            "--frame-id-bits" => o.frame_id_bits = Some(parse_int(flag, v, 5, 12, "an integer (frame ID bits)")),
+            _ => unreachable!("listed in FLAGS"),
         }
         i += 2;
     }
@@ -88,7 +139,11 @@ fn parse_opts() -> Opts {
 
 fn run_point(p: Params, o: &Opts, ber: f64) -> Point {
     let t = Instant::now();
-    // The same traffic (packet sizes, contents) and the same error seeds at every BER.
+    // The same seeds at every BER: the same packets and error positions up to the first error.
+    // After it the traffic differs (the link's flows draw their idle/backpressure chances from
+    // the packet generator's stream every cycle, so a point that runs longer draws other packet
+    // sizes); the bandwidth ratio therefore carries the packet-mix noise of a run this long
+    // (about 0.1 % at 1000 packets, 0.03 % at 10000, per direction).
     let mut link = Link::new(Node::new(p), Node::new(p), LinkSetup { delay: o.delay, ber, seed: o.seed, packets: o.packets, min_len: 1, max_len: 8192 });
     // A point that does not finish within max_cycles is reported with what was delivered
     // (its bandwidth is then an upper bound); a scoreboard error is fatal.
@@ -120,9 +175,30 @@ fn run_point(p: Params, o: &Opts, ber: f64) -> Point {
     }
 }
 
+/// The probability that a slot of one direction (one frame per lane) carries a bit error.
+fn slot_fer(p: Params, ber: f64) -> f64 {
+    1.0 - (1.0 - ber).powf((p.frame_bits * p.lanes) as f64)
+}
+
+/// Eq. 8 as ratio = 1 / (1 + N_stall * FER) with FER per slot of one direction: an error event
+/// stalls its own direction (the far end's retransmission procedure) and the other one (the
+/// local TX sends Retransmit Requests until its receiver is back in step), so N_stall is the
+/// slots both directions lose per event together. Fitted (weighted by the frames hit) where
+/// events are counted by the dozen but rarely overlap (1e-8..1e-7), it extrapolates to the BERs
+/// where a run this short sees no error at all. Returns (N_stall, points used).
+fn eq8_fit(points: &[Point], base: &Point, p: Params) -> (f64, usize) {
+    let used: Vec<&Point> = points.iter().filter(|pt| pt.ber >= 0.99e-8 && pt.ber <= 1.01e-7 && pt.frames_hit >= 2).collect();
+    let hits: f64 = used.iter().map(|pt| pt.frames_hit as f64).sum();
+    if used.is_empty() {
+        return (f64::NAN, 0);
+    }
+    let n = used.iter().map(|pt| pt.frames_hit as f64 * (base.bw / pt.bw - 1.0) / slot_fer(p, pt.ber)).sum::<f64>() / hits;
+    (n, used.len())
+}
+
 /// A hand-written SVG: bandwidth ratio and latency against BER (log axis), with the paper's
 /// two reference points marked.
-fn svg(points: &[Point], base: &Point, cycle_ns: f64, title: &str) -> String {
+fn svg(points: &[Point], base: &Point, cycle_ns: f64, title: &str, fit: Option<(Params, f64)>) -> String {
     let (w, h) = (900.0, 640.0);
     let (x0, x1) = (90.0, 860.0);
     let panels = [(60.0, 280.0), (360.0, 580.0)];
@@ -147,6 +223,16 @@ fn svg(points: &[Point], base: &Point, cycle_ns: f64, title: &str) -> String {
         o
     };
     let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ybw(p.bw / base.bw))).collect(), "#1f77b4", ""));
+    let _ = writeln!(s, r##"<text x="{:.1}" y="{:.1}" fill="#1f77b4">measured</text>"##, x0 + 10.0, t1 - 40.0);
+    if let Some((p, n)) = fit.filter(|(_, n)| n.is_finite()) {
+        let d: Vec<String> = (0..=280)
+            .map(|k| {
+                let ber = 10f64.powf(-12.0 + k as f64 / 40.0);
+                format!("{}{:.1},{:.1}", if k == 0 { "M" } else { "L" }, lx(ber), ybw(1.0 / (1.0 + n * slot_fer(p, ber))))
+            })
+            .collect();
+        let _ = writeln!(s, r##"<path d="{}" fill="none" stroke="#7f7f7f" stroke-width="1.5" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="#7f7f7f">Eq. 8 fit, N_stall = {n:.0} slots per error</text>"##, d.join(" "), x0 + 10.0, t1 - 24.0);
+    }
     // The paper's points: the ratio starts to drop at 5.6e-10, 96.3 % at 1e-7.
     for (ber, r, label) in [(5.6e-10, 1.0, "paper: drop starts 5.6e-10"), (1e-7, 0.963, "paper: 96.3 % at 1e-7")] {
         let _ = writeln!(s, r##"<rect x="{:.1}" y="{:.1}" width="8" height="8" fill="none" stroke="#d62728" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="#d62728">{label}</text>"##, lx(ber) - 4.0, ybw(r) - 4.0, lx(ber) + 8.0, ybw(r) + 18.0);
@@ -154,7 +240,7 @@ fn svg(points: &[Point], base: &Point, cycle_ns: f64, title: &str) -> String {
     // Latency panel: log scale in ns.
     let (t0, t1) = panels[1];
     let all: Vec<f64> = points.iter().flat_map(|p| [p.lat_avg, p.lat_p99, p.lat_p999]).map(|c| c * cycle_ns).filter(|v| v.is_finite() && *v > 0.0).collect();
-    let lo = all.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0).log10().floor();
+    let lo = all.iter().cloned().fold(100.0, f64::min).max(1.0).log10().floor();
     let hi = all.iter().cloned().fold(0.0, f64::max).max(10.0).log10().ceil().max(lo + 1.0);
     let ylat = |ns: f64| t1 - ((ns.max(1.0).log10() - lo) / (hi - lo)) * (t1 - t0);
     for e in lo as i32..=hi as i32 {
@@ -171,6 +257,9 @@ fn svg(points: &[Point], base: &Point, cycle_ns: f64, title: &str) -> String {
         let i = ["average", "99th percentile", "99.9th percentile"].iter().position(|n| *n == name).unwrap_or(0) as f64;
         let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" fill="{color}">{name}</text>"#, x0 + 10.0, t0 + 14.0 + 14.0 * i);
     }
+    // The paper: average and tail latencies within 107 ns for BER better than 1e-7.
+    let y107 = ylat(107.0);
+    let _ = writeln!(s, r##"<line x1="{x0}" x2="{:.1}" y1="{y107:.1}" y2="{y107:.1}" stroke="#d62728" stroke-dasharray="4 3"/><text x="{:.1}" y="{:.1}" fill="#d62728">paper: average and tails within 107 ns below 1e-7 (dashed)</text>"##, lx(1e-7), x0 + 10.0, t0 + 14.0 + 14.0 * 3.0);
     // The BER axis under both panels.
     for (pt0, pt1) in panels {
         let _ = writeln!(s, r#"<line x1="{x0}" x2="{x1}" y1="{pt1}" y2="{pt1}" stroke="black"/><line x1="{x0}" x2="{x0}" y1="{pt0}" y2="{pt1}" stroke="black"/>"#);
@@ -192,11 +281,21 @@ fn main() {
         .iter()
         .filter_map(|b| b.as_any().downcast_ref::<RiflBlock>())
         .find(|b| b.name == o.block)
-        .unwrap_or_else(|| panic!("no rifl block `{}` in the default design", o.block));
+        .unwrap_or_else(|| {
+            let names: Vec<&str> = design.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<RiflBlock>()).map(|b| b.name.as_str()).collect();
+            usage_error(&format!("--block: {:?} is not a rifl block of the default design; allowed: {}", o.block, names.join(", ")))
+        });
     let mut p = block.params;
     if let Some(n) = o.frame_id_bits {
-        assert!((5..=12).contains(&n) && (1u32 << n) >= 2 * p.retrans_threshold, "--frame-id-bits {n}: 5..=12 and 2^n >= 2 x retrans_threshold");
+        if (1u32 << n) < 2 * p.retrans_threshold {
+            usage_error(&format!("--frame-id-bits: {n} gives {} frame IDs, fewer than 2 x retrans_threshold = {} of block {}; allowed {}..=12", 1u32 << n, 2 * p.retrans_threshold, o.block, 32 - (2 * p.retrans_threshold - 1).leading_zeros()));
+        }
         p.frame_id_bits = n;
+    }
+    // The output folder is checked before the (long) sweep, not after it.
+    let out_dir = std::path::Path::new(&o.out).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if let Err(e) = std::fs::create_dir_all(out_dir) {
+        usage_error(&format!("--out: cannot create the folder {}: {e}", out_dir.display()));
     }
     let cycle_ns = p.frame_bits as f64 / o.lane_gbps;
     let bers: Vec<f64> = (0..=28).map(|k| 10f64.powf(-12.0 + 0.25 * k as f64)).collect();
@@ -273,18 +372,15 @@ fn main() {
         );
     }
     print!("{table}");
-    // Eq. 8: ratio = 1 / (1 + N_stall * FER): the frames lost per frame error, measured where
-    // errors are frequent enough to count but rare enough not to overlap (1e-7..1e-6), then
-    // used to extrapolate to the BERs where a run this short sees no error at all.
-    let fer = |ber: f64| 1.0 - (1.0 - ber).powf(p.frame_bits as f64);
-    let fits: Vec<f64> = points.iter().filter(|pt| pt.ber >= 0.99e-7 && pt.ber <= 1.01e-6 && pt.frames_hit >= 2).map(|pt| (base.bw / pt.bw - 1.0) / fer(pt.ber)).collect();
-    let n_stall = if fits.is_empty() { f64::NAN } else { fits.iter().sum::<f64>() / fits.len() as f64 };
-    let predicted = |ber: f64| 1.0 / (1.0 + n_stall * fer(ber));
+    let (n_stall, n_fit) = eq8_fit(&points, &base, p);
+    let predicted = |ber: f64| 1.0 / (1.0 + n_stall * slot_fer(p, ber));
     let pred_start = bers.iter().copied().find(|&b| predicted(b) < 0.9998);
     println!(
-        "Eq. 8 fit: N_stall = {:.0} frames per frame error (from {} points in 1e-7..1e-6); predicted ratio {:.5} at 5.6e-10, {:.4} at 1e-7, first below 0.9998 at BER {}",
+        "Eq. 8 fit: N_stall = {:.0} slots lost per error event (both directions together; FER per slot of {} x {} bits per direction; from {} points in 1e-8..1e-7); predicted ratio {:.5} at 5.6e-10, {:.4} at 1e-7, first below 0.9998 at BER {}",
         n_stall,
-        fits.len(),
+        p.lanes,
+        p.frame_bits,
+        n_fit,
         predicted(5.6e-10),
         predicted(1e-7),
         pred_start.map(|b| format!("{b:.2e}")).unwrap_or_else(|| "-".into())
@@ -297,10 +393,16 @@ fn main() {
         at_1e7.unwrap_or(f64::NAN),
         t.elapsed().as_secs_f64()
     );
-    std::fs::create_dir_all(std::path::Path::new(&o.out).parent().unwrap_or(std::path::Path::new("."))).expect("output folder");
-    let title = format!("RIFL {} ({}-bit frames, {} lane(s)): bandwidth ratio and latency vs BER, {} packets each way per point", o.block, p.frame_bits, p.lanes, o.packets);
-    std::fs::write(format!("{}.svg", o.out), svg(&points, &base, cycle_ns, &title)).expect("write svg");
-    std::fs::write(format!("{}.csv", o.out), csv).expect("write csv");
-    std::fs::write(format!("{}.md", o.out), table).expect("write table");
+    let title = format!(
+        "RIFL {} ({}-bit frames, {} lane(s), 2^{} frame IDs, delay {} cycles): {} packets each way per BER",
+        o.block, p.frame_bits, p.lanes, p.frame_id_bits, o.delay, o.packets
+    );
+    for (ext, text) in [("svg", svg(&points, &base, cycle_ns, &title, Some((p, n_stall)))), ("csv", csv), ("md", table)] {
+        let path = format!("{}.{ext}", o.out);
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("error: --out: cannot write {path}: {e}");
+            std::process::exit(1);
+        }
+    }
     println!("wrote {0}.svg, {0}.csv, {0}.md", o.out);
 }

@@ -169,13 +169,27 @@ impl Dut {
     }
 
     /// Like [`Dut::build`], naming the waveform after `test_name` when `RTLGEN_WAVES` is set.
+    /// Without `RTLGEN_WAVES` the model is built without tracing (half the C++ of a wide
+    /// model); [`Dut::trace_to`] then fails and says so.
     pub fn build_named(tree: &Tree, module: &str, test_name: &str) -> Result<Dut, SimError> {
-        let m = tree.module(module)?;
-        let build = model_build::build_model(tree, m)?;
-        let mut dut = Dut::instantiate(m, build)?;
-        if waves::waves_enabled() {
+        let waves = waves::waves_enabled();
+        let mut dut = Dut::build_with(tree, module, waves)?;
+        if waves {
             dut.trace_to(waves::wave_path_for(test_name))?;
         }
+        Ok(dut)
+    }
+
+    /// Builds a model that can write VCD waveforms whatever `RTLGEN_WAVES` says; start one with
+    /// [`Dut::trace_to`].
+    pub fn build_traced(tree: &Tree, module: &str) -> Result<Dut, SimError> {
+        Dut::build_with(tree, module, true)
+    }
+
+    fn build_with(tree: &Tree, module: &str, trace: bool) -> Result<Dut, SimError> {
+        let m = tree.module(module)?;
+        let build = model_build::build_model(tree, m, trace)?;
+        let mut dut = Dut::instantiate(m, build)?;
         dut.eval();
         Ok(dut)
     }
@@ -530,8 +544,16 @@ impl Dut {
             .map_err(|_| fail("path contains a NUL byte".into()))?;
         // SAFETY: `handle` is live and `c_path` is a NUL-terminated string that outlives the call.
         let rc = unsafe { (self.model.trace_open)(self.handle, c_path.as_ptr()) };
-        if rc != 0 {
-            return Err(fail("Verilator could not open it for writing".into()));
+        match rc {
+            0 => {}
+            1 => return Err(fail("this Dut already traces".into())),
+            3 => {
+                return Err(fail(
+                    "the model was built without tracing: build it with Dut::build_traced, or set RTLGEN_WAVES=1"
+                        .into(),
+                ))
+            }
+            _ => return Err(fail("Verilator could not open it for writing".into())),
         }
         self.wave = Some(path.to_path_buf());
         self.advance(1);

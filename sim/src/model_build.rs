@@ -52,7 +52,6 @@ const VERILATOR_FLAGS: &[&str] = &[
     "20000",
     "--output-split-cfuncs",
     "2000",
-    "--trace",
     "--prefix",
     MODEL_PREFIX,
     "-Wno-fatal",
@@ -81,10 +80,16 @@ const CXX_FLAGS: &[&str] = &[
     "-Wno-shadow",
     "-DVM_COVERAGE=0",
     "-DVM_SC=0",
-    "-DVM_TRACE=1",
     "-DVM_TRACE_FST=0",
-    "-DVM_TRACE_VCD=1",
 ];
+/// Verilator flag and C++ defines of a model built for VCD waveforms. Trace code grows with the
+/// registers (a quarter of the pipelined KP4 decoder's 185 MB of C++), so models are built with
+/// it only when waveforms are asked for (`RTLGEN_WAVES`, or
+/// [`Dut::build_traced`](crate::Dut::build_traced)); traced and untraced builds are cached apart.
+/// The runtime objects are shared by both: `VM_TRACE` changes no layout in the runtime headers.
+const TRACE_VERILATOR_FLAG: &str = "--trace";
+const TRACE_DEFINES: &[&str] = &["-DVM_TRACE=1", "-DVM_TRACE_VCD=1"];
+const NO_TRACE_DEFINES: &[&str] = &["-DVM_TRACE=0", "-DVM_TRACE_VCD=0"];
 /// Optimisation of the runtime objects and of the model's fast-path (eval) code.
 const OPT_FAST: &str = "-O2";
 /// Optimisation of the eval code of very large models (more than `LARGE_MODEL_BYTES` of fast-path
@@ -281,8 +286,9 @@ impl KeyHasher {
     }
 }
 
-/// Builds (or finds in the cache) the shared library of `module` and returns where it is.
-pub fn build_model(tree: &Tree, module: &Module) -> Result<BuildInfo, SimError> {
+/// Builds (or finds in the cache) the shared library of `module` and returns where it is;
+/// `trace` builds it able to write VCD waveforms.
+pub fn build_model(tree: &Tree, module: &Module, trace: bool) -> Result<BuildInfo, SimError> {
     let start = Instant::now();
     let tc = toolchain()?;
     let sources = tree.sources(&module.name)?;
@@ -292,6 +298,7 @@ pub fn build_model(tree: &Tree, module: &Module) -> Result<BuildInfo, SimError> 
     let mut key = KeyHasher::new();
     key.toolchain(&tc);
     key.flags("verilator-flags", VERILATOR_FLAGS);
+    key.field("trace", if trace { b"vcd" } else { b"off" });
     key.field("opt-slow", OPT_SLOW.as_bytes());
     key.flags("link-flags", LINK_FLAGS);
     key.field("shim-generator", include_str!("shim.rs").as_bytes());
@@ -317,7 +324,7 @@ pub fn build_model(tree: &Tree, module: &Module) -> Result<BuildInfo, SimError> 
     let lib_name = format!("lib{}.so", module.name);
 
     let (dir, hit) = cached_dir(&cache, &hash, |tmp| {
-        build_into(tmp, &tc, module, &sources, &runtime, &lib_name)
+        build_into(tmp, &tc, module, &sources, &runtime, &lib_name, trace)
     })?;
     Ok(BuildInfo {
         module: module.name.clone(),
@@ -348,7 +355,7 @@ fn runtime_objects(tc: &Toolchain, cache: &Path) -> Result<Vec<PathBuf>, SimErro
             .iter()
             .zip(objects(tmp))
             .map(|(src, obj)| {
-                let mut c = cxx_command(tc, OPT_FAST);
+                let mut c = cxx_command(tc, OPT_FAST, true);
                 c.arg("-c").arg(include.join(src)).arg("-o").arg(obj);
                 c
             })
@@ -363,10 +370,11 @@ fn runtime_objects(tc: &Toolchain, cache: &Path) -> Result<Vec<PathBuf>, SimErro
     Ok(objects(&dir))
 }
 
-fn cxx_command(tc: &Toolchain, opt: &str) -> Command {
+fn cxx_command(tc: &Toolchain, opt: &str, trace: bool) -> Command {
     let include = tc.verilator_root.join("include");
     let mut c = Command::new(&tc.cxx);
     c.args(CXX_FLAGS)
+        .args(if trace { TRACE_DEFINES } else { NO_TRACE_DEFINES })
         .arg(opt)
         .arg("-I")
         .arg(&include)
@@ -571,6 +579,7 @@ fn build_into(
     sources: &[PathBuf],
     runtime: &[PathBuf],
     lib_name: &str,
+    trace: bool,
 ) -> Result<(), SimError> {
     let name = &module.name;
     let mut log = BuildLog::create(tmp)?;
@@ -579,6 +588,7 @@ fn build_into(
     // 1. Verilate.
     let mut v = Command::new(&tc.verilator);
     v.args(VERILATOR_FLAGS)
+        .args(trace.then_some(TRACE_VERILATOR_FLAG))
         .arg("--top-module")
         .arg(name)
         .arg("-Mdir")
@@ -618,7 +628,7 @@ fn build_into(
         .iter()
         .map(|(unit, opt)| {
             let o = unit.with_extension("o");
-            let mut c = cxx_command(tc, opt);
+            let mut c = cxx_command(tc, opt, trace);
             c.arg("-I").arg(&obj).arg("-c").arg(unit).arg("-o").arg(&o);
             objects.push(o);
             c

@@ -204,7 +204,9 @@ pub fn generate(module: &Module, cxx_names: &[String]) -> String {
         s,
         r#"#include "{p}.h"
 #include "verilated.h"
+#if VM_TRACE
 #include "verilated_vcd_c.h"
+#endif
 #include <cstdint>
 #include <new>
 
@@ -214,7 +216,9 @@ namespace {{
 struct Sim {{
     VerilatedContext ctx;
     {p} top;
+#if VM_TRACE
     VerilatedVcdC* vcd = nullptr;
+#endif
     bool finished = false;
     Sim() : ctx(), top(&ctx, "TOP") {{}}
 }};
@@ -241,8 +245,10 @@ RTLGEN_EXPORT uint32_t rtlgen_sim_port_count() {{ return {n}; }}
 RTLGEN_EXPORT void* rtlgen_sim_create() {{
     Sim* s = new (std::nothrow) Sim();
     if (!s) return nullptr;
+#if VM_TRACE
     // Must precede any trace() call; it only allows tracing, it does not start it.
     s->ctx.traceEverOn(true);
+#endif
     return s;
 }}
 
@@ -252,8 +258,12 @@ RTLGEN_EXPORT void rtlgen_sim_final(void* h) {{
 }}
 
 RTLGEN_EXPORT void rtlgen_sim_trace_close(void* h) {{
+#if VM_TRACE
     Sim* s = S(h);
     if (s->vcd) {{ s->vcd->close(); delete s->vcd; s->vcd = nullptr; }}
+#else
+    (void)h;
+#endif
 }}
 
 RTLGEN_EXPORT void rtlgen_sim_destroy(void* h) {{
@@ -268,7 +278,10 @@ RTLGEN_EXPORT void rtlgen_sim_eval(void* h) {{ S(h)->top.eval(); }}
 RTLGEN_EXPORT void rtlgen_sim_set_time(void* h, uint64_t t) {{ S(h)->ctx.time(t); }}
 RTLGEN_EXPORT uint64_t rtlgen_sim_time(void* h) {{ return S(h)->ctx.time(); }}
 
+// Returns 0 when tracing started, 1 if already tracing, 2 if the file cannot be opened, 3 if
+// the model was Verilated without --trace.
 RTLGEN_EXPORT int rtlgen_sim_trace_open(void* h, const char* path) {{
+#if VM_TRACE
     Sim* s = S(h);
     if (s->vcd) return 1;
     s->vcd = new VerilatedVcdC;
@@ -276,16 +289,28 @@ RTLGEN_EXPORT int rtlgen_sim_trace_open(void* h, const char* path) {{
     s->vcd->open(path);
     if (!s->vcd->isOpen()) {{ delete s->vcd; s->vcd = nullptr; return 2; }}
     return 0;
+#else
+    (void)h; (void)path;
+    return 3;
+#endif
 }}
 
 RTLGEN_EXPORT void rtlgen_sim_trace_dump(void* h) {{
+#if VM_TRACE
     Sim* s = S(h);
     if (s->vcd) s->vcd->dump(s->ctx.time());
+#else
+    (void)h;
+#endif
 }}
 
 RTLGEN_EXPORT void rtlgen_sim_trace_flush(void* h) {{
+#if VM_TRACE
     Sim* s = S(h);
     if (s->vcd) s->vcd->flush();
+#else
+    (void)h;
+#endif
 }}
 
 RTLGEN_EXPORT void* rtlgen_sim_port_ptr(void* h, uint32_t idx) {{

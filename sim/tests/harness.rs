@@ -169,9 +169,11 @@ fn counter_ticks_and_sync_reset() -> R {
     dut.ticks(0x1_0005);
     assert_eq!(dut.get_u64("count")?, 5, "16-bit wrap");
     assert_eq!(dut.cycle(), 2 + 10 + 3 + 1 + 0x1_0005);
+    // Starting a trace dumps the initial state and moves time on by one unit.
+    let trace_start = u64::from(dut.wave_path().is_some());
     assert_eq!(
         dut.time(),
-        dut.cycle() * 10 + 5,
+        dut.cycle() * 10 + 5 + trace_start,
         "10 time units per cycle, plus 1 per eval"
     );
     Ok(())
@@ -392,10 +394,29 @@ fn scoreboard_catches_a_wrong_model() -> R {
     Ok(())
 }
 
+/// Without RTLGEN_WAVES a model is built without tracing (much less C++ to compile); asking it
+/// for a waveform is an error that says how to get one, and it is cached apart from the traced
+/// build of the same module.
+#[test]
+fn untraced_model_refuses_a_trace_and_says_why() -> R {
+    if rtl_gen_sim::waves_enabled() {
+        return Ok(()); // every Dut is traced then
+    }
+    let tree = fixture("basic");
+    let mut dut = Dut::build_named(&tree, "fx_counter", "untraced_model_refuses_a_trace")?;
+    let path = rtl_gen_sim::waves_dir().join("harness_untraced.vcd");
+    let err = dut.trace_to(&path).expect_err("an untraced model cannot trace").to_string();
+    assert!(err.contains("built without tracing") && err.contains("RTLGEN_WAVES=1"), "{err}");
+    assert_eq!(dut.wave_path(), None);
+    let traced = Dut::build_traced(&tree, "fx_counter")?;
+    assert_ne!(traced.build_info().hash, dut.build_info().hash, "traced and untraced builds are cached apart");
+    Ok(())
+}
+
 #[test]
 fn trace_writes_a_vcd() -> R {
     let tree = fixture("basic");
-    let mut dut = Dut::build_named(&tree, "fx_counter", "trace_writes_a_vcd")?;
+    let mut dut = Dut::build_traced(&tree, "fx_counter")?;
     let path = rtl_gen_sim::waves_dir().join("harness_trace_writes_a_vcd.vcd");
     let _ = std::fs::remove_file(&path);
     dut.trace_to(&path)?;

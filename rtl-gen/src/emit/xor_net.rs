@@ -6,7 +6,7 @@
 //! are registered, so each stage reduces about `N^(1/stages)` inputs per output bit.
 
 use super::verilog::{Expr, Item, Stmt, UnOp};
-use crate::math::gf2::{AffineMap, BitVec};
+use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
 /// How each output parity of a combinational network is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -89,6 +89,29 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
         .collect();
     items.push(Item::AlwaysFf { reset: None, body });
     items.push(Item::assign(Expr::id(out), Expr::id(&q)));
+}
+
+/// The body of a CRC checker (binary or over GF(2^m)): the syndrome `M·{seq, data} ⊕ c ⊕ crc_in`
+/// computed with `crc_in` as extra identity columns of the CRC's own network, so checking costs
+/// no comparator level of its own, then `ok = ~|syndrome` and the valid pipe. Expects the ports
+/// `data`, `seq` (when `seq_bits` > 0), `crc_in`, `ok` and, pipelined, `in_valid`/`out_valid`.
+pub fn emit_crc_checker(items: &mut Vec<Item>, crc: &AffineMap, data_bits: u32, seq_bits: u32, style: XorStyle, stages: u32, how: &str) {
+    let w = crc.outputs();
+    items.push(Item::wire("check_feed", data_bits + seq_bits + w as u32, "{crc_in, seq, data}"));
+    let mut parts = vec![Expr::id("crc_in")];
+    if seq_bits > 0 {
+        parts.push(Expr::id("seq"));
+    }
+    parts.push(Expr::id("data"));
+    items.push(Item::assign(Expr::id("check_feed"), Expr::Concat(parts)));
+    let map = AffineMap { matrix: crc.matrix.hconcat(&BitMatrix::identity(w)), constant: crc.constant.clone() };
+    items.push(Item::wire("syndrome", w as u32, "CRC(data, seq) ^ crc_in: zero iff the flit checks"));
+    items.push(Item::comment(how));
+    emit(items, &XorNet { name: "syndrome", input: "check_feed", map: &map, style }, "syndrome", stages);
+    items.push(Item::assign(Expr::id("ok"), Expr::red(UnOp::RedNor, Expr::id("syndrome"))));
+    if stages > 0 {
+        emit_valid_pipe(items, "valid_pipe", "in_valid", "out_valid", stages);
+    }
 }
 
 /// Emit a chain of `stages` valid flags, cleared by reset, from `input` to the wire `out`.

@@ -3,9 +3,8 @@
 use super::CrcBlock;
 use crate::blocks::{clock_ports, GeneratedModule};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port, UnOp};
+use crate::emit::verilog::{Expr, Item, Module, Port};
 use crate::emit::xor_net::{self, XorNet};
-use crate::math::gf2::{AffineMap, BitMatrix};
 
 /// Ports shared by both modules: clock, reset and in_valid when pipelined, data, seq.
 fn input_ports(b: &CrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
@@ -88,23 +87,8 @@ pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule
         ports.push(Port::output("out_valid", 1, "ok valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
-    let cols = (b.data_bits + b.seq_bits) as usize;
-    items.push(Item::wire("check_feed", cols as u32 + w, "{crc_in, seq, data}"));
-    let mut parts = vec![Expr::id("crc_in")];
-    if b.seq_bits > 0 {
-        parts.push(Expr::id("seq"));
-    }
-    parts.push(Expr::id("data"));
-    items.push(Item::assign(Expr::id("check_feed"), Expr::Concat(parts)));
     let crc_map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
-    let map = AffineMap { matrix: crc_map.matrix.hconcat(&BitMatrix::identity(w as usize)), constant: crc_map.constant.clone() };
-    items.push(Item::wire("syndrome", w, "CRC(data, seq) ^ crc_in: zero iff the flit checks"));
-    items.push(Item::comment("syndrome = M·{seq, data} ^ c ^ crc_in, one masked parity per bit."));
-    xor_net::emit(&mut items, &XorNet { name: "syndrome", input: "check_feed", map: &map, style: b.xor_style }, "syndrome", b.pipeline);
-    items.push(Item::assign(Expr::id("ok"), Expr::red(UnOp::RedNor, Expr::id("syndrome"))));
-    if b.pipeline > 0 {
-        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
-    }
+    xor_net::emit_crc_checker(&mut items, &crc_map, b.data_bits, b.seq_bits, b.xor_style, b.pipeline, "syndrome = M·{seq, data} ^ c ^ crc_in, one masked parity per bit.");
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,

@@ -6,9 +6,9 @@ use super::RsCrcBlock;
 use crate::blocks::{clock_ports, GeneratedModule};
 use crate::config::DesignInfo;
 use crate::emit::gf_net::affine_of_masks;
-use crate::emit::verilog::{Expr, Item, Module, Port, UnOp};
+use crate::emit::verilog::{Expr, Item, Module, Port};
 use crate::emit::xor_net::{self, XorNet, XorStyle};
-use crate::math::gf2::{AffineMap, BitMatrix};
+use crate::math::gf2::AffineMap;
 
 fn input_ports(b: &RsCrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
     let mut ports = Vec::new();
@@ -143,23 +143,7 @@ pub fn checker(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str) -
         ports.push(Port::output("out_valid", 1, "ok valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
-    let cols = b.data_bits() + b.seq_bits;
-    items.push(Item::wire("check_feed", cols + w, "{crc_in, seq, data}"));
-    let mut parts = vec![Expr::id("crc_in")];
-    if b.seq_bits > 0 {
-        parts.push(Expr::id("seq"));
-    }
-    parts.push(Expr::id("data"));
-    items.push(Item::assign(Expr::id("check_feed"), Expr::Concat(parts)));
-    let crc = crc_map(model);
-    let map = AffineMap { matrix: crc.matrix.hconcat(&BitMatrix::identity(w as usize)), constant: crc.constant.clone() };
-    items.push(Item::wire("syndrome", w, "CRC(data, seq) ^ crc_in: zero iff the flit checks"));
-    items.push(Item::comment("syndrome = M·{seq, data} ^ crc_in, one masked parity per bit."));
-    xor_net::emit(&mut items, &XorNet { name: "syndrome", input: "check_feed", map: &map, style: XorStyle::Masked }, "syndrome", b.pipeline);
-    items.push(Item::assign(Expr::id("ok"), Expr::red(UnOp::RedNor, Expr::id("syndrome"))));
-    if b.pipeline > 0 {
-        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
-    }
+    xor_net::emit_crc_checker(&mut items, &crc_map(model), b.data_bits(), b.seq_bits, XorStyle::Masked, b.pipeline, "syndrome = M·{seq, data} ^ crc_in, one masked parity per bit.");
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,

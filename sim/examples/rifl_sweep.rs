@@ -26,6 +26,7 @@ use rtl_gen::blocks::rifl::RiflBlock;
 use rtl_gen::config::Design;
 use std::fmt::Write as _;
 use std::sync::Mutex;
+use clap::Parser;
 use std::time::Instant;
 
 #[derive(Debug, Clone)]
@@ -47,94 +48,64 @@ struct Point {
     seconds: f64,
 }
 
+#[derive(Parser, Debug)]
+#[command(about = "RIFL BER sweep (§6.C, Fig. 9): bandwidth ratio and average/p99/p99.9 latency per BER from 1e-12 to 1e-5 in steps of 10^0.25, written as CSV, SVG and a Markdown table")]
 struct Opts {
+    /// A rifl block of the default design (rifl, rifl4).
+    #[arg(long, default_value = "rifl")]
     block: String,
+    /// Packets per direction per BER point.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     packets: u64,
-    delay: usize,
+    /// Cable + transceiver delay per direction in cycles.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    delay: u32,
+    /// Line rate per lane in Gb/s, for the nanosecond columns (> 0, ≤ 10000).
+    #[arg(long, default_value_t = 28.0, value_parser = lane_rate)]
     lane_gbps: f64,
-    threads: usize,
+    /// BER points simulated in parallel.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
+    /// Output prefix: PATH.csv, PATH.svg, PATH.md.
+    #[arg(long, default_value = "target/rifl_sweep", value_parser = out_prefix)]
     out: String,
+    /// Traffic and bit-error seed.
+    #[arg(long, default_value_t = 6)]
     seed: u64,
+    /// Cycle cap per point (a point stopped by it reports what was delivered).
+    #[arg(long, default_value_t = 20_000_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000_000_000))]
     max_cycles: u64,
-    /// Override of the block's frame ID width (the paper's RIFL256 at 4 x 28 Gb/s over 10 m
-    /// needs clog2(16 + 16 + 33) = 7 bits, not Table 2's 8).
+    /// Override of the block's frame ID width, with 2^N ≥ 2 × retrans_threshold (the paper's
+    /// RIFL256 at 4 × 28 Gb/s over 10 m needs clog2(16 + 16 + 33) = 7 bits, not Table 2's 8).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(5..=12))]
     frame_id_bits: Option<u32>,
 }
 
-const USAGE: &str = "usage: rifl_sweep [--block NAME] [--packets N] [--delay CYCLES] [--lane-gbps RATE] [--threads N] [--out PATH] [--seed N] [--max-cycles N] [--frame-id-bits N]
+fn lane_rate(v: &str) -> Result<f64, String> {
+    match v.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r <= 10_000.0 => Ok(r),
+        Ok(r) if !r.is_nan() => Err(format!("{r} is out of range; allowed a rate in Gb/s > 0 and <= 10000")),
+        _ => Err(format!("{v:?} is not a number (Gb/s, e.g. 28 or 25.78)")),
+    }
+}
 
-  --block NAME         a rifl block of the default design (rifl){BLOCKS}
-  --packets N          packets per direction per BER point, 1..=10000000 (2000)
-  --delay CYCLES       cable + transceiver delay per direction in cycles, 0..=100000 (8)
-  --lane-gbps RATE     line rate per lane in Gb/s for the ns columns, > 0 and <= 10000 (28)
-  --threads N          BER points simulated in parallel, 1..=256 (2)
-  --out PATH           output prefix: PATH.csv, PATH.svg, PATH.md (target/rifl_sweep)
-  --seed N             traffic and bit-error seed, 0..=18446744073709551615 (6)
-  --max-cycles N       cycle cap per point, 1..=10000000000000 (20000000)
-  --frame-id-bits N    override the block's frame ID width, 5..=12 with 2^N >= 2 x retrans_threshold";
+fn out_prefix(v: &str) -> Result<String, String> {
+    if v.is_empty() || v.ends_with('/') {
+        return Err(format!("{v:?} is not a file prefix; allowed e.g. target/rifl_sweep (writes .csv, .svg, .md)"));
+    }
+    Ok(v.to_string())
+}
 
-/// A command-line error: printed as `error: ...` with exit status 2.
+/// Cycles from a frame entering a node's receive side to the node's transmit side answering
+/// it over a zero-delay cable (first beat in to first beat out: sim/RIFL.md).
+const NODE_PASS_CYCLES: u32 = 9;
+
+/// An error found after parsing (the block, the frame ID width against it, the output folder):
+/// printed as `error: ...` with exit status 2, like clap's own.
 fn usage_error(msg: &str) -> ! {
     eprintln!("error: {msg}");
     eprintln!("(rifl_sweep --help lists the options)");
     std::process::exit(2);
-}
-
-/// An integer flag value within `lo..=hi`; `what` describes the allowed form in the message.
-fn parse_int<T>(flag: &str, v: &str, lo: T, hi: T, what: &str) -> T
-where
-    T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display,
-{
-    match v.trim().parse::<T>() {
-        Ok(n) if n >= lo && n <= hi => n,
-        Ok(n) => usage_error(&format!("{flag}: {n} is out of range; allowed {lo}..={hi}")),
-        Err(_) => usage_error(&format!("{flag}: {v:?} is not {what}")),
-    }
-}
-
-fn parse_opts() -> Opts {
-    let mut o = Opts { block: "rifl".into(), packets: 2000, delay: 8, lane_gbps: 28.0, threads: 2, out: "target/rifl_sweep".into(), seed: 6, max_cycles: 20_000_000, frame_id_bits: None };
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut i = 0;
-    while i < args.len() {
-        let flag = args[i].as_str();
-        if matches!(flag, "-h" | "--help") {
-            let names: Vec<String> = Design::builtin_default().blocks.iter().filter_map(|b| b.as_any().downcast_ref::<RiflBlock>()).map(|b| b.name.clone()).collect();
-            println!("{}", USAGE.replace("{BLOCKS}", &format!("; allowed: {}", names.join(", "))));
-            std::process::exit(0);
-        }
-        const FLAGS: [&str; 9] = ["--block", "--packets", "--delay", "--lane-gbps", "--threads", "--out", "--seed", "--max-cycles", "--frame-id-bits"];
-        if !FLAGS.contains(&flag) {
-            usage_error(&format!("unknown option {flag:?}; allowed: {} (or --help)", FLAGS.join(", ")));
-        }
-        let Some(v) = args.get(i + 1) else { usage_error(&format!("{flag} needs a value (see --help)")) };
-        match flag {
-            "--block" => o.block = v.clone(),
-            "--packets" => o.packets = parse_int(flag, v, 1, 10_000_000, "a positive integer"),
-            "--delay" => o.delay = parse_int(flag, v, 0, 100_000, "a whole number of cycles"),
-            "--lane-gbps" => {
-                o.lane_gbps = match v.trim().parse::<f64>() {
-                    Ok(r) if r.is_finite() && r > 0.0 && r <= 10_000.0 => r,
-                    Ok(r) if r.is_nan() => usage_error(&format!("{flag}: {v:?} is not a number (Gb/s, e.g. 28 or 25.78)")),
-                    Ok(_) => usage_error(&format!("{flag}: {v} is out of range; allowed a rate in Gb/s > 0 and <= 10000")),
-                    Err(_) => usage_error(&format!("{flag}: {v:?} is not a number (Gb/s, e.g. 28 or 25.78)")),
-                }
-            }
-            "--threads" => o.threads = parse_int(flag, v, 1, 256, "a positive integer"),
-            "--out" => {
-                if v.is_empty() || v.ends_with('/') {
-                    usage_error(&format!("{flag}: {v:?} is not a file prefix; allowed e.g. target/rifl_sweep (writes .csv, .svg, .md)"));
-                }
-                o.out = v.clone()
-            }
-            "--seed" => o.seed = parse_int(flag, v, 0, u64::MAX, "an unsigned 64-bit integer"),
-            "--max-cycles" => o.max_cycles = parse_int(flag, v, 1, 10_000_000_000_000, "a positive integer"),
-            "--frame-id-bits" => o.frame_id_bits = Some(parse_int(flag, v, 5, 12, "an integer (frame ID bits)")),
-            _ => unreachable!("listed in FLAGS"),
-        }
-        i += 2;
-    }
-    o
 }
 
 fn run_point(p: Params, o: &Opts, ber: f64) -> Point {
@@ -144,7 +115,7 @@ fn run_point(p: Params, o: &Opts, ber: f64) -> Point {
     // the packet generator's stream every cycle, so a point that runs longer draws other packet
     // sizes); the bandwidth ratio therefore carries the packet-mix noise of a run this long
     // (about 0.1 % at 1000 packets, 0.03 % at 10000, per direction).
-    let mut link = Link::new(Node::new(p), Node::new(p), LinkSetup { delay: o.delay, ber, seed: o.seed, packets: o.packets, min_len: 1, max_len: 8192 });
+    let mut link = Link::new(Node::new(p), Node::new(p), LinkSetup { delay: o.delay as usize, ber, seed: o.seed, packets: o.packets, min_len: 1, max_len: 8192 });
     // A point that does not finish within max_cycles is reported with what was delivered
     // (its bandwidth is then an upper bound); a scoreboard error is fatal.
     if let Err(e) = link.run(o.max_cycles) {
@@ -274,7 +245,7 @@ fn svg(points: &[Point], base: &Point, cycle_ns: f64, title: &str, fit: Option<(
 }
 
 fn main() {
-    let o = parse_opts();
+    let o = Opts::parse();
     let design = Design::builtin_default();
     let block = design
         .blocks
@@ -291,6 +262,20 @@ fn main() {
             usage_error(&format!("--frame-id-bits: {n} gives {} frame IDs, fewer than 2 x retrans_threshold = {} of block {}; allowed {}..=12", 1u32 << n, 2 * p.retrans_threshold, o.block, 32 - (2 * p.retrans_threshold - 1).leading_zeros()));
         }
         p.frame_id_bits = n;
+    }
+    // Frame IDs must outnumber the frames in flight around the retransmission loop plus the
+    // rollback and request margins (the block's rule for a given cable: 2^n >= 16 + 16 + RTT
+    // frames), or a retransmitted frame aliases a newer one with the same ID and is accepted
+    // in its place: with 32 IDs over an 8-cycle channel this sweep delivered corrupted packets
+    // from BER 3e-6. Here RTT = 2 x (channel delay + the node's 9-cycle pass-through).
+    let rtt = 2 * (o.delay + NODE_PASS_CYCLES);
+    let need = 32 + rtt;
+    if (1u32 << p.frame_id_bits) < need {
+        let min_bits = 32 - (need - 1).leading_zeros();
+        usage_error(&format!(
+            "--frame-id-bits: 2^{} frame IDs cannot cover a {rtt}-frame round trip (--delay {} per direction) + 32; allowed {min_bits}..=12 (or a shorter --delay)",
+            p.frame_id_bits, o.delay
+        ));
     }
     // The output folder is checked before the (long) sweep, not after it.
     let out_dir = std::path::Path::new(&o.out).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));

@@ -33,7 +33,7 @@ static FIELDS: [FieldSpec; 13] = [
         name: "frame_id_bits",
         ty: FieldType::UInt { min: 0, max: 12 },
         default: Some("0"),
-        doc: "frame ID width n (retransmission buffer 2^n frames); 0 = derived: from cable_m and lane_gbps when given, else Table 2",
+        doc: "frame ID width n (retransmission buffer 2^n frames); 0 = derived: from cable_m and lane_gbps when given, else Table 2. An explicit n is checked against the round trip only when cable_m is given: 2^n must cover 32 + the frames in flight per round trip, or retransmitted frames alias newer ones",
     },
     FieldSpec { name: "cable_m", ty: FieldType::UInt { min: 0, max: 500 }, default: Some("0"), doc: "cable length in metres (with lane_gbps: sizes frame_id_bits for the round trip); 0 = not given" },
     FieldSpec { name: "lane_gbps", ty: FieldType::UInt { min: 0, max: 1000 }, default: Some("0"), doc: "line rate per lane in Gb/s (with cable_m); 0 = not given" },

@@ -169,8 +169,8 @@ impl Dut {
     }
 
     /// Like [`Dut::build`], naming the waveform after `test_name` when `RTLGEN_WAVES` is set.
-    /// Without `RTLGEN_WAVES` the model is built without tracing (half the C++ of a wide
-    /// model); [`Dut::trace_to`] then fails and says so.
+    /// Without `RTLGEN_WAVES` the model is built without tracing (less C++ to compile: a quarter
+    /// of a register-heavy model's); [`Dut::trace_to`] then fails and says so.
     pub fn build_named(tree: &Tree, module: &str, test_name: &str) -> Result<Dut, SimError> {
         let waves = waves::waves_enabled();
         let mut dut = Dut::build_with(tree, module, waves)?;

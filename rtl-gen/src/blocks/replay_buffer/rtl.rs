@@ -3,19 +3,8 @@
 use super::ReplayBufferBlock;
 use crate::blocks::{clock_ports, GeneratedModule};
 use crate::config::DesignInfo;
+use crate::emit::build::{add, lt, sub};
 use crate::emit::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
-
-fn sub(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Sub, a, b)
-}
-
-fn add(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Add, a, b)
-}
-
-fn lt(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Lt, a, b)
-}
 
 pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
     let (e, s, d) = (b.entry_bits, b.seq_bits, b.depth);

@@ -14,55 +14,14 @@ use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
 use crate::blocks::rs_fec::{Layout, RsFecBlock};
 use crate::blocks::{clock_ports, Block, GeneratedModule};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
+pub use crate::emit::build::{add, and, bits_for, dec, eq, id, lt, mux, ne, or, sub, wire};
+use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
 use crate::emit::xor_net::XorStyle;
 
 pub const PAYLOAD_BITS: u32 = 1920;
 pub const FLIT_BITS: u32 = 2048;
 pub const MSG_BITS: u32 = 2000;
 pub const CRC_DATA_BITS: u32 = 1936;
-
-/// Bits to hold 0..=max.
-pub fn bits_for(max: u64) -> u32 {
-    (u64::BITS - max.leading_zeros()).max(1)
-}
-
-pub fn id(n: &str) -> Expr {
-    Expr::id(n)
-}
-pub fn dec(w: u32, v: u64) -> Expr {
-    Expr::dec(w, v)
-}
-pub fn and(a: Expr, b: Expr) -> Expr {
-    Expr::and(a, b)
-}
-pub fn or(a: Expr, b: Expr) -> Expr {
-    Expr::or(a, b)
-}
-pub fn eq(a: Expr, b: Expr) -> Expr {
-    Expr::eq(a, b)
-}
-pub fn ne(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Ne, a, b)
-}
-pub fn add(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Add, a, b)
-}
-pub fn sub(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Sub, a, b)
-}
-pub fn lt(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Lt, a, b)
-}
-pub fn mux(s: Expr, a: Expr, b: Expr) -> Expr {
-    Expr::mux(s, a, b)
-}
-
-/// A wire `name` of `width` bits driven by `value`.
-pub fn wire(items: &mut Vec<Item>, name: &str, width: u32, doc: &str, value: Expr) {
-    items.push(Item::wire(name, width, doc));
-    items.push(Item::assign(id(name), value));
-}
 
 /// Saturating counter `name` (`bits` wide, reset to 0) counting cycles where `inc` holds.
 pub fn counter(regs: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, inc: Expr, doc: &str) {

@@ -1,47 +1,15 @@
 //! Small builders shared by the RIFL module generators: every module here is written with the
 //! typed Verilog tree, these only shorten the common shapes.
 
-use crate::emit::verilog::{BinOp, Expr, Item, Stmt};
+pub use crate::emit::build::{add, bits_for, dec, ge, id, lt, ne, sub, wire};
+use crate::emit::verilog::{Expr, Item, Stmt};
 use crate::math::gf2::{AffineMap, BitVec};
-
-pub fn id(s: &str) -> Expr {
-    Expr::id(s)
-}
-
-pub fn dec(w: u32, v: u64) -> Expr {
-    Expr::dec(w, v)
-}
 
 /// `⌈log2 n⌉`, at least 1: the width of a counter over 0..n−1.
 pub fn clog2(n: u64) -> u32 {
     (64 - (n.max(2) - 1).leading_zeros()).max(1)
 }
 
-/// Width of a counter that holds 0..=n.
-pub fn width_for(n: u64) -> u32 {
-    clog2(n + 1)
-}
-
-pub fn lt(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Lt, a, b)
-}
-
-/// `a >= b` as `!(a < b)`.
-pub fn ge(a: Expr, b: Expr) -> Expr {
-    lt(a, b).lnot()
-}
-
-pub fn ne(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Ne, a, b)
-}
-
-pub fn add(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Add, a, b)
-}
-
-pub fn sub(a: Expr, b: Expr) -> Expr {
-    Expr::bin(BinOp::Sub, a, b)
-}
 
 /// `a & b & …` (1-bit terms).
 pub fn all(terms: Vec<Expr>) -> Expr {
@@ -90,12 +58,6 @@ pub fn if_else(c: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
     Stmt::If(c, then, els)
 }
 
-/// Declare a wire and drive it.
-pub fn wire(items: &mut Vec<Item>, name: &str, width: u32, doc: &str, value: Expr) {
-    items.push(Item::wire(name, width, doc));
-    items.push(Item::assign(id(name), value));
-}
-
 pub fn reg(items: &mut Vec<Item>, name: &str, width: u32, doc: &str) {
     items.push(Item::reg(name, width, doc));
 }
@@ -115,7 +77,7 @@ pub fn affine(items: &mut Vec<Item>, out: &str, input: &str, map: &AffineMap) {
 /// number `clog2(n+1)` bits wide: bit j is the XOR of `t` at positions q·2^j − 1 (the count
 /// reaches q·2^j), so the conversion is parities, not an adder tree.
 pub fn thermo_count(items: &mut Vec<Item>, out: &str, t: &str, n: u32) {
-    let w = width_for(n as u64);
+    let w = bits_for(n as u64);
     items.push(Item::wire(out, w, &format!("ones of the thermometer code {t}")));
     for j in 0..w {
         let step = 1u64 << j;
@@ -152,7 +114,7 @@ mod tests {
         assert_eq!(clog2(3), 2);
         assert_eq!(clog2(256), 8);
         assert_eq!(clog2(257), 9);
-        assert_eq!(width_for(8), 4);
-        assert_eq!(width_for(7), 3);
+        assert_eq!(bits_for(8), 4);
+        assert_eq!(bits_for(7), 3);
     }
 }

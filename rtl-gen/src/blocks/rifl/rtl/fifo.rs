@@ -11,7 +11,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let r = p.raw_bits() as u32;
     let d = p.fc_buffer_frames as u64;
     let aw = clog2(d);
-    let lw = width_for(d + 1);
+    let lw = bits_for(d + 1);
     let mut ports = clock_ports(design);
     ports.extend([
         Port::input("push", 1, "store din (dropped if the memory is full, which the thresholds prevent)"),

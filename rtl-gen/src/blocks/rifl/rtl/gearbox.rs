@@ -17,8 +17,8 @@ pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, ov
     let (ib, ob) = (in_bytes, out_bytes);
     let cap = ib + ob;
     let g = gcd(ib, ob);
-    let fw = width_for(cap as u64);
-    let cw = width_for(ib as u64);
+    let fw = bits_for(cap as u64);
+    let cw = bits_for(ib as u64);
     let bits = 8 * cap;
     let mut ports = clock_ports(design);
     ports.extend([

@@ -20,7 +20,7 @@ fn at_least(x: &str, w: u32, v: u64) -> Expr {
 pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let (f, r, ib) = (p.frame_bits, p.raw_bits() as u32, p.frame_id_bits);
     let rep = p.control_repeat as u64;
-    let cw = width_for(rep);
+    let cw = bits_for(rep);
     let mut ports = clock_ports(design);
     ports.extend([
         Port::input("in_valid", 1, "a frame from the transceiver this cycle (rx_valid)"),

@@ -88,7 +88,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         let end = id(&lane("seg_end", j));
         wire(&mut it, &lane("seg_meta", j), 2, "meta code (Table 1)", cat(vec![end.clone(), Expr::and(k_lo, Expr::or(end.clone().not(), k_hi.clone()))]));
         thermo_count(&mut it, &lane("seg_cnt", j), &keep, s);
-        let cw = width_for(s as u64);
+        let cw = bits_for(s as u64);
         let cnt8 = if cw < 8 { cat(vec![zeros(8 - cw), id(&lane("seg_cnt", j))]) } else { id(&lane("seg_cnt", j)) };
         let partial = Expr::and(end, k_hi.not());
         let top_byte = Expr::or(Expr::slice("txg_data", 8 * (j + 1) * s - 1, 8 * (j + 1) * s - 8), Expr::and(cnt8, Expr::Repeat(8, Box::new(partial))));
@@ -229,7 +229,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     ));
 
     it.push(Item::comment("Status: link_up and saturating counters."));
-    let iw = width_for(l as u64);
+    let iw = bits_for(l as u64);
     let cb = COUNTER_BITS;
     for (vec, parts) in [("errp_v", "errp"), ("retr_v", "retrans_start"), ("pause_v", "pause_event"), ("xfer_v", "xfer")] {
         if parts == "xfer" {

@@ -13,29 +13,17 @@ mod common;
 
 use common::{blocks_of, default_design, scaled};
 use rtl_gen::blocks::rxl_endpoint::flit::{FlitCodec, FLIT_BYTES, MSG_BYTES};
-use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
 use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
 use rtl_gen::config::Design;
 use rtl_gen::emit::tree::{self, Layout};
-use rtl_gen_sim::link::rtl::{rtl_nodes, Check, RtlLinkRx, RtlLinkTx};
-use rtl_gen_sim::link::{self, CampaignConfig, Faults, LinkRxNode, LinkTxNode, Report};
+use rtl_gen_sim::link::rtl::{Check, RtlLinkRx, RtlLinkTx};
+use rtl_gen_sim::link::{CampaignConfig, Faults, LinkRxNode, LinkTxNode, Report};
 use rtl_gen_sim::rand::Rng;
 use rtl_gen_sim::{TestRng, Tree};
 
 fn lockstep(ep_name: &str, switches: usize, cycles: u64, faults: Faults, tweak: impl FnOnce(&mut CampaignConfig)) -> Report {
-    let (design, tree) = default_design();
-    let ep = blocks_of::<RxlEndpointBlock>(&design).into_iter().find(|b| b.name == ep_name).expect("endpoint block").clone();
-    let sw = blocks_of::<RxlSwitchBlock>(&design).into_iter().find(|s| s.fec == ep.cfg.fec).cloned();
-    let mut cfg = CampaignConfig::new(ep.cfg.mode, switches, cycles);
-    cfg.endpoint = ep.cfg.clone();
-    cfg.faults = faults;
-    tweak(&mut cfg);
-    let test = format!("cosim_{ep_name}_{switches}");
-    let nodes = rtl_nodes(&design, &tree, &ep, sw.as_ref(), switches, Check::Lockstep, &test).expect("nodes build");
-    let r = link::run(&cfg, nodes, &mut |_, _| {}).unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
-    print!("{}", link::table(std::slice::from_ref(&r)));
-    r
+    common::rxl_campaign(ep_name, switches, cycles, faults, Check::Lockstep, &format!("cosim_{ep_name}_{switches}"), tweak)
 }
 
 /// Faults that keep the protocol busy: a retry every few hundred flits of every kind.

@@ -9,12 +9,10 @@
 
 mod common;
 
-use common::{blocks_of, default_design, scaled};
+use common::scaled;
 use rtl_gen::blocks::rxl_endpoint::model::Mode;
-use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
-use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
-use rtl_gen_sim::link::rtl::{rtl_nodes, Check};
-use rtl_gen_sim::link::{self, CampaignConfig, Faults, Report};
+use rtl_gen_sim::link::rtl::Check;
+use rtl_gen_sim::link::{CampaignConfig, Faults, Report};
 
 fn long() -> bool {
     std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1")
@@ -22,16 +20,7 @@ fn long() -> bool {
 
 /// Runs a campaign on the RTL of endpoint block `ep_name` (both ends) and the default switch.
 fn rtl_campaign(ep_name: &str, switches: usize, cycles: u64, faults: Faults, tweak: impl FnOnce(&mut CampaignConfig)) -> Report {
-    let (design, tree) = default_design();
-    let ep = blocks_of::<RxlEndpointBlock>(&design).into_iter().find(|b| b.name == ep_name).expect("endpoint block").clone();
-    let sw = blocks_of::<RxlSwitchBlock>(&design).into_iter().find(|s| s.fec == ep.cfg.fec).cloned();
-    let mut cfg = CampaignConfig::new(ep.cfg.mode, switches, cycles);
-    cfg.endpoint = ep.cfg.clone();
-    cfg.faults = faults;
-    tweak(&mut cfg);
-    let nodes = rtl_nodes(&design, &tree, &ep, sw.as_ref(), switches, Check::RtlOnly, &format!("rtl_link_{ep_name}_{switches}")).expect("RTL nodes");
-    let r = link::run(&cfg, nodes, &mut |_, _| {}).unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
-    print!("{}", link::table(std::slice::from_ref(&r)));
+    let r = common::rxl_campaign(ep_name, switches, cycles, faults, Check::RtlOnly, &format!("rtl_link_{ep_name}_{switches}"), tweak);
     println!("({:.1} s, {:.1} k cycles/s)", r.seconds, r.cycles as f64 / r.seconds / 1e3);
     r
 }

@@ -32,3 +32,31 @@ pub fn scaled(n: usize) -> usize {
         n
     }
 }
+
+/// Runs a link campaign between two instances of the default design's endpoint block `ep_name`
+/// through `switches` levels of its switch with the same FEC layout, as RTL only or RTL and
+/// models in lockstep (`check`), and prints the campaign table.
+pub fn rxl_campaign(
+    ep_name: &str,
+    switches: usize,
+    cycles: u64,
+    faults: rtl_gen_sim::link::Faults,
+    check: rtl_gen_sim::link::rtl::Check,
+    test: &str,
+    tweak: impl FnOnce(&mut rtl_gen_sim::link::CampaignConfig),
+) -> rtl_gen_sim::link::Report {
+    use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
+    use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
+    use rtl_gen_sim::link::{self, rtl::rtl_nodes, CampaignConfig};
+    let (design, tree) = default_design();
+    let ep = blocks_of::<RxlEndpointBlock>(&design).into_iter().find(|b| b.name == ep_name).expect("endpoint block").clone();
+    let sw = blocks_of::<RxlSwitchBlock>(&design).into_iter().find(|s| s.fec == ep.cfg.fec).cloned();
+    let mut cfg = CampaignConfig::new(ep.cfg.mode, switches, cycles);
+    cfg.endpoint = ep.cfg.clone();
+    cfg.faults = faults;
+    tweak(&mut cfg);
+    let nodes = rtl_nodes(&design, &tree, &ep, sw.as_ref(), switches, check, test).expect("RTL nodes build");
+    let r = link::run(&cfg, nodes, &mut |_, _| {}).unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
+    print!("{}", link::table(std::slice::from_ref(&r)));
+    r
+}

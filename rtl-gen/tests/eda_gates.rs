@@ -62,7 +62,7 @@ fn icarus_bench_reproduces_the_crc32_check_value() {
 fn synth_report_counts_luts_ffs_and_depth() {
     let (_dir, root) = default_tree();
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let (row, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe").expect("yosys installed");
+    let (row, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Full).expect("yosys installed");
     // 32 outputs over 72 inputs: some tens of LUTs; 2 stages of registers plus the valid pipe.
     assert!(row.luts > 20 && row.luts < 400, "{row:?}\n{log}");
     // At most 32 rows × 8 registered partials + 32 output bits + 2 valid flags (Yosys merges
@@ -73,6 +73,24 @@ fn synth_report_counts_luts_ffs_and_depth() {
     assert!(table.contains("rtlgen_crc32_pipe"));
 }
 
+/// The fast flow (for the KR4/KP4 decoders) maps the same module to a comparable netlist and
+/// says so in the report.
+#[test]
+fn fast_synth_flow_maps_the_same_module_and_is_labelled() {
+    let (_dir, root) = default_tree();
+    let manifest = TreeManifest::load(&root).expect("manifest");
+    let (full, _) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Full).expect("yosys installed");
+    let (fast, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Fast).expect("yosys installed");
+    assert!(log.contains("abc -lut 6 -fast") && log.contains("-noabc"), "the fast flow did not run its script:\n{log}");
+    assert_eq!(fast.flow, synth::Flow::Fast);
+    // Registers are not ABC's business: both flows keep the same ones.
+    assert_eq!(fast.ffs, full.ffs, "{fast:?} vs {full:?}");
+    assert!(fast.luts >= full.luts / 2 && fast.luts <= full.luts * 2, "{fast:?} vs {full:?}");
+    assert!(fast.lut_depth >= 1 && fast.lut_depth <= 4, "{fast:?}");
+    let table = synth::table(&[full, fast]);
+    assert!(table.contains("| full |") && table.contains("| fast |"), "{table}");
+}
+
 /// Full-size synthesis of the ISN CRC-64 beside the plain CRC-64 (≈3 minutes on 2 cores, so
 /// opt-in: `cargo test -p rtl-gen --test eda_gates -- --ignored`). Measured with Yosys 0.23:
 /// 13,394 vs 13,411 LUT6, both at depth 5.
@@ -81,8 +99,8 @@ fn synth_report_counts_luts_ffs_and_depth() {
 fn isn_crc64_costs_no_more_than_the_plain_crc64() {
     let (_dir, root) = default_tree();
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let (isn, _) = synth::synth_module(&root, &manifest, "rtlgen_isn_crc64").expect("yosys");
-    let (plain, _) = synth::synth_module(&root, &manifest, "rtlgen_flit_crc64").expect("yosys");
+    let (isn, _) = synth::synth_module(&root, &manifest, "rtlgen_isn_crc64", synth::Flow::Full).expect("yosys");
+    let (plain, _) = synth::synth_module(&root, &manifest, "rtlgen_flit_crc64", synth::Flow::Full).expect("yosys");
     println!("{}", synth::table(&[isn.clone(), plain.clone()]));
     assert!(isn.luts as f64 <= plain.luts as f64 * 1.02, "the ISN adds more than 2 % LUTs: {isn:?} vs {plain:?}");
     assert!(isn.lut_depth <= plain.lut_depth, "the ISN adds a LUT level: {isn:?} vs {plain:?}");

@@ -19,6 +19,25 @@ pub struct Args {
     /// Parallel Yosys runs (default: available cores).
     #[arg(long, short)]
     pub jobs: Option<usize>,
+    /// LUT-mapping flow: `full` (ABC's optimising script, the figures in the README) or `fast`
+    /// (`synth -noabc; abc -lut 6 -fast`, for the multi-megabyte KR4/KP4 decoders).
+    #[arg(long, value_enum, default_value_t = FlowArg::Full)]
+    pub flow: FlowArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum FlowArg {
+    Full,
+    Fast,
+}
+
+impl From<FlowArg> for synth::Flow {
+    fn from(f: FlowArg) -> Self {
+        match f {
+            FlowArg::Full => synth::Flow::Full,
+            FlowArg::Fast => synth::Flow::Fast,
+        }
+    }
 }
 
 pub fn run(a: Args) -> CmdResult {
@@ -33,7 +52,7 @@ pub fn run(a: Args) -> CmdResult {
     let jobs = a.jobs.unwrap_or_else(default_jobs);
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, jobs, |&(i, name)| {
-        let r = synth::synth_module(&a.tree, &manifest, name).map(|(row, _)| row);
+        let r = synth::synth_module(&a.tree, &manifest, name, a.flow.into()).map(|(row, _)| row);
         if let Ok(row) = &r {
             eprintln!("synthesised {} in {:.1} s", row.module, row.seconds);
         }

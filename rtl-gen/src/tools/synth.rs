@@ -1,15 +1,45 @@
 //! `rtl-gen synth`: Yosys area and logic depth of every module of a tree, mapped to 6-input
 //! LUTs. The flow `synth; abc -lut 6; opt_clean; stat; ltp -noff` works with Debian's Yosys
 //! 0.23 (the yowasp build's ABC exits 0 with no output and must not be used for figures).
+//!
+//! [`Flow::Fast`] exists for the whole-codeword Ethernet RS decoders (1–4 MB of Verilog, over a
+//! million gates): there the full flow's ABC passes (`map` inside `synth`, then `&fraig`,
+//! `scorr`, `dc2`, `dch`, `mfs2` before `if`) ran for over an hour and one was killed for memory.
+//! The fast flow skips the generic-gate mapping and maps straight to LUTs with ABC's
+//! `strash; dretime; if`. Its LUT counts are somewhat higher than the full flow's; every row
+//! says which flow produced it.
 
 use super::{run, ToolError, TreeManifest};
 use serde::Serialize;
 use std::path::Path;
 use std::process::Command;
 
+/// Which Yosys/ABC script maps a module to LUTs.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Flow {
+    /// `synth` (with its ABC gate mapping), then `abc -lut 6` with ABC's full optimisation script.
+    #[default]
+    Full,
+    /// `synth -noabc`, then `abc -lut 6 -fast` (`strash; dretime; if`): for modules too large
+    /// for the full flow on a workstation.
+    Fast,
+}
+
+impl Flow {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flow::Full => "full",
+            Flow::Fast => "fast",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SynthRow {
     pub module: String,
+    /// The flow that produced the figures.
+    pub flow: Flow,
     /// 6-input LUTs after `abc -lut 6`.
     pub luts: u64,
     /// Flip-flops of any kind.
@@ -24,9 +54,13 @@ pub struct SynthRow {
 
 const FINAL_MARK: &str = "RTLGEN-FINAL-STAT";
 
-fn script(files: &[String], top: &str) -> String {
+fn script(files: &[String], top: &str, flow: Flow) -> String {
+    let (fine, lut_map) = match flow {
+        Flow::Full => ("", "abc -lut 6"),
+        Flow::Fast => (" -noabc", "abc -lut 6 -fast"),
+    };
     format!(
-        "read_verilog {}; synth -top {top} -run :fine; stat; log {FINAL_MARK}; synth -top {top} -run fine:; abc -lut 6; opt_clean; stat; ltp -noff",
+        "read_verilog {}; synth -top {top} -run :fine; stat; log {FINAL_MARK}; synth -top {top}{fine} -run fine:; {lut_map}; opt_clean; stat; ltp -noff",
         files.join(" ")
     )
 }
@@ -59,7 +93,7 @@ fn field(log: &str, key: &str) -> u64 {
     log.lines().filter_map(|l| l.trim().strip_prefix(key)).filter_map(|v| v.trim().parse().ok()).next_back().unwrap_or(0)
 }
 
-pub fn parse_log(module: &str, log: &str, seconds: f64) -> SynthRow {
+pub fn parse_log(module: &str, flow: Flow, log: &str, seconds: f64) -> SynthRow {
     let (coarse, fine) = log.split_once(FINAL_MARK).unwrap_or(("", log));
     let coarse_cells = cell_counts(coarse);
     let fine_cells = cell_counts(fine);
@@ -71,6 +105,7 @@ pub fn parse_log(module: &str, log: &str, seconds: f64) -> SynthRow {
         .unwrap_or(0);
     SynthRow {
         module: module.to_string(),
+        flow,
         luts: count(&fine_cells, &|c| c == "$lut"),
         ffs: count(&fine_cells, &|c| c.contains("DFF")),
         memories: count(&coarse_cells, &|c| c.starts_with("$mem")),
@@ -80,25 +115,25 @@ pub fn parse_log(module: &str, log: &str, seconds: f64) -> SynthRow {
     }
 }
 
-pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str) -> Result<(SynthRow, String), ToolError> {
+pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow) -> Result<(SynthRow, String), ToolError> {
     let files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
     let start = std::time::Instant::now();
-    let (ok, log) = run(Command::new("yosys").args(["-p", &script(&files, module)]))?;
+    let (ok, log) = run(Command::new("yosys").args(["-p", &script(&files, module, flow)]))?;
     let seconds = start.elapsed().as_secs_f64();
     if !ok {
         let tail: Vec<&str> = log.lines().rev().take(15).collect();
         return Err(ToolError::Io(std::io::Error::other(format!("yosys failed on {module}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")))));
     }
-    Ok((parse_log(module, &log, seconds), log))
+    Ok((parse_log(module, flow, &log, seconds), log))
 }
 
 /// The report as an aligned text table.
 pub fn table(rows: &[SynthRow]) -> String {
     let w = rows.iter().map(|r| r.module.len()).max().unwrap_or(6).max(6);
-    let mut s = format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>9} |\n", "module", "LUT6", "FFs", "mems", "mem bits", "LUT depth");
-    s.push_str(&format!("|{}|{}|{}|{}|{}|{}|\n", "-".repeat(w + 2), "-".repeat(9), "-".repeat(8), "-".repeat(6), "-".repeat(11), "-".repeat(11)));
+    let mut s = format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>9} | {:>4} |\n", "module", "LUT6", "FFs", "mems", "mem bits", "LUT depth", "flow");
+    s.push_str(&format!("|{}|{}|{}|{}|{}|{}|{}|\n", "-".repeat(w + 2), "-".repeat(9), "-".repeat(8), "-".repeat(6), "-".repeat(11), "-".repeat(11), "-".repeat(6)));
     for r in rows {
-        s.push_str(&format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>9} |\n", r.module, r.luts, r.ffs, r.memories, r.memory_bits, r.lut_depth));
+        s.push_str(&format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>9} | {:>4} |\n", r.module, r.luts, r.ffs, r.memories, r.memory_bits, r.lut_depth, r.flow.name()));
     }
     s
 }

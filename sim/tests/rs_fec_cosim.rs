@@ -144,7 +144,8 @@ fn encoders_match_the_model() -> TestResult {
         let mut rng = TestRng::for_test(&test)?;
         let model = b.model();
         let mut dut = Dut::build_named(&tree, &name, &test)?;
-        let latency = b.pipeline as u64;
+        let latency = b.enc_pipeline as u64;
+        assert_eq!(u64::from(dut.info().latency), latency, "{name}: manifest latency vs enc_pipeline");
         if latency > 0 {
             dut.reset(2)?;
         }

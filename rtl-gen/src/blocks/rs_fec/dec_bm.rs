@@ -659,7 +659,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             .collect();
         notes.push(format!("Register stages (each ends in registers; the last in the output register): {}.", groups.join("; ")));
     }
-    notes.push(latency_note(b));
+    notes.push(latency_note(b.pipeline));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: (b.pipeline > 0).then_some(design.reset) },
         latency: b.pipeline,

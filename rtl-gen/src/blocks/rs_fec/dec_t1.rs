@@ -264,7 +264,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     }
     let mut notes = layout_notes(b);
     notes.push("Single pass, no ROM: per way the syndromes come from one XOR network; every existing position d tests S1 == α^d·S0 with S0 != 0 (constant multipliers as XOR networks) and a match XORs the error value into its symbol. Nonzero syndromes matching no existing position (a shortened, always-zero position included) flag the way uncorrectable and leave its symbols unchanged.".into());
-    notes.push(latency_note(b));
+    notes.push(latency_note(b.pipeline));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: (b.pipeline > 0).then_some(design.reset) },
         latency: b.pipeline,

@@ -15,17 +15,18 @@ use crate::emit::xor_net::{self, XorNet, XorStyle};
 pub const MAX_NET_STAGES: u32 = 2;
 
 pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
+    let stages = b.enc_pipeline;
     let (msg_bits, cw_bits) = (b.msg_bits(), b.cw_bits());
     let check_bits = cw_bits - msg_bits;
     let unit = if b.symbol_bits == 8 { "byte i at [8i+7:8i]".to_string() } else { format!("symbol i at [{m}i+{}:{m}i]", b.symbol_bits - 1, m = b.symbol_bits) };
     let mut ports = Vec::new();
-    if b.pipeline > 0 {
+    if stages > 0 {
         ports.extend(clock_ports(design));
         ports.push(Port::input("in_valid", 1, "msg valid this cycle"));
     }
     ports.push(Port::input("msg", msg_bits, &format!("message; {unit}, symbol 0 first on the wire")));
     ports.push(Port::output("cw", cw_bits, &format!("codeword: msg unchanged in [{}:0], check symbols above", msg_bits - 1)));
-    if b.pipeline > 0 {
+    if stages > 0 {
         ports.push(Port::output("out_valid", 1, "cw valid; in_valid delayed by the latency"));
     }
     let map = affine_of_masks(&b.model().affine_columns());
@@ -35,21 +36,21 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     pipe.items.push(Item::wire("check", check_bits, "check symbols, cw bits above the message"));
     // At most two stages inside the network (partial parities, then the check bits); further
     // stages only delay the codeword.
-    let net_stages = b.pipeline.min(MAX_NET_STAGES);
+    let net_stages = stages.min(MAX_NET_STAGES);
     xor_net::emit(&mut pipe.items, &XorNet { name: "check", input: "msg", map: &map, style: XorStyle::Masked }, "check", net_stages);
     pipe.define("check", check_bits, net_stages);
-    pipe.advance(b.pipeline);
+    pipe.advance(stages);
     let (check, msg) = (pipe.expr("check"), pipe.expr("msg"));
     pipe.items.push(Item::assign(Expr::id("cw"), Expr::Concat(vec![check, msg])));
     let mut items = pipe.finish();
-    if b.pipeline > 0 {
-        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
+    if stages > 0 {
+        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", stages);
     }
     let mut notes = layout_notes(b);
-    notes.push(latency_note(b));
+    notes.push(latency_note(stages));
     GeneratedModule {
-        module: Module { name: name.to_string(), ports, items, reset: (b.pipeline > 0).then_some(design.reset) },
-        latency: b.pipeline,
+        module: Module { name: name.to_string(), ports, items, reset: (stages > 0).then_some(design.reset) },
+        latency: stages,
         summary: format!(
             "Reed-Solomon encoder, {} layout: {} message symbols of {} bits → {}-symbol codeword ({} way(s), {} check symbols each, t = {}).",
             if b.layout == super::Layout::Pcie6 { "PCIe 6.0 flit" } else { "generic interleaved" },
@@ -79,7 +80,7 @@ mod tests {
         assert_eq!(mods[0].name(), "t_f_enc");
         let mut sim = Sim::new(&mods[0].module);
         let mut rng = Rng::new(u64::from(b.msg_symbols));
-        let p = b.pipeline as usize;
+        let p = b.enc_pipeline as usize;
         let mut expected = Vec::new();
         if p > 0 {
             sim.set_u64("rst", 1);
@@ -118,5 +119,22 @@ mod tests {
         check("symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 4\nways = 2\nmsg_symbols = 30\npipeline = 1", 20);
         check("symbol_bits = 5\nfield_poly = 0x25\nfcr = 3\ncheck_symbols = 4\nmsg_symbols = 13\nways = 3", 20);
         check("symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 14\nmsg_symbols = 514\npipeline = 4", 8);
+    }
+
+    #[test]
+    fn encoder_depth_is_its_own_when_asked() {
+        // A KR4 block whose decoder takes 8 stages, the encoder 1 or none.
+        let kr4 = "symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 14\nmsg_symbols = 514\npipeline = 8";
+        check(&format!("{kr4}\nenc_pipeline = 1"), 8);
+        check(&format!("{kr4}\nenc_pipeline = 0"), 4);
+        check(&format!("{kr4}\nenc_pipeline = 3"), 8);
+        let d = design(&format!("{kr4}\nenc_pipeline = 2"), "sync_high");
+        let mods = d.blocks[0].modules(&d.info);
+        assert_eq!((mods[0].latency, mods[1].latency), (2, 8), "encoder, decoder latency");
+        assert!(d.blocks[0].params().contains(&("enc_pipeline", "2".to_string())), "the header names the override");
+        // Without the field the encoder follows `pipeline`, as before, and the header is unchanged.
+        let d = design(kr4, "sync_high");
+        assert_eq!(d.blocks[0].modules(&d.info)[0].latency, 8);
+        assert!(d.blocks[0].params().iter().all(|(k, _)| *k != "enc_pipeline"));
     }
 }

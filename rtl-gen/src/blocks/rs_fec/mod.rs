@@ -28,7 +28,7 @@ use model::{FecDecoded, FlitFec, InterleavedFec, Pcie6Fec, FLIT_FEC_FIELD_POLY};
 
 pub struct RsFecKind;
 
-static FIELDS: [FieldSpec; 9] = [
+static FIELDS: [FieldSpec; 10] = [
     FieldSpec { name: "symbol_bits", ty: FieldType::UInt { min: 3, max: 12 }, default: Some("8"), doc: "m: bits per symbol of GF(2^m)" },
     FieldSpec { name: "field_poly", ty: FieldType::UInt { min: 0, max: 0x1FFF }, default: Some("0x11D"), doc: "primitive field polynomial in full form, x^m term included (0x11D = x^8+x^4+x^3+x^2+1)" },
     FieldSpec { name: "fcr", ty: FieldType::UInt { min: 0, max: 4094 }, default: Some("0"), doc: "first consecutive root: generator roots α^fcr … α^(fcr+check_symbols-1)" },
@@ -37,6 +37,12 @@ static FIELDS: [FieldSpec; 9] = [
     FieldSpec { name: "msg_bytes", ty: FieldType::UInt { min: 1, max: 8192 }, default: None, doc: "message bytes of the whole flit (symbol_bits = 8; else give msg_symbols)" },
     FieldSpec { name: "msg_symbols", ty: FieldType::UInt { min: 1, max: 16384 }, default: None, doc: "message symbols of the whole flit, packed LSB first (instead of msg_bytes)" },
     FieldSpec { name: "pipeline", ty: FieldType::UInt { min: 0, max: 80 }, default: Some("0"), doc: "register stages of each module (0 = combinational); latency in cycles" },
+    FieldSpec {
+        name: "enc_pipeline",
+        ty: FieldType::UInt { min: 0, max: 80 },
+        default: None,
+        doc: "register stages of the encoder alone (default: pipeline); its XOR network uses at most 2, more only delay the codeword",
+    },
     FieldSpec {
         name: "layout",
         ty: FieldType::Choice(&["generic", "pcie6"]),
@@ -69,7 +75,11 @@ pub struct RsFecBlock {
     pub check_symbols: u32,
     pub ways: u32,
     pub msg_symbols: u32,
+    /// Register stages of the decoder (and of the encoder unless `enc_pipeline` says otherwise).
     pub pipeline: u32,
+    /// Register stages of the encoder: its latency. A KR4/KP4 decoder needs 8–12 stages, an
+    /// encoder's XOR network only 2; carrying the message through the rest costs flip-flops.
+    pub enc_pipeline: u32,
 }
 
 /// The reference model of a block: either layout, driven through [`FlitFec`].
@@ -193,6 +203,7 @@ fn parse_pcie6(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
     if pipeline > MAX_T1_PIPELINE {
         return Err(r.error("pipeline", format!("= {pipeline} is more than a t = 1 decoder can use; allowed 0..={MAX_T1_PIPELINE}")));
     }
+    let enc_pipeline = enc_pipeline(r, pipeline)?;
     Ok(RsFecBlock {
         name: r.block().to_string(),
         layout: Layout::Pcie6,
@@ -203,7 +214,17 @@ fn parse_pcie6(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
         ways: 3,
         msg_symbols: 250,
         pipeline,
+        enc_pipeline,
     })
+}
+
+/// `enc_pipeline` if given, else the block's `pipeline`.
+fn enc_pipeline(r: &mut FieldReader, pipeline: u32) -> ConfigResult<u32> {
+    if r.is_set("enc_pipeline") {
+        r.u32("enc_pipeline")
+    } else {
+        Ok(pipeline)
+    }
 }
 
 fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
@@ -258,7 +279,8 @@ fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
         return Err(r.error(msg_field, format!("= {msg_symbols} makes a {cw_bits}-bit codeword, more than the generator's {MAX_CW_BITS}; allowed {ways}..={max}")));
     }
     let pipeline = r.u32("pipeline")?;
-    let block = RsFecBlock { name: r.block().to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline };
+    let enc_pipeline = enc_pipeline(r, pipeline)?;
+    let block = RsFecBlock { name: r.block().to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline, enc_pipeline };
     if pipeline > block.max_pipeline() {
         return Err(r.error(
             "pipeline",
@@ -298,7 +320,7 @@ impl Block for RsFecBlock {
     }
     fn params(&self) -> Vec<(&'static str, String)> {
         let digits = (self.symbol_bits as usize + 1).div_ceil(4);
-        vec![
+        let mut params = vec![
             ("layout", match self.layout {
                 Layout::Generic => "generic",
                 Layout::Pcie6 => "pcie6",
@@ -311,7 +333,12 @@ impl Block for RsFecBlock {
             ("ways", self.ways.to_string()),
             (self.msg_field(), self.msg_symbols.to_string()),
             ("pipeline", self.pipeline.to_string()),
-        ]
+        ];
+        // An override, listed only where it overrides (blocks without it keep their bytes).
+        if self.enc_pipeline != self.pipeline {
+            params.push(("enc_pipeline", self.enc_pipeline.to_string()));
+        }
+        params
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         let base = format!("{}{}", design.prefix, self.name);
@@ -366,12 +393,12 @@ fn layout_notes(b: &RsFecBlock) -> Vec<String> {
     }
 }
 
-/// Register-stage plan shared by the encoder and docs: latency = pipeline.
-fn latency_note(b: &RsFecBlock) -> String {
-    if b.pipeline == 0 {
+/// The latency sentence of a module's doc (`stages` = its register stages).
+fn latency_note(stages: u32) -> String {
+    if stages == 0 {
         "Combinational (latency 0).".into()
     } else {
-        format!("Latency {} cycles: out_valid is in_valid delayed by {}; a new word can enter every cycle.", b.pipeline, b.pipeline)
+        format!("Latency {stages} cycles: out_valid is in_valid delayed by {stages}; a new word can enter every cycle.")
     }
 }
 

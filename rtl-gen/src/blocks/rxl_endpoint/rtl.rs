@@ -61,6 +61,7 @@ pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
         ways: 3,
         msg_symbols: MSG_BITS / 8,
         pipeline: 0,
+        enc_pipeline: 0,
     }
 }
 

@@ -91,6 +91,16 @@ fn fast_synth_flow_maps_the_same_module_and_is_labelled() {
     assert!(table.contains("| full |") && table.contains("| fast |"), "{table}");
 }
 
+/// `--flow auto` sends exactly the multi-megabyte modules through the fast flow.
+#[test]
+fn auto_flow_is_fast_only_for_the_multi_megabyte_modules() {
+    let (_dir, root) = default_tree();
+    let manifest = TreeManifest::load(&root).expect("manifest");
+    let mut fast: Vec<&str> = manifest.modules.iter().map(|m| m.name.as_str()).filter(|m| synth::Flow::auto(&root, &manifest, m) == synth::Flow::Fast).collect();
+    fast.sort_unstable();
+    assert_eq!(fast, ["rtlgen_kp4_fec_dec", "rtlgen_kp4_fec_enc", "rtlgen_kr4_fec_dec"]);
+}
+
 /// Full-size synthesis of the ISN CRC-64 beside the plain CRC-64 (≈3 minutes on 2 cores, so
 /// opt-in: `cargo test -p rtl-gen --test eda_gates -- --ignored`). Measured with Yosys 0.23:
 /// 13,394 vs 13,411 LUT6, both at depth 5.

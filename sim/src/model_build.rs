@@ -1,7 +1,8 @@
 //! Turning a manifest module into a loadable shared library, with a content-addressed cache.
 //!
 //! Pipeline (each step appends its command line and output to `build.log`):
-//! 1. `verilator --cc --trace` on the module's file and its dependencies' files;
+//! 1. `verilator --cc` (with `--trace` only when waveforms are wanted) on the module's file and
+//!    its dependencies' files;
 //! 2. parse the generated `Vdut.h`, check its ports against the manifest, write the shim;
 //! 3. compile the Verilated C++ as a few unity translation units (hot `eval` code at `-O2`,
 //!    constructors/trace-setup "slow" code at `-O0`, as Verilator's own makefile does), in

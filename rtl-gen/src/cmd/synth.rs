@@ -2,7 +2,7 @@
 
 use super::CmdResult;
 use rtl_gen::tools::{default_jobs, parallel_map, synth, TreeManifest};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -19,21 +19,24 @@ pub struct Args {
     /// Parallel Yosys runs (default: available cores).
     #[arg(long, short)]
     pub jobs: Option<usize>,
-    /// LUT-mapping flow: `full` (ABC's optimising script, the figures in the README) or `fast`
-    /// (`synth -noabc; abc -lut 6 -fast`, for the multi-megabyte KR4/KP4 decoders).
-    #[arg(long, value_enum, default_value_t = FlowArg::Full)]
+    /// LUT-mapping flow: `full` (ABC's optimising script), `fast` (`synth -noabc; abc -lut 6
+    /// -fast`, for multi-megabyte modules) or `auto`: fast for modules over 1 MiB of Verilog
+    /// (the KP4 encoder, the KR4/KP4 decoders of the default design), full otherwise.
+    #[arg(long, value_enum, default_value_t = FlowArg::Auto)]
     pub flow: FlowArg,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum FlowArg {
+    Auto,
     Full,
     Fast,
 }
 
-impl From<FlowArg> for synth::Flow {
-    fn from(f: FlowArg) -> Self {
-        match f {
+impl FlowArg {
+    fn resolve(self, tree: &Path, manifest: &TreeManifest, module: &str) -> synth::Flow {
+        match self {
+            FlowArg::Auto => synth::Flow::auto(tree, manifest, module),
             FlowArg::Full => synth::Flow::Full,
             FlowArg::Fast => synth::Flow::Fast,
         }
@@ -52,9 +55,9 @@ pub fn run(a: Args) -> CmdResult {
     let jobs = a.jobs.unwrap_or_else(default_jobs);
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, jobs, |&(i, name)| {
-        let r = synth::synth_module(&a.tree, &manifest, name, a.flow.into()).map(|(row, _)| row);
+        let r = synth::synth_module(&a.tree, &manifest, name, a.flow.resolve(&a.tree, &manifest, name)).map(|(row, _)| row);
         if let Ok(row) = &r {
-            eprintln!("synthesised {} in {:.1} s", row.module, row.seconds);
+            eprintln!("synthesised {} in {:.1} s ({} flow)", row.module, row.seconds, row.flow.name());
         }
         (i, r)
     });

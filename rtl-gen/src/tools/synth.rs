@@ -26,7 +26,22 @@ pub enum Flow {
     Fast,
 }
 
+/// Under `--flow auto`, modules whose Verilog (dependencies included) is larger than this go
+/// through [`Flow::Fast`]: in the default design that is the KP4 encoder (1.6 MB) and the KR4
+/// and KP4 decoders (1.7 / 3.9 MB); the next largest module is 0.7 MB.
+pub const AUTO_FAST_BYTES: u64 = 1 << 20;
+
 impl Flow {
+    /// The flow `--flow auto` picks for `module`: by the size of its sources.
+    pub fn auto(tree: &Path, manifest: &TreeManifest, module: &str) -> Flow {
+        let bytes: u64 = manifest.sources(tree, module).iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+        if bytes > AUTO_FAST_BYTES {
+            Flow::Fast
+        } else {
+            Flow::Full
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Flow::Full => "full",

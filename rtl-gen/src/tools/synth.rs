@@ -6,8 +6,9 @@
 //! million gates): there the full flow's ABC passes (`map` inside `synth`, then `&fraig`,
 //! `scorr`, `dc2`, `dch`, `mfs2` before `if`) ran for over an hour and one was killed for memory.
 //! The fast flow skips the generic-gate mapping and maps straight to LUTs with ABC's
-//! `strash; dretime; if`. Its LUT counts are somewhat higher than the full flow's; every row
-//! says which flow produced it.
+//! `strash; dretime; if`. Measured against the full flow on the seven RS/flit-CRC modules both
+//! finish (CXL encoders/decoders, flit CRC and checker, KR4 encoder): LUTs −3.5 % … +12 %, the
+//! same flip-flops and LUT depth, 4–18× less time. Every row says which flow produced it.
 
 use super::{run, ToolError, TreeManifest};
 use serde::Serialize;

@@ -58,28 +58,22 @@ fn icarus_bench_reproduces_the_crc32_check_value() {
     assert!(out.contains("PASS: CRC-32/ISO-HDLC check value 0xcbf43926") && !out.contains("FAIL"), "bench output:\n{out}");
 }
 
+/// Both flows on one module: the full flow's figures are sane, and the fast flow (for the
+/// KR4/KP4 decoders) maps the same module to a comparable netlist and says so in the report.
 #[test]
-fn synth_report_counts_luts_ffs_and_depth() {
+fn synth_report_counts_luts_ffs_and_depth_in_both_flows() {
     let (_dir, root) = default_tree();
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let (row, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Full).expect("yosys installed");
+    let (full, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Full).expect("yosys installed");
     // 32 outputs over 72 inputs: some tens of LUTs; 2 stages of registers plus the valid pipe.
-    assert!(row.luts > 20 && row.luts < 400, "{row:?}\n{log}");
+    assert!(full.luts > 20 && full.luts < 400, "{full:?}\n{log}");
     // At most 32 rows × 8 registered partials + 32 output bits + 2 valid flags (Yosys merges
     // identical partials); a double-counted stat would exceed it.
-    assert!(row.ffs > 200 && row.ffs <= 32 * 8 + 32 + 2, "{row:?}");
-    assert!(row.lut_depth >= 1 && row.lut_depth <= 3, "{row:?}");
-    let table = synth::table(std::slice::from_ref(&row));
+    assert!(full.ffs > 200 && full.ffs <= 32 * 8 + 32 + 2, "{full:?}");
+    assert!(full.lut_depth >= 1 && full.lut_depth <= 3, "{full:?}");
+    let table = synth::table(std::slice::from_ref(&full));
     assert!(table.contains("rtlgen_crc32_pipe"));
-}
 
-/// The fast flow (for the KR4/KP4 decoders) maps the same module to a comparable netlist and
-/// says so in the report.
-#[test]
-fn fast_synth_flow_maps_the_same_module_and_is_labelled() {
-    let (_dir, root) = default_tree();
-    let manifest = TreeManifest::load(&root).expect("manifest");
-    let (full, _) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Full).expect("yosys installed");
     let (fast, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Fast).expect("yosys installed");
     assert!(log.contains("abc -lut 6 -fast") && log.contains("-noabc"), "the fast flow did not run its script:\n{log}");
     assert_eq!(fast.flow, synth::Flow::Fast);

@@ -16,11 +16,10 @@ use std::path::Path;
 use std::process::Command;
 
 /// Which Yosys/ABC script maps a module to LUTs.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Flow {
     /// `synth` (with its ABC gate mapping), then `abc -lut 6` with ABC's full optimisation script.
-    #[default]
     Full,
     /// `synth -noabc`, then `abc -lut 6 -fast` (`strash; dretime; if`): for modules too large
     /// for the full flow on a workstation.

@@ -114,7 +114,5 @@ mod tests {
         assert_eq!(clog2(3), 2);
         assert_eq!(clog2(256), 8);
         assert_eq!(clog2(257), 9);
-        assert_eq!(bits_for(8), 4);
-        assert_eq!(bits_for(7), 3);
     }
 }

@@ -4,12 +4,13 @@
 // Regenerate with: {{ regenerate }}
 //
 // Design : {{ design }}
-// Block  : {{ block }} (kind {{ kind }})
-// Latency: {{ latency }} cycle(s){% if latency == 0 %} (combinational){% endif %}
+// Block  : {{ block }} (kind {{ block_kind }}){% if kind != block_kind %}; built by the {{ kind }} generator{% endif %}
+{% if !shared_by.is_empty() %}// Shared : also instantiated by block(s) {{ shared_by|join(", ") }}
+{% endif %}// Latency: {{ latency }} cycle(s){% if latency == 0 %} (combinational){% endif %}
 //
 {% for line in summary %}// {{ line }}
 {% endfor %}//
-// Parameters:
+// Parameters ({{ kind }}):
 {% for p in params %}//   {{ p.0 }} = {{ p.1 }}
 {% endfor %}{% if !notes.is_empty() %}//
 // Notes:

@@ -9,7 +9,7 @@
 //
 // 32-bit CRC over a 72-bit message in one cycle.
 //
-// Parameters:
+// Parameters (crc):
 //   width = 32
 //   poly = 0x04C11DB7
 //   init = 0xFFFFFFFF

@@ -9,7 +9,7 @@
 //
 // Checks a 32-bit CRC over a 72-bit message: ok = 1 iff crc_in matches.
 //
-// Parameters:
+// Parameters (crc):
 //   width = 32
 //   poly = 0x04C11DB7
 //   init = 0xFFFFFFFF

@@ -10,7 +10,7 @@
 // 32-bit CRC of messages of any length arriving as 64-byte beats, one beat per cycle with no
 // gap between messages; crc_valid pulses 4 cycles after the beat with in_last.
 //
-// Parameters:
+// Parameters (crc_stream):
 //   width = 32
 //   poly = 0x04C11DB7
 //   init = 0xFFFFFFFF

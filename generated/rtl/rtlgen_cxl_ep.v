@@ -12,7 +12,7 @@
 // pcie6-layout FEC on the wire, in-order delivery with NACK on any lost or corrupted flit,
 // ACKs coalesced every 10 flits.
 //
-// Parameters:
+// Parameters (rxl_endpoint):
 //   mode = cxl_baseline
 //   crc = rs_crc
 //   fec = pcie6
@@ -109,7 +109,7 @@ module rtlgen_cxl_ep (
     wire [2:0] dec_way_uncorrectable;
 
     // verilator lint_on UNUSED
-    rtlgen_cxl_ep_fec_dec u_fec_dec (
+    rtlgen_rxl_ep_fec_dec u_fec_dec (
         .cw                (rx_flit),
         .msg               (dec_msg),
         .corrected         (dec_corrected),
@@ -128,7 +128,7 @@ module rtlgen_cxl_ep (
     wire [9:0] chk_seq; // cxl_baseline: no sequence number in the CRC
     assign chk_seq = 10'd0;
     wire crc_ok; // the CRC matches
-    rtlgen_cxl_ep_crc_check u_crc_check (
+    rtlgen_rxl_ep_crc_check u_crc_check (
         .data   (d_msg[1935:0]),
         .seq    (chk_seq),
         .crc_in (d_msg[1999:1936]),
@@ -200,16 +200,16 @@ module rtlgen_cxl_ep (
     wire [9:0] crc_seq; // no sequence number in the CRC
     assign crc_seq = 10'd0;
     wire [63:0] tx_crc;
-    rtlgen_cxl_ep_crc u_crc (
+    rtlgen_rxl_ep_crc u_crc (
         .data (tx_data),
         .seq  (crc_seq),
         .crc  (tx_crc)
     );
-    rtlgen_cxl_ep_fec_enc u_fec_enc (
+    rtlgen_rxl_ep_fec_enc u_fec_enc (
         .msg (t1_msg),
         .cw  (tx_flit)
     );
-    rtlgen_cxl_ep_replay u_replay (
+    rtlgen_rxl_ep_replay u_replay (
         .clk          (clk),
         .rst          (rst),
         .push_valid   (s_valid),

@@ -5,12 +5,13 @@
 //
 // Design : rtlgen
 // Block  : cxl_fec (kind rs_fec)
+// Shared : also instantiated by block(s) rxl_ep_alt
 // Latency: 0 cycle(s) (combinational)
 //
 // Single-symbol-correcting Reed-Solomon decoder, generic interleaved layout, 3 way(s):
 // corrects one symbol per way and flags ways with errors it cannot explain.
 //
-// Parameters:
+// Parameters (rs_fec):
 //   layout = generic
 //   symbol_bits = 8
 //   field_poly = 0x11D

@@ -5,12 +5,13 @@
 //
 // Design : rtlgen
 // Block  : cxl_fec (kind rs_fec)
+// Shared : also instantiated by block(s) rxl_ep_alt
 // Latency: 0 cycle(s) (combinational)
 //
 // Reed-Solomon encoder, generic interleaved layout: 250 message symbols of 8 bits →
 // 256-symbol codeword (3 way(s), 2 check symbols each, t = 1).
 //
-// Parameters:
+// Parameters (rs_fec):
 //   layout = generic
 //   symbol_bits = 8
 //   field_poly = 0x11D

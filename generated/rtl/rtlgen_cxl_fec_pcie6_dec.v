@@ -10,7 +10,7 @@
 // Single-symbol-correcting Reed-Solomon decoder, PCIe 6.0 flit layout, 3 way(s): corrects one
 // symbol per way and flags ways with errors it cannot explain.
 //
-// Parameters:
+// Parameters (rs_fec):
 //   layout = pcie6
 //   symbol_bits = 8
 //   field_poly = 0x11D

@@ -10,7 +10,7 @@
 // Reed-Solomon encoder, PCIe 6.0 flit layout: 250 message symbols of 8 bits → 256-symbol
 // codeword (3 way(s), 2 check symbols each, t = 1).
 //
-// Parameters:
+// Parameters (rs_fec):
 //   layout = pcie6
 //   symbol_bits = 8
 //   field_poly = 0x11D

@@ -10,7 +10,7 @@
 // 8-symbol CRC over GF(2^8) (64 bits) of a 242-byte message in one cycle, with a 10-bit
 // implicit sequence number.
 //
-// Parameters:
+// Parameters (rs_crc):
 //   symbol_bits = 8
 //   field_poly = 0x12B
 //   first_root = 1

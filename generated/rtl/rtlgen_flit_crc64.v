@@ -9,7 +9,7 @@
 //
 // 64-bit CRC over a 1936-bit message in one cycle.
 //
-// Parameters:
+// Parameters (crc):
 //   width = 64
 //   poly = 0x42F0E1EBA9EA3693
 //   init = 0x0000000000000000

@@ -10,7 +10,7 @@
 // Checks a 8-symbol CRC over GF(2^8) of a 242-byte message against the expected sequence
 // number: ok = 1 iff crc_in matches.
 //
-// Parameters:
+// Parameters (rs_crc):
 //   symbol_bits = 8
 //   field_poly = 0x12B
 //   first_root = 1

@@ -5,12 +5,13 @@
 //
 // Design : rtlgen
 // Block  : isn_crc64 (kind crc)
+// Shared : also instantiated by block(s) rxl_ep_alt
 // Latency: 0 cycle(s) (combinational)
 //
 // Checks a 64-bit CRC over a 1936-bit message against the expected sequence number: ok = 1 iff
 // crc_in matches.
 //
-// Parameters:
+// Parameters (crc):
 //   width = 64
 //   poly = 0x42F0E1EBA9EA3693
 //   init = 0x0000000000000000

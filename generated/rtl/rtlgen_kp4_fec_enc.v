@@ -10,7 +10,7 @@
 // Reed-Solomon encoder, generic interleaved layout: 514 message symbols of 10 bits →
 // 544-symbol codeword (1 way(s), 30 check symbols each, t = 15).
 //
-// Parameters:
+// Parameters (rs_fec):
 //   layout = generic
 //   symbol_bits = 10
 //   field_poly = 0x409

@@ -10,7 +10,7 @@
 // Reed-Solomon decoder for t = 7 symbol errors per way (1 way(s) of RS(528, 514) over
 // GF(2^10)), one codeword per cycle: Berlekamp-Massey, Chien and Forney.
 //
-// Parameters:
+// Parameters (rs_fec):
 //   layout = generic
 //   symbol_bits = 10
 //   field_poly = 0x409

@@ -11,7 +11,7 @@
 // numbered and kept until acknowledged, the output streams them in order at one per cycle and
 // restarts from any held sequence number on a replay.
 //
-// Parameters:
+// Parameters (replay_buffer):
 //   entry_bits = 64
 //   seq_bits = 4
 //   depth = 15

@@ -11,7 +11,7 @@
 // with a 240-bit payload, CRC-12 ^ frame-ID verification, in-band NACK retransmission from a
 // 256-frame buffer, flow control, 1+x^13+x^33 scrambling, channel bonding.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

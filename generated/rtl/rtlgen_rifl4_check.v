@@ -10,7 +10,7 @@
 // Checks a received RIFL frame: SYN legality and the verification code against the expected
 // frame ID.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

@@ -10,7 +10,7 @@
 // Assembles a RIFL frame: SYN, the (scrambled) raw region and the verification code CRC12 ^
 // frame ID.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

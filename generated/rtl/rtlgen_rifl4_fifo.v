@@ -11,7 +11,7 @@
 // entries in block RAM plus a head register; high/low drive the flow-control pause/resume
 // frames (Eq. 23-25).
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

@@ -10,7 +10,7 @@
 // AXI4-Stream width converter (RX: lane groups to user beats): packs 120-byte beats into
 // 128-byte beats, each packet starting at byte 0 of an output beat, through a 248-byte buffer.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

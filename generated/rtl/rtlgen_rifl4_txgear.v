@@ -10,7 +10,7 @@
 // AXI4-Stream width converter (TX: user beats to lane groups): packs 128-byte beats into
 // 120-byte beats, each packet starting at byte 0 of an output beat, through a 248-byte buffer.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

@@ -9,7 +9,7 @@
 //
 // CRC-12 (poly 0x80F) of the 248-bit RIFL verification message, combinational.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

@@ -9,7 +9,7 @@
 //
 // 12-bit CRC over a 248-bit message in one cycle.
 //
-// Parameters:
+// Parameters (crc):
 //   width = 12
 //   poly = 0x80F
 //   init = 0x000

@@ -9,7 +9,7 @@
 //
 // Checks a 12-bit CRC over a 248-bit message: ok = 1 iff crc_in matches.
 //
-// Parameters:
+// Parameters (crc):
 //   width = 12
 //   poly = 0x80F
 //   init = 0x000

@@ -10,7 +10,7 @@
 // Self-synchronous descrambler 1 + x^13 + x^33 over the 242-bit line region {meta, payload} of
 // each frame: x[j] = y[j] ^ y[j-13] ^ y[j-33].
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

@@ -12,7 +12,7 @@
 // detection, the control event monitor and out-of-sync detection. Every output is a register
 // updated at each frame.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

@@ -10,7 +10,7 @@
 // AXI4-Stream width converter (RX: lane groups to user beats): packs 30-byte beats into
 // 32-byte beats, each packet starting at byte 0 of an output beat, through a 62-byte buffer.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

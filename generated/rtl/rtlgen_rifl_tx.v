@@ -12,7 +12,7 @@
 // insertion, the scrambler and the encoder. A slot's frame appears on tx_frame two enabled
 // edges after its decision.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

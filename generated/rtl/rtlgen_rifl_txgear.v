@@ -10,7 +10,7 @@
 // AXI4-Stream width converter (TX: user beats to lane groups): packs 32-byte beats into
 // 30-byte beats, each packet starting at byte 0 of an output beat, through a 62-byte buffer.
 //
-// Parameters:
+// Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
 //   cable_m = 0

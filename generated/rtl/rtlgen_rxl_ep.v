@@ -12,7 +12,7 @@
 // pcie6-layout FEC on the wire, in-order delivery with NACK on any lost or corrupted flit,
 // ACKs coalesced every 10 flits.
 //
-// Parameters:
+// Parameters (rxl_endpoint):
 //   mode = rxl
 //   crc = rs_crc
 //   fec = pcie6

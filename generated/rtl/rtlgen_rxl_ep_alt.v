@@ -12,7 +12,7 @@
 // generic-layout FEC on the wire, in-order delivery with NACK on any lost or corrupted flit,
 // ACKs coalesced every 4 flits.
 //
-// Parameters:
+// Parameters (rxl_endpoint):
 //   mode = rxl
 //   crc = crc64
 //   fec = generic
@@ -108,7 +108,7 @@ module rtlgen_rxl_ep_alt (
     wire [2:0] dec_way_uncorrectable;
 
     // verilator lint_on UNUSED
-    rtlgen_rxl_ep_alt_fec_dec u_fec_dec (
+    rtlgen_cxl_fec_dec u_fec_dec (
         .cw                (rx_flit),
         .msg               (dec_msg),
         .corrected         (dec_corrected),
@@ -127,7 +127,7 @@ module rtlgen_rxl_ep_alt (
     wire [9:0] chk_seq; // ESeqNum on payload flits, 0 on control flits
     assign chk_seq = h_payload ? eseq : 10'd0;
     wire crc_ok; // the CRC matches
-    rtlgen_rxl_ep_alt_crc_check u_crc_check (
+    rtlgen_isn_crc64_check u_crc_check (
         .data   (d_msg[1935:0]),
         .seq    (chk_seq),
         .crc_in (d_msg[1999:1936]),
@@ -197,12 +197,12 @@ module rtlgen_rxl_ep_alt (
     wire [9:0] crc_seq; // ISN: SeqNum of payload flits
     assign crc_seq = payload ? rb_out_seq : 10'd0;
     wire [63:0] tx_crc;
-    rtlgen_rxl_ep_alt_crc u_crc (
+    rtlgen_isn_crc64 u_crc (
         .data (tx_data),
         .seq  (crc_seq),
         .crc  (tx_crc)
     );
-    rtlgen_rxl_ep_alt_fec_enc u_fec_enc (
+    rtlgen_cxl_fec_enc u_fec_enc (
         .msg (t1_msg),
         .cw  (tx_flit)
     );

@@ -4,23 +4,17 @@
 // Regenerate with: rtl-gen generate
 //
 // Design : rtlgen
-// Block  : rxl_ep_alt (kind rxl_endpoint)
+// Block  : rxl_ep_alt (kind rxl_endpoint); built by the replay_buffer generator
 // Latency: 2 cycle(s)
 //
 // Go-back-N replay buffer of 96 entries of 1920 bits with 10-bit sequence numbers: pushes are
 // numbered and kept until acknowledged, the output streams them in order at one per cycle and
 // restarts from any held sequence number on a replay.
 //
-// Parameters:
-//   mode = rxl
-//   crc = crc64
-//   fec = generic
-//   replay_depth = 96
-//   ack_every = 4
-//   ack_timeout = 64
-//   nack_timeout = 512
-//   replay_timeout = 1024
-//   counter_bits = 16
+// Parameters (replay_buffer):
+//   entry_bits = 1920
+//   seq_bits = 10
+//   depth = 96
 //
 // Notes:
 //   Latency 2: a push reaches out_valid two cycles later when the output had caught up (the

@@ -4,22 +4,25 @@
 // Regenerate with: rtl-gen generate
 //
 // Design : rtlgen
-// Block  : rxl_ep (kind rxl_endpoint)
+// Block  : rxl_ep (kind rxl_endpoint); built by the rs_crc generator
+// Shared : also instantiated by block(s) cxl_ep
 // Latency: 0 cycle(s) (combinational)
 //
 // 8-symbol CRC over GF(2^8) (64 bits) of a 242-byte message in one cycle, with a 10-bit
 // implicit sequence number.
 //
-// Parameters:
-//   mode = rxl
-//   crc = rs_crc
-//   fec = pcie6
-//   replay_depth = 256
-//   ack_every = 10
-//   ack_timeout = 64
-//   nack_timeout = 512
-//   replay_timeout = 1024
-//   counter_bits = 32
+// Parameters (rs_crc):
+//   symbol_bits = 8
+//   field_poly = 0x12B
+//   first_root = 1
+//   root_count = 8
+//   data_bytes = 242
+//   seq_bits = 10
+//   pipeline = 0
+//   checker = true
+//   orientation = msb_first
+//   bit_order = lsb0
+//   bit_map = 0,1,2,3,4,5,6,7
 //
 // Notes:
 //   crc = remainder of data(x)·x^8 mod g(x), g(x) = Π (x + α^i) over the 8 roots

@@ -4,22 +4,22 @@
 // Regenerate with: rtl-gen generate
 //
 // Design : rtlgen
-// Block  : rxl_ep (kind rxl_endpoint)
+// Block  : rxl_ep (kind rxl_endpoint); built by the rs_fec generator
+// Shared : also instantiated by block(s) cxl_ep, rxl_sw
 // Latency: 0 cycle(s) (combinational)
 //
 // Reed-Solomon encoder, PCIe 6.0 flit layout: 250 message symbols of 8 bits → 256-symbol
 // codeword (3 way(s), 2 check symbols each, t = 1).
 //
-// Parameters:
-//   mode = rxl
-//   crc = rs_crc
-//   fec = pcie6
-//   replay_depth = 256
-//   ack_every = 10
-//   ack_timeout = 64
-//   nack_timeout = 512
-//   replay_timeout = 1024
-//   counter_bits = 32
+// Parameters (rs_fec):
+//   layout = pcie6
+//   symbol_bits = 8
+//   field_poly = 0x11D
+//   fcr = 0
+//   check_symbols = 2
+//   ways = 3
+//   msg_bytes = 250
+//   pipeline = 0
 //
 // Notes:
 //   Layout pcie6 (PCIe 6.0 / CXL 3 256-byte flit FEC, GF(2^8) mod x^8+x^4+x^3+x^2+1): flit

@@ -4,23 +4,18 @@
 // Regenerate with: rtl-gen generate
 //
 // Design : rtlgen
-// Block  : rxl_ep (kind rxl_endpoint)
+// Block  : rxl_ep (kind rxl_endpoint); built by the replay_buffer generator
+// Shared : also instantiated by block(s) cxl_ep
 // Latency: 2 cycle(s)
 //
 // Go-back-N replay buffer of 256 entries of 1920 bits with 10-bit sequence numbers: pushes are
 // numbered and kept until acknowledged, the output streams them in order at one per cycle and
 // restarts from any held sequence number on a replay.
 //
-// Parameters:
-//   mode = rxl
-//   crc = rs_crc
-//   fec = pcie6
-//   replay_depth = 256
-//   ack_every = 10
-//   ack_timeout = 64
-//   nack_timeout = 512
-//   replay_timeout = 1024
-//   counter_bits = 32
+// Parameters (replay_buffer):
+//   entry_bits = 1920
+//   seq_bits = 10
+//   depth = 256
 //
 // Notes:
 //   Latency 2: a push reaches out_valid two cycles later when the output had caught up (the

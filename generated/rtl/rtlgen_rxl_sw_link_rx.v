@@ -11,7 +11,7 @@
 // uncorrectable flits are dropped (out_valid stays low) and counted. No sequence state, no CRC
 // check.
 //
-// Parameters:
+// Parameters (rxl_switch):
 //   fec = pcie6
 //   counter_bits = 32
 //
@@ -44,7 +44,7 @@ module rtlgen_rxl_sw_link_rx (
     wire [2:0] dec_way_uncorrectable;
 
     // verilator lint_on UNUSED
-    rtlgen_rxl_sw_fec_dec u_fec_dec (
+    rtlgen_rxl_ep_fec_dec u_fec_dec (
         .cw                (in_flit),
         .msg               (dec_msg),
         .corrected         (dec_corrected),

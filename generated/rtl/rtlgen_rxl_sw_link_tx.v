@@ -10,7 +10,7 @@
 // RXL switch egress: registers a flit's bytes 0-249 and re-encodes the pcie6 FEC bytes 250-255
 // for the next link.
 //
-// Parameters:
+// Parameters (rxl_switch):
 //   fec = pcie6
 //   counter_bits = 32
 //
@@ -48,7 +48,7 @@ module rtlgen_rxl_sw_link_tx (
             msg_q <= in_msg;
         end
     end
-    rtlgen_rxl_sw_fec_enc u_fec_enc (
+    rtlgen_rxl_ep_fec_enc u_fec_enc (
         .msg (msg_q),
         .cw  (out_flit)
     );

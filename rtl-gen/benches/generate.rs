@@ -2,7 +2,7 @@
 //! networks, templates, manifest). Not a test: `cargo bench -p rtl-gen --bench generate`.
 
 use rtl_gen::config::Design;
-use rtl_gen::emit::tree::{self, Layout};
+use rtl_gen::output::tree::{self, Layout};
 use std::path::Path;
 use std::time::Instant;
 
@@ -13,7 +13,7 @@ fn main() {
     let mut bytes = 0;
     for _ in 0..runs {
         let start = Instant::now();
-        let set = tree::build(&Design::builtin_default(), Layout::default_design(Path::new("bench")));
+        let set = tree::build(&Design::builtin_default().elaborate(), Layout::default_design(Path::new("bench")));
         best = best.min(start.elapsed().as_secs_f64());
         files = set.files.len();
         bytes = set.files.values().map(Vec::len).sum::<usize>();

@@ -4,44 +4,9 @@
 use crate::blocks::{self, Block};
 use crate::error::{ConfigError, ConfigResult};
 use crate::fields::FieldReader;
+pub use crate::info::{DesignInfo, ResetStyle};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
-
-/// The reset port every clocked module of a design gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResetStyle {
-    /// Port `rst`, active high, synchronous to `clk` (the default).
-    SyncHigh,
-    /// Port `rst_n`, active low, asynchronous assertion.
-    AsyncLow,
-}
-
-impl ResetStyle {
-    pub fn port(self) -> &'static str {
-        match self {
-            ResetStyle::SyncHigh => "rst",
-            ResetStyle::AsyncLow => "rst_n",
-        }
-    }
-    pub fn active_low(self) -> bool {
-        self == ResetStyle::AsyncLow
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResetStyle::SyncHigh => "sync_high",
-            ResetStyle::AsyncLow => "async_low",
-        }
-    }
-}
-
-/// The `[design]` table after validation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DesignInfo {
-    pub name: String,
-    pub prefix: String,
-    pub reset: ResetStyle,
-    pub clock_mhz: f64,
-}
 
 /// A validated design: what every generator and reference model is built from.
 #[derive(Debug)]

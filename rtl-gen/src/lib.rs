@@ -2,11 +2,15 @@
 //! RIFL) as Verilog, with the Rust reference model each block is verified against.
 //!
 //! Flow: a design file ([`config::Design`]) → validated blocks ([`blocks::Block`]) → modules
-//! built as a typed Verilog tree ([`emit::verilog`]) → an output tree on disk ([`emit::tree`]).
+//! built as a typed Verilog tree ([`hw::verilog`]) → an output tree on disk ([`output::tree`]).
 
 pub mod blocks;
 pub mod config;
-pub mod emit;
+pub mod elab;
+pub mod bits;
+pub mod hw;
+pub mod info;
+pub mod output;
 pub mod error;
 pub mod fields;
 pub mod math;

@@ -3,7 +3,7 @@
 //! report parser on a real Yosys run. Needs the tools `scripts/setup` installs.
 
 use rtl_gen::config::Design;
-use rtl_gen::emit::tree::{self, Layout};
+use rtl_gen::output::tree::{self, Layout};
 use rtl_gen::tools::{lint, synth, TreeManifest};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,7 +12,7 @@ fn default_tree() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let layout = Layout::default_design(dir.path());
     let root = layout.root.clone();
-    tree::build(&Design::builtin_default(), layout).write().expect("write tree");
+    tree::build(&Design::builtin_default().elaborate(), layout).write().expect("write tree");
     (dir, root)
 }
 

@@ -2,7 +2,7 @@
 //! round trips through the real binary (stale, missing and extra files).
 
 use rtl_gen::config::Design;
-use rtl_gen::emit::tree::{self, Layout};
+use rtl_gen::output::tree::{self, Layout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -32,8 +32,8 @@ pipeline = 1
 
 #[test]
 fn same_design_same_bytes() {
-    let a = tree::build(&Design::builtin_default(), Layout::default_design(Path::new("x")));
-    let b = tree::build(&Design::builtin_default(), Layout::default_design(Path::new("x")));
+    let a = tree::build(&Design::builtin_default().elaborate(), Layout::default_design(Path::new("x")));
+    let b = tree::build(&Design::builtin_default().elaborate(), Layout::default_design(Path::new("x")));
     assert_eq!(a.files, b.files);
     assert!(a.files.len() >= 20);
     // No timestamps or absolute paths can sneak in.

@@ -426,10 +426,16 @@ impl Dut {
         // SAFETY: `ptr` is this port's live storage; `out` has the port's width.
         match s.storage {
             Storage::Wide(n) => {
-                unsafe { copy_wide_out(s.ptr, n, out.words_mut()) };
-                out.fix_top();
+                out.fill_words(|words| unsafe { copy_wide_out(s.ptr, n, words) });
             }
-            storage => out.set_low_u64_masked(unsafe { read_small(s.ptr, storage) }),
+            storage => {
+                let v = unsafe { read_small(s.ptr, storage) };
+                out.fill_words(|words| {
+                    if let Some(w) = words.first_mut() {
+                        *w = v;
+                    }
+                });
+            }
         }
     }
 

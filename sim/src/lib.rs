@@ -28,7 +28,7 @@
 //! replays a random test; `VERILATOR` / `CXX` pick the tools; `RTLGEN_SIM_JOBS` caps parallel
 //! compiler processes.
 
-mod bits;
+
 mod dut;
 mod error;
 pub mod link;
@@ -39,7 +39,7 @@ mod scoreboard;
 mod shim;
 mod waves;
 
-pub use bits::Bits;
+pub use rtl_gen::bits::Bits;
 pub use dut::{Dut, PortId};
 pub use error::SimError;
 pub use manifest::{Dir, FileEntry, Manifest, Module, Port, Reset, Tree, MAX_PORT_WIDTH};

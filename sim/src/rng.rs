@@ -17,7 +17,8 @@ use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
 
-use crate::{Bits, SimError};
+use crate::SimError;
+use rtl_gen::bits::Bits;
 
 /// Name of the seed environment variable.
 pub const SEED_ENV: &str = "RTLGEN_SEED";

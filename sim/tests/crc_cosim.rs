@@ -271,8 +271,10 @@ fn lut6_tree_style_matches_the_model() -> TestResult {
     "#;
     let design = Design::parse(text, "lut6_tree test")?;
     let dir = tempfile::tempdir()?;
-    let layout = rtl_gen::emit::tree::Layout::for_design_file(dir.path(), &design);
-    rtl_gen::emit::tree::build(&design, layout.clone()).write()?;
+    let layout = rtl_gen::output::tree::Layout::for_design_file(dir.path(), &design);
+    let elab = design.elaborate();
+    rtl_gen::output::tree::build(&elab, layout.clone()).write()?;
+    let design = elab.design;
     let tree = Tree::open(&layout.root)?;
     assert!(std::fs::read_to_string(layout.root.join("rtl/tree_crc32.v"))?.contains("(* keep *) wire"), "tree style not emitted");
     for b in blocks_of::<CrcBlock>(&design) {

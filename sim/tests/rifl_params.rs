@@ -10,7 +10,7 @@ mod rifl_common;
 use rifl_common::*;
 use rtl_gen::blocks::rifl::model::link::{Link, LinkSetup};
 use rtl_gen::config::Design;
-use rtl_gen::emit::tree::{self, Layout};
+use rtl_gen::output::tree::{self, Layout};
 use rtl_gen_sim::{TestRng, Tree};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -53,7 +53,7 @@ fn generated() -> (Design, Tree) {
         let out = rtl_gen_sim::target_dir().join("rifl_params");
         let layout = Layout::for_design_file(&out, &design);
         let root = layout.root.clone();
-        tree::build(&design, layout).write().expect("write the tree");
+        tree::build(&design.elaborate(), layout).write().expect("write the tree");
         root
     });
     (Design::parse(DESIGN, "rifl_params.toml").expect("valid"), Tree::open(root).expect("manifest"))

@@ -2,7 +2,7 @@
 //! generator) and is known to the rest of the tool only through the registry line below.
 
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Module, Port};
+pub use crate::hw::module::{clock_ports, GeneratedModule, Origin, Role};
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec};
 use std::any::Any;
@@ -51,35 +51,18 @@ pub trait Block: std::fmt::Debug + Any {
     /// Names of the modules `modules` will produce, without building them (collision checks).
     fn module_names(&self, design: &DesignInfo) -> Vec<String>;
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule>;
+    /// [`Block::modules`] with each module's [`Origin`] (kind, own parameters) filled in where the
+    /// generator did not set one: what the design elaboration and sub-block users call.
+    fn elaborate(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        let mut out = self.modules(design);
+        for m in &mut out {
+            if m.origin.is_none() {
+                m.origin = Some(Origin { kind: self.kind(), params: self.params() });
+            }
+        }
+        out
+    }
     /// For tests and the simulator: reach the concrete block (and so its reference model).
     fn as_any(&self) -> &dyn Any;
 }
 
-/// A module ready to emit, with what its banner and docs say about it.
-#[derive(Debug, Clone)]
-pub struct GeneratedModule {
-    pub module: Module,
-    /// Cycles from an input sample to the matching output (0 = combinational).
-    pub latency: u32,
-    /// What the module does, a few sentences for the banner and docs.
-    pub summary: String,
-    /// Further documentation lines (bit layouts, orientation notes) for the banner and docs.
-    pub notes: Vec<String>,
-    /// Module names this module instantiates.
-    pub depends: Vec<String>,
-}
-
-impl GeneratedModule {
-    pub fn name(&self) -> &str {
-        &self.module.name
-    }
-    pub fn ports(&self) -> &[Port] {
-        &self.module.ports
-    }
-}
-
-/// `clk` and the design's reset port, first in the port list of every clocked module.
-pub fn clock_ports(design: &DesignInfo) -> Vec<Port> {
-    let reset_doc = if design.reset.active_low() { "asynchronous reset, active low" } else { "synchronous reset, active high" };
-    vec![Port::input("clk", 1, "clock"), Port::input(design.reset.port(), 1, reset_doc)]
-}

@@ -1,7 +1,7 @@
 //! `rtl-gen check [DESIGN.toml] [--out DIR]`
 
 use super::CmdResult;
-use rtl_gen::emit::tree;
+use rtl_gen::output::tree;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,17 +15,17 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> CmdResult {
-    let (design, layout) = super::resolve(a.design.as_deref(), a.out.as_deref())?;
-    let set = tree::build(&design, layout);
+    let (elab, layout) = super::resolve(a.design.as_deref(), a.out.as_deref())?;
+    let set = tree::build(&elab, layout);
     let stale = set.check()?;
     if stale.is_empty() {
-        println!("design {}: {} files up to date", design.info.name, set.files.len());
+        println!("design {}: {} files up to date", elab.design.info.name, set.files.len());
         return Ok(ExitCode::SUCCESS);
     }
     for s in &stale {
         eprintln!("{s}");
     }
     let regen = if a.design.is_some() { "rtl-gen generate <design file> [--out DIR]" } else { "rtl-gen generate" };
-    eprintln!("design {}: {} of {} files differ from the generator; run `{regen}`", design.info.name, stale.len(), set.files.len());
+    eprintln!("design {}: {} of {} files differ from the generator; run `{regen}`", elab.design.info.name, stale.len(), set.files.len());
     Ok(ExitCode::from(1))
 }

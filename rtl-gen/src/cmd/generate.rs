@@ -1,7 +1,7 @@
 //! `rtl-gen generate [DESIGN.toml] [--out DIR]`
 
 use super::CmdResult;
-use rtl_gen::emit::tree;
+use rtl_gen::output::tree;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -15,8 +15,8 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> CmdResult {
-    let (design, layout) = super::resolve(a.design.as_deref(), a.out.as_deref())?;
-    let set = tree::build(&design, layout);
+    let (elab, layout) = super::resolve(a.design.as_deref(), a.out.as_deref())?;
+    let set = tree::build(&elab, layout);
     let report = set.write()?;
     for p in &report.written {
         println!("wrote   {}", p.display());
@@ -26,7 +26,7 @@ pub fn run(a: Args) -> CmdResult {
     }
     println!(
         "design {}: {} files ({} written, {} unchanged, {} removed) in {}",
-        design.info.name,
+        elab.design.info.name,
         set.files.len(),
         report.written.len(),
         report.unchanged,

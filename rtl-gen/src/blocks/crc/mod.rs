@@ -9,7 +9,7 @@ mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::config::DesignInfo;
-use crate::emit::xor_net::XorStyle;
+use crate::hw::xor_net::XorStyle;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use model::{CrcAlgo, CrcModel};

@@ -1,10 +1,10 @@
 //! The generator and checker modules of a `crc` block.
 
 use super::CrcBlock;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port};
-use crate::emit::xor_net::{self, XorNet};
+use crate::hw::verilog::{Expr, Item, Module, Port};
+use crate::hw::xor_net::{self, XorNet};
 
 /// Ports shared by both modules: clock, reset and in_valid when pipelined, data, seq.
 fn input_ports(b: &CrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
@@ -32,7 +32,7 @@ fn feed(b: &CrcBlock, items: &mut Vec<Item>) -> &'static str {
     "feed"
 }
 
-fn reset_of(b: &CrcBlock, design: &DesignInfo) -> Option<crate::config::ResetStyle> {
+fn reset_of(b: &CrcBlock, design: &DesignInfo) -> Option<crate::info::ResetStyle> {
     (b.pipeline > 0).then_some(design.reset)
 }
 
@@ -72,7 +72,8 @@ pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModu
             if b.seq_bits > 0 { format!(", with a {}-bit implicit sequence number", b.seq_bits) } else { String::new() }
         ),
         notes: notes(b),
-        depends: vec![],
+        role: Role::Crc,
+        origin: None,
     }
 }
 
@@ -94,6 +95,7 @@ pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule
         latency: b.pipeline,
         summary: format!("Checks a {}-bit CRC over a {}-bit message{}: ok = 1 iff crc_in matches.", w, b.data_bits, if b.seq_bits > 0 { " against the expected sequence number" } else { "" }),
         notes: notes(b),
-        depends: vec![],
+        role: Role::CrcCheck,
+        origin: None,
     }
 }

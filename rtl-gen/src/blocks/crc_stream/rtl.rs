@@ -1,10 +1,10 @@
 //! The `crc_stream` module: loop register, then the un-shift pipeline.
 
 use super::CrcStreamBlock;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
-use crate::emit::xor_net::{self, XorNet, XorStyle};
+use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
 /// Register-domain matrices: `next = A·state ⊕ B·beat` (beat columns in Verilog bit order).
@@ -173,7 +173,8 @@ pub fn module(b: &CrcStreamBlock, design: &DesignInfo, name: &str) -> GeneratedM
             "in_keep must be contiguous from byte 0 (all ones except on the last beat, which keeps at least byte 0).".into(),
             "The loop zero-pads a partial last beat; the stages behind it divide the padding back out (x^-8 per pad byte), so one loop network serves every in_keep pattern.".into(),
         ],
-        depends: vec![],
+        role: Role::CrcStream,
+        origin: None,
     }
 }
 

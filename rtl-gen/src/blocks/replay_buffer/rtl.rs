@@ -1,10 +1,10 @@
 //! The `replay_buffer` module: three pointers, a valid flag and one block RAM.
 
 use super::ReplayBufferBlock;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::build::{add, lt, sub};
-use crate::emit::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
+use crate::hw::build::{add, lt, sub};
+use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
 
 pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
     let (e, s, d) = (b.entry_bits, b.seq_bits, b.depth);
@@ -120,6 +120,7 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
             "An ack that frees the entry the output pointer would land on moves the pointer to the new head: acknowledged entries are never sent again.".into(),
             "All decisions use the register values before the clock edge: a same-cycle ack does not make room for a push.".into(),
         ],
-        depends: vec![],
+        role: Role::Replay,
+        origin: None,
     }
 }

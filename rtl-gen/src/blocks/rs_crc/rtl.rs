@@ -3,11 +3,11 @@
 
 use super::model::{Orientation, RsCrc};
 use super::RsCrcBlock;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::gf_net::affine_of_masks;
-use crate::emit::verilog::{Expr, Item, Module, Port};
-use crate::emit::xor_net::{self, XorNet, XorStyle};
+use crate::hw::gf_net::affine_of_masks;
+use crate::hw::verilog::{Expr, Item, Module, Port};
+use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::AffineMap;
 
 fn input_ports(b: &RsCrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
@@ -38,7 +38,7 @@ fn feed(b: &RsCrcBlock, items: &mut Vec<Item>, name: &str) -> String {
     name.into()
 }
 
-fn reset_of(b: &RsCrcBlock, design: &DesignInfo) -> Option<crate::config::ResetStyle> {
+fn reset_of(b: &RsCrcBlock, design: &DesignInfo) -> Option<crate::info::ResetStyle> {
     (b.pipeline > 0).then_some(design.reset)
 }
 
@@ -129,7 +129,8 @@ pub fn generator(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str)
             if b.seq_bits > 0 { format!(", with a {}-bit implicit sequence number", b.seq_bits) } else { String::new() }
         ),
         notes: notes(b, model),
-        depends: vec![],
+        role: Role::Crc,
+        origin: None,
     }
 }
 
@@ -155,7 +156,8 @@ pub fn checker(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str) -
             if b.seq_bits > 0 { " against the expected sequence number" } else { "" }
         ),
         notes: notes(b, model),
-        depends: vec![],
+        role: Role::CrcCheck,
+        origin: None,
     }
 }
 
@@ -163,7 +165,7 @@ pub fn checker(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str) -
 mod tests {
     use crate::blocks::rs_crc::{model::RsCrc, RsCrcBlock};
     use crate::config::Design;
-    use crate::emit::eval::{Bits, Sim};
+    use crate::hw::eval::{Bits, Sim};
 
     use crate::math::splitmix::SplitMix64 as Rng;
 

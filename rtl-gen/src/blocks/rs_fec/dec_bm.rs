@@ -23,12 +23,12 @@
 
 use super::model::RsCode;
 use super::{latency_note, layout_notes, RsFecBlock};
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::gf_net::{emit_inverse, emit_sum, inverse_chain, Term};
-use crate::emit::pipe::Pipe;
-use crate::emit::verilog::{BinOp, Expr, Item, Module, Port, UnOp};
-use crate::emit::xor_net::{self, XorNet, XorStyle};
+use crate::hw::gf_net::{emit_inverse, emit_sum, inverse_chain, Term};
+use crate::hw::pipe::Pipe;
+use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, UnOp};
+use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use crate::math::gf2m::Gf2m;
 
@@ -673,7 +673,8 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             }
         ),
         notes,
-        depends: vec![],
+        role: Role::FecDec,
+        origin: None,
     }
 }
 

@@ -15,11 +15,11 @@
 
 use super::model::{Pcie6Fec, RsCode};
 use super::{latency_note, layout_notes, Layout, RsFecBlock};
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::pipe::Pipe;
-use crate::emit::verilog::{Expr, Item, Module, Port, UnOp};
-use crate::emit::xor_net::{self, XorNet, XorStyle};
+use crate::hw::pipe::Pipe;
+use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
+use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use crate::math::gf2m::Gf2m;
 
@@ -274,7 +274,8 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             b.ways
         ),
         notes,
-        depends: vec![],
+        role: Role::FecDec,
+        origin: None,
     }
 }
 
@@ -282,7 +283,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
 pub(crate) mod tests {
     use super::super::model::FlitFec;
     use super::super::test_support::{block, design, hit_symbol, message, Rng};
-    use crate::emit::eval::{Bits, Sim};
+    use crate::hw::eval::{Bits, Sim};
 
     /// Compares the decoder, evaluated from its Verilog tree, with the model on `words`
     /// (pipelined: cycle by cycle with gaps in in_valid).

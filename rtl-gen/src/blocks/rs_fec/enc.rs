@@ -3,12 +3,12 @@
 
 use super::model::FlitFec;
 use super::{latency_note, layout_notes, RsFecBlock};
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::gf_net::affine_of_masks;
-use crate::emit::pipe::Pipe;
-use crate::emit::verilog::{Expr, Item, Module, Port};
-use crate::emit::xor_net::{self, XorNet, XorStyle};
+use crate::hw::gf_net::affine_of_masks;
+use crate::hw::pipe::Pipe;
+use crate::hw::verilog::{Expr, Item, Module, Port};
+use crate::hw::xor_net::{self, XorNet, XorStyle};
 
 /// Register stages inside an XOR network: enough to halve its depth twice without the line
 /// count of finer partial parities.
@@ -62,7 +62,8 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             b.t()
         ),
         notes,
-        depends: vec![],
+        role: Role::FecEnc,
+        origin: None,
     }
 }
 
@@ -70,7 +71,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
 mod tests {
     use super::super::model::FlitFec;
     use super::super::test_support::{block, design, message, Rng};
-    use crate::emit::eval::{Bits, Sim};
+    use crate::hw::eval::{Bits, Sim};
 
     fn check(fields: &str, trials: usize) {
         let d = design(fields, "sync_high");

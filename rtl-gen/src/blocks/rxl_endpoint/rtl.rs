@@ -12,11 +12,12 @@ use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
 use crate::blocks::rs_crc::{BitOrder, RsCrcBlock};
 use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
 use crate::blocks::rs_fec::{Layout, RsFecBlock};
-use crate::blocks::{clock_ports, Block, GeneratedModule};
+use crate::blocks::Block;
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-pub use crate::emit::build::{add, and, bits_for, dec, eq, id, lt, mux, ne, or, sub, wire};
-use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
-use crate::emit::xor_net::XorStyle;
+pub use crate::hw::build::{add, and, bits_for, dec, eq, id, lt, mux, ne, or, sub, wire};
+use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::hw::xor_net::XorStyle;
 
 pub const PAYLOAD_BITS: u32 = 1920;
 pub const FLIT_BITS: u32 = 2048;
@@ -82,8 +83,8 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
             bit_order: BitOrder::Lsb0,
             bit_map: (0..8).collect(),
         }
-        .modules(design),
-        CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::Masked }.modules(design),
+        .elaborate(design),
+        CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::Masked }.elaborate(design),
     }
 }
 
@@ -96,11 +97,12 @@ pub fn module_names(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<String> {
 pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let names = module_names(b, design);
     let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.cfg.replay_depth };
-    let mut out = vec![rb.module(design, &names[0])];
+    let mut out = rb.elaborate(design);
+    assert_eq!(out[0].name(), names[0], "replay module name");
     let crc = crc_modules(b, design, &format!("{}_crc", b.name));
     assert_eq!((crc[0].name(), crc[1].name()), (names[1].as_str(), names[2].as_str()), "CRC module names");
     out.extend(crc);
-    let fec = fec_block(b.cfg.fec, &format!("{}_fec", b.name)).modules(design);
+    let fec = fec_block(b.cfg.fec, &format!("{}_fec", b.name)).elaborate(design);
     assert_eq!((fec[0].name(), fec[1].name()), (names[3].as_str(), names[4].as_str()), "FEC module names");
     out.extend(fec);
     out.push(endpoint(b, design, &names));
@@ -422,7 +424,8 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
             cfg.ack_every
         ),
         notes: b.notes(),
-        depends: names[..5].to_vec(),
+        role: Role::Endpoint,
+        origin: None,
     }
 }
 

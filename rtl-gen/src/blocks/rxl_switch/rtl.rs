@@ -3,9 +3,10 @@
 
 use super::RxlSwitchBlock;
 use crate::blocks::rxl_endpoint::rtl::{and, counter, fec_block, id, instance, unused_wires, FLIT_BITS, MSG_BITS};
-use crate::blocks::{clock_ports, Block, GeneratedModule};
+use crate::blocks::Block;
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 pub fn module_names(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<String> {
     let base = format!("{}{}", design.prefix, b.name);
@@ -14,7 +15,7 @@ pub fn module_names(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<String> {
 
 pub fn modules(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let names = module_names(b, design);
-    let mut out = fec_block(b.fec, &format!("{}_fec", b.name)).modules(design);
+    let mut out = fec_block(b.fec, &format!("{}_fec", b.name)).elaborate(design);
     assert_eq!((out[0].name(), out[1].name()), (names[0].as_str(), names[1].as_str()), "FEC module names");
     out.push(link_rx(b, design, &names[2], &names[1]));
     out.push(link_tx(b, design, &names[3], &names[0]));
@@ -78,7 +79,8 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
             "The end-to-end CRC in bytes 242-249 passes through unchecked: RXL moves the CRC to the endpoints (transport layer), switches only run the link-layer FEC.".into(),
             "Between link_rx and link_tx a flit is a bare 250-byte message; corruption there (an error inside the switch) is invisible to the FEC of the next link and caught by the endpoint's CRC.".into(),
         ],
-        depends: vec![dec_name.to_string()],
+        role: Role::LinkRx,
+        origin: None,
     }
 }
 
@@ -107,6 +109,7 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
         latency: 1,
         summary: format!("RXL switch egress: registers a flit's bytes 0-249 and re-encodes the {} FEC bytes 250-255 for the next link.", layout(b)),
         notes: vec!["The message register feeds the combinational FEC encoder, so out_flit is FEC(in_msg of the last valid cycle).".into()],
-        depends: vec![enc_name.to_string()],
+        role: Role::LinkTx,
+        origin: None,
     }
 }

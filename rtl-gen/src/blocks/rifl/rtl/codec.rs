@@ -4,9 +4,9 @@ use super::common::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::crc_algo;
 use crate::blocks::rifl::model::params::Params;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port};
+use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
 pub const LAYOUT_NOTE: &str = "Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first, so the fields go out \
@@ -37,7 +37,8 @@ pub fn crc(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         latency: 0,
         summary: format!("CRC-12 (poly 0x{:03X}) of the {w}-bit RIFL verification message, combinational.", p.crc_poly),
         notes: vec![CRC_NOTE.into()],
-        depends: vec![],
+        role: Role::FrameCrc,
+        origin: None,
     }
 }
 
@@ -66,7 +67,8 @@ pub fn encode(p: &Params, n: &Names) -> GeneratedModule {
         latency: 0,
         summary: "Assembles a RIFL frame: SYN, the (scrambled) raw region and the verification code CRC12 ^ frame ID.".into(),
         notes: vec![LAYOUT_NOTE.into(), CRC_NOTE.into()],
-        depends: vec![n.crc.clone()],
+        role: Role::FrameEncode,
+        origin: None,
     }
 }
 
@@ -91,7 +93,8 @@ pub fn check(p: &Params, n: &Names) -> GeneratedModule {
         latency: 0,
         summary: "Checks a received RIFL frame: SYN legality and the verification code against the expected frame ID.".into(),
         notes: vec![LAYOUT_NOTE.into(), CRC_NOTE.into()],
-        depends: vec![n.crc.clone()],
+        role: Role::FrameCheck,
+        origin: None,
     }
 }
 
@@ -189,7 +192,8 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
         notes: vec![
             "Serial order: the wire order, line bit 0 (payload bit 0, frame bit 2) first, ascending, frame after frame; the SYN and the verification code are not scrambled. dout is combinational in din and the state register; the state (the last 33 line bits, reset 0) advances with en.".into(),
         ],
-        depends: vec![],
+        role: if descramble { Role::Descrambler } else { Role::Scrambler },
+        origin: None,
     }
 }
 

@@ -1,8 +1,8 @@
 //! Small builders shared by the RIFL module generators: every module here is written with the
 //! typed Verilog tree, these only shorten the common shapes.
 
-pub use crate::emit::build::{add, bits_for, dec, ge, id, lt, ne, sub, wire};
-use crate::emit::verilog::{Expr, Item, Stmt};
+pub use crate::hw::build::{add, bits_for, dec, ge, id, lt, ne, sub, wire};
+use crate::hw::verilog::{Expr, Item, Stmt};
 use crate::math::gf2::{AffineMap, BitVec};
 
 /// `⌈log2 n⌉`, at least 1: the width of a counter over 0..n−1.
@@ -62,7 +62,7 @@ pub fn reg(items: &mut Vec<Item>, name: &str, width: u32, doc: &str) {
     items.push(Item::reg(name, width, doc));
 }
 
-/// `out = M·input ⊕ c`, one masked parity per output bit (the form of `emit::xor_net`).
+/// `out = M·input ⊕ c`, one masked parity per output bit (the form of `hw::xor_net`).
 pub fn affine(items: &mut Vec<Item>, out: &str, input: &str, map: &AffineMap) {
     let rows = map.outputs() as u32;
     for r in 0..rows {

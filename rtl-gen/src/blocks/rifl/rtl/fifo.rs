@@ -3,9 +3,9 @@
 use super::common::*;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port};
+use crate::hw::verilog::{Expr, Item, Module, Port};
 
 pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let r = p.raw_bits() as u32;
@@ -64,6 +64,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             "Flow-control buffer of one lane (§4.D): a first-word-fall-through FIFO of {d} x {r}-bit entries in block RAM plus a head register; high/low drive the flow-control pause/resume frames (Eq. 23-25)."
         ),
         notes: vec!["A push reaches dout two edges later; fetch = memory not empty and (head empty or popped). A push into a full memory is dropped (cannot happen when fc_buffer_frames - fc_on_frames covers a round trip).".into()],
-        depends: vec![],
+        role: Role::Fifo,
+        origin: None,
     }
 }

@@ -1,9 +1,9 @@
 //! `<p>_txgear` / `<p>_rxgear`: the AXI4-Stream width converter (see `model::gearbox`).
 
 use super::common::*;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port};
+use crate::hw::verilog::{Expr, Item, Module, Port};
 
 fn gcd(a: u32, b: u32) -> u32 {
     if b == 0 {
@@ -13,7 +13,7 @@ fn gcd(a: u32, b: u32) -> u32 {
     }
 }
 
-pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, overlap: bool, what: &str) -> GeneratedModule {
+pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_bytes: u32, overlap: bool, what: &str) -> GeneratedModule {
     let (ib, ob) = (in_bytes, out_bytes);
     let cap = ib + ob;
     let g = gcd(ib, ob);
@@ -110,6 +110,7 @@ pub fn module(design: &DesignInfo, name: &str, in_bytes: u32, out_bytes: u32, ov
                 }
             ),
         ],
-        depends: vec![],
+        role,
+        origin: None,
     }
 }

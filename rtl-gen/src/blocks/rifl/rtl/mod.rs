@@ -13,7 +13,7 @@ pub use codec::scrambler_maps;
 pub use top::COUNTER_BITS;
 
 use super::RiflBlock;
-use crate::blocks::GeneratedModule;
+use crate::hw::module::{GeneratedModule, Role};
 use crate::config::DesignInfo;
 
 /// The module names of one block.
@@ -74,8 +74,8 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
         tx::module(p, design, &n),
         rx::module(p, design, &n),
         fifo::module(p, design, &n),
-        gearbox::module(design, &n.txgear, p.user_bytes() as u32, p.group_bytes() as u32, false, "(TX: user beats to lane groups)"),
-        gearbox::module(design, &n.rxgear, p.group_bytes() as u32, p.user_bytes() as u32, true, "(RX: lane groups to user beats)"),
+        gearbox::module(design, &n.txgear, Role::TxGear, p.user_bytes() as u32, p.group_bytes() as u32, false, "(TX: user beats to lane groups)"),
+        gearbox::module(design, &n.rxgear, Role::RxGear, p.group_bytes() as u32, p.user_bytes() as u32, true, "(RX: lane groups to user beats)"),
         codec::encode(p, &n),
         codec::check(p, &n),
         codec::crc(p, design, &n),

@@ -4,9 +4,9 @@ use super::common::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
 use crate::blocks::rifl::model::params::Params;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 /// `x >= v` for a counter `x` of width `w` (constant true for v = 0).
 fn at_least(x: &str, w: u32, v: u64) -> Expr {
@@ -59,7 +59,6 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         name: "u_check".into(),
         conns: vec![("frame".into(), id("in_frame")), ("id".into(), id("frame_id")), ("legal".into(), id("legal")), ("ok".into(), id("ok"))],
     });
-    let mut depends = vec![n.check.clone()];
     it.push(Item::wire("dline", r, "descrambled line region {meta, payload}"));
     if p.scrambler {
         it.push(Item::Instance {
@@ -73,7 +72,6 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                 ("dout".into(), id("dline")),
             ],
         });
-        depends.push(n.descrambler.clone());
     } else {
         it.push(Item::assign(id("dline"), Expr::slice("in_frame", r + 1, 2)));
     }
@@ -200,6 +198,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                 "Frames received while out of sync are not verified. Out of sync: set by an illegal SYN (which also clears the monitor), cleared by {rep} legal SYNs in a row. Request flags: raised when the last {rep} control frames all carried that request, lowered after {rep} frames in a row without it."
             ),
         ],
-        depends,
+        role: Role::Rx,
+        origin: None,
     }
 }

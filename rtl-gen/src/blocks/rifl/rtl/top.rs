@@ -5,9 +5,9 @@
 use super::common::*;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port};
+use crate::hw::verilog::{Expr, Item, Module, Port};
 
 /// Width of the status counters.
 pub const COUNTER_BITS: u32 = 32;
@@ -74,7 +74,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         ],
     ));
     it.push(Item::comment("Lock-step dispatch: a group leaves only when every lane takes user data in this slot."));
-    it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(crate::emit::verilog::UnOp::RedAnd, id("seg_ready")))));
+    it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(crate::hw::verilog::UnOp::RedAnd, id("seg_ready")))));
     it.push(Item::assign(id("go"), Expr::and(id("txg_ready"), id("txg_valid"))));
 
     for j in 0..l {
@@ -240,7 +240,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         }
     }
     let mut reset = vec![set_id("link_up_q", Expr::zero())];
-    let mut body = vec![set_id("link_up_q", Expr::red(crate::emit::verilog::UnOp::RedAnd, id("xfer_v")))];
+    let mut body = vec![set_id("link_up_q", Expr::red(crate::hw::verilog::UnOp::RedAnd, id("xfer_v")))];
     reg(&mut it, "link_up_q", 1, "");
     for (cnt, v) in [("frame_errors", "errp_v"), ("retransmissions", "retr_v"), ("pause_events", "pause_v")] {
         let q = format!("{cnt}_q");
@@ -273,6 +273,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             format!("Status counters are {cb}-bit and saturate at 2^{cb}-1: frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
             "One clock here: rx_frame is taken in the clk domain, as from a transceiver whose RX data is already moved to the TX clock. A version on the recovered RX clock needs, per lane, the RX logic (check, descrambler, Listing 1, control monitor) in the recovered clock domain and an asynchronous FIFO (Gray-coded pointers, two-flop synchronisers) carrying the delivered raw regions and the event flags into clk, which then replaces the flow-control buffer's write side; and clock compensation (§4.E, §5.B): Gray-coded cycle counters of the TX and RX clocks compared in a free-running domain, the TX controller inserting one Idle slot (no user data, no buffer write) per cycle the local clock gains, so the far end's buffer cannot overflow at a ppm offset. The SDC/XDC then get false paths only on those synchronisers.".into(),
         ],
-        depends: vec![n.txgear.clone(), n.rxgear.clone(), n.tx.clone(), n.rx.clone(), n.fifo.clone()],
+        role: Role::Node,
+        origin: None,
     }
 }

@@ -4,9 +4,9 @@ use super::common::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
 use crate::blocks::rifl::model::params::Params;
-use crate::blocks::{clock_ports, GeneratedModule};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::emit::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 // The flow-control codes as the last payload byte's bits 0 and 1 (fc_p, fc_r below).
 const _: () = assert!(FC_PAUSE == 1 && FC_RESUME == 2);
@@ -116,7 +116,6 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "raw2", r, "", Expr::mux(id("s1_resend"), id("rbuf"), id("s1_raw")));
     wire(&mut it, "line_in", r, "raw2 in line order {meta, payload}", cat(vec![Expr::slice("raw2", 1, 0), Expr::slice("raw2", r - 1, 2)]));
     it.push(Item::wire("line2", r, "line region as sent"));
-    let mut depends = vec![n.encode.clone()];
     if p.scrambler {
         it.push(Item::Instance {
             module: n.scrambler.clone(),
@@ -129,7 +128,6 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                 ("dout".into(), id("line2")),
             ],
         });
-        depends.push(n.scrambler.clone());
     } else {
         it.push(Item::assign(id("line2"), id("line_in")));
     }
@@ -194,6 +192,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             "Control frames carry the ID of the next data frame, so they verify at a receiver that is in step.".into(),
             super::codec::LAYOUT_NOTE.into(),
         ],
-        depends,
+        role: Role::Tx,
+        origin: None,
     }
 }

@@ -15,7 +15,7 @@
 //! applied at clock edges for both reset styles.
 
 use super::verilog::{BinOp, Expr, Item, Module, Stmt, UnOp};
-use crate::config::ResetStyle;
+use crate::info::ResetStyle;
 use crate::math::gf2::BitVec;
 use std::collections::HashMap;
 
@@ -634,7 +634,7 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::verilog::Port;
+    use crate::hw::verilog::Port;
 
     fn module(ports: Vec<Port>, items: Vec<Item>, reset: Option<ResetStyle>) -> Module {
         Module { name: "m".into(), ports, items, reset }

@@ -1,6 +1,6 @@
 //! Short-hand builders over the typed Verilog tree, shared by the hand-structured generators
 //! (replay buffer, RXL endpoint and switch, RIFL): they only shorten the common shapes, every
-//! module is still an `emit::verilog` tree.
+//! module is still an `hw::verilog` tree.
 
 use super::verilog::{BinOp, Expr, Item};
 

@@ -1,7 +1,7 @@
 //! Verilog-2005 as a typed tree. Blocks build modules from these nodes and the printer alone
 //! decides the text, so every emitted file has the same layout, reset style and constant format.
 
-use crate::config::ResetStyle;
+use crate::info::ResetStyle;
 use crate::math::gf2::BitVec;
 use std::fmt::Write;
 

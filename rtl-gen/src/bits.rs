@@ -288,7 +288,7 @@ impl Bits {
     }
 
     /// The value as `ceil(width/32)` 32-bit words, word 0 = bits `[31:0]`: the layout of
-    /// Verilator's `VlWide` and of [`Dut::get_words`](crate::Dut::get_words).
+    /// Verilator's `VlWide` and of the simulator's `Dut::get_words`.
     pub fn to_u32_words(&self) -> Vec<u32> {
         (0..self.width.div_ceil(32))
             .map(|i| (self.words[i / 2] >> (32 * (i % 2))) as u32)
@@ -308,22 +308,10 @@ impl Bits {
         b
     }
 
-    /// Raw word storage for the bridge's bulk copies; callers must call `mask_top` after
-    /// writing so the invariant holds again.
-    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
-        &mut self.words
-    }
-
-    /// Re-establishes the invariant (bits above `width` are zero).
-    pub(crate) fn fix_top(&mut self) {
-        self.mask_top();
-    }
-
-    /// Sets the low word (used by the bridge for ports of at most 64 bits).
-    pub(crate) fn set_low_u64_masked(&mut self, v: u64) {
-        if let Some(w) = self.words.first_mut() {
-            *w = v;
-        }
+    /// Lets `fill` write the raw little-endian words (the simulator's bulk copy out of
+    /// Verilator's port storage), then restores the invariant that bits above `width` are zero.
+    pub fn fill_words(&mut self, fill: impl FnOnce(&mut [u64])) {
+        fill(&mut self.words);
         self.mask_top();
     }
 

@@ -196,8 +196,8 @@ pub fn emit_inverse(items: &mut Vec<Item>, field: &Gf2m, a: &str, out: &str, tmp
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::eval::{Bits, Sim};
-    use crate::emit::verilog::{Module, Port};
+    use crate::hw::eval::{Bits, Sim};
+    use crate::hw::verilog::{Module, Port};
 
     fn sim_of(ports: Vec<Port>, items: Vec<Item>) -> Sim {
         Sim::new(&Module { name: "gf".into(), ports, items, reset: None })

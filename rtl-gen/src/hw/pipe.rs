@@ -93,9 +93,9 @@ impl Pipe {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ResetStyle;
-    use crate::emit::eval::Sim;
-    use crate::emit::verilog::{Module, Port};
+    use crate::info::ResetStyle;
+    use crate::hw::eval::Sim;
+    use crate::hw::verilog::{Module, Port};
 
     #[test]
     fn reads_across_cuts_are_delayed_once() {

@@ -1,16 +1,21 @@
 //! The text around modules: Verilog banners, per-module docs, the FuseSoC core and the timing
 //! constraints, each rendered from one askama template in `templates/`.
 
-use crate::blocks::GeneratedModule;
-use crate::emit::verilog::Dir;
+use crate::elab::ElabModule;
+use crate::hw::verilog::Dir;
 use askama::Template;
 
 /// What every banner and doc says about where a module came from.
 pub struct Provenance<'a> {
     pub design: &'a str,
     pub block: &'a str,
+    /// Kind of the design block that owns the module.
+    pub block_kind: &'a str,
+    /// Kind of the generator that built the module; its parameters follow.
     pub kind: &'a str,
     pub params: &'a [(&'static str, String)],
+    /// Other blocks that instantiate the same (deduplicated) module.
+    pub shared_by: &'a [&'a str],
     pub regenerate: &'a str,
 }
 
@@ -22,7 +27,9 @@ struct Banner<'a> {
     regenerate: &'a str,
     design: &'a str,
     block: &'a str,
+    block_kind: &'a str,
     kind: &'a str,
+    shared_by: &'a [&'a str],
     latency: u32,
     summary: Vec<String>,
     params: &'a [(&'static str, String)],
@@ -44,7 +51,9 @@ struct ModuleDoc<'a> {
     regenerate: &'a str,
     design: &'a str,
     block: &'a str,
+    block_kind: &'a str,
     kind: &'a str,
+    shared_by: &'a [&'a str],
     latency: u32,
     summary: &'a str,
     params: &'a [(&'static str, String)],
@@ -105,7 +114,7 @@ fn render<T: Template>(t: &T) -> String {
 }
 
 /// The complete text of a module file: banner then module.
-pub fn verilog_file(m: &GeneratedModule, p: &Provenance) -> String {
+pub fn verilog_file(m: &ElabModule, p: &Provenance) -> String {
     let notes = m.notes.iter().flat_map(|n| wrap(n, 90)).collect();
     let banner = Banner {
         module: m.name(),
@@ -113,7 +122,9 @@ pub fn verilog_file(m: &GeneratedModule, p: &Provenance) -> String {
         regenerate: p.regenerate,
         design: p.design,
         block: p.block,
+        block_kind: p.block_kind,
         kind: p.kind,
+        shared_by: p.shared_by,
         latency: m.latency,
         summary: wrap(&m.summary, 92),
         params: p.params,
@@ -122,7 +133,7 @@ pub fn verilog_file(m: &GeneratedModule, p: &Provenance) -> String {
     format!("{}\n`default_nettype none\n\n{}\n`default_nettype wire\n", render(&banner), m.module.render())
 }
 
-pub fn module_doc(m: &GeneratedModule, p: &Provenance) -> String {
+pub fn module_doc(m: &ElabModule, p: &Provenance) -> String {
     let ports = m
         .ports()
         .iter()
@@ -139,7 +150,9 @@ pub fn module_doc(m: &GeneratedModule, p: &Provenance) -> String {
         regenerate: p.regenerate,
         design: p.design,
         block: p.block,
+        block_kind: p.block_kind,
         kind: p.kind,
+        shared_by: p.shared_by,
         latency: m.latency,
         summary: &m.summary,
         params: p.params,

@@ -7,8 +7,9 @@
 //! default design, whose root is `generated/`).
 
 use super::banner::{self, Provenance};
-use crate::blocks::GeneratedModule;
 use crate::config::Design;
+use crate::elab::Elaborated;
+use crate::hw::module::Role;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -48,12 +49,19 @@ impl Layout {
     }
 }
 
-/// A module as test harnesses read it from the manifest.
+/// A module as the simulator reads it from the manifest: enough to find it by (block, role),
+/// rebuild its reference model from the blocks' parameters and drive its ports.
 #[derive(Serialize)]
 struct ManifestModule<'a> {
     name: &'a str,
+    role: Role,
+    /// The design block that owns it (the first one, if shared).
     block: &'a str,
+    /// Kind of the generator that built it, and that generator's own parameters.
     kind: &'a str,
+    params: serde_json::Map<String, serde_json::Value>,
+    /// Other blocks that instantiate this same module.
+    shared_by: Vec<&'a str>,
     file: String,
     latency: u32,
     clock: Option<&'static str>,
@@ -71,7 +79,7 @@ struct ManifestReset {
 #[derive(Serialize)]
 struct ManifestPort<'a> {
     name: &'a str,
-    dir: crate::emit::verilog::Dir,
+    dir: crate::hw::verilog::Dir,
     width: u32,
 }
 
@@ -81,15 +89,45 @@ struct ManifestFile {
     sha256: String,
 }
 
+/// A block of the design with every parameter (defaults resolved): with these the tree can be
+/// simulated without its TOML ([`crate::config::Design::from_manifest`]).
+#[derive(Serialize)]
+struct ManifestBlock<'a> {
+    name: &'a str,
+    kind: &'a str,
+    params: serde_json::Map<String, serde_json::Value>,
+}
+
 #[derive(Serialize)]
 struct Manifest<'a> {
     generator: &'static str,
     design: &'a str,
     design_hash: &'a str,
+    prefix: &'a str,
     reset: &'static str,
     clock_mhz: f64,
+    blocks: Vec<ManifestBlock<'a>>,
     modules: Vec<ManifestModule<'a>>,
     files: Vec<ManifestFile>,
+}
+
+/// A parameter value as JSON: booleans and decimal integers typed, everything else (choices,
+/// `0x…` constants) as the string the banner shows. [`crate::config::Design::from_manifest`]
+/// reads them back through the same field parser as a TOML file.
+pub fn param_value(text: &str) -> serde_json::Value {
+    match text {
+        "true" => serde_json::Value::Bool(true),
+        "false" => serde_json::Value::Bool(false),
+        t if !t.is_empty() && t.len() < 20 && t.bytes().all(|c| c.is_ascii_digit()) => match t.parse::<u64>() {
+            Ok(n) => serde_json::Value::from(n),
+            Err(_) => serde_json::Value::String(t.to_string()),
+        },
+        t => serde_json::Value::String(t.to_string()),
+    }
+}
+
+fn param_map(params: &[(&'static str, String)]) -> serde_json::Map<String, serde_json::Value> {
+    params.iter().map(|(k, v)| (k.to_string(), param_value(v))).collect()
 }
 
 /// Every file of a design, keyed by path (relative to the current base), in memory.
@@ -113,87 +151,70 @@ fn relative(from: &Path, to: &Path) -> String {
     parts.join("/")
 }
 
-/// All modules of a design in emission order, each with its block.
-pub fn modules(design: &Design) -> Vec<(usize, GeneratedModule)> {
-    design.blocks.iter().enumerate().flat_map(|(i, b)| b.modules(&design.info).into_iter().map(move |m| (i, m))).collect()
-}
-
-/// Build every file of `design` in memory.
-pub fn build(design: &Design, layout: Layout) -> FileSet {
+/// Build every file of an elaborated design in memory.
+pub fn build(elab: &Elaborated, layout: Layout) -> FileSet {
+    let design = &elab.design;
     let name = &design.info.name;
     let mut files = BTreeMap::new();
-    let mut rtl_paths = Vec::new();
-    let mut module_names = Vec::new();
-    let mut manifest_modules = Vec::new();
-    let all = modules(design);
-    let params: Vec<Vec<(&'static str, String)>> = design.blocks.iter().map(|b| b.params()).collect();
-    for (bi, m) in &all {
-        let block = &design.blocks[*bi];
-        let prov = Provenance { design: name, block: block.name(), kind: block.kind(), params: &params[*bi], regenerate: &layout.regenerate };
-        let rel = format!("rtl/{}.v", m.name());
-        files.insert(layout.root.join(&rel), banner::verilog_file(m, &prov).into_bytes());
+    let block_names: Vec<&str> = design.blocks.iter().map(|b| b.name()).collect();
+    let block_kinds: Vec<&str> = design.blocks.iter().map(|b| b.kind()).collect();
+    for m in &elab.modules {
+        let shared: Vec<&str> = m.shared_by.iter().map(|&b| block_names[b]).collect();
+        let prov = Provenance {
+            design: name,
+            block: block_names[m.block],
+            block_kind: block_kinds[m.block],
+            kind: m.kind,
+            params: &m.params,
+            shared_by: &shared,
+            regenerate: &layout.regenerate,
+        };
+        files.insert(layout.root.join(format!("rtl/{}.v", m.name())), banner::verilog_file(m, &prov).into_bytes());
         files.insert(layout.root.join(format!("docs/{}.md", m.name())), banner::module_doc(m, &prov).into_bytes());
-        rtl_paths.push(rel);
-        module_names.push(m.name().to_string());
     }
     // Dependency order for the filelist and the core: a module after everything it instantiates.
-    let order = dependency_order(&all);
-    let ordered_files: Vec<String> = order.iter().map(|&i| rtl_paths[i].clone()).collect();
-    let ordered_modules: Vec<String> = order.iter().map(|&i| module_names[i].clone()).collect();
+    let order = elab.dependency_order();
+    let ordered_files: Vec<String> = order.iter().map(|&i| format!("rtl/{}.v", elab.modules[i].name())).collect();
+    let ordered_modules: Vec<String> = order.iter().map(|&i| elab.modules[i].name().to_string()).collect();
     files.insert(layout.root.join(format!("{name}.f")), (ordered_files.join("\n") + "\n").into_bytes());
     files.insert(layout.root.join(format!("{name}.core")), banner::core_file(name, &layout.regenerate, &ordered_files, &ordered_modules).into_bytes());
     files.insert(layout.constraints.join(format!("{name}.xdc")), banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz).into_bytes());
     files.insert(layout.constraints.join(format!("{name}.sdc")), banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz).into_bytes());
 
-    for (bi, m) in &all {
-        let block = &design.blocks[*bi];
-        let clocked = m.module.reset.is_some() || m.ports().iter().any(|p| p.name == "clk");
-        manifest_modules.push(ManifestModule {
+    let manifest_modules = elab
+        .modules
+        .iter()
+        .map(|m| ManifestModule {
             name: m.name(),
-            block: block.name(),
-            kind: block.kind(),
+            role: m.role,
+            block: block_names[m.block],
+            kind: m.kind,
+            params: param_map(&m.params),
+            shared_by: m.shared_by.iter().map(|&b| block_names[b]).collect(),
             file: format!("rtl/{}.v", m.name()),
             latency: m.latency,
-            clock: clocked.then_some("clk"),
+            clock: m.clocked().then_some("clk"),
             reset: m.module.reset.map(|r| ManifestReset { name: r.port(), active_low: r.active_low() }),
             depends: &m.depends,
             ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
-        });
-    }
+        })
+        .collect();
+    let manifest_blocks = design.blocks.iter().map(|b| ManifestBlock { name: b.name(), kind: b.kind(), params: param_map(&b.params()) }).collect();
     let manifest_files = files.iter().map(|(p, bytes)| ManifestFile { path: relative(&layout.root, p), sha256: sha256_hex(bytes) }).collect();
     let manifest = Manifest {
         generator: crate::GENERATOR,
         design: name,
         design_hash: &design.hash,
+        prefix: &design.info.prefix,
         reset: design.info.reset.as_str(),
         clock_mhz: design.info.clock_mhz,
+        blocks: manifest_blocks,
         modules: manifest_modules,
         files: manifest_files,
     };
     let json = serde_json::to_string_pretty(&manifest).expect("manifest serialises") + "\n";
     files.insert(layout.root.join("manifest.json"), json.into_bytes());
     FileSet { files, layout }
-}
-
-fn dependency_order(all: &[(usize, GeneratedModule)]) -> Vec<usize> {
-    let mut order = Vec::new();
-    let mut placed = vec![false; all.len()];
-    fn visit(i: usize, all: &[(usize, GeneratedModule)], placed: &mut Vec<bool>, order: &mut Vec<usize>) {
-        if placed[i] {
-            return;
-        }
-        placed[i] = true;
-        for d in &all[i].1.depends {
-            if let Some(j) = all.iter().position(|(_, m)| m.name() == d) {
-                visit(j, all, placed, order);
-            }
-        }
-        order.push(i);
-    }
-    for i in 0..all.len() {
-        visit(i, all, &mut placed, &mut order);
-    }
-    order
 }
 
 /// What `write` did.

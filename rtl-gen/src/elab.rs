@@ -1,0 +1,247 @@
+//! Elaboration: a validated [`Design`] becomes the one object the emitter, the simulator and the
+//! CLI all read. Per module it holds the typed [`Role`], the block that owns it, the kind and
+//! **own** parameters of the generator that built it (the FEC decoder inside an endpoint lists
+//! the `rs_fec` parameters, not the endpoint's), ports, latency and the modules it instantiates
+//! (derived from its instances).
+//!
+//! Shared modules: a module some other module instantiates is *internal*; one nobody
+//! instantiates is a *top* and always keeps its name (`<prefix><block>[_suffix]`). Internal
+//! modules with the same kind, role, own parameters and body (the same text once their own name
+//! is set aside) are emitted once, as in FIRRTL's deduplication:
+//! - if a top module has that body too, every instance uses the top module;
+//! - otherwise the first such module in design order keeps its name and the others instantiate it.
+//!
+//! Merging repeats until nothing changes, so a parent whose children merged can merge in turn.
+//! The surviving module records every block that uses it ([`ElabModule::shared_by`]).
+
+use crate::blocks::Block;
+use crate::config::Design;
+use crate::hw::module::{GeneratedModule, Role};
+use crate::hw::verilog::{Item, Module, Port};
+use std::collections::{BTreeMap, HashMap};
+
+/// One module of an elaborated design.
+#[derive(Debug, Clone)]
+pub struct ElabModule {
+    pub module: Module,
+    pub role: Role,
+    /// Index into [`Design::blocks`] of the block that owns the module (the first, if shared).
+    pub block: usize,
+    /// Kind of the generator that built it (`rs_fec` for the decoder inside an endpoint).
+    pub kind: &'static str,
+    /// That generator's own parameters, defaults resolved.
+    pub params: Vec<(&'static str, String)>,
+    /// Cycles from an input sample to the matching output (0 = combinational).
+    pub latency: u32,
+    pub summary: String,
+    pub notes: Vec<String>,
+    /// Modules it instantiates, from its instances.
+    pub depends: Vec<String>,
+    /// Other blocks whose identical module was merged into this one, in design order.
+    pub shared_by: Vec<usize>,
+    /// Whether no module of the design instantiates it.
+    pub top: bool,
+}
+
+impl ElabModule {
+    pub fn name(&self) -> &str {
+        &self.module.name
+    }
+    pub fn ports(&self) -> &[Port] {
+        &self.module.ports
+    }
+    pub fn port(&self, name: &str) -> Option<&Port> {
+        self.module.ports.iter().find(|p| p.name == name)
+    }
+    /// Whether the module has a clock (every clocked module has a `clk` port).
+    pub fn clocked(&self) -> bool {
+        self.module.reset.is_some() || self.module.ports.iter().any(|p| p.name == "clk")
+    }
+}
+
+/// A design after elaboration: the design itself and every module it emits, deduplicated, in
+/// emission order (block order, each block's modules in the order its generator returns them).
+#[derive(Debug)]
+pub struct Elaborated {
+    pub design: Design,
+    pub modules: Vec<ElabModule>,
+    /// Name a block-local module had before it was merged into a shared one → the shared name.
+    pub merged: BTreeMap<String, String>,
+}
+
+impl Design {
+    /// Build every module of every block, derive dependencies and merge identical internal
+    /// modules (see the module docs).
+    pub fn elaborate(self) -> Elaborated {
+        let mut modules: Vec<ElabModule> = Vec::new();
+        for (bi, block) in self.blocks.iter().enumerate() {
+            for m in block.elaborate(&self.info) {
+                modules.push(from_generated(bi, block.as_ref(), m));
+            }
+        }
+        let merged = deduplicate(&mut modules);
+        Elaborated { design: self, modules, merged }
+    }
+}
+
+fn from_generated(bi: usize, block: &dyn Block, m: GeneratedModule) -> ElabModule {
+    let depends = m.depends();
+    let origin = m.origin.unwrap_or_else(|| crate::hw::module::Origin { kind: block.kind(), params: block.params() });
+    ElabModule {
+        module: m.module,
+        role: m.role,
+        block: bi,
+        kind: origin.kind,
+        params: origin.params,
+        latency: m.latency,
+        summary: m.summary,
+        notes: m.notes,
+        depends,
+        shared_by: Vec::new(),
+        top: true,
+    }
+}
+
+/// The module text with its own name replaced, so identical bodies compare equal.
+fn body_key(m: &ElabModule) -> String {
+    let mut probe = m.module.clone();
+    probe.name = String::from("\u{1}");
+    probe.render()
+}
+
+fn mark_tops(modules: &mut [ElabModule]) {
+    let used: std::collections::HashSet<String> = modules.iter().flat_map(|m| m.depends.iter().cloned()).collect();
+    for m in modules.iter_mut() {
+        m.top = !used.contains(m.name());
+    }
+}
+
+/// Merge internal modules with identical kind, role, parameters and body; returns old → new names.
+fn deduplicate(modules: &mut Vec<ElabModule>) -> BTreeMap<String, String> {
+    let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+    loop {
+        mark_tops(modules);
+        // Candidates share kind, role and parameters with at least one internal module; only
+        // those are rendered (the KP4 decoder alone is megabytes of text).
+        let mut by_sig: HashMap<(&'static str, Role, Vec<(&'static str, String)>), Vec<usize>> = HashMap::new();
+        for (i, m) in modules.iter().enumerate() {
+            by_sig.entry((m.kind, m.role, m.params.clone())).or_default().push(i);
+        }
+        let mut round: Vec<(usize, usize)> = Vec::new(); // (duplicate, survivor)
+        let mut groups: Vec<Vec<usize>> = by_sig.into_values().filter(|g| g.len() > 1 && g.iter().any(|&i| !modules[i].top)).collect();
+        groups.sort();
+        for group in groups {
+            let mut by_body: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for &i in &group {
+                by_body.entry(body_key(&modules[i])).or_default().push(i);
+            }
+            for same in by_body.into_values().filter(|s| s.len() > 1) {
+                // A top keeps its name; internal copies of it use it. Else the first one wins.
+                let survivor = same.iter().copied().find(|&i| modules[i].top).unwrap_or(same[0]);
+                for &i in &same {
+                    if i != survivor && !modules[i].top {
+                        round.push((i, survivor));
+                    }
+                }
+            }
+        }
+        if round.is_empty() {
+            return renamed;
+        }
+        let map: HashMap<String, String> = round.iter().map(|&(d, s)| (modules[d].name().to_string(), modules[s].name().to_string())).collect();
+        for &(d, s) in &round {
+            let blk = modules[d].block;
+            let sv = &mut modules[s];
+            if blk != sv.block && !sv.shared_by.contains(&blk) {
+                sv.shared_by.push(blk);
+            }
+        }
+        for (old, new) in &map {
+            // Names merged earlier into `old` now point at `new` too.
+            for v in renamed.values_mut() {
+                if v == old {
+                    *v = new.clone();
+                }
+            }
+            renamed.insert(old.clone(), new.clone());
+        }
+        let mut drop: Vec<usize> = round.iter().map(|&(d, _)| d).collect();
+        drop.sort_unstable();
+        for d in drop.into_iter().rev() {
+            modules.remove(d);
+        }
+        for m in modules.iter_mut() {
+            let mut changed = false;
+            for item in &mut m.module.items {
+                if let Item::Instance { module, .. } = item {
+                    if let Some(new) = map.get(module) {
+                        *module = new.clone();
+                        changed = true;
+                    }
+                }
+            }
+            if changed {
+                let mut deps: Vec<String> = Vec::new();
+                for d in m.depends.iter().map(|d| map.get(d).unwrap_or(d).clone()) {
+                    if !deps.contains(&d) {
+                        deps.push(d);
+                    }
+                }
+                m.depends = deps;
+            }
+            m.shared_by.sort_unstable();
+        }
+    }
+}
+
+impl Elaborated {
+    pub fn block(&self, name: &str) -> Option<&dyn Block> {
+        self.design.block(name)
+    }
+
+    /// The index of block `name`.
+    pub fn block_index(&self, name: &str) -> Option<usize> {
+        self.design.blocks.iter().position(|b| b.name() == name)
+    }
+
+    /// The module of block `block` with role `role` (a merged module is found from every block
+    /// that uses it).
+    pub fn module(&self, block: &str, role: Role) -> Option<&ElabModule> {
+        let bi = self.block_index(block)?;
+        self.modules.iter().find(|m| m.role == role && (m.block == bi || m.shared_by.contains(&bi)))
+    }
+
+    pub fn module_named(&self, name: &str) -> Option<&ElabModule> {
+        let name = self.merged.get(name).map(String::as_str).unwrap_or(name);
+        self.modules.iter().find(|m| m.name() == name)
+    }
+
+    /// Every module block `block` uses, including shared ones.
+    pub fn modules_of(&self, block: &str) -> Vec<&ElabModule> {
+        let Some(bi) = self.block_index(block) else { return Vec::new() };
+        self.modules.iter().filter(|m| m.block == bi || m.shared_by.contains(&bi)).collect()
+    }
+
+    /// Indices of `modules` in dependency order: a module after everything it instantiates.
+    pub fn dependency_order(&self) -> Vec<usize> {
+        let index: HashMap<&str, usize> = self.modules.iter().enumerate().map(|(i, m)| (m.name(), i)).collect();
+        let mut order = Vec::new();
+        let mut placed = vec![false; self.modules.len()];
+        fn visit(i: usize, e: &Elaborated, index: &HashMap<&str, usize>, placed: &mut Vec<bool>, order: &mut Vec<usize>) {
+            if placed[i] {
+                return;
+            }
+            placed[i] = true;
+            for d in &e.modules[i].depends {
+                if let Some(&j) = index.get(d.as_str()) {
+                    visit(j, e, index, placed, order);
+                }
+            }
+            order.push(i);
+        }
+        for i in 0..self.modules.len() {
+            visit(i, self, &index, &mut placed, &mut order);
+        }
+        order
+    }
+}

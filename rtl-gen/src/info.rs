@@ -1,0 +1,39 @@
+//! The design-wide settings every generator reads (`[design]` after validation). A leaf module:
+//! the construction kit, the blocks and the design parser all import it, it imports none of them.
+
+/// The reset port every clocked module of a design gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResetStyle {
+    /// Port `rst`, active high, synchronous to `clk` (the default).
+    SyncHigh,
+    /// Port `rst_n`, active low, asynchronous assertion.
+    AsyncLow,
+}
+
+impl ResetStyle {
+    pub fn port(self) -> &'static str {
+        match self {
+            ResetStyle::SyncHigh => "rst",
+            ResetStyle::AsyncLow => "rst_n",
+        }
+    }
+    pub fn active_low(self) -> bool {
+        self == ResetStyle::AsyncLow
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResetStyle::SyncHigh => "sync_high",
+            ResetStyle::AsyncLow => "async_low",
+        }
+    }
+}
+
+/// The `[design]` table after validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DesignInfo {
+    pub name: String,
+    pub prefix: String,
+    pub reset: ResetStyle,
+    pub clock_mhz: f64,
+}
+

@@ -102,6 +102,12 @@ impl<'a> FieldReader<'a> {
         let n = match &v {
             toml::Value::Integer(i) if *i >= 0 => *i as u64,
             toml::Value::Integer(i) => return Err(self.error(name, format!("= {i} is out of range; allowed {min}..={max}"))),
+            // Integers may be written as strings in hex, binary or decimal, as the wide fields are.
+            toml::Value::String(s) => match parse_wide(s) {
+                Some(n) if n <= u64::MAX as u128 => n as u64,
+                Some(_) => return Err(self.error(name, format!("= \"{s}\" is out of range; allowed {min}..={max}"))),
+                None => return Err(self.error(name, format!("= \"{s}\" is not a number; allowed {min}..={max} as an integer or a \"0x…\" string"))),
+            },
             other => return Err(self.error(name, format!("= {other} is not an integer; allowed {min}..={max}"))),
         };
         if n < min || n > max {

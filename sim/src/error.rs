@@ -114,6 +114,24 @@ pub enum SimError {
         source: std::io::Error,
     },
 
+    #[error("design: {message}")]
+    Design { message: String },
+
+    #[error("the design has no block `{block}`; its blocks: {known}")]
+    UnknownBlock { block: String, known: String },
+
+    #[error("block `{block}` is of kind {kind}, not the {expected} this needs")]
+    WrongKind { block: String, kind: String, expected: String },
+
+    #[error("block `{block}` has no module with role `{role}`; its roles: {roles}")]
+    NoSuchRole { block: String, role: String, roles: String },
+
+    #[error("no co-simulation driver for module `{module}` (kind {kind}, role {role})")]
+    NoDriver { module: String, kind: String, role: String },
+
+    #[error("co-simulation mismatch: {summary}")]
+    Cosim { summary: String },
+
     /// A scoreboard comparison failed (boxed: keeps every `Result<_, SimError>` small).
     #[error(transparent)]
     Scoreboard(Box<ScoreboardError>),

@@ -1,0 +1,99 @@
+//! Reed-Solomon encoders and decoders (`rs_fec`, and the ones inside endpoints and switches).
+//! Encoder: corner messages (zeros, ones) and random ones; `cw` compared with the model.
+//! Decoder, the faults it exists for: codewords from the model's encoder with 0..=t+1 symbol
+//! errors in random ways and positions (beyond t the model's miscorrection or detection is
+//! the expected behaviour, bit for bit), plus corner codewords (all zeros, all ones); `msg`,
+//! `corrected`, `uncorrectable` and the per-way flags compared.
+
+use super::vectors::{drive, Vector};
+use super::{Options, Tally};
+use crate::{Bench, Bits, Dut, SimError, TestRng};
+use rtl_gen::blocks::rs_fec::model::FlitFec;
+use rtl_gen::blocks::rs_fec::RsFecBlock;
+use rtl_gen::elab::ElabModule;
+
+fn random_message(rng: &mut TestRng, b: &RsFecBlock) -> Vec<u8> {
+    rng.bits(b.msg_bits() as usize).to_bytes()
+}
+
+/// XOR a nonzero `m`-bit error into symbol `index` of a packed codeword.
+fn hit(cw: &mut [u8], m: u32, index: usize, error: u64) {
+    for bit in 0..m as usize {
+        if error >> bit & 1 == 1 {
+            let k = index * m as usize + bit;
+            cw[k / 8] ^= 1 << (k % 8);
+        }
+    }
+}
+
+fn flags(v: &[bool]) -> Bits {
+    let mut b = Bits::zeros(v.len());
+    for (i, f) in v.iter().enumerate() {
+        b.set(i, *f);
+    }
+    b
+}
+
+pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
+    let own = super::own_block(m)?;
+    let b = super::downcast::<RsFecBlock>(&own, m)?;
+    let model = b.model();
+    let (mb, cb) = (b.msg_bits() as usize, b.cw_bits() as usize);
+    let mut msgs = vec![Bits::zeros(mb).to_bytes(), Bits::ones(mb).to_bytes()];
+    msgs.extend((0..opts.vectors).map(|_| random_message(rng, b)));
+    let vectors = msgs.into_iter().map(|msg| Vector {
+        outputs: vec![("cw", Bits::from_bytes_width(&model.encode(&msg), cb))],
+        inputs: vec![("msg", Bits::from_bytes_width(&msg, mb))],
+    });
+    let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
+    let mut tally = Tally::default();
+    drive(&mut dut, m.latency as u64, vectors, 0.2, rng, &mut tally)?;
+    Ok(tally)
+}
+
+pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
+    let own = super::own_block(m)?;
+    let b = super::downcast::<RsFecBlock>(&own, m)?;
+    let model = b.model();
+    let (mb, cb) = (b.msg_bits() as usize, b.cw_bits() as usize);
+    let sym = b.symbol_bits;
+    let symbols = b.cw_symbols() as usize;
+    let ways = b.ways as usize;
+    let t = b.t() as u64;
+    let mut cws = vec![Bits::zeros(cb).to_bytes(), Bits::ones(cb).to_bytes(), model.encode(&Bits::zeros(mb).to_bytes())];
+    let by_way: Vec<Vec<usize>> = (0..ways).map(|w| (0..symbols).filter(|&i| model.way_of(i) == w).collect()).collect();
+    for _ in 0..opts.vectors {
+        let mut cw = model.encode(&random_message(rng, b));
+        // Per codeword: errors in 0..=t+1 symbols of one random way (sometimes more ways).
+        let errors = rng.range(0, t + 1);
+        let way = rng.range(0, ways as u64 - 1) as usize;
+        for _ in 0..errors {
+            // Mostly inside the chosen way (up to t + 1 there), now and then anywhere.
+            let i = if rng.chance(0.9) {
+                let in_way = &by_way[way];
+                in_way[rng.range(0, in_way.len() as u64 - 1) as usize]
+            } else {
+                rng.range(0, symbols as u64 - 1) as usize
+            };
+            hit(&mut cw, sym, i, rng.range(1, (1u64 << sym) - 1));
+        }
+        cws.push(cw);
+    }
+    let vectors = cws.into_iter().map(|cw| {
+        let d = model.decode(&cw);
+        Vector {
+            inputs: vec![("cw", Bits::from_bytes_width(&cw, cb))],
+            outputs: vec![
+                ("msg", Bits::from_bytes_width(&d.msg, mb)),
+                ("corrected", Bits::from_u64(d.status.corrected as u64, 1)),
+                ("uncorrectable", Bits::from_u64(d.status.uncorrectable as u64, 1)),
+                ("way_corrected", flags(&d.status.way_corrected)),
+                ("way_uncorrectable", flags(&d.status.way_uncorrectable)),
+            ],
+        }
+    });
+    let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
+    let mut tally = Tally::default();
+    drive(&mut dut, m.latency as u64, vectors, 0.2, rng, &mut tally)?;
+    Ok(tally)
+}

@@ -1,0 +1,228 @@
+//! Co-simulation of every module of a design against its reference model, as `rtl-gen sim
+//! cosim` runs it and as the test suite does: one driver per (kind, role) draws the stimulus
+//! classes of that block (random vectors, corner cases, injected faults where the block exists
+//! to survive them), drives the Verilated module and the model side by side and counts every
+//! output that differs.
+//!
+//! A driver returns an [`Outcome`]: vectors and cycles run, mismatches, and the first mismatch
+//! with its cycle, port, both values and the seed that replays it. `run` walks the modules of a
+//! [`Bench`] (or one block's) and returns one outcome per module; shared modules run once, under
+//! the block that owns them.
+
+mod crc;
+mod fec;
+mod replay;
+mod vectors;
+
+use crate::{Bench, Bits, SimError, TestRng};
+use rtl_gen::elab::ElabModule;
+use rtl_gen::hw::module::Role;
+use std::fmt;
+
+/// How much stimulus a run draws and from which seed.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Random vectors (combinational modules) or random cycles (clocked ones) per module, on top
+    /// of the corner cases.
+    pub vectors: u64,
+    /// Seed of every stimulus stream (each module derives its own from it and its name).
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { vectors: 10_000, seed: 1 }
+    }
+}
+
+impl Options {
+    /// The stimulus stream of `module`: independent of the order modules are run in.
+    pub fn rng(&self, module: &str) -> TestRng {
+        let mut h: u64 = self.seed ^ 0x9E37_79B9_7F4A_7C15;
+        for b in module.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
+        }
+        TestRng::from_seed(h)
+    }
+}
+
+/// The first output that differed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirstMismatch {
+    /// Vector index (combinational) or clock cycle (clocked) where it happened.
+    pub cycle: u64,
+    pub port: String,
+    pub expected: String,
+    pub actual: String,
+}
+
+/// What co-simulating one module found.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub module: String,
+    pub block: String,
+    pub role: Role,
+    /// Vectors (or transactions) compared.
+    pub vectors: u64,
+    /// Clock cycles simulated (0 for combinational modules).
+    pub cycles: u64,
+    pub mismatches: u64,
+    pub first: Option<FirstMismatch>,
+    /// Seed of this module's stimulus stream (`RTLGEN_SEED` replays it in the tests).
+    pub seed: u64,
+    /// The module's file in the tree is not what the design generates.
+    pub differs_from_design: bool,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.mismatches == 0 && self.vectors > 0
+    }
+
+    /// `Ok` when nothing differed, else an error naming module, cycle, port, values and seed.
+    pub fn check(&self) -> Result<(), SimError> {
+        if self.passed() {
+            return Ok(());
+        }
+        Err(SimError::Cosim { summary: self.to_string() })
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (block {}, {}): {} vectors, {} cycles, {} mismatches, seed {:#x}", self.module, self.block, self.role, self.vectors, self.cycles, self.mismatches, self.seed)?;
+        if let Some(m) = &self.first {
+            write!(f, "; first at cycle {} on port `{}`: expected {}, got {}", m.cycle, m.port, m.expected, m.actual)?;
+        }
+        if self.differs_from_design {
+            write!(f, " [file differs from what the design generates]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Counts mismatches per port and keeps the first.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub vectors: u64,
+    pub cycles: u64,
+    pub mismatches: u64,
+    pub first: Option<FirstMismatch>,
+}
+
+impl Tally {
+    /// Compare one output value.
+    pub fn compare<T: PartialEq + fmt::Debug>(&mut self, cycle: u64, port: &str, expected: T, actual: T) {
+        if expected != actual {
+            self.mismatches += 1;
+            if self.first.is_none() {
+                self.first = Some(FirstMismatch { cycle, port: port.to_string(), expected: format!("{expected:?}"), actual: format!("{actual:?}") });
+            }
+        }
+    }
+
+    /// Compare bit vectors, printed in hex.
+    pub fn compare_bits(&mut self, cycle: u64, port: &str, expected: &Bits, actual: &Bits) {
+        if expected != actual {
+            self.mismatches += 1;
+            if self.first.is_none() {
+                self.first = Some(FirstMismatch { cycle, port: port.to_string(), expected: format!("{expected:?}"), actual: format!("{actual:?}") });
+            }
+        }
+    }
+
+    fn outcome(self, m: &ElabModule, bench: &Bench, seed: u64) -> Outcome {
+        Outcome {
+            module: m.name().to_string(),
+            block: bench.design().blocks[m.block].name().to_string(),
+            role: m.role,
+            vectors: self.vectors,
+            cycles: self.cycles,
+            mismatches: self.mismatches,
+            first: self.first,
+            seed,
+            differs_from_design: false,
+        }
+    }
+}
+
+/// The block that generated `m`, rebuilt from the module's own kind and parameters (for a
+/// design block's module that is the block itself; for a module built inside another block, the
+/// sub-block), so the model is exactly the one the module was generated from.
+pub fn own_block(m: &ElabModule) -> Result<Box<dyn rtl_gen::blocks::Block>, SimError> {
+    rtl_gen::config::block_from_params(m.kind, "model", &m.params).map_err(|e| SimError::Design { message: format!("module {}: {e}", m.name()) })
+}
+
+/// The concrete block type a driver needs.
+pub fn downcast<'a, B: 'static>(b: &'a Box<dyn rtl_gen::blocks::Block>, m: &ElabModule) -> Result<&'a B, SimError> {
+    b.as_any().downcast_ref::<B>().ok_or_else(|| SimError::WrongKind { block: m.name().to_string(), kind: m.kind.to_string(), expected: std::any::type_name::<B>().rsplit("::").next().unwrap_or("?").to_string() })
+}
+
+/// A driver: co-simulates one module against its block's model.
+pub type Driver = fn(&Bench, &ElabModule, &Options, &mut TestRng) -> Result<Tally, SimError>;
+
+/// The driver of modules of `kind` with `role`, if the kind has one.
+pub fn driver(kind: &str, role: Role) -> Option<Driver> {
+    Some(match (kind, role) {
+        ("crc", Role::Crc) => crc::crc_generator,
+        ("crc", Role::CrcCheck) => crc::crc_checker,
+        ("rs_crc", Role::Crc) => crc::rs_crc_generator,
+        ("rs_crc", Role::CrcCheck) => crc::rs_crc_checker,
+        ("crc_stream", Role::CrcStream) => crc::crc_stream,
+        ("replay_buffer", Role::Replay) => replay::replay_buffer,
+        ("rs_fec", Role::FecEnc) => fec::encoder,
+        ("rs_fec", Role::FecDec) => fec::decoder,
+        _ => return None,
+    })
+}
+
+/// Co-simulate module `m` of `bench`.
+pub fn module(bench: &Bench, m: &ElabModule, opts: &Options) -> Result<Outcome, SimError> {
+    let d = driver(m.kind, m.role).ok_or_else(|| SimError::NoDriver { module: m.name().to_string(), kind: m.kind.to_string(), role: m.role.as_str().to_string() })?;
+    let mut rng = opts.rng(m.name());
+    let seed = rng.seed();
+    let tally = d(bench, m, opts, &mut rng)?;
+    let mut o = tally.outcome(m, bench, seed);
+    o.differs_from_design = bench.differing_modules().iter().any(|n| n == m.name());
+    Ok(o)
+}
+
+/// Co-simulate every module of the design, or of block `only`, in emission order; `progress`
+/// hears of each module before it runs.
+pub fn run(bench: &Bench, only: Option<&str>, opts: &Options, progress: &mut dyn FnMut(&ElabModule)) -> Result<Vec<Outcome>, SimError> {
+    let modules: Vec<&ElabModule> = match only {
+        Some(b) => {
+            bench.module_any(b)?;
+            bench.elab().modules_of(b)
+        }
+        None => bench.elab().modules.iter().collect(),
+    };
+    let differing = bench.differing_modules();
+    let mut out = Vec::new();
+    for m in modules {
+        progress(m);
+        let d = driver(m.kind, m.role).ok_or_else(|| SimError::NoDriver { module: m.name().to_string(), kind: m.kind.to_string(), role: m.role.as_str().to_string() })?;
+        let mut rng = opts.rng(m.name());
+        let seed = rng.seed();
+        let tally = d(bench, m, opts, &mut rng)?;
+        let mut o = tally.outcome(m, bench, seed);
+        o.differs_from_design = differing.iter().any(|n| n == m.name());
+        out.push(o);
+    }
+    Ok(out)
+}
+
+/// The table `rtl-gen sim cosim` prints.
+pub fn table(outcomes: &[Outcome]) -> String {
+    let w = outcomes.iter().map(|o| o.module.len()).max().unwrap_or(6).max(6);
+    let mut s = format!("{:<w$}  {:>10}  {:>10}  {:>10}  {:<18}  {}\n", "module", "vectors", "cycles", "mismatches", "seed", "note");
+    for o in outcomes {
+        let note = match (&o.first, o.differs_from_design) {
+            (Some(m), d) => format!("first at cycle {} on `{}`: expected {}, got {}{}", m.cycle, m.port, m.expected, m.actual, if d { "; file differs from the design" } else { "" }),
+            (None, true) => "file differs from what the design generates".to_string(),
+            (None, false) => String::new(),
+        };
+        s.push_str(&format!("{:<w$}  {:>10}  {:>10}  {:>10}  {:<#18x}  {}\n", o.module, o.vectors, o.cycles, o.mismatches, o.seed, note));
+    }
+    s
+}

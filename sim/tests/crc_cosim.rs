@@ -5,16 +5,20 @@
 
 mod common;
 
-use common::{blocks_of, default_design, scaled, TestResult};
+use common::{bench, scaled, TestResult};
 use rtl_gen::blocks::crc::model::CrcModel;
 use rtl_gen::blocks::crc::CrcBlock;
-use rtl_gen::config::Design;
-use rtl_gen_sim::{Bits, Dut, Scoreboard, TestRng, Tree};
+use rtl_gen::hw::module::Role;
+use rtl_gen_sim::{Bench, Bits, Scoreboard, TestRng};
 
 const RANDOM_MESSAGES: usize = 100_000;
 
-fn module(design: &Design, b: &CrcBlock, suffix: &str) -> String {
-    design.module_name(&b.name, suffix)
+fn role(checker: bool) -> Role {
+    if checker {
+        Role::CrcCheck
+    } else {
+        Role::Crc
+    }
 }
 
 /// The model's view of one flit: CRC over data with seq folded in.
@@ -38,16 +42,16 @@ fn directed(b: &CrcBlock) -> Vec<Bits> {
 }
 
 /// Combinational generator and checker: every directed and random vector through both.
-fn check_combinational(design: &Design, tree: &Tree, b: &CrcBlock) -> TestResult {
-    check_combinational_n(design, tree, b, scaled(RANDOM_MESSAGES))
+fn check_combinational(bench: &Bench, b: &CrcBlock) -> TestResult {
+    check_combinational_n(bench, b, scaled(RANDOM_MESSAGES))
 }
 
-fn check_combinational_n(design: &Design, tree: &Tree, b: &CrcBlock, random: usize) -> TestResult {
+fn check_combinational_n(bench: &Bench, b: &CrcBlock, random: usize) -> TestResult {
     let test = format!("crc_comb_{}", b.name);
     let mut rng = TestRng::for_test(&test)?;
     let model = b.model();
-    let mut dut = Dut::build_named(tree, &module(design, b, ""), &test)?;
-    let mut chk = if b.checker { Some(Dut::build_named(tree, &module(design, b, "_check"), &format!("{test}_check"))?) } else { None };
+    let mut dut = bench.dut(&b.name, Role::Crc, &test)?;
+    let mut chk = if b.checker { Some(bench.dut(&b.name, Role::CrcCheck, &format!("{test}_check"))?) } else { None };
     let mut sb = Scoreboard::new(format!("{} crc", b.name)).with_seed(rng.seed()).with_wave(dut.wave_path());
     let mut sb_ok = Scoreboard::new(format!("{} ok", b.name)).with_seed(rng.seed());
     let seq_mask = if b.seq_bits == 0 { 0 } else { (1u64 << b.seq_bits) - 1 };
@@ -88,7 +92,7 @@ fn check_combinational_n(design: &Design, tree: &Tree, b: &CrcBlock, random: usi
 
 /// Pipelined generator and checker, cycle by cycle: random in_valid, every output compared at
 /// exactly `latency` cycles, no spurious out_valid, reset clears the pipeline.
-fn check_pipelined(design: &Design, tree: &Tree, b: &CrcBlock) -> TestResult {
+fn check_pipelined(bench: &Bench, b: &CrcBlock) -> TestResult {
     let test = format!("crc_pipe_{}", b.name);
     let mut rng = TestRng::for_test(&test)?;
     let model = b.model();
@@ -97,9 +101,10 @@ fn check_pipelined(design: &Design, tree: &Tree, b: &CrcBlock) -> TestResult {
         if checker && !b.checker {
             continue;
         }
-        let name = module(design, b, if checker { "_check" } else { "" });
-        let mut dut = Dut::build_named(tree, &name, &format!("{test}_{checker}"))?;
-        assert_eq!(tree.module(&name)?.latency as u64, latency, "manifest latency of {name}");
+        let m = bench.module(&b.name, role(checker))?;
+        let name = m.name().to_string();
+        let mut dut = bench.dut(&b.name, role(checker), &format!("{test}_{checker}"))?;
+        assert_eq!(bench.tree().module(&name)?.latency as u64, latency, "manifest latency of {name}");
         // Garbage in flight before reset must not come out after it.
         dut.set_u64("in_valid", 1)?;
         dut.ticks(3);
@@ -142,15 +147,15 @@ fn check_pipelined(design: &Design, tree: &Tree, b: &CrcBlock) -> TestResult {
 
 /// ISN: every seq value on fixed flits matches the model, and the checker given a valid flit
 /// accepts exactly its own seq and rejects every other expected seq.
-fn check_isn(design: &Design, tree: &Tree, b: &CrcBlock) -> TestResult {
+fn check_isn(bench: &Bench, b: &CrcBlock) -> TestResult {
     if b.seq_bits == 0 || b.pipeline != 0 {
         return Ok(());
     }
     let test = format!("crc_isn_{}", b.name);
     let mut rng = TestRng::for_test(&test)?;
     let model = b.model();
-    let mut dut = Dut::build_named(tree, &module(design, b, ""), &test)?;
-    let mut chk = Dut::build_named(tree, &module(design, b, "_check"), &format!("{test}_check"))?;
+    let mut dut = bench.dut(&b.name, Role::Crc, &test)?;
+    let mut chk = bench.dut(&b.name, Role::CrcCheck, &format!("{test}_check"))?;
     let seqs = 1u64 << b.seq_bits;
     let mut rejected = 0u64;
     let payloads = [Bits::zeros(b.data_bits as usize), Bits::ones(b.data_bits as usize), rng.bits(b.data_bits as usize), rng.bits(b.data_bits as usize)];
@@ -179,14 +184,14 @@ fn check_isn(design: &Design, tree: &Tree, b: &CrcBlock) -> TestResult {
 
 #[test]
 fn every_crc_module_matches_the_model() -> TestResult {
-    let (design, tree) = default_design();
-    let blocks = blocks_of::<CrcBlock>(&design);
+    let bench = bench();
+    let blocks = bench.blocks::<CrcBlock>();
     assert!(blocks.len() >= 4, "the default design has its CRC blocks");
     for b in blocks {
         if b.pipeline == 0 {
-            check_combinational(&design, &tree, b)?;
+            check_combinational(&bench, b)?;
         } else {
-            check_pipelined(&design, &tree, b)?;
+            check_pipelined(&bench, b)?;
         }
     }
     Ok(())
@@ -194,19 +199,19 @@ fn every_crc_module_matches_the_model() -> TestResult {
 
 #[test]
 fn isn_crc_covers_every_sequence_number() -> TestResult {
-    let (design, tree) = default_design();
-    let isn: Vec<_> = blocks_of::<CrcBlock>(&design).into_iter().filter(|b| b.seq_bits > 0).collect();
+    let bench = bench();
+    let isn: Vec<_> = bench.blocks::<CrcBlock>().into_iter().filter(|b| b.seq_bits > 0).collect();
     assert!(!isn.is_empty(), "the default design has an ISN CRC");
     for b in isn {
-        check_isn(&design, &tree, b)?;
+        check_isn(&bench, b)?;
     }
     Ok(())
 }
 
 #[test]
 fn crc32_reproduces_the_catalogue_check_value() -> TestResult {
-    let (design, tree) = default_design();
-    let mut dut = Dut::build_named(&tree, &design.module_name("crc32", ""), "crc32_check_value")?;
+    let bench = bench();
+    let mut dut = bench.dut("crc32", Role::Crc, "crc32_check_value")?;
     dut.set("data", &Bits::from_bytes(b"123456789"))?;
     dut.eval();
     assert_eq!(dut.get_u64("crc")?, 0xCBF4_3926);
@@ -217,13 +222,13 @@ fn crc32_reproduces_the_catalogue_check_value() -> TestResult {
 /// first vector, and the report names the cycle, both values and the seed.
 #[test]
 fn a_broken_model_is_caught() -> TestResult {
-    let (design, tree) = default_design();
-    let b = blocks_of::<CrcBlock>(&design).into_iter().find(|b| b.name == "crc32").expect("crc32 block");
+    let bench = bench();
+    let b = bench.block::<CrcBlock>("crc32")?;
     let mut wrong = b.algo;
     wrong.xorout ^= 0x0000_0100;
     let broken = CrcModel::new(wrong);
     let mut rng = TestRng::for_test("crc_broken_model")?;
-    let mut dut = Dut::build_named(&tree, &design.module_name("crc32", ""), "crc_broken_model")?;
+    let mut dut = bench.dut("crc32", Role::Crc, "crc_broken_model")?;
     let mut sb = Scoreboard::new("crc32 vs broken model").with_seed(rng.seed());
     let mut failure = None;
     for i in 0..10u64 {
@@ -269,16 +274,10 @@ fn lut6_tree_style_matches_the_model() -> TestResult {
         seq_bits = 10
         xor_style = "lut6_tree"
     "#;
-    let design = Design::parse(text, "lut6_tree test")?;
-    let dir = tempfile::tempdir()?;
-    let layout = rtl_gen::output::tree::Layout::for_design_file(dir.path(), &design);
-    let elab = design.elaborate();
-    rtl_gen::output::tree::build(&elab, layout.clone()).write()?;
-    let design = elab.design;
-    let tree = Tree::open(&layout.root)?;
-    assert!(std::fs::read_to_string(layout.root.join("rtl/tree_crc32.v"))?.contains("(* keep *) wire"), "tree style not emitted");
-    for b in blocks_of::<CrcBlock>(&design) {
-        check_combinational_n(&design, &tree, b, 20_000)?;
+    let bench = Bench::from_toml(text, "lut6_tree test")?;
+    assert!(std::fs::read_to_string(bench.tree().root().join("rtl/tree_crc32.v"))?.contains("(* keep *) wire"), "tree style not emitted");
+    for b in bench.blocks::<CrcBlock>() {
+        check_combinational_n(&bench, b, 20_000)?;
     }
     Ok(())
 }

@@ -4,24 +4,25 @@
 
 mod common;
 
-use common::{blocks_of, default_design, scaled, TestResult};
+use common::{bench, scaled, TestResult};
 use rtl_gen::blocks::crc_stream::CrcStreamBlock;
+use rtl_gen::hw::module::Role;
 use rtl_gen_sim::{Bits, Dut, Scoreboard, TestRng};
 
 #[test]
 fn stream_crc_matches_the_model_for_any_length_and_gap_pattern() -> TestResult {
-    let (design, tree) = default_design();
-    let blocks = blocks_of::<CrcStreamBlock>(&design);
+    let bench = bench();
+    let blocks = bench.blocks::<CrcStreamBlock>();
     assert!(!blocks.is_empty(), "the default design has a crc_stream block");
     for b in blocks {
-        let name = design.module_name(&b.name, "");
+        let name = bench.module(&b.name, Role::CrcStream)?.name().to_string();
         let test = format!("crc_stream_{}", b.name);
         let mut rng = TestRng::for_test(&test)?;
         let model = b.model();
         let wb = b.word_bytes as usize;
         let latency = b.latency() as u64;
-        assert_eq!(tree.module(&name)?.latency as u64, latency);
-        let mut dut = Dut::build_named(&tree, &name, &test)?;
+        assert_eq!(bench.tree().module(&name)?.latency as u64, latency);
+        let mut dut = bench.dut(&b.name, Role::CrcStream, &test)?;
         dut.reset(2)?;
 
         // Every last-beat keep pattern (lengths 1..=wb, and the same past one full beat), then

@@ -8,11 +8,11 @@
 
 mod common;
 
-use common::{blocks_of, default_design, scaled, TestResult};
+use common::{bench, scaled, TestResult};
 use rtl_gen::blocks::replay_buffer::model::{RbInputs, ReplayBufferModel};
 use rtl_gen::blocks::replay_buffer::ReplayBufferBlock;
-use rtl_gen::config::Design;
-use rtl_gen_sim::{Bits, Dut, PortId, Scoreboard, TestRng, Tree};
+use rtl_gen::hw::module::Role;
+use rtl_gen_sim::{Bench, Bits, Dut, PortId, Scoreboard, TestRng};
 use std::collections::HashMap;
 
 const RANDOM_CYCLES: usize = 100_000;
@@ -29,25 +29,24 @@ struct Obs {
     out_data: Vec<u8>,
 }
 
-struct Ports {
-    push_valid: PortId,
-    push_data: PortId,
-    ack_valid: PortId,
-    ack_seq: PortId,
-    replay_valid: PortId,
-    replay_seq: PortId,
-    out_ready: PortId,
-    push_ready: PortId,
-    push_seq: PortId,
-    out_valid: PortId,
-    out_seq: PortId,
-    out_data: PortId,
-    count: PortId,
-    full: PortId,
+/// The ports of the module under test, looked up once from its elaborated port list.
+struct Ports(HashMap<String, PortId>);
+
+impl Ports {
+    fn of(dut: &Dut, bench: &Bench, block: &str) -> Result<Ports, Box<dyn std::error::Error>> {
+        let mut map = HashMap::new();
+        for p in bench.module(block, Role::Replay)?.ports() {
+            map.insert(p.name.clone(), dut.port(&p.name)?);
+        }
+        Ok(Ports(map))
+    }
+    fn get(&self, name: &str) -> PortId {
+        *self.0.get(name).unwrap_or_else(|| panic!("the replay buffer has no port `{name}`"))
+    }
 }
 
 /// The DUT and the model side by side, plus the independent go-back-N checks.
-struct Bench {
+struct Lockstep {
     b: ReplayBufferBlock,
     dut: Dut,
     p: Ports,
@@ -64,30 +63,15 @@ struct Bench {
     cycle: u64,
 }
 
-impl Bench {
-    fn new(tree: &Tree, design: &Design, b: &ReplayBufferBlock, test: &str, seed: u64) -> Result<Bench, Box<dyn std::error::Error>> {
-        let mut dut = Dut::build_named(tree, &design.module_name(&b.name, ""), test)?;
-        let p = Ports {
-            push_valid: dut.port("push_valid")?,
-            push_data: dut.port("push_data")?,
-            ack_valid: dut.port("ack_valid")?,
-            ack_seq: dut.port("ack_seq")?,
-            replay_valid: dut.port("replay_valid")?,
-            replay_seq: dut.port("replay_seq")?,
-            out_ready: dut.port("out_ready")?,
-            push_ready: dut.port("push_ready")?,
-            push_seq: dut.port("push_seq")?,
-            out_valid: dut.port("out_valid")?,
-            out_seq: dut.port("out_seq")?,
-            out_data: dut.port("out_data")?,
-            count: dut.port("count")?,
-            full: dut.port("full")?,
-        };
+impl Lockstep {
+    fn new(bench: &Bench, b: &ReplayBufferBlock, test: &str, seed: u64) -> Result<Lockstep, Box<dyn std::error::Error>> {
+        let mut dut = bench.dut(&b.name, Role::Replay, test)?;
+        let p = Ports::of(&dut, bench, &b.name)?;
         dut.reset(2)?;
         let mut model = b.model();
         model.reset();
         let sb = Scoreboard::new(format!("{} outputs", b.name)).with_seed(seed).with_wave(dut.wave_path());
-        Ok(Bench { b: b.clone(), dut, p, model, sb, pushed: HashMap::new(), next_out: None, outs: 0, replays: 0, acks: 0, pushes: 0, cycle: 0 })
+        Ok(Lockstep { b: b.clone(), dut, p, model, sb, pushed: HashMap::new(), next_out: None, outs: 0, replays: 0, acks: 0, pushes: 0, cycle: 0 })
     }
 
     fn mask(&self) -> u32 {
@@ -97,13 +81,13 @@ impl Bench {
     fn observe_dut(&self) -> Result<Obs, Box<dyn std::error::Error>> {
         let d = &self.dut;
         Ok(Obs {
-            push_ready: d.get_port_u64(self.p.push_ready)? == 1,
-            push_seq: d.get_port_u64(self.p.push_seq)? as u32,
-            out_valid: d.get_port_u64(self.p.out_valid)? == 1,
-            out_seq: d.get_port_u64(self.p.out_seq)? as u32,
-            count: d.get_port_u64(self.p.count)? as u32,
-            full: d.get_port_u64(self.p.full)? == 1,
-            out_data: d.get_port(self.p.out_data)?.to_bytes(),
+            push_ready: d.get_port_u64(self.p.get("push_ready"))? == 1,
+            push_seq: d.get_port_u64(self.p.get("push_seq"))? as u32,
+            out_valid: d.get_port_u64(self.p.get("out_valid"))? == 1,
+            out_seq: d.get_port_u64(self.p.get("out_seq"))? as u32,
+            count: d.get_port_u64(self.p.get("count"))? as u32,
+            full: d.get_port_u64(self.p.get("full"))? == 1,
+            out_data: d.get_port(self.p.get("out_data"))?.to_bytes(),
         })
     }
 
@@ -115,13 +99,13 @@ impl Bench {
     /// One cycle: drive `inp`, compare every output, check go-back-N order, clock both.
     fn step(&mut self, inp: &RbInputs) -> TestResult {
         let d = &mut self.dut;
-        d.set_port_u64(self.p.push_valid, inp.push_valid as u64)?;
-        d.set_port(self.p.push_data, &Bits::from_bytes_width(&inp.push_data, self.b.entry_bits as usize))?;
-        d.set_port_u64(self.p.ack_valid, inp.ack_valid as u64)?;
-        d.set_port_u64(self.p.ack_seq, inp.ack_seq as u64)?;
-        d.set_port_u64(self.p.replay_valid, inp.replay_valid as u64)?;
-        d.set_port_u64(self.p.replay_seq, inp.replay_seq as u64)?;
-        d.set_port_u64(self.p.out_ready, inp.out_ready as u64)?;
+        d.set_port_u64(self.p.get("push_valid"), inp.push_valid as u64)?;
+        d.set_port(self.p.get("push_data"), &Bits::from_bytes_width(&inp.push_data, self.b.entry_bits as usize))?;
+        d.set_port_u64(self.p.get("ack_valid"), inp.ack_valid as u64)?;
+        d.set_port_u64(self.p.get("ack_seq"), inp.ack_seq as u64)?;
+        d.set_port_u64(self.p.get("replay_valid"), inp.replay_valid as u64)?;
+        d.set_port_u64(self.p.get("replay_seq"), inp.replay_seq as u64)?;
+        d.set_port_u64(self.p.get("out_ready"), inp.out_ready as u64)?;
         d.eval();
         let expected = self.observe_model();
         self.sb.push_expected(self.cycle, expected.clone())?;
@@ -183,10 +167,10 @@ fn idle() -> RbInputs {
 }
 
 /// Directed corner cases, every cycle compared with the model.
-fn corner_cases(design: &Design, tree: &Tree, b: &ReplayBufferBlock) -> TestResult {
+fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
     let test = format!("replay_corners_{}", b.name);
     let mut rng = TestRng::for_test(&test)?;
-    let mut t = Bench::new(tree, design, b, &test, rng.seed())?;
+    let mut t = Lockstep::new(bench, b, &test, rng.seed())?;
     let depth = b.depth;
     let mask = t.mask();
 
@@ -264,10 +248,10 @@ fn corner_cases(design: &Design, tree: &Tree, b: &ReplayBufferBlock) -> TestResu
 
 /// Random traffic: pushes, acks (mostly in window, some stale or future), replays (mostly to a
 /// held entry), output backpressure, in phases of different densities.
-fn random_traffic(design: &Design, tree: &Tree, b: &ReplayBufferBlock) -> TestResult {
+fn random_traffic(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
     let test = format!("replay_random_{}", b.name);
     let mut rng = TestRng::for_test(&test)?;
-    let mut t = Bench::new(tree, design, b, &test, rng.seed())?;
+    let mut t = Lockstep::new(bench, b, &test, rng.seed())?;
     let mask = t.mask() as u64;
     let cycles = scaled(RANDOM_CYCLES);
     let mut full_cycles = 0u64;
@@ -314,20 +298,20 @@ fn random_traffic(design: &Design, tree: &Tree, b: &ReplayBufferBlock) -> TestRe
 
 #[test]
 fn replay_buffer_corner_cases_match_the_model() -> TestResult {
-    let (design, tree) = default_design();
-    let blocks = blocks_of::<ReplayBufferBlock>(&design);
+    let bench = bench();
+    let blocks = bench.blocks::<ReplayBufferBlock>();
     assert!(blocks.len() >= 2, "the default design has its replay buffers");
     for b in blocks {
-        corner_cases(&design, &tree, b)?;
+        corner_cases(&bench, b)?;
     }
     Ok(())
 }
 
 #[test]
 fn replay_buffer_random_traffic_matches_the_model() -> TestResult {
-    let (design, tree) = default_design();
-    for b in blocks_of::<ReplayBufferBlock>(&design) {
-        random_traffic(&design, &tree, b)?;
+    let bench = bench();
+    for b in bench.blocks::<ReplayBufferBlock>() {
+        random_traffic(&bench, b)?;
     }
     Ok(())
 }
@@ -336,9 +320,9 @@ fn replay_buffer_random_traffic_matches_the_model() -> TestResult {
 /// `full` as soon as the RTL fills up.
 #[test]
 fn a_wrong_depth_is_caught() -> TestResult {
-    let (design, tree) = default_design();
-    let b = blocks_of::<ReplayBufferBlock>(&design).into_iter().find(|b| b.name == "replay_buf_np").expect("block");
-    let mut t = Bench::new(&tree, &design, b, "replay_wrong_depth", 1)?;
+    let bench = bench();
+    let b = bench.block::<ReplayBufferBlock>("replay_buf_np")?;
+    let mut t = Lockstep::new(&bench, b, "replay_wrong_depth", 1)?;
     t.model = ReplayBufferModel::new(b.entry_bits, b.seq_bits, b.depth + 1);
     let mut rng = TestRng::from_seed(1);
     let mut failure = None;

@@ -5,14 +5,15 @@
 
 mod common;
 
-use common::{blocks_of, default_design, scaled, TestResult};
+use common::{bench, scaled, TestResult};
 use rtl_gen::blocks::rs_crc::RsCrcBlock;
+use rtl_gen::hw::module::Role;
 use rtl_gen_sim::{Bits, Dut, Scoreboard, TestRng};
 
 #[test]
 fn flit_crc_matches_the_model_and_catches_bursts_and_wrong_seqs() -> TestResult {
-    let (design, tree) = default_design();
-    let blocks = blocks_of::<RsCrcBlock>(&design);
+    let bench = bench();
+    let blocks = bench.blocks::<RsCrcBlock>();
     assert!(!blocks.is_empty(), "the default design has a flit CRC");
     for b in blocks.into_iter().filter(|b| b.pipeline == 0 && b.checker) {
         let test = format!("rs_crc_{}", b.name);
@@ -20,8 +21,8 @@ fn flit_crc_matches_the_model_and_catches_bursts_and_wrong_seqs() -> TestResult 
         let model = b.model();
         let (data_bits, crc_bits) = (b.data_bits() as usize, b.crc_bits() as usize);
         let seq_mask = if b.seq_bits == 0 { 0 } else { (1u64 << b.seq_bits) - 1 };
-        let mut dut = Dut::build_named(&tree, &design.module_name(&b.name, ""), &test)?;
-        let mut chk = Dut::build_named(&tree, &design.module_name(&b.name, "_check"), &format!("{test}_check"))?;
+        let mut dut = bench.dut(&b.name, Role::Crc, &test)?;
+        let mut chk = bench.dut(&b.name, Role::CrcCheck, &format!("{test}_check"))?;
         let set_seq = |d: &mut Dut, seq: u64| -> TestResult {
             if b.seq_bits > 0 {
                 d.set_u64("seq", seq)?;

@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::{blocks_of, default_design, scaled, TestResult};
+use common::{bench, scaled, TestResult};
 use rtl_gen::blocks::rs_fec::model::FlitFec;
 use rtl_gen::blocks::rs_fec::{RsFecBlock, RsFecModel};
-use rtl_gen::config::Design;
-use rtl_gen_sim::{Bits, Dut, Scoreboard, TestRng, Tree};
+use rtl_gen::hw::module::Role;
+use rtl_gen_sim::{Bench, Bits, Dut, Scoreboard, TestRng};
 
 /// What a decoder reports for one codeword.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,9 +46,9 @@ struct Decoder {
 }
 
 impl Decoder {
-    fn new(design: &Design, tree: &Tree, b: &RsFecBlock, test: &str, seed: u64) -> Result<Decoder, Box<dyn std::error::Error>> {
-        let name = design.module_name(&b.name, "_dec");
-        let mut dut = Dut::build_named(tree, &name, test)?;
+    fn new(bench: &Bench, b: &RsFecBlock, test: &str, seed: u64) -> Result<Decoder, Box<dyn std::error::Error>> {
+        let name = bench.module(&b.name, Role::FecDec)?.name().to_string();
+        let mut dut = bench.dut(&b.name, Role::FecDec, test)?;
         let latency = b.pipeline as u64;
         if latency > 0 {
             dut.reset(2)?;
@@ -131,20 +131,20 @@ fn hit(cw: &mut [u8], m: u32, index: usize, error: u16) {
     }
 }
 
-fn blocks(design: &Design) -> Vec<&RsFecBlock> {
-    blocks_of::<RsFecBlock>(design)
+fn blocks(bench: &Bench) -> Vec<&RsFecBlock> {
+    bench.blocks::<RsFecBlock>()
 }
 
 /// The encoder equals the model on random messages (streamed when pipelined).
 #[test]
 fn encoders_match_the_model() -> TestResult {
-    let (design, tree) = default_design();
-    for b in blocks(&design) {
-        let name = design.module_name(&b.name, "_enc");
+    let bench = bench();
+    for b in blocks(&bench) {
+        let name = bench.module(&b.name, Role::FecEnc)?.name().to_string();
         let test = format!("rs_enc_{}", b.name);
         let mut rng = TestRng::for_test(&test)?;
         let model = b.model();
-        let mut dut = Dut::build_named(&tree, &name, &test)?;
+        let mut dut = bench.dut(&b.name, Role::FecEnc, &test)?;
         let latency = b.enc_pipeline as u64;
         assert_eq!(u64::from(dut.info().latency), latency, "{name}: manifest latency vs enc_pipeline");
         if latency > 0 {
@@ -181,13 +181,13 @@ fn encoders_match_the_model() -> TestResult {
 /// the RTL agrees with the model on each of them.
 #[test]
 fn cxl_every_single_byte_error_and_short_burst_is_corrected() -> TestResult {
-    let (design, tree) = default_design();
-    let cxl: Vec<_> = blocks(&design).into_iter().filter(|b| b.t() == 1 && b.symbol_bits == 8).collect();
+    let bench = bench();
+    let cxl: Vec<_> = blocks(&bench).into_iter().filter(|b| b.t() == 1 && b.symbol_bits == 8).collect();
     assert!(cxl.len() >= 2, "both CXL layouts are in the default design");
     for b in cxl {
         let test = format!("rs_cxl_exhaustive_{}", b.name);
         let mut rng = TestRng::for_test(&test)?;
-        let mut dec = Decoder::new(&design, &tree, b, &test, rng.seed())?;
+        let mut dec = Decoder::new(&bench, b, &test, rng.seed())?;
         let model = b.model();
         let cw_bytes = b.cw_bits() as usize / 8;
         let mut sent = 0usize;
@@ -227,9 +227,9 @@ fn cxl_every_single_byte_error_and_short_burst_is_corrected() -> TestResult {
 /// `count` random codewords of `b` with 1..8 random symbol errors anywhere (positions may
 /// repeat) through the decoder RTL, compared with the model bit for bit, miscorrections
 /// included; prints the tally.
-fn random_error_patterns_match_the_model(design: &Design, tree: &Tree, b: &RsFecBlock, test: &str, count: usize) -> TestResult {
+fn random_error_patterns_match_the_model(bench: &Bench, b: &RsFecBlock, test: &str, count: usize) -> TestResult {
     let mut rng = TestRng::for_test(test)?;
-    let mut dec = Decoder::new(design, tree, b, test, rng.seed())?;
+    let mut dec = Decoder::new(bench, b, test, rng.seed())?;
     let model = b.model();
     let n = b.cw_symbols() as usize;
     for _ in 0..count {
@@ -256,9 +256,9 @@ fn random_error_patterns_match_the_model(design: &Design, tree: &Tree, b: &RsFec
 /// verdicts are miscorrections, which the RTL must reproduce exactly).
 #[test]
 fn t1_random_error_patterns_match_the_model() -> TestResult {
-    let (design, tree) = default_design();
-    for b in blocks(&design).into_iter().filter(|b| b.t() == 1) {
-        random_error_patterns_match_the_model(&design, &tree, b, &format!("rs_t1_random_{}", b.name), scaled(100_000))?;
+    let bench = bench();
+    for b in blocks(&bench).into_iter().filter(|b| b.t() == 1) {
+        random_error_patterns_match_the_model(&bench, b, &format!("rs_t1_random_{}", b.name), scaled(100_000))?;
     }
     Ok(())
 }
@@ -268,9 +268,9 @@ fn t1_random_error_patterns_match_the_model() -> TestResult {
 /// (cached after that) and the 200k codewords take ≈1 minute, so this runs by default.
 #[test]
 fn ethernet_random_error_patterns_match_the_model() -> TestResult {
-    let (design, tree) = default_design();
-    for b in blocks(&design).into_iter().filter(|b| b.t() > 1) {
-        random_error_patterns_match_the_model(&design, &tree, b, &format!("rs_eth_random_{}", b.name), scaled(100_000))?;
+    let bench = bench();
+    for b in blocks(&bench).into_iter().filter(|b| b.t() > 1) {
+        random_error_patterns_match_the_model(&bench, b, &format!("rs_eth_random_{}", b.name), scaled(100_000))?;
     }
     Ok(())
 }
@@ -280,8 +280,8 @@ fn ethernet_random_error_patterns_match_the_model() -> TestResult {
 /// ≈ 2/3, 8/9, 26/27 for the bursts).
 #[test]
 fn cxl_detected_fraction_of_long_bursts() -> TestResult {
-    let (design, tree) = default_design();
-    for b in blocks(&design).into_iter().filter(|b| b.t() == 1 && b.symbol_bits == 8) {
+    let bench = bench();
+    for b in blocks(&bench).into_iter().filter(|b| b.t() == 1 && b.symbol_bits == 8) {
         let test = format!("rs_detect_{}", b.name);
         let mut rng = TestRng::for_test(&test)?;
         let model = b.model();
@@ -289,7 +289,7 @@ fn cxl_detected_fraction_of_long_bursts() -> TestResult {
         let trials = scaled(20_000);
         let mut row = Vec::new();
         for (label, kind) in [("4-byte bursts", 4usize), ("5-byte bursts", 5), ("6-byte bursts", 6), ("double errors in one way", 0)] {
-            let mut dec = Decoder::new(&design, &tree, b, &format!("{test}_{kind}"), rng.seed())?;
+            let mut dec = Decoder::new(&bench, b, &format!("{test}_{kind}"), rng.seed())?;
             for _ in 0..trials {
                 let mut cw = model.encode(&random_message(&mut rng, b));
                 if kind > 0 {
@@ -333,13 +333,13 @@ fn cxl_detected_fraction_of_long_bursts() -> TestResult {
 /// is corrected, and t + 1 errors are flagged or miscorrected exactly as the model says.
 #[test]
 fn ethernet_codes_correct_t_errors_and_match_beyond() -> TestResult {
-    let (design, tree) = default_design();
-    let eth: Vec<_> = blocks(&design).into_iter().filter(|b| b.t() > 1).collect();
+    let bench = bench();
+    let eth: Vec<_> = blocks(&bench).into_iter().filter(|b| b.t() > 1).collect();
     assert!(eth.len() >= 2, "KR4 and KP4 are in the default design");
     for b in eth {
         let test = format!("rs_eth_{}", b.name);
         let mut rng = TestRng::for_test(&test)?;
-        let mut dec = Decoder::new(&design, &tree, b, &test, rng.seed())?;
+        let mut dec = Decoder::new(&bench, b, &test, rng.seed())?;
         let model = b.model();
         let n = b.cw_symbols() as usize;
         let t = b.t() as usize;

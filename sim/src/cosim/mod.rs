@@ -12,6 +12,8 @@
 mod crc;
 mod fec;
 mod replay;
+pub mod rifl;
+pub mod rxl;
 mod vectors;
 
 use crate::{Bench, Bits, SimError, TestRng};
@@ -172,6 +174,19 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("replay_buffer", Role::Replay) => replay::replay_buffer,
         ("rs_fec", Role::FecEnc) => fec::encoder,
         ("rs_fec", Role::FecDec) => fec::decoder,
+        ("rifl", Role::Node) => rifl::node,
+        ("rifl", Role::Tx) => rifl::tx,
+        ("rifl", Role::Rx) => rifl::rx,
+        ("rifl", Role::Fifo) => rifl::fifo,
+        ("rifl", Role::TxGear | Role::RxGear) => rifl::gear,
+        ("rifl", Role::FrameEncode) => rifl::frame_encode,
+        ("rifl", Role::FrameCheck) => rifl::frame_check,
+        ("rifl", Role::FrameCrc) => rifl::frame_crc,
+        ("rifl", Role::Scrambler) => rifl::scrambler,
+        ("rifl", Role::Descrambler) => rifl::descrambler,
+        ("rxl_endpoint", Role::Endpoint) => rxl::endpoint,
+        ("rxl_switch", Role::LinkRx) => rxl::link_rx,
+        ("rxl_switch", Role::LinkTx) => rxl::link_tx,
         _ => return None,
     })
 }

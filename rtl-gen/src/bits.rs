@@ -259,6 +259,57 @@ impl Bits {
         }
     }
 
+    /// Flips bit `i`. Panics if `i >= width`.
+    pub fn flip(&mut self, i: usize) {
+        assert!(i < self.width, "bit {i} out of range for a {}-bit vector", self.width);
+        self.words[i / 64] ^= 1u64 << (i % 64);
+    }
+
+    /// Bits `[lo+w-1:lo]` as an integer, `w` ≤ 64 (the frame codec's and gearboxes' fields).
+    /// Panics if the field runs past the end.
+    pub fn field(&self, lo: usize, w: usize) -> u64 {
+        assert!(w <= 64 && lo + w <= self.width, "field [{}:{lo}] out of range for a {}-bit vector", (lo + w).wrapping_sub(1), self.width);
+        if w == 0 {
+            return 0;
+        }
+        self.slice_word(lo, w)
+    }
+
+    /// Sets bits `[lo+w-1:lo]` to the low `w` bits of `v`, `w` ≤ 64. Panics if the field runs
+    /// past the end.
+    pub fn set_field(&mut self, lo: usize, w: usize, v: u64) {
+        assert!(w <= 64 && lo + w <= self.width, "field [{}:{lo}] out of range for a {}-bit vector", (lo + w).wrapping_sub(1), self.width);
+        if w == 0 {
+            return;
+        }
+        let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let v = v & mask;
+        let (wi, sh) = (lo / 64, lo % 64);
+        self.words[wi] = (self.words[wi] & !(mask << sh)) | (v << sh);
+        if sh != 0 && sh + w > 64 {
+            let hm = (1u64 << (sh + w - 64)) - 1;
+            self.words[wi + 1] = (self.words[wi + 1] & !hm) | (v >> (64 - sh));
+        }
+    }
+
+    /// Byte `i`: bits `[8i+7:8i]` (a partial top byte is zero-extended).
+    pub fn byte(&self, i: usize) -> u8 {
+        self.field(8 * i, 8.min(self.width.saturating_sub(8 * i))) as u8
+    }
+
+    /// Sets byte `i` (bits `[8i+7:8i]`).
+    pub fn set_byte(&mut self, i: usize, b: u8) {
+        self.set_field(8 * i, 8, b as u64);
+    }
+
+    /// `self ^= other` in place; widths must match.
+    pub fn xor_assign(&mut self, other: &Bits) {
+        assert_eq!(self.width, other.width, "xor of a {}-bit and a {}-bit vector: widths must match", self.width, other.width);
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a ^= b;
+        }
+    }
+
     /// Concatenation `{high, self}`: `self` keeps bits `[w-1:0]`, `high` goes above it.
     pub fn concat(&self, high: &Bits) -> Bits {
         let mut out = Bits::zeros(self.width + high.width);
@@ -409,7 +460,6 @@ impl fmt::LowerHex for Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
 
     #[test]
     fn bytes_round_trip_and_order() {
@@ -448,7 +498,7 @@ mod tests {
 
     #[test]
     fn slices_match_bitwise_reference() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut rng = crate::math::splitmix::SplitMix64::new(1);
         for &w in &[1usize, 63, 64, 65, 130, 1946] {
             let v = Bits::random(w, &mut rng);
             for lo in [0, 1, 31, 63, 64, 65].into_iter().filter(|&l| l < w) {
@@ -470,6 +520,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn fields_bytes_and_flips_across_word_boundaries() {
+        let mut w = Bits::zeros(200);
+        w.set_field(60, 12, 0xABC);
+        assert_eq!(w.field(60, 12), 0xABC);
+        assert_eq!(w.field(64, 8), 0xAB);
+        w.set_field(120, 64, 0x0123_4567_89AB_CDEF);
+        assert_eq!(w.field(120, 64), 0x0123_4567_89AB_CDEF);
+        assert_eq!(w.byte(8), 0xAB);
+        w.set_byte(0, 0x5A);
+        assert_eq!(w.field(0, 8), 0x5A);
+        w.flip(199);
+        assert!(w.get(199));
+        let mut x = w.clone();
+        x.xor_assign(&w);
+        assert!(x.is_zero());
+        let n = Bits::from_bytes_width(&[0x12, 0x34, 0xFF], 20);
+        assert_eq!(n.byte(2), 0x0F);
+        assert_eq!(format!("{n:x}"), "f3412");
     }
 
     #[test]

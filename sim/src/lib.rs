@@ -31,7 +31,7 @@
 
 mod dut;
 mod error;
-pub mod link;
+pub mod campaign;
 mod manifest;
 mod model_build;
 mod rng;

@@ -7,26 +7,24 @@
 mod rifl_common;
 
 use rifl_common::*;
-use rtl_gen::blocks::rifl::model::link::{Link, LinkSetup};
-use rtl_gen::config::Design;
-use rtl_gen_sim::{TestRng, Tree};
+use rtl_gen_sim::campaign::rifl::{Link, LinkSetup};
+use rtl_gen_sim::{Bench, TestRng};
 use std::time::Instant;
 
 /// Cable delay per direction in cycles (a few metres at a frame clock of some hundred MHz).
 const DELAY: usize = 24;
 
-fn twin(design: &Design, tree: &Tree, name: &str, test: &str) -> Result<Twin, Box<dyn std::error::Error>> {
-    let p = rifl_block(design, name).params;
-    Ok(Twin::new(RtlNode::new(tree, &design.module_name(name, ""), test, p)?))
+fn twin(bench: &Bench, name: &str, test: &str) -> Result<Twin, Box<dyn std::error::Error>> {
+    Ok(Twin::new(RtlNode::from_bench(bench, name, test)?))
 }
 
 /// Both ends are RTL and model at once; any output difference fails at its cycle.
 fn lockstep(name: &str, ber: f64, packets: u64, max_len: usize) -> TestResult {
-    let (design, tree) = default_design();
+    let bench = bench();
     let test = format!("rifl_lockstep_{name}");
     let seed = TestRng::for_test(&test)?.seed();
-    let a = twin(&design, &tree, name, &format!("{test}_a"))?;
-    let b = twin(&design, &tree, name, &format!("{test}_b"))?;
+    let a = twin(&bench, name, &format!("{test}_a"))?;
+    let b = twin(&bench, name, &format!("{test}_b"))?;
     let mut link = Link::new(a, b, LinkSetup { delay: DELAY, ber, seed, packets, min_len: 1, max_len });
     link.tx_stall = 0.03;
     link.flow_ab.backpressure = 0.5;
@@ -48,8 +46,8 @@ fn lockstep(name: &str, ber: f64, packets: u64, max_len: usize) -> TestResult {
         t.elapsed().as_secs_f64(),
         link.flow_ab.delivered_packets,
         link.flow_ba.delivered_packets,
-        link.ab.bits_flipped,
-        link.ba.bits_flipped,
+        link.ab.stats.bit_errors,
+        link.ba.stats.bit_errors,
         a.frame_errors,
         b.frame_errors,
         a.retransmissions,
@@ -80,14 +78,12 @@ fn four_lane_node_matches_the_model_with_errors_stalls_and_backpressure() -> Tes
 
 /// Two RTL nodes, random packets of 1..8192 bytes both ways at `ber`.
 fn link_at(ber: f64, packets: u64) -> TestResult {
-    let (design, tree) = default_design();
+    let bench = bench();
     let name = "rifl";
-    let p = rifl_block(&design, name).params;
     let test = format!("rifl_link_{ber:e}");
     let seed = TestRng::for_test(&test)?.seed();
-    let module = design.module_name(name, "");
-    let a = RtlNode::new(&tree, &module, &format!("{test}_a"), p)?;
-    let b = RtlNode::new(&tree, &module, &format!("{test}_b"), p)?;
+    let a = RtlNode::from_bench(&bench, name, &format!("{test}_a"))?;
+    let b = RtlNode::from_bench(&bench, name, &format!("{test}_b"))?;
     let mut link = Link::new(a, b, LinkSetup { delay: DELAY, ber, seed, packets, min_len: 1, max_len: 8192 });
     let t = Instant::now();
     link.run(50_000_000).map_err(|e| format!("BER {ber:e}: {e} (seed {seed:#x})"))?;
@@ -102,12 +98,12 @@ fn link_at(ber: f64, packets: u64) -> TestResult {
         sb.packets,
         sa.bytes,
         sb.bytes,
-        link.ab.frames,
-        link.ba.frames,
-        link.ab.frames_hit,
-        link.ba.frames_hit,
-        link.ab.bits_flipped,
-        link.ba.bits_flipped,
+        link.ab.stats.frames,
+        link.ba.stats.frames,
+        link.ab.stats.frames_with_bit_errors,
+        link.ba.stats.frames_with_bit_errors,
+        link.ab.stats.bit_errors,
+        link.ba.stats.bit_errors,
         oa.frame_errors,
         ob.frame_errors,
         oa.retransmissions,
@@ -124,17 +120,17 @@ fn link_at(ber: f64, packets: u64) -> TestResult {
     assert!(oa.link_up && ob.link_up);
     assert_eq!(link.a.bad_keep + link.b.bad_keep, 0);
     if ber > 0.0 {
-        assert!(link.ab.frames_hit + link.ba.frames_hit > 0, "the run is long enough to see errors at BER {ber:e}");
+        assert!(link.ab.stats.frames_with_bit_errors + link.ba.stats.frames_with_bit_errors > 0, "the run is long enough to see errors at BER {ber:e}");
     }
     if ber == 0.0 {
         assert_eq!((oa.frame_errors, ob.frame_errors, oa.retransmissions, ob.retransmissions), (0, 0, 0, 0));
     }
     // Each node counts the frames that failed on its receive side: a hit frame fails unless it
     // was not being verified (out of sync) or the flips escaped the CRC (not at these rates).
-    if link.ba.frames_hit > 0 {
+    if link.ba.stats.frames_with_bit_errors > 0 {
         assert!(oa.frame_errors > 0 && ob.retransmissions > 0, "a's receiver saw errors: it must count them and b must retransmit");
     }
-    if link.ab.frames_hit > 0 {
+    if link.ab.stats.frames_with_bit_errors > 0 {
         assert!(ob.frame_errors > 0 && oa.retransmissions > 0, "b's receiver saw errors: it must count them and a must retransmit");
     }
     Ok(())

@@ -14,12 +14,12 @@ mod common;
 
 use common::scaled;
 use rtl_gen::blocks::rxl_endpoint::model::Mode;
-use rtl_gen_sim::link::{self, CampaignConfig, Faults, Nodes, Report};
+use rtl_gen_sim::campaign::rxl::{self, CampaignConfig, Faults, Nodes, Report};
 
 fn run(cfg: &CampaignConfig) -> Report {
     let nodes = Nodes::models(&cfg.endpoint, cfg.switches);
-    let r = link::run(cfg, nodes, &mut |_, _| {}).expect("campaign runs");
-    print!("{}", link::table(std::slice::from_ref(&r)));
+    let r = rxl::run_config(cfg, nodes, &mut |_, _| {}).expect("campaign runs");
+    print!("{}", rxl::table(std::slice::from_ref(&r)));
     r
 }
 

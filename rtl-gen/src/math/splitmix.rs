@@ -1,6 +1,11 @@
-//! SplitMix64 (Steele, Lea and Flood; the seeding generator of xoshiro): the one deterministic
-//! generator behind the models' fault channels and the unit tests' stimulus. A run is
-//! reproducible from one `u64` seed, and the reference models need no random-number crate.
+//! SplitMix64 (Steele, Lea and Flood; the seeding generator of xoshiro): the one RNG family of
+//! the workspace. The models' fault channels, the unit tests' stimulus, the simulator's
+//! `TestRng` (a seeded wrapper over this) and every link campaign draw from it, so a run is
+//! reproducible from one `u64` seed on every machine and every `rand` release.
+//!
+//! It implements `rand::RngCore`, so all of `rand::Rng` works on it (`random::<f64>()` is the
+//! top 53 bits of one output, exactly [`SplitMix64::unit`]). The inherent helpers below each
+//! draw whole 64-bit outputs; `next_u32` takes the low half of one output.
 
 /// A SplitMix64 stream. Every helper draws whole 64-bit outputs, so a given seed always yields
 /// the same sequence of values whatever mix of helpers consumes it.
@@ -77,9 +82,51 @@ impl SplitMix64 {
     }
 }
 
+impl rand::RngCore for SplitMix64 {
+    fn next_u32(&mut self) -> u32 {
+        SplitMix64::next_u64(self) as u32
+    }
+    fn next_u64(&mut self) -> u64 {
+        SplitMix64::next_u64(self)
+    }
+    /// Little-endian bytes of successive outputs (the last one truncated).
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        for chunk in dst.chunks_mut(8) {
+            let v = SplitMix64::next_u64(self).to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+    }
+}
+
+/// Seed of the `index`-th independent stream derived from `seed` (sub-streams of a campaign:
+/// one per work unit). Two SplitMix64 steps over `seed` mixed with `index`, so neighbouring
+/// indices and seeds give unrelated streams.
+pub fn derive_seed(seed: u64, index: u64) -> u64 {
+    let mut r = SplitMix64::new(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    r.next_u64();
+    r.next_u64()
+}
+
 #[cfg(test)]
 mod tests {
     use super::SplitMix64;
+
+    #[test]
+    fn rand_traits_draw_from_the_same_stream() {
+        use rand::{Rng, RngCore};
+        let mut a = SplitMix64::new(9);
+        let mut b = SplitMix64::new(9);
+        let u: f64 = a.random();
+        assert_eq!(u, b.unit());
+        assert_eq!(RngCore::next_u32(&mut a), b.next_u64() as u32);
+        let mut bytes = [0u8; 11];
+        a.fill_bytes(&mut bytes);
+        let (x, y) = (b.next_u64().to_le_bytes(), b.next_u64().to_le_bytes());
+        assert_eq!(bytes[..8], x);
+        assert_eq!(bytes[8..], y[..3]);
+        assert_ne!(super::derive_seed(1, 0), super::derive_seed(1, 1));
+        assert_ne!(super::derive_seed(1, 0), super::derive_seed(2, 0));
+    }
 
     #[test]
     fn reference_sequence_from_seed_zero() {

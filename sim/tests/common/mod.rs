@@ -33,23 +33,23 @@ pub fn rxl_campaign(
     ep_name: &str,
     switches: usize,
     cycles: u64,
-    faults: rtl_gen_sim::link::Faults,
-    check: rtl_gen_sim::link::rtl::Check,
+    faults: rtl_gen_sim::campaign::Faults,
+    check: rtl_gen_sim::campaign::rxl::rtl::Check,
     test: &str,
-    tweak: impl FnOnce(&mut rtl_gen_sim::link::CampaignConfig),
-) -> rtl_gen_sim::link::Report {
+    tweak: impl FnOnce(&mut rtl_gen_sim::campaign::rxl::CampaignConfig),
+) -> rtl_gen_sim::campaign::rxl::Report {
     use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
     use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
-    use rtl_gen_sim::link::{self, rtl::rtl_nodes, CampaignConfig};
-    let (design, tree) = default_design();
-    let ep = blocks_of::<RxlEndpointBlock>(&design).into_iter().find(|b| b.name == ep_name).expect("endpoint block").clone();
-    let sw = blocks_of::<RxlSwitchBlock>(&design).into_iter().find(|s| s.fec == ep.cfg.fec).cloned();
+    use rtl_gen_sim::campaign::rxl::{self, rtl::rtl_nodes, CampaignConfig};
+    let bench = rtl_gen_sim::Bench::default_design().expect("the default design and generated/");
+    let ep = bench.block::<RxlEndpointBlock>(ep_name).expect("endpoint block");
+    let sw = bench.blocks::<RxlSwitchBlock>().into_iter().find(|s| s.fec == ep.cfg.fec);
     let mut cfg = CampaignConfig::new(ep.cfg.mode, switches, cycles);
     cfg.endpoint = ep.cfg.clone();
     cfg.faults = faults;
     tweak(&mut cfg);
-    let nodes = rtl_nodes(&design, &tree, &ep, sw.as_ref(), switches, check, test).expect("RTL nodes build");
-    let r = link::run(&cfg, nodes, &mut |_, _| {}).unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
-    print!("{}", link::table(std::slice::from_ref(&r)));
+    let nodes = rtl_nodes(&bench, ep, sw, switches, check, test).expect("RTL nodes build");
+    let r = rxl::run_config(&cfg, nodes, &mut |_, _| {}).unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
+    print!("{}", rxl::table(std::slice::from_ref(&r)));
     r
 }

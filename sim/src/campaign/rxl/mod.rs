@@ -1,4 +1,4 @@
-//! Link campaigns: two RXL/CXL endpoints, 0..=4 levels of FEC-only switches between them,
+//! RXL link campaigns: two RXL/CXL endpoints, 0..=4 levels of FEC-only switches between them,
 //! traffic in both directions through fault-injecting channels, and scoreboards that check
 //! exactly-once, in-order, uncorrupted delivery and measure what the RXL paper measures
 //! (ordering failures against Eq. 7, bandwidth loss against Eq. 11–14).
@@ -18,12 +18,15 @@
 //! Every node's outputs depend on its registers only; a cycle reads all outputs, moves flits
 //! through the channels, applies the inputs and clocks every node.
 
-pub mod channel;
+pub mod campaign;
 pub mod rtl;
 
-pub use channel::{Channel, ChannelStats, Faults};
+pub use super::channel::{Channel, ChannelStats, Faults};
+pub use super::{CampaignError, LinkError};
+pub use campaign::{endpoints_for_mode, run, ModeSel, Impl, RxlOptions, RxlResults};
 
-use crate::{SimError, TestRng};
+use super::record::{RxlDirRecord, RxlRecord};
+use crate::TestRng;
 use rand::Rng;
 use rtl_gen::blocks::rxl_endpoint::flit::{FlitCodec, Flit, Header, Msg, Payload, CMD_NONE, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES, TYPE_PAYLOAD};
 use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointConfig, EndpointModel, EpInputs, EpOutputs, Mode};
@@ -39,22 +42,10 @@ pub const SWITCH_LATENCY: u32 = 2;
 
 const ZERO_FLIT: Flit = [0; FLIT_BYTES];
 
-/// Why a campaign stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum LinkError {
-    #[error(transparent)]
-    Sim(#[from] SimError),
-    #[error("campaign configuration: {0}")]
-    Config(String),
-    /// A node running the RTL and the model in lockstep saw them disagree.
-    #[error("{node}: RTL and model disagree at cycle {cycle} on {what}: RTL {rtl}, model {model}")]
-    Mismatch { node: String, cycle: u64, what: String, rtl: String, model: String },
-}
-
 /// An endpoint, model or RTL: outputs (valid during the current cycle) and a clock edge.
 pub trait EndpointNode {
     fn outputs(&self) -> &EpOutputs;
-    fn tick(&mut self, inp: &EpInputs) -> Result<(), LinkError>;
+    fn tick(&mut self, inp: &EpInputs) -> Result<(), CampaignError>;
     /// ESeqNum and the discard state, if the node can show them (models can).
     fn rx_state(&self) -> Option<(u32, bool)> {
         None
@@ -65,13 +56,13 @@ pub trait EndpointNode {
 pub trait LinkRxNode {
     fn out(&self) -> (bool, &Msg);
     fn counters(&self) -> [u64; 3];
-    fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), LinkError>;
+    fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), CampaignError>;
 }
 
 /// A switch's `link_tx`: (valid, re-encoded flit) one cycle after the message.
 pub trait LinkTxNode {
     fn out(&self) -> (bool, &Flit);
-    fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), LinkError>;
+    fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), CampaignError>;
 }
 
 // ---- the reference models as nodes ----
@@ -93,7 +84,7 @@ impl EndpointNode for ModelEndpoint {
     fn outputs(&self) -> &EpOutputs {
         &self.out
     }
-    fn tick(&mut self, inp: &EpInputs) -> Result<(), LinkError> {
+    fn tick(&mut self, inp: &EpInputs) -> Result<(), CampaignError> {
         self.model.tick(inp);
         self.out = self.model.outputs();
         Ok(())
@@ -110,7 +101,7 @@ impl LinkRxNode for LinkRxModel {
     fn counters(&self) -> [u64; 3] {
         LinkRxModel::counters(self)
     }
-    fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), LinkError> {
+    fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), CampaignError> {
         LinkRxModel::tick(self, valid, flit);
         Ok(())
     }
@@ -120,7 +111,7 @@ impl LinkTxNode for LinkTxModel {
     fn out(&self) -> (bool, &Flit) {
         (self.out_valid(), self.out_flit())
     }
-    fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), LinkError> {
+    fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), CampaignError> {
         LinkTxModel::tick(self, valid, msg);
         Ok(())
     }
@@ -367,14 +358,15 @@ struct WireWatch {
     max_serial: Option<u64>,
 }
 
-/// Runs a campaign on `nodes`. `progress(cycle, total)` is called every 1024 cycles.
-pub fn run(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnMut(u64, u64)) -> Result<Report, LinkError> {
+/// Runs one campaign configuration on `nodes`. `progress(cycle, total)` is called every 1024
+/// cycles.
+pub fn run_config(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnMut(u64, u64)) -> Result<Report, CampaignError> {
     let started = std::time::Instant::now();
     let s = cfg.switches;
     assert!(nodes.switches.iter().all(|v| v.len() == s), "nodes for {s} switch levels");
-    let delays = cfg.link_delays().map_err(LinkError::Config)?;
+    let delays = cfg.link_delays().map_err(CampaignError::Config)?;
     let mut rng = TestRng::from_seed(cfg.seed);
-    let mut channels: [Vec<Channel>; 2] = [0, 1].map(|d| delays[d].iter().enumerate().map(|(k, &dl)| Channel::new(dl, cfg.faults, cfg.seed ^ ((((d as u64) << 32) | (k as u64 + 1)) * 0x9E37_79B9))).collect());
+    let mut channels: [Vec<Channel<Box<Flit>>>; 2] = [0, 1].map(|d| delays[d].iter().enumerate().map(|(k, &dl)| Channel::new(dl, cfg.faults, cfg.seed ^ ((((d as u64) << 32) | (k as u64 + 1)) * 0x9E37_79B9))).collect());
     let mut dirs: [DirectionReport; 2] = Default::default();
     let mut sinks = [Sink::new(), Sink::new()];
     let mut serial = [0u64; 2];
@@ -464,7 +456,7 @@ pub fn run(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnMut(u64,
             sw_rx_in.clear();
             let mut arriving = None;
             for k in 0..=s {
-                let input = if k == 0 { ep_valid.then_some(&ep_flit) } else { sw_tx_out[k - 1].0.then_some(&sw_tx_out[k - 1].1) };
+                let input = if k == 0 { ep_valid.then(|| Box::new(ep_flit)) } else { sw_tx_out[k - 1].0.then(|| Box::new(sw_tx_out[k - 1].1)) };
                 let out = channels[d][k].step(input);
                 if k < s {
                     sw_rx_in.push(out);
@@ -521,35 +513,61 @@ pub fn run(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnMut(u64,
     Ok(Report { cfg: cfg.clone(), dirs, cycles: cycle, drained, seconds: started.elapsed().as_secs_f64() })
 }
 
-/// The campaign table: one row per report and direction.
+/// The campaign table of `reports` (one row per report and direction; see
+/// [`super::record::rxl_table`]).
 pub fn table(reports: &[Report]) -> String {
-    let mut s = String::new();
-    s.push_str("| mode | switches | dir | flits on wire | delivered in order | silent drops | replays | ordering failures (events) | Eq. 7 predicted | data failures | undelivered | BW loss | Eq. 11–14 predicted | retry loop |\n");
-    s.push_str("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for r in reports {
-        for (d, x) in r.dirs.iter().enumerate() {
-            let mode = match r.cfg.endpoint.mode {
-                Mode::Rxl => "rxl",
-                Mode::CxlBaseline => "cxl_baseline",
-            };
-            s.push_str(&format!(
-                "| {mode} | {} | {} | {} | {} | {} | {} | {} ({}) | {:.1} | {} | {} | {:.4} % | {:.4} % | {} |\n",
-                r.cfg.switches,
-                if d == 0 { "A→B" } else { "B→A" },
-                x.wire_flits,
-                x.sink.in_order,
-                x.silent_drops(),
-                x.tx_counters.replays,
-                x.sink.ordering_failures,
-                x.sink.ordering_events,
-                x.predicted_ordering_events(),
-                x.sink.data_failures,
-                x.undelivered(),
-                100.0 * x.bw_loss(),
-                100.0 * r.predicted_bw_loss(),
-                x.loop_median().map(|l| l.to_string()).unwrap_or_else(|| "-".into()),
-            ));
+    super::record::rxl_table(&reports.iter().map(Report::record).collect::<Vec<_>>())
+}
+
+impl Report {
+    /// The serialisable record of this run (no wall time: `seconds` is kept apart so records of
+    /// the same run compare equal).
+    pub fn record(&self) -> RxlRecord {
+        let mode = match self.cfg.endpoint.mode {
+            Mode::Rxl => "rxl",
+            Mode::CxlBaseline => "cxl_baseline",
+        };
+        RxlRecord {
+            unit: 0,
+            endpoint: String::new(),
+            mode: mode.into(),
+            switches: self.cfg.switches,
+            segments: 1,
+            flits: self.cfg.traffic_cycles,
+            cycles: self.cycles,
+            drained: self.drained,
+            retry_loop: self.cfg.retry_loop,
+            faults: self.cfg.faults,
+            internal: self.cfg.internal,
+            dirs: [0, 1].map(|d| {
+                let x = &self.dirs[d];
+                let mut loops = std::collections::BTreeMap::new();
+                for &l in &x.loop_samples {
+                    *loops.entry(l).or_insert(0u64) += 1;
+                }
+                RxlDirRecord {
+                    sent: x.sent,
+                    delivered: x.sink.delivered,
+                    in_order: x.sink.in_order,
+                    ordering_failures: x.sink.ordering_failures,
+                    ordering_events: x.sink.ordering_events,
+                    duplicates: x.sink.duplicates,
+                    skipped: x.sink.skipped,
+                    data_failures: x.sink.data_failures,
+                    window_in_order: x.sink.window_in_order,
+                    window_cycles: x.window_cycles,
+                    wire_flits: x.wire_flits,
+                    wire_payload: x.wire_payload,
+                    wire_payload_with_ack: x.wire_payload_with_ack,
+                    channels: x.channels,
+                    switch_drops: x.switch_drops,
+                    switch_corrected: x.switch_corrected,
+                    internal_corruptions: x.internal_corruptions,
+                    rx_counters: x.rx_counters.into(),
+                    tx_counters: x.tx_counters.into(),
+                    loops,
+                }
+            }),
         }
     }
-    s
 }

@@ -1,14 +1,14 @@
 //! The Verilated RTL as link nodes, and lockstep nodes that run the RTL and the reference
 //! model side by side and fail on the first cycle where any output differs.
 
-use super::{EndpointNode, LinkError, LinkRxNode, LinkTxNode, Nodes, SwitchPair};
-use crate::{Bits, Dut, PortId, SimError, Tree};
+use super::{CampaignError, EndpointNode, LinkRxNode, LinkTxNode, Nodes, SwitchPair};
+use crate::{Bench, Bits, Dut, PortId, SimError, Tree};
 use rtl_gen::blocks::rxl_endpoint::flit::{FlitCodec, Flit, Msg, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES};
 use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointModel, EpInputs, EpOutputs};
 use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
 use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
-use rtl_gen::config::Design;
+use rtl_gen::hw::module::Role;
 
 fn bits_to<const N: usize>(b: &Bits, out: &mut [u8; N]) {
     for (i, w) in b.words().iter().enumerate() {
@@ -98,7 +98,7 @@ impl EndpointNode for RtlEndpoint {
     fn outputs(&self) -> &EpOutputs {
         &self.out
     }
-    fn tick(&mut self, inp: &EpInputs) -> Result<(), LinkError> {
+    fn tick(&mut self, inp: &EpInputs) -> Result<(), CampaignError> {
         let d = &mut self.dut;
         d.set_port_u64(self.p.s_valid, inp.s_valid as u64)?;
         d.set_port(self.p.s_payload, &Bits::from_bytes(&inp.s_payload))?;
@@ -151,7 +151,7 @@ impl LinkRxNode for RtlLinkRx {
     fn counters(&self) -> [u64; 3] {
         self.counters
     }
-    fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), LinkError> {
+    fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), CampaignError> {
         self.dut.set_port_u64(self.ports[0], valid as u64)?;
         if valid {
             self.dut.set_port(self.ports[1], &Bits::from_bytes(flit))?;
@@ -199,7 +199,7 @@ impl LinkTxNode for RtlLinkTx {
     fn out(&self) -> (bool, &Flit) {
         (self.valid, &self.flit)
     }
-    fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), LinkError> {
+    fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), CampaignError> {
         self.dut.set_port_u64(self.ports[0], valid as u64)?;
         if valid {
             self.dut.set_port(self.ports[1], &Bits::from_bytes(msg))?;
@@ -234,16 +234,16 @@ pub struct CheckedEndpoint {
 }
 
 impl CheckedEndpoint {
-    pub fn new(name: &str, rtl: RtlEndpoint, model: EndpointModel) -> Result<CheckedEndpoint, LinkError> {
+    pub fn new(name: &str, rtl: RtlEndpoint, model: EndpointModel) -> Result<CheckedEndpoint, CampaignError> {
         let model_out = model.outputs();
         let c = CheckedEndpoint { name: name.to_string(), rtl, model, model_out, cycle: 0 };
         c.compare()?;
         Ok(c)
     }
 
-    fn compare(&self) -> Result<(), LinkError> {
+    fn compare(&self) -> Result<(), CampaignError> {
         let (r, m) = (self.rtl.outputs(), &self.model_out);
-        let mismatch = |what: &str, rtl: String, model: String| LinkError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
+        let mismatch = |what: &str, rtl: String, model: String| CampaignError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
         if (r.s_ready, r.tx_valid, r.m_valid) != (m.s_ready, m.tx_valid, m.m_valid) {
             return Err(mismatch("(s_ready, tx_valid, m_valid)", format!("{:?}", (r.s_ready, r.tx_valid, r.m_valid)), format!("{:?}", (m.s_ready, m.tx_valid, m.m_valid))));
         }
@@ -264,7 +264,7 @@ impl EndpointNode for CheckedEndpoint {
     fn outputs(&self) -> &EpOutputs {
         self.rtl.outputs()
     }
-    fn tick(&mut self, inp: &EpInputs) -> Result<(), LinkError> {
+    fn tick(&mut self, inp: &EpInputs) -> Result<(), CampaignError> {
         self.rtl.tick(inp)?;
         self.model.tick(inp);
         self.model_out = self.model.outputs();
@@ -291,12 +291,12 @@ impl LinkRxNode for CheckedLinkRx {
     fn counters(&self) -> [u64; 3] {
         self.rtl.counters
     }
-    fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), LinkError> {
+    fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), CampaignError> {
         self.rtl.tick(valid, flit)?;
         LinkRxModel::tick(&mut self.model, valid, flit);
         self.cycle += 1;
         let (rv, rm) = self.rtl.out();
-        let mismatch = |what: &str, rtl: String, model: String| LinkError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
+        let mismatch = |what: &str, rtl: String, model: String| CampaignError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
         if rv != self.model.out_valid() {
             return Err(mismatch("out_valid", rv.to_string(), self.model.out_valid().to_string()));
         }
@@ -321,12 +321,12 @@ impl LinkTxNode for CheckedLinkTx {
     fn out(&self) -> (bool, &Flit) {
         self.rtl.out()
     }
-    fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), LinkError> {
+    fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), CampaignError> {
         self.rtl.tick(valid, msg)?;
         LinkTxModel::tick(&mut self.model, valid, msg);
         self.cycle += 1;
         let (rv, rf) = self.rtl.out();
-        let mismatch = |what: &str, rtl: String, model: String| LinkError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
+        let mismatch = |what: &str, rtl: String, model: String| CampaignError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
         if rv != self.model.out_valid() {
             return Err(mismatch("out_valid", rv.to_string(), self.model.out_valid().to_string()));
         }
@@ -350,9 +350,10 @@ pub enum Check {
 }
 
 /// The nodes of a campaign on the RTL of `endpoint` (both ends) and `switch` (every level and
-/// direction) from the generated tree of `design`.
-pub fn rtl_nodes(design: &Design, tree: &Tree, endpoint: &RxlEndpointBlock, switch: Option<&RxlSwitchBlock>, switches: usize, check: Check, test: &str) -> Result<Nodes, LinkError> {
-    let ep_module = design.module_name(&endpoint.name, "");
+/// direction) from the bench's tree; the lockstep models come from the same blocks.
+pub fn rtl_nodes(bench: &Bench, endpoint: &RxlEndpointBlock, switch: Option<&RxlSwitchBlock>, switches: usize, check: Check, test: &str) -> Result<Nodes, CampaignError> {
+    let tree = bench.tree();
+    let ep_module = bench.module(&endpoint.name, Role::Endpoint)?.name().to_string();
     let codec = FlitCodec::new(endpoint.cfg.crc, endpoint.cfg.fec);
     let mut eps: Vec<Box<dyn EndpointNode>> = Vec::new();
     for (i, side) in ["a", "b"].iter().enumerate() {
@@ -364,11 +365,12 @@ pub fn rtl_nodes(design: &Design, tree: &Tree, endpoint: &RxlEndpointBlock, swit
     }
     let mut sw: [Vec<SwitchPair>; 2] = [Vec::new(), Vec::new()];
     if switches > 0 {
-        let s = switch.ok_or_else(|| LinkError::Config("switch levels need an rxl_switch block".into()))?;
+        let s = switch.ok_or_else(|| CampaignError::Config("switch levels need an rxl_switch block".into()))?;
         if s.fec != endpoint.cfg.fec {
-            return Err(LinkError::Config(format!("switch `{}` and endpoint `{}` use different FEC layouts", s.name, endpoint.name)));
+            return Err(CampaignError::Config(format!("switch `{}` and endpoint `{}` use different FEC layouts", s.name, endpoint.name)));
         }
-        let (rx_m, tx_m) = (design.module_name(&s.name, "_link_rx"), design.module_name(&s.name, "_link_tx"));
+        let rx_m = bench.module(&s.name, Role::LinkRx)?.name().to_string();
+        let tx_m = bench.module(&s.name, Role::LinkTx)?.name().to_string();
         for (d, list) in sw.iter_mut().enumerate() {
             for k in 0..switches {
                 let tag = format!("{test}_sw{k}_d{d}");

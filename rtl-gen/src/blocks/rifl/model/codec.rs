@@ -37,7 +37,7 @@
 //! so the receiver verifies before descrambling: the self-synchronous descrambler triples each
 //! channel error, which would otherwise eat into the Hamming distance.
 
-use super::bits::Wide;
+use crate::bits::Bits;
 use super::params::Params;
 use crate::blocks::crc::model::{CrcAlgo, CrcModel};
 
@@ -91,7 +91,7 @@ pub struct Checked {
     /// Legal SYN and the verification code matches the expected frame ID.
     pub ok: bool,
     /// `{meta, payload}` as received (still scrambled).
-    pub line: Wide,
+    pub line: Bits,
 }
 
 impl Codec {
@@ -101,7 +101,7 @@ impl Codec {
 
     /// CRC-12 of the line region `{meta, payload}` with the control bit:
     /// `CRC({payload, 5'b0, ctrl, meta})`.
-    pub fn crc(&self, ctrl: bool, line: &Wide) -> u16 {
+    pub fn crc(&self, ctrl: bool, line: &Bits) -> u16 {
         let s = self.p.payload_bytes();
         let meta = line.field(self.p.payload_bits(), 2) as u8;
         let mut reg = self.crc.update(self.crc.start(), &[((ctrl as u8) << 2) | meta]);
@@ -114,14 +114,14 @@ impl Codec {
     }
 
     /// The verification code of a frame with this SYN and line region, sent as frame `id`.
-    pub fn vcode(&self, syn: u8, line: &Wide, id: u32) -> u16 {
+    pub fn vcode(&self, syn: u8, line: &Bits, id: u32) -> u16 {
         self.crc(syn & 2 != 0, line) ^ id as u16
     }
 
     /// The whole frame `{vcode, line, syn}` (`line` = `{meta, payload}` as sent).
-    pub fn encode(&self, syn: u8, line: &Wide, id: u32) -> Wide {
+    pub fn encode(&self, syn: u8, line: &Bits, id: u32) -> Bits {
         let f = self.p.frame_width();
-        let mut frame = Wide::zeros(f);
+        let mut frame = Bits::zeros(f);
         frame.set_field(0, 2, syn as u64);
         frame.set_slice(2, line);
         frame.set_field(f - 12, 12, self.vcode(syn, line, id) as u64);
@@ -129,7 +129,7 @@ impl Codec {
     }
 
     /// Check a received frame against the receiver's expected frame ID.
-    pub fn check(&self, frame: &Wide, id: u32) -> Checked {
+    pub fn check(&self, frame: &Bits, id: u32) -> Checked {
         let f = self.p.frame_width();
         let syn = frame.field(0, 2) as u8;
         let line = frame.slice(2, self.p.raw_bits());
@@ -139,38 +139,38 @@ impl Codec {
     }
 
     /// The line (wire) order `{meta, payload}` of a raw region `{payload, meta}`.
-    pub fn to_line(&self, raw: &Wide) -> Wide {
+    pub fn to_line(&self, raw: &Bits) -> Bits {
         let p = self.p.payload_bits();
-        let mut w = Wide::zeros(p + 2);
+        let mut w = Bits::zeros(p + 2);
         w.set_slice(0, &raw.slice(2, p));
         w.set_field(p, 2, raw.field(0, 2));
         w
     }
 
     /// The raw region `{payload, meta}` of a line region `{meta, payload}`.
-    pub fn from_line(&self, line: &Wide) -> Wide {
+    pub fn from_line(&self, line: &Bits) -> Bits {
         let p = self.p.payload_bits();
-        let mut r = Wide::zeros(p + 2);
+        let mut r = Bits::zeros(p + 2);
         r.set_field(0, 2, line.field(p, 2));
         r.set_slice(2, &line.slice(0, p));
         r
     }
 
     /// A raw region `{payload, meta}` with the payload all zero except its last byte.
-    pub fn raw_with_last_byte(&self, meta: u8, last: u8) -> Wide {
-        let mut raw = Wide::zeros(self.p.raw_bits());
+    pub fn raw_with_last_byte(&self, meta: u8, last: u8) -> Bits {
+        let mut raw = Bits::zeros(self.p.raw_bits());
         raw.set_field(0, 2, meta as u64);
         raw.set_field(2 + 8 * (self.p.payload_bytes() - 1), 8, last as u64);
         raw
     }
 
-    pub fn control_raw(&self, c: Ctrl) -> Wide {
+    pub fn control_raw(&self, c: Ctrl) -> Bits {
         self.raw_with_last_byte(META_INVALID, c.code())
     }
 
     /// `{payload, meta}` of a data frame from payload bytes (at most S; the rest zero).
-    pub fn data_raw(&self, meta: u8, payload: &[u8]) -> Wide {
-        let mut raw = Wide::zeros(self.p.raw_bits());
+    pub fn data_raw(&self, meta: u8, payload: &[u8]) -> Bits {
+        let mut raw = Bits::zeros(self.p.raw_bits());
         raw.set_field(0, 2, meta as u64);
         for (i, b) in payload.iter().enumerate().take(self.p.payload_bytes()) {
             raw.set_field(2 + 8 * i, 8, *b as u64);
@@ -179,12 +179,12 @@ impl Codec {
     }
 
     /// The last payload byte of a raw region (format code, flow-control or control code).
-    pub fn last_byte(&self, raw: &Wide) -> u8 {
+    pub fn last_byte(&self, raw: &Bits) -> u8 {
         raw.field(2 + 8 * (self.p.payload_bytes() - 1), 8) as u8
     }
 
     /// Valid payload bytes of a data frame's raw region per its meta code (Table 1).
-    pub fn valid_bytes(&self, raw: &Wide) -> usize {
+    pub fn valid_bytes(&self, raw: &Bits) -> usize {
         match raw.field(0, 2) as u8 {
             META_INVALID => 0,
             META_EOP_PARTIAL => self.last_byte(raw) as usize,
@@ -193,7 +193,7 @@ impl Codec {
     }
 
     /// Payload byte `i` of a raw region.
-    pub fn payload_byte(&self, raw: &Wide, i: usize) -> u8 {
+    pub fn payload_byte(&self, raw: &Bits, i: usize) -> u8 {
         raw.field(2 + 8 * i, 8) as u8
     }
 }
@@ -237,7 +237,7 @@ mod tests {
         let c = Codec::new(p);
         let map = crc_algo(p.crc_poly).affine(p.crc_msg_bits(), 0);
         for t in 0..50u64 {
-            let mut line = Wide::zeros(p.raw_bits());
+            let mut line = Bits::zeros(p.raw_bits());
             for k in 0..p.raw_bits() {
                 line.set(k, (t.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (k % 61)) & 1 == 1 || k as u64 == t);
             }

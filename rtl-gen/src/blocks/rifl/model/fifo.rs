@@ -11,7 +11,7 @@
 //! A pushed entry reaches the head two edges later. `level = mem_count + head_valid` drives
 //! `high = level > fc_on_frames` and `low = level < fc_off_frames` (combinational).
 
-use super::bits::Wide;
+use crate::bits::Bits;
 use super::params::Params;
 
 #[derive(Debug, Clone)]
@@ -19,11 +19,11 @@ pub struct Fifo {
     depth: u32,
     on: u32,
     off: u32,
-    pub mem: Vec<Wide>,
+    pub mem: Vec<Bits>,
     pub wr_ptr: u32,
     pub rd_ptr: u32,
     pub mem_count: u32,
-    pub head: Wide,
+    pub head: Bits,
     pub head_valid: bool,
     /// Pushes dropped because the memory was full (never in a correctly sized link).
     pub overflows: u64,
@@ -37,11 +37,11 @@ impl Fifo {
             depth: p.fc_buffer_frames,
             on: p.fc_on_frames,
             off: p.fc_off_frames,
-            mem: vec![Wide::zeros(p.raw_bits()); p.fc_buffer_frames as usize],
+            mem: vec![Bits::zeros(p.raw_bits()); p.fc_buffer_frames as usize],
             wr_ptr: 0,
             rd_ptr: 0,
             mem_count: 0,
-            head: Wide::zeros(p.raw_bits()),
+            head: Bits::zeros(p.raw_bits()),
             head_valid: false,
             overflows: 0,
             max_level: 0,
@@ -66,7 +66,7 @@ impl Fifo {
         }
     }
 
-    pub fn tick(&mut self, push: bool, din: &Wide, pop: bool) {
+    pub fn tick(&mut self, push: bool, din: &Bits, pop: bool) {
         let pop = pop && self.head_valid;
         let fetch = self.mem_count != 0 && (!self.head_valid || pop);
         let mut count = self.mem_count;

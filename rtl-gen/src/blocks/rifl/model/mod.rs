@@ -9,19 +9,18 @@
 //! * [`fifo`]: the flow-control buffer.
 //! * [`gearbox`]: AXI4-Stream width conversion.
 //! * [`node`]: the top with channel bonding and status counters.
-//! * [`link`]: two nodes, channels with delay and bit errors, traffic and scoreboard.
+//!
+//! Bit vectors are the workspace's one type, [`crate::bits::Bits`]. The link harness (two
+//! nodes, channels, traffic, scoreboard) is the simulator's `rtl_gen_sim::campaign::rifl`.
 
-pub mod bits;
 pub mod codec;
 pub mod fifo;
 pub mod gearbox;
-pub mod link;
 pub mod node;
 pub mod params;
 pub mod rx;
 pub mod scrambler;
 pub mod tx;
 
-pub use bits::Wide;
 pub use node::Node;
 pub use params::Params;

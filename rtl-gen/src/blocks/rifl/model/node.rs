@@ -11,7 +11,7 @@
 //! packet (or j is the last lane); it is popped from those lanes only, and the next packet
 //! starts again at lane 0.
 
-use super::bits::Wide;
+use crate::bits::Bits;
 use super::codec::{Codec, META_BODY, META_EOP_FULL, META_EOP_PARTIAL, META_INVALID};
 use super::fifo::Fifo;
 use super::gearbox::Gearbox;
@@ -31,7 +31,7 @@ pub struct NodeIn<'a> {
     pub m_ready: bool,
     pub tx_ready: bool,
     pub rx_valid: &'a [bool],
-    pub rx_frame: &'a [Wide],
+    pub rx_frame: &'a [Bits],
 }
 
 /// The top's outputs in one cycle (before the edge, given that cycle's inputs).
@@ -42,7 +42,7 @@ pub struct NodeOut {
     pub m_data: Vec<u8>,
     pub m_count: usize,
     pub m_last: bool,
-    pub tx_frame: Vec<Wide>,
+    pub tx_frame: Vec<Bits>,
     pub link_up: bool,
     pub frame_errors: u32,
     pub retransmissions: u32,
@@ -94,7 +94,7 @@ impl Node {
 
     /// The TX gearbox's group cut into one raw region per lane (meta per Table 1, format code in
     /// the last byte of a partial end-of-packet payload, empty lanes as fillers).
-    pub fn segments(&self) -> Vec<Wide> {
+    pub fn segments(&self) -> Vec<Bits> {
         let s = self.p.payload_bytes();
         let out = self.txg.out();
         (0..self.p.lanes())
@@ -142,7 +142,7 @@ impl Node {
         None
     }
 
-    fn tx_in<'a>(&self, j: usize, tx_ready: bool, seg_take: bool, seg: &'a Wide) -> TxIn<'a> {
+    fn tx_in<'a>(&self, j: usize, tx_ready: bool, seg_take: bool, seg: &'a Bits) -> TxIn<'a> {
         let rx = &self.rx[j];
         TxIn {
             en: tx_ready,
@@ -158,7 +158,7 @@ impl Node {
         }
     }
 
-    fn lane_combs(&self, tx_ready: bool, segs: &[Wide]) -> Vec<TxComb> {
+    fn lane_combs(&self, tx_ready: bool, segs: &[Bits]) -> Vec<TxComb> {
         (0..self.p.lanes()).map(|j| self.tx[j].comb(&self.tx_in(j, tx_ready, false, &segs[j]))).collect()
     }
 
@@ -201,7 +201,7 @@ impl Node {
         let out_ready = i.tx_ready && combs.iter().all(|c| c.seg_ready);
         let group = self.group();
         let take_group = group.is_some() && self.rxg.in_ready(i.m_ready);
-        let pushes: Vec<(bool, Wide)> = self.rx.iter().map(|r| (r.out_valid, r.out_raw.clone())).collect();
+        let pushes: Vec<(bool, Bits)> = self.rx.iter().map(|r| (r.out_valid, r.out_raw.clone())).collect();
         let err_pulses = self.rx.iter().filter(|r| r.err_pulse).count() as u32;
         let tx_ins: Vec<TxIn> = (0..l).map(|j| self.tx_in(j, i.tx_ready, go, &segs[j])).collect();
         // Registers.

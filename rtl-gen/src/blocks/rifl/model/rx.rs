@@ -31,7 +31,7 @@
 //!
 //! The descrambler consumes every received frame, legal or not.
 
-use super::bits::Wide;
+use crate::bits::Bits;
 use super::codec::{Codec, Ctrl, FC_PAUSE, FC_RESUME, META_INVALID, SYN_CTRL, SYN_DATA};
 use super::params::Params;
 use super::scrambler::Descrambler;
@@ -53,7 +53,7 @@ pub struct RxLane {
     pub remote_fc: bool,
     pub desc: Descrambler,
     pub out_valid: bool,
-    pub out_raw: Wide,
+    pub out_raw: Bits,
     pub err_pulse: bool,
     /// Statistics (not in the RTL): data frames accepted, frames failing verification.
     pub accepted: u64,
@@ -77,7 +77,7 @@ impl RxLane {
             remote_fc: false,
             desc: Descrambler::new(),
             out_valid: false,
-            out_raw: Wide::zeros(p.raw_bits()),
+            out_raw: Bits::zeros(p.raw_bits()),
             err_pulse: false,
             accepted: 0,
             failed: 0,
@@ -89,7 +89,7 @@ impl RxLane {
         &self.codec.p
     }
 
-    pub fn tick(&mut self, valid: bool, frame: &Wide) {
+    pub fn tick(&mut self, valid: bool, frame: &Bits) {
         self.out_valid = false;
         self.err_pulse = false;
         if !valid {

@@ -8,7 +8,7 @@
 //! The state register of the RTL, `state[k] = y[-1-k]` (bit 0 the most recent line bit), resets
 //! to zero on both sides.
 
-use super::bits::Wide;
+use crate::bits::Bits;
 
 const TAP_A: usize = 13;
 const TAP_B: usize = 33;
@@ -63,11 +63,11 @@ impl Scrambler {
         Scrambler { h: History::from_state33(s) }
     }
     /// Scramble one frame's raw region and advance the state.
-    pub fn scramble(&mut self, x: &Wide) -> Wide {
-        let mut y = Wide::zeros(x.len());
+    pub fn scramble(&mut self, x: &Bits) -> Bits {
+        let mut y = Bits::zeros(x.width());
         let mut j = 0;
-        while j < x.len() {
-            let c = CHUNK.min(x.len() - j);
+        while j < x.width() {
+            let c = CHUNK.min(x.width() - j);
             let out = (x.field(j, c) ^ self.h.taps()) & mask(c);
             y.set_field(j, c, out);
             self.h.push(out, c);
@@ -87,11 +87,11 @@ impl Descrambler {
     pub fn with_state(s: u64) -> Self {
         Descrambler { h: History::from_state33(s) }
     }
-    pub fn descramble(&mut self, y: &Wide) -> Wide {
-        let mut x = Wide::zeros(y.len());
+    pub fn descramble(&mut self, y: &Bits) -> Bits {
+        let mut x = Bits::zeros(y.width());
         let mut j = 0;
-        while j < y.len() {
-            let c = CHUNK.min(y.len() - j);
+        while j < y.width() {
+            let c = CHUNK.min(y.width() - j);
             let inb = y.field(j, c);
             x.set_field(j, c, (inb ^ self.h.taps()) & mask(c));
             self.h.push(inb, c);
@@ -102,10 +102,10 @@ impl Descrambler {
 }
 
 /// The bit-serial definition, for the tests of the chunked form and of the RTL matrices.
-pub fn scramble_serial(state: u64, x: &Wide) -> (Wide, u64) {
+pub fn scramble_serial(state: u64, x: &Bits) -> (Bits, u64) {
     let mut s = state;
-    let mut y = Wide::zeros(x.len());
-    for j in 0..x.len() {
+    let mut y = Bits::zeros(x.width());
+    for j in 0..x.width() {
         let b = x.get(j) ^ ((s >> (TAP_A - 1)) & 1 == 1) ^ ((s >> (TAP_B - 1)) & 1 == 1);
         y.set(j, b);
         s = ((s << 1) | b as u64) & ((1 << 33) - 1);
@@ -113,10 +113,10 @@ pub fn scramble_serial(state: u64, x: &Wide) -> (Wide, u64) {
     (y, s)
 }
 
-pub fn descramble_serial(state: u64, y: &Wide) -> (Wide, u64) {
+pub fn descramble_serial(state: u64, y: &Bits) -> (Bits, u64) {
     let mut s = state;
-    let mut x = Wide::zeros(y.len());
-    for j in 0..y.len() {
+    let mut x = Bits::zeros(y.width());
+    for j in 0..y.width() {
         let b = y.get(j);
         x.set(j, b ^ ((s >> (TAP_A - 1)) & 1 == 1) ^ ((s >> (TAP_B - 1)) & 1 == 1));
         s = ((s << 1) | b as u64) & ((1 << 33) - 1);
@@ -128,8 +128,8 @@ pub fn descramble_serial(state: u64, y: &Wide) -> (Wide, u64) {
 mod tests {
     use super::*;
 
-    fn pseudo(len: usize, seed: u64) -> Wide {
-        let mut w = Wide::zeros(len);
+    fn pseudo(len: usize, seed: u64) -> Bits {
+        let mut w = Bits::zeros(len);
         let mut s = seed;
         for k in 0..len {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

@@ -33,7 +33,7 @@
 //! Latency: a decision reaches `tx_frame` two enabled edges later. After reset `tx_frame` is
 //! all zeros (an illegal SYN: the far end starts out of sync anyway).
 
-use super::bits::Wide;
+use crate::bits::Bits;
 use super::codec::{Codec, Ctrl, FC_PAUSE, FC_RESUME, META_INVALID, SYN_CTRL, SYN_DATA};
 use super::params::Params;
 use super::scrambler::Scrambler;
@@ -77,7 +77,7 @@ pub struct TxIn<'a> {
     pub fc_low: bool,
     /// The top hands the user segment `seg_raw` to this lane at this edge (implies `en`).
     pub seg_take: bool,
-    pub seg_raw: &'a Wide,
+    pub seg_raw: &'a Bits,
 }
 
 /// Combinational outputs.
@@ -107,14 +107,14 @@ pub struct TxLane {
     // Stage 1.
     pub s1_resend: bool,
     pub s1_ctrl: bool,
-    pub s1_raw: Wide,
+    pub s1_raw: Bits,
     pub s1_id: u32,
     /// The buffer's registered read data (a resend's raw region).
-    pub rbuf: Wide,
-    pub mem: Vec<Wide>,
+    pub rbuf: Bits,
+    pub mem: Vec<Bits>,
     pub scr: Scrambler,
     /// The output register.
-    pub frame: Wide,
+    pub frame: Bits,
 }
 
 impl TxLane {
@@ -131,10 +131,10 @@ impl TxLane {
             s1_ctrl: true,
             s1_raw,
             s1_id: 0,
-            rbuf: Wide::zeros(p.raw_bits()),
-            mem: vec![Wide::zeros(p.raw_bits()); p.ids() as usize],
+            rbuf: Bits::zeros(p.raw_bits()),
+            mem: vec![Bits::zeros(p.raw_bits()); p.ids() as usize],
             scr: Scrambler::new(),
-            frame: Wide::zeros(p.frame_width()),
+            frame: Bits::zeros(p.frame_width()),
             codec,
         }
     }
@@ -207,7 +207,7 @@ impl TxLane {
         let mask = p.id_mask();
         match state {
             TxState::Init => {
-                self.mem[(self.init_cnt & mask) as usize] = Wide::zeros(p.raw_bits());
+                self.mem[(self.init_cnt & mask) as usize] = Bits::zeros(p.raw_bits());
                 self.init_cnt += 1;
                 self.control(Ctrl::PauseRequest);
             }
@@ -238,7 +238,7 @@ impl TxLane {
                         self.codec.raw_with_last_byte(META_INVALID, code)
                     }
                     None if i.seg_take => i.seg_raw.clone(),
-                    None => Wide::zeros(p.raw_bits()),
+                    None => Bits::zeros(p.raw_bits()),
                 };
                 self.mem[self.tx_id as usize] = raw.clone();
                 self.s1_resend = false;

@@ -201,7 +201,7 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
 mod tests {
     use super::*;
     use crate::blocks::rifl::model::scrambler::{descramble_serial, scramble_serial};
-    use crate::blocks::rifl::model::Wide;
+    use crate::bits::Bits;
 
     #[test]
     fn scrambler_matrices_match_the_serial_definition() {
@@ -210,7 +210,7 @@ mod tests {
             let (out_map, next_map) = scrambler_maps(r, descramble);
             let mut s = 0x1_5A5A_0F0Fu64;
             for t in 0..20u64 {
-                let mut x = Wide::zeros(r);
+                let mut x = Bits::zeros(r);
                 for k in 0..r {
                     x.set(k, (t.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(k as u32) >> 7) & 1 == 1);
                 }

@@ -1,0 +1,390 @@
+//! RIFL reliability sweep (§6.C, Fig. 9): two model nodes of a `rifl` block linked through
+//! channels with independent random bit errors, saturating random traffic (packets of
+//! 1..8192 bytes) both ways, one run per BER (default 1e-12 … 1e-5 in steps of 10^0.25) plus an
+//! error-free reference. Per point: bandwidth ratio (throughput relative to the reference),
+//! average / p99 / p99.9 packet latency, error counts; the Eq. 8 fit; CSV, Markdown, SVG.
+//!
+//! Every point is also a scoreboard run: a packet lost, duplicated, reordered or corrupted is a
+//! [`CampaignError::Scoreboard`]. The nodes are the cycle-accurate model, which the
+//! co-simulation tests hold equal to the RTL cycle by cycle.
+//!
+//! Work units: unit 0 is the reference (BER 0), unit k the k-th BER. Every point runs with the
+//! campaign seed itself (the same packets and error positions up to the first error at every
+//! BER), so a shard's points are exactly the single run's.
+
+use super::{percentile, Link, LinkSetup};
+use crate::campaign::progress::Progress;
+use crate::campaign::record::sweep_svg;
+use crate::campaign::shard::{self, Shard};
+use crate::campaign::CampaignError;
+use crate::Bench;
+use rtl_gen::blocks::rifl::model::{Node, Params};
+use rtl_gen::blocks::rifl::RiflBlock;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Cycles from a frame entering a node's receive side to the node's transmit side answering
+/// it over a zero-delay cable (first beat in to first beat out: sim/RIFL.md).
+pub const NODE_PASS_CYCLES: u32 = 9;
+
+/// A sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepOptions {
+    /// A `rifl` block of the bench's design.
+    pub block: String,
+    /// Packets per direction per point.
+    pub packets: u64,
+    /// Cable + transceiver delay per direction in cycles.
+    pub delay: u32,
+    /// Line rate per lane in Gb/s (only for the nanosecond columns).
+    pub lane_gbps: f64,
+    /// Points simulated in parallel (does not change any result).
+    pub threads: u32,
+    pub seed: u64,
+    /// Cycle cap per point (a point stopped by it reports what was delivered).
+    pub max_cycles: u64,
+    /// Override of the block's frame ID width.
+    pub frame_id_bits: Option<u32>,
+    /// The BERs (besides the reference).
+    pub bers: Vec<f64>,
+}
+
+/// 1e-12 … 1e-5 in steps of 10^0.25 (29 points).
+pub fn default_bers() -> Vec<f64> {
+    (0..=28).map(|k| 10f64.powf(-12.0 + 0.25 * k as f64)).collect()
+}
+
+impl Default for SweepOptions {
+    fn default() -> SweepOptions {
+        SweepOptions { block: "rifl".into(), packets: 2000, delay: 8, lane_gbps: 28.0, threads: 2, seed: 6, max_cycles: 20_000_000, frame_id_bits: None, bers: default_bers() }
+    }
+}
+
+/// One BER point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointRecord {
+    pub unit: usize,
+    pub ber: f64,
+    pub cycles: u64,
+    pub bytes: u64,
+    pub packets: u64,
+    pub bits_flipped: u64,
+    pub frames_hit: u64,
+    pub frame_errors: u64,
+    pub retransmissions: u64,
+    pub pause_events: u64,
+    /// Delivered bytes per cycle per direction, averaged over both.
+    pub bw: f64,
+    pub lat_avg: f64,
+    pub lat_p99: f64,
+    pub lat_p999: f64,
+    /// False when the point stopped at `max_cycles` (its bandwidth is then an upper bound).
+    pub completed: bool,
+}
+
+/// The parameters the sweep ran with (the block's, with the frame ID override).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepParams {
+    pub frame_bits: u32,
+    pub lanes: u32,
+    pub user_bits: u32,
+    pub frame_id_bits: u32,
+    pub procedure_frames: u32,
+}
+
+/// A sweep or one shard of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepResults {
+    pub options: SweepOptions,
+    pub params: SweepParams,
+    pub shard: Shard,
+    pub units: usize,
+    /// In unit order.
+    pub points: Vec<PointRecord>,
+}
+
+/// The block's parameters with the options applied, or why they cannot run.
+pub fn sweep_params(bench: &Bench, o: &SweepOptions) -> Result<Params, CampaignError> {
+    let block = bench.block::<RiflBlock>(&o.block)?;
+    let mut p = block.params;
+    if let Some(n) = o.frame_id_bits {
+        if !(5..=12).contains(&n) || (1u32 << n) < 2 * p.retrans_threshold {
+            return Err(CampaignError::Config(format!(
+                "frame_id_bits {n} gives {} frame IDs, fewer than 2 x retrans_threshold = {} of block {} (or outside 5..=12); allowed {}..=12",
+                1u64 << n.min(40),
+                2 * p.retrans_threshold,
+                o.block,
+                (32 - (2 * p.retrans_threshold - 1).leading_zeros()).max(5)
+            )));
+        }
+        p.frame_id_bits = n;
+    }
+    // Frame IDs must outnumber the frames in flight around the retransmission loop plus the
+    // rollback and request margins (the block's rule for a given cable: 2^n >= 16 + 16 + RTT
+    // frames), or a retransmitted frame aliases a newer one with the same ID and is accepted in
+    // its place: with 32 IDs over an 8-cycle channel the sweep delivered corrupted packets from
+    // BER 3e-6. Here RTT = 2 x (channel delay + the node's 9-cycle pass-through).
+    let rtt = 2 * (o.delay + NODE_PASS_CYCLES);
+    let need = 32 + rtt;
+    if (1u64 << p.frame_id_bits) < need as u64 {
+        let min_bits = 32 - (need - 1).leading_zeros();
+        return Err(CampaignError::Config(format!(
+            "frame_id_bits: 2^{} frame IDs cannot cover a {rtt}-frame round trip (delay {} per direction) + 32; allowed {min_bits}..=12 (or a shorter delay)",
+            p.frame_id_bits, o.delay
+        )));
+    }
+    if !(o.lane_gbps.is_finite() && o.lane_gbps > 0.0 && o.lane_gbps <= 10_000.0) {
+        return Err(CampaignError::Config(format!("lane_gbps {}: allowed a rate in Gb/s > 0 and <= 10000", o.lane_gbps)));
+    }
+    if o.packets == 0 || o.max_cycles == 0 {
+        return Err(CampaignError::Config("packets and max_cycles must be at least 1".into()));
+    }
+    if let Some(b) = o.bers.iter().find(|b| !(**b > 0.0 && **b < 1.0)) {
+        return Err(CampaignError::Config(format!("BER {b}: allowed 0 < BER < 1 (the reference point at 0 is always run)")));
+    }
+    Ok(p)
+}
+
+/// One point: two model nodes, `packets` each way at `ber`.
+pub fn run_point(p: Params, o: &SweepOptions, unit: usize, ber: f64) -> Result<PointRecord, CampaignError> {
+    // The same seed at every BER: the same packets and error positions up to the first error.
+    // After it the traffic differs (the link's flows draw their idle/backpressure chances from
+    // the packet generator's stream every cycle, so a point that runs longer draws other packet
+    // sizes); the bandwidth ratio therefore carries the packet-mix noise of a run this long
+    // (about 0.1 % at 1000 packets, 0.03 % at 10000, per direction).
+    let mut link = Link::new(Node::new(p), Node::new(p), LinkSetup { delay: o.delay as usize, ber, seed: o.seed, packets: o.packets, min_len: 1, max_len: 8192 });
+    let completed = match link.run(o.max_cycles) {
+        Ok(()) => true,
+        Err(e) if e.contains("not done") && link.flow_ab.errors.is_empty() && link.flow_ba.errors.is_empty() => false,
+        Err(e) => return Err(CampaignError::Scoreboard(format!("BER {ber:e}: {e} (seed {})", o.seed))),
+    };
+    let (a, b) = (link.flow_ab.stats(), link.flow_ba.stats());
+    let mut lat: Vec<u32> = link.flow_ab.latencies.iter().chain(&link.flow_ba.latencies).copied().collect();
+    lat.sort_unstable();
+    Ok(PointRecord {
+        unit,
+        ber,
+        cycles: link.cycle,
+        bytes: a.bytes + b.bytes,
+        packets: a.packets + b.packets,
+        bits_flipped: link.ab.stats.bit_errors + link.ba.stats.bit_errors,
+        frames_hit: link.ab.stats.frames_with_bit_errors + link.ba.stats.frames_with_bit_errors,
+        frame_errors: (link.a.frame_errors + link.b.frame_errors) as u64,
+        retransmissions: (link.a.retransmissions + link.b.retransmissions) as u64,
+        pause_events: (link.a.pause_events + link.b.pause_events) as u64,
+        bw: (a.bytes_per_cycle + b.bytes_per_cycle) / 2.0,
+        lat_avg: (a.latency_avg + b.latency_avg) / 2.0,
+        lat_p99: percentile(&lat, 0.99),
+        lat_p999: percentile(&lat, 0.999),
+        completed,
+    })
+}
+
+/// Runs the points of `shard` (all of them with [`Shard::ALL`]), `threads` at a time.
+pub fn sweep(bench: &Bench, o: &SweepOptions, shard: Shard, progress: &mut Progress) -> Result<SweepResults, CampaignError> {
+    let p = sweep_params(bench, o)?;
+    let bers: Vec<f64> = std::iter::once(0.0).chain(o.bers.iter().copied()).collect();
+    let todo: Vec<(usize, f64)> = bers.iter().copied().enumerate().filter(|(u, _)| shard.owns(*u)).collect();
+    let total = todo.len() as u64;
+    progress.start(&format!("RIFL sweep {} (shard {shard})", o.block), total, "points");
+    let queue = Mutex::new(todo.into_iter().rev().collect::<Vec<_>>());
+    let results: Mutex<Vec<Result<PointRecord, CampaignError>>> = Mutex::new(Vec::new());
+    let progress_m = Mutex::new(&mut *progress);
+    std::thread::scope(|s| {
+        for _ in 0..o.threads.max(1) {
+            s.spawn(|| loop {
+                let Some((unit, ber)) = queue.lock().expect("queue").pop() else { break };
+                let t = Instant::now();
+                let r = run_point(p, o, unit, ber);
+                let mut done = results.lock().expect("results");
+                if let Ok(pt) = &r {
+                    let mut pg = progress_m.lock().expect("progress");
+                    pg.note(&format!("  BER {:.2e}: {} cycles in {:.1} s{}", ber, pt.cycles, t.elapsed().as_secs_f64(), if pt.completed { "" } else { " (stopped at max_cycles)" }));
+                    pg.set(done.len() as u64 + 1);
+                }
+                let failed = r.is_err();
+                done.push(r);
+                if failed {
+                    queue.lock().expect("queue").clear();
+                }
+            });
+        }
+    });
+    let mut points = Vec::new();
+    for r in results.into_inner().expect("results") {
+        points.push(r?);
+    }
+    points.sort_by_key(|pt| pt.unit);
+    progress.finish(points.len() as u64);
+    Ok(SweepResults {
+        options: o.clone(),
+        params: SweepParams { frame_bits: p.frame_bits, lanes: p.lanes, user_bits: p.user_bits, frame_id_bits: p.frame_id_bits, procedure_frames: p.retrans_frames() },
+        shard,
+        units: bers.len(),
+        points,
+    })
+}
+
+impl SweepResults {
+    /// The shards of one sweep (same options, every shard once) as the single run.
+    pub fn merge(parts: Vec<SweepResults>) -> Result<SweepResults, CampaignError> {
+        let shards: Vec<Shard> = parts.iter().map(|p| p.shard).collect();
+        shard::check_complete(&shards)?;
+        let first = &parts[0];
+        if let Some(p) = parts.iter().find(|p| p.options != first.options || p.params != first.params || p.units != first.units) {
+            return Err(CampaignError::Config(format!("shard {} ran other options than shard {}: not one sweep", p.shard, first.shard)));
+        }
+        let (options, params, units) = (first.options.clone(), first.params.clone(), first.units);
+        let mut points: Vec<PointRecord> = parts.into_iter().flat_map(|p| p.points).collect();
+        points.sort_by_key(|pt| pt.unit);
+        if points.len() != units || points.iter().enumerate().any(|(i, pt)| pt.unit != i) {
+            return Err(CampaignError::Config(format!("the shards hold {} points for a sweep of {units}", points.len())));
+        }
+        Ok(SweepResults { options, params, shard: Shard::ALL, units, points })
+    }
+
+    /// The error-free reference point (unit 0), if this result holds it.
+    pub fn reference(&self) -> Option<&PointRecord> {
+        self.points.iter().find(|pt| pt.unit == 0)
+    }
+
+    /// The BER points (without the reference).
+    pub fn ber_points(&self) -> Vec<&PointRecord> {
+        self.points.iter().filter(|pt| pt.unit != 0).collect()
+    }
+
+    pub fn cycle_ns(&self) -> f64 {
+        self.params.frame_bits as f64 / self.options.lane_gbps
+    }
+
+    /// The probability that a slot of one direction (one frame per lane) carries a bit error.
+    pub fn slot_fer(&self, ber: f64) -> f64 {
+        1.0 - (1.0 - ber).powf((self.params.frame_bits * self.params.lanes) as f64)
+    }
+
+    /// Eq. 8 as ratio = 1 / (1 + N_stall · FER) with FER per slot of one direction, fitted
+    /// (weighted by the frames hit) over 1e-8 … 1e-7: (N_stall, points used).
+    pub fn eq8_fit(&self) -> (f64, usize) {
+        let Some(base) = self.reference() else { return (f64::NAN, 0) };
+        let used: Vec<&PointRecord> = self.ber_points().into_iter().filter(|pt| pt.ber >= 0.99e-8 && pt.ber <= 1.01e-7 && pt.frames_hit >= 2).collect();
+        let hits: f64 = used.iter().map(|pt| pt.frames_hit as f64).sum();
+        if used.is_empty() {
+            return (f64::NAN, 0);
+        }
+        let n = used.iter().map(|pt| pt.frames_hit as f64 * (base.bw / pt.bw - 1.0) / self.slot_fer(pt.ber)).sum::<f64>() / hits;
+        (n, used.len())
+    }
+
+    fn base_bw(&self) -> f64 {
+        self.reference().map(|b| b.bw).unwrap_or(f64::NAN)
+    }
+
+    /// The Markdown table (ratios need the reference point; NaN in a shard without it).
+    pub fn table(&self) -> String {
+        let cycle_ns = self.cycle_ns();
+        let base = self.base_bw();
+        let mut t = String::new();
+        let _ = writeln!(t, "| BER | bandwidth ratio | avg latency (cycles / ns) | p99 (ns) | p99.9 (ns) | frames hit | frame errors | retransmissions | pause events | cycles |");
+        let _ = writeln!(t, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for pt in &self.points {
+            let _ = writeln!(
+                t,
+                "| {:.2e} | {:.4} | {:.1} / {:.0} | {:.0} | {:.0} | {} | {} | {} | {} | {}{} |",
+                pt.ber,
+                pt.bw / base,
+                pt.lat_avg,
+                pt.lat_avg * cycle_ns,
+                pt.lat_p99 * cycle_ns,
+                pt.lat_p999 * cycle_ns,
+                pt.frames_hit,
+                pt.frame_errors,
+                pt.retransmissions,
+                pt.pause_events,
+                pt.cycles,
+                if pt.completed { "" } else { " (cap)" }
+            );
+        }
+        t
+    }
+
+    /// The CSV of `sim/results/rifl_sweep.csv` (same columns and number formats).
+    pub fn csv(&self) -> String {
+        let cycle_ns = self.cycle_ns();
+        let base = self.base_bw();
+        let mut csv = String::from("ber,bandwidth_ratio,bytes_per_cycle,lat_avg_cycles,lat_p99_cycles,lat_p999_cycles,lat_avg_ns,lat_p99_ns,lat_p999_ns,frames_hit,bits_flipped,frame_errors,retransmissions,pause_events,cycles,packets,bytes\n");
+        for pt in &self.points {
+            let ratio = pt.bw / base;
+            let _ = writeln!(
+                csv,
+                "{:e},{ratio:.6},{:.4},{:.2},{},{},{:.1},{:.1},{:.1},{},{},{},{},{},{},{},{}",
+                pt.ber,
+                pt.bw,
+                pt.lat_avg,
+                pt.lat_p99,
+                pt.lat_p999,
+                pt.lat_avg * cycle_ns,
+                pt.lat_p99 * cycle_ns,
+                pt.lat_p999 * cycle_ns,
+                pt.frames_hit,
+                pt.bits_flipped,
+                pt.frame_errors,
+                pt.retransmissions,
+                pt.pause_events,
+                pt.cycles,
+                pt.packets,
+                pt.bytes
+            );
+        }
+        csv
+    }
+
+    /// The fit and the paper comparison lines.
+    pub fn summary(&self) -> String {
+        let (n_stall, n_fit) = self.eq8_fit();
+        let predicted = |ber: f64| 1.0 / (1.0 + n_stall * self.slot_fer(ber));
+        let pred_start = self.options.bers.iter().copied().find(|&b| predicted(b) < 0.9998);
+        let base = self.base_bw();
+        let pts = self.ber_points();
+        let first_drop = pts.iter().find(|pt| pt.bw / base < 0.999).map(|pt| pt.ber);
+        let at_1e7 = pts.iter().min_by(|a, b| (a.ber.log10() + 7.0).abs().total_cmp(&(b.ber.log10() + 7.0).abs())).map(|pt| pt.bw / base);
+        format!(
+            "Eq. 8 fit: N_stall = {:.0} slots lost per error event (both directions together; FER per slot of {} x {} bits per direction; from {} points in 1e-8..1e-7); predicted ratio {:.5} at 5.6e-10, {:.4} at 1e-7, first below 0.9998 at BER {}\nratio first below 0.999 at BER {}; ratio at 1e-7: {:.3} (paper, RIFL256 4 x 28 Gb/s, 10 GB per point: drop starts at 5.6e-10, 96.3 % at 1e-7)\n",
+            n_stall,
+            self.params.lanes,
+            self.params.frame_bits,
+            n_fit,
+            predicted(5.6e-10),
+            predicted(1e-7),
+            pred_start.map(|b| format!("{b:.2e}")).unwrap_or_else(|| "-".into()),
+            first_drop.map(|b| format!("{b:.2e}")).unwrap_or_else(|| "none".into()),
+            at_1e7.unwrap_or(f64::NAN),
+        )
+    }
+
+    pub fn title(&self) -> String {
+        let (o, p) = (&self.options, &self.params);
+        format!("RIFL {} ({}-bit frames, {} lane(s), 2^{} frame IDs, delay {} cycles): {} packets each way per BER", o.block, p.frame_bits, p.lanes, p.frame_id_bits, o.delay, o.packets)
+    }
+
+    /// Table and summary.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        if !self.shard.is_all() {
+            s.push_str(&format!("shard {} of the sweep: {} of {} points\n\n", self.shard, self.points.len(), self.units));
+        }
+        s.push_str(&self.table());
+        s.push_str(&self.summary());
+        s
+    }
+
+    /// Bandwidth ratio and latency against BER, with the Eq. 8 fit (needs the reference point).
+    pub fn svg(&self) -> String {
+        let Some(base) = self.reference() else { return String::new() };
+        let pts: Vec<PointRecord> = self.ber_points().into_iter().cloned().collect();
+        let (n, _) = self.eq8_fit();
+        let fer = |ber: f64| self.slot_fer(ber);
+        sweep_svg(&pts, base, self.cycle_ns(), &self.title(), Some((n, &fer)))
+    }
+}

@@ -1,0 +1,104 @@
+//! Campaigns beyond one machine: `--shard K/N` runs a deterministic slice of a campaign, and
+//! the merge of all N shards' result files equals the single run with the same options and seed
+//! (records, tables, CSV), for the RXL campaign and the RIFL sweep. Small sizes: both run on the
+//! models in a few seconds.
+
+use rtl_gen_sim::campaign::rifl::sweep::{self, SweepOptions};
+use rtl_gen_sim::campaign::rxl::{self, Impl, ModeSel, RxlOptions};
+use rtl_gen_sim::campaign::{Faults, Progress, ResultFile, Shard};
+use rtl_gen_sim::Bench;
+
+fn bench() -> Bench {
+    Bench::default_design().expect("the default design and generated/")
+}
+
+/// Writes each shard's JSON, reads them back and merges them, as `rtl-gen sim merge` does.
+fn merge_through_files(parts: Vec<ResultFile>, tag: &str) -> ResultFile {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let paths: Vec<_> = parts
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            let p = dir.path().join(format!("{tag}_{k}.json"));
+            f.write_json(&p).expect("written");
+            p
+        })
+        .collect();
+    // Out of order on purpose: the merge sorts by work unit.
+    let mut rev = paths.clone();
+    rev.reverse();
+    ResultFile::merge_files(&rev).expect("the shards merge")
+}
+
+#[test]
+fn rxl_merge_of_4_shards_equals_the_single_run() {
+    let bench = bench();
+    let opts = RxlOptions {
+        implementation: Impl::Model,
+        endpoints: rxl::endpoints_for_mode(&bench, ModeSel::Both).expect("rxl and cxl_baseline endpoints"),
+        topologies: vec![0, 1],
+        faults: Faults { drop: 2e-3, ber: 1e-6, burst: 1e-4, burst_bits: 40, uc: 1e-4 },
+        internal: 1e-4,
+        flits: 6_000,
+        segments: 3,
+        seed: 11,
+        ..RxlOptions::default()
+    };
+    assert_eq!(opts.units().len(), 12, "2 endpoints × 2 topologies × 3 segments");
+    let single = rxl::run(&bench, &opts, Shard::ALL, &mut Progress::hidden()).expect("single run");
+    let shards: Vec<ResultFile> = (0..4).map(|k| ResultFile::Rxl(rxl::run(&bench, &opts, Shard::new(k, 4).expect("shard"), &mut Progress::hidden()).expect("shard run"))).collect();
+    for (k, s) in shards.iter().enumerate() {
+        let ResultFile::Rxl(r) = s else { unreachable!() };
+        assert_eq!(r.records.len(), 3, "shard {k}/4 runs 3 of the 12 units");
+    }
+    let merged = merge_through_files(shards, "rxl");
+    let single = ResultFile::Rxl(single);
+    assert_eq!(merged, single, "merged shards = single run (every record)");
+    assert_eq!(merged.report(), single.report());
+    print!("{}", merged.report());
+    let ResultFile::Rxl(r) = &merged else { unreachable!() };
+    // The campaign is real: faults happened and rxl stayed exactly-once.
+    let rows = r.rows();
+    assert_eq!(rows.len(), 4);
+    for row in rows.iter().filter(|x| x.mode == "rxl") {
+        assert!(row.exactly_once(), "rxl, {} switches: {row:?}", row.switches);
+        assert!(row.dirs.iter().all(|d| d.channels.drops > 0 && d.tx_counters.replays > 0));
+    }
+    // A shard missing, or given twice, is refused with what is wrong.
+    let part = |k| ResultFile::Rxl(rxl::run(&bench, &RxlOptions { topologies: vec![0], endpoints: vec!["rxl_ep".into()], ..opts.clone() }, Shard::new(k, 2).expect("shard"), &mut Progress::hidden()).expect("run"));
+    let e = ResultFile::merge(vec![part(0)]).expect_err("one of two shards");
+    assert!(e.to_string().contains("shards missing: 1/2"), "{e}");
+    let e = ResultFile::merge(vec![part(0), part(0)]).expect_err("a shard twice");
+    assert!(e.to_string().contains("given twice"), "{e}");
+}
+
+#[test]
+fn rifl_sweep_merge_of_4_shards_equals_the_single_run() {
+    let bench = bench();
+    let opts = SweepOptions { block: "rifl".into(), packets: 60, threads: 2, seed: 3, bers: vec![1e-7, 1e-6, 3e-6, 1e-5, 2e-5], max_cycles: 2_000_000, ..SweepOptions::default() };
+    let single = sweep::sweep(&bench, &opts, Shard::ALL, &mut Progress::hidden()).expect("single sweep");
+    assert_eq!(single.points.len(), 6, "reference + 5 BERs");
+    let shards: Vec<ResultFile> = (0..4).map(|k| ResultFile::RiflSweep(sweep::sweep(&bench, &opts, Shard::new(k, 4).expect("shard"), &mut Progress::hidden()).expect("shard sweep"))).collect();
+    let merged = merge_through_files(shards, "rifl");
+    let single = ResultFile::RiflSweep(single);
+    assert_eq!(merged, single, "merged shards = single sweep (every point)");
+    let (ResultFile::RiflSweep(m), ResultFile::RiflSweep(s)) = (&merged, &single) else { unreachable!() };
+    assert_eq!(m.csv(), s.csv());
+    assert_eq!(m.svg(), s.svg());
+    print!("{}", m.report());
+    assert!(m.points.iter().all(|p| p.completed && p.packets == 120), "every point delivered its packets");
+    assert!(m.points.last().expect("points").retransmissions > 0, "errors at 2e-5 cost retransmissions");
+}
+
+#[test]
+fn wrong_or_missing_blocks_are_named() {
+    let bench = bench();
+    let e = sweep::sweep(&bench, &SweepOptions { block: "rxl_ep".into(), ..SweepOptions::default() }, Shard::ALL, &mut Progress::hidden()).expect_err("not a rifl block");
+    assert!(e.to_string().contains("rxl_ep") && e.to_string().contains("RiflBlock"), "{e}");
+    let opts = RxlOptions { implementation: Impl::Model, endpoints: vec!["nope".into()], ..RxlOptions::default() };
+    let e = rxl::run(&bench, &opts, Shard::ALL, &mut Progress::hidden()).expect_err("no such block");
+    assert!(e.to_string().contains("nope") && e.to_string().contains("rxl_ep (rxl_endpoint)"), "{e}");
+    let opts = RxlOptions { implementation: Impl::Model, endpoints: vec!["rifl".into()], ..RxlOptions::default() };
+    let e = rxl::run(&bench, &opts, Shard::ALL, &mut Progress::hidden()).expect_err("wrong kind");
+    assert!(e.to_string().contains("rifl") && e.to_string().contains("RxlEndpointBlock"), "{e}");
+}

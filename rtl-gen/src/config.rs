@@ -5,6 +5,7 @@ use crate::blocks::{self, Block};
 use crate::error::{ConfigError, ConfigResult};
 use crate::fields::FieldReader;
 pub use crate::info::{DesignInfo, ResetStyle};
+use crate::output::header::HeaderTemplate;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
@@ -32,6 +33,7 @@ struct RawDesign {
     prefix: Option<String>,
     reset: Option<String>,
     clock_mhz: Option<f64>,
+    header_template: Option<String>,
 }
 
 /// The built-in default design, generated into `generated/`.
@@ -53,15 +55,22 @@ impl Design {
         Design::parse(DEFAULT_DESIGN, "<built-in default design>").expect("the built-in default design is valid")
     }
 
+    /// A design file; its `header_template` is relative to the file's folder.
     pub fn from_file(path: &std::path::Path) -> ConfigResult<Design> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigError::Syntax { path: path.display().to_string(), message: format!("cannot read: {e}") })?;
-        Design::parse(&text, &path.display().to_string())
+        Design::parse_in(&text, &path.display().to_string(), path.parent().unwrap_or(std::path::Path::new("")))
     }
 
+    /// Design text whose `header_template` (if any) is relative to the current directory.
     pub fn parse(text: &str, origin: &str) -> ConfigResult<Design> {
+        Design::parse_in(text, origin, std::path::Path::new(""))
+    }
+
+    /// Design text read from a file in `dir`: `header_template` is relative to `dir`.
+    pub fn parse_in(text: &str, origin: &str, dir: &std::path::Path) -> ConfigResult<Design> {
         let raw: RawFile = toml::from_str(text).map_err(|e| ConfigError::Syntax { path: origin.to_string(), message: e.to_string().trim().to_string() })?;
-        let info = validate_design(raw.design)?;
+        let info = validate_design(raw.design, dir)?;
         if raw.blocks.is_empty() {
             return Err(ConfigError::NoBlocks);
         }
@@ -73,7 +82,8 @@ impl Design {
             }
             blocks.push(block);
         }
-        let design = Design { info, blocks, hash: canonical_hash(text) };
+        let hash = canonical_hash(text, info.header_template.as_ref());
+        let design = Design { info, blocks, hash };
         design.check_module_names()?;
         Ok(design)
     }
@@ -103,7 +113,7 @@ impl Design {
     }
 }
 
-fn validate_design(raw: RawDesign) -> ConfigResult<DesignInfo> {
+fn validate_design(raw: RawDesign, dir: &std::path::Path) -> ConfigResult<DesignInfo> {
     if !is_identifier(&raw.name) {
         return Err(ConfigError::Design {
             field: "name",
@@ -129,7 +139,15 @@ fn validate_design(raw: RawDesign) -> ConfigResult<DesignInfo> {
     if !(lo..=hi).contains(&clock_mhz) {
         return Err(ConfigError::Design { field: "clock_mhz", problem: format!("= {clock_mhz} is out of range; allowed {lo}..={hi}") });
     }
-    Ok(DesignInfo { name: raw.name, prefix, reset, clock_mhz })
+    // Read and syntax-checked now, so a bad template fails before anything is generated.
+    let header_template = match raw.header_template {
+        None => None,
+        Some(path) if path.trim().is_empty() => {
+            return Err(ConfigError::Design { field: "header_template", problem: "= \"\" is not allowed; name a template file relative to the design file's folder".into() })
+        }
+        Some(path) => Some(HeaderTemplate::load(&path, dir).map_err(|problem| ConfigError::Design { field: "header_template", problem })?),
+    };
+    Ok(DesignInfo { name: raw.name, prefix, reset, clock_mhz, header_template })
 }
 
 fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>> {
@@ -161,10 +179,14 @@ fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>
 }
 
 /// Hash of the design's meaning: parsed and re-serialised so comments, whitespace and key order
-/// do not change it.
-fn canonical_hash(text: &str) -> String {
+/// do not change it. A header template's text is part of it (its path is already in the TOML).
+fn canonical_hash(text: &str, header: Option<&HeaderTemplate>) -> String {
     let value: toml::Table = toml::from_str(text).expect("already parsed once");
-    let canonical = toml::to_string(&value).expect("a parsed table serialises");
+    let mut canonical = toml::to_string(&value).expect("a parsed table serialises");
+    if let Some(h) = header {
+        canonical.push_str("\0header_template\0");
+        canonical.push_str(h.source());
+    }
     let digest = Sha256::digest(canonical.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1,5 +1,8 @@
 //! The design-wide settings every generator reads (`[design]` after validation). A leaf module:
-//! the construction kit, the blocks and the design parser all import it, it imports none of them.
+//! the construction kit, the blocks and the design parser all import it, it imports none of them
+//! (the header template is itself a leaf of `output`).
+
+use crate::output::header::HeaderTemplate;
 
 /// The reset port every clocked module of a design gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,5 +38,8 @@ pub struct DesignInfo {
     pub prefix: String,
     pub reset: ResetStyle,
     pub clock_mhz: f64,
+    /// The user's file header (`header_template = "FILE"`), parsed; rendered above the banner
+    /// of every file.
+    pub header_template: Option<HeaderTemplate>,
 }
 

@@ -1,4 +1,5 @@
-//! Turning an elaborated design into files: banners, docs, core, constraints ([`banner`]) and
-//! the output tree with its manifest ([`tree`]).
+//! Turning an elaborated design into files: banners, docs, core, constraints ([`banner`]), the
+//! user's own file header ([`header`]) and the output tree with its manifest ([`tree`]).
 pub mod banner;
+pub mod header;
 pub mod tree;

@@ -7,6 +7,7 @@
 //! default design, whose root is `generated/`).
 
 use super::banner::{self, Provenance};
+use super::header::{prepend, CommentStyle, HeaderContext, HeaderError};
 use crate::config::Design;
 use crate::elab::Elaborated;
 use crate::hw::module::Role;
@@ -152,10 +153,27 @@ fn relative(from: &Path, to: &Path) -> String {
 }
 
 /// Build every file of an elaborated design in memory.
+///
+/// # Panics
+/// When the design's `header_template` fails to render (a variable it uses is not defined):
+/// designs from user files go through [`try_build`].
 pub fn build(elab: &Elaborated, layout: Layout) -> FileSet {
+    try_build(elab, layout).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Build every file of an elaborated design in memory; the error is a header template that
+/// does not render for some file.
+pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderError> {
     let design = &elab.design;
     let name = &design.info.name;
     let mut files = BTreeMap::new();
+    // The user's header above each file's own banner (nothing without `header_template`).
+    let header = |ctx: HeaderContext, style: CommentStyle, body: String| -> Result<Vec<u8>, HeaderError> {
+        Ok(match &design.info.header_template {
+            None => body.into_bytes(),
+            Some(t) => prepend(&t.render(&ctx, style)?, &body, body.starts_with("CAPI=")).into_bytes(),
+        })
+    };
     let block_names: Vec<&str> = design.blocks.iter().map(|b| b.name()).collect();
     let block_kinds: Vec<&str> = design.blocks.iter().map(|b| b.kind()).collect();
     for m in &elab.modules {
@@ -169,17 +187,20 @@ pub fn build(elab: &Elaborated, layout: Layout) -> FileSet {
             shared_by: &shared,
             regenerate: &layout.regenerate,
         };
-        files.insert(layout.root.join(format!("rtl/{}.v", m.name())), banner::verilog_file(m, &prov).into_bytes());
-        files.insert(layout.root.join(format!("docs/{}.md", m.name())), banner::module_doc(m, &prov).into_bytes());
+        let (v, md) = (format!("{}.v", m.name()), format!("{}.md", m.name()));
+        let ctx = HeaderContext { design: name, block: prov.block, kind: m.kind, module: m.name(), params: &m.params, file: &v };
+        files.insert(layout.root.join(format!("rtl/{v}")), header(ctx, CommentStyle::Slash, banner::verilog_file(m, &prov))?);
+        files.insert(layout.root.join(format!("docs/{md}")), header(HeaderContext { file: &md, ..ctx }, CommentStyle::Html, banner::module_doc(m, &prov))?);
     }
     // Dependency order for the filelist and the core: a module after everything it instantiates.
     let order = elab.dependency_order();
     let ordered_files: Vec<String> = order.iter().map(|&i| format!("rtl/{}.v", elab.modules[i].name())).collect();
     let ordered_modules: Vec<String> = order.iter().map(|&i| elab.modules[i].name().to_string()).collect();
-    files.insert(layout.root.join(format!("{name}.f")), (ordered_files.join("\n") + "\n").into_bytes());
-    files.insert(layout.root.join(format!("{name}.core")), banner::core_file(name, &layout.regenerate, &ordered_files, &ordered_modules).into_bytes());
-    files.insert(layout.constraints.join(format!("{name}.xdc")), banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz).into_bytes());
-    files.insert(layout.constraints.join(format!("{name}.sdc")), banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz).into_bytes());
+    let [f, core, xdc, sdc] = ["f", "core", "xdc", "sdc"].map(|ext| format!("{name}.{ext}"));
+    files.insert(layout.root.join(&f), header(HeaderContext::design_file(name, &f), CommentStyle::Hash, ordered_files.join("\n") + "\n")?);
+    files.insert(layout.root.join(&core), header(HeaderContext::design_file(name, &core), CommentStyle::Hash, banner::core_file(name, &layout.regenerate, &ordered_files, &ordered_modules))?);
+    files.insert(layout.constraints.join(&xdc), header(HeaderContext::design_file(name, &xdc), CommentStyle::Hash, banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
+    files.insert(layout.constraints.join(&sdc), header(HeaderContext::design_file(name, &sdc), CommentStyle::Hash, banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
 
     let manifest_modules = elab
         .modules
@@ -214,7 +235,7 @@ pub fn build(elab: &Elaborated, layout: Layout) -> FileSet {
     };
     let json = serde_json::to_string_pretty(&manifest).expect("manifest serialises") + "\n";
     files.insert(layout.root.join("manifest.json"), json.into_bytes());
-    FileSet { files, layout }
+    Ok(FileSet { files, layout })
 }
 
 /// What `write` did.

@@ -1,7 +1,7 @@
 //! `rtl-gen check [DESIGN.toml] [--out DIR]`
 
 use super::CmdResult;
-use rtl_gen::output::tree;
+use anyhow::Context;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,8 +16,8 @@ pub struct Args {
 
 pub fn run(a: Args) -> CmdResult {
     let (elab, layout) = super::resolve(a.design.as_deref(), a.out.as_deref())?;
-    let set = tree::build(&elab, layout);
-    let stale = set.check()?;
+    let set = super::build(&elab, layout)?;
+    let stale = set.check().with_context(|| format!("comparing design {} with {}", elab.design.info.name, set.layout.root.display()))?;
     if stale.is_empty() {
         println!("design {}: {} files up to date", elab.design.info.name, set.files.len());
         return Ok(ExitCode::SUCCESS);

@@ -1,6 +1,7 @@
 //! `rtl-gen lint [DIR]`
 
 use super::CmdResult;
+use anyhow::Context;
 use rtl_gen::tools::lint;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> CmdResult {
-    let results = lint::lint_tree(&a.tree)?;
+    let results = lint::lint_tree(&a.tree).with_context(|| format!("linting the tree {}", a.tree.display()))?;
     let mut failed = 0;
     for r in &results {
         if r.clean {

@@ -1,4 +1,6 @@
-//! The `rtl-gen` command line: one module per subcommand under `cmd/`.
+//! The `rtl-gen` command line: one module per subcommand under `cmd/`. Every error is printed as
+//! `error: …` followed by one `caused by: …` line per underlying cause, with exit status 2 (as
+//! clap's own usage errors); `check` and `lint` exit 1 when they find something.
 
 mod cmd;
 
@@ -6,7 +8,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "rtl-gen", version, about = "Generate, check, lint and synthesise parameterized link-reliability RTL (CRC, ISN CRC, RS FEC, replay, RIFL)")]
+#[command(name = "rtl-gen", version, about = "Generate, check, lint, synthesise and co-simulate parameterized link-reliability RTL (CRC, ISN CRC, RS FEC, replay, RIFL)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -25,9 +27,15 @@ enum Command {
     Lint(cmd::lint::Args),
     /// Synthesise every module of a generated tree with Yosys: LUT6, FFs, memories, LUT depth.
     Synth(cmd::synth::Args),
+    /// The synthesis report: `synth` over a whole tree into target/synth/report.md and .json.
+    Report(cmd::report::Args),
+    /// Verilator co-simulation and link campaigns on the generated RTL.
+    #[command(subcommand)]
+    Sim(cmd::sim::Command),
 }
 
 fn main() -> ExitCode {
+    // clap prints usage errors itself and exits with status 2.
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List(a) => cmd::list::run(a),
@@ -35,11 +43,16 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::check::run(a),
         Command::Lint(a) => cmd::lint::run(a),
         Command::Synth(a) => cmd::synth::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Sim(c) => cmd::sim::run(c),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("caused by: {cause}");
+            }
             ExitCode::from(2)
         }
     }

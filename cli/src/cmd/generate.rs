@@ -1,7 +1,7 @@
 //! `rtl-gen generate [DESIGN.toml] [--out DIR]`
 
 use super::CmdResult;
-use rtl_gen::output::tree;
+use anyhow::Context;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -16,8 +16,8 @@ pub struct Args {
 
 pub fn run(a: Args) -> CmdResult {
     let (elab, layout) = super::resolve(a.design.as_deref(), a.out.as_deref())?;
-    let set = tree::build(&elab, layout);
-    let report = set.write()?;
+    let set = super::build(&elab, layout)?;
+    let report = set.write().with_context(|| format!("writing the tree of design {} into {}", elab.design.info.name, set.layout.root.display()))?;
     for p in &report.written {
         println!("wrote   {}", p.display());
     }

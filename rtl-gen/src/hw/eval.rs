@@ -15,168 +15,54 @@
 //! applied at clock edges for both reset styles.
 
 use super::verilog::{BinOp, Expr, Item, Module, Stmt, UnOp};
+pub use crate::bits::Bits;
 use crate::info::ResetStyle;
-use crate::math::gf2::BitVec;
 use std::collections::HashMap;
 
-/// A bit vector value: bit `i` at word `i / 64`, bit `i % 64`; bits at and above `len` are 0.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Bits {
-    len: usize,
-    words: Vec<u64>,
+/// The operations of Verilog's width rules on [`Bits`], private to the evaluator.
+trait Ops: Sized {
+    fn resize(&self, width: usize) -> Self;
+    fn zip(&self, other: &Self, f: impl Fn(u64, u64) -> u64) -> Self;
+    fn invert(&self) -> Self;
+    fn parity(&self) -> bool;
+    fn add(&self, other: &Self, subtract: bool) -> Self;
+    fn less_than(&self, other: &Self) -> bool;
+    fn bool(v: bool) -> Self;
+    fn cat(parts: &[Self]) -> Self;
 }
 
-impl std::fmt::Debug for Bits {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}'h", self.len)?;
-        let digits = self.len.div_ceil(4).max(1);
-        for d in (0..digits).rev() {
-            let nibble = (0..4).filter(|k| 4 * d + k < self.len && self.get(4 * d + k)).fold(0u32, |a, k| a | 1 << k);
-            write!(f, "{}", char::from_digit(nibble, 16).expect("nibble"))?;
-        }
-        Ok(())
-    }
-}
-
-impl Bits {
-    pub fn zeros(len: usize) -> Bits {
-        Bits { len, words: vec![0; len.div_ceil(64).max(1)] }
-    }
-
-    pub fn from_u64(len: usize, value: u64) -> Bits {
-        let mut b = Bits::zeros(len);
-        b.words[0] = value;
-        b.trim();
-        b
-    }
-
-    /// Byte `i` at bits `[8i+7:8i]`; bytes beyond `len` are ignored.
-    pub fn from_bytes(len: usize, bytes: &[u8]) -> Bits {
-        let mut b = Bits::zeros(len);
-        for (i, &byte) in bytes.iter().enumerate().take(len.div_ceil(8)) {
-            b.words[i / 8] |= u64::from(byte) << (8 * (i % 8));
-        }
-        b.trim();
-        b
-    }
-
-    pub fn from_bitvec(v: &BitVec) -> Bits {
-        let mut b = Bits::zeros(v.len());
-        for i in v.iter_ones() {
-            b.set(i, true);
-        }
-        b
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    pub fn get(&self, i: usize) -> bool {
-        i < self.len && self.words[i / 64] >> (i % 64) & 1 == 1
-    }
-
-    pub fn set(&mut self, i: usize, value: bool) {
-        assert!(i < self.len, "bit {i} of a {}-bit value", self.len);
-        let mask = 1u64 << (i % 64);
-        if value {
-            self.words[i / 64] |= mask;
-        } else {
-            self.words[i / 64] &= !mask;
-        }
-    }
-
-    /// The low 64 bits.
-    pub fn to_u64(&self) -> u64 {
-        self.words[0]
-    }
-
-    /// Bytes, byte `i` holding bits `[8i+7:8i]`.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        (0..self.len.div_ceil(8)).map(|i| (self.words[i / 8] >> (8 * (i % 8))) as u8).collect()
-    }
-
-    pub fn is_zero(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
-    }
-
-    fn trim(&mut self) {
-        let (full, rest) = (self.len / 64, self.len % 64);
-        if rest != 0 {
-            self.words[full] &= (1u64 << rest) - 1;
-        }
-        for w in self.words.iter_mut().skip(self.len.div_ceil(64)) {
-            *w = 0;
-        }
-        if self.len == 0 {
-            self.words[0] = 0;
-        }
-    }
-
-    /// Zero-extended or truncated to `len` bits.
-    pub fn resize(&self, len: usize) -> Bits {
-        let mut b = Bits::zeros(len);
-        let n = b.words.len().min(self.words.len());
-        b.words[..n].copy_from_slice(&self.words[..n]);
-        b.trim();
-        b
-    }
-
-    /// Bits `[lo, lo + len)`.
-    pub fn slice(&self, lo: usize, len: usize) -> Bits {
-        let mut b = Bits::zeros(len);
-        let (shift, first) = (lo % 64, lo / 64);
-        for (i, w) in b.words.iter_mut().enumerate() {
-            let a = self.words.get(first + i).copied().unwrap_or(0);
-            let hi = self.words.get(first + i + 1).copied().unwrap_or(0);
-            *w = if shift == 0 { a } else { a >> shift | hi << (64 - shift) };
-        }
-        b.trim();
-        b
-    }
-
-    /// Writes `v` (its low `len` bits) at bit `lo`.
-    pub fn write(&mut self, lo: usize, v: &Bits) {
-        for i in 0..v.len {
-            self.set(lo + i, v.get(i));
-        }
+impl Ops for Bits {
+    /// Zero-extended or truncated.
+    fn resize(&self, width: usize) -> Bits {
+        Bits::from_words(self.words(), width)
     }
 
     fn zip(&self, other: &Bits, f: impl Fn(u64, u64) -> u64) -> Bits {
-        let len = self.len.max(other.len);
-        let (a, b) = (self.resize(len), other.resize(len));
-        let mut out = Bits { len, words: a.words.iter().zip(&b.words).map(|(x, y)| f(*x, *y)).collect() };
-        out.trim();
-        out
+        let width = self.width().max(other.width());
+        let (a, b) = (self.resize(width), other.resize(width));
+        let words: Vec<u64> = a.words().iter().zip(b.words()).map(|(x, y)| f(*x, *y)).collect();
+        Bits::from_words(&words, width)
     }
 
-    fn not(&self) -> Bits {
-        let mut out = Bits { len: self.len, words: self.words.iter().map(|w| !w).collect() };
-        out.trim();
-        out
+    fn invert(&self) -> Bits {
+        let words: Vec<u64> = self.words().iter().map(|w| !w).collect();
+        Bits::from_words(&words, self.width())
     }
 
     fn parity(&self) -> bool {
-        self.words.iter().fold(0, |acc, w| acc ^ w.count_ones()) & 1 == 1
+        self.count_ones() & 1 == 1
     }
 
-    fn all_ones(&self) -> bool {
-        self.not().is_zero()
-    }
-
+    /// Sum or difference modulo 2^width of the wider operand.
     fn add(&self, other: &Bits, subtract: bool) -> Bits {
-        let len = self.len.max(other.len);
-        let a = self.resize(len);
-        let b = if subtract { other.resize(len).not() } else { other.resize(len) };
+        let width = self.width().max(other.width());
+        let a = self.resize(width);
+        let b = if subtract { other.resize(width).invert() } else { other.resize(width) };
         let mut carry = u64::from(subtract);
-        let words = a
-            .words
+        let words: Vec<u64> = a
+            .words()
             .iter()
-            .zip(&b.words)
+            .zip(b.words())
             .map(|(x, y)| {
                 let (s1, c1) = x.overflowing_add(*y);
                 let (s2, c2) = s1.overflowing_add(carry);
@@ -184,15 +70,13 @@ impl Bits {
                 s2
             })
             .collect();
-        let mut out = Bits { len, words };
-        out.trim();
-        out
+        Bits::from_words(&words, width)
     }
 
     fn less_than(&self, other: &Bits) -> bool {
-        let len = self.len.max(other.len);
-        let (a, b) = (self.resize(len), other.resize(len));
-        for (x, y) in a.words.iter().zip(&b.words).rev() {
+        let width = self.width().max(other.width());
+        let (a, b) = (self.resize(width), other.resize(width));
+        for (x, y) in a.words().iter().zip(b.words()).rev() {
             if x != y {
                 return x < y;
             }
@@ -201,17 +85,17 @@ impl Bits {
     }
 
     fn bool(v: bool) -> Bits {
-        Bits::from_u64(1, u64::from(v))
+        Bits::from_u64(u64::from(v), 1)
     }
 
-    fn concat(parts: &[Bits]) -> Bits {
-        // parts[0] is the most significant.
-        let len = parts.iter().map(|p| p.len).sum();
-        let mut out = Bits::zeros(len);
+    /// `{parts[0], parts[1], …}`: `parts[0]` is the most significant.
+    fn cat(parts: &[Bits]) -> Bits {
+        let width = parts.iter().map(Bits::width).sum();
+        let mut out = Bits::zeros(width);
         let mut lo = 0;
         for p in parts.iter().rev() {
-            out.write(lo, p);
-            lo += p.len;
+            out.set_slice(lo, p);
+            lo += p.width();
         }
         out
     }
@@ -302,10 +186,10 @@ impl Compiler<'_> {
                 CExpr::Slice(s, *hi as usize, *lo as usize)
             }
             Expr::Index(n, idx) => CExpr::Index(self.sig(n), Box::new(self.expr(idx))),
-            Expr::Const(v) => CExpr::Const(Bits::from_bitvec(v)),
+            Expr::Const(v) => CExpr::Const(Bits::from(v)),
             Expr::Dec(w, v) => {
                 assert!(*w >= 64 || *v < 1u64 << w, "{w}'d{v} does not fit");
-                CExpr::Const(Bits::from_u64(*w as usize, *v))
+                CExpr::Const(Bits::from_u64(*v, *w as usize))
             }
             Expr::Un(op, a) => CExpr::Un(*op, Box::new(self.expr(a))),
             Expr::Bin(op, a, b) => CExpr::Bin(*op, Box::new(self.expr(a)), Box::new(self.expr(b))),
@@ -313,7 +197,7 @@ impl Compiler<'_> {
             Expr::Concat(parts) => CExpr::Concat(parts.iter().map(|p| self.expr(p)).collect()),
             Expr::Repeat(n, a) => CExpr::Repeat(*n as usize, Box::new(self.expr(a))),
             Expr::XorAll(terms) => CExpr::XorAll(terms.iter().map(|t| self.expr(t)).collect()),
-            Expr::Parity { of, mask, invert } => CExpr::Parity(Box::new(self.expr(of)), Bits::from_bitvec(mask), *invert),
+            Expr::Parity { of, mask, invert } => CExpr::Parity(Box::new(self.expr(of)), Bits::from(mask), *invert),
         }
     }
 
@@ -379,11 +263,11 @@ impl Sim {
         let mut ffs = Vec::new();
         for item in &module.items {
             match item {
-                Item::Comment(_) | Item::Blank => {}
+                Item::Comment(_) | Item::Pragma(_) | Item::Blank => {}
                 Item::Wire { name, width, .. } | Item::Reg { name, width, .. } | Item::KeptWire { name, width } => c.declare(name, *width),
                 Item::Localparam { name, value, .. } => {
                     let v = eval(&c.expr(value), &c.values, &c.widths);
-                    c.declare(name, v.len() as u32);
+                    c.declare(name, v.width() as u32);
                     let s = c.sig(name);
                     c.values[s] = v;
                 }
@@ -425,7 +309,7 @@ impl Sim {
 
     pub fn set_u64(&mut self, name: &str, value: u64) {
         let w = self.width(name);
-        self.set(name, &Bits::from_u64(w, value));
+        self.set(name, &Bits::from_u64(value, w));
     }
 
     pub fn get(&self, name: &str) -> &Bits {
@@ -433,7 +317,7 @@ impl Sim {
     }
 
     pub fn get_u64(&self, name: &str) -> u64 {
-        self.get(name).to_u64()
+        self.get(name).low_u64()
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -515,10 +399,10 @@ fn order(assigns: &[(Target, CExpr)], signals: usize) -> Result<Vec<usize>, usiz
 
 fn write_target(values: &mut [Bits], t: &Target, v: &Bits) {
     let v = v.resize(t.len);
-    if t.lo == 0 && t.len == values[t.sig].len() {
+    if t.lo == 0 && t.len == values[t.sig].width() {
         values[t.sig] = v;
     } else {
-        values[t.sig].write(t.lo, &v);
+        values[t.sig].set_slice(t.lo, &v);
     }
 }
 
@@ -537,7 +421,7 @@ fn exec(stmts: &[CStmt], old: &[Bits], widths: &[usize], next: &mut [Bits]) {
                 let v = eval(sel, old, widths);
                 let arm = arms.iter().find(|(labels, _)| {
                     labels.iter().any(|l| {
-                        let w = v.len().max(width(l, widths));
+                        let w = v.width().max(width(l, widths));
                         eval(l, old, widths).resize(w) == v.resize(w)
                     })
                 });
@@ -553,13 +437,13 @@ fn width(e: &CExpr, widths: &[usize]) -> usize {
         CExpr::Sig(s) => widths[*s],
         CExpr::Bit(..) | CExpr::Index(..) | CExpr::Parity(..) => 1,
         CExpr::Slice(_, hi, lo) => hi - lo + 1,
-        CExpr::Const(b) => b.len(),
+        CExpr::Const(b) => b.width(),
         CExpr::Un(op, a) => match op {
             UnOp::Not => width(a, widths),
             _ => 1,
         },
         CExpr::Bin(op, a, b) => match op {
-            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::LogicAnd | BinOp::LogicOr => 1,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::LogicAnd | BinOp::LogicOr => 1,
             _ => width(a, widths).max(width(b, widths)),
         },
         CExpr::Ternary(_, a, b) => width(a, widths).max(width(b, widths)),
@@ -576,16 +460,16 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
         CExpr::Slice(s, hi, lo) => v[*s].slice(*lo, hi - lo + 1),
         CExpr::Index(s, i) => {
             let idx = eval(i, v, widths);
-            let k = if idx.words.iter().skip(1).any(|&w| w != 0) { usize::MAX } else { idx.to_u64() as usize };
-            Bits::bool(k < v[*s].len() && v[*s].get(k))
+            let k = if idx.words().iter().skip(1).any(|&w| w != 0) { usize::MAX } else { idx.low_u64() as usize };
+            Bits::bool(k < v[*s].width() && v[*s].get(k))
         }
         CExpr::Const(b) => b.clone(),
         CExpr::Un(op, a) => {
             let x = eval(a, v, widths);
             match op {
-                UnOp::Not => x.not(),
+                UnOp::Not => x.invert(),
                 UnOp::LogicNot | UnOp::RedNor => Bits::bool(x.is_zero()),
-                UnOp::RedAnd => Bits::bool(x.all_ones()),
+                UnOp::RedAnd => Bits::bool(x.invert().is_zero()),
                 UnOp::RedOr => Bits::bool(!x.is_zero()),
                 UnOp::RedXor => Bits::bool(x.parity()),
                 UnOp::RedXnor => Bits::bool(!x.parity()),
@@ -597,9 +481,12 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
                 BinOp::And => x.zip(&y, |p, q| p & q),
                 BinOp::Or => x.zip(&y, |p, q| p | q),
                 BinOp::Xor => x.zip(&y, |p, q| p ^ q),
-                BinOp::Eq => Bits::bool(x.resize(x.len().max(y.len())) == y.resize(x.len().max(y.len()))),
-                BinOp::Ne => Bits::bool(x.resize(x.len().max(y.len())) != y.resize(x.len().max(y.len()))),
+                BinOp::Eq => Bits::bool(x.resize(x.width().max(y.width())) == y.resize(x.width().max(y.width()))),
+                BinOp::Ne => Bits::bool(x.resize(x.width().max(y.width())) != y.resize(x.width().max(y.width()))),
                 BinOp::Lt => Bits::bool(x.less_than(&y)),
+                BinOp::Le => Bits::bool(!y.less_than(&x)),
+                BinOp::Gt => Bits::bool(y.less_than(&x)),
+                BinOp::Ge => Bits::bool(!x.less_than(&y)),
                 BinOp::Add => x.add(&y, false),
                 BinOp::Sub => x.add(&y, true),
                 BinOp::LogicAnd => Bits::bool(!x.is_zero() && !y.is_zero()),
@@ -614,16 +501,16 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
                 eval(a, v, widths).resize(w)
             }
         }
-        CExpr::Concat(parts) => Bits::concat(&parts.iter().map(|p| eval(p, v, widths)).collect::<Vec<_>>()),
+        CExpr::Concat(parts) => Bits::cat(&parts.iter().map(|p| eval(p, v, widths)).collect::<Vec<_>>()),
         CExpr::XorAll(parts) => parts.iter().map(|p| eval(p, v, widths)).reduce(|a, b| a.zip(&b, |p, q| p ^ q)).unwrap_or_else(|| Bits::zeros(1)),
         CExpr::Repeat(n, a) => {
             let x = eval(a, v, widths);
-            Bits::concat(&vec![x; *n])
+            Bits::cat(&vec![x; *n])
         }
         CExpr::Parity(of, mask, invert) => {
             let parity = match of.as_ref() {
                 // The common case without a temporary: a masked parity of a named vector.
-                CExpr::Sig(s) => v[*s].words.iter().zip(&mask.words).fold(0, |acc, (a, m)| acc ^ (a & m).count_ones()) & 1 == 1,
+                CExpr::Sig(s) => v[*s].words().iter().zip(mask.words()).fold(0, |acc, (a, m)| acc ^ (a & m).count_ones()) & 1 == 1,
                 other => eval(other, v, widths).zip(mask, |a, m| a & m).parity(),
             };
             Bits::bool(parity != *invert)
@@ -635,29 +522,24 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
 mod tests {
     use super::*;
     use crate::hw::verilog::Port;
+    use crate::math::gf2::BitVec;
 
     fn module(ports: Vec<Port>, items: Vec<Item>, reset: Option<ResetStyle>) -> Module {
         Module { name: "m".into(), ports, items, reset }
     }
 
     #[test]
-    fn bits_slice_write_and_arithmetic() {
-        let a = Bits::from_u64(70, 0xF0F0_0000_0000_0001);
-        let s = a.slice(60, 8);
-        assert_eq!(s.to_u64(), 0x0F);
-        let mut b = Bits::zeros(130);
-        b.write(63, &Bits::from_u64(3, 0b101));
-        assert!(b.get(63) && !b.get(64) && b.get(65));
-        assert_eq!(b.slice(63, 3).to_u64(), 0b101);
-        let x = Bits::from_u64(4, 3);
-        let y = Bits::from_u64(4, 5);
-        assert_eq!(x.add(&y, true).to_u64(), 14); // 3 - 5 mod 16
-        assert_eq!(x.add(&y, false).to_u64(), 8);
+    fn width_rules_on_bits() {
+        let x = Bits::from_u64(3, 4);
+        let y = Bits::from_u64(5, 4);
+        assert_eq!(x.add(&y, true).low_u64(), 14); // 3 - 5 mod 16
+        assert_eq!(x.add(&y, false).low_u64(), 8);
         assert!(x.less_than(&y) && !y.less_than(&x));
-        let wide = Bits::from_u64(128, u64::MAX);
-        assert_eq!(wide.add(&Bits::from_u64(128, 1), false).slice(64, 64).to_u64(), 1);
-        assert_eq!(Bits::from_bytes(12, &[0xAB, 0xFC]).to_u64(), 0xCAB);
-        assert_eq!(Bits::from_bytes(16, &[0xAB, 0xFC]).to_bytes(), vec![0xAB, 0xFC]);
+        let wide = Bits::from_u64(u64::MAX, 128);
+        assert_eq!(wide.add(&Bits::from_u64(1, 128), false).slice(64, 64).low_u64(), 1);
+        assert_eq!(Bits::from_u64(0x1F, 5).resize(3).low_u64(), 7);
+        assert_eq!(Bits::from_u64(5, 3).invert().low_u64(), 2);
+        assert_eq!(Bits::cat(&[Bits::from_u64(1, 1), Bits::from_u64(2, 3)]).low_u64(), 0b1010);
     }
 
     #[test]
@@ -674,9 +556,9 @@ mod tests {
             None,
         );
         let mut sim = Sim::new(&m);
-        let out = sim.eval_comb(&[("a", &Bits::from_u64(8, 0x37)), ("b", &Bits::from_u64(8, 0x05))], &["y"]);
+        let out = sim.eval_comb(&[("a", &Bits::from_u64(0x37, 8)), ("b", &Bits::from_u64(0x05, 8))], &["y"]);
         // t = {3^5, 7} = 0x67; parity of 0x7 is 1, inverted 0.
-        assert_eq!(out[0].to_u64(), 0x067);
+        assert_eq!(out[0].low_u64(), 0x067);
         sim.set_u64("a", 0x36);
         sim.settle();
         assert_eq!(sim.get_u64("y"), 0x166);
@@ -743,7 +625,7 @@ mod tests {
             None,
         );
         let mut sim = Sim::new(&m);
-        let y = |sim: &mut Sim, s, a| sim.eval_comb(&[("s", &Bits::from_u64(1, s)), ("a", &Bits::from_u64(3, a))], &["y"])[0].to_u64();
+        let y = |sim: &mut Sim, s, a| sim.eval_comb(&[("s", &Bits::from_u64(s, 1)), ("a", &Bits::from_u64(a, 3))], &["y"])[0].low_u64();
         assert_eq!(y(&mut sim, 1, 7), 0b1111_1100);
         assert_eq!(y(&mut sim, 0, 3), 0b1010_1010);
     }

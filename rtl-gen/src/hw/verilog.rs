@@ -40,6 +40,9 @@ pub enum BinOp {
     Add,
     Sub,
     Lt,
+    Le,
+    Gt,
+    Ge,
     LogicAnd,
     LogicOr,
 }
@@ -55,9 +58,18 @@ impl BinOp {
             BinOp::Add => "+",
             BinOp::Sub => "-",
             BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
             BinOp::LogicAnd => "&&",
             BinOp::LogicOr => "||",
         }
+    }
+
+    /// Operators whose left-nested chains print without inner parentheses: `a & b & c` for
+    /// `(a & b) & c` (Verilog parses a chain left to right, so the text means the same tree).
+    fn associative(self) -> bool {
+        matches!(self, BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::LogicAnd | BinOp::LogicOr)
     }
 }
 
@@ -196,10 +208,13 @@ impl Expr {
                 out.push_str(op.token());
                 e.write_operand(out);
             }
-            Expr::Bin(op, a, b) => {
-                a.write_operand(out);
-                let _ = write!(out, " {} ", op.token());
-                b.write_operand(out);
+            Expr::Bin(op, ..) => {
+                for (i, t) in self.chain().iter().enumerate() {
+                    if i > 0 {
+                        let _ = write!(out, " {} ", op.token());
+                    }
+                    t.write_operand(out);
+                }
             }
             Expr::Ternary(c, a, b) => {
                 c.write_operand(out);
@@ -256,6 +271,150 @@ impl Expr {
         self.write(&mut s);
         s
     }
+
+    /// The operands of a binary operator, a left-nested chain of one associative operator
+    /// flattened: `(a & b) & c` gives `[a, b, c]`.
+    fn chain(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Bin(op, a, b) => {
+                let mut terms = match a.as_ref() {
+                    Expr::Bin(inner, ..) if inner == op && op.associative() => a.chain(),
+                    _ => vec![a.as_ref()],
+                };
+                terms.push(b);
+                terms
+            }
+            other => vec![other],
+        }
+    }
+
+    /// Writes the expression starting at column `col`; an expression that would run past
+    /// [`WRAP`] breaks across lines indented from column `ind`: concatenations pack their
+    /// parts into lines, operator chains put one operand per line, a ternary puts `?` and `:`
+    /// on lines of their own. Masked parities are never broken (their mask is one constant).
+    fn layout(&self, col: usize, ind: usize, out: &mut String) {
+        let flat = self.render();
+        if col + flat.len() <= WRAP {
+            out.push_str(&flat);
+            return;
+        }
+        let next = ind + 4;
+        match self {
+            Expr::Concat(parts) if parts.len() > 1 => {
+                out.push_str("{\n");
+                let mut line = 0usize; // length of the current packed line, 0 when empty
+                for (i, p) in parts.iter().enumerate() {
+                    let text = p.render();
+                    let last = i + 1 == parts.len();
+                    let sep = if last { "" } else { "," };
+                    if next + text.len() + 1 > WRAP {
+                        // Too long for any line: on lines of its own.
+                        if line > 0 {
+                            out.push('\n');
+                        }
+                        pad(out, next);
+                        p.layout(next, next, out);
+                        out.push_str(sep);
+                        out.push('\n');
+                        line = 0;
+                        continue;
+                    }
+                    if line > 0 && next + line + 1 + text.len() + 1 > WRAP {
+                        out.push('\n');
+                        line = 0;
+                    }
+                    if line == 0 {
+                        pad(out, next);
+                    } else {
+                        out.push(' ');
+                        line += 1;
+                    }
+                    out.push_str(&text);
+                    out.push_str(sep);
+                    line += text.len() + sep.len();
+                }
+                if line > 0 {
+                    out.push('\n');
+                }
+                pad(out, ind);
+                out.push('}');
+            }
+            Expr::Bin(op, ..) => {
+                for (i, t) in self.chain().iter().enumerate() {
+                    if i == 0 {
+                        t.layout_operand(col, ind, out);
+                    } else {
+                        out.push('\n');
+                        pad(out, next);
+                        out.push_str(op.token());
+                        out.push(' ');
+                        t.layout_operand(next + op.token().len() + 1, next, out);
+                    }
+                }
+            }
+            Expr::XorAll(terms) => {
+                for (i, t) in terms.iter().enumerate() {
+                    if i == 0 {
+                        t.layout_operand(col, ind, out);
+                    } else {
+                        out.push('\n');
+                        pad(out, next);
+                        out.push_str("^ ");
+                        t.layout_operand(next + 2, next, out);
+                    }
+                }
+            }
+            Expr::Ternary(c, a, b) => {
+                c.layout_operand(col, ind, out);
+                out.push('\n');
+                pad(out, next);
+                out.push_str("? ");
+                a.layout_operand(next + 2, next, out);
+                out.push('\n');
+                pad(out, next);
+                out.push_str(": ");
+                b.layout_operand(next + 2, next, out);
+            }
+            Expr::Un(op, e) => {
+                out.push_str(op.token());
+                e.layout_operand(col + op.token().len(), ind, out);
+            }
+            Expr::Repeat(n, e) => {
+                let head = format!("{{{n}{{");
+                out.push_str(&head);
+                e.layout(col + head.len(), ind, out);
+                out.push_str("}}");
+            }
+            _ => out.push_str(&flat),
+        }
+    }
+
+    fn layout_operand(&self, col: usize, ind: usize, out: &mut String) {
+        if self.is_atom() || matches!(self, Expr::Parity { .. }) {
+            self.layout(col, ind, out);
+        } else {
+            out.push('(');
+            self.layout(col + 1, ind, out);
+            out.push(')');
+        }
+    }
+
+    /// The expression as it appears at column `col` of a statement indented `ind`.
+    pub fn render_at(&self, col: usize, ind: usize) -> String {
+        let mut s = String::new();
+        self.layout(col, ind, &mut s);
+        s
+    }
+}
+
+/// Expressions that would make a line longer than this break across lines (masked parities,
+/// whose masks are single constants, excepted).
+pub const WRAP: usize = 150;
+
+fn pad(out: &mut String, n: usize) {
+    for _ in 0..n {
+        out.push(' ');
+    }
 }
 
 /// A statement inside an `always` block. In clocked blocks assignments are non-blocking, in
@@ -279,7 +438,11 @@ impl Stmt {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
+    /// A comment paragraph, printed after a blank line.
     Comment(String),
+    /// A one-line tool directive comment (`// verilator lint_off UNUSED`), printed tight
+    /// against the declarations it brackets.
+    Pragma(String),
     Blank,
     Wire { name: String, width: u32, doc: String },
     /// A wire synthesis must keep (`(* keep *)`): pins a LUT boundary in explicit XOR trees.
@@ -287,6 +450,8 @@ pub enum Item {
     Reg { name: String, width: u32, doc: String },
     /// `reg [width-1:0] name [0:depth-1];` in the inference pattern for block RAM.
     Memory { name: String, width: u32, depth: u32, doc: String },
+    /// `localparam [W-1:0] NAME = value;`: the range is the width of a sized constant `value`
+    /// (none for 1 bit), so comparisons against the name stay width-matched.
     Localparam { name: String, value: Expr, doc: String },
     Assign(Expr, Expr),
     /// `always @(posedge clk)`; with `reset` the design's reset style wraps `reset_body`.
@@ -307,6 +472,9 @@ impl Item {
     }
     pub fn comment(text: &str) -> Item {
         Item::Comment(text.into())
+    }
+    pub fn pragma(text: &str) -> Item {
+        Item::Pragma(text.into())
     }
 }
 
@@ -344,7 +512,9 @@ fn write_stmt(out: &mut String, stmt: &Stmt, level: usize, op: &str) {
     match stmt {
         Stmt::Assign(l, r) => {
             indent(out, level);
-            let _ = writeln!(out, "{} {op} {};", l.render(), r.render());
+            let lhs = l.render();
+            let col = 4 * level + lhs.len() + op.len() + 2;
+            let _ = writeln!(out, "{lhs} {op} {};", r.render_at(col, 4 * level));
         }
         Stmt::Comment(c) => {
             indent(out, level);
@@ -352,7 +522,7 @@ fn write_stmt(out: &mut String, stmt: &Stmt, level: usize, op: &str) {
         }
         Stmt::If(c, then, els) => {
             indent(out, level);
-            let _ = writeln!(out, "if ({}) begin", c.render());
+            let _ = writeln!(out, "if ({}) begin", c.render_at(4 * level + 4, 4 * level));
             write_stmts(out, then, level + 1, op);
             indent(out, level);
             if els.is_empty() {
@@ -397,15 +567,41 @@ impl Module {
     pub fn render(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "module {} (", self.name);
-        let name_w = self.ports.iter().map(|p| p.name.len()).max().unwrap_or(0);
-        let decl_w = self.ports.iter().map(|p| port_decl(p).len()).max().unwrap_or(0);
+        // Columns: direction, range, name (with its comma), comment.
+        let range_w = self.ports.iter().map(|p| range(p.width).len()).max().unwrap_or(0);
+        let name_w = self.ports.iter().map(|p| p.name.len() + 1).max().unwrap_or(0);
         for (i, p) in self.ports.iter().enumerate() {
-            let comma = if i + 1 < self.ports.len() { "," } else { " " };
-            let decl = format!("{}{}", port_decl(p), p.name);
-            let _ = writeln!(out, "    {decl:<w$}{comma} // {}", p.doc, w = decl_w + name_w);
+            let dir = match p.dir {
+                Dir::Input => "input ",
+                Dir::Output => "output",
+            };
+            let comma = if i + 1 < self.ports.len() { "," } else { "" };
+            let name = format!("{}{comma}", p.name);
+            let decl = format!("{dir} wire {:<range_w$}{name:<name_w$}", range(p.width));
+            if p.doc.is_empty() {
+                let _ = writeln!(out, "    {}", decl.trim_end());
+            } else {
+                let _ = writeln!(out, "    {decl} // {}", p.doc);
+            }
         }
         out.push_str(");\n");
-        for item in &self.items {
+        let localparam = |name: &str, value: &Expr| format!("{} = {};", localparam_decl(name, value), value.render());
+        let lp_w = self.items.iter().filter_map(|i| if let Item::Localparam { name, value, .. } = i { Some(localparam(name, value).len()) } else { None }).max().unwrap_or(0);
+        for (i, item) in self.items.iter().enumerate() {
+            let after_localparams = i > 0 && matches!(self.items[i - 1], Item::Localparam { .. });
+            if after_localparams && !matches!(item, Item::Localparam { .. } | Item::Comment(_) | Item::Blank) {
+                out.push('\n');
+            }
+            if let Item::Localparam { name, value, doc } = item {
+                // The comments of all localparams in one column.
+                let head = localparam(name, value);
+                if doc.is_empty() {
+                    let _ = writeln!(out, "    {head}");
+                } else {
+                    let _ = writeln!(out, "    {head:<lp_w$} // {doc}");
+                }
+                continue;
+            }
             self.write_item(&mut out, item);
         }
         out.push_str("\nendmodule\n");
@@ -416,10 +612,15 @@ impl Module {
         match item {
             Item::Blank => out.push('\n'),
             Item::Comment(c) => {
-                out.push('\n');
+                if !out.ends_with("\n\n") {
+                    out.push('\n');
+                }
                 for line in c.lines() {
                     let _ = writeln!(out, "    // {line}");
                 }
+            }
+            Item::Pragma(p) => {
+                let _ = writeln!(out, "    // {p}");
             }
             Item::Wire { name, width, doc } => decl(out, "wire", name, *width, doc),
             Item::KeptWire { name, width } => decl(out, "(* keep *) wire", name, *width, ""),
@@ -427,11 +628,10 @@ impl Module {
             Item::Memory { name, width, depth, doc } => {
                 let _ = writeln!(out, "    reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
             }
-            Item::Localparam { name, value, doc } => {
-                let _ = writeln!(out, "    localparam {name} = {}; // {doc}", value.render());
-            }
+            Item::Localparam { .. } => unreachable!("printed by Module::render"),
             Item::Assign(l, r) => {
-                let _ = writeln!(out, "    assign {} = {};", l.render(), r.render());
+                let lhs = l.render();
+                let _ = writeln!(out, "    assign {lhs} = {};", r.render_at(14 + lhs.len(), 4));
             }
             Item::AlwaysComb(body) => {
                 out.push_str("    always @* begin\n");
@@ -465,7 +665,7 @@ impl Module {
                 let w = conns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
                 for (i, (port, e)) in conns.iter().enumerate() {
                     let comma = if i + 1 < conns.len() { "," } else { "" };
-                    let _ = writeln!(out, "        .{port:<w$} ({}){comma}", e.render());
+                    let _ = writeln!(out, "        .{port:<w$} ({}){comma}", e.render_at(11 + w, 8));
                 }
                 out.push_str("    );\n");
             }
@@ -473,12 +673,14 @@ impl Module {
     }
 }
 
-fn port_decl(p: &Port) -> String {
-    let dir = match p.dir {
-        Dir::Input => "input  wire ",
-        Dir::Output => "output wire ",
+/// `localparam [W-1:0] NAME`, the range from the width of a sized constant.
+fn localparam_decl(name: &str, value: &Expr) -> String {
+    let width = match value {
+        Expr::Dec(w, _) => *w,
+        Expr::Const(v) => v.len() as u32,
+        _ => 1,
     };
-    format!("{dir}{}", range(p.width))
+    format!("localparam {}{name}", range(width))
 }
 
 fn decl(out: &mut String, kind: &str, name: &str, width: u32, doc: &str) {

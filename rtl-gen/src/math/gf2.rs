@@ -2,6 +2,7 @@
 //! an affine map over GF(2), `y = M·x ⊕ c`, built and composed here before it becomes XOR
 //! networks.
 
+use crate::bits::Bits;
 use std::fmt;
 
 /// A fixed-length vector over GF(2), bit `i` at word `i / 64`, bit `i % 64`.
@@ -327,8 +328,32 @@ pub(crate) fn xor_words(dst: &mut BitVec, src: &BitVec) {
     }
 }
 
+/// The one conversion between the GF(2) vector and the value type of ports, models, the
+/// evaluator and the simulator ([`Bits`]): both keep bit `i` at word `i / 64`, bit `i % 64`,
+/// with the bits above the length zero, so the words carry over unchanged.
+impl From<&BitVec> for Bits {
+    fn from(v: &BitVec) -> Bits {
+        Bits::from_words(&v.words, v.len)
+    }
+}
+
+impl From<&Bits> for BitVec {
+    fn from(b: &Bits) -> BitVec {
+        BitVec { len: b.width(), words: b.words().to_vec() }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn converts_to_and_from_bits() {
+        let v = BitVec::from_bytes(70, &[0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF0, 0x3F]);
+        let b = Bits::from(&v);
+        assert_eq!(b.width(), 70);
+        assert!((0..70).all(|i| b.get(i) == v.get(i)));
+        assert_eq!(BitVec::from(&b), v);
+    }
+
     use super::*;
 
     fn pseudo_random_matrix(rows: usize, cols: usize, seed: u64) -> BitMatrix {

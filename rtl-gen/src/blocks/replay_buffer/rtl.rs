@@ -3,7 +3,7 @@
 use super::ReplayBufferBlock;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::hw::build::{add, lt, sub};
+use crate::hw::build::{add, le, lt, sub};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
 
 pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
@@ -24,10 +24,11 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
         Port::output("out_data", e, "entry, new or replayed, in sequence order"),
         Port::output("out_seq", s, "sequence number of out_data"),
         Port::output("count", s, "entries held (pushed, not yet acknowledged), 0..depth"),
-        Port::output("full", 1, "count == depth"),
+        Port::output("full", 1, "count == DEPTH"),
     ]);
     let seq = |v: u64| Expr::dec(s, v);
     let mut items = vec![
+        Item::Localparam { name: "DEPTH".into(), value: seq(d as u64), doc: "entries held at most".into() },
         Item::comment(&format!(
             "Storage: {} x {e} bits of block RAM addressed by seq[{}:0] (depth {d} rounded up to a power of two);\nwrite port for pushes, synchronous read-first port for the output.",
             b.ram_entries(),
@@ -43,7 +44,7 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
         Item::wire("count_w", s, "tail_q - head_q"),
         Item::assign(Expr::id("count_w"), sub(Expr::id("tail_q"), Expr::id("head_q"))),
         Item::wire("full_w", 1, ""),
-        Item::assign(Expr::id("full_w"), Expr::eq(Expr::id("count_w"), seq(d as u64))),
+        Item::assign(Expr::id("full_w"), Expr::eq(Expr::id("count_w"), Expr::id("DEPTH"))),
         Item::wire("push_fire", 1, "a push is accepted"),
         Item::assign(Expr::id("push_fire"), Expr::and(Expr::id("push_valid"), Expr::id("full_w").not())),
         Item::wire("out_fire", 1, "the output entry is taken"),
@@ -59,7 +60,7 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
         Item::wire("replay_ok", 1, "replay_seq - head_q <= count"),
         Item::assign(
             Expr::id("replay_ok"),
-            Expr::and(Expr::id("replay_valid"), lt(Expr::id("count_w"), sub(Expr::id("replay_seq"), Expr::id("head_q"))).lnot()),
+            Expr::and(Expr::id("replay_valid"), le(sub(Expr::id("replay_seq"), Expr::id("head_q")), Expr::id("count_w"))),
         ),
         Item::wire("rd_a", s, "output pointer after replay or transfer"),
         Item::assign(

@@ -206,7 +206,7 @@ mod tests {
             let seq = if b.seq_bits == 0 { 0 } else { rng.next_u64() & ((1u64 << b.seq_bits) - 1) };
             let expected = model.crc(&data, seq);
             let valid = t % 5 != 3;
-            gen.set("data", &Bits::from_bytes(b.data_bits() as usize, &data));
+            gen.set("data", &Bits::from_bytes_width(&data, b.data_bits() as usize));
             if b.seq_bits > 0 {
                 gen.set_u64("seq", seq);
             }
@@ -230,11 +230,11 @@ mod tests {
                 }
             };
             if let Some(c) = chk.as_mut() {
-                c.set("data", &Bits::from_bytes(b.data_bits() as usize, &data));
+                c.set("data", &Bits::from_bytes_width(&data, b.data_bits() as usize));
                 if b.seq_bits > 0 {
                     c.set_u64("seq", chk_seq);
                 }
-                c.set("crc_in", &Bits::from_bytes(b.crc_bits() as usize, &crc_in));
+                c.set("crc_in", &Bits::from_bytes_width(&crc_in, b.crc_bits() as usize));
             }
             if p == 0 {
                 gen.settle();

@@ -230,7 +230,7 @@ fn bm_step(cx: &Ctx, pipe: &mut Pipe, way: &mut Way, r: usize) {
     cx.sum(pipe, &d, &format!("discrepancy δ of iteration {r}"), &terms);
     let c = pipe.wire(&format!("{p}c{r}"), 1, "δ != 0 and 2L <= r: the length changes");
     let len = pipe.at(&way.len);
-    let le = Expr::bin(BinOp::Lt, Expr::id(&len), Expr::dec(lw, (r / 2 + 1) as u64));
+    let le = Expr::bin(BinOp::Le, Expr::id(&len), Expr::dec(lw, (r / 2) as u64));
     pipe.items.push(Item::assign(Expr::id(&c), Expr::and(Expr::red(UnOp::RedOr, Expr::id(&d)), le)));
     // Λ' = γ·Λ + δ·x·B.
     let mut lam = Vec::new();
@@ -355,7 +355,7 @@ fn prefix_sums(items: &mut Vec<Item>, base: &str, counter: &mut usize, values: &
 }
 
 fn count(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
-    let (t, lw) = (cx.t, cx.lw);
+    let lw = cx.lw;
     let p = way.p.clone();
     let (n, k) = (way.code.n(), way.code.k());
     let values: Vec<Expr> = (0..n).map(|pos| Expr::Concat(vec![Expr::dec(lw - 1, 0), pipe.expr(&way.roots[pos])])).collect();
@@ -380,7 +380,7 @@ fn count(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
     let nzl = pipe.wire(&format!("{p}nzl"), 1, "L != 0: some syndrome is nonzero");
     pipe.items.push(Item::assign(Expr::id(&nzl), Expr::red(UnOp::RedOr, Expr::id(&len))));
     let ok = pipe.wire(&format!("{p}ok"), 1, "correctable: L <= t and exactly L roots at existing positions");
-    let fits = Expr::bin(BinOp::Lt, Expr::id(&len), Expr::dec(lw, (t + 1) as u64));
+    let fits = Expr::bin(BinOp::Le, Expr::id(&len), Expr::id("T"));
     pipe.items.push(Item::assign(Expr::id(&ok), Expr::and(Expr::and(Expr::id(&nzl), fits), Expr::eq(total, Expr::id(&len)))));
     way.ok = ok;
     way.nzl = nzl;
@@ -554,6 +554,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let weights: Vec<u32> = plan.iter().map(|s| s.weight).collect();
     let cuts = plan_cuts(&weights, b.pipeline as usize);
     let mut pipe = Pipe::new();
+    pipe.items.push(Item::Localparam { name: "T".into(), value: Expr::dec(cx.lw, t as u64), doc: "symbol errors a way corrects".into() });
     pipe.define("cw", cw_bits, 0);
     let cw_msg = pipe.wire("cw_msg", msg_bits, "cw[msg bits], carried to the correction");
     pipe.items.push(Item::assign(Expr::id(&cw_msg), Expr::slice("cw", msg_bits - 1, 0)));

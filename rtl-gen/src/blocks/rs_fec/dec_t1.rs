@@ -313,7 +313,7 @@ pub(crate) mod tests {
             }
         };
         for (t, cw) in words.iter().enumerate() {
-            sim.set("cw", &Bits::from_bytes(b.cw_bits() as usize, cw));
+            sim.set("cw", &Bits::from_bytes_width(cw, b.cw_bits() as usize));
             if p == 0 {
                 sim.settle();
                 check(&sim, cw, None);
@@ -420,7 +420,7 @@ pub(crate) mod tests {
                 for value in 1..=255u8 {
                     let mut r = cw.clone();
                     r[pos] ^= value;
-                    sim.set("cw", &Bits::from_bytes(2048, &r));
+                    sim.set("cw", &Bits::from_bytes_width(&r, 2048));
                     sim.settle();
                     assert_eq!(sim.get("msg").to_bytes(), msg, "{f}: byte {pos} ^ {value:#x}");
                     assert!(sim.get_u64("corrected") == 1 && sim.get_u64("uncorrectable") == 0);

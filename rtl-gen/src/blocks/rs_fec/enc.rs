@@ -91,7 +91,7 @@ mod tests {
         for t in 0..trials {
             let msg = message(&mut rng, b);
             let cw = model.encode(&msg);
-            sim.set("msg", &Bits::from_bytes(b.msg_bits() as usize, &msg));
+            sim.set("msg", &Bits::from_bytes_width(&msg, b.msg_bits() as usize));
             if p == 0 {
                 sim.settle();
                 assert_eq!(sim.get("cw").to_bytes(), cw, "trial {t}");

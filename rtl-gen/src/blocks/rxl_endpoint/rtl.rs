@@ -15,7 +15,7 @@ use crate::blocks::rs_fec::{Layout, RsFecBlock};
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-pub use crate::hw::build::{add, and, bits_for, dec, eq, id, lt, mux, ne, or, sub, wire};
+use crate::hw::build::{add, and, bits_for, counter, dec, eq, id, instance, le, localparam, mux, ne, or, sub, unused_wires, wire, zext};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 use crate::hw::xor_net::XorStyle;
 
@@ -23,29 +23,6 @@ pub const PAYLOAD_BITS: u32 = 1920;
 pub const FLIT_BITS: u32 = 2048;
 pub const MSG_BITS: u32 = 2000;
 pub const CRC_DATA_BITS: u32 = 1936;
-
-/// Saturating counter `name` (`bits` wide, reset to 0) counting cycles where `inc` holds.
-pub fn counter(regs: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, inc: Expr, doc: &str) {
-    regs.push(Item::reg(name, bits, doc));
-    reset.push(Stmt::set(id(name), dec(bits, 0)));
-    let max = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    body.push(Stmt::when(and(inc, ne(id(name), Expr::konst(bits, max as u128))), vec![Stmt::set(id(name), add(id(name), dec(bits, 1)))]));
-}
-
-/// An instance with the given connections.
-pub fn instance(module: &str, name: &str, conns: &[(&str, Expr)]) -> Item {
-    Item::Instance { module: module.into(), name: name.into(), conns: conns.iter().map(|(p, e)| (p.to_string(), e.clone())).collect() }
-}
-
-/// Output wires of an instance that this module does not use, declared between Verilator
-/// `lint_off UNUSED` / `lint_on` comments so `-Wall` stays clean without empty pin connections.
-pub fn unused_wires(items: &mut Vec<Item>, wires: &[(&str, u32, &str)]) {
-    items.push(Item::comment("verilator lint_off UNUSED"));
-    for (n, w, doc) in wires {
-        items.push(Item::wire(n, *w, doc));
-    }
-    items.push(Item::comment("verilator lint_on UNUSED"));
-}
 
 /// The FEC sub-block (combinational) of the chosen layout, named `name`.
 pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
@@ -144,9 +121,16 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         b.mode_name(),
         if rxl { "FSN = AckNum when ReplayCmd != 0, else 0; SeqNum folded into the CRC (ISN) of payload flits." } else { "FSN = SeqNum on payload flits, or AckNum when ReplayCmd != 0; CRC without sequence number." }
     )));
-    for (n, w, v) in [("CMD_ACK", 2, 1u64), ("CMD_NACK", 2, 2)] {
-        it.push(Item::Localparam { name: n.into(), value: dec(w, v), doc: "ReplayCmd".into() });
-    }
+    localparam(&mut it, "REPLAY_CMD_NONE", 2, 0, "ReplayCmd: no AckNum in the FSN field");
+    localparam(&mut it, "REPLAY_CMD_ACK", 2, 1, "ReplayCmd: ACK, FSN = AckNum");
+    localparam(&mut it, "REPLAY_CMD_NACK", 2, 2, "ReplayCmd: NACK, FSN = AckNum (last good SeqNum)");
+    localparam(&mut it, "FLIT_TYPE_PAYLOAD", 4, 1, "header type of a payload flit (0: control flit)");
+    localparam(&mut it, "ACK_EVERY", w_ae, cfg.ack_every as u64, "payloads delivered per coalesced ACK");
+    localparam(&mut it, "ACK_TIMEOUT", w_at, cfg.ack_timeout as u64, "cycles an ACK for fewer payloads may wait");
+    localparam(&mut it, "NACK_TIMEOUT", w_nt, cfg.nack_timeout as u64, "cycles of discarding before the NACK is sent again");
+    localparam(&mut it, "REPLAY_TIMEOUT", w_rt, cfg.replay_timeout as u64, "cycles without ACK/NACK before the oldest flit is replayed");
+    let cnt_max = if cb >= 64 { u64::MAX } else { (1u64 << cb) - 1 };
+    localparam(&mut it, "CNT_MAX", cb, cnt_max, "status counters saturate here");
 
     // ---------------- registers ----------------
     let mut regs = vec![
@@ -201,7 +185,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     rx1.push(instance(
         n_dec,
         "u_fec_dec",
-        &[
+        vec![
             ("cw", id("rx_flit")),
             ("msg", id("dec_msg")),
             ("corrected", id("dec_corrected")),
@@ -215,19 +199,26 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     let mut c = vec![Item::comment("RX stage 2: check the CRC (against ESeqNum for rxl payload flits) and decide.")];
     wire(&mut c, "h_fsn", s, "received FSN", Expr::slice("d_msg", 9, 0));
     wire(&mut c, "h_cmd", 2, "received ReplayCmd", Expr::slice("d_msg", 11, 10));
-    wire(&mut c, "h_payload", 1, "received flit type is payload (1)", eq(Expr::slice("d_msg", 15, 12), dec(4, 1)));
-    let chk_seq = if rxl { mux(id("h_payload"), id("eseq"), dec(s, 0)) } else { dec(s, 0) };
-    wire(&mut c, "chk_seq", s, if rxl { "ESeqNum on payload flits, 0 on control flits" } else { "cxl_baseline: no sequence number in the CRC" }, chk_seq);
+    wire(&mut c, "h_payload", 1, "received flit type is payload (1)", eq(Expr::slice("d_msg", 15, 12), id("FLIT_TYPE_PAYLOAD")));
+    let chk_seq = if rxl {
+        wire(&mut c, "chk_seq", s, "ESeqNum on payload flits, 0 on control flits", mux(id("h_payload"), id("eseq"), dec(s, 0)));
+        id("chk_seq")
+    } else {
+        dec(s, 0) // cxl_baseline: no sequence number in the CRC
+    };
     c.push(Item::wire("crc_ok", 1, "the CRC matches"));
-    c.push(instance(n_check, "u_crc_check", &[("data", Expr::slice("d_msg", CRC_DATA_BITS - 1, 0)), ("seq", id("chk_seq")), ("crc_in", Expr::slice("d_msg", MSG_BITS - 1, CRC_DATA_BITS)), ("ok", id("crc_ok"))]));
+    c.push(instance(
+        n_check,
+        "u_crc_check",
+        vec![("data", Expr::slice("d_msg", CRC_DATA_BITS - 1, 0)), ("seq", chk_seq), ("crc_in", Expr::slice("d_msg", MSG_BITS - 1, CRC_DATA_BITS)), ("ok", id("crc_ok"))],
+    ));
     wire(&mut c, "good", 1, "a correctable flit whose CRC checks", and(and(id("d_valid"), id("d_uncorrectable").not()), id("crc_ok")));
     wire(&mut c, "bad", 1, "corrupted, or (rxl) out of sequence", and(id("d_valid"), id("good").not()));
-    wire(&mut c, "h_has_ack", 1, "ReplayCmd is ACK or NACK", or(eq(id("h_cmd"), id("CMD_ACK")), eq(id("h_cmd"), id("CMD_NACK"))));
+    wire(&mut c, "h_has_ack", 1, "ReplayCmd is ACK or NACK", or(eq(id("h_cmd"), id("REPLAY_CMD_ACK")), eq(id("h_cmd"), id("REPLAY_CMD_NACK"))));
     if rxl {
         wire(&mut c, "deliver", 1, "the ISN proved SeqNum == ESeqNum", and(id("good"), id("h_payload")));
-        wire(&mut c, "seq_error", 1, "", dec(1, 0));
     } else {
-        wire(&mut c, "explicit", 1, "a good payload flit whose FSN is its SeqNum", and(and(id("good"), id("h_payload")), eq(id("h_cmd"), dec(2, 0))));
+        wire(&mut c, "explicit", 1, "a good payload flit whose FSN is its SeqNum", and(and(id("good"), id("h_payload")), eq(id("h_cmd"), id("REPLAY_CMD_NONE"))));
         wire(
             &mut c,
             "deliver",
@@ -237,13 +228,15 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         );
         wire(&mut c, "seq_error", 1, "explicit FSN != ESeqNum", and(id("explicit"), ne(id("h_fsn"), id("eseq"))));
     }
-    wire(&mut c, "trigger_nack", 1, "first error: start discarding, schedule a NACK", and(or(id("bad"), id("seq_error")), id("discard").not()));
+    // rxl: the ISN makes an out-of-sequence flit fail the CRC, so `bad` is every error.
+    let error = if rxl { id("bad") } else { or(id("bad"), id("seq_error")) };
+    wire(&mut c, "trigger_nack", 1, "first error: start discarding, schedule a NACK", and(error, id("discard").not()));
     wire(
         &mut c,
         "renack",
         1,
         "discarding for nack_timeout cycles: send the NACK again",
-        and(and(id("discard"), id("deliver").not()), eq(id("nack_timer"), dec(w_nt, (cfg.nack_timeout - 1) as u64))),
+        and(and(id("discard"), id("deliver").not()), eq(id("nack_timer"), sub(id("NACK_TIMEOUT"), dec(w_nt, 1)))),
     );
 
     // ---------------- TX ----------------
@@ -256,18 +249,18 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     c.push(Item::wire("rb_count", s, ""));
     unused_wires(&mut c, &[("rb_full", 1, "same as !rb_push_ready")]);
     wire(&mut c, "rb_head", s, "oldest unacknowledged SeqNum", sub(id("rb_push_seq"), id("rb_count")));
-    wire(&mut c, "ctl_ack", 1, "", and(id("ctl_valid"), or(eq(id("ctl_cmd"), id("CMD_ACK")), eq(id("ctl_cmd"), id("CMD_NACK")))));
-    wire(&mut c, "ctl_nack", 1, "", and(id("ctl_valid"), eq(id("ctl_cmd"), id("CMD_NACK"))));
+    wire(&mut c, "ctl_ack", 1, "", and(id("ctl_valid"), or(eq(id("ctl_cmd"), id("REPLAY_CMD_ACK")), eq(id("ctl_cmd"), id("REPLAY_CMD_NACK")))));
+    wire(&mut c, "ctl_nack", 1, "", and(id("ctl_valid"), eq(id("ctl_cmd"), id("REPLAY_CMD_NACK"))));
     wire(
         &mut c,
         "timeout",
         1,
         "no ACK/NACK for replay_timeout cycles while flits are held",
-        and(and(id("ctl_ack").not(), ne(id("rb_count"), dec(s, 0))), eq(id("stall_timer"), dec(w_rt, (cfg.replay_timeout - 1) as u64))),
+        and(and(id("ctl_ack").not(), ne(id("rb_count"), dec(s, 0))), eq(id("stall_timer"), sub(id("REPLAY_TIMEOUT"), dec(w_rt, 1)))),
     );
     wire(&mut c, "replay_seq", s, "NACK: after the last good SeqNum; timeout: the oldest", mux(id("ctl_nack"), add(id("ctl_fsn"), dec(s, 1)), id("rb_head")));
     wire(&mut c, "replay_valid", 1, "", or(id("ctl_nack"), id("timeout")));
-    wire(&mut c, "replay_taken", 1, "the buffer accepts it (replay_seq - head <= count)", and(id("replay_valid"), lt(id("rb_count"), sub(id("replay_seq"), id("rb_head"))).lnot()));
+    wire(&mut c, "replay_taken", 1, "the buffer accepts it (replay_seq - head <= count)", and(id("replay_valid"), le(sub(id("replay_seq"), id("rb_head")), id("rb_count"))));
     c.push(Item::comment("TX: the flit register loads when the link takes the current flit (or holds none)."));
     wire(&mut c, "load", 1, "", or(id("tx_ready"), id("t1_valid").not()));
     let payload_cond = if rxl { and(and(id("load"), id("rb_out_valid")), id("nack_pending").not()) } else { and(id("load"), id("rb_out_valid")) };
@@ -277,15 +270,15 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         "ack_due",
         1,
         "ack_every payloads delivered, or some and ack_timeout cycles",
-        or(eq(id("since_ack"), dec(w_ae, cfg.ack_every as u64)), and(ne(id("since_ack"), dec(w_ae, 0)), eq(id("ack_timer"), dec(w_at, cfg.ack_timeout as u64)))),
+        or(eq(id("since_ack"), id("ACK_EVERY")), and(ne(id("since_ack"), dec(w_ae, 0)), eq(id("ack_timer"), id("ACK_TIMEOUT")))),
     );
-    let cmd = mux(id("nack_pending"), id("CMD_NACK"), mux(id("ack_due"), id("CMD_ACK"), dec(2, 0)));
-    let cmd = if rxl { cmd } else { mux(and(id("payload"), id("replay_start")), dec(2, 0), cmd) };
+    let cmd = mux(id("nack_pending"), id("REPLAY_CMD_NACK"), mux(id("ack_due"), id("REPLAY_CMD_ACK"), id("REPLAY_CMD_NONE")));
+    let cmd = if rxl { cmd } else { mux(and(id("payload"), id("replay_start")), id("REPLAY_CMD_NONE"), cmd) };
     wire(&mut c, "tx_cmd", 2, if rxl { "ReplayCmd to send" } else { "ReplayCmd to send; none on the first flit of a replay" }, cmd);
-    wire(&mut c, "ack_sent", 1, "", and(id("load"), ne(id("tx_cmd"), dec(2, 0))));
-    wire(&mut c, "nack_sent", 1, "", and(id("load"), eq(id("tx_cmd"), id("CMD_NACK"))));
+    wire(&mut c, "ack_sent", 1, "", and(id("load"), ne(id("tx_cmd"), id("REPLAY_CMD_NONE"))));
+    wire(&mut c, "nack_sent", 1, "", and(id("load"), eq(id("tx_cmd"), id("REPLAY_CMD_NACK"))));
     let fsn_else = if rxl { dec(s, 0) } else { mux(id("payload"), id("rb_out_seq"), dec(s, 0)) };
-    wire(&mut c, "tx_fsn", s, "AckNum = ESeqNum - 1 when ReplayCmd != 0", mux(ne(id("tx_cmd"), dec(2, 0)), sub(id("eseq"), dec(s, 1)), fsn_else));
+    wire(&mut c, "tx_fsn", s, "AckNum = ESeqNum - 1 when ReplayCmd != 0", mux(ne(id("tx_cmd"), id("REPLAY_CMD_NONE")), sub(id("eseq"), dec(s, 1)), fsn_else));
     wire(&mut c, "tx_header", 16, "{type, ReplayCmd, FSN}", Expr::Concat(vec![dec(3, 0), id("payload"), id("tx_cmd"), id("tx_fsn")]));
     wire(
         &mut c,
@@ -294,15 +287,19 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         "header and payload (zero in control flits)",
         Expr::Concat(vec![mux(id("payload"), id("rb_out_data"), dec(PAYLOAD_BITS, 0)), id("tx_header")]),
     );
-    let crc_seq = if rxl { mux(id("payload"), id("rb_out_seq"), dec(s, 0)) } else { dec(s, 0) };
-    wire(&mut c, "crc_seq", s, if rxl { "ISN: SeqNum of payload flits" } else { "no sequence number in the CRC" }, crc_seq);
+    let crc_seq = if rxl {
+        wire(&mut c, "crc_seq", s, "ISN: SeqNum of payload flits", mux(id("payload"), id("rb_out_seq"), dec(s, 0)));
+        id("crc_seq")
+    } else {
+        dec(s, 0) // no sequence number in the CRC
+    };
     c.push(Item::wire("tx_crc", 64, ""));
-    c.push(instance(n_crc, "u_crc", &[("data", id("tx_data")), ("seq", id("crc_seq")), ("crc", id("tx_crc"))]));
-    c.push(instance(n_enc, "u_fec_enc", &[("msg", id("t1_msg")), ("cw", id("tx_flit"))]));
+    c.push(instance(n_crc, "u_crc", vec![("data", id("tx_data")), ("seq", crc_seq), ("crc", id("tx_crc"))]));
+    c.push(instance(n_enc, "u_fec_enc", vec![("msg", id("t1_msg")), ("cw", id("tx_flit"))]));
     c.push(instance(
         n_replay,
         "u_replay",
-        &[
+        vec![
             ("clk", id("clk")),
             (design.reset.port(), id(design.reset.port())),
             ("push_valid", id("s_valid")),
@@ -331,8 +328,8 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         "",
         mux(
             id("ack_sent"),
-            Expr::Concat(vec![dec(w_ae - 1, 0), id("deliver")]).simplify_concat(),
-            mux(eq(id("since_ack"), dec(w_ae, cfg.ack_every as u64)), id("since_ack"), add(id("since_ack"), Expr::Concat(vec![dec(w_ae - 1, 0), id("deliver")]).simplify_concat())),
+            zext(id("deliver"), 1, w_ae),
+            mux(eq(id("since_ack"), id("ACK_EVERY")), id("since_ack"), add(id("since_ack"), zext(id("deliver"), 1, w_ae))),
         ),
     );
 
@@ -354,7 +351,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     body.push(Stmt::set(id("since_ack"), id("since_n")));
     body.push(Stmt::set(
         id("ack_timer"),
-        mux(or(id("ack_sent"), eq(id("since_n"), dec(w_ae, 0))), dec(w_at, 0), mux(eq(id("ack_timer"), dec(w_at, cfg.ack_timeout as u64)), id("ack_timer"), add(id("ack_timer"), dec(w_at, 1)))),
+        mux(or(id("ack_sent"), eq(id("since_n"), dec(w_ae, 0))), dec(w_at, 0), mux(eq(id("ack_timer"), id("ACK_TIMEOUT")), id("ack_timer"), add(id("ack_timer"), dec(w_at, 1)))),
     ));
     body.push(Stmt::set(id("m_valid_q"), id("deliver")));
     let mut counters_regs = vec![];
@@ -368,7 +365,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         ("cnt_fec_uncorrectable_q", and(id("d_valid"), id("d_uncorrectable")), "FEC uncorrectable flits"),
         ("cnt_nacks_sent_q", id("nack_sent"), "NACKs sent"),
     ] {
-        counter(&mut counters_regs, &mut counters_reset, &mut counters_body, n, cb, inc, doc);
+        counter(&mut counters_regs, &mut counters_reset, &mut counters_body, n, cb, inc, id("CNT_MAX"), doc);
     }
     reset.extend(counters_reset);
     body.extend(counters_body);
@@ -426,20 +423,5 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         notes: b.notes(),
         role: Role::Endpoint,
         origin: None,
-    }
-}
-
-trait SimplifyConcat {
-    fn simplify_concat(self) -> Expr;
-}
-
-impl SimplifyConcat for Expr {
-    /// `{0'd0, x}` cannot be written: a one-element concatenation of a 1-bit signal is the
-    /// signal itself.
-    fn simplify_concat(self) -> Expr {
-        match self {
-            Expr::Concat(parts) if parts.len() == 2 && matches!(parts[0], Expr::Dec(0, _)) => parts.into_iter().nth(1).expect("two parts"),
-            e => e,
-        }
     }
 }

@@ -2,7 +2,8 @@
 //! generator as `<name>_fec_dec` / `<name>_fec_enc`.
 
 use super::RxlSwitchBlock;
-use crate::blocks::rxl_endpoint::rtl::{and, counter, fec_block, id, instance, unused_wires, FLIT_BITS, MSG_BITS};
+use crate::blocks::rxl_endpoint::rtl::{fec_block, FLIT_BITS, MSG_BITS};
+use crate::hw::build::{and, counter, id, instance, localparam, unused_wires};
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
@@ -41,16 +42,14 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
         Port::output("cnt_corrected", cb, "flits the FEC corrected (saturating)"),
         Port::output("cnt_dropped", cb, "uncorrectable flits dropped (saturating)"),
     ]);
-    let mut items = vec![
-        Item::wire("dec_msg", MSG_BITS, ""),
-        Item::wire("dec_corrected", 1, ""),
-        Item::wire("dec_uncorrectable", 1, ""),
-    ];
+    let mut items = Vec::new();
+    let max = cnt_max(&mut items, cb);
+    items.extend([Item::wire("dec_msg", MSG_BITS, ""), Item::wire("dec_corrected", 1, ""), Item::wire("dec_uncorrectable", 1, "")]);
     unused_wires(&mut items, &[("dec_way_corrected", 3, "per-way flags, not needed here"), ("dec_way_uncorrectable", 3, "")]);
     items.push(instance(
         dec_name,
         "u_fec_dec",
-        &[
+        vec![
             ("cw", id("in_flit")),
             ("msg", id("dec_msg")),
             ("corrected", id("dec_corrected")),
@@ -62,9 +61,9 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
     items.push(Item::reg("out_valid_q", 1, ""));
     items.push(Item::reg("out_msg_q", MSG_BITS, ""));
     let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("in_valid"), id("dec_uncorrectable").not()))]);
-    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), "");
-    counter(&mut regs, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("in_valid"), id("dec_corrected")), "");
-    counter(&mut regs, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("in_valid"), id("dec_uncorrectable")), "");
+    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), max.clone(), "");
+    counter(&mut regs, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("in_valid"), id("dec_corrected")), max.clone(), "");
+    counter(&mut regs, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("in_valid"), id("dec_uncorrectable")), max, "");
     items.extend(regs);
     items.push(Item::AlwaysFf { reset: Some(reset), body });
     items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("in_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
@@ -94,13 +93,15 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
         Port::output("out_flit", FLIT_BITS, "in_msg with fresh FEC bytes 250-255"),
         Port::output("cnt_flits", cb, "flits forwarded (saturating)"),
     ]);
-    let mut items = vec![Item::reg("out_valid_q", 1, ""), Item::reg("msg_q", MSG_BITS, "the message, encoded on the way out")];
+    let mut items = Vec::new();
+    let max = cnt_max(&mut items, cb);
+    items.extend([Item::reg("out_valid_q", 1, ""), Item::reg("msg_q", MSG_BITS, "the message, encoded on the way out")]);
     let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), id("in_valid"))]);
-    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), "");
+    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), max, "");
     items.extend(regs);
     items.push(Item::AlwaysFf { reset: Some(reset), body });
     items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("in_valid"), vec![Stmt::set(id("msg_q"), id("in_msg"))])] });
-    items.push(instance(enc_name, "u_fec_enc", &[("msg", id("msg_q")), ("cw", id("out_flit"))]));
+    items.push(instance(enc_name, "u_fec_enc", vec![("msg", id("msg_q")), ("cw", id("out_flit"))]));
     for (p, r) in [("out_valid", "out_valid_q"), ("cnt_flits", "cnt_flits_q")] {
         items.push(Item::assign(id(p), id(r)));
     }
@@ -112,4 +113,9 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
         role: Role::LinkTx,
         origin: None,
     }
+}
+
+/// `localparam CNT_MAX`: where the `cb`-bit status counters saturate.
+fn cnt_max(items: &mut Vec<Item>, cb: u32) -> Expr {
+    localparam(items, "CNT_MAX", cb, if cb >= 64 { u64::MAX } else { (1u64 << cb) - 1 }, "status counters saturate here")
 }

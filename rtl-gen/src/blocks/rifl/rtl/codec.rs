@@ -1,6 +1,6 @@
 //! The frame codec modules: `_crc`, `_encode`, `_check`, and the scrambler pair.
 
-use super::common::*;
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::crc_algo;
 use crate::blocks::rifl::model::params::Params;

@@ -1,6 +1,6 @@
 //! `<p>_txgear` / `<p>_rxgear`: the AXI4-Stream width converter (see `model::gearbox`).
 
-use super::common::*;
+use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port};
@@ -33,17 +33,20 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         Port::output("out_keep", ob, "kept bytes, contiguous from byte 0"),
         Port::output("out_last", 1, "last beat of a packet"),
     ]);
-    let mut it: Vec<Item> = vec![
+    let mut it: Vec<Item> = Vec::new();
+    localparam(&mut it, "OUT_BYTES", fw, ob as u64, "bytes of an output beat");
+    localparam(&mut it, "IN_ROOM", fw, (cap - ib) as u64, &format!("an input beat fits while base <= this ({cap}-byte buffer - {ib}-byte input beat)"));
+    it.extend([
         Item::reg("buf_q", bits, &format!("{cap} bytes: the packet's bytes at the bottom, zero above fill")),
         Item::reg("fill", fw, "bytes held"),
         Item::reg("eop", 1, "the packet's last beat is in"),
-    ];
+    ]);
     thermo_count(&mut it, "in_count", "in_keep", ib);
     let keep_bytes = cat((0..ib).rev().map(|i| Expr::Repeat(8, Box::new(bit_of("in_keep", ib, i)))).collect());
     wire(&mut it, "in_masked", 8 * ib, "in_data with the bytes not kept zeroed", Expr::and(id("in_data"), keep_bytes));
     it.push(Item::comment("Output: the bottom beat; last when the packet ends within it."));
-    it.push(Item::assign(id("out_valid"), Expr::or(ge(id("fill"), dec(fw, ob as u64)), id("eop"))));
-    it.push(Item::assign(id("out_last"), Expr::and(id("eop"), ge(dec(fw, ob as u64), id("fill")))));
+    it.push(Item::assign(id("out_valid"), Expr::or(ge(id("fill"), id("OUT_BYTES")), id("eop"))));
+    it.push(Item::assign(id("out_last"), Expr::and(id("eop"), le(id("fill"), id("OUT_BYTES")))));
     it.push(Item::assign(id("out_data"), Expr::slice("buf_q", 8 * ob - 1, 0)));
     for i in 0..ob {
         it.push(Item::assign(bit_of("out_keep", ob, i), lt(dec(fw, i as u64), id("fill"))));
@@ -63,10 +66,10 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         "base",
         fw,
         "fill level after the output transfer: where the input bytes go",
-        Expr::mux(id("flush"), dec(fw, 0), Expr::mux(id("do_out"), sub(id("fill"), dec(fw, ob as u64)), id("fill"))),
+        Expr::mux(id("flush"), dec(fw, 0), Expr::mux(id("do_out"), sub(id("fill"), id("OUT_BYTES")), id("fill"))),
     );
     let open = if overlap { Expr::or(id("eop").not(), id("flush")) } else { id("eop").not() };
-    it.push(Item::assign(id("in_ready"), Expr::and(open, lt(id("base"), dec(fw, (cap - ib + 1) as u64)))));
+    it.push(Item::assign(id("in_ready"), Expr::and(open, le(id("base"), id("IN_ROOM")))));
     // base is a multiple of g = gcd(I, O) whenever an input is placed: shift in g-byte units,
     // over the base bits that can be set below C - I.
     let gb = g.trailing_zeros();

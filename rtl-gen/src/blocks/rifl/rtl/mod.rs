@@ -2,7 +2,6 @@
 //! `model` part.
 
 mod codec;
-pub mod common;
 mod fifo;
 mod gearbox;
 mod rx;

@@ -1,6 +1,6 @@
 //! `<p>_rx`: one lane's receiver (see `model::rx` for the cycle behaviour it implements).
 
-use super::common::*;
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
 use crate::blocks::rifl::model::params::Params;
@@ -8,12 +8,13 @@ use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
-/// `x >= v` for a counter `x` of width `w` (constant true for v = 0).
-fn at_least(x: &str, w: u32, v: u64) -> Expr {
-    if v == 0 {
+/// `x >= CONTROL_REPEAT - 1` for a run-length counter `x` of width `w`: this frame makes the
+/// run `control_repeat` long (constant true when control_repeat is 1).
+fn run_complete(x: &str, w: u32, rep: u64) -> Expr {
+    if rep == 1 {
         Expr::one()
     } else {
-        ge(id(x), dec(w, v))
+        ge(id(x), sub(id("CONTROL_REPEAT"), dec(w, 1)))
     }
 }
 
@@ -35,6 +36,15 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         Port::output("err_pulse", 1, "the previous frame failed verification while in sync and in step (frame_error was clear): a new error"),
     ]);
     let mut it: Vec<Item> = Vec::new();
+    for c in [Ctrl::PauseRequest, Ctrl::RetransmitRequest] {
+        localparam(&mut it, super::tx::ctrl_name(c), 8, c.code() as u64, "control frame code (last payload byte)");
+    }
+    localparam(&mut it, "FC_PAUSE", 8, FC_PAUSE as u64, "flow-control pause (last byte of a meta-00 data frame)");
+    localparam(&mut it, "FC_RESUME", 8, FC_RESUME as u64, "flow-control resume");
+    localparam(&mut it, "META_NONE", 2, 0, "meta code: no valid payload");
+    localparam(&mut it, "CONTROL_REPEAT", cw, rep, "control frames in a row that raise a request, legal SYNs that end out-of-sync");
+    let t = p.retrans_threshold as u64 & p.id_mask() as u64;
+    localparam(&mut it, "RETRANS_THRESHOLD", ib, t, &format!("frame ID rollback on a failed frame (retrans_threshold {} mod 2^{ib})", p.retrans_threshold));
     reg(&mut it, "frame_id", ib, "Listing 1 FrameID: the ID the next data frame must carry");
     reg(&mut it, "threshold", ib, "Listing 1 Threshold_FrameID: the next frame to deliver");
     reg(&mut it, "frame_error_q", 1, "");
@@ -54,24 +64,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     it.push(Item::comment("Verification code check against the expected frame ID; descrambling after it."));
     it.push(Item::wire("legal", 1, "SYN is 01 or 10"));
     it.push(Item::wire("ok", 1, "legal and the verification code matches frame_id"));
-    it.push(Item::Instance {
-        module: n.check.clone(),
-        name: "u_check".into(),
-        conns: vec![("frame".into(), id("in_frame")), ("id".into(), id("frame_id")), ("legal".into(), id("legal")), ("ok".into(), id("ok"))],
-    });
+    it.push(instance(&n.check, "u_check", vec![("frame", id("in_frame")), ("id", id("frame_id")), ("legal", id("legal")), ("ok", id("ok"))]));
     it.push(Item::wire("dline", r, "descrambled line region {meta, payload}"));
     if p.scrambler {
-        it.push(Item::Instance {
-            module: n.descrambler.clone(),
-            name: "u_descrambler".into(),
-            conns: vec![
-                ("clk".into(), id("clk")),
-                (design.reset.port().into(), id(design.reset.port())),
-                ("en".into(), id("in_valid")),
-                ("din".into(), Expr::slice("in_frame", r + 1, 2)),
-                ("dout".into(), id("dline")),
-            ],
-        });
+        it.push(clocked_instance(&n.descrambler, "u_descrambler", design.reset, vec![("en", id("in_valid")), ("din", Expr::slice("in_frame", r + 1, 2)), ("dout", id("dline"))]));
     } else {
         it.push(Item::assign(id("dline"), Expr::slice("in_frame", r + 1, 2)));
     }
@@ -79,15 +75,14 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "is_data", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1).not()));
     wire(&mut it, "is_ctrl", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1)));
     wire(&mut it, "code", 8, "last payload byte: format, flow-control or control code", Expr::slice("raw", r - 1, r - 8));
-    wire(&mut it, "meta_zero", 1, "", Expr::eq(Expr::slice("raw", 1, 0), dec(2, 0)));
-    wire(&mut it, "is_pause", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), dec(8, Ctrl::PauseRequest.code() as u64))));
-    wire(&mut it, "is_retr", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), dec(8, Ctrl::RetransmitRequest.code() as u64))));
+    wire(&mut it, "meta_zero", 1, "", Expr::eq(Expr::slice("raw", 1, 0), id("META_NONE")));
+    wire(&mut it, "is_pause", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), id("CTRL_PAUSE_REQUEST"))));
+    wire(&mut it, "is_retr", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), id("CTRL_RETRANSMIT_REQUEST"))));
     wire(&mut it, "hit", 1, "frame_id == threshold: an ok data frame is new", Expr::eq(id("frame_id"), id("threshold")));
     wire(&mut it, "deliver", 1, "", all(vec![id("oos").not(), id("ok"), id("is_data"), id("hit")]));
     wire(&mut it, "fid_inc", ib, "", add(id("frame_id"), dec(ib, 1)));
     wire(&mut it, "thr_inc", ib, "", add(id("threshold"), dec(ib, 1)));
-    let t = p.retrans_threshold as u64 & p.id_mask() as u64;
-    wire(&mut it, "thr_roll", ib, &format!("threshold - retrans_threshold ({})", p.retrans_threshold), sub(id("threshold"), dec(ib, t)));
+    wire(&mut it, "thr_roll", ib, "threshold - RETRANS_THRESHOLD", sub(id("threshold"), id("RETRANS_THRESHOLD")));
 
     for (o, q) in [
         ("out_valid", "out_valid_q"),
@@ -116,9 +111,9 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                         when(
                             id("meta_zero"),
                             vec![Stmt::If(
-                                Expr::eq(id("code"), dec(8, FC_PAUSE as u64)),
+                                Expr::eq(id("code"), id("FC_PAUSE")),
                                 vec![set_id("remote_fc_q", Expr::one())],
-                                vec![when(Expr::eq(id("code"), dec(8, FC_RESUME as u64)), vec![set_id("remote_fc_q", Expr::zero())])],
+                                vec![when(Expr::eq(id("code"), id("FC_RESUME")), vec![set_id("remote_fc_q", Expr::zero())])],
                             )],
                         ),
                     ],
@@ -138,27 +133,28 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         set_id("pause_req_q", Expr::zero()),
         set_id("retrans_req_q", Expr::zero()),
     ];
+    let inc = |x: &str| sat_inc(x, cw, id("CONTROL_REPEAT"), None);
     let monitor = vec![
-        set_id("sync_cnt", sat_inc("sync_cnt", cw, rep)),
-        when(at_least("sync_cnt", cw, rep - 1), vec![set_id("oos", Expr::zero())]),
+        inc("sync_cnt"),
+        when(run_complete("sync_cnt", cw, rep), vec![set_id("oos", Expr::zero())]),
         when(
             id("is_ctrl"),
             vec![
-                set_id("pause_cnt", Expr::mux(id("is_pause"), sat_inc("pause_cnt", cw, rep), dec(cw, 0))),
-                set_id("retr_cnt", Expr::mux(id("is_retr"), sat_inc("retr_cnt", cw, rep), dec(cw, 0))),
+                if_else(id("is_pause"), vec![inc("pause_cnt")], vec![set_id("pause_cnt", dec(cw, 0))]),
+                if_else(id("is_retr"), vec![inc("retr_cnt")], vec![set_id("retr_cnt", dec(cw, 0))]),
             ],
         ),
-        set_id("pause_quiet", Expr::mux(id("is_pause"), dec(cw, 0), sat_inc("pause_quiet", cw, rep))),
-        set_id("retr_quiet", Expr::mux(id("is_retr"), dec(cw, 0), sat_inc("retr_quiet", cw, rep))),
+        if_else(id("is_pause"), vec![set_id("pause_quiet", dec(cw, 0))], vec![inc("pause_quiet")]),
+        if_else(id("is_retr"), vec![set_id("retr_quiet", dec(cw, 0))], vec![inc("retr_quiet")]),
         Stmt::If(
-            Expr::and(id("is_pause"), at_least("pause_cnt", cw, rep - 1)),
+            Expr::and(id("is_pause"), run_complete("pause_cnt", cw, rep)),
             vec![set_id("pause_req_q", Expr::one())],
-            vec![when(Expr::and(id("is_pause").not(), at_least("pause_quiet", cw, rep - 1)), vec![set_id("pause_req_q", Expr::zero())])],
+            vec![when(Expr::and(id("is_pause").not(), run_complete("pause_quiet", cw, rep)), vec![set_id("pause_req_q", Expr::zero())])],
         ),
         Stmt::If(
-            Expr::and(id("is_retr"), at_least("retr_cnt", cw, rep - 1)),
+            Expr::and(id("is_retr"), run_complete("retr_cnt", cw, rep)),
             vec![set_id("retrans_req_q", Expr::one())],
-            vec![when(Expr::and(id("is_retr").not(), at_least("retr_quiet", cw, rep - 1)), vec![set_id("retrans_req_q", Expr::zero())])],
+            vec![when(Expr::and(id("is_retr").not(), run_complete("retr_quiet", cw, rep)), vec![set_id("retrans_req_q", Expr::zero())])],
         ),
     ];
     let reset = vec![

@@ -2,21 +2,15 @@
 //! dispatch over the lanes, per lane TX/RX/flow-control buffer, RX group assembly, RX gearbox,
 //! status.
 
-use super::common::*;
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
-use crate::hw::verilog::{Expr, Item, Module, Port};
+use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
 
 /// Width of the status counters.
 pub const COUNTER_BITS: u32 = 32;
-
-fn inst(module: &str, name: &str, design: &DesignInfo, conns: Vec<(&str, Expr)>) -> Item {
-    let mut c = vec![("clk".to_string(), id("clk")), (design.reset.port().to_string(), id(design.reset.port()))];
-    c.extend(conns.into_iter().map(|(p, e)| (p.to_string(), e)));
-    Item::Instance { module: module.to_string(), name: name.to_string(), conns: c }
-}
 
 /// The sum of the bits of an `l`-bit vector as a `w`-bit number.
 fn popcount(v: &str, l: u32, w: u32) -> Expr {
@@ -51,15 +45,16 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     ]);
     let mut it: Vec<Item> = Vec::new();
     let lane = |base: &str, j: u32| format!("{base}_{j}");
+    localparam(&mut it, "ST_RETRANS", 3, 3, "TX state Retrans; Send Retrans (4) and Normal (5) above it: the states that transfer data");
 
     it.push(Item::comment(&format!("TX: user beats of {u} bytes -> groups of {l} x {s} payload bytes.")));
     for (name, w) in [("txg_valid", 1), ("txg_ready", 1), ("txg_data", 8 * g), ("txg_keep", g), ("txg_last", 1), ("seg_ready", l), ("go", 1)] {
         it.push(Item::wire(name, w, ""));
     }
-    it.push(inst(
+    it.push(clocked_instance(
         &n.txgear,
         "u_txgear",
-        design,
+        design.reset,
         vec![
             ("in_valid", id("s_axis_tvalid")),
             ("in_ready", id("s_axis_tready")),
@@ -74,7 +69,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         ],
     ));
     it.push(Item::comment("Lock-step dispatch: a group leaves only when every lane takes user data in this slot."));
-    it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(crate::hw::verilog::UnOp::RedAnd, id("seg_ready")))));
+    it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")))));
     it.push(Item::assign(id("go"), Expr::and(id("txg_ready"), id("txg_valid"))));
 
     for j in 0..l {
@@ -115,10 +110,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             it.push(Item::wire(&lane(name, j), w, ""));
         }
         let frame_slice = |v: &str| Expr::slice(v, (j + 1) * f - 1, j * f);
-        it.push(inst(
+        it.push(clocked_instance(
             &n.tx,
             &format!("u_tx{j}"),
-            design,
+            design.reset,
             vec![
                 ("en", id("tx_ready")),
                 ("out_of_sync", id(&lane("oos", j))),
@@ -137,10 +132,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                 ("tx_frame", frame_slice("tx_frame")),
             ],
         ));
-        it.push(inst(
+        it.push(clocked_instance(
             &n.rx,
             &format!("u_rx{j}"),
-            design,
+            design.reset,
             vec![
                 ("in_valid", bit_of("rx_valid", l, j)),
                 ("in_frame", frame_slice("rx_frame")),
@@ -154,10 +149,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                 ("err_pulse", id(&lane("errp", j))),
             ],
         ));
-        it.push(inst(
+        it.push(clocked_instance(
             &n.fifo,
             &format!("u_fifo{j}"),
-            design,
+            design.reset,
             vec![
                 ("push", id(&lane("rx_out_valid", j))),
                 ("din", id(&lane("rx_out_raw", j))),
@@ -210,10 +205,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     for j in 0..l {
         it.push(Item::assign(id(&lane("pop", j)), all(vec![id("grp_valid"), id("grp_ready"), id(&lane("in_grp", j))])));
     }
-    it.push(inst(
+    it.push(clocked_instance(
         &n.rxgear,
         "u_rxgear",
-        design,
+        design.reset,
         vec![
             ("in_valid", id("grp_valid")),
             ("in_ready", id("grp_ready")),
@@ -233,14 +228,14 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let cb = COUNTER_BITS;
     for (vec, parts) in [("errp_v", "errp"), ("retr_v", "retrans_start"), ("pause_v", "pause_event"), ("xfer_v", "xfer")] {
         if parts == "xfer" {
-            let bits: Vec<Expr> = (0..l).rev().map(|j| ge(id(&lane("tx_state", j)), dec(3, 3))).collect();
+            let bits: Vec<Expr> = (0..l).rev().map(|j| ge(id(&lane("tx_state", j)), id("ST_RETRANS"))).collect();
             wire(&mut it, vec, l, "lane j is transferring (state >= Retrans)", cat(bits));
         } else {
             wire(&mut it, vec, l, "", cat((0..l).rev().map(|j| id(&lane(parts, j))).collect()));
         }
     }
     let mut reset = vec![set_id("link_up_q", Expr::zero())];
-    let mut body = vec![set_id("link_up_q", Expr::red(crate::hw::verilog::UnOp::RedAnd, id("xfer_v")))];
+    let mut body = vec![set_id("link_up_q", Expr::red(UnOp::RedAnd, id("xfer_v")))];
     reg(&mut it, "link_up_q", 1, "");
     for (cnt, v) in [("frame_errors", "errp_v"), ("retransmissions", "retr_v"), ("pause_events", "pause_v")] {
         let q = format!("{cnt}_q");

@@ -1,6 +1,6 @@
 //! `<p>_tx`: one lane's transmitter (see `model::tx` for the cycle behaviour it implements).
 
-use super::common::*;
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
 use crate::blocks::rifl::model::params::Params;
@@ -38,9 +38,21 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         Port::output("pause_event", 1, "the lane leaves Normal/Retrans/Send Retrans for Send Pause or Pause at this edge"),
         Port::output("tx_frame", f, "frame to the transceiver (registered)"),
     ]);
-    let code = |c: Ctrl| dec(8, c.code() as u64);
-    let st = |k: u64| Expr::eq(id("st"), dec(3, k));
     let mut it: Vec<Item> = Vec::new();
+    // The states of Fig. 4 in priority order, the control codes and the procedure's limits.
+    let states = ["ST_INIT", "ST_SEND_PAUSE", "ST_PAUSE", "ST_RETRANS", "ST_SEND_RETRANS", "ST_NORMAL"];
+    for (k, name) in states.iter().enumerate() {
+        localparam(&mut it, name, 3, k as u64, "TX state");
+    }
+    let code = |c: Ctrl| id(ctrl_name(c));
+    for c in [Ctrl::Idle, Ctrl::PauseRequest, Ctrl::RetransmitRequest] {
+        localparam(&mut it, ctrl_name(c), 8, c.code() as u64, "control frame code (last payload byte)");
+    }
+    localparam(&mut it, "SYN_DATA", 2, 1, "SYN of a data frame");
+    localparam(&mut it, "SYN_CTRL", 2, 2, "SYN of a control frame");
+    localparam(&mut it, "RESEND_END", rw, 2 * ids - 2, "slots r below this with r odd resend (2*2^n-2)");
+    localparam(&mut it, "RETRANS_LAST", rw, p.retrans_frames() as u64 - 1, "last slot of the procedure (2.5*2^n-1)");
+    let st = |k: usize| Expr::eq(id("st"), id(states[k]));
     it.push(Item::comment("Registers."));
     reg(&mut it, "init_cnt", ib + 1, "buffer fill counter; Init while init_cnt < 2^n");
     reg(&mut it, "tx_id", ib, "frame ID of the next new data frame (= oldest buffer entry)");
@@ -60,11 +72,15 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "rbusy", 1, "a retransmission procedure is under way", ne(id("rcnt"), dec(rw, 0)));
     let st_expr = Expr::mux(
         id("init_done").not(),
-        dec(3, 0),
+        id("ST_INIT"),
         Expr::mux(
             id("out_of_sync"),
-            dec(3, 1),
-            Expr::mux(id("pause_req"), dec(3, 2), Expr::mux(Expr::or(id("retrans_req"), id("rbusy")), dec(3, 3), Expr::mux(id("frame_error"), dec(3, 4), dec(3, 5)))),
+            id("ST_SEND_PAUSE"),
+            Expr::mux(
+                id("pause_req"),
+                id("ST_PAUSE"),
+                Expr::mux(Expr::or(id("retrans_req"), id("rbusy")), id("ST_RETRANS"), Expr::mux(id("frame_error"), id("ST_SEND_RETRANS"), id("ST_NORMAL"))),
+            ),
         ),
     );
     wire(&mut it, "st", 3, "current state", st_expr);
@@ -85,8 +101,8 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         "Retransmission procedure (2.5*2^n = {} slots): r = 0 skips the oldest entry; odd r < 2*2^n-2 resend; other slots Idle or Retransmit Request.",
         p.retrans_frames()
     )));
-    wire(&mut it, "resend", 1, "this slot resends buffer entry tx_id", all(vec![id("is_retr"), Expr::bit("rcnt", 0), lt(id("rcnt"), dec(rw, 2 * ids - 2))]));
-    wire(&mut it, "r_last", 1, "last slot of the procedure", Expr::eq(id("rcnt"), dec(rw, p.retrans_frames() as u64 - 1)));
+    wire(&mut it, "resend", 1, "this slot resends buffer entry tx_id", all(vec![id("is_retr"), Expr::bit("rcnt", 0), lt(id("rcnt"), id("RESEND_END"))]));
+    wire(&mut it, "r_last", 1, "last slot of the procedure", Expr::eq(id("rcnt"), id("RETRANS_LAST")));
     wire(&mut it, "tx_id_inc", ib, "", add(id("tx_id"), dec(ib, 1)));
     let req = Expr::mux(id("frame_error"), code(Ctrl::RetransmitRequest), code(Ctrl::Idle));
     let ctrl_code = Expr::mux(id("is_pause"), code(Ctrl::Idle), Expr::mux(id("is_sretr"), code(Ctrl::RetransmitRequest), Expr::mux(id("is_retr"), req, code(Ctrl::PauseRequest))));
@@ -117,31 +133,16 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "line_in", r, "raw2 in line order {meta, payload}", cat(vec![Expr::slice("raw2", 1, 0), Expr::slice("raw2", r - 1, 2)]));
     it.push(Item::wire("line2", r, "line region as sent"));
     if p.scrambler {
-        it.push(Item::Instance {
-            module: n.scrambler.clone(),
-            name: "u_scrambler".into(),
-            conns: vec![
-                ("clk".into(), id("clk")),
-                (design.reset.port().into(), id(design.reset.port())),
-                ("en".into(), id("en")),
-                ("din".into(), id("line_in")),
-                ("dout".into(), id("line2")),
-            ],
-        });
+        it.push(clocked_instance(&n.scrambler, "u_scrambler", design.reset, vec![("en", id("en")), ("din", id("line_in")), ("dout", id("line2"))]));
     } else {
         it.push(Item::assign(id("line2"), id("line_in")));
     }
     it.push(Item::wire("frame_next", f, "encoded stage-1 frame"));
-    it.push(Item::Instance {
-        module: n.encode.clone(),
-        name: "u_encode".into(),
-        conns: vec![
-            ("syn".into(), Expr::mux(id("s1_ctrl"), dec(2, 2), dec(2, 1))),
-            ("line".into(), id("line2")),
-            ("id".into(), id("s1_id")),
-            ("frame".into(), id("frame_next")),
-        ],
-    });
+    it.push(instance(
+        &n.encode,
+        "u_encode",
+        vec![("syn", Expr::mux(id("s1_ctrl"), id("SYN_CTRL"), id("SYN_DATA"))), ("line", id("line2")), ("id", id("s1_id")), ("frame", id("frame_next"))],
+    ));
     it.push(Item::assign(id("tx_frame"), id("frame_q")));
 
     it.push(Item::comment("Stage 1 and the controller registers advance with en."));
@@ -194,5 +195,14 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         ],
         role: Role::Tx,
         origin: None,
+    }
+}
+
+/// The localparam name of a control code.
+pub(super) fn ctrl_name(c: Ctrl) -> &'static str {
+    match c {
+        Ctrl::Idle => "CTRL_IDLE",
+        Ctrl::PauseRequest => "CTRL_PAUSE_REQUEST",
+        Ctrl::RetransmitRequest => "CTRL_RETRANSMIT_REQUEST",
     }
 }

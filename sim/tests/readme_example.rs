@@ -13,7 +13,7 @@ fn first_rust_block(text: &str) -> Vec<&str> {
 fn readme_example_is_this_test() {
     let readme = first_rust_block(README);
     assert!(readme.len() <= 20, "the README example is at most 20 lines ({})", readme.len());
-    let body: Vec<&str> = THIS.lines().skip_while(|l| !l.contains("BEGIN README EXAMPLE")).skip(1).take_while(|l| !l.contains("END README EXAMPLE")).map(|l| l.strip_prefix("    ").unwrap_or(l)).collect();
+    let body: Vec<&str> = THIS.lines().skip_while(|l| l.trim() != "// BEGIN README EXAMPLE").skip(1).take_while(|l| l.trim() != "// END README EXAMPLE").map(|l| l.strip_prefix("    ").unwrap_or(l)).collect();
     assert_eq!(readme, body, "sim/README.md's example and this test drifted apart");
 }
 

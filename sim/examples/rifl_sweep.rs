@@ -48,6 +48,9 @@ struct Opts {
     design: Option<PathBuf>,
     #[arg(long)]
     tree: Option<PathBuf>,
+    /// Only these BERs (comma-separated), instead of 1e-12 … 1e-5 in steps of 10^0.25.
+    #[arg(long, value_delimiter = ',')]
+    bers: Option<Vec<f64>>,
     /// Run shard K of N (0-based).
     #[arg(long, default_value = "0/1")]
     shard: Shard,
@@ -61,7 +64,7 @@ fn main() {
             (None, Some(t)) => Bench::from_tree(t)?,
             (None, None) => Bench::default_design()?,
         };
-        let opts = SweepOptions { block: o.block.clone(), packets: o.packets, delay: o.delay, lane_gbps: o.lane_gbps, threads: o.threads, seed: o.seed, max_cycles: o.max_cycles, frame_id_bits: o.frame_id_bits, ..SweepOptions::default() };
+        let opts = SweepOptions { block: o.block.clone(), packets: o.packets, delay: o.delay, lane_gbps: o.lane_gbps, threads: o.threads, seed: o.seed, max_cycles: o.max_cycles, frame_id_bits: o.frame_id_bits, bers: o.bers.clone().unwrap_or_else(sweep::default_bers), ..SweepOptions::default() };
         if let Err(e) = sweep::sweep_params(&bench, &opts) {
             eprintln!("error: {e}");
             std::process::exit(2);

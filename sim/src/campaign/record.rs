@@ -71,8 +71,24 @@ pub struct RxlDirRecord {
     pub rx_counters: EpCounters,
     pub tx_counters: EpCounters,
     /// Observed retry loops (cycles from a payload's first transmission to its replay): value →
-    /// count.
+    /// count (as `[value, count]` pairs in JSON).
+    #[serde(with = "pairs")]
     pub loops: BTreeMap<u64, u64>,
+}
+
+/// A `BTreeMap<u64, u64>` as a list of `[key, value]` pairs: JSON object keys are strings, which
+/// the tagged [`ResultFile`] cannot read back as integers.
+mod pairs {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: Serializer>(m: &BTreeMap<u64, u64>, s: S) -> Result<S::Ok, S::Error> {
+        m.iter().map(|(&k, &v)| [k, v]).collect::<Vec<_>>().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<u64, u64>, D::Error> {
+        Ok(Vec::<[u64; 2]>::deserialize(d)?.into_iter().map(|[k, v]| (k, v)).collect())
+    }
 }
 
 impl RxlDirRecord {

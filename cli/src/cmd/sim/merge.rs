@@ -2,24 +2,20 @@
 //! shards of one `rxl` or `rifl-sweep` campaign (`--shard K/N --json FILE`) as one table, and
 //! optionally one CSV, JSON and SVG.
 
-use super::{not_wired, output_file};
+use super::Outputs;
 use crate::cmd::CmdResult;
+use anyhow::Context;
+use rtl_gen_sim::campaign::ResultFile;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The shards' JSON files (`--json` of `rtl-gen sim rxl` / `rifl-sweep`).
+    /// The shards' JSON files (`--json` or `--out` of `rtl-gen sim rxl` / `rifl-sweep`).
     #[arg(value_name = "FILES", required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
-    /// Write the merged table as CSV.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-    /// Write the merged results as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write the merged plot as SVG (RIFL sweeps).
-    #[arg(long, value_name = "FILE")]
-    pub svg: Option<PathBuf>,
+    #[command(flatten)]
+    pub outputs: Outputs,
 }
 
 pub fn run(a: Args) -> CmdResult {
@@ -31,13 +27,13 @@ pub fn run(a: Args) -> CmdResult {
             anyhow::bail!("{}: given twice; each shard's result counts once", f.display());
         }
     }
-    for (option, path) in [("--csv", &a.csv), ("--json", &a.json), ("--svg", &a.svg)] {
-        if let Some(p) = path {
-            if a.files.contains(p) {
-                anyhow::bail!("{option} {}: is one of the input files", p.display());
-            }
-            output_file(option, p)?;
+    for (option, path) in [("--csv", &a.outputs.csv), ("--json", &a.outputs.json), ("--svg", &a.outputs.svg)] {
+        if let Some(p) = path.as_ref().filter(|p| a.files.contains(p)) {
+            anyhow::bail!("{option} {}: is one of the input files", p.display());
         }
     }
-    not_wired("merge", "rtl_gen_sim::campaign", &format!("{} shard files", a.files.len()))
+    a.outputs.check(None, true)?;
+    let merged = ResultFile::merge_files(&a.files).with_context(|| format!("merging {} result files", a.files.len()))?;
+    a.outputs.write(&merged, None)?;
+    Ok(ExitCode::SUCCESS)
 }

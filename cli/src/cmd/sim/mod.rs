@@ -8,7 +8,11 @@ pub mod rifl_sweep;
 pub mod rxl;
 
 use super::CmdResult;
-use rtl_gen::config::Design;
+use anyhow::Context;
+use rtl_gen::blocks::Block;
+use rtl_gen_sim::campaign::record::{rxl_csv, write_file};
+use rtl_gen_sim::campaign::{ResultFile, Shard};
+use rtl_gen_sim::Bench;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
@@ -38,47 +42,43 @@ pub fn run(c: Command) -> CmdResult {
 /// Which design and which generated tree of it: shared by the campaigns.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DesignArgs {
-    /// Design file (TOML); without it the built-in default design.
+    /// Design file (TOML); without it the built-in default design (or, with --tree, the design
+    /// the tree's manifest describes).
     #[arg(value_name = "DESIGN.toml")]
     pub design: Option<PathBuf>,
-    /// Generated tree of the design (the folder holding manifest.json); default generated/ for
-    /// the built-in design, generated/<design name>/ for a design file.
+    /// Generated tree to simulate (the folder holding manifest.json), taken as it is; default:
+    /// the committed generated/ for the built-in design, a fresh tree under
+    /// target/bench/<design>/ for a design file.
     #[arg(long, value_name = "DIR")]
     pub tree: Option<PathBuf>,
 }
 
-/// A design and its tree folder, validated.
-pub struct Chosen {
-    pub design: Design,
-    pub tree: PathBuf,
-}
-
 impl DesignArgs {
-    /// Load the design; check an explicit `--tree` holds a manifest.
-    pub fn resolve(&self) -> anyhow::Result<Chosen> {
-        let design = super::design_or_default(self.design.as_deref())?;
-        let tree = match (&self.tree, &self.design) {
-            (Some(t), _) => super::tree_dir(t)?,
-            (None, None) => PathBuf::from("generated"),
-            (None, Some(_)) => Path::new("generated").join(&design.info.name),
-        };
-        Ok(Chosen { design, tree })
+    /// The design and its tree (errors are found before anything is simulated).
+    pub fn bench(&self) -> anyhow::Result<Bench> {
+        let tree = self.tree.as_deref().map(super::tree_dir).transpose()?;
+        Ok(match (&self.design, tree) {
+            (None, None) => Bench::default_design().context("opening the built-in default design and generated/")?,
+            (None, Some(t)) => Bench::from_tree(&t).with_context(|| format!("opening the tree {}", t.display()))?,
+            (Some(f), None) => Bench::from_design(super::load_design(f)?).with_context(|| format!("generating design file {} for simulation", f.display()))?,
+            (Some(f), Some(t)) => Bench::with_tree(super::load_design(f)?, &t).with_context(|| format!("opening the tree {}", t.display()))?,
+        })
     }
-}
 
-impl Chosen {
-    /// Where this design came from, for messages.
-    pub fn origin(&self, args: &DesignArgs) -> String {
-        match &args.design {
-            None => "the built-in default design".into(),
-            Some(p) => format!("design file {}", p.display()),
+    /// Where the design came from, for messages.
+    pub fn origin(&self) -> String {
+        match (&self.design, &self.tree) {
+            (Some(p), _) => format!("design file {}", p.display()),
+            (None, Some(t)) => format!("the design of tree {}", t.display()),
+            (None, None) => "the built-in default design".into(),
         }
     }
 
     /// A block of the design of one of `kinds`, else an error listing the allowed blocks.
-    pub fn block(&self, args: &DesignArgs, option: &str, name: &str, kinds: &[&str]) -> anyhow::Result<&dyn rtl_gen::blocks::Block> {
-        let fits: Vec<&str> = self.design.blocks.iter().filter(|b| kinds.contains(&b.kind())).map(|b| b.name()).collect();
-        match self.design.block(name) {
+    pub fn block<'b>(&self, bench: &'b Bench, option: &str, name: &str, kinds: &[&str]) -> anyhow::Result<&'b dyn Block> {
+        let design = bench.design();
+        let fits: Vec<&str> = design.blocks.iter().filter(|b| kinds.contains(&b.kind())).map(|b| b.name()).collect();
+        match design.block(name) {
             Some(b) if kinds.contains(&b.kind()) => Ok(b),
             found => {
                 let what = match found {
@@ -86,23 +86,17 @@ impl Chosen {
                     None => format!("no block `{name}`"),
                 };
                 let allowed = if fits.is_empty() { "none".to_string() } else { fits.join(", ") };
-                anyhow::bail!("{option} {name}: {what} in {}; allowed blocks of kind {}: {allowed}", self.origin(args), kinds.join(" or "))
+                anyhow::bail!("{option} {name}: {what} in {}; allowed blocks of kind {}: {allowed}", self.origin(), kinds.join(" or "))
             }
         }
     }
 }
 
-/// `--shard K/N`: run the K-th of N equal parts of a campaign (0 ≤ K < N), for merging with
-/// `rtl-gen sim merge`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub index: u32,
-    pub count: u32,
-}
-
 /// At most this many shards.
 pub const MAX_SHARDS: u32 = 65_536;
 
+/// `--shard K/N`: run the K-th of N parts of a campaign (0 <= K < N), for merging with
+/// `rtl-gen sim merge`.
 pub fn shard(s: &str) -> Result<Shard, String> {
     let form = "allowed K/N with 0 <= K < N <= 65536, e.g. 0/4";
     let (k, n) = s.split_once('/').ok_or_else(|| format!("`{s}` is not K/N; {form}"))?;
@@ -114,7 +108,7 @@ pub fn shard(s: &str) -> Result<Shard, String> {
     if index >= count {
         return Err(format!("`{s}`: K = {index} must be less than N = {count}; {form}"));
     }
-    Ok(Shard { index, count })
+    Shard::new(index, count).map_err(|e| e.to_string())
 }
 
 /// A probability: a number in 0..=1 (the channels draw with it per bit or per flit).
@@ -147,10 +141,69 @@ pub fn output_file(option: &str, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The error of a subcommand whose library function has not landed yet; `what` says what
-/// would have run.
-pub fn not_wired(command: &str, library: &str, what: &str) -> CmdResult {
-    anyhow::bail!("`rtl-gen sim {command}` is not wired yet: the arguments are valid ({what}), but {library} is not in this build of rtl-gen-sim")
+/// Where a campaign's results go: `--out PREFIX` (every format) and single files.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Outputs {
+    /// Write the results as JSON (what `rtl-gen sim merge` reads).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the table as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Write the plot as SVG (RIFL sweeps).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+impl Outputs {
+    /// Every output folder exists or can be made: checked before a long run, not after it.
+    pub fn check(&self, prefix: Option<&str>, svg_allowed: bool) -> anyhow::Result<()> {
+        if let (Some(p), false) = (&self.svg, svg_allowed) {
+            anyhow::bail!("--svg {}: only RIFL sweeps have a plot", p.display());
+        }
+        if let Some(prefix) = prefix {
+            output_file("--out", Path::new(&format!("{prefix}.md")))?;
+        }
+        for (option, path) in [("--json", &self.json), ("--csv", &self.csv), ("--svg", &self.svg)] {
+            if let Some(p) = path {
+                output_file(option, p)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Print the report and write every requested file.
+    pub fn write(&self, results: &ResultFile, prefix: Option<&str>) -> anyhow::Result<()> {
+        println!("{}", results.report());
+        let mut written = Vec::new();
+        if let Some(prefix) = prefix {
+            written.extend(results.write_all(prefix).with_context(|| format!("writing {prefix}.*"))?);
+        }
+        if let Some(p) = &self.json {
+            results.write_json(p).with_context(|| format!("writing {}", p.display()))?;
+            written.push(p.display().to_string());
+        }
+        if let Some(p) = &self.csv {
+            let csv = match results {
+                ResultFile::Rxl(r) => rxl_csv(&r.rows()),
+                ResultFile::RiflSweep(r) => r.csv(),
+            };
+            write_file(p, &csv).with_context(|| format!("writing {}", p.display()))?;
+            written.push(p.display().to_string());
+        }
+        if let Some(p) = &self.svg {
+            match results {
+                ResultFile::RiflSweep(r) if r.reference().is_some() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
+                ResultFile::RiflSweep(_) => anyhow::bail!("--svg {}: the results hold no BER-0 reference point (merge every shard first)", p.display()),
+                ResultFile::Rxl(_) => anyhow::bail!("--svg {}: only RIFL sweeps have a plot", p.display()),
+            }
+            written.push(p.display().to_string());
+        }
+        if !written.is_empty() {
+            println!("wrote {}", written.join(", "));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -161,6 +214,7 @@ mod tests {
     fn shards_parse_and_refuse() {
         assert_eq!(shard("0/4"), Ok(Shard { index: 0, count: 4 }));
         assert_eq!(shard("3/4"), Ok(Shard { index: 3, count: 4 }));
+        assert_eq!(shard("0/1"), Ok(Shard::ALL));
         for bad in ["4/4", "1/0", "x/2", "2", "-1/3", "0/65537"] {
             assert!(shard(bad).is_err(), "{bad}");
         }

@@ -1,7 +1,8 @@
 //! `rtl-gen sim rifl-sweep [DESIGN.toml] [--tree DIR] [--block B] [--packets N] [--delay N]
-//! [--lane-gbps R] [--threads N] [--out PREFIX] [--csv FILE] [--svg FILE] [--json FILE]
-//! [--seed S] [--max-cycles N] [--frame-id-bits N] [--shard K/N]`: the options of the former
-//! `sim/examples/rifl_sweep.rs`, for any design with `rifl` blocks.
+//! [--lane-gbps R] [--threads N] [--out PREFIX] [--json FILE] [--csv FILE] [--svg FILE]
+//! [--seed S] [--max-cycles N] [--frame-id-bits N] [--shard K/N]`: the options of
+//! `sim/examples/rifl_sweep.rs`, for any design with `rifl` blocks, on
+//! `rtl_gen_sim::campaign::rifl::sweep`.
 //!
 //! Two nodes linked through channels with independent random bit errors, saturating random
 //! traffic (packets of 1..8192 bytes) both ways, at BERs from 1e-12 to 1e-5 in steps of 10^0.25:
@@ -10,10 +11,12 @@
 //! cycles = 73 ns at 28 Gb/s: 10 m of fibre and two transceivers); `--lane-gbps` only converts
 //! cycles to nanoseconds (a cycle is frame_bits / lane rate).
 
-use super::{not_wired, output_file, DesignArgs, Shard};
+use super::{DesignArgs, Outputs};
 use crate::cmd::CmdResult;
-use rtl_gen::blocks::rifl::RiflBlock;
-use std::path::PathBuf;
+use anyhow::Context;
+use rtl_gen_sim::campaign::rifl::sweep::{default_bers, sweep, sweep_params, SweepOptions};
+use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
+use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -34,18 +37,11 @@ pub struct Args {
     /// BER points simulated in parallel.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
-    /// Output prefix: PREFIX.csv, PREFIX.svg, PREFIX.md (--csv / --svg override the first two).
+    /// Output prefix: PREFIX.json, PREFIX.csv, PREFIX.md and (with the BER-0 point) PREFIX.svg.
     #[arg(long, value_name = "PREFIX", default_value = "target/rifl_sweep", value_parser = out_prefix)]
     pub out: String,
-    /// Where to write the CSV (default PREFIX.csv).
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-    /// Where to write the SVG plot (default PREFIX.svg).
-    #[arg(long, value_name = "FILE")]
-    pub svg: Option<PathBuf>,
-    /// Also write the points as JSON (what `rtl-gen sim merge` reads).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub outputs: Outputs,
     /// Traffic and bit-error seed, decimal or 0x….
     #[arg(long, default_value = "6", value_parser = super::seed)]
     pub seed: u64,
@@ -58,8 +54,8 @@ pub struct Args {
     pub frame_id_bits: Option<u32>,
     /// Run only part K of N of the BER points (0 <= K < N, dealt round-robin); merge the
     /// shards' --json files with `rtl-gen sim merge`.
-    #[arg(long, value_name = "K/N", value_parser = super::shard)]
-    pub shard: Option<Shard>,
+    #[arg(long, value_name = "K/N", default_value = "0/1", value_parser = super::shard)]
+    pub shard: Shard,
 }
 
 fn lane_rate(v: &str) -> Result<f64, String> {
@@ -77,44 +73,24 @@ fn out_prefix(v: &str) -> Result<String, String> {
     Ok(v.to_string())
 }
 
-/// Cycles from a frame entering a node's receive side to the node's transmit side answering it
-/// over a zero-delay cable (sim/RIFL.md).
-pub const NODE_PASS_CYCLES: u32 = 9;
-
 pub fn run(a: Args) -> CmdResult {
-    let chosen = a.target.resolve()?;
-    let block = chosen.block(&a.target, "--block", &a.block, &["rifl"])?;
-    let rifl = block.as_any().downcast_ref::<RiflBlock>().ok_or_else(|| anyhow::anyhow!("--block {}: not a rifl block", a.block))?;
-    let mut p = rifl.params;
-    if let Some(n) = a.frame_id_bits {
-        if (1u32 << n) < 2 * p.retrans_threshold {
-            anyhow::bail!(
-                "--frame-id-bits {n}: {} frame IDs are fewer than 2 x retrans_threshold = {} of block {}; allowed {}..=12",
-                1u32 << n,
-                2 * p.retrans_threshold,
-                a.block,
-                32 - (2 * p.retrans_threshold - 1).leading_zeros()
-            );
-        }
-        p.frame_id_bits = n;
-    }
-    // Frame IDs must outnumber the frames in flight around the retransmission loop plus the
-    // rollback and request margins, or a retransmitted frame aliases a newer one (sim/RIFL.md).
-    let rtt = 2 * (a.delay + NODE_PASS_CYCLES);
-    let need = 32 + rtt;
-    if (1u64 << p.frame_id_bits) < u64::from(need) {
-        let min_bits = 32 - (need - 1).leading_zeros();
-        anyhow::bail!(
-            "--frame-id-bits: 2^{} frame IDs cannot cover a {rtt}-frame round trip (--delay {} per direction) + 32; allowed {min_bits}..=12 (or a shorter --delay)",
-            p.frame_id_bits,
-            a.delay
-        );
-    }
-    output_file("--out", &PathBuf::from(format!("{}.md", a.out)))?;
-    for (option, path) in [("--csv", &a.csv), ("--svg", &a.svg), ("--json", &a.json)] {
-        if let Some(p) = path {
-            output_file(option, p)?;
-        }
-    }
-    not_wired("rifl-sweep", "rtl_gen_sim::campaign", &format!("design {}, tree {}", chosen.design.info.name, chosen.tree.display()))
+    let bench = a.target.bench()?;
+    a.target.block(&bench, "--block", &a.block, &["rifl"])?;
+    let opts = SweepOptions {
+        block: a.block.clone(),
+        packets: a.packets,
+        delay: a.delay,
+        lane_gbps: a.lane_gbps,
+        threads: a.threads,
+        seed: a.seed,
+        max_cycles: a.max_cycles,
+        frame_id_bits: a.frame_id_bits,
+        bers: default_bers(),
+    };
+    // The frame ID width against the block and the cable, before the (long) sweep.
+    sweep_params(&bench, &opts).map_err(|e| anyhow::anyhow!("--frame-id-bits / --delay: {e}"))?;
+    a.outputs.check(Some(&a.out), true)?;
+    let results = sweep(&bench, &opts, a.shard, &mut Progress::auto()).with_context(|| format!("RIFL sweep of block {} (shard {}) on {}", a.block, a.shard, a.target.origin()))?;
+    a.outputs.write(&ResultFile::RiflSweep(results), Some(&a.out))?;
+    Ok(ExitCode::SUCCESS)
 }

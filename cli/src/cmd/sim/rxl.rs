@@ -1,17 +1,21 @@
 //! `rtl-gen sim rxl [DESIGN.toml] [--tree DIR] [--rxl-block B] [--cxl-block B] [--switch-block B]
 //! [--topology 0..=4|LIST|all] [--mode rxl|cxl_baseline|both] [--impl rtl|model|lockstep]
 //! [--ber P] [--drop P] [--uc P] [--burst P] [--burst-bits N] [--internal P] [--flits N]
-//! [--loop N] [--seed S] [--shard K/N] [--json FILE]`: the options of the former
-//! `sim/examples/rxl.rs`, for any design with `rxl_endpoint` (and `rxl_switch`) blocks.
+//! [--segments N] [--loop N] [--seed S] [--shard K/N] [--out PREFIX] [--json FILE] [--csv FILE]`:
+//! the options of `sim/examples/rxl.rs`, for any design with `rxl_endpoint` (and `rxl_switch`)
+//! blocks, on `rtl_gen_sim::campaign::rxl`.
 //!
 //! `--flits N` is the number of link cycles with saturating traffic (one flit per cycle per
 //! direction); after it the campaign drains with the faults off until everything sent is
 //! delivered. `--impl model` runs the Rust reference models (fast), `--impl lockstep` runs the
 //! RTL and the models side by side and stops at the first differing output.
 
-use super::{not_wired, output_file, probability, DesignArgs, Shard};
+use super::{probability, DesignArgs, Outputs};
 use crate::cmd::CmdResult;
-use std::path::PathBuf;
+use anyhow::Context;
+use rtl_gen_sim::campaign::rxl::{self, Faults, ModeSel, RxlOptions};
+use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
+use std::process::ExitCode;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Debug)]
 pub enum Impl {
@@ -32,15 +36,17 @@ pub enum ModeArg {
 pub struct Args {
     #[command(flatten)]
     pub target: DesignArgs,
-    /// The `rxl_endpoint` block (mode rxl) used for `--mode rxl`.
-    #[arg(long, value_name = "B", default_value = "rxl_ep")]
-    pub rxl_block: String,
-    /// The `rxl_endpoint` block (mode cxl_baseline) used for `--mode cxl_baseline`.
-    #[arg(long, value_name = "B", default_value = "cxl_ep")]
-    pub cxl_block: String,
-    /// The `rxl_switch` block between the endpoints (topologies with switches).
-    #[arg(long, value_name = "B", default_value = "rxl_sw")]
-    pub switch_block: String,
+    /// The `rxl_endpoint` block (mode rxl) of `--mode rxl` (default: the design's first).
+    #[arg(long, value_name = "B")]
+    pub rxl_block: Option<String>,
+    /// The `rxl_endpoint` block (mode cxl_baseline) of `--mode cxl_baseline` (default: the
+    /// design's first).
+    #[arg(long, value_name = "B")]
+    pub cxl_block: Option<String>,
+    /// The `rxl_switch` block of the switch levels (default: the design's first with the
+    /// endpoint's FEC layout).
+    #[arg(long, value_name = "B")]
+    pub switch_block: Option<String>,
     /// Switch levels between the endpoints: a number 0..=4, a list (0,1,4) or `all`.
     #[arg(long, default_value = "0", value_parser = topologies)]
     pub topology: Topologies,
@@ -66,22 +72,27 @@ pub struct Args {
     /// Probability per flit and switch of a bit flip inside the switch (between link_rx and link_tx).
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub internal: f64,
-    /// Link cycles of saturating traffic (flits per direction), 1..=10^12.
+    /// Link cycles of saturating traffic (flits per direction) per topology, 1..=10^12.
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
     pub flits: u64,
+    /// Independent segments per topology (the work units --shard deals out), 1..=100000.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub segments: u32,
     /// Go-back-N retry loop in flits (100 ns at 2 ns per flit = 50), 1..=100000.
     #[arg(long = "loop", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub retry_loop: u32,
     /// Traffic and fault seed, decimal or 0x….
     #[arg(long, default_value = "1", value_parser = super::seed)]
     pub seed: u64,
-    /// Run only part K of N of the campaign (0 <= K < N): the (mode, topology) runs are dealt
-    /// round-robin to the shards; merge the shards' --json files with `rtl-gen sim merge`.
-    #[arg(long, value_name = "K/N", value_parser = super::shard)]
-    pub shard: Option<Shard>,
-    /// Write the reports as JSON (what `rtl-gen sim merge` reads).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    /// Run only part K of N of the campaign (0 <= K < N): the work units (endpoint, topology,
+    /// segment) are dealt round-robin; merge the shards' --json files with `rtl-gen sim merge`.
+    #[arg(long, value_name = "K/N", default_value = "0/1", value_parser = super::shard)]
+    pub shard: Shard,
+    /// Write PREFIX.json, PREFIX.csv and PREFIX.md.
+    #[arg(long, value_name = "PREFIX")]
+    pub out: Option<String>,
+    #[command(flatten)]
+    pub outputs: Outputs,
 }
 
 /// Switch levels, each 0..=4.
@@ -104,25 +115,58 @@ pub fn topologies(s: &str) -> Result<Topologies, String> {
 }
 
 pub fn run(a: Args) -> CmdResult {
-    let chosen = a.target.resolve()?;
-    let modes: &[(&str, &str)] = match a.mode {
-        ModeArg::Rxl => &[("--rxl-block", "rxl")],
-        ModeArg::CxlBaseline => &[("--cxl-block", "cxl_baseline")],
-        ModeArg::Both => &[("--rxl-block", "rxl"), ("--cxl-block", "cxl_baseline")],
+    let bench = a.target.bench()?;
+    let sel = match a.mode {
+        ModeArg::Rxl => ModeSel::Rxl,
+        ModeArg::CxlBaseline => ModeSel::CxlBaseline,
+        ModeArg::Both => ModeSel::Both,
     };
-    for &(option, mode) in modes {
-        let name = if mode == "rxl" { &a.rxl_block } else { &a.cxl_block };
-        let block = chosen.block(&a.target, option, name, &["rxl_endpoint"])?;
+    // The design's first endpoint of each mode, unless named (and then of the right mode).
+    let mut endpoints = rxl::endpoints_for_mode(&bench, sel).with_context(|| format!("--mode {}: in {}", a.mode.name(), a.target.origin()))?;
+    for (option, mode, given) in [("--rxl-block", "rxl", &a.rxl_block), ("--cxl-block", "cxl_baseline", &a.cxl_block)] {
+        let Some(name) = given else { continue };
+        let block = a.target.block(&bench, option, name, &["rxl_endpoint"])?;
         let actual = block.params().iter().find(|(k, _)| *k == "mode").map(|(_, v)| v.clone()).unwrap_or_default();
         if actual != mode {
             anyhow::bail!("{option} {name}: the endpoint's mode is {actual}, not {mode}; pass an rxl_endpoint block with mode = \"{mode}\"");
         }
+        match (mode, sel) {
+            ("rxl", ModeSel::Rxl | ModeSel::Both) => endpoints[0] = name.clone(),
+            ("cxl_baseline", ModeSel::CxlBaseline | ModeSel::Both) => *endpoints.last_mut().expect("one endpoint per mode") = name.clone(),
+            _ => anyhow::bail!("{option} {name}: --mode {} does not run {mode} endpoints", a.mode.name()),
+        }
     }
-    if a.topology.0.iter().any(|&n| n > 0) {
-        chosen.block(&a.target, "--switch-block", &a.switch_block, &["rxl_switch"])?;
+    if let Some(sw) = &a.switch_block {
+        a.target.block(&bench, "--switch-block", sw, &["rxl_switch"])?;
     }
-    if let Some(json) = &a.json {
-        output_file("--json", json)?;
+    a.outputs.check(a.out.as_deref(), false)?;
+    let opts = RxlOptions {
+        implementation: match a.implementation {
+            Impl::Rtl => rxl::Impl::Rtl,
+            Impl::Model => rxl::Impl::Model,
+            Impl::Lockstep => rxl::Impl::Lockstep,
+        },
+        endpoints,
+        switch: a.switch_block.clone(),
+        topologies: a.topology.0.clone(),
+        faults: Faults { ber: a.ber, burst: a.burst, burst_bits: a.burst_bits, drop: a.drop, uc: a.uc },
+        internal: a.internal,
+        flits: a.flits,
+        segments: a.segments,
+        retry_loop: a.retry_loop,
+        seed: a.seed,
+    };
+    let results = rxl::run(&bench, &opts, a.shard, &mut Progress::auto()).with_context(|| format!("RXL campaign (shard {}) on {}", a.shard, a.target.origin()))?;
+    a.outputs.write(&ResultFile::Rxl(results), a.out.as_deref())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+impl ModeArg {
+    fn name(self) -> &'static str {
+        match self {
+            ModeArg::Rxl => "rxl",
+            ModeArg::CxlBaseline => "cxl_baseline",
+            ModeArg::Both => "both",
+        }
     }
-    not_wired("rxl", "rtl_gen_sim::campaign", &format!("design {}, tree {}", chosen.design.info.name, chosen.tree.display()))
 }

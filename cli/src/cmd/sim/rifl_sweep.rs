@@ -1,6 +1,6 @@
 //! `rtl-gen sim rifl-sweep [DESIGN.toml] [--tree DIR] [--block B] [--packets N] [--delay N]
 //! [--lane-gbps R] [--threads N] [--out PREFIX] [--json FILE] [--csv FILE] [--svg FILE]
-//! [--seed S] [--max-cycles N] [--frame-id-bits N] [--shard K/N]`: the options of
+//! [--seed S] [--max-cycles N] [--frame-id-bits N] [--bers LIST] [--shard K/N]`: the options of
 //! `sim/examples/rifl_sweep.rs`, for any design with `rifl` blocks, on
 //! `rtl_gen_sim::campaign::rifl::sweep`.
 //!
@@ -52,6 +52,10 @@ pub struct Args {
     /// the round trip of 2 x (delay + 9) frames.
     #[arg(long, value_parser = clap::value_parser!(u32).range(5..=12))]
     pub frame_id_bits: Option<u32>,
+    /// Only these BERs (comma-separated, each in 0..=1), instead of 1e-12 … 1e-5 in steps of
+    /// 10^0.25; the error-free reference point always runs.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::probability)]
+    pub bers: Option<Vec<f64>>,
     /// Run only part K of N of the BER points (0 <= K < N, dealt round-robin); merge the
     /// shards' --json files with `rtl-gen sim merge`.
     #[arg(long, value_name = "K/N", default_value = "0/1", value_parser = super::shard)]
@@ -85,7 +89,7 @@ pub fn run(a: Args) -> CmdResult {
         seed: a.seed,
         max_cycles: a.max_cycles,
         frame_id_bits: a.frame_id_bits,
-        bers: default_bers(),
+        bers: a.bers.clone().unwrap_or_else(default_bers),
     };
     // The frame ID width against the block and the cable, before the (long) sweep.
     sweep_params(&bench, &opts).map_err(|e| anyhow::anyhow!("--frame-id-bits / --delay: {e}"))?;

@@ -88,12 +88,65 @@ impl Design {
         Ok(design)
     }
 
+    /// The design a generated tree was made from, rebuilt from its `manifest.json` (which lists
+    /// every block with all its parameters): a tree describes itself and can be simulated
+    /// without its TOML. The parameters pass through the same field validation as a design file.
+    pub fn from_manifest(json: &str, origin: &str) -> ConfigResult<Design> {
+        let syntax = |message: String| ConfigError::Syntax { path: origin.to_string(), message };
+        let m: serde_json::Value = serde_json::from_str(json).map_err(|e| syntax(format!("not JSON: {e}")))?;
+        let text_of = |v: &serde_json::Value, what: &str| -> ConfigResult<String> {
+            v.as_str().map(str::to_string).ok_or_else(|| syntax(format!("`{what}` is missing or not a string (a manifest written before rtl-gen listed blocks?)")))
+        };
+        let mut design = toml::Table::new();
+        design.insert("name".into(), toml::Value::String(text_of(&m["design"], "design")?));
+        design.insert("prefix".into(), toml::Value::String(text_of(&m["prefix"], "prefix")?));
+        design.insert("reset".into(), toml::Value::String(text_of(&m["reset"], "reset")?));
+        let clock = m["clock_mhz"].as_f64().ok_or_else(|| syntax("`clock_mhz` is missing".into()))?;
+        design.insert("clock_mhz".into(), toml::Value::Float(clock));
+        let mut blocks = Vec::new();
+        for b in m["blocks"].as_array().ok_or_else(|| syntax("`blocks` is missing (a manifest written before rtl-gen listed blocks?)".into()))? {
+            let mut t = toml::Table::new();
+            t.insert("kind".into(), toml::Value::String(text_of(&b["kind"], "blocks[].kind")?));
+            t.insert("name".into(), toml::Value::String(text_of(&b["name"], "blocks[].name")?));
+            let kind = blocks::kind(b["kind"].as_str().unwrap_or(""));
+            for (k, v) in b["params"].as_object().ok_or_else(|| syntax("`blocks[].params` is missing".into()))? {
+                // Derived values the banner shows (rs_crc's bit_map) are not fields: recomputed.
+                if kind.is_some_and(|kd| !kd.fields().iter().any(|f| f.name == k)) {
+                    continue;
+                }
+                let value = match v {
+                    serde_json::Value::Bool(x) => toml::Value::Boolean(*x),
+                    serde_json::Value::Number(n) => match n.as_i64() {
+                        Some(i) => toml::Value::Integer(i),
+                        None => toml::Value::String(n.to_string()),
+                    },
+                    serde_json::Value::String(x) => toml::Value::String(x.clone()),
+                    other => return Err(syntax(format!("parameter `{k}` = {other} is not a boolean, number or string"))),
+                };
+                t.insert(k.clone(), value);
+            }
+            blocks.push(toml::Value::Table(t));
+        }
+        let mut file = toml::Table::new();
+        file.insert("design".into(), toml::Value::Table(design));
+        file.insert("blocks".into(), toml::Value::Array(blocks));
+        let text = toml::to_string(&file).map_err(|e| syntax(e.to_string()))?;
+        let mut d = Design::parse(&text, origin)?;
+        if let Some(h) = m["design_hash"].as_str() {
+            d.hash = h.to_string();
+        }
+        Ok(d)
+    }
+
     /// Two blocks can still collide through suffixes (`a` + `_check` vs a block named
     /// `a_check`): caught here rather than as an overwritten file.
     fn check_module_names(&self) -> ConfigResult<()> {
         let mut seen: Vec<(String, String)> = Vec::new();
         for b in &self.blocks {
             for m in b.module_names(&self.info) {
+                if let Some(standard) = crate::keywords::reserved_by(&m) {
+                    return Err(ConfigError::ReservedName { module: m, block: b.name().to_string(), standard });
+                }
                 if let Some((_, other)) = seen.iter().find(|(n, _)| *n == m) {
                     return Err(ConfigError::ModuleCollision { module: m, block: b.name().to_string(), other: other.clone() });
                 }
@@ -176,6 +229,26 @@ fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>
     let block = kind.parse(&mut reader)?;
     reader.finish()?;
     Ok(block)
+}
+
+/// A block rebuilt from its kind and parameter list as banners and the manifest print them
+/// (`[("width", "32"), ("poly", "0x04C11DB7"), ...]`), through the kind's own field parser: how
+/// the simulator gets the model of a module built inside another block (an endpoint's FEC).
+pub fn block_from_params(kind: &str, name: &str, params: &[(&'static str, String)]) -> ConfigResult<Box<dyn Block>> {
+    let mut t = toml::Table::new();
+    t.insert("kind".into(), toml::Value::String(kind.to_string()));
+    t.insert("name".into(), toml::Value::String(name.to_string()));
+    let fields = blocks::kind(kind).map(|k| k.fields()).unwrap_or(&[]);
+    for (k, v) in params.iter().filter(|(k, _)| fields.iter().any(|f| f.name == *k)) {
+        let value = match v.as_str() {
+            "true" => toml::Value::Boolean(true),
+            "false" => toml::Value::Boolean(false),
+            d if !d.is_empty() && d.len() < 19 && d.bytes().all(|c| c.is_ascii_digit()) => toml::Value::Integer(d.parse().expect("short decimal")),
+            other => toml::Value::String(other.to_string()),
+        };
+        t.insert(k.to_string(), value);
+    }
+    parse_block(0, &t)
 }
 
 /// Hash of the design's meaning: parsed and re-serialised so comments, whitespace and key order

@@ -10,6 +10,7 @@ pub mod elab;
 pub mod bits;
 pub mod hw;
 pub mod info;
+pub mod keywords;
 pub mod output;
 pub mod error;
 pub mod fields;

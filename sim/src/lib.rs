@@ -29,6 +29,8 @@
 //! compiler processes.
 
 
+mod bench;
+pub mod cosim;
 mod dut;
 mod error;
 pub mod campaign;
@@ -40,6 +42,7 @@ mod shim;
 mod waves;
 
 pub use rtl_gen::bits::Bits;
+pub use bench::Bench;
 pub use dut::{Dut, PortId};
 pub use error::SimError;
 pub use manifest::{Dir, FileEntry, Manifest, Module, Port, Reset, Tree, MAX_PORT_WIDTH};

@@ -28,9 +28,9 @@
 `default_nettype none
 
 module rtlgen_crc32_check (
-    input  wire [71:0] data  , // message; byte i at [8i+7:8i], byte 0 first on the wire
+    input  wire [71:0] data,   // message; byte i at [8i+7:8i], byte 0 first on the wire
     input  wire [31:0] crc_in, // received CRC
-    output wire ok             // 1 iff crc_in equals the CRC of data (with seq)
+    output wire        ok      // 1 iff crc_in equals the CRC of data (with seq)
 );
     wire [103:0] check_feed; // {crc_in, seq, data}
     assign check_feed = {crc_in, data};

@@ -28,12 +28,12 @@
 `default_nettype none
 
 module rtlgen_crc32_pipe (
-    input  wire clk             , // clock
-    input  wire rst             , // synchronous reset, active high
-    input  wire in_valid        , // data (and seq) valid this cycle
-    input  wire [71:0] data     , // message; byte i at [8i+7:8i], byte 0 first on the wire
-    output wire [31:0] crc      , // CRC of the message
-    output wire out_valid         // crc valid; in_valid delayed by the latency
+    input  wire        clk,       // clock
+    input  wire        rst,       // synchronous reset, active high
+    input  wire        in_valid,  // data (and seq) valid this cycle
+    input  wire [71:0] data,      // message; byte i at [8i+7:8i], byte 0 first on the wire
+    output wire [31:0] crc,       // CRC of the message
+    output wire        out_valid  // crc valid; in_valid delayed by the latency
 );
 
     // crc = M·data ^ c over GF(2): one masked parity per output bit (XNOR where c is 1).

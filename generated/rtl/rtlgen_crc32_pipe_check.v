@@ -28,13 +28,13 @@
 `default_nettype none
 
 module rtlgen_crc32_pipe_check (
-    input  wire clk             , // clock
-    input  wire rst             , // synchronous reset, active high
-    input  wire in_valid        , // data (and seq) valid this cycle
-    input  wire [71:0] data     , // message; byte i at [8i+7:8i], byte 0 first on the wire
-    input  wire [31:0] crc_in   , // received CRC
-    output wire ok              , // 1 iff crc_in equals the CRC of data (with seq)
-    output wire out_valid         // ok valid; in_valid delayed by the latency
+    input  wire        clk,       // clock
+    input  wire        rst,       // synchronous reset, active high
+    input  wire        in_valid,  // data (and seq) valid this cycle
+    input  wire [71:0] data,      // message; byte i at [8i+7:8i], byte 0 first on the wire
+    input  wire [31:0] crc_in,    // received CRC
+    output wire        ok,        // 1 iff crc_in equals the CRC of data (with seq)
+    output wire        out_valid  // ok valid; in_valid delayed by the latency
 );
     wire [103:0] check_feed; // {crc_in, seq, data}
     assign check_feed = {crc_in, data};

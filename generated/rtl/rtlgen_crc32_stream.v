@@ -28,22 +28,33 @@
 `default_nettype none
 
 module rtlgen_crc32_stream (
-    input  wire clk              , // clock
-    input  wire rst              , // synchronous reset, active high
-    input  wire in_valid         , // a beat is presented this cycle
-    input  wire in_first         , // first beat of a message
-    input  wire in_last          , // last beat of a message
-    input  wire [63:0] in_keep   , // valid bytes, contiguous from byte 0; partial only on the last beat
-    input  wire [511:0] in_data  , // beat; byte i at [8i+7:8i], byte 0 first on the wire
-    output wire crc_valid        , // crc holds the CRC of the message whose last beat came LATENCY cycles ago
-    output wire [31:0] crc         // CRC of the whole message
+    input  wire         clk,       // clock
+    input  wire         rst,       // synchronous reset, active high
+    input  wire         in_valid,  // a beat is presented this cycle
+    input  wire         in_first,  // first beat of a message
+    input  wire         in_last,   // last beat of a message
+    input  wire [63:0]  in_keep,   // valid bytes, contiguous from byte 0; partial only on the last beat
+    input  wire [511:0] in_data,   // beat; byte i at [8i+7:8i], byte 0 first on the wire
+    output wire         crc_valid, // crc holds the CRC of the message whose last beat came LATENCY cycles ago
+    output wire [31:0]  crc        // CRC of the whole message
 );
-    localparam INIT = 32'hffffffff; // register value before the first byte (Rocksoft init)
+    localparam [31:0] INIT = 32'hffffffff; // register value before the first byte (Rocksoft init)
 
     // Loop: one whole beat per cycle; bytes not kept are zeroed and undone behind the loop.
     reg [31:0] state; // CRC register between the beats of a message
     wire [511:0] beat; // in_data with the bytes not kept forced to zero
-    assign beat = in_data & {{8{in_keep[63]}}, {8{in_keep[62]}}, {8{in_keep[61]}}, {8{in_keep[60]}}, {8{in_keep[59]}}, {8{in_keep[58]}}, {8{in_keep[57]}}, {8{in_keep[56]}}, {8{in_keep[55]}}, {8{in_keep[54]}}, {8{in_keep[53]}}, {8{in_keep[52]}}, {8{in_keep[51]}}, {8{in_keep[50]}}, {8{in_keep[49]}}, {8{in_keep[48]}}, {8{in_keep[47]}}, {8{in_keep[46]}}, {8{in_keep[45]}}, {8{in_keep[44]}}, {8{in_keep[43]}}, {8{in_keep[42]}}, {8{in_keep[41]}}, {8{in_keep[40]}}, {8{in_keep[39]}}, {8{in_keep[38]}}, {8{in_keep[37]}}, {8{in_keep[36]}}, {8{in_keep[35]}}, {8{in_keep[34]}}, {8{in_keep[33]}}, {8{in_keep[32]}}, {8{in_keep[31]}}, {8{in_keep[30]}}, {8{in_keep[29]}}, {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}}, {8{in_keep[22]}}, {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}}, {8{in_keep[15]}}, {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}}, {8{in_keep[8]}}, {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}};
+    assign beat = in_data
+        & {
+            {8{in_keep[63]}}, {8{in_keep[62]}}, {8{in_keep[61]}}, {8{in_keep[60]}}, {8{in_keep[59]}}, {8{in_keep[58]}}, {8{in_keep[57]}},
+            {8{in_keep[56]}}, {8{in_keep[55]}}, {8{in_keep[54]}}, {8{in_keep[53]}}, {8{in_keep[52]}}, {8{in_keep[51]}}, {8{in_keep[50]}},
+            {8{in_keep[49]}}, {8{in_keep[48]}}, {8{in_keep[47]}}, {8{in_keep[46]}}, {8{in_keep[45]}}, {8{in_keep[44]}}, {8{in_keep[43]}},
+            {8{in_keep[42]}}, {8{in_keep[41]}}, {8{in_keep[40]}}, {8{in_keep[39]}}, {8{in_keep[38]}}, {8{in_keep[37]}}, {8{in_keep[36]}},
+            {8{in_keep[35]}}, {8{in_keep[34]}}, {8{in_keep[33]}}, {8{in_keep[32]}}, {8{in_keep[31]}}, {8{in_keep[30]}}, {8{in_keep[29]}},
+            {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}}, {8{in_keep[22]}},
+            {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}}, {8{in_keep[15]}},
+            {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}}, {8{in_keep[8]}},
+            {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}
+        };
     wire [31:0] state_in; // the register a beat continues from
     assign state_in = in_first ? INIT : state;
     wire [543:0] feed; // {beat, state_in}
@@ -364,7 +375,13 @@ module rtlgen_crc32_stream (
 
     // Output: reflection and xorout are wiring and inverters.
     assign crc_valid = s4_valid;
-    assign crc = {s4_state[0], s4_state[1], s4_state[2], s4_state[3], s4_state[4], s4_state[5], s4_state[6], s4_state[7], s4_state[8], s4_state[9], s4_state[10], s4_state[11], s4_state[12], s4_state[13], s4_state[14], s4_state[15], s4_state[16], s4_state[17], s4_state[18], s4_state[19], s4_state[20], s4_state[21], s4_state[22], s4_state[23], s4_state[24], s4_state[25], s4_state[26], s4_state[27], s4_state[28], s4_state[29], s4_state[30], s4_state[31]} ^ 32'hffffffff;
+    assign crc = {
+        s4_state[0], s4_state[1], s4_state[2], s4_state[3], s4_state[4], s4_state[5], s4_state[6], s4_state[7], s4_state[8], s4_state[9],
+        s4_state[10], s4_state[11], s4_state[12], s4_state[13], s4_state[14], s4_state[15], s4_state[16], s4_state[17], s4_state[18], s4_state[19],
+        s4_state[20], s4_state[21], s4_state[22], s4_state[23], s4_state[24], s4_state[25], s4_state[26], s4_state[27], s4_state[28], s4_state[29],
+        s4_state[30], s4_state[31]
+    }
+        ^ 32'hffffffff;
 
 endmodule
 

@@ -37,12 +37,12 @@
 `default_nettype none
 
 module rtlgen_cxl_fec_dec (
-    input  wire [2047:0] cw               , // received codeword, laid out as the encoder's cw
-    output wire [1999:0] msg              , // message, corrected where a way was correctable
-    output wire corrected                 , // some way had an error and corrected it (possibly a miscorrection)
-    output wire uncorrectable             , // some way is uncorrectable; its symbols passed through unchanged
-    output wire [2:0] way_corrected       , // per way: an error was located and corrected
-    output wire [2:0] way_uncorrectable     // per way: nonzero syndromes that no existing position explains
+    input  wire [2047:0] cw,                // received codeword, laid out as the encoder's cw
+    output wire [1999:0] msg,               // message, corrected where a way was correctable
+    output wire          corrected,         // some way had an error and corrected it (possibly a miscorrection)
+    output wire          uncorrectable,     // some way is uncorrectable; its symbols passed through unchanged
+    output wire [2:0]    way_corrected,     // per way: an error was located and corrected
+    output wire [2:0]    way_uncorrectable  // per way: nonzero syndromes that no existing position explains
 );
 
     // The message part of cw, carried to the correction stage.

@@ -42,16 +42,16 @@
 `default_nettype none
 
 module rtlgen_cxl_fec_pcie6_dec (
-    input  wire clk                       , // clock
-    input  wire rst                       , // synchronous reset, active high
-    input  wire in_valid                  , // cw valid this cycle
-    input  wire [2047:0] cw               , // received codeword, laid out as the encoder's cw
-    output wire [1999:0] msg              , // message, corrected where a way was correctable
-    output wire corrected                 , // some way had an error and corrected it (possibly a miscorrection)
-    output wire uncorrectable             , // some way is uncorrectable; its symbols passed through unchanged
-    output wire [2:0] way_corrected       , // per way: an error was located and corrected
-    output wire [2:0] way_uncorrectable   , // per way: nonzero syndromes that no existing position explains
-    output wire out_valid                   // outputs valid; in_valid delayed by the latency
+    input  wire          clk,               // clock
+    input  wire          rst,               // synchronous reset, active high
+    input  wire          in_valid,          // cw valid this cycle
+    input  wire [2047:0] cw,                // received codeword, laid out as the encoder's cw
+    output wire [1999:0] msg,               // message, corrected where a way was correctable
+    output wire          corrected,         // some way had an error and corrected it (possibly a miscorrection)
+    output wire          uncorrectable,     // some way is uncorrectable; its symbols passed through unchanged
+    output wire [2:0]    way_corrected,     // per way: an error was located and corrected
+    output wire [2:0]    way_uncorrectable, // per way: nonzero syndromes that no existing position explains
+    output wire          out_valid          // outputs valid; in_valid delayed by the latency
 );
 
     // The message part of cw, carried to the correction stage.
@@ -885,7 +885,7 @@ module rtlgen_cxl_fec_pcie6_dec (
     assign w0_hit[82] = w0_nz0 & (w0_t[663:656] == w0_s1);
     assign w0_hit[83] = w0_nz0 & (w0_t[671:664] == w0_s1);
     assign wc[0] = (|w0_hit) | (w0_nz0 ^ w0_nz1);
-    assign wu[0] = (w0_nz0 & w0_nz1) & (!(|w0_hit));
+    assign wu[0] = w0_nz0 & w0_nz1 & (!(|w0_hit));
 
     // Group 1: 83 existing positions; a match S1 == α^d·S0 (S0 != 0) locates the error.
     wire [7:0] w1_s0; // parity syndrome sp
@@ -1646,7 +1646,7 @@ module rtlgen_cxl_fec_pcie6_dec (
     assign w1_hit[81] = w1_nz0 & (w1_t[655:648] == w1_s1);
     assign w1_hit[82] = w1_nz0 & (w1_t[663:656] == w1_s1);
     assign wc[1] = (|w1_hit) | (w1_nz0 ^ w1_nz1);
-    assign wu[1] = (w1_nz0 & w1_nz1) & (!(|w1_hit));
+    assign wu[1] = w1_nz0 & w1_nz1 & (!(|w1_hit));
 
     // Group 2: 83 existing positions; a match S1 == α^d·S0 (S0 != 0) locates the error.
     wire [7:0] w2_s0; // parity syndrome sp
@@ -2407,7 +2407,7 @@ module rtlgen_cxl_fec_pcie6_dec (
     assign w2_hit[81] = w2_nz0 & (w2_t[655:648] == w2_s1);
     assign w2_hit[82] = w2_nz0 & (w2_t[663:656] == w2_s1);
     assign wc[2] = (|w2_hit) | (w2_nz0 ^ w2_nz1);
-    assign wu[2] = (w2_nz0 & w2_nz1) & (!(|w2_hit));
+    assign wu[2] = w2_nz0 & w2_nz1 & (!(|w2_hit));
     wire [1999:0] msg_c; // corrected message
     reg [1999:0] cw_msg_p1;
     assign msg_c[7:0] = cw_msg_p1[7:0] ^ ({8{w0_hit[0]}} & w0_s0);

@@ -37,12 +37,12 @@
 `default_nettype none
 
 module rtlgen_cxl_fec_pcie6_enc (
-    input  wire clk               , // clock
-    input  wire rst               , // synchronous reset, active high
-    input  wire in_valid          , // msg valid this cycle
-    input  wire [1999:0] msg      , // message; byte i at [8i+7:8i], symbol 0 first on the wire
-    output wire [2047:0] cw       , // codeword: msg unchanged in [1999:0], check symbols above
-    output wire out_valid           // cw valid; in_valid delayed by the latency
+    input  wire          clk,       // clock
+    input  wire          rst,       // synchronous reset, active high
+    input  wire          in_valid,  // msg valid this cycle
+    input  wire [1999:0] msg,       // message; byte i at [8i+7:8i], symbol 0 first on the wire
+    output wire [2047:0] cw,        // codeword: msg unchanged in [1999:0], check symbols above
+    output wire          out_valid  // cw valid; in_valid delayed by the latency
 );
 
     // check = M·msg over GF(2): the model's encoder probed on unit vectors, one masked parity per check bit.

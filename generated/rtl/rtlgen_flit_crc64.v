@@ -29,7 +29,7 @@
 
 module rtlgen_flit_crc64 (
     input  wire [1935:0] data, // message; byte i at [8i+7:8i], byte 0 first on the wire
-    output wire [63:0] crc     // CRC of the message
+    output wire [63:0]   crc   // CRC of the message
 );
 
     // crc = M·data ^ c over GF(2): one masked parity per output bit (XNOR where c is 1).

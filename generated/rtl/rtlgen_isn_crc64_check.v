@@ -33,10 +33,10 @@
 `default_nettype none
 
 module rtlgen_isn_crc64_check (
-    input  wire [1935:0] data  , // message; byte i at [8i+7:8i], byte 0 first on the wire
-    input  wire [9:0] seq      , // the receiver's expected sequence number (ISN)
-    input  wire [63:0] crc_in  , // received CRC
-    output wire ok               // 1 iff crc_in equals the CRC of data (with seq)
+    input  wire [1935:0] data,   // message; byte i at [8i+7:8i], byte 0 first on the wire
+    input  wire [9:0]    seq,    // the receiver's expected sequence number (ISN)
+    input  wire [63:0]   crc_in, // received CRC
+    output wire          ok      // 1 iff crc_in equals the CRC of data (with seq)
 );
     wire [2009:0] check_feed; // {crc_in, seq, data}
     assign check_feed = {crc_in, seq, data};

@@ -32,12 +32,12 @@
 `default_nettype none
 
 module rtlgen_kr4_fec_enc (
-    input  wire clk               , // clock
-    input  wire rst               , // synchronous reset, active high
-    input  wire in_valid          , // msg valid this cycle
-    input  wire [5139:0] msg      , // message; symbol i at [10i+9:10i], symbol 0 first on the wire
-    output wire [5279:0] cw       , // codeword: msg unchanged in [5139:0], check symbols above
-    output wire out_valid           // cw valid; in_valid delayed by the latency
+    input  wire          clk,       // clock
+    input  wire          rst,       // synchronous reset, active high
+    input  wire          in_valid,  // msg valid this cycle
+    input  wire [5139:0] msg,       // message; symbol i at [10i+9:10i], symbol 0 first on the wire
+    output wire [5279:0] cw,        // codeword: msg unchanged in [5139:0], check symbols above
+    output wire          out_valid  // cw valid; in_valid delayed by the latency
 );
 
     // check = M·msg over GF(2): the model's encoder probed on unit vectors, one masked parity per check bit.

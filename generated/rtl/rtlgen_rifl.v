@@ -74,27 +74,28 @@
 `default_nettype none
 
 module rtlgen_rifl (
-    input  wire clk                    , // clock
-    input  wire rst                    , // synchronous reset, active high
-    input  wire [255:0] s_axis_tdata   , // user data in; byte i at [8i+7:8i]
-    input  wire [31:0] s_axis_tkeep    , // kept bytes, contiguous from byte 0; all ones except on the tlast beat
-    input  wire s_axis_tlast           , // last beat of a packet
-    input  wire s_axis_tvalid          , // 
-    output wire s_axis_tready          , // registered state only (no path from any input)
-    output wire [255:0] m_axis_tdata   , // user data out; bytes not kept are zero
-    output wire [31:0] m_axis_tkeep    , // kept bytes, contiguous from byte 0
-    output wire m_axis_tlast           , // last beat of a packet
-    output wire m_axis_tvalid          , // 
-    input  wire m_axis_tready          , // the user takes the beat (backpressure fills the flow-control buffers, which pause the far end)
-    output wire [255:0] tx_frame       , // frames to the transceivers, lane j at [(j+1)*F-1:j*F] (registered)
-    input  wire tx_ready               , // the transceivers take tx_frame at this edge (all lanes)
-    input  wire [255:0] rx_frame       , // frames from the transceivers, lane j at [(j+1)*F-1:j*F]
-    input  wire rx_valid               , // rx_frame of lane j is valid this cycle
-    output wire link_up                , // every lane is transferring data (Normal, Retrans or Send Retrans), registered
-    output wire [31:0] frame_errors    , // frames detected in error while in step (each starts a recovery), all lanes (saturating)
-    output wire [31:0] retransmissions , // retransmission procedures started, all lanes (saturating)
-    output wire [31:0] pause_events      // times a lane left data transfer for Send Pause or Pause (saturating)
+    input  wire         clk,             // clock
+    input  wire         rst,             // synchronous reset, active high
+    input  wire [255:0] s_axis_tdata,    // user data in; byte i at [8i+7:8i]
+    input  wire [31:0]  s_axis_tkeep,    // kept bytes, contiguous from byte 0; all ones except on the tlast beat
+    input  wire         s_axis_tlast,    // last beat of a packet
+    input  wire         s_axis_tvalid,
+    output wire         s_axis_tready,   // registered state only (no path from any input)
+    output wire [255:0] m_axis_tdata,    // user data out; bytes not kept are zero
+    output wire [31:0]  m_axis_tkeep,    // kept bytes, contiguous from byte 0
+    output wire         m_axis_tlast,    // last beat of a packet
+    output wire         m_axis_tvalid,
+    input  wire         m_axis_tready,   // the user takes the beat (backpressure fills the flow-control buffers, which pause the far end)
+    output wire [255:0] tx_frame,        // frames to the transceivers, lane j at [(j+1)*F-1:j*F] (registered)
+    input  wire         tx_ready,        // the transceivers take tx_frame at this edge (all lanes)
+    input  wire [255:0] rx_frame,        // frames from the transceivers, lane j at [(j+1)*F-1:j*F]
+    input  wire         rx_valid,        // rx_frame of lane j is valid this cycle
+    output wire         link_up,         // every lane is transferring data (Normal, Retrans or Send Retrans), registered
+    output wire [31:0]  frame_errors,    // frames detected in error while in step (each starts a recovery), all lanes (saturating)
+    output wire [31:0]  retransmissions, // retransmission procedures started, all lanes (saturating)
+    output wire [31:0]  pause_events     // times a lane left data transfer for Send Pause or Pause (saturating)
 );
+    localparam [2:0] ST_RETRANS = 3'd3; // TX state Retrans; Send Retrans (4) and Normal (5) above it: the states that transfer data
 
     // TX: user beats of 32 bytes -> groups of 1 x 30 payload bytes.
     wire txg_valid;
@@ -127,7 +128,7 @@ module rtlgen_rifl (
     wire [29:0] seg_keep_0;
     assign seg_keep_0 = txg_keep[29:0];
     wire seg_end_0; // the packet ends in this lane's segment
-    assign seg_end_0 = (txg_last & seg_keep_0[0]) & (~1'd0);
+    assign seg_end_0 = txg_last & seg_keep_0[0] & (~1'd0);
     wire [1:0] seg_meta_0; // meta code (Table 1)
     assign seg_meta_0 = {seg_end_0, seg_keep_0[0] & ((~seg_end_0) | seg_keep_0[29])};
     wire [4:0] seg_cnt_0; // ones of the thermometer code seg_keep_0
@@ -244,7 +245,7 @@ module rtlgen_rifl (
     assign grp_last = grp_end_0 & head_0[1];
     assign grp_keep = grp_keep_0;
     assign grp_data = head_0[241:2];
-    assign pop_0 = (grp_valid & grp_ready) & in_grp_0;
+    assign pop_0 = grp_valid & grp_ready & in_grp_0;
     rtlgen_rifl_rxgear u_rxgear (
         .clk       (clk),
         .rst       (rst),
@@ -268,7 +269,7 @@ module rtlgen_rifl (
     wire pause_v;
     assign pause_v = pause_event_0;
     wire xfer_v; // lane j is transferring (state >= Retrans)
-    assign xfer_v = !(tx_state_0 < 3'd3);
+    assign xfer_v = tx_state_0 >= ST_RETRANS;
     reg link_up_q;
     reg [31:0] frame_errors_q;
     wire [32:0] frame_errors_sum;

@@ -74,27 +74,28 @@
 `default_nettype none
 
 module rtlgen_rifl4 (
-    input  wire clk                     , // clock
-    input  wire rst                     , // synchronous reset, active high
-    input  wire [1023:0] s_axis_tdata   , // user data in; byte i at [8i+7:8i]
-    input  wire [127:0] s_axis_tkeep    , // kept bytes, contiguous from byte 0; all ones except on the tlast beat
-    input  wire s_axis_tlast            , // last beat of a packet
-    input  wire s_axis_tvalid           , // 
-    output wire s_axis_tready           , // registered state only (no path from any input)
-    output wire [1023:0] m_axis_tdata   , // user data out; bytes not kept are zero
-    output wire [127:0] m_axis_tkeep    , // kept bytes, contiguous from byte 0
-    output wire m_axis_tlast            , // last beat of a packet
-    output wire m_axis_tvalid           , // 
-    input  wire m_axis_tready           , // the user takes the beat (backpressure fills the flow-control buffers, which pause the far end)
-    output wire [1023:0] tx_frame       , // frames to the transceivers, lane j at [(j+1)*F-1:j*F] (registered)
-    input  wire tx_ready                , // the transceivers take tx_frame at this edge (all lanes)
-    input  wire [1023:0] rx_frame       , // frames from the transceivers, lane j at [(j+1)*F-1:j*F]
-    input  wire [3:0] rx_valid          , // rx_frame of lane j is valid this cycle
-    output wire link_up                 , // every lane is transferring data (Normal, Retrans or Send Retrans), registered
-    output wire [31:0] frame_errors     , // frames detected in error while in step (each starts a recovery), all lanes (saturating)
-    output wire [31:0] retransmissions  , // retransmission procedures started, all lanes (saturating)
-    output wire [31:0] pause_events       // times a lane left data transfer for Send Pause or Pause (saturating)
+    input  wire          clk,             // clock
+    input  wire          rst,             // synchronous reset, active high
+    input  wire [1023:0] s_axis_tdata,    // user data in; byte i at [8i+7:8i]
+    input  wire [127:0]  s_axis_tkeep,    // kept bytes, contiguous from byte 0; all ones except on the tlast beat
+    input  wire          s_axis_tlast,    // last beat of a packet
+    input  wire          s_axis_tvalid,
+    output wire          s_axis_tready,   // registered state only (no path from any input)
+    output wire [1023:0] m_axis_tdata,    // user data out; bytes not kept are zero
+    output wire [127:0]  m_axis_tkeep,    // kept bytes, contiguous from byte 0
+    output wire          m_axis_tlast,    // last beat of a packet
+    output wire          m_axis_tvalid,
+    input  wire          m_axis_tready,   // the user takes the beat (backpressure fills the flow-control buffers, which pause the far end)
+    output wire [1023:0] tx_frame,        // frames to the transceivers, lane j at [(j+1)*F-1:j*F] (registered)
+    input  wire          tx_ready,        // the transceivers take tx_frame at this edge (all lanes)
+    input  wire [1023:0] rx_frame,        // frames from the transceivers, lane j at [(j+1)*F-1:j*F]
+    input  wire [3:0]    rx_valid,        // rx_frame of lane j is valid this cycle
+    output wire          link_up,         // every lane is transferring data (Normal, Retrans or Send Retrans), registered
+    output wire [31:0]   frame_errors,    // frames detected in error while in step (each starts a recovery), all lanes (saturating)
+    output wire [31:0]   retransmissions, // retransmission procedures started, all lanes (saturating)
+    output wire [31:0]   pause_events     // times a lane left data transfer for Send Pause or Pause (saturating)
 );
+    localparam [2:0] ST_RETRANS = 3'd3; // TX state Retrans; Send Retrans (4) and Normal (5) above it: the states that transfer data
 
     // TX: user beats of 128 bytes -> groups of 4 x 30 payload bytes.
     wire txg_valid;
@@ -127,7 +128,7 @@ module rtlgen_rifl4 (
     wire [29:0] seg_keep_0;
     assign seg_keep_0 = txg_keep[29:0];
     wire seg_end_0; // the packet ends in this lane's segment
-    assign seg_end_0 = (txg_last & seg_keep_0[0]) & (~txg_keep[30]);
+    assign seg_end_0 = txg_last & seg_keep_0[0] & (~txg_keep[30]);
     wire [1:0] seg_meta_0; // meta code (Table 1)
     assign seg_meta_0 = {seg_end_0, seg_keep_0[0] & ((~seg_end_0) | seg_keep_0[29])};
     wire [4:0] seg_cnt_0; // ones of the thermometer code seg_keep_0
@@ -203,7 +204,7 @@ module rtlgen_rifl4 (
     wire [29:0] seg_keep_1;
     assign seg_keep_1 = txg_keep[59:30];
     wire seg_end_1; // the packet ends in this lane's segment
-    assign seg_end_1 = (txg_last & seg_keep_1[0]) & (~txg_keep[60]);
+    assign seg_end_1 = txg_last & seg_keep_1[0] & (~txg_keep[60]);
     wire [1:0] seg_meta_1; // meta code (Table 1)
     assign seg_meta_1 = {seg_end_1, seg_keep_1[0] & ((~seg_end_1) | seg_keep_1[29])};
     wire [4:0] seg_cnt_1; // ones of the thermometer code seg_keep_1
@@ -279,7 +280,7 @@ module rtlgen_rifl4 (
     wire [29:0] seg_keep_2;
     assign seg_keep_2 = txg_keep[89:60];
     wire seg_end_2; // the packet ends in this lane's segment
-    assign seg_end_2 = (txg_last & seg_keep_2[0]) & (~txg_keep[90]);
+    assign seg_end_2 = txg_last & seg_keep_2[0] & (~txg_keep[90]);
     wire [1:0] seg_meta_2; // meta code (Table 1)
     assign seg_meta_2 = {seg_end_2, seg_keep_2[0] & ((~seg_end_2) | seg_keep_2[29])};
     wire [4:0] seg_cnt_2; // ones of the thermometer code seg_keep_2
@@ -355,7 +356,7 @@ module rtlgen_rifl4 (
     wire [29:0] seg_keep_3;
     assign seg_keep_3 = txg_keep[119:90];
     wire seg_end_3; // the packet ends in this lane's segment
-    assign seg_end_3 = (txg_last & seg_keep_3[0]) & (~1'd0);
+    assign seg_end_3 = txg_last & seg_keep_3[0] & (~1'd0);
     wire [1:0] seg_meta_3; // meta code (Table 1)
     assign seg_meta_3 = {seg_end_3, seg_keep_3[0] & ((~seg_end_3) | seg_keep_3[29])};
     wire [4:0] seg_cnt_3; // ones of the thermometer code seg_keep_3
@@ -431,9 +432,9 @@ module rtlgen_rifl4 (
     wire in_grp_0; // lane j belongs to the group at the heads
     assign in_grp_0 = 1'd1 & head_valid_0;
     wire pre_1; // lanes 0..j have heads that do not end a packet
-    assign pre_1 = (1'd1 & head_valid_0) & (~head_0[1]);
+    assign pre_1 = 1'd1 & head_valid_0 & (~head_0[1]);
     wire grp_end_0; // the group ends at lane j
-    assign grp_end_0 = (1'd1 & head_valid_0) & head_0[1];
+    assign grp_end_0 = 1'd1 & head_valid_0 & head_0[1];
     wire [29:0] grp_keep_0; // valid payload bytes of lane j in the group
     assign grp_keep_0[0] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd0 < head_0[241:234]));
     assign grp_keep_0[1] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd1 < head_0[241:234]));
@@ -468,9 +469,9 @@ module rtlgen_rifl4 (
     wire in_grp_1; // lane j belongs to the group at the heads
     assign in_grp_1 = pre_1 & head_valid_1;
     wire pre_2; // lanes 0..j have heads that do not end a packet
-    assign pre_2 = (pre_1 & head_valid_1) & (~head_1[1]);
+    assign pre_2 = pre_1 & head_valid_1 & (~head_1[1]);
     wire grp_end_1; // the group ends at lane j
-    assign grp_end_1 = (pre_1 & head_valid_1) & head_1[1];
+    assign grp_end_1 = pre_1 & head_valid_1 & head_1[1];
     wire [29:0] grp_keep_1; // valid payload bytes of lane j in the group
     assign grp_keep_1[0] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd0 < head_1[241:234]));
     assign grp_keep_1[1] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd1 < head_1[241:234]));
@@ -505,9 +506,9 @@ module rtlgen_rifl4 (
     wire in_grp_2; // lane j belongs to the group at the heads
     assign in_grp_2 = pre_2 & head_valid_2;
     wire pre_3; // lanes 0..j have heads that do not end a packet
-    assign pre_3 = (pre_2 & head_valid_2) & (~head_2[1]);
+    assign pre_3 = pre_2 & head_valid_2 & (~head_2[1]);
     wire grp_end_2; // the group ends at lane j
-    assign grp_end_2 = (pre_2 & head_valid_2) & head_2[1];
+    assign grp_end_2 = pre_2 & head_valid_2 & head_2[1];
     wire [29:0] grp_keep_2; // valid payload bytes of lane j in the group
     assign grp_keep_2[0] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd0 < head_2[241:234]));
     assign grp_keep_2[1] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd1 < head_2[241:234]));
@@ -579,14 +580,14 @@ module rtlgen_rifl4 (
     wire grp_ready;
     wire [119:0] grp_keep;
     wire [959:0] grp_data;
-    assign grp_valid = ((grp_end_0 | grp_end_1) | grp_end_2) | grp_end_3;
-    assign grp_last = (((grp_end_0 & head_0[1]) | (grp_end_1 & head_1[1])) | (grp_end_2 & head_2[1])) | (grp_end_3 & head_3[1]);
+    assign grp_valid = grp_end_0 | grp_end_1 | grp_end_2 | grp_end_3;
+    assign grp_last = (grp_end_0 & head_0[1]) | (grp_end_1 & head_1[1]) | (grp_end_2 & head_2[1]) | (grp_end_3 & head_3[1]);
     assign grp_keep = {grp_keep_3, grp_keep_2, grp_keep_1, grp_keep_0};
     assign grp_data = {head_3[241:2], head_2[241:2], head_1[241:2], head_0[241:2]};
-    assign pop_0 = (grp_valid & grp_ready) & in_grp_0;
-    assign pop_1 = (grp_valid & grp_ready) & in_grp_1;
-    assign pop_2 = (grp_valid & grp_ready) & in_grp_2;
-    assign pop_3 = (grp_valid & grp_ready) & in_grp_3;
+    assign pop_0 = grp_valid & grp_ready & in_grp_0;
+    assign pop_1 = grp_valid & grp_ready & in_grp_1;
+    assign pop_2 = grp_valid & grp_ready & in_grp_2;
+    assign pop_3 = grp_valid & grp_ready & in_grp_3;
     rtlgen_rifl4_rxgear u_rxgear (
         .clk       (clk),
         .rst       (rst),
@@ -610,19 +611,22 @@ module rtlgen_rifl4 (
     wire [3:0] pause_v;
     assign pause_v = {pause_event_3, pause_event_2, pause_event_1, pause_event_0};
     wire [3:0] xfer_v; // lane j is transferring (state >= Retrans)
-    assign xfer_v = {!(tx_state_3 < 3'd3), !(tx_state_2 < 3'd3), !(tx_state_1 < 3'd3), !(tx_state_0 < 3'd3)};
+    assign xfer_v = {tx_state_3 >= ST_RETRANS, tx_state_2 >= ST_RETRANS, tx_state_1 >= ST_RETRANS, tx_state_0 >= ST_RETRANS};
     reg link_up_q;
     reg [31:0] frame_errors_q;
     wire [32:0] frame_errors_sum;
-    assign frame_errors_sum = {1'd0, frame_errors_q} + {{30{1'd0}}, (({{2{1'd0}}, errp_v[0]} + {{2{1'd0}}, errp_v[1]}) + {{2{1'd0}}, errp_v[2]}) + {{2{1'd0}}, errp_v[3]}};
+    assign frame_errors_sum = {1'd0, frame_errors_q}
+        + {{30{1'd0}}, {{2{1'd0}}, errp_v[0]} + {{2{1'd0}}, errp_v[1]} + {{2{1'd0}}, errp_v[2]} + {{2{1'd0}}, errp_v[3]}};
     assign frame_errors = frame_errors_q;
     reg [31:0] retransmissions_q;
     wire [32:0] retransmissions_sum;
-    assign retransmissions_sum = {1'd0, retransmissions_q} + {{30{1'd0}}, (({{2{1'd0}}, retr_v[0]} + {{2{1'd0}}, retr_v[1]}) + {{2{1'd0}}, retr_v[2]}) + {{2{1'd0}}, retr_v[3]}};
+    assign retransmissions_sum = {1'd0, retransmissions_q}
+        + {{30{1'd0}}, {{2{1'd0}}, retr_v[0]} + {{2{1'd0}}, retr_v[1]} + {{2{1'd0}}, retr_v[2]} + {{2{1'd0}}, retr_v[3]}};
     assign retransmissions = retransmissions_q;
     reg [31:0] pause_events_q;
     wire [32:0] pause_events_sum;
-    assign pause_events_sum = {1'd0, pause_events_q} + {{30{1'd0}}, (({{2{1'd0}}, pause_v[0]} + {{2{1'd0}}, pause_v[1]}) + {{2{1'd0}}, pause_v[2]}) + {{2{1'd0}}, pause_v[3]}};
+    assign pause_events_sum = {1'd0, pause_events_q}
+        + {{30{1'd0}}, {{2{1'd0}}, pause_v[0]} + {{2{1'd0}}, pause_v[1]} + {{2{1'd0}}, pause_v[2]} + {{2{1'd0}}, pause_v[3]}};
     assign pause_events = pause_events_q;
     assign link_up = link_up_q;
     always @(posedge clk) begin

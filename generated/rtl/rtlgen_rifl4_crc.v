@@ -36,7 +36,7 @@
 
 module rtlgen_rifl4_crc (
     input  wire [247:0] data, // {payload, 5'b0, syn[1], meta} as on the line
-    output wire [11:0] crc    // CRC-12 of data
+    output wire [11:0]  crc   // CRC-12 of data
 );
 
     // crc = M·data over GF(2): one masked parity per bit.

@@ -35,19 +35,22 @@
 `default_nettype none
 
 module rtlgen_rifl4_rxgear (
-    input  wire clk               , // clock
-    input  wire rst               , // synchronous reset, active high
-    input  wire in_valid          , // input beat offered
-    output wire in_ready          , // input beat taken (looks at this cycle's output transfer)
-    input  wire [959:0] in_data   , // byte i at [8i+7:8i]; bytes not kept are ignored
-    input  wire [119:0] in_keep   , // kept bytes, contiguous from byte 0, at least one; all unless in_last
-    input  wire in_last           , // last beat of a packet
-    output wire out_valid         , // output beat offered
-    input  wire out_ready         , // output beat taken
-    output wire [1023:0] out_data , // byte i at [8i+7:8i]; bytes not kept are zero
-    output wire [127:0] out_keep  , // kept bytes, contiguous from byte 0
-    output wire out_last            // last beat of a packet
+    input  wire          clk,       // clock
+    input  wire          rst,       // synchronous reset, active high
+    input  wire          in_valid,  // input beat offered
+    output wire          in_ready,  // input beat taken (looks at this cycle's output transfer)
+    input  wire [959:0]  in_data,   // byte i at [8i+7:8i]; bytes not kept are ignored
+    input  wire [119:0]  in_keep,   // kept bytes, contiguous from byte 0, at least one; all unless in_last
+    input  wire          in_last,   // last beat of a packet
+    output wire          out_valid, // output beat offered
+    input  wire          out_ready, // output beat taken
+    output wire [1023:0] out_data,  // byte i at [8i+7:8i]; bytes not kept are zero
+    output wire [127:0]  out_keep,  // kept bytes, contiguous from byte 0
+    output wire          out_last   // last beat of a packet
 );
+    localparam [7:0] OUT_BYTES = 8'd128; // bytes of an output beat
+    localparam [7:0] IN_ROOM = 8'd128;   // an input beat fits while base <= this (248-byte buffer - 120-byte input beat)
+
     reg [1983:0] buf_q; // 248 bytes: the packet's bytes at the bottom, zero above fill
     reg [7:0] fill; // bytes held
     reg eop; // the packet's last beat is in
@@ -60,11 +63,30 @@ module rtlgen_rifl4_rxgear (
     assign in_count[5] = ^(in_keep & 120'h000000800000008000000080000000);
     assign in_count[6] = ^(in_keep & 120'h000000000000008000000000000000);
     wire [959:0] in_masked; // in_data with the bytes not kept zeroed
-    assign in_masked = in_data & {{8{in_keep[119]}}, {8{in_keep[118]}}, {8{in_keep[117]}}, {8{in_keep[116]}}, {8{in_keep[115]}}, {8{in_keep[114]}}, {8{in_keep[113]}}, {8{in_keep[112]}}, {8{in_keep[111]}}, {8{in_keep[110]}}, {8{in_keep[109]}}, {8{in_keep[108]}}, {8{in_keep[107]}}, {8{in_keep[106]}}, {8{in_keep[105]}}, {8{in_keep[104]}}, {8{in_keep[103]}}, {8{in_keep[102]}}, {8{in_keep[101]}}, {8{in_keep[100]}}, {8{in_keep[99]}}, {8{in_keep[98]}}, {8{in_keep[97]}}, {8{in_keep[96]}}, {8{in_keep[95]}}, {8{in_keep[94]}}, {8{in_keep[93]}}, {8{in_keep[92]}}, {8{in_keep[91]}}, {8{in_keep[90]}}, {8{in_keep[89]}}, {8{in_keep[88]}}, {8{in_keep[87]}}, {8{in_keep[86]}}, {8{in_keep[85]}}, {8{in_keep[84]}}, {8{in_keep[83]}}, {8{in_keep[82]}}, {8{in_keep[81]}}, {8{in_keep[80]}}, {8{in_keep[79]}}, {8{in_keep[78]}}, {8{in_keep[77]}}, {8{in_keep[76]}}, {8{in_keep[75]}}, {8{in_keep[74]}}, {8{in_keep[73]}}, {8{in_keep[72]}}, {8{in_keep[71]}}, {8{in_keep[70]}}, {8{in_keep[69]}}, {8{in_keep[68]}}, {8{in_keep[67]}}, {8{in_keep[66]}}, {8{in_keep[65]}}, {8{in_keep[64]}}, {8{in_keep[63]}}, {8{in_keep[62]}}, {8{in_keep[61]}}, {8{in_keep[60]}}, {8{in_keep[59]}}, {8{in_keep[58]}}, {8{in_keep[57]}}, {8{in_keep[56]}}, {8{in_keep[55]}}, {8{in_keep[54]}}, {8{in_keep[53]}}, {8{in_keep[52]}}, {8{in_keep[51]}}, {8{in_keep[50]}}, {8{in_keep[49]}}, {8{in_keep[48]}}, {8{in_keep[47]}}, {8{in_keep[46]}}, {8{in_keep[45]}}, {8{in_keep[44]}}, {8{in_keep[43]}}, {8{in_keep[42]}}, {8{in_keep[41]}}, {8{in_keep[40]}}, {8{in_keep[39]}}, {8{in_keep[38]}}, {8{in_keep[37]}}, {8{in_keep[36]}}, {8{in_keep[35]}}, {8{in_keep[34]}}, {8{in_keep[33]}}, {8{in_keep[32]}}, {8{in_keep[31]}}, {8{in_keep[30]}}, {8{in_keep[29]}}, {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}}, {8{in_keep[22]}}, {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}}, {8{in_keep[15]}}, {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}}, {8{in_keep[8]}}, {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}};
+    assign in_masked = in_data
+        & {
+            {8{in_keep[119]}}, {8{in_keep[118]}}, {8{in_keep[117]}}, {8{in_keep[116]}}, {8{in_keep[115]}}, {8{in_keep[114]}}, {8{in_keep[113]}},
+            {8{in_keep[112]}}, {8{in_keep[111]}}, {8{in_keep[110]}}, {8{in_keep[109]}}, {8{in_keep[108]}}, {8{in_keep[107]}}, {8{in_keep[106]}},
+            {8{in_keep[105]}}, {8{in_keep[104]}}, {8{in_keep[103]}}, {8{in_keep[102]}}, {8{in_keep[101]}}, {8{in_keep[100]}}, {8{in_keep[99]}},
+            {8{in_keep[98]}}, {8{in_keep[97]}}, {8{in_keep[96]}}, {8{in_keep[95]}}, {8{in_keep[94]}}, {8{in_keep[93]}}, {8{in_keep[92]}},
+            {8{in_keep[91]}}, {8{in_keep[90]}}, {8{in_keep[89]}}, {8{in_keep[88]}}, {8{in_keep[87]}}, {8{in_keep[86]}}, {8{in_keep[85]}},
+            {8{in_keep[84]}}, {8{in_keep[83]}}, {8{in_keep[82]}}, {8{in_keep[81]}}, {8{in_keep[80]}}, {8{in_keep[79]}}, {8{in_keep[78]}},
+            {8{in_keep[77]}}, {8{in_keep[76]}}, {8{in_keep[75]}}, {8{in_keep[74]}}, {8{in_keep[73]}}, {8{in_keep[72]}}, {8{in_keep[71]}},
+            {8{in_keep[70]}}, {8{in_keep[69]}}, {8{in_keep[68]}}, {8{in_keep[67]}}, {8{in_keep[66]}}, {8{in_keep[65]}}, {8{in_keep[64]}},
+            {8{in_keep[63]}}, {8{in_keep[62]}}, {8{in_keep[61]}}, {8{in_keep[60]}}, {8{in_keep[59]}}, {8{in_keep[58]}}, {8{in_keep[57]}},
+            {8{in_keep[56]}}, {8{in_keep[55]}}, {8{in_keep[54]}}, {8{in_keep[53]}}, {8{in_keep[52]}}, {8{in_keep[51]}}, {8{in_keep[50]}},
+            {8{in_keep[49]}}, {8{in_keep[48]}}, {8{in_keep[47]}}, {8{in_keep[46]}}, {8{in_keep[45]}}, {8{in_keep[44]}}, {8{in_keep[43]}},
+            {8{in_keep[42]}}, {8{in_keep[41]}}, {8{in_keep[40]}}, {8{in_keep[39]}}, {8{in_keep[38]}}, {8{in_keep[37]}}, {8{in_keep[36]}},
+            {8{in_keep[35]}}, {8{in_keep[34]}}, {8{in_keep[33]}}, {8{in_keep[32]}}, {8{in_keep[31]}}, {8{in_keep[30]}}, {8{in_keep[29]}},
+            {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}}, {8{in_keep[22]}},
+            {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}}, {8{in_keep[15]}},
+            {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}}, {8{in_keep[8]}},
+            {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}
+        };
 
     // Output: the bottom beat; last when the packet ends within it.
-    assign out_valid = (!(fill < 8'd128)) | eop;
-    assign out_last = eop & (!(8'd128 < fill));
+    assign out_valid = (fill >= OUT_BYTES) | eop;
+    assign out_last = eop & (fill <= OUT_BYTES);
     assign out_data = buf_q[1023:0];
     assign out_keep[0] = 8'd0 < fill;
     assign out_keep[1] = 8'd1 < fill;
@@ -203,8 +225,8 @@ module rtlgen_rifl4_rxgear (
     wire [1983:0] kept; // buffer after the output transfer
     assign kept = flush ? 1984'd0 : (do_out ? {{1024{1'd0}}, buf_q[1983:1024]} : buf_q);
     wire [7:0] base; // fill level after the output transfer: where the input bytes go
-    assign base = flush ? 8'd0 : (do_out ? (fill - 8'd128) : fill);
-    assign in_ready = ((~eop) | flush) & (base < 8'd129);
+    assign base = flush ? 8'd0 : (do_out ? (fill - OUT_BYTES) : fill);
+    assign in_ready = ((~eop) | flush) & (base <= IN_ROOM);
 
     // Place the input bytes at byte offset base (a multiple of 8 when used): a logarithmic shifter over base[7:3].
     wire [1983:0] sh0;

@@ -44,9 +44,9 @@
 
 module rtlgen_rifl_check (
     input  wire [255:0] frame, // received frame
-    input  wire [7:0] id     , // the receiver's expected frame ID
-    output wire legal        , // SYN is 01 or 10
-    output wire ok             // legal SYN and vcode == CRC12 ^ id
+    input  wire [7:0]   id,    // the receiver's expected frame ID
+    output wire         legal, // SYN is 01 or 10
+    output wire         ok     // legal SYN and vcode == CRC12 ^ id
 );
     wire [241:0] line; // {payload, meta} as received
     assign line = frame[243:2];

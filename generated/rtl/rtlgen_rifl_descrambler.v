@@ -34,20 +34,28 @@
 `default_nettype none
 
 module rtlgen_rifl_descrambler (
-    input  wire clk         , // clock
-    input  wire rst         , // synchronous reset, active high
-    input  wire en          , // a frame passes: the state advances
-    input  wire [241:0] din , // line region {meta, payload} as received
+    input  wire         clk,  // clock
+    input  wire         rst,  // synchronous reset, active high
+    input  wire         en,   // a frame passes: the state advances
+    input  wire [241:0] din,  // line region {meta, payload} as received
     output wire [241:0] dout  // descrambled line region
 );
     reg [32:0] state; // the last 33 line bits: state[k] = y[-1-k]
     wire [261:0] hist; // {din[R-14:0], state[0], .., state[32]}: hist[j+33] = y[j]
-    assign hist = {din[228:0], state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7], state[8], state[9], state[10], state[11], state[12], state[13], state[14], state[15], state[16], state[17], state[18], state[19], state[20], state[21], state[22], state[23], state[24], state[25], state[26], state[27], state[28], state[29], state[30], state[31], state[32]};
+    assign hist = {
+        din[228:0], state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7], state[8], state[9], state[10], state[11],
+        state[12], state[13], state[14], state[15], state[16], state[17], state[18], state[19], state[20], state[21], state[22], state[23], state[24],
+        state[25], state[26], state[27], state[28], state[29], state[30], state[31], state[32]
+    };
 
     // dout[j] = y[j] ^ y[j-13] ^ y[j-33].
-    assign dout = (din ^ hist[261:20]) ^ hist[241:0];
+    assign dout = din ^ hist[261:20] ^ hist[241:0];
     wire [32:0] state_next; // the frame's last 33 line bits
-    assign state_next = {din[209], din[210], din[211], din[212], din[213], din[214], din[215], din[216], din[217], din[218], din[219], din[220], din[221], din[222], din[223], din[224], din[225], din[226], din[227], din[228], din[229], din[230], din[231], din[232], din[233], din[234], din[235], din[236], din[237], din[238], din[239], din[240], din[241]};
+    assign state_next = {
+        din[209], din[210], din[211], din[212], din[213], din[214], din[215], din[216], din[217], din[218], din[219], din[220], din[221], din[222],
+        din[223], din[224], din[225], din[226], din[227], din[228], din[229], din[230], din[231], din[232], din[233], din[234], din[235], din[236],
+        din[237], din[238], din[239], din[240], din[241]
+    };
     always @(posedge clk) begin
         if (rst) begin
             state <= 33'd0;

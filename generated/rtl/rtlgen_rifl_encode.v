@@ -43,9 +43,9 @@
 `default_nettype none
 
 module rtlgen_rifl_encode (
-    input  wire [1:0] syn    , // 2'b01 data frame, 2'b10 control frame
-    input  wire [241:0] line , // {meta, payload} as sent (scrambled)
-    input  wire [7:0] id     , // frame ID folded into the verification code
+    input  wire [1:0]   syn,   // 2'b01 data frame, 2'b10 control frame
+    input  wire [241:0] line,  // {meta, payload} as sent (scrambled)
+    input  wire [7:0]   id,    // frame ID folded into the verification code
     output wire [255:0] frame  // {vcode, line, syn}
 );
     wire [11:0] crc; // CRC-12 of {payload, 5'b0, syn[1], meta}

@@ -34,16 +34,20 @@
 `default_nettype none
 
 module rtlgen_rifl_fifo (
-    input  wire clk               , // clock
-    input  wire rst               , // synchronous reset, active high
-    input  wire push              , // store din (dropped if the memory is full, which the thresholds prevent)
-    input  wire [241:0] din       , // raw region {payload, meta} of a delivered frame
-    input  wire pop               , // take the head (ignored unless dout_valid)
-    output wire [241:0] dout      , // head entry (first word fall through)
-    output wire dout_valid        , // dout holds an entry
-    output wire high              , // level > fc_on_frames (170)
-    output wire low                 // level < fc_off_frames (85)
+    input  wire         clk,        // clock
+    input  wire         rst,        // synchronous reset, active high
+    input  wire         push,       // store din (dropped if the memory is full, which the thresholds prevent)
+    input  wire [241:0] din,        // raw region {payload, meta} of a delivered frame
+    input  wire         pop,        // take the head (ignored unless dout_valid)
+    output wire [241:0] dout,       // head entry (first word fall through)
+    output wire         dout_valid, // dout holds an entry
+    output wire         high,       // level > FC_ON_FRAMES (170)
+    output wire         low         // level < FC_OFF_FRAMES (85)
 );
+    localparam [8:0] DEPTH = 9'd256;        // memory entries (fc_buffer_frames)
+    localparam [8:0] FC_ON_FRAMES = 9'd170; // above this level: ask the far end to pause
+    localparam [8:0] FC_OFF_FRAMES = 9'd85; // below this level: let the far end resume
+
     reg [241:0] mem [0:255]; // storage (block RAM, synchronous read)
     reg [7:0] wr_ptr;
     reg [7:0] rd_ptr;
@@ -55,11 +59,11 @@ module rtlgen_rifl_fifo (
     wire fetch; // load the head from the memory
     assign fetch = (mem_count != 9'd0) & ((~head_valid) | pop_ok);
     wire push_ok;
-    assign push_ok = push & (mem_count != 9'd256);
+    assign push_ok = push & (mem_count != DEPTH);
     wire [8:0] level; // entries held (memory + head)
     assign level = mem_count + {{8{1'd0}}, head_valid};
-    assign high = 9'd170 < level;
-    assign low = level < 9'd85;
+    assign high = level > FC_ON_FRAMES;
+    assign low = level < FC_OFF_FRAMES;
     assign dout = head;
     assign dout_valid = head_valid;
     always @(posedge clk) begin

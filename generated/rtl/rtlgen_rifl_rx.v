@@ -40,19 +40,27 @@
 `default_nettype none
 
 module rtlgen_rifl_rx (
-    input  wire clk                , // clock
-    input  wire rst                , // synchronous reset, active high
-    input  wire in_valid           , // a frame from the transceiver this cycle (rx_valid)
-    input  wire [255:0] in_frame   , // the frame
-    output wire out_valid          , // a verified, new data frame with payload: push out_raw into the flow-control buffer
-    output wire [241:0] out_raw    , // descrambled {payload, meta} of the last received frame
-    output wire out_of_sync        , // illegal SYN seen, fewer than control_repeat legal SYNs since (set at reset)
-    output wire pause_req          , // the last control_repeat control frames were Pause Requests (cleared by control_repeat other frames)
-    output wire retrans_req        , // the same for Retransmit Requests
-    output wire frame_error        , // a frame failed verification; clears when the frame ID count is back at the threshold
-    output wire remote_fc          , // the far end sent a flow-control pause (and no resume since)
-    output wire err_pulse            // the previous frame failed verification while in sync and in step (frame_error was clear): a new error
+    input  wire         clk,         // clock
+    input  wire         rst,         // synchronous reset, active high
+    input  wire         in_valid,    // a frame from the transceiver this cycle (rx_valid)
+    input  wire [255:0] in_frame,    // the frame
+    output wire         out_valid,   // a verified, new data frame with payload: push out_raw into the flow-control buffer
+    output wire [241:0] out_raw,     // descrambled {payload, meta} of the last received frame
+    output wire         out_of_sync, // illegal SYN seen, fewer than control_repeat legal SYNs since (set at reset)
+    output wire         pause_req,   // the last control_repeat control frames were Pause Requests (cleared by control_repeat other frames)
+    output wire         retrans_req, // the same for Retransmit Requests
+    output wire         frame_error, // a frame failed verification; clears when the frame ID count is back at the threshold
+    output wire         remote_fc,   // the far end sent a flow-control pause (and no resume since)
+    output wire         err_pulse    // the previous frame failed verification while in sync and in step (frame_error was clear): a new error
 );
+    localparam [7:0] CTRL_PAUSE_REQUEST = 8'd51;      // control frame code (last payload byte)
+    localparam [7:0] CTRL_RETRANSMIT_REQUEST = 8'd85; // control frame code (last payload byte)
+    localparam [7:0] FC_PAUSE = 8'd1;                 // flow-control pause (last byte of a meta-00 data frame)
+    localparam [7:0] FC_RESUME = 8'd2;                // flow-control resume
+    localparam [1:0] META_NONE = 2'd0;                // meta code: no valid payload
+    localparam [3:0] CONTROL_REPEAT = 4'd8;           // control frames in a row that raise a request, legal SYNs that end out-of-sync
+    localparam [7:0] RETRANS_THRESHOLD = 8'd16;       // frame ID rollback on a failed frame (retrans_threshold 16 mod 2^8)
+
     reg [7:0] frame_id; // Listing 1 FrameID: the ID the next data frame must carry
     reg [7:0] threshold; // Listing 1 Threshold_FrameID: the next frame to deliver
     reg frame_error_q;
@@ -95,21 +103,21 @@ module rtlgen_rifl_rx (
     wire [7:0] code; // last payload byte: format, flow-control or control code
     assign code = raw[241:234];
     wire meta_zero;
-    assign meta_zero = raw[1:0] == 2'd0;
+    assign meta_zero = raw[1:0] == META_NONE;
     wire is_pause;
-    assign is_pause = is_ctrl & (code == 8'd51);
+    assign is_pause = is_ctrl & (code == CTRL_PAUSE_REQUEST);
     wire is_retr;
-    assign is_retr = is_ctrl & (code == 8'd85);
+    assign is_retr = is_ctrl & (code == CTRL_RETRANSMIT_REQUEST);
     wire hit; // frame_id == threshold: an ok data frame is new
     assign hit = frame_id == threshold;
     wire deliver;
-    assign deliver = (((~oos) & ok) & is_data) & hit;
+    assign deliver = (~oos) & ok & is_data & hit;
     wire [7:0] fid_inc;
     assign fid_inc = frame_id + 8'd1;
     wire [7:0] thr_inc;
     assign thr_inc = threshold + 8'd1;
-    wire [7:0] thr_roll; // threshold - retrans_threshold (16)
-    assign thr_roll = threshold - 8'd16;
+    wire [7:0] thr_roll; // threshold - RETRANS_THRESHOLD
+    assign thr_roll = threshold - RETRANS_THRESHOLD;
     assign out_valid = out_valid_q;
     assign out_raw = out_raw_q;
     assign out_of_sync = oos;
@@ -137,8 +145,8 @@ module rtlgen_rifl_rx (
             out_valid_q <= 1'd0;
             err_pulse_q <= 1'd0;
         end else begin
-            out_valid_q <= (in_valid & deliver) & (~meta_zero);
-            err_pulse_q <= ((in_valid & (~oos)) & (~ok)) & (~frame_error_q);
+            out_valid_q <= in_valid & deliver & (~meta_zero);
+            err_pulse_q <= in_valid & (~oos) & (~ok) & (~frame_error_q);
             if (in_valid) begin
                 if (~oos) begin
                     if (ok) begin
@@ -147,9 +155,9 @@ module rtlgen_rifl_rx (
                             if (hit) begin
                                 threshold <= thr_inc;
                                 if (meta_zero) begin
-                                    if (code == 8'd1) begin
+                                    if (code == FC_PAUSE) begin
                                         remote_fc_q <= 1'd1;
-                                    end else if (code == 8'd2) begin
+                                    end else if (code == FC_RESUME) begin
                                         remote_fc_q <= 1'd0;
                                     end
                                 end
@@ -173,24 +181,46 @@ module rtlgen_rifl_rx (
                     pause_req_q <= 1'd0;
                     retrans_req_q <= 1'd0;
                 end else begin
-                    sync_cnt <= (sync_cnt == 4'd8) ? 4'd8 : (sync_cnt + 4'd1);
-                    if (!(sync_cnt < 4'd7)) begin
+                    if (sync_cnt != CONTROL_REPEAT) begin
+                        sync_cnt <= sync_cnt + 4'd1;
+                    end
+                    if (sync_cnt >= (CONTROL_REPEAT - 4'd1)) begin
                         oos <= 1'd0;
                     end
                     if (is_ctrl) begin
-                        pause_cnt <= is_pause ? ((pause_cnt == 4'd8) ? 4'd8 : (pause_cnt + 4'd1)) : 4'd0;
-                        retr_cnt <= is_retr ? ((retr_cnt == 4'd8) ? 4'd8 : (retr_cnt + 4'd1)) : 4'd0;
+                        if (is_pause) begin
+                            if (pause_cnt != CONTROL_REPEAT) begin
+                                pause_cnt <= pause_cnt + 4'd1;
+                            end
+                        end else begin
+                            pause_cnt <= 4'd0;
+                        end
+                        if (is_retr) begin
+                            if (retr_cnt != CONTROL_REPEAT) begin
+                                retr_cnt <= retr_cnt + 4'd1;
+                            end
+                        end else begin
+                            retr_cnt <= 4'd0;
+                        end
                     end
-                    pause_quiet <= is_pause ? 4'd0 : ((pause_quiet == 4'd8) ? 4'd8 : (pause_quiet + 4'd1));
-                    retr_quiet <= is_retr ? 4'd0 : ((retr_quiet == 4'd8) ? 4'd8 : (retr_quiet + 4'd1));
-                    if (is_pause & (!(pause_cnt < 4'd7))) begin
+                    if (is_pause) begin
+                        pause_quiet <= 4'd0;
+                    end else if (pause_quiet != CONTROL_REPEAT) begin
+                        pause_quiet <= pause_quiet + 4'd1;
+                    end
+                    if (is_retr) begin
+                        retr_quiet <= 4'd0;
+                    end else if (retr_quiet != CONTROL_REPEAT) begin
+                        retr_quiet <= retr_quiet + 4'd1;
+                    end
+                    if (is_pause & (pause_cnt >= (CONTROL_REPEAT - 4'd1))) begin
                         pause_req_q <= 1'd1;
-                    end else if ((~is_pause) & (!(pause_quiet < 4'd7))) begin
+                    end else if ((~is_pause) & (pause_quiet >= (CONTROL_REPEAT - 4'd1))) begin
                         pause_req_q <= 1'd0;
                     end
-                    if (is_retr & (!(retr_cnt < 4'd7))) begin
+                    if (is_retr & (retr_cnt >= (CONTROL_REPEAT - 4'd1))) begin
                         retrans_req_q <= 1'd1;
-                    end else if ((~is_retr) & (!(retr_quiet < 4'd7))) begin
+                    end else if ((~is_retr) & (retr_quiet >= (CONTROL_REPEAT - 4'd1))) begin
                         retrans_req_q <= 1'd0;
                     end
                 end

@@ -52,24 +52,37 @@
 `default_nettype none
 
 module rtlgen_rifl_tx (
-    input  wire clk                  , // clock
-    input  wire rst                  , // synchronous reset, active high
-    input  wire en                   , // the transceiver takes tx_frame at this edge (tx_ready); nothing advances otherwise
-    input  wire out_of_sync          , // local RX: illegal SYN seen, not yet resynchronised
-    input  wire pause_req            , // local RX: the far end requests a pause
-    input  wire retrans_req          , // local RX: the far end requests a retransmission
-    input  wire frame_error          , // local RX: a frame failed verification and was not yet recovered
-    input  wire remote_fc            , // local RX: the far end sent a flow-control pause
-    input  wire fc_high              , // local flow-control buffer above its ON threshold
-    input  wire fc_low               , // local flow-control buffer below its OFF threshold
-    input  wire seg_take             , // the top hands seg_raw to this lane at this edge (implies en and seg_ready of every lane)
-    input  wire [241:0] seg_raw      , // user segment {payload, meta}
-    output wire seg_ready            , // this slot would carry a user segment (Normal, no flow-control frame due, far end not paused)
-    output wire [2:0] state          , // TX state: 0 Init, 1 Send Pause, 2 Pause, 3 Retrans, 4 Send Retrans, 5 Normal
-    output wire retrans_start        , // a retransmission procedure starts at this edge
-    output wire pause_event          , // the lane leaves Normal/Retrans/Send Retrans for Send Pause or Pause at this edge
+    input  wire         clk,           // clock
+    input  wire         rst,           // synchronous reset, active high
+    input  wire         en,            // the transceiver takes tx_frame at this edge (tx_ready); nothing advances otherwise
+    input  wire         out_of_sync,   // local RX: illegal SYN seen, not yet resynchronised
+    input  wire         pause_req,     // local RX: the far end requests a pause
+    input  wire         retrans_req,   // local RX: the far end requests a retransmission
+    input  wire         frame_error,   // local RX: a frame failed verification and was not yet recovered
+    input  wire         remote_fc,     // local RX: the far end sent a flow-control pause
+    input  wire         fc_high,       // local flow-control buffer above its ON threshold
+    input  wire         fc_low,        // local flow-control buffer below its OFF threshold
+    input  wire         seg_take,      // the top hands seg_raw to this lane at this edge (implies en and seg_ready of every lane)
+    input  wire [241:0] seg_raw,       // user segment {payload, meta}
+    output wire         seg_ready,     // this slot would carry a user segment (Normal, no flow-control frame due, far end not paused)
+    output wire [2:0]   state,         // TX state: 0 Init, 1 Send Pause, 2 Pause, 3 Retrans, 4 Send Retrans, 5 Normal
+    output wire         retrans_start, // a retransmission procedure starts at this edge
+    output wire         pause_event,   // the lane leaves Normal/Retrans/Send Retrans for Send Pause or Pause at this edge
     output wire [255:0] tx_frame       // frame to the transceiver (registered)
 );
+    localparam [2:0] ST_INIT = 3'd0;                  // TX state
+    localparam [2:0] ST_SEND_PAUSE = 3'd1;            // TX state
+    localparam [2:0] ST_PAUSE = 3'd2;                 // TX state
+    localparam [2:0] ST_RETRANS = 3'd3;               // TX state
+    localparam [2:0] ST_SEND_RETRANS = 3'd4;          // TX state
+    localparam [2:0] ST_NORMAL = 3'd5;                // TX state
+    localparam [7:0] CTRL_IDLE = 8'd15;               // control frame code (last payload byte)
+    localparam [7:0] CTRL_PAUSE_REQUEST = 8'd51;      // control frame code (last payload byte)
+    localparam [7:0] CTRL_RETRANSMIT_REQUEST = 8'd85; // control frame code (last payload byte)
+    localparam [1:0] SYN_DATA = 2'd1;                 // SYN of a data frame
+    localparam [1:0] SYN_CTRL = 2'd2;                 // SYN of a control frame
+    localparam [9:0] RESEND_END = 10'd510;            // slots r below this with r odd resend (2*2^n-2)
+    localparam [9:0] RETRANS_LAST = 10'd639;          // last slot of the procedure (2.5*2^n-1)
 
     // Registers.
     reg [8:0] init_cnt; // buffer fill counter; Init while init_cnt < 2^n
@@ -91,41 +104,45 @@ module rtlgen_rifl_tx (
     wire rbusy; // a retransmission procedure is under way
     assign rbusy = rcnt != 10'd0;
     wire [2:0] st; // current state
-    assign st = (~init_done) ? 3'd0 : (out_of_sync ? 3'd1 : (pause_req ? 3'd2 : ((retrans_req | rbusy) ? 3'd3 : (frame_error ? 3'd4 : 3'd5))));
+    assign st = (~init_done)
+        ? ST_INIT
+        : (out_of_sync ? ST_SEND_PAUSE : (pause_req ? ST_PAUSE : ((retrans_req | rbusy) ? ST_RETRANS : (frame_error ? ST_SEND_RETRANS : ST_NORMAL))));
     assign state = st;
     wire is_init;
-    assign is_init = st == 3'd0;
+    assign is_init = st == ST_INIT;
     wire is_spause;
-    assign is_spause = st == 3'd1;
+    assign is_spause = st == ST_SEND_PAUSE;
     wire is_pause;
-    assign is_pause = st == 3'd2;
+    assign is_pause = st == ST_PAUSE;
     wire is_retr;
-    assign is_retr = st == 3'd3;
+    assign is_retr = st == ST_RETRANS;
     wire is_sretr;
-    assign is_sretr = st == 3'd4;
+    assign is_sretr = st == ST_SEND_RETRANS;
     wire is_norm;
-    assign is_norm = st == 3'd5;
+    assign is_norm = st == ST_NORMAL;
     wire need_pause; // flow control: tell the far end to pause
     assign need_pause = fc_high & (~fc_asked);
     wire need_resume; // flow control: tell the far end to resume
     assign need_resume = fc_low & fc_asked;
-    assign seg_ready = ((is_norm & (~remote_fc)) & (~need_pause)) & (~need_resume);
-    assign retrans_start = (en & is_retr) & (~rbusy);
-    assign pause_event = (en & (is_spause | is_pause)) & prev_transfer;
+    assign seg_ready = is_norm & (~remote_fc) & (~need_pause) & (~need_resume);
+    assign retrans_start = en & is_retr & (~rbusy);
+    assign pause_event = en & (is_spause | is_pause) & prev_transfer;
 
     // Retransmission procedure (2.5*2^n = 640 slots): r = 0 skips the oldest entry; odd r < 2*2^n-2 resend; other slots Idle or Retransmit Request.
     wire resend; // this slot resends buffer entry tx_id
-    assign resend = (is_retr & rcnt[0]) & (rcnt < 10'd510);
+    assign resend = is_retr & rcnt[0] & (rcnt < RESEND_END);
     wire r_last; // last slot of the procedure
-    assign r_last = rcnt == 10'd639;
+    assign r_last = rcnt == RETRANS_LAST;
     wire [7:0] tx_id_inc;
     assign tx_id_inc = tx_id + 8'd1;
     wire [7:0] ctrl_code; // control code of this slot's control frame
-    assign ctrl_code = is_pause ? 8'd15 : (is_sretr ? 8'd85 : (is_retr ? (frame_error ? 8'd85 : 8'd15) : 8'd51));
+    assign ctrl_code = is_pause
+        ? CTRL_IDLE
+        : (is_sretr ? CTRL_RETRANSMIT_REQUEST : (is_retr ? (frame_error ? CTRL_RETRANSMIT_REQUEST : CTRL_IDLE) : CTRL_PAUSE_REQUEST));
     wire [7:0] ctrl_id; // frame ID a control frame carries
     assign ctrl_id = (is_retr & (~rbusy)) ? tx_id_inc : tx_id;
     wire take_seg; // Normal, no flow-control frame due, the top hands a segment
-    assign take_seg = ((is_norm & seg_take) & (~need_pause)) & (~need_resume);
+    assign take_seg = is_norm & seg_take & (~need_pause) & (~need_resume);
     wire fc_p; // Normal: send the flow-control pause frame
     assign fc_p = is_norm & need_pause;
     wire fc_r; // Normal: send the flow-control resume frame
@@ -168,7 +185,7 @@ module rtlgen_rifl_tx (
     );
     wire [255:0] frame_next; // encoded stage-1 frame
     rtlgen_rifl_encode u_encode (
-        .syn   (s1_ctrl ? 2'd2 : 2'd1),
+        .syn   (s1_ctrl ? SYN_CTRL : SYN_DATA),
         .line  (line2),
         .id    (s1_id),
         .frame (frame_next)
@@ -185,13 +202,13 @@ module rtlgen_rifl_tx (
             prev_transfer <= 1'd0;
             s1_resend <= 1'd0;
             s1_ctrl <= 1'd1;
-            s1_raw <= {8'd51, {232{1'd0}}, 2'd0};
+            s1_raw <= {CTRL_PAUSE_REQUEST, {232{1'd0}}, 2'd0};
             s1_id <= 8'd0;
             frame_q <= 256'd0;
         end else begin
             if (en) begin
                 frame_q <= frame_next;
-                prev_transfer <= (is_retr | is_sretr) | is_norm;
+                prev_transfer <= is_retr | is_sretr | is_norm;
                 if (is_init) begin
                     init_cnt <= init_cnt + 9'd1;
                 end
@@ -201,7 +218,7 @@ module rtlgen_rifl_tx (
                 if (~resend) begin
                     s1_raw <= s1_next;
                 end
-                if ((is_norm | resend) | (is_retr & (~rbusy))) begin
+                if (is_norm | resend | (is_retr & (~rbusy))) begin
                     tx_id <= tx_id_inc;
                 end
                 if (is_retr) begin

@@ -35,19 +35,22 @@
 `default_nettype none
 
 module rtlgen_rifl_txgear (
-    input  wire clk              , // clock
-    input  wire rst              , // synchronous reset, active high
-    input  wire in_valid         , // input beat offered
-    output wire in_ready         , // input beat taken (looks at this cycle's output transfer)
-    input  wire [255:0] in_data  , // byte i at [8i+7:8i]; bytes not kept are ignored
-    input  wire [31:0] in_keep   , // kept bytes, contiguous from byte 0, at least one; all unless in_last
-    input  wire in_last          , // last beat of a packet
-    output wire out_valid        , // output beat offered
-    input  wire out_ready        , // output beat taken
-    output wire [239:0] out_data , // byte i at [8i+7:8i]; bytes not kept are zero
-    output wire [29:0] out_keep  , // kept bytes, contiguous from byte 0
-    output wire out_last           // last beat of a packet
+    input  wire         clk,       // clock
+    input  wire         rst,       // synchronous reset, active high
+    input  wire         in_valid,  // input beat offered
+    output wire         in_ready,  // input beat taken (looks at this cycle's output transfer)
+    input  wire [255:0] in_data,   // byte i at [8i+7:8i]; bytes not kept are ignored
+    input  wire [31:0]  in_keep,   // kept bytes, contiguous from byte 0, at least one; all unless in_last
+    input  wire         in_last,   // last beat of a packet
+    output wire         out_valid, // output beat offered
+    input  wire         out_ready, // output beat taken
+    output wire [239:0] out_data,  // byte i at [8i+7:8i]; bytes not kept are zero
+    output wire [29:0]  out_keep,  // kept bytes, contiguous from byte 0
+    output wire         out_last   // last beat of a packet
 );
+    localparam [5:0] OUT_BYTES = 6'd30; // bytes of an output beat
+    localparam [5:0] IN_ROOM = 6'd30;   // an input beat fits while base <= this (62-byte buffer - 32-byte input beat)
+
     reg [495:0] buf_q; // 62 bytes: the packet's bytes at the bottom, zero above fill
     reg [5:0] fill; // bytes held
     reg eop; // the packet's last beat is in
@@ -59,11 +62,18 @@ module rtlgen_rifl_txgear (
     assign in_count[4] = ^(in_keep & 32'h80008000);
     assign in_count[5] = ^(in_keep & 32'h80000000);
     wire [255:0] in_masked; // in_data with the bytes not kept zeroed
-    assign in_masked = in_data & {{8{in_keep[31]}}, {8{in_keep[30]}}, {8{in_keep[29]}}, {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}}, {8{in_keep[22]}}, {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}}, {8{in_keep[15]}}, {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}}, {8{in_keep[8]}}, {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}};
+    assign in_masked = in_data
+        & {
+            {8{in_keep[31]}}, {8{in_keep[30]}}, {8{in_keep[29]}}, {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}},
+            {8{in_keep[24]}}, {8{in_keep[23]}}, {8{in_keep[22]}}, {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}},
+            {8{in_keep[17]}}, {8{in_keep[16]}}, {8{in_keep[15]}}, {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}},
+            {8{in_keep[10]}}, {8{in_keep[9]}}, {8{in_keep[8]}}, {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}},
+            {8{in_keep[2]}}, {8{in_keep[1]}}, {8{in_keep[0]}}
+        };
 
     // Output: the bottom beat; last when the packet ends within it.
-    assign out_valid = (!(fill < 6'd30)) | eop;
-    assign out_last = eop & (!(6'd30 < fill));
+    assign out_valid = (fill >= OUT_BYTES) | eop;
+    assign out_last = eop & (fill <= OUT_BYTES);
     assign out_data = buf_q[239:0];
     assign out_keep[0] = 6'd0 < fill;
     assign out_keep[1] = 6'd1 < fill;
@@ -104,8 +114,8 @@ module rtlgen_rifl_txgear (
     wire [495:0] kept; // buffer after the output transfer
     assign kept = flush ? 496'd0 : (do_out ? {{240{1'd0}}, buf_q[495:240]} : buf_q);
     wire [5:0] base; // fill level after the output transfer: where the input bytes go
-    assign base = flush ? 6'd0 : (do_out ? (fill - 6'd30) : fill);
-    assign in_ready = (~eop) & (base < 6'd31);
+    assign base = flush ? 6'd0 : (do_out ? (fill - OUT_BYTES) : fill);
+    assign in_ready = (~eop) & (base <= IN_ROOM);
 
     // Place the input bytes at byte offset base (a multiple of 2 when used): a logarithmic shifter over base[4:1].
     wire [495:0] sh0;

@@ -49,30 +49,38 @@
 `default_nettype none
 
 module rtlgen_rxl_ep (
-    input  wire clk                           , // clock
-    input  wire rst                           , // synchronous reset, active high
-    input  wire s_valid                       , // a payload is offered for transmission
-    output wire s_ready                       , // the replay buffer has room: the payload is taken when s_valid && s_ready
-    input  wire [1919:0] s_payload            , // 240-byte payload; byte j at [8j+7:8j], flit byte 2+j
-    output wire tx_valid                      , // tx_flit holds a flit (always, after the first cycle out of reset)
-    input  wire tx_ready                      , // the link takes tx_flit this cycle
-    output wire [2047:0] tx_flit              , // 256-byte flit to the link; byte i at [8i+7:8i], byte 0 first on the wire
-    input  wire rx_valid                      , // rx_flit holds a flit from the link
-    input  wire [2047:0] rx_flit              , // 256-byte flit from the link
-    output wire m_valid                       , // m_payload is the next payload, in order (no backpressure)
-    output wire [1919:0] m_payload            , // delivered 240-byte payload
-    output wire [31:0] cnt_flits_sent         , // flits transferred on tx_flit (saturating)
-    output wire [31:0] cnt_replays            , // go-back-N replays started (NACK or replay timeout; saturating)
-    output wire [31:0] cnt_crc_fail           , // received flits failing the CRC check (saturating)
-    output wire [31:0] cnt_fec_corrected      , // received flits the FEC corrected (saturating)
-    output wire [31:0] cnt_fec_uncorrectable  , // received flits the FEC found uncorrectable (saturating)
-    output wire [31:0] cnt_nacks_sent           // NACKs sent (saturating)
+    input  wire          clk,                   // clock
+    input  wire          rst,                   // synchronous reset, active high
+    input  wire          s_valid,               // a payload is offered for transmission
+    output wire          s_ready,               // the replay buffer has room: the payload is taken when s_valid && s_ready
+    input  wire [1919:0] s_payload,             // 240-byte payload; byte j at [8j+7:8j], flit byte 2+j
+    output wire          tx_valid,              // tx_flit holds a flit (always, after the first cycle out of reset)
+    input  wire          tx_ready,              // the link takes tx_flit this cycle
+    output wire [2047:0] tx_flit,               // 256-byte flit to the link; byte i at [8i+7:8i], byte 0 first on the wire
+    input  wire          rx_valid,              // rx_flit holds a flit from the link
+    input  wire [2047:0] rx_flit,               // 256-byte flit from the link
+    output wire          m_valid,               // m_payload is the next payload, in order (no backpressure)
+    output wire [1919:0] m_payload,             // delivered 240-byte payload
+    output wire [31:0]   cnt_flits_sent,        // flits transferred on tx_flit (saturating)
+    output wire [31:0]   cnt_replays,           // go-back-N replays started (NACK or replay timeout; saturating)
+    output wire [31:0]   cnt_crc_fail,          // received flits failing the CRC check (saturating)
+    output wire [31:0]   cnt_fec_corrected,     // received flits the FEC corrected (saturating)
+    output wire [31:0]   cnt_fec_uncorrectable, // received flits the FEC found uncorrectable (saturating)
+    output wire [31:0]   cnt_nacks_sent         // NACKs sent (saturating)
 );
 
     // Flit: bytes 0-1 header {type[15:12], ReplayCmd[11:10], FSN[9:0]}, 2-241 payload, 242-249 CRC, 250-255 FEC.
     // Mode rxl: FSN = AckNum when ReplayCmd != 0, else 0; SeqNum folded into the CRC (ISN) of payload flits.
-    localparam CMD_ACK = 2'd1; // ReplayCmd
-    localparam CMD_NACK = 2'd2; // ReplayCmd
+    localparam [1:0] REPLAY_CMD_NONE = 2'd0;     // ReplayCmd: no AckNum in the FSN field
+    localparam [1:0] REPLAY_CMD_ACK = 2'd1;      // ReplayCmd: ACK, FSN = AckNum
+    localparam [1:0] REPLAY_CMD_NACK = 2'd2;     // ReplayCmd: NACK, FSN = AckNum (last good SeqNum)
+    localparam [3:0] FLIT_TYPE_PAYLOAD = 4'd1;   // header type of a payload flit (0: control flit)
+    localparam [3:0] ACK_EVERY = 4'd10;          // payloads delivered per coalesced ACK
+    localparam [6:0] ACK_TIMEOUT = 7'd64;        // cycles an ACK for fewer payloads may wait
+    localparam [9:0] NACK_TIMEOUT = 10'd512;     // cycles of discarding before the NACK is sent again
+    localparam [10:0] REPLAY_TIMEOUT = 11'd1024; // cycles without ACK/NACK before the oldest flit is replayed
+    localparam [31:0] CNT_MAX = 32'd4294967295;  // status counters saturate here
+
     reg t1_valid; // tx_flit holds a flit
     reg [1999:0] t1_msg; // flit bytes 0-249 (header, payload, CRC); the FEC encoder makes tx_flit of it
     reg ctl_valid; // a good received flit carried an ACK/NACK, applied to the replay buffer now
@@ -102,11 +110,9 @@ module rtlgen_rxl_ep (
     wire [1999:0] dec_msg; // corrected bytes 0-249
     wire dec_corrected;
     wire dec_uncorrectable;
-
     // verilator lint_off UNUSED
     wire [2:0] dec_way_corrected; // per-way flags, not needed here
     wire [2:0] dec_way_uncorrectable;
-
     // verilator lint_on UNUSED
     rtlgen_rxl_ep_fec_dec u_fec_dec (
         .cw                (rx_flit),
@@ -123,7 +129,7 @@ module rtlgen_rxl_ep (
     wire [1:0] h_cmd; // received ReplayCmd
     assign h_cmd = d_msg[11:10];
     wire h_payload; // received flit type is payload (1)
-    assign h_payload = d_msg[15:12] == 4'd1;
+    assign h_payload = d_msg[15:12] == FLIT_TYPE_PAYLOAD;
     wire [9:0] chk_seq; // ESeqNum on payload flits, 0 on control flits
     assign chk_seq = h_payload ? eseq : 10'd0;
     wire crc_ok; // the CRC matches
@@ -134,19 +140,17 @@ module rtlgen_rxl_ep (
         .ok     (crc_ok)
     );
     wire good; // a correctable flit whose CRC checks
-    assign good = (d_valid & (~d_uncorrectable)) & crc_ok;
+    assign good = d_valid & (~d_uncorrectable) & crc_ok;
     wire bad; // corrupted, or (rxl) out of sequence
     assign bad = d_valid & (~good);
     wire h_has_ack; // ReplayCmd is ACK or NACK
-    assign h_has_ack = (h_cmd == CMD_ACK) | (h_cmd == CMD_NACK);
+    assign h_has_ack = (h_cmd == REPLAY_CMD_ACK) | (h_cmd == REPLAY_CMD_NACK);
     wire deliver; // the ISN proved SeqNum == ESeqNum
     assign deliver = good & h_payload;
-    wire seq_error;
-    assign seq_error = 1'd0;
     wire trigger_nack; // first error: start discarding, schedule a NACK
-    assign trigger_nack = (bad | seq_error) & (~discard);
+    assign trigger_nack = bad & (~discard);
     wire renack; // discarding for nack_timeout cycles: send the NACK again
-    assign renack = (discard & (~deliver)) & (nack_timer == 10'd511);
+    assign renack = discard & (~deliver) & (nack_timer == (NACK_TIMEOUT - 10'd1));
 
     // TX: replay-buffer control from the received ACK/NACK (ctl) and the replay timer.
     wire rb_push_ready;
@@ -155,41 +159,39 @@ module rtlgen_rxl_ep (
     wire [1919:0] rb_out_data;
     wire [9:0] rb_out_seq;
     wire [9:0] rb_count;
-
     // verilator lint_off UNUSED
     wire rb_full; // same as !rb_push_ready
-
     // verilator lint_on UNUSED
     wire [9:0] rb_head; // oldest unacknowledged SeqNum
     assign rb_head = rb_push_seq - rb_count;
     wire ctl_ack;
-    assign ctl_ack = ctl_valid & ((ctl_cmd == CMD_ACK) | (ctl_cmd == CMD_NACK));
+    assign ctl_ack = ctl_valid & ((ctl_cmd == REPLAY_CMD_ACK) | (ctl_cmd == REPLAY_CMD_NACK));
     wire ctl_nack;
-    assign ctl_nack = ctl_valid & (ctl_cmd == CMD_NACK);
+    assign ctl_nack = ctl_valid & (ctl_cmd == REPLAY_CMD_NACK);
     wire timeout; // no ACK/NACK for replay_timeout cycles while flits are held
-    assign timeout = ((~ctl_ack) & (rb_count != 10'd0)) & (stall_timer == 11'd1023);
+    assign timeout = (~ctl_ack) & (rb_count != 10'd0) & (stall_timer == (REPLAY_TIMEOUT - 11'd1));
     wire [9:0] replay_seq; // NACK: after the last good SeqNum; timeout: the oldest
     assign replay_seq = ctl_nack ? (ctl_fsn + 10'd1) : rb_head;
     wire replay_valid;
     assign replay_valid = ctl_nack | timeout;
     wire replay_taken; // the buffer accepts it (replay_seq - head <= count)
-    assign replay_taken = replay_valid & (!(rb_count < (replay_seq - rb_head)));
+    assign replay_taken = replay_valid & ((replay_seq - rb_head) <= rb_count);
 
     // TX: the flit register loads when the link takes the current flit (or holds none).
     wire load;
     assign load = tx_ready | (~t1_valid);
     wire payload; // send the buffer's flit (a pending NACK goes first, in a control flit of its own)
-    assign payload = (load & rb_out_valid) & (~nack_pending);
+    assign payload = load & rb_out_valid & (~nack_pending);
     wire ack_due; // ack_every payloads delivered, or some and ack_timeout cycles
-    assign ack_due = (since_ack == 4'd10) | ((since_ack != 4'd0) & (ack_timer == 7'd64));
+    assign ack_due = (since_ack == ACK_EVERY) | ((since_ack != 4'd0) & (ack_timer == ACK_TIMEOUT));
     wire [1:0] tx_cmd; // ReplayCmd to send
-    assign tx_cmd = nack_pending ? CMD_NACK : (ack_due ? CMD_ACK : 2'd0);
+    assign tx_cmd = nack_pending ? REPLAY_CMD_NACK : (ack_due ? REPLAY_CMD_ACK : REPLAY_CMD_NONE);
     wire ack_sent;
-    assign ack_sent = load & (tx_cmd != 2'd0);
+    assign ack_sent = load & (tx_cmd != REPLAY_CMD_NONE);
     wire nack_sent;
-    assign nack_sent = load & (tx_cmd == CMD_NACK);
+    assign nack_sent = load & (tx_cmd == REPLAY_CMD_NACK);
     wire [9:0] tx_fsn; // AckNum = ESeqNum - 1 when ReplayCmd != 0
-    assign tx_fsn = (tx_cmd != 2'd0) ? (eseq - 10'd1) : 10'd0;
+    assign tx_fsn = (tx_cmd != REPLAY_CMD_NONE) ? (eseq - 10'd1) : 10'd0;
     wire [15:0] tx_header; // {type, ReplayCmd, FSN}
     assign tx_header = {3'd0, payload, tx_cmd, tx_fsn};
     wire [1935:0] tx_data; // header and payload (zero in control flits)
@@ -227,7 +229,7 @@ module rtlgen_rxl_ep (
 
     // ACK coalescing and NACK bookkeeping.
     wire [3:0] since_n;
-    assign since_n = ack_sent ? {3'd0, deliver} : ((since_ack == 4'd10) ? since_ack : (since_ack + {3'd0, deliver}));
+    assign since_n = ack_sent ? {{3{1'd0}}, deliver} : ((since_ack == ACK_EVERY) ? since_ack : (since_ack + {{3{1'd0}}, deliver}));
 
     // Control registers (reset).
     always @(posedge clk) begin
@@ -255,34 +257,34 @@ module rtlgen_rxl_ep (
                 t1_valid <= 1'd1;
             end
             ctl_valid <= good & h_has_ack;
-            stall_timer <= ((ctl_ack | timeout) | (rb_count == 10'd0)) ? 11'd0 : (stall_timer + 11'd1);
+            stall_timer <= (ctl_ack | timeout | (rb_count == 10'd0)) ? 11'd0 : (stall_timer + 11'd1);
             // RX
             d_valid <= rx_valid;
             if (deliver) begin
                 eseq <= eseq + 10'd1;
             end
             discard <= deliver ? 1'd0 : (discard | trigger_nack);
-            nack_timer <= (((~discard) | deliver) | renack) ? 10'd0 : (nack_timer + 10'd1);
-            nack_pending <= (trigger_nack | renack) | ((nack_pending & (~nack_sent)) & (~deliver));
+            nack_timer <= ((~discard) | deliver | renack) ? 10'd0 : (nack_timer + 10'd1);
+            nack_pending <= trigger_nack | renack | (nack_pending & (~nack_sent) & (~deliver));
             since_ack <= since_n;
-            ack_timer <= (ack_sent | (since_n == 4'd0)) ? 7'd0 : ((ack_timer == 7'd64) ? ack_timer : (ack_timer + 7'd1));
+            ack_timer <= (ack_sent | (since_n == 4'd0)) ? 7'd0 : ((ack_timer == ACK_TIMEOUT) ? ack_timer : (ack_timer + 7'd1));
             m_valid_q <= deliver;
-            if ((t1_valid & tx_ready) & (cnt_flits_sent_q != 32'hffffffff)) begin
+            if (t1_valid & tx_ready & (cnt_flits_sent_q != CNT_MAX)) begin
                 cnt_flits_sent_q <= cnt_flits_sent_q + 32'd1;
             end
-            if (replay_taken & (cnt_replays_q != 32'hffffffff)) begin
+            if (replay_taken & (cnt_replays_q != CNT_MAX)) begin
                 cnt_replays_q <= cnt_replays_q + 32'd1;
             end
-            if ((d_valid & (~crc_ok)) & (cnt_crc_fail_q != 32'hffffffff)) begin
+            if (d_valid & (~crc_ok) & (cnt_crc_fail_q != CNT_MAX)) begin
                 cnt_crc_fail_q <= cnt_crc_fail_q + 32'd1;
             end
-            if ((d_valid & d_corrected) & (cnt_fec_corrected_q != 32'hffffffff)) begin
+            if (d_valid & d_corrected & (cnt_fec_corrected_q != CNT_MAX)) begin
                 cnt_fec_corrected_q <= cnt_fec_corrected_q + 32'd1;
             end
-            if ((d_valid & d_uncorrectable) & (cnt_fec_uncorrectable_q != 32'hffffffff)) begin
+            if (d_valid & d_uncorrectable & (cnt_fec_uncorrectable_q != CNT_MAX)) begin
                 cnt_fec_uncorrectable_q <= cnt_fec_uncorrectable_q + 32'd1;
             end
-            if (nack_sent & (cnt_nacks_sent_q != 32'hffffffff)) begin
+            if (nack_sent & (cnt_nacks_sent_q != CNT_MAX)) begin
                 cnt_nacks_sent_q <= cnt_nacks_sent_q + 32'd1;
             end
         end

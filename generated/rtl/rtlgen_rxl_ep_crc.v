@@ -46,8 +46,8 @@
 
 module rtlgen_rxl_ep_crc (
     input  wire [1935:0] data, // message; byte i at [8i+7:8i], byte 0 first on the wire
-    input  wire [9:0] seq    , // sequence number XORed into data[seq_bits-1:0] (ISN)
-    output wire [63:0] crc     // check symbols; symbol j at [m*j+m-1:m*j]
+    input  wire [9:0]    seq,  // sequence number XORed into data[seq_bits-1:0] (ISN)
+    output wire [63:0]   crc   // check symbols; symbol j at [m*j+m-1:m*j]
 );
 
     // ISN: seq is XORed into data[seq_bits-1:0]; it enters the XOR network as extra columns.

@@ -33,23 +33,24 @@
 `default_nettype none
 
 module rtlgen_rxl_ep_replay (
-    input  wire clk                  , // clock
-    input  wire rst                  , // synchronous reset, active high
-    input  wire push_valid           , // an entry is offered
-    output wire push_ready           , // room for an entry (not full); push when push_valid && push_ready
-    input  wire [1919:0] push_data   , // entry to store
-    output wire [9:0] push_seq       , // sequence number the pushed entry gets
-    input  wire ack_valid            , // acknowledge: free every entry up to and including ack_seq
-    input  wire [9:0] ack_seq        , // last acknowledged sequence number; ignored unless an entry with it is held
-    input  wire replay_valid         , // go back: the output stream restarts from replay_seq
-    input  wire [9:0] replay_seq     , // first sequence number to send again; ignored unless held (or the next to be pushed)
-    output wire out_valid            , // out_data/out_seq hold an entry
-    input  wire out_ready            , // the consumer takes the entry (transfer when out_valid && out_ready)
-    output wire [1919:0] out_data    , // entry, new or replayed, in sequence order
-    output wire [9:0] out_seq        , // sequence number of out_data
-    output wire [9:0] count          , // entries held (pushed, not yet acknowledged), 0..depth
-    output wire full                   // count == depth
+    input  wire          clk,          // clock
+    input  wire          rst,          // synchronous reset, active high
+    input  wire          push_valid,   // an entry is offered
+    output wire          push_ready,   // room for an entry (not full); push when push_valid && push_ready
+    input  wire [1919:0] push_data,    // entry to store
+    output wire [9:0]    push_seq,     // sequence number the pushed entry gets
+    input  wire          ack_valid,    // acknowledge: free every entry up to and including ack_seq
+    input  wire [9:0]    ack_seq,      // last acknowledged sequence number; ignored unless an entry with it is held
+    input  wire          replay_valid, // go back: the output stream restarts from replay_seq
+    input  wire [9:0]    replay_seq,   // first sequence number to send again; ignored unless held (or the next to be pushed)
+    output wire          out_valid,    // out_data/out_seq hold an entry
+    input  wire          out_ready,    // the consumer takes the entry (transfer when out_valid && out_ready)
+    output wire [1919:0] out_data,     // entry, new or replayed, in sequence order
+    output wire [9:0]    out_seq,      // sequence number of out_data
+    output wire [9:0]    count,        // entries held (pushed, not yet acknowledged), 0..depth
+    output wire          full          // count == DEPTH
 );
+    localparam [9:0] DEPTH = 10'd256; // entries held at most
 
     // Storage: 256 x 1920 bits of block RAM addressed by seq[7:0] (depth 256 rounded up to a power of two);
     // write port for pushes, synchronous read-first port for the output.
@@ -64,7 +65,7 @@ module rtlgen_rxl_ep_replay (
     wire [9:0] count_w; // tail_q - head_q
     assign count_w = tail_q - head_q;
     wire full_w;
-    assign full_w = count_w == 10'd256;
+    assign full_w = count_w == DEPTH;
     wire push_fire; // a push is accepted
     assign push_fire = push_valid & (~full_w);
     wire out_fire; // the output entry is taken
@@ -78,7 +79,7 @@ module rtlgen_rxl_ep_replay (
     wire [9:0] head_n;
     assign head_n = ack_ok ? (ack_seq + 10'd1) : head_q;
     wire replay_ok; // replay_seq - head_q <= count
-    assign replay_ok = replay_valid & (!(count_w < (replay_seq - head_q)));
+    assign replay_ok = replay_valid & ((replay_seq - head_q) <= count_w);
     wire [9:0] rd_a; // output pointer after replay or transfer
     assign rd_a = replay_ok ? replay_seq : (out_fire ? (rd_q + 10'd1) : rd_q);
     wire [9:0] rd_n; // output pointer, moved to the new head if an ack freed its entry

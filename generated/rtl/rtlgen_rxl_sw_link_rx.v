@@ -25,24 +25,24 @@
 `default_nettype none
 
 module rtlgen_rxl_sw_link_rx (
-    input  wire clk                   , // clock
-    input  wire rst                   , // synchronous reset, active high
-    input  wire in_valid              , // in_flit holds a flit from the link
-    input  wire [2047:0] in_flit      , // 256-byte flit; byte i at [8i+7:8i]
-    output wire out_valid             , // out_msg holds a correctable flit (uncorrectable ones are dropped)
-    output wire [1999:0] out_msg      , // its corrected bytes 0-249 (header, payload, CRC), unchecked
-    output wire [31:0] cnt_flits      , // flits received (saturating)
-    output wire [31:0] cnt_corrected  , // flits the FEC corrected (saturating)
-    output wire [31:0] cnt_dropped      // uncorrectable flits dropped (saturating)
+    input  wire          clk,           // clock
+    input  wire          rst,           // synchronous reset, active high
+    input  wire          in_valid,      // in_flit holds a flit from the link
+    input  wire [2047:0] in_flit,       // 256-byte flit; byte i at [8i+7:8i]
+    output wire          out_valid,     // out_msg holds a correctable flit (uncorrectable ones are dropped)
+    output wire [1999:0] out_msg,       // its corrected bytes 0-249 (header, payload, CRC), unchecked
+    output wire [31:0]   cnt_flits,     // flits received (saturating)
+    output wire [31:0]   cnt_corrected, // flits the FEC corrected (saturating)
+    output wire [31:0]   cnt_dropped    // uncorrectable flits dropped (saturating)
 );
+    localparam [31:0] CNT_MAX = 32'd4294967295; // status counters saturate here
+
     wire [1999:0] dec_msg;
     wire dec_corrected;
     wire dec_uncorrectable;
-
     // verilator lint_off UNUSED
     wire [2:0] dec_way_corrected; // per-way flags, not needed here
     wire [2:0] dec_way_uncorrectable;
-
     // verilator lint_on UNUSED
     rtlgen_rxl_ep_fec_dec u_fec_dec (
         .cw                (in_flit),
@@ -65,13 +65,13 @@ module rtlgen_rxl_sw_link_rx (
             cnt_dropped_q <= 32'd0;
         end else begin
             out_valid_q <= in_valid & (~dec_uncorrectable);
-            if (in_valid & (cnt_flits_q != 32'hffffffff)) begin
+            if (in_valid & (cnt_flits_q != CNT_MAX)) begin
                 cnt_flits_q <= cnt_flits_q + 32'd1;
             end
-            if ((in_valid & dec_corrected) & (cnt_corrected_q != 32'hffffffff)) begin
+            if (in_valid & dec_corrected & (cnt_corrected_q != CNT_MAX)) begin
                 cnt_corrected_q <= cnt_corrected_q + 32'd1;
             end
-            if ((in_valid & dec_uncorrectable) & (cnt_dropped_q != 32'hffffffff)) begin
+            if (in_valid & dec_uncorrectable & (cnt_dropped_q != CNT_MAX)) begin
                 cnt_dropped_q <= cnt_dropped_q + 32'd1;
             end
         end

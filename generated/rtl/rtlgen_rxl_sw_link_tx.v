@@ -21,14 +21,16 @@
 `default_nettype none
 
 module rtlgen_rxl_sw_link_tx (
-    input  wire clk               , // clock
-    input  wire rst               , // synchronous reset, active high
-    input  wire in_valid          , // in_msg holds a flit's bytes 0-249
-    input  wire [1999:0] in_msg   , // header, payload, CRC
-    output wire out_valid         , // out_flit holds a flit for the next link
-    output wire [2047:0] out_flit , // in_msg with fresh FEC bytes 250-255
-    output wire [31:0] cnt_flits    // flits forwarded (saturating)
+    input  wire          clk,       // clock
+    input  wire          rst,       // synchronous reset, active high
+    input  wire          in_valid,  // in_msg holds a flit's bytes 0-249
+    input  wire [1999:0] in_msg,    // header, payload, CRC
+    output wire          out_valid, // out_flit holds a flit for the next link
+    output wire [2047:0] out_flit,  // in_msg with fresh FEC bytes 250-255
+    output wire [31:0]   cnt_flits  // flits forwarded (saturating)
 );
+    localparam [31:0] CNT_MAX = 32'd4294967295; // status counters saturate here
+
     reg out_valid_q;
     reg [1999:0] msg_q; // the message, encoded on the way out
     reg [31:0] cnt_flits_q;
@@ -38,7 +40,7 @@ module rtlgen_rxl_sw_link_tx (
             cnt_flits_q <= 32'd0;
         end else begin
             out_valid_q <= in_valid;
-            if (in_valid & (cnt_flits_q != 32'hffffffff)) begin
+            if (in_valid & (cnt_flits_q != CNT_MAX)) begin
                 cnt_flits_q <= cnt_flits_q + 32'd1;
             end
         end

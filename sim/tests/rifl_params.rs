@@ -57,7 +57,7 @@ fn lockstep(name: &str, ber: f64, packets: u64, max_len: usize, backpressure: f6
     let p = bench.block::<RiflBlock>(name)?.params;
     let m = bench.module(name, Role::Node)?;
     let mut rng = TestRng::for_test(&format!("rifl_params_{name}"))?;
-    let setup = NodeLink { ber, delay: 9, packets, min_len: 1, max_len, tx_stall: 0.05, backpressure, idle: 0.3, max_cycles: 2_000_000 };
+    let setup = NodeLink { ber, delay: 9, packets, min_len: 1, max_len, tx_stall: 0.05, backpressure, idle: 0.3, traffic_cycles: 0, max_cycles: 2_000_000 };
     let (t, s) = rifl::node_run(&bench, m, &setup, &mut rng)?;
     println!(
         "{name}: {} cycles, {} compared outputs, packets {}+{}, flipped bits {}+{}, frame errors {}+{}, retransmissions {}+{}, max flow-control level {}",

@@ -105,15 +105,8 @@ impl Design {
         design.insert("clock_mhz".into(), toml::Value::Float(clock));
         let mut blocks = Vec::new();
         for b in m["blocks"].as_array().ok_or_else(|| syntax("`blocks` is missing (a manifest written before rtl-gen listed blocks?)".into()))? {
-            let mut t = toml::Table::new();
-            t.insert("kind".into(), toml::Value::String(text_of(&b["kind"], "blocks[].kind")?));
-            t.insert("name".into(), toml::Value::String(text_of(&b["name"], "blocks[].name")?));
-            let kind = blocks::kind(b["kind"].as_str().unwrap_or(""));
+            let mut params = Vec::new();
             for (k, v) in b["params"].as_object().ok_or_else(|| syntax("`blocks[].params` is missing".into()))? {
-                // Derived values the banner shows (rs_crc's bit_map) are not fields: recomputed.
-                if kind.is_some_and(|kd| !kd.fields().iter().any(|f| f.name == k)) {
-                    continue;
-                }
                 let value = match v {
                     serde_json::Value::Bool(x) => toml::Value::Boolean(*x),
                     serde_json::Value::Number(n) => match n.as_i64() {
@@ -123,8 +116,9 @@ impl Design {
                     serde_json::Value::String(x) => toml::Value::String(x.clone()),
                     other => return Err(syntax(format!("parameter `{k}` = {other} is not a boolean, number or string"))),
                 };
-                t.insert(k.clone(), value);
+                params.push((k.clone(), value));
             }
+            let t = block_table(&text_of(&b["kind"], "blocks[].kind")?, &text_of(&b["name"], "blocks[].name")?, params);
             blocks.push(toml::Value::Table(t));
         }
         let mut file = toml::Table::new();
@@ -235,20 +229,30 @@ fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>
 /// (`[("width", "32"), ("poly", "0x04C11DB7"), ...]`), through the kind's own field parser: how
 /// the simulator gets the model of a module built inside another block (an endpoint's FEC).
 pub fn block_from_params(kind: &str, name: &str, params: &[(&'static str, String)]) -> ConfigResult<Box<dyn Block>> {
-    let mut t = toml::Table::new();
-    t.insert("kind".into(), toml::Value::String(kind.to_string()));
-    t.insert("name".into(), toml::Value::String(name.to_string()));
-    let fields = blocks::kind(kind).map(|k| k.fields()).unwrap_or(&[]);
-    for (k, v) in params.iter().filter(|(k, _)| fields.iter().any(|f| f.name == *k)) {
+    let values = params.iter().map(|(k, v)| {
         let value = match v.as_str() {
             "true" => toml::Value::Boolean(true),
             "false" => toml::Value::Boolean(false),
             d if !d.is_empty() && d.len() < 19 && d.bytes().all(|c| c.is_ascii_digit()) => toml::Value::Integer(d.parse().expect("short decimal")),
             other => toml::Value::String(other.to_string()),
         };
-        t.insert(k.to_string(), value);
+        (k.to_string(), value)
+    });
+    parse_block(0, &block_table(kind, name, values.collect()))
+}
+
+/// The `[[blocks]]` table of a block given by kind, name and parameter values. Parameters that
+/// are not fields of the kind are derived values the banner shows (rs_crc's `bit_map`): left
+/// out, the kind's parser recomputes them.
+fn block_table(kind: &str, name: &str, params: Vec<(String, toml::Value)>) -> toml::Table {
+    let mut t = toml::Table::new();
+    t.insert("kind".into(), toml::Value::String(kind.to_string()));
+    t.insert("name".into(), toml::Value::String(name.to_string()));
+    let fields = blocks::kind(kind).map(|k| k.fields()).unwrap_or(&[]);
+    for (k, v) in params.into_iter().filter(|(k, _)| fields.iter().any(|f| f.name == k)) {
+        t.insert(k, v);
     }
-    parse_block(0, &t)
+    t
 }
 
 /// Hash of the design's meaning: parsed and re-serialised so comments, whitespace and key order

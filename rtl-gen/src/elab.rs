@@ -65,8 +65,6 @@ impl ElabModule {
 pub struct Elaborated {
     pub design: Design,
     pub modules: Vec<ElabModule>,
-    /// Name a block-local module had before it was merged into a shared one → the shared name.
-    pub merged: BTreeMap<String, String>,
 }
 
 impl Design {
@@ -79,8 +77,8 @@ impl Design {
                 modules.push(from_generated(bi, block.as_ref(), m));
             }
         }
-        let merged = deduplicate(&mut modules);
-        Elaborated { design: self, modules, merged }
+        deduplicate(&mut modules);
+        Elaborated { design: self, modules }
     }
 }
 
@@ -116,9 +114,8 @@ fn mark_tops(modules: &mut [ElabModule]) {
     }
 }
 
-/// Merge internal modules with identical kind, role, parameters and body; returns old → new names.
-fn deduplicate(modules: &mut Vec<ElabModule>) -> BTreeMap<String, String> {
-    let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+/// Merge internal modules with identical kind, role, parameters and body.
+fn deduplicate(modules: &mut Vec<ElabModule>) {
     loop {
         mark_tops(modules);
         // Candidates share kind, role and parameters with at least one internal module; only
@@ -146,7 +143,7 @@ fn deduplicate(modules: &mut Vec<ElabModule>) -> BTreeMap<String, String> {
             }
         }
         if round.is_empty() {
-            return renamed;
+            return;
         }
         let map: HashMap<String, String> = round.iter().map(|&(d, s)| (modules[d].name().to_string(), modules[s].name().to_string())).collect();
         for &(d, s) in &round {
@@ -155,15 +152,6 @@ fn deduplicate(modules: &mut Vec<ElabModule>) -> BTreeMap<String, String> {
             if blk != sv.block && !sv.shared_by.contains(&blk) {
                 sv.shared_by.push(blk);
             }
-        }
-        for (old, new) in &map {
-            // Names merged earlier into `old` now point at `new` too.
-            for v in renamed.values_mut() {
-                if v == old {
-                    *v = new.clone();
-                }
-            }
-            renamed.insert(old.clone(), new.clone());
         }
         let mut drop: Vec<usize> = round.iter().map(|&(d, _)| d).collect();
         drop.sort_unstable();
@@ -209,11 +197,6 @@ impl Elaborated {
     pub fn module(&self, block: &str, role: Role) -> Option<&ElabModule> {
         let bi = self.block_index(block)?;
         self.modules.iter().find(|m| m.role == role && (m.block == bi || m.shared_by.contains(&bi)))
-    }
-
-    pub fn module_named(&self, name: &str) -> Option<&ElabModule> {
-        let name = self.merged.get(name).map(String::as_str).unwrap_or(name);
-        self.modules.iter().find(|m| m.name() == name)
     }
 
     /// Every module block `block` uses, including shared ones.

@@ -3,7 +3,7 @@
 //! catalogue message "123456789" where it fits), random messages and sequence numbers, and for
 //! checkers a CRC with one flipped bit half of the time (the fault a checker exists to catch).
 
-use super::vectors::{drive, Vector};
+use super::vectors::{run, Vector};
 use super::{Options, Tally};
 use crate::{Bench, Bits, SimError, TestRng};
 use rtl_gen::blocks::crc::CrcBlock;
@@ -71,13 +71,13 @@ fn crc_vectors(b: &CrcBlock, checker: bool, opts: &Options, rng: &mut TestRng) -
 pub fn crc_generator(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<CrcBlock>(&own, m)?;
-    run(bench, m, crc_vectors(b, false, opts, rng), rng)
+    run(bench, m, crc_vectors(b, false, opts, rng).into_iter(), rng)
 }
 
 pub fn crc_checker(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<CrcBlock>(&own, m)?;
-    run(bench, m, crc_vectors(b, true, opts, rng), rng)
+    run(bench, m, crc_vectors(b, true, opts, rng).into_iter(), rng)
 }
 
 fn rs_crc_vectors(b: &RsCrcBlock, checker: bool, opts: &Options, rng: &mut TestRng) -> Vec<Vector> {
@@ -107,20 +107,13 @@ fn rs_crc_vectors(b: &RsCrcBlock, checker: bool, opts: &Options, rng: &mut TestR
 pub fn rs_crc_generator(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsCrcBlock>(&own, m)?;
-    run(bench, m, rs_crc_vectors(b, false, opts, rng), rng)
+    run(bench, m, rs_crc_vectors(b, false, opts, rng).into_iter(), rng)
 }
 
 pub fn rs_crc_checker(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsCrcBlock>(&own, m)?;
-    run(bench, m, rs_crc_vectors(b, true, opts, rng), rng)
-}
-
-fn run(bench: &Bench, m: &ElabModule, vectors: Vec<Vector>, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let mut dut = crate::Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
-    let mut tally = Tally::default();
-    drive(&mut dut, m.latency as u64, vectors.into_iter(), 0.2, rng, &mut tally)?;
-    Ok(tally)
+    run(bench, m, rs_crc_vectors(b, true, opts, rng).into_iter(), rng)
 }
 
 /// Messages of 1..=2 beats covering every last-beat keep pattern, then random lengths up to

@@ -5,9 +5,9 @@
 //! the expected behaviour, bit for bit), plus corner codewords (all zeros, all ones); `msg`,
 //! `corrected`, `uncorrectable` and the per-way flags compared.
 
-use super::vectors::{drive, Vector};
+use super::vectors::{run, Vector};
 use super::{Options, Tally};
-use crate::{Bench, Bits, Dut, SimError, TestRng};
+use crate::{Bench, Bits, SimError, TestRng};
 use rtl_gen::blocks::rs_fec::model::FlitFec;
 use rtl_gen::blocks::rs_fec::RsFecBlock;
 use rtl_gen::elab::ElabModule;
@@ -45,10 +45,7 @@ pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng)
         outputs: vec![("cw", Bits::from_bytes_width(&model.encode(&msg), cb))],
         inputs: vec![("msg", Bits::from_bytes_width(&msg, mb))],
     });
-    let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
-    let mut tally = Tally::default();
-    drive(&mut dut, m.latency as u64, vectors, 0.2, rng, &mut tally)?;
-    Ok(tally)
+    run(bench, m, vectors, rng)
 }
 
 pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
@@ -92,8 +89,5 @@ pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng)
             ],
         }
     });
-    let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
-    let mut tally = Tally::default();
-    drive(&mut dut, m.latency as u64, vectors, 0.2, rng, &mut tally)?;
-    Ok(tally)
+    run(bench, m, vectors, rng)
 }

@@ -123,14 +123,9 @@ impl Tally {
         }
     }
 
-    /// Compare bit vectors, printed in hex.
+    /// Compare bit vectors (printed in hex by their `Debug`).
     pub fn compare_bits(&mut self, cycle: u64, port: &str, expected: &Bits, actual: &Bits) {
-        if expected != actual {
-            self.mismatches += 1;
-            if self.first.is_none() {
-                self.first = Some(FirstMismatch { cycle, port: port.to_string(), expected: format!("{expected:?}"), actual: format!("{actual:?}") });
-            }
-        }
+        self.compare(cycle, port, expected, actual);
     }
 
     fn outcome(self, m: &ElabModule, bench: &Bench, seed: u64) -> Outcome {
@@ -193,17 +188,22 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
 
 /// Co-simulate module `m` of `bench`.
 pub fn module(bench: &Bench, m: &ElabModule, opts: &Options) -> Result<Outcome, SimError> {
+    let differs = bench.differing_modules().iter().any(|n| n == m.name());
+    run_one(bench, m, opts, differs)
+}
+
+fn run_one(bench: &Bench, m: &ElabModule, opts: &Options, differs_from_design: bool) -> Result<Outcome, SimError> {
     let d = driver(m.kind, m.role).ok_or_else(|| SimError::NoDriver { module: m.name().to_string(), kind: m.kind.to_string(), role: m.role.as_str().to_string() })?;
     let mut rng = opts.rng(m.name());
     let seed = rng.seed();
     let tally = d(bench, m, opts, &mut rng)?;
     let mut o = tally.outcome(m, bench, seed);
-    o.differs_from_design = bench.differing_modules().iter().any(|n| n == m.name());
+    o.differs_from_design = differs_from_design;
     Ok(o)
 }
 
 /// Co-simulate every module of the design, or of block `only`, in emission order; `progress`
-/// hears of each module before it runs.
+/// hears of each module before it runs. The tree is compared with the design once.
 pub fn run(bench: &Bench, only: Option<&str>, opts: &Options, progress: &mut dyn FnMut(&ElabModule)) -> Result<Vec<Outcome>, SimError> {
     let modules: Vec<&ElabModule> = match only {
         Some(b) => {
@@ -216,13 +216,7 @@ pub fn run(bench: &Bench, only: Option<&str>, opts: &Options, progress: &mut dyn
     let mut out = Vec::new();
     for m in modules {
         progress(m);
-        let d = driver(m.kind, m.role).ok_or_else(|| SimError::NoDriver { module: m.name().to_string(), kind: m.kind.to_string(), role: m.role.as_str().to_string() })?;
-        let mut rng = opts.rng(m.name());
-        let seed = rng.seed();
-        let tally = d(bench, m, opts, &mut rng)?;
-        let mut o = tally.outcome(m, bench, seed);
-        o.differs_from_design = differing.iter().any(|n| n == m.name());
-        out.push(o);
+        out.push(run_one(bench, m, opts, differing.iter().any(|n| n == m.name()))?);
     }
     Ok(out)
 }

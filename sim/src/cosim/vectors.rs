@@ -3,7 +3,8 @@
 //! values and the outputs the model expects for them.
 
 use super::Tally;
-use crate::{Bits, Dut, SimError, TestRng};
+use crate::{Bench, Bits, Dut, SimError, TestRng};
+use rtl_gen::elab::ElabModule;
 use std::collections::VecDeque;
 
 /// One input vector and the model's outputs for it.
@@ -80,4 +81,13 @@ pub fn drive(dut: &mut Dut, latency: u64, vectors: impl Iterator<Item = Vector>,
     }
     tally.cycles += cycle;
     Ok(())
+}
+
+/// Build module `m` of `bench` and drive `vectors` through it at its latency, with idle cycles
+/// one time in five when it is pipelined.
+pub fn run(bench: &Bench, m: &ElabModule, vectors: impl Iterator<Item = Vector>, rng: &mut TestRng) -> Result<Tally, SimError> {
+    let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
+    let mut tally = Tally::default();
+    drive(&mut dut, m.latency as u64, vectors, 0.2, rng, &mut tally)?;
+    Ok(tally)
 }

@@ -102,3 +102,27 @@ fn wrong_or_missing_blocks_are_named() {
     let e = rxl::run(&bench, &opts, Shard::ALL, &mut Progress::hidden()).expect_err("wrong kind");
     assert!(e.to_string().contains("rifl") && e.to_string().contains("RxlEndpointBlock"), "{e}");
 }
+
+/// The committed sweep (`sim/results/rifl_sweep.csv`, the command in sim/RIFL.md) is what the
+/// code produces today: shard 0/20 of the same command (the error-free reference and 5.62e-8,
+/// with 111 frames hit) reproduces its two CSV rows character for character.
+/// A change to the channel, the RNG streams, the model or the statistics fails here.
+#[test]
+fn committed_rifl_sweep_rows_reproduce() {
+    let bench = bench();
+    let opts = SweepOptions { block: "rifl4".into(), packets: 25_000, frame_id_bits: Some(7), max_cycles: 400_000_000, ..SweepOptions::default() };
+    let r = sweep::sweep(&bench, &opts, Shard::new(0, 20).expect("shard"), &mut Progress::hidden()).expect("sweep shard");
+    let committed = include_str!("../results/rifl_sweep.csv");
+    let ours = r.csv();
+    let mut rows = ours.lines();
+    assert_eq!(rows.next(), committed.lines().next(), "CSV header");
+    let rows: Vec<&str> = rows.collect();
+    assert_eq!(rows.len(), 2, "shard 0/20 runs units 0 and 20");
+    for row in &rows {
+        let ber = row.split(',').next().expect("ber column");
+        let want = committed.lines().find(|l| l.split(',').next() == Some(ber)).unwrap_or_else(|| panic!("BER {ber} is in the committed CSV"));
+        assert_eq!(*row, want, "BER {ber}: re-run vs sim/results/rifl_sweep.csv");
+    }
+    let hits: Vec<u64> = rows.iter().map(|l| l.split(',').nth(9).and_then(|v| v.parse().ok()).expect("frames_hit")).collect();
+    assert_eq!(hits, [0, 111], "the rows cover the reference and points with frame errors");
+}

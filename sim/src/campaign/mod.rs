@@ -69,6 +69,3 @@ pub enum CampaignError {
     #[error("scoreboard: {0}")]
     Scoreboard(String),
 }
-
-/// The former name of [`CampaignError`] (`sim/src/link`), kept for code written against it.
-pub type LinkError = CampaignError;

@@ -48,7 +48,8 @@ pub fn rxl_campaign(
     cfg.endpoint = ep.cfg.clone();
     cfg.faults = faults;
     tweak(&mut cfg);
-    let nodes = rtl_nodes(&bench, ep, sw, switches, check, test).expect("RTL nodes build");
+    let ep_module = bench.module(ep_name, rtl_gen::hw::module::Role::Endpoint).expect("endpoint module");
+    let nodes = rtl_nodes(&bench, ep_module, sw, switches, check, &Default::default(), test).expect("RTL nodes build");
     let r = rxl::run_config(&cfg, nodes, &mut |_, _| {}).unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
     print!("{}", rxl::table(std::slice::from_ref(&r)));
     r

@@ -2,7 +2,7 @@
 //! inputs, every output compared every cycle.
 
 use super::NodeIo;
-use crate::{Bench, Bits, Dut, PortId, SimError, Tree};
+use crate::{Bench, Bits, Dut, SimError, Tree};
 use rtl_gen::blocks::rifl::model::node::{NodeIn, NodeOut};
 use rtl_gen::blocks::rifl::model::{Node, Params};
 use rtl_gen::blocks::rifl::RiflBlock;
@@ -23,32 +23,18 @@ pub fn thermo_count(b: &Bits) -> Option<usize> {
     (0..b.width()).all(|i| b.get(i) == (i < n)).then_some(n)
 }
 
-struct TopPorts {
-    s_tdata: PortId,
-    s_tkeep: PortId,
-    s_tlast: PortId,
-    s_tvalid: PortId,
-    s_tready: PortId,
-    m_tdata: PortId,
-    m_tkeep: PortId,
-    m_tlast: PortId,
-    m_tvalid: PortId,
-    m_tready: PortId,
-    tx_frame: PortId,
-    tx_ready: PortId,
-    rx_frame: PortId,
-    rx_valid: PortId,
-    link_up: PortId,
-    frame_errors: PortId,
-    retransmissions: PortId,
-    pause_events: PortId,
-}
+/// The top's ports the model's `NodeIn`/`NodeOut` map to (issue-fixed names); checked to exist
+/// when the node is built, so reading and writing them by name cannot fail afterwards.
+const PORTS: [&str; 18] = [
+    "s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "s_axis_tvalid", "s_axis_tready",
+    "m_axis_tdata", "m_axis_tkeep", "m_axis_tlast", "m_axis_tvalid", "m_axis_tready",
+    "tx_frame", "tx_ready", "rx_frame", "rx_valid", "link_up", "frame_errors", "retransmissions", "pause_events",
+];
 
 /// A Verilated RIFL top, driven like the model node.
 pub struct RtlNode {
     pub dut: Dut,
     p: Params,
-    ports: TopPorts,
     /// tkeep values seen that were not contiguous (must stay 0).
     pub bad_keep: u64,
 }
@@ -64,40 +50,30 @@ impl RtlNode {
     /// `module` of `tree`, a RIFL top with parameters `p`.
     pub fn new(tree: &Tree, module: &str, test_name: &str, p: Params) -> Result<RtlNode, SimError> {
         let mut dut = Dut::build_named(tree, module, test_name)?;
-        let port = |d: &Dut, n: &str| d.port(n);
-        let ports = TopPorts {
-            s_tdata: port(&dut, "s_axis_tdata")?,
-            s_tkeep: port(&dut, "s_axis_tkeep")?,
-            s_tlast: port(&dut, "s_axis_tlast")?,
-            s_tvalid: port(&dut, "s_axis_tvalid")?,
-            s_tready: port(&dut, "s_axis_tready")?,
-            m_tdata: port(&dut, "m_axis_tdata")?,
-            m_tkeep: port(&dut, "m_axis_tkeep")?,
-            m_tlast: port(&dut, "m_axis_tlast")?,
-            m_tvalid: port(&dut, "m_axis_tvalid")?,
-            m_tready: port(&dut, "m_axis_tready")?,
-            tx_frame: port(&dut, "tx_frame")?,
-            tx_ready: port(&dut, "tx_ready")?,
-            rx_frame: port(&dut, "rx_frame")?,
-            rx_valid: port(&dut, "rx_valid")?,
-            link_up: port(&dut, "link_up")?,
-            frame_errors: port(&dut, "frame_errors")?,
-            retransmissions: port(&dut, "retransmissions")?,
-            pause_events: port(&dut, "pause_events")?,
-        };
+        for name in PORTS {
+            dut.port(name)?;
+        }
         dut.reset(2)?;
-        Ok(RtlNode { dut, p, ports, bad_keep: 0 })
+        Ok(RtlNode { dut, p, bad_keep: 0 })
     }
 
-    fn get(&self, id: PortId) -> Bits {
-        self.dut.get_port(id).expect("output port")
+    // Ports in `PORTS` exist (checked in `new`) and Bits values are sized by the port: these
+    // accesses cannot fail.
+    fn get(&self, port: &str) -> Bits {
+        self.dut.get(port).expect("a port checked in RtlNode::new")
     }
-    fn get_u64(&self, id: PortId) -> u64 {
-        self.dut.get_port_u64(id).expect("output port")
+    fn get_u64(&self, port: &str) -> u64 {
+        self.dut.get_u64(port).expect("a port checked in RtlNode::new")
+    }
+    fn set(&mut self, port: &str, value: &Bits) {
+        self.dut.set(port, value).expect("a port checked in RtlNode::new");
+    }
+    fn set_u64(&mut self, port: &str, value: u64) {
+        self.dut.set_u64(port, value).expect("a port checked in RtlNode::new");
     }
     /// The raw tkeep of the output beat.
     pub fn m_tkeep(&self) -> Bits {
-        self.get(self.ports.m_tkeep)
+        self.get("m_axis_tkeep")
     }
 }
 
@@ -106,29 +82,26 @@ impl RtlNode {
         let u = self.p.user_bytes();
         let f = self.p.frame_width();
         let l = self.p.lanes();
-        let p = &self.ports;
-        let d = &mut self.dut;
-        d.set_port(p.s_tdata, &Bits::from_bytes_width(&i.s_data[..u], 8 * u)).expect("s_axis_tdata");
-        d.set_port(p.s_tkeep, &thermo(i.s_count, u)).expect("s_axis_tkeep");
-        d.set_port_u64(p.s_tlast, i.s_last as u64).expect("s_axis_tlast");
-        d.set_port_u64(p.s_tvalid, i.s_valid as u64).expect("s_axis_tvalid");
-        d.set_port_u64(p.m_tready, i.m_ready as u64).expect("m_axis_tready");
-        d.set_port_u64(p.tx_ready, i.tx_ready as u64).expect("tx_ready");
+        self.set("s_axis_tdata", &Bits::from_bytes_width(&i.s_data[..u], 8 * u));
+        self.set("s_axis_tkeep", &thermo(i.s_count, u));
+        self.set_u64("s_axis_tlast", i.s_last as u64);
+        self.set_u64("s_axis_tvalid", i.s_valid as u64);
+        self.set_u64("m_axis_tready", i.m_ready as u64);
+        self.set_u64("tx_ready", i.tx_ready as u64);
         let mut rx = Bits::zeros(l * f);
         let mut valid = 0u64;
         for j in 0..l {
             rx.set_slice(j * f, &i.rx_frame[j]);
             valid |= (i.rx_valid[j] as u64) << j;
         }
-        d.set_port(p.rx_frame, &rx).expect("rx_frame");
-        d.set_port_u64(p.rx_valid, valid).expect("rx_valid");
+        self.set("rx_frame", &rx);
+        self.set_u64("rx_valid", valid);
     }
 
     /// The outputs as they are now (after the last eval).
     pub fn read(&mut self) -> NodeOut {
-        let p = &self.ports;
-        let keep = self.get(p.m_tkeep);
-        let m_valid = self.get_u64(p.m_tvalid) == 1;
+        let keep = self.get("m_axis_tkeep");
+        let m_valid = self.get_u64("m_axis_tvalid") == 1;
         let m_count = match thermo_count(&keep) {
             Some(n) => n,
             None => {
@@ -138,19 +111,19 @@ impl RtlNode {
                 keep.count_ones() as usize
             }
         };
-        let frames = self.get(p.tx_frame);
+        let frames = self.get("tx_frame");
         let f = self.p.frame_width();
         NodeOut {
-            s_ready: self.get_u64(p.s_tready) == 1,
+            s_ready: self.get_u64("s_axis_tready") == 1,
             m_valid,
-            m_data: self.get(p.m_tdata).to_bytes(),
+            m_data: self.get("m_axis_tdata").to_bytes(),
             m_count,
-            m_last: self.get_u64(p.m_tlast) == 1,
+            m_last: self.get_u64("m_axis_tlast") == 1,
             tx_frame: (0..self.p.lanes()).map(|j| frames.slice(j * f, f)).collect(),
-            link_up: self.get_u64(p.link_up) == 1,
-            frame_errors: self.get_u64(p.frame_errors) as u32,
-            retransmissions: self.get_u64(p.retransmissions) as u32,
-            pause_events: self.get_u64(p.pause_events) as u32,
+            link_up: self.get_u64("link_up") == 1,
+            frame_errors: self.get_u64("frame_errors") as u32,
+            retransmissions: self.get_u64("retransmissions") as u32,
+            pause_events: self.get_u64("pause_events") as u32,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! [`Bench`]'s design, on the RTL, the models or both in lockstep, sharded, with progress and
 //! records.
 
-use super::rtl::{rtl_nodes, Check};
+use super::rtl::{rtl_nodes, Check, Stop};
 use super::{run_config, CampaignConfig, CampaignError, Faults, Nodes};
 use crate::campaign::progress::Progress;
 use crate::campaign::record::{rxl_summary, rxl_table, RxlRecord};
@@ -11,6 +11,7 @@ use crate::Bench;
 use rtl_gen::blocks::rxl_endpoint::model::Mode;
 use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
 use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
+use rtl_gen::hw::module::Role;
 use serde::{Deserialize, Serialize};
 
 /// Which nodes run.
@@ -175,7 +176,8 @@ pub fn run(bench: &Bench, opts: &RxlOptions, shard: Shard, progress: &mut Progre
             Impl::Model => Nodes::models(&cfg.endpoint, u.switches),
             imp => {
                 progress.note(&format!("building/loading the Verilated modules of `{}`{}…", ep.name, sw.map(|s| format!(" and `{}`", s.name)).unwrap_or_default()));
-                rtl_nodes(bench, ep, sw, u.switches, if imp == Impl::Lockstep { Check::Lockstep } else { Check::RtlOnly }, &test)?
+                let check = if imp == Impl::Lockstep { Check::Lockstep(Stop::First) } else { Check::RtlOnly };
+                rtl_nodes(bench, bench.module(&ep.name, Role::Endpoint)?, sw, u.switches, check, &Default::default(), &test)?
             }
         };
         let label = format!("{} {} sw{}", ep.mode_name(), u.switches, if opts.segments > 1 { format!(" seg {}", u.segment) } else { String::new() });

@@ -22,7 +22,7 @@ pub mod campaign;
 pub mod rtl;
 
 pub use super::channel::{Channel, ChannelStats, Faults};
-pub use super::{CampaignError, LinkError};
+pub use super::CampaignError;
 pub use campaign::{endpoints_for_mode, run, ModeSel, Impl, RxlOptions, RxlResults};
 
 use super::record::{RxlDirRecord, RxlRecord};

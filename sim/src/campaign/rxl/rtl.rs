@@ -1,72 +1,68 @@
-//! The Verilated RTL as link nodes, and lockstep nodes that run the RTL and the reference
-//! model side by side and fail on the first cycle where any output differs.
+//! The Verilated RXL RTL as link nodes ([`RtlEndpoint`], [`RtlLinkRx`], [`RtlLinkTx`]), and
+//! their lockstep twins ([`CheckedEndpoint`], [`CheckedLinkRx`], [`CheckedLinkTx`]): RTL and
+//! model fed the same inputs, every output compared every cycle into a shared [`Tally`]. A
+//! campaign stops at the first mismatch ([`Stop::First`]); `rtl-gen sim cosim` counts them all
+//! ([`Stop::Never`]). Ports are read by the names the elaborated module declares; the counter
+//! outputs are the module's `cnt_*` ports in declaration order, which is the order the models
+//! count in.
 
 use super::{CampaignError, EndpointNode, LinkRxNode, LinkTxNode, Nodes, SwitchPair};
-use crate::{Bench, Bits, Dut, PortId, SimError, Tree};
-use rtl_gen::blocks::rxl_endpoint::flit::{FlitCodec, Flit, Msg, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES};
+use crate::cosim::Tally;
+use crate::{Bench, Bits, Dut, SimError};
+use rtl_gen::blocks::rxl_endpoint::flit::{Flit, FlitCodec, Msg, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES};
 use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointModel, EpInputs, EpOutputs};
 use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
 use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
+use rtl_gen::elab::ElabModule;
 use rtl_gen::hw::module::Role;
+use std::cell::RefCell;
+use std::rc::Rc;
 
-fn bits_to<const N: usize>(b: &Bits, out: &mut [u8; N]) {
-    for (i, w) in b.words().iter().enumerate() {
-        let bytes = w.to_le_bytes();
-        let lo = 8 * i;
-        if lo >= N {
-            break;
-        }
-        let n = (N - lo).min(8);
-        out[lo..lo + n].copy_from_slice(&bytes[..n]);
-    }
+/// One tally shared by every lockstep node of a run.
+pub type SharedTally = Rc<RefCell<Tally>>;
+
+fn bytes<const N: usize>(b: &Bits) -> [u8; N] {
+    let mut out = [0u8; N];
+    let v = b.to_bytes();
+    let n = v.len().min(N);
+    out[..n].copy_from_slice(&v[..n]);
+    out
 }
 
-struct EpPorts {
-    s_valid: PortId,
-    s_payload: PortId,
-    tx_ready: PortId,
-    rx_valid: PortId,
-    rx_flit: PortId,
-    s_ready: PortId,
-    tx_valid: PortId,
-    tx_flit: PortId,
-    m_valid: PortId,
-    m_payload: PortId,
-    counters: [PortId; 6],
+fn bit(dut: &Dut, port: &str) -> Result<bool, SimError> {
+    Ok(dut.get_u64(port)? == 1)
+}
+
+/// The counter outputs of a module (`cnt_*`), in port order.
+pub fn counter_ports(m: &ElabModule) -> Vec<String> {
+    m.ports().iter().filter(|p| p.name.starts_with("cnt_")).map(|p| p.name.clone()).collect()
+}
+
+/// Builds (or loads from the cache) module `m` of the bench's tree under `test_name`.
+fn build(bench: &Bench, m: &ElabModule, test_name: &str) -> Result<Dut, SimError> {
+    Dut::build_named(bench.tree(), m.name(), test_name)
 }
 
 /// An `rxl_endpoint` module in Verilator.
 pub struct RtlEndpoint {
     dut: Dut,
-    p: EpPorts,
+    counters: Vec<String>,
     out: EpOutputs,
-    flit_buf: Bits,
-    payload_buf: Bits,
 }
 
 impl RtlEndpoint {
-    /// Builds (or loads from the cache) `module`, resets it for two cycles.
-    pub fn new(tree: &Tree, module: &str, test_name: &str) -> Result<RtlEndpoint, SimError> {
-        let mut dut = Dut::build_named(tree, module, test_name)?;
-        let c = Counters::PORTS;
-        let p = EpPorts {
-            s_valid: dut.port("s_valid")?,
-            s_payload: dut.port("s_payload")?,
-            tx_ready: dut.port("tx_ready")?,
-            rx_valid: dut.port("rx_valid")?,
-            rx_flit: dut.port("rx_flit")?,
-            s_ready: dut.port("s_ready")?,
-            tx_valid: dut.port("tx_valid")?,
-            tx_flit: dut.port("tx_flit")?,
-            m_valid: dut.port("m_valid")?,
-            m_payload: dut.port("m_payload")?,
-            counters: [dut.port(c[0])?, dut.port(c[1])?, dut.port(c[2])?, dut.port(c[3])?, dut.port(c[4])?, dut.port(c[5])?],
-        };
-        dut.set_port_u64(p.tx_ready, 1)?;
+    /// Builds (or loads from the cache) endpoint module `m`, resets it for two cycles.
+    pub fn new(bench: &Bench, m: &ElabModule, test_name: &str) -> Result<RtlEndpoint, SimError> {
+        let mut dut = build(bench, m, test_name)?;
+        let counters = counter_ports(m);
+        if counters != Counters::PORTS {
+            return Err(SimError::Design { message: format!("{}: counter outputs {counters:?}, the model counts {:?}", m.name(), Counters::PORTS) });
+        }
+        dut.set_u64("tx_ready", 1)?;
         dut.reset(2)?;
         let out = EpOutputs { s_ready: false, tx_valid: false, tx_flit: [0; FLIT_BYTES], m_valid: false, m_payload: [0; PAYLOAD_BYTES], counters: Counters::default() };
-        let mut e = RtlEndpoint { dut, p, out, flit_buf: Bits::zeros(8 * FLIT_BYTES), payload_buf: Bits::zeros(8 * PAYLOAD_BYTES) };
+        let mut e = RtlEndpoint { dut, counters, out };
         e.read()?;
         Ok(e)
     }
@@ -77,19 +73,18 @@ impl RtlEndpoint {
 
     fn read(&mut self) -> Result<(), SimError> {
         let d = &self.dut;
-        let o = &mut self.out;
-        o.s_ready = d.get_port_u64(self.p.s_ready)? == 1;
-        o.tx_valid = d.get_port_u64(self.p.tx_valid)? == 1;
-        d.get_port_into(self.p.tx_flit, &mut self.flit_buf)?;
-        bits_to(&self.flit_buf, &mut o.tx_flit);
-        o.m_valid = d.get_port_u64(self.p.m_valid)? == 1;
-        d.get_port_into(self.p.m_payload, &mut self.payload_buf)?;
-        bits_to(&self.payload_buf, &mut o.m_payload);
-        let mut v = [0u64; 6];
-        for (slot, id) in v.iter_mut().zip(self.p.counters) {
-            *slot = d.get_port_u64(id)?;
+        let mut c = [0u64; 6];
+        for (v, port) in c.iter_mut().zip(&self.counters) {
+            *v = d.get_u64(port)?;
         }
-        o.counters = Counters { flits_sent: v[0], replays: v[1], crc_fail: v[2], fec_corrected: v[3], fec_uncorrectable: v[4], nacks_sent: v[5] };
+        self.out = EpOutputs {
+            s_ready: bit(d, "s_ready")?,
+            tx_valid: bit(d, "tx_valid")?,
+            tx_flit: bytes::<FLIT_BYTES>(&d.get("tx_flit")?),
+            m_valid: bit(d, "m_valid")?,
+            m_payload: bytes::<PAYLOAD_BYTES>(&d.get("m_payload")?),
+            counters: Counters { flits_sent: c[0], replays: c[1], crc_fail: c[2], fec_corrected: c[3], fec_uncorrectable: c[4], nacks_sent: c[5] },
+        };
         Ok(())
     }
 }
@@ -100,12 +95,12 @@ impl EndpointNode for RtlEndpoint {
     }
     fn tick(&mut self, inp: &EpInputs) -> Result<(), CampaignError> {
         let d = &mut self.dut;
-        d.set_port_u64(self.p.s_valid, inp.s_valid as u64)?;
-        d.set_port(self.p.s_payload, &Bits::from_bytes(&inp.s_payload))?;
-        d.set_port_u64(self.p.tx_ready, inp.tx_ready as u64)?;
-        d.set_port_u64(self.p.rx_valid, inp.rx_valid as u64)?;
+        d.set_u64("s_valid", inp.s_valid as u64)?;
+        d.set("s_payload", &Bits::from_bytes(&inp.s_payload))?;
+        d.set_u64("tx_ready", inp.tx_ready as u64)?;
+        d.set_u64("rx_valid", inp.rx_valid as u64)?;
         if inp.rx_valid {
-            d.set_port(self.p.rx_flit, &Bits::from_bytes(&inp.rx_flit))?;
+            d.set("rx_flit", &Bits::from_bytes(&inp.rx_flit))?;
         }
         d.tick();
         self.read()?;
@@ -116,29 +111,30 @@ impl EndpointNode for RtlEndpoint {
 /// A switch `link_rx` module in Verilator.
 pub struct RtlLinkRx {
     dut: Dut,
-    ports: Vec<PortId>,
+    counters: Vec<String>,
     valid: bool,
     msg: Msg,
-    counters: [u64; 3],
-    buf: Bits,
+    count: [u64; 3],
 }
 
 impl RtlLinkRx {
-    pub fn new(tree: &Tree, module: &str, test_name: &str) -> Result<RtlLinkRx, SimError> {
-        let mut dut = Dut::build_named(tree, module, test_name)?;
-        let ports = ["in_valid", "in_flit", "out_valid", "out_msg", "cnt_flits", "cnt_corrected", "cnt_dropped"].iter().map(|n| dut.port(n)).collect::<Result<Vec<_>, _>>()?;
+    pub fn new(bench: &Bench, m: &ElabModule, test_name: &str) -> Result<RtlLinkRx, SimError> {
+        let mut dut = build(bench, m, test_name)?;
+        let counters = counter_ports(m);
+        if counters.len() != 3 {
+            return Err(SimError::Design { message: format!("{}: expected 3 counter outputs (flits, corrected, dropped), found {counters:?}", m.name()) });
+        }
         dut.reset(2)?;
-        let mut r = RtlLinkRx { dut, ports, valid: false, msg: [0; MSG_BYTES], counters: [0; 3], buf: Bits::zeros(8 * MSG_BYTES) };
+        let mut r = RtlLinkRx { dut, counters, valid: false, msg: [0; MSG_BYTES], count: [0; 3] };
         r.read()?;
         Ok(r)
     }
 
     fn read(&mut self) -> Result<(), SimError> {
-        self.valid = self.dut.get_port_u64(self.ports[2])? == 1;
-        self.dut.get_port_into(self.ports[3], &mut self.buf)?;
-        bits_to(&self.buf, &mut self.msg);
-        for k in 0..3 {
-            self.counters[k] = self.dut.get_port_u64(self.ports[4 + k])?;
+        self.valid = bit(&self.dut, "out_valid")?;
+        self.msg = bytes::<MSG_BYTES>(&self.dut.get("out_msg")?);
+        for (v, port) in self.count.iter_mut().zip(&self.counters) {
+            *v = self.dut.get_u64(port)?;
         }
         Ok(())
     }
@@ -149,12 +145,12 @@ impl LinkRxNode for RtlLinkRx {
         (self.valid, &self.msg)
     }
     fn counters(&self) -> [u64; 3] {
-        self.counters
+        self.count
     }
     fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), CampaignError> {
-        self.dut.set_port_u64(self.ports[0], valid as u64)?;
+        self.dut.set_u64("in_valid", valid as u64)?;
         if valid {
-            self.dut.set_port(self.ports[1], &Bits::from_bytes(flit))?;
+            self.dut.set("in_flit", &Bits::from_bytes(flit))?;
         }
         self.dut.tick();
         self.read()?;
@@ -165,19 +161,18 @@ impl LinkRxNode for RtlLinkRx {
 /// A switch `link_tx` module in Verilator.
 pub struct RtlLinkTx {
     dut: Dut,
-    ports: Vec<PortId>,
+    counter: String,
     valid: bool,
     flit: Flit,
     count: u64,
-    buf: Bits,
 }
 
 impl RtlLinkTx {
-    pub fn new(tree: &Tree, module: &str, test_name: &str) -> Result<RtlLinkTx, SimError> {
-        let mut dut = Dut::build_named(tree, module, test_name)?;
-        let ports = ["in_valid", "in_msg", "out_valid", "out_flit", "cnt_flits"].iter().map(|n| dut.port(n)).collect::<Result<Vec<_>, _>>()?;
+    pub fn new(bench: &Bench, m: &ElabModule, test_name: &str) -> Result<RtlLinkTx, SimError> {
+        let mut dut = build(bench, m, test_name)?;
+        let counter = counter_ports(m).into_iter().next().ok_or_else(|| SimError::Design { message: format!("{} has no counter output", m.name()) })?;
         dut.reset(2)?;
-        let mut t = RtlLinkTx { dut, ports, valid: false, flit: [0; FLIT_BYTES], count: 0, buf: Bits::zeros(8 * FLIT_BYTES) };
+        let mut t = RtlLinkTx { dut, counter, valid: false, flit: [0; FLIT_BYTES], count: 0 };
         t.read()?;
         Ok(t)
     }
@@ -187,10 +182,9 @@ impl RtlLinkTx {
     }
 
     fn read(&mut self) -> Result<(), SimError> {
-        self.valid = self.dut.get_port_u64(self.ports[2])? == 1;
-        self.dut.get_port_into(self.ports[3], &mut self.buf)?;
-        bits_to(&self.buf, &mut self.flit);
-        self.count = self.dut.get_port_u64(self.ports[4])?;
+        self.valid = bit(&self.dut, "out_valid")?;
+        self.flit = bytes::<FLIT_BYTES>(&self.dut.get("out_flit")?);
+        self.count = self.dut.get_u64(&self.counter)?;
         Ok(())
     }
 }
@@ -200,9 +194,9 @@ impl LinkTxNode for RtlLinkTx {
         (self.valid, &self.flit)
     }
     fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), CampaignError> {
-        self.dut.set_port_u64(self.ports[0], valid as u64)?;
+        self.dut.set_u64("in_valid", valid as u64)?;
         if valid {
-            self.dut.set_port(self.ports[1], &Bits::from_bytes(msg))?;
+            self.dut.set("in_msg", &Bits::from_bytes(msg))?;
         }
         self.dut.tick();
         self.read()?;
@@ -212,51 +206,73 @@ impl LinkTxNode for RtlLinkTx {
 
 // ---- lockstep: RTL and model compared every cycle ----
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().rev().map(|b| format!("{b:02x}")).collect()
+/// What a lockstep node does when the RTL and the model disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Stop the campaign with [`CampaignError::Mismatch`] at the first difference.
+    First,
+    /// Count every difference in the tally and go on (co-simulation reports).
+    Never,
 }
 
-/// The first differing byte of two byte strings, for mismatch reports.
-fn first_diff(a: &[u8], b: &[u8]) -> String {
-    match a.iter().zip(b).position(|(x, y)| x != y) {
-        Some(i) => format!("byte {i}: {:#04x} vs {:#04x}", a[i], b[i]),
-        None => "equal".into(),
+/// The comparison state every lockstep node shares: its name (prefix of the port names in the
+/// tally), the cycle, the tally and the stop rule.
+struct Lockstep {
+    name: String,
+    cycle: u64,
+    tally: SharedTally,
+    stop: Stop,
+}
+
+impl Lockstep {
+    fn new(name: String, tally: SharedTally, stop: Stop) -> Lockstep {
+        Lockstep { name, cycle: 0, tally, stop }
+    }
+
+    /// Compares the outputs of one cycle through `f`, then applies the stop rule.
+    fn check(&mut self, f: impl FnOnce(&mut Tally, u64, &str)) -> Result<(), CampaignError> {
+        let mut t = self.tally.borrow_mut();
+        let before = t.mismatches;
+        f(&mut t, self.cycle, &self.name);
+        t.vectors += 1;
+        if self.stop == Stop::First && t.mismatches > before {
+            let first = t.first.clone().expect("a mismatch records the first");
+            return Err(CampaignError::Mismatch { node: self.name.clone(), cycle: first.cycle, what: first.port, rtl: first.actual, model: first.expected });
+        }
+        Ok(())
     }
 }
 
-/// An endpoint run as RTL and model in lockstep.
+/// An endpoint run as RTL and model in lockstep; the campaign sees the RTL's outputs.
 pub struct CheckedEndpoint {
-    pub name: String,
     pub rtl: RtlEndpoint,
     pub model: EndpointModel,
-    model_out: EpOutputs,
-    cycle: u64,
+    ls: Lockstep,
 }
 
 impl CheckedEndpoint {
-    pub fn new(name: &str, rtl: RtlEndpoint, model: EndpointModel) -> Result<CheckedEndpoint, CampaignError> {
-        let model_out = model.outputs();
-        let c = CheckedEndpoint { name: name.to_string(), rtl, model, model_out, cycle: 0 };
+    pub fn new(name: &str, rtl: RtlEndpoint, model: EndpointModel, tally: SharedTally, stop: Stop) -> Result<CheckedEndpoint, CampaignError> {
+        let mut c = CheckedEndpoint { rtl, model, ls: Lockstep::new(name.to_string(), tally, stop) };
         c.compare()?;
         Ok(c)
     }
 
-    fn compare(&self) -> Result<(), CampaignError> {
-        let (r, m) = (self.rtl.outputs(), &self.model_out);
-        let mismatch = |what: &str, rtl: String, model: String| CampaignError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
-        if (r.s_ready, r.tx_valid, r.m_valid) != (m.s_ready, m.tx_valid, m.m_valid) {
-            return Err(mismatch("(s_ready, tx_valid, m_valid)", format!("{:?}", (r.s_ready, r.tx_valid, r.m_valid)), format!("{:?}", (m.s_ready, m.tx_valid, m.m_valid))));
-        }
-        if r.tx_valid && r.tx_flit != m.tx_flit {
-            return Err(mismatch("tx_flit", format!("{} ({})", hex(&r.tx_flit[..16]), first_diff(&r.tx_flit, &m.tx_flit)), hex(&m.tx_flit[..16])));
-        }
-        if r.m_valid && r.m_payload != m.m_payload {
-            return Err(mismatch("m_payload", first_diff(&r.m_payload, &m.m_payload), hex(&m.m_payload[..16])));
-        }
-        if r.counters != m.counters {
-            return Err(mismatch("counters", format!("{:?}", r.counters), format!("{:?}", m.counters)));
-        }
-        Ok(())
+    fn compare(&mut self) -> Result<(), CampaignError> {
+        let (r, want) = (self.rtl.outputs(), self.model.outputs());
+        self.ls.check(|t, cy, n| {
+            t.compare(cy, &format!("{n}.s_ready"), want.s_ready, r.s_ready);
+            t.compare(cy, &format!("{n}.tx_valid"), want.tx_valid, r.tx_valid);
+            t.compare(cy, &format!("{n}.m_valid"), want.m_valid, r.m_valid);
+            if want.tx_valid {
+                t.compare_bits(cy, &format!("{n}.tx_flit"), &Bits::from_bytes(&want.tx_flit), &Bits::from_bytes(&r.tx_flit));
+            }
+            if want.m_valid {
+                t.compare_bits(cy, &format!("{n}.m_payload"), &Bits::from_bytes(&want.m_payload), &Bits::from_bytes(&r.m_payload));
+            }
+            for ((port, w), g) in Counters::PORTS.iter().zip(want.counters.values()).zip(r.counters.values()) {
+                t.compare(cy, &format!("{n}.{port}"), w, g);
+            }
+        })
     }
 }
 
@@ -267,8 +283,7 @@ impl EndpointNode for CheckedEndpoint {
     fn tick(&mut self, inp: &EpInputs) -> Result<(), CampaignError> {
         self.rtl.tick(inp)?;
         self.model.tick(inp);
-        self.model_out = self.model.outputs();
-        self.cycle += 1;
+        self.ls.cycle += 1;
         self.compare()
     }
     fn rx_state(&self) -> Option<(u32, bool)> {
@@ -276,12 +291,32 @@ impl EndpointNode for CheckedEndpoint {
     }
 }
 
-/// A switch half run as RTL and model in lockstep.
+/// A switch `link_rx` run as RTL and model in lockstep.
 pub struct CheckedLinkRx {
-    pub name: String,
     rtl: RtlLinkRx,
-    model: LinkRxModel,
-    cycle: u64,
+    pub model: LinkRxModel,
+    ls: Lockstep,
+}
+
+impl CheckedLinkRx {
+    pub fn new(name: &str, rtl: RtlLinkRx, model: LinkRxModel, tally: SharedTally, stop: Stop) -> Result<CheckedLinkRx, CampaignError> {
+        let mut c = CheckedLinkRx { rtl, model, ls: Lockstep::new(name.to_string(), tally, stop) };
+        c.compare()?;
+        Ok(c)
+    }
+
+    fn compare(&mut self) -> Result<(), CampaignError> {
+        let (rtl, model, counters) = (&self.rtl, &self.model, &self.rtl.counters);
+        self.ls.check(|t, cy, n| {
+            t.compare(cy, &format!("{n}.out_valid"), model.out_valid(), rtl.valid);
+            if model.out_valid() {
+                t.compare_bits(cy, &format!("{n}.out_msg"), &Bits::from_bytes(model.out_msg()), &Bits::from_bytes(&rtl.msg));
+            }
+            for (k, port) in counters.iter().enumerate() {
+                t.compare(cy, &format!("{n}.{port}"), model.counters()[k], rtl.count[k]);
+            }
+        })
+    }
 }
 
 impl LinkRxNode for CheckedLinkRx {
@@ -289,32 +324,40 @@ impl LinkRxNode for CheckedLinkRx {
         self.rtl.out()
     }
     fn counters(&self) -> [u64; 3] {
-        self.rtl.counters
+        self.rtl.count
     }
     fn tick(&mut self, valid: bool, flit: &Flit) -> Result<(), CampaignError> {
         self.rtl.tick(valid, flit)?;
         LinkRxModel::tick(&mut self.model, valid, flit);
-        self.cycle += 1;
-        let (rv, rm) = self.rtl.out();
-        let mismatch = |what: &str, rtl: String, model: String| CampaignError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
-        if rv != self.model.out_valid() {
-            return Err(mismatch("out_valid", rv.to_string(), self.model.out_valid().to_string()));
-        }
-        if rv && rm != self.model.out_msg() {
-            return Err(mismatch("out_msg", first_diff(rm, self.model.out_msg()), String::new()));
-        }
-        if self.rtl.counters != self.model.counters() {
-            return Err(mismatch("counters", format!("{:?}", self.rtl.counters), format!("{:?}", self.model.counters())));
-        }
-        Ok(())
+        self.ls.cycle += 1;
+        self.compare()
     }
 }
 
+/// A switch `link_tx` run as RTL and model in lockstep.
 pub struct CheckedLinkTx {
-    pub name: String,
     rtl: RtlLinkTx,
-    model: LinkTxModel,
-    cycle: u64,
+    pub model: LinkTxModel,
+    ls: Lockstep,
+}
+
+impl CheckedLinkTx {
+    pub fn new(name: &str, rtl: RtlLinkTx, model: LinkTxModel, tally: SharedTally, stop: Stop) -> Result<CheckedLinkTx, CampaignError> {
+        let mut c = CheckedLinkTx { rtl, model, ls: Lockstep::new(name.to_string(), tally, stop) };
+        c.compare()?;
+        Ok(c)
+    }
+
+    fn compare(&mut self) -> Result<(), CampaignError> {
+        let (rtl, model) = (&self.rtl, &self.model);
+        self.ls.check(|t, cy, n| {
+            t.compare(cy, &format!("{n}.out_valid"), model.out_valid(), rtl.valid);
+            if model.out_valid() {
+                t.compare_bits(cy, &format!("{n}.out_flit"), &Bits::from_bytes(model.out_flit()), &Bits::from_bytes(&rtl.flit));
+            }
+            t.compare(cy, &format!("{n}.{}", rtl.counter), model.counters()[0], rtl.count);
+        })
+    }
 }
 
 impl LinkTxNode for CheckedLinkTx {
@@ -324,19 +367,8 @@ impl LinkTxNode for CheckedLinkTx {
     fn tick(&mut self, valid: bool, msg: &Msg) -> Result<(), CampaignError> {
         self.rtl.tick(valid, msg)?;
         LinkTxModel::tick(&mut self.model, valid, msg);
-        self.cycle += 1;
-        let (rv, rf) = self.rtl.out();
-        let mismatch = |what: &str, rtl: String, model: String| CampaignError::Mismatch { node: self.name.clone(), cycle: self.cycle, what: what.into(), rtl, model };
-        if rv != self.model.out_valid() {
-            return Err(mismatch("out_valid", rv.to_string(), self.model.out_valid().to_string()));
-        }
-        if rv && rf != self.model.out_flit() {
-            return Err(mismatch("out_flit", first_diff(rf, self.model.out_flit()), String::new()));
-        }
-        if self.rtl.count() != self.model.counters()[0] {
-            return Err(mismatch("cnt_flits", self.rtl.count().to_string(), self.model.counters()[0].to_string()));
-        }
-        Ok(())
+        self.ls.cycle += 1;
+        self.compare()
     }
 }
 
@@ -346,41 +378,57 @@ pub enum Check {
     /// RTL only (fastest).
     RtlOnly,
     /// RTL and model in lockstep, every output compared every cycle.
-    Lockstep,
+    Lockstep(Stop),
 }
 
-/// The nodes of a campaign on the RTL of `endpoint` (both ends) and `switch` (every level and
-/// direction) from the bench's tree; the lockstep models come from the same blocks.
-pub fn rtl_nodes(bench: &Bench, endpoint: &RxlEndpointBlock, switch: Option<&RxlSwitchBlock>, switches: usize, check: Check, test: &str) -> Result<Nodes, CampaignError> {
-    let tree = bench.tree();
-    let ep_module = bench.module(&endpoint.name, Role::Endpoint)?.name().to_string();
+/// The switch block whose halves sit between endpoints of block `endpoint`: `switch` when given
+/// (its FEC layout must match), else the first in the design with the endpoint's FEC layout.
+fn switch_for<'a>(bench: &'a Bench, endpoint: &RxlEndpointBlock, switch: Option<&'a RxlSwitchBlock>) -> Result<&'a RxlSwitchBlock, CampaignError> {
+    let s = match switch {
+        Some(s) => s,
+        None => bench
+            .blocks::<RxlSwitchBlock>()
+            .into_iter()
+            .find(|s| s.fec == endpoint.cfg.fec)
+            .ok_or_else(|| CampaignError::Config(format!("switch levels need an rxl_switch block with the FEC layout of endpoint `{}`", endpoint.name)))?,
+    };
+    if s.fec != endpoint.cfg.fec {
+        return Err(CampaignError::Config(format!("switch `{}` and endpoint `{}` use different FEC layouts", s.name, endpoint.name)));
+    }
+    Ok(s)
+}
+
+/// The nodes of a campaign on the RTL of endpoint module `ep` (both ends, named `A` and `B`)
+/// and the halves of `switch` (or the design's switch with the endpoint's FEC layout) at every
+/// level and direction (named `sw<level>.d<direction>.rx/tx`); lockstep models come from the
+/// modules' own blocks, and every lockstep node reports into `tally`.
+pub fn rtl_nodes(bench: &Bench, ep: &ElabModule, switch: Option<&RxlSwitchBlock>, switches: usize, check: Check, tally: &SharedTally, test: &str) -> Result<Nodes, CampaignError> {
+    let own = crate::cosim::own_block(ep)?;
+    let endpoint = crate::cosim::downcast::<RxlEndpointBlock>(&own, ep)?;
     let codec = FlitCodec::new(endpoint.cfg.crc, endpoint.cfg.fec);
     let mut eps: Vec<Box<dyn EndpointNode>> = Vec::new();
-    for (i, side) in ["a", "b"].iter().enumerate() {
-        let rtl = RtlEndpoint::new(tree, &ep_module, &format!("{test}_{side}"))?;
+    for side in ["A", "B"] {
+        let rtl = RtlEndpoint::new(bench, ep, &format!("{test}_{side}"))?;
         eps.push(match check {
             Check::RtlOnly => Box::new(rtl),
-            Check::Lockstep => Box::new(CheckedEndpoint::new(&format!("{ep_module} ({})", if i == 0 { "A" } else { "B" }), rtl, EndpointModel::with_codec(endpoint.cfg.clone(), codec.clone()))?),
+            Check::Lockstep(stop) => Box::new(CheckedEndpoint::new(side, rtl, EndpointModel::with_codec(endpoint.cfg.clone(), codec.clone()), tally.clone(), stop)?),
         });
     }
     let mut sw: [Vec<SwitchPair>; 2] = [Vec::new(), Vec::new()];
     if switches > 0 {
-        let s = switch.ok_or_else(|| CampaignError::Config("switch levels need an rxl_switch block".into()))?;
-        if s.fec != endpoint.cfg.fec {
-            return Err(CampaignError::Config(format!("switch `{}` and endpoint `{}` use different FEC layouts", s.name, endpoint.name)));
-        }
-        let rx_m = bench.module(&s.name, Role::LinkRx)?.name().to_string();
-        let tx_m = bench.module(&s.name, Role::LinkTx)?.name().to_string();
+        let s = switch_for(bench, endpoint, switch)?;
+        let rx_m = bench.module(&s.name, Role::LinkRx)?;
+        let tx_m = bench.module(&s.name, Role::LinkTx)?;
         for (d, list) in sw.iter_mut().enumerate() {
             for k in 0..switches {
-                let tag = format!("{test}_sw{k}_d{d}");
-                let rx = RtlLinkRx::new(tree, &rx_m, &format!("{tag}_rx"))?;
-                let tx = RtlLinkTx::new(tree, &tx_m, &format!("{tag}_tx"))?;
+                let tag = format!("sw{k}.d{d}");
+                let rx = RtlLinkRx::new(bench, rx_m, &format!("{test}_sw{k}_d{d}_rx"))?;
+                let tx = RtlLinkTx::new(bench, tx_m, &format!("{test}_sw{k}_d{d}_tx"))?;
                 list.push(match check {
                     Check::RtlOnly => (Box::new(rx) as Box<dyn LinkRxNode>, Box::new(tx) as Box<dyn LinkTxNode>),
-                    Check::Lockstep => (
-                        Box::new(CheckedLinkRx { name: format!("{rx_m} (level {k}, direction {d})"), rtl: rx, model: LinkRxModel::new(codec.clone(), s.counter_bits), cycle: 0 }) as Box<dyn LinkRxNode>,
-                        Box::new(CheckedLinkTx { name: format!("{tx_m} (level {k}, direction {d})"), rtl: tx, model: LinkTxModel::new(codec.clone(), s.counter_bits), cycle: 0 }) as Box<dyn LinkTxNode>,
+                    Check::Lockstep(stop) => (
+                        Box::new(CheckedLinkRx::new(&format!("{tag}.rx"), rx, LinkRxModel::new(codec.clone(), s.counter_bits), tally.clone(), stop)?) as Box<dyn LinkRxNode>,
+                        Box::new(CheckedLinkTx::new(&format!("{tag}.tx"), tx, LinkTxModel::new(codec.clone(), s.counter_bits), tally.clone(), stop)?) as Box<dyn LinkTxNode>,
                     ),
                 });
             }

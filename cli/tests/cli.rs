@@ -160,3 +160,35 @@ fn list_names_every_kind_and_field() {
     }
     assert!(text.contains("1..=64") && text.contains("8..=16384"));
 }
+
+/// `rtl-gen sim cosim` on a tree with one XOR changed in the CRC: exit status 1, the module, the
+/// port, the cycle and the seed named, and the waveform of a re-run with the same seed written.
+/// The untouched tree passes with status 0.
+#[test]
+fn cosim_mismatch_names_module_port_seed_and_waveform() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("small.toml"), SMALL).expect("write design");
+    let run = |args: &[&str]| bin().args(args).current_dir(dir.path()).env("CARGO_TARGET_DIR", workspace().join("target")).output().expect("run rtl-gen");
+    let gen = run(&["generate", "small.toml", "--out", "out"]);
+    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
+    let tree = dir.path().join("out/small");
+
+    let ok = run(&["sim", "cosim", "small.toml", "--tree", tree.to_str().expect("utf-8"), "--vectors", "300"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+
+    let file = tree.join("rtl/small_crc16.v");
+    let text = std::fs::read_to_string(&file).expect("crc file");
+    let at = text.find("& 36'h").expect("a masked parity reduction") + "& 36'h".len();
+    let digit = text[at..].chars().next().expect("hex digit").to_digit(16).expect("hex");
+    let flipped = std::char::from_digit(digit ^ 1, 16).expect("hex");
+    std::fs::write(&file, format!("{}{flipped}{}", &text[..at], &text[at + 1..])).expect("write");
+
+    let bad = run(&["sim", "cosim", "small.toml", "--tree", tree.to_str().expect("utf-8"), "--block", "crc16", "--vectors", "300", "--seed", "0x5"]);
+    let err = String::from_utf8_lossy(&bad.stderr).into_owned();
+    assert_eq!(bad.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("small_crc16 (block crc16") && err.contains("on port `crc`") && err.contains("seed 0x") && err.contains("file differs"), "{err}");
+    let wave = err.lines().find_map(|l| l.trim().strip_prefix("waveform: ")).unwrap_or_else(|| panic!("a waveform is named:\n{err}"));
+    let vcd = std::fs::read_to_string(wave).expect("the waveform exists");
+    assert!(vcd.contains("$enddefinitions") && vcd.contains(" crc "), "a VCD with the crc port: {wave}");
+}

@@ -175,7 +175,9 @@ impl Dut {
         let waves = waves::waves_enabled();
         let mut dut = Dut::build_with(tree, module, waves)?;
         if waves {
-            dut.trace_to(waves::wave_path_for(test_name))?;
+            let path = waves::wave_path_for(test_name);
+            dut.trace_to(&path)?;
+            waves::record(path);
         }
         Ok(dut)
     }

@@ -47,8 +47,14 @@ const CACHE_FORMAT: &str = "rtl-gen-sim cache v1";
 /// semantics) instead of requiring coroutines. `--output-split` / `--output-split-cfuncs`:
 /// wide decoders (RS FEC) otherwise become one multi-megabyte C++ function, which g++ compiles
 /// in time far worse than linear; split, the units compile in parallel and each stays small.
+/// `-fno-const-bit-op-tree`: Verilator 5.006's bit-op-tree optimisation miscompiles XOR/XNOR
+/// trees of single-bit wires (verilator#4059, fixed in 5.010): a Yosys `write_verilog` netlist
+/// of a 16-bit CRC that Icarus and `-O0` simulate correctly gave wrong bits on every vector
+/// (`sim/tests/cosim_design.rs` runs that netlist). The generated RTL writes XOR networks as
+/// masked reductions already, so the pass gains nothing here.
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
+    "-fno-const-bit-op-tree",
     "--output-split",
     "20000",
     "--output-split-cfuncs",

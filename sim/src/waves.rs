@@ -6,6 +6,7 @@
 //! VCD rather than FST: FST needs zlib and another runtime object, VCD opens everywhere
 //! (GTKWave, Surfer, PulseView) and the traces of single tests are small.
 
+use std::cell::{Cell, RefCell};
 use std::env;
 use std::path::PathBuf;
 
@@ -14,8 +15,37 @@ use crate::model_build::target_dir;
 /// Name of the waveform switch.
 pub const WAVES_ENV: &str = "RTLGEN_WAVES";
 
-/// True when `RTLGEN_WAVES` is set to anything but empty, `0`, `false`, `no` or `off`.
+thread_local! {
+    /// Set by [`traced`]: trace every model this thread builds, whatever `RTLGEN_WAVES` says.
+    static FORCED: Cell<bool> = const { Cell::new(false) };
+    /// The waveforms started on this thread inside [`traced`].
+    static WRITTEN: RefCell<Vec<PathBuf>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with waveforms on for every model this thread builds through
+/// [`Dut::build_named`](crate::Dut::build_named), and returns what `f` returned with the VCD
+/// files written (complete once the models are dropped, as they are when `f` returns them not).
+/// Used to re-run a failed co-simulation with the same seed and name its waveform.
+pub fn traced<T>(f: impl FnOnce() -> T) -> (T, Vec<PathBuf>) {
+    let was = FORCED.with(|c| c.replace(true));
+    let before = WRITTEN.with(|w| w.borrow().len());
+    let out = f();
+    FORCED.with(|c| c.set(was));
+    let paths = WRITTEN.with(|w| w.borrow_mut().split_off(before));
+    (out, paths)
+}
+
+/// Notes a waveform started on this thread (for [`traced`]).
+pub(crate) fn record(path: PathBuf) {
+    WRITTEN.with(|w| w.borrow_mut().push(path));
+}
+
+/// True inside [`traced`], or when `RTLGEN_WAVES` is set to anything but empty, `0`, `false`,
+/// `no` or `off`.
 pub fn waves_enabled() -> bool {
+    if FORCED.with(Cell::get) {
+        return true;
+    }
     match env::var(WAVES_ENV) {
         Ok(v) => !matches!(
             v.trim().to_ascii_lowercase().as_str(),

@@ -202,6 +202,16 @@ fn run_one(bench: &Bench, m: &ElabModule, opts: &Options, differs_from_design: b
     Ok(o)
 }
 
+/// Re-runs module `module` of `bench` with the same options (so the same stimulus and the same
+/// mismatch) on models built for waveforms, and returns the VCD files written
+/// (`<target>/waves/cosim_<module>….vcd`, one per Verilated instance the driver builds).
+pub fn waves_for(bench: &Bench, module: &str, opts: &Options) -> Result<Vec<std::path::PathBuf>, SimError> {
+    let m = bench.elab().modules.iter().find(|m| m.name() == module).ok_or_else(|| SimError::Design { message: format!("no module `{module}` in the design") })?;
+    let (run, paths) = crate::waves::traced(|| run_one(bench, m, opts, false));
+    run?;
+    Ok(paths)
+}
+
 /// Co-simulate every module of the design, or of block `only`, in emission order; `progress`
 /// hears of each module before it runs. The tree is compared with the design once.
 pub fn run(bench: &Bench, only: Option<&str>, opts: &Options, progress: &mut dyn FnMut(&ElabModule)) -> Result<Vec<Outcome>, SimError> {

@@ -1,7 +1,8 @@
 //! `rtl-gen sim cosim [DESIGN.toml] [--tree DIR] [--block B] [--vectors N] [--seed S]`: every
 //! module of the design (or of one block) in Verilator against its reference model
 //! (`rtl_gen_sim::cosim`); a table of vectors, cycles and mismatches per module; exit status 1
-//! when any module differs from its model.
+//! when any module differs from its model, each differing module named with its first
+//! mismatch (cycle, port, values, seed) and the VCD waveform of a re-run with the same seed.
 
 use super::DesignArgs;
 use crate::cmd::CmdResult;
@@ -23,6 +24,10 @@ pub struct Args {
     /// Stimulus seed, decimal or 0x… (each module derives its own stream from it and its name).
     #[arg(long, value_name = "S", default_value = "1", value_parser = super::seed)]
     pub seed: u64,
+    /// Do not re-run a differing module to write its waveform (by default each differing module
+    /// runs once more, same seed, on a model built with VCD tracing, and the file is named).
+    #[arg(long)]
+    pub no_waves: bool,
 }
 
 pub fn run(a: Args) -> CmdResult {
@@ -40,6 +45,15 @@ pub fn run(a: Args) -> CmdResult {
     let failed: Vec<&str> = outcomes.iter().filter(|o| !o.passed()).map(|o| o.module.as_str()).collect();
     if !failed.is_empty() {
         eprintln!("cosim: {} of {} modules differ from their models: {}", failed.len(), outcomes.len(), failed.join(", "));
+        for o in outcomes.iter().filter(|o| !o.passed()) {
+            eprintln!("  {o}");
+            if !a.no_waves {
+                let waves = cosim::waves_for(&bench, &o.module, &opts).with_context(|| format!("re-running {} for its waveform", o.module))?;
+                for w in waves {
+                    eprintln!("    waveform: {}", w.display());
+                }
+            }
+        }
         return Ok(ExitCode::from(1));
     }
     println!("cosim: {} modules equal to their models (seed {:#x}, {} vectors each)", outcomes.len(), a.seed, a.vectors);

@@ -1,0 +1,120 @@
+//! Streaming Reed-Solomon encoders and decoders (`rs_fec` with `symbols_per_cycle` < N, issue
+//! 15) in Verilator, lockstep with the cycle models on every port every clock: the default
+//! design's KR4 (P = 33) and KP4 (P = 32), and a small RS(38,30) over GF(2^8) at P = 3 with
+//! padding, a short SER window and narrow counters (saturation, alarm).
+
+mod common;
+
+use common::{scaled, TestResult};
+use rtl_gen::blocks::rs_fec::RsFecBlock;
+use rtl_gen::hw::module::Role;
+use rtl_gen_sim::cosim::fec_stream::{codewords, DecLockstep, Traffic};
+use rtl_gen_sim::{Bench, TestRng};
+
+const SMALL: &str = r#"
+[design]
+name = "fs"
+reset = "sync_high"
+
+[[blocks]]
+kind = "rs_fec"
+name = "small"
+symbol_bits = 8
+check_symbols = 8
+msg_symbols = 30
+fcr = 1
+symbols_per_cycle = 3
+ser_window = 8
+ser_threshold = 12
+counter_bits = 8
+"#;
+
+fn lockstep(bench: &Bench, block: &str, test: &str) -> Result<(DecLockstep, RsFecBlock), Box<dyn std::error::Error>> {
+    let b = bench.block::<RsFecBlock>(block)?.clone();
+    let dut = bench.dut(block, Role::FecDec, test)?;
+    assert_eq!(dut.info().latency, b.stream_decoder().timing.latency(), "manifest latency");
+    Ok((DecLockstep::new(dut, &b)?, b))
+}
+
+fn check(ls: &DecLockstep, what: &str) {
+    assert_eq!(ls.tally.mismatches, 0, "{what}: first mismatch {:?}", ls.tally.first);
+}
+
+/// The small code: random errors 0..=2t+1, gaps and backpressure, both bypasses, narrow
+/// counters that saturate, an SER window of 8 codewords; every port every clock vs the model.
+#[test]
+fn small_code_every_port_every_clock() -> TestResult {
+    let bench = Bench::from_toml(SMALL, "fs.toml")?;
+    let mut rng = TestRng::for_test("rs_stream_small")?;
+    let (mut ls, b) = lockstep(&bench, "small", "rs_stream_small")?;
+    let t = b.t() as usize;
+    let count = scaled(600);
+    let errors: Vec<usize> = (0..count).map(|_| rng.range(0, 2 * t as u64 + 1) as usize).collect();
+    let (sent, clean) = codewords(&b, &errors, &mut rng);
+    let mut phases = [Traffic::default(); 4];
+    phases[1] = Traffic { idle: 0.3, stall: 0.4, ..Traffic::default() };
+    phases[2] = Traffic { idle: 0.1, stall: 0.1, bypass_correction: true, ..Traffic::default() };
+    phases[3] = Traffic { idle: 0.2, stall: 0.5, bypass_indication: true, ..Traffic::default() };
+    let chunk = count / 4;
+    let mut alarms = 0;
+    for (i, tr) in phases.iter().enumerate() {
+        let range = i * chunk..(i + 1) * chunk;
+        let got = ls.run(&sent[range.clone()], tr, &mut rng)?;
+        assert_eq!(got.len(), chunk, "phase {i}: every codeword comes out");
+        for ((g, r), (c, &e)) in got.iter().zip(&sent[range.clone()]).zip(clean[range.clone()].iter().zip(&errors[range])) {
+            if e <= t {
+                let want = if tr.bypass_correction { r } else { c };
+                assert_eq!(&g.cw, want, "phase {i}: ≤ t errors");
+                assert_eq!((g.corrected, g.uncorrectable), (e as u32, false));
+            }
+            if tr.bypass_indication {
+                assert!(!g.uncorrectable);
+            }
+        }
+        alarms += ls.model.outputs().ser_alarm as u32;
+    }
+    check(&ls, "small");
+    let o = ls.model.outputs();
+    assert_eq!(o.corrected_symbols, 255, "8-bit counter saturated");
+    println!("small: {} clocks, {} codewords, {} mismatches, uncorrectable {}, alarm seen at phase ends {alarms}", ls.cycle, count, ls.tally.mismatches, o.uncorrectable_codewords);
+    Ok(())
+}
+
+/// One broken line of the emitted decoder (a check lane's syndrome weight) is caught.
+#[test]
+fn a_broken_decoder_is_caught() -> TestResult {
+    let bench = Bench::from_toml(SMALL, "fs.toml")?;
+    let module = bench.module("small", Role::FecDec)?.name().to_string();
+    let tmp = tempfile::tempdir()?;
+    let dir = tmp.path().to_path_buf();
+    copy_tree(bench.tree().root(), &dir)?;
+    let path = dir.join("rtl").join(format!("{module}.v"));
+    let text = std::fs::read_to_string(&path)?;
+    let line = text.lines().find(|l| l.contains("assign syn_next[0] =")).expect("syndrome network line").to_string();
+    let broken = line.replacen("^(", "~^(", 1);
+    std::fs::write(&path, text.replacen(&line, &broken, 1))?;
+    let broken_bench = Bench::with_tree(rtl_gen::config::Design::parse(SMALL, "fs.toml")?, &dir)?;
+    assert_eq!(broken_bench.differing_modules(), [module.as_str()], "only the edited file differs");
+    let b = broken_bench.block::<RsFecBlock>("small")?.clone();
+    let dut = broken_bench.dut("small", Role::FecDec, "rs_stream_broken")?;
+    let mut ls = DecLockstep::new(dut, &b)?;
+    let mut rng = TestRng::for_test("rs_stream_broken")?;
+    let (sent, _) = codewords(&b, &[1, 2, 0, 3], &mut rng);
+    ls.run(&sent, &Traffic::default(), &mut rng)?;
+    assert!(ls.tally.mismatches > 0, "the mutated syndrome network must differ from the model");
+    Ok(())
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    for e in std::fs::read_dir(from)? {
+        let p = e?.path();
+        let dst = to.join(p.file_name().expect("name"));
+        if p.is_dir() {
+            std::fs::create_dir_all(&dst)?;
+            copy_tree(&p, &dst)?;
+        } else {
+            std::fs::copy(&p, dst)?;
+        }
+    }
+    Ok(())
+}

@@ -5,11 +5,21 @@
 
 mod common;
 
-use common::{scaled, TestResult};
+use common::{bench, scaled, TestResult};
 use rtl_gen::blocks::rs_fec::RsFecBlock;
 use rtl_gen::hw::module::Role;
 use rtl_gen_sim::cosim::fec_stream::{codewords, DecLockstep, Traffic};
+use rtl_gen_sim::cosim::{self, Options};
 use rtl_gen_sim::{Bench, TestRng};
+
+/// Default-run size, or the issue's full size with `RTLGEN_LONG=1`.
+fn sized(default: usize, long: usize) -> usize {
+    if std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1") {
+        long
+    } else {
+        default
+    }
+}
 
 const SMALL: &str = r#"
 [design]
@@ -115,6 +125,73 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()
         } else {
             std::fs::copy(&p, dst)?;
         }
+    }
+    Ok(())
+}
+
+/// The default design's KR4 (P = 33) and KP4 (P = 32) decoders: ≤ t errors in random positions
+/// all corrected, t + 1 errors flagged exactly as the model says, random 1..=2t errors bit exact,
+/// back to back then with random idle gaps and backpressure, then both bypasses; every port
+/// every clock against the model (default 400 + 100 + 400 codewords per code; RTLGEN_LONG=1:
+/// 10,000 + 1,000 + 100,000).
+#[test]
+fn ethernet_streaming_decoders_match_the_model() -> TestResult {
+    let bench = bench();
+    for name in ["kr4_fec", "kp4_fec"] {
+        let test = format!("rs_stream_{name}");
+        let mut rng = TestRng::for_test(&test)?;
+        let (mut ls, b) = lockstep(&bench, name, &test)?;
+        let t = b.t() as usize;
+        let (within, beyond, random) = (sized(400, 10_000), sized(100, 1_000), sized(400, 100_000));
+        // ≤ t errors, back to back, no stalls: all corrected, one codeword every B clocks.
+        let errors: Vec<usize> = (0..within).map(|_| rng.range(1, t as u64) as usize).collect();
+        let (sent, clean) = codewords(&b, &errors, &mut rng);
+        let start = ls.cycle;
+        let got = ls.run(&sent, &Traffic::default(), &mut rng)?;
+        let clocks = ls.cycle - start;
+        let beats = b.stream_code().beats() as u64;
+        assert!(clocks <= within as u64 * beats + u64::from(ls.model.timing.latency()) + beats, "{name}: {clocks} clocks for {within} codewords back to back");
+        for (i, (g, c)) in got.iter().zip(&clean).enumerate() {
+            assert_eq!(&g.cw, c, "{name}: codeword {i} with {} errors", errors[i]);
+            assert_eq!((g.corrected as usize, g.uncorrectable), (errors[i], false));
+        }
+        // t + 1 errors: as the model says (flagged, or a miscorrection to a codeword).
+        let (sent, _) = codewords(&b, &vec![t + 1; beyond], &mut rng);
+        let got = ls.run(&sent, &Traffic { idle: 0.2, stall: 0.2, ..Traffic::default() }, &mut rng)?;
+        let flagged = got.iter().filter(|g| g.uncorrectable).count();
+        // Random 1..=2t errors with gaps and backpressure, then the bypasses.
+        let errors: Vec<usize> = (0..random).map(|_| rng.range(1, 2 * t as u64) as usize).collect();
+        let (sent, _) = codewords(&b, &errors, &mut rng);
+        let q = random / 4;
+        ls.run(&sent[..2 * q], &Traffic { idle: 0.3, stall: 0.3, ..Traffic::default() }, &mut rng)?;
+        ls.run(&sent[2 * q..3 * q], &Traffic { idle: 0.1, stall: 0.1, bypass_correction: true, ..Traffic::default() }, &mut rng)?;
+        let got = ls.run(&sent[3 * q..], &Traffic { idle: 0.1, stall: 0.1, bypass_indication: true, ..Traffic::default() }, &mut rng)?;
+        assert!(got.iter().all(|g| !g.uncorrectable), "{name}: indication bypassed");
+        check(&ls, name);
+        let o = ls.model.outputs();
+        println!(
+            "{name}: {within} codewords of 1..={t} errors corrected in {clocks} clocks; {beyond} of {} errors: {flagged} flagged; {random} of 1..={} errors; {} clocks, 0 mismatches; counters: {} symbols, {} bits, {} uncorrectable",
+            t + 1,
+            2 * t,
+            ls.cycle,
+            o.corrected_symbols,
+            o.corrected_bits,
+            o.uncorrectable_codewords
+        );
+    }
+    Ok(())
+}
+
+/// The default design's streaming encoders through the registered co-simulation driver
+/// (random gaps and backpressure, every port every clock).
+#[test]
+fn ethernet_streaming_encoders_match_the_model() -> TestResult {
+    let bench = bench();
+    for name in ["kr4_fec", "kp4_fec"] {
+        let m = bench.module(name, Role::FecEnc)?;
+        let o = cosim::module(&bench, m, &Options { vectors: sized(300, 10_000) as u64, seed: 15 })?;
+        println!("{o}");
+        o.check()?;
     }
     Ok(())
 }

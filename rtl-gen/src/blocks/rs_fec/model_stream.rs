@@ -51,6 +51,7 @@ pub struct KeyEquation {
 impl StreamCode {
     pub fn new(code: RsCode, p: usize) -> StreamCode {
         assert!(p >= 1 && p < code.n(), "1 <= P < N");
+        assert!(code.nroots() % 2 == 0, "2t check symbols");
         StreamCode { code, p }
     }
 

@@ -42,6 +42,10 @@ pub struct DecLockstep {
     beat_bits: usize,
     /// Output beats of the codeword being delivered.
     partial: Vec<u16>,
+    /// Clocks with ser_alarm high, and its rising edges (the alarm is exercised, not idle).
+    pub alarm_clocks: u64,
+    pub alarm_rises: u64,
+    alarm: bool,
 }
 
 fn symbols_bits(s: &[u16], m: u32, width: usize) -> Bits {
@@ -56,7 +60,7 @@ impl DecLockstep {
         let model = b.stream_decoder();
         let p = model.code.p;
         let n = model.code.code.n();
-        Ok(DecLockstep { dut, model, tally: Tally::default(), cycle: 0, m: b.symbol_bits, p, n, beat_bits: p * b.symbol_bits as usize, partial: Vec::new() })
+        Ok(DecLockstep { dut, model, tally: Tally::default(), cycle: 0, m: b.symbol_bits, p, n, beat_bits: p * b.symbol_bits as usize, partial: Vec::new(), alarm_clocks: 0, alarm_rises: 0, alarm: false })
     }
 
     /// One clock; returns whether the input beat was taken and a codeword if its last beat left.
@@ -96,6 +100,10 @@ impl DecLockstep {
             }
         }
         t.vectors += 1;
+        t.cycles += 1;
+        self.alarm_clocks += o.ser_alarm as u64;
+        self.alarm_rises += (o.ser_alarm && !self.alarm) as u64;
+        self.alarm = o.ser_alarm;
         let taken = valid && o.in_tready;
         self.model.clock(&DecIn { tvalid: valid, tdata: data, tlast, out_tready, bypass_correction: tr.bypass_correction, bypass_indication: tr.bypass_indication });
         self.dut.tick();
@@ -213,6 +221,7 @@ pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng)
         model.clock(&EncIn { tvalid: valid, tdata: &data, tlast, out_tready: ready });
         dut.tick();
         tally.vectors += 1;
+        tally.cycles += 1;
         cycle += 1;
         if taken {
             next += 1;

@@ -405,3 +405,39 @@ fn rxl_module_names_collide_through_sub_modules() {
     let text = format!("{HEADER}[[blocks]]\nkind = \"rxl_endpoint\"\nname = \"e\"\n[[blocks]]\nkind = \"crc\"\nname = \"e_crc\"\n{GOOD}\n");
     refused(&text, &["t_e_crc", "collides"]);
 }
+
+// --- rs_fec streaming form (issue 15) ---
+
+const KP4: &str = "symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 30\nmsg_symbols = 514";
+
+#[test]
+fn rs_fec_symbols_per_cycle_range() {
+    refused(&rs_fec(&format!("{KP4}\nsymbols_per_cycle = 545")), &["block `f`", "`symbols_per_cycle`", "545", "1..=544"]);
+    refused(&rs_fec(&format!("{KP4}\nsymbols_per_cycle = 0")), &["block `f`", "`symbols_per_cycle`", "0", "1..="]);
+    refused(&rs_fec("ways = 3\nmsg_bytes = 250\nsymbols_per_cycle = 32"), &["block `f`", "`symbols_per_cycle`", "32", "ways = 1", "256"]);
+    refused(&rs_fec("layout = \"pcie6\"\nsymbols_per_cycle = 32"), &["block `f`", "`symbols_per_cycle`", "32", "generic", "256"]);
+    refused(&rs_fec(&format!("{KP4}\nser_window = 100")), &["block `f`", "`ser_window`", "100", "streaming", "symbols_per_cycle"]);
+    refused(&rs_fec(&format!("{KP4}\nsymbols_per_cycle = 32\ncounter_bits = 2")), &["block `f`", "`counter_bits`", "2", "4..=48"]);
+    refused(&rs_fec(&format!("{KP4}\nsymbols_per_cycle = 32\nser_window = 0")), &["block `f`", "`ser_window`", "1..="]);
+}
+
+#[test]
+fn rs_fec_streaming_defaults_and_whole_codeword_equivalence() {
+    // P = N is the whole-codeword form, byte for byte.
+    let whole = Design::parse(&rs_fec(KP4), "a.toml").expect("valid");
+    let same = Design::parse(&rs_fec(&format!("{KP4}\nsymbols_per_cycle = 544")), "b.toml").expect("valid");
+    assert_eq!(whole.blocks[0].params(), same.blocks[0].params());
+    let d = Design::parse(&rs_fec(&format!("{KP4}\nsymbols_per_cycle = 32")), "c.toml").expect("valid");
+    let params = d.blocks[0].params();
+    for (k, v) in [("symbols_per_cycle", "32"), ("ser_threshold", "6380"), ("ser_window", "8192"), ("counter_bits", "32")] {
+        assert!(params.contains(&(k, v.to_string())), "{k} = {v} in {params:?}");
+    }
+    let kr4 = Design::parse(&rs_fec("symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 14\nmsg_symbols = 514\nsymbols_per_cycle = 33"), "d.toml").expect("valid");
+    assert!(kr4.blocks[0].params().contains(&("ser_threshold", "417".to_string())));
+    let mods = d.blocks[0].modules(&d.info);
+    assert_eq!(mods[1].latency, 53, "KP4 at P = 32: 2·17 + 15 + 4 clocks, under Intel's 57");
+    let ports: Vec<&str> = mods[1].ports().iter().map(|p| p.name.as_str()).collect();
+    for p in ["in_tvalid", "in_tready", "in_tdata", "in_tlast", "out_tvalid", "out_tready", "out_tdata", "out_tlast", "bypass_correction", "bypass_indication", "out_corrected", "out_uncorrectable", "corrected_symbols", "corrected_bits", "uncorrectable_codewords", "ser_alarm"] {
+        assert!(ports.contains(&p), "{p} in {ports:?}");
+    }
+}

@@ -92,7 +92,8 @@ fn auto_flow_is_fast_only_for_the_multi_megabyte_modules() {
     let manifest = TreeManifest::load(&root).expect("manifest");
     let mut fast: Vec<&str> = manifest.modules.iter().map(|m| m.name.as_str()).filter(|m| synth::Flow::auto(&root, &manifest, m) == synth::Flow::Fast).collect();
     fast.sort_unstable();
-    assert_eq!(fast, ["rtlgen_kp4_fec_dec", "rtlgen_kp4_fec_enc", "rtlgen_kr4_fec_dec"]);
+    // Since the Ethernet FEC streams (issue 15) no default module is over a megabyte.
+    assert!(fast.is_empty(), "{fast:?}");
 }
 
 /// Full-size synthesis of the ISN CRC-64 beside the plain CRC-64 (≈3 minutes on 2 cores, so

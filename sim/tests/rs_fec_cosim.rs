@@ -131,8 +131,15 @@ fn hit(cw: &mut [u8], m: u32, index: usize, error: u16) {
     }
 }
 
+/// The whole-codeword blocks (the streaming ones are in rs_fec_stream_cosim.rs).
 fn blocks(bench: &Bench) -> Vec<&RsFecBlock> {
-    bench.blocks::<RsFecBlock>()
+    bench.blocks::<RsFecBlock>().into_iter().filter(|b| b.stream.is_none()).collect()
+}
+
+/// The opt-in design with the whole-codeword Ethernet decoders (issue 15 moved them out of the
+/// default design: their Verilator builds took minutes).
+fn whole_ethernet_bench() -> Bench {
+    Bench::from_design_file(common::workspace().join("rtl-gen/designs/rs_fec_variants.toml")).expect("rs_fec_variants.toml")
 }
 
 /// The encoder equals the model on random messages (streamed when pipelined).
@@ -263,12 +270,14 @@ fn t1_random_error_patterns_match_the_model() -> TestResult {
     Ok(())
 }
 
-/// The same ≥100k random patterns for KR4 and KP4 (1..8 errors: within t for KP4, up to t + 1
-/// for KR4). The 1.7 MB / 3.9 MB decoders Verilate untraced in ≈1.3 / ≈4.6 minutes on 2 cores
-/// (cached after that) and the 200k codewords take ≈1 minute, so this runs by default.
+/// The same ≥100k random patterns for the whole-codeword KR4 and KP4 of the variants design
+/// (1..8 errors: within t for KP4, up to t + 1 for KR4). The 1.8 MB / 4.1 MB decoders Verilate
+/// untraced in ≈1.3 / ≈4.6 minutes on 2 cores, so this is opt-in (`--ignored`); the default
+/// design's streaming KR4/KP4 are checked in rs_fec_stream_cosim.rs.
 #[test]
+#[ignore]
 fn ethernet_random_error_patterns_match_the_model() -> TestResult {
-    let bench = bench();
+    let bench = whole_ethernet_bench();
     for b in blocks(&bench).into_iter().filter(|b| b.t() > 1) {
         random_error_patterns_match_the_model(&bench, b, &format!("rs_eth_random_{}", b.name), scaled(100_000))?;
     }
@@ -332,10 +341,11 @@ fn cxl_detected_fraction_of_long_bursts() -> TestResult {
 /// KR4 / KP4 (10-bit symbols, t = 7 / 15): every pattern of ≤ t symbol errors in random positions
 /// is corrected, and t + 1 errors are flagged or miscorrected exactly as the model says.
 #[test]
+#[ignore]
 fn ethernet_codes_correct_t_errors_and_match_beyond() -> TestResult {
-    let bench = bench();
-    let eth: Vec<_> = blocks(&bench).into_iter().filter(|b| b.t() > 1).collect();
-    assert!(eth.len() >= 2, "KR4 and KP4 are in the default design");
+    let bench = whole_ethernet_bench();
+    let eth: Vec<_> = blocks(&bench).into_iter().filter(|b| b.t() > 1 && b.stream.is_none()).collect();
+    assert!(eth.len() >= 2, "KR4 and KP4 are in the variants design");
     for b in eth {
         let test = format!("rs_eth_{}", b.name);
         let mut rng = TestRng::for_test(&test)?;

@@ -37,6 +37,9 @@ fn flags(v: &[bool]) -> Bits {
 pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsFecBlock>(&own, m)?;
+    if b.stream.is_some() {
+        return super::fec_stream::encoder(bench, m, opts, rng);
+    }
     let model = b.model();
     let (mb, cb) = (b.msg_bits() as usize, b.cw_bits() as usize);
     let mut msgs = vec![Bits::zeros(mb).to_bytes(), Bits::ones(mb).to_bytes()];
@@ -51,6 +54,9 @@ pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng)
 pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsFecBlock>(&own, m)?;
+    if b.stream.is_some() {
+        return super::fec_stream::decoder(bench, m, opts, rng);
+    }
     let model = b.model();
     let (mb, cb) = (b.msg_bits() as usize, b.cw_bits() as usize);
     let sym = b.symbol_bits;

@@ -11,6 +11,7 @@
 
 mod crc;
 mod fec;
+pub mod fec_stream;
 mod replay;
 pub mod rifl;
 pub mod rxl;

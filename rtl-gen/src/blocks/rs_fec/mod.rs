@@ -15,9 +15,13 @@
 //! ([`model::InterleavedFec`], [`model::Pcie6Fec`]), miscorrections included.
 
 mod dec_bm;
+mod dec_stream;
 mod dec_t1;
 mod enc;
+mod enc_stream;
+mod stream_common;
 pub mod model;
+pub mod model_stream;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::config::DesignInfo;
@@ -28,7 +32,7 @@ use model::{FecDecoded, FlitFec, InterleavedFec, Pcie6Fec, FLIT_FEC_FIELD_POLY};
 
 pub struct RsFecKind;
 
-static FIELDS: [FieldSpec; 10] = [
+static FIELDS: [FieldSpec; 14] = [
     FieldSpec { name: "symbol_bits", ty: FieldType::UInt { min: 3, max: 12 }, default: Some("8"), doc: "m: bits per symbol of GF(2^m)" },
     FieldSpec { name: "field_poly", ty: FieldType::UInt { min: 0, max: 0x1FFF }, default: Some("0x11D"), doc: "primitive field polynomial in full form, x^m term included (0x11D = x^8+x^4+x^3+x^2+1)" },
     FieldSpec { name: "fcr", ty: FieldType::UInt { min: 0, max: 4094 }, default: Some("0"), doc: "first consecutive root: generator roots α^fcr … α^(fcr+check_symbols-1)" },
@@ -49,7 +53,26 @@ static FIELDS: [FieldSpec; 10] = [
         default: Some("\"generic\""),
         doc: "generic: message then check symbols, way = index mod ways; pcie6: the PCIe 6.0 / CXL 3 256-byte flit FEC",
     },
+    FieldSpec {
+        name: "symbols_per_cycle",
+        ty: FieldType::UInt { min: 1, max: 16384 },
+        default: None,
+        doc: "P: codeword symbols per clock, 1..=N; N (the default) is the whole-codeword form, P < N the streaming form (ways = 1, generic layout)",
+    },
+    FieldSpec { name: "ser_threshold", ty: FieldType::UInt { min: 0, max: 0xFFFF_FFFF }, default: None, doc: "streaming decoder: degraded-SER alarm when more corrected symbols than this fall in a window (default 417 for RS(528,514), 6380 for RS(544,514))" },
+    FieldSpec { name: "ser_window", ty: FieldType::UInt { min: 1, max: 1 << 24 }, default: Some("8192"), doc: "streaming decoder: codewords per degraded-SER window" },
+    FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 4, max: 48 }, default: Some("32"), doc: "streaming decoder: width of the saturating corrected-symbol, corrected-bit and uncorrectable-codeword counters" },
 ];
+
+/// The streaming form's settings (`symbols_per_cycle` < N).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stream {
+    /// P: symbols per beat.
+    pub symbols_per_cycle: u32,
+    pub ser_threshold: u64,
+    pub ser_window: u64,
+    pub counter_bits: u32,
+}
 
 /// Which flit layout a block uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +103,8 @@ pub struct RsFecBlock {
     /// Register stages of the encoder: its latency. A KR4/KP4 decoder needs 8–12 stages, an
     /// encoder's XOR network only 2; carrying the message through the rest costs flip-flops.
     pub enc_pipeline: u32,
+    /// The streaming form, or `None` for the whole-codeword form (P = N).
+    pub stream: Option<Stream>,
 }
 
 /// The reference model of a block: either layout, driven through [`FlitFec`].
@@ -160,6 +185,24 @@ impl RsFecBlock {
             .expect("validated when the design was parsed")
     }
 
+    /// The streaming form's codec (panics for a whole-codeword block).
+    pub fn stream_code(&self) -> model_stream::StreamCode {
+        let st = self.stream.expect("streaming block");
+        model_stream::StreamCode::new(self.generic_model().way_code(0).clone(), st.symbols_per_cycle as usize)
+    }
+
+    /// The streaming encoder's cycle model.
+    pub fn stream_encoder(&self) -> model_stream::StreamEncoder {
+        model_stream::StreamEncoder::new(self.stream_code())
+    }
+
+    /// The streaming decoder's cycle model.
+    pub fn stream_decoder(&self) -> model_stream::StreamDecoder {
+        let st = self.stream.expect("streaming block");
+        let settings = model_stream::DecSettings { counter_bits: st.counter_bits, ser_threshold: st.ser_threshold, ser_window: st.ser_window };
+        model_stream::StreamDecoder::new(self.stream_code(), settings)
+    }
+
     /// The largest `pipeline` the decoder takes (the encoder takes any up to the field's max).
     pub fn max_pipeline(&self) -> u32 {
         if self.t() == 1 {
@@ -204,6 +247,13 @@ fn parse_pcie6(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
         return Err(r.error("pipeline", format!("= {pipeline} is more than a t = 1 decoder can use; allowed 0..={MAX_T1_PIPELINE}")));
     }
     let enc_pipeline = enc_pipeline(r, pipeline)?;
+    if r.is_set("symbols_per_cycle") {
+        let v = r.u32("symbols_per_cycle")?;
+        if v != 256 {
+            return Err(r.error("symbols_per_cycle", format!("= {v}: the streaming form needs layout = \"generic\" with ways = 1; allowed 256 (the whole flit) with layout = \"pcie6\"")));
+        }
+    }
+    reject_stream_fields(r)?;
     Ok(RsFecBlock {
         name: r.block().to_string(),
         layout: Layout::Pcie6,
@@ -215,6 +265,7 @@ fn parse_pcie6(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
         msg_symbols: 250,
         pipeline,
         enc_pipeline,
+        stream: None,
     })
 }
 
@@ -225,6 +276,41 @@ fn enc_pipeline(r: &mut FieldReader, pipeline: u32) -> ConfigResult<u32> {
     } else {
         Ok(pipeline)
     }
+}
+
+/// The streaming-only fields given to a whole-codeword block.
+fn reject_stream_fields(r: &mut FieldReader) -> ConfigResult<()> {
+    for field in ["ser_threshold", "ser_window", "counter_bits"] {
+        if r.is_set(field) {
+            let v = r.uint(field)?;
+            return Err(r.error(field, format!("= {v} applies to the streaming decoder only; set symbols_per_cycle below the codeword's symbols, or leave it out")));
+        }
+    }
+    Ok(())
+}
+
+/// `symbols_per_cycle` and the streaming decoder's settings; `None` for the whole-codeword form.
+fn parse_stream(r: &mut FieldReader, b: &RsFecBlock) -> ConfigResult<Option<Stream>> {
+    let n = b.cw_symbols();
+    if !r.is_set("symbols_per_cycle") {
+        reject_stream_fields(r)?;
+        return Ok(None);
+    }
+    let p = r.u32("symbols_per_cycle")?;
+    if p > n {
+        return Err(r.error("symbols_per_cycle", format!("= {p} is more than the codeword's {n} symbols; allowed 1..={n}")));
+    }
+    if p == n {
+        reject_stream_fields(r)?;
+        return Ok(None);
+    }
+    if b.ways != 1 {
+        return Err(r.error("symbols_per_cycle", format!("= {p} (streaming) needs ways = 1 (here {}); allowed {n} (the whole codeword) with ways > 1", b.ways)));
+    }
+    let ser_window = r.uint("ser_window")?;
+    let ser_threshold = if r.is_set("ser_threshold") { r.uint("ser_threshold")? } else { model_stream::default_ser_threshold(n as usize, b.msg_symbols as usize, ser_window) };
+    let counter_bits = r.u32("counter_bits")?;
+    Ok(Some(Stream { symbols_per_cycle: p, ser_threshold, ser_window, counter_bits }))
 }
 
 fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
@@ -280,7 +366,8 @@ fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
     }
     let pipeline = r.u32("pipeline")?;
     let enc_pipeline = enc_pipeline(r, pipeline)?;
-    let block = RsFecBlock { name: r.block().to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline, enc_pipeline };
+    let mut block = RsFecBlock { name: r.block().to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline, enc_pipeline, stream: None };
+    block.stream = parse_stream(r, &block)?;
     if pipeline > block.max_pipeline() {
         return Err(r.error(
             "pipeline",
@@ -338,6 +425,13 @@ impl Block for RsFecBlock {
         if self.enc_pipeline != self.pipeline {
             params.push(("enc_pipeline", self.enc_pipeline.to_string()));
         }
+        // The streaming form's settings, listed only for it (whole-codeword blocks keep their bytes).
+        if let Some(st) = self.stream {
+            params.push(("symbols_per_cycle", st.symbols_per_cycle.to_string()));
+            params.push(("ser_threshold", st.ser_threshold.to_string()));
+            params.push(("ser_window", st.ser_window.to_string()));
+            params.push(("counter_bits", st.counter_bits.to_string()));
+        }
         params
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
@@ -346,6 +440,9 @@ impl Block for RsFecBlock {
     }
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
         let names = self.module_names(design);
+        if self.stream.is_some() {
+            return vec![enc_stream::module(self, design, &names[0]), dec_stream::module(self, design, &names[1])];
+        }
         let dec = if self.t() == 1 { dec_t1::module(self, design, &names[1]) } else { dec_bm::module(self, design, &names[1]) };
         vec![enc::module(self, design, &names[0]), dec]
     }

@@ -40,6 +40,7 @@ pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
         msg_symbols: MSG_BITS / 8,
         pipeline: 0,
         enc_pipeline: 0,
+        stream: None,
     }
 }
 

@@ -1,0 +1,505 @@
+//! The streaming decoder `<prefix><name>_dec` (`symbols_per_cycle` = P < N), cycle for cycle
+//! the model [`StreamDecoder`](super::model_stream::StreamDecoder):
+//!
+//! 1. **Input**: a beat is taken while a codeword slot is free (`in_tready`); it is written to
+//!    the received-word RAM (`data_ram`, block-RAM inference pattern: one write port, a
+//!    registered read with enable) at {slot, beat}, and the 2t syndromes advance by one
+//!    P-parallel Horner step (one XOR network probed from the model).
+//! 2. **Key equation**: the reformulated inversionless Berlekamp–Massey (RiBM, Sarwate and
+//!    Shanbhag 2001) with 3t+1 identical processing elements, u iterations per clock for 2t/u
+//!    clocks, shared by every codeword (it is free again before the next syndromes arrive).
+//!    RiBM because its iteration is one multiply-add deep whatever t (no discrepancy sum, no
+//!    inversion) and it leaves the error evaluator in its registers, so Forney needs no
+//!    second polynomial product.
+//! 3. **Chien + Forney**, P lanes, one beat per clock: Λ(X⁻¹), its odd part and Ω^h(X⁻¹)
+//!    by constant multipliers on registers that step by α^(kP) per beat; the inverse of the
+//!    odd part by Itoh–Tsujii; the error values go to the error RAM, the roots are counted.
+//! 4. **Decision** after the last beat: correctable iff L ≤ t (RiBM's k ≥ 0), exactly L roots
+//!    in existing positions and no root with a zero derivative or value; the slot's flags and
+//!    the counters and SER window update.
+//! 5. **Output**: the oldest decided slot is read beat by beat (read enable = the output
+//!    register is free), XORed with its error values when it is corrected and correction is
+//!    not bypassed.
+
+use super::model_stream::{DecTiming, CHIEN_STAGES};
+use super::stream_common::{beat_ports, emit_linear, symbol};
+use super::RsFecBlock;
+use crate::config::DesignInfo;
+use crate::hw::build::{add, and, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, when, wire, zeros, zext};
+use crate::hw::gf_net::{emit_inverse, emit_sum, Term};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
+use crate::math::gf2m::Gf2m;
+
+/// `Σ bits of name[0..width)` as a `w`-bit sum.
+fn popcount(name: &str, width: u32, w: u32) -> Expr {
+    (0..width).map(|i| zext(Expr::bit(name, i), 1, w)).reduce(add).expect("non-empty")
+}
+
+/// A saturating accumulate `x <= min(x + inc, MAX)` of a `cb`-bit counter by an `iw`-bit value.
+fn sat_add(items: &mut Vec<Item>, x: &str, cb: u32, inc: Expr, iw: u32) -> Stmt {
+    let sw = cb.max(iw) + 1;
+    let sum = format!("{x}_sum");
+    wire(items, &sum, sw, "", add(zext(id(x), cb, sw), zext(inc, iw, sw)));
+    let max = (1u64 << cb) - 1;
+    set_id(x, mux(gt(id(&sum), dec(sw, max)), dec(cb, max), Expr::slice(&sum, cb - 1, 0)))
+}
+
+fn lin(f: &Gf2m, x: &str, e: i64) -> Term {
+    Term::scaled(f, x, f.alpha(e))
+}
+
+pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
+    let st = b.stream.expect("streaming block");
+    let code = b.stream_code();
+    let tm = DecTiming::new(&code);
+    let f = code.field().clone();
+    let (p, n, t) = (code.p, code.code.n(), code.t());
+    let m = b.symbol_bits;
+    let beats = code.beats();
+    let pad = code.pad();
+    let bw = clog2(beats as u64);
+    let slots = tm.slots as u64;
+    let sb = clog2(slots);
+    let dw = p as u32 * m;
+    let nr = 2 * t;
+    let pe = 3 * t + 1;
+    let kw = bits_for(2 * t as u64 + 1) + 1;
+    let lw = bits_for(t as u64);
+    let cb = st.counter_bits;
+    let shift = i64::from(b.fcr) + nr as i64;
+    let bp = (beats * p) as i64;
+    let mut ports = clock_ports(design);
+    ports.extend(beat_ports(b, "received codeword"));
+    ports.push(Port::input("bypass_correction", 1, "detect only: codewords pass uncorrected (flags and counters as usual); sampled at each codeword's decision"));
+    ports.push(Port::input("bypass_indication", 1, "never flag a codeword uncorrectable on out_uncorrectable (the counters still count it)"));
+    ports.push(Port::output("out_corrected", lw, "symbols corrected in this codeword, on its tlast beat (0 on other beats)"));
+    ports.push(Port::output("out_uncorrectable", 1, "this codeword is uncorrectable (passed unchanged), on its tlast beat"));
+    ports.push(Port::output("frame_error", 1, "pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)"));
+    ports.push(Port::output("corrected_symbols", cb, "saturating count of corrected symbols"));
+    ports.push(Port::output("corrected_bits", cb, "saturating count of corrected bits"));
+    ports.push(Port::output("uncorrectable_codewords", cb, "saturating count of uncorrectable codewords"));
+    ports.push(Port::output("ser_alarm", 1, &format!("degraded SER: more than {} corrected symbols in the last window of {} codewords", st.ser_threshold, st.ser_window)));
+    let mut it = Vec::new();
+    let items = &mut it;
+    let last = localparam(items, "LAST_BEAT", bw, (beats - 1) as u64, "beat index of tlast");
+    let slots_p = localparam(items, "SLOTS", bits_for(slots), slots, "codeword slots of the RAMs");
+    let bm_last = localparam(items, "BM_LAST", bits_for(u64::from(tm.bm_clocks)), u64::from(tm.bm_clocks - 1), "last clock of the key-equation solver");
+    let ser_last = localparam(items, "SER_LAST", bits_for(st.ser_window - 1), st.ser_window - 1, "last codeword of an SER window");
+    let ser_w = bits_for(st.ser_window * t as u64 + t as u64);
+    let ser_thr = localparam(items, "SER_THRESHOLD", ser_w.max(bits_for(st.ser_threshold)), st.ser_threshold, "degraded-SER threshold");
+    let ser_w = ser_w.max(bits_for(st.ser_threshold));
+    let uw = bits_for(slots);
+    let aw = sb + bw;
+
+    // ---- input ----
+    items.push(Item::comment("Input: slots, beat count, masked beat, received-word RAM, syndromes."));
+    for (r, w, doc) in [("used", uw, "slots received and not yet sent"), ("tail", sb, "slot being received"), ("head", sb, "slot being sent"), ("in_beat", bw, "beat of the codeword being received"), ("frame_error_r", 1, "")] {
+        items.push(Item::reg(r, w, doc));
+    }
+    wire(items, "in_ready", 1, "a slot is free", ne(id("used"), slots_p.clone()));
+    wire(items, "accept", 1, "", and(id("in_tvalid"), id("in_ready")));
+    wire(items, "in_last", 1, "", eq(id("in_beat"), last.clone()));
+    let masked = if pad == 0 {
+        id("in_tdata")
+    } else {
+        mux(id("in_last"), cat(vec![zeros(pad as u32 * m), Expr::slice("in_tdata", (p - pad) as u32 * m - 1, 0)]), id("in_tdata"))
+    };
+    wire(items, "in_beat_data", dw, "the beat, padding lanes zeroed", masked);
+    items.push(Item::Memory { name: "data_ram".into(), width: dw, depth: (slots as u32) << bw, doc: "received beats by {slot, beat}".into() });
+    items.push(Item::reg("acc", nr as u32 * m, "syndrome accumulators S_0..S_2t-1"));
+    wire(items, "syn_in", (nr + p) as u32 * m, "{running syndromes (zero on beat 0), beat}", cat(vec![mux(eq(id("in_beat"), dec(bw, 0)), zeros(nr as u32 * m), id("acc")), id("in_beat_data")]));
+    {
+        let c = code.clone();
+        emit_linear(items, "syn_next", m, p + nr, nr, "syn_in", move |x| c.syndrome_step(&x[p..], &x[..p]));
+    }
+    wire(items, "bm_start", 1, "the last beat is in: the syndromes are complete", and(id("accept"), id("in_last")));
+
+    // ---- RiBM ----
+    items.push(Item::comment(&format!("RiBM: {pe} processing elements, {} iteration(s) per clock for {} clocks.", tm.iters_per_clock, tm.bm_clocks)));
+    for (r, w, doc) in [
+        ("bm_d", pe as u32 * m, "δ_0..δ_3t"),
+        ("bm_th", pe as u32 * m, "θ_0..θ_3t"),
+        ("bm_g", m, "γ"),
+        ("bm_k", kw, "k = 2t − 2L after 2t iterations (two's complement)"),
+        ("bm_busy", 1, ""),
+        ("bm_cnt", bits_for(u64::from(tm.bm_clocks)), ""),
+        ("bm_done", 1, "Λ and Ω^h are in bm_d"),
+    ] {
+        items.push(Item::reg(r, w, doc));
+    }
+    let sym_wires = |items: &mut Vec<Item>, vec: &str, prefix: &str, count: usize| -> Vec<String> {
+        (0..count)
+            .map(|i| {
+                let w = format!("{prefix}{i}");
+                wire(items, &w, m, "", symbol(vec, m, i));
+                w
+            })
+            .collect()
+    };
+    let mut d = sym_wires(items, "bm_d", "d0_", pe);
+    let mut th = sym_wires(items, "bm_th", "th0_", pe);
+    let mut g = "bm_g".to_string();
+    let mut k = "bm_k".to_string();
+    for j in 1..=tm.iters_per_clock as usize {
+        let sw = format!("sw{j}");
+        wire(items, &sw, 1, "δ_0 ≠ 0 and k ≥ 0: the roles swap", and(Expr::red(UnOp::RedOr, id(&d[0])), Expr::bit(&k, kw - 1).not()));
+        let mut nd = Vec::new();
+        let mut nth = Vec::new();
+        for i in 0..pe {
+            let w = format!("d{j}_{i}");
+            items.push(Item::wire(&w, m, ""));
+            let mut terms = vec![Term::Prod(d[0].clone(), th[i].clone())];
+            if i + 1 < pe {
+                terms.push(Term::Prod(g.clone(), d[i + 1].clone()));
+            }
+            emit_sum(items, &f, &w, &terms, &w);
+            nd.push(w);
+            let tw = format!("th{j}_{i}");
+            let shifted = if i + 1 < pe { id(&d[i + 1]) } else { zeros(m) };
+            wire(items, &tw, m, "", mux(id(&sw), shifted, id(&th[i])));
+            nth.push(tw);
+        }
+        let gw = format!("g{j}");
+        wire(items, &gw, m, "", mux(id(&sw), id(&d[0]), id(&g)));
+        let kn = format!("k{j}");
+        wire(items, &kn, kw, "", mux(id(&sw), id(&k).not(), add(id(&k), dec(kw, 1))));
+        d = nd;
+        th = nth;
+        g = gw;
+        k = kn;
+    }
+    let init = cat(vec![dec(m, 1), zeros(t as u32 * m), id("syn_next")]);
+    let rev = |v: &[String]| cat(v.iter().rev().map(|s| id(s)).collect());
+    let bm_w = bits_for(u64::from(tm.bm_clocks));
+    items.push(Item::AlwaysFf {
+        reset: Some(vec![set_id("bm_busy", dec(1, 0)), set_id("bm_done", dec(1, 0)), set_id("bm_cnt", dec(bm_w, 0))]),
+        body: vec![
+            set_id("bm_done", and(id("bm_busy"), eq(id("bm_cnt"), bm_last.clone()))),
+            if_else(
+                id("bm_start"),
+                vec![set_id("bm_busy", dec(1, 1)), set_id("bm_cnt", dec(bm_w, 0))],
+                vec![when(id("bm_busy"), vec![set_id("bm_cnt", add(id("bm_cnt"), dec(bm_w, 1))), when(eq(id("bm_cnt"), bm_last), vec![set_id("bm_busy", dec(1, 0))])])],
+            ),
+        ],
+    });
+    items.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![if_else(
+            id("bm_start"),
+            vec![set_id("bm_d", init.clone()), set_id("bm_th", init), set_id("bm_g", dec(m, 1)), set_id("bm_k", dec(kw, 0))],
+            vec![when(id("bm_busy"), vec![set_id("bm_d", rev(&d)), set_id("bm_th", rev(&th)), set_id("bm_g", id(&g)), set_id("bm_k", id(&k))])],
+        )],
+    });
+
+    // ---- Chien / Forney ----
+    items.push(Item::comment("Chien search and Forney, P lanes: Λ_k·α^(−k·d'), Ω^h_k·α^(−(k+fcr+2t)·d') for the beat's first degree d'."));
+    for (r, w, doc) in [
+        ("ch_lam", (t as u32 + 1) * m, "Λ_k·α^(−k·d'0) for the beat in the Chien search"),
+        ("ch_om", t as u32 * m, "Ω^h_k·α^(−(k+fcr+2t)·d'0)"),
+        ("ch_busy", 1, ""),
+        ("ch_beat", bw, ""),
+        ("ch_len", lw, "L"),
+        ("ch_ok", 1, "L ≤ t"),
+    ] {
+        items.push(Item::reg(r, w, doc));
+    }
+    let bm_d_sym = sym_wires(items, "bm_d", "key_", 2 * t + 1);
+    let t_p = localparam(items, "T", lw, t as u64, "t");
+    wire(items, "key_len", lw, "L = t − k/2 (k = 2t − 2L is even when L ≤ t)", Expr::bin(BinOp::Sub, t_p, Expr::slice("bm_k", lw, 1)));
+    let lam: Vec<String> = sym_wires(items, "ch_lam", "lam_", t + 1);
+    let om: Vec<String> = sym_wires(items, "ch_om", "om_", t);
+    let mut lam_load = Vec::new();
+    let mut lam_step = Vec::new();
+    for kk in 0..=t {
+        let (lo, stp) = (format!("lam_load{kk}"), format!("lam_step{kk}"));
+        items.push(Item::wire(&lo, m, ""));
+        emit_sum(items, &f, &lo, &[lin(&f, &bm_d_sym[t + kk], -(kk as i64) * (bp - 1))], &lo);
+        items.push(Item::wire(&stp, m, ""));
+        emit_sum(items, &f, &stp, &[lin(&f, &lam[kk], kk as i64 * p as i64)], &stp);
+        lam_load.push(lo);
+        lam_step.push(stp);
+    }
+    let mut om_load = Vec::new();
+    let mut om_step = Vec::new();
+    for kk in 0..t {
+        let e = kk as i64 + shift;
+        let (lo, stp) = (format!("om_load{kk}"), format!("om_step{kk}"));
+        items.push(Item::wire(&lo, m, ""));
+        emit_sum(items, &f, &lo, &[lin(&f, &bm_d_sym[kk], -e * (bp - 1))], &lo);
+        items.push(Item::wire(&stp, m, ""));
+        emit_sum(items, &f, &stp, &[lin(&f, &om[kk], e * p as i64)], &stp);
+        om_load.push(lo);
+        om_step.push(stp);
+    }
+    items.push(Item::AlwaysFf {
+        reset: Some(vec![set_id("ch_busy", dec(1, 0)), set_id("ch_beat", dec(bw, 0))]),
+        body: vec![if_else(
+            id("bm_done"),
+            vec![set_id("ch_busy", dec(1, 1)), set_id("ch_beat", dec(bw, 0))],
+            vec![when(id("ch_busy"), vec![set_id("ch_beat", add(id("ch_beat"), dec(bw, 1))), when(eq(id("ch_beat"), last.clone()), vec![set_id("ch_busy", dec(1, 0))])])],
+        )],
+    });
+    items.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![if_else(
+            id("bm_done"),
+            vec![
+                set_id("ch_lam", rev(&lam_load)),
+                set_id("ch_om", rev(&om_load)),
+                set_id("ch_len", id("key_len")),
+                set_id("ch_ok", Expr::bit("bm_k", kw - 1).not()),
+            ],
+            vec![when(id("ch_busy"), vec![set_id("ch_lam", rev(&lam_step)), set_id("ch_om", rev(&om_step))])],
+        )],
+    });
+    // Stage 1: evaluations per lane.
+    let mut roots = Vec::new();
+    let mut odds = Vec::new();
+    let mut nums = Vec::new();
+    for i in 0..p {
+        let (ev, od, nu) = (format!("even{i}"), format!("odd{i}"), format!("num{i}"));
+        for (w, parity) in [(&ev, 0), (&od, 1)] {
+            items.push(Item::wire(w, m, ""));
+            let terms: Vec<Term> = (0..=t).filter(|kk| kk % 2 == parity).map(|kk| lin(&f, &lam[kk], (kk * i) as i64)).collect();
+            emit_sum(items, &f, w, &terms, w);
+        }
+        items.push(Item::wire(&nu, m, ""));
+        let terms: Vec<Term> = (0..t).map(|kk| lin(&f, &om[kk], (kk as i64 + shift) * i as i64)).collect();
+        emit_sum(items, &f, &nu, &terms, &nu);
+        let exists = if i >= p - pad { and(eq(id(&ev), id(&od)), ne(id("ch_beat"), last.clone())) } else { eq(id(&ev), id(&od)) };
+        roots.push(exists);
+        odds.push(id(&od));
+        nums.push(id(&nu));
+    }
+    roots.reverse();
+    odds.reverse();
+    nums.reverse();
+    wire(items, "ch_root", p as u32, "Λ(X⁻¹) = 0 at an existing position, per lane", cat(roots));
+    wire(items, "ch_odd", dw, "Λ_odd(X⁻¹) per lane", cat(odds));
+    wire(items, "ch_num", dw, "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", cat(nums));
+    let stage_regs: [(&str, u32); 4] = [("valid", 1), ("beat", bw), ("len", lw), ("ok", 1)];
+    for s in 1..=3 {
+        for (r, w) in stage_regs {
+            items.push(Item::reg(&format!("s{s}_{r}"), w, ""));
+        }
+    }
+    for (r, w) in [("s1_root", p as u32), ("s1_odd", dw), ("s1_num", dw), ("s2_root", p as u32), ("s2_num", dw), ("s2_inv", dw), ("s3_root", p as u32), ("s3_err", dw), ("s3_bad", 1)] {
+        items.push(Item::reg(r, w, ""));
+    }
+    // Stage 2: inverses.
+    let mut invs = Vec::new();
+    for i in 0..p {
+        let a = format!("s1_odd{i}");
+        wire(items, &a, m, "", symbol("s1_odd", m, i));
+        let o = format!("inv{i}");
+        items.push(Item::wire(&o, m, "Λ_odd⁻¹ (Itoh–Tsujii)"));
+        emit_inverse(items, &f, &a, &o, &format!("inv{i}"));
+        invs.push(id(&o));
+    }
+    invs.reverse();
+    // Stage 3: values.
+    let mut errs = Vec::new();
+    let mut bads = Vec::new();
+    for i in 0..p {
+        let (nu, iv, v) = (format!("s2_num{i}"), format!("s2_inv{i}"), format!("val{i}"));
+        wire(items, &nu, m, "", symbol("s2_num", m, i));
+        wire(items, &iv, m, "", symbol("s2_inv", m, i));
+        items.push(Item::wire(&v, m, "Forney value"));
+        emit_sum(items, &f, &v, &[Term::Prod(nu, iv)], &v);
+        errs.push(and(id(&v), Expr::Repeat(m, Box::new(Expr::bit("s2_root", i as u32)))));
+        bads.push(and(Expr::bit("s2_root", i as u32), Expr::red(UnOp::RedNor, id(&v))));
+    }
+    errs.reverse();
+    let mut stage_body = Vec::new();
+    for (s, from) in [(1, "ch"), (2, "s1"), (3, "s2")] {
+        let src = |r: &str| if from == "ch" { if r == "valid" { "ch_busy".to_string() } else { format!("ch_{r}") } } else { format!("{from}_{r}") };
+        for (r, _) in stage_regs {
+            stage_body.push(set_id(&format!("s{s}_{r}"), id(&src(r))));
+        }
+    }
+    stage_body.extend([
+        set_id("s1_root", id("ch_root")),
+        set_id("s1_odd", id("ch_odd")),
+        set_id("s1_num", id("ch_num")),
+        set_id("s2_root", id("s1_root")),
+        set_id("s2_num", id("s1_num")),
+        set_id("s2_inv", cat(invs)),
+        set_id("s3_root", id("s2_root")),
+        set_id("s3_err", cat(errs)),
+        set_id("s3_bad", crate::hw::build::any(bads)),
+    ]);
+    let (valid_regs, data_body): (Vec<Stmt>, Vec<Stmt>) = stage_body.into_iter().partition(|s| matches!(s, Stmt::Assign(Expr::Ident(n), _) if n.ends_with("_valid")));
+    items.push(Item::AlwaysFf { reset: Some((1..=3).map(|s| set_id(&format!("s{s}_valid"), dec(1, 0))).collect()), body: valid_regs });
+    items.push(Item::AlwaysFf { reset: None, body: data_body });
+
+    // ---- decision ----
+    items.push(Item::comment("Decision: root count, bits, bad roots accumulated over the beats; flags per slot; counters; SER window."));
+    let cw_ = bits_for(n as u64);
+    let bits_w = bits_for((t as u64) * u64::from(m));
+    let beat_bits_w = bits_for(u64::from(dw));
+    for (r, w) in [("acc_cnt", cw_), ("acc_bits", beat_bits_w.max(bits_for((n as u64) * u64::from(m)))), ("acc_bad", 1)] {
+        items.push(Item::reg(r, w, ""));
+    }
+    let abw = beat_bits_w.max(bits_for((n as u64) * u64::from(m)));
+    wire(items, "first3", 1, "", eq(id("s3_beat"), dec(bw, 0)));
+    wire(items, "tot_cnt", cw_, "roots so far, this beat included", add(mux(id("first3"), dec(cw_, 0), id("acc_cnt")), popcount("s3_root", p as u32, cw_)));
+    wire(items, "tot_bits", abw, "", add(mux(id("first3"), dec(abw, 0), id("acc_bits")), popcount("s3_err", dw, abw)));
+    wire(items, "tot_bad", 1, "", or(and(id("first3").lnot(), id("acc_bad")), id("s3_bad")));
+    wire(items, "decide", 1, "the codeword's last beat leaves the Chien pipeline", and(id("s3_valid"), eq(id("s3_beat"), last.clone())));
+    wire(items, "correctable", 1, "", and(and(id("s3_ok"), id("tot_bad").lnot()), eq(id("tot_cnt"), zext(id("s3_len"), lw, cw_))));
+    wire(items, "cnt_add", lw, "symbols corrected in the decided codeword", mux(id("correctable"), Expr::slice("tot_cnt", lw - 1, 0), dec(lw, 0)));
+    wire(items, "bits_add", bits_w, "", mux(id("correctable"), Expr::slice("tot_bits", bits_w - 1, 0), dec(bits_w, 0)));
+    items.push(Item::Memory { name: "err_ram".into(), width: dw, depth: (slots as u32) << bw, doc: "error values by {slot, beat}".into() });
+    items.push(Item::Memory { name: "st_count".into(), width: lw, depth: slots as u32, doc: "corrected symbols per slot".into() });
+    for (r, w, doc) in [
+        ("dec_slot", sb, "slot of the codeword in the Chien pipeline"),
+        ("st_done", slots as u32, "slot decided"),
+        ("st_apply", slots as u32, "slot's corrections are applied"),
+        ("st_unc", slots as u32, "slot flagged uncorrectable"),
+        ("corrected_symbols_r", cb, ""),
+        ("corrected_bits_r", cb, ""),
+        ("uncorrectable_r", cb, ""),
+        ("ser_cnt", ser_w, "corrected symbols in the current window"),
+        ("ser_cw", bits_for(st.ser_window - 1), "codewords in the current window"),
+        ("ser_alarm_r", 1, ""),
+    ] {
+        items.push(Item::reg(r, w, doc));
+    }
+    let s_sym = sat_add(items, "corrected_symbols_r", cb, id("cnt_add"), lw);
+    let s_bits = sat_add(items, "corrected_bits_r", cb, id("bits_add"), bits_w);
+    let s_unc = sat_add(items, "uncorrectable_r", cb, id("correctable").lnot(), 1);
+    wire(items, "ser_total", ser_w, "", add(id("ser_cnt"), zext(id("cnt_add"), lw, ser_w)));
+    let sw_ = bits_for(st.ser_window - 1);
+    // ---- output ----
+    for (r, w) in [("out_beat", bw), ("out_tvalid_r", 1), ("out_tlast_r", 1), ("apply_r", 1), ("out_unc_r", 1), ("out_cnt_r", lw), ("rd_data", dw), ("rd_err", dw)] {
+        items.push(Item::reg(r, w, ""));
+    }
+    wire(items, "fire", 1, "the output register takes a beat (or empties)", or(id("out_tvalid_r").lnot(), id("out_tready")));
+    wire(items, "have", 1, "the head slot is decided", Expr::Index("st_done".into(), Box::new(id("head"))));
+    wire(items, "rd", 1, "read a beat of the head slot", and(id("fire"), id("have")));
+    wire(items, "out_last", 1, "", eq(id("out_beat"), last.clone()));
+    wire(items, "rd_addr", aw, "", cat(vec![id("head"), id("out_beat")]));
+    wire(items, "wr_addr", aw, "", cat(vec![id("tail"), id("in_beat")]));
+    wire(items, "err_addr", aw, "", cat(vec![id("dec_slot"), id("s3_beat")]));
+    let idx = |v: &str, i: &str| Expr::Index(v.into(), Box::new(id(i)));
+    let inc_w = |r: &str, w: u32| set_id(r, add(id(r), dec(w, 1)));
+    wire(items, "used_inc", 1, "", id("bm_start"));
+    wire(items, "used_dec", 1, "", and(id("rd"), id("out_last")));
+    items.push(Item::AlwaysFf {
+        reset: Some(vec![
+            set_id("used", dec(uw, 0)),
+            set_id("tail", dec(sb, 0)),
+            set_id("head", dec(sb, 0)),
+            set_id("in_beat", dec(bw, 0)),
+            set_id("frame_error_r", dec(1, 0)),
+            set_id("dec_slot", dec(sb, 0)),
+            set_id("st_done", dec(slots as u32, 0)),
+            set_id("out_beat", dec(bw, 0)),
+            set_id("out_tvalid_r", dec(1, 0)),
+            set_id("corrected_symbols_r", dec(cb, 0)),
+            set_id("corrected_bits_r", dec(cb, 0)),
+            set_id("uncorrectable_r", dec(cb, 0)),
+            set_id("ser_cnt", dec(ser_w, 0)),
+            set_id("ser_cw", dec(sw_, 0)),
+            set_id("ser_alarm_r", dec(1, 0)),
+        ]),
+        body: vec![
+            set_id("frame_error_r", and(id("accept"), ne(id("in_tlast"), id("in_last")))),
+            when(id("accept"), vec![if_else(id("in_last"), vec![set_id("in_beat", dec(bw, 0)), inc_w("tail", sb)], vec![inc_w("in_beat", bw)])]),
+            if_else(
+                and(id("used_inc"), id("used_dec").lnot()),
+                vec![inc_w("used", uw)],
+                vec![when(and(id("used_dec"), id("used_inc").lnot()), vec![set_id("used", Expr::bin(BinOp::Sub, id("used"), dec(uw, 1)))])],
+            ),
+            when(id("fire"), vec![set_id("out_tvalid_r", id("have"))]),
+            when(
+                id("rd"),
+                vec![if_else(
+                    id("out_last"),
+                    vec![set_id("out_beat", dec(bw, 0)), inc_w("head", sb), set(idx("st_done", "head"), dec(1, 0))],
+                    vec![inc_w("out_beat", bw)],
+                )],
+            ),
+            when(
+                id("decide"),
+                vec![
+                    set(idx("st_done", "dec_slot"), dec(1, 1)),
+                    inc_w("dec_slot", sb),
+                    s_sym,
+                    s_bits,
+                    s_unc,
+                    if_else(
+                        eq(id("ser_cw"), ser_last),
+                        vec![set_id("ser_alarm_r", gt(id("ser_total"), ser_thr)), set_id("ser_cnt", dec(ser_w, 0)), set_id("ser_cw", dec(sw_, 0))],
+                        vec![set_id("ser_cnt", id("ser_total")), inc_w("ser_cw", sw_)],
+                    ),
+                ],
+            ),
+        ],
+    });
+    // Registers without reset: RAMs, slot flags, output data.
+    items.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![
+            when(id("accept"), vec![set(idx("data_ram", "wr_addr"), id("in_beat_data")), set_id("acc", id("syn_next"))]),
+            when(id("s3_valid"), vec![set(idx("err_ram", "err_addr"), id("s3_err")), set_id("acc_cnt", id("tot_cnt")), set_id("acc_bits", id("tot_bits")), set_id("acc_bad", id("tot_bad"))]),
+            when(
+                id("decide"),
+                vec![
+                    set(idx("st_apply", "dec_slot"), and(id("correctable"), id("bypass_correction").lnot())),
+                    set(idx("st_unc", "dec_slot"), and(id("correctable").lnot(), id("bypass_indication").lnot())),
+                    set(idx("st_count", "dec_slot"), id("cnt_add")),
+                ],
+            ),
+            when(
+                id("rd"),
+                vec![
+                    set_id("rd_data", idx("data_ram", "rd_addr")),
+                    set_id("rd_err", idx("err_ram", "rd_addr")),
+                    set_id("out_tlast_r", id("out_last")),
+                    set_id("apply_r", idx("st_apply", "head")),
+                    set_id("out_unc_r", and(id("out_last"), idx("st_unc", "head"))),
+                    set_id("out_cnt_r", mux(id("out_last"), idx("st_count", "head"), dec(lw, 0))),
+                ],
+            ),
+        ],
+    });
+    for (port, e) in [
+        ("in_tready", id("in_ready")),
+        ("out_tvalid", id("out_tvalid_r")),
+        ("out_tlast", id("out_tlast_r")),
+        ("out_tdata", Expr::xor(id("rd_data"), and(id("rd_err"), Expr::Repeat(dw, Box::new(id("apply_r")))))),
+        ("out_corrected", id("out_cnt_r")),
+        ("out_uncorrectable", id("out_unc_r")),
+        ("frame_error", id("frame_error_r")),
+        ("corrected_symbols", id("corrected_symbols_r")),
+        ("corrected_bits", id("corrected_bits_r")),
+        ("uncorrectable_codewords", id("uncorrectable_r")),
+        ("ser_alarm", id("ser_alarm_r")),
+    ] {
+        items.push(Item::assign(id(port), e));
+    }
+    let mut notes = super::stream_common::beat_notes(b, &code);
+    notes.push(format!(
+        "Latency {} clocks from the edge taking a codeword's first beat (back to back) to its first corrected beat on the output: {beats} beats in, RiBM {} clocks ({} iterations per clock), {beats} beats through the {}-stage Chien/Forney pipeline and the decision, the RAM read. Intel's bound N/P + 2t + 10 = {}.",
+        tm.latency(),
+        tm.bm_clocks,
+        tm.iters_per_clock,
+        CHIEN_STAGES,
+        beats + nr + 10
+    ));
+    notes.push(format!("Slots: {} codewords in the received-word and error RAMs ({} × {dw} bits each); in_tready falls only when the output is held back long enough to fill them.", slots, slots << bw));
+    notes.push("Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable) and out_uncorrectable. Counters saturate; ser_alarm is re-evaluated at the end of every window.".into());
+    GeneratedModule {
+        module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
+        latency: tm.latency(),
+        summary: format!(
+            "Streaming Reed-Solomon decoder RS({n},{}) over GF(2^{m}), t = {t}: {p} symbols per beat, one codeword every {beats} clocks; P-parallel syndromes, shared RiBM key-equation solver, P-parallel Chien/Forney, received words in block RAM; bypass controls, counters, degraded-SER alarm.",
+            code.code.k()
+        ),
+        notes,
+        role: Role::FecDec,
+        origin: None,
+    }
+}

@@ -1,0 +1,70 @@
+//! What the streaming encoder and decoder share: the beat ports and their documentation, symbol
+//! slices, and linear maps over symbol vectors probed from the model.
+
+use super::model::{pack_symbols, unpack_symbols};
+use super::model_stream::StreamCode;
+use super::RsFecBlock;
+use crate::hw::gf_net::affine_of_masks;
+use crate::hw::verilog::{Expr, Item, Port};
+use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::math::gf2m::AffineMasks;
+
+/// Symbol `i` (m bits) of the vector `name`.
+pub fn symbol(name: &str, m: u32, i: usize) -> Expr {
+    let lo = m * i as u32;
+    Expr::slice(name, lo + m - 1, lo)
+}
+
+/// The AXI4-Stream-style beat ports of a streaming module, input side then output side.
+pub fn beat_ports(b: &RsFecBlock, what: &str) -> Vec<Port> {
+    let st = b.stream.expect("streaming block");
+    let (m, p) = (b.symbol_bits, st.symbols_per_cycle);
+    let lanes = format!("{p} symbols, symbol i of the beat at [{m}i+{}:{m}i]", m - 1);
+    vec![
+        Port::input("in_tvalid", 1, "input beat valid"),
+        Port::output("in_tready", 1, "the module takes the input beat this cycle"),
+        Port::input("in_tdata", p * m, &format!("{what} beat: {lanes}")),
+        Port::input("in_tlast", 1, "last beat of a codeword (checked against the beat count)"),
+        Port::output("out_tvalid", 1, "output beat valid"),
+        Port::input("out_tready", 1, "the sink takes the output beat"),
+        Port::output("out_tdata", p * m, &format!("codeword beat: {lanes}; padding lanes zero")),
+        Port::output("out_tlast", 1, "last beat of a codeword"),
+    ]
+}
+
+/// Declares the wire `out` (`outs` symbols of m bits) driven by the GF(2)-linear map `f` of
+/// the `ins` symbols of `input`, probed on unit vectors.
+pub fn emit_linear(items: &mut Vec<Item>, out: &str, m: u32, ins: usize, outs: usize, input: &str, f: impl Fn(&[u16]) -> Vec<u16>) {
+    let masks = AffineMasks::probe(ins * m as usize, outs * m as usize, |bits| pack_symbols(&f(&unpack_symbols(bits, m, ins)), m));
+    let map = affine_of_masks(&masks);
+    items.push(Item::wire(out, outs as u32 * m, ""));
+    xor_net::emit(items, &XorNet { name: out, input, map: &map, style: XorStyle::Masked }, out, 0);
+}
+
+/// The beat layout sentences of the banner and docs.
+pub fn beat_notes(b: &RsFecBlock, code: &StreamCode) -> Vec<String> {
+    let (n, k, p, m) = (code.code.n(), code.code.k(), code.p, b.symbol_bits);
+    let beats = code.beats();
+    vec![
+        format!(
+            "Beats: a codeword of {n} symbols takes {beats} beats of {p} symbols; beat b carries codeword symbols bP..bP+{} (P = {p}), symbol i of the beat at bits [{m}i+{}:{m}i]; symbol 0 is the first on the wire and the highest-degree coefficient. Messages are symbols 0..{}, check symbols {k}..{}.",
+            p - 1,
+            m - 1,
+            k - 1,
+            n - 1
+        ),
+        if code.pad() == 0 {
+            "P divides N: no padding.".to_string()
+        } else {
+            format!("Padding: the last beat carries {} symbols; its upper {} lanes are ignored on input and zero on output.", p - code.pad(), code.pad())
+        },
+        "Handshake: a beat moves when tvalid and tready are both high; tvalid may drop between and inside codewords (idle gaps); tlast marks beat B−1 of each codeword.".to_string(),
+        format!(
+            "Field GF(2^{m}) mod 0x{:X}, generator roots α^{}..α^{}, t = {}.",
+            b.field_poly,
+            b.fcr,
+            b.fcr + b.check_symbols - 1,
+            b.t()
+        ),
+    ]
+}

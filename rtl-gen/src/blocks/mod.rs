@@ -15,6 +15,7 @@ pub mod rs_crc;
 pub mod rs_fec;
 pub mod rxl_endpoint;
 pub mod rxl_switch;
+pub mod sue;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
 pub static KINDS: &[&dyn BlockKind] = &[

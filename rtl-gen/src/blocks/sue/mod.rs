@@ -29,8 +29,8 @@ pub const DATA_BYTES: [u64; 5] = [8, 16, 32, 64, 128];
 pub const COMMON_FIELDS: [FieldSpec; 6] = [
     FieldSpec { name: "data_bytes", ty: FieldType::UInt { min: 8, max: 128 }, default: Some("32"), doc: "beat width in bytes: 8, 16, 32, 64 or 128 (the seed's example bus is N = 256 bits, §3.2.1)" },
     FieldSpec { name: "cmd_bytes", ty: FieldType::UInt { min: 8, max: 4096 }, default: Some("64"), doc: "fixed command size in bytes, a multiple of data_bytes, at most max_pack_bytes" },
-    FieldSpec { name: "num_xpu", ty: FieldType::UInt { min: 2, max: MAX_XPU }, default: Some("4"), doc: "XPU ids 0..num_xpu-1 (the RH xpuid is 10 bits, seed Table 3)" },
-    FieldSpec { name: "num_vc", ty: FieldType::UInt { min: 1, max: 4 }, default: Some("2"), doc: "virtual channels (RH vc is 2 bits; requests VC0, responses VC1, seed §3.2.2)" },
+    FieldSpec { name: "num_xpu", ty: FieldType::UInt { min: 2, max: 65535 }, default: Some("4"), doc: "XPU ids 0..num_xpu-1, 2..=1024 (the RH xpuid is 10 bits, seed Table 3)" },
+    FieldSpec { name: "num_vc", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("2"), doc: "virtual channels, 1..=4 (RH vc is 2 bits; requests VC0, responses VC1, seed §3.2.2)" },
     FieldSpec { name: "max_pack_bytes", ty: FieldType::UInt { min: 8, max: 65536 }, default: Some("2048"), doc: "packing limit on payload bytes per PDU: a multiple of cmd_bytes, at most 4096 (seed §3.3; default the seed's \"2K\", §4.4)" },
     FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
 ];
@@ -55,7 +55,13 @@ impl SueCommon {
         }
         let cmd_bytes = r.uint("cmd_bytes")?;
         let num_xpu = r.uint("num_xpu")?;
+        if num_xpu > MAX_XPU {
+            return Err(r.error("num_xpu", format!("= {num_xpu} is out of range; allowed 2..=1024 (the RH xpuid is 10 bits)")));
+        }
         let num_vc = r.uint("num_vc")?;
+        if num_vc > 4 {
+            return Err(r.error("num_vc", format!("= {num_vc} is out of range; allowed 1..=4 (the RH vc is 2 bits)")));
+        }
         let max_pack_bytes = r.uint("max_pack_bytes")?;
         if cmd_bytes % data_bytes != 0 {
             return Err(r.error(

@@ -211,3 +211,21 @@ fn a_broken_packer_model_is_caught() -> TestResult {
     assert!(t.tally.mismatches > 0 && first.port == "m_axis_pdu_tuser", "{first:?}");
     Ok(())
 }
+
+/// The packing campaign (`rtl-gen sim sue`) on the RTL: at light load a lone command is not
+/// delayed (p50 = the T+2 pipeline), at a load the link cannot carry unpacked, PDUs pack and
+/// wire efficiency rises; no mismatch while measuring.
+#[test]
+fn sue_packing_rises_with_load() -> TestResult {
+    use rtl_gen_sim::campaign::sue::packing::{run, table, PackingOptions};
+    let bench = bench();
+    let opts = PackingOptions { loads: vec![0.05, 0.9], cycles: 4000, ..Default::default() };
+    let pts = run(&bench, &opts)?;
+    print!("{}", table(&pts));
+    assert!(pts.iter().all(|p| p.mismatches == 0));
+    let (light, heavy) = (&pts[0], &pts[1]);
+    assert_eq!(light.latency_p50, 2, "no delay for packing at light load");
+    assert!(light.cmds_per_pdu < 1.1 && heavy.cmds_per_pdu > 4.0, "{} -> {}", light.cmds_per_pdu, heavy.cmds_per_pdu);
+    assert!(heavy.wire_efficiency > 2.0 * light.wire_efficiency);
+    Ok(())
+}

@@ -32,6 +32,8 @@ pub struct Pdu {
     pub vc: u32,
     pub ncmds: u32,
     pub bytes: Vec<u8>,
+    /// Cycle of the first beat's handshake.
+    pub start: u64,
 }
 
 /// The packer and its model side by side, with the stimulus queue and the scoreboard.
@@ -44,8 +46,11 @@ pub struct PackerLockstep {
     /// Commands waiting to be offered, and the beat of the first one being offered.
     pub pending: VecDeque<Cmd>,
     beat: usize,
-    /// Good commands accepted and not yet seen in a PDU, per queue.
+    /// Good commands accepted and not yet seen in a PDU, per queue, with their commit cycle.
     expect: Vec<VecDeque<Vec<u8>>>,
+    committed_at: Vec<VecDeque<u64>>,
+    /// Per command sent: cycles from its tlast handshake to its PDU's first beat handshake.
+    pub latencies: Vec<u64>,
     cur: Option<Pdu>,
     /// Every PDU seen, in order.
     pub pdus: Vec<Pdu>,
@@ -63,7 +68,7 @@ impl PackerLockstep {
         let mut model = b.model();
         model.reset();
         let nq = b.common.num_queues() as usize;
-        Ok(PackerLockstep { b: b.clone(), dut, model, tally: Tally::default(), cycle: 0, pending: VecDeque::new(), beat: 0, expect: vec![VecDeque::new(); nq], cur: None, pdus: Vec::new() })
+        Ok(PackerLockstep { b: b.clone(), dut, model, tally: Tally::default(), cycle: 0, pending: VecDeque::new(), beat: 0, expect: vec![VecDeque::new(); nq], committed_at: vec![VecDeque::new(); nq], latencies: Vec::new(), cur: None, pdus: Vec::new() })
     }
 
     /// One cycle: offer the next pending beat, drive `inp`'s other fields, compare, clock.
@@ -125,6 +130,7 @@ impl PackerLockstep {
                 if cmd.good {
                     let q = self.b.common.queue(cmd.dest, u32::from(cmd.user & 3)) as usize;
                     self.expect[q].push_back(cmd.beats.concat());
+                    self.committed_at[q].push_back(c);
                 }
                 self.pending.pop_front();
                 self.beat = 0;
@@ -134,7 +140,7 @@ impl PackerLockstep {
         }
         if o.pdu_valid && inp.pdu_ready {
             let cb = self.b.common.cmd_bytes as usize;
-            let p = self.cur.get_or_insert_with(|| Pdu { dest: o.pdu_dest, vc: o.pdu_user & 3, ncmds: o.pdu_user >> 2, bytes: Vec::new() });
+            let p = self.cur.get_or_insert_with(|| Pdu { dest: o.pdu_dest, vc: o.pdu_user & 3, ncmds: o.pdu_user >> 2, bytes: Vec::new(), start: c });
             t.compare(c, "scoreboard: tdest/tuser constant over a PDU", (p.dest, p.vc, p.ncmds), (o.pdu_dest, o.pdu_user & 3, o.pdu_user >> 2));
             p.bytes.extend_from_slice(self.model.pdu_data());
             if o.pdu_last {
@@ -144,6 +150,9 @@ impl PackerLockstep {
                 let q = self.b.common.queue(p.dest, p.vc) as usize;
                 for cmd in p.bytes.chunks(cb) {
                     let want = self.expect.get_mut(q).and_then(|e| e.pop_front());
+                    if let Some(at) = self.committed_at.get_mut(q).and_then(|e| e.pop_front()) {
+                        self.latencies.push(p.start - at);
+                    }
                     t.compare(c, "scoreboard: command in order, exactly once, bit-exact", want.as_deref(), Some(cmd));
                 }
                 self.pdus.push(p);
@@ -153,6 +162,11 @@ impl PackerLockstep {
         self.dut.tick();
         self.cycle += 1;
         Ok(())
+    }
+
+    /// 1 while a PDU's beats are being taken (its first beat was handed over), else 0.
+    pub fn pdus_in_progress(&self) -> usize {
+        self.cur.is_some() as usize
     }
 
     /// Commands accepted and not yet sent.

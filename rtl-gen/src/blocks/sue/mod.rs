@@ -7,6 +7,7 @@
 //! flow), §4.4 (packing). Bit positions, the CRC model and the PDU byte layout are the choices
 //! of the contract `specs/sue.md` §4.2 (the seed's Fig. 8 exists only as a caption).
 
+pub mod protocol;
 pub mod wire;
 
 use crate::error::ConfigResult;

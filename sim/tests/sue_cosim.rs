@@ -229,3 +229,53 @@ fn sue_packing_rises_with_load() -> TestResult {
     assert!(heavy.wire_efficiency > 2.0 * light.wire_efficiency);
     Ok(())
 }
+
+/// Round robin across VCs, then across destinations within a VC (seed §4.2 step 3), over two
+/// rounds of all eight queues; and q_space at full: a queue holding queue_depth commands
+/// refuses the next first beat until a PDU has left the RAM.
+#[test]
+fn sue_packer_round_robin_order_and_full_queue() -> TestResult {
+    let bench = bench();
+    let b = bench.block::<SuePackerBlock>("sue_pk")?;
+    let mut rng = TestRng::from_seed(9);
+    let mut t = PackerLockstep::new(&bench, b, "sue_packer_rr")?;
+    let mut cmds = Vec::new();
+    for _ in 0..2 {
+        for d in 0..4 {
+            for v in 0..2 {
+                cmds.push((d, v));
+            }
+        }
+    }
+    feed(&mut t, &mut rng, &cmds[..8])?;
+    for _ in 0..40 {
+        t.step(open())?;
+    }
+    feed(&mut t, &mut rng, &cmds[8..])?;
+    for _ in 0..40 {
+        t.step(open())?;
+    }
+    let order: Vec<(u32, u32)> = t.pdus.iter().map(|p| (p.dest, p.vc)).collect();
+    let round = vec![(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1), (3, 0), (3, 1)];
+    // Second round: the pointers stand at VC 1 / destination 3, so VC 0 destination 0 is next.
+    assert_eq!(order, [round.clone(), round].concat(), "VCs alternate, destinations ascend within a VC");
+
+    // Full queue (3, 1): queue_depth commands with the output stalled, then one more offered.
+    let q = b.common.queue(3, 1) as usize;
+    let full: Vec<(u32, u32)> = (0..b.queue_depth).map(|_| (3, 1)).collect();
+    feed(&mut t, &mut rng, &full)?;
+    let extra = t.command(&mut rng, 99, 3, 1);
+    t.pending.push_back(extra);
+    for _ in 0..5 {
+        let o = t.model.outputs(&stalled());
+        assert!(!o.q_space[q], "queue full: {o:?}");
+        t.step(stalled())?;
+    }
+    assert_eq!(t.pending.len(), 1, "the extra command waits");
+    for _ in 0..200 {
+        t.step(open())?;
+    }
+    assert!(t.pending.is_empty() && t.outstanding() == 0, "taken once a PDU left");
+    check(&t);
+    Ok(())
+}

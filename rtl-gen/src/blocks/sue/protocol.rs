@@ -4,16 +4,29 @@
 //! `nack_timeout` while the gap persists), duplicates re-ACKed, go-back-N on NACK and on a
 //! retransmission timeout, `peer_down` after `max_retries` consecutive timeouts, completions
 //! counted from the acknowledged PDUs. It works on real PDU bytes ([`super::wire`]), one PDU per
-//! `poll` and one time step per `tick`; it is the protocol the `sue_transport` RTL (not built
+//! `poll` and one time step per `tick`. `psn_scope` picks the seed's PSN space per {port,
+//! destination} or our extension, one space per {destination, VC} (the RH vc of an ACK/NACK
+//! names the space, and control PDUs travel on that VC); it is the protocol the `sue_transport` RTL (not built
 //! yet) is to implement cycle by cycle, and the reference its system scoreboards can use.
 
 use super::wire::{build_pdu, dist, parse_pdu, Op, Rcrc, Rh};
 use std::collections::VecDeque;
 
+/// Which PSN space a PDU belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PsnScope {
+    /// One space per destination across VCs (seed §4.2 step 4).
+    Dest,
+    /// One space per {destination, VC} (our extension, contract §7.1).
+    DestVc,
+}
+
 #[derive(Debug, Clone)]
 pub struct ProtocolConfig {
     pub local_xpuid: u16,
     pub num_xpu: u16,
+    pub num_vc: u8,
+    pub psn_scope: PsnScope,
     pub cmd_bytes: usize,
     /// PDUs per destination stored and unacknowledged.
     pub window: u16,
@@ -91,28 +104,51 @@ pub struct Protocol {
 }
 
 impl Protocol {
+    /// PSN spaces per peer.
+    fn per_peer(&self) -> usize {
+        match self.cfg.psn_scope {
+            PsnScope::Dest => 1,
+            PsnScope::DestVc => self.cfg.num_vc as usize,
+        }
+    }
+
+    /// The PSN space of (peer, vc).
+    fn space(&self, peer: u16, vc: u8) -> usize {
+        let k = self.per_peer();
+        peer as usize * k + if k > 1 { vc as usize } else { 0 }
+    }
+
+    /// The VC a control PDU of space `sp` travels on.
+    fn ctl_vc(&self, sp: usize) -> u8 {
+        match self.cfg.psn_scope {
+            PsnScope::Dest => self.cfg.ack_vc,
+            PsnScope::DestVc => (sp % self.per_peer()) as u8,
+        }
+    }
+
     pub fn new(cfg: ProtocolConfig) -> Protocol {
-        let n = cfg.num_xpu as usize;
+        let n = cfg.num_xpu as usize * if cfg.psn_scope == PsnScope::DestVc { cfg.num_vc as usize } else { 1 };
         let p = cfg.psn_init;
         let tx = vec![TxPeer { next: p, hwm: p, snd: p, una: p, ..Default::default() }; n];
         let rx = vec![RxPeer { epsn: p, ..Default::default() }; n];
         Protocol { cfg, tx, rx, rr_ctl: n - 1, rr_data: n - 1, completions: Vec::new(), stats: ProtocolStats::default() }
     }
 
-    /// Room for one more PDU to `dest`.
-    pub fn can_accept(&self, dest: u16) -> bool {
-        let t = &self.tx[dest as usize];
+    /// Room for one more PDU to `dest` on `vc`.
+    pub fn can_accept(&self, dest: u16, vc: u8) -> bool {
+        let t = &self.tx[self.space(dest, vc)];
         !t.down && dist(t.una, t.next) < self.cfg.window
     }
 
     /// Store a packed payload (whole commands) for `dest` on `vc`; false when the window is full
     /// or the peer is down.
     pub fn offer(&mut self, dest: u16, vc: u8, payload: Vec<u8>) -> bool {
-        if !self.can_accept(dest) || payload.is_empty() || payload.len() % self.cfg.cmd_bytes != 0 {
+        if !self.can_accept(dest, vc) || payload.is_empty() || payload.len() % self.cfg.cmd_bytes != 0 {
             return false;
         }
         let n = (payload.len() / self.cfg.cmd_bytes) as u64;
-        let t = &mut self.tx[dest as usize];
+        let sp = self.space(dest, vc);
+        let t = &mut self.tx[sp];
         t.cum += n;
         t.slots.push_back(Slot { payload, vc, cum: t.cum });
         t.next = t.next.wrapping_add(1);
@@ -120,7 +156,8 @@ impl Protocol {
     }
 
     pub fn peer_down(&self, dest: u16) -> bool {
-        self.tx[dest as usize].down
+        let k = self.per_peer();
+        self.tx[dest as usize * k..(dest as usize + 1) * k].iter().any(|t| t.down)
     }
 
     /// PDUs stored and not acknowledged, over all destinations.
@@ -168,7 +205,7 @@ impl Protocol {
     /// carried by a data PDU to that peer when one is ready, else data in round robin.
     pub fn poll(&mut self, vc_pause: u8) -> Option<(u16, u8, Vec<u8>)> {
         let n = self.tx.len();
-        let ctl = (1..=n).map(|k| (self.rr_ctl + k) % n).find(|&s| (self.rx[s].nack_pending || self.ack_due(s)) && (self.has_data(s, vc_pause) || (vc_pause >> self.cfg.ack_vc) & 1 == 0));
+        let ctl = (1..=n).map(|k| (self.rr_ctl + k) % n).find(|&s| (self.rx[s].nack_pending || self.ack_due(s)) && (self.has_data(s, vc_pause) || (vc_pause >> self.ctl_vc(s)) & 1 == 0));
         let (peer, data) = if let Some(s) = ctl {
             self.rr_ctl = s;
             (s, self.has_data(s, vc_pause))
@@ -179,12 +216,13 @@ impl Protocol {
             return None;
         };
         let (op, rpsn) = self.piggyback(peer);
-        let mut rh = Rh { ver: 0, op, xpuid: self.cfg.local_xpuid, psn: 0, vc: self.cfg.ack_vc, partition: self.cfg.partition, rpsn };
+        let mut rh = Rh { ver: 0, op, xpuid: self.cfg.local_xpuid, psn: 0, vc: self.ctl_vc(peer), partition: self.cfg.partition, rpsn };
+        let dest = (peer / self.per_peer()) as u16;
         let t = &mut self.tx[peer];
         if !data {
             rh.psn = t.next;
             self.stats.ctrl += 1;
-            return Some((peer as u16, rh.vc, build_pdu(&rh, &[], self.cfg.rcrc)));
+            return Some((dest, rh.vc, build_pdu(&rh, &[], self.cfg.rcrc)));
         }
         let p = t.snd;
         let slot = &t.slots[dist(t.una, p) as usize];
@@ -201,11 +239,12 @@ impl Protocol {
         } else {
             self.stats.pdu_retx += 1;
         }
-        Some((peer as u16, rh.vc, bytes))
+        Some((dest, rh.vc, bytes))
     }
 
     /// Free every PDU to `s` before `upto` (exclusive) and count completions.
     fn free_until(&mut self, s: usize, upto: u16) {
+        let peer = (s / self.per_peer()) as u16;
         let t = &mut self.tx[s];
         let mut freed_cum = None;
         while t.una != upto {
@@ -214,7 +253,7 @@ impl Protocol {
             t.una = t.una.wrapping_add(1);
         }
         if let Some(cum) = freed_cum {
-            self.completions.push((s as u16, cum - t.cmpl_acc));
+            self.completions.push((peer, cum - t.cmpl_acc));
             t.cmpl_acc = cum;
             t.timer = 0;
             t.retries = 0;
@@ -230,10 +269,11 @@ impl Protocol {
             self.stats.rx_crc_err += 1;
             return Vec::new();
         };
-        if rh.op == Op::Reserved || rh.xpuid >= self.cfg.num_xpu {
+        if rh.op == Op::Reserved || rh.xpuid >= self.cfg.num_xpu || rh.vc >= self.cfg.num_vc {
             return Vec::new();
         }
-        let s = rh.xpuid as usize;
+        let src = rh.xpuid;
+        let s = self.space(src, rh.vc);
         // ACK/NACK for our TX side towards s.
         let t = &self.tx[s];
         match rh.op {
@@ -259,7 +299,7 @@ impl Protocol {
             r.ack_pending = true;
             r.unacked += 1;
             self.stats.rx_ok += 1;
-            payload.chunks(self.cfg.cmd_bytes).map(|c| (s as u16, rh.vc, c.to_vec())).collect()
+            payload.chunks(self.cfg.cmd_bytes).map(|c| (src, rh.vc, c.to_vec())).collect()
         } else if d < 0x8000 {
             self.stats.rx_gap += 1;
             if !r.nack_sent {
@@ -314,15 +354,25 @@ mod tests {
     use std::collections::HashMap;
 
     fn cfg(local: u16, psn_init: u16) -> ProtocolConfig {
-        ProtocolConfig { local_xpuid: local, num_xpu: 2, cmd_bytes: 16, window: 8, psn_init, rto: 400, max_retries: 0, ack_coalesce: 2, ack_delay: 20, nack_timeout: 100, ack_vc: 1, partition: 0, rcrc: Rcrc::Crc32 }
+        ProtocolConfig { local_xpuid: local, num_xpu: 2, num_vc: 2, psn_scope: PsnScope::Dest, cmd_bytes: 16, window: 8, psn_init, rto: 400, max_retries: 0, ack_coalesce: 2, ack_delay: 20, nack_timeout: 100, ack_vc: 1, partition: 0, rcrc: Rcrc::Crc32 }
     }
 
     /// Two endpoints back to back through a lossy, corrupting, duplicating, delaying channel
     /// (duplicates arrive late; `jitter` > 0 also reorders PDUs, outside the seed's assumptions): every command arrives exactly once,
     /// in order per {source, vc}, bit-exact; completions add up to what was offered.
     fn link(drop: f64, corrupt: f64, dup: f64, jitter: usize, psn_init: u16, seed: u64) -> (ProtocolStats, ProtocolStats) {
+        link_scoped(drop, corrupt, dup, jitter, 0, PsnScope::Dest, psn_init, seed)
+    }
+
+    /// `class_skew` > 0: a switch that schedules the two classes independently, VC 1 waiting
+    /// up to that many extra steps, each class kept in order (PFC-style, no loss).
+    #[allow(clippy::too_many_arguments)]
+    fn link_scoped(drop: f64, corrupt: f64, dup: f64, jitter: usize, class_skew: usize, scope: PsnScope, psn_init: u16, seed: u64) -> (ProtocolStats, ProtocolStats) {
         let mut rng = SplitMix64::new(seed);
-        let mut ep = [Protocol::new(cfg(0, psn_init)), Protocol::new(cfg(1, psn_init))];
+        let mk = |local| ProtocolConfig { psn_scope: scope, ..cfg(local, psn_init) };
+        let mut ep = [Protocol::new(mk(0)), Protocol::new(mk(1))];
+        // Last arrival step per (destination, class): classes stay FIFO.
+        let mut class_tail = [[0u64; 2]; 2];
         // In flight: (arrival step, to, bytes).
         let mut wire: Vec<(u64, usize, Vec<u8>)> = Vec::new();
         let mut next_seq = [[0u32; 2]; 2]; // [src][vc]
@@ -335,8 +385,8 @@ mod tests {
             for a in 0..2 {
                 let dest = 1 - a;
                 let sent: u32 = next_seq[a].iter().sum();
-                if sent < total && rng.chance(0.3) && ep[a].can_accept(dest as u16) {
-                    let vc = rng.below(2);
+                let vc = rng.below(2);
+                if sent < total && rng.chance(0.3) && ep[a].can_accept(dest as u16, vc as u8) {
                     let n = 1 + rng.below(3);
                     let mut payload = Vec::new();
                     for _ in 0..n {
@@ -348,7 +398,7 @@ mod tests {
                     assert!(ep[a].offer(dest as u16, vc as u8, payload));
                     offered[a] += n as u64;
                 }
-                if let Some((d, _vc, mut pdu)) = ep[a].poll(0) {
+                if let Some((d, pvc, mut pdu)) = ep[a].poll(0) {
                     assert_eq!(d as usize, dest);
                     if rng.chance(drop) {
                         continue;
@@ -357,7 +407,15 @@ mod tests {
                         let i = rng.below(pdu.len());
                         pdu[i] ^= 1 << rng.below(8);
                     }
-                    let delay = 5 + if jitter > 0 { rng.below(jitter) as u64 } else { 0 };
+                    let mut delay = 5 + if jitter > 0 { rng.below(jitter) as u64 } else { 0 };
+                    if class_skew > 0 {
+                        if pvc == 1 {
+                            delay += rng.below(class_skew) as u64;
+                        }
+                        let tail = &mut class_tail[dest][pvc as usize & 1];
+                        delay = delay.max(tail.saturating_sub(step));
+                        *tail = step + delay;
+                    }
                     if rng.chance(dup) {
                         wire.push((step + delay + 30, dest, pdu.clone()));
                     }
@@ -408,6 +466,18 @@ mod tests {
         assert!(a.rto + b.rto > 0, "{a:?} {b:?}");
     }
 
+    /// Contract §1.19 / F5: with no loss, a switch reordering the two classes makes the seed's
+    /// per-destination PSN look like loss (gaps, NACKs, go-back-N); one PSN space per
+    /// {destination, VC} removes every needless retransmission.
+    #[test]
+    fn cross_vc_reordering_costs_retransmissions_only_with_a_shared_psn() {
+        let (a, b) = link_scoped(0.0, 0.0, 0.0, 0, 40, PsnScope::Dest, 0, 4);
+        let (c, d) = link_scoped(0.0, 0.0, 0.0, 0, 40, PsnScope::DestVc, 0, 4);
+        println!("psn_scope dest: {} retransmissions, {} gaps; dest_vc: {} retransmissions, {} gaps", a.pdu_retx + b.pdu_retx, a.rx_gap + b.rx_gap, c.pdu_retx + d.pdu_retx, c.rx_gap + d.rx_gap);
+        assert!(a.pdu_retx + b.pdu_retx > 0 && a.rx_gap + b.rx_gap > 0, "{a:?} {b:?}");
+        assert_eq!(c.pdu_retx + d.pdu_retx + c.rx_gap + d.rx_gap + c.rto + d.rto, 0, "{c:?} {d:?}");
+    }
+
     #[test]
     fn peer_down_after_max_retries() {
         let mut c = cfg(0, 0);
@@ -422,7 +492,7 @@ mod tests {
             }
             a.tick();
         }
-        assert!(a.peer_down(1) && !a.can_accept(1));
+        assert!(a.peer_down(1) && !a.can_accept(1, 0));
         assert_eq!(map[&1], 3, "first transmission + max_retries retransmissions");
     }
 }

@@ -15,6 +15,8 @@ pub mod rs_crc;
 pub mod rs_fec;
 pub mod rxl_endpoint;
 pub mod rxl_switch;
+pub mod sue;
+pub mod sue_packer;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
 pub static KINDS: &[&dyn BlockKind] = &[
@@ -26,6 +28,7 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &rifl::RiflKind,
     &rxl_endpoint::RxlEndpointKind,
     &rxl_switch::RxlSwitchKind,
+    &sue_packer::SuePackerKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

@@ -50,10 +50,12 @@ pub enum Role {
     Scrambler,
     /// RIFL descrambler.
     Descrambler,
+    /// SUE packer (`sue_packer`; the one inside a SUE endpoint).
+    SuePacker,
 }
 
 impl Role {
-    pub const ALL: [Role; 20] = [
+    pub const ALL: [Role; 21] = [
         Role::Crc,
         Role::CrcCheck,
         Role::CrcStream,
@@ -74,6 +76,7 @@ impl Role {
         Role::FrameCrc,
         Role::Scrambler,
         Role::Descrambler,
+        Role::SuePacker,
     ];
 
     /// The name in manifest.json and on the command line.
@@ -99,6 +102,7 @@ impl Role {
             Role::FrameCrc => "frame_crc",
             Role::Scrambler => "scrambler",
             Role::Descrambler => "descrambler",
+            Role::SuePacker => "sue_packer",
         }
     }
 

@@ -45,6 +45,7 @@ pub mod record;
 pub mod rifl;
 pub mod rxl;
 pub mod shard;
+pub mod sue;
 
 pub use channel::{Channel, ChannelStats, Faults, Frame};
 pub use progress::{Progress, ProgressStyle};

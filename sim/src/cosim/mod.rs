@@ -15,6 +15,7 @@ pub mod fec_stream;
 mod replay;
 pub mod rifl;
 pub mod rxl;
+pub mod sue;
 mod vectors;
 
 use crate::{Bench, Bits, SimError, TestRng};
@@ -183,6 +184,7 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rxl_endpoint", Role::Endpoint) => rxl::endpoint,
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,
+        ("sue_packer", Role::SuePacker) => sue::packer,
         _ => return None,
     })
 }

@@ -6,6 +6,7 @@ pub mod cosim;
 pub mod merge;
 pub mod rifl_sweep;
 pub mod rxl;
+pub mod sue;
 
 use super::CmdResult;
 use anyhow::Context;
@@ -28,6 +29,9 @@ pub enum Command {
     RiflSweep(rifl_sweep::Args),
     /// Merge the JSON results of sharded `rxl` / `rifl-sweep` runs into one table.
     Merge(merge::Args),
+    /// SUE packer: commands per PDU, wire efficiency and packing latency vs offered load on the
+    /// RTL, checked against the model.
+    Sue(sue::Args),
 }
 
 pub fn run(c: Command) -> CmdResult {
@@ -36,6 +40,7 @@ pub fn run(c: Command) -> CmdResult {
         Command::Rxl(a) => rxl::run(a),
         Command::RiflSweep(a) => rifl_sweep::run(a),
         Command::Merge(a) => merge::run(a),
+        Command::Sue(a) => sue::run(a),
     }
 }
 

@@ -1,0 +1,128 @@
+//! Definitions shared by the Scale-Up Ethernet kinds (`sue_packer`, and the transport and
+//! endpoint built on it): the wire formats of [`wire`] (reliability header, R-CRC, PDU) and the
+//! fields every SUE kind has ([`SueCommon`]).
+//!
+//! Source: the SUE specification (the seed `sue-scale-up-ethernet.txt`): §3.3 (PDU of up to
+//! 4096 bytes of packed commands, RH + R-CRC), Table 3 (RH field widths), §4.2 (processing
+//! flow), §4.4 (packing). Bit positions, the CRC model and the PDU byte layout are the choices
+//! of the contract `specs/sue.md` §4.2 (the seed's Fig. 8 exists only as a caption).
+
+pub mod protocol;
+pub mod wire;
+
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+
+/// Largest packed payload of one PDU (seed §3.3: "up to 4096 bytes of packed SUE PDU").
+pub const MAX_PDU_PAYLOAD: u64 = 4096;
+/// Largest number of XPUs: the RH xpuid is 10 bits (seed Table 3).
+pub const MAX_XPU: u64 = 1024;
+/// Width of xpuid on every port (`tdest`, `tid`).
+pub const XPUID_BITS: u32 = 10;
+/// Width of a PDU's command count (`ncmds`): max_pack_bytes / cmd_bytes <= 512.
+pub const NCMDS_BITS: u32 = 10;
+/// Storage guard for any SUE RAM (our choice, contract §4.4/§4.5).
+pub const MAX_STORAGE_BYTES: u64 = 16 << 20;
+/// Allowed beat widths in bytes.
+pub const DATA_BYTES: [u64; 5] = [8, 16, 32, 64, 128];
+
+/// The shared fields, in the order every SUE kind lists them first.
+pub const COMMON_FIELDS: [FieldSpec; 6] = [
+    FieldSpec { name: "data_bytes", ty: FieldType::UInt { min: 8, max: 128 }, default: Some("32"), doc: "beat width in bytes: 8, 16, 32, 64 or 128 (the seed's example bus is N = 256 bits, §3.2.1)" },
+    FieldSpec { name: "cmd_bytes", ty: FieldType::UInt { min: 8, max: 4096 }, default: Some("64"), doc: "fixed command size in bytes, a multiple of data_bytes, at most max_pack_bytes" },
+    FieldSpec { name: "num_xpu", ty: FieldType::UInt { min: 2, max: 65535 }, default: Some("4"), doc: "XPU ids 0..num_xpu-1, 2..=1024 (the RH xpuid is 10 bits, seed Table 3)" },
+    FieldSpec { name: "num_vc", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("2"), doc: "virtual channels, 1..=4 (RH vc is 2 bits; requests VC0, responses VC1, seed §3.2.2)" },
+    FieldSpec { name: "max_pack_bytes", ty: FieldType::UInt { min: 8, max: 65536 }, default: Some("2048"), doc: "packing limit on payload bytes per PDU: a multiple of cmd_bytes, at most 4096 (seed §3.3; default the seed's \"2K\", §4.4)" },
+    FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
+];
+
+/// The validated shared fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SueCommon {
+    pub data_bytes: u32,
+    pub cmd_bytes: u32,
+    pub num_xpu: u32,
+    pub num_vc: u32,
+    pub max_pack_bytes: u32,
+    pub counter_bits: u32,
+}
+
+impl SueCommon {
+    /// Read and cross-check the shared fields.
+    pub fn read(r: &mut FieldReader) -> ConfigResult<SueCommon> {
+        let data_bytes = r.uint("data_bytes")?;
+        if !DATA_BYTES.contains(&data_bytes) {
+            return Err(r.error("data_bytes", format!("= {data_bytes} is not allowed; allowed 8, 16, 32, 64, 128")));
+        }
+        let cmd_bytes = r.uint("cmd_bytes")?;
+        let num_xpu = r.uint("num_xpu")?;
+        if num_xpu > MAX_XPU {
+            return Err(r.error("num_xpu", format!("= {num_xpu} is out of range; allowed 2..=1024 (the RH xpuid is 10 bits)")));
+        }
+        let num_vc = r.uint("num_vc")?;
+        if num_vc > 4 {
+            return Err(r.error("num_vc", format!("= {num_vc} is out of range; allowed 1..=4 (the RH vc is 2 bits)")));
+        }
+        let max_pack_bytes = r.uint("max_pack_bytes")?;
+        if cmd_bytes % data_bytes != 0 {
+            return Err(r.error(
+                "cmd_bytes",
+                format!("= {cmd_bytes} is not a multiple of data_bytes ({data_bytes}); allowed {}, {}, {}, … up to max_pack_bytes", data_bytes, 2 * data_bytes, 3 * data_bytes),
+            ));
+        }
+        if max_pack_bytes > MAX_PDU_PAYLOAD || max_pack_bytes < cmd_bytes || max_pack_bytes % cmd_bytes != 0 {
+            return Err(r.error(
+                "max_pack_bytes",
+                format!("= {max_pack_bytes} is out of range; allowed cmd_bytes..=4096 ({cmd_bytes}..=4096) in multiples of cmd_bytes — a packed SUE PDU carries at most 4096 bytes (SUE §3.3)"),
+            ));
+        }
+        let counter_bits = r.uint("counter_bits")?;
+        Ok(SueCommon {
+            data_bytes: data_bytes as u32,
+            cmd_bytes: cmd_bytes as u32,
+            num_xpu: num_xpu as u32,
+            num_vc: num_vc as u32,
+            max_pack_bytes: max_pack_bytes as u32,
+            counter_bits: counter_bits as u32,
+        })
+    }
+
+    pub fn params(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("data_bytes", self.data_bytes.to_string()),
+            ("cmd_bytes", self.cmd_bytes.to_string()),
+            ("num_xpu", self.num_xpu.to_string()),
+            ("num_vc", self.num_vc.to_string()),
+            ("max_pack_bytes", self.max_pack_bytes.to_string()),
+            ("counter_bits", self.counter_bits.to_string()),
+        ]
+    }
+
+    /// Beats per command.
+    pub fn cmd_beats(&self) -> u32 {
+        self.cmd_bytes / self.data_bytes
+    }
+
+    /// Commands per PDU at most.
+    pub fn max_cmds(&self) -> u32 {
+        self.max_pack_bytes / self.cmd_bytes
+    }
+
+    /// Queues: one per {destination, VC}, index q = vc × num_xpu + dest (contract §4.3).
+    pub fn num_queues(&self) -> u32 {
+        self.num_xpu * self.num_vc
+    }
+
+    pub fn queue(&self, dest: u32, vc: u32) -> u32 {
+        vc * self.num_xpu + dest
+    }
+
+    /// Largest value of a counter.
+    pub fn counter_max(&self) -> u64 {
+        if self.counter_bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.counter_bits) - 1
+        }
+    }
+}

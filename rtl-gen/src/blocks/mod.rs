@@ -15,6 +15,7 @@ pub mod rs_crc;
 pub mod rs_fec;
 pub mod rxl_endpoint;
 pub mod rxl_switch;
+pub mod recxl_replica_map;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
 pub static KINDS: &[&dyn BlockKind] = &[
@@ -26,6 +27,7 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &rifl::RiflKind,
     &rxl_endpoint::RxlEndpointKind,
     &rxl_switch::RxlSwitchKind,
+    &recxl_replica_map::RecxlReplicaMapKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

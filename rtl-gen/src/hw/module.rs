@@ -50,10 +50,14 @@ pub enum Role {
     Scrambler,
     /// RIFL descrambler.
     Descrambler,
+    /// ReCXL replica map (`recxl_replica_map`).
+    ReplicaMap,
+    /// ReCXL Logging Unit (`recxl_logging_unit`).
+    LoggingUnit,
 }
 
 impl Role {
-    pub const ALL: [Role; 20] = [
+    pub const ALL: [Role; 22] = [
         Role::Crc,
         Role::CrcCheck,
         Role::CrcStream,
@@ -74,6 +78,8 @@ impl Role {
         Role::FrameCrc,
         Role::Scrambler,
         Role::Descrambler,
+        Role::ReplicaMap,
+        Role::LoggingUnit,
     ];
 
     /// The name in manifest.json and on the command line.
@@ -99,6 +105,8 @@ impl Role {
             Role::FrameCrc => "frame_crc",
             Role::Scrambler => "scrambler",
             Role::Descrambler => "descrambler",
+            Role::ReplicaMap => "replica_map",
+            Role::LoggingUnit => "logging_unit",
         }
     }
 

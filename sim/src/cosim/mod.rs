@@ -12,6 +12,7 @@
 mod crc;
 mod fec;
 mod replay;
+pub mod recxl;
 pub mod rifl;
 pub mod rxl;
 mod vectors;
@@ -182,6 +183,7 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rxl_endpoint", Role::Endpoint) => rxl::endpoint,
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,
+        ("recxl_replica_map", Role::ReplicaMap) => recxl::replica_map,
         _ => return None,
     })
 }

@@ -136,9 +136,9 @@ module rtlgen_recxl_map (
     assign m_dnode2_s = {{1{1'd0}}, m_g_r0[2:0]} + {{1{1'd0}}, m_dslot2[2:0]};
     wire [3:0] m_dnode2;
     assign m_dnode2 = (m_dnode2_s >= 4'd6) ? (m_dnode2_s - 4'd6) : m_dnode2_s;
-    // verilator lint_on UNUSED
     wire [1:0] m_slot; // dump slot of the line
     assign m_slot = m_k_r0[1:0];
+    // verilator lint_on UNUSED
     wire [2:0] m_dump_node; // first live member from the dump slot on
     assign m_dump_node = (~failed_mask[m_dnode0[2:0]]) ? m_dnode0[2:0] : ((~failed_mask[m_dnode1[2:0]]) ? m_dnode1[2:0] : m_dnode2[2:0]);
     wire m_dump_valid; // some member is alive

@@ -16,6 +16,7 @@ pub mod rs_fec;
 pub mod rxl_endpoint;
 pub mod rxl_switch;
 pub mod recxl_replica_map;
+pub mod recxl_logging_unit;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
 pub static KINDS: &[&dyn BlockKind] = &[
@@ -28,6 +29,7 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &rxl_endpoint::RxlEndpointKind,
     &rxl_switch::RxlSwitchKind,
     &recxl_replica_map::RecxlReplicaMapKind,
+    &recxl_logging_unit::RecxlLoggingUnitKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

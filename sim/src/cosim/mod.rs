@@ -184,6 +184,7 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,
         ("recxl_replica_map", Role::ReplicaMap) => recxl::replica_map,
+        ("recxl_logging_unit", Role::LoggingUnit) => recxl::logging_unit,
         _ => return None,
     })
 }

@@ -91,12 +91,12 @@ pub fn emit(items: &mut Vec<Item>, p: &str, shape: MapShape, line: Expr, la: u32
         let node = add_mod(&mut body, &format!("{p}dnode{i}"), low(&g, w), low(&s, w), w, n);
         live.push(node);
     }
+    let slot = format!("{p}slot");
+    body.push(Item::wire(&slot, sb, "dump slot of the line"));
+    body.push(Item::assign(id(&slot), low(&k, sb)));
     items.push(Item::pragma("verilator lint_off UNUSED"));
     items.extend(body);
     items.push(Item::pragma("verilator lint_on UNUSED"));
-    let slot = format!("{p}slot");
-    items.push(Item::wire(&slot, sb, "dump slot of the line"));
-    items.push(Item::assign(id(&slot), low(&k, sb)));
     // First live member from the dump slot on: a priority chain from the last candidate back.
     let dump_node = format!("{p}dump_node");
     let dump_valid = format!("{p}dump_valid");

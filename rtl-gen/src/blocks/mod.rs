@@ -17,6 +17,8 @@ pub mod rxl_endpoint;
 pub mod rxl_switch;
 pub mod sue;
 pub mod sue_packer;
+pub mod recxl_replica_map;
+pub mod recxl_logging_unit;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
 pub static KINDS: &[&dyn BlockKind] = &[
@@ -29,6 +31,8 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &rxl_endpoint::RxlEndpointKind,
     &rxl_switch::RxlSwitchKind,
     &sue_packer::SuePackerKind,
+    &recxl_replica_map::RecxlReplicaMapKind,
+    &recxl_logging_unit::RecxlLoggingUnitKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

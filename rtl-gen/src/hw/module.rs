@@ -52,10 +52,14 @@ pub enum Role {
     Descrambler,
     /// SUE packer (`sue_packer`; the one inside a SUE endpoint).
     SuePacker,
+    /// ReCXL replica map (`recxl_replica_map`).
+    ReplicaMap,
+    /// ReCXL Logging Unit (`recxl_logging_unit`).
+    LoggingUnit,
 }
 
 impl Role {
-    pub const ALL: [Role; 21] = [
+    pub const ALL: &'static [Role] = &[
         Role::Crc,
         Role::CrcCheck,
         Role::CrcStream,
@@ -77,6 +81,8 @@ impl Role {
         Role::Scrambler,
         Role::Descrambler,
         Role::SuePacker,
+        Role::ReplicaMap,
+        Role::LoggingUnit,
     ];
 
     /// The name in manifest.json and on the command line.
@@ -103,6 +109,8 @@ impl Role {
             Role::Scrambler => "scrambler",
             Role::Descrambler => "descrambler",
             Role::SuePacker => "sue_packer",
+            Role::ReplicaMap => "replica_map",
+            Role::LoggingUnit => "logging_unit",
         }
     }
 

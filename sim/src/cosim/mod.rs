@@ -13,6 +13,7 @@ mod crc;
 mod fec;
 pub mod fec_stream;
 mod replay;
+pub mod recxl;
 pub mod rifl;
 pub mod rxl;
 pub mod sue;
@@ -185,6 +186,8 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,
         ("sue_packer", Role::SuePacker) => sue::packer,
+        ("recxl_replica_map", Role::ReplicaMap) => recxl::replica_map,
+        ("recxl_logging_unit", Role::LoggingUnit) => recxl::logging_unit,
         _ => return None,
     })
 }

@@ -1,0 +1,142 @@
+//! Block kind `recxl_replica_map`: which R compute nodes log every update of a line, and which
+//! live member of that replica group dumps it (ReCXL, "Towards CXL Resilience to CPU Failures",
+//! §III-A replica groups by address hash, §IV-E dump duty by address range; contract
+//! `recxl.md` §4.9, U1/U2/U5/U12). Combinational; the Rust function [`map::MapShape::map`] is the
+//! one every model (logging unit, system simulation) uses, and the RTL is checked against it.
+
+pub mod map;
+pub mod rtl;
+
+use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+use map::MapShape;
+
+pub struct RecxlReplicaMapKind;
+
+/// The fields the replica map shares with `recxl_logging_unit` (same names, same checks).
+pub const SHAPE_FIELDS: [FieldSpec; 4] = [
+    FieldSpec { name: "num_nodes", ty: FieldType::UInt { min: 0, max: 65536 }, default: Some("16"), doc: "compute nodes N (paper Table II: 16); allowed 2..=256" },
+    FieldSpec { name: "replicas", ty: FieldType::UInt { min: 0, max: 65536 }, default: Some("3"), doc: "replication factor R (paper Table II: 3; \"2–4\" §III-A); allowed 2..=min(8, num_nodes)" },
+    FieldSpec { name: "line_bytes", ty: FieldType::UInt { min: 32, max: 128 }, default: Some("64"), doc: "cache line bytes (Table II: 64); 32, 64 or 128" },
+    FieldSpec { name: "addr_bits", ty: FieldType::UInt { min: 0, max: 64 }, default: Some("52"), doc: "physical byte-address bits; allowed log2(line_bytes)+1..=64" },
+];
+
+static FIELDS: [FieldSpec; 4] = SHAPE_FIELDS;
+
+/// The validated shape fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub num_nodes: u32,
+    pub replicas: u32,
+    pub line_bytes: u32,
+    pub addr_bits: u32,
+}
+
+/// Read and check `num_nodes`, `replicas`, `line_bytes`, `addr_bits` (contract §6 texts).
+pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
+    let num_nodes = r.u32("num_nodes")?;
+    if !(2..=256).contains(&num_nodes) {
+        let why = if num_nodes < 2 { "ReCXL needs at least 2 compute nodes" } else { "at most 256 compute nodes" };
+        return Err(r.error("num_nodes", format!("= {num_nodes}: {why} (allowed 2..=256)")));
+    }
+    let replicas = r.u32("replicas")?;
+    let max = num_nodes.min(8);
+    if replicas < 2 {
+        return Err(r.error(
+            "replicas",
+            format!("= {replicas} tolerates no CN failure (ReCXL tolerates replicas − 1 failures, paper §IV-B); allowed 2..=min(8, num_nodes) = 2..={max}"),
+        ));
+    }
+    if replicas > num_nodes {
+        return Err(r.error(
+            "replicas",
+            format!("= {replicas} exceeds num_nodes = {num_nodes}; a replica group is replicas distinct CNs (allowed 2..=min(8, num_nodes) = 2..={max})"),
+        ));
+    }
+    if replicas > 8 {
+        return Err(r.error("replicas", format!("= {replicas} is out of range; allowed 2..=min(8, num_nodes) = 2..={max}")));
+    }
+    let line_bytes = r.u32("line_bytes")?;
+    if ![32, 64, 128].contains(&line_bytes) {
+        return Err(r.error("line_bytes", format!("= {line_bytes} must be 32, 64 or 128")));
+    }
+    let addr_bits = r.u32("addr_bits")?;
+    let lb = line_bytes.trailing_zeros();
+    if addr_bits <= lb {
+        return Err(r.error("addr_bits", format!("= {addr_bits} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})", lb + 1)));
+    }
+    Ok(Shape { num_nodes, replicas, line_bytes, addr_bits })
+}
+
+impl Shape {
+    pub fn map(&self) -> MapShape {
+        MapShape { num_nodes: self.num_nodes, replicas: self.replicas }
+    }
+    /// LA = addr_bits − log2 line_bytes.
+    pub fn line_addr_bits(&self) -> u32 {
+        self.addr_bits - self.line_bytes.trailing_zeros()
+    }
+    pub fn params(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("num_nodes", self.num_nodes.to_string()),
+            ("replicas", self.replicas.to_string()),
+            ("line_bytes", self.line_bytes.to_string()),
+            ("addr_bits", self.addr_bits.to_string()),
+        ]
+    }
+}
+
+/// A validated `recxl_replica_map` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecxlReplicaMapBlock {
+    pub name: String,
+    pub shape: Shape,
+}
+
+impl RecxlReplicaMapBlock {
+    pub fn shape(&self) -> MapShape {
+        self.shape.map()
+    }
+    pub fn line_addr_bits(&self) -> u32 {
+        self.shape.line_addr_bits()
+    }
+}
+
+impl BlockKind for RecxlReplicaMapKind {
+    fn kind(&self) -> &'static str {
+        "recxl_replica_map"
+    }
+    fn summary(&self) -> &'static str {
+        "ReCXL replica map: the R rotating replica CNs of a line address and the live member in charge of dumping it (combinational)"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
+        let shape = read_shape(r)?;
+        Ok(Box::new(RecxlReplicaMapBlock { name: r.block().to_string(), shape }))
+    }
+}
+
+impl Block for RecxlReplicaMapBlock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> &'static str {
+        "recxl_replica_map"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        self.shape.params()
+    }
+    fn module_names(&self, design: &DesignInfo) -> Vec<String> {
+        vec![format!("{}{}", design.prefix, self.name)]
+    }
+    fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        vec![rtl::module(self, design, &self.module_names(design)[0])]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,161 @@
+//! `recxl_replica_map` as combinational logic, and the same network emitted inside the logging
+//! unit (its dump engine needs the in-charge node of every record it traverses).
+
+use super::map::MapShape;
+use super::RecxlReplicaMapBlock;
+use crate::config::DesignInfo;
+use crate::hw::build::{add, bits_for, dec, ge, id, mux, sub, zext};
+use crate::hw::module::{GeneratedModule, Role};
+use crate::hw::verilog::{Expr, Item, Module, Port};
+
+/// Wire names of one emitted map, all prefixed.
+pub struct MapWires {
+    /// Slot j's node, NB bits each.
+    pub nodes: Vec<String>,
+    /// Dump slot (SB bits).
+    pub slot: String,
+    /// In-charge live node (NB bits) and whether there is one.
+    pub dump_node: String,
+    pub dump_valid: String,
+}
+
+/// `x mod m` for a constant `m` by restoring subtraction of m·2^k, k from the top: wires
+/// `<name>_r<k>` (xw bits); returns the name of the last one (its value is below m).
+fn mod_const(items: &mut Vec<Item>, name: &str, x: Expr, xw: u32, m: u32) -> String {
+    let mbits = bits_for(m as u64);
+    let mut prev = format!("{name}_x");
+    items.push(Item::wire(&prev, xw, ""));
+    items.push(Item::assign(id(&prev), x));
+    if xw < mbits {
+        return prev;
+    }
+    for k in (0..=xw - mbits).rev() {
+        let c = (m as u64) << k;
+        let w = format!("{name}_r{k}");
+        items.push(Item::wire(&w, xw, ""));
+        items.push(Item::assign(id(&w), mux(ge(id(&prev), dec(xw, c)), sub(id(&prev), dec(xw, c)), id(&prev))));
+        prev = w;
+    }
+    prev
+}
+
+/// `(a + b) mod m` with a, b < m: one conditional subtraction in `w + 1` bits, where `w` is the
+/// width of a and b; returns the name of the (w + 1)-bit wire.
+fn add_mod(items: &mut Vec<Item>, name: &str, a: Expr, b: Expr, w: u32, m: u32) -> String {
+    let s = format!("{name}_s");
+    items.push(Item::wire(&s, w + 1, ""));
+    items.push(Item::assign(id(&s), add(zext(a, w, w + 1), zext(b, w, w + 1))));
+    items.push(Item::wire(name, w + 1, ""));
+    items.push(Item::assign(id(name), mux(ge(id(&s), dec(w + 1, m as u64)), sub(id(&s), dec(w + 1, m as u64)), id(&s))));
+    name.to_string()
+}
+
+/// The low `w` bits of wire `name`.
+fn low(name: &str, w: u32) -> Expr {
+    Expr::slice(name, w - 1, 0)
+}
+
+/// Emits the map of `line` (a `la`-bit expression) under the failed mask `mask` (an N-bit
+/// vector name) into `items`, every wire prefixed with `p`. The modulo reductions leave high
+/// bits that are always zero; those wires sit between one lint_off/lint_on UNUSED pair.
+pub fn emit(items: &mut Vec<Item>, p: &str, shape: MapShape, line: Expr, la: u32, mask: &str) -> MapWires {
+    let (n, r) = (shape.num_nodes, shape.replicas);
+    let nb = shape.node_bits();
+    let sb = shape.slot_bits();
+    // Both operands of every modular sum are held in `w` bits (nodes and slots alike).
+    let w = nb.max(sb);
+    let mut body = Vec::new();
+    // f: XOR of the 16-bit chunks (the last one zero-extended).
+    let chunks = la.div_ceil(16);
+    let parts: Vec<Expr> = (0..chunks)
+        .map(|c| {
+            let lo = 16 * c;
+            let hi = (lo + 15).min(la - 1);
+            let e = if la == 1 { line.clone() } else { slice_expr(&line, hi, lo) };
+            zext(e, hi - lo + 1, 16)
+        })
+        .collect();
+    let f = format!("{p}f");
+    body.push(Item::wire(&f, 16, "XOR of the 16-bit chunks of the line address"));
+    body.push(Item::assign(id(&f), parts.into_iter().reduce(Expr::xor).expect("a chunk")));
+    let g = mod_const(&mut body, &format!("{p}g"), id(&f), 16, n);
+    let k = mod_const(&mut body, &format!("{p}k"), Expr::Concat(vec![dec(nb, 0), Expr::slice(&f, 15, nb)]), 16, r);
+    let mut nodes = Vec::new();
+    for j in 0..r {
+        let name = add_mod(&mut body, &format!("{p}node{j}"), low(&g, w), dec(w, j as u64), w, n);
+        nodes.push(name);
+    }
+    let mut live = Vec::new();
+    for i in 0..r {
+        let s = add_mod(&mut body, &format!("{p}dslot{i}"), low(&k, w), dec(w, i as u64), w, r);
+        let node = add_mod(&mut body, &format!("{p}dnode{i}"), low(&g, w), low(&s, w), w, n);
+        live.push(node);
+    }
+    let slot = format!("{p}slot");
+    body.push(Item::wire(&slot, sb, "dump slot of the line"));
+    body.push(Item::assign(id(&slot), low(&k, sb)));
+    items.push(Item::pragma("verilator lint_off UNUSED"));
+    items.extend(body);
+    items.push(Item::pragma("verilator lint_on UNUSED"));
+    // First live member from the dump slot on: a priority chain from the last candidate back.
+    let dump_node = format!("{p}dump_node");
+    let dump_valid = format!("{p}dump_valid");
+    let alive = |i: usize| Expr::Index(mask.to_string(), Box::new(low(&live[i], nb))).not();
+    let mut node_e = low(&live[r as usize - 1], nb);
+    for i in (0..r as usize - 1).rev() {
+        node_e = mux(alive(i), low(&live[i], nb), node_e);
+    }
+    let valid_e = (0..r as usize).map(alive).reduce(Expr::or).expect("r >= 1");
+    items.push(Item::wire(&dump_node, nb, "first live member from the dump slot on"));
+    items.push(Item::assign(id(&dump_node), node_e));
+    items.push(Item::wire(&dump_valid, 1, "some member is alive"));
+    items.push(Item::assign(id(&dump_valid), valid_e));
+    MapWires { nodes: nodes.iter().map(|s| s.to_string()).collect(), slot, dump_node, dump_valid }
+}
+
+/// `e[hi:lo]` where `e` is an identifier or a slice of one.
+fn slice_expr(e: &Expr, hi: u32, lo: u32) -> Expr {
+    match e {
+        Expr::Ident(n) => Expr::slice(n, hi, lo),
+        Expr::Slice(n, _, base) => Expr::slice(n, base + hi, base + lo),
+        other => panic!("replica map: line must be a name or a slice, not {}", other.render()),
+    }
+}
+
+pub fn module(b: &RecxlReplicaMapBlock, _design: &DesignInfo, name: &str) -> GeneratedModule {
+    let shape = b.shape();
+    let (n, r) = (shape.num_nodes, shape.replicas);
+    let nb = shape.node_bits();
+    let sb = shape.slot_bits();
+    let la = b.line_addr_bits();
+    let ports = vec![
+        Port::input("line", la, "physical line address (byte address >> log2 line_bytes)"),
+        Port::input("failed_mask", n, "bit n = CN n has failed"),
+        Port::output("replica_nodes", r * nb, "slot j's CN at [NB*j+NB-1 : NB*j]: (f mod N + j) mod N"),
+        Port::output("dump_slot", sb, "slot in charge of dumping the line: (f >> NB) mod R"),
+        Port::output("dump_node", nb, "first live member from dump_slot on (mod R)"),
+        Port::output("dump_node_valid", 1, "0 when every member of the group has failed"),
+    ];
+    let mut items = vec![Item::comment(&format!(
+        "f = XOR of the 16-bit chunks of line; group = {r} rotating slots from f mod {n}; dump slot (f >> {nb}) mod {r}."
+    ))];
+    let m = emit(&mut items, "m_", shape, Expr::id("line"), la, "failed_mask");
+    let nodes: Vec<Expr> = m.nodes.iter().rev().map(|w| low(w, nb)).collect();
+    items.push(Item::assign(id("replica_nodes"), if nodes.len() == 1 { nodes[0].clone() } else { Expr::Concat(nodes) }));
+    items.push(Item::assign(id("dump_slot"), id(&m.slot)));
+    items.push(Item::assign(id("dump_node"), id(&m.dump_node)));
+    items.push(Item::assign(id("dump_node_valid"), id(&m.dump_valid)));
+    GeneratedModule {
+        module: Module { name: name.to_string(), ports, items, reset: None },
+        role: Role::ReplicaMap,
+        latency: 0,
+        summary: format!(
+            "ReCXL replica map (contract §4.9): the {r} CNs of {n} that log every update of a line (rotating groups from an XOR-fold hash of the line address, paper §III-A), and the live member in charge of dumping it (paper §IV-E)."
+        ),
+        notes: vec![
+            "Combinational. The identical Rust function is rtl_gen::blocks::recxl_replica_map::map::MapShape::map.".into(),
+            "The writer logs in its own unit when it is a member of the line's group (U2): the set depends on the address only.".into(),
+        ],
+        origin: None,
+    }
+}

@@ -53,3 +53,4 @@ rtl/rtlgen_rxl_ep_alt_replay.v
 rtl/rtlgen_rxl_ep_alt.v
 rtl/rtlgen_rxl_sw_link_rx.v
 rtl/rtlgen_rxl_sw_link_tx.v
+rtl/rtlgen_genz_llr.v

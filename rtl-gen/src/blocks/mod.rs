@@ -9,6 +9,7 @@ use std::any::Any;
 
 pub mod crc;
 pub mod crc_stream;
+pub mod genz_llr;
 pub mod replay_buffer;
 pub mod rifl;
 pub mod rs_crc;
@@ -26,6 +27,7 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &rifl::RiflKind,
     &rxl_endpoint::RxlEndpointKind,
     &rxl_switch::RxlSwitchKind,
+    &genz_llr::GenzLlrKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

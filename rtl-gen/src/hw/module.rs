@@ -50,10 +50,12 @@ pub enum Role {
     Scrambler,
     /// RIFL descrambler.
     Descrambler,
+    /// A whole Gen-Z LLR interface, TX and RX of one end of a link (`genz_llr`).
+    Interface,
 }
 
 impl Role {
-    pub const ALL: [Role; 20] = [
+    pub const ALL: [Role; 21] = [
         Role::Crc,
         Role::CrcCheck,
         Role::CrcStream,
@@ -74,6 +76,7 @@ impl Role {
         Role::FrameCrc,
         Role::Scrambler,
         Role::Descrambler,
+        Role::Interface,
     ];
 
     /// The name in manifest.json and on the command line.
@@ -99,6 +102,7 @@ impl Role {
             Role::FrameCrc => "frame_crc",
             Role::Scrambler => "scrambler",
             Role::Descrambler => "descrambler",
+            Role::Interface => "interface",
         }
     }
 

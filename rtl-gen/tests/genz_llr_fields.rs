@@ -56,3 +56,8 @@ fn packet_not_whole_beats() {
     refused("data_bytes = \"8\"\nmax_packet_bytes = 20", &["`max_packet_bytes`", "20", "multiples of 8"]);
     refused("data_bytes = \"16\"", &["`data_bytes`", "\"4\", \"8\""]);
 }
+
+#[test]
+fn ack_every_above_credits() {
+    refused("rx_credits = 4\nack_every = 5", &["`ack_every`", "5", "rx_credits = 4", "1..=4"]);
+}

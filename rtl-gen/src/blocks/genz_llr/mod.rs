@@ -89,7 +89,7 @@ static FIELDS: [FieldSpec; 14] = [
     FieldSpec { name: "discard_interval_ui", ty: FieldType::UInt { min: 1, max: 1 << 32 }, default: Some("8192"), doc: "LLR Discard (and Clear Discard) period (seed: 8192 UI)" },
     FieldSpec { name: "discard_limit", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("256"), doc: "Discards without a Clear Discard before a retrain is requested (seed: 256)" },
     FieldSpec { name: "llrt_ui", ty: FieldType::UInt { min: 1, max: 1 << 40 }, default: Some("1048576"), doc: "LLR timer period (seed: 2^20 UI)" },
-    FieldSpec { name: "ack_every", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("16"), doc: "an LLR ACK is also sent after this many received EE packets" },
+    FieldSpec { name: "ack_every", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("4"), doc: "an LLR ACK (returning credits) is also sent after this many EE packets delivered on m_axis; at most rx_credits" },
     FieldSpec { name: "ecrc_check", ty: FieldType::Bool, default: Some("true"), doc: "check the ECRC (last 4 bytes, CRC-32/ISO-HDLC) of every EE packet" },
     FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
 ];
@@ -150,6 +150,9 @@ impl BlockKind for GenzLlrKind {
         let llrt_ui = r.uint("llrt_ui")?;
         let llrt_cycles = timer(r, "llrt_ui", llrt_ui, upc)?;
         let ack_every = r.u32("ack_every")?;
+        if ack_every > rx_credits {
+            return Err(r.error("ack_every", format!("= {ack_every} exceeds rx_credits = {rx_credits}: a VC could wait a whole LLR timer period for its credits; allowed 1..={rx_credits}")));
+        }
         let ecrc_check = r.bool("ecrc_check")?;
         let counter_bits = r.u32("counter_bits")?;
         let cfg = LlrConfig {

@@ -155,6 +155,10 @@ pub struct LlPacket {
     pub tseq: u16,
     pub rseq: u16,
     pub freed: [u8; 4],
+    /// The sender's stop epoch (bumped whenever its EE transmission stops for an Init).
+    pub epoch: u8,
+    /// The epoch of the packet this one answers (Init ACK: the Init's; FC: the Init ACK's).
+    pub echo: u8,
 }
 
 impl LlPacket {
@@ -164,6 +168,8 @@ impl LlPacket {
         b[1..3].copy_from_slice(&self.tseq.to_be_bytes());
         b[3..5].copy_from_slice(&self.rseq.to_be_bytes());
         b[5..9].copy_from_slice(&self.freed);
+        b[9] = self.epoch;
+        b[10] = self.echo;
         let c = crc32(&b[..12]) ^ LL_CRC_XOR;
         b[12..16].copy_from_slice(&c.to_le_bytes());
         b
@@ -177,7 +183,7 @@ impl LlPacket {
         if crc32(&b[..12]) ^ LL_CRC_XOR != c || !(OP_INIT..=OP_EXIT).contains(&b[0]) {
             return None;
         }
-        Some(LlPacket { op: b[0], tseq: u16::from_be_bytes([b[1], b[2]]), rseq: u16::from_be_bytes([b[3], b[4]]), freed: [b[5], b[6], b[7], b[8]] })
+        Some(LlPacket { op: b[0], tseq: u16::from_be_bytes([b[1], b[2]]), rseq: u16::from_be_bytes([b[3], b[4]]), freed: [b[5], b[6], b[7], b[8]], epoch: b[9], echo: b[10] })
     }
 }
 
@@ -238,6 +244,9 @@ pub struct Regs {
     pub rx_disc: bool,
     pub tx_stop: bool,
     pub retrain_q: bool,
+    pub epoch: u8,
+    pub iack_echo: u8,
+    pub fc_echo: u8,
     // timers
     pub init_cnt: u32,
     pub disc_cnt: u32,
@@ -319,6 +328,9 @@ impl LlrModel {
             rx_disc: false,
             tx_stop: false,
             retrain_q: false,
+            epoch: 0,
+            iack_echo: 0,
+            fc_echo: 0,
             init_cnt: 0,
             disc_cnt: 0,
             clr_cnt: 0,
@@ -466,7 +478,7 @@ impl LlrModel {
         let vc = if first { i.lrx_data[0] & vc_mask } else { c.rx_vc };
         let vc_ok = (vc as u32) < cfg.vcs;
         let ee_good = ee_end && !bad && room && !ecrc_fail && vc_ok;
-        let accept = c.link == LINK_UP && !c.rx_disc && i.phy_up && !i.phy_error;
+        let accept = c.link != LINK_DOWN && !c.rx_disc && i.phy_up && !i.phy_error;
         let commit = ee_good && accept;
         let mut ll_bytes = c.ll_rx[d..].to_vec();
         ll_bytes.extend_from_slice(&i.lrx_data);
@@ -505,12 +517,6 @@ impl LlrModel {
         }
         if commit {
             n.rseq = c.rseq.wrapping_add(1);
-            if c.since_ack + 1 >= cfg.ack_every {
-                n.p_ack = true;
-                n.since_ack = 0;
-            } else {
-                n.since_ack = c.since_ack + 1;
-            }
         }
 
         // ---------------- RX: delivery ----------------
@@ -522,6 +528,13 @@ impl LlrModel {
                 let v = c.rx_q.vc as usize;
                 n.freed[v] = c.freed[v].wrapping_add(1);
                 inc[C_DELIVERED] = true;
+                // ACK after ack_every packets handed on: their credits return promptly.
+                if c.since_ack + 1 >= cfg.ack_every {
+                    n.p_ack = true;
+                    n.since_ack = 0;
+                } else {
+                    n.since_ack = c.since_ack + 1;
+                }
             }
         }
         n.rx_cm_vis = c.rx_cm;
@@ -546,22 +559,30 @@ impl LlrModel {
             }
         }
         if got(OP_INIT) {
+            // Stop EE transmission: the peer's answer (Init ACK, or FC after ours) to a packet
+            // sent after this stop carries the RSEQ to resume from.
             n.p_iack = true;
-            n.p_fc = true;
-            ack_to(&mut n, c.ll.rseq, &mut progressed);
-            n.rewind = true;
+            n.iack_echo = c.ll.epoch;
+            n.epoch = c.epoch.wrapping_add(1);
             n.tx_en = false;
             n.tx_stop = false;
             n.rx_disc = false;
         }
-        if got(OP_INIT_ACK) && c.link == LINK_INIT {
-            n.link = LINK_UP;
+        let enable = (got(OP_INIT_ACK) || got(OP_FC)) && c.ll.echo == c.epoch && !c.tx_en;
+        if got(OP_INIT_ACK) {
             n.p_fc = true;
+            n.fc_echo = c.ll.epoch;
+            if c.link == LINK_INIT {
+                // Up: an Init still pending would stop the peer again for nothing.
+                n.link = LINK_UP;
+                n.p_init = false;
+            }
+        }
+        if enable {
             ack_to(&mut n, c.ll.rseq, &mut progressed);
             n.rewind = true;
-        }
-        if got(OP_FC) {
             n.tx_en = true;
+            n.tx_stop = false;
         }
         if got(OP_ACK) {
             inc[C_ACK_RCVD] = true;
@@ -569,32 +590,32 @@ impl LlrModel {
         }
         if got(OP_DISCARD) {
             inc[C_DISC_RCVD] = true;
-            if c.link == LINK_UP {
+            if c.link != LINK_DOWN {
                 ack_to(&mut n, c.ll.rseq, &mut progressed);
                 n.tx_stop = true;
                 n.p_clr = true;
                 n.clr_cnt = cfg.discard_cycles - 1;
             }
         }
-        if got(OP_CLEAR) && c.link == LINK_UP {
+        if got(OP_CLEAR) && c.link != LINK_DOWN {
             n.p_exit = true;
             n.rx_disc = false;
             n.dsc = 0;
         }
-        if got(OP_EXIT) && c.link == LINK_UP && c.tx_stop {
+        if got(OP_EXIT) && c.link != LINK_DOWN && c.tx_stop {
             ack_to(&mut n, c.ll.rseq, &mut progressed);
             n.rewind = true;
             n.tx_stop = false;
         }
 
         // ---------------- RX error: start discarding ----------------
-        if err && c.link == LINK_UP && !c.rx_disc {
+        if err && c.link != LINK_DOWN && !c.rx_disc {
             n.rx_disc = true;
             n.disc_cnt = 0;
         }
 
         // ---------------- timers ----------------
-        if c.link == LINK_INIT {
+        if c.link == LINK_INIT && !got(OP_INIT_ACK) {
             if c.init_cnt == 0 {
                 n.p_init = true;
                 n.init_cnt = cfg.init_cycles - 1;
@@ -602,7 +623,7 @@ impl LlrModel {
                 n.init_cnt = c.init_cnt - 1;
             }
         }
-        if c.link == LINK_UP && c.rx_disc {
+        if c.link != LINK_DOWN && c.rx_disc {
             if c.disc_cnt == 0 {
                 n.p_disc = true;
                 n.disc_cnt = cfg.discard_cycles - 1;
@@ -610,7 +631,7 @@ impl LlrModel {
                 n.disc_cnt = c.disc_cnt - 1;
             }
         }
-        if c.link == LINK_UP && c.tx_stop {
+        if c.link != LINK_DOWN && c.tx_stop {
             if c.clr_cnt == 0 {
                 n.p_clr = true;
                 n.clr_cnt = cfg.discard_cycles - 1;
@@ -752,7 +773,12 @@ impl LlrModel {
                 };
                 let mut freed = [0u8; 4];
                 freed[..cfg.vcs as usize].copy_from_slice(&c.freed[..cfg.vcs as usize]);
-                let bytes = LlPacket { op, tseq: c.send_seq, rseq: c.rseq, freed }.encode();
+                let echo = match op {
+                    OP_INIT_ACK => c.iack_echo,
+                    OP_FC => c.fc_echo,
+                    _ => 0,
+                };
+                let bytes = LlPacket { op, tseq: c.send_seq, rseq: c.rseq, freed, epoch: c.epoch, echo }.encode();
                 n.lk_valid = true;
                 n.lk_data = bytes[..d].to_vec();
                 n.lk_user = true;
@@ -815,6 +841,9 @@ impl LlrModel {
             n.noack = 0;
             n.stall = 0;
             n.dsc = 0;
+            if c.link != LINK_DOWN {
+                n.epoch = c.epoch.wrapping_add(1);
+            }
         } else if c.link == LINK_DOWN {
             n.link = LINK_INIT;
             n.init_cnt = 0;

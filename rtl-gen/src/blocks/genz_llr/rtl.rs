@@ -415,15 +415,12 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ll_load.push(setn(&format!("ll_freed{v}"), Expr::slice("ll_bytes", 47 + 8 * v, 40 + 8 * v)));
     }
     s.push(when(id("ll_ok"), ll_load));
-    s.push(when(
-        id("commit"),
-        vec![
-            setn("rseq", add(id("rseq"), dec(16, 1))),
-            if_else(eq(id("since_ack"), id("ACK_LAST")), vec![setn("p_ack", Expr::one()), setn("since_ack", dec(w_sa, 0))], vec![setn("since_ack", add(id("since_ack"), dec(w_sa, 1)))]),
-        ],
-    ));
+    s.push(when(id("commit"), vec![setn("rseq", add(id("rseq"), dec(16, 1)))]));
     s.push(Stmt::Comment("RX: delivery; credits return as delivered-packet counts per VC.".into()));
-    let mut freed_inc = vec![set_id("inc_ee_delivered", Expr::one())];
+    let mut freed_inc = vec![
+        set_id("inc_ee_delivered", Expr::one()),
+        if_else(eq(id("since_ack"), id("ACK_LAST")), vec![setn("p_ack", Expr::one()), setn("since_ack", dec(w_sa, 0))], vec![setn("since_ack", add(id("since_ack"), dec(w_sa, 1)))]),
+    ];
     for v in 0..vcs {
         let sel = if vcs == 1 { Expr::one() } else { eq(Expr::slice("rx_q", ww - 1, dw + 1), dec(vb, v as u64)) };
         freed_inc.push(when(sel, vec![setn(&format!("freed{v}"), add(id(&format!("freed{v}")), dec(8, 1)))]));
@@ -445,7 +442,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         got("OP_INIT"),
         vec![setn("p_iack", Expr::one()), setn("p_fc", Expr::one()), setn("rewind", Expr::one()), setn("tx_en", Expr::zero()), setn("tx_stop", Expr::zero()), setn("rx_disc", Expr::zero())],
     ));
-    s.push(when(and(got("OP_INIT_ACK"), eq(id("link"), link_init.clone())), vec![setn("link", link_up.clone()), setn("p_fc", Expr::one()), setn("rewind", Expr::one())]));
+    s.push(when(and(got("OP_INIT_ACK"), eq(id("link"), link_init.clone())), vec![setn("link", link_up.clone()), setn("p_init", Expr::zero()), setn("p_fc", Expr::one()), setn("rewind", Expr::one())]));
     s.push(when(got("OP_FC"), vec![setn("tx_en", Expr::one())]));
     s.push(when(got("OP_ACK"), vec![set_id("inc_acks_received", Expr::one())]));
     s.push(when(
@@ -464,7 +461,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     let periodic = |cnt: &str, w: u32, reload: &str, flag: &str| {
         if_else(eq(id(cnt), dec(w, 0)), vec![setn(flag, Expr::one()), setn(cnt, id(reload))], vec![setn(cnt, sub(id(cnt), dec(w, 1)))])
     };
-    s.push(when(eq(id("link"), link_init.clone()), vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_init")]));
+    s.push(when(and(eq(id("link"), link_init.clone()), got("OP_INIT_ACK").not()), vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_init")]));
     s.push(when(and(eq(id("link"), link_up.clone()), id("rx_disc")), vec![periodic("disc_cnt", w_disc, "DISC_RELOAD", "p_disc")]));
     s.push(when(and(eq(id("link"), link_up.clone()), id("tx_stop")), vec![periodic("clr_cnt", w_disc, "DISC_RELOAD", "p_clr")]));
     s.push(when(eq(id("link"), link_up.clone()), vec![setn("llrt_cnt", mux(id("expiry"), id("LLRT_RELOAD"), sub(id("llrt_cnt"), dec(w_llrt, 1))))]));

@@ -24,7 +24,7 @@
 //   discard_interval_ui = 8192
 //   discard_limit = 256
 //   llrt_ui = 1048576
-//   ack_every = 8
+//   ack_every = 2
 //   ecrc_check = true
 //   counter_bits = 16
 //
@@ -108,7 +108,7 @@ module rtlgen_genz_llr (
     localparam [4:0] DISC_RELOAD = 5'd31;     // discard_interval_ui / ui_per_cycle - 1
     localparam [11:0] LLRT_RELOAD = 12'd4095; // llrt_ui / ui_per_cycle - 1
     localparam [8:0] DISCARD_LIMIT = 9'd256;  // Discards without Clear Discard before a retrain
-    localparam [2:0] ACK_LAST = 3'd7;         // ack_every - 1
+    localparam ACK_LAST = 1'd1;               // ack_every - 1
     localparam [6:0] RX_CAP = 7'd64;          // receive FIFO words
     localparam [2:0] RX_BEAT_MAX = 3'd4;      // saturation of the receive beat counter
     localparam [7:0] RX_CREDITS = 8'd4;       // receive credits per VC
@@ -125,6 +125,16 @@ module rtlgen_genz_llr (
     reg tx_stop_n;
     reg retrain_q;
     reg retrain_q_n;
+    reg [7:0] epoch;
+    reg [7:0] epoch_n;
+    reg [7:0] iack_echo;
+    reg [7:0] iack_echo_n;
+    reg [7:0] fc_echo;
+    reg [7:0] fc_echo_n;
+    reg [7:0] ll_epoch;
+    reg [7:0] ll_epoch_n;
+    reg [7:0] ll_echo;
+    reg [7:0] ll_echo_n;
     reg [4:0] init_cnt;
     reg [4:0] init_cnt_n;
     reg [4:0] disc_cnt;
@@ -141,8 +151,8 @@ module rtlgen_genz_llr (
     reg ack_prog_n;
     reg [8:0] dsc;
     reg [8:0] dsc_n;
-    reg [2:0] since_ack;
-    reg [2:0] since_ack_n;
+    reg since_ack;
+    reg since_ack_n;
     reg p_init;
     reg p_init_n;
     reg p_iack;
@@ -371,8 +381,8 @@ module rtlgen_genz_llr (
     assign ee_end = ee_beat & s_axis_link_tlast;
     wire ee_good; // a whole, intact EE packet
     assign ee_good = ee_end & (~rx_bad_now) & rx_room & (~ecrc_fail) & rx_vc_ok;
-    wire rx_accept; // EE packets are accepted: link up, not discarding, no PHY error
-    assign rx_accept = (link == LINK_UP) & (~rx_disc) & phy_up & (~phy_error);
+    wire rx_accept; // EE packets are accepted: link not down, not discarding, no PHY error
+    assign rx_accept = (link != LINK_DOWN) & (~rx_disc) & phy_up & (~phy_error);
     wire commit; // deliver the packet
     assign commit = ee_good & rx_accept;
     wire [127:0] ll_bytes; // the link-local packet ending with this beat
@@ -426,6 +436,8 @@ module rtlgen_genz_llr (
     assign m_fire = m_valid & m_axis_tready;
 
     // LL packet received last cycle: moving the acknowledged point to its RSEQ.
+    wire enable; // an Init ACK or FC answering a packet sent since our last stop: resume EE from its RSEQ
+    assign enable = ((llg & (ll_op == OP_INIT_ACK)) | (llg & (ll_op == OP_FC))) & (ll_echo == epoch) & (~tx_en);
     wire [15:0] ack_dist;
     assign ack_dist = ll_rseq - ack_seq;
     wire ack_ok; // RSEQ lies between the acknowledged point and the send point
@@ -440,12 +452,11 @@ module rtlgen_genz_llr (
     wire [12:0] ack_slot_new_hi; // upper bits, zero
     assign ack_slot_new_hi = ack_slot_new_mod[16:4];
     // verilator lint_on UNUSED
-    wire do_ack; // Init, Init ACK (initialising), ACK, Discard (up), Exit Discard (stopped) carry an acknowledgement
-    assign do_ack = (llg & (ll_op == OP_INIT))
-        | (llg & (ll_op == OP_INIT_ACK) & (link == LINK_INIT))
+    wire do_ack; // an enabling Init ACK / FC, ACK, Discard, Exit Discard (stopped) carry an acknowledgement
+    assign do_ack = enable
         | (llg & (ll_op == OP_ACK))
-        | (llg & (ll_op == OP_DISCARD) & (link == LINK_UP))
-        | (llg & (ll_op == OP_EXIT) & (link == LINK_UP) & tx_stop);
+        | (llg & (ll_op == OP_DISCARD) & (link != LINK_DOWN))
+        | (llg & (ll_op == OP_EXIT) & (link != LINK_DOWN) & tx_stop);
     wire expiry; // the LLR timer expires
     assign expiry = (link == LINK_UP) & (llrt_cnt == 12'd0);
 
@@ -489,8 +500,10 @@ module rtlgen_genz_llr (
     assign tx_op = p_iack
         ? OP_INIT_ACK
         : (p_fc ? OP_FC : (p_init ? OP_INIT : (p_exit ? OP_EXIT : (p_disc ? OP_DISCARD : (p_clr ? OP_CLEAR : OP_ACK)))));
-    wire [95:0] tx_ll_body; // bytes 0-11: opcode, TSEQ, RSEQ, credits, zero
-    assign tx_ll_body = {24'd0, 8'd0, 8'd0, freed1, freed0, rseq[7:0], rseq[15:8], send_seq[7:0], send_seq[15:8], tx_op};
+    wire [7:0] tx_echo; // the epoch an Init ACK / FC answers
+    assign tx_echo = p_iack ? iack_echo : (p_fc ? fc_echo : 8'd0);
+    wire [95:0] tx_ll_body; // bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, zero
+    assign tx_ll_body = {8'd0, tx_echo, epoch, 8'd0, 8'd0, freed1, freed0, rseq[7:0], rseq[15:8], send_seq[7:0], send_seq[15:8], tx_op};
     wire [31:0] tx_ll_crc; // bytes 12-15
     assign tx_ll_crc[0] = ^(tx_ll_body & 96'h04d101df481b4e5af182fa07);
     assign tx_ll_crc[1] = ~^(tx_ll_body & 96'h09a203be90369cb5e305f40f);
@@ -545,6 +558,11 @@ module rtlgen_genz_llr (
         rx_disc_n = rx_disc;
         tx_stop_n = tx_stop;
         retrain_q_n = retrain_q;
+        epoch_n = epoch;
+        iack_echo_n = iack_echo;
+        fc_echo_n = fc_echo;
+        ll_epoch_n = ll_epoch;
+        ll_echo_n = ll_echo;
         init_cnt_n = init_cnt;
         disc_cnt_n = disc_cnt;
         clr_cnt_n = clr_cnt;
@@ -643,24 +661,26 @@ module rtlgen_genz_llr (
         llg_n = ll_ok & phy_up;
         if (ll_ok) begin
             ll_op_n = ll_op_now;
+            ll_epoch_n = ll_bytes[79:72];
+            ll_echo_n = ll_bytes[87:80];
             ll_rseq_n = {ll_bytes[31:24], ll_bytes[39:32]};
             ll_freed0_n = ll_bytes[47:40];
             ll_freed1_n = ll_bytes[55:48];
         end
         if (commit) begin
             rseq_n = rseq + 16'd1;
-            if (since_ack == ACK_LAST) begin
-                p_ack_n = 1'd1;
-                since_ack_n = 3'd0;
-            end else begin
-                since_ack_n = since_ack + 3'd1;
-            end
         end
         // RX: delivery; credits return as delivered-packet counts per VC.
         if (m_fire) begin
             rx_rd_n = rx_rd + 7'd1;
             if (rx_q[64]) begin
                 inc_ee_delivered = 1'd1;
+                if (since_ack == ACK_LAST) begin
+                    p_ack_n = 1'd1;
+                    since_ack_n = 1'd0;
+                end else begin
+                    since_ack_n = since_ack + 1'd1;
+                end
                 if (rx_q[65:65] == 1'd0) begin
                     freed0_n = freed0 + 8'd1;
                 end
@@ -682,47 +702,52 @@ module rtlgen_genz_llr (
         end
         if (llg & (ll_op == OP_INIT)) begin
             p_iack_n = 1'd1;
-            p_fc_n = 1'd1;
-            rewind_n = 1'd1;
+            iack_echo_n = ll_epoch;
+            epoch_n = epoch + 8'd1;
             tx_en_n = 1'd0;
             tx_stop_n = 1'd0;
             rx_disc_n = 1'd0;
         end
-        if (llg & (ll_op == OP_INIT_ACK) & (link == LINK_INIT)) begin
-            link_n = LINK_UP;
+        if (llg & (ll_op == OP_INIT_ACK)) begin
             p_fc_n = 1'd1;
-            rewind_n = 1'd1;
+            fc_echo_n = ll_epoch;
+            if (link == LINK_INIT) begin
+                link_n = LINK_UP;
+                p_init_n = 1'd0;
+            end
         end
-        if (llg & (ll_op == OP_FC)) begin
+        if (enable) begin
+            rewind_n = 1'd1;
             tx_en_n = 1'd1;
+            tx_stop_n = 1'd0;
         end
         if (llg & (ll_op == OP_ACK)) begin
             inc_acks_received = 1'd1;
         end
         if (llg & (ll_op == OP_DISCARD)) begin
             inc_discards_received = 1'd1;
-            if (link == LINK_UP) begin
+            if (link != LINK_DOWN) begin
                 tx_stop_n = 1'd1;
                 p_clr_n = 1'd1;
                 clr_cnt_n = DISC_RELOAD;
             end
         end
-        if (llg & (ll_op == OP_CLEAR) & (link == LINK_UP)) begin
+        if (llg & (ll_op == OP_CLEAR) & (link != LINK_DOWN)) begin
             p_exit_n = 1'd1;
             rx_disc_n = 1'd0;
             dsc_n = 9'd0;
         end
-        if (llg & (ll_op == OP_EXIT) & (link == LINK_UP) & tx_stop) begin
+        if (llg & (ll_op == OP_EXIT) & (link != LINK_DOWN) & tx_stop) begin
             rewind_n = 1'd1;
             tx_stop_n = 1'd0;
         end
         // RX error: start discarding (a Discard goes out next cycle).
-        if (rx_err & (link == LINK_UP) & (~rx_disc)) begin
+        if (rx_err & (link != LINK_DOWN) & (~rx_disc)) begin
             rx_disc_n = 1'd1;
             disc_cnt_n = 5'd0;
         end
         // Timers.
-        if (link == LINK_INIT) begin
+        if ((link == LINK_INIT) & (~(llg & (ll_op == OP_INIT_ACK)))) begin
             if (init_cnt == 5'd0) begin
                 p_init_n = 1'd1;
                 init_cnt_n = INIT_RELOAD;
@@ -730,7 +755,7 @@ module rtlgen_genz_llr (
                 init_cnt_n = init_cnt - 5'd1;
             end
         end
-        if ((link == LINK_UP) & rx_disc) begin
+        if ((link != LINK_DOWN) & rx_disc) begin
             if (disc_cnt == 5'd0) begin
                 p_disc_n = 1'd1;
                 disc_cnt_n = DISC_RELOAD;
@@ -738,7 +763,7 @@ module rtlgen_genz_llr (
                 disc_cnt_n = disc_cnt - 5'd1;
             end
         end
-        if ((link == LINK_UP) & tx_stop) begin
+        if ((link != LINK_DOWN) & tx_stop) begin
             if (clr_cnt == 5'd0) begin
                 p_clr_n = 1'd1;
                 clr_cnt_n = DISC_RELOAD;
@@ -923,6 +948,9 @@ module rtlgen_genz_llr (
             snd_ll_n = 1'd0;
             snd_ee_n = 1'd0;
             rewind_n = 1'd0;
+            if (link != LINK_DOWN) begin
+                epoch_n = epoch + 8'd1;
+            end
             ll_beat_n = 1'd0;
             send_beat_n = 2'd0;
             noack_n = 2'd0;
@@ -944,6 +972,11 @@ module rtlgen_genz_llr (
             rx_disc <= 1'd0;
             tx_stop <= 1'd0;
             retrain_q <= 1'd0;
+            epoch <= 8'd0;
+            iack_echo <= 8'd0;
+            fc_echo <= 8'd0;
+            ll_epoch <= 8'd0;
+            ll_echo <= 8'd0;
             init_cnt <= 5'd0;
             disc_cnt <= 5'd0;
             clr_cnt <= 5'd0;
@@ -952,7 +985,7 @@ module rtlgen_genz_llr (
             stall <= 2'd0;
             ack_prog <= 1'd0;
             dsc <= 9'd0;
-            since_ack <= 3'd0;
+            since_ack <= 1'd0;
             p_init <= 1'd0;
             p_iack <= 1'd0;
             p_fc <= 1'd0;
@@ -1021,6 +1054,11 @@ module rtlgen_genz_llr (
             rx_disc <= rx_disc_n;
             tx_stop <= tx_stop_n;
             retrain_q <= retrain_q_n;
+            epoch <= epoch_n;
+            iack_echo <= iack_echo_n;
+            fc_echo <= fc_echo_n;
+            ll_epoch <= ll_epoch_n;
+            ll_echo <= ll_echo_n;
             init_cnt <= init_cnt_n;
             disc_cnt <= disc_cnt_n;
             clr_cnt <= clr_cnt_n;

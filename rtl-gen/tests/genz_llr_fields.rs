@@ -53,8 +53,8 @@ fn vcs_outside_1_to_4() {
 
 #[test]
 fn packet_not_whole_beats() {
-    refused("data_bytes = \"8\"\nmax_packet_bytes = 20", &["`max_packet_bytes`", "20", "multiples of 8"]);
-    refused("data_bytes = \"16\"", &["`data_bytes`", "\"4\", \"8\""]);
+    refused("data_bytes = 8\nmax_packet_bytes = 20", &["`max_packet_bytes`", "20", "multiples of 8"]);
+    refused("data_bytes = 6", &["`data_bytes`", "= 6", "allowed 4 or 8"]);
 }
 
 #[test]

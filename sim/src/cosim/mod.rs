@@ -11,6 +11,7 @@
 
 mod crc;
 mod fec;
+pub mod genz;
 mod replay;
 pub mod rifl;
 pub mod rxl;
@@ -182,6 +183,7 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rxl_endpoint", Role::Endpoint) => rxl::endpoint,
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,
+        ("genz_llr", Role::Interface) => genz::interface,
         _ => return None,
     })
 }

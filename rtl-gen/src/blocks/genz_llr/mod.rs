@@ -78,7 +78,7 @@ use model::{LlrConfig, LlrModel};
 pub struct GenzLlrKind;
 
 static FIELDS: [FieldSpec; 14] = [
-    FieldSpec { name: "data_bytes", ty: FieldType::Choice(&["4", "8"]), default: Some("\"8\""), doc: "bytes per beat of every stream (tdata is 8*data_bytes bits)" },
+    FieldSpec { name: "data_bytes", ty: FieldType::UInt { min: 4, max: 8 }, default: Some("8"), doc: "bytes per beat of every stream, 4 or 8 (tdata is 8*data_bytes bits)" },
     FieldSpec { name: "max_packet_bytes", ty: FieldType::UInt { min: 4, max: 4096 }, default: Some("64"), doc: "longest EE packet (a multiple of data_bytes): one retry-buffer slot" },
     FieldSpec { name: "vcs", ty: FieldType::UInt { min: 1, max: 4 }, default: Some("2"), doc: "virtual channels, carried in tuser" },
     FieldSpec { name: "rx_credits", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("4"), doc: "receive buffer per VC, in maximum packets (both ends use the same value)" },
@@ -129,7 +129,10 @@ impl BlockKind for GenzLlrKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let data_bytes: u32 = r.choice("data_bytes")?.parse().expect("choice is a number");
+        let data_bytes = r.u32("data_bytes")?;
+        if data_bytes != 4 && data_bytes != 8 {
+            return Err(r.error("data_bytes", format!("= {data_bytes}: a link-local packet is 16 bytes, whole beats of 4 or 8; allowed 4 or 8")));
+        }
         let max_packet_bytes = r.u32("max_packet_bytes")?;
         if max_packet_bytes % data_bytes != 0 {
             return Err(r.error("max_packet_bytes", format!("= {max_packet_bytes} is not a multiple of data_bytes = {data_bytes}; allowed multiples of {data_bytes} in 4..=4096")));

@@ -180,6 +180,11 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ("rx_disc", 1),
         ("tx_stop", 1),
         ("retrain_q", 1),
+        ("epoch", 8),
+        ("iack_echo", 8),
+        ("fc_echo", 8),
+        ("ll_epoch", 8),
+        ("ll_echo", 8),
         ("init_cnt", w_init),
         ("disc_cnt", w_disc),
         ("clr_cnt", w_disc),
@@ -291,7 +296,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     wire(&mut c, "ee_beat", 1, "an EE beat arrives", and(id("s_axis_link_tvalid"), id("rx_mark_now").not()));
     wire(&mut c, "ee_end", 1, "", and(id("ee_beat"), id("s_axis_link_tlast")));
     wire(&mut c, "ee_good", 1, "a whole, intact EE packet", all(vec![id("ee_end"), id("rx_bad_now").not(), id("rx_room"), id("ecrc_fail").not(), id("rx_vc_ok")]));
-    wire(&mut c, "rx_accept", 1, "EE packets are accepted: link up, not discarding, no PHY error", all(vec![eq(id("link"), link_up.clone()), id("rx_disc").not(), id("phy_up"), id("phy_error").not()]));
+    wire(&mut c, "rx_accept", 1, "EE packets are accepted: link not down, not discarding, no PHY error", all(vec![ne(id("link"), link_down.clone()), id("rx_disc").not(), id("phy_up"), id("phy_error").not()]));
     wire(&mut c, "commit", 1, "deliver the packet", and(id("ee_good"), id("rx_accept")));
     wire(&mut c, "ll_bytes", 8 * LL_BYTES as u32, "the link-local packet ending with this beat", cat(vec![id("s_axis_link_tdata"), Expr::slice("ll_rx", 8 * LL_BYTES as u32 - 1, dw)]));
     wire(&mut c, "ll_body", 96, "bytes 0-11", Expr::slice("ll_bytes", 95, 0));
@@ -319,6 +324,13 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
 
     c.push(Item::comment("LL packet received last cycle: moving the acknowledged point to its RSEQ."));
     let got = |op: &str| and(id("llg"), eq(id("ll_op"), id(op)));
+    wire(
+        &mut c,
+        "enable",
+        1,
+        "an Init ACK or FC answering a packet sent since our last stop: resume EE from its RSEQ",
+        all(vec![or(got("OP_INIT_ACK"), got("OP_FC")), eq(id("ll_echo"), id("epoch")), id("tx_en").not()]),
+    );
     wire(&mut c, "ack_dist", 16, "", sub(id("ll_rseq"), id("ack_seq")));
     wire(&mut c, "ack_ok", 1, "RSEQ lies between the acknowledged point and the send point", le(id("ack_dist"), sub(id("send_seq"), id("ack_seq"))));
     slot_add(&mut c, "ack_slot_new", "ack_slot", id("ack_dist"), 16, sb);
@@ -326,13 +338,12 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         &mut c,
         "do_ack",
         1,
-        "Init, Init ACK (initialising), ACK, Discard (up), Exit Discard (stopped) carry an acknowledgement",
+        "an enabling Init ACK / FC, ACK, Discard, Exit Discard (stopped) carry an acknowledgement",
         any(vec![
-            got("OP_INIT"),
-            and(got("OP_INIT_ACK"), eq(id("link"), link_init.clone())),
+            id("enable"),
             got("OP_ACK"),
-            and(got("OP_DISCARD"), eq(id("link"), link_up.clone())),
-            all(vec![got("OP_EXIT"), eq(id("link"), link_up.clone()), id("tx_stop")]),
+            and(got("OP_DISCARD"), ne(id("link"), link_down.clone())),
+            all(vec![got("OP_EXIT"), ne(id("link"), link_down.clone()), id("tx_stop")]),
         ]),
     );
     wire(&mut c, "expiry", 1, "the LLR timer expires", and(eq(id("link"), link_up.clone()), eq(id("llrt_cnt"), dec(w_llrt, 0))));
@@ -369,10 +380,11 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     for v in (0..4).rev() {
         freed_parts.push(if v < vcs { id(&format!("freed{v}")) } else { dec(8, 0) });
     }
-    let mut body_parts = vec![dec(24, 0)];
+    wire(&mut c, "tx_echo", 8, "the epoch an Init ACK / FC answers", mux(id("p_iack"), id("iack_echo"), mux(id("p_fc"), id("fc_echo"), dec(8, 0))));
+    let mut body_parts = vec![dec(8, 0), id("tx_echo"), id("epoch")];
     body_parts.extend(freed_parts);
     body_parts.extend([Expr::slice("rseq", 7, 0), Expr::slice("rseq", 15, 8), Expr::slice("send_seq", 7, 0), Expr::slice("send_seq", 15, 8), id("tx_op")]);
-    wire(&mut c, "tx_ll_body", 96, "bytes 0-11: opcode, TSEQ, RSEQ, credits, zero", cat(body_parts));
+    wire(&mut c, "tx_ll_body", 96, "bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, zero", cat(body_parts));
     c.push(Item::wire("tx_ll_crc", 32, "bytes 12-15"));
     affine(&mut c, "tx_ll_crc", "tx_ll_body", &ll_crc_map());
     wire(&mut c, "tx_ll", 128, "the whole link-local packet", cat(vec![id("tx_ll_crc"), id("tx_ll_body")]));
@@ -410,7 +422,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ],
     ));
     s.push(setn("llg", and(id("ll_ok"), id("phy_up"))));
-    let mut ll_load = vec![setn("ll_op", id("ll_op_now")), setn("ll_rseq", cat(vec![Expr::slice("ll_bytes", 31, 24), Expr::slice("ll_bytes", 39, 32)]))];
+    let mut ll_load = vec![setn("ll_op", id("ll_op_now")), setn("ll_epoch", Expr::slice("ll_bytes", 79, 72)), setn("ll_echo", Expr::slice("ll_bytes", 87, 80)), setn("ll_rseq", cat(vec![Expr::slice("ll_bytes", 31, 24), Expr::slice("ll_bytes", 39, 32)]))];
     for v in 0..vcs {
         ll_load.push(setn(&format!("ll_freed{v}"), Expr::slice("ll_bytes", 47 + 8 * v, 40 + 8 * v)));
     }
@@ -440,30 +452,44 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     ));
     s.push(when(
         got("OP_INIT"),
-        vec![setn("p_iack", Expr::one()), setn("p_fc", Expr::one()), setn("rewind", Expr::one()), setn("tx_en", Expr::zero()), setn("tx_stop", Expr::zero()), setn("rx_disc", Expr::zero())],
+        vec![
+            setn("p_iack", Expr::one()),
+            setn("iack_echo", id("ll_epoch")),
+            setn("epoch", add(id("epoch"), dec(8, 1))),
+            setn("tx_en", Expr::zero()),
+            setn("tx_stop", Expr::zero()),
+            setn("rx_disc", Expr::zero()),
+        ],
     ));
-    s.push(when(and(got("OP_INIT_ACK"), eq(id("link"), link_init.clone())), vec![setn("link", link_up.clone()), setn("p_init", Expr::zero()), setn("p_fc", Expr::one()), setn("rewind", Expr::one())]));
-    s.push(when(got("OP_FC"), vec![setn("tx_en", Expr::one())]));
+    s.push(when(
+        got("OP_INIT_ACK"),
+        vec![
+            setn("p_fc", Expr::one()),
+            setn("fc_echo", id("ll_epoch")),
+            when(eq(id("link"), link_init.clone()), vec![setn("link", link_up.clone()), setn("p_init", Expr::zero())]),
+        ],
+    ));
+    s.push(when(id("enable"), vec![setn("rewind", Expr::one()), setn("tx_en", Expr::one()), setn("tx_stop", Expr::zero())]));
     s.push(when(got("OP_ACK"), vec![set_id("inc_acks_received", Expr::one())]));
     s.push(when(
         got("OP_DISCARD"),
         vec![
             set_id("inc_discards_received", Expr::one()),
-            when(eq(id("link"), link_up.clone()), vec![setn("tx_stop", Expr::one()), setn("p_clr", Expr::one()), setn("clr_cnt", id("DISC_RELOAD"))]),
+            when(ne(id("link"), link_down.clone()), vec![setn("tx_stop", Expr::one()), setn("p_clr", Expr::one()), setn("clr_cnt", id("DISC_RELOAD"))]),
         ],
     ));
-    s.push(when(and(got("OP_CLEAR"), eq(id("link"), link_up.clone())), vec![setn("p_exit", Expr::one()), setn("rx_disc", Expr::zero()), setn("dsc", dec(w_dsc, 0))]));
-    s.push(when(all(vec![got("OP_EXIT"), eq(id("link"), link_up.clone()), id("tx_stop")]), vec![setn("rewind", Expr::one()), setn("tx_stop", Expr::zero())]));
+    s.push(when(and(got("OP_CLEAR"), ne(id("link"), link_down.clone())), vec![setn("p_exit", Expr::one()), setn("rx_disc", Expr::zero()), setn("dsc", dec(w_dsc, 0))]));
+    s.push(when(all(vec![got("OP_EXIT"), ne(id("link"), link_down.clone()), id("tx_stop")]), vec![setn("rewind", Expr::one()), setn("tx_stop", Expr::zero())]));
     s.push(Stmt::Comment("RX error: start discarding (a Discard goes out next cycle).".into()));
-    s.push(when(all(vec![id("rx_err"), eq(id("link"), link_up.clone()), id("rx_disc").not()]), vec![setn("rx_disc", Expr::one()), setn("disc_cnt", dec(w_disc, 0))]));
+    s.push(when(all(vec![id("rx_err"), ne(id("link"), link_down.clone()), id("rx_disc").not()]), vec![setn("rx_disc", Expr::one()), setn("disc_cnt", dec(w_disc, 0))]));
 
     s.push(Stmt::Comment("Timers.".into()));
     let periodic = |cnt: &str, w: u32, reload: &str, flag: &str| {
         if_else(eq(id(cnt), dec(w, 0)), vec![setn(flag, Expr::one()), setn(cnt, id(reload))], vec![setn(cnt, sub(id(cnt), dec(w, 1)))])
     };
     s.push(when(and(eq(id("link"), link_init.clone()), got("OP_INIT_ACK").not()), vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_init")]));
-    s.push(when(and(eq(id("link"), link_up.clone()), id("rx_disc")), vec![periodic("disc_cnt", w_disc, "DISC_RELOAD", "p_disc")]));
-    s.push(when(and(eq(id("link"), link_up.clone()), id("tx_stop")), vec![periodic("clr_cnt", w_disc, "DISC_RELOAD", "p_clr")]));
+    s.push(when(and(ne(id("link"), link_down.clone()), id("rx_disc")), vec![periodic("disc_cnt", w_disc, "DISC_RELOAD", "p_disc")]));
+    s.push(when(and(ne(id("link"), link_down.clone()), id("tx_stop")), vec![periodic("clr_cnt", w_disc, "DISC_RELOAD", "p_clr")]));
     s.push(when(eq(id("link"), link_up.clone()), vec![setn("llrt_cnt", mux(id("expiry"), id("LLRT_RELOAD"), sub(id("llrt_cnt"), dec(w_llrt, 1))))]));
     s.push(if_else(
         got("OP_ACK"),
@@ -617,6 +643,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     for x in ["tx_en", "rx_disc", "tx_stop", "p_init", "p_iack", "p_fc", "p_ack", "p_disc", "p_clr", "p_exit", "lk_valid", "snd_ll", "snd_ee", "rewind"] {
         down.push(setn(x, Expr::zero()));
     }
+    down.push(when(ne(id("link"), link_down.clone()), vec![setn("epoch", add(id("epoch"), dec(8, 1)))]));
     down.extend([setn("ll_beat", dec(llbw, 0)), setn("send_beat", dec(bb, 0)), setn("noack", dec(2, 0)), setn("stall", dec(2, 0)), setn("dsc", dec(w_dsc, 0))]);
     s.push(if_else(id("phy_up").not(), down, vec![when(eq(id("link"), link_down.clone()), vec![setn("link", link_init.clone()), setn("init_cnt", dec(w_init, 0))])]));
     s.push(set_id("inc_retrains", id("retrain_req")));

@@ -241,6 +241,11 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
                         eprintln!("{cycle} end {e} delivered vc {vc} {:02x?}", &p[..4]);
                     }
                     rep.first_delivery[e].get_or_insert(cycle);
+                    if std::env::var("GENZ_DEBUG").is_ok() && rep.errors < 1 {
+                        let pos = expect[from].get(vc).and_then(|q| q.iter().position(|x| *x == p));
+                        let other = expect[from].iter().enumerate().find_map(|(v, q)| q.iter().position(|x| *x == p).map(|i| (v, i)));
+                        eprintln!("cycle {cycle} end {e}: position in own VC queue {pos:?}, anywhere {other:?}");
+                    }
                     match expect[from].get_mut(vc).and_then(|q| q.pop_front()) {
                         Some(want) if want == p => {}
                         other => {

@@ -9,6 +9,7 @@ use std::any::Any;
 
 pub mod crc;
 pub mod crc_stream;
+pub mod genz_llr;
 pub mod replay_buffer;
 pub mod rifl;
 pub mod rs_crc;
@@ -33,6 +34,7 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &sue_packer::SuePackerKind,
     &recxl_replica_map::RecxlReplicaMapKind,
     &recxl_logging_unit::RecxlLoggingUnitKind,
+    &genz_llr::GenzLlrKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

@@ -56,6 +56,8 @@ pub enum Role {
     ReplicaMap,
     /// ReCXL Logging Unit (`recxl_logging_unit`).
     LoggingUnit,
+    /// A whole Gen-Z LLR interface, TX and RX of one end of a link (`genz_llr`).
+    Interface,
 }
 
 impl Role {
@@ -83,6 +85,7 @@ impl Role {
         Role::SuePacker,
         Role::ReplicaMap,
         Role::LoggingUnit,
+        Role::Interface,
     ];
 
     /// The name in manifest.json and on the command line.
@@ -111,6 +114,7 @@ impl Role {
             Role::SuePacker => "sue_packer",
             Role::ReplicaMap => "replica_map",
             Role::LoggingUnit => "logging_unit",
+            Role::Interface => "interface",
         }
     }
 

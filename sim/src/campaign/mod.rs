@@ -40,6 +40,7 @@
 //! Randomness: SplitMix64 everywhere (`rtl_gen::math::splitmix`, [`crate::TestRng`]).
 
 pub mod channel;
+pub mod genz;
 pub mod progress;
 pub mod record;
 pub mod rifl;

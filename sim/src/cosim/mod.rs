@@ -12,6 +12,7 @@
 mod crc;
 mod fec;
 pub mod fec_stream;
+pub mod genz;
 mod replay;
 pub mod recxl;
 pub mod rifl;
@@ -188,6 +189,7 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("sue_packer", Role::SuePacker) => sue::packer,
         ("recxl_replica_map", Role::ReplicaMap) => recxl::replica_map,
         ("recxl_logging_unit", Role::LoggingUnit) => recxl::logging_unit,
+        ("genz_llr", Role::Interface) => genz::interface,
         _ => return None,
     })
 }

@@ -1,0 +1,219 @@
+//! Block kind `genz_llr`: one interface (TX and RX of one end of a link) of Gen-Z link-level
+//! reliability (LLR), after the seed `genz-link-level-reliability.txt` (Gen-Z Consortium,
+//! "Gen-Z Link-level Reliability", February 2018).
+//!
+//! What the seed specifies (slide titles in brackets):
+//! * [Link-level Reliability (LLR)] reliable delivery (uncorrupted, exactly once, in order) of
+//!   end-to-end (EE) packets between the two interfaces of a link, **without adding bytes to EE
+//!   packets**: each side numbers EE packets implicitly and keeps a copy until acknowledged.
+//! * [LLR Initialization with Normal Exchange / with Transient Error] a 3-way exchange carries
+//!   TSEQ and RSEQ: LLR Init every 8192 UI (`init_interval_ui`) until an LLR Init ACK arrives;
+//!   on Init ACK the interface sends explicit flow-control packets, which enable EE packets. A
+//!   lost Init ACK is recovered by the periodic Init.
+//! * [LLR Error Recovery] on a packet error the receiver discards it and every later EE packet
+//!   and sends LLR Discard {RSEQ, TSEQ} every 8192 UI (`discard_interval_ui`); the transmitter
+//!   frees what RSEQ acknowledges, stops EE packets and answers LLR Clear Discard; the receiver
+//!   answers LLR Exit Discard; the transmitter resends every EE packet after the last
+//!   acknowledged one. More than 256 Discards (`discard_limit`) without a Clear Discard: retrain.
+//! * [Additional LLR Requirements] LLR timer of 2^20 UI (`llrt_ui`): an LLR ACK at every
+//!   expiry; no ACK received for 4 consecutive periods: retrain; an EE packet unacknowledged for
+//!   3 consecutive periods: LLR retransmission. RSEQ/TSEQ count EE packets (any VC) modulo
+//!   2^16; EE transmission suspends at 2^16 − 1 unacknowledged packets. LLR is triggered by any
+//!   error that resynchronises the link (`phy_error`) and by ECRC errors (`ecrc_check`).
+//!
+//! Our choices (the seed leaves them open), documented here and in the module banner:
+//! * Timers are given in UI and run in cycles: `interval_ui / ui_per_cycle` (at least 1).
+//! * EE packets are whole beats of `data_bytes` bytes (`tkeep` all ones; the inputs are not
+//!   looked at, the outputs drive all ones), at most `max_packet_bytes` long. With `ecrc_check`
+//!   their last 4 bytes are the ECRC: CRC-32/ISO-HDLC of the preceding bytes, least significant
+//!   byte first on the wire (byte n−4 = crc[7:0] … byte n−1 = crc[31:24]).
+//! * Link-local (LL) packets are 16 bytes (16/`data_bytes` beats) and are told from EE packets
+//!   by `tuser` = 1 on every beat of the link streams (EE beats carry 0). Byte 0 first on the
+//!   wire; byte i of a beat is `tdata[8i+7:8i]`:
+//!
+//!   | bytes | field (MSB→LSB within a field) |
+//!   |-------|-------------------------------|
+//!   | 0     | opcode: 1 Init, 2 Init ACK, 3 flow control (FC), 4 ACK, 5 Discard, 6 Clear Discard, 7 Exit Discard |
+//!   | 1–2   | TSEQ of the sender (next EE packet it transmits), byte 1 = TSEQ[15:8] |
+//!   | 3–4   | RSEQ of the sender (EE packets it has received), byte 3 = RSEQ[15:8] |
+//!   | 5–8   | credits returned: byte 5+v = EE packets of VC v the sender has delivered, modulo 256 (0 for v ≥ vcs) |
+//!   | 9–11  | zero |
+//!   | 12–15 | LL CRC: CRC-32/ISO-HDLC of bytes 0–11 XOR [`model::LL_CRC_XOR`], byte 12 = bits [7:0] |
+//!
+//!   A bit error anywhere, the marker included, is caught: the marker must be the same on every
+//!   beat of a packet; an LL packet must be exactly 16 bytes, pass its CRC and carry a known
+//!   opcode before it is acted on; an EE packet is delivered only after its ECRC passed. The XOR
+//!   constant makes an intact LL packet fail the ECRC and an intact 16-byte EE packet fail the
+//!   LL CRC, and no error of one or two bits (plus a flipped marker) turns one into the other
+//!   (checked by a unit test). Without `ecrc_check`, EE payload errors are left to `phy_error`.
+//!   A packet the PHY loses (framing) must be reported with `phy_error`: implicit sequence
+//!   numbers cannot see a silently missing EE packet.
+//! * Flow control: `rx_credits` packets per VC (`vcs` of them, VC in `tuser`); both ends are
+//!   built with the same value. The receiver keeps delivered-packet counts per VC modulo 256 and
+//!   every LL packet carries them (cumulative, so a lost LL packet loses nothing); the sender
+//!   consumes one credit per packet accepted into its retry buffer (never again for a resend).
+//!   The FC packet after Init ACK is what enables EE transmission.
+//! * Retry buffer: `slots = min(retry_packets, retry_bytes / max_packet_bytes)` slots of one
+//!   maximum packet in block RAM; EE input suspends (`s_axis_tready` low) when every slot is
+//!   used (at most 2^16 − 1) or the packet's VC has no credit.
+//! * Recovery details: the Clear Discard is also repeated every `discard_interval_ui` while
+//!   waiting for Exit Discard (a lost Exit Discard would otherwise stall the sender); Exit
+//!   Discard carries RSEQ, and the sender resends from it. The LLR timer's "3 periods
+//!   unacknowledged" retransmission runs the same Clear/Exit handshake (an implicit sequence
+//!   number forbids a blind go-back). An Init (any state) and Init ACK also move the resend
+//!   point to the peer's RSEQ: after a retrain delivery resumes exactly once. The receiver
+//!   accepts EE packets only when its Init exchange completed (`UP`).
+//!
+//! [`model`] is the cycle-accurate reference model, [`rtl`] the generator.
+
+pub mod model;
+pub mod rtl;
+
+use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+use model::{LlrConfig, LlrModel};
+
+pub struct GenzLlrKind;
+
+static FIELDS: [FieldSpec; 14] = [
+    FieldSpec { name: "data_bytes", ty: FieldType::UInt { min: 4, max: 8 }, default: Some("8"), doc: "bytes per beat of every stream, 4 or 8 (tdata is 8*data_bytes bits)" },
+    FieldSpec { name: "max_packet_bytes", ty: FieldType::UInt { min: 4, max: 4096 }, default: Some("64"), doc: "longest EE packet (a multiple of data_bytes): one retry-buffer slot" },
+    FieldSpec { name: "vcs", ty: FieldType::UInt { min: 1, max: 4 }, default: Some("2"), doc: "virtual channels, carried in tuser" },
+    FieldSpec { name: "rx_credits", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("4"), doc: "receive buffer per VC, in maximum packets (both ends use the same value)" },
+    FieldSpec { name: "retry_bytes", ty: FieldType::UInt { min: 1, max: 1 << 24 }, default: Some("1024"), doc: "retry buffer RAM in bytes (cut into slots of max_packet_bytes)" },
+    FieldSpec { name: "retry_packets", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("64"), doc: "most EE packets kept unacknowledged (below 2^16: TSEQ/RSEQ are 16 bits)" },
+    FieldSpec { name: "ui_per_cycle", ty: FieldType::UInt { min: 1, max: 1 << 16 }, default: Some("64"), doc: "unit intervals per clock cycle (lanes x bits per lane per cycle)" },
+    FieldSpec { name: "init_interval_ui", ty: FieldType::UInt { min: 1, max: 1 << 32 }, default: Some("8192"), doc: "LLR Init period until Init ACK (seed: 8192 UI)" },
+    FieldSpec { name: "discard_interval_ui", ty: FieldType::UInt { min: 1, max: 1 << 32 }, default: Some("8192"), doc: "LLR Discard (and Clear Discard) period (seed: 8192 UI)" },
+    FieldSpec { name: "discard_limit", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("256"), doc: "Discards without a Clear Discard before a retrain is requested (seed: 256)" },
+    FieldSpec { name: "llrt_ui", ty: FieldType::UInt { min: 1, max: 1 << 40 }, default: Some("1048576"), doc: "LLR timer period (seed: 2^20 UI)" },
+    FieldSpec { name: "ack_every", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("4"), doc: "an LLR ACK (returning credits) is also sent after this many EE packets delivered on m_axis; at most rx_credits" },
+    FieldSpec { name: "ecrc_check", ty: FieldType::Bool, default: Some("true"), doc: "check the ECRC (last 4 bytes, CRC-32/ISO-HDLC) of every EE packet" },
+    FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
+];
+
+/// A validated `genz_llr` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenzLlrBlock {
+    pub name: String,
+    pub cfg: LlrConfig,
+}
+
+impl GenzLlrBlock {
+    pub fn model(&self) -> LlrModel {
+        LlrModel::new(self.cfg.clone())
+    }
+}
+
+fn timer(r: &FieldReader, field: &str, ui: u64, upc: u64) -> ConfigResult<u64> {
+    if ui < upc {
+        return Err(r.error(field, format!("= {ui} UI is below one cycle (ui_per_cycle = {upc}); allowed {upc}..")));
+    }
+    let cycles = ui / upc;
+    if cycles > u32::MAX as u64 {
+        return Err(r.error(field, format!("= {ui} UI is {cycles} cycles; allowed at most 2^32 - 1 cycles ({} UI)", u32::MAX as u64 * upc)));
+    }
+    Ok(cycles)
+}
+
+impl BlockKind for GenzLlrKind {
+    fn kind(&self) -> &'static str {
+        "genz_llr"
+    }
+    fn summary(&self) -> &'static str {
+        "Gen-Z link-level reliability, one interface: implicit 16-bit TSEQ/RSEQ, retry buffer, Init exchange, Discard/Clear/Exit recovery, LLR timer, ECRC check, credits per VC"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
+        let data_bytes = r.u32("data_bytes")?;
+        if data_bytes != 4 && data_bytes != 8 {
+            return Err(r.error("data_bytes", format!("= {data_bytes}: a link-local packet is 16 bytes, whole beats of 4 or 8; allowed 4 or 8")));
+        }
+        let max_packet_bytes = r.u32("max_packet_bytes")?;
+        if max_packet_bytes % data_bytes != 0 {
+            return Err(r.error("max_packet_bytes", format!("= {max_packet_bytes} is not a multiple of data_bytes = {data_bytes}; allowed multiples of {data_bytes} in 4..=4096")));
+        }
+        let vcs = r.u32("vcs")?;
+        let rx_credits = r.u32("rx_credits")?;
+        let retry_bytes = r.u32("retry_bytes")?;
+        if retry_bytes < max_packet_bytes {
+            return Err(r.error("retry_bytes", format!("= {retry_bytes} is smaller than one maximum packet (max_packet_bytes = {max_packet_bytes}); allowed {max_packet_bytes}..=16777216")));
+        }
+        let retry_packets = r.u32("retry_packets")?;
+        let upc = r.uint("ui_per_cycle")?;
+        let init_ui = r.uint("init_interval_ui")?;
+        let init_cycles = timer(r, "init_interval_ui", init_ui, upc)?;
+        let disc_ui = r.uint("discard_interval_ui")?;
+        let discard_cycles = timer(r, "discard_interval_ui", disc_ui, upc)?;
+        let discard_limit = r.u32("discard_limit")?;
+        let llrt_ui = r.uint("llrt_ui")?;
+        let llrt_cycles = timer(r, "llrt_ui", llrt_ui, upc)?;
+        let ack_every = r.u32("ack_every")?;
+        if ack_every > rx_credits {
+            return Err(r.error("ack_every", format!("= {ack_every} exceeds rx_credits = {rx_credits}: a VC could wait a whole LLR timer period for its credits; allowed 1..={rx_credits}")));
+        }
+        let ecrc_check = r.bool("ecrc_check")?;
+        let counter_bits = r.u32("counter_bits")?;
+        let cfg = LlrConfig {
+            data_bytes,
+            max_packet_bytes,
+            vcs,
+            rx_credits,
+            retry_bytes,
+            retry_packets,
+            ui_per_cycle: upc,
+            init_interval_ui: init_ui,
+            discard_interval_ui: disc_ui,
+            llrt_ui,
+            init_cycles: init_cycles as u32,
+            discard_cycles: discard_cycles as u32,
+            llrt_cycles: llrt_cycles as u32,
+            discard_limit,
+            ack_every,
+            ecrc_check,
+            counter_bits,
+        };
+        Ok(Box::new(GenzLlrBlock { name: r.block().to_string(), cfg }))
+    }
+}
+
+impl Block for GenzLlrBlock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> &'static str {
+        "genz_llr"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let c = &self.cfg;
+        vec![
+            ("data_bytes", c.data_bytes.to_string()),
+            ("max_packet_bytes", c.max_packet_bytes.to_string()),
+            ("vcs", c.vcs.to_string()),
+            ("rx_credits", c.rx_credits.to_string()),
+            ("retry_bytes", c.retry_bytes.to_string()),
+            ("retry_packets", c.retry_packets.to_string()),
+            ("ui_per_cycle", c.ui_per_cycle.to_string()),
+            ("init_interval_ui", c.init_interval_ui.to_string()),
+            ("discard_interval_ui", c.discard_interval_ui.to_string()),
+            ("discard_limit", c.discard_limit.to_string()),
+            ("llrt_ui", c.llrt_ui.to_string()),
+            ("ack_every", c.ack_every.to_string()),
+            ("ecrc_check", c.ecrc_check.to_string()),
+            ("counter_bits", c.counter_bits.to_string()),
+        ]
+    }
+    fn module_names(&self, design: &DesignInfo) -> Vec<String> {
+        vec![format!("{}{}", design.prefix, self.name)]
+    }
+    fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        vec![rtl::interface(self, design)]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,285 @@
+//! Gen-Z LLR link campaigns: two `genz_llr` interfaces (models, or Verilated RTL with the model
+//! in lockstep: [`crate::cosim::genz`]) joined by two shared [`Channel`]s carrying link beats,
+//! with random EE traffic on every VC, backpressure on every stream, bit errors (data and the
+//! link-local marker), bursts, dropped beats (reported by the receiving PHY as `phy_error`),
+//! link-down periods and the retrains the interfaces request. The scoreboard checks every EE
+//! packet is delivered exactly once, in order per VC, bit exact.
+
+use crate::campaign::channel::{Channel, Faults, Frame};
+use crate::SimError;
+use rtl_gen::blocks::genz_llr::model::{with_ecrc, LlrConfig, LlrInputs, LlrModel, LlrOutputs, C_RETRAIN};
+use rtl_gen::math::splitmix::SplitMix64;
+use std::collections::VecDeque;
+
+/// One beat on the link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Beat {
+    pub data: Vec<u8>,
+    pub last: bool,
+    /// Link-local marker (`tuser`).
+    pub user: bool,
+}
+
+/// Bit errors hit the data and the marker alike (`tlast` is the PHY framing's, not corrupted).
+impl Frame for Beat {
+    fn unit_bits(&self, _: usize) -> usize {
+        8 * self.data.len() + 1
+    }
+    fn flip(&mut self, _: usize, bit: usize) {
+        if bit == 8 * self.data.len() {
+            self.user = !self.user;
+        } else {
+            self.data[bit / 8] ^= 1 << (bit % 8);
+        }
+    }
+    fn is_payload(&self) -> bool {
+        !self.user
+    }
+}
+
+/// An interface the campaign drives: the model alone or RTL + model.
+pub trait LlrNode {
+    /// Outputs during the current cycle (registered).
+    fn outputs(&self) -> LlrOutputs;
+    /// `s_axis_tready` for these inputs, then the clock edge.
+    fn tick(&mut self, i: &LlrInputs) -> Result<bool, SimError>;
+}
+
+impl LlrNode for LlrModel {
+    fn outputs(&self) -> LlrOutputs {
+        LlrModel::outputs(self)
+    }
+    fn tick(&mut self, i: &LlrInputs) -> Result<bool, SimError> {
+        let r = self.s_ready(i.s_user);
+        LlrModel::tick(self, i);
+        Ok(r)
+    }
+}
+
+/// What the link does besides random faults.
+#[derive(Debug, Clone)]
+pub struct LinkOptions {
+    /// Cycles of the run with traffic; then the faults stop and the link drains.
+    pub cycles: u64,
+    pub drain_cycles: u64,
+    /// One-way channel delay in cycles (cable length × 5 ns/m ÷ cycle time).
+    pub delay: usize,
+    pub faults: Faults,
+    /// Per-cycle probability that the link goes down (both phy_up low) for `down_cycles`.
+    pub down: f64,
+    pub down_cycles: u64,
+    /// Cycles phy_up stays low when an interface requests a retrain.
+    pub retrain_cycles: u64,
+    /// Probability of an EE beat offered per cycle (per end) while traffic runs.
+    pub load: f64,
+    /// Probabilities that m_axis_tready / m_axis_link_tready are high.
+    pub m_ready: f64,
+    pub link_ready: f64,
+    pub seed: u64,
+}
+
+impl Default for LinkOptions {
+    fn default() -> Self {
+        LinkOptions { cycles: 20_000, drain_cycles: 60_000, delay: 10, faults: Faults::none(), down: 0.0, down_cycles: 200, retrain_cycles: 100, load: 0.5, m_ready: 1.0, link_ready: 1.0, seed: 1 }
+    }
+}
+
+/// A directed fault: called for every beat entering a channel (direction 0: A→B, 1: B→A);
+/// returns false to drop the beat (reported to the receiver as `phy_error`) and may change it.
+pub type Hook<'a> = dyn FnMut(u64, usize, &mut Beat) -> bool + 'a;
+
+/// What a link run found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkReport {
+    pub cycles: u64,
+    /// EE packets offered and accepted, per end.
+    pub sent: [u64; 2],
+    /// EE packets delivered, per end (received from the peer).
+    pub delivered: [u64; 2],
+    /// Delivered packets that were not the next expected one of their VC (lost, duplicated,
+    /// reordered or corrupted).
+    pub errors: u64,
+    /// Packets accepted but never delivered at the end.
+    pub missing: u64,
+    pub retrains: u64,
+    pub down_periods: u64,
+    pub counters: [[u64; 13]; 2],
+    /// Cycle the first EE packet was delivered (Init time), per end.
+    pub first_delivery: [Option<u64>; 2],
+}
+
+impl LinkReport {
+    pub fn clean(&self) -> bool {
+        self.errors == 0 && self.missing == 0
+    }
+}
+
+/// Random EE packets of one end: byte 0 carries the VC in its low bits, the last 4 bytes are
+/// the ECRC.
+struct Source {
+    queue: VecDeque<(u8, Vec<u8>)>,
+    cur: Option<(u8, Vec<u8>, usize)>,
+}
+
+fn packet(rng: &mut SplitMix64, cfg: &LlrConfig, vc: u8) -> Vec<u8> {
+    let d = cfg.data_bytes as usize;
+    let beats = rng.range(1, cfg.max_beats() as u64) as usize;
+    let mut body: Vec<u8> = (0..beats * d - 4).map(|_| rng.next_u64() as u8).collect();
+    let mask = (1u8 << cfg.vc_bits()) - 1;
+    body[0] = (body[0] & !mask) | vc;
+    with_ecrc(body)
+}
+
+/// Run a link between `a` and `b`.
+pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &LinkOptions, hook: &mut Hook) -> Result<LinkReport, SimError> {
+    let d = cfg.data_bytes as usize;
+    let mut rng = SplitMix64::new(o.seed);
+    let mut ch: [Channel<Beat>; 2] = [Channel::new(o.delay, o.faults, o.seed ^ 0xA5A5), Channel::new(o.delay, o.faults, o.seed ^ 0x5A5A)];
+    // Drop notices travel with the beats: the receiving PHY reports the loss on arrival.
+    let mut drops: [VecDeque<bool>; 2] = [(0..o.delay).map(|_| false).collect(), (0..o.delay).map(|_| false).collect()];
+    let mut src = [Source { queue: VecDeque::new(), cur: None }, Source { queue: VecDeque::new(), cur: None }];
+    let mut expect: [Vec<VecDeque<Vec<u8>>>; 2] = [vec![VecDeque::new(); cfg.vcs as usize], vec![VecDeque::new(); cfg.vcs as usize]];
+    let mut rx_pkt: [Vec<u8>; 2] = [vec![], vec![]];
+    let mut rep = LinkReport::default();
+    let mut down_left = 0u64;
+    let down_cycles = o.down_cycles.max(o.delay as u64 + 2);
+    let retrain_cycles = o.retrain_cycles.max(o.delay as u64 + 2);
+    let mut arriving: [Option<Beat>; 2] = [None, None];
+    let mut drop_now = [false, false];
+    let total = o.cycles + o.drain_cycles;
+    let mut retrain_seen = [0u64; 2];
+    for cycle in 0..total {
+        let traffic = cycle < o.cycles;
+        if cycle == o.cycles {
+            ch[0].set_faults(Faults::none());
+            ch[1].set_faults(Faults::none());
+        }
+        let outs = [a.outputs(), b.outputs()];
+        // Retrain requests and random link-down periods.
+        for e in 0..2 {
+            if outs[e].counters[C_RETRAIN] != retrain_seen[e] {
+                retrain_seen[e] = outs[e].counters[C_RETRAIN];
+                rep.retrains += 1;
+                down_left = down_left.max(retrain_cycles);
+                rep.down_periods += 1;
+            }
+        }
+        if traffic && down_left == 0 && o.down > 0.0 && rng.chance(o.down) {
+            down_left = down_cycles;
+            rep.down_periods += 1;
+        }
+        let phy_up = down_left == 0;
+        if down_left > 0 {
+            down_left -= 1;
+        }
+        let mut inputs = [LlrInputs::idle(cfg.data_bytes), LlrInputs::idle(cfg.data_bytes)];
+        for e in 0..2 {
+            let i = &mut inputs[e];
+            i.phy_up = phy_up;
+            i.m_ready = rng.chance(o.m_ready);
+            i.ltx_ready = rng.chance(o.link_ready);
+            // Link TX into the channel toward the other end (one channel step per cycle).
+            let mut dropped = false;
+            let sent = if outs[e].ltx_valid && i.ltx_ready && phy_up {
+                let mut beat = Beat { data: outs[e].ltx_data.clone(), last: outs[e].ltx_last, user: outs[e].ltx_user };
+                if hook(cycle, e, &mut beat) {
+                    Some(beat)
+                } else {
+                    dropped = true;
+                    None
+                }
+            } else {
+                None
+            };
+            let before = ch[e].stats.drops;
+            arriving[e] = ch[e].step(sent);
+            dropped |= ch[e].stats.drops != before;
+            drops[e].push_back(dropped);
+            drop_now[e] = drops[e].pop_front().unwrap_or(false);
+            if !phy_up {
+                // The PHY flushes the link while it is down (periods outlast the delay).
+                arriving[e] = None;
+                drop_now[e] = false;
+            }
+            // Source: offer the current packet's next beat.
+            if traffic && src[e].cur.is_none() && src[e].queue.is_empty() && rng.chance(o.load) {
+                let vc = rng.range(0, cfg.vcs as u64 - 1) as u8;
+                let p = packet(&mut rng, cfg, vc);
+                src[e].queue.push_back((vc, p));
+            }
+            if src[e].cur.is_none() {
+                if let Some((vc, p)) = src[e].queue.pop_front() {
+                    src[e].cur = Some((vc, p, 0));
+                }
+            }
+            if let Some((vc, p, k)) = &src[e].cur {
+                i.s_valid = rng.chance(0.9);
+                i.s_data = p[k * d..(k + 1) * d].to_vec();
+                i.s_last = (k + 1) * d == p.len();
+                i.s_user = *vc;
+            }
+        }
+        // Receive side: beats from the channel toward each end.
+        for e in 0..2 {
+            let from = 1 - e;
+            let i = &mut inputs[e];
+            if let Some(beat) = arriving[from].take() {
+                i.lrx_valid = true;
+                i.lrx_data = beat.data;
+                i.lrx_last = beat.last;
+                i.lrx_user = beat.user;
+            }
+            i.phy_error = drop_now[from];
+            // Delivery on m_axis.
+            if outs[e].m_valid && i.m_ready {
+                rx_pkt[e].extend_from_slice(&outs[e].m_data);
+                if outs[e].m_last {
+                    let p = std::mem::take(&mut rx_pkt[e]);
+                    let vc = outs[e].m_user as usize;
+                    rep.delivered[e] += 1;
+                    if std::env::var("GENZ_DEBUG_CYCLES").is_ok() && cycle < 100 {
+                        eprintln!("{cycle} end {e} delivered vc {vc} {:02x?}", &p[..4]);
+                    }
+                    rep.first_delivery[e].get_or_insert(cycle);
+                    if std::env::var("GENZ_DEBUG").is_ok() && rep.errors < 1 {
+                        let pos = expect[from].get(vc).and_then(|q| q.iter().position(|x| *x == p));
+                        let other = expect[from].iter().enumerate().find_map(|(v, q)| q.iter().position(|x| *x == p).map(|i| (v, i)));
+                        eprintln!("cycle {cycle} end {e}: position in own VC queue {pos:?}, anywhere {other:?}");
+                    }
+                    match expect[from].get_mut(vc).and_then(|q| q.pop_front()) {
+                        Some(want) if want == p => {}
+                        other => {
+                            if std::env::var("GENZ_DEBUG").is_ok() && rep.errors < 3 {
+                                eprintln!("cycle {cycle} end {e} vc {vc}: got {:02x?}\n want {:02x?}", p, other);
+                            }
+                            rep.errors += 1
+                        }
+                    }
+                }
+            }
+        }
+        let ready = [a.tick(&inputs[0])?, b.tick(&inputs[1])?];
+        if std::env::var("GENZ_DEBUG_S").is_ok() && cycle < 200 {
+            eprintln!("{cycle} A s_valid {} ready {} | B s_valid {} ready {} user {}", inputs[0].s_valid, ready[0], inputs[1].s_valid, ready[1], inputs[1].s_user);
+        }
+        for e in 0..2 {
+            let i = &inputs[e];
+            if i.s_valid && ready[e] {
+                let (vc, p, k) = src[e].cur.take().expect("offered");
+                if (k + 1) * d == p.len() {
+                    if std::env::var("GENZ_DEBUG_CYCLES").is_ok() && cycle < 100 {
+                        eprintln!("{cycle} end {e} accepted vc {vc} {:02x?}", &p[..4]);
+                    }
+                    expect[e][vc as usize].push_back(p);
+                    rep.sent[e] += 1;
+                } else {
+                    src[e].cur = Some((vc, p, k + 1));
+                }
+            }
+        }
+        rep.cycles = cycle + 1;
+    }
+    rep.missing = expect.iter().flatten().map(|q| q.len() as u64).sum();
+    rep.counters = [a.outputs().counters, b.outputs().counters];
+    Ok(rep)
+}

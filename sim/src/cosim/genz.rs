@@ -1,0 +1,164 @@
+//! Gen-Z LLR (`genz_llr`): two Verilated interfaces, each with its cycle-accurate model in
+//! lockstep, joined by the shared campaign channel ([`crate::campaign::genz`]). Every output
+//! (`s_axis_tready` for the offered beat, every `m_axis_*` and `m_axis_link_*` signal while
+//! valid, `retrain`, `llr_state`, every counter) is compared every cycle under random traffic on
+//! every VC, backpressure on every stream, bit errors (marker included), bursts, dropped beats
+//! and link-down periods; the campaign's scoreboard checks exactly-once, in-order, bit-exact
+//! delivery on top.
+
+use super::{Options, Tally};
+use crate::campaign::genz::{run_link, Beat, LinkOptions, LinkReport, LlrNode};
+use crate::campaign::Faults;
+use crate::{Bench, Bits, Dut, SimError, TestRng};
+use rtl_gen::blocks::genz_llr::model::{LlrConfig, LlrInputs, LlrModel, LlrOutputs, COUNTERS};
+use rtl_gen::blocks::genz_llr::GenzLlrBlock;
+use rtl_gen::elab::ElabModule;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// A Verilated interface with its model beside it; the campaign sees the RTL's outputs.
+pub struct TwinInterface {
+    name: String,
+    dut: Dut,
+    pub model: LlrModel,
+    out: LlrOutputs,
+    tally: Rc<RefCell<Tally>>,
+    cycle: u64,
+}
+
+fn bytes(b: &Bits, n: usize) -> Vec<u8> {
+    let mut v = b.to_bytes();
+    v.resize(n, 0);
+    v
+}
+
+impl TwinInterface {
+    pub fn new(name: &str, mut dut: Dut, model: LlrModel, tally: Rc<RefCell<Tally>>) -> Result<TwinInterface, SimError> {
+        dut.set_u64("phy_up", 0)?;
+        dut.set_u64("m_axis_tready", 0)?;
+        dut.set_u64("m_axis_link_tready", 0)?;
+        dut.reset(2)?;
+        let out = model.outputs();
+        let mut t = TwinInterface { name: name.to_string(), dut, model, out, tally, cycle: 0 };
+        t.read_and_compare()?;
+        Ok(t)
+    }
+
+    fn read_and_compare(&mut self) -> Result<(), SimError> {
+        let d = &self.dut;
+        let db = self.model.cfg.data_bytes as usize;
+        let mut counters = [0u64; 13];
+        for (v, p) in counters.iter_mut().zip(COUNTERS) {
+            *v = d.get_u64(p)?;
+        }
+        self.out = LlrOutputs {
+            m_valid: d.get_u64("m_axis_tvalid")? == 1,
+            m_data: bytes(&d.get("m_axis_tdata")?, db),
+            m_last: d.get_u64("m_axis_tlast")? == 1,
+            m_user: d.get_u64("m_axis_tuser")? as u8,
+            ltx_valid: d.get_u64("m_axis_link_tvalid")? == 1,
+            ltx_data: bytes(&d.get("m_axis_link_tdata")?, db),
+            ltx_last: d.get_u64("m_axis_link_tlast")? == 1,
+            ltx_user: d.get_u64("m_axis_link_tuser")? == 1,
+            retrain: d.get_u64("retrain")? == 1,
+            llr_state: d.get_u64("llr_state")? as u8,
+            counters,
+        };
+        let w = self.model.outputs();
+        let (r, n, cy) = (&self.out, &self.name, self.cycle);
+        let mut t = self.tally.borrow_mut();
+        t.compare(cy, &format!("{n}.m_axis_tvalid"), w.m_valid, r.m_valid);
+        if w.m_valid {
+            t.compare(cy, &format!("{n}.m_axis_tdata"), &w.m_data, &r.m_data);
+            t.compare(cy, &format!("{n}.m_axis_tlast"), w.m_last, r.m_last);
+            t.compare(cy, &format!("{n}.m_axis_tuser"), w.m_user, r.m_user);
+        }
+        t.compare(cy, &format!("{n}.m_axis_link_tvalid"), w.ltx_valid, r.ltx_valid);
+        if w.ltx_valid {
+            t.compare(cy, &format!("{n}.m_axis_link_tdata"), &w.ltx_data, &r.ltx_data);
+            t.compare(cy, &format!("{n}.m_axis_link_tlast"), w.ltx_last, r.ltx_last);
+            t.compare(cy, &format!("{n}.m_axis_link_tuser"), w.ltx_user, r.ltx_user);
+        }
+        t.compare(cy, &format!("{n}.retrain"), w.retrain, r.retrain);
+        t.compare(cy, &format!("{n}.llr_state"), w.llr_state, r.llr_state);
+        for ((p, a), b) in COUNTERS.iter().zip(w.counters).zip(r.counters) {
+            t.compare(cy, &format!("{n}.{p}"), a, b);
+        }
+        t.vectors += 1;
+        t.cycles = t.cycles.max(cy);
+        Ok(())
+    }
+}
+
+impl LlrNode for TwinInterface {
+    fn outputs(&self) -> LlrOutputs {
+        self.out.clone()
+    }
+    fn tick(&mut self, i: &LlrInputs) -> Result<bool, SimError> {
+        let d = &mut self.dut;
+        d.set_u64("s_axis_tvalid", i.s_valid as u64)?;
+        d.set("s_axis_tdata", &Bits::from_bytes(&i.s_data))?;
+        d.set_u64("s_axis_tlast", i.s_last as u64)?;
+        d.set_u64("s_axis_tuser", i.s_user as u64)?;
+        d.set_u64("m_axis_tready", i.m_ready as u64)?;
+        d.set_u64("m_axis_link_tready", i.ltx_ready as u64)?;
+        d.set_u64("s_axis_link_tvalid", i.lrx_valid as u64)?;
+        d.set("s_axis_link_tdata", &Bits::from_bytes(&i.lrx_data))?;
+        d.set_u64("s_axis_link_tlast", i.lrx_last as u64)?;
+        d.set_u64("s_axis_link_tuser", i.lrx_user as u64)?;
+        d.set_u64("phy_up", i.phy_up as u64)?;
+        d.set_u64("phy_error", i.phy_error as u64)?;
+        d.eval();
+        let ready = d.get_u64("s_axis_tready")? == 1;
+        let want = self.model.s_ready(i.s_user);
+        self.tally.borrow_mut().compare(self.cycle, &format!("{}.s_axis_tready", self.name), want, ready);
+        d.tick();
+        self.model.tick(i);
+        self.cycle += 1;
+        self.read_and_compare()?;
+        Ok(ready)
+    }
+}
+
+/// The block a module was generated from.
+pub fn block_of(m: &ElabModule) -> Result<GenzLlrBlock, SimError> {
+    let own = super::own_block(m)?;
+    Ok(super::downcast::<GenzLlrBlock>(&own, m)?.clone())
+}
+
+/// Two Verilated interfaces of module `m` in lockstep with their models, over a link with
+/// `o`'s faults; `hook` sees every beat entering the channels.
+pub fn twin_link(bench: &Bench, m: &ElabModule, o: &LinkOptions, hook: &mut crate::campaign::genz::Hook) -> Result<(LinkReport, Tally), SimError> {
+    let cfg: LlrConfig = block_of(m)?.cfg;
+    let tally = Rc::new(RefCell::new(Tally::default()));
+    let mk = |side: &str| -> Result<TwinInterface, SimError> {
+        let dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}_{side}", m.name()))?;
+        TwinInterface::new(side, dut, LlrModel::new(cfg.clone()), tally.clone())
+    };
+    let (mut a, mut b) = (mk("a")?, mk("b")?);
+    let rep = run_link(&mut a, &mut b, &cfg, o, hook)?;
+    drop((a, b));
+    let t = Rc::try_unwrap(tally).map_err(|_| SimError::Design { message: "tally still shared".into() })?.into_inner();
+    Ok((rep, t))
+}
+
+/// The `rtl-gen sim cosim` driver: a faulty link for `opts.vectors` cycles (then drained); a
+/// scoreboard failure counts as a mismatch.
+pub fn interface(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
+    let o = LinkOptions {
+        cycles: opts.vectors.max(2000),
+        drain_cycles: 20_000,
+        faults: Faults { ber: 1e-5, burst: 5e-4, burst_bits: 12, drop: 5e-4, uc: 0.0 },
+        down: 1e-5,
+        m_ready: 0.7,
+        link_ready: 0.8,
+        seed: rng.splitmix().next_u64(),
+        ..LinkOptions::default()
+    };
+    let mut keep = |_: u64, _: usize, _: &mut Beat| true;
+    let (rep, mut t) = twin_link(bench, m, &o, &mut keep)?;
+    if !rep.clean() {
+        t.compare(rep.cycles, "scoreboard (errors, missing)", (0u64, 0u64), (rep.errors, rep.missing));
+    }
+    Ok(t)
+}

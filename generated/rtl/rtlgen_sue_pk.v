@@ -275,12 +275,10 @@ module rtlgen_sue_pk (
     assign rd_beat_last = rd_beat_q == LAST_BEAT;
     wire last_issue; // the next beat ends the PDU
     assign last_issue = (rd_cmds_q == 4'd1) & rd_beat_last;
-    wire first_last; // a decided PDU of one beat
-    assign first_last = 1'd0;
     wire [7:0] raddr; // RAM read address
     assign raddr = issue ? {rd_qi_q, rd_slot_q, rd_beat_q} : {sel_qi, rptr_sel, 1'd0};
     wire rel_fire; // the PDU's last beat is loaded: its commands free their slots
-    assign rel_fire = (issue & last_issue) | (decide & first_last);
+    assign rel_fire = issue & last_issue;
     wire [7:0] rel_oh; // queue whose slots are freed
     assign rel_oh = {
         issue ? (rd_qi_q == 3'd7) : sel_oh[7], issue ? (rd_qi_q == 3'd6) : sel_oh[6], issue ? (rd_qi_q == 3'd5) : sel_oh[5],
@@ -289,7 +287,7 @@ module rtlgen_sue_pk (
     }
         & {8{rel_fire}};
     wire [3:0] rel_n; // commands freed
-    assign rel_n = issue ? rd_n_q : n_w;
+    assign rel_n = rd_n_q;
     wire [7:0] take_oh; // queue a PDU takes commands from
     assign take_oh = sel_oh & {8{decide}};
     always @(posedge clk) begin
@@ -316,7 +314,7 @@ module rtlgen_sue_pk (
                 end
             end else if (decide) begin
                 out_valid_q <= 1'd1;
-                out_last_q <= first_last;
+                out_last_q <= 1'd0;
                 rd_qi_q <= sel_qi;
                 rd_n_q <= n_w;
                 rd_d_q <= d_idx;

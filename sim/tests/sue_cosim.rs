@@ -279,3 +279,38 @@ fn sue_packer_round_robin_order_and_full_queue() -> TestResult {
     check(&t);
     Ok(())
 }
+
+/// hold_cycles (our extension) with and without flush, on the second configuration (one-beat
+/// commands, hold_cycles = 7): a lone command waits 7 cycles for company; a flushed one leaves
+/// at T+2 as with hold_cycles = 0 (seed §4.2 step 2, "transmit without waiting").
+#[test]
+fn sue_packer_hold_with_and_without_flush() -> TestResult {
+    let bench = Bench::from_toml(SECOND, "suepk2.toml")?;
+    let b = bench.block::<SuePackerBlock>("pk1")?;
+    let mut rng = TestRng::from_seed(11);
+    let mut t = PackerLockstep::new(&bench, b, "sue_packer_hold")?;
+    let mut first_beat = |t: &mut PackerLockstep, flush: bool| -> Result<u64, Box<dyn std::error::Error>> {
+        let mut c = t.command(&mut rng, 0, 2, 1);
+        if flush {
+            c.user |= 4;
+        }
+        t.pending.push_back(c);
+        // One-beat command: tlast taken in the first cycle (T = 0 here).
+        for cyc in 0..40u64 {
+            if t.model.outputs(&open()).pdu_valid {
+                for _ in 0..5 {
+                    t.step(open())?;
+                }
+                return Ok(cyc);
+            }
+            t.step(open())?;
+        }
+        Err("no PDU".into())
+    };
+    let flushed = first_beat(&mut t, true)?;
+    let held = first_beat(&mut t, false)?;
+    check(&t);
+    assert_eq!(flushed, 2, "flush: T+2");
+    assert_eq!(held, 2 + u64::from(b.hold_cycles), "a lone command waits hold_cycles");
+    Ok(())
+}

@@ -302,8 +302,14 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
     let rd_beat_last = if bb > 0 { Expr::eq(id("rd_beat_q"), last_beat.clone().expect("bb")) } else { dec(1, 1) };
     wire(&mut it, "rd_beat_last", 1, "the next beat ends a command", rd_beat_last);
     wire(&mut it, "last_issue", 1, "the next beat ends the PDU", Expr::and(Expr::eq(id("rd_cmds_q"), dec(nw, 1)), id("rd_beat_last")));
-    let first_last = if cbt == 1 { Expr::eq(id("n_w"), dec(nw, 1)) } else { dec(1, 0) };
-    wire(&mut it, "first_last", 1, "a decided PDU of one beat", first_last);
+    // A PDU of one beat (one one-beat command) is complete at its decision; with longer
+    // commands every PDU ends in an issue cycle.
+    let first_last = if cbt == 1 {
+        wire(&mut it, "first_last", 1, "a decided PDU of one beat", Expr::eq(id("n_w"), dec(nw, 1)));
+        id("first_last")
+    } else {
+        dec(1, 0)
+    };
     let mut ra_issue = vec![id("rd_qi_q"), id("rd_slot_q")];
     let mut ra_dec = vec![id("sel_qi"), id("rptr_sel")];
     if bb > 0 {
@@ -311,10 +317,15 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
         ra_dec.push(dec(bb, 0));
     }
     wire(&mut it, "raddr", qb + sb + bb, "RAM read address", mux(id("issue"), cat(ra_issue), cat(ra_dec)));
-    wire(&mut it, "rel_fire", 1, "the PDU's last beat is loaded: its commands free their slots", Expr::or(Expr::and(id("issue"), id("last_issue")), Expr::and(id("decide"), id("first_last"))));
+    let mut rel = Expr::and(id("issue"), id("last_issue"));
+    if cbt == 1 {
+        rel = Expr::or(rel, Expr::and(id("decide"), id("first_last")));
+    }
+    wire(&mut it, "rel_fire", 1, "the PDU's last beat is loaded: its commands free their slots", rel);
     let rel_oh: Vec<Expr> = (0..nq).rev().map(|q| mux(id("issue"), Expr::eq(id("rd_qi_q"), dec(qb, q as u64)), Expr::bit("sel_oh", q))).collect();
     wire(&mut it, "rel_oh", nq, "queue whose slots are freed", Expr::and(cat(rel_oh), rep(nq, id("rel_fire"))));
-    wire(&mut it, "rel_n", nw, "commands freed", mux(id("issue"), id("rd_n_q"), id("n_w")));
+    let rel_n = if cbt == 1 { mux(id("issue"), id("rd_n_q"), id("n_w")) } else { id("rd_n_q") };
+    wire(&mut it, "rel_n", nw, "commands freed", rel_n);
     wire(&mut it, "take_oh", nq, "queue a PDU takes commands from", Expr::and(id("sel_oh"), rep(nq, id("decide"))));
 
     // Engine register group.
@@ -343,7 +354,7 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
     }
     let mut on_decide = vec![
         set_id("out_valid_q", dec(1, 1)),
-        set_id("out_last_q", id("first_last")),
+        set_id("out_last_q", first_last.clone()),
         set_id("rd_qi_q", id("sel_qi")),
         set_id("rd_n_q", id("n_w")),
         set_id("rd_d_q", id("d_idx")),

@@ -217,6 +217,8 @@ pub struct LoggingUnitModel {
     dumped_n: u64,
     prev_n: u64,
     dstate: u8,
+    /// ctl_quiesce of the previous cycle: a done epoch is abandoned when quiesce rises.
+    quiesce_prev: bool,
     trav_idx: u64,
     trav_left: u64,
     resc_left: u64,
@@ -236,6 +238,8 @@ pub struct LoggingUnitModel {
     fidx: u64,
     fleft: u64,
     fage: u64,
+    /// Records responded so far in this traversal (the age of the next one).
+    fnext: u64,
     frec: Bits,
     fmatch: u64,
     ctr: [u64; COUNTERS],
@@ -280,6 +284,7 @@ impl LoggingUnitModel {
             dumped_n: 0,
             prev_n: 0,
             dstate: D_IDLE,
+            quiesce_prev: false,
             trav_idx: 0,
             trav_left: 0,
             resc_left: 0,
@@ -299,6 +304,7 @@ impl LoggingUnitModel {
             fidx: 0,
             fleft: 0,
             fage: 0,
+            fnext: 0,
             frec: Bits::zeros(b.rec() as usize),
             fmatch: 0,
             ctr: [0; COUNTERS],
@@ -349,6 +355,7 @@ impl LoggingUnitModel {
             dumped_n: 0,
             prev_n: 0,
             dstate: D_IDLE,
+            quiesce_prev: false,
             trav_idx: 0,
             trav_left: 0,
             resc_left: 0,
@@ -368,6 +375,7 @@ impl LoggingUnitModel {
             fidx: 0,
             fleft: 0,
             fage: 0,
+            fnext: 0,
             frec: Bits::zeros(b.rec() as usize),
             fmatch: 0,
             ctr: [0; COUNTERS],
@@ -845,8 +853,9 @@ impl LoggingUnitModel {
                     self.epoch = old.epoch.wrapping_add(1);
                     self.dstate = D_IDLE;
                     inc[ctr::EPOCHS] += 1;
-                } else if inp.quiesce {
-                    // Abandoned: the barrier cannot complete; the next epoch re-dumps.
+                } else if inp.quiesce && !old.quiesce_prev {
+                    // Abandoned when quiesce rises: the barrier cannot complete (a participant
+                    // failed); the next epoch re-dumps under the same epoch number.
                     self.dstate = D_IDLE;
                     if inp.dump_commit {
                         inc[ctr::IGNORED] += 1;
@@ -873,6 +882,7 @@ impl LoggingUnitModel {
                         self.fidx = old.dec_mod(old.tail);
                         self.fleft = old.count;
                         self.fage = 0;
+                        self.fnext = 0;
                         self.fmatch = 0;
                     }
                 }
@@ -898,7 +908,8 @@ impl LoggingUnitModel {
                     }
                     fm = m;
                     self.frec = inp.logr_rsp_data.clone();
-                    self.fage = old.count - old.fleft - 1;
+                    self.fage = old.fnext;
+                    self.fnext = old.fnext + 1;
                 }
                 self.fmatch = fm;
                 if old.fleft == 0 && !old.rd_pend && old.fmatch == 0 {
@@ -927,9 +938,27 @@ impl LoggingUnitModel {
         }
         self.stat_q = if (inp.stat_sel as usize) < COUNTERS { old.ctr[inp.stat_sel as usize] } else { 0 };
         self.now = old.now.wrapping_add(1);
+        self.quiesce_prev = inp.quiesce;
     }
 
     // ---- inspection (tests, system simulation) -------------------------------------------
+
+    /// A one-line summary of the engines (for failure messages).
+    pub fn describe(&self) -> String {
+        let rows: Vec<String> = self.rows.iter().filter(|r| r.state != FREE).map(|r| format!("{}:{}@{}", r.node, r.state, r.ts)).collect();
+        format!(
+            "rows [{}] next_ts {:?} rel_busy {} rel_mask {:#x} count {} dstate {} fstate {} q_n {} rd_pend {}",
+            rows.join(" "),
+            self.next_ts,
+            self.rel_busy,
+            self.rel_mask,
+            self.count,
+            self.dstate,
+            self.fstate,
+            self.q_n,
+            self.rd_pend
+        )
+    }
 
     pub fn counter(&self, i: usize) -> u64 {
         self.ctr[i]

@@ -1203,4 +1203,74 @@ mod tests {
         assert_eq!(v, vec![(8, 0), (7, 1)]);
         assert_eq!(e.m.counter(ctr::FETCH_BATCHES), 1);
     }
+
+    /// C9 / H6 at unit level: record v of line X is logged by the member A that is not in
+    /// charge of X; A's epoch boundary falls after v, B (in charge) has not dumped v yet and
+    /// crashes. With free_lag = 0 A freed v at its commit: the recovery finds v nowhere (the
+    /// check fails, as it must). With free_lag = 1 A still holds v: the fetch returns it and
+    /// A's next epoch re-dumps it under the failure rescan.
+    #[test]
+    fn c9_free_lag_0_loses_a_value_free_lag_1_recovers() {
+        for lag in [0u64, 1] {
+            let b = block(&format!("free_lag = {lag}"));
+            let shape = b.shape.map();
+            // A = node 1 (the unit), B = the other member of X's group, in charge of X.
+            let (x, bnode) = (0..4096u64)
+                .find_map(|l| {
+                    let set = shape.map(l, &NodeMask::empty());
+                    (set.nodes.contains(&1) && set.dump_node != Some(1)).then(|| (l, set.dump_node.expect("live")))
+                })
+                .expect("a line of a group {1, B} with B in charge");
+            let mut e = Env::new(&b);
+            e.repl(0, 0, x, 0b1, &[(0, 0xBEEF)]);
+            e.idle(1);
+            e.val(0, 0, x, 1, 1);
+            e.idle(4);
+            // A's epoch: nothing of X is A's to dump; the commit frees per free_lag.
+            let mut i = e.base();
+            i.dump_start = true;
+            e.step(i);
+            e.idle(30);
+            let mut i = e.base();
+            i.dump_commit = true;
+            e.step(i);
+            e.idle(2);
+            assert!(e.dumped.iter().all(|beat| (0..4).all(|j| !beat.get(128 * j + 127) || e.m.unpack(&beat.slice(128 * j, 128)).line != x)));
+            // B crashes before dumping v. Recovery asks A (FetchLatestVers), then A's rescan epoch.
+            let failed = NodeMask::empty().with(bnode);
+            let mut i = e.base();
+            i.failed = failed;
+            i.quiesce = true;
+            i.fq_valid = true;
+            i.fq_line = x;
+            i.fq_last = true;
+            e.step(i);
+            for _ in 0..20 {
+                let mut i = e.base();
+                i.failed = failed;
+                i.quiesce = true;
+                e.step(i);
+            }
+            let fetched: Option<u64> = e.fetched.first().map(|(_, r, _)| r.value);
+            let before = e.dumped.len();
+            let mut i = e.base();
+            i.failed = failed;
+            i.dump_start = true;
+            e.step(i);
+            for _ in 0..30 {
+                let mut i = e.base();
+                i.failed = failed;
+                e.step(i);
+            }
+            let redumped = e.dumped[before..].iter().any(|beat| (0..4).any(|j| beat.get(128 * j + 127) && e.m.unpack(&beat.slice(128 * j, 128)).value == 0xBEEF));
+            // S1: the recovered value must be the committed 0xBEEF.
+            let recovered = fetched.or(if redumped { Some(0xBEEF) } else { None });
+            if lag == 0 {
+                assert_eq!(recovered, None, "free_lag = 0 must lose v (H6)");
+            } else {
+                assert_eq!(fetched, Some(0xBEEF), "free_lag = 1: the fetch returns v");
+                assert!(redumped, "free_lag = 1: the rescan epoch re-dumps v");
+            }
+        }
+    }
 }

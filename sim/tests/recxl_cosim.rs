@@ -189,3 +189,28 @@ fn logging_unit_paper_exact_settings() -> TestResult {
     }
     Ok(())
 }
+
+/// The same three mutations made in the RTL (the generator's `rtl::Mutation`), each run against
+/// the correct model: every one is caught. Three extra Verilator builds, so opt-in.
+#[test]
+#[ignore = "three extra Verilator builds; run with --run-ignored"]
+fn logging_unit_rtl_mutations_are_caught() -> TestResult {
+    use rtl_gen::blocks::recxl_logging_unit::rtl::{module, Mutation as RtlMutation};
+    let toml = std::fs::read_to_string(common::workspace().join("rtl-gen/designs/default.toml"))?;
+    let bench = bench();
+    let b = bench.block::<RecxlLoggingUnitBlock>("recxl_lu")?.clone();
+    for m in [RtlMutation::ArrivalOrder, RtlMutation::FreeOnAck, RtlMutation::IgnoreFreeLag] {
+        let dir = tempdir(&format!("lu_{m:?}"));
+        copy_tree(bench.tree().root(), &dir)?;
+        let design = Design::parse(&toml, "default.toml")?;
+        let g = module(&b, &design.info, "rtlgen_recxl_lu", m);
+        std::fs::write(dir.join("rtl/rtlgen_recxl_lu.v"), format!("`default_nettype none\n\n{}\n`default_nettype wire\n", g.module.render()))?;
+        let bad = Bench::with_tree(design, &dir)?;
+        let mut dut = bad.dut("recxl_lu", Role::LoggingUnit, &format!("lu_rtl_{m:?}"))?;
+        let sc = LuScenario { cycles: 3_000, fail_at: None, p_start: 0.01, p_commit: 0.1, ..Default::default() };
+        let (_, t) = lu_run(&bad, "recxl_lu", &mut dut, &sc, Mutation::None, 5)?;
+        println!("RTL {m:?}: {} mismatches, first {:?}", t.mismatches, t.first);
+        assert!(t.mismatches > 0, "RTL mutation {m:?} was not caught");
+    }
+    Ok(())
+}

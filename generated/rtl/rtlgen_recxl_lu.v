@@ -8,7 +8,7 @@
 // Latency: 1 cycle(s)
 //
 // ReCXL Logging Unit (paper §IV-B; contract recxl.md §4): 16 SRAM Log Buffer rows of one
-// 64-byte line, REPL → REPL_ACK, VAL with a 8-bit timestamp, release to a 256-record DRAM
+// 64-byte line, REPL → REPL_ACK, VAL with a 8-bit timestamp, release to a 1024-record DRAM
 // log in timestamp order per source and eligibility order across sources, dump epochs as
 // 64-byte beats with a trailer, FetchLatestVers newest to oldest in one traversal, quiesce, 23
 // saturating 16-bit counters.
@@ -26,7 +26,7 @@
 //   sram_rows = 16
 //   nack_enable = true
 //   head_reserve = 4
-//   log_bytes = 4096
+//   log_bytes = 16384
 //   log_high_water_pct = 75
 //   free_lag = 1
 //   fetch_queries = 4
@@ -58,7 +58,7 @@ module rtlgen_recxl_lu (
     output wire         st_dump_done,       // traversal finished, waiting for commit
     output wire         st_dump_overflow,   // sticky: dump region full
     output wire         st_log_almost_full, // log occupancy >= high-water mark
-    output wire [8:0]   st_log_count,       // records held in the DRAM log
+    output wire [10:0]  st_log_count,       // records held in the DRAM log
     output wire [4:0]   st_rows_used,       // SRAM rows in use
     output wire [31:0]  st_epoch,           // committed epochs
     input  wire [4:0]   stat_sel,           // counter select
@@ -89,11 +89,11 @@ module rtlgen_recxl_lu (
     input  wire [15:0]  val_csn,            // commit sequence number (H2)
     output wire         logw_valid,         // append one record to the DRAM log
     input  wire         logw_ready,         // the log memory takes it
-    output wire [7:0]   logw_idx,           // record index (wraps at LR)
+    output wire [9:0]   logw_idx,           // record index (wraps at LR)
     output wire [127:0] logw_data,          // record (contract §4.4)
     output wire         logr_req_valid,     // log read request
     input  wire         logr_req_ready,     // read request taken
-    output wire [7:0]   logr_req_idx,       // record index to read
+    output wire [9:0]   logr_req_idx,       // record index to read
     input  wire         logr_rsp_valid,     // read data
     output wire         logr_rsp_ready,     // read data taken
     input  wire [127:0] logr_rsp_data,      // record read
@@ -116,21 +116,21 @@ module rtlgen_recxl_lu (
     output wire         fr_src_core,        // writer core
     output wire [15:0]  fr_csn,             // commit sequence number
     output wire [31:0]  fr_data,            // word value
-    output wire [7:0]   fr_age,             // 0 = newest record of the log
+    output wire [9:0]   fr_age,             // 0 = newest record of the log
     output wire         fr_last             // terminating beat
 );
-    localparam [1:0] ROW_FREE = 2'd0;      // row states
-    localparam [1:0] ROW_PENDING = 2'd1;   // REPL logged, waiting for VAL
-    localparam [1:0] ROW_VALID = 2'd2;     // validated, waiting for release in TS order
-    localparam [1:0] D_IDLE = 2'd0;        // dump engine states
-    localparam [1:0] D_TRAV = 2'd1;        // traversing [dumped, T)
-    localparam [1:0] D_FLUSH = 2'd2;       // last data beat and trailer
-    localparam [1:0] D_DONE = 2'd3;        // waiting for ctl_dump_commit
-    localparam [1:0] F_IDLE = 2'd0;        // fetch engine states
-    localparam [1:0] F_TRAV = 2'd1;        // newest-to-oldest traversal
-    localparam [1:0] F_LAST = 2'd2;        // terminating beat
-    localparam [4:0] ROWS = 5'd16;         // SRAM Log Buffer rows
-    localparam [8:0] LOG_RECORDS = 9'd256; // DRAM log capacity in records
+    localparam [1:0] ROW_FREE = 2'd0;         // row states
+    localparam [1:0] ROW_PENDING = 2'd1;      // REPL logged, waiting for VAL
+    localparam [1:0] ROW_VALID = 2'd2;        // validated, waiting for release in TS order
+    localparam [1:0] D_IDLE = 2'd0;           // dump engine states
+    localparam [1:0] D_TRAV = 2'd1;           // traversing [dumped, T)
+    localparam [1:0] D_FLUSH = 2'd2;          // last data beat and trailer
+    localparam [1:0] D_DONE = 2'd3;           // waiting for ctl_dump_commit
+    localparam [1:0] F_IDLE = 2'd0;           // fetch engine states
+    localparam [1:0] F_TRAV = 2'd1;           // newest-to-oldest traversal
+    localparam [1:0] F_LAST = 2'd2;           // terminating beat
+    localparam [4:0] ROWS = 5'd16;            // SRAM Log Buffer rows
+    localparam [10:0] LOG_RECORDS = 11'd1024; // DRAM log capacity in records
 
     reg [31:0] now_q; // cycle counter: VAL stamps
     reg [1:0] r0_st; // row 0 state
@@ -336,16 +336,17 @@ module rtlgen_recxl_lu (
     reg [25:0] rel_line_q;
     reg rel_head_q;
     reg [15:0] rel_csn_q;
-    reg [7:0] head_q; // oldest record held
-    reg [7:0] tail_q; // next record index
-    reg [8:0] count_q; // records held
-    reg [8:0] dumped_n_q; // records from head to the end of the last committed snapshot
-    reg [8:0] prev_n_q; // records from head to the previous epoch's boundary (free_lag = 1)
+    reg [9:0] head_q; // oldest record held
+    reg [9:0] tail_q; // next record index
+    reg [10:0] count_q; // records held
+    reg [10:0] dumped_n_q; // records from head to the end of the last committed snapshot
+    reg [10:0] prev_n_q; // records from head to the previous epoch's boundary (free_lag = 1)
     reg [1:0] dstate_q; // dump engine state
-    reg [7:0] trav_idx_q; // next record the dump reads
-    reg [8:0] trav_left_q; // records left to read
-    reg [8:0] resc_left_q; // responses left in the failure rescan region
-    reg [8:0] snap_n_q; // records from head to the epoch boundary T
+    reg quiesce_q; // ctl_quiesce of the previous cycle (a done epoch is abandoned when it rises)
+    reg [9:0] trav_idx_q; // next record the dump reads
+    reg [10:0] trav_left_q; // records left to read
+    reg [10:0] resc_left_q; // responses left in the failure rescan region
+    reg [10:0] snap_n_q; // records from head to the epoch boundary T
     reg rd_pend_q; // a log read is outstanding
     reg [511:0] beat_q; // dump beat being packed
     reg [2:0] beat_n_q; // records in beat_q
@@ -361,9 +362,10 @@ module rtlgen_recxl_lu (
     reg [25:0] q2_line; // query 2
     reg [25:0] q3_line; // query 3
     reg [2:0] q_n_q; // queries loaded
-    reg [7:0] fidx_q; // next record the fetch reads
-    reg [8:0] fleft_q; // records left to read
-    reg [7:0] fage_q; // age of frec_q
+    reg [9:0] fidx_q; // next record the fetch reads
+    reg [10:0] fleft_q; // records left to read
+    reg [9:0] fage_q; // age of frec_q
+    reg [9:0] fnext_q; // age of the next record read
     // verilator lint_off UNUSED
 
     // The Valid bit and padding of a fetched record are not reported.
@@ -1270,8 +1272,8 @@ module rtlgen_recxl_lu (
     wire dump_last;
     assign dump_last = (dstate_q == D_FLUSH) & (beat_n_q == 3'd0);
     wire logr_req_valid_w;
-    assign logr_req_valid_w = ((dstate_q == D_TRAV) & (!rd_pend_q) & (trav_left_q != 9'd0) & (!(beat_n_q == 3'd4)))
-        | ((fstate_q == F_TRAV) & (!rd_pend_q) & (fleft_q != 9'd0) & (fmatch_q == 4'd0));
+    assign logr_req_valid_w = ((dstate_q == D_TRAV) & (!rd_pend_q) & (trav_left_q != 11'd0) & (!(beat_n_q == 3'd4)))
+        | ((fstate_q == F_TRAV) & (!rd_pend_q) & (fleft_q != 11'd0) & (fmatch_q == 4'd0));
     wire req_fire;
     assign req_fire = logr_req_valid_w & logr_req_ready;
     wire rsp_fire;
@@ -1471,7 +1473,7 @@ module rtlgen_recxl_lu (
     wire dump_mine;
     assign dump_mine = mn_dump_valid & (mn_dump_node == cfg_node_id);
     wire in_rescan;
-    assign in_rescan = resc_left_q != 9'd0;
+    assign in_rescan = resc_left_q != 11'd0;
     wire dump_take;
     assign dump_take = rsp_fire
         & (dstate_q == D_TRAV)
@@ -1483,20 +1485,20 @@ module rtlgen_recxl_lu (
     assign start_ok = ctl_dump_start & (dstate_q == D_IDLE) & fetch_idle;
     wire commit_ok;
     assign commit_ok = ctl_dump_commit & (dstate_q == D_DONE) & (!overflow_q);
-    wire [8:0] free_n;
+    wire [10:0] free_n;
     assign free_n = prev_n_q;
-    wire [8:0] freed;
-    assign freed = commit_ok ? free_n : 9'd0;
+    wire [10:0] freed;
+    assign freed = commit_ok ? free_n : 11'd0;
     // verilator lint_off UNUSED
-    wire [9:0] new_head_s;
+    wire [11:0] new_head_s;
     assign new_head_s = {{2{1'd0}}, head_q} + {{1{1'd0}}, free_n};
-    wire [9:0] new_head_m;
+    wire [11:0] new_head_m;
     assign new_head_m = (new_head_s >= {{1{1'd0}}, LOG_RECORDS}) ? (new_head_s - {{1{1'd0}}, LOG_RECORDS}) : new_head_s;
     // verilator lint_on UNUSED
     // verilator lint_off UNUSED
-    wire [9:0] trav_start_s;
+    wire [11:0] trav_start_s;
     assign trav_start_s = {{2{1'd0}}, head_q} + {{1{1'd0}}, dumped_n_q};
-    wire [9:0] trav_start_m;
+    wire [11:0] trav_start_m;
     assign trav_start_m = (trav_start_s >= {{1{1'd0}}, LOG_RECORDS}) ? (trav_start_s - {{1{1'd0}}, LOG_RECORDS}) : trav_start_s;
     // verilator lint_on UNUSED
     wire quiesced;
@@ -1539,10 +1541,6 @@ module rtlgen_recxl_lu (
     };
     wire [3:0] fr_clear;
     assign fr_clear = (fr_fire & (fstate_q == F_TRAV)) ? {fr_q == 2'd3, fr_q == 2'd2, fr_q == 2'd1, fr_q == 2'd0} : 4'd0;
-    // verilator lint_off UNUSED
-    wire [8:0] age_w;
-    assign age_w = (count_q - fleft_q) - 9'd1;
-    // verilator lint_on UNUSED
     wire [4:0] repl_words;
     assign repl_words = {{4{1'd0}}, repl_mask[0]}
         + {{4{1'd0}}, repl_mask[1]}
@@ -1813,16 +1811,17 @@ module rtlgen_recxl_lu (
             rel_line_q <= 26'd0;
             rel_head_q <= 1'd0;
             rel_csn_q <= 16'd0;
-            head_q <= 8'd0;
-            tail_q <= 8'd0;
-            count_q <= 9'd0;
-            dumped_n_q <= 9'd0;
-            prev_n_q <= 9'd0;
+            head_q <= 10'd0;
+            tail_q <= 10'd0;
+            count_q <= 11'd0;
+            dumped_n_q <= 11'd0;
+            prev_n_q <= 11'd0;
             dstate_q <= 2'd0;
-            trav_idx_q <= 8'd0;
-            trav_left_q <= 9'd0;
-            resc_left_q <= 9'd0;
-            snap_n_q <= 9'd0;
+            quiesce_q <= 1'd0;
+            trav_idx_q <= 10'd0;
+            trav_left_q <= 11'd0;
+            resc_left_q <= 11'd0;
+            snap_n_q <= 11'd0;
             rd_pend_q <= 1'd0;
             beat_q <= 512'd0;
             beat_n_q <= 3'd0;
@@ -1838,9 +1837,10 @@ module rtlgen_recxl_lu (
             q2_line <= 26'd0;
             q3_line <= 26'd0;
             q_n_q <= 3'd0;
-            fidx_q <= 8'd0;
-            fleft_q <= 9'd0;
-            fage_q <= 8'd0;
+            fidx_q <= 10'd0;
+            fleft_q <= 11'd0;
+            fage_q <= 10'd0;
+            fnext_q <= 10'd0;
             frec_q <= 128'd0;
             fmatch_q <= 4'd0;
             cnt0_q <= 16'd0;
@@ -2353,7 +2353,7 @@ module rtlgen_recxl_lu (
                 rel_busy_q <= 1'd0;
             end else if (logw_fire) begin
                 rel_mask_q <= rel_mask_q & (rel_mask_q - 16'd1);
-                tail_q <= (tail_q == 8'd255) ? 8'd0 : (tail_q + 8'd1);
+                tail_q <= (tail_q == 10'd1023) ? 10'd0 : (tail_q + 10'd1);
             end else if (pick_fire) begin
                 rel_busy_q <= 1'd1;
                 rel_row_q <= pk15_r;
@@ -2495,7 +2495,7 @@ module rtlgen_recxl_lu (
                                                                     : ((pk15_r == 4'd13) ? r13_csn : ((pk15_r == 4'd14) ? r14_csn : r15_csn))))))))))))));
             end
             rd_pend_q <= req_fire ? 1'd1 : (rsp_fire ? 1'd0 : rd_pend_q);
-            count_q <= (count_q + {{8{1'd0}}, logw_fire}) - freed;
+            count_q <= (count_q + {{10{1'd0}}, logw_fire}) - freed;
             // Dump engine.
             case (dstate_q)
                 D_IDLE: begin
@@ -2505,9 +2505,9 @@ module rtlgen_recxl_lu (
                         erecs_q <= 32'd0;
                         beat_n_q <= 3'd0;
                         beat_q <= 512'd0;
-                        trav_idx_q <= rescan ? head_q : trav_start_m[7:0];
+                        trav_idx_q <= rescan ? head_q : trav_start_m[9:0];
                         trav_left_q <= rescan ? count_q : (count_q - dumped_n_q);
-                        resc_left_q <= rescan ? dumped_n_q : 9'd0;
+                        resc_left_q <= rescan ? dumped_n_q : 11'd0;
                         dstate_q <= D_TRAV;
                     end
                 end
@@ -2526,11 +2526,11 @@ module rtlgen_recxl_lu (
                         end
                     end else if (dstate_q == D_TRAV) begin
                         if (req_fire) begin
-                            trav_idx_q <= (trav_idx_q == 8'd255) ? 8'd0 : (trav_idx_q + 8'd1);
-                            trav_left_q <= trav_left_q - 9'd1;
+                            trav_idx_q <= (trav_idx_q == 10'd1023) ? 10'd0 : (trav_idx_q + 10'd1);
+                            trav_left_q <= trav_left_q - 11'd1;
                         end
                         if (rsp_fire & in_rescan) begin
-                            resc_left_q <= resc_left_q - 9'd1;
+                            resc_left_q <= resc_left_q - 11'd1;
                         end
                         if (dump_take) begin
                             if (beat_n_q == 3'd0) begin
@@ -2548,20 +2548,20 @@ module rtlgen_recxl_lu (
                             beat_n_q <= beat_n_q + 3'd1;
                             erecs_q <= erecs_q + 32'd1;
                         end
-                        if ((trav_left_q == 9'd0) & (!rd_pend_q)) begin
+                        if ((trav_left_q == 11'd0) & (!rd_pend_q)) begin
                             dstate_q <= D_FLUSH;
                         end
                     end
                 end
                 default: begin
                     if (commit_ok) begin
-                        head_q <= new_head_m[7:0];
+                        head_q <= new_head_m[9:0];
                         prev_n_q <= snap_n_q - free_n;
                         dumped_n_q <= snap_n_q - free_n;
                         mask_seen_q <= emask_q;
                         epoch_q <= epoch_q + 32'd1;
                         dstate_q <= D_IDLE;
-                    end else if (ctl_quiesce) begin
+                    end else if (ctl_quiesce & (!quiesce_q)) begin
                         dstate_q <= D_IDLE;
                     end
                 end
@@ -2585,26 +2585,28 @@ module rtlgen_recxl_lu (
                         q_n_q <= q_n_q + 3'd1;
                         if (fq_start) begin
                             fstate_q <= F_TRAV;
-                            fidx_q <= (tail_q == 8'd0) ? 8'd255 : (tail_q - 8'd1);
+                            fidx_q <= (tail_q == 10'd0) ? 10'd1023 : (tail_q - 10'd1);
                             fleft_q <= count_q;
-                            fage_q <= 8'd0;
+                            fage_q <= 10'd0;
+                            fnext_q <= 10'd0;
                             fmatch_q <= 4'd0;
                         end
                     end
                 end
                 F_TRAV: begin
                     if (req_fire) begin
-                        fidx_q <= (fidx_q == 8'd0) ? 8'd255 : (fidx_q - 8'd1);
-                        fleft_q <= fleft_q - 9'd1;
+                        fidx_q <= (fidx_q == 10'd0) ? 10'd1023 : (fidx_q - 10'd1);
+                        fleft_q <= fleft_q - 11'd1;
                     end
                     if (rsp_fire) begin
                         fmatch_q <= rsp_match;
                         frec_q <= logr_rsp_data;
-                        fage_q <= age_w[7:0];
+                        fage_q <= fnext_q;
+                        fnext_q <= fnext_q + 10'd1;
                     end else begin
                         fmatch_q <= fmatch_q & (~fr_clear);
                     end
-                    if ((fleft_q == 9'd0) & (!rd_pend_q) & (fmatch_q == 4'd0)) begin
+                    if ((fleft_q == 11'd0) & (!rd_pend_q) & (fmatch_q == 4'd0)) begin
                         fstate_q <= F_LAST;
                     end
                 end
@@ -2640,8 +2642,8 @@ module rtlgen_recxl_lu (
             if ({{11{1'd0}}, rows_used_q} > cnt20_q) begin
                 cnt20_q <= {{11{1'd0}}, rows_used_q};
             end
-            if ({{7{1'd0}}, count_q} > cnt21_q) begin
-                cnt21_q <= {{7{1'd0}}, count_q};
+            if ({{5{1'd0}}, count_q} > cnt21_q) begin
+                cnt21_q <= {{5{1'd0}}, count_q};
             end
             case (stat_sel)
                 5'd0: begin
@@ -2718,6 +2720,7 @@ module rtlgen_recxl_lu (
                 end
             endcase
             now_q <= now_q + 32'd1;
+            quiesce_q <= ctl_quiesce;
         end
     end
 
@@ -2734,7 +2737,7 @@ module rtlgen_recxl_lu (
     assign st_dump_busy = dump_trav;
     assign st_dump_done = dstate_q == D_DONE;
     assign st_dump_overflow = overflow_q;
-    assign st_log_almost_full = count_q >= 9'd192;
+    assign st_log_almost_full = count_q >= 11'd768;
     assign st_log_count = count_q;
     assign st_rows_used = rows_used_q;
     assign st_epoch = epoch_q;

@@ -120,23 +120,26 @@ pub struct LuScenario {
     pub p_bad_val: f64,
     /// Transactions a core may have outstanding (several to one line need tags, H1).
     pub per_core: usize,
+    /// Probability that a REPL is sent for the store at the SB head (else proactive, H4).
+    pub p_head: f64,
 }
 
 impl Default for LuScenario {
     fn default() -> Self {
         LuScenario {
             cycles: 4_000,
-            load: 0.3,
+            load: 0.04,
             lines: 6,
             jitter: 12,
-            p_start: 0.004,
+            p_start: 0.01,
             p_commit: 0.05,
             p_ready: 0.8,
             dump_beats: 1 << 20,
             fail_at: Some(2_500),
-            quiesce_cycles: 600,
+            quiesce_cycles: 1_200,
             p_bad_val: 0.01,
             per_core: 3,
+            p_head: 0.6,
         }
     }
 }
@@ -195,8 +198,9 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
     let mut fq: VecDeque<(u64, bool)> = VecDeque::new();
     let mut rep = LuReport::default();
     let base = 0x4000u64;
-    let limit = base + 64 * sc.dump_beats;
     let amask = if b.shape.addr_bits >= 64 { u64::MAX } else { (1u64 << b.shape.addr_bits) - 1 };
+    // The dump region: dump_beats beats, or up to the end of the address space.
+    let limit = (base + 64 * sc.dump_beats).min((amask & !63).max(base));
     let lmask = if b.la() >= 64 { u64::MAX } else { (1u64 << b.la()) - 1 };
     let lines: Vec<u64> = (0..sc.lines).map(|i| (0x1230 + i * 0x0101_0007) & lmask).collect();
     let wd = b.words();
@@ -229,7 +233,7 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
                     _ => rng.range(0, (1u64 << wd) - 1) as u32,
                 };
                 let line = lines[rng.range(0, lines.len() as u64 - 1) as usize];
-                repl_q.push_back(Txn { node, core, tag, line, mask, data: rng.bits(b.lw() as usize), at_head: rng.chance(0.6) });
+                repl_q.push_back(Txn { node, core, tag, line, mask, data: rng.bits(b.lw() as usize), at_head: rng.chance(sc.p_head) });
             }
         }
         // VAL sends: an acknowledged transaction, after a little while, gets its TS and CSN.
@@ -302,8 +306,8 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
             };
             inp.val_csn = rng.range(0, csm as u64) as u32;
         }
-        // Dump coordinator.
-        inp.dump_start = rng.chance(sc.p_start);
+        // Dump coordinator: no new epochs during recovery unless the log must drain.
+        inp.dump_start = rng.chance(sc.p_start) && (!quiesce || model.log_count() * 4 >= 3 * b.lr());
         inp.dump_commit = rng.chance(sc.p_commit);
         // Log read responses.
         if let Some((t, d)) = reads.front() {
@@ -326,6 +330,9 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
             inp.fq_last = *last;
         }
         let o = model.outputs(&inp);
+        if std::env::var("RECXL_DEBUG").is_ok() && quiesce && cycle % 200 == 0 {
+            eprintln!("cycle {cycle}: quiesced {} fq {} {}", o.st_quiesced, fq.len(), model.describe());
+        }
         drive(dut, b, &inp)?;
         dut.eval();
         compare(dut, b, &o, cycle, tally)?;

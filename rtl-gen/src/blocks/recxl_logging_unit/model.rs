@@ -217,6 +217,8 @@ pub struct LoggingUnitModel {
     dumped_n: u64,
     prev_n: u64,
     dstate: u8,
+    /// ctl_quiesce of the previous cycle: a done epoch is abandoned when quiesce rises.
+    quiesce_prev: bool,
     trav_idx: u64,
     trav_left: u64,
     resc_left: u64,
@@ -236,6 +238,8 @@ pub struct LoggingUnitModel {
     fidx: u64,
     fleft: u64,
     fage: u64,
+    /// Records responded so far in this traversal (the age of the next one).
+    fnext: u64,
     frec: Bits,
     fmatch: u64,
     ctr: [u64; COUNTERS],
@@ -280,6 +284,7 @@ impl LoggingUnitModel {
             dumped_n: 0,
             prev_n: 0,
             dstate: D_IDLE,
+            quiesce_prev: false,
             trav_idx: 0,
             trav_left: 0,
             resc_left: 0,
@@ -299,6 +304,7 @@ impl LoggingUnitModel {
             fidx: 0,
             fleft: 0,
             fage: 0,
+            fnext: 0,
             frec: Bits::zeros(b.rec() as usize),
             fmatch: 0,
             ctr: [0; COUNTERS],
@@ -349,6 +355,7 @@ impl LoggingUnitModel {
             dumped_n: 0,
             prev_n: 0,
             dstate: D_IDLE,
+            quiesce_prev: false,
             trav_idx: 0,
             trav_left: 0,
             resc_left: 0,
@@ -368,6 +375,7 @@ impl LoggingUnitModel {
             fidx: 0,
             fleft: 0,
             fage: 0,
+            fnext: 0,
             frec: Bits::zeros(b.rec() as usize),
             fmatch: 0,
             ctr: [0; COUNTERS],
@@ -845,8 +853,9 @@ impl LoggingUnitModel {
                     self.epoch = old.epoch.wrapping_add(1);
                     self.dstate = D_IDLE;
                     inc[ctr::EPOCHS] += 1;
-                } else if inp.quiesce {
-                    // Abandoned: the barrier cannot complete; the next epoch re-dumps.
+                } else if inp.quiesce && !old.quiesce_prev {
+                    // Abandoned when quiesce rises: the barrier cannot complete (a participant
+                    // failed); the next epoch re-dumps under the same epoch number.
                     self.dstate = D_IDLE;
                     if inp.dump_commit {
                         inc[ctr::IGNORED] += 1;
@@ -873,6 +882,7 @@ impl LoggingUnitModel {
                         self.fidx = old.dec_mod(old.tail);
                         self.fleft = old.count;
                         self.fage = 0;
+                        self.fnext = 0;
                         self.fmatch = 0;
                     }
                 }
@@ -898,7 +908,8 @@ impl LoggingUnitModel {
                     }
                     fm = m;
                     self.frec = inp.logr_rsp_data.clone();
-                    self.fage = old.count - old.fleft - 1;
+                    self.fage = old.fnext;
+                    self.fnext = old.fnext + 1;
                 }
                 self.fmatch = fm;
                 if old.fleft == 0 && !old.rd_pend && old.fmatch == 0 {
@@ -927,9 +938,27 @@ impl LoggingUnitModel {
         }
         self.stat_q = if (inp.stat_sel as usize) < COUNTERS { old.ctr[inp.stat_sel as usize] } else { 0 };
         self.now = old.now.wrapping_add(1);
+        self.quiesce_prev = inp.quiesce;
     }
 
     // ---- inspection (tests, system simulation) -------------------------------------------
+
+    /// A one-line summary of the engines (for failure messages).
+    pub fn describe(&self) -> String {
+        let rows: Vec<String> = self.rows.iter().filter(|r| r.state != FREE).map(|r| format!("{}:{}@{}", r.node, r.state, r.ts)).collect();
+        format!(
+            "rows [{}] next_ts {:?} rel_busy {} rel_mask {:#x} count {} dstate {} fstate {} q_n {} rd_pend {}",
+            rows.join(" "),
+            self.next_ts,
+            self.rel_busy,
+            self.rel_mask,
+            self.count,
+            self.dstate,
+            self.fstate,
+            self.q_n,
+            self.rd_pend
+        )
+    }
 
     pub fn counter(&self, i: usize) -> u64 {
         self.ctr[i]
@@ -1173,5 +1202,75 @@ mod tests {
         let v: Vec<(u64, u64)> = e.fetched.iter().map(|(_, r, age)| (r.value, *age)).collect();
         assert_eq!(v, vec![(8, 0), (7, 1)]);
         assert_eq!(e.m.counter(ctr::FETCH_BATCHES), 1);
+    }
+
+    /// C9 / H6 at unit level: record v of line X is logged by the member A that is not in
+    /// charge of X; A's epoch boundary falls after v, B (in charge) has not dumped v yet and
+    /// crashes. With free_lag = 0 A freed v at its commit: the recovery finds v nowhere (the
+    /// check fails, as it must). With free_lag = 1 A still holds v: the fetch returns it and
+    /// A's next epoch re-dumps it under the failure rescan.
+    #[test]
+    fn c9_free_lag_0_loses_a_value_free_lag_1_recovers() {
+        for lag in [0u64, 1] {
+            let b = block(&format!("free_lag = {lag}"));
+            let shape = b.shape.map();
+            // A = node 1 (the unit), B = the other member of X's group, in charge of X.
+            let (x, bnode) = (0..4096u64)
+                .find_map(|l| {
+                    let set = shape.map(l, &NodeMask::empty());
+                    (set.nodes.contains(&1) && set.dump_node != Some(1)).then(|| (l, set.dump_node.expect("live")))
+                })
+                .expect("a line of a group {1, B} with B in charge");
+            let mut e = Env::new(&b);
+            e.repl(0, 0, x, 0b1, &[(0, 0xBEEF)]);
+            e.idle(1);
+            e.val(0, 0, x, 1, 1);
+            e.idle(4);
+            // A's epoch: nothing of X is A's to dump; the commit frees per free_lag.
+            let mut i = e.base();
+            i.dump_start = true;
+            e.step(i);
+            e.idle(30);
+            let mut i = e.base();
+            i.dump_commit = true;
+            e.step(i);
+            e.idle(2);
+            assert!(e.dumped.iter().all(|beat| (0..4).all(|j| !beat.get(128 * j + 127) || e.m.unpack(&beat.slice(128 * j, 128)).line != x)));
+            // B crashes before dumping v. Recovery asks A (FetchLatestVers), then A's rescan epoch.
+            let failed = NodeMask::empty().with(bnode);
+            let mut i = e.base();
+            i.failed = failed;
+            i.quiesce = true;
+            i.fq_valid = true;
+            i.fq_line = x;
+            i.fq_last = true;
+            e.step(i);
+            for _ in 0..20 {
+                let mut i = e.base();
+                i.failed = failed;
+                i.quiesce = true;
+                e.step(i);
+            }
+            let fetched: Option<u64> = e.fetched.first().map(|(_, r, _)| r.value);
+            let before = e.dumped.len();
+            let mut i = e.base();
+            i.failed = failed;
+            i.dump_start = true;
+            e.step(i);
+            for _ in 0..30 {
+                let mut i = e.base();
+                i.failed = failed;
+                e.step(i);
+            }
+            let redumped = e.dumped[before..].iter().any(|beat| (0..4).any(|j| beat.get(128 * j + 127) && e.m.unpack(&beat.slice(128 * j, 128)).value == 0xBEEF));
+            // S1: the recovered value must be the committed 0xBEEF.
+            let recovered = fetched.or(if redumped { Some(0xBEEF) } else { None });
+            if lag == 0 {
+                assert_eq!(recovered, None, "free_lag = 0 must lose v (H6)");
+            } else {
+                assert_eq!(fetched, Some(0xBEEF), "free_lag = 1: the fetch returns v");
+                assert!(redumped, "free_lag = 1: the rescan epoch re-dumps v");
+            }
+        }
     }
 }

@@ -215,6 +215,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     reg(&mut it, &mut rst, "dumped_n_q", lcb, 0, "records from head to the end of the last committed snapshot");
     reg(&mut it, &mut rst, "prev_n_q", lcb, 0, "records from head to the previous epoch's boundary (free_lag = 1)");
     reg(&mut it, &mut rst, "dstate_q", 2, 0, "dump engine state");
+    reg(&mut it, &mut rst, "quiesce_q", 1, 0, "ctl_quiesce of the previous cycle (a done epoch is abandoned when it rises)");
     reg(&mut it, &mut rst, "trav_idx_q", lib, 0, "next record the dump reads");
     reg(&mut it, &mut rst, "trav_left_q", lcb, 0, "records left to read");
     reg(&mut it, &mut rst, "resc_left_q", lcb, 0, "responses left in the failure rescan region");
@@ -236,6 +237,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     reg(&mut it, &mut rst, "fidx_q", lib, 0, "next record the fetch reads");
     reg(&mut it, &mut rst, "fleft_q", lcb, 0, "records left to read");
     reg(&mut it, &mut rst, "fage_q", lib, 0, "age of frec_q");
+    reg(&mut it, &mut rst, "fnext_q", lib, 0, "age of the next record read");
     it.push(Item::pragma("verilator lint_off UNUSED"));
     it.push(Item::comment("The Valid bit and padding of a fetched record are not reported."));
     reg(&mut it, &mut rst, "frec_q", rec, 0, "record being reported");
@@ -643,7 +645,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
                 set_id("epoch_q", add(id("epoch_q"), dec(32, 1))),
                 set_id("dstate_q", d_idle.clone()),
             ],
-            vec![when(id("ctl_quiesce"), vec![set_id("dstate_q", d_idle.clone())])],
+            vec![when(and2(id("ctl_quiesce"), id("quiesce_q").lnot()), vec![set_id("dstate_q", d_idle.clone())])],
         )],
     ));
     // Fetch engine.
@@ -659,15 +661,12 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
             set_id("fidx_q", dec_mod(id("tail_q"))),
             set_id("fleft_q", id("count_q")),
             set_id("fage_q", dec(lib, 0)),
+            set_id("fnext_q", dec(lib, 0)),
             set_id("fmatch_q", dec(q, 0)),
         ],
     ));
     let lcb_to_lib = |e: Expr| if lcb > lib { Expr::slice(&e.render(), lib - 1, 0) } else { e };
     let _ = lcb_to_lib;
-    it.push(Item::pragma("verilator lint_off UNUSED"));
-    w(&mut it, "age_w", lcb, sub(sub(id("count_q"), id("fleft_q")), dec(lcb, 1)));
-    it.push(Item::pragma("verilator lint_on UNUSED"));
-    let age_lib = if lcb > lib { sl("age_w", lib - 1, 0) } else { id("age_w") };
     body.push(Stmt::Comment("Fetch engine.".into()));
     body.push(Stmt::Case(
         id("fstate_q"),
@@ -679,7 +678,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
                     when(req_fire.clone(), vec![set_id("fidx_q", dec_mod(id("fidx_q"))), set_id("fleft_q", sub(id("fleft_q"), dec(lcb, 1)))]),
                     if_else(
                         rsp_fire.clone(),
-                        vec![set_id("fmatch_q", rsp_match.clone()), set_id("frec_q", id("logr_rsp_data")), set_id("fage_q", age_lib)],
+                        vec![set_id("fmatch_q", rsp_match.clone()), set_id("frec_q", id("logr_rsp_data")), set_id("fage_q", id("fnext_q")), set_id("fnext_q", add(id("fnext_q"), dec(lib, 1)))],
                         vec![set_id("fmatch_q", Expr::and(id("fmatch_q"), fr_clear.clone().not()))],
                     ),
                     when(all(vec![eq(id("fleft_q"), dec(lcb, 0)), id("rd_pend_q").lnot(), eq(id("fmatch_q"), dec(q, 0))]), vec![set_id("fstate_q", f_last.clone())]),
@@ -739,6 +738,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         vec![set_id("stat_q", dec(cnt, 0))],
     ));
     body.push(set_id("now_q", add(id("now_q"), dec(32, 1))));
+    body.push(set_id("quiesce_q", id("ctl_quiesce")));
     it.push(Item::comment("All registers with a reset."));
     it.push(Item::AlwaysFf { reset: Some(rst), body });
     it.push(Item::comment("Row data RAM: written on allocation, read into rel_data_q when the release engine picks a row."));

@@ -13,6 +13,13 @@
 //!
 //! Both decoders agree bit for bit with the reference models in [`model`]
 //! ([`model::InterleavedFec`], [`model::Pcie6Fec`]), miscorrections included.
+//!
+//! `symbols_per_cycle` = P < N selects the streaming form (issue 15; generic layout, one way):
+//! [`enc_stream`] and [`dec_stream`] move P symbols per beat over tvalid/tready/tlast, one
+//! codeword every ⌈N/P⌉ clocks, the decoder with P-parallel syndromes, a shared RiBM solver,
+//! P-parallel Chien/Forney, the received words in block RAM, bypass controls, saturating
+//! counters and a degraded-SER alarm (IEEE 802.3 clause 91 / 134 defaults). Its models are in
+//! [`model_stream`]: the arithmetic equal to [`model::RsCode::decode`], and the cycle behaviour.
 
 mod dec_bm;
 mod dec_stream;

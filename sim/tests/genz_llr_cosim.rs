@@ -237,3 +237,68 @@ fn dead_link_257_discards_then_retrain_and_exactly_once_resume() {
     assert!(r.counters[1][C_DISC_SENT] >= cfg.discard_limit as u64 + 1, "{r:?}");
     assert!(r.counters[1][C_RETRAIN] >= 1, "{r:?}");
 }
+
+/// 2^16 - 1 packets unacknowledged suspend EE input (ui_per_cycle = 1: the LLR timer is 2^20
+/// cycles, far beyond the test). A hand-driven peer completes the Init exchange, returns credits
+/// in FC packets (which acknowledge nothing) and finally acknowledges 100 packets.
+#[test]
+fn suspend_at_65535_unacknowledged_packets() {
+    let text = "[design]\nname = \"t\"\n[[blocks]]\nkind = \"genz_llr\"\nname = \"g\"\ndata_bytes = 8\nmax_packet_bytes = 8\nvcs = 1\nrx_credits = 255\nack_every = 1\nretry_packets = 65535\nretry_bytes = 524280\nui_per_cycle = 1\n";
+    let d = rtl_gen::config::Design::parse(text, "t.toml").unwrap();
+    let cfg = d.blocks[0].as_any().downcast_ref::<GenzLlrBlock>().unwrap().cfg.clone();
+    assert_eq!(cfg.slots(), 65535);
+    let mut m = LlrModel::new(cfg.clone());
+    let mut pending: std::collections::VecDeque<Beat> = Default::default();
+    let push_ll = |q: &mut std::collections::VecDeque<Beat>, p: LlPacket| {
+        let b = p.encode();
+        q.push_back(Beat { data: b[..8].to_vec(), last: false, user: true });
+        q.push_back(Beat { data: b[8..].to_vec(), last: true, user: true });
+    };
+    push_ll(&mut pending, LlPacket { op: OP_INIT_ACK, ..Default::default() });
+    let pkt = with_ecrc(vec![0, 1, 2, 3]);
+    let (mut accepted, mut refused_at) = (0u64, None);
+    for cycle in 0..200_000u64 {
+        let mut i = LlrInputs::idle(8);
+        if let Some(b) = pending.pop_front() {
+            i.lrx_valid = true;
+            i.lrx_data = b.data;
+            i.lrx_last = b.last;
+            i.lrx_user = b.user;
+        }
+        if cycle % 64 == 0 && pending.is_empty() {
+            // The peer delivered everything it got: return every credit, acknowledge nothing.
+            let freed = (m.r.counters[C_SENT] % 256) as u8;
+            push_ll(&mut pending, LlPacket { op: OP_FC, freed: [freed, 0, 0, 0], epoch: 9, echo: 9, ..Default::default() });
+        }
+        i.s_valid = true;
+        i.s_data = pkt.clone();
+        i.s_last = true;
+        let ready = m.s_ready(0);
+        if ready {
+            accepted += 1;
+        } else if m.outstanding() == 65535 && refused_at.is_none() {
+            refused_at = Some(cycle);
+        }
+        m.tick(&i);
+        if refused_at.is_some_and(|c| cycle > c + 200) {
+            break;
+        }
+    }
+    assert_eq!(accepted, 65535, "outstanding {}", m.outstanding());
+    assert!(!m.s_ready(0) && m.outstanding() == 65535);
+    // An ACK of 100 packets frees 100 slots.
+    let freed = (m.r.counters[C_SENT] % 256) as u8;
+    push_ll(&mut pending, LlPacket { op: OP_ACK, rseq: 100, freed: [freed, 0, 0, 0], ..Default::default() });
+    for _ in 0..10 {
+        let mut i = LlrInputs::idle(8);
+        if let Some(b) = pending.pop_front() {
+            i.lrx_valid = true;
+            i.lrx_data = b.data;
+            i.lrx_last = b.last;
+            i.lrx_user = b.user;
+        }
+        m.tick(&i);
+    }
+    assert_eq!(m.outstanding(), 65535 - 100);
+    assert!(m.s_ready(0));
+}

@@ -33,8 +33,9 @@
 //   32, LLR timer 4096 cycles.
 //   Link-local packet, 16 bytes, byte 0 first, tuser = 1 on every beat: [0] opcode (1 Init, 2
 //   Init ACK, 3 FC, 4 ACK, 5 Discard, 6 Clear Discard, 7 Exit Discard), [1:2] TSEQ MSB first,
-//   [3:4] RSEQ MSB first, [5:8] delivered packets per VC mod 256 (credits), [9:11] zero,
-//   [12:15] CRC-32/ISO-HDLC of bytes 0-11 XOR 0x4C4C5231, LSB first.
+//   [3:4] RSEQ MSB first, [5:8] delivered packets per VC mod 256 (credits), [9] epoch of the
+//   sender, [10] echo (the epoch an Init ACK / FC / Exit Discard answers), [11] zero, [12:15]
+//   CRC-32/ISO-HDLC of bytes 0-11 XOR 0x4C4C5231, LSB first.
 //   EE packets: whole beats, unchanged on the link (tuser = 0), last 4 bytes the ECRC
 //   (CRC-32/ISO-HDLC of the rest, LSB first); VC = byte 0 [vc_bits-1:0] at the receiver.
 //   llr_state: [1:0] 0 down / 1 init / 2 up, [2] EE transmission enabled, [3] receiver

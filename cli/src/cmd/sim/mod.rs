@@ -3,6 +3,7 @@
 //! before anything is built or run; the simulation itself lives in `rtl_gen_sim`.
 
 pub mod cosim;
+pub mod genz;
 pub mod merge;
 pub mod rifl_sweep;
 pub mod rxl;
@@ -28,6 +29,9 @@ pub enum Command {
     RiflSweep(rifl_sweep::Args),
     /// Merge the JSON results of sharded `rxl` / `rifl-sweep` runs into one table.
     Merge(merge::Args),
+    /// Gen-Z LLR link: two genz_llr interfaces (RTL in lockstep with the models, or models)
+    /// under bit errors, bursts, drops and link-down periods; exactly-once scoreboard.
+    Genz(genz::Args),
 }
 
 pub fn run(c: Command) -> CmdResult {
@@ -36,6 +40,7 @@ pub fn run(c: Command) -> CmdResult {
         Command::Rxl(a) => rxl::run(a),
         Command::RiflSweep(a) => rifl_sweep::run(a),
         Command::Merge(a) => merge::run(a),
+        Command::Genz(a) => genz::run(a),
     }
 }
 

@@ -895,7 +895,7 @@ mod tests {
 
     #[test]
     fn ll_packet_round_trip_and_ecrc_separation() {
-        let p = LlPacket { op: OP_DISCARD, tseq: 0x1234, rseq: 0xFFFE, freed: [1, 2, 3, 4] };
+        let p = LlPacket { op: OP_DISCARD, tseq: 0x1234, rseq: 0xFFFE, freed: [1, 2, 3, 4], epoch: 7, echo: 6 };
         let b = p.encode();
         assert_eq!(LlPacket::decode(&b), Some(p));
         // An intact LL packet fails the ECRC check; an intact 16-byte EE packet fails the LL CRC.

@@ -33,8 +33,9 @@
 //   32, LLR timer 4096 cycles.
 //   Link-local packet, 16 bytes, byte 0 first, tuser = 1 on every beat: [0] opcode (1 Init, 2
 //   Init ACK, 3 FC, 4 ACK, 5 Discard, 6 Clear Discard, 7 Exit Discard), [1:2] TSEQ MSB first,
-//   [3:4] RSEQ MSB first, [5:8] delivered packets per VC mod 256 (credits), [9:11] zero,
-//   [12:15] CRC-32/ISO-HDLC of bytes 0-11 XOR 0x4C4C5231, LSB first.
+//   [3:4] RSEQ MSB first, [5:8] delivered packets per VC mod 256 (credits), [9] epoch of the
+//   sender, [10] echo (the epoch an Init ACK / FC / Exit Discard answers), [11] zero, [12:15]
+//   CRC-32/ISO-HDLC of bytes 0-11 XOR 0x4C4C5231, LSB first.
 //   EE packets: whole beats, unchanged on the link (tuser = 0), last 4 bytes the ECRC
 //   (CRC-32/ISO-HDLC of the rest, LSB first); VC = byte 0 [vc_bits-1:0] at the receiver.
 //   llr_state: [1:0] 0 down / 1 init / 2 up, [2] EE transmission enabled, [3] receiver
@@ -131,6 +132,8 @@ module rtlgen_genz_llr (
     reg [7:0] iack_echo_n;
     reg [7:0] fc_echo;
     reg [7:0] fc_echo_n;
+    reg [7:0] exit_echo;
+    reg [7:0] exit_echo_n;
     reg [7:0] ll_epoch;
     reg [7:0] ll_epoch_n;
     reg [7:0] ll_echo;
@@ -438,6 +441,8 @@ module rtlgen_genz_llr (
     // LL packet received last cycle: moving the acknowledged point to its RSEQ.
     wire enable; // an Init ACK or FC answering a packet sent since our last stop: resume EE from its RSEQ
     assign enable = ((llg & (ll_op == OP_INIT_ACK)) | (llg & (ll_op == OP_FC))) & (ll_echo == epoch) & (~tx_en);
+    wire exit_ok; // an Exit Discard answering a Clear Discard sent since our stop: resume from its RSEQ
+    assign exit_ok = llg & (ll_op == OP_EXIT) & (link != LINK_DOWN) & tx_stop & (ll_echo == epoch);
     wire [15:0] ack_dist;
     assign ack_dist = ll_rseq - ack_seq;
     wire ack_ok; // RSEQ lies between the acknowledged point and the send point
@@ -453,10 +458,7 @@ module rtlgen_genz_llr (
     assign ack_slot_new_hi = ack_slot_new_mod[16:4];
     // verilator lint_on UNUSED
     wire do_ack; // an enabling Init ACK / FC, ACK, Discard, Exit Discard (stopped) carry an acknowledgement
-    assign do_ack = enable
-        | (llg & (ll_op == OP_ACK))
-        | (llg & (ll_op == OP_DISCARD) & (link != LINK_DOWN))
-        | (llg & (ll_op == OP_EXIT) & (link != LINK_DOWN) & tx_stop);
+    assign do_ack = enable | (llg & (ll_op == OP_ACK)) | (llg & (ll_op == OP_DISCARD) & (link != LINK_DOWN)) | exit_ok;
     wire expiry; // the LLR timer expires
     assign expiry = (link == LINK_UP) & (llrt_cnt == 12'd0);
 
@@ -500,8 +502,8 @@ module rtlgen_genz_llr (
     assign tx_op = p_iack
         ? OP_INIT_ACK
         : (p_fc ? OP_FC : (p_init ? OP_INIT : (p_exit ? OP_EXIT : (p_disc ? OP_DISCARD : (p_clr ? OP_CLEAR : OP_ACK)))));
-    wire [7:0] tx_echo; // the epoch an Init ACK / FC answers
-    assign tx_echo = p_iack ? iack_echo : (p_fc ? fc_echo : 8'd0);
+    wire [7:0] tx_echo; // the epoch an Init ACK / FC / Exit Discard answers
+    assign tx_echo = p_iack ? iack_echo : (p_fc ? fc_echo : (p_init ? 8'd0 : (p_exit ? exit_echo : 8'd0)));
     wire [95:0] tx_ll_body; // bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, zero
     assign tx_ll_body = {8'd0, tx_echo, epoch, 8'd0, 8'd0, freed1, freed0, rseq[7:0], rseq[15:8], send_seq[7:0], send_seq[15:8], tx_op};
     wire [31:0] tx_ll_crc; // bytes 12-15
@@ -561,6 +563,7 @@ module rtlgen_genz_llr (
         epoch_n = epoch;
         iack_echo_n = iack_echo;
         fc_echo_n = fc_echo;
+        exit_echo_n = exit_echo;
         ll_epoch_n = ll_epoch;
         ll_echo_n = ll_echo;
         init_cnt_n = init_cnt;
@@ -727,6 +730,9 @@ module rtlgen_genz_llr (
         if (llg & (ll_op == OP_DISCARD)) begin
             inc_discards_received = 1'd1;
             if (link != LINK_DOWN) begin
+                if (~tx_stop) begin
+                    epoch_n = epoch + 8'd1;
+                end
                 tx_stop_n = 1'd1;
                 p_clr_n = 1'd1;
                 clr_cnt_n = DISC_RELOAD;
@@ -734,12 +740,15 @@ module rtlgen_genz_llr (
         end
         if (llg & (ll_op == OP_CLEAR) & (link != LINK_DOWN)) begin
             p_exit_n = 1'd1;
+            exit_echo_n = ll_epoch;
+            p_disc_n = 1'd0;
             rx_disc_n = 1'd0;
             dsc_n = 9'd0;
         end
-        if (llg & (ll_op == OP_EXIT) & (link != LINK_DOWN) & tx_stop) begin
+        if (exit_ok) begin
             rewind_n = 1'd1;
             tx_stop_n = 1'd0;
+            tx_en_n = 1'd1;
         end
         // RX error: start discarding (a Discard goes out next cycle).
         if (rx_err & (link != LINK_DOWN) & (~rx_disc)) begin
@@ -790,6 +799,7 @@ module rtlgen_genz_llr (
             if ((send_seq != ack_seq) & (~ack_prog) & (~progressed) & (~tx_stop)) begin
                 if (stall == 2'd2) begin
                     stall_n = 2'd0;
+                    epoch_n = epoch + 8'd1;
                     tx_stop_n = 1'd1;
                     p_clr_n = 1'd1;
                     clr_cnt_n = DISC_RELOAD;
@@ -975,6 +985,7 @@ module rtlgen_genz_llr (
             epoch <= 8'd0;
             iack_echo <= 8'd0;
             fc_echo <= 8'd0;
+            exit_echo <= 8'd0;
             ll_epoch <= 8'd0;
             ll_echo <= 8'd0;
             init_cnt <= 5'd0;
@@ -1057,6 +1068,7 @@ module rtlgen_genz_llr (
             epoch <= epoch_n;
             iack_echo <= iack_echo_n;
             fc_echo <= fc_echo_n;
+            exit_echo <= exit_echo_n;
             ll_epoch <= ll_epoch_n;
             ll_echo <= ll_echo_n;
             init_cnt <= init_cnt_n;

@@ -3,6 +3,7 @@
 //! before anything is built or run; the simulation itself lives in `rtl_gen_sim`.
 
 pub mod cosim;
+pub mod genz;
 pub mod merge;
 pub mod rifl_sweep;
 pub mod rxl;
@@ -32,6 +33,9 @@ pub enum Command {
     /// SUE packer: commands per PDU, wire efficiency and packing latency vs offered load on the
     /// RTL, checked against the model.
     Sue(sue::Args),
+    /// Gen-Z LLR link: two genz_llr interfaces (RTL in lockstep with the models, or models)
+    /// under bit errors, bursts, drops and link-down periods; exactly-once scoreboard.
+    Genz(genz::Args),
 }
 
 pub fn run(c: Command) -> CmdResult {
@@ -41,6 +45,7 @@ pub fn run(c: Command) -> CmdResult {
         Command::RiflSweep(a) => rifl_sweep::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Sue(a) => sue::run(a),
+        Command::Genz(a) => genz::run(a),
     }
 }
 

@@ -37,7 +37,9 @@
 //!   | 1–2   | TSEQ of the sender (next EE packet it transmits), byte 1 = TSEQ[15:8] |
 //!   | 3–4   | RSEQ of the sender (EE packets it has received), byte 3 = RSEQ[15:8] |
 //!   | 5–8   | credits returned: byte 5+v = EE packets of VC v the sender has delivered, modulo 256 (0 for v ≥ vcs) |
-//!   | 9–11  | zero |
+//!   | 9     | epoch of the sender: bumped whenever its EE transmission stops (Init received, link down, Discard received, timer retransmission) |
+//!   | 10    | echo: the epoch of the packet answered (Init ACK: the Init's; FC: the Init ACK's; Exit Discard: the Clear Discard's), else 0 |
+//!   | 11    | zero |
 //!   | 12–15 | LL CRC: CRC-32/ISO-HDLC of bytes 0–11 XOR [`model::LL_CRC_XOR`], byte 12 = bits [7:0] |
 //!
 //!   A bit error anywhere, the marker included, is caught: the marker must be the same on every
@@ -48,21 +50,34 @@
 //!   (checked by a unit test). Without `ecrc_check`, EE payload errors are left to `phy_error`.
 //!   A packet the PHY loses (framing) must be reported with `phy_error`: implicit sequence
 //!   numbers cannot see a silently missing EE packet.
+//! * VC: the link carries EE packets unchanged, so the VC travels inside them: bits
+//!   [vc_bits−1:0] of byte 0 (the upper layer's header, covered by the ECRC) must equal
+//!   `s_axis_tuser`; the receiver delivers it on `m_axis_tuser`.
 //! * Flow control: `rx_credits` packets per VC (`vcs` of them, VC in `tuser`); both ends are
 //!   built with the same value. The receiver keeps delivered-packet counts per VC modulo 256 and
 //!   every LL packet carries them (cumulative, so a lost LL packet loses nothing); the sender
 //!   consumes one credit per packet accepted into its retry buffer (never again for a resend).
-//!   The FC packet after Init ACK is what enables EE transmission.
+//!   An LLR ACK is sent at every LLR timer expiry and after every `ack_every` packets delivered
+//!   on `m_axis` (so credits return promptly; `ack_every` ≤ `rx_credits`).
 //! * Retry buffer: `slots = min(retry_packets, retry_bytes / max_packet_bytes)` slots of one
 //!   maximum packet in block RAM; EE input suspends (`s_axis_tready` low) when every slot is
 //!   used (at most 2^16 − 1) or the packet's VC has no credit.
-//! * Recovery details: the Clear Discard is also repeated every `discard_interval_ui` while
-//!   waiting for Exit Discard (a lost Exit Discard would otherwise stall the sender); Exit
-//!   Discard carries RSEQ, and the sender resends from it. The LLR timer's "3 periods
-//!   unacknowledged" retransmission runs the same Clear/Exit handshake (an implicit sequence
-//!   number forbids a blind go-back). An Init (any state) and Init ACK also move the resend
-//!   point to the peer's RSEQ: after a retrain delivery resumes exactly once. The receiver
-//!   accepts EE packets only when its Init exchange completed (`UP`).
+//! * Resuming exactly once. With implicit sequence numbers a sender may only resume from an
+//!   RSEQ the receiver reported *after* it saw everything sent before the stop, so every resume
+//!   is a round trip answered by epoch: the sender stops EE transmission (bumping its epoch),
+//!   sends a packet carrying the epoch, and resumes from the RSEQ of the answer that echoes it.
+//!   Init exchange: an interface receiving an Init stops and answers Init ACK; the Init's sender
+//!   resumes from that Init ACK's RSEQ if it echoes its epoch, and answers FC, from whose RSEQ
+//!   the first one resumes (Init, Init ACK, FC: the seed's 3-way exchange; the FC enables EE
+//!   packets). Error recovery: Discard stops the sender, its Clear Discard carries the epoch,
+//!   the receiver's Exit Discard echoes it with RSEQ; a stale Exit (answering an earlier Clear)
+//!   is ignored. The Clear Discard is repeated every `discard_interval_ui` while waiting (a lost
+//!   Exit Discard would otherwise stall the sender), and the periodic Discard recovers a lost
+//!   Clear Discard. The LLR timer's "3 periods unacknowledged" retransmission runs the same
+//!   Clear/Exit handshake (a blind go-back would duplicate packets whose ACK was lost). After a
+//!   retrain (`phy_up` low, then high) the Init exchange resumes delivery exactly once. The
+//!   receiver accepts EE packets whenever the link is not down and it is not discarding; any
+//!   packet error (or `phy_error`) starts discarding.
 //!
 //! [`model`] is the cycle-accurate reference model, [`rtl`] the generator.
 

@@ -247,6 +247,7 @@ pub struct Regs {
     pub epoch: u8,
     pub iack_echo: u8,
     pub fc_echo: u8,
+    pub exit_echo: u8,
     // timers
     pub init_cnt: u32,
     pub disc_cnt: u32,
@@ -331,6 +332,7 @@ impl LlrModel {
             epoch: 0,
             iack_echo: 0,
             fc_echo: 0,
+            exit_echo: 0,
             init_cnt: 0,
             disc_cnt: 0,
             clr_cnt: 0,
@@ -592,6 +594,10 @@ impl LlrModel {
             inc[C_DISC_RCVD] = true;
             if c.link != LINK_DOWN {
                 ack_to(&mut n, c.ll.rseq, &mut progressed);
+                if !c.tx_stop {
+                    // A new stop: only an Exit Discard answering a Clear sent from now on counts.
+                    n.epoch = c.epoch.wrapping_add(1);
+                }
                 n.tx_stop = true;
                 n.p_clr = true;
                 n.clr_cnt = cfg.discard_cycles - 1;
@@ -599,13 +605,16 @@ impl LlrModel {
         }
         if got(OP_CLEAR) && c.link != LINK_DOWN {
             n.p_exit = true;
+            n.exit_echo = c.ll.epoch;
+            n.p_disc = false;
             n.rx_disc = false;
             n.dsc = 0;
         }
-        if got(OP_EXIT) && c.link != LINK_DOWN && c.tx_stop {
+        if got(OP_EXIT) && c.link != LINK_DOWN && c.tx_stop && c.ll.echo == c.epoch {
             ack_to(&mut n, c.ll.rseq, &mut progressed);
             n.rewind = true;
             n.tx_stop = false;
+            n.tx_en = true;
         }
 
         // ---------------- RX error: start discarding ----------------
@@ -659,6 +668,7 @@ impl LlrModel {
             if c.send_seq != c.ack_seq && !c.ack_prog && !progressed && !c.tx_stop {
                 if c.stall == 2 {
                     n.stall = 0;
+                    n.epoch = c.epoch.wrapping_add(1);
                     n.tx_stop = true;
                     n.p_clr = true;
                     n.clr_cnt = cfg.discard_cycles - 1;
@@ -776,6 +786,7 @@ impl LlrModel {
                 let echo = match op {
                     OP_INIT_ACK => c.iack_echo,
                     OP_FC => c.fc_echo,
+                    OP_EXIT => c.exit_echo,
                     _ => 0,
                 };
                 let bytes = LlPacket { op, tseq: c.send_seq, rseq: c.rseq, freed, epoch: c.epoch, echo }.encode();
@@ -884,7 +895,7 @@ mod tests {
 
     #[test]
     fn ll_packet_round_trip_and_ecrc_separation() {
-        let p = LlPacket { op: OP_DISCARD, tseq: 0x1234, rseq: 0xFFFE, freed: [1, 2, 3, 4] };
+        let p = LlPacket { op: OP_DISCARD, tseq: 0x1234, rseq: 0xFFFE, freed: [1, 2, 3, 4], epoch: 7, echo: 6 };
         let b = p.encode();
         assert_eq!(LlPacket::decode(&b), Some(p));
         // An intact LL packet fails the ECRC check; an intact 16-byte EE packet fails the LL CRC.

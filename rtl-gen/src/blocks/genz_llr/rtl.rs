@@ -183,6 +183,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ("epoch", 8),
         ("iack_echo", 8),
         ("fc_echo", 8),
+        ("exit_echo", 8),
         ("ll_epoch", 8),
         ("ll_echo", 8),
         ("init_cnt", w_init),
@@ -331,6 +332,13 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         "an Init ACK or FC answering a packet sent since our last stop: resume EE from its RSEQ",
         all(vec![or(got("OP_INIT_ACK"), got("OP_FC")), eq(id("ll_echo"), id("epoch")), id("tx_en").not()]),
     );
+    wire(
+        &mut c,
+        "exit_ok",
+        1,
+        "an Exit Discard answering a Clear Discard sent since our stop: resume from its RSEQ",
+        all(vec![got("OP_EXIT"), ne(id("link"), link_down.clone()), id("tx_stop"), eq(id("ll_echo"), id("epoch"))]),
+    );
     wire(&mut c, "ack_dist", 16, "", sub(id("ll_rseq"), id("ack_seq")));
     wire(&mut c, "ack_ok", 1, "RSEQ lies between the acknowledged point and the send point", le(id("ack_dist"), sub(id("send_seq"), id("ack_seq"))));
     slot_add(&mut c, "ack_slot_new", "ack_slot", id("ack_dist"), 16, sb);
@@ -343,7 +351,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             id("enable"),
             got("OP_ACK"),
             and(got("OP_DISCARD"), ne(id("link"), link_down.clone())),
-            all(vec![got("OP_EXIT"), ne(id("link"), link_down.clone()), id("tx_stop")]),
+            id("exit_ok"),
         ]),
     );
     wire(&mut c, "expiry", 1, "the LLR timer expires", and(eq(id("link"), link_up.clone()), eq(id("llrt_cnt"), dec(w_llrt, 0))));
@@ -380,7 +388,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     for v in (0..4).rev() {
         freed_parts.push(if v < vcs { id(&format!("freed{v}")) } else { dec(8, 0) });
     }
-    wire(&mut c, "tx_echo", 8, "the epoch an Init ACK / FC answers", mux(id("p_iack"), id("iack_echo"), mux(id("p_fc"), id("fc_echo"), dec(8, 0))));
+    wire(&mut c, "tx_echo", 8, "the epoch an Init ACK / FC / Exit Discard answers", mux(id("p_iack"), id("iack_echo"), mux(id("p_fc"), id("fc_echo"), mux(id("p_init"), dec(8, 0), mux(id("p_exit"), id("exit_echo"), dec(8, 0))))));
     let mut body_parts = vec![dec(8, 0), id("tx_echo"), id("epoch")];
     body_parts.extend(freed_parts);
     body_parts.extend([Expr::slice("rseq", 7, 0), Expr::slice("rseq", 15, 8), Expr::slice("send_seq", 7, 0), Expr::slice("send_seq", 15, 8), id("tx_op")]);
@@ -475,11 +483,19 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         got("OP_DISCARD"),
         vec![
             set_id("inc_discards_received", Expr::one()),
-            when(ne(id("link"), link_down.clone()), vec![setn("tx_stop", Expr::one()), setn("p_clr", Expr::one()), setn("clr_cnt", id("DISC_RELOAD"))]),
+            when(
+                ne(id("link"), link_down.clone()),
+                vec![
+                    when(id("tx_stop").not(), vec![setn("epoch", add(id("epoch"), dec(8, 1)))]),
+                    setn("tx_stop", Expr::one()),
+                    setn("p_clr", Expr::one()),
+                    setn("clr_cnt", id("DISC_RELOAD")),
+                ],
+            ),
         ],
     ));
-    s.push(when(and(got("OP_CLEAR"), ne(id("link"), link_down.clone())), vec![setn("p_exit", Expr::one()), setn("rx_disc", Expr::zero()), setn("dsc", dec(w_dsc, 0))]));
-    s.push(when(all(vec![got("OP_EXIT"), ne(id("link"), link_down.clone()), id("tx_stop")]), vec![setn("rewind", Expr::one()), setn("tx_stop", Expr::zero())]));
+    s.push(when(and(got("OP_CLEAR"), ne(id("link"), link_down.clone())), vec![setn("p_exit", Expr::one()), setn("exit_echo", id("ll_epoch")), setn("p_disc", Expr::zero()), setn("rx_disc", Expr::zero()), setn("dsc", dec(w_dsc, 0))]));
+    s.push(when(id("exit_ok"), vec![setn("rewind", Expr::one()), setn("tx_stop", Expr::zero()), setn("tx_en", Expr::one())]));
     s.push(Stmt::Comment("RX error: start discarding (a Discard goes out next cycle).".into()));
     s.push(when(all(vec![id("rx_err"), ne(id("link"), link_down.clone()), id("rx_disc").not()]), vec![setn("rx_disc", Expr::one()), setn("disc_cnt", dec(w_disc, 0))]));
 
@@ -510,6 +526,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
                     eq(id("stall"), dec(2, 2)),
                     vec![
                         setn("stall", dec(2, 0)),
+                        setn("epoch", add(id("epoch"), dec(8, 1))),
                         setn("tx_stop", Expr::one()),
                         setn("p_clr", Expr::one()),
                         setn("clr_cnt", id("DISC_RELOAD")),
@@ -741,7 +758,7 @@ fn slot_add(items: &mut Vec<Item>, out: &str, base: &str, d: Expr, dw: u32, sb: 
 fn notes(cfg: &LlrConfig) -> Vec<String> {
     vec![
         format!("Timers in cycles (UI / ui_per_cycle = {}): Init every {}, Discard and Clear Discard every {}, LLR timer {} cycles.", cfg.ui_per_cycle, cfg.init_cycles, cfg.discard_cycles, cfg.llrt_cycles),
-        "Link-local packet, 16 bytes, byte 0 first, tuser = 1 on every beat: [0] opcode (1 Init, 2 Init ACK, 3 FC, 4 ACK, 5 Discard, 6 Clear Discard, 7 Exit Discard), [1:2] TSEQ MSB first, [3:4] RSEQ MSB first, [5:8] delivered packets per VC mod 256 (credits), [9:11] zero, [12:15] CRC-32/ISO-HDLC of bytes 0-11 XOR 0x4C4C5231, LSB first.".into(),
+        "Link-local packet, 16 bytes, byte 0 first, tuser = 1 on every beat: [0] opcode (1 Init, 2 Init ACK, 3 FC, 4 ACK, 5 Discard, 6 Clear Discard, 7 Exit Discard), [1:2] TSEQ MSB first, [3:4] RSEQ MSB first, [5:8] delivered packets per VC mod 256 (credits), [9] epoch of the sender, [10] echo (the epoch an Init ACK / FC / Exit Discard answers), [11] zero, [12:15] CRC-32/ISO-HDLC of bytes 0-11 XOR 0x4C4C5231, LSB first.".into(),
         "EE packets: whole beats, unchanged on the link (tuser = 0), last 4 bytes the ECRC (CRC-32/ISO-HDLC of the rest, LSB first); VC = byte 0 [vc_bits-1:0] at the receiver.".into(),
         "llr_state: [1:0] 0 down / 1 init / 2 up, [2] EE transmission enabled, [3] receiver discarding, [4] transmitter stopped awaiting Exit Discard.".into(),
         "Latency: an EE packet's last beat on s_axis reaches the link 3 cycles later at the earliest (retry RAM write, visibility register, RAM read); a received EE packet is presented on m_axis 2 cycles after its last beat (commit, visibility; RAM read-first).".into(),

@@ -32,6 +32,8 @@ enum Command {
     /// Verilator co-simulation and link campaigns on the generated RTL.
     #[command(subcommand)]
     Sim(cmd::sim::Command),
+    /// Synthesis, place and route (and bitstream) per module for ECP5/iCE40: utilisation and Fmax.
+    Fpga(cmd::fpga::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::Synth(a) => cmd::synth::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Sim(c) => cmd::sim::run(c),
+        Command::Fpga(a) => cmd::fpga::run(a),
     };
     match result {
         Ok(code) => code,

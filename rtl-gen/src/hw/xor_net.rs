@@ -168,8 +168,12 @@ impl Level {
     }
 }
 
-/// Row `r` as a tree of 6-input XORs: every full level is a set of kept wires, the root is the
-/// returned expression (inverted when the row's constant is 1).
+/// Row `r` as a tree of 6-input XORs: every full level is one kept vector wire (one bit per
+/// 6-input node), the root is the returned expression (inverted when the row's constant is 1).
+///
+/// One vector per level rather than one scalar wire per node: the scalar form (≈6,500 kept
+/// wires for a CRC-32 over 2,048 bits) took Verilator 5.006 over ten minutes to elaborate and
+/// the model it built computed wrong CRCs (Icarus and the Yosys netlist agree with the model).
 fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
     const FAN_IN: usize = 6;
     let mask = net.map.matrix.row(r);
@@ -180,19 +184,24 @@ fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
     }
     let mut level = 0;
     while terms.len() > FAN_IN {
+        let name = format!("{}_r{r}_l{level}", net.name);
+        let nodes = terms.chunks(FAN_IN).filter(|c| c.len() > 1).count();
+        let mut assigns = Vec::new();
+        let mut node = 0;
         terms = terms
             .chunks(FAN_IN)
-            .enumerate()
-            .map(|(g, chunk)| {
+            .map(|chunk| {
                 if chunk.len() == 1 {
                     return chunk[0].clone();
                 }
-                let name = format!("{}_r{r}_l{level}_{g}", net.name);
-                items.push(Item::KeptWire { name: name.clone(), width: 1 });
-                items.push(Item::assign(Expr::id(&name), Expr::XorAll(chunk.to_vec())));
-                Expr::id(&name)
+                let bit = vector_bit(&name, nodes, node);
+                node += 1;
+                assigns.push(Item::assign(bit.clone(), Expr::XorAll(chunk.to_vec())));
+                bit
             })
             .collect();
+        items.push(Item::KeptWire { name, width: nodes as u32 });
+        items.extend(assigns);
         level += 1;
     }
     let root = if terms.len() == 1 { terms.pop().expect("one term") } else { Expr::XorAll(terms) };

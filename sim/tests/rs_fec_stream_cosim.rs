@@ -194,3 +194,27 @@ fn ethernet_streaming_encoders_match_the_model() -> TestResult {
     }
     Ok(())
 }
+
+/// The 400G KP4 of the variants design (P = 128, 5 beats, the last one 32 symbols and 96
+/// padding lanes, RiBM 10 iterations per clock): opt-in, its 2.4 MB decoder takes minutes to
+/// Verilate. Random 0..=2t+1 errors with gaps and stalls, every port every clock.
+#[test]
+#[ignore]
+fn kp4_400g_decoder_matches_the_model() -> TestResult {
+    let bench = Bench::from_design_file(common::workspace().join("rtl-gen/designs/rs_fec_variants.toml"))?;
+    let mut rng = TestRng::for_test("rs_stream_kp4_400g")?;
+    let (mut ls, b) = lockstep(&bench, "kp4_400g", "rs_stream_kp4_400g")?;
+    let t = b.t() as usize;
+    let errors: Vec<usize> = (0..sized(300, 10_000)).map(|i| if i % 3 == 0 { rng.range(0, t as u64) as usize } else { rng.range(0, 2 * t as u64 + 1) as usize }).collect();
+    let (sent, clean) = codewords(&b, &errors, &mut rng);
+    let got = ls.run(&sent, &Traffic { idle: 0.2, stall: 0.2, ..Traffic::default() }, &mut rng)?;
+    assert_eq!(got.len(), sent.len());
+    for ((g, c), &e) in got.iter().zip(&clean).zip(&errors) {
+        if e <= t {
+            assert_eq!(&g.cw, c);
+        }
+    }
+    check(&ls, "kp4_400g");
+    println!("kp4_400g: {} codewords, {} clocks, 0 mismatches", sent.len(), ls.cycle);
+    Ok(())
+}

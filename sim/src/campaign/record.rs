@@ -6,6 +6,7 @@
 
 use super::channel::{ChannelStats, Faults};
 use super::rifl::sweep::{SweepResults, PointRecord};
+use super::genz::campaign::GenzResults;
 use super::rxl::RxlResults;
 use super::CampaignError;
 use rtl_gen::blocks::rxl_endpoint::model::Counters;
@@ -304,6 +305,7 @@ pub fn rxl_csv(records: &[RxlRecord]) -> String {
 pub enum ResultFile {
     Rxl(RxlResults),
     RiflSweep(SweepResults),
+    Genz(GenzResults),
 }
 
 impl ResultFile {
@@ -329,11 +331,19 @@ impl ResultFile {
     pub fn merge(files: Vec<ResultFile>) -> Result<ResultFile, CampaignError> {
         let mut rxl = Vec::new();
         let mut rifl = Vec::new();
+        let mut genz = Vec::new();
         for f in files {
             match f {
                 ResultFile::Rxl(r) => rxl.push(r),
                 ResultFile::RiflSweep(r) => rifl.push(r),
+                ResultFile::Genz(r) => genz.push(r),
             }
+        }
+        if !genz.is_empty() {
+            if !(rxl.is_empty() && rifl.is_empty()) {
+                return Err(CampaignError::Config("cannot merge Gen-Z results with RXL or RIFL sweep results".into()));
+            }
+            return Ok(ResultFile::Genz(GenzResults::merge(genz)?));
         }
         match (rxl.is_empty(), rifl.is_empty()) {
             (false, true) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
@@ -353,6 +363,7 @@ impl ResultFile {
         match self {
             ResultFile::Rxl(r) => r.report(),
             ResultFile::RiflSweep(r) => r.report(),
+            ResultFile::Genz(r) => r.report(),
         }
     }
 
@@ -365,6 +376,12 @@ impl ResultFile {
             ResultFile::RiflSweep(r) => {
                 files.push((format!("{prefix}.csv"), r.csv()));
                 if r.reference().is_some() {
+                    files.push((format!("{prefix}.svg"), r.svg()));
+                }
+            }
+            ResultFile::Genz(r) => {
+                files.push((format!("{prefix}.csv"), r.csv()));
+                if r.shard.is_all() {
                     files.push((format!("{prefix}.svg"), r.svg()));
                 }
             }

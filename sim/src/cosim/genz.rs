@@ -118,6 +118,9 @@ impl LlrNode for TwinInterface {
         self.read_and_compare()?;
         Ok(ready)
     }
+    fn outstanding(&self) -> u64 {
+        self.model.outstanding() as u64
+    }
 }
 
 /// The block a module was generated from.

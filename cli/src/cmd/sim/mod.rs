@@ -197,6 +197,7 @@ impl Outputs {
             let csv = match results {
                 ResultFile::Rxl(r) => rxl_csv(&r.rows()),
                 ResultFile::RiflSweep(r) => r.csv(),
+                ResultFile::Genz(r) => r.csv(),
             };
             write_file(p, &csv).with_context(|| format!("writing {}", p.display()))?;
             written.push(p.display().to_string());
@@ -205,7 +206,9 @@ impl Outputs {
             match results {
                 ResultFile::RiflSweep(r) if r.reference().is_some() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
                 ResultFile::RiflSweep(_) => anyhow::bail!("--svg {}: the results hold no BER-0 reference point (merge every shard first)", p.display()),
-                ResultFile::Rxl(_) => anyhow::bail!("--svg {}: only RIFL sweeps have a plot", p.display()),
+                ResultFile::Genz(r) if r.shard.is_all() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
+                ResultFile::Genz(_) => anyhow::bail!("--svg {}: one shard holds part of the sweep (merge every shard first)", p.display()),
+                ResultFile::Rxl(_) => anyhow::bail!("--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot", p.display()),
             }
             written.push(p.display().to_string());
         }

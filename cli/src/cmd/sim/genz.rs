@@ -13,6 +13,10 @@
 //! fault runs per cable, Init time with and without a lost Init ACK, goodput vs BER per packet
 //! size and cable with recovery time per error, retry-buffer occupancy vs cable length; sharded
 //! and merged (`rtl-gen sim merge`) like `rxl` and `rifl-sweep`.
+//!
+//! `rtl-gen sim genz --compare [--line-gbps R] [--cable-m M] [--sizes N] [--bers LIST]
+//! [--line-us T] [--out PREFIX]`: RIFL, RXL and Gen-Z LLR (models) on one channel
+//! (`rtl_gen_sim::campaign::genz::compare`); writes PREFIX_compare.md / .csv / .svg.
 
 use super::{probability, seed, DesignArgs, Outputs};
 use anyhow::Context;
@@ -68,8 +72,18 @@ pub struct Args {
     pub seed: u64,
     /// Run the figures campaign (fault runs, Init time, goodput vs BER, recovery time,
     /// retry-buffer occupancy) on the built-in figures block instead of one link run.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "compare")]
     pub figures: bool,
+    /// Compare RIFL, RXL and Gen-Z LLR (models) on one channel: goodput vs BER and line time
+    /// lost per error (uses --cable-m, the first of --sizes, --bers, --line-gbps, --line-us).
+    #[arg(long)]
+    pub compare: bool,
+    /// Compare: line rate in Gb/s shared by the three schemes.
+    #[arg(long, default_value_t = 64.0)]
+    pub line_gbps: f64,
+    /// Compare: line time per BER point in µs.
+    #[arg(long, default_value_t = 400.0)]
+    pub line_us: f64,
     /// Figures: EE packet sizes in bytes (multiples of 8, at most 256).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "64,256")]
     pub sizes: Vec<u32>,
@@ -98,6 +112,31 @@ pub struct Args {
     pub shard: Shard,
 }
 
+fn run_compare(a: &Args) -> CmdResult {
+    use rtl_gen_sim::campaign::genz::compare::{compare, csv, svg, table, CompareOptions};
+    use rtl_gen_sim::campaign::record::write_file;
+    if !(a.line_gbps > 0.0 && a.line_gbps <= 10_000.0 && a.line_us >= 1.0 && a.line_us <= 1e7 && a.cable_m >= 0.0 && a.cable_m <= 1000.0) {
+        anyhow::bail!("--line-gbps allowed (0, 10000], --line-us [1, 1e7], --cable-m [0, 1000]");
+    }
+    let size = a.sizes.first().copied().unwrap_or(256);
+    if size < 8 || size % 8 != 0 || size > 256 {
+        anyhow::bail!("--sizes {size}: allowed a multiple of 8 in 8..=256");
+    }
+    let mut o = CompareOptions { line_gbps: a.line_gbps, cable_m: a.cable_m, packet_bytes: size, line_us: a.line_us, seed: a.seed, ..CompareOptions::default() };
+    if let Some(b) = &a.bers {
+        o.bers = b.clone();
+    }
+    let pts = compare(&o, &mut |p| eprintln!("  {} BER {:.2e}: goodput {:.4}, {} events", p.scheme, p.ber, p.goodput, p.events))?;
+    let md = table(&o, &pts);
+    println!("{md}");
+    for (ext, text) in [("md", md.clone()), ("csv", csv(&pts)), ("svg", svg(&o, &pts))] {
+        let path = format!("{}_compare.{ext}", a.out);
+        write_file(std::path::Path::new(&path), &text).with_context(|| format!("writing {path}"))?;
+        println!("wrote {path}");
+    }
+    Ok(if pts.iter().all(|p| p.clean) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
 fn run_figures(a: &Args) -> CmdResult {
     let o = GenzOptions {
         implementation: if a.implementation == Impl::Model { GenzImpl::Model } else { GenzImpl::Rtl },
@@ -123,6 +162,9 @@ fn run_figures(a: &Args) -> CmdResult {
 pub fn run(a: Args) -> CmdResult {
     if a.figures {
         return run_figures(&a);
+    }
+    if a.compare {
+        return run_compare(&a);
     }
     let bench = a.target.bench()?;
     let name = match &a.block {

@@ -6,6 +6,7 @@
 //! packet is delivered exactly once, in order per VC, bit exact.
 
 pub mod campaign;
+pub mod compare;
 
 use crate::campaign::channel::{Channel, ChannelStats, Faults, Frame};
 use crate::SimError;

@@ -126,3 +126,28 @@ fn committed_rifl_sweep_rows_reproduce() {
     let hits: Vec<u64> = rows.iter().map(|l| l.split(',').nth(9).and_then(|v| v.parse().ok()).expect("frames_hit")).collect();
     assert_eq!(hits, [0, 111], "the rows cover the reference and points with frame errors");
 }
+
+/// The Gen-Z LLR campaign (models, small): 3 shards merged equal the single run, every unit
+/// exactly once and in order, and the report names every table.
+#[test]
+fn genz_merge_of_3_shards_equals_the_single_run() {
+    use rtl_gen_sim::campaign::genz::campaign::{self as genz, GenzImpl, GenzOptions};
+    let bench = genz::figures_bench().expect("figures design");
+    let opts = GenzOptions { implementation: GenzImpl::Model, sizes: vec![64], cables_m: vec![10.0], occupancy_cables_m: vec![2.0], bers: vec![1e-5], cycles: 8_000, fault_cycles: 8_000, ..GenzOptions::default() };
+    let single = genz::run(&bench, &opts, Shard::ALL, &mut Progress::hidden()).expect("single run");
+    assert_eq!(single.records.len(), 6, "faults, 2 x init, BER 0, BER 1e-5, occupancy at 2 m");
+    assert!(single.clean(), "{}", single.report());
+    let noisy = &single.records[4];
+    assert!(noisy.beats_hit > 0 && !noisy.recoveries.is_empty() && noisy.goodput(8) < single.records[3].goodput(8), "{noisy:?}");
+    let shards: Vec<ResultFile> = (0..3).map(|k| ResultFile::Genz(genz::run(&bench, &opts, Shard::new(k, 3).expect("shard"), &mut Progress::hidden()).expect("shard run"))).collect();
+    let merged = merge_through_files(shards, "genz");
+    assert_eq!(merged, ResultFile::Genz(single.clone()));
+    let report = merged.report();
+    for t in ["**Faults**", "**Init time**", "**Goodput vs BER**", "**Recovery time per error**", "**Retry-buffer occupancy"] {
+        assert!(report.contains(t), "{t} missing:\n{report}");
+    }
+    // Bad options are named.
+    let bad = GenzOptions { sizes: vec![12], ..opts };
+    let e = genz::run(&bench, &bad, Shard::ALL, &mut Progress::hidden()).unwrap_err().to_string();
+    assert!(e.contains("packet size 12"), "{e}");
+}

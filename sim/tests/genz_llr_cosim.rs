@@ -207,9 +207,10 @@ fn lost_clear_and_exit_discard_are_recovered() {
 fn silent_peer_requests_a_retrain_after_four_periods() {
     let cfg = default_cfg();
     let llrt = cfg.llrt_cycles as u64;
-    // B -> A dies for good after cycle 2000 (until the retrain).
-    let mut hook = |c: u64, dir: usize, _: &mut Beat| !(dir == 1 && (2000..2000 + 5 * llrt).contains(&c));
-    let o = LinkOptions { cycles: 2000 + 6 * llrt, drain_cycles: 3 * llrt, load: 0.05, ..LinkOptions::default() };
+    // B's transmitter goes silent from cycle 2000 for 5 LLR periods: nothing arrives at A and
+    // its PHY reports no error, so only the LLR timer can notice.
+    let o = LinkOptions { cycles: 2000 + 6 * llrt, drain_cycles: 3 * llrt, load: 0.05, silent: Some((1, 2000, 2000 + 5 * llrt)), ..LinkOptions::default() };
+    let mut hook = keep;
     let r = rtl_link(&o, &mut hook);
     assert!(r.clean(), "{r:?}");
     // A hears nothing for 4 LLR periods: one retrain request (B still hears A's ACKs).

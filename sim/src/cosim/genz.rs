@@ -121,6 +121,9 @@ impl LlrNode for TwinInterface {
     fn outstanding(&self) -> u64 {
         self.model.outstanding() as u64
     }
+    fn in_flight(&self) -> u64 {
+        self.model.r.sent_max.wrapping_sub(self.model.r.ack_seq) as u64
+    }
 }
 
 /// The block a module was generated from.

@@ -170,6 +170,11 @@ pub struct GenzRecord {
     pub recoveries: Vec<u64>,
     pub occupancy_sum: u64,
     pub occupancy_max: u64,
+    /// Of the occupancy, packets sent and not yet acknowledged (absent in older result files).
+    #[serde(default)]
+    pub in_flight_sum: u64,
+    #[serde(default)]
+    pub in_flight_max: u64,
     pub first_delivery: [Option<u64>; 2],
     /// RTL/model output differences (0 for the model).
     pub mismatches: u64,
@@ -188,6 +193,10 @@ impl GenzRecord {
     /// Mean unacknowledged packets per end.
     pub fn occupancy_mean(&self) -> f64 {
         self.occupancy_sum as f64 / (2.0 * self.window_cycles.max(1) as f64)
+    }
+    /// Mean sent-and-unacknowledged packets per end.
+    pub fn in_flight_mean(&self) -> f64 {
+        self.in_flight_sum as f64 / (2.0 * self.window_cycles.max(1) as f64)
     }
     pub fn sum(&self, c: usize) -> u64 {
         self.counters[0][c] + self.counters[1][c]
@@ -323,6 +332,8 @@ pub fn run_unit(bench: &Bench, o: &GenzOptions, unit: usize, test: &Unit) -> Res
         recoveries: rep.recoveries,
         occupancy_sum: rep.occupancy_sum.iter().sum(),
         occupancy_max: rep.occupancy_max.into_iter().max().unwrap_or(0),
+        in_flight_sum: rep.in_flight_sum.iter().sum(),
+        in_flight_max: rep.in_flight_max.into_iter().max().unwrap_or(0),
         first_delivery: rep.first_delivery,
         mismatches,
         first_mismatch: first,
@@ -515,7 +526,7 @@ impl GenzResults {
             );
         }
         // Occupancy.
-        s.push_str("\n**Retry-buffer occupancy vs cable length** (BER 0, saturating; unacknowledged EE packets per end):\n\n| packet | cable | delay | mean | max | max bytes | goodput |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+        s.push_str("\n**Retry-buffer occupancy vs cable length** (BER 0, saturating; EE packets per end held in the retry buffer: written and not yet acknowledged, and of them sent at least once):\n\n| packet | cable | delay | held mean | held max | max bytes | sent, unacknowledged: mean | max | goodput |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         let mut occ: Vec<&GenzRecord> = self.records.iter().filter(|r| matches!(r.test, Unit::Goodput { ber, .. } if ber == 0.0)).collect();
         occ.sort_by(|a, b| {
             let key = |r: &GenzRecord| match r.test {
@@ -527,7 +538,7 @@ impl GenzResults {
         });
         for r in occ {
             if let Unit::Goodput { size, cable_m, .. } = r.test {
-                let _ = writeln!(s, "| {size} B | {cable_m} m | {} | {:.1} | {} | {} | {:.4} |", r.delay, r.occupancy_mean(), r.occupancy_max, r.occupancy_max * size as u64, r.goodput(db));
+                let _ = writeln!(s, "| {size} B | {cable_m} m | {} | {:.1} | {} | {} | {:.1} | {} | {:.4} |", r.delay, r.occupancy_mean(), r.occupancy_max, r.occupancy_max * size as u64, r.in_flight_mean(), r.in_flight_max, r.goodput(db));
             }
         }
         let bad = self.records.iter().filter(|r| !r.clean()).count();
@@ -548,7 +559,7 @@ impl GenzResults {
 
     pub fn csv(&self) -> String {
         let db = self.params.data_bytes;
-        let mut s = String::from("unit,kind,size,cable_m,delay,ber,lost_init_ack,cycles,window_cycles,sent,delivered,errors,missing,goodput,bit_errors,beats_hit,bursts,drops,down_periods,retrains,discards_sent,clears_sent,exits_sent,resent,timer_retransmissions,recoveries,recovery_mean,recovery_max,occupancy_mean,occupancy_max,first_delivery_a,first_delivery_b,mismatches\n");
+        let mut s = String::from("unit,kind,size,cable_m,delay,ber,lost_init_ack,cycles,window_cycles,sent,delivered,errors,missing,goodput,bit_errors,beats_hit,bursts,drops,down_periods,retrains,discards_sent,clears_sent,exits_sent,resent,timer_retransmissions,recoveries,recovery_mean,recovery_max,occupancy_mean,occupancy_max,in_flight_mean,in_flight_max,first_delivery_a,first_delivery_b,mismatches\n");
         for r in &self.records {
             let (kind, size, ber, lost) = match r.test {
                 Unit::Faults { .. } => ("faults", 0, 0.0, false),
@@ -559,7 +570,7 @@ impl GenzResults {
             let f = |x: Option<u64>| x.map(|v| v.to_string()).unwrap_or_default();
             let _ = writeln!(
                 s,
-                "{},{kind},{size},{},{},{ber:e},{lost},{},{},{},{},{},{},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{},{:.2},{},{},{},{}",
+                "{},{kind},{size},{},{},{ber:e},{lost},{},{},{},{},{},{},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{},{:.2},{},{:.2},{},{},{},{}",
                 r.unit,
                 r.test.cable_m(),
                 r.delay,
@@ -586,6 +597,8 @@ impl GenzResults {
                 r.recoveries.iter().max().copied().unwrap_or(0),
                 r.occupancy_mean(),
                 r.occupancy_max,
+                r.in_flight_mean(),
+                r.in_flight_max,
                 f(r.first_delivery[0]),
                 f(r.first_delivery[1]),
                 r.mismatches

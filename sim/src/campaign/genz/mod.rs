@@ -49,6 +49,9 @@ pub trait LlrNode {
     /// EE packets in the retry buffer, unacknowledged (the RTL has no port for it: a twin
     /// reports its lockstep model's, which the comparison of every output holds to the RTL).
     fn outstanding(&self) -> u64;
+    /// Of them, packets sent on the link at least once and not yet acknowledged (the rest wait
+    /// in the buffer for their first transmission).
+    fn in_flight(&self) -> u64;
 }
 
 impl LlrNode for LlrModel {
@@ -62,6 +65,9 @@ impl LlrNode for LlrModel {
     }
     fn outstanding(&self) -> u64 {
         LlrModel::outstanding(self) as u64
+    }
+    fn in_flight(&self) -> u64 {
+        self.r.sent_max.wrapping_sub(self.r.ack_seq) as u64
     }
 }
 
@@ -91,12 +97,15 @@ pub struct LinkOptions {
     pub packet_bytes: Option<usize>,
     /// Goodput, occupancy and recovery are measured from this cycle to `cycles`.
     pub window_from: u64,
+    /// A silent transmitter: beats entering the channel of direction `.0` (0: A→B) in cycles
+    /// `.1..` `.2` vanish without a `phy_error` (the PHY sees an idle link, not a loss).
+    pub silent: Option<(usize, u64, u64)>,
     pub seed: u64,
 }
 
 impl Default for LinkOptions {
     fn default() -> Self {
-        LinkOptions { cycles: 20_000, drain_cycles: 60_000, delay: 10, faults: Faults::none(), down: 0.0, down_cycles: 200, retrain_cycles: 100, load: 0.5, m_ready: 1.0, link_ready: 1.0, offer: 0.9, packet_bytes: None, window_from: 0, seed: 1 }
+        LinkOptions { cycles: 20_000, drain_cycles: 60_000, delay: 10, faults: Faults::none(), down: 0.0, down_cycles: 200, retrain_cycles: 100, load: 0.5, m_ready: 1.0, link_ready: 1.0, offer: 0.9, packet_bytes: None, window_from: 0, silent: None, seed: 1 }
     }
 }
 
@@ -130,6 +139,9 @@ pub struct LinkReport {
     /// Unacknowledged EE packets per end, summed over the window's cycles, and the maximum.
     pub occupancy_sum: [u64; 2],
     pub occupancy_max: [u64; 2],
+    /// Sent-and-unacknowledged packets per end, summed over the window's cycles, and the maximum.
+    pub in_flight_sum: [u64; 2],
+    pub in_flight_max: [u64; 2],
     /// Channels A→B and B→A.
     pub channels: [ChannelStats; 2],
 }
@@ -205,6 +217,9 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
                 let k = n.outstanding();
                 rep.occupancy_sum[e] += k;
                 rep.occupancy_max[e] = rep.occupancy_max[e].max(k);
+                let f = n.in_flight();
+                rep.in_flight_sum[e] += f;
+                rep.in_flight_max[e] = rep.in_flight_max[e].max(f);
             }
         }
         // Retrain requests and random link-down periods.
@@ -232,7 +247,8 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
             i.ltx_ready = rng.chance(o.link_ready);
             // Link TX into the channel toward the other end (one channel step per cycle).
             let mut dropped = false;
-            let sent = if outs[e].ltx_valid && i.ltx_ready && phy_up {
+            let muted = o.silent.is_some_and(|(d, from, to)| d == e && (from..to).contains(&cycle));
+            let sent = if outs[e].ltx_valid && i.ltx_ready && phy_up && !muted {
                 let mut beat = Beat { data: outs[e].ltx_data.clone(), last: outs[e].ltx_last, user: outs[e].ltx_user };
                 if hook(cycle, e, &mut beat) {
                     Some(beat)

@@ -129,7 +129,6 @@ fn rtl_link(o: &LinkOptions, hook: &mut Hook) -> LinkReport {
 /// one is answered, then both sides deliver everything.
 #[test]
 fn lost_init_ack_is_recovered_by_the_periodic_init() {
-    let cfg = default_cfg();
     let mut lost = 0;
     let mut hook = |_: u64, dir: usize, bt: &mut Beat| {
         if dir == 0 && lost == 0 && ll_op(bt) == Some(OP_INIT_ACK) {
@@ -153,7 +152,6 @@ fn lost_init_ack_is_recovered_by_the_periodic_init() {
 /// resend; nothing lost or duplicated.
 #[test]
 fn error_mid_stream_runs_the_discard_handshake() {
-    let cfg = default_cfg();
     let mut hit = false;
     let mut hook = |c: u64, dir: usize, bt: &mut Beat| {
         if dir == 0 && c > 1000 && !hit && !bt.user {
@@ -174,7 +172,6 @@ fn error_mid_stream_runs_the_discard_handshake() {
 /// Lost Clear Discard and lost Exit Discard: the periodic Discard / Clear Discard recover.
 #[test]
 fn lost_clear_and_exit_discard_are_recovered() {
-    let cfg = default_cfg();
     for victim in [OP_CLEAR, OP_EXIT] {
             let (mut hit, mut lost) = (false, false);
         let mut hook = |c: u64, dir: usize, bt: &mut Beat| {

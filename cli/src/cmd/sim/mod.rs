@@ -35,7 +35,7 @@ pub enum Command {
     Sue(sue::Args),
     /// Gen-Z LLR link: two genz_llr interfaces (RTL in lockstep with the models, or models)
     /// under bit errors, bursts, drops and link-down periods; exactly-once scoreboard.
-    Genz(genz::Args),
+    Genz(Box<genz::Args>),
 }
 
 pub fn run(c: Command) -> CmdResult {
@@ -45,7 +45,7 @@ pub fn run(c: Command) -> CmdResult {
         Command::RiflSweep(a) => rifl_sweep::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Sue(a) => sue::run(a),
-        Command::Genz(a) => genz::run(a),
+        Command::Genz(a) => genz::run(*a),
     }
 }
 

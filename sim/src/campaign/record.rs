@@ -7,6 +7,7 @@
 use super::channel::{ChannelStats, Faults};
 use super::rifl::sweep::{SweepResults, PointRecord};
 use super::rxl::RxlResults;
+use super::recxl::campaign::RecxlResults;
 use super::CampaignError;
 use rtl_gen::blocks::rxl_endpoint::model::Counters;
 use serde::{Deserialize, Serialize};
@@ -304,6 +305,7 @@ pub fn rxl_csv(records: &[RxlRecord]) -> String {
 pub enum ResultFile {
     Rxl(RxlResults),
     RiflSweep(SweepResults),
+    Recxl(RecxlResults),
 }
 
 impl ResultFile {
@@ -329,11 +331,19 @@ impl ResultFile {
     pub fn merge(files: Vec<ResultFile>) -> Result<ResultFile, CampaignError> {
         let mut rxl = Vec::new();
         let mut rifl = Vec::new();
+        let mut recxl = Vec::new();
         for f in files {
             match f {
                 ResultFile::Rxl(r) => rxl.push(r),
                 ResultFile::RiflSweep(r) => rifl.push(r),
+                ResultFile::Recxl(r) => recxl.push(r),
             }
+        }
+        if !recxl.is_empty() {
+            if !rxl.is_empty() || !rifl.is_empty() {
+                return Err(CampaignError::Config("cannot merge ReCXL results with other campaigns' into one".into()));
+            }
+            return Ok(ResultFile::Recxl(RecxlResults::merge(recxl)?));
         }
         match (rxl.is_empty(), rifl.is_empty()) {
             (false, true) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
@@ -353,6 +363,7 @@ impl ResultFile {
         match self {
             ResultFile::Rxl(r) => r.report(),
             ResultFile::RiflSweep(r) => r.report(),
+            ResultFile::Recxl(r) => r.report(),
         }
     }
 
@@ -362,6 +373,7 @@ impl ResultFile {
         let mut files = vec![(format!("{prefix}.json"), self.to_json()), (format!("{prefix}.md"), self.report())];
         match self {
             ResultFile::Rxl(r) => files.push((format!("{prefix}.csv"), rxl_csv(&r.rows()))),
+            ResultFile::Recxl(r) => files.push((format!("{prefix}.csv"), r.csv())),
             ResultFile::RiflSweep(r) => {
                 files.push((format!("{prefix}.csv"), r.csv()));
                 if r.reference().is_some() {

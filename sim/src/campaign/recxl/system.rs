@@ -107,6 +107,8 @@ pub struct SysOptions {
     pub prefetch: bool,
     pub l_min: u64,
     pub jitter: u64,
+    /// Latency of a CN's messages to itself (its own logging unit, U2).
+    pub local_latency: u64,
     /// Dump period in cycles (0: no dumps).
     pub dump_period: u64,
     /// Extra latency of the dump start message per node (None: random U[0, J] per epoch).
@@ -148,6 +150,7 @@ impl Default for SysOptions {
             prefetch: true,
             l_min: 50,
             jitter: 40,
+            local_latency: 50,
             dump_period: 2_000,
             dump_skew: None,
             detect_delay: 200,
@@ -199,6 +202,7 @@ pub struct Trial {
     pub log_hwm: u64,
     pub dump_beats: u64,
     pub records_dumped: u64,
+    pub records_logged: u64,
     pub rescan_records: u64,
     pub epochs: u64,
     pub store_wait_cycles: u64,
@@ -393,6 +397,9 @@ struct StoreInfo {
     csn: u32,
     commit: Option<u64>,
     val_to: Vec<u32>,
+    /// Cycle each VAL was sent (same order as val_to) and the commit cycle (diagnostics).
+    val_at: Vec<u64>,
+    commit_at: u64,
     msgs: u64,
     bits: u64,
     nacks: u64,
@@ -509,7 +516,9 @@ impl System {
 
     fn send(&mut self, from: Option<u32>, dst: Dst, m: Msg) {
         let local = matches!((from, dst), (Some(a), Dst::Cn(b)) if a == b);
-        let lat = if local { 1 } else { self.o.l_min + self.rng.range(0, self.o.jitter) };
+        // The writer's own unit sits behind its CXL port: its REPL/VAL take one switch traversal
+        // (L_min, no jitter). A 1-cycle local path breaks A1 for the writer's own log (finding).
+        let lat = if local { self.o.local_latency } else { self.o.l_min + self.rng.range(0, self.o.jitter) };
         self.send_at(self.now + lat, dst, m);
     }
 
@@ -614,6 +623,7 @@ impl System {
             self.t.log_hwm = self.t.log_hwm.max(m.counter(ctr::LOG_HWM));
             self.t.dump_beats += m.counter(ctr::BEATS);
             self.t.records_dumped += m.counter(ctr::DUMPED);
+            self.t.records_logged += m.counter(ctr::LOGGED);
             self.t.epochs = self.t.epochs.max(m.epoch() as u64);
         }
         Ok(self.t)
@@ -705,7 +715,7 @@ impl System {
         let tag = core.next_tag & tagm;
         core.next_tag = core.next_tag.wrapping_add(1);
         let degraded = dests.len() < set.nodes.len();
-        self.stores.push(StoreInfo { node: n, line, mask, vals: vals.clone(), csn: 0, commit: None, val_to: Vec::new(), msgs: 0, bits: 0, nacks: 0, straddle: false, degraded });
+        self.stores.push(StoreInfo { node: n, line, mask, vals: vals.clone(), csn: 0, commit: None, val_to: Vec::new(), val_at: Vec::new(), commit_at: 0, msgs: 0, bits: 0, nacks: 0, straddle: false, degraded });
         let e = Entry { id, line, mask, vals, tag, acks: vec![AckSt::NotSent; dests.len()], dests, vals_sent: 0, csn: 0, holding: false, wt_wait: 0, enter: self.now };
         let head = core.sb.is_empty();
         core.sb.push_back(e);
@@ -806,11 +816,23 @@ impl System {
                     }
                 }
                 let csn = self.cn[n as usize].cores[k as usize].sb[0].csn;
-                let d = e.dests[j];
-                self.cn[n as usize].cores[k as usize].sb[0].vals_sent = j + 1;
-                if self.failed.has(d) && self.cn[n as usize].interrupted {
-                    self.stores[e.id].straddle |= !self.stores[e.id].degraded;
-                } else {
+                // One VAL per cycle; VALs to a replica known to have failed are skipped without
+                // taking a cycle (the store commits with the last live VAL).
+                let mut j = j;
+                let mut sent = false;
+                while j < e.dests.len() {
+                    let d = e.dests[j];
+                    let dead = self.failed.has(d) && self.cn[n as usize].interrupted;
+                    if dead {
+                        self.stores[e.id].straddle |= !self.stores[e.id].degraded;
+                        j += 1;
+                        continue;
+                    }
+                    if sent {
+                        break;
+                    }
+                    sent = true;
+                    j += 1;
                     let c = &mut self.cn[n as usize];
                     c.ts[d as usize] = c.ts[d as usize].wrapping_add(1);
                     let tsm = if self.b.ts_bits >= 32 { u32::MAX } else { (1 << self.b.ts_bits) - 1 };
@@ -819,11 +841,13 @@ impl System {
                     self.stores[e.id].msgs += 1;
                     self.stores[e.id].bits += vb;
                     self.stores[e.id].val_to.push(d);
+                    self.stores[e.id].val_at.push(self.now);
                     let words: Vec<(u32, u64)> = (0..self.words as u32).filter(|w| e.mask >> w & 1 == 1).map(|w| (w, e.vals[w as usize])).collect();
                     self.expect.entry((d, n)).or_default().push_back((e.id, words));
                     self.send(Some(n), Dst::Cn(d), Msg::Val { node: n, core: k, tag: e.tag, line: e.line, ts, csn: csn & self.csn_mask() });
                 }
-                if j + 1 < e.dests.len() {
+                self.cn[n as usize].cores[k as usize].sb[0].vals_sent = j;
+                if j < e.dests.len() {
                     continue;
                 }
             }
@@ -841,6 +865,7 @@ impl System {
             c.commits += 1;
             self.commit_seq += 1;
             self.stores[entry.id].commit = Some(self.commit_seq);
+            self.stores[entry.id].commit_at = self.now;
             self.t.commits += 1;
             self.t.store_wait_cycles += self.now - entry.enter;
             self.last_commit = self.now;
@@ -1599,7 +1624,12 @@ impl System {
                 if self.o.jitter >= self.o.l_min {
                     self.t.inversions += inv;
                 } else {
-                    self.t.violations.push(format!("S4: unit {u} logged line {line:#x} out of commit order {h:?}"));
+                    let k = h.windows(2).position(|w| w[0] > w[1]).expect("an inversion");
+                    let (a, b) = (&self.stores[ids[k]], &self.stores[ids[k + 1]]);
+                    self.t.violations.push(format!(
+                        "S4: unit {u} logged line {line:#x} out of commit order {h:?}: store {} (CN {}, VALs {:?} at {:?}, commit {}) before store {} (CN {}, VALs {:?} at {:?}, commit {})",
+                        ids[k], a.node, a.val_to, a.val_at, a.commit_at, ids[k + 1], b.node, b.val_to, b.val_at, b.commit_at
+                    ));
                 }
             }
         }
@@ -1658,8 +1688,10 @@ impl System {
                 }
             }
             // The newest committed word must be the newest dumped one.
+            // The failed CN's partially validated store is not required there: recovery wrote it
+            // to memory, and it may sit in a non-in-charge unit's log only.
             let mut latest: HashMap<(u64, u32), (u64, u64)> = HashMap::new();
-            for s in self.stores.iter().filter(|s| s.commit.is_some()) {
+            for s in self.stores.iter().filter(|s| s.commit.is_some() && !(crashed == Some(s.node) && s.commit_at == 0)) {
                 for w in 0..self.words as u32 {
                     if s.mask >> w & 1 == 1 {
                         let e = latest.entry((s.line, w)).or_insert((0, 0));
@@ -1671,7 +1703,20 @@ impl System {
             }
             for ((l, w), (_, v)) in latest {
                 if dumps.get(&(l, w)) != Some(&v) {
-                    self.t.violations.push(format!("S5: line {l:#x} word {w}: newest dumped {:?}, newest committed {v:#x}", dumps.get(&(l, w))));
+                    let id = self.stores.iter().rposition(|s| s.line == l && s.mask >> w & 1 == 1 && s.vals[w as usize] == v).unwrap_or(0);
+                    let st = &self.stores[id];
+                    let units: Vec<String> = self.cn.iter().enumerate().map(|(u, c)| format!("unit {u} alive {} logged {:?} epoch {} {}", c.alive, self.logged.get(&(u as u32, id)), c.lu.model().epoch(), c.lu.model().describe())).collect();
+                    self.t.violations.push(format!(
+                        "S5: line {l:#x} word {w}: newest dumped {:?}, newest committed {v:#x} (store {id} of CN {} committed at {}, VALs {:?} at {:?}; crash {:?}; in charge {:?}; {})",
+                        dumps.get(&(l, w)),
+                        st.node,
+                        st.commit_at,
+                        st.val_to,
+                        st.val_at,
+                        self.crash_at,
+                        self.shape.map(l, &NodeMask::empty()),
+                        units.join("; ")
+                    ));
                 }
             }
             let _ = seen;

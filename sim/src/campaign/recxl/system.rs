@@ -196,6 +196,8 @@ pub struct Trial {
     /// Hazards counted, not asserted: ambiguous VAL matches (LU counter 7), undecidable merges
     /// (csn_bits = 0), cross-writer log inversions (adversarial fabric, H3).
     pub ambiguous: u64,
+    /// Records logged with another update's data because of an ambiguous match (tag_bits = 0).
+    pub mislogged: u64,
     pub undecidable: u64,
     pub inversions: u64,
     pub row_hwm: u64,
@@ -203,6 +205,12 @@ pub struct Trial {
     pub dump_beats: u64,
     pub records_dumped: u64,
     pub records_logged: u64,
+    /// PENDING rows of the failed CN discarded by live units (LU counter 16).
+    pub discarded: u64,
+    /// REPL_ACKs of the failed replica treated as received at Interrupt (U10).
+    pub forced_acks: u64,
+    /// Home transactions waiting on the failed owner's snoop, aborted and retried (U10).
+    pub retried_rdx: u64,
     pub rescan_records: u64,
     pub epochs: u64,
     pub store_wait_cycles: u64,
@@ -385,6 +393,8 @@ pub struct System {
     recovered_at: Option<u64>,
     rec_state: u8,
     last_commit: u64,
+    /// The last commit: writer, line, cycle.
+    last_commit_by: Option<(u32, u64, u64)>,
     t: Trial,
 }
 
@@ -488,6 +498,7 @@ impl System {
             recovered_at: None,
             rec_state: 0,
             last_commit: 0,
+            last_commit_by: None,
             t: Trial::default(),
         })
     }
@@ -624,6 +635,7 @@ impl System {
             self.t.dump_beats += m.counter(ctr::BEATS);
             self.t.records_dumped += m.counter(ctr::DUMPED);
             self.t.records_logged += m.counter(ctr::LOGGED);
+            self.t.discarded += m.counter(ctr::DISCARDED);
             self.t.epochs = self.t.epochs.max(m.epoch() as u64);
         }
         Ok(self.t)
@@ -719,6 +731,10 @@ impl System {
         let e = Entry { id, line, mask, vals, tag, acks: vec![AckSt::NotSent; dests.len()], dests, vals_sent: 0, csn: 0, holding: false, wt_wait: 0, enter: self.now };
         let head = core.sb.is_empty();
         core.sb.push_back(e);
+        if head {
+            // The watchdog counts from the later of the last commit and this store's arrival.
+            self.last_commit = self.last_commit.max(self.now.saturating_sub(self.o.watchdog / 2));
+        }
         let c = &mut self.cn[n as usize];
         if self.o.prefetch && !matches!(c.cache.get(&line), Some((Line::M, _))) && !c.rdx_pending.contains(&line) {
             c.rdx_pending.insert(line);
@@ -869,9 +885,7 @@ impl System {
             self.t.commits += 1;
             self.t.store_wait_cycles += self.now - entry.enter;
             self.last_commit = self.now;
-            if self.cn[n as usize].cores[k as usize].sb.front().is_some() && v == Variant::Proactive {
-                // The next store is at the head now; NACKed REPLs are re-sent from the head.
-            }
+            self.last_commit_by = Some((n, entry.line, self.now));
         }
     }
 
@@ -990,6 +1004,7 @@ impl System {
                     for e in k.sb.iter_mut() {
                         for (j, d) in e.dests.iter().enumerate() {
                             if failed.has(*d) && e.acks[j] != AckSt::Acked {
+                                self.t.forced_acks += (e.acks[j] == AckSt::Pending) as u64;
                                 e.acks[j] = AckSt::Acked;
                                 self.stores[e.id].straddle = true;
                             }
@@ -1254,6 +1269,12 @@ impl System {
         }
         let s = &self.stores[id];
         if s.line != r.line || w != r.word || v != r.value || (self.b.csn_bits > 0 && s.csn & self.csn_mask() != r.csn) {
+            if self.b.tag_bits == 0 {
+                // H1 without tags: a VAL matched another REPL of the same core and line (the next
+                // store's REPL overtook this VAL in the fabric); counted, not asserted.
+                self.t.mislogged += 1;
+                return;
+            }
             self.t.violations.push(format!("S6: unit {u} logged {:?}, expected store {id} (line {:#x} word {w} value {v:#x} csn {})", r, s.line, s.csn));
             return;
         }
@@ -1341,7 +1362,7 @@ impl System {
             CrashWhen::AcksOutstanding => c.cores.iter().any(|k| k.sb.front().is_some_and(|e| e.vals_sent == 0 && e.acks.contains(&AckSt::Pending))),
             CrashWhen::ReplicaOfInFlight => (0..self.n).any(|w| w != node && self.cn[w as usize].cores.iter().any(|k| k.sb.iter().any(|e| e.dests.iter().zip(&e.acks).any(|(d, a)| *d == node && *a == AckSt::Pending)))),
             CrashWhen::PendingRdX => self.homes.iter().any(|h| h.busy.values().any(|t| t.snoop == Some(node) && t.req != node)),
-            CrashWhen::OwnGroupCommit => self.stores.last().is_some_and(|_| self.stores.iter().rev().take(4).any(|s| s.node == node && s.commit.is_some() && self.shape.is_member(s.line, node) && self.last_commit + 1 == self.now)),
+            CrashWhen::OwnGroupCommit => self.last_commit_by.is_some_and(|(w, line, at)| w == node && at + 1 == self.now && self.shape.is_member(line, node)),
         }
     }
 
@@ -1434,6 +1455,7 @@ impl System {
                 retry.push((*line, t.excl, t.req));
             }
         }
+        self.t.retried_rdx += retry.len() as u64;
         for (line, excl, req) in &retry {
             home.busy.remove(line);
             home.queue.entry(*line).or_default().push_front((*excl, *req));
@@ -1554,6 +1576,34 @@ impl System {
         best.into_iter().map(|(k, (_, v))| (k, v)).collect()
     }
 
+    /// Every dumped record: (unit, epoch, index, line, word, value), complete epochs only.
+    fn dump_records(&self) -> Vec<(u32, u32, usize, u64, u32, u64)> {
+        let rec = self.b.rec() as usize;
+        let mut out = Vec::new();
+        for (u, c) in self.cn.iter().enumerate() {
+            let m = c.lu.model();
+            let mut cur: Vec<Record> = Vec::new();
+            let mut a = Self::region_base(u as u32);
+            while let Some(beat) = c.region.get(&a) {
+                if !beat.get(rec - 1) && beat.field(0, 32) as u32 == TRAILER_MAGIC {
+                    let e = beat.field(32, 32) as u32;
+                    for (i, r) in std::mem::take(&mut cur).into_iter().enumerate() {
+                        out.push((u as u32, e, i, r.line, r.word, r.value));
+                    }
+                } else {
+                    for j in 0..512 / rec {
+                        let r = m.unpack(&beat.slice(j * rec, rec));
+                        if r.valid {
+                            cur.push(r);
+                        }
+                    }
+                }
+                a += 64;
+            }
+        }
+        out
+    }
+
     /// One more dump epoch on the quiet system, so S5 can check the dumps are complete.
     fn final_epoch(&mut self) -> Result<(), CampaignError> {
         if self.o.dump_period == 0 || self.t.violations.iter().any(|v| v.starts_with("S7")) {
@@ -1660,7 +1710,7 @@ impl System {
             }
             if s.degraded {
                 self.t.degraded_stores += 1;
-                self.t.degraded_msgs += s.msgs;
+                self.t.degraded_msgs += s.msgs - 2 * s.nacks;
             } else {
                 self.t.repl_stores += 1;
                 self.t.repl_msgs += s.msgs - 2 * s.nacks;
@@ -1691,21 +1741,33 @@ impl System {
             // The failed CN's partially validated store is not required there: recovery wrote it
             // to memory, and it may sit in a non-in-charge unit's log only.
             let mut latest: HashMap<(u64, u32), (u64, u64)> = HashMap::new();
-            for s in self.stores.iter().filter(|s| s.commit.is_some() && !(crashed == Some(s.node) && s.commit_at == 0)) {
+            let mut partial_words = HashSet::new();
+            for s in self.stores.iter().filter(|s| s.commit.is_some()) {
+                let partial = crashed == Some(s.node) && s.commit_at == 0;
                 for w in 0..self.words as u32 {
                     if s.mask >> w & 1 == 1 {
                         let e = latest.entry((s.line, w)).or_insert((0, 0));
                         if s.commit.expect("committed") >= e.0 {
                             *e = (s.commit.expect("committed"), s.vals[w as usize]);
+                            if partial {
+                                partial_words.insert((s.line, w));
+                            } else {
+                                partial_words.remove(&(s.line, w));
+                            }
                         }
                     }
                 }
             }
             for ((l, w), (_, v)) in latest {
+                if partial_words.contains(&(l, w)) {
+                    continue;
+                }
                 if dumps.get(&(l, w)) != Some(&v) {
                     let id = self.stores.iter().rposition(|s| s.line == l && s.mask >> w & 1 == 1 && s.vals[w as usize] == v).unwrap_or(0);
                     let st = &self.stores[id];
-                    let units: Vec<String> = self.cn.iter().enumerate().map(|(u, c)| format!("unit {u} alive {} logged {:?} epoch {} {}", c.alive, self.logged.get(&(u as u32, id)), c.lu.model().epoch(), c.lu.model().describe())).collect();
+                    let hist: Vec<String> = self.stores.iter().enumerate().filter(|(_, s)| s.line == l && s.mask >> w & 1 == 1).map(|(i, s)| format!("store {i} CN {} commit {:?}@{} value {:#x}", s.node, s.commit, s.commit_at, s.vals[w as usize])).collect();
+                    let dumped: Vec<String> = self.dump_records().into_iter().filter(|d| d.3 == l && d.4 == w).map(|d| format!("unit {} epoch {} idx {} value {:#x}", d.0, d.1, d.2, d.5)).collect();
+                    let units = [format!("history {hist:?}; dumped {dumped:?}")];
                     self.t.violations.push(format!(
                         "S5: line {l:#x} word {w}: newest dumped {:?}, newest committed {v:#x} (store {id} of CN {} committed at {}, VALs {:?} at {:?}; crash {:?}; in charge {:?}; {})",
                         dumps.get(&(l, w)),

@@ -324,7 +324,7 @@ pub fn fetch_cycles(b: &RecxlLoggingUnitBlock, records: u64, queries: u64) -> (u
             i.repl_line = 1 + sent % 997;
             i.repl_mask = 1;
             i.repl_at_head = true;
-            i.repl_tag = (sent as u32) & ((1 << b.tag_bits) - 1).max(0);
+            i.repl_tag = (sent as u32) & ((1u32 << b.tag_bits) - 1);
             sent += 1;
         }
         // Validate the oldest pending row.

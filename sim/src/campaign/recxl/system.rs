@@ -377,7 +377,7 @@ pub struct System {
     golden: HashMap<u64, Vec<u64>>,
     stores: Vec<StoreInfo>,
     commit_seq: u64,
-    expect: HashMap<(u32, u32), VecDeque<(usize, Vec<(u32, u64)>)>>,
+    expect: HashMap<(u32, u32), VecDeque<Expected>>,
     logged: HashMap<(u32, usize), u32>,
     unit_hist: HashMap<(u32, u64), Vec<usize>>,
     // Coordinator.
@@ -416,6 +416,9 @@ struct StoreInfo {
     straddle: bool,
     degraded: bool,
 }
+
+/// A store whose VAL went to a unit: its id and the (word, value) records still to come.
+type Expected = (usize, Vec<(u32, u64)>);
 
 /// Per-message field bits (contract §5.4; §4.4 widths) plus this header, for the traffic figures.
 pub const HEADER_BITS: u64 = 0;
@@ -1340,9 +1343,9 @@ impl System {
                     self.t.partial_applied |= applied;
                     if applied {
                         let g = self.golden.entry(e.line).or_insert_with(|| vec![0; self.words]);
-                        for w in 0..self.words {
+                        for (w, gw) in g.iter_mut().enumerate() {
                             if e.mask >> w & 1 == 1 {
-                                g[w] = e.vals[w];
+                                *gw = e.vals[w];
                             }
                         }
                         self.commit_seq += 1;
@@ -1408,23 +1411,19 @@ impl System {
                     }
                 }
             }
-            2 => {
-                if self.home_resp.len() == self.n as usize {
-                    self.rec_state = 3;
-                    for k in self.live() {
-                        self.send(Some(self.cm), Dst::Cn(k), Msg::RecovEnd);
-                    }
+            2 if self.home_resp.len() == self.n as usize => {
+                self.rec_state = 3;
+                for k in self.live() {
+                    self.send(Some(self.cm), Dst::Cn(k), Msg::RecovEnd);
                 }
             }
-            3 => {
-                if self.recov_resp.len() == self.live().len() {
-                    self.rec_state = 0;
-                    self.recovered_at = Some(self.now);
-                    self.t.recovery_cycles = self.now - self.detect_at.expect("detected");
-                    self.last_commit = self.now;
-                    if self.o.trace {
-                        self.t.trace.push(format!("cycle {:>7}: all RecovEndResp in; recovery took {} cycles", self.now, self.t.recovery_cycles));
-                    }
+            3 if self.recov_resp.len() == self.live().len() => {
+                self.rec_state = 0;
+                self.recovered_at = Some(self.now);
+                self.t.recovery_cycles = self.now - self.detect_at.expect("detected");
+                self.last_commit = self.now;
+                if self.o.trace {
+                    self.t.trace.push(format!("cycle {:>7}: all RecovEndResp in; recovery took {} cycles", self.now, self.t.recovery_cycles));
                 }
             }
             _ => {}

@@ -43,6 +43,7 @@
 pub mod channel;
 pub mod genz;
 pub mod progress;
+pub mod recxl;
 pub mod record;
 pub mod rifl;
 pub mod rxl;

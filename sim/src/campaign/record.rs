@@ -8,6 +8,7 @@ use super::channel::{ChannelStats, Faults};
 use super::rifl::sweep::{SweepResults, PointRecord};
 use super::genz::campaign::GenzResults;
 use super::rxl::RxlResults;
+use super::recxl::campaign::RecxlResults;
 use super::CampaignError;
 use rtl_gen::blocks::rxl_endpoint::model::Counters;
 use serde::{Deserialize, Serialize};
@@ -306,6 +307,7 @@ pub enum ResultFile {
     Rxl(RxlResults),
     RiflSweep(SweepResults),
     Genz(GenzResults),
+    Recxl(RecxlResults),
 }
 
 impl ResultFile {
@@ -332,24 +334,29 @@ impl ResultFile {
         let mut rxl = Vec::new();
         let mut rifl = Vec::new();
         let mut genz = Vec::new();
+        let mut recxl = Vec::new();
         for f in files {
             match f {
                 ResultFile::Rxl(r) => rxl.push(r),
                 ResultFile::RiflSweep(r) => rifl.push(r),
                 ResultFile::Genz(r) => genz.push(r),
+                ResultFile::Recxl(r) => recxl.push(r),
             }
+        }
+        let kinds = [!rxl.is_empty(), !rifl.is_empty(), !genz.is_empty(), !recxl.is_empty()];
+        if kinds.iter().filter(|&&k| k).count() > 1 {
+            return Err(CampaignError::Config("cannot merge results of different campaigns (RXL, RIFL sweep, Gen-Z, ReCXL) into one".into()));
         }
         if !genz.is_empty() {
-            if !(rxl.is_empty() && rifl.is_empty()) {
-                return Err(CampaignError::Config("cannot merge Gen-Z results with RXL or RIFL sweep results".into()));
-            }
             return Ok(ResultFile::Genz(GenzResults::merge(genz)?));
         }
+        if !recxl.is_empty() {
+            return Ok(ResultFile::Recxl(RecxlResults::merge(recxl)?));
+        }
         match (rxl.is_empty(), rifl.is_empty()) {
-            (false, true) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
+            (false, _) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
             (true, false) => Ok(ResultFile::RiflSweep(SweepResults::merge(rifl)?)),
             (true, true) => Err(CampaignError::Config("nothing to merge: no result files".into())),
-            (false, false) => Err(CampaignError::Config("cannot merge RXL and RIFL sweep results into one".into())),
         }
     }
 
@@ -364,6 +371,7 @@ impl ResultFile {
             ResultFile::Rxl(r) => r.report(),
             ResultFile::RiflSweep(r) => r.report(),
             ResultFile::Genz(r) => r.report(),
+            ResultFile::Recxl(r) => r.report(),
         }
     }
 
@@ -373,6 +381,7 @@ impl ResultFile {
         let mut files = vec![(format!("{prefix}.json"), self.to_json()), (format!("{prefix}.md"), self.report())];
         match self {
             ResultFile::Rxl(r) => files.push((format!("{prefix}.csv"), rxl_csv(&r.rows()))),
+            ResultFile::Recxl(r) => files.push((format!("{prefix}.csv"), r.csv())),
             ResultFile::RiflSweep(r) => {
                 files.push((format!("{prefix}.csv"), r.csv()));
                 if r.reference().is_some() {

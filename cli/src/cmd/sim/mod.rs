@@ -5,6 +5,7 @@
 pub mod cosim;
 pub mod genz;
 pub mod merge;
+pub mod recxl;
 pub mod rifl_sweep;
 pub mod rxl;
 pub mod sue;
@@ -36,6 +37,10 @@ pub enum Command {
     /// Gen-Z LLR link: two genz_llr interfaces (RTL in lockstep with the models, or models)
     /// under bit errors, bursts, drops and link-down periods; exactly-once scoreboard.
     Genz(Box<genz::Args>),
+    /// ReCXL multi-node system: store buffers (baseline/parallel/proactive), MESI homes, a
+    /// reordering fabric, logging units, dumps, a random fail-stop crash and the Table I recovery;
+    /// scoreboards S1-S8 per trial (`--figures`: the contract §5.4 figure tables).
+    Recxl(recxl::Args),
 }
 
 pub fn run(c: Command) -> CmdResult {
@@ -46,6 +51,7 @@ pub fn run(c: Command) -> CmdResult {
         Command::Merge(a) => merge::run(a),
         Command::Sue(a) => sue::run(a),
         Command::Genz(a) => genz::run(*a),
+        Command::Recxl(a) => recxl::run(a),
     }
 }
 
@@ -198,6 +204,7 @@ impl Outputs {
                 ResultFile::Rxl(r) => rxl_csv(&r.rows()),
                 ResultFile::RiflSweep(r) => r.csv(),
                 ResultFile::Genz(r) => r.csv(),
+                ResultFile::Recxl(r) => r.csv(),
             };
             write_file(p, &csv).with_context(|| format!("writing {}", p.display()))?;
             written.push(p.display().to_string());
@@ -208,7 +215,7 @@ impl Outputs {
                 ResultFile::RiflSweep(_) => anyhow::bail!("--svg {}: the results hold no BER-0 reference point (merge every shard first)", p.display()),
                 ResultFile::Genz(r) if r.shard.is_all() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
                 ResultFile::Genz(_) => anyhow::bail!("--svg {}: one shard holds part of the sweep (merge every shard first)", p.display()),
-                ResultFile::Rxl(_) => anyhow::bail!("--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot", p.display()),
+                ResultFile::Rxl(_) | ResultFile::Recxl(_) => anyhow::bail!("--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot", p.display()),
             }
             written.push(p.display().to_string());
         }

@@ -173,3 +173,47 @@ pub fn table(rows: &[SynthRow]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 64 × 36 RAM (one write port, registered read) behind a 36-bit XOR-reduced output:
+    /// the block-RAM flow keeps the RAM out of the LUT and flip-flop counts and measures the
+    /// depth from its read port; the full flow turns it into 2,304 flip-flops and a 64-way
+    /// read multiplexer (a deeper stage before the read register).
+    const RAM: &str = "module ramtop(input wire clk, input wire we, input wire [5:0] wa, input wire [5:0] ra, input wire [35:0] d, output reg q);
+    reg [35:0] mem [0:63];
+    reg [35:0] rd;
+    always @(posedge clk) begin
+        if (we) mem[wa] <= d;
+        rd <= mem[ra];
+        q <= ^rd;
+    end
+endmodule
+";
+
+    fn synth_ram(flow: Flow) -> SynthRow {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("ramtop.v");
+        std::fs::write(&file, RAM).expect("write");
+        let (ok, log) = run(Command::new("yosys").args(["-p", &script(&[file.display().to_string()], "ramtop", flow)])).expect("yosys installed");
+        assert!(ok, "{log}");
+        parse_log("ramtop", flow, &log, 0.0)
+    }
+
+    #[test]
+    fn bram_flow_maps_the_memory_to_block_ram_and_cuts_the_depth_there() {
+        let bram = synth_ram(Flow::Bram);
+        assert_eq!(bram.block_rams, 1, "{bram:?}");
+        // The XOR of 36 bits from the RAM's read port to q: ⌈log6 36⌉ = 2 levels, 3 as ABC
+        // maps it (Yosys 0.23).
+        assert!((2..=3).contains(&bram.lut_depth), "{bram:?}");
+        assert!(bram.ffs <= 40, "{bram:?}");
+        let full = synth_ram(Flow::Full);
+        assert_eq!(full.block_rams, 0);
+        assert!(full.ffs >= 64 * 36, "the full flow flattens the RAM: {full:?}");
+        assert!(full.lut_depth > bram.lut_depth, "the read multiplexer: {full:?}");
+        assert!(table(&[bram]).contains("| bram |"));
+    }
+}

@@ -1,4 +1,4 @@
-//! `rtl-gen synth [DIR] [--module M]… [--json FILE] [-j N] [--flow auto|full|fast]`
+//! `rtl-gen synth [DIR] [--module M]… [--json FILE] [-j N] [--flow auto|full|fast|bram]`
 
 use super::CmdResult;
 use anyhow::Context;
@@ -20,7 +20,8 @@ pub struct Selection {
     pub jobs: Option<u16>,
     /// LUT-mapping flow: `full` (ABC's optimising script), `fast` (`synth -noabc; abc -lut 6
     /// -fast`, for multi-megabyte modules) or `auto`: fast for modules over 1 MiB of Verilog
-    /// (the KP4 encoder, the KR4/KP4 decoders of the default design), full otherwise.
+    /// (the KP4 encoder, the KR4/KP4 decoders of the default design), full otherwise; `bram`:
+    /// full with memories mapped to 7-series block RAM first (the streaming RS decoders).
     #[arg(long, value_enum, default_value_t = FlowArg::Auto)]
     pub flow: FlowArg,
 }
@@ -39,6 +40,7 @@ pub enum FlowArg {
     Auto,
     Full,
     Fast,
+    Bram,
 }
 
 impl FlowArg {
@@ -47,6 +49,7 @@ impl FlowArg {
             FlowArg::Auto => synth::Flow::auto(tree, manifest, module),
             FlowArg::Full => synth::Flow::Full,
             FlowArg::Fast => synth::Flow::Fast,
+            FlowArg::Bram => synth::Flow::Bram,
         }
     }
 }

@@ -443,7 +443,12 @@ pub fn table(rows: &[FpgaRow]) -> String {
             r.seconds.pnr
         ));
     }
-    s.push_str("(c): combinational module, measured between the wrapper's input and output registers. Counts include the wrapper.\n");
+    if rows.iter().any(|r| r.combinational) {
+        s.push_str("(c): combinational module, measured between the wrapper's input and output registers.\n");
+    }
+    if rows.iter().any(|r| r.wrapper_ffs > 0) {
+        s.push_str("Counts include the measurement wrapper (its flip-flops: `wrapper_ffs` in the JSON).\n");
+    }
     for r in rows.iter().filter(|r| !r.fits) {
         s.push_str(&format!("{}: {}\n", r.module, r.note));
     }

@@ -14,7 +14,7 @@
 //! The cycle-accurate reference model is [`model::PackerModel`].
 
 pub mod model;
-mod rtl;
+pub(crate) mod rtl;
 
 use crate::blocks::sue::{SueCommon, COMMON_FIELDS, MAX_STORAGE_BYTES};
 use crate::blocks::{Block, BlockKind, GeneratedModule};

@@ -11,7 +11,7 @@ use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
 use crate::math::gf2::BitVec;
 
 /// `{w{b}}`: one bit replicated.
-fn rep(w: u32, b: Expr) -> Expr {
+pub(crate) fn rep(w: u32, b: Expr) -> Expr {
     if w == 1 {
         b
     } else {
@@ -20,7 +20,7 @@ fn rep(w: u32, b: Expr) -> Expr {
 }
 
 /// `x` (`from` bits) resized to `to` bits: zero-extended or its low bits.
-fn resize(x: &str, from: u32, to: u32) -> Expr {
+pub(crate) fn resize(x: &str, from: u32, to: u32) -> Expr {
     if to >= from {
         zext(id(x), from, to)
     } else {
@@ -29,14 +29,14 @@ fn resize(x: &str, from: u32, to: u32) -> Expr {
 }
 
 /// The OR of `value_q{i}` (each `w` bits) selected by one-hot bit `oh[i]` (an AND-OR mux).
-fn onehot_mux(oh: &str, n: u32, values: impl Fn(u32) -> String, w: u32) -> Expr {
+pub(crate) fn onehot_mux(oh: &str, n: u32, values: impl Fn(u32) -> String, w: u32) -> Expr {
     let terms: Vec<Expr> = (0..n).map(|i| Expr::and(id(&values(i)), rep(w, bit_of(oh, n, i)))).collect();
     terms.into_iter().reduce(Expr::or).expect("n >= 1")
 }
 
 /// Binary index of a one-hot (or zero) vector `oh` of `n` bits, as `w`-bit wire `out`: bit j is
 /// the parity of the one-hot bits whose index has bit j set (an OR, since at most one is set).
-fn encode(items: &mut Vec<Item>, out: &str, oh: &str, n: u32, w: u32, doc: &str) {
+pub(crate) fn encode(items: &mut Vec<Item>, out: &str, oh: &str, n: u32, w: u32, doc: &str) {
     items.push(Item::wire(out, w, doc));
     for j in 0..w {
         let mut mask = BitVec::zeros(n as usize);
@@ -52,7 +52,7 @@ fn encode(items: &mut Vec<Item>, out: &str, oh: &str, n: u32, w: u32, doc: &str)
 
 /// Round robin over `n` requests `req` after pointer `ptr` (`clog2(n)` bits): the first request
 /// above the pointer, else the lowest; one-hot `<pfx>_oh` and index `<pfx>_idx`.
-fn round_robin(items: &mut Vec<Item>, pfx: &str, req: &str, n: u32, ptr: Expr) {
+pub(crate) fn round_robin(items: &mut Vec<Item>, pfx: &str, req: &str, n: u32, ptr: Expr) {
     let pw = clog2(n as u64);
     let above: Vec<Expr> = (0..n).rev().map(|i| if i == 0 { dec(1, 0) } else { lt(ptr.clone(), dec(pw, i as u64)) }).collect();
     wire(items, &format!("{pfx}_hi"), n, "requests above the pointer", Expr::and(id(req), cat(above)));

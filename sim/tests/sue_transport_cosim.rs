@@ -54,15 +54,17 @@ const CYCLES: usize = 24_000;
 fn run(link: &mut TransportLink, rng: &mut TestRng, cycles: u64) -> TestResult {
     let m = link.b.common.max_cmds() as u64;
     let v = link.b.common.num_vc as u64;
+    let x = link.b.common.num_xpu as usize;
     for cyc in 0..cycles {
         let phase = (cyc / 3000) % 3;
-        for src in 0..2 {
+        for src in 0..x {
             if link.pending_offers(src) < 2 && rng.chance(0.08) {
                 if rng.chance(0.02) {
                     link.offer_bad(rng, src);
                 } else {
                     let (vc, n) = (rng.range(0, v - 1) as usize, rng.range(1, m) as usize);
-                    link.offer(rng, src, 1 - src, vc, n);
+                    let dst = (src + 1 + rng.range(0, x as u64 - 2) as usize) % x;
+                    link.offer(rng, src, dst, vc, n);
                 }
             }
         }
@@ -75,11 +77,16 @@ fn run(link: &mut TransportLink, rng: &mut TestRng, cycles: u64) -> TestResult {
         link.step(rng, 1.0, 1.0, 0.0)?;
         n += 1;
     }
+    // The last completion pulse shows the cycle after the ACK that made the link quiet.
+    for _ in 0..2 {
+        link.step(rng, 1.0, 1.0, 0.0)?;
+    }
     let c = link.cycle;
     link.tally.compare(c, "scoreboard: everything delivered and acknowledged after draining", true, link.quiet());
-    for src in 0..2 {
-        let dst = 1 - src;
-        link.tally.compare(c, "scoreboard: completions = commands offered", link.offered[src][dst], link.completed(src, dst));
+    for src in 0..x {
+        for dst in (0..x).filter(|&d| d != src) {
+            link.tally.compare(c, "scoreboard: completions = commands offered", link.offered[src][dst], link.completed(src, dst));
+        }
     }
     Ok(())
 }
@@ -142,5 +149,45 @@ fn a_broken_transport_model_is_caught() -> TestResult {
     let first = link.tally.first.clone().expect("a model ACKing every PDU was accepted");
     println!("broken model caught: {first:?}");
     assert!(link.tally.mismatches > 0 && (first.port.starts_with("m_axis_tx") || first.port.starts_with("cnt_tx")), "{first:?}");
+    Ok(())
+}
+
+/// Three XPUs, three VCs, PSN spaces per {destination, VC}, 32-byte beats, three-beat commands,
+/// CRC-32C, partition check, max_retries 2: lockstep under the same lossy traffic; then the link
+/// dies and XPU 0 declares its peers down after three timeouts in a row.
+const DESIGN_VC: &str = r#"
+[design]
+name = "sue_tpv_test"
+"#;
+
+fn tpv(name: &str, local: u32) -> String {
+    format!(
+        "[[blocks]]\nkind = \"sue_transport\"\nname = \"{name}\"\nlocal_xpuid = {local}\ndata_bytes = 32\ncmd_bytes = 96\nnum_xpu = 3\nnum_vc = 3\nmax_pack_bytes = 384\nwindow = 3\npsn_scope = \"dest_vc\"\nrto_cycles = 500\nmax_retries = 2\nack_coalesce = 1\nnack_timeout_cycles = 200\nrcrc = \"crc32c\"\npartition = 5\npartition_check = true\nrx_buf_bytes_per_vc = 1152\n"
+    )
+}
+
+#[test]
+fn sue_transport_dest_vc_three_xpus_matches_the_model() -> TestResult {
+    let text = format!("{DESIGN_VC}\n{}\n{}\n{}", tpv("tv0", 0), tpv("tv1", 1), tpv("tv2", 2));
+    let bench = Bench::from_toml(&text, "sue_transport_cosim_vc")?;
+    let b = bench.block::<SueTransportBlock>("tv0")?;
+    let peers = vec![bench.block::<SueTransportBlock>("tv1")?.clone(), bench.block::<SueTransportBlock>("tv2")?.clone()];
+    let faults = LinkFaults { drop: 0.01, corrupt: 0.01, frame_err: 0.005, latency: 20 };
+    let mut rng = TestRng::for_test("sue_transport_dest_vc")?;
+    let mut link = TransportLink::new(&bench, b, &peers, faults, "sue_transport_dest_vc")?;
+    run(&mut link, &mut rng, scaled(CYCLES / 2) as u64)?;
+    assert_eq!(link.tally.mismatches, 0, "first mismatch {:?} (seed {:#x})", link.tally.first, rng.seed());
+    println!("dest_vc: {} cycles, {} commands delivered, {} dropped, {} corrupted, retx {}", link.cycle, link.delivered, link.dropped, link.corrupted, link.model(0).counter(k::TX_RETX));
+    assert!(link.delivered > 500 && link.model(0).counter(k::TX_RETX) > 0);
+    // The link dies: XPU 0 gives up on XPU 2 after max_retries + 1 timeouts.
+    link.faults.drop = 1.0;
+    link.offer(&mut rng, 0, 2, 1, 1);
+    for _ in 0..3000 {
+        link.step(&mut rng, 1.0, 1.0, 0.0)?;
+    }
+    assert_eq!(link.tally.mismatches, 0, "first mismatch {:?}", link.tally.first);
+    let o = link.model(0).outputs(&Default::default());
+    assert!(o.peer_down[2] && !o.peer_down[0], "peer_down {:?}", o.peer_down);
+    assert!(link.model(0).counter(k::TX_RTO) >= 3);
     Ok(())
 }

@@ -5,13 +5,20 @@
 use rtl_gen::config::Design;
 
 fn transport(fields: &str) -> String {
-    format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_transport\"\nname = \"tp\"\n{fields}\n")
+    format!(
+        "[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_transport\"\nname = \"tp\"\n{fields}\n"
+    )
 }
 
 fn refused(text: &str, fragments: &[&str]) {
-    let err = Design::parse(text, "bad.toml").expect_err(&format!("accepted a bad design:\n{text}")).to_string();
+    let err = Design::parse(text, "bad.toml")
+        .expect_err(&format!("accepted a bad design:\n{text}"))
+        .to_string();
     for f in fragments {
-        assert!(err.contains(f), "error `{err}` does not mention `{f}`\n--- design ---\n{text}");
+        assert!(
+            err.contains(f),
+            "error `{err}` does not mention `{f}`\n--- design ---\n{text}"
+        );
     }
 }
 
@@ -19,12 +26,23 @@ fn refused(text: &str, fragments: &[&str]) {
 fn defaults_parse() {
     let d = Design::parse(&transport(""), "good.toml").expect("the defaults are valid");
     assert_eq!(d.blocks.len(), 1);
-    Design::parse(&transport("psn_scope = \"dest_vc\"\nrcrc = \"crc32c\"\npartition_check = true"), "good.toml").expect("options are valid");
+    Design::parse(
+        &transport("psn_scope = \"dest_vc\"\nrcrc = \"crc32c\"\npartition_check = true"),
+        "good.toml",
+    )
+    .expect("options are valid");
 }
 
 #[test]
 fn row4_local_xpuid_not_below_num_xpu() {
-    refused(&transport("num_xpu = 4\nlocal_xpuid = 4"), &["block `tp`", "(kind sue_transport)", "field `local_xpuid` = 4 must be below num_xpu (4); allowed 0..=3"]);
+    refused(
+        &transport("num_xpu = 4\nlocal_xpuid = 4"),
+        &[
+            "block `tp`",
+            "(kind sue_transport)",
+            "field `local_xpuid` = 4 must be below num_xpu (4); allowed 0..=3",
+        ],
+    );
 }
 
 #[test]
@@ -42,7 +60,10 @@ fn row6_ack_delay_not_below_rto() {
 
 #[test]
 fn row7_ack_vc_not_a_vc() {
-    refused(&transport("num_vc = 2\nack_vc = 2"), &["field `ack_vc` = 2 must name an existing VC; allowed 0..=1"]);
+    refused(
+        &transport("num_vc = 2\nack_vc = 2"),
+        &["field `ack_vc` = 2 must name an existing VC; allowed 0..=1"],
+    );
 }
 
 #[test]
@@ -63,10 +84,28 @@ fn row9_retransmission_storage_over_16_mib() {
 
 #[test]
 fn shared_rows_apply_to_the_transport() {
-    refused(&transport("num_xpu = 2048"), &["field `num_xpu` = 2048 is out of range", "allowed 2..=1024 (the RH xpuid is 10 bits)"]);
-    refused(&transport("data_bytes = 24"), &["field `data_bytes` = 24 is not allowed", "allowed 8, 16, 32, 64, 128"]);
-    refused(&transport("max_pack_bytes = 8192"), &["field `max_pack_bytes` = 8192 is out of range"]);
-    refused(&transport("num_vc = 5"), &["field `num_vc` = 5 is out of range", "allowed 1..=4"]);
+    refused(
+        &transport("num_xpu = 2048"),
+        &[
+            "field `num_xpu` = 2048 is out of range",
+            "allowed 2..=1024 (the RH xpuid is 10 bits)",
+        ],
+    );
+    refused(
+        &transport("data_bytes = 24"),
+        &[
+            "field `data_bytes` = 24 is not allowed",
+            "allowed 8, 16, 32, 64, 128",
+        ],
+    );
+    refused(
+        &transport("max_pack_bytes = 8192"),
+        &["field `max_pack_bytes` = 8192 is out of range"],
+    );
+    refused(
+        &transport("num_vc = 5"),
+        &["field `num_vc` = 5 is out of range", "allowed 1..=4"],
+    );
 }
 
 #[test]
@@ -76,17 +115,50 @@ fn data_bytes_8_not_supported_by_this_version() {
 
 #[test]
 fn field_ranges() {
-    refused(&transport("rto_cycles = 10"), &["field `rto_cycles` = 10 is out of range", "64..=16777215"]);
-    refused(&transport("version = 4"), &["field `version` = 4 is out of range", "0..=3"]);
-    refused(&transport("partition = 1024"), &["field `partition` = 1024 is out of range", "0..=1023"]);
-    refused(&transport("rcrc = \"crc16\""), &["field `rcrc` = \"crc16\" is not allowed", "crc32"]);
-    refused(&transport("psn_scope = \"vc\""), &["field `psn_scope` = \"vc\" is not allowed", "dest_vc"]);
-    refused(&transport("window = 0"), &["field `window` = 0 is out of range", "1..=1024"]);
-    refused(&transport("max_retries = 256"), &["field `max_retries` = 256 is out of range", "0..=255"]);
-    refused(&transport("nack_timeout_cycles = 3"), &["field `nack_timeout_cycles` = 3 is out of range", "16..=65535"]);
+    refused(
+        &transport("rto_cycles = 10"),
+        &["field `rto_cycles` = 10 is out of range", "64..=16777215"],
+    );
+    refused(
+        &transport("version = 4"),
+        &["field `version` = 4 is out of range", "0..=3"],
+    );
+    refused(
+        &transport("partition = 1024"),
+        &["field `partition` = 1024 is out of range", "0..=1023"],
+    );
+    refused(
+        &transport("rcrc = \"crc16\""),
+        &["field `rcrc` = \"crc16\" is not allowed", "crc32"],
+    );
+    refused(
+        &transport("psn_scope = \"vc\""),
+        &["field `psn_scope` = \"vc\" is not allowed", "dest_vc"],
+    );
+    refused(
+        &transport("window = 0"),
+        &["field `window` = 0 is out of range", "1..=1024"],
+    );
+    refused(
+        &transport("max_retries = 256"),
+        &["field `max_retries` = 256 is out of range", "0..=255"],
+    );
+    refused(
+        &transport("nack_timeout_cycles = 3"),
+        &[
+            "field `nack_timeout_cycles` = 3 is out of range",
+            "16..=65535",
+        ],
+    );
 }
 
 #[test]
 fn rx_pause_bytes_over_the_buffer() {
-    refused(&transport("max_pack_bytes = 1024\nrx_buf_bytes_per_vc = 4096\nrx_pause_bytes = 8192"), &["field `rx_pause_bytes` = 8192 is out of range", "allowed 0 (auto) or 1024..=4096 (max_pack_bytes..=rx_buf_bytes_per_vc)"]);
+    refused(
+        &transport("max_pack_bytes = 1024\nrx_buf_bytes_per_vc = 4096\nrx_pause_bytes = 8192"),
+        &[
+            "field `rx_pause_bytes` = 8192 is out of range",
+            "allowed 0 (auto) or 1024..=4096 (max_pack_bytes..=rx_buf_bytes_per_vc)",
+        ],
+    );
 }

@@ -22,9 +22,16 @@ const CYCLES: usize = 20_000;
 
 #[test]
 fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
-    let text = format!("[design]\nname = \"sue_ep_test\"\n{}\n{}", ep("ea", 0), ep("eb", 1));
+    let text = format!(
+        "[design]\nname = \"sue_ep_test\"\n{}\n{}",
+        ep("ea", 0),
+        ep("eb", 1)
+    );
     let bench = Bench::from_toml(&text, "sue_endpoint_cosim")?;
-    let blocks = vec![bench.block::<SueEndpointBlock>("ea")?.clone(), bench.block::<SueEndpointBlock>("eb")?.clone()];
+    let blocks = vec![
+        bench.block::<SueEndpointBlock>("ea")?.clone(),
+        bench.block::<SueEndpointBlock>("eb")?.clone(),
+    ];
     let mut rng = TestRng::for_test("sue_endpoint_link")?;
     let mut link = EndpointLink::new(&bench, &blocks, "sue_endpoint_link")?;
     link.drop = 0.02;
@@ -50,11 +57,27 @@ fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
         link.step(&mut rng, 1.0, 1.0, 0.0)?;
     }
     let c = link.cycle;
-    link.tally.compare(c, "scoreboard: everything delivered and acknowledged after draining", true, link.quiet());
+    link.tally.compare(
+        c,
+        "scoreboard: everything delivered and acknowledged after draining",
+        true,
+        link.quiet(),
+    );
     for src in 0..2 {
-        link.tally.compare(c, "scoreboard: completions = commands accepted", link.accepted[src][1 - src], link.completed(src, 1 - src));
+        link.tally.compare(
+            c,
+            "scoreboard: completions = commands accepted",
+            link.accepted[src][1 - src],
+            link.completed(src, 1 - src),
+        );
     }
-    assert_eq!(link.tally.mismatches, 0, "first mismatch {:?} (seed {:#x})", link.tally.first, rng.seed());
+    assert_eq!(
+        link.tally.mismatches,
+        0,
+        "first mismatch {:?} (seed {:#x})",
+        link.tally.first,
+        rng.seed()
+    );
     let a = &link.model(0).tp;
     println!(
         "sue_endpoint x2: {} cycles, {} commands delivered in {} data PDUs ({:.2} commands/PDU, largest payload {} bytes); endpoint 0: retx {}, NACKs {}, RTO {}, crc err {}, frame err {}",
@@ -69,7 +92,10 @@ fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
         a.counter(k::RX_CRC_ERR),
         a.counter(k::RX_FRAME_ERR)
     );
-    assert!(link.delivered > 2000 && link.cmds_in_pdus > link.pdus, "traffic flowed and packed");
+    assert!(
+        link.delivered > 2000 && link.cmds_in_pdus > link.pdus,
+        "traffic flowed and packed"
+    );
     assert!(a.counter(k::TX_RETX) > 0 && a.counter(k::RX_CRC_ERR) > 0);
     Ok(())
 }

@@ -10,7 +10,7 @@ mod common;
 use common::{scaled, TestResult};
 use rtl_gen::blocks::sue_transport::model::k;
 use rtl_gen::blocks::sue_transport::SueTransportBlock;
-use rtl_gen_sim::cosim::sue_transport::{LinkFaults, TransportLink};
+use rtl_gen_sim::cosim::sue_transport::{random_traffic, LinkFaults, TransportLink};
 use rtl_gen_sim::{Bench, TestRng};
 
 const DESIGN: &str = r#"
@@ -52,42 +52,7 @@ nack_timeout_cycles = 120
 const CYCLES: usize = 24_000;
 
 fn run(link: &mut TransportLink, rng: &mut TestRng, cycles: u64) -> TestResult {
-    let m = link.b.common.max_cmds() as u64;
-    let v = link.b.common.num_vc as u64;
-    let x = link.b.common.num_xpu as usize;
-    for cyc in 0..cycles {
-        let phase = (cyc / 3000) % 3;
-        for src in 0..x {
-            if link.pending_offers(src) < 2 && rng.chance(0.08) {
-                if rng.chance(0.02) {
-                    link.offer_bad(rng, src);
-                } else {
-                    let (vc, n) = (rng.range(0, v - 1) as usize, rng.range(1, m) as usize);
-                    let dst = (src + 1 + rng.range(0, x as u64 - 2) as usize) % x;
-                    link.offer(rng, src, dst, vc, n);
-                }
-            }
-        }
-        let (txr, cmdr) = [(1.0, 1.0), (0.6, 0.5), (0.9, 0.2)][phase as usize];
-        link.step(rng, txr, cmdr, 0.05)?;
-    }
-    // Drain: no new work, outputs open, the channel still lossy.
-    let mut n = 0;
-    while !link.quiet() && n < 200_000 {
-        link.step(rng, 1.0, 1.0, 0.0)?;
-        n += 1;
-    }
-    // The last completion pulse shows the cycle after the ACK that made the link quiet.
-    for _ in 0..2 {
-        link.step(rng, 1.0, 1.0, 0.0)?;
-    }
-    let c = link.cycle;
-    link.tally.compare(c, "scoreboard: everything delivered and acknowledged after draining", true, link.quiet());
-    for src in 0..x {
-        for dst in (0..x).filter(|&d| d != src) {
-            link.tally.compare(c, "scoreboard: completions = commands offered", link.offered[src][dst], link.completed(src, dst));
-        }
-    }
+    random_traffic(link, rng, cycles)?;
     Ok(())
 }
 
@@ -96,11 +61,22 @@ fn sue_transport_lossy_link_matches_the_model() -> TestResult {
     let bench = Bench::from_toml(DESIGN, "sue_transport_cosim")?;
     let b = bench.block::<SueTransportBlock>("tp0")?;
     let peer = bench.block::<SueTransportBlock>("tp1")?.clone();
-    let faults = LinkFaults { drop: 0.02, corrupt: 0.02, frame_err: 0.01, latency: 12 };
+    let faults = LinkFaults {
+        drop: 0.02,
+        corrupt: 0.02,
+        frame_err: 0.01,
+        latency: 12,
+    };
     let mut rng = TestRng::for_test("sue_transport_lossy")?;
     let mut link = TransportLink::new(&bench, b, &[peer], faults, "sue_transport_lossy")?;
     run(&mut link, &mut rng, scaled(CYCLES) as u64)?;
-    assert_eq!(link.tally.mismatches, 0, "first mismatch {:?} (seed {:#x})", link.tally.first, rng.seed());
+    assert_eq!(
+        link.tally.mismatches,
+        0,
+        "first mismatch {:?} (seed {:#x})",
+        link.tally.first,
+        rng.seed()
+    );
     let m = link.model(0);
     let kc = |i| m.counter(i);
     println!(
@@ -122,7 +98,16 @@ fn sue_transport_lossy_link_matches_the_model() -> TestResult {
         kc(k::TX_PIGGY_ACK),
     );
     assert!(link.delivered > 1000, "traffic flowed");
-    for (name, i) in [("retx", k::TX_RETX), ("nack", k::TX_NACK_RCVD), ("crc", k::RX_CRC_ERR), ("frame", k::RX_FRAME_ERR), ("gap", k::RX_GAP), ("pdu_err", k::TX_PDU_ERR), ("piggy ack", k::TX_PIGGY_ACK), ("ctrl ack", k::TX_CTRL_ACK)] {
+    for (name, i) in [
+        ("retx", k::TX_RETX),
+        ("nack", k::TX_NACK_RCVD),
+        ("crc", k::RX_CRC_ERR),
+        ("frame", k::RX_FRAME_ERR),
+        ("gap", k::RX_GAP),
+        ("pdu_err", k::TX_PDU_ERR),
+        ("piggy ack", k::TX_PIGGY_ACK),
+        ("ctrl ack", k::TX_CTRL_ACK),
+    ] {
         assert!(kc(i) > 0, "stimulus reached {name}");
     }
     Ok(())
@@ -134,7 +119,12 @@ fn a_broken_transport_model_is_caught() -> TestResult {
     let bench = Bench::from_toml(DESIGN, "sue_transport_cosim")?;
     let b = bench.block::<SueTransportBlock>("tp0")?;
     let peer = bench.block::<SueTransportBlock>("tp1")?.clone();
-    let faults = LinkFaults { drop: 0.0, corrupt: 0.0, frame_err: 0.0, latency: 12 };
+    let faults = LinkFaults {
+        drop: 0.0,
+        corrupt: 0.0,
+        frame_err: 0.0,
+        latency: 12,
+    };
     let mut rng = TestRng::from_seed(7);
     let mut link = TransportLink::new(&bench, b, &[peer], faults, "sue_transport_broken")?;
     let mut wrong = b.clone();
@@ -146,9 +136,17 @@ fn a_broken_transport_model_is_caught() -> TestResult {
         }
         link.step(&mut rng, 1.0, 1.0, 0.0)?;
     }
-    let first = link.tally.first.clone().expect("a model ACKing every PDU was accepted");
+    let first = link
+        .tally
+        .first
+        .clone()
+        .expect("a model ACKing every PDU was accepted");
     println!("broken model caught: {first:?}");
-    assert!(link.tally.mismatches > 0 && (first.port.starts_with("m_axis_tx") || first.port.starts_with("cnt_tx")), "{first:?}");
+    assert!(
+        link.tally.mismatches > 0
+            && (first.port.starts_with("m_axis_tx") || first.port.starts_with("cnt_tx")),
+        "{first:?}"
+    );
     Ok(())
 }
 
@@ -168,16 +166,42 @@ fn tpv(name: &str, local: u32) -> String {
 
 #[test]
 fn sue_transport_dest_vc_three_xpus_matches_the_model() -> TestResult {
-    let text = format!("{DESIGN_VC}\n{}\n{}\n{}", tpv("tv0", 0), tpv("tv1", 1), tpv("tv2", 2));
+    let text = format!(
+        "{DESIGN_VC}\n{}\n{}\n{}",
+        tpv("tv0", 0),
+        tpv("tv1", 1),
+        tpv("tv2", 2)
+    );
     let bench = Bench::from_toml(&text, "sue_transport_cosim_vc")?;
     let b = bench.block::<SueTransportBlock>("tv0")?;
-    let peers = vec![bench.block::<SueTransportBlock>("tv1")?.clone(), bench.block::<SueTransportBlock>("tv2")?.clone()];
-    let faults = LinkFaults { drop: 0.01, corrupt: 0.01, frame_err: 0.005, latency: 20 };
+    let peers = vec![
+        bench.block::<SueTransportBlock>("tv1")?.clone(),
+        bench.block::<SueTransportBlock>("tv2")?.clone(),
+    ];
+    let faults = LinkFaults {
+        drop: 0.01,
+        corrupt: 0.01,
+        frame_err: 0.005,
+        latency: 20,
+    };
     let mut rng = TestRng::for_test("sue_transport_dest_vc")?;
     let mut link = TransportLink::new(&bench, b, &peers, faults, "sue_transport_dest_vc")?;
     run(&mut link, &mut rng, scaled(CYCLES / 2) as u64)?;
-    assert_eq!(link.tally.mismatches, 0, "first mismatch {:?} (seed {:#x})", link.tally.first, rng.seed());
-    println!("dest_vc: {} cycles, {} commands delivered, {} dropped, {} corrupted, retx {}", link.cycle, link.delivered, link.dropped, link.corrupted, link.model(0).counter(k::TX_RETX));
+    assert_eq!(
+        link.tally.mismatches,
+        0,
+        "first mismatch {:?} (seed {:#x})",
+        link.tally.first,
+        rng.seed()
+    );
+    println!(
+        "dest_vc: {} cycles, {} commands delivered, {} dropped, {} corrupted, retx {}",
+        link.cycle,
+        link.delivered,
+        link.dropped,
+        link.corrupted,
+        link.model(0).counter(k::TX_RETX)
+    );
     assert!(link.delivered > 500 && link.model(0).counter(k::TX_RETX) > 0);
     // The link dies: XPU 0 gives up on XPU 2 after max_retries + 1 timeouts.
     link.faults.drop = 1.0;
@@ -185,9 +209,17 @@ fn sue_transport_dest_vc_three_xpus_matches_the_model() -> TestResult {
     for _ in 0..3000 {
         link.step(&mut rng, 1.0, 1.0, 0.0)?;
     }
-    assert_eq!(link.tally.mismatches, 0, "first mismatch {:?}", link.tally.first);
+    assert_eq!(
+        link.tally.mismatches, 0,
+        "first mismatch {:?}",
+        link.tally.first
+    );
     let o = link.model(0).outputs(&Default::default());
-    assert!(o.peer_down[2] && !o.peer_down[0], "peer_down {:?}", o.peer_down);
+    assert!(
+        o.peer_down[2] && !o.peer_down[0],
+        "peer_down {:?}",
+        o.peer_down
+    );
     assert!(link.model(0).counter(k::TX_RTO) >= 3);
     Ok(())
 }

@@ -47,16 +47,55 @@ pub struct EndpointLink {
 
 impl EndpointLink {
     /// `blocks[k]` is XPU k's endpoint (local_xpuid = k); each is built in Verilator.
-    pub fn new(bench: &Bench, blocks: &[SueEndpointBlock], test: &str) -> Result<EndpointLink, SimError> {
+    pub fn new(
+        bench: &Bench,
+        blocks: &[SueEndpointBlock],
+        test: &str,
+    ) -> Result<EndpointLink, SimError> {
+        let mods = blocks
+            .iter()
+            .map(|b| {
+                bench
+                    .module(&b.name, rtl_gen::hw::module::Role::Endpoint)
+                    .map(Some)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        EndpointLink::with_modules(bench, blocks, &mods, test)
+    }
+
+    /// `mods[k]`: XPU k's module in Verilator, or None for a model-only peer.
+    pub fn with_modules(
+        bench: &Bench,
+        blocks: &[SueEndpointBlock],
+        mods: &[Option<&rtl_gen::elab::ElabModule>],
+        test: &str,
+    ) -> Result<EndpointLink, SimError> {
         let n = blocks.len();
         let x = blocks[0].common.num_xpu as usize;
         let v = blocks[0].common.num_vc as usize;
         let mut eps = Vec::new();
-        for b in blocks {
-            let m = bench.module(&b.name, rtl_gen::hw::module::Role::Endpoint)?;
-            let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("{test}_{}", b.name))?;
-            dut.reset(2)?;
-            eps.push(Ep { b: b.clone(), model: b.model(), dut: Some(dut), cmds: VecDeque::new(), beat: 0, tx_pdu: Vec::new(), tx_dest: 0, rx_cur: None, out_cur: Vec::new(), completed: vec![0; x] });
+        for (b, m) in blocks.iter().zip(mods) {
+            let dut = match m {
+                Some(m) => {
+                    let mut d =
+                        Dut::build_named(bench.tree(), m.name(), &format!("{test}_{}", b.name))?;
+                    d.reset(2)?;
+                    Some(d)
+                }
+                None => None,
+            };
+            eps.push(Ep {
+                b: b.clone(),
+                model: b.model(),
+                dut,
+                cmds: VecDeque::new(),
+                beat: 0,
+                tx_pdu: Vec::new(),
+                tx_dest: 0,
+                rx_cur: None,
+                out_cur: Vec::new(),
+                completed: vec![0; x],
+            });
         }
         Ok(EndpointLink {
             eps,
@@ -94,11 +133,23 @@ impl EndpointLink {
     }
 
     pub fn outstanding(&self) -> usize {
-        self.expect.iter().flatten().flatten().map(|q| q.len()).sum()
+        self.expect
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|q| q.len())
+            .sum()
     }
 
     pub fn quiet(&self) -> bool {
-        self.outstanding() == 0 && self.eps.iter().all(|e| e.cmds.is_empty() && e.model.tp.unacked() == 0 && e.rx_cur.is_none() && e.model.pk.outputs(&Default::default()).queued_cmds == 0) && self.wire.iter().all(|w| w.is_empty())
+        self.outstanding() == 0
+            && self.eps.iter().all(|e| {
+                e.cmds.is_empty()
+                    && e.model.tp.unacked() == 0
+                    && e.rx_cur.is_none()
+                    && e.model.pk.outputs(&Default::default()).queued_cmds == 0
+            })
+            && self.wire.iter().all(|w| w.is_empty())
     }
 
     pub fn completed(&self, src: usize, dst: usize) -> u64 {
@@ -109,14 +160,26 @@ impl EndpointLink {
         &self.eps[k].model
     }
 
-    pub fn step(&mut self, rng: &mut TestRng, tx_ready: f64, out_ready: f64, pause: f64) -> Result<(), SimError> {
+    pub fn step(
+        &mut self,
+        rng: &mut TestRng,
+        tx_ready: f64,
+        out_ready: f64,
+        pause: f64,
+    ) -> Result<(), SimError> {
         let cyc = self.cycle;
         let n = self.eps.len();
         for k in 0..n {
             let c = self.eps[k].b.common.clone();
             let db = c.data_bytes as usize;
             let cbt = c.cmd_beats() as usize;
-            let mut i = EpInputs { tx_ready: rng.chance(tx_ready), out_ready: rng.chance(out_ready), cmd_data: vec![0; db], rx_data: vec![0; db], ..Default::default() };
+            let mut i = EpInputs {
+                tx_ready: rng.chance(tx_ready),
+                out_ready: rng.chance(out_ready),
+                cmd_data: vec![0; db],
+                rx_data: vec![0; db],
+                ..Default::default()
+            };
             if rng.chance(pause) {
                 i.tx_vc_pause = rng.range(0, (1 << c.num_vc) - 1) as u32;
             }
@@ -134,7 +197,12 @@ impl EndpointLink {
             if ep.rx_cur.is_none() && self.wire[k].front().is_some_and(|w| w.0 <= cyc) {
                 let (_, bytes, ferr) = self.wire[k].pop_front().expect("front");
                 let bs = beats(&bytes, db);
-                ep.rx_cur = Some((bs.iter().map(|b| b.data.clone()).collect(), bs.iter().map(|b| b.keep).collect(), 0, ferr));
+                ep.rx_cur = Some((
+                    bs.iter().map(|b| b.data.clone()).collect(),
+                    bs.iter().map(|b| b.keep).collect(),
+                    0,
+                    ferr,
+                ));
             }
             if let Some((data, keep, at, ferr)) = &ep.rx_cur {
                 if rng.chance(0.9) {
@@ -148,14 +216,20 @@ impl EndpointLink {
             let (po, o) = ep.model.outputs(&i);
             if let Some(d) = ep.dut.as_mut() {
                 d.set_u64("s_axis_cmd_tvalid", i.cmd_valid as u64)?;
-                d.set("s_axis_cmd_tdata", &Bits::from_bytes_width(&i.cmd_data, 8 * db))?;
+                d.set(
+                    "s_axis_cmd_tdata",
+                    &Bits::from_bytes_width(&i.cmd_data, 8 * db),
+                )?;
                 d.set_u64("s_axis_cmd_tlast", i.cmd_last as u64)?;
                 d.set_u64("s_axis_cmd_tdest", u64::from(i.cmd_dest))?;
                 d.set_u64("s_axis_cmd_tuser", u64::from(i.cmd_user))?;
                 d.set_u64("m_axis_tx_tready", i.tx_ready as u64)?;
                 d.set_u64("tx_vc_pause", u64::from(i.tx_vc_pause))?;
                 d.set_u64("s_axis_rx_tvalid", i.rx_valid as u64)?;
-                d.set("s_axis_rx_tdata", &Bits::from_bytes_width(&i.rx_data, 8 * db))?;
+                d.set(
+                    "s_axis_rx_tdata",
+                    &Bits::from_bytes_width(&i.rx_data, 8 * db),
+                )?;
                 d.set("s_axis_rx_tkeep", &keep_bits(i.rx_keep, db))?;
                 d.set_u64("s_axis_rx_tlast", i.rx_last as u64)?;
                 d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
@@ -163,13 +237,23 @@ impl EndpointLink {
                 d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
                 d.eval();
                 let t = &mut self.tally;
-                t.compare(cyc, "s_axis_cmd_tready", po.cmd_ready as u64, d.get_u64("s_axis_cmd_tready")?);
+                t.compare(
+                    cyc,
+                    "s_axis_cmd_tready",
+                    po.cmd_ready as u64,
+                    d.get_u64("s_axis_cmd_tready")?,
+                );
                 let mut qs = Bits::zeros(po.q_space.len());
                 for (j, &b) in po.q_space.iter().enumerate() {
                     qs.set(j, b);
                 }
                 t.compare_bits(cyc, "q_space", &qs, &d.get("q_space")?);
-                t.compare(cyc, "queued_cmds", u64::from(po.queued_cmds), d.get_u64("queued_cmds")?);
+                t.compare(
+                    cyc,
+                    "queued_cmds",
+                    u64::from(po.queued_cmds),
+                    d.get_u64("queued_cmds")?,
+                );
                 for ((_, outer), val) in PACKER_COUNTERS.iter().zip(po.counters.values()) {
                     t.compare(cyc, outer, val, d.get_u64(outer)?);
                 }
@@ -191,12 +275,19 @@ impl EndpointLink {
                 if ep.tx_pdu.is_empty() {
                     ep.tx_dest = o.tx_dest;
                 }
-                ep.tx_pdu.extend_from_slice(&o.tx_data[..if o.tx_last { 12 } else { db }]);
+                ep.tx_pdu
+                    .extend_from_slice(&o.tx_data[..if o.tx_last { 12 } else { db }]);
                 if o.tx_last {
                     let mut pdu = std::mem::take(&mut ep.tx_pdu);
                     let payload = pdu.len() - 12;
                     self.max_pdu_payload = self.max_pdu_payload.max(payload);
-                    self.tally.compare(cyc, "scoreboard: PDU within max_pack_bytes and well formed", true, payload <= c.max_pack_bytes as usize && parse_pdu(&pdu, c.cmd_bytes as usize, ep.b.transport.p.rcrc).is_ok());
+                    self.tally.compare(
+                        cyc,
+                        "scoreboard: PDU within max_pack_bytes and well formed",
+                        true,
+                        payload <= c.max_pack_bytes as usize
+                            && parse_pdu(&pdu, c.cmd_bytes as usize, ep.b.transport.p.rcrc).is_ok(),
+                    );
                     if payload > 0 {
                         self.pdus += 1;
                         self.cmds_in_pdus += (payload / c.cmd_bytes as usize) as u64;
@@ -208,7 +299,11 @@ impl EndpointLink {
                         }
                         let ferr = rng.chance(self.frame_err);
                         if (ep.tx_dest as usize) < n {
-                            self.wire[ep.tx_dest as usize].push_back((cyc + self.latency, pdu, ferr));
+                            self.wire[ep.tx_dest as usize].push_back((
+                                cyc + self.latency,
+                                pdu,
+                                ferr,
+                            ));
                         }
                     }
                 }
@@ -225,8 +320,17 @@ impl EndpointLink {
                 if o.cmd_last {
                     let cmd = std::mem::take(&mut ep.out_cur);
                     let (src, vc) = (o.cmd_tid as usize, o.cmd_user as usize);
-                    let want = self.expect.get_mut(src).and_then(|e| e[k].get_mut(vc)).and_then(|q| q.pop_front());
-                    self.tally.compare(cyc, "scoreboard: command exactly once, in order per {src, dst, vc}, bit-exact", want.as_deref(), Some(&cmd[..]));
+                    let want = self
+                        .expect
+                        .get_mut(src)
+                        .and_then(|e| e[k].get_mut(vc))
+                        .and_then(|q| q.pop_front());
+                    self.tally.compare(
+                        cyc,
+                        "scoreboard: command exactly once, in order per {src, dst, vc}, bit-exact",
+                        want.as_deref(),
+                        Some(&cmd[..]),
+                    );
                     self.delivered += 1;
                 }
             }
@@ -241,4 +345,73 @@ impl EndpointLink {
         self.cycle += 1;
         Ok(())
     }
+}
+
+/// `rtl-gen cosim` driver: the endpoint in Verilator against its model, linked to model
+/// endpoints for every other XPU through a lossy channel; commands to random peers and VCs.
+pub fn endpoint(
+    bench: &Bench,
+    m: &rtl_gen::elab::ElabModule,
+    opts: &super::Options,
+    rng: &mut TestRng,
+) -> Result<Tally, SimError> {
+    let own = super::own_block(m)?;
+    let b = super::downcast::<SueEndpointBlock>(&own, m)?;
+    let x = b.common.num_xpu as usize;
+    let me = b.transport.p.local_xpuid as usize;
+    let blocks: Vec<SueEndpointBlock> = (0..x)
+        .map(|k| {
+            let mut p = b.clone();
+            p.transport.p.local_xpuid = k as u32;
+            p
+        })
+        .collect();
+    let mods: Vec<Option<&rtl_gen::elab::ElabModule>> = (0..x)
+        .map(|k| if k == me { Some(m) } else { None })
+        .collect();
+    let mut link =
+        EndpointLink::with_modules(bench, &blocks, &mods, &format!("cosim_{}", m.name()))?;
+    link.drop = 0.02;
+    link.corrupt = 0.01;
+    link.frame_err = 0.01;
+    let v = b.common.num_vc as u64;
+    for cyc in 0..opts.vectors {
+        for src in 0..x {
+            if link.queued(src) < 4 && rng.chance(0.15) {
+                let dst = (src + 1 + rng.range(0, x as u64 - 2) as usize) % x;
+                let vc = rng.range(0, v - 1) as usize;
+                link.command(rng, src, dst, vc);
+            }
+        }
+        let (txr, outr) = [(1.0, 1.0), (0.7, 0.5), (0.9, 0.3)][((cyc / 2500) % 3) as usize];
+        link.step(rng, txr, outr, 0.05)?;
+    }
+    let mut n = 0;
+    while !link.quiet() && n < 200_000 {
+        link.step(rng, 1.0, 1.0, 0.0)?;
+        n += 1;
+    }
+    for _ in 0..2 {
+        link.step(rng, 1.0, 1.0, 0.0)?;
+    }
+    let c = link.cycle;
+    link.tally.compare(
+        c,
+        "scoreboard: everything delivered and acknowledged after draining",
+        true,
+        link.quiet(),
+    );
+    for src in 0..x {
+        for dst in (0..x).filter(|&d| d != src) {
+            link.tally.compare(
+                c,
+                "scoreboard: completions = commands accepted",
+                link.accepted[src][dst],
+                link.completed(src, dst),
+            );
+        }
+    }
+    let mut tally = link.tally;
+    tally.cycles = link.cycle;
+    Ok(tally)
 }

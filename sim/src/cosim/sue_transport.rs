@@ -76,8 +76,26 @@ pub(crate) fn keep_bits(keep: u128, db: usize) -> Bits {
 
 impl TransportLink {
     /// `peers` are the blocks of XPUs 1.. (the same fields, their own local_xpuid).
-    pub fn new(bench: &Bench, b: &SueTransportBlock, peers: &[SueTransportBlock], faults: LinkFaults, dut_name: &str) -> Result<TransportLink, SimError> {
+    pub fn new(
+        bench: &Bench,
+        b: &SueTransportBlock,
+        peers: &[SueTransportBlock],
+        faults: LinkFaults,
+        dut_name: &str,
+    ) -> Result<TransportLink, SimError> {
         let m = bench.module(&b.name, rtl_gen::hw::module::Role::SueTransport)?;
+        TransportLink::with_module(bench, b, m, peers, faults, dut_name)
+    }
+
+    /// As [`TransportLink::new`] for module `m` (a design block's, or one inside an endpoint).
+    pub fn with_module(
+        bench: &Bench,
+        b: &SueTransportBlock,
+        m: &rtl_gen::elab::ElabModule,
+        peers: &[SueTransportBlock],
+        faults: LinkFaults,
+        dut_name: &str,
+    ) -> Result<TransportLink, SimError> {
         let mut dut = Dut::build_named(bench.tree(), m.name(), dut_name)?;
         dut.reset(2)?;
         let x = b.common.num_xpu as usize;
@@ -137,9 +155,19 @@ impl TransportLink {
             self.next_seq[src][dst][vc] += 1;
             cmds.push(cmd);
         }
-        let beats: Vec<Vec<u8>> = cmds.concat().chunks(c.data_bytes as usize).map(|b| b.to_vec()).collect();
+        let beats: Vec<Vec<u8>> = cmds
+            .concat()
+            .chunks(c.data_bytes as usize)
+            .map(|b| b.to_vec())
+            .collect();
         let last_at = beats.len();
-        self.nodes[src].offers.push_back(Offer { dest: dst as u32, user: ((n as u32) << 2) | vc as u32, beats, last_at, cmds: Some(cmds) });
+        self.nodes[src].offers.push_back(Offer {
+            dest: dst as u32,
+            user: ((n as u32) << 2) | vc as u32,
+            beats,
+            last_at,
+            cmds: Some(cmds),
+        });
     }
 
     /// Queue a malformed PDU from `src` (bad sideband or beat count): taken and dropped.
@@ -150,10 +178,21 @@ impl TransportLink {
         let (dest, user, nb, last_at) = match rng.range(0, 2) {
             0 => (c.num_xpu + rng.range(0, 3) as u32, (1 << 2), cbt, cbt),
             1 => (((src + 1) % self.nodes.len()) as u32, 0, cbt, cbt),
-            _ => (((src + 1) % self.nodes.len()) as u32, (2 << 2), 2 * cbt, cbt),
+            _ => (
+                ((src + 1) % self.nodes.len()) as u32,
+                (2 << 2),
+                2 * cbt,
+                cbt,
+            ),
         };
         let beats = (0..nb).map(|_| rng.bytes(db)).collect();
-        self.nodes[src].offers.push_back(Offer { dest, user, beats, last_at, cmds: None });
+        self.nodes[src].offers.push_back(Offer {
+            dest,
+            user,
+            beats,
+            last_at,
+            cmds: None,
+        });
     }
 
     pub fn pending_offers(&self, node: usize) -> usize {
@@ -162,24 +201,46 @@ impl TransportLink {
 
     /// Commands sent and not yet delivered, over all pairs.
     pub fn outstanding(&self) -> usize {
-        self.expect.iter().flatten().flatten().map(|q| q.len()).sum()
+        self.expect
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|q| q.len())
+            .sum()
     }
 
     /// Everything delivered, acknowledged and off the wire.
     pub fn quiet(&self) -> bool {
-        self.outstanding() == 0 && self.nodes.iter().all(|n| n.offers.is_empty() && n.model.unacked() == 0 && n.rx_cur.is_none()) && self.wire.iter().all(|w| w.is_empty())
+        self.outstanding() == 0
+            && self
+                .nodes
+                .iter()
+                .all(|n| n.offers.is_empty() && n.model.unacked() == 0 && n.rx_cur.is_none())
+            && self.wire.iter().all(|w| w.is_empty())
     }
 
     /// One cycle: every node's m_axis_tx taken with probability `tx_ready`, m_axis_cmd with
     /// `cmd_ready`, and random tx/xpu VC pause patterns in a `pause` share of cycles.
-    pub fn step(&mut self, rng: &mut TestRng, tx_ready: f64, cmd_ready: f64, pause: f64) -> Result<(), SimError> {
+    pub fn step(
+        &mut self,
+        rng: &mut TestRng,
+        tx_ready: f64,
+        cmd_ready: f64,
+        pause: f64,
+    ) -> Result<(), SimError> {
         let c = self.b.common.clone();
         let db = c.data_bytes as usize;
         let cyc = self.cycle;
         let n = self.nodes.len();
         for k in 0..n {
             // Inputs.
-            let mut i = TpInputs { tx_ready: rng.chance(tx_ready), cmd_ready: rng.chance(cmd_ready), rx_data: vec![0; db], pdu_data: vec![0; db], ..Default::default() };
+            let mut i = TpInputs {
+                tx_ready: rng.chance(tx_ready),
+                cmd_ready: rng.chance(cmd_ready),
+                rx_data: vec![0; db],
+                pdu_data: vec![0; db],
+                ..Default::default()
+            };
             if rng.chance(pause) {
                 i.tx_vc_pause = rng.range(0, (1 << c.num_vc) - 1) as u32;
             }
@@ -229,7 +290,8 @@ impl TransportLink {
                     if let Some(cmds) = off.cmds {
                         for cmd in cmds {
                             self.offered[k][off.dest as usize] += 1;
-                            self.expect[k][off.dest as usize][(off.user & 3) as usize].push_back(cmd);
+                            self.expect[k][off.dest as usize][(off.user & 3) as usize]
+                                .push_back(cmd);
                         }
                     }
                 } else {
@@ -245,8 +307,23 @@ impl TransportLink {
                 if o.tx_last {
                     let mut pdu = std::mem::take(&mut node.tx_pdu);
                     let payload = pdu.len() - 12;
-                    self.tally.compare(cyc, "scoreboard: PDU within max_pack_bytes", true, payload <= c.max_pack_bytes as usize);
-                    self.tally.compare(cyc, "scoreboard: PDU as sent parses (R-CRC, whole commands)", true, rtl_gen::blocks::sue::wire::parse_pdu(&pdu, c.cmd_bytes as usize, self.b.p.rcrc).is_ok());
+                    self.tally.compare(
+                        cyc,
+                        "scoreboard: PDU within max_pack_bytes",
+                        true,
+                        payload <= c.max_pack_bytes as usize,
+                    );
+                    self.tally.compare(
+                        cyc,
+                        "scoreboard: PDU as sent parses (R-CRC, whole commands)",
+                        true,
+                        rtl_gen::blocks::sue::wire::parse_pdu(
+                            &pdu,
+                            c.cmd_bytes as usize,
+                            self.b.p.rcrc,
+                        )
+                        .is_ok(),
+                    );
                     let to = node.tx_meta.0 as usize;
                     self.pdus_on_wire += 1;
                     if rng.chance(self.faults.drop) {
@@ -277,8 +354,17 @@ impl TransportLink {
                 if o.cmd_last {
                     let cmd = std::mem::take(&mut node.cmd_cur);
                     let (src, vc) = (o.cmd_tid as usize, o.cmd_user as usize);
-                    let want = self.expect.get_mut(src).and_then(|e| e[k].get_mut(vc)).and_then(|q| q.pop_front());
-                    self.tally.compare(cyc, "scoreboard: command exactly once, in order per {src, dst, vc}, bit-exact", want.as_deref(), Some(&cmd[..]));
+                    let want = self
+                        .expect
+                        .get_mut(src)
+                        .and_then(|e| e[k].get_mut(vc))
+                        .and_then(|q| q.pop_front());
+                    self.tally.compare(
+                        cyc,
+                        "scoreboard: command exactly once, in order per {src, dst, vc}, bit-exact",
+                        want.as_deref(),
+                        Some(&cmd[..]),
+                    );
                     self.delivered += 1;
                 }
             }
@@ -299,16 +385,27 @@ impl TransportLink {
         self.nodes[node].completed[dest]
     }
 
-    fn drive(d: &mut Dut, i: &TpInputs, db: usize, _c: &rtl_gen::blocks::sue::SueCommon) -> Result<(), SimError> {
+    fn drive(
+        d: &mut Dut,
+        i: &TpInputs,
+        db: usize,
+        _c: &rtl_gen::blocks::sue::SueCommon,
+    ) -> Result<(), SimError> {
         d.set_u64("s_axis_pdu_tvalid", i.pdu_valid as u64)?;
-        d.set("s_axis_pdu_tdata", &Bits::from_bytes_width(&i.pdu_data, 8 * db))?;
+        d.set(
+            "s_axis_pdu_tdata",
+            &Bits::from_bytes_width(&i.pdu_data, 8 * db),
+        )?;
         d.set_u64("s_axis_pdu_tlast", i.pdu_last as u64)?;
         d.set_u64("s_axis_pdu_tdest", u64::from(i.pdu_dest))?;
         d.set_u64("s_axis_pdu_tuser", u64::from(i.pdu_user))?;
         d.set_u64("m_axis_tx_tready", i.tx_ready as u64)?;
         d.set_u64("tx_vc_pause", u64::from(i.tx_vc_pause))?;
         d.set_u64("s_axis_rx_tvalid", i.rx_valid as u64)?;
-        d.set("s_axis_rx_tdata", &Bits::from_bytes_width(&i.rx_data, 8 * db))?;
+        d.set(
+            "s_axis_rx_tdata",
+            &Bits::from_bytes_width(&i.rx_data, 8 * db),
+        )?;
         d.set("s_axis_rx_tkeep", &keep_bits(i.rx_keep, db))?;
         d.set_u64("s_axis_rx_tlast", i.rx_last as u64)?;
         d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
@@ -316,48 +413,248 @@ impl TransportLink {
         d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
         Ok(())
     }
-
 }
 
 /// Compare a transport's outputs (`ingest`: also its s_axis_pdu_tready and tx_dest_ready, which
 /// an endpoint keeps inside) with the model's.
-pub fn compare_transport(t: &mut Tally, c: u64, d: &Dut, o: &TpOutputs, db: usize, ingest: bool) -> Result<(), SimError> {
-        let vec_bits = |v: &[bool]| {
-            let mut b = Bits::zeros(v.len());
-            for (i, &x) in v.iter().enumerate() {
-                b.set(i, x);
+pub fn compare_transport(
+    t: &mut Tally,
+    c: u64,
+    d: &Dut,
+    o: &TpOutputs,
+    db: usize,
+    ingest: bool,
+) -> Result<(), SimError> {
+    let vec_bits = |v: &[bool]| {
+        let mut b = Bits::zeros(v.len());
+        for (i, &x) in v.iter().enumerate() {
+            b.set(i, x);
+        }
+        b
+    };
+    if ingest {
+        t.compare(
+            c,
+            "s_axis_pdu_tready",
+            o.pdu_ready as u64,
+            d.get_u64("s_axis_pdu_tready")?,
+        );
+        t.compare_bits(
+            c,
+            "tx_dest_ready",
+            &vec_bits(&o.tx_dest_ready),
+            &d.get("tx_dest_ready")?,
+        );
+    }
+    t.compare(
+        c,
+        "m_axis_tx_tvalid",
+        o.tx_valid as u64,
+        d.get_u64("m_axis_tx_tvalid")?,
+    );
+    if o.tx_valid {
+        t.compare_bits(
+            c,
+            "m_axis_tx_tdata",
+            &Bits::from_bytes_width(&o.tx_data, 8 * db),
+            &d.get("m_axis_tx_tdata")?,
+        );
+        t.compare_bits(
+            c,
+            "m_axis_tx_tkeep",
+            &keep_bits(o.tx_keep, db),
+            &d.get("m_axis_tx_tkeep")?,
+        );
+        t.compare(
+            c,
+            "m_axis_tx_tlast",
+            o.tx_last as u64,
+            d.get_u64("m_axis_tx_tlast")?,
+        );
+        t.compare(
+            c,
+            "m_axis_tx_tdest",
+            u64::from(o.tx_dest),
+            d.get_u64("m_axis_tx_tdest")?,
+        );
+        t.compare(
+            c,
+            "m_axis_tx_tuser",
+            u64::from(o.tx_user),
+            d.get_u64("m_axis_tx_tuser")?,
+        );
+    }
+    t.compare(
+        c,
+        "s_axis_rx_tready",
+        o.rx_ready as u64,
+        d.get_u64("s_axis_rx_tready")?,
+    );
+    t.compare(
+        c,
+        "rx_vc_pause",
+        u64::from(o.rx_vc_pause),
+        d.get_u64("rx_vc_pause")?,
+    );
+    t.compare(
+        c,
+        "m_axis_cmd_tvalid",
+        o.cmd_valid as u64,
+        d.get_u64("m_axis_cmd_tvalid")?,
+    );
+    if o.cmd_valid {
+        t.compare_bits(
+            c,
+            "m_axis_cmd_tdata",
+            &Bits::from_bytes_width(&o.cmd_data, 8 * db),
+            &d.get("m_axis_cmd_tdata")?,
+        );
+        t.compare(
+            c,
+            "m_axis_cmd_tlast",
+            o.cmd_last as u64,
+            d.get_u64("m_axis_cmd_tlast")?,
+        );
+        t.compare(
+            c,
+            "m_axis_cmd_tid",
+            u64::from(o.cmd_tid),
+            d.get_u64("m_axis_cmd_tid")?,
+        );
+        t.compare(
+            c,
+            "m_axis_cmd_tuser",
+            u64::from(o.cmd_user),
+            d.get_u64("m_axis_cmd_tuser")?,
+        );
+    }
+    t.compare(
+        c,
+        "cmpl_valid",
+        o.cmpl_valid as u64,
+        d.get_u64("cmpl_valid")?,
+    );
+    if o.cmpl_valid {
+        t.compare(
+            c,
+            "cmpl_dest",
+            u64::from(o.cmpl_dest),
+            d.get_u64("cmpl_dest")?,
+        );
+        t.compare(
+            c,
+            "cmpl_cmds",
+            u64::from(o.cmpl_cmds),
+            d.get_u64("cmpl_cmds")?,
+        );
+    }
+    t.compare_bits(
+        c,
+        "peer_down",
+        &vec_bits(&o.peer_down),
+        &d.get("peer_down")?,
+    );
+    for (k, name) in COUNTER_NAMES.iter().enumerate() {
+        t.compare(c, name, o.counters[k], d.get_u64(name)?);
+    }
+    Ok(())
+}
+
+/// Random traffic between every pair of nodes for `cycles` (PDUs of 1..=max_cmds commands on
+/// random VCs, 2 % malformed, three backpressure phases, 5 % pause), then a drain until every
+/// command is delivered and acknowledged; the scoreboards compare completions at the end.
+pub fn random_traffic(
+    link: &mut TransportLink,
+    rng: &mut TestRng,
+    cycles: u64,
+) -> Result<(), SimError> {
+    let m = u64::from(link.b.common.max_cmds());
+    let v = u64::from(link.b.common.num_vc);
+    let x = link.nodes.len();
+    for cyc in 0..cycles {
+        let phase = (cyc / 3000) % 3;
+        for src in 0..x {
+            if link.pending_offers(src) < 2 && rng.chance(0.08) {
+                if rng.chance(0.02) {
+                    link.offer_bad(rng, src);
+                } else {
+                    let (vc, n) = (rng.range(0, v - 1) as usize, rng.range(1, m) as usize);
+                    let dst = (src + 1 + rng.range(0, x as u64 - 2) as usize) % x;
+                    link.offer(rng, src, dst, vc, n);
+                }
             }
-            b
-        };
-        if ingest {
-            t.compare(c, "s_axis_pdu_tready", o.pdu_ready as u64, d.get_u64("s_axis_pdu_tready")?);
-            t.compare_bits(c, "tx_dest_ready", &vec_bits(&o.tx_dest_ready), &d.get("tx_dest_ready")?);
         }
-        t.compare(c, "m_axis_tx_tvalid", o.tx_valid as u64, d.get_u64("m_axis_tx_tvalid")?);
-        if o.tx_valid {
-            t.compare_bits(c, "m_axis_tx_tdata", &Bits::from_bytes_width(&o.tx_data, 8 * db), &d.get("m_axis_tx_tdata")?);
-            t.compare_bits(c, "m_axis_tx_tkeep", &keep_bits(o.tx_keep, db), &d.get("m_axis_tx_tkeep")?);
-            t.compare(c, "m_axis_tx_tlast", o.tx_last as u64, d.get_u64("m_axis_tx_tlast")?);
-            t.compare(c, "m_axis_tx_tdest", u64::from(o.tx_dest), d.get_u64("m_axis_tx_tdest")?);
-            t.compare(c, "m_axis_tx_tuser", u64::from(o.tx_user), d.get_u64("m_axis_tx_tuser")?);
+        let (txr, cmdr) = [(1.0, 1.0), (0.6, 0.5), (0.9, 0.2)][phase as usize];
+        link.step(rng, txr, cmdr, 0.05)?;
+    }
+    let mut n = 0;
+    while !link.quiet() && n < 200_000 {
+        link.step(rng, 1.0, 1.0, 0.0)?;
+        n += 1;
+    }
+    // The last completion pulse shows the cycle after the ACK that made the link quiet.
+    for _ in 0..2 {
+        link.step(rng, 1.0, 1.0, 0.0)?;
+    }
+    let c = link.cycle;
+    link.tally.compare(
+        c,
+        "scoreboard: everything delivered and acknowledged after draining",
+        true,
+        link.quiet(),
+    );
+    for src in 0..x {
+        for dst in (0..x).filter(|&d| d != src) {
+            link.tally.compare(
+                c,
+                "scoreboard: completions = commands offered",
+                link.offered[src][dst],
+                link.completed(src, dst),
+            );
         }
-        t.compare(c, "s_axis_rx_tready", o.rx_ready as u64, d.get_u64("s_axis_rx_tready")?);
-        t.compare(c, "rx_vc_pause", u64::from(o.rx_vc_pause), d.get_u64("rx_vc_pause")?);
-        t.compare(c, "m_axis_cmd_tvalid", o.cmd_valid as u64, d.get_u64("m_axis_cmd_tvalid")?);
-        if o.cmd_valid {
-            t.compare_bits(c, "m_axis_cmd_tdata", &Bits::from_bytes_width(&o.cmd_data, 8 * db), &d.get("m_axis_cmd_tdata")?);
-            t.compare(c, "m_axis_cmd_tlast", o.cmd_last as u64, d.get_u64("m_axis_cmd_tlast")?);
-            t.compare(c, "m_axis_cmd_tid", u64::from(o.cmd_tid), d.get_u64("m_axis_cmd_tid")?);
-            t.compare(c, "m_axis_cmd_tuser", u64::from(o.cmd_user), d.get_u64("m_axis_cmd_tuser")?);
-        }
-        t.compare(c, "cmpl_valid", o.cmpl_valid as u64, d.get_u64("cmpl_valid")?);
-        if o.cmpl_valid {
-            t.compare(c, "cmpl_dest", u64::from(o.cmpl_dest), d.get_u64("cmpl_dest")?);
-            t.compare(c, "cmpl_cmds", u64::from(o.cmpl_cmds), d.get_u64("cmpl_cmds")?);
-        }
-        t.compare_bits(c, "peer_down", &vec_bits(&o.peer_down), &d.get("peer_down")?);
-        for (k, name) in COUNTER_NAMES.iter().enumerate() {
-            t.compare(c, name, o.counters[k], d.get_u64(name)?);
-        }
-        Ok(())
+    }
+    Ok(())
+}
+
+/// The peers of `b`: the same block as XPUs other than its own (models only).
+pub fn peers_of(b: &SueTransportBlock) -> Vec<SueTransportBlock> {
+    (0..b.common.num_xpu)
+        .filter(|&x| x != b.p.local_xpuid)
+        .map(|x| {
+            let mut p = b.clone();
+            p.p.local_xpuid = x;
+            p.name = format!("{}_peer{x}", b.name);
+            p
+        })
+        .collect()
+}
+
+/// `rtl-gen cosim` driver: the transport against its model, linked to model peers for every
+/// other XPU through a lossy channel (2 % drop, 1 % corruption, 1 % frame errors).
+pub fn transport(
+    bench: &Bench,
+    m: &rtl_gen::elab::ElabModule,
+    opts: &super::Options,
+    rng: &mut TestRng,
+) -> Result<Tally, SimError> {
+    let own = super::own_block(m)?;
+    let b = super::downcast::<SueTransportBlock>(&own, m)?;
+    let faults = LinkFaults {
+        drop: 0.02,
+        corrupt: 0.01,
+        frame_err: 0.01,
+        latency: 12,
+    };
+    let mut link = TransportLink::with_module(
+        bench,
+        b,
+        m,
+        &peers_of(b),
+        faults,
+        &format!("cosim_{}", m.name()),
+    )?;
+    random_traffic(&mut link, rng, opts.vectors)?;
+    let mut tally = link.tally;
+    tally.cycles = link.cycle;
+    Ok(tally)
 }

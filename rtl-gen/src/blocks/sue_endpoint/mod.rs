@@ -27,8 +27,18 @@ static FIELDS: [FieldSpec; 24] = [
     COMMON_FIELDS[3],
     COMMON_FIELDS[4],
     COMMON_FIELDS[5],
-    FieldSpec { name: "queue_depth", ty: FieldType::UInt { min: 1, max: 1024 }, default: Some("32"), doc: "packer: commands per {destination, VC} queue" },
-    FieldSpec { name: "hold_cycles", ty: FieldType::UInt { min: 0, max: 65535 }, default: Some("0"), doc: "packer: 0 = never wait to pack (seed §4.4); > 0 our extension" },
+    FieldSpec {
+        name: "queue_depth",
+        ty: FieldType::UInt { min: 1, max: 1024 },
+        default: Some("32"),
+        doc: "packer: commands per {destination, VC} queue",
+    },
+    FieldSpec {
+        name: "hold_cycles",
+        ty: FieldType::UInt { min: 0, max: 65535 },
+        default: Some("0"),
+        doc: "packer: 0 = never wait to pack (seed §4.4); > 0 our extension",
+    },
     TRANSPORT_FIELDS[0],
     TRANSPORT_FIELDS[1],
     TRANSPORT_FIELDS[2],
@@ -89,8 +99,17 @@ impl BlockKind for SueEndpointKind {
         let p = read_transport(r, &common)?;
         let name = r.block().to_string();
         Ok(Box::new(SueEndpointBlock {
-            packer: SuePackerBlock { name: format!("{name}_packer"), common: common.clone(), queue_depth, hold_cycles },
-            transport: SueTransportBlock { name: format!("{name}_transport"), common: common.clone(), p },
+            packer: SuePackerBlock {
+                name: format!("{name}_packer"),
+                common: common.clone(),
+                queue_depth,
+                hold_cycles,
+            },
+            transport: SueTransportBlock {
+                name: format!("{name}_transport"),
+                common: common.clone(),
+                p,
+            },
             name,
             common,
         }))
@@ -112,7 +131,11 @@ impl Block for SueEndpointBlock {
         p
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
-        vec![format!("{}{}_packer", design.prefix, self.name), format!("{}{}_transport", design.prefix, self.name), format!("{}{}", design.prefix, self.name)]
+        vec![
+            format!("{}{}_packer", design.prefix, self.name),
+            format!("{}{}_transport", design.prefix, self.name),
+            format!("{}{}", design.prefix, self.name),
+        ]
     }
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
         let names = self.module_names(design);
@@ -133,7 +156,10 @@ impl SueEndpointBlock {
         let tpm = self.transport.module(design, tp).module;
         let mut ports = clock_ports(design);
         let mut it: Vec<Item> = Vec::new();
-        let mut pk_conns: Vec<(String, Expr)> = vec![("clk".into(), id("clk")), (design.reset.port().into(), id(design.reset.port()))];
+        let mut pk_conns: Vec<(String, Expr)> = vec![
+            ("clk".into(), id("clk")),
+            (design.reset.port().into(), id(design.reset.port())),
+        ];
         let mut tp_conns = pk_conns.clone();
         it.push(Item::comment("Internal: the packer's PDU stream into the transport, the transport's slot state back as dest_ok."));
         for p in &pkm.ports {
@@ -150,14 +176,21 @@ impl SueEndpointBlock {
             } else if n == "vc_pause" {
                 pk_conns.push(("vc_pause".into(), id("tx_vc_pause")));
             } else {
-                let outer = PACKER_COUNTERS.iter().find(|(a, _)| *a == n).map_or(n, |(_, b)| b);
+                let outer = PACKER_COUNTERS
+                    .iter()
+                    .find(|(a, _)| *a == n)
+                    .map_or(n, |(_, b)| b);
                 let mut q = p.clone();
                 q.name = outer.to_string();
                 ports.push(q);
                 pk_conns.push((n.to_string(), id(outer)));
             }
         }
-        it.push(Item::wire("tx_dest_ready_w", c.num_xpu, "transport: a slot is free per destination (packer dest_ok)"));
+        it.push(Item::wire(
+            "tx_dest_ready_w",
+            c.num_xpu,
+            "transport: a slot is free per destination (packer dest_ok)",
+        ));
         for p in &tpm.ports {
             let n = p.name.as_str();
             if n == "clk" || n == "rst" || n == "rst_n" {
@@ -172,8 +205,16 @@ impl SueEndpointBlock {
                 tp_conns.push((n.to_string(), id(n)));
             }
         }
-        it.push(Item::Instance { module: pk.to_string(), name: "u_packer".into(), conns: pk_conns });
-        it.push(Item::Instance { module: tp.to_string(), name: "u_transport".into(), conns: tp_conns });
+        it.push(Item::Instance {
+            module: pk.to_string(),
+            name: "u_packer".into(),
+            conns: pk_conns,
+        });
+        it.push(Item::Instance {
+            module: tp.to_string(),
+            name: "u_transport".into(),
+            conns: tp_conns,
+        });
         GeneratedModule {
             module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
             latency: 3,

@@ -33,7 +33,10 @@ pub struct EndpointModel {
 
 impl EndpointModel {
     pub fn new(b: &SueEndpointBlock) -> EndpointModel {
-        EndpointModel { pk: b.packer.model(), tp: b.transport.model() }
+        EndpointModel {
+            pk: b.packer.model(),
+            tp: b.transport.model(),
+        }
     }
 
     /// The two parts' inputs for this cycle.

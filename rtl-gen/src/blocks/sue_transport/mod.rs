@@ -100,7 +100,14 @@ pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<Transp
     }
     let local_xpuid = r.u32("local_xpuid")?;
     if local_xpuid >= c.num_xpu {
-        return Err(r.error("local_xpuid", format!("= {local_xpuid} must be below num_xpu ({}); allowed 0..={}", c.num_xpu, c.num_xpu - 1)));
+        return Err(r.error(
+            "local_xpuid",
+            format!(
+                "= {local_xpuid} must be below num_xpu ({}); allowed 0..={}",
+                c.num_xpu,
+                c.num_xpu - 1
+            ),
+        ));
     }
     let window = r.u32("window")?;
     let psn_init = r.u32("psn_init")?;
@@ -108,7 +115,12 @@ pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<Transp
         "dest_vc" => PsnScope::DestVc,
         _ => PsnScope::Dest,
     };
-    let spaces = u64::from(c.num_xpu) * if psn_scope == PsnScope::DestVc { u64::from(c.num_vc) } else { 1 };
+    let spaces = u64::from(c.num_xpu)
+        * if psn_scope == PsnScope::DestVc {
+            u64::from(c.num_vc)
+        } else {
+            1
+        };
     let slots = u64::from(window).next_power_of_two().max(2);
     let storage = spaces * slots * u64::from(c.max_pack_bytes);
     if storage > MAX_STORAGE_BYTES {
@@ -134,9 +146,19 @@ pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<Transp
         ));
     }
     let nack_timeout_cycles = r.u32("nack_timeout_cycles")?;
-    let ack_vc = if r.is_set("ack_vc") { r.u32("ack_vc")? } else { c.num_vc - 1 };
+    let ack_vc = if r.is_set("ack_vc") {
+        r.u32("ack_vc")?
+    } else {
+        c.num_vc - 1
+    };
     if ack_vc >= c.num_vc {
-        return Err(r.error("ack_vc", format!("= {ack_vc} must name an existing VC; allowed 0..={}", c.num_vc - 1)));
+        return Err(r.error(
+            "ack_vc",
+            format!(
+                "= {ack_vc} must name an existing VC; allowed 0..={}",
+                c.num_vc - 1
+            ),
+        ));
     }
     let rcrc = match r.choice("rcrc")? {
         "crc32c" => Rcrc::Crc32c,
@@ -184,9 +206,9 @@ pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<Transp
 }
 
 fn human_bytes(n: u64) -> String {
-    if n >= 1 << 30 && n % (1 << 30) == 0 {
+    if n >= 1 << 30 && n.is_multiple_of(1 << 30) {
         format!("{} GiB", n >> 30)
-    } else if n >= 1 << 20 && n % (1 << 20) == 0 {
+    } else if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else {
         format!("{n} bytes")
@@ -199,7 +221,15 @@ impl TransportParams {
             ("local_xpuid", self.local_xpuid.to_string()),
             ("window", self.window.to_string()),
             ("psn_init", self.psn_init.to_string()),
-            ("psn_scope", if self.psn_scope == PsnScope::DestVc { "dest_vc" } else { "dest" }.to_string()),
+            (
+                "psn_scope",
+                if self.psn_scope == PsnScope::DestVc {
+                    "dest_vc"
+                } else {
+                    "dest"
+                }
+                .to_string(),
+            ),
             ("rto_cycles", self.rto_cycles.to_string()),
             ("max_retries", self.max_retries.to_string()),
             ("ack_coalesce", self.ack_coalesce.to_string()),
@@ -255,7 +285,9 @@ impl SueTransportBlock {
 
     /// Beats per retransmission slot: max_pack_bytes / data_bytes rounded up to a power of two.
     pub fn slot_beats(&self) -> u32 {
-        (self.common.max_pack_bytes / self.common.data_bytes).next_power_of_two().max(2)
+        (self.common.max_pack_bytes / self.common.data_bytes)
+            .next_power_of_two()
+            .max(2)
     }
 
     /// Receive buffer beats per VC (accounted) and the RAM's per-VC size (a power of two).
@@ -269,7 +301,9 @@ impl SueTransportBlock {
 
     /// PDUs a VC buffer can hold at most (one command each), rounded up to a power of two.
     pub fn rx_meta_depth(&self) -> u32 {
-        (self.p.rx_buf_bytes_per_vc / self.common.cmd_bytes).next_power_of_two().max(2)
+        (self.p.rx_buf_bytes_per_vc / self.common.cmd_bytes)
+            .next_power_of_two()
+            .max(2)
     }
 }
 
@@ -286,7 +320,11 @@ impl BlockKind for SueTransportKind {
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
         let common = SueCommon::read(r)?;
         let p = read_transport(r, &common)?;
-        Ok(Box::new(SueTransportBlock { name: r.block().to_string(), common, p }))
+        Ok(Box::new(SueTransportBlock {
+            name: r.block().to_string(),
+            common,
+            p,
+        }))
     }
 }
 

@@ -248,8 +248,23 @@ impl TransportModel {
             crc,
             txram: vec![vec![0; db]; ns * (b.slots() * b.slot_beats()) as usize],
             meta: vec![Meta::default(); ns * b.slots() as usize],
-            tx: vec![TxSpace { next: p, hwm: p, snd: p, una: p, ..Default::default() }; ns],
-            rx: vec![RxSpace { epsn: p, ..Default::default() }; ns],
+            tx: vec![
+                TxSpace {
+                    next: p,
+                    hwm: p,
+                    snd: p,
+                    una: p,
+                    ..Default::default()
+                };
+                ns
+            ],
+            rx: vec![
+                RxSpace {
+                    epsn: p,
+                    ..Default::default()
+                };
+                ns
+            ],
             in_busy: false,
             in_good: false,
             in_s: 0,
@@ -366,7 +381,10 @@ impl TransportModel {
 
     fn ack_due(&self, s: usize) -> bool {
         let r = &self.rx[s];
-        r.ack_pending && (r.ack_force || r.unacked >= self.b.p.ack_coalesce || r.ack_age >= self.b.p.ack_delay_cycles)
+        r.ack_pending
+            && (r.ack_force
+                || r.unacked >= self.b.p.ack_coalesce
+                || r.ack_age >= self.b.p.ack_delay_cycles)
     }
 
     fn has_data(&self, s: u32, pause: u32) -> bool {
@@ -387,7 +405,15 @@ impl TransportModel {
         let c = &self.b.common;
         let first = !self.in_busy;
         if !first {
-            return (false, false, false, self.in_s, self.in_n, self.in_vc, self.in_exp);
+            return (
+                false,
+                false,
+                false,
+                self.in_s,
+                self.in_n,
+                self.in_vc,
+                self.in_exp,
+            );
         }
         let vc = i.pdu_user & 3;
         let n = (i.pdu_user >> 2) & 0x3FF;
@@ -403,7 +429,8 @@ impl TransportModel {
     }
 
     fn rx_ready(&self) -> bool {
-        self.rx_busy || (0..self.b.common.num_vc as usize).all(|v| self.rx_free(v) >= self.pack_beats())
+        self.rx_busy
+            || (0..self.b.common.num_vc as usize).all(|v| self.rx_free(v) >= self.pack_beats())
     }
 
     /// The presented TX beat.
@@ -413,7 +440,11 @@ impl TransportModel {
         match self.out_kind {
             TxKind::Mid => {
                 d.extend_from_slice(&self.ram_q[..db - 8]);
-                let keep = if db == 128 { u128::MAX } else { (1u128 << db) - 1 };
+                let keep = if db == 128 {
+                    u128::MAX
+                } else {
+                    (1u128 << db) - 1
+                };
                 (d, keep, false)
             }
             TxKind::Tail => {
@@ -439,9 +470,13 @@ impl TransportModel {
                 })
             })
             .collect();
-        let peer_down = (0..x).map(|d| (0..k).any(|v| self.tx[d * k + v].down)).collect();
+        let peer_down = (0..x)
+            .map(|d| (0..k).any(|v| self.tx[d * k + v].down))
+            .collect();
         let (tx_data, tx_keep, tx_last) = self.tx_beat();
-        let pause = (0..c.num_vc).filter(|&v| self.rx_free(v as usize) < self.b.p.rx_pause_bytes / c.data_bytes).fold(0, |a, v| a | 1 << v);
+        let pause = (0..c.num_vc)
+            .filter(|&v| self.rx_free(v as usize) < self.b.p.rx_pause_bytes / c.data_bytes)
+            .fold(0, |a, v| a | 1 << v);
         TpOutputs {
             pdu_ready: self.pdu_ready(i),
             tx_dest_ready,
@@ -485,7 +520,8 @@ impl TransportModel {
         let ns = self.b.spaces();
         let ctl = Self::rr(ns, self.rr_ctl, |s| {
             let r = &self.rx[s as usize];
-            (r.nack_pending || self.ack_due(s as usize)) && (self.has_data(s, pause) || (pause >> self.ctl_vc(s)) & 1 == 0)
+            (r.nack_pending || self.ack_due(s as usize))
+                && (self.has_data(s, pause) || (pause >> self.ctl_vc(s)) & 1 == 0)
         });
         if let Some(s) = ctl {
             return Some((s, self.has_data(s, pause), true));
@@ -517,7 +553,8 @@ impl TransportModel {
             let good = if first { !bad && !down } else { old.in_good };
             let beat = if first { 0 } else { old.in_beat };
             if good && beat < exp_in {
-                let a = (old.slot_idx(s_in, old.tx[s_in as usize].next) as u32 * sbeats + beat) as usize;
+                let a = (old.slot_idx(s_in, old.tx[s_in as usize].next) as u32 * sbeats + beat)
+                    as usize;
                 self.txram[a] = i.pdu_data.clone();
             }
             if first && bad {
@@ -567,14 +604,38 @@ impl TransportModel {
             let first = !old.rx_busy;
             let beat = if first { 0 } else { old.rx_beat };
             let d = &i.rx_data;
-            let rh: Vec<u8> = if first { d[..8].to_vec() } else { old.rx_rh.clone() };
-            let vc_w = if first { u32::from(d[4] >> 6) } else { old.rx_vc };
-            let crc_cur = if first { crc_init(&self.crc) } else { old.rx_crc };
-            let full = if db == 128 { u128::MAX } else { (1u128 << db) - 1 };
-            let keep_ok = if i.rx_last { i.rx_keep == 0xFFF } else { i.rx_keep == full };
+            let rh: Vec<u8> = if first {
+                d[..8].to_vec()
+            } else {
+                old.rx_rh.clone()
+            };
+            let vc_w = if first {
+                u32::from(d[4] >> 6)
+            } else {
+                old.rx_vc
+            };
+            let crc_cur = if first {
+                crc_init(&self.crc)
+            } else {
+                old.rx_crc
+            };
+            let full = if db == 128 {
+                u128::MAX
+            } else {
+                (1u128 << db) - 1
+            };
+            let keep_ok = if i.rx_last {
+                i.rx_keep == 0xFFF
+            } else {
+                i.rx_keep == full
+            };
             let kerr = (!first && old.rx_kerr) || !keep_ok;
             let ferr = (!first && old.rx_ferr) || i.rx_user;
-            let (cb, nc) = if first { (0, 0) } else { (old.rx_cb, old.rx_nc) };
+            let (cb, nc) = if first {
+                (0, 0)
+            } else {
+                (old.rx_cb, old.rx_nc)
+            };
             let (cb2, nc2) = if first {
                 (0, 0)
             } else if cb + 1 == c.cmd_beats() {
@@ -606,7 +667,8 @@ impl TransportModel {
                 self.rx_busy = false;
                 bump(&mut cnt, k::RX_PDU, max);
                 let lenerr = kerr || beat > pb || cb2 != 0;
-                let crc_ok = crc_last8(&self.crc, crc_cur, &d[..8]) == u32::from_le_bytes([d[8], d[9], d[10], d[11]]);
+                let crc_ok = crc_last8(&self.crc, crc_cur, &d[..8])
+                    == u32::from_le_bytes([d[8], d[9], d[10], d[11]]);
                 let ver = u32::from(rh[0] >> 6);
                 let op = (rh[0] >> 4) & 3;
                 let xpuid = (u32::from(rh[0] & 3) << 8) | u32::from(rh[1]);
@@ -629,7 +691,9 @@ impl TransportModel {
                     let s = old.space(xpuid, vc);
                     let t = &old.tx[s as usize];
                     match op {
-                        1 if dist(t.una, rpsn) < dist(t.una, t.hwm) => ackev = Some((s, rpsn.wrapping_add(1), None)),
+                        1 if dist(t.una, rpsn) < dist(t.una, t.hwm) => {
+                            ackev = Some((s, rpsn.wrapping_add(1), None))
+                        }
                         2 if dist(t.una, rpsn) <= dist(t.una, t.hwm) => {
                             ackev = Some((s, rpsn, Some(rpsn)));
                             bump(&mut cnt, k::TX_NACK_RCVD, max);
@@ -694,7 +758,13 @@ impl TransportModel {
             let psn = if data { t.snd } else { t.next };
             let m = old.meta_at(s, t.snd);
             let vc = if data { m.vc } else { old.ctl_vc(s) };
-            let rh = (u64::from(p.version) << 62) | (op << 60) | (u64::from(p.local_xpuid) << 48) | (u64::from(psn) << 32) | (u64::from(vc) << 30) | (u64::from(p.partition) << 16) | u64::from(rpsn);
+            let rh = (u64::from(p.version) << 62)
+                | (op << 60)
+                | (u64::from(p.local_xpuid) << 48)
+                | (u64::from(psn) << 32)
+                | (u64::from(vc) << 30)
+                | (u64::from(p.partition) << 16)
+                | u64::from(rpsn);
             self.carry = rh.to_be_bytes().to_vec();
             self.crc_q = crc_init(&self.crc);
             self.out_dest = s / self.b.per_peer();
@@ -725,7 +795,15 @@ impl TransportModel {
                 self.rd_left = m.n * c.cmd_beats() - 1;
                 self.tail_due = true;
                 self.out_kind = TxKind::Mid;
-                bump(&mut cnt, if t.snd == t.hwm { k::TX_NEW } else { k::TX_RETX }, max);
+                bump(
+                    &mut cnt,
+                    if t.snd == t.hwm {
+                        k::TX_NEW
+                    } else {
+                        k::TX_RETX
+                    },
+                    max,
+                );
             } else {
                 self.out_kind = TxKind::Tail;
                 self.tail_due = false;
@@ -771,7 +849,10 @@ impl TransportModel {
             if let Some((_, una2, nack)) = ackev.filter(|e| e.0 == s) {
                 if una2 != ot.una {
                     let cum = old.meta_at(s, una2.wrapping_sub(1)).cum;
-                    self.cmpl = Some((s / self.b.per_peer(), u32::from(cum.wrapping_sub(ot.cmpl_acc))));
+                    self.cmpl = Some((
+                        s / self.b.per_peer(),
+                        u32::from(cum.wrapping_sub(ot.cmpl_acc)),
+                    ));
                     t.cmpl_acc = cum;
                     t.una = una2;
                 }
@@ -852,7 +933,12 @@ impl TransportModel {
             self.o_last = old.o_left == 1;
             self.o_valid = true;
             read = Some(v);
-        } else if let (true, Some(v)) = (adv_o, Self::rr(c.num_vc, old.o_rr, |v| old.mq_cnt[v as usize] > 0 && (i.xpu_vc_pause >> v) & 1 == 0)) {
+        } else if let (true, Some(v)) = (
+            adv_o,
+            Self::rr(c.num_vc, old.o_rr, |v| {
+                old.mq_cnt[v as usize] > 0 && (i.xpu_vc_pause >> v) & 1 == 0
+            }),
+        ) {
             let vu = v as usize;
             let (src, n) = old.mq[vu * md as usize + old.mq_head[vu] as usize];
             self.o_data = old.rxram[vu * rb as usize + old.rx_rp[vu] as usize].clone();

@@ -36,13 +36,21 @@ pub struct Args {
 
 pub fn run(a: Args) -> CmdResult {
     let bench = a.target.bench()?;
-    a.target.block(&bench, "--block", &a.block, &["sue_packer"])?;
-    let mut opts = PackingOptions { block: a.block.clone(), cycles: a.cycles, link_ratio: a.link_ratio, seed: a.seed, ..Default::default() };
+    a.target
+        .block(&bench, "--block", &a.block, &["sue_packer"])?;
+    let mut opts = PackingOptions {
+        block: a.block.clone(),
+        cycles: a.cycles,
+        link_ratio: a.link_ratio,
+        seed: a.seed,
+        ..Default::default()
+    };
     if let Some(l) = a.loads {
         opts.loads = l;
     }
     anyhow::ensure!(a.link_ratio > 0.0, "--link-ratio must be above 0");
-    let points = packing(&bench, &opts).with_context(|| format!("packing campaign on block {}", a.block))?;
+    let points =
+        packing(&bench, &opts).with_context(|| format!("packing campaign on block {}", a.block))?;
     print!("{}", table(&points));
     if let Some(p) = &a.csv {
         std::fs::write(p, csv(&points)).with_context(|| format!("writing {}", p.display()))?;

@@ -8,7 +8,7 @@
 //! point reports commands per PDU, the wire efficiency it gives, and the packing latency
 //! (command tlast → its PDU's first beat) in cycles.
 
-use crate::cosim::sue::{PackerLockstep, Cmd};
+use crate::cosim::sue::{Cmd, PackerLockstep};
 use crate::{Bench, SimError, TestRng};
 use rtl_gen::blocks::sue_packer::model::PkInputs;
 use rtl_gen::blocks::sue_packer::SuePackerBlock;
@@ -32,7 +32,13 @@ pub struct PackingOptions {
 
 impl Default for PackingOptions {
     fn default() -> Self {
-        PackingOptions { block: "sue_pk".into(), loads: vec![0.1, 0.3, 0.5, 0.7, 0.9, 1.1, 1.5], cycles: 20_000, link_ratio: 0.5, seed: 1 }
+        PackingOptions {
+            block: "sue_pk".into(),
+            loads: vec![0.1, 0.3, 0.5, 0.7, 0.9, 1.1, 1.5],
+            cycles: 20_000,
+            link_ratio: 0.5,
+            seed: 1,
+        }
     }
 }
 
@@ -95,7 +101,10 @@ pub fn run(bench: &Bench, opts: &PackingOptions) -> Result<Vec<PackingPoint>, Si
             if ready && o.pdu_valid {
                 bucket -= cost;
             }
-            t.step(PkInputs { pdu_ready: ready, ..Default::default() })?;
+            t.step(PkInputs {
+                pdu_ready: ready,
+                ..Default::default()
+            })?;
         }
         let pdus = t.pdus.len() as u64;
         let cmds: u64 = t.pdus.iter().map(|p| u64::from(p.ncmds)).sum();
@@ -107,8 +116,16 @@ pub fn run(bench: &Bench, opts: &PackingOptions) -> Result<Vec<PackingPoint>, Si
             accepted_load: cmd_bytes as f64 / opts.cycles as f64 / link,
             pdus,
             cmds,
-            cmds_per_pdu: if pdus == 0 { 0.0 } else { cmds as f64 / pdus as f64 },
-            wire_efficiency: if pdus == 0 { 0.0 } else { cmd_bytes as f64 / (cmd_bytes + pdus * PDU_OVERHEAD) as f64 },
+            cmds_per_pdu: if pdus == 0 {
+                0.0
+            } else {
+                cmds as f64 / pdus as f64
+            },
+            wire_efficiency: if pdus == 0 {
+                0.0
+            } else {
+                cmd_bytes as f64 / (cmd_bytes + pdus * PDU_OVERHEAD) as f64
+            },
             latency_p50: percentile(&lat, 0.5),
             latency_p99: percentile(&lat, 0.99),
             latency_max: lat.last().copied().unwrap_or(0),
@@ -143,7 +160,19 @@ pub fn table(points: &[PackingPoint]) -> String {
 pub fn csv(points: &[PackingPoint]) -> String {
     let mut s = String::from("load,sent_load,pdus,cmds,cmds_per_pdu,wire_efficiency,latency_p50,latency_p99,latency_max,mismatches\n");
     for p in points {
-        s += &format!("{},{:.4},{},{},{:.4},{:.4},{},{},{},{}\n", p.load, p.accepted_load, p.pdus, p.cmds, p.cmds_per_pdu, p.wire_efficiency, p.latency_p50, p.latency_p99, p.latency_max, p.mismatches);
+        s += &format!(
+            "{},{:.4},{},{},{:.4},{:.4},{},{},{},{}\n",
+            p.load,
+            p.accepted_load,
+            p.pdus,
+            p.cmds,
+            p.cmds_per_pdu,
+            p.wire_efficiency,
+            p.latency_p50,
+            p.latency_p99,
+            p.latency_max,
+            p.mismatches
+        );
     }
     s
 }

@@ -80,7 +80,7 @@ impl Planner {
 
     /// Step 1 at level `level`: shared 6-groups among rows not finished at the next level (a
     /// root is never shared): the two rows with the most pending signals in common, joined by
-    /// further rows while at least six signals stay common to all; six of those become a node.
+    /// further rows while at least six signals stay common to all; six of those (the least popular) become a node.
     fn share_by_rows(&mut self, level: usize) {
         let eligible: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
         if eligible.len() < 2 {
@@ -136,7 +136,12 @@ impl Planner {
                     _ => break,
                 }
             }
-            let members: Vec<usize> = ones(&shared).take(FAN_IN).collect();
+            // The six pending in the fewest other rows: popular signals are left for later
+            // groups (measured: CRC-32/64 125 LUT6 instead of 130, CRC-32/2048 2,286 vs 2,374).
+            let mut members: Vec<usize> = ones(&shared).collect();
+            let popularity = |i: usize| sets.iter().filter(|s| s[i / 64] >> (i % 64) & 1 == 1).count();
+            members.sort_by_key(|&i| (popularity(i), i));
+            members.truncate(FAN_IN);
             let id = self.node(members.iter().map(|&i| local[i]).collect(), level + 1);
             for &u in &users {
                 for &i in &members {

@@ -42,6 +42,19 @@ fn random_crashes_hold_every_scoreboard() -> TestResult {
     assert_eq!(crashed, r.records.len(), "every trial crashed a node and recovered");
     assert!(r.records.iter().map(|t| t.trial.owned_lines).sum::<u64>() > 0, "no owned line was ever recovered");
     assert!(r.records.iter().all(|t| t.trial.stores_after_recovery >= 4), "S7: stores after RecovEnd");
+    // Loads create sharers that later RdX invalidate, lines are evicted (S silently, M with a
+    // writeback), and S2 meets a failed CN that really was a sharer.
+    let sum = |f: &dyn Fn(&Trial) -> u64| r.records.iter().map(|t| f(&t.trial)).sum::<u64>();
+    for (what, k) in [
+        ("loads", sum(&|t| t.loads)),
+        ("S grants", sum(&|t| t.shared_grants)),
+        ("invalidations", sum(&|t| t.invalidations)),
+        ("silent S evictions", sum(&|t| t.clean_evictions)),
+        ("M writebacks", sum(&|t| t.writebacks)),
+        ("failed-CN sharer lines", sum(&|t| t.failed_shared_lines)),
+    ] {
+        assert!(k > 0, "no {what} in the random campaign");
+    }
     // 3·R messages per replicated store.
     for t in &r.records {
         let want = 3 * t.geometry.r as u64;

@@ -184,6 +184,17 @@ impl RecxlResults {
                 );
             }
         }
+        let all = |f: &dyn Fn(&Trial) -> u64| self.records.iter().map(|r| f(&r.trial)).sum::<u64>();
+        let _ = writeln!(
+            s,
+            "\nCoherence over all trials: {} loads (GetS), {} S grants, {} invalidations, {} silent S evictions, {} M writebacks; the failed CN was a sharer of {} lines at InitRecov (S2 removed it).",
+            all(&|t| t.loads),
+            all(&|t| t.shared_grants),
+            all(&|t| t.invalidations),
+            all(&|t| t.clean_evictions),
+            all(&|t| t.writebacks),
+            all(&|t| t.failed_shared_lines),
+        );
         for f in self.failures().iter().take(5) {
             let _ = writeln!(s, "\nFAILED unit {} (N={} R={} {} seed {:#x}): {:?}", f.unit, f.geometry.n, f.geometry.r, f.variant.name(), f.seed, f.trial.violations);
         }

@@ -99,8 +99,15 @@ pub struct SysOptions {
     pub lines: u64,
     /// Per core and cycle: probability that a store is deposited (SB not full).
     pub store_rate: f64,
-    /// Per core and cycle: probability of a load (creates sharers).
+    /// Per core and cycle: probability of a load of a line the CN does not cache (GetS → the
+    /// home grants S and adds the CN to the sharer mask; a later RdX invalidates it).
     pub load_rate: f64,
+    /// Per CN and cycle (while traffic runs, not during recovery): probability of evicting one
+    /// random cached line that no store-buffer entry, pending request or deferred snoop uses.
+    /// S lines are dropped silently (the home keeps a stale sharer bit; a later Inv is ACKed);
+    /// M lines are written back (PutM → home writes memory, entry → I, WbAck). A CN sends no
+    /// request for a line whose writeback is not yet acknowledged.
+    pub evict_rate: f64,
     /// Words per store: 1..=max_words mask bits (coalesced stores).
     pub max_words: u32,
     pub sb_cap: usize,
@@ -145,6 +152,7 @@ impl Default for SysOptions {
             lines: 24,
             store_rate: 0.02,
             load_rate: 0.002,
+            evict_rate: 0.002,
             max_words: 3,
             sb_cap: 8,
             prefetch: true,
@@ -190,6 +198,14 @@ pub struct Trial {
     pub repl_bits: u64,
     pub nack_retries: u64,
     pub coh_msgs: u64,
+    /// Loads sent (GetS), S grants, invalidations sent, silent S evictions, M writebacks.
+    pub loads: u64,
+    pub shared_grants: u64,
+    pub invalidations: u64,
+    pub clean_evictions: u64,
+    pub writebacks: u64,
+    /// Lines whose sharer mask held the failed CN at InitRecov (S2 then removes it).
+    pub failed_shared_lines: u64,
     /// Stores by live nodes whose replica group held the crashed node, started after Interrupt.
     pub degraded_stores: u64,
     pub degraded_msgs: u64,
@@ -247,6 +263,9 @@ enum Msg {
     InvAck { line: u64, node: u32 },
     Snoop { line: u64, excl: bool },
     SnoopResp { line: u64, node: u32, data: Vec<u64> },
+    PutM { line: u64, node: u32, data: Vec<u64> },
+    /// `snooped`: the PutM answered a snoop of the home, which may still reach the CN.
+    WbAck { line: u64, snooped: bool },
     Grant { line: u64, data: Vec<u64>, excl: bool },
     Repl { node: u32, core: u32, tag: u32, at_head: bool, line: u64, mask: u32, data: Bits },
     Ack { from: u32, core: u32, tag: u32, line: u64, nack: bool },
@@ -306,6 +325,11 @@ struct Cn {
     cores: Vec<Core>,
     cache: HashMap<u64, (Line, Vec<u64>)>,
     rdx_pending: HashSet<u64>,
+    /// Lines written back (PutM sent) whose WbAck has not arrived: no new request for them.
+    wb_pending: HashSet<u64>,
+    /// Per line: snoops answered by a writeback still to arrive (> 0, dropped when they do), or
+    /// dropped before the WbAck told they were answered (< 0).
+    stale_snoops: HashMap<u64, i64>,
     deferred: Vec<(u64, bool)>,
     ts: Vec<u32>,
     csn: u32,
@@ -447,6 +471,8 @@ impl System {
                 cores: vec![Core::default(); b.cores_per_node as usize],
                 cache: HashMap::new(),
                 rdx_pending: HashSet::new(),
+                wb_pending: HashSet::new(),
+                stale_snoops: HashMap::new(),
                 deferred: Vec::new(),
                 ts: vec![0; n as usize],
                 csn: 0,
@@ -695,6 +721,9 @@ impl System {
             if !need_more {
                 continue;
             }
+            if !c.interrupted && self.rng.chance(self.o.evict_rate) {
+                self.evict(n);
+            }
             for k in 0..self.b.cores_per_node {
                 if self.rng.chance(self.o.store_rate) && self.cn[n as usize].cores[k as usize].sb.len() < self.o.sb_cap {
                     let line = self.rng.range(1, self.o.lines);
@@ -709,14 +738,37 @@ impl System {
                 if self.rng.chance(self.o.load_rate) {
                     let line = self.rng.range(1, self.o.lines);
                     let c = &mut self.cn[n as usize];
-                    if !c.cache.contains_key(&line) && !c.rdx_pending.contains(&line) {
+                    if !c.cache.contains_key(&line) && !c.rdx_pending.contains(&line) && !c.wb_pending.contains(&line) {
                         c.rdx_pending.insert(line);
                         self.t.coh_msgs += 1;
+                        self.t.loads += 1;
                         self.send(Some(n), Dst::Home((line % self.n as u64) as u32), Msg::GetS { line, node: n });
                     }
                 }
             }
         }
+    }
+
+    /// Evict one random line that nothing in flight uses: S silently, M with a writeback.
+    fn evict(&mut self, n: u32) {
+        let c = &self.cn[n as usize];
+        let busy = |l: u64| c.rdx_pending.contains(&l) || c.wb_pending.contains(&l) || c.deferred.iter().any(|d| d.0 == l) || c.cores.iter().any(|k| k.sb.iter().any(|e| e.line == l));
+        let mut cand: Vec<u64> = c.cache.keys().copied().filter(|l| !busy(*l)).collect();
+        if cand.is_empty() {
+            return;
+        }
+        cand.sort_unstable();
+        let line = cand[self.rng.range(0, cand.len() as u64 - 1) as usize];
+        let c = &mut self.cn[n as usize];
+        let (st, data) = c.cache.remove(&line).expect("cached");
+        if st == Line::S {
+            self.t.clean_evictions += 1;
+            return;
+        }
+        c.wb_pending.insert(line);
+        self.t.writebacks += 1;
+        self.t.coh_msgs += 1;
+        self.send(Some(n), Dst::Home((line % self.n as u64) as u32), Msg::PutM { line, node: n, data });
     }
 
     fn deposit(&mut self, n: u32, k: u32, line: u64, mask: u32, value: Option<u64>) {
@@ -739,7 +791,7 @@ impl System {
             self.last_commit = self.last_commit.max(self.now.saturating_sub(self.o.watchdog / 2));
         }
         let c = &mut self.cn[n as usize];
-        if self.o.prefetch && !matches!(c.cache.get(&line), Some((Line::M, _))) && !c.rdx_pending.contains(&line) {
+        if self.o.prefetch && !matches!(c.cache.get(&line), Some((Line::M, _))) && !c.rdx_pending.contains(&line) && !c.wb_pending.contains(&line) {
             c.rdx_pending.insert(line);
             self.t.coh_msgs += 1;
             self.send(Some(n), Dst::Home((line % self.n as u64) as u32), Msg::RdX { line, node: n });
@@ -790,7 +842,7 @@ impl System {
                     continue;
                 }
             }
-            if !owned && !c.rdx_pending.contains(&e.line) {
+            if !owned && !c.rdx_pending.contains(&e.line) && !c.wb_pending.contains(&e.line) {
                 self.cn[n as usize].rdx_pending.insert(e.line);
                 self.t.coh_msgs += 1;
                 self.send(Some(n), Dst::Home((e.line % self.n as u64) as u32), Msg::RdX { line: e.line, node: n });
@@ -906,6 +958,17 @@ impl System {
     fn snoop(&mut self, n: u32, line: u64, excl: bool) {
         let c = &self.cn[n as usize];
         let has = matches!(c.cache.get(&line), Some((Line::M, _)));
+        let stale = c.stale_snoops.get(&line).copied().unwrap_or(0);
+        if stale > 0 || (!has && c.wb_pending.contains(&line)) {
+            // The line was written back: the home took the PutM as this snoop's answer. (A WbAck
+            // can overtake the snoop; the count keeps a late snoop from taking a re-acquired line.)
+            let e = self.cn[n as usize].stale_snoops.entry(line).or_insert(0);
+            *e -= 1;
+            if *e == 0 {
+                self.cn[n as usize].stale_snoops.remove(&line);
+            }
+            return;
+        }
         if !has || self.holds(n, line) {
             // The grant is still in flight, or a store between RdX_ACK and VAL holds the line (U15).
             self.cn[n as usize].deferred.push((line, excl));
@@ -983,6 +1046,17 @@ impl System {
                 }
             }
             Msg::Snoop { line, excl } => self.snoop(n, line, excl),
+            Msg::WbAck { line, snooped } => {
+                let c = &mut self.cn[n as usize];
+                c.wb_pending.remove(&line);
+                if snooped {
+                    let e = c.stale_snoops.entry(line).or_insert(0);
+                    *e += 1;
+                    if *e == 0 {
+                        c.stale_snoops.remove(&line);
+                    }
+                }
+            }
             Msg::Inv { line } => {
                 let c = &mut self.cn[n as usize];
                 if matches!(c.cache.get(&line), Some((Line::S, _))) {
@@ -1062,6 +1136,24 @@ impl System {
                     self.try_complete(h, line);
                 }
             }
+            Msg::PutM { line, node, data } => {
+                let home = &mut self.homes[h as usize];
+                let snooping = home.busy.get(&line).is_some_and(|t| t.snoop == Some(node));
+                if snooping {
+                    // The writeback crossed the home's snoop: it answers it, and the old owner
+                    // is no sharer.
+                    self.mem.insert(line, data);
+                    home.dir.insert(line, Dir::I);
+                    home.busy.get_mut(&line).expect("busy").snoop = None;
+                    self.try_complete(h, line);
+                } else if home.dir.get(&line) == Some(&Dir::M(node)) {
+                    self.mem.insert(line, data);
+                    home.dir.insert(line, Dir::I);
+                }
+                // Otherwise recovery already rebuilt the line (the writer failed): ignore it.
+                self.t.coh_msgs += 1;
+                self.send(None, Dst::Cn(node), Msg::WbAck { line, snooped: snooping });
+            }
             Msg::InitRecov => self.home_recover(h),
             Msg::FetchResp { node, recs } => {
                 let home = &mut self.homes[h as usize];
@@ -1102,6 +1194,7 @@ impl System {
         for s in 0..self.n {
             if t.acks >> s & 1 == 1 {
                 self.t.coh_msgs += 1;
+                self.t.invalidations += 1;
                 self.send(None, Dst::Cn(s), Msg::Inv { line });
             }
         }
@@ -1132,6 +1225,7 @@ impl System {
         home.dir.insert(line, new);
         if !self.failed.has(t.req) {
             self.t.coh_msgs += 1;
+            self.t.shared_grants += !t.excl as u64;
             self.send(None, Dst::Cn(t.req), Msg::Grant { line, data, excl: t.excl });
         }
         if let Some((excl, req)) = self.homes[h as usize].queue.get_mut(&line).and_then(|q| q.pop_front()) {
@@ -1439,7 +1533,10 @@ impl System {
         let mut owned = Vec::new();
         for (line, st) in home.dir.iter_mut() {
             match st {
-                Dir::S(m) => *m &= !(1 << c),
+                Dir::S(m) => {
+                    self.t.failed_shared_lines += (*m >> c & 1) as u64;
+                    *m &= !(1 << c);
+                }
                 Dir::M(o) if *o == c => owned.push(*line),
                 _ => {}
             }
@@ -1523,11 +1620,14 @@ impl System {
             self.homes[h as usize].dir.insert(line, Dir::I);
         }
         self.homes[h as usize].recovering = false;
-        let busy: Vec<u64> = self.homes[h as usize].busy.keys().copied().collect();
+        // Sorted: messages sent in hash order would make a trial depend on the process.
+        let mut busy: Vec<u64> = self.homes[h as usize].busy.keys().copied().collect();
+        busy.sort_unstable();
         for l in busy {
             self.try_complete(h, l);
         }
-        let lines: Vec<u64> = self.homes[h as usize].queue.keys().copied().collect();
+        let mut lines: Vec<u64> = self.homes[h as usize].queue.keys().copied().collect();
+        lines.sort_unstable();
         for l in lines {
             if !self.homes[h as usize].busy.contains_key(&l) {
                 if let Some((excl, req)) = self.homes[h as usize].queue.get_mut(&l).and_then(|q| q.pop_front()) {

@@ -156,7 +156,8 @@ fn c5_replica_of_stores_in_flight() {
 /// and serves the RdX after recovery.
 #[test]
 fn c6_pending_rdx_on_failed_owner() {
-    let t = trial(G4, "", SysOptions { lines: 4, ..when(1, CrashWhen::PendingRdX, Variant::Baseline, 13) });
+    // No evictions: a writeback in flight would answer the snoop instead of the recovery.
+    let t = trial(G4, "", SysOptions { lines: 4, evict_rate: 0.0, ..when(1, CrashWhen::PendingRdX, Variant::Baseline, 13) });
     assert_eq!(t.crashed, Some(1));
     assert!(t.retried_rdx >= 1, "a RdX waiting on the failed owner was retried");
     assert!(t.owned_lines >= 1);
@@ -251,14 +252,15 @@ fn paper_exact_settings_count_hazards() {
 fn a_broken_recovery_is_caught_by_s1() {
     let mut caught = 0;
     for seed in 0..6 {
-        let o = SysOptions { defect: Defect::PerLineRecovery, max_words: 4, store_rate: 0.04, lines: 8, crash: Crash::At { node: 1, cycle: 3_000 + 100 * seed }, seed, ..SysOptions::default() };
+        // No evictions: the failed CN must own multi-word lines (a written-back line is not recovered).
+        let o = SysOptions { defect: Defect::PerLineRecovery, evict_rate: 0.0, max_words: 4, store_rate: 0.04, lines: 8, crash: Crash::At { node: 1, cycle: 3_000 + 100 * seed }, seed, ..SysOptions::default() };
         let t = trial(G4, "", o);
         caught += t.has("S1") as u32;
     }
     assert!(caught >= 1, "S1 never caught the per-line recovery in 6 crashes");
     // The same crashes with the correct recovery hold.
     for seed in 0..6 {
-        let o = SysOptions { max_words: 4, store_rate: 0.04, lines: 8, crash: Crash::At { node: 1, cycle: 3_000 + 100 * seed }, seed, ..SysOptions::default() };
+        let o = SysOptions { evict_rate: 0.0, max_words: 4, store_rate: 0.04, lines: 8, crash: Crash::At { node: 1, cycle: 3_000 + 100 * seed }, seed, ..SysOptions::default() };
         assert!(trial(G4, "", o).ok());
     }
 }

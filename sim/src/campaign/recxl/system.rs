@@ -721,7 +721,8 @@ impl System {
             if !need_more {
                 continue;
             }
-            if !c.interrupted && self.rng.chance(self.o.evict_rate) {
+            // No draw at rate 0: trials without evictions keep their random sequence.
+            if !c.interrupted && self.o.evict_rate > 0.0 && self.rng.chance(self.o.evict_rate) {
                 self.evict(n);
             }
             for k in 0..self.b.cores_per_node {
@@ -1534,7 +1535,7 @@ impl System {
         for (line, st) in home.dir.iter_mut() {
             match st {
                 Dir::S(m) => {
-                    self.t.failed_shared_lines += (*m >> c & 1) as u64;
+                    self.t.failed_shared_lines += *m >> c & 1;
                     *m &= !(1 << c);
                 }
                 Dir::M(o) if *o == c => owned.push(*line),

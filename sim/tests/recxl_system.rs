@@ -33,7 +33,7 @@ fn show(name: &str, t: &Trial) {
 /// N = 6 / R = 3; S1–S8 hold in every trial; shards merge into the single run.
 #[test]
 fn random_crashes_hold_every_scoreboard() -> TestResult {
-    let o = RecxlOptions { trials: scaled(6), seed: 7, ..RecxlOptions::default() };
+    let o = RecxlOptions { trials: scaled(40), seed: 7, ..RecxlOptions::default() };
     let r = rc::run(&o, Shard::ALL, &mut Progress::hidden())?;
     println!("{}", r.report());
     assert_eq!(r.records.len(), 2 * 3 * o.trials);

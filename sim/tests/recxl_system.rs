@@ -283,3 +283,26 @@ fn rtl_logging_units_in_the_system() -> TestResult {
     assert!(t.ok(), "{:?}", t.violations);
     Ok(())
 }
+
+/// Heavy sharing and eviction (10× the default load rate, 25× the eviction rate, 16 lines): writebacks
+/// cross snoops, stale sharer bits meet invalidations, and every scoreboard still holds (one crash
+/// per variant and geometry).
+#[test]
+fn heavy_sharing_and_evictions_hold_every_scoreboard() {
+    let (mut with_s_grants, mut writebacks, mut failed_sharers) = (0, 0, 0);
+    for (i, v) in Variant::RECXL.iter().enumerate() {
+        for g in [G4, G6] {
+            let o = SysOptions { variant: *v, load_rate: 0.02, evict_rate: 0.05, lines: 16, seed: 100 + i as u64, ..SysOptions::default() };
+            let t = trial(g, "", o);
+            assert!(t.ok(), "{:?}", t.violations);
+            assert!(t.stores_after_recovery >= 4, "S7: stores after RecovEnd");
+            with_s_grants += t.shared_grants.min(1);
+            writebacks += t.writebacks;
+            failed_sharers += t.failed_shared_lines;
+        }
+    }
+    assert_eq!(with_s_grants, 6, "S grants in every trial");
+    println!("heavy: {writebacks} writebacks, failed CN a sharer of {failed_sharers} lines");
+    assert!(writebacks >= 20, "{writebacks} writebacks");
+    assert!(failed_sharers > 0, "the failed CN was never a sharer");
+}

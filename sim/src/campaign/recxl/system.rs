@@ -177,6 +177,7 @@ impl Default for SysOptions {
 
 /// Everything one trial measured and checked.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)] // result files written before a counter existed still load (counter 0)
 pub struct Trial {
     pub cycles: u64,
     pub commits: u64,

@@ -304,8 +304,10 @@ mod tests {
     /// ⌈log6 w⌉, LUT6 counts printed (`--nocapture`; Yosys measures the emitted RTL).
     #[test]
     fn plans_equal_their_matrix_at_the_depth_bound() {
-        for (name, algo, bits) in [("CRC-32/64", CRC32, 64), ("CRC-32/72", CRC32, 72), ("CRC-32/512", CRC32, 512), ("CRC-32/2048", CRC32, 2048), ("CRC-64/512", CRC64, 512), ("CRC-64/1946", CRC64, 1946), ("CRC-16/256", CRC16, 256), ("CRC-32C/1024", CRC32C, 1024)] {
-            let m = algo.affine(bits, 0).matrix;
+        // CRC-64/1936+10: the ISN CRC-64 of a 242-byte flit with a 10-bit sequence number.
+        for (name, algo, bits, seq_bits) in [("CRC-32/64", CRC32, 64, 0), ("CRC-32/72", CRC32, 72, 0), ("CRC-32/512", CRC32, 512, 0), ("CRC-32/2048", CRC32, 2048, 0), ("CRC-64/512", CRC64, 512, 0), ("CRC-64/1936+10", CRC64, 1936, 10), ("CRC-16/256", CRC16, 256, 0), ("CRC-32C/1024", CRC32C, 1024, 0)] {
+            let m = algo.affine(bits, seq_bits).matrix;
+            let bits = bits + seq_bits;
             let t = Instant::now();
             let plan = XorPlan::new(&m);
             let dt = t.elapsed();

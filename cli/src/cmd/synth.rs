@@ -20,8 +20,9 @@ pub struct Selection {
     pub jobs: Option<u16>,
     /// LUT-mapping flow: `full` (ABC's optimising script), `fast` (`synth -noabc; abc -lut 6
     /// -fast`, for multi-megabyte modules) or `auto`: fast for modules over 1 MiB of Verilog
-    /// (the KP4 encoder, the KR4/KP4 decoders of the default design), full otherwise; `bram`:
-    /// full with memories mapped to 7-series block RAM first (the streaming RS decoders).
+    /// (the RXL/CXL endpoints of the default design, the whole-codeword KP4 encoder and KR4/KP4
+    /// decoders), full otherwise; `bram`: full with memories mapped to 7-series block RAM first
+    /// (the streaming RS decoders).
     #[arg(long, value_enum, default_value_t = FlowArg::Auto)]
     pub flow: FlowArg,
 }

@@ -36,8 +36,11 @@ pub enum Flow {
 }
 
 /// Under `--flow auto`, modules whose Verilog (dependencies included) is larger than this go
-/// through [`Flow::Fast`]: in the default design that is the KP4 encoder (1.6 MB) and the KR4
-/// and KP4 decoders (1.7 / 3.9 MB); the next largest module is 0.7 MB.
+/// through [`Flow::Fast`]: in the default design those are the three RXL/CXL endpoints
+/// (1.26 MB each with their flit CRC generator and checker; ABC's full script takes over ten
+/// minutes on each); the next largest module is the KP4 decoder stream at 0.64 MB. The
+/// whole-codeword KP4 encoder and KR4/KP4 decoders of `designs/rs_fec_variants.toml`
+/// (1.6 / 1.7 / 3.9 MB) are the other modules it was made for.
 pub const AUTO_FAST_BYTES: u64 = 1 << 20;
 
 impl Flow {

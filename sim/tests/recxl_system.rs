@@ -306,3 +306,34 @@ fn heavy_sharing_and_evictions_hold_every_scoreboard() {
     assert!(writebacks >= 20, "{writebacks} writebacks");
     assert!(failed_sharers > 0, "the failed CN was never a sharer");
 }
+
+/// H3 beyond A1 (the adversarial fabric of contract §5.3, a reported finding): with jitter
+/// J ≥ L_min a previous writer's VAL can reach a unit after the next writer's, so the unit logs a
+/// contended line out of commit order. The system counts these inversions instead of flagging
+/// S4, and the cost shows in S5: a final dump whose newest record of a line is not the line's
+/// newest committed value (a later recovery of that line would restore a stale word). The same
+/// seeds on the default fabric (L_min 50, J 40: A1 holds) show neither.
+#[test]
+fn adversarial_fabric_inversions_are_counted() {
+    let (mut inversions, mut stale, mut trials) = (0, 0, 0);
+    for v in Variant::RECXL {
+        for seed in 1..=8 {
+            let base = SysOptions { lines: 2, store_rate: 0.05, seed, cycles: 20_000, crash: Crash::Random, variant: v, ..SysOptions::default() };
+            let a1 = trial(G4, "", base.clone());
+            assert_eq!(a1.inversions, 0, "{} seed {seed}: inversions under A1", v.name());
+            assert!(a1.ok(), "{} seed {seed}: {:?}", v.name(), a1.violations);
+            let t = trial(G4, "", SysOptions { l_min: 5, local_latency: 5, jitter: 300, ..base });
+            trials += 1;
+            inversions += t.inversions;
+            if !t.ok() {
+                // Only the inverted logs' consequence may fail, and only where logs were inverted.
+                assert!(t.inversions > 0, "{} seed {seed}: {:?} without an inversion", v.name(), t.violations);
+                assert!(t.violations.iter().all(|e| e.starts_with("S5: ") || e.starts_with("S1: ")), "{} seed {seed}: {:?}", v.name(), t.violations);
+                stale += 1;
+            }
+        }
+    }
+    println!("adversarial fabric (L_min 5, J 300): {inversions} inversions over {trials} trials, {stale} trials with a stale newest record");
+    assert!(inversions > trials, "the adversarial fabric produced only {inversions} inversions in {trials} trials");
+    assert!(stale > 0, "no inversion ever reached the dumped image");
+}

@@ -36,13 +36,28 @@ fn popcount(name: &str, width: u32, w: u32) -> Expr {
     (0..width).map(|i| zext(Expr::bit(name, i), 1, w)).reduce(add).expect("non-empty")
 }
 
-/// A saturating accumulate `x <= min(x + inc, MAX)` of a `cb`-bit counter by an `iw`-bit value.
-fn sat_add(items: &mut Vec<Item>, x: &str, cb: u32, inc: Expr, iw: u32) -> Stmt {
-    let sw = cb.max(iw) + 1;
-    let sum = format!("{x}_sum");
-    wire(items, &sum, sw, "", add(zext(id(x), cb, sw), zext(inc, iw, sw)));
+/// A saturating accumulate `x <= min(x + inc, MAX)` of a `cb`-bit counter by an `iw`-bit
+/// value, in at most a few LUT levels: the sum splits at h = iw + 1 bits, and the upper bits
+/// can only overflow when they were all ones on the previous clock (an increment below 2^iw
+/// cannot cross from below 2^cb − 2^h to past MAX in one step), so the overflow is the
+/// registered near-full flag `<x>_nf` AND the low part's carry, never a 32-bit compare.
+/// Returns the update and the flag's statement (every clock); narrow counters keep the compare.
+fn sat_add(items: &mut Vec<Item>, x: &str, cb: u32, inc: Expr, iw: u32) -> (Stmt, Option<Stmt>) {
+    let h = iw + 1;
     let max = (1u64 << cb) - 1;
-    set_id(x, mux(gt(id(&sum), dec(sw, max)), dec(cb, max), Expr::slice(&sum, cb - 1, 0)))
+    if h >= cb {
+        let sw = cb.max(iw) + 1;
+        let sum = format!("{x}_sum");
+        wire(items, &sum, sw, "", add(zext(id(x), cb, sw), zext(inc, iw, sw)));
+        return (set_id(x, mux(gt(id(&sum), dec(sw, max)), dec(cb, max), Expr::slice(&sum, cb - 1, 0))), None);
+    }
+    let (lo, nf) = (format!("{x}_lo"), format!("{x}_nf"));
+    items.push(Item::reg(&nf, 1, &format!("{x}[{}:{h}] were all ones on the previous clock", cb - 1)));
+    wire(items, &lo, h + 1, "low part of the sum, with its carry", add(zext(Expr::slice(x, h - 1, 0), h, h + 1), zext(inc, iw, h + 1)));
+    let hi = add(Expr::slice(x, cb - 1, h), zext(Expr::bit(&lo, h), 1, cb - h));
+    let sum = cat(vec![hi, Expr::slice(&lo, h - 1, 0)]);
+    let ovf = and(id(&nf), Expr::bit(&lo, h));
+    (set_id(x, or(sum, Expr::Repeat(cb, Box::new(ovf)))), Some(set_id(&nf, Expr::red(UnOp::RedAnd, Expr::slice(x, cb - 1, h)))))
 }
 
 fn lin(f: &Gf2m, x: &str, e: i64) -> Term {
@@ -363,13 +378,18 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         ("ser_cnt", ser_w, "corrected symbols in the current window"),
         ("ser_cw", bits_for(st.ser_window - 1), "codewords in the current window"),
         ("ser_alarm_r", 1, ""),
+        ("upd", 1, "a decision was taken on the previous clock: the counters take it"),
+        ("upd_sym", lw, "its corrected symbols"),
+        ("upd_bits", bits_w, "its corrected bits"),
+        ("upd_unc", 1, "it was uncorrectable"),
     ] {
         items.push(Item::reg(r, w, doc));
     }
-    let s_sym = sat_add(items, "corrected_symbols_r", cb, id("cnt_add"), lw);
-    let s_bits = sat_add(items, "corrected_bits_r", cb, id("bits_add"), bits_w);
-    let s_unc = sat_add(items, "uncorrectable_r", cb, id("correctable").lnot(), 1);
-    wire(items, "ser_total", ser_w, "", add(id("ser_cnt"), zext(id("cnt_add"), lw, ser_w)));
+    let (s_sym, nf_sym) = sat_add(items, "corrected_symbols_r", cb, id("upd_sym"), lw);
+    let (s_bits, nf_bits) = sat_add(items, "corrected_bits_r", cb, id("upd_bits"), bits_w);
+    let (s_unc, nf_unc) = sat_add(items, "uncorrectable_r", cb, id("upd_unc"), 1);
+    let near_full: Vec<Stmt> = [nf_sym, nf_bits, nf_unc].into_iter().flatten().collect();
+    wire(items, "ser_total", ser_w, "", add(id("ser_cnt"), zext(id("upd_sym"), lw, ser_w)));
     let sw_ = bits_for(st.ser_window - 1);
     // ---- output ----
     for (r, w) in [("out_beat", bw), ("out_tvalid_r", 1), ("out_tlast_r", 1), ("apply_r", 1), ("out_unc_r", 1), ("out_cnt_r", lw), ("rd_data", dw), ("rd_err", dw)] {
@@ -403,7 +423,14 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             set_id("ser_cnt", dec(ser_w, 0)),
             set_id("ser_cw", dec(sw_, 0)),
             set_id("ser_alarm_r", dec(1, 0)),
-        ]),
+            set_id("upd", dec(1, 0)),
+        ]
+        .into_iter()
+        .chain(near_full.iter().map(|s| match s {
+            Stmt::Assign(l, _) => Stmt::Assign(l.clone(), dec(1, 0)),
+            other => other.clone(),
+        }))
+        .collect()),
         body: vec![
             set_id("frame_error_r", and(id("accept"), ne(id("in_tlast"), id("in_last")))),
             when(id("accept"), vec![if_else(id("in_last"), vec![set_id("in_beat", dec(bw, 0)), inc_w("tail", sb)], vec![inc_w("in_beat", bw)])]),
@@ -423,9 +450,12 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             ),
             when(
                 id("decide"),
+                vec![set(idx("st_done", "dec_slot"), dec(1, 1)), inc_w("dec_slot", sb)],
+            ),
+            set_id("upd", id("decide")),
+            when(
+                id("upd"),
                 vec![
-                    set(idx("st_done", "dec_slot"), dec(1, 1)),
-                    inc_w("dec_slot", sb),
                     s_sym,
                     s_bits,
                     s_unc,
@@ -436,7 +466,10 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                     ),
                 ],
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(near_full.iter().cloned())
+        .collect(),
     });
     // Registers without reset: RAMs, slot flags, output data.
     items.push(Item::AlwaysFf {
@@ -450,6 +483,9 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                     set(idx("st_apply", "dec_slot"), and(id("correctable"), id("bypass_correction").lnot())),
                     set(idx("st_unc", "dec_slot"), and(id("correctable").lnot(), id("bypass_indication").lnot())),
                     set(idx("st_count", "dec_slot"), id("cnt_add")),
+                    set_id("upd_sym", id("cnt_add")),
+                    set_id("upd_bits", id("bits_add")),
+                    set_id("upd_unc", id("correctable").lnot()),
                 ],
             ),
             when(

@@ -403,6 +403,9 @@ pub struct StreamDecoder {
     dec_slot: usize,
     /// Decisions in flight: (edge, result).
     pending: VecDeque<(u64, StreamDecoded, Vec<u16>)>,
+    /// The decision of the previous edge, which the counters and the SER window take on
+    /// this one (the RTL registers it so the 32-bit saturating adders start from registers).
+    counted: Option<StreamDecoded>,
     // Output registers.
     out_tvalid: bool,
     out_tlast: bool,
@@ -440,6 +443,7 @@ impl StreamDecoder {
             status: vec![SlotStatus::default(); k],
             dec_slot: 0,
             pending: VecDeque::new(),
+            counted: None,
             out_tvalid: false,
             out_tlast: false,
             rd_data: vec![0; p],
@@ -514,6 +518,7 @@ impl StreamDecoder {
                 }
             }
         }
+        let counted_next = decided.as_ref().map(|(_, r, _)| r.clone());
         if let Some((_, result, errors)) = decided {
             let correctable = !result.uncorrectable;
             let slot = self.dec_slot;
@@ -526,6 +531,9 @@ impl StreamDecoder {
                 count: result.corrected_symbols,
             };
             self.dec_slot = (slot + 1) % self.status.len();
+        }
+        // Counters and SER window: the previous edge's decision.
+        if let Some(result) = std::mem::replace(&mut self.counted, counted_next) {
             let max = self.counter_max();
             self.corrected_symbols = (self.corrected_symbols + u64::from(result.corrected_symbols)).min(max);
             self.corrected_bits = (self.corrected_bits + u64::from(result.corrected_bits)).min(max);

@@ -13,7 +13,7 @@
 //!    second polynomial product.
 //! 3. **Chien + Forney**, P lanes, one beat per clock: Λ(X⁻¹), its odd part and Ω^h(X⁻¹)
 //!    by constant multipliers on registers that step by α^(kP) per beat; the inverse of the
-//!    odd part by Itoh–Tsujii; the error values go to the error RAM, the roots are counted.
+//!    odd part by a table (m LUT-mapped 2^m-bit constants); the error values go to the error RAM, the roots are counted.
 //! 4. **Decision** after the last beat: correctable iff L ≤ t (RiBM's k ≥ 0), exactly L roots
 //!    in existing positions and no root with a zero derivative or value; the slot's flags and
 //!    the counters and SER window update.
@@ -26,14 +26,26 @@ use super::stream_common::{beat_ports, emit_linear, symbol};
 use super::RsFecBlock;
 use crate::config::DesignInfo;
 use crate::hw::build::{add, and, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, when, wire, zeros, zext};
-use crate::hw::gf_net::{emit_inverse, emit_sum, Term};
+use crate::hw::gf_net::{emit_sum, Term};
+use crate::math::gf2::BitVec;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
 use crate::math::gf2m::Gf2m;
 
-/// `Σ bits of name[0..width)` as a `w`-bit sum.
+/// `Σ bits of name[0..width)` as a `w`-bit sum, a balanced tree of additions (each as wide
+/// as its count needs), not a chain: log2(width) adders deep instead of width.
 fn popcount(name: &str, width: u32, w: u32) -> Expr {
-    (0..width).map(|i| zext(Expr::bit(name, i), 1, w)).reduce(add).expect("non-empty")
+    fn tree(name: &str, lo: u32, hi: u32) -> (Expr, u32) {
+        if hi - lo == 1 {
+            return (Expr::bit(name, lo), 1);
+        }
+        let mid = lo + (hi - lo) / 2;
+        let ((a, aw), (b, bw)) = (tree(name, lo, mid), tree(name, mid, hi));
+        let ow = bits_for(u64::from(hi - lo));
+        (add(zext(a, aw, ow), zext(b, bw, ow)), ow)
+    }
+    let (e, ew) = tree(name, 0, width);
+    zext(e, ew, w)
 }
 
 /// A saturating accumulate `x <= min(x + inc, MAX)` of a `cb`-bit counter by an `iw`-bit
@@ -54,7 +66,12 @@ fn sat_add(items: &mut Vec<Item>, x: &str, cb: u32, inc: Expr, iw: u32) -> (Stmt
     let (lo, nf) = (format!("{x}_lo"), format!("{x}_nf"));
     items.push(Item::reg(&nf, 1, &format!("{x}[{}:{h}] were all ones on the previous clock", cb - 1)));
     wire(items, &lo, h + 1, "low part of the sum, with its carry", add(zext(Expr::slice(x, h - 1, 0), h, h + 1), zext(inc, iw, h + 1)));
-    let hi = add(Expr::slice(x, cb - 1, h), zext(Expr::bit(&lo, h), 1, cb - h));
+    // The upper bits as an incrementer with every carry an AND of the bits below (balanced
+    // reductions), not a ripple chain.
+    let cy = format!("{x}_cy");
+    let carries = (h..cb).rev().map(|j| if j == h { Expr::bit(&lo, h) } else { and(Expr::bit(&lo, h), Expr::red(UnOp::RedAnd, Expr::slice(x, j - 1, h))) }).collect();
+    wire(items, &cy, cb - h, "carry into each upper bit", cat(carries));
+    let hi = Expr::xor(Expr::slice(x, cb - 1, h), id(&cy));
     let sum = cat(vec![hi, Expr::slice(&lo, h - 1, 0)]);
     let ovf = and(id(&nf), Expr::bit(&lo, h));
     (set_id(x, or(sum, Expr::Repeat(cb, Box::new(ovf)))), Some(set_id(&nf, Expr::red(UnOp::RedAnd, Expr::slice(x, cb - 1, h)))))
@@ -294,28 +311,43 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     wire(items, "ch_odd", dw, "Λ_odd(X⁻¹) per lane", cat(odds));
     wire(items, "ch_num", dw, "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", cat(nums));
     let stage_regs: [(&str, u32); 4] = [("valid", 1), ("beat", bw), ("len", lw), ("ok", 1)];
-    for s in 1..=3 {
+    let pw = bits_for(p as u64);
+    let beat_bits_w = bits_for(u64::from(dw));
+    for s in 1..=4 {
         for (r, w) in stage_regs {
             items.push(Item::reg(&format!("s{s}_{r}"), w, ""));
         }
     }
-    for (r, w) in [("s1_root", p as u32), ("s1_odd", dw), ("s1_num", dw), ("s2_root", p as u32), ("s2_num", dw), ("s2_inv", dw), ("s3_root", p as u32), ("s3_err", dw), ("s3_bad", 1)] {
+    for (r, w) in [("s1_root", p as u32), ("s1_odd", dw), ("s1_num", dw), ("s2_root", p as u32), ("s2_num", dw), ("s2_inv", dw), ("s2_bad", p as u32), ("s3_root", p as u32), ("s3_err", dw), ("s3_bad", 1), ("s4_cnt", pw), ("s4_bits", beat_bits_w), ("s4_bad", 1)] {
         items.push(Item::reg(r, w, ""));
     }
-    // Stage 2: inverses.
+    // Stage 2: inverses, by table: bit j of a⁻¹ is INV_Bj[a], a function of m ≤ 12 inputs
+    // that maps to three LUT6 levels (a 64-entry leaf per 6 low bits, a 4:1 and a 4:1 or 8:1
+    // mux), where Itoh–Tsujii's chain of variable products took 14–17. A root's value is zero
+    // iff its numerator or Λ_odd is (the product of nonzero field elements is not), so the
+    // "bad root" flag comes from stage 1 without waiting for the product.
+    for j in 0..m {
+        let mut bits = BitVec::zeros(1 << m);
+        for a in 1..(1u32 << m) {
+            bits.set(a as usize, f.inv(a as u16) >> j & 1 == 1);
+        }
+        items.push(Item::Localparam { name: format!("INV_B{j}"), value: Expr::Const(bits), doc: format!("bit {j} of a⁻¹ by a (0⁻¹ = 0)") });
+    }
     let mut invs = Vec::new();
+    let mut bads = Vec::new();
     for i in 0..p {
-        let a = format!("s1_odd{i}");
+        let (a, nu) = (format!("s1_odd{i}"), format!("s1_num{i}"));
         wire(items, &a, m, "", symbol("s1_odd", m, i));
+        wire(items, &nu, m, "", symbol("s1_num", m, i));
         let o = format!("inv{i}");
-        items.push(Item::wire(&o, m, "Λ_odd⁻¹ (Itoh–Tsujii)"));
-        emit_inverse(items, &f, &a, &o, &format!("inv{i}"));
+        wire(items, &o, m, "Λ_odd⁻¹", cat((0..m).rev().map(|j| Expr::Index(format!("INV_B{j}"), Box::new(id(&a)))).collect()));
         invs.push(id(&o));
+        bads.push(and(Expr::bit("s1_root", i as u32), or(Expr::red(UnOp::RedNor, id(&a)), Expr::red(UnOp::RedNor, id(&nu)))));
     }
     invs.reverse();
+    bads.reverse();
     // Stage 3: values.
     let mut errs = Vec::new();
-    let mut bads = Vec::new();
     for i in 0..p {
         let (nu, iv, v) = (format!("s2_num{i}"), format!("s2_inv{i}"), format!("val{i}"));
         wire(items, &nu, m, "", symbol("s2_num", m, i));
@@ -323,11 +355,10 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         items.push(Item::wire(&v, m, "Forney value"));
         emit_sum(items, &f, &v, &[Term::Prod(nu, iv)], &v);
         errs.push(and(id(&v), Expr::Repeat(m, Box::new(Expr::bit("s2_root", i as u32)))));
-        bads.push(and(Expr::bit("s2_root", i as u32), Expr::red(UnOp::RedNor, id(&v))));
     }
     errs.reverse();
     let mut stage_body = Vec::new();
-    for (s, from) in [(1, "ch"), (2, "s1"), (3, "s2")] {
+    for (s, from) in [(1, "ch"), (2, "s1"), (3, "s2"), (4, "s3")] {
         let src = |r: &str| if from == "ch" { if r == "valid" { "ch_busy".to_string() } else { format!("ch_{r}") } } else { format!("{from}_{r}") };
         for (r, _) in stage_regs {
             stage_body.push(set_id(&format!("s{s}_{r}"), id(&src(r))));
@@ -340,35 +371,40 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         set_id("s2_root", id("s1_root")),
         set_id("s2_num", id("s1_num")),
         set_id("s2_inv", cat(invs)),
+        set_id("s2_bad", cat(bads)),
         set_id("s3_root", id("s2_root")),
         set_id("s3_err", cat(errs)),
-        set_id("s3_bad", crate::hw::build::any(bads)),
+        set_id("s3_bad", Expr::red(UnOp::RedOr, id("s2_bad"))),
+        // Stage 4: the beat's roots and error bits counted, so the decision adds registers.
+        set_id("s4_cnt", popcount("s3_root", p as u32, pw)),
+        set_id("s4_bits", popcount("s3_err", dw, beat_bits_w)),
+        set_id("s4_bad", id("s3_bad")),
     ]);
     let (valid_regs, data_body): (Vec<Stmt>, Vec<Stmt>) = stage_body.into_iter().partition(|s| matches!(s, Stmt::Assign(Expr::Ident(n), _) if n.ends_with("_valid")));
-    items.push(Item::AlwaysFf { reset: Some((1..=3).map(|s| set_id(&format!("s{s}_valid"), dec(1, 0))).collect()), body: valid_regs });
+    items.push(Item::AlwaysFf { reset: Some((1..=4).map(|s| set_id(&format!("s{s}_valid"), dec(1, 0))).collect()), body: valid_regs });
     items.push(Item::AlwaysFf { reset: None, body: data_body });
 
     // ---- decision ----
     items.push(Item::comment("Decision: root count, bits, bad roots accumulated over the beats; flags per slot; counters; SER window."));
     let cw_ = bits_for(n as u64);
     let bits_w = bits_for((t as u64) * u64::from(m));
-    let beat_bits_w = bits_for(u64::from(dw));
     for (r, w) in [("acc_cnt", cw_), ("acc_bits", beat_bits_w.max(bits_for((n as u64) * u64::from(m)))), ("acc_bad", 1)] {
         items.push(Item::reg(r, w, ""));
     }
     let abw = beat_bits_w.max(bits_for((n as u64) * u64::from(m)));
-    wire(items, "first3", 1, "", eq(id("s3_beat"), dec(bw, 0)));
-    wire(items, "tot_cnt", cw_, "roots so far, this beat included", add(mux(id("first3"), dec(cw_, 0), id("acc_cnt")), popcount("s3_root", p as u32, cw_)));
-    wire(items, "tot_bits", abw, "", add(mux(id("first3"), dec(abw, 0), id("acc_bits")), popcount("s3_err", dw, abw)));
-    wire(items, "tot_bad", 1, "", or(and(id("first3").lnot(), id("acc_bad")), id("s3_bad")));
-    wire(items, "decide", 1, "the codeword's last beat leaves the Chien pipeline", and(id("s3_valid"), eq(id("s3_beat"), last.clone())));
-    wire(items, "correctable", 1, "", and(and(id("s3_ok"), id("tot_bad").lnot()), eq(id("tot_cnt"), zext(id("s3_len"), lw, cw_))));
+    wire(items, "first4", 1, "", eq(id("s4_beat"), dec(bw, 0)));
+    wire(items, "tot_cnt", cw_, "roots so far, this beat included", add(mux(id("first4"), dec(cw_, 0), id("acc_cnt")), zext(id("s4_cnt"), pw, cw_)));
+    wire(items, "tot_bits", abw, "", add(mux(id("first4"), dec(abw, 0), id("acc_bits")), zext(id("s4_bits"), beat_bits_w, abw)));
+    wire(items, "tot_bad", 1, "", or(and(id("first4").lnot(), id("acc_bad")), id("s4_bad")));
+    wire(items, "decide", 1, "the codeword's last beat leaves the Chien pipeline", and(id("s4_valid"), eq(id("s4_beat"), last.clone())));
+    wire(items, "correctable", 1, "", and(and(id("s4_ok"), id("tot_bad").lnot()), eq(id("tot_cnt"), zext(id("s4_len"), lw, cw_))));
     wire(items, "cnt_add", lw, "symbols corrected in the decided codeword", mux(id("correctable"), Expr::slice("tot_cnt", lw - 1, 0), dec(lw, 0)));
     wire(items, "bits_add", bits_w, "", mux(id("correctable"), Expr::slice("tot_bits", bits_w - 1, 0), dec(bits_w, 0)));
     items.push(Item::Memory { name: "err_ram".into(), width: dw, depth: (slots as u32) << bw, doc: "error values by {slot, beat}".into() });
     items.push(Item::Memory { name: "st_count".into(), width: lw, depth: slots as u32, doc: "corrected symbols per slot".into() });
     for (r, w, doc) in [
-        ("dec_slot", sb, "slot of the codeword in the Chien pipeline"),
+        ("dec_slot", sb, "slot of the codeword being decided"),
+        ("err_slot", sb, "slot whose error values stage 3 writes (one stage ahead of dec_slot)"),
         ("st_done", slots as u32, "slot decided"),
         ("st_apply", slots as u32, "slot's corrections are applied"),
         ("st_unc", slots as u32, "slot flagged uncorrectable"),
@@ -401,7 +437,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     wire(items, "out_last", 1, "", eq(id("out_beat"), last.clone()));
     wire(items, "rd_addr", aw, "", cat(vec![id("head"), id("out_beat")]));
     wire(items, "wr_addr", aw, "", cat(vec![id("tail"), id("in_beat")]));
-    wire(items, "err_addr", aw, "", cat(vec![id("dec_slot"), id("s3_beat")]));
+    wire(items, "err_addr", aw, "", cat(vec![id("err_slot"), id("s3_beat")]));
     let idx = |v: &str, i: &str| Expr::Index(v.into(), Box::new(id(i)));
     let inc_w = |r: &str, w: u32| set_id(r, add(id(r), dec(w, 1)));
     wire(items, "used_inc", 1, "", id("bm_start"));
@@ -414,6 +450,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             set_id("in_beat", dec(bw, 0)),
             set_id("frame_error_r", dec(1, 0)),
             set_id("dec_slot", dec(sb, 0)),
+            set_id("err_slot", dec(sb, 0)),
             set_id("st_done", dec(slots as u32, 0)),
             set_id("out_beat", dec(bw, 0)),
             set_id("out_tvalid_r", dec(1, 0)),
@@ -433,6 +470,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         .collect()),
         body: vec![
             set_id("frame_error_r", and(id("accept"), ne(id("in_tlast"), id("in_last")))),
+            when(and(id("s3_valid"), eq(id("s3_beat"), last.clone())), vec![inc_w("err_slot", sb)]),
             when(id("accept"), vec![if_else(id("in_last"), vec![set_id("in_beat", dec(bw, 0)), inc_w("tail", sb)], vec![inc_w("in_beat", bw)])]),
             if_else(
                 and(id("used_inc"), id("used_dec").lnot()),
@@ -476,7 +514,8 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         reset: None,
         body: vec![
             when(id("accept"), vec![set(idx("data_ram", "wr_addr"), id("in_beat_data")), set_id("acc", id("syn_next"))]),
-            when(id("s3_valid"), vec![set(idx("err_ram", "err_addr"), id("s3_err")), set_id("acc_cnt", id("tot_cnt")), set_id("acc_bits", id("tot_bits")), set_id("acc_bad", id("tot_bad"))]),
+            when(id("s3_valid"), vec![set(idx("err_ram", "err_addr"), id("s3_err"))]),
+            when(id("s4_valid"), vec![set_id("acc_cnt", id("tot_cnt")), set_id("acc_bits", id("tot_bits")), set_id("acc_bad", id("tot_bad"))]),
             when(
                 id("decide"),
                 vec![

@@ -308,7 +308,7 @@ pub struct DecTiming {
 }
 
 /// Register stages of the Chien/Forney pipeline between the solver and the decision.
-pub const CHIEN_STAGES: u32 = 4;
+pub const CHIEN_STAGES: u32 = 5;
 
 impl DecTiming {
     pub fn new(code: &StreamCode) -> DecTiming {

@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : kr4_fec (kind rs_fec)
-// Latency: 50 cycle(s)
+// Latency: 51 cycle(s)
 //
 // Streaming Reed-Solomon decoder RS(528,514) over GF(2^10), t = 7: 33 symbols per beat, one
 // codeword every 16 clocks; P-parallel syndromes, shared RiBM key-equation solver, P-parallel
@@ -34,15 +34,16 @@
 //   Handshake: a beat moves when tvalid and tready are both high; tvalid may drop between and
 //   inside codewords (idle gaps); tlast marks beat B−1 of each codeword.
 //   Field GF(2^10) mod 0x409, generator roots α^0..α^13, t = 7.
-//   Latency 50 clocks from the edge taking a codeword's first beat (back to back) to its first
+//   Latency 51 clocks from the edge taking a codeword's first beat (back to back) to its first
 //   corrected beat on the output: 16 beats in, RiBM 14 clocks (1 iterations per clock), 16
-//   beats through the 4-stage Chien/Forney pipeline and the decision, the RAM read. Intel's
+//   beats through the 5-stage Chien/Forney pipeline and the decision, the RAM read. Intel's
 //   bound N/P + 2t + 10 = 40.
 //   Slots: 8 codewords in the received-word and error RAMs (128 × 330 bits each); in_tready
 //   falls only when the output is held back long enough to fill them.
 //   Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable)
-//   and out_uncorrectable. Counters saturate; ser_alarm is re-evaluated at the end of every
-//   window.
+//   and out_uncorrectable. Counters saturate; they and the SER window take a decision on the
+//   clock after it (from registers, out of the decision's path), and ser_alarm is re-evaluated
+//   at the end of every window.
 // =============================================================================
 `default_nettype none
 
@@ -67,11 +68,11 @@ module rtlgen_kr4_fec_dec (
     output wire [31:0]  uncorrectable_codewords, // saturating count of uncorrectable codewords
     output wire         ser_alarm                // degraded SER: more than 417 corrected symbols in the last window of 8192 codewords
 );
-    localparam [3:0] LAST_BEAT = 4'd15;        // beat index of tlast
-    localparam [3:0] SLOTS = 4'd8;             // codeword slots of the RAMs
-    localparam [3:0] BM_LAST = 4'd13;          // last clock of the key-equation solver
-    localparam [12:0] SER_LAST = 13'd8191;     // last codeword of an SER window
-    localparam [15:0] SER_THRESHOLD = 16'd417; // degraded-SER threshold
+    localparam [3:0] LAST_BEAT = 4'd15;                                                                                                                                                                                                                                                                  // beat index of tlast
+    localparam [3:0] SLOTS = 4'd8;                                                                                                                                                                                                                                                                       // codeword slots of the RAMs
+    localparam [3:0] BM_LAST = 4'd13;                                                                                                                                                                                                                                                                    // last clock of the key-equation solver
+    localparam [12:0] SER_LAST = 13'd8191;                                                                                                                                                                                                                                                               // last codeword of an SER window
+    localparam [15:0] SER_THRESHOLD = 16'd417;                                                                                                                                                                                                                                                           // degraded-SER threshold
 
     // Input: slots, beat count, masked beat, received-word RAM, syndromes.
     reg [3:0] used; // slots received and not yet sent
@@ -850,7 +851,7 @@ module rtlgen_kr4_fec_dec (
     assign key_13 = bm_d[139:130];
     wire [9:0] key_14;
     assign key_14 = bm_d[149:140];
-    localparam [2:0] T = 3'd7;                 // t
+    localparam [2:0] T = 3'd7;                                                                                                                                                                                                                                                                           // t
 
     wire [2:0] key_len; // L = t − k/2 (k = 2t − 2L is even when L ≤ t)
     assign key_len = T - bm_k[3:1];
@@ -2557,4100 +2558,331 @@ module rtlgen_kr4_fec_dec (
     reg [3:0] s3_beat;
     reg [2:0] s3_len;
     reg s3_ok;
+    reg s4_valid;
+    reg [3:0] s4_beat;
+    reg [2:0] s4_len;
+    reg s4_ok;
     reg [32:0] s1_root;
     reg [329:0] s1_odd;
     reg [329:0] s1_num;
     reg [32:0] s2_root;
     reg [329:0] s2_num;
     reg [329:0] s2_inv;
+    reg [32:0] s2_bad;
     reg [32:0] s3_root;
     reg [329:0] s3_err;
     reg s3_bad;
+    reg [5:0] s4_cnt;
+    reg [8:0] s4_bits;
+    reg s4_bad;
+    localparam [1023:0] INV_B0 = 1024'ha784473790c2b9f1afb392fb531f929b4a2165c64a97bc941c0e561ac83597426eb488eef25ca2f1a717c033c19d26bca122f3974f07a0277039a8816fec03e9221f7ca7e21c5c0857297ded7e8d989e10255fb3ac22bbfeccd47d830a8ef150a08513f179deff282983d65ab28419fc38a6f12767e7583be3ab2eded3104722; // bit 0 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B1 = 1024'h8d5198cedff931b94394938e32314a19c7fa2dcd1d58a8e55c9d135c648ee7e135d62d2261e6a7ba40d35eff8a96b30c8cc1b66f96398de2d65cd572fdb7095132b7485d354dd74581ba876662e48778a60ace0d3785972610d7b303c501ba1907e386e0f1fbe34643f5205eaef102dc035ddef011ec425e42d3bbc5912ed4b0; // bit 1 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B2 = 1024'h0abaebe481b94523f9a622cea221b4cd9456d4fd90f39b2d8a7d69da2958de02d5222409f859c5693d2b8559901d082fd1c9fc1dc134cfa121cbe031918f78c83d4afd5596524585bc3b7c0be75ea2b97e309a348def0652296b6538eefcf71d478f7bfb143a8a3c20a373724f51b1453928dd9a9f0e2d0e1fec5a8e8d5b52e4; // bit 2 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B3 = 1024'h544baf674e77f45db75b4a9038a9b48012054bae3cbf94e6b4201ed17c792fe458ba916e8c6a9f1ce05c3a22b7f9c99110d583fc9b52a32b168393b78c5f39282685691630165d6339c630be7111847ee004920add1ffcfd1533eb32130ba298d87a7f421c3f412dcdc5ed76ab30b70b8b7b9521663be560b35f5ceca9d27ae8; // bit 3 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B4 = 1024'h305f532c3d83e68c01f3f6d84c8366c7f2787a2b2c57ed8a80e91b7d91d93a668516145296f404780c393aee505f31ad7a1772608a5e4f3d7b48754c3de29ee7e93bafef7d8441604392676a606ded3ac45a28768e407d954f1e5c1161572f50239646f95a46d52e8240f7ef75945104ccf86793bbbe14711d71a5b85fea1cc8; // bit 4 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B5 = 1024'h346196add0ad92956d7716bee863a8571810c96062f730e417453b632724d6db7eff86409175647e38560b863302140795e1137809fd8400ea95ff4042ecf3a24fd271a21deca1abccc12fb0095f5d4a366c6e2c254acf53c7c80eb7d8fa786b953bf29894b88bb4ac0e28f7b6e59f3c16adcaf208fbf6d2acb5566d7d34f868; // bit 5 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B6 = 1024'h44e9e88956f15e1e024ad5c4015745b9f709487416931510c861e2088f0fe1dd93d4e2fc8ac732326567341ba9d3fa7678ade8cb3ed6cd6be1dbf29dce61466e6963c347bf66890f44988f4a7b5932edef285fae4e125063795c1f2087f88ad0bcd07a11a9341ff86aa238bdb827ccc975c46416220f6b76638c0dec27ebf6c8; // bit 6 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B7 = 1024'he0aec133318810e02d4291004a2d3bac89ed9b5554349e5fe6be977abcad4b7156195f3aa03b27e56ff313502643e98b8e074ee3d7e65eaa84143557a5e2f5ada981ede608fa1fb5f18e65748980339f5e8e0b44bb651dcec3896eb99dc7a9aa999b7a13a438dd4bb0f2a4c9de703c0c6cc5167c804743a9faa6039e923a39e8; // bit 7 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B8 = 1024'hfc58a4c0160863e7ea0b403bfd79ee4321737cc5d70115be1bd3d9f30814dcec8edef2c3bc448ab5b3034fb2a9e79afeba176c3adcac4b26866118e1dfb179e682955048385083521b5fe66fa67c639de5f4053bbd5c299123a9fae0267f38f311ba0c77d2be1057e21a5b7a91a57b1055c524f94c29ec62ab6e0b91c2164458; // bit 8 of a⁻¹ by a (0⁻¹ = 0)
+    localparam [1023:0] INV_B9 = 1024'h2e8c21d53f706e1f548609f093da02eabb9d0ecb1dd3defb1f76ea5349c2cbd689200619337d6da5cc702e86e5cf75d6f052f9103d73c80780e4625e7f831920ec28609b8185fda91debf1765ddd06ea2ec96a0751b41b4e47a4e2922949f5da07c84c1c5fab2e97be357e1511c82f4d542fc64f84dc53d4fb2da1a81a1586ac; // bit 9 of a⁻¹ by a (0⁻¹ = 0)
+
     wire [9:0] s1_odd0;
     assign s1_odd0 = s1_odd[9:0];
-    wire [9:0] inv0; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv0_f2; // β_1^(2^1)
-    assign inv0_f2[0] = ^(s1_odd0 & 10'h021);
-    assign inv0_f2[1] = ^(s1_odd0 & 10'h200);
-    assign inv0_f2[2] = ^(s1_odd0 & 10'h042);
-    assign inv0_f2[3] = ^(s1_odd0 & 10'h020);
-    assign inv0_f2[4] = ^(s1_odd0 & 10'h284);
-    assign inv0_f2[5] = ^(s1_odd0 & 10'h040);
-    assign inv0_f2[6] = ^(s1_odd0 & 10'h108);
-    assign inv0_f2[7] = ^(s1_odd0 & 10'h080);
-    assign inv0_f2[8] = ^(s1_odd0 & 10'h210);
-    assign inv0_f2[9] = ^(s1_odd0 & 10'h100);
-    wire [9:0] inv0_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv0_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv0_b2_pp = {
-        inv0_f2 & {10{s1_odd0[9]}}, inv0_f2 & {10{s1_odd0[8]}}, inv0_f2 & {10{s1_odd0[7]}}, inv0_f2 & {10{s1_odd0[6]}}, inv0_f2 & {10{s1_odd0[5]}},
-        inv0_f2 & {10{s1_odd0[4]}}, inv0_f2 & {10{s1_odd0[3]}}, inv0_f2 & {10{s1_odd0[2]}}, inv0_f2 & {10{s1_odd0[1]}}, inv0_f2 & {10{s1_odd0[0]}}
+    wire [9:0] s1_num0;
+    assign s1_num0 = s1_num[9:0];
+    wire [9:0] inv0; // Λ_odd⁻¹
+    assign inv0 = {
+        INV_B9[s1_odd0], INV_B8[s1_odd0], INV_B7[s1_odd0], INV_B6[s1_odd0], INV_B5[s1_odd0], INV_B4[s1_odd0], INV_B3[s1_odd0], INV_B2[s1_odd0],
+        INV_B1[s1_odd0], INV_B0[s1_odd0]
     };
-    assign inv0_b2[0] = ^(inv0_b2_pp & 100'h40a0402010080402010080001);
-    assign inv0_b2[1] = ^(inv0_b2_pp & 100'h8100804020100804020000402);
-    assign inv0_b2[2] = ^(inv0_b2_pp & 100'h0201008040201008000100804);
-    assign inv0_b2[3] = ^(inv0_b2_pp & 100'h44a2412090482402050281008);
-    assign inv0_b2[4] = ^(inv0_b2_pp & 100'h89048241209008140a0402010);
-    assign inv0_b2[5] = ^(inv0_b2_pp & 100'h1209048240205028100804020);
-    assign inv0_b2[6] = ^(inv0_b2_pp & 100'h241209008140a040201008040);
-    assign inv0_b2[7] = ^(inv0_b2_pp & 100'h4824020502810080402010080);
-    assign inv0_b2[8] = ^(inv0_b2_pp & 100'h9008140a04020100804020100);
-    assign inv0_b2[9] = ^(inv0_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv0_f4; // β_2^(2^2)
-    assign inv0_f4[0] = ^(inv0_b2 & 10'h061);
-    assign inv0_f4[1] = ^(inv0_b2 & 10'h100);
-    assign inv0_f4[2] = ^(inv0_b2 & 10'h308);
-    assign inv0_f4[3] = ^(inv0_b2 & 10'h040);
-    assign inv0_f4[4] = ^(inv0_b2 & 10'h1c2);
-    assign inv0_f4[5] = ^(inv0_b2 & 10'h108);
-    assign inv0_f4[6] = ^(inv0_b2 & 10'h230);
-    assign inv0_f4[7] = ^(inv0_b2 & 10'h080);
-    assign inv0_f4[8] = ^(inv0_b2 & 10'h384);
-    assign inv0_f4[9] = ^(inv0_b2 & 10'h210);
-    wire [9:0] inv0_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv0_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv0_b4_pp = {
-        inv0_f4 & {10{inv0_b2[9]}}, inv0_f4 & {10{inv0_b2[8]}}, inv0_f4 & {10{inv0_b2[7]}}, inv0_f4 & {10{inv0_b2[6]}}, inv0_f4 & {10{inv0_b2[5]}},
-        inv0_f4 & {10{inv0_b2[4]}}, inv0_f4 & {10{inv0_b2[3]}}, inv0_f4 & {10{inv0_b2[2]}}, inv0_f4 & {10{inv0_b2[1]}}, inv0_f4 & {10{inv0_b2[0]}}
-    };
-    assign inv0_b4[0] = ^(inv0_b4_pp & 100'h40a0402010080402010080001);
-    assign inv0_b4[1] = ^(inv0_b4_pp & 100'h8100804020100804020000402);
-    assign inv0_b4[2] = ^(inv0_b4_pp & 100'h0201008040201008000100804);
-    assign inv0_b4[3] = ^(inv0_b4_pp & 100'h44a2412090482402050281008);
-    assign inv0_b4[4] = ^(inv0_b4_pp & 100'h89048241209008140a0402010);
-    assign inv0_b4[5] = ^(inv0_b4_pp & 100'h1209048240205028100804020);
-    assign inv0_b4[6] = ^(inv0_b4_pp & 100'h241209008140a040201008040);
-    assign inv0_b4[7] = ^(inv0_b4_pp & 100'h4824020502810080402010080);
-    assign inv0_b4[8] = ^(inv0_b4_pp & 100'h9008140a04020100804020100);
-    assign inv0_b4[9] = ^(inv0_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv0_f8; // β_4^(2^4)
-    assign inv0_f8[0] = ^(inv0_b4 & 10'h359);
-    assign inv0_f8[1] = ^(inv0_b4 & 10'h384);
-    assign inv0_f8[2] = ^(inv0_b4 & 10'h1d4);
-    assign inv0_f8[3] = ^(inv0_b4 & 10'h230);
-    assign inv0_f8[4] = ^(inv0_b4 & 10'h034);
-    assign inv0_f8[5] = ^(inv0_b4 & 10'h3c4);
-    assign inv0_f8[6] = ^(inv0_b4 & 10'h2da);
-    assign inv0_f8[7] = ^(inv0_b4 & 10'h080);
-    assign inv0_f8[8] = ^(inv0_b4 & 10'h21c);
-    assign inv0_f8[9] = ^(inv0_b4 & 10'h3d2);
-    wire [9:0] inv0_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv0_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv0_b8_pp = {
-        inv0_f8 & {10{inv0_b4[9]}}, inv0_f8 & {10{inv0_b4[8]}}, inv0_f8 & {10{inv0_b4[7]}}, inv0_f8 & {10{inv0_b4[6]}}, inv0_f8 & {10{inv0_b4[5]}},
-        inv0_f8 & {10{inv0_b4[4]}}, inv0_f8 & {10{inv0_b4[3]}}, inv0_f8 & {10{inv0_b4[2]}}, inv0_f8 & {10{inv0_b4[1]}}, inv0_f8 & {10{inv0_b4[0]}}
-    };
-    assign inv0_b8[0] = ^(inv0_b8_pp & 100'h40a0402010080402010080001);
-    assign inv0_b8[1] = ^(inv0_b8_pp & 100'h8100804020100804020000402);
-    assign inv0_b8[2] = ^(inv0_b8_pp & 100'h0201008040201008000100804);
-    assign inv0_b8[3] = ^(inv0_b8_pp & 100'h44a2412090482402050281008);
-    assign inv0_b8[4] = ^(inv0_b8_pp & 100'h89048241209008140a0402010);
-    assign inv0_b8[5] = ^(inv0_b8_pp & 100'h1209048240205028100804020);
-    assign inv0_b8[6] = ^(inv0_b8_pp & 100'h241209008140a040201008040);
-    assign inv0_b8[7] = ^(inv0_b8_pp & 100'h4824020502810080402010080);
-    assign inv0_b8[8] = ^(inv0_b8_pp & 100'h9008140a04020100804020100);
-    assign inv0_b8[9] = ^(inv0_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv0_f9; // β_8^(2^1)
-    assign inv0_f9[0] = ^(inv0_b8 & 10'h021);
-    assign inv0_f9[1] = ^(inv0_b8 & 10'h200);
-    assign inv0_f9[2] = ^(inv0_b8 & 10'h042);
-    assign inv0_f9[3] = ^(inv0_b8 & 10'h020);
-    assign inv0_f9[4] = ^(inv0_b8 & 10'h284);
-    assign inv0_f9[5] = ^(inv0_b8 & 10'h040);
-    assign inv0_f9[6] = ^(inv0_b8 & 10'h108);
-    assign inv0_f9[7] = ^(inv0_b8 & 10'h080);
-    assign inv0_f9[8] = ^(inv0_b8 & 10'h210);
-    assign inv0_f9[9] = ^(inv0_b8 & 10'h100);
-    wire [9:0] inv0_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv0_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv0_b9_pp = {
-        inv0_f9 & {10{s1_odd0[9]}}, inv0_f9 & {10{s1_odd0[8]}}, inv0_f9 & {10{s1_odd0[7]}}, inv0_f9 & {10{s1_odd0[6]}}, inv0_f9 & {10{s1_odd0[5]}},
-        inv0_f9 & {10{s1_odd0[4]}}, inv0_f9 & {10{s1_odd0[3]}}, inv0_f9 & {10{s1_odd0[2]}}, inv0_f9 & {10{s1_odd0[1]}}, inv0_f9 & {10{s1_odd0[0]}}
-    };
-    assign inv0_b9[0] = ^(inv0_b9_pp & 100'h40a0402010080402010080001);
-    assign inv0_b9[1] = ^(inv0_b9_pp & 100'h8100804020100804020000402);
-    assign inv0_b9[2] = ^(inv0_b9_pp & 100'h0201008040201008000100804);
-    assign inv0_b9[3] = ^(inv0_b9_pp & 100'h44a2412090482402050281008);
-    assign inv0_b9[4] = ^(inv0_b9_pp & 100'h89048241209008140a0402010);
-    assign inv0_b9[5] = ^(inv0_b9_pp & 100'h1209048240205028100804020);
-    assign inv0_b9[6] = ^(inv0_b9_pp & 100'h241209008140a040201008040);
-    assign inv0_b9[7] = ^(inv0_b9_pp & 100'h4824020502810080402010080);
-    assign inv0_b9[8] = ^(inv0_b9_pp & 100'h9008140a04020100804020100);
-    assign inv0_b9[9] = ^(inv0_b9_pp & 100'h2050281008040201008040200);
-    assign inv0[0] = ^(inv0_b9 & 10'h021);
-    assign inv0[1] = ^(inv0_b9 & 10'h200);
-    assign inv0[2] = ^(inv0_b9 & 10'h042);
-    assign inv0[3] = ^(inv0_b9 & 10'h020);
-    assign inv0[4] = ^(inv0_b9 & 10'h284);
-    assign inv0[5] = ^(inv0_b9 & 10'h040);
-    assign inv0[6] = ^(inv0_b9 & 10'h108);
-    assign inv0[7] = ^(inv0_b9 & 10'h080);
-    assign inv0[8] = ^(inv0_b9 & 10'h210);
-    assign inv0[9] = ^(inv0_b9 & 10'h100);
     wire [9:0] s1_odd1;
     assign s1_odd1 = s1_odd[19:10];
-    wire [9:0] inv1; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv1_f2; // β_1^(2^1)
-    assign inv1_f2[0] = ^(s1_odd1 & 10'h021);
-    assign inv1_f2[1] = ^(s1_odd1 & 10'h200);
-    assign inv1_f2[2] = ^(s1_odd1 & 10'h042);
-    assign inv1_f2[3] = ^(s1_odd1 & 10'h020);
-    assign inv1_f2[4] = ^(s1_odd1 & 10'h284);
-    assign inv1_f2[5] = ^(s1_odd1 & 10'h040);
-    assign inv1_f2[6] = ^(s1_odd1 & 10'h108);
-    assign inv1_f2[7] = ^(s1_odd1 & 10'h080);
-    assign inv1_f2[8] = ^(s1_odd1 & 10'h210);
-    assign inv1_f2[9] = ^(s1_odd1 & 10'h100);
-    wire [9:0] inv1_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv1_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv1_b2_pp = {
-        inv1_f2 & {10{s1_odd1[9]}}, inv1_f2 & {10{s1_odd1[8]}}, inv1_f2 & {10{s1_odd1[7]}}, inv1_f2 & {10{s1_odd1[6]}}, inv1_f2 & {10{s1_odd1[5]}},
-        inv1_f2 & {10{s1_odd1[4]}}, inv1_f2 & {10{s1_odd1[3]}}, inv1_f2 & {10{s1_odd1[2]}}, inv1_f2 & {10{s1_odd1[1]}}, inv1_f2 & {10{s1_odd1[0]}}
+    wire [9:0] s1_num1;
+    assign s1_num1 = s1_num[19:10];
+    wire [9:0] inv1; // Λ_odd⁻¹
+    assign inv1 = {
+        INV_B9[s1_odd1], INV_B8[s1_odd1], INV_B7[s1_odd1], INV_B6[s1_odd1], INV_B5[s1_odd1], INV_B4[s1_odd1], INV_B3[s1_odd1], INV_B2[s1_odd1],
+        INV_B1[s1_odd1], INV_B0[s1_odd1]
     };
-    assign inv1_b2[0] = ^(inv1_b2_pp & 100'h40a0402010080402010080001);
-    assign inv1_b2[1] = ^(inv1_b2_pp & 100'h8100804020100804020000402);
-    assign inv1_b2[2] = ^(inv1_b2_pp & 100'h0201008040201008000100804);
-    assign inv1_b2[3] = ^(inv1_b2_pp & 100'h44a2412090482402050281008);
-    assign inv1_b2[4] = ^(inv1_b2_pp & 100'h89048241209008140a0402010);
-    assign inv1_b2[5] = ^(inv1_b2_pp & 100'h1209048240205028100804020);
-    assign inv1_b2[6] = ^(inv1_b2_pp & 100'h241209008140a040201008040);
-    assign inv1_b2[7] = ^(inv1_b2_pp & 100'h4824020502810080402010080);
-    assign inv1_b2[8] = ^(inv1_b2_pp & 100'h9008140a04020100804020100);
-    assign inv1_b2[9] = ^(inv1_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv1_f4; // β_2^(2^2)
-    assign inv1_f4[0] = ^(inv1_b2 & 10'h061);
-    assign inv1_f4[1] = ^(inv1_b2 & 10'h100);
-    assign inv1_f4[2] = ^(inv1_b2 & 10'h308);
-    assign inv1_f4[3] = ^(inv1_b2 & 10'h040);
-    assign inv1_f4[4] = ^(inv1_b2 & 10'h1c2);
-    assign inv1_f4[5] = ^(inv1_b2 & 10'h108);
-    assign inv1_f4[6] = ^(inv1_b2 & 10'h230);
-    assign inv1_f4[7] = ^(inv1_b2 & 10'h080);
-    assign inv1_f4[8] = ^(inv1_b2 & 10'h384);
-    assign inv1_f4[9] = ^(inv1_b2 & 10'h210);
-    wire [9:0] inv1_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv1_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv1_b4_pp = {
-        inv1_f4 & {10{inv1_b2[9]}}, inv1_f4 & {10{inv1_b2[8]}}, inv1_f4 & {10{inv1_b2[7]}}, inv1_f4 & {10{inv1_b2[6]}}, inv1_f4 & {10{inv1_b2[5]}},
-        inv1_f4 & {10{inv1_b2[4]}}, inv1_f4 & {10{inv1_b2[3]}}, inv1_f4 & {10{inv1_b2[2]}}, inv1_f4 & {10{inv1_b2[1]}}, inv1_f4 & {10{inv1_b2[0]}}
-    };
-    assign inv1_b4[0] = ^(inv1_b4_pp & 100'h40a0402010080402010080001);
-    assign inv1_b4[1] = ^(inv1_b4_pp & 100'h8100804020100804020000402);
-    assign inv1_b4[2] = ^(inv1_b4_pp & 100'h0201008040201008000100804);
-    assign inv1_b4[3] = ^(inv1_b4_pp & 100'h44a2412090482402050281008);
-    assign inv1_b4[4] = ^(inv1_b4_pp & 100'h89048241209008140a0402010);
-    assign inv1_b4[5] = ^(inv1_b4_pp & 100'h1209048240205028100804020);
-    assign inv1_b4[6] = ^(inv1_b4_pp & 100'h241209008140a040201008040);
-    assign inv1_b4[7] = ^(inv1_b4_pp & 100'h4824020502810080402010080);
-    assign inv1_b4[8] = ^(inv1_b4_pp & 100'h9008140a04020100804020100);
-    assign inv1_b4[9] = ^(inv1_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv1_f8; // β_4^(2^4)
-    assign inv1_f8[0] = ^(inv1_b4 & 10'h359);
-    assign inv1_f8[1] = ^(inv1_b4 & 10'h384);
-    assign inv1_f8[2] = ^(inv1_b4 & 10'h1d4);
-    assign inv1_f8[3] = ^(inv1_b4 & 10'h230);
-    assign inv1_f8[4] = ^(inv1_b4 & 10'h034);
-    assign inv1_f8[5] = ^(inv1_b4 & 10'h3c4);
-    assign inv1_f8[6] = ^(inv1_b4 & 10'h2da);
-    assign inv1_f8[7] = ^(inv1_b4 & 10'h080);
-    assign inv1_f8[8] = ^(inv1_b4 & 10'h21c);
-    assign inv1_f8[9] = ^(inv1_b4 & 10'h3d2);
-    wire [9:0] inv1_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv1_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv1_b8_pp = {
-        inv1_f8 & {10{inv1_b4[9]}}, inv1_f8 & {10{inv1_b4[8]}}, inv1_f8 & {10{inv1_b4[7]}}, inv1_f8 & {10{inv1_b4[6]}}, inv1_f8 & {10{inv1_b4[5]}},
-        inv1_f8 & {10{inv1_b4[4]}}, inv1_f8 & {10{inv1_b4[3]}}, inv1_f8 & {10{inv1_b4[2]}}, inv1_f8 & {10{inv1_b4[1]}}, inv1_f8 & {10{inv1_b4[0]}}
-    };
-    assign inv1_b8[0] = ^(inv1_b8_pp & 100'h40a0402010080402010080001);
-    assign inv1_b8[1] = ^(inv1_b8_pp & 100'h8100804020100804020000402);
-    assign inv1_b8[2] = ^(inv1_b8_pp & 100'h0201008040201008000100804);
-    assign inv1_b8[3] = ^(inv1_b8_pp & 100'h44a2412090482402050281008);
-    assign inv1_b8[4] = ^(inv1_b8_pp & 100'h89048241209008140a0402010);
-    assign inv1_b8[5] = ^(inv1_b8_pp & 100'h1209048240205028100804020);
-    assign inv1_b8[6] = ^(inv1_b8_pp & 100'h241209008140a040201008040);
-    assign inv1_b8[7] = ^(inv1_b8_pp & 100'h4824020502810080402010080);
-    assign inv1_b8[8] = ^(inv1_b8_pp & 100'h9008140a04020100804020100);
-    assign inv1_b8[9] = ^(inv1_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv1_f9; // β_8^(2^1)
-    assign inv1_f9[0] = ^(inv1_b8 & 10'h021);
-    assign inv1_f9[1] = ^(inv1_b8 & 10'h200);
-    assign inv1_f9[2] = ^(inv1_b8 & 10'h042);
-    assign inv1_f9[3] = ^(inv1_b8 & 10'h020);
-    assign inv1_f9[4] = ^(inv1_b8 & 10'h284);
-    assign inv1_f9[5] = ^(inv1_b8 & 10'h040);
-    assign inv1_f9[6] = ^(inv1_b8 & 10'h108);
-    assign inv1_f9[7] = ^(inv1_b8 & 10'h080);
-    assign inv1_f9[8] = ^(inv1_b8 & 10'h210);
-    assign inv1_f9[9] = ^(inv1_b8 & 10'h100);
-    wire [9:0] inv1_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv1_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv1_b9_pp = {
-        inv1_f9 & {10{s1_odd1[9]}}, inv1_f9 & {10{s1_odd1[8]}}, inv1_f9 & {10{s1_odd1[7]}}, inv1_f9 & {10{s1_odd1[6]}}, inv1_f9 & {10{s1_odd1[5]}},
-        inv1_f9 & {10{s1_odd1[4]}}, inv1_f9 & {10{s1_odd1[3]}}, inv1_f9 & {10{s1_odd1[2]}}, inv1_f9 & {10{s1_odd1[1]}}, inv1_f9 & {10{s1_odd1[0]}}
-    };
-    assign inv1_b9[0] = ^(inv1_b9_pp & 100'h40a0402010080402010080001);
-    assign inv1_b9[1] = ^(inv1_b9_pp & 100'h8100804020100804020000402);
-    assign inv1_b9[2] = ^(inv1_b9_pp & 100'h0201008040201008000100804);
-    assign inv1_b9[3] = ^(inv1_b9_pp & 100'h44a2412090482402050281008);
-    assign inv1_b9[4] = ^(inv1_b9_pp & 100'h89048241209008140a0402010);
-    assign inv1_b9[5] = ^(inv1_b9_pp & 100'h1209048240205028100804020);
-    assign inv1_b9[6] = ^(inv1_b9_pp & 100'h241209008140a040201008040);
-    assign inv1_b9[7] = ^(inv1_b9_pp & 100'h4824020502810080402010080);
-    assign inv1_b9[8] = ^(inv1_b9_pp & 100'h9008140a04020100804020100);
-    assign inv1_b9[9] = ^(inv1_b9_pp & 100'h2050281008040201008040200);
-    assign inv1[0] = ^(inv1_b9 & 10'h021);
-    assign inv1[1] = ^(inv1_b9 & 10'h200);
-    assign inv1[2] = ^(inv1_b9 & 10'h042);
-    assign inv1[3] = ^(inv1_b9 & 10'h020);
-    assign inv1[4] = ^(inv1_b9 & 10'h284);
-    assign inv1[5] = ^(inv1_b9 & 10'h040);
-    assign inv1[6] = ^(inv1_b9 & 10'h108);
-    assign inv1[7] = ^(inv1_b9 & 10'h080);
-    assign inv1[8] = ^(inv1_b9 & 10'h210);
-    assign inv1[9] = ^(inv1_b9 & 10'h100);
     wire [9:0] s1_odd2;
     assign s1_odd2 = s1_odd[29:20];
-    wire [9:0] inv2; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv2_f2; // β_1^(2^1)
-    assign inv2_f2[0] = ^(s1_odd2 & 10'h021);
-    assign inv2_f2[1] = ^(s1_odd2 & 10'h200);
-    assign inv2_f2[2] = ^(s1_odd2 & 10'h042);
-    assign inv2_f2[3] = ^(s1_odd2 & 10'h020);
-    assign inv2_f2[4] = ^(s1_odd2 & 10'h284);
-    assign inv2_f2[5] = ^(s1_odd2 & 10'h040);
-    assign inv2_f2[6] = ^(s1_odd2 & 10'h108);
-    assign inv2_f2[7] = ^(s1_odd2 & 10'h080);
-    assign inv2_f2[8] = ^(s1_odd2 & 10'h210);
-    assign inv2_f2[9] = ^(s1_odd2 & 10'h100);
-    wire [9:0] inv2_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv2_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv2_b2_pp = {
-        inv2_f2 & {10{s1_odd2[9]}}, inv2_f2 & {10{s1_odd2[8]}}, inv2_f2 & {10{s1_odd2[7]}}, inv2_f2 & {10{s1_odd2[6]}}, inv2_f2 & {10{s1_odd2[5]}},
-        inv2_f2 & {10{s1_odd2[4]}}, inv2_f2 & {10{s1_odd2[3]}}, inv2_f2 & {10{s1_odd2[2]}}, inv2_f2 & {10{s1_odd2[1]}}, inv2_f2 & {10{s1_odd2[0]}}
+    wire [9:0] s1_num2;
+    assign s1_num2 = s1_num[29:20];
+    wire [9:0] inv2; // Λ_odd⁻¹
+    assign inv2 = {
+        INV_B9[s1_odd2], INV_B8[s1_odd2], INV_B7[s1_odd2], INV_B6[s1_odd2], INV_B5[s1_odd2], INV_B4[s1_odd2], INV_B3[s1_odd2], INV_B2[s1_odd2],
+        INV_B1[s1_odd2], INV_B0[s1_odd2]
     };
-    assign inv2_b2[0] = ^(inv2_b2_pp & 100'h40a0402010080402010080001);
-    assign inv2_b2[1] = ^(inv2_b2_pp & 100'h8100804020100804020000402);
-    assign inv2_b2[2] = ^(inv2_b2_pp & 100'h0201008040201008000100804);
-    assign inv2_b2[3] = ^(inv2_b2_pp & 100'h44a2412090482402050281008);
-    assign inv2_b2[4] = ^(inv2_b2_pp & 100'h89048241209008140a0402010);
-    assign inv2_b2[5] = ^(inv2_b2_pp & 100'h1209048240205028100804020);
-    assign inv2_b2[6] = ^(inv2_b2_pp & 100'h241209008140a040201008040);
-    assign inv2_b2[7] = ^(inv2_b2_pp & 100'h4824020502810080402010080);
-    assign inv2_b2[8] = ^(inv2_b2_pp & 100'h9008140a04020100804020100);
-    assign inv2_b2[9] = ^(inv2_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv2_f4; // β_2^(2^2)
-    assign inv2_f4[0] = ^(inv2_b2 & 10'h061);
-    assign inv2_f4[1] = ^(inv2_b2 & 10'h100);
-    assign inv2_f4[2] = ^(inv2_b2 & 10'h308);
-    assign inv2_f4[3] = ^(inv2_b2 & 10'h040);
-    assign inv2_f4[4] = ^(inv2_b2 & 10'h1c2);
-    assign inv2_f4[5] = ^(inv2_b2 & 10'h108);
-    assign inv2_f4[6] = ^(inv2_b2 & 10'h230);
-    assign inv2_f4[7] = ^(inv2_b2 & 10'h080);
-    assign inv2_f4[8] = ^(inv2_b2 & 10'h384);
-    assign inv2_f4[9] = ^(inv2_b2 & 10'h210);
-    wire [9:0] inv2_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv2_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv2_b4_pp = {
-        inv2_f4 & {10{inv2_b2[9]}}, inv2_f4 & {10{inv2_b2[8]}}, inv2_f4 & {10{inv2_b2[7]}}, inv2_f4 & {10{inv2_b2[6]}}, inv2_f4 & {10{inv2_b2[5]}},
-        inv2_f4 & {10{inv2_b2[4]}}, inv2_f4 & {10{inv2_b2[3]}}, inv2_f4 & {10{inv2_b2[2]}}, inv2_f4 & {10{inv2_b2[1]}}, inv2_f4 & {10{inv2_b2[0]}}
-    };
-    assign inv2_b4[0] = ^(inv2_b4_pp & 100'h40a0402010080402010080001);
-    assign inv2_b4[1] = ^(inv2_b4_pp & 100'h8100804020100804020000402);
-    assign inv2_b4[2] = ^(inv2_b4_pp & 100'h0201008040201008000100804);
-    assign inv2_b4[3] = ^(inv2_b4_pp & 100'h44a2412090482402050281008);
-    assign inv2_b4[4] = ^(inv2_b4_pp & 100'h89048241209008140a0402010);
-    assign inv2_b4[5] = ^(inv2_b4_pp & 100'h1209048240205028100804020);
-    assign inv2_b4[6] = ^(inv2_b4_pp & 100'h241209008140a040201008040);
-    assign inv2_b4[7] = ^(inv2_b4_pp & 100'h4824020502810080402010080);
-    assign inv2_b4[8] = ^(inv2_b4_pp & 100'h9008140a04020100804020100);
-    assign inv2_b4[9] = ^(inv2_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv2_f8; // β_4^(2^4)
-    assign inv2_f8[0] = ^(inv2_b4 & 10'h359);
-    assign inv2_f8[1] = ^(inv2_b4 & 10'h384);
-    assign inv2_f8[2] = ^(inv2_b4 & 10'h1d4);
-    assign inv2_f8[3] = ^(inv2_b4 & 10'h230);
-    assign inv2_f8[4] = ^(inv2_b4 & 10'h034);
-    assign inv2_f8[5] = ^(inv2_b4 & 10'h3c4);
-    assign inv2_f8[6] = ^(inv2_b4 & 10'h2da);
-    assign inv2_f8[7] = ^(inv2_b4 & 10'h080);
-    assign inv2_f8[8] = ^(inv2_b4 & 10'h21c);
-    assign inv2_f8[9] = ^(inv2_b4 & 10'h3d2);
-    wire [9:0] inv2_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv2_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv2_b8_pp = {
-        inv2_f8 & {10{inv2_b4[9]}}, inv2_f8 & {10{inv2_b4[8]}}, inv2_f8 & {10{inv2_b4[7]}}, inv2_f8 & {10{inv2_b4[6]}}, inv2_f8 & {10{inv2_b4[5]}},
-        inv2_f8 & {10{inv2_b4[4]}}, inv2_f8 & {10{inv2_b4[3]}}, inv2_f8 & {10{inv2_b4[2]}}, inv2_f8 & {10{inv2_b4[1]}}, inv2_f8 & {10{inv2_b4[0]}}
-    };
-    assign inv2_b8[0] = ^(inv2_b8_pp & 100'h40a0402010080402010080001);
-    assign inv2_b8[1] = ^(inv2_b8_pp & 100'h8100804020100804020000402);
-    assign inv2_b8[2] = ^(inv2_b8_pp & 100'h0201008040201008000100804);
-    assign inv2_b8[3] = ^(inv2_b8_pp & 100'h44a2412090482402050281008);
-    assign inv2_b8[4] = ^(inv2_b8_pp & 100'h89048241209008140a0402010);
-    assign inv2_b8[5] = ^(inv2_b8_pp & 100'h1209048240205028100804020);
-    assign inv2_b8[6] = ^(inv2_b8_pp & 100'h241209008140a040201008040);
-    assign inv2_b8[7] = ^(inv2_b8_pp & 100'h4824020502810080402010080);
-    assign inv2_b8[8] = ^(inv2_b8_pp & 100'h9008140a04020100804020100);
-    assign inv2_b8[9] = ^(inv2_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv2_f9; // β_8^(2^1)
-    assign inv2_f9[0] = ^(inv2_b8 & 10'h021);
-    assign inv2_f9[1] = ^(inv2_b8 & 10'h200);
-    assign inv2_f9[2] = ^(inv2_b8 & 10'h042);
-    assign inv2_f9[3] = ^(inv2_b8 & 10'h020);
-    assign inv2_f9[4] = ^(inv2_b8 & 10'h284);
-    assign inv2_f9[5] = ^(inv2_b8 & 10'h040);
-    assign inv2_f9[6] = ^(inv2_b8 & 10'h108);
-    assign inv2_f9[7] = ^(inv2_b8 & 10'h080);
-    assign inv2_f9[8] = ^(inv2_b8 & 10'h210);
-    assign inv2_f9[9] = ^(inv2_b8 & 10'h100);
-    wire [9:0] inv2_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv2_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv2_b9_pp = {
-        inv2_f9 & {10{s1_odd2[9]}}, inv2_f9 & {10{s1_odd2[8]}}, inv2_f9 & {10{s1_odd2[7]}}, inv2_f9 & {10{s1_odd2[6]}}, inv2_f9 & {10{s1_odd2[5]}},
-        inv2_f9 & {10{s1_odd2[4]}}, inv2_f9 & {10{s1_odd2[3]}}, inv2_f9 & {10{s1_odd2[2]}}, inv2_f9 & {10{s1_odd2[1]}}, inv2_f9 & {10{s1_odd2[0]}}
-    };
-    assign inv2_b9[0] = ^(inv2_b9_pp & 100'h40a0402010080402010080001);
-    assign inv2_b9[1] = ^(inv2_b9_pp & 100'h8100804020100804020000402);
-    assign inv2_b9[2] = ^(inv2_b9_pp & 100'h0201008040201008000100804);
-    assign inv2_b9[3] = ^(inv2_b9_pp & 100'h44a2412090482402050281008);
-    assign inv2_b9[4] = ^(inv2_b9_pp & 100'h89048241209008140a0402010);
-    assign inv2_b9[5] = ^(inv2_b9_pp & 100'h1209048240205028100804020);
-    assign inv2_b9[6] = ^(inv2_b9_pp & 100'h241209008140a040201008040);
-    assign inv2_b9[7] = ^(inv2_b9_pp & 100'h4824020502810080402010080);
-    assign inv2_b9[8] = ^(inv2_b9_pp & 100'h9008140a04020100804020100);
-    assign inv2_b9[9] = ^(inv2_b9_pp & 100'h2050281008040201008040200);
-    assign inv2[0] = ^(inv2_b9 & 10'h021);
-    assign inv2[1] = ^(inv2_b9 & 10'h200);
-    assign inv2[2] = ^(inv2_b9 & 10'h042);
-    assign inv2[3] = ^(inv2_b9 & 10'h020);
-    assign inv2[4] = ^(inv2_b9 & 10'h284);
-    assign inv2[5] = ^(inv2_b9 & 10'h040);
-    assign inv2[6] = ^(inv2_b9 & 10'h108);
-    assign inv2[7] = ^(inv2_b9 & 10'h080);
-    assign inv2[8] = ^(inv2_b9 & 10'h210);
-    assign inv2[9] = ^(inv2_b9 & 10'h100);
     wire [9:0] s1_odd3;
     assign s1_odd3 = s1_odd[39:30];
-    wire [9:0] inv3; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv3_f2; // β_1^(2^1)
-    assign inv3_f2[0] = ^(s1_odd3 & 10'h021);
-    assign inv3_f2[1] = ^(s1_odd3 & 10'h200);
-    assign inv3_f2[2] = ^(s1_odd3 & 10'h042);
-    assign inv3_f2[3] = ^(s1_odd3 & 10'h020);
-    assign inv3_f2[4] = ^(s1_odd3 & 10'h284);
-    assign inv3_f2[5] = ^(s1_odd3 & 10'h040);
-    assign inv3_f2[6] = ^(s1_odd3 & 10'h108);
-    assign inv3_f2[7] = ^(s1_odd3 & 10'h080);
-    assign inv3_f2[8] = ^(s1_odd3 & 10'h210);
-    assign inv3_f2[9] = ^(s1_odd3 & 10'h100);
-    wire [9:0] inv3_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv3_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv3_b2_pp = {
-        inv3_f2 & {10{s1_odd3[9]}}, inv3_f2 & {10{s1_odd3[8]}}, inv3_f2 & {10{s1_odd3[7]}}, inv3_f2 & {10{s1_odd3[6]}}, inv3_f2 & {10{s1_odd3[5]}},
-        inv3_f2 & {10{s1_odd3[4]}}, inv3_f2 & {10{s1_odd3[3]}}, inv3_f2 & {10{s1_odd3[2]}}, inv3_f2 & {10{s1_odd3[1]}}, inv3_f2 & {10{s1_odd3[0]}}
+    wire [9:0] s1_num3;
+    assign s1_num3 = s1_num[39:30];
+    wire [9:0] inv3; // Λ_odd⁻¹
+    assign inv3 = {
+        INV_B9[s1_odd3], INV_B8[s1_odd3], INV_B7[s1_odd3], INV_B6[s1_odd3], INV_B5[s1_odd3], INV_B4[s1_odd3], INV_B3[s1_odd3], INV_B2[s1_odd3],
+        INV_B1[s1_odd3], INV_B0[s1_odd3]
     };
-    assign inv3_b2[0] = ^(inv3_b2_pp & 100'h40a0402010080402010080001);
-    assign inv3_b2[1] = ^(inv3_b2_pp & 100'h8100804020100804020000402);
-    assign inv3_b2[2] = ^(inv3_b2_pp & 100'h0201008040201008000100804);
-    assign inv3_b2[3] = ^(inv3_b2_pp & 100'h44a2412090482402050281008);
-    assign inv3_b2[4] = ^(inv3_b2_pp & 100'h89048241209008140a0402010);
-    assign inv3_b2[5] = ^(inv3_b2_pp & 100'h1209048240205028100804020);
-    assign inv3_b2[6] = ^(inv3_b2_pp & 100'h241209008140a040201008040);
-    assign inv3_b2[7] = ^(inv3_b2_pp & 100'h4824020502810080402010080);
-    assign inv3_b2[8] = ^(inv3_b2_pp & 100'h9008140a04020100804020100);
-    assign inv3_b2[9] = ^(inv3_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv3_f4; // β_2^(2^2)
-    assign inv3_f4[0] = ^(inv3_b2 & 10'h061);
-    assign inv3_f4[1] = ^(inv3_b2 & 10'h100);
-    assign inv3_f4[2] = ^(inv3_b2 & 10'h308);
-    assign inv3_f4[3] = ^(inv3_b2 & 10'h040);
-    assign inv3_f4[4] = ^(inv3_b2 & 10'h1c2);
-    assign inv3_f4[5] = ^(inv3_b2 & 10'h108);
-    assign inv3_f4[6] = ^(inv3_b2 & 10'h230);
-    assign inv3_f4[7] = ^(inv3_b2 & 10'h080);
-    assign inv3_f4[8] = ^(inv3_b2 & 10'h384);
-    assign inv3_f4[9] = ^(inv3_b2 & 10'h210);
-    wire [9:0] inv3_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv3_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv3_b4_pp = {
-        inv3_f4 & {10{inv3_b2[9]}}, inv3_f4 & {10{inv3_b2[8]}}, inv3_f4 & {10{inv3_b2[7]}}, inv3_f4 & {10{inv3_b2[6]}}, inv3_f4 & {10{inv3_b2[5]}},
-        inv3_f4 & {10{inv3_b2[4]}}, inv3_f4 & {10{inv3_b2[3]}}, inv3_f4 & {10{inv3_b2[2]}}, inv3_f4 & {10{inv3_b2[1]}}, inv3_f4 & {10{inv3_b2[0]}}
-    };
-    assign inv3_b4[0] = ^(inv3_b4_pp & 100'h40a0402010080402010080001);
-    assign inv3_b4[1] = ^(inv3_b4_pp & 100'h8100804020100804020000402);
-    assign inv3_b4[2] = ^(inv3_b4_pp & 100'h0201008040201008000100804);
-    assign inv3_b4[3] = ^(inv3_b4_pp & 100'h44a2412090482402050281008);
-    assign inv3_b4[4] = ^(inv3_b4_pp & 100'h89048241209008140a0402010);
-    assign inv3_b4[5] = ^(inv3_b4_pp & 100'h1209048240205028100804020);
-    assign inv3_b4[6] = ^(inv3_b4_pp & 100'h241209008140a040201008040);
-    assign inv3_b4[7] = ^(inv3_b4_pp & 100'h4824020502810080402010080);
-    assign inv3_b4[8] = ^(inv3_b4_pp & 100'h9008140a04020100804020100);
-    assign inv3_b4[9] = ^(inv3_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv3_f8; // β_4^(2^4)
-    assign inv3_f8[0] = ^(inv3_b4 & 10'h359);
-    assign inv3_f8[1] = ^(inv3_b4 & 10'h384);
-    assign inv3_f8[2] = ^(inv3_b4 & 10'h1d4);
-    assign inv3_f8[3] = ^(inv3_b4 & 10'h230);
-    assign inv3_f8[4] = ^(inv3_b4 & 10'h034);
-    assign inv3_f8[5] = ^(inv3_b4 & 10'h3c4);
-    assign inv3_f8[6] = ^(inv3_b4 & 10'h2da);
-    assign inv3_f8[7] = ^(inv3_b4 & 10'h080);
-    assign inv3_f8[8] = ^(inv3_b4 & 10'h21c);
-    assign inv3_f8[9] = ^(inv3_b4 & 10'h3d2);
-    wire [9:0] inv3_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv3_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv3_b8_pp = {
-        inv3_f8 & {10{inv3_b4[9]}}, inv3_f8 & {10{inv3_b4[8]}}, inv3_f8 & {10{inv3_b4[7]}}, inv3_f8 & {10{inv3_b4[6]}}, inv3_f8 & {10{inv3_b4[5]}},
-        inv3_f8 & {10{inv3_b4[4]}}, inv3_f8 & {10{inv3_b4[3]}}, inv3_f8 & {10{inv3_b4[2]}}, inv3_f8 & {10{inv3_b4[1]}}, inv3_f8 & {10{inv3_b4[0]}}
-    };
-    assign inv3_b8[0] = ^(inv3_b8_pp & 100'h40a0402010080402010080001);
-    assign inv3_b8[1] = ^(inv3_b8_pp & 100'h8100804020100804020000402);
-    assign inv3_b8[2] = ^(inv3_b8_pp & 100'h0201008040201008000100804);
-    assign inv3_b8[3] = ^(inv3_b8_pp & 100'h44a2412090482402050281008);
-    assign inv3_b8[4] = ^(inv3_b8_pp & 100'h89048241209008140a0402010);
-    assign inv3_b8[5] = ^(inv3_b8_pp & 100'h1209048240205028100804020);
-    assign inv3_b8[6] = ^(inv3_b8_pp & 100'h241209008140a040201008040);
-    assign inv3_b8[7] = ^(inv3_b8_pp & 100'h4824020502810080402010080);
-    assign inv3_b8[8] = ^(inv3_b8_pp & 100'h9008140a04020100804020100);
-    assign inv3_b8[9] = ^(inv3_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv3_f9; // β_8^(2^1)
-    assign inv3_f9[0] = ^(inv3_b8 & 10'h021);
-    assign inv3_f9[1] = ^(inv3_b8 & 10'h200);
-    assign inv3_f9[2] = ^(inv3_b8 & 10'h042);
-    assign inv3_f9[3] = ^(inv3_b8 & 10'h020);
-    assign inv3_f9[4] = ^(inv3_b8 & 10'h284);
-    assign inv3_f9[5] = ^(inv3_b8 & 10'h040);
-    assign inv3_f9[6] = ^(inv3_b8 & 10'h108);
-    assign inv3_f9[7] = ^(inv3_b8 & 10'h080);
-    assign inv3_f9[8] = ^(inv3_b8 & 10'h210);
-    assign inv3_f9[9] = ^(inv3_b8 & 10'h100);
-    wire [9:0] inv3_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv3_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv3_b9_pp = {
-        inv3_f9 & {10{s1_odd3[9]}}, inv3_f9 & {10{s1_odd3[8]}}, inv3_f9 & {10{s1_odd3[7]}}, inv3_f9 & {10{s1_odd3[6]}}, inv3_f9 & {10{s1_odd3[5]}},
-        inv3_f9 & {10{s1_odd3[4]}}, inv3_f9 & {10{s1_odd3[3]}}, inv3_f9 & {10{s1_odd3[2]}}, inv3_f9 & {10{s1_odd3[1]}}, inv3_f9 & {10{s1_odd3[0]}}
-    };
-    assign inv3_b9[0] = ^(inv3_b9_pp & 100'h40a0402010080402010080001);
-    assign inv3_b9[1] = ^(inv3_b9_pp & 100'h8100804020100804020000402);
-    assign inv3_b9[2] = ^(inv3_b9_pp & 100'h0201008040201008000100804);
-    assign inv3_b9[3] = ^(inv3_b9_pp & 100'h44a2412090482402050281008);
-    assign inv3_b9[4] = ^(inv3_b9_pp & 100'h89048241209008140a0402010);
-    assign inv3_b9[5] = ^(inv3_b9_pp & 100'h1209048240205028100804020);
-    assign inv3_b9[6] = ^(inv3_b9_pp & 100'h241209008140a040201008040);
-    assign inv3_b9[7] = ^(inv3_b9_pp & 100'h4824020502810080402010080);
-    assign inv3_b9[8] = ^(inv3_b9_pp & 100'h9008140a04020100804020100);
-    assign inv3_b9[9] = ^(inv3_b9_pp & 100'h2050281008040201008040200);
-    assign inv3[0] = ^(inv3_b9 & 10'h021);
-    assign inv3[1] = ^(inv3_b9 & 10'h200);
-    assign inv3[2] = ^(inv3_b9 & 10'h042);
-    assign inv3[3] = ^(inv3_b9 & 10'h020);
-    assign inv3[4] = ^(inv3_b9 & 10'h284);
-    assign inv3[5] = ^(inv3_b9 & 10'h040);
-    assign inv3[6] = ^(inv3_b9 & 10'h108);
-    assign inv3[7] = ^(inv3_b9 & 10'h080);
-    assign inv3[8] = ^(inv3_b9 & 10'h210);
-    assign inv3[9] = ^(inv3_b9 & 10'h100);
     wire [9:0] s1_odd4;
     assign s1_odd4 = s1_odd[49:40];
-    wire [9:0] inv4; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv4_f2; // β_1^(2^1)
-    assign inv4_f2[0] = ^(s1_odd4 & 10'h021);
-    assign inv4_f2[1] = ^(s1_odd4 & 10'h200);
-    assign inv4_f2[2] = ^(s1_odd4 & 10'h042);
-    assign inv4_f2[3] = ^(s1_odd4 & 10'h020);
-    assign inv4_f2[4] = ^(s1_odd4 & 10'h284);
-    assign inv4_f2[5] = ^(s1_odd4 & 10'h040);
-    assign inv4_f2[6] = ^(s1_odd4 & 10'h108);
-    assign inv4_f2[7] = ^(s1_odd4 & 10'h080);
-    assign inv4_f2[8] = ^(s1_odd4 & 10'h210);
-    assign inv4_f2[9] = ^(s1_odd4 & 10'h100);
-    wire [9:0] inv4_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv4_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv4_b2_pp = {
-        inv4_f2 & {10{s1_odd4[9]}}, inv4_f2 & {10{s1_odd4[8]}}, inv4_f2 & {10{s1_odd4[7]}}, inv4_f2 & {10{s1_odd4[6]}}, inv4_f2 & {10{s1_odd4[5]}},
-        inv4_f2 & {10{s1_odd4[4]}}, inv4_f2 & {10{s1_odd4[3]}}, inv4_f2 & {10{s1_odd4[2]}}, inv4_f2 & {10{s1_odd4[1]}}, inv4_f2 & {10{s1_odd4[0]}}
+    wire [9:0] s1_num4;
+    assign s1_num4 = s1_num[49:40];
+    wire [9:0] inv4; // Λ_odd⁻¹
+    assign inv4 = {
+        INV_B9[s1_odd4], INV_B8[s1_odd4], INV_B7[s1_odd4], INV_B6[s1_odd4], INV_B5[s1_odd4], INV_B4[s1_odd4], INV_B3[s1_odd4], INV_B2[s1_odd4],
+        INV_B1[s1_odd4], INV_B0[s1_odd4]
     };
-    assign inv4_b2[0] = ^(inv4_b2_pp & 100'h40a0402010080402010080001);
-    assign inv4_b2[1] = ^(inv4_b2_pp & 100'h8100804020100804020000402);
-    assign inv4_b2[2] = ^(inv4_b2_pp & 100'h0201008040201008000100804);
-    assign inv4_b2[3] = ^(inv4_b2_pp & 100'h44a2412090482402050281008);
-    assign inv4_b2[4] = ^(inv4_b2_pp & 100'h89048241209008140a0402010);
-    assign inv4_b2[5] = ^(inv4_b2_pp & 100'h1209048240205028100804020);
-    assign inv4_b2[6] = ^(inv4_b2_pp & 100'h241209008140a040201008040);
-    assign inv4_b2[7] = ^(inv4_b2_pp & 100'h4824020502810080402010080);
-    assign inv4_b2[8] = ^(inv4_b2_pp & 100'h9008140a04020100804020100);
-    assign inv4_b2[9] = ^(inv4_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv4_f4; // β_2^(2^2)
-    assign inv4_f4[0] = ^(inv4_b2 & 10'h061);
-    assign inv4_f4[1] = ^(inv4_b2 & 10'h100);
-    assign inv4_f4[2] = ^(inv4_b2 & 10'h308);
-    assign inv4_f4[3] = ^(inv4_b2 & 10'h040);
-    assign inv4_f4[4] = ^(inv4_b2 & 10'h1c2);
-    assign inv4_f4[5] = ^(inv4_b2 & 10'h108);
-    assign inv4_f4[6] = ^(inv4_b2 & 10'h230);
-    assign inv4_f4[7] = ^(inv4_b2 & 10'h080);
-    assign inv4_f4[8] = ^(inv4_b2 & 10'h384);
-    assign inv4_f4[9] = ^(inv4_b2 & 10'h210);
-    wire [9:0] inv4_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv4_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv4_b4_pp = {
-        inv4_f4 & {10{inv4_b2[9]}}, inv4_f4 & {10{inv4_b2[8]}}, inv4_f4 & {10{inv4_b2[7]}}, inv4_f4 & {10{inv4_b2[6]}}, inv4_f4 & {10{inv4_b2[5]}},
-        inv4_f4 & {10{inv4_b2[4]}}, inv4_f4 & {10{inv4_b2[3]}}, inv4_f4 & {10{inv4_b2[2]}}, inv4_f4 & {10{inv4_b2[1]}}, inv4_f4 & {10{inv4_b2[0]}}
-    };
-    assign inv4_b4[0] = ^(inv4_b4_pp & 100'h40a0402010080402010080001);
-    assign inv4_b4[1] = ^(inv4_b4_pp & 100'h8100804020100804020000402);
-    assign inv4_b4[2] = ^(inv4_b4_pp & 100'h0201008040201008000100804);
-    assign inv4_b4[3] = ^(inv4_b4_pp & 100'h44a2412090482402050281008);
-    assign inv4_b4[4] = ^(inv4_b4_pp & 100'h89048241209008140a0402010);
-    assign inv4_b4[5] = ^(inv4_b4_pp & 100'h1209048240205028100804020);
-    assign inv4_b4[6] = ^(inv4_b4_pp & 100'h241209008140a040201008040);
-    assign inv4_b4[7] = ^(inv4_b4_pp & 100'h4824020502810080402010080);
-    assign inv4_b4[8] = ^(inv4_b4_pp & 100'h9008140a04020100804020100);
-    assign inv4_b4[9] = ^(inv4_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv4_f8; // β_4^(2^4)
-    assign inv4_f8[0] = ^(inv4_b4 & 10'h359);
-    assign inv4_f8[1] = ^(inv4_b4 & 10'h384);
-    assign inv4_f8[2] = ^(inv4_b4 & 10'h1d4);
-    assign inv4_f8[3] = ^(inv4_b4 & 10'h230);
-    assign inv4_f8[4] = ^(inv4_b4 & 10'h034);
-    assign inv4_f8[5] = ^(inv4_b4 & 10'h3c4);
-    assign inv4_f8[6] = ^(inv4_b4 & 10'h2da);
-    assign inv4_f8[7] = ^(inv4_b4 & 10'h080);
-    assign inv4_f8[8] = ^(inv4_b4 & 10'h21c);
-    assign inv4_f8[9] = ^(inv4_b4 & 10'h3d2);
-    wire [9:0] inv4_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv4_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv4_b8_pp = {
-        inv4_f8 & {10{inv4_b4[9]}}, inv4_f8 & {10{inv4_b4[8]}}, inv4_f8 & {10{inv4_b4[7]}}, inv4_f8 & {10{inv4_b4[6]}}, inv4_f8 & {10{inv4_b4[5]}},
-        inv4_f8 & {10{inv4_b4[4]}}, inv4_f8 & {10{inv4_b4[3]}}, inv4_f8 & {10{inv4_b4[2]}}, inv4_f8 & {10{inv4_b4[1]}}, inv4_f8 & {10{inv4_b4[0]}}
-    };
-    assign inv4_b8[0] = ^(inv4_b8_pp & 100'h40a0402010080402010080001);
-    assign inv4_b8[1] = ^(inv4_b8_pp & 100'h8100804020100804020000402);
-    assign inv4_b8[2] = ^(inv4_b8_pp & 100'h0201008040201008000100804);
-    assign inv4_b8[3] = ^(inv4_b8_pp & 100'h44a2412090482402050281008);
-    assign inv4_b8[4] = ^(inv4_b8_pp & 100'h89048241209008140a0402010);
-    assign inv4_b8[5] = ^(inv4_b8_pp & 100'h1209048240205028100804020);
-    assign inv4_b8[6] = ^(inv4_b8_pp & 100'h241209008140a040201008040);
-    assign inv4_b8[7] = ^(inv4_b8_pp & 100'h4824020502810080402010080);
-    assign inv4_b8[8] = ^(inv4_b8_pp & 100'h9008140a04020100804020100);
-    assign inv4_b8[9] = ^(inv4_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv4_f9; // β_8^(2^1)
-    assign inv4_f9[0] = ^(inv4_b8 & 10'h021);
-    assign inv4_f9[1] = ^(inv4_b8 & 10'h200);
-    assign inv4_f9[2] = ^(inv4_b8 & 10'h042);
-    assign inv4_f9[3] = ^(inv4_b8 & 10'h020);
-    assign inv4_f9[4] = ^(inv4_b8 & 10'h284);
-    assign inv4_f9[5] = ^(inv4_b8 & 10'h040);
-    assign inv4_f9[6] = ^(inv4_b8 & 10'h108);
-    assign inv4_f9[7] = ^(inv4_b8 & 10'h080);
-    assign inv4_f9[8] = ^(inv4_b8 & 10'h210);
-    assign inv4_f9[9] = ^(inv4_b8 & 10'h100);
-    wire [9:0] inv4_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv4_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv4_b9_pp = {
-        inv4_f9 & {10{s1_odd4[9]}}, inv4_f9 & {10{s1_odd4[8]}}, inv4_f9 & {10{s1_odd4[7]}}, inv4_f9 & {10{s1_odd4[6]}}, inv4_f9 & {10{s1_odd4[5]}},
-        inv4_f9 & {10{s1_odd4[4]}}, inv4_f9 & {10{s1_odd4[3]}}, inv4_f9 & {10{s1_odd4[2]}}, inv4_f9 & {10{s1_odd4[1]}}, inv4_f9 & {10{s1_odd4[0]}}
-    };
-    assign inv4_b9[0] = ^(inv4_b9_pp & 100'h40a0402010080402010080001);
-    assign inv4_b9[1] = ^(inv4_b9_pp & 100'h8100804020100804020000402);
-    assign inv4_b9[2] = ^(inv4_b9_pp & 100'h0201008040201008000100804);
-    assign inv4_b9[3] = ^(inv4_b9_pp & 100'h44a2412090482402050281008);
-    assign inv4_b9[4] = ^(inv4_b9_pp & 100'h89048241209008140a0402010);
-    assign inv4_b9[5] = ^(inv4_b9_pp & 100'h1209048240205028100804020);
-    assign inv4_b9[6] = ^(inv4_b9_pp & 100'h241209008140a040201008040);
-    assign inv4_b9[7] = ^(inv4_b9_pp & 100'h4824020502810080402010080);
-    assign inv4_b9[8] = ^(inv4_b9_pp & 100'h9008140a04020100804020100);
-    assign inv4_b9[9] = ^(inv4_b9_pp & 100'h2050281008040201008040200);
-    assign inv4[0] = ^(inv4_b9 & 10'h021);
-    assign inv4[1] = ^(inv4_b9 & 10'h200);
-    assign inv4[2] = ^(inv4_b9 & 10'h042);
-    assign inv4[3] = ^(inv4_b9 & 10'h020);
-    assign inv4[4] = ^(inv4_b9 & 10'h284);
-    assign inv4[5] = ^(inv4_b9 & 10'h040);
-    assign inv4[6] = ^(inv4_b9 & 10'h108);
-    assign inv4[7] = ^(inv4_b9 & 10'h080);
-    assign inv4[8] = ^(inv4_b9 & 10'h210);
-    assign inv4[9] = ^(inv4_b9 & 10'h100);
     wire [9:0] s1_odd5;
     assign s1_odd5 = s1_odd[59:50];
-    wire [9:0] inv5; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv5_f2; // β_1^(2^1)
-    assign inv5_f2[0] = ^(s1_odd5 & 10'h021);
-    assign inv5_f2[1] = ^(s1_odd5 & 10'h200);
-    assign inv5_f2[2] = ^(s1_odd5 & 10'h042);
-    assign inv5_f2[3] = ^(s1_odd5 & 10'h020);
-    assign inv5_f2[4] = ^(s1_odd5 & 10'h284);
-    assign inv5_f2[5] = ^(s1_odd5 & 10'h040);
-    assign inv5_f2[6] = ^(s1_odd5 & 10'h108);
-    assign inv5_f2[7] = ^(s1_odd5 & 10'h080);
-    assign inv5_f2[8] = ^(s1_odd5 & 10'h210);
-    assign inv5_f2[9] = ^(s1_odd5 & 10'h100);
-    wire [9:0] inv5_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv5_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv5_b2_pp = {
-        inv5_f2 & {10{s1_odd5[9]}}, inv5_f2 & {10{s1_odd5[8]}}, inv5_f2 & {10{s1_odd5[7]}}, inv5_f2 & {10{s1_odd5[6]}}, inv5_f2 & {10{s1_odd5[5]}},
-        inv5_f2 & {10{s1_odd5[4]}}, inv5_f2 & {10{s1_odd5[3]}}, inv5_f2 & {10{s1_odd5[2]}}, inv5_f2 & {10{s1_odd5[1]}}, inv5_f2 & {10{s1_odd5[0]}}
+    wire [9:0] s1_num5;
+    assign s1_num5 = s1_num[59:50];
+    wire [9:0] inv5; // Λ_odd⁻¹
+    assign inv5 = {
+        INV_B9[s1_odd5], INV_B8[s1_odd5], INV_B7[s1_odd5], INV_B6[s1_odd5], INV_B5[s1_odd5], INV_B4[s1_odd5], INV_B3[s1_odd5], INV_B2[s1_odd5],
+        INV_B1[s1_odd5], INV_B0[s1_odd5]
     };
-    assign inv5_b2[0] = ^(inv5_b2_pp & 100'h40a0402010080402010080001);
-    assign inv5_b2[1] = ^(inv5_b2_pp & 100'h8100804020100804020000402);
-    assign inv5_b2[2] = ^(inv5_b2_pp & 100'h0201008040201008000100804);
-    assign inv5_b2[3] = ^(inv5_b2_pp & 100'h44a2412090482402050281008);
-    assign inv5_b2[4] = ^(inv5_b2_pp & 100'h89048241209008140a0402010);
-    assign inv5_b2[5] = ^(inv5_b2_pp & 100'h1209048240205028100804020);
-    assign inv5_b2[6] = ^(inv5_b2_pp & 100'h241209008140a040201008040);
-    assign inv5_b2[7] = ^(inv5_b2_pp & 100'h4824020502810080402010080);
-    assign inv5_b2[8] = ^(inv5_b2_pp & 100'h9008140a04020100804020100);
-    assign inv5_b2[9] = ^(inv5_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv5_f4; // β_2^(2^2)
-    assign inv5_f4[0] = ^(inv5_b2 & 10'h061);
-    assign inv5_f4[1] = ^(inv5_b2 & 10'h100);
-    assign inv5_f4[2] = ^(inv5_b2 & 10'h308);
-    assign inv5_f4[3] = ^(inv5_b2 & 10'h040);
-    assign inv5_f4[4] = ^(inv5_b2 & 10'h1c2);
-    assign inv5_f4[5] = ^(inv5_b2 & 10'h108);
-    assign inv5_f4[6] = ^(inv5_b2 & 10'h230);
-    assign inv5_f4[7] = ^(inv5_b2 & 10'h080);
-    assign inv5_f4[8] = ^(inv5_b2 & 10'h384);
-    assign inv5_f4[9] = ^(inv5_b2 & 10'h210);
-    wire [9:0] inv5_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv5_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv5_b4_pp = {
-        inv5_f4 & {10{inv5_b2[9]}}, inv5_f4 & {10{inv5_b2[8]}}, inv5_f4 & {10{inv5_b2[7]}}, inv5_f4 & {10{inv5_b2[6]}}, inv5_f4 & {10{inv5_b2[5]}},
-        inv5_f4 & {10{inv5_b2[4]}}, inv5_f4 & {10{inv5_b2[3]}}, inv5_f4 & {10{inv5_b2[2]}}, inv5_f4 & {10{inv5_b2[1]}}, inv5_f4 & {10{inv5_b2[0]}}
-    };
-    assign inv5_b4[0] = ^(inv5_b4_pp & 100'h40a0402010080402010080001);
-    assign inv5_b4[1] = ^(inv5_b4_pp & 100'h8100804020100804020000402);
-    assign inv5_b4[2] = ^(inv5_b4_pp & 100'h0201008040201008000100804);
-    assign inv5_b4[3] = ^(inv5_b4_pp & 100'h44a2412090482402050281008);
-    assign inv5_b4[4] = ^(inv5_b4_pp & 100'h89048241209008140a0402010);
-    assign inv5_b4[5] = ^(inv5_b4_pp & 100'h1209048240205028100804020);
-    assign inv5_b4[6] = ^(inv5_b4_pp & 100'h241209008140a040201008040);
-    assign inv5_b4[7] = ^(inv5_b4_pp & 100'h4824020502810080402010080);
-    assign inv5_b4[8] = ^(inv5_b4_pp & 100'h9008140a04020100804020100);
-    assign inv5_b4[9] = ^(inv5_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv5_f8; // β_4^(2^4)
-    assign inv5_f8[0] = ^(inv5_b4 & 10'h359);
-    assign inv5_f8[1] = ^(inv5_b4 & 10'h384);
-    assign inv5_f8[2] = ^(inv5_b4 & 10'h1d4);
-    assign inv5_f8[3] = ^(inv5_b4 & 10'h230);
-    assign inv5_f8[4] = ^(inv5_b4 & 10'h034);
-    assign inv5_f8[5] = ^(inv5_b4 & 10'h3c4);
-    assign inv5_f8[6] = ^(inv5_b4 & 10'h2da);
-    assign inv5_f8[7] = ^(inv5_b4 & 10'h080);
-    assign inv5_f8[8] = ^(inv5_b4 & 10'h21c);
-    assign inv5_f8[9] = ^(inv5_b4 & 10'h3d2);
-    wire [9:0] inv5_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv5_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv5_b8_pp = {
-        inv5_f8 & {10{inv5_b4[9]}}, inv5_f8 & {10{inv5_b4[8]}}, inv5_f8 & {10{inv5_b4[7]}}, inv5_f8 & {10{inv5_b4[6]}}, inv5_f8 & {10{inv5_b4[5]}},
-        inv5_f8 & {10{inv5_b4[4]}}, inv5_f8 & {10{inv5_b4[3]}}, inv5_f8 & {10{inv5_b4[2]}}, inv5_f8 & {10{inv5_b4[1]}}, inv5_f8 & {10{inv5_b4[0]}}
-    };
-    assign inv5_b8[0] = ^(inv5_b8_pp & 100'h40a0402010080402010080001);
-    assign inv5_b8[1] = ^(inv5_b8_pp & 100'h8100804020100804020000402);
-    assign inv5_b8[2] = ^(inv5_b8_pp & 100'h0201008040201008000100804);
-    assign inv5_b8[3] = ^(inv5_b8_pp & 100'h44a2412090482402050281008);
-    assign inv5_b8[4] = ^(inv5_b8_pp & 100'h89048241209008140a0402010);
-    assign inv5_b8[5] = ^(inv5_b8_pp & 100'h1209048240205028100804020);
-    assign inv5_b8[6] = ^(inv5_b8_pp & 100'h241209008140a040201008040);
-    assign inv5_b8[7] = ^(inv5_b8_pp & 100'h4824020502810080402010080);
-    assign inv5_b8[8] = ^(inv5_b8_pp & 100'h9008140a04020100804020100);
-    assign inv5_b8[9] = ^(inv5_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv5_f9; // β_8^(2^1)
-    assign inv5_f9[0] = ^(inv5_b8 & 10'h021);
-    assign inv5_f9[1] = ^(inv5_b8 & 10'h200);
-    assign inv5_f9[2] = ^(inv5_b8 & 10'h042);
-    assign inv5_f9[3] = ^(inv5_b8 & 10'h020);
-    assign inv5_f9[4] = ^(inv5_b8 & 10'h284);
-    assign inv5_f9[5] = ^(inv5_b8 & 10'h040);
-    assign inv5_f9[6] = ^(inv5_b8 & 10'h108);
-    assign inv5_f9[7] = ^(inv5_b8 & 10'h080);
-    assign inv5_f9[8] = ^(inv5_b8 & 10'h210);
-    assign inv5_f9[9] = ^(inv5_b8 & 10'h100);
-    wire [9:0] inv5_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv5_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv5_b9_pp = {
-        inv5_f9 & {10{s1_odd5[9]}}, inv5_f9 & {10{s1_odd5[8]}}, inv5_f9 & {10{s1_odd5[7]}}, inv5_f9 & {10{s1_odd5[6]}}, inv5_f9 & {10{s1_odd5[5]}},
-        inv5_f9 & {10{s1_odd5[4]}}, inv5_f9 & {10{s1_odd5[3]}}, inv5_f9 & {10{s1_odd5[2]}}, inv5_f9 & {10{s1_odd5[1]}}, inv5_f9 & {10{s1_odd5[0]}}
-    };
-    assign inv5_b9[0] = ^(inv5_b9_pp & 100'h40a0402010080402010080001);
-    assign inv5_b9[1] = ^(inv5_b9_pp & 100'h8100804020100804020000402);
-    assign inv5_b9[2] = ^(inv5_b9_pp & 100'h0201008040201008000100804);
-    assign inv5_b9[3] = ^(inv5_b9_pp & 100'h44a2412090482402050281008);
-    assign inv5_b9[4] = ^(inv5_b9_pp & 100'h89048241209008140a0402010);
-    assign inv5_b9[5] = ^(inv5_b9_pp & 100'h1209048240205028100804020);
-    assign inv5_b9[6] = ^(inv5_b9_pp & 100'h241209008140a040201008040);
-    assign inv5_b9[7] = ^(inv5_b9_pp & 100'h4824020502810080402010080);
-    assign inv5_b9[8] = ^(inv5_b9_pp & 100'h9008140a04020100804020100);
-    assign inv5_b9[9] = ^(inv5_b9_pp & 100'h2050281008040201008040200);
-    assign inv5[0] = ^(inv5_b9 & 10'h021);
-    assign inv5[1] = ^(inv5_b9 & 10'h200);
-    assign inv5[2] = ^(inv5_b9 & 10'h042);
-    assign inv5[3] = ^(inv5_b9 & 10'h020);
-    assign inv5[4] = ^(inv5_b9 & 10'h284);
-    assign inv5[5] = ^(inv5_b9 & 10'h040);
-    assign inv5[6] = ^(inv5_b9 & 10'h108);
-    assign inv5[7] = ^(inv5_b9 & 10'h080);
-    assign inv5[8] = ^(inv5_b9 & 10'h210);
-    assign inv5[9] = ^(inv5_b9 & 10'h100);
     wire [9:0] s1_odd6;
     assign s1_odd6 = s1_odd[69:60];
-    wire [9:0] inv6; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv6_f2; // β_1^(2^1)
-    assign inv6_f2[0] = ^(s1_odd6 & 10'h021);
-    assign inv6_f2[1] = ^(s1_odd6 & 10'h200);
-    assign inv6_f2[2] = ^(s1_odd6 & 10'h042);
-    assign inv6_f2[3] = ^(s1_odd6 & 10'h020);
-    assign inv6_f2[4] = ^(s1_odd6 & 10'h284);
-    assign inv6_f2[5] = ^(s1_odd6 & 10'h040);
-    assign inv6_f2[6] = ^(s1_odd6 & 10'h108);
-    assign inv6_f2[7] = ^(s1_odd6 & 10'h080);
-    assign inv6_f2[8] = ^(s1_odd6 & 10'h210);
-    assign inv6_f2[9] = ^(s1_odd6 & 10'h100);
-    wire [9:0] inv6_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv6_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv6_b2_pp = {
-        inv6_f2 & {10{s1_odd6[9]}}, inv6_f2 & {10{s1_odd6[8]}}, inv6_f2 & {10{s1_odd6[7]}}, inv6_f2 & {10{s1_odd6[6]}}, inv6_f2 & {10{s1_odd6[5]}},
-        inv6_f2 & {10{s1_odd6[4]}}, inv6_f2 & {10{s1_odd6[3]}}, inv6_f2 & {10{s1_odd6[2]}}, inv6_f2 & {10{s1_odd6[1]}}, inv6_f2 & {10{s1_odd6[0]}}
+    wire [9:0] s1_num6;
+    assign s1_num6 = s1_num[69:60];
+    wire [9:0] inv6; // Λ_odd⁻¹
+    assign inv6 = {
+        INV_B9[s1_odd6], INV_B8[s1_odd6], INV_B7[s1_odd6], INV_B6[s1_odd6], INV_B5[s1_odd6], INV_B4[s1_odd6], INV_B3[s1_odd6], INV_B2[s1_odd6],
+        INV_B1[s1_odd6], INV_B0[s1_odd6]
     };
-    assign inv6_b2[0] = ^(inv6_b2_pp & 100'h40a0402010080402010080001);
-    assign inv6_b2[1] = ^(inv6_b2_pp & 100'h8100804020100804020000402);
-    assign inv6_b2[2] = ^(inv6_b2_pp & 100'h0201008040201008000100804);
-    assign inv6_b2[3] = ^(inv6_b2_pp & 100'h44a2412090482402050281008);
-    assign inv6_b2[4] = ^(inv6_b2_pp & 100'h89048241209008140a0402010);
-    assign inv6_b2[5] = ^(inv6_b2_pp & 100'h1209048240205028100804020);
-    assign inv6_b2[6] = ^(inv6_b2_pp & 100'h241209008140a040201008040);
-    assign inv6_b2[7] = ^(inv6_b2_pp & 100'h4824020502810080402010080);
-    assign inv6_b2[8] = ^(inv6_b2_pp & 100'h9008140a04020100804020100);
-    assign inv6_b2[9] = ^(inv6_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv6_f4; // β_2^(2^2)
-    assign inv6_f4[0] = ^(inv6_b2 & 10'h061);
-    assign inv6_f4[1] = ^(inv6_b2 & 10'h100);
-    assign inv6_f4[2] = ^(inv6_b2 & 10'h308);
-    assign inv6_f4[3] = ^(inv6_b2 & 10'h040);
-    assign inv6_f4[4] = ^(inv6_b2 & 10'h1c2);
-    assign inv6_f4[5] = ^(inv6_b2 & 10'h108);
-    assign inv6_f4[6] = ^(inv6_b2 & 10'h230);
-    assign inv6_f4[7] = ^(inv6_b2 & 10'h080);
-    assign inv6_f4[8] = ^(inv6_b2 & 10'h384);
-    assign inv6_f4[9] = ^(inv6_b2 & 10'h210);
-    wire [9:0] inv6_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv6_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv6_b4_pp = {
-        inv6_f4 & {10{inv6_b2[9]}}, inv6_f4 & {10{inv6_b2[8]}}, inv6_f4 & {10{inv6_b2[7]}}, inv6_f4 & {10{inv6_b2[6]}}, inv6_f4 & {10{inv6_b2[5]}},
-        inv6_f4 & {10{inv6_b2[4]}}, inv6_f4 & {10{inv6_b2[3]}}, inv6_f4 & {10{inv6_b2[2]}}, inv6_f4 & {10{inv6_b2[1]}}, inv6_f4 & {10{inv6_b2[0]}}
-    };
-    assign inv6_b4[0] = ^(inv6_b4_pp & 100'h40a0402010080402010080001);
-    assign inv6_b4[1] = ^(inv6_b4_pp & 100'h8100804020100804020000402);
-    assign inv6_b4[2] = ^(inv6_b4_pp & 100'h0201008040201008000100804);
-    assign inv6_b4[3] = ^(inv6_b4_pp & 100'h44a2412090482402050281008);
-    assign inv6_b4[4] = ^(inv6_b4_pp & 100'h89048241209008140a0402010);
-    assign inv6_b4[5] = ^(inv6_b4_pp & 100'h1209048240205028100804020);
-    assign inv6_b4[6] = ^(inv6_b4_pp & 100'h241209008140a040201008040);
-    assign inv6_b4[7] = ^(inv6_b4_pp & 100'h4824020502810080402010080);
-    assign inv6_b4[8] = ^(inv6_b4_pp & 100'h9008140a04020100804020100);
-    assign inv6_b4[9] = ^(inv6_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv6_f8; // β_4^(2^4)
-    assign inv6_f8[0] = ^(inv6_b4 & 10'h359);
-    assign inv6_f8[1] = ^(inv6_b4 & 10'h384);
-    assign inv6_f8[2] = ^(inv6_b4 & 10'h1d4);
-    assign inv6_f8[3] = ^(inv6_b4 & 10'h230);
-    assign inv6_f8[4] = ^(inv6_b4 & 10'h034);
-    assign inv6_f8[5] = ^(inv6_b4 & 10'h3c4);
-    assign inv6_f8[6] = ^(inv6_b4 & 10'h2da);
-    assign inv6_f8[7] = ^(inv6_b4 & 10'h080);
-    assign inv6_f8[8] = ^(inv6_b4 & 10'h21c);
-    assign inv6_f8[9] = ^(inv6_b4 & 10'h3d2);
-    wire [9:0] inv6_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv6_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv6_b8_pp = {
-        inv6_f8 & {10{inv6_b4[9]}}, inv6_f8 & {10{inv6_b4[8]}}, inv6_f8 & {10{inv6_b4[7]}}, inv6_f8 & {10{inv6_b4[6]}}, inv6_f8 & {10{inv6_b4[5]}},
-        inv6_f8 & {10{inv6_b4[4]}}, inv6_f8 & {10{inv6_b4[3]}}, inv6_f8 & {10{inv6_b4[2]}}, inv6_f8 & {10{inv6_b4[1]}}, inv6_f8 & {10{inv6_b4[0]}}
-    };
-    assign inv6_b8[0] = ^(inv6_b8_pp & 100'h40a0402010080402010080001);
-    assign inv6_b8[1] = ^(inv6_b8_pp & 100'h8100804020100804020000402);
-    assign inv6_b8[2] = ^(inv6_b8_pp & 100'h0201008040201008000100804);
-    assign inv6_b8[3] = ^(inv6_b8_pp & 100'h44a2412090482402050281008);
-    assign inv6_b8[4] = ^(inv6_b8_pp & 100'h89048241209008140a0402010);
-    assign inv6_b8[5] = ^(inv6_b8_pp & 100'h1209048240205028100804020);
-    assign inv6_b8[6] = ^(inv6_b8_pp & 100'h241209008140a040201008040);
-    assign inv6_b8[7] = ^(inv6_b8_pp & 100'h4824020502810080402010080);
-    assign inv6_b8[8] = ^(inv6_b8_pp & 100'h9008140a04020100804020100);
-    assign inv6_b8[9] = ^(inv6_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv6_f9; // β_8^(2^1)
-    assign inv6_f9[0] = ^(inv6_b8 & 10'h021);
-    assign inv6_f9[1] = ^(inv6_b8 & 10'h200);
-    assign inv6_f9[2] = ^(inv6_b8 & 10'h042);
-    assign inv6_f9[3] = ^(inv6_b8 & 10'h020);
-    assign inv6_f9[4] = ^(inv6_b8 & 10'h284);
-    assign inv6_f9[5] = ^(inv6_b8 & 10'h040);
-    assign inv6_f9[6] = ^(inv6_b8 & 10'h108);
-    assign inv6_f9[7] = ^(inv6_b8 & 10'h080);
-    assign inv6_f9[8] = ^(inv6_b8 & 10'h210);
-    assign inv6_f9[9] = ^(inv6_b8 & 10'h100);
-    wire [9:0] inv6_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv6_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv6_b9_pp = {
-        inv6_f9 & {10{s1_odd6[9]}}, inv6_f9 & {10{s1_odd6[8]}}, inv6_f9 & {10{s1_odd6[7]}}, inv6_f9 & {10{s1_odd6[6]}}, inv6_f9 & {10{s1_odd6[5]}},
-        inv6_f9 & {10{s1_odd6[4]}}, inv6_f9 & {10{s1_odd6[3]}}, inv6_f9 & {10{s1_odd6[2]}}, inv6_f9 & {10{s1_odd6[1]}}, inv6_f9 & {10{s1_odd6[0]}}
-    };
-    assign inv6_b9[0] = ^(inv6_b9_pp & 100'h40a0402010080402010080001);
-    assign inv6_b9[1] = ^(inv6_b9_pp & 100'h8100804020100804020000402);
-    assign inv6_b9[2] = ^(inv6_b9_pp & 100'h0201008040201008000100804);
-    assign inv6_b9[3] = ^(inv6_b9_pp & 100'h44a2412090482402050281008);
-    assign inv6_b9[4] = ^(inv6_b9_pp & 100'h89048241209008140a0402010);
-    assign inv6_b9[5] = ^(inv6_b9_pp & 100'h1209048240205028100804020);
-    assign inv6_b9[6] = ^(inv6_b9_pp & 100'h241209008140a040201008040);
-    assign inv6_b9[7] = ^(inv6_b9_pp & 100'h4824020502810080402010080);
-    assign inv6_b9[8] = ^(inv6_b9_pp & 100'h9008140a04020100804020100);
-    assign inv6_b9[9] = ^(inv6_b9_pp & 100'h2050281008040201008040200);
-    assign inv6[0] = ^(inv6_b9 & 10'h021);
-    assign inv6[1] = ^(inv6_b9 & 10'h200);
-    assign inv6[2] = ^(inv6_b9 & 10'h042);
-    assign inv6[3] = ^(inv6_b9 & 10'h020);
-    assign inv6[4] = ^(inv6_b9 & 10'h284);
-    assign inv6[5] = ^(inv6_b9 & 10'h040);
-    assign inv6[6] = ^(inv6_b9 & 10'h108);
-    assign inv6[7] = ^(inv6_b9 & 10'h080);
-    assign inv6[8] = ^(inv6_b9 & 10'h210);
-    assign inv6[9] = ^(inv6_b9 & 10'h100);
     wire [9:0] s1_odd7;
     assign s1_odd7 = s1_odd[79:70];
-    wire [9:0] inv7; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv7_f2; // β_1^(2^1)
-    assign inv7_f2[0] = ^(s1_odd7 & 10'h021);
-    assign inv7_f2[1] = ^(s1_odd7 & 10'h200);
-    assign inv7_f2[2] = ^(s1_odd7 & 10'h042);
-    assign inv7_f2[3] = ^(s1_odd7 & 10'h020);
-    assign inv7_f2[4] = ^(s1_odd7 & 10'h284);
-    assign inv7_f2[5] = ^(s1_odd7 & 10'h040);
-    assign inv7_f2[6] = ^(s1_odd7 & 10'h108);
-    assign inv7_f2[7] = ^(s1_odd7 & 10'h080);
-    assign inv7_f2[8] = ^(s1_odd7 & 10'h210);
-    assign inv7_f2[9] = ^(s1_odd7 & 10'h100);
-    wire [9:0] inv7_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv7_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv7_b2_pp = {
-        inv7_f2 & {10{s1_odd7[9]}}, inv7_f2 & {10{s1_odd7[8]}}, inv7_f2 & {10{s1_odd7[7]}}, inv7_f2 & {10{s1_odd7[6]}}, inv7_f2 & {10{s1_odd7[5]}},
-        inv7_f2 & {10{s1_odd7[4]}}, inv7_f2 & {10{s1_odd7[3]}}, inv7_f2 & {10{s1_odd7[2]}}, inv7_f2 & {10{s1_odd7[1]}}, inv7_f2 & {10{s1_odd7[0]}}
+    wire [9:0] s1_num7;
+    assign s1_num7 = s1_num[79:70];
+    wire [9:0] inv7; // Λ_odd⁻¹
+    assign inv7 = {
+        INV_B9[s1_odd7], INV_B8[s1_odd7], INV_B7[s1_odd7], INV_B6[s1_odd7], INV_B5[s1_odd7], INV_B4[s1_odd7], INV_B3[s1_odd7], INV_B2[s1_odd7],
+        INV_B1[s1_odd7], INV_B0[s1_odd7]
     };
-    assign inv7_b2[0] = ^(inv7_b2_pp & 100'h40a0402010080402010080001);
-    assign inv7_b2[1] = ^(inv7_b2_pp & 100'h8100804020100804020000402);
-    assign inv7_b2[2] = ^(inv7_b2_pp & 100'h0201008040201008000100804);
-    assign inv7_b2[3] = ^(inv7_b2_pp & 100'h44a2412090482402050281008);
-    assign inv7_b2[4] = ^(inv7_b2_pp & 100'h89048241209008140a0402010);
-    assign inv7_b2[5] = ^(inv7_b2_pp & 100'h1209048240205028100804020);
-    assign inv7_b2[6] = ^(inv7_b2_pp & 100'h241209008140a040201008040);
-    assign inv7_b2[7] = ^(inv7_b2_pp & 100'h4824020502810080402010080);
-    assign inv7_b2[8] = ^(inv7_b2_pp & 100'h9008140a04020100804020100);
-    assign inv7_b2[9] = ^(inv7_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv7_f4; // β_2^(2^2)
-    assign inv7_f4[0] = ^(inv7_b2 & 10'h061);
-    assign inv7_f4[1] = ^(inv7_b2 & 10'h100);
-    assign inv7_f4[2] = ^(inv7_b2 & 10'h308);
-    assign inv7_f4[3] = ^(inv7_b2 & 10'h040);
-    assign inv7_f4[4] = ^(inv7_b2 & 10'h1c2);
-    assign inv7_f4[5] = ^(inv7_b2 & 10'h108);
-    assign inv7_f4[6] = ^(inv7_b2 & 10'h230);
-    assign inv7_f4[7] = ^(inv7_b2 & 10'h080);
-    assign inv7_f4[8] = ^(inv7_b2 & 10'h384);
-    assign inv7_f4[9] = ^(inv7_b2 & 10'h210);
-    wire [9:0] inv7_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv7_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv7_b4_pp = {
-        inv7_f4 & {10{inv7_b2[9]}}, inv7_f4 & {10{inv7_b2[8]}}, inv7_f4 & {10{inv7_b2[7]}}, inv7_f4 & {10{inv7_b2[6]}}, inv7_f4 & {10{inv7_b2[5]}},
-        inv7_f4 & {10{inv7_b2[4]}}, inv7_f4 & {10{inv7_b2[3]}}, inv7_f4 & {10{inv7_b2[2]}}, inv7_f4 & {10{inv7_b2[1]}}, inv7_f4 & {10{inv7_b2[0]}}
-    };
-    assign inv7_b4[0] = ^(inv7_b4_pp & 100'h40a0402010080402010080001);
-    assign inv7_b4[1] = ^(inv7_b4_pp & 100'h8100804020100804020000402);
-    assign inv7_b4[2] = ^(inv7_b4_pp & 100'h0201008040201008000100804);
-    assign inv7_b4[3] = ^(inv7_b4_pp & 100'h44a2412090482402050281008);
-    assign inv7_b4[4] = ^(inv7_b4_pp & 100'h89048241209008140a0402010);
-    assign inv7_b4[5] = ^(inv7_b4_pp & 100'h1209048240205028100804020);
-    assign inv7_b4[6] = ^(inv7_b4_pp & 100'h241209008140a040201008040);
-    assign inv7_b4[7] = ^(inv7_b4_pp & 100'h4824020502810080402010080);
-    assign inv7_b4[8] = ^(inv7_b4_pp & 100'h9008140a04020100804020100);
-    assign inv7_b4[9] = ^(inv7_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv7_f8; // β_4^(2^4)
-    assign inv7_f8[0] = ^(inv7_b4 & 10'h359);
-    assign inv7_f8[1] = ^(inv7_b4 & 10'h384);
-    assign inv7_f8[2] = ^(inv7_b4 & 10'h1d4);
-    assign inv7_f8[3] = ^(inv7_b4 & 10'h230);
-    assign inv7_f8[4] = ^(inv7_b4 & 10'h034);
-    assign inv7_f8[5] = ^(inv7_b4 & 10'h3c4);
-    assign inv7_f8[6] = ^(inv7_b4 & 10'h2da);
-    assign inv7_f8[7] = ^(inv7_b4 & 10'h080);
-    assign inv7_f8[8] = ^(inv7_b4 & 10'h21c);
-    assign inv7_f8[9] = ^(inv7_b4 & 10'h3d2);
-    wire [9:0] inv7_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv7_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv7_b8_pp = {
-        inv7_f8 & {10{inv7_b4[9]}}, inv7_f8 & {10{inv7_b4[8]}}, inv7_f8 & {10{inv7_b4[7]}}, inv7_f8 & {10{inv7_b4[6]}}, inv7_f8 & {10{inv7_b4[5]}},
-        inv7_f8 & {10{inv7_b4[4]}}, inv7_f8 & {10{inv7_b4[3]}}, inv7_f8 & {10{inv7_b4[2]}}, inv7_f8 & {10{inv7_b4[1]}}, inv7_f8 & {10{inv7_b4[0]}}
-    };
-    assign inv7_b8[0] = ^(inv7_b8_pp & 100'h40a0402010080402010080001);
-    assign inv7_b8[1] = ^(inv7_b8_pp & 100'h8100804020100804020000402);
-    assign inv7_b8[2] = ^(inv7_b8_pp & 100'h0201008040201008000100804);
-    assign inv7_b8[3] = ^(inv7_b8_pp & 100'h44a2412090482402050281008);
-    assign inv7_b8[4] = ^(inv7_b8_pp & 100'h89048241209008140a0402010);
-    assign inv7_b8[5] = ^(inv7_b8_pp & 100'h1209048240205028100804020);
-    assign inv7_b8[6] = ^(inv7_b8_pp & 100'h241209008140a040201008040);
-    assign inv7_b8[7] = ^(inv7_b8_pp & 100'h4824020502810080402010080);
-    assign inv7_b8[8] = ^(inv7_b8_pp & 100'h9008140a04020100804020100);
-    assign inv7_b8[9] = ^(inv7_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv7_f9; // β_8^(2^1)
-    assign inv7_f9[0] = ^(inv7_b8 & 10'h021);
-    assign inv7_f9[1] = ^(inv7_b8 & 10'h200);
-    assign inv7_f9[2] = ^(inv7_b8 & 10'h042);
-    assign inv7_f9[3] = ^(inv7_b8 & 10'h020);
-    assign inv7_f9[4] = ^(inv7_b8 & 10'h284);
-    assign inv7_f9[5] = ^(inv7_b8 & 10'h040);
-    assign inv7_f9[6] = ^(inv7_b8 & 10'h108);
-    assign inv7_f9[7] = ^(inv7_b8 & 10'h080);
-    assign inv7_f9[8] = ^(inv7_b8 & 10'h210);
-    assign inv7_f9[9] = ^(inv7_b8 & 10'h100);
-    wire [9:0] inv7_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv7_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv7_b9_pp = {
-        inv7_f9 & {10{s1_odd7[9]}}, inv7_f9 & {10{s1_odd7[8]}}, inv7_f9 & {10{s1_odd7[7]}}, inv7_f9 & {10{s1_odd7[6]}}, inv7_f9 & {10{s1_odd7[5]}},
-        inv7_f9 & {10{s1_odd7[4]}}, inv7_f9 & {10{s1_odd7[3]}}, inv7_f9 & {10{s1_odd7[2]}}, inv7_f9 & {10{s1_odd7[1]}}, inv7_f9 & {10{s1_odd7[0]}}
-    };
-    assign inv7_b9[0] = ^(inv7_b9_pp & 100'h40a0402010080402010080001);
-    assign inv7_b9[1] = ^(inv7_b9_pp & 100'h8100804020100804020000402);
-    assign inv7_b9[2] = ^(inv7_b9_pp & 100'h0201008040201008000100804);
-    assign inv7_b9[3] = ^(inv7_b9_pp & 100'h44a2412090482402050281008);
-    assign inv7_b9[4] = ^(inv7_b9_pp & 100'h89048241209008140a0402010);
-    assign inv7_b9[5] = ^(inv7_b9_pp & 100'h1209048240205028100804020);
-    assign inv7_b9[6] = ^(inv7_b9_pp & 100'h241209008140a040201008040);
-    assign inv7_b9[7] = ^(inv7_b9_pp & 100'h4824020502810080402010080);
-    assign inv7_b9[8] = ^(inv7_b9_pp & 100'h9008140a04020100804020100);
-    assign inv7_b9[9] = ^(inv7_b9_pp & 100'h2050281008040201008040200);
-    assign inv7[0] = ^(inv7_b9 & 10'h021);
-    assign inv7[1] = ^(inv7_b9 & 10'h200);
-    assign inv7[2] = ^(inv7_b9 & 10'h042);
-    assign inv7[3] = ^(inv7_b9 & 10'h020);
-    assign inv7[4] = ^(inv7_b9 & 10'h284);
-    assign inv7[5] = ^(inv7_b9 & 10'h040);
-    assign inv7[6] = ^(inv7_b9 & 10'h108);
-    assign inv7[7] = ^(inv7_b9 & 10'h080);
-    assign inv7[8] = ^(inv7_b9 & 10'h210);
-    assign inv7[9] = ^(inv7_b9 & 10'h100);
     wire [9:0] s1_odd8;
     assign s1_odd8 = s1_odd[89:80];
-    wire [9:0] inv8; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv8_f2; // β_1^(2^1)
-    assign inv8_f2[0] = ^(s1_odd8 & 10'h021);
-    assign inv8_f2[1] = ^(s1_odd8 & 10'h200);
-    assign inv8_f2[2] = ^(s1_odd8 & 10'h042);
-    assign inv8_f2[3] = ^(s1_odd8 & 10'h020);
-    assign inv8_f2[4] = ^(s1_odd8 & 10'h284);
-    assign inv8_f2[5] = ^(s1_odd8 & 10'h040);
-    assign inv8_f2[6] = ^(s1_odd8 & 10'h108);
-    assign inv8_f2[7] = ^(s1_odd8 & 10'h080);
-    assign inv8_f2[8] = ^(s1_odd8 & 10'h210);
-    assign inv8_f2[9] = ^(s1_odd8 & 10'h100);
-    wire [9:0] inv8_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv8_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv8_b2_pp = {
-        inv8_f2 & {10{s1_odd8[9]}}, inv8_f2 & {10{s1_odd8[8]}}, inv8_f2 & {10{s1_odd8[7]}}, inv8_f2 & {10{s1_odd8[6]}}, inv8_f2 & {10{s1_odd8[5]}},
-        inv8_f2 & {10{s1_odd8[4]}}, inv8_f2 & {10{s1_odd8[3]}}, inv8_f2 & {10{s1_odd8[2]}}, inv8_f2 & {10{s1_odd8[1]}}, inv8_f2 & {10{s1_odd8[0]}}
+    wire [9:0] s1_num8;
+    assign s1_num8 = s1_num[89:80];
+    wire [9:0] inv8; // Λ_odd⁻¹
+    assign inv8 = {
+        INV_B9[s1_odd8], INV_B8[s1_odd8], INV_B7[s1_odd8], INV_B6[s1_odd8], INV_B5[s1_odd8], INV_B4[s1_odd8], INV_B3[s1_odd8], INV_B2[s1_odd8],
+        INV_B1[s1_odd8], INV_B0[s1_odd8]
     };
-    assign inv8_b2[0] = ^(inv8_b2_pp & 100'h40a0402010080402010080001);
-    assign inv8_b2[1] = ^(inv8_b2_pp & 100'h8100804020100804020000402);
-    assign inv8_b2[2] = ^(inv8_b2_pp & 100'h0201008040201008000100804);
-    assign inv8_b2[3] = ^(inv8_b2_pp & 100'h44a2412090482402050281008);
-    assign inv8_b2[4] = ^(inv8_b2_pp & 100'h89048241209008140a0402010);
-    assign inv8_b2[5] = ^(inv8_b2_pp & 100'h1209048240205028100804020);
-    assign inv8_b2[6] = ^(inv8_b2_pp & 100'h241209008140a040201008040);
-    assign inv8_b2[7] = ^(inv8_b2_pp & 100'h4824020502810080402010080);
-    assign inv8_b2[8] = ^(inv8_b2_pp & 100'h9008140a04020100804020100);
-    assign inv8_b2[9] = ^(inv8_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv8_f4; // β_2^(2^2)
-    assign inv8_f4[0] = ^(inv8_b2 & 10'h061);
-    assign inv8_f4[1] = ^(inv8_b2 & 10'h100);
-    assign inv8_f4[2] = ^(inv8_b2 & 10'h308);
-    assign inv8_f4[3] = ^(inv8_b2 & 10'h040);
-    assign inv8_f4[4] = ^(inv8_b2 & 10'h1c2);
-    assign inv8_f4[5] = ^(inv8_b2 & 10'h108);
-    assign inv8_f4[6] = ^(inv8_b2 & 10'h230);
-    assign inv8_f4[7] = ^(inv8_b2 & 10'h080);
-    assign inv8_f4[8] = ^(inv8_b2 & 10'h384);
-    assign inv8_f4[9] = ^(inv8_b2 & 10'h210);
-    wire [9:0] inv8_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv8_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv8_b4_pp = {
-        inv8_f4 & {10{inv8_b2[9]}}, inv8_f4 & {10{inv8_b2[8]}}, inv8_f4 & {10{inv8_b2[7]}}, inv8_f4 & {10{inv8_b2[6]}}, inv8_f4 & {10{inv8_b2[5]}},
-        inv8_f4 & {10{inv8_b2[4]}}, inv8_f4 & {10{inv8_b2[3]}}, inv8_f4 & {10{inv8_b2[2]}}, inv8_f4 & {10{inv8_b2[1]}}, inv8_f4 & {10{inv8_b2[0]}}
-    };
-    assign inv8_b4[0] = ^(inv8_b4_pp & 100'h40a0402010080402010080001);
-    assign inv8_b4[1] = ^(inv8_b4_pp & 100'h8100804020100804020000402);
-    assign inv8_b4[2] = ^(inv8_b4_pp & 100'h0201008040201008000100804);
-    assign inv8_b4[3] = ^(inv8_b4_pp & 100'h44a2412090482402050281008);
-    assign inv8_b4[4] = ^(inv8_b4_pp & 100'h89048241209008140a0402010);
-    assign inv8_b4[5] = ^(inv8_b4_pp & 100'h1209048240205028100804020);
-    assign inv8_b4[6] = ^(inv8_b4_pp & 100'h241209008140a040201008040);
-    assign inv8_b4[7] = ^(inv8_b4_pp & 100'h4824020502810080402010080);
-    assign inv8_b4[8] = ^(inv8_b4_pp & 100'h9008140a04020100804020100);
-    assign inv8_b4[9] = ^(inv8_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv8_f8; // β_4^(2^4)
-    assign inv8_f8[0] = ^(inv8_b4 & 10'h359);
-    assign inv8_f8[1] = ^(inv8_b4 & 10'h384);
-    assign inv8_f8[2] = ^(inv8_b4 & 10'h1d4);
-    assign inv8_f8[3] = ^(inv8_b4 & 10'h230);
-    assign inv8_f8[4] = ^(inv8_b4 & 10'h034);
-    assign inv8_f8[5] = ^(inv8_b4 & 10'h3c4);
-    assign inv8_f8[6] = ^(inv8_b4 & 10'h2da);
-    assign inv8_f8[7] = ^(inv8_b4 & 10'h080);
-    assign inv8_f8[8] = ^(inv8_b4 & 10'h21c);
-    assign inv8_f8[9] = ^(inv8_b4 & 10'h3d2);
-    wire [9:0] inv8_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv8_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv8_b8_pp = {
-        inv8_f8 & {10{inv8_b4[9]}}, inv8_f8 & {10{inv8_b4[8]}}, inv8_f8 & {10{inv8_b4[7]}}, inv8_f8 & {10{inv8_b4[6]}}, inv8_f8 & {10{inv8_b4[5]}},
-        inv8_f8 & {10{inv8_b4[4]}}, inv8_f8 & {10{inv8_b4[3]}}, inv8_f8 & {10{inv8_b4[2]}}, inv8_f8 & {10{inv8_b4[1]}}, inv8_f8 & {10{inv8_b4[0]}}
-    };
-    assign inv8_b8[0] = ^(inv8_b8_pp & 100'h40a0402010080402010080001);
-    assign inv8_b8[1] = ^(inv8_b8_pp & 100'h8100804020100804020000402);
-    assign inv8_b8[2] = ^(inv8_b8_pp & 100'h0201008040201008000100804);
-    assign inv8_b8[3] = ^(inv8_b8_pp & 100'h44a2412090482402050281008);
-    assign inv8_b8[4] = ^(inv8_b8_pp & 100'h89048241209008140a0402010);
-    assign inv8_b8[5] = ^(inv8_b8_pp & 100'h1209048240205028100804020);
-    assign inv8_b8[6] = ^(inv8_b8_pp & 100'h241209008140a040201008040);
-    assign inv8_b8[7] = ^(inv8_b8_pp & 100'h4824020502810080402010080);
-    assign inv8_b8[8] = ^(inv8_b8_pp & 100'h9008140a04020100804020100);
-    assign inv8_b8[9] = ^(inv8_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv8_f9; // β_8^(2^1)
-    assign inv8_f9[0] = ^(inv8_b8 & 10'h021);
-    assign inv8_f9[1] = ^(inv8_b8 & 10'h200);
-    assign inv8_f9[2] = ^(inv8_b8 & 10'h042);
-    assign inv8_f9[3] = ^(inv8_b8 & 10'h020);
-    assign inv8_f9[4] = ^(inv8_b8 & 10'h284);
-    assign inv8_f9[5] = ^(inv8_b8 & 10'h040);
-    assign inv8_f9[6] = ^(inv8_b8 & 10'h108);
-    assign inv8_f9[7] = ^(inv8_b8 & 10'h080);
-    assign inv8_f9[8] = ^(inv8_b8 & 10'h210);
-    assign inv8_f9[9] = ^(inv8_b8 & 10'h100);
-    wire [9:0] inv8_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv8_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv8_b9_pp = {
-        inv8_f9 & {10{s1_odd8[9]}}, inv8_f9 & {10{s1_odd8[8]}}, inv8_f9 & {10{s1_odd8[7]}}, inv8_f9 & {10{s1_odd8[6]}}, inv8_f9 & {10{s1_odd8[5]}},
-        inv8_f9 & {10{s1_odd8[4]}}, inv8_f9 & {10{s1_odd8[3]}}, inv8_f9 & {10{s1_odd8[2]}}, inv8_f9 & {10{s1_odd8[1]}}, inv8_f9 & {10{s1_odd8[0]}}
-    };
-    assign inv8_b9[0] = ^(inv8_b9_pp & 100'h40a0402010080402010080001);
-    assign inv8_b9[1] = ^(inv8_b9_pp & 100'h8100804020100804020000402);
-    assign inv8_b9[2] = ^(inv8_b9_pp & 100'h0201008040201008000100804);
-    assign inv8_b9[3] = ^(inv8_b9_pp & 100'h44a2412090482402050281008);
-    assign inv8_b9[4] = ^(inv8_b9_pp & 100'h89048241209008140a0402010);
-    assign inv8_b9[5] = ^(inv8_b9_pp & 100'h1209048240205028100804020);
-    assign inv8_b9[6] = ^(inv8_b9_pp & 100'h241209008140a040201008040);
-    assign inv8_b9[7] = ^(inv8_b9_pp & 100'h4824020502810080402010080);
-    assign inv8_b9[8] = ^(inv8_b9_pp & 100'h9008140a04020100804020100);
-    assign inv8_b9[9] = ^(inv8_b9_pp & 100'h2050281008040201008040200);
-    assign inv8[0] = ^(inv8_b9 & 10'h021);
-    assign inv8[1] = ^(inv8_b9 & 10'h200);
-    assign inv8[2] = ^(inv8_b9 & 10'h042);
-    assign inv8[3] = ^(inv8_b9 & 10'h020);
-    assign inv8[4] = ^(inv8_b9 & 10'h284);
-    assign inv8[5] = ^(inv8_b9 & 10'h040);
-    assign inv8[6] = ^(inv8_b9 & 10'h108);
-    assign inv8[7] = ^(inv8_b9 & 10'h080);
-    assign inv8[8] = ^(inv8_b9 & 10'h210);
-    assign inv8[9] = ^(inv8_b9 & 10'h100);
     wire [9:0] s1_odd9;
     assign s1_odd9 = s1_odd[99:90];
-    wire [9:0] inv9; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv9_f2; // β_1^(2^1)
-    assign inv9_f2[0] = ^(s1_odd9 & 10'h021);
-    assign inv9_f2[1] = ^(s1_odd9 & 10'h200);
-    assign inv9_f2[2] = ^(s1_odd9 & 10'h042);
-    assign inv9_f2[3] = ^(s1_odd9 & 10'h020);
-    assign inv9_f2[4] = ^(s1_odd9 & 10'h284);
-    assign inv9_f2[5] = ^(s1_odd9 & 10'h040);
-    assign inv9_f2[6] = ^(s1_odd9 & 10'h108);
-    assign inv9_f2[7] = ^(s1_odd9 & 10'h080);
-    assign inv9_f2[8] = ^(s1_odd9 & 10'h210);
-    assign inv9_f2[9] = ^(s1_odd9 & 10'h100);
-    wire [9:0] inv9_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv9_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv9_b2_pp = {
-        inv9_f2 & {10{s1_odd9[9]}}, inv9_f2 & {10{s1_odd9[8]}}, inv9_f2 & {10{s1_odd9[7]}}, inv9_f2 & {10{s1_odd9[6]}}, inv9_f2 & {10{s1_odd9[5]}},
-        inv9_f2 & {10{s1_odd9[4]}}, inv9_f2 & {10{s1_odd9[3]}}, inv9_f2 & {10{s1_odd9[2]}}, inv9_f2 & {10{s1_odd9[1]}}, inv9_f2 & {10{s1_odd9[0]}}
+    wire [9:0] s1_num9;
+    assign s1_num9 = s1_num[99:90];
+    wire [9:0] inv9; // Λ_odd⁻¹
+    assign inv9 = {
+        INV_B9[s1_odd9], INV_B8[s1_odd9], INV_B7[s1_odd9], INV_B6[s1_odd9], INV_B5[s1_odd9], INV_B4[s1_odd9], INV_B3[s1_odd9], INV_B2[s1_odd9],
+        INV_B1[s1_odd9], INV_B0[s1_odd9]
     };
-    assign inv9_b2[0] = ^(inv9_b2_pp & 100'h40a0402010080402010080001);
-    assign inv9_b2[1] = ^(inv9_b2_pp & 100'h8100804020100804020000402);
-    assign inv9_b2[2] = ^(inv9_b2_pp & 100'h0201008040201008000100804);
-    assign inv9_b2[3] = ^(inv9_b2_pp & 100'h44a2412090482402050281008);
-    assign inv9_b2[4] = ^(inv9_b2_pp & 100'h89048241209008140a0402010);
-    assign inv9_b2[5] = ^(inv9_b2_pp & 100'h1209048240205028100804020);
-    assign inv9_b2[6] = ^(inv9_b2_pp & 100'h241209008140a040201008040);
-    assign inv9_b2[7] = ^(inv9_b2_pp & 100'h4824020502810080402010080);
-    assign inv9_b2[8] = ^(inv9_b2_pp & 100'h9008140a04020100804020100);
-    assign inv9_b2[9] = ^(inv9_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv9_f4; // β_2^(2^2)
-    assign inv9_f4[0] = ^(inv9_b2 & 10'h061);
-    assign inv9_f4[1] = ^(inv9_b2 & 10'h100);
-    assign inv9_f4[2] = ^(inv9_b2 & 10'h308);
-    assign inv9_f4[3] = ^(inv9_b2 & 10'h040);
-    assign inv9_f4[4] = ^(inv9_b2 & 10'h1c2);
-    assign inv9_f4[5] = ^(inv9_b2 & 10'h108);
-    assign inv9_f4[6] = ^(inv9_b2 & 10'h230);
-    assign inv9_f4[7] = ^(inv9_b2 & 10'h080);
-    assign inv9_f4[8] = ^(inv9_b2 & 10'h384);
-    assign inv9_f4[9] = ^(inv9_b2 & 10'h210);
-    wire [9:0] inv9_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv9_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv9_b4_pp = {
-        inv9_f4 & {10{inv9_b2[9]}}, inv9_f4 & {10{inv9_b2[8]}}, inv9_f4 & {10{inv9_b2[7]}}, inv9_f4 & {10{inv9_b2[6]}}, inv9_f4 & {10{inv9_b2[5]}},
-        inv9_f4 & {10{inv9_b2[4]}}, inv9_f4 & {10{inv9_b2[3]}}, inv9_f4 & {10{inv9_b2[2]}}, inv9_f4 & {10{inv9_b2[1]}}, inv9_f4 & {10{inv9_b2[0]}}
-    };
-    assign inv9_b4[0] = ^(inv9_b4_pp & 100'h40a0402010080402010080001);
-    assign inv9_b4[1] = ^(inv9_b4_pp & 100'h8100804020100804020000402);
-    assign inv9_b4[2] = ^(inv9_b4_pp & 100'h0201008040201008000100804);
-    assign inv9_b4[3] = ^(inv9_b4_pp & 100'h44a2412090482402050281008);
-    assign inv9_b4[4] = ^(inv9_b4_pp & 100'h89048241209008140a0402010);
-    assign inv9_b4[5] = ^(inv9_b4_pp & 100'h1209048240205028100804020);
-    assign inv9_b4[6] = ^(inv9_b4_pp & 100'h241209008140a040201008040);
-    assign inv9_b4[7] = ^(inv9_b4_pp & 100'h4824020502810080402010080);
-    assign inv9_b4[8] = ^(inv9_b4_pp & 100'h9008140a04020100804020100);
-    assign inv9_b4[9] = ^(inv9_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv9_f8; // β_4^(2^4)
-    assign inv9_f8[0] = ^(inv9_b4 & 10'h359);
-    assign inv9_f8[1] = ^(inv9_b4 & 10'h384);
-    assign inv9_f8[2] = ^(inv9_b4 & 10'h1d4);
-    assign inv9_f8[3] = ^(inv9_b4 & 10'h230);
-    assign inv9_f8[4] = ^(inv9_b4 & 10'h034);
-    assign inv9_f8[5] = ^(inv9_b4 & 10'h3c4);
-    assign inv9_f8[6] = ^(inv9_b4 & 10'h2da);
-    assign inv9_f8[7] = ^(inv9_b4 & 10'h080);
-    assign inv9_f8[8] = ^(inv9_b4 & 10'h21c);
-    assign inv9_f8[9] = ^(inv9_b4 & 10'h3d2);
-    wire [9:0] inv9_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv9_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv9_b8_pp = {
-        inv9_f8 & {10{inv9_b4[9]}}, inv9_f8 & {10{inv9_b4[8]}}, inv9_f8 & {10{inv9_b4[7]}}, inv9_f8 & {10{inv9_b4[6]}}, inv9_f8 & {10{inv9_b4[5]}},
-        inv9_f8 & {10{inv9_b4[4]}}, inv9_f8 & {10{inv9_b4[3]}}, inv9_f8 & {10{inv9_b4[2]}}, inv9_f8 & {10{inv9_b4[1]}}, inv9_f8 & {10{inv9_b4[0]}}
-    };
-    assign inv9_b8[0] = ^(inv9_b8_pp & 100'h40a0402010080402010080001);
-    assign inv9_b8[1] = ^(inv9_b8_pp & 100'h8100804020100804020000402);
-    assign inv9_b8[2] = ^(inv9_b8_pp & 100'h0201008040201008000100804);
-    assign inv9_b8[3] = ^(inv9_b8_pp & 100'h44a2412090482402050281008);
-    assign inv9_b8[4] = ^(inv9_b8_pp & 100'h89048241209008140a0402010);
-    assign inv9_b8[5] = ^(inv9_b8_pp & 100'h1209048240205028100804020);
-    assign inv9_b8[6] = ^(inv9_b8_pp & 100'h241209008140a040201008040);
-    assign inv9_b8[7] = ^(inv9_b8_pp & 100'h4824020502810080402010080);
-    assign inv9_b8[8] = ^(inv9_b8_pp & 100'h9008140a04020100804020100);
-    assign inv9_b8[9] = ^(inv9_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv9_f9; // β_8^(2^1)
-    assign inv9_f9[0] = ^(inv9_b8 & 10'h021);
-    assign inv9_f9[1] = ^(inv9_b8 & 10'h200);
-    assign inv9_f9[2] = ^(inv9_b8 & 10'h042);
-    assign inv9_f9[3] = ^(inv9_b8 & 10'h020);
-    assign inv9_f9[4] = ^(inv9_b8 & 10'h284);
-    assign inv9_f9[5] = ^(inv9_b8 & 10'h040);
-    assign inv9_f9[6] = ^(inv9_b8 & 10'h108);
-    assign inv9_f9[7] = ^(inv9_b8 & 10'h080);
-    assign inv9_f9[8] = ^(inv9_b8 & 10'h210);
-    assign inv9_f9[9] = ^(inv9_b8 & 10'h100);
-    wire [9:0] inv9_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv9_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv9_b9_pp = {
-        inv9_f9 & {10{s1_odd9[9]}}, inv9_f9 & {10{s1_odd9[8]}}, inv9_f9 & {10{s1_odd9[7]}}, inv9_f9 & {10{s1_odd9[6]}}, inv9_f9 & {10{s1_odd9[5]}},
-        inv9_f9 & {10{s1_odd9[4]}}, inv9_f9 & {10{s1_odd9[3]}}, inv9_f9 & {10{s1_odd9[2]}}, inv9_f9 & {10{s1_odd9[1]}}, inv9_f9 & {10{s1_odd9[0]}}
-    };
-    assign inv9_b9[0] = ^(inv9_b9_pp & 100'h40a0402010080402010080001);
-    assign inv9_b9[1] = ^(inv9_b9_pp & 100'h8100804020100804020000402);
-    assign inv9_b9[2] = ^(inv9_b9_pp & 100'h0201008040201008000100804);
-    assign inv9_b9[3] = ^(inv9_b9_pp & 100'h44a2412090482402050281008);
-    assign inv9_b9[4] = ^(inv9_b9_pp & 100'h89048241209008140a0402010);
-    assign inv9_b9[5] = ^(inv9_b9_pp & 100'h1209048240205028100804020);
-    assign inv9_b9[6] = ^(inv9_b9_pp & 100'h241209008140a040201008040);
-    assign inv9_b9[7] = ^(inv9_b9_pp & 100'h4824020502810080402010080);
-    assign inv9_b9[8] = ^(inv9_b9_pp & 100'h9008140a04020100804020100);
-    assign inv9_b9[9] = ^(inv9_b9_pp & 100'h2050281008040201008040200);
-    assign inv9[0] = ^(inv9_b9 & 10'h021);
-    assign inv9[1] = ^(inv9_b9 & 10'h200);
-    assign inv9[2] = ^(inv9_b9 & 10'h042);
-    assign inv9[3] = ^(inv9_b9 & 10'h020);
-    assign inv9[4] = ^(inv9_b9 & 10'h284);
-    assign inv9[5] = ^(inv9_b9 & 10'h040);
-    assign inv9[6] = ^(inv9_b9 & 10'h108);
-    assign inv9[7] = ^(inv9_b9 & 10'h080);
-    assign inv9[8] = ^(inv9_b9 & 10'h210);
-    assign inv9[9] = ^(inv9_b9 & 10'h100);
     wire [9:0] s1_odd10;
     assign s1_odd10 = s1_odd[109:100];
-    wire [9:0] inv10; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv10_f2; // β_1^(2^1)
-    assign inv10_f2[0] = ^(s1_odd10 & 10'h021);
-    assign inv10_f2[1] = ^(s1_odd10 & 10'h200);
-    assign inv10_f2[2] = ^(s1_odd10 & 10'h042);
-    assign inv10_f2[3] = ^(s1_odd10 & 10'h020);
-    assign inv10_f2[4] = ^(s1_odd10 & 10'h284);
-    assign inv10_f2[5] = ^(s1_odd10 & 10'h040);
-    assign inv10_f2[6] = ^(s1_odd10 & 10'h108);
-    assign inv10_f2[7] = ^(s1_odd10 & 10'h080);
-    assign inv10_f2[8] = ^(s1_odd10 & 10'h210);
-    assign inv10_f2[9] = ^(s1_odd10 & 10'h100);
-    wire [9:0] inv10_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv10_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv10_b2_pp = {
-        inv10_f2 & {10{s1_odd10[9]}}, inv10_f2 & {10{s1_odd10[8]}}, inv10_f2 & {10{s1_odd10[7]}}, inv10_f2 & {10{s1_odd10[6]}},
-        inv10_f2 & {10{s1_odd10[5]}}, inv10_f2 & {10{s1_odd10[4]}}, inv10_f2 & {10{s1_odd10[3]}}, inv10_f2 & {10{s1_odd10[2]}},
-        inv10_f2 & {10{s1_odd10[1]}}, inv10_f2 & {10{s1_odd10[0]}}
+    wire [9:0] s1_num10;
+    assign s1_num10 = s1_num[109:100];
+    wire [9:0] inv10; // Λ_odd⁻¹
+    assign inv10 = {
+        INV_B9[s1_odd10], INV_B8[s1_odd10], INV_B7[s1_odd10], INV_B6[s1_odd10], INV_B5[s1_odd10], INV_B4[s1_odd10], INV_B3[s1_odd10],
+        INV_B2[s1_odd10], INV_B1[s1_odd10], INV_B0[s1_odd10]
     };
-    assign inv10_b2[0] = ^(inv10_b2_pp & 100'h40a0402010080402010080001);
-    assign inv10_b2[1] = ^(inv10_b2_pp & 100'h8100804020100804020000402);
-    assign inv10_b2[2] = ^(inv10_b2_pp & 100'h0201008040201008000100804);
-    assign inv10_b2[3] = ^(inv10_b2_pp & 100'h44a2412090482402050281008);
-    assign inv10_b2[4] = ^(inv10_b2_pp & 100'h89048241209008140a0402010);
-    assign inv10_b2[5] = ^(inv10_b2_pp & 100'h1209048240205028100804020);
-    assign inv10_b2[6] = ^(inv10_b2_pp & 100'h241209008140a040201008040);
-    assign inv10_b2[7] = ^(inv10_b2_pp & 100'h4824020502810080402010080);
-    assign inv10_b2[8] = ^(inv10_b2_pp & 100'h9008140a04020100804020100);
-    assign inv10_b2[9] = ^(inv10_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv10_f4; // β_2^(2^2)
-    assign inv10_f4[0] = ^(inv10_b2 & 10'h061);
-    assign inv10_f4[1] = ^(inv10_b2 & 10'h100);
-    assign inv10_f4[2] = ^(inv10_b2 & 10'h308);
-    assign inv10_f4[3] = ^(inv10_b2 & 10'h040);
-    assign inv10_f4[4] = ^(inv10_b2 & 10'h1c2);
-    assign inv10_f4[5] = ^(inv10_b2 & 10'h108);
-    assign inv10_f4[6] = ^(inv10_b2 & 10'h230);
-    assign inv10_f4[7] = ^(inv10_b2 & 10'h080);
-    assign inv10_f4[8] = ^(inv10_b2 & 10'h384);
-    assign inv10_f4[9] = ^(inv10_b2 & 10'h210);
-    wire [9:0] inv10_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv10_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv10_b4_pp = {
-        inv10_f4 & {10{inv10_b2[9]}}, inv10_f4 & {10{inv10_b2[8]}}, inv10_f4 & {10{inv10_b2[7]}}, inv10_f4 & {10{inv10_b2[6]}},
-        inv10_f4 & {10{inv10_b2[5]}}, inv10_f4 & {10{inv10_b2[4]}}, inv10_f4 & {10{inv10_b2[3]}}, inv10_f4 & {10{inv10_b2[2]}},
-        inv10_f4 & {10{inv10_b2[1]}}, inv10_f4 & {10{inv10_b2[0]}}
-    };
-    assign inv10_b4[0] = ^(inv10_b4_pp & 100'h40a0402010080402010080001);
-    assign inv10_b4[1] = ^(inv10_b4_pp & 100'h8100804020100804020000402);
-    assign inv10_b4[2] = ^(inv10_b4_pp & 100'h0201008040201008000100804);
-    assign inv10_b4[3] = ^(inv10_b4_pp & 100'h44a2412090482402050281008);
-    assign inv10_b4[4] = ^(inv10_b4_pp & 100'h89048241209008140a0402010);
-    assign inv10_b4[5] = ^(inv10_b4_pp & 100'h1209048240205028100804020);
-    assign inv10_b4[6] = ^(inv10_b4_pp & 100'h241209008140a040201008040);
-    assign inv10_b4[7] = ^(inv10_b4_pp & 100'h4824020502810080402010080);
-    assign inv10_b4[8] = ^(inv10_b4_pp & 100'h9008140a04020100804020100);
-    assign inv10_b4[9] = ^(inv10_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv10_f8; // β_4^(2^4)
-    assign inv10_f8[0] = ^(inv10_b4 & 10'h359);
-    assign inv10_f8[1] = ^(inv10_b4 & 10'h384);
-    assign inv10_f8[2] = ^(inv10_b4 & 10'h1d4);
-    assign inv10_f8[3] = ^(inv10_b4 & 10'h230);
-    assign inv10_f8[4] = ^(inv10_b4 & 10'h034);
-    assign inv10_f8[5] = ^(inv10_b4 & 10'h3c4);
-    assign inv10_f8[6] = ^(inv10_b4 & 10'h2da);
-    assign inv10_f8[7] = ^(inv10_b4 & 10'h080);
-    assign inv10_f8[8] = ^(inv10_b4 & 10'h21c);
-    assign inv10_f8[9] = ^(inv10_b4 & 10'h3d2);
-    wire [9:0] inv10_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv10_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv10_b8_pp = {
-        inv10_f8 & {10{inv10_b4[9]}}, inv10_f8 & {10{inv10_b4[8]}}, inv10_f8 & {10{inv10_b4[7]}}, inv10_f8 & {10{inv10_b4[6]}},
-        inv10_f8 & {10{inv10_b4[5]}}, inv10_f8 & {10{inv10_b4[4]}}, inv10_f8 & {10{inv10_b4[3]}}, inv10_f8 & {10{inv10_b4[2]}},
-        inv10_f8 & {10{inv10_b4[1]}}, inv10_f8 & {10{inv10_b4[0]}}
-    };
-    assign inv10_b8[0] = ^(inv10_b8_pp & 100'h40a0402010080402010080001);
-    assign inv10_b8[1] = ^(inv10_b8_pp & 100'h8100804020100804020000402);
-    assign inv10_b8[2] = ^(inv10_b8_pp & 100'h0201008040201008000100804);
-    assign inv10_b8[3] = ^(inv10_b8_pp & 100'h44a2412090482402050281008);
-    assign inv10_b8[4] = ^(inv10_b8_pp & 100'h89048241209008140a0402010);
-    assign inv10_b8[5] = ^(inv10_b8_pp & 100'h1209048240205028100804020);
-    assign inv10_b8[6] = ^(inv10_b8_pp & 100'h241209008140a040201008040);
-    assign inv10_b8[7] = ^(inv10_b8_pp & 100'h4824020502810080402010080);
-    assign inv10_b8[8] = ^(inv10_b8_pp & 100'h9008140a04020100804020100);
-    assign inv10_b8[9] = ^(inv10_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv10_f9; // β_8^(2^1)
-    assign inv10_f9[0] = ^(inv10_b8 & 10'h021);
-    assign inv10_f9[1] = ^(inv10_b8 & 10'h200);
-    assign inv10_f9[2] = ^(inv10_b8 & 10'h042);
-    assign inv10_f9[3] = ^(inv10_b8 & 10'h020);
-    assign inv10_f9[4] = ^(inv10_b8 & 10'h284);
-    assign inv10_f9[5] = ^(inv10_b8 & 10'h040);
-    assign inv10_f9[6] = ^(inv10_b8 & 10'h108);
-    assign inv10_f9[7] = ^(inv10_b8 & 10'h080);
-    assign inv10_f9[8] = ^(inv10_b8 & 10'h210);
-    assign inv10_f9[9] = ^(inv10_b8 & 10'h100);
-    wire [9:0] inv10_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv10_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv10_b9_pp = {
-        inv10_f9 & {10{s1_odd10[9]}}, inv10_f9 & {10{s1_odd10[8]}}, inv10_f9 & {10{s1_odd10[7]}}, inv10_f9 & {10{s1_odd10[6]}},
-        inv10_f9 & {10{s1_odd10[5]}}, inv10_f9 & {10{s1_odd10[4]}}, inv10_f9 & {10{s1_odd10[3]}}, inv10_f9 & {10{s1_odd10[2]}},
-        inv10_f9 & {10{s1_odd10[1]}}, inv10_f9 & {10{s1_odd10[0]}}
-    };
-    assign inv10_b9[0] = ^(inv10_b9_pp & 100'h40a0402010080402010080001);
-    assign inv10_b9[1] = ^(inv10_b9_pp & 100'h8100804020100804020000402);
-    assign inv10_b9[2] = ^(inv10_b9_pp & 100'h0201008040201008000100804);
-    assign inv10_b9[3] = ^(inv10_b9_pp & 100'h44a2412090482402050281008);
-    assign inv10_b9[4] = ^(inv10_b9_pp & 100'h89048241209008140a0402010);
-    assign inv10_b9[5] = ^(inv10_b9_pp & 100'h1209048240205028100804020);
-    assign inv10_b9[6] = ^(inv10_b9_pp & 100'h241209008140a040201008040);
-    assign inv10_b9[7] = ^(inv10_b9_pp & 100'h4824020502810080402010080);
-    assign inv10_b9[8] = ^(inv10_b9_pp & 100'h9008140a04020100804020100);
-    assign inv10_b9[9] = ^(inv10_b9_pp & 100'h2050281008040201008040200);
-    assign inv10[0] = ^(inv10_b9 & 10'h021);
-    assign inv10[1] = ^(inv10_b9 & 10'h200);
-    assign inv10[2] = ^(inv10_b9 & 10'h042);
-    assign inv10[3] = ^(inv10_b9 & 10'h020);
-    assign inv10[4] = ^(inv10_b9 & 10'h284);
-    assign inv10[5] = ^(inv10_b9 & 10'h040);
-    assign inv10[6] = ^(inv10_b9 & 10'h108);
-    assign inv10[7] = ^(inv10_b9 & 10'h080);
-    assign inv10[8] = ^(inv10_b9 & 10'h210);
-    assign inv10[9] = ^(inv10_b9 & 10'h100);
     wire [9:0] s1_odd11;
     assign s1_odd11 = s1_odd[119:110];
-    wire [9:0] inv11; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv11_f2; // β_1^(2^1)
-    assign inv11_f2[0] = ^(s1_odd11 & 10'h021);
-    assign inv11_f2[1] = ^(s1_odd11 & 10'h200);
-    assign inv11_f2[2] = ^(s1_odd11 & 10'h042);
-    assign inv11_f2[3] = ^(s1_odd11 & 10'h020);
-    assign inv11_f2[4] = ^(s1_odd11 & 10'h284);
-    assign inv11_f2[5] = ^(s1_odd11 & 10'h040);
-    assign inv11_f2[6] = ^(s1_odd11 & 10'h108);
-    assign inv11_f2[7] = ^(s1_odd11 & 10'h080);
-    assign inv11_f2[8] = ^(s1_odd11 & 10'h210);
-    assign inv11_f2[9] = ^(s1_odd11 & 10'h100);
-    wire [9:0] inv11_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv11_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv11_b2_pp = {
-        inv11_f2 & {10{s1_odd11[9]}}, inv11_f2 & {10{s1_odd11[8]}}, inv11_f2 & {10{s1_odd11[7]}}, inv11_f2 & {10{s1_odd11[6]}},
-        inv11_f2 & {10{s1_odd11[5]}}, inv11_f2 & {10{s1_odd11[4]}}, inv11_f2 & {10{s1_odd11[3]}}, inv11_f2 & {10{s1_odd11[2]}},
-        inv11_f2 & {10{s1_odd11[1]}}, inv11_f2 & {10{s1_odd11[0]}}
+    wire [9:0] s1_num11;
+    assign s1_num11 = s1_num[119:110];
+    wire [9:0] inv11; // Λ_odd⁻¹
+    assign inv11 = {
+        INV_B9[s1_odd11], INV_B8[s1_odd11], INV_B7[s1_odd11], INV_B6[s1_odd11], INV_B5[s1_odd11], INV_B4[s1_odd11], INV_B3[s1_odd11],
+        INV_B2[s1_odd11], INV_B1[s1_odd11], INV_B0[s1_odd11]
     };
-    assign inv11_b2[0] = ^(inv11_b2_pp & 100'h40a0402010080402010080001);
-    assign inv11_b2[1] = ^(inv11_b2_pp & 100'h8100804020100804020000402);
-    assign inv11_b2[2] = ^(inv11_b2_pp & 100'h0201008040201008000100804);
-    assign inv11_b2[3] = ^(inv11_b2_pp & 100'h44a2412090482402050281008);
-    assign inv11_b2[4] = ^(inv11_b2_pp & 100'h89048241209008140a0402010);
-    assign inv11_b2[5] = ^(inv11_b2_pp & 100'h1209048240205028100804020);
-    assign inv11_b2[6] = ^(inv11_b2_pp & 100'h241209008140a040201008040);
-    assign inv11_b2[7] = ^(inv11_b2_pp & 100'h4824020502810080402010080);
-    assign inv11_b2[8] = ^(inv11_b2_pp & 100'h9008140a04020100804020100);
-    assign inv11_b2[9] = ^(inv11_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv11_f4; // β_2^(2^2)
-    assign inv11_f4[0] = ^(inv11_b2 & 10'h061);
-    assign inv11_f4[1] = ^(inv11_b2 & 10'h100);
-    assign inv11_f4[2] = ^(inv11_b2 & 10'h308);
-    assign inv11_f4[3] = ^(inv11_b2 & 10'h040);
-    assign inv11_f4[4] = ^(inv11_b2 & 10'h1c2);
-    assign inv11_f4[5] = ^(inv11_b2 & 10'h108);
-    assign inv11_f4[6] = ^(inv11_b2 & 10'h230);
-    assign inv11_f4[7] = ^(inv11_b2 & 10'h080);
-    assign inv11_f4[8] = ^(inv11_b2 & 10'h384);
-    assign inv11_f4[9] = ^(inv11_b2 & 10'h210);
-    wire [9:0] inv11_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv11_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv11_b4_pp = {
-        inv11_f4 & {10{inv11_b2[9]}}, inv11_f4 & {10{inv11_b2[8]}}, inv11_f4 & {10{inv11_b2[7]}}, inv11_f4 & {10{inv11_b2[6]}},
-        inv11_f4 & {10{inv11_b2[5]}}, inv11_f4 & {10{inv11_b2[4]}}, inv11_f4 & {10{inv11_b2[3]}}, inv11_f4 & {10{inv11_b2[2]}},
-        inv11_f4 & {10{inv11_b2[1]}}, inv11_f4 & {10{inv11_b2[0]}}
-    };
-    assign inv11_b4[0] = ^(inv11_b4_pp & 100'h40a0402010080402010080001);
-    assign inv11_b4[1] = ^(inv11_b4_pp & 100'h8100804020100804020000402);
-    assign inv11_b4[2] = ^(inv11_b4_pp & 100'h0201008040201008000100804);
-    assign inv11_b4[3] = ^(inv11_b4_pp & 100'h44a2412090482402050281008);
-    assign inv11_b4[4] = ^(inv11_b4_pp & 100'h89048241209008140a0402010);
-    assign inv11_b4[5] = ^(inv11_b4_pp & 100'h1209048240205028100804020);
-    assign inv11_b4[6] = ^(inv11_b4_pp & 100'h241209008140a040201008040);
-    assign inv11_b4[7] = ^(inv11_b4_pp & 100'h4824020502810080402010080);
-    assign inv11_b4[8] = ^(inv11_b4_pp & 100'h9008140a04020100804020100);
-    assign inv11_b4[9] = ^(inv11_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv11_f8; // β_4^(2^4)
-    assign inv11_f8[0] = ^(inv11_b4 & 10'h359);
-    assign inv11_f8[1] = ^(inv11_b4 & 10'h384);
-    assign inv11_f8[2] = ^(inv11_b4 & 10'h1d4);
-    assign inv11_f8[3] = ^(inv11_b4 & 10'h230);
-    assign inv11_f8[4] = ^(inv11_b4 & 10'h034);
-    assign inv11_f8[5] = ^(inv11_b4 & 10'h3c4);
-    assign inv11_f8[6] = ^(inv11_b4 & 10'h2da);
-    assign inv11_f8[7] = ^(inv11_b4 & 10'h080);
-    assign inv11_f8[8] = ^(inv11_b4 & 10'h21c);
-    assign inv11_f8[9] = ^(inv11_b4 & 10'h3d2);
-    wire [9:0] inv11_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv11_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv11_b8_pp = {
-        inv11_f8 & {10{inv11_b4[9]}}, inv11_f8 & {10{inv11_b4[8]}}, inv11_f8 & {10{inv11_b4[7]}}, inv11_f8 & {10{inv11_b4[6]}},
-        inv11_f8 & {10{inv11_b4[5]}}, inv11_f8 & {10{inv11_b4[4]}}, inv11_f8 & {10{inv11_b4[3]}}, inv11_f8 & {10{inv11_b4[2]}},
-        inv11_f8 & {10{inv11_b4[1]}}, inv11_f8 & {10{inv11_b4[0]}}
-    };
-    assign inv11_b8[0] = ^(inv11_b8_pp & 100'h40a0402010080402010080001);
-    assign inv11_b8[1] = ^(inv11_b8_pp & 100'h8100804020100804020000402);
-    assign inv11_b8[2] = ^(inv11_b8_pp & 100'h0201008040201008000100804);
-    assign inv11_b8[3] = ^(inv11_b8_pp & 100'h44a2412090482402050281008);
-    assign inv11_b8[4] = ^(inv11_b8_pp & 100'h89048241209008140a0402010);
-    assign inv11_b8[5] = ^(inv11_b8_pp & 100'h1209048240205028100804020);
-    assign inv11_b8[6] = ^(inv11_b8_pp & 100'h241209008140a040201008040);
-    assign inv11_b8[7] = ^(inv11_b8_pp & 100'h4824020502810080402010080);
-    assign inv11_b8[8] = ^(inv11_b8_pp & 100'h9008140a04020100804020100);
-    assign inv11_b8[9] = ^(inv11_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv11_f9; // β_8^(2^1)
-    assign inv11_f9[0] = ^(inv11_b8 & 10'h021);
-    assign inv11_f9[1] = ^(inv11_b8 & 10'h200);
-    assign inv11_f9[2] = ^(inv11_b8 & 10'h042);
-    assign inv11_f9[3] = ^(inv11_b8 & 10'h020);
-    assign inv11_f9[4] = ^(inv11_b8 & 10'h284);
-    assign inv11_f9[5] = ^(inv11_b8 & 10'h040);
-    assign inv11_f9[6] = ^(inv11_b8 & 10'h108);
-    assign inv11_f9[7] = ^(inv11_b8 & 10'h080);
-    assign inv11_f9[8] = ^(inv11_b8 & 10'h210);
-    assign inv11_f9[9] = ^(inv11_b8 & 10'h100);
-    wire [9:0] inv11_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv11_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv11_b9_pp = {
-        inv11_f9 & {10{s1_odd11[9]}}, inv11_f9 & {10{s1_odd11[8]}}, inv11_f9 & {10{s1_odd11[7]}}, inv11_f9 & {10{s1_odd11[6]}},
-        inv11_f9 & {10{s1_odd11[5]}}, inv11_f9 & {10{s1_odd11[4]}}, inv11_f9 & {10{s1_odd11[3]}}, inv11_f9 & {10{s1_odd11[2]}},
-        inv11_f9 & {10{s1_odd11[1]}}, inv11_f9 & {10{s1_odd11[0]}}
-    };
-    assign inv11_b9[0] = ^(inv11_b9_pp & 100'h40a0402010080402010080001);
-    assign inv11_b9[1] = ^(inv11_b9_pp & 100'h8100804020100804020000402);
-    assign inv11_b9[2] = ^(inv11_b9_pp & 100'h0201008040201008000100804);
-    assign inv11_b9[3] = ^(inv11_b9_pp & 100'h44a2412090482402050281008);
-    assign inv11_b9[4] = ^(inv11_b9_pp & 100'h89048241209008140a0402010);
-    assign inv11_b9[5] = ^(inv11_b9_pp & 100'h1209048240205028100804020);
-    assign inv11_b9[6] = ^(inv11_b9_pp & 100'h241209008140a040201008040);
-    assign inv11_b9[7] = ^(inv11_b9_pp & 100'h4824020502810080402010080);
-    assign inv11_b9[8] = ^(inv11_b9_pp & 100'h9008140a04020100804020100);
-    assign inv11_b9[9] = ^(inv11_b9_pp & 100'h2050281008040201008040200);
-    assign inv11[0] = ^(inv11_b9 & 10'h021);
-    assign inv11[1] = ^(inv11_b9 & 10'h200);
-    assign inv11[2] = ^(inv11_b9 & 10'h042);
-    assign inv11[3] = ^(inv11_b9 & 10'h020);
-    assign inv11[4] = ^(inv11_b9 & 10'h284);
-    assign inv11[5] = ^(inv11_b9 & 10'h040);
-    assign inv11[6] = ^(inv11_b9 & 10'h108);
-    assign inv11[7] = ^(inv11_b9 & 10'h080);
-    assign inv11[8] = ^(inv11_b9 & 10'h210);
-    assign inv11[9] = ^(inv11_b9 & 10'h100);
     wire [9:0] s1_odd12;
     assign s1_odd12 = s1_odd[129:120];
-    wire [9:0] inv12; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv12_f2; // β_1^(2^1)
-    assign inv12_f2[0] = ^(s1_odd12 & 10'h021);
-    assign inv12_f2[1] = ^(s1_odd12 & 10'h200);
-    assign inv12_f2[2] = ^(s1_odd12 & 10'h042);
-    assign inv12_f2[3] = ^(s1_odd12 & 10'h020);
-    assign inv12_f2[4] = ^(s1_odd12 & 10'h284);
-    assign inv12_f2[5] = ^(s1_odd12 & 10'h040);
-    assign inv12_f2[6] = ^(s1_odd12 & 10'h108);
-    assign inv12_f2[7] = ^(s1_odd12 & 10'h080);
-    assign inv12_f2[8] = ^(s1_odd12 & 10'h210);
-    assign inv12_f2[9] = ^(s1_odd12 & 10'h100);
-    wire [9:0] inv12_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv12_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv12_b2_pp = {
-        inv12_f2 & {10{s1_odd12[9]}}, inv12_f2 & {10{s1_odd12[8]}}, inv12_f2 & {10{s1_odd12[7]}}, inv12_f2 & {10{s1_odd12[6]}},
-        inv12_f2 & {10{s1_odd12[5]}}, inv12_f2 & {10{s1_odd12[4]}}, inv12_f2 & {10{s1_odd12[3]}}, inv12_f2 & {10{s1_odd12[2]}},
-        inv12_f2 & {10{s1_odd12[1]}}, inv12_f2 & {10{s1_odd12[0]}}
+    wire [9:0] s1_num12;
+    assign s1_num12 = s1_num[129:120];
+    wire [9:0] inv12; // Λ_odd⁻¹
+    assign inv12 = {
+        INV_B9[s1_odd12], INV_B8[s1_odd12], INV_B7[s1_odd12], INV_B6[s1_odd12], INV_B5[s1_odd12], INV_B4[s1_odd12], INV_B3[s1_odd12],
+        INV_B2[s1_odd12], INV_B1[s1_odd12], INV_B0[s1_odd12]
     };
-    assign inv12_b2[0] = ^(inv12_b2_pp & 100'h40a0402010080402010080001);
-    assign inv12_b2[1] = ^(inv12_b2_pp & 100'h8100804020100804020000402);
-    assign inv12_b2[2] = ^(inv12_b2_pp & 100'h0201008040201008000100804);
-    assign inv12_b2[3] = ^(inv12_b2_pp & 100'h44a2412090482402050281008);
-    assign inv12_b2[4] = ^(inv12_b2_pp & 100'h89048241209008140a0402010);
-    assign inv12_b2[5] = ^(inv12_b2_pp & 100'h1209048240205028100804020);
-    assign inv12_b2[6] = ^(inv12_b2_pp & 100'h241209008140a040201008040);
-    assign inv12_b2[7] = ^(inv12_b2_pp & 100'h4824020502810080402010080);
-    assign inv12_b2[8] = ^(inv12_b2_pp & 100'h9008140a04020100804020100);
-    assign inv12_b2[9] = ^(inv12_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv12_f4; // β_2^(2^2)
-    assign inv12_f4[0] = ^(inv12_b2 & 10'h061);
-    assign inv12_f4[1] = ^(inv12_b2 & 10'h100);
-    assign inv12_f4[2] = ^(inv12_b2 & 10'h308);
-    assign inv12_f4[3] = ^(inv12_b2 & 10'h040);
-    assign inv12_f4[4] = ^(inv12_b2 & 10'h1c2);
-    assign inv12_f4[5] = ^(inv12_b2 & 10'h108);
-    assign inv12_f4[6] = ^(inv12_b2 & 10'h230);
-    assign inv12_f4[7] = ^(inv12_b2 & 10'h080);
-    assign inv12_f4[8] = ^(inv12_b2 & 10'h384);
-    assign inv12_f4[9] = ^(inv12_b2 & 10'h210);
-    wire [9:0] inv12_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv12_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv12_b4_pp = {
-        inv12_f4 & {10{inv12_b2[9]}}, inv12_f4 & {10{inv12_b2[8]}}, inv12_f4 & {10{inv12_b2[7]}}, inv12_f4 & {10{inv12_b2[6]}},
-        inv12_f4 & {10{inv12_b2[5]}}, inv12_f4 & {10{inv12_b2[4]}}, inv12_f4 & {10{inv12_b2[3]}}, inv12_f4 & {10{inv12_b2[2]}},
-        inv12_f4 & {10{inv12_b2[1]}}, inv12_f4 & {10{inv12_b2[0]}}
-    };
-    assign inv12_b4[0] = ^(inv12_b4_pp & 100'h40a0402010080402010080001);
-    assign inv12_b4[1] = ^(inv12_b4_pp & 100'h8100804020100804020000402);
-    assign inv12_b4[2] = ^(inv12_b4_pp & 100'h0201008040201008000100804);
-    assign inv12_b4[3] = ^(inv12_b4_pp & 100'h44a2412090482402050281008);
-    assign inv12_b4[4] = ^(inv12_b4_pp & 100'h89048241209008140a0402010);
-    assign inv12_b4[5] = ^(inv12_b4_pp & 100'h1209048240205028100804020);
-    assign inv12_b4[6] = ^(inv12_b4_pp & 100'h241209008140a040201008040);
-    assign inv12_b4[7] = ^(inv12_b4_pp & 100'h4824020502810080402010080);
-    assign inv12_b4[8] = ^(inv12_b4_pp & 100'h9008140a04020100804020100);
-    assign inv12_b4[9] = ^(inv12_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv12_f8; // β_4^(2^4)
-    assign inv12_f8[0] = ^(inv12_b4 & 10'h359);
-    assign inv12_f8[1] = ^(inv12_b4 & 10'h384);
-    assign inv12_f8[2] = ^(inv12_b4 & 10'h1d4);
-    assign inv12_f8[3] = ^(inv12_b4 & 10'h230);
-    assign inv12_f8[4] = ^(inv12_b4 & 10'h034);
-    assign inv12_f8[5] = ^(inv12_b4 & 10'h3c4);
-    assign inv12_f8[6] = ^(inv12_b4 & 10'h2da);
-    assign inv12_f8[7] = ^(inv12_b4 & 10'h080);
-    assign inv12_f8[8] = ^(inv12_b4 & 10'h21c);
-    assign inv12_f8[9] = ^(inv12_b4 & 10'h3d2);
-    wire [9:0] inv12_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv12_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv12_b8_pp = {
-        inv12_f8 & {10{inv12_b4[9]}}, inv12_f8 & {10{inv12_b4[8]}}, inv12_f8 & {10{inv12_b4[7]}}, inv12_f8 & {10{inv12_b4[6]}},
-        inv12_f8 & {10{inv12_b4[5]}}, inv12_f8 & {10{inv12_b4[4]}}, inv12_f8 & {10{inv12_b4[3]}}, inv12_f8 & {10{inv12_b4[2]}},
-        inv12_f8 & {10{inv12_b4[1]}}, inv12_f8 & {10{inv12_b4[0]}}
-    };
-    assign inv12_b8[0] = ^(inv12_b8_pp & 100'h40a0402010080402010080001);
-    assign inv12_b8[1] = ^(inv12_b8_pp & 100'h8100804020100804020000402);
-    assign inv12_b8[2] = ^(inv12_b8_pp & 100'h0201008040201008000100804);
-    assign inv12_b8[3] = ^(inv12_b8_pp & 100'h44a2412090482402050281008);
-    assign inv12_b8[4] = ^(inv12_b8_pp & 100'h89048241209008140a0402010);
-    assign inv12_b8[5] = ^(inv12_b8_pp & 100'h1209048240205028100804020);
-    assign inv12_b8[6] = ^(inv12_b8_pp & 100'h241209008140a040201008040);
-    assign inv12_b8[7] = ^(inv12_b8_pp & 100'h4824020502810080402010080);
-    assign inv12_b8[8] = ^(inv12_b8_pp & 100'h9008140a04020100804020100);
-    assign inv12_b8[9] = ^(inv12_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv12_f9; // β_8^(2^1)
-    assign inv12_f9[0] = ^(inv12_b8 & 10'h021);
-    assign inv12_f9[1] = ^(inv12_b8 & 10'h200);
-    assign inv12_f9[2] = ^(inv12_b8 & 10'h042);
-    assign inv12_f9[3] = ^(inv12_b8 & 10'h020);
-    assign inv12_f9[4] = ^(inv12_b8 & 10'h284);
-    assign inv12_f9[5] = ^(inv12_b8 & 10'h040);
-    assign inv12_f9[6] = ^(inv12_b8 & 10'h108);
-    assign inv12_f9[7] = ^(inv12_b8 & 10'h080);
-    assign inv12_f9[8] = ^(inv12_b8 & 10'h210);
-    assign inv12_f9[9] = ^(inv12_b8 & 10'h100);
-    wire [9:0] inv12_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv12_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv12_b9_pp = {
-        inv12_f9 & {10{s1_odd12[9]}}, inv12_f9 & {10{s1_odd12[8]}}, inv12_f9 & {10{s1_odd12[7]}}, inv12_f9 & {10{s1_odd12[6]}},
-        inv12_f9 & {10{s1_odd12[5]}}, inv12_f9 & {10{s1_odd12[4]}}, inv12_f9 & {10{s1_odd12[3]}}, inv12_f9 & {10{s1_odd12[2]}},
-        inv12_f9 & {10{s1_odd12[1]}}, inv12_f9 & {10{s1_odd12[0]}}
-    };
-    assign inv12_b9[0] = ^(inv12_b9_pp & 100'h40a0402010080402010080001);
-    assign inv12_b9[1] = ^(inv12_b9_pp & 100'h8100804020100804020000402);
-    assign inv12_b9[2] = ^(inv12_b9_pp & 100'h0201008040201008000100804);
-    assign inv12_b9[3] = ^(inv12_b9_pp & 100'h44a2412090482402050281008);
-    assign inv12_b9[4] = ^(inv12_b9_pp & 100'h89048241209008140a0402010);
-    assign inv12_b9[5] = ^(inv12_b9_pp & 100'h1209048240205028100804020);
-    assign inv12_b9[6] = ^(inv12_b9_pp & 100'h241209008140a040201008040);
-    assign inv12_b9[7] = ^(inv12_b9_pp & 100'h4824020502810080402010080);
-    assign inv12_b9[8] = ^(inv12_b9_pp & 100'h9008140a04020100804020100);
-    assign inv12_b9[9] = ^(inv12_b9_pp & 100'h2050281008040201008040200);
-    assign inv12[0] = ^(inv12_b9 & 10'h021);
-    assign inv12[1] = ^(inv12_b9 & 10'h200);
-    assign inv12[2] = ^(inv12_b9 & 10'h042);
-    assign inv12[3] = ^(inv12_b9 & 10'h020);
-    assign inv12[4] = ^(inv12_b9 & 10'h284);
-    assign inv12[5] = ^(inv12_b9 & 10'h040);
-    assign inv12[6] = ^(inv12_b9 & 10'h108);
-    assign inv12[7] = ^(inv12_b9 & 10'h080);
-    assign inv12[8] = ^(inv12_b9 & 10'h210);
-    assign inv12[9] = ^(inv12_b9 & 10'h100);
     wire [9:0] s1_odd13;
     assign s1_odd13 = s1_odd[139:130];
-    wire [9:0] inv13; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv13_f2; // β_1^(2^1)
-    assign inv13_f2[0] = ^(s1_odd13 & 10'h021);
-    assign inv13_f2[1] = ^(s1_odd13 & 10'h200);
-    assign inv13_f2[2] = ^(s1_odd13 & 10'h042);
-    assign inv13_f2[3] = ^(s1_odd13 & 10'h020);
-    assign inv13_f2[4] = ^(s1_odd13 & 10'h284);
-    assign inv13_f2[5] = ^(s1_odd13 & 10'h040);
-    assign inv13_f2[6] = ^(s1_odd13 & 10'h108);
-    assign inv13_f2[7] = ^(s1_odd13 & 10'h080);
-    assign inv13_f2[8] = ^(s1_odd13 & 10'h210);
-    assign inv13_f2[9] = ^(s1_odd13 & 10'h100);
-    wire [9:0] inv13_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv13_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv13_b2_pp = {
-        inv13_f2 & {10{s1_odd13[9]}}, inv13_f2 & {10{s1_odd13[8]}}, inv13_f2 & {10{s1_odd13[7]}}, inv13_f2 & {10{s1_odd13[6]}},
-        inv13_f2 & {10{s1_odd13[5]}}, inv13_f2 & {10{s1_odd13[4]}}, inv13_f2 & {10{s1_odd13[3]}}, inv13_f2 & {10{s1_odd13[2]}},
-        inv13_f2 & {10{s1_odd13[1]}}, inv13_f2 & {10{s1_odd13[0]}}
+    wire [9:0] s1_num13;
+    assign s1_num13 = s1_num[139:130];
+    wire [9:0] inv13; // Λ_odd⁻¹
+    assign inv13 = {
+        INV_B9[s1_odd13], INV_B8[s1_odd13], INV_B7[s1_odd13], INV_B6[s1_odd13], INV_B5[s1_odd13], INV_B4[s1_odd13], INV_B3[s1_odd13],
+        INV_B2[s1_odd13], INV_B1[s1_odd13], INV_B0[s1_odd13]
     };
-    assign inv13_b2[0] = ^(inv13_b2_pp & 100'h40a0402010080402010080001);
-    assign inv13_b2[1] = ^(inv13_b2_pp & 100'h8100804020100804020000402);
-    assign inv13_b2[2] = ^(inv13_b2_pp & 100'h0201008040201008000100804);
-    assign inv13_b2[3] = ^(inv13_b2_pp & 100'h44a2412090482402050281008);
-    assign inv13_b2[4] = ^(inv13_b2_pp & 100'h89048241209008140a0402010);
-    assign inv13_b2[5] = ^(inv13_b2_pp & 100'h1209048240205028100804020);
-    assign inv13_b2[6] = ^(inv13_b2_pp & 100'h241209008140a040201008040);
-    assign inv13_b2[7] = ^(inv13_b2_pp & 100'h4824020502810080402010080);
-    assign inv13_b2[8] = ^(inv13_b2_pp & 100'h9008140a04020100804020100);
-    assign inv13_b2[9] = ^(inv13_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv13_f4; // β_2^(2^2)
-    assign inv13_f4[0] = ^(inv13_b2 & 10'h061);
-    assign inv13_f4[1] = ^(inv13_b2 & 10'h100);
-    assign inv13_f4[2] = ^(inv13_b2 & 10'h308);
-    assign inv13_f4[3] = ^(inv13_b2 & 10'h040);
-    assign inv13_f4[4] = ^(inv13_b2 & 10'h1c2);
-    assign inv13_f4[5] = ^(inv13_b2 & 10'h108);
-    assign inv13_f4[6] = ^(inv13_b2 & 10'h230);
-    assign inv13_f4[7] = ^(inv13_b2 & 10'h080);
-    assign inv13_f4[8] = ^(inv13_b2 & 10'h384);
-    assign inv13_f4[9] = ^(inv13_b2 & 10'h210);
-    wire [9:0] inv13_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv13_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv13_b4_pp = {
-        inv13_f4 & {10{inv13_b2[9]}}, inv13_f4 & {10{inv13_b2[8]}}, inv13_f4 & {10{inv13_b2[7]}}, inv13_f4 & {10{inv13_b2[6]}},
-        inv13_f4 & {10{inv13_b2[5]}}, inv13_f4 & {10{inv13_b2[4]}}, inv13_f4 & {10{inv13_b2[3]}}, inv13_f4 & {10{inv13_b2[2]}},
-        inv13_f4 & {10{inv13_b2[1]}}, inv13_f4 & {10{inv13_b2[0]}}
-    };
-    assign inv13_b4[0] = ^(inv13_b4_pp & 100'h40a0402010080402010080001);
-    assign inv13_b4[1] = ^(inv13_b4_pp & 100'h8100804020100804020000402);
-    assign inv13_b4[2] = ^(inv13_b4_pp & 100'h0201008040201008000100804);
-    assign inv13_b4[3] = ^(inv13_b4_pp & 100'h44a2412090482402050281008);
-    assign inv13_b4[4] = ^(inv13_b4_pp & 100'h89048241209008140a0402010);
-    assign inv13_b4[5] = ^(inv13_b4_pp & 100'h1209048240205028100804020);
-    assign inv13_b4[6] = ^(inv13_b4_pp & 100'h241209008140a040201008040);
-    assign inv13_b4[7] = ^(inv13_b4_pp & 100'h4824020502810080402010080);
-    assign inv13_b4[8] = ^(inv13_b4_pp & 100'h9008140a04020100804020100);
-    assign inv13_b4[9] = ^(inv13_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv13_f8; // β_4^(2^4)
-    assign inv13_f8[0] = ^(inv13_b4 & 10'h359);
-    assign inv13_f8[1] = ^(inv13_b4 & 10'h384);
-    assign inv13_f8[2] = ^(inv13_b4 & 10'h1d4);
-    assign inv13_f8[3] = ^(inv13_b4 & 10'h230);
-    assign inv13_f8[4] = ^(inv13_b4 & 10'h034);
-    assign inv13_f8[5] = ^(inv13_b4 & 10'h3c4);
-    assign inv13_f8[6] = ^(inv13_b4 & 10'h2da);
-    assign inv13_f8[7] = ^(inv13_b4 & 10'h080);
-    assign inv13_f8[8] = ^(inv13_b4 & 10'h21c);
-    assign inv13_f8[9] = ^(inv13_b4 & 10'h3d2);
-    wire [9:0] inv13_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv13_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv13_b8_pp = {
-        inv13_f8 & {10{inv13_b4[9]}}, inv13_f8 & {10{inv13_b4[8]}}, inv13_f8 & {10{inv13_b4[7]}}, inv13_f8 & {10{inv13_b4[6]}},
-        inv13_f8 & {10{inv13_b4[5]}}, inv13_f8 & {10{inv13_b4[4]}}, inv13_f8 & {10{inv13_b4[3]}}, inv13_f8 & {10{inv13_b4[2]}},
-        inv13_f8 & {10{inv13_b4[1]}}, inv13_f8 & {10{inv13_b4[0]}}
-    };
-    assign inv13_b8[0] = ^(inv13_b8_pp & 100'h40a0402010080402010080001);
-    assign inv13_b8[1] = ^(inv13_b8_pp & 100'h8100804020100804020000402);
-    assign inv13_b8[2] = ^(inv13_b8_pp & 100'h0201008040201008000100804);
-    assign inv13_b8[3] = ^(inv13_b8_pp & 100'h44a2412090482402050281008);
-    assign inv13_b8[4] = ^(inv13_b8_pp & 100'h89048241209008140a0402010);
-    assign inv13_b8[5] = ^(inv13_b8_pp & 100'h1209048240205028100804020);
-    assign inv13_b8[6] = ^(inv13_b8_pp & 100'h241209008140a040201008040);
-    assign inv13_b8[7] = ^(inv13_b8_pp & 100'h4824020502810080402010080);
-    assign inv13_b8[8] = ^(inv13_b8_pp & 100'h9008140a04020100804020100);
-    assign inv13_b8[9] = ^(inv13_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv13_f9; // β_8^(2^1)
-    assign inv13_f9[0] = ^(inv13_b8 & 10'h021);
-    assign inv13_f9[1] = ^(inv13_b8 & 10'h200);
-    assign inv13_f9[2] = ^(inv13_b8 & 10'h042);
-    assign inv13_f9[3] = ^(inv13_b8 & 10'h020);
-    assign inv13_f9[4] = ^(inv13_b8 & 10'h284);
-    assign inv13_f9[5] = ^(inv13_b8 & 10'h040);
-    assign inv13_f9[6] = ^(inv13_b8 & 10'h108);
-    assign inv13_f9[7] = ^(inv13_b8 & 10'h080);
-    assign inv13_f9[8] = ^(inv13_b8 & 10'h210);
-    assign inv13_f9[9] = ^(inv13_b8 & 10'h100);
-    wire [9:0] inv13_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv13_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv13_b9_pp = {
-        inv13_f9 & {10{s1_odd13[9]}}, inv13_f9 & {10{s1_odd13[8]}}, inv13_f9 & {10{s1_odd13[7]}}, inv13_f9 & {10{s1_odd13[6]}},
-        inv13_f9 & {10{s1_odd13[5]}}, inv13_f9 & {10{s1_odd13[4]}}, inv13_f9 & {10{s1_odd13[3]}}, inv13_f9 & {10{s1_odd13[2]}},
-        inv13_f9 & {10{s1_odd13[1]}}, inv13_f9 & {10{s1_odd13[0]}}
-    };
-    assign inv13_b9[0] = ^(inv13_b9_pp & 100'h40a0402010080402010080001);
-    assign inv13_b9[1] = ^(inv13_b9_pp & 100'h8100804020100804020000402);
-    assign inv13_b9[2] = ^(inv13_b9_pp & 100'h0201008040201008000100804);
-    assign inv13_b9[3] = ^(inv13_b9_pp & 100'h44a2412090482402050281008);
-    assign inv13_b9[4] = ^(inv13_b9_pp & 100'h89048241209008140a0402010);
-    assign inv13_b9[5] = ^(inv13_b9_pp & 100'h1209048240205028100804020);
-    assign inv13_b9[6] = ^(inv13_b9_pp & 100'h241209008140a040201008040);
-    assign inv13_b9[7] = ^(inv13_b9_pp & 100'h4824020502810080402010080);
-    assign inv13_b9[8] = ^(inv13_b9_pp & 100'h9008140a04020100804020100);
-    assign inv13_b9[9] = ^(inv13_b9_pp & 100'h2050281008040201008040200);
-    assign inv13[0] = ^(inv13_b9 & 10'h021);
-    assign inv13[1] = ^(inv13_b9 & 10'h200);
-    assign inv13[2] = ^(inv13_b9 & 10'h042);
-    assign inv13[3] = ^(inv13_b9 & 10'h020);
-    assign inv13[4] = ^(inv13_b9 & 10'h284);
-    assign inv13[5] = ^(inv13_b9 & 10'h040);
-    assign inv13[6] = ^(inv13_b9 & 10'h108);
-    assign inv13[7] = ^(inv13_b9 & 10'h080);
-    assign inv13[8] = ^(inv13_b9 & 10'h210);
-    assign inv13[9] = ^(inv13_b9 & 10'h100);
     wire [9:0] s1_odd14;
     assign s1_odd14 = s1_odd[149:140];
-    wire [9:0] inv14; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv14_f2; // β_1^(2^1)
-    assign inv14_f2[0] = ^(s1_odd14 & 10'h021);
-    assign inv14_f2[1] = ^(s1_odd14 & 10'h200);
-    assign inv14_f2[2] = ^(s1_odd14 & 10'h042);
-    assign inv14_f2[3] = ^(s1_odd14 & 10'h020);
-    assign inv14_f2[4] = ^(s1_odd14 & 10'h284);
-    assign inv14_f2[5] = ^(s1_odd14 & 10'h040);
-    assign inv14_f2[6] = ^(s1_odd14 & 10'h108);
-    assign inv14_f2[7] = ^(s1_odd14 & 10'h080);
-    assign inv14_f2[8] = ^(s1_odd14 & 10'h210);
-    assign inv14_f2[9] = ^(s1_odd14 & 10'h100);
-    wire [9:0] inv14_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv14_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv14_b2_pp = {
-        inv14_f2 & {10{s1_odd14[9]}}, inv14_f2 & {10{s1_odd14[8]}}, inv14_f2 & {10{s1_odd14[7]}}, inv14_f2 & {10{s1_odd14[6]}},
-        inv14_f2 & {10{s1_odd14[5]}}, inv14_f2 & {10{s1_odd14[4]}}, inv14_f2 & {10{s1_odd14[3]}}, inv14_f2 & {10{s1_odd14[2]}},
-        inv14_f2 & {10{s1_odd14[1]}}, inv14_f2 & {10{s1_odd14[0]}}
+    wire [9:0] s1_num14;
+    assign s1_num14 = s1_num[149:140];
+    wire [9:0] inv14; // Λ_odd⁻¹
+    assign inv14 = {
+        INV_B9[s1_odd14], INV_B8[s1_odd14], INV_B7[s1_odd14], INV_B6[s1_odd14], INV_B5[s1_odd14], INV_B4[s1_odd14], INV_B3[s1_odd14],
+        INV_B2[s1_odd14], INV_B1[s1_odd14], INV_B0[s1_odd14]
     };
-    assign inv14_b2[0] = ^(inv14_b2_pp & 100'h40a0402010080402010080001);
-    assign inv14_b2[1] = ^(inv14_b2_pp & 100'h8100804020100804020000402);
-    assign inv14_b2[2] = ^(inv14_b2_pp & 100'h0201008040201008000100804);
-    assign inv14_b2[3] = ^(inv14_b2_pp & 100'h44a2412090482402050281008);
-    assign inv14_b2[4] = ^(inv14_b2_pp & 100'h89048241209008140a0402010);
-    assign inv14_b2[5] = ^(inv14_b2_pp & 100'h1209048240205028100804020);
-    assign inv14_b2[6] = ^(inv14_b2_pp & 100'h241209008140a040201008040);
-    assign inv14_b2[7] = ^(inv14_b2_pp & 100'h4824020502810080402010080);
-    assign inv14_b2[8] = ^(inv14_b2_pp & 100'h9008140a04020100804020100);
-    assign inv14_b2[9] = ^(inv14_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv14_f4; // β_2^(2^2)
-    assign inv14_f4[0] = ^(inv14_b2 & 10'h061);
-    assign inv14_f4[1] = ^(inv14_b2 & 10'h100);
-    assign inv14_f4[2] = ^(inv14_b2 & 10'h308);
-    assign inv14_f4[3] = ^(inv14_b2 & 10'h040);
-    assign inv14_f4[4] = ^(inv14_b2 & 10'h1c2);
-    assign inv14_f4[5] = ^(inv14_b2 & 10'h108);
-    assign inv14_f4[6] = ^(inv14_b2 & 10'h230);
-    assign inv14_f4[7] = ^(inv14_b2 & 10'h080);
-    assign inv14_f4[8] = ^(inv14_b2 & 10'h384);
-    assign inv14_f4[9] = ^(inv14_b2 & 10'h210);
-    wire [9:0] inv14_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv14_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv14_b4_pp = {
-        inv14_f4 & {10{inv14_b2[9]}}, inv14_f4 & {10{inv14_b2[8]}}, inv14_f4 & {10{inv14_b2[7]}}, inv14_f4 & {10{inv14_b2[6]}},
-        inv14_f4 & {10{inv14_b2[5]}}, inv14_f4 & {10{inv14_b2[4]}}, inv14_f4 & {10{inv14_b2[3]}}, inv14_f4 & {10{inv14_b2[2]}},
-        inv14_f4 & {10{inv14_b2[1]}}, inv14_f4 & {10{inv14_b2[0]}}
-    };
-    assign inv14_b4[0] = ^(inv14_b4_pp & 100'h40a0402010080402010080001);
-    assign inv14_b4[1] = ^(inv14_b4_pp & 100'h8100804020100804020000402);
-    assign inv14_b4[2] = ^(inv14_b4_pp & 100'h0201008040201008000100804);
-    assign inv14_b4[3] = ^(inv14_b4_pp & 100'h44a2412090482402050281008);
-    assign inv14_b4[4] = ^(inv14_b4_pp & 100'h89048241209008140a0402010);
-    assign inv14_b4[5] = ^(inv14_b4_pp & 100'h1209048240205028100804020);
-    assign inv14_b4[6] = ^(inv14_b4_pp & 100'h241209008140a040201008040);
-    assign inv14_b4[7] = ^(inv14_b4_pp & 100'h4824020502810080402010080);
-    assign inv14_b4[8] = ^(inv14_b4_pp & 100'h9008140a04020100804020100);
-    assign inv14_b4[9] = ^(inv14_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv14_f8; // β_4^(2^4)
-    assign inv14_f8[0] = ^(inv14_b4 & 10'h359);
-    assign inv14_f8[1] = ^(inv14_b4 & 10'h384);
-    assign inv14_f8[2] = ^(inv14_b4 & 10'h1d4);
-    assign inv14_f8[3] = ^(inv14_b4 & 10'h230);
-    assign inv14_f8[4] = ^(inv14_b4 & 10'h034);
-    assign inv14_f8[5] = ^(inv14_b4 & 10'h3c4);
-    assign inv14_f8[6] = ^(inv14_b4 & 10'h2da);
-    assign inv14_f8[7] = ^(inv14_b4 & 10'h080);
-    assign inv14_f8[8] = ^(inv14_b4 & 10'h21c);
-    assign inv14_f8[9] = ^(inv14_b4 & 10'h3d2);
-    wire [9:0] inv14_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv14_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv14_b8_pp = {
-        inv14_f8 & {10{inv14_b4[9]}}, inv14_f8 & {10{inv14_b4[8]}}, inv14_f8 & {10{inv14_b4[7]}}, inv14_f8 & {10{inv14_b4[6]}},
-        inv14_f8 & {10{inv14_b4[5]}}, inv14_f8 & {10{inv14_b4[4]}}, inv14_f8 & {10{inv14_b4[3]}}, inv14_f8 & {10{inv14_b4[2]}},
-        inv14_f8 & {10{inv14_b4[1]}}, inv14_f8 & {10{inv14_b4[0]}}
-    };
-    assign inv14_b8[0] = ^(inv14_b8_pp & 100'h40a0402010080402010080001);
-    assign inv14_b8[1] = ^(inv14_b8_pp & 100'h8100804020100804020000402);
-    assign inv14_b8[2] = ^(inv14_b8_pp & 100'h0201008040201008000100804);
-    assign inv14_b8[3] = ^(inv14_b8_pp & 100'h44a2412090482402050281008);
-    assign inv14_b8[4] = ^(inv14_b8_pp & 100'h89048241209008140a0402010);
-    assign inv14_b8[5] = ^(inv14_b8_pp & 100'h1209048240205028100804020);
-    assign inv14_b8[6] = ^(inv14_b8_pp & 100'h241209008140a040201008040);
-    assign inv14_b8[7] = ^(inv14_b8_pp & 100'h4824020502810080402010080);
-    assign inv14_b8[8] = ^(inv14_b8_pp & 100'h9008140a04020100804020100);
-    assign inv14_b8[9] = ^(inv14_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv14_f9; // β_8^(2^1)
-    assign inv14_f9[0] = ^(inv14_b8 & 10'h021);
-    assign inv14_f9[1] = ^(inv14_b8 & 10'h200);
-    assign inv14_f9[2] = ^(inv14_b8 & 10'h042);
-    assign inv14_f9[3] = ^(inv14_b8 & 10'h020);
-    assign inv14_f9[4] = ^(inv14_b8 & 10'h284);
-    assign inv14_f9[5] = ^(inv14_b8 & 10'h040);
-    assign inv14_f9[6] = ^(inv14_b8 & 10'h108);
-    assign inv14_f9[7] = ^(inv14_b8 & 10'h080);
-    assign inv14_f9[8] = ^(inv14_b8 & 10'h210);
-    assign inv14_f9[9] = ^(inv14_b8 & 10'h100);
-    wire [9:0] inv14_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv14_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv14_b9_pp = {
-        inv14_f9 & {10{s1_odd14[9]}}, inv14_f9 & {10{s1_odd14[8]}}, inv14_f9 & {10{s1_odd14[7]}}, inv14_f9 & {10{s1_odd14[6]}},
-        inv14_f9 & {10{s1_odd14[5]}}, inv14_f9 & {10{s1_odd14[4]}}, inv14_f9 & {10{s1_odd14[3]}}, inv14_f9 & {10{s1_odd14[2]}},
-        inv14_f9 & {10{s1_odd14[1]}}, inv14_f9 & {10{s1_odd14[0]}}
-    };
-    assign inv14_b9[0] = ^(inv14_b9_pp & 100'h40a0402010080402010080001);
-    assign inv14_b9[1] = ^(inv14_b9_pp & 100'h8100804020100804020000402);
-    assign inv14_b9[2] = ^(inv14_b9_pp & 100'h0201008040201008000100804);
-    assign inv14_b9[3] = ^(inv14_b9_pp & 100'h44a2412090482402050281008);
-    assign inv14_b9[4] = ^(inv14_b9_pp & 100'h89048241209008140a0402010);
-    assign inv14_b9[5] = ^(inv14_b9_pp & 100'h1209048240205028100804020);
-    assign inv14_b9[6] = ^(inv14_b9_pp & 100'h241209008140a040201008040);
-    assign inv14_b9[7] = ^(inv14_b9_pp & 100'h4824020502810080402010080);
-    assign inv14_b9[8] = ^(inv14_b9_pp & 100'h9008140a04020100804020100);
-    assign inv14_b9[9] = ^(inv14_b9_pp & 100'h2050281008040201008040200);
-    assign inv14[0] = ^(inv14_b9 & 10'h021);
-    assign inv14[1] = ^(inv14_b9 & 10'h200);
-    assign inv14[2] = ^(inv14_b9 & 10'h042);
-    assign inv14[3] = ^(inv14_b9 & 10'h020);
-    assign inv14[4] = ^(inv14_b9 & 10'h284);
-    assign inv14[5] = ^(inv14_b9 & 10'h040);
-    assign inv14[6] = ^(inv14_b9 & 10'h108);
-    assign inv14[7] = ^(inv14_b9 & 10'h080);
-    assign inv14[8] = ^(inv14_b9 & 10'h210);
-    assign inv14[9] = ^(inv14_b9 & 10'h100);
     wire [9:0] s1_odd15;
     assign s1_odd15 = s1_odd[159:150];
-    wire [9:0] inv15; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv15_f2; // β_1^(2^1)
-    assign inv15_f2[0] = ^(s1_odd15 & 10'h021);
-    assign inv15_f2[1] = ^(s1_odd15 & 10'h200);
-    assign inv15_f2[2] = ^(s1_odd15 & 10'h042);
-    assign inv15_f2[3] = ^(s1_odd15 & 10'h020);
-    assign inv15_f2[4] = ^(s1_odd15 & 10'h284);
-    assign inv15_f2[5] = ^(s1_odd15 & 10'h040);
-    assign inv15_f2[6] = ^(s1_odd15 & 10'h108);
-    assign inv15_f2[7] = ^(s1_odd15 & 10'h080);
-    assign inv15_f2[8] = ^(s1_odd15 & 10'h210);
-    assign inv15_f2[9] = ^(s1_odd15 & 10'h100);
-    wire [9:0] inv15_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv15_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv15_b2_pp = {
-        inv15_f2 & {10{s1_odd15[9]}}, inv15_f2 & {10{s1_odd15[8]}}, inv15_f2 & {10{s1_odd15[7]}}, inv15_f2 & {10{s1_odd15[6]}},
-        inv15_f2 & {10{s1_odd15[5]}}, inv15_f2 & {10{s1_odd15[4]}}, inv15_f2 & {10{s1_odd15[3]}}, inv15_f2 & {10{s1_odd15[2]}},
-        inv15_f2 & {10{s1_odd15[1]}}, inv15_f2 & {10{s1_odd15[0]}}
+    wire [9:0] s1_num15;
+    assign s1_num15 = s1_num[159:150];
+    wire [9:0] inv15; // Λ_odd⁻¹
+    assign inv15 = {
+        INV_B9[s1_odd15], INV_B8[s1_odd15], INV_B7[s1_odd15], INV_B6[s1_odd15], INV_B5[s1_odd15], INV_B4[s1_odd15], INV_B3[s1_odd15],
+        INV_B2[s1_odd15], INV_B1[s1_odd15], INV_B0[s1_odd15]
     };
-    assign inv15_b2[0] = ^(inv15_b2_pp & 100'h40a0402010080402010080001);
-    assign inv15_b2[1] = ^(inv15_b2_pp & 100'h8100804020100804020000402);
-    assign inv15_b2[2] = ^(inv15_b2_pp & 100'h0201008040201008000100804);
-    assign inv15_b2[3] = ^(inv15_b2_pp & 100'h44a2412090482402050281008);
-    assign inv15_b2[4] = ^(inv15_b2_pp & 100'h89048241209008140a0402010);
-    assign inv15_b2[5] = ^(inv15_b2_pp & 100'h1209048240205028100804020);
-    assign inv15_b2[6] = ^(inv15_b2_pp & 100'h241209008140a040201008040);
-    assign inv15_b2[7] = ^(inv15_b2_pp & 100'h4824020502810080402010080);
-    assign inv15_b2[8] = ^(inv15_b2_pp & 100'h9008140a04020100804020100);
-    assign inv15_b2[9] = ^(inv15_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv15_f4; // β_2^(2^2)
-    assign inv15_f4[0] = ^(inv15_b2 & 10'h061);
-    assign inv15_f4[1] = ^(inv15_b2 & 10'h100);
-    assign inv15_f4[2] = ^(inv15_b2 & 10'h308);
-    assign inv15_f4[3] = ^(inv15_b2 & 10'h040);
-    assign inv15_f4[4] = ^(inv15_b2 & 10'h1c2);
-    assign inv15_f4[5] = ^(inv15_b2 & 10'h108);
-    assign inv15_f4[6] = ^(inv15_b2 & 10'h230);
-    assign inv15_f4[7] = ^(inv15_b2 & 10'h080);
-    assign inv15_f4[8] = ^(inv15_b2 & 10'h384);
-    assign inv15_f4[9] = ^(inv15_b2 & 10'h210);
-    wire [9:0] inv15_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv15_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv15_b4_pp = {
-        inv15_f4 & {10{inv15_b2[9]}}, inv15_f4 & {10{inv15_b2[8]}}, inv15_f4 & {10{inv15_b2[7]}}, inv15_f4 & {10{inv15_b2[6]}},
-        inv15_f4 & {10{inv15_b2[5]}}, inv15_f4 & {10{inv15_b2[4]}}, inv15_f4 & {10{inv15_b2[3]}}, inv15_f4 & {10{inv15_b2[2]}},
-        inv15_f4 & {10{inv15_b2[1]}}, inv15_f4 & {10{inv15_b2[0]}}
-    };
-    assign inv15_b4[0] = ^(inv15_b4_pp & 100'h40a0402010080402010080001);
-    assign inv15_b4[1] = ^(inv15_b4_pp & 100'h8100804020100804020000402);
-    assign inv15_b4[2] = ^(inv15_b4_pp & 100'h0201008040201008000100804);
-    assign inv15_b4[3] = ^(inv15_b4_pp & 100'h44a2412090482402050281008);
-    assign inv15_b4[4] = ^(inv15_b4_pp & 100'h89048241209008140a0402010);
-    assign inv15_b4[5] = ^(inv15_b4_pp & 100'h1209048240205028100804020);
-    assign inv15_b4[6] = ^(inv15_b4_pp & 100'h241209008140a040201008040);
-    assign inv15_b4[7] = ^(inv15_b4_pp & 100'h4824020502810080402010080);
-    assign inv15_b4[8] = ^(inv15_b4_pp & 100'h9008140a04020100804020100);
-    assign inv15_b4[9] = ^(inv15_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv15_f8; // β_4^(2^4)
-    assign inv15_f8[0] = ^(inv15_b4 & 10'h359);
-    assign inv15_f8[1] = ^(inv15_b4 & 10'h384);
-    assign inv15_f8[2] = ^(inv15_b4 & 10'h1d4);
-    assign inv15_f8[3] = ^(inv15_b4 & 10'h230);
-    assign inv15_f8[4] = ^(inv15_b4 & 10'h034);
-    assign inv15_f8[5] = ^(inv15_b4 & 10'h3c4);
-    assign inv15_f8[6] = ^(inv15_b4 & 10'h2da);
-    assign inv15_f8[7] = ^(inv15_b4 & 10'h080);
-    assign inv15_f8[8] = ^(inv15_b4 & 10'h21c);
-    assign inv15_f8[9] = ^(inv15_b4 & 10'h3d2);
-    wire [9:0] inv15_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv15_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv15_b8_pp = {
-        inv15_f8 & {10{inv15_b4[9]}}, inv15_f8 & {10{inv15_b4[8]}}, inv15_f8 & {10{inv15_b4[7]}}, inv15_f8 & {10{inv15_b4[6]}},
-        inv15_f8 & {10{inv15_b4[5]}}, inv15_f8 & {10{inv15_b4[4]}}, inv15_f8 & {10{inv15_b4[3]}}, inv15_f8 & {10{inv15_b4[2]}},
-        inv15_f8 & {10{inv15_b4[1]}}, inv15_f8 & {10{inv15_b4[0]}}
-    };
-    assign inv15_b8[0] = ^(inv15_b8_pp & 100'h40a0402010080402010080001);
-    assign inv15_b8[1] = ^(inv15_b8_pp & 100'h8100804020100804020000402);
-    assign inv15_b8[2] = ^(inv15_b8_pp & 100'h0201008040201008000100804);
-    assign inv15_b8[3] = ^(inv15_b8_pp & 100'h44a2412090482402050281008);
-    assign inv15_b8[4] = ^(inv15_b8_pp & 100'h89048241209008140a0402010);
-    assign inv15_b8[5] = ^(inv15_b8_pp & 100'h1209048240205028100804020);
-    assign inv15_b8[6] = ^(inv15_b8_pp & 100'h241209008140a040201008040);
-    assign inv15_b8[7] = ^(inv15_b8_pp & 100'h4824020502810080402010080);
-    assign inv15_b8[8] = ^(inv15_b8_pp & 100'h9008140a04020100804020100);
-    assign inv15_b8[9] = ^(inv15_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv15_f9; // β_8^(2^1)
-    assign inv15_f9[0] = ^(inv15_b8 & 10'h021);
-    assign inv15_f9[1] = ^(inv15_b8 & 10'h200);
-    assign inv15_f9[2] = ^(inv15_b8 & 10'h042);
-    assign inv15_f9[3] = ^(inv15_b8 & 10'h020);
-    assign inv15_f9[4] = ^(inv15_b8 & 10'h284);
-    assign inv15_f9[5] = ^(inv15_b8 & 10'h040);
-    assign inv15_f9[6] = ^(inv15_b8 & 10'h108);
-    assign inv15_f9[7] = ^(inv15_b8 & 10'h080);
-    assign inv15_f9[8] = ^(inv15_b8 & 10'h210);
-    assign inv15_f9[9] = ^(inv15_b8 & 10'h100);
-    wire [9:0] inv15_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv15_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv15_b9_pp = {
-        inv15_f9 & {10{s1_odd15[9]}}, inv15_f9 & {10{s1_odd15[8]}}, inv15_f9 & {10{s1_odd15[7]}}, inv15_f9 & {10{s1_odd15[6]}},
-        inv15_f9 & {10{s1_odd15[5]}}, inv15_f9 & {10{s1_odd15[4]}}, inv15_f9 & {10{s1_odd15[3]}}, inv15_f9 & {10{s1_odd15[2]}},
-        inv15_f9 & {10{s1_odd15[1]}}, inv15_f9 & {10{s1_odd15[0]}}
-    };
-    assign inv15_b9[0] = ^(inv15_b9_pp & 100'h40a0402010080402010080001);
-    assign inv15_b9[1] = ^(inv15_b9_pp & 100'h8100804020100804020000402);
-    assign inv15_b9[2] = ^(inv15_b9_pp & 100'h0201008040201008000100804);
-    assign inv15_b9[3] = ^(inv15_b9_pp & 100'h44a2412090482402050281008);
-    assign inv15_b9[4] = ^(inv15_b9_pp & 100'h89048241209008140a0402010);
-    assign inv15_b9[5] = ^(inv15_b9_pp & 100'h1209048240205028100804020);
-    assign inv15_b9[6] = ^(inv15_b9_pp & 100'h241209008140a040201008040);
-    assign inv15_b9[7] = ^(inv15_b9_pp & 100'h4824020502810080402010080);
-    assign inv15_b9[8] = ^(inv15_b9_pp & 100'h9008140a04020100804020100);
-    assign inv15_b9[9] = ^(inv15_b9_pp & 100'h2050281008040201008040200);
-    assign inv15[0] = ^(inv15_b9 & 10'h021);
-    assign inv15[1] = ^(inv15_b9 & 10'h200);
-    assign inv15[2] = ^(inv15_b9 & 10'h042);
-    assign inv15[3] = ^(inv15_b9 & 10'h020);
-    assign inv15[4] = ^(inv15_b9 & 10'h284);
-    assign inv15[5] = ^(inv15_b9 & 10'h040);
-    assign inv15[6] = ^(inv15_b9 & 10'h108);
-    assign inv15[7] = ^(inv15_b9 & 10'h080);
-    assign inv15[8] = ^(inv15_b9 & 10'h210);
-    assign inv15[9] = ^(inv15_b9 & 10'h100);
     wire [9:0] s1_odd16;
     assign s1_odd16 = s1_odd[169:160];
-    wire [9:0] inv16; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv16_f2; // β_1^(2^1)
-    assign inv16_f2[0] = ^(s1_odd16 & 10'h021);
-    assign inv16_f2[1] = ^(s1_odd16 & 10'h200);
-    assign inv16_f2[2] = ^(s1_odd16 & 10'h042);
-    assign inv16_f2[3] = ^(s1_odd16 & 10'h020);
-    assign inv16_f2[4] = ^(s1_odd16 & 10'h284);
-    assign inv16_f2[5] = ^(s1_odd16 & 10'h040);
-    assign inv16_f2[6] = ^(s1_odd16 & 10'h108);
-    assign inv16_f2[7] = ^(s1_odd16 & 10'h080);
-    assign inv16_f2[8] = ^(s1_odd16 & 10'h210);
-    assign inv16_f2[9] = ^(s1_odd16 & 10'h100);
-    wire [9:0] inv16_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv16_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv16_b2_pp = {
-        inv16_f2 & {10{s1_odd16[9]}}, inv16_f2 & {10{s1_odd16[8]}}, inv16_f2 & {10{s1_odd16[7]}}, inv16_f2 & {10{s1_odd16[6]}},
-        inv16_f2 & {10{s1_odd16[5]}}, inv16_f2 & {10{s1_odd16[4]}}, inv16_f2 & {10{s1_odd16[3]}}, inv16_f2 & {10{s1_odd16[2]}},
-        inv16_f2 & {10{s1_odd16[1]}}, inv16_f2 & {10{s1_odd16[0]}}
+    wire [9:0] s1_num16;
+    assign s1_num16 = s1_num[169:160];
+    wire [9:0] inv16; // Λ_odd⁻¹
+    assign inv16 = {
+        INV_B9[s1_odd16], INV_B8[s1_odd16], INV_B7[s1_odd16], INV_B6[s1_odd16], INV_B5[s1_odd16], INV_B4[s1_odd16], INV_B3[s1_odd16],
+        INV_B2[s1_odd16], INV_B1[s1_odd16], INV_B0[s1_odd16]
     };
-    assign inv16_b2[0] = ^(inv16_b2_pp & 100'h40a0402010080402010080001);
-    assign inv16_b2[1] = ^(inv16_b2_pp & 100'h8100804020100804020000402);
-    assign inv16_b2[2] = ^(inv16_b2_pp & 100'h0201008040201008000100804);
-    assign inv16_b2[3] = ^(inv16_b2_pp & 100'h44a2412090482402050281008);
-    assign inv16_b2[4] = ^(inv16_b2_pp & 100'h89048241209008140a0402010);
-    assign inv16_b2[5] = ^(inv16_b2_pp & 100'h1209048240205028100804020);
-    assign inv16_b2[6] = ^(inv16_b2_pp & 100'h241209008140a040201008040);
-    assign inv16_b2[7] = ^(inv16_b2_pp & 100'h4824020502810080402010080);
-    assign inv16_b2[8] = ^(inv16_b2_pp & 100'h9008140a04020100804020100);
-    assign inv16_b2[9] = ^(inv16_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv16_f4; // β_2^(2^2)
-    assign inv16_f4[0] = ^(inv16_b2 & 10'h061);
-    assign inv16_f4[1] = ^(inv16_b2 & 10'h100);
-    assign inv16_f4[2] = ^(inv16_b2 & 10'h308);
-    assign inv16_f4[3] = ^(inv16_b2 & 10'h040);
-    assign inv16_f4[4] = ^(inv16_b2 & 10'h1c2);
-    assign inv16_f4[5] = ^(inv16_b2 & 10'h108);
-    assign inv16_f4[6] = ^(inv16_b2 & 10'h230);
-    assign inv16_f4[7] = ^(inv16_b2 & 10'h080);
-    assign inv16_f4[8] = ^(inv16_b2 & 10'h384);
-    assign inv16_f4[9] = ^(inv16_b2 & 10'h210);
-    wire [9:0] inv16_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv16_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv16_b4_pp = {
-        inv16_f4 & {10{inv16_b2[9]}}, inv16_f4 & {10{inv16_b2[8]}}, inv16_f4 & {10{inv16_b2[7]}}, inv16_f4 & {10{inv16_b2[6]}},
-        inv16_f4 & {10{inv16_b2[5]}}, inv16_f4 & {10{inv16_b2[4]}}, inv16_f4 & {10{inv16_b2[3]}}, inv16_f4 & {10{inv16_b2[2]}},
-        inv16_f4 & {10{inv16_b2[1]}}, inv16_f4 & {10{inv16_b2[0]}}
-    };
-    assign inv16_b4[0] = ^(inv16_b4_pp & 100'h40a0402010080402010080001);
-    assign inv16_b4[1] = ^(inv16_b4_pp & 100'h8100804020100804020000402);
-    assign inv16_b4[2] = ^(inv16_b4_pp & 100'h0201008040201008000100804);
-    assign inv16_b4[3] = ^(inv16_b4_pp & 100'h44a2412090482402050281008);
-    assign inv16_b4[4] = ^(inv16_b4_pp & 100'h89048241209008140a0402010);
-    assign inv16_b4[5] = ^(inv16_b4_pp & 100'h1209048240205028100804020);
-    assign inv16_b4[6] = ^(inv16_b4_pp & 100'h241209008140a040201008040);
-    assign inv16_b4[7] = ^(inv16_b4_pp & 100'h4824020502810080402010080);
-    assign inv16_b4[8] = ^(inv16_b4_pp & 100'h9008140a04020100804020100);
-    assign inv16_b4[9] = ^(inv16_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv16_f8; // β_4^(2^4)
-    assign inv16_f8[0] = ^(inv16_b4 & 10'h359);
-    assign inv16_f8[1] = ^(inv16_b4 & 10'h384);
-    assign inv16_f8[2] = ^(inv16_b4 & 10'h1d4);
-    assign inv16_f8[3] = ^(inv16_b4 & 10'h230);
-    assign inv16_f8[4] = ^(inv16_b4 & 10'h034);
-    assign inv16_f8[5] = ^(inv16_b4 & 10'h3c4);
-    assign inv16_f8[6] = ^(inv16_b4 & 10'h2da);
-    assign inv16_f8[7] = ^(inv16_b4 & 10'h080);
-    assign inv16_f8[8] = ^(inv16_b4 & 10'h21c);
-    assign inv16_f8[9] = ^(inv16_b4 & 10'h3d2);
-    wire [9:0] inv16_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv16_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv16_b8_pp = {
-        inv16_f8 & {10{inv16_b4[9]}}, inv16_f8 & {10{inv16_b4[8]}}, inv16_f8 & {10{inv16_b4[7]}}, inv16_f8 & {10{inv16_b4[6]}},
-        inv16_f8 & {10{inv16_b4[5]}}, inv16_f8 & {10{inv16_b4[4]}}, inv16_f8 & {10{inv16_b4[3]}}, inv16_f8 & {10{inv16_b4[2]}},
-        inv16_f8 & {10{inv16_b4[1]}}, inv16_f8 & {10{inv16_b4[0]}}
-    };
-    assign inv16_b8[0] = ^(inv16_b8_pp & 100'h40a0402010080402010080001);
-    assign inv16_b8[1] = ^(inv16_b8_pp & 100'h8100804020100804020000402);
-    assign inv16_b8[2] = ^(inv16_b8_pp & 100'h0201008040201008000100804);
-    assign inv16_b8[3] = ^(inv16_b8_pp & 100'h44a2412090482402050281008);
-    assign inv16_b8[4] = ^(inv16_b8_pp & 100'h89048241209008140a0402010);
-    assign inv16_b8[5] = ^(inv16_b8_pp & 100'h1209048240205028100804020);
-    assign inv16_b8[6] = ^(inv16_b8_pp & 100'h241209008140a040201008040);
-    assign inv16_b8[7] = ^(inv16_b8_pp & 100'h4824020502810080402010080);
-    assign inv16_b8[8] = ^(inv16_b8_pp & 100'h9008140a04020100804020100);
-    assign inv16_b8[9] = ^(inv16_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv16_f9; // β_8^(2^1)
-    assign inv16_f9[0] = ^(inv16_b8 & 10'h021);
-    assign inv16_f9[1] = ^(inv16_b8 & 10'h200);
-    assign inv16_f9[2] = ^(inv16_b8 & 10'h042);
-    assign inv16_f9[3] = ^(inv16_b8 & 10'h020);
-    assign inv16_f9[4] = ^(inv16_b8 & 10'h284);
-    assign inv16_f9[5] = ^(inv16_b8 & 10'h040);
-    assign inv16_f9[6] = ^(inv16_b8 & 10'h108);
-    assign inv16_f9[7] = ^(inv16_b8 & 10'h080);
-    assign inv16_f9[8] = ^(inv16_b8 & 10'h210);
-    assign inv16_f9[9] = ^(inv16_b8 & 10'h100);
-    wire [9:0] inv16_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv16_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv16_b9_pp = {
-        inv16_f9 & {10{s1_odd16[9]}}, inv16_f9 & {10{s1_odd16[8]}}, inv16_f9 & {10{s1_odd16[7]}}, inv16_f9 & {10{s1_odd16[6]}},
-        inv16_f9 & {10{s1_odd16[5]}}, inv16_f9 & {10{s1_odd16[4]}}, inv16_f9 & {10{s1_odd16[3]}}, inv16_f9 & {10{s1_odd16[2]}},
-        inv16_f9 & {10{s1_odd16[1]}}, inv16_f9 & {10{s1_odd16[0]}}
-    };
-    assign inv16_b9[0] = ^(inv16_b9_pp & 100'h40a0402010080402010080001);
-    assign inv16_b9[1] = ^(inv16_b9_pp & 100'h8100804020100804020000402);
-    assign inv16_b9[2] = ^(inv16_b9_pp & 100'h0201008040201008000100804);
-    assign inv16_b9[3] = ^(inv16_b9_pp & 100'h44a2412090482402050281008);
-    assign inv16_b9[4] = ^(inv16_b9_pp & 100'h89048241209008140a0402010);
-    assign inv16_b9[5] = ^(inv16_b9_pp & 100'h1209048240205028100804020);
-    assign inv16_b9[6] = ^(inv16_b9_pp & 100'h241209008140a040201008040);
-    assign inv16_b9[7] = ^(inv16_b9_pp & 100'h4824020502810080402010080);
-    assign inv16_b9[8] = ^(inv16_b9_pp & 100'h9008140a04020100804020100);
-    assign inv16_b9[9] = ^(inv16_b9_pp & 100'h2050281008040201008040200);
-    assign inv16[0] = ^(inv16_b9 & 10'h021);
-    assign inv16[1] = ^(inv16_b9 & 10'h200);
-    assign inv16[2] = ^(inv16_b9 & 10'h042);
-    assign inv16[3] = ^(inv16_b9 & 10'h020);
-    assign inv16[4] = ^(inv16_b9 & 10'h284);
-    assign inv16[5] = ^(inv16_b9 & 10'h040);
-    assign inv16[6] = ^(inv16_b9 & 10'h108);
-    assign inv16[7] = ^(inv16_b9 & 10'h080);
-    assign inv16[8] = ^(inv16_b9 & 10'h210);
-    assign inv16[9] = ^(inv16_b9 & 10'h100);
     wire [9:0] s1_odd17;
     assign s1_odd17 = s1_odd[179:170];
-    wire [9:0] inv17; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv17_f2; // β_1^(2^1)
-    assign inv17_f2[0] = ^(s1_odd17 & 10'h021);
-    assign inv17_f2[1] = ^(s1_odd17 & 10'h200);
-    assign inv17_f2[2] = ^(s1_odd17 & 10'h042);
-    assign inv17_f2[3] = ^(s1_odd17 & 10'h020);
-    assign inv17_f2[4] = ^(s1_odd17 & 10'h284);
-    assign inv17_f2[5] = ^(s1_odd17 & 10'h040);
-    assign inv17_f2[6] = ^(s1_odd17 & 10'h108);
-    assign inv17_f2[7] = ^(s1_odd17 & 10'h080);
-    assign inv17_f2[8] = ^(s1_odd17 & 10'h210);
-    assign inv17_f2[9] = ^(s1_odd17 & 10'h100);
-    wire [9:0] inv17_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv17_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv17_b2_pp = {
-        inv17_f2 & {10{s1_odd17[9]}}, inv17_f2 & {10{s1_odd17[8]}}, inv17_f2 & {10{s1_odd17[7]}}, inv17_f2 & {10{s1_odd17[6]}},
-        inv17_f2 & {10{s1_odd17[5]}}, inv17_f2 & {10{s1_odd17[4]}}, inv17_f2 & {10{s1_odd17[3]}}, inv17_f2 & {10{s1_odd17[2]}},
-        inv17_f2 & {10{s1_odd17[1]}}, inv17_f2 & {10{s1_odd17[0]}}
+    wire [9:0] s1_num17;
+    assign s1_num17 = s1_num[179:170];
+    wire [9:0] inv17; // Λ_odd⁻¹
+    assign inv17 = {
+        INV_B9[s1_odd17], INV_B8[s1_odd17], INV_B7[s1_odd17], INV_B6[s1_odd17], INV_B5[s1_odd17], INV_B4[s1_odd17], INV_B3[s1_odd17],
+        INV_B2[s1_odd17], INV_B1[s1_odd17], INV_B0[s1_odd17]
     };
-    assign inv17_b2[0] = ^(inv17_b2_pp & 100'h40a0402010080402010080001);
-    assign inv17_b2[1] = ^(inv17_b2_pp & 100'h8100804020100804020000402);
-    assign inv17_b2[2] = ^(inv17_b2_pp & 100'h0201008040201008000100804);
-    assign inv17_b2[3] = ^(inv17_b2_pp & 100'h44a2412090482402050281008);
-    assign inv17_b2[4] = ^(inv17_b2_pp & 100'h89048241209008140a0402010);
-    assign inv17_b2[5] = ^(inv17_b2_pp & 100'h1209048240205028100804020);
-    assign inv17_b2[6] = ^(inv17_b2_pp & 100'h241209008140a040201008040);
-    assign inv17_b2[7] = ^(inv17_b2_pp & 100'h4824020502810080402010080);
-    assign inv17_b2[8] = ^(inv17_b2_pp & 100'h9008140a04020100804020100);
-    assign inv17_b2[9] = ^(inv17_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv17_f4; // β_2^(2^2)
-    assign inv17_f4[0] = ^(inv17_b2 & 10'h061);
-    assign inv17_f4[1] = ^(inv17_b2 & 10'h100);
-    assign inv17_f4[2] = ^(inv17_b2 & 10'h308);
-    assign inv17_f4[3] = ^(inv17_b2 & 10'h040);
-    assign inv17_f4[4] = ^(inv17_b2 & 10'h1c2);
-    assign inv17_f4[5] = ^(inv17_b2 & 10'h108);
-    assign inv17_f4[6] = ^(inv17_b2 & 10'h230);
-    assign inv17_f4[7] = ^(inv17_b2 & 10'h080);
-    assign inv17_f4[8] = ^(inv17_b2 & 10'h384);
-    assign inv17_f4[9] = ^(inv17_b2 & 10'h210);
-    wire [9:0] inv17_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv17_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv17_b4_pp = {
-        inv17_f4 & {10{inv17_b2[9]}}, inv17_f4 & {10{inv17_b2[8]}}, inv17_f4 & {10{inv17_b2[7]}}, inv17_f4 & {10{inv17_b2[6]}},
-        inv17_f4 & {10{inv17_b2[5]}}, inv17_f4 & {10{inv17_b2[4]}}, inv17_f4 & {10{inv17_b2[3]}}, inv17_f4 & {10{inv17_b2[2]}},
-        inv17_f4 & {10{inv17_b2[1]}}, inv17_f4 & {10{inv17_b2[0]}}
-    };
-    assign inv17_b4[0] = ^(inv17_b4_pp & 100'h40a0402010080402010080001);
-    assign inv17_b4[1] = ^(inv17_b4_pp & 100'h8100804020100804020000402);
-    assign inv17_b4[2] = ^(inv17_b4_pp & 100'h0201008040201008000100804);
-    assign inv17_b4[3] = ^(inv17_b4_pp & 100'h44a2412090482402050281008);
-    assign inv17_b4[4] = ^(inv17_b4_pp & 100'h89048241209008140a0402010);
-    assign inv17_b4[5] = ^(inv17_b4_pp & 100'h1209048240205028100804020);
-    assign inv17_b4[6] = ^(inv17_b4_pp & 100'h241209008140a040201008040);
-    assign inv17_b4[7] = ^(inv17_b4_pp & 100'h4824020502810080402010080);
-    assign inv17_b4[8] = ^(inv17_b4_pp & 100'h9008140a04020100804020100);
-    assign inv17_b4[9] = ^(inv17_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv17_f8; // β_4^(2^4)
-    assign inv17_f8[0] = ^(inv17_b4 & 10'h359);
-    assign inv17_f8[1] = ^(inv17_b4 & 10'h384);
-    assign inv17_f8[2] = ^(inv17_b4 & 10'h1d4);
-    assign inv17_f8[3] = ^(inv17_b4 & 10'h230);
-    assign inv17_f8[4] = ^(inv17_b4 & 10'h034);
-    assign inv17_f8[5] = ^(inv17_b4 & 10'h3c4);
-    assign inv17_f8[6] = ^(inv17_b4 & 10'h2da);
-    assign inv17_f8[7] = ^(inv17_b4 & 10'h080);
-    assign inv17_f8[8] = ^(inv17_b4 & 10'h21c);
-    assign inv17_f8[9] = ^(inv17_b4 & 10'h3d2);
-    wire [9:0] inv17_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv17_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv17_b8_pp = {
-        inv17_f8 & {10{inv17_b4[9]}}, inv17_f8 & {10{inv17_b4[8]}}, inv17_f8 & {10{inv17_b4[7]}}, inv17_f8 & {10{inv17_b4[6]}},
-        inv17_f8 & {10{inv17_b4[5]}}, inv17_f8 & {10{inv17_b4[4]}}, inv17_f8 & {10{inv17_b4[3]}}, inv17_f8 & {10{inv17_b4[2]}},
-        inv17_f8 & {10{inv17_b4[1]}}, inv17_f8 & {10{inv17_b4[0]}}
-    };
-    assign inv17_b8[0] = ^(inv17_b8_pp & 100'h40a0402010080402010080001);
-    assign inv17_b8[1] = ^(inv17_b8_pp & 100'h8100804020100804020000402);
-    assign inv17_b8[2] = ^(inv17_b8_pp & 100'h0201008040201008000100804);
-    assign inv17_b8[3] = ^(inv17_b8_pp & 100'h44a2412090482402050281008);
-    assign inv17_b8[4] = ^(inv17_b8_pp & 100'h89048241209008140a0402010);
-    assign inv17_b8[5] = ^(inv17_b8_pp & 100'h1209048240205028100804020);
-    assign inv17_b8[6] = ^(inv17_b8_pp & 100'h241209008140a040201008040);
-    assign inv17_b8[7] = ^(inv17_b8_pp & 100'h4824020502810080402010080);
-    assign inv17_b8[8] = ^(inv17_b8_pp & 100'h9008140a04020100804020100);
-    assign inv17_b8[9] = ^(inv17_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv17_f9; // β_8^(2^1)
-    assign inv17_f9[0] = ^(inv17_b8 & 10'h021);
-    assign inv17_f9[1] = ^(inv17_b8 & 10'h200);
-    assign inv17_f9[2] = ^(inv17_b8 & 10'h042);
-    assign inv17_f9[3] = ^(inv17_b8 & 10'h020);
-    assign inv17_f9[4] = ^(inv17_b8 & 10'h284);
-    assign inv17_f9[5] = ^(inv17_b8 & 10'h040);
-    assign inv17_f9[6] = ^(inv17_b8 & 10'h108);
-    assign inv17_f9[7] = ^(inv17_b8 & 10'h080);
-    assign inv17_f9[8] = ^(inv17_b8 & 10'h210);
-    assign inv17_f9[9] = ^(inv17_b8 & 10'h100);
-    wire [9:0] inv17_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv17_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv17_b9_pp = {
-        inv17_f9 & {10{s1_odd17[9]}}, inv17_f9 & {10{s1_odd17[8]}}, inv17_f9 & {10{s1_odd17[7]}}, inv17_f9 & {10{s1_odd17[6]}},
-        inv17_f9 & {10{s1_odd17[5]}}, inv17_f9 & {10{s1_odd17[4]}}, inv17_f9 & {10{s1_odd17[3]}}, inv17_f9 & {10{s1_odd17[2]}},
-        inv17_f9 & {10{s1_odd17[1]}}, inv17_f9 & {10{s1_odd17[0]}}
-    };
-    assign inv17_b9[0] = ^(inv17_b9_pp & 100'h40a0402010080402010080001);
-    assign inv17_b9[1] = ^(inv17_b9_pp & 100'h8100804020100804020000402);
-    assign inv17_b9[2] = ^(inv17_b9_pp & 100'h0201008040201008000100804);
-    assign inv17_b9[3] = ^(inv17_b9_pp & 100'h44a2412090482402050281008);
-    assign inv17_b9[4] = ^(inv17_b9_pp & 100'h89048241209008140a0402010);
-    assign inv17_b9[5] = ^(inv17_b9_pp & 100'h1209048240205028100804020);
-    assign inv17_b9[6] = ^(inv17_b9_pp & 100'h241209008140a040201008040);
-    assign inv17_b9[7] = ^(inv17_b9_pp & 100'h4824020502810080402010080);
-    assign inv17_b9[8] = ^(inv17_b9_pp & 100'h9008140a04020100804020100);
-    assign inv17_b9[9] = ^(inv17_b9_pp & 100'h2050281008040201008040200);
-    assign inv17[0] = ^(inv17_b9 & 10'h021);
-    assign inv17[1] = ^(inv17_b9 & 10'h200);
-    assign inv17[2] = ^(inv17_b9 & 10'h042);
-    assign inv17[3] = ^(inv17_b9 & 10'h020);
-    assign inv17[4] = ^(inv17_b9 & 10'h284);
-    assign inv17[5] = ^(inv17_b9 & 10'h040);
-    assign inv17[6] = ^(inv17_b9 & 10'h108);
-    assign inv17[7] = ^(inv17_b9 & 10'h080);
-    assign inv17[8] = ^(inv17_b9 & 10'h210);
-    assign inv17[9] = ^(inv17_b9 & 10'h100);
     wire [9:0] s1_odd18;
     assign s1_odd18 = s1_odd[189:180];
-    wire [9:0] inv18; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv18_f2; // β_1^(2^1)
-    assign inv18_f2[0] = ^(s1_odd18 & 10'h021);
-    assign inv18_f2[1] = ^(s1_odd18 & 10'h200);
-    assign inv18_f2[2] = ^(s1_odd18 & 10'h042);
-    assign inv18_f2[3] = ^(s1_odd18 & 10'h020);
-    assign inv18_f2[4] = ^(s1_odd18 & 10'h284);
-    assign inv18_f2[5] = ^(s1_odd18 & 10'h040);
-    assign inv18_f2[6] = ^(s1_odd18 & 10'h108);
-    assign inv18_f2[7] = ^(s1_odd18 & 10'h080);
-    assign inv18_f2[8] = ^(s1_odd18 & 10'h210);
-    assign inv18_f2[9] = ^(s1_odd18 & 10'h100);
-    wire [9:0] inv18_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv18_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv18_b2_pp = {
-        inv18_f2 & {10{s1_odd18[9]}}, inv18_f2 & {10{s1_odd18[8]}}, inv18_f2 & {10{s1_odd18[7]}}, inv18_f2 & {10{s1_odd18[6]}},
-        inv18_f2 & {10{s1_odd18[5]}}, inv18_f2 & {10{s1_odd18[4]}}, inv18_f2 & {10{s1_odd18[3]}}, inv18_f2 & {10{s1_odd18[2]}},
-        inv18_f2 & {10{s1_odd18[1]}}, inv18_f2 & {10{s1_odd18[0]}}
+    wire [9:0] s1_num18;
+    assign s1_num18 = s1_num[189:180];
+    wire [9:0] inv18; // Λ_odd⁻¹
+    assign inv18 = {
+        INV_B9[s1_odd18], INV_B8[s1_odd18], INV_B7[s1_odd18], INV_B6[s1_odd18], INV_B5[s1_odd18], INV_B4[s1_odd18], INV_B3[s1_odd18],
+        INV_B2[s1_odd18], INV_B1[s1_odd18], INV_B0[s1_odd18]
     };
-    assign inv18_b2[0] = ^(inv18_b2_pp & 100'h40a0402010080402010080001);
-    assign inv18_b2[1] = ^(inv18_b2_pp & 100'h8100804020100804020000402);
-    assign inv18_b2[2] = ^(inv18_b2_pp & 100'h0201008040201008000100804);
-    assign inv18_b2[3] = ^(inv18_b2_pp & 100'h44a2412090482402050281008);
-    assign inv18_b2[4] = ^(inv18_b2_pp & 100'h89048241209008140a0402010);
-    assign inv18_b2[5] = ^(inv18_b2_pp & 100'h1209048240205028100804020);
-    assign inv18_b2[6] = ^(inv18_b2_pp & 100'h241209008140a040201008040);
-    assign inv18_b2[7] = ^(inv18_b2_pp & 100'h4824020502810080402010080);
-    assign inv18_b2[8] = ^(inv18_b2_pp & 100'h9008140a04020100804020100);
-    assign inv18_b2[9] = ^(inv18_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv18_f4; // β_2^(2^2)
-    assign inv18_f4[0] = ^(inv18_b2 & 10'h061);
-    assign inv18_f4[1] = ^(inv18_b2 & 10'h100);
-    assign inv18_f4[2] = ^(inv18_b2 & 10'h308);
-    assign inv18_f4[3] = ^(inv18_b2 & 10'h040);
-    assign inv18_f4[4] = ^(inv18_b2 & 10'h1c2);
-    assign inv18_f4[5] = ^(inv18_b2 & 10'h108);
-    assign inv18_f4[6] = ^(inv18_b2 & 10'h230);
-    assign inv18_f4[7] = ^(inv18_b2 & 10'h080);
-    assign inv18_f4[8] = ^(inv18_b2 & 10'h384);
-    assign inv18_f4[9] = ^(inv18_b2 & 10'h210);
-    wire [9:0] inv18_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv18_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv18_b4_pp = {
-        inv18_f4 & {10{inv18_b2[9]}}, inv18_f4 & {10{inv18_b2[8]}}, inv18_f4 & {10{inv18_b2[7]}}, inv18_f4 & {10{inv18_b2[6]}},
-        inv18_f4 & {10{inv18_b2[5]}}, inv18_f4 & {10{inv18_b2[4]}}, inv18_f4 & {10{inv18_b2[3]}}, inv18_f4 & {10{inv18_b2[2]}},
-        inv18_f4 & {10{inv18_b2[1]}}, inv18_f4 & {10{inv18_b2[0]}}
-    };
-    assign inv18_b4[0] = ^(inv18_b4_pp & 100'h40a0402010080402010080001);
-    assign inv18_b4[1] = ^(inv18_b4_pp & 100'h8100804020100804020000402);
-    assign inv18_b4[2] = ^(inv18_b4_pp & 100'h0201008040201008000100804);
-    assign inv18_b4[3] = ^(inv18_b4_pp & 100'h44a2412090482402050281008);
-    assign inv18_b4[4] = ^(inv18_b4_pp & 100'h89048241209008140a0402010);
-    assign inv18_b4[5] = ^(inv18_b4_pp & 100'h1209048240205028100804020);
-    assign inv18_b4[6] = ^(inv18_b4_pp & 100'h241209008140a040201008040);
-    assign inv18_b4[7] = ^(inv18_b4_pp & 100'h4824020502810080402010080);
-    assign inv18_b4[8] = ^(inv18_b4_pp & 100'h9008140a04020100804020100);
-    assign inv18_b4[9] = ^(inv18_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv18_f8; // β_4^(2^4)
-    assign inv18_f8[0] = ^(inv18_b4 & 10'h359);
-    assign inv18_f8[1] = ^(inv18_b4 & 10'h384);
-    assign inv18_f8[2] = ^(inv18_b4 & 10'h1d4);
-    assign inv18_f8[3] = ^(inv18_b4 & 10'h230);
-    assign inv18_f8[4] = ^(inv18_b4 & 10'h034);
-    assign inv18_f8[5] = ^(inv18_b4 & 10'h3c4);
-    assign inv18_f8[6] = ^(inv18_b4 & 10'h2da);
-    assign inv18_f8[7] = ^(inv18_b4 & 10'h080);
-    assign inv18_f8[8] = ^(inv18_b4 & 10'h21c);
-    assign inv18_f8[9] = ^(inv18_b4 & 10'h3d2);
-    wire [9:0] inv18_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv18_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv18_b8_pp = {
-        inv18_f8 & {10{inv18_b4[9]}}, inv18_f8 & {10{inv18_b4[8]}}, inv18_f8 & {10{inv18_b4[7]}}, inv18_f8 & {10{inv18_b4[6]}},
-        inv18_f8 & {10{inv18_b4[5]}}, inv18_f8 & {10{inv18_b4[4]}}, inv18_f8 & {10{inv18_b4[3]}}, inv18_f8 & {10{inv18_b4[2]}},
-        inv18_f8 & {10{inv18_b4[1]}}, inv18_f8 & {10{inv18_b4[0]}}
-    };
-    assign inv18_b8[0] = ^(inv18_b8_pp & 100'h40a0402010080402010080001);
-    assign inv18_b8[1] = ^(inv18_b8_pp & 100'h8100804020100804020000402);
-    assign inv18_b8[2] = ^(inv18_b8_pp & 100'h0201008040201008000100804);
-    assign inv18_b8[3] = ^(inv18_b8_pp & 100'h44a2412090482402050281008);
-    assign inv18_b8[4] = ^(inv18_b8_pp & 100'h89048241209008140a0402010);
-    assign inv18_b8[5] = ^(inv18_b8_pp & 100'h1209048240205028100804020);
-    assign inv18_b8[6] = ^(inv18_b8_pp & 100'h241209008140a040201008040);
-    assign inv18_b8[7] = ^(inv18_b8_pp & 100'h4824020502810080402010080);
-    assign inv18_b8[8] = ^(inv18_b8_pp & 100'h9008140a04020100804020100);
-    assign inv18_b8[9] = ^(inv18_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv18_f9; // β_8^(2^1)
-    assign inv18_f9[0] = ^(inv18_b8 & 10'h021);
-    assign inv18_f9[1] = ^(inv18_b8 & 10'h200);
-    assign inv18_f9[2] = ^(inv18_b8 & 10'h042);
-    assign inv18_f9[3] = ^(inv18_b8 & 10'h020);
-    assign inv18_f9[4] = ^(inv18_b8 & 10'h284);
-    assign inv18_f9[5] = ^(inv18_b8 & 10'h040);
-    assign inv18_f9[6] = ^(inv18_b8 & 10'h108);
-    assign inv18_f9[7] = ^(inv18_b8 & 10'h080);
-    assign inv18_f9[8] = ^(inv18_b8 & 10'h210);
-    assign inv18_f9[9] = ^(inv18_b8 & 10'h100);
-    wire [9:0] inv18_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv18_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv18_b9_pp = {
-        inv18_f9 & {10{s1_odd18[9]}}, inv18_f9 & {10{s1_odd18[8]}}, inv18_f9 & {10{s1_odd18[7]}}, inv18_f9 & {10{s1_odd18[6]}},
-        inv18_f9 & {10{s1_odd18[5]}}, inv18_f9 & {10{s1_odd18[4]}}, inv18_f9 & {10{s1_odd18[3]}}, inv18_f9 & {10{s1_odd18[2]}},
-        inv18_f9 & {10{s1_odd18[1]}}, inv18_f9 & {10{s1_odd18[0]}}
-    };
-    assign inv18_b9[0] = ^(inv18_b9_pp & 100'h40a0402010080402010080001);
-    assign inv18_b9[1] = ^(inv18_b9_pp & 100'h8100804020100804020000402);
-    assign inv18_b9[2] = ^(inv18_b9_pp & 100'h0201008040201008000100804);
-    assign inv18_b9[3] = ^(inv18_b9_pp & 100'h44a2412090482402050281008);
-    assign inv18_b9[4] = ^(inv18_b9_pp & 100'h89048241209008140a0402010);
-    assign inv18_b9[5] = ^(inv18_b9_pp & 100'h1209048240205028100804020);
-    assign inv18_b9[6] = ^(inv18_b9_pp & 100'h241209008140a040201008040);
-    assign inv18_b9[7] = ^(inv18_b9_pp & 100'h4824020502810080402010080);
-    assign inv18_b9[8] = ^(inv18_b9_pp & 100'h9008140a04020100804020100);
-    assign inv18_b9[9] = ^(inv18_b9_pp & 100'h2050281008040201008040200);
-    assign inv18[0] = ^(inv18_b9 & 10'h021);
-    assign inv18[1] = ^(inv18_b9 & 10'h200);
-    assign inv18[2] = ^(inv18_b9 & 10'h042);
-    assign inv18[3] = ^(inv18_b9 & 10'h020);
-    assign inv18[4] = ^(inv18_b9 & 10'h284);
-    assign inv18[5] = ^(inv18_b9 & 10'h040);
-    assign inv18[6] = ^(inv18_b9 & 10'h108);
-    assign inv18[7] = ^(inv18_b9 & 10'h080);
-    assign inv18[8] = ^(inv18_b9 & 10'h210);
-    assign inv18[9] = ^(inv18_b9 & 10'h100);
     wire [9:0] s1_odd19;
     assign s1_odd19 = s1_odd[199:190];
-    wire [9:0] inv19; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv19_f2; // β_1^(2^1)
-    assign inv19_f2[0] = ^(s1_odd19 & 10'h021);
-    assign inv19_f2[1] = ^(s1_odd19 & 10'h200);
-    assign inv19_f2[2] = ^(s1_odd19 & 10'h042);
-    assign inv19_f2[3] = ^(s1_odd19 & 10'h020);
-    assign inv19_f2[4] = ^(s1_odd19 & 10'h284);
-    assign inv19_f2[5] = ^(s1_odd19 & 10'h040);
-    assign inv19_f2[6] = ^(s1_odd19 & 10'h108);
-    assign inv19_f2[7] = ^(s1_odd19 & 10'h080);
-    assign inv19_f2[8] = ^(s1_odd19 & 10'h210);
-    assign inv19_f2[9] = ^(s1_odd19 & 10'h100);
-    wire [9:0] inv19_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv19_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv19_b2_pp = {
-        inv19_f2 & {10{s1_odd19[9]}}, inv19_f2 & {10{s1_odd19[8]}}, inv19_f2 & {10{s1_odd19[7]}}, inv19_f2 & {10{s1_odd19[6]}},
-        inv19_f2 & {10{s1_odd19[5]}}, inv19_f2 & {10{s1_odd19[4]}}, inv19_f2 & {10{s1_odd19[3]}}, inv19_f2 & {10{s1_odd19[2]}},
-        inv19_f2 & {10{s1_odd19[1]}}, inv19_f2 & {10{s1_odd19[0]}}
+    wire [9:0] s1_num19;
+    assign s1_num19 = s1_num[199:190];
+    wire [9:0] inv19; // Λ_odd⁻¹
+    assign inv19 = {
+        INV_B9[s1_odd19], INV_B8[s1_odd19], INV_B7[s1_odd19], INV_B6[s1_odd19], INV_B5[s1_odd19], INV_B4[s1_odd19], INV_B3[s1_odd19],
+        INV_B2[s1_odd19], INV_B1[s1_odd19], INV_B0[s1_odd19]
     };
-    assign inv19_b2[0] = ^(inv19_b2_pp & 100'h40a0402010080402010080001);
-    assign inv19_b2[1] = ^(inv19_b2_pp & 100'h8100804020100804020000402);
-    assign inv19_b2[2] = ^(inv19_b2_pp & 100'h0201008040201008000100804);
-    assign inv19_b2[3] = ^(inv19_b2_pp & 100'h44a2412090482402050281008);
-    assign inv19_b2[4] = ^(inv19_b2_pp & 100'h89048241209008140a0402010);
-    assign inv19_b2[5] = ^(inv19_b2_pp & 100'h1209048240205028100804020);
-    assign inv19_b2[6] = ^(inv19_b2_pp & 100'h241209008140a040201008040);
-    assign inv19_b2[7] = ^(inv19_b2_pp & 100'h4824020502810080402010080);
-    assign inv19_b2[8] = ^(inv19_b2_pp & 100'h9008140a04020100804020100);
-    assign inv19_b2[9] = ^(inv19_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv19_f4; // β_2^(2^2)
-    assign inv19_f4[0] = ^(inv19_b2 & 10'h061);
-    assign inv19_f4[1] = ^(inv19_b2 & 10'h100);
-    assign inv19_f4[2] = ^(inv19_b2 & 10'h308);
-    assign inv19_f4[3] = ^(inv19_b2 & 10'h040);
-    assign inv19_f4[4] = ^(inv19_b2 & 10'h1c2);
-    assign inv19_f4[5] = ^(inv19_b2 & 10'h108);
-    assign inv19_f4[6] = ^(inv19_b2 & 10'h230);
-    assign inv19_f4[7] = ^(inv19_b2 & 10'h080);
-    assign inv19_f4[8] = ^(inv19_b2 & 10'h384);
-    assign inv19_f4[9] = ^(inv19_b2 & 10'h210);
-    wire [9:0] inv19_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv19_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv19_b4_pp = {
-        inv19_f4 & {10{inv19_b2[9]}}, inv19_f4 & {10{inv19_b2[8]}}, inv19_f4 & {10{inv19_b2[7]}}, inv19_f4 & {10{inv19_b2[6]}},
-        inv19_f4 & {10{inv19_b2[5]}}, inv19_f4 & {10{inv19_b2[4]}}, inv19_f4 & {10{inv19_b2[3]}}, inv19_f4 & {10{inv19_b2[2]}},
-        inv19_f4 & {10{inv19_b2[1]}}, inv19_f4 & {10{inv19_b2[0]}}
-    };
-    assign inv19_b4[0] = ^(inv19_b4_pp & 100'h40a0402010080402010080001);
-    assign inv19_b4[1] = ^(inv19_b4_pp & 100'h8100804020100804020000402);
-    assign inv19_b4[2] = ^(inv19_b4_pp & 100'h0201008040201008000100804);
-    assign inv19_b4[3] = ^(inv19_b4_pp & 100'h44a2412090482402050281008);
-    assign inv19_b4[4] = ^(inv19_b4_pp & 100'h89048241209008140a0402010);
-    assign inv19_b4[5] = ^(inv19_b4_pp & 100'h1209048240205028100804020);
-    assign inv19_b4[6] = ^(inv19_b4_pp & 100'h241209008140a040201008040);
-    assign inv19_b4[7] = ^(inv19_b4_pp & 100'h4824020502810080402010080);
-    assign inv19_b4[8] = ^(inv19_b4_pp & 100'h9008140a04020100804020100);
-    assign inv19_b4[9] = ^(inv19_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv19_f8; // β_4^(2^4)
-    assign inv19_f8[0] = ^(inv19_b4 & 10'h359);
-    assign inv19_f8[1] = ^(inv19_b4 & 10'h384);
-    assign inv19_f8[2] = ^(inv19_b4 & 10'h1d4);
-    assign inv19_f8[3] = ^(inv19_b4 & 10'h230);
-    assign inv19_f8[4] = ^(inv19_b4 & 10'h034);
-    assign inv19_f8[5] = ^(inv19_b4 & 10'h3c4);
-    assign inv19_f8[6] = ^(inv19_b4 & 10'h2da);
-    assign inv19_f8[7] = ^(inv19_b4 & 10'h080);
-    assign inv19_f8[8] = ^(inv19_b4 & 10'h21c);
-    assign inv19_f8[9] = ^(inv19_b4 & 10'h3d2);
-    wire [9:0] inv19_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv19_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv19_b8_pp = {
-        inv19_f8 & {10{inv19_b4[9]}}, inv19_f8 & {10{inv19_b4[8]}}, inv19_f8 & {10{inv19_b4[7]}}, inv19_f8 & {10{inv19_b4[6]}},
-        inv19_f8 & {10{inv19_b4[5]}}, inv19_f8 & {10{inv19_b4[4]}}, inv19_f8 & {10{inv19_b4[3]}}, inv19_f8 & {10{inv19_b4[2]}},
-        inv19_f8 & {10{inv19_b4[1]}}, inv19_f8 & {10{inv19_b4[0]}}
-    };
-    assign inv19_b8[0] = ^(inv19_b8_pp & 100'h40a0402010080402010080001);
-    assign inv19_b8[1] = ^(inv19_b8_pp & 100'h8100804020100804020000402);
-    assign inv19_b8[2] = ^(inv19_b8_pp & 100'h0201008040201008000100804);
-    assign inv19_b8[3] = ^(inv19_b8_pp & 100'h44a2412090482402050281008);
-    assign inv19_b8[4] = ^(inv19_b8_pp & 100'h89048241209008140a0402010);
-    assign inv19_b8[5] = ^(inv19_b8_pp & 100'h1209048240205028100804020);
-    assign inv19_b8[6] = ^(inv19_b8_pp & 100'h241209008140a040201008040);
-    assign inv19_b8[7] = ^(inv19_b8_pp & 100'h4824020502810080402010080);
-    assign inv19_b8[8] = ^(inv19_b8_pp & 100'h9008140a04020100804020100);
-    assign inv19_b8[9] = ^(inv19_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv19_f9; // β_8^(2^1)
-    assign inv19_f9[0] = ^(inv19_b8 & 10'h021);
-    assign inv19_f9[1] = ^(inv19_b8 & 10'h200);
-    assign inv19_f9[2] = ^(inv19_b8 & 10'h042);
-    assign inv19_f9[3] = ^(inv19_b8 & 10'h020);
-    assign inv19_f9[4] = ^(inv19_b8 & 10'h284);
-    assign inv19_f9[5] = ^(inv19_b8 & 10'h040);
-    assign inv19_f9[6] = ^(inv19_b8 & 10'h108);
-    assign inv19_f9[7] = ^(inv19_b8 & 10'h080);
-    assign inv19_f9[8] = ^(inv19_b8 & 10'h210);
-    assign inv19_f9[9] = ^(inv19_b8 & 10'h100);
-    wire [9:0] inv19_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv19_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv19_b9_pp = {
-        inv19_f9 & {10{s1_odd19[9]}}, inv19_f9 & {10{s1_odd19[8]}}, inv19_f9 & {10{s1_odd19[7]}}, inv19_f9 & {10{s1_odd19[6]}},
-        inv19_f9 & {10{s1_odd19[5]}}, inv19_f9 & {10{s1_odd19[4]}}, inv19_f9 & {10{s1_odd19[3]}}, inv19_f9 & {10{s1_odd19[2]}},
-        inv19_f9 & {10{s1_odd19[1]}}, inv19_f9 & {10{s1_odd19[0]}}
-    };
-    assign inv19_b9[0] = ^(inv19_b9_pp & 100'h40a0402010080402010080001);
-    assign inv19_b9[1] = ^(inv19_b9_pp & 100'h8100804020100804020000402);
-    assign inv19_b9[2] = ^(inv19_b9_pp & 100'h0201008040201008000100804);
-    assign inv19_b9[3] = ^(inv19_b9_pp & 100'h44a2412090482402050281008);
-    assign inv19_b9[4] = ^(inv19_b9_pp & 100'h89048241209008140a0402010);
-    assign inv19_b9[5] = ^(inv19_b9_pp & 100'h1209048240205028100804020);
-    assign inv19_b9[6] = ^(inv19_b9_pp & 100'h241209008140a040201008040);
-    assign inv19_b9[7] = ^(inv19_b9_pp & 100'h4824020502810080402010080);
-    assign inv19_b9[8] = ^(inv19_b9_pp & 100'h9008140a04020100804020100);
-    assign inv19_b9[9] = ^(inv19_b9_pp & 100'h2050281008040201008040200);
-    assign inv19[0] = ^(inv19_b9 & 10'h021);
-    assign inv19[1] = ^(inv19_b9 & 10'h200);
-    assign inv19[2] = ^(inv19_b9 & 10'h042);
-    assign inv19[3] = ^(inv19_b9 & 10'h020);
-    assign inv19[4] = ^(inv19_b9 & 10'h284);
-    assign inv19[5] = ^(inv19_b9 & 10'h040);
-    assign inv19[6] = ^(inv19_b9 & 10'h108);
-    assign inv19[7] = ^(inv19_b9 & 10'h080);
-    assign inv19[8] = ^(inv19_b9 & 10'h210);
-    assign inv19[9] = ^(inv19_b9 & 10'h100);
     wire [9:0] s1_odd20;
     assign s1_odd20 = s1_odd[209:200];
-    wire [9:0] inv20; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv20_f2; // β_1^(2^1)
-    assign inv20_f2[0] = ^(s1_odd20 & 10'h021);
-    assign inv20_f2[1] = ^(s1_odd20 & 10'h200);
-    assign inv20_f2[2] = ^(s1_odd20 & 10'h042);
-    assign inv20_f2[3] = ^(s1_odd20 & 10'h020);
-    assign inv20_f2[4] = ^(s1_odd20 & 10'h284);
-    assign inv20_f2[5] = ^(s1_odd20 & 10'h040);
-    assign inv20_f2[6] = ^(s1_odd20 & 10'h108);
-    assign inv20_f2[7] = ^(s1_odd20 & 10'h080);
-    assign inv20_f2[8] = ^(s1_odd20 & 10'h210);
-    assign inv20_f2[9] = ^(s1_odd20 & 10'h100);
-    wire [9:0] inv20_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv20_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv20_b2_pp = {
-        inv20_f2 & {10{s1_odd20[9]}}, inv20_f2 & {10{s1_odd20[8]}}, inv20_f2 & {10{s1_odd20[7]}}, inv20_f2 & {10{s1_odd20[6]}},
-        inv20_f2 & {10{s1_odd20[5]}}, inv20_f2 & {10{s1_odd20[4]}}, inv20_f2 & {10{s1_odd20[3]}}, inv20_f2 & {10{s1_odd20[2]}},
-        inv20_f2 & {10{s1_odd20[1]}}, inv20_f2 & {10{s1_odd20[0]}}
+    wire [9:0] s1_num20;
+    assign s1_num20 = s1_num[209:200];
+    wire [9:0] inv20; // Λ_odd⁻¹
+    assign inv20 = {
+        INV_B9[s1_odd20], INV_B8[s1_odd20], INV_B7[s1_odd20], INV_B6[s1_odd20], INV_B5[s1_odd20], INV_B4[s1_odd20], INV_B3[s1_odd20],
+        INV_B2[s1_odd20], INV_B1[s1_odd20], INV_B0[s1_odd20]
     };
-    assign inv20_b2[0] = ^(inv20_b2_pp & 100'h40a0402010080402010080001);
-    assign inv20_b2[1] = ^(inv20_b2_pp & 100'h8100804020100804020000402);
-    assign inv20_b2[2] = ^(inv20_b2_pp & 100'h0201008040201008000100804);
-    assign inv20_b2[3] = ^(inv20_b2_pp & 100'h44a2412090482402050281008);
-    assign inv20_b2[4] = ^(inv20_b2_pp & 100'h89048241209008140a0402010);
-    assign inv20_b2[5] = ^(inv20_b2_pp & 100'h1209048240205028100804020);
-    assign inv20_b2[6] = ^(inv20_b2_pp & 100'h241209008140a040201008040);
-    assign inv20_b2[7] = ^(inv20_b2_pp & 100'h4824020502810080402010080);
-    assign inv20_b2[8] = ^(inv20_b2_pp & 100'h9008140a04020100804020100);
-    assign inv20_b2[9] = ^(inv20_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv20_f4; // β_2^(2^2)
-    assign inv20_f4[0] = ^(inv20_b2 & 10'h061);
-    assign inv20_f4[1] = ^(inv20_b2 & 10'h100);
-    assign inv20_f4[2] = ^(inv20_b2 & 10'h308);
-    assign inv20_f4[3] = ^(inv20_b2 & 10'h040);
-    assign inv20_f4[4] = ^(inv20_b2 & 10'h1c2);
-    assign inv20_f4[5] = ^(inv20_b2 & 10'h108);
-    assign inv20_f4[6] = ^(inv20_b2 & 10'h230);
-    assign inv20_f4[7] = ^(inv20_b2 & 10'h080);
-    assign inv20_f4[8] = ^(inv20_b2 & 10'h384);
-    assign inv20_f4[9] = ^(inv20_b2 & 10'h210);
-    wire [9:0] inv20_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv20_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv20_b4_pp = {
-        inv20_f4 & {10{inv20_b2[9]}}, inv20_f4 & {10{inv20_b2[8]}}, inv20_f4 & {10{inv20_b2[7]}}, inv20_f4 & {10{inv20_b2[6]}},
-        inv20_f4 & {10{inv20_b2[5]}}, inv20_f4 & {10{inv20_b2[4]}}, inv20_f4 & {10{inv20_b2[3]}}, inv20_f4 & {10{inv20_b2[2]}},
-        inv20_f4 & {10{inv20_b2[1]}}, inv20_f4 & {10{inv20_b2[0]}}
-    };
-    assign inv20_b4[0] = ^(inv20_b4_pp & 100'h40a0402010080402010080001);
-    assign inv20_b4[1] = ^(inv20_b4_pp & 100'h8100804020100804020000402);
-    assign inv20_b4[2] = ^(inv20_b4_pp & 100'h0201008040201008000100804);
-    assign inv20_b4[3] = ^(inv20_b4_pp & 100'h44a2412090482402050281008);
-    assign inv20_b4[4] = ^(inv20_b4_pp & 100'h89048241209008140a0402010);
-    assign inv20_b4[5] = ^(inv20_b4_pp & 100'h1209048240205028100804020);
-    assign inv20_b4[6] = ^(inv20_b4_pp & 100'h241209008140a040201008040);
-    assign inv20_b4[7] = ^(inv20_b4_pp & 100'h4824020502810080402010080);
-    assign inv20_b4[8] = ^(inv20_b4_pp & 100'h9008140a04020100804020100);
-    assign inv20_b4[9] = ^(inv20_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv20_f8; // β_4^(2^4)
-    assign inv20_f8[0] = ^(inv20_b4 & 10'h359);
-    assign inv20_f8[1] = ^(inv20_b4 & 10'h384);
-    assign inv20_f8[2] = ^(inv20_b4 & 10'h1d4);
-    assign inv20_f8[3] = ^(inv20_b4 & 10'h230);
-    assign inv20_f8[4] = ^(inv20_b4 & 10'h034);
-    assign inv20_f8[5] = ^(inv20_b4 & 10'h3c4);
-    assign inv20_f8[6] = ^(inv20_b4 & 10'h2da);
-    assign inv20_f8[7] = ^(inv20_b4 & 10'h080);
-    assign inv20_f8[8] = ^(inv20_b4 & 10'h21c);
-    assign inv20_f8[9] = ^(inv20_b4 & 10'h3d2);
-    wire [9:0] inv20_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv20_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv20_b8_pp = {
-        inv20_f8 & {10{inv20_b4[9]}}, inv20_f8 & {10{inv20_b4[8]}}, inv20_f8 & {10{inv20_b4[7]}}, inv20_f8 & {10{inv20_b4[6]}},
-        inv20_f8 & {10{inv20_b4[5]}}, inv20_f8 & {10{inv20_b4[4]}}, inv20_f8 & {10{inv20_b4[3]}}, inv20_f8 & {10{inv20_b4[2]}},
-        inv20_f8 & {10{inv20_b4[1]}}, inv20_f8 & {10{inv20_b4[0]}}
-    };
-    assign inv20_b8[0] = ^(inv20_b8_pp & 100'h40a0402010080402010080001);
-    assign inv20_b8[1] = ^(inv20_b8_pp & 100'h8100804020100804020000402);
-    assign inv20_b8[2] = ^(inv20_b8_pp & 100'h0201008040201008000100804);
-    assign inv20_b8[3] = ^(inv20_b8_pp & 100'h44a2412090482402050281008);
-    assign inv20_b8[4] = ^(inv20_b8_pp & 100'h89048241209008140a0402010);
-    assign inv20_b8[5] = ^(inv20_b8_pp & 100'h1209048240205028100804020);
-    assign inv20_b8[6] = ^(inv20_b8_pp & 100'h241209008140a040201008040);
-    assign inv20_b8[7] = ^(inv20_b8_pp & 100'h4824020502810080402010080);
-    assign inv20_b8[8] = ^(inv20_b8_pp & 100'h9008140a04020100804020100);
-    assign inv20_b8[9] = ^(inv20_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv20_f9; // β_8^(2^1)
-    assign inv20_f9[0] = ^(inv20_b8 & 10'h021);
-    assign inv20_f9[1] = ^(inv20_b8 & 10'h200);
-    assign inv20_f9[2] = ^(inv20_b8 & 10'h042);
-    assign inv20_f9[3] = ^(inv20_b8 & 10'h020);
-    assign inv20_f9[4] = ^(inv20_b8 & 10'h284);
-    assign inv20_f9[5] = ^(inv20_b8 & 10'h040);
-    assign inv20_f9[6] = ^(inv20_b8 & 10'h108);
-    assign inv20_f9[7] = ^(inv20_b8 & 10'h080);
-    assign inv20_f9[8] = ^(inv20_b8 & 10'h210);
-    assign inv20_f9[9] = ^(inv20_b8 & 10'h100);
-    wire [9:0] inv20_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv20_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv20_b9_pp = {
-        inv20_f9 & {10{s1_odd20[9]}}, inv20_f9 & {10{s1_odd20[8]}}, inv20_f9 & {10{s1_odd20[7]}}, inv20_f9 & {10{s1_odd20[6]}},
-        inv20_f9 & {10{s1_odd20[5]}}, inv20_f9 & {10{s1_odd20[4]}}, inv20_f9 & {10{s1_odd20[3]}}, inv20_f9 & {10{s1_odd20[2]}},
-        inv20_f9 & {10{s1_odd20[1]}}, inv20_f9 & {10{s1_odd20[0]}}
-    };
-    assign inv20_b9[0] = ^(inv20_b9_pp & 100'h40a0402010080402010080001);
-    assign inv20_b9[1] = ^(inv20_b9_pp & 100'h8100804020100804020000402);
-    assign inv20_b9[2] = ^(inv20_b9_pp & 100'h0201008040201008000100804);
-    assign inv20_b9[3] = ^(inv20_b9_pp & 100'h44a2412090482402050281008);
-    assign inv20_b9[4] = ^(inv20_b9_pp & 100'h89048241209008140a0402010);
-    assign inv20_b9[5] = ^(inv20_b9_pp & 100'h1209048240205028100804020);
-    assign inv20_b9[6] = ^(inv20_b9_pp & 100'h241209008140a040201008040);
-    assign inv20_b9[7] = ^(inv20_b9_pp & 100'h4824020502810080402010080);
-    assign inv20_b9[8] = ^(inv20_b9_pp & 100'h9008140a04020100804020100);
-    assign inv20_b9[9] = ^(inv20_b9_pp & 100'h2050281008040201008040200);
-    assign inv20[0] = ^(inv20_b9 & 10'h021);
-    assign inv20[1] = ^(inv20_b9 & 10'h200);
-    assign inv20[2] = ^(inv20_b9 & 10'h042);
-    assign inv20[3] = ^(inv20_b9 & 10'h020);
-    assign inv20[4] = ^(inv20_b9 & 10'h284);
-    assign inv20[5] = ^(inv20_b9 & 10'h040);
-    assign inv20[6] = ^(inv20_b9 & 10'h108);
-    assign inv20[7] = ^(inv20_b9 & 10'h080);
-    assign inv20[8] = ^(inv20_b9 & 10'h210);
-    assign inv20[9] = ^(inv20_b9 & 10'h100);
     wire [9:0] s1_odd21;
     assign s1_odd21 = s1_odd[219:210];
-    wire [9:0] inv21; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv21_f2; // β_1^(2^1)
-    assign inv21_f2[0] = ^(s1_odd21 & 10'h021);
-    assign inv21_f2[1] = ^(s1_odd21 & 10'h200);
-    assign inv21_f2[2] = ^(s1_odd21 & 10'h042);
-    assign inv21_f2[3] = ^(s1_odd21 & 10'h020);
-    assign inv21_f2[4] = ^(s1_odd21 & 10'h284);
-    assign inv21_f2[5] = ^(s1_odd21 & 10'h040);
-    assign inv21_f2[6] = ^(s1_odd21 & 10'h108);
-    assign inv21_f2[7] = ^(s1_odd21 & 10'h080);
-    assign inv21_f2[8] = ^(s1_odd21 & 10'h210);
-    assign inv21_f2[9] = ^(s1_odd21 & 10'h100);
-    wire [9:0] inv21_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv21_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv21_b2_pp = {
-        inv21_f2 & {10{s1_odd21[9]}}, inv21_f2 & {10{s1_odd21[8]}}, inv21_f2 & {10{s1_odd21[7]}}, inv21_f2 & {10{s1_odd21[6]}},
-        inv21_f2 & {10{s1_odd21[5]}}, inv21_f2 & {10{s1_odd21[4]}}, inv21_f2 & {10{s1_odd21[3]}}, inv21_f2 & {10{s1_odd21[2]}},
-        inv21_f2 & {10{s1_odd21[1]}}, inv21_f2 & {10{s1_odd21[0]}}
+    wire [9:0] s1_num21;
+    assign s1_num21 = s1_num[219:210];
+    wire [9:0] inv21; // Λ_odd⁻¹
+    assign inv21 = {
+        INV_B9[s1_odd21], INV_B8[s1_odd21], INV_B7[s1_odd21], INV_B6[s1_odd21], INV_B5[s1_odd21], INV_B4[s1_odd21], INV_B3[s1_odd21],
+        INV_B2[s1_odd21], INV_B1[s1_odd21], INV_B0[s1_odd21]
     };
-    assign inv21_b2[0] = ^(inv21_b2_pp & 100'h40a0402010080402010080001);
-    assign inv21_b2[1] = ^(inv21_b2_pp & 100'h8100804020100804020000402);
-    assign inv21_b2[2] = ^(inv21_b2_pp & 100'h0201008040201008000100804);
-    assign inv21_b2[3] = ^(inv21_b2_pp & 100'h44a2412090482402050281008);
-    assign inv21_b2[4] = ^(inv21_b2_pp & 100'h89048241209008140a0402010);
-    assign inv21_b2[5] = ^(inv21_b2_pp & 100'h1209048240205028100804020);
-    assign inv21_b2[6] = ^(inv21_b2_pp & 100'h241209008140a040201008040);
-    assign inv21_b2[7] = ^(inv21_b2_pp & 100'h4824020502810080402010080);
-    assign inv21_b2[8] = ^(inv21_b2_pp & 100'h9008140a04020100804020100);
-    assign inv21_b2[9] = ^(inv21_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv21_f4; // β_2^(2^2)
-    assign inv21_f4[0] = ^(inv21_b2 & 10'h061);
-    assign inv21_f4[1] = ^(inv21_b2 & 10'h100);
-    assign inv21_f4[2] = ^(inv21_b2 & 10'h308);
-    assign inv21_f4[3] = ^(inv21_b2 & 10'h040);
-    assign inv21_f4[4] = ^(inv21_b2 & 10'h1c2);
-    assign inv21_f4[5] = ^(inv21_b2 & 10'h108);
-    assign inv21_f4[6] = ^(inv21_b2 & 10'h230);
-    assign inv21_f4[7] = ^(inv21_b2 & 10'h080);
-    assign inv21_f4[8] = ^(inv21_b2 & 10'h384);
-    assign inv21_f4[9] = ^(inv21_b2 & 10'h210);
-    wire [9:0] inv21_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv21_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv21_b4_pp = {
-        inv21_f4 & {10{inv21_b2[9]}}, inv21_f4 & {10{inv21_b2[8]}}, inv21_f4 & {10{inv21_b2[7]}}, inv21_f4 & {10{inv21_b2[6]}},
-        inv21_f4 & {10{inv21_b2[5]}}, inv21_f4 & {10{inv21_b2[4]}}, inv21_f4 & {10{inv21_b2[3]}}, inv21_f4 & {10{inv21_b2[2]}},
-        inv21_f4 & {10{inv21_b2[1]}}, inv21_f4 & {10{inv21_b2[0]}}
-    };
-    assign inv21_b4[0] = ^(inv21_b4_pp & 100'h40a0402010080402010080001);
-    assign inv21_b4[1] = ^(inv21_b4_pp & 100'h8100804020100804020000402);
-    assign inv21_b4[2] = ^(inv21_b4_pp & 100'h0201008040201008000100804);
-    assign inv21_b4[3] = ^(inv21_b4_pp & 100'h44a2412090482402050281008);
-    assign inv21_b4[4] = ^(inv21_b4_pp & 100'h89048241209008140a0402010);
-    assign inv21_b4[5] = ^(inv21_b4_pp & 100'h1209048240205028100804020);
-    assign inv21_b4[6] = ^(inv21_b4_pp & 100'h241209008140a040201008040);
-    assign inv21_b4[7] = ^(inv21_b4_pp & 100'h4824020502810080402010080);
-    assign inv21_b4[8] = ^(inv21_b4_pp & 100'h9008140a04020100804020100);
-    assign inv21_b4[9] = ^(inv21_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv21_f8; // β_4^(2^4)
-    assign inv21_f8[0] = ^(inv21_b4 & 10'h359);
-    assign inv21_f8[1] = ^(inv21_b4 & 10'h384);
-    assign inv21_f8[2] = ^(inv21_b4 & 10'h1d4);
-    assign inv21_f8[3] = ^(inv21_b4 & 10'h230);
-    assign inv21_f8[4] = ^(inv21_b4 & 10'h034);
-    assign inv21_f8[5] = ^(inv21_b4 & 10'h3c4);
-    assign inv21_f8[6] = ^(inv21_b4 & 10'h2da);
-    assign inv21_f8[7] = ^(inv21_b4 & 10'h080);
-    assign inv21_f8[8] = ^(inv21_b4 & 10'h21c);
-    assign inv21_f8[9] = ^(inv21_b4 & 10'h3d2);
-    wire [9:0] inv21_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv21_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv21_b8_pp = {
-        inv21_f8 & {10{inv21_b4[9]}}, inv21_f8 & {10{inv21_b4[8]}}, inv21_f8 & {10{inv21_b4[7]}}, inv21_f8 & {10{inv21_b4[6]}},
-        inv21_f8 & {10{inv21_b4[5]}}, inv21_f8 & {10{inv21_b4[4]}}, inv21_f8 & {10{inv21_b4[3]}}, inv21_f8 & {10{inv21_b4[2]}},
-        inv21_f8 & {10{inv21_b4[1]}}, inv21_f8 & {10{inv21_b4[0]}}
-    };
-    assign inv21_b8[0] = ^(inv21_b8_pp & 100'h40a0402010080402010080001);
-    assign inv21_b8[1] = ^(inv21_b8_pp & 100'h8100804020100804020000402);
-    assign inv21_b8[2] = ^(inv21_b8_pp & 100'h0201008040201008000100804);
-    assign inv21_b8[3] = ^(inv21_b8_pp & 100'h44a2412090482402050281008);
-    assign inv21_b8[4] = ^(inv21_b8_pp & 100'h89048241209008140a0402010);
-    assign inv21_b8[5] = ^(inv21_b8_pp & 100'h1209048240205028100804020);
-    assign inv21_b8[6] = ^(inv21_b8_pp & 100'h241209008140a040201008040);
-    assign inv21_b8[7] = ^(inv21_b8_pp & 100'h4824020502810080402010080);
-    assign inv21_b8[8] = ^(inv21_b8_pp & 100'h9008140a04020100804020100);
-    assign inv21_b8[9] = ^(inv21_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv21_f9; // β_8^(2^1)
-    assign inv21_f9[0] = ^(inv21_b8 & 10'h021);
-    assign inv21_f9[1] = ^(inv21_b8 & 10'h200);
-    assign inv21_f9[2] = ^(inv21_b8 & 10'h042);
-    assign inv21_f9[3] = ^(inv21_b8 & 10'h020);
-    assign inv21_f9[4] = ^(inv21_b8 & 10'h284);
-    assign inv21_f9[5] = ^(inv21_b8 & 10'h040);
-    assign inv21_f9[6] = ^(inv21_b8 & 10'h108);
-    assign inv21_f9[7] = ^(inv21_b8 & 10'h080);
-    assign inv21_f9[8] = ^(inv21_b8 & 10'h210);
-    assign inv21_f9[9] = ^(inv21_b8 & 10'h100);
-    wire [9:0] inv21_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv21_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv21_b9_pp = {
-        inv21_f9 & {10{s1_odd21[9]}}, inv21_f9 & {10{s1_odd21[8]}}, inv21_f9 & {10{s1_odd21[7]}}, inv21_f9 & {10{s1_odd21[6]}},
-        inv21_f9 & {10{s1_odd21[5]}}, inv21_f9 & {10{s1_odd21[4]}}, inv21_f9 & {10{s1_odd21[3]}}, inv21_f9 & {10{s1_odd21[2]}},
-        inv21_f9 & {10{s1_odd21[1]}}, inv21_f9 & {10{s1_odd21[0]}}
-    };
-    assign inv21_b9[0] = ^(inv21_b9_pp & 100'h40a0402010080402010080001);
-    assign inv21_b9[1] = ^(inv21_b9_pp & 100'h8100804020100804020000402);
-    assign inv21_b9[2] = ^(inv21_b9_pp & 100'h0201008040201008000100804);
-    assign inv21_b9[3] = ^(inv21_b9_pp & 100'h44a2412090482402050281008);
-    assign inv21_b9[4] = ^(inv21_b9_pp & 100'h89048241209008140a0402010);
-    assign inv21_b9[5] = ^(inv21_b9_pp & 100'h1209048240205028100804020);
-    assign inv21_b9[6] = ^(inv21_b9_pp & 100'h241209008140a040201008040);
-    assign inv21_b9[7] = ^(inv21_b9_pp & 100'h4824020502810080402010080);
-    assign inv21_b9[8] = ^(inv21_b9_pp & 100'h9008140a04020100804020100);
-    assign inv21_b9[9] = ^(inv21_b9_pp & 100'h2050281008040201008040200);
-    assign inv21[0] = ^(inv21_b9 & 10'h021);
-    assign inv21[1] = ^(inv21_b9 & 10'h200);
-    assign inv21[2] = ^(inv21_b9 & 10'h042);
-    assign inv21[3] = ^(inv21_b9 & 10'h020);
-    assign inv21[4] = ^(inv21_b9 & 10'h284);
-    assign inv21[5] = ^(inv21_b9 & 10'h040);
-    assign inv21[6] = ^(inv21_b9 & 10'h108);
-    assign inv21[7] = ^(inv21_b9 & 10'h080);
-    assign inv21[8] = ^(inv21_b9 & 10'h210);
-    assign inv21[9] = ^(inv21_b9 & 10'h100);
     wire [9:0] s1_odd22;
     assign s1_odd22 = s1_odd[229:220];
-    wire [9:0] inv22; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv22_f2; // β_1^(2^1)
-    assign inv22_f2[0] = ^(s1_odd22 & 10'h021);
-    assign inv22_f2[1] = ^(s1_odd22 & 10'h200);
-    assign inv22_f2[2] = ^(s1_odd22 & 10'h042);
-    assign inv22_f2[3] = ^(s1_odd22 & 10'h020);
-    assign inv22_f2[4] = ^(s1_odd22 & 10'h284);
-    assign inv22_f2[5] = ^(s1_odd22 & 10'h040);
-    assign inv22_f2[6] = ^(s1_odd22 & 10'h108);
-    assign inv22_f2[7] = ^(s1_odd22 & 10'h080);
-    assign inv22_f2[8] = ^(s1_odd22 & 10'h210);
-    assign inv22_f2[9] = ^(s1_odd22 & 10'h100);
-    wire [9:0] inv22_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv22_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv22_b2_pp = {
-        inv22_f2 & {10{s1_odd22[9]}}, inv22_f2 & {10{s1_odd22[8]}}, inv22_f2 & {10{s1_odd22[7]}}, inv22_f2 & {10{s1_odd22[6]}},
-        inv22_f2 & {10{s1_odd22[5]}}, inv22_f2 & {10{s1_odd22[4]}}, inv22_f2 & {10{s1_odd22[3]}}, inv22_f2 & {10{s1_odd22[2]}},
-        inv22_f2 & {10{s1_odd22[1]}}, inv22_f2 & {10{s1_odd22[0]}}
+    wire [9:0] s1_num22;
+    assign s1_num22 = s1_num[229:220];
+    wire [9:0] inv22; // Λ_odd⁻¹
+    assign inv22 = {
+        INV_B9[s1_odd22], INV_B8[s1_odd22], INV_B7[s1_odd22], INV_B6[s1_odd22], INV_B5[s1_odd22], INV_B4[s1_odd22], INV_B3[s1_odd22],
+        INV_B2[s1_odd22], INV_B1[s1_odd22], INV_B0[s1_odd22]
     };
-    assign inv22_b2[0] = ^(inv22_b2_pp & 100'h40a0402010080402010080001);
-    assign inv22_b2[1] = ^(inv22_b2_pp & 100'h8100804020100804020000402);
-    assign inv22_b2[2] = ^(inv22_b2_pp & 100'h0201008040201008000100804);
-    assign inv22_b2[3] = ^(inv22_b2_pp & 100'h44a2412090482402050281008);
-    assign inv22_b2[4] = ^(inv22_b2_pp & 100'h89048241209008140a0402010);
-    assign inv22_b2[5] = ^(inv22_b2_pp & 100'h1209048240205028100804020);
-    assign inv22_b2[6] = ^(inv22_b2_pp & 100'h241209008140a040201008040);
-    assign inv22_b2[7] = ^(inv22_b2_pp & 100'h4824020502810080402010080);
-    assign inv22_b2[8] = ^(inv22_b2_pp & 100'h9008140a04020100804020100);
-    assign inv22_b2[9] = ^(inv22_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv22_f4; // β_2^(2^2)
-    assign inv22_f4[0] = ^(inv22_b2 & 10'h061);
-    assign inv22_f4[1] = ^(inv22_b2 & 10'h100);
-    assign inv22_f4[2] = ^(inv22_b2 & 10'h308);
-    assign inv22_f4[3] = ^(inv22_b2 & 10'h040);
-    assign inv22_f4[4] = ^(inv22_b2 & 10'h1c2);
-    assign inv22_f4[5] = ^(inv22_b2 & 10'h108);
-    assign inv22_f4[6] = ^(inv22_b2 & 10'h230);
-    assign inv22_f4[7] = ^(inv22_b2 & 10'h080);
-    assign inv22_f4[8] = ^(inv22_b2 & 10'h384);
-    assign inv22_f4[9] = ^(inv22_b2 & 10'h210);
-    wire [9:0] inv22_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv22_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv22_b4_pp = {
-        inv22_f4 & {10{inv22_b2[9]}}, inv22_f4 & {10{inv22_b2[8]}}, inv22_f4 & {10{inv22_b2[7]}}, inv22_f4 & {10{inv22_b2[6]}},
-        inv22_f4 & {10{inv22_b2[5]}}, inv22_f4 & {10{inv22_b2[4]}}, inv22_f4 & {10{inv22_b2[3]}}, inv22_f4 & {10{inv22_b2[2]}},
-        inv22_f4 & {10{inv22_b2[1]}}, inv22_f4 & {10{inv22_b2[0]}}
-    };
-    assign inv22_b4[0] = ^(inv22_b4_pp & 100'h40a0402010080402010080001);
-    assign inv22_b4[1] = ^(inv22_b4_pp & 100'h8100804020100804020000402);
-    assign inv22_b4[2] = ^(inv22_b4_pp & 100'h0201008040201008000100804);
-    assign inv22_b4[3] = ^(inv22_b4_pp & 100'h44a2412090482402050281008);
-    assign inv22_b4[4] = ^(inv22_b4_pp & 100'h89048241209008140a0402010);
-    assign inv22_b4[5] = ^(inv22_b4_pp & 100'h1209048240205028100804020);
-    assign inv22_b4[6] = ^(inv22_b4_pp & 100'h241209008140a040201008040);
-    assign inv22_b4[7] = ^(inv22_b4_pp & 100'h4824020502810080402010080);
-    assign inv22_b4[8] = ^(inv22_b4_pp & 100'h9008140a04020100804020100);
-    assign inv22_b4[9] = ^(inv22_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv22_f8; // β_4^(2^4)
-    assign inv22_f8[0] = ^(inv22_b4 & 10'h359);
-    assign inv22_f8[1] = ^(inv22_b4 & 10'h384);
-    assign inv22_f8[2] = ^(inv22_b4 & 10'h1d4);
-    assign inv22_f8[3] = ^(inv22_b4 & 10'h230);
-    assign inv22_f8[4] = ^(inv22_b4 & 10'h034);
-    assign inv22_f8[5] = ^(inv22_b4 & 10'h3c4);
-    assign inv22_f8[6] = ^(inv22_b4 & 10'h2da);
-    assign inv22_f8[7] = ^(inv22_b4 & 10'h080);
-    assign inv22_f8[8] = ^(inv22_b4 & 10'h21c);
-    assign inv22_f8[9] = ^(inv22_b4 & 10'h3d2);
-    wire [9:0] inv22_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv22_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv22_b8_pp = {
-        inv22_f8 & {10{inv22_b4[9]}}, inv22_f8 & {10{inv22_b4[8]}}, inv22_f8 & {10{inv22_b4[7]}}, inv22_f8 & {10{inv22_b4[6]}},
-        inv22_f8 & {10{inv22_b4[5]}}, inv22_f8 & {10{inv22_b4[4]}}, inv22_f8 & {10{inv22_b4[3]}}, inv22_f8 & {10{inv22_b4[2]}},
-        inv22_f8 & {10{inv22_b4[1]}}, inv22_f8 & {10{inv22_b4[0]}}
-    };
-    assign inv22_b8[0] = ^(inv22_b8_pp & 100'h40a0402010080402010080001);
-    assign inv22_b8[1] = ^(inv22_b8_pp & 100'h8100804020100804020000402);
-    assign inv22_b8[2] = ^(inv22_b8_pp & 100'h0201008040201008000100804);
-    assign inv22_b8[3] = ^(inv22_b8_pp & 100'h44a2412090482402050281008);
-    assign inv22_b8[4] = ^(inv22_b8_pp & 100'h89048241209008140a0402010);
-    assign inv22_b8[5] = ^(inv22_b8_pp & 100'h1209048240205028100804020);
-    assign inv22_b8[6] = ^(inv22_b8_pp & 100'h241209008140a040201008040);
-    assign inv22_b8[7] = ^(inv22_b8_pp & 100'h4824020502810080402010080);
-    assign inv22_b8[8] = ^(inv22_b8_pp & 100'h9008140a04020100804020100);
-    assign inv22_b8[9] = ^(inv22_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv22_f9; // β_8^(2^1)
-    assign inv22_f9[0] = ^(inv22_b8 & 10'h021);
-    assign inv22_f9[1] = ^(inv22_b8 & 10'h200);
-    assign inv22_f9[2] = ^(inv22_b8 & 10'h042);
-    assign inv22_f9[3] = ^(inv22_b8 & 10'h020);
-    assign inv22_f9[4] = ^(inv22_b8 & 10'h284);
-    assign inv22_f9[5] = ^(inv22_b8 & 10'h040);
-    assign inv22_f9[6] = ^(inv22_b8 & 10'h108);
-    assign inv22_f9[7] = ^(inv22_b8 & 10'h080);
-    assign inv22_f9[8] = ^(inv22_b8 & 10'h210);
-    assign inv22_f9[9] = ^(inv22_b8 & 10'h100);
-    wire [9:0] inv22_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv22_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv22_b9_pp = {
-        inv22_f9 & {10{s1_odd22[9]}}, inv22_f9 & {10{s1_odd22[8]}}, inv22_f9 & {10{s1_odd22[7]}}, inv22_f9 & {10{s1_odd22[6]}},
-        inv22_f9 & {10{s1_odd22[5]}}, inv22_f9 & {10{s1_odd22[4]}}, inv22_f9 & {10{s1_odd22[3]}}, inv22_f9 & {10{s1_odd22[2]}},
-        inv22_f9 & {10{s1_odd22[1]}}, inv22_f9 & {10{s1_odd22[0]}}
-    };
-    assign inv22_b9[0] = ^(inv22_b9_pp & 100'h40a0402010080402010080001);
-    assign inv22_b9[1] = ^(inv22_b9_pp & 100'h8100804020100804020000402);
-    assign inv22_b9[2] = ^(inv22_b9_pp & 100'h0201008040201008000100804);
-    assign inv22_b9[3] = ^(inv22_b9_pp & 100'h44a2412090482402050281008);
-    assign inv22_b9[4] = ^(inv22_b9_pp & 100'h89048241209008140a0402010);
-    assign inv22_b9[5] = ^(inv22_b9_pp & 100'h1209048240205028100804020);
-    assign inv22_b9[6] = ^(inv22_b9_pp & 100'h241209008140a040201008040);
-    assign inv22_b9[7] = ^(inv22_b9_pp & 100'h4824020502810080402010080);
-    assign inv22_b9[8] = ^(inv22_b9_pp & 100'h9008140a04020100804020100);
-    assign inv22_b9[9] = ^(inv22_b9_pp & 100'h2050281008040201008040200);
-    assign inv22[0] = ^(inv22_b9 & 10'h021);
-    assign inv22[1] = ^(inv22_b9 & 10'h200);
-    assign inv22[2] = ^(inv22_b9 & 10'h042);
-    assign inv22[3] = ^(inv22_b9 & 10'h020);
-    assign inv22[4] = ^(inv22_b9 & 10'h284);
-    assign inv22[5] = ^(inv22_b9 & 10'h040);
-    assign inv22[6] = ^(inv22_b9 & 10'h108);
-    assign inv22[7] = ^(inv22_b9 & 10'h080);
-    assign inv22[8] = ^(inv22_b9 & 10'h210);
-    assign inv22[9] = ^(inv22_b9 & 10'h100);
     wire [9:0] s1_odd23;
     assign s1_odd23 = s1_odd[239:230];
-    wire [9:0] inv23; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv23_f2; // β_1^(2^1)
-    assign inv23_f2[0] = ^(s1_odd23 & 10'h021);
-    assign inv23_f2[1] = ^(s1_odd23 & 10'h200);
-    assign inv23_f2[2] = ^(s1_odd23 & 10'h042);
-    assign inv23_f2[3] = ^(s1_odd23 & 10'h020);
-    assign inv23_f2[4] = ^(s1_odd23 & 10'h284);
-    assign inv23_f2[5] = ^(s1_odd23 & 10'h040);
-    assign inv23_f2[6] = ^(s1_odd23 & 10'h108);
-    assign inv23_f2[7] = ^(s1_odd23 & 10'h080);
-    assign inv23_f2[8] = ^(s1_odd23 & 10'h210);
-    assign inv23_f2[9] = ^(s1_odd23 & 10'h100);
-    wire [9:0] inv23_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv23_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv23_b2_pp = {
-        inv23_f2 & {10{s1_odd23[9]}}, inv23_f2 & {10{s1_odd23[8]}}, inv23_f2 & {10{s1_odd23[7]}}, inv23_f2 & {10{s1_odd23[6]}},
-        inv23_f2 & {10{s1_odd23[5]}}, inv23_f2 & {10{s1_odd23[4]}}, inv23_f2 & {10{s1_odd23[3]}}, inv23_f2 & {10{s1_odd23[2]}},
-        inv23_f2 & {10{s1_odd23[1]}}, inv23_f2 & {10{s1_odd23[0]}}
+    wire [9:0] s1_num23;
+    assign s1_num23 = s1_num[239:230];
+    wire [9:0] inv23; // Λ_odd⁻¹
+    assign inv23 = {
+        INV_B9[s1_odd23], INV_B8[s1_odd23], INV_B7[s1_odd23], INV_B6[s1_odd23], INV_B5[s1_odd23], INV_B4[s1_odd23], INV_B3[s1_odd23],
+        INV_B2[s1_odd23], INV_B1[s1_odd23], INV_B0[s1_odd23]
     };
-    assign inv23_b2[0] = ^(inv23_b2_pp & 100'h40a0402010080402010080001);
-    assign inv23_b2[1] = ^(inv23_b2_pp & 100'h8100804020100804020000402);
-    assign inv23_b2[2] = ^(inv23_b2_pp & 100'h0201008040201008000100804);
-    assign inv23_b2[3] = ^(inv23_b2_pp & 100'h44a2412090482402050281008);
-    assign inv23_b2[4] = ^(inv23_b2_pp & 100'h89048241209008140a0402010);
-    assign inv23_b2[5] = ^(inv23_b2_pp & 100'h1209048240205028100804020);
-    assign inv23_b2[6] = ^(inv23_b2_pp & 100'h241209008140a040201008040);
-    assign inv23_b2[7] = ^(inv23_b2_pp & 100'h4824020502810080402010080);
-    assign inv23_b2[8] = ^(inv23_b2_pp & 100'h9008140a04020100804020100);
-    assign inv23_b2[9] = ^(inv23_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv23_f4; // β_2^(2^2)
-    assign inv23_f4[0] = ^(inv23_b2 & 10'h061);
-    assign inv23_f4[1] = ^(inv23_b2 & 10'h100);
-    assign inv23_f4[2] = ^(inv23_b2 & 10'h308);
-    assign inv23_f4[3] = ^(inv23_b2 & 10'h040);
-    assign inv23_f4[4] = ^(inv23_b2 & 10'h1c2);
-    assign inv23_f4[5] = ^(inv23_b2 & 10'h108);
-    assign inv23_f4[6] = ^(inv23_b2 & 10'h230);
-    assign inv23_f4[7] = ^(inv23_b2 & 10'h080);
-    assign inv23_f4[8] = ^(inv23_b2 & 10'h384);
-    assign inv23_f4[9] = ^(inv23_b2 & 10'h210);
-    wire [9:0] inv23_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv23_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv23_b4_pp = {
-        inv23_f4 & {10{inv23_b2[9]}}, inv23_f4 & {10{inv23_b2[8]}}, inv23_f4 & {10{inv23_b2[7]}}, inv23_f4 & {10{inv23_b2[6]}},
-        inv23_f4 & {10{inv23_b2[5]}}, inv23_f4 & {10{inv23_b2[4]}}, inv23_f4 & {10{inv23_b2[3]}}, inv23_f4 & {10{inv23_b2[2]}},
-        inv23_f4 & {10{inv23_b2[1]}}, inv23_f4 & {10{inv23_b2[0]}}
-    };
-    assign inv23_b4[0] = ^(inv23_b4_pp & 100'h40a0402010080402010080001);
-    assign inv23_b4[1] = ^(inv23_b4_pp & 100'h8100804020100804020000402);
-    assign inv23_b4[2] = ^(inv23_b4_pp & 100'h0201008040201008000100804);
-    assign inv23_b4[3] = ^(inv23_b4_pp & 100'h44a2412090482402050281008);
-    assign inv23_b4[4] = ^(inv23_b4_pp & 100'h89048241209008140a0402010);
-    assign inv23_b4[5] = ^(inv23_b4_pp & 100'h1209048240205028100804020);
-    assign inv23_b4[6] = ^(inv23_b4_pp & 100'h241209008140a040201008040);
-    assign inv23_b4[7] = ^(inv23_b4_pp & 100'h4824020502810080402010080);
-    assign inv23_b4[8] = ^(inv23_b4_pp & 100'h9008140a04020100804020100);
-    assign inv23_b4[9] = ^(inv23_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv23_f8; // β_4^(2^4)
-    assign inv23_f8[0] = ^(inv23_b4 & 10'h359);
-    assign inv23_f8[1] = ^(inv23_b4 & 10'h384);
-    assign inv23_f8[2] = ^(inv23_b4 & 10'h1d4);
-    assign inv23_f8[3] = ^(inv23_b4 & 10'h230);
-    assign inv23_f8[4] = ^(inv23_b4 & 10'h034);
-    assign inv23_f8[5] = ^(inv23_b4 & 10'h3c4);
-    assign inv23_f8[6] = ^(inv23_b4 & 10'h2da);
-    assign inv23_f8[7] = ^(inv23_b4 & 10'h080);
-    assign inv23_f8[8] = ^(inv23_b4 & 10'h21c);
-    assign inv23_f8[9] = ^(inv23_b4 & 10'h3d2);
-    wire [9:0] inv23_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv23_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv23_b8_pp = {
-        inv23_f8 & {10{inv23_b4[9]}}, inv23_f8 & {10{inv23_b4[8]}}, inv23_f8 & {10{inv23_b4[7]}}, inv23_f8 & {10{inv23_b4[6]}},
-        inv23_f8 & {10{inv23_b4[5]}}, inv23_f8 & {10{inv23_b4[4]}}, inv23_f8 & {10{inv23_b4[3]}}, inv23_f8 & {10{inv23_b4[2]}},
-        inv23_f8 & {10{inv23_b4[1]}}, inv23_f8 & {10{inv23_b4[0]}}
-    };
-    assign inv23_b8[0] = ^(inv23_b8_pp & 100'h40a0402010080402010080001);
-    assign inv23_b8[1] = ^(inv23_b8_pp & 100'h8100804020100804020000402);
-    assign inv23_b8[2] = ^(inv23_b8_pp & 100'h0201008040201008000100804);
-    assign inv23_b8[3] = ^(inv23_b8_pp & 100'h44a2412090482402050281008);
-    assign inv23_b8[4] = ^(inv23_b8_pp & 100'h89048241209008140a0402010);
-    assign inv23_b8[5] = ^(inv23_b8_pp & 100'h1209048240205028100804020);
-    assign inv23_b8[6] = ^(inv23_b8_pp & 100'h241209008140a040201008040);
-    assign inv23_b8[7] = ^(inv23_b8_pp & 100'h4824020502810080402010080);
-    assign inv23_b8[8] = ^(inv23_b8_pp & 100'h9008140a04020100804020100);
-    assign inv23_b8[9] = ^(inv23_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv23_f9; // β_8^(2^1)
-    assign inv23_f9[0] = ^(inv23_b8 & 10'h021);
-    assign inv23_f9[1] = ^(inv23_b8 & 10'h200);
-    assign inv23_f9[2] = ^(inv23_b8 & 10'h042);
-    assign inv23_f9[3] = ^(inv23_b8 & 10'h020);
-    assign inv23_f9[4] = ^(inv23_b8 & 10'h284);
-    assign inv23_f9[5] = ^(inv23_b8 & 10'h040);
-    assign inv23_f9[6] = ^(inv23_b8 & 10'h108);
-    assign inv23_f9[7] = ^(inv23_b8 & 10'h080);
-    assign inv23_f9[8] = ^(inv23_b8 & 10'h210);
-    assign inv23_f9[9] = ^(inv23_b8 & 10'h100);
-    wire [9:0] inv23_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv23_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv23_b9_pp = {
-        inv23_f9 & {10{s1_odd23[9]}}, inv23_f9 & {10{s1_odd23[8]}}, inv23_f9 & {10{s1_odd23[7]}}, inv23_f9 & {10{s1_odd23[6]}},
-        inv23_f9 & {10{s1_odd23[5]}}, inv23_f9 & {10{s1_odd23[4]}}, inv23_f9 & {10{s1_odd23[3]}}, inv23_f9 & {10{s1_odd23[2]}},
-        inv23_f9 & {10{s1_odd23[1]}}, inv23_f9 & {10{s1_odd23[0]}}
-    };
-    assign inv23_b9[0] = ^(inv23_b9_pp & 100'h40a0402010080402010080001);
-    assign inv23_b9[1] = ^(inv23_b9_pp & 100'h8100804020100804020000402);
-    assign inv23_b9[2] = ^(inv23_b9_pp & 100'h0201008040201008000100804);
-    assign inv23_b9[3] = ^(inv23_b9_pp & 100'h44a2412090482402050281008);
-    assign inv23_b9[4] = ^(inv23_b9_pp & 100'h89048241209008140a0402010);
-    assign inv23_b9[5] = ^(inv23_b9_pp & 100'h1209048240205028100804020);
-    assign inv23_b9[6] = ^(inv23_b9_pp & 100'h241209008140a040201008040);
-    assign inv23_b9[7] = ^(inv23_b9_pp & 100'h4824020502810080402010080);
-    assign inv23_b9[8] = ^(inv23_b9_pp & 100'h9008140a04020100804020100);
-    assign inv23_b9[9] = ^(inv23_b9_pp & 100'h2050281008040201008040200);
-    assign inv23[0] = ^(inv23_b9 & 10'h021);
-    assign inv23[1] = ^(inv23_b9 & 10'h200);
-    assign inv23[2] = ^(inv23_b9 & 10'h042);
-    assign inv23[3] = ^(inv23_b9 & 10'h020);
-    assign inv23[4] = ^(inv23_b9 & 10'h284);
-    assign inv23[5] = ^(inv23_b9 & 10'h040);
-    assign inv23[6] = ^(inv23_b9 & 10'h108);
-    assign inv23[7] = ^(inv23_b9 & 10'h080);
-    assign inv23[8] = ^(inv23_b9 & 10'h210);
-    assign inv23[9] = ^(inv23_b9 & 10'h100);
     wire [9:0] s1_odd24;
     assign s1_odd24 = s1_odd[249:240];
-    wire [9:0] inv24; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv24_f2; // β_1^(2^1)
-    assign inv24_f2[0] = ^(s1_odd24 & 10'h021);
-    assign inv24_f2[1] = ^(s1_odd24 & 10'h200);
-    assign inv24_f2[2] = ^(s1_odd24 & 10'h042);
-    assign inv24_f2[3] = ^(s1_odd24 & 10'h020);
-    assign inv24_f2[4] = ^(s1_odd24 & 10'h284);
-    assign inv24_f2[5] = ^(s1_odd24 & 10'h040);
-    assign inv24_f2[6] = ^(s1_odd24 & 10'h108);
-    assign inv24_f2[7] = ^(s1_odd24 & 10'h080);
-    assign inv24_f2[8] = ^(s1_odd24 & 10'h210);
-    assign inv24_f2[9] = ^(s1_odd24 & 10'h100);
-    wire [9:0] inv24_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv24_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv24_b2_pp = {
-        inv24_f2 & {10{s1_odd24[9]}}, inv24_f2 & {10{s1_odd24[8]}}, inv24_f2 & {10{s1_odd24[7]}}, inv24_f2 & {10{s1_odd24[6]}},
-        inv24_f2 & {10{s1_odd24[5]}}, inv24_f2 & {10{s1_odd24[4]}}, inv24_f2 & {10{s1_odd24[3]}}, inv24_f2 & {10{s1_odd24[2]}},
-        inv24_f2 & {10{s1_odd24[1]}}, inv24_f2 & {10{s1_odd24[0]}}
+    wire [9:0] s1_num24;
+    assign s1_num24 = s1_num[249:240];
+    wire [9:0] inv24; // Λ_odd⁻¹
+    assign inv24 = {
+        INV_B9[s1_odd24], INV_B8[s1_odd24], INV_B7[s1_odd24], INV_B6[s1_odd24], INV_B5[s1_odd24], INV_B4[s1_odd24], INV_B3[s1_odd24],
+        INV_B2[s1_odd24], INV_B1[s1_odd24], INV_B0[s1_odd24]
     };
-    assign inv24_b2[0] = ^(inv24_b2_pp & 100'h40a0402010080402010080001);
-    assign inv24_b2[1] = ^(inv24_b2_pp & 100'h8100804020100804020000402);
-    assign inv24_b2[2] = ^(inv24_b2_pp & 100'h0201008040201008000100804);
-    assign inv24_b2[3] = ^(inv24_b2_pp & 100'h44a2412090482402050281008);
-    assign inv24_b2[4] = ^(inv24_b2_pp & 100'h89048241209008140a0402010);
-    assign inv24_b2[5] = ^(inv24_b2_pp & 100'h1209048240205028100804020);
-    assign inv24_b2[6] = ^(inv24_b2_pp & 100'h241209008140a040201008040);
-    assign inv24_b2[7] = ^(inv24_b2_pp & 100'h4824020502810080402010080);
-    assign inv24_b2[8] = ^(inv24_b2_pp & 100'h9008140a04020100804020100);
-    assign inv24_b2[9] = ^(inv24_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv24_f4; // β_2^(2^2)
-    assign inv24_f4[0] = ^(inv24_b2 & 10'h061);
-    assign inv24_f4[1] = ^(inv24_b2 & 10'h100);
-    assign inv24_f4[2] = ^(inv24_b2 & 10'h308);
-    assign inv24_f4[3] = ^(inv24_b2 & 10'h040);
-    assign inv24_f4[4] = ^(inv24_b2 & 10'h1c2);
-    assign inv24_f4[5] = ^(inv24_b2 & 10'h108);
-    assign inv24_f4[6] = ^(inv24_b2 & 10'h230);
-    assign inv24_f4[7] = ^(inv24_b2 & 10'h080);
-    assign inv24_f4[8] = ^(inv24_b2 & 10'h384);
-    assign inv24_f4[9] = ^(inv24_b2 & 10'h210);
-    wire [9:0] inv24_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv24_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv24_b4_pp = {
-        inv24_f4 & {10{inv24_b2[9]}}, inv24_f4 & {10{inv24_b2[8]}}, inv24_f4 & {10{inv24_b2[7]}}, inv24_f4 & {10{inv24_b2[6]}},
-        inv24_f4 & {10{inv24_b2[5]}}, inv24_f4 & {10{inv24_b2[4]}}, inv24_f4 & {10{inv24_b2[3]}}, inv24_f4 & {10{inv24_b2[2]}},
-        inv24_f4 & {10{inv24_b2[1]}}, inv24_f4 & {10{inv24_b2[0]}}
-    };
-    assign inv24_b4[0] = ^(inv24_b4_pp & 100'h40a0402010080402010080001);
-    assign inv24_b4[1] = ^(inv24_b4_pp & 100'h8100804020100804020000402);
-    assign inv24_b4[2] = ^(inv24_b4_pp & 100'h0201008040201008000100804);
-    assign inv24_b4[3] = ^(inv24_b4_pp & 100'h44a2412090482402050281008);
-    assign inv24_b4[4] = ^(inv24_b4_pp & 100'h89048241209008140a0402010);
-    assign inv24_b4[5] = ^(inv24_b4_pp & 100'h1209048240205028100804020);
-    assign inv24_b4[6] = ^(inv24_b4_pp & 100'h241209008140a040201008040);
-    assign inv24_b4[7] = ^(inv24_b4_pp & 100'h4824020502810080402010080);
-    assign inv24_b4[8] = ^(inv24_b4_pp & 100'h9008140a04020100804020100);
-    assign inv24_b4[9] = ^(inv24_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv24_f8; // β_4^(2^4)
-    assign inv24_f8[0] = ^(inv24_b4 & 10'h359);
-    assign inv24_f8[1] = ^(inv24_b4 & 10'h384);
-    assign inv24_f8[2] = ^(inv24_b4 & 10'h1d4);
-    assign inv24_f8[3] = ^(inv24_b4 & 10'h230);
-    assign inv24_f8[4] = ^(inv24_b4 & 10'h034);
-    assign inv24_f8[5] = ^(inv24_b4 & 10'h3c4);
-    assign inv24_f8[6] = ^(inv24_b4 & 10'h2da);
-    assign inv24_f8[7] = ^(inv24_b4 & 10'h080);
-    assign inv24_f8[8] = ^(inv24_b4 & 10'h21c);
-    assign inv24_f8[9] = ^(inv24_b4 & 10'h3d2);
-    wire [9:0] inv24_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv24_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv24_b8_pp = {
-        inv24_f8 & {10{inv24_b4[9]}}, inv24_f8 & {10{inv24_b4[8]}}, inv24_f8 & {10{inv24_b4[7]}}, inv24_f8 & {10{inv24_b4[6]}},
-        inv24_f8 & {10{inv24_b4[5]}}, inv24_f8 & {10{inv24_b4[4]}}, inv24_f8 & {10{inv24_b4[3]}}, inv24_f8 & {10{inv24_b4[2]}},
-        inv24_f8 & {10{inv24_b4[1]}}, inv24_f8 & {10{inv24_b4[0]}}
-    };
-    assign inv24_b8[0] = ^(inv24_b8_pp & 100'h40a0402010080402010080001);
-    assign inv24_b8[1] = ^(inv24_b8_pp & 100'h8100804020100804020000402);
-    assign inv24_b8[2] = ^(inv24_b8_pp & 100'h0201008040201008000100804);
-    assign inv24_b8[3] = ^(inv24_b8_pp & 100'h44a2412090482402050281008);
-    assign inv24_b8[4] = ^(inv24_b8_pp & 100'h89048241209008140a0402010);
-    assign inv24_b8[5] = ^(inv24_b8_pp & 100'h1209048240205028100804020);
-    assign inv24_b8[6] = ^(inv24_b8_pp & 100'h241209008140a040201008040);
-    assign inv24_b8[7] = ^(inv24_b8_pp & 100'h4824020502810080402010080);
-    assign inv24_b8[8] = ^(inv24_b8_pp & 100'h9008140a04020100804020100);
-    assign inv24_b8[9] = ^(inv24_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv24_f9; // β_8^(2^1)
-    assign inv24_f9[0] = ^(inv24_b8 & 10'h021);
-    assign inv24_f9[1] = ^(inv24_b8 & 10'h200);
-    assign inv24_f9[2] = ^(inv24_b8 & 10'h042);
-    assign inv24_f9[3] = ^(inv24_b8 & 10'h020);
-    assign inv24_f9[4] = ^(inv24_b8 & 10'h284);
-    assign inv24_f9[5] = ^(inv24_b8 & 10'h040);
-    assign inv24_f9[6] = ^(inv24_b8 & 10'h108);
-    assign inv24_f9[7] = ^(inv24_b8 & 10'h080);
-    assign inv24_f9[8] = ^(inv24_b8 & 10'h210);
-    assign inv24_f9[9] = ^(inv24_b8 & 10'h100);
-    wire [9:0] inv24_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv24_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv24_b9_pp = {
-        inv24_f9 & {10{s1_odd24[9]}}, inv24_f9 & {10{s1_odd24[8]}}, inv24_f9 & {10{s1_odd24[7]}}, inv24_f9 & {10{s1_odd24[6]}},
-        inv24_f9 & {10{s1_odd24[5]}}, inv24_f9 & {10{s1_odd24[4]}}, inv24_f9 & {10{s1_odd24[3]}}, inv24_f9 & {10{s1_odd24[2]}},
-        inv24_f9 & {10{s1_odd24[1]}}, inv24_f9 & {10{s1_odd24[0]}}
-    };
-    assign inv24_b9[0] = ^(inv24_b9_pp & 100'h40a0402010080402010080001);
-    assign inv24_b9[1] = ^(inv24_b9_pp & 100'h8100804020100804020000402);
-    assign inv24_b9[2] = ^(inv24_b9_pp & 100'h0201008040201008000100804);
-    assign inv24_b9[3] = ^(inv24_b9_pp & 100'h44a2412090482402050281008);
-    assign inv24_b9[4] = ^(inv24_b9_pp & 100'h89048241209008140a0402010);
-    assign inv24_b9[5] = ^(inv24_b9_pp & 100'h1209048240205028100804020);
-    assign inv24_b9[6] = ^(inv24_b9_pp & 100'h241209008140a040201008040);
-    assign inv24_b9[7] = ^(inv24_b9_pp & 100'h4824020502810080402010080);
-    assign inv24_b9[8] = ^(inv24_b9_pp & 100'h9008140a04020100804020100);
-    assign inv24_b9[9] = ^(inv24_b9_pp & 100'h2050281008040201008040200);
-    assign inv24[0] = ^(inv24_b9 & 10'h021);
-    assign inv24[1] = ^(inv24_b9 & 10'h200);
-    assign inv24[2] = ^(inv24_b9 & 10'h042);
-    assign inv24[3] = ^(inv24_b9 & 10'h020);
-    assign inv24[4] = ^(inv24_b9 & 10'h284);
-    assign inv24[5] = ^(inv24_b9 & 10'h040);
-    assign inv24[6] = ^(inv24_b9 & 10'h108);
-    assign inv24[7] = ^(inv24_b9 & 10'h080);
-    assign inv24[8] = ^(inv24_b9 & 10'h210);
-    assign inv24[9] = ^(inv24_b9 & 10'h100);
     wire [9:0] s1_odd25;
     assign s1_odd25 = s1_odd[259:250];
-    wire [9:0] inv25; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv25_f2; // β_1^(2^1)
-    assign inv25_f2[0] = ^(s1_odd25 & 10'h021);
-    assign inv25_f2[1] = ^(s1_odd25 & 10'h200);
-    assign inv25_f2[2] = ^(s1_odd25 & 10'h042);
-    assign inv25_f2[3] = ^(s1_odd25 & 10'h020);
-    assign inv25_f2[4] = ^(s1_odd25 & 10'h284);
-    assign inv25_f2[5] = ^(s1_odd25 & 10'h040);
-    assign inv25_f2[6] = ^(s1_odd25 & 10'h108);
-    assign inv25_f2[7] = ^(s1_odd25 & 10'h080);
-    assign inv25_f2[8] = ^(s1_odd25 & 10'h210);
-    assign inv25_f2[9] = ^(s1_odd25 & 10'h100);
-    wire [9:0] inv25_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv25_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv25_b2_pp = {
-        inv25_f2 & {10{s1_odd25[9]}}, inv25_f2 & {10{s1_odd25[8]}}, inv25_f2 & {10{s1_odd25[7]}}, inv25_f2 & {10{s1_odd25[6]}},
-        inv25_f2 & {10{s1_odd25[5]}}, inv25_f2 & {10{s1_odd25[4]}}, inv25_f2 & {10{s1_odd25[3]}}, inv25_f2 & {10{s1_odd25[2]}},
-        inv25_f2 & {10{s1_odd25[1]}}, inv25_f2 & {10{s1_odd25[0]}}
+    wire [9:0] s1_num25;
+    assign s1_num25 = s1_num[259:250];
+    wire [9:0] inv25; // Λ_odd⁻¹
+    assign inv25 = {
+        INV_B9[s1_odd25], INV_B8[s1_odd25], INV_B7[s1_odd25], INV_B6[s1_odd25], INV_B5[s1_odd25], INV_B4[s1_odd25], INV_B3[s1_odd25],
+        INV_B2[s1_odd25], INV_B1[s1_odd25], INV_B0[s1_odd25]
     };
-    assign inv25_b2[0] = ^(inv25_b2_pp & 100'h40a0402010080402010080001);
-    assign inv25_b2[1] = ^(inv25_b2_pp & 100'h8100804020100804020000402);
-    assign inv25_b2[2] = ^(inv25_b2_pp & 100'h0201008040201008000100804);
-    assign inv25_b2[3] = ^(inv25_b2_pp & 100'h44a2412090482402050281008);
-    assign inv25_b2[4] = ^(inv25_b2_pp & 100'h89048241209008140a0402010);
-    assign inv25_b2[5] = ^(inv25_b2_pp & 100'h1209048240205028100804020);
-    assign inv25_b2[6] = ^(inv25_b2_pp & 100'h241209008140a040201008040);
-    assign inv25_b2[7] = ^(inv25_b2_pp & 100'h4824020502810080402010080);
-    assign inv25_b2[8] = ^(inv25_b2_pp & 100'h9008140a04020100804020100);
-    assign inv25_b2[9] = ^(inv25_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv25_f4; // β_2^(2^2)
-    assign inv25_f4[0] = ^(inv25_b2 & 10'h061);
-    assign inv25_f4[1] = ^(inv25_b2 & 10'h100);
-    assign inv25_f4[2] = ^(inv25_b2 & 10'h308);
-    assign inv25_f4[3] = ^(inv25_b2 & 10'h040);
-    assign inv25_f4[4] = ^(inv25_b2 & 10'h1c2);
-    assign inv25_f4[5] = ^(inv25_b2 & 10'h108);
-    assign inv25_f4[6] = ^(inv25_b2 & 10'h230);
-    assign inv25_f4[7] = ^(inv25_b2 & 10'h080);
-    assign inv25_f4[8] = ^(inv25_b2 & 10'h384);
-    assign inv25_f4[9] = ^(inv25_b2 & 10'h210);
-    wire [9:0] inv25_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv25_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv25_b4_pp = {
-        inv25_f4 & {10{inv25_b2[9]}}, inv25_f4 & {10{inv25_b2[8]}}, inv25_f4 & {10{inv25_b2[7]}}, inv25_f4 & {10{inv25_b2[6]}},
-        inv25_f4 & {10{inv25_b2[5]}}, inv25_f4 & {10{inv25_b2[4]}}, inv25_f4 & {10{inv25_b2[3]}}, inv25_f4 & {10{inv25_b2[2]}},
-        inv25_f4 & {10{inv25_b2[1]}}, inv25_f4 & {10{inv25_b2[0]}}
-    };
-    assign inv25_b4[0] = ^(inv25_b4_pp & 100'h40a0402010080402010080001);
-    assign inv25_b4[1] = ^(inv25_b4_pp & 100'h8100804020100804020000402);
-    assign inv25_b4[2] = ^(inv25_b4_pp & 100'h0201008040201008000100804);
-    assign inv25_b4[3] = ^(inv25_b4_pp & 100'h44a2412090482402050281008);
-    assign inv25_b4[4] = ^(inv25_b4_pp & 100'h89048241209008140a0402010);
-    assign inv25_b4[5] = ^(inv25_b4_pp & 100'h1209048240205028100804020);
-    assign inv25_b4[6] = ^(inv25_b4_pp & 100'h241209008140a040201008040);
-    assign inv25_b4[7] = ^(inv25_b4_pp & 100'h4824020502810080402010080);
-    assign inv25_b4[8] = ^(inv25_b4_pp & 100'h9008140a04020100804020100);
-    assign inv25_b4[9] = ^(inv25_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv25_f8; // β_4^(2^4)
-    assign inv25_f8[0] = ^(inv25_b4 & 10'h359);
-    assign inv25_f8[1] = ^(inv25_b4 & 10'h384);
-    assign inv25_f8[2] = ^(inv25_b4 & 10'h1d4);
-    assign inv25_f8[3] = ^(inv25_b4 & 10'h230);
-    assign inv25_f8[4] = ^(inv25_b4 & 10'h034);
-    assign inv25_f8[5] = ^(inv25_b4 & 10'h3c4);
-    assign inv25_f8[6] = ^(inv25_b4 & 10'h2da);
-    assign inv25_f8[7] = ^(inv25_b4 & 10'h080);
-    assign inv25_f8[8] = ^(inv25_b4 & 10'h21c);
-    assign inv25_f8[9] = ^(inv25_b4 & 10'h3d2);
-    wire [9:0] inv25_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv25_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv25_b8_pp = {
-        inv25_f8 & {10{inv25_b4[9]}}, inv25_f8 & {10{inv25_b4[8]}}, inv25_f8 & {10{inv25_b4[7]}}, inv25_f8 & {10{inv25_b4[6]}},
-        inv25_f8 & {10{inv25_b4[5]}}, inv25_f8 & {10{inv25_b4[4]}}, inv25_f8 & {10{inv25_b4[3]}}, inv25_f8 & {10{inv25_b4[2]}},
-        inv25_f8 & {10{inv25_b4[1]}}, inv25_f8 & {10{inv25_b4[0]}}
-    };
-    assign inv25_b8[0] = ^(inv25_b8_pp & 100'h40a0402010080402010080001);
-    assign inv25_b8[1] = ^(inv25_b8_pp & 100'h8100804020100804020000402);
-    assign inv25_b8[2] = ^(inv25_b8_pp & 100'h0201008040201008000100804);
-    assign inv25_b8[3] = ^(inv25_b8_pp & 100'h44a2412090482402050281008);
-    assign inv25_b8[4] = ^(inv25_b8_pp & 100'h89048241209008140a0402010);
-    assign inv25_b8[5] = ^(inv25_b8_pp & 100'h1209048240205028100804020);
-    assign inv25_b8[6] = ^(inv25_b8_pp & 100'h241209008140a040201008040);
-    assign inv25_b8[7] = ^(inv25_b8_pp & 100'h4824020502810080402010080);
-    assign inv25_b8[8] = ^(inv25_b8_pp & 100'h9008140a04020100804020100);
-    assign inv25_b8[9] = ^(inv25_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv25_f9; // β_8^(2^1)
-    assign inv25_f9[0] = ^(inv25_b8 & 10'h021);
-    assign inv25_f9[1] = ^(inv25_b8 & 10'h200);
-    assign inv25_f9[2] = ^(inv25_b8 & 10'h042);
-    assign inv25_f9[3] = ^(inv25_b8 & 10'h020);
-    assign inv25_f9[4] = ^(inv25_b8 & 10'h284);
-    assign inv25_f9[5] = ^(inv25_b8 & 10'h040);
-    assign inv25_f9[6] = ^(inv25_b8 & 10'h108);
-    assign inv25_f9[7] = ^(inv25_b8 & 10'h080);
-    assign inv25_f9[8] = ^(inv25_b8 & 10'h210);
-    assign inv25_f9[9] = ^(inv25_b8 & 10'h100);
-    wire [9:0] inv25_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv25_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv25_b9_pp = {
-        inv25_f9 & {10{s1_odd25[9]}}, inv25_f9 & {10{s1_odd25[8]}}, inv25_f9 & {10{s1_odd25[7]}}, inv25_f9 & {10{s1_odd25[6]}},
-        inv25_f9 & {10{s1_odd25[5]}}, inv25_f9 & {10{s1_odd25[4]}}, inv25_f9 & {10{s1_odd25[3]}}, inv25_f9 & {10{s1_odd25[2]}},
-        inv25_f9 & {10{s1_odd25[1]}}, inv25_f9 & {10{s1_odd25[0]}}
-    };
-    assign inv25_b9[0] = ^(inv25_b9_pp & 100'h40a0402010080402010080001);
-    assign inv25_b9[1] = ^(inv25_b9_pp & 100'h8100804020100804020000402);
-    assign inv25_b9[2] = ^(inv25_b9_pp & 100'h0201008040201008000100804);
-    assign inv25_b9[3] = ^(inv25_b9_pp & 100'h44a2412090482402050281008);
-    assign inv25_b9[4] = ^(inv25_b9_pp & 100'h89048241209008140a0402010);
-    assign inv25_b9[5] = ^(inv25_b9_pp & 100'h1209048240205028100804020);
-    assign inv25_b9[6] = ^(inv25_b9_pp & 100'h241209008140a040201008040);
-    assign inv25_b9[7] = ^(inv25_b9_pp & 100'h4824020502810080402010080);
-    assign inv25_b9[8] = ^(inv25_b9_pp & 100'h9008140a04020100804020100);
-    assign inv25_b9[9] = ^(inv25_b9_pp & 100'h2050281008040201008040200);
-    assign inv25[0] = ^(inv25_b9 & 10'h021);
-    assign inv25[1] = ^(inv25_b9 & 10'h200);
-    assign inv25[2] = ^(inv25_b9 & 10'h042);
-    assign inv25[3] = ^(inv25_b9 & 10'h020);
-    assign inv25[4] = ^(inv25_b9 & 10'h284);
-    assign inv25[5] = ^(inv25_b9 & 10'h040);
-    assign inv25[6] = ^(inv25_b9 & 10'h108);
-    assign inv25[7] = ^(inv25_b9 & 10'h080);
-    assign inv25[8] = ^(inv25_b9 & 10'h210);
-    assign inv25[9] = ^(inv25_b9 & 10'h100);
     wire [9:0] s1_odd26;
     assign s1_odd26 = s1_odd[269:260];
-    wire [9:0] inv26; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv26_f2; // β_1^(2^1)
-    assign inv26_f2[0] = ^(s1_odd26 & 10'h021);
-    assign inv26_f2[1] = ^(s1_odd26 & 10'h200);
-    assign inv26_f2[2] = ^(s1_odd26 & 10'h042);
-    assign inv26_f2[3] = ^(s1_odd26 & 10'h020);
-    assign inv26_f2[4] = ^(s1_odd26 & 10'h284);
-    assign inv26_f2[5] = ^(s1_odd26 & 10'h040);
-    assign inv26_f2[6] = ^(s1_odd26 & 10'h108);
-    assign inv26_f2[7] = ^(s1_odd26 & 10'h080);
-    assign inv26_f2[8] = ^(s1_odd26 & 10'h210);
-    assign inv26_f2[9] = ^(s1_odd26 & 10'h100);
-    wire [9:0] inv26_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv26_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv26_b2_pp = {
-        inv26_f2 & {10{s1_odd26[9]}}, inv26_f2 & {10{s1_odd26[8]}}, inv26_f2 & {10{s1_odd26[7]}}, inv26_f2 & {10{s1_odd26[6]}},
-        inv26_f2 & {10{s1_odd26[5]}}, inv26_f2 & {10{s1_odd26[4]}}, inv26_f2 & {10{s1_odd26[3]}}, inv26_f2 & {10{s1_odd26[2]}},
-        inv26_f2 & {10{s1_odd26[1]}}, inv26_f2 & {10{s1_odd26[0]}}
+    wire [9:0] s1_num26;
+    assign s1_num26 = s1_num[269:260];
+    wire [9:0] inv26; // Λ_odd⁻¹
+    assign inv26 = {
+        INV_B9[s1_odd26], INV_B8[s1_odd26], INV_B7[s1_odd26], INV_B6[s1_odd26], INV_B5[s1_odd26], INV_B4[s1_odd26], INV_B3[s1_odd26],
+        INV_B2[s1_odd26], INV_B1[s1_odd26], INV_B0[s1_odd26]
     };
-    assign inv26_b2[0] = ^(inv26_b2_pp & 100'h40a0402010080402010080001);
-    assign inv26_b2[1] = ^(inv26_b2_pp & 100'h8100804020100804020000402);
-    assign inv26_b2[2] = ^(inv26_b2_pp & 100'h0201008040201008000100804);
-    assign inv26_b2[3] = ^(inv26_b2_pp & 100'h44a2412090482402050281008);
-    assign inv26_b2[4] = ^(inv26_b2_pp & 100'h89048241209008140a0402010);
-    assign inv26_b2[5] = ^(inv26_b2_pp & 100'h1209048240205028100804020);
-    assign inv26_b2[6] = ^(inv26_b2_pp & 100'h241209008140a040201008040);
-    assign inv26_b2[7] = ^(inv26_b2_pp & 100'h4824020502810080402010080);
-    assign inv26_b2[8] = ^(inv26_b2_pp & 100'h9008140a04020100804020100);
-    assign inv26_b2[9] = ^(inv26_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv26_f4; // β_2^(2^2)
-    assign inv26_f4[0] = ^(inv26_b2 & 10'h061);
-    assign inv26_f4[1] = ^(inv26_b2 & 10'h100);
-    assign inv26_f4[2] = ^(inv26_b2 & 10'h308);
-    assign inv26_f4[3] = ^(inv26_b2 & 10'h040);
-    assign inv26_f4[4] = ^(inv26_b2 & 10'h1c2);
-    assign inv26_f4[5] = ^(inv26_b2 & 10'h108);
-    assign inv26_f4[6] = ^(inv26_b2 & 10'h230);
-    assign inv26_f4[7] = ^(inv26_b2 & 10'h080);
-    assign inv26_f4[8] = ^(inv26_b2 & 10'h384);
-    assign inv26_f4[9] = ^(inv26_b2 & 10'h210);
-    wire [9:0] inv26_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv26_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv26_b4_pp = {
-        inv26_f4 & {10{inv26_b2[9]}}, inv26_f4 & {10{inv26_b2[8]}}, inv26_f4 & {10{inv26_b2[7]}}, inv26_f4 & {10{inv26_b2[6]}},
-        inv26_f4 & {10{inv26_b2[5]}}, inv26_f4 & {10{inv26_b2[4]}}, inv26_f4 & {10{inv26_b2[3]}}, inv26_f4 & {10{inv26_b2[2]}},
-        inv26_f4 & {10{inv26_b2[1]}}, inv26_f4 & {10{inv26_b2[0]}}
-    };
-    assign inv26_b4[0] = ^(inv26_b4_pp & 100'h40a0402010080402010080001);
-    assign inv26_b4[1] = ^(inv26_b4_pp & 100'h8100804020100804020000402);
-    assign inv26_b4[2] = ^(inv26_b4_pp & 100'h0201008040201008000100804);
-    assign inv26_b4[3] = ^(inv26_b4_pp & 100'h44a2412090482402050281008);
-    assign inv26_b4[4] = ^(inv26_b4_pp & 100'h89048241209008140a0402010);
-    assign inv26_b4[5] = ^(inv26_b4_pp & 100'h1209048240205028100804020);
-    assign inv26_b4[6] = ^(inv26_b4_pp & 100'h241209008140a040201008040);
-    assign inv26_b4[7] = ^(inv26_b4_pp & 100'h4824020502810080402010080);
-    assign inv26_b4[8] = ^(inv26_b4_pp & 100'h9008140a04020100804020100);
-    assign inv26_b4[9] = ^(inv26_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv26_f8; // β_4^(2^4)
-    assign inv26_f8[0] = ^(inv26_b4 & 10'h359);
-    assign inv26_f8[1] = ^(inv26_b4 & 10'h384);
-    assign inv26_f8[2] = ^(inv26_b4 & 10'h1d4);
-    assign inv26_f8[3] = ^(inv26_b4 & 10'h230);
-    assign inv26_f8[4] = ^(inv26_b4 & 10'h034);
-    assign inv26_f8[5] = ^(inv26_b4 & 10'h3c4);
-    assign inv26_f8[6] = ^(inv26_b4 & 10'h2da);
-    assign inv26_f8[7] = ^(inv26_b4 & 10'h080);
-    assign inv26_f8[8] = ^(inv26_b4 & 10'h21c);
-    assign inv26_f8[9] = ^(inv26_b4 & 10'h3d2);
-    wire [9:0] inv26_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv26_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv26_b8_pp = {
-        inv26_f8 & {10{inv26_b4[9]}}, inv26_f8 & {10{inv26_b4[8]}}, inv26_f8 & {10{inv26_b4[7]}}, inv26_f8 & {10{inv26_b4[6]}},
-        inv26_f8 & {10{inv26_b4[5]}}, inv26_f8 & {10{inv26_b4[4]}}, inv26_f8 & {10{inv26_b4[3]}}, inv26_f8 & {10{inv26_b4[2]}},
-        inv26_f8 & {10{inv26_b4[1]}}, inv26_f8 & {10{inv26_b4[0]}}
-    };
-    assign inv26_b8[0] = ^(inv26_b8_pp & 100'h40a0402010080402010080001);
-    assign inv26_b8[1] = ^(inv26_b8_pp & 100'h8100804020100804020000402);
-    assign inv26_b8[2] = ^(inv26_b8_pp & 100'h0201008040201008000100804);
-    assign inv26_b8[3] = ^(inv26_b8_pp & 100'h44a2412090482402050281008);
-    assign inv26_b8[4] = ^(inv26_b8_pp & 100'h89048241209008140a0402010);
-    assign inv26_b8[5] = ^(inv26_b8_pp & 100'h1209048240205028100804020);
-    assign inv26_b8[6] = ^(inv26_b8_pp & 100'h241209008140a040201008040);
-    assign inv26_b8[7] = ^(inv26_b8_pp & 100'h4824020502810080402010080);
-    assign inv26_b8[8] = ^(inv26_b8_pp & 100'h9008140a04020100804020100);
-    assign inv26_b8[9] = ^(inv26_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv26_f9; // β_8^(2^1)
-    assign inv26_f9[0] = ^(inv26_b8 & 10'h021);
-    assign inv26_f9[1] = ^(inv26_b8 & 10'h200);
-    assign inv26_f9[2] = ^(inv26_b8 & 10'h042);
-    assign inv26_f9[3] = ^(inv26_b8 & 10'h020);
-    assign inv26_f9[4] = ^(inv26_b8 & 10'h284);
-    assign inv26_f9[5] = ^(inv26_b8 & 10'h040);
-    assign inv26_f9[6] = ^(inv26_b8 & 10'h108);
-    assign inv26_f9[7] = ^(inv26_b8 & 10'h080);
-    assign inv26_f9[8] = ^(inv26_b8 & 10'h210);
-    assign inv26_f9[9] = ^(inv26_b8 & 10'h100);
-    wire [9:0] inv26_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv26_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv26_b9_pp = {
-        inv26_f9 & {10{s1_odd26[9]}}, inv26_f9 & {10{s1_odd26[8]}}, inv26_f9 & {10{s1_odd26[7]}}, inv26_f9 & {10{s1_odd26[6]}},
-        inv26_f9 & {10{s1_odd26[5]}}, inv26_f9 & {10{s1_odd26[4]}}, inv26_f9 & {10{s1_odd26[3]}}, inv26_f9 & {10{s1_odd26[2]}},
-        inv26_f9 & {10{s1_odd26[1]}}, inv26_f9 & {10{s1_odd26[0]}}
-    };
-    assign inv26_b9[0] = ^(inv26_b9_pp & 100'h40a0402010080402010080001);
-    assign inv26_b9[1] = ^(inv26_b9_pp & 100'h8100804020100804020000402);
-    assign inv26_b9[2] = ^(inv26_b9_pp & 100'h0201008040201008000100804);
-    assign inv26_b9[3] = ^(inv26_b9_pp & 100'h44a2412090482402050281008);
-    assign inv26_b9[4] = ^(inv26_b9_pp & 100'h89048241209008140a0402010);
-    assign inv26_b9[5] = ^(inv26_b9_pp & 100'h1209048240205028100804020);
-    assign inv26_b9[6] = ^(inv26_b9_pp & 100'h241209008140a040201008040);
-    assign inv26_b9[7] = ^(inv26_b9_pp & 100'h4824020502810080402010080);
-    assign inv26_b9[8] = ^(inv26_b9_pp & 100'h9008140a04020100804020100);
-    assign inv26_b9[9] = ^(inv26_b9_pp & 100'h2050281008040201008040200);
-    assign inv26[0] = ^(inv26_b9 & 10'h021);
-    assign inv26[1] = ^(inv26_b9 & 10'h200);
-    assign inv26[2] = ^(inv26_b9 & 10'h042);
-    assign inv26[3] = ^(inv26_b9 & 10'h020);
-    assign inv26[4] = ^(inv26_b9 & 10'h284);
-    assign inv26[5] = ^(inv26_b9 & 10'h040);
-    assign inv26[6] = ^(inv26_b9 & 10'h108);
-    assign inv26[7] = ^(inv26_b9 & 10'h080);
-    assign inv26[8] = ^(inv26_b9 & 10'h210);
-    assign inv26[9] = ^(inv26_b9 & 10'h100);
     wire [9:0] s1_odd27;
     assign s1_odd27 = s1_odd[279:270];
-    wire [9:0] inv27; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv27_f2; // β_1^(2^1)
-    assign inv27_f2[0] = ^(s1_odd27 & 10'h021);
-    assign inv27_f2[1] = ^(s1_odd27 & 10'h200);
-    assign inv27_f2[2] = ^(s1_odd27 & 10'h042);
-    assign inv27_f2[3] = ^(s1_odd27 & 10'h020);
-    assign inv27_f2[4] = ^(s1_odd27 & 10'h284);
-    assign inv27_f2[5] = ^(s1_odd27 & 10'h040);
-    assign inv27_f2[6] = ^(s1_odd27 & 10'h108);
-    assign inv27_f2[7] = ^(s1_odd27 & 10'h080);
-    assign inv27_f2[8] = ^(s1_odd27 & 10'h210);
-    assign inv27_f2[9] = ^(s1_odd27 & 10'h100);
-    wire [9:0] inv27_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv27_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv27_b2_pp = {
-        inv27_f2 & {10{s1_odd27[9]}}, inv27_f2 & {10{s1_odd27[8]}}, inv27_f2 & {10{s1_odd27[7]}}, inv27_f2 & {10{s1_odd27[6]}},
-        inv27_f2 & {10{s1_odd27[5]}}, inv27_f2 & {10{s1_odd27[4]}}, inv27_f2 & {10{s1_odd27[3]}}, inv27_f2 & {10{s1_odd27[2]}},
-        inv27_f2 & {10{s1_odd27[1]}}, inv27_f2 & {10{s1_odd27[0]}}
+    wire [9:0] s1_num27;
+    assign s1_num27 = s1_num[279:270];
+    wire [9:0] inv27; // Λ_odd⁻¹
+    assign inv27 = {
+        INV_B9[s1_odd27], INV_B8[s1_odd27], INV_B7[s1_odd27], INV_B6[s1_odd27], INV_B5[s1_odd27], INV_B4[s1_odd27], INV_B3[s1_odd27],
+        INV_B2[s1_odd27], INV_B1[s1_odd27], INV_B0[s1_odd27]
     };
-    assign inv27_b2[0] = ^(inv27_b2_pp & 100'h40a0402010080402010080001);
-    assign inv27_b2[1] = ^(inv27_b2_pp & 100'h8100804020100804020000402);
-    assign inv27_b2[2] = ^(inv27_b2_pp & 100'h0201008040201008000100804);
-    assign inv27_b2[3] = ^(inv27_b2_pp & 100'h44a2412090482402050281008);
-    assign inv27_b2[4] = ^(inv27_b2_pp & 100'h89048241209008140a0402010);
-    assign inv27_b2[5] = ^(inv27_b2_pp & 100'h1209048240205028100804020);
-    assign inv27_b2[6] = ^(inv27_b2_pp & 100'h241209008140a040201008040);
-    assign inv27_b2[7] = ^(inv27_b2_pp & 100'h4824020502810080402010080);
-    assign inv27_b2[8] = ^(inv27_b2_pp & 100'h9008140a04020100804020100);
-    assign inv27_b2[9] = ^(inv27_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv27_f4; // β_2^(2^2)
-    assign inv27_f4[0] = ^(inv27_b2 & 10'h061);
-    assign inv27_f4[1] = ^(inv27_b2 & 10'h100);
-    assign inv27_f4[2] = ^(inv27_b2 & 10'h308);
-    assign inv27_f4[3] = ^(inv27_b2 & 10'h040);
-    assign inv27_f4[4] = ^(inv27_b2 & 10'h1c2);
-    assign inv27_f4[5] = ^(inv27_b2 & 10'h108);
-    assign inv27_f4[6] = ^(inv27_b2 & 10'h230);
-    assign inv27_f4[7] = ^(inv27_b2 & 10'h080);
-    assign inv27_f4[8] = ^(inv27_b2 & 10'h384);
-    assign inv27_f4[9] = ^(inv27_b2 & 10'h210);
-    wire [9:0] inv27_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv27_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv27_b4_pp = {
-        inv27_f4 & {10{inv27_b2[9]}}, inv27_f4 & {10{inv27_b2[8]}}, inv27_f4 & {10{inv27_b2[7]}}, inv27_f4 & {10{inv27_b2[6]}},
-        inv27_f4 & {10{inv27_b2[5]}}, inv27_f4 & {10{inv27_b2[4]}}, inv27_f4 & {10{inv27_b2[3]}}, inv27_f4 & {10{inv27_b2[2]}},
-        inv27_f4 & {10{inv27_b2[1]}}, inv27_f4 & {10{inv27_b2[0]}}
-    };
-    assign inv27_b4[0] = ^(inv27_b4_pp & 100'h40a0402010080402010080001);
-    assign inv27_b4[1] = ^(inv27_b4_pp & 100'h8100804020100804020000402);
-    assign inv27_b4[2] = ^(inv27_b4_pp & 100'h0201008040201008000100804);
-    assign inv27_b4[3] = ^(inv27_b4_pp & 100'h44a2412090482402050281008);
-    assign inv27_b4[4] = ^(inv27_b4_pp & 100'h89048241209008140a0402010);
-    assign inv27_b4[5] = ^(inv27_b4_pp & 100'h1209048240205028100804020);
-    assign inv27_b4[6] = ^(inv27_b4_pp & 100'h241209008140a040201008040);
-    assign inv27_b4[7] = ^(inv27_b4_pp & 100'h4824020502810080402010080);
-    assign inv27_b4[8] = ^(inv27_b4_pp & 100'h9008140a04020100804020100);
-    assign inv27_b4[9] = ^(inv27_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv27_f8; // β_4^(2^4)
-    assign inv27_f8[0] = ^(inv27_b4 & 10'h359);
-    assign inv27_f8[1] = ^(inv27_b4 & 10'h384);
-    assign inv27_f8[2] = ^(inv27_b4 & 10'h1d4);
-    assign inv27_f8[3] = ^(inv27_b4 & 10'h230);
-    assign inv27_f8[4] = ^(inv27_b4 & 10'h034);
-    assign inv27_f8[5] = ^(inv27_b4 & 10'h3c4);
-    assign inv27_f8[6] = ^(inv27_b4 & 10'h2da);
-    assign inv27_f8[7] = ^(inv27_b4 & 10'h080);
-    assign inv27_f8[8] = ^(inv27_b4 & 10'h21c);
-    assign inv27_f8[9] = ^(inv27_b4 & 10'h3d2);
-    wire [9:0] inv27_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv27_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv27_b8_pp = {
-        inv27_f8 & {10{inv27_b4[9]}}, inv27_f8 & {10{inv27_b4[8]}}, inv27_f8 & {10{inv27_b4[7]}}, inv27_f8 & {10{inv27_b4[6]}},
-        inv27_f8 & {10{inv27_b4[5]}}, inv27_f8 & {10{inv27_b4[4]}}, inv27_f8 & {10{inv27_b4[3]}}, inv27_f8 & {10{inv27_b4[2]}},
-        inv27_f8 & {10{inv27_b4[1]}}, inv27_f8 & {10{inv27_b4[0]}}
-    };
-    assign inv27_b8[0] = ^(inv27_b8_pp & 100'h40a0402010080402010080001);
-    assign inv27_b8[1] = ^(inv27_b8_pp & 100'h8100804020100804020000402);
-    assign inv27_b8[2] = ^(inv27_b8_pp & 100'h0201008040201008000100804);
-    assign inv27_b8[3] = ^(inv27_b8_pp & 100'h44a2412090482402050281008);
-    assign inv27_b8[4] = ^(inv27_b8_pp & 100'h89048241209008140a0402010);
-    assign inv27_b8[5] = ^(inv27_b8_pp & 100'h1209048240205028100804020);
-    assign inv27_b8[6] = ^(inv27_b8_pp & 100'h241209008140a040201008040);
-    assign inv27_b8[7] = ^(inv27_b8_pp & 100'h4824020502810080402010080);
-    assign inv27_b8[8] = ^(inv27_b8_pp & 100'h9008140a04020100804020100);
-    assign inv27_b8[9] = ^(inv27_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv27_f9; // β_8^(2^1)
-    assign inv27_f9[0] = ^(inv27_b8 & 10'h021);
-    assign inv27_f9[1] = ^(inv27_b8 & 10'h200);
-    assign inv27_f9[2] = ^(inv27_b8 & 10'h042);
-    assign inv27_f9[3] = ^(inv27_b8 & 10'h020);
-    assign inv27_f9[4] = ^(inv27_b8 & 10'h284);
-    assign inv27_f9[5] = ^(inv27_b8 & 10'h040);
-    assign inv27_f9[6] = ^(inv27_b8 & 10'h108);
-    assign inv27_f9[7] = ^(inv27_b8 & 10'h080);
-    assign inv27_f9[8] = ^(inv27_b8 & 10'h210);
-    assign inv27_f9[9] = ^(inv27_b8 & 10'h100);
-    wire [9:0] inv27_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv27_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv27_b9_pp = {
-        inv27_f9 & {10{s1_odd27[9]}}, inv27_f9 & {10{s1_odd27[8]}}, inv27_f9 & {10{s1_odd27[7]}}, inv27_f9 & {10{s1_odd27[6]}},
-        inv27_f9 & {10{s1_odd27[5]}}, inv27_f9 & {10{s1_odd27[4]}}, inv27_f9 & {10{s1_odd27[3]}}, inv27_f9 & {10{s1_odd27[2]}},
-        inv27_f9 & {10{s1_odd27[1]}}, inv27_f9 & {10{s1_odd27[0]}}
-    };
-    assign inv27_b9[0] = ^(inv27_b9_pp & 100'h40a0402010080402010080001);
-    assign inv27_b9[1] = ^(inv27_b9_pp & 100'h8100804020100804020000402);
-    assign inv27_b9[2] = ^(inv27_b9_pp & 100'h0201008040201008000100804);
-    assign inv27_b9[3] = ^(inv27_b9_pp & 100'h44a2412090482402050281008);
-    assign inv27_b9[4] = ^(inv27_b9_pp & 100'h89048241209008140a0402010);
-    assign inv27_b9[5] = ^(inv27_b9_pp & 100'h1209048240205028100804020);
-    assign inv27_b9[6] = ^(inv27_b9_pp & 100'h241209008140a040201008040);
-    assign inv27_b9[7] = ^(inv27_b9_pp & 100'h4824020502810080402010080);
-    assign inv27_b9[8] = ^(inv27_b9_pp & 100'h9008140a04020100804020100);
-    assign inv27_b9[9] = ^(inv27_b9_pp & 100'h2050281008040201008040200);
-    assign inv27[0] = ^(inv27_b9 & 10'h021);
-    assign inv27[1] = ^(inv27_b9 & 10'h200);
-    assign inv27[2] = ^(inv27_b9 & 10'h042);
-    assign inv27[3] = ^(inv27_b9 & 10'h020);
-    assign inv27[4] = ^(inv27_b9 & 10'h284);
-    assign inv27[5] = ^(inv27_b9 & 10'h040);
-    assign inv27[6] = ^(inv27_b9 & 10'h108);
-    assign inv27[7] = ^(inv27_b9 & 10'h080);
-    assign inv27[8] = ^(inv27_b9 & 10'h210);
-    assign inv27[9] = ^(inv27_b9 & 10'h100);
     wire [9:0] s1_odd28;
     assign s1_odd28 = s1_odd[289:280];
-    wire [9:0] inv28; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv28_f2; // β_1^(2^1)
-    assign inv28_f2[0] = ^(s1_odd28 & 10'h021);
-    assign inv28_f2[1] = ^(s1_odd28 & 10'h200);
-    assign inv28_f2[2] = ^(s1_odd28 & 10'h042);
-    assign inv28_f2[3] = ^(s1_odd28 & 10'h020);
-    assign inv28_f2[4] = ^(s1_odd28 & 10'h284);
-    assign inv28_f2[5] = ^(s1_odd28 & 10'h040);
-    assign inv28_f2[6] = ^(s1_odd28 & 10'h108);
-    assign inv28_f2[7] = ^(s1_odd28 & 10'h080);
-    assign inv28_f2[8] = ^(s1_odd28 & 10'h210);
-    assign inv28_f2[9] = ^(s1_odd28 & 10'h100);
-    wire [9:0] inv28_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv28_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv28_b2_pp = {
-        inv28_f2 & {10{s1_odd28[9]}}, inv28_f2 & {10{s1_odd28[8]}}, inv28_f2 & {10{s1_odd28[7]}}, inv28_f2 & {10{s1_odd28[6]}},
-        inv28_f2 & {10{s1_odd28[5]}}, inv28_f2 & {10{s1_odd28[4]}}, inv28_f2 & {10{s1_odd28[3]}}, inv28_f2 & {10{s1_odd28[2]}},
-        inv28_f2 & {10{s1_odd28[1]}}, inv28_f2 & {10{s1_odd28[0]}}
+    wire [9:0] s1_num28;
+    assign s1_num28 = s1_num[289:280];
+    wire [9:0] inv28; // Λ_odd⁻¹
+    assign inv28 = {
+        INV_B9[s1_odd28], INV_B8[s1_odd28], INV_B7[s1_odd28], INV_B6[s1_odd28], INV_B5[s1_odd28], INV_B4[s1_odd28], INV_B3[s1_odd28],
+        INV_B2[s1_odd28], INV_B1[s1_odd28], INV_B0[s1_odd28]
     };
-    assign inv28_b2[0] = ^(inv28_b2_pp & 100'h40a0402010080402010080001);
-    assign inv28_b2[1] = ^(inv28_b2_pp & 100'h8100804020100804020000402);
-    assign inv28_b2[2] = ^(inv28_b2_pp & 100'h0201008040201008000100804);
-    assign inv28_b2[3] = ^(inv28_b2_pp & 100'h44a2412090482402050281008);
-    assign inv28_b2[4] = ^(inv28_b2_pp & 100'h89048241209008140a0402010);
-    assign inv28_b2[5] = ^(inv28_b2_pp & 100'h1209048240205028100804020);
-    assign inv28_b2[6] = ^(inv28_b2_pp & 100'h241209008140a040201008040);
-    assign inv28_b2[7] = ^(inv28_b2_pp & 100'h4824020502810080402010080);
-    assign inv28_b2[8] = ^(inv28_b2_pp & 100'h9008140a04020100804020100);
-    assign inv28_b2[9] = ^(inv28_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv28_f4; // β_2^(2^2)
-    assign inv28_f4[0] = ^(inv28_b2 & 10'h061);
-    assign inv28_f4[1] = ^(inv28_b2 & 10'h100);
-    assign inv28_f4[2] = ^(inv28_b2 & 10'h308);
-    assign inv28_f4[3] = ^(inv28_b2 & 10'h040);
-    assign inv28_f4[4] = ^(inv28_b2 & 10'h1c2);
-    assign inv28_f4[5] = ^(inv28_b2 & 10'h108);
-    assign inv28_f4[6] = ^(inv28_b2 & 10'h230);
-    assign inv28_f4[7] = ^(inv28_b2 & 10'h080);
-    assign inv28_f4[8] = ^(inv28_b2 & 10'h384);
-    assign inv28_f4[9] = ^(inv28_b2 & 10'h210);
-    wire [9:0] inv28_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv28_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv28_b4_pp = {
-        inv28_f4 & {10{inv28_b2[9]}}, inv28_f4 & {10{inv28_b2[8]}}, inv28_f4 & {10{inv28_b2[7]}}, inv28_f4 & {10{inv28_b2[6]}},
-        inv28_f4 & {10{inv28_b2[5]}}, inv28_f4 & {10{inv28_b2[4]}}, inv28_f4 & {10{inv28_b2[3]}}, inv28_f4 & {10{inv28_b2[2]}},
-        inv28_f4 & {10{inv28_b2[1]}}, inv28_f4 & {10{inv28_b2[0]}}
-    };
-    assign inv28_b4[0] = ^(inv28_b4_pp & 100'h40a0402010080402010080001);
-    assign inv28_b4[1] = ^(inv28_b4_pp & 100'h8100804020100804020000402);
-    assign inv28_b4[2] = ^(inv28_b4_pp & 100'h0201008040201008000100804);
-    assign inv28_b4[3] = ^(inv28_b4_pp & 100'h44a2412090482402050281008);
-    assign inv28_b4[4] = ^(inv28_b4_pp & 100'h89048241209008140a0402010);
-    assign inv28_b4[5] = ^(inv28_b4_pp & 100'h1209048240205028100804020);
-    assign inv28_b4[6] = ^(inv28_b4_pp & 100'h241209008140a040201008040);
-    assign inv28_b4[7] = ^(inv28_b4_pp & 100'h4824020502810080402010080);
-    assign inv28_b4[8] = ^(inv28_b4_pp & 100'h9008140a04020100804020100);
-    assign inv28_b4[9] = ^(inv28_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv28_f8; // β_4^(2^4)
-    assign inv28_f8[0] = ^(inv28_b4 & 10'h359);
-    assign inv28_f8[1] = ^(inv28_b4 & 10'h384);
-    assign inv28_f8[2] = ^(inv28_b4 & 10'h1d4);
-    assign inv28_f8[3] = ^(inv28_b4 & 10'h230);
-    assign inv28_f8[4] = ^(inv28_b4 & 10'h034);
-    assign inv28_f8[5] = ^(inv28_b4 & 10'h3c4);
-    assign inv28_f8[6] = ^(inv28_b4 & 10'h2da);
-    assign inv28_f8[7] = ^(inv28_b4 & 10'h080);
-    assign inv28_f8[8] = ^(inv28_b4 & 10'h21c);
-    assign inv28_f8[9] = ^(inv28_b4 & 10'h3d2);
-    wire [9:0] inv28_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv28_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv28_b8_pp = {
-        inv28_f8 & {10{inv28_b4[9]}}, inv28_f8 & {10{inv28_b4[8]}}, inv28_f8 & {10{inv28_b4[7]}}, inv28_f8 & {10{inv28_b4[6]}},
-        inv28_f8 & {10{inv28_b4[5]}}, inv28_f8 & {10{inv28_b4[4]}}, inv28_f8 & {10{inv28_b4[3]}}, inv28_f8 & {10{inv28_b4[2]}},
-        inv28_f8 & {10{inv28_b4[1]}}, inv28_f8 & {10{inv28_b4[0]}}
-    };
-    assign inv28_b8[0] = ^(inv28_b8_pp & 100'h40a0402010080402010080001);
-    assign inv28_b8[1] = ^(inv28_b8_pp & 100'h8100804020100804020000402);
-    assign inv28_b8[2] = ^(inv28_b8_pp & 100'h0201008040201008000100804);
-    assign inv28_b8[3] = ^(inv28_b8_pp & 100'h44a2412090482402050281008);
-    assign inv28_b8[4] = ^(inv28_b8_pp & 100'h89048241209008140a0402010);
-    assign inv28_b8[5] = ^(inv28_b8_pp & 100'h1209048240205028100804020);
-    assign inv28_b8[6] = ^(inv28_b8_pp & 100'h241209008140a040201008040);
-    assign inv28_b8[7] = ^(inv28_b8_pp & 100'h4824020502810080402010080);
-    assign inv28_b8[8] = ^(inv28_b8_pp & 100'h9008140a04020100804020100);
-    assign inv28_b8[9] = ^(inv28_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv28_f9; // β_8^(2^1)
-    assign inv28_f9[0] = ^(inv28_b8 & 10'h021);
-    assign inv28_f9[1] = ^(inv28_b8 & 10'h200);
-    assign inv28_f9[2] = ^(inv28_b8 & 10'h042);
-    assign inv28_f9[3] = ^(inv28_b8 & 10'h020);
-    assign inv28_f9[4] = ^(inv28_b8 & 10'h284);
-    assign inv28_f9[5] = ^(inv28_b8 & 10'h040);
-    assign inv28_f9[6] = ^(inv28_b8 & 10'h108);
-    assign inv28_f9[7] = ^(inv28_b8 & 10'h080);
-    assign inv28_f9[8] = ^(inv28_b8 & 10'h210);
-    assign inv28_f9[9] = ^(inv28_b8 & 10'h100);
-    wire [9:0] inv28_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv28_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv28_b9_pp = {
-        inv28_f9 & {10{s1_odd28[9]}}, inv28_f9 & {10{s1_odd28[8]}}, inv28_f9 & {10{s1_odd28[7]}}, inv28_f9 & {10{s1_odd28[6]}},
-        inv28_f9 & {10{s1_odd28[5]}}, inv28_f9 & {10{s1_odd28[4]}}, inv28_f9 & {10{s1_odd28[3]}}, inv28_f9 & {10{s1_odd28[2]}},
-        inv28_f9 & {10{s1_odd28[1]}}, inv28_f9 & {10{s1_odd28[0]}}
-    };
-    assign inv28_b9[0] = ^(inv28_b9_pp & 100'h40a0402010080402010080001);
-    assign inv28_b9[1] = ^(inv28_b9_pp & 100'h8100804020100804020000402);
-    assign inv28_b9[2] = ^(inv28_b9_pp & 100'h0201008040201008000100804);
-    assign inv28_b9[3] = ^(inv28_b9_pp & 100'h44a2412090482402050281008);
-    assign inv28_b9[4] = ^(inv28_b9_pp & 100'h89048241209008140a0402010);
-    assign inv28_b9[5] = ^(inv28_b9_pp & 100'h1209048240205028100804020);
-    assign inv28_b9[6] = ^(inv28_b9_pp & 100'h241209008140a040201008040);
-    assign inv28_b9[7] = ^(inv28_b9_pp & 100'h4824020502810080402010080);
-    assign inv28_b9[8] = ^(inv28_b9_pp & 100'h9008140a04020100804020100);
-    assign inv28_b9[9] = ^(inv28_b9_pp & 100'h2050281008040201008040200);
-    assign inv28[0] = ^(inv28_b9 & 10'h021);
-    assign inv28[1] = ^(inv28_b9 & 10'h200);
-    assign inv28[2] = ^(inv28_b9 & 10'h042);
-    assign inv28[3] = ^(inv28_b9 & 10'h020);
-    assign inv28[4] = ^(inv28_b9 & 10'h284);
-    assign inv28[5] = ^(inv28_b9 & 10'h040);
-    assign inv28[6] = ^(inv28_b9 & 10'h108);
-    assign inv28[7] = ^(inv28_b9 & 10'h080);
-    assign inv28[8] = ^(inv28_b9 & 10'h210);
-    assign inv28[9] = ^(inv28_b9 & 10'h100);
     wire [9:0] s1_odd29;
     assign s1_odd29 = s1_odd[299:290];
-    wire [9:0] inv29; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv29_f2; // β_1^(2^1)
-    assign inv29_f2[0] = ^(s1_odd29 & 10'h021);
-    assign inv29_f2[1] = ^(s1_odd29 & 10'h200);
-    assign inv29_f2[2] = ^(s1_odd29 & 10'h042);
-    assign inv29_f2[3] = ^(s1_odd29 & 10'h020);
-    assign inv29_f2[4] = ^(s1_odd29 & 10'h284);
-    assign inv29_f2[5] = ^(s1_odd29 & 10'h040);
-    assign inv29_f2[6] = ^(s1_odd29 & 10'h108);
-    assign inv29_f2[7] = ^(s1_odd29 & 10'h080);
-    assign inv29_f2[8] = ^(s1_odd29 & 10'h210);
-    assign inv29_f2[9] = ^(s1_odd29 & 10'h100);
-    wire [9:0] inv29_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv29_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv29_b2_pp = {
-        inv29_f2 & {10{s1_odd29[9]}}, inv29_f2 & {10{s1_odd29[8]}}, inv29_f2 & {10{s1_odd29[7]}}, inv29_f2 & {10{s1_odd29[6]}},
-        inv29_f2 & {10{s1_odd29[5]}}, inv29_f2 & {10{s1_odd29[4]}}, inv29_f2 & {10{s1_odd29[3]}}, inv29_f2 & {10{s1_odd29[2]}},
-        inv29_f2 & {10{s1_odd29[1]}}, inv29_f2 & {10{s1_odd29[0]}}
+    wire [9:0] s1_num29;
+    assign s1_num29 = s1_num[299:290];
+    wire [9:0] inv29; // Λ_odd⁻¹
+    assign inv29 = {
+        INV_B9[s1_odd29], INV_B8[s1_odd29], INV_B7[s1_odd29], INV_B6[s1_odd29], INV_B5[s1_odd29], INV_B4[s1_odd29], INV_B3[s1_odd29],
+        INV_B2[s1_odd29], INV_B1[s1_odd29], INV_B0[s1_odd29]
     };
-    assign inv29_b2[0] = ^(inv29_b2_pp & 100'h40a0402010080402010080001);
-    assign inv29_b2[1] = ^(inv29_b2_pp & 100'h8100804020100804020000402);
-    assign inv29_b2[2] = ^(inv29_b2_pp & 100'h0201008040201008000100804);
-    assign inv29_b2[3] = ^(inv29_b2_pp & 100'h44a2412090482402050281008);
-    assign inv29_b2[4] = ^(inv29_b2_pp & 100'h89048241209008140a0402010);
-    assign inv29_b2[5] = ^(inv29_b2_pp & 100'h1209048240205028100804020);
-    assign inv29_b2[6] = ^(inv29_b2_pp & 100'h241209008140a040201008040);
-    assign inv29_b2[7] = ^(inv29_b2_pp & 100'h4824020502810080402010080);
-    assign inv29_b2[8] = ^(inv29_b2_pp & 100'h9008140a04020100804020100);
-    assign inv29_b2[9] = ^(inv29_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv29_f4; // β_2^(2^2)
-    assign inv29_f4[0] = ^(inv29_b2 & 10'h061);
-    assign inv29_f4[1] = ^(inv29_b2 & 10'h100);
-    assign inv29_f4[2] = ^(inv29_b2 & 10'h308);
-    assign inv29_f4[3] = ^(inv29_b2 & 10'h040);
-    assign inv29_f4[4] = ^(inv29_b2 & 10'h1c2);
-    assign inv29_f4[5] = ^(inv29_b2 & 10'h108);
-    assign inv29_f4[6] = ^(inv29_b2 & 10'h230);
-    assign inv29_f4[7] = ^(inv29_b2 & 10'h080);
-    assign inv29_f4[8] = ^(inv29_b2 & 10'h384);
-    assign inv29_f4[9] = ^(inv29_b2 & 10'h210);
-    wire [9:0] inv29_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv29_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv29_b4_pp = {
-        inv29_f4 & {10{inv29_b2[9]}}, inv29_f4 & {10{inv29_b2[8]}}, inv29_f4 & {10{inv29_b2[7]}}, inv29_f4 & {10{inv29_b2[6]}},
-        inv29_f4 & {10{inv29_b2[5]}}, inv29_f4 & {10{inv29_b2[4]}}, inv29_f4 & {10{inv29_b2[3]}}, inv29_f4 & {10{inv29_b2[2]}},
-        inv29_f4 & {10{inv29_b2[1]}}, inv29_f4 & {10{inv29_b2[0]}}
-    };
-    assign inv29_b4[0] = ^(inv29_b4_pp & 100'h40a0402010080402010080001);
-    assign inv29_b4[1] = ^(inv29_b4_pp & 100'h8100804020100804020000402);
-    assign inv29_b4[2] = ^(inv29_b4_pp & 100'h0201008040201008000100804);
-    assign inv29_b4[3] = ^(inv29_b4_pp & 100'h44a2412090482402050281008);
-    assign inv29_b4[4] = ^(inv29_b4_pp & 100'h89048241209008140a0402010);
-    assign inv29_b4[5] = ^(inv29_b4_pp & 100'h1209048240205028100804020);
-    assign inv29_b4[6] = ^(inv29_b4_pp & 100'h241209008140a040201008040);
-    assign inv29_b4[7] = ^(inv29_b4_pp & 100'h4824020502810080402010080);
-    assign inv29_b4[8] = ^(inv29_b4_pp & 100'h9008140a04020100804020100);
-    assign inv29_b4[9] = ^(inv29_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv29_f8; // β_4^(2^4)
-    assign inv29_f8[0] = ^(inv29_b4 & 10'h359);
-    assign inv29_f8[1] = ^(inv29_b4 & 10'h384);
-    assign inv29_f8[2] = ^(inv29_b4 & 10'h1d4);
-    assign inv29_f8[3] = ^(inv29_b4 & 10'h230);
-    assign inv29_f8[4] = ^(inv29_b4 & 10'h034);
-    assign inv29_f8[5] = ^(inv29_b4 & 10'h3c4);
-    assign inv29_f8[6] = ^(inv29_b4 & 10'h2da);
-    assign inv29_f8[7] = ^(inv29_b4 & 10'h080);
-    assign inv29_f8[8] = ^(inv29_b4 & 10'h21c);
-    assign inv29_f8[9] = ^(inv29_b4 & 10'h3d2);
-    wire [9:0] inv29_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv29_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv29_b8_pp = {
-        inv29_f8 & {10{inv29_b4[9]}}, inv29_f8 & {10{inv29_b4[8]}}, inv29_f8 & {10{inv29_b4[7]}}, inv29_f8 & {10{inv29_b4[6]}},
-        inv29_f8 & {10{inv29_b4[5]}}, inv29_f8 & {10{inv29_b4[4]}}, inv29_f8 & {10{inv29_b4[3]}}, inv29_f8 & {10{inv29_b4[2]}},
-        inv29_f8 & {10{inv29_b4[1]}}, inv29_f8 & {10{inv29_b4[0]}}
-    };
-    assign inv29_b8[0] = ^(inv29_b8_pp & 100'h40a0402010080402010080001);
-    assign inv29_b8[1] = ^(inv29_b8_pp & 100'h8100804020100804020000402);
-    assign inv29_b8[2] = ^(inv29_b8_pp & 100'h0201008040201008000100804);
-    assign inv29_b8[3] = ^(inv29_b8_pp & 100'h44a2412090482402050281008);
-    assign inv29_b8[4] = ^(inv29_b8_pp & 100'h89048241209008140a0402010);
-    assign inv29_b8[5] = ^(inv29_b8_pp & 100'h1209048240205028100804020);
-    assign inv29_b8[6] = ^(inv29_b8_pp & 100'h241209008140a040201008040);
-    assign inv29_b8[7] = ^(inv29_b8_pp & 100'h4824020502810080402010080);
-    assign inv29_b8[8] = ^(inv29_b8_pp & 100'h9008140a04020100804020100);
-    assign inv29_b8[9] = ^(inv29_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv29_f9; // β_8^(2^1)
-    assign inv29_f9[0] = ^(inv29_b8 & 10'h021);
-    assign inv29_f9[1] = ^(inv29_b8 & 10'h200);
-    assign inv29_f9[2] = ^(inv29_b8 & 10'h042);
-    assign inv29_f9[3] = ^(inv29_b8 & 10'h020);
-    assign inv29_f9[4] = ^(inv29_b8 & 10'h284);
-    assign inv29_f9[5] = ^(inv29_b8 & 10'h040);
-    assign inv29_f9[6] = ^(inv29_b8 & 10'h108);
-    assign inv29_f9[7] = ^(inv29_b8 & 10'h080);
-    assign inv29_f9[8] = ^(inv29_b8 & 10'h210);
-    assign inv29_f9[9] = ^(inv29_b8 & 10'h100);
-    wire [9:0] inv29_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv29_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv29_b9_pp = {
-        inv29_f9 & {10{s1_odd29[9]}}, inv29_f9 & {10{s1_odd29[8]}}, inv29_f9 & {10{s1_odd29[7]}}, inv29_f9 & {10{s1_odd29[6]}},
-        inv29_f9 & {10{s1_odd29[5]}}, inv29_f9 & {10{s1_odd29[4]}}, inv29_f9 & {10{s1_odd29[3]}}, inv29_f9 & {10{s1_odd29[2]}},
-        inv29_f9 & {10{s1_odd29[1]}}, inv29_f9 & {10{s1_odd29[0]}}
-    };
-    assign inv29_b9[0] = ^(inv29_b9_pp & 100'h40a0402010080402010080001);
-    assign inv29_b9[1] = ^(inv29_b9_pp & 100'h8100804020100804020000402);
-    assign inv29_b9[2] = ^(inv29_b9_pp & 100'h0201008040201008000100804);
-    assign inv29_b9[3] = ^(inv29_b9_pp & 100'h44a2412090482402050281008);
-    assign inv29_b9[4] = ^(inv29_b9_pp & 100'h89048241209008140a0402010);
-    assign inv29_b9[5] = ^(inv29_b9_pp & 100'h1209048240205028100804020);
-    assign inv29_b9[6] = ^(inv29_b9_pp & 100'h241209008140a040201008040);
-    assign inv29_b9[7] = ^(inv29_b9_pp & 100'h4824020502810080402010080);
-    assign inv29_b9[8] = ^(inv29_b9_pp & 100'h9008140a04020100804020100);
-    assign inv29_b9[9] = ^(inv29_b9_pp & 100'h2050281008040201008040200);
-    assign inv29[0] = ^(inv29_b9 & 10'h021);
-    assign inv29[1] = ^(inv29_b9 & 10'h200);
-    assign inv29[2] = ^(inv29_b9 & 10'h042);
-    assign inv29[3] = ^(inv29_b9 & 10'h020);
-    assign inv29[4] = ^(inv29_b9 & 10'h284);
-    assign inv29[5] = ^(inv29_b9 & 10'h040);
-    assign inv29[6] = ^(inv29_b9 & 10'h108);
-    assign inv29[7] = ^(inv29_b9 & 10'h080);
-    assign inv29[8] = ^(inv29_b9 & 10'h210);
-    assign inv29[9] = ^(inv29_b9 & 10'h100);
     wire [9:0] s1_odd30;
     assign s1_odd30 = s1_odd[309:300];
-    wire [9:0] inv30; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv30_f2; // β_1^(2^1)
-    assign inv30_f2[0] = ^(s1_odd30 & 10'h021);
-    assign inv30_f2[1] = ^(s1_odd30 & 10'h200);
-    assign inv30_f2[2] = ^(s1_odd30 & 10'h042);
-    assign inv30_f2[3] = ^(s1_odd30 & 10'h020);
-    assign inv30_f2[4] = ^(s1_odd30 & 10'h284);
-    assign inv30_f2[5] = ^(s1_odd30 & 10'h040);
-    assign inv30_f2[6] = ^(s1_odd30 & 10'h108);
-    assign inv30_f2[7] = ^(s1_odd30 & 10'h080);
-    assign inv30_f2[8] = ^(s1_odd30 & 10'h210);
-    assign inv30_f2[9] = ^(s1_odd30 & 10'h100);
-    wire [9:0] inv30_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv30_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv30_b2_pp = {
-        inv30_f2 & {10{s1_odd30[9]}}, inv30_f2 & {10{s1_odd30[8]}}, inv30_f2 & {10{s1_odd30[7]}}, inv30_f2 & {10{s1_odd30[6]}},
-        inv30_f2 & {10{s1_odd30[5]}}, inv30_f2 & {10{s1_odd30[4]}}, inv30_f2 & {10{s1_odd30[3]}}, inv30_f2 & {10{s1_odd30[2]}},
-        inv30_f2 & {10{s1_odd30[1]}}, inv30_f2 & {10{s1_odd30[0]}}
+    wire [9:0] s1_num30;
+    assign s1_num30 = s1_num[309:300];
+    wire [9:0] inv30; // Λ_odd⁻¹
+    assign inv30 = {
+        INV_B9[s1_odd30], INV_B8[s1_odd30], INV_B7[s1_odd30], INV_B6[s1_odd30], INV_B5[s1_odd30], INV_B4[s1_odd30], INV_B3[s1_odd30],
+        INV_B2[s1_odd30], INV_B1[s1_odd30], INV_B0[s1_odd30]
     };
-    assign inv30_b2[0] = ^(inv30_b2_pp & 100'h40a0402010080402010080001);
-    assign inv30_b2[1] = ^(inv30_b2_pp & 100'h8100804020100804020000402);
-    assign inv30_b2[2] = ^(inv30_b2_pp & 100'h0201008040201008000100804);
-    assign inv30_b2[3] = ^(inv30_b2_pp & 100'h44a2412090482402050281008);
-    assign inv30_b2[4] = ^(inv30_b2_pp & 100'h89048241209008140a0402010);
-    assign inv30_b2[5] = ^(inv30_b2_pp & 100'h1209048240205028100804020);
-    assign inv30_b2[6] = ^(inv30_b2_pp & 100'h241209008140a040201008040);
-    assign inv30_b2[7] = ^(inv30_b2_pp & 100'h4824020502810080402010080);
-    assign inv30_b2[8] = ^(inv30_b2_pp & 100'h9008140a04020100804020100);
-    assign inv30_b2[9] = ^(inv30_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv30_f4; // β_2^(2^2)
-    assign inv30_f4[0] = ^(inv30_b2 & 10'h061);
-    assign inv30_f4[1] = ^(inv30_b2 & 10'h100);
-    assign inv30_f4[2] = ^(inv30_b2 & 10'h308);
-    assign inv30_f4[3] = ^(inv30_b2 & 10'h040);
-    assign inv30_f4[4] = ^(inv30_b2 & 10'h1c2);
-    assign inv30_f4[5] = ^(inv30_b2 & 10'h108);
-    assign inv30_f4[6] = ^(inv30_b2 & 10'h230);
-    assign inv30_f4[7] = ^(inv30_b2 & 10'h080);
-    assign inv30_f4[8] = ^(inv30_b2 & 10'h384);
-    assign inv30_f4[9] = ^(inv30_b2 & 10'h210);
-    wire [9:0] inv30_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv30_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv30_b4_pp = {
-        inv30_f4 & {10{inv30_b2[9]}}, inv30_f4 & {10{inv30_b2[8]}}, inv30_f4 & {10{inv30_b2[7]}}, inv30_f4 & {10{inv30_b2[6]}},
-        inv30_f4 & {10{inv30_b2[5]}}, inv30_f4 & {10{inv30_b2[4]}}, inv30_f4 & {10{inv30_b2[3]}}, inv30_f4 & {10{inv30_b2[2]}},
-        inv30_f4 & {10{inv30_b2[1]}}, inv30_f4 & {10{inv30_b2[0]}}
-    };
-    assign inv30_b4[0] = ^(inv30_b4_pp & 100'h40a0402010080402010080001);
-    assign inv30_b4[1] = ^(inv30_b4_pp & 100'h8100804020100804020000402);
-    assign inv30_b4[2] = ^(inv30_b4_pp & 100'h0201008040201008000100804);
-    assign inv30_b4[3] = ^(inv30_b4_pp & 100'h44a2412090482402050281008);
-    assign inv30_b4[4] = ^(inv30_b4_pp & 100'h89048241209008140a0402010);
-    assign inv30_b4[5] = ^(inv30_b4_pp & 100'h1209048240205028100804020);
-    assign inv30_b4[6] = ^(inv30_b4_pp & 100'h241209008140a040201008040);
-    assign inv30_b4[7] = ^(inv30_b4_pp & 100'h4824020502810080402010080);
-    assign inv30_b4[8] = ^(inv30_b4_pp & 100'h9008140a04020100804020100);
-    assign inv30_b4[9] = ^(inv30_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv30_f8; // β_4^(2^4)
-    assign inv30_f8[0] = ^(inv30_b4 & 10'h359);
-    assign inv30_f8[1] = ^(inv30_b4 & 10'h384);
-    assign inv30_f8[2] = ^(inv30_b4 & 10'h1d4);
-    assign inv30_f8[3] = ^(inv30_b4 & 10'h230);
-    assign inv30_f8[4] = ^(inv30_b4 & 10'h034);
-    assign inv30_f8[5] = ^(inv30_b4 & 10'h3c4);
-    assign inv30_f8[6] = ^(inv30_b4 & 10'h2da);
-    assign inv30_f8[7] = ^(inv30_b4 & 10'h080);
-    assign inv30_f8[8] = ^(inv30_b4 & 10'h21c);
-    assign inv30_f8[9] = ^(inv30_b4 & 10'h3d2);
-    wire [9:0] inv30_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv30_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv30_b8_pp = {
-        inv30_f8 & {10{inv30_b4[9]}}, inv30_f8 & {10{inv30_b4[8]}}, inv30_f8 & {10{inv30_b4[7]}}, inv30_f8 & {10{inv30_b4[6]}},
-        inv30_f8 & {10{inv30_b4[5]}}, inv30_f8 & {10{inv30_b4[4]}}, inv30_f8 & {10{inv30_b4[3]}}, inv30_f8 & {10{inv30_b4[2]}},
-        inv30_f8 & {10{inv30_b4[1]}}, inv30_f8 & {10{inv30_b4[0]}}
-    };
-    assign inv30_b8[0] = ^(inv30_b8_pp & 100'h40a0402010080402010080001);
-    assign inv30_b8[1] = ^(inv30_b8_pp & 100'h8100804020100804020000402);
-    assign inv30_b8[2] = ^(inv30_b8_pp & 100'h0201008040201008000100804);
-    assign inv30_b8[3] = ^(inv30_b8_pp & 100'h44a2412090482402050281008);
-    assign inv30_b8[4] = ^(inv30_b8_pp & 100'h89048241209008140a0402010);
-    assign inv30_b8[5] = ^(inv30_b8_pp & 100'h1209048240205028100804020);
-    assign inv30_b8[6] = ^(inv30_b8_pp & 100'h241209008140a040201008040);
-    assign inv30_b8[7] = ^(inv30_b8_pp & 100'h4824020502810080402010080);
-    assign inv30_b8[8] = ^(inv30_b8_pp & 100'h9008140a04020100804020100);
-    assign inv30_b8[9] = ^(inv30_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv30_f9; // β_8^(2^1)
-    assign inv30_f9[0] = ^(inv30_b8 & 10'h021);
-    assign inv30_f9[1] = ^(inv30_b8 & 10'h200);
-    assign inv30_f9[2] = ^(inv30_b8 & 10'h042);
-    assign inv30_f9[3] = ^(inv30_b8 & 10'h020);
-    assign inv30_f9[4] = ^(inv30_b8 & 10'h284);
-    assign inv30_f9[5] = ^(inv30_b8 & 10'h040);
-    assign inv30_f9[6] = ^(inv30_b8 & 10'h108);
-    assign inv30_f9[7] = ^(inv30_b8 & 10'h080);
-    assign inv30_f9[8] = ^(inv30_b8 & 10'h210);
-    assign inv30_f9[9] = ^(inv30_b8 & 10'h100);
-    wire [9:0] inv30_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv30_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv30_b9_pp = {
-        inv30_f9 & {10{s1_odd30[9]}}, inv30_f9 & {10{s1_odd30[8]}}, inv30_f9 & {10{s1_odd30[7]}}, inv30_f9 & {10{s1_odd30[6]}},
-        inv30_f9 & {10{s1_odd30[5]}}, inv30_f9 & {10{s1_odd30[4]}}, inv30_f9 & {10{s1_odd30[3]}}, inv30_f9 & {10{s1_odd30[2]}},
-        inv30_f9 & {10{s1_odd30[1]}}, inv30_f9 & {10{s1_odd30[0]}}
-    };
-    assign inv30_b9[0] = ^(inv30_b9_pp & 100'h40a0402010080402010080001);
-    assign inv30_b9[1] = ^(inv30_b9_pp & 100'h8100804020100804020000402);
-    assign inv30_b9[2] = ^(inv30_b9_pp & 100'h0201008040201008000100804);
-    assign inv30_b9[3] = ^(inv30_b9_pp & 100'h44a2412090482402050281008);
-    assign inv30_b9[4] = ^(inv30_b9_pp & 100'h89048241209008140a0402010);
-    assign inv30_b9[5] = ^(inv30_b9_pp & 100'h1209048240205028100804020);
-    assign inv30_b9[6] = ^(inv30_b9_pp & 100'h241209008140a040201008040);
-    assign inv30_b9[7] = ^(inv30_b9_pp & 100'h4824020502810080402010080);
-    assign inv30_b9[8] = ^(inv30_b9_pp & 100'h9008140a04020100804020100);
-    assign inv30_b9[9] = ^(inv30_b9_pp & 100'h2050281008040201008040200);
-    assign inv30[0] = ^(inv30_b9 & 10'h021);
-    assign inv30[1] = ^(inv30_b9 & 10'h200);
-    assign inv30[2] = ^(inv30_b9 & 10'h042);
-    assign inv30[3] = ^(inv30_b9 & 10'h020);
-    assign inv30[4] = ^(inv30_b9 & 10'h284);
-    assign inv30[5] = ^(inv30_b9 & 10'h040);
-    assign inv30[6] = ^(inv30_b9 & 10'h108);
-    assign inv30[7] = ^(inv30_b9 & 10'h080);
-    assign inv30[8] = ^(inv30_b9 & 10'h210);
-    assign inv30[9] = ^(inv30_b9 & 10'h100);
     wire [9:0] s1_odd31;
     assign s1_odd31 = s1_odd[319:310];
-    wire [9:0] inv31; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv31_f2; // β_1^(2^1)
-    assign inv31_f2[0] = ^(s1_odd31 & 10'h021);
-    assign inv31_f2[1] = ^(s1_odd31 & 10'h200);
-    assign inv31_f2[2] = ^(s1_odd31 & 10'h042);
-    assign inv31_f2[3] = ^(s1_odd31 & 10'h020);
-    assign inv31_f2[4] = ^(s1_odd31 & 10'h284);
-    assign inv31_f2[5] = ^(s1_odd31 & 10'h040);
-    assign inv31_f2[6] = ^(s1_odd31 & 10'h108);
-    assign inv31_f2[7] = ^(s1_odd31 & 10'h080);
-    assign inv31_f2[8] = ^(s1_odd31 & 10'h210);
-    assign inv31_f2[9] = ^(s1_odd31 & 10'h100);
-    wire [9:0] inv31_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv31_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv31_b2_pp = {
-        inv31_f2 & {10{s1_odd31[9]}}, inv31_f2 & {10{s1_odd31[8]}}, inv31_f2 & {10{s1_odd31[7]}}, inv31_f2 & {10{s1_odd31[6]}},
-        inv31_f2 & {10{s1_odd31[5]}}, inv31_f2 & {10{s1_odd31[4]}}, inv31_f2 & {10{s1_odd31[3]}}, inv31_f2 & {10{s1_odd31[2]}},
-        inv31_f2 & {10{s1_odd31[1]}}, inv31_f2 & {10{s1_odd31[0]}}
+    wire [9:0] s1_num31;
+    assign s1_num31 = s1_num[319:310];
+    wire [9:0] inv31; // Λ_odd⁻¹
+    assign inv31 = {
+        INV_B9[s1_odd31], INV_B8[s1_odd31], INV_B7[s1_odd31], INV_B6[s1_odd31], INV_B5[s1_odd31], INV_B4[s1_odd31], INV_B3[s1_odd31],
+        INV_B2[s1_odd31], INV_B1[s1_odd31], INV_B0[s1_odd31]
     };
-    assign inv31_b2[0] = ^(inv31_b2_pp & 100'h40a0402010080402010080001);
-    assign inv31_b2[1] = ^(inv31_b2_pp & 100'h8100804020100804020000402);
-    assign inv31_b2[2] = ^(inv31_b2_pp & 100'h0201008040201008000100804);
-    assign inv31_b2[3] = ^(inv31_b2_pp & 100'h44a2412090482402050281008);
-    assign inv31_b2[4] = ^(inv31_b2_pp & 100'h89048241209008140a0402010);
-    assign inv31_b2[5] = ^(inv31_b2_pp & 100'h1209048240205028100804020);
-    assign inv31_b2[6] = ^(inv31_b2_pp & 100'h241209008140a040201008040);
-    assign inv31_b2[7] = ^(inv31_b2_pp & 100'h4824020502810080402010080);
-    assign inv31_b2[8] = ^(inv31_b2_pp & 100'h9008140a04020100804020100);
-    assign inv31_b2[9] = ^(inv31_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv31_f4; // β_2^(2^2)
-    assign inv31_f4[0] = ^(inv31_b2 & 10'h061);
-    assign inv31_f4[1] = ^(inv31_b2 & 10'h100);
-    assign inv31_f4[2] = ^(inv31_b2 & 10'h308);
-    assign inv31_f4[3] = ^(inv31_b2 & 10'h040);
-    assign inv31_f4[4] = ^(inv31_b2 & 10'h1c2);
-    assign inv31_f4[5] = ^(inv31_b2 & 10'h108);
-    assign inv31_f4[6] = ^(inv31_b2 & 10'h230);
-    assign inv31_f4[7] = ^(inv31_b2 & 10'h080);
-    assign inv31_f4[8] = ^(inv31_b2 & 10'h384);
-    assign inv31_f4[9] = ^(inv31_b2 & 10'h210);
-    wire [9:0] inv31_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv31_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv31_b4_pp = {
-        inv31_f4 & {10{inv31_b2[9]}}, inv31_f4 & {10{inv31_b2[8]}}, inv31_f4 & {10{inv31_b2[7]}}, inv31_f4 & {10{inv31_b2[6]}},
-        inv31_f4 & {10{inv31_b2[5]}}, inv31_f4 & {10{inv31_b2[4]}}, inv31_f4 & {10{inv31_b2[3]}}, inv31_f4 & {10{inv31_b2[2]}},
-        inv31_f4 & {10{inv31_b2[1]}}, inv31_f4 & {10{inv31_b2[0]}}
-    };
-    assign inv31_b4[0] = ^(inv31_b4_pp & 100'h40a0402010080402010080001);
-    assign inv31_b4[1] = ^(inv31_b4_pp & 100'h8100804020100804020000402);
-    assign inv31_b4[2] = ^(inv31_b4_pp & 100'h0201008040201008000100804);
-    assign inv31_b4[3] = ^(inv31_b4_pp & 100'h44a2412090482402050281008);
-    assign inv31_b4[4] = ^(inv31_b4_pp & 100'h89048241209008140a0402010);
-    assign inv31_b4[5] = ^(inv31_b4_pp & 100'h1209048240205028100804020);
-    assign inv31_b4[6] = ^(inv31_b4_pp & 100'h241209008140a040201008040);
-    assign inv31_b4[7] = ^(inv31_b4_pp & 100'h4824020502810080402010080);
-    assign inv31_b4[8] = ^(inv31_b4_pp & 100'h9008140a04020100804020100);
-    assign inv31_b4[9] = ^(inv31_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv31_f8; // β_4^(2^4)
-    assign inv31_f8[0] = ^(inv31_b4 & 10'h359);
-    assign inv31_f8[1] = ^(inv31_b4 & 10'h384);
-    assign inv31_f8[2] = ^(inv31_b4 & 10'h1d4);
-    assign inv31_f8[3] = ^(inv31_b4 & 10'h230);
-    assign inv31_f8[4] = ^(inv31_b4 & 10'h034);
-    assign inv31_f8[5] = ^(inv31_b4 & 10'h3c4);
-    assign inv31_f8[6] = ^(inv31_b4 & 10'h2da);
-    assign inv31_f8[7] = ^(inv31_b4 & 10'h080);
-    assign inv31_f8[8] = ^(inv31_b4 & 10'h21c);
-    assign inv31_f8[9] = ^(inv31_b4 & 10'h3d2);
-    wire [9:0] inv31_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv31_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv31_b8_pp = {
-        inv31_f8 & {10{inv31_b4[9]}}, inv31_f8 & {10{inv31_b4[8]}}, inv31_f8 & {10{inv31_b4[7]}}, inv31_f8 & {10{inv31_b4[6]}},
-        inv31_f8 & {10{inv31_b4[5]}}, inv31_f8 & {10{inv31_b4[4]}}, inv31_f8 & {10{inv31_b4[3]}}, inv31_f8 & {10{inv31_b4[2]}},
-        inv31_f8 & {10{inv31_b4[1]}}, inv31_f8 & {10{inv31_b4[0]}}
-    };
-    assign inv31_b8[0] = ^(inv31_b8_pp & 100'h40a0402010080402010080001);
-    assign inv31_b8[1] = ^(inv31_b8_pp & 100'h8100804020100804020000402);
-    assign inv31_b8[2] = ^(inv31_b8_pp & 100'h0201008040201008000100804);
-    assign inv31_b8[3] = ^(inv31_b8_pp & 100'h44a2412090482402050281008);
-    assign inv31_b8[4] = ^(inv31_b8_pp & 100'h89048241209008140a0402010);
-    assign inv31_b8[5] = ^(inv31_b8_pp & 100'h1209048240205028100804020);
-    assign inv31_b8[6] = ^(inv31_b8_pp & 100'h241209008140a040201008040);
-    assign inv31_b8[7] = ^(inv31_b8_pp & 100'h4824020502810080402010080);
-    assign inv31_b8[8] = ^(inv31_b8_pp & 100'h9008140a04020100804020100);
-    assign inv31_b8[9] = ^(inv31_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv31_f9; // β_8^(2^1)
-    assign inv31_f9[0] = ^(inv31_b8 & 10'h021);
-    assign inv31_f9[1] = ^(inv31_b8 & 10'h200);
-    assign inv31_f9[2] = ^(inv31_b8 & 10'h042);
-    assign inv31_f9[3] = ^(inv31_b8 & 10'h020);
-    assign inv31_f9[4] = ^(inv31_b8 & 10'h284);
-    assign inv31_f9[5] = ^(inv31_b8 & 10'h040);
-    assign inv31_f9[6] = ^(inv31_b8 & 10'h108);
-    assign inv31_f9[7] = ^(inv31_b8 & 10'h080);
-    assign inv31_f9[8] = ^(inv31_b8 & 10'h210);
-    assign inv31_f9[9] = ^(inv31_b8 & 10'h100);
-    wire [9:0] inv31_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv31_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv31_b9_pp = {
-        inv31_f9 & {10{s1_odd31[9]}}, inv31_f9 & {10{s1_odd31[8]}}, inv31_f9 & {10{s1_odd31[7]}}, inv31_f9 & {10{s1_odd31[6]}},
-        inv31_f9 & {10{s1_odd31[5]}}, inv31_f9 & {10{s1_odd31[4]}}, inv31_f9 & {10{s1_odd31[3]}}, inv31_f9 & {10{s1_odd31[2]}},
-        inv31_f9 & {10{s1_odd31[1]}}, inv31_f9 & {10{s1_odd31[0]}}
-    };
-    assign inv31_b9[0] = ^(inv31_b9_pp & 100'h40a0402010080402010080001);
-    assign inv31_b9[1] = ^(inv31_b9_pp & 100'h8100804020100804020000402);
-    assign inv31_b9[2] = ^(inv31_b9_pp & 100'h0201008040201008000100804);
-    assign inv31_b9[3] = ^(inv31_b9_pp & 100'h44a2412090482402050281008);
-    assign inv31_b9[4] = ^(inv31_b9_pp & 100'h89048241209008140a0402010);
-    assign inv31_b9[5] = ^(inv31_b9_pp & 100'h1209048240205028100804020);
-    assign inv31_b9[6] = ^(inv31_b9_pp & 100'h241209008140a040201008040);
-    assign inv31_b9[7] = ^(inv31_b9_pp & 100'h4824020502810080402010080);
-    assign inv31_b9[8] = ^(inv31_b9_pp & 100'h9008140a04020100804020100);
-    assign inv31_b9[9] = ^(inv31_b9_pp & 100'h2050281008040201008040200);
-    assign inv31[0] = ^(inv31_b9 & 10'h021);
-    assign inv31[1] = ^(inv31_b9 & 10'h200);
-    assign inv31[2] = ^(inv31_b9 & 10'h042);
-    assign inv31[3] = ^(inv31_b9 & 10'h020);
-    assign inv31[4] = ^(inv31_b9 & 10'h284);
-    assign inv31[5] = ^(inv31_b9 & 10'h040);
-    assign inv31[6] = ^(inv31_b9 & 10'h108);
-    assign inv31[7] = ^(inv31_b9 & 10'h080);
-    assign inv31[8] = ^(inv31_b9 & 10'h210);
-    assign inv31[9] = ^(inv31_b9 & 10'h100);
     wire [9:0] s1_odd32;
     assign s1_odd32 = s1_odd[329:320];
-    wire [9:0] inv32; // Λ_odd⁻¹ (Itoh–Tsujii)
-    wire [9:0] inv32_f2; // β_1^(2^1)
-    assign inv32_f2[0] = ^(s1_odd32 & 10'h021);
-    assign inv32_f2[1] = ^(s1_odd32 & 10'h200);
-    assign inv32_f2[2] = ^(s1_odd32 & 10'h042);
-    assign inv32_f2[3] = ^(s1_odd32 & 10'h020);
-    assign inv32_f2[4] = ^(s1_odd32 & 10'h284);
-    assign inv32_f2[5] = ^(s1_odd32 & 10'h040);
-    assign inv32_f2[6] = ^(s1_odd32 & 10'h108);
-    assign inv32_f2[7] = ^(s1_odd32 & 10'h080);
-    assign inv32_f2[8] = ^(s1_odd32 & 10'h210);
-    assign inv32_f2[9] = ^(s1_odd32 & 10'h100);
-    wire [9:0] inv32_b2; // β_2 = a^(2^2 - 1)
-    wire [99:0] inv32_b2_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv32_b2_pp = {
-        inv32_f2 & {10{s1_odd32[9]}}, inv32_f2 & {10{s1_odd32[8]}}, inv32_f2 & {10{s1_odd32[7]}}, inv32_f2 & {10{s1_odd32[6]}},
-        inv32_f2 & {10{s1_odd32[5]}}, inv32_f2 & {10{s1_odd32[4]}}, inv32_f2 & {10{s1_odd32[3]}}, inv32_f2 & {10{s1_odd32[2]}},
-        inv32_f2 & {10{s1_odd32[1]}}, inv32_f2 & {10{s1_odd32[0]}}
+    wire [9:0] s1_num32;
+    assign s1_num32 = s1_num[329:320];
+    wire [9:0] inv32; // Λ_odd⁻¹
+    assign inv32 = {
+        INV_B9[s1_odd32], INV_B8[s1_odd32], INV_B7[s1_odd32], INV_B6[s1_odd32], INV_B5[s1_odd32], INV_B4[s1_odd32], INV_B3[s1_odd32],
+        INV_B2[s1_odd32], INV_B1[s1_odd32], INV_B0[s1_odd32]
     };
-    assign inv32_b2[0] = ^(inv32_b2_pp & 100'h40a0402010080402010080001);
-    assign inv32_b2[1] = ^(inv32_b2_pp & 100'h8100804020100804020000402);
-    assign inv32_b2[2] = ^(inv32_b2_pp & 100'h0201008040201008000100804);
-    assign inv32_b2[3] = ^(inv32_b2_pp & 100'h44a2412090482402050281008);
-    assign inv32_b2[4] = ^(inv32_b2_pp & 100'h89048241209008140a0402010);
-    assign inv32_b2[5] = ^(inv32_b2_pp & 100'h1209048240205028100804020);
-    assign inv32_b2[6] = ^(inv32_b2_pp & 100'h241209008140a040201008040);
-    assign inv32_b2[7] = ^(inv32_b2_pp & 100'h4824020502810080402010080);
-    assign inv32_b2[8] = ^(inv32_b2_pp & 100'h9008140a04020100804020100);
-    assign inv32_b2[9] = ^(inv32_b2_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv32_f4; // β_2^(2^2)
-    assign inv32_f4[0] = ^(inv32_b2 & 10'h061);
-    assign inv32_f4[1] = ^(inv32_b2 & 10'h100);
-    assign inv32_f4[2] = ^(inv32_b2 & 10'h308);
-    assign inv32_f4[3] = ^(inv32_b2 & 10'h040);
-    assign inv32_f4[4] = ^(inv32_b2 & 10'h1c2);
-    assign inv32_f4[5] = ^(inv32_b2 & 10'h108);
-    assign inv32_f4[6] = ^(inv32_b2 & 10'h230);
-    assign inv32_f4[7] = ^(inv32_b2 & 10'h080);
-    assign inv32_f4[8] = ^(inv32_b2 & 10'h384);
-    assign inv32_f4[9] = ^(inv32_b2 & 10'h210);
-    wire [9:0] inv32_b4; // β_4 = a^(2^4 - 1)
-    wire [99:0] inv32_b4_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv32_b4_pp = {
-        inv32_f4 & {10{inv32_b2[9]}}, inv32_f4 & {10{inv32_b2[8]}}, inv32_f4 & {10{inv32_b2[7]}}, inv32_f4 & {10{inv32_b2[6]}},
-        inv32_f4 & {10{inv32_b2[5]}}, inv32_f4 & {10{inv32_b2[4]}}, inv32_f4 & {10{inv32_b2[3]}}, inv32_f4 & {10{inv32_b2[2]}},
-        inv32_f4 & {10{inv32_b2[1]}}, inv32_f4 & {10{inv32_b2[0]}}
-    };
-    assign inv32_b4[0] = ^(inv32_b4_pp & 100'h40a0402010080402010080001);
-    assign inv32_b4[1] = ^(inv32_b4_pp & 100'h8100804020100804020000402);
-    assign inv32_b4[2] = ^(inv32_b4_pp & 100'h0201008040201008000100804);
-    assign inv32_b4[3] = ^(inv32_b4_pp & 100'h44a2412090482402050281008);
-    assign inv32_b4[4] = ^(inv32_b4_pp & 100'h89048241209008140a0402010);
-    assign inv32_b4[5] = ^(inv32_b4_pp & 100'h1209048240205028100804020);
-    assign inv32_b4[6] = ^(inv32_b4_pp & 100'h241209008140a040201008040);
-    assign inv32_b4[7] = ^(inv32_b4_pp & 100'h4824020502810080402010080);
-    assign inv32_b4[8] = ^(inv32_b4_pp & 100'h9008140a04020100804020100);
-    assign inv32_b4[9] = ^(inv32_b4_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv32_f8; // β_4^(2^4)
-    assign inv32_f8[0] = ^(inv32_b4 & 10'h359);
-    assign inv32_f8[1] = ^(inv32_b4 & 10'h384);
-    assign inv32_f8[2] = ^(inv32_b4 & 10'h1d4);
-    assign inv32_f8[3] = ^(inv32_b4 & 10'h230);
-    assign inv32_f8[4] = ^(inv32_b4 & 10'h034);
-    assign inv32_f8[5] = ^(inv32_b4 & 10'h3c4);
-    assign inv32_f8[6] = ^(inv32_b4 & 10'h2da);
-    assign inv32_f8[7] = ^(inv32_b4 & 10'h080);
-    assign inv32_f8[8] = ^(inv32_b4 & 10'h21c);
-    assign inv32_f8[9] = ^(inv32_b4 & 10'h3d2);
-    wire [9:0] inv32_b8; // β_8 = a^(2^8 - 1)
-    wire [99:0] inv32_b8_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv32_b8_pp = {
-        inv32_f8 & {10{inv32_b4[9]}}, inv32_f8 & {10{inv32_b4[8]}}, inv32_f8 & {10{inv32_b4[7]}}, inv32_f8 & {10{inv32_b4[6]}},
-        inv32_f8 & {10{inv32_b4[5]}}, inv32_f8 & {10{inv32_b4[4]}}, inv32_f8 & {10{inv32_b4[3]}}, inv32_f8 & {10{inv32_b4[2]}},
-        inv32_f8 & {10{inv32_b4[1]}}, inv32_f8 & {10{inv32_b4[0]}}
-    };
-    assign inv32_b8[0] = ^(inv32_b8_pp & 100'h40a0402010080402010080001);
-    assign inv32_b8[1] = ^(inv32_b8_pp & 100'h8100804020100804020000402);
-    assign inv32_b8[2] = ^(inv32_b8_pp & 100'h0201008040201008000100804);
-    assign inv32_b8[3] = ^(inv32_b8_pp & 100'h44a2412090482402050281008);
-    assign inv32_b8[4] = ^(inv32_b8_pp & 100'h89048241209008140a0402010);
-    assign inv32_b8[5] = ^(inv32_b8_pp & 100'h1209048240205028100804020);
-    assign inv32_b8[6] = ^(inv32_b8_pp & 100'h241209008140a040201008040);
-    assign inv32_b8[7] = ^(inv32_b8_pp & 100'h4824020502810080402010080);
-    assign inv32_b8[8] = ^(inv32_b8_pp & 100'h9008140a04020100804020100);
-    assign inv32_b8[9] = ^(inv32_b8_pp & 100'h2050281008040201008040200);
-    wire [9:0] inv32_f9; // β_8^(2^1)
-    assign inv32_f9[0] = ^(inv32_b8 & 10'h021);
-    assign inv32_f9[1] = ^(inv32_b8 & 10'h200);
-    assign inv32_f9[2] = ^(inv32_b8 & 10'h042);
-    assign inv32_f9[3] = ^(inv32_b8 & 10'h020);
-    assign inv32_f9[4] = ^(inv32_b8 & 10'h284);
-    assign inv32_f9[5] = ^(inv32_b8 & 10'h040);
-    assign inv32_f9[6] = ^(inv32_b8 & 10'h108);
-    assign inv32_f9[7] = ^(inv32_b8 & 10'h080);
-    assign inv32_f9[8] = ^(inv32_b8 & 10'h210);
-    assign inv32_f9[9] = ^(inv32_b8 & 10'h100);
-    wire [9:0] inv32_b9; // β_9 = a^(2^9 - 1)
-    wire [99:0] inv32_b9_pp; // partial products a[j]&b[k] and linear inputs
-    assign inv32_b9_pp = {
-        inv32_f9 & {10{s1_odd32[9]}}, inv32_f9 & {10{s1_odd32[8]}}, inv32_f9 & {10{s1_odd32[7]}}, inv32_f9 & {10{s1_odd32[6]}},
-        inv32_f9 & {10{s1_odd32[5]}}, inv32_f9 & {10{s1_odd32[4]}}, inv32_f9 & {10{s1_odd32[3]}}, inv32_f9 & {10{s1_odd32[2]}},
-        inv32_f9 & {10{s1_odd32[1]}}, inv32_f9 & {10{s1_odd32[0]}}
-    };
-    assign inv32_b9[0] = ^(inv32_b9_pp & 100'h40a0402010080402010080001);
-    assign inv32_b9[1] = ^(inv32_b9_pp & 100'h8100804020100804020000402);
-    assign inv32_b9[2] = ^(inv32_b9_pp & 100'h0201008040201008000100804);
-    assign inv32_b9[3] = ^(inv32_b9_pp & 100'h44a2412090482402050281008);
-    assign inv32_b9[4] = ^(inv32_b9_pp & 100'h89048241209008140a0402010);
-    assign inv32_b9[5] = ^(inv32_b9_pp & 100'h1209048240205028100804020);
-    assign inv32_b9[6] = ^(inv32_b9_pp & 100'h241209008140a040201008040);
-    assign inv32_b9[7] = ^(inv32_b9_pp & 100'h4824020502810080402010080);
-    assign inv32_b9[8] = ^(inv32_b9_pp & 100'h9008140a04020100804020100);
-    assign inv32_b9[9] = ^(inv32_b9_pp & 100'h2050281008040201008040200);
-    assign inv32[0] = ^(inv32_b9 & 10'h021);
-    assign inv32[1] = ^(inv32_b9 & 10'h200);
-    assign inv32[2] = ^(inv32_b9 & 10'h042);
-    assign inv32[3] = ^(inv32_b9 & 10'h020);
-    assign inv32[4] = ^(inv32_b9 & 10'h284);
-    assign inv32[5] = ^(inv32_b9 & 10'h040);
-    assign inv32[6] = ^(inv32_b9 & 10'h108);
-    assign inv32[7] = ^(inv32_b9 & 10'h080);
-    assign inv32[8] = ^(inv32_b9 & 10'h210);
-    assign inv32[9] = ^(inv32_b9 & 10'h100);
     wire [9:0] s2_num0;
     assign s2_num0 = s2_num[9:0];
     wire [9:0] s2_inv0;
@@ -7339,10 +3571,12 @@ module rtlgen_kr4_fec_dec (
             s1_valid <= 1'd0;
             s2_valid <= 1'd0;
             s3_valid <= 1'd0;
+            s4_valid <= 1'd0;
         end else begin
             s1_valid <= ch_busy;
             s2_valid <= s1_valid;
             s3_valid <= s2_valid;
+            s4_valid <= s3_valid;
         end
     end
     always @(posedge clk) begin
@@ -7355,6 +3589,9 @@ module rtlgen_kr4_fec_dec (
         s3_beat <= s2_beat;
         s3_len <= s2_len;
         s3_ok <= s2_ok;
+        s4_beat <= s3_beat;
+        s4_len <= s3_len;
+        s4_ok <= s3_ok;
         s1_root <= ch_root;
         s1_odd <= ch_odd;
         s1_num <= ch_num;
@@ -7363,6 +3600,19 @@ module rtlgen_kr4_fec_dec (
         s2_inv <= {
             inv32, inv31, inv30, inv29, inv28, inv27, inv26, inv25, inv24, inv23, inv22, inv21, inv20, inv19, inv18, inv17, inv16, inv15, inv14,
             inv13, inv12, inv11, inv10, inv9, inv8, inv7, inv6, inv5, inv4, inv3, inv2, inv1, inv0
+        };
+        s2_bad <= {
+            s1_root[32] & ((~|s1_odd32) | (~|s1_num32)), s1_root[31] & ((~|s1_odd31) | (~|s1_num31)), s1_root[30] & ((~|s1_odd30) | (~|s1_num30)),
+            s1_root[29] & ((~|s1_odd29) | (~|s1_num29)), s1_root[28] & ((~|s1_odd28) | (~|s1_num28)), s1_root[27] & ((~|s1_odd27) | (~|s1_num27)),
+            s1_root[26] & ((~|s1_odd26) | (~|s1_num26)), s1_root[25] & ((~|s1_odd25) | (~|s1_num25)), s1_root[24] & ((~|s1_odd24) | (~|s1_num24)),
+            s1_root[23] & ((~|s1_odd23) | (~|s1_num23)), s1_root[22] & ((~|s1_odd22) | (~|s1_num22)), s1_root[21] & ((~|s1_odd21) | (~|s1_num21)),
+            s1_root[20] & ((~|s1_odd20) | (~|s1_num20)), s1_root[19] & ((~|s1_odd19) | (~|s1_num19)), s1_root[18] & ((~|s1_odd18) | (~|s1_num18)),
+            s1_root[17] & ((~|s1_odd17) | (~|s1_num17)), s1_root[16] & ((~|s1_odd16) | (~|s1_num16)), s1_root[15] & ((~|s1_odd15) | (~|s1_num15)),
+            s1_root[14] & ((~|s1_odd14) | (~|s1_num14)), s1_root[13] & ((~|s1_odd13) | (~|s1_num13)), s1_root[12] & ((~|s1_odd12) | (~|s1_num12)),
+            s1_root[11] & ((~|s1_odd11) | (~|s1_num11)), s1_root[10] & ((~|s1_odd10) | (~|s1_num10)), s1_root[9] & ((~|s1_odd9) | (~|s1_num9)),
+            s1_root[8] & ((~|s1_odd8) | (~|s1_num8)), s1_root[7] & ((~|s1_odd7) | (~|s1_num7)), s1_root[6] & ((~|s1_odd6) | (~|s1_num6)),
+            s1_root[5] & ((~|s1_odd5) | (~|s1_num5)), s1_root[4] & ((~|s1_odd4) | (~|s1_num4)), s1_root[3] & ((~|s1_odd3) | (~|s1_num3)),
+            s1_root[2] & ((~|s1_odd2) | (~|s1_num2)), s1_root[1] & ((~|s1_odd1) | (~|s1_num1)), s1_root[0] & ((~|s1_odd0) | (~|s1_num0))
         };
         s3_root <= s2_root;
         s3_err <= {
@@ -7374,427 +3624,618 @@ module rtlgen_kr4_fec_dec (
             val7 & {10{s2_root[7]}}, val6 & {10{s2_root[6]}}, val5 & {10{s2_root[5]}}, val4 & {10{s2_root[4]}}, val3 & {10{s2_root[3]}},
             val2 & {10{s2_root[2]}}, val1 & {10{s2_root[1]}}, val0 & {10{s2_root[0]}}
         };
-        s3_bad <= (s2_root[0] & (~|val0))
-            | (s2_root[1] & (~|val1))
-            | (s2_root[2] & (~|val2))
-            | (s2_root[3] & (~|val3))
-            | (s2_root[4] & (~|val4))
-            | (s2_root[5] & (~|val5))
-            | (s2_root[6] & (~|val6))
-            | (s2_root[7] & (~|val7))
-            | (s2_root[8] & (~|val8))
-            | (s2_root[9] & (~|val9))
-            | (s2_root[10] & (~|val10))
-            | (s2_root[11] & (~|val11))
-            | (s2_root[12] & (~|val12))
-            | (s2_root[13] & (~|val13))
-            | (s2_root[14] & (~|val14))
-            | (s2_root[15] & (~|val15))
-            | (s2_root[16] & (~|val16))
-            | (s2_root[17] & (~|val17))
-            | (s2_root[18] & (~|val18))
-            | (s2_root[19] & (~|val19))
-            | (s2_root[20] & (~|val20))
-            | (s2_root[21] & (~|val21))
-            | (s2_root[22] & (~|val22))
-            | (s2_root[23] & (~|val23))
-            | (s2_root[24] & (~|val24))
-            | (s2_root[25] & (~|val25))
-            | (s2_root[26] & (~|val26))
-            | (s2_root[27] & (~|val27))
-            | (s2_root[28] & (~|val28))
-            | (s2_root[29] & (~|val29))
-            | (s2_root[30] & (~|val30))
-            | (s2_root[31] & (~|val31))
-            | (s2_root[32] & (~|val32));
+        s3_bad <= |s2_bad;
+        s4_cnt <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_root[0]} + {{1{1'd0}}, s3_root[1]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[2]} + {{1{1'd0}}, s3_root[3]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_root[4]} + {{1{1'd0}}, s3_root[5]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[6]} + {{1{1'd0}}, s3_root[7]}}
+                    }
+            }
+                + {
+                    {1{1'd0}},
+                    {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_root[8]} + {{1{1'd0}}, s3_root[9]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[10]} + {{1{1'd0}}, s3_root[11]}}
+                    }
+                        + {
+                            {1{1'd0}},
+                            {{1{1'd0}}, {{1{1'd0}}, s3_root[12]} + {{1{1'd0}}, s3_root[13]}}
+                                + {{1{1'd0}}, {{1{1'd0}}, s3_root[14]} + {{1{1'd0}}, s3_root[15]}}
+                        }
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_root[16]} + {{1{1'd0}}, s3_root[17]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[18]} + {{1{1'd0}}, s3_root[19]}}
+                    }
+                        + {
+                            {1{1'd0}},
+                            {{1{1'd0}}, {{1{1'd0}}, s3_root[20]} + {{1{1'd0}}, s3_root[21]}}
+                                + {{1{1'd0}}, {{1{1'd0}}, s3_root[22]} + {{1{1'd0}}, s3_root[23]}}
+                        }
+                }
+                    + {
+                        {1{1'd0}},
+                        {
+                            {1{1'd0}},
+                            {{1{1'd0}}, {{1{1'd0}}, s3_root[24]} + {{1{1'd0}}, s3_root[25]}}
+                                + {{1{1'd0}}, {{1{1'd0}}, s3_root[26]} + {{1{1'd0}}, s3_root[27]}}
+                        }
+                            + {
+                                {1{1'd0}},
+                                {{1{1'd0}}, {{1{1'd0}}, s3_root[28]} + {{1{1'd0}}, s3_root[29]}}
+                                    + {{1{1'd0}}, {{1{1'd0}}, s3_root[30]} + ({{1{1'd0}}, s3_root[31]} + {{1{1'd0}}, s3_root[32]})}
+                            }
+                    }
+            };
+        s4_bits <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {
+                        {1{1'd0}},
+                        {
+                            {1{1'd0}},
+                            {
+                                {1{1'd0}},
+                                {{1{1'd0}}, {{1{1'd0}}, s3_err[0]} + {{1{1'd0}}, s3_err[1]}}
+                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[2]} + ({{1{1'd0}}, s3_err[3]} + {{1{1'd0}}, s3_err[4]})}
+                            }
+                                + {
+                                    {1{1'd0}},
+                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[5]} + {{1{1'd0}}, s3_err[6]}}
+                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[7]} + ({{1{1'd0}}, s3_err[8]} + {{1{1'd0}}, s3_err[9]})}
+                                }
+                        }
+                            + {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[10]} + {{1{1'd0}}, s3_err[11]}}
+                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[12]} + ({{1{1'd0}}, s3_err[13]} + {{1{1'd0}}, s3_err[14]})}
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[15]} + {{1{1'd0}}, s3_err[16]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[17]} + ({{1{1'd0}}, s3_err[18]} + {{1{1'd0}}, s3_err[19]})}
+                                    }
+                            }
+                    }
+                        + {
+                            {1{1'd0}},
+                            {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[20]} + {{1{1'd0}}, s3_err[21]}}
+                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[22]} + ({{1{1'd0}}, s3_err[23]} + {{1{1'd0}}, s3_err[24]})}
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[25]} + {{1{1'd0}}, s3_err[26]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[27]} + ({{1{1'd0}}, s3_err[28]} + {{1{1'd0}}, s3_err[29]})}
+                                    }
+                            }
+                                + {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[30]} + {{1{1'd0}}, s3_err[31]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[32]} + ({{1{1'd0}}, s3_err[33]} + {{1{1'd0}}, s3_err[34]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[35]} + ({{1{1'd0}}, s3_err[36]} + {{1{1'd0}}, s3_err[37]})}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[38]} + ({{1{1'd0}}, s3_err[39]} + {{1{1'd0}}, s3_err[40]})}
+                                        }
+                                }
+                        }
+                }
+                    + {
+                        {1{1'd0}},
+                        {
+                            {1{1'd0}},
+                            {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[41]} + {{1{1'd0}}, s3_err[42]}}
+                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[43]} + ({{1{1'd0}}, s3_err[44]} + {{1{1'd0}}, s3_err[45]})}
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[46]} + {{1{1'd0}}, s3_err[47]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[48]} + ({{1{1'd0}}, s3_err[49]} + {{1{1'd0}}, s3_err[50]})}
+                                    }
+                            }
+                                + {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[51]} + {{1{1'd0}}, s3_err[52]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[53]} + ({{1{1'd0}}, s3_err[54]} + {{1{1'd0}}, s3_err[55]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[56]} + {{1{1'd0}}, s3_err[57]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[58]} + ({{1{1'd0}}, s3_err[59]} + {{1{1'd0}}, s3_err[60]})}
+                                        }
+                                }
+                        }
+                            + {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[61]} + {{1{1'd0}}, s3_err[62]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[63]} + ({{1{1'd0}}, s3_err[64]} + {{1{1'd0}}, s3_err[65]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[66]} + {{1{1'd0}}, s3_err[67]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[68]} + ({{1{1'd0}}, s3_err[69]} + {{1{1'd0}}, s3_err[70]})}
+                                        }
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[71]} + {{1{1'd0}}, s3_err[72]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[73]} + ({{1{1'd0}}, s3_err[74]} + {{1{1'd0}}, s3_err[75]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[76]} + ({{1{1'd0}}, s3_err[77]} + {{1{1'd0}}, s3_err[78]})}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[79]} + ({{1{1'd0}}, s3_err[80]} + {{1{1'd0}}, s3_err[81]})}
+                                            }
+                                    }
+                            }
+                    }
+            }
+                + {
+                    {1{1'd0}},
+                    {
+                        {1{1'd0}},
+                        {
+                            {1{1'd0}},
+                            {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[82]} + {{1{1'd0}}, s3_err[83]}}
+                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[84]} + ({{1{1'd0}}, s3_err[85]} + {{1{1'd0}}, s3_err[86]})}
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[87]} + {{1{1'd0}}, s3_err[88]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[89]} + ({{1{1'd0}}, s3_err[90]} + {{1{1'd0}}, s3_err[91]})}
+                                    }
+                            }
+                                + {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[92]} + {{1{1'd0}}, s3_err[93]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[94]} + ({{1{1'd0}}, s3_err[95]} + {{1{1'd0}}, s3_err[96]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[97]} + {{1{1'd0}}, s3_err[98]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[99]} + ({{1{1'd0}}, s3_err[100]} + {{1{1'd0}}, s3_err[101]})}
+                                        }
+                                }
+                        }
+                            + {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[102]} + {{1{1'd0}}, s3_err[103]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[104]} + ({{1{1'd0}}, s3_err[105]} + {{1{1'd0}}, s3_err[106]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[107]} + {{1{1'd0}}, s3_err[108]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[109]} + ({{1{1'd0}}, s3_err[110]} + {{1{1'd0}}, s3_err[111]})}
+                                        }
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[112]} + {{1{1'd0}}, s3_err[113]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[114]} + ({{1{1'd0}}, s3_err[115]} + {{1{1'd0}}, s3_err[116]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[117]} + ({{1{1'd0}}, s3_err[118]} + {{1{1'd0}}, s3_err[119]})}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[120]} + ({{1{1'd0}}, s3_err[121]} + {{1{1'd0}}, s3_err[122]})}
+                                            }
+                                    }
+                            }
+                    }
+                        + {
+                            {1{1'd0}},
+                            {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[123]} + {{1{1'd0}}, s3_err[124]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[125]} + ({{1{1'd0}}, s3_err[126]} + {{1{1'd0}}, s3_err[127]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[128]} + {{1{1'd0}}, s3_err[129]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[130]} + ({{1{1'd0}}, s3_err[131]} + {{1{1'd0}}, s3_err[132]})}
+                                        }
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[133]} + {{1{1'd0}}, s3_err[134]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[135]} + ({{1{1'd0}}, s3_err[136]} + {{1{1'd0}}, s3_err[137]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[138]} + ({{1{1'd0}}, s3_err[139]} + {{1{1'd0}}, s3_err[140]})}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[141]} + ({{1{1'd0}}, s3_err[142]} + {{1{1'd0}}, s3_err[143]})}
+                                            }
+                                    }
+                            }
+                                + {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[144]} + {{1{1'd0}}, s3_err[145]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[146]} + ({{1{1'd0}}, s3_err[147]} + {{1{1'd0}}, s3_err[148]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[149]} + {{1{1'd0}}, s3_err[150]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[151]} + ({{1{1'd0}}, s3_err[152]} + {{1{1'd0}}, s3_err[153]})}
+                                            }
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[154]} + {{1{1'd0}}, s3_err[155]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[156]} + ({{1{1'd0}}, s3_err[157]} + {{1{1'd0}}, s3_err[158]})}
+                                            }
+                                                + {
+                                                    {1{1'd0}},
+                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[159]} + ({{1{1'd0}}, s3_err[160]} + {{1{1'd0}}, s3_err[161]})}
+                                                        + {
+                                                            {1{1'd0}},
+                                                            {{1{1'd0}}, s3_err[162]} + ({{1{1'd0}}, s3_err[163]} + {{1{1'd0}}, s3_err[164]})
+                                                        }
+                                                }
+                                        }
+                                }
+                        }
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {
+                        {1{1'd0}},
+                        {
+                            {1{1'd0}},
+                            {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[165]} + {{1{1'd0}}, s3_err[166]}}
+                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[167]} + ({{1{1'd0}}, s3_err[168]} + {{1{1'd0}}, s3_err[169]})}
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[170]} + {{1{1'd0}}, s3_err[171]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[172]} + ({{1{1'd0}}, s3_err[173]} + {{1{1'd0}}, s3_err[174]})}
+                                    }
+                            }
+                                + {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[175]} + {{1{1'd0}}, s3_err[176]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[177]} + ({{1{1'd0}}, s3_err[178]} + {{1{1'd0}}, s3_err[179]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[180]} + {{1{1'd0}}, s3_err[181]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[182]} + ({{1{1'd0}}, s3_err[183]} + {{1{1'd0}}, s3_err[184]})}
+                                        }
+                                }
+                        }
+                            + {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[185]} + {{1{1'd0}}, s3_err[186]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[187]} + ({{1{1'd0}}, s3_err[188]} + {{1{1'd0}}, s3_err[189]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[190]} + {{1{1'd0}}, s3_err[191]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[192]} + ({{1{1'd0}}, s3_err[193]} + {{1{1'd0}}, s3_err[194]})}
+                                        }
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[195]} + {{1{1'd0}}, s3_err[196]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[197]} + ({{1{1'd0}}, s3_err[198]} + {{1{1'd0}}, s3_err[199]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[200]} + ({{1{1'd0}}, s3_err[201]} + {{1{1'd0}}, s3_err[202]})}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[203]} + ({{1{1'd0}}, s3_err[204]} + {{1{1'd0}}, s3_err[205]})}
+                                            }
+                                    }
+                            }
+                    }
+                        + {
+                            {1{1'd0}},
+                            {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[206]} + {{1{1'd0}}, s3_err[207]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[208]} + ({{1{1'd0}}, s3_err[209]} + {{1{1'd0}}, s3_err[210]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[211]} + {{1{1'd0}}, s3_err[212]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[213]} + ({{1{1'd0}}, s3_err[214]} + {{1{1'd0}}, s3_err[215]})}
+                                        }
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[216]} + {{1{1'd0}}, s3_err[217]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[218]} + ({{1{1'd0}}, s3_err[219]} + {{1{1'd0}}, s3_err[220]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[221]} + {{1{1'd0}}, s3_err[222]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[223]} + ({{1{1'd0}}, s3_err[224]} + {{1{1'd0}}, s3_err[225]})}
+                                            }
+                                    }
+                            }
+                                + {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[226]} + {{1{1'd0}}, s3_err[227]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[228]} + ({{1{1'd0}}, s3_err[229]} + {{1{1'd0}}, s3_err[230]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[231]} + {{1{1'd0}}, s3_err[232]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[233]} + ({{1{1'd0}}, s3_err[234]} + {{1{1'd0}}, s3_err[235]})}
+                                            }
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[236]} + {{1{1'd0}}, s3_err[237]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[238]} + ({{1{1'd0}}, s3_err[239]} + {{1{1'd0}}, s3_err[240]})}
+                                            }
+                                                + {
+                                                    {1{1'd0}},
+                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[241]} + ({{1{1'd0}}, s3_err[242]} + {{1{1'd0}}, s3_err[243]})}
+                                                        + {
+                                                            {1{1'd0}},
+                                                            {{1{1'd0}}, s3_err[244]} + ({{1{1'd0}}, s3_err[245]} + {{1{1'd0}}, s3_err[246]})
+                                                        }
+                                                }
+                                        }
+                                }
+                        }
+                }
+                    + {
+                        {1{1'd0}},
+                        {
+                            {1{1'd0}},
+                            {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[247]} + {{1{1'd0}}, s3_err[248]}}
+                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[249]} + ({{1{1'd0}}, s3_err[250]} + {{1{1'd0}}, s3_err[251]})}
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[252]} + {{1{1'd0}}, s3_err[253]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[254]} + ({{1{1'd0}}, s3_err[255]} + {{1{1'd0}}, s3_err[256]})}
+                                        }
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[257]} + {{1{1'd0}}, s3_err[258]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[259]} + ({{1{1'd0}}, s3_err[260]} + {{1{1'd0}}, s3_err[261]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[262]} + {{1{1'd0}}, s3_err[263]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[264]} + ({{1{1'd0}}, s3_err[265]} + {{1{1'd0}}, s3_err[266]})}
+                                            }
+                                    }
+                            }
+                                + {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[267]} + {{1{1'd0}}, s3_err[268]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[269]} + ({{1{1'd0}}, s3_err[270]} + {{1{1'd0}}, s3_err[271]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[272]} + {{1{1'd0}}, s3_err[273]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[274]} + ({{1{1'd0}}, s3_err[275]} + {{1{1'd0}}, s3_err[276]})}
+                                            }
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[277]} + {{1{1'd0}}, s3_err[278]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[279]} + ({{1{1'd0}}, s3_err[280]} + {{1{1'd0}}, s3_err[281]})}
+                                            }
+                                                + {
+                                                    {1{1'd0}},
+                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[282]} + ({{1{1'd0}}, s3_err[283]} + {{1{1'd0}}, s3_err[284]})}
+                                                        + {
+                                                            {1{1'd0}},
+                                                            {{1{1'd0}}, s3_err[285]} + ({{1{1'd0}}, s3_err[286]} + {{1{1'd0}}, s3_err[287]})
+                                                        }
+                                                }
+                                        }
+                                }
+                        }
+                            + {
+                                {1{1'd0}},
+                                {
+                                    {1{1'd0}},
+                                    {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[288]} + {{1{1'd0}}, s3_err[289]}}
+                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[290]} + ({{1{1'd0}}, s3_err[291]} + {{1{1'd0}}, s3_err[292]})}
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[293]} + {{1{1'd0}}, s3_err[294]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[295]} + ({{1{1'd0}}, s3_err[296]} + {{1{1'd0}}, s3_err[297]})}
+                                            }
+                                    }
+                                        + {
+                                            {1{1'd0}},
+                                            {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[298]} + {{1{1'd0}}, s3_err[299]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[300]} + ({{1{1'd0}}, s3_err[301]} + {{1{1'd0}}, s3_err[302]})}
+                                            }
+                                                + {
+                                                    {1{1'd0}},
+                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[303]} + ({{1{1'd0}}, s3_err[304]} + {{1{1'd0}}, s3_err[305]})}
+                                                        + {
+                                                            {1{1'd0}},
+                                                            {{1{1'd0}}, s3_err[306]} + ({{1{1'd0}}, s3_err[307]} + {{1{1'd0}}, s3_err[308]})
+                                                        }
+                                                }
+                                        }
+                                }
+                                    + {
+                                        {1{1'd0}},
+                                        {
+                                            {1{1'd0}},
+                                            {
+                                                {1{1'd0}},
+                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[309]} + {{1{1'd0}}, s3_err[310]}}
+                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[311]} + ({{1{1'd0}}, s3_err[312]} + {{1{1'd0}}, s3_err[313]})}
+                                            }
+                                                + {
+                                                    {1{1'd0}},
+                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[314]} + {{1{1'd0}}, s3_err[315]}}
+                                                        + {
+                                                            {1{1'd0}},
+                                                            {{1{1'd0}}, s3_err[316]} + ({{1{1'd0}}, s3_err[317]} + {{1{1'd0}}, s3_err[318]})
+                                                        }
+                                                }
+                                        }
+                                            + {
+                                                {1{1'd0}},
+                                                {
+                                                    {1{1'd0}},
+                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[319]} + {{1{1'd0}}, s3_err[320]}}
+                                                        + {
+                                                            {1{1'd0}},
+                                                            {{1{1'd0}}, s3_err[321]} + ({{1{1'd0}}, s3_err[322]} + {{1{1'd0}}, s3_err[323]})
+                                                        }
+                                                }
+                                                    + {
+                                                        {1{1'd0}},
+                                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[324]} + ({{1{1'd0}}, s3_err[325]} + {{1{1'd0}}, s3_err[326]})}
+                                                            + {
+                                                                {1{1'd0}},
+                                                                {{1{1'd0}}, s3_err[327]} + ({{1{1'd0}}, s3_err[328]} + {{1{1'd0}}, s3_err[329]})
+                                                            }
+                                                    }
+                                            }
+                                    }
+                            }
+                    }
+            };
+        s4_bad <= s3_bad;
     end
 
     // Decision: root count, bits, bad roots accumulated over the beats; flags per slot; counters; SER window.
     reg [9:0] acc_cnt;
     reg [12:0] acc_bits;
     reg acc_bad;
-    wire first3;
-    assign first3 = s3_beat == 4'd0;
+    wire first4;
+    assign first4 = s4_beat == 4'd0;
     wire [9:0] tot_cnt; // roots so far, this beat included
-    assign tot_cnt = (first3 ? 10'd0 : acc_cnt)
-        + ({{9{1'd0}}, s3_root[0]}
-            + {{9{1'd0}}, s3_root[1]}
-            + {{9{1'd0}}, s3_root[2]}
-            + {{9{1'd0}}, s3_root[3]}
-            + {{9{1'd0}}, s3_root[4]}
-            + {{9{1'd0}}, s3_root[5]}
-            + {{9{1'd0}}, s3_root[6]}
-            + {{9{1'd0}}, s3_root[7]}
-            + {{9{1'd0}}, s3_root[8]}
-            + {{9{1'd0}}, s3_root[9]}
-            + {{9{1'd0}}, s3_root[10]}
-            + {{9{1'd0}}, s3_root[11]}
-            + {{9{1'd0}}, s3_root[12]}
-            + {{9{1'd0}}, s3_root[13]}
-            + {{9{1'd0}}, s3_root[14]}
-            + {{9{1'd0}}, s3_root[15]}
-            + {{9{1'd0}}, s3_root[16]}
-            + {{9{1'd0}}, s3_root[17]}
-            + {{9{1'd0}}, s3_root[18]}
-            + {{9{1'd0}}, s3_root[19]}
-            + {{9{1'd0}}, s3_root[20]}
-            + {{9{1'd0}}, s3_root[21]}
-            + {{9{1'd0}}, s3_root[22]}
-            + {{9{1'd0}}, s3_root[23]}
-            + {{9{1'd0}}, s3_root[24]}
-            + {{9{1'd0}}, s3_root[25]}
-            + {{9{1'd0}}, s3_root[26]}
-            + {{9{1'd0}}, s3_root[27]}
-            + {{9{1'd0}}, s3_root[28]}
-            + {{9{1'd0}}, s3_root[29]}
-            + {{9{1'd0}}, s3_root[30]}
-            + {{9{1'd0}}, s3_root[31]}
-            + {{9{1'd0}}, s3_root[32]});
+    assign tot_cnt = (first4 ? 10'd0 : acc_cnt) + {{4{1'd0}}, s4_cnt};
     wire [12:0] tot_bits;
-    assign tot_bits = (first3 ? 13'd0 : acc_bits)
-        + ({{12{1'd0}}, s3_err[0]}
-            + {{12{1'd0}}, s3_err[1]}
-            + {{12{1'd0}}, s3_err[2]}
-            + {{12{1'd0}}, s3_err[3]}
-            + {{12{1'd0}}, s3_err[4]}
-            + {{12{1'd0}}, s3_err[5]}
-            + {{12{1'd0}}, s3_err[6]}
-            + {{12{1'd0}}, s3_err[7]}
-            + {{12{1'd0}}, s3_err[8]}
-            + {{12{1'd0}}, s3_err[9]}
-            + {{12{1'd0}}, s3_err[10]}
-            + {{12{1'd0}}, s3_err[11]}
-            + {{12{1'd0}}, s3_err[12]}
-            + {{12{1'd0}}, s3_err[13]}
-            + {{12{1'd0}}, s3_err[14]}
-            + {{12{1'd0}}, s3_err[15]}
-            + {{12{1'd0}}, s3_err[16]}
-            + {{12{1'd0}}, s3_err[17]}
-            + {{12{1'd0}}, s3_err[18]}
-            + {{12{1'd0}}, s3_err[19]}
-            + {{12{1'd0}}, s3_err[20]}
-            + {{12{1'd0}}, s3_err[21]}
-            + {{12{1'd0}}, s3_err[22]}
-            + {{12{1'd0}}, s3_err[23]}
-            + {{12{1'd0}}, s3_err[24]}
-            + {{12{1'd0}}, s3_err[25]}
-            + {{12{1'd0}}, s3_err[26]}
-            + {{12{1'd0}}, s3_err[27]}
-            + {{12{1'd0}}, s3_err[28]}
-            + {{12{1'd0}}, s3_err[29]}
-            + {{12{1'd0}}, s3_err[30]}
-            + {{12{1'd0}}, s3_err[31]}
-            + {{12{1'd0}}, s3_err[32]}
-            + {{12{1'd0}}, s3_err[33]}
-            + {{12{1'd0}}, s3_err[34]}
-            + {{12{1'd0}}, s3_err[35]}
-            + {{12{1'd0}}, s3_err[36]}
-            + {{12{1'd0}}, s3_err[37]}
-            + {{12{1'd0}}, s3_err[38]}
-            + {{12{1'd0}}, s3_err[39]}
-            + {{12{1'd0}}, s3_err[40]}
-            + {{12{1'd0}}, s3_err[41]}
-            + {{12{1'd0}}, s3_err[42]}
-            + {{12{1'd0}}, s3_err[43]}
-            + {{12{1'd0}}, s3_err[44]}
-            + {{12{1'd0}}, s3_err[45]}
-            + {{12{1'd0}}, s3_err[46]}
-            + {{12{1'd0}}, s3_err[47]}
-            + {{12{1'd0}}, s3_err[48]}
-            + {{12{1'd0}}, s3_err[49]}
-            + {{12{1'd0}}, s3_err[50]}
-            + {{12{1'd0}}, s3_err[51]}
-            + {{12{1'd0}}, s3_err[52]}
-            + {{12{1'd0}}, s3_err[53]}
-            + {{12{1'd0}}, s3_err[54]}
-            + {{12{1'd0}}, s3_err[55]}
-            + {{12{1'd0}}, s3_err[56]}
-            + {{12{1'd0}}, s3_err[57]}
-            + {{12{1'd0}}, s3_err[58]}
-            + {{12{1'd0}}, s3_err[59]}
-            + {{12{1'd0}}, s3_err[60]}
-            + {{12{1'd0}}, s3_err[61]}
-            + {{12{1'd0}}, s3_err[62]}
-            + {{12{1'd0}}, s3_err[63]}
-            + {{12{1'd0}}, s3_err[64]}
-            + {{12{1'd0}}, s3_err[65]}
-            + {{12{1'd0}}, s3_err[66]}
-            + {{12{1'd0}}, s3_err[67]}
-            + {{12{1'd0}}, s3_err[68]}
-            + {{12{1'd0}}, s3_err[69]}
-            + {{12{1'd0}}, s3_err[70]}
-            + {{12{1'd0}}, s3_err[71]}
-            + {{12{1'd0}}, s3_err[72]}
-            + {{12{1'd0}}, s3_err[73]}
-            + {{12{1'd0}}, s3_err[74]}
-            + {{12{1'd0}}, s3_err[75]}
-            + {{12{1'd0}}, s3_err[76]}
-            + {{12{1'd0}}, s3_err[77]}
-            + {{12{1'd0}}, s3_err[78]}
-            + {{12{1'd0}}, s3_err[79]}
-            + {{12{1'd0}}, s3_err[80]}
-            + {{12{1'd0}}, s3_err[81]}
-            + {{12{1'd0}}, s3_err[82]}
-            + {{12{1'd0}}, s3_err[83]}
-            + {{12{1'd0}}, s3_err[84]}
-            + {{12{1'd0}}, s3_err[85]}
-            + {{12{1'd0}}, s3_err[86]}
-            + {{12{1'd0}}, s3_err[87]}
-            + {{12{1'd0}}, s3_err[88]}
-            + {{12{1'd0}}, s3_err[89]}
-            + {{12{1'd0}}, s3_err[90]}
-            + {{12{1'd0}}, s3_err[91]}
-            + {{12{1'd0}}, s3_err[92]}
-            + {{12{1'd0}}, s3_err[93]}
-            + {{12{1'd0}}, s3_err[94]}
-            + {{12{1'd0}}, s3_err[95]}
-            + {{12{1'd0}}, s3_err[96]}
-            + {{12{1'd0}}, s3_err[97]}
-            + {{12{1'd0}}, s3_err[98]}
-            + {{12{1'd0}}, s3_err[99]}
-            + {{12{1'd0}}, s3_err[100]}
-            + {{12{1'd0}}, s3_err[101]}
-            + {{12{1'd0}}, s3_err[102]}
-            + {{12{1'd0}}, s3_err[103]}
-            + {{12{1'd0}}, s3_err[104]}
-            + {{12{1'd0}}, s3_err[105]}
-            + {{12{1'd0}}, s3_err[106]}
-            + {{12{1'd0}}, s3_err[107]}
-            + {{12{1'd0}}, s3_err[108]}
-            + {{12{1'd0}}, s3_err[109]}
-            + {{12{1'd0}}, s3_err[110]}
-            + {{12{1'd0}}, s3_err[111]}
-            + {{12{1'd0}}, s3_err[112]}
-            + {{12{1'd0}}, s3_err[113]}
-            + {{12{1'd0}}, s3_err[114]}
-            + {{12{1'd0}}, s3_err[115]}
-            + {{12{1'd0}}, s3_err[116]}
-            + {{12{1'd0}}, s3_err[117]}
-            + {{12{1'd0}}, s3_err[118]}
-            + {{12{1'd0}}, s3_err[119]}
-            + {{12{1'd0}}, s3_err[120]}
-            + {{12{1'd0}}, s3_err[121]}
-            + {{12{1'd0}}, s3_err[122]}
-            + {{12{1'd0}}, s3_err[123]}
-            + {{12{1'd0}}, s3_err[124]}
-            + {{12{1'd0}}, s3_err[125]}
-            + {{12{1'd0}}, s3_err[126]}
-            + {{12{1'd0}}, s3_err[127]}
-            + {{12{1'd0}}, s3_err[128]}
-            + {{12{1'd0}}, s3_err[129]}
-            + {{12{1'd0}}, s3_err[130]}
-            + {{12{1'd0}}, s3_err[131]}
-            + {{12{1'd0}}, s3_err[132]}
-            + {{12{1'd0}}, s3_err[133]}
-            + {{12{1'd0}}, s3_err[134]}
-            + {{12{1'd0}}, s3_err[135]}
-            + {{12{1'd0}}, s3_err[136]}
-            + {{12{1'd0}}, s3_err[137]}
-            + {{12{1'd0}}, s3_err[138]}
-            + {{12{1'd0}}, s3_err[139]}
-            + {{12{1'd0}}, s3_err[140]}
-            + {{12{1'd0}}, s3_err[141]}
-            + {{12{1'd0}}, s3_err[142]}
-            + {{12{1'd0}}, s3_err[143]}
-            + {{12{1'd0}}, s3_err[144]}
-            + {{12{1'd0}}, s3_err[145]}
-            + {{12{1'd0}}, s3_err[146]}
-            + {{12{1'd0}}, s3_err[147]}
-            + {{12{1'd0}}, s3_err[148]}
-            + {{12{1'd0}}, s3_err[149]}
-            + {{12{1'd0}}, s3_err[150]}
-            + {{12{1'd0}}, s3_err[151]}
-            + {{12{1'd0}}, s3_err[152]}
-            + {{12{1'd0}}, s3_err[153]}
-            + {{12{1'd0}}, s3_err[154]}
-            + {{12{1'd0}}, s3_err[155]}
-            + {{12{1'd0}}, s3_err[156]}
-            + {{12{1'd0}}, s3_err[157]}
-            + {{12{1'd0}}, s3_err[158]}
-            + {{12{1'd0}}, s3_err[159]}
-            + {{12{1'd0}}, s3_err[160]}
-            + {{12{1'd0}}, s3_err[161]}
-            + {{12{1'd0}}, s3_err[162]}
-            + {{12{1'd0}}, s3_err[163]}
-            + {{12{1'd0}}, s3_err[164]}
-            + {{12{1'd0}}, s3_err[165]}
-            + {{12{1'd0}}, s3_err[166]}
-            + {{12{1'd0}}, s3_err[167]}
-            + {{12{1'd0}}, s3_err[168]}
-            + {{12{1'd0}}, s3_err[169]}
-            + {{12{1'd0}}, s3_err[170]}
-            + {{12{1'd0}}, s3_err[171]}
-            + {{12{1'd0}}, s3_err[172]}
-            + {{12{1'd0}}, s3_err[173]}
-            + {{12{1'd0}}, s3_err[174]}
-            + {{12{1'd0}}, s3_err[175]}
-            + {{12{1'd0}}, s3_err[176]}
-            + {{12{1'd0}}, s3_err[177]}
-            + {{12{1'd0}}, s3_err[178]}
-            + {{12{1'd0}}, s3_err[179]}
-            + {{12{1'd0}}, s3_err[180]}
-            + {{12{1'd0}}, s3_err[181]}
-            + {{12{1'd0}}, s3_err[182]}
-            + {{12{1'd0}}, s3_err[183]}
-            + {{12{1'd0}}, s3_err[184]}
-            + {{12{1'd0}}, s3_err[185]}
-            + {{12{1'd0}}, s3_err[186]}
-            + {{12{1'd0}}, s3_err[187]}
-            + {{12{1'd0}}, s3_err[188]}
-            + {{12{1'd0}}, s3_err[189]}
-            + {{12{1'd0}}, s3_err[190]}
-            + {{12{1'd0}}, s3_err[191]}
-            + {{12{1'd0}}, s3_err[192]}
-            + {{12{1'd0}}, s3_err[193]}
-            + {{12{1'd0}}, s3_err[194]}
-            + {{12{1'd0}}, s3_err[195]}
-            + {{12{1'd0}}, s3_err[196]}
-            + {{12{1'd0}}, s3_err[197]}
-            + {{12{1'd0}}, s3_err[198]}
-            + {{12{1'd0}}, s3_err[199]}
-            + {{12{1'd0}}, s3_err[200]}
-            + {{12{1'd0}}, s3_err[201]}
-            + {{12{1'd0}}, s3_err[202]}
-            + {{12{1'd0}}, s3_err[203]}
-            + {{12{1'd0}}, s3_err[204]}
-            + {{12{1'd0}}, s3_err[205]}
-            + {{12{1'd0}}, s3_err[206]}
-            + {{12{1'd0}}, s3_err[207]}
-            + {{12{1'd0}}, s3_err[208]}
-            + {{12{1'd0}}, s3_err[209]}
-            + {{12{1'd0}}, s3_err[210]}
-            + {{12{1'd0}}, s3_err[211]}
-            + {{12{1'd0}}, s3_err[212]}
-            + {{12{1'd0}}, s3_err[213]}
-            + {{12{1'd0}}, s3_err[214]}
-            + {{12{1'd0}}, s3_err[215]}
-            + {{12{1'd0}}, s3_err[216]}
-            + {{12{1'd0}}, s3_err[217]}
-            + {{12{1'd0}}, s3_err[218]}
-            + {{12{1'd0}}, s3_err[219]}
-            + {{12{1'd0}}, s3_err[220]}
-            + {{12{1'd0}}, s3_err[221]}
-            + {{12{1'd0}}, s3_err[222]}
-            + {{12{1'd0}}, s3_err[223]}
-            + {{12{1'd0}}, s3_err[224]}
-            + {{12{1'd0}}, s3_err[225]}
-            + {{12{1'd0}}, s3_err[226]}
-            + {{12{1'd0}}, s3_err[227]}
-            + {{12{1'd0}}, s3_err[228]}
-            + {{12{1'd0}}, s3_err[229]}
-            + {{12{1'd0}}, s3_err[230]}
-            + {{12{1'd0}}, s3_err[231]}
-            + {{12{1'd0}}, s3_err[232]}
-            + {{12{1'd0}}, s3_err[233]}
-            + {{12{1'd0}}, s3_err[234]}
-            + {{12{1'd0}}, s3_err[235]}
-            + {{12{1'd0}}, s3_err[236]}
-            + {{12{1'd0}}, s3_err[237]}
-            + {{12{1'd0}}, s3_err[238]}
-            + {{12{1'd0}}, s3_err[239]}
-            + {{12{1'd0}}, s3_err[240]}
-            + {{12{1'd0}}, s3_err[241]}
-            + {{12{1'd0}}, s3_err[242]}
-            + {{12{1'd0}}, s3_err[243]}
-            + {{12{1'd0}}, s3_err[244]}
-            + {{12{1'd0}}, s3_err[245]}
-            + {{12{1'd0}}, s3_err[246]}
-            + {{12{1'd0}}, s3_err[247]}
-            + {{12{1'd0}}, s3_err[248]}
-            + {{12{1'd0}}, s3_err[249]}
-            + {{12{1'd0}}, s3_err[250]}
-            + {{12{1'd0}}, s3_err[251]}
-            + {{12{1'd0}}, s3_err[252]}
-            + {{12{1'd0}}, s3_err[253]}
-            + {{12{1'd0}}, s3_err[254]}
-            + {{12{1'd0}}, s3_err[255]}
-            + {{12{1'd0}}, s3_err[256]}
-            + {{12{1'd0}}, s3_err[257]}
-            + {{12{1'd0}}, s3_err[258]}
-            + {{12{1'd0}}, s3_err[259]}
-            + {{12{1'd0}}, s3_err[260]}
-            + {{12{1'd0}}, s3_err[261]}
-            + {{12{1'd0}}, s3_err[262]}
-            + {{12{1'd0}}, s3_err[263]}
-            + {{12{1'd0}}, s3_err[264]}
-            + {{12{1'd0}}, s3_err[265]}
-            + {{12{1'd0}}, s3_err[266]}
-            + {{12{1'd0}}, s3_err[267]}
-            + {{12{1'd0}}, s3_err[268]}
-            + {{12{1'd0}}, s3_err[269]}
-            + {{12{1'd0}}, s3_err[270]}
-            + {{12{1'd0}}, s3_err[271]}
-            + {{12{1'd0}}, s3_err[272]}
-            + {{12{1'd0}}, s3_err[273]}
-            + {{12{1'd0}}, s3_err[274]}
-            + {{12{1'd0}}, s3_err[275]}
-            + {{12{1'd0}}, s3_err[276]}
-            + {{12{1'd0}}, s3_err[277]}
-            + {{12{1'd0}}, s3_err[278]}
-            + {{12{1'd0}}, s3_err[279]}
-            + {{12{1'd0}}, s3_err[280]}
-            + {{12{1'd0}}, s3_err[281]}
-            + {{12{1'd0}}, s3_err[282]}
-            + {{12{1'd0}}, s3_err[283]}
-            + {{12{1'd0}}, s3_err[284]}
-            + {{12{1'd0}}, s3_err[285]}
-            + {{12{1'd0}}, s3_err[286]}
-            + {{12{1'd0}}, s3_err[287]}
-            + {{12{1'd0}}, s3_err[288]}
-            + {{12{1'd0}}, s3_err[289]}
-            + {{12{1'd0}}, s3_err[290]}
-            + {{12{1'd0}}, s3_err[291]}
-            + {{12{1'd0}}, s3_err[292]}
-            + {{12{1'd0}}, s3_err[293]}
-            + {{12{1'd0}}, s3_err[294]}
-            + {{12{1'd0}}, s3_err[295]}
-            + {{12{1'd0}}, s3_err[296]}
-            + {{12{1'd0}}, s3_err[297]}
-            + {{12{1'd0}}, s3_err[298]}
-            + {{12{1'd0}}, s3_err[299]}
-            + {{12{1'd0}}, s3_err[300]}
-            + {{12{1'd0}}, s3_err[301]}
-            + {{12{1'd0}}, s3_err[302]}
-            + {{12{1'd0}}, s3_err[303]}
-            + {{12{1'd0}}, s3_err[304]}
-            + {{12{1'd0}}, s3_err[305]}
-            + {{12{1'd0}}, s3_err[306]}
-            + {{12{1'd0}}, s3_err[307]}
-            + {{12{1'd0}}, s3_err[308]}
-            + {{12{1'd0}}, s3_err[309]}
-            + {{12{1'd0}}, s3_err[310]}
-            + {{12{1'd0}}, s3_err[311]}
-            + {{12{1'd0}}, s3_err[312]}
-            + {{12{1'd0}}, s3_err[313]}
-            + {{12{1'd0}}, s3_err[314]}
-            + {{12{1'd0}}, s3_err[315]}
-            + {{12{1'd0}}, s3_err[316]}
-            + {{12{1'd0}}, s3_err[317]}
-            + {{12{1'd0}}, s3_err[318]}
-            + {{12{1'd0}}, s3_err[319]}
-            + {{12{1'd0}}, s3_err[320]}
-            + {{12{1'd0}}, s3_err[321]}
-            + {{12{1'd0}}, s3_err[322]}
-            + {{12{1'd0}}, s3_err[323]}
-            + {{12{1'd0}}, s3_err[324]}
-            + {{12{1'd0}}, s3_err[325]}
-            + {{12{1'd0}}, s3_err[326]}
-            + {{12{1'd0}}, s3_err[327]}
-            + {{12{1'd0}}, s3_err[328]}
-            + {{12{1'd0}}, s3_err[329]});
+    assign tot_bits = (first4 ? 13'd0 : acc_bits) + {{4{1'd0}}, s4_bits};
     wire tot_bad;
-    assign tot_bad = ((!first3) & acc_bad) | s3_bad;
+    assign tot_bad = ((!first4) & acc_bad) | s4_bad;
     wire decide; // the codeword's last beat leaves the Chien pipeline
-    assign decide = s3_valid & (s3_beat == LAST_BEAT);
+    assign decide = s4_valid & (s4_beat == LAST_BEAT);
     wire correctable;
-    assign correctable = s3_ok & (!tot_bad) & (tot_cnt == {{7{1'd0}}, s3_len});
+    assign correctable = s4_ok & (!tot_bad) & (tot_cnt == {{7{1'd0}}, s4_len});
     wire [2:0] cnt_add; // symbols corrected in the decided codeword
     assign cnt_add = correctable ? tot_cnt[2:0] : 3'd0;
     wire [6:0] bits_add;
     assign bits_add = correctable ? tot_bits[6:0] : 7'd0;
     reg [329:0] err_ram [0:127]; // error values by {slot, beat}
     reg [2:0] st_count [0:7]; // corrected symbols per slot
-    reg [2:0] dec_slot; // slot of the codeword in the Chien pipeline
+    reg [2:0] dec_slot; // slot of the codeword being decided
+    reg [2:0] err_slot; // slot whose error values stage 3 writes (one stage ahead of dec_slot)
     reg [7:0] st_done; // slot decided
     reg [7:0] st_apply; // slot's corrections are applied
     reg [7:0] st_unc; // slot flagged uncorrectable
@@ -7804,14 +4245,71 @@ module rtlgen_kr4_fec_dec (
     reg [15:0] ser_cnt; // corrected symbols in the current window
     reg [12:0] ser_cw; // codewords in the current window
     reg ser_alarm_r;
-    wire [32:0] corrected_symbols_r_sum;
-    assign corrected_symbols_r_sum = {{1{1'd0}}, corrected_symbols_r} + {{30{1'd0}}, cnt_add};
-    wire [32:0] corrected_bits_r_sum;
-    assign corrected_bits_r_sum = {{1{1'd0}}, corrected_bits_r} + {{26{1'd0}}, bits_add};
-    wire [32:0] uncorrectable_r_sum;
-    assign uncorrectable_r_sum = {{1{1'd0}}, uncorrectable_r} + {{32{1'd0}}, !correctable};
+    reg upd; // a decision was taken on the previous clock: the counters take it
+    reg [2:0] upd_sym; // its corrected symbols
+    reg [6:0] upd_bits; // its corrected bits
+    reg upd_unc; // it was uncorrectable
+    reg corrected_symbols_r_nf; // corrected_symbols_r[31:4] were all ones on the previous clock
+    wire [4:0] corrected_symbols_r_lo; // low part of the sum, with its carry
+    assign corrected_symbols_r_lo = {{1{1'd0}}, corrected_symbols_r[3:0]} + {{2{1'd0}}, upd_sym};
+    wire [27:0] corrected_symbols_r_cy; // carry into each upper bit
+    assign corrected_symbols_r_cy = {
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[30:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[29:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[28:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[27:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[26:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[25:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[24:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[23:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[22:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[21:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[20:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[19:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[18:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[17:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[16:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[15:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[14:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[13:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[12:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[11:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[10:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[9:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[8:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[7:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[6:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[5:4]),
+        corrected_symbols_r_lo[4] & (&corrected_symbols_r[4:4]), corrected_symbols_r_lo[4]
+    };
+    reg corrected_bits_r_nf; // corrected_bits_r[31:8] were all ones on the previous clock
+    wire [8:0] corrected_bits_r_lo; // low part of the sum, with its carry
+    assign corrected_bits_r_lo = {{1{1'd0}}, corrected_bits_r[7:0]} + {{2{1'd0}}, upd_bits};
+    wire [23:0] corrected_bits_r_cy; // carry into each upper bit
+    assign corrected_bits_r_cy = {
+        corrected_bits_r_lo[8] & (&corrected_bits_r[30:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[29:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[28:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[27:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[26:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[25:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[24:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[23:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[22:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[21:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[20:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[19:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[18:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[17:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[16:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[15:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[14:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[13:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[12:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[11:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[10:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[9:8]),
+        corrected_bits_r_lo[8] & (&corrected_bits_r[8:8]), corrected_bits_r_lo[8]
+    };
+    reg uncorrectable_r_nf; // uncorrectable_r[31:2] were all ones on the previous clock
+    wire [2:0] uncorrectable_r_lo; // low part of the sum, with its carry
+    assign uncorrectable_r_lo = {{1{1'd0}}, uncorrectable_r[1:0]} + {{2{1'd0}}, upd_unc};
+    wire [29:0] uncorrectable_r_cy; // carry into each upper bit
+    assign uncorrectable_r_cy = {
+        uncorrectable_r_lo[2] & (&uncorrectable_r[30:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[29:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[28:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[27:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[26:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[25:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[24:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[23:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[22:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[21:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[20:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[19:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[18:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[17:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[16:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[15:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[14:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[13:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[12:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[11:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[10:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[9:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[8:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[7:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[6:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[5:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[4:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[3:2]),
+        uncorrectable_r_lo[2] & (&uncorrectable_r[2:2]), uncorrectable_r_lo[2]
+    };
     wire [15:0] ser_total;
-    assign ser_total = ser_cnt + {{13{1'd0}}, cnt_add};
+    assign ser_total = ser_cnt + {{13{1'd0}}, upd_sym};
     reg [3:0] out_beat;
     reg out_tvalid_r;
     reg out_tlast_r;
@@ -7833,7 +4331,7 @@ module rtlgen_kr4_fec_dec (
     wire [6:0] wr_addr;
     assign wr_addr = {tail, in_beat};
     wire [6:0] err_addr;
-    assign err_addr = {dec_slot, s3_beat};
+    assign err_addr = {err_slot, s3_beat};
     wire used_inc;
     assign used_inc = bm_start;
     wire used_dec;
@@ -7846,6 +4344,7 @@ module rtlgen_kr4_fec_dec (
             in_beat <= 4'd0;
             frame_error_r <= 1'd0;
             dec_slot <= 3'd0;
+            err_slot <= 3'd0;
             st_done <= 8'd0;
             out_beat <= 4'd0;
             out_tvalid_r <= 1'd0;
@@ -7855,8 +4354,15 @@ module rtlgen_kr4_fec_dec (
             ser_cnt <= 16'd0;
             ser_cw <= 13'd0;
             ser_alarm_r <= 1'd0;
+            upd <= 1'd0;
+            corrected_symbols_r_nf <= 1'd0;
+            corrected_bits_r_nf <= 1'd0;
+            uncorrectable_r_nf <= 1'd0;
         end else begin
             frame_error_r <= accept & (in_tlast != in_last);
+            if (s3_valid & (s3_beat == LAST_BEAT)) begin
+                err_slot <= err_slot + 3'd1;
+            end
             if (accept) begin
                 if (in_last) begin
                     in_beat <= 4'd0;
@@ -7885,9 +4391,15 @@ module rtlgen_kr4_fec_dec (
             if (decide) begin
                 st_done[dec_slot] <= 1'd1;
                 dec_slot <= dec_slot + 3'd1;
-                corrected_symbols_r <= (corrected_symbols_r_sum > 33'd4294967295) ? 32'd4294967295 : corrected_symbols_r_sum[31:0];
-                corrected_bits_r <= (corrected_bits_r_sum > 33'd4294967295) ? 32'd4294967295 : corrected_bits_r_sum[31:0];
-                uncorrectable_r <= (uncorrectable_r_sum > 33'd4294967295) ? 32'd4294967295 : uncorrectable_r_sum[31:0];
+            end
+            upd <= decide;
+            if (upd) begin
+                corrected_symbols_r <= {corrected_symbols_r[31:4] ^ corrected_symbols_r_cy, corrected_symbols_r_lo[3:0]}
+                    | {32{corrected_symbols_r_nf & corrected_symbols_r_lo[4]}};
+                corrected_bits_r <= {corrected_bits_r[31:8] ^ corrected_bits_r_cy, corrected_bits_r_lo[7:0]}
+                    | {32{corrected_bits_r_nf & corrected_bits_r_lo[8]}};
+                uncorrectable_r <= {uncorrectable_r[31:2] ^ uncorrectable_r_cy, uncorrectable_r_lo[1:0]}
+                    | {32{uncorrectable_r_nf & uncorrectable_r_lo[2]}};
                 if (ser_cw == SER_LAST) begin
                     ser_alarm_r <= ser_total > SER_THRESHOLD;
                     ser_cnt <= 16'd0;
@@ -7897,6 +4409,9 @@ module rtlgen_kr4_fec_dec (
                     ser_cw <= ser_cw + 13'd1;
                 end
             end
+            corrected_symbols_r_nf <= &corrected_symbols_r[31:4];
+            corrected_bits_r_nf <= &corrected_bits_r[31:8];
+            uncorrectable_r_nf <= &uncorrectable_r[31:2];
         end
     end
     always @(posedge clk) begin
@@ -7906,6 +4421,8 @@ module rtlgen_kr4_fec_dec (
         end
         if (s3_valid) begin
             err_ram[err_addr] <= s3_err;
+        end
+        if (s4_valid) begin
             acc_cnt <= tot_cnt;
             acc_bits <= tot_bits;
             acc_bad <= tot_bad;
@@ -7914,6 +4431,9 @@ module rtlgen_kr4_fec_dec (
             st_apply[dec_slot] <= correctable & (!bypass_correction);
             st_unc[dec_slot] <= (!correctable) & (!bypass_indication);
             st_count[dec_slot] <= cnt_add;
+            upd_sym <= cnt_add;
+            upd_bits <= bits_add;
+            upd_unc <= !correctable;
         end
         if (rd) begin
             rd_data <= data_ram[rd_addr];

@@ -13,10 +13,12 @@
 //!    second polynomial product.
 //! 3. **Chien + Forney**, P lanes, one beat per clock: Λ(X⁻¹), its odd part and Ω^h(X⁻¹)
 //!    by constant multipliers on registers that step by α^(kP) per beat; the inverse of the
-//!    odd part by a table (m LUT-mapped 2^m-bit constants); the error values go to the error RAM, the roots are counted.
+//!    odd part by a table (m LUT-mapped 2^m-bit constants); the error values go to the error
+//!    RAM; a fourth stage registers the beat's root and error-bit counts.
 //! 4. **Decision** after the last beat: correctable iff L ≤ t (RiBM's k ≥ 0), exactly L roots
 //!    in existing positions and no root with a zero derivative or value; the slot's flags and
-//!    the counters and SER window update.
+//!    the counters and SER window update on the next clock, from registered increments, with
+//!    saturation from a registered near-full flag.
 //! 5. **Output**: the oldest decided slot is read beat by beat (read enable = the output
 //!    register is free), XORed with its error values when it is corrected and correction is
 //!    not bypassed.
@@ -565,7 +567,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         beats + nr + 10
     ));
     notes.push(format!("Slots: {} codewords in the received-word and error RAMs ({} × {dw} bits each); in_tready falls only when the output is held back long enough to fill them.", slots, slots << bw));
-    notes.push("Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable) and out_uncorrectable. Counters saturate; ser_alarm is re-evaluated at the end of every window.".into());
+    notes.push("Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable) and out_uncorrectable. Counters saturate; they and the SER window take a decision on the clock after it (from registers, out of the decision's path), and ser_alarm is re-evaluated at the end of every window.".into());
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
         latency: tm.latency(),

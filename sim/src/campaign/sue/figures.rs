@@ -1,0 +1,1 @@
+//! The figures of `rtl-gen sim sue --figures` (filled in below).

@@ -25,8 +25,7 @@ fn long() -> bool {
 /// the fabric for the caller's assertions.
 fn run(n: usize, rtl: usize, cycles: u64, test: &str, tweak: impl FnOnce(&mut SwitchConfig)) -> Result<Fabric, Box<dyn std::error::Error>> {
     let base = bench().block::<SueEndpointBlock>("sue_ep")?.clone();
-    let fb = fabric_bench(&base, n, "")?;
-    let blocks: Vec<SueEndpointBlock> = (0..n).map(|x| fb.block::<SueEndpointBlock>(&format!("x{x}")).cloned()).collect::<Result<_, _>>()?;
+    let (fb, blocks) = fabric_bench(&base, n, "")?;
     let c = &base.common;
     let max_pdu = c.max_pack_bytes as usize + 12;
     let mut sw = SwitchConfig::new(n, c.num_vc as usize, c.data_bytes as usize, max_pdu);

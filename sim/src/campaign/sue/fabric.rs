@@ -70,15 +70,22 @@ struct Xpu {
 }
 
 /// The endpoint blocks of an N-XPU fabric: `base`'s fields with `num_xpu = n`, `local_xpuid = k`
-/// and `overrides` (TOML `field = value` lines), as blocks `x0..x{n-1}` of one design.
-pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<Bench, CampaignError> {
+/// and `overrides` (TOML `field = value` lines), as blocks of one design, in XPU order.
+///
+/// Block (hence module) names carry `n` and a hash of the overrides: two Verilated libraries
+/// whose modules share a name but not their contents interfere when loaded into one process (seen
+/// as RTL/model mismatches from the first cycles in the figures run), so every distinct
+/// endpoint gets a distinct module name.
+pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<(Bench, Vec<SueEndpointBlock>), CampaignError> {
+    let tag = overrides.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let prefix = format!("{}_f{n}_{:06x}", base.name, tag & 0xff_ffff);
     let mut text = String::from("[design]\nname = \"sue_fabric\"\n");
     let skip: Vec<&str> = overrides
         .lines()
         .filter_map(|l| l.split_once('=').map(|(k, _)| k.trim()))
         .collect();
     for k in 0..n {
-        text += &format!("[[blocks]]\nkind = \"sue_endpoint\"\nname = \"x{k}\"\nnum_xpu = {n}\nlocal_xpuid = {k}\n");
+        text += &format!("[[blocks]]\nkind = \"sue_endpoint\"\nname = \"{prefix}_x{k}\"\nnum_xpu = {n}\nlocal_xpuid = {k}\n");
         for (f, v) in base.params() {
             if ["name", "num_xpu", "local_xpuid"].contains(&f) || skip.contains(&f) {
                 continue;
@@ -89,7 +96,11 @@ pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Resul
         text += overrides;
         text += "\n";
     }
-    Ok(Bench::from_toml(&text, "sue fabric")?)
+    let bench = Bench::from_toml(&text, "sue fabric")?;
+    let blocks = (0..n)
+        .map(|k| bench.block::<SueEndpointBlock>(&format!("{prefix}_x{k}")).cloned())
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((bench, blocks))
 }
 
 /// Commands accepted for one {src, dst, VC} and not yet delivered: (bytes, accept cycle).

@@ -91,7 +91,7 @@ pub struct Runner {
     base: SueEndpointBlock,
     pub clock_mhz: f64,
     pub opts: FigureOptions,
-    benches: HashMap<(usize, String), Bench>,
+    benches: HashMap<(usize, String), (Bench, Vec<SueEndpointBlock>)>,
 }
 
 impl Runner {
@@ -117,8 +117,7 @@ impl Runner {
             let b = fabric_bench(&self.base, n, overrides)?;
             self.benches.insert(key.clone(), b);
         }
-        let bench = &self.benches[&key];
-        let blocks: Vec<SueEndpointBlock> = (0..n).map(|x| bench.block::<SueEndpointBlock>(&format!("x{x}")).cloned()).collect::<Result<_, _>>()?;
+        let (bench, blocks) = &self.benches[&key];
         let seed = crate::campaign::shard::unit_seed(self.opts.seed, unit as usize);
         sw.seed = seed ^ 0x5eed;
         let link = sw.link_bytes_per_cycle;
@@ -127,7 +126,7 @@ impl Runner {
             Pattern::Incast { senders, .. } => senders.clone(),
         };
         let rtl = vec![self.opts.rtl; n];
-        let mut f = Fabric::new(bench, &blocks, &rtl, sw, traffic, seed, "sue_figures")?;
+        let mut f = Fabric::new(bench, blocks, &rtl, sw, traffic, seed, "sue_figures")?;
         for _ in 0..self.opts.cycles {
             f.step()?;
         }

@@ -72,14 +72,14 @@ struct Xpu {
 /// The endpoint blocks of an N-XPU fabric: `base`'s fields with `num_xpu = n`, `local_xpuid = k`
 /// and `overrides` (TOML `field = value` lines), as blocks of one design, in XPU order.
 ///
-/// Block (hence module) names carry `n` and a hash of the overrides: two Verilated libraries
-/// whose modules share a name but not their contents interfere when loaded into one process (seen
-/// as RTL/model mismatches from the first cycles in the figures run), so every distinct
-/// endpoint gets a distinct module name.
+/// The design and block names carry `n` and a hash of the overrides: a [`Bench`] writes its tree
+/// to `target/bench/<design name>/`, so two fabric designs under one name would overwrite each
+/// other's Verilog and a later Verilator build would compile the other design's RTL (seen as
+/// RTL/model mismatches from cycle 28 in a figures run).
 pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<(Bench, Vec<SueEndpointBlock>), CampaignError> {
     let tag = overrides.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let prefix = format!("{}_f{n}_{:06x}", base.name, tag & 0xff_ffff);
-    let mut text = String::from("[design]\nname = \"sue_fabric\"\n");
+    let mut text = format!("[design]\nname = \"{prefix}\"\n");
     let skip: Vec<&str> = overrides
         .lines()
         .filter_map(|l| l.split_once('=').map(|(k, _)| k.trim()))

@@ -182,7 +182,7 @@ pub fn csv(points: &[PackingPoint]) -> String {
 pub fn with_hold(bench: &Bench, block: &str, hold: u32) -> Result<Bench, SimError> {
     use rtl_gen::blocks::Block;
     let b = bench.block::<SuePackerBlock>(block)?;
-    let mut text = format!("[design]\nname = \"sue_hold\"\n[[blocks]]\nkind = \"sue_packer\"\nname = \"pk_h{hold}\"\nhold_cycles = {hold}\n");
+    let mut text = format!("[design]\nname = \"sue_hold_{hold}\"\n[[blocks]]\nkind = \"sue_packer\"\nname = \"pk_h{hold}\"\nhold_cycles = {hold}\n");
     for (f, v) in b.params() {
         if f == "hold_cycles" || f == "name" {
             continue;

@@ -49,6 +49,8 @@ pub struct Point {
     pub xpus: usize,
     pub rtl_xpus: usize,
     pub cycles: u64,
+    /// Traffic window plus drain.
+    pub total_cycles: u64,
     pub accepted: u64,
     pub delivered: u64,
     /// Command bytes delivered per cycle during the traffic window / (senders × link rate).
@@ -147,6 +149,7 @@ impl Runner {
             xpus: n,
             rtl_xpus: f.rtl_count(),
             cycles: window,
+            total_cycles: f.cycle,
             accepted: f.accepted.iter().flatten().sum(),
             delivered: f.delivered.iter().flatten().sum(),
             goodput: (in_window * cb) as f64 / window as f64 / (senders.len() as f64 * link),
@@ -241,25 +244,30 @@ pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64]) -> Result<Figure, Campaign
     Ok(Figure { title: format!("F3: goodput vs drop probability ({n} XPUs, uniform, offered 1.2 × link per source, psn_scope dest_vc, no class reordering)"), table: s, points: pts })
 }
 
-/// F4: `senders`:1 incast through PFC (num_xpu = senders + 1), every sender saturating.
+/// F4: `senders`:1 incast through PFC (num_xpu = senders + 1), every sender saturating, with
+/// the seed's PSN scope and with `dest_vc`.
 pub fn incast(r: &mut Runner, senders: usize) -> Result<Figure, CampaignError> {
     let n = senders + 1;
-    let sw = r.switch(n);
-    let (xoff, qcap, lat) = (sw.xoff_bytes, sw.queue_bytes, sw.pause_latency);
-    let t = Traffic { load: 1.0, pattern: Pattern::Incast { dst: 0, senders: (1..n).collect() }, ..Default::default() };
-    let p = r.run(&format!("{senders}:1"), n, "", sw, t, 200)?;
-    let shares: Vec<f64> = p.per_source[1..].iter().map(|&x| x as f64).collect();
-    let sum: f64 = shares.iter().sum();
-    let jain = sum * sum / (shares.len() as f64 * shares.iter().map(|x| x * x).sum::<f64>()).max(1e-9);
-    let recv_goodput = p.goodput * senders as f64;
-    let mut s = String::from("| incast | PDUs dropped (overflow + link) | receiver goodput (of its link) | per-sender commands (min / max) | Jain index | latency p50 / p99 / max (cycles) | sender pause (mean % of cycles) |\n|---|---:|---:|---:|---:|---:|---:|\n");
-    let mn = p.per_source[1..].iter().min().copied().unwrap_or(0);
-    let mx = p.per_source[1..].iter().max().copied().unwrap_or(0);
-    let pause = p.pause_cycles[1..].iter().sum::<u64>() as f64 / senders as f64 / p.cycles.max(1) as f64;
-    let _ = writeln!(s, "| {} | {} + {} | {:.3} | {mn} / {mx} | {jain:.4} | {} / {} / {} | {:.1} % |", p.label, p.overflow, p.drops, recv_goodput, p.lat_p50, p.lat_p99, p.lat_max, 100.0 * pause);
+    let sw0 = r.switch(n);
+    let (xoff, qcap, lat) = (sw0.xoff_bytes, sw0.queue_bytes, sw0.pause_latency);
+    let mut s = String::from("| incast | psn_scope | PDUs dropped (overflow + link) | receiver goodput (of its link) | per-sender commands (min / max) | Jain index | latency p50 / p99 / max (cycles) | sender pause (mean % of cycles, drain included) | retransmitted / new PDUs | NACKs | RTOs | class overtakes |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let mut pts = Vec::new();
+    for (u, (scope, over)) in [("dest", ""), ("dest_vc", "psn_scope = \"dest_vc\"")].into_iter().enumerate() {
+        let t = Traffic { load: 1.0, pattern: Pattern::Incast { dst: 0, senders: (1..n).collect() }, ..Default::default() };
+        let p = r.run(&format!("{senders}:1"), n, over, r.switch(n), t, 200 + u as u64)?;
+        let shares: Vec<f64> = p.per_source[1..].iter().map(|&x| x as f64).collect();
+        let sum: f64 = shares.iter().sum();
+        let jain = sum * sum / (shares.len() as f64 * shares.iter().map(|x| x * x).sum::<f64>()).max(1e-9);
+        let recv_goodput = p.goodput * senders as f64;
+        let mn = p.per_source[1..].iter().min().copied().unwrap_or(0);
+        let mx = p.per_source[1..].iter().max().copied().unwrap_or(0);
+        let pause = p.pause_cycles[1..].iter().sum::<u64>() as f64 / senders as f64 / p.total_cycles.max(1) as f64;
+        let _ = writeln!(s, "| {} | {scope} | {} + {} | {:.3} | {mn} / {mx} | {jain:.4} | {} / {} / {} | {:.1} % | {} / {} | {} | {} | {} |", p.label, p.overflow, p.drops, recv_goodput, p.lat_p50, p.lat_p99, p.lat_max, 100.0 * pause, p.retx, p.new_pdus, p.nacks, p.rtos, p.overtakes);
+        pts.push(p);
+    }
     let _ = writeln!(s, "\nPFC: xoff {xoff} B per {{ingress, class}}, queue {qcap} B per {{egress, class}}, pause latency {lat} cycles.");
-    s += &violations(std::slice::from_ref(&p));
-    Ok(Figure { title: format!("F4: {senders}:1 incast with PFC ({n} XPUs)"), table: s, points: vec![p] })
+    s += &violations(&pts);
+    Ok(Figure { title: format!("F4: {senders}:1 incast with PFC ({n} XPUs)"), table: s, points: pts })
 }
 
 /// F1/F2 on the fabric: packing and latency vs offered load (uniform, no loss, no class

@@ -3,7 +3,8 @@
 //! load (contract F1) on the Verilated RTL, checked in lockstep against the model and by the
 //! scoreboard while it measures; `rtl_gen_sim::campaign::sue::packing`.
 //!
-//! `--figures [--endpoint B] [--fabric-cycles N] [--models] [--shard K/N] [--out FILE.md]`: the
+//! `--figures [--endpoint B] [--fabric-cycles N] [--models] [--shard K/N] [--out FILE.md]
+//! [--json FILE]`: the
 //! contract §5.6 figures on an N-XPU fabric of `sue_endpoint`s (Verilated RTL in lockstep with
 //! their models unless `--models`) through the switch model
 //! (`rtl_gen_sim::campaign::sue::figures`), plus packing vs `hold_cycles` on the packer; exits 1
@@ -57,6 +58,10 @@ pub struct Args {
     /// Write the figures as Markdown.
     #[arg(long, value_name = "FILE.md")]
     pub out: Option<PathBuf>,
+    /// Write every fabric point of the figures (counters, latencies, per-source deliveries) as
+    /// JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 /// The figures, in a fixed order (the shard units).
@@ -67,6 +72,10 @@ fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.out {
         super::output_file("--out", p)?;
     }
+    if let Some(p) = &a.json {
+        super::output_file("--json", p)?;
+    }
+    let mut all = Vec::new();
     let opts = FigureOptions { block: a.endpoint.clone(), cycles: a.fabric_cycles, seed: a.seed, rtl: !a.models };
     let mut r = Runner::new(bench, opts)?;
     let mut md = format!(
@@ -104,6 +113,11 @@ fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
         let part = format!("\n## {}\n\n{}", f.title, f.table);
         print!("{part}");
         md += &part;
+        all.push(f);
+    }
+    if let Some(p) = &a.json {
+        std::fs::write(p, serde_json::to_string_pretty(&all)?).with_context(|| format!("writing {}", p.display()))?;
+        println!("wrote {}", p.display());
     }
     if let Some(p) = &a.out {
         std::fs::write(p, &md).with_context(|| format!("writing {}", p.display()))?;

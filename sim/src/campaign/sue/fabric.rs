@@ -43,6 +43,8 @@ pub struct Traffic {
     pub backlog: usize,
     /// Per cycle probability an XPU takes a command beat (m_axis_cmd_tready).
     pub out_ready: f64,
+    /// Per XPU: `xpu_vc_pause` held while traffic is generated (a stalled consumer, F7).
+    pub xpu_vc_pause: Vec<u32>,
 }
 
 impl Default for Traffic {
@@ -53,6 +55,7 @@ impl Default for Traffic {
             vc_weights: Vec::new(),
             backlog: 8,
             out_ready: 1.0,
+            xpu_vc_pause: Vec::new(),
         }
     }
 }
@@ -126,6 +129,8 @@ pub struct Fabric {
     pub completed: Vec<Vec<u64>>,
     /// Commands delivered while traffic was generated, per {src, dst}.
     pub delivered_in_window: Vec<Vec<u64>>,
+    /// Commands delivered while traffic was generated, per VC.
+    pub delivered_vc_in_window: Vec<u64>,
     pub refused: u64,
     /// Accept (tlast in) → delivery (tlast out), cycles.
     pub latency: Vec<u64>,
@@ -207,6 +212,7 @@ impl Fabric {
             delivered: vec![vec![0; n]; n],
             completed: vec![vec![0; n]; n],
             delivered_in_window: vec![vec![0; n]; n],
+            delivered_vc_in_window: vec![0; v],
             refused: 0,
             latency: Vec::new(),
             cmpl_latency: Vec::new(),
@@ -324,6 +330,7 @@ impl Fabric {
                 tx_ready: self.switch.tx_ready(k),
                 tx_vc_pause: self.switch.tx_pause(k),
                 out_ready: self.rng.chance(self.traffic.out_ready),
+                xpu_vc_pause: if self.generating { self.traffic.xpu_vc_pause.get(k).copied().unwrap_or(0) } else { 0 },
                 cmd_data: vec![0; db],
                 rx_data: vec![0; db],
                 ..Default::default()
@@ -409,6 +416,7 @@ impl Fabric {
                         self.delivered[src][k] += 1;
                         if self.generating {
                             self.delivered_in_window[src][k] += 1;
+                            self.delivered_vc_in_window[vc] += 1;
                         }
                     }
                 }
@@ -446,11 +454,13 @@ impl Fabric {
     pub fn drain(&mut self, limit: u64) -> Result<u64, CampaignError> {
         self.generating = false;
         let start = self.cycle;
-        while !self.quiet() && self.cycle - start < limit {
+        // Quiet must hold for longer than a delayed ACK can wait: a receiver may still owe a
+        // cumulative ACK (duplicates re-ACKed) after the last completion.
+        let settle = u64::from(self.blocks[0].transport.p.ack_delay_cycles) + 64;
+        let mut calm = 0;
+        while calm < settle && self.cycle - start < limit {
             self.step()?;
-        }
-        for _ in 0..4 {
-            self.step()?;
+            calm = if self.quiet() { calm + 1 } else { 0 };
         }
         let c = self.cycle;
         let q = self.quiet();

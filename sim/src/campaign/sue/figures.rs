@@ -9,6 +9,7 @@
 //! | [`psn_scope`] | F5: the seed's per-{port, destination} PSN vs `psn_scope = "dest_vc"` when the switch reorders classes, no loss: needless retransmissions |
 //! | [`goodput_vs_drop`] | F3: goodput vs per-link drop probability 1e-6…1e-2, beside the go-back-N estimate |
 //! | [`incast`] | F4: 8:1 incast through PFC: losses, receiver goodput, per-sender share (Jain), pause |
+//! | [`deadlock`] | F7: XPU 0 stops consuming VC 0; ACKs on a dedicated VC (1) vs sharing VC 0: VC 1 progress |
 //! | [`load_sweep`] | F1/F2 on the fabric: commands per PDU, wire efficiency, latency percentiles (cycles, ns) vs offered load |
 //!
 //! Packing vs `hold_cycles` is measured on the packer alone ([`super::packing`]).
@@ -77,6 +78,8 @@ pub struct Point {
     pub pause_cycles: Vec<u64>,
     /// Commands delivered per source in the traffic window.
     pub per_source: Vec<u64>,
+    /// Commands delivered per VC in the traffic window.
+    pub per_vc: Vec<u64>,
     pub violations: u64,
     pub first_violation: Option<String>,
 }
@@ -174,6 +177,7 @@ impl Runner {
             overtakes: st.class_overtakes,
             pause_cycles: st.pause_cycles.clone(),
             per_source,
+            per_vc: f.delivered_vc_in_window.clone(),
             violations: f.tally.mismatches,
             first_violation: f.tally.first.as_ref().map(|m| format!("cycle {}: {} (expected {}, got {})", m.cycle, m.port, m.expected, m.actual)),
         })
@@ -306,4 +310,25 @@ pub fn load_sweep(r: &mut Runner, loads: &[f64]) -> Result<Figure, CampaignError
     }
     s += &violations(&pts);
     Ok(Figure { title: format!("F1/F2: packing and latency vs offered load ({n} XPUs, uniform over destinations and VCs, no loss)"), table: s, points: pts })
+}
+
+/// F7: XPU 0 holds `xpu_vc_pause[0]` for the whole traffic window (a stalled request consumer),
+/// uniform traffic on both VCs, no loss; `ack_vc = 1` (the seed's separate acknowledgement class)
+/// vs `ack_vc = 0` (ACKs share the stalled request class). Reports VC 1 progress in the window;
+/// the consumer resumes for the drain, so the scoreboards still close.
+pub fn deadlock(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
+    let n = r.base().common.num_xpu as usize;
+    let mut pts = Vec::new();
+    for (u, ack_vc) in [1u32, 0].into_iter().enumerate() {
+        let mut stall = vec![0u32; n];
+        stall[0] = 1;
+        let t = Traffic { load, xpu_vc_pause: stall, ..Default::default() };
+        pts.push(r.run(&format!("ack_vc {ack_vc}"), n, &format!("ack_vc = {ack_vc}"), r.switch(n), t, 400 + u as u64)?);
+    }
+    let mut s = String::from("| ACKs on | VC 0 commands delivered (window) | VC 1 commands delivered (window) | commands sent by XPU 0 and delivered (window) | RTOs | retransmitted PDUs | drain cycles to quiet |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for p in &pts {
+        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} | {} |", p.label, p.per_vc[0], p.per_vc.get(1).copied().unwrap_or(0), p.per_source[0], p.rtos, p.retx, p.total_cycles - p.cycles);
+    }
+    s += &violations(&pts);
+    Ok(Figure { title: format!("F7: XPU 0 stalls VC 0 consumption for the whole window ({n} XPUs, offered load {load}, no loss)"), table: s, points: pts })
 }

@@ -103,12 +103,6 @@ const OPT_FAST: &str = "-O2";
 /// C++): `-O2` costs minutes there for little simulation speed.
 const OPT_LARGE: &str = "-O1";
 const LARGE_MODEL_BYTES: u64 = 4 << 20;
-/// Optimisation of the eval code of huge models (more than `HUGE_MODEL_BYTES` of fast-path C++:
-/// the RXL/CXL endpoints, whose shared-node flit CRC networks become about 26 MB of C++). g++
-/// at `-O1` spends ten CPU minutes per endpoint there; `-O0` compiles the same code about eight
-/// times faster, and the endpoint tests simulate too few cycles for the slower code to matter.
-const OPT_HUGE: &str = "-O0";
-const HUGE_MODEL_BYTES: u64 = 20 << 20;
 /// Optimisation of run-once code (constructors, trace declarations): compile speed matters more.
 const OPT_SLOW: &str = "-O0";
 /// Link flags. `-Bsymbolic` binds each library's references to its own copies, so several
@@ -291,7 +285,6 @@ impl KeyHasher {
         self.flags("cxx-flags", CXX_FLAGS);
         self.field("opt-fast", OPT_FAST.as_bytes());
         self.field("opt-large", OPT_LARGE.as_bytes());
-        self.field("opt-huge", OPT_HUGE.as_bytes());
     }
     /// First 32 hex digits (128 bits): short paths, no realistic collisions.
     fn finish(self) -> String {
@@ -625,13 +618,7 @@ fn build_into(
     let (mut fast, slow) = model_files(&classes, &obj);
     fast.push(shim_path);
     let fast_bytes: u64 = fast.iter().filter_map(|f| fs::metadata(f).ok()).map(|m| m.len()).sum();
-    let opt = if fast_bytes > HUGE_MODEL_BYTES {
-        OPT_HUGE
-    } else if fast_bytes > LARGE_MODEL_BYTES {
-        OPT_LARGE
-    } else {
-        OPT_FAST
-    };
+    let opt = if fast_bytes > LARGE_MODEL_BYTES { OPT_LARGE } else { OPT_FAST };
     let mut units: Vec<(PathBuf, &str)> = Vec::new();
     for (i, group) in split_by_size(fast, jobs()).iter().enumerate() {
         let unit = obj.join(format!("rtlgen_fast_{i}.cpp"));

@@ -9,6 +9,8 @@ use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::sue::wire::{beats, parse_pdu};
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
+use rtl_gen::blocks::sue_packer::model::PkOutputs;
+use rtl_gen::blocks::sue_transport::model::TpOutputs;
 use rtl_gen::blocks::sue_endpoint::{SueEndpointBlock, PACKER_COUNTERS};
 use std::collections::VecDeque;
 
@@ -215,50 +217,8 @@ impl EndpointLink {
             }
             let (po, o) = ep.model.outputs(&i);
             if let Some(d) = ep.dut.as_mut() {
-                d.set_u64("s_axis_cmd_tvalid", i.cmd_valid as u64)?;
-                d.set(
-                    "s_axis_cmd_tdata",
-                    &Bits::from_bytes_width(&i.cmd_data, 8 * db),
-                )?;
-                d.set_u64("s_axis_cmd_tlast", i.cmd_last as u64)?;
-                d.set_u64("s_axis_cmd_tdest", u64::from(i.cmd_dest))?;
-                d.set_u64("s_axis_cmd_tuser", u64::from(i.cmd_user))?;
-                d.set_u64("m_axis_tx_tready", i.tx_ready as u64)?;
-                d.set_u64("tx_vc_pause", u64::from(i.tx_vc_pause))?;
-                d.set_u64("s_axis_rx_tvalid", i.rx_valid as u64)?;
-                d.set(
-                    "s_axis_rx_tdata",
-                    &Bits::from_bytes_width(&i.rx_data, 8 * db),
-                )?;
-                d.set("s_axis_rx_tkeep", &keep_bits(i.rx_keep, db))?;
-                d.set_u64("s_axis_rx_tlast", i.rx_last as u64)?;
-                d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
-                d.set_u64("m_axis_cmd_tready", i.out_ready as u64)?;
-                d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
-                d.eval();
-                let t = &mut self.tally;
-                t.compare(
-                    cyc,
-                    "s_axis_cmd_tready",
-                    po.cmd_ready as u64,
-                    d.get_u64("s_axis_cmd_tready")?,
-                );
-                let mut qs = Bits::zeros(po.q_space.len());
-                for (j, &b) in po.q_space.iter().enumerate() {
-                    qs.set(j, b);
-                }
-                t.compare_bits(cyc, "q_space", &qs, &d.get("q_space")?);
-                t.compare(
-                    cyc,
-                    "queued_cmds",
-                    u64::from(po.queued_cmds),
-                    d.get_u64("queued_cmds")?,
-                );
-                for ((_, outer), val) in PACKER_COUNTERS.iter().zip(po.counters.values()) {
-                    t.compare(cyc, outer, val, d.get_u64(outer)?);
-                }
-                compare_transport(t, cyc, d, &o, db, false)?;
-                t.vectors += 1;
+                drive_endpoint(d, &i, db)?;
+                compare_endpoint(&mut self.tally, cyc, d, &po, &o, db)?;
             }
             // Handshakes from the compared model outputs.
             if i.cmd_valid && po.cmd_ready {
@@ -345,6 +305,61 @@ impl EndpointLink {
         self.cycle += 1;
         Ok(())
     }
+}
+
+/// Set every input of an endpoint DUT for this cycle and evaluate it.
+pub fn drive_endpoint(d: &mut Dut, i: &EpInputs, db: usize) -> Result<(), SimError> {
+    d.set_u64("s_axis_cmd_tvalid", i.cmd_valid as u64)?;
+    d.set("s_axis_cmd_tdata", &Bits::from_bytes_width(&i.cmd_data, 8 * db))?;
+    d.set_u64("s_axis_cmd_tlast", i.cmd_last as u64)?;
+    d.set_u64("s_axis_cmd_tdest", u64::from(i.cmd_dest))?;
+    d.set_u64("s_axis_cmd_tuser", u64::from(i.cmd_user))?;
+    d.set_u64("m_axis_tx_tready", i.tx_ready as u64)?;
+    d.set_u64("tx_vc_pause", u64::from(i.tx_vc_pause))?;
+    d.set_u64("s_axis_rx_tvalid", i.rx_valid as u64)?;
+    d.set("s_axis_rx_tdata", &Bits::from_bytes_width(&i.rx_data, 8 * db))?;
+    d.set("s_axis_rx_tkeep", &keep_bits(i.rx_keep, db))?;
+    d.set_u64("s_axis_rx_tlast", i.rx_last as u64)?;
+    d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
+    d.set_u64("m_axis_cmd_tready", i.out_ready as u64)?;
+    d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
+    d.eval();
+    Ok(())
+}
+
+/// Compare every top-level output of an endpoint DUT with its model's (packer side `po`,
+/// transport side `o`) in this cycle.
+pub fn compare_endpoint(
+    t: &mut Tally,
+    cyc: u64,
+    d: &Dut,
+    po: &PkOutputs,
+    o: &TpOutputs,
+    db: usize,
+) -> Result<(), SimError> {
+    t.compare(
+        cyc,
+        "s_axis_cmd_tready",
+        po.cmd_ready as u64,
+        d.get_u64("s_axis_cmd_tready")?,
+    );
+    let mut qs = Bits::zeros(po.q_space.len());
+    for (j, &b) in po.q_space.iter().enumerate() {
+        qs.set(j, b);
+    }
+    t.compare_bits(cyc, "q_space", &qs, &d.get("q_space")?);
+    t.compare(
+        cyc,
+        "queued_cmds",
+        u64::from(po.queued_cmds),
+        d.get_u64("queued_cmds")?,
+    );
+    for ((_, outer), val) in PACKER_COUNTERS.iter().zip(po.counters.values()) {
+        t.compare(cyc, outer, val, d.get_u64(outer)?);
+    }
+    compare_transport(t, cyc, d, o, db, false)?;
+    t.vectors += 1;
+    Ok(())
 }
 
 /// `rtl-gen cosim` driver: the endpoint in Verilator against its model, linked to model

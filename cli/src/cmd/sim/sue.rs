@@ -52,7 +52,7 @@ pub struct Args {
     /// Run the fabric endpoints as models only (no Verilator builds).
     #[arg(long)]
     pub models: bool,
-    /// Run the figures whose index i (0..6: F5, F3, F4, F1/F2, F1 hold, F7) has i % N == K.
+    /// Run the figures whose index i (0..7: F5, F3, F4, F1/F2, F1 hold, F7, F6) has i % N == K.
     #[arg(long, default_value = "0/1", value_parser = super::shard)]
     pub shard: rtl_gen_sim::campaign::Shard,
     /// Write the figures as Markdown.
@@ -86,7 +86,7 @@ fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
         a.shard
     );
     let mut bad = 0u64;
-    for (i, name) in ["F5", "F3", "F4", "F1/F2", "F1 hold", "F7"].iter().enumerate() {
+    for (i, name) in ["F5", "F3", "F4", "F1/F2", "F1 hold", "F7", "F6"].iter().enumerate() {
         if i as u32 % a.shard.count != a.shard.index {
             continue;
         }
@@ -97,6 +97,7 @@ fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
             2 => fig::incast(&mut r, 8)?,
             3 => fig::load_sweep(&mut r, &[0.1, 0.3, 0.5, 0.7, 0.9, 1.2])?,
             5 => fig::deadlock(&mut r, 0.5)?,
+            6 => fig::ack_overhead(&mut r, 0.5, &fig::ACK_POINTS)?,
             _ => {
                 let mut t = String::from("| hold_cycles | offered load | commands/PDU | wire efficiency | packing latency p50 / p99 / max (cycles) | mismatches |\n|---:|---:|---:|---:|---:|---:|\n");
                 for hold in [0u32, 16, 64, 256] {

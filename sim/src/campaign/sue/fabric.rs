@@ -16,7 +16,7 @@ use crate::campaign::CampaignError;
 use crate::cosim::sue_endpoint::{compare_endpoint, drive_endpoint};
 use crate::cosim::Tally;
 use crate::{Bench, Dut, TestRng};
-use rtl_gen::blocks::sue::wire::parse_pdu;
+use rtl_gen::blocks::sue::wire::{parse_pdu, Op};
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
 use rtl_gen::blocks::Block;
@@ -139,6 +139,18 @@ pub struct Fabric {
     pub data_pdus: u64,
     pub cmds_in_pdus: u64,
     pub max_payload: usize,
+    /// PDUs on the XPU → switch links, classified from their RH as sent (F6): control PDUs
+    /// (no payload) carrying an ACK or a NACK, and data PDUs carrying an ACK/NACK (piggyback).
+    pub link: LinkAcks,
+}
+
+/// Acknowledgements as counted on the XPU → switch links (every PDU every XPU sent).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LinkAcks {
+    pub ctrl_ack: u64,
+    pub ctrl_nack: u64,
+    pub piggy_ack: u64,
+    pub piggy_nack: u64,
 }
 
 impl Fabric {
@@ -219,6 +231,7 @@ impl Fabric {
             data_pdus: 0,
             cmds_in_pdus: 0,
             max_payload: 0,
+            link: LinkAcks::default(),
         })
     }
 
@@ -377,13 +390,23 @@ impl Fabric {
                     let pdu = std::mem::take(&mut x.tx_pdu);
                     let payload = pdu.len().saturating_sub(12);
                     self.max_payload = self.max_payload.max(payload);
+                    let parsed = parse_pdu(&pdu, c.cmd_bytes as usize, rcrc);
                     self.tally.compare(
                         cyc,
                         "scoreboard: PDU within max_pack_bytes, well formed, good R-CRC",
                         true,
-                        payload <= c.max_pack_bytes as usize
-                            && parse_pdu(&pdu, c.cmd_bytes as usize, rcrc).is_ok(),
+                        payload <= c.max_pack_bytes as usize && parsed.is_ok(),
                     );
+                    if let Ok((rh, _)) = parsed {
+                        let l = &mut self.link;
+                        match (payload > 0, rh.op) {
+                            (false, Op::Ack) => l.ctrl_ack += 1,
+                            (false, Op::Nack) => l.ctrl_nack += 1,
+                            (true, Op::Ack) => l.piggy_ack += 1,
+                            (true, Op::Nack) => l.piggy_nack += 1,
+                            _ => {}
+                        }
+                    }
                     if payload > 0 {
                         self.data_pdus += 1;
                         self.cmds_in_pdus += (payload / c.cmd_bytes as usize) as u64;

@@ -10,11 +10,12 @@
 //! | [`goodput_vs_drop`] | F3: goodput vs per-link drop probability 1e-6…1e-2, beside the go-back-N estimate |
 //! | [`incast`] | F4: 8:1 incast through PFC: losses, receiver goodput, per-sender share (Jain), pause |
 //! | [`deadlock`] | F7: XPU 0 stops consuming VC 0; ACKs on a dedicated VC (1) vs sharing VC 0: VC 1 progress |
+//! | [`ack_overhead`] | F6: control PDUs per data PDU and the piggyback ratio vs `ack_coalesce` × `ack_delay_cycles`, one-way and two-way traffic between 2 XPUs |
 //! | [`load_sweep`] | F1/F2 on the fabric: commands per PDU, wire efficiency, latency percentiles (cycles, ns) vs offered load |
 //!
 //! Packing vs `hold_cycles` is measured on the packer alone ([`super::packing`]).
 
-use super::fabric::{fabric_bench, Fabric, Pattern, Traffic};
+use super::fabric::{fabric_bench, Fabric, LinkAcks, Pattern, Traffic};
 use super::packing::PDU_OVERHEAD;
 use super::switch::{LinkFaults, SwitchConfig};
 use crate::campaign::CampaignError;
@@ -76,6 +77,12 @@ pub struct Point {
     pub overflow: u64,
     pub overtakes: u64,
     pub pause_cycles: Vec<u64>,
+    /// ACKs / NACKs as counted on the XPU → switch links from the RH of every PDU sent.
+    pub link: LinkAcks,
+    /// The same from the transports' counters (control ACK + NACK PDUs, piggybacked ACK +
+    /// NACK): must equal the link counts.
+    pub tx_ctrl: u64,
+    pub tx_piggy: u64,
     /// Commands delivered per source in the traffic window.
     pub per_source: Vec<u64>,
     /// Commands delivered per VC in the traffic window.
@@ -176,6 +183,9 @@ impl Runner {
             overflow: st.overflow_drops,
             overtakes: st.class_overtakes,
             pause_cycles: st.pause_cycles.clone(),
+            link: f.link,
+            tx_ctrl: f.counter(k::TX_CTRL_ACK) + f.counter(k::TX_CTRL_NACK),
+            tx_piggy: f.counter(k::TX_PIGGY_ACK) + f.counter(k::TX_PIGGY_NACK),
             per_source,
             per_vc: f.delivered_vc_in_window.clone(),
             violations: f.tally.mismatches,
@@ -331,4 +341,47 @@ pub fn deadlock(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
     }
     s += &violations(&pts);
     Ok(Figure { title: format!("F7: XPU 0 stalls VC 0 consumption for the whole window ({n} XPUs, offered load {load}, no loss)"), table: s, points: pts })
+}
+
+/// The (`ack_coalesce`, `ack_delay_cycles`) points of F6.
+pub const ACK_POINTS: [(u32, u32); 6] = [(1, 64), (2, 8), (2, 64), (2, 512), (4, 64), (4, 512)];
+
+/// F6: acknowledgement overhead on 2 XPUs (no loss, no reordering) at `load` per sending
+/// direction, one-way (XPU 0 → 1: every ACK must travel alone) and two-way (both send: ACKs can
+/// ride on data), for each (`ack_coalesce`, `ack_delay_cycles`) of `points`. Counted on the
+/// links from the RH of every PDU the endpoints sent; 1/`ack_coalesce` is the one-way ratio
+/// when the delay timer never fires first.
+pub fn ack_overhead(r: &mut Runner, load: f64, points: &[(u32, u32)]) -> Result<Figure, CampaignError> {
+    let mut pts = Vec::new();
+    for (u, &(c, d)) in points.iter().enumerate() {
+        for (v, two_way) in [false, true].into_iter().enumerate() {
+            let pattern = if two_way { Pattern::Uniform } else { Pattern::Incast { dst: 1, senders: vec![0] } };
+            let t = Traffic { load, pattern, ..Default::default() };
+            let label = format!("{c}, {d}, {}", if two_way { "two-way" } else { "one-way" });
+            pts.push(r.run(&label, 2, &format!("ack_coalesce = {c}\nack_delay_cycles = {d}"), r.switch(2), t, 500 + 2 * u as u64 + v as u64)?);
+        }
+    }
+    let mut s = String::from("| ack_coalesce | ack_delay_cycles | traffic | data PDUs | commands/PDU | control ACK (NACK) PDUs | control PDUs per data PDU | 1/ack_coalesce | ACKs piggybacked | piggyback ratio (of all ACKs) | ACK-carrying data PDUs |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for p in &pts {
+        let mut it = p.label.split(", ");
+        let (c, d, traffic) = (it.next().unwrap_or(""), it.next().unwrap_or(""), it.next().unwrap_or(""));
+        let l = &p.link;
+        let ctrl = l.ctrl_ack + l.ctrl_nack;
+        let acks = l.ctrl_ack + l.piggy_ack;
+        let pred = if traffic == "one-way" { format!("{:.3}", 1.0 / c.parse::<f64>().unwrap_or(1.0)) } else { "—".into() };
+        let _ = writeln!(
+            s,
+            "| {c} | {d} | {traffic} | {} | {:.2} | {} ({}) | {:.3} | {pred} | {} | {:.3} | {:.1} % |",
+            p.data_pdus,
+            p.cmds_per_pdu,
+            ctrl,
+            l.ctrl_nack,
+            ctrl as f64 / p.data_pdus.max(1) as f64,
+            l.piggy_ack,
+            l.piggy_ack as f64 / acks.max(1) as f64,
+            100.0 * (l.piggy_ack + l.piggy_nack) as f64 / p.data_pdus.max(1) as f64
+        );
+    }
+    s += &violations(&pts);
+    Ok(Figure { title: format!("F6: ACK overhead vs ack_coalesce and ack_delay_cycles (2 XPUs, offered load {load} of the link per sending direction, no loss)"), table: s, points: pts })
 }

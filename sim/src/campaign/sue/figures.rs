@@ -22,7 +22,7 @@ use crate::campaign::CampaignError;
 use crate::Bench;
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
 use rtl_gen::blocks::sue_transport::model::k;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -45,7 +45,7 @@ impl Default for FigureOptions {
 }
 
 /// What one fabric run measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     pub label: String,
     pub xpus: usize,
@@ -199,7 +199,7 @@ impl Runner {
 }
 
 /// A figure: its Markdown table and the points behind it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     pub title: String,
     pub table: String,

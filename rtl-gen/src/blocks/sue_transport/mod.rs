@@ -353,6 +353,30 @@ impl SueTransportBlock {
     }
 }
 
+/// The F8 state table (Markdown): one row per transport, per PSN space and per endpoint
+/// (`spaces()` of them): register bits, slot metadata bits, payload slot RAM.
+pub fn state_table<'a>(rows: impl IntoIterator<Item = (&'a str, &'a SueTransportBlock)>) -> String {
+    let mut s = String::from("| block | num_xpu | window | PSN spaces | RX bits / space | TX bits / space | slot metadata bits / space | state bits / peer (registers + metadata) | registers, whole transport (bits) | metadata, whole transport (bits) | payload slot RAM (KiB) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (name, b) in rows {
+        let st = b.space_state();
+        let ns = b.spaces();
+        s += &format!(
+            "| {name} | {} | {} | {ns} | {} | {} | {} ({} × {META_BITS}) | {} | {} | {} | {} |\n",
+            b.common.num_xpu,
+            b.p.window,
+            st.rx_bits,
+            st.tx_bits,
+            st.meta_bits,
+            st.slots,
+            st.bits() * b.per_peer(),
+            ns * (st.rx_bits + st.tx_bits),
+            ns * st.meta_bits,
+            ns * st.slot_bytes / 1024
+        );
+    }
+    s
+}
+
 impl BlockKind for SueTransportKind {
     fn kind(&self) -> &'static str {
         "sue_transport"
@@ -442,5 +466,19 @@ mod tests {
         assert_eq!(seen[0], SpaceState { rx_bits: 39, tx_bits: 117, slots: 4, meta_bits: 112, slot_bytes: 1024 });
         assert_eq!(seen[4].slots, 16, "window 16: 16 slots");
         assert_eq!(seen[5].rx_bits, 16 + 4 + 1 + 10, "no ACK age register without a delay");
+    }
+
+    /// The README / sim/SUE.md state table (F8) of `designs/sue_variants.toml`:
+    /// `cargo test -p rtl-gen --lib sue_variants_state_table -- --nocapture` prints it.
+    #[test]
+    fn sue_variants_state_table() {
+        let d = crate::config::Design::parse(include_str!("../../../designs/sue_variants.toml"), "sue_variants.toml").expect("valid");
+        let eps: Vec<&crate::blocks::sue_endpoint::SueEndpointBlock> = d.blocks.iter().map(|b| b.as_any().downcast_ref().expect("sue_endpoint blocks")).collect();
+        let t = state_table(eps.iter().map(|e| (e.name.as_str(), &e.transport)));
+        print!("{t}");
+        assert_eq!(eps.len(), 5);
+        assert!(t.contains("| x4_w4 | 4 | 4 | 4 | 39 | 117 | 112 (4 × 28) | 268 | 624 | 448 | 4 |"), "{t}");
+        assert!(t.contains("| x4_w16 | 4 | 16 | 4 | 39 | 117 | 448 (16 × 28) | 604 | 624 | 1792 | 16 |"), "{t}");
+        assert!(t.contains("| x16_w4 | 16 | 4 | 16 | 39 | 117 | 112 (4 × 28) | 268 | 2496 | 1792 | 16 |"), "{t}");
     }
 }

@@ -361,7 +361,7 @@ pub fn ack_overhead(r: &mut Runner, load: f64, points: &[(u32, u32)]) -> Result<
             pts.push(r.run(&label, 2, &format!("ack_coalesce = {c}\nack_delay_cycles = {d}"), r.switch(2), t, 500 + 2 * u as u64 + v as u64)?);
         }
     }
-    let mut s = String::from("| ack_coalesce | ack_delay_cycles | traffic | data PDUs | commands/PDU | control ACK (NACK) PDUs | control PDUs per data PDU | 1/ack_coalesce | ACKs piggybacked | piggyback ratio (of all ACKs) | ACK-carrying data PDUs |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let mut s = String::from("| ack_coalesce | ack_delay_cycles | traffic | data PDUs | commands/PDU | control ACK (NACK) PDUs | control PDUs per data PDU | 1/ack_coalesce | ACKs piggybacked | piggyback ratio (of all ACKs) | ACK-carrying data PDUs | goodput | accept → completion p50 / p99 (cycles) |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for p in &pts {
         let mut it = p.label.split(", ");
         let (c, d, traffic) = (it.next().unwrap_or(""), it.next().unwrap_or(""), it.next().unwrap_or(""));
@@ -371,7 +371,7 @@ pub fn ack_overhead(r: &mut Runner, load: f64, points: &[(u32, u32)]) -> Result<
         let pred = if traffic == "one-way" { format!("{:.3}", 1.0 / c.parse::<f64>().unwrap_or(1.0)) } else { "—".into() };
         let _ = writeln!(
             s,
-            "| {c} | {d} | {traffic} | {} | {:.2} | {} ({}) | {:.3} | {pred} | {} | {:.3} | {:.1} % |",
+            "| {c} | {d} | {traffic} | {} | {:.2} | {} ({}) | {:.3} | {pred} | {} | {:.3} | {:.1} % | {:.3} | {} / {} |",
             p.data_pdus,
             p.cmds_per_pdu,
             ctrl,
@@ -379,7 +379,10 @@ pub fn ack_overhead(r: &mut Runner, load: f64, points: &[(u32, u32)]) -> Result<
             ctrl as f64 / p.data_pdus.max(1) as f64,
             l.piggy_ack,
             l.piggy_ack as f64 / acks.max(1) as f64,
-            100.0 * (l.piggy_ack + l.piggy_nack) as f64 / p.data_pdus.max(1) as f64
+            100.0 * (l.piggy_ack + l.piggy_nack) as f64 / p.data_pdus.max(1) as f64,
+            p.goodput,
+            p.cmpl_p50,
+            p.cmpl_p99
         );
     }
     s += &violations(&pts);

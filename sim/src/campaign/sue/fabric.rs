@@ -80,6 +80,24 @@ struct Xpu {
 /// other's Verilog and a later Verilator build would compile the other design's RTL (seen as
 /// RTL/model mismatches from cycle 28 in a figures run).
 pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<(Bench, Vec<SueEndpointBlock>), CampaignError> {
+    let (text, prefix) = fabric_design(base, n, overrides);
+    let bench = Bench::from_toml(&text, "sue fabric")?;
+    let blocks = (0..n)
+        .map(|k| bench.block::<SueEndpointBlock>(&format!("{prefix}_x{k}")).cloned())
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((bench, blocks))
+}
+
+/// The blocks of [`fabric_bench`] without generating or writing their Verilog: for fabrics of
+/// models only.
+pub fn fabric_blocks(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<Vec<SueEndpointBlock>, CampaignError> {
+    let (text, _) = fabric_design(base, n, overrides);
+    let d = rtl_gen::config::Design::parse(&text, "sue fabric").map_err(|e| CampaignError::Config(e.to_string()))?;
+    Ok(d.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<SueEndpointBlock>().cloned()).collect())
+}
+
+/// The design text of an N-XPU fabric and its name prefix.
+fn fabric_design(base: &SueEndpointBlock, n: usize, overrides: &str) -> (String, String) {
     let tag = overrides.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let prefix = format!("{}_f{n}_{:06x}", base.name, tag & 0xff_ffff);
     let mut text = format!("[design]\nname = \"{prefix}\"\n");
@@ -99,11 +117,7 @@ pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Resul
         text += overrides;
         text += "\n";
     }
-    let bench = Bench::from_toml(&text, "sue fabric")?;
-    let blocks = (0..n)
-        .map(|k| bench.block::<SueEndpointBlock>(&format!("{prefix}_x{k}")).cloned())
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((bench, blocks))
+    (text, prefix)
 }
 
 /// Commands accepted for one {src, dst, VC} and not yet delivered: (bytes, accept cycle).

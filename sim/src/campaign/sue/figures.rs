@@ -15,7 +15,7 @@
 //!
 //! Packing vs `hold_cycles` is measured on the packer alone ([`super::packing`]).
 
-use super::fabric::{fabric_bench, Fabric, LinkAcks, Pattern, Traffic};
+use super::fabric::{fabric_bench, fabric_blocks, Fabric, LinkAcks, Pattern, Traffic};
 use super::packing::PDU_OVERHEAD;
 use super::switch::{LinkFaults, SwitchConfig};
 use crate::campaign::CampaignError;
@@ -98,18 +98,20 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-/// Builds fabrics of one base block, caching the design per override set.
-pub struct Runner {
+/// Builds fabrics of one base block, caching the design per override set (generated and
+/// written only when the endpoints run their RTL; models need the blocks alone).
+pub struct Runner<'a> {
+    bench: &'a Bench,
     base: SueEndpointBlock,
     pub clock_mhz: f64,
     pub opts: FigureOptions,
-    benches: HashMap<(usize, String), (Bench, Vec<SueEndpointBlock>)>,
+    benches: HashMap<(usize, String), (Option<Bench>, Vec<SueEndpointBlock>)>,
 }
 
-impl Runner {
-    pub fn new(bench: &Bench, opts: FigureOptions) -> Result<Runner, CampaignError> {
+impl<'a> Runner<'a> {
+    pub fn new(bench: &'a Bench, opts: FigureOptions) -> Result<Runner<'a>, CampaignError> {
         let base = bench.block::<SueEndpointBlock>(&opts.block)?.clone();
-        Ok(Runner { base, clock_mhz: bench.design().info.clock_mhz, opts, benches: HashMap::new() })
+        Ok(Runner { bench, base, clock_mhz: bench.design().info.clock_mhz, opts, benches: HashMap::new() })
     }
 
     pub fn base(&self) -> &SueEndpointBlock {
@@ -126,10 +128,17 @@ impl Runner {
     pub fn run(&mut self, label: &str, n: usize, overrides: &str, mut sw: SwitchConfig, traffic: Traffic, unit: u64) -> Result<Point, CampaignError> {
         let key = (n, overrides.to_string());
         if !self.benches.contains_key(&key) {
-            let b = fabric_bench(&self.base, n, overrides)?;
+            let b = if self.opts.rtl {
+                let (bench, blocks) = fabric_bench(&self.base, n, overrides)?;
+                (Some(bench), blocks)
+            } else {
+                (None, fabric_blocks(&self.base, n, overrides)?)
+            };
             self.benches.insert(key.clone(), b);
         }
         let (bench, blocks) = &self.benches[&key];
+        // Models only: the base bench is never asked for a module.
+        let bench = bench.as_ref().unwrap_or(self.bench);
         let seed = crate::campaign::shard::unit_seed(self.opts.seed, unit as usize);
         sw.seed = seed ^ 0x5eed;
         let link = sw.link_bytes_per_cycle;

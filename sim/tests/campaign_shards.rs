@@ -165,6 +165,7 @@ fn sue_merge_of_3_shards_equals_the_single_run() {
         rtl: false,
         seed: 5,
         drops: vec![1e-2],
+        drop_variants: vec![(8, 2048)],
         incast_senders: 2,
         loads: vec![0.5],
         hold_cycles: Vec::new(),
@@ -183,6 +184,8 @@ fn sue_merge_of_3_shards_equals_the_single_run() {
     assert_eq!(m.csv(), single.csv());
     print!("{}", m.report());
     assert_eq!(m.violations(), 0, "scoreboards clean");
+    assert_eq!(m.records[1].figure.points.len(), 2, "F3: the default window and the window 8 variant");
+    assert!(m.records[1].figure.table.contains("| 8 | 2048 | 1e-2 |"), "{}", m.records[1].figure.table);
     // F6 is real: one-way, every ACK is a control PDU; counted on the link = the transports'
     // counters; with ack_coalesce 2 and a long delay about one control PDU per 2 data PDUs.
     let f6 = &m.records[6].figure.points;

@@ -57,6 +57,10 @@ pub struct Args {
     /// Run the figures whose index i (0..7: F5, F3, F4, F1/F2, F1 hold, F7, F6) has i % N == K.
     #[arg(long, default_value = "0/1", value_parser = super::shard)]
     pub shard: rtl_gen_sim::campaign::Shard,
+    /// F3: also run the drop sweep with these `window:rto_cycles` variants (e.g. 8:2048,4:8192);
+    /// each is a further fabric design (Verilator builds).
+    #[arg(long, value_name = "W:RTO,…", value_delimiter = ',', value_parser = window_rto)]
+    pub f3_variants: Vec<(u32, u32)>,
     /// Write the figures as Markdown.
     #[arg(long, value_name = "FILE.md")]
     pub out: Option<PathBuf>,
@@ -64,6 +68,13 @@ pub struct Args {
     /// deliveries) as JSON, what `rtl-gen sim merge` reads.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+/// `W:RTO` of `--f3-variants` (the block checks the ranges when the fabric is built).
+fn window_rto(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{s}`: expected WINDOW:RTO_CYCLES, e.g. 8:2048");
+    let (w, r) = s.split_once(':').ok_or_else(bad)?;
+    Ok((w.trim().parse().map_err(|_| bad())?, r.trim().parse().map_err(|_| bad())?))
 }
 
 /// The figures: a campaign of seven units (`rtl_gen_sim::campaign::sue::campaign`) on the shared
@@ -87,6 +98,7 @@ fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
         link_ratio: a.link_ratio,
         seed: a.seed,
         rtl: !a.models,
+        drop_variants: a.f3_variants.clone(),
         ..SueOptions::default()
     };
     let r = run(bench, &o, a.shard, &mut Progress::auto()).with_context(|| format!("SUE figures (shard {})", a.shard))?;

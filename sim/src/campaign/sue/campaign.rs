@@ -34,6 +34,9 @@ pub struct SueOptions {
     pub psn_load: f64,
     /// F3 per-link drop probabilities.
     pub drops: Vec<f64>,
+    /// F3 extra (`window`, `rto_cycles`) variants at the same drops (opt-in; empty by default).
+    #[serde(default)]
+    pub drop_variants: Vec<(u32, u32)>,
     /// F4 incast senders (the incast fabric has senders + 1 XPUs).
     pub incast_senders: usize,
     /// F1/F2 offered loads.
@@ -60,6 +63,7 @@ impl Default for SueOptions {
             rtl: true,
             psn_load: 0.8,
             drops: vec![1e-6, 1e-5, 1e-4, 1e-3, 1e-2],
+            drop_variants: Vec::new(),
             incast_senders: 8,
             loads: vec![0.1, 0.3, 0.5, 0.7, 0.9, 1.2],
             hold_cycles: vec![0, 16, 64, 256],
@@ -121,7 +125,7 @@ pub fn run(bench: &Bench, o: &SueOptions, shard: Shard, progress: &mut Progress)
         progress.note(&format!("sue figures: {}…", UNITS[u]));
         let (figure, packer_mismatches) = match u {
             0 => (fig::psn_scope(&mut r, o.psn_load)?, 0),
-            1 => (fig::goodput_vs_drop(&mut r, &o.drops)?, 0),
+            1 => (fig::goodput_vs_drop(&mut r, &o.drops, &o.drop_variants)?, 0),
             2 => (fig::incast(&mut r, o.incast_senders)?, 0),
             3 => (fig::load_sweep(&mut r, &o.loads)?, 0),
             4 => hold_figure(bench, o)?,

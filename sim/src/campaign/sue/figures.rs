@@ -246,8 +246,10 @@ pub fn psn_scope(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
     Ok(Figure { title: format!("F5: cross-VC PSN vs dest_vc ({n} XPUs, offered load {load} of the link per source, no loss)"), table: s, points: pts })
 }
 
-/// F3: goodput vs per-link drop probability (both directions), saturating offered load.
-pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64]) -> Result<Figure, CampaignError> {
+/// F3: goodput vs per-link drop probability (both directions), saturating offered load; then
+/// the same drops for each (`window`, `rto_cycles`) of `variants` (opt-in: each variant is a
+/// further fabric design, Verilated when the endpoints run their RTL).
+pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64], variants: &[(u32, u32)]) -> Result<Figure, CampaignError> {
     let n = r.base().common.num_xpu as usize;
     let window = r.base().transport.p.window;
     let mut pts = Vec::new();
@@ -262,6 +264,25 @@ pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64]) -> Result<Figure, Campaign
     for (p, &d) in pts.iter().zip(drops) {
         let est = 1.0 / (1.0 + 2.0 * d * f64::from(window));
         let _ = writeln!(s, "| {d:e} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |", p.drops, p.goodput, p.goodput / g0, est, p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos);
+    }
+    if !variants.is_empty() {
+        s += "\n| window | rto_cycles | drop per link | PDUs lost | goodput | vs lowest p (same variant) | GBN estimate 1/(1+2p·window) | retx / new | NACKs | RTOs |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    }
+    for (v, &(w, rto)) in variants.iter().enumerate() {
+        let mut vp = Vec::new();
+        for (u, &p) in drops.iter().enumerate() {
+            let mut sw = r.switch(n);
+            sw.faults(LinkFaults { drop: p, ..Default::default() });
+            let t = Traffic { load: 1.2, ..Default::default() };
+            let over = format!("psn_scope = \"dest_vc\"\nwindow = {w}\nrto_cycles = {rto}");
+            vp.push(r.run(&format!("window {w}, rto {rto}, {p:e}"), n, &over, sw, t, 1000 + 100 * v as u64 + u as u64)?);
+        }
+        let g0 = vp.first().map(|p| p.goodput).unwrap_or(1.0).max(1e-9);
+        for (p, &d) in vp.iter().zip(drops) {
+            let est = 1.0 / (1.0 + 2.0 * d * f64::from(w));
+            let _ = writeln!(s, "| {w} | {rto} | {d:e} | {} | {:.3} | {:.3} | {est:.3} | {:.3} | {} | {} |", p.drops, p.goodput, p.goodput / g0, p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos);
+        }
+        pts.extend(vp);
     }
     s += &violations(&pts);
     Ok(Figure { title: format!("F3: goodput vs drop probability ({n} XPUs, uniform, offered 1.2 × link per source, psn_scope dest_vc, no class reordering)"), table: s, points: pts })

@@ -251,8 +251,8 @@ fn a_broken_model_is_caught() -> TestResult {
 /// model: generated into a temporary tree, generator and checker, plain and ISN, and a wide
 /// CRC-32 over 2,048 bits. The wide one is issue 16's defect: written as one scalar wire per
 /// tree node (≈6,500 of them) Verilator 5.006 took 18 minutes to build it and the model it
-/// built gave wrong CRCs on 221 of 266 vectors; one vector wire per tree level builds in about
-/// three minutes and matches.
+/// built gave wrong CRCs on 221 of 266 vectors; one vector wire per tree level builds (with
+/// `-fno-dfg`, about half a minute) and matches.
 #[test]
 fn lut6_tree_style_matches_the_model() -> TestResult {
     let text = r#"
@@ -302,11 +302,10 @@ fn lut6_tree_style_matches_the_model() -> TestResult {
 /// the `lut6_tree` defect only showed on a wide network, so wide ones of more than one
 /// polynomial stay in the suite): CRC-64/ECMA over 512 bits and CRC-16/XMODEM over 1,024 bits
 /// as private trees and as shared networks, 500 vectors each (5,000 with `RTLGEN_LONG=1`),
-/// plus CRC-32C over 2,048 bits in both styles with `RTLGEN_LONG=1`. Opt-in: the Verilator
-/// builds of four wide networks took over ten minutes on the loaded 2-core machine (the
-/// default run keeps the shared style through the default design's CRCs, 1,946 bits wide).
+/// plus CRC-32C over 2,048 bits in both styles with `RTLGEN_LONG=1`. In the default run since
+/// models are Verilated with `-fno-dfg`: the four builds and runs take about 30 CPU-seconds
+/// (over ten minutes before, when the DFG pass made each network one giant C++ function).
 #[test]
-#[ignore = "wide Verilator builds: cargo nextest run -p rtl-gen-sim --test crc_cosim wide_lut6 --run-ignored all"]
 fn wide_lut6_networks_of_several_polynomials_match_the_model() -> TestResult {
     let mut text = String::from("[design]\nname = \"wide\"\n");
     let mut crcs = vec![("crc64_512", "width = 64\npoly = \"0x42F0E1EBA9EA3693\"", 512), ("crc16_1024", "width = 16\npoly = 0x1021", 1024)];

@@ -10,6 +10,7 @@ use common::{scaled, TestResult};
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
 use rtl_gen::blocks::sue_transport::model::k;
 use rtl_gen_sim::cosim::sue_endpoint::EndpointLink;
+use rtl_gen_sim::cosim::sue_link::LinkFaults;
 use rtl_gen_sim::{Bench, TestRng};
 
 fn ep(name: &str, local: u32) -> String {
@@ -34,9 +35,7 @@ fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
     ];
     let mut rng = TestRng::for_test("sue_endpoint_link")?;
     let mut link = EndpointLink::new(&bench, &blocks, "sue_endpoint_link")?;
-    link.drop = 0.02;
-    link.corrupt = 0.02;
-    link.frame_err = 0.01;
+    link.chan.faults = LinkFaults { drop: 0.02, corrupt: 0.02, frame_err: 0.01, ..LinkFaults::default() };
     for cyc in 0..scaled(CYCLES) as u64 {
         let load = [0.05, 0.3, 0.15][((cyc / 4000) % 3) as usize];
         for src in 0..2 {
@@ -67,7 +66,7 @@ fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
         link.tally.compare(
             c,
             "scoreboard: completions = commands accepted",
-            link.accepted[src][1 - src],
+            link.sb.accepted[src][1 - src],
             link.completed(src, 1 - src),
         );
     }
@@ -82,7 +81,7 @@ fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
     println!(
         "sue_endpoint x2: {} cycles, {} commands delivered in {} data PDUs ({:.2} commands/PDU, largest payload {} bytes); endpoint 0: retx {}, NACKs {}, RTO {}, crc err {}, frame err {}",
         link.cycle,
-        link.delivered,
+        link.sb.delivered,
         link.pdus,
         link.cmds_in_pdus as f64 / link.pdus.max(1) as f64,
         link.max_pdu_payload,
@@ -93,7 +92,7 @@ fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
         a.counter(k::RX_FRAME_ERR)
     );
     assert!(
-        link.delivered > 2000 && link.cmds_in_pdus > link.pdus,
+        link.sb.delivered > 2000 && link.cmds_in_pdus > link.pdus,
         "traffic flowed and packed"
     );
     assert!(a.counter(k::TX_RETX) > 0 && a.counter(k::RX_CRC_ERR) > 0);

@@ -82,10 +82,10 @@ fn sue_transport_lossy_link_matches_the_model() -> TestResult {
     println!(
         "sue_transport: {} cycles, {} commands delivered, {} PDUs on the wire, {} dropped, {} corrupted; RTL side: new {}, retx {}, NACKs rcvd {}, RTO {}, crc err {}, frame err {}, gaps {}, dups {}, ctrl ack {}, piggy ack {}",
         link.cycle,
-        link.delivered,
-        link.pdus_on_wire,
-        link.dropped,
-        link.corrupted,
+        link.sb.delivered,
+        link.chan.sent,
+        link.chan.dropped,
+        link.chan.corrupted,
         kc(k::TX_NEW),
         kc(k::TX_RETX),
         kc(k::TX_NACK_RCVD),
@@ -97,7 +97,7 @@ fn sue_transport_lossy_link_matches_the_model() -> TestResult {
         kc(k::TX_CTRL_ACK),
         kc(k::TX_PIGGY_ACK),
     );
-    assert!(link.delivered > 1000, "traffic flowed");
+    assert!(link.sb.delivered > 1000, "traffic flowed");
     for (name, i) in [
         ("retx", k::TX_RETX),
         ("nack", k::TX_NACK_RCVD),
@@ -197,14 +197,14 @@ fn sue_transport_dest_vc_three_xpus_matches_the_model() -> TestResult {
     println!(
         "dest_vc: {} cycles, {} commands delivered, {} dropped, {} corrupted, retx {}",
         link.cycle,
-        link.delivered,
-        link.dropped,
-        link.corrupted,
+        link.sb.delivered,
+        link.chan.dropped,
+        link.chan.corrupted,
         link.model(0).counter(k::TX_RETX)
     );
-    assert!(link.delivered > 500 && link.model(0).counter(k::TX_RETX) > 0);
+    assert!(link.sb.delivered > 500 && link.model(0).counter(k::TX_RETX) > 0);
     // The link dies: XPU 0 gives up on XPU 2 after max_retries + 1 timeouts.
-    link.faults.drop = 1.0;
+    link.chan.faults.drop = 1.0;
     link.offer(&mut rng, 0, 2, 1, 1);
     for _ in 0..3000 {
         link.step(&mut rng, 1.0, 1.0, 0.0)?;

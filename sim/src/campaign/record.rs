@@ -9,6 +9,7 @@ use super::rifl::sweep::{SweepResults, PointRecord};
 use super::genz::campaign::GenzResults;
 use super::rxl::RxlResults;
 use super::recxl::campaign::RecxlResults;
+use super::sue::campaign::SueResults;
 use super::CampaignError;
 use rtl_gen::blocks::rxl_endpoint::model::Counters;
 use serde::{Deserialize, Serialize};
@@ -308,6 +309,7 @@ pub enum ResultFile {
     RiflSweep(SweepResults),
     Genz(GenzResults),
     Recxl(RecxlResults),
+    Sue(SueResults),
 }
 
 impl ResultFile {
@@ -335,23 +337,28 @@ impl ResultFile {
         let mut rifl = Vec::new();
         let mut genz = Vec::new();
         let mut recxl = Vec::new();
+        let mut sue = Vec::new();
         for f in files {
             match f {
                 ResultFile::Rxl(r) => rxl.push(r),
                 ResultFile::RiflSweep(r) => rifl.push(r),
                 ResultFile::Genz(r) => genz.push(r),
                 ResultFile::Recxl(r) => recxl.push(r),
+                ResultFile::Sue(r) => sue.push(r),
             }
         }
-        let kinds = [!rxl.is_empty(), !rifl.is_empty(), !genz.is_empty(), !recxl.is_empty()];
+        let kinds = [!rxl.is_empty(), !rifl.is_empty(), !genz.is_empty(), !recxl.is_empty(), !sue.is_empty()];
         if kinds.iter().filter(|&&k| k).count() > 1 {
-            return Err(CampaignError::Config("cannot merge results of different campaigns (RXL, RIFL sweep, Gen-Z, ReCXL) into one".into()));
+            return Err(CampaignError::Config("cannot merge results of different campaigns (RXL, RIFL sweep, Gen-Z, ReCXL, SUE) into one".into()));
         }
         if !genz.is_empty() {
             return Ok(ResultFile::Genz(GenzResults::merge(genz)?));
         }
         if !recxl.is_empty() {
             return Ok(ResultFile::Recxl(RecxlResults::merge(recxl)?));
+        }
+        if !sue.is_empty() {
+            return Ok(ResultFile::Sue(SueResults::merge(sue)?));
         }
         match (rxl.is_empty(), rifl.is_empty()) {
             (false, _) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
@@ -372,6 +379,7 @@ impl ResultFile {
             ResultFile::RiflSweep(r) => r.report(),
             ResultFile::Genz(r) => r.report(),
             ResultFile::Recxl(r) => r.report(),
+            ResultFile::Sue(r) => r.report(),
         }
     }
 
@@ -382,6 +390,7 @@ impl ResultFile {
         match self {
             ResultFile::Rxl(r) => files.push((format!("{prefix}.csv"), rxl_csv(&r.rows()))),
             ResultFile::Recxl(r) => files.push((format!("{prefix}.csv"), r.csv())),
+            ResultFile::Sue(r) => files.push((format!("{prefix}.csv"), r.csv())),
             ResultFile::RiflSweep(r) => {
                 files.push((format!("{prefix}.csv"), r.csv()));
                 if r.reference().is_some() {

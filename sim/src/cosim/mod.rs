@@ -18,6 +18,7 @@ pub mod recxl;
 pub mod rifl;
 pub mod rxl;
 pub mod sue;
+pub mod sue_link;
 pub mod sue_endpoint;
 pub mod sue_transport;
 mod vectors;

@@ -4,10 +4,11 @@
 //! m_axis_cmd; scoreboards check exactly once, in order per {src, dst, VC}, bit-exact, no PDU
 //! over max_pack_bytes and completions equal to the commands accepted once all is quiet.
 
+use super::sue_link::{CmdScoreboard, LinkFaults, PduChannel, RxPdu};
 use super::sue_transport::{compare_transport, keep_bits};
 use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
-use rtl_gen::blocks::sue::wire::{beats, parse_pdu};
+use rtl_gen::blocks::sue::wire::parse_pdu;
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_packer::model::PkOutputs;
 use rtl_gen::blocks::sue_transport::model::TpOutputs;
@@ -23,7 +24,7 @@ struct Ep {
     beat: usize,
     tx_pdu: Vec<u8>,
     tx_dest: u32,
-    rx_cur: Option<(Vec<Vec<u8>>, Vec<u128>, usize, bool)>,
+    rx_cur: Option<RxPdu>,
     out_cur: Vec<u8>,
     completed: Vec<u64>,
 }
@@ -31,17 +32,13 @@ struct Ep {
 /// Endpoints 0..n (RTL where built), a channel per receiver, scoreboards.
 pub struct EndpointLink {
     eps: Vec<Ep>,
-    wire: Vec<VecDeque<(u64, Vec<u8>, bool)>>,
-    pub drop: f64,
-    pub corrupt: f64,
-    pub frame_err: f64,
-    pub latency: u64,
+    /// The wire between the XPUs (a clean 16-cycle wire until the faults are set).
+    pub chan: PduChannel,
+    /// Commands the endpoints accepted, against what they deliver.
+    pub sb: CmdScoreboard,
     pub tally: Tally,
     pub cycle: u64,
-    expect: Vec<Vec<Vec<VecDeque<Vec<u8>>>>>,
-    seq: Vec<Vec<Vec<u32>>>,
-    pub accepted: Vec<Vec<u64>>,
-    pub delivered: u64,
+    /// Data PDUs sent and the commands they carried.
     pub pdus: u64,
     pub cmds_in_pdus: u64,
     pub max_pdu_payload: usize,
@@ -101,17 +98,10 @@ impl EndpointLink {
         }
         Ok(EndpointLink {
             eps,
-            wire: vec![VecDeque::new(); n],
-            drop: 0.0,
-            corrupt: 0.0,
-            frame_err: 0.0,
-            latency: 16,
+            chan: PduChannel::new(n, LinkFaults::default()),
+            sb: CmdScoreboard::new(n, v),
             tally: Tally::default(),
             cycle: 0,
-            expect: vec![vec![vec![VecDeque::new(); v]; n]; n],
-            seq: vec![vec![vec![0; v]; n]; n],
-            accepted: vec![vec![0; n]; n],
-            delivered: 0,
             pdus: 0,
             cmds_in_pdus: 0,
             max_pdu_payload: 0,
@@ -121,12 +111,7 @@ impl EndpointLink {
     /// Queue one command from `src` to `dst` on `vc`.
     pub fn command(&mut self, rng: &mut TestRng, src: usize, dst: usize, vc: usize) {
         let cb = self.eps[0].b.common.cmd_bytes as usize;
-        let mut cmd = rng.bytes(cb);
-        cmd[0] = src as u8;
-        cmd[1] = dst as u8;
-        cmd[2] = vc as u8;
-        cmd[4..8].copy_from_slice(&self.seq[src][dst][vc].to_le_bytes());
-        self.seq[src][dst][vc] += 1;
+        let cmd = self.sb.make(rng, cb, src, dst, vc);
         self.eps[src].cmds.push_back((dst as u32, vc as u32, cmd));
     }
 
@@ -134,24 +119,15 @@ impl EndpointLink {
         self.eps[src].cmds.len()
     }
 
-    pub fn outstanding(&self) -> usize {
-        self.expect
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|q| q.len())
-            .sum()
-    }
-
     pub fn quiet(&self) -> bool {
-        self.outstanding() == 0
+        self.sb.outstanding() == 0
             && self.eps.iter().all(|e| {
                 e.cmds.is_empty()
                     && e.model.tp.unacked() == 0
                     && e.rx_cur.is_none()
                     && e.model.pk.outputs(&Default::default()).queued_cmds == 0
             })
-            && self.wire.iter().all(|w| w.is_empty())
+            && self.chan.is_empty()
     }
 
     pub fn completed(&self, src: usize, dst: usize) -> u64 {
@@ -196,23 +172,17 @@ impl EndpointLink {
                 i.cmd_dest = *dst;
                 i.cmd_user = *vc as u8;
             }
-            if ep.rx_cur.is_none() && self.wire[k].front().is_some_and(|w| w.0 <= cyc) {
-                let (_, bytes, ferr) = self.wire[k].pop_front().expect("front");
-                let bs = beats(&bytes, db);
-                ep.rx_cur = Some((
-                    bs.iter().map(|b| b.data.clone()).collect(),
-                    bs.iter().map(|b| b.keep).collect(),
-                    0,
-                    ferr,
-                ));
+            if ep.rx_cur.is_none() {
+                ep.rx_cur = self.chan.arrive(k, cyc, db);
             }
-            if let Some((data, keep, at, ferr)) = &ep.rx_cur {
+            if let Some(rx) = &ep.rx_cur {
                 if rng.chance(0.9) {
+                    let b = rx.beat();
                     i.rx_valid = true;
-                    i.rx_data = data[*at].clone();
-                    i.rx_keep = keep[*at];
-                    i.rx_last = *at + 1 == data.len();
-                    i.rx_user = *ferr && i.rx_last;
+                    i.rx_data = b.data.to_vec();
+                    i.rx_keep = b.keep;
+                    i.rx_last = b.last;
+                    i.rx_user = b.user;
                 }
             }
             let (po, o) = ep.model.outputs(&i);
@@ -225,8 +195,7 @@ impl EndpointLink {
                 if i.cmd_last {
                     let (dst, vc, cmd) = ep.cmds.pop_front().expect("offered");
                     ep.beat = 0;
-                    self.accepted[k][dst as usize] += 1;
-                    self.expect[k][dst as usize][vc as usize].push_back(cmd);
+                    self.sb.accepted(k, dst as usize, vc as usize, cmd);
                 } else {
                     ep.beat += 1;
                 }
@@ -238,7 +207,7 @@ impl EndpointLink {
                 ep.tx_pdu
                     .extend_from_slice(&o.tx_data[..if o.tx_last { 12 } else { db }]);
                 if o.tx_last {
-                    let mut pdu = std::mem::take(&mut ep.tx_pdu);
+                    let pdu = std::mem::take(&mut ep.tx_pdu);
                     let payload = pdu.len() - 12;
                     self.max_pdu_payload = self.max_pdu_payload.max(payload);
                     self.tally.compare(
@@ -252,46 +221,18 @@ impl EndpointLink {
                         self.pdus += 1;
                         self.cmds_in_pdus += (payload / c.cmd_bytes as usize) as u64;
                     }
-                    if !rng.chance(self.drop) {
-                        if rng.chance(self.corrupt) {
-                            let at = rng.range(0, pdu.len() as u64 - 1) as usize;
-                            pdu[at] ^= 1 << rng.range(0, 7);
-                        }
-                        let ferr = rng.chance(self.frame_err);
-                        if (ep.tx_dest as usize) < n {
-                            self.wire[ep.tx_dest as usize].push_back((
-                                cyc + self.latency,
-                                pdu,
-                                ferr,
-                            ));
-                        }
-                    }
+                    self.chan.send(rng, cyc, ep.tx_dest as usize, pdu);
                 }
             }
-            if i.rx_valid && o.rx_ready {
-                let cur = ep.rx_cur.as_mut().expect("delivering");
-                cur.2 += 1;
-                if i.rx_last {
-                    ep.rx_cur = None;
-                }
+            if i.rx_valid && o.rx_ready && ep.rx_cur.as_mut().expect("delivering").taken() {
+                ep.rx_cur = None;
             }
             if o.cmd_valid && i.out_ready {
                 ep.out_cur.extend_from_slice(&o.cmd_data);
                 if o.cmd_last {
                     let cmd = std::mem::take(&mut ep.out_cur);
                     let (src, vc) = (o.cmd_tid as usize, o.cmd_user as usize);
-                    let want = self
-                        .expect
-                        .get_mut(src)
-                        .and_then(|e| e[k].get_mut(vc))
-                        .and_then(|q| q.pop_front());
-                    self.tally.compare(
-                        cyc,
-                        "scoreboard: command exactly once, in order per {src, dst, vc}, bit-exact",
-                        want.as_deref(),
-                        Some(&cmd[..]),
-                    );
-                    self.delivered += 1;
+                    self.sb.delivered(&mut self.tally, cyc, k, src, vc, &cmd);
                 }
             }
             if o.cmpl_valid {
@@ -386,9 +327,7 @@ pub fn endpoint(
         .collect();
     let mut link =
         EndpointLink::with_modules(bench, &blocks, &mods, &format!("cosim_{}", m.name()))?;
-    link.drop = 0.02;
-    link.corrupt = 0.01;
-    link.frame_err = 0.01;
+    link.chan.faults = LinkFaults { drop: 0.02, corrupt: 0.01, frame_err: 0.01, ..LinkFaults::default() };
     let v = b.common.num_vc as u64;
     for cyc in 0..opts.vectors {
         for src in 0..x {
@@ -421,7 +360,7 @@ pub fn endpoint(
             link.tally.compare(
                 c,
                 "scoreboard: completions = commands accepted",
-                link.accepted[src][dst],
+                link.sb.accepted[src][dst],
                 link.completed(src, dst),
             );
         }

@@ -6,24 +6,13 @@
 //! destination, VC}, bit-exact, that no PDU exceeds max_pack_bytes, and that completions add up
 //! to the commands offered once everything is acknowledged.
 
+pub use super::sue_link::LinkFaults;
+use super::sue_link::{CmdScoreboard, PduChannel, RxPdu};
 use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::sue_transport::model::{TpInputs, TpOutputs, TransportModel, COUNTER_NAMES};
 use rtl_gen::blocks::sue_transport::SueTransportBlock;
 use std::collections::VecDeque;
-
-/// Channel faults and stimulus knobs.
-#[derive(Debug, Clone)]
-pub struct LinkFaults {
-    /// Per PDU: dropped.
-    pub drop: f64,
-    /// Per PDU: one bit flipped (caught only by the R-CRC).
-    pub corrupt: f64,
-    /// Per PDU: delivered with the frame-error flag (a bad Ethernet FCS).
-    pub frame_err: f64,
-    /// Cycles on the wire.
-    pub latency: u64,
-}
 
 /// A PDU offered to a transport's s_axis_pdu.
 #[derive(Debug, Clone)]
@@ -45,7 +34,7 @@ struct Node {
     beat: usize,
     tx_pdu: Vec<u8>,
     tx_meta: (u32, u32),
-    rx_cur: Option<(Vec<Vec<u8>>, Vec<u128>, usize, bool)>,
+    rx_cur: Option<RxPdu>,
     cmd_cur: Vec<u8>,
     completed: Vec<u64>,
 }
@@ -54,20 +43,12 @@ struct Node {
 pub struct TransportLink {
     pub b: SueTransportBlock,
     nodes: Vec<Node>,
-    /// Per receiver: (arrival cycle, PDU bytes, frame error) in order.
-    wire: Vec<VecDeque<(u64, Vec<u8>, bool)>>,
-    pub faults: LinkFaults,
+    /// The wire between the XPUs, with its faults and counts.
+    pub chan: PduChannel,
+    /// Commands in good PDUs the transports took, against what they deliver.
+    pub sb: CmdScoreboard,
     pub tally: Tally,
     pub cycle: u64,
-    /// Sent and not yet delivered, per [src][dst][vc].
-    expect: Vec<Vec<Vec<VecDeque<Vec<u8>>>>>,
-    next_seq: Vec<Vec<Vec<u32>>>,
-    /// Good commands offered per [src][dst].
-    pub offered: Vec<Vec<u64>>,
-    pub delivered: u64,
-    pub pdus_on_wire: u64,
-    pub dropped: u64,
-    pub corrupted: u64,
 }
 
 pub(crate) fn keep_bits(keep: u128, db: usize) -> Bits {
@@ -119,17 +100,10 @@ impl TransportLink {
         Ok(TransportLink {
             b: b.clone(),
             nodes,
-            wire: vec![VecDeque::new(); n],
-            faults,
+            chan: PduChannel::new(n, faults),
+            sb: CmdScoreboard::new(n, v),
             tally: Tally::default(),
             cycle: 0,
-            expect: vec![vec![vec![VecDeque::new(); v]; n]; n],
-            next_seq: vec![vec![vec![0; v]; n]; n],
-            offered: vec![vec![0; n]; n],
-            delivered: 0,
-            pdus_on_wire: 0,
-            dropped: 0,
-            corrupted: 0,
         })
     }
 
@@ -145,16 +119,9 @@ impl TransportLink {
     /// Queue a PDU from `src` to `dst` on `vc` with `n` commands (well formed).
     pub fn offer(&mut self, rng: &mut TestRng, src: usize, dst: usize, vc: usize, n: usize) {
         let c = &self.b.common;
-        let mut cmds = Vec::new();
-        for _ in 0..n {
-            let mut cmd = rng.bytes(c.cmd_bytes as usize);
-            cmd[0] = src as u8;
-            cmd[1] = dst as u8;
-            cmd[2] = vc as u8;
-            cmd[4..8].copy_from_slice(&self.next_seq[src][dst][vc].to_le_bytes());
-            self.next_seq[src][dst][vc] += 1;
-            cmds.push(cmd);
-        }
+        let cmds: Vec<Vec<u8>> = (0..n)
+            .map(|_| self.sb.make(rng, c.cmd_bytes as usize, src, dst, vc))
+            .collect();
         let beats: Vec<Vec<u8>> = cmds
             .concat()
             .chunks(c.data_bytes as usize)
@@ -199,24 +166,14 @@ impl TransportLink {
         self.nodes[node].offers.len()
     }
 
-    /// Commands sent and not yet delivered, over all pairs.
-    pub fn outstanding(&self) -> usize {
-        self.expect
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|q| q.len())
-            .sum()
-    }
-
     /// Everything delivered, acknowledged and off the wire.
     pub fn quiet(&self) -> bool {
-        self.outstanding() == 0
+        self.sb.outstanding() == 0
             && self
                 .nodes
                 .iter()
                 .all(|n| n.offers.is_empty() && n.model.unacked() == 0 && n.rx_cur.is_none())
-            && self.wire.iter().all(|w| w.is_empty())
+            && self.chan.is_empty()
     }
 
     /// One cycle: every node's m_axis_tx taken with probability `tx_ready`, m_axis_cmd with
@@ -256,23 +213,16 @@ impl TransportLink {
                 i.pdu_user = o.user;
             }
             if node.rx_cur.is_none() {
-                if let Some((t, _, _)) = self.wire[k].front() {
-                    if *t <= cyc {
-                        let (_, bytes, ferr) = self.wire[k].pop_front().expect("front");
-                        let beats = rtl_gen::blocks::sue::wire::beats(&bytes, db);
-                        let data: Vec<Vec<u8>> = beats.iter().map(|b| b.data.clone()).collect();
-                        let keep: Vec<u128> = beats.iter().map(|b| b.keep).collect();
-                        node.rx_cur = Some((data, keep, 0, ferr));
-                    }
-                }
+                node.rx_cur = self.chan.arrive(k, cyc, db);
             }
-            if let Some((data, keep, at, ferr)) = &node.rx_cur {
+            if let Some(rx) = &node.rx_cur {
                 if rng.chance(0.9) {
+                    let b = rx.beat();
                     i.rx_valid = true;
-                    i.rx_data = data[*at].clone();
-                    i.rx_keep = keep[*at];
-                    i.rx_last = *at + 1 == data.len();
-                    i.rx_user = *ferr && i.rx_last;
+                    i.rx_data = b.data.to_vec();
+                    i.rx_keep = b.keep;
+                    i.rx_last = b.last;
+                    i.rx_user = b.user;
                 }
             }
             let o = node.model.outputs(&i);
@@ -287,12 +237,8 @@ impl TransportLink {
                 if i.pdu_last {
                     let off = node.offers.pop_front().expect("offered");
                     node.beat = 0;
-                    if let Some(cmds) = off.cmds {
-                        for cmd in cmds {
-                            self.offered[k][off.dest as usize] += 1;
-                            self.expect[k][off.dest as usize][(off.user & 3) as usize]
-                                .push_back(cmd);
-                        }
+                    for cmd in off.cmds.into_iter().flatten() {
+                        self.sb.accepted(k, off.dest as usize, (off.user & 3) as usize, cmd);
                     }
                 } else {
                     node.beat += 1;
@@ -305,7 +251,7 @@ impl TransportLink {
                 let nb = if o.tx_last { 12 } else { db };
                 node.tx_pdu.extend_from_slice(&o.tx_data[..nb]);
                 if o.tx_last {
-                    let mut pdu = std::mem::take(&mut node.tx_pdu);
+                    let pdu = std::mem::take(&mut node.tx_pdu);
                     let payload = pdu.len() - 12;
                     self.tally.compare(
                         cyc,
@@ -324,48 +270,18 @@ impl TransportLink {
                         )
                         .is_ok(),
                     );
-                    let to = node.tx_meta.0 as usize;
-                    self.pdus_on_wire += 1;
-                    if rng.chance(self.faults.drop) {
-                        self.dropped += 1;
-                    } else {
-                        if rng.chance(self.faults.corrupt) {
-                            let at = rng.range(0, pdu.len() as u64 - 1) as usize;
-                            pdu[at] ^= 1 << rng.range(0, 7);
-                            self.corrupted += 1;
-                        }
-                        let ferr = rng.chance(self.faults.frame_err);
-                        let t = cyc + self.faults.latency;
-                        if to < n {
-                            self.wire[to].push_back((t, pdu, ferr));
-                        }
-                    }
+                    self.chan.send(rng, cyc, node.tx_meta.0 as usize, pdu);
                 }
             }
-            if i.rx_valid && o.rx_ready {
-                let cur = node.rx_cur.as_mut().expect("delivering");
-                cur.2 += 1;
-                if i.rx_last {
-                    node.rx_cur = None;
-                }
+            if i.rx_valid && o.rx_ready && node.rx_cur.as_mut().expect("delivering").taken() {
+                node.rx_cur = None;
             }
             if o.cmd_valid && i.cmd_ready {
                 node.cmd_cur.extend_from_slice(&o.cmd_data);
                 if o.cmd_last {
                     let cmd = std::mem::take(&mut node.cmd_cur);
                     let (src, vc) = (o.cmd_tid as usize, o.cmd_user as usize);
-                    let want = self
-                        .expect
-                        .get_mut(src)
-                        .and_then(|e| e[k].get_mut(vc))
-                        .and_then(|q| q.pop_front());
-                    self.tally.compare(
-                        cyc,
-                        "scoreboard: command exactly once, in order per {src, dst, vc}, bit-exact",
-                        want.as_deref(),
-                        Some(&cmd[..]),
-                    );
-                    self.delivered += 1;
+                    self.sb.delivered(&mut self.tally, cyc, k, src, vc, &cmd);
                 }
             }
             if o.cmpl_valid {
@@ -608,7 +524,7 @@ pub fn random_traffic(
             link.tally.compare(
                 c,
                 "scoreboard: completions = commands offered",
-                link.offered[src][dst],
+                link.sb.accepted[src][dst],
                 link.completed(src, dst),
             );
         }

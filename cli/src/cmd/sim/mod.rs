@@ -205,6 +205,7 @@ impl Outputs {
                 ResultFile::RiflSweep(r) => r.csv(),
                 ResultFile::Genz(r) => r.csv(),
                 ResultFile::Recxl(r) => r.csv(),
+                ResultFile::Sue(r) => r.csv(),
             };
             write_file(p, &csv).with_context(|| format!("writing {}", p.display()))?;
             written.push(p.display().to_string());
@@ -215,7 +216,7 @@ impl Outputs {
                 ResultFile::RiflSweep(_) => anyhow::bail!("--svg {}: the results hold no BER-0 reference point (merge every shard first)", p.display()),
                 ResultFile::Genz(r) if r.shard.is_all() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
                 ResultFile::Genz(_) => anyhow::bail!("--svg {}: one shard holds part of the sweep (merge every shard first)", p.display()),
-                ResultFile::Rxl(_) | ResultFile::Recxl(_) => anyhow::bail!("--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot", p.display()),
+                ResultFile::Rxl(_) | ResultFile::Recxl(_) | ResultFile::Sue(_) => anyhow::bail!("--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot", p.display()),
             }
             written.push(p.display().to_string());
         }

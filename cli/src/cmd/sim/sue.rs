@@ -4,11 +4,13 @@
 //! scoreboard while it measures; `rtl_gen_sim::campaign::sue::packing`.
 //!
 //! `--figures [--endpoint B] [--fabric-cycles N] [--models] [--shard K/N] [--out FILE.md]
-//! [--json FILE]`: the
+//! [--json FILE] [--csv FILE]`: the
 //! contract §5.6 figures on an N-XPU fabric of `sue_endpoint`s (Verilated RTL in lockstep with
 //! their models unless `--models`) through the switch model
 //! (`rtl_gen_sim::campaign::sue::figures`), plus packing vs `hold_cycles` on the packer; exits 1
-//! when any scoreboard or lockstep comparison failed.
+//! when any scoreboard or lockstep comparison failed. The seven figures are the units of a
+//! campaign (`rtl_gen_sim::campaign::sue::campaign`): `--shard K/N --json F` runs part of them
+//! and `rtl-gen sim merge` of every part prints (and writes) the single run's report.
 
 use super::DesignArgs;
 use crate::cmd::CmdResult;
@@ -36,11 +38,11 @@ pub struct Args {
     /// Traffic seed, decimal or 0x….
     #[arg(long, default_value = "1", value_parser = super::seed)]
     pub seed: u64,
-    /// Also write the points as CSV.
+    /// Also write the points as CSV (with --figures: every fabric point of the figures).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Run the figures (F5 cross-VC PSN, F3 goodput vs drop, F4 incast, F1/F2 load sweep,
-    /// packing vs hold_cycles) instead of one packing sweep.
+    /// packing vs hold_cycles, F7 stalled consumer, F6 ACK overhead) instead of one packing sweep.
     #[arg(long)]
     pub figures: bool,
     /// The sue_endpoint block the fabrics are made of (default design: sue_ep).
@@ -52,76 +54,59 @@ pub struct Args {
     /// Run the fabric endpoints as models only (no Verilator builds).
     #[arg(long)]
     pub models: bool,
-    /// Run the figures whose index i (0..6: F5, F3, F4, F1/F2, F1 hold, F7) has i % N == K.
+    /// Run the figures whose index i (0..7: F5, F3, F4, F1/F2, F1 hold, F7, F6) has i % N == K.
     #[arg(long, default_value = "0/1", value_parser = super::shard)]
     pub shard: rtl_gen_sim::campaign::Shard,
+    /// F3: also run the drop sweep with these `window:rto_cycles` variants (e.g. 8:2048,4:8192);
+    /// each is a further fabric design (Verilator builds).
+    #[arg(long, value_name = "W:RTO,…", value_delimiter = ',', value_parser = window_rto)]
+    pub f3_variants: Vec<(u32, u32)>,
     /// Write the figures as Markdown.
     #[arg(long, value_name = "FILE.md")]
     pub out: Option<PathBuf>,
-    /// Write every fabric point of the figures (counters, latencies, per-source deliveries) as
-    /// JSON.
+    /// Write the figures' records (every fabric point: counters, latencies, per-source
+    /// deliveries) as JSON, what `rtl-gen sim merge` reads.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 }
 
-/// The figures, in a fixed order (the shard units).
+/// `W:RTO` of `--f3-variants` (the block checks the ranges when the fabric is built).
+fn window_rto(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{s}`: expected WINDOW:RTO_CYCLES, e.g. 8:2048");
+    let (w, r) = s.split_once(':').ok_or_else(bad)?;
+    Ok((w.trim().parse().map_err(|_| bad())?, r.trim().parse().map_err(|_| bad())?))
+}
+
+/// The figures: a campaign of seven units (`rtl_gen_sim::campaign::sue::campaign`) on the shared
+/// result files, so `--shard K/N --json F` parts merge with `rtl-gen sim merge`.
 fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
-    use rtl_gen_sim::campaign::sue::figures::{self as fig, FigureOptions, Runner};
+    use rtl_gen_sim::campaign::sue::campaign::{run, SueOptions};
+    use rtl_gen_sim::campaign::{Progress, ResultFile};
     a.target.block(bench, "--endpoint", &a.endpoint, &["sue_endpoint"])?;
     a.target.block(bench, "--block", &a.block, &["sue_packer"])?;
+    anyhow::ensure!(a.link_ratio > 0.0, "--link-ratio must be above 0");
+    let outputs = super::Outputs { json: a.json.clone(), csv: a.csv.clone(), svg: None };
+    outputs.check(None, false)?;
     if let Some(p) = &a.out {
         super::output_file("--out", p)?;
     }
-    if let Some(p) = &a.json {
-        super::output_file("--json", p)?;
-    }
-    let mut all = Vec::new();
-    let opts = FigureOptions { block: a.endpoint.clone(), cycles: a.fabric_cycles, seed: a.seed, rtl: !a.models };
-    let mut r = Runner::new(bench, opts)?;
-    let mut md = format!(
-        "<!-- rtl-gen sim sue --figures --seed {} --fabric-cycles {}{} (shard {}) -->\n",
-        a.seed,
-        a.fabric_cycles,
-        if a.models { " --models" } else { "" },
-        a.shard
-    );
-    let mut bad = 0u64;
-    for (i, name) in ["F5", "F3", "F4", "F1/F2", "F1 hold", "F7"].iter().enumerate() {
-        if i as u32 % a.shard.count != a.shard.index {
-            continue;
-        }
-        eprintln!("sue figures: {name}…");
-        let f = match i {
-            0 => fig::psn_scope(&mut r, 0.8)?,
-            1 => fig::goodput_vs_drop(&mut r, &[1e-6, 1e-5, 1e-4, 1e-3, 1e-2])?,
-            2 => fig::incast(&mut r, 8)?,
-            3 => fig::load_sweep(&mut r, &[0.1, 0.3, 0.5, 0.7, 0.9, 1.2])?,
-            5 => fig::deadlock(&mut r, 0.5)?,
-            _ => {
-                let mut t = String::from("| hold_cycles | offered load | commands/PDU | wire efficiency | packing latency p50 / p99 / max (cycles) | mismatches |\n|---:|---:|---:|---:|---:|---:|\n");
-                for hold in [0u32, 16, 64, 256] {
-                    let hb = rtl_gen_sim::campaign::sue::packing::with_hold(bench, &a.block, hold)?;
-                    let o = PackingOptions { block: format!("pk_h{hold}"), cycles: a.cycles, link_ratio: a.link_ratio, seed: a.seed, loads: vec![0.1, 0.5, 0.9, 1.5] };
-                    for p in packing(&hb, &o)? {
-                        bad += p.mismatches;
-                        t += &format!("| {hold} | {:.1} | {:.2} | {:.1} % | {} / {} / {} | {} |\n", p.load, p.cmds_per_pdu, 100.0 * p.wire_efficiency, p.latency_p50, p.latency_p99, p.latency_max, p.mismatches);
-                    }
-                }
-                fig::Figure { title: format!("F1: packing vs hold_cycles (packer `{}` alone on the RTL, link at {} of the bus, uniform over its queues)", a.block, a.link_ratio), table: t, points: Vec::new() }
-            }
-        };
-        bad += f.points.iter().map(|p| p.violations).sum::<u64>();
-        let part = format!("\n## {}\n\n{}", f.title, f.table);
-        print!("{part}");
-        md += &part;
-        all.push(f);
-    }
-    if let Some(p) = &a.json {
-        std::fs::write(p, serde_json::to_string_pretty(&all)?).with_context(|| format!("writing {}", p.display()))?;
-        println!("wrote {}", p.display());
-    }
+    let o = SueOptions {
+        endpoint: a.endpoint.clone(),
+        packer: a.block.clone(),
+        fabric_cycles: a.fabric_cycles,
+        packer_cycles: a.cycles,
+        link_ratio: a.link_ratio,
+        seed: a.seed,
+        rtl: !a.models,
+        drop_variants: a.f3_variants.clone(),
+        ..SueOptions::default()
+    };
+    let r = run(bench, &o, a.shard, &mut Progress::auto()).with_context(|| format!("SUE figures (shard {})", a.shard))?;
+    let bad = r.violations();
+    let results = ResultFile::Sue(r);
+    outputs.write(&results, None)?;
     if let Some(p) = &a.out {
-        std::fs::write(p, &md).with_context(|| format!("writing {}", p.display()))?;
+        std::fs::write(p, results.report()).with_context(|| format!("writing {}", p.display()))?;
         println!("wrote {}", p.display());
     }
     if bad > 0 {

@@ -307,6 +307,76 @@ impl SueTransportBlock {
     }
 }
 
+/// Bits of slot metadata per retransmission slot: {cum[15:0], ncmds[9:0], vc[1:0]}.
+pub const META_BITS: u32 = 28;
+
+/// The state one PSN space keeps (the seed's claim that go-back-N keeps per-peer state small,
+/// §4.2 4a): the registers the RTL declares per space, the slot metadata (a small memory) and
+/// the payload slots (block RAM). [`SueTransportBlock::space_state`] computes it from the
+/// elaborated fields; a unit test checks it against the registers of the generated module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpaceState {
+    /// RX registers: expected PSN, four flags, `unacked`, ACK age (if `ack_delay_cycles` > 0),
+    /// NACK age.
+    pub rx_bits: u32,
+    /// TX registers: next, hwm, snd, una, two 16-bit command counts, the RTO timer, retries,
+    /// down.
+    pub tx_bits: u32,
+    /// Retransmission slots and their metadata bits ([`META_BITS`] each).
+    pub slots: u32,
+    pub meta_bits: u32,
+    /// Payload bytes of the slots (block RAM).
+    pub slot_bytes: u32,
+}
+
+impl SpaceState {
+    /// Registers plus slot metadata, in bits (the payload RAM apart).
+    pub fn bits(&self) -> u32 {
+        self.rx_bits + self.tx_bits + self.meta_bits
+    }
+}
+
+impl SueTransportBlock {
+    /// The state of one PSN space (see [`SpaceState`]); a peer has [`Self::per_peer`] of them.
+    pub fn space_state(&self) -> SpaceState {
+        let p = &self.p;
+        let bits_for = crate::hw::build::bits_for;
+        let delay = if p.ack_delay_cycles > 0 { bits_for(u64::from(p.ack_delay_cycles)) } else { 0 };
+        let slots = self.slots();
+        SpaceState {
+            rx_bits: 16 + 4 + bits_for(u64::from(p.ack_coalesce)) + delay + bits_for(u64::from(p.nack_timeout_cycles)),
+            tx_bits: 6 * 16 + bits_for(u64::from(p.rto_cycles)) + 8 + 1,
+            slots,
+            meta_bits: slots * META_BITS,
+            slot_bytes: slots * self.slot_beats() * self.common.data_bytes,
+        }
+    }
+}
+
+/// The F8 state table (Markdown): one row per transport, per PSN space and per endpoint
+/// (`spaces()` of them): register bits, slot metadata bits, payload slot RAM.
+pub fn state_table<'a>(rows: impl IntoIterator<Item = (&'a str, &'a SueTransportBlock)>) -> String {
+    let mut s = String::from("| block | num_xpu | window | PSN spaces | RX bits / space | TX bits / space | slot metadata bits / space | state bits / peer (registers + metadata) | registers, whole transport (bits) | metadata, whole transport (bits) | payload slot RAM (KiB) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (name, b) in rows {
+        let st = b.space_state();
+        let ns = b.spaces();
+        s += &format!(
+            "| {name} | {} | {} | {ns} | {} | {} | {} ({} × {META_BITS}) | {} | {} | {} | {} |\n",
+            b.common.num_xpu,
+            b.p.window,
+            st.rx_bits,
+            st.tx_bits,
+            st.meta_bits,
+            st.slots,
+            st.bits() * b.per_peer(),
+            ns * (st.rx_bits + st.tx_bits),
+            ns * st.meta_bits,
+            ns * st.slot_bytes / 1024
+        );
+    }
+    s
+}
+
 impl BlockKind for SueTransportKind {
     fn kind(&self) -> &'static str {
         "sue_transport"
@@ -348,5 +418,67 @@ impl Block for SueTransportBlock {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::verilog::Item;
+
+    fn block(fields: &str) -> (SueTransportBlock, DesignInfo) {
+        let text = format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_transport\"\nname = \"tp\"\n{fields}\n");
+        let d = crate::config::Design::parse(&text, "state.toml").expect("valid");
+        (d.blocks[0].as_any().downcast_ref::<SueTransportBlock>().expect("a transport").clone(), d.info)
+    }
+
+    /// `space_state` = the registers the generated module declares for space 0 (RX and TX
+    /// apart) and its slice of the `meta` memory, over windows, XPU counts, PSN scopes and
+    /// timers; the default `sue_ep` geometry gives the README's 39 + 117 bits + 4 × 28.
+    #[test]
+    fn space_state_matches_the_declared_registers() {
+        let base = "data_bytes = 16\ncmd_bytes = 32\nnum_vc = 2\nmax_pack_bytes = 256\nrto_cycles = 2048\nnack_timeout_cycles = 512";
+        let rx = ["epsn", "nsent", "npend", "apend", "aforce", "unacked", "aage", "nage"];
+        let mut seen = Vec::new();
+        for (x, w, c, d, scope) in [(4, 4, 2, 64, "dest"), (8, 4, 2, 64, "dest"), (16, 4, 2, 64, "dest"), (4, 8, 2, 64, "dest"), (4, 16, 4, 64, "dest"), (4, 4, 1, 0, "dest_vc"), (3, 5, 5, 1000, "dest")] {
+            let (b, design) = block(&format!("{base}\nnum_xpu = {x}\nwindow = {w}\nack_coalesce = {c}\nack_delay_cycles = {d}\npsn_scope = \"{scope}\""));
+            let m = b.module(&design, "tp");
+            let (mut rx_bits, mut tx_bits, mut meta) = (0, 0, 0);
+            for item in &m.module.items {
+                match item {
+                    Item::Reg { name, width, .. } => {
+                        if let Some(f) = name.strip_prefix("s0_") {
+                            if rx.contains(&f) {
+                                rx_bits += width;
+                            } else {
+                                tx_bits += width;
+                            }
+                        }
+                    }
+                    Item::Memory { name, width, depth, .. } if name == "meta" => meta = width * depth / b.spaces(),
+                    _ => {}
+                }
+            }
+            let st = b.space_state();
+            assert_eq!((st.rx_bits, st.tx_bits, st.meta_bits), (rx_bits, tx_bits, meta), "num_xpu {x}, window {w}, coalesce {c}, delay {d}, {scope}");
+            seen.push(st);
+        }
+        assert_eq!(seen[0], SpaceState { rx_bits: 39, tx_bits: 117, slots: 4, meta_bits: 112, slot_bytes: 1024 });
+        assert_eq!(seen[4].slots, 16, "window 16: 16 slots");
+        assert_eq!(seen[5].rx_bits, 16 + 4 + 1 + 10, "no ACK age register without a delay");
+    }
+
+    /// The README / sim/SUE.md state table (F8) of `designs/sue_variants.toml`:
+    /// `cargo test -p rtl-gen --lib sue_variants_state_table -- --nocapture` prints it.
+    #[test]
+    fn sue_variants_state_table() {
+        let d = crate::config::Design::parse(include_str!("../../../designs/sue_variants.toml"), "sue_variants.toml").expect("valid");
+        let eps: Vec<&crate::blocks::sue_endpoint::SueEndpointBlock> = d.blocks.iter().map(|b| b.as_any().downcast_ref().expect("sue_endpoint blocks")).collect();
+        let t = state_table(eps.iter().map(|e| (e.name.as_str(), &e.transport)));
+        print!("{t}");
+        assert_eq!(eps.len(), 5);
+        assert!(t.contains("| x4_w4 | 4 | 4 | 4 | 39 | 117 | 112 (4 × 28) | 268 | 624 | 448 | 4 |"), "{t}");
+        assert!(t.contains("| x4_w16 | 4 | 16 | 4 | 39 | 117 | 448 (16 × 28) | 604 | 624 | 1792 | 16 |"), "{t}");
+        assert!(t.contains("| x16_w4 | 16 | 4 | 16 | 39 | 117 | 112 (4 × 28) | 268 | 2496 | 1792 | 16 |"), "{t}");
     }
 }

@@ -16,7 +16,7 @@ use crate::campaign::CampaignError;
 use crate::cosim::sue_endpoint::{compare_endpoint, drive_endpoint};
 use crate::cosim::Tally;
 use crate::{Bench, Dut, TestRng};
-use rtl_gen::blocks::sue::wire::parse_pdu;
+use rtl_gen::blocks::sue::wire::{parse_pdu, Op};
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
 use rtl_gen::blocks::Block;
@@ -80,6 +80,24 @@ struct Xpu {
 /// other's Verilog and a later Verilator build would compile the other design's RTL (seen as
 /// RTL/model mismatches from cycle 28 in a figures run).
 pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<(Bench, Vec<SueEndpointBlock>), CampaignError> {
+    let (text, prefix) = fabric_design(base, n, overrides);
+    let bench = Bench::from_toml(&text, "sue fabric")?;
+    let blocks = (0..n)
+        .map(|k| bench.block::<SueEndpointBlock>(&format!("{prefix}_x{k}")).cloned())
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((bench, blocks))
+}
+
+/// The blocks of [`fabric_bench`] without generating or writing their Verilog: for fabrics of
+/// models only.
+pub fn fabric_blocks(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<Vec<SueEndpointBlock>, CampaignError> {
+    let (text, _) = fabric_design(base, n, overrides);
+    let d = rtl_gen::config::Design::parse(&text, "sue fabric").map_err(|e| CampaignError::Config(e.to_string()))?;
+    Ok(d.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<SueEndpointBlock>().cloned()).collect())
+}
+
+/// The design text of an N-XPU fabric and its name prefix.
+fn fabric_design(base: &SueEndpointBlock, n: usize, overrides: &str) -> (String, String) {
     let tag = overrides.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let prefix = format!("{}_f{n}_{:06x}", base.name, tag & 0xff_ffff);
     let mut text = format!("[design]\nname = \"{prefix}\"\n");
@@ -99,11 +117,7 @@ pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Resul
         text += overrides;
         text += "\n";
     }
-    let bench = Bench::from_toml(&text, "sue fabric")?;
-    let blocks = (0..n)
-        .map(|k| bench.block::<SueEndpointBlock>(&format!("{prefix}_x{k}")).cloned())
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((bench, blocks))
+    (text, prefix)
 }
 
 /// Commands accepted for one {src, dst, VC} and not yet delivered: (bytes, accept cycle).
@@ -139,6 +153,18 @@ pub struct Fabric {
     pub data_pdus: u64,
     pub cmds_in_pdus: u64,
     pub max_payload: usize,
+    /// PDUs on the XPU → switch links, classified from their RH as sent (F6): control PDUs
+    /// (no payload) carrying an ACK or a NACK, and data PDUs carrying an ACK/NACK (piggyback).
+    pub link: LinkAcks,
+}
+
+/// Acknowledgements as counted on the XPU → switch links (every PDU every XPU sent).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LinkAcks {
+    pub ctrl_ack: u64,
+    pub ctrl_nack: u64,
+    pub piggy_ack: u64,
+    pub piggy_nack: u64,
 }
 
 impl Fabric {
@@ -219,6 +245,7 @@ impl Fabric {
             data_pdus: 0,
             cmds_in_pdus: 0,
             max_payload: 0,
+            link: LinkAcks::default(),
         })
     }
 
@@ -377,13 +404,23 @@ impl Fabric {
                     let pdu = std::mem::take(&mut x.tx_pdu);
                     let payload = pdu.len().saturating_sub(12);
                     self.max_payload = self.max_payload.max(payload);
+                    let parsed = parse_pdu(&pdu, c.cmd_bytes as usize, rcrc);
                     self.tally.compare(
                         cyc,
                         "scoreboard: PDU within max_pack_bytes, well formed, good R-CRC",
                         true,
-                        payload <= c.max_pack_bytes as usize
-                            && parse_pdu(&pdu, c.cmd_bytes as usize, rcrc).is_ok(),
+                        payload <= c.max_pack_bytes as usize && parsed.is_ok(),
                     );
+                    if let Ok((rh, _)) = parsed {
+                        let l = &mut self.link;
+                        match (payload > 0, rh.op) {
+                            (false, Op::Ack) => l.ctrl_ack += 1,
+                            (false, Op::Nack) => l.ctrl_nack += 1,
+                            (true, Op::Ack) => l.piggy_ack += 1,
+                            (true, Op::Nack) => l.piggy_nack += 1,
+                            _ => {}
+                        }
+                    }
                     if payload > 0 {
                         self.data_pdus += 1;
                         self.cmds_in_pdus += (payload / c.cmd_bytes as usize) as u64;

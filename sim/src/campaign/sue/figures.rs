@@ -10,18 +10,19 @@
 //! | [`goodput_vs_drop`] | F3: goodput vs per-link drop probability 1e-6…1e-2, beside the go-back-N estimate |
 //! | [`incast`] | F4: 8:1 incast through PFC: losses, receiver goodput, per-sender share (Jain), pause |
 //! | [`deadlock`] | F7: XPU 0 stops consuming VC 0; ACKs on a dedicated VC (1) vs sharing VC 0: VC 1 progress |
+//! | [`ack_overhead`] | F6: control PDUs per data PDU and the piggyback ratio vs `ack_coalesce` × `ack_delay_cycles`, one-way and two-way traffic between 2 XPUs |
 //! | [`load_sweep`] | F1/F2 on the fabric: commands per PDU, wire efficiency, latency percentiles (cycles, ns) vs offered load |
 //!
 //! Packing vs `hold_cycles` is measured on the packer alone ([`super::packing`]).
 
-use super::fabric::{fabric_bench, Fabric, Pattern, Traffic};
+use super::fabric::{fabric_bench, fabric_blocks, Fabric, LinkAcks, Pattern, Traffic};
 use super::packing::PDU_OVERHEAD;
 use super::switch::{LinkFaults, SwitchConfig};
 use crate::campaign::CampaignError;
 use crate::Bench;
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
 use rtl_gen::blocks::sue_transport::model::k;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -44,7 +45,7 @@ impl Default for FigureOptions {
 }
 
 /// What one fabric run measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     pub label: String,
     pub xpus: usize,
@@ -76,6 +77,12 @@ pub struct Point {
     pub overflow: u64,
     pub overtakes: u64,
     pub pause_cycles: Vec<u64>,
+    /// ACKs / NACKs as counted on the XPU → switch links from the RH of every PDU sent.
+    pub link: LinkAcks,
+    /// The same from the transports' counters (control ACK + NACK PDUs, piggybacked ACK +
+    /// NACK): must equal the link counts.
+    pub tx_ctrl: u64,
+    pub tx_piggy: u64,
     /// Commands delivered per source in the traffic window.
     pub per_source: Vec<u64>,
     /// Commands delivered per VC in the traffic window.
@@ -91,18 +98,20 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-/// Builds fabrics of one base block, caching the design per override set.
-pub struct Runner {
+/// Builds fabrics of one base block, caching the design per override set (generated and
+/// written only when the endpoints run their RTL; models need the blocks alone).
+pub struct Runner<'a> {
+    bench: &'a Bench,
     base: SueEndpointBlock,
     pub clock_mhz: f64,
     pub opts: FigureOptions,
-    benches: HashMap<(usize, String), (Bench, Vec<SueEndpointBlock>)>,
+    benches: HashMap<(usize, String), (Option<Bench>, Vec<SueEndpointBlock>)>,
 }
 
-impl Runner {
-    pub fn new(bench: &Bench, opts: FigureOptions) -> Result<Runner, CampaignError> {
+impl<'a> Runner<'a> {
+    pub fn new(bench: &'a Bench, opts: FigureOptions) -> Result<Runner<'a>, CampaignError> {
         let base = bench.block::<SueEndpointBlock>(&opts.block)?.clone();
-        Ok(Runner { base, clock_mhz: bench.design().info.clock_mhz, opts, benches: HashMap::new() })
+        Ok(Runner { bench, base, clock_mhz: bench.design().info.clock_mhz, opts, benches: HashMap::new() })
     }
 
     pub fn base(&self) -> &SueEndpointBlock {
@@ -119,10 +128,17 @@ impl Runner {
     pub fn run(&mut self, label: &str, n: usize, overrides: &str, mut sw: SwitchConfig, traffic: Traffic, unit: u64) -> Result<Point, CampaignError> {
         let key = (n, overrides.to_string());
         if !self.benches.contains_key(&key) {
-            let b = fabric_bench(&self.base, n, overrides)?;
+            let b = if self.opts.rtl {
+                let (bench, blocks) = fabric_bench(&self.base, n, overrides)?;
+                (Some(bench), blocks)
+            } else {
+                (None, fabric_blocks(&self.base, n, overrides)?)
+            };
             self.benches.insert(key.clone(), b);
         }
         let (bench, blocks) = &self.benches[&key];
+        // Models only: the base bench is never asked for a module.
+        let bench = bench.as_ref().unwrap_or(self.bench);
         let seed = crate::campaign::shard::unit_seed(self.opts.seed, unit as usize);
         sw.seed = seed ^ 0x5eed;
         let link = sw.link_bytes_per_cycle;
@@ -176,6 +192,9 @@ impl Runner {
             overflow: st.overflow_drops,
             overtakes: st.class_overtakes,
             pause_cycles: st.pause_cycles.clone(),
+            link: f.link,
+            tx_ctrl: f.counter(k::TX_CTRL_ACK) + f.counter(k::TX_CTRL_NACK),
+            tx_piggy: f.counter(k::TX_PIGGY_ACK) + f.counter(k::TX_PIGGY_NACK),
             per_source,
             per_vc: f.delivered_vc_in_window.clone(),
             violations: f.tally.mismatches,
@@ -189,7 +208,7 @@ impl Runner {
 }
 
 /// A figure: its Markdown table and the points behind it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     pub title: String,
     pub table: String,
@@ -227,8 +246,10 @@ pub fn psn_scope(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
     Ok(Figure { title: format!("F5: cross-VC PSN vs dest_vc ({n} XPUs, offered load {load} of the link per source, no loss)"), table: s, points: pts })
 }
 
-/// F3: goodput vs per-link drop probability (both directions), saturating offered load.
-pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64]) -> Result<Figure, CampaignError> {
+/// F3: goodput vs per-link drop probability (both directions), saturating offered load; then
+/// the same drops for each (`window`, `rto_cycles`) of `variants` (opt-in: each variant is a
+/// further fabric design, Verilated when the endpoints run their RTL).
+pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64], variants: &[(u32, u32)]) -> Result<Figure, CampaignError> {
     let n = r.base().common.num_xpu as usize;
     let window = r.base().transport.p.window;
     let mut pts = Vec::new();
@@ -243,6 +264,25 @@ pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64]) -> Result<Figure, Campaign
     for (p, &d) in pts.iter().zip(drops) {
         let est = 1.0 / (1.0 + 2.0 * d * f64::from(window));
         let _ = writeln!(s, "| {d:e} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |", p.drops, p.goodput, p.goodput / g0, est, p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos);
+    }
+    if !variants.is_empty() {
+        s += "\n| window | rto_cycles | drop per link | PDUs lost | goodput | vs lowest p (same variant) | GBN estimate 1/(1+2p·window) | retx / new | NACKs | RTOs |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    }
+    for (v, &(w, rto)) in variants.iter().enumerate() {
+        let mut vp = Vec::new();
+        for (u, &p) in drops.iter().enumerate() {
+            let mut sw = r.switch(n);
+            sw.faults(LinkFaults { drop: p, ..Default::default() });
+            let t = Traffic { load: 1.2, ..Default::default() };
+            let over = format!("psn_scope = \"dest_vc\"\nwindow = {w}\nrto_cycles = {rto}");
+            vp.push(r.run(&format!("window {w}, rto {rto}, {p:e}"), n, &over, sw, t, 1000 + 100 * v as u64 + u as u64)?);
+        }
+        let g0 = vp.first().map(|p| p.goodput).unwrap_or(1.0).max(1e-9);
+        for (p, &d) in vp.iter().zip(drops) {
+            let est = 1.0 / (1.0 + 2.0 * d * f64::from(w));
+            let _ = writeln!(s, "| {w} | {rto} | {d:e} | {} | {:.3} | {:.3} | {est:.3} | {:.3} | {} | {} |", p.drops, p.goodput, p.goodput / g0, p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos);
+        }
+        pts.extend(vp);
     }
     s += &violations(&pts);
     Ok(Figure { title: format!("F3: goodput vs drop probability ({n} XPUs, uniform, offered 1.2 × link per source, psn_scope dest_vc, no class reordering)"), table: s, points: pts })
@@ -331,4 +371,50 @@ pub fn deadlock(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
     }
     s += &violations(&pts);
     Ok(Figure { title: format!("F7: XPU 0 stalls VC 0 consumption for the whole window ({n} XPUs, offered load {load}, no loss)"), table: s, points: pts })
+}
+
+/// The (`ack_coalesce`, `ack_delay_cycles`) points of F6.
+pub const ACK_POINTS: [(u32, u32); 6] = [(1, 64), (2, 8), (2, 64), (2, 512), (4, 64), (4, 512)];
+
+/// F6: acknowledgement overhead on 2 XPUs (no loss, no reordering) at `load` per sending
+/// direction, one-way (XPU 0 → 1: every ACK must travel alone) and two-way (both send: ACKs can
+/// ride on data), for each (`ack_coalesce`, `ack_delay_cycles`) of `points`. Counted on the
+/// links from the RH of every PDU the endpoints sent; 1/`ack_coalesce` is the one-way ratio
+/// when the delay timer never fires first.
+pub fn ack_overhead(r: &mut Runner, load: f64, points: &[(u32, u32)]) -> Result<Figure, CampaignError> {
+    let mut pts = Vec::new();
+    for (u, &(c, d)) in points.iter().enumerate() {
+        for (v, two_way) in [false, true].into_iter().enumerate() {
+            let pattern = if two_way { Pattern::Uniform } else { Pattern::Incast { dst: 1, senders: vec![0] } };
+            let t = Traffic { load, pattern, ..Default::default() };
+            let label = format!("{c}, {d}, {}", if two_way { "two-way" } else { "one-way" });
+            pts.push(r.run(&label, 2, &format!("ack_coalesce = {c}\nack_delay_cycles = {d}"), r.switch(2), t, 500 + 2 * u as u64 + v as u64)?);
+        }
+    }
+    let mut s = String::from("| ack_coalesce | ack_delay_cycles | traffic | data PDUs | commands/PDU | control ACK (NACK) PDUs | control PDUs per data PDU | 1/ack_coalesce | ACKs piggybacked | piggyback ratio (of all ACKs) | ACK-carrying data PDUs | goodput | accept → completion p50 / p99 (cycles) |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for p in &pts {
+        let mut it = p.label.split(", ");
+        let (c, d, traffic) = (it.next().unwrap_or(""), it.next().unwrap_or(""), it.next().unwrap_or(""));
+        let l = &p.link;
+        let ctrl = l.ctrl_ack + l.ctrl_nack;
+        let acks = l.ctrl_ack + l.piggy_ack;
+        let pred = if traffic == "one-way" { format!("{:.3}", 1.0 / c.parse::<f64>().unwrap_or(1.0)) } else { "—".into() };
+        let _ = writeln!(
+            s,
+            "| {c} | {d} | {traffic} | {} | {:.2} | {} ({}) | {:.3} | {pred} | {} | {:.3} | {:.1} % | {:.3} | {} / {} |",
+            p.data_pdus,
+            p.cmds_per_pdu,
+            ctrl,
+            l.ctrl_nack,
+            ctrl as f64 / p.data_pdus.max(1) as f64,
+            l.piggy_ack,
+            l.piggy_ack as f64 / acks.max(1) as f64,
+            100.0 * (l.piggy_ack + l.piggy_nack) as f64 / p.data_pdus.max(1) as f64,
+            p.goodput,
+            p.cmpl_p50,
+            p.cmpl_p99
+        );
+    }
+    s += &violations(&pts);
+    Ok(Figure { title: format!("F6: ACK overhead vs ack_coalesce and ack_delay_cycles (2 XPUs, offered load {load} of the link per sending direction, no loss)"), table: s, points: pts })
 }

@@ -18,11 +18,15 @@
 //! registers (the RAMs are written and read synchronously).
 //!
 //! ABC fallback: ABC 1.01 (Yosys 0.23) can abort inside `lutpack`, the last command of Yosys's
-//! default `abc -lut 6` script (`lpkCut.c: Lpk_CutTruth: Assertion … failed`, return code 134;
-//! seen on the streaming RS decoder while its depth was being reduced). When ABC fails in the
-//! full or block-RAM flow, the module is synthesised again with that script minus `lutpack`
-//! ([`NO_LUTPACK_SCRIPT`]; `lutpack` only re-packs an already mapped netlist, so the LUT count
-//! may rise a little and the depth does not change), and the row says so
+//! default `abc -lut 6` script (`lpkCut.c:200: Lpk_CutTruth: Assertion … failed`, return code
+//! 134; seen once on a streaming RS decoder). That assertion is a sanity check on a pointer,
+//! not on the logic: it requires bits 16–31 of a truth table's address to be non-zero, so it
+//! fails when the allocator happens to place a table in the first 64 KiB above a 4 GiB
+//! boundary; the same ABC input and script then ran to completion twice (and `lutpack` alone on
+//! the mapped netlist three times). No RTL construct triggers it, and any design can hit it.
+//! When ABC fails in the full or block-RAM flow, the module is synthesised again with Yosys's
+//! script minus `lutpack` ([`NO_LUTPACK_SCRIPT`]; `lutpack` only re-packs an already mapped
+//! netlist: the LUT count rises, ≈10 % on that decoder, the depth stays), and the row says so
 //! ([`SynthRow::abc_fallback`], a note under the table). The fast flow has no `lutpack`.
 
 use super::{run, ToolError, TreeManifest};
@@ -318,11 +322,12 @@ endmodule
         assert!(fallback.luts >= default.luts && fallback.luts > 0, "lutpack only merges LUTs: {fallback:?} vs {default:?}");
     }
 
-    /// The tail of Yosys 0.23's log when ABC 1.01 aborts in `lutpack` (the streaming RS
-    /// decoder, lpkCut.c; paths shortened).
+    /// The tail of Yosys 0.23's log when ABC 1.01 aborts in `lutpack`: Yosys's error line
+    /// (abc.cc) after ABC's glibc assertion message (the assertion of `lpkCut.c`; temp path
+    /// shortened).
     const ABC_ABORT_LOG: &str = "ABC: + mfs2
 ABC: + lutpack -S 1
-ABC: yosys-abc: src/opt/lpk/lpkCut.c:200: Lpk_CutTruth: Assertion `iFan >= 0' failed.
+ABC: yosys-abc: src/opt/lpk/lpkCut.c:200: Lpk_CutTruth: Assertion `((unsigned)(ABC_PTRUINT_T)pFanin->pCopy) & 0xffff0000' failed.
 ERROR: ABC: execution of command \"/usr/bin/yosys-abc -s -f /tmp/yosys-abc-x/abc.script 2>&1\" failed: return code 134.
 ";
 
@@ -338,7 +343,7 @@ Longest topological path in top (length=3):
     #[test]
     fn abc_failure_names_the_return_code_and_abc_last_message() {
         let why = abc_failure(ABC_ABORT_LOG).expect("an ABC failure");
-        assert_eq!(why, "return code 134: yosys-abc: src/opt/lpk/lpkCut.c:200: Lpk_CutTruth: Assertion `iFan >= 0' failed.");
+        assert_eq!(why, "return code 134: yosys-abc: src/opt/lpk/lpkCut.c:200: Lpk_CutTruth: Assertion `((unsigned)(ABC_PTRUINT_T)pFanin->pCopy) & 0xffff0000' failed.");
         assert_eq!(abc_failure("ERROR: Module `top' not found!\n"), None, "not an ABC failure");
         assert_eq!(abc_failure(MAPPED_LOG), None);
     }

@@ -174,7 +174,11 @@ impl<'a> Runner<'a> {
             goodput: (in_window * cb) as f64 / window as f64 / (senders.len() as f64 * link),
             data_pdus: f.data_pdus,
             cmds_per_pdu: cmds as f64 / f.data_pdus.max(1) as f64,
-            wire_efficiency: (cmds * cb) as f64 / (cmds * cb + f.data_pdus * PDU_OVERHEAD).max(1) as f64,
+            wire_efficiency: if f.data_pdus == 0 {
+                0.0
+            } else {
+                wire_efficiency(cmds as f64 / f.data_pdus as f64, cb, PDU_OVERHEAD)
+            },
             lat_p50: percentile(&lat, 0.5),
             lat_p99: percentile(&lat, 0.99),
             lat_p999: percentile(&lat, 0.999),

@@ -141,7 +141,7 @@ pub fn run(bench: &Bench, opts: &PackingOptions) -> Result<Vec<PackingPoint>, Si
             wire_efficiency: if pdus == 0 {
                 0.0
             } else {
-                cmd_bytes as f64 / (cmd_bytes + pdus * PDU_OVERHEAD) as f64
+                wire_efficiency(cmds as f64 / pdus as f64, u64::from(c.cmd_bytes), PDU_OVERHEAD)
             },
             latency_p50: percentile(&lat, 0.5),
             latency_p99: percentile(&lat, 0.99),

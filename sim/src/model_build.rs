@@ -56,7 +56,7 @@ const CACHE_FORMAT: &str = "rtl-gen-sim cache v1";
 /// CRC networks of the RXL endpoints, a 2,048-bit `lut6_tree` CRC) into one function holding
 /// thousands of temporaries, which `--output-split-cfuncs` cannot split and g++ compiles in far
 /// worse than linear time (one 6 MB function: 260 s); without the pass the same networks are
-/// ordinary split statements (the `rtlgen_rxl_ep` model: 52 → 30 MB of C++, 155 → 59 CPU-s at
+/// ordinary split statements (the `rtlgen_rxl_ep` model: 52 → 30 MB of C++, 166 → 89 CPU-s at
 /// `-O1` file by file).
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",

@@ -93,16 +93,14 @@ impl Planner {
     /// Step 1 at level `level`: shared 6-groups among rows not finished at the next level (a
     /// root is never shared): the two rows with the most pending signals in common, joined by
     /// further rows while at least six signals stay common to all; six of those (the least popular) become a node.
-    fn share_by_rows(&mut self, level: usize) {
-        let eligible: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
-        if eligible.len() < 2 {
-            return;
-        }
-        let mut local: Vec<usize> = eligible.iter().flat_map(|&r| self.pending[r][level].iter().copied()).collect();
+    /// The level-`level` signals pending in `rows`, sorted, and each row's pending set as a bit set
+    /// over that list.
+    fn local_sets(&self, rows: &[usize], level: usize) -> (Vec<usize>, Vec<Vec<u64>>) {
+        let mut local: Vec<usize> = rows.iter().flat_map(|&r| self.pending[r][level].iter().copied()).collect();
         local.sort_unstable();
         local.dedup();
         let words = local.len().div_ceil(64);
-        let mut sets: Vec<Vec<u64>> = eligible
+        let sets = rows
             .iter()
             .map(|&r| {
                 let mut set = vec![0u64; words];
@@ -113,6 +111,15 @@ impl Planner {
                 set
             })
             .collect();
+        (local, sets)
+    }
+
+    fn share_by_rows(&mut self, level: usize) {
+        let eligible: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
+        if eligible.len() < 2 {
+            return;
+        }
+        let (local, mut sets) = self.local_sets(&eligible, level);
         let common = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum::<u32>();
         // Signals in common per pair of rows, refreshed for the rows a node changes.
         let n = sets.len();
@@ -183,24 +190,10 @@ impl Planner {
     /// rows share; `seed` 0 breaks ties by index, other seeds at random (see [`XorPlan::new`]).
     fn share_last(&mut self, level: usize, seed: u64) {
         let eligible: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
-        let mut local: Vec<usize> = eligible.iter().flat_map(|&r| self.pending[r][level].iter().copied()).collect();
-        local.sort_unstable();
-        local.dedup();
-        let n = local.len();
-        let words = n.div_ceil(64);
-        let has = |set: &[u64], i: usize| set[i / 64] >> (i % 64) & 1 == 1;
         // Pending signals of each eligible row as a bit set over `local`, and its root terms so far.
-        let mut pend: Vec<Vec<u64>> = eligible
-            .iter()
-            .map(|&r| {
-                let mut set = vec![0u64; words];
-                for id in &self.pending[r][level] {
-                    let i = local.binary_search(id).expect("indexed");
-                    set[i / 64] |= 1 << (i % 64);
-                }
-                set
-            })
-            .collect();
+        let (local, mut pend) = self.local_sets(&eligible, level);
+        let n = local.len();
+        let has = |set: &[u64], i: usize| set[i / 64] >> (i % 64) & 1 == 1;
         let mut above: Vec<i64> = eligible.iter().map(|&r| self.pending[r][level + 1].len() as i64).collect();
         let count = |set: &[u64]| set.iter().map(|w| w.count_ones() as i64).sum::<i64>();
         // Private nodes a row of `t` terms (its root reading at most six) still needs.

@@ -386,18 +386,8 @@ fn percentile(sorted: &[u64], q: f64) -> f64 {
 
 impl GenzResults {
     pub fn merge(parts: Vec<GenzResults>) -> Result<GenzResults, CampaignError> {
-        let shards: Vec<Shard> = parts.iter().map(|p| p.shard).collect();
-        shard::check_complete(&shards)?;
-        let first = &parts[0];
-        if let Some(p) = parts.iter().find(|p| p.options != first.options || p.params != first.params || p.units != first.units) {
-            return Err(CampaignError::Config(format!("shard {} ran other options than shard {}: not one campaign", p.shard, first.shard)));
-        }
-        let (options, params, units) = (first.options.clone(), first.params.clone(), first.units);
-        let mut records: Vec<GenzRecord> = parts.into_iter().flat_map(|p| p.records).collect();
-        records.sort_by_key(|r| r.unit);
-        if records.len() != units || records.iter().enumerate().any(|(i, r)| r.unit != i) {
-            return Err(CampaignError::Config(format!("the shards hold {} records for a campaign of {units}", records.len())));
-        }
+        let parts = parts.into_iter().map(|p| (p.shard, (p.options, p.params, p.units), p.records)).collect();
+        let ((options, params, units), records) = shard::merge_units(parts, |c| Some(c.2), |r: &GenzRecord| r.unit)?;
         Ok(GenzResults { options, params, shard: Shard::ALL, units, records })
     }
 

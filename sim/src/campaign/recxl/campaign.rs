@@ -8,7 +8,7 @@
 use super::node::LuNode;
 use super::system::{Crash, SysOptions, System, Trial, Variant};
 use crate::campaign::progress::Progress;
-use crate::campaign::shard::{check_complete, unit_seed, Shard};
+use crate::campaign::shard::{merge_units, unit_seed, Shard};
 use crate::campaign::CampaignError;
 use rtl_gen::blocks::recxl_logging_unit::model::{LuInputs, LoggingUnitModel};
 use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitBlock;
@@ -129,14 +129,8 @@ pub fn run(o: &RecxlOptions, shard: Shard, progress: &mut Progress) -> Result<Re
 impl RecxlResults {
     /// Merges the shards of one campaign into the single run's records.
     pub fn merge(parts: Vec<RecxlResults>) -> Result<RecxlResults, CampaignError> {
-        let shards: Vec<Shard> = parts.iter().map(|p| p.shard).collect();
-        check_complete(&shards)?;
-        let options = parts[0].options.clone();
-        if parts.iter().any(|p| p.options != options) {
-            return Err(CampaignError::Config("recxl shards were run with different options".into()));
-        }
-        let mut records: Vec<TrialRecord> = parts.into_iter().flat_map(|p| p.records).collect();
-        records.sort_by_key(|r| r.unit);
+        let parts = parts.into_iter().map(|p| (p.shard, p.options, p.records)).collect();
+        let (options, records) = merge_units(parts, |_| None, |r: &TrialRecord| r.unit)?;
         Ok(RecxlResults { options, shard: Shard::ALL, records })
     }
 

@@ -16,7 +16,7 @@
 //! Packing vs `hold_cycles` is measured on the packer alone ([`super::packing`]).
 
 use super::fabric::{fabric_bench, fabric_blocks, Fabric, LinkAcks, Pattern, Traffic};
-use super::packing::PDU_OVERHEAD;
+use super::packing::{wire_efficiency, HEADER_OPTIONS, PDU_OVERHEAD};
 use super::switch::{LinkFaults, SwitchConfig};
 use crate::campaign::CampaignError;
 use crate::Bench;
@@ -174,7 +174,11 @@ impl<'a> Runner<'a> {
             goodput: (in_window * cb) as f64 / window as f64 / (senders.len() as f64 * link),
             data_pdus: f.data_pdus,
             cmds_per_pdu: cmds as f64 / f.data_pdus.max(1) as f64,
-            wire_efficiency: (cmds * cb) as f64 / (cmds * cb + f.data_pdus * PDU_OVERHEAD).max(1) as f64,
+            wire_efficiency: if f.data_pdus == 0 {
+                0.0
+            } else {
+                wire_efficiency(cmds as f64 / f.data_pdus as f64, cb, PDU_OVERHEAD)
+            },
             lat_p50: percentile(&lat, 0.5),
             lat_p99: percentile(&lat, 0.99),
             lat_p999: percentile(&lat, 0.999),
@@ -318,21 +322,26 @@ pub fn incast(r: &mut Runner, senders: usize) -> Result<Figure, CampaignError> {
 /// reordering), latency also in ns beside the seed's < 2 µs RTT budget.
 pub fn load_sweep(r: &mut Runner, loads: &[f64]) -> Result<Figure, CampaignError> {
     let n = r.base().common.num_xpu as usize;
+    let cb = u64::from(r.base().common.cmd_bytes);
     let mut pts = Vec::new();
     for (u, &l) in loads.iter().enumerate() {
         let sw = r.switch(n);
         let t = Traffic { load: l, ..Default::default() };
         pts.push(r.run(&format!("{l}"), n, "", sw, t, 300 + u as u64)?);
     }
-    let mut s = format!("| offered load | goodput | commands/PDU | wire efficiency (Eth/IPv4/UDP) | accept → delivery p50 / p99 / p99.9 / max, cycles | same in ns at {} MHz | accept → completion (ACK) p50 / p99, cycles (ns) | p99 completion vs 2 µs RTT |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n", r.clock_mhz);
+    let mut s = format!("| offered load | goodput | commands/PDU | wire efficiency Eth/IPv4/UDP · Eth/IPv6/UDP · AFH Gen 1 + VLAN | accept → delivery p50 / p99 / p99.9 / max, cycles | same in ns at {} MHz | accept → completion (ACK) p50 / p99, cycles (ns) | p99 completion vs 2 µs RTT |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n", r.clock_mhz);
     for p in &pts {
         let _ = writeln!(
             s,
-            "| {} | {:.3} | {:.2} | {:.1} % | {} / {} / {} / {} | {:.0} / {:.0} / {:.0} / {:.0} | {} / {} ({:.0} / {:.0}) | {:.0} % |",
+            "| {} | {:.3} | {:.2} | {} | {} / {} / {} / {} | {:.0} / {:.0} / {:.0} / {:.0} | {} / {} ({:.0} / {:.0}) | {:.0} % |",
             p.label,
             p.goodput,
             p.cmds_per_pdu,
-            100.0 * p.wire_efficiency,
+            HEADER_OPTIONS
+                .iter()
+                .map(|(_, ovh)| format!("{:.1} %", 100.0 * wire_efficiency(p.cmds_per_pdu, cb, *ovh)))
+                .collect::<Vec<_>>()
+                .join(" · "),
             p.lat_p50,
             p.lat_p99,
             p.lat_p999,

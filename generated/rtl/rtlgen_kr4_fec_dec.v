@@ -68,11 +68,11 @@ module rtlgen_kr4_fec_dec (
     output wire [31:0]  uncorrectable_codewords, // saturating count of uncorrectable codewords
     output wire         ser_alarm                // degraded SER: more than 417 corrected symbols in the last window of 8192 codewords
 );
-    localparam [3:0] LAST_BEAT = 4'd15;                                                                                                                                                                                                                                                                  // beat index of tlast
-    localparam [3:0] SLOTS = 4'd8;                                                                                                                                                                                                                                                                       // codeword slots of the RAMs
-    localparam [3:0] BM_LAST = 4'd13;                                                                                                                                                                                                                                                                    // last clock of the key-equation solver
-    localparam [12:0] SER_LAST = 13'd8191;                                                                                                                                                                                                                                                               // last codeword of an SER window
-    localparam [15:0] SER_THRESHOLD = 16'd417;                                                                                                                                                                                                                                                           // degraded-SER threshold
+    localparam [3:0] LAST_BEAT = 4'd15;        // beat index of tlast
+    localparam [3:0] SLOTS = 4'd8;             // codeword slots of the RAMs
+    localparam [3:0] BM_LAST = 4'd13;          // last clock of the key-equation solver
+    localparam [12:0] SER_LAST = 13'd8191;     // last codeword of an SER window
+    localparam [15:0] SER_THRESHOLD = 16'd417; // degraded-SER threshold
 
     // Input: slots, beat count, masked beat, received-word RAM, syndromes.
     reg [3:0] used; // slots received and not yet sent
@@ -851,7 +851,7 @@ module rtlgen_kr4_fec_dec (
     assign key_13 = bm_d[139:130];
     wire [9:0] key_14;
     assign key_14 = bm_d[149:140];
-    localparam [2:0] T = 3'd7;                                                                                                                                                                                                                                                                           // t
+    localparam [2:0] T = 3'd7;                 // t
 
     wire [2:0] key_len; // L = t − k/2 (k = 2t − 2L is even when L ≤ t)
     assign key_len = T - bm_k[3:1];
@@ -2575,314 +2575,1239 @@ module rtlgen_kr4_fec_dec (
     reg [5:0] s4_cnt;
     reg [8:0] s4_bits;
     reg s4_bad;
-    localparam [1023:0] INV_B0 = 1024'ha784473790c2b9f1afb392fb531f929b4a2165c64a97bc941c0e561ac83597426eb488eef25ca2f1a717c033c19d26bca122f3974f07a0277039a8816fec03e9221f7ca7e21c5c0857297ded7e8d989e10255fb3ac22bbfeccd47d830a8ef150a08513f179deff282983d65ab28419fc38a6f12767e7583be3ab2eded3104722; // bit 0 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B1 = 1024'h8d5198cedff931b94394938e32314a19c7fa2dcd1d58a8e55c9d135c648ee7e135d62d2261e6a7ba40d35eff8a96b30c8cc1b66f96398de2d65cd572fdb7095132b7485d354dd74581ba876662e48778a60ace0d3785972610d7b303c501ba1907e386e0f1fbe34643f5205eaef102dc035ddef011ec425e42d3bbc5912ed4b0; // bit 1 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B2 = 1024'h0abaebe481b94523f9a622cea221b4cd9456d4fd90f39b2d8a7d69da2958de02d5222409f859c5693d2b8559901d082fd1c9fc1dc134cfa121cbe031918f78c83d4afd5596524585bc3b7c0be75ea2b97e309a348def0652296b6538eefcf71d478f7bfb143a8a3c20a373724f51b1453928dd9a9f0e2d0e1fec5a8e8d5b52e4; // bit 2 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B3 = 1024'h544baf674e77f45db75b4a9038a9b48012054bae3cbf94e6b4201ed17c792fe458ba916e8c6a9f1ce05c3a22b7f9c99110d583fc9b52a32b168393b78c5f39282685691630165d6339c630be7111847ee004920add1ffcfd1533eb32130ba298d87a7f421c3f412dcdc5ed76ab30b70b8b7b9521663be560b35f5ceca9d27ae8; // bit 3 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B4 = 1024'h305f532c3d83e68c01f3f6d84c8366c7f2787a2b2c57ed8a80e91b7d91d93a668516145296f404780c393aee505f31ad7a1772608a5e4f3d7b48754c3de29ee7e93bafef7d8441604392676a606ded3ac45a28768e407d954f1e5c1161572f50239646f95a46d52e8240f7ef75945104ccf86793bbbe14711d71a5b85fea1cc8; // bit 4 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B5 = 1024'h346196add0ad92956d7716bee863a8571810c96062f730e417453b632724d6db7eff86409175647e38560b863302140795e1137809fd8400ea95ff4042ecf3a24fd271a21deca1abccc12fb0095f5d4a366c6e2c254acf53c7c80eb7d8fa786b953bf29894b88bb4ac0e28f7b6e59f3c16adcaf208fbf6d2acb5566d7d34f868; // bit 5 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B6 = 1024'h44e9e88956f15e1e024ad5c4015745b9f709487416931510c861e2088f0fe1dd93d4e2fc8ac732326567341ba9d3fa7678ade8cb3ed6cd6be1dbf29dce61466e6963c347bf66890f44988f4a7b5932edef285fae4e125063795c1f2087f88ad0bcd07a11a9341ff86aa238bdb827ccc975c46416220f6b76638c0dec27ebf6c8; // bit 6 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B7 = 1024'he0aec133318810e02d4291004a2d3bac89ed9b5554349e5fe6be977abcad4b7156195f3aa03b27e56ff313502643e98b8e074ee3d7e65eaa84143557a5e2f5ada981ede608fa1fb5f18e65748980339f5e8e0b44bb651dcec3896eb99dc7a9aa999b7a13a438dd4bb0f2a4c9de703c0c6cc5167c804743a9faa6039e923a39e8; // bit 7 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B8 = 1024'hfc58a4c0160863e7ea0b403bfd79ee4321737cc5d70115be1bd3d9f30814dcec8edef2c3bc448ab5b3034fb2a9e79afeba176c3adcac4b26866118e1dfb179e682955048385083521b5fe66fa67c639de5f4053bbd5c299123a9fae0267f38f311ba0c77d2be1057e21a5b7a91a57b1055c524f94c29ec62ab6e0b91c2164458; // bit 8 of a⁻¹ by a (0⁻¹ = 0)
-    localparam [1023:0] INV_B9 = 1024'h2e8c21d53f706e1f548609f093da02eabb9d0ecb1dd3defb1f76ea5349c2cbd689200619337d6da5cc702e86e5cf75d6f052f9103d73c80780e4625e7f831920ec28609b8185fda91debf1765ddd06ea2ec96a0751b41b4e47a4e2922949f5da07c84c1c5fab2e97be357e1511c82f4d542fc64f84dc53d4fb2da1a81a1586ac; // bit 9 of a⁻¹ by a (0⁻¹ = 0)
 
+    // a⁻¹ in GF(2^10) (0⁻¹ = 0): the Forney inverse of Λ_odd, one table for all 33 lanes.
+    function [9:0] gf_inv;
+        input [9:0] a;
+        begin
+            case (a)
+                10'd1: gf_inv = 10'd1;
+                10'd2: gf_inv = 10'd516;
+                10'd3: gf_inv = 10'd1016;
+                10'd4: gf_inv = 10'd258;
+                10'd5: gf_inv = 10'd687;
+                10'd6: gf_inv = 10'd508;
+                10'd7: gf_inv = 10'd734;
+                10'd8: gf_inv = 10'd129;
+                10'd9: gf_inv = 10'd589;
+                10'd10: gf_inv = 10'd851;
+                10'd11: gf_inv = 10'd184;
+                10'd12: gf_inv = 10'd254;
+                10'd13: gf_inv = 10'd232;
+                10'd14: gf_inv = 10'd367;
+                10'd15: gf_inv = 10'd610;
+                10'd16: gf_inv = 10'd580;
+                10'd17: gf_inv = 10'd478;
+                10'd18: gf_inv = 10'd802;
+                10'd19: gf_inv = 10'd214;
+                10'd20: gf_inv = 10'd941;
+                10'd21: gf_inv = 10'd242;
+                10'd22: gf_inv = 10'd92;
+                10'd23: gf_inv = 10'd88;
+                10'd24: gf_inv = 10'd127;
+                10'd25: gf_inv = 10'd977;
+                10'd26: gf_inv = 10'd116;
+                10'd27: gf_inv = 10'd572;
+                10'd28: gf_inv = 10'd691;
+                10'd29: gf_inv = 10'd104;
+                10'd30: gf_inv = 10'd305;
+                10'd31: gf_inv = 10'd399;
+                10'd32: gf_inv = 10'd290;
+                10'd33: gf_inv = 10'd133;
+                10'd34: gf_inv = 10'd239;
+                10'd35: gf_inv = 10'd765;
+                10'd36: gf_inv = 10'd401;
+                10'd37: gf_inv = 10'd632;
+                10'd38: gf_inv = 10'd107;
+                10'd39: gf_inv = 10'd991;
+                10'd40: gf_inv = 10'd978;
+                10'd41: gf_inv = 10'd423;
+                10'd42: gf_inv = 10'd121;
+                10'd43: gf_inv = 10'd335;
+                10'd44: gf_inv = 10'd46;
+                10'd45: gf_inv = 10'd531;
+                10'd46: gf_inv = 10'd44;
+                10'd47: gf_inv = 10'd530;
+                10'd48: gf_inv = 10'd571;
+                10'd49: gf_inv = 10'd395;
+                10'd50: gf_inv = 10'd1004;
+                10'd51: gf_inv = 10'd845;
+                10'd52: gf_inv = 10'd58;
+                10'd53: gf_inv = 10'd949;
+                10'd54: gf_inv = 10'd286;
+                10'd55: gf_inv = 10'd231;
+                10'd56: gf_inv = 10'd861;
+                10'd57: gf_inv = 10'd975;
+                10'd58: gf_inv = 10'd52;
+                10'd59: gf_inv = 10'd948;
+                10'd60: gf_inv = 10'd668;
+                10'd61: gf_inv = 10'd1001;
+                10'd62: gf_inv = 10'd707;
+                10'd63: gf_inv = 10'd937;
+                10'd64: gf_inv = 10'd145;
+                10'd65: gf_inv = 10'd359;
+                10'd66: gf_inv = 10'd582;
+                10'd67: gf_inv = 10'd135;
+                10'd68: gf_inv = 10'd627;
+                10'd69: gf_inv = 10'd473;
+                10'd70: gf_inv = 10'd890;
+                10'd71: gf_inv = 10'd672;
+                10'd72: gf_inv = 10'd716;
+                10'd73: gf_inv = 10'd738;
+                10'd74: gf_inv = 10'd316;
+                10'd75: gf_inv = 10'd325;
+                10'd76: gf_inv = 10'd561;
+                10'd77: gf_inv = 10'd364;
+                10'd78: gf_inv = 10'd1003;
+                10'd79: gf_inv = 10'd296;
+                10'd80: gf_inv = 10'd489;
+                10'd81: gf_inv = 10'd253;
+                10'd82: gf_inv = 10'd727;
+                10'd83: gf_inv = 10'd894;
+                10'd84: gf_inv = 10'd568;
+                10'd85: gf_inv = 10'd315;
+                10'd86: gf_inv = 10'd675;
+                10'd87: gf_inv = 10'd563;
+                10'd88: gf_inv = 10'd23;
+                10'd89: gf_inv = 10'd93;
+                10'd90: gf_inv = 10'd781;
+                10'd91: gf_inv = 10'd308;
+                10'd92: gf_inv = 10'd22;
+                10'd93: gf_inv = 10'd89;
+                10'd94: gf_inv = 10'd265;
+                10'd95: gf_inv = 10'd660;
+                10'd96: gf_inv = 10'd793;
+                10'd97: gf_inv = 10'd629;
+                10'd98: gf_inv = 10'd705;
+                10'd99: gf_inv = 10'd900;
+                10'd100: gf_inv = 10'd502;
+                10'd101: gf_inv = 10'd427;
+                10'd102: gf_inv = 10'd930;
+                10'd103: gf_inv = 10'd310;
+                10'd104: gf_inv = 10'd29;
+                10'd105: gf_inv = 10'd690;
+                10'd106: gf_inv = 10'd990;
+                10'd107: gf_inv = 10'd38;
+                10'd108: gf_inv = 10'd143;
+                10'd109: gf_inv = 10'd337;
+                10'd110: gf_inv = 10'd631;
+                10'd111: gf_inv = 10'd559;
+                10'd112: gf_inv = 10'd938;
+                10'd113: gf_inv = 10'd521;
+                10'd114: gf_inv = 10'd995;
+                10'd115: gf_inv = 10'd574;
+                10'd116: gf_inv = 10'd26;
+                10'd117: gf_inv = 10'd573;
+                10'd118: gf_inv = 10'd474;
+                10'd119: gf_inv = 10'd497;
+                10'd120: gf_inv = 10'd334;
+                10'd121: gf_inv = 10'd42;
+                10'd122: gf_inv = 10'd1008;
+                10'd123: gf_inv = 10'd157;
+                10'd124: gf_inv = 10'd869;
+                10'd125: gf_inv = 10'd197;
+                10'd126: gf_inv = 10'd976;
+                10'd127: gf_inv = 10'd24;
+                10'd128: gf_inv = 10'd588;
+                10'd129: gf_inv = 10'd8;
+                10'd130: gf_inv = 10'd695;
+                10'd131: gf_inv = 10'd747;
+                10'd132: gf_inv = 10'd291;
+                10'd133: gf_inv = 10'd33;
+                10'd134: gf_inv = 10'd583;
+                10'd135: gf_inv = 10'd67;
+                10'd136: gf_inv = 10'd829;
+                10'd137: gf_inv = 10'd810;
+                10'd138: gf_inv = 10'd744;
+                10'd139: gf_inv = 10'd993;
+                10'd140: gf_inv = 10'd445;
+                10'd141: gf_inv = 10'd908;
+                10'd142: gf_inv = 10'd336;
+                10'd143: gf_inv = 10'd108;
+                10'd144: gf_inv = 10'd358;
+                10'd145: gf_inv = 10'd64;
+                10'd146: gf_inv = 10'd369;
+                10'd147: gf_inv = 10'd512;
+                10'd148: gf_inv = 10'd158;
+                10'd149: gf_inv = 10'd490;
+                10'd150: gf_inv = 10'd678;
+                10'd151: gf_inv = 10'd819;
+                10'd152: gf_inv = 10'd796;
+                10'd153: gf_inv = 10'd175;
+                10'd154: gf_inv = 10'd182;
+                10'd155: gf_inv = 10'd206;
+                10'd156: gf_inv = 10'd1009;
+                10'd157: gf_inv = 10'd123;
+                10'd158: gf_inv = 10'd148;
+                10'd159: gf_inv = 10'd491;
+                10'd160: gf_inv = 10'd752;
+                10'd161: gf_inv = 10'd319;
+                10'd162: gf_inv = 10'd634;
+                10'd163: gf_inv = 10'd467;
+                10'd164: gf_inv = 10'd879;
+                10'd165: gf_inv = 10'd380;
+                10'd166: gf_inv = 10'd447;
+                10'd167: gf_inv = 10'd240;
+                10'd168: gf_inv = 10'd284;
+                10'd169: gf_inv = 10'd789;
+                10'd170: gf_inv = 10'd665;
+                10'd171: gf_inv = 10'd872;
+                10'd172: gf_inv = 10'd853;
+                10'd173: gf_inv = 10'd766;
+                10'd174: gf_inv = 10'd797;
+                10'd175: gf_inv = 10'd153;
+                10'd176: gf_inv = 10'd527;
+                10'd177: gf_inv = 10'd485;
+                10'd178: gf_inv = 10'd554;
+                10'd179: gf_inv = 10'd288;
+                10'd180: gf_inv = 10'd898;
+                10'd181: gf_inv = 10'd710;
+                10'd182: gf_inv = 10'd154;
+                10'd183: gf_inv = 10'd207;
+                10'd184: gf_inv = 10'd11;
+                10'd185: gf_inv = 10'd850;
+                10'd186: gf_inv = 10'd552;
+                10'd187: gf_inv = 10'd617;
+                10'd188: gf_inv = 10'd640;
+                10'd189: gf_inv = 10'd997;
+                10'd190: gf_inv = 10'd330;
+                10'd191: gf_inv = 10'd952;
+                10'd192: gf_inv = 10'd904;
+                10'd193: gf_inv = 10'd914;
+                10'd194: gf_inv = 10'd830;
+                10'd195: gf_inv = 10'd221;
+                10'd196: gf_inv = 10'd868;
+                10'd197: gf_inv = 10'd125;
+                10'd198: gf_inv = 10'd450;
+                10'd199: gf_inv = 10'd608;
+                10'd200: gf_inv = 10'd251;
+                10'd201: gf_inv = 10'd615;
+                10'd202: gf_inv = 10'd721;
+                10'd203: gf_inv = 10'd741;
+                10'd204: gf_inv = 10'd465;
+                10'd205: gf_inv = 10'd515;
+                10'd206: gf_inv = 10'd155;
+                10'd207: gf_inv = 10'd183;
+                10'd208: gf_inv = 10'd522;
+                10'd209: gf_inv = 10'd799;
+                10'd210: gf_inv = 10'd345;
+                10'd211: gf_inv = 10'd943;
+                10'd212: gf_inv = 10'd495;
+                10'd213: gf_inv = 10'd1006;
+                10'd214: gf_inv = 10'd19;
+                10'd215: gf_inv = 10'd803;
+                10'd216: gf_inv = 10'd579;
+                10'd217: gf_inv = 10'd784;
+                10'd218: gf_inv = 10'd684;
+                10'd219: gf_inv = 10'd601;
+                10'd220: gf_inv = 10'd831;
+                10'd221: gf_inv = 10'd195;
+                10'd222: gf_inv = 10'd787;
+                10'd223: gf_inv = 10'd482;
+                10'd224: gf_inv = 10'd469;
+                10'd225: gf_inv = 10'd396;
+                10'd226: gf_inv = 10'd768;
+                10'd227: gf_inv = 10'd564;
+                10'd228: gf_inv = 10'd1013;
+                10'd229: gf_inv = 10'd279;
+                10'd230: gf_inv = 10'd287;
+                10'd231: gf_inv = 10'd55;
+                10'd232: gf_inv = 10'd13;
+                10'd233: gf_inv = 10'd255;
+                10'd234: gf_inv = 10'd794;
+                10'd235: gf_inv = 10'd972;
+                10'd236: gf_inv = 10'd237;
+                10'd237: gf_inv = 10'd236;
+                10'd238: gf_inv = 10'd764;
+                10'd239: gf_inv = 10'd34;
+                10'd240: gf_inv = 10'd167;
+                10'd241: gf_inv = 10'd446;
+                10'd242: gf_inv = 10'd21;
+                10'd243: gf_inv = 10'd940;
+                10'd244: gf_inv = 10'd504;
+                10'd245: gf_inv = 10'd298;
+                10'd246: gf_inv = 10'd586;
+                10'd247: gf_inv = 10'd983;
+                10'd248: gf_inv = 10'd950;
+                10'd249: gf_inv = 10'd534;
+                10'd250: gf_inv = 10'd614;
+                10'd251: gf_inv = 10'd200;
+                10'd252: gf_inv = 10'd488;
+                10'd253: gf_inv = 10'd81;
+                10'd254: gf_inv = 10'd12;
+                10'd255: gf_inv = 10'd233;
+                10'd256: gf_inv = 10'd294;
+                10'd257: gf_inv = 10'd928;
+                10'd258: gf_inv = 10'd4;
+                10'd259: gf_inv = 10'd686;
+                10'd260: gf_inv = 10'd863;
+                10'd261: gf_inv = 10'd416;
+                10'd262: gf_inv = 10'd881;
+                10'd263: gf_inv = 10'd968;
+                10'd264: gf_inv = 10'd661;
+                10'd265: gf_inv = 10'd94;
+                10'd266: gf_inv = 10'd532;
+                10'd267: gf_inv = 10'd498;
+                10'd268: gf_inv = 10'd807;
+                10'd269: gf_inv = 10'd959;
+                10'd270: gf_inv = 10'd549;
+                10'd271: gf_inv = 10'd719;
+                10'd272: gf_inv = 10'd922;
+                10'd273: gf_inv = 10'd441;
+                10'd274: gf_inv = 10'd405;
+                10'd275: gf_inv = 10'd877;
+                10'd276: gf_inv = 10'd372;
+                10'd277: gf_inv = 10'd356;
+                10'd278: gf_inv = 10'd1012;
+                10'd279: gf_inv = 10'd229;
+                10'd280: gf_inv = 10'd730;
+                10'd281: gf_inv = 10'd333;
+                10'd282: gf_inv = 10'd454;
+                10'd283: gf_inv = 10'd677;
+                10'd284: gf_inv = 10'd168;
+                10'd285: gf_inv = 10'd788;
+                10'd286: gf_inv = 10'd54;
+                10'd287: gf_inv = 10'd230;
+                10'd288: gf_inv = 10'd179;
+                10'd289: gf_inv = 10'd555;
+                10'd290: gf_inv = 10'd32;
+                10'd291: gf_inv = 10'd132;
+                10'd292: gf_inv = 10'd700;
+                10'd293: gf_inv = 10'd492;
+                10'd294: gf_inv = 10'd256;
+                10'd295: gf_inv = 10'd929;
+                10'd296: gf_inv = 10'd79;
+                10'd297: gf_inv = 10'd1002;
+                10'd298: gf_inv = 10'd245;
+                10'd299: gf_inv = 10'd505;
+                10'd300: gf_inv = 10'd339;
+                10'd301: gf_inv = 10'd911;
+                10'd302: gf_inv = 10'd925;
+                10'd303: gf_inv = 10'd778;
+                10'd304: gf_inv = 10'd398;
+                10'd305: gf_inv = 10'd30;
+                10'd306: gf_inv = 10'd595;
+                10'd307: gf_inv = 10'd500;
+                10'd308: gf_inv = 10'd91;
+                10'd309: gf_inv = 10'd780;
+                10'd310: gf_inv = 10'd103;
+                10'd311: gf_inv = 10'd931;
+                10'd312: gf_inv = 10'd1020;
+                10'd313: gf_inv = 10'd944;
+                10'd314: gf_inv = 10'd569;
+                10'd315: gf_inv = 10'd85;
+                10'd316: gf_inv = 10'd74;
+                10'd317: gf_inv = 10'd324;
+                10'd318: gf_inv = 10'd753;
+                10'd319: gf_inv = 10'd161;
+                10'd320: gf_inv = 10'd376;
+                10'd321: gf_inv = 10'd743;
+                10'd322: gf_inv = 10'd667;
+                10'd323: gf_inv = 10'd649;
+                10'd324: gf_inv = 10'd317;
+                10'd325: gf_inv = 10'd75;
+                10'd326: gf_inv = 10'd749;
+                10'd327: gf_inv = 10'd409;
+                10'd328: gf_inv = 10'd947;
+                10'd329: gf_inv = 10'd551;
+                10'd330: gf_inv = 10'd190;
+                10'd331: gf_inv = 10'd953;
+                10'd332: gf_inv = 10'd731;
+                10'd333: gf_inv = 10'd281;
+                10'd334: gf_inv = 10'd120;
+                10'd335: gf_inv = 10'd43;
+                10'd336: gf_inv = 10'd142;
+                10'd337: gf_inv = 10'd109;
+                10'd338: gf_inv = 10'd910;
+                10'd339: gf_inv = 10'd300;
+                10'd340: gf_inv = 10'd840;
+                10'd341: gf_inv = 10'd645;
+                10'd342: gf_inv = 10'd436;
+                10'd343: gf_inv = 10'd518;
+                10'd344: gf_inv = 10'd942;
+                10'd345: gf_inv = 10'd210;
+                10'd346: gf_inv = 10'd383;
+                10'd347: gf_inv = 10'd477;
+                10'd348: gf_inv = 10'd906;
+                10'd349: gf_inv = 10'd419;
+                10'd350: gf_inv = 10'd584;
+                10'd351: gf_inv = 10'd413;
+                10'd352: gf_inv = 10'd771;
+                10'd353: gf_inv = 10'd857;
+                10'd354: gf_inv = 10'd758;
+                10'd355: gf_inv = 10'd362;
+                10'd356: gf_inv = 10'd277;
+                10'd357: gf_inv = 10'd373;
+                10'd358: gf_inv = 10'd144;
+                10'd359: gf_inv = 10'd65;
+                10'd360: gf_inv = 10'd449;
+                10'd361: gf_inv = 10'd751;
+                10'd362: gf_inv = 10'd355;
+                10'd363: gf_inv = 10'd759;
+                10'd364: gf_inv = 10'd77;
+                10'd365: gf_inv = 10'd560;
+                10'd366: gf_inv = 10'd611;
+                10'd367: gf_inv = 10'd14;
+                10'd368: gf_inv = 10'd513;
+                10'd369: gf_inv = 10'd146;
+                10'd370: gf_inv = 10'd425;
+                10'd371: gf_inv = 10'd754;
+                10'd372: gf_inv = 10'd276;
+                10'd373: gf_inv = 10'd357;
+                10'd374: gf_inv = 10'd816;
+                10'd375: gf_inv = 10'd896;
+                10'd376: gf_inv = 10'd320;
+                10'd377: gf_inv = 10'd742;
+                10'd378: gf_inv = 10'd1014;
+                10'd379: gf_inv = 10'd708;
+                10'd380: gf_inv = 10'd165;
+                10'd381: gf_inv = 10'd878;
+                10'd382: gf_inv = 10'd476;
+                10'd383: gf_inv = 10'd346;
+                10'd384: gf_inv = 10'd452;
+                10'd385: gf_inv = 10'd697;
+                10'd386: gf_inv = 10'd457;
+                10'd387: gf_inv = 10'd1023;
+                10'd388: gf_inv = 10'd415;
+                10'd389: gf_inv = 10'd606;
+                10'd390: gf_inv = 10'd618;
+                10'd391: gf_inv = 10'd965;
+                10'd392: gf_inv = 10'd434;
+                10'd393: gf_inv = 10'd966;
+                10'd394: gf_inv = 10'd570;
+                10'd395: gf_inv = 10'd49;
+                10'd396: gf_inv = 10'd225;
+                10'd397: gf_inv = 10'd468;
+                10'd398: gf_inv = 10'd304;
+                10'd399: gf_inv = 10'd31;
+                10'd400: gf_inv = 10'd633;
+                10'd401: gf_inv = 10'd36;
+                10'd402: gf_inv = 10'd823;
+                10'd403: gf_inv = 10'd885;
+                10'd404: gf_inv = 10'd876;
+                10'd405: gf_inv = 10'd274;
+                10'd406: gf_inv = 10'd886;
+                10'd407: gf_inv = 10'd643;
+                10'd408: gf_inv = 10'd748;
+                10'd409: gf_inv = 10'd327;
+                10'd410: gf_inv = 10'd773;
+                10'd411: gf_inv = 10'd737;
+                10'd412: gf_inv = 10'd585;
+                10'd413: gf_inv = 10'd351;
+                10'd414: gf_inv = 10'd607;
+                10'd415: gf_inv = 10'd388;
+                10'd416: gf_inv = 10'd261;
+                10'd417: gf_inv = 10'd862;
+                10'd418: gf_inv = 10'd907;
+                10'd419: gf_inv = 10'd349;
+                10'd420: gf_inv = 10'd680;
+                10'd421: gf_inv = 10'd955;
+                10'd422: gf_inv = 10'd979;
+                10'd423: gf_inv = 10'd41;
+                10'd424: gf_inv = 10'd755;
+                10'd425: gf_inv = 10'd370;
+                10'd426: gf_inv = 10'd503;
+                10'd427: gf_inv = 10'd101;
+                10'd428: gf_inv = 10'd525;
+                10'd429: gf_inv = 10'd957;
+                10'd430: gf_inv = 10'd917;
+                10'd431: gf_inv = 10'd834;
+                10'd432: gf_inv = 10'd805;
+                10'd433: gf_inv = 10'd926;
+                10'd434: gf_inv = 10'd392;
+                10'd435: gf_inv = 10'd967;
+                10'd436: gf_inv = 10'd342;
+                10'd437: gf_inv = 10'd519;
+                10'd438: gf_inv = 10'd808;
+                10'd439: gf_inv = 10'd762;
+                10'd440: gf_inv = 10'd923;
+                10'd441: gf_inv = 10'd273;
+                10'd442: gf_inv = 10'd613;
+                10'd443: gf_inv = 10'd812;
+                10'd444: gf_inv = 10'd909;
+                10'd445: gf_inv = 10'd140;
+                10'd446: gf_inv = 10'd241;
+                10'd447: gf_inv = 10'd166;
+                10'd448: gf_inv = 10'd750;
+                10'd449: gf_inv = 10'd360;
+                10'd450: gf_inv = 10'd198;
+                10'd451: gf_inv = 10'd609;
+                10'd452: gf_inv = 10'd384;
+                10'd453: gf_inv = 10'd696;
+                10'd454: gf_inv = 10'd282;
+                10'd455: gf_inv = 10'd676;
+                10'd456: gf_inv = 10'd1022;
+                10'd457: gf_inv = 10'd386;
+                10'd458: gf_inv = 10'd655;
+                10'd459: gf_inv = 10'd713;
+                10'd460: gf_inv = 10'd651;
+                10'd461: gf_inv = 10'd544;
+                10'd462: gf_inv = 10'd543;
+                10'd463: gf_inv = 10'd866;
+                10'd464: gf_inv = 10'd514;
+                10'd465: gf_inv = 10'd204;
+                10'd466: gf_inv = 10'd635;
+                10'd467: gf_inv = 10'd163;
+                10'd468: gf_inv = 10'd397;
+                10'd469: gf_inv = 10'd224;
+                10'd470: gf_inv = 10'd486;
+                10'd471: gf_inv = 10'd688;
+                10'd472: gf_inv = 10'd626;
+                10'd473: gf_inv = 10'd69;
+                10'd474: gf_inv = 10'd118;
+                10'd475: gf_inv = 10'd496;
+                10'd476: gf_inv = 10'd382;
+                10'd477: gf_inv = 10'd347;
+                10'd478: gf_inv = 10'd17;
+                10'd479: gf_inv = 10'd581;
+                10'd480: gf_inv = 10'd599;
+                10'd481: gf_inv = 10'd761;
+                10'd482: gf_inv = 10'd223;
+                10'd483: gf_inv = 10'd786;
+                10'd484: gf_inv = 10'd526;
+                10'd485: gf_inv = 10'd177;
+                10'd486: gf_inv = 10'd470;
+                10'd487: gf_inv = 10'd689;
+                10'd488: gf_inv = 10'd252;
+                10'd489: gf_inv = 10'd80;
+                10'd490: gf_inv = 10'd149;
+                10'd491: gf_inv = 10'd159;
+                10'd492: gf_inv = 10'd293;
+                10'd493: gf_inv = 10'd701;
+                10'd494: gf_inv = 10'd1007;
+                10'd495: gf_inv = 10'd212;
+                10'd496: gf_inv = 10'd475;
+                10'd497: gf_inv = 10'd119;
+                10'd498: gf_inv = 10'd267;
+                10'd499: gf_inv = 10'd533;
+                10'd500: gf_inv = 10'd307;
+                10'd501: gf_inv = 10'd594;
+                10'd502: gf_inv = 10'd100;
+                10'd503: gf_inv = 10'd426;
+                10'd504: gf_inv = 10'd244;
+                10'd505: gf_inv = 10'd299;
+                10'd506: gf_inv = 10'd556;
+                10'd507: gf_inv = 10'd756;
+                10'd508: gf_inv = 10'd6;
+                10'd509: gf_inv = 10'd735;
+                10'd510: gf_inv = 10'd624;
+                10'd511: gf_inv = 10'd912;
+                10'd512: gf_inv = 10'd147;
+                10'd513: gf_inv = 10'd368;
+                10'd514: gf_inv = 10'd464;
+                10'd515: gf_inv = 10'd205;
+                10'd516: gf_inv = 10'd2;
+                10'd517: gf_inv = 10'd1017;
+                10'd518: gf_inv = 10'd343;
+                10'd519: gf_inv = 10'd437;
+                10'd520: gf_inv = 10'd939;
+                10'd521: gf_inv = 10'd113;
+                10'd522: gf_inv = 10'd208;
+                10'd523: gf_inv = 10'd798;
+                10'd524: gf_inv = 10'd956;
+                10'd525: gf_inv = 10'd428;
+                10'd526: gf_inv = 10'd484;
+                10'd527: gf_inv = 10'd176;
+                10'd528: gf_inv = 10'd846;
+                10'd529: gf_inv = 10'd670;
+                10'd530: gf_inv = 10'd47;
+                10'd531: gf_inv = 10'd45;
+                10'd532: gf_inv = 10'd266;
+                10'd533: gf_inv = 10'd499;
+                10'd534: gf_inv = 10'd249;
+                10'd535: gf_inv = 10'd951;
+                10'd536: gf_inv = 10'd919;
+                10'd537: gf_inv = 10'd865;
+                10'd538: gf_inv = 10'd987;
+                10'd539: gf_inv = 10'd859;
+                10'd540: gf_inv = 10'd790;
+                10'd541: gf_inv = 10'd659;
+                10'd542: gf_inv = 10'd867;
+                10'd543: gf_inv = 10'd462;
+                10'd544: gf_inv = 10'd461;
+                10'd545: gf_inv = 10'd650;
+                10'd546: gf_inv = 10'd728;
+                10'd547: gf_inv = 10'd592;
+                10'd548: gf_inv = 10'd718;
+                10'd549: gf_inv = 10'd270;
+                10'd550: gf_inv = 10'd946;
+                10'd551: gf_inv = 10'd329;
+                10'd552: gf_inv = 10'd186;
+                10'd553: gf_inv = 10'd616;
+                10'd554: gf_inv = 10'd178;
+                10'd555: gf_inv = 10'd289;
+                10'd556: gf_inv = 10'd506;
+                10'd557: gf_inv = 10'd757;
+                10'd558: gf_inv = 10'd630;
+                10'd559: gf_inv = 10'd111;
+                10'd560: gf_inv = 10'd365;
+                10'd561: gf_inv = 10'd76;
+                10'd562: gf_inv = 10'd674;
+                10'd563: gf_inv = 10'd87;
+                10'd564: gf_inv = 10'd227;
+                10'd565: gf_inv = 10'd769;
+                10'd566: gf_inv = 10'd854;
+                10'd567: gf_inv = 10'd620;
+                10'd568: gf_inv = 10'd84;
+                10'd569: gf_inv = 10'd314;
+                10'd570: gf_inv = 10'd394;
+                10'd571: gf_inv = 10'd48;
+                10'd572: gf_inv = 10'd27;
+                10'd573: gf_inv = 10'd117;
+                10'd574: gf_inv = 10'd115;
+                10'd575: gf_inv = 10'd994;
+                10'd576: gf_inv = 10'd605;
+                10'd577: gf_inv = 10'd971;
+                10'd578: gf_inv = 10'd785;
+                10'd579: gf_inv = 10'd216;
+                10'd580: gf_inv = 10'd16;
+                10'd581: gf_inv = 10'd479;
+                10'd582: gf_inv = 10'd66;
+                10'd583: gf_inv = 10'd134;
+                10'd584: gf_inv = 10'd350;
+                10'd585: gf_inv = 10'd412;
+                10'd586: gf_inv = 10'd246;
+                10'd587: gf_inv = 10'd982;
+                10'd588: gf_inv = 10'd128;
+                10'd589: gf_inv = 10'd9;
+                10'd590: gf_inv = 10'd980;
+                10'd591: gf_inv = 10'd623;
+                10'd592: gf_inv = 10'd547;
+                10'd593: gf_inv = 10'd729;
+                10'd594: gf_inv = 10'd501;
+                10'd595: gf_inv = 10'd306;
+                10'd596: gf_inv = 10'd638;
+                10'd597: gf_inv = 10'd934;
+                10'd598: gf_inv = 10'd760;
+                10'd599: gf_inv = 10'd480;
+                10'd600: gf_inv = 10'd685;
+                10'd601: gf_inv = 10'd219;
+                10'd602: gf_inv = 10'd963;
+                10'd603: gf_inv = 10'd889;
+                10'd604: gf_inv = 10'd970;
+                10'd605: gf_inv = 10'd576;
+                10'd606: gf_inv = 10'd389;
+                10'd607: gf_inv = 10'd414;
+                10'd608: gf_inv = 10'd199;
+                10'd609: gf_inv = 10'd451;
+                10'd610: gf_inv = 10'd15;
+                10'd611: gf_inv = 10'd366;
+                10'd612: gf_inv = 10'd813;
+                10'd613: gf_inv = 10'd442;
+                10'd614: gf_inv = 10'd250;
+                10'd615: gf_inv = 10'd201;
+                10'd616: gf_inv = 10'd553;
+                10'd617: gf_inv = 10'd187;
+                10'd618: gf_inv = 10'd390;
+                10'd619: gf_inv = 10'd964;
+                10'd620: gf_inv = 10'd567;
+                10'd621: gf_inv = 10'd855;
+                10'd622: gf_inv = 10'd981;
+                10'd623: gf_inv = 10'd591;
+                10'd624: gf_inv = 10'd510;
+                10'd625: gf_inv = 10'd913;
+                10'd626: gf_inv = 10'd472;
+                10'd627: gf_inv = 10'd68;
+                10'd628: gf_inv = 10'd792;
+                10'd629: gf_inv = 10'd97;
+                10'd630: gf_inv = 10'd558;
+                10'd631: gf_inv = 10'd110;
+                10'd632: gf_inv = 10'd37;
+                10'd633: gf_inv = 10'd400;
+                10'd634: gf_inv = 10'd162;
+                10'd635: gf_inv = 10'd466;
+                10'd636: gf_inv = 10'd892;
+                10'd637: gf_inv = 10'd849;
+                10'd638: gf_inv = 10'd596;
+                10'd639: gf_inv = 10'd935;
+                10'd640: gf_inv = 10'd188;
+                10'd641: gf_inv = 10'd996;
+                10'd642: gf_inv = 10'd887;
+                10'd643: gf_inv = 10'd407;
+                10'd644: gf_inv = 10'd841;
+                10'd645: gf_inv = 10'd341;
+                10'd646: gf_inv = 10'd832;
+                10'd647: gf_inv = 10'd921;
+                10'd648: gf_inv = 10'd666;
+                10'd649: gf_inv = 10'd323;
+                10'd650: gf_inv = 10'd545;
+                10'd651: gf_inv = 10'd460;
+                10'd652: gf_inv = 10'd882;
+                10'd653: gf_inv = 10'd723;
+                10'd654: gf_inv = 10'd712;
+                10'd655: gf_inv = 10'd458;
+                10'd656: gf_inv = 10'd989;
+                10'd657: gf_inv = 10'd1010;
+                10'd658: gf_inv = 10'd791;
+                10'd659: gf_inv = 10'd541;
+                10'd660: gf_inv = 10'd95;
+                10'd661: gf_inv = 10'd264;
+                10'd662: gf_inv = 10'd984;
+                10'd663: gf_inv = 10'd843;
+                10'd664: gf_inv = 10'd873;
+                10'd665: gf_inv = 10'd170;
+                10'd666: gf_inv = 10'd648;
+                10'd667: gf_inv = 10'd322;
+                10'd668: gf_inv = 10'd60;
+                10'd669: gf_inv = 10'd1000;
+                10'd670: gf_inv = 10'd529;
+                10'd671: gf_inv = 10'd847;
+                10'd672: gf_inv = 10'd71;
+                10'd673: gf_inv = 10'd891;
+                10'd674: gf_inv = 10'd562;
+                10'd675: gf_inv = 10'd86;
+                10'd676: gf_inv = 10'd455;
+                10'd677: gf_inv = 10'd283;
+                10'd678: gf_inv = 10'd150;
+                10'd679: gf_inv = 10'd818;
+                10'd680: gf_inv = 10'd420;
+                10'd681: gf_inv = 10'd954;
+                10'd682: gf_inv = 10'd838;
+                10'd683: gf_inv = 10'd826;
+                10'd684: gf_inv = 10'd218;
+                10'd685: gf_inv = 10'd600;
+                10'd686: gf_inv = 10'd259;
+                10'd687: gf_inv = 10'd5;
+                10'd688: gf_inv = 10'd471;
+                10'd689: gf_inv = 10'd487;
+                10'd690: gf_inv = 10'd105;
+                10'd691: gf_inv = 10'd28;
+                10'd692: gf_inv = 10'd699;
+                10'd693: gf_inv = 10'd724;
+                10'd694: gf_inv = 10'd746;
+                10'd695: gf_inv = 10'd130;
+                10'd696: gf_inv = 10'd453;
+                10'd697: gf_inv = 10'd385;
+                10'd698: gf_inv = 10'd725;
+                10'd699: gf_inv = 10'd692;
+                10'd700: gf_inv = 10'd292;
+                10'd701: gf_inv = 10'd493;
+                10'd702: gf_inv = 10'd714;
+                10'd703: gf_inv = 10'd777;
+                10'd704: gf_inv = 10'd901;
+                10'd705: gf_inv = 10'd98;
+                10'd706: gf_inv = 10'd936;
+                10'd707: gf_inv = 10'd62;
+                10'd708: gf_inv = 10'd379;
+                10'd709: gf_inv = 10'd1015;
+                10'd710: gf_inv = 10'd181;
+                10'd711: gf_inv = 10'd899;
+                10'd712: gf_inv = 10'd654;
+                10'd713: gf_inv = 10'd459;
+                10'd714: gf_inv = 10'd702;
+                10'd715: gf_inv = 10'd776;
+                10'd716: gf_inv = 10'd72;
+                10'd717: gf_inv = 10'd739;
+                10'd718: gf_inv = 10'd548;
+                10'd719: gf_inv = 10'd271;
+                10'd720: gf_inv = 10'd740;
+                10'd721: gf_inv = 10'd202;
+                10'd722: gf_inv = 10'd883;
+                10'd723: gf_inv = 10'd653;
+                10'd724: gf_inv = 10'd693;
+                10'd725: gf_inv = 10'd698;
+                10'd726: gf_inv = 10'd895;
+                10'd727: gf_inv = 10'd82;
+                10'd728: gf_inv = 10'd546;
+                10'd729: gf_inv = 10'd593;
+                10'd730: gf_inv = 10'd280;
+                10'd731: gf_inv = 10'd332;
+                10'd732: gf_inv = 10'd821;
+                10'd733: gf_inv = 10'd903;
+                10'd734: gf_inv = 10'd7;
+                10'd735: gf_inv = 10'd509;
+                10'd736: gf_inv = 10'd772;
+                10'd737: gf_inv = 10'd411;
+                10'd738: gf_inv = 10'd73;
+                10'd739: gf_inv = 10'd717;
+                10'd740: gf_inv = 10'd720;
+                10'd741: gf_inv = 10'd203;
+                10'd742: gf_inv = 10'd377;
+                10'd743: gf_inv = 10'd321;
+                10'd744: gf_inv = 10'd138;
+                10'd745: gf_inv = 10'd992;
+                10'd746: gf_inv = 10'd694;
+                10'd747: gf_inv = 10'd131;
+                10'd748: gf_inv = 10'd408;
+                10'd749: gf_inv = 10'd326;
+                10'd750: gf_inv = 10'd448;
+                10'd751: gf_inv = 10'd361;
+                10'd752: gf_inv = 10'd160;
+                10'd753: gf_inv = 10'd318;
+                10'd754: gf_inv = 10'd371;
+                10'd755: gf_inv = 10'd424;
+                10'd756: gf_inv = 10'd507;
+                10'd757: gf_inv = 10'd557;
+                10'd758: gf_inv = 10'd354;
+                10'd759: gf_inv = 10'd363;
+                10'd760: gf_inv = 10'd598;
+                10'd761: gf_inv = 10'd481;
+                10'd762: gf_inv = 10'd439;
+                10'd763: gf_inv = 10'd809;
+                10'd764: gf_inv = 10'd238;
+                10'd765: gf_inv = 10'd35;
+                10'd766: gf_inv = 10'd173;
+                10'd767: gf_inv = 10'd852;
+                10'd768: gf_inv = 10'd226;
+                10'd769: gf_inv = 10'd565;
+                10'd770: gf_inv = 10'd856;
+                10'd771: gf_inv = 10'd352;
+                10'd772: gf_inv = 10'd736;
+                10'd773: gf_inv = 10'd410;
+                10'd774: gf_inv = 10'd1019;
+                10'd775: gf_inv = 10'd874;
+                10'd776: gf_inv = 10'd715;
+                10'd777: gf_inv = 10'd703;
+                10'd778: gf_inv = 10'd303;
+                10'd779: gf_inv = 10'd924;
+                10'd780: gf_inv = 10'd309;
+                10'd781: gf_inv = 10'd90;
+                10'd782: gf_inv = 10'd998;
+                10'd783: gf_inv = 10'd871;
+                10'd784: gf_inv = 10'd217;
+                10'd785: gf_inv = 10'd578;
+                10'd786: gf_inv = 10'd483;
+                10'd787: gf_inv = 10'd222;
+                10'd788: gf_inv = 10'd285;
+                10'd789: gf_inv = 10'd169;
+                10'd790: gf_inv = 10'd540;
+                10'd791: gf_inv = 10'd658;
+                10'd792: gf_inv = 10'd628;
+                10'd793: gf_inv = 10'd96;
+                10'd794: gf_inv = 10'd234;
+                10'd795: gf_inv = 10'd973;
+                10'd796: gf_inv = 10'd152;
+                10'd797: gf_inv = 10'd174;
+                10'd798: gf_inv = 10'd523;
+                10'd799: gf_inv = 10'd209;
+                10'd800: gf_inv = 10'd824;
+                10'd801: gf_inv = 10'd933;
+                10'd802: gf_inv = 10'd18;
+                10'd803: gf_inv = 10'd215;
+                10'd804: gf_inv = 10'd927;
+                10'd805: gf_inv = 10'd432;
+                10'd806: gf_inv = 10'd958;
+                10'd807: gf_inv = 10'd268;
+                10'd808: gf_inv = 10'd438;
+                10'd809: gf_inv = 10'd763;
+                10'd810: gf_inv = 10'd137;
+                10'd811: gf_inv = 10'd828;
+                10'd812: gf_inv = 10'd443;
+                10'd813: gf_inv = 10'd612;
+                10'd814: gf_inv = 10'd837;
+                10'd815: gf_inv = 10'd960;
+                10'd816: gf_inv = 10'd374;
+                10'd817: gf_inv = 10'd897;
+                10'd818: gf_inv = 10'd679;
+                10'd819: gf_inv = 10'd151;
+                10'd820: gf_inv = 10'd902;
+                10'd821: gf_inv = 10'd732;
+                10'd822: gf_inv = 10'd884;
+                10'd823: gf_inv = 10'd402;
+                10'd824: gf_inv = 10'd800;
+                10'd825: gf_inv = 10'd932;
+                10'd826: gf_inv = 10'd683;
+                10'd827: gf_inv = 10'd839;
+                10'd828: gf_inv = 10'd811;
+                10'd829: gf_inv = 10'd136;
+                10'd830: gf_inv = 10'd194;
+                10'd831: gf_inv = 10'd220;
+                10'd832: gf_inv = 10'd646;
+                10'd833: gf_inv = 10'd920;
+                10'd834: gf_inv = 10'd431;
+                10'd835: gf_inv = 10'd916;
+                10'd836: gf_inv = 10'd961;
+                10'd837: gf_inv = 10'd814;
+                10'd838: gf_inv = 10'd682;
+                10'd839: gf_inv = 10'd827;
+                10'd840: gf_inv = 10'd340;
+                10'd841: gf_inv = 10'd644;
+                10'd842: gf_inv = 10'd985;
+                10'd843: gf_inv = 10'd663;
+                10'd844: gf_inv = 10'd1005;
+                10'd845: gf_inv = 10'd51;
+                10'd846: gf_inv = 10'd528;
+                10'd847: gf_inv = 10'd671;
+                10'd848: gf_inv = 10'd893;
+                10'd849: gf_inv = 10'd637;
+                10'd850: gf_inv = 10'd185;
+                10'd851: gf_inv = 10'd10;
+                10'd852: gf_inv = 10'd767;
+                10'd853: gf_inv = 10'd172;
+                10'd854: gf_inv = 10'd566;
+                10'd855: gf_inv = 10'd621;
+                10'd856: gf_inv = 10'd770;
+                10'd857: gf_inv = 10'd353;
+                10'd858: gf_inv = 10'd986;
+                10'd859: gf_inv = 10'd539;
+                10'd860: gf_inv = 10'd974;
+                10'd861: gf_inv = 10'd56;
+                10'd862: gf_inv = 10'd417;
+                10'd863: gf_inv = 10'd260;
+                10'd864: gf_inv = 10'd918;
+                10'd865: gf_inv = 10'd537;
+                10'd866: gf_inv = 10'd463;
+                10'd867: gf_inv = 10'd542;
+                10'd868: gf_inv = 10'd196;
+                10'd869: gf_inv = 10'd124;
+                10'd870: gf_inv = 10'd999;
+                10'd871: gf_inv = 10'd783;
+                10'd872: gf_inv = 10'd171;
+                10'd873: gf_inv = 10'd664;
+                10'd874: gf_inv = 10'd775;
+                10'd875: gf_inv = 10'd1018;
+                10'd876: gf_inv = 10'd404;
+                10'd877: gf_inv = 10'd275;
+                10'd878: gf_inv = 10'd381;
+                10'd879: gf_inv = 10'd164;
+                10'd880: gf_inv = 10'd969;
+                10'd881: gf_inv = 10'd262;
+                10'd882: gf_inv = 10'd652;
+                10'd883: gf_inv = 10'd722;
+                10'd884: gf_inv = 10'd822;
+                10'd885: gf_inv = 10'd403;
+                10'd886: gf_inv = 10'd406;
+                10'd887: gf_inv = 10'd642;
+                10'd888: gf_inv = 10'd962;
+                10'd889: gf_inv = 10'd603;
+                10'd890: gf_inv = 10'd70;
+                10'd891: gf_inv = 10'd673;
+                10'd892: gf_inv = 10'd636;
+                10'd893: gf_inv = 10'd848;
+                10'd894: gf_inv = 10'd83;
+                10'd895: gf_inv = 10'd726;
+                10'd896: gf_inv = 10'd375;
+                10'd897: gf_inv = 10'd817;
+                10'd898: gf_inv = 10'd180;
+                10'd899: gf_inv = 10'd711;
+                10'd900: gf_inv = 10'd99;
+                10'd901: gf_inv = 10'd704;
+                10'd902: gf_inv = 10'd820;
+                10'd903: gf_inv = 10'd733;
+                10'd904: gf_inv = 10'd192;
+                10'd905: gf_inv = 10'd915;
+                10'd906: gf_inv = 10'd348;
+                10'd907: gf_inv = 10'd418;
+                10'd908: gf_inv = 10'd141;
+                10'd909: gf_inv = 10'd444;
+                10'd910: gf_inv = 10'd338;
+                10'd911: gf_inv = 10'd301;
+                10'd912: gf_inv = 10'd511;
+                10'd913: gf_inv = 10'd625;
+                10'd914: gf_inv = 10'd193;
+                10'd915: gf_inv = 10'd905;
+                10'd916: gf_inv = 10'd835;
+                10'd917: gf_inv = 10'd430;
+                10'd918: gf_inv = 10'd864;
+                10'd919: gf_inv = 10'd536;
+                10'd920: gf_inv = 10'd833;
+                10'd921: gf_inv = 10'd647;
+                10'd922: gf_inv = 10'd272;
+                10'd923: gf_inv = 10'd440;
+                10'd924: gf_inv = 10'd779;
+                10'd925: gf_inv = 10'd302;
+                10'd926: gf_inv = 10'd433;
+                10'd927: gf_inv = 10'd804;
+                10'd928: gf_inv = 10'd257;
+                10'd929: gf_inv = 10'd295;
+                10'd930: gf_inv = 10'd102;
+                10'd931: gf_inv = 10'd311;
+                10'd932: gf_inv = 10'd825;
+                10'd933: gf_inv = 10'd801;
+                10'd934: gf_inv = 10'd597;
+                10'd935: gf_inv = 10'd639;
+                10'd936: gf_inv = 10'd706;
+                10'd937: gf_inv = 10'd63;
+                10'd938: gf_inv = 10'd112;
+                10'd939: gf_inv = 10'd520;
+                10'd940: gf_inv = 10'd243;
+                10'd941: gf_inv = 10'd20;
+                10'd942: gf_inv = 10'd344;
+                10'd943: gf_inv = 10'd211;
+                10'd944: gf_inv = 10'd313;
+                10'd945: gf_inv = 10'd1021;
+                10'd946: gf_inv = 10'd550;
+                10'd947: gf_inv = 10'd328;
+                10'd948: gf_inv = 10'd59;
+                10'd949: gf_inv = 10'd53;
+                10'd950: gf_inv = 10'd248;
+                10'd951: gf_inv = 10'd535;
+                10'd952: gf_inv = 10'd191;
+                10'd953: gf_inv = 10'd331;
+                10'd954: gf_inv = 10'd681;
+                10'd955: gf_inv = 10'd421;
+                10'd956: gf_inv = 10'd524;
+                10'd957: gf_inv = 10'd429;
+                10'd958: gf_inv = 10'd806;
+                10'd959: gf_inv = 10'd269;
+                10'd960: gf_inv = 10'd815;
+                10'd961: gf_inv = 10'd836;
+                10'd962: gf_inv = 10'd888;
+                10'd963: gf_inv = 10'd602;
+                10'd964: gf_inv = 10'd619;
+                10'd965: gf_inv = 10'd391;
+                10'd966: gf_inv = 10'd393;
+                10'd967: gf_inv = 10'd435;
+                10'd968: gf_inv = 10'd263;
+                10'd969: gf_inv = 10'd880;
+                10'd970: gf_inv = 10'd604;
+                10'd971: gf_inv = 10'd577;
+                10'd972: gf_inv = 10'd235;
+                10'd973: gf_inv = 10'd795;
+                10'd974: gf_inv = 10'd860;
+                10'd975: gf_inv = 10'd57;
+                10'd976: gf_inv = 10'd126;
+                10'd977: gf_inv = 10'd25;
+                10'd978: gf_inv = 10'd40;
+                10'd979: gf_inv = 10'd422;
+                10'd980: gf_inv = 10'd590;
+                10'd981: gf_inv = 10'd622;
+                10'd982: gf_inv = 10'd587;
+                10'd983: gf_inv = 10'd247;
+                10'd984: gf_inv = 10'd662;
+                10'd985: gf_inv = 10'd842;
+                10'd986: gf_inv = 10'd858;
+                10'd987: gf_inv = 10'd538;
+                10'd988: gf_inv = 10'd1011;
+                10'd989: gf_inv = 10'd656;
+                10'd990: gf_inv = 10'd106;
+                10'd991: gf_inv = 10'd39;
+                10'd992: gf_inv = 10'd745;
+                10'd993: gf_inv = 10'd139;
+                10'd994: gf_inv = 10'd575;
+                10'd995: gf_inv = 10'd114;
+                10'd996: gf_inv = 10'd641;
+                10'd997: gf_inv = 10'd189;
+                10'd998: gf_inv = 10'd782;
+                10'd999: gf_inv = 10'd870;
+                10'd1000: gf_inv = 10'd669;
+                10'd1001: gf_inv = 10'd61;
+                10'd1002: gf_inv = 10'd297;
+                10'd1003: gf_inv = 10'd78;
+                10'd1004: gf_inv = 10'd50;
+                10'd1005: gf_inv = 10'd844;
+                10'd1006: gf_inv = 10'd213;
+                10'd1007: gf_inv = 10'd494;
+                10'd1008: gf_inv = 10'd122;
+                10'd1009: gf_inv = 10'd156;
+                10'd1010: gf_inv = 10'd657;
+                10'd1011: gf_inv = 10'd988;
+                10'd1012: gf_inv = 10'd278;
+                10'd1013: gf_inv = 10'd228;
+                10'd1014: gf_inv = 10'd378;
+                10'd1015: gf_inv = 10'd709;
+                10'd1016: gf_inv = 10'd3;
+                10'd1017: gf_inv = 10'd517;
+                10'd1018: gf_inv = 10'd875;
+                10'd1019: gf_inv = 10'd774;
+                10'd1020: gf_inv = 10'd312;
+                10'd1021: gf_inv = 10'd945;
+                10'd1022: gf_inv = 10'd456;
+                10'd1023: gf_inv = 10'd387;
+                default: begin
+                    gf_inv = 10'd0;
+                end
+            endcase
+        end
+    endfunction
     wire [9:0] s1_odd0;
     assign s1_odd0 = s1_odd[9:0];
     wire [9:0] s1_num0;
     assign s1_num0 = s1_num[9:0];
     wire [9:0] inv0; // Λ_odd⁻¹
-    assign inv0 = {
-        INV_B9[s1_odd0], INV_B8[s1_odd0], INV_B7[s1_odd0], INV_B6[s1_odd0], INV_B5[s1_odd0], INV_B4[s1_odd0], INV_B3[s1_odd0], INV_B2[s1_odd0],
-        INV_B1[s1_odd0], INV_B0[s1_odd0]
-    };
+    assign inv0 = gf_inv(s1_odd0);
     wire [9:0] s1_odd1;
     assign s1_odd1 = s1_odd[19:10];
     wire [9:0] s1_num1;
     assign s1_num1 = s1_num[19:10];
     wire [9:0] inv1; // Λ_odd⁻¹
-    assign inv1 = {
-        INV_B9[s1_odd1], INV_B8[s1_odd1], INV_B7[s1_odd1], INV_B6[s1_odd1], INV_B5[s1_odd1], INV_B4[s1_odd1], INV_B3[s1_odd1], INV_B2[s1_odd1],
-        INV_B1[s1_odd1], INV_B0[s1_odd1]
-    };
+    assign inv1 = gf_inv(s1_odd1);
     wire [9:0] s1_odd2;
     assign s1_odd2 = s1_odd[29:20];
     wire [9:0] s1_num2;
     assign s1_num2 = s1_num[29:20];
     wire [9:0] inv2; // Λ_odd⁻¹
-    assign inv2 = {
-        INV_B9[s1_odd2], INV_B8[s1_odd2], INV_B7[s1_odd2], INV_B6[s1_odd2], INV_B5[s1_odd2], INV_B4[s1_odd2], INV_B3[s1_odd2], INV_B2[s1_odd2],
-        INV_B1[s1_odd2], INV_B0[s1_odd2]
-    };
+    assign inv2 = gf_inv(s1_odd2);
     wire [9:0] s1_odd3;
     assign s1_odd3 = s1_odd[39:30];
     wire [9:0] s1_num3;
     assign s1_num3 = s1_num[39:30];
     wire [9:0] inv3; // Λ_odd⁻¹
-    assign inv3 = {
-        INV_B9[s1_odd3], INV_B8[s1_odd3], INV_B7[s1_odd3], INV_B6[s1_odd3], INV_B5[s1_odd3], INV_B4[s1_odd3], INV_B3[s1_odd3], INV_B2[s1_odd3],
-        INV_B1[s1_odd3], INV_B0[s1_odd3]
-    };
+    assign inv3 = gf_inv(s1_odd3);
     wire [9:0] s1_odd4;
     assign s1_odd4 = s1_odd[49:40];
     wire [9:0] s1_num4;
     assign s1_num4 = s1_num[49:40];
     wire [9:0] inv4; // Λ_odd⁻¹
-    assign inv4 = {
-        INV_B9[s1_odd4], INV_B8[s1_odd4], INV_B7[s1_odd4], INV_B6[s1_odd4], INV_B5[s1_odd4], INV_B4[s1_odd4], INV_B3[s1_odd4], INV_B2[s1_odd4],
-        INV_B1[s1_odd4], INV_B0[s1_odd4]
-    };
+    assign inv4 = gf_inv(s1_odd4);
     wire [9:0] s1_odd5;
     assign s1_odd5 = s1_odd[59:50];
     wire [9:0] s1_num5;
     assign s1_num5 = s1_num[59:50];
     wire [9:0] inv5; // Λ_odd⁻¹
-    assign inv5 = {
-        INV_B9[s1_odd5], INV_B8[s1_odd5], INV_B7[s1_odd5], INV_B6[s1_odd5], INV_B5[s1_odd5], INV_B4[s1_odd5], INV_B3[s1_odd5], INV_B2[s1_odd5],
-        INV_B1[s1_odd5], INV_B0[s1_odd5]
-    };
+    assign inv5 = gf_inv(s1_odd5);
     wire [9:0] s1_odd6;
     assign s1_odd6 = s1_odd[69:60];
     wire [9:0] s1_num6;
     assign s1_num6 = s1_num[69:60];
     wire [9:0] inv6; // Λ_odd⁻¹
-    assign inv6 = {
-        INV_B9[s1_odd6], INV_B8[s1_odd6], INV_B7[s1_odd6], INV_B6[s1_odd6], INV_B5[s1_odd6], INV_B4[s1_odd6], INV_B3[s1_odd6], INV_B2[s1_odd6],
-        INV_B1[s1_odd6], INV_B0[s1_odd6]
-    };
+    assign inv6 = gf_inv(s1_odd6);
     wire [9:0] s1_odd7;
     assign s1_odd7 = s1_odd[79:70];
     wire [9:0] s1_num7;
     assign s1_num7 = s1_num[79:70];
     wire [9:0] inv7; // Λ_odd⁻¹
-    assign inv7 = {
-        INV_B9[s1_odd7], INV_B8[s1_odd7], INV_B7[s1_odd7], INV_B6[s1_odd7], INV_B5[s1_odd7], INV_B4[s1_odd7], INV_B3[s1_odd7], INV_B2[s1_odd7],
-        INV_B1[s1_odd7], INV_B0[s1_odd7]
-    };
+    assign inv7 = gf_inv(s1_odd7);
     wire [9:0] s1_odd8;
     assign s1_odd8 = s1_odd[89:80];
     wire [9:0] s1_num8;
     assign s1_num8 = s1_num[89:80];
     wire [9:0] inv8; // Λ_odd⁻¹
-    assign inv8 = {
-        INV_B9[s1_odd8], INV_B8[s1_odd8], INV_B7[s1_odd8], INV_B6[s1_odd8], INV_B5[s1_odd8], INV_B4[s1_odd8], INV_B3[s1_odd8], INV_B2[s1_odd8],
-        INV_B1[s1_odd8], INV_B0[s1_odd8]
-    };
+    assign inv8 = gf_inv(s1_odd8);
     wire [9:0] s1_odd9;
     assign s1_odd9 = s1_odd[99:90];
     wire [9:0] s1_num9;
     assign s1_num9 = s1_num[99:90];
     wire [9:0] inv9; // Λ_odd⁻¹
-    assign inv9 = {
-        INV_B9[s1_odd9], INV_B8[s1_odd9], INV_B7[s1_odd9], INV_B6[s1_odd9], INV_B5[s1_odd9], INV_B4[s1_odd9], INV_B3[s1_odd9], INV_B2[s1_odd9],
-        INV_B1[s1_odd9], INV_B0[s1_odd9]
-    };
+    assign inv9 = gf_inv(s1_odd9);
     wire [9:0] s1_odd10;
     assign s1_odd10 = s1_odd[109:100];
     wire [9:0] s1_num10;
     assign s1_num10 = s1_num[109:100];
     wire [9:0] inv10; // Λ_odd⁻¹
-    assign inv10 = {
-        INV_B9[s1_odd10], INV_B8[s1_odd10], INV_B7[s1_odd10], INV_B6[s1_odd10], INV_B5[s1_odd10], INV_B4[s1_odd10], INV_B3[s1_odd10],
-        INV_B2[s1_odd10], INV_B1[s1_odd10], INV_B0[s1_odd10]
-    };
+    assign inv10 = gf_inv(s1_odd10);
     wire [9:0] s1_odd11;
     assign s1_odd11 = s1_odd[119:110];
     wire [9:0] s1_num11;
     assign s1_num11 = s1_num[119:110];
     wire [9:0] inv11; // Λ_odd⁻¹
-    assign inv11 = {
-        INV_B9[s1_odd11], INV_B8[s1_odd11], INV_B7[s1_odd11], INV_B6[s1_odd11], INV_B5[s1_odd11], INV_B4[s1_odd11], INV_B3[s1_odd11],
-        INV_B2[s1_odd11], INV_B1[s1_odd11], INV_B0[s1_odd11]
-    };
+    assign inv11 = gf_inv(s1_odd11);
     wire [9:0] s1_odd12;
     assign s1_odd12 = s1_odd[129:120];
     wire [9:0] s1_num12;
     assign s1_num12 = s1_num[129:120];
     wire [9:0] inv12; // Λ_odd⁻¹
-    assign inv12 = {
-        INV_B9[s1_odd12], INV_B8[s1_odd12], INV_B7[s1_odd12], INV_B6[s1_odd12], INV_B5[s1_odd12], INV_B4[s1_odd12], INV_B3[s1_odd12],
-        INV_B2[s1_odd12], INV_B1[s1_odd12], INV_B0[s1_odd12]
-    };
+    assign inv12 = gf_inv(s1_odd12);
     wire [9:0] s1_odd13;
     assign s1_odd13 = s1_odd[139:130];
     wire [9:0] s1_num13;
     assign s1_num13 = s1_num[139:130];
     wire [9:0] inv13; // Λ_odd⁻¹
-    assign inv13 = {
-        INV_B9[s1_odd13], INV_B8[s1_odd13], INV_B7[s1_odd13], INV_B6[s1_odd13], INV_B5[s1_odd13], INV_B4[s1_odd13], INV_B3[s1_odd13],
-        INV_B2[s1_odd13], INV_B1[s1_odd13], INV_B0[s1_odd13]
-    };
+    assign inv13 = gf_inv(s1_odd13);
     wire [9:0] s1_odd14;
     assign s1_odd14 = s1_odd[149:140];
     wire [9:0] s1_num14;
     assign s1_num14 = s1_num[149:140];
     wire [9:0] inv14; // Λ_odd⁻¹
-    assign inv14 = {
-        INV_B9[s1_odd14], INV_B8[s1_odd14], INV_B7[s1_odd14], INV_B6[s1_odd14], INV_B5[s1_odd14], INV_B4[s1_odd14], INV_B3[s1_odd14],
-        INV_B2[s1_odd14], INV_B1[s1_odd14], INV_B0[s1_odd14]
-    };
+    assign inv14 = gf_inv(s1_odd14);
     wire [9:0] s1_odd15;
     assign s1_odd15 = s1_odd[159:150];
     wire [9:0] s1_num15;
     assign s1_num15 = s1_num[159:150];
     wire [9:0] inv15; // Λ_odd⁻¹
-    assign inv15 = {
-        INV_B9[s1_odd15], INV_B8[s1_odd15], INV_B7[s1_odd15], INV_B6[s1_odd15], INV_B5[s1_odd15], INV_B4[s1_odd15], INV_B3[s1_odd15],
-        INV_B2[s1_odd15], INV_B1[s1_odd15], INV_B0[s1_odd15]
-    };
+    assign inv15 = gf_inv(s1_odd15);
     wire [9:0] s1_odd16;
     assign s1_odd16 = s1_odd[169:160];
     wire [9:0] s1_num16;
     assign s1_num16 = s1_num[169:160];
     wire [9:0] inv16; // Λ_odd⁻¹
-    assign inv16 = {
-        INV_B9[s1_odd16], INV_B8[s1_odd16], INV_B7[s1_odd16], INV_B6[s1_odd16], INV_B5[s1_odd16], INV_B4[s1_odd16], INV_B3[s1_odd16],
-        INV_B2[s1_odd16], INV_B1[s1_odd16], INV_B0[s1_odd16]
-    };
+    assign inv16 = gf_inv(s1_odd16);
     wire [9:0] s1_odd17;
     assign s1_odd17 = s1_odd[179:170];
     wire [9:0] s1_num17;
     assign s1_num17 = s1_num[179:170];
     wire [9:0] inv17; // Λ_odd⁻¹
-    assign inv17 = {
-        INV_B9[s1_odd17], INV_B8[s1_odd17], INV_B7[s1_odd17], INV_B6[s1_odd17], INV_B5[s1_odd17], INV_B4[s1_odd17], INV_B3[s1_odd17],
-        INV_B2[s1_odd17], INV_B1[s1_odd17], INV_B0[s1_odd17]
-    };
+    assign inv17 = gf_inv(s1_odd17);
     wire [9:0] s1_odd18;
     assign s1_odd18 = s1_odd[189:180];
     wire [9:0] s1_num18;
     assign s1_num18 = s1_num[189:180];
     wire [9:0] inv18; // Λ_odd⁻¹
-    assign inv18 = {
-        INV_B9[s1_odd18], INV_B8[s1_odd18], INV_B7[s1_odd18], INV_B6[s1_odd18], INV_B5[s1_odd18], INV_B4[s1_odd18], INV_B3[s1_odd18],
-        INV_B2[s1_odd18], INV_B1[s1_odd18], INV_B0[s1_odd18]
-    };
+    assign inv18 = gf_inv(s1_odd18);
     wire [9:0] s1_odd19;
     assign s1_odd19 = s1_odd[199:190];
     wire [9:0] s1_num19;
     assign s1_num19 = s1_num[199:190];
     wire [9:0] inv19; // Λ_odd⁻¹
-    assign inv19 = {
-        INV_B9[s1_odd19], INV_B8[s1_odd19], INV_B7[s1_odd19], INV_B6[s1_odd19], INV_B5[s1_odd19], INV_B4[s1_odd19], INV_B3[s1_odd19],
-        INV_B2[s1_odd19], INV_B1[s1_odd19], INV_B0[s1_odd19]
-    };
+    assign inv19 = gf_inv(s1_odd19);
     wire [9:0] s1_odd20;
     assign s1_odd20 = s1_odd[209:200];
     wire [9:0] s1_num20;
     assign s1_num20 = s1_num[209:200];
     wire [9:0] inv20; // Λ_odd⁻¹
-    assign inv20 = {
-        INV_B9[s1_odd20], INV_B8[s1_odd20], INV_B7[s1_odd20], INV_B6[s1_odd20], INV_B5[s1_odd20], INV_B4[s1_odd20], INV_B3[s1_odd20],
-        INV_B2[s1_odd20], INV_B1[s1_odd20], INV_B0[s1_odd20]
-    };
+    assign inv20 = gf_inv(s1_odd20);
     wire [9:0] s1_odd21;
     assign s1_odd21 = s1_odd[219:210];
     wire [9:0] s1_num21;
     assign s1_num21 = s1_num[219:210];
     wire [9:0] inv21; // Λ_odd⁻¹
-    assign inv21 = {
-        INV_B9[s1_odd21], INV_B8[s1_odd21], INV_B7[s1_odd21], INV_B6[s1_odd21], INV_B5[s1_odd21], INV_B4[s1_odd21], INV_B3[s1_odd21],
-        INV_B2[s1_odd21], INV_B1[s1_odd21], INV_B0[s1_odd21]
-    };
+    assign inv21 = gf_inv(s1_odd21);
     wire [9:0] s1_odd22;
     assign s1_odd22 = s1_odd[229:220];
     wire [9:0] s1_num22;
     assign s1_num22 = s1_num[229:220];
     wire [9:0] inv22; // Λ_odd⁻¹
-    assign inv22 = {
-        INV_B9[s1_odd22], INV_B8[s1_odd22], INV_B7[s1_odd22], INV_B6[s1_odd22], INV_B5[s1_odd22], INV_B4[s1_odd22], INV_B3[s1_odd22],
-        INV_B2[s1_odd22], INV_B1[s1_odd22], INV_B0[s1_odd22]
-    };
+    assign inv22 = gf_inv(s1_odd22);
     wire [9:0] s1_odd23;
     assign s1_odd23 = s1_odd[239:230];
     wire [9:0] s1_num23;
     assign s1_num23 = s1_num[239:230];
     wire [9:0] inv23; // Λ_odd⁻¹
-    assign inv23 = {
-        INV_B9[s1_odd23], INV_B8[s1_odd23], INV_B7[s1_odd23], INV_B6[s1_odd23], INV_B5[s1_odd23], INV_B4[s1_odd23], INV_B3[s1_odd23],
-        INV_B2[s1_odd23], INV_B1[s1_odd23], INV_B0[s1_odd23]
-    };
+    assign inv23 = gf_inv(s1_odd23);
     wire [9:0] s1_odd24;
     assign s1_odd24 = s1_odd[249:240];
     wire [9:0] s1_num24;
     assign s1_num24 = s1_num[249:240];
     wire [9:0] inv24; // Λ_odd⁻¹
-    assign inv24 = {
-        INV_B9[s1_odd24], INV_B8[s1_odd24], INV_B7[s1_odd24], INV_B6[s1_odd24], INV_B5[s1_odd24], INV_B4[s1_odd24], INV_B3[s1_odd24],
-        INV_B2[s1_odd24], INV_B1[s1_odd24], INV_B0[s1_odd24]
-    };
+    assign inv24 = gf_inv(s1_odd24);
     wire [9:0] s1_odd25;
     assign s1_odd25 = s1_odd[259:250];
     wire [9:0] s1_num25;
     assign s1_num25 = s1_num[259:250];
     wire [9:0] inv25; // Λ_odd⁻¹
-    assign inv25 = {
-        INV_B9[s1_odd25], INV_B8[s1_odd25], INV_B7[s1_odd25], INV_B6[s1_odd25], INV_B5[s1_odd25], INV_B4[s1_odd25], INV_B3[s1_odd25],
-        INV_B2[s1_odd25], INV_B1[s1_odd25], INV_B0[s1_odd25]
-    };
+    assign inv25 = gf_inv(s1_odd25);
     wire [9:0] s1_odd26;
     assign s1_odd26 = s1_odd[269:260];
     wire [9:0] s1_num26;
     assign s1_num26 = s1_num[269:260];
     wire [9:0] inv26; // Λ_odd⁻¹
-    assign inv26 = {
-        INV_B9[s1_odd26], INV_B8[s1_odd26], INV_B7[s1_odd26], INV_B6[s1_odd26], INV_B5[s1_odd26], INV_B4[s1_odd26], INV_B3[s1_odd26],
-        INV_B2[s1_odd26], INV_B1[s1_odd26], INV_B0[s1_odd26]
-    };
+    assign inv26 = gf_inv(s1_odd26);
     wire [9:0] s1_odd27;
     assign s1_odd27 = s1_odd[279:270];
     wire [9:0] s1_num27;
     assign s1_num27 = s1_num[279:270];
     wire [9:0] inv27; // Λ_odd⁻¹
-    assign inv27 = {
-        INV_B9[s1_odd27], INV_B8[s1_odd27], INV_B7[s1_odd27], INV_B6[s1_odd27], INV_B5[s1_odd27], INV_B4[s1_odd27], INV_B3[s1_odd27],
-        INV_B2[s1_odd27], INV_B1[s1_odd27], INV_B0[s1_odd27]
-    };
+    assign inv27 = gf_inv(s1_odd27);
     wire [9:0] s1_odd28;
     assign s1_odd28 = s1_odd[289:280];
     wire [9:0] s1_num28;
     assign s1_num28 = s1_num[289:280];
     wire [9:0] inv28; // Λ_odd⁻¹
-    assign inv28 = {
-        INV_B9[s1_odd28], INV_B8[s1_odd28], INV_B7[s1_odd28], INV_B6[s1_odd28], INV_B5[s1_odd28], INV_B4[s1_odd28], INV_B3[s1_odd28],
-        INV_B2[s1_odd28], INV_B1[s1_odd28], INV_B0[s1_odd28]
-    };
+    assign inv28 = gf_inv(s1_odd28);
     wire [9:0] s1_odd29;
     assign s1_odd29 = s1_odd[299:290];
     wire [9:0] s1_num29;
     assign s1_num29 = s1_num[299:290];
     wire [9:0] inv29; // Λ_odd⁻¹
-    assign inv29 = {
-        INV_B9[s1_odd29], INV_B8[s1_odd29], INV_B7[s1_odd29], INV_B6[s1_odd29], INV_B5[s1_odd29], INV_B4[s1_odd29], INV_B3[s1_odd29],
-        INV_B2[s1_odd29], INV_B1[s1_odd29], INV_B0[s1_odd29]
-    };
+    assign inv29 = gf_inv(s1_odd29);
     wire [9:0] s1_odd30;
     assign s1_odd30 = s1_odd[309:300];
     wire [9:0] s1_num30;
     assign s1_num30 = s1_num[309:300];
     wire [9:0] inv30; // Λ_odd⁻¹
-    assign inv30 = {
-        INV_B9[s1_odd30], INV_B8[s1_odd30], INV_B7[s1_odd30], INV_B6[s1_odd30], INV_B5[s1_odd30], INV_B4[s1_odd30], INV_B3[s1_odd30],
-        INV_B2[s1_odd30], INV_B1[s1_odd30], INV_B0[s1_odd30]
-    };
+    assign inv30 = gf_inv(s1_odd30);
     wire [9:0] s1_odd31;
     assign s1_odd31 = s1_odd[319:310];
     wire [9:0] s1_num31;
     assign s1_num31 = s1_num[319:310];
     wire [9:0] inv31; // Λ_odd⁻¹
-    assign inv31 = {
-        INV_B9[s1_odd31], INV_B8[s1_odd31], INV_B7[s1_odd31], INV_B6[s1_odd31], INV_B5[s1_odd31], INV_B4[s1_odd31], INV_B3[s1_odd31],
-        INV_B2[s1_odd31], INV_B1[s1_odd31], INV_B0[s1_odd31]
-    };
+    assign inv31 = gf_inv(s1_odd31);
     wire [9:0] s1_odd32;
     assign s1_odd32 = s1_odd[329:320];
     wire [9:0] s1_num32;
     assign s1_num32 = s1_num[329:320];
     wire [9:0] inv32; // Λ_odd⁻¹
-    assign inv32 = {
-        INV_B9[s1_odd32], INV_B8[s1_odd32], INV_B7[s1_odd32], INV_B6[s1_odd32], INV_B5[s1_odd32], INV_B4[s1_odd32], INV_B3[s1_odd32],
-        INV_B2[s1_odd32], INV_B1[s1_odd32], INV_B0[s1_odd32]
-    };
+    assign inv32 = gf_inv(s1_odd32);
     wire [9:0] s2_num0;
     assign s2_num0 = s2_num[9:0];
     wire [9:0] s2_inv0;

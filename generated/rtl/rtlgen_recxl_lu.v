@@ -1151,54 +1151,22 @@ module rtlgen_recxl_lu (
     reg [31:0] rel_word; // word rel_widx of the row being released
     always @* begin
         case (rel_widx)
-            4'd0: begin
-                rel_word = rel_data_q[31:0];
-            end
-            4'd1: begin
-                rel_word = rel_data_q[63:32];
-            end
-            4'd2: begin
-                rel_word = rel_data_q[95:64];
-            end
-            4'd3: begin
-                rel_word = rel_data_q[127:96];
-            end
-            4'd4: begin
-                rel_word = rel_data_q[159:128];
-            end
-            4'd5: begin
-                rel_word = rel_data_q[191:160];
-            end
-            4'd6: begin
-                rel_word = rel_data_q[223:192];
-            end
-            4'd7: begin
-                rel_word = rel_data_q[255:224];
-            end
-            4'd8: begin
-                rel_word = rel_data_q[287:256];
-            end
-            4'd9: begin
-                rel_word = rel_data_q[319:288];
-            end
-            4'd10: begin
-                rel_word = rel_data_q[351:320];
-            end
-            4'd11: begin
-                rel_word = rel_data_q[383:352];
-            end
-            4'd12: begin
-                rel_word = rel_data_q[415:384];
-            end
-            4'd13: begin
-                rel_word = rel_data_q[447:416];
-            end
-            4'd14: begin
-                rel_word = rel_data_q[479:448];
-            end
-            4'd15: begin
-                rel_word = rel_data_q[511:480];
-            end
+            4'd0: rel_word = rel_data_q[31:0];
+            4'd1: rel_word = rel_data_q[63:32];
+            4'd2: rel_word = rel_data_q[95:64];
+            4'd3: rel_word = rel_data_q[127:96];
+            4'd4: rel_word = rel_data_q[159:128];
+            4'd5: rel_word = rel_data_q[191:160];
+            4'd6: rel_word = rel_data_q[223:192];
+            4'd7: rel_word = rel_data_q[255:224];
+            4'd8: rel_word = rel_data_q[287:256];
+            4'd9: rel_word = rel_data_q[319:288];
+            4'd10: rel_word = rel_data_q[351:320];
+            4'd11: rel_word = rel_data_q[383:352];
+            4'd12: rel_word = rel_data_q[415:384];
+            4'd13: rel_word = rel_data_q[447:416];
+            4'd14: rel_word = rel_data_q[479:448];
+            4'd15: rel_word = rel_data_q[511:480];
             default: begin
                 rel_word = 32'd0;
             end
@@ -2648,75 +2616,29 @@ module rtlgen_recxl_lu (
                 cnt21_q <= {{5{1'd0}}, count_q};
             end
             case (stat_sel)
-                5'd0: begin
-                    stat_q <= cnt0_q;
-                end
-                5'd1: begin
-                    stat_q <= cnt1_q;
-                end
-                5'd2: begin
-                    stat_q <= cnt2_q;
-                end
-                5'd3: begin
-                    stat_q <= cnt3_q;
-                end
-                5'd4: begin
-                    stat_q <= cnt4_q;
-                end
-                5'd5: begin
-                    stat_q <= cnt5_q;
-                end
-                5'd6: begin
-                    stat_q <= cnt6_q;
-                end
-                5'd7: begin
-                    stat_q <= cnt7_q;
-                end
-                5'd8: begin
-                    stat_q <= cnt8_q;
-                end
-                5'd9: begin
-                    stat_q <= cnt9_q;
-                end
-                5'd10: begin
-                    stat_q <= cnt10_q;
-                end
-                5'd11: begin
-                    stat_q <= cnt11_q;
-                end
-                5'd12: begin
-                    stat_q <= cnt12_q;
-                end
-                5'd13: begin
-                    stat_q <= cnt13_q;
-                end
-                5'd14: begin
-                    stat_q <= cnt14_q;
-                end
-                5'd15: begin
-                    stat_q <= cnt15_q;
-                end
-                5'd16: begin
-                    stat_q <= cnt16_q;
-                end
-                5'd17: begin
-                    stat_q <= cnt17_q;
-                end
-                5'd18: begin
-                    stat_q <= cnt18_q;
-                end
-                5'd19: begin
-                    stat_q <= cnt19_q;
-                end
-                5'd20: begin
-                    stat_q <= cnt20_q;
-                end
-                5'd21: begin
-                    stat_q <= cnt21_q;
-                end
-                5'd22: begin
-                    stat_q <= cnt22_q;
-                end
+                5'd0: stat_q <= cnt0_q;
+                5'd1: stat_q <= cnt1_q;
+                5'd2: stat_q <= cnt2_q;
+                5'd3: stat_q <= cnt3_q;
+                5'd4: stat_q <= cnt4_q;
+                5'd5: stat_q <= cnt5_q;
+                5'd6: stat_q <= cnt6_q;
+                5'd7: stat_q <= cnt7_q;
+                5'd8: stat_q <= cnt8_q;
+                5'd9: stat_q <= cnt9_q;
+                5'd10: stat_q <= cnt10_q;
+                5'd11: stat_q <= cnt11_q;
+                5'd12: stat_q <= cnt12_q;
+                5'd13: stat_q <= cnt13_q;
+                5'd14: stat_q <= cnt14_q;
+                5'd15: stat_q <= cnt15_q;
+                5'd16: stat_q <= cnt16_q;
+                5'd17: stat_q <= cnt17_q;
+                5'd18: stat_q <= cnt18_q;
+                5'd19: stat_q <= cnt19_q;
+                5'd20: stat_q <= cnt20_q;
+                5'd21: stat_q <= cnt21_q;
+                5'd22: stat_q <= cnt22_q;
                 default: begin
                     stat_q <= 16'd0;
                 end

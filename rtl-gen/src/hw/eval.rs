@@ -196,6 +196,7 @@ impl Compiler<'_> {
             Expr::Ternary(c, a, b) => CExpr::Ternary(Box::new(self.expr(c)), Box::new(self.expr(a)), Box::new(self.expr(b))),
             Expr::Concat(parts) => CExpr::Concat(parts.iter().map(|p| self.expr(p)).collect()),
             Expr::Repeat(n, a) => CExpr::Repeat(*n as usize, Box::new(self.expr(a))),
+            Expr::Call(name, _) => panic!("module {}: function call `{name}` is not supported by the evaluator", self.module.name),
             Expr::XorAll(terms) => CExpr::XorAll(terms.iter().map(|t| self.expr(t)).collect()),
             Expr::Parity { of, mask, invert } => CExpr::Parity(Box::new(self.expr(of)), Bits::from(mask), *invert),
         }
@@ -276,6 +277,7 @@ impl Sim {
                 Item::Memory { name, .. } => panic!("module {}: memory `{name}` is not supported by the evaluator", module.name),
                 Item::AlwaysComb(_) => panic!("module {}: always @* is not supported by the evaluator", module.name),
                 Item::Instance { name, .. } => panic!("module {}: instance `{name}` is not supported by the evaluator", module.name),
+                Item::Function { name, .. } => panic!("module {}: function `{name}` is not supported by the evaluator", module.name),
             }
         }
         let comb = order(&assigns, c.widths.len()).unwrap_or_else(|sig| {

@@ -116,6 +116,8 @@ pub enum Expr {
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     Concat(Vec<Expr>),
     Repeat(u32, Box<Expr>),
+    /// `name(args…)`: a call of a function the module declares with [`Item::Function`].
+    Call(String, Vec<Expr>),
     /// `a ^ b ^ …` over a short list (a 6-input LUT's worth): the node of explicit XOR trees.
     XorAll(Vec<Expr>),
     /// The parity of the bits of `of` selected by `mask`, inverted when `invert`:
@@ -180,7 +182,7 @@ impl Expr {
     fn is_atom(&self) -> bool {
         matches!(
             self,
-            Expr::Ident(_) | Expr::Bit(..) | Expr::Slice(..) | Expr::Index(..) | Expr::Const(_) | Expr::Dec(..) | Expr::Concat(_) | Expr::Repeat(..)
+            Expr::Ident(_) | Expr::Bit(..) | Expr::Slice(..) | Expr::Index(..) | Expr::Const(_) | Expr::Dec(..) | Expr::Concat(_) | Expr::Repeat(..) | Expr::Call(..)
         )
     }
 
@@ -237,6 +239,16 @@ impl Expr {
                 let _ = write!(out, "{{{n}{{");
                 e.write(out);
                 out.push_str("}}");
+            }
+            Expr::Call(name, args) => {
+                let _ = write!(out, "{name}(");
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    a.write(out);
+                }
+                out.push(')');
             }
             Expr::XorAll(terms) => {
                 for (i, t) in terms.iter().enumerate() {
@@ -458,6 +470,10 @@ pub enum Item {
     AlwaysFf { reset: Option<Vec<Stmt>>, body: Vec<Stmt> },
     AlwaysComb(Vec<Stmt>),
     Instance { module: String, name: String, conns: Vec<(String, Expr)> },
+    /// `function [width-1:0] name; input [arg_width-1:0] arg; begin body end endfunction`: a
+    /// combinational function (the body assigns `name` with `=`), for a table read by many
+    /// lanes that would otherwise be printed once per lane.
+    Function { name: String, width: u32, arg: String, arg_width: u32, doc: String, body: Vec<Stmt> },
 }
 
 impl Item {
@@ -546,6 +562,11 @@ fn write_stmt(out: &mut String, stmt: &Stmt, level: usize, op: &str) {
             for (labels, body) in arms {
                 indent(out, level + 1);
                 let l: Vec<String> = labels.iter().map(Expr::render).collect();
+                if let [Stmt::Assign(lhs, rhs)] = body.as_slice() {
+                    // A one-assignment arm (a table row) stays on one line.
+                    let _ = writeln!(out, "{}: {} {op} {};", l.join(", "), lhs.render(), rhs.render());
+                    continue;
+                }
                 let _ = writeln!(out, "{}: begin", l.join(", "));
                 write_stmts(out, body, level + 2, op);
                 indent(out, level + 1);
@@ -660,6 +681,19 @@ impl Module {
                     out.push_str("    end\n");
                 }
             },
+            Item::Function { name, width, arg, arg_width, doc, body } => {
+                if !out.ends_with("\n\n") {
+                    out.push('\n');
+                }
+                for line in doc.lines() {
+                    let _ = writeln!(out, "    // {line}");
+                }
+                let _ = writeln!(out, "    function {}{name};", range(*width));
+                let _ = writeln!(out, "        input {}{arg};", range(*arg_width));
+                out.push_str("        begin\n");
+                write_stmts(out, body, 3, "=");
+                out.push_str("        end\n    endfunction\n");
+            }
             Item::Instance { module, name, conns } => {
                 let _ = writeln!(out, "    {module} {name} (");
                 let w = conns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);

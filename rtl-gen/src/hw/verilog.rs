@@ -752,4 +752,17 @@ mod tests {
         assert!(text.contains("always @(posedge clk or negedge rst_n)"), "{text}");
         assert!(text.contains("q <= 1'd0;") && text.contains("q <= d;"), "{text}");
     }
+
+    #[test]
+    fn a_table_function_prints_one_row_per_line_and_is_called_by_name() {
+        let arms = (1..4).map(|a| (vec![Expr::Dec(2, a)], vec![Stmt::set(Expr::id("f"), Expr::Dec(2, 3 - a))])).collect();
+        let mut m = Module { name: "m".into(), ports: vec![], items: vec![], reset: None };
+        m.items.push(Item::Function { name: "f".into(), width: 2, arg: "a".into(), arg_width: 2, doc: "a table".into(), body: vec![Stmt::Case(Expr::id("a"), arms, vec![Stmt::set(Expr::id("f"), Expr::Dec(2, 0))])] });
+        m.items.push(Item::assign(Expr::id("y"), Expr::Call("f".into(), vec![Expr::id("x")])));
+        let text = m.render();
+        assert!(text.contains("    // a table\n    function [1:0] f;\n        input [1:0] a;\n        begin\n            case (a)\n"), "{text}");
+        assert!(text.contains("                2'd1: f = 2'd2;\n"), "{text}");
+        assert!(text.contains("        end\n    endfunction\n"), "{text}");
+        assert!(text.contains("assign y = f(x);"), "{text}");
+    }
 }

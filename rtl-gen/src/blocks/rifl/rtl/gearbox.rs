@@ -70,36 +70,22 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     );
     let open = if overlap { Expr::or(id("eop").not(), id("flush")) } else { id("eop").not() };
     it.push(Item::assign(id("in_ready"), Expr::and(open, le(id("base"), id("IN_ROOM")))));
-    // base is a multiple of g = gcd(I, O) whenever an input is placed, and at most C - I: a
-    // one-hot select of the u-byte unit base[top-1:ub] (u = the largest power of two dividing
-    // g) gated with do_in, and per buffer byte an AND-OR over the few input bytes that can land
-    // there. (A logarithmic shifter over the whole buffer maps to about twice the LUTs.)
-    let ub = g.trailing_zeros();
-    let unit = 1u32 << ub;
-    let top = clog2((cap - ib) as u64 + 1).min(fw);
-    let positions = (cap - ib) / unit + 1;
-    it.push(Item::comment(&format!(
-        "Place the input bytes at byte offset base = {unit} * v, v = 0..{}: sel[v] = do_in and base selects v.",
-        positions - 1
-    )));
-    it.push(Item::wire("sel", positions, "one-hot placement of this cycle's input beat (zero without an input transfer)"));
-    for v in 0..positions {
-        let hit = if top > ub { Expr::eq(Expr::slice("base", top - 1, ub), dec(top - ub, v as u64)) } else { Expr::one() };
-        it.push(Item::assign(bit_of("sel", positions, v), Expr::and(id("do_in"), hit)));
+    // base is a multiple of g = gcd(I, O) whenever an input is placed: shift in g-byte units,
+    // over the base bits that can be set below C - I.
+    let gb = g.trailing_zeros();
+    let top = clog2((cap - ib) as u64 + 1);
+    it.push(Item::comment(&format!("Place the input bytes at byte offset base (a multiple of {g} when used): a logarithmic shifter over base[{}:{gb}].", top.max(gb + 1) - 1)));
+    wire(&mut it, "sh0", bits, "", cat(vec![zeros(bits - 8 * ib), id("in_masked")]));
+    let mut last = "sh0".to_string();
+    for b in gb..top.min(fw) {
+        let amount = 8u64 << b;
+        let next = format!("sh{}", b + 1);
+        let shifted = if amount >= bits as u64 { dec(bits, 0) } else { cat(vec![Expr::slice(&last, bits - 1 - amount as u32, 0), zeros(amount as u32)]) };
+        wire(&mut it, &next, bits, "", Expr::mux(bit_of("base", fw, b), shifted, id(&last)));
+        last = next;
     }
-    it.push(Item::wire("placed", bits, "the input beat at its offset (zero without an input transfer)"));
-    for k in 0..cap {
-        let terms: Vec<Expr> = (0..positions)
-            .filter(|&v| k >= v * unit && k - v * unit < ib)
-            .map(|v| {
-                let j = k - v * unit;
-                Expr::and(Expr::Repeat(8, Box::new(bit_of("sel", positions, v))), Expr::slice("in_masked", 8 * j + 7, 8 * j))
-            })
-            .collect();
-        let byte = if terms.is_empty() { dec(8, 0) } else { any(terms) };
-        it.push(Item::assign(Expr::slice("placed", 8 * k + 7, 8 * k), byte));
-    }
-    wire(&mut it, "buf_next", bits, "", Expr::or(id("kept"), id("placed")));
+    let placed = last;
+    wire(&mut it, "buf_next", bits, "", Expr::mux(id("do_in"), Expr::or(id("kept"), id(&placed)), id("kept")));
     let count_ext = if fw > cw { cat(vec![zeros(fw - cw), id("in_count")]) } else { id("in_count") };
     wire(&mut it, "fill_next", fw, "", Expr::mux(id("do_in"), add(id("base"), count_ext), id("base")));
     it.push(Item::AlwaysFf {

@@ -90,9 +90,11 @@ module rtlgen_rifl_tx (
     reg [9:0] rcnt; // retransmission procedure counter, 0 when none is under way
     reg fc_asked; // the far end was sent a flow-control pause and no resume yet
     reg prev_transfer; // the previous slot's state was Normal, Retrans or Send Retrans
+    reg s1_resend; // stage 1: resend (raw region from rbuf)
     reg s1_ctrl; // stage 1: control frame
-    reg [241:0] s1_raw; // stage 1: raw region of the slot's frame (new, control, or resent from the buffer)
+    reg [241:0] s1_raw; // stage 1: raw region of a new data or control frame
     reg [7:0] s1_id; // stage 1: frame ID for the verification code
+    reg [241:0] rbuf; // retransmission buffer read register
     reg [255:0] frame_q; // output register
     (* ram_style = "distributed" *) reg [241:0] mem [0:255]; // retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM)
 
@@ -162,10 +164,17 @@ module rtlgen_rifl_tx (
             mem[waddr] <= wdata;
         end
     end
+    always @(posedge clk) begin
+        if (en & resend) begin
+            rbuf <= mem[waddr];
+        end
+    end
 
     // Stage 2: scramble and encode the stage-1 frame.
-    wire [241:0] line_in; // s1_raw in line order {meta, payload}
-    assign line_in = {s1_raw[1:0], s1_raw[241:2]};
+    wire [241:0] raw2;
+    assign raw2 = s1_resend ? rbuf : s1_raw;
+    wire [241:0] line_in; // raw2 in line order {meta, payload}
+    assign line_in = {raw2[1:0], raw2[241:2]};
     wire [241:0] line2; // line region as sent
     rtlgen_rifl_scrambler u_scrambler (
         .clk  (clk),
@@ -191,6 +200,7 @@ module rtlgen_rifl_tx (
             rcnt <= 10'd0;
             fc_asked <= 1'd0;
             prev_transfer <= 1'd0;
+            s1_resend <= 1'd0;
             s1_ctrl <= 1'd1;
             s1_raw <= {CTRL_PAUSE_REQUEST, {232{1'd0}}, 2'd0};
             s1_id <= 8'd0;
@@ -202,9 +212,12 @@ module rtlgen_rifl_tx (
                 if (is_init) begin
                     init_cnt <= init_cnt + 9'd1;
                 end
+                s1_resend <= resend;
                 s1_ctrl <= (~resend) & (~is_norm);
                 s1_id <= (resend | is_norm) ? tx_id : ctrl_id;
-                s1_raw <= resend ? mem[waddr] : s1_next;
+                if (~resend) begin
+                    s1_raw <= s1_next;
+                end
                 if (is_norm | resend | (is_retr & (~rbusy))) begin
                     tx_id <= tx_id_inc;
                 end

@@ -59,9 +59,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     reg(&mut it, "rcnt", rw, "retransmission procedure counter, 0 when none is under way");
     reg(&mut it, "fc_asked", 1, "the far end was sent a flow-control pause and no resume yet");
     reg(&mut it, "prev_transfer", 1, "the previous slot's state was Normal, Retrans or Send Retrans");
+    reg(&mut it, "s1_resend", 1, "stage 1: resend (raw region from rbuf)");
     reg(&mut it, "s1_ctrl", 1, "stage 1: control frame");
-    reg(&mut it, "s1_raw", r, "stage 1: raw region of the slot's frame (new, control, or resent from the buffer)");
+    reg(&mut it, "s1_raw", r, "stage 1: raw region of a new data or control frame");
     reg(&mut it, "s1_id", ib, "stage 1: frame ID for the verification code");
+    reg(&mut it, "rbuf", r, "retransmission buffer read register");
     reg(&mut it, "frame_q", f, "output register");
     // LUT RAM, one port: a block RAM would need ceil(r/36) RAMB18s for the write bandwidth
     // and leave half of each empty (2^n <= 256 entries of 512); writes (Init, Normal) and
@@ -124,8 +126,14 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "waddr", ib, "the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans", Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), id("tx_id")));
     wire(&mut it, "wdata", r, "a filler in Init (new_raw is zero there)", id("new_raw"));
     it.push(Item::AlwaysFf { reset: None, body: vec![when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))])] });
+    it.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![when(Expr::and(id("en"), id("resend")), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("waddr"))))])],
+    });
+
     it.push(Item::comment("Stage 2: scramble and encode the stage-1 frame."));
-    wire(&mut it, "line_in", r, "s1_raw in line order {meta, payload}", cat(vec![Expr::slice("s1_raw", 1, 0), Expr::slice("s1_raw", r - 1, 2)]));
+    wire(&mut it, "raw2", r, "", Expr::mux(id("s1_resend"), id("rbuf"), id("s1_raw")));
+    wire(&mut it, "line_in", r, "raw2 in line order {meta, payload}", cat(vec![Expr::slice("raw2", 1, 0), Expr::slice("raw2", r - 1, 2)]));
     it.push(Item::wire("line2", r, "line region as sent"));
     if p.scrambler {
         it.push(clocked_instance(&n.scrambler, "u_scrambler", design.reset, vec![("en", id("en")), ("din", id("line_in")), ("dout", id("line2"))]));
@@ -147,6 +155,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         set_id("rcnt", dec(rw, 0)),
         set_id("fc_asked", Expr::zero()),
         set_id("prev_transfer", Expr::zero()),
+        set_id("s1_resend", Expr::zero()),
         set_id("s1_ctrl", Expr::one()),
         set_id("s1_raw", last_byte_raw(p, code(Ctrl::PauseRequest))),
         set_id("s1_id", dec(ib, 0)),
@@ -158,11 +167,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             set_id("frame_q", id("frame_next")),
             set_id("prev_transfer", any(vec![id("is_retr"), id("is_sretr"), id("is_norm")])),
             when(id("is_init"), vec![set_id("init_cnt", add(id("init_cnt"), dec(ib + 1, 1)))]),
+            set_id("s1_resend", id("resend")),
             set_id("s1_ctrl", Expr::and(id("resend").not(), id("is_norm").not())),
             set_id("s1_id", Expr::mux(Expr::or(id("resend"), id("is_norm")), id("tx_id"), id("ctrl_id"))),
-            // The buffer's asynchronous LUT-RAM read goes straight into stage 1: no read register
-            // and no stage-2 multiplexer between a resent and a new raw region.
-            set_id("s1_raw", Expr::mux(id("resend"), Expr::Index("mem".into(), Box::new(id("waddr"))), id("s1_next"))),
+            when(id("resend").not(), vec![set_id("s1_raw", id("s1_next"))]),
             when(any(vec![id("is_norm"), id("resend"), Expr::and(id("is_retr"), id("rbusy").not())]), vec![set_id("tx_id", id("tx_id_inc"))]),
             when(id("is_retr"), vec![set_id("rcnt", Expr::mux(id("r_last"), dec(rw, 0), add(id("rcnt"), dec(rw, 1))))]),
             when(

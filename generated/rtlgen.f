@@ -54,6 +54,8 @@ rtl/rtlgen_rxl_ep_alt.v
 rtl/rtlgen_rxl_sw_link_rx.v
 rtl/rtlgen_rxl_sw_link_tx.v
 rtl/rtlgen_sue_pk.v
+rtl/rtlgen_sue_ep_transport.v
+rtl/rtlgen_sue_ep.v
 rtl/rtlgen_recxl_map.v
 rtl/rtlgen_recxl_lu.v
 rtl/rtlgen_genz_llr.v

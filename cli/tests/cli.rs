@@ -112,6 +112,8 @@ fn cli_errors_are_reported_not_panicked() {
         &["sim", "rifl-sweep", "--packets", "0"],
         &["sim", "cosim", "--seed", "-3"],
         &["sim", "merge"],
+        &["sim", "sue", "--figures", "--fabric-cycles", "10"],
+        &["sim", "sue", "--figures", "--shard", "5/5"],
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -142,6 +144,8 @@ fn cli_errors_are_reported_not_panicked() {
     assert!(err.contains("--rxl-block cxl_ep: the endpoint's mode is cxl_baseline, not rxl"), "{err}");
     let err = fails(&run(&["sim", "rxl", "--topology", "1", "--switch-block", "rxl_ep"]));
     assert!(err.contains("--switch-block rxl_ep: block `rxl_ep` is of kind rxl_endpoint"), "{err}");
+    let err = fails(&run(&["sim", "sue", "--figures", "--endpoint", "sue_pk"]));
+    assert!(err.contains("--endpoint sue_pk: block `sue_pk` is of kind sue_packer in the built-in default design; allowed blocks of kind sue_endpoint: sue_ep"), "{err}");
     let err = fails(&run(&["sim", "merge", "small.toml", "missing.json"]));
     assert!(err.contains("missing.json: no such file (shard result #2 of 2)"), "{err}");
     let err = fails(&run(&["sim", "merge", "small.toml", "small.toml"]));

@@ -36,7 +36,7 @@ module rtlgen_crc32_pipe (
     output wire        out_valid  // crc valid; in_valid delayed by the latency
 );
 
-    // crc = M·data ^ c over GF(2): one masked parity per output bit (XNOR where c is 1).
+    // crc = M·data ^ c over GF(2) (inverted where c is 1): registered partial parities of masked column groups.
 
     // stage 1: registered partial parities over groups of up to 9 columns
     reg [7:0] crc_s1_r0;

@@ -40,7 +40,7 @@ module rtlgen_crc32_pipe_check (
     assign check_feed = {crc_in, data};
     wire [31:0] syndrome; // CRC(data, seq) ^ crc_in: zero iff the flit checks
 
-    // syndrome = M·{seq, data} ^ c ^ crc_in, one masked parity per bit.
+    // syndrome = M·{seq, data} ^ c ^ crc_in: registered partial parities of masked column groups.
 
     // stage 1: registered partial parities over groups of up to 11 columns
     reg [6:0] syndrome_s1_r0;

@@ -1483,8 +1483,10 @@ module rtlgen_recxl_lu (
     assign rescan = |(cfg_failed_mask & (~mask_seen_q));
     wire start_ok;
     assign start_ok = ctl_dump_start & (dstate_q == D_IDLE) & fetch_idle;
+    wire mask_gained;
+    assign mask_gained = |(cfg_failed_mask & (~emask_q));
     wire commit_ok;
-    assign commit_ok = ctl_dump_commit & (dstate_q == D_DONE) & (!overflow_q);
+    assign commit_ok = ctl_dump_commit & (dstate_q == D_DONE) & (!overflow_q) & (!mask_gained);
     wire [10:0] free_n;
     assign free_n = prev_n_q;
     wire [10:0] freed;
@@ -1591,7 +1593,7 @@ module rtlgen_recxl_lu (
         + {
             {15{1'd0}},
             {{1{1'd0}}, ctl_dump_start & ((dstate_q != D_IDLE) | (!fetch_idle))}
-                + {{1{1'd0}}, ctl_dump_commit & ((!(dstate_q == D_DONE)) | overflow_q)}
+                + {{1{1'd0}}, ctl_dump_commit & ((!(dstate_q == D_DONE)) | overflow_q | mask_gained)}
         };
     wire [16:0] cnt15_sum;
     assign cnt15_sum = {{1{1'd0}}, cnt15_q} + {{15{1'd0}}, {{1{1'd0}}, repl_fire & repl_failed} + {{1{1'd0}}, val_valid & val_failed}};
@@ -2561,7 +2563,7 @@ module rtlgen_recxl_lu (
                         mask_seen_q <= emask_q;
                         epoch_q <= epoch_q + 32'd1;
                         dstate_q <= D_IDLE;
-                    end else if (ctl_quiesce & (!quiesce_q)) begin
+                    end else if ((ctl_quiesce & (!quiesce_q)) | mask_gained) begin
                         dstate_q <= D_IDLE;
                     end
                 end

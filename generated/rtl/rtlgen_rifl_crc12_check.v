@@ -40,7 +40,7 @@ module rtlgen_rifl_crc12_check (
     assign check_feed = {crc_in, data};
     wire [11:0] syndrome; // CRC(data, seq) ^ crc_in: zero iff the flit checks
 
-    // syndrome = M·{seq, data} ^ c ^ crc_in, one masked parity per bit.
+    // syndrome = M·{seq, data} ^ c ^ crc_in: registered partial parities of masked column groups.
 
     // stage 1: output register
     reg [11:0] syndrome_q; // output register of the network

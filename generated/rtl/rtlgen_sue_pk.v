@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : sue_pk (kind sue_packer)
+// Shared : also instantiated by block(s) sue_ep
 // Latency: 2 cycle(s)
 //
 // SUE packer: 8 command queues (4 destinations x 2 VCs, 16 commands of 32 bytes each) in block

@@ -33,6 +33,7 @@ struct RawDesign {
     prefix: Option<String>,
     reset: Option<String>,
     clock_mhz: Option<f64>,
+    vivado_part: Option<String>,
     header_template: Option<String>,
 }
 
@@ -40,6 +41,22 @@ struct RawDesign {
 pub const DEFAULT_DESIGN: &str = include_str!("../designs/default.toml");
 
 pub const CLOCK_MHZ_RANGE: (f64, f64) = (1.0, 2000.0);
+
+/// The AMD part of the core's Vivado target when the design names none (a Virtex UltraScale+
+/// VU9P, the part of the RIFL paper's measurements).
+pub const DEFAULT_VIVADO_PART: &str = "xcvu9p-flga2104-2L-e";
+
+/// An AMD/Xilinx part name as Vivado takes it: `xc`, then lower-case letters, digits and
+/// dashes, with at least a device and a package field (e.g. `xc7a35tcpg236-1`,
+/// `xcvu9p-flga2104-2L-e`; the temperature grade letter may be upper case).
+pub fn is_vivado_part(s: &str) -> bool {
+    s.starts_with("xc")
+        && s.len() <= 40
+        && s.contains('-')
+        && !s.ends_with('-')
+        && !s.contains("--")
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == 'L' || c == 'H')
+}
 
 /// Lower snake case: a letter, then letters, digits and underscores; what module and file names
 /// are made of.
@@ -186,6 +203,13 @@ fn validate_design(raw: RawDesign, dir: &std::path::Path) -> ConfigResult<Design
     if !(lo..=hi).contains(&clock_mhz) {
         return Err(ConfigError::Design { field: "clock_mhz", problem: format!("= {clock_mhz} is out of range; allowed {lo}..={hi}") });
     }
+    let vivado_part = raw.vivado_part.unwrap_or_else(|| DEFAULT_VIVADO_PART.to_string());
+    if !is_vivado_part(&vivado_part) {
+        return Err(ConfigError::Design {
+            field: "vivado_part",
+            problem: format!("= \"{vivado_part}\" is not a Vivado part name; allowed: \"xc\" then lower-case letters, digits and dashes with a package field, e.g. \"{DEFAULT_VIVADO_PART}\" (the default) or \"xc7a35tcpg236-1\""),
+        });
+    }
     // Read and syntax-checked now, so a bad template fails before anything is generated.
     let header_template = match raw.header_template {
         None => None,
@@ -194,7 +218,7 @@ fn validate_design(raw: RawDesign, dir: &std::path::Path) -> ConfigResult<Design
         }
         Some(path) => Some(HeaderTemplate::load(&path, dir).map_err(|problem| ConfigError::Design { field: "header_template", problem })?),
     };
-    Ok(DesignInfo { name: raw.name, prefix, reset, clock_mhz, header_template })
+    Ok(DesignInfo { name: raw.name, prefix, reset, clock_mhz, vivado_part, header_template })
 }
 
 fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>> {

@@ -38,6 +38,8 @@ pub struct DesignInfo {
     pub prefix: String,
     pub reset: ResetStyle,
     pub clock_mhz: f64,
+    /// The part of the FuseSoC core's Vivado target (`vivado_part`).
+    pub vivado_part: String,
     /// The user's file header (`header_template = "FILE"`), parsed; rendered above the banner
     /// of every file.
     pub header_template: Option<HeaderTemplate>,

@@ -441,3 +441,15 @@ fn rs_fec_streaming_defaults_and_whole_codeword_equivalence() {
         assert!(ports.contains(&p), "{p} in {ports:?}");
     }
 }
+
+#[test]
+fn vivado_part_defaults_and_is_validated() {
+    let d = Design::parse(&block(GOOD), "good.toml").expect("valid");
+    assert_eq!(d.info.vivado_part, "xcvu9p-flga2104-2L-e");
+    let text = block(GOOD).replace("name = \"t\"\n", "name = \"t\"\nvivado_part = \"xc7a35tcpg236-1\"\n");
+    assert_eq!(Design::parse(&text, "good.toml").expect("valid").info.vivado_part, "xc7a35tcpg236-1");
+    for bad in ["", "lfe5u-85f", "xc7a35t", "xc7a35t cpg236-1", "xc7a35tcpg236-"] {
+        let text = block(GOOD).replace("name = \"t\"\n", &format!("name = \"t\"\nvivado_part = \"{bad}\"\n"));
+        refused(&text, &["`vivado_part`", &format!("\"{bad}\""), "xcvu9p-flga2104-2L-e"]);
+    }
+}

@@ -92,8 +92,11 @@ fn auto_flow_is_fast_only_for_the_multi_megabyte_modules() {
     let manifest = TreeManifest::load(&root).expect("manifest");
     let mut fast: Vec<&str> = manifest.modules.iter().map(|m| m.name.as_str()).filter(|m| synth::Flow::auto(&root, &manifest, m) == synth::Flow::Fast).collect();
     fast.sort_unstable();
-    // Since the Ethernet FEC streams (issue 15) no default module is over a megabyte.
-    assert!(fast.is_empty(), "{fast:?}");
+    // Since the Ethernet FEC streams (issue 15) the KR4/KP4 codecs are well under a megabyte;
+    // the three endpoints are over it (1.26 MB each: their flit CRC generator and checker are
+    // shared-node XOR networks, 0.45 + 0.62 MB), and `full` spends over ten minutes of ABC on
+    // each, so they are the ones `auto` sends to the fast flow. Everything else is under 0.65 MB.
+    assert_eq!(fast, ["rtlgen_cxl_ep", "rtlgen_rxl_ep", "rtlgen_rxl_ep_alt"]);
 }
 
 /// Full-size synthesis of the ISN CRC-64 beside the plain CRC-64 (≈3 minutes on 2 cores, so

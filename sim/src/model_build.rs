@@ -52,9 +52,16 @@ const CACHE_FORMAT: &str = "rtl-gen-sim cache v1";
 /// of a 16-bit CRC that Icarus and `-O0` simulate correctly gave wrong bits on every vector
 /// (`sim/tests/cosim_design.rs` runs that netlist). The generated RTL writes XOR networks as
 /// masked reductions already, so the pass gains nothing here.
+/// `-fno-dfg`: Verilator 5.006's dataflow-graph pass turns a wide XOR network (the shared-node
+/// CRC networks of the RXL endpoints, a 2,048-bit `lut6_tree` CRC) into one function holding
+/// thousands of temporaries, which `--output-split-cfuncs` cannot split and g++ compiles in far
+/// worse than linear time (one 6 MB function: 260 s); without the pass the same networks are
+/// ordinary split statements (the `rtlgen_rxl_ep` model: 52 → 30 MB of C++, 166 → 89 CPU-s at
+/// `-O1` file by file).
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
     "-fno-const-bit-op-tree",
+    "-fno-dfg",
     "--output-split",
     "20000",
     "--output-split-cfuncs",
@@ -116,6 +123,10 @@ const RUNTIME_SOURCES: &[&str] = &[
 ];
 /// Fast-path C++ above this size is split into several translation units compiled in parallel.
 const UNITY_CHUNK_BYTES: u64 = 256 * 1024;
+/// Largest unity translation unit: beyond a few megabytes g++ gains nothing from sharing the
+/// headers and its memory grows, so a model of tens of megabytes becomes many units (still
+/// compiled `jobs()` at a time) instead of one per CPU.
+const UNITY_MAX_BYTES: u64 = 4 << 20;
 
 /// What a build produced.
 #[derive(Debug, Clone)]
@@ -625,9 +636,9 @@ fn build_into(
         write_file(&unit, &includes(group))?;
         units.push((unit, opt));
     }
-    if !slow.is_empty() {
-        let unit = obj.join("rtlgen_slow.cpp");
-        write_file(&unit, &includes(&slow))?;
+    for (i, group) in split_by_size(slow, 1).iter().enumerate() {
+        let unit = obj.join(format!("rtlgen_slow_{i}.cpp"));
+        write_file(&unit, &includes(group))?;
         units.push((unit, OPT_SLOW));
     }
     let mut objects = Vec::new();
@@ -727,15 +738,23 @@ fn model_files(classes_mk: &str, obj: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (fast, slow)
 }
 
-/// Splits files into at most `max_groups` groups of similar total size, but only as many as
-/// the code size warrants (one per `UNITY_CHUNK_BYTES`): small models stay one unit.
+/// Splits files into groups of similar total size: `max_groups` at most while the code is small
+/// (one per `UNITY_CHUNK_BYTES`, so small models stay one unit), but always enough that no group
+/// is much over `UNITY_MAX_BYTES`.
 fn split_by_size(files: Vec<PathBuf>, max_groups: usize) -> Vec<Vec<PathBuf>> {
     let sized: Vec<(u64, PathBuf)> = files
         .into_iter()
         .map(|f| (fs::metadata(&f).map(|m| m.len()).unwrap_or(0), f))
         .collect();
+    group_sizes(sized, max_groups)
+}
+
+/// [`split_by_size`] on known sizes: largest first into the lightest group.
+fn group_sizes(sized: Vec<(u64, PathBuf)>, max_groups: usize) -> Vec<Vec<PathBuf>> {
     let total: u64 = sized.iter().map(|(s, _)| s).sum();
-    let n = (total.div_ceil(UNITY_CHUNK_BYTES) as usize).clamp(1, max_groups.max(1));
+    let by_chunk = (total.div_ceil(UNITY_CHUNK_BYTES) as usize).clamp(1, max_groups.max(1));
+    let by_cap = total.div_ceil(UNITY_MAX_BYTES) as usize;
+    let n = by_chunk.max(by_cap).min(sized.len()).max(1);
     let mut groups: Vec<(u64, Vec<PathBuf>)> = vec![(0, Vec::new()); n];
     let mut order = sized;
     order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -753,4 +772,57 @@ fn split_by_size(files: Vec<PathBuf>, max_groups: usize) -> Vec<Vec<PathBuf>> {
         })
         .filter(|g| !g.is_empty())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sized(sizes: &[u64]) -> Vec<(u64, PathBuf)> {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, PathBuf::from(format!("f{i:02}.cpp"))))
+            .collect()
+    }
+
+    fn total_of(group: &[PathBuf], sizes: &[u64]) -> u64 {
+        group
+            .iter()
+            .map(|p| sizes[p.to_string_lossy()[1..3].parse::<usize>().unwrap()])
+            .sum()
+    }
+
+    #[test]
+    fn small_models_stay_one_unit() {
+        let sizes = [100_000, 50_000, 30_000];
+        assert_eq!(group_sizes(sized(&sizes), 8).len(), 1);
+    }
+
+    #[test]
+    fn medium_models_get_one_unit_per_job() {
+        let sizes = [900_000; 4];
+        let groups = group_sizes(sized(&sizes), 2);
+        assert_eq!(groups.len(), 2);
+        assert!(groups.iter().all(|g| total_of(g, &sizes) == 1_800_000));
+    }
+
+    #[test]
+    fn large_models_are_capped_per_unit_and_keep_every_file_once() {
+        // The rtlgen_rxl_ep model: tens of megabytes in files of up to 5 MB.
+        let sizes = [
+            5_000_000, 3_200_000, 2_600_000, 2_000_000, 2_000_000, 1_800_000, 1_300_000, 700_000,
+            450_000, 16_000,
+        ];
+        let groups = group_sizes(sized(&sizes), 2);
+        let total: u64 = sizes.iter().sum();
+        assert_eq!(groups.len() as u64, total.div_ceil(UNITY_MAX_BYTES));
+        let mut seen: Vec<PathBuf> = groups.iter().flatten().cloned().collect();
+        seen.sort();
+        assert_eq!(seen, sized(&sizes).into_iter().map(|(_, p)| p).collect::<Vec<_>>());
+        // Largest-first packing: no group holds more than the cap plus its first (largest) file.
+        for g in &groups {
+            assert!(total_of(g, &sizes) <= UNITY_MAX_BYTES + 5_000_000, "{g:?}");
+        }
+    }
 }

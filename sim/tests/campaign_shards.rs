@@ -126,3 +126,83 @@ fn committed_rifl_sweep_rows_reproduce() {
     let hits: Vec<u64> = rows.iter().map(|l| l.split(',').nth(9).and_then(|v| v.parse().ok()).expect("frames_hit")).collect();
     assert_eq!(hits, [0, 111], "the rows cover the reference and points with frame errors");
 }
+
+/// The Gen-Z LLR campaign (models, small): 3 shards merged equal the single run, every unit
+/// exactly once and in order, and the report names every table.
+#[test]
+fn genz_merge_of_3_shards_equals_the_single_run() {
+    use rtl_gen_sim::campaign::genz::campaign::{self as genz, GenzImpl, GenzOptions};
+    let bench = genz::figures_bench().expect("figures design");
+    let opts = GenzOptions { implementation: GenzImpl::Model, sizes: vec![64], cables_m: vec![10.0], occupancy_cables_m: vec![2.0], bers: vec![1e-5], cycles: 8_000, fault_cycles: 8_000, ..GenzOptions::default() };
+    let single = genz::run(&bench, &opts, Shard::ALL, &mut Progress::hidden()).expect("single run");
+    assert_eq!(single.records.len(), 6, "faults, 2 x init, BER 0, BER 1e-5, occupancy at 2 m");
+    assert!(single.clean(), "{}", single.report());
+    let noisy = &single.records[4];
+    assert!(noisy.beats_hit > 0 && !noisy.recoveries.is_empty() && noisy.goodput(8) < single.records[3].goodput(8), "{noisy:?}");
+    let shards: Vec<ResultFile> = (0..3).map(|k| ResultFile::Genz(genz::run(&bench, &opts, Shard::new(k, 3).expect("shard"), &mut Progress::hidden()).expect("shard run"))).collect();
+    let merged = merge_through_files(shards, "genz");
+    assert_eq!(merged, ResultFile::Genz(single.clone()));
+    let report = merged.report();
+    for t in ["**Faults**", "**Init time**", "**Goodput vs BER**", "**Recovery time per error**", "**Retry-buffer occupancy"] {
+        assert!(report.contains(t), "{t} missing:\n{report}");
+    }
+    // Bad options are named.
+    let bad = GenzOptions { sizes: vec![12], ..opts };
+    let e = genz::run(&bench, &bad, Shard::ALL, &mut Progress::hidden()).unwrap_err().to_string();
+    assert!(e.contains("packet size 12"), "{e}");
+}
+
+/// The SUE figures (`rtl-gen sim sue --figures`) are a campaign of seven units: three shards
+/// merged through their JSON files give the single run's records, report and CSV. Small: the
+/// fabric models alone, 1,000 traffic cycles, one point per sweep, the RTL-only packer hold
+/// figure empty.
+#[test]
+fn sue_merge_of_3_shards_equals_the_single_run() {
+    use rtl_gen_sim::campaign::sue::campaign::{self as sue, SueOptions};
+    let bench = bench();
+    let opts = SueOptions {
+        fabric_cycles: 1_000,
+        rtl: false,
+        seed: 5,
+        drops: vec![1e-2],
+        drop_variants: vec![(8, 2048)],
+        incast_senders: 2,
+        loads: vec![0.5],
+        hold_cycles: Vec::new(),
+        ack_points: vec![(2, 512)],
+        ..SueOptions::default()
+    };
+    let single = sue::run(&bench, &opts, Shard::ALL, &mut Progress::hidden()).expect("single run");
+    assert_eq!(single.records.len(), 7, "seven figures");
+    let shards: Vec<ResultFile> = (0..3).map(|k| ResultFile::Sue(sue::run(&bench, &opts, Shard::new(k, 3).expect("shard"), &mut Progress::hidden()).expect("shard run"))).collect();
+    let sizes: Vec<usize> = shards.iter().map(|s| if let ResultFile::Sue(r) = s { r.records.len() } else { 0 }).collect();
+    assert_eq!(sizes, [3, 2, 2], "units 0,3,6 / 1,4 / 2,5");
+    let merged = merge_through_files(shards.clone(), "sue");
+    let ResultFile::Sue(m) = &merged else { panic!("a SUE result") };
+    assert_eq!(m, &single, "merged shards = single run (every figure and point)");
+    assert_eq!(m.report(), single.report());
+    assert_eq!(m.csv(), single.csv());
+    print!("{}", m.report());
+    assert_eq!(m.violations(), 0, "scoreboards clean");
+    assert_eq!(m.records[1].figure.points.len(), 2, "F3: the default window and the window 8 variant");
+    assert!(m.records[1].figure.table.contains("| 8 | 2048 | 1e-2 |"), "{}", m.records[1].figure.table);
+    // F6 is real: one-way, every ACK is a control PDU; counted on the link = the transports'
+    // counters; with ack_coalesce 2 and a long delay about one control PDU per 2 data PDUs.
+    let f6 = &m.records[6].figure.points;
+    assert_eq!(f6.len(), 2);
+    for p in f6 {
+        assert_eq!(p.tx_ctrl, p.link.ctrl_ack + p.link.ctrl_nack, "{}: link = counters", p.label);
+        assert_eq!(p.tx_piggy, p.link.piggy_ack + p.link.piggy_nack, "{}: link = counters", p.label);
+    }
+    let one = &f6[0];
+    assert_eq!(one.link.piggy_ack, 0, "one-way: nothing to piggyback on");
+    let ratio = one.link.ctrl_ack as f64 / one.data_pdus as f64;
+    assert!(one.data_pdus > 20 && (0.45..=0.6).contains(&ratio), "one-way ctrl/data {ratio} over {} PDUs", one.data_pdus);
+    assert!(f6[1].link.piggy_ack > f6[1].link.ctrl_ack, "two-way: most ACKs ride on data");
+    // Parts of two different campaigns are refused.
+    let other = sue::run(&bench, &SueOptions { seed: 6, ..opts.clone() }, Shard::new(1, 3).expect("shard"), &mut Progress::hidden()).expect("run");
+    let mut mixed = shards;
+    mixed[1] = ResultFile::Sue(other);
+    let e = ResultFile::merge(mixed).expect_err("two campaigns");
+    assert!(e.to_string().contains("other options"), "{e}");
+}

@@ -251,8 +251,8 @@ fn a_broken_model_is_caught() -> TestResult {
 /// model: generated into a temporary tree, generator and checker, plain and ISN, and a wide
 /// CRC-32 over 2,048 bits. The wide one is issue 16's defect: written as one scalar wire per
 /// tree node (≈6,500 of them) Verilator 5.006 took 18 minutes to build it and the model it
-/// built gave wrong CRCs on 221 of 266 vectors; one vector wire per tree level builds in about
-/// three minutes and matches.
+/// built gave wrong CRCs on 221 of 266 vectors; one vector wire per tree level builds (with
+/// `-fno-dfg`, about half a minute) and matches.
 #[test]
 fn lut6_tree_style_matches_the_model() -> TestResult {
     let text = r#"
@@ -294,6 +294,36 @@ fn lut6_tree_style_matches_the_model() -> TestResult {
     assert!(std::fs::read_to_string(bench.tree().root().join("rtl/tree_crc32.v"))?.contains("(* keep *) wire"), "tree style not emitted");
     for b in bench.blocks::<CrcBlock>() {
         check_combinational_n(&bench, b, if b.data_bits > 1024 { 500 } else { 20_000 })?;
+    }
+    Ok(())
+}
+
+/// Wide CRCs of several polynomials in both explicit-LUT styles against the model (issue 16:
+/// the `lut6_tree` defect only showed on a wide network, so wide ones of more than one
+/// polynomial stay in the suite): CRC-64/ECMA over 512 bits and CRC-16/XMODEM over 1,024 bits
+/// as private trees and as shared networks, 500 vectors each (5,000 with `RTLGEN_LONG=1`),
+/// plus CRC-32C over 2,048 bits in both styles with `RTLGEN_LONG=1`. In the default run since
+/// models are Verilated with `-fno-dfg`: the four builds and runs take about 30 CPU-seconds
+/// (over ten minutes before, when the DFG pass made each network one giant C++ function).
+#[test]
+fn wide_lut6_networks_of_several_polynomials_match_the_model() -> TestResult {
+    let mut text = String::from("[design]\nname = \"wide\"\n");
+    let mut crcs = vec![("crc64_512", "width = 64\npoly = \"0x42F0E1EBA9EA3693\"", 512), ("crc16_1024", "width = 16\npoly = 0x1021", 1024)];
+    if std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1") {
+        crcs.push(("crc32c_2048", "width = 32\npoly = 0x1EDC6F41\ninit = \"0xFFFFFFFF\"\nrefin = true\nrefout = true\nxorout = \"0xFFFFFFFF\"", 2048));
+    }
+    for (name, algo, bits) in &crcs {
+        for style in ["lut6_tree", "lut6_shared"] {
+            text += &format!("[[blocks]]\nkind = \"crc\"\nname = \"{name}_{style}\"\n{algo}\ndata_bits = {bits}\nchecker = false\nxor_style = \"{style}\"\n");
+        }
+    }
+    let bench = Bench::from_toml(&text, "wide lut6 networks")?;
+    let shared = std::fs::read_to_string(bench.tree().root().join("rtl/wide_crc64_512_lut6_shared.v"))?;
+    assert!(shared.contains("(* keep *) wire") && shared.contains("crc_n1"), "shared style not emitted");
+    let blocks = bench.blocks::<CrcBlock>();
+    assert_eq!(blocks.len(), 2 * crcs.len());
+    for b in blocks {
+        check_combinational_n(&bench, b, scaled(500))?;
     }
     Ok(())
 }

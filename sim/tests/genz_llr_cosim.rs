@@ -6,7 +6,7 @@ mod common;
 
 use rtl_gen::blocks::genz_llr::model::*;
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
-use rtl_gen_sim::campaign::genz::{run_link, Beat, LinkOptions};
+use rtl_gen_sim::campaign::genz::{run_link, Beat, Hook, LinkOptions, LinkReport, LlrNode};
 use rtl_gen_sim::campaign::Faults;
 use rtl_gen_sim::Bench;
 use std::path::Path;
@@ -108,23 +108,27 @@ fn a_mutated_rtl_is_caught() {
     assert!(t.mismatches > 0, "the mutation was not caught");
 }
 
-// ---------------- directed cases (models: cycle-accurate, fast) ----------------
+// ---------------- directed cases on the RTL pair (each end in lockstep with its model) ----------------
 
 fn ll_op(b: &Beat) -> Option<u8> {
     // The first beat of a link-local packet carries the opcode in byte 0.
     (b.user && (OP_INIT..=OP_EXIT).contains(&b.data[0]) && !b.last).then_some(b.data[0])
 }
 
-fn pair(cfg: &LlrConfig) -> (LlrModel, LlrModel) {
-    (LlrModel::new(cfg.clone()), LlrModel::new(cfg.clone()))
+/// The default design's interface at both ends of a link (Verilated, each in lockstep with its
+/// model: every output equal every cycle, asserted here).
+fn rtl_link(o: &LinkOptions, hook: &mut Hook) -> LinkReport {
+    let bench = Bench::default_design().expect("default design");
+    let m = bench.module("genz_llr", rtl_gen::hw::module::Role::Interface).expect("module");
+    let (r, t) = rtl_gen_sim::cosim::genz::twin_link(&bench, m, o, hook).unwrap();
+    assert_eq!(t.mismatches, 0, "RTL and model disagree: first {:?}", t.first);
+    r
 }
 
 /// Seed slide 3: the Init ACK from A is lost; B keeps sending Init every init interval until
 /// one is answered, then both sides deliver everything.
 #[test]
 fn lost_init_ack_is_recovered_by_the_periodic_init() {
-    let cfg = default_cfg();
-    let (mut a, mut b) = pair(&cfg);
     let mut lost = 0;
     let mut hook = |_: u64, dir: usize, bt: &mut Beat| {
         if dir == 0 && lost == 0 && ll_op(bt) == Some(OP_INIT_ACK) {
@@ -134,12 +138,12 @@ fn lost_init_ack_is_recovered_by_the_periodic_init() {
         true
     };
     let o = LinkOptions { cycles: 3000, drain_cycles: 5000, ..LinkOptions::default() };
-    let r = run_link(&mut a, &mut b, &cfg, &o, &mut hook).unwrap();
+    let r = rtl_link(&o, &mut hook);
     assert!(r.clean() && r.sent[0] > 100 && r.sent[1] > 100, "{r:?}");
     assert!(r.counters[1][C_INIT_SENT] >= 2, "B repeats its Init: {r:?}");
+    println!("Inits sent with the lost Init ACK: A {} B {}", r.counters[0][C_INIT_SENT], r.counters[1][C_INIT_SENT]);
     // Init time: one Init period later than on a clean link.
-    let (mut a2, mut b2) = pair(&cfg);
-    let clean = run_link(&mut a2, &mut b2, &cfg, &o, &mut keep).unwrap();
+    let clean = rtl_link(&o, &mut keep);
     println!("first delivery with lost Init ACK {:?}, clean {:?}", r.first_delivery, clean.first_delivery);
     assert!(r.first_delivery[0].unwrap() > clean.first_delivery[0].unwrap());
 }
@@ -148,8 +152,6 @@ fn lost_init_ack_is_recovered_by_the_periodic_init() {
 /// resend; nothing lost or duplicated.
 #[test]
 fn error_mid_stream_runs_the_discard_handshake() {
-    let cfg = default_cfg();
-    let (mut a, mut b) = pair(&cfg);
     let mut hit = false;
     let mut hook = |c: u64, dir: usize, bt: &mut Beat| {
         if dir == 0 && c > 1000 && !hit && !bt.user {
@@ -159,7 +161,7 @@ fn error_mid_stream_runs_the_discard_handshake() {
         true
     };
     let o = LinkOptions { cycles: 3000, drain_cycles: 5000, ..LinkOptions::default() };
-    let r = run_link(&mut a, &mut b, &cfg, &o, &mut hook).unwrap();
+    let r = rtl_link(&o, &mut hook);
     assert!(r.clean(), "{r:?}");
     let (ca, cb) = (r.counters[0], r.counters[1]);
     assert_eq!((cb[C_ECRC], cb[C_DISC_SENT], ca[C_DISC_RCVD]), (1, 1, 1), "{r:?}");
@@ -170,10 +172,8 @@ fn error_mid_stream_runs_the_discard_handshake() {
 /// Lost Clear Discard and lost Exit Discard: the periodic Discard / Clear Discard recover.
 #[test]
 fn lost_clear_and_exit_discard_are_recovered() {
-    let cfg = default_cfg();
     for victim in [OP_CLEAR, OP_EXIT] {
-        let (mut a, mut b) = pair(&cfg);
-        let (mut hit, mut lost) = (false, false);
+            let (mut hit, mut lost) = (false, false);
         let mut hook = |c: u64, dir: usize, bt: &mut Beat| {
             if dir == 0 && c > 1000 && !hit && !bt.user {
                 hit = true;
@@ -187,7 +187,7 @@ fn lost_clear_and_exit_discard_are_recovered() {
             true
         };
         let o = LinkOptions { cycles: 3000, drain_cycles: 8000, ..LinkOptions::default() };
-        let r = run_link(&mut a, &mut b, &cfg, &o, &mut hook).unwrap();
+        let r = rtl_link(&o, &mut hook);
         assert!(r.clean(), "victim {victim}: {r:?}");
         let (ca, cb) = (r.counters[0], r.counters[1]);
         if victim == OP_CLEAR {
@@ -203,14 +203,16 @@ fn lost_clear_and_exit_discard_are_recovered() {
 #[test]
 fn silent_peer_requests_a_retrain_after_four_periods() {
     let cfg = default_cfg();
-    let (mut a, mut b) = pair(&cfg);
     let llrt = cfg.llrt_cycles as u64;
-    // B -> A dies for good after cycle 2000 (until the retrain).
-    let mut hook = |c: u64, dir: usize, _: &mut Beat| !(dir == 1 && (2000..2000 + 5 * llrt).contains(&c));
-    let o = LinkOptions { cycles: 2000 + 6 * llrt, drain_cycles: 3 * llrt, load: 0.05, ..LinkOptions::default() };
-    let r = run_link(&mut a, &mut b, &cfg, &o, &mut hook).unwrap();
+    // B's transmitter goes silent from cycle 2000 for 5 LLR periods: nothing arrives at A and
+    // its PHY reports no error, so only the LLR timer can notice.
+    let o = LinkOptions { cycles: 2000 + 6 * llrt, drain_cycles: 3 * llrt, load: 0.05, silent: Some((1, 2000, 2000 + 5 * llrt)), ..LinkOptions::default() };
+    let mut hook = keep;
+    let r = rtl_link(&o, &mut hook);
     assert!(r.clean(), "{r:?}");
-    assert!(r.counters[0][C_RETRAIN] >= 1, "{r:?}");
+    // A hears nothing for 4 LLR periods: one retrain request (B still hears A's ACKs).
+    assert_eq!((r.counters[0][C_RETRAIN], r.counters[1][C_RETRAIN]), (1, 0), "{r:?}");
+    assert!(r.delivered[1] > 0 && r.delivered[0] > 0, "{r:?}");
 }
 
 /// A dead link toward the receiver after an error: the 257th Discard without a Clear Discard
@@ -218,7 +220,6 @@ fn silent_peer_requests_a_retrain_after_four_periods() {
 #[test]
 fn dead_link_257_discards_then_retrain_and_exactly_once_resume() {
     let cfg = default_cfg();
-    let (mut a, mut b) = pair(&cfg);
     let mut hit = false;
     let dead_from = std::cell::Cell::new(u64::MAX);
     let mut hook = |c: u64, dir: usize, bt: &mut Beat| {
@@ -231,74 +232,94 @@ fn dead_link_257_discards_then_retrain_and_exactly_once_resume() {
         !(dir == 1 && c > dead_from.get() && c < dead_from.get() + 300 * cfg.discard_cycles as u64)
     };
     let o = LinkOptions { cycles: 1000 + 270 * cfg.discard_cycles as u64, drain_cycles: 20_000, load: 0.05, retrain_cycles: 50, ..LinkOptions::default() };
-    let r = run_link(&mut a, &mut b, &cfg, &o, &mut hook).unwrap();
+    let r = rtl_link(&o, &mut hook);
     println!("{r:?}");
     assert!(r.clean(), "{r:?}");
-    assert!(r.counters[1][C_DISC_SENT] >= cfg.discard_limit as u64 + 1, "{r:?}");
-    assert!(r.counters[1][C_RETRAIN] >= 1, "{r:?}");
+    // Exactly discard_limit + 1 Discards, then one retrain request; none reached A.
+    assert_eq!(r.counters[1][C_DISC_SENT], cfg.discard_limit as u64 + 1, "{r:?}");
+    assert_eq!((r.counters[1][C_RETRAIN], r.counters[0][C_RETRAIN], r.retrains), (1, 0, 1), "{r:?}");
+    assert_eq!(r.counters[0][C_DISC_RCVD], 0, "{r:?}");
+    assert_eq!(r.counters[1][C_ECRC], 1, "{r:?}");
 }
 
-/// 2^16 - 1 packets unacknowledged suspend EE input (ui_per_cycle = 1: the LLR timer is 2^20
-/// cycles, far beyond the test). A hand-driven peer completes the Init exchange, returns credits
-/// in FC packets (which acknowledge nothing) and finally acknowledges 100 packets.
+/// 2^16 - 1 packets unacknowledged suspend EE input, on the RTL (in lockstep with its model) of
+/// a one-VC interface with 65,535 retry slots and ui_per_cycle = 1 (the LLR timer is 2^20
+/// cycles, far beyond the test, so no timer retransmission interferes). A hand-driven peer
+/// completes the Init exchange, returns credits in FC packets (which acknowledge nothing) and
+/// finally acknowledges 100 packets.
 #[test]
 fn suspend_at_65535_unacknowledged_packets() {
-    let text = "[design]\nname = \"t\"\n[[blocks]]\nkind = \"genz_llr\"\nname = \"g\"\ndata_bytes = 8\nmax_packet_bytes = 8\nvcs = 1\nrx_credits = 255\nack_every = 1\nretry_packets = 65535\nretry_bytes = 524280\nui_per_cycle = 1\n";
-    let d = rtl_gen::config::Design::parse(text, "t.toml").unwrap();
-    let cfg = d.blocks[0].as_any().downcast_ref::<GenzLlrBlock>().unwrap().cfg.clone();
+    use rtl_gen_sim::cosim::genz::TwinInterface;
+    let text = "[design]\nname = \"genz_suspend\"\n[[blocks]]\nkind = \"genz_llr\"\nname = \"g\"\ndata_bytes = 8\nmax_packet_bytes = 8\nvcs = 1\nrx_credits = 255\nack_every = 1\nretry_packets = 65535\nretry_bytes = 524280\nui_per_cycle = 1\n";
+    let bench = Bench::from_toml(text, "suspend design").unwrap();
+    let cfg = bench.block::<GenzLlrBlock>("g").unwrap().cfg.clone();
     assert_eq!(cfg.slots(), 65535);
-    let mut m = LlrModel::new(cfg.clone());
+    let tally = std::rc::Rc::new(std::cell::RefCell::new(rtl_gen_sim::cosim::Tally::default()));
+    let dut = bench.dut("g", rtl_gen::hw::module::Role::Interface, "cosim_genz_suspend").unwrap();
+    let mut m = TwinInterface::new("g", dut, LlrModel::new(cfg.clone()), tally.clone()).unwrap();
     let mut pending: std::collections::VecDeque<Beat> = Default::default();
     let push_ll = |q: &mut std::collections::VecDeque<Beat>, p: LlPacket| {
         let b = p.encode();
         q.push_back(Beat { data: b[..8].to_vec(), last: false, user: true });
         q.push_back(Beat { data: b[8..].to_vec(), last: true, user: true });
     };
-    push_ll(&mut pending, LlPacket { op: OP_INIT_ACK, ..Default::default() });
-    let pkt = with_ecrc(vec![0, 1, 2, 3]);
-    let (mut accepted, mut refused_at) = (0u64, None);
-    for cycle in 0..200_000u64 {
+    let input = |pending: &mut std::collections::VecDeque<Beat>| {
         let mut i = LlrInputs::idle(8);
+        i.phy_up = true;
+        i.m_ready = true;
+        i.ltx_ready = true;
         if let Some(b) = pending.pop_front() {
             i.lrx_valid = true;
             i.lrx_data = b.data;
             i.lrx_last = b.last;
             i.lrx_user = b.user;
         }
+        i
+    };
+    push_ll(&mut pending, LlPacket { op: OP_INIT_ACK, ..Default::default() });
+    let pkt = with_ecrc(vec![0, 1, 2, 3]);
+    let (mut accepted, mut refused_at) = (0u64, None);
+    for cycle in 0..200_000u64 {
         if cycle % 64 == 0 && pending.is_empty() {
             // The peer delivered everything it got: return every credit, acknowledge nothing.
-            let freed = (m.r.counters[C_SENT] % 256) as u8;
+            let freed = (m.model.r.counters[C_SENT] % 256) as u8;
             push_ll(&mut pending, LlPacket { op: OP_FC, freed: [freed, 0, 0, 0], epoch: 9, echo: 9, ..Default::default() });
         }
+        let mut i = input(&mut pending);
         i.s_valid = true;
         i.s_data = pkt.clone();
         i.s_last = true;
-        let ready = m.s_ready(0);
-        if ready {
+        let outstanding = m.outstanding();
+        if m.tick(&i).unwrap() {
             accepted += 1;
-        } else if m.outstanding() == 65535 && refused_at.is_none() {
+        } else if outstanding == 65535 && refused_at.is_none() {
             refused_at = Some(cycle);
         }
-        m.tick(&i);
         if refused_at.is_some_and(|c| cycle > c + 200) {
             break;
         }
     }
     assert_eq!(accepted, 65535, "outstanding {}", m.outstanding());
-    assert!(!m.s_ready(0) && m.outstanding() == 65535);
+    assert_eq!(m.outstanding(), 65535);
+    assert_eq!(m.outputs().counters[C_SENT], 65535, "cnt_ee_sent");
+    // Still refused with the packet offered: s_axis_tready stays low.
+    let mut i = input(&mut pending);
+    (i.s_valid, i.s_data, i.s_last) = (true, pkt.clone(), true);
+    assert!(!m.tick(&i).unwrap(), "suspended");
     // An ACK of 100 packets frees 100 slots.
-    let freed = (m.r.counters[C_SENT] % 256) as u8;
+    let freed = (m.model.r.counters[C_SENT] % 256) as u8;
     push_ll(&mut pending, LlPacket { op: OP_ACK, rseq: 100, freed: [freed, 0, 0, 0], ..Default::default() });
     for _ in 0..10 {
-        let mut i = LlrInputs::idle(8);
-        if let Some(b) = pending.pop_front() {
-            i.lrx_valid = true;
-            i.lrx_data = b.data;
-            i.lrx_last = b.last;
-            i.lrx_user = b.user;
-        }
-        m.tick(&i);
+        let i = input(&mut pending);
+        m.tick(&i).unwrap();
     }
     assert_eq!(m.outstanding(), 65535 - 100);
-    assert!(m.s_ready(0));
+    assert_eq!(m.outputs().counters[C_ACK_RCVD], 1, "cnt_acks_received");
+    let mut i = input(&mut pending);
+    (i.s_valid, i.s_data, i.s_last) = (true, pkt.clone(), true);
+    assert!(m.tick(&i).unwrap(), "resumed after the ACK");
+    drop(m);
+    let t = tally.borrow();
+    assert_eq!(t.mismatches, 0, "RTL and model disagree: first {:?}", t.first);
+    assert!(t.vectors > 65535);
 }

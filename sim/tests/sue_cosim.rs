@@ -17,7 +17,10 @@ use rtl_gen_sim::{Bench, TestRng};
 const RANDOM_CYCLES: usize = 30_000;
 
 fn open() -> PkInputs {
-    PkInputs { pdu_ready: true, ..Default::default() }
+    PkInputs {
+        pdu_ready: true,
+        ..Default::default()
+    }
 }
 
 fn stalled() -> PkInputs {
@@ -25,7 +28,11 @@ fn stalled() -> PkInputs {
 }
 
 fn check(t: &PackerLockstep) {
-    assert_eq!(t.tally.mismatches, 0, "{}: first mismatch {:?}", t.b.name, t.tally.first);
+    assert_eq!(
+        t.tally.mismatches, 0,
+        "{}: first mismatch {:?}",
+        t.b.name, t.tally.first
+    );
 }
 
 /// Offer `cmds` (dest, vc) with the output stalled until each is committed.
@@ -53,9 +60,15 @@ fn sue_packer_random_traffic_matches_the_model() -> TestResult {
     let full = t.pdus.iter().filter(|p| p.ncmds == max).count();
     let cmds: u32 = t.pdus.iter().map(|p| p.ncmds).sum();
     println!("sue_pk: {} cycles, {} PDUs, {cmds} commands, {packed} packed, {full} full ({max} commands), seed {:#x}", t.cycle, t.pdus.len(), rng.seed());
-    assert!(t.pdus.len() > 400 && packed > 150 && full > 50, "stimulus reached packing and the limit");
+    assert!(
+        t.pdus.len() > 400 && packed > 150 && full > 50,
+        "stimulus reached packing and the limit"
+    );
     let k = t.model.outputs(&open()).counters;
-    assert!(k.cmd_drop_dest > 0 && k.cmd_drop_vc > 0 && k.cmd_drop_err > 0 && k.cmd_drop_framing > 0, "every drop class exercised: {k:?}");
+    assert!(
+        k.cmd_drop_dest > 0 && k.cmd_drop_vc > 0 && k.cmd_drop_err > 0 && k.cmd_drop_framing > 0,
+        "every drop class exercised: {k:?}"
+    );
     Ok(())
 }
 
@@ -73,7 +86,11 @@ fn sue_packer_fig18_sequence() -> TestResult {
     }
     check(&t);
     let got: Vec<(u32, u32)> = t.pdus.iter().map(|p| (p.dest, p.ncmds)).collect();
-    assert_eq!(got, vec![(0, 1), (1, 1), (2, 2), (3, 1)], "Fig. 18: [A], [B], [C, E], [D]");
+    assert_eq!(
+        got,
+        vec![(0, 1), (1, 1), (2, 2), (3, 1)],
+        "Fig. 18: [A], [B], [C, E], [D]"
+    );
     // C and E in arrival order inside the third PDU (sequence tags 2 and 4).
     let cb = b.common.cmd_bytes as usize;
     let tags: Vec<u8> = t.pdus[2].bytes.chunks(cb).map(|c| c[0]).collect();
@@ -103,14 +120,22 @@ fn sue_packer_no_delay_back_to_back_and_limit() -> TestResult {
     }
     assert_eq!(first_valid, Some(u64::from(c.cmd_beats()) - 1 + 2), "T+2");
     // Back to back: fill four queues while stalled, then count idle cycles until all is sent.
-    feed(&mut t, &mut rng, &[(0, 0), (1, 0), (2, 1), (3, 1), (0, 1), (0, 1), (2, 0)])?;
+    feed(
+        &mut t,
+        &mut rng,
+        &[(0, 0), (1, 0), (2, 1), (3, 1), (0, 1), (0, 1), (2, 0)],
+    )?;
     let before = t.pdus.len();
     let mut beats = 0;
     while t.model.outputs(&open()).pdu_valid {
         beats += 1;
         t.step(open())?;
     }
-    assert_eq!(beats as u32, 7 * c.cmd_beats(), "7 commands leave in 7 x cmd_beats consecutive beats");
+    assert_eq!(
+        beats as u32,
+        7 * c.cmd_beats(),
+        "7 commands leave in 7 x cmd_beats consecutive beats"
+    );
     assert_eq!(t.pdus.len() - before, 6, "six PDUs, (0,1) packed");
     // Packing limit: queue_depth commands to one queue with the output stalled.
     let n = b.queue_depth;
@@ -148,9 +173,18 @@ fn sue_packer_pause_and_dest_gating() -> TestResult {
         t.pending.push_back(c);
     }
     for _ in 0..30 {
-        t.step(PkInputs { vc_pause: 0b10, dest_ok: dest_ok.clone(), pdu_ready: true, ..Default::default() })?;
+        t.step(PkInputs {
+            vc_pause: 0b10,
+            dest_ok: dest_ok.clone(),
+            pdu_ready: true,
+            ..Default::default()
+        })?;
     }
-    assert_eq!(t.pdus.iter().map(|p| (p.dest, p.vc)).collect::<Vec<_>>(), vec![(1, 0)], "only the ungated queue");
+    assert_eq!(
+        t.pdus.iter().map(|p| (p.dest, p.vc)).collect::<Vec<_>>(),
+        vec![(1, 0)],
+        "only the ungated queue"
+    );
     for _ in 0..30 {
         t.step(open())?;
     }
@@ -187,7 +221,11 @@ fn sue_packer_second_configuration_with_hold() -> TestResult {
     let mut t = PackerLockstep::new(&bench, b, "sue_packer_second")?;
     random_traffic(&mut t, &mut rng, scaled(RANDOM_CYCLES / 2) as u64)?;
     check(&t);
-    assert!(t.pdus.iter().any(|p| p.ncmds == 4) && t.pdus.len() > 300, "{} PDUs", t.pdus.len());
+    assert!(
+        t.pdus.iter().any(|p| p.ncmds == 4) && t.pdus.len() > 300,
+        "{} PDUs",
+        t.pdus.len()
+    );
     Ok(())
 }
 
@@ -207,8 +245,15 @@ fn a_broken_packer_model_is_caught() -> TestResult {
     for _ in 0..200 {
         t.step(open())?;
     }
-    let first = t.tally.first.clone().expect("a model packing fewer commands was accepted");
-    assert!(t.tally.mismatches > 0 && first.port == "m_axis_pdu_tuser", "{first:?}");
+    let first = t
+        .tally
+        .first
+        .clone()
+        .expect("a model packing fewer commands was accepted");
+    assert!(
+        t.tally.mismatches > 0 && first.port == "m_axis_pdu_tuser",
+        "{first:?}"
+    );
     Ok(())
 }
 
@@ -219,13 +264,22 @@ fn a_broken_packer_model_is_caught() -> TestResult {
 fn sue_packing_rises_with_load() -> TestResult {
     use rtl_gen_sim::campaign::sue::packing::{run, table, PackingOptions};
     let bench = bench();
-    let opts = PackingOptions { loads: vec![0.05, 0.9], cycles: 4000, ..Default::default() };
+    let opts = PackingOptions {
+        loads: vec![0.05, 0.9],
+        cycles: 4000,
+        ..Default::default()
+    };
     let pts = run(&bench, &opts)?;
     print!("{}", table(&pts));
     assert!(pts.iter().all(|p| p.mismatches == 0));
     let (light, heavy) = (&pts[0], &pts[1]);
     assert_eq!(light.latency_p50, 2, "no delay for packing at light load");
-    assert!(light.cmds_per_pdu < 1.1 && heavy.cmds_per_pdu > 4.0, "{} -> {}", light.cmds_per_pdu, heavy.cmds_per_pdu);
+    assert!(
+        light.cmds_per_pdu < 1.1 && heavy.cmds_per_pdu > 4.0,
+        "{} -> {}",
+        light.cmds_per_pdu,
+        heavy.cmds_per_pdu
+    );
     assert!(heavy.wire_efficiency > 2.0 * light.wire_efficiency);
     Ok(())
 }
@@ -256,9 +310,22 @@ fn sue_packer_round_robin_order_and_full_queue() -> TestResult {
         t.step(open())?;
     }
     let order: Vec<(u32, u32)> = t.pdus.iter().map(|p| (p.dest, p.vc)).collect();
-    let round = vec![(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1), (3, 0), (3, 1)];
+    let round = vec![
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+        (2, 0),
+        (2, 1),
+        (3, 0),
+        (3, 1),
+    ];
     // Second round: the pointers stand at VC 1 / destination 3, so VC 0 destination 0 is next.
-    assert_eq!(order, [round.clone(), round].concat(), "VCs alternate, destinations ascend within a VC");
+    assert_eq!(
+        order,
+        [round.clone(), round].concat(),
+        "VCs alternate, destinations ascend within a VC"
+    );
 
     // Full queue (3, 1): queue_depth commands with the output stalled, then one more offered.
     let q = b.common.queue(3, 1) as usize;
@@ -275,7 +342,10 @@ fn sue_packer_round_robin_order_and_full_queue() -> TestResult {
     for _ in 0..200 {
         t.step(open())?;
     }
-    assert!(t.pending.is_empty() && t.outstanding() == 0, "taken once a PDU left");
+    assert!(
+        t.pending.is_empty() && t.outstanding() == 0,
+        "taken once a PDU left"
+    );
     check(&t);
     Ok(())
 }
@@ -289,28 +359,33 @@ fn sue_packer_hold_with_and_without_flush() -> TestResult {
     let b = bench.block::<SuePackerBlock>("pk1")?;
     let mut rng = TestRng::from_seed(11);
     let mut t = PackerLockstep::new(&bench, b, "sue_packer_hold")?;
-    let mut first_beat = |t: &mut PackerLockstep, flush: bool| -> Result<u64, Box<dyn std::error::Error>> {
-        let mut c = t.command(&mut rng, 0, 2, 1);
-        if flush {
-            c.user |= 4;
-        }
-        t.pending.push_back(c);
-        // One-beat command: tlast taken in the first cycle (T = 0 here).
-        for cyc in 0..40u64 {
-            if t.model.outputs(&open()).pdu_valid {
-                for _ in 0..5 {
-                    t.step(open())?;
-                }
-                return Ok(cyc);
+    let mut first_beat =
+        |t: &mut PackerLockstep, flush: bool| -> Result<u64, Box<dyn std::error::Error>> {
+            let mut c = t.command(&mut rng, 0, 2, 1);
+            if flush {
+                c.user |= 4;
             }
-            t.step(open())?;
-        }
-        Err("no PDU".into())
-    };
+            t.pending.push_back(c);
+            // One-beat command: tlast taken in the first cycle (T = 0 here).
+            for cyc in 0..40u64 {
+                if t.model.outputs(&open()).pdu_valid {
+                    for _ in 0..5 {
+                        t.step(open())?;
+                    }
+                    return Ok(cyc);
+                }
+                t.step(open())?;
+            }
+            Err("no PDU".into())
+        };
     let flushed = first_beat(&mut t, true)?;
     let held = first_beat(&mut t, false)?;
     check(&t);
     assert_eq!(flushed, 2, "flush: T+2");
-    assert_eq!(held, 2 + u64::from(b.hold_cycles), "a lone command waits hold_cycles");
+    assert_eq!(
+        held,
+        2 + u64::from(b.hold_cycles),
+        "a lone command waits hold_cycles"
+    );
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `rtl-gen fpga [DIR] [--module M]… [--family ecp5|ice40] [--device D] [--freq MHZ] [--seed S]
 //! [--bitstream] [--json FILE] [-j N]`: each module inside its measurement wrapper through
 //! synthesis, place and route (and the bitstream): utilisation and Fmax per module.
+//! `rtl-gen fpga --demo [--bitstream]`: the tree's RIFL loopback demo top instead.
 
 use super::synth::write_file;
 use super::CmdResult;
@@ -41,6 +42,10 @@ pub struct Args {
     /// Also write the bitstream (.bit for ecp5, .bin for ice40).
     #[arg(long)]
     pub bitstream: bool,
+    /// Build the tree's FPGA demo (`demo/<node>_demo.v`: the RIFL node looped back with a packet
+    /// generator, a checker and counters on pins) instead of measuring modules.
+    #[arg(long, conflicts_with = "modules")]
+    pub demo: bool,
     /// Where to write the JSON report (default target/fpga/<design>.json).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -73,9 +78,12 @@ pub fn run(a: Args) -> CmdResult {
     fpga::check_tools(family, a.bitstream)?;
     let target = Target { device, freq_mhz: a.freq, seed: a.seed, bitstream: a.bitstream };
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
+    if a.demo {
+        names = vec![format!("{}_demo", manifest.design)];
+    }
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {
-        let r = fpga::build_module(&a.tree, &manifest, name, &target, &work.join(name));
+        let r = if a.demo { fpga::build_demo(&a.tree, &manifest, &target, &work.join(name)) } else { fpga::build_module(&a.tree, &manifest, name, &target, &work.join(name)) };
         if let Ok(row) = &r {
             eprintln!("placed and routed {} in {:.1} s", row.module, row.seconds.synth + row.seconds.pnr + row.seconds.bitstream);
         }

@@ -4,7 +4,8 @@
 //! `<out>/report.json` (`<out>` = target/synth), the table also printed.
 //!
 //! Flows as `rtl-gen synth --flow auto`: ABC's full LUT-mapping script, except for modules over
-//! 1 MiB of Verilog (KP4 encoder, KR4/KP4 decoders), which take `synth -noabc; abc -lut 6
+//! 1 MiB of Verilog (the default RXL/CXL endpoints; the whole-codeword KP4 encoder and KR4/KP4
+//! decoders), which take `synth -noabc; abc -lut 6
 //! -fast`; each row names its flow. The KP4 decoder alone needs ≈14 GB and tens of minutes: on a
 //! 24 GB machine pass `-j 1`. Memories are mapped to flip-flops here; scripts/rifl-synth-xilinx
 //! reports block RAM. Needs yosys (scripts/setup).

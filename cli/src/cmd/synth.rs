@@ -1,4 +1,4 @@
-//! `rtl-gen synth [DIR] [--module M]… [--json FILE] [-j N] [--flow auto|full|fast]`
+//! `rtl-gen synth [DIR] [--module M]… [--json FILE] [-j N] [--flow auto|full|fast|bram] [--netlist DIR]`
 
 use super::CmdResult;
 use anyhow::Context;
@@ -20,9 +20,15 @@ pub struct Selection {
     pub jobs: Option<u16>,
     /// LUT-mapping flow: `full` (ABC's optimising script), `fast` (`synth -noabc; abc -lut 6
     /// -fast`, for multi-megabyte modules) or `auto`: fast for modules over 1 MiB of Verilog
-    /// (the KP4 encoder, the KR4/KP4 decoders of the default design), full otherwise.
+    /// (the RXL/CXL endpoints of the default design, the whole-codeword KP4 encoder and KR4/KP4
+    /// decoders), full otherwise; `bram`: full with memories mapped to 7-series block RAM first
+    /// (the streaming RS decoders).
     #[arg(long, value_enum, default_value_t = FlowArg::Auto)]
     pub flow: FlowArg,
+    /// Also write each LUT-mapped netlist to DIR/<module>.json (Yosys JSON, block RAMs
+    /// removed), the input of scripts/lut-depth-per-register.
+    #[arg(long, value_name = "DIR")]
+    pub netlist: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -39,6 +45,7 @@ pub enum FlowArg {
     Auto,
     Full,
     Fast,
+    Bram,
 }
 
 impl FlowArg {
@@ -47,6 +54,7 @@ impl FlowArg {
             FlowArg::Auto => synth::Flow::auto(tree, manifest, module),
             FlowArg::Full => synth::Flow::Full,
             FlowArg::Fast => synth::Flow::Fast,
+            FlowArg::Bram => synth::Flow::Bram,
         }
     }
 }
@@ -62,11 +70,16 @@ pub fn synthesise(s: &Selection) -> anyhow::Result<(TreeManifest, Vec<synth::Syn
         names.retain(|n| s.modules.contains(n));
     }
     let jobs = s.jobs.map(usize::from).unwrap_or_else(default_jobs);
+    if let Some(dir) = &s.netlist {
+        std::fs::create_dir_all(dir).with_context(|| format!("--netlist {}: cannot create the folder", dir.display()))?;
+    }
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, jobs, |&(i, name)| {
-        let r = synth::synth_module(&s.tree, &manifest, name, s.flow.resolve(&s.tree, &manifest, name)).map(|(row, _)| row);
+        let netlist = s.netlist.as_ref().map(|d| d.join(format!("{name}.json")));
+        let r = synth::synth_module_to(&s.tree, &manifest, name, s.flow.resolve(&s.tree, &manifest, name), netlist.as_deref()).map(|(row, _)| row);
         if let Ok(row) = &r {
-            eprintln!("synthesised {} in {:.1} s ({} flow)", row.module, row.seconds, row.flow.name());
+            let fallback = if row.abc_fallback.is_some() { ", ABC without lutpack" } else { "" };
+            eprintln!("synthesised {} in {:.1} s ({} flow{fallback})", row.module, row.seconds, row.flow.name());
         }
         (i, r)
     });

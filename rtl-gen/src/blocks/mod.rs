@@ -18,6 +18,8 @@ pub mod rxl_endpoint;
 pub mod rxl_switch;
 pub mod sue;
 pub mod sue_packer;
+pub mod sue_endpoint;
+pub mod sue_transport;
 pub mod recxl_replica_map;
 pub mod recxl_logging_unit;
 
@@ -32,6 +34,8 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &rxl_endpoint::RxlEndpointKind,
     &rxl_switch::RxlSwitchKind,
     &sue_packer::SuePackerKind,
+    &sue_transport::SueTransportKind,
+    &sue_endpoint::SueEndpointKind,
     &recxl_replica_map::RecxlReplicaMapKind,
     &recxl_logging_unit::RecxlLoggingUnitKind,
     &genz_llr::GenzLlrKind,

@@ -10,3 +10,4 @@ pub mod module;
 pub mod pipe;
 pub mod verilog;
 pub mod xor_net;
+pub mod xor_share;

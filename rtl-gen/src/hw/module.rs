@@ -52,6 +52,8 @@ pub enum Role {
     Descrambler,
     /// SUE packer (`sue_packer`; the one inside a SUE endpoint).
     SuePacker,
+    /// SUE transport (`sue_transport`; the one inside a SUE endpoint).
+    SueTransport,
     /// ReCXL replica map (`recxl_replica_map`).
     ReplicaMap,
     /// ReCXL Logging Unit (`recxl_logging_unit`).
@@ -83,6 +85,7 @@ impl Role {
         Role::Scrambler,
         Role::Descrambler,
         Role::SuePacker,
+        Role::SueTransport,
         Role::ReplicaMap,
         Role::LoggingUnit,
         Role::Interface,
@@ -112,6 +115,7 @@ impl Role {
             Role::Scrambler => "scrambler",
             Role::Descrambler => "descrambler",
             Role::SuePacker => "sue_packer",
+            Role::SueTransport => "sue_transport",
             Role::ReplicaMap => "replica_map",
             Role::LoggingUnit => "logging_unit",
             Role::Interface => "interface",

@@ -6,6 +6,7 @@
 //! are registered, so each stage reduces about `N^(1/stages)` inputs per output bit.
 
 use super::verilog::{Expr, Item, Stmt, UnOp};
+use super::xor_share::{Term, XorPlan};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
 /// How each output parity of a combinational network is written.
@@ -13,12 +14,28 @@ use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 pub enum XorStyle {
     /// One `^(in & MASK)` per output bit: fastest to elaborate everywhere; ABC maps it a level
     /// deeper than the ⌈log6 w⌉ bound on wide rows.
-    #[default]
     Masked,
     /// Explicit trees of 6-input XORs on `(* keep *)` wires: each node is one LUT6, so the depth
     /// is ⌈log6 w⌉ (measured on the 1946-input CRC-64: depth 4 and 8 % fewer LUTs than
     /// `Masked`), at the price of slower Verilator elaboration.
     Lut6Tree,
+    /// The default. One network for all outputs with 6-input XOR nodes shared between them
+    /// ([`xor_share`](super::xor_share)), each level one kept vector wire: every output at
+    /// ⌈log6 w⌉ LUT levels and, on CRCs, under half the LUT6 of `Lut6Tree` from 512 bits up.
+    #[default]
+    Lut6Shared,
+}
+
+impl XorStyle {
+    /// How the network of this style is written, for the comment above it in the RTL.
+    pub fn how(self, stages: u32) -> &'static str {
+        match self {
+            _ if stages > 0 => "registered partial parities of masked column groups",
+            XorStyle::Masked => "one masked parity per output bit",
+            XorStyle::Lut6Tree => "a private tree of 6-input XORs per output bit on kept wires",
+            XorStyle::Lut6Shared => "6-input XOR nodes shared between the output bits, one kept vector wire per level",
+        }
+    }
 }
 
 /// An affine map to emit: `out = M·in ⊕ c` where `in` is a vector expression `input_width` wide.
@@ -37,12 +54,17 @@ pub struct XorNet<'a> {
 /// combinational; otherwise the result appears `stages` clock edges after the input.
 pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
     let rows = net.map.outputs();
+    if stages == 0 && net.style == XorStyle::Lut6Shared {
+        shared_network(items, net, out);
+        return;
+    }
     if stages == 0 {
         for r in 0..rows {
             let (mask, invert) = (net.map.matrix.row(r), net.map.constant.get(r));
             let rhs = match net.style {
                 XorStyle::Masked => final_parity(Expr::id(net.input), mask, invert),
                 XorStyle::Lut6Tree => lut6_tree(items, net, r),
+                XorStyle::Lut6Shared => unreachable!("planned as one network above"),
             };
             items.push(Item::assign(vector_bit(out, rows, r), rhs));
         }
@@ -209,6 +231,40 @@ fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
         root.not()
     } else {
         root
+    }
+}
+
+/// The whole map as a [`XorPlan`]: level `l`'s nodes are the bits of the kept vector wire
+/// `<name>_n<l>` (kept so that ABC maps each node to one LUT instead of re-deriving private
+/// trees), and output bit `r` XORs its root operands.
+fn shared_network(items: &mut Vec<Item>, net: &XorNet, out: &str) {
+    let plan = XorPlan::new(&net.map.matrix);
+    let input_width = net.map.inputs();
+    let level_name = |level: usize| format!("{}_n{level}", net.name);
+    let expr = |t: &Term| match *t {
+        Term::Input(k) => vector_bit(net.input, input_width, k),
+        Term::Node { level, index } => vector_bit(&level_name(level), plan.levels[level - 1].len(), index),
+    };
+    for (l, nodes) in plan.levels.iter().enumerate() {
+        if nodes.is_empty() {
+            continue;
+        }
+        items.push(Item::KeptWire { name: level_name(l + 1), width: nodes.len() as u32 });
+        for (i, ops) in nodes.iter().enumerate() {
+            items.push(Item::assign(vector_bit(&level_name(l + 1), nodes.len(), i), Expr::XorAll(ops.iter().map(expr).collect())));
+        }
+    }
+    let rows = plan.roots.len();
+    for (r, ops) in plan.roots.iter().enumerate() {
+        let invert = net.map.constant.get(r);
+        let rhs = match ops.len() {
+            0 => Expr::dec(1, invert as u64),
+            1 if invert => expr(&ops[0]).not(),
+            1 => expr(&ops[0]),
+            _ if invert => Expr::XorAll(ops.iter().map(expr).collect()).not(),
+            _ => Expr::XorAll(ops.iter().map(expr).collect()),
+        };
+        items.push(Item::assign(vector_bit(out, rows, r), rhs));
     }
 }
 

@@ -70,6 +70,22 @@ struct Core<'a> {
     version: &'a str,
     files: &'a [String],
     modules: &'a [String],
+    core_name: String,
+    demo: Option<&'a CoreDemo>,
+    vivado_part: &'a str,
+}
+
+/// The demo's files and names for the core's `sim` and synthesis targets.
+pub struct CoreDemo {
+    pub node: String,
+    /// The node's files and those of every module under it, dependencies first.
+    pub node_files: Vec<String>,
+    pub top: String,
+    pub tb: String,
+    pub top_file: String,
+    pub tb_file: String,
+    /// Target clock of the FPGA builds, MHz.
+    pub freq_mhz: u32,
 }
 
 #[derive(Template)]
@@ -161,8 +177,10 @@ pub fn module_doc(m: &ElabModule, p: &Provenance) -> String {
     })
 }
 
-pub fn core_file(design: &str, regenerate: &str, files: &[String], modules: &[String]) -> String {
-    render(&Core { generator: crate::GENERATOR, regenerate, design, version: env!("CARGO_PKG_VERSION"), files, modules })
+pub fn core_file(design: &str, regenerate: &str, files: &[String], modules: &[String], demo: Option<&CoreDemo>, vivado_part: &str) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let core_name = format!("rtl-gen:designs:{design}:{version}");
+    render(&Core { generator: crate::GENERATOR, regenerate, design, version, files, modules, core_name, demo, vivado_part })
 }
 
 /// Clock period in ns with three decimals: what Vivado and SDC tools both accept.

@@ -7,6 +7,7 @@
 //! default design, whose root is `generated/`).
 
 use super::banner::{self, Provenance};
+use super::demo;
 use super::header::{prepend, CommentStyle, HeaderContext, HeaderError};
 use crate::config::Design;
 use crate::elab::Elaborated;
@@ -198,7 +199,51 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     let ordered_modules: Vec<String> = order.iter().map(|&i| elab.modules[i].name().to_string()).collect();
     let [f, core, xdc, sdc] = ["f", "core", "xdc", "sdc"].map(|ext| format!("{name}.{ext}"));
     files.insert(layout.root.join(&f), header(HeaderContext::design_file(name, &f), CommentStyle::Hash, ordered_files.join("\n") + "\n")?);
-    files.insert(layout.root.join(&core), header(HeaderContext::design_file(name, &core), CommentStyle::Hash, banner::core_file(name, &layout.regenerate, &ordered_files, &ordered_modules))?);
+    // The FPGA demo of the design's first single-clock RIFL node, when it has one.
+    let demo = elab.modules.iter().find(|m| m.role == Role::Node && m.kind == "rifl").and_then(|m| {
+        let width = |p: &str| m.port(p).map(|p| p.width);
+        Some(demo::DemoNode {
+            design: name,
+            regenerate: &layout.regenerate,
+            node: m.name(),
+            user_bits: width("s_axis_tdata")?,
+            line_bits: width("tx_frame")?,
+            reset: design.info.reset.port(),
+            reset_active_low: design.info.reset.active_low(),
+        })
+    });
+    let core_demo = demo.as_ref().map(|d| banner::CoreDemo {
+        node_files: {
+            // The node and everything under it, in the filelist's dependency order.
+            let mut need = vec![d.node.to_string()];
+            let mut i = 0;
+            while i < need.len() {
+                if let Some(m) = elab.modules.iter().find(|m| m.name() == need[i]) {
+                    for dep in &m.depends {
+                        if !need.contains(dep) {
+                            need.push(dep.clone());
+                        }
+                    }
+                }
+                i += 1;
+            }
+            ordered_modules.iter().filter(|m| need.contains(m)).map(|m| format!("rtl/{m}.v")).collect()
+        },
+        node: d.node.to_string(),
+        top: demo::top_name(d.node),
+        tb: demo::tb_name(d.node),
+        top_file: format!("demo/{}.v", demo::top_name(d.node)),
+        tb_file: format!("demo/{}.v", demo::tb_name(d.node)),
+        freq_mhz: demo::FREQ_MHZ,
+    });
+    if let (Some(d), Some(c)) = (&demo, &core_demo) {
+        files.insert(layout.root.join(&c.top_file), header(HeaderContext::design_file(name, &c.top_file), CommentStyle::Slash, demo::top_text(d))?);
+        files.insert(layout.root.join(&c.tb_file), header(HeaderContext::design_file(name, &c.tb_file), CommentStyle::Slash, demo::tb_text(d))?);
+    }
+    files.insert(
+        layout.root.join(&core),
+        header(HeaderContext::design_file(name, &core), CommentStyle::Hash, banner::core_file(name, &layout.regenerate, &ordered_files, &ordered_modules, core_demo.as_ref(), &design.info.vivado_part))?,
+    );
     files.insert(layout.constraints.join(&xdc), header(HeaderContext::design_file(name, &xdc), CommentStyle::Hash, banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
     files.insert(layout.constraints.join(&sdc), header(HeaderContext::design_file(name, &sdc), CommentStyle::Hash, banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
 

@@ -9,6 +9,25 @@
 //! `strash; dretime; if`. Measured against the full flow on the seven RS/flit-CRC modules both
 //! finish (CXL encoders/decoders, flit CRC and checker, KR4 encoder): LUTs −3.5 % … +12 %, the
 //! same flip-flops and LUT depth, 4–27× less Yosys time. Every row says which flow produced it.
+//!
+//! [`Flow::Bram`] is the full flow with the inferred memories mapped to Xilinx 7-series block
+//! RAM first (Yosys's `memory_libmap` with its `brams_xc4v.txt` library, as `synth_xilinx`
+//! does): the streaming RS decoders (issue 15) hold two 80-kbit RAMs that the other flows turn
+//! into flip-flops and multiplexers. The block-RAM cells are counted, then deleted before
+//! `ltp -noff` so that the depth is the longest LUT path between registers, RAM ports being
+//! registers (the RAMs are written and read synchronously).
+//!
+//! ABC fallback: ABC 1.01 (Yosys 0.23) can abort inside `lutpack`, the last command of Yosys's
+//! default `abc -lut 6` script (`lpkCut.c:200: Lpk_CutTruth: Assertion … failed`, return code
+//! 134; seen once on a streaming RS decoder). That assertion is a sanity check on a pointer,
+//! not on the logic: it requires bits 16–31 of a truth table's address to be non-zero, so it
+//! fails when the allocator happens to place a table in the first 64 KiB above a 4 GiB
+//! boundary; the same ABC input and script then ran to completion twice (and `lutpack` alone on
+//! the mapped netlist three times). No RTL construct triggers it, and any design can hit it.
+//! When ABC fails in the full or block-RAM flow, the module is synthesised again with Yosys's
+//! script minus `lutpack` ([`NO_LUTPACK_SCRIPT`]; `lutpack` only re-packs an already mapped
+//! netlist: the LUT count rises, ≈10 % on that decoder, the depth stays), and the row says so
+//! ([`SynthRow::abc_fallback`], a note under the table). The fast flow has no `lutpack`.
 
 use super::{run, ToolError, TreeManifest};
 use serde::Serialize;
@@ -24,11 +43,16 @@ pub enum Flow {
     /// `synth -noabc`, then `abc -lut 6 -fast` (`strash; dretime; if`): for modules too large
     /// for the full flow on a workstation.
     Fast,
+    /// [`Flow::Full`] with memories mapped to block RAM (`memory_libmap`) before `memory_map`.
+    Bram,
 }
 
 /// Under `--flow auto`, modules whose Verilog (dependencies included) is larger than this go
-/// through [`Flow::Fast`]: in the default design that is the KP4 encoder (1.6 MB) and the KR4
-/// and KP4 decoders (1.7 / 3.9 MB); the next largest module is 0.7 MB.
+/// through [`Flow::Fast`]: in the default design those are the three RXL/CXL endpoints
+/// (1.26 MB each with their flit CRC generator and checker; ABC's full script takes over ten
+/// minutes on each); the next largest module is the KP4 decoder stream at 0.64 MB. The
+/// whole-codeword KP4 encoder and KR4/KP4 decoders of `designs/rs_fec_variants.toml`
+/// (1.6 / 1.7 / 3.9 MB) are the other modules it was made for.
 pub const AUTO_FAST_BYTES: u64 = 1 << 20;
 
 impl Flow {
@@ -46,6 +70,7 @@ impl Flow {
         match self {
             Flow::Full => "full",
             Flow::Fast => "fast",
+            Flow::Bram => "bram",
         }
     }
 }
@@ -62,21 +87,52 @@ pub struct SynthRow {
     /// Memories Yosys inferred (`$mem_v2` cells before mapping) and their bits.
     pub memories: u64,
     pub memory_bits: u64,
+    /// Block-RAM cells (`$__XILINX_BLOCKRAM_*`: RAMB36/RAMB18) of [`Flow::Bram`]; 0 otherwise.
+    pub block_rams: u64,
     /// Longest combinational path in LUTs (`ltp -noff`, flip-flops cut the paths).
     pub lut_depth: u64,
+    /// Seconds of Yosys, both runs when the ABC fallback was taken.
     pub seconds: f64,
+    /// `None` when Yosys's own LUT script mapped the module; otherwise why ABC failed on it
+    /// (its last message and return code), the figures then coming from [`NO_LUTPACK_SCRIPT`].
+    pub abc_fallback: Option<String>,
 }
 
 const FINAL_MARK: &str = "RTLGEN-FINAL-STAT";
 
-fn script(files: &[String], top: &str, flow: Flow) -> String {
-    let (fine, lut_map) = match flow {
-        Flow::Full => ("", "abc -lut 6"),
-        Flow::Fast => (" -noabc", "abc -lut 6 -fast"),
+/// Yosys's 7-series block RAMs (RAMB36E1/RAMB18E1 geometry), as `synth_xilinx -family xc7`.
+const BRAM_LIBMAP: &str = "memory_libmap -lib +/xilinx/brams_xc4v.txt -D HAS_SIZE_36 -D HAS_CASCADE -D HAS_MIXWIDTH_SDP";
+const BRAM_CELL: &str = "$__XILINX_BLOCKRAM";
+
+/// Yosys 0.23's default `abc -lut 6` script (`yosys -h abc`, "for -lut/-luts (only one LUT
+/// size)") without its final `lutpack -S 1`, in `abc -script +…` form (commas for blanks).
+pub const NO_LUTPACK_SCRIPT: &str = "+strash;&get,-n;&fraig,-x;&put;scorr;dc2;dretime;strash;dch,-f;if;mfs2";
+
+/// Which ABC script the LUT mapping of [`Flow::Full`] and [`Flow::Bram`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LutScript {
+    /// Yosys's default (ends with `lutpack`).
+    Default,
+    /// [`NO_LUTPACK_SCRIPT`]: the fallback when ABC failed on the default.
+    NoLutpack,
+}
+
+/// The Yosys script; with `netlist`, the LUT-mapped netlist (block RAMs deleted, as `ltp` sees
+/// it) is also written there as Yosys JSON, for `scripts/lut-depth-per-register`.
+fn script_to(files: &[String], top: &str, flow: Flow, lut_script: LutScript, netlist: Option<&Path>) -> String {
+    let (fine, lut_map) = match (flow, lut_script) {
+        (Flow::Full | Flow::Bram, LutScript::Default) => ("", "abc -lut 6".to_string()),
+        (Flow::Full | Flow::Bram, LutScript::NoLutpack) => ("", format!("abc -lut 6 -script {NO_LUTPACK_SCRIPT}")),
+        (Flow::Fast, _) => (" -noabc", "abc -lut 6 -fast".to_string()),
+    };
+    let (libmap, cut_rams) = match flow {
+        Flow::Bram => (format!("{BRAM_LIBMAP}; "), format!("delete t:{BRAM_CELL}*; ")),
+        _ => (String::new(), String::new()),
     };
     format!(
-        "read_verilog {}; synth -top {top} -run :fine; stat; log {FINAL_MARK}; synth -top {top}{fine} -run fine:; {lut_map}; opt_clean; stat; ltp -noff",
-        files.join(" ")
+        "read_verilog {}; synth -top {top} -run :fine; stat; {libmap}log {FINAL_MARK}; synth -top {top}{fine} -run fine:; {lut_map}; opt_clean; stat; {cut_rams}ltp -noff{}",
+        files.join(" "),
+        netlist.map(|p| format!("; write_json \"{}\"", p.display())).unwrap_or_default()
     )
 }
 
@@ -108,6 +164,20 @@ fn field(log: &str, key: &str) -> u64 {
     log.lines().filter_map(|l| l.trim().strip_prefix(key)).filter_map(|v| v.trim().parse().ok()).next_back().unwrap_or(0)
 }
 
+/// Why ABC failed inside Yosys, from the log of a failed run: `ABC: execution of command …
+/// failed: return code N` (Yosys's error when ABC exits non-zero, e.g. 134 on an assertion)
+/// and ABC's last message before it; `None` when the run failed for another reason.
+pub fn abc_failure(log: &str) -> Option<String> {
+    let lines: Vec<&str> = log.lines().map(str::trim).collect();
+    let at = lines.iter().position(|l| l.contains("ABC: execution of command") && l.contains("failed"))?;
+    let code = lines[at].rsplit_once("failed:").map(|(_, c)| c.trim().trim_end_matches('.')).unwrap_or("failed");
+    let last = lines[..at].iter().rev().filter_map(|l| l.strip_prefix("ABC:")).map(str::trim).find(|l| !l.is_empty() && !l.starts_with('+'));
+    Some(match last {
+        Some(msg) => format!("{code}: {msg}"),
+        None => code.to_string(),
+    })
+}
+
 pub fn parse_log(module: &str, flow: Flow, log: &str, seconds: f64) -> SynthRow {
     let (coarse, fine) = log.split_once(FINAL_MARK).unwrap_or(("", log));
     let coarse_cells = cell_counts(coarse);
@@ -125,30 +195,209 @@ pub fn parse_log(module: &str, flow: Flow, log: &str, seconds: f64) -> SynthRow 
         ffs: count(&fine_cells, &|c| c.contains("DFF")),
         memories: count(&coarse_cells, &|c| c.starts_with("$mem")),
         memory_bits: field(coarse, "Number of memory bits:"),
+        block_rams: count(&fine_cells, &|c| c.starts_with(BRAM_CELL)),
         lut_depth,
         seconds,
+        abc_fallback: None,
     }
 }
 
 pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow) -> Result<(SynthRow, String), ToolError> {
+    synth_module_to(tree, manifest, module, flow, None)
+}
+
+/// [`synth_module`], also writing the LUT-mapped netlist as Yosys JSON to `netlist`.
+pub fn synth_module_to(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow, netlist: Option<&Path>) -> Result<(SynthRow, String), ToolError> {
     let files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
+    synth_with(module, flow, &|lut_script| run(Command::new("yosys").args(["-p", &script_to(&files, module, flow, lut_script, netlist)])))
+}
+
+/// One module through `flow`, Yosys being `yosys(script)` → (success, log): Yosys's own LUT
+/// script first, and when ABC fails on it in the full or block-RAM flow, a second run with
+/// [`NO_LUTPACK_SCRIPT`] whose row records the first failure in `abc_fallback`. The log is the
+/// last run's. Any other failure (or ABC failing again) is an error naming the module.
+fn synth_with(module: &str, flow: Flow, yosys: &dyn Fn(LutScript) -> Result<(bool, String), ToolError>) -> Result<(SynthRow, String), ToolError> {
     let start = std::time::Instant::now();
-    let (ok, log) = run(Command::new("yosys").args(["-p", &script(&files, module, flow)]))?;
+    let (mut ok, mut log) = yosys(LutScript::Default)?;
+    let mut fallback = None;
+    if !ok && flow != Flow::Fast {
+        if let Some(why) = abc_failure(&log) {
+            eprintln!("ABC failed on {module} with Yosys's LUT script ({why}); mapping it again without lutpack");
+            (ok, log) = yosys(LutScript::NoLutpack)?;
+            fallback = Some(why);
+        }
+    }
     let seconds = start.elapsed().as_secs_f64();
     if !ok {
         let tail: Vec<&str> = log.lines().rev().take(15).collect();
-        return Err(ToolError::Io(std::io::Error::other(format!("yosys failed on {module}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")))));
+        let retried = fallback.as_deref().map(|why| format!(" (also without lutpack, after ABC failed with Yosys's script: {why})")).unwrap_or_default();
+        return Err(ToolError::Io(std::io::Error::other(format!("yosys failed on {module}{retried}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")))));
     }
-    Ok((parse_log(module, flow, &log, seconds), log))
+    let mut row = parse_log(module, flow, &log, seconds);
+    row.abc_fallback = fallback;
+    Ok((row, log))
 }
 
 /// The report as an aligned text table.
 pub fn table(rows: &[SynthRow]) -> String {
     let w = rows.iter().map(|r| r.module.len()).max().unwrap_or(6).max(6);
-    let mut s = format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>9} | {:>4} |\n", "module", "LUT6", "FFs", "mems", "mem bits", "LUT depth", "flow");
-    s.push_str(&format!("|{}|{}|{}|{}|{}|{}|{}|\n", "-".repeat(w + 2), "-".repeat(9), "-".repeat(8), "-".repeat(6), "-".repeat(11), "-".repeat(11), "-".repeat(6)));
+    let mut s = format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} |\n", "module", "LUT6", "FFs", "mems", "mem bits", "BRAM", "LUT depth", "flow");
+    s.push_str(&format!("|{}|{}|{}|{}|{}|{}|{}|{}|\n", "-".repeat(w + 2), "-".repeat(9), "-".repeat(8), "-".repeat(6), "-".repeat(11), "-".repeat(6), "-".repeat(11), "-".repeat(6)));
     for r in rows {
-        s.push_str(&format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>9} | {:>4} |\n", r.module, r.luts, r.ffs, r.memories, r.memory_bits, r.lut_depth, r.flow.name()));
+        s.push_str(&format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} |\n", r.module, r.luts, r.ffs, r.memories, r.memory_bits, r.block_rams, r.lut_depth, r.flow.name()));
+    }
+    for r in rows {
+        if let Some(why) = &r.abc_fallback {
+            s.push_str(&format!("{}: ABC failed with Yosys's LUT script ({why}); mapped with it minus lutpack\n", r.module));
+        }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 64 × 36 RAM (one write port, registered read) behind a 36-bit XOR-reduced output:
+    /// the block-RAM flow keeps the RAM out of the LUT and flip-flop counts and measures the
+    /// depth from its read port; the full flow turns it into 2,304 flip-flops and a 64-way
+    /// read multiplexer (a deeper stage before the read register).
+    const RAM: &str = "module ramtop(input wire clk, input wire we, input wire [5:0] wa, input wire [5:0] ra, input wire [35:0] d, output reg q);
+    reg [35:0] mem [0:63];
+    reg [35:0] rd;
+    always @(posedge clk) begin
+        if (we) mem[wa] <= d;
+        rd <= mem[ra];
+        q <= ^rd;
+    end
+endmodule
+";
+
+    fn synth_ram_with(flow: Flow, lut_script: LutScript) -> (SynthRow, String) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("ramtop.v");
+        std::fs::write(&file, RAM).expect("write");
+        let (ok, log) = run(Command::new("yosys").args(["-p", &script_to(&[file.display().to_string()], "ramtop", flow, lut_script, None)])).expect("yosys installed");
+        assert!(ok, "{log}");
+        (parse_log("ramtop", flow, &log, 0.0), log)
+    }
+
+    fn synth_ram(flow: Flow) -> SynthRow {
+        synth_ram_with(flow, LutScript::Default).0
+    }
+
+    #[test]
+    fn bram_flow_maps_the_memory_to_block_ram_and_cuts_the_depth_there() {
+        let bram = synth_ram(Flow::Bram);
+        assert_eq!(bram.block_rams, 1, "{bram:?}");
+        // The XOR of 36 bits from the RAM's read port to q: ⌈log6 36⌉ = 2 levels, 3 as ABC
+        // maps it (Yosys 0.23).
+        assert!((2..=3).contains(&bram.lut_depth), "{bram:?}");
+        assert!(bram.ffs <= 40, "{bram:?}");
+        let full = synth_ram(Flow::Full);
+        assert_eq!(full.block_rams, 0);
+        assert!(full.ffs >= 64 * 36, "the full flow flattens the RAM: {full:?}");
+        assert!(full.lut_depth > bram.lut_depth, "the read multiplexer: {full:?}");
+        assert!(table(&[bram]).contains("| bram |"));
+    }
+
+    /// The fallback script is accepted by Yosys's `abc -script +…` and is Yosys's LUT script
+    /// minus `lutpack`: ABC echoes every command it runs (`ABC: + cmd`).
+    #[test]
+    fn the_no_lutpack_script_runs_yosys_lut_script_without_lutpack() {
+        let abc_commands = |log: &str| -> Vec<String> { log.lines().filter_map(|l| l.trim().strip_prefix("ABC: + ")).map(|c| c.split_whitespace().next().unwrap_or("").to_string()).collect() };
+        let (default, log) = synth_ram_with(Flow::Bram, LutScript::Default);
+        let with_lutpack = abc_commands(&log);
+        assert_eq!(with_lutpack.last().map(String::as_str), Some("write_blif"), "{with_lutpack:?}");
+        assert!(with_lutpack.iter().any(|c| c == "lutpack"), "{with_lutpack:?}");
+        let (fallback, log) = synth_ram_with(Flow::Bram, LutScript::NoLutpack);
+        let without = abc_commands(&log);
+        let expected: Vec<String> = with_lutpack.iter().filter(|c| *c != "lutpack").cloned().collect();
+        // The gate-level `abc -fast` of `synth` runs first in both; the LUT scripts then differ
+        // only by lutpack.
+        assert_eq!(without, expected, "ABC commands with the fallback script");
+        assert_eq!(fallback.block_rams, 1, "{fallback:?}");
+        assert_eq!(fallback.ffs, default.ffs, "{fallback:?} vs {default:?}");
+        assert!((2..=3).contains(&fallback.lut_depth), "{fallback:?}");
+        assert!(fallback.luts >= default.luts && fallback.luts > 0, "lutpack only merges LUTs: {fallback:?} vs {default:?}");
+    }
+
+    /// The tail of Yosys 0.23's log when ABC 1.01 aborts in `lutpack`: Yosys's error line
+    /// (abc.cc) after ABC's glibc assertion message (the assertion of `lpkCut.c`; temp path
+    /// shortened).
+    const ABC_ABORT_LOG: &str = "ABC: + mfs2
+ABC: + lutpack -S 1
+ABC: yosys-abc: src/opt/lpk/lpkCut.c:200: Lpk_CutTruth: Assertion `((unsigned)(ABC_PTRUINT_T)pFanin->pCopy) & 0xffff0000' failed.
+ERROR: ABC: execution of command \"/usr/bin/yosys-abc -s -f /tmp/yosys-abc-x/abc.script 2>&1\" failed: return code 134.
+";
+
+    /// The end of a successful run, as `parse_log` reads it.
+    const MAPPED_LOG: &str = "RTLGEN-FINAL-STAT
+   Number of cells:                 12
+     $_DFF_P_                        4
+     $lut                            8
+
+Longest topological path in top (length=3):
+";
+
+    #[test]
+    fn abc_failure_names_the_return_code_and_abc_last_message() {
+        let why = abc_failure(ABC_ABORT_LOG).expect("an ABC failure");
+        assert_eq!(why, "return code 134: yosys-abc: src/opt/lpk/lpkCut.c:200: Lpk_CutTruth: Assertion `((unsigned)(ABC_PTRUINT_T)pFanin->pCopy) & 0xffff0000' failed.");
+        assert_eq!(abc_failure("ERROR: Module `top' not found!\n"), None, "not an ABC failure");
+        assert_eq!(abc_failure(MAPPED_LOG), None);
+    }
+
+    /// `synth_with` against a scripted Yosys: which scripts it runs, in which order, and what
+    /// the row says.
+    fn fake_synth(flow: Flow, answers: Vec<(bool, &'static str)>) -> (Result<(SynthRow, String), ToolError>, Vec<LutScript>) {
+        let calls = std::cell::RefCell::new(Vec::new());
+        let answers = std::cell::RefCell::new(answers.into_iter());
+        let result = synth_with("top", flow, &|lut| {
+            calls.borrow_mut().push(lut);
+            let (ok, log) = answers.borrow_mut().next().expect("Yosys called more often than scripted");
+            Ok((ok, log.to_string()))
+        });
+        (result, calls.into_inner())
+    }
+
+    #[test]
+    fn abc_abort_is_retried_without_lutpack_and_reported() {
+        let (r, calls) = fake_synth(Flow::Bram, vec![(false, ABC_ABORT_LOG), (true, MAPPED_LOG)]);
+        assert_eq!(calls, [LutScript::Default, LutScript::NoLutpack]);
+        let (row, _) = r.expect("the fallback maps the module");
+        assert_eq!((row.luts, row.ffs, row.lut_depth), (8, 4, 3), "{row:?}");
+        let why = row.abc_fallback.clone().expect("the row records the fallback");
+        assert!(why.contains("return code 134") && why.contains("Lpk_CutTruth"), "{why}");
+        let json = serde_json::to_value(&row).expect("json");
+        assert_eq!(json["abc_fallback"].as_str(), Some(why.as_str()), "{json}");
+        let t = table(std::slice::from_ref(&row));
+        assert!(t.contains("top: ABC failed with Yosys's LUT script (return code 134") && t.contains("minus lutpack"), "{t}");
+
+        // Without a failure: one run, no note.
+        let (r, calls) = fake_synth(Flow::Full, vec![(true, MAPPED_LOG)]);
+        assert_eq!(calls, [LutScript::Default]);
+        let row = r.expect("mapped").0;
+        assert_eq!(row.abc_fallback, None);
+        assert_eq!(serde_json::to_value(&row).expect("json")["abc_fallback"], serde_json::Value::Null);
+        assert!(!table(&[row]).contains("lutpack"));
+    }
+
+    #[test]
+    fn other_failures_are_not_retried_and_a_second_abc_failure_is_an_error() {
+        // Not ABC: one run, the error names the module.
+        let (r, calls) = fake_synth(Flow::Full, vec![(false, "ERROR: syntax error\n")]);
+        assert_eq!(calls, [LutScript::Default]);
+        let e = r.expect_err("a failed run is an error").to_string();
+        assert!(e.contains("yosys failed on top") && e.contains("syntax error"), "{e}");
+        // The fast flow has no lutpack to drop.
+        let (r, calls) = fake_synth(Flow::Fast, vec![(false, ABC_ABORT_LOG)]);
+        assert_eq!(calls, [LutScript::Default]);
+        assert!(r.is_err());
+        // ABC failing again: an error that says both runs failed.
+        let (r, calls) = fake_synth(Flow::Bram, vec![(false, ABC_ABORT_LOG), (false, ABC_ABORT_LOG)]);
+        assert_eq!(calls, [LutScript::Default, LutScript::NoLutpack]);
+        let e = r.expect_err("both runs failed").to_string();
+        assert!(e.contains("also without lutpack") && e.contains("return code 134"), "{e}");
+    }
 }

@@ -7,7 +7,9 @@
 //! |---|---|
 //! | [`channel`] | the one fault-injecting delay line (BER, bursts, drops, symbol errors beyond the FEC) for flits and lane frames |
 //! | [`rxl`] | RXL / CXL-baseline endpoints and FEC-only switches (models, RTL, lockstep), the campaign loop, Eq. 7 / Eq. 11–14 |
+//! | [`genz`] | two Gen-Z LLR interfaces (models, or RTL + model twins) on [`genz::run_link`]; [`genz::campaign`] the figures campaign (`rtl-gen sim genz --figures`), [`genz::compare`] RIFL vs RXL vs Gen-Z LLR |
 //! | [`rifl`] | two RIFL nodes (model, RTL, lockstep twins) with traffic flows and scoreboard; [`rifl::sweep`] the BER sweep |
+//! | [`sue`] | SUE: the packer's packing sweep, the switch model (per-class queues, PFC, loss, reordering between classes), the N-XPU fabric of RTL `sue_endpoint`s with scoreboards, the figures of `rtl-gen sim sue --figures` |
 //! | [`record`] | serde records, Markdown tables, CSV, JSON result files, the sweep's SVG, `merge` |
 //! | [`progress`] | progress bar on a terminal, plain lines otherwise |
 //! | [`shard`] | `Shard` ("K/N"), per-unit seeds, completeness checks |
@@ -42,6 +44,7 @@
 pub mod channel;
 pub mod genz;
 pub mod progress;
+pub mod recxl;
 pub mod record;
 pub mod rifl;
 pub mod rxl;

@@ -6,7 +6,10 @@
 
 use super::channel::{ChannelStats, Faults};
 use super::rifl::sweep::{SweepResults, PointRecord};
+use super::genz::campaign::GenzResults;
 use super::rxl::RxlResults;
+use super::recxl::campaign::RecxlResults;
+use super::sue::campaign::SueResults;
 use super::CampaignError;
 use rtl_gen::blocks::rxl_endpoint::model::Counters;
 use serde::{Deserialize, Serialize};
@@ -304,6 +307,9 @@ pub fn rxl_csv(records: &[RxlRecord]) -> String {
 pub enum ResultFile {
     Rxl(RxlResults),
     RiflSweep(SweepResults),
+    Genz(GenzResults),
+    Recxl(RecxlResults),
+    Sue(SueResults),
 }
 
 impl ResultFile {
@@ -329,17 +335,35 @@ impl ResultFile {
     pub fn merge(files: Vec<ResultFile>) -> Result<ResultFile, CampaignError> {
         let mut rxl = Vec::new();
         let mut rifl = Vec::new();
+        let mut genz = Vec::new();
+        let mut recxl = Vec::new();
+        let mut sue = Vec::new();
         for f in files {
             match f {
                 ResultFile::Rxl(r) => rxl.push(r),
                 ResultFile::RiflSweep(r) => rifl.push(r),
+                ResultFile::Genz(r) => genz.push(r),
+                ResultFile::Recxl(r) => recxl.push(r),
+                ResultFile::Sue(r) => sue.push(r),
             }
         }
+        let kinds = [!rxl.is_empty(), !rifl.is_empty(), !genz.is_empty(), !recxl.is_empty(), !sue.is_empty()];
+        if kinds.iter().filter(|&&k| k).count() > 1 {
+            return Err(CampaignError::Config("cannot merge results of different campaigns (RXL, RIFL sweep, Gen-Z, ReCXL, SUE) into one".into()));
+        }
+        if !genz.is_empty() {
+            return Ok(ResultFile::Genz(GenzResults::merge(genz)?));
+        }
+        if !recxl.is_empty() {
+            return Ok(ResultFile::Recxl(RecxlResults::merge(recxl)?));
+        }
+        if !sue.is_empty() {
+            return Ok(ResultFile::Sue(SueResults::merge(sue)?));
+        }
         match (rxl.is_empty(), rifl.is_empty()) {
-            (false, true) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
+            (false, _) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
             (true, false) => Ok(ResultFile::RiflSweep(SweepResults::merge(rifl)?)),
             (true, true) => Err(CampaignError::Config("nothing to merge: no result files".into())),
-            (false, false) => Err(CampaignError::Config("cannot merge RXL and RIFL sweep results into one".into())),
         }
     }
 
@@ -353,6 +377,9 @@ impl ResultFile {
         match self {
             ResultFile::Rxl(r) => r.report(),
             ResultFile::RiflSweep(r) => r.report(),
+            ResultFile::Genz(r) => r.report(),
+            ResultFile::Recxl(r) => r.report(),
+            ResultFile::Sue(r) => r.report(),
         }
     }
 
@@ -362,9 +389,17 @@ impl ResultFile {
         let mut files = vec![(format!("{prefix}.json"), self.to_json()), (format!("{prefix}.md"), self.report())];
         match self {
             ResultFile::Rxl(r) => files.push((format!("{prefix}.csv"), rxl_csv(&r.rows()))),
+            ResultFile::Recxl(r) => files.push((format!("{prefix}.csv"), r.csv())),
+            ResultFile::Sue(r) => files.push((format!("{prefix}.csv"), r.csv())),
             ResultFile::RiflSweep(r) => {
                 files.push((format!("{prefix}.csv"), r.csv()));
                 if r.reference().is_some() {
+                    files.push((format!("{prefix}.svg"), r.svg()));
+                }
+            }
+            ResultFile::Genz(r) => {
+                files.push((format!("{prefix}.csv"), r.csv()));
+                if r.shard.is_all() {
                     files.push((format!("{prefix}.svg"), r.svg()));
                 }
             }

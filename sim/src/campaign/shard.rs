@@ -102,6 +102,42 @@ pub fn check_complete(shards: &[Shard]) -> Result<(), CampaignError> {
     Ok(())
 }
 
+/// One shard's result as [`merge_units`] takes it: its shard, what every shard of the campaign
+/// must share (options, parameters, unit count), and its unit records.
+pub type ShardPart<C, R> = (Shard, C, Vec<R>);
+
+/// The unit records of one campaign's shards, in unit order. The shards must be complete
+/// ([`check_complete`]) and share one configuration; where `units` gives the campaign's unit
+/// count, every unit must be there exactly once.
+pub fn merge_units<C: PartialEq, R>(
+    parts: Vec<ShardPart<C, R>>,
+    units: impl Fn(&C) -> Option<usize>,
+    unit: impl Fn(&R) -> usize,
+) -> Result<(C, Vec<R>), CampaignError> {
+    let shards: Vec<Shard> = parts.iter().map(|p| p.0).collect();
+    check_complete(&shards)?;
+    let mut parts = parts.into_iter();
+    let (first, config, mut records) = parts.next().expect("check_complete refuses no parts");
+    for (shard, c, r) in parts {
+        if c != config {
+            return Err(CampaignError::Config(format!(
+                "shard {shard} ran other options than shard {first}: not one campaign"
+            )));
+        }
+        records.extend(r);
+    }
+    records.sort_by_key(&unit);
+    if let Some(n) = units(&config) {
+        if records.len() != n || records.iter().enumerate().any(|(i, r)| unit(r) != i) {
+            return Err(CampaignError::Config(format!(
+                "the shards hold {} unit records for a campaign of {n} units",
+                records.len()
+            )));
+        }
+    }
+    Ok((config, records))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +158,17 @@ mod tests {
         assert!(check_complete(&[Shard { index: 1, count: 2 }]).is_err());
         assert!(check_complete(&[Shard { index: 0, count: 2 }, Shard { index: 0, count: 2 }]).is_err());
         assert_ne!(unit_seed(5, 0), unit_seed(5, 1));
+    }
+
+    #[test]
+    fn merge_units_orders_records_and_refuses_mixed_or_holey_campaigns() {
+        let sh = |k| Shard::new(k, 2).expect("shard");
+        let (c, r) = merge_units(vec![(sh(1), 3, vec![1]), (sh(0), 3, vec![0, 2])], |&n| Some(n), |&u| u).expect("one campaign");
+        assert_eq!((c, r), (3, vec![0, 1, 2]));
+        let e = merge_units(vec![(sh(0), 3, vec![0, 2]), (sh(1), 4, vec![1])], |&n| Some(n), |&u| u).expect_err("two campaigns");
+        assert!(e.to_string().contains("other options"), "{e}");
+        let e = merge_units(vec![(sh(0), 3, vec![0]), (sh(1), 3, vec![2])], |&n| Some(n), |&u| u).expect_err("unit 1 missing");
+        assert!(e.to_string().contains("hold 2 unit records for a campaign of 3"), "{e}");
+        assert!(merge_units(vec![(sh(0), 3, vec![0]), (sh(1), 3, vec![2])], |_| None, |&u| u).is_ok());
     }
 }

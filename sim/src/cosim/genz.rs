@@ -118,6 +118,12 @@ impl LlrNode for TwinInterface {
         self.read_and_compare()?;
         Ok(ready)
     }
+    fn outstanding(&self) -> u64 {
+        self.model.outstanding() as u64
+    }
+    fn in_flight(&self) -> u64 {
+        self.model.r.sent_max.wrapping_sub(self.model.r.ack_seq) as u64
+    }
 }
 
 /// The block a module was generated from.

@@ -18,6 +18,9 @@ pub mod recxl;
 pub mod rifl;
 pub mod rxl;
 pub mod sue;
+pub mod sue_link;
+pub mod sue_endpoint;
+pub mod sue_transport;
 mod vectors;
 
 use crate::{Bench, Bits, SimError, TestRng};
@@ -187,6 +190,8 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,
         ("sue_packer", Role::SuePacker) => sue::packer,
+        ("sue_transport", Role::SueTransport) => sue_transport::transport,
+        ("sue_endpoint", Role::Endpoint) => sue_endpoint::endpoint,
         ("recxl_replica_map", Role::ReplicaMap) => recxl::replica_map,
         ("recxl_logging_unit", Role::LoggingUnit) => recxl::logging_unit,
         ("genz_llr", Role::Interface) => genz::interface,

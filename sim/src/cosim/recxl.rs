@@ -398,7 +398,7 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
     Ok(rep)
 }
 
-fn drive(d: &mut Dut, b: &RecxlLoggingUnitBlock, i: &LuInputs) -> Result<(), SimError> {
+pub fn drive(d: &mut Dut, b: &RecxlLoggingUnitBlock, i: &LuInputs) -> Result<(), SimError> {
     let n = b.n();
     d.set_u64("cfg_node_id", i.node_id as u64)?;
     d.set("cfg_failed_mask", &Bits::from_bytes_width(&i.failed.to_bytes(n), n as usize))?;
@@ -440,7 +440,7 @@ fn drive(d: &mut Dut, b: &RecxlLoggingUnitBlock, i: &LuInputs) -> Result<(), Sim
     Ok(())
 }
 
-fn compare(d: &Dut, b: &RecxlLoggingUnitBlock, o: &LuOutputs, c: u64, t: &mut Tally) -> Result<(), SimError> {
+pub fn compare(d: &Dut, b: &RecxlLoggingUnitBlock, o: &LuOutputs, c: u64, t: &mut Tally) -> Result<(), SimError> {
     let u = |name: &str| d.get_u64(name);
     t.compare(c, "st_quiesced", o.st_quiesced as u64, u("st_quiesced")?);
     t.compare(c, "st_dump_busy", o.st_dump_busy as u64, u("st_dump_busy")?);

@@ -57,18 +57,40 @@ pub struct PackerLockstep {
 }
 
 impl PackerLockstep {
-    pub fn new(bench: &Bench, b: &SuePackerBlock, dut_name: &str) -> Result<PackerLockstep, SimError> {
+    pub fn new(
+        bench: &Bench,
+        b: &SuePackerBlock,
+        dut_name: &str,
+    ) -> Result<PackerLockstep, SimError> {
         let m = bench.module(&b.name, rtl_gen::hw::module::Role::SuePacker)?;
         PackerLockstep::with_module(bench, b, m, dut_name)
     }
 
-    pub fn with_module(bench: &Bench, b: &SuePackerBlock, m: &ElabModule, dut_name: &str) -> Result<PackerLockstep, SimError> {
+    pub fn with_module(
+        bench: &Bench,
+        b: &SuePackerBlock,
+        m: &ElabModule,
+        dut_name: &str,
+    ) -> Result<PackerLockstep, SimError> {
         let mut dut = Dut::build_named(bench.tree(), m.name(), dut_name)?;
         dut.reset(2)?;
         let mut model = b.model();
         model.reset();
         let nq = b.common.num_queues() as usize;
-        Ok(PackerLockstep { b: b.clone(), dut, model, tally: Tally::default(), cycle: 0, pending: VecDeque::new(), beat: 0, expect: vec![VecDeque::new(); nq], committed_at: vec![VecDeque::new(); nq], latencies: Vec::new(), cur: None, pdus: Vec::new() })
+        Ok(PackerLockstep {
+            b: b.clone(),
+            dut,
+            model,
+            tally: Tally::default(),
+            cycle: 0,
+            pending: VecDeque::new(),
+            beat: 0,
+            expect: vec![VecDeque::new(); nq],
+            committed_at: vec![VecDeque::new(); nq],
+            latencies: Vec::new(),
+            cur: None,
+            pdus: Vec::new(),
+        })
     }
 
     /// One cycle: offer the next pending beat, drive `inp`'s other fields, compare, clock.
@@ -90,7 +112,10 @@ impl PackerLockstep {
         }
         let d = &mut self.dut;
         d.set_u64("s_axis_cmd_tvalid", inp.cmd_valid as u64)?;
-        d.set("s_axis_cmd_tdata", &Bits::from_bytes_width(&inp.cmd_data, 8 * db))?;
+        d.set(
+            "s_axis_cmd_tdata",
+            &Bits::from_bytes_width(&inp.cmd_data, 8 * db),
+        )?;
         d.set_u64("s_axis_cmd_tlast", inp.cmd_last as u64)?;
         d.set_u64("s_axis_cmd_tdest", u64::from(inp.cmd_dest))?;
         d.set_u64("s_axis_cmd_tuser", u64::from(inp.cmd_user))?;
@@ -104,19 +129,54 @@ impl PackerLockstep {
         d.eval();
         let o = self.model.outputs(&inp);
         let (c, t) = (self.cycle, &mut self.tally);
-        t.compare(c, "s_axis_cmd_tready", o.cmd_ready as u64, d.get_u64("s_axis_cmd_tready")?);
+        t.compare(
+            c,
+            "s_axis_cmd_tready",
+            o.cmd_ready as u64,
+            d.get_u64("s_axis_cmd_tready")?,
+        );
         let mut qs = Bits::zeros(nq);
         for (i, &b) in o.q_space.iter().enumerate() {
             qs.set(i, b);
         }
         t.compare_bits(c, "q_space", &qs, &d.get("q_space")?);
-        t.compare(c, "queued_cmds", u64::from(o.queued_cmds), d.get_u64("queued_cmds")?);
-        t.compare(c, "m_axis_pdu_tvalid", o.pdu_valid as u64, d.get_u64("m_axis_pdu_tvalid")?);
+        t.compare(
+            c,
+            "queued_cmds",
+            u64::from(o.queued_cmds),
+            d.get_u64("queued_cmds")?,
+        );
+        t.compare(
+            c,
+            "m_axis_pdu_tvalid",
+            o.pdu_valid as u64,
+            d.get_u64("m_axis_pdu_tvalid")?,
+        );
         if o.pdu_valid {
-            t.compare(c, "m_axis_pdu_tlast", o.pdu_last as u64, d.get_u64("m_axis_pdu_tlast")?);
-            t.compare(c, "m_axis_pdu_tdest", u64::from(o.pdu_dest), d.get_u64("m_axis_pdu_tdest")?);
-            t.compare(c, "m_axis_pdu_tuser", u64::from(o.pdu_user), d.get_u64("m_axis_pdu_tuser")?);
-            t.compare_bits(c, "m_axis_pdu_tdata", &Bits::from_bytes_width(self.model.pdu_data(), 8 * db), &d.get("m_axis_pdu_tdata")?);
+            t.compare(
+                c,
+                "m_axis_pdu_tlast",
+                o.pdu_last as u64,
+                d.get_u64("m_axis_pdu_tlast")?,
+            );
+            t.compare(
+                c,
+                "m_axis_pdu_tdest",
+                u64::from(o.pdu_dest),
+                d.get_u64("m_axis_pdu_tdest")?,
+            );
+            t.compare(
+                c,
+                "m_axis_pdu_tuser",
+                u64::from(o.pdu_user),
+                d.get_u64("m_axis_pdu_tuser")?,
+            );
+            t.compare_bits(
+                c,
+                "m_axis_pdu_tdata",
+                &Bits::from_bytes_width(self.model.pdu_data(), 8 * db),
+                &d.get("m_axis_pdu_tdata")?,
+            );
         }
         for (name, v) in PkCounters::NAMES.iter().zip(o.counters.values()) {
             t.compare(c, name, v, d.get_u64(name)?);
@@ -140,20 +200,46 @@ impl PackerLockstep {
         }
         if o.pdu_valid && inp.pdu_ready {
             let cb = self.b.common.cmd_bytes as usize;
-            let p = self.cur.get_or_insert_with(|| Pdu { dest: o.pdu_dest, vc: o.pdu_user & 3, ncmds: o.pdu_user >> 2, bytes: Vec::new(), start: c });
-            t.compare(c, "scoreboard: tdest/tuser constant over a PDU", (p.dest, p.vc, p.ncmds), (o.pdu_dest, o.pdu_user & 3, o.pdu_user >> 2));
+            let p = self.cur.get_or_insert_with(|| Pdu {
+                dest: o.pdu_dest,
+                vc: o.pdu_user & 3,
+                ncmds: o.pdu_user >> 2,
+                bytes: Vec::new(),
+                start: c,
+            });
+            t.compare(
+                c,
+                "scoreboard: tdest/tuser constant over a PDU",
+                (p.dest, p.vc, p.ncmds),
+                (o.pdu_dest, o.pdu_user & 3, o.pdu_user >> 2),
+            );
             p.bytes.extend_from_slice(self.model.pdu_data());
             if o.pdu_last {
                 let p = self.cur.take().expect("a PDU");
-                t.compare(c, "scoreboard: PDU bytes = ncmds x cmd_bytes", p.bytes.len(), p.ncmds as usize * cb);
-                t.compare(c, "scoreboard: PDU within max_pack_bytes", true, p.bytes.len() <= self.b.common.max_pack_bytes as usize && p.ncmds >= 1);
+                t.compare(
+                    c,
+                    "scoreboard: PDU bytes = ncmds x cmd_bytes",
+                    p.bytes.len(),
+                    p.ncmds as usize * cb,
+                );
+                t.compare(
+                    c,
+                    "scoreboard: PDU within max_pack_bytes",
+                    true,
+                    p.bytes.len() <= self.b.common.max_pack_bytes as usize && p.ncmds >= 1,
+                );
                 let q = self.b.common.queue(p.dest, p.vc) as usize;
                 for cmd in p.bytes.chunks(cb) {
                     let want = self.expect.get_mut(q).and_then(|e| e.pop_front());
                     if let Some(at) = self.committed_at.get_mut(q).and_then(|e| e.pop_front()) {
                         self.latencies.push(p.start - at);
                     }
-                    t.compare(c, "scoreboard: command in order, exactly once, bit-exact", want.as_deref(), Some(cmd));
+                    t.compare(
+                        c,
+                        "scoreboard: command in order, exactly once, bit-exact",
+                        want.as_deref(),
+                        Some(cmd),
+                    );
                 }
                 self.pdus.push(p);
             }
@@ -178,12 +264,22 @@ impl PackerLockstep {
     /// (at most `limit` cycles); a command still outstanding is a scoreboard mismatch.
     pub fn drain(&mut self, limit: u64) -> Result<(), SimError> {
         let mut n = 0;
-        while (!self.pending.is_empty() || self.outstanding() > 0 || self.cur.is_some()) && n < limit {
-            self.step(PkInputs { pdu_ready: true, ..Default::default() })?;
+        while (!self.pending.is_empty() || self.outstanding() > 0 || self.cur.is_some())
+            && n < limit
+        {
+            self.step(PkInputs {
+                pdu_ready: true,
+                ..Default::default()
+            })?;
             n += 1;
         }
         let c = self.cycle;
-        self.tally.compare(c, "scoreboard: every accepted command sent after draining", 0, self.outstanding() + self.pending.len());
+        self.tally.compare(
+            c,
+            "scoreboard: every accepted command sent after draining",
+            0,
+            self.outstanding() + self.pending.len(),
+        );
         Ok(())
     }
 
@@ -193,13 +289,26 @@ impl PackerLockstep {
         let mut bytes = rng.bytes(c.cmd_bytes as usize);
         bytes[..4].copy_from_slice(&seq.to_le_bytes());
         let good = dest < c.num_xpu && vc < c.num_vc;
-        let beats: Vec<Vec<u8>> = bytes.chunks(c.data_bytes as usize).map(|b| b.to_vec()).collect();
-        Cmd { dest, user: (vc & 3) as u8, last_at: beats.len() - 1, beats, good }
+        let beats: Vec<Vec<u8>> = bytes
+            .chunks(c.data_bytes as usize)
+            .map(|b| b.to_vec())
+            .collect();
+        Cmd {
+            dest,
+            user: (vc & 3) as u8,
+            last_at: beats.len() - 1,
+            beats,
+            good,
+        }
     }
 }
 
 /// Random traffic with faults, pause and backpressure, then drained.
-pub fn random_traffic(t: &mut PackerLockstep, rng: &mut TestRng, cycles: u64) -> Result<(), SimError> {
+pub fn random_traffic(
+    t: &mut PackerLockstep,
+    rng: &mut TestRng,
+    cycles: u64,
+) -> Result<(), SimError> {
     let c = t.b.common.clone();
     let mut seq = 0u32;
     let mut vc_pause = 0u32;
@@ -213,8 +322,18 @@ pub fn random_traffic(t: &mut PackerLockstep, rng: &mut TestRng, cycles: u64) ->
         };
         if t.pending.len() < 2 && rng.chance(p_cmd) {
             // Hot destinations: a skewed choice so some queues pack deep.
-            let dest = if rng.chance(0.01) { c.num_xpu + rng.range(0, 3) as u32 } else if rng.chance(0.5) { 0 } else { rng.range(0, c.num_xpu as u64 - 1) as u32 };
-            let vc = if rng.chance(0.01) && c.num_vc < 4 { c.num_vc } else { rng.range(0, c.num_vc as u64 - 1) as u32 };
+            let dest = if rng.chance(0.01) {
+                c.num_xpu + rng.range(0, 3) as u32
+            } else if rng.chance(0.5) {
+                0
+            } else {
+                rng.range(0, c.num_xpu as u64 - 1) as u32
+            };
+            let vc = if rng.chance(0.01) && c.num_vc < 4 {
+                c.num_vc
+            } else {
+                rng.range(0, c.num_vc as u64 - 1) as u32
+            };
             let mut cmd = t.command(rng, seq, dest.min(1023), vc);
             seq += 1;
             if rng.chance(0.1) {
@@ -245,14 +364,26 @@ pub fn random_traffic(t: &mut PackerLockstep, rng: &mut TestRng, cycles: u64) ->
             let d = rng.range(0, c.num_xpu as u64 - 1) as usize;
             dest_ok[d] = !dest_ok[d];
         }
-        let inp = PkInputs { vc_pause, dest_ok: dest_ok.clone(), pdu_ready: rng.chance(p_ready), ..Default::default() };
+        let inp = PkInputs {
+            vc_pause,
+            dest_ok: dest_ok.clone(),
+            pdu_ready: rng.chance(p_ready),
+            ..Default::default()
+        };
         t.step(inp)?;
     }
-    t.drain(20 * (c.num_queues() as u64) * u64::from(t.b.queue_depth) * u64::from(c.cmd_beats()) + 1000)
+    t.drain(
+        20 * (c.num_queues() as u64) * u64::from(t.b.queue_depth) * u64::from(c.cmd_beats()) + 1000,
+    )
 }
 
 /// The cosim driver of `sue_packer` modules.
-pub fn packer(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
+pub fn packer(
+    bench: &Bench,
+    m: &ElabModule,
+    opts: &Options,
+    rng: &mut TestRng,
+) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<SuePackerBlock>(&own, m)?;
     let mut t = PackerLockstep::with_module(bench, b, m, &format!("cosim_{}", m.name()))?;

@@ -5,8 +5,23 @@
 //! (delivered exactly once, in order per VC, bit exact) and both interfaces' counters.
 //! `--impl lockstep` runs the Verilated RTL of both ends with the models beside them and counts
 //! every differing output.
+//!
+//! `rtl-gen sim genz --figures [--impl lockstep|model] [--sizes 64,256] [--cables 10,100]
+//! [--occupancy-cables 1,2,5,20,50] [--bers LIST] [--figure-cycles N] [--fault-cycles N]
+//! [--cycle-ns T] [--seed S] [--out PREFIX] [--json F] [--csv F] [--svg F] [--shard K/N]`: the
+//! campaign of `rtl_gen_sim::campaign::genz::campaign` on its own block (`FIGURES_DESIGN`):
+//! fault runs per cable, Init time with and without a lost Init ACK, goodput vs BER per packet
+//! size and cable with recovery time per error, retry-buffer occupancy vs cable length; sharded
+//! and merged (`rtl-gen sim merge`) like `rxl` and `rifl-sweep`.
+//!
+//! `rtl-gen sim genz --compare [--line-gbps R] [--cable-m M] [--sizes N] [--bers LIST]
+//! [--line-us T] [--out PREFIX]`: RIFL, RXL and Gen-Z LLR (models) on one channel
+//! (`rtl_gen_sim::campaign::genz::compare`); writes PREFIX_compare.md / .csv / .svg.
 
-use super::{probability, seed, DesignArgs};
+use super::{probability, seed, DesignArgs, Outputs};
+use anyhow::Context;
+use rtl_gen_sim::campaign::genz::campaign::{self as figures, GenzImpl, GenzOptions};
+use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
 use crate::cmd::CmdResult;
 use rtl_gen::blocks::genz_llr::model::{LlrModel, COUNTERS};
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
@@ -55,9 +70,102 @@ pub struct Args {
     pub cycles: u64,
     #[arg(long, default_value = "1", value_parser = seed)]
     pub seed: u64,
+    /// Run the figures campaign (fault runs, Init time, goodput vs BER, recovery time,
+    /// retry-buffer occupancy) on the built-in figures block instead of one link run.
+    #[arg(long, conflicts_with = "compare")]
+    pub figures: bool,
+    /// Compare RIFL, RXL and Gen-Z LLR (models) on one channel: goodput vs BER and line time
+    /// lost per error (uses --cable-m, the first of --sizes, --bers, --line-gbps, --line-us).
+    #[arg(long)]
+    pub compare: bool,
+    /// Compare: line rate in Gb/s shared by the three schemes.
+    #[arg(long, default_value_t = 64.0)]
+    pub line_gbps: f64,
+    /// Compare: line time per BER point in µs.
+    #[arg(long, default_value_t = 400.0)]
+    pub line_us: f64,
+    /// Figures: EE packet sizes in bytes (multiples of 8, at most 256).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "64,256")]
+    pub sizes: Vec<u32>,
+    /// Figures: cable lengths in metres of the fault, Init and goodput units.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "10,100")]
+    pub cables: Vec<f64>,
+    /// Figures: further cable lengths measured at BER 0 for the retry-buffer occupancy.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "1,2,5,20,50")]
+    pub occupancy_cables: Vec<f64>,
+    /// Figures: only these BERs instead of 1e-12 … 1e-5 in steps of 10^0.25 (BER 0 always runs).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = probability)]
+    pub bers: Option<Vec<f64>>,
+    /// Figures: traffic cycles per goodput point.
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(5_000..=10_000_000_000))]
+    pub figure_cycles: u64,
+    /// Figures: traffic cycles per fault run.
+    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(5_000..=10_000_000_000))]
+    pub fault_cycles: u64,
+    /// Figures: output prefix (PREFIX.json, .csv, .md, .svg).
+    #[arg(long, value_name = "PREFIX", default_value = "target/genz")]
+    pub out: String,
+    #[command(flatten)]
+    pub outputs: Outputs,
+    /// Figures: run only part K of N of the units; merge the --json files with `rtl-gen sim merge`.
+    #[arg(long, value_name = "K/N", default_value = "0/1", value_parser = super::shard)]
+    pub shard: Shard,
+}
+
+fn run_compare(a: &Args) -> CmdResult {
+    use rtl_gen_sim::campaign::genz::compare::{compare, csv, svg, table, CompareOptions};
+    use rtl_gen_sim::campaign::record::write_file;
+    if !(a.line_gbps > 0.0 && a.line_gbps <= 10_000.0 && a.line_us >= 1.0 && a.line_us <= 1e7 && a.cable_m >= 0.0 && a.cable_m <= 1000.0) {
+        anyhow::bail!("--line-gbps allowed (0, 10000], --line-us [1, 1e7], --cable-m [0, 1000]");
+    }
+    let size = a.sizes.first().copied().unwrap_or(256);
+    if size < 8 || size % 8 != 0 || size > 256 {
+        anyhow::bail!("--sizes {size}: allowed a multiple of 8 in 8..=256");
+    }
+    let mut o = CompareOptions { line_gbps: a.line_gbps, cable_m: a.cable_m, packet_bytes: size, line_us: a.line_us, seed: a.seed, ..CompareOptions::default() };
+    if let Some(b) = &a.bers {
+        o.bers = b.clone();
+    }
+    let pts = compare(&o, &mut |p| eprintln!("  {} BER {:.2e}: goodput {:.4}, {} events", p.scheme, p.ber, p.goodput, p.events))?;
+    let md = table(&o, &pts);
+    println!("{md}");
+    for (ext, text) in [("md", md.clone()), ("csv", csv(&pts)), ("svg", svg(&o, &pts))] {
+        let path = format!("{}_compare.{ext}", a.out);
+        write_file(std::path::Path::new(&path), &text).with_context(|| format!("writing {path}"))?;
+        println!("wrote {path}");
+    }
+    Ok(if pts.iter().all(|p| p.clean) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn run_figures(a: &Args) -> CmdResult {
+    let o = GenzOptions {
+        implementation: if a.implementation == Impl::Model { GenzImpl::Model } else { GenzImpl::Rtl },
+        sizes: a.sizes.clone(),
+        cables_m: a.cables.clone(),
+        occupancy_cables_m: a.occupancy_cables.clone(),
+        bers: a.bers.clone().unwrap_or_else(figures::default_bers),
+        cycles: a.figure_cycles,
+        fault_cycles: a.fault_cycles,
+        cycle_ns: a.cycle_ns,
+        seed: a.seed,
+    };
+    let bench = figures::figures_bench().context("generating the Gen-Z figures design")?;
+    let cfg = bench.block::<GenzLlrBlock>(figures::FIGURES_BLOCK)?.cfg.clone();
+    figures::check(&o, &cfg).map_err(|e| anyhow::anyhow!("--sizes / --cables / --bers / --cycle-ns: {e}"))?;
+    a.outputs.check(Some(&a.out), true)?;
+    let r = figures::run(&bench, &o, a.shard, &mut Progress::auto()).with_context(|| format!("Gen-Z LLR campaign (shard {})", a.shard))?;
+    let clean = r.clean();
+    a.outputs.write(&ResultFile::Genz(r), Some(&a.out))?;
+    Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 pub fn run(a: Args) -> CmdResult {
+    if a.figures {
+        return run_figures(&a);
+    }
+    if a.compare {
+        return run_compare(&a);
+    }
     let bench = a.target.bench()?;
     let name = match &a.block {
         Some(b) => b.clone(),

@@ -1,5 +1,5 @@
 //! `rtl-gen sim merge FILES… [--csv FILE] [--json FILE] [--svg FILE]`: the JSON results of the
-//! shards of one `rxl` or `rifl-sweep` campaign (`--shard K/N --json FILE`) as one table, and
+//! shards of one `rxl`, `rifl-sweep`, `genz --figures`, `recxl` or `sue --figures` campaign (`--shard K/N --json FILE`) as one table, and
 //! optionally one CSV, JSON and SVG.
 
 use super::Outputs;

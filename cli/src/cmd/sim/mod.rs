@@ -5,6 +5,7 @@
 pub mod cosim;
 pub mod genz;
 pub mod merge;
+pub mod recxl;
 pub mod rifl_sweep;
 pub mod rxl;
 pub mod sue;
@@ -35,7 +36,11 @@ pub enum Command {
     Sue(sue::Args),
     /// Gen-Z LLR link: two genz_llr interfaces (RTL in lockstep with the models, or models)
     /// under bit errors, bursts, drops and link-down periods; exactly-once scoreboard.
-    Genz(genz::Args),
+    Genz(Box<genz::Args>),
+    /// ReCXL multi-node system: store buffers (baseline/parallel/proactive), MESI homes, a
+    /// reordering fabric, logging units, dumps, a random fail-stop crash and the Table I recovery;
+    /// scoreboards S1-S8 per trial (`--figures`: the contract §5.4 figure tables).
+    Recxl(recxl::Args),
 }
 
 pub fn run(c: Command) -> CmdResult {
@@ -45,7 +50,8 @@ pub fn run(c: Command) -> CmdResult {
         Command::RiflSweep(a) => rifl_sweep::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Sue(a) => sue::run(a),
-        Command::Genz(a) => genz::run(a),
+        Command::Genz(a) => genz::run(*a),
+        Command::Recxl(a) => recxl::run(a),
     }
 }
 
@@ -197,6 +203,9 @@ impl Outputs {
             let csv = match results {
                 ResultFile::Rxl(r) => rxl_csv(&r.rows()),
                 ResultFile::RiflSweep(r) => r.csv(),
+                ResultFile::Genz(r) => r.csv(),
+                ResultFile::Recxl(r) => r.csv(),
+                ResultFile::Sue(r) => r.csv(),
             };
             write_file(p, &csv).with_context(|| format!("writing {}", p.display()))?;
             written.push(p.display().to_string());
@@ -205,7 +214,9 @@ impl Outputs {
             match results {
                 ResultFile::RiflSweep(r) if r.reference().is_some() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
                 ResultFile::RiflSweep(_) => anyhow::bail!("--svg {}: the results hold no BER-0 reference point (merge every shard first)", p.display()),
-                ResultFile::Rxl(_) => anyhow::bail!("--svg {}: only RIFL sweeps have a plot", p.display()),
+                ResultFile::Genz(r) if r.shard.is_all() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
+                ResultFile::Genz(_) => anyhow::bail!("--svg {}: one shard holds part of the sweep (merge every shard first)", p.display()),
+                ResultFile::Rxl(_) | ResultFile::Recxl(_) | ResultFile::Sue(_) => anyhow::bail!("--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot", p.display()),
             }
             written.push(p.display().to_string());
         }

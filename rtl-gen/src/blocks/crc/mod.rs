@@ -39,9 +39,9 @@ static FIELDS: [FieldSpec; 11] = [
     FieldSpec { name: "checker", ty: FieldType::Bool, default: Some("true"), doc: "also emit <name>_check (crc_in → ok)" },
     FieldSpec {
         name: "xor_style",
-        ty: FieldType::Choice(&["masked", "lut6_tree"]),
-        default: Some("\"masked\""),
-        doc: "combinational XOR network as masked reductions, or explicit 6-input XOR trees on kept wires (⌈log6 w⌉ LUT levels)",
+        ty: FieldType::Choice(&["lut6_shared", "masked", "lut6_tree"]),
+        default: Some("\"lut6_shared\""),
+        doc: "combinational XOR network: 6-input XOR nodes shared between output bits (⌈log6 w⌉ LUT levels, fewest LUTs), masked reductions, or private 6-input XOR trees; pipelined networks are masked",
     },
 ];
 
@@ -108,12 +108,24 @@ impl BlockKind for CrcKind {
         let checker = r.bool("checker")?;
         let xor_style = match r.choice("xor_style")? {
             "lut6_tree" => XorStyle::Lut6Tree,
-            _ => XorStyle::Masked,
+            "masked" => XorStyle::Masked,
+            // Pipelined networks register masked partial parities whatever the style.
+            _ if pipeline > 0 => XorStyle::Masked,
+            _ => XorStyle::Lut6Shared,
         };
         if xor_style == XorStyle::Lut6Tree && pipeline > 0 {
             return Err(r.error("xor_style", format!("= \"lut6_tree\" needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
         }
         Ok(Box::new(CrcBlock { name: r.block().to_string(), algo, data_bits, seq_bits, pipeline, checker, xor_style }))
+    }
+}
+
+/// The design-file spelling of a style.
+fn style_name(style: XorStyle) -> &'static str {
+    match style {
+        XorStyle::Masked => "masked",
+        XorStyle::Lut6Tree => "lut6_tree",
+        XorStyle::Lut6Shared => "lut6_shared",
     }
 }
 
@@ -136,7 +148,7 @@ impl Block for CrcBlock {
         p.push(("seq_bits", self.seq_bits.to_string()));
         p.push(("pipeline", self.pipeline.to_string()));
         p.push(("checker", self.checker.to_string()));
-        p.push(("xor_style", if self.xor_style == XorStyle::Lut6Tree { "lut6_tree" } else { "masked" }.to_string()));
+        p.push(("xor_style", style_name(self.xor_style).to_string()));
         p
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {

@@ -57,7 +57,7 @@ pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModu
     let mut items = Vec::new();
     let input = feed(b, &mut items);
     let map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
-    items.push(Item::comment(&format!("crc = M·{input} ^ c over GF(2): one masked parity per output bit (XNOR where c is 1).")));
+    items.push(Item::comment(&format!("crc = M·{input} ^ c over GF(2) (inverted where c is 1): {}.", b.xor_style.how(b.pipeline))));
     xor_net::emit(&mut items, &XorNet { name: "crc", input, map: &map, style: b.xor_style }, "crc", b.pipeline);
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
@@ -89,7 +89,7 @@ pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule
     }
     let mut items = Vec::new();
     let crc_map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
-    xor_net::emit_crc_checker(&mut items, &crc_map, b.data_bits, b.seq_bits, b.xor_style, b.pipeline, "syndrome = M·{seq, data} ^ c ^ crc_in, one masked parity per bit.");
+    xor_net::emit_crc_checker(&mut items, &crc_map, b.data_bits, b.seq_bits, b.xor_style, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ c ^ crc_in: {}.", b.xor_style.how(b.pipeline)));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,

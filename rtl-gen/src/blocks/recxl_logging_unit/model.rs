@@ -843,7 +843,10 @@ impl LoggingUnitModel {
                 if inp.dump_start {
                     inc[ctr::IGNORED] += 1;
                 }
-                if inp.dump_commit && !old.overflow {
+                // A failure after the epoch started voids it (its snapshot may hold records whose
+                // in-charge unit died before dumping them): abandoned, never committed.
+                let gained = inp.failed.gained_over(&old.epoch_mask);
+                if inp.dump_commit && !old.overflow && !gained {
                     let lag = if self.mutation == Mutation::IgnoreFreeLag { 0 } else { p.free_lag };
                     freed = if lag == 1 { old.prev_n } else { old.snap_n };
                     self.head = old.add_mod(old.head, freed);
@@ -853,7 +856,7 @@ impl LoggingUnitModel {
                     self.epoch = old.epoch.wrapping_add(1);
                     self.dstate = D_IDLE;
                     inc[ctr::EPOCHS] += 1;
-                } else if inp.quiesce && !old.quiesce_prev {
+                } else if (inp.quiesce && !old.quiesce_prev) || gained {
                     // Abandoned when quiesce rises: the barrier cannot complete (a participant
                     // failed); the next epoch re-dumps under the same epoch number.
                     self.dstate = D_IDLE;

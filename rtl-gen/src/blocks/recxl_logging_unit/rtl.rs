@@ -465,7 +465,10 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let rescan = w(&mut it, "rescan", 1, Expr::red(crate::hw::verilog::UnOp::RedOr, and2(id("cfg_failed_mask"), id("mask_seen_q").not())));
     let start_ok = w(&mut it, "start_ok", 1, all(vec![id("ctl_dump_start"), eq(id("dstate_q"), d_idle.clone()), f_is_idle.clone()]));
     let in_done = eq(id("dstate_q"), d_done.clone());
-    let commit_ok = w(&mut it, "commit_ok", 1, all(vec![id("ctl_dump_commit"), in_done.clone(), id("overflow_q").lnot()]));
+    // A failure after the epoch started voids it: its snapshot may hold records whose in-charge
+    // unit died before dumping them (found by the system simulation), so it is never committed.
+    let gained = w(&mut it, "mask_gained", 1, Expr::red(crate::hw::verilog::UnOp::RedOr, and2(id("cfg_failed_mask"), id("emask_q").not())));
+    let commit_ok = w(&mut it, "commit_ok", 1, all(vec![id("ctl_dump_commit"), in_done.clone(), id("overflow_q").lnot(), gained.clone().lnot()]));
     let lag1 = b.free_lag == 1 && mutation != Mutation::IgnoreFreeLag;
     let free_n = w(&mut it, "free_n", lcb, if lag1 { id("prev_n_q") } else { id("snap_n_q") });
     let freed = w(&mut it, "freed", lcb, mux(commit_ok.clone(), free_n.clone(), dec(lcb, 0)));
@@ -645,7 +648,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
                 set_id("epoch_q", add(id("epoch_q"), dec(32, 1))),
                 set_id("dstate_q", d_idle.clone()),
             ],
-            vec![when(and2(id("ctl_quiesce"), id("quiesce_q").lnot()), vec![set_id("dstate_q", d_idle.clone())])],
+            vec![when(or2(and2(id("ctl_quiesce"), id("quiesce_q").lnot()), gained.clone()), vec![set_id("dstate_q", d_idle.clone())])],
         )],
     ));
     // Fetch engine.
@@ -692,7 +695,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let pcw = bits_for(wd as u64);
     let pc = w(&mut it, "repl_words", pcw, popcount);
     let d_start_ign = and2(id("ctl_dump_start"), or2(ne(id("dstate_q"), d_idle.clone()), f_is_idle.clone().lnot()));
-    let d_commit_ign = and2(id("ctl_dump_commit"), or2(in_done.clone().lnot(), id("overflow_q")));
+    let d_commit_ign = and2(id("ctl_dump_commit"), or2(or2(in_done.clone().lnot(), id("overflow_q")), gained.clone()));
     let incs: Vec<(u32, Expr)> = vec![
         (1, alloc.clone()),
         (pcw, mux(alloc.clone(), pc, dec(pcw, 0))),

@@ -49,7 +49,7 @@ pub fn notes(b: &RsCrcBlock, model: &RsCrc) -> Vec<String> {
     let f = model.field();
     let roots = if c == 1 { format!("α^{}", b.first_root) } else { format!("α^{}..α^{}", b.first_root, b.first_root + c - 1) };
     let mut n = vec![format!(
-        "crc = remainder of data(x)·x^{c} mod g(x), g(x) = Π (x + α^i) over the {c} roots {roots}, α a root of the field polynomial 0x{:X} (GF(2^{m})); the map is linear over GF(2) and emitted as one masked parity per crc bit.",
+        "crc = remainder of data(x)·x^{c} mod g(x), g(x) = Π (x + α^i) over the {c} roots {roots}, α a root of the field polynomial 0x{:X} (GF(2^{m})); the map is linear over GF(2) and emitted as an XOR network.",
         f.poly()
     )];
     let symbols = if m == 8 { "data byte i is symbol i".to_string() } else { format!("data is cut into {k} symbols of {m} bits LSB first (symbol s = data[{m}s+{}:{m}s], the last zero-padded at the top)", m - 1) };
@@ -112,8 +112,8 @@ pub fn generator(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str)
     let mut items = Vec::new();
     let input = feed(b, &mut items, "feed");
     let map = crc_map(model);
-    items.push(Item::comment(&format!("crc = M·{input} over GF(2): one masked parity per output bit.")));
-    xor_net::emit(&mut items, &XorNet { name: "crc", input: &input, map: &map, style: XorStyle::Masked }, "crc", b.pipeline);
+    items.push(Item::comment(&format!("crc = M·{input} over GF(2): {}.", XorStyle::Lut6Shared.how(b.pipeline))));
+    xor_net::emit(&mut items, &XorNet { name: "crc", input: &input, map: &map, style: XorStyle::Lut6Shared }, "crc", b.pipeline);
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
@@ -144,7 +144,7 @@ pub fn checker(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str) -
         ports.push(Port::output("out_valid", 1, "ok valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
-    xor_net::emit_crc_checker(&mut items, &crc_map(model), b.data_bits(), b.seq_bits, XorStyle::Masked, b.pipeline, "syndrome = M·{seq, data} ^ crc_in, one masked parity per bit.");
+    xor_net::emit_crc_checker(&mut items, &crc_map(model), b.data_bits(), b.seq_bits, XorStyle::Lut6Shared, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ crc_in: {}.", XorStyle::Lut6Shared.how(b.pipeline)));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,

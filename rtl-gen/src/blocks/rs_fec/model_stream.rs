@@ -51,7 +51,7 @@ pub struct KeyEquation {
 impl StreamCode {
     pub fn new(code: RsCode, p: usize) -> StreamCode {
         assert!(p >= 1 && p < code.n(), "1 <= P < N");
-        assert!(code.nroots() % 2 == 0, "2t check symbols");
+        assert!(code.nroots().is_multiple_of(2), "2t check symbols");
         StreamCode { code, p }
     }
 
@@ -314,7 +314,7 @@ impl DecTiming {
     pub fn new(code: &StreamCode) -> DecTiming {
         let beats = code.beats() as u32;
         let two_t = 2 * code.t() as u32;
-        let iters_per_clock = (1..=two_t).find(|u| two_t % u == 0 && two_t / u < beats.max(2)).unwrap_or(two_t);
+        let iters_per_clock = (1..=two_t).find(|u| two_t.is_multiple_of(*u) && two_t / u < beats.max(2)).unwrap_or(two_t);
         let bm_clocks = two_t / iters_per_clock;
         let mut t = DecTiming { beats, iters_per_clock, bm_clocks, slots: 1 };
         let lifetime = t.latency() + beats;

@@ -52,16 +52,25 @@ impl SueCommon {
     pub fn read(r: &mut FieldReader) -> ConfigResult<SueCommon> {
         let data_bytes = r.uint("data_bytes")?;
         if !DATA_BYTES.contains(&data_bytes) {
-            return Err(r.error("data_bytes", format!("= {data_bytes} is not allowed; allowed 8, 16, 32, 64, 128")));
+            return Err(r.error(
+                "data_bytes",
+                format!("= {data_bytes} is not allowed; allowed 8, 16, 32, 64, 128"),
+            ));
         }
         let cmd_bytes = r.uint("cmd_bytes")?;
         let num_xpu = r.uint("num_xpu")?;
         if num_xpu > MAX_XPU {
-            return Err(r.error("num_xpu", format!("= {num_xpu} is out of range; allowed 2..=1024 (the RH xpuid is 10 bits)")));
+            return Err(r.error(
+                "num_xpu",
+                format!("= {num_xpu} is out of range; allowed 2..=1024 (the RH xpuid is 10 bits)"),
+            ));
         }
         let num_vc = r.uint("num_vc")?;
         if num_vc > 4 {
-            return Err(r.error("num_vc", format!("= {num_vc} is out of range; allowed 1..=4 (the RH vc is 2 bits)")));
+            return Err(r.error(
+                "num_vc",
+                format!("= {num_vc} is out of range; allowed 1..=4 (the RH vc is 2 bits)"),
+            ));
         }
         let max_pack_bytes = r.uint("max_pack_bytes")?;
         if cmd_bytes % data_bytes != 0 {
@@ -70,7 +79,10 @@ impl SueCommon {
                 format!("= {cmd_bytes} is not a multiple of data_bytes ({data_bytes}); allowed {}, {}, {}, … up to max_pack_bytes", data_bytes, 2 * data_bytes, 3 * data_bytes),
             ));
         }
-        if max_pack_bytes > MAX_PDU_PAYLOAD || max_pack_bytes < cmd_bytes || max_pack_bytes % cmd_bytes != 0 {
+        if max_pack_bytes > MAX_PDU_PAYLOAD
+            || max_pack_bytes < cmd_bytes
+            || max_pack_bytes % cmd_bytes != 0
+        {
             return Err(r.error(
                 "max_pack_bytes",
                 format!("= {max_pack_bytes} is out of range; allowed cmd_bytes..=4096 ({cmd_bytes}..=4096) in multiples of cmd_bytes — a packed SUE PDU carries at most 4096 bytes (SUE §3.3)"),

@@ -127,11 +127,39 @@ impl Protocol {
     }
 
     pub fn new(cfg: ProtocolConfig) -> Protocol {
-        let n = cfg.num_xpu as usize * if cfg.psn_scope == PsnScope::DestVc { cfg.num_vc as usize } else { 1 };
+        let n = cfg.num_xpu as usize
+            * if cfg.psn_scope == PsnScope::DestVc {
+                cfg.num_vc as usize
+            } else {
+                1
+            };
         let p = cfg.psn_init;
-        let tx = vec![TxPeer { next: p, hwm: p, snd: p, una: p, ..Default::default() }; n];
-        let rx = vec![RxPeer { epsn: p, ..Default::default() }; n];
-        Protocol { cfg, tx, rx, rr_ctl: n - 1, rr_data: n - 1, completions: Vec::new(), stats: ProtocolStats::default() }
+        let tx = vec![
+            TxPeer {
+                next: p,
+                hwm: p,
+                snd: p,
+                una: p,
+                ..Default::default()
+            };
+            n
+        ];
+        let rx = vec![
+            RxPeer {
+                epsn: p,
+                ..Default::default()
+            };
+            n
+        ];
+        Protocol {
+            cfg,
+            tx,
+            rx,
+            rr_ctl: n - 1,
+            rr_data: n - 1,
+            completions: Vec::new(),
+            stats: ProtocolStats::default(),
+        }
     }
 
     /// Room for one more PDU to `dest` on `vc`.
@@ -143,21 +171,30 @@ impl Protocol {
     /// Store a packed payload (whole commands) for `dest` on `vc`; false when the window is full
     /// or the peer is down.
     pub fn offer(&mut self, dest: u16, vc: u8, payload: Vec<u8>) -> bool {
-        if !self.can_accept(dest, vc) || payload.is_empty() || payload.len() % self.cfg.cmd_bytes != 0 {
+        if !self.can_accept(dest, vc)
+            || payload.is_empty()
+            || !payload.len().is_multiple_of(self.cfg.cmd_bytes)
+        {
             return false;
         }
         let n = (payload.len() / self.cfg.cmd_bytes) as u64;
         let sp = self.space(dest, vc);
         let t = &mut self.tx[sp];
         t.cum += n;
-        t.slots.push_back(Slot { payload, vc, cum: t.cum });
+        t.slots.push_back(Slot {
+            payload,
+            vc,
+            cum: t.cum,
+        });
         t.next = t.next.wrapping_add(1);
         true
     }
 
     pub fn peer_down(&self, dest: u16) -> bool {
         let k = self.per_peer();
-        self.tx[dest as usize * k..(dest as usize + 1) * k].iter().any(|t| t.down)
+        self.tx[dest as usize * k..(dest as usize + 1) * k]
+            .iter()
+            .any(|t| t.down)
     }
 
     /// PDUs stored and not acknowledged, over all destinations.
@@ -171,7 +208,10 @@ impl Protocol {
 
     fn ack_due(&self, s: usize) -> bool {
         let r = &self.rx[s];
-        r.ack_pending && (r.ack_force || r.unacked >= self.cfg.ack_coalesce || r.ack_age >= self.cfg.ack_delay)
+        r.ack_pending
+            && (r.ack_force
+                || r.unacked >= self.cfg.ack_coalesce
+                || r.ack_age >= self.cfg.ack_delay)
     }
 
     fn has_data(&self, d: usize, vc_pause: u8) -> bool {
@@ -205,18 +245,32 @@ impl Protocol {
     /// carried by a data PDU to that peer when one is ready, else data in round robin.
     pub fn poll(&mut self, vc_pause: u8) -> Option<(u16, u8, Vec<u8>)> {
         let n = self.tx.len();
-        let ctl = (1..=n).map(|k| (self.rr_ctl + k) % n).find(|&s| (self.rx[s].nack_pending || self.ack_due(s)) && (self.has_data(s, vc_pause) || (vc_pause >> self.ctl_vc(s)) & 1 == 0));
+        let ctl = (1..=n).map(|k| (self.rr_ctl + k) % n).find(|&s| {
+            (self.rx[s].nack_pending || self.ack_due(s))
+                && (self.has_data(s, vc_pause) || (vc_pause >> self.ctl_vc(s)) & 1 == 0)
+        });
         let (peer, data) = if let Some(s) = ctl {
             self.rr_ctl = s;
             (s, self.has_data(s, vc_pause))
-        } else if let Some(d) = (1..=n).map(|k| (self.rr_data + k) % n).find(|&d| self.has_data(d, vc_pause)) {
+        } else if let Some(d) = (1..=n)
+            .map(|k| (self.rr_data + k) % n)
+            .find(|&d| self.has_data(d, vc_pause))
+        {
             self.rr_data = d;
             (d, true)
         } else {
             return None;
         };
         let (op, rpsn) = self.piggyback(peer);
-        let mut rh = Rh { ver: 0, op, xpuid: self.cfg.local_xpuid, psn: 0, vc: self.ctl_vc(peer), partition: self.cfg.partition, rpsn };
+        let mut rh = Rh {
+            ver: 0,
+            op,
+            xpuid: self.cfg.local_xpuid,
+            psn: 0,
+            vc: self.ctl_vc(peer),
+            partition: self.cfg.partition,
+            rpsn,
+        };
         let dest = (peer / self.per_peer()) as u16;
         let t = &mut self.tx[peer];
         if !data {
@@ -277,7 +331,9 @@ impl Protocol {
         // ACK/NACK for our TX side towards s.
         let t = &self.tx[s];
         match rh.op {
-            Op::Ack if dist(t.una, rh.rpsn) < dist(t.una, t.hwm) => self.free_until(s, rh.rpsn.wrapping_add(1)),
+            Op::Ack if dist(t.una, rh.rpsn) < dist(t.una, t.hwm) => {
+                self.free_until(s, rh.rpsn.wrapping_add(1))
+            }
             Op::Nack if dist(t.una, rh.rpsn) <= dist(t.una, t.hwm) => {
                 self.free_until(s, rh.rpsn);
                 let t = &mut self.tx[s];
@@ -299,7 +355,10 @@ impl Protocol {
             r.ack_pending = true;
             r.unacked += 1;
             self.stats.rx_ok += 1;
-            payload.chunks(self.cfg.cmd_bytes).map(|c| (src, rh.vc, c.to_vec())).collect()
+            payload
+                .chunks(self.cfg.cmd_bytes)
+                .map(|c| (src, rh.vc, c.to_vec()))
+                .collect()
         } else if d < 0x8000 {
             self.stats.rx_gap += 1;
             if !r.nack_sent {
@@ -354,22 +413,66 @@ mod tests {
     use std::collections::HashMap;
 
     fn cfg(local: u16, psn_init: u16) -> ProtocolConfig {
-        ProtocolConfig { local_xpuid: local, num_xpu: 2, num_vc: 2, psn_scope: PsnScope::Dest, cmd_bytes: 16, window: 8, psn_init, rto: 400, max_retries: 0, ack_coalesce: 2, ack_delay: 20, nack_timeout: 100, ack_vc: 1, partition: 0, rcrc: Rcrc::Crc32 }
+        ProtocolConfig {
+            local_xpuid: local,
+            num_xpu: 2,
+            num_vc: 2,
+            psn_scope: PsnScope::Dest,
+            cmd_bytes: 16,
+            window: 8,
+            psn_init,
+            rto: 400,
+            max_retries: 0,
+            ack_coalesce: 2,
+            ack_delay: 20,
+            nack_timeout: 100,
+            ack_vc: 1,
+            partition: 0,
+            rcrc: Rcrc::Crc32,
+        }
     }
 
     /// Two endpoints back to back through a lossy, corrupting, duplicating, delaying channel
     /// (duplicates arrive late; `jitter` > 0 also reorders PDUs, outside the seed's assumptions): every command arrives exactly once,
     /// in order per {source, vc}, bit-exact; completions add up to what was offered.
-    fn link(drop: f64, corrupt: f64, dup: f64, jitter: usize, psn_init: u16, seed: u64) -> (ProtocolStats, ProtocolStats) {
-        link_scoped(drop, corrupt, dup, jitter, 0, PsnScope::Dest, psn_init, seed)
+    fn link(
+        drop: f64,
+        corrupt: f64,
+        dup: f64,
+        jitter: usize,
+        psn_init: u16,
+        seed: u64,
+    ) -> (ProtocolStats, ProtocolStats) {
+        link_scoped(
+            drop,
+            corrupt,
+            dup,
+            jitter,
+            0,
+            PsnScope::Dest,
+            psn_init,
+            seed,
+        )
     }
 
     /// `class_skew` > 0: a switch that schedules the two classes independently, VC 1 waiting
     /// up to that many extra steps, each class kept in order (PFC-style, no loss).
     #[allow(clippy::too_many_arguments)]
-    fn link_scoped(drop: f64, corrupt: f64, dup: f64, jitter: usize, class_skew: usize, scope: PsnScope, psn_init: u16, seed: u64) -> (ProtocolStats, ProtocolStats) {
+    fn link_scoped(
+        drop: f64,
+        corrupt: f64,
+        dup: f64,
+        jitter: usize,
+        class_skew: usize,
+        scope: PsnScope,
+        psn_init: u16,
+        seed: u64,
+    ) -> (ProtocolStats, ProtocolStats) {
         let mut rng = SplitMix64::new(seed);
-        let mk = |local| ProtocolConfig { psn_scope: scope, ..cfg(local, psn_init) };
+        let mk = |local| ProtocolConfig {
+            psn_scope: scope,
+            ..cfg(local, psn_init)
+        };
         let mut ep = [Protocol::new(mk(0)), Protocol::new(mk(1))];
         // Last arrival step per (destination, class): classes stay FIFO.
         let mut class_tail = [[0u64; 2]; 2];
@@ -407,7 +510,11 @@ mod tests {
                         let i = rng.below(pdu.len());
                         pdu[i] ^= 1 << rng.below(8);
                     }
-                    let mut delay = 5 + if jitter > 0 { rng.below(jitter) as u64 } else { 0 };
+                    let mut delay = 5 + if jitter > 0 {
+                        rng.below(jitter) as u64
+                    } else {
+                        0
+                    };
                     if class_skew > 0 {
                         if pvc == 1 {
                             delay += rng.below(class_skew) as u64;
@@ -427,7 +534,10 @@ mod tests {
                 let (_, to, pdu) = wire.remove(0);
                 for (src, vc, cmd) in ep[to].receive(&pdu) {
                     let seq = u32::from_le_bytes(cmd[..4].try_into().unwrap());
-                    assert_eq!(seq, expect[src as usize][vc as usize], "in order, exactly once, src {src} vc {vc}");
+                    assert_eq!(
+                        seq, expect[src as usize][vc as usize],
+                        "in order, exactly once, src {src} vc {vc}"
+                    );
                     expect[src as usize][vc as usize] += 1;
                 }
             }
@@ -436,14 +546,19 @@ mod tests {
                 completed[a] += e.take_completions().iter().map(|c| c.1).sum::<u64>();
             }
             step += 1;
-            let done = (0..2).all(|a| next_seq[a].iter().sum::<u32>() == total && ep[a].unacked() == 0) && wire.is_empty();
+            let done = (0..2)
+                .all(|a| next_seq[a].iter().sum::<u32>() == total && ep[a].unacked() == 0)
+                && wire.is_empty();
             if done {
                 break;
             }
         }
         for a in 0..2 {
             assert_eq!(expect[a], next_seq[a], "everything from {a} delivered");
-            assert_eq!(completed[a], offered[a], "completions of {a} match the commands acknowledged");
+            assert_eq!(
+                completed[a], offered[a],
+                "completions of {a} match the commands acknowledged"
+            );
         }
         (ep[0].stats.clone(), ep[1].stats.clone())
     }
@@ -457,7 +572,13 @@ mod tests {
     #[test]
     fn loss_corruption_and_duplicates_are_repaired_across_the_psn_wrap() {
         let (a, b) = link(0.02, 0.01, 0.02, 0, 0xFF00, 2);
-        assert!(a.pdu_retx > 0 && a.nack_rcvd + b.nack_rcvd > 0 && a.rx_crc_err + b.rx_crc_err > 0 && a.rx_dup + b.rx_dup > 0, "{a:?} {b:?}");
+        assert!(
+            a.pdu_retx > 0
+                && a.nack_rcvd + b.nack_rcvd > 0
+                && a.rx_crc_err + b.rx_crc_err > 0
+                && a.rx_dup + b.rx_dup > 0,
+            "{a:?} {b:?}"
+        );
     }
 
     #[test]
@@ -473,9 +594,22 @@ mod tests {
     fn cross_vc_reordering_costs_retransmissions_only_with_a_shared_psn() {
         let (a, b) = link_scoped(0.0, 0.0, 0.0, 0, 40, PsnScope::Dest, 0, 4);
         let (c, d) = link_scoped(0.0, 0.0, 0.0, 0, 40, PsnScope::DestVc, 0, 4);
-        println!("psn_scope dest: {} retransmissions, {} gaps; dest_vc: {} retransmissions, {} gaps", a.pdu_retx + b.pdu_retx, a.rx_gap + b.rx_gap, c.pdu_retx + d.pdu_retx, c.rx_gap + d.rx_gap);
-        assert!(a.pdu_retx + b.pdu_retx > 0 && a.rx_gap + b.rx_gap > 0, "{a:?} {b:?}");
-        assert_eq!(c.pdu_retx + d.pdu_retx + c.rx_gap + d.rx_gap + c.rto + d.rto, 0, "{c:?} {d:?}");
+        println!(
+            "psn_scope dest: {} retransmissions, {} gaps; dest_vc: {} retransmissions, {} gaps",
+            a.pdu_retx + b.pdu_retx,
+            a.rx_gap + b.rx_gap,
+            c.pdu_retx + d.pdu_retx,
+            c.rx_gap + d.rx_gap
+        );
+        assert!(
+            a.pdu_retx + b.pdu_retx > 0 && a.rx_gap + b.rx_gap > 0,
+            "{a:?} {b:?}"
+        );
+        assert_eq!(
+            c.pdu_retx + d.pdu_retx + c.rx_gap + d.rx_gap + c.rto + d.rto,
+            0,
+            "{c:?} {d:?}"
+        );
     }
 
     #[test]
@@ -493,6 +627,9 @@ mod tests {
             a.tick();
         }
         assert!(a.peer_down(1) && !a.can_accept(1, 0));
-        assert_eq!(map[&1], 3, "first transmission + max_retries retransmissions");
+        assert_eq!(
+            map[&1], 3,
+            "first transmission + max_retries retransmissions"
+        );
     }
 }

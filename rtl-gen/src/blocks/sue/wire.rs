@@ -96,7 +96,14 @@ impl Rcrc {
             Rcrc::Crc32 => 0x04C1_1DB7,
             Rcrc::Crc32c => 0x1EDC_6F41,
         };
-        CrcAlgo { width: 32, poly, init: 0xFFFF_FFFF, refin: true, refout: true, xorout: 0xFFFF_FFFF }
+        CrcAlgo {
+            width: 32,
+            poly,
+            init: 0xFFFF_FFFF,
+            refin: true,
+            refout: true,
+            xorout: 0xFFFF_FFFF,
+        }
     }
 
     pub fn model(self) -> CrcModel {
@@ -140,7 +147,8 @@ pub enum PduError {
 
 /// Check and split a PDU into its RH and payload.
 pub fn parse_pdu(bytes: &[u8], cmd_bytes: usize, rcrc: Rcrc) -> Result<(Rh, &[u8]), PduError> {
-    if bytes.len() < RH_BYTES + RCRC_BYTES || (bytes.len() - RH_BYTES - RCRC_BYTES) % cmd_bytes != 0 {
+    if bytes.len() < RH_BYTES + RCRC_BYTES || !(bytes.len() - RH_BYTES - RCRC_BYTES).is_multiple_of(cmd_bytes)
+    {
         return Err(PduError::Length);
     }
     if rcrc.model().checksum(bytes) as u32 != rcrc.residue() {
@@ -168,8 +176,16 @@ pub fn beats(pdu: &[u8], data_bytes: usize) -> Vec<Beat> {
             let chunk = &pdu[k * data_bytes..pdu.len().min((k + 1) * data_bytes)];
             let mut data = chunk.to_vec();
             data.resize(data_bytes, 0);
-            let keep = if chunk.len() == 128 { u128::MAX } else { (1u128 << chunk.len()) - 1 };
-            Beat { data, keep, last: k + 1 == n }
+            let keep = if chunk.len() == 128 {
+                u128::MAX
+            } else {
+                (1u128 << chunk.len()) - 1
+            };
+            Beat {
+                data,
+                keep,
+                last: k + 1 == n,
+            }
         })
         .collect()
 }
@@ -189,7 +205,15 @@ mod tests {
     use super::*;
 
     fn golden1() -> Rh {
-        Rh { ver: 0, op: Op::Ack, xpuid: 5, psn: 0x1234, vc: 1, partition: 0x02A, rpsn: 0x00FF }
+        Rh {
+            ver: 0,
+            op: Op::Ack,
+            xpuid: 5,
+            psn: 0x1234,
+            vc: 1,
+            partition: 0x02A,
+            rpsn: 0x00FF,
+        }
     }
 
     #[test]
@@ -200,10 +224,32 @@ mod tests {
         assert_eq!(Rh::from_word(rh.word()), rh);
         // On a DB = 8 bus byte 0 is tdata[7:0].
         assert_eq!(u64::from_le_bytes(rh.bytes()), 0xFF00_2A40_3412_0510);
-        let ctl = Rh { ver: 0, op: Op::Ack, xpuid: 3, psn: 7, vc: 1, partition: 0, rpsn: 0x0010 };
-        assert_eq!(ctl.bytes(), [0x10, 0x03, 0x00, 0x07, 0x40, 0x00, 0x00, 0x10]);
-        let nack = Rh { ver: 0, op: Op::Nack, xpuid: 1023, psn: 0xFFFF, vc: 3, partition: 1023, rpsn: 0xFFFE };
-        assert_eq!(nack.bytes(), [0x23, 0xFF, 0xFF, 0xFF, 0xC3, 0xFF, 0xFF, 0xFE]);
+        let ctl = Rh {
+            ver: 0,
+            op: Op::Ack,
+            xpuid: 3,
+            psn: 7,
+            vc: 1,
+            partition: 0,
+            rpsn: 0x0010,
+        };
+        assert_eq!(
+            ctl.bytes(),
+            [0x10, 0x03, 0x00, 0x07, 0x40, 0x00, 0x00, 0x10]
+        );
+        let nack = Rh {
+            ver: 0,
+            op: Op::Nack,
+            xpuid: 1023,
+            psn: 0xFFFF,
+            vc: 3,
+            partition: 1023,
+            rpsn: 0xFFFE,
+        };
+        assert_eq!(
+            nack.bytes(),
+            [0x23, 0xFF, 0xFF, 0xFF, 0xC3, 0xFF, 0xFF, 0xFE]
+        );
         assert_eq!(Rh::from_bytes(&nack.bytes()), nack);
     }
 
@@ -217,13 +263,38 @@ mod tests {
         assert_eq!(&pdu[72..], &[0x75, 0xCD, 0x09, 0x46]);
         assert_eq!(Rcrc::Crc32.model().checksum(&pdu), 0x2144_DF1C);
         let pdu_c = build_pdu(&golden1(), &payload, Rcrc::Crc32c);
-        assert_eq!(u32::from_le_bytes(pdu_c[72..].try_into().unwrap()), 0x3903_CF4D);
+        assert_eq!(
+            u32::from_le_bytes(pdu_c[72..].try_into().unwrap()),
+            0x3903_CF4D
+        );
         assert_eq!(Rcrc::Crc32c.model().checksum(&pdu_c), 0x4867_4BC7);
 
-        let ctl = Rh { ver: 0, op: Op::Ack, xpuid: 3, psn: 7, vc: 1, partition: 0, rpsn: 0x0010 };
-        assert_eq!(build_pdu(&ctl, &[], Rcrc::Crc32), vec![0x10, 0x03, 0x00, 0x07, 0x40, 0x00, 0x00, 0x10, 0x96, 0x60, 0xF2, 0x1C]);
-        assert_eq!(u32::from_le_bytes(build_pdu(&ctl, &[], Rcrc::Crc32c)[8..].try_into().unwrap()), 0xA3D5_58AA);
-        let nack = Rh { ver: 0, op: Op::Nack, xpuid: 1023, psn: 0xFFFF, vc: 3, partition: 1023, rpsn: 0xFFFE };
+        let ctl = Rh {
+            ver: 0,
+            op: Op::Ack,
+            xpuid: 3,
+            psn: 7,
+            vc: 1,
+            partition: 0,
+            rpsn: 0x0010,
+        };
+        assert_eq!(
+            build_pdu(&ctl, &[], Rcrc::Crc32),
+            vec![0x10, 0x03, 0x00, 0x07, 0x40, 0x00, 0x00, 0x10, 0x96, 0x60, 0xF2, 0x1C]
+        );
+        assert_eq!(
+            u32::from_le_bytes(build_pdu(&ctl, &[], Rcrc::Crc32c)[8..].try_into().unwrap()),
+            0xA3D5_58AA
+        );
+        let nack = Rh {
+            ver: 0,
+            op: Op::Nack,
+            xpuid: 1023,
+            psn: 0xFFFF,
+            vc: 3,
+            partition: 1023,
+            rpsn: 0xFFFE,
+        };
         assert_eq!(Rcrc::Crc32.model().checksum(&nack.bytes()), 0xBD0C_CBC0);
         assert_eq!(Rcrc::Crc32c.model().checksum(&nack.bytes()), 0xC07A_ED32);
     }

@@ -14,7 +14,7 @@
 //! The cycle-accurate reference model is [`model::PackerModel`].
 
 pub mod model;
-mod rtl;
+pub(crate) mod rtl;
 
 use crate::blocks::sue::{SueCommon, COMMON_FIELDS, MAX_STORAGE_BYTES};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
@@ -64,7 +64,8 @@ impl SuePackerBlock {
 /// Read the packer's own fields after the shared ones (also used by the endpoint).
 pub fn read_packer(r: &mut FieldReader, common: &SueCommon) -> ConfigResult<(u32, u32)> {
     let queue_depth = r.u32("queue_depth")?;
-    let storage = u64::from(common.num_queues()) * u64::from(queue_depth) * u64::from(common.cmd_bytes);
+    let storage =
+        u64::from(common.num_queues()) * u64::from(queue_depth) * u64::from(common.cmd_bytes);
     if storage > MAX_STORAGE_BYTES {
         return Err(r.error(
             "queue_depth",
@@ -91,7 +92,12 @@ impl BlockKind for SuePackerKind {
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
         let common = SueCommon::read(r)?;
         let (queue_depth, hold_cycles) = read_packer(r, &common)?;
-        Ok(Box::new(SuePackerBlock { name: r.block().to_string(), common, queue_depth, hold_cycles }))
+        Ok(Box::new(SuePackerBlock {
+            name: r.block().to_string(),
+            common,
+            queue_depth,
+            hold_cycles,
+        }))
     }
 }
 

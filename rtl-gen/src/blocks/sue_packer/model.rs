@@ -34,10 +34,26 @@ pub struct PkCounters {
 }
 
 impl PkCounters {
-    pub const NAMES: [&'static str; 7] = ["cnt_cmd_in", "cnt_cmd_drop_framing", "cnt_cmd_drop_dest", "cnt_cmd_drop_vc", "cnt_cmd_drop_err", "cnt_pdu_out", "cnt_cmd_out"];
+    pub const NAMES: [&'static str; 7] = [
+        "cnt_cmd_in",
+        "cnt_cmd_drop_framing",
+        "cnt_cmd_drop_dest",
+        "cnt_cmd_drop_vc",
+        "cnt_cmd_drop_err",
+        "cnt_pdu_out",
+        "cnt_cmd_out",
+    ];
 
     pub fn values(&self) -> [u64; 7] {
-        [self.cmd_in, self.cmd_drop_framing, self.cmd_drop_dest, self.cmd_drop_vc, self.cmd_drop_err, self.pdu_out, self.cmd_out]
+        [
+            self.cmd_in,
+            self.cmd_drop_framing,
+            self.cmd_drop_dest,
+            self.cmd_drop_vc,
+            self.cmd_drop_err,
+            self.pdu_out,
+            self.cmd_out,
+        ]
     }
 }
 
@@ -147,12 +163,17 @@ impl PackerModel {
         let c = &self.b.common;
         let vc = u32::from(i.cmd_user & 3);
         let (dbad, vbad) = (i.cmd_dest >= c.num_xpu, vc >= c.num_vc);
-        let q = if dbad || vbad { 0 } else { c.queue(i.cmd_dest, vc) };
+        let q = if dbad || vbad {
+            0
+        } else {
+            c.queue(i.cmd_dest, vc)
+        };
         (q, dbad, vbad)
     }
 
     fn space(&self, q: usize) -> bool {
-        let reserved = self.in_beat > 0 && !self.in_dest_bad && !self.in_vc_bad && self.in_q as usize == q;
+        let reserved =
+            self.in_beat > 0 && !self.in_dest_bad && !self.in_vc_bad && self.in_q as usize == q;
         self.q[q].used + u32::from(reserved) < self.b.queue_depth
     }
 
@@ -183,7 +204,10 @@ impl PackerModel {
         let qu = &self.q[q];
         let n = qu.cmds.len() as u32;
         let h = self.b.hold_cycles;
-        n > 0 && (i.vc_pause >> v) & 1 == 0 && i.dest_ok.get(d as usize).copied().unwrap_or(true) && (h == 0 || n >= c.max_cmds() || qu.urgent || qu.age >= h)
+        n > 0
+            && (i.vc_pause >> v) & 1 == 0
+            && i.dest_ok.get(d as usize).copied().unwrap_or(true)
+            && (h == 0 || n >= c.max_cmds() || qu.urgent || qu.age >= h)
     }
 
     /// First index after `ptr` (circularly) among `n` with `req`.
@@ -211,9 +235,14 @@ impl PackerModel {
                 release = Some((self.rd_q as usize, self.rd_n));
             }
         } else if adv {
-            let pick = Self::round_robin(c.num_vc, self.vp, |v| (0..c.num_xpu).any(|d| self.eligible(c.queue(d, v) as usize, i)));
+            let pick = Self::round_robin(c.num_vc, self.vp, |v| {
+                (0..c.num_xpu).any(|d| self.eligible(c.queue(d, v) as usize, i))
+            });
             if let Some(v) = pick {
-                let d = Self::round_robin(c.num_xpu, self.qp[v as usize], |d| self.eligible(c.queue(d, v) as usize, i)).expect("an eligible queue");
+                let d = Self::round_robin(c.num_xpu, self.qp[v as usize], |d| {
+                    self.eligible(c.queue(d, v) as usize, i)
+                })
+                .expect("an eligible queue");
                 self.vp = v;
                 self.qp[v as usize] = d;
                 let q = c.queue(d, v) as usize;
@@ -223,7 +252,10 @@ impl PackerModel {
                 for _ in 0..n {
                     bytes.extend(self.q[q].cmds.pop_front().expect("queued"));
                 }
-                let mut beats: VecDeque<Vec<u8>> = bytes.chunks(c.data_bytes as usize).map(|b| b.to_vec()).collect();
+                let mut beats: VecDeque<Vec<u8>> = bytes
+                    .chunks(c.data_bytes as usize)
+                    .map(|b| b.to_vec())
+                    .collect();
                 self.out_data = beats.pop_front().expect("a beat");
                 self.out_valid = true;
                 self.out_last = beats.is_empty();
@@ -249,8 +281,15 @@ impl PackerModel {
         if h > 0 {
             for (qi, qu) in self.q.iter_mut().enumerate() {
                 let srv = served.filter(|s| s.0 == qi);
-                let before = if srv.is_some() { srv.unwrap().2 as usize } else { qu.cmds.len() };
-                qu.age = if before == 0 || srv.is_some() { 0 } else { (qu.age + 1).min(h) };
+                let before = match srv {
+                    Some(s) => s.2 as usize,
+                    None => qu.cmds.len(),
+                };
+                qu.age = if before == 0 || srv.is_some() {
+                    0
+                } else {
+                    (qu.age + 1).min(h)
+                };
                 if let Some((_, n, b)) = srv {
                     if n == b {
                         qu.urgent = false;
@@ -268,8 +307,16 @@ impl PackerModel {
                 }
             } else {
                 let first = self.in_beat == 0;
-                let (q, dbad, vbad) = if first { self.sideband(i) } else { (self.in_q, self.in_dest_bad, self.in_vc_bad) };
-                let flush = if first { (i.cmd_user >> 2) & 1 == 1 } else { self.in_flush };
+                let (q, dbad, vbad) = if first {
+                    self.sideband(i)
+                } else {
+                    (self.in_q, self.in_dest_bad, self.in_vc_bad)
+                };
+                let flush = if first {
+                    (i.cmd_user >> 2) & 1 == 1
+                } else {
+                    self.in_flush
+                };
                 let err = (!first && self.in_err) || (i.cmd_user >> 3) & 1 == 1;
                 if first {
                     self.partial.clear();

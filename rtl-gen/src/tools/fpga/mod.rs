@@ -275,16 +275,55 @@ fn tail(log: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// Run the flow on `module` of the tree in `tree`, working in `work` (created).
+/// Run the flow on `module` of the tree in `tree`, inside its measurement wrapper, working in
+/// `work` (created).
 pub fn build_module(tree: &Path, manifest: &TreeManifest, module: &str, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
     let m = manifest.modules.iter().find(|m| m.name == module).ok_or_else(|| FpgaError::Failed { step: "lookup".into(), module: module.into(), tail: "no such module in the manifest".into() })?;
-    let dev = &target.device;
     std::fs::create_dir_all(work).map_err(ToolError::from)?;
     let top = wrap::wrapper_name(module);
     let wrapper_file = work.join(format!("{top}.v"));
     std::fs::write(&wrapper_file, wrap::wrapper_text(m)).map_err(ToolError::from)?;
-    let mut files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
-    files.push(wrapper_file.display().to_string());
+    let mut files = manifest.sources(tree, module);
+    files.push(wrapper_file);
+    let design = Build { label: module, top: &top, files: &files, combinational: m.clock.is_none(), wrapper_ffs: wrap::wrapper_ffs(m) };
+    build(&design, target, work)
+}
+
+/// The tree's FPGA demo top (`demo/<node>_demo.v`, written by `rtl-gen generate` for a design
+/// with a RIFL node): its own pins, no wrapper.
+pub fn build_demo(tree: &Path, manifest: &TreeManifest, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
+    let demo_dir = tree.join("demo");
+    let top_file = std::fs::read_dir(&demo_dir)
+        .ok()
+        .and_then(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.to_string_lossy().ends_with("_demo.v")))
+        .ok_or_else(|| FpgaError::Failed {
+            step: "demo".into(),
+            module: manifest.design.clone(),
+            tail: format!("{} holds no <node>_demo.v: the design has no RIFL node to demonstrate (add a `rifl` block)", demo_dir.display()),
+        })?;
+    let top = top_file.file_stem().expect("a file name").to_string_lossy().into_owned();
+    let node = top.trim_end_matches("_demo");
+    let mut files = manifest.sources(tree, node);
+    files.push(top_file.clone());
+    std::fs::create_dir_all(work).map_err(ToolError::from)?;
+    let design = Build { label: &top, top: &top, files: &files, combinational: false, wrapper_ffs: 0 };
+    build(&design, target, work)
+}
+
+/// One design to take through the flow.
+struct Build<'a> {
+    /// The row's name.
+    label: &'a str,
+    top: &'a str,
+    files: &'a [PathBuf],
+    combinational: bool,
+    wrapper_ffs: u64,
+}
+
+fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
+    let dev = &target.device;
+    let (module, top) = (b.label, b.top);
+    let files: Vec<String> = b.files.iter().map(|p| p.display().to_string()).collect();
     let netlist = work.join(format!("{top}.json"));
     let synth_cmd = match dev.family {
         Family::Ecp5 => "synth_ecp5",
@@ -313,6 +352,8 @@ pub fn build_module(tree: &Path, manifest: &TreeManifest, module: &str, target: 
         .arg(format!("--{}", dev.name))
         .args(["--package", &dev.package, "--freq", &target.freq_mhz.to_string(), "--seed", &target.seed.to_string()])
         .args(["--json", &format!("{top}.json"), "--report", "report.json"])
+        // A missed target is a result (Fmax, target met: no), not a failure of the flow.
+        .arg("--timing-allow-fail")
         .arg(match dev.family {
             Family::Ecp5 => "--textcfg",
             Family::Ice40 => "--asc",
@@ -328,12 +369,12 @@ pub fn build_module(tree: &Path, manifest: &TreeManifest, module: &str, target: 
         device: dev.name.clone(),
         part: dev.part.clone(),
         package: dev.package.clone(),
-        combinational: m.clock.is_none(),
+        combinational: b.combinational,
         lut4: Use::of(luts, dev.luts),
         ff: Use::of(ffs, dev.ffs),
         bram: Use::of(brams, dev.brams),
         dsp: Use::of(dsps, dev.dsps),
-        wrapper_ffs: wrap::wrapper_ffs(m),
+        wrapper_ffs: b.wrapper_ffs,
         fmax_mhz: BTreeMap::new(),
         target_mhz: target.freq_mhz,
         target_met: false,
@@ -402,7 +443,12 @@ pub fn table(rows: &[FpgaRow]) -> String {
             r.seconds.pnr
         ));
     }
-    s.push_str("(c): combinational module, measured between the wrapper's input and output registers. Counts include the wrapper.\n");
+    if rows.iter().any(|r| r.combinational) {
+        s.push_str("(c): combinational module, measured between the wrapper's input and output registers.\n");
+    }
+    if rows.iter().any(|r| r.wrapper_ffs > 0) {
+        s.push_str("Counts include the measurement wrapper (its flip-flops: `wrapper_ffs` in the JSON).\n");
+    }
     for r in rows.iter().filter(|r| !r.fits) {
         s.push_str(&format!("{}: {}\n", r.module, r.note));
     }

@@ -5,9 +5,12 @@
 //! link-down periods and the retrains the interfaces request. The scoreboard checks every EE
 //! packet is delivered exactly once, in order per VC, bit exact.
 
-use crate::campaign::channel::{Channel, Faults, Frame};
+pub mod campaign;
+pub mod compare;
+
+use crate::campaign::channel::{Channel, ChannelStats, Faults, Frame};
 use crate::SimError;
-use rtl_gen::blocks::genz_llr::model::{with_ecrc, LlrConfig, LlrInputs, LlrModel, LlrOutputs, C_RETRAIN};
+use rtl_gen::blocks::genz_llr::model::{with_ecrc, LlrConfig, LlrInputs, LlrModel, LlrOutputs, C_DISC_SENT, C_EXIT_SENT, C_RETRAIN};
 use rtl_gen::math::splitmix::SplitMix64;
 use std::collections::VecDeque;
 
@@ -43,6 +46,12 @@ pub trait LlrNode {
     fn outputs(&self) -> LlrOutputs;
     /// `s_axis_tready` for these inputs, then the clock edge.
     fn tick(&mut self, i: &LlrInputs) -> Result<bool, SimError>;
+    /// EE packets in the retry buffer, unacknowledged (the RTL has no port for it: a twin
+    /// reports its lockstep model's, which the comparison of every output holds to the RTL).
+    fn outstanding(&self) -> u64;
+    /// Of them, packets sent on the link at least once and not yet acknowledged (the rest wait
+    /// in the buffer for their first transmission).
+    fn in_flight(&self) -> u64;
 }
 
 impl LlrNode for LlrModel {
@@ -53,6 +62,12 @@ impl LlrNode for LlrModel {
         let r = self.s_ready(i.s_user);
         LlrModel::tick(self, i);
         Ok(r)
+    }
+    fn outstanding(&self) -> u64 {
+        LlrModel::outstanding(self) as u64
+    }
+    fn in_flight(&self) -> u64 {
+        self.r.sent_max.wrapping_sub(self.r.ack_seq) as u64
     }
 }
 
@@ -75,12 +90,22 @@ pub struct LinkOptions {
     /// Probabilities that m_axis_tready / m_axis_link_tready are high.
     pub m_ready: f64,
     pub link_ready: f64,
+    /// Probability that a source holds `s_axis_tvalid` high on a beat it has (1.0: saturating).
+    pub offer: f64,
+    /// Every EE packet this many bytes (a multiple of `data_bytes`, at most `max_packet_bytes`);
+    /// `None`: 1..max beats at random.
+    pub packet_bytes: Option<usize>,
+    /// Goodput, occupancy and recovery are measured from this cycle to `cycles`.
+    pub window_from: u64,
+    /// A silent transmitter: beats entering the channel of direction `.0` (0: A→B) in cycles
+    /// `.1..` `.2` vanish without a `phy_error` (the PHY sees an idle link, not a loss).
+    pub silent: Option<(usize, u64, u64)>,
     pub seed: u64,
 }
 
 impl Default for LinkOptions {
     fn default() -> Self {
-        LinkOptions { cycles: 20_000, drain_cycles: 60_000, delay: 10, faults: Faults::none(), down: 0.0, down_cycles: 200, retrain_cycles: 100, load: 0.5, m_ready: 1.0, link_ready: 1.0, seed: 1 }
+        LinkOptions { cycles: 20_000, drain_cycles: 60_000, delay: 10, faults: Faults::none(), down: 0.0, down_cycles: 200, retrain_cycles: 100, load: 0.5, m_ready: 1.0, link_ready: 1.0, offer: 0.9, packet_bytes: None, window_from: 0, silent: None, seed: 1 }
     }
 }
 
@@ -106,6 +131,19 @@ pub struct LinkReport {
     pub counters: [[u64; 13]; 2],
     /// Cycle the first EE packet was delivered (Init time), per end.
     pub first_delivery: [Option<u64>; 2],
+    /// EE bytes delivered per end within the measurement window (`window_from..cycles`).
+    pub window_bytes: [u64; 2],
+    /// Recoveries that completed in the window, in cycles: from the first LLR Discard an end
+    /// sends (it saw an error) to the first EE packet it delivers after its Exit Discard.
+    pub recoveries: Vec<u64>,
+    /// Unacknowledged EE packets per end, summed over the window's cycles, and the maximum.
+    pub occupancy_sum: [u64; 2],
+    pub occupancy_max: [u64; 2],
+    /// Sent-and-unacknowledged packets per end, summed over the window's cycles, and the maximum.
+    pub in_flight_sum: [u64; 2],
+    pub in_flight_max: [u64; 2],
+    /// Channels A→B and B→A.
+    pub channels: [ChannelStats; 2],
 }
 
 impl LinkReport {
@@ -121,9 +159,12 @@ struct Source {
     cur: Option<(u8, Vec<u8>, usize)>,
 }
 
-fn packet(rng: &mut SplitMix64, cfg: &LlrConfig, vc: u8) -> Vec<u8> {
+fn packet(rng: &mut SplitMix64, cfg: &LlrConfig, vc: u8, bytes: Option<usize>) -> Vec<u8> {
     let d = cfg.data_bytes as usize;
-    let beats = rng.range(1, cfg.max_beats() as u64) as usize;
+    let beats = match bytes {
+        Some(n) => n / d,
+        None => rng.range(1, cfg.max_beats() as u64) as usize,
+    };
     let mut body: Vec<u8> = (0..beats * d - 4).map(|_| rng.next_u64() as u8).collect();
     let mask = (1u8 << cfg.vc_bits()) - 1;
     body[0] = (body[0] & !mask) | vc;
@@ -148,6 +189,10 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
     let mut drop_now = [false, false];
     let total = o.cycles + o.drain_cycles;
     let mut retrain_seen = [0u64; 2];
+    // Recovery episodes per end: (cycle of the first Discard, Exit Discard sent since).
+    let mut episode: [Option<(u64, bool)>; 2] = [None, None];
+    let mut disc_seen = [0u64; 2];
+    let mut exit_seen = [0u64; 2];
     for cycle in 0..total {
         let traffic = cycle < o.cycles;
         if cycle == o.cycles {
@@ -155,10 +200,34 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
             ch[1].set_faults(Faults::none());
         }
         let outs = [a.outputs(), b.outputs()];
+        let window = traffic && cycle >= o.window_from;
+        for (e, n) in [&*a, &*b].into_iter().enumerate() {
+            let c = &outs[e].counters;
+            if c[C_DISC_SENT] != disc_seen[e] {
+                disc_seen[e] = c[C_DISC_SENT];
+                episode[e].get_or_insert((cycle, false));
+            }
+            if c[C_EXIT_SENT] != exit_seen[e] {
+                exit_seen[e] = c[C_EXIT_SENT];
+                if let Some(ep) = &mut episode[e] {
+                    ep.1 = true;
+                }
+            }
+            if window {
+                let k = n.outstanding();
+                rep.occupancy_sum[e] += k;
+                rep.occupancy_max[e] = rep.occupancy_max[e].max(k);
+                let f = n.in_flight();
+                rep.in_flight_sum[e] += f;
+                rep.in_flight_max[e] = rep.in_flight_max[e].max(f);
+            }
+        }
         // Retrain requests and random link-down periods.
         for e in 0..2 {
             if outs[e].counters[C_RETRAIN] != retrain_seen[e] {
                 retrain_seen[e] = outs[e].counters[C_RETRAIN];
+                // A retrain ends every recovery episode (the Init exchange resumes instead).
+                episode = [None, None];
                 rep.retrains += 1;
                 down_left = down_left.max(retrain_cycles);
                 rep.down_periods += 1;
@@ -169,9 +238,7 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
             rep.down_periods += 1;
         }
         let phy_up = down_left == 0;
-        if down_left > 0 {
-            down_left -= 1;
-        }
+        down_left = down_left.saturating_sub(1);
         let mut inputs = [LlrInputs::idle(cfg.data_bytes), LlrInputs::idle(cfg.data_bytes)];
         for e in 0..2 {
             let i = &mut inputs[e];
@@ -180,7 +247,8 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
             i.ltx_ready = rng.chance(o.link_ready);
             // Link TX into the channel toward the other end (one channel step per cycle).
             let mut dropped = false;
-            let sent = if outs[e].ltx_valid && i.ltx_ready && phy_up {
+            let muted = o.silent.is_some_and(|(d, from, to)| d == e && (from..to).contains(&cycle));
+            let sent = if outs[e].ltx_valid && i.ltx_ready && phy_up && !muted {
                 let mut beat = Beat { data: outs[e].ltx_data.clone(), last: outs[e].ltx_last, user: outs[e].ltx_user };
                 if hook(cycle, e, &mut beat) {
                     Some(beat)
@@ -204,7 +272,7 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
             // Source: offer the current packet's next beat.
             if traffic && src[e].cur.is_none() && src[e].queue.is_empty() && rng.chance(o.load) {
                 let vc = rng.range(0, cfg.vcs as u64 - 1) as u8;
-                let p = packet(&mut rng, cfg, vc);
+                let p = packet(&mut rng, cfg, vc, o.packet_bytes);
                 src[e].queue.push_back((vc, p));
             }
             if src[e].cur.is_none() {
@@ -213,7 +281,7 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
                 }
             }
             if let Some((vc, p, k)) = &src[e].cur {
-                i.s_valid = rng.chance(0.9);
+                i.s_valid = rng.chance(o.offer);
                 i.s_data = p[k * d..(k + 1) * d].to_vec();
                 i.s_last = (k + 1) * d == p.len();
                 i.s_user = *vc;
@@ -237,39 +305,29 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
                     let p = std::mem::take(&mut rx_pkt[e]);
                     let vc = outs[e].m_user as usize;
                     rep.delivered[e] += 1;
-                    if std::env::var("GENZ_DEBUG_CYCLES").is_ok() && cycle < 100 {
-                        eprintln!("{cycle} end {e} delivered vc {vc} {:02x?}", &p[..4]);
-                    }
                     rep.first_delivery[e].get_or_insert(cycle);
-                    if std::env::var("GENZ_DEBUG").is_ok() && rep.errors < 1 {
-                        let pos = expect[from].get(vc).and_then(|q| q.iter().position(|x| *x == p));
-                        let other = expect[from].iter().enumerate().find_map(|(v, q)| q.iter().position(|x| *x == p).map(|i| (v, i)));
-                        eprintln!("cycle {cycle} end {e}: position in own VC queue {pos:?}, anywhere {other:?}");
+                    if window {
+                        rep.window_bytes[e] += p.len() as u64;
+                    }
+                    if let Some((since, true)) = episode[e] {
+                        episode[e] = None;
+                        if window && since >= o.window_from {
+                            rep.recoveries.push(cycle - since);
+                        }
                     }
                     match expect[from].get_mut(vc).and_then(|q| q.pop_front()) {
                         Some(want) if want == p => {}
-                        other => {
-                            if std::env::var("GENZ_DEBUG").is_ok() && rep.errors < 3 {
-                                eprintln!("cycle {cycle} end {e} vc {vc}: got {:02x?}\n want {:02x?}", p, other);
-                            }
-                            rep.errors += 1
-                        }
+                        _ => rep.errors += 1,
                     }
                 }
             }
         }
         let ready = [a.tick(&inputs[0])?, b.tick(&inputs[1])?];
-        if std::env::var("GENZ_DEBUG_S").is_ok() && cycle < 200 {
-            eprintln!("{cycle} A s_valid {} ready {} | B s_valid {} ready {} user {}", inputs[0].s_valid, ready[0], inputs[1].s_valid, ready[1], inputs[1].s_user);
-        }
         for e in 0..2 {
             let i = &inputs[e];
             if i.s_valid && ready[e] {
                 let (vc, p, k) = src[e].cur.take().expect("offered");
                 if (k + 1) * d == p.len() {
-                    if std::env::var("GENZ_DEBUG_CYCLES").is_ok() && cycle < 100 {
-                        eprintln!("{cycle} end {e} accepted vc {vc} {:02x?}", &p[..4]);
-                    }
                     expect[e][vc as usize].push_back(p);
                     rep.sent[e] += 1;
                 } else {
@@ -281,5 +339,6 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
     }
     rep.missing = expect.iter().flatten().map(|q| q.len() as u64).sum();
     rep.counters = [a.outputs().counters, b.outputs().counters];
+    rep.channels = [ch[0].stats, ch[1].stats];
     Ok(rep)
 }

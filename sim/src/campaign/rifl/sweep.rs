@@ -230,18 +230,8 @@ pub fn sweep(bench: &Bench, o: &SweepOptions, shard: Shard, progress: &mut Progr
 impl SweepResults {
     /// The shards of one sweep (same options, every shard once) as the single run.
     pub fn merge(parts: Vec<SweepResults>) -> Result<SweepResults, CampaignError> {
-        let shards: Vec<Shard> = parts.iter().map(|p| p.shard).collect();
-        shard::check_complete(&shards)?;
-        let first = &parts[0];
-        if let Some(p) = parts.iter().find(|p| p.options != first.options || p.params != first.params || p.units != first.units) {
-            return Err(CampaignError::Config(format!("shard {} ran other options than shard {}: not one sweep", p.shard, first.shard)));
-        }
-        let (options, params, units) = (first.options.clone(), first.params.clone(), first.units);
-        let mut points: Vec<PointRecord> = parts.into_iter().flat_map(|p| p.points).collect();
-        points.sort_by_key(|pt| pt.unit);
-        if points.len() != units || points.iter().enumerate().any(|(i, pt)| pt.unit != i) {
-            return Err(CampaignError::Config(format!("the shards hold {} points for a sweep of {units}", points.len())));
-        }
+        let parts = parts.into_iter().map(|p| (p.shard, (p.options, p.params, p.units), p.points)).collect();
+        let ((options, params, units), points) = shard::merge_units(parts, |c| Some(c.2), |pt: &PointRecord| pt.unit)?;
         Ok(SweepResults { options, params, shard: Shard::ALL, units, points })
     }
 

@@ -206,18 +206,8 @@ pub struct RxlResults {
 impl RxlResults {
     /// The shards of one campaign (same options, every shard once) as the single run.
     pub fn merge(parts: Vec<RxlResults>) -> Result<RxlResults, CampaignError> {
-        let shards: Vec<Shard> = parts.iter().map(|p| p.shard).collect();
-        shard::check_complete(&shards)?;
-        let first = &parts[0];
-        if let Some(p) = parts.iter().find(|p| p.options != first.options || p.units != first.units) {
-            return Err(CampaignError::Config(format!("shard {} ran other options than shard {}: not one campaign", p.shard, first.shard)));
-        }
-        let (options, units) = (first.options.clone(), first.units);
-        let mut records: Vec<RxlRecord> = parts.into_iter().flat_map(|p| p.records).collect();
-        records.sort_by_key(|r| r.unit);
-        if records.len() != units || records.iter().enumerate().any(|(i, r)| r.unit != i) {
-            return Err(CampaignError::Config(format!("the shards hold {} unit records for a campaign of {units} units", records.len())));
-        }
+        let parts = parts.into_iter().map(|p| (p.shard, (p.options, p.units), p.records)).collect();
+        let ((options, units), records) = shard::merge_units(parts, |c| Some(c.1), |r: &RxlRecord| r.unit)?;
         Ok(RxlResults { options, shard: Shard::ALL, units, records })
     }
 

@@ -1,0 +1,484 @@
+//! Block kind `sue_transport`: the SUE reliable transport of one port (seed §3.3, §4.2 steps 4,
+//! 4a, 4b, 8, 8a, 8b; contract `specs/sue.md` §4.5). Packed payloads from the packer are stored in
+//! per-{destination} retransmission slots in block RAM, sent with the 64-bit reliability header
+//! (seed Table 3 widths, contract §4.2 layout) and an R-CRC (CRC-32 over RH + payload) computed
+//! by XOR networks of the project's CRC model; cumulative ACKs ride in the RH of data PDUs or in
+//! 12-byte control PDUs; one NACK per gap names the expected PSN and is re-sent after
+//! `nack_timeout_cycles` while the gap persists; duplicates are re-ACKed; go-back-N on a NACK and
+//! on a retransmission timeout; `peer_down` after `max_retries` consecutive timeouts. Received
+//! PDUs are checked (frame error, shape, R-CRC, header, partition), delivered in order exactly
+//! once per {source, VC} into per-VC receive buffers with pause outputs, and unpacked into
+//! commands. `psn_scope = "dest_vc"` (our extension) keeps one PSN space per {destination, VC}.
+//! The protocol rules are those of the untimed reference [`crate::blocks::sue::protocol`]; the
+//! cycle-accurate model is [`model::TransportModel`].
+
+pub mod model;
+mod rtl;
+
+use crate::blocks::sue::protocol::PsnScope;
+use crate::blocks::sue::wire::Rcrc;
+use crate::blocks::sue::{SueCommon, COMMON_FIELDS, MAX_STORAGE_BYTES};
+use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::config::DesignInfo;
+use crate::error::ConfigResult;
+use crate::fields::{FieldReader, FieldSpec, FieldType};
+use model::TransportModel;
+
+pub struct SueTransportKind;
+
+/// The transport's own fields, after the shared ones.
+pub const TRANSPORT_FIELDS: [FieldSpec; 16] = [
+    FieldSpec { name: "local_xpuid", ty: FieldType::UInt { min: 0, max: 1023 }, default: Some("0"), doc: "this XPU's id, sent as the RH xpuid; below num_xpu" },
+    FieldSpec { name: "window", ty: FieldType::UInt { min: 1, max: 1024 }, default: Some("4"), doc: "PDUs per PSN space stored and unacknowledged (slots = next power of two, at least 2)" },
+    FieldSpec { name: "psn_init", ty: FieldType::UInt { min: 0, max: 65535 }, default: Some("0"), doc: "PSN of the first PDU after reset, on both sides" },
+    FieldSpec { name: "psn_scope", ty: FieldType::Choice(&["dest", "dest_vc"]), default: Some("\"dest\""), doc: "dest: one PSN space per {port, destination} (seed §4.2 step 4); dest_vc: one per {destination, VC} (our extension)" },
+    FieldSpec { name: "rto_cycles", ty: FieldType::UInt { min: 64, max: 16_777_215 }, default: Some("8192"), doc: "retransmission timeout in cycles (our choice; the seed names no timer)" },
+    FieldSpec { name: "max_retries", ty: FieldType::UInt { min: 0, max: 255 }, default: Some("0"), doc: "consecutive timeouts before peer_down; 0 = never give up" },
+    FieldSpec { name: "ack_coalesce", ty: FieldType::UInt { min: 1, max: 1024 }, default: Some("1"), doc: "accepted PDUs from a peer that make an ACK due, 1..=window" },
+    FieldSpec { name: "ack_delay_cycles", ty: FieldType::UInt { min: 0, max: 65535 }, default: Some("0"), doc: "cycles a pending ACK may wait for a piggyback before it is due; below rto_cycles" },
+    FieldSpec { name: "nack_timeout_cycles", ty: FieldType::UInt { min: 16, max: 65535 }, default: Some("1024"), doc: "a NACK is re-sent after this many cycles while its gap persists (our choice)" },
+    FieldSpec { name: "ack_vc", ty: FieldType::UInt { min: 0, max: 255 }, default: Some("255"), doc: "VC of control PDUs (the acknowledgement class, seed §3.4.6); default num_vc - 1" },
+    FieldSpec { name: "rcrc", ty: FieldType::Choice(&["crc32", "crc32c"]), default: Some("\"crc32\""), doc: "R-CRC model: CRC-32/ISO-HDLC or CRC-32/ISCSI" },
+    FieldSpec { name: "version", ty: FieldType::UInt { min: 0, max: 3 }, default: Some("0"), doc: "RH ver sent and required" },
+    FieldSpec { name: "partition", ty: FieldType::UInt { min: 0, max: 1023 }, default: Some("0"), doc: "RH partition sent" },
+    FieldSpec { name: "partition_check", ty: FieldType::Bool, default: Some("false"), doc: "drop received PDUs whose partition differs" },
+    FieldSpec { name: "rx_buf_bytes_per_vc", ty: FieldType::UInt { min: 0, max: 1_048_576 }, default: Some("0"), doc: "receive buffer per VC in payload bytes; 0 = 4 x max_pack_bytes" },
+    FieldSpec { name: "rx_pause_bytes", ty: FieldType::UInt { min: 0, max: 1_048_576 }, default: Some("0"), doc: "rx_vc_pause while a VC's free space is below this; 0 = 2 x max_pack_bytes" },
+];
+
+static FIELDS: [FieldSpec; 22] = [
+    COMMON_FIELDS[0],
+    COMMON_FIELDS[1],
+    COMMON_FIELDS[2],
+    COMMON_FIELDS[3],
+    COMMON_FIELDS[4],
+    COMMON_FIELDS[5],
+    TRANSPORT_FIELDS[0],
+    TRANSPORT_FIELDS[1],
+    TRANSPORT_FIELDS[2],
+    TRANSPORT_FIELDS[3],
+    TRANSPORT_FIELDS[4],
+    TRANSPORT_FIELDS[5],
+    TRANSPORT_FIELDS[6],
+    TRANSPORT_FIELDS[7],
+    TRANSPORT_FIELDS[8],
+    TRANSPORT_FIELDS[9],
+    TRANSPORT_FIELDS[10],
+    TRANSPORT_FIELDS[11],
+    TRANSPORT_FIELDS[12],
+    TRANSPORT_FIELDS[13],
+    TRANSPORT_FIELDS[14],
+    TRANSPORT_FIELDS[15],
+];
+
+/// The transport's validated own fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransportParams {
+    pub local_xpuid: u32,
+    pub window: u32,
+    pub psn_init: u32,
+    pub psn_scope: PsnScope,
+    pub rto_cycles: u32,
+    pub max_retries: u32,
+    pub ack_coalesce: u32,
+    pub ack_delay_cycles: u32,
+    pub nack_timeout_cycles: u32,
+    pub ack_vc: u32,
+    pub rcrc: Rcrc,
+    pub version: u32,
+    pub partition: u32,
+    pub partition_check: bool,
+    /// Resolved (0 = auto replaced).
+    pub rx_buf_bytes_per_vc: u32,
+    pub rx_pause_bytes: u32,
+}
+
+/// Read and cross-check the transport's own fields (also used by the endpoint).
+pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<TransportParams> {
+    if c.data_bytes < 16 {
+        return Err(r.error("data_bytes", format!("= {} is not supported by sue_transport in this version; allowed 16, 32, 64, 128 (the RH and the R-CRC share the last beat)", c.data_bytes)));
+    }
+    let local_xpuid = r.u32("local_xpuid")?;
+    if local_xpuid >= c.num_xpu {
+        return Err(r.error(
+            "local_xpuid",
+            format!(
+                "= {local_xpuid} must be below num_xpu ({}); allowed 0..={}",
+                c.num_xpu,
+                c.num_xpu - 1
+            ),
+        ));
+    }
+    let window = r.u32("window")?;
+    let psn_init = r.u32("psn_init")?;
+    let psn_scope = match r.choice("psn_scope")? {
+        "dest_vc" => PsnScope::DestVc,
+        _ => PsnScope::Dest,
+    };
+    let spaces = u64::from(c.num_xpu)
+        * if psn_scope == PsnScope::DestVc {
+            u64::from(c.num_vc)
+        } else {
+            1
+        };
+    let slots = u64::from(window).next_power_of_two().max(2);
+    let storage = spaces * slots * u64::from(c.max_pack_bytes);
+    if storage > MAX_STORAGE_BYTES {
+        return Err(r.error(
+            "window",
+            format!(
+                "= {window}: retransmission storage num_xpu × slots × max_pack_bytes = {} exceeds the 16 MiB limit; reduce num_xpu, window or max_pack_bytes",
+                human_bytes(storage)
+            ),
+        ));
+    }
+    let rto_cycles = r.u32("rto_cycles")?;
+    let max_retries = r.u32("max_retries")?;
+    let ack_coalesce = r.u32("ack_coalesce")?;
+    if ack_coalesce > window {
+        return Err(r.error("ack_coalesce", format!("= {ack_coalesce} exceeds window ({window}): the sender would stall until ack_delay_cycles; allowed 1..={window}")));
+    }
+    let ack_delay_cycles = r.u32("ack_delay_cycles")?;
+    if ack_delay_cycles >= rto_cycles {
+        return Err(r.error(
+            "ack_delay_cycles",
+            format!("= {ack_delay_cycles} must be below rto_cycles ({rto_cycles}), else every delayed ACK arrives after a spurious timeout; allowed 0..={}", rto_cycles - 1),
+        ));
+    }
+    let nack_timeout_cycles = r.u32("nack_timeout_cycles")?;
+    let ack_vc = if r.is_set("ack_vc") {
+        r.u32("ack_vc")?
+    } else {
+        c.num_vc - 1
+    };
+    if ack_vc >= c.num_vc {
+        return Err(r.error(
+            "ack_vc",
+            format!(
+                "= {ack_vc} must name an existing VC; allowed 0..={}",
+                c.num_vc - 1
+            ),
+        ));
+    }
+    let rcrc = match r.choice("rcrc")? {
+        "crc32c" => Rcrc::Crc32c,
+        _ => Rcrc::Crc32,
+    };
+    let version = r.u32("version")?;
+    let partition = r.u32("partition")?;
+    let partition_check = r.bool("partition_check")?;
+    let mut rx_buf = r.u32("rx_buf_bytes_per_vc")?;
+    let min_buf = 2 * c.max_pack_bytes;
+    if rx_buf != 0 && (rx_buf < min_buf || rx_buf % c.data_bytes != 0) {
+        return Err(r.error(
+            "rx_buf_bytes_per_vc",
+            format!("= {rx_buf} is too small; allowed 0 (auto) or {min_buf}..=1048576 in multiples of data_bytes (two maximum PDUs, so one can drain while the next arrives)"),
+        ));
+    }
+    if rx_buf == 0 {
+        rx_buf = 4 * c.max_pack_bytes;
+    }
+    let mut rx_pause = r.u32("rx_pause_bytes")?;
+    if rx_pause != 0 && (rx_pause < c.max_pack_bytes || rx_pause > rx_buf) {
+        return Err(r.error("rx_pause_bytes", format!("= {rx_pause} is out of range; allowed 0 (auto) or {}..={rx_buf} (max_pack_bytes..=rx_buf_bytes_per_vc)", c.max_pack_bytes)));
+    }
+    if rx_pause == 0 {
+        rx_pause = (2 * c.max_pack_bytes).min(rx_buf);
+    }
+    Ok(TransportParams {
+        local_xpuid,
+        window,
+        psn_init,
+        psn_scope,
+        rto_cycles,
+        max_retries,
+        ack_coalesce,
+        ack_delay_cycles,
+        nack_timeout_cycles,
+        ack_vc,
+        rcrc,
+        version,
+        partition,
+        partition_check,
+        rx_buf_bytes_per_vc: rx_buf,
+        rx_pause_bytes: rx_pause,
+    })
+}
+
+fn human_bytes(n: u64) -> String {
+    if n >= 1 << 30 && n.is_multiple_of(1 << 30) {
+        format!("{} GiB", n >> 30)
+    } else if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+impl TransportParams {
+    pub fn params(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("local_xpuid", self.local_xpuid.to_string()),
+            ("window", self.window.to_string()),
+            ("psn_init", self.psn_init.to_string()),
+            (
+                "psn_scope",
+                if self.psn_scope == PsnScope::DestVc {
+                    "dest_vc"
+                } else {
+                    "dest"
+                }
+                .to_string(),
+            ),
+            ("rto_cycles", self.rto_cycles.to_string()),
+            ("max_retries", self.max_retries.to_string()),
+            ("ack_coalesce", self.ack_coalesce.to_string()),
+            ("ack_delay_cycles", self.ack_delay_cycles.to_string()),
+            ("nack_timeout_cycles", self.nack_timeout_cycles.to_string()),
+            ("ack_vc", self.ack_vc.to_string()),
+            ("rcrc", self.rcrc.name().to_string()),
+            ("version", self.version.to_string()),
+            ("partition", self.partition.to_string()),
+            ("partition_check", self.partition_check.to_string()),
+            ("rx_buf_bytes_per_vc", self.rx_buf_bytes_per_vc.to_string()),
+            ("rx_pause_bytes", self.rx_pause_bytes.to_string()),
+        ]
+    }
+}
+
+/// A validated `sue_transport` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SueTransportBlock {
+    pub name: String,
+    pub common: SueCommon,
+    pub p: TransportParams,
+}
+
+impl SueTransportBlock {
+    pub fn model(&self) -> TransportModel {
+        TransportModel::new(self)
+    }
+
+    /// The module, named `name` (the endpoint embeds it as `<name>_transport`).
+    pub fn module(&self, design: &DesignInfo, name: &str) -> GeneratedModule {
+        rtl::module(self, design, name)
+    }
+
+    /// PSN spaces per peer: 1 (seed) or num_vc (`psn_scope = "dest_vc"`).
+    pub fn per_peer(&self) -> u32 {
+        if self.p.psn_scope == PsnScope::DestVc {
+            self.common.num_vc
+        } else {
+            1
+        }
+    }
+
+    /// PSN spaces in all.
+    pub fn spaces(&self) -> u32 {
+        self.common.num_xpu * self.per_peer()
+    }
+
+    /// Retransmission slots per space: the window rounded up to a power of two, at least 2.
+    pub fn slots(&self) -> u32 {
+        self.p.window.next_power_of_two().max(2)
+    }
+
+    /// Beats per retransmission slot: max_pack_bytes / data_bytes rounded up to a power of two.
+    pub fn slot_beats(&self) -> u32 {
+        (self.common.max_pack_bytes / self.common.data_bytes)
+            .next_power_of_two()
+            .max(2)
+    }
+
+    /// Receive buffer beats per VC (accounted) and the RAM's per-VC size (a power of two).
+    pub fn rx_beats(&self) -> u32 {
+        self.p.rx_buf_bytes_per_vc / self.common.data_bytes
+    }
+
+    pub fn rx_ram_beats(&self) -> u32 {
+        self.rx_beats().next_power_of_two()
+    }
+
+    /// PDUs a VC buffer can hold at most (one command each), rounded up to a power of two.
+    pub fn rx_meta_depth(&self) -> u32 {
+        (self.p.rx_buf_bytes_per_vc / self.common.cmd_bytes)
+            .next_power_of_two()
+            .max(2)
+    }
+}
+
+/// Bits of slot metadata per retransmission slot: {cum[15:0], ncmds[9:0], vc[1:0]}.
+pub const META_BITS: u32 = 28;
+
+/// The state one PSN space keeps (the seed's claim that go-back-N keeps per-peer state small,
+/// §4.2 4a): the registers the RTL declares per space, the slot metadata (a small memory) and
+/// the payload slots (block RAM). [`SueTransportBlock::space_state`] computes it from the
+/// elaborated fields; a unit test checks it against the registers of the generated module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpaceState {
+    /// RX registers: expected PSN, four flags, `unacked`, ACK age (if `ack_delay_cycles` > 0),
+    /// NACK age.
+    pub rx_bits: u32,
+    /// TX registers: next, hwm, snd, una, two 16-bit command counts, the RTO timer, retries,
+    /// down.
+    pub tx_bits: u32,
+    /// Retransmission slots and their metadata bits ([`META_BITS`] each).
+    pub slots: u32,
+    pub meta_bits: u32,
+    /// Payload bytes of the slots (block RAM).
+    pub slot_bytes: u32,
+}
+
+impl SpaceState {
+    /// Registers plus slot metadata, in bits (the payload RAM apart).
+    pub fn bits(&self) -> u32 {
+        self.rx_bits + self.tx_bits + self.meta_bits
+    }
+}
+
+impl SueTransportBlock {
+    /// The state of one PSN space (see [`SpaceState`]); a peer has [`Self::per_peer`] of them.
+    pub fn space_state(&self) -> SpaceState {
+        let p = &self.p;
+        let bits_for = crate::hw::build::bits_for;
+        let delay = if p.ack_delay_cycles > 0 { bits_for(u64::from(p.ack_delay_cycles)) } else { 0 };
+        let slots = self.slots();
+        SpaceState {
+            rx_bits: 16 + 4 + bits_for(u64::from(p.ack_coalesce)) + delay + bits_for(u64::from(p.nack_timeout_cycles)),
+            tx_bits: 6 * 16 + bits_for(u64::from(p.rto_cycles)) + 8 + 1,
+            slots,
+            meta_bits: slots * META_BITS,
+            slot_bytes: slots * self.slot_beats() * self.common.data_bytes,
+        }
+    }
+}
+
+/// The F8 state table (Markdown): one row per transport, per PSN space and per endpoint
+/// (`spaces()` of them): register bits, slot metadata bits, payload slot RAM.
+pub fn state_table<'a>(rows: impl IntoIterator<Item = (&'a str, &'a SueTransportBlock)>) -> String {
+    let mut s = String::from("| block | num_xpu | window | PSN spaces | RX bits / space | TX bits / space | slot metadata bits / space | state bits / peer (registers + metadata) | registers, whole transport (bits) | metadata, whole transport (bits) | payload slot RAM (KiB) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (name, b) in rows {
+        let st = b.space_state();
+        let ns = b.spaces();
+        s += &format!(
+            "| {name} | {} | {} | {ns} | {} | {} | {} ({} × {META_BITS}) | {} | {} | {} | {} |\n",
+            b.common.num_xpu,
+            b.p.window,
+            st.rx_bits,
+            st.tx_bits,
+            st.meta_bits,
+            st.slots,
+            st.bits() * b.per_peer(),
+            ns * (st.rx_bits + st.tx_bits),
+            ns * st.meta_bits,
+            ns * st.slot_bytes / 1024
+        );
+    }
+    s
+}
+
+impl BlockKind for SueTransportKind {
+    fn kind(&self) -> &'static str {
+        "sue_transport"
+    }
+    fn summary(&self) -> &'static str {
+        "SUE reliable transport: 64-bit RH, PSN per {port, destination} (or per {destination, VC}), R-CRC, retransmission slots in block RAM, go-back-N on NACK and timeout, cumulative ACKs, per-VC receive buffers with pause, in-order exactly-once unpacking, completions, peer_down"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
+        let common = SueCommon::read(r)?;
+        let p = read_transport(r, &common)?;
+        Ok(Box::new(SueTransportBlock {
+            name: r.block().to_string(),
+            common,
+            p,
+        }))
+    }
+}
+
+impl Block for SueTransportBlock {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> &'static str {
+        "sue_transport"
+    }
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let mut p = self.common.params();
+        p.extend(self.p.params());
+        p
+    }
+    fn module_names(&self, design: &DesignInfo) -> Vec<String> {
+        vec![format!("{}{}", design.prefix, self.name)]
+    }
+    fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
+        vec![self.module(design, &self.module_names(design)[0])]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::verilog::Item;
+
+    fn block(fields: &str) -> (SueTransportBlock, DesignInfo) {
+        let text = format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_transport\"\nname = \"tp\"\n{fields}\n");
+        let d = crate::config::Design::parse(&text, "state.toml").expect("valid");
+        (d.blocks[0].as_any().downcast_ref::<SueTransportBlock>().expect("a transport").clone(), d.info)
+    }
+
+    /// `space_state` = the registers the generated module declares for space 0 (RX and TX
+    /// apart) and its slice of the `meta` memory, over windows, XPU counts, PSN scopes and
+    /// timers; the default `sue_ep` geometry gives the README's 39 + 117 bits + 4 × 28.
+    #[test]
+    fn space_state_matches_the_declared_registers() {
+        let base = "data_bytes = 16\ncmd_bytes = 32\nnum_vc = 2\nmax_pack_bytes = 256\nrto_cycles = 2048\nnack_timeout_cycles = 512";
+        let rx = ["epsn", "nsent", "npend", "apend", "aforce", "unacked", "aage", "nage"];
+        let mut seen = Vec::new();
+        for (x, w, c, d, scope) in [(4, 4, 2, 64, "dest"), (8, 4, 2, 64, "dest"), (16, 4, 2, 64, "dest"), (4, 8, 2, 64, "dest"), (4, 16, 4, 64, "dest"), (4, 4, 1, 0, "dest_vc"), (3, 5, 5, 1000, "dest")] {
+            let (b, design) = block(&format!("{base}\nnum_xpu = {x}\nwindow = {w}\nack_coalesce = {c}\nack_delay_cycles = {d}\npsn_scope = \"{scope}\""));
+            let m = b.module(&design, "tp");
+            let (mut rx_bits, mut tx_bits, mut meta) = (0, 0, 0);
+            for item in &m.module.items {
+                match item {
+                    Item::Reg { name, width, .. } => {
+                        if let Some(f) = name.strip_prefix("s0_") {
+                            if rx.contains(&f) {
+                                rx_bits += width;
+                            } else {
+                                tx_bits += width;
+                            }
+                        }
+                    }
+                    Item::Memory { name, width, depth, .. } if name == "meta" => meta = width * depth / b.spaces(),
+                    _ => {}
+                }
+            }
+            let st = b.space_state();
+            assert_eq!((st.rx_bits, st.tx_bits, st.meta_bits), (rx_bits, tx_bits, meta), "num_xpu {x}, window {w}, coalesce {c}, delay {d}, {scope}");
+            seen.push(st);
+        }
+        assert_eq!(seen[0], SpaceState { rx_bits: 39, tx_bits: 117, slots: 4, meta_bits: 112, slot_bytes: 1024 });
+        assert_eq!(seen[4].slots, 16, "window 16: 16 slots");
+        assert_eq!(seen[5].rx_bits, 16 + 4 + 1 + 10, "no ACK age register without a delay");
+    }
+
+    /// The README / sim/SUE.md state table (F8) of `designs/sue_variants.toml`:
+    /// `cargo test -p rtl-gen --lib sue_variants_state_table -- --nocapture` prints it.
+    #[test]
+    fn sue_variants_state_table() {
+        let d = crate::config::Design::parse(include_str!("../../../designs/sue_variants.toml"), "sue_variants.toml").expect("valid");
+        let eps: Vec<&crate::blocks::sue_endpoint::SueEndpointBlock> = d.blocks.iter().map(|b| b.as_any().downcast_ref().expect("sue_endpoint blocks")).collect();
+        let t = state_table(eps.iter().map(|e| (e.name.as_str(), &e.transport)));
+        print!("{t}");
+        assert_eq!(eps.len(), 5);
+        assert!(t.contains("| x4_w4 | 4 | 4 | 4 | 39 | 117 | 112 (4 × 28) | 268 | 624 | 448 | 4 |"), "{t}");
+        assert!(t.contains("| x4_w16 | 4 | 16 | 4 | 39 | 117 | 448 (16 × 28) | 604 | 624 | 1792 | 16 |"), "{t}");
+        assert!(t.contains("| x16_w4 | 16 | 4 | 16 | 39 | 117 | 112 (4 × 28) | 268 | 2496 | 1792 | 16 |"), "{t}");
+    }
+}

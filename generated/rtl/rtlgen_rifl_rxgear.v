@@ -146,76 +146,84 @@ module rtlgen_rifl_rxgear (
         do_out & ((rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd14) | (rd_pos == 4'd13)),
         do_out & ((rd_pos == 4'd0) | (rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12))
     };
-    wire [119:0] ring_we; // ring byte j takes an input byte
+    wire [119:0] ring_we; // this cycle's input beat covers ring byte j (its write position)
     assign ring_we = {
-        wr_sel[3] & in_keep[29], wr_sel[3] & in_keep[28], wr_sel[3] & in_keep[27], wr_sel[3] & in_keep[26], wr_sel[3] & in_keep[25],
-        wr_sel[3] & in_keep[24], wr_sel[3] & in_keep[23], wr_sel[3] & in_keep[22], wr_sel[3] & in_keep[21], wr_sel[3] & in_keep[20],
-        wr_sel[3] & in_keep[19], wr_sel[3] & in_keep[18], wr_sel[3] & in_keep[17], wr_sel[3] & in_keep[16], wr_sel[3] & in_keep[15],
-        wr_sel[3] & in_keep[14], wr_sel[3] & in_keep[13], wr_sel[3] & in_keep[12], wr_sel[3] & in_keep[11], wr_sel[3] & in_keep[10],
-        wr_sel[3] & in_keep[9], wr_sel[3] & in_keep[8], wr_sel[3] & in_keep[7], wr_sel[3] & in_keep[6], wr_sel[3] & in_keep[5],
-        wr_sel[3] & in_keep[4], wr_sel[3] & in_keep[3], wr_sel[3] & in_keep[2], wr_sel[3] & in_keep[1], wr_sel[3] & in_keep[0],
-        wr_sel[2] & in_keep[29], wr_sel[2] & in_keep[28], wr_sel[2] & in_keep[27], wr_sel[2] & in_keep[26], wr_sel[2] & in_keep[25],
-        wr_sel[2] & in_keep[24], wr_sel[2] & in_keep[23], wr_sel[2] & in_keep[22], wr_sel[2] & in_keep[21], wr_sel[2] & in_keep[20],
-        wr_sel[2] & in_keep[19], wr_sel[2] & in_keep[18], wr_sel[2] & in_keep[17], wr_sel[2] & in_keep[16], wr_sel[2] & in_keep[15],
-        wr_sel[2] & in_keep[14], wr_sel[2] & in_keep[13], wr_sel[2] & in_keep[12], wr_sel[2] & in_keep[11], wr_sel[2] & in_keep[10],
-        wr_sel[2] & in_keep[9], wr_sel[2] & in_keep[8], wr_sel[2] & in_keep[7], wr_sel[2] & in_keep[6], wr_sel[2] & in_keep[5],
-        wr_sel[2] & in_keep[4], wr_sel[2] & in_keep[3], wr_sel[2] & in_keep[2], wr_sel[2] & in_keep[1], wr_sel[2] & in_keep[0],
-        wr_sel[1] & in_keep[29], wr_sel[1] & in_keep[28], wr_sel[1] & in_keep[27], wr_sel[1] & in_keep[26], wr_sel[1] & in_keep[25],
-        wr_sel[1] & in_keep[24], wr_sel[1] & in_keep[23], wr_sel[1] & in_keep[22], wr_sel[1] & in_keep[21], wr_sel[1] & in_keep[20],
-        wr_sel[1] & in_keep[19], wr_sel[1] & in_keep[18], wr_sel[1] & in_keep[17], wr_sel[1] & in_keep[16], wr_sel[1] & in_keep[15],
-        wr_sel[1] & in_keep[14], wr_sel[1] & in_keep[13], wr_sel[1] & in_keep[12], wr_sel[1] & in_keep[11], wr_sel[1] & in_keep[10],
-        wr_sel[1] & in_keep[9], wr_sel[1] & in_keep[8], wr_sel[1] & in_keep[7], wr_sel[1] & in_keep[6], wr_sel[1] & in_keep[5],
-        wr_sel[1] & in_keep[4], wr_sel[1] & in_keep[3], wr_sel[1] & in_keep[2], wr_sel[1] & in_keep[1], wr_sel[1] & in_keep[0],
-        wr_sel[0] & in_keep[29], wr_sel[0] & in_keep[28], wr_sel[0] & in_keep[27], wr_sel[0] & in_keep[26], wr_sel[0] & in_keep[25],
-        wr_sel[0] & in_keep[24], wr_sel[0] & in_keep[23], wr_sel[0] & in_keep[22], wr_sel[0] & in_keep[21], wr_sel[0] & in_keep[20],
-        wr_sel[0] & in_keep[19], wr_sel[0] & in_keep[18], wr_sel[0] & in_keep[17], wr_sel[0] & in_keep[16], wr_sel[0] & in_keep[15],
-        wr_sel[0] & in_keep[14], wr_sel[0] & in_keep[13], wr_sel[0] & in_keep[12], wr_sel[0] & in_keep[11], wr_sel[0] & in_keep[10],
-        wr_sel[0] & in_keep[9], wr_sel[0] & in_keep[8], wr_sel[0] & in_keep[7], wr_sel[0] & in_keep[6], wr_sel[0] & in_keep[5],
-        wr_sel[0] & in_keep[4], wr_sel[0] & in_keep[3], wr_sel[0] & in_keep[2], wr_sel[0] & in_keep[1], wr_sel[0] & in_keep[0]
+        wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3],
+        wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3],
+        wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0]
     };
-    wire [119:0] ring_clr; // ring byte j is cleared (unless written)
+    wire [119:0] ring_clr; // ring byte j is cleared: it leaves in the output beat and is not written, or the input beat covers it but does not keep it
     assign ring_clr = {
-        rd_clear[14] | (wr_sel[3] & (~in_keep[29])), rd_clear[14] | (wr_sel[3] & (~in_keep[28])), rd_clear[14] | (wr_sel[3] & (~in_keep[27])),
-        rd_clear[14] | (wr_sel[3] & (~in_keep[26])), rd_clear[14] | (wr_sel[3] & (~in_keep[25])), rd_clear[14] | (wr_sel[3] & (~in_keep[24])),
-        rd_clear[14] | (wr_sel[3] & (~in_keep[23])), rd_clear[14] | (wr_sel[3] & (~in_keep[22])), rd_clear[13] | (wr_sel[3] & (~in_keep[21])),
-        rd_clear[13] | (wr_sel[3] & (~in_keep[20])), rd_clear[13] | (wr_sel[3] & (~in_keep[19])), rd_clear[13] | (wr_sel[3] & (~in_keep[18])),
-        rd_clear[13] | (wr_sel[3] & (~in_keep[17])), rd_clear[13] | (wr_sel[3] & (~in_keep[16])), rd_clear[13] | (wr_sel[3] & (~in_keep[15])),
-        rd_clear[13] | (wr_sel[3] & (~in_keep[14])), rd_clear[12] | (wr_sel[3] & (~in_keep[13])), rd_clear[12] | (wr_sel[3] & (~in_keep[12])),
-        rd_clear[12] | (wr_sel[3] & (~in_keep[11])), rd_clear[12] | (wr_sel[3] & (~in_keep[10])), rd_clear[12] | (wr_sel[3] & (~in_keep[9])),
-        rd_clear[12] | (wr_sel[3] & (~in_keep[8])), rd_clear[12] | (wr_sel[3] & (~in_keep[7])), rd_clear[12] | (wr_sel[3] & (~in_keep[6])),
-        rd_clear[11] | (wr_sel[3] & (~in_keep[5])), rd_clear[11] | (wr_sel[3] & (~in_keep[4])), rd_clear[11] | (wr_sel[3] & (~in_keep[3])),
-        rd_clear[11] | (wr_sel[3] & (~in_keep[2])), rd_clear[11] | (wr_sel[3] & (~in_keep[1])), rd_clear[11] | (wr_sel[3] & (~in_keep[0])),
-        rd_clear[11] | (wr_sel[2] & (~in_keep[29])), rd_clear[11] | (wr_sel[2] & (~in_keep[28])), rd_clear[10] | (wr_sel[2] & (~in_keep[27])),
-        rd_clear[10] | (wr_sel[2] & (~in_keep[26])), rd_clear[10] | (wr_sel[2] & (~in_keep[25])), rd_clear[10] | (wr_sel[2] & (~in_keep[24])),
-        rd_clear[10] | (wr_sel[2] & (~in_keep[23])), rd_clear[10] | (wr_sel[2] & (~in_keep[22])), rd_clear[10] | (wr_sel[2] & (~in_keep[21])),
-        rd_clear[10] | (wr_sel[2] & (~in_keep[20])), rd_clear[9] | (wr_sel[2] & (~in_keep[19])), rd_clear[9] | (wr_sel[2] & (~in_keep[18])),
-        rd_clear[9] | (wr_sel[2] & (~in_keep[17])), rd_clear[9] | (wr_sel[2] & (~in_keep[16])), rd_clear[9] | (wr_sel[2] & (~in_keep[15])),
-        rd_clear[9] | (wr_sel[2] & (~in_keep[14])), rd_clear[9] | (wr_sel[2] & (~in_keep[13])), rd_clear[9] | (wr_sel[2] & (~in_keep[12])),
-        rd_clear[8] | (wr_sel[2] & (~in_keep[11])), rd_clear[8] | (wr_sel[2] & (~in_keep[10])), rd_clear[8] | (wr_sel[2] & (~in_keep[9])),
-        rd_clear[8] | (wr_sel[2] & (~in_keep[8])), rd_clear[8] | (wr_sel[2] & (~in_keep[7])), rd_clear[8] | (wr_sel[2] & (~in_keep[6])),
-        rd_clear[8] | (wr_sel[2] & (~in_keep[5])), rd_clear[8] | (wr_sel[2] & (~in_keep[4])), rd_clear[7] | (wr_sel[2] & (~in_keep[3])),
-        rd_clear[7] | (wr_sel[2] & (~in_keep[2])), rd_clear[7] | (wr_sel[2] & (~in_keep[1])), rd_clear[7] | (wr_sel[2] & (~in_keep[0])),
-        rd_clear[7] | (wr_sel[1] & (~in_keep[29])), rd_clear[7] | (wr_sel[1] & (~in_keep[28])), rd_clear[7] | (wr_sel[1] & (~in_keep[27])),
-        rd_clear[7] | (wr_sel[1] & (~in_keep[26])), rd_clear[6] | (wr_sel[1] & (~in_keep[25])), rd_clear[6] | (wr_sel[1] & (~in_keep[24])),
-        rd_clear[6] | (wr_sel[1] & (~in_keep[23])), rd_clear[6] | (wr_sel[1] & (~in_keep[22])), rd_clear[6] | (wr_sel[1] & (~in_keep[21])),
-        rd_clear[6] | (wr_sel[1] & (~in_keep[20])), rd_clear[6] | (wr_sel[1] & (~in_keep[19])), rd_clear[6] | (wr_sel[1] & (~in_keep[18])),
-        rd_clear[5] | (wr_sel[1] & (~in_keep[17])), rd_clear[5] | (wr_sel[1] & (~in_keep[16])), rd_clear[5] | (wr_sel[1] & (~in_keep[15])),
-        rd_clear[5] | (wr_sel[1] & (~in_keep[14])), rd_clear[5] | (wr_sel[1] & (~in_keep[13])), rd_clear[5] | (wr_sel[1] & (~in_keep[12])),
-        rd_clear[5] | (wr_sel[1] & (~in_keep[11])), rd_clear[5] | (wr_sel[1] & (~in_keep[10])), rd_clear[4] | (wr_sel[1] & (~in_keep[9])),
-        rd_clear[4] | (wr_sel[1] & (~in_keep[8])), rd_clear[4] | (wr_sel[1] & (~in_keep[7])), rd_clear[4] | (wr_sel[1] & (~in_keep[6])),
-        rd_clear[4] | (wr_sel[1] & (~in_keep[5])), rd_clear[4] | (wr_sel[1] & (~in_keep[4])), rd_clear[4] | (wr_sel[1] & (~in_keep[3])),
-        rd_clear[4] | (wr_sel[1] & (~in_keep[2])), rd_clear[3] | (wr_sel[1] & (~in_keep[1])), rd_clear[3] | (wr_sel[1] & (~in_keep[0])),
-        rd_clear[3] | (wr_sel[0] & (~in_keep[29])), rd_clear[3] | (wr_sel[0] & (~in_keep[28])), rd_clear[3] | (wr_sel[0] & (~in_keep[27])),
-        rd_clear[3] | (wr_sel[0] & (~in_keep[26])), rd_clear[3] | (wr_sel[0] & (~in_keep[25])), rd_clear[3] | (wr_sel[0] & (~in_keep[24])),
-        rd_clear[2] | (wr_sel[0] & (~in_keep[23])), rd_clear[2] | (wr_sel[0] & (~in_keep[22])), rd_clear[2] | (wr_sel[0] & (~in_keep[21])),
-        rd_clear[2] | (wr_sel[0] & (~in_keep[20])), rd_clear[2] | (wr_sel[0] & (~in_keep[19])), rd_clear[2] | (wr_sel[0] & (~in_keep[18])),
-        rd_clear[2] | (wr_sel[0] & (~in_keep[17])), rd_clear[2] | (wr_sel[0] & (~in_keep[16])), rd_clear[1] | (wr_sel[0] & (~in_keep[15])),
-        rd_clear[1] | (wr_sel[0] & (~in_keep[14])), rd_clear[1] | (wr_sel[0] & (~in_keep[13])), rd_clear[1] | (wr_sel[0] & (~in_keep[12])),
-        rd_clear[1] | (wr_sel[0] & (~in_keep[11])), rd_clear[1] | (wr_sel[0] & (~in_keep[10])), rd_clear[1] | (wr_sel[0] & (~in_keep[9])),
-        rd_clear[1] | (wr_sel[0] & (~in_keep[8])), rd_clear[0] | (wr_sel[0] & (~in_keep[7])), rd_clear[0] | (wr_sel[0] & (~in_keep[6])),
-        rd_clear[0] | (wr_sel[0] & (~in_keep[5])), rd_clear[0] | (wr_sel[0] & (~in_keep[4])), rd_clear[0] | (wr_sel[0] & (~in_keep[3])),
-        rd_clear[0] | (wr_sel[0] & (~in_keep[2])), rd_clear[0] | (wr_sel[0] & (~in_keep[1])), rd_clear[0] | (wr_sel[0] & (~in_keep[0]))
+        (rd_clear[14] & (~ring_we[119])) | (wr_sel[3] & (~in_keep[29])), (rd_clear[14] & (~ring_we[118])) | (wr_sel[3] & (~in_keep[28])),
+        (rd_clear[14] & (~ring_we[117])) | (wr_sel[3] & (~in_keep[27])), (rd_clear[14] & (~ring_we[116])) | (wr_sel[3] & (~in_keep[26])),
+        (rd_clear[14] & (~ring_we[115])) | (wr_sel[3] & (~in_keep[25])), (rd_clear[14] & (~ring_we[114])) | (wr_sel[3] & (~in_keep[24])),
+        (rd_clear[14] & (~ring_we[113])) | (wr_sel[3] & (~in_keep[23])), (rd_clear[14] & (~ring_we[112])) | (wr_sel[3] & (~in_keep[22])),
+        (rd_clear[13] & (~ring_we[111])) | (wr_sel[3] & (~in_keep[21])), (rd_clear[13] & (~ring_we[110])) | (wr_sel[3] & (~in_keep[20])),
+        (rd_clear[13] & (~ring_we[109])) | (wr_sel[3] & (~in_keep[19])), (rd_clear[13] & (~ring_we[108])) | (wr_sel[3] & (~in_keep[18])),
+        (rd_clear[13] & (~ring_we[107])) | (wr_sel[3] & (~in_keep[17])), (rd_clear[13] & (~ring_we[106])) | (wr_sel[3] & (~in_keep[16])),
+        (rd_clear[13] & (~ring_we[105])) | (wr_sel[3] & (~in_keep[15])), (rd_clear[13] & (~ring_we[104])) | (wr_sel[3] & (~in_keep[14])),
+        (rd_clear[12] & (~ring_we[103])) | (wr_sel[3] & (~in_keep[13])), (rd_clear[12] & (~ring_we[102])) | (wr_sel[3] & (~in_keep[12])),
+        (rd_clear[12] & (~ring_we[101])) | (wr_sel[3] & (~in_keep[11])), (rd_clear[12] & (~ring_we[100])) | (wr_sel[3] & (~in_keep[10])),
+        (rd_clear[12] & (~ring_we[99])) | (wr_sel[3] & (~in_keep[9])), (rd_clear[12] & (~ring_we[98])) | (wr_sel[3] & (~in_keep[8])),
+        (rd_clear[12] & (~ring_we[97])) | (wr_sel[3] & (~in_keep[7])), (rd_clear[12] & (~ring_we[96])) | (wr_sel[3] & (~in_keep[6])),
+        (rd_clear[11] & (~ring_we[95])) | (wr_sel[3] & (~in_keep[5])), (rd_clear[11] & (~ring_we[94])) | (wr_sel[3] & (~in_keep[4])),
+        (rd_clear[11] & (~ring_we[93])) | (wr_sel[3] & (~in_keep[3])), (rd_clear[11] & (~ring_we[92])) | (wr_sel[3] & (~in_keep[2])),
+        (rd_clear[11] & (~ring_we[91])) | (wr_sel[3] & (~in_keep[1])), (rd_clear[11] & (~ring_we[90])) | (wr_sel[3] & (~in_keep[0])),
+        (rd_clear[11] & (~ring_we[89])) | (wr_sel[2] & (~in_keep[29])), (rd_clear[11] & (~ring_we[88])) | (wr_sel[2] & (~in_keep[28])),
+        (rd_clear[10] & (~ring_we[87])) | (wr_sel[2] & (~in_keep[27])), (rd_clear[10] & (~ring_we[86])) | (wr_sel[2] & (~in_keep[26])),
+        (rd_clear[10] & (~ring_we[85])) | (wr_sel[2] & (~in_keep[25])), (rd_clear[10] & (~ring_we[84])) | (wr_sel[2] & (~in_keep[24])),
+        (rd_clear[10] & (~ring_we[83])) | (wr_sel[2] & (~in_keep[23])), (rd_clear[10] & (~ring_we[82])) | (wr_sel[2] & (~in_keep[22])),
+        (rd_clear[10] & (~ring_we[81])) | (wr_sel[2] & (~in_keep[21])), (rd_clear[10] & (~ring_we[80])) | (wr_sel[2] & (~in_keep[20])),
+        (rd_clear[9] & (~ring_we[79])) | (wr_sel[2] & (~in_keep[19])), (rd_clear[9] & (~ring_we[78])) | (wr_sel[2] & (~in_keep[18])),
+        (rd_clear[9] & (~ring_we[77])) | (wr_sel[2] & (~in_keep[17])), (rd_clear[9] & (~ring_we[76])) | (wr_sel[2] & (~in_keep[16])),
+        (rd_clear[9] & (~ring_we[75])) | (wr_sel[2] & (~in_keep[15])), (rd_clear[9] & (~ring_we[74])) | (wr_sel[2] & (~in_keep[14])),
+        (rd_clear[9] & (~ring_we[73])) | (wr_sel[2] & (~in_keep[13])), (rd_clear[9] & (~ring_we[72])) | (wr_sel[2] & (~in_keep[12])),
+        (rd_clear[8] & (~ring_we[71])) | (wr_sel[2] & (~in_keep[11])), (rd_clear[8] & (~ring_we[70])) | (wr_sel[2] & (~in_keep[10])),
+        (rd_clear[8] & (~ring_we[69])) | (wr_sel[2] & (~in_keep[9])), (rd_clear[8] & (~ring_we[68])) | (wr_sel[2] & (~in_keep[8])),
+        (rd_clear[8] & (~ring_we[67])) | (wr_sel[2] & (~in_keep[7])), (rd_clear[8] & (~ring_we[66])) | (wr_sel[2] & (~in_keep[6])),
+        (rd_clear[8] & (~ring_we[65])) | (wr_sel[2] & (~in_keep[5])), (rd_clear[8] & (~ring_we[64])) | (wr_sel[2] & (~in_keep[4])),
+        (rd_clear[7] & (~ring_we[63])) | (wr_sel[2] & (~in_keep[3])), (rd_clear[7] & (~ring_we[62])) | (wr_sel[2] & (~in_keep[2])),
+        (rd_clear[7] & (~ring_we[61])) | (wr_sel[2] & (~in_keep[1])), (rd_clear[7] & (~ring_we[60])) | (wr_sel[2] & (~in_keep[0])),
+        (rd_clear[7] & (~ring_we[59])) | (wr_sel[1] & (~in_keep[29])), (rd_clear[7] & (~ring_we[58])) | (wr_sel[1] & (~in_keep[28])),
+        (rd_clear[7] & (~ring_we[57])) | (wr_sel[1] & (~in_keep[27])), (rd_clear[7] & (~ring_we[56])) | (wr_sel[1] & (~in_keep[26])),
+        (rd_clear[6] & (~ring_we[55])) | (wr_sel[1] & (~in_keep[25])), (rd_clear[6] & (~ring_we[54])) | (wr_sel[1] & (~in_keep[24])),
+        (rd_clear[6] & (~ring_we[53])) | (wr_sel[1] & (~in_keep[23])), (rd_clear[6] & (~ring_we[52])) | (wr_sel[1] & (~in_keep[22])),
+        (rd_clear[6] & (~ring_we[51])) | (wr_sel[1] & (~in_keep[21])), (rd_clear[6] & (~ring_we[50])) | (wr_sel[1] & (~in_keep[20])),
+        (rd_clear[6] & (~ring_we[49])) | (wr_sel[1] & (~in_keep[19])), (rd_clear[6] & (~ring_we[48])) | (wr_sel[1] & (~in_keep[18])),
+        (rd_clear[5] & (~ring_we[47])) | (wr_sel[1] & (~in_keep[17])), (rd_clear[5] & (~ring_we[46])) | (wr_sel[1] & (~in_keep[16])),
+        (rd_clear[5] & (~ring_we[45])) | (wr_sel[1] & (~in_keep[15])), (rd_clear[5] & (~ring_we[44])) | (wr_sel[1] & (~in_keep[14])),
+        (rd_clear[5] & (~ring_we[43])) | (wr_sel[1] & (~in_keep[13])), (rd_clear[5] & (~ring_we[42])) | (wr_sel[1] & (~in_keep[12])),
+        (rd_clear[5] & (~ring_we[41])) | (wr_sel[1] & (~in_keep[11])), (rd_clear[5] & (~ring_we[40])) | (wr_sel[1] & (~in_keep[10])),
+        (rd_clear[4] & (~ring_we[39])) | (wr_sel[1] & (~in_keep[9])), (rd_clear[4] & (~ring_we[38])) | (wr_sel[1] & (~in_keep[8])),
+        (rd_clear[4] & (~ring_we[37])) | (wr_sel[1] & (~in_keep[7])), (rd_clear[4] & (~ring_we[36])) | (wr_sel[1] & (~in_keep[6])),
+        (rd_clear[4] & (~ring_we[35])) | (wr_sel[1] & (~in_keep[5])), (rd_clear[4] & (~ring_we[34])) | (wr_sel[1] & (~in_keep[4])),
+        (rd_clear[4] & (~ring_we[33])) | (wr_sel[1] & (~in_keep[3])), (rd_clear[4] & (~ring_we[32])) | (wr_sel[1] & (~in_keep[2])),
+        (rd_clear[3] & (~ring_we[31])) | (wr_sel[1] & (~in_keep[1])), (rd_clear[3] & (~ring_we[30])) | (wr_sel[1] & (~in_keep[0])),
+        (rd_clear[3] & (~ring_we[29])) | (wr_sel[0] & (~in_keep[29])), (rd_clear[3] & (~ring_we[28])) | (wr_sel[0] & (~in_keep[28])),
+        (rd_clear[3] & (~ring_we[27])) | (wr_sel[0] & (~in_keep[27])), (rd_clear[3] & (~ring_we[26])) | (wr_sel[0] & (~in_keep[26])),
+        (rd_clear[3] & (~ring_we[25])) | (wr_sel[0] & (~in_keep[25])), (rd_clear[3] & (~ring_we[24])) | (wr_sel[0] & (~in_keep[24])),
+        (rd_clear[2] & (~ring_we[23])) | (wr_sel[0] & (~in_keep[23])), (rd_clear[2] & (~ring_we[22])) | (wr_sel[0] & (~in_keep[22])),
+        (rd_clear[2] & (~ring_we[21])) | (wr_sel[0] & (~in_keep[21])), (rd_clear[2] & (~ring_we[20])) | (wr_sel[0] & (~in_keep[20])),
+        (rd_clear[2] & (~ring_we[19])) | (wr_sel[0] & (~in_keep[19])), (rd_clear[2] & (~ring_we[18])) | (wr_sel[0] & (~in_keep[18])),
+        (rd_clear[2] & (~ring_we[17])) | (wr_sel[0] & (~in_keep[17])), (rd_clear[2] & (~ring_we[16])) | (wr_sel[0] & (~in_keep[16])),
+        (rd_clear[1] & (~ring_we[15])) | (wr_sel[0] & (~in_keep[15])), (rd_clear[1] & (~ring_we[14])) | (wr_sel[0] & (~in_keep[14])),
+        (rd_clear[1] & (~ring_we[13])) | (wr_sel[0] & (~in_keep[13])), (rd_clear[1] & (~ring_we[12])) | (wr_sel[0] & (~in_keep[12])),
+        (rd_clear[1] & (~ring_we[11])) | (wr_sel[0] & (~in_keep[11])), (rd_clear[1] & (~ring_we[10])) | (wr_sel[0] & (~in_keep[10])),
+        (rd_clear[1] & (~ring_we[9])) | (wr_sel[0] & (~in_keep[9])), (rd_clear[1] & (~ring_we[8])) | (wr_sel[0] & (~in_keep[8])),
+        (rd_clear[0] & (~ring_we[7])) | (wr_sel[0] & (~in_keep[7])), (rd_clear[0] & (~ring_we[6])) | (wr_sel[0] & (~in_keep[6])),
+        (rd_clear[0] & (~ring_we[5])) | (wr_sel[0] & (~in_keep[5])), (rd_clear[0] & (~ring_we[4])) | (wr_sel[0] & (~in_keep[4])),
+        (rd_clear[0] & (~ring_we[3])) | (wr_sel[0] & (~in_keep[3])), (rd_clear[0] & (~ring_we[2])) | (wr_sel[0] & (~in_keep[2])),
+        (rd_clear[0] & (~ring_we[1])) | (wr_sel[0] & (~in_keep[1])), (rd_clear[0] & (~ring_we[0])) | (wr_sel[0] & (~in_keep[0]))
     };
+    wire [119:0] ring_zero; // ring byte j is zeroed: cleared and not written, or reset
+    assign ring_zero = {120{rst}} | ring_clr;
     wire [5:0] fill_next;
     assign fill_next = do_in ? (base + {{1{1'd0}}, in_count}) : base;
     wire [1:0] wr_next;
@@ -242,609 +250,605 @@ module rtlgen_rifl_rxgear (
         end
     end
     always @(posedge clk) begin
-        if (rst) begin
-            ring <= 960'd0;
-        end else begin
-            if (ring_we[0]) begin
-                ring[7:0] <= in_data[7:0];
-            end else if (ring_clr[0]) begin
-                ring[7:0] <= 8'd0;
-            end
-            if (ring_we[1]) begin
-                ring[15:8] <= in_data[15:8];
-            end else if (ring_clr[1]) begin
-                ring[15:8] <= 8'd0;
-            end
-            if (ring_we[2]) begin
-                ring[23:16] <= in_data[23:16];
-            end else if (ring_clr[2]) begin
-                ring[23:16] <= 8'd0;
-            end
-            if (ring_we[3]) begin
-                ring[31:24] <= in_data[31:24];
-            end else if (ring_clr[3]) begin
-                ring[31:24] <= 8'd0;
-            end
-            if (ring_we[4]) begin
-                ring[39:32] <= in_data[39:32];
-            end else if (ring_clr[4]) begin
-                ring[39:32] <= 8'd0;
-            end
-            if (ring_we[5]) begin
-                ring[47:40] <= in_data[47:40];
-            end else if (ring_clr[5]) begin
-                ring[47:40] <= 8'd0;
-            end
-            if (ring_we[6]) begin
-                ring[55:48] <= in_data[55:48];
-            end else if (ring_clr[6]) begin
-                ring[55:48] <= 8'd0;
-            end
-            if (ring_we[7]) begin
-                ring[63:56] <= in_data[63:56];
-            end else if (ring_clr[7]) begin
-                ring[63:56] <= 8'd0;
-            end
-            if (ring_we[8]) begin
-                ring[71:64] <= in_data[71:64];
-            end else if (ring_clr[8]) begin
-                ring[71:64] <= 8'd0;
-            end
-            if (ring_we[9]) begin
-                ring[79:72] <= in_data[79:72];
-            end else if (ring_clr[9]) begin
-                ring[79:72] <= 8'd0;
-            end
-            if (ring_we[10]) begin
-                ring[87:80] <= in_data[87:80];
-            end else if (ring_clr[10]) begin
-                ring[87:80] <= 8'd0;
-            end
-            if (ring_we[11]) begin
-                ring[95:88] <= in_data[95:88];
-            end else if (ring_clr[11]) begin
-                ring[95:88] <= 8'd0;
-            end
-            if (ring_we[12]) begin
-                ring[103:96] <= in_data[103:96];
-            end else if (ring_clr[12]) begin
-                ring[103:96] <= 8'd0;
-            end
-            if (ring_we[13]) begin
-                ring[111:104] <= in_data[111:104];
-            end else if (ring_clr[13]) begin
-                ring[111:104] <= 8'd0;
-            end
-            if (ring_we[14]) begin
-                ring[119:112] <= in_data[119:112];
-            end else if (ring_clr[14]) begin
-                ring[119:112] <= 8'd0;
-            end
-            if (ring_we[15]) begin
-                ring[127:120] <= in_data[127:120];
-            end else if (ring_clr[15]) begin
-                ring[127:120] <= 8'd0;
-            end
-            if (ring_we[16]) begin
-                ring[135:128] <= in_data[135:128];
-            end else if (ring_clr[16]) begin
-                ring[135:128] <= 8'd0;
-            end
-            if (ring_we[17]) begin
-                ring[143:136] <= in_data[143:136];
-            end else if (ring_clr[17]) begin
-                ring[143:136] <= 8'd0;
-            end
-            if (ring_we[18]) begin
-                ring[151:144] <= in_data[151:144];
-            end else if (ring_clr[18]) begin
-                ring[151:144] <= 8'd0;
-            end
-            if (ring_we[19]) begin
-                ring[159:152] <= in_data[159:152];
-            end else if (ring_clr[19]) begin
-                ring[159:152] <= 8'd0;
-            end
-            if (ring_we[20]) begin
-                ring[167:160] <= in_data[167:160];
-            end else if (ring_clr[20]) begin
-                ring[167:160] <= 8'd0;
-            end
-            if (ring_we[21]) begin
-                ring[175:168] <= in_data[175:168];
-            end else if (ring_clr[21]) begin
-                ring[175:168] <= 8'd0;
-            end
-            if (ring_we[22]) begin
-                ring[183:176] <= in_data[183:176];
-            end else if (ring_clr[22]) begin
-                ring[183:176] <= 8'd0;
-            end
-            if (ring_we[23]) begin
-                ring[191:184] <= in_data[191:184];
-            end else if (ring_clr[23]) begin
-                ring[191:184] <= 8'd0;
-            end
-            if (ring_we[24]) begin
-                ring[199:192] <= in_data[199:192];
-            end else if (ring_clr[24]) begin
-                ring[199:192] <= 8'd0;
-            end
-            if (ring_we[25]) begin
-                ring[207:200] <= in_data[207:200];
-            end else if (ring_clr[25]) begin
-                ring[207:200] <= 8'd0;
-            end
-            if (ring_we[26]) begin
-                ring[215:208] <= in_data[215:208];
-            end else if (ring_clr[26]) begin
-                ring[215:208] <= 8'd0;
-            end
-            if (ring_we[27]) begin
-                ring[223:216] <= in_data[223:216];
-            end else if (ring_clr[27]) begin
-                ring[223:216] <= 8'd0;
-            end
-            if (ring_we[28]) begin
-                ring[231:224] <= in_data[231:224];
-            end else if (ring_clr[28]) begin
-                ring[231:224] <= 8'd0;
-            end
-            if (ring_we[29]) begin
-                ring[239:232] <= in_data[239:232];
-            end else if (ring_clr[29]) begin
-                ring[239:232] <= 8'd0;
-            end
-            if (ring_we[30]) begin
-                ring[247:240] <= in_data[7:0];
-            end else if (ring_clr[30]) begin
-                ring[247:240] <= 8'd0;
-            end
-            if (ring_we[31]) begin
-                ring[255:248] <= in_data[15:8];
-            end else if (ring_clr[31]) begin
-                ring[255:248] <= 8'd0;
-            end
-            if (ring_we[32]) begin
-                ring[263:256] <= in_data[23:16];
-            end else if (ring_clr[32]) begin
-                ring[263:256] <= 8'd0;
-            end
-            if (ring_we[33]) begin
-                ring[271:264] <= in_data[31:24];
-            end else if (ring_clr[33]) begin
-                ring[271:264] <= 8'd0;
-            end
-            if (ring_we[34]) begin
-                ring[279:272] <= in_data[39:32];
-            end else if (ring_clr[34]) begin
-                ring[279:272] <= 8'd0;
-            end
-            if (ring_we[35]) begin
-                ring[287:280] <= in_data[47:40];
-            end else if (ring_clr[35]) begin
-                ring[287:280] <= 8'd0;
-            end
-            if (ring_we[36]) begin
-                ring[295:288] <= in_data[55:48];
-            end else if (ring_clr[36]) begin
-                ring[295:288] <= 8'd0;
-            end
-            if (ring_we[37]) begin
-                ring[303:296] <= in_data[63:56];
-            end else if (ring_clr[37]) begin
-                ring[303:296] <= 8'd0;
-            end
-            if (ring_we[38]) begin
-                ring[311:304] <= in_data[71:64];
-            end else if (ring_clr[38]) begin
-                ring[311:304] <= 8'd0;
-            end
-            if (ring_we[39]) begin
-                ring[319:312] <= in_data[79:72];
-            end else if (ring_clr[39]) begin
-                ring[319:312] <= 8'd0;
-            end
-            if (ring_we[40]) begin
-                ring[327:320] <= in_data[87:80];
-            end else if (ring_clr[40]) begin
-                ring[327:320] <= 8'd0;
-            end
-            if (ring_we[41]) begin
-                ring[335:328] <= in_data[95:88];
-            end else if (ring_clr[41]) begin
-                ring[335:328] <= 8'd0;
-            end
-            if (ring_we[42]) begin
-                ring[343:336] <= in_data[103:96];
-            end else if (ring_clr[42]) begin
-                ring[343:336] <= 8'd0;
-            end
-            if (ring_we[43]) begin
-                ring[351:344] <= in_data[111:104];
-            end else if (ring_clr[43]) begin
-                ring[351:344] <= 8'd0;
-            end
-            if (ring_we[44]) begin
-                ring[359:352] <= in_data[119:112];
-            end else if (ring_clr[44]) begin
-                ring[359:352] <= 8'd0;
-            end
-            if (ring_we[45]) begin
-                ring[367:360] <= in_data[127:120];
-            end else if (ring_clr[45]) begin
-                ring[367:360] <= 8'd0;
-            end
-            if (ring_we[46]) begin
-                ring[375:368] <= in_data[135:128];
-            end else if (ring_clr[46]) begin
-                ring[375:368] <= 8'd0;
-            end
-            if (ring_we[47]) begin
-                ring[383:376] <= in_data[143:136];
-            end else if (ring_clr[47]) begin
-                ring[383:376] <= 8'd0;
-            end
-            if (ring_we[48]) begin
-                ring[391:384] <= in_data[151:144];
-            end else if (ring_clr[48]) begin
-                ring[391:384] <= 8'd0;
-            end
-            if (ring_we[49]) begin
-                ring[399:392] <= in_data[159:152];
-            end else if (ring_clr[49]) begin
-                ring[399:392] <= 8'd0;
-            end
-            if (ring_we[50]) begin
-                ring[407:400] <= in_data[167:160];
-            end else if (ring_clr[50]) begin
-                ring[407:400] <= 8'd0;
-            end
-            if (ring_we[51]) begin
-                ring[415:408] <= in_data[175:168];
-            end else if (ring_clr[51]) begin
-                ring[415:408] <= 8'd0;
-            end
-            if (ring_we[52]) begin
-                ring[423:416] <= in_data[183:176];
-            end else if (ring_clr[52]) begin
-                ring[423:416] <= 8'd0;
-            end
-            if (ring_we[53]) begin
-                ring[431:424] <= in_data[191:184];
-            end else if (ring_clr[53]) begin
-                ring[431:424] <= 8'd0;
-            end
-            if (ring_we[54]) begin
-                ring[439:432] <= in_data[199:192];
-            end else if (ring_clr[54]) begin
-                ring[439:432] <= 8'd0;
-            end
-            if (ring_we[55]) begin
-                ring[447:440] <= in_data[207:200];
-            end else if (ring_clr[55]) begin
-                ring[447:440] <= 8'd0;
-            end
-            if (ring_we[56]) begin
-                ring[455:448] <= in_data[215:208];
-            end else if (ring_clr[56]) begin
-                ring[455:448] <= 8'd0;
-            end
-            if (ring_we[57]) begin
-                ring[463:456] <= in_data[223:216];
-            end else if (ring_clr[57]) begin
-                ring[463:456] <= 8'd0;
-            end
-            if (ring_we[58]) begin
-                ring[471:464] <= in_data[231:224];
-            end else if (ring_clr[58]) begin
-                ring[471:464] <= 8'd0;
-            end
-            if (ring_we[59]) begin
-                ring[479:472] <= in_data[239:232];
-            end else if (ring_clr[59]) begin
-                ring[479:472] <= 8'd0;
-            end
-            if (ring_we[60]) begin
-                ring[487:480] <= in_data[7:0];
-            end else if (ring_clr[60]) begin
-                ring[487:480] <= 8'd0;
-            end
-            if (ring_we[61]) begin
-                ring[495:488] <= in_data[15:8];
-            end else if (ring_clr[61]) begin
-                ring[495:488] <= 8'd0;
-            end
-            if (ring_we[62]) begin
-                ring[503:496] <= in_data[23:16];
-            end else if (ring_clr[62]) begin
-                ring[503:496] <= 8'd0;
-            end
-            if (ring_we[63]) begin
-                ring[511:504] <= in_data[31:24];
-            end else if (ring_clr[63]) begin
-                ring[511:504] <= 8'd0;
-            end
-            if (ring_we[64]) begin
-                ring[519:512] <= in_data[39:32];
-            end else if (ring_clr[64]) begin
-                ring[519:512] <= 8'd0;
-            end
-            if (ring_we[65]) begin
-                ring[527:520] <= in_data[47:40];
-            end else if (ring_clr[65]) begin
-                ring[527:520] <= 8'd0;
-            end
-            if (ring_we[66]) begin
-                ring[535:528] <= in_data[55:48];
-            end else if (ring_clr[66]) begin
-                ring[535:528] <= 8'd0;
-            end
-            if (ring_we[67]) begin
-                ring[543:536] <= in_data[63:56];
-            end else if (ring_clr[67]) begin
-                ring[543:536] <= 8'd0;
-            end
-            if (ring_we[68]) begin
-                ring[551:544] <= in_data[71:64];
-            end else if (ring_clr[68]) begin
-                ring[551:544] <= 8'd0;
-            end
-            if (ring_we[69]) begin
-                ring[559:552] <= in_data[79:72];
-            end else if (ring_clr[69]) begin
-                ring[559:552] <= 8'd0;
-            end
-            if (ring_we[70]) begin
-                ring[567:560] <= in_data[87:80];
-            end else if (ring_clr[70]) begin
-                ring[567:560] <= 8'd0;
-            end
-            if (ring_we[71]) begin
-                ring[575:568] <= in_data[95:88];
-            end else if (ring_clr[71]) begin
-                ring[575:568] <= 8'd0;
-            end
-            if (ring_we[72]) begin
-                ring[583:576] <= in_data[103:96];
-            end else if (ring_clr[72]) begin
-                ring[583:576] <= 8'd0;
-            end
-            if (ring_we[73]) begin
-                ring[591:584] <= in_data[111:104];
-            end else if (ring_clr[73]) begin
-                ring[591:584] <= 8'd0;
-            end
-            if (ring_we[74]) begin
-                ring[599:592] <= in_data[119:112];
-            end else if (ring_clr[74]) begin
-                ring[599:592] <= 8'd0;
-            end
-            if (ring_we[75]) begin
-                ring[607:600] <= in_data[127:120];
-            end else if (ring_clr[75]) begin
-                ring[607:600] <= 8'd0;
-            end
-            if (ring_we[76]) begin
-                ring[615:608] <= in_data[135:128];
-            end else if (ring_clr[76]) begin
-                ring[615:608] <= 8'd0;
-            end
-            if (ring_we[77]) begin
-                ring[623:616] <= in_data[143:136];
-            end else if (ring_clr[77]) begin
-                ring[623:616] <= 8'd0;
-            end
-            if (ring_we[78]) begin
-                ring[631:624] <= in_data[151:144];
-            end else if (ring_clr[78]) begin
-                ring[631:624] <= 8'd0;
-            end
-            if (ring_we[79]) begin
-                ring[639:632] <= in_data[159:152];
-            end else if (ring_clr[79]) begin
-                ring[639:632] <= 8'd0;
-            end
-            if (ring_we[80]) begin
-                ring[647:640] <= in_data[167:160];
-            end else if (ring_clr[80]) begin
-                ring[647:640] <= 8'd0;
-            end
-            if (ring_we[81]) begin
-                ring[655:648] <= in_data[175:168];
-            end else if (ring_clr[81]) begin
-                ring[655:648] <= 8'd0;
-            end
-            if (ring_we[82]) begin
-                ring[663:656] <= in_data[183:176];
-            end else if (ring_clr[82]) begin
-                ring[663:656] <= 8'd0;
-            end
-            if (ring_we[83]) begin
-                ring[671:664] <= in_data[191:184];
-            end else if (ring_clr[83]) begin
-                ring[671:664] <= 8'd0;
-            end
-            if (ring_we[84]) begin
-                ring[679:672] <= in_data[199:192];
-            end else if (ring_clr[84]) begin
-                ring[679:672] <= 8'd0;
-            end
-            if (ring_we[85]) begin
-                ring[687:680] <= in_data[207:200];
-            end else if (ring_clr[85]) begin
-                ring[687:680] <= 8'd0;
-            end
-            if (ring_we[86]) begin
-                ring[695:688] <= in_data[215:208];
-            end else if (ring_clr[86]) begin
-                ring[695:688] <= 8'd0;
-            end
-            if (ring_we[87]) begin
-                ring[703:696] <= in_data[223:216];
-            end else if (ring_clr[87]) begin
-                ring[703:696] <= 8'd0;
-            end
-            if (ring_we[88]) begin
-                ring[711:704] <= in_data[231:224];
-            end else if (ring_clr[88]) begin
-                ring[711:704] <= 8'd0;
-            end
-            if (ring_we[89]) begin
-                ring[719:712] <= in_data[239:232];
-            end else if (ring_clr[89]) begin
-                ring[719:712] <= 8'd0;
-            end
-            if (ring_we[90]) begin
-                ring[727:720] <= in_data[7:0];
-            end else if (ring_clr[90]) begin
-                ring[727:720] <= 8'd0;
-            end
-            if (ring_we[91]) begin
-                ring[735:728] <= in_data[15:8];
-            end else if (ring_clr[91]) begin
-                ring[735:728] <= 8'd0;
-            end
-            if (ring_we[92]) begin
-                ring[743:736] <= in_data[23:16];
-            end else if (ring_clr[92]) begin
-                ring[743:736] <= 8'd0;
-            end
-            if (ring_we[93]) begin
-                ring[751:744] <= in_data[31:24];
-            end else if (ring_clr[93]) begin
-                ring[751:744] <= 8'd0;
-            end
-            if (ring_we[94]) begin
-                ring[759:752] <= in_data[39:32];
-            end else if (ring_clr[94]) begin
-                ring[759:752] <= 8'd0;
-            end
-            if (ring_we[95]) begin
-                ring[767:760] <= in_data[47:40];
-            end else if (ring_clr[95]) begin
-                ring[767:760] <= 8'd0;
-            end
-            if (ring_we[96]) begin
-                ring[775:768] <= in_data[55:48];
-            end else if (ring_clr[96]) begin
-                ring[775:768] <= 8'd0;
-            end
-            if (ring_we[97]) begin
-                ring[783:776] <= in_data[63:56];
-            end else if (ring_clr[97]) begin
-                ring[783:776] <= 8'd0;
-            end
-            if (ring_we[98]) begin
-                ring[791:784] <= in_data[71:64];
-            end else if (ring_clr[98]) begin
-                ring[791:784] <= 8'd0;
-            end
-            if (ring_we[99]) begin
-                ring[799:792] <= in_data[79:72];
-            end else if (ring_clr[99]) begin
-                ring[799:792] <= 8'd0;
-            end
-            if (ring_we[100]) begin
-                ring[807:800] <= in_data[87:80];
-            end else if (ring_clr[100]) begin
-                ring[807:800] <= 8'd0;
-            end
-            if (ring_we[101]) begin
-                ring[815:808] <= in_data[95:88];
-            end else if (ring_clr[101]) begin
-                ring[815:808] <= 8'd0;
-            end
-            if (ring_we[102]) begin
-                ring[823:816] <= in_data[103:96];
-            end else if (ring_clr[102]) begin
-                ring[823:816] <= 8'd0;
-            end
-            if (ring_we[103]) begin
-                ring[831:824] <= in_data[111:104];
-            end else if (ring_clr[103]) begin
-                ring[831:824] <= 8'd0;
-            end
-            if (ring_we[104]) begin
-                ring[839:832] <= in_data[119:112];
-            end else if (ring_clr[104]) begin
-                ring[839:832] <= 8'd0;
-            end
-            if (ring_we[105]) begin
-                ring[847:840] <= in_data[127:120];
-            end else if (ring_clr[105]) begin
-                ring[847:840] <= 8'd0;
-            end
-            if (ring_we[106]) begin
-                ring[855:848] <= in_data[135:128];
-            end else if (ring_clr[106]) begin
-                ring[855:848] <= 8'd0;
-            end
-            if (ring_we[107]) begin
-                ring[863:856] <= in_data[143:136];
-            end else if (ring_clr[107]) begin
-                ring[863:856] <= 8'd0;
-            end
-            if (ring_we[108]) begin
-                ring[871:864] <= in_data[151:144];
-            end else if (ring_clr[108]) begin
-                ring[871:864] <= 8'd0;
-            end
-            if (ring_we[109]) begin
-                ring[879:872] <= in_data[159:152];
-            end else if (ring_clr[109]) begin
-                ring[879:872] <= 8'd0;
-            end
-            if (ring_we[110]) begin
-                ring[887:880] <= in_data[167:160];
-            end else if (ring_clr[110]) begin
-                ring[887:880] <= 8'd0;
-            end
-            if (ring_we[111]) begin
-                ring[895:888] <= in_data[175:168];
-            end else if (ring_clr[111]) begin
-                ring[895:888] <= 8'd0;
-            end
-            if (ring_we[112]) begin
-                ring[903:896] <= in_data[183:176];
-            end else if (ring_clr[112]) begin
-                ring[903:896] <= 8'd0;
-            end
-            if (ring_we[113]) begin
-                ring[911:904] <= in_data[191:184];
-            end else if (ring_clr[113]) begin
-                ring[911:904] <= 8'd0;
-            end
-            if (ring_we[114]) begin
-                ring[919:912] <= in_data[199:192];
-            end else if (ring_clr[114]) begin
-                ring[919:912] <= 8'd0;
-            end
-            if (ring_we[115]) begin
-                ring[927:920] <= in_data[207:200];
-            end else if (ring_clr[115]) begin
-                ring[927:920] <= 8'd0;
-            end
-            if (ring_we[116]) begin
-                ring[935:928] <= in_data[215:208];
-            end else if (ring_clr[116]) begin
-                ring[935:928] <= 8'd0;
-            end
-            if (ring_we[117]) begin
-                ring[943:936] <= in_data[223:216];
-            end else if (ring_clr[117]) begin
-                ring[943:936] <= 8'd0;
-            end
-            if (ring_we[118]) begin
-                ring[951:944] <= in_data[231:224];
-            end else if (ring_clr[118]) begin
-                ring[951:944] <= 8'd0;
-            end
-            if (ring_we[119]) begin
-                ring[959:952] <= in_data[239:232];
-            end else if (ring_clr[119]) begin
-                ring[959:952] <= 8'd0;
-            end
+        if (ring_zero[0]) begin
+            ring[7:0] <= 8'd0;
+        end else if (ring_we[0]) begin
+            ring[7:0] <= in_data[7:0];
+        end
+        if (ring_zero[1]) begin
+            ring[15:8] <= 8'd0;
+        end else if (ring_we[1]) begin
+            ring[15:8] <= in_data[15:8];
+        end
+        if (ring_zero[2]) begin
+            ring[23:16] <= 8'd0;
+        end else if (ring_we[2]) begin
+            ring[23:16] <= in_data[23:16];
+        end
+        if (ring_zero[3]) begin
+            ring[31:24] <= 8'd0;
+        end else if (ring_we[3]) begin
+            ring[31:24] <= in_data[31:24];
+        end
+        if (ring_zero[4]) begin
+            ring[39:32] <= 8'd0;
+        end else if (ring_we[4]) begin
+            ring[39:32] <= in_data[39:32];
+        end
+        if (ring_zero[5]) begin
+            ring[47:40] <= 8'd0;
+        end else if (ring_we[5]) begin
+            ring[47:40] <= in_data[47:40];
+        end
+        if (ring_zero[6]) begin
+            ring[55:48] <= 8'd0;
+        end else if (ring_we[6]) begin
+            ring[55:48] <= in_data[55:48];
+        end
+        if (ring_zero[7]) begin
+            ring[63:56] <= 8'd0;
+        end else if (ring_we[7]) begin
+            ring[63:56] <= in_data[63:56];
+        end
+        if (ring_zero[8]) begin
+            ring[71:64] <= 8'd0;
+        end else if (ring_we[8]) begin
+            ring[71:64] <= in_data[71:64];
+        end
+        if (ring_zero[9]) begin
+            ring[79:72] <= 8'd0;
+        end else if (ring_we[9]) begin
+            ring[79:72] <= in_data[79:72];
+        end
+        if (ring_zero[10]) begin
+            ring[87:80] <= 8'd0;
+        end else if (ring_we[10]) begin
+            ring[87:80] <= in_data[87:80];
+        end
+        if (ring_zero[11]) begin
+            ring[95:88] <= 8'd0;
+        end else if (ring_we[11]) begin
+            ring[95:88] <= in_data[95:88];
+        end
+        if (ring_zero[12]) begin
+            ring[103:96] <= 8'd0;
+        end else if (ring_we[12]) begin
+            ring[103:96] <= in_data[103:96];
+        end
+        if (ring_zero[13]) begin
+            ring[111:104] <= 8'd0;
+        end else if (ring_we[13]) begin
+            ring[111:104] <= in_data[111:104];
+        end
+        if (ring_zero[14]) begin
+            ring[119:112] <= 8'd0;
+        end else if (ring_we[14]) begin
+            ring[119:112] <= in_data[119:112];
+        end
+        if (ring_zero[15]) begin
+            ring[127:120] <= 8'd0;
+        end else if (ring_we[15]) begin
+            ring[127:120] <= in_data[127:120];
+        end
+        if (ring_zero[16]) begin
+            ring[135:128] <= 8'd0;
+        end else if (ring_we[16]) begin
+            ring[135:128] <= in_data[135:128];
+        end
+        if (ring_zero[17]) begin
+            ring[143:136] <= 8'd0;
+        end else if (ring_we[17]) begin
+            ring[143:136] <= in_data[143:136];
+        end
+        if (ring_zero[18]) begin
+            ring[151:144] <= 8'd0;
+        end else if (ring_we[18]) begin
+            ring[151:144] <= in_data[151:144];
+        end
+        if (ring_zero[19]) begin
+            ring[159:152] <= 8'd0;
+        end else if (ring_we[19]) begin
+            ring[159:152] <= in_data[159:152];
+        end
+        if (ring_zero[20]) begin
+            ring[167:160] <= 8'd0;
+        end else if (ring_we[20]) begin
+            ring[167:160] <= in_data[167:160];
+        end
+        if (ring_zero[21]) begin
+            ring[175:168] <= 8'd0;
+        end else if (ring_we[21]) begin
+            ring[175:168] <= in_data[175:168];
+        end
+        if (ring_zero[22]) begin
+            ring[183:176] <= 8'd0;
+        end else if (ring_we[22]) begin
+            ring[183:176] <= in_data[183:176];
+        end
+        if (ring_zero[23]) begin
+            ring[191:184] <= 8'd0;
+        end else if (ring_we[23]) begin
+            ring[191:184] <= in_data[191:184];
+        end
+        if (ring_zero[24]) begin
+            ring[199:192] <= 8'd0;
+        end else if (ring_we[24]) begin
+            ring[199:192] <= in_data[199:192];
+        end
+        if (ring_zero[25]) begin
+            ring[207:200] <= 8'd0;
+        end else if (ring_we[25]) begin
+            ring[207:200] <= in_data[207:200];
+        end
+        if (ring_zero[26]) begin
+            ring[215:208] <= 8'd0;
+        end else if (ring_we[26]) begin
+            ring[215:208] <= in_data[215:208];
+        end
+        if (ring_zero[27]) begin
+            ring[223:216] <= 8'd0;
+        end else if (ring_we[27]) begin
+            ring[223:216] <= in_data[223:216];
+        end
+        if (ring_zero[28]) begin
+            ring[231:224] <= 8'd0;
+        end else if (ring_we[28]) begin
+            ring[231:224] <= in_data[231:224];
+        end
+        if (ring_zero[29]) begin
+            ring[239:232] <= 8'd0;
+        end else if (ring_we[29]) begin
+            ring[239:232] <= in_data[239:232];
+        end
+        if (ring_zero[30]) begin
+            ring[247:240] <= 8'd0;
+        end else if (ring_we[30]) begin
+            ring[247:240] <= in_data[7:0];
+        end
+        if (ring_zero[31]) begin
+            ring[255:248] <= 8'd0;
+        end else if (ring_we[31]) begin
+            ring[255:248] <= in_data[15:8];
+        end
+        if (ring_zero[32]) begin
+            ring[263:256] <= 8'd0;
+        end else if (ring_we[32]) begin
+            ring[263:256] <= in_data[23:16];
+        end
+        if (ring_zero[33]) begin
+            ring[271:264] <= 8'd0;
+        end else if (ring_we[33]) begin
+            ring[271:264] <= in_data[31:24];
+        end
+        if (ring_zero[34]) begin
+            ring[279:272] <= 8'd0;
+        end else if (ring_we[34]) begin
+            ring[279:272] <= in_data[39:32];
+        end
+        if (ring_zero[35]) begin
+            ring[287:280] <= 8'd0;
+        end else if (ring_we[35]) begin
+            ring[287:280] <= in_data[47:40];
+        end
+        if (ring_zero[36]) begin
+            ring[295:288] <= 8'd0;
+        end else if (ring_we[36]) begin
+            ring[295:288] <= in_data[55:48];
+        end
+        if (ring_zero[37]) begin
+            ring[303:296] <= 8'd0;
+        end else if (ring_we[37]) begin
+            ring[303:296] <= in_data[63:56];
+        end
+        if (ring_zero[38]) begin
+            ring[311:304] <= 8'd0;
+        end else if (ring_we[38]) begin
+            ring[311:304] <= in_data[71:64];
+        end
+        if (ring_zero[39]) begin
+            ring[319:312] <= 8'd0;
+        end else if (ring_we[39]) begin
+            ring[319:312] <= in_data[79:72];
+        end
+        if (ring_zero[40]) begin
+            ring[327:320] <= 8'd0;
+        end else if (ring_we[40]) begin
+            ring[327:320] <= in_data[87:80];
+        end
+        if (ring_zero[41]) begin
+            ring[335:328] <= 8'd0;
+        end else if (ring_we[41]) begin
+            ring[335:328] <= in_data[95:88];
+        end
+        if (ring_zero[42]) begin
+            ring[343:336] <= 8'd0;
+        end else if (ring_we[42]) begin
+            ring[343:336] <= in_data[103:96];
+        end
+        if (ring_zero[43]) begin
+            ring[351:344] <= 8'd0;
+        end else if (ring_we[43]) begin
+            ring[351:344] <= in_data[111:104];
+        end
+        if (ring_zero[44]) begin
+            ring[359:352] <= 8'd0;
+        end else if (ring_we[44]) begin
+            ring[359:352] <= in_data[119:112];
+        end
+        if (ring_zero[45]) begin
+            ring[367:360] <= 8'd0;
+        end else if (ring_we[45]) begin
+            ring[367:360] <= in_data[127:120];
+        end
+        if (ring_zero[46]) begin
+            ring[375:368] <= 8'd0;
+        end else if (ring_we[46]) begin
+            ring[375:368] <= in_data[135:128];
+        end
+        if (ring_zero[47]) begin
+            ring[383:376] <= 8'd0;
+        end else if (ring_we[47]) begin
+            ring[383:376] <= in_data[143:136];
+        end
+        if (ring_zero[48]) begin
+            ring[391:384] <= 8'd0;
+        end else if (ring_we[48]) begin
+            ring[391:384] <= in_data[151:144];
+        end
+        if (ring_zero[49]) begin
+            ring[399:392] <= 8'd0;
+        end else if (ring_we[49]) begin
+            ring[399:392] <= in_data[159:152];
+        end
+        if (ring_zero[50]) begin
+            ring[407:400] <= 8'd0;
+        end else if (ring_we[50]) begin
+            ring[407:400] <= in_data[167:160];
+        end
+        if (ring_zero[51]) begin
+            ring[415:408] <= 8'd0;
+        end else if (ring_we[51]) begin
+            ring[415:408] <= in_data[175:168];
+        end
+        if (ring_zero[52]) begin
+            ring[423:416] <= 8'd0;
+        end else if (ring_we[52]) begin
+            ring[423:416] <= in_data[183:176];
+        end
+        if (ring_zero[53]) begin
+            ring[431:424] <= 8'd0;
+        end else if (ring_we[53]) begin
+            ring[431:424] <= in_data[191:184];
+        end
+        if (ring_zero[54]) begin
+            ring[439:432] <= 8'd0;
+        end else if (ring_we[54]) begin
+            ring[439:432] <= in_data[199:192];
+        end
+        if (ring_zero[55]) begin
+            ring[447:440] <= 8'd0;
+        end else if (ring_we[55]) begin
+            ring[447:440] <= in_data[207:200];
+        end
+        if (ring_zero[56]) begin
+            ring[455:448] <= 8'd0;
+        end else if (ring_we[56]) begin
+            ring[455:448] <= in_data[215:208];
+        end
+        if (ring_zero[57]) begin
+            ring[463:456] <= 8'd0;
+        end else if (ring_we[57]) begin
+            ring[463:456] <= in_data[223:216];
+        end
+        if (ring_zero[58]) begin
+            ring[471:464] <= 8'd0;
+        end else if (ring_we[58]) begin
+            ring[471:464] <= in_data[231:224];
+        end
+        if (ring_zero[59]) begin
+            ring[479:472] <= 8'd0;
+        end else if (ring_we[59]) begin
+            ring[479:472] <= in_data[239:232];
+        end
+        if (ring_zero[60]) begin
+            ring[487:480] <= 8'd0;
+        end else if (ring_we[60]) begin
+            ring[487:480] <= in_data[7:0];
+        end
+        if (ring_zero[61]) begin
+            ring[495:488] <= 8'd0;
+        end else if (ring_we[61]) begin
+            ring[495:488] <= in_data[15:8];
+        end
+        if (ring_zero[62]) begin
+            ring[503:496] <= 8'd0;
+        end else if (ring_we[62]) begin
+            ring[503:496] <= in_data[23:16];
+        end
+        if (ring_zero[63]) begin
+            ring[511:504] <= 8'd0;
+        end else if (ring_we[63]) begin
+            ring[511:504] <= in_data[31:24];
+        end
+        if (ring_zero[64]) begin
+            ring[519:512] <= 8'd0;
+        end else if (ring_we[64]) begin
+            ring[519:512] <= in_data[39:32];
+        end
+        if (ring_zero[65]) begin
+            ring[527:520] <= 8'd0;
+        end else if (ring_we[65]) begin
+            ring[527:520] <= in_data[47:40];
+        end
+        if (ring_zero[66]) begin
+            ring[535:528] <= 8'd0;
+        end else if (ring_we[66]) begin
+            ring[535:528] <= in_data[55:48];
+        end
+        if (ring_zero[67]) begin
+            ring[543:536] <= 8'd0;
+        end else if (ring_we[67]) begin
+            ring[543:536] <= in_data[63:56];
+        end
+        if (ring_zero[68]) begin
+            ring[551:544] <= 8'd0;
+        end else if (ring_we[68]) begin
+            ring[551:544] <= in_data[71:64];
+        end
+        if (ring_zero[69]) begin
+            ring[559:552] <= 8'd0;
+        end else if (ring_we[69]) begin
+            ring[559:552] <= in_data[79:72];
+        end
+        if (ring_zero[70]) begin
+            ring[567:560] <= 8'd0;
+        end else if (ring_we[70]) begin
+            ring[567:560] <= in_data[87:80];
+        end
+        if (ring_zero[71]) begin
+            ring[575:568] <= 8'd0;
+        end else if (ring_we[71]) begin
+            ring[575:568] <= in_data[95:88];
+        end
+        if (ring_zero[72]) begin
+            ring[583:576] <= 8'd0;
+        end else if (ring_we[72]) begin
+            ring[583:576] <= in_data[103:96];
+        end
+        if (ring_zero[73]) begin
+            ring[591:584] <= 8'd0;
+        end else if (ring_we[73]) begin
+            ring[591:584] <= in_data[111:104];
+        end
+        if (ring_zero[74]) begin
+            ring[599:592] <= 8'd0;
+        end else if (ring_we[74]) begin
+            ring[599:592] <= in_data[119:112];
+        end
+        if (ring_zero[75]) begin
+            ring[607:600] <= 8'd0;
+        end else if (ring_we[75]) begin
+            ring[607:600] <= in_data[127:120];
+        end
+        if (ring_zero[76]) begin
+            ring[615:608] <= 8'd0;
+        end else if (ring_we[76]) begin
+            ring[615:608] <= in_data[135:128];
+        end
+        if (ring_zero[77]) begin
+            ring[623:616] <= 8'd0;
+        end else if (ring_we[77]) begin
+            ring[623:616] <= in_data[143:136];
+        end
+        if (ring_zero[78]) begin
+            ring[631:624] <= 8'd0;
+        end else if (ring_we[78]) begin
+            ring[631:624] <= in_data[151:144];
+        end
+        if (ring_zero[79]) begin
+            ring[639:632] <= 8'd0;
+        end else if (ring_we[79]) begin
+            ring[639:632] <= in_data[159:152];
+        end
+        if (ring_zero[80]) begin
+            ring[647:640] <= 8'd0;
+        end else if (ring_we[80]) begin
+            ring[647:640] <= in_data[167:160];
+        end
+        if (ring_zero[81]) begin
+            ring[655:648] <= 8'd0;
+        end else if (ring_we[81]) begin
+            ring[655:648] <= in_data[175:168];
+        end
+        if (ring_zero[82]) begin
+            ring[663:656] <= 8'd0;
+        end else if (ring_we[82]) begin
+            ring[663:656] <= in_data[183:176];
+        end
+        if (ring_zero[83]) begin
+            ring[671:664] <= 8'd0;
+        end else if (ring_we[83]) begin
+            ring[671:664] <= in_data[191:184];
+        end
+        if (ring_zero[84]) begin
+            ring[679:672] <= 8'd0;
+        end else if (ring_we[84]) begin
+            ring[679:672] <= in_data[199:192];
+        end
+        if (ring_zero[85]) begin
+            ring[687:680] <= 8'd0;
+        end else if (ring_we[85]) begin
+            ring[687:680] <= in_data[207:200];
+        end
+        if (ring_zero[86]) begin
+            ring[695:688] <= 8'd0;
+        end else if (ring_we[86]) begin
+            ring[695:688] <= in_data[215:208];
+        end
+        if (ring_zero[87]) begin
+            ring[703:696] <= 8'd0;
+        end else if (ring_we[87]) begin
+            ring[703:696] <= in_data[223:216];
+        end
+        if (ring_zero[88]) begin
+            ring[711:704] <= 8'd0;
+        end else if (ring_we[88]) begin
+            ring[711:704] <= in_data[231:224];
+        end
+        if (ring_zero[89]) begin
+            ring[719:712] <= 8'd0;
+        end else if (ring_we[89]) begin
+            ring[719:712] <= in_data[239:232];
+        end
+        if (ring_zero[90]) begin
+            ring[727:720] <= 8'd0;
+        end else if (ring_we[90]) begin
+            ring[727:720] <= in_data[7:0];
+        end
+        if (ring_zero[91]) begin
+            ring[735:728] <= 8'd0;
+        end else if (ring_we[91]) begin
+            ring[735:728] <= in_data[15:8];
+        end
+        if (ring_zero[92]) begin
+            ring[743:736] <= 8'd0;
+        end else if (ring_we[92]) begin
+            ring[743:736] <= in_data[23:16];
+        end
+        if (ring_zero[93]) begin
+            ring[751:744] <= 8'd0;
+        end else if (ring_we[93]) begin
+            ring[751:744] <= in_data[31:24];
+        end
+        if (ring_zero[94]) begin
+            ring[759:752] <= 8'd0;
+        end else if (ring_we[94]) begin
+            ring[759:752] <= in_data[39:32];
+        end
+        if (ring_zero[95]) begin
+            ring[767:760] <= 8'd0;
+        end else if (ring_we[95]) begin
+            ring[767:760] <= in_data[47:40];
+        end
+        if (ring_zero[96]) begin
+            ring[775:768] <= 8'd0;
+        end else if (ring_we[96]) begin
+            ring[775:768] <= in_data[55:48];
+        end
+        if (ring_zero[97]) begin
+            ring[783:776] <= 8'd0;
+        end else if (ring_we[97]) begin
+            ring[783:776] <= in_data[63:56];
+        end
+        if (ring_zero[98]) begin
+            ring[791:784] <= 8'd0;
+        end else if (ring_we[98]) begin
+            ring[791:784] <= in_data[71:64];
+        end
+        if (ring_zero[99]) begin
+            ring[799:792] <= 8'd0;
+        end else if (ring_we[99]) begin
+            ring[799:792] <= in_data[79:72];
+        end
+        if (ring_zero[100]) begin
+            ring[807:800] <= 8'd0;
+        end else if (ring_we[100]) begin
+            ring[807:800] <= in_data[87:80];
+        end
+        if (ring_zero[101]) begin
+            ring[815:808] <= 8'd0;
+        end else if (ring_we[101]) begin
+            ring[815:808] <= in_data[95:88];
+        end
+        if (ring_zero[102]) begin
+            ring[823:816] <= 8'd0;
+        end else if (ring_we[102]) begin
+            ring[823:816] <= in_data[103:96];
+        end
+        if (ring_zero[103]) begin
+            ring[831:824] <= 8'd0;
+        end else if (ring_we[103]) begin
+            ring[831:824] <= in_data[111:104];
+        end
+        if (ring_zero[104]) begin
+            ring[839:832] <= 8'd0;
+        end else if (ring_we[104]) begin
+            ring[839:832] <= in_data[119:112];
+        end
+        if (ring_zero[105]) begin
+            ring[847:840] <= 8'd0;
+        end else if (ring_we[105]) begin
+            ring[847:840] <= in_data[127:120];
+        end
+        if (ring_zero[106]) begin
+            ring[855:848] <= 8'd0;
+        end else if (ring_we[106]) begin
+            ring[855:848] <= in_data[135:128];
+        end
+        if (ring_zero[107]) begin
+            ring[863:856] <= 8'd0;
+        end else if (ring_we[107]) begin
+            ring[863:856] <= in_data[143:136];
+        end
+        if (ring_zero[108]) begin
+            ring[871:864] <= 8'd0;
+        end else if (ring_we[108]) begin
+            ring[871:864] <= in_data[151:144];
+        end
+        if (ring_zero[109]) begin
+            ring[879:872] <= 8'd0;
+        end else if (ring_we[109]) begin
+            ring[879:872] <= in_data[159:152];
+        end
+        if (ring_zero[110]) begin
+            ring[887:880] <= 8'd0;
+        end else if (ring_we[110]) begin
+            ring[887:880] <= in_data[167:160];
+        end
+        if (ring_zero[111]) begin
+            ring[895:888] <= 8'd0;
+        end else if (ring_we[111]) begin
+            ring[895:888] <= in_data[175:168];
+        end
+        if (ring_zero[112]) begin
+            ring[903:896] <= 8'd0;
+        end else if (ring_we[112]) begin
+            ring[903:896] <= in_data[183:176];
+        end
+        if (ring_zero[113]) begin
+            ring[911:904] <= 8'd0;
+        end else if (ring_we[113]) begin
+            ring[911:904] <= in_data[191:184];
+        end
+        if (ring_zero[114]) begin
+            ring[919:912] <= 8'd0;
+        end else if (ring_we[114]) begin
+            ring[919:912] <= in_data[199:192];
+        end
+        if (ring_zero[115]) begin
+            ring[927:920] <= 8'd0;
+        end else if (ring_we[115]) begin
+            ring[927:920] <= in_data[207:200];
+        end
+        if (ring_zero[116]) begin
+            ring[935:928] <= 8'd0;
+        end else if (ring_we[116]) begin
+            ring[935:928] <= in_data[215:208];
+        end
+        if (ring_zero[117]) begin
+            ring[943:936] <= 8'd0;
+        end else if (ring_we[117]) begin
+            ring[943:936] <= in_data[223:216];
+        end
+        if (ring_zero[118]) begin
+            ring[951:944] <= 8'd0;
+        end else if (ring_we[118]) begin
+            ring[951:944] <= in_data[231:224];
+        end
+        if (ring_zero[119]) begin
+            ring[959:952] <= 8'd0;
+        end else if (ring_we[119]) begin
+            ring[959:952] <= in_data[239:232];
         end
     end
 

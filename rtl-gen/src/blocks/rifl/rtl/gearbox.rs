@@ -14,6 +14,7 @@
 use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
+use crate::info::ResetStyle;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 fn gcd(a: u32, b: u32) -> u32 {
@@ -180,18 +181,28 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     for j in 0..p {
         // (write position, input byte) pairs that land on ring byte j.
         let srcs: Vec<(u32, u32)> = (0..slots).filter_map(|v| { let k = (j + p - v * gi) % p; (k < ib).then_some((v, k)) }).collect();
-        we.push(any(srcs.iter().map(|&(v, k)| Expr::and(bit_of("wr_sel", slots, v), bit_of("in_keep", ib, k))).collect()));
+        we.push(any(srcs.iter().map(|&(v, _)| bit_of("wr_sel", slots, v)).collect()));
         let dropped = any(srcs.iter().map(|&(v, k)| Expr::and(bit_of("wr_sel", slots, v), bit_of("in_keep", ib, k).not())).collect());
-        clr.push(Expr::or(bit_of("rd_clear", r, j / u), dropped));
+        clr.push(Expr::or(Expr::and(bit_of("rd_clear", r, j / u), bit_of("ring_we", p, j).not()), dropped));
         let byte = |k: u32| Expr::slice("in_data", 8 * k + 7, 8 * k);
         let data = if srcs.len() == 1 { byte(srcs[0].1) } else { any(srcs.iter().map(|&(v, k)| Expr::and(Expr::Repeat(8, Box::new(bit_of("wr_sel", slots, v))), byte(k))).collect()) };
         let lhs = Expr::slice("ring", 8 * j + 7, 8 * j);
-        body.push(if_else(bit_of("ring_we", p, j), vec![Stmt::set(lhs.clone(), data)], vec![when(bit_of("ring_clr", p, j), vec![Stmt::set(lhs, dec(8, 0))])]));
+        body.push(if_else(bit_of("ring_zero", p, j), vec![Stmt::set(lhs.clone(), dec(8, 0))], vec![when(bit_of("ring_we", p, j), vec![Stmt::set(lhs, data)])]));
     }
     we.reverse();
     clr.reverse();
-    wire(&mut it, "ring_we", p, "ring byte j takes an input byte", cat(we));
-    wire(&mut it, "ring_clr", p, "ring byte j is cleared (unless written)", cat(clr));
+    wire(&mut it, "ring_we", p, "this cycle's input beat covers ring byte j (its write position)", cat(we));
+    wire(&mut it, "ring_clr", p, "ring byte j is cleared: it leaves in the output beat and is not written, or the input beat covers it but does not keep it", cat(clr));
+    // The clear (and a synchronous reset) as one zeroing condition ahead of the write enable, so
+    // synthesis maps them to the flip-flops' reset and enable pins (FDRE R, CE) with the input
+    // byte straight on D, instead of a multiplexer per bit; the enable is the write position
+    // alone (shared by its bytes), in_keep only enters the per-byte zeroing.
+    let zero = id("ring_clr");
+    let (zero, ring_reset) = match design.reset {
+        ResetStyle::SyncHigh => (Expr::or(Expr::Repeat(p, Box::new(id("rst"))), zero), None),
+        ResetStyle::AsyncLow => (zero, Some(vec![set_id("ring", dec(8 * p, 0))])),
+    };
+    wire(&mut it, "ring_zero", p, "ring byte j is zeroed: cleared and not written, or reset", zero);
     let count_ext = if fw > cw { cat(vec![zeros(fw - cw), id("in_count")]) } else { id("in_count") };
     wire(&mut it, "fill_next", fw, "", Expr::mux(id("do_in"), add(id("base"), count_ext), id("base")));
     let wrap_add = |pos: &str, w: u32, step: &str, last: &str| Expr::mux(le(id(pos), sub(id(last), id(step))), add(id(pos), id(step)), sub(id(pos), sub(add(id(last), dec(w, 1)), id(step))));
@@ -207,7 +218,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
             if_else(id("do_in"), vec![set_id("eop", id("in_last"))], vec![when(id("flush"), vec![set_id("eop", Expr::zero())])]),
         ],
     });
-    it.push(Item::AlwaysFf { reset: Some(vec![set_id("ring", dec(8 * p, 0))]), body });
+    it.push(Item::AlwaysFf { reset: ring_reset, body });
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
         latency: 1,

@@ -8,9 +8,9 @@
 // Latency: 2 cycle(s)
 //
 // One RIFL lane's transmitter: the six-state controller of Fig. 4, a 256-frame retransmission
-// buffer in block RAM, the retransmission procedure of 640 frames, flow-control frame
-// insertion, the scrambler and the encoder. A slot's frame appears on tx_frame two enabled
-// edges after its decision.
+// buffer in single-port LUT RAM, the retransmission procedure of 640 frames, flow-control
+// frame insertion, the scrambler and the encoder. A slot's frame appears on tx_frame two
+// enabled edges after its decision.
 //
 // Parameters (rifl):
 //   frame_bits = 256
@@ -96,7 +96,7 @@ module rtlgen_rifl4_tx (
     reg [7:0] s1_id; // stage 1: frame ID for the verification code
     reg [241:0] rbuf; // retransmission buffer read register
     reg [255:0] frame_q; // output register
-    reg [241:0] mem [0:255]; // retransmission buffer: raw region of frame ID i at entry i (block RAM)
+    (* ram_style = "distributed" *) reg [241:0] mem [0:255]; // retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM)
 
     // The state: Fig. 4's priority function of the flags.
     wire init_done;
@@ -152,10 +152,10 @@ module rtlgen_rifl4_tx (
     wire [241:0] s1_next; // stage-1 raw region of a new data or control frame
     assign s1_next = new_raw | {ctrl_code & {8{~is_norm}}, {234{1'd0}}};
 
-    // Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends.
+    // Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends (Retrans): one port, address tx_id outside Init.
     wire we;
     assign we = en & (is_init | is_norm);
-    wire [7:0] waddr;
+    wire [7:0] waddr; // the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans
     assign waddr = is_init ? init_cnt[7:0] : tx_id;
     wire [241:0] wdata; // a filler in Init (new_raw is zero there)
     assign wdata = new_raw;
@@ -166,7 +166,7 @@ module rtlgen_rifl4_tx (
     end
     always @(posedge clk) begin
         if (en & resend) begin
-            rbuf <= mem[tx_id];
+            rbuf <= mem[waddr];
         end
     end
 

@@ -8,7 +8,8 @@
 // Latency: 1 cycle(s)
 //
 // AXI4-Stream width converter (TX: user beats to lane groups): packs 128-byte beats into
-// 120-byte beats, each packet starting at byte 0 of an output beat, through a 248-byte buffer.
+// 120-byte beats, each packet starting at byte 0 of an output beat, through a 384-byte ring
+// (at most 248 bytes held).
 //
 // Parameters (rifl):
 //   frame_bits = 256
@@ -27,10 +28,14 @@
 //
 // Notes:
 //   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = !eop and base + I
-//   <= C, so in_ready looks at out_ready. At the edge an output transfer drops the bottom O
-//   bytes (all with out_last: a flush), then an input transfer places its kept bytes at the
-//   new fill level base. The next packet enters the cycle after the previous one's last beat
-//   left: a packet boundary costs exactly one slot, so the far receiver keeps up.
+//   <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases (clears)
+//   its O ring bytes (with out_last: a flush, both positions back to 0), then an input
+//   transfer writes its kept bytes at wr_pos. The next packet enters the cycle after the
+//   previous one's last beat left: a packet boundary costs exactly one slot, so the far
+//   receiver keeps up.
+//   Ring of 384 bytes: writes at multiples of 128 bytes (3 positions, each ring byte fed by 1
+//   input byte(s)), reads at multiples of 24 bytes (16 positions, rotator stages [(2, 2, 4),
+//   (0, 2, 4)] (digit low bit, bits, ways)).
 // =============================================================================
 `default_nettype none
 
@@ -49,9 +54,15 @@ module rtlgen_rifl4_txgear (
     output wire          out_last   // last beat of a packet
 );
     localparam [7:0] OUT_BYTES = 8'd120; // bytes of an output beat
-    localparam [7:0] IN_ROOM = 8'd120;   // an input beat fits while base <= this (248-byte buffer - 128-byte input beat)
+    localparam [7:0] IN_ROOM = 8'd120;   // an input beat fits while base <= this (248 bytes held at most - 128-byte input beat)
+    localparam [1:0] WR_STEP = 2'd1;     // write position step per input beat, in 128-byte units
+    localparam [1:0] WR_LAST = 2'd2;     // last write position (384-byte ring in 128-byte units)
+    localparam [3:0] RD_STEP = 4'd5;     // read position step per output beat, in 24-byte units
+    localparam [3:0] RD_LAST = 4'd15;    // last read position (384-byte ring in 24-byte units)
 
-    reg [1983:0] buf_q; // 248 bytes: the packet's bytes at the bottom, zero above fill
+    reg [3071:0] ring; // 384 bytes: the packet's held bytes from ring byte rd_pos*24 on, zero elsewhere
+    reg [1:0] wr_pos; // where the next input beat goes, in 128-byte units (0 at a packet's start)
+    reg [3:0] rd_pos; // where the output beat starts, in 24-byte units (0 at a packet's start)
     reg [7:0] fill; // bytes held
     reg eop; // the packet's last beat is in
     wire [7:0] in_count; // ones of the thermometer code in_keep
@@ -63,34 +74,10 @@ module rtlgen_rifl4_txgear (
     assign in_count[5] = ^(in_keep & 128'h80000000800000008000000080000000);
     assign in_count[6] = ^(in_keep & 128'h80000000000000008000000000000000);
     assign in_count[7] = ^(in_keep & 128'h80000000000000000000000000000000);
-    wire [1023:0] in_masked; // in_data with the bytes not kept zeroed
-    assign in_masked = in_data
-        & {
-            {8{in_keep[127]}}, {8{in_keep[126]}}, {8{in_keep[125]}}, {8{in_keep[124]}}, {8{in_keep[123]}}, {8{in_keep[122]}}, {8{in_keep[121]}},
-            {8{in_keep[120]}}, {8{in_keep[119]}}, {8{in_keep[118]}}, {8{in_keep[117]}}, {8{in_keep[116]}}, {8{in_keep[115]}}, {8{in_keep[114]}},
-            {8{in_keep[113]}}, {8{in_keep[112]}}, {8{in_keep[111]}}, {8{in_keep[110]}}, {8{in_keep[109]}}, {8{in_keep[108]}}, {8{in_keep[107]}},
-            {8{in_keep[106]}}, {8{in_keep[105]}}, {8{in_keep[104]}}, {8{in_keep[103]}}, {8{in_keep[102]}}, {8{in_keep[101]}}, {8{in_keep[100]}},
-            {8{in_keep[99]}}, {8{in_keep[98]}}, {8{in_keep[97]}}, {8{in_keep[96]}}, {8{in_keep[95]}}, {8{in_keep[94]}}, {8{in_keep[93]}},
-            {8{in_keep[92]}}, {8{in_keep[91]}}, {8{in_keep[90]}}, {8{in_keep[89]}}, {8{in_keep[88]}}, {8{in_keep[87]}}, {8{in_keep[86]}},
-            {8{in_keep[85]}}, {8{in_keep[84]}}, {8{in_keep[83]}}, {8{in_keep[82]}}, {8{in_keep[81]}}, {8{in_keep[80]}}, {8{in_keep[79]}},
-            {8{in_keep[78]}}, {8{in_keep[77]}}, {8{in_keep[76]}}, {8{in_keep[75]}}, {8{in_keep[74]}}, {8{in_keep[73]}}, {8{in_keep[72]}},
-            {8{in_keep[71]}}, {8{in_keep[70]}}, {8{in_keep[69]}}, {8{in_keep[68]}}, {8{in_keep[67]}}, {8{in_keep[66]}}, {8{in_keep[65]}},
-            {8{in_keep[64]}}, {8{in_keep[63]}}, {8{in_keep[62]}}, {8{in_keep[61]}}, {8{in_keep[60]}}, {8{in_keep[59]}}, {8{in_keep[58]}},
-            {8{in_keep[57]}}, {8{in_keep[56]}}, {8{in_keep[55]}}, {8{in_keep[54]}}, {8{in_keep[53]}}, {8{in_keep[52]}}, {8{in_keep[51]}},
-            {8{in_keep[50]}}, {8{in_keep[49]}}, {8{in_keep[48]}}, {8{in_keep[47]}}, {8{in_keep[46]}}, {8{in_keep[45]}}, {8{in_keep[44]}},
-            {8{in_keep[43]}}, {8{in_keep[42]}}, {8{in_keep[41]}}, {8{in_keep[40]}}, {8{in_keep[39]}}, {8{in_keep[38]}}, {8{in_keep[37]}},
-            {8{in_keep[36]}}, {8{in_keep[35]}}, {8{in_keep[34]}}, {8{in_keep[33]}}, {8{in_keep[32]}}, {8{in_keep[31]}}, {8{in_keep[30]}},
-            {8{in_keep[29]}}, {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}},
-            {8{in_keep[22]}}, {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}},
-            {8{in_keep[15]}}, {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}},
-            {8{in_keep[8]}}, {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}},
-            {8{in_keep[0]}}
-        };
 
-    // Output: the bottom beat; last when the packet ends within it.
+    // Output: the held bytes from rd_pos on; last when the packet ends within the beat.
     assign out_valid = (fill >= OUT_BYTES) | eop;
     assign out_last = eop & (fill <= OUT_BYTES);
-    assign out_data = buf_q[959:0];
     assign out_keep[0] = 8'd0 < fill;
     assign out_keep[1] = 8'd1 < fill;
     assign out_keep[2] = 8'd2 < fill;
@@ -211,46 +198,2222 @@ module rtlgen_rifl4_txgear (
     assign out_keep[117] = 8'd117 < fill;
     assign out_keep[118] = 8'd118 < fill;
     assign out_keep[119] = 8'd119 < fill;
+    wire [1535:0] rot0; // ring bytes from rd_pos[3:2]*96 on
+    assign rot0 = (rd_pos[3:2] == 2'd0)
+        ? ring[1535:0]
+        : ((rd_pos[3:2] == 2'd1) ? ring[2303:768] : ((rd_pos[3:2] == 2'd2) ? ring[3071:1536] : {ring[767:0], ring[3071:2304]}));
+    assign out_data = (rd_pos[1:0] == 2'd0)
+        ? rot0[959:0]
+        : ((rd_pos[1:0] == 2'd1) ? rot0[1151:192] : ((rd_pos[1:0] == 2'd2) ? rot0[1343:384] : rot0[1535:576]));
     wire do_out;
     assign do_out = out_valid & out_ready;
     wire do_in;
     assign do_in = in_valid & in_ready;
     wire flush; // the packet's last beat leaves
     assign flush = do_out & out_last;
-    wire [1983:0] kept; // buffer after the output transfer
-    assign kept = flush ? 1984'd0 : (do_out ? {{960{1'd0}}, buf_q[1983:960]} : buf_q);
-    wire [7:0] base; // fill level after the output transfer: where the input bytes go
+    wire [7:0] base; // fill level after the output transfer
     assign base = flush ? 8'd0 : (do_out ? (fill - OUT_BYTES) : fill);
     assign in_ready = (~eop) & (base <= IN_ROOM);
+    wire [1:0] wr_at; // write position of this cycle's input (a new packet starts at 0)
+    assign wr_at = flush ? 2'd0 : wr_pos;
 
-    // Place the input bytes at byte offset base (a multiple of 8 when used): a logarithmic shifter over base[6:3].
-    wire [1983:0] sh0;
-    assign sh0 = {{960{1'd0}}, in_masked};
-    wire [1983:0] sh4;
-    assign sh4 = base[3] ? {sh0[1919:0], {64{1'd0}}} : sh0;
-    wire [1983:0] sh5;
-    assign sh5 = base[4] ? {sh4[1855:0], {128{1'd0}}} : sh4;
-    wire [1983:0] sh6;
-    assign sh6 = base[5] ? {sh5[1727:0], {256{1'd0}}} : sh5;
-    wire [1983:0] sh7;
-    assign sh7 = base[6] ? {sh6[1471:0], {512{1'd0}}} : sh6;
-    wire [1983:0] buf_next;
-    assign buf_next = do_in ? (kept | sh7) : kept;
+    // Ring writes: ring byte j takes input byte (j - wr_at*128) mod 384 when that is below 128; cleared when it leaves in an output beat or is written but not kept.
+    wire [2:0] wr_sel; // this cycle's input beat goes to write position v
+    assign wr_sel = {do_in & (wr_at == 2'd2), do_in & (wr_at == 2'd1), do_in & (wr_at == 2'd0)};
+    wire [15:0] rd_clear; // 24-byte unit v leaves in this cycle's output beat
+    assign rd_clear = {
+        do_out & ((rd_pos == 4'd15) | (rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11)),
+        do_out & ((rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10)),
+        do_out & ((rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9)),
+        do_out & ((rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8)),
+        do_out & ((rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7)),
+        do_out & ((rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6)),
+        do_out & ((rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5)),
+        do_out & ((rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4)),
+        do_out & ((rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3)),
+        do_out & ((rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2)),
+        do_out & ((rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1)),
+        do_out & ((rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0)),
+        do_out & ((rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd15)),
+        do_out & ((rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd15) | (rd_pos == 4'd14)),
+        do_out & ((rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd15) | (rd_pos == 4'd14) | (rd_pos == 4'd13)),
+        do_out & ((rd_pos == 4'd0) | (rd_pos == 4'd15) | (rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12))
+    };
+    wire [383:0] ring_we; // this cycle's input beat covers ring byte j (its write position)
+    assign ring_we = {
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0]
+    };
+    wire [383:0] ring_clr; // ring byte j is cleared: it leaves in the output beat and is not written, or the input beat covers it but does not keep it
+    assign ring_clr = {
+        (rd_clear[15] & (~ring_we[383])) | (wr_sel[2] & (~in_keep[127])), (rd_clear[15] & (~ring_we[382])) | (wr_sel[2] & (~in_keep[126])),
+        (rd_clear[15] & (~ring_we[381])) | (wr_sel[2] & (~in_keep[125])), (rd_clear[15] & (~ring_we[380])) | (wr_sel[2] & (~in_keep[124])),
+        (rd_clear[15] & (~ring_we[379])) | (wr_sel[2] & (~in_keep[123])), (rd_clear[15] & (~ring_we[378])) | (wr_sel[2] & (~in_keep[122])),
+        (rd_clear[15] & (~ring_we[377])) | (wr_sel[2] & (~in_keep[121])), (rd_clear[15] & (~ring_we[376])) | (wr_sel[2] & (~in_keep[120])),
+        (rd_clear[15] & (~ring_we[375])) | (wr_sel[2] & (~in_keep[119])), (rd_clear[15] & (~ring_we[374])) | (wr_sel[2] & (~in_keep[118])),
+        (rd_clear[15] & (~ring_we[373])) | (wr_sel[2] & (~in_keep[117])), (rd_clear[15] & (~ring_we[372])) | (wr_sel[2] & (~in_keep[116])),
+        (rd_clear[15] & (~ring_we[371])) | (wr_sel[2] & (~in_keep[115])), (rd_clear[15] & (~ring_we[370])) | (wr_sel[2] & (~in_keep[114])),
+        (rd_clear[15] & (~ring_we[369])) | (wr_sel[2] & (~in_keep[113])), (rd_clear[15] & (~ring_we[368])) | (wr_sel[2] & (~in_keep[112])),
+        (rd_clear[15] & (~ring_we[367])) | (wr_sel[2] & (~in_keep[111])), (rd_clear[15] & (~ring_we[366])) | (wr_sel[2] & (~in_keep[110])),
+        (rd_clear[15] & (~ring_we[365])) | (wr_sel[2] & (~in_keep[109])), (rd_clear[15] & (~ring_we[364])) | (wr_sel[2] & (~in_keep[108])),
+        (rd_clear[15] & (~ring_we[363])) | (wr_sel[2] & (~in_keep[107])), (rd_clear[15] & (~ring_we[362])) | (wr_sel[2] & (~in_keep[106])),
+        (rd_clear[15] & (~ring_we[361])) | (wr_sel[2] & (~in_keep[105])), (rd_clear[15] & (~ring_we[360])) | (wr_sel[2] & (~in_keep[104])),
+        (rd_clear[14] & (~ring_we[359])) | (wr_sel[2] & (~in_keep[103])), (rd_clear[14] & (~ring_we[358])) | (wr_sel[2] & (~in_keep[102])),
+        (rd_clear[14] & (~ring_we[357])) | (wr_sel[2] & (~in_keep[101])), (rd_clear[14] & (~ring_we[356])) | (wr_sel[2] & (~in_keep[100])),
+        (rd_clear[14] & (~ring_we[355])) | (wr_sel[2] & (~in_keep[99])), (rd_clear[14] & (~ring_we[354])) | (wr_sel[2] & (~in_keep[98])),
+        (rd_clear[14] & (~ring_we[353])) | (wr_sel[2] & (~in_keep[97])), (rd_clear[14] & (~ring_we[352])) | (wr_sel[2] & (~in_keep[96])),
+        (rd_clear[14] & (~ring_we[351])) | (wr_sel[2] & (~in_keep[95])), (rd_clear[14] & (~ring_we[350])) | (wr_sel[2] & (~in_keep[94])),
+        (rd_clear[14] & (~ring_we[349])) | (wr_sel[2] & (~in_keep[93])), (rd_clear[14] & (~ring_we[348])) | (wr_sel[2] & (~in_keep[92])),
+        (rd_clear[14] & (~ring_we[347])) | (wr_sel[2] & (~in_keep[91])), (rd_clear[14] & (~ring_we[346])) | (wr_sel[2] & (~in_keep[90])),
+        (rd_clear[14] & (~ring_we[345])) | (wr_sel[2] & (~in_keep[89])), (rd_clear[14] & (~ring_we[344])) | (wr_sel[2] & (~in_keep[88])),
+        (rd_clear[14] & (~ring_we[343])) | (wr_sel[2] & (~in_keep[87])), (rd_clear[14] & (~ring_we[342])) | (wr_sel[2] & (~in_keep[86])),
+        (rd_clear[14] & (~ring_we[341])) | (wr_sel[2] & (~in_keep[85])), (rd_clear[14] & (~ring_we[340])) | (wr_sel[2] & (~in_keep[84])),
+        (rd_clear[14] & (~ring_we[339])) | (wr_sel[2] & (~in_keep[83])), (rd_clear[14] & (~ring_we[338])) | (wr_sel[2] & (~in_keep[82])),
+        (rd_clear[14] & (~ring_we[337])) | (wr_sel[2] & (~in_keep[81])), (rd_clear[14] & (~ring_we[336])) | (wr_sel[2] & (~in_keep[80])),
+        (rd_clear[13] & (~ring_we[335])) | (wr_sel[2] & (~in_keep[79])), (rd_clear[13] & (~ring_we[334])) | (wr_sel[2] & (~in_keep[78])),
+        (rd_clear[13] & (~ring_we[333])) | (wr_sel[2] & (~in_keep[77])), (rd_clear[13] & (~ring_we[332])) | (wr_sel[2] & (~in_keep[76])),
+        (rd_clear[13] & (~ring_we[331])) | (wr_sel[2] & (~in_keep[75])), (rd_clear[13] & (~ring_we[330])) | (wr_sel[2] & (~in_keep[74])),
+        (rd_clear[13] & (~ring_we[329])) | (wr_sel[2] & (~in_keep[73])), (rd_clear[13] & (~ring_we[328])) | (wr_sel[2] & (~in_keep[72])),
+        (rd_clear[13] & (~ring_we[327])) | (wr_sel[2] & (~in_keep[71])), (rd_clear[13] & (~ring_we[326])) | (wr_sel[2] & (~in_keep[70])),
+        (rd_clear[13] & (~ring_we[325])) | (wr_sel[2] & (~in_keep[69])), (rd_clear[13] & (~ring_we[324])) | (wr_sel[2] & (~in_keep[68])),
+        (rd_clear[13] & (~ring_we[323])) | (wr_sel[2] & (~in_keep[67])), (rd_clear[13] & (~ring_we[322])) | (wr_sel[2] & (~in_keep[66])),
+        (rd_clear[13] & (~ring_we[321])) | (wr_sel[2] & (~in_keep[65])), (rd_clear[13] & (~ring_we[320])) | (wr_sel[2] & (~in_keep[64])),
+        (rd_clear[13] & (~ring_we[319])) | (wr_sel[2] & (~in_keep[63])), (rd_clear[13] & (~ring_we[318])) | (wr_sel[2] & (~in_keep[62])),
+        (rd_clear[13] & (~ring_we[317])) | (wr_sel[2] & (~in_keep[61])), (rd_clear[13] & (~ring_we[316])) | (wr_sel[2] & (~in_keep[60])),
+        (rd_clear[13] & (~ring_we[315])) | (wr_sel[2] & (~in_keep[59])), (rd_clear[13] & (~ring_we[314])) | (wr_sel[2] & (~in_keep[58])),
+        (rd_clear[13] & (~ring_we[313])) | (wr_sel[2] & (~in_keep[57])), (rd_clear[13] & (~ring_we[312])) | (wr_sel[2] & (~in_keep[56])),
+        (rd_clear[12] & (~ring_we[311])) | (wr_sel[2] & (~in_keep[55])), (rd_clear[12] & (~ring_we[310])) | (wr_sel[2] & (~in_keep[54])),
+        (rd_clear[12] & (~ring_we[309])) | (wr_sel[2] & (~in_keep[53])), (rd_clear[12] & (~ring_we[308])) | (wr_sel[2] & (~in_keep[52])),
+        (rd_clear[12] & (~ring_we[307])) | (wr_sel[2] & (~in_keep[51])), (rd_clear[12] & (~ring_we[306])) | (wr_sel[2] & (~in_keep[50])),
+        (rd_clear[12] & (~ring_we[305])) | (wr_sel[2] & (~in_keep[49])), (rd_clear[12] & (~ring_we[304])) | (wr_sel[2] & (~in_keep[48])),
+        (rd_clear[12] & (~ring_we[303])) | (wr_sel[2] & (~in_keep[47])), (rd_clear[12] & (~ring_we[302])) | (wr_sel[2] & (~in_keep[46])),
+        (rd_clear[12] & (~ring_we[301])) | (wr_sel[2] & (~in_keep[45])), (rd_clear[12] & (~ring_we[300])) | (wr_sel[2] & (~in_keep[44])),
+        (rd_clear[12] & (~ring_we[299])) | (wr_sel[2] & (~in_keep[43])), (rd_clear[12] & (~ring_we[298])) | (wr_sel[2] & (~in_keep[42])),
+        (rd_clear[12] & (~ring_we[297])) | (wr_sel[2] & (~in_keep[41])), (rd_clear[12] & (~ring_we[296])) | (wr_sel[2] & (~in_keep[40])),
+        (rd_clear[12] & (~ring_we[295])) | (wr_sel[2] & (~in_keep[39])), (rd_clear[12] & (~ring_we[294])) | (wr_sel[2] & (~in_keep[38])),
+        (rd_clear[12] & (~ring_we[293])) | (wr_sel[2] & (~in_keep[37])), (rd_clear[12] & (~ring_we[292])) | (wr_sel[2] & (~in_keep[36])),
+        (rd_clear[12] & (~ring_we[291])) | (wr_sel[2] & (~in_keep[35])), (rd_clear[12] & (~ring_we[290])) | (wr_sel[2] & (~in_keep[34])),
+        (rd_clear[12] & (~ring_we[289])) | (wr_sel[2] & (~in_keep[33])), (rd_clear[12] & (~ring_we[288])) | (wr_sel[2] & (~in_keep[32])),
+        (rd_clear[11] & (~ring_we[287])) | (wr_sel[2] & (~in_keep[31])), (rd_clear[11] & (~ring_we[286])) | (wr_sel[2] & (~in_keep[30])),
+        (rd_clear[11] & (~ring_we[285])) | (wr_sel[2] & (~in_keep[29])), (rd_clear[11] & (~ring_we[284])) | (wr_sel[2] & (~in_keep[28])),
+        (rd_clear[11] & (~ring_we[283])) | (wr_sel[2] & (~in_keep[27])), (rd_clear[11] & (~ring_we[282])) | (wr_sel[2] & (~in_keep[26])),
+        (rd_clear[11] & (~ring_we[281])) | (wr_sel[2] & (~in_keep[25])), (rd_clear[11] & (~ring_we[280])) | (wr_sel[2] & (~in_keep[24])),
+        (rd_clear[11] & (~ring_we[279])) | (wr_sel[2] & (~in_keep[23])), (rd_clear[11] & (~ring_we[278])) | (wr_sel[2] & (~in_keep[22])),
+        (rd_clear[11] & (~ring_we[277])) | (wr_sel[2] & (~in_keep[21])), (rd_clear[11] & (~ring_we[276])) | (wr_sel[2] & (~in_keep[20])),
+        (rd_clear[11] & (~ring_we[275])) | (wr_sel[2] & (~in_keep[19])), (rd_clear[11] & (~ring_we[274])) | (wr_sel[2] & (~in_keep[18])),
+        (rd_clear[11] & (~ring_we[273])) | (wr_sel[2] & (~in_keep[17])), (rd_clear[11] & (~ring_we[272])) | (wr_sel[2] & (~in_keep[16])),
+        (rd_clear[11] & (~ring_we[271])) | (wr_sel[2] & (~in_keep[15])), (rd_clear[11] & (~ring_we[270])) | (wr_sel[2] & (~in_keep[14])),
+        (rd_clear[11] & (~ring_we[269])) | (wr_sel[2] & (~in_keep[13])), (rd_clear[11] & (~ring_we[268])) | (wr_sel[2] & (~in_keep[12])),
+        (rd_clear[11] & (~ring_we[267])) | (wr_sel[2] & (~in_keep[11])), (rd_clear[11] & (~ring_we[266])) | (wr_sel[2] & (~in_keep[10])),
+        (rd_clear[11] & (~ring_we[265])) | (wr_sel[2] & (~in_keep[9])), (rd_clear[11] & (~ring_we[264])) | (wr_sel[2] & (~in_keep[8])),
+        (rd_clear[10] & (~ring_we[263])) | (wr_sel[2] & (~in_keep[7])), (rd_clear[10] & (~ring_we[262])) | (wr_sel[2] & (~in_keep[6])),
+        (rd_clear[10] & (~ring_we[261])) | (wr_sel[2] & (~in_keep[5])), (rd_clear[10] & (~ring_we[260])) | (wr_sel[2] & (~in_keep[4])),
+        (rd_clear[10] & (~ring_we[259])) | (wr_sel[2] & (~in_keep[3])), (rd_clear[10] & (~ring_we[258])) | (wr_sel[2] & (~in_keep[2])),
+        (rd_clear[10] & (~ring_we[257])) | (wr_sel[2] & (~in_keep[1])), (rd_clear[10] & (~ring_we[256])) | (wr_sel[2] & (~in_keep[0])),
+        (rd_clear[10] & (~ring_we[255])) | (wr_sel[1] & (~in_keep[127])), (rd_clear[10] & (~ring_we[254])) | (wr_sel[1] & (~in_keep[126])),
+        (rd_clear[10] & (~ring_we[253])) | (wr_sel[1] & (~in_keep[125])), (rd_clear[10] & (~ring_we[252])) | (wr_sel[1] & (~in_keep[124])),
+        (rd_clear[10] & (~ring_we[251])) | (wr_sel[1] & (~in_keep[123])), (rd_clear[10] & (~ring_we[250])) | (wr_sel[1] & (~in_keep[122])),
+        (rd_clear[10] & (~ring_we[249])) | (wr_sel[1] & (~in_keep[121])), (rd_clear[10] & (~ring_we[248])) | (wr_sel[1] & (~in_keep[120])),
+        (rd_clear[10] & (~ring_we[247])) | (wr_sel[1] & (~in_keep[119])), (rd_clear[10] & (~ring_we[246])) | (wr_sel[1] & (~in_keep[118])),
+        (rd_clear[10] & (~ring_we[245])) | (wr_sel[1] & (~in_keep[117])), (rd_clear[10] & (~ring_we[244])) | (wr_sel[1] & (~in_keep[116])),
+        (rd_clear[10] & (~ring_we[243])) | (wr_sel[1] & (~in_keep[115])), (rd_clear[10] & (~ring_we[242])) | (wr_sel[1] & (~in_keep[114])),
+        (rd_clear[10] & (~ring_we[241])) | (wr_sel[1] & (~in_keep[113])), (rd_clear[10] & (~ring_we[240])) | (wr_sel[1] & (~in_keep[112])),
+        (rd_clear[9] & (~ring_we[239])) | (wr_sel[1] & (~in_keep[111])), (rd_clear[9] & (~ring_we[238])) | (wr_sel[1] & (~in_keep[110])),
+        (rd_clear[9] & (~ring_we[237])) | (wr_sel[1] & (~in_keep[109])), (rd_clear[9] & (~ring_we[236])) | (wr_sel[1] & (~in_keep[108])),
+        (rd_clear[9] & (~ring_we[235])) | (wr_sel[1] & (~in_keep[107])), (rd_clear[9] & (~ring_we[234])) | (wr_sel[1] & (~in_keep[106])),
+        (rd_clear[9] & (~ring_we[233])) | (wr_sel[1] & (~in_keep[105])), (rd_clear[9] & (~ring_we[232])) | (wr_sel[1] & (~in_keep[104])),
+        (rd_clear[9] & (~ring_we[231])) | (wr_sel[1] & (~in_keep[103])), (rd_clear[9] & (~ring_we[230])) | (wr_sel[1] & (~in_keep[102])),
+        (rd_clear[9] & (~ring_we[229])) | (wr_sel[1] & (~in_keep[101])), (rd_clear[9] & (~ring_we[228])) | (wr_sel[1] & (~in_keep[100])),
+        (rd_clear[9] & (~ring_we[227])) | (wr_sel[1] & (~in_keep[99])), (rd_clear[9] & (~ring_we[226])) | (wr_sel[1] & (~in_keep[98])),
+        (rd_clear[9] & (~ring_we[225])) | (wr_sel[1] & (~in_keep[97])), (rd_clear[9] & (~ring_we[224])) | (wr_sel[1] & (~in_keep[96])),
+        (rd_clear[9] & (~ring_we[223])) | (wr_sel[1] & (~in_keep[95])), (rd_clear[9] & (~ring_we[222])) | (wr_sel[1] & (~in_keep[94])),
+        (rd_clear[9] & (~ring_we[221])) | (wr_sel[1] & (~in_keep[93])), (rd_clear[9] & (~ring_we[220])) | (wr_sel[1] & (~in_keep[92])),
+        (rd_clear[9] & (~ring_we[219])) | (wr_sel[1] & (~in_keep[91])), (rd_clear[9] & (~ring_we[218])) | (wr_sel[1] & (~in_keep[90])),
+        (rd_clear[9] & (~ring_we[217])) | (wr_sel[1] & (~in_keep[89])), (rd_clear[9] & (~ring_we[216])) | (wr_sel[1] & (~in_keep[88])),
+        (rd_clear[8] & (~ring_we[215])) | (wr_sel[1] & (~in_keep[87])), (rd_clear[8] & (~ring_we[214])) | (wr_sel[1] & (~in_keep[86])),
+        (rd_clear[8] & (~ring_we[213])) | (wr_sel[1] & (~in_keep[85])), (rd_clear[8] & (~ring_we[212])) | (wr_sel[1] & (~in_keep[84])),
+        (rd_clear[8] & (~ring_we[211])) | (wr_sel[1] & (~in_keep[83])), (rd_clear[8] & (~ring_we[210])) | (wr_sel[1] & (~in_keep[82])),
+        (rd_clear[8] & (~ring_we[209])) | (wr_sel[1] & (~in_keep[81])), (rd_clear[8] & (~ring_we[208])) | (wr_sel[1] & (~in_keep[80])),
+        (rd_clear[8] & (~ring_we[207])) | (wr_sel[1] & (~in_keep[79])), (rd_clear[8] & (~ring_we[206])) | (wr_sel[1] & (~in_keep[78])),
+        (rd_clear[8] & (~ring_we[205])) | (wr_sel[1] & (~in_keep[77])), (rd_clear[8] & (~ring_we[204])) | (wr_sel[1] & (~in_keep[76])),
+        (rd_clear[8] & (~ring_we[203])) | (wr_sel[1] & (~in_keep[75])), (rd_clear[8] & (~ring_we[202])) | (wr_sel[1] & (~in_keep[74])),
+        (rd_clear[8] & (~ring_we[201])) | (wr_sel[1] & (~in_keep[73])), (rd_clear[8] & (~ring_we[200])) | (wr_sel[1] & (~in_keep[72])),
+        (rd_clear[8] & (~ring_we[199])) | (wr_sel[1] & (~in_keep[71])), (rd_clear[8] & (~ring_we[198])) | (wr_sel[1] & (~in_keep[70])),
+        (rd_clear[8] & (~ring_we[197])) | (wr_sel[1] & (~in_keep[69])), (rd_clear[8] & (~ring_we[196])) | (wr_sel[1] & (~in_keep[68])),
+        (rd_clear[8] & (~ring_we[195])) | (wr_sel[1] & (~in_keep[67])), (rd_clear[8] & (~ring_we[194])) | (wr_sel[1] & (~in_keep[66])),
+        (rd_clear[8] & (~ring_we[193])) | (wr_sel[1] & (~in_keep[65])), (rd_clear[8] & (~ring_we[192])) | (wr_sel[1] & (~in_keep[64])),
+        (rd_clear[7] & (~ring_we[191])) | (wr_sel[1] & (~in_keep[63])), (rd_clear[7] & (~ring_we[190])) | (wr_sel[1] & (~in_keep[62])),
+        (rd_clear[7] & (~ring_we[189])) | (wr_sel[1] & (~in_keep[61])), (rd_clear[7] & (~ring_we[188])) | (wr_sel[1] & (~in_keep[60])),
+        (rd_clear[7] & (~ring_we[187])) | (wr_sel[1] & (~in_keep[59])), (rd_clear[7] & (~ring_we[186])) | (wr_sel[1] & (~in_keep[58])),
+        (rd_clear[7] & (~ring_we[185])) | (wr_sel[1] & (~in_keep[57])), (rd_clear[7] & (~ring_we[184])) | (wr_sel[1] & (~in_keep[56])),
+        (rd_clear[7] & (~ring_we[183])) | (wr_sel[1] & (~in_keep[55])), (rd_clear[7] & (~ring_we[182])) | (wr_sel[1] & (~in_keep[54])),
+        (rd_clear[7] & (~ring_we[181])) | (wr_sel[1] & (~in_keep[53])), (rd_clear[7] & (~ring_we[180])) | (wr_sel[1] & (~in_keep[52])),
+        (rd_clear[7] & (~ring_we[179])) | (wr_sel[1] & (~in_keep[51])), (rd_clear[7] & (~ring_we[178])) | (wr_sel[1] & (~in_keep[50])),
+        (rd_clear[7] & (~ring_we[177])) | (wr_sel[1] & (~in_keep[49])), (rd_clear[7] & (~ring_we[176])) | (wr_sel[1] & (~in_keep[48])),
+        (rd_clear[7] & (~ring_we[175])) | (wr_sel[1] & (~in_keep[47])), (rd_clear[7] & (~ring_we[174])) | (wr_sel[1] & (~in_keep[46])),
+        (rd_clear[7] & (~ring_we[173])) | (wr_sel[1] & (~in_keep[45])), (rd_clear[7] & (~ring_we[172])) | (wr_sel[1] & (~in_keep[44])),
+        (rd_clear[7] & (~ring_we[171])) | (wr_sel[1] & (~in_keep[43])), (rd_clear[7] & (~ring_we[170])) | (wr_sel[1] & (~in_keep[42])),
+        (rd_clear[7] & (~ring_we[169])) | (wr_sel[1] & (~in_keep[41])), (rd_clear[7] & (~ring_we[168])) | (wr_sel[1] & (~in_keep[40])),
+        (rd_clear[6] & (~ring_we[167])) | (wr_sel[1] & (~in_keep[39])), (rd_clear[6] & (~ring_we[166])) | (wr_sel[1] & (~in_keep[38])),
+        (rd_clear[6] & (~ring_we[165])) | (wr_sel[1] & (~in_keep[37])), (rd_clear[6] & (~ring_we[164])) | (wr_sel[1] & (~in_keep[36])),
+        (rd_clear[6] & (~ring_we[163])) | (wr_sel[1] & (~in_keep[35])), (rd_clear[6] & (~ring_we[162])) | (wr_sel[1] & (~in_keep[34])),
+        (rd_clear[6] & (~ring_we[161])) | (wr_sel[1] & (~in_keep[33])), (rd_clear[6] & (~ring_we[160])) | (wr_sel[1] & (~in_keep[32])),
+        (rd_clear[6] & (~ring_we[159])) | (wr_sel[1] & (~in_keep[31])), (rd_clear[6] & (~ring_we[158])) | (wr_sel[1] & (~in_keep[30])),
+        (rd_clear[6] & (~ring_we[157])) | (wr_sel[1] & (~in_keep[29])), (rd_clear[6] & (~ring_we[156])) | (wr_sel[1] & (~in_keep[28])),
+        (rd_clear[6] & (~ring_we[155])) | (wr_sel[1] & (~in_keep[27])), (rd_clear[6] & (~ring_we[154])) | (wr_sel[1] & (~in_keep[26])),
+        (rd_clear[6] & (~ring_we[153])) | (wr_sel[1] & (~in_keep[25])), (rd_clear[6] & (~ring_we[152])) | (wr_sel[1] & (~in_keep[24])),
+        (rd_clear[6] & (~ring_we[151])) | (wr_sel[1] & (~in_keep[23])), (rd_clear[6] & (~ring_we[150])) | (wr_sel[1] & (~in_keep[22])),
+        (rd_clear[6] & (~ring_we[149])) | (wr_sel[1] & (~in_keep[21])), (rd_clear[6] & (~ring_we[148])) | (wr_sel[1] & (~in_keep[20])),
+        (rd_clear[6] & (~ring_we[147])) | (wr_sel[1] & (~in_keep[19])), (rd_clear[6] & (~ring_we[146])) | (wr_sel[1] & (~in_keep[18])),
+        (rd_clear[6] & (~ring_we[145])) | (wr_sel[1] & (~in_keep[17])), (rd_clear[6] & (~ring_we[144])) | (wr_sel[1] & (~in_keep[16])),
+        (rd_clear[5] & (~ring_we[143])) | (wr_sel[1] & (~in_keep[15])), (rd_clear[5] & (~ring_we[142])) | (wr_sel[1] & (~in_keep[14])),
+        (rd_clear[5] & (~ring_we[141])) | (wr_sel[1] & (~in_keep[13])), (rd_clear[5] & (~ring_we[140])) | (wr_sel[1] & (~in_keep[12])),
+        (rd_clear[5] & (~ring_we[139])) | (wr_sel[1] & (~in_keep[11])), (rd_clear[5] & (~ring_we[138])) | (wr_sel[1] & (~in_keep[10])),
+        (rd_clear[5] & (~ring_we[137])) | (wr_sel[1] & (~in_keep[9])), (rd_clear[5] & (~ring_we[136])) | (wr_sel[1] & (~in_keep[8])),
+        (rd_clear[5] & (~ring_we[135])) | (wr_sel[1] & (~in_keep[7])), (rd_clear[5] & (~ring_we[134])) | (wr_sel[1] & (~in_keep[6])),
+        (rd_clear[5] & (~ring_we[133])) | (wr_sel[1] & (~in_keep[5])), (rd_clear[5] & (~ring_we[132])) | (wr_sel[1] & (~in_keep[4])),
+        (rd_clear[5] & (~ring_we[131])) | (wr_sel[1] & (~in_keep[3])), (rd_clear[5] & (~ring_we[130])) | (wr_sel[1] & (~in_keep[2])),
+        (rd_clear[5] & (~ring_we[129])) | (wr_sel[1] & (~in_keep[1])), (rd_clear[5] & (~ring_we[128])) | (wr_sel[1] & (~in_keep[0])),
+        (rd_clear[5] & (~ring_we[127])) | (wr_sel[0] & (~in_keep[127])), (rd_clear[5] & (~ring_we[126])) | (wr_sel[0] & (~in_keep[126])),
+        (rd_clear[5] & (~ring_we[125])) | (wr_sel[0] & (~in_keep[125])), (rd_clear[5] & (~ring_we[124])) | (wr_sel[0] & (~in_keep[124])),
+        (rd_clear[5] & (~ring_we[123])) | (wr_sel[0] & (~in_keep[123])), (rd_clear[5] & (~ring_we[122])) | (wr_sel[0] & (~in_keep[122])),
+        (rd_clear[5] & (~ring_we[121])) | (wr_sel[0] & (~in_keep[121])), (rd_clear[5] & (~ring_we[120])) | (wr_sel[0] & (~in_keep[120])),
+        (rd_clear[4] & (~ring_we[119])) | (wr_sel[0] & (~in_keep[119])), (rd_clear[4] & (~ring_we[118])) | (wr_sel[0] & (~in_keep[118])),
+        (rd_clear[4] & (~ring_we[117])) | (wr_sel[0] & (~in_keep[117])), (rd_clear[4] & (~ring_we[116])) | (wr_sel[0] & (~in_keep[116])),
+        (rd_clear[4] & (~ring_we[115])) | (wr_sel[0] & (~in_keep[115])), (rd_clear[4] & (~ring_we[114])) | (wr_sel[0] & (~in_keep[114])),
+        (rd_clear[4] & (~ring_we[113])) | (wr_sel[0] & (~in_keep[113])), (rd_clear[4] & (~ring_we[112])) | (wr_sel[0] & (~in_keep[112])),
+        (rd_clear[4] & (~ring_we[111])) | (wr_sel[0] & (~in_keep[111])), (rd_clear[4] & (~ring_we[110])) | (wr_sel[0] & (~in_keep[110])),
+        (rd_clear[4] & (~ring_we[109])) | (wr_sel[0] & (~in_keep[109])), (rd_clear[4] & (~ring_we[108])) | (wr_sel[0] & (~in_keep[108])),
+        (rd_clear[4] & (~ring_we[107])) | (wr_sel[0] & (~in_keep[107])), (rd_clear[4] & (~ring_we[106])) | (wr_sel[0] & (~in_keep[106])),
+        (rd_clear[4] & (~ring_we[105])) | (wr_sel[0] & (~in_keep[105])), (rd_clear[4] & (~ring_we[104])) | (wr_sel[0] & (~in_keep[104])),
+        (rd_clear[4] & (~ring_we[103])) | (wr_sel[0] & (~in_keep[103])), (rd_clear[4] & (~ring_we[102])) | (wr_sel[0] & (~in_keep[102])),
+        (rd_clear[4] & (~ring_we[101])) | (wr_sel[0] & (~in_keep[101])), (rd_clear[4] & (~ring_we[100])) | (wr_sel[0] & (~in_keep[100])),
+        (rd_clear[4] & (~ring_we[99])) | (wr_sel[0] & (~in_keep[99])), (rd_clear[4] & (~ring_we[98])) | (wr_sel[0] & (~in_keep[98])),
+        (rd_clear[4] & (~ring_we[97])) | (wr_sel[0] & (~in_keep[97])), (rd_clear[4] & (~ring_we[96])) | (wr_sel[0] & (~in_keep[96])),
+        (rd_clear[3] & (~ring_we[95])) | (wr_sel[0] & (~in_keep[95])), (rd_clear[3] & (~ring_we[94])) | (wr_sel[0] & (~in_keep[94])),
+        (rd_clear[3] & (~ring_we[93])) | (wr_sel[0] & (~in_keep[93])), (rd_clear[3] & (~ring_we[92])) | (wr_sel[0] & (~in_keep[92])),
+        (rd_clear[3] & (~ring_we[91])) | (wr_sel[0] & (~in_keep[91])), (rd_clear[3] & (~ring_we[90])) | (wr_sel[0] & (~in_keep[90])),
+        (rd_clear[3] & (~ring_we[89])) | (wr_sel[0] & (~in_keep[89])), (rd_clear[3] & (~ring_we[88])) | (wr_sel[0] & (~in_keep[88])),
+        (rd_clear[3] & (~ring_we[87])) | (wr_sel[0] & (~in_keep[87])), (rd_clear[3] & (~ring_we[86])) | (wr_sel[0] & (~in_keep[86])),
+        (rd_clear[3] & (~ring_we[85])) | (wr_sel[0] & (~in_keep[85])), (rd_clear[3] & (~ring_we[84])) | (wr_sel[0] & (~in_keep[84])),
+        (rd_clear[3] & (~ring_we[83])) | (wr_sel[0] & (~in_keep[83])), (rd_clear[3] & (~ring_we[82])) | (wr_sel[0] & (~in_keep[82])),
+        (rd_clear[3] & (~ring_we[81])) | (wr_sel[0] & (~in_keep[81])), (rd_clear[3] & (~ring_we[80])) | (wr_sel[0] & (~in_keep[80])),
+        (rd_clear[3] & (~ring_we[79])) | (wr_sel[0] & (~in_keep[79])), (rd_clear[3] & (~ring_we[78])) | (wr_sel[0] & (~in_keep[78])),
+        (rd_clear[3] & (~ring_we[77])) | (wr_sel[0] & (~in_keep[77])), (rd_clear[3] & (~ring_we[76])) | (wr_sel[0] & (~in_keep[76])),
+        (rd_clear[3] & (~ring_we[75])) | (wr_sel[0] & (~in_keep[75])), (rd_clear[3] & (~ring_we[74])) | (wr_sel[0] & (~in_keep[74])),
+        (rd_clear[3] & (~ring_we[73])) | (wr_sel[0] & (~in_keep[73])), (rd_clear[3] & (~ring_we[72])) | (wr_sel[0] & (~in_keep[72])),
+        (rd_clear[2] & (~ring_we[71])) | (wr_sel[0] & (~in_keep[71])), (rd_clear[2] & (~ring_we[70])) | (wr_sel[0] & (~in_keep[70])),
+        (rd_clear[2] & (~ring_we[69])) | (wr_sel[0] & (~in_keep[69])), (rd_clear[2] & (~ring_we[68])) | (wr_sel[0] & (~in_keep[68])),
+        (rd_clear[2] & (~ring_we[67])) | (wr_sel[0] & (~in_keep[67])), (rd_clear[2] & (~ring_we[66])) | (wr_sel[0] & (~in_keep[66])),
+        (rd_clear[2] & (~ring_we[65])) | (wr_sel[0] & (~in_keep[65])), (rd_clear[2] & (~ring_we[64])) | (wr_sel[0] & (~in_keep[64])),
+        (rd_clear[2] & (~ring_we[63])) | (wr_sel[0] & (~in_keep[63])), (rd_clear[2] & (~ring_we[62])) | (wr_sel[0] & (~in_keep[62])),
+        (rd_clear[2] & (~ring_we[61])) | (wr_sel[0] & (~in_keep[61])), (rd_clear[2] & (~ring_we[60])) | (wr_sel[0] & (~in_keep[60])),
+        (rd_clear[2] & (~ring_we[59])) | (wr_sel[0] & (~in_keep[59])), (rd_clear[2] & (~ring_we[58])) | (wr_sel[0] & (~in_keep[58])),
+        (rd_clear[2] & (~ring_we[57])) | (wr_sel[0] & (~in_keep[57])), (rd_clear[2] & (~ring_we[56])) | (wr_sel[0] & (~in_keep[56])),
+        (rd_clear[2] & (~ring_we[55])) | (wr_sel[0] & (~in_keep[55])), (rd_clear[2] & (~ring_we[54])) | (wr_sel[0] & (~in_keep[54])),
+        (rd_clear[2] & (~ring_we[53])) | (wr_sel[0] & (~in_keep[53])), (rd_clear[2] & (~ring_we[52])) | (wr_sel[0] & (~in_keep[52])),
+        (rd_clear[2] & (~ring_we[51])) | (wr_sel[0] & (~in_keep[51])), (rd_clear[2] & (~ring_we[50])) | (wr_sel[0] & (~in_keep[50])),
+        (rd_clear[2] & (~ring_we[49])) | (wr_sel[0] & (~in_keep[49])), (rd_clear[2] & (~ring_we[48])) | (wr_sel[0] & (~in_keep[48])),
+        (rd_clear[1] & (~ring_we[47])) | (wr_sel[0] & (~in_keep[47])), (rd_clear[1] & (~ring_we[46])) | (wr_sel[0] & (~in_keep[46])),
+        (rd_clear[1] & (~ring_we[45])) | (wr_sel[0] & (~in_keep[45])), (rd_clear[1] & (~ring_we[44])) | (wr_sel[0] & (~in_keep[44])),
+        (rd_clear[1] & (~ring_we[43])) | (wr_sel[0] & (~in_keep[43])), (rd_clear[1] & (~ring_we[42])) | (wr_sel[0] & (~in_keep[42])),
+        (rd_clear[1] & (~ring_we[41])) | (wr_sel[0] & (~in_keep[41])), (rd_clear[1] & (~ring_we[40])) | (wr_sel[0] & (~in_keep[40])),
+        (rd_clear[1] & (~ring_we[39])) | (wr_sel[0] & (~in_keep[39])), (rd_clear[1] & (~ring_we[38])) | (wr_sel[0] & (~in_keep[38])),
+        (rd_clear[1] & (~ring_we[37])) | (wr_sel[0] & (~in_keep[37])), (rd_clear[1] & (~ring_we[36])) | (wr_sel[0] & (~in_keep[36])),
+        (rd_clear[1] & (~ring_we[35])) | (wr_sel[0] & (~in_keep[35])), (rd_clear[1] & (~ring_we[34])) | (wr_sel[0] & (~in_keep[34])),
+        (rd_clear[1] & (~ring_we[33])) | (wr_sel[0] & (~in_keep[33])), (rd_clear[1] & (~ring_we[32])) | (wr_sel[0] & (~in_keep[32])),
+        (rd_clear[1] & (~ring_we[31])) | (wr_sel[0] & (~in_keep[31])), (rd_clear[1] & (~ring_we[30])) | (wr_sel[0] & (~in_keep[30])),
+        (rd_clear[1] & (~ring_we[29])) | (wr_sel[0] & (~in_keep[29])), (rd_clear[1] & (~ring_we[28])) | (wr_sel[0] & (~in_keep[28])),
+        (rd_clear[1] & (~ring_we[27])) | (wr_sel[0] & (~in_keep[27])), (rd_clear[1] & (~ring_we[26])) | (wr_sel[0] & (~in_keep[26])),
+        (rd_clear[1] & (~ring_we[25])) | (wr_sel[0] & (~in_keep[25])), (rd_clear[1] & (~ring_we[24])) | (wr_sel[0] & (~in_keep[24])),
+        (rd_clear[0] & (~ring_we[23])) | (wr_sel[0] & (~in_keep[23])), (rd_clear[0] & (~ring_we[22])) | (wr_sel[0] & (~in_keep[22])),
+        (rd_clear[0] & (~ring_we[21])) | (wr_sel[0] & (~in_keep[21])), (rd_clear[0] & (~ring_we[20])) | (wr_sel[0] & (~in_keep[20])),
+        (rd_clear[0] & (~ring_we[19])) | (wr_sel[0] & (~in_keep[19])), (rd_clear[0] & (~ring_we[18])) | (wr_sel[0] & (~in_keep[18])),
+        (rd_clear[0] & (~ring_we[17])) | (wr_sel[0] & (~in_keep[17])), (rd_clear[0] & (~ring_we[16])) | (wr_sel[0] & (~in_keep[16])),
+        (rd_clear[0] & (~ring_we[15])) | (wr_sel[0] & (~in_keep[15])), (rd_clear[0] & (~ring_we[14])) | (wr_sel[0] & (~in_keep[14])),
+        (rd_clear[0] & (~ring_we[13])) | (wr_sel[0] & (~in_keep[13])), (rd_clear[0] & (~ring_we[12])) | (wr_sel[0] & (~in_keep[12])),
+        (rd_clear[0] & (~ring_we[11])) | (wr_sel[0] & (~in_keep[11])), (rd_clear[0] & (~ring_we[10])) | (wr_sel[0] & (~in_keep[10])),
+        (rd_clear[0] & (~ring_we[9])) | (wr_sel[0] & (~in_keep[9])), (rd_clear[0] & (~ring_we[8])) | (wr_sel[0] & (~in_keep[8])),
+        (rd_clear[0] & (~ring_we[7])) | (wr_sel[0] & (~in_keep[7])), (rd_clear[0] & (~ring_we[6])) | (wr_sel[0] & (~in_keep[6])),
+        (rd_clear[0] & (~ring_we[5])) | (wr_sel[0] & (~in_keep[5])), (rd_clear[0] & (~ring_we[4])) | (wr_sel[0] & (~in_keep[4])),
+        (rd_clear[0] & (~ring_we[3])) | (wr_sel[0] & (~in_keep[3])), (rd_clear[0] & (~ring_we[2])) | (wr_sel[0] & (~in_keep[2])),
+        (rd_clear[0] & (~ring_we[1])) | (wr_sel[0] & (~in_keep[1])), (rd_clear[0] & (~ring_we[0])) | (wr_sel[0] & (~in_keep[0]))
+    };
+    wire [383:0] ring_zero; // ring byte j is zeroed: cleared and not written, or reset
+    assign ring_zero = {384{rst}} | ring_clr;
     wire [7:0] fill_next;
     assign fill_next = do_in ? (base + in_count) : base;
+    wire [1:0] wr_next;
+    assign wr_next = do_in ? ((wr_at <= (WR_LAST - WR_STEP)) ? (wr_at + WR_STEP) : (wr_at - ((WR_LAST + 2'd1) - WR_STEP))) : wr_at;
+    wire [3:0] rd_step;
+    assign rd_step = (rd_pos <= (RD_LAST - RD_STEP)) ? (rd_pos + RD_STEP) : (rd_pos - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next;
+    assign rd_next = flush ? 4'd0 : (do_out ? rd_step : rd_pos);
     always @(posedge clk) begin
         if (rst) begin
-            buf_q <= 1984'd0;
             fill <= 8'd0;
             eop <= 1'd0;
+            wr_pos <= 2'd0;
+            rd_pos <= 4'd0;
         end else begin
-            buf_q <= buf_next;
             fill <= fill_next;
+            wr_pos <= wr_next;
+            rd_pos <= rd_next;
             if (do_in) begin
                 eop <= in_last;
             end else if (flush) begin
                 eop <= 1'd0;
             end
+        end
+    end
+    always @(posedge clk) begin
+        if (ring_zero[0]) begin
+            ring[7:0] <= 8'd0;
+        end else if (ring_we[0]) begin
+            ring[7:0] <= in_data[7:0];
+        end
+        if (ring_zero[1]) begin
+            ring[15:8] <= 8'd0;
+        end else if (ring_we[1]) begin
+            ring[15:8] <= in_data[15:8];
+        end
+        if (ring_zero[2]) begin
+            ring[23:16] <= 8'd0;
+        end else if (ring_we[2]) begin
+            ring[23:16] <= in_data[23:16];
+        end
+        if (ring_zero[3]) begin
+            ring[31:24] <= 8'd0;
+        end else if (ring_we[3]) begin
+            ring[31:24] <= in_data[31:24];
+        end
+        if (ring_zero[4]) begin
+            ring[39:32] <= 8'd0;
+        end else if (ring_we[4]) begin
+            ring[39:32] <= in_data[39:32];
+        end
+        if (ring_zero[5]) begin
+            ring[47:40] <= 8'd0;
+        end else if (ring_we[5]) begin
+            ring[47:40] <= in_data[47:40];
+        end
+        if (ring_zero[6]) begin
+            ring[55:48] <= 8'd0;
+        end else if (ring_we[6]) begin
+            ring[55:48] <= in_data[55:48];
+        end
+        if (ring_zero[7]) begin
+            ring[63:56] <= 8'd0;
+        end else if (ring_we[7]) begin
+            ring[63:56] <= in_data[63:56];
+        end
+        if (ring_zero[8]) begin
+            ring[71:64] <= 8'd0;
+        end else if (ring_we[8]) begin
+            ring[71:64] <= in_data[71:64];
+        end
+        if (ring_zero[9]) begin
+            ring[79:72] <= 8'd0;
+        end else if (ring_we[9]) begin
+            ring[79:72] <= in_data[79:72];
+        end
+        if (ring_zero[10]) begin
+            ring[87:80] <= 8'd0;
+        end else if (ring_we[10]) begin
+            ring[87:80] <= in_data[87:80];
+        end
+        if (ring_zero[11]) begin
+            ring[95:88] <= 8'd0;
+        end else if (ring_we[11]) begin
+            ring[95:88] <= in_data[95:88];
+        end
+        if (ring_zero[12]) begin
+            ring[103:96] <= 8'd0;
+        end else if (ring_we[12]) begin
+            ring[103:96] <= in_data[103:96];
+        end
+        if (ring_zero[13]) begin
+            ring[111:104] <= 8'd0;
+        end else if (ring_we[13]) begin
+            ring[111:104] <= in_data[111:104];
+        end
+        if (ring_zero[14]) begin
+            ring[119:112] <= 8'd0;
+        end else if (ring_we[14]) begin
+            ring[119:112] <= in_data[119:112];
+        end
+        if (ring_zero[15]) begin
+            ring[127:120] <= 8'd0;
+        end else if (ring_we[15]) begin
+            ring[127:120] <= in_data[127:120];
+        end
+        if (ring_zero[16]) begin
+            ring[135:128] <= 8'd0;
+        end else if (ring_we[16]) begin
+            ring[135:128] <= in_data[135:128];
+        end
+        if (ring_zero[17]) begin
+            ring[143:136] <= 8'd0;
+        end else if (ring_we[17]) begin
+            ring[143:136] <= in_data[143:136];
+        end
+        if (ring_zero[18]) begin
+            ring[151:144] <= 8'd0;
+        end else if (ring_we[18]) begin
+            ring[151:144] <= in_data[151:144];
+        end
+        if (ring_zero[19]) begin
+            ring[159:152] <= 8'd0;
+        end else if (ring_we[19]) begin
+            ring[159:152] <= in_data[159:152];
+        end
+        if (ring_zero[20]) begin
+            ring[167:160] <= 8'd0;
+        end else if (ring_we[20]) begin
+            ring[167:160] <= in_data[167:160];
+        end
+        if (ring_zero[21]) begin
+            ring[175:168] <= 8'd0;
+        end else if (ring_we[21]) begin
+            ring[175:168] <= in_data[175:168];
+        end
+        if (ring_zero[22]) begin
+            ring[183:176] <= 8'd0;
+        end else if (ring_we[22]) begin
+            ring[183:176] <= in_data[183:176];
+        end
+        if (ring_zero[23]) begin
+            ring[191:184] <= 8'd0;
+        end else if (ring_we[23]) begin
+            ring[191:184] <= in_data[191:184];
+        end
+        if (ring_zero[24]) begin
+            ring[199:192] <= 8'd0;
+        end else if (ring_we[24]) begin
+            ring[199:192] <= in_data[199:192];
+        end
+        if (ring_zero[25]) begin
+            ring[207:200] <= 8'd0;
+        end else if (ring_we[25]) begin
+            ring[207:200] <= in_data[207:200];
+        end
+        if (ring_zero[26]) begin
+            ring[215:208] <= 8'd0;
+        end else if (ring_we[26]) begin
+            ring[215:208] <= in_data[215:208];
+        end
+        if (ring_zero[27]) begin
+            ring[223:216] <= 8'd0;
+        end else if (ring_we[27]) begin
+            ring[223:216] <= in_data[223:216];
+        end
+        if (ring_zero[28]) begin
+            ring[231:224] <= 8'd0;
+        end else if (ring_we[28]) begin
+            ring[231:224] <= in_data[231:224];
+        end
+        if (ring_zero[29]) begin
+            ring[239:232] <= 8'd0;
+        end else if (ring_we[29]) begin
+            ring[239:232] <= in_data[239:232];
+        end
+        if (ring_zero[30]) begin
+            ring[247:240] <= 8'd0;
+        end else if (ring_we[30]) begin
+            ring[247:240] <= in_data[247:240];
+        end
+        if (ring_zero[31]) begin
+            ring[255:248] <= 8'd0;
+        end else if (ring_we[31]) begin
+            ring[255:248] <= in_data[255:248];
+        end
+        if (ring_zero[32]) begin
+            ring[263:256] <= 8'd0;
+        end else if (ring_we[32]) begin
+            ring[263:256] <= in_data[263:256];
+        end
+        if (ring_zero[33]) begin
+            ring[271:264] <= 8'd0;
+        end else if (ring_we[33]) begin
+            ring[271:264] <= in_data[271:264];
+        end
+        if (ring_zero[34]) begin
+            ring[279:272] <= 8'd0;
+        end else if (ring_we[34]) begin
+            ring[279:272] <= in_data[279:272];
+        end
+        if (ring_zero[35]) begin
+            ring[287:280] <= 8'd0;
+        end else if (ring_we[35]) begin
+            ring[287:280] <= in_data[287:280];
+        end
+        if (ring_zero[36]) begin
+            ring[295:288] <= 8'd0;
+        end else if (ring_we[36]) begin
+            ring[295:288] <= in_data[295:288];
+        end
+        if (ring_zero[37]) begin
+            ring[303:296] <= 8'd0;
+        end else if (ring_we[37]) begin
+            ring[303:296] <= in_data[303:296];
+        end
+        if (ring_zero[38]) begin
+            ring[311:304] <= 8'd0;
+        end else if (ring_we[38]) begin
+            ring[311:304] <= in_data[311:304];
+        end
+        if (ring_zero[39]) begin
+            ring[319:312] <= 8'd0;
+        end else if (ring_we[39]) begin
+            ring[319:312] <= in_data[319:312];
+        end
+        if (ring_zero[40]) begin
+            ring[327:320] <= 8'd0;
+        end else if (ring_we[40]) begin
+            ring[327:320] <= in_data[327:320];
+        end
+        if (ring_zero[41]) begin
+            ring[335:328] <= 8'd0;
+        end else if (ring_we[41]) begin
+            ring[335:328] <= in_data[335:328];
+        end
+        if (ring_zero[42]) begin
+            ring[343:336] <= 8'd0;
+        end else if (ring_we[42]) begin
+            ring[343:336] <= in_data[343:336];
+        end
+        if (ring_zero[43]) begin
+            ring[351:344] <= 8'd0;
+        end else if (ring_we[43]) begin
+            ring[351:344] <= in_data[351:344];
+        end
+        if (ring_zero[44]) begin
+            ring[359:352] <= 8'd0;
+        end else if (ring_we[44]) begin
+            ring[359:352] <= in_data[359:352];
+        end
+        if (ring_zero[45]) begin
+            ring[367:360] <= 8'd0;
+        end else if (ring_we[45]) begin
+            ring[367:360] <= in_data[367:360];
+        end
+        if (ring_zero[46]) begin
+            ring[375:368] <= 8'd0;
+        end else if (ring_we[46]) begin
+            ring[375:368] <= in_data[375:368];
+        end
+        if (ring_zero[47]) begin
+            ring[383:376] <= 8'd0;
+        end else if (ring_we[47]) begin
+            ring[383:376] <= in_data[383:376];
+        end
+        if (ring_zero[48]) begin
+            ring[391:384] <= 8'd0;
+        end else if (ring_we[48]) begin
+            ring[391:384] <= in_data[391:384];
+        end
+        if (ring_zero[49]) begin
+            ring[399:392] <= 8'd0;
+        end else if (ring_we[49]) begin
+            ring[399:392] <= in_data[399:392];
+        end
+        if (ring_zero[50]) begin
+            ring[407:400] <= 8'd0;
+        end else if (ring_we[50]) begin
+            ring[407:400] <= in_data[407:400];
+        end
+        if (ring_zero[51]) begin
+            ring[415:408] <= 8'd0;
+        end else if (ring_we[51]) begin
+            ring[415:408] <= in_data[415:408];
+        end
+        if (ring_zero[52]) begin
+            ring[423:416] <= 8'd0;
+        end else if (ring_we[52]) begin
+            ring[423:416] <= in_data[423:416];
+        end
+        if (ring_zero[53]) begin
+            ring[431:424] <= 8'd0;
+        end else if (ring_we[53]) begin
+            ring[431:424] <= in_data[431:424];
+        end
+        if (ring_zero[54]) begin
+            ring[439:432] <= 8'd0;
+        end else if (ring_we[54]) begin
+            ring[439:432] <= in_data[439:432];
+        end
+        if (ring_zero[55]) begin
+            ring[447:440] <= 8'd0;
+        end else if (ring_we[55]) begin
+            ring[447:440] <= in_data[447:440];
+        end
+        if (ring_zero[56]) begin
+            ring[455:448] <= 8'd0;
+        end else if (ring_we[56]) begin
+            ring[455:448] <= in_data[455:448];
+        end
+        if (ring_zero[57]) begin
+            ring[463:456] <= 8'd0;
+        end else if (ring_we[57]) begin
+            ring[463:456] <= in_data[463:456];
+        end
+        if (ring_zero[58]) begin
+            ring[471:464] <= 8'd0;
+        end else if (ring_we[58]) begin
+            ring[471:464] <= in_data[471:464];
+        end
+        if (ring_zero[59]) begin
+            ring[479:472] <= 8'd0;
+        end else if (ring_we[59]) begin
+            ring[479:472] <= in_data[479:472];
+        end
+        if (ring_zero[60]) begin
+            ring[487:480] <= 8'd0;
+        end else if (ring_we[60]) begin
+            ring[487:480] <= in_data[487:480];
+        end
+        if (ring_zero[61]) begin
+            ring[495:488] <= 8'd0;
+        end else if (ring_we[61]) begin
+            ring[495:488] <= in_data[495:488];
+        end
+        if (ring_zero[62]) begin
+            ring[503:496] <= 8'd0;
+        end else if (ring_we[62]) begin
+            ring[503:496] <= in_data[503:496];
+        end
+        if (ring_zero[63]) begin
+            ring[511:504] <= 8'd0;
+        end else if (ring_we[63]) begin
+            ring[511:504] <= in_data[511:504];
+        end
+        if (ring_zero[64]) begin
+            ring[519:512] <= 8'd0;
+        end else if (ring_we[64]) begin
+            ring[519:512] <= in_data[519:512];
+        end
+        if (ring_zero[65]) begin
+            ring[527:520] <= 8'd0;
+        end else if (ring_we[65]) begin
+            ring[527:520] <= in_data[527:520];
+        end
+        if (ring_zero[66]) begin
+            ring[535:528] <= 8'd0;
+        end else if (ring_we[66]) begin
+            ring[535:528] <= in_data[535:528];
+        end
+        if (ring_zero[67]) begin
+            ring[543:536] <= 8'd0;
+        end else if (ring_we[67]) begin
+            ring[543:536] <= in_data[543:536];
+        end
+        if (ring_zero[68]) begin
+            ring[551:544] <= 8'd0;
+        end else if (ring_we[68]) begin
+            ring[551:544] <= in_data[551:544];
+        end
+        if (ring_zero[69]) begin
+            ring[559:552] <= 8'd0;
+        end else if (ring_we[69]) begin
+            ring[559:552] <= in_data[559:552];
+        end
+        if (ring_zero[70]) begin
+            ring[567:560] <= 8'd0;
+        end else if (ring_we[70]) begin
+            ring[567:560] <= in_data[567:560];
+        end
+        if (ring_zero[71]) begin
+            ring[575:568] <= 8'd0;
+        end else if (ring_we[71]) begin
+            ring[575:568] <= in_data[575:568];
+        end
+        if (ring_zero[72]) begin
+            ring[583:576] <= 8'd0;
+        end else if (ring_we[72]) begin
+            ring[583:576] <= in_data[583:576];
+        end
+        if (ring_zero[73]) begin
+            ring[591:584] <= 8'd0;
+        end else if (ring_we[73]) begin
+            ring[591:584] <= in_data[591:584];
+        end
+        if (ring_zero[74]) begin
+            ring[599:592] <= 8'd0;
+        end else if (ring_we[74]) begin
+            ring[599:592] <= in_data[599:592];
+        end
+        if (ring_zero[75]) begin
+            ring[607:600] <= 8'd0;
+        end else if (ring_we[75]) begin
+            ring[607:600] <= in_data[607:600];
+        end
+        if (ring_zero[76]) begin
+            ring[615:608] <= 8'd0;
+        end else if (ring_we[76]) begin
+            ring[615:608] <= in_data[615:608];
+        end
+        if (ring_zero[77]) begin
+            ring[623:616] <= 8'd0;
+        end else if (ring_we[77]) begin
+            ring[623:616] <= in_data[623:616];
+        end
+        if (ring_zero[78]) begin
+            ring[631:624] <= 8'd0;
+        end else if (ring_we[78]) begin
+            ring[631:624] <= in_data[631:624];
+        end
+        if (ring_zero[79]) begin
+            ring[639:632] <= 8'd0;
+        end else if (ring_we[79]) begin
+            ring[639:632] <= in_data[639:632];
+        end
+        if (ring_zero[80]) begin
+            ring[647:640] <= 8'd0;
+        end else if (ring_we[80]) begin
+            ring[647:640] <= in_data[647:640];
+        end
+        if (ring_zero[81]) begin
+            ring[655:648] <= 8'd0;
+        end else if (ring_we[81]) begin
+            ring[655:648] <= in_data[655:648];
+        end
+        if (ring_zero[82]) begin
+            ring[663:656] <= 8'd0;
+        end else if (ring_we[82]) begin
+            ring[663:656] <= in_data[663:656];
+        end
+        if (ring_zero[83]) begin
+            ring[671:664] <= 8'd0;
+        end else if (ring_we[83]) begin
+            ring[671:664] <= in_data[671:664];
+        end
+        if (ring_zero[84]) begin
+            ring[679:672] <= 8'd0;
+        end else if (ring_we[84]) begin
+            ring[679:672] <= in_data[679:672];
+        end
+        if (ring_zero[85]) begin
+            ring[687:680] <= 8'd0;
+        end else if (ring_we[85]) begin
+            ring[687:680] <= in_data[687:680];
+        end
+        if (ring_zero[86]) begin
+            ring[695:688] <= 8'd0;
+        end else if (ring_we[86]) begin
+            ring[695:688] <= in_data[695:688];
+        end
+        if (ring_zero[87]) begin
+            ring[703:696] <= 8'd0;
+        end else if (ring_we[87]) begin
+            ring[703:696] <= in_data[703:696];
+        end
+        if (ring_zero[88]) begin
+            ring[711:704] <= 8'd0;
+        end else if (ring_we[88]) begin
+            ring[711:704] <= in_data[711:704];
+        end
+        if (ring_zero[89]) begin
+            ring[719:712] <= 8'd0;
+        end else if (ring_we[89]) begin
+            ring[719:712] <= in_data[719:712];
+        end
+        if (ring_zero[90]) begin
+            ring[727:720] <= 8'd0;
+        end else if (ring_we[90]) begin
+            ring[727:720] <= in_data[727:720];
+        end
+        if (ring_zero[91]) begin
+            ring[735:728] <= 8'd0;
+        end else if (ring_we[91]) begin
+            ring[735:728] <= in_data[735:728];
+        end
+        if (ring_zero[92]) begin
+            ring[743:736] <= 8'd0;
+        end else if (ring_we[92]) begin
+            ring[743:736] <= in_data[743:736];
+        end
+        if (ring_zero[93]) begin
+            ring[751:744] <= 8'd0;
+        end else if (ring_we[93]) begin
+            ring[751:744] <= in_data[751:744];
+        end
+        if (ring_zero[94]) begin
+            ring[759:752] <= 8'd0;
+        end else if (ring_we[94]) begin
+            ring[759:752] <= in_data[759:752];
+        end
+        if (ring_zero[95]) begin
+            ring[767:760] <= 8'd0;
+        end else if (ring_we[95]) begin
+            ring[767:760] <= in_data[767:760];
+        end
+        if (ring_zero[96]) begin
+            ring[775:768] <= 8'd0;
+        end else if (ring_we[96]) begin
+            ring[775:768] <= in_data[775:768];
+        end
+        if (ring_zero[97]) begin
+            ring[783:776] <= 8'd0;
+        end else if (ring_we[97]) begin
+            ring[783:776] <= in_data[783:776];
+        end
+        if (ring_zero[98]) begin
+            ring[791:784] <= 8'd0;
+        end else if (ring_we[98]) begin
+            ring[791:784] <= in_data[791:784];
+        end
+        if (ring_zero[99]) begin
+            ring[799:792] <= 8'd0;
+        end else if (ring_we[99]) begin
+            ring[799:792] <= in_data[799:792];
+        end
+        if (ring_zero[100]) begin
+            ring[807:800] <= 8'd0;
+        end else if (ring_we[100]) begin
+            ring[807:800] <= in_data[807:800];
+        end
+        if (ring_zero[101]) begin
+            ring[815:808] <= 8'd0;
+        end else if (ring_we[101]) begin
+            ring[815:808] <= in_data[815:808];
+        end
+        if (ring_zero[102]) begin
+            ring[823:816] <= 8'd0;
+        end else if (ring_we[102]) begin
+            ring[823:816] <= in_data[823:816];
+        end
+        if (ring_zero[103]) begin
+            ring[831:824] <= 8'd0;
+        end else if (ring_we[103]) begin
+            ring[831:824] <= in_data[831:824];
+        end
+        if (ring_zero[104]) begin
+            ring[839:832] <= 8'd0;
+        end else if (ring_we[104]) begin
+            ring[839:832] <= in_data[839:832];
+        end
+        if (ring_zero[105]) begin
+            ring[847:840] <= 8'd0;
+        end else if (ring_we[105]) begin
+            ring[847:840] <= in_data[847:840];
+        end
+        if (ring_zero[106]) begin
+            ring[855:848] <= 8'd0;
+        end else if (ring_we[106]) begin
+            ring[855:848] <= in_data[855:848];
+        end
+        if (ring_zero[107]) begin
+            ring[863:856] <= 8'd0;
+        end else if (ring_we[107]) begin
+            ring[863:856] <= in_data[863:856];
+        end
+        if (ring_zero[108]) begin
+            ring[871:864] <= 8'd0;
+        end else if (ring_we[108]) begin
+            ring[871:864] <= in_data[871:864];
+        end
+        if (ring_zero[109]) begin
+            ring[879:872] <= 8'd0;
+        end else if (ring_we[109]) begin
+            ring[879:872] <= in_data[879:872];
+        end
+        if (ring_zero[110]) begin
+            ring[887:880] <= 8'd0;
+        end else if (ring_we[110]) begin
+            ring[887:880] <= in_data[887:880];
+        end
+        if (ring_zero[111]) begin
+            ring[895:888] <= 8'd0;
+        end else if (ring_we[111]) begin
+            ring[895:888] <= in_data[895:888];
+        end
+        if (ring_zero[112]) begin
+            ring[903:896] <= 8'd0;
+        end else if (ring_we[112]) begin
+            ring[903:896] <= in_data[903:896];
+        end
+        if (ring_zero[113]) begin
+            ring[911:904] <= 8'd0;
+        end else if (ring_we[113]) begin
+            ring[911:904] <= in_data[911:904];
+        end
+        if (ring_zero[114]) begin
+            ring[919:912] <= 8'd0;
+        end else if (ring_we[114]) begin
+            ring[919:912] <= in_data[919:912];
+        end
+        if (ring_zero[115]) begin
+            ring[927:920] <= 8'd0;
+        end else if (ring_we[115]) begin
+            ring[927:920] <= in_data[927:920];
+        end
+        if (ring_zero[116]) begin
+            ring[935:928] <= 8'd0;
+        end else if (ring_we[116]) begin
+            ring[935:928] <= in_data[935:928];
+        end
+        if (ring_zero[117]) begin
+            ring[943:936] <= 8'd0;
+        end else if (ring_we[117]) begin
+            ring[943:936] <= in_data[943:936];
+        end
+        if (ring_zero[118]) begin
+            ring[951:944] <= 8'd0;
+        end else if (ring_we[118]) begin
+            ring[951:944] <= in_data[951:944];
+        end
+        if (ring_zero[119]) begin
+            ring[959:952] <= 8'd0;
+        end else if (ring_we[119]) begin
+            ring[959:952] <= in_data[959:952];
+        end
+        if (ring_zero[120]) begin
+            ring[967:960] <= 8'd0;
+        end else if (ring_we[120]) begin
+            ring[967:960] <= in_data[967:960];
+        end
+        if (ring_zero[121]) begin
+            ring[975:968] <= 8'd0;
+        end else if (ring_we[121]) begin
+            ring[975:968] <= in_data[975:968];
+        end
+        if (ring_zero[122]) begin
+            ring[983:976] <= 8'd0;
+        end else if (ring_we[122]) begin
+            ring[983:976] <= in_data[983:976];
+        end
+        if (ring_zero[123]) begin
+            ring[991:984] <= 8'd0;
+        end else if (ring_we[123]) begin
+            ring[991:984] <= in_data[991:984];
+        end
+        if (ring_zero[124]) begin
+            ring[999:992] <= 8'd0;
+        end else if (ring_we[124]) begin
+            ring[999:992] <= in_data[999:992];
+        end
+        if (ring_zero[125]) begin
+            ring[1007:1000] <= 8'd0;
+        end else if (ring_we[125]) begin
+            ring[1007:1000] <= in_data[1007:1000];
+        end
+        if (ring_zero[126]) begin
+            ring[1015:1008] <= 8'd0;
+        end else if (ring_we[126]) begin
+            ring[1015:1008] <= in_data[1015:1008];
+        end
+        if (ring_zero[127]) begin
+            ring[1023:1016] <= 8'd0;
+        end else if (ring_we[127]) begin
+            ring[1023:1016] <= in_data[1023:1016];
+        end
+        if (ring_zero[128]) begin
+            ring[1031:1024] <= 8'd0;
+        end else if (ring_we[128]) begin
+            ring[1031:1024] <= in_data[7:0];
+        end
+        if (ring_zero[129]) begin
+            ring[1039:1032] <= 8'd0;
+        end else if (ring_we[129]) begin
+            ring[1039:1032] <= in_data[15:8];
+        end
+        if (ring_zero[130]) begin
+            ring[1047:1040] <= 8'd0;
+        end else if (ring_we[130]) begin
+            ring[1047:1040] <= in_data[23:16];
+        end
+        if (ring_zero[131]) begin
+            ring[1055:1048] <= 8'd0;
+        end else if (ring_we[131]) begin
+            ring[1055:1048] <= in_data[31:24];
+        end
+        if (ring_zero[132]) begin
+            ring[1063:1056] <= 8'd0;
+        end else if (ring_we[132]) begin
+            ring[1063:1056] <= in_data[39:32];
+        end
+        if (ring_zero[133]) begin
+            ring[1071:1064] <= 8'd0;
+        end else if (ring_we[133]) begin
+            ring[1071:1064] <= in_data[47:40];
+        end
+        if (ring_zero[134]) begin
+            ring[1079:1072] <= 8'd0;
+        end else if (ring_we[134]) begin
+            ring[1079:1072] <= in_data[55:48];
+        end
+        if (ring_zero[135]) begin
+            ring[1087:1080] <= 8'd0;
+        end else if (ring_we[135]) begin
+            ring[1087:1080] <= in_data[63:56];
+        end
+        if (ring_zero[136]) begin
+            ring[1095:1088] <= 8'd0;
+        end else if (ring_we[136]) begin
+            ring[1095:1088] <= in_data[71:64];
+        end
+        if (ring_zero[137]) begin
+            ring[1103:1096] <= 8'd0;
+        end else if (ring_we[137]) begin
+            ring[1103:1096] <= in_data[79:72];
+        end
+        if (ring_zero[138]) begin
+            ring[1111:1104] <= 8'd0;
+        end else if (ring_we[138]) begin
+            ring[1111:1104] <= in_data[87:80];
+        end
+        if (ring_zero[139]) begin
+            ring[1119:1112] <= 8'd0;
+        end else if (ring_we[139]) begin
+            ring[1119:1112] <= in_data[95:88];
+        end
+        if (ring_zero[140]) begin
+            ring[1127:1120] <= 8'd0;
+        end else if (ring_we[140]) begin
+            ring[1127:1120] <= in_data[103:96];
+        end
+        if (ring_zero[141]) begin
+            ring[1135:1128] <= 8'd0;
+        end else if (ring_we[141]) begin
+            ring[1135:1128] <= in_data[111:104];
+        end
+        if (ring_zero[142]) begin
+            ring[1143:1136] <= 8'd0;
+        end else if (ring_we[142]) begin
+            ring[1143:1136] <= in_data[119:112];
+        end
+        if (ring_zero[143]) begin
+            ring[1151:1144] <= 8'd0;
+        end else if (ring_we[143]) begin
+            ring[1151:1144] <= in_data[127:120];
+        end
+        if (ring_zero[144]) begin
+            ring[1159:1152] <= 8'd0;
+        end else if (ring_we[144]) begin
+            ring[1159:1152] <= in_data[135:128];
+        end
+        if (ring_zero[145]) begin
+            ring[1167:1160] <= 8'd0;
+        end else if (ring_we[145]) begin
+            ring[1167:1160] <= in_data[143:136];
+        end
+        if (ring_zero[146]) begin
+            ring[1175:1168] <= 8'd0;
+        end else if (ring_we[146]) begin
+            ring[1175:1168] <= in_data[151:144];
+        end
+        if (ring_zero[147]) begin
+            ring[1183:1176] <= 8'd0;
+        end else if (ring_we[147]) begin
+            ring[1183:1176] <= in_data[159:152];
+        end
+        if (ring_zero[148]) begin
+            ring[1191:1184] <= 8'd0;
+        end else if (ring_we[148]) begin
+            ring[1191:1184] <= in_data[167:160];
+        end
+        if (ring_zero[149]) begin
+            ring[1199:1192] <= 8'd0;
+        end else if (ring_we[149]) begin
+            ring[1199:1192] <= in_data[175:168];
+        end
+        if (ring_zero[150]) begin
+            ring[1207:1200] <= 8'd0;
+        end else if (ring_we[150]) begin
+            ring[1207:1200] <= in_data[183:176];
+        end
+        if (ring_zero[151]) begin
+            ring[1215:1208] <= 8'd0;
+        end else if (ring_we[151]) begin
+            ring[1215:1208] <= in_data[191:184];
+        end
+        if (ring_zero[152]) begin
+            ring[1223:1216] <= 8'd0;
+        end else if (ring_we[152]) begin
+            ring[1223:1216] <= in_data[199:192];
+        end
+        if (ring_zero[153]) begin
+            ring[1231:1224] <= 8'd0;
+        end else if (ring_we[153]) begin
+            ring[1231:1224] <= in_data[207:200];
+        end
+        if (ring_zero[154]) begin
+            ring[1239:1232] <= 8'd0;
+        end else if (ring_we[154]) begin
+            ring[1239:1232] <= in_data[215:208];
+        end
+        if (ring_zero[155]) begin
+            ring[1247:1240] <= 8'd0;
+        end else if (ring_we[155]) begin
+            ring[1247:1240] <= in_data[223:216];
+        end
+        if (ring_zero[156]) begin
+            ring[1255:1248] <= 8'd0;
+        end else if (ring_we[156]) begin
+            ring[1255:1248] <= in_data[231:224];
+        end
+        if (ring_zero[157]) begin
+            ring[1263:1256] <= 8'd0;
+        end else if (ring_we[157]) begin
+            ring[1263:1256] <= in_data[239:232];
+        end
+        if (ring_zero[158]) begin
+            ring[1271:1264] <= 8'd0;
+        end else if (ring_we[158]) begin
+            ring[1271:1264] <= in_data[247:240];
+        end
+        if (ring_zero[159]) begin
+            ring[1279:1272] <= 8'd0;
+        end else if (ring_we[159]) begin
+            ring[1279:1272] <= in_data[255:248];
+        end
+        if (ring_zero[160]) begin
+            ring[1287:1280] <= 8'd0;
+        end else if (ring_we[160]) begin
+            ring[1287:1280] <= in_data[263:256];
+        end
+        if (ring_zero[161]) begin
+            ring[1295:1288] <= 8'd0;
+        end else if (ring_we[161]) begin
+            ring[1295:1288] <= in_data[271:264];
+        end
+        if (ring_zero[162]) begin
+            ring[1303:1296] <= 8'd0;
+        end else if (ring_we[162]) begin
+            ring[1303:1296] <= in_data[279:272];
+        end
+        if (ring_zero[163]) begin
+            ring[1311:1304] <= 8'd0;
+        end else if (ring_we[163]) begin
+            ring[1311:1304] <= in_data[287:280];
+        end
+        if (ring_zero[164]) begin
+            ring[1319:1312] <= 8'd0;
+        end else if (ring_we[164]) begin
+            ring[1319:1312] <= in_data[295:288];
+        end
+        if (ring_zero[165]) begin
+            ring[1327:1320] <= 8'd0;
+        end else if (ring_we[165]) begin
+            ring[1327:1320] <= in_data[303:296];
+        end
+        if (ring_zero[166]) begin
+            ring[1335:1328] <= 8'd0;
+        end else if (ring_we[166]) begin
+            ring[1335:1328] <= in_data[311:304];
+        end
+        if (ring_zero[167]) begin
+            ring[1343:1336] <= 8'd0;
+        end else if (ring_we[167]) begin
+            ring[1343:1336] <= in_data[319:312];
+        end
+        if (ring_zero[168]) begin
+            ring[1351:1344] <= 8'd0;
+        end else if (ring_we[168]) begin
+            ring[1351:1344] <= in_data[327:320];
+        end
+        if (ring_zero[169]) begin
+            ring[1359:1352] <= 8'd0;
+        end else if (ring_we[169]) begin
+            ring[1359:1352] <= in_data[335:328];
+        end
+        if (ring_zero[170]) begin
+            ring[1367:1360] <= 8'd0;
+        end else if (ring_we[170]) begin
+            ring[1367:1360] <= in_data[343:336];
+        end
+        if (ring_zero[171]) begin
+            ring[1375:1368] <= 8'd0;
+        end else if (ring_we[171]) begin
+            ring[1375:1368] <= in_data[351:344];
+        end
+        if (ring_zero[172]) begin
+            ring[1383:1376] <= 8'd0;
+        end else if (ring_we[172]) begin
+            ring[1383:1376] <= in_data[359:352];
+        end
+        if (ring_zero[173]) begin
+            ring[1391:1384] <= 8'd0;
+        end else if (ring_we[173]) begin
+            ring[1391:1384] <= in_data[367:360];
+        end
+        if (ring_zero[174]) begin
+            ring[1399:1392] <= 8'd0;
+        end else if (ring_we[174]) begin
+            ring[1399:1392] <= in_data[375:368];
+        end
+        if (ring_zero[175]) begin
+            ring[1407:1400] <= 8'd0;
+        end else if (ring_we[175]) begin
+            ring[1407:1400] <= in_data[383:376];
+        end
+        if (ring_zero[176]) begin
+            ring[1415:1408] <= 8'd0;
+        end else if (ring_we[176]) begin
+            ring[1415:1408] <= in_data[391:384];
+        end
+        if (ring_zero[177]) begin
+            ring[1423:1416] <= 8'd0;
+        end else if (ring_we[177]) begin
+            ring[1423:1416] <= in_data[399:392];
+        end
+        if (ring_zero[178]) begin
+            ring[1431:1424] <= 8'd0;
+        end else if (ring_we[178]) begin
+            ring[1431:1424] <= in_data[407:400];
+        end
+        if (ring_zero[179]) begin
+            ring[1439:1432] <= 8'd0;
+        end else if (ring_we[179]) begin
+            ring[1439:1432] <= in_data[415:408];
+        end
+        if (ring_zero[180]) begin
+            ring[1447:1440] <= 8'd0;
+        end else if (ring_we[180]) begin
+            ring[1447:1440] <= in_data[423:416];
+        end
+        if (ring_zero[181]) begin
+            ring[1455:1448] <= 8'd0;
+        end else if (ring_we[181]) begin
+            ring[1455:1448] <= in_data[431:424];
+        end
+        if (ring_zero[182]) begin
+            ring[1463:1456] <= 8'd0;
+        end else if (ring_we[182]) begin
+            ring[1463:1456] <= in_data[439:432];
+        end
+        if (ring_zero[183]) begin
+            ring[1471:1464] <= 8'd0;
+        end else if (ring_we[183]) begin
+            ring[1471:1464] <= in_data[447:440];
+        end
+        if (ring_zero[184]) begin
+            ring[1479:1472] <= 8'd0;
+        end else if (ring_we[184]) begin
+            ring[1479:1472] <= in_data[455:448];
+        end
+        if (ring_zero[185]) begin
+            ring[1487:1480] <= 8'd0;
+        end else if (ring_we[185]) begin
+            ring[1487:1480] <= in_data[463:456];
+        end
+        if (ring_zero[186]) begin
+            ring[1495:1488] <= 8'd0;
+        end else if (ring_we[186]) begin
+            ring[1495:1488] <= in_data[471:464];
+        end
+        if (ring_zero[187]) begin
+            ring[1503:1496] <= 8'd0;
+        end else if (ring_we[187]) begin
+            ring[1503:1496] <= in_data[479:472];
+        end
+        if (ring_zero[188]) begin
+            ring[1511:1504] <= 8'd0;
+        end else if (ring_we[188]) begin
+            ring[1511:1504] <= in_data[487:480];
+        end
+        if (ring_zero[189]) begin
+            ring[1519:1512] <= 8'd0;
+        end else if (ring_we[189]) begin
+            ring[1519:1512] <= in_data[495:488];
+        end
+        if (ring_zero[190]) begin
+            ring[1527:1520] <= 8'd0;
+        end else if (ring_we[190]) begin
+            ring[1527:1520] <= in_data[503:496];
+        end
+        if (ring_zero[191]) begin
+            ring[1535:1528] <= 8'd0;
+        end else if (ring_we[191]) begin
+            ring[1535:1528] <= in_data[511:504];
+        end
+        if (ring_zero[192]) begin
+            ring[1543:1536] <= 8'd0;
+        end else if (ring_we[192]) begin
+            ring[1543:1536] <= in_data[519:512];
+        end
+        if (ring_zero[193]) begin
+            ring[1551:1544] <= 8'd0;
+        end else if (ring_we[193]) begin
+            ring[1551:1544] <= in_data[527:520];
+        end
+        if (ring_zero[194]) begin
+            ring[1559:1552] <= 8'd0;
+        end else if (ring_we[194]) begin
+            ring[1559:1552] <= in_data[535:528];
+        end
+        if (ring_zero[195]) begin
+            ring[1567:1560] <= 8'd0;
+        end else if (ring_we[195]) begin
+            ring[1567:1560] <= in_data[543:536];
+        end
+        if (ring_zero[196]) begin
+            ring[1575:1568] <= 8'd0;
+        end else if (ring_we[196]) begin
+            ring[1575:1568] <= in_data[551:544];
+        end
+        if (ring_zero[197]) begin
+            ring[1583:1576] <= 8'd0;
+        end else if (ring_we[197]) begin
+            ring[1583:1576] <= in_data[559:552];
+        end
+        if (ring_zero[198]) begin
+            ring[1591:1584] <= 8'd0;
+        end else if (ring_we[198]) begin
+            ring[1591:1584] <= in_data[567:560];
+        end
+        if (ring_zero[199]) begin
+            ring[1599:1592] <= 8'd0;
+        end else if (ring_we[199]) begin
+            ring[1599:1592] <= in_data[575:568];
+        end
+        if (ring_zero[200]) begin
+            ring[1607:1600] <= 8'd0;
+        end else if (ring_we[200]) begin
+            ring[1607:1600] <= in_data[583:576];
+        end
+        if (ring_zero[201]) begin
+            ring[1615:1608] <= 8'd0;
+        end else if (ring_we[201]) begin
+            ring[1615:1608] <= in_data[591:584];
+        end
+        if (ring_zero[202]) begin
+            ring[1623:1616] <= 8'd0;
+        end else if (ring_we[202]) begin
+            ring[1623:1616] <= in_data[599:592];
+        end
+        if (ring_zero[203]) begin
+            ring[1631:1624] <= 8'd0;
+        end else if (ring_we[203]) begin
+            ring[1631:1624] <= in_data[607:600];
+        end
+        if (ring_zero[204]) begin
+            ring[1639:1632] <= 8'd0;
+        end else if (ring_we[204]) begin
+            ring[1639:1632] <= in_data[615:608];
+        end
+        if (ring_zero[205]) begin
+            ring[1647:1640] <= 8'd0;
+        end else if (ring_we[205]) begin
+            ring[1647:1640] <= in_data[623:616];
+        end
+        if (ring_zero[206]) begin
+            ring[1655:1648] <= 8'd0;
+        end else if (ring_we[206]) begin
+            ring[1655:1648] <= in_data[631:624];
+        end
+        if (ring_zero[207]) begin
+            ring[1663:1656] <= 8'd0;
+        end else if (ring_we[207]) begin
+            ring[1663:1656] <= in_data[639:632];
+        end
+        if (ring_zero[208]) begin
+            ring[1671:1664] <= 8'd0;
+        end else if (ring_we[208]) begin
+            ring[1671:1664] <= in_data[647:640];
+        end
+        if (ring_zero[209]) begin
+            ring[1679:1672] <= 8'd0;
+        end else if (ring_we[209]) begin
+            ring[1679:1672] <= in_data[655:648];
+        end
+        if (ring_zero[210]) begin
+            ring[1687:1680] <= 8'd0;
+        end else if (ring_we[210]) begin
+            ring[1687:1680] <= in_data[663:656];
+        end
+        if (ring_zero[211]) begin
+            ring[1695:1688] <= 8'd0;
+        end else if (ring_we[211]) begin
+            ring[1695:1688] <= in_data[671:664];
+        end
+        if (ring_zero[212]) begin
+            ring[1703:1696] <= 8'd0;
+        end else if (ring_we[212]) begin
+            ring[1703:1696] <= in_data[679:672];
+        end
+        if (ring_zero[213]) begin
+            ring[1711:1704] <= 8'd0;
+        end else if (ring_we[213]) begin
+            ring[1711:1704] <= in_data[687:680];
+        end
+        if (ring_zero[214]) begin
+            ring[1719:1712] <= 8'd0;
+        end else if (ring_we[214]) begin
+            ring[1719:1712] <= in_data[695:688];
+        end
+        if (ring_zero[215]) begin
+            ring[1727:1720] <= 8'd0;
+        end else if (ring_we[215]) begin
+            ring[1727:1720] <= in_data[703:696];
+        end
+        if (ring_zero[216]) begin
+            ring[1735:1728] <= 8'd0;
+        end else if (ring_we[216]) begin
+            ring[1735:1728] <= in_data[711:704];
+        end
+        if (ring_zero[217]) begin
+            ring[1743:1736] <= 8'd0;
+        end else if (ring_we[217]) begin
+            ring[1743:1736] <= in_data[719:712];
+        end
+        if (ring_zero[218]) begin
+            ring[1751:1744] <= 8'd0;
+        end else if (ring_we[218]) begin
+            ring[1751:1744] <= in_data[727:720];
+        end
+        if (ring_zero[219]) begin
+            ring[1759:1752] <= 8'd0;
+        end else if (ring_we[219]) begin
+            ring[1759:1752] <= in_data[735:728];
+        end
+        if (ring_zero[220]) begin
+            ring[1767:1760] <= 8'd0;
+        end else if (ring_we[220]) begin
+            ring[1767:1760] <= in_data[743:736];
+        end
+        if (ring_zero[221]) begin
+            ring[1775:1768] <= 8'd0;
+        end else if (ring_we[221]) begin
+            ring[1775:1768] <= in_data[751:744];
+        end
+        if (ring_zero[222]) begin
+            ring[1783:1776] <= 8'd0;
+        end else if (ring_we[222]) begin
+            ring[1783:1776] <= in_data[759:752];
+        end
+        if (ring_zero[223]) begin
+            ring[1791:1784] <= 8'd0;
+        end else if (ring_we[223]) begin
+            ring[1791:1784] <= in_data[767:760];
+        end
+        if (ring_zero[224]) begin
+            ring[1799:1792] <= 8'd0;
+        end else if (ring_we[224]) begin
+            ring[1799:1792] <= in_data[775:768];
+        end
+        if (ring_zero[225]) begin
+            ring[1807:1800] <= 8'd0;
+        end else if (ring_we[225]) begin
+            ring[1807:1800] <= in_data[783:776];
+        end
+        if (ring_zero[226]) begin
+            ring[1815:1808] <= 8'd0;
+        end else if (ring_we[226]) begin
+            ring[1815:1808] <= in_data[791:784];
+        end
+        if (ring_zero[227]) begin
+            ring[1823:1816] <= 8'd0;
+        end else if (ring_we[227]) begin
+            ring[1823:1816] <= in_data[799:792];
+        end
+        if (ring_zero[228]) begin
+            ring[1831:1824] <= 8'd0;
+        end else if (ring_we[228]) begin
+            ring[1831:1824] <= in_data[807:800];
+        end
+        if (ring_zero[229]) begin
+            ring[1839:1832] <= 8'd0;
+        end else if (ring_we[229]) begin
+            ring[1839:1832] <= in_data[815:808];
+        end
+        if (ring_zero[230]) begin
+            ring[1847:1840] <= 8'd0;
+        end else if (ring_we[230]) begin
+            ring[1847:1840] <= in_data[823:816];
+        end
+        if (ring_zero[231]) begin
+            ring[1855:1848] <= 8'd0;
+        end else if (ring_we[231]) begin
+            ring[1855:1848] <= in_data[831:824];
+        end
+        if (ring_zero[232]) begin
+            ring[1863:1856] <= 8'd0;
+        end else if (ring_we[232]) begin
+            ring[1863:1856] <= in_data[839:832];
+        end
+        if (ring_zero[233]) begin
+            ring[1871:1864] <= 8'd0;
+        end else if (ring_we[233]) begin
+            ring[1871:1864] <= in_data[847:840];
+        end
+        if (ring_zero[234]) begin
+            ring[1879:1872] <= 8'd0;
+        end else if (ring_we[234]) begin
+            ring[1879:1872] <= in_data[855:848];
+        end
+        if (ring_zero[235]) begin
+            ring[1887:1880] <= 8'd0;
+        end else if (ring_we[235]) begin
+            ring[1887:1880] <= in_data[863:856];
+        end
+        if (ring_zero[236]) begin
+            ring[1895:1888] <= 8'd0;
+        end else if (ring_we[236]) begin
+            ring[1895:1888] <= in_data[871:864];
+        end
+        if (ring_zero[237]) begin
+            ring[1903:1896] <= 8'd0;
+        end else if (ring_we[237]) begin
+            ring[1903:1896] <= in_data[879:872];
+        end
+        if (ring_zero[238]) begin
+            ring[1911:1904] <= 8'd0;
+        end else if (ring_we[238]) begin
+            ring[1911:1904] <= in_data[887:880];
+        end
+        if (ring_zero[239]) begin
+            ring[1919:1912] <= 8'd0;
+        end else if (ring_we[239]) begin
+            ring[1919:1912] <= in_data[895:888];
+        end
+        if (ring_zero[240]) begin
+            ring[1927:1920] <= 8'd0;
+        end else if (ring_we[240]) begin
+            ring[1927:1920] <= in_data[903:896];
+        end
+        if (ring_zero[241]) begin
+            ring[1935:1928] <= 8'd0;
+        end else if (ring_we[241]) begin
+            ring[1935:1928] <= in_data[911:904];
+        end
+        if (ring_zero[242]) begin
+            ring[1943:1936] <= 8'd0;
+        end else if (ring_we[242]) begin
+            ring[1943:1936] <= in_data[919:912];
+        end
+        if (ring_zero[243]) begin
+            ring[1951:1944] <= 8'd0;
+        end else if (ring_we[243]) begin
+            ring[1951:1944] <= in_data[927:920];
+        end
+        if (ring_zero[244]) begin
+            ring[1959:1952] <= 8'd0;
+        end else if (ring_we[244]) begin
+            ring[1959:1952] <= in_data[935:928];
+        end
+        if (ring_zero[245]) begin
+            ring[1967:1960] <= 8'd0;
+        end else if (ring_we[245]) begin
+            ring[1967:1960] <= in_data[943:936];
+        end
+        if (ring_zero[246]) begin
+            ring[1975:1968] <= 8'd0;
+        end else if (ring_we[246]) begin
+            ring[1975:1968] <= in_data[951:944];
+        end
+        if (ring_zero[247]) begin
+            ring[1983:1976] <= 8'd0;
+        end else if (ring_we[247]) begin
+            ring[1983:1976] <= in_data[959:952];
+        end
+        if (ring_zero[248]) begin
+            ring[1991:1984] <= 8'd0;
+        end else if (ring_we[248]) begin
+            ring[1991:1984] <= in_data[967:960];
+        end
+        if (ring_zero[249]) begin
+            ring[1999:1992] <= 8'd0;
+        end else if (ring_we[249]) begin
+            ring[1999:1992] <= in_data[975:968];
+        end
+        if (ring_zero[250]) begin
+            ring[2007:2000] <= 8'd0;
+        end else if (ring_we[250]) begin
+            ring[2007:2000] <= in_data[983:976];
+        end
+        if (ring_zero[251]) begin
+            ring[2015:2008] <= 8'd0;
+        end else if (ring_we[251]) begin
+            ring[2015:2008] <= in_data[991:984];
+        end
+        if (ring_zero[252]) begin
+            ring[2023:2016] <= 8'd0;
+        end else if (ring_we[252]) begin
+            ring[2023:2016] <= in_data[999:992];
+        end
+        if (ring_zero[253]) begin
+            ring[2031:2024] <= 8'd0;
+        end else if (ring_we[253]) begin
+            ring[2031:2024] <= in_data[1007:1000];
+        end
+        if (ring_zero[254]) begin
+            ring[2039:2032] <= 8'd0;
+        end else if (ring_we[254]) begin
+            ring[2039:2032] <= in_data[1015:1008];
+        end
+        if (ring_zero[255]) begin
+            ring[2047:2040] <= 8'd0;
+        end else if (ring_we[255]) begin
+            ring[2047:2040] <= in_data[1023:1016];
+        end
+        if (ring_zero[256]) begin
+            ring[2055:2048] <= 8'd0;
+        end else if (ring_we[256]) begin
+            ring[2055:2048] <= in_data[7:0];
+        end
+        if (ring_zero[257]) begin
+            ring[2063:2056] <= 8'd0;
+        end else if (ring_we[257]) begin
+            ring[2063:2056] <= in_data[15:8];
+        end
+        if (ring_zero[258]) begin
+            ring[2071:2064] <= 8'd0;
+        end else if (ring_we[258]) begin
+            ring[2071:2064] <= in_data[23:16];
+        end
+        if (ring_zero[259]) begin
+            ring[2079:2072] <= 8'd0;
+        end else if (ring_we[259]) begin
+            ring[2079:2072] <= in_data[31:24];
+        end
+        if (ring_zero[260]) begin
+            ring[2087:2080] <= 8'd0;
+        end else if (ring_we[260]) begin
+            ring[2087:2080] <= in_data[39:32];
+        end
+        if (ring_zero[261]) begin
+            ring[2095:2088] <= 8'd0;
+        end else if (ring_we[261]) begin
+            ring[2095:2088] <= in_data[47:40];
+        end
+        if (ring_zero[262]) begin
+            ring[2103:2096] <= 8'd0;
+        end else if (ring_we[262]) begin
+            ring[2103:2096] <= in_data[55:48];
+        end
+        if (ring_zero[263]) begin
+            ring[2111:2104] <= 8'd0;
+        end else if (ring_we[263]) begin
+            ring[2111:2104] <= in_data[63:56];
+        end
+        if (ring_zero[264]) begin
+            ring[2119:2112] <= 8'd0;
+        end else if (ring_we[264]) begin
+            ring[2119:2112] <= in_data[71:64];
+        end
+        if (ring_zero[265]) begin
+            ring[2127:2120] <= 8'd0;
+        end else if (ring_we[265]) begin
+            ring[2127:2120] <= in_data[79:72];
+        end
+        if (ring_zero[266]) begin
+            ring[2135:2128] <= 8'd0;
+        end else if (ring_we[266]) begin
+            ring[2135:2128] <= in_data[87:80];
+        end
+        if (ring_zero[267]) begin
+            ring[2143:2136] <= 8'd0;
+        end else if (ring_we[267]) begin
+            ring[2143:2136] <= in_data[95:88];
+        end
+        if (ring_zero[268]) begin
+            ring[2151:2144] <= 8'd0;
+        end else if (ring_we[268]) begin
+            ring[2151:2144] <= in_data[103:96];
+        end
+        if (ring_zero[269]) begin
+            ring[2159:2152] <= 8'd0;
+        end else if (ring_we[269]) begin
+            ring[2159:2152] <= in_data[111:104];
+        end
+        if (ring_zero[270]) begin
+            ring[2167:2160] <= 8'd0;
+        end else if (ring_we[270]) begin
+            ring[2167:2160] <= in_data[119:112];
+        end
+        if (ring_zero[271]) begin
+            ring[2175:2168] <= 8'd0;
+        end else if (ring_we[271]) begin
+            ring[2175:2168] <= in_data[127:120];
+        end
+        if (ring_zero[272]) begin
+            ring[2183:2176] <= 8'd0;
+        end else if (ring_we[272]) begin
+            ring[2183:2176] <= in_data[135:128];
+        end
+        if (ring_zero[273]) begin
+            ring[2191:2184] <= 8'd0;
+        end else if (ring_we[273]) begin
+            ring[2191:2184] <= in_data[143:136];
+        end
+        if (ring_zero[274]) begin
+            ring[2199:2192] <= 8'd0;
+        end else if (ring_we[274]) begin
+            ring[2199:2192] <= in_data[151:144];
+        end
+        if (ring_zero[275]) begin
+            ring[2207:2200] <= 8'd0;
+        end else if (ring_we[275]) begin
+            ring[2207:2200] <= in_data[159:152];
+        end
+        if (ring_zero[276]) begin
+            ring[2215:2208] <= 8'd0;
+        end else if (ring_we[276]) begin
+            ring[2215:2208] <= in_data[167:160];
+        end
+        if (ring_zero[277]) begin
+            ring[2223:2216] <= 8'd0;
+        end else if (ring_we[277]) begin
+            ring[2223:2216] <= in_data[175:168];
+        end
+        if (ring_zero[278]) begin
+            ring[2231:2224] <= 8'd0;
+        end else if (ring_we[278]) begin
+            ring[2231:2224] <= in_data[183:176];
+        end
+        if (ring_zero[279]) begin
+            ring[2239:2232] <= 8'd0;
+        end else if (ring_we[279]) begin
+            ring[2239:2232] <= in_data[191:184];
+        end
+        if (ring_zero[280]) begin
+            ring[2247:2240] <= 8'd0;
+        end else if (ring_we[280]) begin
+            ring[2247:2240] <= in_data[199:192];
+        end
+        if (ring_zero[281]) begin
+            ring[2255:2248] <= 8'd0;
+        end else if (ring_we[281]) begin
+            ring[2255:2248] <= in_data[207:200];
+        end
+        if (ring_zero[282]) begin
+            ring[2263:2256] <= 8'd0;
+        end else if (ring_we[282]) begin
+            ring[2263:2256] <= in_data[215:208];
+        end
+        if (ring_zero[283]) begin
+            ring[2271:2264] <= 8'd0;
+        end else if (ring_we[283]) begin
+            ring[2271:2264] <= in_data[223:216];
+        end
+        if (ring_zero[284]) begin
+            ring[2279:2272] <= 8'd0;
+        end else if (ring_we[284]) begin
+            ring[2279:2272] <= in_data[231:224];
+        end
+        if (ring_zero[285]) begin
+            ring[2287:2280] <= 8'd0;
+        end else if (ring_we[285]) begin
+            ring[2287:2280] <= in_data[239:232];
+        end
+        if (ring_zero[286]) begin
+            ring[2295:2288] <= 8'd0;
+        end else if (ring_we[286]) begin
+            ring[2295:2288] <= in_data[247:240];
+        end
+        if (ring_zero[287]) begin
+            ring[2303:2296] <= 8'd0;
+        end else if (ring_we[287]) begin
+            ring[2303:2296] <= in_data[255:248];
+        end
+        if (ring_zero[288]) begin
+            ring[2311:2304] <= 8'd0;
+        end else if (ring_we[288]) begin
+            ring[2311:2304] <= in_data[263:256];
+        end
+        if (ring_zero[289]) begin
+            ring[2319:2312] <= 8'd0;
+        end else if (ring_we[289]) begin
+            ring[2319:2312] <= in_data[271:264];
+        end
+        if (ring_zero[290]) begin
+            ring[2327:2320] <= 8'd0;
+        end else if (ring_we[290]) begin
+            ring[2327:2320] <= in_data[279:272];
+        end
+        if (ring_zero[291]) begin
+            ring[2335:2328] <= 8'd0;
+        end else if (ring_we[291]) begin
+            ring[2335:2328] <= in_data[287:280];
+        end
+        if (ring_zero[292]) begin
+            ring[2343:2336] <= 8'd0;
+        end else if (ring_we[292]) begin
+            ring[2343:2336] <= in_data[295:288];
+        end
+        if (ring_zero[293]) begin
+            ring[2351:2344] <= 8'd0;
+        end else if (ring_we[293]) begin
+            ring[2351:2344] <= in_data[303:296];
+        end
+        if (ring_zero[294]) begin
+            ring[2359:2352] <= 8'd0;
+        end else if (ring_we[294]) begin
+            ring[2359:2352] <= in_data[311:304];
+        end
+        if (ring_zero[295]) begin
+            ring[2367:2360] <= 8'd0;
+        end else if (ring_we[295]) begin
+            ring[2367:2360] <= in_data[319:312];
+        end
+        if (ring_zero[296]) begin
+            ring[2375:2368] <= 8'd0;
+        end else if (ring_we[296]) begin
+            ring[2375:2368] <= in_data[327:320];
+        end
+        if (ring_zero[297]) begin
+            ring[2383:2376] <= 8'd0;
+        end else if (ring_we[297]) begin
+            ring[2383:2376] <= in_data[335:328];
+        end
+        if (ring_zero[298]) begin
+            ring[2391:2384] <= 8'd0;
+        end else if (ring_we[298]) begin
+            ring[2391:2384] <= in_data[343:336];
+        end
+        if (ring_zero[299]) begin
+            ring[2399:2392] <= 8'd0;
+        end else if (ring_we[299]) begin
+            ring[2399:2392] <= in_data[351:344];
+        end
+        if (ring_zero[300]) begin
+            ring[2407:2400] <= 8'd0;
+        end else if (ring_we[300]) begin
+            ring[2407:2400] <= in_data[359:352];
+        end
+        if (ring_zero[301]) begin
+            ring[2415:2408] <= 8'd0;
+        end else if (ring_we[301]) begin
+            ring[2415:2408] <= in_data[367:360];
+        end
+        if (ring_zero[302]) begin
+            ring[2423:2416] <= 8'd0;
+        end else if (ring_we[302]) begin
+            ring[2423:2416] <= in_data[375:368];
+        end
+        if (ring_zero[303]) begin
+            ring[2431:2424] <= 8'd0;
+        end else if (ring_we[303]) begin
+            ring[2431:2424] <= in_data[383:376];
+        end
+        if (ring_zero[304]) begin
+            ring[2439:2432] <= 8'd0;
+        end else if (ring_we[304]) begin
+            ring[2439:2432] <= in_data[391:384];
+        end
+        if (ring_zero[305]) begin
+            ring[2447:2440] <= 8'd0;
+        end else if (ring_we[305]) begin
+            ring[2447:2440] <= in_data[399:392];
+        end
+        if (ring_zero[306]) begin
+            ring[2455:2448] <= 8'd0;
+        end else if (ring_we[306]) begin
+            ring[2455:2448] <= in_data[407:400];
+        end
+        if (ring_zero[307]) begin
+            ring[2463:2456] <= 8'd0;
+        end else if (ring_we[307]) begin
+            ring[2463:2456] <= in_data[415:408];
+        end
+        if (ring_zero[308]) begin
+            ring[2471:2464] <= 8'd0;
+        end else if (ring_we[308]) begin
+            ring[2471:2464] <= in_data[423:416];
+        end
+        if (ring_zero[309]) begin
+            ring[2479:2472] <= 8'd0;
+        end else if (ring_we[309]) begin
+            ring[2479:2472] <= in_data[431:424];
+        end
+        if (ring_zero[310]) begin
+            ring[2487:2480] <= 8'd0;
+        end else if (ring_we[310]) begin
+            ring[2487:2480] <= in_data[439:432];
+        end
+        if (ring_zero[311]) begin
+            ring[2495:2488] <= 8'd0;
+        end else if (ring_we[311]) begin
+            ring[2495:2488] <= in_data[447:440];
+        end
+        if (ring_zero[312]) begin
+            ring[2503:2496] <= 8'd0;
+        end else if (ring_we[312]) begin
+            ring[2503:2496] <= in_data[455:448];
+        end
+        if (ring_zero[313]) begin
+            ring[2511:2504] <= 8'd0;
+        end else if (ring_we[313]) begin
+            ring[2511:2504] <= in_data[463:456];
+        end
+        if (ring_zero[314]) begin
+            ring[2519:2512] <= 8'd0;
+        end else if (ring_we[314]) begin
+            ring[2519:2512] <= in_data[471:464];
+        end
+        if (ring_zero[315]) begin
+            ring[2527:2520] <= 8'd0;
+        end else if (ring_we[315]) begin
+            ring[2527:2520] <= in_data[479:472];
+        end
+        if (ring_zero[316]) begin
+            ring[2535:2528] <= 8'd0;
+        end else if (ring_we[316]) begin
+            ring[2535:2528] <= in_data[487:480];
+        end
+        if (ring_zero[317]) begin
+            ring[2543:2536] <= 8'd0;
+        end else if (ring_we[317]) begin
+            ring[2543:2536] <= in_data[495:488];
+        end
+        if (ring_zero[318]) begin
+            ring[2551:2544] <= 8'd0;
+        end else if (ring_we[318]) begin
+            ring[2551:2544] <= in_data[503:496];
+        end
+        if (ring_zero[319]) begin
+            ring[2559:2552] <= 8'd0;
+        end else if (ring_we[319]) begin
+            ring[2559:2552] <= in_data[511:504];
+        end
+        if (ring_zero[320]) begin
+            ring[2567:2560] <= 8'd0;
+        end else if (ring_we[320]) begin
+            ring[2567:2560] <= in_data[519:512];
+        end
+        if (ring_zero[321]) begin
+            ring[2575:2568] <= 8'd0;
+        end else if (ring_we[321]) begin
+            ring[2575:2568] <= in_data[527:520];
+        end
+        if (ring_zero[322]) begin
+            ring[2583:2576] <= 8'd0;
+        end else if (ring_we[322]) begin
+            ring[2583:2576] <= in_data[535:528];
+        end
+        if (ring_zero[323]) begin
+            ring[2591:2584] <= 8'd0;
+        end else if (ring_we[323]) begin
+            ring[2591:2584] <= in_data[543:536];
+        end
+        if (ring_zero[324]) begin
+            ring[2599:2592] <= 8'd0;
+        end else if (ring_we[324]) begin
+            ring[2599:2592] <= in_data[551:544];
+        end
+        if (ring_zero[325]) begin
+            ring[2607:2600] <= 8'd0;
+        end else if (ring_we[325]) begin
+            ring[2607:2600] <= in_data[559:552];
+        end
+        if (ring_zero[326]) begin
+            ring[2615:2608] <= 8'd0;
+        end else if (ring_we[326]) begin
+            ring[2615:2608] <= in_data[567:560];
+        end
+        if (ring_zero[327]) begin
+            ring[2623:2616] <= 8'd0;
+        end else if (ring_we[327]) begin
+            ring[2623:2616] <= in_data[575:568];
+        end
+        if (ring_zero[328]) begin
+            ring[2631:2624] <= 8'd0;
+        end else if (ring_we[328]) begin
+            ring[2631:2624] <= in_data[583:576];
+        end
+        if (ring_zero[329]) begin
+            ring[2639:2632] <= 8'd0;
+        end else if (ring_we[329]) begin
+            ring[2639:2632] <= in_data[591:584];
+        end
+        if (ring_zero[330]) begin
+            ring[2647:2640] <= 8'd0;
+        end else if (ring_we[330]) begin
+            ring[2647:2640] <= in_data[599:592];
+        end
+        if (ring_zero[331]) begin
+            ring[2655:2648] <= 8'd0;
+        end else if (ring_we[331]) begin
+            ring[2655:2648] <= in_data[607:600];
+        end
+        if (ring_zero[332]) begin
+            ring[2663:2656] <= 8'd0;
+        end else if (ring_we[332]) begin
+            ring[2663:2656] <= in_data[615:608];
+        end
+        if (ring_zero[333]) begin
+            ring[2671:2664] <= 8'd0;
+        end else if (ring_we[333]) begin
+            ring[2671:2664] <= in_data[623:616];
+        end
+        if (ring_zero[334]) begin
+            ring[2679:2672] <= 8'd0;
+        end else if (ring_we[334]) begin
+            ring[2679:2672] <= in_data[631:624];
+        end
+        if (ring_zero[335]) begin
+            ring[2687:2680] <= 8'd0;
+        end else if (ring_we[335]) begin
+            ring[2687:2680] <= in_data[639:632];
+        end
+        if (ring_zero[336]) begin
+            ring[2695:2688] <= 8'd0;
+        end else if (ring_we[336]) begin
+            ring[2695:2688] <= in_data[647:640];
+        end
+        if (ring_zero[337]) begin
+            ring[2703:2696] <= 8'd0;
+        end else if (ring_we[337]) begin
+            ring[2703:2696] <= in_data[655:648];
+        end
+        if (ring_zero[338]) begin
+            ring[2711:2704] <= 8'd0;
+        end else if (ring_we[338]) begin
+            ring[2711:2704] <= in_data[663:656];
+        end
+        if (ring_zero[339]) begin
+            ring[2719:2712] <= 8'd0;
+        end else if (ring_we[339]) begin
+            ring[2719:2712] <= in_data[671:664];
+        end
+        if (ring_zero[340]) begin
+            ring[2727:2720] <= 8'd0;
+        end else if (ring_we[340]) begin
+            ring[2727:2720] <= in_data[679:672];
+        end
+        if (ring_zero[341]) begin
+            ring[2735:2728] <= 8'd0;
+        end else if (ring_we[341]) begin
+            ring[2735:2728] <= in_data[687:680];
+        end
+        if (ring_zero[342]) begin
+            ring[2743:2736] <= 8'd0;
+        end else if (ring_we[342]) begin
+            ring[2743:2736] <= in_data[695:688];
+        end
+        if (ring_zero[343]) begin
+            ring[2751:2744] <= 8'd0;
+        end else if (ring_we[343]) begin
+            ring[2751:2744] <= in_data[703:696];
+        end
+        if (ring_zero[344]) begin
+            ring[2759:2752] <= 8'd0;
+        end else if (ring_we[344]) begin
+            ring[2759:2752] <= in_data[711:704];
+        end
+        if (ring_zero[345]) begin
+            ring[2767:2760] <= 8'd0;
+        end else if (ring_we[345]) begin
+            ring[2767:2760] <= in_data[719:712];
+        end
+        if (ring_zero[346]) begin
+            ring[2775:2768] <= 8'd0;
+        end else if (ring_we[346]) begin
+            ring[2775:2768] <= in_data[727:720];
+        end
+        if (ring_zero[347]) begin
+            ring[2783:2776] <= 8'd0;
+        end else if (ring_we[347]) begin
+            ring[2783:2776] <= in_data[735:728];
+        end
+        if (ring_zero[348]) begin
+            ring[2791:2784] <= 8'd0;
+        end else if (ring_we[348]) begin
+            ring[2791:2784] <= in_data[743:736];
+        end
+        if (ring_zero[349]) begin
+            ring[2799:2792] <= 8'd0;
+        end else if (ring_we[349]) begin
+            ring[2799:2792] <= in_data[751:744];
+        end
+        if (ring_zero[350]) begin
+            ring[2807:2800] <= 8'd0;
+        end else if (ring_we[350]) begin
+            ring[2807:2800] <= in_data[759:752];
+        end
+        if (ring_zero[351]) begin
+            ring[2815:2808] <= 8'd0;
+        end else if (ring_we[351]) begin
+            ring[2815:2808] <= in_data[767:760];
+        end
+        if (ring_zero[352]) begin
+            ring[2823:2816] <= 8'd0;
+        end else if (ring_we[352]) begin
+            ring[2823:2816] <= in_data[775:768];
+        end
+        if (ring_zero[353]) begin
+            ring[2831:2824] <= 8'd0;
+        end else if (ring_we[353]) begin
+            ring[2831:2824] <= in_data[783:776];
+        end
+        if (ring_zero[354]) begin
+            ring[2839:2832] <= 8'd0;
+        end else if (ring_we[354]) begin
+            ring[2839:2832] <= in_data[791:784];
+        end
+        if (ring_zero[355]) begin
+            ring[2847:2840] <= 8'd0;
+        end else if (ring_we[355]) begin
+            ring[2847:2840] <= in_data[799:792];
+        end
+        if (ring_zero[356]) begin
+            ring[2855:2848] <= 8'd0;
+        end else if (ring_we[356]) begin
+            ring[2855:2848] <= in_data[807:800];
+        end
+        if (ring_zero[357]) begin
+            ring[2863:2856] <= 8'd0;
+        end else if (ring_we[357]) begin
+            ring[2863:2856] <= in_data[815:808];
+        end
+        if (ring_zero[358]) begin
+            ring[2871:2864] <= 8'd0;
+        end else if (ring_we[358]) begin
+            ring[2871:2864] <= in_data[823:816];
+        end
+        if (ring_zero[359]) begin
+            ring[2879:2872] <= 8'd0;
+        end else if (ring_we[359]) begin
+            ring[2879:2872] <= in_data[831:824];
+        end
+        if (ring_zero[360]) begin
+            ring[2887:2880] <= 8'd0;
+        end else if (ring_we[360]) begin
+            ring[2887:2880] <= in_data[839:832];
+        end
+        if (ring_zero[361]) begin
+            ring[2895:2888] <= 8'd0;
+        end else if (ring_we[361]) begin
+            ring[2895:2888] <= in_data[847:840];
+        end
+        if (ring_zero[362]) begin
+            ring[2903:2896] <= 8'd0;
+        end else if (ring_we[362]) begin
+            ring[2903:2896] <= in_data[855:848];
+        end
+        if (ring_zero[363]) begin
+            ring[2911:2904] <= 8'd0;
+        end else if (ring_we[363]) begin
+            ring[2911:2904] <= in_data[863:856];
+        end
+        if (ring_zero[364]) begin
+            ring[2919:2912] <= 8'd0;
+        end else if (ring_we[364]) begin
+            ring[2919:2912] <= in_data[871:864];
+        end
+        if (ring_zero[365]) begin
+            ring[2927:2920] <= 8'd0;
+        end else if (ring_we[365]) begin
+            ring[2927:2920] <= in_data[879:872];
+        end
+        if (ring_zero[366]) begin
+            ring[2935:2928] <= 8'd0;
+        end else if (ring_we[366]) begin
+            ring[2935:2928] <= in_data[887:880];
+        end
+        if (ring_zero[367]) begin
+            ring[2943:2936] <= 8'd0;
+        end else if (ring_we[367]) begin
+            ring[2943:2936] <= in_data[895:888];
+        end
+        if (ring_zero[368]) begin
+            ring[2951:2944] <= 8'd0;
+        end else if (ring_we[368]) begin
+            ring[2951:2944] <= in_data[903:896];
+        end
+        if (ring_zero[369]) begin
+            ring[2959:2952] <= 8'd0;
+        end else if (ring_we[369]) begin
+            ring[2959:2952] <= in_data[911:904];
+        end
+        if (ring_zero[370]) begin
+            ring[2967:2960] <= 8'd0;
+        end else if (ring_we[370]) begin
+            ring[2967:2960] <= in_data[919:912];
+        end
+        if (ring_zero[371]) begin
+            ring[2975:2968] <= 8'd0;
+        end else if (ring_we[371]) begin
+            ring[2975:2968] <= in_data[927:920];
+        end
+        if (ring_zero[372]) begin
+            ring[2983:2976] <= 8'd0;
+        end else if (ring_we[372]) begin
+            ring[2983:2976] <= in_data[935:928];
+        end
+        if (ring_zero[373]) begin
+            ring[2991:2984] <= 8'd0;
+        end else if (ring_we[373]) begin
+            ring[2991:2984] <= in_data[943:936];
+        end
+        if (ring_zero[374]) begin
+            ring[2999:2992] <= 8'd0;
+        end else if (ring_we[374]) begin
+            ring[2999:2992] <= in_data[951:944];
+        end
+        if (ring_zero[375]) begin
+            ring[3007:3000] <= 8'd0;
+        end else if (ring_we[375]) begin
+            ring[3007:3000] <= in_data[959:952];
+        end
+        if (ring_zero[376]) begin
+            ring[3015:3008] <= 8'd0;
+        end else if (ring_we[376]) begin
+            ring[3015:3008] <= in_data[967:960];
+        end
+        if (ring_zero[377]) begin
+            ring[3023:3016] <= 8'd0;
+        end else if (ring_we[377]) begin
+            ring[3023:3016] <= in_data[975:968];
+        end
+        if (ring_zero[378]) begin
+            ring[3031:3024] <= 8'd0;
+        end else if (ring_we[378]) begin
+            ring[3031:3024] <= in_data[983:976];
+        end
+        if (ring_zero[379]) begin
+            ring[3039:3032] <= 8'd0;
+        end else if (ring_we[379]) begin
+            ring[3039:3032] <= in_data[991:984];
+        end
+        if (ring_zero[380]) begin
+            ring[3047:3040] <= 8'd0;
+        end else if (ring_we[380]) begin
+            ring[3047:3040] <= in_data[999:992];
+        end
+        if (ring_zero[381]) begin
+            ring[3055:3048] <= 8'd0;
+        end else if (ring_we[381]) begin
+            ring[3055:3048] <= in_data[1007:1000];
+        end
+        if (ring_zero[382]) begin
+            ring[3063:3056] <= 8'd0;
+        end else if (ring_we[382]) begin
+            ring[3063:3056] <= in_data[1015:1008];
+        end
+        if (ring_zero[383]) begin
+            ring[3071:3064] <= 8'd0;
+        end else if (ring_we[383]) begin
+            ring[3071:3064] <= in_data[1023:1016];
         end
     end
 

@@ -8,7 +8,8 @@
 // Latency: 1 cycle(s)
 //
 // AXI4-Stream width converter (RX: lane groups to user beats): packs 30-byte beats into
-// 32-byte beats, each packet starting at byte 0 of an output beat, through a 62-byte buffer.
+// 32-byte beats, each packet starting at byte 0 of an output beat, through a 120-byte ring (at
+// most 62 bytes held).
 //
 // Parameters (rifl):
 //   frame_bits = 256
@@ -27,10 +28,13 @@
 //
 // Notes:
 //   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and
-//   base + I <= C, so in_ready looks at out_ready. At the edge an output transfer drops the
-//   bottom O bytes (all with out_last: a flush), then an input transfer places its kept bytes
-//   at the new fill level base. The next packet enters in the cycle the previous one's last
-//   beat leaves: the receive side loses at most one input slot per packet.
+//   base + I <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases
+//   (clears) its O ring bytes (with out_last: a flush, both positions back to 0), then an
+//   input transfer writes its kept bytes at wr_pos. The next packet enters in the cycle the
+//   previous one's last beat leaves: the receive side loses at most one input slot per packet.
+//   Ring of 120 bytes: writes at multiples of 30 bytes (4 positions, each ring byte fed by 1
+//   input byte(s)), reads at multiples of 8 bytes (15 positions, rotator stages [(2, 2, 4),
+//   (0, 2, 4)] (digit low bit, bits, ways)).
 // =============================================================================
 `default_nettype none
 
@@ -49,9 +53,15 @@ module rtlgen_rifl_rxgear (
     output wire         out_last   // last beat of a packet
 );
     localparam [5:0] OUT_BYTES = 6'd32; // bytes of an output beat
-    localparam [5:0] IN_ROOM = 6'd32;   // an input beat fits while base <= this (62-byte buffer - 30-byte input beat)
+    localparam [5:0] IN_ROOM = 6'd32;   // an input beat fits while base <= this (62 bytes held at most - 30-byte input beat)
+    localparam [1:0] WR_STEP = 2'd1;    // write position step per input beat, in 30-byte units
+    localparam [1:0] WR_LAST = 2'd3;    // last write position (120-byte ring in 30-byte units)
+    localparam [3:0] RD_STEP = 4'd4;    // read position step per output beat, in 8-byte units
+    localparam [3:0] RD_LAST = 4'd14;   // last read position (120-byte ring in 8-byte units)
 
-    reg [495:0] buf_q; // 62 bytes: the packet's bytes at the bottom, zero above fill
+    reg [959:0] ring; // 120 bytes: the packet's held bytes from ring byte rd_pos*8 on, zero elsewhere
+    reg [1:0] wr_pos; // where the next input beat goes, in 30-byte units (0 at a packet's start)
+    reg [3:0] rd_pos; // where the output beat starts, in 8-byte units (0 at a packet's start)
     reg [5:0] fill; // bytes held
     reg eop; // the packet's last beat is in
     wire [4:0] in_count; // ones of the thermometer code in_keep
@@ -60,20 +70,10 @@ module rtlgen_rifl_rxgear (
     assign in_count[2] = ^(in_keep & 30'h08888888);
     assign in_count[3] = ^(in_keep & 30'h00808080);
     assign in_count[4] = ^(in_keep & 30'h00008000);
-    wire [239:0] in_masked; // in_data with the bytes not kept zeroed
-    assign in_masked = in_data
-        & {
-            {8{in_keep[29]}}, {8{in_keep[28]}}, {8{in_keep[27]}}, {8{in_keep[26]}}, {8{in_keep[25]}}, {8{in_keep[24]}}, {8{in_keep[23]}},
-            {8{in_keep[22]}}, {8{in_keep[21]}}, {8{in_keep[20]}}, {8{in_keep[19]}}, {8{in_keep[18]}}, {8{in_keep[17]}}, {8{in_keep[16]}},
-            {8{in_keep[15]}}, {8{in_keep[14]}}, {8{in_keep[13]}}, {8{in_keep[12]}}, {8{in_keep[11]}}, {8{in_keep[10]}}, {8{in_keep[9]}},
-            {8{in_keep[8]}}, {8{in_keep[7]}}, {8{in_keep[6]}}, {8{in_keep[5]}}, {8{in_keep[4]}}, {8{in_keep[3]}}, {8{in_keep[2]}}, {8{in_keep[1]}},
-            {8{in_keep[0]}}
-        };
 
-    // Output: the bottom beat; last when the packet ends within it.
+    // Output: the held bytes from rd_pos on; last when the packet ends within the beat.
     assign out_valid = (fill >= OUT_BYTES) | eop;
     assign out_last = eop & (fill <= OUT_BYTES);
-    assign out_data = buf_q[255:0];
     assign out_keep[0] = 6'd0 < fill;
     assign out_keep[1] = 6'd1 < fill;
     assign out_keep[2] = 6'd2 < fill;
@@ -106,48 +106,749 @@ module rtlgen_rifl_rxgear (
     assign out_keep[29] = 6'd29 < fill;
     assign out_keep[30] = 6'd30 < fill;
     assign out_keep[31] = 6'd31 < fill;
+    wire [447:0] rot0; // ring bytes from rd_pos[3:2]*32 on
+    assign rot0 = (rd_pos[3:2] == 2'd0)
+        ? ring[447:0]
+        : ((rd_pos[3:2] == 2'd1) ? ring[703:256] : ((rd_pos[3:2] == 2'd2) ? ring[959:512] : {ring[255:0], ring[959:768]}));
+    assign out_data = (rd_pos[1:0] == 2'd0)
+        ? rot0[255:0]
+        : ((rd_pos[1:0] == 2'd1) ? rot0[319:64] : ((rd_pos[1:0] == 2'd2) ? rot0[383:128] : rot0[447:192]));
     wire do_out;
     assign do_out = out_valid & out_ready;
     wire do_in;
     assign do_in = in_valid & in_ready;
     wire flush; // the packet's last beat leaves
     assign flush = do_out & out_last;
-    wire [495:0] kept; // buffer after the output transfer
-    assign kept = flush ? 496'd0 : (do_out ? {{256{1'd0}}, buf_q[495:256]} : buf_q);
-    wire [5:0] base; // fill level after the output transfer: where the input bytes go
+    wire [5:0] base; // fill level after the output transfer
     assign base = flush ? 6'd0 : (do_out ? (fill - OUT_BYTES) : fill);
     assign in_ready = ((~eop) | flush) & (base <= IN_ROOM);
+    wire [1:0] wr_at; // write position of this cycle's input (a new packet starts at 0)
+    assign wr_at = flush ? 2'd0 : wr_pos;
 
-    // Place the input bytes at byte offset base (a multiple of 2 when used): a logarithmic shifter over base[5:1].
-    wire [495:0] sh0;
-    assign sh0 = {{256{1'd0}}, in_masked};
-    wire [495:0] sh2;
-    assign sh2 = base[1] ? {sh0[479:0], {16{1'd0}}} : sh0;
-    wire [495:0] sh3;
-    assign sh3 = base[2] ? {sh2[463:0], {32{1'd0}}} : sh2;
-    wire [495:0] sh4;
-    assign sh4 = base[3] ? {sh3[431:0], {64{1'd0}}} : sh3;
-    wire [495:0] sh5;
-    assign sh5 = base[4] ? {sh4[367:0], {128{1'd0}}} : sh4;
-    wire [495:0] sh6;
-    assign sh6 = base[5] ? {sh5[239:0], {256{1'd0}}} : sh5;
-    wire [495:0] buf_next;
-    assign buf_next = do_in ? (kept | sh6) : kept;
+    // Ring writes: ring byte j takes input byte (j - wr_at*30) mod 120 when that is below 30; cleared when it leaves in an output beat or is written but not kept.
+    wire [3:0] wr_sel; // this cycle's input beat goes to write position v
+    assign wr_sel = {do_in & (wr_at == 2'd3), do_in & (wr_at == 2'd2), do_in & (wr_at == 2'd1), do_in & (wr_at == 2'd0)};
+    wire [14:0] rd_clear; // 8-byte unit v leaves in this cycle's output beat
+    assign rd_clear = {
+        do_out & ((rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11)),
+        do_out & ((rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10)),
+        do_out & ((rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9)),
+        do_out & ((rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8)),
+        do_out & ((rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7)),
+        do_out & ((rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6)),
+        do_out & ((rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5)),
+        do_out & ((rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4)),
+        do_out & ((rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3)),
+        do_out & ((rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2)),
+        do_out & ((rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1)),
+        do_out & ((rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0)),
+        do_out & ((rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd14)),
+        do_out & ((rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd14) | (rd_pos == 4'd13)),
+        do_out & ((rd_pos == 4'd0) | (rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12))
+    };
+    wire [119:0] ring_we; // this cycle's input beat covers ring byte j (its write position)
+    assign ring_we = {
+        wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3],
+        wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3],
+        wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
+        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
+        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
+        wr_sel[0], wr_sel[0], wr_sel[0]
+    };
+    wire [119:0] ring_clr; // ring byte j is cleared: it leaves in the output beat and is not written, or the input beat covers it but does not keep it
+    assign ring_clr = {
+        (rd_clear[14] & (~ring_we[119])) | (wr_sel[3] & (~in_keep[29])), (rd_clear[14] & (~ring_we[118])) | (wr_sel[3] & (~in_keep[28])),
+        (rd_clear[14] & (~ring_we[117])) | (wr_sel[3] & (~in_keep[27])), (rd_clear[14] & (~ring_we[116])) | (wr_sel[3] & (~in_keep[26])),
+        (rd_clear[14] & (~ring_we[115])) | (wr_sel[3] & (~in_keep[25])), (rd_clear[14] & (~ring_we[114])) | (wr_sel[3] & (~in_keep[24])),
+        (rd_clear[14] & (~ring_we[113])) | (wr_sel[3] & (~in_keep[23])), (rd_clear[14] & (~ring_we[112])) | (wr_sel[3] & (~in_keep[22])),
+        (rd_clear[13] & (~ring_we[111])) | (wr_sel[3] & (~in_keep[21])), (rd_clear[13] & (~ring_we[110])) | (wr_sel[3] & (~in_keep[20])),
+        (rd_clear[13] & (~ring_we[109])) | (wr_sel[3] & (~in_keep[19])), (rd_clear[13] & (~ring_we[108])) | (wr_sel[3] & (~in_keep[18])),
+        (rd_clear[13] & (~ring_we[107])) | (wr_sel[3] & (~in_keep[17])), (rd_clear[13] & (~ring_we[106])) | (wr_sel[3] & (~in_keep[16])),
+        (rd_clear[13] & (~ring_we[105])) | (wr_sel[3] & (~in_keep[15])), (rd_clear[13] & (~ring_we[104])) | (wr_sel[3] & (~in_keep[14])),
+        (rd_clear[12] & (~ring_we[103])) | (wr_sel[3] & (~in_keep[13])), (rd_clear[12] & (~ring_we[102])) | (wr_sel[3] & (~in_keep[12])),
+        (rd_clear[12] & (~ring_we[101])) | (wr_sel[3] & (~in_keep[11])), (rd_clear[12] & (~ring_we[100])) | (wr_sel[3] & (~in_keep[10])),
+        (rd_clear[12] & (~ring_we[99])) | (wr_sel[3] & (~in_keep[9])), (rd_clear[12] & (~ring_we[98])) | (wr_sel[3] & (~in_keep[8])),
+        (rd_clear[12] & (~ring_we[97])) | (wr_sel[3] & (~in_keep[7])), (rd_clear[12] & (~ring_we[96])) | (wr_sel[3] & (~in_keep[6])),
+        (rd_clear[11] & (~ring_we[95])) | (wr_sel[3] & (~in_keep[5])), (rd_clear[11] & (~ring_we[94])) | (wr_sel[3] & (~in_keep[4])),
+        (rd_clear[11] & (~ring_we[93])) | (wr_sel[3] & (~in_keep[3])), (rd_clear[11] & (~ring_we[92])) | (wr_sel[3] & (~in_keep[2])),
+        (rd_clear[11] & (~ring_we[91])) | (wr_sel[3] & (~in_keep[1])), (rd_clear[11] & (~ring_we[90])) | (wr_sel[3] & (~in_keep[0])),
+        (rd_clear[11] & (~ring_we[89])) | (wr_sel[2] & (~in_keep[29])), (rd_clear[11] & (~ring_we[88])) | (wr_sel[2] & (~in_keep[28])),
+        (rd_clear[10] & (~ring_we[87])) | (wr_sel[2] & (~in_keep[27])), (rd_clear[10] & (~ring_we[86])) | (wr_sel[2] & (~in_keep[26])),
+        (rd_clear[10] & (~ring_we[85])) | (wr_sel[2] & (~in_keep[25])), (rd_clear[10] & (~ring_we[84])) | (wr_sel[2] & (~in_keep[24])),
+        (rd_clear[10] & (~ring_we[83])) | (wr_sel[2] & (~in_keep[23])), (rd_clear[10] & (~ring_we[82])) | (wr_sel[2] & (~in_keep[22])),
+        (rd_clear[10] & (~ring_we[81])) | (wr_sel[2] & (~in_keep[21])), (rd_clear[10] & (~ring_we[80])) | (wr_sel[2] & (~in_keep[20])),
+        (rd_clear[9] & (~ring_we[79])) | (wr_sel[2] & (~in_keep[19])), (rd_clear[9] & (~ring_we[78])) | (wr_sel[2] & (~in_keep[18])),
+        (rd_clear[9] & (~ring_we[77])) | (wr_sel[2] & (~in_keep[17])), (rd_clear[9] & (~ring_we[76])) | (wr_sel[2] & (~in_keep[16])),
+        (rd_clear[9] & (~ring_we[75])) | (wr_sel[2] & (~in_keep[15])), (rd_clear[9] & (~ring_we[74])) | (wr_sel[2] & (~in_keep[14])),
+        (rd_clear[9] & (~ring_we[73])) | (wr_sel[2] & (~in_keep[13])), (rd_clear[9] & (~ring_we[72])) | (wr_sel[2] & (~in_keep[12])),
+        (rd_clear[8] & (~ring_we[71])) | (wr_sel[2] & (~in_keep[11])), (rd_clear[8] & (~ring_we[70])) | (wr_sel[2] & (~in_keep[10])),
+        (rd_clear[8] & (~ring_we[69])) | (wr_sel[2] & (~in_keep[9])), (rd_clear[8] & (~ring_we[68])) | (wr_sel[2] & (~in_keep[8])),
+        (rd_clear[8] & (~ring_we[67])) | (wr_sel[2] & (~in_keep[7])), (rd_clear[8] & (~ring_we[66])) | (wr_sel[2] & (~in_keep[6])),
+        (rd_clear[8] & (~ring_we[65])) | (wr_sel[2] & (~in_keep[5])), (rd_clear[8] & (~ring_we[64])) | (wr_sel[2] & (~in_keep[4])),
+        (rd_clear[7] & (~ring_we[63])) | (wr_sel[2] & (~in_keep[3])), (rd_clear[7] & (~ring_we[62])) | (wr_sel[2] & (~in_keep[2])),
+        (rd_clear[7] & (~ring_we[61])) | (wr_sel[2] & (~in_keep[1])), (rd_clear[7] & (~ring_we[60])) | (wr_sel[2] & (~in_keep[0])),
+        (rd_clear[7] & (~ring_we[59])) | (wr_sel[1] & (~in_keep[29])), (rd_clear[7] & (~ring_we[58])) | (wr_sel[1] & (~in_keep[28])),
+        (rd_clear[7] & (~ring_we[57])) | (wr_sel[1] & (~in_keep[27])), (rd_clear[7] & (~ring_we[56])) | (wr_sel[1] & (~in_keep[26])),
+        (rd_clear[6] & (~ring_we[55])) | (wr_sel[1] & (~in_keep[25])), (rd_clear[6] & (~ring_we[54])) | (wr_sel[1] & (~in_keep[24])),
+        (rd_clear[6] & (~ring_we[53])) | (wr_sel[1] & (~in_keep[23])), (rd_clear[6] & (~ring_we[52])) | (wr_sel[1] & (~in_keep[22])),
+        (rd_clear[6] & (~ring_we[51])) | (wr_sel[1] & (~in_keep[21])), (rd_clear[6] & (~ring_we[50])) | (wr_sel[1] & (~in_keep[20])),
+        (rd_clear[6] & (~ring_we[49])) | (wr_sel[1] & (~in_keep[19])), (rd_clear[6] & (~ring_we[48])) | (wr_sel[1] & (~in_keep[18])),
+        (rd_clear[5] & (~ring_we[47])) | (wr_sel[1] & (~in_keep[17])), (rd_clear[5] & (~ring_we[46])) | (wr_sel[1] & (~in_keep[16])),
+        (rd_clear[5] & (~ring_we[45])) | (wr_sel[1] & (~in_keep[15])), (rd_clear[5] & (~ring_we[44])) | (wr_sel[1] & (~in_keep[14])),
+        (rd_clear[5] & (~ring_we[43])) | (wr_sel[1] & (~in_keep[13])), (rd_clear[5] & (~ring_we[42])) | (wr_sel[1] & (~in_keep[12])),
+        (rd_clear[5] & (~ring_we[41])) | (wr_sel[1] & (~in_keep[11])), (rd_clear[5] & (~ring_we[40])) | (wr_sel[1] & (~in_keep[10])),
+        (rd_clear[4] & (~ring_we[39])) | (wr_sel[1] & (~in_keep[9])), (rd_clear[4] & (~ring_we[38])) | (wr_sel[1] & (~in_keep[8])),
+        (rd_clear[4] & (~ring_we[37])) | (wr_sel[1] & (~in_keep[7])), (rd_clear[4] & (~ring_we[36])) | (wr_sel[1] & (~in_keep[6])),
+        (rd_clear[4] & (~ring_we[35])) | (wr_sel[1] & (~in_keep[5])), (rd_clear[4] & (~ring_we[34])) | (wr_sel[1] & (~in_keep[4])),
+        (rd_clear[4] & (~ring_we[33])) | (wr_sel[1] & (~in_keep[3])), (rd_clear[4] & (~ring_we[32])) | (wr_sel[1] & (~in_keep[2])),
+        (rd_clear[3] & (~ring_we[31])) | (wr_sel[1] & (~in_keep[1])), (rd_clear[3] & (~ring_we[30])) | (wr_sel[1] & (~in_keep[0])),
+        (rd_clear[3] & (~ring_we[29])) | (wr_sel[0] & (~in_keep[29])), (rd_clear[3] & (~ring_we[28])) | (wr_sel[0] & (~in_keep[28])),
+        (rd_clear[3] & (~ring_we[27])) | (wr_sel[0] & (~in_keep[27])), (rd_clear[3] & (~ring_we[26])) | (wr_sel[0] & (~in_keep[26])),
+        (rd_clear[3] & (~ring_we[25])) | (wr_sel[0] & (~in_keep[25])), (rd_clear[3] & (~ring_we[24])) | (wr_sel[0] & (~in_keep[24])),
+        (rd_clear[2] & (~ring_we[23])) | (wr_sel[0] & (~in_keep[23])), (rd_clear[2] & (~ring_we[22])) | (wr_sel[0] & (~in_keep[22])),
+        (rd_clear[2] & (~ring_we[21])) | (wr_sel[0] & (~in_keep[21])), (rd_clear[2] & (~ring_we[20])) | (wr_sel[0] & (~in_keep[20])),
+        (rd_clear[2] & (~ring_we[19])) | (wr_sel[0] & (~in_keep[19])), (rd_clear[2] & (~ring_we[18])) | (wr_sel[0] & (~in_keep[18])),
+        (rd_clear[2] & (~ring_we[17])) | (wr_sel[0] & (~in_keep[17])), (rd_clear[2] & (~ring_we[16])) | (wr_sel[0] & (~in_keep[16])),
+        (rd_clear[1] & (~ring_we[15])) | (wr_sel[0] & (~in_keep[15])), (rd_clear[1] & (~ring_we[14])) | (wr_sel[0] & (~in_keep[14])),
+        (rd_clear[1] & (~ring_we[13])) | (wr_sel[0] & (~in_keep[13])), (rd_clear[1] & (~ring_we[12])) | (wr_sel[0] & (~in_keep[12])),
+        (rd_clear[1] & (~ring_we[11])) | (wr_sel[0] & (~in_keep[11])), (rd_clear[1] & (~ring_we[10])) | (wr_sel[0] & (~in_keep[10])),
+        (rd_clear[1] & (~ring_we[9])) | (wr_sel[0] & (~in_keep[9])), (rd_clear[1] & (~ring_we[8])) | (wr_sel[0] & (~in_keep[8])),
+        (rd_clear[0] & (~ring_we[7])) | (wr_sel[0] & (~in_keep[7])), (rd_clear[0] & (~ring_we[6])) | (wr_sel[0] & (~in_keep[6])),
+        (rd_clear[0] & (~ring_we[5])) | (wr_sel[0] & (~in_keep[5])), (rd_clear[0] & (~ring_we[4])) | (wr_sel[0] & (~in_keep[4])),
+        (rd_clear[0] & (~ring_we[3])) | (wr_sel[0] & (~in_keep[3])), (rd_clear[0] & (~ring_we[2])) | (wr_sel[0] & (~in_keep[2])),
+        (rd_clear[0] & (~ring_we[1])) | (wr_sel[0] & (~in_keep[1])), (rd_clear[0] & (~ring_we[0])) | (wr_sel[0] & (~in_keep[0]))
+    };
+    wire [119:0] ring_zero; // ring byte j is zeroed: cleared and not written, or reset
+    assign ring_zero = {120{rst}} | ring_clr;
     wire [5:0] fill_next;
     assign fill_next = do_in ? (base + {{1{1'd0}}, in_count}) : base;
+    wire [1:0] wr_next;
+    assign wr_next = do_in ? ((wr_at <= (WR_LAST - WR_STEP)) ? (wr_at + WR_STEP) : (wr_at - ((WR_LAST + 2'd1) - WR_STEP))) : wr_at;
+    wire [3:0] rd_step;
+    assign rd_step = (rd_pos <= (RD_LAST - RD_STEP)) ? (rd_pos + RD_STEP) : (rd_pos - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next;
+    assign rd_next = flush ? 4'd0 : (do_out ? rd_step : rd_pos);
     always @(posedge clk) begin
         if (rst) begin
-            buf_q <= 496'd0;
             fill <= 6'd0;
             eop <= 1'd0;
+            wr_pos <= 2'd0;
+            rd_pos <= 4'd0;
         end else begin
-            buf_q <= buf_next;
             fill <= fill_next;
+            wr_pos <= wr_next;
+            rd_pos <= rd_next;
             if (do_in) begin
                 eop <= in_last;
             end else if (flush) begin
                 eop <= 1'd0;
             end
+        end
+    end
+    always @(posedge clk) begin
+        if (ring_zero[0]) begin
+            ring[7:0] <= 8'd0;
+        end else if (ring_we[0]) begin
+            ring[7:0] <= in_data[7:0];
+        end
+        if (ring_zero[1]) begin
+            ring[15:8] <= 8'd0;
+        end else if (ring_we[1]) begin
+            ring[15:8] <= in_data[15:8];
+        end
+        if (ring_zero[2]) begin
+            ring[23:16] <= 8'd0;
+        end else if (ring_we[2]) begin
+            ring[23:16] <= in_data[23:16];
+        end
+        if (ring_zero[3]) begin
+            ring[31:24] <= 8'd0;
+        end else if (ring_we[3]) begin
+            ring[31:24] <= in_data[31:24];
+        end
+        if (ring_zero[4]) begin
+            ring[39:32] <= 8'd0;
+        end else if (ring_we[4]) begin
+            ring[39:32] <= in_data[39:32];
+        end
+        if (ring_zero[5]) begin
+            ring[47:40] <= 8'd0;
+        end else if (ring_we[5]) begin
+            ring[47:40] <= in_data[47:40];
+        end
+        if (ring_zero[6]) begin
+            ring[55:48] <= 8'd0;
+        end else if (ring_we[6]) begin
+            ring[55:48] <= in_data[55:48];
+        end
+        if (ring_zero[7]) begin
+            ring[63:56] <= 8'd0;
+        end else if (ring_we[7]) begin
+            ring[63:56] <= in_data[63:56];
+        end
+        if (ring_zero[8]) begin
+            ring[71:64] <= 8'd0;
+        end else if (ring_we[8]) begin
+            ring[71:64] <= in_data[71:64];
+        end
+        if (ring_zero[9]) begin
+            ring[79:72] <= 8'd0;
+        end else if (ring_we[9]) begin
+            ring[79:72] <= in_data[79:72];
+        end
+        if (ring_zero[10]) begin
+            ring[87:80] <= 8'd0;
+        end else if (ring_we[10]) begin
+            ring[87:80] <= in_data[87:80];
+        end
+        if (ring_zero[11]) begin
+            ring[95:88] <= 8'd0;
+        end else if (ring_we[11]) begin
+            ring[95:88] <= in_data[95:88];
+        end
+        if (ring_zero[12]) begin
+            ring[103:96] <= 8'd0;
+        end else if (ring_we[12]) begin
+            ring[103:96] <= in_data[103:96];
+        end
+        if (ring_zero[13]) begin
+            ring[111:104] <= 8'd0;
+        end else if (ring_we[13]) begin
+            ring[111:104] <= in_data[111:104];
+        end
+        if (ring_zero[14]) begin
+            ring[119:112] <= 8'd0;
+        end else if (ring_we[14]) begin
+            ring[119:112] <= in_data[119:112];
+        end
+        if (ring_zero[15]) begin
+            ring[127:120] <= 8'd0;
+        end else if (ring_we[15]) begin
+            ring[127:120] <= in_data[127:120];
+        end
+        if (ring_zero[16]) begin
+            ring[135:128] <= 8'd0;
+        end else if (ring_we[16]) begin
+            ring[135:128] <= in_data[135:128];
+        end
+        if (ring_zero[17]) begin
+            ring[143:136] <= 8'd0;
+        end else if (ring_we[17]) begin
+            ring[143:136] <= in_data[143:136];
+        end
+        if (ring_zero[18]) begin
+            ring[151:144] <= 8'd0;
+        end else if (ring_we[18]) begin
+            ring[151:144] <= in_data[151:144];
+        end
+        if (ring_zero[19]) begin
+            ring[159:152] <= 8'd0;
+        end else if (ring_we[19]) begin
+            ring[159:152] <= in_data[159:152];
+        end
+        if (ring_zero[20]) begin
+            ring[167:160] <= 8'd0;
+        end else if (ring_we[20]) begin
+            ring[167:160] <= in_data[167:160];
+        end
+        if (ring_zero[21]) begin
+            ring[175:168] <= 8'd0;
+        end else if (ring_we[21]) begin
+            ring[175:168] <= in_data[175:168];
+        end
+        if (ring_zero[22]) begin
+            ring[183:176] <= 8'd0;
+        end else if (ring_we[22]) begin
+            ring[183:176] <= in_data[183:176];
+        end
+        if (ring_zero[23]) begin
+            ring[191:184] <= 8'd0;
+        end else if (ring_we[23]) begin
+            ring[191:184] <= in_data[191:184];
+        end
+        if (ring_zero[24]) begin
+            ring[199:192] <= 8'd0;
+        end else if (ring_we[24]) begin
+            ring[199:192] <= in_data[199:192];
+        end
+        if (ring_zero[25]) begin
+            ring[207:200] <= 8'd0;
+        end else if (ring_we[25]) begin
+            ring[207:200] <= in_data[207:200];
+        end
+        if (ring_zero[26]) begin
+            ring[215:208] <= 8'd0;
+        end else if (ring_we[26]) begin
+            ring[215:208] <= in_data[215:208];
+        end
+        if (ring_zero[27]) begin
+            ring[223:216] <= 8'd0;
+        end else if (ring_we[27]) begin
+            ring[223:216] <= in_data[223:216];
+        end
+        if (ring_zero[28]) begin
+            ring[231:224] <= 8'd0;
+        end else if (ring_we[28]) begin
+            ring[231:224] <= in_data[231:224];
+        end
+        if (ring_zero[29]) begin
+            ring[239:232] <= 8'd0;
+        end else if (ring_we[29]) begin
+            ring[239:232] <= in_data[239:232];
+        end
+        if (ring_zero[30]) begin
+            ring[247:240] <= 8'd0;
+        end else if (ring_we[30]) begin
+            ring[247:240] <= in_data[7:0];
+        end
+        if (ring_zero[31]) begin
+            ring[255:248] <= 8'd0;
+        end else if (ring_we[31]) begin
+            ring[255:248] <= in_data[15:8];
+        end
+        if (ring_zero[32]) begin
+            ring[263:256] <= 8'd0;
+        end else if (ring_we[32]) begin
+            ring[263:256] <= in_data[23:16];
+        end
+        if (ring_zero[33]) begin
+            ring[271:264] <= 8'd0;
+        end else if (ring_we[33]) begin
+            ring[271:264] <= in_data[31:24];
+        end
+        if (ring_zero[34]) begin
+            ring[279:272] <= 8'd0;
+        end else if (ring_we[34]) begin
+            ring[279:272] <= in_data[39:32];
+        end
+        if (ring_zero[35]) begin
+            ring[287:280] <= 8'd0;
+        end else if (ring_we[35]) begin
+            ring[287:280] <= in_data[47:40];
+        end
+        if (ring_zero[36]) begin
+            ring[295:288] <= 8'd0;
+        end else if (ring_we[36]) begin
+            ring[295:288] <= in_data[55:48];
+        end
+        if (ring_zero[37]) begin
+            ring[303:296] <= 8'd0;
+        end else if (ring_we[37]) begin
+            ring[303:296] <= in_data[63:56];
+        end
+        if (ring_zero[38]) begin
+            ring[311:304] <= 8'd0;
+        end else if (ring_we[38]) begin
+            ring[311:304] <= in_data[71:64];
+        end
+        if (ring_zero[39]) begin
+            ring[319:312] <= 8'd0;
+        end else if (ring_we[39]) begin
+            ring[319:312] <= in_data[79:72];
+        end
+        if (ring_zero[40]) begin
+            ring[327:320] <= 8'd0;
+        end else if (ring_we[40]) begin
+            ring[327:320] <= in_data[87:80];
+        end
+        if (ring_zero[41]) begin
+            ring[335:328] <= 8'd0;
+        end else if (ring_we[41]) begin
+            ring[335:328] <= in_data[95:88];
+        end
+        if (ring_zero[42]) begin
+            ring[343:336] <= 8'd0;
+        end else if (ring_we[42]) begin
+            ring[343:336] <= in_data[103:96];
+        end
+        if (ring_zero[43]) begin
+            ring[351:344] <= 8'd0;
+        end else if (ring_we[43]) begin
+            ring[351:344] <= in_data[111:104];
+        end
+        if (ring_zero[44]) begin
+            ring[359:352] <= 8'd0;
+        end else if (ring_we[44]) begin
+            ring[359:352] <= in_data[119:112];
+        end
+        if (ring_zero[45]) begin
+            ring[367:360] <= 8'd0;
+        end else if (ring_we[45]) begin
+            ring[367:360] <= in_data[127:120];
+        end
+        if (ring_zero[46]) begin
+            ring[375:368] <= 8'd0;
+        end else if (ring_we[46]) begin
+            ring[375:368] <= in_data[135:128];
+        end
+        if (ring_zero[47]) begin
+            ring[383:376] <= 8'd0;
+        end else if (ring_we[47]) begin
+            ring[383:376] <= in_data[143:136];
+        end
+        if (ring_zero[48]) begin
+            ring[391:384] <= 8'd0;
+        end else if (ring_we[48]) begin
+            ring[391:384] <= in_data[151:144];
+        end
+        if (ring_zero[49]) begin
+            ring[399:392] <= 8'd0;
+        end else if (ring_we[49]) begin
+            ring[399:392] <= in_data[159:152];
+        end
+        if (ring_zero[50]) begin
+            ring[407:400] <= 8'd0;
+        end else if (ring_we[50]) begin
+            ring[407:400] <= in_data[167:160];
+        end
+        if (ring_zero[51]) begin
+            ring[415:408] <= 8'd0;
+        end else if (ring_we[51]) begin
+            ring[415:408] <= in_data[175:168];
+        end
+        if (ring_zero[52]) begin
+            ring[423:416] <= 8'd0;
+        end else if (ring_we[52]) begin
+            ring[423:416] <= in_data[183:176];
+        end
+        if (ring_zero[53]) begin
+            ring[431:424] <= 8'd0;
+        end else if (ring_we[53]) begin
+            ring[431:424] <= in_data[191:184];
+        end
+        if (ring_zero[54]) begin
+            ring[439:432] <= 8'd0;
+        end else if (ring_we[54]) begin
+            ring[439:432] <= in_data[199:192];
+        end
+        if (ring_zero[55]) begin
+            ring[447:440] <= 8'd0;
+        end else if (ring_we[55]) begin
+            ring[447:440] <= in_data[207:200];
+        end
+        if (ring_zero[56]) begin
+            ring[455:448] <= 8'd0;
+        end else if (ring_we[56]) begin
+            ring[455:448] <= in_data[215:208];
+        end
+        if (ring_zero[57]) begin
+            ring[463:456] <= 8'd0;
+        end else if (ring_we[57]) begin
+            ring[463:456] <= in_data[223:216];
+        end
+        if (ring_zero[58]) begin
+            ring[471:464] <= 8'd0;
+        end else if (ring_we[58]) begin
+            ring[471:464] <= in_data[231:224];
+        end
+        if (ring_zero[59]) begin
+            ring[479:472] <= 8'd0;
+        end else if (ring_we[59]) begin
+            ring[479:472] <= in_data[239:232];
+        end
+        if (ring_zero[60]) begin
+            ring[487:480] <= 8'd0;
+        end else if (ring_we[60]) begin
+            ring[487:480] <= in_data[7:0];
+        end
+        if (ring_zero[61]) begin
+            ring[495:488] <= 8'd0;
+        end else if (ring_we[61]) begin
+            ring[495:488] <= in_data[15:8];
+        end
+        if (ring_zero[62]) begin
+            ring[503:496] <= 8'd0;
+        end else if (ring_we[62]) begin
+            ring[503:496] <= in_data[23:16];
+        end
+        if (ring_zero[63]) begin
+            ring[511:504] <= 8'd0;
+        end else if (ring_we[63]) begin
+            ring[511:504] <= in_data[31:24];
+        end
+        if (ring_zero[64]) begin
+            ring[519:512] <= 8'd0;
+        end else if (ring_we[64]) begin
+            ring[519:512] <= in_data[39:32];
+        end
+        if (ring_zero[65]) begin
+            ring[527:520] <= 8'd0;
+        end else if (ring_we[65]) begin
+            ring[527:520] <= in_data[47:40];
+        end
+        if (ring_zero[66]) begin
+            ring[535:528] <= 8'd0;
+        end else if (ring_we[66]) begin
+            ring[535:528] <= in_data[55:48];
+        end
+        if (ring_zero[67]) begin
+            ring[543:536] <= 8'd0;
+        end else if (ring_we[67]) begin
+            ring[543:536] <= in_data[63:56];
+        end
+        if (ring_zero[68]) begin
+            ring[551:544] <= 8'd0;
+        end else if (ring_we[68]) begin
+            ring[551:544] <= in_data[71:64];
+        end
+        if (ring_zero[69]) begin
+            ring[559:552] <= 8'd0;
+        end else if (ring_we[69]) begin
+            ring[559:552] <= in_data[79:72];
+        end
+        if (ring_zero[70]) begin
+            ring[567:560] <= 8'd0;
+        end else if (ring_we[70]) begin
+            ring[567:560] <= in_data[87:80];
+        end
+        if (ring_zero[71]) begin
+            ring[575:568] <= 8'd0;
+        end else if (ring_we[71]) begin
+            ring[575:568] <= in_data[95:88];
+        end
+        if (ring_zero[72]) begin
+            ring[583:576] <= 8'd0;
+        end else if (ring_we[72]) begin
+            ring[583:576] <= in_data[103:96];
+        end
+        if (ring_zero[73]) begin
+            ring[591:584] <= 8'd0;
+        end else if (ring_we[73]) begin
+            ring[591:584] <= in_data[111:104];
+        end
+        if (ring_zero[74]) begin
+            ring[599:592] <= 8'd0;
+        end else if (ring_we[74]) begin
+            ring[599:592] <= in_data[119:112];
+        end
+        if (ring_zero[75]) begin
+            ring[607:600] <= 8'd0;
+        end else if (ring_we[75]) begin
+            ring[607:600] <= in_data[127:120];
+        end
+        if (ring_zero[76]) begin
+            ring[615:608] <= 8'd0;
+        end else if (ring_we[76]) begin
+            ring[615:608] <= in_data[135:128];
+        end
+        if (ring_zero[77]) begin
+            ring[623:616] <= 8'd0;
+        end else if (ring_we[77]) begin
+            ring[623:616] <= in_data[143:136];
+        end
+        if (ring_zero[78]) begin
+            ring[631:624] <= 8'd0;
+        end else if (ring_we[78]) begin
+            ring[631:624] <= in_data[151:144];
+        end
+        if (ring_zero[79]) begin
+            ring[639:632] <= 8'd0;
+        end else if (ring_we[79]) begin
+            ring[639:632] <= in_data[159:152];
+        end
+        if (ring_zero[80]) begin
+            ring[647:640] <= 8'd0;
+        end else if (ring_we[80]) begin
+            ring[647:640] <= in_data[167:160];
+        end
+        if (ring_zero[81]) begin
+            ring[655:648] <= 8'd0;
+        end else if (ring_we[81]) begin
+            ring[655:648] <= in_data[175:168];
+        end
+        if (ring_zero[82]) begin
+            ring[663:656] <= 8'd0;
+        end else if (ring_we[82]) begin
+            ring[663:656] <= in_data[183:176];
+        end
+        if (ring_zero[83]) begin
+            ring[671:664] <= 8'd0;
+        end else if (ring_we[83]) begin
+            ring[671:664] <= in_data[191:184];
+        end
+        if (ring_zero[84]) begin
+            ring[679:672] <= 8'd0;
+        end else if (ring_we[84]) begin
+            ring[679:672] <= in_data[199:192];
+        end
+        if (ring_zero[85]) begin
+            ring[687:680] <= 8'd0;
+        end else if (ring_we[85]) begin
+            ring[687:680] <= in_data[207:200];
+        end
+        if (ring_zero[86]) begin
+            ring[695:688] <= 8'd0;
+        end else if (ring_we[86]) begin
+            ring[695:688] <= in_data[215:208];
+        end
+        if (ring_zero[87]) begin
+            ring[703:696] <= 8'd0;
+        end else if (ring_we[87]) begin
+            ring[703:696] <= in_data[223:216];
+        end
+        if (ring_zero[88]) begin
+            ring[711:704] <= 8'd0;
+        end else if (ring_we[88]) begin
+            ring[711:704] <= in_data[231:224];
+        end
+        if (ring_zero[89]) begin
+            ring[719:712] <= 8'd0;
+        end else if (ring_we[89]) begin
+            ring[719:712] <= in_data[239:232];
+        end
+        if (ring_zero[90]) begin
+            ring[727:720] <= 8'd0;
+        end else if (ring_we[90]) begin
+            ring[727:720] <= in_data[7:0];
+        end
+        if (ring_zero[91]) begin
+            ring[735:728] <= 8'd0;
+        end else if (ring_we[91]) begin
+            ring[735:728] <= in_data[15:8];
+        end
+        if (ring_zero[92]) begin
+            ring[743:736] <= 8'd0;
+        end else if (ring_we[92]) begin
+            ring[743:736] <= in_data[23:16];
+        end
+        if (ring_zero[93]) begin
+            ring[751:744] <= 8'd0;
+        end else if (ring_we[93]) begin
+            ring[751:744] <= in_data[31:24];
+        end
+        if (ring_zero[94]) begin
+            ring[759:752] <= 8'd0;
+        end else if (ring_we[94]) begin
+            ring[759:752] <= in_data[39:32];
+        end
+        if (ring_zero[95]) begin
+            ring[767:760] <= 8'd0;
+        end else if (ring_we[95]) begin
+            ring[767:760] <= in_data[47:40];
+        end
+        if (ring_zero[96]) begin
+            ring[775:768] <= 8'd0;
+        end else if (ring_we[96]) begin
+            ring[775:768] <= in_data[55:48];
+        end
+        if (ring_zero[97]) begin
+            ring[783:776] <= 8'd0;
+        end else if (ring_we[97]) begin
+            ring[783:776] <= in_data[63:56];
+        end
+        if (ring_zero[98]) begin
+            ring[791:784] <= 8'd0;
+        end else if (ring_we[98]) begin
+            ring[791:784] <= in_data[71:64];
+        end
+        if (ring_zero[99]) begin
+            ring[799:792] <= 8'd0;
+        end else if (ring_we[99]) begin
+            ring[799:792] <= in_data[79:72];
+        end
+        if (ring_zero[100]) begin
+            ring[807:800] <= 8'd0;
+        end else if (ring_we[100]) begin
+            ring[807:800] <= in_data[87:80];
+        end
+        if (ring_zero[101]) begin
+            ring[815:808] <= 8'd0;
+        end else if (ring_we[101]) begin
+            ring[815:808] <= in_data[95:88];
+        end
+        if (ring_zero[102]) begin
+            ring[823:816] <= 8'd0;
+        end else if (ring_we[102]) begin
+            ring[823:816] <= in_data[103:96];
+        end
+        if (ring_zero[103]) begin
+            ring[831:824] <= 8'd0;
+        end else if (ring_we[103]) begin
+            ring[831:824] <= in_data[111:104];
+        end
+        if (ring_zero[104]) begin
+            ring[839:832] <= 8'd0;
+        end else if (ring_we[104]) begin
+            ring[839:832] <= in_data[119:112];
+        end
+        if (ring_zero[105]) begin
+            ring[847:840] <= 8'd0;
+        end else if (ring_we[105]) begin
+            ring[847:840] <= in_data[127:120];
+        end
+        if (ring_zero[106]) begin
+            ring[855:848] <= 8'd0;
+        end else if (ring_we[106]) begin
+            ring[855:848] <= in_data[135:128];
+        end
+        if (ring_zero[107]) begin
+            ring[863:856] <= 8'd0;
+        end else if (ring_we[107]) begin
+            ring[863:856] <= in_data[143:136];
+        end
+        if (ring_zero[108]) begin
+            ring[871:864] <= 8'd0;
+        end else if (ring_we[108]) begin
+            ring[871:864] <= in_data[151:144];
+        end
+        if (ring_zero[109]) begin
+            ring[879:872] <= 8'd0;
+        end else if (ring_we[109]) begin
+            ring[879:872] <= in_data[159:152];
+        end
+        if (ring_zero[110]) begin
+            ring[887:880] <= 8'd0;
+        end else if (ring_we[110]) begin
+            ring[887:880] <= in_data[167:160];
+        end
+        if (ring_zero[111]) begin
+            ring[895:888] <= 8'd0;
+        end else if (ring_we[111]) begin
+            ring[895:888] <= in_data[175:168];
+        end
+        if (ring_zero[112]) begin
+            ring[903:896] <= 8'd0;
+        end else if (ring_we[112]) begin
+            ring[903:896] <= in_data[183:176];
+        end
+        if (ring_zero[113]) begin
+            ring[911:904] <= 8'd0;
+        end else if (ring_we[113]) begin
+            ring[911:904] <= in_data[191:184];
+        end
+        if (ring_zero[114]) begin
+            ring[919:912] <= 8'd0;
+        end else if (ring_we[114]) begin
+            ring[919:912] <= in_data[199:192];
+        end
+        if (ring_zero[115]) begin
+            ring[927:920] <= 8'd0;
+        end else if (ring_we[115]) begin
+            ring[927:920] <= in_data[207:200];
+        end
+        if (ring_zero[116]) begin
+            ring[935:928] <= 8'd0;
+        end else if (ring_we[116]) begin
+            ring[935:928] <= in_data[215:208];
+        end
+        if (ring_zero[117]) begin
+            ring[943:936] <= 8'd0;
+        end else if (ring_we[117]) begin
+            ring[943:936] <= in_data[223:216];
+        end
+        if (ring_zero[118]) begin
+            ring[951:944] <= 8'd0;
+        end else if (ring_we[118]) begin
+            ring[951:944] <= in_data[231:224];
+        end
+        if (ring_zero[119]) begin
+            ring[959:952] <= 8'd0;
+        end else if (ring_we[119]) begin
+            ring[959:952] <= in_data[239:232];
         end
     end
 

@@ -274,7 +274,7 @@ impl Sim {
                 }
                 Item::Assign(l, r) => assigns.push((c.target(l), c.expr(r))),
                 Item::AlwaysFf { reset, body } => ffs.push(FfBlock { reset: reset.as_ref().map(|r| c.stmts(r)), body: c.stmts(body) }),
-                Item::Memory { name, .. } => panic!("module {}: memory `{name}` is not supported by the evaluator", module.name),
+                Item::Memory { name, .. } | Item::LutMemory { name, .. } => panic!("module {}: memory `{name}` is not supported by the evaluator", module.name),
                 Item::AlwaysComb(_) => panic!("module {}: always @* is not supported by the evaluator", module.name),
                 Item::Instance { name, .. } => panic!("module {}: instance `{name}` is not supported by the evaluator", module.name),
                 Item::Function { name, .. } => panic!("module {}: function `{name}` is not supported by the evaluator", module.name),

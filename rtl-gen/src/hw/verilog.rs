@@ -462,6 +462,9 @@ pub enum Item {
     Reg { name: String, width: u32, doc: String },
     /// `reg [width-1:0] name [0:depth-1];` in the inference pattern for block RAM.
     Memory { name: String, width: u32, depth: u32, doc: String },
+    /// The same memory marked `(* ram_style = "distributed" *)`: LUT RAM, for a buffer whose
+    /// block RAM would be bandwidth-bound and half empty (a 256-deep one uses half a RAMB18).
+    LutMemory { name: String, width: u32, depth: u32, doc: String },
     /// `localparam [W-1:0] NAME = value;`: the range is the width of a sized constant `value`
     /// (none for 1 bit), so comparisons against the name stay width-matched.
     Localparam { name: String, value: Expr, doc: String },
@@ -648,6 +651,9 @@ impl Module {
             Item::Reg { name, width, doc } => decl(out, "reg", name, *width, doc),
             Item::Memory { name, width, depth, doc } => {
                 let _ = writeln!(out, "    reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
+            }
+            Item::LutMemory { name, width, depth, doc } => {
+                let _ = writeln!(out, "    (* ram_style = \"distributed\" *) reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
             }
             Item::Localparam { .. } => unreachable!("printed by Module::render"),
             Item::Assign(l, r) => {

@@ -19,9 +19,11 @@
 //!   receiver, which loses at most one input slot per packet, always keeps up (otherwise its
 //!   flow-control buffer would fill at full load and add latency).
 //!
-//! Within a packet every input beat is full, so `base` is a multiple of g = gcd(I, O) whenever
-//! an input is placed (after a partial last beat nothing is placed until the flush, base 0):
-//! the RTL shifts in units of g bytes.
+//! Within a packet every input beat is full, so input beat n of a packet lands at packet byte
+//! n·I and output beat m starts at packet byte m·O (after a partial last beat nothing is placed
+//! until the flush, base 0). The RTL uses that: it never shifts held bytes but keeps them in a
+//! ring written at n·I and read at m·O (both mod the ring size), with the same ports cycle for
+//! cycle (bytes are cleared as they leave, so the ring is zero outside the held bytes).
 
 /// The state of one converter.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -65,7 +65,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     reg(&mut it, "s1_id", ib, "stage 1: frame ID for the verification code");
     reg(&mut it, "rbuf", r, "retransmission buffer read register");
     reg(&mut it, "frame_q", f, "output register");
-    it.push(Item::Memory { name: "mem".into(), width: r, depth: p.ids(), doc: "retransmission buffer: raw region of frame ID i at entry i (block RAM)".into() });
+    // LUT RAM, one port: a block RAM would need ceil(r/36) RAMB18s for the write bandwidth
+    // and leave half of each empty (2^n <= 256 entries of 512); writes (Init, Normal) and
+    // reads (Retrans) never share a slot, so one address serves both.
+    it.push(Item::LutMemory { name: "mem".into(), width: r, depth: p.ids(), doc: "retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM)".into() });
 
     it.push(Item::comment("The state: Fig. 4's priority function of the flags."));
     wire(&mut it, "init_done", 1, "", Expr::bit("init_cnt", ib));
@@ -118,14 +121,14 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "new_raw", r, "Normal: flow-control frame, user segment or filler (zero outside Normal)", new_raw);
     wire(&mut it, "s1_next", r, "stage-1 raw region of a new data or control frame", Expr::or(id("new_raw"), cat(vec![Expr::and(id("ctrl_code"), Expr::Repeat(8, Box::new(id("is_norm").not()))), zeros(r - 8)])));
 
-    it.push(Item::comment("Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends."));
+    it.push(Item::comment("Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends (Retrans): one port, address tx_id outside Init."));
     wire(&mut it, "we", 1, "", Expr::and(id("en"), Expr::or(id("is_init"), id("is_norm"))));
-    wire(&mut it, "waddr", ib, "", Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), id("tx_id")));
+    wire(&mut it, "waddr", ib, "the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans", Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), id("tx_id")));
     wire(&mut it, "wdata", r, "a filler in Init (new_raw is zero there)", id("new_raw"));
     it.push(Item::AlwaysFf { reset: None, body: vec![when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))])] });
     it.push(Item::AlwaysFf {
         reset: None,
-        body: vec![when(Expr::and(id("en"), id("resend")), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("tx_id"))))])],
+        body: vec![when(Expr::and(id("en"), id("resend")), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("waddr"))))])],
     });
 
     it.push(Item::comment("Stage 2: scramble and encode the stage-1 frame."));
@@ -182,7 +185,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         module: Module { name: n.tx.clone(), ports, items: it, reset: Some(design.reset) },
         latency: 2,
         summary: format!(
-            "One RIFL lane's transmitter: the six-state controller of Fig. 4, a {}-frame retransmission buffer in block RAM, the retransmission procedure of {} frames, flow-control frame insertion, {}the encoder. A slot's frame appears on tx_frame two enabled edges after its decision.",
+            "One RIFL lane's transmitter: the six-state controller of Fig. 4, a {}-frame retransmission buffer in single-port LUT RAM, the retransmission procedure of {} frames, flow-control frame insertion, {}the encoder. A slot's frame appears on tx_frame two enabled edges after its decision.",
             p.ids(),
             p.retrans_frames(),
             if p.scrambler { "the scrambler and " } else { "" }

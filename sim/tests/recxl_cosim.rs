@@ -25,10 +25,12 @@ fn replica_map_matches_the_rust_function() -> TestResult {
     Ok(())
 }
 
-/// A power-of-two geometry (N = 4, R = 2; N = 16, R = 4) and a short line address (LA = 10 < 16).
+/// Power-of-two geometries (N = 4, R = 2; N = 16, R = 4; the modulo is the low bits), others
+/// (N = 5, R = 3; N = 12, R = 5; N = 200, R = 8: the residue tables and their sum) and short
+/// line addresses (LA = 7, 10 < 16).
 #[test]
 fn replica_map_other_geometries() -> TestResult {
-    for (n, r, a) in [(4, 2, 16), (16, 4, 52), (2, 2, 7)] {
+    for (n, r, a) in [(4, 2, 16), (16, 4, 52), (2, 2, 7), (5, 3, 20), (12, 5, 33), (200, 8, 10)] {
         let toml = format!("[design]\nname = \"m\"\n[[blocks]]\nkind = \"recxl_replica_map\"\nname = \"map\"\nnum_nodes = {n}\nreplicas = {r}\naddr_bits = {a}\n");
         let bench = Bench::from_toml(&toml, "map.toml")?;
         let b = bench.block::<RecxlReplicaMapBlock>("map")?;

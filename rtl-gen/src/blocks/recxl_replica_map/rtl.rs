@@ -7,6 +7,7 @@ use crate::config::DesignInfo;
 use crate::hw::build::{add, bits_for, dec, ge, id, mux, sub, zext};
 use crate::hw::module::{GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port};
+use crate::math::gf2::BitVec;
 
 /// Wire names of one emitted map, all prefixed.
 pub struct MapWires {
@@ -19,13 +20,65 @@ pub struct MapWires {
     pub dump_valid: String,
 }
 
-/// `x mod m` for a constant `m` by restoring subtraction of m·2^k, k from the top: wires
-/// `<name>_r<k>` (xw bits); returns the name of the last one (its value is below m).
+/// Bits of the residue chunks of [`mod_const`]: a 6-bit chunk's residue is one LUT6 per bit.
+const RESIDUE_CHUNK: u32 = 6;
+
+/// `x mod m` for a constant `m` in residue form: x = Σ c_j·2^(6j) over 6-bit chunks c_j, so
+/// x mod m = (Σ t_j(c_j)) mod m with t_j(c) = c·2^(6j) mod m a table of one chunk (one LUT level),
+/// then the small sum reduced by restoring subtraction. A subtraction chain over all of x instead
+/// is what `synth_ecp5` maps to carry chains that ABC cannot collapse (1,952 LUT4, 16 MHz for
+/// the default map). A power-of-two `m` is the low bits. Wires `<name>_*`; returns the name of
+/// an `xw`-bit wire whose value is below m.
 fn mod_const(items: &mut Vec<Item>, name: &str, x: Expr, xw: u32, m: u32) -> String {
+    let xn = format!("{name}_x");
+    items.push(Item::wire(&xn, xw, ""));
+    items.push(Item::assign(id(&xn), x));
+    let mb = bits_for(u64::from(m) - 1);
+    if xw <= mb {
+        return xn;
+    }
+    let out = format!("{name}_m");
+    items.push(Item::wire(&out, xw, &format!("{name} mod {m}")));
+    if m.is_power_of_two() {
+        items.push(Item::assign(id(&out), zext(Expr::slice(&xn, mb - 1, 0), mb, xw)));
+        return out;
+    }
+    let chunks = xw.div_ceil(RESIDUE_CHUNK);
+    let sw = bits_for(u64::from(chunks) * u64::from(m - 1));
+    let mut terms = Vec::new();
+    for j in 0..chunks {
+        let lo = RESIDUE_CHUNK * j;
+        let cw = RESIDUE_CHUNK.min(xw - lo);
+        let weight = (1u64 << lo) % u64::from(m);
+        let t = format!("{name}_t{j}");
+        let mut bits = Vec::new();
+        for b in (0..mb).rev() {
+            let mut table = BitVec::zeros(1 << cw);
+            for c in 0..(1u64 << cw) {
+                table.set(c as usize, (c * weight % u64::from(m)) >> b & 1 == 1);
+            }
+            let lp = format!("{}_T{j}_B{b}", name.to_uppercase());
+            items.push(Item::Localparam { name: lp.clone(), value: Expr::Const(table), doc: format!("bit {b} of c·2^{lo} mod {m} by chunk c") });
+            bits.push(Expr::Index(lp, Box::new(Expr::slice(&xn, lo + cw - 1, lo))));
+        }
+        items.push(Item::wire(&t, mb, &format!("x[{}:{lo}]·2^{lo} mod {m}", lo + cw - 1)));
+        items.push(Item::assign(id(&t), Expr::Concat(bits)));
+        terms.push(zext(id(&t), mb, sw));
+    }
+    let sum = format!("{name}_s");
+    items.push(Item::wire(&sum, sw, "sum of the chunk residues"));
+    items.push(Item::assign(id(&sum), terms.into_iter().reduce(add).expect("a chunk")));
+    let r = mod_restoring(items, name, &sum, sw, m);
+    items.push(Item::assign(id(&out), zext(id(&r), sw, xw)));
+    out
+}
+
+/// Wire `x` (xw bits) mod m by restoring subtraction of m·2^k, k from the top: wires
+/// `<name>_r<k>` (xw bits); returns the name of the last one (its value is below m). Used on the
+/// small residue sum.
+fn mod_restoring(items: &mut Vec<Item>, name: &str, x: &str, xw: u32, m: u32) -> String {
     let mbits = bits_for(m as u64);
-    let mut prev = format!("{name}_x");
-    items.push(Item::wire(&prev, xw, ""));
-    items.push(Item::assign(id(&prev), x));
+    let mut prev = x.to_string();
     if xw < mbits {
         return prev;
     }

@@ -36,3 +36,31 @@ fn ecp5_place_and_route_reports_real_figures() {
     assert_eq!(row["target_met"], true);
     assert_eq!(row["fits"], true);
 }
+
+/// `--pnr-timeout` keeps the row (synthesis utilisation, no Fmax) instead of losing it, and a
+/// module larger than the part is reported with its numbers without running the placer.
+#[test]
+fn stopped_place_and_route_and_oversized_modules_keep_their_rows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str], json: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen")).args(args).arg("--json").arg(json).arg("--work").arg(dir.path().join("work")).current_dir(workspace()).output().expect("run rtl-gen");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "rtl-gen {args:?} failed:\n{text}");
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).expect("JSON report")).expect("valid JSON");
+        (report[0].clone(), text)
+    };
+    // A 72-bit CRC-32 routes in seconds; a one-second limit stops its router.
+    let (row, text) = run(&["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--pnr-timeout", "1"], &dir.path().join("stopped.json"));
+    assert_eq!(row["pnr_stopped"], true);
+    assert!(row["fmax_mhz"].as_object().expect("fmax map").is_empty(), "{row}");
+    assert!(row["lut4"]["used"].as_u64().expect("lut4") > 100, "{row}");
+    assert!(text.contains("not routed") && text.contains("--pnr-timeout"), "{text}");
+    // The RIFL TX lane (its buffer in iCE40 block RAM once the LUT-RAM hint is cleared) needs more
+    // LUT4s and flip-flops than an iCE40 HX1K has.
+    let (row, text) = run(&["fpga", "generated", "--module", "rtlgen_rifl_tx", "--family", "ice40", "--device", "hx1k"], &dir.path().join("big.json"));
+    assert_eq!(row["fits"], false);
+    assert_eq!(row["pnr_stopped"], false);
+    assert!(row["lut4"]["used"].as_u64().expect("lut4") > 1_280, "{row}");
+    assert!(row["bram"]["used"].as_u64().expect("bram") > 0, "the buffer should be in block RAM: {row}");
+    assert!(text.contains("does not fit") && text.contains("iCE40HX1K has 1280"), "{text}");
+}

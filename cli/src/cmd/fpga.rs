@@ -1,5 +1,5 @@
 //! `rtl-gen fpga [DIR] [--module M]… [--family ecp5|ice40] [--device D] [--freq MHZ] [--seed S]
-//! [--bitstream] [--json FILE] [-j N]`: each module inside its measurement wrapper through
+//! [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
 //! synthesis, place and route (and the bitstream): utilisation and Fmax per module.
 //! `rtl-gen fpga --demo [--bitstream]`: the tree's RIFL loopback demo top instead.
 
@@ -53,6 +53,10 @@ pub struct Args {
     /// default target/fpga/<design>/).
     #[arg(long, value_name = "DIR")]
     pub work: Option<PathBuf>,
+    /// Stop a module's place and route after this many seconds (1..=86400) and keep its row
+    /// with the synthesis utilisation and no Fmax ("not routed"); default: no limit.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub pnr_timeout: Option<u64>,
     /// Parallel flows (default 1: place and route is memory hungry; 1..=64).
     #[arg(long, short, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -76,7 +80,7 @@ pub fn run(a: Args) -> CmdResult {
         names.retain(|n| a.modules.contains(n));
     }
     fpga::check_tools(family, a.bitstream)?;
-    let target = Target { device, freq_mhz: a.freq, seed: a.seed, bitstream: a.bitstream };
+    let target = Target { device, freq_mhz: a.freq, seed: a.seed, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs) };
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
     if a.demo {
         names = vec![format!("{}_demo", manifest.design)];
@@ -85,7 +89,8 @@ pub fn run(a: Args) -> CmdResult {
     let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {
         let r = if a.demo { fpga::build_demo(&a.tree, &manifest, &target, &work.join(name)) } else { fpga::build_module(&a.tree, &manifest, name, &target, &work.join(name)) };
         if let Ok(row) = &r {
-            eprintln!("placed and routed {} in {:.1} s", row.module, row.seconds.synth + row.seconds.pnr + row.seconds.bitstream);
+            let what = if !row.fits { "does not fit" } else if row.pnr_stopped { "stopped place and route of" } else { "placed and routed" };
+            eprintln!("{what} {} in {:.1} s", row.module, row.seconds.synth + row.seconds.pnr + row.seconds.bitstream);
         }
         (i, r)
     });

@@ -113,3 +113,40 @@ pub fn run(cmd: &mut Command) -> Result<(bool, String), ToolError> {
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     Ok((out.status.success(), text))
 }
+
+/// [`run`] for at most `limit`: `None` when the tool was stopped at the limit. The output is read
+/// on two threads while the tool runs, so a chatty tool never blocks on a full pipe.
+pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Option<(bool, String)>, ToolError> {
+    use std::io::Read;
+    let tool = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if start.elapsed() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+    text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
+    Ok(status.map(|s| (s.success(), text)))
+}

@@ -11,7 +11,7 @@
 
 pub mod wrap;
 
-use super::{run, ToolError, TreeManifest};
+use super::{run, run_limited, ToolError, TreeManifest};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -172,6 +172,8 @@ pub struct Target {
     pub freq_mhz: f64,
     pub seed: u64,
     pub bitstream: bool,
+    /// Stop place and route after this long and keep the synthesis figures (a row without Fmax).
+    pub pnr_limit: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -217,8 +219,11 @@ pub struct FpgaRow {
     pub target_mhz: f64,
     pub target_met: bool,
     pub fits: bool,
-    /// Why it did not fit (nextpnr's message), else empty.
+    /// Why it did not fit (nextpnr's message or the synthesis count against the device) or why
+    /// it has no Fmax (place and route stopped at `--pnr-timeout`), else empty.
     pub note: String,
+    /// Place and route was stopped at the time limit: utilisation from synthesis, no Fmax.
+    pub pnr_stopped: bool,
     pub seed: u64,
     pub seconds: Seconds,
     pub bitstream: Option<PathBuf>,
@@ -329,14 +334,26 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
         Family::Ecp5 => "synth_ecp5",
         Family::Ice40 => "synth_ice40",
     };
-    let script = format!("read_verilog {}; {synth_cmd} -top {top} -json {}; stat", files.join(" "), netlist.display());
+    // iCE40 has no LUT RAM, and Yosys refuses a memory marked `ram_style = "distributed"` (the
+    // RIFL retransmission buffer: LUT RAM on ECP5 and 7-series) on it rather than falling back;
+    // without the hint the registered-read buffer maps to iCE40 block RAM.
+    let hints = match dev.family {
+        Family::Ecp5 => "",
+        Family::Ice40 => "setattr -unset ram_style m:*; ",
+    };
+    let script = format!("read_verilog {}; {hints}{synth_cmd} -top {top} -json {}; stat", files.join(" "), netlist.display());
     let t = Instant::now();
     let (ok, log) = run(Command::new("yosys").args(["-p", &script]))?;
-    let mut seconds = Seconds { synth: secs(t), ..Seconds::default() };
+    let seconds = Seconds { synth: secs(t), ..Seconds::default() };
     if !ok {
         return Err(FpgaError::Failed { step: "yosys".into(), module: module.into(), tail: tail(&log, 15) });
     }
     let (luts, ffs, brams, dsps) = resources(dev.family, &cells(&log));
+    let over = [("LUT4", luts, dev.luts), ("FF", ffs, dev.ffs), ("BRAM", brams, dev.brams), ("DSP", dsps, dev.dsps)]
+        .into_iter()
+        .filter(|&(_, used, have)| used > have)
+        .map(|(what, used, have)| format!("{used} {what} after synthesis, the {} has {have}", dev.part))
+        .collect::<Vec<_>>();
     // The WebAssembly tools see only their working folder: run them in `work` on relative names.
     let report = work.join("report.json");
     let _ = std::fs::remove_file(&report);
@@ -359,10 +376,6 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
             Family::Ice40 => "--asc",
         })
         .arg(&routed);
-    let t = Instant::now();
-    let (ok, log) = run(&mut pnr)?;
-    seconds.pnr = secs(t);
-    std::fs::write(work.join("nextpnr.log"), &log).map_err(ToolError::from)?;
     let mut row = FpgaRow {
         module: module.to_string(),
         family: dev.family,
@@ -380,10 +393,29 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
         target_met: false,
         fits: true,
         note: String::new(),
+        pnr_stopped: false,
         seed: target.seed,
         seconds,
         bitstream: None,
     };
+    if !over.is_empty() {
+        // No placement can succeed: say so with the numbers instead of running nextpnr.
+        row.fits = false;
+        row.note = format!("does not fit: {} (not placed)", over.join("; "));
+        return Ok(row);
+    }
+    let t = Instant::now();
+    let finished = match target.pnr_limit {
+        Some(limit) => run_limited(&mut pnr, limit)?,
+        None => Some(run(&mut pnr)?),
+    };
+    row.seconds.pnr = secs(t);
+    let Some((ok, log)) = finished else {
+        row.pnr_stopped = true;
+        row.note = format!("place and route stopped after {:.0} s (--pnr-timeout): utilisation from synthesis, no Fmax", row.seconds.pnr);
+        return Ok(row);
+    };
+    std::fs::write(work.join("nextpnr.log"), &log).map_err(ToolError::from)?;
     if !ok {
         // nextpnr's own words for a design larger than the part ("… but device only has …").
         if let Some(line) = log.lines().find(|l| l.contains("only has") || l.contains("Unable to place") || l.contains("failed to place")) {
@@ -425,6 +457,8 @@ pub fn table(rows: &[FpgaRow]) -> String {
     for r in rows {
         let fmax = if !r.fits {
             "does not fit".to_string()
+        } else if r.pnr_stopped {
+            "not routed".to_string()
         } else {
             let f = r.fmax_mhz.values().cloned().fold(f64::INFINITY, f64::min);
             let comb = if r.combinational { " (c)" } else { "" };
@@ -449,7 +483,7 @@ pub fn table(rows: &[FpgaRow]) -> String {
     if rows.iter().any(|r| r.wrapper_ffs > 0) {
         s.push_str("Counts include the measurement wrapper (its flip-flops: `wrapper_ffs` in the JSON).\n");
     }
-    for r in rows.iter().filter(|r| !r.fits) {
+    for r in rows.iter().filter(|r| !r.fits || r.pnr_stopped) {
         s.push_str(&format!("{}: {}\n", r.module, r.note));
     }
     s

@@ -11,14 +11,17 @@
 //!    RiBM because its iteration is one multiply-add deep whatever t (no discrepancy sum, no
 //!    inversion) and it leaves the error evaluator in its registers, so Forney needs no
 //!    second polynomial product.
-//! 3. **Chien + Forney**, P lanes, one beat per clock: Λ(X⁻¹), its odd part and Ω^h(X⁻¹)
-//!    by constant multipliers on registers that step by α^(kP) per beat; the inverse of the
-//!    odd part by a table (m LUT-mapped 2^m-bit constants); the error values go to the error
-//!    RAM; a fourth stage registers the beat's root and error-bit counts.
+//! 3. **Chien + Forney**, P lanes, one beat per clock: Λ_even(X⁻¹), Λ_odd(X⁻¹) and
+//!    Ω^h(X⁻¹) by constant multipliers on registers that step by α^(kP) per beat (stage 1);
+//!    the roots (Λ_even = Λ_odd) and the inverse of the odd part by a table (stage 2); the
+//!    error values, to the error RAM (stage 3); then the beat's root and error-bit counts
+//!    by pipelined popcount trees ([`count_stages`] stages), so every register stage stays
+//!    within about six LUT levels.
 //! 4. **Decision** after the last beat: correctable iff L ≤ t (RiBM's k ≥ 0), exactly L roots
-//!    in existing positions and no root with a zero derivative or value; the slot's flags and
-//!    the counters and SER window update on the next clock, from registered increments, with
-//!    saturation from a registered near-full flag.
+//!    in existing positions (the last beat's count against a registered remainder) and no
+//!    root with a zero derivative or value; the slot's flags are written at once, the
+//!    counters and SER window two clocks later (increments registered, then the low sums and
+//!    their carries), with saturation from a registered near-full flag.
 //! 5. **Output**: the oldest decided slot is read beat by beat (read enable = the output
 //!    register is free), XORed with its error values when it is corrected and correction is
 //!    not bypassed.

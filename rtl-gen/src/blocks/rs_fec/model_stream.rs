@@ -690,11 +690,13 @@ mod tests {
         let kp4 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kp4(), 32));
         assert_eq!((kp4.beats, kp4.iters_per_clock, kp4.bm_clocks), (17, 2, 15));
         assert_eq!(kp4.chien_stages, 7, "320 error bits: 20 sums of 16, 4 of 5, 1");
+        assert_eq!(kp4.latency(), 56);
         assert!(kp4.latency() <= 57, "{}", kp4.latency());
         let kr4 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kr4(), 33));
         assert_eq!((kr4.beats, kr4.iters_per_clock, kr4.bm_clocks), (16, 1, 14));
         let kp4_400 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kp4(), 128));
         assert_eq!((kp4_400.beats, kp4_400.bm_clocks), (5, 3));
+        assert_eq!((kr4.latency(), kp4_400.latency()), (53, 21), "1,280 error bits: four count stages");
     }
 
     #[test]

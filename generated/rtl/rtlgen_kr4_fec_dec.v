@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : kr4_fec (kind rs_fec)
-// Latency: 51 cycle(s)
+// Latency: 53 cycle(s)
 //
 // Streaming Reed-Solomon decoder RS(528,514) over GF(2^10), t = 7: 33 symbols per beat, one
 // codeword every 16 clocks; P-parallel syndromes, shared RiBM key-equation solver, P-parallel
@@ -34,16 +34,16 @@
 //   Handshake: a beat moves when tvalid and tready are both high; tvalid may drop between and
 //   inside codewords (idle gaps); tlast marks beat B−1 of each codeword.
 //   Field GF(2^10) mod 0x409, generator roots α^0..α^13, t = 7.
-//   Latency 51 clocks from the edge taking a codeword's first beat (back to back) to its first
+//   Latency 53 clocks from the edge taking a codeword's first beat (back to back) to its first
 //   corrected beat on the output: 16 beats in, RiBM 14 clocks (1 iterations per clock), 16
-//   beats through the 5-stage Chien/Forney pipeline and the decision, the RAM read. Intel's
+//   beats through the 7-stage Chien/Forney pipeline and the decision, the RAM read. Intel's
 //   bound N/P + 2t + 10 = 40.
 //   Slots: 8 codewords in the received-word and error RAMs (128 × 330 bits each); in_tready
 //   falls only when the output is held back long enough to fill them.
 //   Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable)
-//   and out_uncorrectable. Counters saturate; they and the SER window take a decision on the
-//   clock after it (from registers, out of the decision's path), and ser_alarm is re-evaluated
-//   at the end of every window.
+//   and out_uncorrectable. Counters saturate; they and the SER window take a decision two
+//   clocks after it (the increments registered, then the low sums with their carries, out of
+//   the decision's path), and ser_alarm is re-evaluated at the end of every window.
 // =============================================================================
 `default_nettype none
 
@@ -2529,12 +2529,10 @@ module rtlgen_kr4_fec_dec (
     assign num32[7] = ^(num32_pp & 70'h0b4291d886d085cbd9);
     assign num32[8] = ^(num32_pp & 70'h169527b00de10b93b3);
     assign num32[9] = ^(num32_pp & 70'h2d2a4b611bc2172367);
-    wire [32:0] ch_root; // Λ(X⁻¹) = 0 at an existing position, per lane
-    assign ch_root = {
-        even32 == odd32, even31 == odd31, even30 == odd30, even29 == odd29, even28 == odd28, even27 == odd27, even26 == odd26, even25 == odd25,
-        even24 == odd24, even23 == odd23, even22 == odd22, even21 == odd21, even20 == odd20, even19 == odd19, even18 == odd18, even17 == odd17,
-        even16 == odd16, even15 == odd15, even14 == odd14, even13 == odd13, even12 == odd12, even11 == odd11, even10 == odd10, even9 == odd9,
-        even8 == odd8, even7 == odd7, even6 == odd6, even5 == odd5, even4 == odd4, even3 == odd3, even2 == odd2, even1 == odd1, even0 == odd0
+    wire [329:0] ch_even; // Λ_even(X⁻¹) per lane
+    assign ch_even = {
+        even32, even31, even30, even29, even28, even27, even26, even25, even24, even23, even22, even21, even20, even19, even18, even17, even16,
+        even15, even14, even13, even12, even11, even10, even9, even8, even7, even6, even5, even4, even3, even2, even1, even0
     };
     wire [329:0] ch_odd; // Λ_odd(X⁻¹) per lane
     assign ch_odd = {
@@ -2562,7 +2560,15 @@ module rtlgen_kr4_fec_dec (
     reg [3:0] s4_beat;
     reg [2:0] s4_len;
     reg s4_ok;
-    reg [32:0] s1_root;
+    reg s5_valid;
+    reg [3:0] s5_beat;
+    reg [2:0] s5_len;
+    reg s5_ok;
+    reg s6_valid;
+    reg [3:0] s6_beat;
+    reg [2:0] s6_len;
+    reg s6_ok;
+    reg [329:0] s1_even;
     reg [329:0] s1_odd;
     reg [329:0] s1_num;
     reg [32:0] s2_root;
@@ -2572,9 +2578,9 @@ module rtlgen_kr4_fec_dec (
     reg [32:0] s3_root;
     reg [329:0] s3_err;
     reg s3_bad;
-    reg [5:0] s4_cnt;
-    reg [8:0] s4_bits;
     reg s4_bad;
+    reg s5_bad;
+    reg s6_bad;
 
     // a⁻¹ in GF(2^10) (0⁻¹ = 0): the Forney inverse of Λ_odd, one table for all 33 lanes.
     function [9:0] gf_inv;
@@ -3614,198 +3620,330 @@ module rtlgen_kr4_fec_dec (
     assign s1_odd0 = s1_odd[9:0];
     wire [9:0] s1_num0;
     assign s1_num0 = s1_num[9:0];
+    wire [9:0] s1_even0;
+    assign s1_even0 = s1_even[9:0];
+    wire root0; // Λ(X⁻¹) = 0 at an existing position
+    assign root0 = s1_even0 == s1_odd0;
     wire [9:0] inv0; // Λ_odd⁻¹
     assign inv0 = gf_inv(s1_odd0);
     wire [9:0] s1_odd1;
     assign s1_odd1 = s1_odd[19:10];
     wire [9:0] s1_num1;
     assign s1_num1 = s1_num[19:10];
+    wire [9:0] s1_even1;
+    assign s1_even1 = s1_even[19:10];
+    wire root1; // Λ(X⁻¹) = 0 at an existing position
+    assign root1 = s1_even1 == s1_odd1;
     wire [9:0] inv1; // Λ_odd⁻¹
     assign inv1 = gf_inv(s1_odd1);
     wire [9:0] s1_odd2;
     assign s1_odd2 = s1_odd[29:20];
     wire [9:0] s1_num2;
     assign s1_num2 = s1_num[29:20];
+    wire [9:0] s1_even2;
+    assign s1_even2 = s1_even[29:20];
+    wire root2; // Λ(X⁻¹) = 0 at an existing position
+    assign root2 = s1_even2 == s1_odd2;
     wire [9:0] inv2; // Λ_odd⁻¹
     assign inv2 = gf_inv(s1_odd2);
     wire [9:0] s1_odd3;
     assign s1_odd3 = s1_odd[39:30];
     wire [9:0] s1_num3;
     assign s1_num3 = s1_num[39:30];
+    wire [9:0] s1_even3;
+    assign s1_even3 = s1_even[39:30];
+    wire root3; // Λ(X⁻¹) = 0 at an existing position
+    assign root3 = s1_even3 == s1_odd3;
     wire [9:0] inv3; // Λ_odd⁻¹
     assign inv3 = gf_inv(s1_odd3);
     wire [9:0] s1_odd4;
     assign s1_odd4 = s1_odd[49:40];
     wire [9:0] s1_num4;
     assign s1_num4 = s1_num[49:40];
+    wire [9:0] s1_even4;
+    assign s1_even4 = s1_even[49:40];
+    wire root4; // Λ(X⁻¹) = 0 at an existing position
+    assign root4 = s1_even4 == s1_odd4;
     wire [9:0] inv4; // Λ_odd⁻¹
     assign inv4 = gf_inv(s1_odd4);
     wire [9:0] s1_odd5;
     assign s1_odd5 = s1_odd[59:50];
     wire [9:0] s1_num5;
     assign s1_num5 = s1_num[59:50];
+    wire [9:0] s1_even5;
+    assign s1_even5 = s1_even[59:50];
+    wire root5; // Λ(X⁻¹) = 0 at an existing position
+    assign root5 = s1_even5 == s1_odd5;
     wire [9:0] inv5; // Λ_odd⁻¹
     assign inv5 = gf_inv(s1_odd5);
     wire [9:0] s1_odd6;
     assign s1_odd6 = s1_odd[69:60];
     wire [9:0] s1_num6;
     assign s1_num6 = s1_num[69:60];
+    wire [9:0] s1_even6;
+    assign s1_even6 = s1_even[69:60];
+    wire root6; // Λ(X⁻¹) = 0 at an existing position
+    assign root6 = s1_even6 == s1_odd6;
     wire [9:0] inv6; // Λ_odd⁻¹
     assign inv6 = gf_inv(s1_odd6);
     wire [9:0] s1_odd7;
     assign s1_odd7 = s1_odd[79:70];
     wire [9:0] s1_num7;
     assign s1_num7 = s1_num[79:70];
+    wire [9:0] s1_even7;
+    assign s1_even7 = s1_even[79:70];
+    wire root7; // Λ(X⁻¹) = 0 at an existing position
+    assign root7 = s1_even7 == s1_odd7;
     wire [9:0] inv7; // Λ_odd⁻¹
     assign inv7 = gf_inv(s1_odd7);
     wire [9:0] s1_odd8;
     assign s1_odd8 = s1_odd[89:80];
     wire [9:0] s1_num8;
     assign s1_num8 = s1_num[89:80];
+    wire [9:0] s1_even8;
+    assign s1_even8 = s1_even[89:80];
+    wire root8; // Λ(X⁻¹) = 0 at an existing position
+    assign root8 = s1_even8 == s1_odd8;
     wire [9:0] inv8; // Λ_odd⁻¹
     assign inv8 = gf_inv(s1_odd8);
     wire [9:0] s1_odd9;
     assign s1_odd9 = s1_odd[99:90];
     wire [9:0] s1_num9;
     assign s1_num9 = s1_num[99:90];
+    wire [9:0] s1_even9;
+    assign s1_even9 = s1_even[99:90];
+    wire root9; // Λ(X⁻¹) = 0 at an existing position
+    assign root9 = s1_even9 == s1_odd9;
     wire [9:0] inv9; // Λ_odd⁻¹
     assign inv9 = gf_inv(s1_odd9);
     wire [9:0] s1_odd10;
     assign s1_odd10 = s1_odd[109:100];
     wire [9:0] s1_num10;
     assign s1_num10 = s1_num[109:100];
+    wire [9:0] s1_even10;
+    assign s1_even10 = s1_even[109:100];
+    wire root10; // Λ(X⁻¹) = 0 at an existing position
+    assign root10 = s1_even10 == s1_odd10;
     wire [9:0] inv10; // Λ_odd⁻¹
     assign inv10 = gf_inv(s1_odd10);
     wire [9:0] s1_odd11;
     assign s1_odd11 = s1_odd[119:110];
     wire [9:0] s1_num11;
     assign s1_num11 = s1_num[119:110];
+    wire [9:0] s1_even11;
+    assign s1_even11 = s1_even[119:110];
+    wire root11; // Λ(X⁻¹) = 0 at an existing position
+    assign root11 = s1_even11 == s1_odd11;
     wire [9:0] inv11; // Λ_odd⁻¹
     assign inv11 = gf_inv(s1_odd11);
     wire [9:0] s1_odd12;
     assign s1_odd12 = s1_odd[129:120];
     wire [9:0] s1_num12;
     assign s1_num12 = s1_num[129:120];
+    wire [9:0] s1_even12;
+    assign s1_even12 = s1_even[129:120];
+    wire root12; // Λ(X⁻¹) = 0 at an existing position
+    assign root12 = s1_even12 == s1_odd12;
     wire [9:0] inv12; // Λ_odd⁻¹
     assign inv12 = gf_inv(s1_odd12);
     wire [9:0] s1_odd13;
     assign s1_odd13 = s1_odd[139:130];
     wire [9:0] s1_num13;
     assign s1_num13 = s1_num[139:130];
+    wire [9:0] s1_even13;
+    assign s1_even13 = s1_even[139:130];
+    wire root13; // Λ(X⁻¹) = 0 at an existing position
+    assign root13 = s1_even13 == s1_odd13;
     wire [9:0] inv13; // Λ_odd⁻¹
     assign inv13 = gf_inv(s1_odd13);
     wire [9:0] s1_odd14;
     assign s1_odd14 = s1_odd[149:140];
     wire [9:0] s1_num14;
     assign s1_num14 = s1_num[149:140];
+    wire [9:0] s1_even14;
+    assign s1_even14 = s1_even[149:140];
+    wire root14; // Λ(X⁻¹) = 0 at an existing position
+    assign root14 = s1_even14 == s1_odd14;
     wire [9:0] inv14; // Λ_odd⁻¹
     assign inv14 = gf_inv(s1_odd14);
     wire [9:0] s1_odd15;
     assign s1_odd15 = s1_odd[159:150];
     wire [9:0] s1_num15;
     assign s1_num15 = s1_num[159:150];
+    wire [9:0] s1_even15;
+    assign s1_even15 = s1_even[159:150];
+    wire root15; // Λ(X⁻¹) = 0 at an existing position
+    assign root15 = s1_even15 == s1_odd15;
     wire [9:0] inv15; // Λ_odd⁻¹
     assign inv15 = gf_inv(s1_odd15);
     wire [9:0] s1_odd16;
     assign s1_odd16 = s1_odd[169:160];
     wire [9:0] s1_num16;
     assign s1_num16 = s1_num[169:160];
+    wire [9:0] s1_even16;
+    assign s1_even16 = s1_even[169:160];
+    wire root16; // Λ(X⁻¹) = 0 at an existing position
+    assign root16 = s1_even16 == s1_odd16;
     wire [9:0] inv16; // Λ_odd⁻¹
     assign inv16 = gf_inv(s1_odd16);
     wire [9:0] s1_odd17;
     assign s1_odd17 = s1_odd[179:170];
     wire [9:0] s1_num17;
     assign s1_num17 = s1_num[179:170];
+    wire [9:0] s1_even17;
+    assign s1_even17 = s1_even[179:170];
+    wire root17; // Λ(X⁻¹) = 0 at an existing position
+    assign root17 = s1_even17 == s1_odd17;
     wire [9:0] inv17; // Λ_odd⁻¹
     assign inv17 = gf_inv(s1_odd17);
     wire [9:0] s1_odd18;
     assign s1_odd18 = s1_odd[189:180];
     wire [9:0] s1_num18;
     assign s1_num18 = s1_num[189:180];
+    wire [9:0] s1_even18;
+    assign s1_even18 = s1_even[189:180];
+    wire root18; // Λ(X⁻¹) = 0 at an existing position
+    assign root18 = s1_even18 == s1_odd18;
     wire [9:0] inv18; // Λ_odd⁻¹
     assign inv18 = gf_inv(s1_odd18);
     wire [9:0] s1_odd19;
     assign s1_odd19 = s1_odd[199:190];
     wire [9:0] s1_num19;
     assign s1_num19 = s1_num[199:190];
+    wire [9:0] s1_even19;
+    assign s1_even19 = s1_even[199:190];
+    wire root19; // Λ(X⁻¹) = 0 at an existing position
+    assign root19 = s1_even19 == s1_odd19;
     wire [9:0] inv19; // Λ_odd⁻¹
     assign inv19 = gf_inv(s1_odd19);
     wire [9:0] s1_odd20;
     assign s1_odd20 = s1_odd[209:200];
     wire [9:0] s1_num20;
     assign s1_num20 = s1_num[209:200];
+    wire [9:0] s1_even20;
+    assign s1_even20 = s1_even[209:200];
+    wire root20; // Λ(X⁻¹) = 0 at an existing position
+    assign root20 = s1_even20 == s1_odd20;
     wire [9:0] inv20; // Λ_odd⁻¹
     assign inv20 = gf_inv(s1_odd20);
     wire [9:0] s1_odd21;
     assign s1_odd21 = s1_odd[219:210];
     wire [9:0] s1_num21;
     assign s1_num21 = s1_num[219:210];
+    wire [9:0] s1_even21;
+    assign s1_even21 = s1_even[219:210];
+    wire root21; // Λ(X⁻¹) = 0 at an existing position
+    assign root21 = s1_even21 == s1_odd21;
     wire [9:0] inv21; // Λ_odd⁻¹
     assign inv21 = gf_inv(s1_odd21);
     wire [9:0] s1_odd22;
     assign s1_odd22 = s1_odd[229:220];
     wire [9:0] s1_num22;
     assign s1_num22 = s1_num[229:220];
+    wire [9:0] s1_even22;
+    assign s1_even22 = s1_even[229:220];
+    wire root22; // Λ(X⁻¹) = 0 at an existing position
+    assign root22 = s1_even22 == s1_odd22;
     wire [9:0] inv22; // Λ_odd⁻¹
     assign inv22 = gf_inv(s1_odd22);
     wire [9:0] s1_odd23;
     assign s1_odd23 = s1_odd[239:230];
     wire [9:0] s1_num23;
     assign s1_num23 = s1_num[239:230];
+    wire [9:0] s1_even23;
+    assign s1_even23 = s1_even[239:230];
+    wire root23; // Λ(X⁻¹) = 0 at an existing position
+    assign root23 = s1_even23 == s1_odd23;
     wire [9:0] inv23; // Λ_odd⁻¹
     assign inv23 = gf_inv(s1_odd23);
     wire [9:0] s1_odd24;
     assign s1_odd24 = s1_odd[249:240];
     wire [9:0] s1_num24;
     assign s1_num24 = s1_num[249:240];
+    wire [9:0] s1_even24;
+    assign s1_even24 = s1_even[249:240];
+    wire root24; // Λ(X⁻¹) = 0 at an existing position
+    assign root24 = s1_even24 == s1_odd24;
     wire [9:0] inv24; // Λ_odd⁻¹
     assign inv24 = gf_inv(s1_odd24);
     wire [9:0] s1_odd25;
     assign s1_odd25 = s1_odd[259:250];
     wire [9:0] s1_num25;
     assign s1_num25 = s1_num[259:250];
+    wire [9:0] s1_even25;
+    assign s1_even25 = s1_even[259:250];
+    wire root25; // Λ(X⁻¹) = 0 at an existing position
+    assign root25 = s1_even25 == s1_odd25;
     wire [9:0] inv25; // Λ_odd⁻¹
     assign inv25 = gf_inv(s1_odd25);
     wire [9:0] s1_odd26;
     assign s1_odd26 = s1_odd[269:260];
     wire [9:0] s1_num26;
     assign s1_num26 = s1_num[269:260];
+    wire [9:0] s1_even26;
+    assign s1_even26 = s1_even[269:260];
+    wire root26; // Λ(X⁻¹) = 0 at an existing position
+    assign root26 = s1_even26 == s1_odd26;
     wire [9:0] inv26; // Λ_odd⁻¹
     assign inv26 = gf_inv(s1_odd26);
     wire [9:0] s1_odd27;
     assign s1_odd27 = s1_odd[279:270];
     wire [9:0] s1_num27;
     assign s1_num27 = s1_num[279:270];
+    wire [9:0] s1_even27;
+    assign s1_even27 = s1_even[279:270];
+    wire root27; // Λ(X⁻¹) = 0 at an existing position
+    assign root27 = s1_even27 == s1_odd27;
     wire [9:0] inv27; // Λ_odd⁻¹
     assign inv27 = gf_inv(s1_odd27);
     wire [9:0] s1_odd28;
     assign s1_odd28 = s1_odd[289:280];
     wire [9:0] s1_num28;
     assign s1_num28 = s1_num[289:280];
+    wire [9:0] s1_even28;
+    assign s1_even28 = s1_even[289:280];
+    wire root28; // Λ(X⁻¹) = 0 at an existing position
+    assign root28 = s1_even28 == s1_odd28;
     wire [9:0] inv28; // Λ_odd⁻¹
     assign inv28 = gf_inv(s1_odd28);
     wire [9:0] s1_odd29;
     assign s1_odd29 = s1_odd[299:290];
     wire [9:0] s1_num29;
     assign s1_num29 = s1_num[299:290];
+    wire [9:0] s1_even29;
+    assign s1_even29 = s1_even[299:290];
+    wire root29; // Λ(X⁻¹) = 0 at an existing position
+    assign root29 = s1_even29 == s1_odd29;
     wire [9:0] inv29; // Λ_odd⁻¹
     assign inv29 = gf_inv(s1_odd29);
     wire [9:0] s1_odd30;
     assign s1_odd30 = s1_odd[309:300];
     wire [9:0] s1_num30;
     assign s1_num30 = s1_num[309:300];
+    wire [9:0] s1_even30;
+    assign s1_even30 = s1_even[309:300];
+    wire root30; // Λ(X⁻¹) = 0 at an existing position
+    assign root30 = s1_even30 == s1_odd30;
     wire [9:0] inv30; // Λ_odd⁻¹
     assign inv30 = gf_inv(s1_odd30);
     wire [9:0] s1_odd31;
     assign s1_odd31 = s1_odd[319:310];
     wire [9:0] s1_num31;
     assign s1_num31 = s1_num[319:310];
+    wire [9:0] s1_even31;
+    assign s1_even31 = s1_even[319:310];
+    wire root31; // Λ(X⁻¹) = 0 at an existing position
+    assign root31 = s1_even31 == s1_odd31;
     wire [9:0] inv31; // Λ_odd⁻¹
     assign inv31 = gf_inv(s1_odd31);
     wire [9:0] s1_odd32;
     assign s1_odd32 = s1_odd[329:320];
     wire [9:0] s1_num32;
     assign s1_num32 = s1_num[329:320];
+    wire [9:0] s1_even32;
+    assign s1_even32 = s1_even[329:320];
+    wire root32; // Λ(X⁻¹) = 0 at an existing position
+    assign root32 = s1_even32 == s1_odd32;
     wire [9:0] inv32; // Λ_odd⁻¹
     assign inv32 = gf_inv(s1_odd32);
     wire [9:0] s2_num0;
@@ -4491,17 +4629,53 @@ module rtlgen_kr4_fec_dec (
     assign val32[7] = ^(val32_pp & 100'h4824020502810080402010080);
     assign val32[8] = ^(val32_pp & 100'h9008140a04020100804020100);
     assign val32[9] = ^(val32_pp & 100'h2050281008040201008040200);
+    reg [4:0] s4_cnt0;
+    reg [4:0] s4_cnt1;
+    reg s4_cnt2;
+    reg [5:0] s5_cnt0;
+    reg [5:0] s6_cnt0;
+    reg [4:0] s4_bits0;
+    reg [4:0] s4_bits1;
+    reg [4:0] s4_bits2;
+    reg [4:0] s4_bits3;
+    reg [4:0] s4_bits4;
+    reg [4:0] s4_bits5;
+    reg [4:0] s4_bits6;
+    reg [4:0] s4_bits7;
+    reg [4:0] s4_bits8;
+    reg [4:0] s4_bits9;
+    reg [4:0] s4_bits10;
+    reg [4:0] s4_bits11;
+    reg [4:0] s4_bits12;
+    reg [4:0] s4_bits13;
+    reg [4:0] s4_bits14;
+    reg [4:0] s4_bits15;
+    reg [4:0] s4_bits16;
+    reg [4:0] s4_bits17;
+    reg [4:0] s4_bits18;
+    reg [4:0] s4_bits19;
+    reg [3:0] s4_bits20;
+    reg [6:0] s5_bits0;
+    reg [6:0] s5_bits1;
+    reg [6:0] s5_bits2;
+    reg [6:0] s5_bits3;
+    reg [3:0] s5_bits4;
+    reg [8:0] s6_bits0;
     always @(posedge clk) begin
         if (rst) begin
             s1_valid <= 1'd0;
             s2_valid <= 1'd0;
             s3_valid <= 1'd0;
             s4_valid <= 1'd0;
+            s5_valid <= 1'd0;
+            s6_valid <= 1'd0;
         end else begin
             s1_valid <= ch_busy;
             s2_valid <= s1_valid;
             s3_valid <= s2_valid;
             s4_valid <= s3_valid;
+            s5_valid <= s4_valid;
+            s6_valid <= s5_valid;
         end
     end
     always @(posedge clk) begin
@@ -4517,27 +4691,36 @@ module rtlgen_kr4_fec_dec (
         s4_beat <= s3_beat;
         s4_len <= s3_len;
         s4_ok <= s3_ok;
-        s1_root <= ch_root;
+        s5_beat <= s4_beat;
+        s5_len <= s4_len;
+        s5_ok <= s4_ok;
+        s6_beat <= s5_beat;
+        s6_len <= s5_len;
+        s6_ok <= s5_ok;
+        s1_even <= ch_even;
         s1_odd <= ch_odd;
         s1_num <= ch_num;
-        s2_root <= s1_root;
+        s2_root <= {
+            root32, root31, root30, root29, root28, root27, root26, root25, root24, root23, root22, root21, root20, root19, root18, root17, root16,
+            root15, root14, root13, root12, root11, root10, root9, root8, root7, root6, root5, root4, root3, root2, root1, root0
+        };
         s2_num <= s1_num;
         s2_inv <= {
             inv32, inv31, inv30, inv29, inv28, inv27, inv26, inv25, inv24, inv23, inv22, inv21, inv20, inv19, inv18, inv17, inv16, inv15, inv14,
             inv13, inv12, inv11, inv10, inv9, inv8, inv7, inv6, inv5, inv4, inv3, inv2, inv1, inv0
         };
         s2_bad <= {
-            s1_root[32] & ((~|s1_odd32) | (~|s1_num32)), s1_root[31] & ((~|s1_odd31) | (~|s1_num31)), s1_root[30] & ((~|s1_odd30) | (~|s1_num30)),
-            s1_root[29] & ((~|s1_odd29) | (~|s1_num29)), s1_root[28] & ((~|s1_odd28) | (~|s1_num28)), s1_root[27] & ((~|s1_odd27) | (~|s1_num27)),
-            s1_root[26] & ((~|s1_odd26) | (~|s1_num26)), s1_root[25] & ((~|s1_odd25) | (~|s1_num25)), s1_root[24] & ((~|s1_odd24) | (~|s1_num24)),
-            s1_root[23] & ((~|s1_odd23) | (~|s1_num23)), s1_root[22] & ((~|s1_odd22) | (~|s1_num22)), s1_root[21] & ((~|s1_odd21) | (~|s1_num21)),
-            s1_root[20] & ((~|s1_odd20) | (~|s1_num20)), s1_root[19] & ((~|s1_odd19) | (~|s1_num19)), s1_root[18] & ((~|s1_odd18) | (~|s1_num18)),
-            s1_root[17] & ((~|s1_odd17) | (~|s1_num17)), s1_root[16] & ((~|s1_odd16) | (~|s1_num16)), s1_root[15] & ((~|s1_odd15) | (~|s1_num15)),
-            s1_root[14] & ((~|s1_odd14) | (~|s1_num14)), s1_root[13] & ((~|s1_odd13) | (~|s1_num13)), s1_root[12] & ((~|s1_odd12) | (~|s1_num12)),
-            s1_root[11] & ((~|s1_odd11) | (~|s1_num11)), s1_root[10] & ((~|s1_odd10) | (~|s1_num10)), s1_root[9] & ((~|s1_odd9) | (~|s1_num9)),
-            s1_root[8] & ((~|s1_odd8) | (~|s1_num8)), s1_root[7] & ((~|s1_odd7) | (~|s1_num7)), s1_root[6] & ((~|s1_odd6) | (~|s1_num6)),
-            s1_root[5] & ((~|s1_odd5) | (~|s1_num5)), s1_root[4] & ((~|s1_odd4) | (~|s1_num4)), s1_root[3] & ((~|s1_odd3) | (~|s1_num3)),
-            s1_root[2] & ((~|s1_odd2) | (~|s1_num2)), s1_root[1] & ((~|s1_odd1) | (~|s1_num1)), s1_root[0] & ((~|s1_odd0) | (~|s1_num0))
+            root32 & ((~|s1_odd32) | (~|s1_num32)), root31 & ((~|s1_odd31) | (~|s1_num31)), root30 & ((~|s1_odd30) | (~|s1_num30)),
+            root29 & ((~|s1_odd29) | (~|s1_num29)), root28 & ((~|s1_odd28) | (~|s1_num28)), root27 & ((~|s1_odd27) | (~|s1_num27)),
+            root26 & ((~|s1_odd26) | (~|s1_num26)), root25 & ((~|s1_odd25) | (~|s1_num25)), root24 & ((~|s1_odd24) | (~|s1_num24)),
+            root23 & ((~|s1_odd23) | (~|s1_num23)), root22 & ((~|s1_odd22) | (~|s1_num22)), root21 & ((~|s1_odd21) | (~|s1_num21)),
+            root20 & ((~|s1_odd20) | (~|s1_num20)), root19 & ((~|s1_odd19) | (~|s1_num19)), root18 & ((~|s1_odd18) | (~|s1_num18)),
+            root17 & ((~|s1_odd17) | (~|s1_num17)), root16 & ((~|s1_odd16) | (~|s1_num16)), root15 & ((~|s1_odd15) | (~|s1_num15)),
+            root14 & ((~|s1_odd14) | (~|s1_num14)), root13 & ((~|s1_odd13) | (~|s1_num13)), root12 & ((~|s1_odd12) | (~|s1_num12)),
+            root11 & ((~|s1_odd11) | (~|s1_num11)), root10 & ((~|s1_odd10) | (~|s1_num10)), root9 & ((~|s1_odd9) | (~|s1_num9)),
+            root8 & ((~|s1_odd8) | (~|s1_num8)), root7 & ((~|s1_odd7) | (~|s1_num7)), root6 & ((~|s1_odd6) | (~|s1_num6)),
+            root5 & ((~|s1_odd5) | (~|s1_num5)), root4 & ((~|s1_odd4) | (~|s1_num4)), root3 & ((~|s1_odd3) | (~|s1_num3)),
+            root2 & ((~|s1_odd2) | (~|s1_num2)), root1 & ((~|s1_odd1) | (~|s1_num1)), root0 & ((~|s1_odd0) | (~|s1_num0))
         };
         s3_root <= s2_root;
         s3_err <= {
@@ -4550,617 +4733,590 @@ module rtlgen_kr4_fec_dec (
             val2 & {10{s2_root[2]}}, val1 & {10{s2_root[1]}}, val0 & {10{s2_root[0]}}
         };
         s3_bad <= |s2_bad;
-        s4_cnt <= {
-            {1{1'd0}},
-            {
-                {1{1'd0}},
-                {
-                    {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_root[0]} + {{1{1'd0}}, s3_root[1]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[2]} + {{1{1'd0}}, s3_root[3]}}
-                }
-                    + {
-                        {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_root[4]} + {{1{1'd0}}, s3_root[5]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[6]} + {{1{1'd0}}, s3_root[7]}}
-                    }
-            }
-                + {
-                    {1{1'd0}},
-                    {
-                        {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_root[8]} + {{1{1'd0}}, s3_root[9]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[10]} + {{1{1'd0}}, s3_root[11]}}
-                    }
-                        + {
-                            {1{1'd0}},
-                            {{1{1'd0}}, {{1{1'd0}}, s3_root[12]} + {{1{1'd0}}, s3_root[13]}}
-                                + {{1{1'd0}}, {{1{1'd0}}, s3_root[14]} + {{1{1'd0}}, s3_root[15]}}
-                        }
-                }
-        }
-            + {
-                {1{1'd0}},
-                {
-                    {1{1'd0}},
-                    {
-                        {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_root[16]} + {{1{1'd0}}, s3_root[17]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[18]} + {{1{1'd0}}, s3_root[19]}}
-                    }
-                        + {
-                            {1{1'd0}},
-                            {{1{1'd0}}, {{1{1'd0}}, s3_root[20]} + {{1{1'd0}}, s3_root[21]}}
-                                + {{1{1'd0}}, {{1{1'd0}}, s3_root[22]} + {{1{1'd0}}, s3_root[23]}}
-                        }
-                }
-                    + {
-                        {1{1'd0}},
-                        {
-                            {1{1'd0}},
-                            {{1{1'd0}}, {{1{1'd0}}, s3_root[24]} + {{1{1'd0}}, s3_root[25]}}
-                                + {{1{1'd0}}, {{1{1'd0}}, s3_root[26]} + {{1{1'd0}}, s3_root[27]}}
-                        }
-                            + {
-                                {1{1'd0}},
-                                {{1{1'd0}}, {{1{1'd0}}, s3_root[28]} + {{1{1'd0}}, s3_root[29]}}
-                                    + {{1{1'd0}}, {{1{1'd0}}, s3_root[30]} + ({{1{1'd0}}, s3_root[31]} + {{1{1'd0}}, s3_root[32]})}
-                            }
-                    }
-            };
-        s4_bits <= {
-            {1{1'd0}},
-            {
-                {1{1'd0}},
-                {
-                    {1{1'd0}},
-                    {
-                        {1{1'd0}},
-                        {
-                            {1{1'd0}},
-                            {
-                                {1{1'd0}},
-                                {{1{1'd0}}, {{1{1'd0}}, s3_err[0]} + {{1{1'd0}}, s3_err[1]}}
-                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[2]} + ({{1{1'd0}}, s3_err[3]} + {{1{1'd0}}, s3_err[4]})}
-                            }
-                                + {
-                                    {1{1'd0}},
-                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[5]} + {{1{1'd0}}, s3_err[6]}}
-                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[7]} + ({{1{1'd0}}, s3_err[8]} + {{1{1'd0}}, s3_err[9]})}
-                                }
-                        }
-                            + {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[10]} + {{1{1'd0}}, s3_err[11]}}
-                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[12]} + ({{1{1'd0}}, s3_err[13]} + {{1{1'd0}}, s3_err[14]})}
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[15]} + {{1{1'd0}}, s3_err[16]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[17]} + ({{1{1'd0}}, s3_err[18]} + {{1{1'd0}}, s3_err[19]})}
-                                    }
-                            }
-                    }
-                        + {
-                            {1{1'd0}},
-                            {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[20]} + {{1{1'd0}}, s3_err[21]}}
-                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[22]} + ({{1{1'd0}}, s3_err[23]} + {{1{1'd0}}, s3_err[24]})}
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[25]} + {{1{1'd0}}, s3_err[26]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[27]} + ({{1{1'd0}}, s3_err[28]} + {{1{1'd0}}, s3_err[29]})}
-                                    }
-                            }
-                                + {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[30]} + {{1{1'd0}}, s3_err[31]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[32]} + ({{1{1'd0}}, s3_err[33]} + {{1{1'd0}}, s3_err[34]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[35]} + ({{1{1'd0}}, s3_err[36]} + {{1{1'd0}}, s3_err[37]})}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[38]} + ({{1{1'd0}}, s3_err[39]} + {{1{1'd0}}, s3_err[40]})}
-                                        }
-                                }
-                        }
-                }
-                    + {
-                        {1{1'd0}},
-                        {
-                            {1{1'd0}},
-                            {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[41]} + {{1{1'd0}}, s3_err[42]}}
-                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[43]} + ({{1{1'd0}}, s3_err[44]} + {{1{1'd0}}, s3_err[45]})}
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[46]} + {{1{1'd0}}, s3_err[47]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[48]} + ({{1{1'd0}}, s3_err[49]} + {{1{1'd0}}, s3_err[50]})}
-                                    }
-                            }
-                                + {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[51]} + {{1{1'd0}}, s3_err[52]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[53]} + ({{1{1'd0}}, s3_err[54]} + {{1{1'd0}}, s3_err[55]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[56]} + {{1{1'd0}}, s3_err[57]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[58]} + ({{1{1'd0}}, s3_err[59]} + {{1{1'd0}}, s3_err[60]})}
-                                        }
-                                }
-                        }
-                            + {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[61]} + {{1{1'd0}}, s3_err[62]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[63]} + ({{1{1'd0}}, s3_err[64]} + {{1{1'd0}}, s3_err[65]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[66]} + {{1{1'd0}}, s3_err[67]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[68]} + ({{1{1'd0}}, s3_err[69]} + {{1{1'd0}}, s3_err[70]})}
-                                        }
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[71]} + {{1{1'd0}}, s3_err[72]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[73]} + ({{1{1'd0}}, s3_err[74]} + {{1{1'd0}}, s3_err[75]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[76]} + ({{1{1'd0}}, s3_err[77]} + {{1{1'd0}}, s3_err[78]})}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[79]} + ({{1{1'd0}}, s3_err[80]} + {{1{1'd0}}, s3_err[81]})}
-                                            }
-                                    }
-                            }
-                    }
-            }
-                + {
-                    {1{1'd0}},
-                    {
-                        {1{1'd0}},
-                        {
-                            {1{1'd0}},
-                            {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[82]} + {{1{1'd0}}, s3_err[83]}}
-                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[84]} + ({{1{1'd0}}, s3_err[85]} + {{1{1'd0}}, s3_err[86]})}
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[87]} + {{1{1'd0}}, s3_err[88]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[89]} + ({{1{1'd0}}, s3_err[90]} + {{1{1'd0}}, s3_err[91]})}
-                                    }
-                            }
-                                + {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[92]} + {{1{1'd0}}, s3_err[93]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[94]} + ({{1{1'd0}}, s3_err[95]} + {{1{1'd0}}, s3_err[96]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[97]} + {{1{1'd0}}, s3_err[98]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[99]} + ({{1{1'd0}}, s3_err[100]} + {{1{1'd0}}, s3_err[101]})}
-                                        }
-                                }
-                        }
-                            + {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[102]} + {{1{1'd0}}, s3_err[103]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[104]} + ({{1{1'd0}}, s3_err[105]} + {{1{1'd0}}, s3_err[106]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[107]} + {{1{1'd0}}, s3_err[108]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[109]} + ({{1{1'd0}}, s3_err[110]} + {{1{1'd0}}, s3_err[111]})}
-                                        }
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[112]} + {{1{1'd0}}, s3_err[113]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[114]} + ({{1{1'd0}}, s3_err[115]} + {{1{1'd0}}, s3_err[116]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[117]} + ({{1{1'd0}}, s3_err[118]} + {{1{1'd0}}, s3_err[119]})}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[120]} + ({{1{1'd0}}, s3_err[121]} + {{1{1'd0}}, s3_err[122]})}
-                                            }
-                                    }
-                            }
-                    }
-                        + {
-                            {1{1'd0}},
-                            {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[123]} + {{1{1'd0}}, s3_err[124]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[125]} + ({{1{1'd0}}, s3_err[126]} + {{1{1'd0}}, s3_err[127]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[128]} + {{1{1'd0}}, s3_err[129]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[130]} + ({{1{1'd0}}, s3_err[131]} + {{1{1'd0}}, s3_err[132]})}
-                                        }
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[133]} + {{1{1'd0}}, s3_err[134]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[135]} + ({{1{1'd0}}, s3_err[136]} + {{1{1'd0}}, s3_err[137]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[138]} + ({{1{1'd0}}, s3_err[139]} + {{1{1'd0}}, s3_err[140]})}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[141]} + ({{1{1'd0}}, s3_err[142]} + {{1{1'd0}}, s3_err[143]})}
-                                            }
-                                    }
-                            }
-                                + {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[144]} + {{1{1'd0}}, s3_err[145]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[146]} + ({{1{1'd0}}, s3_err[147]} + {{1{1'd0}}, s3_err[148]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[149]} + {{1{1'd0}}, s3_err[150]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[151]} + ({{1{1'd0}}, s3_err[152]} + {{1{1'd0}}, s3_err[153]})}
-                                            }
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[154]} + {{1{1'd0}}, s3_err[155]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[156]} + ({{1{1'd0}}, s3_err[157]} + {{1{1'd0}}, s3_err[158]})}
-                                            }
-                                                + {
-                                                    {1{1'd0}},
-                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[159]} + ({{1{1'd0}}, s3_err[160]} + {{1{1'd0}}, s3_err[161]})}
-                                                        + {
-                                                            {1{1'd0}},
-                                                            {{1{1'd0}}, s3_err[162]} + ({{1{1'd0}}, s3_err[163]} + {{1{1'd0}}, s3_err[164]})
-                                                        }
-                                                }
-                                        }
-                                }
-                        }
-                }
-        }
-            + {
-                {1{1'd0}},
-                {
-                    {1{1'd0}},
-                    {
-                        {1{1'd0}},
-                        {
-                            {1{1'd0}},
-                            {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[165]} + {{1{1'd0}}, s3_err[166]}}
-                                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[167]} + ({{1{1'd0}}, s3_err[168]} + {{1{1'd0}}, s3_err[169]})}
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[170]} + {{1{1'd0}}, s3_err[171]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[172]} + ({{1{1'd0}}, s3_err[173]} + {{1{1'd0}}, s3_err[174]})}
-                                    }
-                            }
-                                + {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[175]} + {{1{1'd0}}, s3_err[176]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[177]} + ({{1{1'd0}}, s3_err[178]} + {{1{1'd0}}, s3_err[179]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[180]} + {{1{1'd0}}, s3_err[181]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[182]} + ({{1{1'd0}}, s3_err[183]} + {{1{1'd0}}, s3_err[184]})}
-                                        }
-                                }
-                        }
-                            + {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[185]} + {{1{1'd0}}, s3_err[186]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[187]} + ({{1{1'd0}}, s3_err[188]} + {{1{1'd0}}, s3_err[189]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[190]} + {{1{1'd0}}, s3_err[191]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[192]} + ({{1{1'd0}}, s3_err[193]} + {{1{1'd0}}, s3_err[194]})}
-                                        }
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[195]} + {{1{1'd0}}, s3_err[196]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[197]} + ({{1{1'd0}}, s3_err[198]} + {{1{1'd0}}, s3_err[199]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[200]} + ({{1{1'd0}}, s3_err[201]} + {{1{1'd0}}, s3_err[202]})}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[203]} + ({{1{1'd0}}, s3_err[204]} + {{1{1'd0}}, s3_err[205]})}
-                                            }
-                                    }
-                            }
-                    }
-                        + {
-                            {1{1'd0}},
-                            {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[206]} + {{1{1'd0}}, s3_err[207]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[208]} + ({{1{1'd0}}, s3_err[209]} + {{1{1'd0}}, s3_err[210]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[211]} + {{1{1'd0}}, s3_err[212]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[213]} + ({{1{1'd0}}, s3_err[214]} + {{1{1'd0}}, s3_err[215]})}
-                                        }
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[216]} + {{1{1'd0}}, s3_err[217]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[218]} + ({{1{1'd0}}, s3_err[219]} + {{1{1'd0}}, s3_err[220]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[221]} + {{1{1'd0}}, s3_err[222]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[223]} + ({{1{1'd0}}, s3_err[224]} + {{1{1'd0}}, s3_err[225]})}
-                                            }
-                                    }
-                            }
-                                + {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[226]} + {{1{1'd0}}, s3_err[227]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[228]} + ({{1{1'd0}}, s3_err[229]} + {{1{1'd0}}, s3_err[230]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[231]} + {{1{1'd0}}, s3_err[232]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[233]} + ({{1{1'd0}}, s3_err[234]} + {{1{1'd0}}, s3_err[235]})}
-                                            }
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[236]} + {{1{1'd0}}, s3_err[237]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[238]} + ({{1{1'd0}}, s3_err[239]} + {{1{1'd0}}, s3_err[240]})}
-                                            }
-                                                + {
-                                                    {1{1'd0}},
-                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[241]} + ({{1{1'd0}}, s3_err[242]} + {{1{1'd0}}, s3_err[243]})}
-                                                        + {
-                                                            {1{1'd0}},
-                                                            {{1{1'd0}}, s3_err[244]} + ({{1{1'd0}}, s3_err[245]} + {{1{1'd0}}, s3_err[246]})
-                                                        }
-                                                }
-                                        }
-                                }
-                        }
-                }
-                    + {
-                        {1{1'd0}},
-                        {
-                            {1{1'd0}},
-                            {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[247]} + {{1{1'd0}}, s3_err[248]}}
-                                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[249]} + ({{1{1'd0}}, s3_err[250]} + {{1{1'd0}}, s3_err[251]})}
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[252]} + {{1{1'd0}}, s3_err[253]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[254]} + ({{1{1'd0}}, s3_err[255]} + {{1{1'd0}}, s3_err[256]})}
-                                        }
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[257]} + {{1{1'd0}}, s3_err[258]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[259]} + ({{1{1'd0}}, s3_err[260]} + {{1{1'd0}}, s3_err[261]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[262]} + {{1{1'd0}}, s3_err[263]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[264]} + ({{1{1'd0}}, s3_err[265]} + {{1{1'd0}}, s3_err[266]})}
-                                            }
-                                    }
-                            }
-                                + {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[267]} + {{1{1'd0}}, s3_err[268]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[269]} + ({{1{1'd0}}, s3_err[270]} + {{1{1'd0}}, s3_err[271]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[272]} + {{1{1'd0}}, s3_err[273]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[274]} + ({{1{1'd0}}, s3_err[275]} + {{1{1'd0}}, s3_err[276]})}
-                                            }
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[277]} + {{1{1'd0}}, s3_err[278]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[279]} + ({{1{1'd0}}, s3_err[280]} + {{1{1'd0}}, s3_err[281]})}
-                                            }
-                                                + {
-                                                    {1{1'd0}},
-                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[282]} + ({{1{1'd0}}, s3_err[283]} + {{1{1'd0}}, s3_err[284]})}
-                                                        + {
-                                                            {1{1'd0}},
-                                                            {{1{1'd0}}, s3_err[285]} + ({{1{1'd0}}, s3_err[286]} + {{1{1'd0}}, s3_err[287]})
-                                                        }
-                                                }
-                                        }
-                                }
-                        }
-                            + {
-                                {1{1'd0}},
-                                {
-                                    {1{1'd0}},
-                                    {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {{1{1'd0}}, {{1{1'd0}}, s3_err[288]} + {{1{1'd0}}, s3_err[289]}}
-                                                + {{1{1'd0}}, {{1{1'd0}}, s3_err[290]} + ({{1{1'd0}}, s3_err[291]} + {{1{1'd0}}, s3_err[292]})}
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[293]} + {{1{1'd0}}, s3_err[294]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[295]} + ({{1{1'd0}}, s3_err[296]} + {{1{1'd0}}, s3_err[297]})}
-                                            }
-                                    }
-                                        + {
-                                            {1{1'd0}},
-                                            {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[298]} + {{1{1'd0}}, s3_err[299]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[300]} + ({{1{1'd0}}, s3_err[301]} + {{1{1'd0}}, s3_err[302]})}
-                                            }
-                                                + {
-                                                    {1{1'd0}},
-                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[303]} + ({{1{1'd0}}, s3_err[304]} + {{1{1'd0}}, s3_err[305]})}
-                                                        + {
-                                                            {1{1'd0}},
-                                                            {{1{1'd0}}, s3_err[306]} + ({{1{1'd0}}, s3_err[307]} + {{1{1'd0}}, s3_err[308]})
-                                                        }
-                                                }
-                                        }
-                                }
-                                    + {
-                                        {1{1'd0}},
-                                        {
-                                            {1{1'd0}},
-                                            {
-                                                {1{1'd0}},
-                                                {{1{1'd0}}, {{1{1'd0}}, s3_err[309]} + {{1{1'd0}}, s3_err[310]}}
-                                                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[311]} + ({{1{1'd0}}, s3_err[312]} + {{1{1'd0}}, s3_err[313]})}
-                                            }
-                                                + {
-                                                    {1{1'd0}},
-                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[314]} + {{1{1'd0}}, s3_err[315]}}
-                                                        + {
-                                                            {1{1'd0}},
-                                                            {{1{1'd0}}, s3_err[316]} + ({{1{1'd0}}, s3_err[317]} + {{1{1'd0}}, s3_err[318]})
-                                                        }
-                                                }
-                                        }
-                                            + {
-                                                {1{1'd0}},
-                                                {
-                                                    {1{1'd0}},
-                                                    {{1{1'd0}}, {{1{1'd0}}, s3_err[319]} + {{1{1'd0}}, s3_err[320]}}
-                                                        + {
-                                                            {1{1'd0}},
-                                                            {{1{1'd0}}, s3_err[321]} + ({{1{1'd0}}, s3_err[322]} + {{1{1'd0}}, s3_err[323]})
-                                                        }
-                                                }
-                                                    + {
-                                                        {1{1'd0}},
-                                                        {{1{1'd0}}, {{1{1'd0}}, s3_err[324]} + ({{1{1'd0}}, s3_err[325]} + {{1{1'd0}}, s3_err[326]})}
-                                                            + {
-                                                                {1{1'd0}},
-                                                                {{1{1'd0}}, s3_err[327]} + ({{1{1'd0}}, s3_err[328]} + {{1{1'd0}}, s3_err[329]})
-                                                            }
-                                                    }
-                                            }
-                                    }
-                            }
-                    }
-            };
         s4_bad <= s3_bad;
+        s5_bad <= s4_bad;
+        s6_bad <= s5_bad;
+        s4_cnt0 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_root[0]} + {{1{1'd0}}, s3_root[1]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[2]} + {{1{1'd0}}, s3_root[3]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_root[4]} + {{1{1'd0}}, s3_root[5]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[6]} + {{1{1'd0}}, s3_root[7]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_root[8]} + {{1{1'd0}}, s3_root[9]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[10]} + {{1{1'd0}}, s3_root[11]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_root[12]} + {{1{1'd0}}, s3_root[13]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[14]} + {{1{1'd0}}, s3_root[15]}}
+                    }
+            };
+        s4_cnt1 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_root[16]} + {{1{1'd0}}, s3_root[17]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[18]} + {{1{1'd0}}, s3_root[19]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_root[20]} + {{1{1'd0}}, s3_root[21]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_root[22]} + {{1{1'd0}}, s3_root[23]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_root[24]} + {{1{1'd0}}, s3_root[25]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_root[26]} + {{1{1'd0}}, s3_root[27]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_root[28]} + {{1{1'd0}}, s3_root[29]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[30]} + {{1{1'd0}}, s3_root[31]}}
+                    }
+            };
+        s4_cnt2 <= s3_root[32];
+        s5_cnt0 <= {{1{1'd0}}, s4_cnt0} + {{1{1'd0}}, s4_cnt1 + {{4{1'd0}}, s4_cnt2}};
+        s6_cnt0 <= s5_cnt0;
+        s4_bits0 <= {
+            {1{1'd0}},
+            {{1{1'd0}}, {{1{1'd0}}, {{1{1'd0}}, s3_err[0]} + {{1{1'd0}}, s3_err[1]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[2]} + {{1{1'd0}}, s3_err[3]}}}
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[4]} + {{1{1'd0}}, s3_err[5]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[6]} + {{1{1'd0}}, s3_err[7]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[8]} + {{1{1'd0}}, s3_err[9]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[10]} + {{1{1'd0}}, s3_err[11]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[12]} + {{1{1'd0}}, s3_err[13]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[14]} + {{1{1'd0}}, s3_err[15]}}
+                    }
+            };
+        s4_bits1 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[16]} + {{1{1'd0}}, s3_err[17]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[18]} + {{1{1'd0}}, s3_err[19]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[20]} + {{1{1'd0}}, s3_err[21]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[22]} + {{1{1'd0}}, s3_err[23]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[24]} + {{1{1'd0}}, s3_err[25]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[26]} + {{1{1'd0}}, s3_err[27]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[28]} + {{1{1'd0}}, s3_err[29]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[30]} + {{1{1'd0}}, s3_err[31]}}
+                    }
+            };
+        s4_bits2 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[32]} + {{1{1'd0}}, s3_err[33]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[34]} + {{1{1'd0}}, s3_err[35]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[36]} + {{1{1'd0}}, s3_err[37]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[38]} + {{1{1'd0}}, s3_err[39]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[40]} + {{1{1'd0}}, s3_err[41]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[42]} + {{1{1'd0}}, s3_err[43]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[44]} + {{1{1'd0}}, s3_err[45]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[46]} + {{1{1'd0}}, s3_err[47]}}
+                    }
+            };
+        s4_bits3 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[48]} + {{1{1'd0}}, s3_err[49]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[50]} + {{1{1'd0}}, s3_err[51]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[52]} + {{1{1'd0}}, s3_err[53]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[54]} + {{1{1'd0}}, s3_err[55]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[56]} + {{1{1'd0}}, s3_err[57]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[58]} + {{1{1'd0}}, s3_err[59]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[60]} + {{1{1'd0}}, s3_err[61]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[62]} + {{1{1'd0}}, s3_err[63]}}
+                    }
+            };
+        s4_bits4 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[64]} + {{1{1'd0}}, s3_err[65]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[66]} + {{1{1'd0}}, s3_err[67]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[68]} + {{1{1'd0}}, s3_err[69]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[70]} + {{1{1'd0}}, s3_err[71]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[72]} + {{1{1'd0}}, s3_err[73]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[74]} + {{1{1'd0}}, s3_err[75]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[76]} + {{1{1'd0}}, s3_err[77]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[78]} + {{1{1'd0}}, s3_err[79]}}
+                    }
+            };
+        s4_bits5 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[80]} + {{1{1'd0}}, s3_err[81]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[82]} + {{1{1'd0}}, s3_err[83]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[84]} + {{1{1'd0}}, s3_err[85]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[86]} + {{1{1'd0}}, s3_err[87]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[88]} + {{1{1'd0}}, s3_err[89]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[90]} + {{1{1'd0}}, s3_err[91]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[92]} + {{1{1'd0}}, s3_err[93]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[94]} + {{1{1'd0}}, s3_err[95]}}
+                    }
+            };
+        s4_bits6 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[96]} + {{1{1'd0}}, s3_err[97]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[98]} + {{1{1'd0}}, s3_err[99]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[100]} + {{1{1'd0}}, s3_err[101]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[102]} + {{1{1'd0}}, s3_err[103]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[104]} + {{1{1'd0}}, s3_err[105]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[106]} + {{1{1'd0}}, s3_err[107]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[108]} + {{1{1'd0}}, s3_err[109]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[110]} + {{1{1'd0}}, s3_err[111]}}
+                    }
+            };
+        s4_bits7 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[112]} + {{1{1'd0}}, s3_err[113]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[114]} + {{1{1'd0}}, s3_err[115]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[116]} + {{1{1'd0}}, s3_err[117]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[118]} + {{1{1'd0}}, s3_err[119]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[120]} + {{1{1'd0}}, s3_err[121]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[122]} + {{1{1'd0}}, s3_err[123]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[124]} + {{1{1'd0}}, s3_err[125]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[126]} + {{1{1'd0}}, s3_err[127]}}
+                    }
+            };
+        s4_bits8 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[128]} + {{1{1'd0}}, s3_err[129]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[130]} + {{1{1'd0}}, s3_err[131]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[132]} + {{1{1'd0}}, s3_err[133]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[134]} + {{1{1'd0}}, s3_err[135]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[136]} + {{1{1'd0}}, s3_err[137]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[138]} + {{1{1'd0}}, s3_err[139]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[140]} + {{1{1'd0}}, s3_err[141]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[142]} + {{1{1'd0}}, s3_err[143]}}
+                    }
+            };
+        s4_bits9 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[144]} + {{1{1'd0}}, s3_err[145]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[146]} + {{1{1'd0}}, s3_err[147]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[148]} + {{1{1'd0}}, s3_err[149]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[150]} + {{1{1'd0}}, s3_err[151]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[152]} + {{1{1'd0}}, s3_err[153]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[154]} + {{1{1'd0}}, s3_err[155]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[156]} + {{1{1'd0}}, s3_err[157]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[158]} + {{1{1'd0}}, s3_err[159]}}
+                    }
+            };
+        s4_bits10 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[160]} + {{1{1'd0}}, s3_err[161]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[162]} + {{1{1'd0}}, s3_err[163]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[164]} + {{1{1'd0}}, s3_err[165]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[166]} + {{1{1'd0}}, s3_err[167]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[168]} + {{1{1'd0}}, s3_err[169]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[170]} + {{1{1'd0}}, s3_err[171]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[172]} + {{1{1'd0}}, s3_err[173]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[174]} + {{1{1'd0}}, s3_err[175]}}
+                    }
+            };
+        s4_bits11 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[176]} + {{1{1'd0}}, s3_err[177]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[178]} + {{1{1'd0}}, s3_err[179]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[180]} + {{1{1'd0}}, s3_err[181]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[182]} + {{1{1'd0}}, s3_err[183]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[184]} + {{1{1'd0}}, s3_err[185]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[186]} + {{1{1'd0}}, s3_err[187]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[188]} + {{1{1'd0}}, s3_err[189]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[190]} + {{1{1'd0}}, s3_err[191]}}
+                    }
+            };
+        s4_bits12 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[192]} + {{1{1'd0}}, s3_err[193]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[194]} + {{1{1'd0}}, s3_err[195]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[196]} + {{1{1'd0}}, s3_err[197]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[198]} + {{1{1'd0}}, s3_err[199]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[200]} + {{1{1'd0}}, s3_err[201]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[202]} + {{1{1'd0}}, s3_err[203]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[204]} + {{1{1'd0}}, s3_err[205]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[206]} + {{1{1'd0}}, s3_err[207]}}
+                    }
+            };
+        s4_bits13 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[208]} + {{1{1'd0}}, s3_err[209]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[210]} + {{1{1'd0}}, s3_err[211]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[212]} + {{1{1'd0}}, s3_err[213]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[214]} + {{1{1'd0}}, s3_err[215]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[216]} + {{1{1'd0}}, s3_err[217]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[218]} + {{1{1'd0}}, s3_err[219]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[220]} + {{1{1'd0}}, s3_err[221]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[222]} + {{1{1'd0}}, s3_err[223]}}
+                    }
+            };
+        s4_bits14 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[224]} + {{1{1'd0}}, s3_err[225]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[226]} + {{1{1'd0}}, s3_err[227]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[228]} + {{1{1'd0}}, s3_err[229]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[230]} + {{1{1'd0}}, s3_err[231]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[232]} + {{1{1'd0}}, s3_err[233]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[234]} + {{1{1'd0}}, s3_err[235]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[236]} + {{1{1'd0}}, s3_err[237]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[238]} + {{1{1'd0}}, s3_err[239]}}
+                    }
+            };
+        s4_bits15 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[240]} + {{1{1'd0}}, s3_err[241]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[242]} + {{1{1'd0}}, s3_err[243]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[244]} + {{1{1'd0}}, s3_err[245]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[246]} + {{1{1'd0}}, s3_err[247]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[248]} + {{1{1'd0}}, s3_err[249]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[250]} + {{1{1'd0}}, s3_err[251]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[252]} + {{1{1'd0}}, s3_err[253]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[254]} + {{1{1'd0}}, s3_err[255]}}
+                    }
+            };
+        s4_bits16 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[256]} + {{1{1'd0}}, s3_err[257]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[258]} + {{1{1'd0}}, s3_err[259]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[260]} + {{1{1'd0}}, s3_err[261]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[262]} + {{1{1'd0}}, s3_err[263]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[264]} + {{1{1'd0}}, s3_err[265]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[266]} + {{1{1'd0}}, s3_err[267]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[268]} + {{1{1'd0}}, s3_err[269]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[270]} + {{1{1'd0}}, s3_err[271]}}
+                    }
+            };
+        s4_bits17 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[272]} + {{1{1'd0}}, s3_err[273]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[274]} + {{1{1'd0}}, s3_err[275]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[276]} + {{1{1'd0}}, s3_err[277]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[278]} + {{1{1'd0}}, s3_err[279]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[280]} + {{1{1'd0}}, s3_err[281]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[282]} + {{1{1'd0}}, s3_err[283]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[284]} + {{1{1'd0}}, s3_err[285]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[286]} + {{1{1'd0}}, s3_err[287]}}
+                    }
+            };
+        s4_bits18 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[288]} + {{1{1'd0}}, s3_err[289]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[290]} + {{1{1'd0}}, s3_err[291]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[292]} + {{1{1'd0}}, s3_err[293]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[294]} + {{1{1'd0}}, s3_err[295]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[296]} + {{1{1'd0}}, s3_err[297]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[298]} + {{1{1'd0}}, s3_err[299]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[300]} + {{1{1'd0}}, s3_err[301]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[302]} + {{1{1'd0}}, s3_err[303]}}
+                    }
+            };
+        s4_bits19 <= {
+            {1{1'd0}},
+            {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[304]} + {{1{1'd0}}, s3_err[305]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[306]} + {{1{1'd0}}, s3_err[307]}}
+            }
+                + {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[308]} + {{1{1'd0}}, s3_err[309]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[310]} + {{1{1'd0}}, s3_err[311]}}
+                }
+        }
+            + {
+                {1{1'd0}},
+                {
+                    {1{1'd0}},
+                    {{1{1'd0}}, {{1{1'd0}}, s3_err[312]} + {{1{1'd0}}, s3_err[313]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[314]} + {{1{1'd0}}, s3_err[315]}}
+                }
+                    + {
+                        {1{1'd0}},
+                        {{1{1'd0}}, {{1{1'd0}}, s3_err[316]} + {{1{1'd0}}, s3_err[317]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[318]} + {{1{1'd0}}, s3_err[319]}}
+                    }
+            };
+        s4_bits20 <= {
+            {1{1'd0}},
+            {{1{1'd0}}, {{1{1'd0}}, s3_err[320]} + {{1{1'd0}}, s3_err[321]}}
+                + {{1{1'd0}}, {{1{1'd0}}, s3_err[322]} + ({{1{1'd0}}, s3_err[323]} + {{1{1'd0}}, s3_err[324]})}
+        }
+            + {
+                {1{1'd0}},
+                {{1{1'd0}}, {{1{1'd0}}, s3_err[325]} + {{1{1'd0}}, s3_err[326]}}
+                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[327]} + ({{1{1'd0}}, s3_err[328]} + {{1{1'd0}}, s3_err[329]})}
+            };
+        s5_bits0 <= {{1{1'd0}}, {{1{1'd0}}, s4_bits0} + {{1{1'd0}}, s4_bits1}}
+            + {{1{1'd0}}, {{1{1'd0}}, s4_bits2} + ({{1{1'd0}}, s4_bits3} + {{1{1'd0}}, s4_bits4})};
+        s5_bits1 <= {{1{1'd0}}, {{1{1'd0}}, s4_bits5} + {{1{1'd0}}, s4_bits6}}
+            + {{1{1'd0}}, {{1{1'd0}}, s4_bits7} + ({{1{1'd0}}, s4_bits8} + {{1{1'd0}}, s4_bits9})};
+        s5_bits2 <= {{1{1'd0}}, {{1{1'd0}}, s4_bits10} + {{1{1'd0}}, s4_bits11}}
+            + {{1{1'd0}}, {{1{1'd0}}, s4_bits12} + ({{1{1'd0}}, s4_bits13} + {{1{1'd0}}, s4_bits14})};
+        s5_bits3 <= {{1{1'd0}}, {{1{1'd0}}, s4_bits15} + {{1{1'd0}}, s4_bits16}}
+            + {{1{1'd0}}, {{1{1'd0}}, s4_bits17} + ({{1{1'd0}}, s4_bits18} + {{1{1'd0}}, s4_bits19})};
+        s5_bits4 <= s4_bits20;
+        s6_bits0 <= {{1{1'd0}}, {{1{1'd0}}, s5_bits0} + {{1{1'd0}}, s5_bits1}}
+            + {{1{1'd0}}, {{1{1'd0}}, s5_bits2} + {{1{1'd0}}, s5_bits3 + {{3{1'd0}}, s5_bits4}}};
     end
 
-    // Decision: root count, bits, bad roots accumulated over the beats; flags per slot; counters; SER window.
-    reg [9:0] acc_cnt;
+    // Decision: roots still expected, bits and bad roots accumulated over the beats; flags per slot; counters; SER window.
+    reg [10:0] rem; // L minus the roots of the earlier beats (two's complement)
     reg [12:0] acc_bits;
     reg acc_bad;
-    wire first4;
-    assign first4 = s4_beat == 4'd0;
-    wire [9:0] tot_cnt; // roots so far, this beat included
-    assign tot_cnt = (first4 ? 10'd0 : acc_cnt) + {{4{1'd0}}, s4_cnt};
+    wire first_beat;
+    assign first_beat = s6_beat == 4'd0;
+    wire [10:0] rem_now; // roots expected from this beat on
+    assign rem_now = first_beat ? {{8{1'd0}}, s6_len} : rem;
     wire [12:0] tot_bits;
-    assign tot_bits = (first4 ? 13'd0 : acc_bits) + {{4{1'd0}}, s4_bits};
+    assign tot_bits = (first_beat ? 13'd0 : acc_bits) + {{4{1'd0}}, s6_bits0};
     wire tot_bad;
-    assign tot_bad = ((!first4) & acc_bad) | s4_bad;
+    assign tot_bad = ((!first_beat) & acc_bad) | s6_bad;
     wire decide; // the codeword's last beat leaves the Chien pipeline
-    assign decide = s4_valid & (s4_beat == LAST_BEAT);
-    wire correctable;
-    assign correctable = s4_ok & (!tot_bad) & (tot_cnt == {{7{1'd0}}, s4_len});
+    assign decide = s6_valid & (s6_beat == LAST_BEAT);
+    wire correctable; // L ≤ t, no bad root, exactly L roots
+    assign correctable = s6_ok & (!tot_bad) & ({{5{1'd0}}, s6_cnt0} == rem);
     wire [2:0] cnt_add; // symbols corrected in the decided codeword
-    assign cnt_add = correctable ? tot_cnt[2:0] : 3'd0;
-    wire [6:0] bits_add;
-    assign bits_add = correctable ? tot_bits[6:0] : 7'd0;
+    assign cnt_add = correctable ? s6_len : 3'd0;
     reg [329:0] err_ram [0:127]; // error values by {slot, beat}
     reg [2:0] st_count [0:7]; // corrected symbols per slot
     reg [2:0] dec_slot; // slot of the codeword being decided
-    reg [2:0] err_slot; // slot whose error values stage 3 writes (one stage ahead of dec_slot)
+    reg [2:0] err_slot; // slot whose error values stage 3 writes (ahead of dec_slot)
     reg [7:0] st_done; // slot decided
     reg [7:0] st_apply; // slot's corrections are applied
     reg [7:0] st_unc; // slot flagged uncorrectable
@@ -5170,71 +5326,68 @@ module rtlgen_kr4_fec_dec (
     reg [15:0] ser_cnt; // corrected symbols in the current window
     reg [12:0] ser_cw; // codewords in the current window
     reg ser_alarm_r;
-    reg upd; // a decision was taken on the previous clock: the counters take it
+    reg upd; // a decision was taken on the previous clock: the low sums take it
+    reg upd2; // the counters take the decision of two clocks ago
     reg [2:0] upd_sym; // its corrected symbols
-    reg [6:0] upd_bits; // its corrected bits
+    reg [6:0] upd_bits; // its error bits (counted only when upd_ok)
+    reg upd_ok; // it was correctable
     reg upd_unc; // it was uncorrectable
-    reg corrected_symbols_r_nf; // corrected_symbols_r[31:4] were all ones on the previous clock
-    wire [4:0] corrected_symbols_r_lo; // low part of the sum, with its carry
-    assign corrected_symbols_r_lo = {{1{1'd0}}, corrected_symbols_r[3:0]} + {{2{1'd0}}, upd_sym};
+    reg [15:0] ser_total; // the window's count with the decision
+    reg ser_end; // the decision ends the window
+    reg corrected_symbols_r_nf; // corrected_symbols_r[31:4] are all ones
+    reg [3:0] corrected_symbols_r_lo; // low part of the sum
+    reg corrected_symbols_r_c; // its carry into the upper bits
     wire [27:0] corrected_symbols_r_cy; // carry into each upper bit
     assign corrected_symbols_r_cy = {
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[30:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[29:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[28:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[27:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[26:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[25:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[24:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[23:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[22:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[21:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[20:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[19:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[18:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[17:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[16:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[15:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[14:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[13:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[12:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[11:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[10:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[9:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[8:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[7:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[6:4]), corrected_symbols_r_lo[4] & (&corrected_symbols_r[5:4]),
-        corrected_symbols_r_lo[4] & (&corrected_symbols_r[4:4]), corrected_symbols_r_lo[4]
+        corrected_symbols_r_c & (&corrected_symbols_r[30:4]), corrected_symbols_r_c & (&corrected_symbols_r[29:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[28:4]), corrected_symbols_r_c & (&corrected_symbols_r[27:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[26:4]), corrected_symbols_r_c & (&corrected_symbols_r[25:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[24:4]), corrected_symbols_r_c & (&corrected_symbols_r[23:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[22:4]), corrected_symbols_r_c & (&corrected_symbols_r[21:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[20:4]), corrected_symbols_r_c & (&corrected_symbols_r[19:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[18:4]), corrected_symbols_r_c & (&corrected_symbols_r[17:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[16:4]), corrected_symbols_r_c & (&corrected_symbols_r[15:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[14:4]), corrected_symbols_r_c & (&corrected_symbols_r[13:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[12:4]), corrected_symbols_r_c & (&corrected_symbols_r[11:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[10:4]), corrected_symbols_r_c & (&corrected_symbols_r[9:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[8:4]), corrected_symbols_r_c & (&corrected_symbols_r[7:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[6:4]), corrected_symbols_r_c & (&corrected_symbols_r[5:4]),
+        corrected_symbols_r_c & (&corrected_symbols_r[4:4]), corrected_symbols_r_c
     };
-    reg corrected_bits_r_nf; // corrected_bits_r[31:8] were all ones on the previous clock
-    wire [8:0] corrected_bits_r_lo; // low part of the sum, with its carry
-    assign corrected_bits_r_lo = {{1{1'd0}}, corrected_bits_r[7:0]} + {{2{1'd0}}, upd_bits};
+    reg corrected_bits_r_nf; // corrected_bits_r[31:8] are all ones
+    reg [7:0] corrected_bits_r_lo; // low part of the sum
+    reg corrected_bits_r_c; // its carry into the upper bits
     wire [23:0] corrected_bits_r_cy; // carry into each upper bit
     assign corrected_bits_r_cy = {
-        corrected_bits_r_lo[8] & (&corrected_bits_r[30:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[29:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[28:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[27:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[26:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[25:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[24:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[23:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[22:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[21:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[20:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[19:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[18:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[17:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[16:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[15:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[14:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[13:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[12:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[11:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[10:8]), corrected_bits_r_lo[8] & (&corrected_bits_r[9:8]),
-        corrected_bits_r_lo[8] & (&corrected_bits_r[8:8]), corrected_bits_r_lo[8]
+        corrected_bits_r_c & (&corrected_bits_r[30:8]), corrected_bits_r_c & (&corrected_bits_r[29:8]),
+        corrected_bits_r_c & (&corrected_bits_r[28:8]), corrected_bits_r_c & (&corrected_bits_r[27:8]),
+        corrected_bits_r_c & (&corrected_bits_r[26:8]), corrected_bits_r_c & (&corrected_bits_r[25:8]),
+        corrected_bits_r_c & (&corrected_bits_r[24:8]), corrected_bits_r_c & (&corrected_bits_r[23:8]),
+        corrected_bits_r_c & (&corrected_bits_r[22:8]), corrected_bits_r_c & (&corrected_bits_r[21:8]),
+        corrected_bits_r_c & (&corrected_bits_r[20:8]), corrected_bits_r_c & (&corrected_bits_r[19:8]),
+        corrected_bits_r_c & (&corrected_bits_r[18:8]), corrected_bits_r_c & (&corrected_bits_r[17:8]),
+        corrected_bits_r_c & (&corrected_bits_r[16:8]), corrected_bits_r_c & (&corrected_bits_r[15:8]),
+        corrected_bits_r_c & (&corrected_bits_r[14:8]), corrected_bits_r_c & (&corrected_bits_r[13:8]),
+        corrected_bits_r_c & (&corrected_bits_r[12:8]), corrected_bits_r_c & (&corrected_bits_r[11:8]),
+        corrected_bits_r_c & (&corrected_bits_r[10:8]), corrected_bits_r_c & (&corrected_bits_r[9:8]), corrected_bits_r_c & (&corrected_bits_r[8:8]),
+        corrected_bits_r_c
     };
-    reg uncorrectable_r_nf; // uncorrectable_r[31:2] were all ones on the previous clock
-    wire [2:0] uncorrectable_r_lo; // low part of the sum, with its carry
-    assign uncorrectable_r_lo = {{1{1'd0}}, uncorrectable_r[1:0]} + {{2{1'd0}}, upd_unc};
+    reg uncorrectable_r_nf; // uncorrectable_r[31:2] are all ones
+    reg [1:0] uncorrectable_r_lo; // low part of the sum
+    reg uncorrectable_r_c; // its carry into the upper bits
     wire [29:0] uncorrectable_r_cy; // carry into each upper bit
     assign uncorrectable_r_cy = {
-        uncorrectable_r_lo[2] & (&uncorrectable_r[30:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[29:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[28:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[27:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[26:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[25:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[24:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[23:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[22:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[21:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[20:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[19:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[18:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[17:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[16:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[15:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[14:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[13:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[12:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[11:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[10:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[9:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[8:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[7:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[6:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[5:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[4:2]), uncorrectable_r_lo[2] & (&uncorrectable_r[3:2]),
-        uncorrectable_r_lo[2] & (&uncorrectable_r[2:2]), uncorrectable_r_lo[2]
+        uncorrectable_r_c & (&uncorrectable_r[30:2]), uncorrectable_r_c & (&uncorrectable_r[29:2]), uncorrectable_r_c & (&uncorrectable_r[28:2]),
+        uncorrectable_r_c & (&uncorrectable_r[27:2]), uncorrectable_r_c & (&uncorrectable_r[26:2]), uncorrectable_r_c & (&uncorrectable_r[25:2]),
+        uncorrectable_r_c & (&uncorrectable_r[24:2]), uncorrectable_r_c & (&uncorrectable_r[23:2]), uncorrectable_r_c & (&uncorrectable_r[22:2]),
+        uncorrectable_r_c & (&uncorrectable_r[21:2]), uncorrectable_r_c & (&uncorrectable_r[20:2]), uncorrectable_r_c & (&uncorrectable_r[19:2]),
+        uncorrectable_r_c & (&uncorrectable_r[18:2]), uncorrectable_r_c & (&uncorrectable_r[17:2]), uncorrectable_r_c & (&uncorrectable_r[16:2]),
+        uncorrectable_r_c & (&uncorrectable_r[15:2]), uncorrectable_r_c & (&uncorrectable_r[14:2]), uncorrectable_r_c & (&uncorrectable_r[13:2]),
+        uncorrectable_r_c & (&uncorrectable_r[12:2]), uncorrectable_r_c & (&uncorrectable_r[11:2]), uncorrectable_r_c & (&uncorrectable_r[10:2]),
+        uncorrectable_r_c & (&uncorrectable_r[9:2]), uncorrectable_r_c & (&uncorrectable_r[8:2]), uncorrectable_r_c & (&uncorrectable_r[7:2]),
+        uncorrectable_r_c & (&uncorrectable_r[6:2]), uncorrectable_r_c & (&uncorrectable_r[5:2]), uncorrectable_r_c & (&uncorrectable_r[4:2]),
+        uncorrectable_r_c & (&uncorrectable_r[3:2]), uncorrectable_r_c & (&uncorrectable_r[2:2]), uncorrectable_r_c
     };
-    wire [15:0] ser_total;
-    assign ser_total = ser_cnt + {{13{1'd0}}, upd_sym};
     reg [3:0] out_beat;
     reg out_tvalid_r;
     reg out_tlast_r;
@@ -5280,6 +5433,7 @@ module rtlgen_kr4_fec_dec (
             ser_cw <= 13'd0;
             ser_alarm_r <= 1'd0;
             upd <= 1'd0;
+            upd2 <= 1'd0;
             corrected_symbols_r_nf <= 1'd0;
             corrected_bits_r_nf <= 1'd0;
             uncorrectable_r_nf <= 1'd0;
@@ -5318,14 +5472,14 @@ module rtlgen_kr4_fec_dec (
                 dec_slot <= dec_slot + 3'd1;
             end
             upd <= decide;
-            if (upd) begin
-                corrected_symbols_r <= {corrected_symbols_r[31:4] ^ corrected_symbols_r_cy, corrected_symbols_r_lo[3:0]}
-                    | {32{corrected_symbols_r_nf & corrected_symbols_r_lo[4]}};
-                corrected_bits_r <= {corrected_bits_r[31:8] ^ corrected_bits_r_cy, corrected_bits_r_lo[7:0]}
-                    | {32{corrected_bits_r_nf & corrected_bits_r_lo[8]}};
-                uncorrectable_r <= {uncorrectable_r[31:2] ^ uncorrectable_r_cy, uncorrectable_r_lo[1:0]}
-                    | {32{uncorrectable_r_nf & uncorrectable_r_lo[2]}};
-                if (ser_cw == SER_LAST) begin
+            upd2 <= upd;
+            if (upd2) begin
+                corrected_symbols_r <= {corrected_symbols_r[31:4] ^ corrected_symbols_r_cy, corrected_symbols_r_lo}
+                    | {32{corrected_symbols_r_nf & corrected_symbols_r_c}};
+                corrected_bits_r <= {corrected_bits_r[31:8] ^ corrected_bits_r_cy, corrected_bits_r_lo}
+                    | {32{corrected_bits_r_nf & corrected_bits_r_c}};
+                uncorrectable_r <= {uncorrectable_r[31:2] ^ uncorrectable_r_cy, uncorrectable_r_lo} | {32{uncorrectable_r_nf & uncorrectable_r_c}};
+                if (ser_end) begin
                     ser_alarm_r <= ser_total > SER_THRESHOLD;
                     ser_cnt <= 16'd0;
                     ser_cw <= 13'd0;
@@ -5347,8 +5501,8 @@ module rtlgen_kr4_fec_dec (
         if (s3_valid) begin
             err_ram[err_addr] <= s3_err;
         end
-        if (s4_valid) begin
-            acc_cnt <= tot_cnt;
+        if (s6_valid) begin
+            rem <= rem_now - {{5{1'd0}}, s6_cnt0};
             acc_bits <= tot_bits;
             acc_bad <= tot_bad;
         end
@@ -5357,8 +5511,16 @@ module rtlgen_kr4_fec_dec (
             st_unc[dec_slot] <= (!correctable) & (!bypass_indication);
             st_count[dec_slot] <= cnt_add;
             upd_sym <= cnt_add;
-            upd_bits <= bits_add;
+            upd_bits <= tot_bits[6:0];
+            upd_ok <= correctable;
             upd_unc <= !correctable;
+        end
+        if (upd) begin
+            {corrected_symbols_r_c, corrected_symbols_r_lo} <= {{1{1'd0}}, corrected_symbols_r[3:0]} + {{2{1'd0}}, upd_sym};
+            {corrected_bits_r_c, corrected_bits_r_lo} <= {{1{1'd0}}, corrected_bits_r[7:0]} + {{2{1'd0}}, upd_bits & {7{upd_ok}}};
+            {uncorrectable_r_c, uncorrectable_r_lo} <= {{1{1'd0}}, uncorrectable_r[1:0]} + {{2{1'd0}}, upd_unc};
+            ser_total <= ser_cnt + {{13{1'd0}}, upd_sym};
+            ser_end <= ser_cw == SER_LAST;
         end
         if (rd) begin
             rd_data <= data_ram[rd_addr];

@@ -11,71 +11,119 @@
 //!    RiBM because its iteration is one multiply-add deep whatever t (no discrepancy sum, no
 //!    inversion) and it leaves the error evaluator in its registers, so Forney needs no
 //!    second polynomial product.
-//! 3. **Chien + Forney**, P lanes, one beat per clock: Λ(X⁻¹), its odd part and Ω^h(X⁻¹)
-//!    by constant multipliers on registers that step by α^(kP) per beat; the inverse of the
-//!    odd part by a table (m LUT-mapped 2^m-bit constants); the error values go to the error
-//!    RAM; a fourth stage registers the beat's root and error-bit counts.
+//! 3. **Chien + Forney**, P lanes, one beat per clock: Λ_even(X⁻¹), Λ_odd(X⁻¹) and
+//!    Ω^h(X⁻¹) by constant multipliers on registers that step by α^(kP) per beat (stage 1);
+//!    the roots (Λ_even = Λ_odd) and the inverse of the odd part by a table (stage 2); the
+//!    error values, to the error RAM (stage 3); then the beat's root and error-bit counts
+//!    by pipelined popcount trees ([`count_stages`] stages), so every register stage stays
+//!    within about six LUT levels.
 //! 4. **Decision** after the last beat: correctable iff L ≤ t (RiBM's k ≥ 0), exactly L roots
-//!    in existing positions and no root with a zero derivative or value; the slot's flags and
-//!    the counters and SER window update on the next clock, from registered increments, with
-//!    saturation from a registered near-full flag.
+//!    in existing positions (the last beat's count against a registered remainder) and no
+//!    root with a zero derivative or value; the slot's flags are written at once, the
+//!    counters and SER window two clocks later (increments registered, then the low sums and
+//!    their carries), with saturation from a registered near-full flag.
 //! 5. **Output**: the oldest decided slot is read beat by beat (read enable = the output
 //!    register is free), XORed with its error values when it is corrected and correction is
 //!    not bypassed.
 
-use super::model_stream::{DecTiming, CHIEN_STAGES};
+use super::model_stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
 use super::stream_common::{beat_ports, emit_linear, symbol};
 use super::RsFecBlock;
 use crate::config::DesignInfo;
-use crate::hw::build::{add, and, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, when, wire, zeros, zext};
+use crate::hw::build::{add, and, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, sub, when, wire, zeros, zext};
 use crate::hw::gf_net::{emit_sum, Term};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
 use crate::math::gf2m::Gf2m;
 
-/// `Σ bits of name[0..width)` as a `w`-bit sum, a balanced tree of additions (each as wide
-/// as its count needs), not a chain: log2(width) adders deep instead of width.
-fn popcount(name: &str, width: u32, w: u32) -> Expr {
-    fn tree(name: &str, lo: u32, hi: u32) -> (Expr, u32) {
-        if hi - lo == 1 {
-            return (Expr::bit(name, lo), 1);
-        }
-        let mid = lo + (hi - lo) / 2;
-        let ((a, aw), (b, bw)) = (tree(name, lo, mid), tree(name, mid, hi));
-        let ow = bits_for(u64::from(hi - lo));
-        (add(zext(a, aw, ow), zext(b, bw, ow)), ow)
+/// `Σ bits lo..hi of name` as a balanced tree of additions (each as wide as its count needs).
+fn popcount(name: &str, lo: u32, hi: u32) -> (Expr, u32) {
+    if hi - lo == 1 {
+        return (Expr::bit(name, lo), 1);
     }
-    let (e, ew) = tree(name, 0, width);
-    zext(e, ew, w)
+    let mid = lo + (hi - lo) / 2;
+    let ((a, aw), (b, bw)) = (popcount(name, lo, mid), popcount(name, mid, hi));
+    let ow = bits_for(u64::from(hi - lo));
+    (add(zext(a, aw, ow), zext(b, bw, ow)), ow)
+}
+
+/// Σ of (value, width, largest value) as a balanced tree of additions.
+fn sum_tree(vals: &[(Expr, u32, u64)]) -> (Expr, u32, u64) {
+    if vals.len() == 1 {
+        return vals[0].clone();
+    }
+    let mid = vals.len() / 2;
+    let ((a, aw, am), (b, bw, bm)) = (sum_tree(&vals[..mid]), sum_tree(&vals[mid..]));
+    let ow = bits_for(am + bm);
+    (add(zext(a, aw, ow), zext(b, bw, ow)), ow, am + bm)
+}
+
+/// The popcount of `input` (`width` bits) pipelined over `stages` register stages, numbered
+/// from `first`: `s<first>_<name><g>` holds the sum of bits 16g..16g+15
+/// ([`COUNT_LEAF`]), every later stage the sums of [`COUNT_FANIN`] registers of the stage
+/// before, until one is left (then passed on). A 320-bit popcount in one stage maps to 11
+/// LUT levels; a stage of this tree to about five. Returns the last register and its width;
+/// `body` gets the assignments (every clock).
+fn count_pipe(items: &mut Vec<Item>, body: &mut Vec<Stmt>, name: &str, input: &str, width: u32, first: u32, stages: u32) -> (String, u32) {
+    let mut regs: Vec<(String, u32, u64)> = Vec::new();
+    for s in 0..stages {
+        let sums: Vec<(Expr, u32, u64)> = if s == 0 {
+            (0..width)
+                .step_by(COUNT_LEAF)
+                .map(|lo| {
+                    let hi = (lo + COUNT_LEAF as u32).min(width);
+                    let (e, w) = popcount(input, lo, hi);
+                    (e, w, u64::from(hi - lo))
+                })
+                .collect()
+        } else {
+            regs.chunks(COUNT_FANIN).map(|c| sum_tree(&c.iter().map(|(r, w, mx)| (id(r), *w, *mx)).collect::<Vec<_>>())).collect()
+        };
+        regs = sums
+            .into_iter()
+            .enumerate()
+            .map(|(g, (e, w, mx))| {
+                let r = format!("s{}_{name}{g}", first + s);
+                items.push(Item::reg(&r, w, ""));
+                body.push(set_id(&r, e));
+                (r, w, mx)
+            })
+            .collect();
+    }
+    assert_eq!(regs.len(), 1, "count_stages sizes the tree");
+    (regs[0].0.clone(), regs[0].1)
 }
 
 /// A saturating accumulate `x <= min(x + inc, MAX)` of a `cb`-bit counter by an `iw`-bit
-/// value, in at most a few LUT levels: the sum splits at h = iw + 1 bits, and the upper bits
-/// can only overflow when they were all ones on the previous clock (an increment below 2^iw
-/// cannot cross from below 2^cb − 2^h to past MAX in one step), so the overflow is the
-/// registered near-full flag `<x>_nf` AND the low part's carry, never a 32-bit compare.
-/// Returns the update and the flag's statement (every clock); narrow counters keep the compare.
-fn sat_add(items: &mut Vec<Item>, x: &str, cb: u32, inc: Expr, iw: u32) -> (Stmt, Option<Stmt>) {
+/// value over two clocks, each a few LUT levels: on `upd` the low h = iw + 1 bits of the sum
+/// and their carry are registered (`<x>_lo`, `<x>_c`), on `upd2` (the next clock) the upper
+/// bits take the carry by an incrementer whose carries are AND reductions. The upper bits can
+/// only overflow when they are all ones (an increment below 2^iw cannot cross from below
+/// 2^cb − 2^h to past MAX), so the overflow is the registered near-full flag `<x>_nf` AND the
+/// carry, never a 32-bit compare. Narrow counters register the sum and compare.
+/// Returns (the `upd` statement, the `upd2` statement, the near-full flag's statement).
+fn sat_add(items: &mut Vec<Item>, x: &str, cb: u32, inc: Expr, iw: u32) -> (Stmt, Stmt, Option<Stmt>) {
     let h = iw + 1;
     let max = (1u64 << cb) - 1;
     if h >= cb {
         let sw = cb.max(iw) + 1;
         let sum = format!("{x}_sum");
-        wire(items, &sum, sw, "", add(zext(id(x), cb, sw), zext(inc, iw, sw)));
-        return (set_id(x, mux(gt(id(&sum), dec(sw, max)), dec(cb, max), Expr::slice(&sum, cb - 1, 0))), None);
+        items.push(Item::reg(&sum, sw, "the sum, registered the clock before it is saturated"));
+        let first = set_id(&sum, add(zext(id(x), cb, sw), zext(inc, iw, sw)));
+        return (first, set_id(x, mux(gt(id(&sum), dec(sw, max)), dec(cb, max), Expr::slice(&sum, cb - 1, 0))), None);
     }
-    let (lo, nf) = (format!("{x}_lo"), format!("{x}_nf"));
-    items.push(Item::reg(&nf, 1, &format!("{x}[{}:{h}] were all ones on the previous clock", cb - 1)));
-    wire(items, &lo, h + 1, "low part of the sum, with its carry", add(zext(Expr::slice(x, h - 1, 0), h, h + 1), zext(inc, iw, h + 1)));
-    // The upper bits as an incrementer with every carry an AND of the bits below (balanced
-    // reductions), not a ripple chain.
+    let (lo, c, nf) = (format!("{x}_lo"), format!("{x}_c"), format!("{x}_nf"));
+    items.push(Item::reg(&nf, 1, &format!("{x}[{}:{h}] are all ones", cb - 1)));
+    items.push(Item::reg(&lo, h, "low part of the sum"));
+    items.push(Item::reg(&c, 1, "its carry into the upper bits"));
+    let first = Stmt::Assign(cat(vec![id(&c), id(&lo)]), add(zext(Expr::slice(x, h - 1, 0), h, h + 1), zext(inc, iw, h + 1)));
     let cy = format!("{x}_cy");
-    let carries = (h..cb).rev().map(|j| if j == h { Expr::bit(&lo, h) } else { and(Expr::bit(&lo, h), Expr::red(UnOp::RedAnd, Expr::slice(x, j - 1, h))) }).collect();
+    let carries = (h..cb).rev().map(|j| if j == h { id(&c) } else { and(id(&c), Expr::red(UnOp::RedAnd, Expr::slice(x, j - 1, h))) }).collect();
     wire(items, &cy, cb - h, "carry into each upper bit", cat(carries));
     let hi = Expr::xor(Expr::slice(x, cb - 1, h), id(&cy));
-    let sum = cat(vec![hi, Expr::slice(&lo, h - 1, 0)]);
-    let ovf = and(id(&nf), Expr::bit(&lo, h));
-    (set_id(x, or(sum, Expr::Repeat(cb, Box::new(ovf)))), Some(set_id(&nf, Expr::red(UnOp::RedAnd, Expr::slice(x, cb - 1, h)))))
+    let sum = cat(vec![hi, id(&lo)]);
+    let ovf = and(id(&nf), id(&c));
+    (first, set_id(x, or(sum, Expr::Repeat(cb, Box::new(ovf)))), Some(set_id(&nf, Expr::red(UnOp::RedAnd, Expr::slice(x, cb - 1, h)))))
 }
 
 fn lin(f: &Gf2m, x: &str, e: i64) -> Term {
@@ -286,8 +334,9 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             vec![when(id("ch_busy"), vec![set_id("ch_lam", rev(&lam_step)), set_id("ch_om", rev(&om_step))])],
         )],
     });
-    // Stage 1: evaluations per lane.
-    let mut roots = Vec::new();
+    // Stage 1: evaluations per lane. Λ_even and Λ_odd are registered and compared in stage 2:
+    // the compare and its zero test after the sums of t+1 products took 7–9 LUT levels.
+    let mut evens = Vec::new();
     let mut odds = Vec::new();
     let mut nums = Vec::new();
     for i in 0..p {
@@ -300,36 +349,40 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         items.push(Item::wire(&nu, m, ""));
         let terms: Vec<Term> = (0..t).map(|kk| lin(&f, &om[kk], (kk as i64 + shift) * i as i64)).collect();
         emit_sum(items, &f, &nu, &terms, &nu);
-        let exists = if i >= p - pad { and(eq(id(&ev), id(&od)), ne(id("ch_beat"), last.clone())) } else { eq(id(&ev), id(&od)) };
-        roots.push(exists);
+        evens.push(id(&ev));
         odds.push(id(&od));
         nums.push(id(&nu));
     }
-    roots.reverse();
+    evens.reverse();
     odds.reverse();
     nums.reverse();
-    wire(items, "ch_root", p as u32, "Λ(X⁻¹) = 0 at an existing position, per lane", cat(roots));
+    wire(items, "ch_even", dw, "Λ_even(X⁻¹) per lane", cat(evens));
     wire(items, "ch_odd", dw, "Λ_odd(X⁻¹) per lane", cat(odds));
     wire(items, "ch_num", dw, "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", cat(nums));
+    let cs = count_stages(dw as usize);
+    let ls = 3 + cs;
+    let sl = |r: &str| format!("s{ls}_{r}");
     let stage_regs: [(&str, u32); 4] = [("valid", 1), ("beat", bw), ("len", lw), ("ok", 1)];
-    let pw = bits_for(p as u64);
     let beat_bits_w = bits_for(u64::from(dw));
-    for s in 1..=4 {
+    for s in 1..=ls {
         for (r, w) in stage_regs {
             items.push(Item::reg(&format!("s{s}_{r}"), w, ""));
         }
     }
-    for (r, w) in [("s1_root", p as u32), ("s1_odd", dw), ("s1_num", dw), ("s2_root", p as u32), ("s2_num", dw), ("s2_inv", dw), ("s2_bad", p as u32), ("s3_root", p as u32), ("s3_err", dw), ("s3_bad", 1), ("s4_cnt", pw), ("s4_bits", beat_bits_w), ("s4_bad", 1)] {
+    for (r, w) in [("s1_even", dw), ("s1_odd", dw), ("s1_num", dw), ("s2_root", p as u32), ("s2_num", dw), ("s2_inv", dw), ("s2_bad", p as u32), ("s3_root", p as u32), ("s3_err", dw), ("s3_bad", 1)] {
         items.push(Item::reg(r, w, ""));
     }
-    // Stage 2: inverses, by table. Bit j of a⁻¹ is a function of m ≤ 12 inputs that maps to
-    // three LUT6 levels (a 64-entry leaf per 6 low bits, then a 4:1 and a 4:1 or 8:1 mux), where
-    // Itoh–Tsujii's chain of variable products took 14–17. The table is one function read by
-    // every lane: a case table is what synthesis turns into a ROM cheaply (Yosys 0.23, one
-    // GF(2^10) lane: 0.8 s and 24 MB, against 29 s and 298 MB for the same table indexed as
-    // 1024-bit constants). A root's value is zero iff its numerator or Λ_odd is (the product
-    // of nonzero field elements is not), so the "bad root" flag comes from stage 1 without
-    // waiting for the product.
+    for s in 4..=ls {
+        items.push(Item::reg(&format!("s{s}_bad"), 1, ""));
+    }
+    // Stage 2: roots, inverses by table. Bit j of a⁻¹ is a function of m ≤ 12 inputs that
+    // maps to three LUT6 levels (a 64-entry leaf per 6 low bits, then a 4:1 and a 4:1 or 8:1
+    // mux), where Itoh–Tsujii's chain of variable products took 14–17. The table is one
+    // function read by every lane: a case table is what synthesis turns into a ROM cheaply
+    // (Yosys 0.23, one GF(2^10) lane: 0.8 s and 24 MB, against 29 s and 298 MB for the same
+    // table indexed as 1024-bit constants). A root's value is zero iff its numerator or
+    // Λ_odd is (the product of nonzero field elements is not), so the "bad root" flag comes
+    // from stage 1 without waiting for the product.
     let arms = (1..(1u32 << m)).map(|a| (vec![dec(m, u64::from(a))], vec![set_id("gf_inv", dec(m, u64::from(f.inv(a as u16))))])).collect();
     items.push(Item::Function {
         name: "gf_inv".into(),
@@ -341,17 +394,23 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     });
     let mut invs = Vec::new();
     let mut bads = Vec::new();
+    let mut roots = Vec::new();
     for i in 0..p {
-        let (a, nu) = (format!("s1_odd{i}"), format!("s1_num{i}"));
+        let (a, nu, ev, rt) = (format!("s1_odd{i}"), format!("s1_num{i}"), format!("s1_even{i}"), format!("root{i}"));
         wire(items, &a, m, "", symbol("s1_odd", m, i));
         wire(items, &nu, m, "", symbol("s1_num", m, i));
+        wire(items, &ev, m, "", symbol("s1_even", m, i));
+        let exists = if i >= p - pad { and(eq(id(&ev), id(&a)), ne(id("s1_beat"), last.clone())) } else { eq(id(&ev), id(&a)) };
+        wire(items, &rt, 1, "Λ(X⁻¹) = 0 at an existing position", exists);
         let o = format!("inv{i}");
         wire(items, &o, m, "Λ_odd⁻¹", Expr::Call("gf_inv".into(), vec![id(&a)]));
         invs.push(id(&o));
-        bads.push(and(Expr::bit("s1_root", i as u32), or(Expr::red(UnOp::RedNor, id(&a)), Expr::red(UnOp::RedNor, id(&nu)))));
+        bads.push(and(id(&rt), or(Expr::red(UnOp::RedNor, id(&a)), Expr::red(UnOp::RedNor, id(&nu)))));
+        roots.push(id(&rt));
     }
     invs.reverse();
     bads.reverse();
+    roots.reverse();
     // Stage 3: values.
     let mut errs = Vec::new();
     for i in 0..p {
@@ -364,53 +423,58 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     }
     errs.reverse();
     let mut stage_body = Vec::new();
-    for (s, from) in [(1, "ch"), (2, "s1"), (3, "s2"), (4, "s3")] {
-        let src = |r: &str| if from == "ch" { if r == "valid" { "ch_busy".to_string() } else { format!("ch_{r}") } } else { format!("{from}_{r}") };
+    for s in 1..=ls {
+        let src = |r: &str| if s == 1 { if r == "valid" { "ch_busy".to_string() } else { format!("ch_{r}") } } else { format!("s{}_{r}", s - 1) };
         for (r, _) in stage_regs {
             stage_body.push(set_id(&format!("s{s}_{r}"), id(&src(r))));
         }
     }
     stage_body.extend([
-        set_id("s1_root", id("ch_root")),
+        set_id("s1_even", id("ch_even")),
         set_id("s1_odd", id("ch_odd")),
         set_id("s1_num", id("ch_num")),
-        set_id("s2_root", id("s1_root")),
+        set_id("s2_root", cat(roots)),
         set_id("s2_num", id("s1_num")),
         set_id("s2_inv", cat(invs)),
         set_id("s2_bad", cat(bads)),
         set_id("s3_root", id("s2_root")),
         set_id("s3_err", cat(errs)),
         set_id("s3_bad", Expr::red(UnOp::RedOr, id("s2_bad"))),
-        // Stage 4: the beat's roots and error bits counted, so the decision adds registers.
-        set_id("s4_cnt", popcount("s3_root", p as u32, pw)),
-        set_id("s4_bits", popcount("s3_err", dw, beat_bits_w)),
-        set_id("s4_bad", id("s3_bad")),
     ]);
+    for s in 4..=ls {
+        stage_body.push(set_id(&format!("s{s}_bad"), id(&format!("s{}_bad", s - 1))));
+    }
+    // Stages 4..: the beat's roots and error bits counted by pipelined trees.
+    let (cnt_r, pw) = count_pipe(items, &mut stage_body, "cnt", "s3_root", p as u32, 4, cs);
+    let (bits_r, bits_rw) = count_pipe(items, &mut stage_body, "bits", "s3_err", dw, 4, cs);
+    debug_assert_eq!(bits_rw, beat_bits_w);
     let (valid_regs, data_body): (Vec<Stmt>, Vec<Stmt>) = stage_body.into_iter().partition(|s| matches!(s, Stmt::Assign(Expr::Ident(n), _) if n.ends_with("_valid")));
-    items.push(Item::AlwaysFf { reset: Some((1..=4).map(|s| set_id(&format!("s{s}_valid"), dec(1, 0))).collect()), body: valid_regs });
+    items.push(Item::AlwaysFf { reset: Some((1..=ls).map(|s| set_id(&format!("s{s}_valid"), dec(1, 0))).collect()), body: valid_regs });
     items.push(Item::AlwaysFf { reset: None, body: data_body });
 
     // ---- decision ----
-    items.push(Item::comment("Decision: root count, bits, bad roots accumulated over the beats; flags per slot; counters; SER window."));
+    items.push(Item::comment("Decision: roots still expected, bits and bad roots accumulated over the beats; flags per slot; counters; SER window."));
     let cw_ = bits_for(n as u64);
+    let rw = cw_ + 1;
     let bits_w = bits_for((t as u64) * u64::from(m));
-    for (r, w) in [("acc_cnt", cw_), ("acc_bits", beat_bits_w.max(bits_for((n as u64) * u64::from(m)))), ("acc_bad", 1)] {
-        items.push(Item::reg(r, w, ""));
-    }
     let abw = beat_bits_w.max(bits_for((n as u64) * u64::from(m)));
-    wire(items, "first4", 1, "", eq(id("s4_beat"), dec(bw, 0)));
-    wire(items, "tot_cnt", cw_, "roots so far, this beat included", add(mux(id("first4"), dec(cw_, 0), id("acc_cnt")), zext(id("s4_cnt"), pw, cw_)));
-    wire(items, "tot_bits", abw, "", add(mux(id("first4"), dec(abw, 0), id("acc_bits")), zext(id("s4_bits"), beat_bits_w, abw)));
-    wire(items, "tot_bad", 1, "", or(and(id("first4").lnot(), id("acc_bad")), id("s4_bad")));
-    wire(items, "decide", 1, "the codeword's last beat leaves the Chien pipeline", and(id("s4_valid"), eq(id("s4_beat"), last.clone())));
-    wire(items, "correctable", 1, "", and(and(id("s4_ok"), id("tot_bad").lnot()), eq(id("tot_cnt"), zext(id("s4_len"), lw, cw_))));
-    wire(items, "cnt_add", lw, "symbols corrected in the decided codeword", mux(id("correctable"), Expr::slice("tot_cnt", lw - 1, 0), dec(lw, 0)));
-    wire(items, "bits_add", bits_w, "", mux(id("correctable"), Expr::slice("tot_bits", bits_w - 1, 0), dec(bits_w, 0)));
+    for (r, w, doc) in [("rem", rw, "L minus the roots of the earlier beats (two's complement)"), ("acc_bits", abw, ""), ("acc_bad", 1, "")] {
+        items.push(Item::reg(r, w, doc));
+    }
+    wire(items, "first_beat", 1, "", eq(id(&sl("beat")), dec(bw, 0)));
+    wire(items, "rem_now", rw, "roots expected from this beat on", mux(id("first_beat"), zext(id(&sl("len")), lw, rw), id("rem")));
+    wire(items, "tot_bits", abw, "", add(mux(id("first_beat"), dec(abw, 0), id("acc_bits")), zext(id(&bits_r), beat_bits_w, abw)));
+    wire(items, "tot_bad", 1, "", or(and(id("first_beat").lnot(), id("acc_bad")), id(&sl("bad"))));
+    wire(items, "decide", 1, "the codeword's last beat leaves the Chien pipeline", and(id(&sl("valid")), eq(id(&sl("beat")), last.clone())));
+    // P < N, so the last beat is never the first: the compare reads the register `rem`, not
+    // the adder; and a correctable word has exactly L roots, so it corrects L symbols.
+    wire(items, "correctable", 1, "L ≤ t, no bad root, exactly L roots", and(and(id(&sl("ok")), id("tot_bad").lnot()), eq(zext(id(&cnt_r), pw, rw), id("rem"))));
+    wire(items, "cnt_add", lw, "symbols corrected in the decided codeword", mux(id("correctable"), id(&sl("len")), dec(lw, 0)));
     items.push(Item::Memory { name: "err_ram".into(), width: dw, depth: (slots as u32) << bw, doc: "error values by {slot, beat}".into() });
     items.push(Item::Memory { name: "st_count".into(), width: lw, depth: slots as u32, doc: "corrected symbols per slot".into() });
     for (r, w, doc) in [
         ("dec_slot", sb, "slot of the codeword being decided"),
-        ("err_slot", sb, "slot whose error values stage 3 writes (one stage ahead of dec_slot)"),
+        ("err_slot", sb, "slot whose error values stage 3 writes (ahead of dec_slot)"),
         ("st_done", slots as u32, "slot decided"),
         ("st_apply", slots as u32, "slot's corrections are applied"),
         ("st_unc", slots as u32, "slot flagged uncorrectable"),
@@ -420,18 +484,21 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         ("ser_cnt", ser_w, "corrected symbols in the current window"),
         ("ser_cw", bits_for(st.ser_window - 1), "codewords in the current window"),
         ("ser_alarm_r", 1, ""),
-        ("upd", 1, "a decision was taken on the previous clock: the counters take it"),
+        ("upd", 1, "a decision was taken on the previous clock: the low sums take it"),
+        ("upd2", 1, "the counters take the decision of two clocks ago"),
         ("upd_sym", lw, "its corrected symbols"),
-        ("upd_bits", bits_w, "its corrected bits"),
+        ("upd_bits", bits_w, "its error bits (counted only when upd_ok)"),
+        ("upd_ok", 1, "it was correctable"),
         ("upd_unc", 1, "it was uncorrectable"),
+        ("ser_total", ser_w, "the window's count with the decision"),
+        ("ser_end", 1, "the decision ends the window"),
     ] {
         items.push(Item::reg(r, w, doc));
     }
-    let (s_sym, nf_sym) = sat_add(items, "corrected_symbols_r", cb, id("upd_sym"), lw);
-    let (s_bits, nf_bits) = sat_add(items, "corrected_bits_r", cb, id("upd_bits"), bits_w);
-    let (s_unc, nf_unc) = sat_add(items, "uncorrectable_r", cb, id("upd_unc"), 1);
+    let (l_sym, s_sym, nf_sym) = sat_add(items, "corrected_symbols_r", cb, id("upd_sym"), lw);
+    let (l_bits, s_bits, nf_bits) = sat_add(items, "corrected_bits_r", cb, and(id("upd_bits"), Expr::Repeat(bits_w, Box::new(id("upd_ok")))), bits_w);
+    let (l_unc, s_unc, nf_unc) = sat_add(items, "uncorrectable_r", cb, id("upd_unc"), 1);
     let near_full: Vec<Stmt> = [nf_sym, nf_bits, nf_unc].into_iter().flatten().collect();
-    wire(items, "ser_total", ser_w, "", add(id("ser_cnt"), zext(id("upd_sym"), lw, ser_w)));
     let sw_ = bits_for(st.ser_window - 1);
     // ---- output ----
     for (r, w) in [("out_beat", bw), ("out_tvalid_r", 1), ("out_tlast_r", 1), ("apply_r", 1), ("out_unc_r", 1), ("out_cnt_r", lw), ("rd_data", dw), ("rd_err", dw)] {
@@ -467,6 +534,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             set_id("ser_cw", dec(sw_, 0)),
             set_id("ser_alarm_r", dec(1, 0)),
             set_id("upd", dec(1, 0)),
+            set_id("upd2", dec(1, 0)),
         ]
         .into_iter()
         .chain(near_full.iter().map(|s| match s {
@@ -497,14 +565,15 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                 vec![set(idx("st_done", "dec_slot"), dec(1, 1)), inc_w("dec_slot", sb)],
             ),
             set_id("upd", id("decide")),
+            set_id("upd2", id("upd")),
             when(
-                id("upd"),
+                id("upd2"),
                 vec![
                     s_sym,
                     s_bits,
                     s_unc,
                     if_else(
-                        eq(id("ser_cw"), ser_last),
+                        id("ser_end"),
                         vec![set_id("ser_alarm_r", gt(id("ser_total"), ser_thr)), set_id("ser_cnt", dec(ser_w, 0)), set_id("ser_cw", dec(sw_, 0))],
                         vec![set_id("ser_cnt", id("ser_total")), inc_w("ser_cw", sw_)],
                     ),
@@ -521,7 +590,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         body: vec![
             when(id("accept"), vec![set(idx("data_ram", "wr_addr"), id("in_beat_data")), set_id("acc", id("syn_next"))]),
             when(id("s3_valid"), vec![set(idx("err_ram", "err_addr"), id("s3_err"))]),
-            when(id("s4_valid"), vec![set_id("acc_cnt", id("tot_cnt")), set_id("acc_bits", id("tot_bits")), set_id("acc_bad", id("tot_bad"))]),
+            when(id(&sl("valid")), vec![set_id("rem", sub(id("rem_now"), zext(id(&cnt_r), pw, rw))), set_id("acc_bits", id("tot_bits")), set_id("acc_bad", id("tot_bad"))]),
             when(
                 id("decide"),
                 vec![
@@ -529,9 +598,16 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                     set(idx("st_unc", "dec_slot"), and(id("correctable").lnot(), id("bypass_indication").lnot())),
                     set(idx("st_count", "dec_slot"), id("cnt_add")),
                     set_id("upd_sym", id("cnt_add")),
-                    set_id("upd_bits", id("bits_add")),
+                    set_id("upd_bits", Expr::slice("tot_bits", bits_w - 1, 0)),
+                    set_id("upd_ok", id("correctable")),
                     set_id("upd_unc", id("correctable").lnot()),
                 ],
+            ),
+            // The low sums of the counters and the SER window's sum, on the clock after the
+            // decision; the counters take them on the next (`upd2`).
+            when(
+                id("upd"),
+                vec![l_sym, l_bits, l_unc, set_id("ser_total", add(id("ser_cnt"), zext(id("upd_sym"), lw, ser_w))), set_id("ser_end", eq(id("ser_cw"), ser_last))],
             ),
             when(
                 id("rd"),
@@ -567,11 +643,11 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         tm.latency(),
         tm.bm_clocks,
         tm.iters_per_clock,
-        CHIEN_STAGES,
+        tm.chien_stages,
         beats + nr + 10
     ));
     notes.push(format!("Slots: {} codewords in the received-word and error RAMs ({} × {dw} bits each); in_tready falls only when the output is held back long enough to fill them.", slots, slots << bw));
-    notes.push("Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable) and out_uncorrectable. Counters saturate; they and the SER window take a decision on the clock after it (from registers, out of the decision's path), and ser_alarm is re-evaluated at the end of every window.".into());
+    notes.push("Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable) and out_uncorrectable. Counters saturate; they and the SER window take a decision two clocks after it (the increments registered, then the low sums with their carries, out of the decision's path), and ser_alarm is re-evaluated at the end of every window.".into());
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
         latency: tm.latency(),

@@ -305,10 +305,34 @@ pub struct DecTiming {
     /// Codeword slots of the received-word and error RAMs (a power of two): codewords between
     /// the first input beat and the last output beat.
     pub slots: u32,
+    /// Register stages of the Chien/Forney pipeline between the solver and the decision:
+    /// the loaded evaluator, evaluations, inverses, values, then [`count_stages`] for the
+    /// beat's root and error-bit counts.
+    pub chien_stages: u32,
 }
 
-/// Register stages of the Chien/Forney pipeline between the solver and the decision.
-pub const CHIEN_STAGES: u32 = 5;
+/// Bits a first-stage counter of the beat's popcounts takes (a sum of 16 bits maps to about
+/// four LUT6 levels).
+pub const COUNT_LEAF: usize = 16;
+/// Values a later stage of the popcounts adds (five sums of up to 7 bits: about five levels).
+pub const COUNT_FANIN: usize = 5;
+
+/// Register stages of the pipelined popcount of `width` bits: groups of [`COUNT_LEAF`] bits,
+/// then groups of [`COUNT_FANIN`] partial sums per stage until one sum is left, so no stage is
+/// a whole 320-bit popcount (11 LUT levels mapped).
+pub fn count_stages(width: usize) -> u32 {
+    let mut values = width.div_ceil(COUNT_LEAF);
+    let mut stages = 1;
+    while values > 1 {
+        values = values.div_ceil(COUNT_FANIN);
+        stages += 1;
+    }
+    stages
+}
+
+/// Clocks from a decision to the counters and SER window taking it: the increments are
+/// registered, then the low parts of the sums with their carries, then the counters.
+pub const COUNT_DELAY: usize = 2;
 
 impl DecTiming {
     pub fn new(code: &StreamCode) -> DecTiming {
@@ -316,7 +340,8 @@ impl DecTiming {
         let two_t = 2 * code.t() as u32;
         let iters_per_clock = (1..=two_t).find(|u| two_t.is_multiple_of(*u) && two_t / u < beats.max(2)).unwrap_or(two_t);
         let bm_clocks = two_t / iters_per_clock;
-        let mut t = DecTiming { beats, iters_per_clock, bm_clocks, slots: 1 };
+        let chien_stages = 4 + count_stages(code.p * code.field().m() as usize);
+        let mut t = DecTiming { beats, iters_per_clock, bm_clocks, slots: 1, chien_stages };
         let lifetime = t.latency() + beats;
         t.slots = (lifetime.div_ceil(beats) + 1).next_power_of_two();
         t
@@ -326,12 +351,12 @@ impl DecTiming {
     /// after which its first corrected beat is valid on the output: B beats in, the solver,
     /// B beats through the Chien/Forney pipeline, the decision, the RAM read.
     pub fn latency(&self) -> u32 {
-        2 * self.beats + self.bm_clocks + CHIEN_STAGES
+        2 * self.beats + self.bm_clocks + self.chien_stages
     }
 
     /// From the edge accepting the last beat to the edge of the decision.
     fn decision_delay(&self) -> u64 {
-        u64::from(self.bm_clocks + 1 + self.beats + CHIEN_STAGES - 1)
+        u64::from(self.bm_clocks + 1 + self.beats + self.chien_stages - 1)
     }
 }
 
@@ -403,9 +428,10 @@ pub struct StreamDecoder {
     dec_slot: usize,
     /// Decisions in flight: (edge, result).
     pending: VecDeque<(u64, StreamDecoded, Vec<u16>)>,
-    /// The decision of the previous edge, which the counters and the SER window take on
-    /// this one (the RTL registers it so the 32-bit saturating adders start from registers).
-    counted: Option<StreamDecoded>,
+    /// The decisions of the last [`COUNT_DELAY`] edges, oldest first: the counters and the SER
+    /// window take a decision that many edges after it (the RTL registers the increments, then
+    /// the low parts of the sums and their carries, so no 32-bit adder follows the decision).
+    counted: VecDeque<Option<StreamDecoded>>,
     // Output registers.
     out_tvalid: bool,
     out_tlast: bool,
@@ -443,7 +469,7 @@ impl StreamDecoder {
             status: vec![SlotStatus::default(); k],
             dec_slot: 0,
             pending: VecDeque::new(),
-            counted: None,
+            counted: std::iter::repeat_n(None, COUNT_DELAY).collect(),
             out_tvalid: false,
             out_tlast: false,
             rd_data: vec![0; p],
@@ -532,8 +558,9 @@ impl StreamDecoder {
             };
             self.dec_slot = (slot + 1) % self.status.len();
         }
-        // Counters and SER window: the previous edge's decision.
-        if let Some(result) = std::mem::replace(&mut self.counted, counted_next) {
+        // Counters and SER window: the decision of COUNT_DELAY edges ago.
+        self.counted.push_back(counted_next);
+        if let Some(result) = self.counted.pop_front().flatten() {
             let max = self.counter_max();
             self.corrected_symbols = (self.corrected_symbols + u64::from(result.corrected_symbols)).min(max);
             self.corrected_bits = (self.corrected_bits + u64::from(result.corrected_bits)).min(max);
@@ -662,11 +689,14 @@ mod tests {
     fn timing_of_the_ethernet_codes() {
         let kp4 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kp4(), 32));
         assert_eq!((kp4.beats, kp4.iters_per_clock, kp4.bm_clocks), (17, 2, 15));
+        assert_eq!(kp4.chien_stages, 7, "320 error bits: 20 sums of 16, 4 of 5, 1");
+        assert_eq!(kp4.latency(), 56);
         assert!(kp4.latency() <= 57, "{}", kp4.latency());
         let kr4 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kr4(), 33));
         assert_eq!((kr4.beats, kr4.iters_per_clock, kr4.bm_clocks), (16, 1, 14));
         let kp4_400 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kp4(), 128));
         assert_eq!((kp4_400.beats, kp4_400.bm_clocks), (5, 3));
+        assert_eq!((kr4.latency(), kp4_400.latency()), (53, 21), "1,280 error bits: four count stages");
     }
 
     #[test]

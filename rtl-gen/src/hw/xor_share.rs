@@ -22,10 +22,10 @@
 //!
 //! Where the 114 stands (CRC-32/64, 82 level-1 nodes for 160 node uses, lfsr.v after 26 minutes
 //! of ABC: 71 nodes, 103 LUT6): the plan is rigid, not just greedy-shaped. 26 of its 32 roots read
-//! exactly six terms; every row has exactly one cover (≤ 6 terms, cancellation allowed) from the
-//! 82 nodes, so no node can be dropped; no two nodes can be merged into one; and CP-SAT, started
+//! exactly six terms; a search of covers (≤ 6 terms, cancellation allowed) finds one per row from
+//! the 82 nodes, so no node can be dropped; no two nodes merge into one; and CP-SAT, started
 //! from the plan, found nothing smaller either over all rows (82 free 6-input nodes, 9 minutes) or in
-//! neighbourhoods of 4 to 6 rows re-planned exactly around the rest. A smaller network is a
+//! neighbourhoods of 3 or 6 rows re-planned around the rest (15–20 s each). A smaller network is a
 //! different network, not a repaired one (measured offline; the solver is no dependency).
 //!
 //! Every row thus stays at its ⌈log6 w_r⌉ LUT depth, and the plan takes milliseconds even for a

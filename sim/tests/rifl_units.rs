@@ -121,3 +121,42 @@ fn gearboxes_match_the_model() -> TestResult {
     }
     Ok(())
 }
+
+/// Gearboxes the default design does not have: RIFL(512,512) on four lanes (64 -> 248 bytes, a
+/// 496-byte ring written at 31 offsets, so each ring byte has four input bytes as sources and a
+/// beat can wrap past the ring's end; 248 -> 64 bytes, read at 31 offsets through a rotator with
+/// an odd number of digit bits) and RIFL(256,1024) on one lane (128 -> 30 bytes, a 160-byte ring,
+/// four sources per ring byte, a beat can wrap).
+const WIDE_GEARS: &str = r#"
+[design]
+name = "rg"
+reset = "sync_high"
+clock_mhz = 250.0
+
+[[blocks]]
+kind = "rifl"
+name = "w4"
+frame_bits = 512
+user_bits = 512
+lanes = 4
+
+[[blocks]]
+kind = "rifl"
+name = "n1"
+frame_bits = 256
+user_bits = 1024
+lanes = 1
+"#;
+
+#[test]
+fn wide_gearboxes_match_the_model() -> TestResult {
+    let bench = Bench::from_toml(WIDE_GEARS, "rifl_wide_gears.toml")?;
+    let mut rng = TestRng::for_test("rifl_wide_gearboxes")?;
+    for (name, role) in [("w4", Role::TxGear), ("w4", Role::RxGear), ("n1", Role::TxGear)] {
+        let m = bench.module(name, role)?;
+        let (t, s) = rifl::gear_run(&bench, m, &vectors(8_000), &mut rng)?;
+        clean(&t, m.name(), &rng)?;
+        assert!(s.packets > 40 && s.beats > 400, "{}: {} beats, {} packets", m.name(), s.beats, s.packets);
+    }
+    Ok(())
+}

@@ -251,7 +251,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         } else {
             (Expr::slice("wr_data", 8 * (j % ib) + 7, 8 * (j % ib)), Expr::bit("wr_keep", j % ib))
         };
-        let dropped = Expr::and(bit_of("ring_we", p, j), kept.not());
+        let dropped = if k == 1 { Expr::and(bit_of("wr_sel", slots, srcs[0].0), kept.not()) } else { Expr::and(bit_of("ring_we", p, j), kept.not()) };
         clr.push(Expr::or(Expr::and(bit_of("rd_clear", r, j / u), bit_of("ring_we", p, j).not()), dropped));
         let lhs = Expr::slice("ring", 8 * j + 7, 8 * j);
         body.push(if_else(bit_of("ring_zero", p, j), vec![Stmt::set(lhs.clone(), dec(8, 0))], vec![when(bit_of("ring_we", p, j), vec![Stmt::set(lhs, data)])]));

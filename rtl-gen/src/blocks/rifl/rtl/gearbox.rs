@@ -4,7 +4,8 @@
 //! ports cycle for cycle but never moves a held byte. It is a ring of P bytes (P ≥ I + O, chosen
 //! by `ring_bytes`), with two pointers that restart at 0 with every packet: input beat n of a
 //! packet is written at n·I mod P and output beat m is read at m·O mod P. Both positions take
-//! few values, so each ring byte is written from a few input bytes (one when I divides P) and
+//! few values, so each ring byte is written from a few input bytes (one when I divides P; else
+//! the input beat is rotated once by its offset mod I) and
 //! each output byte is read through a rotator over a few offsets, instead of a logarithmic
 //! shifter placing every input at any fill level plus a 2:1 shift of the whole buffer. A byte
 //! that leaves in an output beat (and a written byte that `in_keep` drops) is cleared, so the

@@ -121,3 +121,42 @@ fn gearboxes_match_the_model() -> TestResult {
     }
     Ok(())
 }
+
+/// Gearboxes the default design does not have: RIFL(512,512) on four lanes (64 -> 248 bytes, a
+/// 496-byte ring written at 31 offsets, so each ring byte has four input bytes as sources and a
+/// beat can wrap past the ring's end; 248 -> 64 bytes, read at 31 offsets through a rotator with
+/// an odd number of digit bits, its 2:1 stage last) and RIFL(512,128) on one lane (16 -> 62 bytes,
+/// a 124-byte ring, four sources per ring byte, wrapping beats).
+const WIDE_GEARS: &str = r#"
+[design]
+name = "rg"
+reset = "sync_high"
+clock_mhz = 250.0
+
+[[blocks]]
+kind = "rifl"
+name = "w4"
+frame_bits = 512
+user_bits = 512
+lanes = 4
+
+[[blocks]]
+kind = "rifl"
+name = "m1"
+frame_bits = 512
+user_bits = 128
+lanes = 1
+"#;
+
+#[test]
+fn wide_gearboxes_match_the_model() -> TestResult {
+    let bench = Bench::from_toml(WIDE_GEARS, "rifl_wide_gears.toml")?;
+    let mut rng = TestRng::for_test("rifl_wide_gearboxes")?;
+    for (name, role) in [("w4", Role::TxGear), ("w4", Role::RxGear), ("m1", Role::TxGear)] {
+        let m = bench.module(name, role)?;
+        let (t, s) = rifl::gear_run(&bench, m, &vectors(5_000), &mut rng)?;
+        clean(&t, m.name(), &rng)?;
+        assert!(s.packets > 20 && s.beats > 300, "{}: {} beats, {} packets", m.name(), s.beats, s.packets);
+    }
+    Ok(())
+}

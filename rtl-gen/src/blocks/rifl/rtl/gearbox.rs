@@ -4,7 +4,8 @@
 //! ports cycle for cycle but never moves a held byte. It is a ring of P bytes (P ≥ I + O, chosen
 //! by `ring_bytes`), with two pointers that restart at 0 with every packet: input beat n of a
 //! packet is written at n·I mod P and output beat m is read at m·O mod P. Both positions take
-//! few values, so each ring byte is written from a few input bytes (one when I divides P) and
+//! few values, so each ring byte is written from a few input bytes (one when I divides P; else
+//! the input beat is rotated once by its offset mod I) and
 //! each output byte is read through a rotator over a few offsets, instead of a logarithmic
 //! shifter placing every input at any fill level plus a 2:1 shift of the whole buffer. A byte
 //! that leaves in an output beat (and a written byte that `in_keep` drops) is cleared, so the
@@ -39,16 +40,21 @@ fn mux_luts(n: u32) -> u32 {
 
 /// The rotator's stages for a read offset in units of u bytes over R values: per stage (low bit
 /// of its digit, digit bits, ways used), from the coarsest down; radix 4 so a stage is one LUT6.
+/// With an odd number of digit bits the lone 2:1 stage is the finest, where the window is
+/// narrowest (the output beat itself), rather than the coarsest, where it is widest.
 fn rotator_stages(r: u32) -> Vec<(u32, u32, u32)> {
     let rb = bits_for((r - 1) as u64);
-    (0..rb)
-        .step_by(2)
-        .rev()
-        .map(|lo| {
-            let bits = (rb - lo).min(2);
-            (lo, bits, (1u32 << bits).min(((r - 1) >> lo) + 1))
-        })
-        .collect()
+    let odd = rb % 2;
+    let mut stages = Vec::new();
+    let mut hi = rb;
+    while hi > odd {
+        hi -= 2;
+        stages.push((hi, 2));
+    }
+    if odd == 1 {
+        stages.push((0, 1));
+    }
+    stages.into_iter().map(|(lo, bits)| (lo, bits, (1u32 << bits).min(((r - 1) >> lo) + 1))).collect()
 }
 
 /// Bytes held by the output window after the stage whose digit starts at bit `lo`.
@@ -57,14 +63,15 @@ fn window_bytes(ob: u32, u: u32, lo: u32) -> u32 {
 }
 
 /// The ring size: the multiple of g = gcd(I, O) in [I + O, 4·(I + O)] with the fewest estimated
-/// LUTs (write multiplexers per ring bit, rotator stages per window bit, per-byte controls),
-/// flip-flops weighted a quarter of a LUT.
+/// LUTs (the two input rotations when a ring byte has several sources, rotator stages per window
+/// bit, per-byte controls), flip-flops weighted a quarter of a LUT.
 pub fn ring_bytes(ib: u32, ob: u32) -> u32 {
     let g = gcd(ib, ob);
     let cost = |p: u32| {
-        let u = gcd(ob, p);
+        let (u, gi) = (gcd(ob, p), gcd(ib, p));
         let rot: u32 = rotator_stages(p / u).iter().map(|&(lo, _, ways)| 8 * window_bytes(ob, u, lo) * mux_luts(ways)).sum();
-        4 * (8 * p * mux_luts(ib / gcd(ib, p)) + rot + 2 * p) + 8 * p
+        let write = if gi == ib { 0 } else { 8 * (2 * ib - gi) * mux_luts(ib / gi) };
+        4 * (write + rot + 2 * p) + 8 * p
     };
     (ib + ob..=4 * (ib + ob)).step_by(g as usize).min_by_key(|&p| (cost(p), p)).expect("a ring size")
 }
@@ -72,16 +79,45 @@ pub fn ring_bytes(ib: u32, ob: u32) -> u32 {
 /// Bytes `start .. start + len` of the `src_len`-byte vector `src`, wrapping at `src_len`, as a
 /// concatenation (highest byte first).
 fn byte_run(src: &str, src_len: u32, start: u32, len: u32) -> Expr {
+    unit_run(src, 8, src_len, start, len)
+}
+
+/// Units of `w` bits `start .. start + len` of the `src_len`-unit vector `src`, wrapping.
+fn unit_run(src: &str, w: u32, src_len: u32, start: u32, len: u32) -> Expr {
     let mut parts = Vec::new();
     let (mut at, mut left) = (start % src_len, len);
     while left > 0 {
         let n = left.min(src_len - at);
-        parts.push(Expr::slice(src, 8 * (at + n) - 1, 8 * at));
+        parts.push(if w * n == 1 && src_len == 1 { id(src) } else { Expr::slice(src, w * (at + n) - 1, w * at) });
         left -= n;
         at = 0;
     }
     parts.reverse();
     cat(parts)
+}
+
+/// `rot` as a 1-bit or wider select equal to `d`.
+fn sel_is(rot: &str, bits: u32, d: u32) -> Expr {
+    if bits == 1 && d == 1 {
+        id(rot)
+    } else if bits == 1 {
+        id(rot).not()
+    } else {
+        eq(id(rot), dec(bits, d as u64))
+    }
+}
+
+/// Units 0 .. len of the `n`-unit vector `src` (units of `w` bits) rotated up by `g`·`rot` units
+/// (unit t of the result is unit (t - g·rot) mod n of `src`), `rot` in 0..ways: one multiplexer
+/// level.
+#[allow(clippy::too_many_arguments)]
+fn rotated(src: &str, w: u32, n: u32, len: u32, g: u32, rot: &str, bits: u32, ways: u32) -> Expr {
+    let run = |d: u32| unit_run(src, w, n, (n - (g * d) % n) % n, len);
+    let mut value = run(ways - 1);
+    for d in (0..ways - 1).rev() {
+        value = Expr::mux(sel_is(rot, bits, d), run(d), value);
+    }
+    value
 }
 
 pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_bytes: u32, overlap: bool, what: &str) -> GeneratedModule {
@@ -175,17 +211,49 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         &format!("{u}-byte unit v leaves in this cycle's output beat"),
         cat((0..r).rev().map(|v| Expr::and(id("do_out"), any((0..span).map(|s| eq(id("rd_pos"), dec(rw, ((v + r - s) % r) as u64))).collect()))).collect()),
     );
+    // Write sources. With I a multiple of the write step (k = 1) ring byte j always takes input
+    // byte j mod I. Otherwise (k > 1 input bytes per ring byte) the input beat is first rotated by
+    // its write offset mod I (k ways, one LUT6 level on the I-byte beat for k <= 4): ring byte j
+    // then takes rotated byte j mod I, except that a beat wrapping past the ring's end lands on
+    // ring bytes below I - g at another offset mod I, hence a second rotation for those bytes only.
+    // That replaces a k-way multiplexer on every ring bit by two on the input beat.
+    let k = ib / gi;
+    let kb = bits_for((k - 1) as u64);
+    let lo_bytes = ib - gi;
+    if k > 1 {
+        let table = |f: &dyn Fn(u32) -> u32| -> Expr {
+            cat((0..kb).rev().map(|b| any((0..slots).filter(|&v| f(v) >> b & 1 == 1).map(|v| eq(id("wr_at"), dec(ww, v as u64))).collect())).collect())
+        };
+        let wrapped = |v: u32| v * gi + ib > p;
+        wire(&mut it, "wr_rot", kb, &format!("write offset mod {ib}, in {gi}-byte units"), if k.is_power_of_two() { Expr::slice("wr_at", kb - 1, 0) } else { table(&|v| v % k) });
+        wire(
+            &mut it,
+            "wr_rot_lo",
+            kb,
+            &format!("the same for ring bytes below {lo_bytes}: a beat that wraps past ring byte {} lands there one ring length ({p}) lower", p - 1),
+            table(&|v| if wrapped(v) { ((v * gi + ib - p % ib) % ib) / gi } else { v % k }),
+        );
+        wire(&mut it, "wr_data", 8 * ib, &format!("the input beat rotated by wr_rot: ring byte j takes byte j mod {ib}"), rotated("in_data", 8, ib, ib, gi, "wr_rot", kb, k));
+        wire(&mut it, "wr_keep", ib, "in_keep rotated the same way", rotated("in_keep", 1, ib, ib, gi, "wr_rot", kb, k));
+        wire(&mut it, "wr_data_lo", 8 * lo_bytes, &format!("the input beat rotated by wr_rot_lo: ring byte j < {lo_bytes} takes byte j"), rotated("in_data", 8, ib, lo_bytes, gi, "wr_rot_lo", kb, k));
+        wire(&mut it, "wr_keep_lo", lo_bytes, "in_keep rotated the same way", rotated("in_keep", 1, ib, lo_bytes, gi, "wr_rot_lo", kb, k));
+    }
     let mut we = Vec::new();
     let mut clr = Vec::new();
     let mut body = Vec::new();
     for j in 0..p {
         // (write position, input byte) pairs that land on ring byte j.
-        let srcs: Vec<(u32, u32)> = (0..slots).filter_map(|v| { let k = (j + p - v * gi) % p; (k < ib).then_some((v, k)) }).collect();
+        let srcs: Vec<(u32, u32)> = (0..slots).filter_map(|v| { let b = (j + p - v * gi) % p; (b < ib).then_some((v, b)) }).collect();
         we.push(any(srcs.iter().map(|&(v, _)| bit_of("wr_sel", slots, v)).collect()));
-        let dropped = any(srcs.iter().map(|&(v, k)| Expr::and(bit_of("wr_sel", slots, v), bit_of("in_keep", ib, k).not())).collect());
+        let (data, kept) = if k == 1 {
+            (Expr::slice("in_data", 8 * srcs[0].1 + 7, 8 * srcs[0].1), bit_of("in_keep", ib, srcs[0].1))
+        } else if j < lo_bytes {
+            (Expr::slice("wr_data_lo", 8 * j + 7, 8 * j), bit_of("wr_keep_lo", lo_bytes, j))
+        } else {
+            (Expr::slice("wr_data", 8 * (j % ib) + 7, 8 * (j % ib)), Expr::bit("wr_keep", j % ib))
+        };
+        let dropped = if k == 1 { Expr::and(bit_of("wr_sel", slots, srcs[0].0), kept.not()) } else { Expr::and(bit_of("ring_we", p, j), kept.not()) };
         clr.push(Expr::or(Expr::and(bit_of("rd_clear", r, j / u), bit_of("ring_we", p, j).not()), dropped));
-        let byte = |k: u32| Expr::slice("in_data", 8 * k + 7, 8 * k);
-        let data = if srcs.len() == 1 { byte(srcs[0].1) } else { any(srcs.iter().map(|&(v, k)| Expr::and(Expr::Repeat(8, Box::new(bit_of("wr_sel", slots, v))), byte(k))).collect()) };
         let lhs = Expr::slice("ring", 8 * j + 7, 8 * j);
         body.push(if_else(bit_of("ring_zero", p, j), vec![Stmt::set(lhs.clone(), dec(8, 0))], vec![when(bit_of("ring_we", p, j), vec![Stmt::set(lhs, data)])]));
     }
@@ -239,5 +307,25 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         ],
         role,
         origin: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ring_bytes, rotator_stages};
+
+    #[test]
+    fn ring_sizes_of_the_table_4_nodes() {
+        // (I, O) of the gearboxes of RIFL(256,256), RIFL(256,1024) and RIFL(512,512) on four lanes.
+        let rings: Vec<u32> = [(32, 120), (120, 32), (128, 120), (120, 128), (64, 248), (248, 64)].iter().map(|&(i, o)| ring_bytes(i, o)).collect();
+        assert_eq!(rings, [160, 240, 384, 480, 496, 496]);
+    }
+
+    #[test]
+    fn the_lone_two_way_stage_is_the_finest() {
+        assert_eq!(rotator_stages(31), [(3, 2, 4), (1, 2, 4), (0, 1, 2)]);
+        assert_eq!(rotator_stages(15), [(2, 2, 4), (0, 2, 4)]);
+        assert_eq!(rotator_stages(2), [(0, 1, 2)]);
+        assert_eq!(rotator_stages(64), [(4, 2, 4), (2, 2, 4), (0, 2, 4)]);
     }
 }

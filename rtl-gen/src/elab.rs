@@ -115,12 +115,15 @@ fn mark_tops(modules: &mut [ElabModule]) {
 }
 
 /// Merge internal modules with identical kind, role, parameters and body.
+/// What two modules must share to be candidates for one shared module: kind, role, parameters.
+type Signature = (&'static str, Role, Vec<(&'static str, String)>);
+
 fn deduplicate(modules: &mut Vec<ElabModule>) {
     loop {
         mark_tops(modules);
         // Candidates share kind, role and parameters with at least one internal module; only
         // those are rendered (the KP4 decoder alone is megabytes of text).
-        let mut by_sig: HashMap<(&'static str, Role, Vec<(&'static str, String)>), Vec<usize>> = HashMap::new();
+        let mut by_sig: HashMap<Signature, Vec<usize>> = HashMap::new();
         for (i, m) in modules.iter().enumerate() {
             by_sig.entry((m.kind, m.role, m.params.clone())).or_default().push(i);
         }

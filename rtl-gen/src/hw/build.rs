@@ -138,6 +138,7 @@ pub fn sat_inc(x: &str, w: u32, max: Expr, cond: Option<Expr>) -> Stmt {
 /// A saturating event counter `name` (`bits` wide, reset to 0) counting the cycles where `inc`
 /// holds, up to `max`: its declaration goes to `regs`, its reset and [`sat_inc`] to the
 /// register group's `reset` and `body`.
+#[allow(clippy::too_many_arguments)] // the three lists are the parts of the caller's register group
 pub fn counter(regs: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, inc: Expr, max: Expr, doc: &str) {
     regs.push(Item::reg(name, bits, doc));
     reset.push(set_id(name, dec(bits, 0)));

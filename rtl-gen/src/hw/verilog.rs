@@ -148,6 +148,7 @@ impl Expr {
     pub fn zero() -> Expr {
         Expr::Dec(1, 0)
     }
+    #[allow(clippy::should_implement_trait)] // a builder name like `lnot`, not an operator overload
     pub fn not(self) -> Expr {
         Expr::Un(UnOp::Not, Box::new(self))
     }

@@ -42,7 +42,7 @@ pub fn min_undetected_weight(reg: CrcRegister, len: usize) -> Option<u32> {
 /// `(x + 1)` divides the generator: every odd-weight error is detected.
 pub fn detects_all_odd_weights(reg: CrcRegister) -> bool {
     // P(1) = parity of the terms, x^width included.
-    (reg.poly.count_ones() + 1) % 2 == 0
+    (reg.poly.count_ones() + 1).is_multiple_of(2)
 }
 
 /// `x^i mod P` for i in 0..len, as register values.

@@ -474,7 +474,9 @@ pub fn sweep_svg(points: &[PointRecord], base: &PointRecord, cycle_ns: f64, titl
         let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">1e{e}</text>"##, x0 - 6.0, ylat(v) + 4.0, y = ylat(v));
     }
     let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">packet latency (ns)</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
-    let series: [(fn(&PointRecord) -> f64, &str, &str, &str); 3] = [
+    // (value of a point, colour, extra SVG attributes, legend)
+    type Series = (fn(&PointRecord) -> f64, &'static str, &'static str, &'static str);
+    let series: [Series; 3] = [
         (|p| p.lat_avg, "#2ca02c", "", "average"),
         (|p| p.lat_p99, "#ff7f0e", r#"stroke-dasharray="6 3""#, "99th percentile"),
         (|p| p.lat_p999, "#9467bd", r#"stroke-dasharray="2 3""#, "99.9th percentile"),

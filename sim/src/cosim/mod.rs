@@ -158,6 +158,7 @@ pub fn own_block(m: &ElabModule) -> Result<Box<dyn rtl_gen::blocks::Block>, SimE
 }
 
 /// The concrete block type a driver needs.
+#[allow(clippy::borrowed_box)] // every driver holds the `own_block` box; `&dyn` would coerce the box itself
 pub fn downcast<'a, B: 'static>(b: &'a Box<dyn rtl_gen::blocks::Block>, m: &ElabModule) -> Result<&'a B, SimError> {
     b.as_any().downcast_ref::<B>().ok_or_else(|| SimError::WrongKind { block: m.name().to_string(), kind: m.kind.to_string(), expected: std::any::type_name::<B>().rsplit("::").next().unwrap_or("?").to_string() })
 }

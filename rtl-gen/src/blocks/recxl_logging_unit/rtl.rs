@@ -537,8 +537,8 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         hdown.push(b1(and2(fire.clone(), head_of(row.clone()))));
     }
     let sum = |v: Vec<Expr>| v.into_iter().reduce(add).expect("terms");
-    body.push(set_id("rows_used_q", sub(add(id("rows_used_q"), sum(up.drain(..).collect())), sum(down))));
-    body.push(set_id("head_used_q", sub(add(id("head_used_q"), sum(hup.drain(..).collect())), sum(hdown))));
+    body.push(set_id("rows_used_q", sub(add(id("rows_used_q"), sum(std::mem::take(&mut up))), sum(down))));
+    body.push(set_id("head_used_q", sub(add(id("head_used_q"), sum(std::mem::take(&mut hup))), sum(hdown))));
     // Per-source TS and eligibility.
     for s in 0..n {
         let sc = dec(nb, s as u64);

@@ -486,7 +486,7 @@ mod tests {
         let mut n = 0u64;
         let (delivered, sent) = link(Mode::Rxl, 22_000, 20_000, 7, |_, line| {
             n += 1;
-            if n % 97 == 0 {
+            if n.is_multiple_of(97) {
                 *line.back_mut().unwrap() = None;
             }
         });

@@ -389,7 +389,7 @@ pub fn run_config(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnM
             drained = true;
             break;
         }
-        if cycle % 1024 == 0 {
+        if cycle.is_multiple_of(1024) {
             progress(cycle, total);
         }
         let in_window = traffic && cycle >= cfg.warmup_cycles;

@@ -36,18 +36,8 @@ use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
 use crate::math::gf2m::Gf2m;
 
-/// `Σ bits lo..hi of name` as a balanced tree of additions (each as wide as its count needs).
-fn popcount(name: &str, lo: u32, hi: u32) -> (Expr, u32) {
-    if hi - lo == 1 {
-        return (Expr::bit(name, lo), 1);
-    }
-    let mid = lo + (hi - lo) / 2;
-    let ((a, aw), (b, bw)) = (popcount(name, lo, mid), popcount(name, mid, hi));
-    let ow = bits_for(u64::from(hi - lo));
-    (add(zext(a, aw, ow), zext(b, bw, ow)), ow)
-}
-
-/// Σ of (value, width, largest value) as a balanced tree of additions.
+/// Σ of (value, width, largest value) as a balanced tree of additions, each as wide as its
+/// largest sum needs (a popcount is the sum of its bits, each a 1-bit value of at most 1).
 fn sum_tree(vals: &[(Expr, u32, u64)]) -> (Expr, u32, u64) {
     if vals.len() == 1 {
         return vals[0].clone();
@@ -72,8 +62,7 @@ fn count_pipe(items: &mut Vec<Item>, body: &mut Vec<Stmt>, name: &str, input: &s
                 .step_by(COUNT_LEAF)
                 .map(|lo| {
                     let hi = (lo + COUNT_LEAF as u32).min(width);
-                    let (e, w) = popcount(input, lo, hi);
-                    (e, w, u64::from(hi - lo))
+                    sum_tree(&(lo..hi).map(|b| (Expr::bit(input, b), 1, 1)).collect::<Vec<_>>())
                 })
                 .collect()
         } else {

@@ -114,10 +114,26 @@ pub fn run(cmd: &mut Command) -> Result<(bool, String), ToolError> {
     Ok((out.status.success(), text))
 }
 
-/// [`run`] for at most `limit`: `None` when the tool was stopped at the limit. The output is read
-/// on two threads while the tool runs, so a chatty tool never blocks on a full pipe.
-pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Option<(bool, String)>, ToolError> {
-    use std::io::Read;
+/// What one tool run cost: CPU seconds (user + system) and the peak resident memory of the
+/// tool and every process it waited for (Yosys's ABC runs included), from `wait4`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct ToolUsage {
+    pub cpu_seconds: f64,
+    pub peak_mb: f64,
+}
+
+impl ToolUsage {
+    /// Two runs of one measurement (the ABC fallback): CPU adds up, memory peaks.
+    pub fn then(self, next: ToolUsage) -> ToolUsage {
+        ToolUsage { cpu_seconds: self.cpu_seconds + next.cpu_seconds, peak_mb: self.peak_mb.max(next.peak_mb) }
+    }
+}
+
+/// [`run`], also measuring the run's [`ToolUsage`]. The child is reaped with `wait4`, whose
+/// resource usage covers the child and its own waited-for children — what `/usr/bin/time`
+/// reports — while `getrusage(RUSAGE_CHILDREN)` would mix parallel runs together.
+pub fn run_measured(cmd: &mut Command) -> Result<(bool, String, ToolUsage), ToolError> {
+    use std::os::unix::process::ExitStatusExt;
     let tool = cmd.get_program().to_string_lossy().into_owned();
     let mut child = cmd
         .stdin(std::process::Stdio::null())
@@ -125,13 +141,50 @@ pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Opti
         .stderr(std::process::Stdio::piped())
         .spawn()
         .map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
+    let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: `rusage` is plain old data that `wait4` fills in; `pid` is our own child, which
+    // std has not reaped (we never call `wait` on `child`).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = loop {
+        // SAFETY: pointers to two live locals.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break r;
+        }
     };
+    if reaped < 0 {
+        return Err(ToolError::Io(std::io::Error::last_os_error()));
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    // Linux reports `ru_maxrss` in KiB.
+    let usage = ToolUsage { cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), peak_mb: usage.ru_maxrss as f64 / 1024.0 };
+    let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+    text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
+    Ok((std::process::ExitStatus::from_raw(status).success(), text, usage))
+}
+
+/// Read a child's pipe to its end on a thread, so a chatty tool never blocks on a full pipe.
+fn drain(mut pipe: Box<dyn std::io::Read + Send>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// [`run`] for at most `limit`: `None` when the tool was stopped at the limit. The output is read
+/// on two threads while the tool runs, so a chatty tool never blocks on a full pipe.
+pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Option<(bool, String)>, ToolError> {
+    let tool = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
     let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
     let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
     let start = std::time::Instant::now();
@@ -149,4 +202,23 @@ pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Opti
     let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
     text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
     Ok(status.map(|s| (s.success(), text)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measured_runs_count_the_grandchildren_and_keep_status_and_output() {
+        // The busy loop runs in a grandchild, as ABC runs under Yosys.
+        let busy = "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'; echo done; echo oops >&2; exit 3";
+        let (ok, text, usage) = run_measured(Command::new("sh").args(["-c", busy])).expect("sh runs");
+        assert!(!ok, "exit 3 is a failure");
+        assert!(text.contains("done") && text.contains("oops"), "{text}");
+        assert!(usage.cpu_seconds > 0.05, "the grandchild's loop is counted: {usage:?}");
+        assert!(usage.peak_mb > 0.5 && usage.peak_mb < 1000.0, "{usage:?}");
+        let (ok, _, quick) = run_measured(&mut Command::new("true")).expect("true runs");
+        assert!(ok && quick.cpu_seconds < usage.cpu_seconds, "{quick:?} vs {usage:?}");
+        assert!(matches!(run_measured(&mut Command::new("no-such-tool-rtlgen")), Err(ToolError::Missing { .. })));
+    }
 }

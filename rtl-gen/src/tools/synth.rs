@@ -29,7 +29,7 @@
 //! netlist: the LUT count rises, ≈10 % on that decoder, the depth stays), and the row says so
 //! ([`SynthRow::abc_fallback`], a note under the table). The fast flow has no `lutpack`.
 
-use super::{run, ToolError, TreeManifest};
+use super::{run_measured, ToolError, ToolUsage, TreeManifest};
 use serde::Serialize;
 use std::path::Path;
 use std::process::Command;
@@ -93,6 +93,11 @@ pub struct SynthRow {
     pub lut_depth: u64,
     /// Seconds of Yosys, both runs when the ABC fallback was taken.
     pub seconds: f64,
+    /// CPU seconds (user + system) of Yosys and its ABC runs, both runs when the fallback was
+    /// taken: the figure that does not grow with other jobs on the machine.
+    pub cpu_seconds: f64,
+    /// Peak resident memory in MB of Yosys or any ABC run it started.
+    pub peak_mb: f64,
     /// `None` when Yosys's own LUT script mapped the module; otherwise why ABC failed on it
     /// (its last message and return code), the figures then coming from [`NO_LUTPACK_SCRIPT`].
     pub abc_fallback: Option<String>,
@@ -198,6 +203,8 @@ pub fn parse_log(module: &str, flow: Flow, log: &str, seconds: f64) -> SynthRow 
         block_rams: count(&fine_cells, &|c| c.starts_with(BRAM_CELL)),
         lut_depth,
         seconds,
+        cpu_seconds: 0.0,
+        peak_mb: 0.0,
         abc_fallback: None,
     }
 }
@@ -209,21 +216,23 @@ pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str, flow: Fl
 /// [`synth_module`], also writing the LUT-mapped netlist as Yosys JSON to `netlist`.
 pub fn synth_module_to(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow, netlist: Option<&Path>) -> Result<(SynthRow, String), ToolError> {
     let files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
-    synth_with(module, flow, &|lut_script| run(Command::new("yosys").args(["-p", &script_to(&files, module, flow, lut_script, netlist)])))
+    synth_with(module, flow, &|lut_script| run_measured(Command::new("yosys").args(["-p", &script_to(&files, module, flow, lut_script, netlist)])))
 }
 
 /// One module through `flow`, Yosys being `yosys(script)` → (success, log): Yosys's own LUT
 /// script first, and when ABC fails on it in the full or block-RAM flow, a second run with
 /// [`NO_LUTPACK_SCRIPT`] whose row records the first failure in `abc_fallback`. The log is the
 /// last run's. Any other failure (or ABC failing again) is an error naming the module.
-fn synth_with(module: &str, flow: Flow, yosys: &dyn Fn(LutScript) -> Result<(bool, String), ToolError>) -> Result<(SynthRow, String), ToolError> {
+fn synth_with(module: &str, flow: Flow, yosys: &dyn Fn(LutScript) -> Result<(bool, String, ToolUsage), ToolError>) -> Result<(SynthRow, String), ToolError> {
     let start = std::time::Instant::now();
-    let (mut ok, mut log) = yosys(LutScript::Default)?;
+    let (mut ok, mut log, mut usage) = yosys(LutScript::Default)?;
     let mut fallback = None;
     if !ok && flow != Flow::Fast {
         if let Some(why) = abc_failure(&log) {
             eprintln!("ABC failed on {module} with Yosys's LUT script ({why}); mapping it again without lutpack");
-            (ok, log) = yosys(LutScript::NoLutpack)?;
+            let again;
+            (ok, log, again) = yosys(LutScript::NoLutpack)?;
+            usage = usage.then(again);
             fallback = Some(why);
         }
     }
@@ -235,16 +244,33 @@ fn synth_with(module: &str, flow: Flow, yosys: &dyn Fn(LutScript) -> Result<(boo
     }
     let mut row = parse_log(module, flow, &log, seconds);
     row.abc_fallback = fallback;
+    (row.cpu_seconds, row.peak_mb) = (usage.cpu_seconds, usage.peak_mb);
     Ok((row, log))
 }
 
 /// The report as an aligned text table.
 pub fn table(rows: &[SynthRow]) -> String {
     let w = rows.iter().map(|r| r.module.len()).max().unwrap_or(6).max(6);
-    let mut s = format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} |\n", "module", "LUT6", "FFs", "mems", "mem bits", "BRAM", "LUT depth", "flow");
-    s.push_str(&format!("|{}|{}|{}|{}|{}|{}|{}|{}|\n", "-".repeat(w + 2), "-".repeat(9), "-".repeat(8), "-".repeat(6), "-".repeat(11), "-".repeat(6), "-".repeat(11), "-".repeat(6)));
+    let mut s = format!(
+        "| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} | {:>7} | {:>7} |\n",
+        "module", "LUT6", "FFs", "mems", "mem bits", "BRAM", "LUT depth", "flow", "CPU s", "peak MB"
+    );
+    let rule = [w + 2, 9, 8, 6, 11, 6, 11, 6, 9, 9].map(|n| "-".repeat(n));
+    s.push_str(&format!("|{}|\n", rule.join("|")));
     for r in rows {
-        s.push_str(&format!("| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} |\n", r.module, r.luts, r.ffs, r.memories, r.memory_bits, r.block_rams, r.lut_depth, r.flow.name()));
+        s.push_str(&format!(
+            "| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} | {:>7.1} | {:>7.0} |\n",
+            r.module,
+            r.luts,
+            r.ffs,
+            r.memories,
+            r.memory_bits,
+            r.block_rams,
+            r.lut_depth,
+            r.flow.name(),
+            r.cpu_seconds,
+            r.peak_mb
+        ));
     }
     for r in rows {
         if let Some(why) = &r.abc_fallback {
@@ -257,6 +283,7 @@ pub fn table(rows: &[SynthRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::run;
 
     /// A 64 × 36 RAM (one write port, registered read) behind a 36-bit XOR-reduced output:
     /// the block-RAM flow keeps the RAM out of the LUT and flip-flop counts and measures the
@@ -356,7 +383,7 @@ Longest topological path in top (length=3):
         let result = synth_with("top", flow, &|lut| {
             calls.borrow_mut().push(lut);
             let (ok, log) = answers.borrow_mut().next().expect("Yosys called more often than scripted");
-            Ok((ok, log.to_string()))
+            Ok((ok, log.to_string(), ToolUsage { cpu_seconds: 1.5, peak_mb: 100.0 * calls.borrow().len() as f64 }))
         });
         (result, calls.into_inner())
     }
@@ -371,6 +398,9 @@ Longest topological path in top (length=3):
         assert!(why.contains("return code 134") && why.contains("Lpk_CutTruth"), "{why}");
         let json = serde_json::to_value(&row).expect("json");
         assert_eq!(json["abc_fallback"].as_str(), Some(why.as_str()), "{json}");
+        // Both runs' CPU add up; the peak is the larger run's.
+        assert_eq!((row.cpu_seconds, row.peak_mb), (3.0, 200.0), "{row:?}");
+        assert_eq!((json["cpu_seconds"].as_f64(), json["peak_mb"].as_f64()), (Some(3.0), Some(200.0)), "{json}");
         let t = table(std::slice::from_ref(&row));
         assert!(t.contains("top: ABC failed with Yosys's LUT script (return code 134") && t.contains("minus lutpack"), "{t}");
 

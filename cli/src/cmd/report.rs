@@ -3,12 +3,12 @@
 //! every module of a generated tree, as a Markdown table in `<out>/report.md` and JSON in
 //! `<out>/report.json` (`<out>` = target/synth), the table also printed.
 //!
-//! Flows as `rtl-gen synth --flow auto`: ABC's full LUT-mapping script, except for modules over
-//! 1 MiB of Verilog (the default RXL/CXL endpoints; the whole-codeword KP4 encoder and KR4/KP4
-//! decoders), which take `synth -noabc; abc -lut 6
-//! -fast`; each row names its flow. The KP4 decoder alone needs ≈14 GB and tens of minutes: on a
-//! 24 GB machine pass `-j 1`. Memories are mapped to flip-flops here; scripts/rifl-synth-xilinx
-//! reports block RAM. Needs yosys (scripts/setup).
+//! Flows as `rtl-gen synth --flow auto`: ABC's full LUT-mapping script with memories mapped to
+//! block RAM, except for modules over 1.4 MB of Verilog (the whole-codeword KP4 encoder, KR4/KP4
+//! decoders and 400G decoder of the variants design), which take `synth -noabc; abc -lut 6
+//! -fast`; each row names its flow and Yosys's CPU time and peak memory. Every module of the
+//! default design takes the block-RAM flow, the largest (the KP4 decoder, the endpoints) within
+//! 8 CPU minutes and 1.6 GB each. Needs yosys (scripts/setup).
 
 use super::synth::{synthesise, write_file, Selection};
 use super::CmdResult;

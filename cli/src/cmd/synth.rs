@@ -18,11 +18,11 @@ pub struct Selection {
     /// Parallel Yosys runs (default: available cores; 1..=256).
     #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
-    /// LUT-mapping flow: `full` (ABC's optimising script), `fast` (`synth -noabc; abc -lut 6
-    /// -fast`, for multi-megabyte modules) or `auto`: fast for modules over 1 MiB of Verilog
-    /// (the RXL/CXL endpoints of the default design, the whole-codeword KP4 encoder and KR4/KP4
-    /// decoders), full otherwise; `bram`: full with memories mapped to 7-series block RAM first
-    /// (the streaming RS decoders).
+    /// LUT-mapping flow: `full` (ABC's optimising script, memories as flip-flops), `bram` (full
+    /// with memories mapped to 7-series block RAM first), `fast` (`synth -noabc; abc -lut 6
+    /// -fast`, for multi-megabyte modules) or `auto`: fast for modules over 1.4 MB of Verilog
+    /// (the whole-codeword KP4 encoder, KR4/KP4 decoders and 400G decoder of the variants
+    /// design), bram otherwise (every module of the default design).
     #[arg(long, value_enum, default_value_t = FlowArg::Auto)]
     pub flow: FlowArg,
     /// Also write each LUT-mapped netlist to DIR/<module>.json (Yosys JSON, block RAMs

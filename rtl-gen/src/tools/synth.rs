@@ -48,21 +48,25 @@ pub enum Flow {
 }
 
 /// Under `--flow auto`, modules whose Verilog (dependencies included) is larger than this go
-/// through [`Flow::Fast`]: in the default design those are the three RXL/CXL endpoints
-/// (1.26 MB each with their flit CRC generator and checker; ABC's full script takes over ten
-/// minutes on each); the next largest module is the KP4 decoder stream at 0.64 MB. The
-/// whole-codeword KP4 encoder and KR4/KP4 decoders of `designs/rs_fec_variants.toml`
-/// (1.6 / 1.7 / 3.9 MB) are the other modules it was made for.
-pub const AUTO_FAST_BYTES: u64 = 1 << 20;
+/// through [`Flow::Fast`], the rest through [`Flow::Bram`]. Only multi-megabyte single networks
+/// need the fast flow: the whole-codeword KP4 encoder and KR4/KP4 decoders and the 400G decoder
+/// of `designs/rs_fec_variants.toml` (1.58 / 1.84 / 4.12 / 1.63 MB; the whole-codeword decoders
+/// ran over an hour or out of memory in the full script). The default design's largest are the
+/// three RXL/CXL endpoints at 1.26 MB (flit CRC generator and checker, FEC decoder, replay
+/// buffer), which take 3.5 CPU minutes and 1 GB through the block-RAM flow — over ten minutes
+/// when their 256-flit replay buffer is flattened into flip-flops by [`Flow::Full`].
+pub const AUTO_FAST_BYTES: u64 = 1_400_000;
 
 impl Flow {
-    /// The flow `--flow auto` picks for `module`: by the size of its sources.
+    /// The flow `--flow auto` picks for `module`, by the size of its sources: memories go to
+    /// block RAM as an FPGA flow maps them (a replay buffer or a FIFO as flip-flops says little
+    /// about its cost), and only the multi-megabyte modules take the fast LUT mapping.
     pub fn auto(tree: &Path, manifest: &TreeManifest, module: &str) -> Flow {
         let bytes: u64 = manifest.sources(tree, module).iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
         if bytes > AUTO_FAST_BYTES {
             Flow::Fast
         } else {
-            Flow::Full
+            Flow::Bram
         }
     }
 

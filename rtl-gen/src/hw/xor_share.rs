@@ -27,6 +27,13 @@
 //! from the plan, found nothing smaller either over all rows (82 free 6-input nodes, 9 minutes) or in
 //! neighbourhoods of 3 or 6 rows re-planned around the rest (15–20 s each). A smaller network is a
 //! different network, not a repaired one (measured offline; the solver is no dependency).
+//! Nor did a candidate search find one (offline, not committed): nodes from the 6-subsets of every
+//! row triple's common signals plus 30 random 6-subsets of every row pair's, a row taking a node
+//! when at least five of its six signals are pending in the row (the sixth cancels), private nodes
+//! counted per row as in step 3, greedy by saving, then an iterated local search (drop the nodes of
+//! 1–6 random rows, refill greedily, 300–3,000 rounds): 91 nodes without cancellation, 84 with it
+//! from scratch, 81 started from the planner's 82 (113 LUT6 planned, as eight `share_last` seeds). The LP
+//! relaxation of that model (476,317 columns) did not finish in 800 s, so it gives no lower bound.
 //!
 //! Every row thus stays at its ⌈log6 w_r⌉ LUT depth, and the plan takes milliseconds even for a
 //! CRC-64 over 2,000 bits (the row-pair overlaps are refreshed only for the rows a node changes).

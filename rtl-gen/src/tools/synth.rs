@@ -110,7 +110,11 @@ pub struct SynthRow {
 const FINAL_MARK: &str = "RTLGEN-FINAL-STAT";
 
 /// Yosys's 7-series block RAMs (RAMB36E1/RAMB18E1 geometry), as `synth_xilinx -family xc7`.
-const BRAM_LIBMAP: &str = "memory_libmap -lib +/xilinx/brams_xc4v.txt -D HAS_SIZE_36 -D HAS_CASCADE -D HAS_MIXWIDTH_SDP";
+/// A memory hinted `ram_style = "distributed"` (the RIFL TX lanes' retransmission buffers, LUT
+/// RAM for ECP5 timing) goes to block RAM as well: the library has no LUT RAM, and the hint would
+/// otherwise make `memory_libmap` fail ("no valid mapping"). As LUT RAM, a 256 × 242 buffer would
+/// be 968 LUT6 instead of its 4 block RAMs.
+const BRAM_LIBMAP: &str = "setattr -unset ram_style t:$mem_v2 a:ram_style=distributed %i; memory_libmap -lib +/xilinx/brams_xc4v.txt -D HAS_SIZE_36 -D HAS_CASCADE -D HAS_MIXWIDTH_SDP";
 const BRAM_CELL: &str = "$__XILINX_BLOCKRAM";
 
 /// Yosys 0.23's default `abc -lut 6` script (`yosys -h abc`, "for -lut/-luts (only one LUT
@@ -305,9 +309,13 @@ endmodule
 ";
 
     fn synth_ram_with(flow: Flow, lut_script: LutScript) -> (SynthRow, String) {
+        synth_text(RAM, flow, lut_script)
+    }
+
+    fn synth_text(text: &str, flow: Flow, lut_script: LutScript) -> (SynthRow, String) {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("ramtop.v");
-        std::fs::write(&file, RAM).expect("write");
+        std::fs::write(&file, text).expect("write");
         let (ok, log) = run(Command::new("yosys").args(["-p", &script_to(&[file.display().to_string()], "ramtop", flow, lut_script, None)])).expect("yosys installed");
         assert!(ok, "{log}");
         (parse_log("ramtop", flow, &log, 0.0), log)
@@ -329,6 +337,12 @@ endmodule
         assert_eq!(full.block_rams, 0);
         assert!(full.ffs >= 64 * 36, "the full flow flattens the RAM: {full:?}");
         assert!(full.lut_depth > bram.lut_depth, "the read multiplexer: {full:?}");
+        // A LUT-RAM hint (as the RIFL TX buffer's) still maps: to block RAM, the only RAM the
+        // library has, instead of `memory_libmap` failing with "no valid mapping".
+        let hinted = RAM.replace("    reg [35:0] mem", "    (* ram_style = \"distributed\" *) reg [35:0] mem");
+        assert!(hinted.contains("distributed"));
+        let (row, _) = synth_text(&hinted, Flow::Bram, LutScript::Default);
+        assert_eq!((row.block_rams, row.lut_depth), (bram.block_rams, bram.lut_depth), "{row:?}");
         assert!(table(&[bram]).contains("| bram |"));
     }
 

@@ -112,8 +112,8 @@ const FINAL_MARK: &str = "RTLGEN-FINAL-STAT";
 /// Yosys's 7-series block RAMs (RAMB36E1/RAMB18E1 geometry), as `synth_xilinx -family xc7`.
 /// A memory hinted `ram_style = "distributed"` (the RIFL TX lanes' retransmission buffers, LUT
 /// RAM for ECP5 timing) goes to block RAM as well: the library has no LUT RAM, and the hint would
-/// otherwise make `memory_libmap` fail ("no valid mapping"). As LUT RAM, a 256 × 242 buffer would
-/// be 968 LUT6 instead of its 4 block RAMs.
+/// otherwise make `memory_libmap` fail ("no valid mapping"). As LUT RAM, the 256 × 242 buffer
+/// would be 968 LUT6 (242 × RAM256X1S) instead of the 7 block RAMs this flow maps it to.
 const BRAM_LIBMAP: &str = "setattr -unset ram_style t:$mem_v2 a:ram_style=distributed %i; memory_libmap -lib +/xilinx/brams_xc4v.txt -D HAS_SIZE_36 -D HAS_CASCADE -D HAS_MIXWIDTH_SDP";
 const BRAM_CELL: &str = "$__XILINX_BLOCKRAM";
 

@@ -129,20 +129,51 @@ impl ToolUsage {
     }
 }
 
+/// A running tool whose stdout and stderr are read to their end on two threads while it runs,
+/// so a chatty tool never blocks on a full pipe.
+struct Piped {
+    child: std::process::Child,
+    out: std::thread::JoinHandle<Vec<u8>>,
+    err: std::thread::JoinHandle<Vec<u8>>,
+}
+
+impl Piped {
+    fn spawn(cmd: &mut Command) -> Result<Piped, ToolError> {
+        let tool = cmd.get_program().to_string_lossy().into_owned();
+        let mut child = cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
+        let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
+        let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+        Ok(Piped { child, out, err })
+    }
+
+    /// stdout then stderr, once the tool has ended.
+    fn text(out: std::thread::JoinHandle<Vec<u8>>, err: std::thread::JoinHandle<Vec<u8>>) -> String {
+        let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+        text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
+        text
+    }
+}
+
+/// Read a child's pipe to its end on a thread.
+fn drain(mut pipe: Box<dyn std::io::Read + Send>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
 /// [`run`], also measuring the run's [`ToolUsage`]. The child is reaped with `wait4`, whose
 /// resource usage covers the child and its own waited-for children — what `/usr/bin/time`
 /// reports — while `getrusage(RUSAGE_CHILDREN)` would mix parallel runs together.
 pub fn run_measured(cmd: &mut Command) -> Result<(bool, String, ToolUsage), ToolError> {
     use std::os::unix::process::ExitStatusExt;
-    let tool = cmd.get_program().to_string_lossy().into_owned();
-    let mut child = cmd
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
-    let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
-    let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let Piped { child, out, err } = Piped::spawn(cmd)?;
     let pid = child.id() as libc::pid_t;
     let mut status: libc::c_int = 0;
     // SAFETY: `rusage` is plain old data that `wait4` fills in; `pid` is our own child, which
@@ -161,32 +192,12 @@ pub fn run_measured(cmd: &mut Command) -> Result<(bool, String, ToolUsage), Tool
     let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     // Linux reports `ru_maxrss` in KiB.
     let usage = ToolUsage { cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), peak_mb: usage.ru_maxrss as f64 / 1024.0 };
-    let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
-    text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
-    Ok((std::process::ExitStatus::from_raw(status).success(), text, usage))
+    Ok((std::process::ExitStatus::from_raw(status).success(), Piped::text(out, err), usage))
 }
 
-/// Read a child's pipe to its end on a thread, so a chatty tool never blocks on a full pipe.
-fn drain(mut pipe: Box<dyn std::io::Read + Send>) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        bytes
-    })
-}
-
-/// [`run`] for at most `limit`: `None` when the tool was stopped at the limit. The output is read
-/// on two threads while the tool runs, so a chatty tool never blocks on a full pipe.
+/// [`run`] for at most `limit`: `None` when the tool was stopped at the limit.
 pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Option<(bool, String)>, ToolError> {
-    let tool = cmd.get_program().to_string_lossy().into_owned();
-    let mut child = cmd
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
-    let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
-    let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let Piped { mut child, out, err } = Piped::spawn(cmd)?;
     let start = std::time::Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -199,8 +210,7 @@ pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Opti
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
-    let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
-    text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
+    let text = Piped::text(out, err);
     Ok(status.map(|s| (s.success(), text)))
 }
 

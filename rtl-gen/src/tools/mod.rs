@@ -116,7 +116,7 @@ pub fn run(cmd: &mut Command) -> Result<(bool, String), ToolError> {
 
 /// What one tool run cost: CPU seconds (user + system) and the peak resident memory of the
 /// tool and every process it waited for (Yosys's ABC runs included), from `wait4`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy)]
 pub struct ToolUsage {
     pub cpu_seconds: f64,
     pub peak_mb: f64,

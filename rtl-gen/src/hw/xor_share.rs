@@ -20,8 +20,8 @@
 //!    A signal a node brings into a row (to be cancelled) is put into that row's private nodes
 //!    rather than its root, so ABC maps exactly the planned LUT6 (CRC-32/64: 114, not 115).
 //!
-//! Where the 114 stands (CRC-32/64, 82 level-1 nodes for 160 node uses, lfsr.v after 26 minutes
-//! of ABC: 71 nodes, 103 LUT6): the plan is rigid, not just greedy-shaped. 26 of its 32 roots read
+//! Where the 114 stands (CRC-32/64, 82 level-1 nodes for 160 node uses; lfsr.v's 103 LUT6 in
+//! issue 16 turned out to be Yosys's netlist of a wrong function, see the README): the plan is rigid, not just greedy-shaped. 26 of its 32 roots read
 //! exactly six terms; a search of covers (≤ 6 terms, cancellation allowed) finds one per row from
 //! the 82 nodes, so no node can be dropped; no two nodes merge into one; and CP-SAT, started
 //! from the plan, found nothing smaller either over all rows (82 free 6-input nodes, 9 minutes) or in
@@ -482,9 +482,9 @@ mod tests {
         assert!(wrong.count() > 0, "a wrong node went unnoticed");
     }
 
-    /// CRC-32 over 64 bits, the row of issue 16 where lfsr.v leads (103 LUT6 after 26 minutes of
-    /// ABC): the last-level search plans 114 LUT6 where the row-pair greedy alone planned 125 (the
-    /// issue's goal, under 103, is not reached yet), and the same plan on every run.
+    /// CRC-32 over 64 bits (issue 16's first row): the last-level search plans 114 LUT6 where the
+    /// row-pair greedy alone planned 125, and the same plan on every run. (lfsr.v's 103 LUT6 there
+    /// is Yosys's netlist of a wrong function; `crc_cosim` checks that our mapped netlist is right.)
     #[test]
     fn crc32_over_64_bits_shares_its_last_level() {
         let m = CRC32.affine(64, 0).matrix;

@@ -368,12 +368,12 @@ fn crc32_over_64_bits_lut6_netlist_is_small_and_right() -> TestResult {
     let luts: usize = log
         .lines()
         .filter_map(|l| l.trim().strip_prefix("$lut").map(|n| n.trim().parse::<usize>()))
-        .last()
+        .next_back()
         .expect("stat counts $lut cells")?;
     let depth: usize = log
         .lines()
         .filter_map(|l| l.split("(length=").nth(1)?.trim_end_matches(')').trim_end_matches("):").parse().ok())
-        .last()
+        .next_back()
         .expect("ltp reports the longest path");
     eprintln!("CRC-32/64 lut6_shared: {luts} LUT6, depth {depth}");
     assert!(luts <= 114, "{luts} LUT6, the plan is 114");

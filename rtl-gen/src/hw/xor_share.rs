@@ -22,8 +22,8 @@
 //!
 //! Where the 114 stands (CRC-32/64, 82 level-1 nodes for 160 node uses; lfsr.v's 103 LUT6 in
 //! issue 16 turned out to be Yosys's netlist of a wrong function, see the README): the plan is
-//! rigid, not just greedy-shaped. 26 of its 32 roots read exactly six terms; a search of covers (≤ 6 terms, cancellation allowed) finds one per row from
-//! the 82 nodes, so no node can be dropped; no two nodes merge into one; and CP-SAT, started
+//! rigid, not just greedy-shaped. 26 of its 32 roots read exactly six terms; a search of covers
+//! (≤ 6 terms, cancellation allowed) finds one per row from the 82 nodes, so no node can be dropped; no two nodes merge into one; and CP-SAT, started
 //! from the plan, found nothing smaller either over all rows (82 free 6-input nodes, 9 minutes) or in
 //! neighbourhoods of 3 or 6 rows re-planned around the rest (15–20 s each). A smaller network is a
 //! different network, not a repaired one (measured offline; the solver is no dependency).

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use rtl_gen_sim::Bench;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -53,4 +53,43 @@ pub fn rxl_campaign(
     let r = rxl::run_config(&cfg, nodes, &mut |_, _| {}).unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
     print!("{}", rxl::table(std::slice::from_ref(&r)));
     r
+}
+
+/// Copies a generated tree (every file under `from`) to `to`.
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    for entry in walk(from)? {
+        let rel = entry.strip_prefix(from).expect("under the root");
+        let dst = to.join(rel);
+        std::fs::create_dir_all(dst.parent().expect("parent"))?;
+        std::fs::copy(&entry, dst)?;
+    }
+    Ok(())
+}
+
+/// Every file under `dir`, recursively.
+pub fn walk(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            out.extend(walk(&p)?);
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// Yosys `synth -flatten` of `module` from `tree`, then the passes in `mapping` (each ending in
+/// `;`, e.g. `abc -lut 6; opt_clean; stat;`), and `write_verilog` of the netlist over the
+/// module's file; returns Yosys's log (for `stat`/`ltp` figures).
+pub fn synthesize_in_place(tree: &Path, module: &str, mapping: &str) -> Result<String, Box<dyn std::error::Error>> {
+    let file = tree.join(format!("rtl/{module}.v"));
+    let deps: Vec<String> = walk(&tree.join("rtl"))?.iter().filter(|p| p.extension().is_some_and(|e| e == "v")).map(|p| format!("read_verilog {}", p.display())).collect();
+    let script = format!("{}; synth -flatten -top {module}; {mapping} write_verilog -noattr {}", deps.join("; "), file.display());
+    let out = std::process::Command::new("yosys").args(["-p", &script]).output()?;
+    if !out.status.success() {
+        return Err(format!("yosys on {module}: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -655,301 +655,467 @@ module rtlgen_recxl_lu (
     wire [7:0] r15_gd;
     assign r15_gd = r15_ts - r15_nts;
 
-    // Release pick: the releasable row with the smallest {E, source} (eligibility order, H3).
-    wire pk0_t;
-    assign pk0_t = r0_rel;
-    wire pk0_v;
-    assign pk0_v = pk0_t;
-    wire [33:0] pk0_k;
-    assign pk0_k = pk0_t ? {r0_e, r0_node} : 34'd0;
-    wire [3:0] pk0_r;
-    assign pk0_r = pk0_t ? 4'd0 : 4'd0;
-    wire pk1_t;
-    assign pk1_t = r1_rel & ((!pk0_v) | ({r1_e, r1_node} < pk0_k));
-    wire pk1_v;
-    assign pk1_v = pk0_v | pk1_t;
-    wire [33:0] pk1_k;
-    assign pk1_k = pk1_t ? {r1_e, r1_node} : pk0_k;
-    wire [3:0] pk1_r;
-    assign pk1_r = pk1_t ? 4'd1 : pk0_r;
-    wire pk2_t;
-    assign pk2_t = r2_rel & ((!pk1_v) | ({r2_e, r2_node} < pk1_k));
-    wire pk2_v;
-    assign pk2_v = pk1_v | pk2_t;
-    wire [33:0] pk2_k;
-    assign pk2_k = pk2_t ? {r2_e, r2_node} : pk1_k;
-    wire [3:0] pk2_r;
-    assign pk2_r = pk2_t ? 4'd2 : pk1_r;
-    wire pk3_t;
-    assign pk3_t = r3_rel & ((!pk2_v) | ({r3_e, r3_node} < pk2_k));
-    wire pk3_v;
-    assign pk3_v = pk2_v | pk3_t;
-    wire [33:0] pk3_k;
-    assign pk3_k = pk3_t ? {r3_e, r3_node} : pk2_k;
-    wire [3:0] pk3_r;
-    assign pk3_r = pk3_t ? 4'd3 : pk2_r;
-    wire pk4_t;
-    assign pk4_t = r4_rel & ((!pk3_v) | ({r4_e, r4_node} < pk3_k));
-    wire pk4_v;
-    assign pk4_v = pk3_v | pk4_t;
-    wire [33:0] pk4_k;
-    assign pk4_k = pk4_t ? {r4_e, r4_node} : pk3_k;
-    wire [3:0] pk4_r;
-    assign pk4_r = pk4_t ? 4'd4 : pk3_r;
-    wire pk5_t;
-    assign pk5_t = r5_rel & ((!pk4_v) | ({r5_e, r5_node} < pk4_k));
-    wire pk5_v;
-    assign pk5_v = pk4_v | pk5_t;
-    wire [33:0] pk5_k;
-    assign pk5_k = pk5_t ? {r5_e, r5_node} : pk4_k;
-    wire [3:0] pk5_r;
-    assign pk5_r = pk5_t ? 4'd5 : pk4_r;
-    wire pk6_t;
-    assign pk6_t = r6_rel & ((!pk5_v) | ({r6_e, r6_node} < pk5_k));
-    wire pk6_v;
-    assign pk6_v = pk5_v | pk6_t;
-    wire [33:0] pk6_k;
-    assign pk6_k = pk6_t ? {r6_e, r6_node} : pk5_k;
-    wire [3:0] pk6_r;
-    assign pk6_r = pk6_t ? 4'd6 : pk5_r;
-    wire pk7_t;
-    assign pk7_t = r7_rel & ((!pk6_v) | ({r7_e, r7_node} < pk6_k));
-    wire pk7_v;
-    assign pk7_v = pk6_v | pk7_t;
-    wire [33:0] pk7_k;
-    assign pk7_k = pk7_t ? {r7_e, r7_node} : pk6_k;
-    wire [3:0] pk7_r;
-    assign pk7_r = pk7_t ? 4'd7 : pk6_r;
-    wire pk8_t;
-    assign pk8_t = r8_rel & ((!pk7_v) | ({r8_e, r8_node} < pk7_k));
-    wire pk8_v;
-    assign pk8_v = pk7_v | pk8_t;
-    wire [33:0] pk8_k;
-    assign pk8_k = pk8_t ? {r8_e, r8_node} : pk7_k;
-    wire [3:0] pk8_r;
-    assign pk8_r = pk8_t ? 4'd8 : pk7_r;
-    wire pk9_t;
-    assign pk9_t = r9_rel & ((!pk8_v) | ({r9_e, r9_node} < pk8_k));
-    wire pk9_v;
-    assign pk9_v = pk8_v | pk9_t;
-    wire [33:0] pk9_k;
-    assign pk9_k = pk9_t ? {r9_e, r9_node} : pk8_k;
-    wire [3:0] pk9_r;
-    assign pk9_r = pk9_t ? 4'd9 : pk8_r;
-    wire pk10_t;
-    assign pk10_t = r10_rel & ((!pk9_v) | ({r10_e, r10_node} < pk9_k));
-    wire pk10_v;
-    assign pk10_v = pk9_v | pk10_t;
-    wire [33:0] pk10_k;
-    assign pk10_k = pk10_t ? {r10_e, r10_node} : pk9_k;
-    wire [3:0] pk10_r;
-    assign pk10_r = pk10_t ? 4'd10 : pk9_r;
-    wire pk11_t;
-    assign pk11_t = r11_rel & ((!pk10_v) | ({r11_e, r11_node} < pk10_k));
-    wire pk11_v;
-    assign pk11_v = pk10_v | pk11_t;
-    wire [33:0] pk11_k;
-    assign pk11_k = pk11_t ? {r11_e, r11_node} : pk10_k;
-    wire [3:0] pk11_r;
-    assign pk11_r = pk11_t ? 4'd11 : pk10_r;
-    wire pk12_t;
-    assign pk12_t = r12_rel & ((!pk11_v) | ({r12_e, r12_node} < pk11_k));
-    wire pk12_v;
-    assign pk12_v = pk11_v | pk12_t;
-    wire [33:0] pk12_k;
-    assign pk12_k = pk12_t ? {r12_e, r12_node} : pk11_k;
-    wire [3:0] pk12_r;
-    assign pk12_r = pk12_t ? 4'd12 : pk11_r;
-    wire pk13_t;
-    assign pk13_t = r13_rel & ((!pk12_v) | ({r13_e, r13_node} < pk12_k));
-    wire pk13_v;
-    assign pk13_v = pk12_v | pk13_t;
-    wire [33:0] pk13_k;
-    assign pk13_k = pk13_t ? {r13_e, r13_node} : pk12_k;
-    wire [3:0] pk13_r;
-    assign pk13_r = pk13_t ? 4'd13 : pk12_r;
-    wire pk14_t;
-    assign pk14_t = r14_rel & ((!pk13_v) | ({r14_e, r14_node} < pk13_k));
-    wire pk14_v;
-    assign pk14_v = pk13_v | pk14_t;
-    wire [33:0] pk14_k;
-    assign pk14_k = pk14_t ? {r14_e, r14_node} : pk13_k;
-    wire [3:0] pk14_r;
-    assign pk14_r = pk14_t ? 4'd14 : pk13_r;
-    wire pk15_t;
-    assign pk15_t = r15_rel & ((!pk14_v) | ({r15_e, r15_node} < pk14_k));
-    wire pk15_v;
-    assign pk15_v = pk14_v | pk15_t;
-    wire [33:0] pk15_k;
-    assign pk15_k = pk15_t ? {r15_e, r15_node} : pk14_k;
-    wire [3:0] pk15_r;
-    assign pk15_r = pk15_t ? 4'd15 : pk14_r;
-    // verilator lint_off UNUSED
+    // Release pick: the releasable row with the smallest {E, source} (eligibility order, H3), lower row on a tie.
+    wire pick1_0_t;
+    assign pick1_0_t = r1_rel & ((!r0_rel) | ({r1_e, r1_node} < {r0_e, r0_node}));
+    wire pick1_0_v;
+    assign pick1_0_v = r0_rel | r1_rel;
+    wire [33:0] pick1_0_k;
+    assign pick1_0_k = pick1_0_t ? {r1_e, r1_node} : {r0_e, r0_node};
+    wire [3:0] pick1_0_row;
+    assign pick1_0_row = pick1_0_t ? 4'd1 : 4'd0;
+    wire [15:0] pick1_0_mask;
+    assign pick1_0_mask = pick1_0_t ? r1_mask : r0_mask;
+    wire pick1_0_core;
+    assign pick1_0_core = pick1_0_t ? r1_core : r0_core;
+    wire [25:0] pick1_0_line;
+    assign pick1_0_line = pick1_0_t ? r1_line : r0_line;
+    wire pick1_0_head;
+    assign pick1_0_head = pick1_0_t ? r1_head : r0_head;
+    wire [15:0] pick1_0_csn;
+    assign pick1_0_csn = pick1_0_t ? r1_csn : r0_csn;
+    wire pick1_1_t;
+    assign pick1_1_t = r3_rel & ((!r2_rel) | ({r3_e, r3_node} < {r2_e, r2_node}));
+    wire pick1_1_v;
+    assign pick1_1_v = r2_rel | r3_rel;
+    wire [33:0] pick1_1_k;
+    assign pick1_1_k = pick1_1_t ? {r3_e, r3_node} : {r2_e, r2_node};
+    wire [3:0] pick1_1_row;
+    assign pick1_1_row = pick1_1_t ? 4'd3 : 4'd2;
+    wire [15:0] pick1_1_mask;
+    assign pick1_1_mask = pick1_1_t ? r3_mask : r2_mask;
+    wire pick1_1_core;
+    assign pick1_1_core = pick1_1_t ? r3_core : r2_core;
+    wire [25:0] pick1_1_line;
+    assign pick1_1_line = pick1_1_t ? r3_line : r2_line;
+    wire pick1_1_head;
+    assign pick1_1_head = pick1_1_t ? r3_head : r2_head;
+    wire [15:0] pick1_1_csn;
+    assign pick1_1_csn = pick1_1_t ? r3_csn : r2_csn;
+    wire pick1_2_t;
+    assign pick1_2_t = r5_rel & ((!r4_rel) | ({r5_e, r5_node} < {r4_e, r4_node}));
+    wire pick1_2_v;
+    assign pick1_2_v = r4_rel | r5_rel;
+    wire [33:0] pick1_2_k;
+    assign pick1_2_k = pick1_2_t ? {r5_e, r5_node} : {r4_e, r4_node};
+    wire [3:0] pick1_2_row;
+    assign pick1_2_row = pick1_2_t ? 4'd5 : 4'd4;
+    wire [15:0] pick1_2_mask;
+    assign pick1_2_mask = pick1_2_t ? r5_mask : r4_mask;
+    wire pick1_2_core;
+    assign pick1_2_core = pick1_2_t ? r5_core : r4_core;
+    wire [25:0] pick1_2_line;
+    assign pick1_2_line = pick1_2_t ? r5_line : r4_line;
+    wire pick1_2_head;
+    assign pick1_2_head = pick1_2_t ? r5_head : r4_head;
+    wire [15:0] pick1_2_csn;
+    assign pick1_2_csn = pick1_2_t ? r5_csn : r4_csn;
+    wire pick1_3_t;
+    assign pick1_3_t = r7_rel & ((!r6_rel) | ({r7_e, r7_node} < {r6_e, r6_node}));
+    wire pick1_3_v;
+    assign pick1_3_v = r6_rel | r7_rel;
+    wire [33:0] pick1_3_k;
+    assign pick1_3_k = pick1_3_t ? {r7_e, r7_node} : {r6_e, r6_node};
+    wire [3:0] pick1_3_row;
+    assign pick1_3_row = pick1_3_t ? 4'd7 : 4'd6;
+    wire [15:0] pick1_3_mask;
+    assign pick1_3_mask = pick1_3_t ? r7_mask : r6_mask;
+    wire pick1_3_core;
+    assign pick1_3_core = pick1_3_t ? r7_core : r6_core;
+    wire [25:0] pick1_3_line;
+    assign pick1_3_line = pick1_3_t ? r7_line : r6_line;
+    wire pick1_3_head;
+    assign pick1_3_head = pick1_3_t ? r7_head : r6_head;
+    wire [15:0] pick1_3_csn;
+    assign pick1_3_csn = pick1_3_t ? r7_csn : r6_csn;
+    wire pick1_4_t;
+    assign pick1_4_t = r9_rel & ((!r8_rel) | ({r9_e, r9_node} < {r8_e, r8_node}));
+    wire pick1_4_v;
+    assign pick1_4_v = r8_rel | r9_rel;
+    wire [33:0] pick1_4_k;
+    assign pick1_4_k = pick1_4_t ? {r9_e, r9_node} : {r8_e, r8_node};
+    wire [3:0] pick1_4_row;
+    assign pick1_4_row = pick1_4_t ? 4'd9 : 4'd8;
+    wire [15:0] pick1_4_mask;
+    assign pick1_4_mask = pick1_4_t ? r9_mask : r8_mask;
+    wire pick1_4_core;
+    assign pick1_4_core = pick1_4_t ? r9_core : r8_core;
+    wire [25:0] pick1_4_line;
+    assign pick1_4_line = pick1_4_t ? r9_line : r8_line;
+    wire pick1_4_head;
+    assign pick1_4_head = pick1_4_t ? r9_head : r8_head;
+    wire [15:0] pick1_4_csn;
+    assign pick1_4_csn = pick1_4_t ? r9_csn : r8_csn;
+    wire pick1_5_t;
+    assign pick1_5_t = r11_rel & ((!r10_rel) | ({r11_e, r11_node} < {r10_e, r10_node}));
+    wire pick1_5_v;
+    assign pick1_5_v = r10_rel | r11_rel;
+    wire [33:0] pick1_5_k;
+    assign pick1_5_k = pick1_5_t ? {r11_e, r11_node} : {r10_e, r10_node};
+    wire [3:0] pick1_5_row;
+    assign pick1_5_row = pick1_5_t ? 4'd11 : 4'd10;
+    wire [15:0] pick1_5_mask;
+    assign pick1_5_mask = pick1_5_t ? r11_mask : r10_mask;
+    wire pick1_5_core;
+    assign pick1_5_core = pick1_5_t ? r11_core : r10_core;
+    wire [25:0] pick1_5_line;
+    assign pick1_5_line = pick1_5_t ? r11_line : r10_line;
+    wire pick1_5_head;
+    assign pick1_5_head = pick1_5_t ? r11_head : r10_head;
+    wire [15:0] pick1_5_csn;
+    assign pick1_5_csn = pick1_5_t ? r11_csn : r10_csn;
+    wire pick1_6_t;
+    assign pick1_6_t = r13_rel & ((!r12_rel) | ({r13_e, r13_node} < {r12_e, r12_node}));
+    wire pick1_6_v;
+    assign pick1_6_v = r12_rel | r13_rel;
+    wire [33:0] pick1_6_k;
+    assign pick1_6_k = pick1_6_t ? {r13_e, r13_node} : {r12_e, r12_node};
+    wire [3:0] pick1_6_row;
+    assign pick1_6_row = pick1_6_t ? 4'd13 : 4'd12;
+    wire [15:0] pick1_6_mask;
+    assign pick1_6_mask = pick1_6_t ? r13_mask : r12_mask;
+    wire pick1_6_core;
+    assign pick1_6_core = pick1_6_t ? r13_core : r12_core;
+    wire [25:0] pick1_6_line;
+    assign pick1_6_line = pick1_6_t ? r13_line : r12_line;
+    wire pick1_6_head;
+    assign pick1_6_head = pick1_6_t ? r13_head : r12_head;
+    wire [15:0] pick1_6_csn;
+    assign pick1_6_csn = pick1_6_t ? r13_csn : r12_csn;
+    wire pick1_7_t;
+    assign pick1_7_t = r15_rel & ((!r14_rel) | ({r15_e, r15_node} < {r14_e, r14_node}));
+    wire pick1_7_v;
+    assign pick1_7_v = r14_rel | r15_rel;
+    wire [33:0] pick1_7_k;
+    assign pick1_7_k = pick1_7_t ? {r15_e, r15_node} : {r14_e, r14_node};
+    wire [3:0] pick1_7_row;
+    assign pick1_7_row = pick1_7_t ? 4'd15 : 4'd14;
+    wire [15:0] pick1_7_mask;
+    assign pick1_7_mask = pick1_7_t ? r15_mask : r14_mask;
+    wire pick1_7_core;
+    assign pick1_7_core = pick1_7_t ? r15_core : r14_core;
+    wire [25:0] pick1_7_line;
+    assign pick1_7_line = pick1_7_t ? r15_line : r14_line;
+    wire pick1_7_head;
+    assign pick1_7_head = pick1_7_t ? r15_head : r14_head;
+    wire [15:0] pick1_7_csn;
+    assign pick1_7_csn = pick1_7_t ? r15_csn : r14_csn;
+    wire pick2_0_t;
+    assign pick2_0_t = pick1_1_v & ((!pick1_0_v) | (pick1_1_k < pick1_0_k));
+    wire pick2_0_v;
+    assign pick2_0_v = pick1_0_v | pick1_1_v;
+    wire [33:0] pick2_0_k;
+    assign pick2_0_k = pick2_0_t ? pick1_1_k : pick1_0_k;
+    wire [3:0] pick2_0_row;
+    assign pick2_0_row = pick2_0_t ? pick1_1_row : pick1_0_row;
+    wire [15:0] pick2_0_mask;
+    assign pick2_0_mask = pick2_0_t ? pick1_1_mask : pick1_0_mask;
+    wire pick2_0_core;
+    assign pick2_0_core = pick2_0_t ? pick1_1_core : pick1_0_core;
+    wire [25:0] pick2_0_line;
+    assign pick2_0_line = pick2_0_t ? pick1_1_line : pick1_0_line;
+    wire pick2_0_head;
+    assign pick2_0_head = pick2_0_t ? pick1_1_head : pick1_0_head;
+    wire [15:0] pick2_0_csn;
+    assign pick2_0_csn = pick2_0_t ? pick1_1_csn : pick1_0_csn;
+    wire pick2_1_t;
+    assign pick2_1_t = pick1_3_v & ((!pick1_2_v) | (pick1_3_k < pick1_2_k));
+    wire pick2_1_v;
+    assign pick2_1_v = pick1_2_v | pick1_3_v;
+    wire [33:0] pick2_1_k;
+    assign pick2_1_k = pick2_1_t ? pick1_3_k : pick1_2_k;
+    wire [3:0] pick2_1_row;
+    assign pick2_1_row = pick2_1_t ? pick1_3_row : pick1_2_row;
+    wire [15:0] pick2_1_mask;
+    assign pick2_1_mask = pick2_1_t ? pick1_3_mask : pick1_2_mask;
+    wire pick2_1_core;
+    assign pick2_1_core = pick2_1_t ? pick1_3_core : pick1_2_core;
+    wire [25:0] pick2_1_line;
+    assign pick2_1_line = pick2_1_t ? pick1_3_line : pick1_2_line;
+    wire pick2_1_head;
+    assign pick2_1_head = pick2_1_t ? pick1_3_head : pick1_2_head;
+    wire [15:0] pick2_1_csn;
+    assign pick2_1_csn = pick2_1_t ? pick1_3_csn : pick1_2_csn;
+    wire pick2_2_t;
+    assign pick2_2_t = pick1_5_v & ((!pick1_4_v) | (pick1_5_k < pick1_4_k));
+    wire pick2_2_v;
+    assign pick2_2_v = pick1_4_v | pick1_5_v;
+    wire [33:0] pick2_2_k;
+    assign pick2_2_k = pick2_2_t ? pick1_5_k : pick1_4_k;
+    wire [3:0] pick2_2_row;
+    assign pick2_2_row = pick2_2_t ? pick1_5_row : pick1_4_row;
+    wire [15:0] pick2_2_mask;
+    assign pick2_2_mask = pick2_2_t ? pick1_5_mask : pick1_4_mask;
+    wire pick2_2_core;
+    assign pick2_2_core = pick2_2_t ? pick1_5_core : pick1_4_core;
+    wire [25:0] pick2_2_line;
+    assign pick2_2_line = pick2_2_t ? pick1_5_line : pick1_4_line;
+    wire pick2_2_head;
+    assign pick2_2_head = pick2_2_t ? pick1_5_head : pick1_4_head;
+    wire [15:0] pick2_2_csn;
+    assign pick2_2_csn = pick2_2_t ? pick1_5_csn : pick1_4_csn;
+    wire pick2_3_t;
+    assign pick2_3_t = pick1_7_v & ((!pick1_6_v) | (pick1_7_k < pick1_6_k));
+    wire pick2_3_v;
+    assign pick2_3_v = pick1_6_v | pick1_7_v;
+    wire [33:0] pick2_3_k;
+    assign pick2_3_k = pick2_3_t ? pick1_7_k : pick1_6_k;
+    wire [3:0] pick2_3_row;
+    assign pick2_3_row = pick2_3_t ? pick1_7_row : pick1_6_row;
+    wire [15:0] pick2_3_mask;
+    assign pick2_3_mask = pick2_3_t ? pick1_7_mask : pick1_6_mask;
+    wire pick2_3_core;
+    assign pick2_3_core = pick2_3_t ? pick1_7_core : pick1_6_core;
+    wire [25:0] pick2_3_line;
+    assign pick2_3_line = pick2_3_t ? pick1_7_line : pick1_6_line;
+    wire pick2_3_head;
+    assign pick2_3_head = pick2_3_t ? pick1_7_head : pick1_6_head;
+    wire [15:0] pick2_3_csn;
+    assign pick2_3_csn = pick2_3_t ? pick1_7_csn : pick1_6_csn;
+    wire pick3_0_t;
+    assign pick3_0_t = pick2_1_v & ((!pick2_0_v) | (pick2_1_k < pick2_0_k));
+    wire pick3_0_v;
+    assign pick3_0_v = pick2_0_v | pick2_1_v;
+    wire [33:0] pick3_0_k;
+    assign pick3_0_k = pick3_0_t ? pick2_1_k : pick2_0_k;
+    wire [3:0] pick3_0_row;
+    assign pick3_0_row = pick3_0_t ? pick2_1_row : pick2_0_row;
+    wire [15:0] pick3_0_mask;
+    assign pick3_0_mask = pick3_0_t ? pick2_1_mask : pick2_0_mask;
+    wire pick3_0_core;
+    assign pick3_0_core = pick3_0_t ? pick2_1_core : pick2_0_core;
+    wire [25:0] pick3_0_line;
+    assign pick3_0_line = pick3_0_t ? pick2_1_line : pick2_0_line;
+    wire pick3_0_head;
+    assign pick3_0_head = pick3_0_t ? pick2_1_head : pick2_0_head;
+    wire [15:0] pick3_0_csn;
+    assign pick3_0_csn = pick3_0_t ? pick2_1_csn : pick2_0_csn;
+    wire pick3_1_t;
+    assign pick3_1_t = pick2_3_v & ((!pick2_2_v) | (pick2_3_k < pick2_2_k));
+    wire pick3_1_v;
+    assign pick3_1_v = pick2_2_v | pick2_3_v;
+    wire [33:0] pick3_1_k;
+    assign pick3_1_k = pick3_1_t ? pick2_3_k : pick2_2_k;
+    wire [3:0] pick3_1_row;
+    assign pick3_1_row = pick3_1_t ? pick2_3_row : pick2_2_row;
+    wire [15:0] pick3_1_mask;
+    assign pick3_1_mask = pick3_1_t ? pick2_3_mask : pick2_2_mask;
+    wire pick3_1_core;
+    assign pick3_1_core = pick3_1_t ? pick2_3_core : pick2_2_core;
+    wire [25:0] pick3_1_line;
+    assign pick3_1_line = pick3_1_t ? pick2_3_line : pick2_2_line;
+    wire pick3_1_head;
+    assign pick3_1_head = pick3_1_t ? pick2_3_head : pick2_2_head;
+    wire [15:0] pick3_1_csn;
+    assign pick3_1_csn = pick3_1_t ? pick2_3_csn : pick2_2_csn;
+    wire pick4_0_t;
+    assign pick4_0_t = pick3_1_v & ((!pick3_0_v) | (pick3_1_k < pick3_0_k));
+    wire pick4_0_v;
+    assign pick4_0_v = pick3_0_v | pick3_1_v;
+    wire [33:0] pick4_0_k;
+    assign pick4_0_k = pick4_0_t ? pick3_1_k : pick3_0_k;
+    wire [3:0] pick4_0_row;
+    assign pick4_0_row = pick4_0_t ? pick3_1_row : pick3_0_row;
+    wire [15:0] pick4_0_mask;
+    assign pick4_0_mask = pick4_0_t ? pick3_1_mask : pick3_0_mask;
+    wire pick4_0_core;
+    assign pick4_0_core = pick4_0_t ? pick3_1_core : pick3_0_core;
+    wire [25:0] pick4_0_line;
+    assign pick4_0_line = pick4_0_t ? pick3_1_line : pick3_0_line;
+    wire pick4_0_head;
+    assign pick4_0_head = pick4_0_t ? pick3_1_head : pick3_0_head;
+    wire [15:0] pick4_0_csn;
+    assign pick4_0_csn = pick4_0_t ? pick3_1_csn : pick3_0_csn;
+    wire pick_v;
+    assign pick_v = pick4_0_v;
+    wire [33:0] pick_k;
+    assign pick_k = pick4_0_k;
+    wire [3:0] pick_row;
+    assign pick_row = pick4_0_row;
+    wire [15:0] pick_mask;
+    assign pick_mask = pick4_0_mask;
+    wire pick_core;
+    assign pick_core = pick4_0_core;
+    wire [25:0] pick_line;
+    assign pick_line = pick4_0_line;
+    wire pick_head;
+    assign pick_head = pick4_0_head;
+    wire [15:0] pick_csn;
+    assign pick_csn = pick4_0_csn;
 
-    // Gap-skip chain: its last key's distance bits are not needed.
-    wire gs0_t;
-    assign gs0_t = (r0_st == ROW_VALID) & r0_fail;
-    wire gs0_v;
-    assign gs0_v = gs0_t;
-    wire [9:0] gs0_k;
-    assign gs0_k = gs0_t ? {r0_node, r0_gd} : 10'd0;
-    wire [7:0] gs0_ts;
-    assign gs0_ts = gs0_t ? r0_ts : 8'd0;
-    wire gs1_t;
-    assign gs1_t = (r1_st == ROW_VALID) & r1_fail & ((!gs0_v) | ({r1_node, r1_gd} < gs0_k));
-    wire gs1_v;
-    assign gs1_v = gs0_v | gs1_t;
-    wire [9:0] gs1_k;
-    assign gs1_k = gs1_t ? {r1_node, r1_gd} : gs0_k;
-    wire [7:0] gs1_ts;
-    assign gs1_ts = gs1_t ? r1_ts : gs0_ts;
-    wire gs2_t;
-    assign gs2_t = (r2_st == ROW_VALID) & r2_fail & ((!gs1_v) | ({r2_node, r2_gd} < gs1_k));
-    wire gs2_v;
-    assign gs2_v = gs1_v | gs2_t;
-    wire [9:0] gs2_k;
-    assign gs2_k = gs2_t ? {r2_node, r2_gd} : gs1_k;
-    wire [7:0] gs2_ts;
-    assign gs2_ts = gs2_t ? r2_ts : gs1_ts;
-    wire gs3_t;
-    assign gs3_t = (r3_st == ROW_VALID) & r3_fail & ((!gs2_v) | ({r3_node, r3_gd} < gs2_k));
-    wire gs3_v;
-    assign gs3_v = gs2_v | gs3_t;
-    wire [9:0] gs3_k;
-    assign gs3_k = gs3_t ? {r3_node, r3_gd} : gs2_k;
-    wire [7:0] gs3_ts;
-    assign gs3_ts = gs3_t ? r3_ts : gs2_ts;
-    wire gs4_t;
-    assign gs4_t = (r4_st == ROW_VALID) & r4_fail & ((!gs3_v) | ({r4_node, r4_gd} < gs3_k));
-    wire gs4_v;
-    assign gs4_v = gs3_v | gs4_t;
-    wire [9:0] gs4_k;
-    assign gs4_k = gs4_t ? {r4_node, r4_gd} : gs3_k;
-    wire [7:0] gs4_ts;
-    assign gs4_ts = gs4_t ? r4_ts : gs3_ts;
-    wire gs5_t;
-    assign gs5_t = (r5_st == ROW_VALID) & r5_fail & ((!gs4_v) | ({r5_node, r5_gd} < gs4_k));
-    wire gs5_v;
-    assign gs5_v = gs4_v | gs5_t;
-    wire [9:0] gs5_k;
-    assign gs5_k = gs5_t ? {r5_node, r5_gd} : gs4_k;
-    wire [7:0] gs5_ts;
-    assign gs5_ts = gs5_t ? r5_ts : gs4_ts;
-    wire gs6_t;
-    assign gs6_t = (r6_st == ROW_VALID) & r6_fail & ((!gs5_v) | ({r6_node, r6_gd} < gs5_k));
-    wire gs6_v;
-    assign gs6_v = gs5_v | gs6_t;
-    wire [9:0] gs6_k;
-    assign gs6_k = gs6_t ? {r6_node, r6_gd} : gs5_k;
-    wire [7:0] gs6_ts;
-    assign gs6_ts = gs6_t ? r6_ts : gs5_ts;
-    wire gs7_t;
-    assign gs7_t = (r7_st == ROW_VALID) & r7_fail & ((!gs6_v) | ({r7_node, r7_gd} < gs6_k));
-    wire gs7_v;
-    assign gs7_v = gs6_v | gs7_t;
-    wire [9:0] gs7_k;
-    assign gs7_k = gs7_t ? {r7_node, r7_gd} : gs6_k;
-    wire [7:0] gs7_ts;
-    assign gs7_ts = gs7_t ? r7_ts : gs6_ts;
-    wire gs8_t;
-    assign gs8_t = (r8_st == ROW_VALID) & r8_fail & ((!gs7_v) | ({r8_node, r8_gd} < gs7_k));
-    wire gs8_v;
-    assign gs8_v = gs7_v | gs8_t;
-    wire [9:0] gs8_k;
-    assign gs8_k = gs8_t ? {r8_node, r8_gd} : gs7_k;
-    wire [7:0] gs8_ts;
-    assign gs8_ts = gs8_t ? r8_ts : gs7_ts;
-    wire gs9_t;
-    assign gs9_t = (r9_st == ROW_VALID) & r9_fail & ((!gs8_v) | ({r9_node, r9_gd} < gs8_k));
-    wire gs9_v;
-    assign gs9_v = gs8_v | gs9_t;
-    wire [9:0] gs9_k;
-    assign gs9_k = gs9_t ? {r9_node, r9_gd} : gs8_k;
-    wire [7:0] gs9_ts;
-    assign gs9_ts = gs9_t ? r9_ts : gs8_ts;
-    wire gs10_t;
-    assign gs10_t = (r10_st == ROW_VALID) & r10_fail & ((!gs9_v) | ({r10_node, r10_gd} < gs9_k));
-    wire gs10_v;
-    assign gs10_v = gs9_v | gs10_t;
-    wire [9:0] gs10_k;
-    assign gs10_k = gs10_t ? {r10_node, r10_gd} : gs9_k;
-    wire [7:0] gs10_ts;
-    assign gs10_ts = gs10_t ? r10_ts : gs9_ts;
-    wire gs11_t;
-    assign gs11_t = (r11_st == ROW_VALID) & r11_fail & ((!gs10_v) | ({r11_node, r11_gd} < gs10_k));
-    wire gs11_v;
-    assign gs11_v = gs10_v | gs11_t;
-    wire [9:0] gs11_k;
-    assign gs11_k = gs11_t ? {r11_node, r11_gd} : gs10_k;
-    wire [7:0] gs11_ts;
-    assign gs11_ts = gs11_t ? r11_ts : gs10_ts;
-    wire gs12_t;
-    assign gs12_t = (r12_st == ROW_VALID) & r12_fail & ((!gs11_v) | ({r12_node, r12_gd} < gs11_k));
-    wire gs12_v;
-    assign gs12_v = gs11_v | gs12_t;
-    wire [9:0] gs12_k;
-    assign gs12_k = gs12_t ? {r12_node, r12_gd} : gs11_k;
-    wire [7:0] gs12_ts;
-    assign gs12_ts = gs12_t ? r12_ts : gs11_ts;
-    wire gs13_t;
-    assign gs13_t = (r13_st == ROW_VALID) & r13_fail & ((!gs12_v) | ({r13_node, r13_gd} < gs12_k));
-    wire gs13_v;
-    assign gs13_v = gs12_v | gs13_t;
-    wire [9:0] gs13_k;
-    assign gs13_k = gs13_t ? {r13_node, r13_gd} : gs12_k;
-    wire [7:0] gs13_ts;
-    assign gs13_ts = gs13_t ? r13_ts : gs12_ts;
-    wire gs14_t;
-    assign gs14_t = (r14_st == ROW_VALID) & r14_fail & ((!gs13_v) | ({r14_node, r14_gd} < gs13_k));
-    wire gs14_v;
-    assign gs14_v = gs13_v | gs14_t;
-    wire [9:0] gs14_k;
-    assign gs14_k = gs14_t ? {r14_node, r14_gd} : gs13_k;
-    wire [7:0] gs14_ts;
-    assign gs14_ts = gs14_t ? r14_ts : gs13_ts;
-    wire gs15_t;
-    assign gs15_t = (r15_st == ROW_VALID) & r15_fail & ((!gs14_v) | ({r15_node, r15_gd} < gs14_k));
-    wire gs15_v;
-    assign gs15_v = gs14_v | gs15_t;
-    wire [9:0] gs15_k;
-    assign gs15_k = gs15_t ? {r15_node, r15_gd} : gs14_k;
-    wire [7:0] gs15_ts;
-    assign gs15_ts = gs15_t ? r15_ts : gs14_ts;
+    // Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed.
+    wire gs1_0_t;
+    assign gs1_0_t = (r1_st == ROW_VALID) & r1_fail & ((!((r0_st == ROW_VALID) & r0_fail)) | ({r1_node, r1_gd} < {r0_node, r0_gd}));
+    wire gs1_0_v;
+    assign gs1_0_v = ((r0_st == ROW_VALID) & r0_fail) | ((r1_st == ROW_VALID) & r1_fail);
+    wire [9:0] gs1_0_k;
+    assign gs1_0_k = gs1_0_t ? {r1_node, r1_gd} : {r0_node, r0_gd};
+    wire [1:0] gs1_0_node;
+    assign gs1_0_node = gs1_0_t ? r1_node : r0_node;
+    wire [7:0] gs1_0_ts;
+    assign gs1_0_ts = gs1_0_t ? r1_ts : r0_ts;
+    wire gs1_1_t;
+    assign gs1_1_t = (r3_st == ROW_VALID) & r3_fail & ((!((r2_st == ROW_VALID) & r2_fail)) | ({r3_node, r3_gd} < {r2_node, r2_gd}));
+    wire gs1_1_v;
+    assign gs1_1_v = ((r2_st == ROW_VALID) & r2_fail) | ((r3_st == ROW_VALID) & r3_fail);
+    wire [9:0] gs1_1_k;
+    assign gs1_1_k = gs1_1_t ? {r3_node, r3_gd} : {r2_node, r2_gd};
+    wire [1:0] gs1_1_node;
+    assign gs1_1_node = gs1_1_t ? r3_node : r2_node;
+    wire [7:0] gs1_1_ts;
+    assign gs1_1_ts = gs1_1_t ? r3_ts : r2_ts;
+    wire gs1_2_t;
+    assign gs1_2_t = (r5_st == ROW_VALID) & r5_fail & ((!((r4_st == ROW_VALID) & r4_fail)) | ({r5_node, r5_gd} < {r4_node, r4_gd}));
+    wire gs1_2_v;
+    assign gs1_2_v = ((r4_st == ROW_VALID) & r4_fail) | ((r5_st == ROW_VALID) & r5_fail);
+    wire [9:0] gs1_2_k;
+    assign gs1_2_k = gs1_2_t ? {r5_node, r5_gd} : {r4_node, r4_gd};
+    wire [1:0] gs1_2_node;
+    assign gs1_2_node = gs1_2_t ? r5_node : r4_node;
+    wire [7:0] gs1_2_ts;
+    assign gs1_2_ts = gs1_2_t ? r5_ts : r4_ts;
+    wire gs1_3_t;
+    assign gs1_3_t = (r7_st == ROW_VALID) & r7_fail & ((!((r6_st == ROW_VALID) & r6_fail)) | ({r7_node, r7_gd} < {r6_node, r6_gd}));
+    wire gs1_3_v;
+    assign gs1_3_v = ((r6_st == ROW_VALID) & r6_fail) | ((r7_st == ROW_VALID) & r7_fail);
+    wire [9:0] gs1_3_k;
+    assign gs1_3_k = gs1_3_t ? {r7_node, r7_gd} : {r6_node, r6_gd};
+    wire [1:0] gs1_3_node;
+    assign gs1_3_node = gs1_3_t ? r7_node : r6_node;
+    wire [7:0] gs1_3_ts;
+    assign gs1_3_ts = gs1_3_t ? r7_ts : r6_ts;
+    wire gs1_4_t;
+    assign gs1_4_t = (r9_st == ROW_VALID) & r9_fail & ((!((r8_st == ROW_VALID) & r8_fail)) | ({r9_node, r9_gd} < {r8_node, r8_gd}));
+    wire gs1_4_v;
+    assign gs1_4_v = ((r8_st == ROW_VALID) & r8_fail) | ((r9_st == ROW_VALID) & r9_fail);
+    wire [9:0] gs1_4_k;
+    assign gs1_4_k = gs1_4_t ? {r9_node, r9_gd} : {r8_node, r8_gd};
+    wire [1:0] gs1_4_node;
+    assign gs1_4_node = gs1_4_t ? r9_node : r8_node;
+    wire [7:0] gs1_4_ts;
+    assign gs1_4_ts = gs1_4_t ? r9_ts : r8_ts;
+    wire gs1_5_t;
+    assign gs1_5_t = (r11_st == ROW_VALID) & r11_fail & ((!((r10_st == ROW_VALID) & r10_fail)) | ({r11_node, r11_gd} < {r10_node, r10_gd}));
+    wire gs1_5_v;
+    assign gs1_5_v = ((r10_st == ROW_VALID) & r10_fail) | ((r11_st == ROW_VALID) & r11_fail);
+    wire [9:0] gs1_5_k;
+    assign gs1_5_k = gs1_5_t ? {r11_node, r11_gd} : {r10_node, r10_gd};
+    wire [1:0] gs1_5_node;
+    assign gs1_5_node = gs1_5_t ? r11_node : r10_node;
+    wire [7:0] gs1_5_ts;
+    assign gs1_5_ts = gs1_5_t ? r11_ts : r10_ts;
+    wire gs1_6_t;
+    assign gs1_6_t = (r13_st == ROW_VALID) & r13_fail & ((!((r12_st == ROW_VALID) & r12_fail)) | ({r13_node, r13_gd} < {r12_node, r12_gd}));
+    wire gs1_6_v;
+    assign gs1_6_v = ((r12_st == ROW_VALID) & r12_fail) | ((r13_st == ROW_VALID) & r13_fail);
+    wire [9:0] gs1_6_k;
+    assign gs1_6_k = gs1_6_t ? {r13_node, r13_gd} : {r12_node, r12_gd};
+    wire [1:0] gs1_6_node;
+    assign gs1_6_node = gs1_6_t ? r13_node : r12_node;
+    wire [7:0] gs1_6_ts;
+    assign gs1_6_ts = gs1_6_t ? r13_ts : r12_ts;
+    wire gs1_7_t;
+    assign gs1_7_t = (r15_st == ROW_VALID) & r15_fail & ((!((r14_st == ROW_VALID) & r14_fail)) | ({r15_node, r15_gd} < {r14_node, r14_gd}));
+    wire gs1_7_v;
+    assign gs1_7_v = ((r14_st == ROW_VALID) & r14_fail) | ((r15_st == ROW_VALID) & r15_fail);
+    wire [9:0] gs1_7_k;
+    assign gs1_7_k = gs1_7_t ? {r15_node, r15_gd} : {r14_node, r14_gd};
+    wire [1:0] gs1_7_node;
+    assign gs1_7_node = gs1_7_t ? r15_node : r14_node;
+    wire [7:0] gs1_7_ts;
+    assign gs1_7_ts = gs1_7_t ? r15_ts : r14_ts;
+    wire gs2_0_t;
+    assign gs2_0_t = gs1_1_v & ((!gs1_0_v) | (gs1_1_k < gs1_0_k));
+    wire gs2_0_v;
+    assign gs2_0_v = gs1_0_v | gs1_1_v;
+    wire [9:0] gs2_0_k;
+    assign gs2_0_k = gs2_0_t ? gs1_1_k : gs1_0_k;
+    wire [1:0] gs2_0_node;
+    assign gs2_0_node = gs2_0_t ? gs1_1_node : gs1_0_node;
+    wire [7:0] gs2_0_ts;
+    assign gs2_0_ts = gs2_0_t ? gs1_1_ts : gs1_0_ts;
+    wire gs2_1_t;
+    assign gs2_1_t = gs1_3_v & ((!gs1_2_v) | (gs1_3_k < gs1_2_k));
+    wire gs2_1_v;
+    assign gs2_1_v = gs1_2_v | gs1_3_v;
+    wire [9:0] gs2_1_k;
+    assign gs2_1_k = gs2_1_t ? gs1_3_k : gs1_2_k;
+    wire [1:0] gs2_1_node;
+    assign gs2_1_node = gs2_1_t ? gs1_3_node : gs1_2_node;
+    wire [7:0] gs2_1_ts;
+    assign gs2_1_ts = gs2_1_t ? gs1_3_ts : gs1_2_ts;
+    wire gs2_2_t;
+    assign gs2_2_t = gs1_5_v & ((!gs1_4_v) | (gs1_5_k < gs1_4_k));
+    wire gs2_2_v;
+    assign gs2_2_v = gs1_4_v | gs1_5_v;
+    wire [9:0] gs2_2_k;
+    assign gs2_2_k = gs2_2_t ? gs1_5_k : gs1_4_k;
+    wire [1:0] gs2_2_node;
+    assign gs2_2_node = gs2_2_t ? gs1_5_node : gs1_4_node;
+    wire [7:0] gs2_2_ts;
+    assign gs2_2_ts = gs2_2_t ? gs1_5_ts : gs1_4_ts;
+    wire gs2_3_t;
+    assign gs2_3_t = gs1_7_v & ((!gs1_6_v) | (gs1_7_k < gs1_6_k));
+    wire gs2_3_v;
+    assign gs2_3_v = gs1_6_v | gs1_7_v;
+    wire [9:0] gs2_3_k;
+    assign gs2_3_k = gs2_3_t ? gs1_7_k : gs1_6_k;
+    wire [1:0] gs2_3_node;
+    assign gs2_3_node = gs2_3_t ? gs1_7_node : gs1_6_node;
+    wire [7:0] gs2_3_ts;
+    assign gs2_3_ts = gs2_3_t ? gs1_7_ts : gs1_6_ts;
+    wire gs3_0_t;
+    assign gs3_0_t = gs2_1_v & ((!gs2_0_v) | (gs2_1_k < gs2_0_k));
+    wire gs3_0_v;
+    assign gs3_0_v = gs2_0_v | gs2_1_v;
+    wire [9:0] gs3_0_k;
+    assign gs3_0_k = gs3_0_t ? gs2_1_k : gs2_0_k;
+    wire [1:0] gs3_0_node;
+    assign gs3_0_node = gs3_0_t ? gs2_1_node : gs2_0_node;
+    wire [7:0] gs3_0_ts;
+    assign gs3_0_ts = gs3_0_t ? gs2_1_ts : gs2_0_ts;
+    wire gs3_1_t;
+    assign gs3_1_t = gs2_3_v & ((!gs2_2_v) | (gs2_3_k < gs2_2_k));
+    wire gs3_1_v;
+    assign gs3_1_v = gs2_2_v | gs2_3_v;
+    wire [9:0] gs3_1_k;
+    assign gs3_1_k = gs3_1_t ? gs2_3_k : gs2_2_k;
+    wire [1:0] gs3_1_node;
+    assign gs3_1_node = gs3_1_t ? gs2_3_node : gs2_2_node;
+    wire [7:0] gs3_1_ts;
+    assign gs3_1_ts = gs3_1_t ? gs2_3_ts : gs2_2_ts;
+    wire gs4_0_t;
+    assign gs4_0_t = gs3_1_v & ((!gs3_0_v) | (gs3_1_k < gs3_0_k));
+    wire gs4_0_v;
+    assign gs4_0_v = gs3_0_v | gs3_1_v;
+    wire [1:0] gs4_0_node;
+    assign gs4_0_node = gs4_0_t ? gs3_1_node : gs3_0_node;
+    wire [7:0] gs4_0_ts;
+    assign gs4_0_ts = gs4_0_t ? gs3_1_ts : gs3_0_ts;
+    wire gs_v;
+    assign gs_v = gs4_0_v;
     wire [1:0] gs_node;
-    assign gs_node = gs15_k[9:8];
-    // verilator lint_on UNUSED
+    assign gs_node = gs4_0_node;
+    wire [7:0] gs_ts;
+    assign gs_ts = gs4_0_ts;
 
     // REPL: lowest free row; NACK when only the unused head reserve is left (H4).
+    wire [15:0] alloc_row_hit;
+    assign alloc_row_hit = {
+        r15_st == ROW_FREE, r14_st == ROW_FREE, r13_st == ROW_FREE, r12_st == ROW_FREE, r11_st == ROW_FREE, r10_st == ROW_FREE, r9_st == ROW_FREE,
+        r8_st == ROW_FREE, r7_st == ROW_FREE, r6_st == ROW_FREE, r5_st == ROW_FREE, r4_st == ROW_FREE, r3_st == ROW_FREE, r2_st == ROW_FREE,
+        r1_st == ROW_FREE, r0_st == ROW_FREE
+    };
     wire [3:0] alloc_row;
-    assign alloc_row = (r0_st == ROW_FREE)
-        ? 4'd0
-        : ((r1_st == ROW_FREE)
-            ? 4'd1
-            : ((r2_st == ROW_FREE)
-                ? 4'd2
-                : ((r3_st == ROW_FREE)
-                    ? 4'd3
-                    : ((r4_st == ROW_FREE)
-                        ? 4'd4
-                        : ((r5_st == ROW_FREE)
-                            ? 4'd5
-                            : ((r6_st == ROW_FREE)
-                                ? 4'd6
-                                : ((r7_st == ROW_FREE)
-                                    ? 4'd7
-                                    : ((r8_st == ROW_FREE)
-                                        ? 4'd8
-                                        : ((r9_st == ROW_FREE)
-                                            ? 4'd9
-                                            : ((r10_st == ROW_FREE)
-                                                ? 4'd10
-                                                : ((r11_st == ROW_FREE)
-                                                    ? 4'd11
-                                                    : ((r12_st == ROW_FREE)
-                                                        ? 4'd12
-                                                        : ((r13_st == ROW_FREE)
-                                                            ? 4'd13
-                                                            : ((r14_st == ROW_FREE) ? 4'd14 : ((r15_st == ROW_FREE) ? 4'd15 : 4'd0)))))))))))))));
+    assign alloc_row = (|alloc_row_hit[15:0])
+        ? ((|alloc_row_hit[7:0])
+            ? ((|alloc_row_hit[3:0])
+                ? ((|alloc_row_hit[1:0]) ? (alloc_row_hit[0] ? 4'd0 : 4'd1) : (alloc_row_hit[2] ? 4'd2 : 4'd3))
+                : ((|alloc_row_hit[5:4]) ? (alloc_row_hit[4] ? 4'd4 : 4'd5) : (alloc_row_hit[6] ? 4'd6 : 4'd7)))
+            : ((|alloc_row_hit[11:8])
+                ? ((|alloc_row_hit[9:8]) ? (alloc_row_hit[8] ? 4'd8 : 4'd9) : (alloc_row_hit[10] ? 4'd10 : 4'd11))
+                : ((|alloc_row_hit[13:12]) ? (alloc_row_hit[12] ? 4'd12 : 4'd13) : (alloc_row_hit[14] ? 4'd14 : 4'd15))))
+        : 4'd0;
     wire repl_ready_w;
     assign repl_ready_w = (rows_used_q < ROWS) & (ack_cnt_q < 3'd4);
     wire repl_fire;
@@ -973,15 +1139,15 @@ module rtlgen_recxl_lu (
     wire ack_pop;
     assign ack_pop = ack_valid_w & ack_ready;
     wire [1:0] ack_h_node;
-    assign ack_h_node = (ack_rd_q == 2'd0) ? a0_node : ((ack_rd_q == 2'd1) ? a1_node : ((ack_rd_q == 2'd2) ? a2_node : a3_node));
+    assign ack_h_node = ack_rd_q[1] ? (ack_rd_q[0] ? a3_node : a2_node) : (ack_rd_q[0] ? a1_node : a0_node);
     wire ack_h_core;
-    assign ack_h_core = (ack_rd_q == 2'd0) ? a0_core : ((ack_rd_q == 2'd1) ? a1_core : ((ack_rd_q == 2'd2) ? a2_core : a3_core));
+    assign ack_h_core = ack_rd_q[1] ? (ack_rd_q[0] ? a3_core : a2_core) : (ack_rd_q[0] ? a1_core : a0_core);
     wire [3:0] ack_h_tag;
-    assign ack_h_tag = (ack_rd_q == 2'd0) ? a0_tag : ((ack_rd_q == 2'd1) ? a1_tag : ((ack_rd_q == 2'd2) ? a2_tag : a3_tag));
+    assign ack_h_tag = ack_rd_q[1] ? (ack_rd_q[0] ? a3_tag : a2_tag) : (ack_rd_q[0] ? a1_tag : a0_tag);
     wire [25:0] ack_h_line;
-    assign ack_h_line = (ack_rd_q == 2'd0) ? a0_line : ((ack_rd_q == 2'd1) ? a1_line : ((ack_rd_q == 2'd2) ? a2_line : a3_line));
+    assign ack_h_line = ack_rd_q[1] ? (ack_rd_q[0] ? a3_line : a2_line) : (ack_rd_q[0] ? a1_line : a0_line);
     wire ack_h_nack;
-    assign ack_h_nack = (ack_rd_q == 2'd0) ? a0_nack : ((ack_rd_q == 2'd1) ? a1_nack : ((ack_rd_q == 2'd2) ? a2_nack : a3_nack));
+    assign ack_h_nack = ack_rd_q[1] ? (ack_rd_q[0] ? a3_nack : a2_nack) : (ack_rd_q[0] ? a1_nack : a0_nack);
 
     // VAL: lowest matching PENDING row; timestamp window and duplicate check.
     wire val_failed;
@@ -1050,30 +1216,18 @@ module rtlgen_recxl_lu (
         | (r13_vm & vm12_seen)
         | (r14_vm & vm13_seen)
         | (r15_vm & vm14_seen);
+    wire [15:0] vm_row_hit;
+    assign vm_row_hit = {r15_vm, r14_vm, r13_vm, r12_vm, r11_vm, r10_vm, r9_vm, r8_vm, r7_vm, r6_vm, r5_vm, r4_vm, r3_vm, r2_vm, r1_vm, r0_vm};
     wire [3:0] vm_row;
-    assign vm_row = r0_vm
-        ? 4'd0
-        : (r1_vm
-            ? 4'd1
-            : (r2_vm
-                ? 4'd2
-                : (r3_vm
-                    ? 4'd3
-                    : (r4_vm
-                        ? 4'd4
-                        : (r5_vm
-                            ? 4'd5
-                            : (r6_vm
-                                ? 4'd6
-                                : (r7_vm
-                                    ? 4'd7
-                                    : (r8_vm
-                                        ? 4'd8
-                                        : (r9_vm
-                                            ? 4'd9
-                                            : (r10_vm
-                                                ? 4'd10
-                                                : (r11_vm ? 4'd11 : (r12_vm ? 4'd12 : (r13_vm ? 4'd13 : (r14_vm ? 4'd14 : (r15_vm ? 4'd15 : 4'd0)))))))))))))));
+    assign vm_row = (|vm_row_hit[15:0])
+        ? ((|vm_row_hit[7:0])
+            ? ((|vm_row_hit[3:0])
+                ? ((|vm_row_hit[1:0]) ? (vm_row_hit[0] ? 4'd0 : 4'd1) : (vm_row_hit[2] ? 4'd2 : 4'd3))
+                : ((|vm_row_hit[5:4]) ? (vm_row_hit[4] ? 4'd4 : 4'd5) : (vm_row_hit[6] ? 4'd6 : 4'd7)))
+            : ((|vm_row_hit[11:8])
+                ? ((|vm_row_hit[9:8]) ? (vm_row_hit[8] ? 4'd8 : 4'd9) : (vm_row_hit[10] ? 4'd10 : 4'd11))
+                : ((|vm_row_hit[13:12]) ? (vm_row_hit[12] ? 4'd12 : 4'd13) : (vm_row_hit[14] ? 4'd14 : 4'd15))))
+        : 4'd0;
     wire [7:0] val_nts;
     assign val_nts = (val_src_node == 2'd0) ? s0_nts : ((val_src_node == 2'd1) ? s1_nts : ((val_src_node == 2'd2) ? s2_nts : s3_nts));
     wire [7:0] val_d;
@@ -1105,13 +1259,13 @@ module rtlgen_recxl_lu (
     wire fetch_idle;
     assign fetch_idle = fstate_q == F_IDLE;
     wire pick_fire;
-    assign pick_fire = (!rel_busy_q) & pk15_v & fetch_idle;
+    assign pick_fire = (!rel_busy_q) & pick_v & fetch_idle;
     wire gap_fire;
-    assign gap_fire = (!rel_busy_q) & fetch_idle & (!pk15_v) & gs15_v;
+    assign gap_fire = (!rel_busy_q) & fetch_idle & (!pick_v) & gs_v;
     wire [1:0] pick_node;
-    assign pick_node = pk15_k[1:0];
+    assign pick_node = pick_k[1:0];
     wire [31:0] pick_e;
-    assign pick_e = pk15_k[33:2];
+    assign pick_e = pick_k[33:2];
     wire rel_free;
     assign rel_free = rel_busy_q & (rel_mask_q == 16'd0);
     wire log_full;
@@ -1120,34 +1274,21 @@ module rtlgen_recxl_lu (
     assign logw_valid_w = rel_busy_q & (rel_mask_q != 16'd0) & (!log_full);
     wire logw_fire;
     assign logw_fire = logw_valid_w & logw_ready;
+    wire [15:0] rel_widx_hit;
+    assign rel_widx_hit = {
+        rel_mask_q[15], rel_mask_q[14], rel_mask_q[13], rel_mask_q[12], rel_mask_q[11], rel_mask_q[10], rel_mask_q[9], rel_mask_q[8], rel_mask_q[7],
+        rel_mask_q[6], rel_mask_q[5], rel_mask_q[4], rel_mask_q[3], rel_mask_q[2], rel_mask_q[1], rel_mask_q[0]
+    };
     wire [3:0] rel_widx;
-    assign rel_widx = rel_mask_q[0]
-        ? 4'd0
-        : (rel_mask_q[1]
-            ? 4'd1
-            : (rel_mask_q[2]
-                ? 4'd2
-                : (rel_mask_q[3]
-                    ? 4'd3
-                    : (rel_mask_q[4]
-                        ? 4'd4
-                        : (rel_mask_q[5]
-                            ? 4'd5
-                            : (rel_mask_q[6]
-                                ? 4'd6
-                                : (rel_mask_q[7]
-                                    ? 4'd7
-                                    : (rel_mask_q[8]
-                                        ? 4'd8
-                                        : (rel_mask_q[9]
-                                            ? 4'd9
-                                            : (rel_mask_q[10]
-                                                ? 4'd10
-                                                : (rel_mask_q[11]
-                                                    ? 4'd11
-                                                    : (rel_mask_q[12]
-                                                        ? 4'd12
-                                                        : (rel_mask_q[13] ? 4'd13 : (rel_mask_q[14] ? 4'd14 : (rel_mask_q[15] ? 4'd15 : 4'd0)))))))))))))));
+    assign rel_widx = (|rel_widx_hit[15:0])
+        ? ((|rel_widx_hit[7:0])
+            ? ((|rel_widx_hit[3:0])
+                ? ((|rel_widx_hit[1:0]) ? (rel_widx_hit[0] ? 4'd0 : 4'd1) : (rel_widx_hit[2] ? 4'd2 : 4'd3))
+                : ((|rel_widx_hit[5:4]) ? (rel_widx_hit[4] ? 4'd4 : 4'd5) : (rel_widx_hit[6] ? 4'd6 : 4'd7)))
+            : ((|rel_widx_hit[11:8])
+                ? ((|rel_widx_hit[9:8]) ? (rel_widx_hit[8] ? 4'd8 : 4'd9) : (rel_widx_hit[10] ? 4'd10 : 4'd11))
+                : ((|rel_widx_hit[13:12]) ? (rel_widx_hit[12] ? 4'd12 : 4'd13) : (rel_widx_hit[14] ? 4'd14 : 4'd15))))
+        : 4'd0;
     reg [31:0] rel_word; // word rel_widx of the row being released
     always @* begin
         case (rel_widx)
@@ -1191,38 +1332,24 @@ module rtlgen_recxl_lu (
         | ((r13_st == ROW_PENDING) & r13_fail)
         | ((r14_st == ROW_PENDING) & r14_fail)
         | ((r15_st == ROW_PENDING) & r15_fail);
+    wire [15:0] disc_row_hit;
+    assign disc_row_hit = {
+        (r15_st == ROW_PENDING) & r15_fail, (r14_st == ROW_PENDING) & r14_fail, (r13_st == ROW_PENDING) & r13_fail,
+        (r12_st == ROW_PENDING) & r12_fail, (r11_st == ROW_PENDING) & r11_fail, (r10_st == ROW_PENDING) & r10_fail, (r9_st == ROW_PENDING) & r9_fail,
+        (r8_st == ROW_PENDING) & r8_fail, (r7_st == ROW_PENDING) & r7_fail, (r6_st == ROW_PENDING) & r6_fail, (r5_st == ROW_PENDING) & r5_fail,
+        (r4_st == ROW_PENDING) & r4_fail, (r3_st == ROW_PENDING) & r3_fail, (r2_st == ROW_PENDING) & r2_fail, (r1_st == ROW_PENDING) & r1_fail,
+        (r0_st == ROW_PENDING) & r0_fail
+    };
     wire [3:0] disc_row;
-    assign disc_row = ((r0_st == ROW_PENDING) & r0_fail)
-        ? 4'd0
-        : (((r1_st == ROW_PENDING) & r1_fail)
-            ? 4'd1
-            : (((r2_st == ROW_PENDING) & r2_fail)
-                ? 4'd2
-                : (((r3_st == ROW_PENDING) & r3_fail)
-                    ? 4'd3
-                    : (((r4_st == ROW_PENDING) & r4_fail)
-                        ? 4'd4
-                        : (((r5_st == ROW_PENDING) & r5_fail)
-                            ? 4'd5
-                            : (((r6_st == ROW_PENDING) & r6_fail)
-                                ? 4'd6
-                                : (((r7_st == ROW_PENDING) & r7_fail)
-                                    ? 4'd7
-                                    : (((r8_st == ROW_PENDING) & r8_fail)
-                                        ? 4'd8
-                                        : (((r9_st == ROW_PENDING) & r9_fail)
-                                            ? 4'd9
-                                            : (((r10_st == ROW_PENDING) & r10_fail)
-                                                ? 4'd10
-                                                : (((r11_st == ROW_PENDING) & r11_fail)
-                                                    ? 4'd11
-                                                    : (((r12_st == ROW_PENDING) & r12_fail)
-                                                        ? 4'd12
-                                                        : (((r13_st == ROW_PENDING) & r13_fail)
-                                                            ? 4'd13
-                                                            : (((r14_st == ROW_PENDING) & r14_fail)
-                                                                ? 4'd14
-                                                                : (((r15_st == ROW_PENDING) & r15_fail) ? 4'd15 : 4'd0)))))))))))))));
+    assign disc_row = (|disc_row_hit[15:0])
+        ? ((|disc_row_hit[7:0])
+            ? ((|disc_row_hit[3:0])
+                ? ((|disc_row_hit[1:0]) ? (disc_row_hit[0] ? 4'd0 : 4'd1) : (disc_row_hit[2] ? 4'd2 : 4'd3))
+                : ((|disc_row_hit[5:4]) ? (disc_row_hit[4] ? 4'd4 : 4'd5) : (disc_row_hit[6] ? 4'd6 : 4'd7)))
+            : ((|disc_row_hit[11:8])
+                ? ((|disc_row_hit[9:8]) ? (disc_row_hit[8] ? 4'd8 : 4'd9) : (disc_row_hit[10] ? 4'd10 : 4'd11))
+                : ((|disc_row_hit[13:12]) ? (disc_row_hit[12] ? 4'd12 : 4'd13) : (disc_row_hit[14] ? 4'd14 : 4'd15))))
+        : 4'd0;
 
     // Dump engine (epoch traversal, beats, trailer) and fetch engine share one outstanding log read.
     wire dump_trav;
@@ -1365,7 +1492,7 @@ module rtlgen_recxl_lu (
     // verilator lint_on UNUSED
     wire quiesced;
     assign quiesced = ctl_quiesce
-        & (!pk15_v)
+        & (!pick_v)
         & (!rel_busy_q)
         & (!dump_trav)
         & (!(((r0_st != ROW_FREE) & r0_fail)
@@ -1394,8 +1521,10 @@ module rtlgen_recxl_lu (
     assign fr_valid_w = ((fstate_q == F_TRAV) & (fmatch_q != 4'd0)) | (fstate_q == F_LAST);
     wire fr_fire;
     assign fr_fire = fr_valid_w & fr_ready;
+    wire [3:0] fr_q_hit;
+    assign fr_q_hit = {fmatch_q[3], fmatch_q[2], fmatch_q[1], fmatch_q[0]};
     wire [1:0] fr_q;
-    assign fr_q = fmatch_q[0] ? 2'd0 : (fmatch_q[1] ? 2'd1 : (fmatch_q[2] ? 2'd2 : (fmatch_q[3] ? 2'd3 : 2'd0)));
+    assign fr_q = (|fr_q_hit[3:0]) ? ((|fr_q_hit[1:0]) ? (fr_q_hit[0] ? 2'd0 : 2'd1) : (fr_q_hit[2] ? 2'd2 : 2'd3)) : 2'd0;
     wire [3:0] rsp_match;
     assign rsp_match = {
         (3'd3 < q_n_q) & (q3_line == logr_rsp_data[61:36]), (3'd2 < q_n_q) & (q2_line == logr_rsp_data[61:36]),
@@ -2121,59 +2250,37 @@ module rtlgen_recxl_lu (
                     + {
                         {4{1'd0}},
                         disc_fire
-                            & ((disc_row == 4'd0)
-                                ? r0_head
-                                : ((disc_row == 4'd1)
-                                    ? r1_head
-                                    : ((disc_row == 4'd2)
-                                        ? r2_head
-                                        : ((disc_row == 4'd3)
-                                            ? r3_head
-                                            : ((disc_row == 4'd4)
-                                                ? r4_head
-                                                : ((disc_row == 4'd5)
-                                                    ? r5_head
-                                                    : ((disc_row == 4'd6)
-                                                        ? r6_head
-                                                        : ((disc_row == 4'd7)
-                                                            ? r7_head
-                                                            : ((disc_row == 4'd8)
-                                                                ? r8_head
-                                                                : ((disc_row == 4'd9)
-                                                                    ? r9_head
-                                                                    : ((disc_row == 4'd10)
-                                                                        ? r10_head
-                                                                        : ((disc_row == 4'd11)
-                                                                            ? r11_head
-                                                                            : ((disc_row == 4'd12)
-                                                                                ? r12_head
-                                                                                : ((disc_row == 4'd13)
-                                                                                    ? r13_head
-                                                                                    : ((disc_row == 4'd14) ? r14_head : r15_head)))))))))))))))
+                            & (disc_row[3]
+                                ? (disc_row[2]
+                                    ? (disc_row[1] ? (disc_row[0] ? r15_head : r14_head) : (disc_row[0] ? r13_head : r12_head))
+                                    : (disc_row[1] ? (disc_row[0] ? r11_head : r10_head) : (disc_row[0] ? r9_head : r8_head)))
+                                : (disc_row[2]
+                                    ? (disc_row[1] ? (disc_row[0] ? r7_head : r6_head) : (disc_row[0] ? r5_head : r4_head))
+                                    : (disc_row[1] ? (disc_row[0] ? r3_head : r2_head) : (disc_row[0] ? r1_head : r0_head))))
                     });
             if (pick_fire & (pick_node == 2'd0)) begin
                 s0_nts <= s0_nts + 8'd1;
                 s0_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd0)) begin
-                s0_nts <= gs15_ts;
+                s0_nts <= gs_ts;
             end
             if (pick_fire & (pick_node == 2'd1)) begin
                 s1_nts <= s1_nts + 8'd1;
                 s1_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd1)) begin
-                s1_nts <= gs15_ts;
+                s1_nts <= gs_ts;
             end
             if (pick_fire & (pick_node == 2'd2)) begin
                 s2_nts <= s2_nts + 8'd1;
                 s2_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd2)) begin
-                s2_nts <= gs15_ts;
+                s2_nts <= gs_ts;
             end
             if (pick_fire & (pick_node == 2'd3)) begin
                 s3_nts <= s3_nts + 8'd1;
                 s3_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd3)) begin
-                s3_nts <= gs15_ts;
+                s3_nts <= gs_ts;
             end
             if (ack_push & (ack_wr_q == 2'd0)) begin
                 a0_node <= repl_src_node;
@@ -2218,143 +2325,13 @@ module rtlgen_recxl_lu (
                 tail_q <= (tail_q == 10'd1023) ? 10'd0 : (tail_q + 10'd1);
             end else if (pick_fire) begin
                 rel_busy_q <= 1'd1;
-                rel_row_q <= pk15_r;
-                rel_mask_q <= (pk15_r == 4'd0)
-                    ? r0_mask
-                    : ((pk15_r == 4'd1)
-                        ? r1_mask
-                        : ((pk15_r == 4'd2)
-                            ? r2_mask
-                            : ((pk15_r == 4'd3)
-                                ? r3_mask
-                                : ((pk15_r == 4'd4)
-                                    ? r4_mask
-                                    : ((pk15_r == 4'd5)
-                                        ? r5_mask
-                                        : ((pk15_r == 4'd6)
-                                            ? r6_mask
-                                            : ((pk15_r == 4'd7)
-                                                ? r7_mask
-                                                : ((pk15_r == 4'd8)
-                                                    ? r8_mask
-                                                    : ((pk15_r == 4'd9)
-                                                        ? r9_mask
-                                                        : ((pk15_r == 4'd10)
-                                                            ? r10_mask
-                                                            : ((pk15_r == 4'd11)
-                                                                ? r11_mask
-                                                                : ((pk15_r == 4'd12)
-                                                                    ? r12_mask
-                                                                    : ((pk15_r == 4'd13) ? r13_mask : ((pk15_r == 4'd14) ? r14_mask : r15_mask))))))))))))));
+                rel_row_q <= pick_row;
+                rel_mask_q <= pick_mask;
                 rel_node_q <= pick_node;
-                rel_core_q <= (pk15_r == 4'd0)
-                    ? r0_core
-                    : ((pk15_r == 4'd1)
-                        ? r1_core
-                        : ((pk15_r == 4'd2)
-                            ? r2_core
-                            : ((pk15_r == 4'd3)
-                                ? r3_core
-                                : ((pk15_r == 4'd4)
-                                    ? r4_core
-                                    : ((pk15_r == 4'd5)
-                                        ? r5_core
-                                        : ((pk15_r == 4'd6)
-                                            ? r6_core
-                                            : ((pk15_r == 4'd7)
-                                                ? r7_core
-                                                : ((pk15_r == 4'd8)
-                                                    ? r8_core
-                                                    : ((pk15_r == 4'd9)
-                                                        ? r9_core
-                                                        : ((pk15_r == 4'd10)
-                                                            ? r10_core
-                                                            : ((pk15_r == 4'd11)
-                                                                ? r11_core
-                                                                : ((pk15_r == 4'd12)
-                                                                    ? r12_core
-                                                                    : ((pk15_r == 4'd13) ? r13_core : ((pk15_r == 4'd14) ? r14_core : r15_core))))))))))))));
-                rel_line_q <= (pk15_r == 4'd0)
-                    ? r0_line
-                    : ((pk15_r == 4'd1)
-                        ? r1_line
-                        : ((pk15_r == 4'd2)
-                            ? r2_line
-                            : ((pk15_r == 4'd3)
-                                ? r3_line
-                                : ((pk15_r == 4'd4)
-                                    ? r4_line
-                                    : ((pk15_r == 4'd5)
-                                        ? r5_line
-                                        : ((pk15_r == 4'd6)
-                                            ? r6_line
-                                            : ((pk15_r == 4'd7)
-                                                ? r7_line
-                                                : ((pk15_r == 4'd8)
-                                                    ? r8_line
-                                                    : ((pk15_r == 4'd9)
-                                                        ? r9_line
-                                                        : ((pk15_r == 4'd10)
-                                                            ? r10_line
-                                                            : ((pk15_r == 4'd11)
-                                                                ? r11_line
-                                                                : ((pk15_r == 4'd12)
-                                                                    ? r12_line
-                                                                    : ((pk15_r == 4'd13) ? r13_line : ((pk15_r == 4'd14) ? r14_line : r15_line))))))))))))));
-                rel_head_q <= (pk15_r == 4'd0)
-                    ? r0_head
-                    : ((pk15_r == 4'd1)
-                        ? r1_head
-                        : ((pk15_r == 4'd2)
-                            ? r2_head
-                            : ((pk15_r == 4'd3)
-                                ? r3_head
-                                : ((pk15_r == 4'd4)
-                                    ? r4_head
-                                    : ((pk15_r == 4'd5)
-                                        ? r5_head
-                                        : ((pk15_r == 4'd6)
-                                            ? r6_head
-                                            : ((pk15_r == 4'd7)
-                                                ? r7_head
-                                                : ((pk15_r == 4'd8)
-                                                    ? r8_head
-                                                    : ((pk15_r == 4'd9)
-                                                        ? r9_head
-                                                        : ((pk15_r == 4'd10)
-                                                            ? r10_head
-                                                            : ((pk15_r == 4'd11)
-                                                                ? r11_head
-                                                                : ((pk15_r == 4'd12)
-                                                                    ? r12_head
-                                                                    : ((pk15_r == 4'd13) ? r13_head : ((pk15_r == 4'd14) ? r14_head : r15_head))))))))))))));
-                rel_csn_q <= (pk15_r == 4'd0)
-                    ? r0_csn
-                    : ((pk15_r == 4'd1)
-                        ? r1_csn
-                        : ((pk15_r == 4'd2)
-                            ? r2_csn
-                            : ((pk15_r == 4'd3)
-                                ? r3_csn
-                                : ((pk15_r == 4'd4)
-                                    ? r4_csn
-                                    : ((pk15_r == 4'd5)
-                                        ? r5_csn
-                                        : ((pk15_r == 4'd6)
-                                            ? r6_csn
-                                            : ((pk15_r == 4'd7)
-                                                ? r7_csn
-                                                : ((pk15_r == 4'd8)
-                                                    ? r8_csn
-                                                    : ((pk15_r == 4'd9)
-                                                        ? r9_csn
-                                                        : ((pk15_r == 4'd10)
-                                                            ? r10_csn
-                                                            : ((pk15_r == 4'd11)
-                                                                ? r11_csn
-                                                                : ((pk15_r == 4'd12)
-                                                                    ? r12_csn
-                                                                    : ((pk15_r == 4'd13) ? r13_csn : ((pk15_r == 4'd14) ? r14_csn : r15_csn))))))))))))));
+                rel_core_q <= pick_core;
+                rel_line_q <= pick_line;
+                rel_head_q <= pick_head;
+                rel_csn_q <= pick_csn;
             end
             rd_pend_q <= req_fire ? 1'd1 : (rsp_fire ? 1'd0 : rd_pend_q);
             count_q <= (count_q + {{10{1'd0}}, logw_fire}) - freed;
@@ -2546,7 +2523,7 @@ module rtlgen_recxl_lu (
             row_data[alloc_row] <= repl_data;
         end
         if (pick_fire) begin
-            rel_data_q <= row_data[pk15_r];
+            rel_data_q <= row_data[pick_row];
         end
     end
     assign st_quiesced = quiesced;

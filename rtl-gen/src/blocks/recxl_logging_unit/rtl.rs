@@ -7,9 +7,9 @@ use super::model::{D_DONE, D_FLUSH, D_IDLE, D_TRAV, FREE, F_IDLE, F_LAST, F_TRAV
 use super::{RecxlLoggingUnitBlock, COUNTERS};
 use crate::blocks::recxl_replica_map::rtl::emit as emit_map;
 use crate::config::DesignInfo;
-use crate::hw::build::{add, all, any, bits_for, cat, dec, eq, ge, gt, id, if_else, lt, mux, ne, set_id, sub, when, zeros, zext};
+use crate::hw::build::{add, all, any, bit_of, bits_for, cat, dec, eq, ge, gt, id, if_else, lt, mux, ne, set_id, sub, when, zeros, zext};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::hw::verilog::{Expr, Item, Module, Port, Stmt, UnOp};
 
 /// Deliberate defects for the mutation checks of contract §5.2: each must make the lockstep
 /// co-simulation against the (correct) model fail.
@@ -35,13 +35,84 @@ fn reg(items: &mut Vec<Item>, rst: &mut Vec<Stmt>, name: &str, width: u32, init:
     rst.push(set_id(name, dec(width, init)));
 }
 
-/// A priority chain: the first `i` (lowest) for which `cond(i)` holds gives `val(i)`, else `dflt`.
-fn first_of(n: u32, cond: impl Fn(u32) -> Expr, val: impl Fn(u32) -> Expr, dflt: Expr) -> Expr {
-    let mut e = dflt;
-    for i in (0..n).rev() {
-        e = mux(cond(i), val(i), e);
+/// A priority encoder: the first `i` (lowest) for which `cond(i)` holds gives `val(i)`, else
+/// `dflt`, as the `width`-bit wire `name`. The conditions are gathered in the wire `{name}_hit`
+/// and the choice is a balanced tree (the lower half wins when any of its conditions holds), so
+/// the select path is ⌈log2 n⌉ muxes fed by OR reductions rather than the `n` muxes of a chain.
+fn first_of(it: &mut Vec<Item>, name: &str, width: u32, n: u32, cond: impl Fn(u32) -> Expr, val: impl Fn(u32) -> Expr, dflt: Expr) -> Expr {
+    let hit = format!("{name}_hit");
+    let hits = w(it, &hit, n, cat((0..n).rev().map(cond).collect()));
+    let any_in = |lo: u32, hi: u32| if n == 1 { hits.clone() } else if hi - lo == 1 { Expr::bit(&hit, lo) } else { Expr::red(UnOp::RedOr, sl(&hit, hi - 1, lo)) };
+    // The value of the first hit in [lo, hi), given that one of them holds.
+    fn pick(lo: u32, hi: u32, any_in: &dyn Fn(u32, u32) -> Expr, val: &dyn Fn(u32) -> Expr) -> Expr {
+        if hi - lo == 1 {
+            return val(lo);
+        }
+        let mid = lo + (hi - lo).div_ceil(2);
+        mux(any_in(lo, mid), pick(lo, mid, any_in, val), pick(mid, hi, any_in, val))
     }
-    e
+    let chosen = mux(any_in(0, n), pick(0, n, &any_in, &val), dflt);
+    w(it, name, width, chosen)
+}
+
+/// `val(sel)` for the `bits`-bit select wire `sel`, `val(n - 1)` for a select of `n` or more: a
+/// balanced mux on the select bits, most significant first.
+fn by_index(sel: &str, bits: u32, n: u32, val: &dyn Fn(u32) -> Expr) -> Expr {
+    fn level(sel: &str, bits: u32, n: u32, lo: u32, b: u32, val: &dyn Fn(u32) -> Expr) -> Expr {
+        if b == 0 || lo >= n - 1 {
+            return val(lo.min(n - 1));
+        }
+        let half = 1 << (b - 1);
+        mux(bit_of(sel, bits, b - 1), level(sel, bits, n, lo + half, b - 1, val), level(sel, bits, n, lo, b - 1, val))
+    }
+    level(sel, bits, n, 0, bits, val)
+}
+
+/// One candidate of a [`tournament`]: whether it takes part, its key and the values it carries
+/// (in the order of the tournament's `carried` fields).
+struct Entrant {
+    valid: Expr,
+    key: Expr,
+    carried: Vec<Expr>,
+}
+
+/// The valid entrant with the smallest key, the lowest index among equal keys: what a linear
+/// scan gives in which a later entrant wins only with a strictly smaller key, in ⌈log2 n⌉
+/// compare-and-select levels (pairs merge, the lower-index side keeps a tie). With no valid
+/// entrant the winner is entrant 0 with `valid` low. Each merge's signals are the wires
+/// `{name}{level}_{slot}_{t,v,k,<field>}`; the winner's are `{name}_v`, `{name}_k` (only with
+/// `key_out`: the final merge then selects no key) and `{name}_<field>` for the `carried` fields
+/// (name, width).
+fn tournament(it: &mut Vec<Item>, name: &str, key_width: u32, key_out: bool, carried: &[(&str, u32)], mut round: Vec<Entrant>) -> Entrant {
+    let mut level = 0;
+    while round.len() > 1 {
+        let key_needed = key_out || round.len() > 2;
+        level += 1;
+        let mut next = Vec::with_capacity(round.len().div_ceil(2));
+        let mut pairs = round.into_iter();
+        let mut slot = 0;
+        while let Some(lo) = pairs.next() {
+            let Some(hi) = pairs.next() else {
+                next.push(lo);
+                break;
+            };
+            let n = format!("{name}{level}_{slot}");
+            let take_hi = w(it, &format!("{n}_t"), 1, and2(hi.valid.clone(), or2(lo.valid.clone().lnot(), lt(hi.key.clone(), lo.key.clone()))));
+            let valid = w(it, &format!("{n}_v"), 1, or2(lo.valid, hi.valid));
+            let key = if key_needed { w(it, &format!("{n}_k"), key_width, mux(take_hi.clone(), hi.key, lo.key)) } else { Expr::zero() };
+            let values = lo.carried.into_iter().zip(hi.carried).zip(carried);
+            let carried = values.map(|((l, h), &(f, fw))| w(it, &format!("{n}_{f}"), fw, mux(take_hi.clone(), h, l))).collect();
+            next.push(Entrant { valid, key, carried });
+            slot += 1;
+        }
+        round = next;
+    }
+    let last = round.pop().expect("a tournament has at least one entrant");
+    Entrant {
+        valid: w(it, &format!("{name}_v"), 1, last.valid),
+        key: if key_out { w(it, &format!("{name}_k"), key_width, last.key) } else { Expr::zero() },
+        carried: last.carried.into_iter().zip(carried).map(|(c, &(f, fw))| w(it, &format!("{name}_{f}"), fw, c)).collect(),
+    }
 }
 
 fn sl(name: &str, hi: u32, lo: u32) -> Expr {
@@ -292,47 +363,40 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     }
     let r_ = |i: u32, f: &str| id(&format!("r{i}_{f}"));
     let rowc = |i: u32| dec(rb, i as u64);
-    // Release pick: smallest {E, node}; a later row wins only with a strictly smaller key.
-    it.push(Item::comment("Release pick: the releasable row with the smallest {E, source} (eligibility order, H3)."));
+    // Release pick: smallest {E, node}, the lower row on a tie (H3). The row's mask, core, line,
+    // head flag (and CSN) ride along so the release registers load without a row mux after it.
+    it.push(Item::comment("Release pick: the releasable row with the smallest {E, source} (eligibility order, H3), lower row on a tie."));
     let kw = 32 + nb;
-    let mut pv = Expr::zero();
-    let mut pk = dec(kw, 0);
-    let mut pr = dec(rb, 0);
-    for i in 0..rows {
-        let key = cat(vec![r_(i, "e"), r_(i, "node")]);
-        let better = if i == 0 { r_(i, "rel") } else { and2(r_(i, "rel"), or2(pv.clone().lnot(), lt(key.clone(), pk.clone()))) };
-        let take = w(&mut it, &format!("pk{i}_t"), 1, better);
-        pv = w(&mut it, &format!("pk{i}_v"), 1, if i == 0 { take.clone() } else { or2(pv, take.clone()) });
-        pk = w(&mut it, &format!("pk{i}_k"), kw, mux(take.clone(), key, pk));
-        pr = w(&mut it, &format!("pk{i}_r"), rb, mux(take, rowc(i), pr));
+    let mut pick_fields = vec![("row", rb), ("mask", wd), ("core", cb), ("line", la), ("head", 1)];
+    if cs > 0 {
+        pick_fields.push(("csn", cs));
     }
-    let any_rel = pv;
-    let pick_key = pk;
-    let pick_row = pr;
-    // Gap skip among VALID rows of failed sources: smallest {node, TS distance}.
-    it.push(Item::pragma("verilator lint_off UNUSED"));
-    it.push(Item::comment("Gap-skip chain: its last key's distance bits are not needed."));
+    let pick_entrants = (0..rows)
+        .map(|i| {
+            let mut carried = vec![rowc(i), r_(i, "mask"), r_(i, "core"), r_(i, "line"), r_(i, "head")];
+            if cs > 0 {
+                carried.push(r_(i, "csn"));
+            }
+            Entrant { valid: r_(i, "rel"), key: cat(vec![r_(i, "e"), r_(i, "node")]), carried }
+        })
+        .collect();
+    let pick = tournament(&mut it, "pick", kw, true, &pick_fields, pick_entrants);
+    let any_rel = pick.valid;
+    let pick_row = pick.carried[0].clone();
+    // Gap skip among VALID rows of failed sources: smallest {node, TS distance}, lower row on a tie.
+    it.push(Item::comment("Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed."));
     let gkw = nb + ts;
-    let mut gv = Expr::zero();
-    let mut gk = dec(gkw, 0);
-    let mut gt_ = dec(ts, 0);
-    for i in 0..rows {
-        let key = cat(vec![r_(i, "node"), r_(i, "gd")]);
-        let cand = and2(eq(r_(i, "st"), st_valid.clone()), r_(i, "fail"));
-        let better = if i == 0 { cand } else { and2(cand, or2(gv.clone().lnot(), lt(key.clone(), gk.clone()))) };
-        let take = w(&mut it, &format!("gs{i}_t"), 1, better);
-        gv = w(&mut it, &format!("gs{i}_v"), 1, if i == 0 { take.clone() } else { or2(gv, take.clone()) });
-        gk = w(&mut it, &format!("gs{i}_k"), gkw, mux(take.clone(), key, gk));
-        gt_ = w(&mut it, &format!("gs{i}_ts"), ts, mux(take, r_(i, "ts"), gt_));
-    }
-    let gs_any = gv;
-    let gs_node = w(&mut it, "gs_node", nb, Expr::slice(&format!("gs{}_k", rows - 1), gkw - 1, ts));
-    let gs_ts = gt_;
-    it.push(Item::pragma("verilator lint_on UNUSED"));
+    let gap_entrants = (0..rows)
+        .map(|i| Entrant { valid: and2(eq(r_(i, "st"), st_valid.clone()), r_(i, "fail")), key: cat(vec![r_(i, "node"), r_(i, "gd")]), carried: vec![r_(i, "node"), r_(i, "ts")] })
+        .collect();
+    let gap = tournament(&mut it, "gs", gkw, false, &[("node", nb), ("ts", ts)], gap_entrants);
+    let gs_any = gap.valid;
+    let gs_node = gap.carried[0].clone();
+    let gs_ts = gap.carried[1].clone();
 
     // ---- REPL / ACK --------------------------------------------------------------------------
     it.push(Item::comment("REPL: lowest free row; NACK when only the unused head reserve is left (H4)."));
-    let alloc_row = w(&mut it, "alloc_row", rb, first_of(rows, |i| eq(r_(i, "st"), st_free.clone()), rowc, dec(rb, 0)));
+    let alloc_row = first_of(&mut it, "alloc_row", rb, rows, |i| eq(r_(i, "st"), st_free.clone()), rowc, dec(rb, 0));
     let repl_ready = w(&mut it, "repl_ready_w", 1, and2(lt(id("rows_used_q"), n_rows.clone()), lt(id("ack_cnt_q"), dec(3, 4))));
     let repl_fire = w(&mut it, "repl_fire", 1, and2(id("repl_valid"), repl_ready.clone()));
     let repl_failed = w(&mut it, "repl_failed", 1, failed(id("repl_src_node")));
@@ -350,7 +414,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let ack_valid = w(&mut it, "ack_valid_w", 1, ne(id("ack_cnt_q"), dec(3, 0)));
     let ack_pop = w(&mut it, "ack_pop", 1, and2(ack_valid.clone(), id("ack_ready")));
     let a4 = |f: &str, wd_: u32| {
-        let e = first_of(3, |j| eq(id("ack_rd_q"), dec(2, j as u64)), |j| id(&format!("a{j}_{f}")), id(&format!("a3_{f}")));
+        let e = by_index("ack_rd_q", 2, 4, &|j| id(&format!("a{j}_{f}")));
         let _ = wd_;
         e
     };
@@ -372,7 +436,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         }
         let anyfa = any((0..rows).map(|i| r_(i, "fa")).collect());
         let fire = w(&mut it, "fa_fire", 1, all(vec![ack_pop.clone(), id("ack_h_nack").lnot(), anyfa]));
-        let row = w(&mut it, "fa_row", rb, first_of(rows, |i| r_(i, "fa"), rowc, dec(rb, 0)));
+        let row = first_of(&mut it, "fa_row", rb, rows, |i| r_(i, "fa"), rowc, dec(rb, 0));
         Some((fire, row))
     } else {
         None
@@ -391,7 +455,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         }
     }
     let vm_multi = w(&mut it, "vm_multi", 1, any(multi));
-    let vm_row = w(&mut it, "vm_row", rb, first_of(rows, |i| r_(i, "vm"), rowc, dec(rb, 0)));
+    let vm_row = first_of(&mut it, "vm_row", rb, rows, |i| r_(i, "vm"), rowc, dec(rb, 0));
     let val_nts = w(&mut it, "val_nts", ts, src_mux(id("val_src_node"), &|s| id(&format!("s{s}_nts"))));
     let val_d = w(&mut it, "val_d", ts, sub(id("val_ts"), val_nts));
     let dup = any((0..rows).map(|i| r_(i, "dup")).collect());
@@ -404,15 +468,13 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let f_is_idle = w(&mut it, "fetch_idle", 1, eq(id("fstate_q"), f_idle.clone()));
     let pick_fire = w(&mut it, "pick_fire", 1, all(vec![id("rel_busy_q").lnot(), any_rel.clone(), f_is_idle.clone()]));
     let gap_fire = w(&mut it, "gap_fire", 1, all(vec![id("rel_busy_q").lnot(), f_is_idle.clone(), any_rel.clone().lnot(), gs_any]));
-    let pk_last = format!("pk{}_k", rows - 1);
-    let _ = pick_key;
-    let pick_node = w(&mut it, "pick_node", nb, sl(&pk_last, nb - 1, 0));
-    let pick_e = w(&mut it, "pick_e", 32, sl(&pk_last, kw - 1, nb));
+    let pick_node = w(&mut it, "pick_node", nb, sl("pick_k", nb - 1, 0));
+    let pick_e = w(&mut it, "pick_e", 32, sl("pick_k", kw - 1, nb));
     let rel_free = w(&mut it, "rel_free", 1, and2(id("rel_busy_q"), eq(id("rel_mask_q"), dec(wd, 0))));
     let log_full = w(&mut it, "log_full", 1, eq(id("count_q"), lr_c.clone()));
     let logw_valid = w(&mut it, "logw_valid_w", 1, all(vec![id("rel_busy_q"), ne(id("rel_mask_q"), dec(wd, 0)), log_full.clone().lnot()]));
     let logw_fire = w(&mut it, "logw_fire", 1, and2(logw_valid.clone(), id("logw_ready")));
-    let widx = w(&mut it, "rel_widx", wib, first_of(wd, |k| Expr::bit("rel_mask_q", k), |k| dec(wib, k as u64), dec(wib, 0)));
+    let widx = first_of(&mut it, "rel_widx", wib, wd, |k| bit_of("rel_mask_q", wd, k), |k| dec(wib, k as u64), dec(wib, 0));
     it.push(Item::reg("rel_word", dw, "word rel_widx of the row being released"));
     it.push(Item::AlwaysComb(vec![Stmt::Case(
         widx.clone(),
@@ -429,11 +491,10 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     }
     recp.extend([id("rel_node_q"), id("rel_core_q"), id("rel_line_q"), widx, id("rel_word")]);
     w(&mut it, "rel_rec", rec, cat(recp));
-    let _ = pick_row.clone();
 
     // Failed-source PENDING rows are discarded, lowest first (U9).
     let disc_fire = w(&mut it, "disc_fire", 1, any((0..rows).map(|i| and2(eq(r_(i, "st"), st_pend.clone()), r_(i, "fail"))).collect()));
-    let disc_row = w(&mut it, "disc_row", rb, first_of(rows, |i| and2(eq(r_(i, "st"), st_pend.clone()), r_(i, "fail")), rowc, dec(rb, 0)));
+    let disc_row = first_of(&mut it, "disc_row", rb, rows, |i| and2(eq(r_(i, "st"), st_pend.clone()), r_(i, "fail")), rowc, dec(rb, 0));
     let any_failed_row = any((0..rows).map(|i| and2(ne(r_(i, "st"), st_free.clone()), r_(i, "fail"))).collect());
 
     // ---- log read port, dump and fetch --------------------------------------------------------
@@ -486,7 +547,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let in_ftrav = eq(id("fstate_q"), f_trav.clone());
     let fr_valid = w(&mut it, "fr_valid_w", 1, or2(and2(in_ftrav.clone(), ne(id("fmatch_q"), dec(q, 0))), eq(id("fstate_q"), f_last.clone())));
     let fr_fire = w(&mut it, "fr_fire", 1, and2(fr_valid.clone(), id("fr_ready")));
-    let fr_q = w(&mut it, "fr_q", qb, first_of(q, |k| if q == 1 { id("fmatch_q") } else { Expr::bit("fmatch_q", k) }, |k| dec(qb, k as u64), dec(qb, 0)));
+    let fr_q = first_of(&mut it, "fr_q", qb, q, |k| bit_of("fmatch_q", q, k), |k| dec(qb, k as u64), dec(qb, 0));
     let rsp_m: Vec<Expr> = (0..q).rev().map(|k| and2(lt(dec(qnb, k as u64), id("q_n_q")), eq(id(&format!("q{k}_line")), rsp_line.clone()))).collect();
     let rsp_match = w(&mut it, "rsp_match", q, cat(rsp_m));
     let fr_clear = w(&mut it, "fr_clear", q, mux(and2(fr_fire.clone(), in_ftrav.clone()), onehot(q, &fr_q), dec(q, 0)));
@@ -526,15 +587,15 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     body.push(Stmt::Comment("Rows: allocate, validate, free after release, discard failed sources.".into()));
     body.extend(row_stmts);
     // Row counts.
-    let head_of = |row: Expr| first_of(rows - 1, |i| eq(row.clone(), rowc(i)), |i| r_(i, "head"), r_(rows - 1, "head"));
+    let head_of = |row: &str| by_index(row, rb, rows, &|i| r_(i, "head"));
     let b1 = |e: Expr| zext(e, 1, rcb);
     let mut up = vec![b1(alloc.clone())];
     let mut down = vec![b1(rel_free.clone()), b1(disc_fire.clone())];
     let mut hup = vec![b1(and2(alloc.clone(), id("repl_at_head")))];
-    let mut hdown = vec![b1(and2(rel_free.clone(), id("rel_head_q"))), b1(and2(disc_fire.clone(), head_of(disc_row.clone())))];
-    if let Some((fire, row)) = &pop_free {
+    let mut hdown = vec![b1(and2(rel_free.clone(), id("rel_head_q"))), b1(and2(disc_fire.clone(), head_of("disc_row")))];
+    if let Some((fire, _)) = &pop_free {
         down.push(b1(fire.clone()));
-        hdown.push(b1(and2(fire.clone(), head_of(row.clone()))));
+        hdown.push(b1(and2(fire.clone(), head_of("fa_row"))));
     }
     let sum = |v: Vec<Expr>| v.into_iter().reduce(add).expect("terms");
     body.push(set_id("rows_used_q", sub(add(id("rows_used_q"), sum(std::mem::take(&mut up))), sum(down))));
@@ -565,14 +626,14 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let mut pick_s = vec![
         set_id("rel_busy_q", Expr::one()),
         set_id("rel_row_q", pick_row.clone()),
-        set_id("rel_mask_q", first_of(rows - 1, |i| eq(pick_row.clone(), rowc(i)), |i| r_(i, "mask"), r_(rows - 1, "mask"))),
+        set_id("rel_mask_q", pick.carried[1].clone()),
         set_id("rel_node_q", pick_node.clone()),
-        set_id("rel_core_q", first_of(rows - 1, |i| eq(pick_row.clone(), rowc(i)), |i| r_(i, "core"), r_(rows - 1, "core"))),
-        set_id("rel_line_q", first_of(rows - 1, |i| eq(pick_row.clone(), rowc(i)), |i| r_(i, "line"), r_(rows - 1, "line"))),
-        set_id("rel_head_q", first_of(rows - 1, |i| eq(pick_row.clone(), rowc(i)), |i| r_(i, "head"), r_(rows - 1, "head"))),
+        set_id("rel_core_q", pick.carried[2].clone()),
+        set_id("rel_line_q", pick.carried[3].clone()),
+        set_id("rel_head_q", pick.carried[4].clone()),
     ];
     if cs > 0 {
-        pick_s.push(set_id("rel_csn_q", first_of(rows - 1, |i| eq(pick_row.clone(), rowc(i)), |i| r_(i, "csn"), r_(rows - 1, "csn"))));
+        pick_s.push(set_id("rel_csn_q", pick.carried[5].clone()));
     }
     body.push(Stmt::Comment("Release engine.".into()));
     body.push(if_else(

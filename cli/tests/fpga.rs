@@ -55,6 +55,8 @@ fn stopped_place_and_route_and_oversized_modules_keep_their_rows() {
     assert!(row["fmax_mhz"].as_object().expect("fmax map").is_empty(), "{row}");
     assert!(row["lut4"]["used"].as_u64().expect("lut4") > 100, "{row}");
     assert!(text.contains("not routed") && text.contains("--pnr-timeout"), "{text}");
+    let note = row["note"].as_str().expect("note");
+    assert!(["before placement", "while placing", "while routing"].iter().any(|stage| note.contains(stage)), "the note names where nextpnr stopped: {note}");
     // The RIFL TX lane (its buffer in iCE40 block RAM once the LUT-RAM hint is cleared) needs more
     // LUT4s and flip-flops than an iCE40 HX1K has.
     let (row, text) = run(&["fpga", "generated", "--module", "rtlgen_rifl_tx", "--family", "ice40", "--device", "hx1k"], &dir.path().join("big.json"));

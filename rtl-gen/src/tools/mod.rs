@@ -195,8 +195,9 @@ pub fn run_measured(cmd: &mut Command) -> Result<(bool, String, ToolUsage), Tool
     Ok((std::process::ExitStatus::from_raw(status).success(), Piped::text(out, err), usage))
 }
 
-/// [`run`] for at most `limit`: `None` when the tool was stopped at the limit.
-pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Option<(bool, String)>, ToolError> {
+/// [`run`] for at most `limit`: (success, or `None` when the tool was stopped at the limit;
+/// stdout + stderr, up to the stop).
+pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<(Option<bool>, String), ToolError> {
     let Piped { mut child, out, err } = Piped::spawn(cmd)?;
     let start = std::time::Instant::now();
     let status = loop {
@@ -210,8 +211,7 @@ pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<Opti
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
-    let text = Piped::text(out, err);
-    Ok(status.map(|s| (s.success(), text)))
+    Ok((status.map(|s| s.success()), Piped::text(out, err)))
 }
 
 #[cfg(test)]

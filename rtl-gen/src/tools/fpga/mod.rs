@@ -405,17 +405,17 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
         return Ok(row);
     }
     let t = Instant::now();
-    let finished = match target.pnr_limit {
+    let (finished, log) = match target.pnr_limit {
         Some(limit) => run_limited(&mut pnr, limit)?,
-        None => Some(run(&mut pnr)?),
+        None => run(&mut pnr).map(|(ok, log)| (Some(ok), log))?,
     };
     row.seconds.pnr = secs(t);
-    let Some((ok, log)) = finished else {
+    std::fs::write(work.join("nextpnr.log"), &log).map_err(ToolError::from)?;
+    let Some(ok) = finished else {
         row.pnr_stopped = true;
-        row.note = format!("place and route stopped after {:.0} s (--pnr-timeout): utilisation from synthesis, no Fmax", row.seconds.pnr);
+        row.note = format!("place and route stopped after {:.0} s (--pnr-timeout) {}: utilisation from synthesis, no Fmax", row.seconds.pnr, stopped_stage(&log));
         return Ok(row);
     };
-    std::fs::write(work.join("nextpnr.log"), &log).map_err(ToolError::from)?;
     if !ok {
         // nextpnr's own words for a design larger than the part ("… but device only has …").
         if let Some(line) = log.lines().find(|l| l.contains("only has") || l.contains("Unable to place") || l.contains("failed to place")) {
@@ -447,6 +447,54 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
 
 fn secs(t: Instant) -> f64 {
     (t.elapsed().as_secs_f64() * 10.0).round() / 10.0
+}
+
+/// Where a stopped nextpnr run was, from its log: the stage, and for the router how much was
+/// left (router1's unrouted arcs of the total, router2's overused wires), so a row says whether
+/// a module is placement- or routing-bound.
+fn stopped_stage(log: &str) -> String {
+    let last_number = |line: &str, key: &str| line.split(key).nth(1).and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()).and_then(|n| n.parse::<u64>().ok());
+    // router2's per-iteration line: "iter=3 wires=350413 overused=40727 overuse=49193 …".
+    if let Some(l) = log.lines().rev().find(|l| l.contains("iter=") && l.contains("overused=")) {
+        let (iter, over) = (last_number(l, "iter="), last_number(l, "overused="));
+        if let (Some(iter), Some(over)) = (iter, over) {
+            return format!("while routing (router2 iteration {iter}: {} wires overused)", thousands(over));
+        }
+    }
+    if let Some(total) = log.lines().rev().find_map(|l| last_number(l, "Info: Routing ").filter(|_| l.trim_end().ends_with("arcs."))) {
+        // router1's progress rows: "IterCnt | w/ripup wo/ripup | w/r wo/r | remaining | batch total".
+        let remaining = log.lines().rev().find_map(|l| {
+            let cols: Vec<&str> = l.strip_prefix("Info:")?.split('|').map(str::trim).collect();
+            if cols.len() < 5 || cols[0].parse::<u64>().is_err() {
+                return None;
+            }
+            cols[3].parse::<u64>().ok()
+        });
+        return match remaining {
+            Some(left) => format!("while routing, {} of {} arcs left", thousands(left), thousands(total)),
+            None => format!("while routing {} arcs", thousands(total)),
+        };
+    }
+    if log.contains("Routing globals") {
+        return "while routing".into();
+    }
+    if log.contains("placer") || log.contains("Placer") {
+        return "while placing".into();
+    }
+    "before placement".into()
+}
+
+/// `n` with a comma every three digits.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The results as an aligned text table.
@@ -492,6 +540,23 @@ pub fn table(rows: &[FpgaRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stopped_run_names_its_stage() {
+        let router1 = "Info: Running simulated annealing placer for refinement.\nInfo: Routing..\nInfo: Routing 95566 arcs.\n\
+            Info:            |   (re-)routed arcs  |   delta    | remaining|       time spent     |\n\
+            Info:    IterCnt |  w/ripup   wo/ripup |  w/r  wo/r |      arcs| batch(sec) total(sec)|\n\
+            Info:       1000 |      224        775 |  224   775 |     94961|       1.19       1.19|\n\
+            Info:      86000 |    29231      56768 |  323   677 |     90289|       3.82     113.43|\n";
+        assert_eq!(stopped_stage(router1), "while routing, 90,289 of 95,566 arcs left");
+        assert_eq!(stopped_stage("Info: Routing 95566 arcs.\n"), "while routing 95,566 arcs");
+        let router2 = "Info: Running router2...\nInfo:     iter=1 wires=318451 overused=39588 overuse=56252 archfail=NA\nInfo:     iter=3 wires=350413 overused=40727 overuse=49193 archfail=NA\n";
+        assert_eq!(stopped_stage(router2), "while routing (router2 iteration 3: 40,727 wires overused)");
+        assert_eq!(stopped_stage("Info: Running main analytical placer, max placement attempts per cell = 4.\n"), "while placing");
+        assert_eq!(stopped_stage("Info: Packing IOs..\n"), "before placement");
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
 
     #[test]
     fn yosys_stat_cells_and_ecp5_resources() {

@@ -219,6 +219,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_limited_run_is_stopped_and_keeps_what_it_printed() {
+        let limit = std::time::Duration::from_millis(500);
+        let (status, text) = run_limited(Command::new("sh").args(["-c", "echo placing; exec sleep 30"]), limit).expect("sh runs");
+        assert_eq!(status, None, "stopped at the limit");
+        assert!(text.contains("placing"), "the output up to the stop is kept: {text:?}");
+        let (status, text) = run_limited(Command::new("sh").args(["-c", "echo done; exit 2"]), limit * 20).expect("sh runs");
+        assert_eq!((status, text.as_str()), (Some(false), "done\n"));
+    }
+
+    #[test]
     fn measured_runs_count_the_grandchildren_and_keep_status_and_output() {
         // The busy loop runs in a grandchild, as ABC runs under Yosys.
         let busy = "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'; echo done; echo oops >&2; exit 3";

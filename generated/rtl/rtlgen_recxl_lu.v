@@ -399,9 +399,9 @@ module rtlgen_recxl_lu (
 
     // Per row: source's next TS and eligibility, releasable, VAL match, failed source.
     wire [7:0] r0_nts;
-    assign r0_nts = (r0_node == 2'd0) ? s0_nts : ((r0_node == 2'd1) ? s1_nts : ((r0_node == 2'd2) ? s2_nts : s3_nts));
+    assign r0_nts = r0_node[1] ? (r0_node[0] ? s3_nts : s2_nts) : (r0_node[0] ? s1_nts : s0_nts);
     wire [31:0] r0_el;
-    assign r0_el = (r0_node == 2'd0) ? s0_el : ((r0_node == 2'd1) ? s1_el : ((r0_node == 2'd2) ? s2_el : s3_el));
+    assign r0_el = r0_node[1] ? (r0_node[0] ? s3_el : s2_el) : (r0_node[0] ? s1_el : s0_el);
     wire [31:0] r0_e;
     assign r0_e = (r0_stamp > r0_el) ? r0_stamp : r0_el;
     wire r0_fail;
@@ -415,9 +415,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r0_gd;
     assign r0_gd = r0_ts - r0_nts;
     wire [7:0] r1_nts;
-    assign r1_nts = (r1_node == 2'd0) ? s0_nts : ((r1_node == 2'd1) ? s1_nts : ((r1_node == 2'd2) ? s2_nts : s3_nts));
+    assign r1_nts = r1_node[1] ? (r1_node[0] ? s3_nts : s2_nts) : (r1_node[0] ? s1_nts : s0_nts);
     wire [31:0] r1_el;
-    assign r1_el = (r1_node == 2'd0) ? s0_el : ((r1_node == 2'd1) ? s1_el : ((r1_node == 2'd2) ? s2_el : s3_el));
+    assign r1_el = r1_node[1] ? (r1_node[0] ? s3_el : s2_el) : (r1_node[0] ? s1_el : s0_el);
     wire [31:0] r1_e;
     assign r1_e = (r1_stamp > r1_el) ? r1_stamp : r1_el;
     wire r1_fail;
@@ -431,9 +431,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r1_gd;
     assign r1_gd = r1_ts - r1_nts;
     wire [7:0] r2_nts;
-    assign r2_nts = (r2_node == 2'd0) ? s0_nts : ((r2_node == 2'd1) ? s1_nts : ((r2_node == 2'd2) ? s2_nts : s3_nts));
+    assign r2_nts = r2_node[1] ? (r2_node[0] ? s3_nts : s2_nts) : (r2_node[0] ? s1_nts : s0_nts);
     wire [31:0] r2_el;
-    assign r2_el = (r2_node == 2'd0) ? s0_el : ((r2_node == 2'd1) ? s1_el : ((r2_node == 2'd2) ? s2_el : s3_el));
+    assign r2_el = r2_node[1] ? (r2_node[0] ? s3_el : s2_el) : (r2_node[0] ? s1_el : s0_el);
     wire [31:0] r2_e;
     assign r2_e = (r2_stamp > r2_el) ? r2_stamp : r2_el;
     wire r2_fail;
@@ -447,9 +447,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r2_gd;
     assign r2_gd = r2_ts - r2_nts;
     wire [7:0] r3_nts;
-    assign r3_nts = (r3_node == 2'd0) ? s0_nts : ((r3_node == 2'd1) ? s1_nts : ((r3_node == 2'd2) ? s2_nts : s3_nts));
+    assign r3_nts = r3_node[1] ? (r3_node[0] ? s3_nts : s2_nts) : (r3_node[0] ? s1_nts : s0_nts);
     wire [31:0] r3_el;
-    assign r3_el = (r3_node == 2'd0) ? s0_el : ((r3_node == 2'd1) ? s1_el : ((r3_node == 2'd2) ? s2_el : s3_el));
+    assign r3_el = r3_node[1] ? (r3_node[0] ? s3_el : s2_el) : (r3_node[0] ? s1_el : s0_el);
     wire [31:0] r3_e;
     assign r3_e = (r3_stamp > r3_el) ? r3_stamp : r3_el;
     wire r3_fail;
@@ -463,9 +463,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r3_gd;
     assign r3_gd = r3_ts - r3_nts;
     wire [7:0] r4_nts;
-    assign r4_nts = (r4_node == 2'd0) ? s0_nts : ((r4_node == 2'd1) ? s1_nts : ((r4_node == 2'd2) ? s2_nts : s3_nts));
+    assign r4_nts = r4_node[1] ? (r4_node[0] ? s3_nts : s2_nts) : (r4_node[0] ? s1_nts : s0_nts);
     wire [31:0] r4_el;
-    assign r4_el = (r4_node == 2'd0) ? s0_el : ((r4_node == 2'd1) ? s1_el : ((r4_node == 2'd2) ? s2_el : s3_el));
+    assign r4_el = r4_node[1] ? (r4_node[0] ? s3_el : s2_el) : (r4_node[0] ? s1_el : s0_el);
     wire [31:0] r4_e;
     assign r4_e = (r4_stamp > r4_el) ? r4_stamp : r4_el;
     wire r4_fail;
@@ -479,9 +479,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r4_gd;
     assign r4_gd = r4_ts - r4_nts;
     wire [7:0] r5_nts;
-    assign r5_nts = (r5_node == 2'd0) ? s0_nts : ((r5_node == 2'd1) ? s1_nts : ((r5_node == 2'd2) ? s2_nts : s3_nts));
+    assign r5_nts = r5_node[1] ? (r5_node[0] ? s3_nts : s2_nts) : (r5_node[0] ? s1_nts : s0_nts);
     wire [31:0] r5_el;
-    assign r5_el = (r5_node == 2'd0) ? s0_el : ((r5_node == 2'd1) ? s1_el : ((r5_node == 2'd2) ? s2_el : s3_el));
+    assign r5_el = r5_node[1] ? (r5_node[0] ? s3_el : s2_el) : (r5_node[0] ? s1_el : s0_el);
     wire [31:0] r5_e;
     assign r5_e = (r5_stamp > r5_el) ? r5_stamp : r5_el;
     wire r5_fail;
@@ -495,9 +495,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r5_gd;
     assign r5_gd = r5_ts - r5_nts;
     wire [7:0] r6_nts;
-    assign r6_nts = (r6_node == 2'd0) ? s0_nts : ((r6_node == 2'd1) ? s1_nts : ((r6_node == 2'd2) ? s2_nts : s3_nts));
+    assign r6_nts = r6_node[1] ? (r6_node[0] ? s3_nts : s2_nts) : (r6_node[0] ? s1_nts : s0_nts);
     wire [31:0] r6_el;
-    assign r6_el = (r6_node == 2'd0) ? s0_el : ((r6_node == 2'd1) ? s1_el : ((r6_node == 2'd2) ? s2_el : s3_el));
+    assign r6_el = r6_node[1] ? (r6_node[0] ? s3_el : s2_el) : (r6_node[0] ? s1_el : s0_el);
     wire [31:0] r6_e;
     assign r6_e = (r6_stamp > r6_el) ? r6_stamp : r6_el;
     wire r6_fail;
@@ -511,9 +511,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r6_gd;
     assign r6_gd = r6_ts - r6_nts;
     wire [7:0] r7_nts;
-    assign r7_nts = (r7_node == 2'd0) ? s0_nts : ((r7_node == 2'd1) ? s1_nts : ((r7_node == 2'd2) ? s2_nts : s3_nts));
+    assign r7_nts = r7_node[1] ? (r7_node[0] ? s3_nts : s2_nts) : (r7_node[0] ? s1_nts : s0_nts);
     wire [31:0] r7_el;
-    assign r7_el = (r7_node == 2'd0) ? s0_el : ((r7_node == 2'd1) ? s1_el : ((r7_node == 2'd2) ? s2_el : s3_el));
+    assign r7_el = r7_node[1] ? (r7_node[0] ? s3_el : s2_el) : (r7_node[0] ? s1_el : s0_el);
     wire [31:0] r7_e;
     assign r7_e = (r7_stamp > r7_el) ? r7_stamp : r7_el;
     wire r7_fail;
@@ -527,9 +527,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r7_gd;
     assign r7_gd = r7_ts - r7_nts;
     wire [7:0] r8_nts;
-    assign r8_nts = (r8_node == 2'd0) ? s0_nts : ((r8_node == 2'd1) ? s1_nts : ((r8_node == 2'd2) ? s2_nts : s3_nts));
+    assign r8_nts = r8_node[1] ? (r8_node[0] ? s3_nts : s2_nts) : (r8_node[0] ? s1_nts : s0_nts);
     wire [31:0] r8_el;
-    assign r8_el = (r8_node == 2'd0) ? s0_el : ((r8_node == 2'd1) ? s1_el : ((r8_node == 2'd2) ? s2_el : s3_el));
+    assign r8_el = r8_node[1] ? (r8_node[0] ? s3_el : s2_el) : (r8_node[0] ? s1_el : s0_el);
     wire [31:0] r8_e;
     assign r8_e = (r8_stamp > r8_el) ? r8_stamp : r8_el;
     wire r8_fail;
@@ -543,9 +543,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r8_gd;
     assign r8_gd = r8_ts - r8_nts;
     wire [7:0] r9_nts;
-    assign r9_nts = (r9_node == 2'd0) ? s0_nts : ((r9_node == 2'd1) ? s1_nts : ((r9_node == 2'd2) ? s2_nts : s3_nts));
+    assign r9_nts = r9_node[1] ? (r9_node[0] ? s3_nts : s2_nts) : (r9_node[0] ? s1_nts : s0_nts);
     wire [31:0] r9_el;
-    assign r9_el = (r9_node == 2'd0) ? s0_el : ((r9_node == 2'd1) ? s1_el : ((r9_node == 2'd2) ? s2_el : s3_el));
+    assign r9_el = r9_node[1] ? (r9_node[0] ? s3_el : s2_el) : (r9_node[0] ? s1_el : s0_el);
     wire [31:0] r9_e;
     assign r9_e = (r9_stamp > r9_el) ? r9_stamp : r9_el;
     wire r9_fail;
@@ -559,9 +559,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r9_gd;
     assign r9_gd = r9_ts - r9_nts;
     wire [7:0] r10_nts;
-    assign r10_nts = (r10_node == 2'd0) ? s0_nts : ((r10_node == 2'd1) ? s1_nts : ((r10_node == 2'd2) ? s2_nts : s3_nts));
+    assign r10_nts = r10_node[1] ? (r10_node[0] ? s3_nts : s2_nts) : (r10_node[0] ? s1_nts : s0_nts);
     wire [31:0] r10_el;
-    assign r10_el = (r10_node == 2'd0) ? s0_el : ((r10_node == 2'd1) ? s1_el : ((r10_node == 2'd2) ? s2_el : s3_el));
+    assign r10_el = r10_node[1] ? (r10_node[0] ? s3_el : s2_el) : (r10_node[0] ? s1_el : s0_el);
     wire [31:0] r10_e;
     assign r10_e = (r10_stamp > r10_el) ? r10_stamp : r10_el;
     wire r10_fail;
@@ -575,9 +575,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r10_gd;
     assign r10_gd = r10_ts - r10_nts;
     wire [7:0] r11_nts;
-    assign r11_nts = (r11_node == 2'd0) ? s0_nts : ((r11_node == 2'd1) ? s1_nts : ((r11_node == 2'd2) ? s2_nts : s3_nts));
+    assign r11_nts = r11_node[1] ? (r11_node[0] ? s3_nts : s2_nts) : (r11_node[0] ? s1_nts : s0_nts);
     wire [31:0] r11_el;
-    assign r11_el = (r11_node == 2'd0) ? s0_el : ((r11_node == 2'd1) ? s1_el : ((r11_node == 2'd2) ? s2_el : s3_el));
+    assign r11_el = r11_node[1] ? (r11_node[0] ? s3_el : s2_el) : (r11_node[0] ? s1_el : s0_el);
     wire [31:0] r11_e;
     assign r11_e = (r11_stamp > r11_el) ? r11_stamp : r11_el;
     wire r11_fail;
@@ -591,9 +591,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r11_gd;
     assign r11_gd = r11_ts - r11_nts;
     wire [7:0] r12_nts;
-    assign r12_nts = (r12_node == 2'd0) ? s0_nts : ((r12_node == 2'd1) ? s1_nts : ((r12_node == 2'd2) ? s2_nts : s3_nts));
+    assign r12_nts = r12_node[1] ? (r12_node[0] ? s3_nts : s2_nts) : (r12_node[0] ? s1_nts : s0_nts);
     wire [31:0] r12_el;
-    assign r12_el = (r12_node == 2'd0) ? s0_el : ((r12_node == 2'd1) ? s1_el : ((r12_node == 2'd2) ? s2_el : s3_el));
+    assign r12_el = r12_node[1] ? (r12_node[0] ? s3_el : s2_el) : (r12_node[0] ? s1_el : s0_el);
     wire [31:0] r12_e;
     assign r12_e = (r12_stamp > r12_el) ? r12_stamp : r12_el;
     wire r12_fail;
@@ -607,9 +607,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r12_gd;
     assign r12_gd = r12_ts - r12_nts;
     wire [7:0] r13_nts;
-    assign r13_nts = (r13_node == 2'd0) ? s0_nts : ((r13_node == 2'd1) ? s1_nts : ((r13_node == 2'd2) ? s2_nts : s3_nts));
+    assign r13_nts = r13_node[1] ? (r13_node[0] ? s3_nts : s2_nts) : (r13_node[0] ? s1_nts : s0_nts);
     wire [31:0] r13_el;
-    assign r13_el = (r13_node == 2'd0) ? s0_el : ((r13_node == 2'd1) ? s1_el : ((r13_node == 2'd2) ? s2_el : s3_el));
+    assign r13_el = r13_node[1] ? (r13_node[0] ? s3_el : s2_el) : (r13_node[0] ? s1_el : s0_el);
     wire [31:0] r13_e;
     assign r13_e = (r13_stamp > r13_el) ? r13_stamp : r13_el;
     wire r13_fail;
@@ -623,9 +623,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r13_gd;
     assign r13_gd = r13_ts - r13_nts;
     wire [7:0] r14_nts;
-    assign r14_nts = (r14_node == 2'd0) ? s0_nts : ((r14_node == 2'd1) ? s1_nts : ((r14_node == 2'd2) ? s2_nts : s3_nts));
+    assign r14_nts = r14_node[1] ? (r14_node[0] ? s3_nts : s2_nts) : (r14_node[0] ? s1_nts : s0_nts);
     wire [31:0] r14_el;
-    assign r14_el = (r14_node == 2'd0) ? s0_el : ((r14_node == 2'd1) ? s1_el : ((r14_node == 2'd2) ? s2_el : s3_el));
+    assign r14_el = r14_node[1] ? (r14_node[0] ? s3_el : s2_el) : (r14_node[0] ? s1_el : s0_el);
     wire [31:0] r14_e;
     assign r14_e = (r14_stamp > r14_el) ? r14_stamp : r14_el;
     wire r14_fail;
@@ -639,9 +639,9 @@ module rtlgen_recxl_lu (
     wire [7:0] r14_gd;
     assign r14_gd = r14_ts - r14_nts;
     wire [7:0] r15_nts;
-    assign r15_nts = (r15_node == 2'd0) ? s0_nts : ((r15_node == 2'd1) ? s1_nts : ((r15_node == 2'd2) ? s2_nts : s3_nts));
+    assign r15_nts = r15_node[1] ? (r15_node[0] ? s3_nts : s2_nts) : (r15_node[0] ? s1_nts : s0_nts);
     wire [31:0] r15_el;
-    assign r15_el = (r15_node == 2'd0) ? s0_el : ((r15_node == 2'd1) ? s1_el : ((r15_node == 2'd2) ? s2_el : s3_el));
+    assign r15_el = r15_node[1] ? (r15_node[0] ? s3_el : s2_el) : (r15_node[0] ? s1_el : s0_el);
     wire [31:0] r15_e;
     assign r15_e = (r15_stamp > r15_el) ? r15_stamp : r15_el;
     wire r15_fail;
@@ -1229,7 +1229,7 @@ module rtlgen_recxl_lu (
                 : ((|vm_row_hit[13:12]) ? (vm_row_hit[12] ? 4'd12 : 4'd13) : (vm_row_hit[14] ? 4'd14 : 4'd15))))
         : 4'd0;
     wire [7:0] val_nts;
-    assign val_nts = (val_src_node == 2'd0) ? s0_nts : ((val_src_node == 2'd1) ? s1_nts : ((val_src_node == 2'd2) ? s2_nts : s3_nts));
+    assign val_nts = val_src_node[1] ? (val_src_node[0] ? s3_nts : s2_nts) : (val_src_node[0] ? s1_nts : s0_nts);
     wire [7:0] val_d;
     assign val_d = val_ts - val_nts;
     wire val_live;

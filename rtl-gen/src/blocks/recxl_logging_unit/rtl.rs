@@ -320,13 +320,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     reg(&mut it, &mut rst, "stat_q", cnt, 0, "registered counter read");
 
     // ---- helpers ---------------------------------------------------------------------------
-    let src_mux = |sel: Expr, f: &dyn Fn(u32) -> Expr| -> Expr {
-        let mut e = f(n - 1);
-        for s in (0..n - 1).rev() {
-            e = mux(eq(sel.clone(), dec(nb, s as u64)), f(s), e);
-        }
-        e
-    };
+    let src_mux = |sel: &str, f: &dyn Fn(u32) -> Expr| by_index(sel, nb, n, f);
     let failed = |sel: Expr| Expr::Index("cfg_failed_mask".into(), Box::new(sel));
     let inc_mod = |x: Expr| mux(eq(x.clone(), dec(lib, lr - 1)), dec(lib, 0), add(x, dec(lib, 1)));
     let dec_mod = |x: Expr| mux(eq(x.clone(), dec(lib, 0)), dec(lib, lr - 1), sub(x, dec(lib, 1)));
@@ -345,9 +339,10 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     it.push(Item::comment("Per row: source's next TS and eligibility, releasable, VAL match, failed source."));
     for i in 0..rows {
         let r = |f: &str| id(&format!("r{i}_{f}"));
-        let nts = src_mux(r("node"), &|s| id(&format!("s{s}_nts")));
+        let node = format!("r{i}_node");
+        let nts = src_mux(&node, &|s| id(&format!("s{s}_nts")));
         w(&mut it, &format!("r{i}_nts"), ts, nts);
-        let el = src_mux(r("node"), &|s| id(&format!("s{s}_el")));
+        let el = src_mux(&node, &|s| id(&format!("s{s}_el")));
         w(&mut it, &format!("r{i}_el"), 32, el);
         w(&mut it, &format!("r{i}_e"), 32, mux(gt(r("stamp"), r("el")), r("stamp"), r("el")));
         w(&mut it, &format!("r{i}_fail"), 1, failed(r("node")));
@@ -413,18 +408,15 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let ack_push = w(&mut it, "ack_push", 1, or2(alloc.clone(), nack_fire.clone()));
     let ack_valid = w(&mut it, "ack_valid_w", 1, ne(id("ack_cnt_q"), dec(3, 0)));
     let ack_pop = w(&mut it, "ack_pop", 1, and2(ack_valid.clone(), id("ack_ready")));
-    let a4 = |f: &str, wd_: u32| {
-        let e = by_index("ack_rd_q", 2, 4, &|j| id(&format!("a{j}_{f}")));
-        let _ = wd_;
-        e
-    };
-    w(&mut it, "ack_h_node", nb, a4("node", nb));
-    w(&mut it, "ack_h_core", cb, a4("core", cb));
+    // The FIFO head: field `f` of entry ack_rd_q.
+    let a4 = |f: &str| by_index("ack_rd_q", 2, 4, &|j| id(&format!("a{j}_{f}")));
+    w(&mut it, "ack_h_node", nb, a4("node"));
+    w(&mut it, "ack_h_core", cb, a4("core"));
     if tg > 0 {
-        w(&mut it, "ack_h_tag", tg, a4("tag", tg));
+        w(&mut it, "ack_h_tag", tg, a4("tag"));
     }
-    w(&mut it, "ack_h_line", la, a4("line", la));
-    w(&mut it, "ack_h_nack", 1, a4("nack", 1));
+    w(&mut it, "ack_h_line", la, a4("line"));
+    w(&mut it, "ack_h_nack", 1, a4("nack"));
     let pop_free = if mutation == Mutation::FreeOnAck {
         for i in 0..rows {
             w(
@@ -456,7 +448,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     }
     let vm_multi = w(&mut it, "vm_multi", 1, any(multi));
     let vm_row = first_of(&mut it, "vm_row", rb, rows, |i| r_(i, "vm"), rowc, dec(rb, 0));
-    let val_nts = w(&mut it, "val_nts", ts, src_mux(id("val_src_node"), &|s| id(&format!("s{s}_nts"))));
+    let val_nts = w(&mut it, "val_nts", ts, src_mux("val_src_node", &|s| id(&format!("s{s}_nts"))));
     let val_d = w(&mut it, "val_d", ts, sub(id("val_ts"), val_nts));
     let dup = any((0..rows).map(|i| r_(i, "dup")).collect());
     let val_live = w(&mut it, "val_live", 1, and2(id("val_valid"), val_failed.clone().lnot()));

@@ -5,20 +5,31 @@
 //! a 6-input XOR used by `m` rows replaces `m` private nodes with one. The planner builds the
 //! network level by level:
 //!
-//! 1. **Shared nodes.** Take the two rows with the most level-`L` signals in common, add rows
-//!    while at least six signals stay common to all of them, and make six of those one node at
-//!    level `L + 1`, substituted in every one of those rows; repeat while two rows still share
-//!    six. A full 6-group costs a row no depth: in the Kraft sum `Σ 6^level ≤ 6^D` that decides
-//!    whether a row's terms still fit a 6-ary tree of depth `D`, six terms of level `L` weigh
-//!    exactly one of level `L + 1`.
-//! 2. **Private nodes.** What is left of each row at level `L` is chunked into full private nodes;
-//!    the last partial chunk is carried up a level when the row's Kraft sum allows it (so no LUT
-//!    is left half empty) and made a node otherwise.
+//! 1. **Shared nodes, window by window.** Within one window of the input (below), take the two
+//!    rows with the most level-`L` signals in common, add rows while at least six signals stay
+//!    common to all of them, and make six of those one node at level `L + 1`, substituted in
+//!    every one of those rows; repeat while two rows still share six. A full 6-group costs a row
+//!    no depth: in the Kraft sum `Σ 6^level ≤ 6^D` that decides whether a row's terms still fit
+//!    a 6-ary tree of depth `D`, six terms of level `L` weigh exactly one of level `L + 1`.
+//! 2. **Private nodes.** What is left of each row at level `L` is put in input order and chunked
+//!    into full private nodes; the last partial chunk is carried up a level when the row's Kraft
+//!    sum allows it (so no LUT is left half empty) and made a node otherwise.
 //! 3. **The last level.** Where every open row's root is the next level up, the planner also
 //!    tries `Planner::share_last` (nodes chosen by private nodes saved, cancellation allowed)
 //!    under two fixed seeds and keeps the plan with the fewest nodes (CRC-32/64: 125 → 114).
 //!    A signal a node brings into a row (to be cancelled) is put into that row's private nodes
 //!    rather than its root, so ABC maps exactly the planned LUT6 (CRC-32/64: 114, not 115).
+//!
+//! **Windows keep the wiring local.** Every signal has a position along the input (an input its
+//! column, a node the mean of its operands'), and a node of level `L + 1` groups only level-`L`
+//! signals positioned within one window of about [`WINDOW`]`·6^L` columns. Sharing across the
+//! whole input gives the fewest LUT6, but its nodes XOR six signals from anywhere in a
+//! 2,000-bit flit, so each arc crosses the die: the CRC-64 over 1,936 bits planned 4,336 LUT6
+//! that way, and on an ECP5 (17,264 LUT4) nextpnr still had 84,013 of 100,194 arcs unrouted
+//! after 900 s. Windowed, the inputs of a level-1 node sit 12 columns from its centre on average
+//! instead of 347, and `rtlgen_flit_crc64` (7,338 LUT6 in `abc -lut 6`) places and routes:
+//! 29,506 LUT4, 84.8 MHz (see [`WINDOW`] for the trade-off). An input narrower than two windows
+//! is one window, planned as without them (CRC-32/64: 114 LUT6).
 //!
 //! Where the 114 stands (CRC-32/64, 82 level-1 nodes for 160 node uses; lfsr.v's 103 LUT6 in
 //! issue 16 turned out to be Yosys's netlist of a wrong function, see the README): the plan is
@@ -39,6 +50,7 @@
 //! CRC-64 over 2,000 bits (the row-pair overlaps are refreshed only for the rows a node changes).
 
 use crate::math::gf2::{BitMatrix, BitVec};
+use std::ops::Range;
 
 /// Fan-in of one node: a LUT6 computes any function of six inputs.
 pub const FAN_IN: usize = 6;
@@ -47,6 +59,19 @@ pub const FAN_IN: usize = 6;
 /// index). Measured on CRC-32 over 64 bits: 1 seed 115 LUT6, 2 seeds 114, 8 seeds 113 at four
 /// times the plan time, 16 seeds no better.
 const LAST_LEVEL_SEEDS: u64 = 2;
+
+/// Least columns of input in one level-1 sharing window (the input is cut into equal windows of
+/// at least this many); a level-`L` window spans six level-`(L-1)` windows.
+/// Measured on the CRC-64 over 1,936 bits (`rtl-gen fpga`, LFE5U-85F, wrapper included; LUT6
+/// planned; a first version that took a window's six closest shared signals): whole input 4,336
+/// LUT6, 17,264 LUT4, not routed in 900 s; 256 columns 5,920 LUT6, 23,691 LUT4, 74.2 MHz; 128
+/// columns 6,617, 26,422, 82.7 MHz; 64 columns 7,458, 29,891, 85.1 MHz (`masked`: 29,101 LUT4,
+/// 81.1 MHz). Each of these windows keeps the CRCs of issue 16 below the peers in LUT6.
+pub const WINDOW: usize = 64;
+
+/// Positions are kept in 1/64 of a column so that a node's mean position stays exact enough to
+/// sort by.
+const POS_SCALE: u64 = 64;
 
 /// Widest last level (distinct signals) that [`Planner::share_last`] searches.
 const LAST_LEVEL_SIGNALS: usize = 256;
@@ -94,10 +119,17 @@ struct Planner {
     pending: Vec<Vec<Vec<usize>>>,
     depth: Vec<usize>,
     roots: Vec<Vec<usize>>,
+    /// Position of each signal along the input, in [`POS_SCALE`] units per column: an input its
+    /// column, a node the mean of its operands'.
+    pos: Vec<u64>,
+    /// Columns per level-1 sharing window.
+    window: usize,
 }
 
 impl Planner {
     fn node(&mut self, operands: Vec<usize>, level: usize) -> usize {
+        let pos = operands.iter().map(|&id| self.pos[id]).sum::<u64>() / operands.len().max(1) as u64;
+        self.pos.push(pos);
         self.nodes.push((operands, level));
         self.n + self.nodes.len() - 1
     }
@@ -107,13 +139,10 @@ impl Planner {
         self.pending[r].iter().enumerate().skip(from).map(|(l, s)| s.len() as u64 * (FAN_IN as u64).pow(l as u32)).sum()
     }
 
-    /// Step 1 at level `level`: shared 6-groups among rows not finished at the next level (a
-    /// root is never shared): the two rows with the most pending signals in common, joined by
-    /// further rows while at least six signals stay common to all; six of those (the least popular) become a node.
-    /// The level-`level` signals pending in `rows`, sorted, and each row's pending set as a bit set
-    /// over that list.
-    fn local_sets(&self, rows: &[usize], level: usize) -> (Vec<usize>, Vec<Vec<u64>>) {
-        let mut local: Vec<usize> = rows.iter().flat_map(|&r| self.pending[r][level].iter().copied()).collect();
+    /// The level-`level` signals pending in `rows` whose position lies in `span`, sorted, and
+    /// each row's pending set as a bit set over that list.
+    fn local_sets(&self, rows: &[usize], level: usize, span: &Range<u64>) -> (Vec<usize>, Vec<Vec<u64>>) {
+        let mut local: Vec<usize> = rows.iter().flat_map(|&r| self.pending[r][level].iter().copied()).filter(|&id| span.contains(&self.pos[id])).collect();
         local.sort_unstable();
         local.dedup();
         let words = local.len().div_ceil(64);
@@ -121,7 +150,7 @@ impl Planner {
             .iter()
             .map(|&r| {
                 let mut set = vec![0u64; words];
-                for id in &self.pending[r][level] {
+                for id in self.pending[r][level].iter().filter(|&&id| span.contains(&self.pos[id])) {
                     let i = local.binary_search(id).expect("indexed");
                     set[i / 64] |= 1 << (i % 64);
                 }
@@ -131,12 +160,28 @@ impl Planner {
         (local, sets)
     }
 
+    /// Step 1 at level `level`: shared 6-groups among rows not finished at the next level (a
+    /// root is never shared), window by window: level-`level` signals are grouped only with
+    /// signals positioned in the same window of `window·6^level` columns.
     fn share_by_rows(&mut self, level: usize) {
+        let width = (self.window as u64).saturating_mul((FAN_IN as u64).saturating_pow(level as u32)).saturating_mul(POS_SCALE);
+        let end = self.n as u64 * POS_SCALE;
+        let mut start = 0;
+        while start < end {
+            self.share_within(level, start..start.saturating_add(width));
+            start = start.saturating_add(width);
+        }
+    }
+
+    /// [`share_by_rows`](Self::share_by_rows) among the signals positioned in `span`: the two
+    /// rows with the most such signals in common, joined by further rows while at least six stay
+    /// common to all; six of those (the least popular) become a node.
+    fn share_within(&mut self, level: usize, span: Range<u64>) {
         let eligible: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
         if eligible.len() < 2 {
             return;
         }
-        let (local, mut sets) = self.local_sets(&eligible, level);
+        let (local, mut sets) = self.local_sets(&eligible, level, &span);
         let common = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum::<u32>();
         // Signals in common per pair of rows, refreshed for the rows a node changes.
         let n = sets.len();
@@ -208,7 +253,7 @@ impl Planner {
     fn share_last(&mut self, level: usize, seed: u64) {
         let eligible: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
         // Pending signals of each eligible row as a bit set over `local`, and its root terms so far.
-        let (local, mut pend) = self.local_sets(&eligible, level);
+        let (local, mut pend) = self.local_sets(&eligible, level, &(0..u64::MAX));
         let before = pend.clone();
         let n = local.len();
         let has = |set: &[u64], i: usize| set[i / 64] >> (i % 64) & 1 == 1;
@@ -324,9 +369,14 @@ impl Planner {
     }
 
     /// Step 2 at level `level`: private nodes, carry, or the root when the row ends here.
-    fn finish_level(&mut self, level: usize) {
+    /// `in_order`: chunk the row's signals in input order (neighbours share a LUT); false keeps
+    /// the order [`share_last`](Self::share_last) left, which puts cancelled signals first.
+    fn finish_level(&mut self, level: usize, in_order: bool) {
         for r in 0..self.pending.len() {
-            let items = std::mem::take(&mut self.pending[r][level]);
+            let mut items = std::mem::take(&mut self.pending[r][level]);
+            if in_order {
+                items.sort_by_key(|&id| (self.pos[id], id));
+            }
             if items.is_empty() {
                 continue;
             }
@@ -356,6 +406,12 @@ impl Planner {
 impl XorPlan {
     /// Plan `y = M·x` with shared nodes, every output at its ⌈log6 w⌉ depth.
     pub fn new(m: &BitMatrix) -> XorPlan {
+        XorPlan::windowed(m, WINDOW)
+    }
+
+    /// [`new`](Self::new) with level-1 sharing windows of `window` columns (`usize::MAX`: the
+    /// whole input, the fewest LUT6 and the longest wires).
+    pub fn windowed(m: &BitMatrix, window: usize) -> XorPlan {
         let (rows, n) = (m.rows(), m.cols());
         let depth: Vec<usize> = m.row_iter().map(|row| depth_bound(row.count_ones())).collect();
         let top = depth.iter().copied().max().unwrap_or(0);
@@ -369,6 +425,9 @@ impl XorPlan {
             }).collect(),
             depth,
             roots: vec![Vec::new(); rows],
+            pos: (0..n as u64).map(|k| k * POS_SCALE).collect(),
+            // Equal windows of at least `window` columns: a 72-bit input is one window, not 64 + 8.
+            window: n.div_ceil((n / window.max(1)).max(1)).max(1),
         };
         for level in 0..top.max(1) {
             if p.last_level(level) {
@@ -383,7 +442,7 @@ impl XorPlan {
                     } else {
                         q.share_last(level, variant - 1);
                     }
-                    q.finish_level(level);
+                    q.finish_level(level, variant == 0);
                     if best.as_ref().is_none_or(|b| q.nodes.len() < b.nodes.len()) {
                         best = Some(q);
                     }
@@ -392,7 +451,7 @@ impl XorPlan {
                 continue;
             }
             p.share_by_rows(level);
-            p.finish_level(level);
+            p.finish_level(level, true);
         }
         // Signal id → term, nodes numbered within their level in creation order.
         let mut levels: Vec<Vec<Vec<Term>>> = vec![Vec::new(); top];
@@ -507,6 +566,35 @@ mod tests {
                 let inside = ops.iter().any(|o| matches!(*o, Term::Node { level: 1, index } if plan.levels[0][index].contains(&Term::Input(k))));
                 assert!(!inside, "row {r}: input {k} XORed at the root and inside one of its nodes");
             }
+        }
+    }
+
+    /// Mean distance, in input columns, between a level-1 node's inputs and their centre.
+    fn level1_reach(plan: &XorPlan) -> f64 {
+        let (mut sum, mut arcs) = (0.0, 0);
+        for ops in &plan.levels[0] {
+            let cols: Vec<f64> = ops.iter().map(|t| if let Term::Input(k) = *t { k as f64 } else { unreachable!("level 1 reads inputs") }).collect();
+            let centre = cols.iter().sum::<f64>() / cols.len() as f64;
+            sum += cols.iter().map(|c| (c - centre).abs()).sum::<f64>();
+            arcs += cols.len();
+        }
+        sum / arcs as f64
+    }
+
+    /// Windowed sharing keeps the first level local on a flit-wide CRC (the one nextpnr could
+    /// not route when shared across the whole input), and costs LUT6 but stays far below the
+    /// peers of issue 16 (Tbps_CRC: CRC-32/512 2,093, CRC-32/2048 8,616, CRC-64/512 4,271).
+    #[test]
+    fn windows_keep_the_first_level_local() {
+        let m = CRC64.affine(1936, 10).matrix;
+        let (windowed, whole) = (XorPlan::new(&m), XorPlan::windowed(&m, usize::MAX));
+        let (near, far) = (level1_reach(&windowed), level1_reach(&whole));
+        eprintln!("CRC-64/1936+10: level-1 reach {near:.1} columns windowed ({} LUT6), {far:.1} whole ({} LUT6)", windowed.luts(), whole.luts());
+        assert!(near < WINDOW as f64 / 4.0, "windowed level-1 nodes reach {near:.1} columns");
+        assert!(far > 10.0 * near, "the whole-input plan reaches {far:.1}, windowed {near:.1}");
+        for (algo, bits, peer) in [(CRC32, 512, 2093), (CRC32, 2048, 8616), (CRC64, 512, 4271)] {
+            let luts = XorPlan::new(&algo.affine(bits, 0).matrix).luts();
+            assert!(luts < peer, "CRC-{}/{bits}: {luts} LUT6 planned, the peer maps {peer}", algo.width);
         }
     }
 

@@ -41,7 +41,7 @@ static FIELDS: [FieldSpec; 11] = [
         name: "xor_style",
         ty: FieldType::Choice(&["lut6_shared", "masked", "lut6_tree"]),
         default: Some("\"lut6_shared\""),
-        doc: "combinational XOR network: 6-input XOR nodes shared between output bits (⌈log6 w⌉ LUT levels, fewest LUTs), masked reductions (local wiring: the wide ones route on ECP5 where shared ones do not), or private 6-input XOR trees; pipelined networks are masked",
+        doc: "combinational XOR network: 6-input XOR nodes shared between output bits within 64-column windows of the input (⌈log6 w⌉ LUT levels, fewest LUTs, local wiring that routes on ECP5), masked reductions, or private 6-input XOR trees; pipelined networks are masked",
     },
 ];
 

@@ -4,7 +4,7 @@
 //! `<out>/report.json` (`<out>` = target/synth), the table also printed.
 //!
 //! Flows as `rtl-gen synth --flow auto`: ABC's full LUT-mapping script with memories mapped to
-//! block RAM, except for modules over 1.4 MB of Verilog (the whole-codeword KP4 encoder, KR4/KP4
+//! block RAM, except for modules with a Verilog file over 1.4 MB (the whole-codeword KP4 encoder, KR4/KP4
 //! decoders and 400G decoder of the variants design), which take `synth -noabc; abc -lut 6
 //! -fast`; each row names its flow and Yosys's CPU time and peak memory. Every module of the
 //! default design takes the block-RAM flow, the largest (the KP4 decoder, the endpoints) within

@@ -20,7 +20,7 @@ pub struct Selection {
     pub jobs: Option<u16>,
     /// LUT-mapping flow: `full` (ABC's optimising script, memories as flip-flops), `bram` (full
     /// with memories mapped to 7-series block RAM first), `fast` (`synth -noabc; abc -lut 6
-    /// -fast`, for multi-megabyte modules) or `auto`: fast for modules over 1.4 MB of Verilog
+    /// -fast`, for multi-megabyte modules) or `auto`: fast for modules with a Verilog file over 1.4 MB
     /// (the whole-codeword KP4 encoder, KR4/KP4 decoders and 400G decoder of the variants
     /// design), bram otherwise (every module of the default design).
     #[arg(long, value_enum, default_value_t = FlowArg::Auto)]

@@ -47,22 +47,23 @@ pub enum Flow {
     Bram,
 }
 
-/// Under `--flow auto`, modules whose Verilog (dependencies included) is larger than this go
-/// through [`Flow::Fast`], the rest through [`Flow::Bram`]. Only multi-megabyte single networks
-/// need the fast flow: the whole-codeword KP4 encoder and KR4/KP4 decoders and the 400G decoder
-/// of `designs/rs_fec_variants.toml` (1.58 / 1.84 / 4.12 / 1.63 MB; the whole-codeword decoders
-/// ran over an hour or out of memory in the full script). The default design's largest are the
-/// three RXL/CXL endpoints at 1.26 MB (flit CRC generator and checker, FEC decoder, replay
-/// buffer), which take 3.5 CPU minutes and 1 GB through the block-RAM flow — over ten minutes
+/// Under `--flow auto`, modules with a Verilog source (their own or a dependency's) larger than
+/// this go through [`Flow::Fast`], the rest through [`Flow::Bram`]. Only multi-megabyte single
+/// networks need the fast flow: the whole-codeword KP4 encoder and KR4/KP4 decoders and the 400G
+/// decoder of `designs/rs_fec_variants.toml` (1.58 / 1.84 / 4.12 / 1.63 MB; the whole-codeword
+/// decoders ran over an hour or out of memory in the full script). The largest file counts, not
+/// the sum: the RXL/CXL endpoints total about 2.1 MB (windowed flit CRC generator and checker,
+/// 0.76 + 1.05 MB of cheap kept-wire XOR nodes, FEC decoder, replay buffer) yet take 3 CPU
+/// minutes and 1.1 GB through the block-RAM flow (measured: 182–185 CPU s) — over ten minutes
 /// when their 256-flit replay buffer is flattened into flip-flops by [`Flow::Full`].
 pub const AUTO_FAST_BYTES: u64 = 1_400_000;
 
 impl Flow {
-    /// The flow `--flow auto` picks for `module`, by the size of its sources: memories go to
+    /// The flow `--flow auto` picks for `module`, by the size of its largest source: memories go to
     /// block RAM as an FPGA flow maps them (a replay buffer or a FIFO as flip-flops says little
     /// about its cost), and only the multi-megabyte modules take the fast LUT mapping.
     pub fn auto(tree: &Path, manifest: &TreeManifest, module: &str) -> Flow {
-        let bytes: u64 = manifest.sources(tree, module).iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+        let bytes: u64 = manifest.sources(tree, module).iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).max().unwrap_or(0);
         if bytes > AUTO_FAST_BYTES {
             Flow::Fast
         } else {

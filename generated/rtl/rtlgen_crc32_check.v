@@ -21,6 +21,7 @@
 //   pipeline = 0
 //   checker = true
 //   xor_style = lut6_shared
+//   xor_window = 64
 //
 // Notes:
 //   crc is the catalogue value of the 9-byte message (byte 0 first): CRC(data)

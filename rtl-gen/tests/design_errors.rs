@@ -201,6 +201,22 @@ fn lut6_tree_with_pipeline() {
 }
 
 #[test]
+fn xor_window_narrower_than_a_lut() {
+    refused(&block(&format!("{GOOD}\nxor_window = 5")), &["block `c`", "`xor_window`", "= 5", "0 (whole input) or 6..=16384"]);
+}
+
+#[test]
+fn xor_window_too_wide() {
+    refused(&block(&format!("{GOOD}\nxor_window = 16385")), &["`xor_window`", "16385", "0..=16384"]);
+}
+
+#[test]
+fn xor_window_without_a_shared_network() {
+    refused(&block(&format!("{GOOD}\nxor_style = \"masked\"\nxor_window = 0")), &["`xor_window`", "lut6_shared", "\"masked\""]);
+    refused(&block(&format!("{GOOD}\npipeline = 1\nxor_window = 128")), &["`xor_window`", "pipeline = 0", "got 1"]);
+}
+
+#[test]
 fn unknown_xor_style() {
     refused(&block(&format!("{GOOD}\nxor_style = \"wallace\"")), &["`xor_style`", "wallace", "\"masked\", \"lut6_tree\""]);
 }

@@ -296,9 +296,9 @@ fn lut6_tree_style_matches_the_model() -> TestResult {
 /// Wide CRCs of several polynomials in both explicit-LUT styles against the model (issue 16:
 /// the `lut6_tree` defect only showed on a wide network, so wide ones of more than one
 /// polynomial stay in the suite): CRC-64/ECMA over 512 bits and CRC-16/XMODEM over 1,024 bits
-/// as private trees and as shared networks, 500 vectors each (5,000 with `RTLGEN_LONG=1`),
-/// plus CRC-32C over 2,048 bits in both styles with `RTLGEN_LONG=1`. In the default run since
-/// models are Verilated with `-fno-dfg`: the four builds and runs take about 30 CPU-seconds
+/// as private trees and as shared networks (windowed and whole-input), 500 vectors each (5,000 with `RTLGEN_LONG=1`),
+/// plus CRC-32C over 2,048 bits in all three with `RTLGEN_LONG=1`. In the default run since
+/// models are Verilated with `-fno-dfg`: the six builds and runs take about 30 CPU-seconds
 /// (over ten minutes before, when the DFG pass made each network one giant C++ function).
 #[test]
 fn wide_lut6_networks_of_several_polynomials_match_the_model() -> TestResult {
@@ -307,16 +307,23 @@ fn wide_lut6_networks_of_several_polynomials_match_the_model() -> TestResult {
     if std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1") {
         crcs.push(("crc32c_2048", "width = 32\npoly = 0x1EDC6F41\ninit = \"0xFFFFFFFF\"\nrefin = true\nrefout = true\nxorout = \"0xFFFFFFFF\"", 2048));
     }
+    // The shared network twice: in 64-column windows (the default) and over the whole input
+    // (`xor_window = 0`), which the planner builds quite differently.
+    let styles = [("lut6_tree", "xor_style = \"lut6_tree\""), ("lut6_shared", "xor_style = \"lut6_shared\""), ("lut6_whole", "xor_window = 0")];
     for (name, algo, bits) in &crcs {
-        for style in ["lut6_tree", "lut6_shared"] {
-            text += &format!("[[blocks]]\nkind = \"crc\"\nname = \"{name}_{style}\"\n{algo}\ndata_bits = {bits}\nchecker = false\nxor_style = \"{style}\"\n");
+        for (style, field) in styles {
+            text += &format!("[[blocks]]\nkind = \"crc\"\nname = \"{name}_{style}\"\n{algo}\ndata_bits = {bits}\nchecker = false\n{field}\n");
         }
     }
     let bench = Bench::from_toml(&text, "wide lut6 networks")?;
-    let shared = std::fs::read_to_string(bench.tree().root().join("rtl/wide_crc64_512_lut6_shared.v"))?;
+    let rtl = |module: &str| std::fs::read_to_string(bench.tree().root().join(format!("rtl/wide_{module}.v")));
+    let (shared, whole) = (rtl("crc64_512_lut6_shared")?, rtl("crc64_512_lut6_whole")?);
     assert!(shared.contains("(* keep *) wire") && shared.contains("crc_n1"), "shared style not emitted");
+    assert!(whole.contains("xor_window = 0 (whole input)"), "whole-input window not in the banner");
+    // Fewer nodes over the whole input: `xor_window` reaches the planner.
+    assert!(whole.len() < shared.len(), "whole-input network ({} bytes) not smaller than the windowed one ({} bytes)", whole.len(), shared.len());
     let blocks = bench.blocks::<CrcBlock>();
-    assert_eq!(blocks.len(), 2 * crcs.len());
+    assert_eq!(blocks.len(), styles.len() * crcs.len());
     for b in blocks {
         check_combinational_n(&bench, b, scaled(500))?;
     }

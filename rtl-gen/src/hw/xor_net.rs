@@ -6,11 +6,11 @@
 //! are registered, so each stage reduces about `N^(1/stages)` inputs per output bit.
 
 use super::verilog::{Expr, Item, Stmt, UnOp};
-use super::xor_share::{Term, XorPlan};
+use super::xor_share::{Term, XorPlan, WINDOW};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
 /// How each output parity of a combinational network is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum XorStyle {
     /// One `^(in & MASK)` per output bit: fastest to elaborate everywhere; ABC maps it a level
     /// deeper than the ⌈log6 w⌉ bound on wide rows.
@@ -19,22 +19,35 @@ pub enum XorStyle {
     /// is ⌈log6 w⌉ (measured on the 1946-input CRC-64: depth 4 and 8 % fewer LUTs than
     /// `Masked`), at the price of slower Verilator elaboration.
     Lut6Tree,
-    /// The default. One network for all outputs with 6-input XOR nodes shared between them
-    /// within windows of the input ([`xor_share`](super::xor_share)), each level one kept vector
-    /// wire: every output at ⌈log6 w⌉ LUT levels and, on CRCs from 512 bits up, about 60 % of
-    /// the LUT6 of `Lut6Tree`, with wiring local enough to route a flit-wide CRC on an ECP5.
-    #[default]
-    Lut6Shared,
+    /// The default ([`XorStyle::SHARED`]). One network for all outputs with 6-input XOR nodes
+    /// shared between them within windows of the input ([`xor_share`](super::xor_share)), each
+    /// level one kept vector wire: every output at ⌈log6 w⌉ LUT levels and, on CRCs from 512 bits
+    /// up, about 60 % of the LUT6 of `Lut6Tree`, with wiring local enough to route a flit-wide
+    /// CRC on an ECP5 at the default window.
+    Lut6Shared {
+        /// Least columns of a level-1 sharing window; `usize::MAX` shares over the whole input
+        /// (fewest LUT6, wires that span it).
+        window: usize,
+    },
+}
+
+impl Default for XorStyle {
+    fn default() -> Self {
+        XorStyle::SHARED
+    }
 }
 
 impl XorStyle {
+    /// The shared network at the default window ([`WINDOW`] columns).
+    pub const SHARED: XorStyle = XorStyle::Lut6Shared { window: WINDOW };
+
     /// How the network of this style is written, for the comment above it in the RTL.
     pub fn how(self, stages: u32) -> &'static str {
         match self {
             _ if stages > 0 => "registered partial parities of masked column groups",
             XorStyle::Masked => "one masked parity per output bit",
             XorStyle::Lut6Tree => "a private tree of 6-input XORs per output bit on kept wires",
-            XorStyle::Lut6Shared => "6-input XOR nodes shared between the output bits, one kept vector wire per level",
+            XorStyle::Lut6Shared { .. } => "6-input XOR nodes shared between the output bits, one kept vector wire per level",
         }
     }
 }
@@ -55,8 +68,8 @@ pub struct XorNet<'a> {
 /// combinational; otherwise the result appears `stages` clock edges after the input.
 pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
     let rows = net.map.outputs();
-    if stages == 0 && net.style == XorStyle::Lut6Shared {
-        shared_network(items, net, out);
+    if let (0, XorStyle::Lut6Shared { window }) = (stages, net.style) {
+        shared_network(items, net, window, out);
         return;
     }
     if stages == 0 {
@@ -65,7 +78,7 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
             let rhs = match net.style {
                 XorStyle::Masked => final_parity(Expr::id(net.input), mask, invert),
                 XorStyle::Lut6Tree => lut6_tree(items, net, r),
-                XorStyle::Lut6Shared => unreachable!("planned as one network above"),
+                XorStyle::Lut6Shared { .. } => unreachable!("planned as one network above"),
             };
             items.push(Item::assign(vector_bit(out, rows, r), rhs));
         }
@@ -238,8 +251,8 @@ fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
 /// The whole map as a [`XorPlan`]: level `l`'s nodes are the bits of the kept vector wire
 /// `<name>_n<l>` (kept so that ABC maps each node to one LUT instead of re-deriving private
 /// trees), and output bit `r` XORs its root operands.
-fn shared_network(items: &mut Vec<Item>, net: &XorNet, out: &str) {
-    let plan = XorPlan::new(&net.map.matrix);
+fn shared_network(items: &mut Vec<Item>, net: &XorNet, window: usize, out: &str) {
+    let plan = XorPlan::windowed(&net.map.matrix, window);
     let input_width = net.map.inputs();
     let level_name = |level: usize| format!("{}_n{level}", net.name);
     let expr = |t: &Term| match *t {

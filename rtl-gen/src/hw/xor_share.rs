@@ -29,7 +29,9 @@
 //! after 900 s. Windowed, the inputs of a level-1 node sit 12 columns from its centre on average
 //! instead of 347, and `rtlgen_flit_crc64` (7,338 LUT6 in `abc -lut 6`) places and routes:
 //! 29,506 LUT4, 84.8 MHz (see [`WINDOW`] for the trade-off). An input narrower than two windows
-//! is one window, planned as without them (CRC-32/64: 114 LUT6).
+//! is one window, planned as without them (CRC-32/64: 114 LUT6). A `crc` block's `xor_window`
+//! field sets the window (0: the whole input, for an ASIC where wire length is the placer's
+//! problem, not a routing-resource limit).
 //!
 //! Where the 114 stands (CRC-32/64, 82 level-1 nodes for 160 node uses; lfsr.v's 103 LUT6 in
 //! issue 16 turned out to be Yosys's netlist of a wrong function, see the README): the plan is

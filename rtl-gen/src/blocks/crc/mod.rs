@@ -26,7 +26,7 @@ pub const ALGO_FIELDS: [FieldSpec; 6] = [
     FieldSpec { name: "xorout", ty: FieldType::Bits { width_field: "width" }, default: Some("0"), doc: "XORed into the result" },
 ];
 
-static FIELDS: [FieldSpec; 11] = [
+static FIELDS: [FieldSpec; 12] = [
     ALGO_FIELDS[0],
     ALGO_FIELDS[1],
     ALGO_FIELDS[2],
@@ -41,9 +41,18 @@ static FIELDS: [FieldSpec; 11] = [
         name: "xor_style",
         ty: FieldType::Choice(&["lut6_shared", "masked", "lut6_tree"]),
         default: Some("\"lut6_shared\""),
-        doc: "combinational XOR network: 6-input XOR nodes shared between output bits within 64-column windows of the input (⌈log6 w⌉ LUT levels, fewest LUTs, local wiring that routes on ECP5), masked reductions, or private 6-input XOR trees; pipelined networks are masked",
+        doc: "combinational XOR network: 6-input XOR nodes shared between output bits within windows of the input (⌈log6 w⌉ LUT levels, fewest LUTs; see xor_window), masked reductions, or private 6-input XOR trees; pipelined networks are masked",
+    },
+    FieldSpec {
+        name: "xor_window",
+        ty: FieldType::UInt { min: 0, max: 16384 },
+        default: Some("64"),
+        doc: "lut6_shared only: least input columns of a first-level sharing window (×6 per level); 64 routes a flit-wide CRC on ECP5, 0 shares over the whole input (about 40 % fewer LUTs on wide CRCs, wires spanning the input: for ASICs); 0 or 6..=16384",
     },
 ];
+
+/// Narrowest useful sharing window: one LUT6's inputs.
+const MIN_XOR_WINDOW: u32 = 6;
 
 /// Read and validate the six Rocksoft fields.
 pub fn read_algo(r: &mut FieldReader) -> ConfigResult<CrcAlgo> {
@@ -106,12 +115,14 @@ impl BlockKind for CrcKind {
         }
         let pipeline = r.u32("pipeline")?;
         let checker = r.bool("checker")?;
-        let xor_style = match r.choice("xor_style")? {
+        let style = r.choice("xor_style")?;
+        let window = read_window(r, style, pipeline)?;
+        let xor_style = match style {
             "lut6_tree" => XorStyle::Lut6Tree,
             "masked" => XorStyle::Masked,
             // Pipelined networks register masked partial parities whatever the style.
             _ if pipeline > 0 => XorStyle::Masked,
-            _ => XorStyle::Lut6Shared,
+            _ => XorStyle::Lut6Shared { window },
         };
         if xor_style == XorStyle::Lut6Tree && pipeline > 0 {
             return Err(r.error("xor_style", format!("= \"lut6_tree\" needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
@@ -120,12 +131,30 @@ impl BlockKind for CrcKind {
     }
 }
 
+/// `xor_window` as a planner window (0 → the whole input). Setting it where no shared network
+/// is built is an error rather than a silently ignored field.
+fn read_window(r: &mut FieldReader, style: &str, pipeline: u32) -> ConfigResult<usize> {
+    let given = r.is_set("xor_window");
+    let window = r.u32("xor_window")?;
+    if given && style != "lut6_shared" {
+        return Err(r.error("xor_window", format!("applies only to xor_style = \"lut6_shared\" (got \"{style}\"); remove it")));
+    }
+    if given && pipeline > 0 {
+        return Err(r.error("xor_window", format!("needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
+    }
+    match window {
+        0 => Ok(usize::MAX),
+        w if w < MIN_XOR_WINDOW => Err(r.error("xor_window", format!("= {w} is narrower than one LUT6's {MIN_XOR_WINDOW} inputs and shares nothing; allowed 0 (whole input) or {MIN_XOR_WINDOW}..=16384"))),
+        w => Ok(w as usize),
+    }
+}
+
 /// The design-file spelling of a style.
 fn style_name(style: XorStyle) -> &'static str {
     match style {
         XorStyle::Masked => "masked",
         XorStyle::Lut6Tree => "lut6_tree",
-        XorStyle::Lut6Shared => "lut6_shared",
+        XorStyle::Lut6Shared { .. } => "lut6_shared",
     }
 }
 
@@ -149,6 +178,9 @@ impl Block for CrcBlock {
         p.push(("pipeline", self.pipeline.to_string()));
         p.push(("checker", self.checker.to_string()));
         p.push(("xor_style", style_name(self.xor_style).to_string()));
+        if let XorStyle::Lut6Shared { window } = self.xor_style {
+            p.push(("xor_window", if window == usize::MAX { "0 (whole input)".to_string() } else { window.to_string() }));
+        }
         p
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {

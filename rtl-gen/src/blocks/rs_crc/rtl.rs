@@ -112,8 +112,8 @@ pub fn generator(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str)
     let mut items = Vec::new();
     let input = feed(b, &mut items, "feed");
     let map = crc_map(model);
-    items.push(Item::comment(&format!("crc = M·{input} over GF(2): {}.", XorStyle::Lut6Shared.how(b.pipeline))));
-    xor_net::emit(&mut items, &XorNet { name: "crc", input: &input, map: &map, style: XorStyle::Lut6Shared }, "crc", b.pipeline);
+    items.push(Item::comment(&format!("crc = M·{input} over GF(2): {}.", XorStyle::SHARED.how(b.pipeline))));
+    xor_net::emit(&mut items, &XorNet { name: "crc", input: &input, map: &map, style: XorStyle::SHARED }, "crc", b.pipeline);
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
@@ -144,7 +144,7 @@ pub fn checker(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str) -
         ports.push(Port::output("out_valid", 1, "ok valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
-    xor_net::emit_crc_checker(&mut items, &crc_map(model), b.data_bits(), b.seq_bits, XorStyle::Lut6Shared, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ crc_in: {}.", XorStyle::Lut6Shared.how(b.pipeline)));
+    xor_net::emit_crc_checker(&mut items, &crc_map(model), b.data_bits(), b.seq_bits, XorStyle::SHARED, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ crc_in: {}.", XorStyle::SHARED.how(b.pipeline)));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,

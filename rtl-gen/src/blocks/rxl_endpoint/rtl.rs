@@ -62,7 +62,7 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
             bit_map: (0..8).collect(),
         }
         .elaborate(design),
-        CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::Lut6Shared }.elaborate(design),
+        CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::SHARED }.elaborate(design),
     }
 }
 

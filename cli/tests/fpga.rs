@@ -35,6 +35,7 @@ fn ecp5_place_and_route_reports_real_figures() {
     assert!(fmax > 100.0 && fmax < 1_000.0, "fmax {fmax}");
     assert_eq!(row["target_met"], true);
     assert_eq!(row["fits"], true);
+    assert_eq!(row["router"], "router1", "nextpnr's default router");
 }
 
 /// `--pnr-timeout` keeps the row (synthesis utilisation, no Fmax) instead of losing it, and a
@@ -65,4 +66,26 @@ fn stopped_place_and_route_and_oversized_modules_keep_their_rows() {
     assert!(row["lut4"]["used"].as_u64().expect("lut4") > 1_280, "{row}");
     assert!(row["bram"]["used"].as_u64().expect("bram") > 0, "the buffer should be in block RAM: {row}");
     assert!(text.contains("does not fit") && text.contains("iCE40HX1K has 1280"), "{text}");
+}
+
+/// `--router router2` reaches nextpnr (its log shows router2 ran) and the row records it (the
+/// default, router1, is checked by the first test).
+#[test]
+fn router2_reaches_nextpnr_and_the_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (json, work) = (dir.path().join("router2.json"), dir.path().join("work"));
+    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--router", "router2", "--json"])
+        .arg(&json)
+        .arg("--work")
+        .arg(&work)
+        .current_dir(workspace())
+        .output()
+        .expect("run rtl-gen");
+    assert!(out.status.success(), "rtl-gen fpga --router router2 failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
+    assert_eq!(report[0]["router"], "router2");
+    assert!(report[0]["fmax_mhz"]["clk"].as_f64().expect("fmax of clk") > 50.0, "{}", report[0]);
+    let log = std::fs::read_to_string(work.join("rtlgen_crc32_pipe/nextpnr.log")).expect("nextpnr log");
+    assert!(log.contains("Running router2"), "nextpnr did not run router2");
 }

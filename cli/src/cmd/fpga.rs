@@ -1,12 +1,12 @@
 //! `rtl-gen fpga [DIR] [--module M]… [--family ecp5|ice40] [--device D] [--freq MHZ] [--seed S]
-//! [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
+//! [--router router1|router2] [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
 //! synthesis, place and route (and the bitstream): utilisation and Fmax per module.
 //! `rtl-gen fpga --demo [--bitstream]`: the tree's RIFL loopback demo top instead.
 
 use super::synth::write_file;
 use super::CmdResult;
 use anyhow::Context;
-use rtl_gen::tools::fpga::{self, Device, Family, Target};
+use rtl_gen::tools::fpga::{self, Device, Family, Router, Target};
 use rtl_gen::tools::{parallel_map, TreeManifest};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,6 +15,12 @@ use std::process::ExitCode;
 pub enum FamilyArg {
     Ecp5,
     Ice40,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum RouterArg {
+    Router1,
+    Router2,
 }
 
 #[derive(clap::Args)]
@@ -39,6 +45,10 @@ pub struct Args {
     /// nextpnr placement seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// nextpnr's router: router1 (nextpnr's default) or router2 (negotiated congestion; may
+    /// finish a crowded design that router1 does not).
+    #[arg(long, value_enum, default_value_t = RouterArg::Router1)]
+    pub router: RouterArg,
     /// Also write the bitstream (.bit for ecp5, .bin for ice40).
     #[arg(long)]
     pub bitstream: bool,
@@ -71,6 +81,10 @@ pub fn run(a: Args) -> CmdResult {
         FamilyArg::Ice40 => Family::Ice40,
     };
     let device = Device::lookup(family, a.device.as_deref())?;
+    let router = match a.router {
+        RouterArg::Router1 => Router::Router1,
+        RouterArg::Router2 => Router::Router2,
+    };
     let manifest = TreeManifest::load(&a.tree)?;
     let mut names: Vec<String> = manifest.modules.iter().map(|m| m.name.clone()).collect();
     if let Some(bad) = a.modules.iter().find(|m| !names.contains(m)) {
@@ -80,7 +94,7 @@ pub fn run(a: Args) -> CmdResult {
         names.retain(|n| a.modules.contains(n));
     }
     fpga::check_tools(family, a.bitstream)?;
-    let target = Target { device, freq_mhz: a.freq, seed: a.seed, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs) };
+    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs) };
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
     if a.demo {
         names = vec![format!("{}_demo", manifest.design)];

@@ -154,16 +154,15 @@ module rtlgen_rxl_ep_alt (
 
     // TX: replay-buffer control from the received ACK/NACK (ctl) and the replay timer.
     wire rb_push_ready;
-    wire [9:0] rb_push_seq;
     wire rb_out_valid;
     wire [1919:0] rb_out_data;
     wire [9:0] rb_out_seq;
+    wire [9:0] rb_head; // oldest unacknowledged SeqNum
     wire [9:0] rb_count;
     // verilator lint_off UNUSED
+    wire [9:0] rb_push_seq; // SeqNum of the next push: the flit carries rb_out_seq
     wire rb_full; // same as !rb_push_ready
     // verilator lint_on UNUSED
-    wire [9:0] rb_head; // oldest unacknowledged SeqNum
-    assign rb_head = rb_push_seq - rb_count;
     wire ctl_ack;
     assign ctl_ack = ctl_valid & ((ctl_cmd == REPLAY_CMD_ACK) | (ctl_cmd == REPLAY_CMD_NACK));
     wire ctl_nack;
@@ -223,6 +222,7 @@ module rtlgen_rxl_ep_alt (
         .out_ready    (payload),
         .out_data     (rb_out_data),
         .out_seq      (rb_out_seq),
+        .head         (rb_head),
         .count        (rb_count),
         .full         (rb_full)
     );

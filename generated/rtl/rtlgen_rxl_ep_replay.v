@@ -47,6 +47,7 @@ module rtlgen_rxl_ep_replay (
     input  wire          out_ready,    // the consumer takes the entry (transfer when out_valid && out_ready)
     output wire [1919:0] out_data,     // entry, new or replayed, in sequence order
     output wire [9:0]    out_seq,      // sequence number of out_data
+    output wire [9:0]    head,         // oldest unacknowledged sequence number (push_seq - count)
     output wire [9:0]    count,        // entries held (pushed, not yet acknowledged), 0..depth
     output wire          full          // count == DEPTH
 );
@@ -60,12 +61,11 @@ module rtlgen_rxl_ep_replay (
     reg [9:0] tail_q; // sequence number of the next push
     reg [9:0] rd_q; // sequence number on the output
     reg q_ok; // ram_q holds entry rd_q
+    reg [9:0] count_q; // tail_q - head_q, kept in a register so no decision waits for the subtraction
 
     // Offsets from head_q stay below 2^seq_bits (depth <= 2^seq_bits - 1), so wrapping subtraction orders them.
-    wire [9:0] count_w; // tail_q - head_q
-    assign count_w = tail_q - head_q;
     wire full_w;
-    assign full_w = count_w == DEPTH;
+    assign full_w = count_q == DEPTH;
     wire push_fire; // a push is accepted
     assign push_fire = push_valid & (~full_w);
     wire out_fire; // the output entry is taken
@@ -73,17 +73,34 @@ module rtlgen_rxl_ep_replay (
     wire [9:0] ack_off; // ack_seq - head_q
     assign ack_off = ack_seq - head_q;
     wire ack_ok; // the ack names a held entry
-    assign ack_ok = ack_valid & (ack_off < count_w);
+    assign ack_ok = ack_valid & (ack_off < count_q);
     wire [9:0] ack_end; // offset of the new head: ack_off + 1 <= count
     assign ack_end = ack_off + 10'd1;
     wire [9:0] head_n;
     assign head_n = ack_ok ? (ack_seq + 10'd1) : head_q;
+    wire [9:0] replay_off; // replay_seq - head_q
+    assign replay_off = replay_seq - head_q;
     wire replay_ok; // replay_seq - head_q <= count
-    assign replay_ok = replay_valid & ((replay_seq - head_q) <= count_w);
+    assign replay_ok = replay_valid & (replay_off <= count_q);
     wire [9:0] rd_a; // output pointer after replay or transfer
     assign rd_a = replay_ok ? replay_seq : (out_fire ? (rd_q + 10'd1) : rd_q);
+
+    // Whether the ack frees the entry at rd_a ((rd_a - head_q) < ack_end) is decided from replay_seq and rd_q in
+    // parallel with the choice of rd_a, not after it: the RAM read address does not wait for a subtraction and
+    // a comparison behind that choice.
+    wire [9:0] rd_off; // rd_q - head_q
+    assign rd_off = rd_q - head_q;
+    wire freed_replay; // the ack frees replay_seq's entry
+    assign freed_replay = replay_off < ack_end;
+    wire freed_rd; // the ack frees rd_q's entry
+    assign freed_rd = rd_off < ack_end;
+
+    // Without a replay rd_a is rd_q or rd_q + 1. The ack frees rd_q + 1 exactly when it frees rd_q, except when it
+    // names rd_q itself, and then rd_q + 1 is the new head anyway: freed_rd decides every case without a replay.
+    wire freed_a; // the ack frees rd_a's entry, or rd_a is the new head
+    assign freed_a = replay_ok ? freed_replay : freed_rd;
     wire [9:0] rd_n; // output pointer, moved to the new head if an ack freed its entry
-    assign rd_n = (ack_ok & ((rd_a - head_q) < ack_end)) ? head_n : rd_a;
+    assign rd_n = (ack_ok & freed_a) ? head_n : rd_a;
     wire [9:0] tail_n;
     assign tail_n = tail_q + {9'd0, push_fire};
     always @(posedge clk) begin
@@ -92,12 +109,14 @@ module rtlgen_rxl_ep_replay (
             tail_q <= 10'd0;
             rd_q <= 10'd0;
             q_ok <= 1'd0;
+            count_q <= 10'd0;
         end else begin
             head_q <= head_n;
             tail_q <= tail_n;
             rd_q <= rd_n;
             // The read register is valid unless it reads the old tail (empty, or written at this edge).
             q_ok <= rd_n != tail_q;
+            count_q <= tail_n - head_n;
         end
     end
 
@@ -113,7 +132,8 @@ module rtlgen_rxl_ep_replay (
     assign out_valid = q_ok;
     assign out_data = ram_q;
     assign out_seq = rd_q;
-    assign count = count_w;
+    assign head = head_q;
+    assign count = count_q;
     assign full = full_w;
 
 endmodule

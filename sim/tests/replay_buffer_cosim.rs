@@ -24,6 +24,7 @@ struct Obs {
     push_seq: u32,
     out_valid: bool,
     out_seq: u32,
+    head: u32,
     count: u32,
     full: bool,
     out_data: Vec<u8>,
@@ -85,6 +86,7 @@ impl Lockstep {
             push_seq: d.get_port_u64(self.p.get("push_seq"))? as u32,
             out_valid: d.get_port_u64(self.p.get("out_valid"))? == 1,
             out_seq: d.get_port_u64(self.p.get("out_seq"))? as u32,
+            head: d.get_port_u64(self.p.get("head"))? as u32,
             count: d.get_port_u64(self.p.get("count"))? as u32,
             full: d.get_port_u64(self.p.get("full"))? == 1,
             out_data: d.get_port(self.p.get("out_data"))?.to_bytes(),
@@ -93,7 +95,7 @@ impl Lockstep {
 
     fn observe_model(&self) -> Obs {
         let o = self.model.outputs();
-        Obs { push_ready: o.push_ready, push_seq: o.push_seq, out_valid: o.out_valid, out_seq: o.out_seq, count: o.count, full: o.full, out_data: self.model.out_data().to_vec() }
+        Obs { push_ready: o.push_ready, push_seq: o.push_seq, out_valid: o.out_valid, out_seq: o.out_seq, head: o.head, count: o.count, full: o.full, out_data: self.model.out_data().to_vec() }
     }
 
     /// One cycle: drive `inp`, compare every output, check go-back-N order, clock both.

@@ -35,6 +35,7 @@ impl Lockstep<'_> {
         t.compare(c, "push_seq", o.push_seq as u64, d.get_u64("push_seq")?);
         t.compare(c, "out_valid", o.out_valid as u64, d.get_u64("out_valid")?);
         t.compare(c, "out_seq", o.out_seq as u64, d.get_u64("out_seq")?);
+        t.compare(c, "head", o.head as u64, d.get_u64("head")?);
         t.compare(c, "count", o.count as u64, d.get_u64("count")?);
         t.compare(c, "full", o.full as u64, d.get_u64("full")?);
         if o.out_valid {

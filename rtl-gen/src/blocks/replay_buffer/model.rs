@@ -7,7 +7,8 @@
 //! 2^seq_bits because `depth` ≤ 2^seq_bits − 1.
 //!
 //! Per clock edge, from the values before it:
-//! - `count = tail − head`, `full = count == depth`, `push_ready = !full`, `push_seq = tail`;
+//! - `head` is an output; `count = tail − head` (a register in the RTL, updated from the next
+//!   head and tail), `full = count == depth`, `push_ready = !full`, `push_seq = tail`;
 //!   `out_valid = q_ok`, `out_seq = rd`, `out_data` = the read register.
 //! - A push (push_valid && push_ready) writes entry `tail` and increments it.
 //! - An ack is taken when `ack_seq − head < count` (an entry actually held); others are stale
@@ -41,6 +42,7 @@ pub struct RbOutputs {
     pub push_seq: u32,
     pub out_valid: bool,
     pub out_seq: u32,
+    pub head: u32,
     pub count: u32,
     pub full: bool,
 }
@@ -101,7 +103,7 @@ impl ReplayBufferModel {
 
     pub fn outputs(&self) -> RbOutputs {
         let count = self.count();
-        RbOutputs { push_ready: count != self.depth, push_seq: self.tail, out_valid: self.q_ok, out_seq: self.rd, count, full: count == self.depth }
+        RbOutputs { push_ready: count != self.depth, push_seq: self.tail, out_valid: self.q_ok, out_seq: self.rd, head: self.head, count, full: count == self.depth }
     }
 
     /// `out_data`: the RAM read register (meaningful while out_valid).

@@ -243,13 +243,12 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     // ---------------- TX ----------------
     c.push(Item::comment("TX: replay-buffer control from the received ACK/NACK (ctl) and the replay timer."));
     c.push(Item::wire("rb_push_ready", 1, ""));
-    c.push(Item::wire("rb_push_seq", s, ""));
     c.push(Item::wire("rb_out_valid", 1, ""));
     c.push(Item::wire("rb_out_data", PAYLOAD_BITS, ""));
     c.push(Item::wire("rb_out_seq", s, ""));
+    c.push(Item::wire("rb_head", s, "oldest unacknowledged SeqNum"));
     c.push(Item::wire("rb_count", s, ""));
-    unused_wires(&mut c, &[("rb_full", 1, "same as !rb_push_ready")]);
-    wire(&mut c, "rb_head", s, "oldest unacknowledged SeqNum", sub(id("rb_push_seq"), id("rb_count")));
+    unused_wires(&mut c, &[("rb_push_seq", s, "SeqNum of the next push: the flit carries rb_out_seq"), ("rb_full", 1, "same as !rb_push_ready")]);
     wire(&mut c, "ctl_ack", 1, "", and(id("ctl_valid"), or(eq(id("ctl_cmd"), id("REPLAY_CMD_ACK")), eq(id("ctl_cmd"), id("REPLAY_CMD_NACK")))));
     wire(&mut c, "ctl_nack", 1, "", and(id("ctl_valid"), eq(id("ctl_cmd"), id("REPLAY_CMD_NACK"))));
     wire(
@@ -315,6 +314,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
             ("out_ready", id("payload")),
             ("out_data", id("rb_out_data")),
             ("out_seq", id("rb_out_seq")),
+            ("head", id("rb_head")),
             ("count", id("rb_count")),
             ("full", id("rb_full")),
         ],

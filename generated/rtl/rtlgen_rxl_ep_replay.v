@@ -74,10 +74,10 @@ module rtlgen_rxl_ep_replay (
     assign ack_off = ack_seq - head_q;
     wire ack_ok; // the ack names a held entry
     assign ack_ok = ack_valid & (ack_off < count_q);
-    wire [9:0] ack_end; // offset of the new head: ack_off + 1 <= count
-    assign ack_end = ack_off + 10'd1;
+    wire [9:0] ack_next; // the head after a taken ack
+    assign ack_next = ack_seq + 10'd1;
     wire [9:0] head_n;
-    assign head_n = ack_ok ? (ack_seq + 10'd1) : head_q;
+    assign head_n = ack_ok ? ack_next : head_q;
     wire [9:0] replay_off; // replay_seq - head_q
     assign replay_off = replay_seq - head_q;
     wire replay_ok; // replay_seq - head_q <= count
@@ -85,22 +85,23 @@ module rtlgen_rxl_ep_replay (
     wire [9:0] rd_a; // output pointer after replay or transfer
     assign rd_a = replay_ok ? replay_seq : (out_fire ? (rd_q + 10'd1) : rd_q);
 
-    // Whether the ack frees the entry at rd_a ((rd_a - head_q) < ack_end) is decided from replay_seq and rd_q in
+    // Whether the ack frees the entry at rd_a (rd_a - head_q <= ack_off) is decided from replay_seq and rd_q in
     // parallel with the choice of rd_a, not after it: the RAM read address does not wait for a subtraction and
-    // a comparison behind that choice.
+    // a comparison behind that choice. (A taken ack has ack_off < count <= 2^seq_bits - 1, so the model's
+    // "offset < ack_off + 1" is "offset <= ack_off" without the adder.)
     wire [9:0] rd_off; // rd_q - head_q
     assign rd_off = rd_q - head_q;
     wire freed_replay; // the ack frees replay_seq's entry
-    assign freed_replay = replay_off < ack_end;
+    assign freed_replay = replay_off <= ack_off;
     wire freed_rd; // the ack frees rd_q's entry
-    assign freed_rd = rd_off < ack_end;
+    assign freed_rd = rd_off <= ack_off;
 
     // Without a replay rd_a is rd_q or rd_q + 1. The ack frees rd_q + 1 exactly when it frees rd_q, except when it
     // names rd_q itself, and then rd_q + 1 is the new head anyway: freed_rd decides every case without a replay.
     wire freed_a; // the ack frees rd_a's entry, or rd_a is the new head
     assign freed_a = replay_ok ? freed_replay : freed_rd;
     wire [9:0] rd_n; // output pointer, moved to the new head if an ack freed its entry
-    assign rd_n = (ack_ok & freed_a) ? head_n : rd_a;
+    assign rd_n = (ack_ok & freed_a) ? ack_next : rd_a;
     wire [9:0] tail_n;
     assign tail_n = tail_q + {9'd0, push_fire};
     always @(posedge clk) begin

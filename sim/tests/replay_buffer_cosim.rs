@@ -208,6 +208,16 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
     t.step(&RbInputs { ack_valid: true, ack_seq: 2, replay_valid: true, replay_seq: 1, ..idle() })?;
     t.step(&idle())?;
     assert_eq!(t.model.outputs().out_seq, 3, "{}: replay into freed entries lands on the new head", b.name);
+    if depth > 7 {
+        // The replay target is the very entry the ack names: freed, so the new head again.
+        t.step(&RbInputs { ack_valid: true, ack_seq: 4, replay_valid: true, replay_seq: 4, ..idle() })?;
+        assert_eq!(t.model.outputs().out_seq, 5, "{}: replay to the acked entry lands on the new head", b.name);
+        // An ack naming the entry on the output while it is taken: the pointer moves on to the new head.
+        t.step(&idle())?;
+        t.step(&RbInputs { ack_valid: true, ack_seq: 5, out_ready: true, ..idle() })?;
+        let o = t.model.outputs();
+        assert!(o.out_seq == 6 && t.model.head() == 6, "{}: ack of the entry being taken: {o:?}", b.name);
+    }
     // Ack of everything.
     t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
     let o = t.model.outputs();

@@ -73,6 +73,13 @@ pub fn replay_buffer(_bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut T
     t.step(&RbInputs { replay_valid: true, replay_seq: (head + b.depth + 1) & mask, out_ready: true, ..Default::default() })?;
     // Ack and replay in the same cycle, then ack of everything.
     t.step(&RbInputs { ack_valid: true, ack_seq: head, replay_valid: true, replay_seq: (head + 1) & mask, out_ready: true, ..Default::default() })?;
+    // An ack naming the replay target (the pointer would land on a freed entry: it goes to the new
+    // head), then an ack naming the entry on the output while it is taken.
+    let h = t.model.head();
+    t.step(&RbInputs { ack_valid: true, ack_seq: (h + 1) & mask, replay_valid: true, replay_seq: (h + 1) & mask, ..Default::default() })?;
+    t.step(&RbInputs { out_ready: true, ..Default::default() })?;
+    let on_output = t.model.outputs().out_seq;
+    t.step(&RbInputs { ack_valid: true, ack_seq: on_output, out_ready: true, ..Default::default() })?;
     let last = t.model.head().wrapping_add(t.model.count()).wrapping_sub(1) & mask;
     t.step(&RbInputs { ack_valid: true, ack_seq: last, out_ready: true, ..Default::default() })?;
     // Random traffic: acks and replays near the held window, sometimes outside it.

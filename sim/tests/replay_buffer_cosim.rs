@@ -12,47 +12,17 @@ use common::{bench, scaled, TestResult};
 use rtl_gen::blocks::replay_buffer::model::{RbInputs, ReplayBufferModel};
 use rtl_gen::blocks::replay_buffer::ReplayBufferBlock;
 use rtl_gen::hw::module::Role;
-use rtl_gen_sim::{Bench, Bits, Dut, PortId, Scoreboard, TestRng};
+use rtl_gen_sim::cosim::replay::ReplayTwin;
+use rtl_gen_sim::{Bench, TestRng};
 use std::collections::HashMap;
 
 const RANDOM_CYCLES: usize = 100_000;
 
-/// Everything the module shows during a cycle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Obs {
-    push_ready: bool,
-    push_seq: u32,
-    out_valid: bool,
-    out_seq: u32,
-    head: u32,
-    count: u32,
-    full: bool,
-    out_data: Vec<u8>,
-}
-
-/// The ports of the module under test, looked up once from its elaborated port list.
-struct Ports(HashMap<String, PortId>);
-
-impl Ports {
-    fn of(dut: &Dut, bench: &Bench, block: &str) -> Result<Ports, Box<dyn std::error::Error>> {
-        let mut map = HashMap::new();
-        for p in bench.module(block, Role::Replay)?.ports() {
-            map.insert(p.name.clone(), dut.port(&p.name)?);
-        }
-        Ok(Ports(map))
-    }
-    fn get(&self, name: &str) -> PortId {
-        *self.0.get(name).unwrap_or_else(|| panic!("the replay buffer has no port `{name}`"))
-    }
-}
-
-/// The DUT and the model side by side, plus the independent go-back-N checks.
+/// The library's lockstep of RTL and model (every output compared every cycle), plus the
+/// independent go-back-N checks, which do not trust the model.
 struct Lockstep {
-    b: ReplayBufferBlock,
-    dut: Dut,
-    p: Ports,
-    model: ReplayBufferModel,
-    sb: Scoreboard<Obs>,
+    twin: ReplayTwin,
+    seed: u64,
     /// Data pushed with each sequence number (the latest push of that number).
     pushed: HashMap<u32, Vec<u8>>,
     /// The next sequence number the output must show unless a replay intervened.
@@ -61,93 +31,68 @@ struct Lockstep {
     replays: u64,
     acks: u64,
     pushes: u64,
-    cycle: u64,
 }
 
 impl Lockstep {
     fn new(bench: &Bench, b: &ReplayBufferBlock, test: &str, seed: u64) -> Result<Lockstep, Box<dyn std::error::Error>> {
-        let mut dut = bench.dut(&b.name, Role::Replay, test)?;
-        let p = Ports::of(&dut, bench, &b.name)?;
-        dut.reset(2)?;
-        let mut model = b.model();
-        model.reset();
-        let sb = Scoreboard::new(format!("{} outputs", b.name)).with_seed(seed).with_wave(dut.wave_path());
-        Ok(Lockstep { b: b.clone(), dut, p, model, sb, pushed: HashMap::new(), next_out: None, outs: 0, replays: 0, acks: 0, pushes: 0, cycle: 0 })
+        let twin = ReplayTwin::new(b, bench.dut(&b.name, Role::Replay, test)?)?;
+        Ok(Lockstep::around(twin, seed))
+    }
+
+    fn around(twin: ReplayTwin, seed: u64) -> Lockstep {
+        Lockstep { twin, seed, pushed: HashMap::new(), next_out: None, outs: 0, replays: 0, acks: 0, pushes: 0 }
+    }
+
+    fn b(&self) -> &ReplayBufferBlock {
+        self.twin.block()
+    }
+
+    fn model(&self) -> &ReplayBufferModel {
+        self.twin.model()
     }
 
     fn mask(&self) -> u32 {
-        (1u32 << self.b.seq_bits) - 1
+        (1u32 << self.b().seq_bits) - 1
     }
 
-    fn observe_dut(&self) -> Result<Obs, Box<dyn std::error::Error>> {
-        let d = &self.dut;
-        Ok(Obs {
-            push_ready: d.get_port_u64(self.p.get("push_ready"))? == 1,
-            push_seq: d.get_port_u64(self.p.get("push_seq"))? as u32,
-            out_valid: d.get_port_u64(self.p.get("out_valid"))? == 1,
-            out_seq: d.get_port_u64(self.p.get("out_seq"))? as u32,
-            head: d.get_port_u64(self.p.get("head"))? as u32,
-            count: d.get_port_u64(self.p.get("count"))? as u32,
-            full: d.get_port_u64(self.p.get("full"))? == 1,
-            out_data: d.get_port(self.p.get("out_data"))?.to_bytes(),
-        })
-    }
-
-    fn observe_model(&self) -> Obs {
-        let o = self.model.outputs();
-        Obs { push_ready: o.push_ready, push_seq: o.push_seq, out_valid: o.out_valid, out_seq: o.out_seq, head: o.head, count: o.count, full: o.full, out_data: self.model.out_data().to_vec() }
-    }
-
-    /// One cycle: drive `inp`, compare every output, check go-back-N order, clock both.
+    /// One cycle: drive `inp`, compare every output (failing at the first mismatch), check
+    /// go-back-N order, clock both.
     fn step(&mut self, inp: &RbInputs) -> TestResult {
-        let d = &mut self.dut;
-        d.set_port_u64(self.p.get("push_valid"), inp.push_valid as u64)?;
-        d.set_port(self.p.get("push_data"), &Bits::from_bytes_width(&inp.push_data, self.b.entry_bits as usize))?;
-        d.set_port_u64(self.p.get("ack_valid"), inp.ack_valid as u64)?;
-        d.set_port_u64(self.p.get("ack_seq"), inp.ack_seq as u64)?;
-        d.set_port_u64(self.p.get("replay_valid"), inp.replay_valid as u64)?;
-        d.set_port_u64(self.p.get("replay_seq"), inp.replay_seq as u64)?;
-        d.set_port_u64(self.p.get("out_ready"), inp.out_ready as u64)?;
-        d.eval();
-        let expected = self.observe_model();
-        self.sb.push_expected(self.cycle, expected.clone())?;
-        self.sb.push_actual(self.cycle, self.observe_dut()?)?;
+        let cycle = self.twin.cycle();
+        let shown = self.twin.step(inp)?;
+        self.twin.check().map_err(|e| format!("{e} (seed {:#x})", self.seed))?;
+        let name = self.b().name.clone();
+        let mask = self.mask();
 
         // Independent checks: data integrity and in-order output.
-        let o = &expected;
+        let o = &shown.outputs;
         if o.out_valid {
-            let want = self.pushed.get(&o.out_seq).unwrap_or_else(|| panic!("{}: cycle {}: seq {} on the output was never pushed", self.b.name, self.cycle, o.out_seq));
-            assert_eq!(&o.out_data, want, "{}: cycle {}: out_data of seq {}", self.b.name, self.cycle, o.out_seq);
+            let want = self.pushed.get(&o.out_seq).unwrap_or_else(|| panic!("{name}: cycle {cycle}: seq {} on the output was never pushed", o.out_seq));
+            assert_eq!(&shown.out_data, want, "{name}: cycle {cycle}: out_data of seq {}", o.out_seq);
             if let Some(n) = self.next_out {
-                assert_eq!(o.out_seq, n, "{}: cycle {}: output out of order", self.b.name, self.cycle);
+                assert_eq!(o.out_seq, n, "{name}: cycle {cycle}: output out of order");
             }
-            assert!((o.out_seq.wrapping_sub(self.model.head()) & self.mask()) < o.count, "{}: cycle {}: seq {} on the output is not held", self.b.name, self.cycle, o.out_seq);
+            assert!((o.out_seq.wrapping_sub(o.head) & mask) < o.count, "{name}: cycle {cycle}: seq {} on the output is not held", o.out_seq);
         }
-        let pushed = inp.push_valid && o.push_ready;
-        if pushed {
+        if inp.push_valid && o.push_ready {
             self.pushed.insert(o.push_seq, inp.push_data.clone());
             self.pushes += 1;
         }
-        let head = self.model.head();
-        let count = o.count;
-        let ack_taken = inp.ack_valid && (inp.ack_seq.wrapping_sub(head) & self.mask()) < count;
-        let replay_taken = inp.replay_valid && (inp.replay_seq.wrapping_sub(head) & self.mask()) <= count;
+        let ack_taken = inp.ack_valid && (inp.ack_seq.wrapping_sub(o.head) & mask) < o.count;
+        let replay_taken = inp.replay_valid && (inp.replay_seq.wrapping_sub(o.head) & mask) <= o.count;
         self.acks += ack_taken as u64;
         self.replays += replay_taken as u64;
         if o.out_valid && inp.out_ready && !replay_taken {
             self.outs += 1;
-            self.next_out = Some((o.out_seq + 1) & self.mask());
+            self.next_out = Some((o.out_seq + 1) & mask);
         }
         if replay_taken || ack_taken {
-            // The pointer moves; its next value is the model's business (checked above through
-            // the scoreboard), the order check resumes from there.
+            // The pointer moves; its next value is the model's business (compared above), the
+            // order check resumes from there.
             self.next_out = None;
         }
-        self.model.tick(inp);
-        self.dut.tick();
-        self.cycle += 1;
         if self.next_out.is_none() {
-            let o = self.model.outputs();
+            let o = self.model().outputs();
             if o.out_valid {
                 self.next_out = Some(o.out_seq);
             }
@@ -156,11 +101,13 @@ impl Lockstep {
     }
 
     fn data(&self, rng: &mut TestRng) -> Vec<u8> {
-        rng.bits(self.b.entry_bits as usize).to_bytes()
+        rng.bits(self.b().entry_bits as usize).to_bytes()
     }
 
+    /// Cycles compared, all of them equal.
     fn finish(self) -> Result<u64, Box<dyn std::error::Error>> {
-        Ok(self.sb.finish()?)
+        self.twin.check()?;
+        Ok(self.twin.cycle())
     }
 }
 
@@ -181,14 +128,14 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
         let inp = RbInputs { push_valid: true, push_data: t.data(&mut rng), ..idle() };
         t.step(&inp)?;
     }
-    let o = t.model.outputs();
+    let o = t.model().outputs();
     assert!(o.full && !o.push_ready && o.count == depth, "{}: full after {depth} pushes: {o:?}", b.name);
     assert!(o.out_valid && o.out_seq == 0, "{}: oldest entry presented while stalled", b.name);
     // Replay while the output is stalled (to the oldest, then to the middle, then to the tail).
     for target in [0, depth / 2, depth] {
         t.step(&RbInputs { replay_valid: true, replay_seq: target, ..idle() })?;
         t.step(&idle())?;
-        let o = t.model.outputs();
+        let o = t.model().outputs();
         assert_eq!(o.out_seq, target & mask, "{}: replay to {target}", b.name);
         assert_eq!(o.out_valid, target != depth, "{}: replay to the tail leaves nothing to send", b.name);
     }
@@ -198,59 +145,59 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
         for _ in 0..depth + 2 {
             t.step(&RbInputs { out_ready: true, ..idle() })?;
         }
-        assert!(!t.model.outputs().out_valid, "{}: all sent", b.name);
+        assert!(!t.model().outputs().out_valid, "{}: all sent", b.name);
     }
     // Stale, future and out-of-window commands are ignored.
     t.step(&RbInputs { ack_valid: true, ack_seq: depth, ..idle() })?;
     t.step(&RbInputs { replay_valid: true, replay_seq: (depth + 1) & mask, ..idle() })?;
-    assert_eq!(t.model.outputs().count, depth, "{}: out-of-window ack ignored", b.name);
+    assert_eq!(t.model().outputs().count, depth, "{}: out-of-window ack ignored", b.name);
     // Ack in the same cycle as a replay to an entry the ack frees: the pointer goes to the new head.
     t.step(&RbInputs { ack_valid: true, ack_seq: 2, replay_valid: true, replay_seq: 1, ..idle() })?;
     t.step(&idle())?;
-    assert_eq!(t.model.outputs().out_seq, 3, "{}: replay into freed entries lands on the new head", b.name);
+    assert_eq!(t.model().outputs().out_seq, 3, "{}: replay into freed entries lands on the new head", b.name);
     if depth > 7 {
         // The replay target is the very entry the ack names: freed, so the new head again.
         t.step(&RbInputs { ack_valid: true, ack_seq: 4, replay_valid: true, replay_seq: 4, ..idle() })?;
-        assert_eq!(t.model.outputs().out_seq, 5, "{}: replay to the acked entry lands on the new head", b.name);
+        assert_eq!(t.model().outputs().out_seq, 5, "{}: replay to the acked entry lands on the new head", b.name);
         // An ack naming the entry on the output while it is taken: the pointer moves on to the new head.
         t.step(&idle())?;
         t.step(&RbInputs { ack_valid: true, ack_seq: 5, out_ready: true, ..idle() })?;
-        let o = t.model.outputs();
-        assert!(o.out_seq == 6 && t.model.head() == 6, "{}: ack of the entry being taken: {o:?}", b.name);
+        let o = t.model().outputs();
+        assert!(o.out_seq == 6 && t.model().head() == 6, "{}: ack of the entry being taken: {o:?}", b.name);
     }
     // Ack of everything.
     t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
-    let o = t.model.outputs();
+    let o = t.model().outputs();
     assert!(o.count == 0 && !o.full && o.push_ready, "{}: empty after acking everything: {o:?}", b.name);
     t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
-    assert_eq!(t.model.outputs().count, 0, "{}: a second ack of everything is stale", b.name);
+    assert_eq!(t.model().outputs().count, 0, "{}: a second ack of everything is stale", b.name);
 
     // Wrap the sequence numbers three times: streaming with acks trailing a few entries behind.
     let laps = 3 * (mask as u64 + 1);
     let mut sent = 0u64;
     while sent < laps {
-        let o = t.model.outputs();
+        let o = t.model().outputs();
         let ack = o.count > 3;
-        let ack_seq = (t.model.head() + o.count - 3) & mask;
+        let ack_seq = (t.model().head() + o.count - 3) & mask;
         let inp = RbInputs { push_valid: true, push_data: t.data(&mut rng), out_ready: true, ack_valid: ack, ack_seq, ..idle() };
         sent += (o.out_valid) as u64;
         t.step(&inp)?;
     }
-    assert!(t.model.outputs().push_seq != 0 || t.pushes > laps, "{}: sequence numbers wrapped", b.name);
+    assert!(t.model().outputs().push_seq != 0 || t.pushes > laps, "{}: sequence numbers wrapped", b.name);
     // Replay of the oldest after the wrap, and ack of everything again.
-    let head = t.model.head();
+    let head = t.model().head();
     t.step(&RbInputs { replay_valid: true, replay_seq: head, ..idle() })?;
     t.step(&idle())?;
-    assert_eq!(t.model.outputs().out_seq, head, "{}: replay of the oldest after wrapping", b.name);
-    let last = (t.model.outputs().push_seq + mask) & mask;
+    assert_eq!(t.model().outputs().out_seq, head, "{}: replay of the oldest after wrapping", b.name);
+    let last = (t.model().outputs().push_seq + mask) & mask;
     t.step(&RbInputs { ack_valid: true, ack_seq: last, ..idle() })?;
-    assert_eq!(t.model.outputs().count, 0, "{}: ack of everything after wrapping", b.name);
+    assert_eq!(t.model().outputs().count, 0, "{}: ack of everything after wrapping", b.name);
     // Push into the empty buffer with the output waiting: out_valid two cycles later.
-    let o0 = t.model.outputs();
+    let o0 = t.model().outputs();
     t.step(&RbInputs { push_valid: true, push_data: t.data(&mut rng), out_ready: true, ..idle() })?;
-    assert!(!t.model.outputs().out_valid, "{}: the read-first RAM cannot return the entry written at the same edge", b.name);
+    assert!(!t.model().outputs().out_valid, "{}: the read-first RAM cannot return the entry written at the same edge", b.name);
     t.step(&RbInputs { out_ready: true, ..idle() })?;
-    let o = t.model.outputs();
+    let o = t.model().outputs();
     assert!(o.out_valid && o.out_seq == o0.push_seq, "{}: pushed entry on the output after 2 cycles", b.name);
 
     let n = t.finish()?;
@@ -275,8 +222,8 @@ fn random_traffic(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
             1 => (0.3, 0.9, 0.3, 0.02),
             _ => (0.7, 0.7, 0.2, 0.05),
         };
-        let o = t.model.outputs();
-        let head = t.model.head() as u64;
+        let o = t.model().outputs();
+        let head = t.model().head() as u64;
         let count = o.count as u64;
         let pick = |rng: &mut TestRng, extra: u64| -> u32 {
             // Usually a held sequence number, sometimes just outside the window.
@@ -329,13 +276,14 @@ fn replay_buffer_random_traffic_matches_the_model() -> TestResult {
 }
 
 /// The comparison can fail: a model of a buffer one entry deeper than the RTL disagrees on
-/// `full` as soon as the RTL fills up.
+/// `push_ready` (and `full`) as soon as the RTL fills up.
 #[test]
 fn a_wrong_depth_is_caught() -> TestResult {
     let bench = bench();
     let b = bench.block::<ReplayBufferBlock>("replay_buf_np")?;
-    let mut t = Lockstep::new(&bench, b, "replay_wrong_depth", 1)?;
-    t.model = ReplayBufferModel::new(b.entry_bits, b.seq_bits, b.depth + 1);
+    let deeper = ReplayBufferModel::new(b.entry_bits, b.seq_bits, b.depth + 1);
+    let twin = ReplayTwin::with_model(b, bench.dut(&b.name, Role::Replay, "replay_wrong_depth")?, deeper)?;
+    let mut t = Lockstep::around(twin, 1);
     let mut rng = TestRng::from_seed(1);
     let mut failure = None;
     for _ in 0..b.depth + 2 {
@@ -346,6 +294,7 @@ fn a_wrong_depth_is_caught() -> TestResult {
         }
     }
     let msg = failure.expect("a model of the wrong depth was accepted");
-    assert!(msg.contains(&format!("cycle {}", b.depth)) && msg.contains("full: true"), "{msg}");
+    let first = format!("2 mismatches, first at cycle {} on port `push_ready`: expected true, got false", b.depth);
+    assert!(msg.contains(&first), "{msg}");
     Ok(())
 }

@@ -13,7 +13,7 @@ mod crc;
 mod fec;
 pub mod fec_stream;
 pub mod genz;
-mod replay;
+pub mod replay;
 pub mod recxl;
 pub mod rifl;
 pub mod rxl;

@@ -65,6 +65,12 @@ pub struct FirstMismatch {
     pub actual: String,
 }
 
+impl fmt::Display for FirstMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cycle {} on port `{}`: expected {}, got {}", self.cycle, self.port, self.expected, self.actual)
+    }
+}
+
 /// What co-simulating one module found.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -101,7 +107,7 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (block {}, {}): {} vectors, {} cycles, {} mismatches, seed {:#x}", self.module, self.block, self.role, self.vectors, self.cycles, self.mismatches, self.seed)?;
         if let Some(m) = &self.first {
-            write!(f, "; first at cycle {} on port `{}`: expected {}, got {}", m.cycle, m.port, m.expected, m.actual)?;
+            write!(f, "; first at {m}")?;
         }
         if self.differs_from_design {
             write!(f, " [file differs from what the design generates]")?;

@@ -118,7 +118,6 @@ impl ReplayTwin {
         self.model.tick(inp);
         self.dut.tick();
         self.cycle += 1;
-        self.tally.cycles = self.cycle;
         Ok(shown)
     }
 
@@ -129,12 +128,7 @@ impl ReplayTwin {
             None => Ok(()),
             Some(m) => {
                 let wave = self.dut.wave_path().map(|p| format!("; waveform {}", p.display())).unwrap_or_default();
-                Err(SimError::Cosim {
-                    summary: format!(
-                        "{}: {} mismatches, first at cycle {} on port `{}`: expected {}, got {}{wave}",
-                        self.block.name, self.tally.mismatches, m.cycle, m.port, m.expected, m.actual
-                    ),
-                })
+                Err(SimError::Cosim { summary: format!("{}: {} mismatches, first at {m}{wave}", self.block.name, self.tally.mismatches) })
             }
         }
     }
@@ -154,9 +148,9 @@ impl ReplayTwin {
         self.cycle
     }
 
-    /// The comparison counts.
+    /// The comparison counts, with the cycles stepped.
     pub fn into_tally(self) -> Tally {
-        self.tally
+        Tally { cycles: self.cycle, ..self.tally }
     }
 }
 

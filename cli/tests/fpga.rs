@@ -89,3 +89,42 @@ fn router2_reaches_nextpnr_and_the_row() {
     let log = std::fs::read_to_string(work.join("rtlgen_crc32_pipe/nextpnr.log")).expect("nextpnr log");
     assert!(log.contains("Running router2"), "nextpnr did not run router2");
 }
+
+/// The RIFL retransmission buffer's `ram_style = "distributed"` hint (a 7-series choice) is
+/// cleared by default, so ECP5 maps the 256-entry buffer to block RAM; `--keep-ram-hints` keeps
+/// it (16-deep ECP5 LUT RAM, counted as the six LUT4 positions nextpnr gives each) and the row
+/// records which; iCE40, which has no LUT RAM, refuses the flag by name.
+#[test]
+fn ram_hints_are_cleared_unless_kept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |extra: &[&str], json: &str| {
+        let json = dir.path().join(json);
+        let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+            .args(["fpga", "generated", "--module", "rtlgen_rifl_tx", "--pnr-timeout", "1"])
+            .args(extra)
+            .arg("--json")
+            .arg(&json)
+            .arg("--work")
+            .arg(dir.path().join("work"))
+            .current_dir(workspace())
+            .output()
+            .expect("run rtl-gen");
+        assert!(out.status.success(), "rtl-gen fpga {extra:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
+        report[0].clone()
+    };
+    let cleared = run(&[], "cleared.json");
+    let kept = run(&["--keep-ram-hints"], "kept.json");
+    assert_eq!((cleared["kept_ram_hints"].as_bool(), kept["kept_ram_hints"].as_bool()), (Some(false), Some(true)));
+    let used = |row: &serde_json::Value, what: &str| row[what]["used"].as_u64().unwrap_or_else(|| panic!("{what} of {row}"));
+    // 256 × 242 bits: 7 DP16KD (512 × 36) in block RAM; 976 TRELLIS_DPR16X4 in LUT RAM.
+    assert_eq!((used(&cleared, "bram"), used(&kept, "bram")), (7, 0), "{cleared}\n{kept}");
+    assert!(used(&kept, "lut4") > used(&cleared, "lut4") + 6 * 976, "LUT RAM counts its LUT4 positions: {cleared}\n{kept}");
+    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+        .args(["fpga", "generated", "--module", "rtlgen_rifl_tx", "--family", "ice40", "--keep-ram-hints"])
+        .current_dir(workspace())
+        .output()
+        .expect("run rtl-gen");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--keep-ram-hints") && err.contains("ecp5"), "{err}");
+}

@@ -1,5 +1,5 @@
 //! `rtl-gen fpga [DIR] [--module M]… [--family ecp5|ice40] [--device D] [--freq MHZ] [--seed S]
-//! [--router router1|router2] [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
+//! [--router router1|router2] [--keep-ram-hints] [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
 //! synthesis, place and route (and the bitstream): utilisation and Fmax per module.
 //! `rtl-gen fpga --demo [--bitstream]`: the tree's RIFL loopback demo top instead.
 
@@ -49,6 +49,12 @@ pub struct Args {
     /// finish a crowded design that router1 does not).
     #[arg(long, value_enum, default_value_t = RouterArg::Router1)]
     pub router: RouterArg,
+    /// Keep the RTL's `ram_style = "distributed"` hints (ecp5 only: iCE40 has no LUT RAM). By
+    /// default the flow clears them and Yosys maps each memory by its cost model for the family
+    /// (the hint is a 7-series choice; on ECP5 the RIFL retransmission buffer then goes to block
+    /// RAM).
+    #[arg(long)]
+    pub keep_ram_hints: bool,
     /// Also write the bitstream (.bit for ecp5, .bin for ice40).
     #[arg(long)]
     pub bitstream: bool,
@@ -80,6 +86,9 @@ pub fn run(a: Args) -> CmdResult {
         FamilyArg::Ecp5 => Family::Ecp5,
         FamilyArg::Ice40 => Family::Ice40,
     };
+    if a.keep_ram_hints && family == Family::Ice40 {
+        anyhow::bail!("--keep-ram-hints applies to --family ecp5 only: iCE40 has no LUT RAM, and Yosys refuses a memory marked ram_style = \"distributed\" there");
+    }
     let device = Device::lookup(family, a.device.as_deref())?;
     let router = match a.router {
         RouterArg::Router1 => Router::Router1,
@@ -94,7 +103,7 @@ pub fn run(a: Args) -> CmdResult {
         names.retain(|n| a.modules.contains(n));
     }
     fpga::check_tools(family, a.bitstream)?;
-    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs) };
+    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs), keep_ram_hints: a.keep_ram_hints };
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
     if a.demo {
         names = vec![format!("{}_demo", manifest.design)];

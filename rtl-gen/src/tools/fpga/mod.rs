@@ -198,6 +198,8 @@ pub struct Target {
     pub bitstream: bool,
     /// Stop place and route after this long and keep the synthesis figures (a row without Fmax).
     pub pnr_limit: Option<std::time::Duration>,
+    /// Keep the RTL's `ram_style` hints (ECP5 only); by default the flow clears them.
+    pub keep_ram_hints: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -250,6 +252,8 @@ pub struct FpgaRow {
     pub pnr_stopped: bool,
     pub seed: u64,
     pub router: Router,
+    /// The RTL's `ram_style` hints were kept (`--keep-ram-hints`), not cleared.
+    pub kept_ram_hints: bool,
     pub seconds: Seconds,
     pub bitstream: Option<PathBuf>,
 }
@@ -276,11 +280,12 @@ fn cells(log: &str) -> BTreeMap<String, u64> {
     out
 }
 
-/// (LUT4, FF, BRAM, DSP) of a synthesised netlist. An ECP5 CCU2C carry cell holds two LUT4s.
+/// (LUT4, FF, BRAM, DSP) of a synthesised netlist, LUT4 counted as nextpnr counts them: an ECP5
+/// CCU2C carry cell holds two LUT4s, a TRELLIS_DPR16X4 LUT RAM four and its write port two.
 pub fn resources(family: Family, cells: &BTreeMap<String, u64>) -> (u64, u64, u64, u64) {
     let sum = |f: &dyn Fn(&str) -> bool| cells.iter().filter(|(c, _)| f(c)).map(|(_, n)| n).sum::<u64>();
     match family {
-        Family::Ecp5 => (sum(&|c| c == "LUT4") + 2 * sum(&|c| c == "CCU2C"), sum(&|c| c == "TRELLIS_FF"), sum(&|c| c == "DP16KD"), sum(&|c| c.starts_with("MULT18X18"))),
+        Family::Ecp5 => (sum(&|c| c == "LUT4") + 2 * sum(&|c| c == "CCU2C") + 6 * sum(&|c| c == "TRELLIS_DPR16X4"), sum(&|c| c == "TRELLIS_FF"), sum(&|c| c == "DP16KD"), sum(&|c| c.starts_with("MULT18X18"))),
         Family::Ice40 => (sum(&|c| c == "SB_LUT4"), sum(&|c| c.starts_with("SB_DFF")), sum(&|c| c.starts_with("SB_RAM40")), sum(&|c| c == "SB_MAC16")),
     }
 }
@@ -359,13 +364,15 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
         Family::Ecp5 => "synth_ecp5",
         Family::Ice40 => "synth_ice40",
     };
-    // iCE40 has no LUT RAM, and Yosys refuses a memory marked `ram_style = "distributed"` (the
-    // RIFL retransmission buffer: LUT RAM on ECP5 and 7-series) on it rather than falling back;
-    // without the hint the registered-read buffer maps to iCE40 block RAM.
-    let hints = match dev.family {
-        Family::Ecp5 => "",
-        Family::Ice40 => "setattr -unset ram_style m:*; ",
-    };
+    // `ram_style = "distributed"` (the RIFL retransmission buffer, 256 × 242 bits per lane) is
+    // a 7-series choice: there LUT RAM is 64 deep and the buffer takes 968 LUT sites against
+    // 3.5 half-empty RAMB36. ECP5's LUT RAM is 16 deep (TRELLIS_DPR16X4, six LUT4 positions with
+    // its write port), so the same buffer takes 976 of them and a 16:1 read mux per bit (5,291
+    // LUT4 for one lane's transmitter against 2,208 and 7 DP16KD without the hint, and the
+    // four-lane node did not route), and iCE40 has none: Yosys refuses the hint there rather
+    // than falling back. Both flows clear the hint, and Yosys maps each memory by its own cost
+    // model for the family, unless asked to keep them (ECP5, to measure the LUT RAM form).
+    let hints = if target.keep_ram_hints { "" } else { "setattr -unset ram_style m:*; " };
     let script = format!("read_verilog {}; {hints}{synth_cmd} -top {top} -json {}; stat", files.join(" "), netlist.display());
     let t = Instant::now();
     let (ok, log) = run(Command::new("yosys").args(["-p", &script]))?;
@@ -422,6 +429,7 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
         pnr_stopped: false,
         seed: target.seed,
         router: target.router,
+        kept_ram_hints: target.keep_ram_hints,
         seconds,
         bitstream: None,
     };
@@ -587,9 +595,10 @@ mod tests {
 
     #[test]
     fn yosys_stat_cells_and_ecp5_resources() {
-        let log = "Number of cells: 9\n     LUT4 10\n     CCU2C 2\n     TRELLIS_FF 7\n     DP16KD 1\n\n";
+        let log = "Number of cells: 12\n     LUT4 10\n     CCU2C 2\n     TRELLIS_DPR16X4 3\n     TRELLIS_FF 7\n     DP16KD 1\n\n";
         let (l, f, b, d) = resources(Family::Ecp5, &cells(log));
-        assert_eq!((l, f, b, d), (14, 7, 1, 0));
+        // nextpnr's "Total LUT4s" of the same netlist: logic, two per carry, six per LUT RAM.
+        assert_eq!((l, f, b, d), (10 + 2 * 2 + 6 * 3, 7, 1, 0));
     }
 
     #[test]

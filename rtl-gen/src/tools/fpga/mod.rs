@@ -367,11 +367,11 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
     // `ram_style = "distributed"` (the RIFL retransmission buffer, 256 × 242 bits per lane) is
     // a 7-series choice: there LUT RAM is 64 deep and the buffer takes 968 LUT sites against
     // 3.5 half-empty RAMB36. ECP5's LUT RAM is 16 deep (TRELLIS_DPR16X4, six LUT4 positions with
-    // its write port), so the same buffer takes 976 of them and a 16:1 read mux per bit (5,291
-    // LUT4 for one lane's transmitter against 2,208 and 7 DP16KD without the hint, and the
-    // four-lane node did not route), and iCE40 has none: Yosys refuses the hint there rather
-    // than falling back. Both flows clear the hint, and Yosys maps each memory by its own cost
-    // model for the family, unless asked to keep them (ECP5, to measure the LUT RAM form).
+    // its write port): the same buffer takes 976 of them and a 16:1 read mux per bit (the
+    // `rtlgen_rifl_tx` row: 11,147 LUT4 positions, against 2,367 and 7 DP16KD without the
+    // hint; the four-lane node did not route with it). iCE40 has none, and Yosys refuses the
+    // hint there rather than falling back. Both flows clear the hint, so Yosys maps each memory
+    // by its own cost model for the family, unless asked to keep it (ECP5: the LUT RAM form).
     let hints = if target.keep_ram_hints { "" } else { "setattr -unset ram_style m:*; " };
     let script = format!("read_verilog {}; {hints}{synth_cmd} -top {top} -json {}; stat", files.join(" "), netlist.display());
     let t = Instant::now();

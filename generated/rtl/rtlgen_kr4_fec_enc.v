@@ -68,7 +68,7 @@ module rtlgen_kr4_fec_enc (
     assign div_in = {state, in_tdata};
 
     // Divider over a whole beat of message symbols (the model's LFSR, probed).
-    wire [139:0] rem_full;
+    wire [139:0] rem_full; // remainder after a full message beat
     assign rem_full[0] = ^(div_in & 470'h38aae371726122e85c4f3118a86b2b295cbb8e839d32eb84eb8b7692eda3b81b0ea060159e9d3e950dfe2ab8dc5c9848ba1713cc462a1acaca572e);
     assign rem_full[1] = ^(div_in & 470'h3155c6e3e48255d0b99e623154d65652a9731c073a65d308d716fd25da4730361d41c02b2d3a7d2a1bfc5571b8f92095742e67988c55359594aa5c);
     assign rem_full[2] = ^(div_in & 470'h22ab89c7c944bba5723cc472adadaca542e2380e74cba611ae2dfa4fb48e607c3e8280565a70fa5437f8aae271f2512ee95c8f311cab6b6b2950b8);
@@ -211,7 +211,7 @@ module rtlgen_kr4_fec_enc (
     assign rem_full[139] = ^(div_in & 470'h25d7686e51928bef99d8586db3687d821c7f36409a933b997a31bbc66aafdcf81894f90ab10aabfa87c975da1b9464a2fbe676161b6cda1f60871f);
 
     // Divider over the first 19 lanes of beat 15, the last message symbols.
-    wire [139:0] rem_end;
+    wire [139:0] rem_end; // remainder after the last message beat
     assign rem_end[0] = ^(div_in & 470'h3ae2dda4bb68ee06c3a8180567a74fa5437c000000000000000000000000000000000038e839d32eb84eb8b7692eda3b81b0ea060159e9d3e950df);
     assign rem_end[1] = ^(div_in & 470'h35c5bf497691cc0d8750700acb4e9f4a86fc000000000000000000000000000000000031c073a65d308d716fd25da4730361d41c02b2d3a7d2a1bf);
     assign rem_end[2] = ^(div_in & 470'h2b8b7e93ed23981f0fa0a015969c3e950dfc00000000000000000000000000000000002380e74cba611ae2dfa4fb48e607c3e8280565a70fa5437f);

@@ -4,6 +4,11 @@
 //! power is a linear map of its operand; a variable product a·b is linear in the partial
 //! products a[j]·b[k], so a sum of products Σ a_i·b_i (+ linear terms) is one network over the
 //! concatenated partial products, `{a & {m{b[m-1]}}, …, a & {m{b[0]}}, …}`. No ROMs, no `*`.
+//!
+//! Where one variable multiplies many (the RiBM's δ_0 and γ scale every processing element),
+//! its multiplication matrix (the columns a·α^j, linear in a) is built once
+//! ([`emit_mul_matrix`]) and each product is then [`Term::MatProd`]: output bit r is
+//! `^(A_r & b)`, an AND-XOR of 2m signals, where [`Term::Prod`] folds m² partial products.
 
 use super::verilog::{Expr, Item};
 use super::xor_net::{self, XorNet, XorStyle};
@@ -39,6 +44,9 @@ pub fn affine_of_masks(masks: &AffineMasks) -> AffineMap {
 pub enum Term {
     /// a·b of two variables.
     Prod(String, String),
+    /// a·b with `a` given as its multiplication matrix (the m²-bit wire of
+    /// [`emit_mul_matrix`]) and `b` a variable.
+    MatProd(String, String),
     /// A linear map of a variable: `rows[i]` is the mask of input bits output bit i XORs
     /// (the form of [`Gf2m::mul_matrix`]).
     Lin(String, Vec<u32>),
@@ -95,6 +103,11 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
                 }
                 width += m * m;
             }
+            Term::MatProd(a, b) => {
+                // Bit r·m + j is A[r][j]·b[j].
+                parts.push(Expr::and(Expr::id(a), Expr::Repeat(m as u32, Box::new(Expr::id(b)))));
+                width += m * m;
+            }
             Term::Lin(x, _) => {
                 parts.push(Expr::id(x));
                 width += m;
@@ -123,6 +136,13 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
                     }
                 }
             }
+            Term::MatProd(..) => {
+                for (r, row) in rows.iter_mut().enumerate() {
+                    for j in 0..m {
+                        row.flip(lo + r * m + j);
+                    }
+                }
+            }
             Term::Lin(_, lin) => {
                 for (i, row) in rows.iter_mut().enumerate() {
                     for j in 0..m {
@@ -139,17 +159,38 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
     let input = if parts.len() == 1 && matches!(terms, [Term::Lin(..)]) {
         match &terms[0] {
             Term::Lin(x, _) => x.clone(),
-            Term::Prod(..) => unreachable!(),
+            Term::Prod(..) | Term::MatProd(..) => unreachable!(),
         }
     } else {
         let feed = format!("{tmp}_pp");
-        let doc = if terms.iter().any(|t| matches!(t, Term::Prod(..))) { "partial products a[j]&b[k] and linear inputs" } else { "linear inputs" };
+        let doc = if terms.iter().any(|t| matches!(t, Term::Prod(..) | Term::MatProd(..))) { "partial products a[j]&b[k] and linear inputs" } else { "linear inputs" };
         items.push(Item::wire(&feed, width as u32, doc));
         parts.reverse();
         items.push(Item::assign(Expr::id(&feed), Expr::Concat(parts)));
         feed
     };
     xor_net::emit(items, &XorNet { name: tmp, input: &input, map: &map, style: XorStyle::Masked }, out, 0);
+}
+
+/// Declares `out`, the multiplication matrix of the variable m-bit wire `a`, for
+/// [`Term::MatProd`]: bit r·m + j is bit r of a·α^j. Each bit is a parity of a few bits of `a`
+/// (a constant multiple), so the matrix is one shallow linear network however many products
+/// read it.
+pub fn emit_mul_matrix(items: &mut Vec<Item>, field: &Gf2m, a: &str, out: &str, doc: &str) {
+    let m = field.m() as usize;
+    let mut rows = vec![BitVec::zeros(m); m * m];
+    for j in 0..m {
+        for (r, mask) in field.mul_matrix(field.alpha(j as i64)).into_iter().enumerate() {
+            for i in 0..m {
+                if mask >> i & 1 == 1 {
+                    rows[r * m + j].set(i, true);
+                }
+            }
+        }
+    }
+    let map = AffineMap { matrix: BitMatrix::from_rows(m, rows), constant: BitVec::zeros(m * m) };
+    items.push(Item::wire(out, (m * m) as u32, doc));
+    xor_net::emit(items, &XorNet { name: out, input: a, map: &map, style: XorStyle::Masked }, out, 0);
 }
 
 /// An addition chain for the Itoh–Tsujii inverse: steps (j, k) meaning β_(j+k) = β_j^(2^k)·β_k
@@ -234,6 +275,30 @@ mod tests {
                     );
                     assert_eq!(out[0].low_u64() as u16, f.mul(a, b) ^ f.mul(c7, c) ^ f.mul(c, c), "m={m} a={a} b={b}");
                     assert_eq!(out[1].low_u64() as u16, f.pow(a, 8));
+                }
+            }
+        }
+    }
+
+    /// A shared operand's matrix feeding two products and a linear term: every (a, b, c) of a
+    /// sampled grid equals the field's a·b + c·d + α³·b.
+    #[test]
+    fn products_through_a_multiplication_matrix() {
+        for (m, poly) in [(8, 0x11D), (10, 0x409), (5, 0x25)] {
+            let f = Gf2m::new(m, poly).unwrap();
+            let ports = vec![Port::input("a", m, ""), Port::input("b", m, ""), Port::input("c", m, ""), Port::input("d", m, ""), Port::output("y", m, "")];
+            let mut items = Vec::new();
+            emit_mul_matrix(&mut items, &f, "a", "am", "");
+            emit_mul_matrix(&mut items, &f, "c", "cm", "");
+            let a3 = f.alpha(3);
+            emit_sum(&mut items, &f, "y", &[Term::MatProd("am".into(), "b".into()), Term::MatProd("cm".into(), "d".into()), Term::scaled(&f, "b", a3)], "t");
+            let mut sim = sim_of(ports, items);
+            let bits = |v: u16| Bits::from_u64(v.into(), m as usize);
+            for a in (0..=f.mask()).step_by(3) {
+                for b in (0..=f.mask()).step_by(13) {
+                    let (c, d) = (f.mul(a, 0x5) ^ b, a ^ (b >> 1));
+                    let y = sim.eval_comb(&[("a", &bits(a)), ("b", &bits(b)), ("c", &bits(c)), ("d", &bits(d))], &["y"])[0].low_u64() as u16;
+                    assert_eq!(y, f.mul(a, b) ^ f.mul(c, d) ^ f.mul(a3, b), "m={m} a={a} b={b}");
                 }
             }
         }

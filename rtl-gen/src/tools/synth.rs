@@ -50,7 +50,7 @@ pub enum Flow {
 /// Under `--flow auto`, modules with a Verilog source (their own or a dependency's) larger than
 /// this go through [`Flow::Fast`], the rest through [`Flow::Bram`]. Only multi-megabyte single
 /// networks need the fast flow: the whole-codeword KP4 encoder and KR4/KP4 decoders and the 400G
-/// decoder of `designs/rs_fec_variants.toml` (1.58 / 1.84 / 4.12 / 1.63 MB; the whole-codeword
+/// decoder of `designs/rs_fec_variants.toml` (1.58 / 1.84 / 4.12 / 3.90 MB; the whole-codeword
 /// decoders ran over an hour or out of memory in the full script). The largest file counts, not
 /// the sum: the RXL/CXL endpoints total about 2.1 MB (windowed flit CRC generator and checker,
 /// 0.76 + 1.05 MB of cheap kept-wire XOR nodes, FEC decoder, replay buffer) yet take 3 CPU

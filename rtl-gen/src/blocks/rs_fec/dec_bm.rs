@@ -168,6 +168,7 @@ impl Ctx<'_> {
             .iter()
             .map(|t| match t {
                 Term::Prod(a, b) => Term::Prod(pipe.at(a), pipe.at(b)),
+                Term::MatProd(a, b) => Term::MatProd(pipe.at(a), pipe.at(b)),
                 Term::Lin(x, rows) => Term::Lin(pipe.at(x), rows.clone()),
             })
             .collect();

@@ -34,11 +34,11 @@ pub fn beat_ports(b: &RsFecBlock, what: &str) -> Vec<Port> {
 
 /// Declares the wire `out` (`outs` symbols of m bits) driven by the GF(2)-linear map `f` of
 /// the `ins` symbols of `input`, probed on unit vectors.
-pub fn emit_linear(items: &mut Vec<Item>, out: &str, m: u32, ins: usize, outs: usize, input: &str, f: impl Fn(&[u16]) -> Vec<u16>) {
+pub fn emit_linear(items: &mut Vec<Item>, out: &str, m: u32, ins: usize, outs: usize, input: &str, doc: &str, style: XorStyle, f: impl Fn(&[u16]) -> Vec<u16>) {
     let masks = AffineMasks::probe(ins * m as usize, outs * m as usize, |bits| pack_symbols(&f(&unpack_symbols(bits, m, ins)), m));
     let map = affine_of_masks(&masks);
-    items.push(Item::wire(out, outs as u32 * m, ""));
-    xor_net::emit(items, &XorNet { name: out, input, map: &map, style: XorStyle::Masked }, out, 0);
+    items.push(Item::wire(out, outs as u32 * m, doc));
+    xor_net::emit(items, &XorNet { name: out, input, map: &map, style }, out, 0);
 }
 
 /// The beat layout sentences of the banner and docs.

@@ -27,7 +27,7 @@
 //!    not bypassed.
 
 use super::model_stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
-use super::stream_common::{beat_ports, emit_linear, symbol};
+use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use crate::hw::xor_net::XorStyle;
 use super::RsFecBlock;
 use crate::config::DesignInfo;
@@ -184,7 +184,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     // XOR nodes shared between the syndromes (KP4: 5.5 k fewer ECP5 LUT4 than masked parities).
     {
         let c = code.clone();
-        emit_linear(items, "syn_next", m, p + nr, nr, "syn_in", "S_j after this beat", XorStyle::SHARED, move |x| c.syndrome_step(&x[p..], &x[..p]));
+        emit_linear(items, m, &Linear { out: "syn_next", doc: "S_j after this beat", input: "syn_in", ins: p + nr, outs: nr, style: XorStyle::SHARED }, move |x| c.syndrome_step(&x[p..], &x[..p]));
     }
     wire(items, "bm_start", 1, "the last beat is in: the syndromes are complete", and(id("accept"), id("in_last")));
 
@@ -338,14 +338,14 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let eval = |parity: Option<usize>, coef: &[u16], e: &dyn Fn(usize) -> i64| -> Vec<u16> {
         (0..p)
             .map(|i| {
-                let terms = coef.iter().enumerate().filter(|(kk, _)| parity.map_or(true, |q| kk % 2 == q));
+                let terms = coef.iter().enumerate().filter(|(kk, _)| parity.is_none_or(|q| kk % 2 == q));
                 terms.fold(0, |s, (kk, &c)| s ^ f.mul(c, f.alpha(e(kk) * i as i64)))
             })
             .collect()
     };
-    emit_linear(items, "ch_even", m, t + 1, p, "ch_lam", "Λ_even(X⁻¹) per lane", XorStyle::Masked, |lam| eval(Some(0), lam, &|kk| kk as i64));
-    emit_linear(items, "ch_odd", m, t + 1, p, "ch_lam", "Λ_odd(X⁻¹) per lane", XorStyle::Masked, |lam| eval(Some(1), lam, &|kk| kk as i64));
-    emit_linear(items, "ch_num", m, t, p, "ch_om", "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", XorStyle::Masked, |om| eval(None, om, &|kk| kk as i64 + shift));
+    emit_linear(items, m, &Linear { out: "ch_even", doc: "Λ_even(X⁻¹) per lane", input: "ch_lam", ins: t + 1, outs: p, style: XorStyle::Masked }, |lam| eval(Some(0), lam, &|kk| kk as i64));
+    emit_linear(items, m, &Linear { out: "ch_odd", doc: "Λ_odd(X⁻¹) per lane", input: "ch_lam", ins: t + 1, outs: p, style: XorStyle::Masked }, |lam| eval(Some(1), lam, &|kk| kk as i64));
+    emit_linear(items, m, &Linear { out: "ch_num", doc: "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", input: "ch_om", ins: t, outs: p, style: XorStyle::Masked }, |om| eval(None, om, &|kk| kk as i64 + shift));
     let cs = count_stages(dw as usize);
     let ls = 3 + cs;
     let sl = |r: &str| format!("s{ls}_{r}");

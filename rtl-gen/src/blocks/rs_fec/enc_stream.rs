@@ -10,7 +10,7 @@
 //! and kept for later beats' check lanes.
 
 use super::model_stream::{last_message_beat, StreamCode};
-use super::stream_common::{beat_ports, emit_linear, symbol};
+use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use crate::hw::xor_net::XorStyle;
 use super::RsFecBlock;
 use crate::config::DesignInfo;
@@ -49,13 +49,13 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         move |x: &[u16]| code.encode_step(&x[p..], &x[..lanes])
     };
     items.push(Item::comment("Divider over a whole beat of message symbols (the model's LFSR, probed)."));
-    emit_linear(&mut items, "rem_full", m, p + nroots, nroots, "div_in", "remainder after a full message beat", XorStyle::Masked, probe(p));
+    emit_linear(&mut items, m, &Linear { out: "rem_full", doc: "remainder after a full message beat", input: "div_in", ins: p + nroots, outs: nroots, style: XorStyle::Masked }, probe(p));
     let end_lanes = k - mb * p;
     let rem_end = if end_lanes == p {
         "rem_full"
     } else {
         items.push(Item::comment(&format!("Divider over the first {end_lanes} lanes of beat {mb}, the last message symbols.")));
-        emit_linear(&mut items, "rem_end", m, p + nroots, nroots, "div_in", "remainder after the last message beat", XorStyle::Masked, probe(end_lanes));
+        emit_linear(&mut items, m, &Linear { out: "rem_end", doc: "remainder after the last message beat", input: "div_in", ins: p + nroots, outs: nroots, style: XorStyle::Masked }, probe(end_lanes));
         "rem_end"
     };
     // Output lanes: message, check (from rem_end in beat mb, from state later) or padding.

@@ -32,13 +32,25 @@ pub fn beat_ports(b: &RsFecBlock, what: &str) -> Vec<Port> {
     ]
 }
 
-/// Declares the wire `out` (`outs` symbols of m bits) driven by the GF(2)-linear map `f` of
-/// the `ins` symbols of `input`, probed on unit vectors.
-pub fn emit_linear(items: &mut Vec<Item>, out: &str, m: u32, ins: usize, outs: usize, input: &str, doc: &str, style: XorStyle, f: impl Fn(&[u16]) -> Vec<u16>) {
-    let masks = AffineMasks::probe(ins * m as usize, outs * m as usize, |bits| pack_symbols(&f(&unpack_symbols(bits, m, ins)), m));
+/// A GF(2)-linear map between symbol vectors, written as the wire `out`.
+pub struct Linear<'a> {
+    /// The declared wire: `outs` symbols.
+    pub out: &'a str,
+    pub doc: &'a str,
+    /// The vector read: `ins` symbols.
+    pub input: &'a str,
+    pub ins: usize,
+    pub outs: usize,
+    pub style: XorStyle,
+}
+
+/// Declares `net.out`, driven by the map `f` of `net.input`'s m-bit symbols, probed on unit
+/// vectors.
+pub fn emit_linear(items: &mut Vec<Item>, m: u32, net: &Linear, f: impl Fn(&[u16]) -> Vec<u16>) {
+    let masks = AffineMasks::probe(net.ins * m as usize, net.outs * m as usize, |bits| pack_symbols(&f(&unpack_symbols(bits, m, net.ins)), m));
     let map = affine_of_masks(&masks);
-    items.push(Item::wire(out, outs as u32 * m, doc));
-    xor_net::emit(items, &XorNet { name: out, input, map: &map, style }, out, 0);
+    items.push(Item::wire(net.out, net.outs as u32 * m, net.doc));
+    xor_net::emit(items, &XorNet { name: net.out, input: net.input, map: &map, style: net.style }, net.out, 0);
 }
 
 /// The beat layout sentences of the banner and docs.

@@ -2781,7 +2781,7 @@ module rtlgen_kr4_fec_dec (
     assign gm1[98] = ^(bm_g & 10'h102);
     assign gm1[99] = ^(bm_g & 10'h081);
     wire [9:0] d1_0;
-    wire [199:0] d1_0_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_0_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_0_pp = {gm1 & {10{d0_1}}, d0m1 & {10{th0_0}}};
     assign d1_0[0] = ^(d1_0_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_0[1] = ^(d1_0_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2796,7 +2796,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_0;
     assign th1_0 = sw1 ? d0_1 : th0_0;
     wire [9:0] d1_1;
-    wire [199:0] d1_1_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_1_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_1_pp = {gm1 & {10{d0_2}}, d0m1 & {10{th0_1}}};
     assign d1_1[0] = ^(d1_1_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_1[1] = ^(d1_1_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2811,7 +2811,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_1;
     assign th1_1 = sw1 ? d0_2 : th0_1;
     wire [9:0] d1_2;
-    wire [199:0] d1_2_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_2_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_2_pp = {gm1 & {10{d0_3}}, d0m1 & {10{th0_2}}};
     assign d1_2[0] = ^(d1_2_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_2[1] = ^(d1_2_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2826,7 +2826,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_2;
     assign th1_2 = sw1 ? d0_3 : th0_2;
     wire [9:0] d1_3;
-    wire [199:0] d1_3_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_3_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_3_pp = {gm1 & {10{d0_4}}, d0m1 & {10{th0_3}}};
     assign d1_3[0] = ^(d1_3_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_3[1] = ^(d1_3_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2841,7 +2841,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_3;
     assign th1_3 = sw1 ? d0_4 : th0_3;
     wire [9:0] d1_4;
-    wire [199:0] d1_4_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_4_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_4_pp = {gm1 & {10{d0_5}}, d0m1 & {10{th0_4}}};
     assign d1_4[0] = ^(d1_4_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_4[1] = ^(d1_4_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2856,7 +2856,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_4;
     assign th1_4 = sw1 ? d0_5 : th0_4;
     wire [9:0] d1_5;
-    wire [199:0] d1_5_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_5_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_5_pp = {gm1 & {10{d0_6}}, d0m1 & {10{th0_5}}};
     assign d1_5[0] = ^(d1_5_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_5[1] = ^(d1_5_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2871,7 +2871,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_5;
     assign th1_5 = sw1 ? d0_6 : th0_5;
     wire [9:0] d1_6;
-    wire [199:0] d1_6_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_6_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_6_pp = {gm1 & {10{d0_7}}, d0m1 & {10{th0_6}}};
     assign d1_6[0] = ^(d1_6_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_6[1] = ^(d1_6_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2886,7 +2886,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_6;
     assign th1_6 = sw1 ? d0_7 : th0_6;
     wire [9:0] d1_7;
-    wire [199:0] d1_7_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_7_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_7_pp = {gm1 & {10{d0_8}}, d0m1 & {10{th0_7}}};
     assign d1_7[0] = ^(d1_7_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_7[1] = ^(d1_7_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2901,7 +2901,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_7;
     assign th1_7 = sw1 ? d0_8 : th0_7;
     wire [9:0] d1_8;
-    wire [199:0] d1_8_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_8_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_8_pp = {gm1 & {10{d0_9}}, d0m1 & {10{th0_8}}};
     assign d1_8[0] = ^(d1_8_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_8[1] = ^(d1_8_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2916,7 +2916,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_8;
     assign th1_8 = sw1 ? d0_9 : th0_8;
     wire [9:0] d1_9;
-    wire [199:0] d1_9_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_9_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_9_pp = {gm1 & {10{d0_10}}, d0m1 & {10{th0_9}}};
     assign d1_9[0] = ^(d1_9_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_9[1] = ^(d1_9_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2931,7 +2931,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_9;
     assign th1_9 = sw1 ? d0_10 : th0_9;
     wire [9:0] d1_10;
-    wire [199:0] d1_10_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_10_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_10_pp = {gm1 & {10{d0_11}}, d0m1 & {10{th0_10}}};
     assign d1_10[0] = ^(d1_10_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_10[1] = ^(d1_10_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2946,7 +2946,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_10;
     assign th1_10 = sw1 ? d0_11 : th0_10;
     wire [9:0] d1_11;
-    wire [199:0] d1_11_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_11_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_11_pp = {gm1 & {10{d0_12}}, d0m1 & {10{th0_11}}};
     assign d1_11[0] = ^(d1_11_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_11[1] = ^(d1_11_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2961,7 +2961,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_11;
     assign th1_11 = sw1 ? d0_12 : th0_11;
     wire [9:0] d1_12;
-    wire [199:0] d1_12_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_12_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_12_pp = {gm1 & {10{d0_13}}, d0m1 & {10{th0_12}}};
     assign d1_12[0] = ^(d1_12_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_12[1] = ^(d1_12_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2976,7 +2976,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_12;
     assign th1_12 = sw1 ? d0_13 : th0_12;
     wire [9:0] d1_13;
-    wire [199:0] d1_13_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_13_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_13_pp = {gm1 & {10{d0_14}}, d0m1 & {10{th0_13}}};
     assign d1_13[0] = ^(d1_13_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_13[1] = ^(d1_13_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -2991,7 +2991,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_13;
     assign th1_13 = sw1 ? d0_14 : th0_13;
     wire [9:0] d1_14;
-    wire [199:0] d1_14_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_14_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_14_pp = {gm1 & {10{d0_15}}, d0m1 & {10{th0_14}}};
     assign d1_14[0] = ^(d1_14_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_14[1] = ^(d1_14_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -3006,7 +3006,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_14;
     assign th1_14 = sw1 ? d0_15 : th0_14;
     wire [9:0] d1_15;
-    wire [199:0] d1_15_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_15_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_15_pp = {gm1 & {10{d0_16}}, d0m1 & {10{th0_15}}};
     assign d1_15[0] = ^(d1_15_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_15[1] = ^(d1_15_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -3021,7 +3021,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_15;
     assign th1_15 = sw1 ? d0_16 : th0_15;
     wire [9:0] d1_16;
-    wire [199:0] d1_16_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_16_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_16_pp = {gm1 & {10{d0_17}}, d0m1 & {10{th0_16}}};
     assign d1_16[0] = ^(d1_16_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_16[1] = ^(d1_16_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -3036,7 +3036,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_16;
     assign th1_16 = sw1 ? d0_17 : th0_16;
     wire [9:0] d1_17;
-    wire [199:0] d1_17_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_17_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_17_pp = {gm1 & {10{d0_18}}, d0m1 & {10{th0_17}}};
     assign d1_17[0] = ^(d1_17_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_17[1] = ^(d1_17_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -3051,7 +3051,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_17;
     assign th1_17 = sw1 ? d0_18 : th0_17;
     wire [9:0] d1_18;
-    wire [199:0] d1_18_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_18_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_18_pp = {gm1 & {10{d0_19}}, d0m1 & {10{th0_18}}};
     assign d1_18[0] = ^(d1_18_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_18[1] = ^(d1_18_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -3066,7 +3066,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_18;
     assign th1_18 = sw1 ? d0_19 : th0_18;
     wire [9:0] d1_19;
-    wire [199:0] d1_19_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_19_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_19_pp = {gm1 & {10{d0_20}}, d0m1 & {10{th0_19}}};
     assign d1_19[0] = ^(d1_19_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_19[1] = ^(d1_19_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -3081,7 +3081,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_19;
     assign th1_19 = sw1 ? d0_20 : th0_19;
     wire [9:0] d1_20;
-    wire [199:0] d1_20_pp; // partial products a[j]&b[k] and linear inputs
+    wire [199:0] d1_20_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_20_pp = {gm1 & {10{d0_21}}, d0m1 & {10{th0_20}}};
     assign d1_20[0] = ^(d1_20_pp & 200'h00000000000000000000003ff00000000000000000000003ff);
     assign d1_20[1] = ^(d1_20_pp & 200'h00000000000000000000ffc0000000000000000000000ffc00);
@@ -3096,7 +3096,7 @@ module rtlgen_kr4_fec_dec (
     wire [9:0] th1_20;
     assign th1_20 = sw1 ? d0_21 : th0_20;
     wire [9:0] d1_21;
-    wire [99:0] d1_21_pp; // partial products a[j]&b[k] and linear inputs
+    wire [99:0] d1_21_pp; // matrix products A[r][j]&b[j] and linear inputs
     assign d1_21_pp = {d0m1 & {10{th0_21}}};
     assign d1_21[0] = ^(d1_21_pp & 100'h00000000000000000000003ff);
     assign d1_21[1] = ^(d1_21_pp & 100'h00000000000000000000ffc00);

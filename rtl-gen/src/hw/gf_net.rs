@@ -163,7 +163,14 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
         }
     } else {
         let feed = format!("{tmp}_pp");
-        let doc = if terms.iter().any(|t| matches!(t, Term::Prod(..) | Term::MatProd(..))) { "partial products a[j]&b[k] and linear inputs" } else { "linear inputs" };
+        let free = terms.iter().any(|t| matches!(t, Term::Prod(..)));
+        let matrix = terms.iter().any(|t| matches!(t, Term::MatProd(..)));
+        let doc = match (free, matrix) {
+            (false, false) => "linear inputs",
+            (true, false) => "partial products a[j]&b[k] and linear inputs",
+            (false, true) => "matrix products A[r][j]&b[j] and linear inputs",
+            (true, true) => "partial products a[j]&b[k], matrix products A[r][j]&b[j] and linear inputs",
+        };
         items.push(Item::wire(&feed, width as u32, doc));
         parts.reverse();
         items.push(Item::assign(Expr::id(&feed), Expr::Concat(parts)));
@@ -178,16 +185,9 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
 /// read it.
 pub fn emit_mul_matrix(items: &mut Vec<Item>, field: &Gf2m, a: &str, out: &str, doc: &str) {
     let m = field.m() as usize;
-    let mut rows = vec![BitVec::zeros(m); m * m];
-    for j in 0..m {
-        for (r, mask) in field.mul_matrix(field.alpha(j as i64)).into_iter().enumerate() {
-            for i in 0..m {
-                if mask >> i & 1 == 1 {
-                    rows[r * m + j].set(i, true);
-                }
-            }
-        }
-    }
+    // columns[j][r]: the mask of a's bits that bit r of a·α^j XORs.
+    let columns: Vec<Vec<u32>> = (0..m).map(|j| field.mul_matrix(field.alpha(j as i64))).collect();
+    let rows = (0..m * m).map(|bit| BitVec::from_u128(m, columns[bit % m][bit / m].into())).collect();
     let map = AffineMap { matrix: BitMatrix::from_rows(m, rows), constant: BitVec::zeros(m * m) };
     items.push(Item::wire(out, (m * m) as u32, doc));
     xor_net::emit(items, &XorNet { name: out, input: a, map: &map, style: XorStyle::Masked }, out, 0);

@@ -28,13 +28,13 @@
 
 use super::model_stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
-use crate::hw::xor_net::XorStyle;
 use super::RsFecBlock;
 use crate::config::DesignInfo;
 use crate::hw::build::{add, and, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, sub, when, wire, zeros, zext};
 use crate::hw::gf_net::{emit_mul_matrix, emit_sum, Term};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
+use crate::hw::xor_net::XorStyle;
 use crate::math::gf2m::Gf2m;
 
 /// Σ of (value, width, largest value) as a balanced tree of additions, each as wide as its
@@ -335,17 +335,18 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     // evaluation is one linear map of all lanes, written as masked parities: shared XOR nodes
     // saved nothing here (KP4 decoder: 63,678 against 63,729 ECP5 LUT4) for 1.48 MB of
     // Verilog against 1.00 MB, unlike the syndromes above.
-    let eval = |parity: Option<usize>, coef: &[u16], e: &dyn Fn(usize) -> i64| -> Vec<u16> {
+    // Lane i of an evaluation: Σ c_k·α^((k + offset)·i) over the coefficients k of the parity.
+    let eval = |parity: Option<usize>, coef: &[u16], offset: i64| -> Vec<u16> {
         (0..p)
             .map(|i| {
                 let terms = coef.iter().enumerate().filter(|(kk, _)| parity.is_none_or(|q| kk % 2 == q));
-                terms.fold(0, |s, (kk, &c)| s ^ f.mul(c, f.alpha(e(kk) * i as i64)))
+                terms.fold(0, |s, (kk, &c)| s ^ f.mul(c, f.alpha((kk as i64 + offset) * i as i64)))
             })
             .collect()
     };
-    emit_linear(items, m, &Linear { out: "ch_even", doc: "Λ_even(X⁻¹) per lane", input: "ch_lam", ins: t + 1, outs: p, style: XorStyle::Masked }, |lam| eval(Some(0), lam, &|kk| kk as i64));
-    emit_linear(items, m, &Linear { out: "ch_odd", doc: "Λ_odd(X⁻¹) per lane", input: "ch_lam", ins: t + 1, outs: p, style: XorStyle::Masked }, |lam| eval(Some(1), lam, &|kk| kk as i64));
-    emit_linear(items, m, &Linear { out: "ch_num", doc: "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", input: "ch_om", ins: t, outs: p, style: XorStyle::Masked }, |om| eval(None, om, &|kk| kk as i64 + shift));
+    emit_linear(items, m, &Linear { out: "ch_even", doc: "Λ_even(X⁻¹) per lane", input: "ch_lam", ins: t + 1, outs: p, style: XorStyle::Masked }, |lam| eval(Some(0), lam, 0));
+    emit_linear(items, m, &Linear { out: "ch_odd", doc: "Λ_odd(X⁻¹) per lane", input: "ch_lam", ins: t + 1, outs: p, style: XorStyle::Masked }, |lam| eval(Some(1), lam, 0));
+    emit_linear(items, m, &Linear { out: "ch_num", doc: "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", input: "ch_om", ins: t, outs: p, style: XorStyle::Masked }, |om| eval(None, om, shift));
     let cs = count_stages(dw as usize);
     let ls = 3 + cs;
     let sl = |r: &str| format!("s{ls}_{r}");

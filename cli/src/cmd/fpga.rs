@@ -86,14 +86,13 @@ pub fn run(a: Args) -> CmdResult {
         FamilyArg::Ecp5 => Family::Ecp5,
         FamilyArg::Ice40 => Family::Ice40,
     };
-    if a.keep_ram_hints && family == Family::Ice40 {
-        anyhow::bail!("--keep-ram-hints applies to --family ecp5 only: iCE40 has no LUT RAM, and Yosys refuses a memory marked ram_style = \"distributed\" there");
-    }
     let device = Device::lookup(family, a.device.as_deref())?;
     let router = match a.router {
         RouterArg::Router1 => Router::Router1,
         RouterArg::Router2 => Router::Router2,
     };
+    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs), keep_ram_hints: a.keep_ram_hints };
+    target.check()?;
     let manifest = TreeManifest::load(&a.tree)?;
     let mut names: Vec<String> = manifest.modules.iter().map(|m| m.name.clone()).collect();
     if let Some(bad) = a.modules.iter().find(|m| !names.contains(m)) {
@@ -103,7 +102,6 @@ pub fn run(a: Args) -> CmdResult {
         names.retain(|n| a.modules.contains(n));
     }
     fpga::check_tools(family, a.bitstream)?;
-    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs), keep_ram_hints: a.keep_ram_hints };
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
     if a.demo {
         names = vec![format!("{}_demo", manifest.design)];

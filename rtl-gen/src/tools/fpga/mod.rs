@@ -146,6 +146,8 @@ pub enum FpgaError {
     Tool(#[from] ToolError),
     #[error("{step} failed on {module}:\n{tail}")]
     Failed { step: String, module: String, tail: String },
+    #[error("--keep-ram-hints applies to --family ecp5 only: iCE40 has no LUT RAM, and Yosys refuses a memory marked ram_style = \"distributed\" there")]
+    RamHintsOnIce40,
 }
 
 impl Device {
@@ -200,6 +202,16 @@ pub struct Target {
     pub pnr_limit: Option<std::time::Duration>,
     /// Keep the RTL's `ram_style` hints (ECP5 only); by default the flow clears them.
     pub keep_ram_hints: bool,
+}
+
+impl Target {
+    /// Refuses a combination the flow cannot build: kept LUT-RAM hints on iCE40.
+    pub fn check(&self) -> Result<(), FpgaError> {
+        if self.keep_ram_hints && self.device.family == Family::Ice40 {
+            return Err(FpgaError::RamHintsOnIce40);
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -356,6 +368,7 @@ struct Build<'a> {
 }
 
 fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
+    target.check()?;
     let dev = &target.device;
     let (module, top) = (b.label, b.top);
     let files: Vec<String> = b.files.iter().map(|p| p.display().to_string()).collect();

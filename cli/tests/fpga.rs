@@ -36,6 +36,7 @@ fn ecp5_place_and_route_reports_real_figures() {
     assert_eq!(row["target_met"], true);
     assert_eq!(row["fits"], true);
     assert_eq!(row["router"], "router1", "nextpnr's default router");
+    assert_eq!(row["placer"], "heap", "nextpnr's default placer");
 }
 
 /// `--pnr-timeout` keeps the row (synthesis utilisation, no Fmax) instead of losing it, and a
@@ -68,14 +69,15 @@ fn stopped_place_and_route_and_oversized_modules_keep_their_rows() {
     assert!(text.contains("does not fit") && text.contains("iCE40HX1K has 1280"), "{text}");
 }
 
-/// `--router router2` reaches nextpnr (its log shows router2 ran) and the row records it (the
-/// default, router1, is checked by the first test).
+/// `--router router2` and `--placer static` reach nextpnr (its log shows both ran) and the row
+/// records them (the defaults, router1 and heap, are checked by the first test); iCE40's older
+/// nextpnr has no static placer, and the flag is refused there by name.
 #[test]
-fn router2_reaches_nextpnr_and_the_row() {
+fn router2_and_the_static_placer_reach_nextpnr_and_the_row() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (json, work) = (dir.path().join("router2.json"), dir.path().join("work"));
     let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--router", "router2", "--json"])
+        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--router", "router2", "--placer", "static", "--json"])
         .arg(&json)
         .arg("--work")
         .arg(&work)
@@ -84,10 +86,18 @@ fn router2_reaches_nextpnr_and_the_row() {
         .expect("run rtl-gen");
     assert!(out.status.success(), "rtl-gen fpga --router router2 failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
-    assert_eq!(report[0]["router"], "router2");
+    assert_eq!((report[0]["router"].as_str(), report[0]["placer"].as_str()), (Some("router2"), Some("static")));
     assert!(report[0]["fmax_mhz"]["clk"].as_f64().expect("fmax of clk") > 50.0, "{}", report[0]);
     let log = std::fs::read_to_string(work.join("rtlgen_crc32_pipe/nextpnr.log")).expect("nextpnr log");
     assert!(log.contains("Running router2"), "nextpnr did not run router2");
+    assert!(log.contains("Running Static placer"), "nextpnr did not run the static placer");
+    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--family", "ice40", "--placer", "static"])
+        .current_dir(workspace())
+        .output()
+        .expect("run rtl-gen");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--placer static") && err.contains("ecp5"), "{err}");
 }
 
 /// The RIFL retransmission buffer's `ram_style = "distributed"` hint (a 7-series choice) is

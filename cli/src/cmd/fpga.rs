@@ -1,12 +1,12 @@
 //! `rtl-gen fpga [DIR] [--module M]… [--family ecp5|ice40] [--device D] [--freq MHZ] [--seed S]
-//! [--router router1|router2] [--keep-ram-hints] [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
+//! [--router router1|router2] [--placer heap|static] [--keep-ram-hints] [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
 //! synthesis, place and route (and the bitstream): utilisation and Fmax per module.
 //! `rtl-gen fpga --demo [--bitstream]`: the tree's RIFL loopback demo top instead.
 
 use super::synth::write_file;
 use super::CmdResult;
 use anyhow::Context;
-use rtl_gen::tools::fpga::{self, Device, Family, Router, Target};
+use rtl_gen::tools::fpga::{self, Device, Family, Placer, Router, Target};
 use rtl_gen::tools::{parallel_map, TreeManifest};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +21,12 @@ pub enum FamilyArg {
 pub enum RouterArg {
     Router1,
     Router2,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum PlacerArg {
+    Heap,
+    Static,
 }
 
 #[derive(clap::Args)]
@@ -49,6 +55,10 @@ pub struct Args {
     /// finish a crowded design that router1 does not).
     #[arg(long, value_enum, default_value_t = RouterArg::Router1)]
     pub router: RouterArg,
+    /// nextpnr's placer: heap (nextpnr's default) or static (electrostatic: less wire on a
+    /// crowded design; ecp5 only).
+    #[arg(long, value_enum, default_value_t = PlacerArg::Heap)]
+    pub placer: PlacerArg,
     /// Keep the RTL's `ram_style = "distributed"` hints (ecp5 only: iCE40 has no LUT RAM). By
     /// default the flow clears them and Yosys maps each memory by its cost model for the family
     /// (the hint is a 7-series choice; on ECP5 the RIFL retransmission buffer then goes to block
@@ -91,7 +101,11 @@ pub fn run(a: Args) -> CmdResult {
         RouterArg::Router1 => Router::Router1,
         RouterArg::Router2 => Router::Router2,
     };
-    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs), keep_ram_hints: a.keep_ram_hints };
+    let placer = match a.placer {
+        PlacerArg::Heap => Placer::Heap,
+        PlacerArg::Static => Placer::Static,
+    };
+    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, placer, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs), keep_ram_hints: a.keep_ram_hints };
     target.check()?;
     let manifest = TreeManifest::load(&a.tree)?;
     let mut names: Vec<String> = manifest.modules.iter().map(|m| m.name.clone()).collect();

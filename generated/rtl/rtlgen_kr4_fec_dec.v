@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : kr4_fec (kind rs_fec)
-// Latency: 53 cycle(s)
+// Latency: 54 cycle(s)
 //
 // Streaming Reed-Solomon decoder RS(528,514) over GF(2^10), t = 7: 33 symbols per beat, one
 // codeword every 16 clocks; P-parallel syndromes, shared RiBM key-equation solver, P-parallel
@@ -34,9 +34,9 @@
 //   Handshake: a beat moves when tvalid and tready are both high; tvalid may drop between and
 //   inside codewords (idle gaps); tlast marks beat B−1 of each codeword.
 //   Field GF(2^10) mod 0x409, generator roots α^0..α^13, t = 7.
-//   Latency 53 clocks from the edge taking a codeword's first beat (back to back) to its first
+//   Latency 54 clocks from the edge taking a codeword's first beat (back to back) to its first
 //   corrected beat on the output: 16 beats in, RiBM 14 clocks (1 iterations per clock), 16
-//   beats through the 7-stage Chien/Forney pipeline and the decision, the RAM read. Intel's
+//   beats through the 8-stage Chien/Forney pipeline and the decision, the RAM read. Intel's
 //   bound N/P + 2t + 10 = 40.
 //   Slots: 8 codewords in the received-word and error RAMs (128 × 330 bits each); in_tready
 //   falls only when the output is held back long enough to fill them.
@@ -4597,6 +4597,10 @@ module rtlgen_kr4_fec_dec (
     reg [3:0] s6_beat;
     reg [2:0] s6_len;
     reg s6_ok;
+    reg s7_valid;
+    reg [3:0] s7_beat;
+    reg [2:0] s7_len;
+    reg s7_ok;
     reg [329:0] s1_even;
     reg [329:0] s1_odd;
     reg [329:0] s1_num;
@@ -4605,11 +4609,15 @@ module rtlgen_kr4_fec_dec (
     reg [329:0] s2_inv;
     reg [32:0] s2_bad;
     reg [32:0] s3_root;
-    reg [329:0] s3_err;
+    reg [329:0] s3_num;
+    reg [329:0] s3_inv;
     reg s3_bad;
+    reg [32:0] s4_root;
+    reg [329:0] s4_err;
     reg s4_bad;
     reg s5_bad;
     reg s6_bad;
+    reg s7_bad;
 
     // a⁻¹ in GF(2^10) (0⁻¹ = 0): the Forney inverse of Λ_odd, one table for all 33 lanes.
     function [9:0] gf_inv;
@@ -5975,15 +5983,15 @@ module rtlgen_kr4_fec_dec (
     assign root32 = s1_even32 == s1_odd32;
     wire [9:0] inv32; // Λ_odd⁻¹
     assign inv32 = gf_inv(s1_odd32);
-    wire [9:0] s2_num0;
-    assign s2_num0 = s2_num[9:0];
-    wire [9:0] s2_inv0;
-    assign s2_inv0 = s2_inv[9:0];
+    wire [9:0] s3_num0;
+    assign s3_num0 = s3_num[9:0];
+    wire [9:0] s3_inv0;
+    assign s3_inv0 = s3_inv[9:0];
     wire [9:0] val0; // Forney value
     wire [99:0] val0_pp; // partial products a[j]&b[k] and linear inputs
     assign val0_pp = {
-        s2_num0 & {10{s2_inv0[9]}}, s2_num0 & {10{s2_inv0[8]}}, s2_num0 & {10{s2_inv0[7]}}, s2_num0 & {10{s2_inv0[6]}}, s2_num0 & {10{s2_inv0[5]}},
-        s2_num0 & {10{s2_inv0[4]}}, s2_num0 & {10{s2_inv0[3]}}, s2_num0 & {10{s2_inv0[2]}}, s2_num0 & {10{s2_inv0[1]}}, s2_num0 & {10{s2_inv0[0]}}
+        s3_num0 & {10{s3_inv0[9]}}, s3_num0 & {10{s3_inv0[8]}}, s3_num0 & {10{s3_inv0[7]}}, s3_num0 & {10{s3_inv0[6]}}, s3_num0 & {10{s3_inv0[5]}},
+        s3_num0 & {10{s3_inv0[4]}}, s3_num0 & {10{s3_inv0[3]}}, s3_num0 & {10{s3_inv0[2]}}, s3_num0 & {10{s3_inv0[1]}}, s3_num0 & {10{s3_inv0[0]}}
     };
     assign val0[0] = ^(val0_pp & 100'h40a0402010080402010080001);
     assign val0[1] = ^(val0_pp & 100'h8100804020100804020000402);
@@ -5995,15 +6003,15 @@ module rtlgen_kr4_fec_dec (
     assign val0[7] = ^(val0_pp & 100'h4824020502810080402010080);
     assign val0[8] = ^(val0_pp & 100'h9008140a04020100804020100);
     assign val0[9] = ^(val0_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num1;
-    assign s2_num1 = s2_num[19:10];
-    wire [9:0] s2_inv1;
-    assign s2_inv1 = s2_inv[19:10];
+    wire [9:0] s3_num1;
+    assign s3_num1 = s3_num[19:10];
+    wire [9:0] s3_inv1;
+    assign s3_inv1 = s3_inv[19:10];
     wire [9:0] val1; // Forney value
     wire [99:0] val1_pp; // partial products a[j]&b[k] and linear inputs
     assign val1_pp = {
-        s2_num1 & {10{s2_inv1[9]}}, s2_num1 & {10{s2_inv1[8]}}, s2_num1 & {10{s2_inv1[7]}}, s2_num1 & {10{s2_inv1[6]}}, s2_num1 & {10{s2_inv1[5]}},
-        s2_num1 & {10{s2_inv1[4]}}, s2_num1 & {10{s2_inv1[3]}}, s2_num1 & {10{s2_inv1[2]}}, s2_num1 & {10{s2_inv1[1]}}, s2_num1 & {10{s2_inv1[0]}}
+        s3_num1 & {10{s3_inv1[9]}}, s3_num1 & {10{s3_inv1[8]}}, s3_num1 & {10{s3_inv1[7]}}, s3_num1 & {10{s3_inv1[6]}}, s3_num1 & {10{s3_inv1[5]}},
+        s3_num1 & {10{s3_inv1[4]}}, s3_num1 & {10{s3_inv1[3]}}, s3_num1 & {10{s3_inv1[2]}}, s3_num1 & {10{s3_inv1[1]}}, s3_num1 & {10{s3_inv1[0]}}
     };
     assign val1[0] = ^(val1_pp & 100'h40a0402010080402010080001);
     assign val1[1] = ^(val1_pp & 100'h8100804020100804020000402);
@@ -6015,15 +6023,15 @@ module rtlgen_kr4_fec_dec (
     assign val1[7] = ^(val1_pp & 100'h4824020502810080402010080);
     assign val1[8] = ^(val1_pp & 100'h9008140a04020100804020100);
     assign val1[9] = ^(val1_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num2;
-    assign s2_num2 = s2_num[29:20];
-    wire [9:0] s2_inv2;
-    assign s2_inv2 = s2_inv[29:20];
+    wire [9:0] s3_num2;
+    assign s3_num2 = s3_num[29:20];
+    wire [9:0] s3_inv2;
+    assign s3_inv2 = s3_inv[29:20];
     wire [9:0] val2; // Forney value
     wire [99:0] val2_pp; // partial products a[j]&b[k] and linear inputs
     assign val2_pp = {
-        s2_num2 & {10{s2_inv2[9]}}, s2_num2 & {10{s2_inv2[8]}}, s2_num2 & {10{s2_inv2[7]}}, s2_num2 & {10{s2_inv2[6]}}, s2_num2 & {10{s2_inv2[5]}},
-        s2_num2 & {10{s2_inv2[4]}}, s2_num2 & {10{s2_inv2[3]}}, s2_num2 & {10{s2_inv2[2]}}, s2_num2 & {10{s2_inv2[1]}}, s2_num2 & {10{s2_inv2[0]}}
+        s3_num2 & {10{s3_inv2[9]}}, s3_num2 & {10{s3_inv2[8]}}, s3_num2 & {10{s3_inv2[7]}}, s3_num2 & {10{s3_inv2[6]}}, s3_num2 & {10{s3_inv2[5]}},
+        s3_num2 & {10{s3_inv2[4]}}, s3_num2 & {10{s3_inv2[3]}}, s3_num2 & {10{s3_inv2[2]}}, s3_num2 & {10{s3_inv2[1]}}, s3_num2 & {10{s3_inv2[0]}}
     };
     assign val2[0] = ^(val2_pp & 100'h40a0402010080402010080001);
     assign val2[1] = ^(val2_pp & 100'h8100804020100804020000402);
@@ -6035,15 +6043,15 @@ module rtlgen_kr4_fec_dec (
     assign val2[7] = ^(val2_pp & 100'h4824020502810080402010080);
     assign val2[8] = ^(val2_pp & 100'h9008140a04020100804020100);
     assign val2[9] = ^(val2_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num3;
-    assign s2_num3 = s2_num[39:30];
-    wire [9:0] s2_inv3;
-    assign s2_inv3 = s2_inv[39:30];
+    wire [9:0] s3_num3;
+    assign s3_num3 = s3_num[39:30];
+    wire [9:0] s3_inv3;
+    assign s3_inv3 = s3_inv[39:30];
     wire [9:0] val3; // Forney value
     wire [99:0] val3_pp; // partial products a[j]&b[k] and linear inputs
     assign val3_pp = {
-        s2_num3 & {10{s2_inv3[9]}}, s2_num3 & {10{s2_inv3[8]}}, s2_num3 & {10{s2_inv3[7]}}, s2_num3 & {10{s2_inv3[6]}}, s2_num3 & {10{s2_inv3[5]}},
-        s2_num3 & {10{s2_inv3[4]}}, s2_num3 & {10{s2_inv3[3]}}, s2_num3 & {10{s2_inv3[2]}}, s2_num3 & {10{s2_inv3[1]}}, s2_num3 & {10{s2_inv3[0]}}
+        s3_num3 & {10{s3_inv3[9]}}, s3_num3 & {10{s3_inv3[8]}}, s3_num3 & {10{s3_inv3[7]}}, s3_num3 & {10{s3_inv3[6]}}, s3_num3 & {10{s3_inv3[5]}},
+        s3_num3 & {10{s3_inv3[4]}}, s3_num3 & {10{s3_inv3[3]}}, s3_num3 & {10{s3_inv3[2]}}, s3_num3 & {10{s3_inv3[1]}}, s3_num3 & {10{s3_inv3[0]}}
     };
     assign val3[0] = ^(val3_pp & 100'h40a0402010080402010080001);
     assign val3[1] = ^(val3_pp & 100'h8100804020100804020000402);
@@ -6055,15 +6063,15 @@ module rtlgen_kr4_fec_dec (
     assign val3[7] = ^(val3_pp & 100'h4824020502810080402010080);
     assign val3[8] = ^(val3_pp & 100'h9008140a04020100804020100);
     assign val3[9] = ^(val3_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num4;
-    assign s2_num4 = s2_num[49:40];
-    wire [9:0] s2_inv4;
-    assign s2_inv4 = s2_inv[49:40];
+    wire [9:0] s3_num4;
+    assign s3_num4 = s3_num[49:40];
+    wire [9:0] s3_inv4;
+    assign s3_inv4 = s3_inv[49:40];
     wire [9:0] val4; // Forney value
     wire [99:0] val4_pp; // partial products a[j]&b[k] and linear inputs
     assign val4_pp = {
-        s2_num4 & {10{s2_inv4[9]}}, s2_num4 & {10{s2_inv4[8]}}, s2_num4 & {10{s2_inv4[7]}}, s2_num4 & {10{s2_inv4[6]}}, s2_num4 & {10{s2_inv4[5]}},
-        s2_num4 & {10{s2_inv4[4]}}, s2_num4 & {10{s2_inv4[3]}}, s2_num4 & {10{s2_inv4[2]}}, s2_num4 & {10{s2_inv4[1]}}, s2_num4 & {10{s2_inv4[0]}}
+        s3_num4 & {10{s3_inv4[9]}}, s3_num4 & {10{s3_inv4[8]}}, s3_num4 & {10{s3_inv4[7]}}, s3_num4 & {10{s3_inv4[6]}}, s3_num4 & {10{s3_inv4[5]}},
+        s3_num4 & {10{s3_inv4[4]}}, s3_num4 & {10{s3_inv4[3]}}, s3_num4 & {10{s3_inv4[2]}}, s3_num4 & {10{s3_inv4[1]}}, s3_num4 & {10{s3_inv4[0]}}
     };
     assign val4[0] = ^(val4_pp & 100'h40a0402010080402010080001);
     assign val4[1] = ^(val4_pp & 100'h8100804020100804020000402);
@@ -6075,15 +6083,15 @@ module rtlgen_kr4_fec_dec (
     assign val4[7] = ^(val4_pp & 100'h4824020502810080402010080);
     assign val4[8] = ^(val4_pp & 100'h9008140a04020100804020100);
     assign val4[9] = ^(val4_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num5;
-    assign s2_num5 = s2_num[59:50];
-    wire [9:0] s2_inv5;
-    assign s2_inv5 = s2_inv[59:50];
+    wire [9:0] s3_num5;
+    assign s3_num5 = s3_num[59:50];
+    wire [9:0] s3_inv5;
+    assign s3_inv5 = s3_inv[59:50];
     wire [9:0] val5; // Forney value
     wire [99:0] val5_pp; // partial products a[j]&b[k] and linear inputs
     assign val5_pp = {
-        s2_num5 & {10{s2_inv5[9]}}, s2_num5 & {10{s2_inv5[8]}}, s2_num5 & {10{s2_inv5[7]}}, s2_num5 & {10{s2_inv5[6]}}, s2_num5 & {10{s2_inv5[5]}},
-        s2_num5 & {10{s2_inv5[4]}}, s2_num5 & {10{s2_inv5[3]}}, s2_num5 & {10{s2_inv5[2]}}, s2_num5 & {10{s2_inv5[1]}}, s2_num5 & {10{s2_inv5[0]}}
+        s3_num5 & {10{s3_inv5[9]}}, s3_num5 & {10{s3_inv5[8]}}, s3_num5 & {10{s3_inv5[7]}}, s3_num5 & {10{s3_inv5[6]}}, s3_num5 & {10{s3_inv5[5]}},
+        s3_num5 & {10{s3_inv5[4]}}, s3_num5 & {10{s3_inv5[3]}}, s3_num5 & {10{s3_inv5[2]}}, s3_num5 & {10{s3_inv5[1]}}, s3_num5 & {10{s3_inv5[0]}}
     };
     assign val5[0] = ^(val5_pp & 100'h40a0402010080402010080001);
     assign val5[1] = ^(val5_pp & 100'h8100804020100804020000402);
@@ -6095,15 +6103,15 @@ module rtlgen_kr4_fec_dec (
     assign val5[7] = ^(val5_pp & 100'h4824020502810080402010080);
     assign val5[8] = ^(val5_pp & 100'h9008140a04020100804020100);
     assign val5[9] = ^(val5_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num6;
-    assign s2_num6 = s2_num[69:60];
-    wire [9:0] s2_inv6;
-    assign s2_inv6 = s2_inv[69:60];
+    wire [9:0] s3_num6;
+    assign s3_num6 = s3_num[69:60];
+    wire [9:0] s3_inv6;
+    assign s3_inv6 = s3_inv[69:60];
     wire [9:0] val6; // Forney value
     wire [99:0] val6_pp; // partial products a[j]&b[k] and linear inputs
     assign val6_pp = {
-        s2_num6 & {10{s2_inv6[9]}}, s2_num6 & {10{s2_inv6[8]}}, s2_num6 & {10{s2_inv6[7]}}, s2_num6 & {10{s2_inv6[6]}}, s2_num6 & {10{s2_inv6[5]}},
-        s2_num6 & {10{s2_inv6[4]}}, s2_num6 & {10{s2_inv6[3]}}, s2_num6 & {10{s2_inv6[2]}}, s2_num6 & {10{s2_inv6[1]}}, s2_num6 & {10{s2_inv6[0]}}
+        s3_num6 & {10{s3_inv6[9]}}, s3_num6 & {10{s3_inv6[8]}}, s3_num6 & {10{s3_inv6[7]}}, s3_num6 & {10{s3_inv6[6]}}, s3_num6 & {10{s3_inv6[5]}},
+        s3_num6 & {10{s3_inv6[4]}}, s3_num6 & {10{s3_inv6[3]}}, s3_num6 & {10{s3_inv6[2]}}, s3_num6 & {10{s3_inv6[1]}}, s3_num6 & {10{s3_inv6[0]}}
     };
     assign val6[0] = ^(val6_pp & 100'h40a0402010080402010080001);
     assign val6[1] = ^(val6_pp & 100'h8100804020100804020000402);
@@ -6115,15 +6123,15 @@ module rtlgen_kr4_fec_dec (
     assign val6[7] = ^(val6_pp & 100'h4824020502810080402010080);
     assign val6[8] = ^(val6_pp & 100'h9008140a04020100804020100);
     assign val6[9] = ^(val6_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num7;
-    assign s2_num7 = s2_num[79:70];
-    wire [9:0] s2_inv7;
-    assign s2_inv7 = s2_inv[79:70];
+    wire [9:0] s3_num7;
+    assign s3_num7 = s3_num[79:70];
+    wire [9:0] s3_inv7;
+    assign s3_inv7 = s3_inv[79:70];
     wire [9:0] val7; // Forney value
     wire [99:0] val7_pp; // partial products a[j]&b[k] and linear inputs
     assign val7_pp = {
-        s2_num7 & {10{s2_inv7[9]}}, s2_num7 & {10{s2_inv7[8]}}, s2_num7 & {10{s2_inv7[7]}}, s2_num7 & {10{s2_inv7[6]}}, s2_num7 & {10{s2_inv7[5]}},
-        s2_num7 & {10{s2_inv7[4]}}, s2_num7 & {10{s2_inv7[3]}}, s2_num7 & {10{s2_inv7[2]}}, s2_num7 & {10{s2_inv7[1]}}, s2_num7 & {10{s2_inv7[0]}}
+        s3_num7 & {10{s3_inv7[9]}}, s3_num7 & {10{s3_inv7[8]}}, s3_num7 & {10{s3_inv7[7]}}, s3_num7 & {10{s3_inv7[6]}}, s3_num7 & {10{s3_inv7[5]}},
+        s3_num7 & {10{s3_inv7[4]}}, s3_num7 & {10{s3_inv7[3]}}, s3_num7 & {10{s3_inv7[2]}}, s3_num7 & {10{s3_inv7[1]}}, s3_num7 & {10{s3_inv7[0]}}
     };
     assign val7[0] = ^(val7_pp & 100'h40a0402010080402010080001);
     assign val7[1] = ^(val7_pp & 100'h8100804020100804020000402);
@@ -6135,15 +6143,15 @@ module rtlgen_kr4_fec_dec (
     assign val7[7] = ^(val7_pp & 100'h4824020502810080402010080);
     assign val7[8] = ^(val7_pp & 100'h9008140a04020100804020100);
     assign val7[9] = ^(val7_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num8;
-    assign s2_num8 = s2_num[89:80];
-    wire [9:0] s2_inv8;
-    assign s2_inv8 = s2_inv[89:80];
+    wire [9:0] s3_num8;
+    assign s3_num8 = s3_num[89:80];
+    wire [9:0] s3_inv8;
+    assign s3_inv8 = s3_inv[89:80];
     wire [9:0] val8; // Forney value
     wire [99:0] val8_pp; // partial products a[j]&b[k] and linear inputs
     assign val8_pp = {
-        s2_num8 & {10{s2_inv8[9]}}, s2_num8 & {10{s2_inv8[8]}}, s2_num8 & {10{s2_inv8[7]}}, s2_num8 & {10{s2_inv8[6]}}, s2_num8 & {10{s2_inv8[5]}},
-        s2_num8 & {10{s2_inv8[4]}}, s2_num8 & {10{s2_inv8[3]}}, s2_num8 & {10{s2_inv8[2]}}, s2_num8 & {10{s2_inv8[1]}}, s2_num8 & {10{s2_inv8[0]}}
+        s3_num8 & {10{s3_inv8[9]}}, s3_num8 & {10{s3_inv8[8]}}, s3_num8 & {10{s3_inv8[7]}}, s3_num8 & {10{s3_inv8[6]}}, s3_num8 & {10{s3_inv8[5]}},
+        s3_num8 & {10{s3_inv8[4]}}, s3_num8 & {10{s3_inv8[3]}}, s3_num8 & {10{s3_inv8[2]}}, s3_num8 & {10{s3_inv8[1]}}, s3_num8 & {10{s3_inv8[0]}}
     };
     assign val8[0] = ^(val8_pp & 100'h40a0402010080402010080001);
     assign val8[1] = ^(val8_pp & 100'h8100804020100804020000402);
@@ -6155,15 +6163,15 @@ module rtlgen_kr4_fec_dec (
     assign val8[7] = ^(val8_pp & 100'h4824020502810080402010080);
     assign val8[8] = ^(val8_pp & 100'h9008140a04020100804020100);
     assign val8[9] = ^(val8_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num9;
-    assign s2_num9 = s2_num[99:90];
-    wire [9:0] s2_inv9;
-    assign s2_inv9 = s2_inv[99:90];
+    wire [9:0] s3_num9;
+    assign s3_num9 = s3_num[99:90];
+    wire [9:0] s3_inv9;
+    assign s3_inv9 = s3_inv[99:90];
     wire [9:0] val9; // Forney value
     wire [99:0] val9_pp; // partial products a[j]&b[k] and linear inputs
     assign val9_pp = {
-        s2_num9 & {10{s2_inv9[9]}}, s2_num9 & {10{s2_inv9[8]}}, s2_num9 & {10{s2_inv9[7]}}, s2_num9 & {10{s2_inv9[6]}}, s2_num9 & {10{s2_inv9[5]}},
-        s2_num9 & {10{s2_inv9[4]}}, s2_num9 & {10{s2_inv9[3]}}, s2_num9 & {10{s2_inv9[2]}}, s2_num9 & {10{s2_inv9[1]}}, s2_num9 & {10{s2_inv9[0]}}
+        s3_num9 & {10{s3_inv9[9]}}, s3_num9 & {10{s3_inv9[8]}}, s3_num9 & {10{s3_inv9[7]}}, s3_num9 & {10{s3_inv9[6]}}, s3_num9 & {10{s3_inv9[5]}},
+        s3_num9 & {10{s3_inv9[4]}}, s3_num9 & {10{s3_inv9[3]}}, s3_num9 & {10{s3_inv9[2]}}, s3_num9 & {10{s3_inv9[1]}}, s3_num9 & {10{s3_inv9[0]}}
     };
     assign val9[0] = ^(val9_pp & 100'h40a0402010080402010080001);
     assign val9[1] = ^(val9_pp & 100'h8100804020100804020000402);
@@ -6175,16 +6183,16 @@ module rtlgen_kr4_fec_dec (
     assign val9[7] = ^(val9_pp & 100'h4824020502810080402010080);
     assign val9[8] = ^(val9_pp & 100'h9008140a04020100804020100);
     assign val9[9] = ^(val9_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num10;
-    assign s2_num10 = s2_num[109:100];
-    wire [9:0] s2_inv10;
-    assign s2_inv10 = s2_inv[109:100];
+    wire [9:0] s3_num10;
+    assign s3_num10 = s3_num[109:100];
+    wire [9:0] s3_inv10;
+    assign s3_inv10 = s3_inv[109:100];
     wire [9:0] val10; // Forney value
     wire [99:0] val10_pp; // partial products a[j]&b[k] and linear inputs
     assign val10_pp = {
-        s2_num10 & {10{s2_inv10[9]}}, s2_num10 & {10{s2_inv10[8]}}, s2_num10 & {10{s2_inv10[7]}}, s2_num10 & {10{s2_inv10[6]}},
-        s2_num10 & {10{s2_inv10[5]}}, s2_num10 & {10{s2_inv10[4]}}, s2_num10 & {10{s2_inv10[3]}}, s2_num10 & {10{s2_inv10[2]}},
-        s2_num10 & {10{s2_inv10[1]}}, s2_num10 & {10{s2_inv10[0]}}
+        s3_num10 & {10{s3_inv10[9]}}, s3_num10 & {10{s3_inv10[8]}}, s3_num10 & {10{s3_inv10[7]}}, s3_num10 & {10{s3_inv10[6]}},
+        s3_num10 & {10{s3_inv10[5]}}, s3_num10 & {10{s3_inv10[4]}}, s3_num10 & {10{s3_inv10[3]}}, s3_num10 & {10{s3_inv10[2]}},
+        s3_num10 & {10{s3_inv10[1]}}, s3_num10 & {10{s3_inv10[0]}}
     };
     assign val10[0] = ^(val10_pp & 100'h40a0402010080402010080001);
     assign val10[1] = ^(val10_pp & 100'h8100804020100804020000402);
@@ -6196,16 +6204,16 @@ module rtlgen_kr4_fec_dec (
     assign val10[7] = ^(val10_pp & 100'h4824020502810080402010080);
     assign val10[8] = ^(val10_pp & 100'h9008140a04020100804020100);
     assign val10[9] = ^(val10_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num11;
-    assign s2_num11 = s2_num[119:110];
-    wire [9:0] s2_inv11;
-    assign s2_inv11 = s2_inv[119:110];
+    wire [9:0] s3_num11;
+    assign s3_num11 = s3_num[119:110];
+    wire [9:0] s3_inv11;
+    assign s3_inv11 = s3_inv[119:110];
     wire [9:0] val11; // Forney value
     wire [99:0] val11_pp; // partial products a[j]&b[k] and linear inputs
     assign val11_pp = {
-        s2_num11 & {10{s2_inv11[9]}}, s2_num11 & {10{s2_inv11[8]}}, s2_num11 & {10{s2_inv11[7]}}, s2_num11 & {10{s2_inv11[6]}},
-        s2_num11 & {10{s2_inv11[5]}}, s2_num11 & {10{s2_inv11[4]}}, s2_num11 & {10{s2_inv11[3]}}, s2_num11 & {10{s2_inv11[2]}},
-        s2_num11 & {10{s2_inv11[1]}}, s2_num11 & {10{s2_inv11[0]}}
+        s3_num11 & {10{s3_inv11[9]}}, s3_num11 & {10{s3_inv11[8]}}, s3_num11 & {10{s3_inv11[7]}}, s3_num11 & {10{s3_inv11[6]}},
+        s3_num11 & {10{s3_inv11[5]}}, s3_num11 & {10{s3_inv11[4]}}, s3_num11 & {10{s3_inv11[3]}}, s3_num11 & {10{s3_inv11[2]}},
+        s3_num11 & {10{s3_inv11[1]}}, s3_num11 & {10{s3_inv11[0]}}
     };
     assign val11[0] = ^(val11_pp & 100'h40a0402010080402010080001);
     assign val11[1] = ^(val11_pp & 100'h8100804020100804020000402);
@@ -6217,16 +6225,16 @@ module rtlgen_kr4_fec_dec (
     assign val11[7] = ^(val11_pp & 100'h4824020502810080402010080);
     assign val11[8] = ^(val11_pp & 100'h9008140a04020100804020100);
     assign val11[9] = ^(val11_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num12;
-    assign s2_num12 = s2_num[129:120];
-    wire [9:0] s2_inv12;
-    assign s2_inv12 = s2_inv[129:120];
+    wire [9:0] s3_num12;
+    assign s3_num12 = s3_num[129:120];
+    wire [9:0] s3_inv12;
+    assign s3_inv12 = s3_inv[129:120];
     wire [9:0] val12; // Forney value
     wire [99:0] val12_pp; // partial products a[j]&b[k] and linear inputs
     assign val12_pp = {
-        s2_num12 & {10{s2_inv12[9]}}, s2_num12 & {10{s2_inv12[8]}}, s2_num12 & {10{s2_inv12[7]}}, s2_num12 & {10{s2_inv12[6]}},
-        s2_num12 & {10{s2_inv12[5]}}, s2_num12 & {10{s2_inv12[4]}}, s2_num12 & {10{s2_inv12[3]}}, s2_num12 & {10{s2_inv12[2]}},
-        s2_num12 & {10{s2_inv12[1]}}, s2_num12 & {10{s2_inv12[0]}}
+        s3_num12 & {10{s3_inv12[9]}}, s3_num12 & {10{s3_inv12[8]}}, s3_num12 & {10{s3_inv12[7]}}, s3_num12 & {10{s3_inv12[6]}},
+        s3_num12 & {10{s3_inv12[5]}}, s3_num12 & {10{s3_inv12[4]}}, s3_num12 & {10{s3_inv12[3]}}, s3_num12 & {10{s3_inv12[2]}},
+        s3_num12 & {10{s3_inv12[1]}}, s3_num12 & {10{s3_inv12[0]}}
     };
     assign val12[0] = ^(val12_pp & 100'h40a0402010080402010080001);
     assign val12[1] = ^(val12_pp & 100'h8100804020100804020000402);
@@ -6238,16 +6246,16 @@ module rtlgen_kr4_fec_dec (
     assign val12[7] = ^(val12_pp & 100'h4824020502810080402010080);
     assign val12[8] = ^(val12_pp & 100'h9008140a04020100804020100);
     assign val12[9] = ^(val12_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num13;
-    assign s2_num13 = s2_num[139:130];
-    wire [9:0] s2_inv13;
-    assign s2_inv13 = s2_inv[139:130];
+    wire [9:0] s3_num13;
+    assign s3_num13 = s3_num[139:130];
+    wire [9:0] s3_inv13;
+    assign s3_inv13 = s3_inv[139:130];
     wire [9:0] val13; // Forney value
     wire [99:0] val13_pp; // partial products a[j]&b[k] and linear inputs
     assign val13_pp = {
-        s2_num13 & {10{s2_inv13[9]}}, s2_num13 & {10{s2_inv13[8]}}, s2_num13 & {10{s2_inv13[7]}}, s2_num13 & {10{s2_inv13[6]}},
-        s2_num13 & {10{s2_inv13[5]}}, s2_num13 & {10{s2_inv13[4]}}, s2_num13 & {10{s2_inv13[3]}}, s2_num13 & {10{s2_inv13[2]}},
-        s2_num13 & {10{s2_inv13[1]}}, s2_num13 & {10{s2_inv13[0]}}
+        s3_num13 & {10{s3_inv13[9]}}, s3_num13 & {10{s3_inv13[8]}}, s3_num13 & {10{s3_inv13[7]}}, s3_num13 & {10{s3_inv13[6]}},
+        s3_num13 & {10{s3_inv13[5]}}, s3_num13 & {10{s3_inv13[4]}}, s3_num13 & {10{s3_inv13[3]}}, s3_num13 & {10{s3_inv13[2]}},
+        s3_num13 & {10{s3_inv13[1]}}, s3_num13 & {10{s3_inv13[0]}}
     };
     assign val13[0] = ^(val13_pp & 100'h40a0402010080402010080001);
     assign val13[1] = ^(val13_pp & 100'h8100804020100804020000402);
@@ -6259,16 +6267,16 @@ module rtlgen_kr4_fec_dec (
     assign val13[7] = ^(val13_pp & 100'h4824020502810080402010080);
     assign val13[8] = ^(val13_pp & 100'h9008140a04020100804020100);
     assign val13[9] = ^(val13_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num14;
-    assign s2_num14 = s2_num[149:140];
-    wire [9:0] s2_inv14;
-    assign s2_inv14 = s2_inv[149:140];
+    wire [9:0] s3_num14;
+    assign s3_num14 = s3_num[149:140];
+    wire [9:0] s3_inv14;
+    assign s3_inv14 = s3_inv[149:140];
     wire [9:0] val14; // Forney value
     wire [99:0] val14_pp; // partial products a[j]&b[k] and linear inputs
     assign val14_pp = {
-        s2_num14 & {10{s2_inv14[9]}}, s2_num14 & {10{s2_inv14[8]}}, s2_num14 & {10{s2_inv14[7]}}, s2_num14 & {10{s2_inv14[6]}},
-        s2_num14 & {10{s2_inv14[5]}}, s2_num14 & {10{s2_inv14[4]}}, s2_num14 & {10{s2_inv14[3]}}, s2_num14 & {10{s2_inv14[2]}},
-        s2_num14 & {10{s2_inv14[1]}}, s2_num14 & {10{s2_inv14[0]}}
+        s3_num14 & {10{s3_inv14[9]}}, s3_num14 & {10{s3_inv14[8]}}, s3_num14 & {10{s3_inv14[7]}}, s3_num14 & {10{s3_inv14[6]}},
+        s3_num14 & {10{s3_inv14[5]}}, s3_num14 & {10{s3_inv14[4]}}, s3_num14 & {10{s3_inv14[3]}}, s3_num14 & {10{s3_inv14[2]}},
+        s3_num14 & {10{s3_inv14[1]}}, s3_num14 & {10{s3_inv14[0]}}
     };
     assign val14[0] = ^(val14_pp & 100'h40a0402010080402010080001);
     assign val14[1] = ^(val14_pp & 100'h8100804020100804020000402);
@@ -6280,16 +6288,16 @@ module rtlgen_kr4_fec_dec (
     assign val14[7] = ^(val14_pp & 100'h4824020502810080402010080);
     assign val14[8] = ^(val14_pp & 100'h9008140a04020100804020100);
     assign val14[9] = ^(val14_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num15;
-    assign s2_num15 = s2_num[159:150];
-    wire [9:0] s2_inv15;
-    assign s2_inv15 = s2_inv[159:150];
+    wire [9:0] s3_num15;
+    assign s3_num15 = s3_num[159:150];
+    wire [9:0] s3_inv15;
+    assign s3_inv15 = s3_inv[159:150];
     wire [9:0] val15; // Forney value
     wire [99:0] val15_pp; // partial products a[j]&b[k] and linear inputs
     assign val15_pp = {
-        s2_num15 & {10{s2_inv15[9]}}, s2_num15 & {10{s2_inv15[8]}}, s2_num15 & {10{s2_inv15[7]}}, s2_num15 & {10{s2_inv15[6]}},
-        s2_num15 & {10{s2_inv15[5]}}, s2_num15 & {10{s2_inv15[4]}}, s2_num15 & {10{s2_inv15[3]}}, s2_num15 & {10{s2_inv15[2]}},
-        s2_num15 & {10{s2_inv15[1]}}, s2_num15 & {10{s2_inv15[0]}}
+        s3_num15 & {10{s3_inv15[9]}}, s3_num15 & {10{s3_inv15[8]}}, s3_num15 & {10{s3_inv15[7]}}, s3_num15 & {10{s3_inv15[6]}},
+        s3_num15 & {10{s3_inv15[5]}}, s3_num15 & {10{s3_inv15[4]}}, s3_num15 & {10{s3_inv15[3]}}, s3_num15 & {10{s3_inv15[2]}},
+        s3_num15 & {10{s3_inv15[1]}}, s3_num15 & {10{s3_inv15[0]}}
     };
     assign val15[0] = ^(val15_pp & 100'h40a0402010080402010080001);
     assign val15[1] = ^(val15_pp & 100'h8100804020100804020000402);
@@ -6301,16 +6309,16 @@ module rtlgen_kr4_fec_dec (
     assign val15[7] = ^(val15_pp & 100'h4824020502810080402010080);
     assign val15[8] = ^(val15_pp & 100'h9008140a04020100804020100);
     assign val15[9] = ^(val15_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num16;
-    assign s2_num16 = s2_num[169:160];
-    wire [9:0] s2_inv16;
-    assign s2_inv16 = s2_inv[169:160];
+    wire [9:0] s3_num16;
+    assign s3_num16 = s3_num[169:160];
+    wire [9:0] s3_inv16;
+    assign s3_inv16 = s3_inv[169:160];
     wire [9:0] val16; // Forney value
     wire [99:0] val16_pp; // partial products a[j]&b[k] and linear inputs
     assign val16_pp = {
-        s2_num16 & {10{s2_inv16[9]}}, s2_num16 & {10{s2_inv16[8]}}, s2_num16 & {10{s2_inv16[7]}}, s2_num16 & {10{s2_inv16[6]}},
-        s2_num16 & {10{s2_inv16[5]}}, s2_num16 & {10{s2_inv16[4]}}, s2_num16 & {10{s2_inv16[3]}}, s2_num16 & {10{s2_inv16[2]}},
-        s2_num16 & {10{s2_inv16[1]}}, s2_num16 & {10{s2_inv16[0]}}
+        s3_num16 & {10{s3_inv16[9]}}, s3_num16 & {10{s3_inv16[8]}}, s3_num16 & {10{s3_inv16[7]}}, s3_num16 & {10{s3_inv16[6]}},
+        s3_num16 & {10{s3_inv16[5]}}, s3_num16 & {10{s3_inv16[4]}}, s3_num16 & {10{s3_inv16[3]}}, s3_num16 & {10{s3_inv16[2]}},
+        s3_num16 & {10{s3_inv16[1]}}, s3_num16 & {10{s3_inv16[0]}}
     };
     assign val16[0] = ^(val16_pp & 100'h40a0402010080402010080001);
     assign val16[1] = ^(val16_pp & 100'h8100804020100804020000402);
@@ -6322,16 +6330,16 @@ module rtlgen_kr4_fec_dec (
     assign val16[7] = ^(val16_pp & 100'h4824020502810080402010080);
     assign val16[8] = ^(val16_pp & 100'h9008140a04020100804020100);
     assign val16[9] = ^(val16_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num17;
-    assign s2_num17 = s2_num[179:170];
-    wire [9:0] s2_inv17;
-    assign s2_inv17 = s2_inv[179:170];
+    wire [9:0] s3_num17;
+    assign s3_num17 = s3_num[179:170];
+    wire [9:0] s3_inv17;
+    assign s3_inv17 = s3_inv[179:170];
     wire [9:0] val17; // Forney value
     wire [99:0] val17_pp; // partial products a[j]&b[k] and linear inputs
     assign val17_pp = {
-        s2_num17 & {10{s2_inv17[9]}}, s2_num17 & {10{s2_inv17[8]}}, s2_num17 & {10{s2_inv17[7]}}, s2_num17 & {10{s2_inv17[6]}},
-        s2_num17 & {10{s2_inv17[5]}}, s2_num17 & {10{s2_inv17[4]}}, s2_num17 & {10{s2_inv17[3]}}, s2_num17 & {10{s2_inv17[2]}},
-        s2_num17 & {10{s2_inv17[1]}}, s2_num17 & {10{s2_inv17[0]}}
+        s3_num17 & {10{s3_inv17[9]}}, s3_num17 & {10{s3_inv17[8]}}, s3_num17 & {10{s3_inv17[7]}}, s3_num17 & {10{s3_inv17[6]}},
+        s3_num17 & {10{s3_inv17[5]}}, s3_num17 & {10{s3_inv17[4]}}, s3_num17 & {10{s3_inv17[3]}}, s3_num17 & {10{s3_inv17[2]}},
+        s3_num17 & {10{s3_inv17[1]}}, s3_num17 & {10{s3_inv17[0]}}
     };
     assign val17[0] = ^(val17_pp & 100'h40a0402010080402010080001);
     assign val17[1] = ^(val17_pp & 100'h8100804020100804020000402);
@@ -6343,16 +6351,16 @@ module rtlgen_kr4_fec_dec (
     assign val17[7] = ^(val17_pp & 100'h4824020502810080402010080);
     assign val17[8] = ^(val17_pp & 100'h9008140a04020100804020100);
     assign val17[9] = ^(val17_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num18;
-    assign s2_num18 = s2_num[189:180];
-    wire [9:0] s2_inv18;
-    assign s2_inv18 = s2_inv[189:180];
+    wire [9:0] s3_num18;
+    assign s3_num18 = s3_num[189:180];
+    wire [9:0] s3_inv18;
+    assign s3_inv18 = s3_inv[189:180];
     wire [9:0] val18; // Forney value
     wire [99:0] val18_pp; // partial products a[j]&b[k] and linear inputs
     assign val18_pp = {
-        s2_num18 & {10{s2_inv18[9]}}, s2_num18 & {10{s2_inv18[8]}}, s2_num18 & {10{s2_inv18[7]}}, s2_num18 & {10{s2_inv18[6]}},
-        s2_num18 & {10{s2_inv18[5]}}, s2_num18 & {10{s2_inv18[4]}}, s2_num18 & {10{s2_inv18[3]}}, s2_num18 & {10{s2_inv18[2]}},
-        s2_num18 & {10{s2_inv18[1]}}, s2_num18 & {10{s2_inv18[0]}}
+        s3_num18 & {10{s3_inv18[9]}}, s3_num18 & {10{s3_inv18[8]}}, s3_num18 & {10{s3_inv18[7]}}, s3_num18 & {10{s3_inv18[6]}},
+        s3_num18 & {10{s3_inv18[5]}}, s3_num18 & {10{s3_inv18[4]}}, s3_num18 & {10{s3_inv18[3]}}, s3_num18 & {10{s3_inv18[2]}},
+        s3_num18 & {10{s3_inv18[1]}}, s3_num18 & {10{s3_inv18[0]}}
     };
     assign val18[0] = ^(val18_pp & 100'h40a0402010080402010080001);
     assign val18[1] = ^(val18_pp & 100'h8100804020100804020000402);
@@ -6364,16 +6372,16 @@ module rtlgen_kr4_fec_dec (
     assign val18[7] = ^(val18_pp & 100'h4824020502810080402010080);
     assign val18[8] = ^(val18_pp & 100'h9008140a04020100804020100);
     assign val18[9] = ^(val18_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num19;
-    assign s2_num19 = s2_num[199:190];
-    wire [9:0] s2_inv19;
-    assign s2_inv19 = s2_inv[199:190];
+    wire [9:0] s3_num19;
+    assign s3_num19 = s3_num[199:190];
+    wire [9:0] s3_inv19;
+    assign s3_inv19 = s3_inv[199:190];
     wire [9:0] val19; // Forney value
     wire [99:0] val19_pp; // partial products a[j]&b[k] and linear inputs
     assign val19_pp = {
-        s2_num19 & {10{s2_inv19[9]}}, s2_num19 & {10{s2_inv19[8]}}, s2_num19 & {10{s2_inv19[7]}}, s2_num19 & {10{s2_inv19[6]}},
-        s2_num19 & {10{s2_inv19[5]}}, s2_num19 & {10{s2_inv19[4]}}, s2_num19 & {10{s2_inv19[3]}}, s2_num19 & {10{s2_inv19[2]}},
-        s2_num19 & {10{s2_inv19[1]}}, s2_num19 & {10{s2_inv19[0]}}
+        s3_num19 & {10{s3_inv19[9]}}, s3_num19 & {10{s3_inv19[8]}}, s3_num19 & {10{s3_inv19[7]}}, s3_num19 & {10{s3_inv19[6]}},
+        s3_num19 & {10{s3_inv19[5]}}, s3_num19 & {10{s3_inv19[4]}}, s3_num19 & {10{s3_inv19[3]}}, s3_num19 & {10{s3_inv19[2]}},
+        s3_num19 & {10{s3_inv19[1]}}, s3_num19 & {10{s3_inv19[0]}}
     };
     assign val19[0] = ^(val19_pp & 100'h40a0402010080402010080001);
     assign val19[1] = ^(val19_pp & 100'h8100804020100804020000402);
@@ -6385,16 +6393,16 @@ module rtlgen_kr4_fec_dec (
     assign val19[7] = ^(val19_pp & 100'h4824020502810080402010080);
     assign val19[8] = ^(val19_pp & 100'h9008140a04020100804020100);
     assign val19[9] = ^(val19_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num20;
-    assign s2_num20 = s2_num[209:200];
-    wire [9:0] s2_inv20;
-    assign s2_inv20 = s2_inv[209:200];
+    wire [9:0] s3_num20;
+    assign s3_num20 = s3_num[209:200];
+    wire [9:0] s3_inv20;
+    assign s3_inv20 = s3_inv[209:200];
     wire [9:0] val20; // Forney value
     wire [99:0] val20_pp; // partial products a[j]&b[k] and linear inputs
     assign val20_pp = {
-        s2_num20 & {10{s2_inv20[9]}}, s2_num20 & {10{s2_inv20[8]}}, s2_num20 & {10{s2_inv20[7]}}, s2_num20 & {10{s2_inv20[6]}},
-        s2_num20 & {10{s2_inv20[5]}}, s2_num20 & {10{s2_inv20[4]}}, s2_num20 & {10{s2_inv20[3]}}, s2_num20 & {10{s2_inv20[2]}},
-        s2_num20 & {10{s2_inv20[1]}}, s2_num20 & {10{s2_inv20[0]}}
+        s3_num20 & {10{s3_inv20[9]}}, s3_num20 & {10{s3_inv20[8]}}, s3_num20 & {10{s3_inv20[7]}}, s3_num20 & {10{s3_inv20[6]}},
+        s3_num20 & {10{s3_inv20[5]}}, s3_num20 & {10{s3_inv20[4]}}, s3_num20 & {10{s3_inv20[3]}}, s3_num20 & {10{s3_inv20[2]}},
+        s3_num20 & {10{s3_inv20[1]}}, s3_num20 & {10{s3_inv20[0]}}
     };
     assign val20[0] = ^(val20_pp & 100'h40a0402010080402010080001);
     assign val20[1] = ^(val20_pp & 100'h8100804020100804020000402);
@@ -6406,16 +6414,16 @@ module rtlgen_kr4_fec_dec (
     assign val20[7] = ^(val20_pp & 100'h4824020502810080402010080);
     assign val20[8] = ^(val20_pp & 100'h9008140a04020100804020100);
     assign val20[9] = ^(val20_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num21;
-    assign s2_num21 = s2_num[219:210];
-    wire [9:0] s2_inv21;
-    assign s2_inv21 = s2_inv[219:210];
+    wire [9:0] s3_num21;
+    assign s3_num21 = s3_num[219:210];
+    wire [9:0] s3_inv21;
+    assign s3_inv21 = s3_inv[219:210];
     wire [9:0] val21; // Forney value
     wire [99:0] val21_pp; // partial products a[j]&b[k] and linear inputs
     assign val21_pp = {
-        s2_num21 & {10{s2_inv21[9]}}, s2_num21 & {10{s2_inv21[8]}}, s2_num21 & {10{s2_inv21[7]}}, s2_num21 & {10{s2_inv21[6]}},
-        s2_num21 & {10{s2_inv21[5]}}, s2_num21 & {10{s2_inv21[4]}}, s2_num21 & {10{s2_inv21[3]}}, s2_num21 & {10{s2_inv21[2]}},
-        s2_num21 & {10{s2_inv21[1]}}, s2_num21 & {10{s2_inv21[0]}}
+        s3_num21 & {10{s3_inv21[9]}}, s3_num21 & {10{s3_inv21[8]}}, s3_num21 & {10{s3_inv21[7]}}, s3_num21 & {10{s3_inv21[6]}},
+        s3_num21 & {10{s3_inv21[5]}}, s3_num21 & {10{s3_inv21[4]}}, s3_num21 & {10{s3_inv21[3]}}, s3_num21 & {10{s3_inv21[2]}},
+        s3_num21 & {10{s3_inv21[1]}}, s3_num21 & {10{s3_inv21[0]}}
     };
     assign val21[0] = ^(val21_pp & 100'h40a0402010080402010080001);
     assign val21[1] = ^(val21_pp & 100'h8100804020100804020000402);
@@ -6427,16 +6435,16 @@ module rtlgen_kr4_fec_dec (
     assign val21[7] = ^(val21_pp & 100'h4824020502810080402010080);
     assign val21[8] = ^(val21_pp & 100'h9008140a04020100804020100);
     assign val21[9] = ^(val21_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num22;
-    assign s2_num22 = s2_num[229:220];
-    wire [9:0] s2_inv22;
-    assign s2_inv22 = s2_inv[229:220];
+    wire [9:0] s3_num22;
+    assign s3_num22 = s3_num[229:220];
+    wire [9:0] s3_inv22;
+    assign s3_inv22 = s3_inv[229:220];
     wire [9:0] val22; // Forney value
     wire [99:0] val22_pp; // partial products a[j]&b[k] and linear inputs
     assign val22_pp = {
-        s2_num22 & {10{s2_inv22[9]}}, s2_num22 & {10{s2_inv22[8]}}, s2_num22 & {10{s2_inv22[7]}}, s2_num22 & {10{s2_inv22[6]}},
-        s2_num22 & {10{s2_inv22[5]}}, s2_num22 & {10{s2_inv22[4]}}, s2_num22 & {10{s2_inv22[3]}}, s2_num22 & {10{s2_inv22[2]}},
-        s2_num22 & {10{s2_inv22[1]}}, s2_num22 & {10{s2_inv22[0]}}
+        s3_num22 & {10{s3_inv22[9]}}, s3_num22 & {10{s3_inv22[8]}}, s3_num22 & {10{s3_inv22[7]}}, s3_num22 & {10{s3_inv22[6]}},
+        s3_num22 & {10{s3_inv22[5]}}, s3_num22 & {10{s3_inv22[4]}}, s3_num22 & {10{s3_inv22[3]}}, s3_num22 & {10{s3_inv22[2]}},
+        s3_num22 & {10{s3_inv22[1]}}, s3_num22 & {10{s3_inv22[0]}}
     };
     assign val22[0] = ^(val22_pp & 100'h40a0402010080402010080001);
     assign val22[1] = ^(val22_pp & 100'h8100804020100804020000402);
@@ -6448,16 +6456,16 @@ module rtlgen_kr4_fec_dec (
     assign val22[7] = ^(val22_pp & 100'h4824020502810080402010080);
     assign val22[8] = ^(val22_pp & 100'h9008140a04020100804020100);
     assign val22[9] = ^(val22_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num23;
-    assign s2_num23 = s2_num[239:230];
-    wire [9:0] s2_inv23;
-    assign s2_inv23 = s2_inv[239:230];
+    wire [9:0] s3_num23;
+    assign s3_num23 = s3_num[239:230];
+    wire [9:0] s3_inv23;
+    assign s3_inv23 = s3_inv[239:230];
     wire [9:0] val23; // Forney value
     wire [99:0] val23_pp; // partial products a[j]&b[k] and linear inputs
     assign val23_pp = {
-        s2_num23 & {10{s2_inv23[9]}}, s2_num23 & {10{s2_inv23[8]}}, s2_num23 & {10{s2_inv23[7]}}, s2_num23 & {10{s2_inv23[6]}},
-        s2_num23 & {10{s2_inv23[5]}}, s2_num23 & {10{s2_inv23[4]}}, s2_num23 & {10{s2_inv23[3]}}, s2_num23 & {10{s2_inv23[2]}},
-        s2_num23 & {10{s2_inv23[1]}}, s2_num23 & {10{s2_inv23[0]}}
+        s3_num23 & {10{s3_inv23[9]}}, s3_num23 & {10{s3_inv23[8]}}, s3_num23 & {10{s3_inv23[7]}}, s3_num23 & {10{s3_inv23[6]}},
+        s3_num23 & {10{s3_inv23[5]}}, s3_num23 & {10{s3_inv23[4]}}, s3_num23 & {10{s3_inv23[3]}}, s3_num23 & {10{s3_inv23[2]}},
+        s3_num23 & {10{s3_inv23[1]}}, s3_num23 & {10{s3_inv23[0]}}
     };
     assign val23[0] = ^(val23_pp & 100'h40a0402010080402010080001);
     assign val23[1] = ^(val23_pp & 100'h8100804020100804020000402);
@@ -6469,16 +6477,16 @@ module rtlgen_kr4_fec_dec (
     assign val23[7] = ^(val23_pp & 100'h4824020502810080402010080);
     assign val23[8] = ^(val23_pp & 100'h9008140a04020100804020100);
     assign val23[9] = ^(val23_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num24;
-    assign s2_num24 = s2_num[249:240];
-    wire [9:0] s2_inv24;
-    assign s2_inv24 = s2_inv[249:240];
+    wire [9:0] s3_num24;
+    assign s3_num24 = s3_num[249:240];
+    wire [9:0] s3_inv24;
+    assign s3_inv24 = s3_inv[249:240];
     wire [9:0] val24; // Forney value
     wire [99:0] val24_pp; // partial products a[j]&b[k] and linear inputs
     assign val24_pp = {
-        s2_num24 & {10{s2_inv24[9]}}, s2_num24 & {10{s2_inv24[8]}}, s2_num24 & {10{s2_inv24[7]}}, s2_num24 & {10{s2_inv24[6]}},
-        s2_num24 & {10{s2_inv24[5]}}, s2_num24 & {10{s2_inv24[4]}}, s2_num24 & {10{s2_inv24[3]}}, s2_num24 & {10{s2_inv24[2]}},
-        s2_num24 & {10{s2_inv24[1]}}, s2_num24 & {10{s2_inv24[0]}}
+        s3_num24 & {10{s3_inv24[9]}}, s3_num24 & {10{s3_inv24[8]}}, s3_num24 & {10{s3_inv24[7]}}, s3_num24 & {10{s3_inv24[6]}},
+        s3_num24 & {10{s3_inv24[5]}}, s3_num24 & {10{s3_inv24[4]}}, s3_num24 & {10{s3_inv24[3]}}, s3_num24 & {10{s3_inv24[2]}},
+        s3_num24 & {10{s3_inv24[1]}}, s3_num24 & {10{s3_inv24[0]}}
     };
     assign val24[0] = ^(val24_pp & 100'h40a0402010080402010080001);
     assign val24[1] = ^(val24_pp & 100'h8100804020100804020000402);
@@ -6490,16 +6498,16 @@ module rtlgen_kr4_fec_dec (
     assign val24[7] = ^(val24_pp & 100'h4824020502810080402010080);
     assign val24[8] = ^(val24_pp & 100'h9008140a04020100804020100);
     assign val24[9] = ^(val24_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num25;
-    assign s2_num25 = s2_num[259:250];
-    wire [9:0] s2_inv25;
-    assign s2_inv25 = s2_inv[259:250];
+    wire [9:0] s3_num25;
+    assign s3_num25 = s3_num[259:250];
+    wire [9:0] s3_inv25;
+    assign s3_inv25 = s3_inv[259:250];
     wire [9:0] val25; // Forney value
     wire [99:0] val25_pp; // partial products a[j]&b[k] and linear inputs
     assign val25_pp = {
-        s2_num25 & {10{s2_inv25[9]}}, s2_num25 & {10{s2_inv25[8]}}, s2_num25 & {10{s2_inv25[7]}}, s2_num25 & {10{s2_inv25[6]}},
-        s2_num25 & {10{s2_inv25[5]}}, s2_num25 & {10{s2_inv25[4]}}, s2_num25 & {10{s2_inv25[3]}}, s2_num25 & {10{s2_inv25[2]}},
-        s2_num25 & {10{s2_inv25[1]}}, s2_num25 & {10{s2_inv25[0]}}
+        s3_num25 & {10{s3_inv25[9]}}, s3_num25 & {10{s3_inv25[8]}}, s3_num25 & {10{s3_inv25[7]}}, s3_num25 & {10{s3_inv25[6]}},
+        s3_num25 & {10{s3_inv25[5]}}, s3_num25 & {10{s3_inv25[4]}}, s3_num25 & {10{s3_inv25[3]}}, s3_num25 & {10{s3_inv25[2]}},
+        s3_num25 & {10{s3_inv25[1]}}, s3_num25 & {10{s3_inv25[0]}}
     };
     assign val25[0] = ^(val25_pp & 100'h40a0402010080402010080001);
     assign val25[1] = ^(val25_pp & 100'h8100804020100804020000402);
@@ -6511,16 +6519,16 @@ module rtlgen_kr4_fec_dec (
     assign val25[7] = ^(val25_pp & 100'h4824020502810080402010080);
     assign val25[8] = ^(val25_pp & 100'h9008140a04020100804020100);
     assign val25[9] = ^(val25_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num26;
-    assign s2_num26 = s2_num[269:260];
-    wire [9:0] s2_inv26;
-    assign s2_inv26 = s2_inv[269:260];
+    wire [9:0] s3_num26;
+    assign s3_num26 = s3_num[269:260];
+    wire [9:0] s3_inv26;
+    assign s3_inv26 = s3_inv[269:260];
     wire [9:0] val26; // Forney value
     wire [99:0] val26_pp; // partial products a[j]&b[k] and linear inputs
     assign val26_pp = {
-        s2_num26 & {10{s2_inv26[9]}}, s2_num26 & {10{s2_inv26[8]}}, s2_num26 & {10{s2_inv26[7]}}, s2_num26 & {10{s2_inv26[6]}},
-        s2_num26 & {10{s2_inv26[5]}}, s2_num26 & {10{s2_inv26[4]}}, s2_num26 & {10{s2_inv26[3]}}, s2_num26 & {10{s2_inv26[2]}},
-        s2_num26 & {10{s2_inv26[1]}}, s2_num26 & {10{s2_inv26[0]}}
+        s3_num26 & {10{s3_inv26[9]}}, s3_num26 & {10{s3_inv26[8]}}, s3_num26 & {10{s3_inv26[7]}}, s3_num26 & {10{s3_inv26[6]}},
+        s3_num26 & {10{s3_inv26[5]}}, s3_num26 & {10{s3_inv26[4]}}, s3_num26 & {10{s3_inv26[3]}}, s3_num26 & {10{s3_inv26[2]}},
+        s3_num26 & {10{s3_inv26[1]}}, s3_num26 & {10{s3_inv26[0]}}
     };
     assign val26[0] = ^(val26_pp & 100'h40a0402010080402010080001);
     assign val26[1] = ^(val26_pp & 100'h8100804020100804020000402);
@@ -6532,16 +6540,16 @@ module rtlgen_kr4_fec_dec (
     assign val26[7] = ^(val26_pp & 100'h4824020502810080402010080);
     assign val26[8] = ^(val26_pp & 100'h9008140a04020100804020100);
     assign val26[9] = ^(val26_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num27;
-    assign s2_num27 = s2_num[279:270];
-    wire [9:0] s2_inv27;
-    assign s2_inv27 = s2_inv[279:270];
+    wire [9:0] s3_num27;
+    assign s3_num27 = s3_num[279:270];
+    wire [9:0] s3_inv27;
+    assign s3_inv27 = s3_inv[279:270];
     wire [9:0] val27; // Forney value
     wire [99:0] val27_pp; // partial products a[j]&b[k] and linear inputs
     assign val27_pp = {
-        s2_num27 & {10{s2_inv27[9]}}, s2_num27 & {10{s2_inv27[8]}}, s2_num27 & {10{s2_inv27[7]}}, s2_num27 & {10{s2_inv27[6]}},
-        s2_num27 & {10{s2_inv27[5]}}, s2_num27 & {10{s2_inv27[4]}}, s2_num27 & {10{s2_inv27[3]}}, s2_num27 & {10{s2_inv27[2]}},
-        s2_num27 & {10{s2_inv27[1]}}, s2_num27 & {10{s2_inv27[0]}}
+        s3_num27 & {10{s3_inv27[9]}}, s3_num27 & {10{s3_inv27[8]}}, s3_num27 & {10{s3_inv27[7]}}, s3_num27 & {10{s3_inv27[6]}},
+        s3_num27 & {10{s3_inv27[5]}}, s3_num27 & {10{s3_inv27[4]}}, s3_num27 & {10{s3_inv27[3]}}, s3_num27 & {10{s3_inv27[2]}},
+        s3_num27 & {10{s3_inv27[1]}}, s3_num27 & {10{s3_inv27[0]}}
     };
     assign val27[0] = ^(val27_pp & 100'h40a0402010080402010080001);
     assign val27[1] = ^(val27_pp & 100'h8100804020100804020000402);
@@ -6553,16 +6561,16 @@ module rtlgen_kr4_fec_dec (
     assign val27[7] = ^(val27_pp & 100'h4824020502810080402010080);
     assign val27[8] = ^(val27_pp & 100'h9008140a04020100804020100);
     assign val27[9] = ^(val27_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num28;
-    assign s2_num28 = s2_num[289:280];
-    wire [9:0] s2_inv28;
-    assign s2_inv28 = s2_inv[289:280];
+    wire [9:0] s3_num28;
+    assign s3_num28 = s3_num[289:280];
+    wire [9:0] s3_inv28;
+    assign s3_inv28 = s3_inv[289:280];
     wire [9:0] val28; // Forney value
     wire [99:0] val28_pp; // partial products a[j]&b[k] and linear inputs
     assign val28_pp = {
-        s2_num28 & {10{s2_inv28[9]}}, s2_num28 & {10{s2_inv28[8]}}, s2_num28 & {10{s2_inv28[7]}}, s2_num28 & {10{s2_inv28[6]}},
-        s2_num28 & {10{s2_inv28[5]}}, s2_num28 & {10{s2_inv28[4]}}, s2_num28 & {10{s2_inv28[3]}}, s2_num28 & {10{s2_inv28[2]}},
-        s2_num28 & {10{s2_inv28[1]}}, s2_num28 & {10{s2_inv28[0]}}
+        s3_num28 & {10{s3_inv28[9]}}, s3_num28 & {10{s3_inv28[8]}}, s3_num28 & {10{s3_inv28[7]}}, s3_num28 & {10{s3_inv28[6]}},
+        s3_num28 & {10{s3_inv28[5]}}, s3_num28 & {10{s3_inv28[4]}}, s3_num28 & {10{s3_inv28[3]}}, s3_num28 & {10{s3_inv28[2]}},
+        s3_num28 & {10{s3_inv28[1]}}, s3_num28 & {10{s3_inv28[0]}}
     };
     assign val28[0] = ^(val28_pp & 100'h40a0402010080402010080001);
     assign val28[1] = ^(val28_pp & 100'h8100804020100804020000402);
@@ -6574,16 +6582,16 @@ module rtlgen_kr4_fec_dec (
     assign val28[7] = ^(val28_pp & 100'h4824020502810080402010080);
     assign val28[8] = ^(val28_pp & 100'h9008140a04020100804020100);
     assign val28[9] = ^(val28_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num29;
-    assign s2_num29 = s2_num[299:290];
-    wire [9:0] s2_inv29;
-    assign s2_inv29 = s2_inv[299:290];
+    wire [9:0] s3_num29;
+    assign s3_num29 = s3_num[299:290];
+    wire [9:0] s3_inv29;
+    assign s3_inv29 = s3_inv[299:290];
     wire [9:0] val29; // Forney value
     wire [99:0] val29_pp; // partial products a[j]&b[k] and linear inputs
     assign val29_pp = {
-        s2_num29 & {10{s2_inv29[9]}}, s2_num29 & {10{s2_inv29[8]}}, s2_num29 & {10{s2_inv29[7]}}, s2_num29 & {10{s2_inv29[6]}},
-        s2_num29 & {10{s2_inv29[5]}}, s2_num29 & {10{s2_inv29[4]}}, s2_num29 & {10{s2_inv29[3]}}, s2_num29 & {10{s2_inv29[2]}},
-        s2_num29 & {10{s2_inv29[1]}}, s2_num29 & {10{s2_inv29[0]}}
+        s3_num29 & {10{s3_inv29[9]}}, s3_num29 & {10{s3_inv29[8]}}, s3_num29 & {10{s3_inv29[7]}}, s3_num29 & {10{s3_inv29[6]}},
+        s3_num29 & {10{s3_inv29[5]}}, s3_num29 & {10{s3_inv29[4]}}, s3_num29 & {10{s3_inv29[3]}}, s3_num29 & {10{s3_inv29[2]}},
+        s3_num29 & {10{s3_inv29[1]}}, s3_num29 & {10{s3_inv29[0]}}
     };
     assign val29[0] = ^(val29_pp & 100'h40a0402010080402010080001);
     assign val29[1] = ^(val29_pp & 100'h8100804020100804020000402);
@@ -6595,16 +6603,16 @@ module rtlgen_kr4_fec_dec (
     assign val29[7] = ^(val29_pp & 100'h4824020502810080402010080);
     assign val29[8] = ^(val29_pp & 100'h9008140a04020100804020100);
     assign val29[9] = ^(val29_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num30;
-    assign s2_num30 = s2_num[309:300];
-    wire [9:0] s2_inv30;
-    assign s2_inv30 = s2_inv[309:300];
+    wire [9:0] s3_num30;
+    assign s3_num30 = s3_num[309:300];
+    wire [9:0] s3_inv30;
+    assign s3_inv30 = s3_inv[309:300];
     wire [9:0] val30; // Forney value
     wire [99:0] val30_pp; // partial products a[j]&b[k] and linear inputs
     assign val30_pp = {
-        s2_num30 & {10{s2_inv30[9]}}, s2_num30 & {10{s2_inv30[8]}}, s2_num30 & {10{s2_inv30[7]}}, s2_num30 & {10{s2_inv30[6]}},
-        s2_num30 & {10{s2_inv30[5]}}, s2_num30 & {10{s2_inv30[4]}}, s2_num30 & {10{s2_inv30[3]}}, s2_num30 & {10{s2_inv30[2]}},
-        s2_num30 & {10{s2_inv30[1]}}, s2_num30 & {10{s2_inv30[0]}}
+        s3_num30 & {10{s3_inv30[9]}}, s3_num30 & {10{s3_inv30[8]}}, s3_num30 & {10{s3_inv30[7]}}, s3_num30 & {10{s3_inv30[6]}},
+        s3_num30 & {10{s3_inv30[5]}}, s3_num30 & {10{s3_inv30[4]}}, s3_num30 & {10{s3_inv30[3]}}, s3_num30 & {10{s3_inv30[2]}},
+        s3_num30 & {10{s3_inv30[1]}}, s3_num30 & {10{s3_inv30[0]}}
     };
     assign val30[0] = ^(val30_pp & 100'h40a0402010080402010080001);
     assign val30[1] = ^(val30_pp & 100'h8100804020100804020000402);
@@ -6616,16 +6624,16 @@ module rtlgen_kr4_fec_dec (
     assign val30[7] = ^(val30_pp & 100'h4824020502810080402010080);
     assign val30[8] = ^(val30_pp & 100'h9008140a04020100804020100);
     assign val30[9] = ^(val30_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num31;
-    assign s2_num31 = s2_num[319:310];
-    wire [9:0] s2_inv31;
-    assign s2_inv31 = s2_inv[319:310];
+    wire [9:0] s3_num31;
+    assign s3_num31 = s3_num[319:310];
+    wire [9:0] s3_inv31;
+    assign s3_inv31 = s3_inv[319:310];
     wire [9:0] val31; // Forney value
     wire [99:0] val31_pp; // partial products a[j]&b[k] and linear inputs
     assign val31_pp = {
-        s2_num31 & {10{s2_inv31[9]}}, s2_num31 & {10{s2_inv31[8]}}, s2_num31 & {10{s2_inv31[7]}}, s2_num31 & {10{s2_inv31[6]}},
-        s2_num31 & {10{s2_inv31[5]}}, s2_num31 & {10{s2_inv31[4]}}, s2_num31 & {10{s2_inv31[3]}}, s2_num31 & {10{s2_inv31[2]}},
-        s2_num31 & {10{s2_inv31[1]}}, s2_num31 & {10{s2_inv31[0]}}
+        s3_num31 & {10{s3_inv31[9]}}, s3_num31 & {10{s3_inv31[8]}}, s3_num31 & {10{s3_inv31[7]}}, s3_num31 & {10{s3_inv31[6]}},
+        s3_num31 & {10{s3_inv31[5]}}, s3_num31 & {10{s3_inv31[4]}}, s3_num31 & {10{s3_inv31[3]}}, s3_num31 & {10{s3_inv31[2]}},
+        s3_num31 & {10{s3_inv31[1]}}, s3_num31 & {10{s3_inv31[0]}}
     };
     assign val31[0] = ^(val31_pp & 100'h40a0402010080402010080001);
     assign val31[1] = ^(val31_pp & 100'h8100804020100804020000402);
@@ -6637,16 +6645,16 @@ module rtlgen_kr4_fec_dec (
     assign val31[7] = ^(val31_pp & 100'h4824020502810080402010080);
     assign val31[8] = ^(val31_pp & 100'h9008140a04020100804020100);
     assign val31[9] = ^(val31_pp & 100'h2050281008040201008040200);
-    wire [9:0] s2_num32;
-    assign s2_num32 = s2_num[329:320];
-    wire [9:0] s2_inv32;
-    assign s2_inv32 = s2_inv[329:320];
+    wire [9:0] s3_num32;
+    assign s3_num32 = s3_num[329:320];
+    wire [9:0] s3_inv32;
+    assign s3_inv32 = s3_inv[329:320];
     wire [9:0] val32; // Forney value
     wire [99:0] val32_pp; // partial products a[j]&b[k] and linear inputs
     assign val32_pp = {
-        s2_num32 & {10{s2_inv32[9]}}, s2_num32 & {10{s2_inv32[8]}}, s2_num32 & {10{s2_inv32[7]}}, s2_num32 & {10{s2_inv32[6]}},
-        s2_num32 & {10{s2_inv32[5]}}, s2_num32 & {10{s2_inv32[4]}}, s2_num32 & {10{s2_inv32[3]}}, s2_num32 & {10{s2_inv32[2]}},
-        s2_num32 & {10{s2_inv32[1]}}, s2_num32 & {10{s2_inv32[0]}}
+        s3_num32 & {10{s3_inv32[9]}}, s3_num32 & {10{s3_inv32[8]}}, s3_num32 & {10{s3_inv32[7]}}, s3_num32 & {10{s3_inv32[6]}},
+        s3_num32 & {10{s3_inv32[5]}}, s3_num32 & {10{s3_inv32[4]}}, s3_num32 & {10{s3_inv32[3]}}, s3_num32 & {10{s3_inv32[2]}},
+        s3_num32 & {10{s3_inv32[1]}}, s3_num32 & {10{s3_inv32[0]}}
     };
     assign val32[0] = ^(val32_pp & 100'h40a0402010080402010080001);
     assign val32[1] = ^(val32_pp & 100'h8100804020100804020000402);
@@ -6658,38 +6666,38 @@ module rtlgen_kr4_fec_dec (
     assign val32[7] = ^(val32_pp & 100'h4824020502810080402010080);
     assign val32[8] = ^(val32_pp & 100'h9008140a04020100804020100);
     assign val32[9] = ^(val32_pp & 100'h2050281008040201008040200);
-    reg [4:0] s4_cnt0;
-    reg [4:0] s4_cnt1;
-    reg s4_cnt2;
-    reg [5:0] s5_cnt0;
+    reg [4:0] s5_cnt0;
+    reg [4:0] s5_cnt1;
+    reg s5_cnt2;
     reg [5:0] s6_cnt0;
-    reg [4:0] s4_bits0;
-    reg [4:0] s4_bits1;
-    reg [4:0] s4_bits2;
-    reg [4:0] s4_bits3;
-    reg [4:0] s4_bits4;
-    reg [4:0] s4_bits5;
-    reg [4:0] s4_bits6;
-    reg [4:0] s4_bits7;
-    reg [4:0] s4_bits8;
-    reg [4:0] s4_bits9;
-    reg [4:0] s4_bits10;
-    reg [4:0] s4_bits11;
-    reg [4:0] s4_bits12;
-    reg [4:0] s4_bits13;
-    reg [4:0] s4_bits14;
-    reg [4:0] s4_bits15;
-    reg [4:0] s4_bits16;
-    reg [4:0] s4_bits17;
-    reg [4:0] s4_bits18;
-    reg [4:0] s4_bits19;
-    reg [3:0] s4_bits20;
-    reg [6:0] s5_bits0;
-    reg [6:0] s5_bits1;
-    reg [6:0] s5_bits2;
-    reg [6:0] s5_bits3;
-    reg [3:0] s5_bits4;
-    reg [8:0] s6_bits0;
+    reg [5:0] s7_cnt0;
+    reg [4:0] s5_bits0;
+    reg [4:0] s5_bits1;
+    reg [4:0] s5_bits2;
+    reg [4:0] s5_bits3;
+    reg [4:0] s5_bits4;
+    reg [4:0] s5_bits5;
+    reg [4:0] s5_bits6;
+    reg [4:0] s5_bits7;
+    reg [4:0] s5_bits8;
+    reg [4:0] s5_bits9;
+    reg [4:0] s5_bits10;
+    reg [4:0] s5_bits11;
+    reg [4:0] s5_bits12;
+    reg [4:0] s5_bits13;
+    reg [4:0] s5_bits14;
+    reg [4:0] s5_bits15;
+    reg [4:0] s5_bits16;
+    reg [4:0] s5_bits17;
+    reg [4:0] s5_bits18;
+    reg [4:0] s5_bits19;
+    reg [3:0] s5_bits20;
+    reg [6:0] s6_bits0;
+    reg [6:0] s6_bits1;
+    reg [6:0] s6_bits2;
+    reg [6:0] s6_bits3;
+    reg [3:0] s6_bits4;
+    reg [8:0] s7_bits0;
     always @(posedge clk) begin
         if (rst) begin
             s1_valid <= 1'd0;
@@ -6698,6 +6706,7 @@ module rtlgen_kr4_fec_dec (
             s4_valid <= 1'd0;
             s5_valid <= 1'd0;
             s6_valid <= 1'd0;
+            s7_valid <= 1'd0;
         end else begin
             s1_valid <= ch_busy;
             s2_valid <= s1_valid;
@@ -6705,6 +6714,7 @@ module rtlgen_kr4_fec_dec (
             s4_valid <= s3_valid;
             s5_valid <= s4_valid;
             s6_valid <= s5_valid;
+            s7_valid <= s6_valid;
         end
     end
     always @(posedge clk) begin
@@ -6726,6 +6736,9 @@ module rtlgen_kr4_fec_dec (
         s6_beat <= s5_beat;
         s6_len <= s5_len;
         s6_ok <= s5_ok;
+        s7_beat <= s6_beat;
+        s7_len <= s6_len;
+        s7_ok <= s6_ok;
         s1_even <= ch_even;
         s1_odd <= ch_odd;
         s1_num <= ch_num;
@@ -6752,576 +6765,580 @@ module rtlgen_kr4_fec_dec (
             root2 & ((~|s1_odd2) | (~|s1_num2)), root1 & ((~|s1_odd1) | (~|s1_num1)), root0 & ((~|s1_odd0) | (~|s1_num0))
         };
         s3_root <= s2_root;
-        s3_err <= {
-            val32 & {10{s2_root[32]}}, val31 & {10{s2_root[31]}}, val30 & {10{s2_root[30]}}, val29 & {10{s2_root[29]}}, val28 & {10{s2_root[28]}},
-            val27 & {10{s2_root[27]}}, val26 & {10{s2_root[26]}}, val25 & {10{s2_root[25]}}, val24 & {10{s2_root[24]}}, val23 & {10{s2_root[23]}},
-            val22 & {10{s2_root[22]}}, val21 & {10{s2_root[21]}}, val20 & {10{s2_root[20]}}, val19 & {10{s2_root[19]}}, val18 & {10{s2_root[18]}},
-            val17 & {10{s2_root[17]}}, val16 & {10{s2_root[16]}}, val15 & {10{s2_root[15]}}, val14 & {10{s2_root[14]}}, val13 & {10{s2_root[13]}},
-            val12 & {10{s2_root[12]}}, val11 & {10{s2_root[11]}}, val10 & {10{s2_root[10]}}, val9 & {10{s2_root[9]}}, val8 & {10{s2_root[8]}},
-            val7 & {10{s2_root[7]}}, val6 & {10{s2_root[6]}}, val5 & {10{s2_root[5]}}, val4 & {10{s2_root[4]}}, val3 & {10{s2_root[3]}},
-            val2 & {10{s2_root[2]}}, val1 & {10{s2_root[1]}}, val0 & {10{s2_root[0]}}
-        };
+        s3_num <= s2_num;
+        s3_inv <= s2_inv;
         s3_bad <= |s2_bad;
+        s4_root <= s3_root;
+        s4_err <= {
+            val32 & {10{s3_root[32]}}, val31 & {10{s3_root[31]}}, val30 & {10{s3_root[30]}}, val29 & {10{s3_root[29]}}, val28 & {10{s3_root[28]}},
+            val27 & {10{s3_root[27]}}, val26 & {10{s3_root[26]}}, val25 & {10{s3_root[25]}}, val24 & {10{s3_root[24]}}, val23 & {10{s3_root[23]}},
+            val22 & {10{s3_root[22]}}, val21 & {10{s3_root[21]}}, val20 & {10{s3_root[20]}}, val19 & {10{s3_root[19]}}, val18 & {10{s3_root[18]}},
+            val17 & {10{s3_root[17]}}, val16 & {10{s3_root[16]}}, val15 & {10{s3_root[15]}}, val14 & {10{s3_root[14]}}, val13 & {10{s3_root[13]}},
+            val12 & {10{s3_root[12]}}, val11 & {10{s3_root[11]}}, val10 & {10{s3_root[10]}}, val9 & {10{s3_root[9]}}, val8 & {10{s3_root[8]}},
+            val7 & {10{s3_root[7]}}, val6 & {10{s3_root[6]}}, val5 & {10{s3_root[5]}}, val4 & {10{s3_root[4]}}, val3 & {10{s3_root[3]}},
+            val2 & {10{s3_root[2]}}, val1 & {10{s3_root[1]}}, val0 & {10{s3_root[0]}}
+        };
         s4_bad <= s3_bad;
         s5_bad <= s4_bad;
         s6_bad <= s5_bad;
-        s4_cnt0 <= {
+        s7_bad <= s6_bad;
+        s5_cnt0 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_root[0]} + {{1{1'd0}}, s3_root[1]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[2]} + {{1{1'd0}}, s3_root[3]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_root[0]} + {{1{1'd0}}, s4_root[1]}} + {{1{1'd0}}, {{1{1'd0}}, s4_root[2]} + {{1{1'd0}}, s4_root[3]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_root[4]} + {{1{1'd0}}, s3_root[5]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[6]} + {{1{1'd0}}, s3_root[7]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_root[4]} + {{1{1'd0}}, s4_root[5]}} + {{1{1'd0}}, {{1{1'd0}}, s4_root[6]} + {{1{1'd0}}, s4_root[7]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_root[8]} + {{1{1'd0}}, s3_root[9]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[10]} + {{1{1'd0}}, s3_root[11]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_root[8]} + {{1{1'd0}}, s4_root[9]}} + {{1{1'd0}}, {{1{1'd0}}, s4_root[10]} + {{1{1'd0}}, s4_root[11]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_root[12]} + {{1{1'd0}}, s3_root[13]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[14]} + {{1{1'd0}}, s3_root[15]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_root[12]} + {{1{1'd0}}, s4_root[13]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_root[14]} + {{1{1'd0}}, s4_root[15]}}
                     }
             };
-        s4_cnt1 <= {
+        s5_cnt1 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_root[16]} + {{1{1'd0}}, s3_root[17]}} + {{1{1'd0}}, {{1{1'd0}}, s3_root[18]} + {{1{1'd0}}, s3_root[19]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_root[16]} + {{1{1'd0}}, s4_root[17]}} + {{1{1'd0}}, {{1{1'd0}}, s4_root[18]} + {{1{1'd0}}, s4_root[19]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_root[20]} + {{1{1'd0}}, s3_root[21]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_root[22]} + {{1{1'd0}}, s3_root[23]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_root[20]} + {{1{1'd0}}, s4_root[21]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_root[22]} + {{1{1'd0}}, s4_root[23]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_root[24]} + {{1{1'd0}}, s3_root[25]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_root[26]} + {{1{1'd0}}, s3_root[27]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_root[24]} + {{1{1'd0}}, s4_root[25]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_root[26]} + {{1{1'd0}}, s4_root[27]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_root[28]} + {{1{1'd0}}, s3_root[29]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_root[30]} + {{1{1'd0}}, s3_root[31]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_root[28]} + {{1{1'd0}}, s4_root[29]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_root[30]} + {{1{1'd0}}, s4_root[31]}}
                     }
             };
-        s4_cnt2 <= s3_root[32];
-        s5_cnt0 <= {{1{1'd0}}, s4_cnt0} + {{1{1'd0}}, s4_cnt1 + {{4{1'd0}}, s4_cnt2}};
-        s6_cnt0 <= s5_cnt0;
-        s4_bits0 <= {
+        s5_cnt2 <= s4_root[32];
+        s6_cnt0 <= {{1{1'd0}}, s5_cnt0} + {{1{1'd0}}, s5_cnt1 + {{4{1'd0}}, s5_cnt2}};
+        s7_cnt0 <= s6_cnt0;
+        s5_bits0 <= {
             {1{1'd0}},
-            {{1{1'd0}}, {{1{1'd0}}, {{1{1'd0}}, s3_err[0]} + {{1{1'd0}}, s3_err[1]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[2]} + {{1{1'd0}}, s3_err[3]}}}
+            {{1{1'd0}}, {{1{1'd0}}, {{1{1'd0}}, s4_err[0]} + {{1{1'd0}}, s4_err[1]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[2]} + {{1{1'd0}}, s4_err[3]}}}
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[4]} + {{1{1'd0}}, s3_err[5]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[6]} + {{1{1'd0}}, s3_err[7]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[4]} + {{1{1'd0}}, s4_err[5]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[6]} + {{1{1'd0}}, s4_err[7]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[8]} + {{1{1'd0}}, s3_err[9]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[10]} + {{1{1'd0}}, s3_err[11]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[8]} + {{1{1'd0}}, s4_err[9]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[10]} + {{1{1'd0}}, s4_err[11]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[12]} + {{1{1'd0}}, s3_err[13]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[14]} + {{1{1'd0}}, s3_err[15]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[12]} + {{1{1'd0}}, s4_err[13]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[14]} + {{1{1'd0}}, s4_err[15]}}
                     }
             };
-        s4_bits1 <= {
+        s5_bits1 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[16]} + {{1{1'd0}}, s3_err[17]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[18]} + {{1{1'd0}}, s3_err[19]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[16]} + {{1{1'd0}}, s4_err[17]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[18]} + {{1{1'd0}}, s4_err[19]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[20]} + {{1{1'd0}}, s3_err[21]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[22]} + {{1{1'd0}}, s3_err[23]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[20]} + {{1{1'd0}}, s4_err[21]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[22]} + {{1{1'd0}}, s4_err[23]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[24]} + {{1{1'd0}}, s3_err[25]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[26]} + {{1{1'd0}}, s3_err[27]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[24]} + {{1{1'd0}}, s4_err[25]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[26]} + {{1{1'd0}}, s4_err[27]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[28]} + {{1{1'd0}}, s3_err[29]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[30]} + {{1{1'd0}}, s3_err[31]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[28]} + {{1{1'd0}}, s4_err[29]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[30]} + {{1{1'd0}}, s4_err[31]}}
                     }
             };
-        s4_bits2 <= {
+        s5_bits2 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[32]} + {{1{1'd0}}, s3_err[33]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[34]} + {{1{1'd0}}, s3_err[35]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[32]} + {{1{1'd0}}, s4_err[33]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[34]} + {{1{1'd0}}, s4_err[35]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[36]} + {{1{1'd0}}, s3_err[37]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[38]} + {{1{1'd0}}, s3_err[39]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[36]} + {{1{1'd0}}, s4_err[37]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[38]} + {{1{1'd0}}, s4_err[39]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[40]} + {{1{1'd0}}, s3_err[41]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[42]} + {{1{1'd0}}, s3_err[43]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[40]} + {{1{1'd0}}, s4_err[41]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[42]} + {{1{1'd0}}, s4_err[43]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[44]} + {{1{1'd0}}, s3_err[45]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[46]} + {{1{1'd0}}, s3_err[47]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[44]} + {{1{1'd0}}, s4_err[45]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[46]} + {{1{1'd0}}, s4_err[47]}}
                     }
             };
-        s4_bits3 <= {
+        s5_bits3 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[48]} + {{1{1'd0}}, s3_err[49]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[50]} + {{1{1'd0}}, s3_err[51]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[48]} + {{1{1'd0}}, s4_err[49]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[50]} + {{1{1'd0}}, s4_err[51]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[52]} + {{1{1'd0}}, s3_err[53]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[54]} + {{1{1'd0}}, s3_err[55]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[52]} + {{1{1'd0}}, s4_err[53]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[54]} + {{1{1'd0}}, s4_err[55]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[56]} + {{1{1'd0}}, s3_err[57]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[58]} + {{1{1'd0}}, s3_err[59]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[56]} + {{1{1'd0}}, s4_err[57]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[58]} + {{1{1'd0}}, s4_err[59]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[60]} + {{1{1'd0}}, s3_err[61]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[62]} + {{1{1'd0}}, s3_err[63]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[60]} + {{1{1'd0}}, s4_err[61]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[62]} + {{1{1'd0}}, s4_err[63]}}
                     }
             };
-        s4_bits4 <= {
+        s5_bits4 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[64]} + {{1{1'd0}}, s3_err[65]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[66]} + {{1{1'd0}}, s3_err[67]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[64]} + {{1{1'd0}}, s4_err[65]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[66]} + {{1{1'd0}}, s4_err[67]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[68]} + {{1{1'd0}}, s3_err[69]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[70]} + {{1{1'd0}}, s3_err[71]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[68]} + {{1{1'd0}}, s4_err[69]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[70]} + {{1{1'd0}}, s4_err[71]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[72]} + {{1{1'd0}}, s3_err[73]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[74]} + {{1{1'd0}}, s3_err[75]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[72]} + {{1{1'd0}}, s4_err[73]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[74]} + {{1{1'd0}}, s4_err[75]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[76]} + {{1{1'd0}}, s3_err[77]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[78]} + {{1{1'd0}}, s3_err[79]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[76]} + {{1{1'd0}}, s4_err[77]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[78]} + {{1{1'd0}}, s4_err[79]}}
                     }
             };
-        s4_bits5 <= {
+        s5_bits5 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[80]} + {{1{1'd0}}, s3_err[81]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[82]} + {{1{1'd0}}, s3_err[83]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[80]} + {{1{1'd0}}, s4_err[81]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[82]} + {{1{1'd0}}, s4_err[83]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[84]} + {{1{1'd0}}, s3_err[85]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[86]} + {{1{1'd0}}, s3_err[87]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[84]} + {{1{1'd0}}, s4_err[85]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[86]} + {{1{1'd0}}, s4_err[87]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[88]} + {{1{1'd0}}, s3_err[89]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[90]} + {{1{1'd0}}, s3_err[91]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[88]} + {{1{1'd0}}, s4_err[89]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[90]} + {{1{1'd0}}, s4_err[91]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[92]} + {{1{1'd0}}, s3_err[93]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[94]} + {{1{1'd0}}, s3_err[95]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[92]} + {{1{1'd0}}, s4_err[93]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[94]} + {{1{1'd0}}, s4_err[95]}}
                     }
             };
-        s4_bits6 <= {
+        s5_bits6 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[96]} + {{1{1'd0}}, s3_err[97]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[98]} + {{1{1'd0}}, s3_err[99]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[96]} + {{1{1'd0}}, s4_err[97]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[98]} + {{1{1'd0}}, s4_err[99]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[100]} + {{1{1'd0}}, s3_err[101]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[102]} + {{1{1'd0}}, s3_err[103]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[100]} + {{1{1'd0}}, s4_err[101]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[102]} + {{1{1'd0}}, s4_err[103]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[104]} + {{1{1'd0}}, s3_err[105]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[106]} + {{1{1'd0}}, s3_err[107]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[104]} + {{1{1'd0}}, s4_err[105]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[106]} + {{1{1'd0}}, s4_err[107]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[108]} + {{1{1'd0}}, s3_err[109]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[110]} + {{1{1'd0}}, s3_err[111]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[108]} + {{1{1'd0}}, s4_err[109]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[110]} + {{1{1'd0}}, s4_err[111]}}
                     }
             };
-        s4_bits7 <= {
+        s5_bits7 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[112]} + {{1{1'd0}}, s3_err[113]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[114]} + {{1{1'd0}}, s3_err[115]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[112]} + {{1{1'd0}}, s4_err[113]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[114]} + {{1{1'd0}}, s4_err[115]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[116]} + {{1{1'd0}}, s3_err[117]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[118]} + {{1{1'd0}}, s3_err[119]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[116]} + {{1{1'd0}}, s4_err[117]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[118]} + {{1{1'd0}}, s4_err[119]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[120]} + {{1{1'd0}}, s3_err[121]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[122]} + {{1{1'd0}}, s3_err[123]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[120]} + {{1{1'd0}}, s4_err[121]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[122]} + {{1{1'd0}}, s4_err[123]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[124]} + {{1{1'd0}}, s3_err[125]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[126]} + {{1{1'd0}}, s3_err[127]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[124]} + {{1{1'd0}}, s4_err[125]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[126]} + {{1{1'd0}}, s4_err[127]}}
                     }
             };
-        s4_bits8 <= {
+        s5_bits8 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[128]} + {{1{1'd0}}, s3_err[129]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[130]} + {{1{1'd0}}, s3_err[131]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[128]} + {{1{1'd0}}, s4_err[129]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[130]} + {{1{1'd0}}, s4_err[131]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[132]} + {{1{1'd0}}, s3_err[133]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[134]} + {{1{1'd0}}, s3_err[135]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[132]} + {{1{1'd0}}, s4_err[133]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[134]} + {{1{1'd0}}, s4_err[135]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[136]} + {{1{1'd0}}, s3_err[137]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[138]} + {{1{1'd0}}, s3_err[139]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[136]} + {{1{1'd0}}, s4_err[137]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[138]} + {{1{1'd0}}, s4_err[139]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[140]} + {{1{1'd0}}, s3_err[141]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[142]} + {{1{1'd0}}, s3_err[143]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[140]} + {{1{1'd0}}, s4_err[141]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[142]} + {{1{1'd0}}, s4_err[143]}}
                     }
             };
-        s4_bits9 <= {
+        s5_bits9 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[144]} + {{1{1'd0}}, s3_err[145]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[146]} + {{1{1'd0}}, s3_err[147]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[144]} + {{1{1'd0}}, s4_err[145]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[146]} + {{1{1'd0}}, s4_err[147]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[148]} + {{1{1'd0}}, s3_err[149]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[150]} + {{1{1'd0}}, s3_err[151]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[148]} + {{1{1'd0}}, s4_err[149]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[150]} + {{1{1'd0}}, s4_err[151]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[152]} + {{1{1'd0}}, s3_err[153]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[154]} + {{1{1'd0}}, s3_err[155]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[152]} + {{1{1'd0}}, s4_err[153]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[154]} + {{1{1'd0}}, s4_err[155]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[156]} + {{1{1'd0}}, s3_err[157]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[158]} + {{1{1'd0}}, s3_err[159]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[156]} + {{1{1'd0}}, s4_err[157]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[158]} + {{1{1'd0}}, s4_err[159]}}
                     }
             };
-        s4_bits10 <= {
+        s5_bits10 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[160]} + {{1{1'd0}}, s3_err[161]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[162]} + {{1{1'd0}}, s3_err[163]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[160]} + {{1{1'd0}}, s4_err[161]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[162]} + {{1{1'd0}}, s4_err[163]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[164]} + {{1{1'd0}}, s3_err[165]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[166]} + {{1{1'd0}}, s3_err[167]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[164]} + {{1{1'd0}}, s4_err[165]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[166]} + {{1{1'd0}}, s4_err[167]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[168]} + {{1{1'd0}}, s3_err[169]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[170]} + {{1{1'd0}}, s3_err[171]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[168]} + {{1{1'd0}}, s4_err[169]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[170]} + {{1{1'd0}}, s4_err[171]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[172]} + {{1{1'd0}}, s3_err[173]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[174]} + {{1{1'd0}}, s3_err[175]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[172]} + {{1{1'd0}}, s4_err[173]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[174]} + {{1{1'd0}}, s4_err[175]}}
                     }
             };
-        s4_bits11 <= {
+        s5_bits11 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[176]} + {{1{1'd0}}, s3_err[177]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[178]} + {{1{1'd0}}, s3_err[179]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[176]} + {{1{1'd0}}, s4_err[177]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[178]} + {{1{1'd0}}, s4_err[179]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[180]} + {{1{1'd0}}, s3_err[181]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[182]} + {{1{1'd0}}, s3_err[183]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[180]} + {{1{1'd0}}, s4_err[181]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[182]} + {{1{1'd0}}, s4_err[183]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[184]} + {{1{1'd0}}, s3_err[185]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[186]} + {{1{1'd0}}, s3_err[187]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[184]} + {{1{1'd0}}, s4_err[185]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[186]} + {{1{1'd0}}, s4_err[187]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[188]} + {{1{1'd0}}, s3_err[189]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[190]} + {{1{1'd0}}, s3_err[191]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[188]} + {{1{1'd0}}, s4_err[189]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[190]} + {{1{1'd0}}, s4_err[191]}}
                     }
             };
-        s4_bits12 <= {
+        s5_bits12 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[192]} + {{1{1'd0}}, s3_err[193]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[194]} + {{1{1'd0}}, s3_err[195]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[192]} + {{1{1'd0}}, s4_err[193]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[194]} + {{1{1'd0}}, s4_err[195]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[196]} + {{1{1'd0}}, s3_err[197]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[198]} + {{1{1'd0}}, s3_err[199]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[196]} + {{1{1'd0}}, s4_err[197]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[198]} + {{1{1'd0}}, s4_err[199]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[200]} + {{1{1'd0}}, s3_err[201]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[202]} + {{1{1'd0}}, s3_err[203]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[200]} + {{1{1'd0}}, s4_err[201]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[202]} + {{1{1'd0}}, s4_err[203]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[204]} + {{1{1'd0}}, s3_err[205]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[206]} + {{1{1'd0}}, s3_err[207]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[204]} + {{1{1'd0}}, s4_err[205]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[206]} + {{1{1'd0}}, s4_err[207]}}
                     }
             };
-        s4_bits13 <= {
+        s5_bits13 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[208]} + {{1{1'd0}}, s3_err[209]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[210]} + {{1{1'd0}}, s3_err[211]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[208]} + {{1{1'd0}}, s4_err[209]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[210]} + {{1{1'd0}}, s4_err[211]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[212]} + {{1{1'd0}}, s3_err[213]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[214]} + {{1{1'd0}}, s3_err[215]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[212]} + {{1{1'd0}}, s4_err[213]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[214]} + {{1{1'd0}}, s4_err[215]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[216]} + {{1{1'd0}}, s3_err[217]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[218]} + {{1{1'd0}}, s3_err[219]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[216]} + {{1{1'd0}}, s4_err[217]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[218]} + {{1{1'd0}}, s4_err[219]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[220]} + {{1{1'd0}}, s3_err[221]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[222]} + {{1{1'd0}}, s3_err[223]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[220]} + {{1{1'd0}}, s4_err[221]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[222]} + {{1{1'd0}}, s4_err[223]}}
                     }
             };
-        s4_bits14 <= {
+        s5_bits14 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[224]} + {{1{1'd0}}, s3_err[225]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[226]} + {{1{1'd0}}, s3_err[227]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[224]} + {{1{1'd0}}, s4_err[225]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[226]} + {{1{1'd0}}, s4_err[227]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[228]} + {{1{1'd0}}, s3_err[229]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[230]} + {{1{1'd0}}, s3_err[231]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[228]} + {{1{1'd0}}, s4_err[229]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[230]} + {{1{1'd0}}, s4_err[231]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[232]} + {{1{1'd0}}, s3_err[233]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[234]} + {{1{1'd0}}, s3_err[235]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[232]} + {{1{1'd0}}, s4_err[233]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[234]} + {{1{1'd0}}, s4_err[235]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[236]} + {{1{1'd0}}, s3_err[237]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[238]} + {{1{1'd0}}, s3_err[239]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[236]} + {{1{1'd0}}, s4_err[237]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[238]} + {{1{1'd0}}, s4_err[239]}}
                     }
             };
-        s4_bits15 <= {
+        s5_bits15 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[240]} + {{1{1'd0}}, s3_err[241]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[242]} + {{1{1'd0}}, s3_err[243]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[240]} + {{1{1'd0}}, s4_err[241]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[242]} + {{1{1'd0}}, s4_err[243]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[244]} + {{1{1'd0}}, s3_err[245]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[246]} + {{1{1'd0}}, s3_err[247]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[244]} + {{1{1'd0}}, s4_err[245]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[246]} + {{1{1'd0}}, s4_err[247]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[248]} + {{1{1'd0}}, s3_err[249]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[250]} + {{1{1'd0}}, s3_err[251]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[248]} + {{1{1'd0}}, s4_err[249]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[250]} + {{1{1'd0}}, s4_err[251]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[252]} + {{1{1'd0}}, s3_err[253]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[254]} + {{1{1'd0}}, s3_err[255]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[252]} + {{1{1'd0}}, s4_err[253]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[254]} + {{1{1'd0}}, s4_err[255]}}
                     }
             };
-        s4_bits16 <= {
+        s5_bits16 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[256]} + {{1{1'd0}}, s3_err[257]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[258]} + {{1{1'd0}}, s3_err[259]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[256]} + {{1{1'd0}}, s4_err[257]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[258]} + {{1{1'd0}}, s4_err[259]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[260]} + {{1{1'd0}}, s3_err[261]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[262]} + {{1{1'd0}}, s3_err[263]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[260]} + {{1{1'd0}}, s4_err[261]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[262]} + {{1{1'd0}}, s4_err[263]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[264]} + {{1{1'd0}}, s3_err[265]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[266]} + {{1{1'd0}}, s3_err[267]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[264]} + {{1{1'd0}}, s4_err[265]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[266]} + {{1{1'd0}}, s4_err[267]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[268]} + {{1{1'd0}}, s3_err[269]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[270]} + {{1{1'd0}}, s3_err[271]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[268]} + {{1{1'd0}}, s4_err[269]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[270]} + {{1{1'd0}}, s4_err[271]}}
                     }
             };
-        s4_bits17 <= {
+        s5_bits17 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[272]} + {{1{1'd0}}, s3_err[273]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[274]} + {{1{1'd0}}, s3_err[275]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[272]} + {{1{1'd0}}, s4_err[273]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[274]} + {{1{1'd0}}, s4_err[275]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[276]} + {{1{1'd0}}, s3_err[277]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[278]} + {{1{1'd0}}, s3_err[279]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[276]} + {{1{1'd0}}, s4_err[277]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[278]} + {{1{1'd0}}, s4_err[279]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[280]} + {{1{1'd0}}, s3_err[281]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[282]} + {{1{1'd0}}, s3_err[283]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[280]} + {{1{1'd0}}, s4_err[281]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[282]} + {{1{1'd0}}, s4_err[283]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[284]} + {{1{1'd0}}, s3_err[285]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[286]} + {{1{1'd0}}, s3_err[287]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[284]} + {{1{1'd0}}, s4_err[285]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[286]} + {{1{1'd0}}, s4_err[287]}}
                     }
             };
-        s4_bits18 <= {
+        s5_bits18 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[288]} + {{1{1'd0}}, s3_err[289]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[290]} + {{1{1'd0}}, s3_err[291]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[288]} + {{1{1'd0}}, s4_err[289]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[290]} + {{1{1'd0}}, s4_err[291]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[292]} + {{1{1'd0}}, s3_err[293]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[294]} + {{1{1'd0}}, s3_err[295]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[292]} + {{1{1'd0}}, s4_err[293]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[294]} + {{1{1'd0}}, s4_err[295]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[296]} + {{1{1'd0}}, s3_err[297]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[298]} + {{1{1'd0}}, s3_err[299]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[296]} + {{1{1'd0}}, s4_err[297]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[298]} + {{1{1'd0}}, s4_err[299]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[300]} + {{1{1'd0}}, s3_err[301]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[302]} + {{1{1'd0}}, s3_err[303]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[300]} + {{1{1'd0}}, s4_err[301]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[302]} + {{1{1'd0}}, s4_err[303]}}
                     }
             };
-        s4_bits19 <= {
+        s5_bits19 <= {
             {1{1'd0}},
             {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[304]} + {{1{1'd0}}, s3_err[305]}} + {{1{1'd0}}, {{1{1'd0}}, s3_err[306]} + {{1{1'd0}}, s3_err[307]}}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[304]} + {{1{1'd0}}, s4_err[305]}} + {{1{1'd0}}, {{1{1'd0}}, s4_err[306]} + {{1{1'd0}}, s4_err[307]}}
             }
                 + {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[308]} + {{1{1'd0}}, s3_err[309]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[310]} + {{1{1'd0}}, s3_err[311]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[308]} + {{1{1'd0}}, s4_err[309]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[310]} + {{1{1'd0}}, s4_err[311]}}
                 }
         }
             + {
                 {1{1'd0}},
                 {
                     {1{1'd0}},
-                    {{1{1'd0}}, {{1{1'd0}}, s3_err[312]} + {{1{1'd0}}, s3_err[313]}}
-                        + {{1{1'd0}}, {{1{1'd0}}, s3_err[314]} + {{1{1'd0}}, s3_err[315]}}
+                    {{1{1'd0}}, {{1{1'd0}}, s4_err[312]} + {{1{1'd0}}, s4_err[313]}}
+                        + {{1{1'd0}}, {{1{1'd0}}, s4_err[314]} + {{1{1'd0}}, s4_err[315]}}
                 }
                     + {
                         {1{1'd0}},
-                        {{1{1'd0}}, {{1{1'd0}}, s3_err[316]} + {{1{1'd0}}, s3_err[317]}}
-                            + {{1{1'd0}}, {{1{1'd0}}, s3_err[318]} + {{1{1'd0}}, s3_err[319]}}
+                        {{1{1'd0}}, {{1{1'd0}}, s4_err[316]} + {{1{1'd0}}, s4_err[317]}}
+                            + {{1{1'd0}}, {{1{1'd0}}, s4_err[318]} + {{1{1'd0}}, s4_err[319]}}
                     }
             };
-        s4_bits20 <= {
+        s5_bits20 <= {
             {1{1'd0}},
-            {{1{1'd0}}, {{1{1'd0}}, s3_err[320]} + {{1{1'd0}}, s3_err[321]}}
-                + {{1{1'd0}}, {{1{1'd0}}, s3_err[322]} + ({{1{1'd0}}, s3_err[323]} + {{1{1'd0}}, s3_err[324]})}
+            {{1{1'd0}}, {{1{1'd0}}, s4_err[320]} + {{1{1'd0}}, s4_err[321]}}
+                + {{1{1'd0}}, {{1{1'd0}}, s4_err[322]} + ({{1{1'd0}}, s4_err[323]} + {{1{1'd0}}, s4_err[324]})}
         }
             + {
                 {1{1'd0}},
-                {{1{1'd0}}, {{1{1'd0}}, s3_err[325]} + {{1{1'd0}}, s3_err[326]}}
-                    + {{1{1'd0}}, {{1{1'd0}}, s3_err[327]} + ({{1{1'd0}}, s3_err[328]} + {{1{1'd0}}, s3_err[329]})}
+                {{1{1'd0}}, {{1{1'd0}}, s4_err[325]} + {{1{1'd0}}, s4_err[326]}}
+                    + {{1{1'd0}}, {{1{1'd0}}, s4_err[327]} + ({{1{1'd0}}, s4_err[328]} + {{1{1'd0}}, s4_err[329]})}
             };
-        s5_bits0 <= {{1{1'd0}}, {{1{1'd0}}, s4_bits0} + {{1{1'd0}}, s4_bits1}}
-            + {{1{1'd0}}, {{1{1'd0}}, s4_bits2} + ({{1{1'd0}}, s4_bits3} + {{1{1'd0}}, s4_bits4})};
-        s5_bits1 <= {{1{1'd0}}, {{1{1'd0}}, s4_bits5} + {{1{1'd0}}, s4_bits6}}
-            + {{1{1'd0}}, {{1{1'd0}}, s4_bits7} + ({{1{1'd0}}, s4_bits8} + {{1{1'd0}}, s4_bits9})};
-        s5_bits2 <= {{1{1'd0}}, {{1{1'd0}}, s4_bits10} + {{1{1'd0}}, s4_bits11}}
-            + {{1{1'd0}}, {{1{1'd0}}, s4_bits12} + ({{1{1'd0}}, s4_bits13} + {{1{1'd0}}, s4_bits14})};
-        s5_bits3 <= {{1{1'd0}}, {{1{1'd0}}, s4_bits15} + {{1{1'd0}}, s4_bits16}}
-            + {{1{1'd0}}, {{1{1'd0}}, s4_bits17} + ({{1{1'd0}}, s4_bits18} + {{1{1'd0}}, s4_bits19})};
-        s5_bits4 <= s4_bits20;
         s6_bits0 <= {{1{1'd0}}, {{1{1'd0}}, s5_bits0} + {{1{1'd0}}, s5_bits1}}
-            + {{1{1'd0}}, {{1{1'd0}}, s5_bits2} + {{1{1'd0}}, s5_bits3 + {{3{1'd0}}, s5_bits4}}};
+            + {{1{1'd0}}, {{1{1'd0}}, s5_bits2} + ({{1{1'd0}}, s5_bits3} + {{1{1'd0}}, s5_bits4})};
+        s6_bits1 <= {{1{1'd0}}, {{1{1'd0}}, s5_bits5} + {{1{1'd0}}, s5_bits6}}
+            + {{1{1'd0}}, {{1{1'd0}}, s5_bits7} + ({{1{1'd0}}, s5_bits8} + {{1{1'd0}}, s5_bits9})};
+        s6_bits2 <= {{1{1'd0}}, {{1{1'd0}}, s5_bits10} + {{1{1'd0}}, s5_bits11}}
+            + {{1{1'd0}}, {{1{1'd0}}, s5_bits12} + ({{1{1'd0}}, s5_bits13} + {{1{1'd0}}, s5_bits14})};
+        s6_bits3 <= {{1{1'd0}}, {{1{1'd0}}, s5_bits15} + {{1{1'd0}}, s5_bits16}}
+            + {{1{1'd0}}, {{1{1'd0}}, s5_bits17} + ({{1{1'd0}}, s5_bits18} + {{1{1'd0}}, s5_bits19})};
+        s6_bits4 <= s5_bits20;
+        s7_bits0 <= {{1{1'd0}}, {{1{1'd0}}, s6_bits0} + {{1{1'd0}}, s6_bits1}}
+            + {{1{1'd0}}, {{1{1'd0}}, s6_bits2} + {{1{1'd0}}, s6_bits3 + {{3{1'd0}}, s6_bits4}}};
     end
 
     // Decision: roots still expected, bits and bad roots accumulated over the beats; flags per slot; counters; SER window.
@@ -7329,19 +7346,19 @@ module rtlgen_kr4_fec_dec (
     reg [12:0] acc_bits;
     reg acc_bad;
     wire first_beat;
-    assign first_beat = s6_beat == 4'd0;
+    assign first_beat = s7_beat == 4'd0;
     wire [10:0] rem_now; // roots expected from this beat on
-    assign rem_now = first_beat ? {{8{1'd0}}, s6_len} : rem;
+    assign rem_now = first_beat ? {{8{1'd0}}, s7_len} : rem;
     wire [12:0] tot_bits;
-    assign tot_bits = (first_beat ? 13'd0 : acc_bits) + {{4{1'd0}}, s6_bits0};
+    assign tot_bits = (first_beat ? 13'd0 : acc_bits) + {{4{1'd0}}, s7_bits0};
     wire tot_bad;
-    assign tot_bad = ((!first_beat) & acc_bad) | s6_bad;
+    assign tot_bad = ((!first_beat) & acc_bad) | s7_bad;
     wire decide; // the codeword's last beat leaves the Chien pipeline
-    assign decide = s6_valid & (s6_beat == LAST_BEAT);
+    assign decide = s7_valid & (s7_beat == LAST_BEAT);
     wire correctable; // L ≤ t, no bad root, exactly L roots
-    assign correctable = s6_ok & (!tot_bad) & ({{5{1'd0}}, s6_cnt0} == rem);
+    assign correctable = s7_ok & (!tot_bad) & ({{5{1'd0}}, s7_cnt0} == rem);
     wire [2:0] cnt_add; // symbols corrected in the decided codeword
-    assign cnt_add = correctable ? s6_len : 3'd0;
+    assign cnt_add = correctable ? s7_len : 3'd0;
     reg [329:0] err_ram [0:127]; // error values by {slot, beat}
     reg [2:0] st_count [0:7]; // corrected symbols per slot
     reg [2:0] dec_slot; // slot of the codeword being decided
@@ -7438,7 +7455,7 @@ module rtlgen_kr4_fec_dec (
     wire [6:0] wr_addr;
     assign wr_addr = {tail, in_beat};
     wire [6:0] err_addr;
-    assign err_addr = {err_slot, s3_beat};
+    assign err_addr = {err_slot, s4_beat};
     wire used_inc;
     assign used_inc = bm_start;
     wire used_dec;
@@ -7468,7 +7485,7 @@ module rtlgen_kr4_fec_dec (
             uncorrectable_r_nf <= 1'd0;
         end else begin
             frame_error_r <= accept & (in_tlast != in_last);
-            if (s3_valid & (s3_beat == LAST_BEAT)) begin
+            if (s4_valid & (s4_beat == LAST_BEAT)) begin
                 err_slot <= err_slot + 3'd1;
             end
             if (accept) begin
@@ -7527,11 +7544,11 @@ module rtlgen_kr4_fec_dec (
             data_ram[wr_addr] <= in_beat_data;
             acc <= syn_next;
         end
-        if (s3_valid) begin
-            err_ram[err_addr] <= s3_err;
+        if (s4_valid) begin
+            err_ram[err_addr] <= s4_err;
         end
-        if (s6_valid) begin
-            rem <= rem_now - {{5{1'd0}}, s6_cnt0};
+        if (s7_valid) begin
+            rem <= rem_now - {{5{1'd0}}, s7_cnt0};
             acc_bits <= tot_bits;
             acc_bad <= tot_bad;
         end

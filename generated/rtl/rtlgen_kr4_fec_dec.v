@@ -7362,7 +7362,7 @@ module rtlgen_kr4_fec_dec (
     reg [329:0] err_ram [0:127]; // error values by {slot, beat}
     reg [2:0] st_count [0:7]; // corrected symbols per slot
     reg [2:0] dec_slot; // slot of the codeword being decided
-    reg [2:0] err_slot; // slot whose error values stage 3 writes (ahead of dec_slot)
+    reg [2:0] err_slot; // slot whose error values stage 4 writes (ahead of dec_slot)
     reg [7:0] st_done; // slot decided
     reg [7:0] st_apply; // slot's corrections are applied
     reg [7:0] st_unc; // slot flagged uncorrectable

@@ -14,7 +14,8 @@
 //! 3. **Chien + Forney**, P lanes, one beat per clock: Λ_even(X⁻¹), Λ_odd(X⁻¹) and
 //!    Ω^h(X⁻¹) by constant multipliers on registers that step by α^(kP) per beat (stage 1);
 //!    the roots (Λ_even = Λ_odd) and the inverse of the odd part by a table (stage 2); the
-//!    error values, to the error RAM (stage 3); then the beat's root and error-bit counts
+//!    inverses registered out of the table (stage 3); the error values, to the error RAM
+//!    (stage 4); then the beat's root and error-bit counts
 //!    by pipelined popcount trees ([`count_stages`] stages), so every register stage stays
 //!    within about six LUT levels.
 //! 4. **Decision** after the last beat: correctable iff L ≤ t (RiBM's k ≥ 0), exactly L roots
@@ -469,7 +470,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     items.push(Item::Memory { name: "st_count".into(), width: lw, depth: slots as u32, doc: "corrected symbols per slot".into() });
     for (r, w, doc) in [
         ("dec_slot", sb, "slot of the codeword being decided"),
-        ("err_slot", sb, "slot whose error values stage 3 writes (ahead of dec_slot)"),
+        ("err_slot", sb, "slot whose error values stage 4 writes (ahead of dec_slot)"),
         ("st_done", slots as u32, "slot decided"),
         ("st_apply", slots as u32, "slot's corrections are applied"),
         ("st_unc", slots as u32, "slot flagged uncorrectable"),

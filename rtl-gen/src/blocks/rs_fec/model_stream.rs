@@ -307,8 +307,7 @@ pub struct DecTiming {
     pub slots: u32,
     /// Register stages of the Chien/Forney pipeline between the solver and the decision:
     /// the loaded evaluator, evaluations, inverses (the table's read), the inverses registered
-    /// out of the table, values, then [`count_stages`] for the
-    /// beat's root and error-bit counts.
+    /// out of the table, values, then [`count_stages`] for the beat's root and error-bit counts.
     pub chien_stages: u32,
 }
 

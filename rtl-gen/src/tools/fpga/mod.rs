@@ -50,7 +50,7 @@ impl Router {
 
 /// nextpnr's placer. HeAP (nextpnr's default) solves for wirelength and spreads cells to a
 /// density bound; the electrostatic `static` placer treats cells as charges and finds placements
-/// with less wire (the KP4 streaming decoder: 328,399 against 377,930 after refinement), which
+/// with less wire (the KP4 streaming decoder: 328,323 against 377,930 after refinement), which
 /// is what a design at the edge of routability needs. Debian's nextpnr-ice40 (0.4) predates it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]

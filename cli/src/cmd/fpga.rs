@@ -1,12 +1,12 @@
 //! `rtl-gen fpga [DIR] [--module M]… [--family ecp5|ice40] [--device D] [--freq MHZ] [--seed S]
-//! [--router router1|router2] [--placer heap|static] [--keep-ram-hints] [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
+//! [--router router1|router2] [--placer heap|static] [--lut-map wide|lut4] [--keep-ram-hints] [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
 //! synthesis, place and route (and the bitstream): utilisation and Fmax per module.
 //! `rtl-gen fpga --demo [--bitstream]`: the tree's RIFL loopback demo top instead.
 
 use super::synth::write_file;
 use super::CmdResult;
 use anyhow::Context;
-use rtl_gen::tools::fpga::{self, Device, Family, Placer, Router, Target};
+use rtl_gen::tools::fpga::{self, Device, Family, LutMap, Placer, Router, Target};
 use rtl_gen::tools::{parallel_map, TreeManifest};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,6 +27,12 @@ pub enum RouterArg {
 pub enum PlacerArg {
     Heap,
     Static,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum LutMapArg {
+    Wide,
+    Lut4,
 }
 
 #[derive(clap::Args)]
@@ -59,6 +65,11 @@ pub struct Args {
     /// crowded design; ecp5 only).
     #[arg(long, value_enum, default_value_t = PlacerArg::Heap)]
     pub placer: PlacerArg,
+    /// ECP5 LUT mapping: wide (Yosys's default: LUT5–7 from PFU muxes, fewer levels) or lut4
+    /// (`synth_ecp5 -nowidelut`: LUT4s only; an XOR network needs about half the LUT4s, the KP4
+    /// streaming decoder 40,016 against 63,603; ecp5 only).
+    #[arg(long, value_enum, default_value_t = LutMapArg::Wide)]
+    pub lut_map: LutMapArg,
     /// Keep the RTL's `ram_style = "distributed"` hints (ecp5 only: iCE40 has no LUT RAM). By
     /// default the flow clears them and Yosys maps each memory by its cost model for the family
     /// (the hint is a 7-series choice; on ECP5 the RIFL retransmission buffer then goes to block
@@ -105,7 +116,11 @@ pub fn run(a: Args) -> CmdResult {
         PlacerArg::Heap => Placer::Heap,
         PlacerArg::Static => Placer::Static,
     };
-    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, placer, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs), keep_ram_hints: a.keep_ram_hints };
+    let lut_map = match a.lut_map {
+        LutMapArg::Wide => LutMap::Wide,
+        LutMapArg::Lut4 => LutMap::Lut4,
+    };
+    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, placer, lut_map, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs), keep_ram_hints: a.keep_ram_hints };
     target.check()?;
     let manifest = TreeManifest::load(&a.tree)?;
     let mut names: Vec<String> = manifest.modules.iter().map(|m| m.name.clone()).collect();

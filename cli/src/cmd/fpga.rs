@@ -67,7 +67,8 @@ pub struct Args {
     pub placer: PlacerArg,
     /// ECP5 LUT mapping: wide (Yosys's default: LUT5–7 from PFU muxes, fewer levels) or lut4
     /// (`synth_ecp5 -nowidelut`: LUT4s only; an XOR network needs about half the LUT4s, the KP4
-    /// streaming decoder 40,022 against 63,603; ecp5 only).
+    /// streaming decoder 40,022 against 63,603; denser, it can route worse: measure both; ecp5
+    /// only).
     #[arg(long, value_enum, default_value_t = LutMapArg::Wide)]
     pub lut_map: LutMapArg,
     /// Keep the RTL's `ram_style = "distributed"` hints (ecp5 only: iCE40 has no LUT RAM). By

@@ -9,6 +9,38 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
 }
 
+/// The row of `module` after synthesis only (`--pnr-timeout 1`), with `extra` flags, its JSON at
+/// `dir/json` and its work folder in `dir/work`.
+fn synthesis_row(dir: &Path, module: &str, extra: &[&str], json: &str) -> serde_json::Value {
+    let json = dir.join(json);
+    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+        .args(["fpga", "generated", "--module", module, "--pnr-timeout", "1"])
+        .args(extra)
+        .arg("--json")
+        .arg(&json)
+        .arg("--work")
+        .arg(dir.join("work"))
+        .current_dir(workspace())
+        .output()
+        .expect("run rtl-gen");
+    assert!(out.status.success(), "rtl-gen fpga {extra:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
+    report[0].clone()
+}
+
+/// `rtl-gen fpga` on `module` for iCE40 with the ECP5-only `flags`: it must fail, and its error
+/// must name the flag (`named`) and ecp5.
+fn refused_on_ice40(module: &str, flags: &[&str], named: &str) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+        .args(["fpga", "generated", "--module", module, "--family", "ice40"])
+        .args(flags)
+        .current_dir(workspace())
+        .output()
+        .expect("run rtl-gen");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains(named) && err.contains("ecp5"), "{err}");
+}
+
 #[test]
 fn ecp5_place_and_route_reports_real_figures() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -92,13 +124,7 @@ fn router2_and_the_static_placer_reach_nextpnr_and_the_row() {
     let log = std::fs::read_to_string(work.join("rtlgen_crc32_pipe/nextpnr.log")).expect("nextpnr log");
     assert!(log.contains("Running router2"), "nextpnr did not run router2");
     assert!(log.contains("Running Static placer"), "nextpnr did not run the static placer");
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--family", "ice40", "--placer", "static"])
-        .current_dir(workspace())
-        .output()
-        .expect("run rtl-gen");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("--placer static") && err.contains("ecp5"), "{err}");
+    refused_on_ice40("rtlgen_crc32_pipe", &["--placer", "static"], "--placer static");
 }
 
 /// The RIFL retransmission buffer's `ram_style = "distributed"` hint (a 7-series choice) is
@@ -108,36 +134,14 @@ fn router2_and_the_static_placer_reach_nextpnr_and_the_row() {
 #[test]
 fn ram_hints_are_cleared_unless_kept() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let run = |extra: &[&str], json: &str| {
-        let json = dir.path().join(json);
-        let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-            .args(["fpga", "generated", "--module", "rtlgen_rifl_tx", "--pnr-timeout", "1"])
-            .args(extra)
-            .arg("--json")
-            .arg(&json)
-            .arg("--work")
-            .arg(dir.path().join("work"))
-            .current_dir(workspace())
-            .output()
-            .expect("run rtl-gen");
-        assert!(out.status.success(), "rtl-gen fpga {extra:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
-        report[0].clone()
-    };
-    let cleared = run(&[], "cleared.json");
-    let kept = run(&["--keep-ram-hints"], "kept.json");
+    let cleared = synthesis_row(dir.path(), "rtlgen_rifl_tx", &[], "cleared.json");
+    let kept = synthesis_row(dir.path(), "rtlgen_rifl_tx", &["--keep-ram-hints"], "kept.json");
     assert_eq!((cleared["kept_ram_hints"].as_bool(), kept["kept_ram_hints"].as_bool()), (Some(false), Some(true)));
     let used = |row: &serde_json::Value, what: &str| row[what]["used"].as_u64().unwrap_or_else(|| panic!("{what} of {row}"));
     // 256 × 242 bits: 7 DP16KD (512 × 36) in block RAM; 976 TRELLIS_DPR16X4 in LUT RAM.
     assert_eq!((used(&cleared, "bram"), used(&kept, "bram")), (7, 0), "{cleared}\n{kept}");
     assert!(used(&kept, "lut4") > used(&cleared, "lut4") + 6 * 976, "LUT RAM counts its LUT4 positions: {cleared}\n{kept}");
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["fpga", "generated", "--module", "rtlgen_rifl_tx", "--family", "ice40", "--keep-ram-hints"])
-        .current_dir(workspace())
-        .output()
-        .expect("run rtl-gen");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("--keep-ram-hints") && err.contains("ecp5"), "{err}");
+    refused_on_ice40("rtlgen_rifl_tx", &["--keep-ram-hints"], "--keep-ram-hints");
 }
 
 /// `--lut-map lut4` (`synth_ecp5 -nowidelut`) maps an XOR network to LUT4 trees instead of wide
@@ -147,33 +151,11 @@ fn ram_hints_are_cleared_unless_kept() {
 #[test]
 fn lut4_mapping_shrinks_an_xor_network_and_is_recorded() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let run = |extra: &[&str], json: &str| {
-        let json = dir.path().join(json);
-        let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-            .args(["fpga", "generated", "--module", "rtlgen_cxl_fec_enc", "--pnr-timeout", "1"])
-            .args(extra)
-            .arg("--json")
-            .arg(&json)
-            .arg("--work")
-            .arg(dir.path().join("work"))
-            .current_dir(workspace())
-            .output()
-            .expect("run rtl-gen");
-        assert!(out.status.success(), "rtl-gen fpga {extra:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
-        report[0].clone()
-    };
-    let wide = run(&[], "wide.json");
-    let lut4 = run(&["--lut-map", "lut4"], "lut4.json");
+    let wide = synthesis_row(dir.path(), "rtlgen_cxl_fec_enc", &[], "wide.json");
+    let lut4 = synthesis_row(dir.path(), "rtlgen_cxl_fec_enc", &["--lut-map", "lut4"], "lut4.json");
     assert_eq!((wide["lut_map"].as_str(), lut4["lut_map"].as_str()), (Some("wide"), Some("lut4")));
     let used = |row: &serde_json::Value, what: &str| row[what]["used"].as_u64().unwrap_or_else(|| panic!("{what} of {row}"));
     assert!(5 * used(&lut4, "lut4") < 4 * used(&wide, "lut4"), "lut4 mapping should save over a fifth: {wide}\n{lut4}");
     assert_eq!(used(&lut4, "ff"), used(&wide, "ff"), "the mapping changes logic, not registers");
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["fpga", "generated", "--module", "rtlgen_cxl_fec_enc", "--family", "ice40", "--lut-map", "lut4"])
-        .current_dir(workspace())
-        .output()
-        .expect("run rtl-gen");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("--lut-map lut4") && err.contains("ecp5"), "{err}");
+    refused_on_ice40("rtlgen_cxl_fec_enc", &["--lut-map", "lut4"], "--lut-map lut4");
 }

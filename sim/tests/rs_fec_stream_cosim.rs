@@ -196,15 +196,13 @@ fn ethernet_streaming_encoders_match_the_model() -> TestResult {
     Ok(())
 }
 
-/// The 400G KP4 of the variants design (P = 128, 5 beats, the last one 32 symbols and 96
-/// padding lanes, RiBM 10 iterations per clock): opt-in, its 3.9 MB decoder takes minutes to
-/// Verilate. Random 0..=2t+1 errors with gaps and stalls, every port every clock.
-#[test]
-#[ignore]
-fn kp4_400g_decoder_matches_the_model() -> TestResult {
+/// A streaming decoder of the variants design against the model: random 0..=2t+1 errors with
+/// gaps and stalls, every port every clock.
+fn variant_decoder_matches_the_model(block: &str) -> TestResult {
     let bench = Bench::from_design_file(common::workspace().join("rtl-gen/designs/rs_fec_variants.toml"))?;
-    let mut rng = TestRng::for_test("rs_stream_kp4_400g")?;
-    let (mut ls, b) = lockstep(&bench, "kp4_400g", "rs_stream_kp4_400g")?;
+    let tag = format!("rs_stream_{block}");
+    let mut rng = TestRng::for_test(&tag)?;
+    let (mut ls, b) = lockstep(&bench, block, &tag)?;
     let t = b.t() as usize;
     let errors: Vec<usize> = (0..sized(300, 10_000)).map(|i| if i % 3 == 0 { rng.range(0, t as u64) as usize } else { rng.range(0, 2 * t as u64 + 1) as usize }).collect();
     let (sent, clean) = codewords(&b, &errors, &mut rng);
@@ -215,7 +213,23 @@ fn kp4_400g_decoder_matches_the_model() -> TestResult {
             assert_eq!(&g.cw, c);
         }
     }
-    check(&ls, "kp4_400g");
-    println!("kp4_400g: {} codewords, {} clocks, 0 mismatches", sent.len(), ls.cycle);
+    check(&ls, block);
+    println!("{block}: {} codewords, {} clocks, 0 mismatches", sent.len(), ls.cycle);
     Ok(())
+}
+
+/// The 400G KP4 (P = 128, 5 beats, the last one 32 symbols and 96 padding lanes, RiBM 10
+/// iterations per clock): opt-in, its 3.9 MB decoder takes minutes to Verilate.
+#[test]
+#[ignore]
+fn kp4_400g_decoder_matches_the_model() -> TestResult {
+    variant_decoder_matches_the_model("kp4_400g")
+}
+
+/// The KP4 at P = 16 (34 beats, RiBM one iteration per clock), the width that routes on an
+/// LFE5U-85F: opt-in, like every variant.
+#[test]
+#[ignore]
+fn kp4_p16_decoder_matches_the_model() -> TestResult {
+    variant_decoder_matches_the_model("kp4_p16")
 }

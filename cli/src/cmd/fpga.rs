@@ -62,7 +62,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = RouterArg::Router1)]
     pub router: RouterArg,
     /// nextpnr's placer: heap (nextpnr's default) or static (electrostatic: less wire on a
-    /// crowded design; ecp5 only).
+    /// crowded design; the KP4 streaming decoder routes with it and --lut-map lut4, not after
+    /// heap; ecp5 only).
     #[arg(long, value_enum, default_value_t = PlacerArg::Heap)]
     pub placer: PlacerArg,
     /// ECP5 LUT mapping: wide (Yosys's default: LUT5–7 from PFU muxes, fewer levels) or lut4

@@ -226,8 +226,8 @@ fn kp4_400g_decoder_matches_the_model() -> TestResult {
     variant_decoder_matches_the_model("kp4_400g")
 }
 
-/// The KP4 at P = 16 (34 beats, RiBM one iteration per clock), the width that routes on an
-/// LFE5U-85F: opt-in, like every variant.
+/// The KP4 at P = 16 (34 beats, RiBM one iteration per clock), the width that the default ECP5
+/// flow routes: opt-in, like every variant.
 #[test]
 #[ignore]
 fn kp4_p16_decoder_matches_the_model() -> TestResult {

@@ -52,8 +52,8 @@ impl Router {
 /// density bound; the electrostatic `static` placer treats cells as charges and finds placements
 /// with less wire (the KP4 streaming decoder: 328,323 against 377,930 after refinement), which
 /// is what a design at the edge of routability needs: that decoder's LUT4-only netlist routes
-/// with router1 after it (1,701 s) and stalls after HeAP (76,122 of 145,721 arcs left after
-/// 1,476 s). Debian's nextpnr-ice40 (0.4) predates it.
+/// with router1 after it (1,549 s, 41.8 MHz) and stalls after HeAP (76,122 of 145,721 arcs left
+/// after 1,476 s). Debian's nextpnr-ice40 (0.4) predates it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Placer {
@@ -78,9 +78,10 @@ impl Placer {
 /// XOR network pays twice: a 6-input XOR as a LUT6 is four LUT4s, as a LUT4 tree two. `lut4`
 /// (`synth_ecp5 -nowidelut`) maps to LUT4s only: the KP4 streaming decoder (XOR networks for
 /// the syndromes, the RiBM and the Chien/Forney lanes) drops from 63,603 to 40,022 LUT4 and
-/// routes after the static placer (41.8 MHz), where the wide netlist routed after neither placer. Fewer
-/// LUT4s packed denser can route worse (the KR4 encoder's lut4 netlist did not route in 2,400 s
-/// where the wide one routes in 999 s), so `wide` stays the default and both are worth measuring.
+/// routes after the static placer (41.8 MHz), where the wide netlist routed after neither
+/// placer. Fewer LUT4s packed denser can route worse (the KR4 encoder's lut4 netlist did not
+/// route in 2,400 s where the wide one routes in 999 s), so `wide` stays the default and both
+/// are worth measuring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LutMap {

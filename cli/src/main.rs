@@ -4,10 +4,10 @@
 
 mod cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;
 
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(name = "rtl-gen", version, about = "Generate, check, lint, synthesise and co-simulate parameterized link-reliability RTL (CRC, ISN CRC, RS FEC, replay, RIFL)")]
 struct Cli {
     #[command(subcommand)]
@@ -36,9 +36,17 @@ enum Command {
     Fpga(cmd::fpga::Args),
 }
 
+/// Every option that takes a value accepts a negative number as that value, so `--ber -1` is
+/// refused by the option's own range check ("-1 is out of range; allowed 0..=1") instead of
+/// being read as an unknown flag `-1`.
+fn negative_values(c: clap::Command) -> clap::Command {
+    c.mut_args(|a| if a.get_action().takes_values() && !a.is_positional() { a.allow_negative_numbers(true) } else { a }).mut_subcommands(negative_values)
+}
+
 fn main() -> ExitCode {
     // clap prints usage errors itself and exits with status 2.
-    let cli = Cli::parse();
+    let matches = negative_values(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::List(a) => cmd::list::run(a),
         Command::Generate(a) => cmd::generate::run(a),

@@ -311,10 +311,17 @@ impl Tree {
 
     fn source_path(&self, m: &Module) -> Result<PathBuf, SimError> {
         let rel = Path::new(&m.file);
-        if rel.is_absolute() || rel.components().any(|c| matches!(c, Component::ParentDir)) {
+        // The path reaches Verilator's command line: the same rule as the EDA tools' runner.
+        if rel.is_absolute()
+            || rel.components().any(|c| matches!(c, Component::ParentDir))
+            || !rtl_gen::tools::is_tree_path(&m.file)
+        {
             return Err(SimError::InvalidModule {
                 module: m.name.clone(),
-                reason: format!("file `{}` must be a relative path inside the tree", m.file),
+                reason: format!(
+                    "file `{}` must be a relative path inside the tree (letters, digits, `_`, `-`, `.` in each folder name, no `..`)",
+                    m.file.escape_debug()
+                ),
             });
         }
         let p = self.root.join(rel);

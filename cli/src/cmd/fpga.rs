@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long)]
     pub device: Option<String>,
     /// Target clock frequency in MHz (0.1..=2000).
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = |s: &str| super::sim::in_range(s, 0.1, 2000.0))]
     pub freq: f64,
     /// nextpnr placement seed.
     #[arg(long, default_value_t = 1)]

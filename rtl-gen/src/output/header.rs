@@ -27,6 +27,19 @@
 
 use serde::Serialize;
 use std::path::Path;
+use std::sync::Arc;
+
+/// Largest template file, and largest rendered header (per file), in bytes.
+pub const MAX_BYTES: usize = 64 * 1024;
+/// Most elements one `range(...)` may produce.
+pub const MAX_RANGE: usize = 1_000;
+/// Deepest nesting of `if`/`for`/`filter` blocks.
+pub const MAX_NESTING: usize = 64;
+/// Longest one header may take to render.
+pub const RENDER_SECONDS: u64 = 5;
+/// Stack of the thread that parses and renders a template: deep enough for any template of
+/// [`MAX_BYTES`] that [`MAX_NESTING`] admits (pest and Tera recurse per nesting level).
+const STACK_BYTES: usize = 256 << 20;
 
 /// The variables a header template may use.
 pub const VARIABLES: &str = "design, block, kind, module, params (list of {name, value}), file, generator, version";
@@ -38,7 +51,7 @@ pub struct HeaderTemplate {
     /// errors use, never an absolute path.
     pub path: String,
     source: String,
-    tera: tera::Tera,
+    tera: Arc<tera::Tera>,
 }
 
 impl std::fmt::Debug for HeaderTemplate {
@@ -109,23 +122,67 @@ const NAME: &str = "header";
 
 impl HeaderTemplate {
     /// Read and parse `path` (as written in the design file) relative to `dir` (the design
-    /// file's folder). The error is the problem text for the `header_template` field.
+    /// file's folder). The error is the problem text for the `header_template` field. Only a
+    /// regular file of at most [`MAX_BYTES`] is read (a FIFO, a device or a folder is refused
+    /// before it is opened for reading, and the read stops past the limit).
     pub fn load(path: &str, dir: &Path) -> Result<HeaderTemplate, String> {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
         let full = dir.join(path);
-        let source = std::fs::read_to_string(&full).map_err(|e| format!("= \"{path}\": cannot read {} ({e})", full.display()))?;
+        let cannot = |e: String| format!("= \"{path}\": cannot read {} ({e})", full.display());
+        let meta = std::fs::metadata(&full).map_err(|e| cannot(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(format!("= \"{path}\": {} is not a regular file", full.display()));
+        }
+        if meta.len() > MAX_BYTES as u64 {
+            return Err(format!("= \"{path}\": {} holds {} bytes; a header template may hold at most {MAX_BYTES}", full.display(), meta.len()));
+        }
+        // Non-blocking: should the file have become a FIFO since, opening it does not wait.
+        let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&full).map_err(|e| cannot(e.to_string()))?;
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(format!("= \"{path}\": {} is not a regular file", full.display()));
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| cannot(e.to_string()))?;
+        if bytes.len() > MAX_BYTES {
+            return Err(format!("= \"{path}\": {} holds more than {MAX_BYTES} bytes; a header template may hold at most {MAX_BYTES}", full.display()));
+        }
+        let source = String::from_utf8(bytes).map_err(|_| cannot("not UTF-8 text".into()))?;
         HeaderTemplate::parse(path, &source)
     }
 
-    /// Parse template text; `path` names it in errors.
+    /// Parse template text; `path` names it in errors. Besides Tera's syntax, a header template
+    /// is bounded: at most [`MAX_BYTES`], no `include`, `extends`, `import` or macro (there is
+    /// one template, so each could only recurse into itself), blocks nested at most
+    /// [`MAX_NESTING`] deep, `range` at most [`MAX_RANGE`] elements.
     pub fn parse(path: &str, source: &str) -> Result<HeaderTemplate, String> {
-        let mut tera = tera::Tera::default();
-        tera.autoescape_on(vec![]);
-        // Headers must not depend on the machine or the moment: no environment variables.
-        tera.register_function("get_env", |_: &std::collections::HashMap<String, tera::Value>| {
-            Err(tera::Error::msg("get_env is disabled in header templates: output must not depend on the environment"))
-        });
-        tera.add_raw_template(NAME, source).map_err(|e| format!("= \"{path}\": {}", syntax_problem(&e)))?;
-        Ok(HeaderTemplate { path: path.to_string(), source: source.to_string(), tera })
+        if source.len() > MAX_BYTES {
+            return Err(format!("= \"{path}\": {} bytes; a header template may hold at most {MAX_BYTES}", source.len()));
+        }
+        let owned = source.to_string();
+        let parsed = std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn(move || -> Result<tera::Tera, String> {
+                let mut tera = tera::Tera::default();
+                tera.autoescape_on(vec![]);
+                // Headers must not depend on the machine or the moment: no environment variables.
+                tera.register_function("get_env", |_: &std::collections::HashMap<String, tera::Value>| {
+                    Err(tera::Error::msg("get_env is disabled in header templates: output must not depend on the environment"))
+                });
+                tera.register_function("range", bounded_range);
+                tera.add_raw_template(NAME, &owned).map_err(|e| syntax_problem(&e))?;
+                let t = tera.get_template(NAME).map_err(|e| e.to_string())?;
+                if !t.macros.is_empty() || !t.imported_macro_files.is_empty() || t.parent.is_some() {
+                    return Err("macros, `import` and `extends` are not available in a header template (it is the only template: they could only recurse into it)".into());
+                }
+                bounded(&t.ast, 1)?;
+                Ok(tera)
+            })
+            .map_err(|e| format!("= \"{path}\": cannot start the template parser ({e})"))?
+            .join()
+            .map_err(|_| format!("= \"{path}\": the template parser failed"))?;
+        let tera = parsed.map_err(|problem| format!("= \"{path}\": {problem}"))?;
+        Ok(HeaderTemplate { path: path.to_string(), source: source.to_string(), tera: Arc::new(tera) })
     }
 
     /// The template text (part of the design hash).
@@ -144,7 +201,13 @@ impl HeaderTemplate {
         ctx.insert("file", c.file);
         ctx.insert("generator", crate::GENERATOR);
         ctx.insert("version", env!("CARGO_PKG_VERSION"));
-        let text = self.tera.render(NAME, &ctx).map_err(|e| self.render_error(&e, c.file))?;
+        let text = self.render_bounded(ctx, c.file)?;
+        // One line end: CR LF and a bare CR both end a line (a bare CR would otherwise end a
+        // `#` comment in YAML and let the header inject keys into the `.core`).
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        if let Some(ch) = text.chars().find(|&ch| (ch.is_control() && ch != '\n' && ch != '\t') || matches!(ch, '\u{2028}' | '\u{2029}')) {
+            return Err(self.limit_error(format!("the rendered header holds the control character U+{:04X}; only tab and newline are allowed", ch as u32), c.file));
+        }
         let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
         let end = lines.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
         Ok(lines[..end].join("\n"))
@@ -153,6 +216,33 @@ impl HeaderTemplate {
     /// The header as comment lines ending in a newline; empty when the template renders empty.
     pub fn render(&self, c: &HeaderContext, style: CommentStyle) -> Result<String, HeaderError> {
         Ok(comment(&self.render_text(c)?, style))
+    }
+
+    /// Render on a thread of its own with a deep stack, at most [`MAX_BYTES`] of output and
+    /// [`RENDER_SECONDS`] of time. A render past the time limit is abandoned (its thread ends
+    /// with the process, which reports the error and exits).
+    fn render_bounded(&self, ctx: tera::Context, file: &str) -> Result<String, HeaderError> {
+        let tera = Arc::clone(&self.tera);
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn(move || {
+                let mut out = Capped(Vec::new());
+                let result = tera.render_to(NAME, &ctx, &mut out).map(|()| out.0);
+                let _ = send.send(result);
+            })
+            .map_err(|e| self.limit_error(format!("cannot start the renderer ({e})"), file))?;
+        match receive.recv_timeout(std::time::Duration::from_secs(RENDER_SECONDS)) {
+            Ok(Ok(bytes)) => String::from_utf8(bytes).map_err(|_| self.limit_error("the rendered header is not UTF-8".into(), file)),
+            Ok(Err(e)) if chain(&e).iter().any(|m| m.contains(OVERSIZE)) => Err(self.limit_error(format!("the rendered header exceeds {MAX_BYTES} bytes"), file)),
+            Ok(Err(e)) => Err(self.render_error(&e, file)),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(self.limit_error(format!("rendering took longer than {RENDER_SECONDS} s"), file)),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(self.limit_error("the renderer failed".into(), file)),
+        }
+    }
+
+    fn limit_error(&self, problem: String, file: &str) -> HeaderError {
+        HeaderError { template: self.path.clone(), line: 0, variable: String::new(), problem, file: file.to_string() }
     }
 
     fn render_error(&self, e: &tera::Error, file: &str) -> HeaderError {
@@ -170,6 +260,78 @@ impl HeaderTemplate {
         };
         HeaderError { template: self.path.clone(), line, variable, problem, file: file.to_string() }
     }
+}
+
+/// The message of [`Capped`]'s write error.
+const OVERSIZE: &str = "rendered header over the size limit";
+
+/// A buffer that refuses to grow past [`MAX_BYTES`].
+struct Capped(Vec<u8>);
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + buf.len() > MAX_BYTES {
+            return Err(std::io::Error::other(OVERSIZE));
+        }
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Tera's `range(end, start = 0, step_by = 1)` refusing more than [`MAX_RANGE`] elements.
+fn bounded_range(args: &std::collections::HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
+    let arg = |name: &str, default: Option<u64>| -> tera::Result<u64> {
+        match args.get(name) {
+            Some(v) => v.as_u64().ok_or_else(|| tera::Error::msg(format!("`range` received {name}={v}, which is not a non-negative integer"))),
+            None => default.ok_or_else(|| tera::Error::msg("`range` needs an `end` argument")),
+        }
+    };
+    let (start, end, step) = (arg("start", Some(0))?, arg("end", None)?, arg("step_by", Some(1))?);
+    if step == 0 {
+        return Err(tera::Error::msg("`range` received step_by=0"));
+    }
+    let count = end.saturating_sub(start).div_ceil(step);
+    if count > MAX_RANGE as u64 {
+        return Err(tera::Error::msg(format!("`range` of {count} elements; a header template may use at most {MAX_RANGE}")));
+    }
+    Ok(tera::Value::from((0..count).map(|i| start + i * step).collect::<Vec<u64>>()))
+}
+
+/// Refuse `include` (the template could only include itself), `extends`, `import` and macro
+/// definitions wherever they appear, and blocks nested deeper than [`MAX_NESTING`].
+fn bounded(nodes: &[tera::ast::Node], depth: usize) -> Result<(), String> {
+    use tera::ast::Node;
+    if depth > MAX_NESTING {
+        return Err(format!("blocks nested more than {MAX_NESTING} deep"));
+    }
+    for n in nodes {
+        match n {
+            Node::Include(..) => return Err("`include` is not available in a header template (it is the only template: an include could only recurse into it)".into()),
+            Node::Extends(..) | Node::ImportMacro(..) | Node::MacroDefinition(..) | Node::Super => {
+                return Err("macros, `import`, `extends` and `super` are not available in a header template (it is the only template: they could only recurse into it)".into())
+            }
+            Node::Block(_, b, _) => bounded(&b.body, depth + 1)?,
+            Node::FilterSection(_, f, _) => bounded(&f.body, depth + 1)?,
+            Node::Forloop(_, f, _) => {
+                bounded(&f.body, depth + 1)?;
+                bounded(f.empty_body.as_deref().unwrap_or(&[]), depth + 1)?;
+            }
+            Node::If(i, _) => {
+                for (_, _, body) in &i.conditions {
+                    bounded(body, depth + 1)?;
+                }
+                if let Some((_, body)) = &i.otherwise {
+                    bounded(body, depth + 1)?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Every message of an error and its sources.

@@ -45,7 +45,7 @@ impl Layout {
         }
     }
 
-    /// The directories this layout owns entirely: extra files in them are stale.
+    /// The folders the generator writes into (other files in them are left alone).
     pub fn owned_dirs(&self) -> Vec<PathBuf> {
         vec![self.root.clone(), self.constraints.clone()]
     }
@@ -288,7 +288,14 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
 pub struct WriteReport {
     pub written: Vec<PathBuf>,
     pub unchanged: usize,
+    /// Files the previous manifest lists as written by the generator, unedited since, that it
+    /// no longer produces: the only files `write` ever deletes.
     pub removed: Vec<PathBuf>,
+    /// Symbolic links at a generated file's path, replaced by the file (their targets untouched).
+    pub replaced_links: Vec<PathBuf>,
+    /// Files in the tree's folders that the generator did not write (or that were edited since
+    /// it wrote them and that it no longer produces): left where they are.
+    pub left: Vec<PathBuf>,
 }
 
 /// One difference between disk and the generator.
@@ -296,29 +303,45 @@ pub struct WriteReport {
 pub enum Stale {
     Missing(PathBuf),
     Changed { path: PathBuf, diff: String },
+    /// A file the previous generation wrote that the generator no longer produces (`generate`
+    /// removes it).
     Extra(PathBuf),
+    /// A file the generator did not write: `generate` leaves it, so it does not make the tree
+    /// stale.
+    Foreign(PathBuf),
+}
+
+impl Stale {
+    /// Whether `generate` would change something for this entry (a foreign file: no).
+    pub fn is_stale(&self) -> bool {
+        !matches!(self, Stale::Foreign(_))
+    }
 }
 
 impl std::fmt::Display for Stale {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Stale::Missing(p) => write!(f, "missing: {}", p.display()),
-            Stale::Extra(p) => write!(f, "extra (not produced by the generator): {}", p.display()),
+            Stale::Extra(p) => write!(f, "extra (written by an earlier generation, no longer produced): {}", p.display()),
+            Stale::Foreign(p) => write!(f, "note: not written by the generator (generate leaves it): {}", p.display()),
             Stale::Changed { path, diff } => write!(f, "stale: {}\n{diff}", path.display()),
         }
     }
 }
 
+/// Every file and symbolic link under `dir`, without following links (a link to a folder is
+/// listed, not entered).
 fn files_under(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
-    if !dir.exists() {
+    if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir() || m.file_type().is_symlink()) {
         return Ok(out);
     }
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d)? {
-            let p = entry?.path();
-            if p.is_dir() {
+            let entry = entry?;
+            let p = entry.path();
+            if entry.file_type()?.is_dir() {
                 stack.push(p);
             } else {
                 out.push(p);
@@ -329,43 +352,151 @@ fn files_under(dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Files in the owned folders that the generator would not produce.
-fn extras(set: &FileSet) -> io::Result<Vec<PathBuf>> {
-    let mut extra = Vec::new();
-    for dir in set.layout.owned_dirs() {
-        for p in files_under(&dir)? {
-            if !set.files.contains_key(&p) && !extra.contains(&p) {
-                extra.push(p);
+fn refused(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, what)
+}
+
+/// Is `c` a name the generator gives files (design and module names are Verilog identifiers)?
+fn is_name(c: &str) -> bool {
+    !c.is_empty() && c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// `file` with `path`'s components resolved against the real file system as far as they exist
+/// (symbolic links and `..` included), the rest appended: where `path` is or would be.
+pub fn resolved(path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(path) };
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(c) = existing.canonicalize() {
+            return rest.iter().rev().fold(c, |p, r: &&std::ffi::OsStr| p.join(r));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
             }
+            _ => return abs,
         }
     }
-    Ok(extra)
 }
 
 impl FileSet {
-    /// Write files whose content differs and remove files the generator no longer produces;
-    /// unchanged files keep their timestamps, so downstream builds do not rerun.
+    /// The folder a path of this set lives under and may not leave: the tree root, or the
+    /// constraints folder when it is outside the root (the default design's `constraints/`).
+    fn anchor(&self, path: &Path) -> &Path {
+        if path.starts_with(&self.layout.root) {
+            &self.layout.root
+        } else {
+            &self.layout.constraints
+        }
+    }
+
+    /// Refuse `path` when a folder between its anchor and it is a symbolic link: writing or
+    /// deleting through it would touch a file outside the output folder.
+    fn no_linked_folder(&self, path: &Path) -> io::Result<()> {
+        let anchor = self.anchor(path);
+        for dir in path.ancestors().skip(1).take_while(|d| d.starts_with(anchor) && *d != anchor) {
+            if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(refused(format!(
+                    "refusing to write {}: {} is a symbolic link inside the output folder, and the generator never writes or deletes through one; remove the link or choose another output folder",
+                    path.display(),
+                    dir.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The files the previous generation wrote, from the manifest on disk (path → sha256),
+    /// keeping only paths of the shapes the generator writes: `rtl/N.v`, `demo/N.v`,
+    /// `docs/N.md`, `N.f`, `N.core` under the root and `N.xdc`, `N.sdc` in the constraints
+    /// folder, `N` a name. Anything else a manifest lists (`..`, other folders) is ignored: a
+    /// crafted manifest cannot make `write` delete a file of another shape.
+    fn previous(&self) -> BTreeMap<PathBuf, String> {
+        let mut out = BTreeMap::new();
+        let manifest = self.layout.root.join("manifest.json");
+        if !std::fs::symlink_metadata(&manifest).is_ok_and(|m| m.is_file()) || self.no_linked_folder(&manifest).is_err() {
+            return out;
+        }
+        let Ok(text) = std::fs::read_to_string(&manifest) else { return out };
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return out };
+        let constraints = relative(&self.layout.root, &self.layout.constraints);
+        for f in json["files"].as_array().into_iter().flatten() {
+            let (Some(path), Some(sha)) = (f["path"].as_str(), f["sha256"].as_str()) else { continue };
+            let shaped = match path.rsplit_once('/') {
+                Some((dir, file)) => match file.rsplit_once('.') {
+                    Some((n, ext)) => is_name(n) && matches!((dir, ext), ("rtl" | "demo", "v") | ("docs", "md")) || (dir == constraints && is_name(n) && matches!(ext, "xdc" | "sdc")),
+                    None => false,
+                },
+                None => path.rsplit_once('.').is_some_and(|(n, ext)| is_name(n) && matches!(ext, "f" | "core")),
+            };
+            if !shaped {
+                continue;
+            }
+            let disk = match path.strip_prefix(&format!("{constraints}/")) {
+                Some(file) => self.layout.constraints.join(file),
+                None => self.layout.root.join(path),
+            };
+            out.insert(disk, sha.to_string());
+        }
+        out
+    }
+
+    /// Write files whose content differs and remove the files the previous generation wrote
+    /// (its manifest lists them) that the generator no longer produces, when they are unedited;
+    /// every other file is left in place and listed in the report. Unchanged files keep their
+    /// timestamps, so downstream builds do not rerun. A file is replaced through a new file
+    /// renamed over it, so a symbolic link (or hard link) at its path is replaced, never written
+    /// through; a symbolic link to a folder inside the tree is refused before anything is
+    /// written.
     pub fn write(&self) -> io::Result<WriteReport> {
         let mut report = WriteReport::default();
+        for path in self.files.keys() {
+            self.no_linked_folder(path)?;
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+                return Err(refused(format!("refusing to write {}: a folder is in the way", path.display())));
+            }
+        }
+        let previous = self.previous();
         for (path, bytes) in &self.files {
-            if std::fs::read(path).ok().as_deref() == Some(bytes.as_slice()) {
+            let meta = std::fs::symlink_metadata(path).ok();
+            let link = meta.as_ref().is_some_and(|m| m.file_type().is_symlink());
+            if !link && std::fs::read(path).ok().as_deref() == Some(bytes.as_slice()) {
                 report.unchanged += 1;
                 continue;
             }
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            std::fs::write(path, bytes)?;
+            replace(path, bytes)?;
+            if link {
+                report.replaced_links.push(path.clone());
+            }
             report.written.push(path.clone());
         }
-        for p in extras(self)? {
-            std::fs::remove_file(&p)?;
-            report.removed.push(p);
+        for (path, sha) in &previous {
+            if self.files.contains_key(path) || self.no_linked_folder(path).is_err() {
+                continue;
+            }
+            let regular = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+            if regular && std::fs::read(path).is_ok_and(|b| sha256_hex(&b) == *sha) {
+                std::fs::remove_file(path)?;
+                report.removed.push(path.clone());
+            }
+        }
+        for dir in self.layout.owned_dirs() {
+            for p in files_under(&dir)? {
+                if !self.files.contains_key(&p) && !report.removed.contains(&p) && !report.left.contains(&p) {
+                    report.left.push(p);
+                }
+            }
         }
         Ok(report)
     }
 
-    /// Every difference between disk and what `write` would produce; empty when fresh.
+    /// Every difference between disk and what `write` would produce; empty when fresh. Files
+    /// the generator did not write are listed as [`Stale::Foreign`] (not stale).
     pub fn check(&self) -> io::Result<Vec<Stale>> {
         let mut stale = Vec::new();
         for (path, bytes) in &self.files {
@@ -375,9 +506,36 @@ impl FileSet {
                 Ok(_) => {}
             }
         }
-        stale.extend(extras(self)?.into_iter().map(Stale::Extra));
+        let previous = self.previous();
+        let mut seen = Vec::new();
+        for dir in self.layout.owned_dirs() {
+            for p in files_under(&dir)? {
+                if self.files.contains_key(&p) || seen.contains(&p) {
+                    continue;
+                }
+                let ours = previous.get(&p).is_some_and(|sha| std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) && std::fs::read(&p).is_ok_and(|b| sha256_hex(&b) == *sha));
+                stale.push(if ours { Stale::Extra(p.clone()) } else { Stale::Foreign(p.clone()) });
+                seen.push(p);
+            }
+        }
         Ok(stale)
     }
+}
+
+/// Write `bytes` to a new file beside `path` and rename it over `path`: a link at `path` is
+/// replaced, not followed, and a reader never sees half a file.
+fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.rtl-gen-new"));
+    // A leftover of an interrupted run (or anything at that name) is removed, not followed.
+    if std::fs::symlink_metadata(&tmp).is_ok() {
+        std::fs::remove_file(&tmp)?;
+    }
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    f.write_all(bytes)?;
+    drop(f);
+    std::fs::rename(&tmp, path)
 }
 
 /// A unified diff (disk → generator) cut to 40 lines.

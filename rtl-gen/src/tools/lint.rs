@@ -1,7 +1,7 @@
 //! `rtl-gen lint`: every module of a tree through Verilator `--lint-only -Wall`, Icarus
 //! `-g2005` and Yosys structural checks; any warning is a failure.
 
-use super::{default_jobs, parallel_map, run, ToolError, TreeManifest};
+use super::{default_jobs, parallel_map, run, yosys_words, ToolError, TreeManifest};
 use std::path::Path;
 use std::process::Command;
 
@@ -17,15 +17,17 @@ pub struct LintResult {
 
 /// Yosys: hierarchy must resolve, `proc` must not infer latches, and `check -assert` fails on
 /// undriven nets, multiple drivers and combinational loops.
-fn yosys_script(files: &[String], top: &str) -> String {
-    format!(
-        "read_verilog {}; hierarchy -check -top {top}; proc; select -assert-none t:$dlatch t:$adlatch t:$dlatchsr; check -assert",
-        files.join(" ")
-    )
+/// `files` are already quoted script words ([`yosys_words`]); `top` is a checked identifier.
+fn yosys_script(files: &str, top: &str) -> String {
+    format!("read_verilog {files}; hierarchy -check -top {top}; proc; select -assert-none t:$dlatch t:$adlatch t:$dlatchsr; check -assert")
 }
 
 pub fn lint_module(tree: &Path, manifest: &TreeManifest, module: &str) -> Result<Vec<LintResult>, ToolError> {
-    let files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
+    let sources = manifest.sources(tree, module);
+    let script = yosys_script(&yosys_words(&sources)?, module);
+    // Verilator and Icarus take each file as its own argument (no shell); `--` is not needed:
+    // every path starts with the tree folder and its manifest paths never start with `-`.
+    let files: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
     let mut results = Vec::new();
 
     let (ok, out) = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", module]).args(&files))?;
@@ -34,7 +36,7 @@ pub fn lint_module(tree: &Path, manifest: &TreeManifest, module: &str) -> Result
     let (ok, out) = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null", "-s", module]).args(&files))?;
     results.push(LintResult { module: module.into(), tool: "iverilog", clean: ok && out.trim().is_empty(), output: out });
 
-    let (ok, out) = run(Command::new("yosys").args(["-q", "-p", &yosys_script(&files, module)]))?;
+    let (ok, out) = run(Command::new("yosys").args(["-q", "-p", &script]))?;
     let warned = out.lines().any(|l| l.contains("Warning") || l.contains("ERROR"));
     results.push(LintResult { module: module.into(), tool: "yosys", clean: ok && !warned, output: out });
     Ok(results)

@@ -51,6 +51,8 @@ pub enum ToolError {
     Manifest { path: String, reason: String },
     #[error("`{tool}` is not installed or not on PATH ({reason}); install it with `scripts/setup` (apt-get install -y verilator yosys iverilog)")]
     Missing { tool: String, reason: String },
+    #[error("refusing to pass the path {path} to a tool: {reason}; move the tree to a folder whose path has no such character")]
+    UnsafePath { path: String, reason: String },
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -59,7 +61,38 @@ impl TreeManifest {
     pub fn load(tree: &Path) -> Result<TreeManifest, ToolError> {
         let path = tree.join("manifest.json");
         let text = std::fs::read_to_string(&path).map_err(|e| ToolError::Manifest { path: path.display().to_string(), reason: e.to_string() })?;
-        serde_json::from_str(&text).map_err(|e| ToolError::Manifest { path: path.display().to_string(), reason: e.to_string() })
+        let manifest: TreeManifest = serde_json::from_str(&text).map_err(|e| ToolError::Manifest { path: path.display().to_string(), reason: e.to_string() })?;
+        manifest.validate().map_err(|reason| ToolError::Manifest { path: path.display().to_string(), reason })?;
+        Ok(manifest)
+    }
+
+    /// Every name and path the tools pass on, checked before any tool runs: module, port,
+    /// clock and reset names and dependencies are Verilog identifiers, files are relative `.v`
+    /// paths inside the tree made of [`is_tree_path`] components. A manifest comes with a tree,
+    /// possibly someone else's: nothing in it may reach a tool as a command or an option.
+    fn validate(&self) -> Result<(), String> {
+        if !is_identifier(&self.design) {
+            return Err(format!("design name `{}` is not an identifier", self.design.escape_debug()));
+        }
+        for (i, m) in self.modules.iter().enumerate() {
+            let at = |what: String| format!("modules[{i}]: {what}");
+            if !is_identifier(&m.name) {
+                return Err(at(format!("name `{}` is not a Verilog identifier", m.name.escape_debug())));
+            }
+            if !is_tree_path(&m.file) || !m.file.ends_with(".v") {
+                return Err(at(format!("file `{}` of module {} is not a relative .v path inside the tree (letters, digits, `_`, `-`, `.` in each folder name, no `..`)", m.file.escape_debug(), m.name)));
+            }
+            let names = m.depends.iter().map(|d| ("depends", d)).chain(m.ports.iter().map(|p| ("port", &p.name))).chain(m.clock.iter().map(|c| ("clock", c))).chain(m.reset.iter().map(|r| ("reset", &r.name)));
+            for (what, name) in names {
+                if !is_identifier(name) {
+                    return Err(at(format!("{what} `{}` of module {} is not a Verilog identifier", name.escape_debug(), m.name)));
+                }
+            }
+            if m.ports.iter().any(|p| p.dir != "input" && p.dir != "output") {
+                return Err(at(format!("a port of module {} has a direction other than input or output", m.name)));
+            }
+        }
+        Ok(())
     }
 
     /// The source files of `module` and everything it instantiates, dependencies first.
@@ -80,6 +113,40 @@ impl TreeManifest {
             }
         }
     }
+}
+
+/// A Verilog simple identifier as the generator emits them: `[A-Za-z_][A-Za-z0-9_]*` (no `$`,
+/// which Tcl would substitute).
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.bytes();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_') && chars.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// A relative path inside a tree: `/`-separated components of letters, digits, `_`, `-` and
+/// `.`, none empty, none starting with `.` or `-` (so no `..`, no hidden file, nothing a tool
+/// could read as an option), nothing a shell, Tcl or Yosys script gives a meaning to.
+pub fn is_tree_path(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 255
+        && s.split('/').all(|c| {
+            !c.is_empty() && !c.starts_with(['.', '-']) && c.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        })
+}
+
+/// `path` as one double-quoted word of a Yosys script. Yosys has no escape inside quotes, so a
+/// path holding a quote, a backslash, a control character or a character a script or Tcl gives
+/// a meaning to (`;`, `$`, `[`, `]`, `{`, `}`, `#`, a backtick) is refused rather than passed.
+pub fn yosys_word(path: &Path) -> Result<String, ToolError> {
+    let text = path.to_str().ok_or_else(|| ToolError::UnsafePath { path: path.display().to_string(), reason: "not UTF-8".into() })?;
+    if let Some(c) = text.chars().find(|&c| c.is_control() || matches!(c, '"' | '\\' | ';' | '$' | '[' | ']' | '{' | '}' | '#' | '`')) {
+        return Err(ToolError::UnsafePath { path: text.escape_debug().to_string(), reason: format!("it holds {:?}, which a Yosys script cannot quote", c) });
+    }
+    Ok(format!("\"{text}\""))
+}
+
+/// [`yosys_word`] of each path, joined by spaces.
+pub fn yosys_words(paths: &[PathBuf]) -> Result<String, ToolError> {
+    Ok(paths.iter().map(|p| yosys_word(p)).collect::<Result<Vec<_>, _>>()?.join(" "))
 }
 
 /// The number of parallel tool runs: the machine's cores.

@@ -133,7 +133,8 @@ enum LutScript {
 
 /// The Yosys script; with `netlist`, the LUT-mapped netlist (block RAMs deleted, as `ltp` sees
 /// it) is also written there as Yosys JSON, for `scripts/lut-depth-per-register`.
-fn script_to(files: &[String], top: &str, flow: Flow, lut_script: LutScript, netlist: Option<&Path>) -> String {
+/// `files` and `netlist` are quoted script words ([`super::yosys_words`]).
+fn script_to(files: &str, top: &str, flow: Flow, lut_script: LutScript, netlist: Option<&str>) -> String {
     let (fine, lut_map) = match (flow, lut_script) {
         (Flow::Full | Flow::Bram, LutScript::Default) => ("", "abc -lut 6".to_string()),
         (Flow::Full | Flow::Bram, LutScript::NoLutpack) => ("", format!("abc -lut 6 -script {NO_LUTPACK_SCRIPT}")),
@@ -145,8 +146,8 @@ fn script_to(files: &[String], top: &str, flow: Flow, lut_script: LutScript, net
     };
     format!(
         "read_verilog {}; synth -top {top} -run :fine; stat; {libmap}log {FINAL_MARK}; synth -top {top}{fine} -run fine:; {lut_map}; opt_clean; stat; {cut_rams}ltp -noff{}",
-        files.join(" "),
-        netlist.map(|p| format!("; write_json \"{}\"", p.display())).unwrap_or_default()
+        files,
+        netlist.map(|p| format!("; write_json {p}")).unwrap_or_default()
     )
 }
 
@@ -224,8 +225,9 @@ pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str, flow: Fl
 
 /// [`synth_module`], also writing the LUT-mapped netlist as Yosys JSON to `netlist`.
 pub fn synth_module_to(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow, netlist: Option<&Path>) -> Result<(SynthRow, String), ToolError> {
-    let files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
-    synth_with(module, flow, &|lut_script| run_measured(Command::new("yosys").args(["-p", &script_to(&files, module, flow, lut_script, netlist)])))
+    let files = super::yosys_words(&manifest.sources(tree, module))?;
+    let netlist = netlist.map(super::yosys_word).transpose()?;
+    synth_with(module, flow, &|lut_script| run_measured(Command::new("yosys").args(["-p", &script_to(&files, module, flow, lut_script, netlist.as_deref())])))
 }
 
 /// One module through `flow`, Yosys being `yosys(script)` → (success, log): Yosys's own LUT
@@ -317,7 +319,7 @@ endmodule
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("ramtop.v");
         std::fs::write(&file, text).expect("write");
-        let (ok, log) = run(Command::new("yosys").args(["-p", &script_to(&[file.display().to_string()], "ramtop", flow, lut_script, None)])).expect("yosys installed");
+        let (ok, log) = run(Command::new("yosys").args(["-p", &script_to(&super::super::yosys_word(&file).expect("a plain temp path"), "ramtop", flow, lut_script, None)])).expect("yosys installed");
         assert!(ok, "{log}");
         (parse_log("ramtop", flow, &log, 0.0), log)
     }

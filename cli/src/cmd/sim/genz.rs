@@ -45,11 +45,12 @@ pub struct Args {
     pub block: Option<String>,
     #[arg(long = "impl", value_enum, default_value = "lockstep")]
     pub implementation: Impl,
-    /// Cable length in metres (5 ns/m one way).
-    #[arg(long, default_value_t = 10.0)]
+    /// Cable length in metres (5 ns/m one way), 0..=1000, and short enough that the delay each
+    /// way plus 256 cycles fits in the block's LLR timer (768 m at 1 ns for the default block).
+    #[arg(long, default_value_t = 10.0, value_parser = cable_m)]
     pub cable_m: f64,
-    /// Clock period in ns (sets the channel delay in cycles from the cable length).
-    #[arg(long, default_value_t = 1.0)]
+    /// Clock period in ns (sets the channel delay in cycles from the cable length), 0.1..=100.
+    #[arg(long, default_value_t = 1.0, value_parser = cycle_ns)]
     pub cycle_ns: f64,
     /// Random bit error rate per bit, per direction (data and link-local marker).
     #[arg(long, default_value_t = 1e-5, value_parser = probability)]
@@ -57,7 +58,8 @@ pub struct Args {
     /// Burst probability per beat.
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub burst: f64,
-    #[arg(long, default_value_t = 12)]
+    /// Burst length in bits, 1..=2048.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=2048))]
     pub burst_bits: u32,
     /// Dropped-beat probability (reported to the receiver as phy_error).
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
@@ -65,8 +67,8 @@ pub struct Args {
     /// Per-cycle probability of a link-down period.
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub down: f64,
-    /// Cycles with traffic (then drained with the faults off).
-    #[arg(long, default_value_t = 20_000)]
+    /// Cycles with traffic (then drained with the faults off), 1..=10^9.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub cycles: u64,
     #[arg(long, default_value = "1", value_parser = seed)]
     pub seed: u64,
@@ -78,28 +80,29 @@ pub struct Args {
     /// lost per error (uses --cable-m, the first of --sizes, --bers, --line-gbps, --line-us).
     #[arg(long)]
     pub compare: bool,
-    /// Compare: line rate in Gb/s shared by the three schemes.
-    #[arg(long, default_value_t = 64.0)]
+    /// Compare: line rate in Gb/s shared by the three schemes, 0.001..=10000.
+    #[arg(long, default_value_t = 64.0, value_parser = line_gbps)]
     pub line_gbps: f64,
-    /// Compare: line time per BER point in µs.
-    #[arg(long, default_value_t = 400.0)]
+    /// Compare: line time per BER point in µs, 1..=1e7.
+    #[arg(long, default_value_t = 400.0, value_parser = line_us)]
     pub line_us: f64,
-    /// Figures: EE packet sizes in bytes (multiples of 8, at most 256).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "64,256")]
+    /// Figures: EE packet sizes in bytes (multiples of 8 in 8..=256).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "64,256", value_parser = packet_size)]
     pub sizes: Vec<u32>,
-    /// Figures: cable lengths in metres of the fault, Init and goodput units.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "10,100")]
+    /// Figures: cable lengths in metres of the fault, Init and goodput units, each 0..=10000.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "10,100", value_parser = figure_cable_m)]
     pub cables: Vec<f64>,
-    /// Figures: further cable lengths measured at BER 0 for the retry-buffer occupancy.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "1,2,5,20,50")]
+    /// Figures: further cable lengths measured at BER 0 for the retry-buffer occupancy, each
+    /// 0..=10000.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "1,2,5,20,50", value_parser = figure_cable_m)]
     pub occupancy_cables: Vec<f64>,
     /// Figures: only these BERs instead of 1e-12 … 1e-5 in steps of 10^0.25 (BER 0 always runs).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = probability)]
     pub bers: Option<Vec<f64>>,
-    /// Figures: traffic cycles per goodput point.
+    /// Figures: traffic cycles per goodput point, 5000..=10^10.
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(5_000..=10_000_000_000))]
     pub figure_cycles: u64,
-    /// Figures: traffic cycles per fault run.
+    /// Figures: traffic cycles per fault run, 5000..=10^10.
     #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(5_000..=10_000_000_000))]
     pub fault_cycles: u64,
     /// Figures: output prefix (PREFIX.json, .csv, .md, .svg).
@@ -110,6 +113,41 @@ pub struct Args {
     /// Figures: run only part K of N of the units; merge the --json files with `rtl-gen sim merge`.
     #[arg(long, value_name = "K/N", default_value = "0/1", value_parser = super::shard)]
     pub shard: Shard,
+}
+
+/// Cycles the single-link run keeps free in the LLR timer beyond the delay each way: with the
+/// default block's 4096 cycles, fault-free runs were clean up to 4075 cycles each way and not
+/// at 4095, runs with bit errors clean at 3950 and not at 4032; 3840 leaves room for both.
+const LLRT_MARGIN: u64 = 256;
+
+/// `--cable-m`: 1000 m is 5000 cycles of delay at 1 ns (50,000 at the shortest period).
+fn cable_m(s: &str) -> Result<f64, String> {
+    super::in_range(s, 0.0, 1000.0)
+}
+
+/// `--cables`, `--occupancy-cables`: the figures campaign's own limit.
+fn figure_cable_m(s: &str) -> Result<f64, String> {
+    super::in_range(s, 0.0, 10_000.0)
+}
+
+fn cycle_ns(s: &str) -> Result<f64, String> {
+    super::in_range(s, 0.1, 100.0)
+}
+
+fn line_gbps(s: &str) -> Result<f64, String> {
+    super::in_range(s, 0.001, 10_000.0)
+}
+
+fn line_us(s: &str) -> Result<f64, String> {
+    super::in_range(s, 1.0, 1e7)
+}
+
+/// An EE packet size: a multiple of 8 in 8..=256 bytes.
+fn packet_size(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(n) if (8..=256).contains(&n) && n % 8 == 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a packet size; allowed a multiple of 8 in 8..=256")),
+    }
 }
 
 fn run_compare(a: &Args) -> CmdResult {
@@ -177,6 +215,18 @@ pub fn run(a: Args) -> CmdResult {
         anyhow::bail!("--cable-m must be >= 0 and --cycle-ns > 0");
     }
     let delay = ((a.cable_m * 5.0 / a.cycle_ns).ceil() as usize).max(1);
+    // Past the block's LLR timer the link does not serve the run (an exchange is timed out
+    // before the far end can answer): keep the delay each way LLRT_MARGIN cycles inside it.
+    let max_delay = (cfg.llrt_cycles as u64).saturating_sub(LLRT_MARGIN);
+    if delay as u64 > max_delay {
+        anyhow::bail!(
+            "--cable-m {}: {delay} cycles each way at --cycle-ns {} do not fit in block `{name}`'s LLR timer of {} cycles (llrt_ui): the delay plus {LLRT_MARGIN} cycles must; allowed at most {:.1} m at this period",
+            a.cable_m,
+            a.cycle_ns,
+            cfg.llrt_cycles,
+            max_delay as f64 * a.cycle_ns / 5.0
+        );
+    }
     let o = LinkOptions {
         cycles: a.cycles,
         drain_cycles: 30_000 + 40 * delay as u64,

@@ -20,6 +20,9 @@ pub struct Args {
 
 pub fn run(a: Args) -> CmdResult {
     for (i, f) in a.files.iter().enumerate() {
+        if f.is_dir() {
+            anyhow::bail!("{}: is a folder, not a result file (shard result #{} of {}); pass the shards' JSON files, e.g. {}/*.json", f.display(), i + 1, a.files.len(), f.display());
+        }
         if !f.is_file() {
             anyhow::bail!("{}: no such file (shard result #{} of {})", f.display(), i + 1, a.files.len());
         }

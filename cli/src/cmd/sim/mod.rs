@@ -136,6 +136,15 @@ pub fn probability(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A finite number in `lo..=hi`; the error says the range (the option's help says it too).
+pub fn in_range(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(x),
+        Ok(x) => Err(format!("{x} is out of range; allowed {lo}..={hi}")),
+        Err(_) => Err(format!("`{s}` is not a number; allowed {lo}..={hi}")),
+    }
+}
+
 /// A seed: decimal or `0x…` hexadecimal (as `RTLGEN_SEED` prints them).
 pub fn seed(s: &str) -> Result<u64, String> {
     let t = s.trim();
@@ -248,5 +257,8 @@ mod tests {
         assert!(seed("-1").is_err() && seed("0xZZ").is_err());
         assert_eq!(probability("1e-6"), Ok(1e-6));
         assert!(probability("1.5").is_err() && probability("nan").is_err() && probability("x").is_err());
+        assert_eq!(in_range("1000", 0.0, 1000.0), Ok(1000.0));
+        assert_eq!(in_range("1000.5", 0.0, 1000.0), Err("1000.5 is out of range; allowed 0..=1000".into()));
+        assert!(in_range("inf", 0.0, 1e9).is_err() && in_range("-0.1", 0.0, 1.0).is_err());
     }
 }

@@ -42,7 +42,9 @@ pub struct Args {
     /// Per core and cycle probability of a store.
     #[arg(long, default_value_t = 0.02, value_parser = super::probability)]
     pub store_rate: f64,
-    /// A logging-unit field for every node, e.g. `free_lag=0`, `csn_bits=0`; repeatable.
+    /// A logging-unit field for every node, e.g. `free_lag=0`, `csn_bits=0`; repeatable. The
+    /// campaign sets num_nodes, cores_per_node, replicas, addr_bits, ts_bits, sram_rows,
+    /// head_reserve, log_bytes, fetch_queries and counter_bits itself.
     #[arg(long = "lu", value_name = "FIELD=VALUE")]
     pub lu: Vec<String>,
     #[arg(long, default_value = "1", value_parser = seed)]
@@ -69,6 +71,33 @@ fn geometry(s: &str) -> Result<Geometry, String> {
     }
 }
 
+/// The logging-unit fields the campaign sets itself ([`rc::lu_block`]): the geometry's
+/// `num_nodes`, `cores_per_node`, `replicas` and `head_reserve` (N·C), and a small SRAM and log
+/// so that short runs wrap, NACK and dump.
+pub const CAMPAIGN_SET: &[&str] = &["num_nodes", "cores_per_node", "replicas", "addr_bits", "ts_bits", "sram_rows", "head_reserve", "log_bytes", "fetch_queries", "counter_bits"];
+
+/// One `--lu FIELD=VALUE` as a line of the logging unit's TOML: FIELD a field name the campaign
+/// does not set, VALUE an integer, a boolean or a plain word (quoted); nothing else reaches the
+/// design text.
+fn lu_field(f: &str) -> anyhow::Result<String> {
+    let (k, v) = f.split_once('=').ok_or_else(|| anyhow::anyhow!("--lu {f}: expected FIELD=VALUE (e.g. free_lag=0)"))?;
+    let (k, v) = (k.trim(), v.trim());
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
+        anyhow::bail!("--lu {f}: `{}` is not a field name (lower-case letters, digits, `_`)", k.escape_debug());
+    }
+    if CAMPAIGN_SET.contains(&k) {
+        anyhow::bail!("--lu {f}: the campaign sets `{k}` itself (from --geometry, or small on purpose so that runs wrap, NACK and dump); fields it sets: {}", CAMPAIGN_SET.join(", "));
+    }
+    let value = if v == "true" || v == "false" || v.parse::<i64>().is_ok() || (v.starts_with("0x") && u64::from_str_radix(&v[2..], 16).is_ok()) {
+        v.to_string()
+    } else if !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        format!("\"{v}\"")
+    } else {
+        anyhow::bail!("--lu {f}: `{}` is not a value; allowed an integer, true/false or a word", v.escape_debug());
+    };
+    Ok(format!("{k} = {value}\n"))
+}
+
 pub fn run(a: Args) -> CmdResult {
     if a.figures {
         let s = a.seed;
@@ -83,8 +112,7 @@ pub fn run(a: Args) -> CmdResult {
     a.outputs.check(a.out.as_deref(), false)?;
     let mut lu_extra = String::new();
     for f in &a.lu {
-        let (k, v) = f.split_once('=').ok_or_else(|| anyhow::anyhow!("--lu {f}: expected FIELD=VALUE (e.g. free_lag=0)"))?;
-        lu_extra.push_str(&format!("{} = {}\n", k.trim(), v.trim()));
+        lu_extra.push_str(&lu_field(f)?);
     }
     let o = RecxlOptions {
         geometries: if a.geometry.is_empty() { RecxlOptions::default().geometries } else { a.geometry.clone() },
@@ -112,4 +140,28 @@ pub fn run(a: Args) -> CmdResult {
     let failed = results.failures().len();
     a.outputs.write(&ResultFile::Recxl(results), a.out.as_deref())?;
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list of fields the campaign sets is the design text's: each of them given again is
+    /// the duplicate the option must refuse first, every other field of the kind is not.
+    #[test]
+    fn campaign_set_fields_match_the_logging_unit_text() {
+        let g = Geometry { n: 4, c: 2, r: 2 };
+        let kind = rtl_gen::blocks::KINDS.iter().find(|k| k.kind() == "recxl_logging_unit").expect("the kind");
+        for f in kind.fields() {
+            let line = format!("{} = {}\n", f.name, f.default.unwrap_or("1"));
+            let duplicate = rc::lu_block(g, &line).is_err_and(|e| e.to_string().contains("duplicate key"));
+            assert_eq!(duplicate, CAMPAIGN_SET.contains(&f.name), "{}", f.name);
+        }
+        let err = lu_field("sram_rows=4").expect_err("set by the campaign").to_string();
+        assert!(err.contains("the campaign sets `sram_rows`"), "{err}");
+        assert_eq!(lu_field(" free_lag = 0 ").expect("a free field"), "free_lag = 0\n");
+        for bad in ["x", "a b=1", "free_lag=1\n[design]", "free_lag=\"x\"", "=1"] {
+            assert!(lu_field(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -72,8 +72,9 @@ pub struct Args {
     /// Probability per flit and switch of a bit flip inside the switch (between link_rx and link_tx).
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub internal: f64,
-    /// Link cycles of saturating traffic (flits per direction) per topology, 1..=10^12.
-    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
+    /// Link cycles of saturating traffic (flits per direction) per topology, 1200..=10^12; each
+    /// segment needs at least 1200 (a 200-cycle warm-up, then at least 1000 measured cycles).
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1_200..=1_000_000_000_000))]
     pub flits: u64,
     /// Independent segments per topology (the work units --shard deals out), 1..=100000.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]

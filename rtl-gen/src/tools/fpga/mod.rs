@@ -418,6 +418,9 @@ pub fn build_demo(tree: &Path, manifest: &TreeManifest, target: &Target, work: &
             tail: format!("{} holds no <node>_demo.v: the design has no RIFL node to demonstrate (add a `rifl` block)", demo_dir.display()),
         })?;
     let top = top_file.file_stem().expect("a file name").to_string_lossy().into_owned();
+    if !super::is_identifier(&top) {
+        return Err(FpgaError::Failed { step: "demo".into(), module: manifest.design.clone(), tail: format!("{}: the demo top's name `{}` is not a Verilog identifier", demo_dir.display(), top.escape_debug()) });
+    }
     let node = top.trim_end_matches("_demo");
     let mut files = manifest.sources(tree, node);
     files.push(top_file.clone());
@@ -440,8 +443,9 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
     target.check()?;
     let dev = &target.device;
     let (module, top) = (b.label, b.top);
-    let files: Vec<String> = b.files.iter().map(|p| p.display().to_string()).collect();
+    let files = super::yosys_words(b.files)?;
     let netlist = work.join(format!("{top}.json"));
+    let netlist_word = super::yosys_word(&netlist)?;
     let synth_cmd = match dev.family {
         Family::Ecp5 => format!("synth_ecp5{}", target.lut_map.synth_option()),
         Family::Ice40 => "synth_ice40".to_string(),
@@ -455,7 +459,7 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
     // hint there rather than falling back. Both flows clear the hint, so Yosys maps each memory
     // by its own cost model for the family, unless asked to keep it (ECP5: the LUT RAM form).
     let hints = if target.keep_ram_hints { "" } else { "setattr -unset ram_style m:*; " };
-    let script = format!("read_verilog {}; {hints}{synth_cmd} -top {top} -json {}; stat", files.join(" "), netlist.display());
+    let script = format!("read_verilog {files}; {hints}{synth_cmd} -top {top} -json {netlist_word}; stat");
     let t = Instant::now();
     let (ok, log) = run(Command::new("yosys").args(["-p", &script]))?;
     let seconds = Seconds { synth: secs(t), ..Seconds::default() };

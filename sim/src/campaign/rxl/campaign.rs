@@ -66,6 +66,10 @@ impl Default for RxlOptions {
     }
 }
 
+/// Shortest measurement window (link cycles after the warm-up) of a segment: the bandwidth
+/// loss resolves 0.1 % of it.
+pub const MIN_WINDOW_CYCLES: u64 = 1_000;
+
 /// One work unit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unit {
@@ -106,7 +110,26 @@ impl RxlOptions {
         v
     }
 
+    /// Fewest traffic cycles a segment may have: the bandwidth loss is measured after the
+    /// warm-up ([`CampaignConfig`]'s `warmup_cycles`) over a window of at least
+    /// [`MIN_WINDOW_CYCLES`]; a shorter segment has no window to measure (its loss would read
+    /// 100 % with every flit delivered).
+    pub fn min_segment_flits() -> u64 {
+        CampaignConfig::new(Mode::Rxl, 0, 0).warmup_cycles + MIN_WINDOW_CYCLES
+    }
+
     fn check(&self) -> Result<(), CampaignError> {
+        let min = RxlOptions::min_segment_flits();
+        let segments = self.segments.max(1) as u64;
+        if self.flits / segments < min {
+            return Err(CampaignError::Config(format!(
+                "flits = {} over {segments} segment(s) leaves {} link cycles per segment; the bandwidth loss is measured after a {}-cycle warm-up over at least {MIN_WINDOW_CYCLES} cycles, so each segment needs at least {min} (flits >= {})",
+                self.flits,
+                self.flits / segments,
+                min - MIN_WINDOW_CYCLES,
+                min.saturating_mul(segments)
+            )));
+        }
         if self.endpoints.is_empty() {
             return Err(CampaignError::Config("no endpoint block to run (options.endpoints is empty)".into()));
         }

@@ -36,13 +36,33 @@ fn defaults_parse() {
 #[test]
 fn row4_local_xpuid_not_below_num_xpu() {
     refused(
-        &transport("num_xpu = 4\nlocal_xpuid = 4"),
+        &transport("num_xpu = 4\nxpuid_source = \"constant\"\nlocal_xpuid = 4"),
         &[
             "block `tp`",
             "(kind sue_transport)",
             "field `local_xpuid` = 4 must be below num_xpu (4); allowed 0..=3",
         ],
     );
+}
+
+/// The id comes from the port by default: a constant id beside it is a contradiction, refused
+/// with both fields named; with `xpuid_source = "constant"` it is the id.
+#[test]
+fn local_xpuid_needs_a_constant_id_source() {
+    refused(
+        &transport("local_xpuid = 1"),
+        &["field `local_xpuid` is set, but xpuid_source = \"port\" (the default) takes the id from the local_xpuid input port; remove local_xpuid, or set xpuid_source = \"constant\""],
+    );
+    refused(&transport("xpuid_source = \"strap\""), &["field `xpuid_source`"]);
+    let d = Design::parse(&transport("xpuid_source = \"constant\"\nlocal_xpuid = 3"), "good.toml").expect("a constant id");
+    let b = d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>().expect("transport");
+    assert!(!b.p.xpuid_port && b.p.local_xpuid == 3);
+    let d = Design::parse(&transport(""), "good.toml").expect("the default");
+    let b = d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>().expect("transport");
+    assert!(b.p.xpuid_port, "the id is a port by default");
+    let m = &d.elaborate().modules[0];
+    let port = m.module.ports.iter().find(|p| p.name == "local_xpuid").expect("a local_xpuid input");
+    assert_eq!(port.width, 10);
 }
 
 #[test]

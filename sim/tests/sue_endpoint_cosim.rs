@@ -1,5 +1,6 @@
 //! Two SUE endpoints (`sue_endpoint`: packer + transport) back to back, both in Verilator in
-//! lockstep with their models, through a channel that drops, corrupts and flags PDUs: random
+//! lockstep with their models, both the ONE generated module (the XPU id on its `local_xpuid`
+//! input: 0 and 1), through a channel that drops, corrupts and flags PDUs: random
 //! commands both ways on both VCs, backpressure on every output, VC pause both sides.
 //! Scoreboards: exactly once, in order per {src, dst, VC}, bit-exact; no PDU over
 //! max_pack_bytes; completions equal to the commands accepted once everything is acknowledged.
@@ -13,9 +14,9 @@ use rtl_gen_sim::cosim::sue_endpoint::EndpointLink;
 use rtl_gen_sim::cosim::sue_link::LinkFaults;
 use rtl_gen_sim::{Bench, TestRng};
 
-fn ep(name: &str, local: u32) -> String {
+fn ep(name: &str) -> String {
     format!(
-        "[[blocks]]\nkind = \"sue_endpoint\"\nname = \"{name}\"\nlocal_xpuid = {local}\ndata_bytes = 16\ncmd_bytes = 32\nnum_xpu = 2\nnum_vc = 2\nmax_pack_bytes = 128\nqueue_depth = 8\nwindow = 4\npsn_init = 65530\nrto_cycles = 500\nack_coalesce = 2\nack_delay_cycles = 32\nnack_timeout_cycles = 150\n"
+        "[[blocks]]\nkind = \"sue_endpoint\"\nname = \"{name}\"\ndata_bytes = 16\ncmd_bytes = 32\nnum_xpu = 2\nnum_vc = 2\nmax_pack_bytes = 128\nqueue_depth = 8\nwindow = 4\npsn_init = 65530\nrto_cycles = 500\nack_coalesce = 2\nack_delay_cycles = 32\nnack_timeout_cycles = 150\n"
     )
 }
 
@@ -23,16 +24,11 @@ const CYCLES: usize = 20_000;
 
 #[test]
 fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
-    let text = format!(
-        "[design]\nname = \"sue_ep_test\"\n{}\n{}",
-        ep("ea", 0),
-        ep("eb", 1)
-    );
+    let text = format!("[design]\nname = \"sue_ep_test\"\n{}", ep("ep"));
     let bench = Bench::from_toml(&text, "sue_endpoint_cosim")?;
-    let blocks = vec![
-        bench.block::<SueEndpointBlock>("ea")?.clone(),
-        bench.block::<SueEndpointBlock>("eb")?.clone(),
-    ];
+    let ep = bench.block::<SueEndpointBlock>("ep")?.clone();
+    assert!(ep.transport.p.xpuid_port, "the id is a port by default");
+    let blocks = vec![ep.clone(), ep];
     let mut rng = TestRng::for_test("sue_endpoint_link")?;
     let mut link = EndpointLink::new(&bench, &blocks, "sue_endpoint_link")?;
     link.chan.faults = LinkFaults { drop: 0.02, corrupt: 0.02, frame_err: 0.01, ..LinkFaults::default() };

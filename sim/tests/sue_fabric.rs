@@ -1,5 +1,6 @@
-//! SUE N-XPU fabric (contract §5.5): `sue_endpoint`s with the default design's `sue_ep` fields
-//! (4 XPUs × 2 VCs, 16-byte beats, 32-byte commands, PDUs up to 256 bytes) through the
+//! SUE N-XPU fabric: `sue_endpoint`s with the default design's `sue_ep` fields (4 XPUs × 2 VCs,
+//! 16-byte beats, 32-byte commands, PDUs up to 256 bytes; the XPU id on the `local_xpuid`
+//! input, so every XPU is the ONE generated endpoint module, driven with its own id) through the
 //! behavioural switch (per-class queues, PFC, loss, silent corruption, FCS-flagged frames,
 //! reordering between classes), random commands to random {destination, VC}. Every XPU of the
 //! 4-XPU fabric is Verilated RTL in lockstep with its model; the 8-XPU fabric runs one RTL XPU
@@ -92,6 +93,8 @@ fn assert_clean(f: &Fabric, min_cmds: u64) {
 fn four_rtl_xpus_through_a_lossy_reordering_switch() -> TestResult {
     let f = run(4, 4, scaled(12_000) as u64, "sue_fabric_4", |_| {})?;
     assert_eq!(f.rtl_count(), 4);
+    let mods = f.rtl_modules();
+    assert!(mods.len() == 4 && mods.iter().all(|m| *m == mods[0]), "four instances of one generated endpoint module: {mods:?}");
     assert_clean(&f, 3_000);
     assert!(f.counter(k::TX_RETX) > 0 && f.counter(k::RX_CRC_ERR) > 0 && f.counter(k::RX_FRAME_ERR) > 0, "faults were injected and recovered");
     assert!(f.switch.stats.class_overtakes > 0, "classes were reordered");

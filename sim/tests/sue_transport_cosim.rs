@@ -35,7 +35,6 @@ nack_timeout_cycles = 120
 [[blocks]]
 kind = "sue_transport"
 name = "tp1"
-local_xpuid = 1
 data_bytes = 16
 cmd_bytes = 32
 num_xpu = 2
@@ -151,7 +150,8 @@ fn a_broken_transport_model_is_caught() -> TestResult {
 }
 
 /// Three XPUs, three VCs, PSN spaces per {destination, VC}, 32-byte beats, three-beat commands,
-/// CRC-32C, partition check, max_retries 2: lockstep under the same lossy traffic; then the link
+/// CRC-32C, partition check, max_retries 2, ids fixed at generation (`xpuid_source =
+/// "constant"`, one block per XPU): lockstep under the same lossy traffic; then the link
 /// dies and XPU 0 declares its peers down after three timeouts in a row.
 const DESIGN_VC: &str = r#"
 [design]
@@ -160,7 +160,7 @@ name = "sue_tpv_test"
 
 fn tpv(name: &str, local: u32) -> String {
     format!(
-        "[[blocks]]\nkind = \"sue_transport\"\nname = \"{name}\"\nlocal_xpuid = {local}\ndata_bytes = 32\ncmd_bytes = 96\nnum_xpu = 3\nnum_vc = 3\nmax_pack_bytes = 384\nwindow = 3\npsn_scope = \"dest_vc\"\nrto_cycles = 500\nmax_retries = 2\nack_coalesce = 1\nnack_timeout_cycles = 200\nrcrc = \"crc32c\"\npartition = 5\npartition_check = true\nrx_buf_bytes_per_vc = 1152\n"
+        "[[blocks]]\nkind = \"sue_transport\"\nname = \"{name}\"\nxpuid_source = \"constant\"\nlocal_xpuid = {local}\ndata_bytes = 32\ncmd_bytes = 96\nnum_xpu = 3\nnum_vc = 3\nmax_pack_bytes = 384\nwindow = 3\npsn_scope = \"dest_vc\"\nrto_cycles = 500\nmax_retries = 2\nack_coalesce = 1\nnack_timeout_cycles = 200\nrcrc = \"crc32c\"\npartition = 5\npartition_check = true\nrx_buf_bytes_per_vc = 1152\n"
     )
 }
 

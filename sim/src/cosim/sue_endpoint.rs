@@ -5,7 +5,7 @@
 //! over max_pack_bytes and completions equal to the commands accepted once all is quiet.
 
 use super::sue_link::{CmdScoreboard, LinkFaults, PduChannel, RxPdu};
-use super::sue_transport::{compare_transport, keep_bits};
+use super::sue_transport::{build_with_xpuid, compare_transport, drive_xpuid, keep_bits};
 use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::sue::wire::parse_pdu;
@@ -45,7 +45,8 @@ pub struct EndpointLink {
 }
 
 impl EndpointLink {
-    /// `blocks[k]` is XPU k's endpoint (local_xpuid = k); each is built in Verilator.
+    /// `blocks[k]` is XPU k's endpoint (its `local_xpuid` input driven with k, or a constant
+    /// `local_xpuid = k`); each is built in Verilator.
     pub fn new(
         bench: &Bench,
         blocks: &[SueEndpointBlock],
@@ -73,14 +74,14 @@ impl EndpointLink {
         let x = blocks[0].common.num_xpu as usize;
         let v = blocks[0].common.num_vc as usize;
         let mut eps = Vec::new();
-        for (b, m) in blocks.iter().zip(mods) {
+        for (k, (b, m)) in blocks.iter().zip(mods).enumerate() {
             let dut = match m {
-                Some(m) => {
-                    let mut d =
-                        Dut::build_named(bench.tree(), m.name(), &format!("{test}_{}", b.name))?;
-                    d.reset(2)?;
-                    Some(d)
-                }
+                Some(m) => Some(build_with_xpuid(
+                    bench.tree(),
+                    m.name(),
+                    &format!("{test}_{}_x{k}", b.name),
+                    k as u32,
+                )?),
                 None => None,
             };
             eps.push(Ep {
@@ -156,6 +157,7 @@ impl EndpointLink {
                 out_ready: rng.chance(out_ready),
                 cmd_data: vec![0; db],
                 rx_data: vec![0; db],
+                local_xpuid: k as u32,
                 ..Default::default()
             };
             if rng.chance(pause) {
@@ -264,6 +266,7 @@ pub fn drive_endpoint(d: &mut Dut, i: &EpInputs, db: usize) -> Result<(), SimErr
     d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
     d.set_u64("m_axis_cmd_tready", i.out_ready as u64)?;
     d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
+    drive_xpuid(d, i.local_xpuid)?;
     d.eval();
     Ok(())
 }
@@ -314,11 +317,14 @@ pub fn endpoint(
     let own = super::own_block(m)?;
     let b = super::downcast::<SueEndpointBlock>(&own, m)?;
     let x = b.common.num_xpu as usize;
-    let me = b.transport.p.local_xpuid as usize;
+    // With the id on a port the RTL plays the highest XPU, so a nonzero id is exercised.
+    let me = if b.transport.p.xpuid_port { x - 1 } else { b.transport.p.local_xpuid as usize };
     let blocks: Vec<SueEndpointBlock> = (0..x)
         .map(|k| {
             let mut p = b.clone();
-            p.transport.p.local_xpuid = k as u32;
+            if !p.transport.p.xpuid_port {
+                p.transport.p.local_xpuid = k as u32;
+            }
             p
         })
         .collect();

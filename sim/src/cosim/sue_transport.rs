@@ -51,6 +51,24 @@ pub struct TransportLink {
     pub cycle: u64,
 }
 
+/// Drive the `local_xpuid` input of a DUT that has one (`xpuid_source = "port"`); a DUT with a
+/// constant id has no such port and is left alone.
+pub fn drive_xpuid(d: &mut Dut, xpuid: u32) -> Result<(), SimError> {
+    if d.info().ports.iter().any(|p| p.name == "local_xpuid") {
+        d.set_u64("local_xpuid", u64::from(xpuid))?;
+    }
+    Ok(())
+}
+
+/// Build module `module` and reset it with `local_xpuid` (if it has the port) already at
+/// `xpuid`: the id is a strap, set before reset is released.
+pub fn build_with_xpuid(tree: &crate::Tree, module: &str, name: &str, xpuid: u32) -> Result<Dut, SimError> {
+    let mut d = Dut::build_named(tree, module, name)?;
+    drive_xpuid(&mut d, xpuid)?;
+    d.reset(2)?;
+    Ok(d)
+}
+
 pub(crate) fn keep_bits(keep: u128, db: usize) -> Bits {
     Bits::from_bytes_width(&keep.to_le_bytes()[..db.div_ceil(8).max(1)], db)
 }
@@ -77,8 +95,8 @@ impl TransportLink {
         faults: LinkFaults,
         dut_name: &str,
     ) -> Result<TransportLink, SimError> {
-        let mut dut = Dut::build_named(bench.tree(), m.name(), dut_name)?;
-        dut.reset(2)?;
+        // Node k is XPU k: the DUT is XPU 0.
+        let dut = build_with_xpuid(bench.tree(), m.name(), dut_name, 0)?;
         let x = b.common.num_xpu as usize;
         let v = b.common.num_vc as usize;
         let mk = |blk: &SueTransportBlock, dut: Option<Dut>| Node {
@@ -196,6 +214,7 @@ impl TransportLink {
                 cmd_ready: rng.chance(cmd_ready),
                 rx_data: vec![0; db],
                 pdu_data: vec![0; db],
+                local_xpuid: k as u32,
                 ..Default::default()
             };
             if rng.chance(pause) {
@@ -327,6 +346,7 @@ impl TransportLink {
         d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
         d.set_u64("m_axis_cmd_tready", i.cmd_ready as u64)?;
         d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
+        drive_xpuid(d, i.local_xpuid)?;
         Ok(())
     }
 }
@@ -538,7 +558,9 @@ pub fn peers_of(b: &SueTransportBlock) -> Vec<SueTransportBlock> {
         .filter(|&x| x != b.p.local_xpuid)
         .map(|x| {
             let mut p = b.clone();
-            p.p.local_xpuid = x;
+            if !p.p.xpuid_port {
+                p.p.local_xpuid = x;
+            }
             p.name = format!("{}_peer{x}", b.name);
             p
         })

@@ -190,6 +190,61 @@ pub fn beats(pdu: &[u8], data_bytes: usize) -> Vec<Beat> {
         .collect()
 }
 
+/// The RH fields MSB→LSB: (name, msb, lsb). [`Rh::word`] packs them there (a unit test
+/// checks it field by field) and the module docs print this table.
+pub const RH_FIELDS: [(&str, u32, u32); 9] = [
+    ("ver", 63, 62),
+    ("op", 61, 60),
+    ("rsv", 59, 58),
+    ("xpuid", 57, 48),
+    ("psn", 47, 32),
+    ("vc", 31, 30),
+    ("rsvd", 29, 26),
+    ("partition", 25, 16),
+    ("rpsn", 15, 0),
+];
+
+/// What a transport sends in the RH fields and checks on receipt.
+pub struct RhDoc<'a> {
+    pub version: u32,
+    /// What xpuid carries, e.g. "the local_xpuid input" or "3".
+    pub xpuid: &'a str,
+    pub ack_vc: u32,
+    pub partition: u32,
+    pub partition_check: bool,
+    pub rcrc: Rcrc,
+}
+
+/// The module-doc lines for the wire format (RH layout, op codes, PDU and beat layout, R-CRC,
+/// receive checks), exactly as the transport builds and checks PDUs.
+pub fn wire_notes(d: &RhDoc) -> Vec<String> {
+    let what = |f: &str| -> String {
+        match f {
+            "ver" => format!("version = {}", d.version),
+            "op" => "op code, below".into(),
+            "rsv" | "rsvd" => "0, ignored on receipt".into(),
+            "xpuid" => format!("source XPU: {}", d.xpuid),
+            "psn" => "data PDU: its PSN; control PDU: the next new PSN to that peer (ignored on receipt)".into(),
+            "vc" => format!("the PDU's VC; control PDU: ack_vc = {}", d.ack_vc),
+            "partition" => format!("{}{}", d.partition, if d.partition_check { ", must match on receipt" } else { ", not checked on receipt" }),
+            _ => "ACK: the last PSN received in order from that peer (cumulative); NACK: the expected (first missing) PSN; NONE: 0".into(),
+        }
+    };
+    let fields: Vec<String> = RH_FIELDS
+        .iter()
+        .map(|&(f, hi, lo)| format!("{f} [{hi}:{lo}] = {}", what(f)))
+        .collect();
+    let a = d.rcrc.algo();
+    let check = d.rcrc.model().checksum(b"123456789");
+    vec![
+        format!("RH (reliability header), 64 bits MSB→LSB, sent most significant byte first (PDU byte k = rh[63-8k:56-8k]): {}.", fields.join("; ")),
+        format!("RH op: {} NONE (no acknowledgement), {} ACK (cumulative), {} NACK, 3 reserved (never sent; a received op 3 is a header error).", Op::None as u8, Op::Ack as u8, Op::Nack as u8),
+        format!("PDU bytes: RH (0..7), payload (8..8+L-1: L = ncmds x cmd_bytes, the commands in queue order, each as received), R-CRC (4 bytes, least significant byte first); L = 0 is a control PDU ({} bytes). On a bus of DB = data_bytes bytes PDU byte i is beat i / DB at tdata[8(i mod DB)+7 : 8(i mod DB)]; every beat is full except the last, which carries the last 8 payload bytes (the RH in a control PDU) and the R-CRC: tkeep = the low 12 bits.", RH_BYTES + RCRC_BYTES),
+        format!("R-CRC ({}): CRC-{} poly 0x{:08X}, init 0x{:08X}, reflected in and out, xorout 0x{:08X} (check value 0x{check:08X} over \"123456789\") over RH + payload (bytes 0..8+L-1); over a whole PDU, R-CRC included, the CRC is the constant 0x{:08X}. The receiver recomputes it and compares.", d.rcrc.name(), a.width, a.poly, a.init, a.xorout, d.rcrc.residue()),
+        "Receive checks, first failure counted, the PDU dropped: frame error (s_axis_rx_tuser on any beat), shape (tkeep, length in whole commands), R-CRC, header (ver != version, op 3, xpuid >= num_xpu, vc >= num_vc), partition.".into(),
+    ]
+}
+
 /// PSN distance (b − a) mod 2^16.
 pub fn dist(a: u16, b: u16) -> u16 {
     b.wrapping_sub(a)
@@ -334,6 +389,43 @@ mod tests {
             assert_eq!(b.last().unwrap().keep, 0xFFF, "db {db}");
             assert!(b.last().unwrap().last);
         }
+    }
+
+    /// Every field of [`RH_FIELDS`] (the documented layout) is where [`Rh::word`] puts it, the
+    /// fields tile the 64 bits MSB→LSB, and the notes print them in that order.
+    #[test]
+    fn documented_rh_layout_is_the_packed_one() {
+        let zero = Rh { ver: 0, op: Op::None, xpuid: 0, psn: 0, vc: 0, partition: 0, rpsn: 0 };
+        let mut next = 63i32;
+        for &(f, hi, lo) in &RH_FIELDS {
+            assert_eq!(hi as i32, next, "{f} starts where the previous field ended");
+            next = lo as i32 - 1;
+            let mask = ((1u128 << (hi + 1)) - (1u128 << lo)) as u64;
+            let mut r = zero;
+            match f {
+                "ver" => r.ver = 3,
+                "op" => r.op = Op::Reserved,
+                "xpuid" => r.xpuid = 0x3FF,
+                "psn" => r.psn = 0xFFFF,
+                "vc" => r.vc = 3,
+                "partition" => r.partition = 0x3FF,
+                "rpsn" => r.rpsn = 0xFFFF,
+                _ => {
+                    // Reserved: no field reaches it, and a decoded word ignores it.
+                    assert_eq!(Rh::from_word(mask), zero, "{f} is ignored");
+                    continue;
+                }
+            }
+            assert_eq!(r.word(), mask, "{f} [{hi}:{lo}]");
+            assert_eq!(Rh::from_word(mask), r, "{f} decodes from [{hi}:{lo}]");
+        }
+        assert_eq!(next, -1, "the fields cover 64 bits");
+        let n = wire_notes(&RhDoc { version: 1, xpuid: "the local_xpuid input", ack_vc: 1, partition: 5, partition_check: false, rcrc: Rcrc::Crc32 });
+        assert!(n[0].contains("ver [63:62] = version = 1; op [61:60]") && n[0].contains("xpuid [57:48] = source XPU: the local_xpuid input") && n[0].contains("rpsn [15:0] = ACK"), "{}", n[0]);
+        assert!(n[1].starts_with("RH op: 0 NONE (no acknowledgement), 1 ACK (cumulative), 2 NACK, 3 reserved"), "{}", n[1]);
+        assert!(n[3].contains("poly 0x04C11DB7, init 0xFFFFFFFF, reflected in and out, xorout 0xFFFFFFFF (check value 0xCBF43926") && n[3].contains("constant 0x2144DF1C"), "{}", n[3]);
+        let c = wire_notes(&RhDoc { version: 0, xpuid: "2", ack_vc: 0, partition: 0, partition_check: true, rcrc: Rcrc::Crc32c });
+        assert!(c[3].contains("poly 0x1EDC6F41") && c[3].contains("0xE3069283") && c[3].contains("0x48674BC7"), "{}", c[3]);
     }
 
     #[test]

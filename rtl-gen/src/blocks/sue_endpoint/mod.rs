@@ -20,7 +20,7 @@ use model::EndpointModel;
 
 pub struct SueEndpointKind;
 
-static FIELDS: [FieldSpec; 24] = [
+static FIELDS: [FieldSpec; 25] = [
     COMMON_FIELDS[0],
     COMMON_FIELDS[1],
     COMMON_FIELDS[2],
@@ -55,6 +55,7 @@ static FIELDS: [FieldSpec; 24] = [
     TRANSPORT_FIELDS[13],
     TRANSPORT_FIELDS[14],
     TRANSPORT_FIELDS[15],
+    TRANSPORT_FIELDS[16],
 ];
 
 /// A validated `sue_endpoint` block: its two parts.
@@ -80,6 +81,34 @@ pub const PACKER_COUNTERS: [(&str, &str); 7] = [
 impl SueEndpointBlock {
     pub fn model(&self) -> EndpointModel {
         EndpointModel::new(self)
+    }
+
+    /// TX latency, the module's `latency`: from the cycle a command's last beat is taken on
+    /// `s_axis_cmd` (an idle endpoint, `m_axis_tx_tready` high, the VC not paused) to the cycle
+    /// its PDU's first beat is valid on `m_axis_tx`: the packer's latency to the PDU's first
+    /// beat, its other cmd_bytes / data_bytes − 1 beats (the transport stores a PDU whole),
+    /// then the transport's latency from the PDU's last beat. Measured on the RTL by
+    /// `sim/tests/sue_latency.rs`.
+    pub fn tx_latency(&self) -> u32 {
+        self.packer.latency() + self.common.cmd_beats() - 1 + self.transport.tx_latency()
+    }
+
+    /// RX latency: the transport's (received PDU's last beat taken → first command beat).
+    pub fn rx_latency(&self) -> u32 {
+        self.transport.rx_latency()
+    }
+
+    /// The module-doc lines: the endpoint's latencies, then the transport's notes but its
+    /// latencies (the XPU id, the give-up rule and the wire format apply as they are).
+    fn notes(&self) -> Vec<String> {
+        let (pk, cb, tx) = (self.packer.latency(), self.common.cmd_beats(), self.transport.tx_latency());
+        let mut n = vec![
+            format!("TX latency {}: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle endpoint's m_axis_tx as the first beat of its PDU in T+{} = packer {pk} (the PDU's first beat leaves the packer in T+{pk}) + {} more PDU beat(s) of a one-command PDU (cmd_bytes / data_bytes = {cb}; the transport stores a PDU whole) + transport {tx} (from the PDU's last beat to its first beat on m_axis_tx). A longer PDU adds its extra beats.", self.tx_latency(), self.tx_latency(), cb - 1),
+            format!("RX latency {}: as the transport's, from the last beat of a good in-order PDU taken on s_axis_rx to its first command beat on m_axis_cmd.", self.rx_latency()),
+            "tx_vc_pause pauses both the packer's VC selection and the transport's PDU starts.".into(),
+        ];
+        n.extend(self.transport.notes().into_iter().skip(2));
+        n
     }
 }
 
@@ -217,12 +246,12 @@ impl SueEndpointBlock {
         });
         GeneratedModule {
             module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
-            latency: 3,
+            latency: self.tx_latency(),
             summary: format!(
                 "SUE endpoint: {pk} (per-{{destination, VC}} packing, up to {} bytes per PDU) feeding {tp} (RH, R-CRC, go-back-N, ACK/NACK, per-VC receive buffers, unpacking).",
                 c.max_pack_bytes
             ),
-            notes: vec!["A command committed to an idle endpoint reaches m_axis_tx as the first PDU beat three cycles later (packer T+2, transport +1).".into(), "tx_vc_pause pauses both the packer's VC selection and the transport's PDU starts.".into()],
+            notes: self.notes(),
             role: Role::Endpoint,
             origin: None,
         }

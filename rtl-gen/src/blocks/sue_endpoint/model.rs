@@ -23,6 +23,8 @@ pub struct EpInputs {
     pub rx_user: bool,
     pub out_ready: bool,
     pub xpu_vc_pause: u32,
+    /// The `local_xpuid` input (`xpuid_source = "port"`; ignored with a constant id).
+    pub local_xpuid: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -57,6 +59,7 @@ impl EndpointModel {
             rx_user: i.rx_user,
             cmd_ready: i.out_ready,
             xpu_vc_pause: i.xpu_vc_pause,
+            local_xpuid: i.local_xpuid,
         };
         if tpi.pdu_data.is_empty() {
             tpi.pdu_data = vec![0; i.rx_data.len()];

@@ -118,7 +118,9 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
     let hold = b.hold_cycles;
     let dw = 8 * c.data_bytes;
     let cw = bits_for(qd as u64);
-    let nw = bits_for(m as u64);
+    // A PDU carries at most min(MAX_CMDS, queue_depth) commands: the count registers are
+    // only as wide as that, so no bit of them is dead when a queue is shallower than a PDU.
+    let nw = bits_for(m.min(qd) as u64);
     let sb = clog2(qd as u64);
     let bb = if cbt == 1 { 0 } else { clog2(cbt as u64) };
     let qb = clog2(nq as u64);
@@ -172,13 +174,17 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
         qd as u64,
         "commands per {dest, VC} queue",
     );
-    let m_e = localparam(
-        &mut it,
-        "MAX_CMDS",
-        nw,
-        m as u64,
-        "commands per PDU at most (max_pack_bytes / cmd_bytes)",
-    );
+    // MAX_CMDS bounds a PDU only where a queue can hold that many commands (the PDU cut, and
+    // a full PDU ending a hold): with a shallower queue the queue's count is the bound.
+    let m_e = (qd > m || (hold > 0 && qd >= m)).then(|| {
+        localparam(
+            &mut it,
+            "MAX_CMDS",
+            nw,
+            m as u64,
+            "commands per PDU at most (max_pack_bytes / cmd_bytes)",
+        )
+    });
     let last_beat = if bb > 0 {
         Some(localparam(
             &mut it,
@@ -557,7 +563,7 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
                 if qd >= m {
                     w.insert(
                         0,
-                        Expr::bin(BinOp::Ge, id(&q_name(q, "cnt")), zext(m_e.clone(), nw, cw)),
+                        Expr::bin(BinOp::Ge, id(&q_name(q, "cnt")), zext(m_e.clone().expect("MAX_CMDS with a hold and qd >= m"), nw, cw)),
                     );
                 }
                 t.push(any(w));
@@ -655,20 +661,24 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
         "oldest slot of the chosen queue",
         onehot_mux("sel_oh", nq, |q| q_name(q, "rptr"), sb),
     );
-    let n_e = if qd <= m {
-        zext(id("cnt_sel"), cw, nw)
-    } else {
+    let n_e = if let (true, Some(m_e)) = (qd > m, &m_e) {
         mux(
             Expr::bin(BinOp::Ge, id("cnt_sel"), zext(m_e.clone(), nw, cw)),
             m_e.clone(),
             Expr::slice("cnt_sel", nw - 1, 0),
         )
+    } else {
+        id("cnt_sel")
     };
     wire(
         &mut it,
         "n_w",
         nw,
-        "commands in the PDU: min(waiting, MAX_CMDS), snapshotted at the decision",
+        if qd > m {
+            "commands in the PDU: min(waiting, MAX_CMDS), snapshotted at the decision"
+        } else {
+            "commands in the PDU: all waiting (a queue holds at most one PDU's worth), snapshotted at the decision"
+        },
         n_e,
     );
 
@@ -1136,7 +1146,7 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
 
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
-        latency: 2,
+        latency: b.latency(),
         summary: format!(
             "SUE packer: {nq} command queues ({x} destinations x {v} VCs, {qd} commands of {} bytes each) in block RAM; round robin over VCs then destinations; each PDU packs up to {m} commands ({} bytes) of one queue; {}.",
             c.cmd_bytes,
@@ -1144,7 +1154,7 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
             if hold == 0 { "never waits to pack (SUE §4.4)".to_string() } else { format!("a queue short of a full PDU may wait up to {hold} cycles unless flushed") }
         ),
         notes: vec![
-            "Latency 2: a command whose tlast is taken in cycle T reaches an idle output as the first PDU beat in T+2; the next PDU's first beat follows a last beat with no idle cycle.".into(),
+            format!("Latency {0}: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle packer's m_axis_pdu as its PDU's first beat in T+{0} (committed in T, its queue decided in T+1, the beat read from the RAM in T+2; dest_ok set, the VC not paused); the next PDU's first beat follows a last beat with no idle cycle.", b.latency()),
             "Input: tready on a first beat is q_space[q] (bad dest/vc beats are taken and dropped); later beats are always taken. A command is committed at tlast on beat cmd_bytes/data_bytes; else dropped and counted once: framing, dest, vc, err (first match).".into(),
             "Decision: VC round robin after the last VC served, then destination round robin within that VC; n = min(waiting, MAX_CMDS) snapshotted; a command committed in the same cycle goes to a later PDU.".into(),
             "q_space counts commands still being read out, so a slot is never rewritten before its PDU has left the RAM.".into(),

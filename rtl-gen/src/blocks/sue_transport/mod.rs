@@ -27,8 +27,9 @@ use model::TransportModel;
 pub struct SueTransportKind;
 
 /// The transport's own fields, after the shared ones.
-pub const TRANSPORT_FIELDS: [FieldSpec; 16] = [
-    FieldSpec { name: "local_xpuid", ty: FieldType::UInt { min: 0, max: 1023 }, default: Some("0"), doc: "this XPU's id, sent as the RH xpuid; below num_xpu" },
+pub const TRANSPORT_FIELDS: [FieldSpec; 17] = [
+    FieldSpec { name: "xpuid_source", ty: FieldType::Choice(&["port", "constant"]), default: Some("\"port\""), doc: "where this XPU's id (the RH xpuid sent) comes from: port = the local_xpuid input (a strap or register, so one module serves every XPU of a fabric; hold it while out of reset); constant = the local_xpuid field, fixed at generation" },
+    FieldSpec { name: "local_xpuid", ty: FieldType::UInt { min: 0, max: 1023 }, default: Some("0"), doc: "this XPU's id with xpuid_source = \"constant\", sent as the RH xpuid; below num_xpu (not allowed with xpuid_source = \"port\")" },
     FieldSpec { name: "window", ty: FieldType::UInt { min: 1, max: 1024 }, default: Some("4"), doc: "PDUs per PSN space stored and unacknowledged (slots = next power of two, at least 2)" },
     FieldSpec { name: "psn_init", ty: FieldType::UInt { min: 0, max: 65535 }, default: Some("0"), doc: "PSN of the first PDU after reset, on both sides" },
     FieldSpec { name: "psn_scope", ty: FieldType::Choice(&["dest", "dest_vc"]), default: Some("\"dest\""), doc: "dest: one PSN space per {port, destination} (seed §4.2 step 4); dest_vc: one per {destination, VC} (our extension)" },
@@ -46,7 +47,7 @@ pub const TRANSPORT_FIELDS: [FieldSpec; 16] = [
     FieldSpec { name: "rx_pause_bytes", ty: FieldType::UInt { min: 0, max: 1_048_576 }, default: Some("0"), doc: "rx_vc_pause while a VC's free space is below this; 0 = 2 x max_pack_bytes" },
 ];
 
-static FIELDS: [FieldSpec; 22] = [
+static FIELDS: [FieldSpec; 23] = [
     COMMON_FIELDS[0],
     COMMON_FIELDS[1],
     COMMON_FIELDS[2],
@@ -69,11 +70,15 @@ static FIELDS: [FieldSpec; 22] = [
     TRANSPORT_FIELDS[13],
     TRANSPORT_FIELDS[14],
     TRANSPORT_FIELDS[15],
+    TRANSPORT_FIELDS[16],
 ];
 
 /// The transport's validated own fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TransportParams {
+    /// The id is the `local_xpuid` input port (`xpuid_source = "port"`), not a constant.
+    pub xpuid_port: bool,
+    /// The constant id (`xpuid_source = "constant"`); 0 and unused with the port.
     pub local_xpuid: u32,
     pub window: u32,
     pub psn_init: u32,
@@ -97,6 +102,13 @@ pub struct TransportParams {
 pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<TransportParams> {
     if c.data_bytes < 16 {
         return Err(r.error("data_bytes", format!("= {} is not supported by sue_transport in this version; allowed 16, 32, 64, 128 (the RH and the R-CRC share the last beat)", c.data_bytes)));
+    }
+    let xpuid_port = r.choice("xpuid_source")? == "port";
+    if xpuid_port && r.is_set("local_xpuid") {
+        return Err(r.error(
+            "local_xpuid",
+            "is set, but xpuid_source = \"port\" (the default) takes the id from the local_xpuid input port; remove local_xpuid, or set xpuid_source = \"constant\" to fix the id at generation".to_string(),
+        ));
     }
     let local_xpuid = r.u32("local_xpuid")?;
     if local_xpuid >= c.num_xpu {
@@ -186,6 +198,7 @@ pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<Transp
         rx_pause = (2 * c.max_pack_bytes).min(rx_buf);
     }
     Ok(TransportParams {
+        xpuid_port,
         local_xpuid,
         window,
         psn_init,
@@ -217,8 +230,14 @@ fn human_bytes(n: u64) -> String {
 
 impl TransportParams {
     pub fn params(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("local_xpuid", self.local_xpuid.to_string()),
+        let mut v = vec![(
+            "xpuid_source",
+            if self.xpuid_port { "port" } else { "constant" }.to_string(),
+        )];
+        if !self.xpuid_port {
+            v.push(("local_xpuid", self.local_xpuid.to_string()));
+        }
+        v.extend([
             ("window", self.window.to_string()),
             ("psn_init", self.psn_init.to_string()),
             (
@@ -242,7 +261,8 @@ impl TransportParams {
             ("partition_check", self.partition_check.to_string()),
             ("rx_buf_bytes_per_vc", self.rx_buf_bytes_per_vc.to_string()),
             ("rx_pause_bytes", self.rx_pause_bytes.to_string()),
-        ]
+        ]);
+        v
     }
 }
 
@@ -262,6 +282,63 @@ impl SueTransportBlock {
     /// The module, named `name` (the endpoint embeds it as `<name>_transport`).
     pub fn module(&self, design: &DesignInfo, name: &str) -> GeneratedModule {
         rtl::module(self, design, name)
+    }
+
+    /// TX latency, the module's `latency`: from the cycle the last beat of a PDU is taken on
+    /// `s_axis_pdu` (an idle transport: nothing being sent or due, a free slot, the VC not
+    /// paused, `m_axis_tx_tready` high) to the cycle its first beat is valid on `m_axis_tx`.
+    /// The PDU is stored whole before it is decided: the tail is taken in T, the PDU is
+    /// decided in T + 1 and its first beat presented in T + 2. Measured on the RTL by
+    /// `sim/tests/sue_latency.rs`.
+    pub fn tx_latency(&self) -> u32 {
+        2
+    }
+
+    /// RX latency: from the cycle the last beat of a good in-order data PDU is taken on
+    /// `s_axis_rx` to the cycle its first command beat is valid on `m_axis_cmd` (output idle
+    /// and ready, the VC not paused). Measured with [`Self::tx_latency`].
+    pub fn rx_latency(&self) -> u32 {
+        2
+    }
+
+    /// What the RH xpuid carries, for the docs.
+    pub fn xpuid_doc(&self) -> String {
+        if self.p.xpuid_port {
+            "the local_xpuid input".into()
+        } else {
+            format!("{} (local_xpuid, fixed at generation)", self.p.local_xpuid)
+        }
+    }
+
+    /// The module-doc lines of the transport (the endpoint repeats them): latencies, the XPU
+    /// id, give-up rule, wire format.
+    pub fn notes(&self) -> Vec<String> {
+        let p = &self.p;
+        let mut n = vec![
+            format!("TX latency {}: the last beat of a PDU taken on s_axis_pdu in cycle T reaches an idle transport's m_axis_tx as the PDU's first beat in T+{} (the PDU is stored whole in its slot in T, decided in T+1, its first beat presented in T+2); the next PDU is decided in the cycle its predecessor's tail is taken, so PDUs leave back to back.", self.tx_latency(), self.tx_latency()),
+            format!("RX latency {}: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the PDU is checked and committed at its tlast) gives its first command beat on m_axis_cmd in T+{} when that output is idle and its VC not paused.", self.rx_latency(), self.rx_latency()),
+            if p.xpuid_port {
+                "local_xpuid (input, 10 bits): this XPU's id, sent as the RH xpuid of every PDU and read when each PDU's RH is built; it must be below num_xpu (peers drop PDUs from an id >= num_xpu as header errors). Tie it to a strap or a register and change it only while rst is asserted: the peers keep their PSN state per source id.".into()
+            } else {
+                format!("The XPU id is fixed at generation (xpuid_source = \"constant\"): every RH carries xpuid {}.", p.local_xpuid)
+            },
+            if p.max_retries == 0 {
+                "max_retries = 0: a PSN space never gives up. PDUs to an XPU that never answers are retransmitted every rto_cycles forever (go-back-N over the window, counted in cnt_tx_rto and cnt_tx_pdu_retx) and peer_down never rises; this is intended for a fabric that is lossless apart from bit errors, where a slow or paused peer must not be declared down. Set max_retries > 0 to bound it.".into()
+            } else {
+                format!("peer_down[d] rises after {} retransmission timeouts in a row on a PSN space to d (an ACK or NACK from d restarts the count); an acknowledgement acted on restarts the count; it is sticky until reset, tx_dest_ready[d] then stays low and PDUs offered to d are taken and dropped (cnt_tx_peer_down_drop).", p.max_retries + 1)
+            },
+        ];
+        n.extend(crate::blocks::sue::wire::wire_notes(&crate::blocks::sue::wire::RhDoc {
+            version: p.version,
+            xpuid: &self.xpuid_doc(),
+            ack_vc: p.ack_vc,
+            partition: p.partition,
+            partition_check: p.partition_check,
+            rcrc: p.rcrc,
+        }));
+        n.push("The R-CRC is computed by XOR networks probed from the project's CRC model.".into());
+        n.push("Same-edge precedence: a received ACK/NACK overrides the TX side's snd and suppresses a timeout; an RX accept stays pending over a TX clear.".into());
+        n
     }
 
     /// PSN spaces per peer: 1 (seed) or num_vc (`psn_scope = "dest_vc"`).

@@ -43,6 +43,8 @@ pub struct TpInputs {
     pub rx_user: bool,
     pub cmd_ready: bool,
     pub xpu_vc_pause: u32,
+    /// The `local_xpuid` input (`xpuid_source = "port"`; ignored with a constant id).
+    pub local_xpuid: u32,
 }
 
 /// The saturating counters, in port order.
@@ -760,7 +762,7 @@ impl TransportModel {
             let vc = if data { m.vc } else { old.ctl_vc(s) };
             let rh = (u64::from(p.version) << 62)
                 | (op << 60)
-                | (u64::from(p.local_xpuid) << 48)
+                | (u64::from(if p.xpuid_port { i.local_xpuid & 0x3FF } else { p.local_xpuid }) << 48)
                 | (u64::from(psn) << 32)
                 | (u64::from(vc) << 30)
                 | (u64::from(p.partition) << 16)

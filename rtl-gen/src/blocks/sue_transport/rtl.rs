@@ -173,6 +173,13 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
     let vc_of = |s: u32| s % kpp;
 
     let mut ports = clock_ports(design);
+    if p.xpuid_port {
+        ports.push(Port::input(
+            "local_xpuid",
+            XPUID_BITS,
+            "this XPU's id, sent as the RH xpuid (below num_xpu); a strap or register, changed only while in reset",
+        ));
+    }
     ports.extend([
         Port::input("s_axis_pdu_tdata", dw, "packed payload beats from the packer"),
         Port::input("s_axis_pdu_tvalid", 1, "a payload beat is offered"),
@@ -983,7 +990,11 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         dec(2, p.version as u64),
         id("p_op"),
         dec(2, 0),
-        dec(10, p.local_xpuid as u64),
+        if p.xpuid_port {
+            id("local_xpuid")
+        } else {
+            dec(XPUID_BITS, p.local_xpuid as u64)
+        },
         id("p_psn"),
         id("p_vc"),
         dec(4, 0),
@@ -2282,9 +2293,6 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
     if v > 1 {
         it.push(Item::reg("o_rr_q", vb, "last VC served"));
         round_robin(&mut it, "ov", "o_req", v, id("o_rr_q"));
-    } else {
-        wire(&mut it, "ov_oh", 1, "one VC", id("o_req"));
-        wire(&mut it, "ov_idx", 1, "", dec(1, 0));
     }
     let ovx = if v > 1 {
         zext(id("ov_idx"), vb, 2)
@@ -2667,7 +2675,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
 
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
-        latency: 1,
+        latency: b.tx_latency(),
         summary: format!(
             "SUE transport: {ns} PSN spaces ({}), window {} in {slots} slots of {} bytes each; R-CRC {}; go-back-N on NACK and after {} cycles; receive buffers of {} bytes per VC ({v} VCs).",
             if kpp > 1 { "per {destination, VC}" } else { "per destination" },
@@ -2677,12 +2685,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
             p.rto_cycles,
             p.rx_buf_bytes_per_vc
         ),
-        notes: vec![
-            "TX_LAT 1: a decided PDU's first beat is presented the next cycle; the next PDU is decided in the cycle its predecessor's tail is taken, so PDUs leave back to back.".into(),
-            "RX_LAT 1: a PDU is decided at its tlast; its first command beat can be presented the cycle after the commit.".into(),
-            "The R-CRC is CRC over RH + payload appended LSB first, computed by XOR networks probed from the project's CRC model.".into(),
-            "Same-edge precedence: a received ACK/NACK overrides the TX side's snd and suppresses a timeout; an RX accept stays pending over a TX clear.".into(),
-        ],
+        notes: b.notes(),
         role: Role::SueTransport,
         origin: None,
     }

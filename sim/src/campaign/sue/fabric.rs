@@ -14,6 +14,7 @@
 use super::switch::{Switch, SwitchConfig};
 use crate::campaign::CampaignError;
 use crate::cosim::sue_endpoint::{compare_endpoint, drive_endpoint};
+use crate::cosim::sue_transport::build_with_xpuid;
 use crate::cosim::Tally;
 use crate::{Bench, Dut, TestRng};
 use rtl_gen::blocks::sue::wire::{parse_pdu, Op};
@@ -72,8 +73,11 @@ struct Xpu {
     out_cur: Vec<u8>,
 }
 
-/// The endpoint blocks of an N-XPU fabric: `base`'s fields with `num_xpu = n`, `local_xpuid = k`
-/// and `overrides` (TOML `field = value` lines), as blocks of one design, in XPU order.
+/// The endpoint blocks of an N-XPU fabric, in XPU order: `base`'s fields with `num_xpu = n` and
+/// `overrides` (TOML `field = value` lines). With the id on a port (`xpuid_source = "port"`,
+/// the default) the design has ONE endpoint block and every XPU is that module, its
+/// `local_xpuid` input driven with k; with a constant id it has one block per XPU,
+/// `local_xpuid = k`.
 ///
 /// The design and block names carry `n` and a hash of the overrides: a [`Bench`] writes its tree
 /// to `target/bench/<design name>/`, so two fabric designs under one name would overwrite each
@@ -83,7 +87,7 @@ pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Resul
     let (text, prefix) = fabric_design(base, n, overrides);
     let bench = Bench::from_toml(&text, "sue fabric")?;
     let blocks = (0..n)
-        .map(|k| bench.block::<SueEndpointBlock>(&format!("{prefix}_x{k}")).cloned())
+        .map(|k| bench.block::<SueEndpointBlock>(&block_name(&prefix, k, port_ids(base, overrides))).cloned())
         .collect::<Result<Vec<_>, _>>()?;
     Ok((bench, blocks))
 }
@@ -93,7 +97,26 @@ pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Resul
 pub fn fabric_blocks(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<Vec<SueEndpointBlock>, CampaignError> {
     let (text, _) = fabric_design(base, n, overrides);
     let d = rtl_gen::config::Design::parse(&text, "sue fabric").map_err(|e| CampaignError::Config(e.to_string()))?;
-    Ok(d.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<SueEndpointBlock>().cloned()).collect())
+    let blocks: Vec<SueEndpointBlock> = d.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<SueEndpointBlock>().cloned()).collect();
+    Ok(if blocks.len() == 1 { vec![blocks[0].clone(); n] } else { blocks })
+}
+
+/// The fabric's ids come from the `local_xpuid` port: `base`'s choice unless `overrides` sets
+/// `xpuid_source`.
+fn port_ids(base: &SueEndpointBlock, overrides: &str) -> bool {
+    match overrides.lines().find_map(|l| l.split_once('=').filter(|(k, _)| k.trim() == "xpuid_source")) {
+        Some((_, v)) => v.trim().trim_matches('"') == "port",
+        None => base.transport.p.xpuid_port,
+    }
+}
+
+/// XPU k's block: the one shared block with port ids, else its own.
+fn block_name(prefix: &str, k: usize, port: bool) -> String {
+    if port {
+        format!("{prefix}_ep")
+    } else {
+        format!("{prefix}_x{k}")
+    }
 }
 
 /// The design text of an N-XPU fabric and its name prefix.
@@ -105,8 +128,12 @@ fn fabric_design(base: &SueEndpointBlock, n: usize, overrides: &str) -> (String,
         .lines()
         .filter_map(|l| l.split_once('=').map(|(k, _)| k.trim()))
         .collect();
-    for k in 0..n {
-        text += &format!("[[blocks]]\nkind = \"sue_endpoint\"\nname = \"{prefix}_x{k}\"\nnum_xpu = {n}\nlocal_xpuid = {k}\n");
+    let port = port_ids(base, overrides);
+    for k in 0..if port { 1 } else { n } {
+        text += &format!("[[blocks]]\nkind = \"sue_endpoint\"\nname = \"{}\"\nnum_xpu = {n}\n", block_name(&prefix, k, port));
+        if !port {
+            text += &format!("local_xpuid = {k}\n");
+        }
         for (f, v) in base.params() {
             if ["name", "num_xpu", "local_xpuid"].contains(&f) || skip.contains(&f) {
                 continue;
@@ -168,7 +195,8 @@ pub struct LinkAcks {
 }
 
 impl Fabric {
-    /// `blocks[k]` is XPU k (local_xpuid k); `rtl[k]` builds it in Verilator from `bench`.
+    /// `blocks[k]` is XPU k (its `local_xpuid` input driven with k, or a constant id k); `rtl[k]`
+    /// builds it in Verilator from `bench`.
     pub fn new(
         bench: &Bench,
         blocks: &[SueEndpointBlock],
@@ -187,9 +215,10 @@ impl Fabric {
             )));
         }
         for (k, b) in blocks.iter().enumerate() {
-            if b.transport.p.local_xpuid as usize != k || b.common != *c {
+            let id_ok = b.transport.p.xpuid_port || b.transport.p.local_xpuid as usize == k;
+            if !id_ok || b.common != *c {
                 return Err(CampaignError::Config(format!(
-                    "sue fabric: block `{}` must have local_xpuid = {k} and the same shared fields as `{}`",
+                    "sue fabric: block `{}` must take its id from the local_xpuid port or have local_xpuid = {k}, and the same shared fields as `{}`",
                     b.name, blocks[0].name
                 )));
             }
@@ -204,9 +233,7 @@ impl Fabric {
         for (k, b) in blocks.iter().enumerate() {
             let dut = if rtl.get(k).copied().unwrap_or(false) {
                 let m = bench.module(&b.name, rtl_gen::hw::module::Role::Endpoint)?;
-                let mut d = Dut::build_named(bench.tree(), m.name(), &format!("{test}_{}", b.name))?;
-                d.reset(2)?;
-                Some(d)
+                Some(build_with_xpuid(bench.tree(), m.name(), &format!("{test}_{}_x{k}", b.name), k as u32)?)
             } else {
                 None
             };
@@ -260,6 +287,11 @@ impl Fabric {
     /// How many XPUs run their RTL.
     pub fn rtl_count(&self) -> usize {
         self.xpus.iter().filter(|x| x.dut.is_some()).count()
+    }
+
+    /// The Verilated module of each RTL XPU, in XPU order.
+    pub fn rtl_modules(&self) -> Vec<String> {
+        self.xpus.iter().filter_map(|x| x.dut.as_ref().map(|d| d.info().name.clone())).collect()
     }
 
     /// Sum of one transport counter over every XPU.
@@ -360,6 +392,7 @@ impl Fabric {
                 xpu_vc_pause: if self.generating { self.traffic.xpu_vc_pause.get(k).copied().unwrap_or(0) } else { 0 },
                 cmd_data: vec![0; db],
                 rx_data: vec![0; db],
+                local_xpuid: k as u32,
                 ..Default::default()
             };
             let x = &mut self.xpus[k];
@@ -412,6 +445,7 @@ impl Fabric {
                         payload <= c.max_pack_bytes as usize && parsed.is_ok(),
                     );
                     if let Ok((rh, _)) = parsed {
+                        self.tally.compare(cyc, "scoreboard: RH xpuid = the sending XPU", k as u64, u64::from(rh.xpuid));
                         let l = &mut self.link;
                         match (payload > 0, rh.op) {
                             (false, Op::Ack) => l.ctrl_ack += 1,

@@ -37,8 +37,9 @@ fn one_replica_tolerates_nothing() {
 
 #[test]
 fn num_nodes_out_of_range() {
-    refused(&lu("num_nodes = 1"), &["`num_nodes`", "= 1: ReCXL needs at least 2 compute nodes (allowed 2..=256)"]);
+    refused(&lu("num_nodes = 1"), &["`num_nodes`", "= 1 is out of range; allowed 2..=256", "ReCXL needs at least 2 compute nodes"]);
     refused(&lu("num_nodes = 300"), &["`num_nodes`", "= 300", "allowed 2..=256"]);
+    refused(&map("num_nodes = 0"), &["`num_nodes`", "= 0 is out of range; allowed 2..=256"]);
 }
 
 #[test]
@@ -78,4 +79,21 @@ fn gzip_is_not_in_rtl() {
 fn csn_and_head_reserve_ranges() {
     refused(&lu("csn_bits = 8"), &["`csn_bits`", "= 8", "0 (paper-exact, H2) or 16..=32"]);
     refused(&lu("head_reserve = 200"), &["`head_reserve`", "= 200 exceeds sram_rows = 128"]);
+}
+
+/// `rtl-gen list` prints a field's doc and its allowed range: `num_nodes` shows one range, the
+/// real one, in both kinds (the doc states no second range).
+#[test]
+fn num_nodes_lists_one_range() {
+    use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitKind;
+    use rtl_gen::blocks::recxl_replica_map::RecxlReplicaMapKind;
+    use rtl_gen::blocks::BlockKind;
+    let kinds: [&dyn BlockKind; 2] = [&RecxlLoggingUnitKind, &RecxlReplicaMapKind];
+    for k in kinds {
+        let f = k.fields().iter().find(|f| f.name == "num_nodes").expect("num_nodes");
+        assert_eq!(f.allowed(), "2..=256", "{}", k.kind());
+        assert!(!f.doc.contains("..="), "{}: the doc states a second range: {}", k.kind(), f.doc);
+    }
+    Design::parse(&map("num_nodes = 2\nreplicas = 2"), "ok.toml").expect("2 nodes");
+    Design::parse(&map("num_nodes = 256\nreplicas = 8\naddr_bits = 20"), "ok.toml").expect("256 nodes");
 }

@@ -114,6 +114,7 @@ fn logging_unit_lockstep() -> TestResult {
         ("log full (no commits)", LuScenario { load: 0.3, p_commit: 0.0, p_start: 0.001, fail_at: None, cycles: 3_000, ..Default::default() }),
         ("TS wrap (long)", LuScenario { cycles: 12_000, fail_at: Some(9_000), ..Default::default() }),
         ("dump overflow", LuScenario { dump_beats: 3, p_start: 0.02, fail_at: Some(1_500), cycles: 2_500, ..Default::default() }),
+        ("dump overflow, new regions", LuScenario { dump_beats: 4, new_region_on_overflow: true, load: 0.015, p_start: 0.02, p_commit: 0.2, fail_at: Some(3_500), cycles: 6_000, ..Default::default() }),
         ("slow ports", LuScenario { p_ready: 0.3, ..Default::default() }),
     ];
     let mut totals = (0u64, 0u64, 0u64);
@@ -123,6 +124,17 @@ fn logging_unit_lockstep() -> TestResult {
         assert_eq!(t.mismatches, 0, "{name}: first {:?}", t.first);
         assert_eq!(rep.order_violations, 0, "{name}: records of one source out of commit order");
         assert!(rep.records > 0 && rep.repls > 0, "{name}: no traffic");
+        // `records dumped` counts exactly the records of the data beats written.
+        assert_eq!(rep.counter_dumped, rep.records_in_beats, "{name}: records dumped counter");
+        if name.starts_with("dump overflow") {
+            assert!(rep.overflows > 0, "{name}: the region never overflowed");
+            println!("  {} overflows, {} new regions, {} epochs committed after the first overflow", rep.overflows, rep.regions, rep.epochs_after_overflow);
+        }
+        if *name == "dump overflow, new regions" {
+            // Overflow, then more traffic, a failure, quiesce and fetches: epochs keep committing.
+            assert!(rep.regions > 0 && rep.epochs_after_overflow >= 3, "{name}: the unit did not leave the overflow");
+            assert!(rep.fetch_beats > 0, "{name}: the recovery never quiesced the unit (no fetch answered)");
+        }
         if name.starts_with("TS wrap") {
             // The log fills and drains again through dump epochs (head == tail when full).
             let lr = bench.block::<RecxlLoggingUnitBlock>("recxl_lu")?.lr();

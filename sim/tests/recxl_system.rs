@@ -284,6 +284,44 @@ fn rtl_logging_units_in_the_system() -> TestResult {
     Ok(())
 }
 
+/// Dump regions so small that epochs overflow them: every overflowed unit is given a new region
+/// and its epoch restarts (the coordinator's rule, the module doc's exit from the overflow), so
+/// epochs keep committing, logs keep draining, the crash is recovered (st_quiesced reached),
+/// stores go on after RecovEnd, and S1–S8 hold, S5 reading the committed epochs region by region.
+#[test]
+fn dump_overflow_then_traffic_and_a_crash_recover() {
+    for (i, g) in [G4, G6].into_iter().enumerate() {
+        let o = SysOptions { dump_region_beats: 12, dump_period: 1_000, cycles: 8_000, crash: Crash::At { node: 1, cycle: 5_500 }, seed: 40 + i as u64, ..SysOptions::default() };
+        let t = trial(g, "", o);
+        println!("  {} dump overflows, {} epochs, {} records dumped", t.dump_overflows, t.epochs, t.records_dumped);
+        assert!(t.dump_overflows >= 2, "N = {}: the regions never overflowed", g.n);
+        assert!(t.epochs >= 4, "N = {}: epochs stopped committing after an overflow ({} epochs)", g.n, t.epochs);
+        assert!(t.recovery_cycles > 0 && t.stores_after_recovery >= 4, "N = {}: no recovery", g.n);
+        assert!(t.ok(), "N = {}: {:?}", g.n, t.violations);
+    }
+}
+
+/// The same with the default design's Verilated logging units as all four units, in lockstep with
+/// their models every cycle through overflows, region changes, restarts and the recovery.
+#[test]
+fn rtl_logging_units_through_dump_overflows() -> TestResult {
+    let bench = bench();
+    let b = bench.block::<RecxlLoggingUnitBlock>("recxl_lu")?.clone();
+    let mut lus: Vec<Box<dyn LuNode>> = Vec::new();
+    for k in 0..b.n() {
+        lus.push(Box::new(RtlTwin::new(bench.dut("recxl_lu", Role::LoggingUnit, &format!("recxl_system_rtl_{k}"))?, &b)?));
+    }
+    let o = SysOptions { variant: Variant::Proactive, lines: 12, store_rate: 0.02, crash: Crash::At { node: 1, cycle: 3_500 }, cycles: 5_000, dump_period: 1_000, dump_region_beats: 8, seed: 29, ..SysOptions::default() };
+    let t = System::new(&b, &o, lus)?.run()?;
+    show("RTL units, small dump regions", &t);
+    println!("  {} dump overflows, {} epochs", t.dump_overflows, t.epochs);
+    assert_eq!(t.rtl_mismatches, 0);
+    assert!(t.dump_overflows >= 2, "the regions never overflowed");
+    assert!(t.commits > 50 && t.recovery_cycles > 0 && t.epochs >= 3);
+    assert!(t.ok(), "{:?}", t.violations);
+    Ok(())
+}
+
 /// Heavy sharing and eviction (10× the default load rate, 25× the eviction rate, 16 lines): writebacks
 /// cross snoops, stale sharer bits meet invalidations, and every scoreboard still holds (one crash
 /// per variant and geometry).

@@ -113,6 +113,9 @@ pub struct LuScenario {
     pub p_ready: f64,
     /// Dump region size in 64-byte beats.
     pub dump_beats: u64,
+    /// On a dump overflow, supply a new region twice the size of the current one, right after it,
+    /// before the next start (the module doc's exit from the overflow); else the region stays.
+    pub new_region_on_overflow: bool,
     /// Cycle at which a source CN fails (quiesce, fetch batches), and for how long.
     pub fail_at: Option<u64>,
     pub quiesce_cycles: u64,
@@ -135,6 +138,7 @@ impl Default for LuScenario {
             p_commit: 0.05,
             p_ready: 0.8,
             dump_beats: 1 << 20,
+            new_region_on_overflow: false,
             fail_at: Some(2_500),
             quiesce_cycles: 1_200,
             p_bad_val: 0.01,
@@ -158,6 +162,15 @@ pub struct LuReport {
     pub fetch_batches: u64,
     /// Independent check O1 (records of one source in commit order, by CSN): violations.
     pub order_violations: u64,
+    /// Dump overflows (rises of st_dump_overflow), regions supplied, and epochs committed after
+    /// the first overflow.
+    pub overflows: u64,
+    pub regions: u64,
+    pub epochs_after_overflow: u64,
+    /// Data beats written to the dump regions that were still there at the end and records in
+    /// them, against the unit's `records dumped` counter (checked by the caller).
+    pub records_in_beats: u64,
+    pub counter_dumped: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -197,10 +210,14 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
     let mut quiesce = false;
     let mut fq: VecDeque<(u64, bool)> = VecDeque::new();
     let mut rep = LuReport::default();
-    let base = 0x4000u64;
+    let mut base = 0x4000u64;
     let amask = if b.shape.addr_bits >= 64 { u64::MAX } else { (1u64 << b.shape.addr_bits) - 1 };
     // The dump region: dump_beats beats, or up to the end of the address space.
-    let limit = (base + 64 * sc.dump_beats).min((amask & !63).max(base));
+    let mut region_beats = sc.dump_beats;
+    let region_limit = |base: u64, beats: u64| (base + 64 * beats).min((amask & !63).max(base));
+    let mut overflow_prev = false;
+    let mut epoch_at_overflow: Option<u32> = None;
+    let mut region_given = false;
     let lmask = if b.la() >= 64 { u64::MAX } else { (1u64 << b.la()) - 1 };
     let lines: Vec<u64> = (0..sc.lines).map(|i| (0x1230 + i * 0x0101_0007) & lmask).collect();
     let wd = b.words();
@@ -258,7 +275,7 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
             node_id: me,
             failed,
             dump_base: base & amask,
-            dump_limit: limit & amask,
+            dump_limit: region_limit(base, region_beats) & amask,
             quiesce,
             stat_sel: rng.range(0, 24) as u32,
             ack_ready: rng.chance(sc.p_ready),
@@ -379,8 +396,31 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
             reads.pop_front();
         }
         if o.dump_wr_valid && inp.dump_wr_ready {
+            if !o.dump_wr_last {
+                let rec = b.rec() as usize;
+                rep.records_in_beats += (0..512 / rec).filter(|j| o.dump_wr_data.get(j * rec + rec - 1)).count() as u64;
+            }
             dump_mem.insert(o.dump_wr_addr, o.dump_wr_data.clone());
             rep.beats += 1;
+        }
+        if o.st_dump_overflow && !overflow_prev {
+            rep.overflows += 1;
+            epoch_at_overflow.get_or_insert(model.epoch());
+        }
+        overflow_prev = o.st_dump_overflow;
+        // The software's exit from an overflow: a new region while the engine is idle (no start
+        // this cycle), then the next start re-dumps the epoch there.
+        if sc.new_region_on_overflow && o.st_dump_overflow && !o.st_dump_busy && !inp.dump_start && !region_given {
+            let next = base + 64 * region_beats;
+            if next + 128 * region_beats <= amask {
+                base = next;
+                region_beats *= 2;
+                rep.regions += 1;
+            }
+            region_given = true;
+        }
+        if !o.st_dump_overflow {
+            region_given = false;
         }
         if inp.fq_valid && o.fq_ready {
             fq.pop_front();
@@ -393,6 +433,8 @@ pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingU
         dut.tick();
     }
     rep.epochs = model.epoch() as u64;
+    rep.counter_dumped = model.counter(rtl_gen::blocks::recxl_logging_unit::model::ctr::DUMPED);
+    rep.epochs_after_overflow = epoch_at_overflow.map_or(0, |e| (model.epoch() - e) as u64);
     rep.cycles = sc.cycles;
     tally.cycles += sc.cycles;
     Ok(rep)

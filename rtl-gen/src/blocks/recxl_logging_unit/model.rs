@@ -7,6 +7,13 @@
 //! read is outstanding at a time (dump and fetch traverse one record per read round trip); the
 //! lowest PENDING row of a failed source is discarded each cycle; a gap skip happens only when no
 //! row is releasable; the dump engine's beat is written before the next read is issued.
+//!
+//! Dump region overflow (the contract leaves the exit open): the epoch stops where its next beat
+//! would pass `cfg_dump_limit`, its beats are abandoned (no trailer), the write offset returns to
+//! the epoch's start and the engine goes idle with `st_dump_overflow` set. The next accepted
+//! `ctl_dump_start` clears it and dumps the epoch again with a fresh snapshot, at offset 0 of a
+//! new region when `cfg_dump_base` changed, else from the same offset (room from a raised
+//! `cfg_dump_limit`). `records dumped` (counter 12) counts records as their beat is written.
 
 use super::{RecxlLoggingUnitBlock, COUNTERS};
 use crate::bits::Bits;
@@ -30,7 +37,8 @@ pub const F_LAST: u8 = 2;
 
 /// Counter indices (contract §4.8).
 pub mod ctr {
-    pub const REPL_ACCEPTED: usize = 0;
+    /// REPLs that allocated a row (NACKed REPLs and REPLs of failed sources take none).
+    pub const ROWS_ALLOCATED: usize = 0;
     pub const WORDS: usize = 1;
     pub const NACKED: usize = 2;
     pub const REPL_STALL: usize = 3;
@@ -42,6 +50,8 @@ pub mod ctr {
     pub const LOGGED: usize = 9;
     pub const LOG_FULL_STALL: usize = 10;
     pub const EPOCHS: usize = 11;
+    /// Records in data beats the dump region took (a record re-dumped after an abandoned or
+    /// overflowed epoch counts each time it is written).
     pub const DUMPED: usize = 12;
     pub const BEATS: usize = 13;
     pub const IGNORED: usize = 14;
@@ -227,6 +237,10 @@ pub struct LoggingUnitModel {
     beat: Bits,
     beat_n: u32,
     woff: u64,
+    /// Write offset at the start of this epoch (an overflow rewinds to it) and the region base
+    /// the offsets belong to (a start that sees another `cfg_dump_base` begins at offset 0).
+    estart: u64,
+    rbase: u64,
     epoch_recs: u32,
     overflow: bool,
     mask_seen: NodeMask,
@@ -293,6 +307,8 @@ impl LoggingUnitModel {
             beat: Bits::zeros(512),
             beat_n: 0,
             woff: 0,
+            estart: 0,
+            rbase: 0,
             epoch_recs: 0,
             overflow: false,
             mask_seen: NodeMask::empty(),
@@ -364,6 +380,8 @@ impl LoggingUnitModel {
             beat: Bits::zeros(512),
             beat_n: 0,
             woff: 0,
+            estart: 0,
+            rbase: 0,
             epoch_recs: 0,
             overflow: false,
             mask_seen: NodeMask::empty(),
@@ -630,7 +648,7 @@ impl LoggingUnitModel {
                     push = Some(entry);
                     rows_up += 1;
                     head_up += inp.repl_at_head as u32;
-                    inc[ctr::REPL_ACCEPTED] += 1;
+                    inc[ctr::ROWS_ALLOCATED] += 1;
                     inc[ctr::WORDS] += inp.repl_mask.count_ones() as u64;
                     if inp.repl_mask == 0 {
                         inc[ctr::EMPTY_MASK] += 1;
@@ -772,6 +790,14 @@ impl LoggingUnitModel {
                         inc[ctr::IGNORED] += 1;
                     } else {
                         let rescan = inp.failed.gained_over(&old.mask_seen);
+                        // A new cfg_dump_base is a new region, written from its start; in the
+                        // same region the epoch continues at the write offset (after an
+                        // overflow: at the overflowed epoch's start, rewound to then).
+                        let woff = if inp.dump_base != old.rbase { 0 } else { old.woff };
+                        self.woff = woff;
+                        self.estart = woff;
+                        self.rbase = inp.dump_base;
+                        self.overflow = false;
                         self.snap_n = old.count;
                         self.epoch_mask = inp.failed;
                         self.epoch_recs = 0;
@@ -795,11 +821,17 @@ impl LoggingUnitModel {
                     inc[ctr::IGNORED] += 1;
                 }
                 if dwant && dover {
+                    // The epoch stops, uncommittable: its beats are abandoned (no trailer) and
+                    // the write offset returns to the epoch's start; the unit is idle again, and
+                    // the next accepted start re-dumps the epoch (into a new region, when
+                    // cfg_dump_base changed meanwhile).
                     self.overflow = true;
-                    self.dstate = D_DONE;
+                    self.woff = old.estart;
+                    self.dstate = D_IDLE;
                 } else if dwant {
                     if inp.dump_wr_ready {
                         inc[ctr::BEATS] += 1;
+                        inc[ctr::DUMPED] += old.beat_n as u64;
                         self.woff = (old.woff + 64) & mask_bits(p.shape.addr_bits);
                         self.beat_n = 0;
                         self.beat = Bits::zeros(512);
@@ -830,7 +862,6 @@ impl LoggingUnitModel {
                             self.beat.set_slice(old.beat_n as usize * rec_bits, &inp.logr_rsp_data);
                             self.beat_n = old.beat_n + 1;
                             self.epoch_recs = old.epoch_recs.wrapping_add(1);
-                            inc[ctr::DUMPED] += 1;
                         }
                     }
                     if old.trav_left == 0 && !old.rd_pend {
@@ -846,7 +877,7 @@ impl LoggingUnitModel {
                 // A failure after the epoch started voids it (its snapshot may hold records whose
                 // in-charge unit died before dumping them): abandoned, never committed.
                 let gained = inp.failed.gained_over(&old.epoch_mask);
-                if inp.dump_commit && !old.overflow && !gained {
+                if inp.dump_commit && !gained {
                     let lag = if self.mutation == Mutation::IgnoreFreeLag { 0 } else { p.free_lag };
                     freed = if lag == 1 { old.prev_n } else { old.snap_n };
                     self.head = old.add_mod(old.head, freed);
@@ -1003,19 +1034,22 @@ mod tests {
         rsp: Option<Bits>,
         logged: Vec<Record>,
         dumped: Vec<Bits>,
+        /// Address of every dumped beat, and the dump region (base, limit) driven.
+        dumped_at: Vec<u64>,
+        region: (u64, u64),
         fetched: Vec<(u32, Record, u64)>,
         acks: Vec<(u32, bool)>,
     }
 
     impl Env {
         fn new(b: &RecxlLoggingUnitBlock) -> Env {
-            Env { m: b.model(), log: vec![Bits::zeros(b.rec() as usize); b.lr() as usize], rsp: None, logged: vec![], dumped: vec![], fetched: vec![], acks: vec![] }
+            Env { m: b.model(), log: vec![Bits::zeros(b.rec() as usize); b.lr() as usize], rsp: None, logged: vec![], dumped: vec![], dumped_at: vec![], region: (0, 1 << 20), fetched: vec![], acks: vec![] }
         }
         fn base(&self) -> LuInputs {
             LuInputs {
                 node_id: 1,
-                dump_base: 0,
-                dump_limit: 1 << 20,
+                dump_base: self.region.0,
+                dump_limit: self.region.1,
                 ack_ready: true,
                 logw_ready: true,
                 logr_req_ready: true,
@@ -1043,6 +1077,7 @@ mod tests {
             }
             if o.dump_wr_valid {
                 self.dumped.push(o.dump_wr_data.clone());
+                self.dumped_at.push(o.dump_wr_addr);
             }
             if o.fr_valid && o.fr_match {
                 self.fetched.push((o.fr_qidx, Record { value: o.fr_data, line: o.fr_line, word: o.fr_word, core: o.fr_core, node: o.fr_node, csn: o.fr_csn, valid: true }, o.fr_age));
@@ -1275,5 +1310,117 @@ mod tests {
                 assert!(redumped, "free_lag = 1: the rescan epoch re-dumps v");
             }
         }
+    }
+
+    /// Lines of the test block whose in-charge node (no failures) is node 1, the unit's own ID.
+    fn mine(b: &RecxlLoggingUnitBlock, k: usize) -> Vec<u64> {
+        let shape = b.shape.map();
+        (0..1u64 << 16).filter(|l| shape.map(*l, &NodeMask::empty()).dump_node == Some(1)).take(k).collect()
+    }
+
+    /// Log `lines.len()` one-word records of lines this unit is in charge of, from source 0.
+    fn log_mine(e: &mut Env, lines: &[u64], first_ts: u32) {
+        for (k, l) in lines.iter().enumerate() {
+            let ts = first_ts + k as u32;
+            e.repl(0, ts & 7, *l, 0b1, &[(0, 0x100 + ts as u64)]);
+            e.idle(1);
+            e.val(0, ts & 7, *l, ts, ts);
+            e.idle(4);
+        }
+    }
+
+    fn pulse(e: &mut Env, start: bool, commit: bool) {
+        let mut i = e.base();
+        i.dump_start = start;
+        i.dump_commit = commit;
+        e.step(i);
+    }
+
+    /// A dump region that overflows: the epoch stops (no trailer, not committable, the unit idle
+    /// again), `records dumped` counts only the records of beats written, and the unit leaves the
+    /// state when software supplies a new region and pulses `ctl_dump_start`: the epoch is dumped
+    /// again from the region's start under the same number, commits and frees the log. A restart in
+    /// the same full region overflows again without writing over the earlier beats.
+    #[test]
+    fn dump_overflow_then_a_new_region_restarts_the_epoch() {
+        let b = block("free_lag = 0");
+        let mut e = Env::new(&b);
+        let lines = mine(&b, 9);
+        // Room for one beat: 4 of the 7 records fit, the second beat overflows.
+        e.region = (0x400, 0x440);
+        log_mine(&mut e, &lines[..7], 1);
+        pulse(&mut e, true, false);
+        e.idle(60);
+        let o = e.m.outputs(&e.base());
+        assert!(o.st_dump_overflow && !o.st_dump_done && !o.st_dump_busy, "overflowed and idle: {o:?}");
+        assert_eq!(e.dumped_at, vec![0x400], "one data beat, no trailer");
+        assert_eq!(e.m.counter(ctr::DUMPED), 4, "records dumped = records in beats written");
+        assert_eq!(e.m.counter(ctr::BEATS), 1);
+        // The commit of an overflowed epoch is refused (and counted); nothing is freed.
+        let ignored = e.m.counter(ctr::IGNORED);
+        pulse(&mut e, false, true);
+        e.idle(2);
+        assert_eq!((e.m.epoch(), e.m.log_count(), e.m.counter(ctr::IGNORED)), (0, 7, ignored + 1));
+        // More traffic, then a restart in the same (still full) region: it overflows again at the
+        // same place, rewriting the abandoned beat, and never writes past the limit.
+        log_mine(&mut e, &lines[7..9], 8);
+        pulse(&mut e, true, false);
+        e.idle(60);
+        assert!(e.m.outputs(&e.base()).st_dump_overflow);
+        assert_eq!(e.dumped_at, vec![0x400, 0x400]);
+        // Software supplies a new region of 8 beats and restarts: 9 records in 3 beats + trailer.
+        e.region = (0x1000, 0x1200);
+        pulse(&mut e, true, false);
+        e.idle(80);
+        let o = e.m.outputs(&e.base());
+        assert!(!o.st_dump_overflow && o.st_dump_done, "{o:?}");
+        assert_eq!(&e.dumped_at[2..], &[0x1000, 0x1040, 0x1080, 0x10C0]);
+        let t = e.dumped.last().expect("trailer");
+        assert_eq!((t.field(0, 32), t.field(32, 32), t.field(64, 32)), (TRAILER_MAGIC as u64, 1, 9));
+        assert_eq!(e.m.counter(ctr::DUMPED), 4 + 4 + 9);
+        pulse(&mut e, false, true);
+        e.idle(2);
+        assert_eq!((e.m.epoch(), e.m.log_count()), (1, 0), "committed and freed (free_lag = 0)");
+        // The next epoch continues in the new region after the trailer.
+        log_mine(&mut e, &lines[..1], 10);
+        pulse(&mut e, true, false);
+        e.idle(40);
+        assert_eq!(&e.dumped_at[6..], &[0x1100, 0x1140]);
+    }
+
+    /// A record written to the log in the cycle `ctl_dump_start` is taken is outside that
+    /// epoch's snapshot: it is dumped by the next epoch.
+    #[test]
+    fn a_record_logged_with_the_start_pulse_goes_to_the_next_epoch() {
+        let b = block("free_lag = 0");
+        let mut e = Env::new(&b);
+        let lines = mine(&b, 2);
+        log_mine(&mut e, &lines[..1], 1);
+        e.repl(0, 2, lines[1], 0b1, &[(0, 0x777)]);
+        e.idle(1);
+        e.val(0, 2, lines[1], 2, 2);
+        let mut guard = 0;
+        loop {
+            let mut i = e.base();
+            i.dump_start = e.m.outputs(&i).logw_valid;
+            let start = i.dump_start;
+            e.step(i);
+            if start {
+                break;
+            }
+            guard += 1;
+            assert!(guard < 10, "the record was never written");
+        }
+        e.idle(40);
+        let t = e.dumped.last().expect("trailer");
+        assert_eq!(t.field(64, 32), 1, "the epoch holds only the earlier record");
+        pulse(&mut e, false, true);
+        e.idle(2);
+        assert_eq!(e.m.log_count(), 1);
+        pulse(&mut e, true, false);
+        e.idle(40);
+        let t = e.dumped.last().expect("trailer");
+        assert_eq!((t.field(32, 32), t.field(64, 32)), (2, 1));
+        assert_eq!(e.m.unpack(&e.dumped[e.dumped.len() - 2].slice(0, 128)).value, 0x777);
     }
 }

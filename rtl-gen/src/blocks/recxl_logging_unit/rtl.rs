@@ -131,17 +131,17 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let qnb = bits_for(q as u64);
     let mut ports = clock_ports(design);
     let mut push = |p: Port| ports.push(p);
-    push(Port::input("cfg_node_id", nb, "this CN's ID"));
-    push(Port::input("cfg_failed_mask", n, "bit n = CN n has failed (set at Interrupt)"));
-    push(Port::input("cfg_dump_base", a, "byte address of this unit's dump region, 64-byte aligned"));
-    push(Port::input("cfg_dump_limit", a, "exclusive end of the dump region"));
-    push(Port::input("ctl_dump_start", 1, "pulse: start a dump epoch"));
+    push(Port::input("cfg_node_id", nb, "this CN's ID; static (change it only in reset)"));
+    push(Port::input("cfg_failed_mask", n, "bit n = CN n has failed; bits may be set in any cycle (at Interrupt, before the unit quiesces), never cleared"));
+    push(Port::input("cfg_dump_base", a, "byte address of this unit's dump region, 64-byte aligned; change only while st_dump_busy is low"));
+    push(Port::input("cfg_dump_limit", a, "exclusive end of the dump region; change only while st_dump_busy is low"));
+    push(Port::input("ctl_dump_start", 1, "pulse: start a dump epoch (taken while idle, not done, and no fetch runs)"));
     push(Port::input("ctl_dump_commit", 1, "pulse: every unit finished this epoch (barrier)"));
     push(Port::input("ctl_quiesce", 1, "level: Interrupt .. RecovEnd"));
     push(Port::output("st_quiesced", 1, "InterruptResp condition of this unit"));
     push(Port::output("st_dump_busy", 1, "epoch traversal running"));
-    push(Port::output("st_dump_done", 1, "traversal finished, waiting for commit"));
-    push(Port::output("st_dump_overflow", 1, "sticky: dump region full"));
+    push(Port::output("st_dump_done", 1, "traversal and trailer written, waiting for commit"));
+    push(Port::output("st_dump_overflow", 1, "the last epoch stopped at cfg_dump_limit (abandoned, no trailer); cleared by the next accepted ctl_dump_start"));
     push(Port::output("st_log_almost_full", 1, "log occupancy >= high-water mark"));
     push(Port::output("st_log_count", lcb, "records held in the DRAM log"));
     push(Port::output("st_rows_used", rcb, "SRAM rows in use"));
@@ -284,7 +284,9 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     reg(&mut it, &mut rst, "tail_q", lib, 0, "next record index");
     reg(&mut it, &mut rst, "count_q", lcb, 0, "records held");
     reg(&mut it, &mut rst, "dumped_n_q", lcb, 0, "records from head to the end of the last committed snapshot");
-    reg(&mut it, &mut rst, "prev_n_q", lcb, 0, "records from head to the previous epoch's boundary (free_lag = 1)");
+    if b.free_lag == 1 {
+        reg(&mut it, &mut rst, "prev_n_q", lcb, 0, "records from head to the previous epoch's boundary (free_lag = 1)");
+    }
     reg(&mut it, &mut rst, "dstate_q", 2, 0, "dump engine state");
     reg(&mut it, &mut rst, "quiesce_q", 1, 0, "ctl_quiesce of the previous cycle (a done epoch is abandoned when it rises)");
     reg(&mut it, &mut rst, "trav_idx_q", lib, 0, "next record the dump reads");
@@ -295,8 +297,10 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     reg(&mut it, &mut rst, "beat_q", 512, 0, "dump beat being packed");
     reg(&mut it, &mut rst, "beat_n_q", bnb, 0, "records in beat_q");
     reg(&mut it, &mut rst, "woff_q", a, 0, "dump write offset from cfg_dump_base");
+    reg(&mut it, &mut rst, "estart_q", a, 0, "write offset at this epoch's start (an overflow rewinds to it)");
+    reg(&mut it, &mut rst, "rbase_q", a, 0, "cfg_dump_base the offsets belong to (another base at a start: offset 0)");
     reg(&mut it, &mut rst, "erecs_q", 32, 0, "records in this epoch");
-    reg(&mut it, &mut rst, "overflow_q", 1, 0, "dump region overflow (sticky)");
+    reg(&mut it, &mut rst, "overflow_q", 1, 0, "the last epoch stopped at the region's end (until the next start)");
     reg(&mut it, &mut rst, "mask_seen_q", n, 0, "failed mask of the last committed epoch");
     reg(&mut it, &mut rst, "emask_q", n, 0, "failed mask of this epoch");
     reg(&mut it, &mut rst, "epoch_q", 32, 0, "committed epochs");
@@ -396,10 +400,17 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let repl_fire = w(&mut it, "repl_fire", 1, and2(id("repl_valid"), repl_ready.clone()));
     let repl_failed = w(&mut it, "repl_failed", 1, failed(id("repl_src_node")));
     let nack = if b.nack_enable {
-        let hr = dec(rcb, b.head_reserve as u64);
-        let reserve = w(&mut it, "reserve_left", rcb, mux(gt(hr.clone(), id("head_used_q")), sub(hr, id("head_used_q")), dec(rcb, 0)));
         let free = w(&mut it, "rows_free", rcb, sub(n_rows.clone(), id("rows_used_q")));
-        w(&mut it, "nack_w", 1, and2(id("repl_at_head").lnot(), ge(reserve, free)))
+        // With no reserve the NACK condition is "no row free", which repl_ready already
+        // excludes; it is kept as that comparison (a constant 0 > head_used_q would not lint).
+        let short = if b.head_reserve == 0 {
+            eq(free, dec(rcb, 0))
+        } else {
+            let hr = dec(rcb, b.head_reserve as u64);
+            let reserve = w(&mut it, "reserve_left", rcb, mux(gt(hr.clone(), id("head_used_q")), sub(hr, id("head_used_q")), dec(rcb, 0)));
+            ge(reserve, free)
+        };
+        w(&mut it, "nack_w", 1, and2(id("repl_at_head").lnot(), short))
     } else {
         Expr::zero()
     };
@@ -521,8 +532,11 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     // A failure after the epoch started voids it: its snapshot may hold records whose in-charge
     // unit died before dumping them (found by the system simulation), so it is never committed.
     let gained = w(&mut it, "mask_gained", 1, Expr::red(crate::hw::verilog::UnOp::RedOr, and2(id("cfg_failed_mask"), id("emask_q").not())));
-    let commit_ok = w(&mut it, "commit_ok", 1, all(vec![id("ctl_dump_commit"), in_done.clone(), id("overflow_q").lnot(), gained.clone().lnot()]));
+    let commit_ok = w(&mut it, "commit_ok", 1, all(vec![id("ctl_dump_commit"), in_done.clone(), gained.clone().lnot()]));
     let lag1 = b.free_lag == 1 && mutation != Mutation::IgnoreFreeLag;
+    // A start in another region (cfg_dump_base changed) writes from offset 0.
+    let new_region = w(&mut it, "dump_new_region", 1, ne(id("cfg_dump_base"), id("rbase_q")));
+    let start_woff = w(&mut it, "dump_start_woff", a, mux(new_region, dec(a, 0), id("woff_q")));
     let free_n = w(&mut it, "free_n", lcb, if lag1 { id("prev_n_q") } else { id("snap_n_q") });
     let freed = w(&mut it, "freed", lcb, mux(commit_ok.clone(), free_n.clone(), dec(lcb, 0)));
     let new_head = add_mod(&mut it, "new_head", id("head_q"), free_n.clone());
@@ -661,6 +675,11 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
             when(dlast.clone(), vec![set_id("dstate_q", d_done.clone())]),
         ],
     )];
+    let mut commit_s = vec![set_id("head_q", new_head), set_id("dumped_n_q", sub(id("snap_n_q"), free_n.clone()))];
+    if b.free_lag == 1 {
+        commit_s.push(set_id("prev_n_q", sub(id("snap_n_q"), free_n)));
+    }
+    commit_s.extend([set_id("mask_seen_q", id("emask_q")), set_id("epoch_q", add(id("epoch_q"), dec(32, 1))), set_id("dstate_q", d_idle.clone())]);
     body.push(Stmt::Comment("Dump engine.".into()));
     body.push(Stmt::Case(
         id("dstate_q"),
@@ -670,6 +689,10 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
                 vec![when(
                     start_ok.clone(),
                     vec![
+                        set_id("woff_q", start_woff.clone()),
+                        set_id("estart_q", start_woff),
+                        set_id("rbase_q", id("cfg_dump_base")),
+                        set_id("overflow_q", Expr::zero()),
                         set_id("snap_n_q", id("count_q")),
                         set_id("emask_q", id("cfg_failed_mask")),
                         set_id("erecs_q", dec(32, 0)),
@@ -686,21 +709,14 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
                 vec![d_trav.clone(), d_flush.clone()],
                 vec![if_else(
                     and2(dwant.clone(), dover.clone()),
-                    vec![set_id("overflow_q", Expr::one()), set_id("dstate_q", d_done.clone())],
+                    vec![set_id("overflow_q", Expr::one()), set_id("woff_q", id("estart_q")), set_id("dstate_q", d_idle.clone())],
                     vec![if_else(dwant.clone(), write_s, vec![when(in_dtrav.clone(), trav_s)])],
                 )],
             ),
         ],
         vec![if_else(
             commit_ok.clone(),
-            vec![
-                set_id("head_q", new_head),
-                set_id("prev_n_q", sub(id("snap_n_q"), free_n.clone())),
-                set_id("dumped_n_q", sub(id("snap_n_q"), free_n)),
-                set_id("mask_seen_q", id("emask_q")),
-                set_id("epoch_q", add(id("epoch_q"), dec(32, 1))),
-                set_id("dstate_q", d_idle.clone()),
-            ],
+            commit_s,
             vec![when(or2(and2(id("ctl_quiesce"), id("quiesce_q").lnot()), gained.clone()), vec![set_id("dstate_q", d_idle.clone())])],
         )],
     ));
@@ -748,7 +764,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let pcw = bits_for(wd as u64);
     let pc = w(&mut it, "repl_words", pcw, popcount);
     let d_start_ign = and2(id("ctl_dump_start"), or2(ne(id("dstate_q"), d_idle.clone()), f_is_idle.clone().lnot()));
-    let d_commit_ign = and2(id("ctl_dump_commit"), or2(or2(in_done.clone().lnot(), id("overflow_q")), gained.clone()));
+    let d_commit_ign = and2(id("ctl_dump_commit"), or2(in_done.clone().lnot(), gained.clone()));
     let incs: Vec<(u32, Expr)> = vec![
         (1, alloc.clone()),
         (pcw, mux(alloc.clone(), pc, dec(pcw, 0))),
@@ -762,7 +778,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         (1, logw_fire.clone()),
         (1, all(vec![id("rel_busy_q"), ne(id("rel_mask_q"), dec(wd, 0)), log_full])),
         (1, commit_ok.clone()),
-        (1, take.clone()),
+        (bnb, mux(dwr_fire.clone(), id("beat_n_q"), dec(bnb, 0))),
         (1, dwr_fire.clone()),
         (2, add(zext(d_start_ign, 1, 2), zext(d_commit_ign, 1, 2))),
         (2, add(zext(and2(repl_fire.clone(), repl_failed), 1, 2), zext(and2(id("val_valid"), val_failed), 1, 2))),
@@ -873,6 +889,11 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
             "Dump trailer beat: [31:0] 0x5243584C, [63:32] epoch number (st_epoch + 1), [95:64] records, [111:96] node ID.".into(),
             format!("free_lag = {}: at a commit the unit frees {}.", b.free_lag, if b.free_lag == 1 { "the previous epoch's snapshot (H6)" } else { "its own snapshot (paper's \"clears its whole log\")" }),
             "One log read outstanding; the release engine frees a row one cycle after its last record.".into(),
+            "Configuration inputs: cfg_node_id is static (change it only in reset). cfg_failed_mask may gain bits in any cycle (the CM sets them at Interrupt, before the unit can quiesce) and never loses any. cfg_dump_base and cfg_dump_limit may change only while st_dump_busy is low. stat_sel may change in any cycle.".into(),
+            "Epoch boundary: the snapshot of an accepted ctl_dump_start is the log as it was before that edge, so a record written (logw_valid and logw_ready) in the same cycle as ctl_dump_start belongs to the next epoch.".into(),
+            "Dump region: epochs are written one after the other at cfg_dump_base + offset. An accepted ctl_dump_start whose cfg_dump_base differs from the previous epoch's begins a new region at offset 0. When the next beat (data or trailer) would pass cfg_dump_limit the epoch stops: st_dump_overflow rises, the beats written are abandoned (no trailer), the offset returns to the epoch's start, the engine is idle again (st_dump_busy and st_dump_done low) and a commit is ignored (counted). To leave that state software supplies room, a new region (another cfg_dump_base, and its cfg_dump_limit) or a higher cfg_dump_limit for the same region, and pulses ctl_dump_start: st_dump_overflow clears and the epoch is dumped again from its start under the same epoch number, with a fresh snapshot. Until then the log is not freed and fills (nothing is lost; release then stalls).".into(),
+            "Committed epochs: a trailer marks a finished traversal, not a commit. An epoch abandoned when done (ctl_quiesce rose, or cfg_failed_mask gained a bit after the epoch started, in which case its beats may mix records selected under two masks) also leaves a trailer. Epoch E is committed when an accepted ctl_dump_commit makes st_epoch = E; its content is the last run of beats ending in a trailer numbered E (earlier runs numbered E are superseded), and an epoch whose number st_epoch never reached is not committed.".into(),
+            format!("Counters (stat_sel, saturating at {cnt} bits): 0 REPLs that allocated a row (NACKed and failed-source REPLs take none), 1 words in those REPLs, 2 REPLs NACKed, 3 REPL stall cycles, 4 ACK stall cycles, 5 VALs matched, 6 orphan VALs, 7 ambiguous VAL matches, 8 VAL TS-window errors, 9 records logged, 10 log-full stall cycles, 11 epochs committed, 12 records in data beats written to the dump region (each time a record is written), 13 dump beats written (trailers included), 14 dump starts/commits ignored, 15 REPLs/VALs of failed sources dropped, 16 unvalidated rows discarded, 17 TS gap skips, 18 fetch batches, 19 fetch matches, 20 row high-water mark, 21 log-count high-water mark, 22 empty-mask REPLs; other stat_sel values read 0."),
         ],
         origin: None,
     }

@@ -9,7 +9,7 @@ pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::config::DesignInfo;
-use crate::error::ConfigResult;
+use crate::error::{ConfigError, ConfigResult};
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use map::MapShape;
 
@@ -17,7 +17,7 @@ pub struct RecxlReplicaMapKind;
 
 /// The fields the replica map shares with `recxl_logging_unit` (same names, same checks).
 pub const SHAPE_FIELDS: [FieldSpec; 4] = [
-    FieldSpec { name: "num_nodes", ty: FieldType::UInt { min: 0, max: 65536 }, default: Some("16"), doc: "compute nodes N (paper Table II: 16); allowed 2..=256" },
+    FieldSpec { name: "num_nodes", ty: FieldType::UInt { min: 2, max: 256 }, default: Some("16"), doc: "compute nodes N (paper Table II: 16); ReCXL needs at least 2" },
     FieldSpec { name: "replicas", ty: FieldType::UInt { min: 0, max: 65536 }, default: Some("3"), doc: "replication factor R (paper Table II: 3; \"2–4\" §III-A); allowed 2..=min(8, num_nodes)" },
     FieldSpec { name: "line_bytes", ty: FieldType::UInt { min: 32, max: 128 }, default: Some("64"), doc: "cache line bytes (Table II: 64); 32, 64 or 128" },
     FieldSpec { name: "addr_bits", ty: FieldType::UInt { min: 0, max: 64 }, default: Some("52"), doc: "physical byte-address bits; allowed log2(line_bytes)+1..=64" },
@@ -36,11 +36,14 @@ pub struct Shape {
 
 /// Read and check `num_nodes`, `replicas`, `line_bytes`, `addr_bits` (contract §6 texts).
 pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
-    let num_nodes = r.u32("num_nodes")?;
-    if !(2..=256).contains(&num_nodes) {
-        let why = if num_nodes < 2 { "ReCXL needs at least 2 compute nodes" } else { "at most 256 compute nodes" };
-        return Err(r.error("num_nodes", format!("= {num_nodes}: {why} (allowed 2..=256)")));
-    }
+    // The range 2..=256 is the field's own (ReCXL needs 2 nodes to replicate anything; node IDs
+    // are at most 8 bits), so `rtl-gen list` and the range error show the one real range.
+    let num_nodes = r.u32("num_nodes").map_err(|e| match e {
+        ConfigError::Field { block, kind, field, problem } => {
+            ConfigError::Field { block, kind, field, problem: format!("{problem} (ReCXL needs at least 2 compute nodes; at most 256)") }
+        }
+        other => other,
+    })?;
     let replicas = r.u32("replicas")?;
     let max = num_nodes.min(8);
     if replicas < 2 {

@@ -118,6 +118,9 @@ pub struct SysOptions {
     pub local_latency: u64,
     /// Dump period in cycles (0: no dumps).
     pub dump_period: u64,
+    /// Size of the first dump region of every unit in 64-byte beats. A unit whose epoch
+    /// overflows its region gets a new one twice as large right after it, and a restart.
+    pub dump_region_beats: u64,
     /// Extra latency of the dump start message per node (None: random U[0, J] per epoch).
     pub dump_skew: Option<Vec<u64>>,
     pub detect_delay: u64,
@@ -160,6 +163,7 @@ impl Default for SysOptions {
             jitter: 40,
             local_latency: 50,
             dump_period: 2_000,
+            dump_region_beats: 1 << 18,
             dump_skew: None,
             detect_delay: 200,
             cycles: 6_000,
@@ -221,6 +225,8 @@ pub struct Trial {
     pub log_hwm: u64,
     pub dump_beats: u64,
     pub records_dumped: u64,
+    /// Dump epochs that overflowed their region (each then restarted in a new region).
+    pub dump_overflows: u64,
     pub records_logged: u64,
     /// PENDING rows of the failed CN discarded by live units (LU counter 16).
     pub discarded: u64,
@@ -340,6 +346,11 @@ struct Cn {
     log: Vec<Bits>,
     reads: VecDeque<(u64, Bits)>,
     region: BTreeMap<u64, Bits>,
+    /// The dump regions the unit was given, (base, bytes), oldest first (the last is in use).
+    regions: Vec<(u64, u64)>,
+    /// A new region was supplied after an overflow and the restart has not cleared
+    /// st_dump_overflow yet (the region may change again only after that).
+    restarting: bool,
     dump_start: bool,
     dump_commit: bool,
     failed: NodeMask,
@@ -467,7 +478,8 @@ impl System {
         let words = b.words() as usize;
         let cn = lus
             .into_iter()
-            .map(|lu| Cn {
+            .enumerate()
+            .map(|(k, lu)| Cn {
                 alive: true,
                 cores: vec![Core::default(); b.cores_per_node as usize],
                 cache: HashMap::new(),
@@ -483,6 +495,8 @@ impl System {
                 log: vec![Bits::zeros(b.rec() as usize); b.lr() as usize],
                 reads: VecDeque::new(),
                 region: BTreeMap::new(),
+                regions: vec![(Self::region_base(k as u32), 64 * o.dump_region_beats)],
+                restarting: false,
                 dump_start: false,
                 dump_commit: false,
                 failed: NodeMask::empty(),
@@ -535,6 +549,30 @@ impl System {
 
     fn region_base(node: u32) -> u64 {
         (node as u64 + 1) << 24
+    }
+
+    /// Unit `k`'s epoch overflowed its region: the software gives it a new region twice as
+    /// large right after the old one (whose MN memory keeps its committed epochs) and restarts
+    /// the epoch with `ctl_dump_start`. False when the unit's address range is used up.
+    fn supply_region(&mut self, k: u32) -> bool {
+        let c = &mut self.cn[k as usize];
+        let (base, bytes) = *c.regions.last().expect("a region");
+        let next = (base + bytes, 2 * bytes);
+        if next.0 + next.1 > Self::region_base(k + 1) {
+            return false;
+        }
+        c.regions.push(next);
+        c.restarting = true;
+        self.t.dump_overflows += 1;
+        true
+    }
+
+    /// Unit `k` shows an overflowed epoch, no traversal, and no restart on its way (the outputs
+    /// seen are those of the last cycle stepped, so a restart already sent shows as overflowed
+    /// until the unit takes it).
+    fn overflowed(&self, k: u32) -> bool {
+        let c = &self.cn[k as usize];
+        !c.restarting && !c.dump_start && c.outs.as_ref().is_some_and(|o| o.st_dump_overflow && !o.st_dump_busy)
     }
 
     fn dw_mask(&self) -> u64 {
@@ -1240,11 +1278,12 @@ impl System {
     fn step_lu(&mut self, n: u32) -> Result<(), SimError> {
         let b = &self.b;
         let c = &mut self.cn[n as usize];
+        let (base, size) = *c.regions.last().expect("a region");
         let mut inp = LuInputs {
             node_id: n,
             failed: c.failed,
-            dump_base: Self::region_base(n),
-            dump_limit: Self::region_base(n) + (1 << 24),
+            dump_base: base,
+            dump_limit: base + size,
             dump_start: std::mem::take(&mut c.dump_start),
             dump_commit: std::mem::take(&mut c.dump_commit),
             quiesce: c.quiesce,
@@ -1336,6 +1375,9 @@ impl System {
         let ack = if o.ack_valid { Some((o.ack_node, o.ack_core, o.ack_tag, o.ack_line, o.ack_nack)) } else { None };
         let logw = if o.logw_valid { Some((o.logw_idx, o.logw_data.clone())) } else { None };
         c.lu.tick(&inp);
+        if !o.st_dump_overflow {
+            c.restarting = false;
+        }
         c.outs = Some(o);
         if let Some((idx, data)) = logw {
             c.log[idx as usize] = data.clone();
@@ -1403,6 +1445,12 @@ impl System {
                     self.start_inflight += 1;
                     self.send_at(self.now + self.o.l_min + skew, Dst::Cn(k), Msg::DumpStart);
                 }
+            }
+        } else if let Some(k) = live.iter().copied().find(|k| self.start_inflight == 0 && self.cn[*k as usize].alive && self.overflowed(*k)) {
+            // An overflowed unit: a new region, and its epoch restarts (the others stay done).
+            if self.supply_region(k) {
+                self.start_inflight += 1;
+                self.send_at(self.now + self.o.l_min, Dst::Cn(k), Msg::DumpStart);
             }
         } else if self.start_inflight == 0 && live.iter().all(|k| self.cn[*k as usize].alive && self.cn[*k as usize].outs.as_ref().is_some_and(|o| o.st_dump_done)) {
             self.coord_waiting = false;
@@ -1646,23 +1694,27 @@ impl System {
     fn parse_dumps(&self) -> HashMap<(u64, u32), u64> {
         let mut best: HashMap<(u64, u32), ((u32, usize), u64)> = HashMap::new();
         let rec = self.b.rec() as usize;
-        for (u, c) in self.cn.iter().enumerate() {
+        for c in &self.cn {
             let m = c.lu.model();
             let mut epochs: BTreeMap<u32, Vec<Record>> = BTreeMap::new();
             let mut cur: Vec<Record> = Vec::new();
-            let mut a = Self::region_base(u as u32);
-            while let Some(beat) = c.region.get(&a) {
-                if !beat.get(rec - 1) && beat.field(0, 32) as u32 == TRAILER_MAGIC {
-                    epochs.insert(beat.field(32, 32) as u32, std::mem::take(&mut cur));
-                } else {
-                    for j in 0..512 / rec {
-                        let r = m.unpack(&beat.slice(j * rec, rec));
-                        if r.valid {
-                            cur.push(r);
+            // Region by region (an overflowed epoch's beats at a region's end have no trailer).
+            for (base, bytes) in &c.regions {
+                cur.clear();
+                let mut a = *base;
+                while let Some(beat) = c.region.get(&a).filter(|_| a < base + bytes) {
+                    if !beat.get(rec - 1) && beat.field(0, 32) as u32 == TRAILER_MAGIC {
+                        epochs.insert(beat.field(32, 32) as u32, std::mem::take(&mut cur));
+                    } else {
+                        for j in 0..512 / rec {
+                            let r = m.unpack(&beat.slice(j * rec, rec));
+                            if r.valid {
+                                cur.push(r);
+                            }
                         }
                     }
+                    a += 64;
                 }
-                a += 64;
             }
             for (e, recs) in epochs {
                 for (i, r) in recs.iter().enumerate() {
@@ -1684,22 +1736,25 @@ impl System {
         for (u, c) in self.cn.iter().enumerate() {
             let m = c.lu.model();
             let mut cur: Vec<Record> = Vec::new();
-            let mut a = Self::region_base(u as u32);
-            while let Some(beat) = c.region.get(&a) {
-                if !beat.get(rec - 1) && beat.field(0, 32) as u32 == TRAILER_MAGIC {
-                    let e = beat.field(32, 32) as u32;
-                    for (i, r) in std::mem::take(&mut cur).into_iter().enumerate() {
-                        out.push((u as u32, e, i, r.line, r.word, r.value));
-                    }
-                } else {
-                    for j in 0..512 / rec {
-                        let r = m.unpack(&beat.slice(j * rec, rec));
-                        if r.valid {
-                            cur.push(r);
+            for (base, bytes) in &c.regions {
+                cur.clear();
+                let mut a = *base;
+                while let Some(beat) = c.region.get(&a).filter(|_| a < base + bytes) {
+                    if !beat.get(rec - 1) && beat.field(0, 32) as u32 == TRAILER_MAGIC {
+                        let e = beat.field(32, 32) as u32;
+                        for (i, r) in std::mem::take(&mut cur).into_iter().enumerate() {
+                            out.push((u as u32, e, i, r.line, r.word, r.value));
+                        }
+                    } else {
+                        for j in 0..512 / rec {
+                            let r = m.unpack(&beat.slice(j * rec, rec));
+                            if r.valid {
+                                cur.push(r);
+                            }
                         }
                     }
+                    a += 64;
                 }
-                a += 64;
             }
         }
         out
@@ -1717,6 +1772,9 @@ impl System {
             let mut guard = 0;
             loop {
                 for k in self.live() {
+                    if self.overflowed(k) && self.supply_region(k) {
+                        self.cn[k as usize].dump_start = true;
+                    }
                     self.step_lu(k)?;
                 }
                 self.now += 1;

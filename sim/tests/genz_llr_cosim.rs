@@ -358,10 +358,24 @@ fn rtl_refuses_ee_packets_sent_before_the_retrain() {
 /// after many link-downs (packets cut off mid-transmission, a beat loaded in the cycle phy_up
 /// falls) it equals the packets accepted, and `cnt_ee_delivered` at the far end the packets
 /// delivered. On the RTL pair (every counter equal to the model's every cycle).
+fn counting_options() -> LinkOptions {
+    LinkOptions { cycles: 20_000, drain_cycles: 10_000, down: 2e-3, down_cycles: 30, load: 0.9, offer: 1.0, packet_bytes: Some(32), link_ready: 0.8, seed: 5, ..LinkOptions::default() }
+}
+
+#[test]
+fn models_cnt_ee_sent_counts_each_packet_once_across_link_downs() {
+    let cfg = default_cfg();
+    let (mut a, mut b) = (LlrModel::new(cfg.clone()), LlrModel::new(cfg.clone()));
+    let r = run_link(&mut a, &mut b, &cfg, &counting_options(), &mut keep).unwrap();
+    assert!(r.clean() && r.down_periods >= 20, "{r:?}");
+    for e in 0..2 {
+        assert_eq!(r.counters[e][C_SENT], r.sent[e], "end {e}: cnt_ee_sent against packets accepted");
+    }
+}
+
 #[test]
 fn cnt_ee_sent_counts_each_packet_once_across_link_downs() {
-    let o = LinkOptions { cycles: 20_000, drain_cycles: 10_000, down: 2e-3, down_cycles: 30, load: 0.9, offer: 1.0, packet_bytes: Some(32), link_ready: 0.8, seed: 5, ..LinkOptions::default() };
-    let r = rtl_link(&o, &mut keep);
+    let r = rtl_link(&counting_options(), &mut keep);
     println!("sent {:?} counters sent {} {} resent {} {} down periods {}", r.sent, r.counters[0][C_SENT], r.counters[1][C_SENT], r.counters[0][C_RESENT], r.counters[1][C_RESENT], r.down_periods);
     assert!(r.clean() && r.down_periods >= 20, "{r:?}");
     for e in 0..2 {

@@ -61,3 +61,14 @@ fn packet_not_whole_beats() {
 fn ack_every_above_credits() {
     refused("rx_credits = 4\nack_every = 5", &["`ack_every`", "5", "rx_credits = 4", "1..=4"]);
 }
+
+/// More slots than the retry buffer holds is refused, naming both fields (not capped silently).
+#[test]
+fn retry_packets_beyond_retry_bytes() {
+    refused("retry_bytes = 128\nmax_packet_bytes = 64\nretry_packets = 1000", &["block `g`", "`retry_packets`", "1000", "retry_bytes = 128", "max_packet_bytes = 64", "allowed 1..=2", "retry_bytes at least 64000"]);
+    refused("retry_bytes = 4096\nmax_packet_bytes = 4096\nretry_packets = 65535", &["`retry_packets`", "allowed 1..=1"]);
+    // Left unset, retry_packets is 64 capped to what retry_bytes holds.
+    let d = Design::parse(&design("retry_bytes = 128\nmax_packet_bytes = 64"), "good.toml").expect("valid");
+    let b = d.blocks[0].as_any().downcast_ref::<GenzLlrBlock>().expect("genz_llr");
+    assert_eq!((b.cfg.retry_packets, b.cfg.slots()), (2, 2));
+}

@@ -6,7 +6,7 @@ mod common;
 
 use rtl_gen::blocks::genz_llr::model::*;
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
-use rtl_gen_sim::campaign::genz::{run_link, Beat, Hook, LinkOptions, LinkReport, LlrNode};
+use rtl_gen_sim::campaign::genz::{keep, run_link, Beat, Fate, Hook, LinkOptions, LinkReport, LlrNode};
 use rtl_gen_sim::campaign::Faults;
 use rtl_gen_sim::Bench;
 use std::path::Path;
@@ -14,10 +14,6 @@ use std::path::Path;
 fn default_cfg() -> LlrConfig {
     let bench = Bench::default_design().expect("default design");
     bench.block::<GenzLlrBlock>("genz_llr").expect("genz_llr block").cfg.clone()
-}
-
-fn keep(_: u64, _: usize, _: &mut Beat) -> bool {
-    true
 }
 
 #[test]
@@ -135,7 +131,7 @@ fn lost_init_ack_is_recovered_by_the_periodic_init() {
             lost += 1;
             bt.data[3] ^= 0x10; // corrupt: the CRC fails, B must not act on it
         }
-        true
+        Fate::Keep
     };
     let o = LinkOptions { cycles: 3000, drain_cycles: 5000, ..LinkOptions::default() };
     let r = rtl_link(&o, &mut hook);
@@ -158,7 +154,7 @@ fn error_mid_stream_runs_the_discard_handshake() {
             hit = true;
             bt.data[1] ^= 4;
         }
-        true
+        Fate::Keep
     };
     let o = LinkOptions { cycles: 3000, drain_cycles: 5000, ..LinkOptions::default() };
     let r = rtl_link(&o, &mut hook);
@@ -182,9 +178,9 @@ fn lost_clear_and_exit_discard_are_recovered() {
             let ctl_dir = if victim == OP_CLEAR { 0 } else { 1 };
             if dir == ctl_dir && !lost && ll_op(bt) == Some(victim) {
                 lost = true;
-                return false; // dropped (the PHY reports it)
+                return Fate::Drop; // the PHY reports it
             }
-            true
+            Fate::Keep
         };
         let o = LinkOptions { cycles: 3000, drain_cycles: 8000, ..LinkOptions::default() };
         let r = rtl_link(&o, &mut hook);
@@ -229,7 +225,11 @@ fn dead_link_257_discards_then_retrain_and_exactly_once_resume() {
             dead_from.set(c);
         }
         // Everything B sends is lost until the retrain (B's Discards never reach A).
-        !(dir == 1 && c > dead_from.get() && c < dead_from.get() + 300 * cfg.discard_cycles as u64)
+        if dir == 1 && c > dead_from.get() && c < dead_from.get() + 300 * cfg.discard_cycles as u64 {
+            Fate::Drop
+        } else {
+            Fate::Keep
+        }
     };
     let o = LinkOptions { cycles: 1000 + 270 * cfg.discard_cycles as u64, drain_cycles: 20_000, load: 0.05, retrain_cycles: 50, ..LinkOptions::default() };
     let r = rtl_link(&o, &mut hook);
@@ -283,7 +283,7 @@ fn suspend_at_65535_unacknowledged_packets() {
         if cycle % 64 == 0 && pending.is_empty() {
             // The peer delivered everything it got: return every credit, acknowledge nothing.
             let freed = (m.model.r.counters[C_SENT] % 256) as u8;
-            push_ll(&mut pending, LlPacket { op: OP_FC, freed: [freed, 0, 0, 0], epoch: 9, echo: 9, ..Default::default() });
+            push_ll(&mut pending, LlPacket { op: OP_FC, freed: [freed, 0, 0, 0], epoch: 9, echo: 9, tx_en: true, ..Default::default() });
         }
         let mut i = input(&mut pending);
         i.s_valid = true;
@@ -322,4 +322,93 @@ fn suspend_at_65535_unacknowledged_packets() {
     let t = tally.borrow();
     assert_eq!(t.mismatches, 0, "RTL and model disagree: first {:?}", t.first);
     assert!(t.vectors > 65535);
+}
+
+// ---------------- link-down edges: stale beats, counting, the link output ----------------
+
+/// Link-down periods shorter than the cable's delay, the PHY not flushing the link: beats the
+/// peer sent before the retrain (and the tail of a stream whose middle arrived while down)
+/// reach the receiver after `phy_up` rises. They precede the peer's Init ACK, so the receiver
+/// refuses them until its Init exchange is done; every EE packet is delivered exactly once.
+fn stale_beats_options(seed: u64) -> LinkOptions {
+    LinkOptions { cycles: 30_000, drain_cycles: 20_000, delay: 500, down: 1e-4, down_cycles: 120, down_at: Some(5_000), keep_in_flight: true, load: 0.7, seed, ..LinkOptions::default() }
+}
+
+#[test]
+fn models_refuse_ee_packets_sent_before_the_retrain() {
+    let cfg = default_cfg();
+    for seed in 1..=3 {
+        let (mut a, mut b) = (LlrModel::new(cfg.clone()), LlrModel::new(cfg.clone()));
+        let r = run_link(&mut a, &mut b, &cfg, &stale_beats_options(seed), &mut keep).unwrap();
+        println!("seed {seed}: sent {:?} delivered {:?} down periods {}", r.sent, r.delivered, r.down_periods);
+        assert!(r.down_periods >= 2, "{r:?}");
+        assert!(r.clean() && r.delivered == [r.sent[1], r.sent[0]], "seed {seed}: {r:?}");
+    }
+}
+
+#[test]
+fn rtl_refuses_ee_packets_sent_before_the_retrain() {
+    let o = LinkOptions { cycles: 15_000, drain_cycles: 10_000, ..stale_beats_options(4) };
+    let r = rtl_link(&o, &mut keep);
+    assert!(r.down_periods >= 1, "{r:?}");
+    assert!(r.clean() && r.delivered == [r.sent[1], r.sent[0]], "{r:?}");
+}
+
+/// `cnt_ee_sent` counts every EE packet once, when the PHY takes its last beat the first time:
+/// after many link-downs (packets cut off mid-transmission, a beat loaded in the cycle phy_up
+/// falls) it equals the packets accepted, and `cnt_ee_delivered` at the far end the packets
+/// delivered. On the RTL pair (every counter equal to the model's every cycle).
+fn counting_options() -> LinkOptions {
+    LinkOptions { cycles: 20_000, drain_cycles: 10_000, down: 2e-3, down_cycles: 30, load: 0.9, offer: 1.0, packet_bytes: Some(32), link_ready: 0.8, seed: 5, ..LinkOptions::default() }
+}
+
+#[test]
+fn models_cnt_ee_sent_counts_each_packet_once_across_link_downs() {
+    let cfg = default_cfg();
+    let (mut a, mut b) = (LlrModel::new(cfg.clone()), LlrModel::new(cfg.clone()));
+    let r = run_link(&mut a, &mut b, &cfg, &counting_options(), &mut keep).unwrap();
+    assert!(r.clean() && r.down_periods >= 20, "{r:?}");
+    for e in 0..2 {
+        assert_eq!(r.counters[e][C_SENT], r.sent[e], "end {e}: cnt_ee_sent against packets accepted");
+    }
+}
+
+#[test]
+fn cnt_ee_sent_counts_each_packet_once_across_link_downs() {
+    let r = rtl_link(&counting_options(), &mut keep);
+    println!("sent {:?} counters sent {} {} resent {} {} down periods {}", r.sent, r.counters[0][C_SENT], r.counters[1][C_SENT], r.counters[0][C_RESENT], r.counters[1][C_RESENT], r.down_periods);
+    assert!(r.clean() && r.down_periods >= 20, "{r:?}");
+    for e in 0..2 {
+        assert_eq!(r.counters[e][C_SENT], r.sent[e], "end {e}: cnt_ee_sent against packets accepted");
+        assert_eq!(r.counters[e][C_DELIVERED], r.delivered[e], "end {e}: cnt_ee_delivered");
+    }
+    assert!(r.counters[0][C_RESENT] + r.counters[1][C_RESENT] > 0, "{r:?}");
+}
+
+/// `m_axis_link_tvalid` is low in every cycle `phy_up` is low, the first one included, and a
+/// beat loaded before is not taken then: driven by hand on the RTL (in lockstep with the model,
+/// which also compares `m_axis_link_tvalid` against the model's valid AND phy_up every cycle).
+#[test]
+fn link_valid_is_low_while_phy_up_is_low() {
+    use rtl_gen_sim::cosim::genz::TwinInterface;
+    let bench = Bench::default_design().expect("default design");
+    let cfg = default_cfg();
+    let tally = std::rc::Rc::new(std::cell::RefCell::new(rtl_gen_sim::cosim::Tally::default()));
+    let dut = bench.dut("genz_llr", rtl_gen::hw::module::Role::Interface, "cosim_genz_link_valid").unwrap();
+    let mut m = TwinInterface::new("g", dut, LlrModel::new(cfg.clone()), tally.clone()).unwrap();
+    let mut i = LlrInputs::idle(cfg.data_bytes);
+    i.ltx_ready = false; // hold the first Init in the output register
+    for _ in 0..5 {
+        m.tick(&i).unwrap();
+    }
+    assert!(m.outputs().ltx_valid, "an Init waits in the output register");
+    i.phy_up = false;
+    i.ltx_ready = true;
+    // The tick compares m_axis_link_tvalid with phy_up low before the edge (must be 0).
+    m.tick(&i).unwrap();
+    assert!(!m.outputs().ltx_valid, "cleared with the link down");
+    assert_eq!(m.outputs().counters[C_INIT_SENT], 1, "the Init loaded before counts once");
+    drop(m);
+    let t = tally.borrow();
+    assert_eq!(t.mismatches, 0, "RTL and model disagree: first {:?}", t.first);
 }

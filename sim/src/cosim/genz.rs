@@ -7,7 +7,7 @@
 //! delivery on top.
 
 use super::{Options, Tally};
-use crate::campaign::genz::{run_link, Beat, LinkOptions, LinkReport, LlrNode};
+use crate::campaign::genz::{keep, run_link, LinkOptions, LinkReport, LlrNode};
 use crate::campaign::Faults;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::genz_llr::model::{LlrConfig, LlrInputs, LlrModel, LlrOutputs, COUNTERS};
@@ -24,6 +24,9 @@ pub struct TwinInterface {
     out: LlrOutputs,
     tally: Rc<RefCell<Tally>>,
     cycle: u64,
+    /// The `phy_up` driven on the RTL (`m_axis_link_tvalid` is the output register's valid
+    /// AND `phy_up`).
+    phy_up: bool,
 }
 
 fn bytes(b: &Bits, n: usize) -> Vec<u8> {
@@ -39,7 +42,7 @@ impl TwinInterface {
         dut.set_u64("m_axis_link_tready", 0)?;
         dut.reset(2)?;
         let out = model.outputs();
-        let mut t = TwinInterface { name: name.to_string(), dut, model, out, tally, cycle: 0 };
+        let mut t = TwinInterface { name: name.to_string(), dut, model, out, tally, cycle: 0, phy_up: false };
         t.read_and_compare()?;
         Ok(t)
     }
@@ -73,8 +76,8 @@ impl TwinInterface {
             t.compare(cy, &format!("{n}.m_axis_tlast"), w.m_last, r.m_last);
             t.compare(cy, &format!("{n}.m_axis_tuser"), w.m_user, r.m_user);
         }
-        t.compare(cy, &format!("{n}.m_axis_link_tvalid"), w.ltx_valid, r.ltx_valid);
-        if w.ltx_valid {
+        t.compare(cy, &format!("{n}.m_axis_link_tvalid"), w.ltx_valid && self.phy_up, r.ltx_valid);
+        if w.ltx_valid && self.phy_up {
             t.compare(cy, &format!("{n}.m_axis_link_tdata"), &w.ltx_data, &r.ltx_data);
             t.compare(cy, &format!("{n}.m_axis_link_tlast"), w.ltx_last, r.ltx_last);
             t.compare(cy, &format!("{n}.m_axis_link_tuser"), w.ltx_user, r.ltx_user);
@@ -109,9 +112,14 @@ impl LlrNode for TwinInterface {
         d.set_u64("phy_up", i.phy_up as u64)?;
         d.set_u64("phy_error", i.phy_error as u64)?;
         d.eval();
+        self.phy_up = i.phy_up;
         let ready = d.get_u64("s_axis_tready")? == 1;
         let want = self.model.s_ready(i.s_user);
-        self.tally.borrow_mut().compare(self.cycle, &format!("{}.s_axis_tready", self.name), want, ready);
+        let link_valid = d.get_u64("m_axis_link_tvalid")? == 1;
+        let mut t = self.tally.borrow_mut();
+        t.compare(self.cycle, &format!("{}.s_axis_tready", self.name), want, ready);
+        t.compare(self.cycle, &format!("{}.m_axis_link_tvalid (phy_up {})", self.name, i.phy_up as u8), self.model.r.lk_valid && i.phy_up, link_valid);
+        drop(t);
         d.tick();
         self.model.tick(i);
         self.cycle += 1;
@@ -155,13 +163,13 @@ pub fn interface(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRn
         cycles: opts.vectors.max(2000),
         drain_cycles: 20_000,
         faults: Faults { ber: 1e-5, burst: 5e-4, burst_bits: 12, drop: 5e-4, uc: 0.0 },
+        ll_loss: 1e-3,
         down: 1e-5,
         m_ready: 0.7,
         link_ready: 0.8,
         seed: rng.splitmix().next_u64(),
         ..LinkOptions::default()
     };
-    let mut keep = |_: u64, _: usize, _: &mut Beat| true;
     let (rep, mut t) = twin_link(bench, m, &o, &mut keep)?;
     if !rep.clean() {
         t.compare(rep.cycles, "scoreboard (errors, missing)", (0u64, 0u64), (rep.errors, rep.missing));

@@ -26,7 +26,7 @@ use crate::cmd::CmdResult;
 use rtl_gen::blocks::genz_llr::model::{LlrModel, COUNTERS};
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
 use rtl_gen::hw::module::Role;
-use rtl_gen_sim::campaign::genz::{run_link, Beat, LinkOptions};
+use rtl_gen_sim::campaign::genz::{keep, run_link, LinkOptions};
 use rtl_gen_sim::campaign::Faults;
 use std::process::ExitCode;
 
@@ -238,7 +238,6 @@ pub fn run(a: Args) -> CmdResult {
         seed: a.seed,
         ..LinkOptions::default()
     };
-    let mut keep = |_: u64, _: usize, _: &mut Beat| true;
     let (rep, mismatches) = match a.implementation {
         Impl::Model => {
             let (mut x, mut y) = (LlrModel::new(cfg.clone()), LlrModel::new(cfg.clone()));

@@ -39,7 +39,7 @@
 //!   | 5–8   | credits returned: byte 5+v = EE packets of VC v the sender has delivered, modulo 256 (0 for v ≥ vcs) |
 //!   | 9     | epoch of the sender: bumped whenever its EE transmission stops (Init received, link down, Discard received, timer retransmission) |
 //!   | 10    | echo: the epoch of the packet answered (Init ACK: the Init's; FC: the Init ACK's; Exit Discard: the Clear Discard's), else 0 |
-//!   | 11    | zero |
+//!   | 11    | bit 0: the sender's EE transmission is enabled (`llr_state[2]`); bits 7–1 zero |
 //!   | 12–15 | LL CRC: CRC-32/ISO-HDLC of bytes 0–11 XOR [`model::LL_CRC_XOR`], byte 12 = bits [7:0] |
 //!
 //!   A bit error anywhere, the marker included, is caught: the marker must be the same on every
@@ -59,8 +59,9 @@
 //!   consumes one credit per packet accepted into its retry buffer (never again for a resend).
 //!   An LLR ACK is sent at every LLR timer expiry and after every `ack_every` packets delivered
 //!   on `m_axis` (so credits return promptly; `ack_every` ≤ `rx_credits`).
-//! * Retry buffer: `slots = min(retry_packets, retry_bytes / max_packet_bytes)` slots of one
-//!   maximum packet in block RAM; EE input suspends (`s_axis_tready` low) when every slot is
+//! * Retry buffer: `slots = retry_packets` slots of one maximum packet in block RAM
+//!   (`retry_packets` set above `retry_bytes / max_packet_bytes` is refused; left unset it is
+//!   `min(64, retry_bytes / max_packet_bytes)`); EE input suspends (`s_axis_tready` low) when every slot is
 //!   used (at most 2^16 − 1) or the packet's VC has no credit.
 //! * Resuming exactly once. With implicit sequence numbers a sender may only resume from an
 //!   RSEQ the receiver reported *after* it saw everything sent before the stop, so every resume
@@ -75,9 +76,31 @@
 //!   Exit Discard would otherwise stall the sender), and the periodic Discard recovers a lost
 //!   Clear Discard. The LLR timer's "3 periods unacknowledged" retransmission runs the same
 //!   Clear/Exit handshake (a blind go-back would duplicate packets whose ACK was lost). After a
-//!   retrain (`phy_up` low, then high) the Init exchange resumes delivery exactly once. The
-//!   receiver accepts EE packets whenever the link is not down and it is not discarding; any
-//!   packet error (or `phy_error`) starts discarding.
+//!   retrain (`phy_up` low, then high) the Init exchange resumes delivery exactly once.
+//! * Every waiting state repeats its request on the Init period, so one lost or corrupted
+//!   link-local packet (reported by `phy_error` or silent) delays the exchange but never stalls
+//!   it: `llr_state` init sends Init until an Init ACK arrives; up with EE transmission disabled
+//!   (`llr_state[2]` clear: Init received, or the enabling Init ACK / FC lost) sends FC, which
+//!   carries the sender's epoch and, in byte 11, that it waits; an interface answers every FC
+//!   that says so with an FC echoing its epoch, from whose RSEQ the waiting end resumes. The
+//!   repeat is an FC, not an Init: an Init stops the peer and bumps its epoch, so Inits repeated
+//!   faster than the round trip (the seed's 8192 UI is shorter than a long cable's round trip)
+//!   would keep invalidating the answers in flight; an FC stops nothing, and an end that is
+//!   enabled (byte 11 set) is never answered, so the FCs end once both ends are enabled.
+//! * The receiver accepts EE packets only while the link is up (the Init ACK answering an Init
+//!   of this session arrived, so every beat the peer sent before a retrain is behind it) and
+//!   it is not discarding; an intact EE packet refused while the link is in init is dropped
+//!   without an error (the Init exchange's resume point lies before it). Any packet error (or
+//!   `phy_error`) starts discarding.
+//! * Order and ACKs: `m_axis` hands on packets in the order they arrived, across all VCs (one
+//!   receive FIFO: a packet of one VC waits behind the packets of every VC ahead of it).
+//!   `ack_every` counts packets delivered, i.e. whose last beat was taken on `m_axis`, not
+//!   packets received: credits return as the upper layer consumes.
+//! * Link output: `m_axis_link_tvalid` is the output register's valid AND `phy_up`, so no beat
+//!   is presented (or taken) in a cycle `phy_up` is low, and nothing new is loaded then; the
+//!   register is cleared when the link goes down. `cnt_ee_sent` counts an EE packet when the
+//!   PHY takes its last beat for the first time, `cnt_ee_resent` every later time: a packet cut
+//!   off by a link-down is counted once, when it is first taken whole.
 //!
 //! [`model`] is the cycle-accurate reference model, [`rtl`] the generator.
 
@@ -98,7 +121,7 @@ static FIELDS: [FieldSpec; 14] = [
     FieldSpec { name: "vcs", ty: FieldType::UInt { min: 1, max: 4 }, default: Some("2"), doc: "virtual channels, carried in tuser" },
     FieldSpec { name: "rx_credits", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("4"), doc: "receive buffer per VC, in maximum packets (both ends use the same value)" },
     FieldSpec { name: "retry_bytes", ty: FieldType::UInt { min: 1, max: 1 << 24 }, default: Some("1024"), doc: "retry buffer RAM in bytes (cut into slots of max_packet_bytes)" },
-    FieldSpec { name: "retry_packets", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("64"), doc: "most EE packets kept unacknowledged (below 2^16: TSEQ/RSEQ are 16 bits)" },
+    FieldSpec { name: "retry_packets", ty: FieldType::UInt { min: 1, max: 65535 }, default: Some("64"), doc: "retry-buffer slots: most EE packets kept unacknowledged (below 2^16: TSEQ/RSEQ are 16 bits); at most retry_bytes / max_packet_bytes (unset: 64, capped to that)" },
     FieldSpec { name: "ui_per_cycle", ty: FieldType::UInt { min: 1, max: 1 << 16 }, default: Some("64"), doc: "unit intervals per clock cycle (lanes x bits per lane per cycle)" },
     FieldSpec { name: "init_interval_ui", ty: FieldType::UInt { min: 1, max: 1 << 32 }, default: Some("8192"), doc: "LLR Init period until Init ACK (seed: 8192 UI)" },
     FieldSpec { name: "discard_interval_ui", ty: FieldType::UInt { min: 1, max: 1 << 32 }, default: Some("8192"), doc: "LLR Discard (and Clear Discard) period (seed: 8192 UI)" },
@@ -158,7 +181,21 @@ impl BlockKind for GenzLlrKind {
         if retry_bytes < max_packet_bytes {
             return Err(r.error("retry_bytes", format!("= {retry_bytes} is smaller than one maximum packet (max_packet_bytes = {max_packet_bytes}); allowed {max_packet_bytes}..=16777216")));
         }
-        let retry_packets = r.u32("retry_packets")?;
+        let fit = retry_bytes / max_packet_bytes;
+        let retry_packets = if r.is_set("retry_packets") {
+            let n = r.u32("retry_packets")?;
+            if n > fit {
+                let need = n as u64 * max_packet_bytes as u64;
+                let raise = if need <= 1 << 24 { format!(", or retry_bytes at least {need}") } else { String::new() };
+                return Err(r.error(
+                    "retry_packets",
+                    format!("= {n} slots of max_packet_bytes = {max_packet_bytes} need {need} bytes, but retry_bytes = {retry_bytes} holds {fit}; allowed 1..={fit}{raise}"),
+                ));
+            }
+            n
+        } else {
+            r.u32("retry_packets")?.min(fit)
+        };
         let upc = r.uint("ui_per_cycle")?;
         let init_ui = r.uint("init_interval_ui")?;
         let init_cycles = timer(r, "init_interval_ui", init_ui, upc)?;

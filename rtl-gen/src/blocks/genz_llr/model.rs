@@ -157,8 +157,11 @@ pub struct LlPacket {
     pub freed: [u8; 4],
     /// The sender's stop epoch (bumped whenever its EE transmission stops for an Init).
     pub epoch: u8,
-    /// The epoch of the packet this one answers (Init ACK: the Init's; FC: the Init ACK's).
+    /// The epoch of the packet this one answers (Init ACK: the Init's; FC: the Init ACK's or
+    /// the answered FC's; Exit Discard: the Clear Discard's).
     pub echo: u8,
+    /// The sender's EE transmission is enabled (`llr_state[2]`): byte 11 bit 0.
+    pub tx_en: bool,
 }
 
 impl LlPacket {
@@ -170,6 +173,7 @@ impl LlPacket {
         b[5..9].copy_from_slice(&self.freed);
         b[9] = self.epoch;
         b[10] = self.echo;
+        b[11] = self.tx_en as u8;
         let c = crc32(&b[..12]) ^ LL_CRC_XOR;
         b[12..16].copy_from_slice(&c.to_le_bytes());
         b
@@ -183,7 +187,7 @@ impl LlPacket {
         if crc32(&b[..12]) ^ LL_CRC_XOR != c || !(OP_INIT..=OP_EXIT).contains(&b[0]) {
             return None;
         }
-        Some(LlPacket { op: b[0], tseq: u16::from_be_bytes([b[1], b[2]]), rseq: u16::from_be_bytes([b[3], b[4]]), freed: [b[5], b[6], b[7], b[8]], epoch: b[9], echo: b[10] })
+        Some(LlPacket { op: b[0], tseq: u16::from_be_bytes([b[1], b[2]]), rseq: u16::from_be_bytes([b[3], b[4]]), freed: [b[5], b[6], b[7], b[8]], epoch: b[9], echo: b[10], tx_en: b[11] & 1 != 0 })
     }
 }
 
@@ -226,6 +230,7 @@ pub struct LlrOutputs {
     pub m_data: Vec<u8>,
     pub m_last: bool,
     pub m_user: u8,
+    /// The link output register's valid: `m_axis_link_tvalid` is it AND `phy_up`.
     pub ltx_valid: bool,
     pub ltx_data: Vec<u8>,
     pub ltx_last: bool,
@@ -282,6 +287,8 @@ pub struct Regs {
     pub send_beat: u32,
     pub snd_ee: bool,
     pub sent_max: u16,
+    /// The beat in the link output register is the last beat of a packet never taken before.
+    pub lk_new: bool,
     pub rewind: bool,
     pub snd_ll: bool,
     pub ll_beat: u32,
@@ -363,6 +370,7 @@ impl LlrModel {
             send_beat: 0,
             snd_ee: false,
             sent_max: 0,
+            lk_new: false,
             rewind: false,
             snd_ll: false,
             ll_beat: 0,
@@ -480,7 +488,9 @@ impl LlrModel {
         let vc = if first { i.lrx_data[0] & vc_mask } else { c.rx_vc };
         let vc_ok = (vc as u32) < cfg.vcs;
         let ee_good = ee_end && !bad && room && !ecrc_fail && vc_ok;
-        let accept = c.link != LINK_DOWN && !c.rx_disc && i.phy_up && !i.phy_error;
+        // EE packets count only once the Init exchange brought the link up: an Init ACK answers
+        // an Init of this session, so every beat the peer sent before the retrain is behind us.
+        let accept = c.link == LINK_UP && !c.rx_disc && i.phy_up && !i.phy_error;
         let commit = ee_good && accept;
         let mut ll_bytes = c.ll_rx[d..].to_vec();
         ll_bytes.extend_from_slice(&i.lrx_data);
@@ -569,6 +579,10 @@ impl LlrModel {
             n.tx_en = false;
             n.tx_stop = false;
             n.rx_disc = false;
+            if c.link == LINK_UP {
+                // The FC repeat (below) waits a whole Init period for the peer's answer first.
+                n.init_cnt = cfg.init_cycles - 1;
+            }
         }
         let enable = (got(OP_INIT_ACK) || got(OP_FC)) && c.ll.echo == c.epoch && !c.tx_en;
         if got(OP_INIT_ACK) {
@@ -578,7 +592,13 @@ impl LlrModel {
                 // Up: an Init still pending would stop the peer again for nothing.
                 n.link = LINK_UP;
                 n.p_init = false;
+                n.init_cnt = cfg.init_cycles - 1;
             }
+        }
+        if got(OP_FC) && !c.ll.tx_en {
+            // The peer waits for an answer to resume from: an FC echoing its epoch.
+            n.p_fc = true;
+            n.fc_echo = c.ll.epoch;
         }
         if enable {
             ack_to(&mut n, c.ll.rseq, &mut progressed);
@@ -624,9 +644,18 @@ impl LlrModel {
         }
 
         // ---------------- timers ----------------
+        // Init period: an Init until an Init ACK arrives, then an FC until EE transmission is
+        // enabled (the peer answers an FC from a disabled end with an FC echoing its epoch).
         if c.link == LINK_INIT && !got(OP_INIT_ACK) {
             if c.init_cnt == 0 {
                 n.p_init = true;
+                n.init_cnt = cfg.init_cycles - 1;
+            } else {
+                n.init_cnt = c.init_cnt - 1;
+            }
+        } else if c.link == LINK_UP && !c.tx_en && !got(OP_INIT) {
+            if c.init_cnt == 0 {
+                n.p_fc = true;
                 n.init_cnt = cfg.init_cycles - 1;
             } else {
                 n.init_cnt = c.init_cnt - 1;
@@ -711,15 +740,27 @@ impl LlrModel {
         n.head_vis = c.head_seq;
 
         // ---------------- TX send side (link output) ----------------
-        let load = !c.lk_valid || i.ltx_ready;
+        // An EE packet counts as transmitted when the PHY takes its last beat
+        // (m_axis_link_tvalid is the output register's valid while phy_up is high).
+        let taken = c.lk_valid && i.ltx_ready && i.phy_up;
+        let ee_done = taken && c.lk_last && !c.lk_user;
+        if ee_done {
+            if c.lk_new {
+                inc[C_SENT] = true;
+                n.sent_max = c.sent_max.wrapping_add(1);
+            } else {
+                inc[C_RESENT] = true;
+            }
+        }
+        let sent_now = n.sent_max;
+        // Nothing is loaded while phy_up is low (the link goes down with this edge).
+        let load = i.phy_up && (!c.lk_valid || i.ltx_ready);
         let finish_ee = |n: &mut Regs| {
             n.send_seq = c.send_seq.wrapping_add(1);
             n.send_slot = self.slot_add(c.send_slot, 1);
             n.send_beat = 0;
             n.snd_ee = false;
-            if c.send_seq == c.sent_max {
-                n.sent_max = c.sent_max.wrapping_add(1);
-            }
+            n.lk_new = c.send_seq == sent_now;
         };
         if load {
             if c.snd_ll {
@@ -789,7 +830,7 @@ impl LlrModel {
                     OP_EXIT => c.exit_echo,
                     _ => 0,
                 };
-                let bytes = LlPacket { op, tseq: c.send_seq, rseq: c.rseq, freed, epoch: c.epoch, echo }.encode();
+                let bytes = LlPacket { op, tseq: c.send_seq, rseq: c.rseq, freed, epoch: c.epoch, echo, tx_en: c.tx_en }.encode();
                 n.lk_valid = true;
                 n.lk_data = bytes[..d].to_vec();
                 n.lk_user = true;
@@ -808,12 +849,6 @@ impl LlrModel {
                 n.lk_data = c.tx_q.data.clone();
                 n.lk_user = false;
                 n.lk_last = c.tx_q.last;
-                let resend = c.send_seq.wrapping_sub(c.ack_seq) < c.sent_max.wrapping_sub(c.ack_seq);
-                if resend {
-                    inc[C_RESENT] = true;
-                } else {
-                    inc[C_SENT] = true;
-                }
                 if c.tx_q.last {
                     finish_ee(&mut n);
                 } else {
@@ -895,7 +930,7 @@ mod tests {
 
     #[test]
     fn ll_packet_round_trip_and_ecrc_separation() {
-        let p = LlPacket { op: OP_DISCARD, tseq: 0x1234, rseq: 0xFFFE, freed: [1, 2, 3, 4], epoch: 7, echo: 6 };
+        let p = LlPacket { op: OP_DISCARD, tseq: 0x1234, rseq: 0xFFFE, freed: [1, 2, 3, 4], epoch: 7, echo: 6, tx_en: true };
         let b = p.encode();
         assert_eq!(LlPacket::decode(&b), Some(p));
         // An intact LL packet fails the ECRC check; an intact 16-byte EE packet fails the LL CRC.

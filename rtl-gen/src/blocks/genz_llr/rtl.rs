@@ -107,7 +107,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         Port::output("m_axis_link_tkeep", d, "all ones"),
         Port::output("m_axis_link_tlast", 1, "last beat of an EE or link-local packet"),
         Port::output("m_axis_link_tuser", 1, "1 on every beat of a link-local packet, 0 on EE beats"),
-        Port::output("m_axis_link_tvalid", 1, "a beat is presented (withdrawn while phy_up is low)"),
+        Port::output("m_axis_link_tvalid", 1, "a beat is presented: the output register's valid AND phy_up (combinational in phy_up, so low in every cycle phy_up is low; no beat is taken then)"),
         Port::input("m_axis_link_tready", 1, "the PHY takes it"),
         Port::input("s_axis_link_tdata", dw, "beat from the PHY framing layer"),
         Port::input("s_axis_link_tkeep", d, "must be all ones; not looked at"),
@@ -121,8 +121,8 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         Port::output("llr_state", 5, "[1:0] 0 down / 1 init / 2 up, [2] EE transmission enabled (FC received), [3] receiver discarding, [4] transmitter stopped (awaiting Exit Discard)"),
     ]);
     let counter_docs = [
-        "EE packets transmitted the first time",
-        "EE packets retransmitted",
+        "EE packets transmitted the first time (counted when the PHY first takes the last beat)",
+        "EE packets retransmitted (their last beat taken again)",
         "EE packets delivered on m_axis",
         "EE packets failing the ECRC",
         "LLR Discards sent",
@@ -214,6 +214,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ("send_beat", bb),
         ("snd_ee", 1),
         ("sent_max", 16),
+        ("lk_new", 1),
         ("rewind", 1),
         ("snd_ll", 1),
         ("ll_beat", llbw),
@@ -236,6 +237,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ("llg", 1),
         ("ll_op", 8),
         ("ll_rseq", 16),
+        ("ll_tx_en", 1),
     ] {
         r.add(nm, w);
     }
@@ -297,7 +299,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     wire(&mut c, "ee_beat", 1, "an EE beat arrives", and(id("s_axis_link_tvalid"), id("rx_mark_now").not()));
     wire(&mut c, "ee_end", 1, "", and(id("ee_beat"), id("s_axis_link_tlast")));
     wire(&mut c, "ee_good", 1, "a whole, intact EE packet", all(vec![id("ee_end"), id("rx_bad_now").not(), id("rx_room"), id("ecrc_fail").not(), id("rx_vc_ok")]));
-    wire(&mut c, "rx_accept", 1, "EE packets are accepted: link not down, not discarding, no PHY error", all(vec![ne(id("link"), link_down.clone()), id("rx_disc").not(), id("phy_up"), id("phy_error").not()]));
+    wire(&mut c, "rx_accept", 1, "EE packets are accepted: link up (Init exchange done), not discarding, no PHY error", all(vec![eq(id("link"), link_up.clone()), id("rx_disc").not(), id("phy_up"), id("phy_error").not()]));
     wire(&mut c, "commit", 1, "deliver the packet", and(id("ee_good"), id("rx_accept")));
     wire(&mut c, "ll_bytes", 8 * LL_BYTES as u32, "the link-local packet ending with this beat", cat(vec![id("s_axis_link_tdata"), Expr::slice("ll_rx", 8 * LL_BYTES as u32 - 1, dw)]));
     wire(&mut c, "ll_body", 96, "bytes 0-11", Expr::slice("ll_bytes", 95, 0));
@@ -360,7 +362,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     wire(&mut c, "outstanding", 16, "packets in the retry buffer", sub(id("head_seq"), id("ack_seq")));
     let credit_terms: Vec<Expr> = (0..vcs)
         .map(|v| {
-            let sel = if vcs == 1 { Expr::one() } else { eq(id("s_axis_tuser"), dec(vb, v as u64)) };
+            let sel = eq(id("s_axis_tuser"), dec(vb, v as u64));
             and(sel, lt(sub(id(&format!("consumed{v}")), id(&format!("returned{v}"))), id("RX_CREDITS")))
         })
         .collect();
@@ -389,18 +391,19 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         freed_parts.push(if v < vcs { id(&format!("freed{v}")) } else { dec(8, 0) });
     }
     wire(&mut c, "tx_echo", 8, "the epoch an Init ACK / FC / Exit Discard answers", mux(id("p_iack"), id("iack_echo"), mux(id("p_fc"), id("fc_echo"), mux(id("p_init"), dec(8, 0), mux(id("p_exit"), id("exit_echo"), dec(8, 0))))));
-    let mut body_parts = vec![dec(8, 0), id("tx_echo"), id("epoch")];
+    let mut body_parts = vec![cat(vec![dec(7, 0), id("tx_en")]), id("tx_echo"), id("epoch")];
     body_parts.extend(freed_parts);
     body_parts.extend([Expr::slice("rseq", 7, 0), Expr::slice("rseq", 15, 8), Expr::slice("send_seq", 7, 0), Expr::slice("send_seq", 15, 8), id("tx_op")]);
-    wire(&mut c, "tx_ll_body", 96, "bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, zero", cat(body_parts));
+    wire(&mut c, "tx_ll_body", 96, "bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, EE enabled", cat(body_parts));
     c.push(Item::wire("tx_ll_crc", 32, "bytes 12-15"));
     affine(&mut c, "tx_ll_crc", "tx_ll_body", &ll_crc_map());
     wire(&mut c, "tx_ll", 128, "the whole link-local packet", cat(vec![id("tx_ll_crc"), id("tx_ll_body")]));
-    wire(&mut c, "load", 1, "the link output register takes a new beat", or(id("lk_valid").not(), id("m_axis_link_tready")));
+    wire(&mut c, "link_valid", 1, "a beat is presented: the output register's, while phy_up is high", and(id("lk_valid"), id("phy_up")));
+    wire(&mut c, "ee_done", 1, "the PHY takes the last beat of an EE packet", all(vec![id("link_valid"), id("m_axis_link_tready"), id("lk_last"), id("lk_user").not()]));
+    wire(&mut c, "load", 1, "the link output register takes a new beat (never while phy_up is low)", and(id("phy_up"), or(id("lk_valid").not(), id("m_axis_link_tready"))));
     wire(&mut c, "tq_data", dw, "", Expr::slice("tx_q", dw - 1, 0));
     wire(&mut c, "tq_last", 1, "", Expr::bit("tx_q", dw));
     wire(&mut c, "ee_ready", 1, "an EE packet may start", all(vec![eq(id("link"), link_up.clone()), id("tx_en"), id("tx_stop").not(), ne(id("send_seq"), id("head_vis"))]));
-    wire(&mut c, "resend", 1, "the packet to start was sent before", lt(sub(id("send_seq"), id("ack_seq")), sub(id("sent_max"), id("ack_seq"))));
 
     // ---------------- next state ----------------
     let mut s: Vec<Stmt> = vec![Stmt::Comment("Defaults: hold.".into())];
@@ -430,7 +433,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ],
     ));
     s.push(setn("llg", and(id("ll_ok"), id("phy_up"))));
-    let mut ll_load = vec![setn("ll_op", id("ll_op_now")), setn("ll_epoch", Expr::slice("ll_bytes", 79, 72)), setn("ll_echo", Expr::slice("ll_bytes", 87, 80)), setn("ll_rseq", cat(vec![Expr::slice("ll_bytes", 31, 24), Expr::slice("ll_bytes", 39, 32)]))];
+    let mut ll_load = vec![setn("ll_op", id("ll_op_now")), setn("ll_epoch", Expr::slice("ll_bytes", 79, 72)), setn("ll_echo", Expr::slice("ll_bytes", 87, 80)), setn("ll_rseq", cat(vec![Expr::slice("ll_bytes", 31, 24), Expr::slice("ll_bytes", 39, 32)])), setn("ll_tx_en", Expr::bit("ll_bytes", 88))];
     for v in 0..vcs {
         ll_load.push(setn(&format!("ll_freed{v}"), Expr::slice("ll_bytes", 47 + 8 * v, 40 + 8 * v)));
     }
@@ -467,6 +470,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             setn("tx_en", Expr::zero()),
             setn("tx_stop", Expr::zero()),
             setn("rx_disc", Expr::zero()),
+            when(eq(id("link"), link_up.clone()), vec![setn("init_cnt", id("INIT_RELOAD"))]),
         ],
     ));
     s.push(when(
@@ -474,9 +478,10 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         vec![
             setn("p_fc", Expr::one()),
             setn("fc_echo", id("ll_epoch")),
-            when(eq(id("link"), link_init.clone()), vec![setn("link", link_up.clone()), setn("p_init", Expr::zero())]),
+            when(eq(id("link"), link_init.clone()), vec![setn("link", link_up.clone()), setn("p_init", Expr::zero()), setn("init_cnt", id("INIT_RELOAD"))]),
         ],
     ));
+    s.push(when(and(got("OP_FC"), id("ll_tx_en").not()), vec![setn("p_fc", Expr::one()), setn("fc_echo", id("ll_epoch"))]));
     s.push(when(id("enable"), vec![setn("rewind", Expr::one()), setn("tx_en", Expr::one()), setn("tx_stop", Expr::zero())]));
     s.push(when(got("OP_ACK"), vec![set_id("inc_acks_received", Expr::one())]));
     s.push(when(
@@ -503,7 +508,11 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     let periodic = |cnt: &str, w: u32, reload: &str, flag: &str| {
         if_else(eq(id(cnt), dec(w, 0)), vec![setn(flag, Expr::one()), setn(cnt, id(reload))], vec![setn(cnt, sub(id(cnt), dec(w, 1)))])
     };
-    s.push(when(and(eq(id("link"), link_init.clone()), got("OP_INIT_ACK").not()), vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_init")]));
+    s.push(if_else(
+        and(eq(id("link"), link_init.clone()), got("OP_INIT_ACK").not()),
+        vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_init")],
+        vec![when(all(vec![eq(id("link"), link_up.clone()), id("tx_en").not(), got("OP_INIT").not()]), vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_fc")])],
+    ));
     s.push(when(and(ne(id("link"), link_down.clone()), id("rx_disc")), vec![periodic("disc_cnt", w_disc, "DISC_RELOAD", "p_disc")]));
     s.push(when(and(ne(id("link"), link_down.clone()), id("tx_stop")), vec![periodic("clr_cnt", w_disc, "DISC_RELOAD", "p_clr")]));
     s.push(when(eq(id("link"), link_up.clone()), vec![setn("llrt_cnt", mux(id("expiry"), id("LLRT_RELOAD"), sub(id("llrt_cnt"), dec(w_llrt, 1))))]));
@@ -546,7 +555,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     s.push(Stmt::Comment("TX write side: s_axis into the retry buffer slot head_slot.".into()));
     let mut consume = vec![];
     for v in 0..vcs {
-        let sel = if vcs == 1 { Expr::one() } else { eq(id("s_axis_tuser"), dec(vb, v as u64)) };
+        let sel = eq(id("s_axis_tuser"), dec(vb, v as u64));
         consume.push(when(sel, vec![setn(&format!("consumed{v}"), add(id(&format!("consumed{v}")), dec(8, 1)))]));
     }
     let first_beat = consume;
@@ -570,13 +579,15 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     ));
     s.push(setn("head_vis", id("head_seq")));
 
+    s.push(Stmt::Comment("TX send side: an EE packet counts as transmitted when the PHY takes its last beat.".into()));
+    s.push(when(id("ee_done"), vec![if_else(id("lk_new"), vec![set_id("inc_ee_sent", Expr::one()), setn("sent_max", add(id("sent_max"), dec(16, 1)))], vec![set_id("inc_ee_resent", Expr::one())])]));
     s.push(Stmt::Comment("TX send side: the link output register.".into()));
     let finish_ee = vec![
         setn("send_seq", add(id("send_seq"), dec(16, 1))),
         setn("send_slot", id("send_slot_inc")),
         setn("send_beat", dec(bb, 0)),
         setn("snd_ee", Expr::zero()),
-        when(eq(id("send_seq"), id("sent_max")), vec![setn("sent_max", add(id("sent_max"), dec(16, 1)))]),
+        setn("lk_new", eq(id("send_seq"), n("sent_max"))),
     ];
     let ll_shift = if llbuf_w > dw { cat(vec![zeros(dw), Expr::slice("ll_buf", llbuf_w - 1, dw)]) } else { dec(llbuf_w, 0) };
     let mid_ll = vec![
@@ -638,7 +649,6 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         setn("lk_data", id("tq_data")),
         setn("lk_user", Expr::zero()),
         setn("lk_last", id("tq_last")),
-        if_else(id("resend"), vec![set_id("inc_ee_resent", Expr::one())], vec![set_id("inc_ee_sent", Expr::one())]),
         if_else(id("tq_last"), finish_ee, vec![setn("snd_ee", Expr::one()), setn("send_beat", dec(bb, 1))]),
     ];
     s.push(when(
@@ -677,11 +687,13 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     for (cn, i) in super::model::COUNTERS.iter().zip(&incs) {
         counter(&mut cregs, &mut reset, &mut body, &format!("{cn}_q"), cb, id(i), id("CNT_MAX"), "");
     }
-    let tx_addr = cat(vec![n("send_slot"), n("send_beat")]);
+    // One slot: the RAM holds one packet and its index is the beat alone.
+    let slot_addr = |slot: Expr, beat: Expr| if slots == 1 { beat } else { cat(vec![slot, beat]) };
+    let tx_addr = slot_addr(n("send_slot"), n("send_beat"));
     let rx_addr = Expr::slice("rx_rd_n", ra - 1, 0);
     let ram = vec![
         Stmt::Comment("Block RAM inference pattern: registered read (read-first), write enable, no reset.".into()),
-        when(id("tx_we"), vec![Stmt::set(Expr::Index("tx_ram".into(), Box::new(cat(vec![id("head_slot"), id("wr_beat")]))), cat(vec![id("tx_wlast"), id("s_axis_tdata")]))]),
+        when(id("tx_we"), vec![Stmt::set(Expr::Index("tx_ram".into(), Box::new(slot_addr(id("head_slot"), id("wr_beat")))), cat(vec![id("tx_wlast"), id("s_axis_tdata")]))]),
         Stmt::set(id("tx_q"), Expr::Index("tx_ram".into(), Box::new(tx_addr))),
         when(
             and(id("ee_beat"), id("rx_room")),
@@ -715,7 +727,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ("m_axis_link_tkeep", ones),
         ("m_axis_link_tlast", id("lk_last")),
         ("m_axis_link_tuser", id("lk_user")),
-        ("m_axis_link_tvalid", id("lk_valid")),
+        ("m_axis_link_tvalid", id("link_valid")),
         ("s_axis_link_tready", Expr::one()),
         ("retrain", id("retrain_q")),
         ("llr_state", cat(vec![id("tx_stop"), id("rx_disc"), id("tx_en"), id("link")])),

@@ -5,7 +5,8 @@
 //!
 //! - **faults** (per cable): random EE traffic on both VCs, backpressure on every stream, random
 //!   bit errors (data and the link-local marker), bursts, dropped beats (reported as
-//!   `phy_error`), link-down periods and the retrains the interfaces request; the scoreboard
+//!   `phy_error`), link-local packets lost without a trace, link-down periods and the retrains
+//!   the interfaces request; the scoreboard
 //!   (every EE packet exactly once, in order per VC, bit exact) across all of them;
 //! - **init** (per cable, with and without the first LLR Init ACK corrupted): cycles from
 //!   `phy_up` to the first EE packet delivered at each end;
@@ -18,7 +19,7 @@
 //! The block is [`FIGURES_DESIGN`]'s `genz_fig` (256-byte slots, credits and retry slots for a
 //! 100 m cable), not the default design's small interface (32-byte packets, 16 slots).
 
-use super::{run_link, Beat, LinkOptions, LinkReport};
+use super::{run_link, Beat, Fate, LinkOptions, LinkReport};
 use crate::campaign::channel::Faults;
 use crate::campaign::progress::Progress;
 use crate::campaign::shard::{self, Shard};
@@ -274,6 +275,7 @@ pub fn run_unit(bench: &Bench, o: &GenzOptions, unit: usize, test: &Unit) -> Res
             lo.faults = Faults { ber: 1e-5, burst: 5e-4, burst_bits: 12, drop: 5e-4, uc: 0.0 };
             lo.down = 6e-5;
             lo.down_cycles = 300;
+            lo.ll_loss = 2e-3;
             lo.m_ready = 0.8;
             lo.link_ready = 0.9;
         }
@@ -297,7 +299,7 @@ pub fn run_unit(bench: &Bench, o: &GenzOptions, unit: usize, test: &Unit) -> Res
             lost = true;
             bt.data[3] ^= 0x10;
         }
-        true
+        Fate::Keep
     };
     let (rep, mismatches, first): (LinkReport, u64, Option<String>) = match o.implementation {
         GenzImpl::Model => {

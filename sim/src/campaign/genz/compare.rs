@@ -16,7 +16,7 @@
 //! payload bytes in 256 (its framing, the flit CRC and the FEC are its overhead).
 
 use super::campaign::{figures_bench, goodput_svg, FIGURES_BLOCK};
-use super::{run_link, Beat, LinkOptions};
+use super::{keep, run_link, LinkOptions};
 use crate::campaign::channel::Faults;
 use crate::campaign::rifl::{Link as RiflLink, LinkSetup};
 use crate::campaign::rxl::{run_config, CampaignConfig, Nodes, ENDPOINT_LOOP_OVERHEAD};
@@ -68,7 +68,7 @@ fn genz(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, Cam
     let warm = 2_000 + 4 * delay as u64;
     let lo = LinkOptions { cycles: cycles + warm, window_from: warm, drain_cycles: 20_000 + 40 * delay as u64, delay, faults: Faults::ber(ber), load: 1.0, offer: 1.0, packet_bytes: Some(o.packet_bytes as usize), seed: o.seed, ..LinkOptions::default() };
     let (mut a, mut b) = (LlrModel::new(cfg.clone()), LlrModel::new(cfg.clone()));
-    let r = run_link(&mut a, &mut b, &cfg, &lo, &mut |_: u64, _: usize, _: &mut Beat| true)?;
+    let r = run_link(&mut a, &mut b, &cfg, &lo, &mut keep)?;
     let bytes: u64 = r.window_bytes.iter().sum();
     Ok(ComparePoint { scheme: "Gen-Z LLR", ber, goodput: bytes as f64 / (2.0 * cfg.data_bytes as f64 * cycles as f64), events: r.recoveries.len() as u64, time_ns: cycles as f64 * cycle_ns, clean: r.clean() })
 }

@@ -2,6 +2,7 @@
 //! in lockstep: [`crate::cosim::genz`]) joined by two shared [`Channel`]s carrying link beats,
 //! with random EE traffic on every VC, backpressure on every stream, bit errors (data and the
 //! link-local marker), bursts, dropped beats (reported by the receiving PHY as `phy_error`),
+//! link-local packets lost without a trace (`ll_loss`),
 //! link-down periods and the retrains the interfaces request. The scoreboard checks every EE
 //! packet is delivered exactly once, in order per VC, bit exact.
 
@@ -10,7 +11,7 @@ pub mod compare;
 
 use crate::campaign::channel::{Channel, ChannelStats, Faults, Frame};
 use crate::SimError;
-use rtl_gen::blocks::genz_llr::model::{with_ecrc, LlrConfig, LlrInputs, LlrModel, LlrOutputs, C_DISC_SENT, C_EXIT_SENT, C_RETRAIN};
+use rtl_gen::blocks::genz_llr::model::{with_ecrc, LlrConfig, LlrInputs, LlrModel, LlrOutputs, C_DISC_SENT, C_EXIT_SENT, C_RETRAIN, LINK_UP};
 use rtl_gen::math::splitmix::SplitMix64;
 use std::collections::VecDeque;
 
@@ -83,6 +84,8 @@ pub struct LinkOptions {
     /// Per-cycle probability that the link goes down (both phy_up low) for `down_cycles`.
     pub down: f64,
     pub down_cycles: u64,
+    /// One more link-down period (of `down_cycles`) starting at this cycle.
+    pub down_at: Option<u64>,
     /// Cycles phy_up stays low when an interface requests a retrain.
     pub retrain_cycles: u64,
     /// Probability of an EE beat offered per cycle (per end) while traffic runs.
@@ -100,18 +103,42 @@ pub struct LinkOptions {
     /// A silent transmitter: beats entering the channel of direction `.0` (0: A→B) in cycles
     /// `.1..` `.2` vanish without a `phy_error` (the PHY sees an idle link, not a loss).
     pub silent: Option<(usize, u64, u64)>,
+    /// Probability that a link-local packet (all its beats) vanishes without a `phy_error`.
+    pub ll_loss: f64,
+    /// Link-down periods last `down_cycles` even below the channel delay, and the PHY does not
+    /// flush the link: beats sent before a retrain arrive after `phy_up` rises again.
+    pub keep_in_flight: bool,
+    /// End the drain early once the link is quiet: every packet delivered, nothing
+    /// unacknowledged, both ends up with EE transmission enabled, nothing discarding or stopped.
+    pub stop_when_quiet: bool,
     pub seed: u64,
 }
 
 impl Default for LinkOptions {
     fn default() -> Self {
-        LinkOptions { cycles: 20_000, drain_cycles: 60_000, delay: 10, faults: Faults::none(), down: 0.0, down_cycles: 200, retrain_cycles: 100, load: 0.5, m_ready: 1.0, link_ready: 1.0, offer: 0.9, packet_bytes: None, window_from: 0, silent: None, seed: 1 }
+        LinkOptions { cycles: 20_000, drain_cycles: 60_000, delay: 10, faults: Faults::none(), down: 0.0, down_cycles: 200, down_at: None, retrain_cycles: 100, load: 0.5, m_ready: 1.0, link_ready: 1.0, offer: 0.9, packet_bytes: None, window_from: 0, silent: None, ll_loss: 0.0, keep_in_flight: false, stop_when_quiet: false, seed: 1 }
     }
 }
 
+/// What a directed fault does with a beat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// The beat enters the channel (possibly changed by the hook).
+    Keep,
+    /// Dropped; the receiving PHY reports the loss with `phy_error`.
+    Drop,
+    /// Lost without a trace (the receiver sees an idle link).
+    Lose,
+}
+
 /// A directed fault: called for every beat entering a channel (direction 0: A→B, 1: B→A);
-/// returns false to drop the beat (reported to the receiver as `phy_error`) and may change it.
-pub type Hook<'a> = dyn FnMut(u64, usize, &mut Beat) -> bool + 'a;
+/// may change the beat and says what becomes of it.
+pub type Hook<'a> = dyn FnMut(u64, usize, &mut Beat) -> Fate + 'a;
+
+/// The hook that leaves every beat alone.
+pub fn keep(_: u64, _: usize, _: &mut Beat) -> Fate {
+    Fate::Keep
+}
 
 /// What a link run found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -129,6 +156,8 @@ pub struct LinkReport {
     pub retrains: u64,
     pub down_periods: u64,
     pub counters: [[u64; 13]; 2],
+    /// `llr_state` of each end at the end of the run.
+    pub final_state: [u8; 2],
     /// Cycle the first EE packet was delivered (Init time), per end.
     pub first_delivery: [Option<u64>; 2],
     /// EE bytes delivered per end within the measurement window (`window_from..cycles`).
@@ -183,8 +212,13 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
     let mut rx_pkt: [Vec<u8>; 2] = [vec![], vec![]];
     let mut rep = LinkReport::default();
     let mut down_left = 0u64;
-    let down_cycles = o.down_cycles.max(o.delay as u64 + 2);
-    let retrain_cycles = o.retrain_cycles.max(o.delay as u64 + 2);
+    let floor = if o.keep_in_flight { 1 } else { o.delay as u64 + 2 };
+    let down_cycles = o.down_cycles.max(floor);
+    let retrain_cycles = o.retrain_cycles.max(floor);
+    // Silent loss of link-local packets: whether the next beat into each channel starts a
+    // packet, and whether the packet it belongs to is being lost.
+    let mut at_start = [true, true];
+    let mut losing = [false, false];
     let mut arriving: [Option<Beat>; 2] = [None, None];
     let mut drop_now = [false, false];
     let total = o.cycles + o.drain_cycles;
@@ -195,6 +229,13 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
     let mut exit_seen = [0u64; 2];
     for cycle in 0..total {
         let traffic = cycle < o.cycles;
+        if o.stop_when_quiet && !traffic && down_left == 0 {
+            let settled = |n: &dyn LlrNode| n.outputs().llr_state == LINK_UP | 4 && n.outstanding() == 0;
+            let drained = src.iter().all(|s| s.cur.is_none() && s.queue.is_empty()) && expect.iter().flatten().all(|q| q.is_empty());
+            if drained && settled(&*a) && settled(&*b) {
+                break;
+            }
+        }
         if cycle == o.cycles {
             ch[0].set_faults(Faults::none());
             ch[1].set_faults(Faults::none());
@@ -233,6 +274,10 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
                 rep.down_periods += 1;
             }
         }
+        if o.down_at == Some(cycle) {
+            down_left = down_left.max(down_cycles);
+            rep.down_periods += 1;
+        }
         if traffic && down_left == 0 && o.down > 0.0 && rng.chance(o.down) {
             down_left = down_cycles;
             rep.down_periods += 1;
@@ -250,11 +295,17 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
             let muted = o.silent.is_some_and(|(d, from, to)| d == e && (from..to).contains(&cycle));
             let sent = if outs[e].ltx_valid && i.ltx_ready && phy_up && !muted {
                 let mut beat = Beat { data: outs[e].ltx_data.clone(), last: outs[e].ltx_last, user: outs[e].ltx_user };
-                if hook(cycle, e, &mut beat) {
-                    Some(beat)
-                } else {
-                    dropped = true;
-                    None
+                if o.ll_loss > 0.0 && at_start[e] {
+                    losing[e] = beat.user && rng.chance(o.ll_loss);
+                }
+                at_start[e] = beat.last;
+                match hook(cycle, e, &mut beat) {
+                    Fate::Keep if !losing[e] => Some(beat),
+                    Fate::Keep | Fate::Lose => None,
+                    Fate::Drop => {
+                        dropped = true;
+                        None
+                    }
                 }
             } else {
                 None
@@ -265,9 +316,11 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
             drops[e].push_back(dropped);
             drop_now[e] = drops[e].pop_front().unwrap_or(false);
             if !phy_up {
-                // The PHY flushes the link while it is down (periods outlast the delay).
+                // The PHY drops what arrives while it is down (and, unless `keep_in_flight`,
+                // down periods outlast the delay: the link is flushed).
                 arriving[e] = None;
                 drop_now[e] = false;
+                at_start[e] = true;
             }
             // Source: offer the current packet's next beat.
             if traffic && src[e].cur.is_none() && src[e].queue.is_empty() && rng.chance(o.load) {
@@ -339,6 +392,7 @@ pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &L
     }
     rep.missing = expect.iter().flatten().map(|q| q.len() as u64).sum();
     rep.counters = [a.outputs().counters, b.outputs().counters];
+    rep.final_state = [a.outputs().llr_state, b.outputs().llr_state];
     rep.channels = [ch[0].stats, ch[1].stats];
     Ok(rep)
 }

@@ -65,7 +65,7 @@ module rtlgen_genz_llr (
     output wire [7:0]  m_axis_link_tkeep,         // all ones
     output wire        m_axis_link_tlast,         // last beat of an EE or link-local packet
     output wire        m_axis_link_tuser,         // 1 on every beat of a link-local packet, 0 on EE beats
-    output wire        m_axis_link_tvalid,        // a beat is presented (withdrawn while phy_up is low)
+    output wire        m_axis_link_tvalid,        // a beat is presented: the output register's valid AND phy_up (combinational in phy_up, so low in every cycle phy_up is low; no beat is taken then)
     input  wire        m_axis_link_tready,        // the PHY takes it
     input  wire [63:0] s_axis_link_tdata,         // beat from the PHY framing layer
     input  wire [7:0]  s_axis_link_tkeep,         // must be all ones; not looked at
@@ -77,8 +77,8 @@ module rtlgen_genz_llr (
     input  wire        phy_error,                 // pulse: an error that resynchronises the link (or a lost packet): LLR error recovery
     output wire        retrain,                   // pulse: request a physical retrain (Discard limit, or 4 LLR timer periods without ACK)
     output wire [4:0]  llr_state,                 // [1:0] 0 down / 1 init / 2 up, [2] EE transmission enabled (FC received), [3] receiver discarding, [4] transmitter stopped (awaiting Exit Discard)
-    output wire [15:0] cnt_ee_sent,               // EE packets transmitted the first time (saturating)
-    output wire [15:0] cnt_ee_resent,             // EE packets retransmitted (saturating)
+    output wire [15:0] cnt_ee_sent,               // EE packets transmitted the first time (counted when the PHY first takes the last beat) (saturating)
+    output wire [15:0] cnt_ee_resent,             // EE packets retransmitted (their last beat taken again) (saturating)
     output wire [15:0] cnt_ee_delivered,          // EE packets delivered on m_axis (saturating)
     output wire [15:0] cnt_ecrc_errors,           // EE packets failing the ECRC (saturating)
     output wire [15:0] cnt_discards_sent,         // LLR Discards sent (saturating)
@@ -194,6 +194,8 @@ module rtlgen_genz_llr (
     reg snd_ee_n;
     reg [15:0] sent_max;
     reg [15:0] sent_max_n;
+    reg lk_new;
+    reg lk_new_n;
     reg rewind;
     reg rewind_n;
     reg snd_ll;
@@ -238,6 +240,8 @@ module rtlgen_genz_llr (
     reg [7:0] ll_op_n;
     reg [15:0] ll_rseq;
     reg [15:0] ll_rseq_n;
+    reg ll_tx_en;
+    reg ll_tx_en_n;
     reg [7:0] consumed0;
     reg [7:0] consumed0_n;
     reg [7:0] returned0;
@@ -384,8 +388,8 @@ module rtlgen_genz_llr (
     assign ee_end = ee_beat & s_axis_link_tlast;
     wire ee_good; // a whole, intact EE packet
     assign ee_good = ee_end & (~rx_bad_now) & rx_room & (~ecrc_fail) & rx_vc_ok;
-    wire rx_accept; // EE packets are accepted: link not down, not discarding, no PHY error
-    assign rx_accept = (link != LINK_DOWN) & (~rx_disc) & phy_up & (~phy_error);
+    wire rx_accept; // EE packets are accepted: link up (Init exchange done), not discarding, no PHY error
+    assign rx_accept = (link == LINK_UP) & (~rx_disc) & phy_up & (~phy_error);
     wire commit; // deliver the packet
     assign commit = ee_good & rx_accept;
     wire [127:0] ll_bytes; // the link-local packet ending with this beat
@@ -504,8 +508,8 @@ module rtlgen_genz_llr (
         : (p_fc ? OP_FC : (p_init ? OP_INIT : (p_exit ? OP_EXIT : (p_disc ? OP_DISCARD : (p_clr ? OP_CLEAR : OP_ACK)))));
     wire [7:0] tx_echo; // the epoch an Init ACK / FC / Exit Discard answers
     assign tx_echo = p_iack ? iack_echo : (p_fc ? fc_echo : (p_init ? 8'd0 : (p_exit ? exit_echo : 8'd0)));
-    wire [95:0] tx_ll_body; // bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, zero
-    assign tx_ll_body = {8'd0, tx_echo, epoch, 8'd0, 8'd0, freed1, freed0, rseq[7:0], rseq[15:8], send_seq[7:0], send_seq[15:8], tx_op};
+    wire [95:0] tx_ll_body; // bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, EE enabled
+    assign tx_ll_body = {{7'd0, tx_en}, tx_echo, epoch, 8'd0, 8'd0, freed1, freed0, rseq[7:0], rseq[15:8], send_seq[7:0], send_seq[15:8], tx_op};
     wire [31:0] tx_ll_crc; // bytes 12-15
     assign tx_ll_crc[0] = ^(tx_ll_body & 96'h04d101df481b4e5af182fa07);
     assign tx_ll_crc[1] = ~^(tx_ll_body & 96'h09a203be90369cb5e305f40f);
@@ -541,16 +545,18 @@ module rtlgen_genz_llr (
     assign tx_ll_crc[31] = ^(tx_ll_body & 96'h826880efa40da72d78c17d03);
     wire [127:0] tx_ll; // the whole link-local packet
     assign tx_ll = {tx_ll_crc, tx_ll_body};
-    wire load; // the link output register takes a new beat
-    assign load = (~lk_valid) | m_axis_link_tready;
+    wire link_valid; // a beat is presented: the output register's, while phy_up is high
+    assign link_valid = lk_valid & phy_up;
+    wire ee_done; // the PHY takes the last beat of an EE packet
+    assign ee_done = link_valid & m_axis_link_tready & lk_last & (~lk_user);
+    wire load; // the link output register takes a new beat (never while phy_up is low)
+    assign load = phy_up & ((~lk_valid) | m_axis_link_tready);
     wire [63:0] tq_data;
     assign tq_data = tx_q[63:0];
     wire tq_last;
     assign tq_last = tx_q[64];
     wire ee_ready; // an EE packet may start
     assign ee_ready = (link == LINK_UP) & tx_en & (~tx_stop) & (send_seq != head_vis);
-    wire resend; // the packet to start was sent before
-    assign resend = (send_seq - ack_seq) < (sent_max - ack_seq);
 
     // Next state, in the reference model's order.
     always @* begin
@@ -594,6 +600,7 @@ module rtlgen_genz_llr (
         send_beat_n = send_beat;
         snd_ee_n = snd_ee;
         sent_max_n = sent_max;
+        lk_new_n = lk_new;
         rewind_n = rewind;
         snd_ll_n = snd_ll;
         ll_beat_n = ll_beat;
@@ -616,6 +623,7 @@ module rtlgen_genz_llr (
         llg_n = llg;
         ll_op_n = ll_op;
         ll_rseq_n = ll_rseq;
+        ll_tx_en_n = ll_tx_en;
         consumed0_n = consumed0;
         returned0_n = returned0;
         freed0_n = freed0;
@@ -667,6 +675,7 @@ module rtlgen_genz_llr (
             ll_epoch_n = ll_bytes[79:72];
             ll_echo_n = ll_bytes[87:80];
             ll_rseq_n = {ll_bytes[31:24], ll_bytes[39:32]};
+            ll_tx_en_n = ll_bytes[88];
             ll_freed0_n = ll_bytes[47:40];
             ll_freed1_n = ll_bytes[55:48];
         end
@@ -710,6 +719,9 @@ module rtlgen_genz_llr (
             tx_en_n = 1'd0;
             tx_stop_n = 1'd0;
             rx_disc_n = 1'd0;
+            if (link == LINK_UP) begin
+                init_cnt_n = INIT_RELOAD;
+            end
         end
         if (llg & (ll_op == OP_INIT_ACK)) begin
             p_fc_n = 1'd1;
@@ -717,7 +729,12 @@ module rtlgen_genz_llr (
             if (link == LINK_INIT) begin
                 link_n = LINK_UP;
                 p_init_n = 1'd0;
+                init_cnt_n = INIT_RELOAD;
             end
+        end
+        if (llg & (ll_op == OP_FC) & (~ll_tx_en)) begin
+            p_fc_n = 1'd1;
+            fc_echo_n = ll_epoch;
         end
         if (enable) begin
             rewind_n = 1'd1;
@@ -759,6 +776,13 @@ module rtlgen_genz_llr (
         if ((link == LINK_INIT) & (~(llg & (ll_op == OP_INIT_ACK)))) begin
             if (init_cnt == 5'd0) begin
                 p_init_n = 1'd1;
+                init_cnt_n = INIT_RELOAD;
+            end else begin
+                init_cnt_n = init_cnt - 5'd1;
+            end
+        end else if ((link == LINK_UP) & (~tx_en) & (~(llg & (ll_op == OP_INIT)))) begin
+            if (init_cnt == 5'd0) begin
+                p_fc_n = 1'd1;
                 init_cnt_n = INIT_RELOAD;
             end else begin
                 init_cnt_n = init_cnt - 5'd1;
@@ -840,6 +864,15 @@ module rtlgen_genz_llr (
             end
         end
         head_vis_n = head_seq;
+        // TX send side: an EE packet counts as transmitted when the PHY takes its last beat.
+        if (ee_done) begin
+            if (lk_new) begin
+                inc_ee_sent = 1'd1;
+                sent_max_n = sent_max + 16'd1;
+            end else begin
+                inc_ee_resent = 1'd1;
+            end
+        end
         // TX send side: the link output register.
         if (load) begin
             if (snd_ll) begin
@@ -864,9 +897,7 @@ module rtlgen_genz_llr (
                     send_slot_n = send_slot_inc;
                     send_beat_n = 2'd0;
                     snd_ee_n = 1'd0;
-                    if (send_seq == sent_max) begin
-                        sent_max_n = sent_max + 16'd1;
-                    end
+                    lk_new_n = send_seq == sent_max_n;
                 end else begin
                     send_beat_n = send_beat + 2'd1;
                 end
@@ -915,19 +946,12 @@ module rtlgen_genz_llr (
                 lk_data_n = tq_data;
                 lk_user_n = 1'd0;
                 lk_last_n = tq_last;
-                if (resend) begin
-                    inc_ee_resent = 1'd1;
-                end else begin
-                    inc_ee_sent = 1'd1;
-                end
                 if (tq_last) begin
                     send_seq_n = send_seq + 16'd1;
                     send_slot_n = send_slot_inc;
                     send_beat_n = 2'd0;
                     snd_ee_n = 1'd0;
-                    if (send_seq == sent_max) begin
-                        sent_max_n = sent_max + 16'd1;
-                    end
+                    lk_new_n = send_seq == sent_max_n;
                 end else begin
                     snd_ee_n = 1'd1;
                     send_beat_n = 2'd1;
@@ -1016,6 +1040,7 @@ module rtlgen_genz_llr (
             send_beat <= 2'd0;
             snd_ee <= 1'd0;
             sent_max <= 16'd0;
+            lk_new <= 1'd0;
             rewind <= 1'd0;
             snd_ll <= 1'd0;
             ll_beat <= 1'd0;
@@ -1038,6 +1063,7 @@ module rtlgen_genz_llr (
             llg <= 1'd0;
             ll_op <= 8'd0;
             ll_rseq <= 16'd0;
+            ll_tx_en <= 1'd0;
             consumed0 <= 8'd0;
             returned0 <= 8'd0;
             freed0 <= 8'd0;
@@ -1099,6 +1125,7 @@ module rtlgen_genz_llr (
             send_beat <= send_beat_n;
             snd_ee <= snd_ee_n;
             sent_max <= sent_max_n;
+            lk_new <= lk_new_n;
             rewind <= rewind_n;
             snd_ll <= snd_ll_n;
             ll_beat <= ll_beat_n;
@@ -1121,6 +1148,7 @@ module rtlgen_genz_llr (
             llg <= llg_n;
             ll_op <= ll_op_n;
             ll_rseq <= ll_rseq_n;
+            ll_tx_en <= ll_tx_en_n;
             consumed0 <= consumed0_n;
             returned0 <= returned0_n;
             freed0 <= freed0_n;
@@ -1197,7 +1225,7 @@ module rtlgen_genz_llr (
     assign m_axis_link_tkeep = 8'hff;
     assign m_axis_link_tlast = lk_last;
     assign m_axis_link_tuser = lk_user;
-    assign m_axis_link_tvalid = lk_valid;
+    assign m_axis_link_tvalid = link_valid;
     assign s_axis_link_tready = 1'd1;
     assign retrain = retrain_q;
     assign llr_state = {tx_stop, rx_disc, tx_en, link};

@@ -40,23 +40,55 @@
 //   records, [111:96] node ID.
 //   free_lag = 1: at a commit the unit frees the previous epoch's snapshot (H6).
 //   One log read outstanding; the release engine frees a row one cycle after its last record.
+//   Configuration inputs: cfg_node_id is static (change it only in reset). cfg_failed_mask may
+//   gain bits in any cycle (the CM sets them at Interrupt, before the unit can quiesce) and
+//   never loses any. cfg_dump_base and cfg_dump_limit may change only while st_dump_busy is
+//   low. stat_sel may change in any cycle.
+//   Epoch boundary: the snapshot of an accepted ctl_dump_start is the log as it was before
+//   that edge, so a record written (logw_valid and logw_ready) in the same cycle as
+//   ctl_dump_start belongs to the next epoch.
+//   Dump region: epochs are written one after the other at cfg_dump_base + offset. An accepted
+//   ctl_dump_start whose cfg_dump_base differs from the previous epoch's begins a new region
+//   at offset 0. When the next beat (data or trailer) would pass cfg_dump_limit the epoch
+//   stops: st_dump_overflow rises, the beats written are abandoned (no trailer), the offset
+//   returns to the epoch's start, the engine is idle again (st_dump_busy and st_dump_done low)
+//   and a commit is ignored (counted). To leave that state software supplies room, a new
+//   region (another cfg_dump_base, and its cfg_dump_limit) or a higher cfg_dump_limit for the
+//   same region, and pulses ctl_dump_start: st_dump_overflow clears and the epoch is dumped
+//   again from its start under the same epoch number, with a fresh snapshot. Until then the
+//   log is not freed and fills (nothing is lost; release then stalls).
+//   Committed epochs: a trailer marks a finished traversal, not a commit. An epoch abandoned
+//   when done (ctl_quiesce rose, or cfg_failed_mask gained a bit after the epoch started, in
+//   which case its beats may mix records selected under two masks) also leaves a trailer.
+//   Epoch E is committed when an accepted ctl_dump_commit makes st_epoch = E; its content is
+//   the last run of beats ending in a trailer numbered E (earlier runs numbered E are
+//   superseded), and an epoch whose number st_epoch never reached is not committed.
+//   Counters (stat_sel, saturating at 16 bits): 0 REPLs that allocated a row (NACKed and
+//   failed-source REPLs take none), 1 words in those REPLs, 2 REPLs NACKed, 3 REPL stall
+//   cycles, 4 ACK stall cycles, 5 VALs matched, 6 orphan VALs, 7 ambiguous VAL matches, 8 VAL
+//   TS-window errors, 9 records logged, 10 log-full stall cycles, 11 epochs committed, 12
+//   records in data beats written to the dump region (each time a record is written), 13 dump
+//   beats written (trailers included), 14 dump starts/commits ignored, 15 REPLs/VALs of failed
+//   sources dropped, 16 unvalidated rows discarded, 17 TS gap skips, 18 fetch batches, 19
+//   fetch matches, 20 row high-water mark, 21 log-count high-water mark, 22 empty-mask REPLs;
+//   other stat_sel values read 0.
 // =============================================================================
 `default_nettype none
 
 module rtlgen_recxl_lu (
     input  wire         clk,                // clock
     input  wire         rst,                // synchronous reset, active high
-    input  wire [1:0]   cfg_node_id,        // this CN's ID
-    input  wire [3:0]   cfg_failed_mask,    // bit n = CN n has failed (set at Interrupt)
-    input  wire [31:0]  cfg_dump_base,      // byte address of this unit's dump region, 64-byte aligned
-    input  wire [31:0]  cfg_dump_limit,     // exclusive end of the dump region
-    input  wire         ctl_dump_start,     // pulse: start a dump epoch
+    input  wire [1:0]   cfg_node_id,        // this CN's ID; static (change it only in reset)
+    input  wire [3:0]   cfg_failed_mask,    // bit n = CN n has failed; bits may be set in any cycle (at Interrupt, before the unit quiesces), never cleared
+    input  wire [31:0]  cfg_dump_base,      // byte address of this unit's dump region, 64-byte aligned; change only while st_dump_busy is low
+    input  wire [31:0]  cfg_dump_limit,     // exclusive end of the dump region; change only while st_dump_busy is low
+    input  wire         ctl_dump_start,     // pulse: start a dump epoch (taken while idle, not done, and no fetch runs)
     input  wire         ctl_dump_commit,    // pulse: every unit finished this epoch (barrier)
     input  wire         ctl_quiesce,        // level: Interrupt .. RecovEnd
     output wire         st_quiesced,        // InterruptResp condition of this unit
     output wire         st_dump_busy,       // epoch traversal running
-    output wire         st_dump_done,       // traversal finished, waiting for commit
-    output wire         st_dump_overflow,   // sticky: dump region full
+    output wire         st_dump_done,       // traversal and trailer written, waiting for commit
+    output wire         st_dump_overflow,   // the last epoch stopped at cfg_dump_limit (abandoned, no trailer); cleared by the next accepted ctl_dump_start
     output wire         st_log_almost_full, // log occupancy >= high-water mark
     output wire [10:0]  st_log_count,       // records held in the DRAM log
     output wire [4:0]   st_rows_used,       // SRAM rows in use
@@ -351,8 +383,10 @@ module rtlgen_recxl_lu (
     reg [511:0] beat_q; // dump beat being packed
     reg [2:0] beat_n_q; // records in beat_q
     reg [31:0] woff_q; // dump write offset from cfg_dump_base
+    reg [31:0] estart_q; // write offset at this epoch's start (an overflow rewinds to it)
+    reg [31:0] rbase_q; // cfg_dump_base the offsets belong to (another base at a start: offset 0)
     reg [31:0] erecs_q; // records in this epoch
-    reg overflow_q; // dump region overflow (sticky)
+    reg overflow_q; // the last epoch stopped at the region's end (until the next start)
     reg [3:0] mask_seen_q; // failed mask of the last committed epoch
     reg [3:0] emask_q; // failed mask of this epoch
     reg [31:0] epoch_q; // committed epochs
@@ -1122,10 +1156,10 @@ module rtlgen_recxl_lu (
     assign repl_fire = repl_valid & repl_ready_w;
     wire repl_failed;
     assign repl_failed = cfg_failed_mask[repl_src_node];
-    wire [4:0] reserve_left;
-    assign reserve_left = (5'd4 > head_used_q) ? (5'd4 - head_used_q) : 5'd0;
     wire [4:0] rows_free;
     assign rows_free = ROWS - rows_used_q;
+    wire [4:0] reserve_left;
+    assign reserve_left = (5'd4 > head_used_q) ? (5'd4 - head_used_q) : 5'd0;
     wire nack_w;
     assign nack_w = (!repl_at_head) & (reserve_left >= rows_free);
     wire alloc_fire;
@@ -1473,7 +1507,11 @@ module rtlgen_recxl_lu (
     wire mask_gained;
     assign mask_gained = |(cfg_failed_mask & (~emask_q));
     wire commit_ok;
-    assign commit_ok = ctl_dump_commit & (dstate_q == D_DONE) & (!overflow_q) & (!mask_gained);
+    assign commit_ok = ctl_dump_commit & (dstate_q == D_DONE) & (!mask_gained);
+    wire dump_new_region;
+    assign dump_new_region = cfg_dump_base != rbase_q;
+    wire [31:0] dump_start_woff;
+    assign dump_start_woff = dump_new_region ? 32'd0 : woff_q;
     wire [10:0] free_n;
     assign free_n = prev_n_q;
     wire [10:0] freed;
@@ -1574,7 +1612,7 @@ module rtlgen_recxl_lu (
     wire [16:0] cnt11_sum;
     assign cnt11_sum = {{1{1'd0}}, cnt11_q} + {{16{1'd0}}, commit_ok};
     wire [16:0] cnt12_sum;
-    assign cnt12_sum = {{1{1'd0}}, cnt12_q} + {{16{1'd0}}, dump_take};
+    assign cnt12_sum = {{1{1'd0}}, cnt12_q} + {{14{1'd0}}, dump_wr_fire ? beat_n_q : 3'd0};
     wire [16:0] cnt13_sum;
     assign cnt13_sum = {{1{1'd0}}, cnt13_q} + {{16{1'd0}}, dump_wr_fire};
     wire [16:0] cnt14_sum;
@@ -1582,7 +1620,7 @@ module rtlgen_recxl_lu (
         + {
             {15{1'd0}},
             {{1{1'd0}}, ctl_dump_start & ((dstate_q != D_IDLE) | (!fetch_idle))}
-                + {{1{1'd0}}, ctl_dump_commit & ((!(dstate_q == D_DONE)) | overflow_q | mask_gained)}
+                + {{1{1'd0}}, ctl_dump_commit & ((!(dstate_q == D_DONE)) | mask_gained)}
         };
     wire [16:0] cnt15_sum;
     assign cnt15_sum = {{1{1'd0}}, cnt15_q} + {{15{1'd0}}, {{1{1'd0}}, repl_fire & repl_failed} + {{1{1'd0}}, val_valid & val_failed}};
@@ -1817,6 +1855,8 @@ module rtlgen_recxl_lu (
             beat_q <= 512'd0;
             beat_n_q <= 3'd0;
             woff_q <= 32'd0;
+            estart_q <= 32'd0;
+            rbase_q <= 32'd0;
             erecs_q <= 32'd0;
             overflow_q <= 1'd0;
             mask_seen_q <= 4'd0;
@@ -2339,6 +2379,10 @@ module rtlgen_recxl_lu (
             case (dstate_q)
                 D_IDLE: begin
                     if (start_ok) begin
+                        woff_q <= dump_start_woff;
+                        estart_q <= dump_start_woff;
+                        rbase_q <= cfg_dump_base;
+                        overflow_q <= 1'd0;
                         snap_n_q <= count_q;
                         emask_q <= cfg_failed_mask;
                         erecs_q <= 32'd0;
@@ -2353,7 +2397,8 @@ module rtlgen_recxl_lu (
                 D_TRAV, D_FLUSH: begin
                     if (dump_want & dump_over) begin
                         overflow_q <= 1'd1;
-                        dstate_q <= D_DONE;
+                        woff_q <= estart_q;
+                        dstate_q <= D_IDLE;
                     end else if (dump_want) begin
                         if (dump_wr_ready) begin
                             woff_q <= woff_q + 32'd64;
@@ -2395,8 +2440,8 @@ module rtlgen_recxl_lu (
                 default: begin
                     if (commit_ok) begin
                         head_q <= new_head_m[9:0];
-                        prev_n_q <= snap_n_q - free_n;
                         dumped_n_q <= snap_n_q - free_n;
+                        prev_n_q <= snap_n_q - free_n;
                         mask_seen_q <= emask_q;
                         epoch_q <= epoch_q + 32'd1;
                         dstate_q <= D_IDLE;

@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : sue_ep (kind sue_endpoint)
-// Latency: 3 cycle(s)
+// Latency: 5 cycle(s)
 //
 // SUE endpoint: rtlgen_sue_ep_packer (per-{destination, VC} packing, up to 256 bytes per PDU)
 // feeding rtlgen_sue_ep_transport (RH, R-CRC, go-back-N, ACK/NACK, per-VC receive buffers,
@@ -20,7 +20,7 @@
 //   counter_bits = 32
 //   queue_depth = 16
 //   hold_cycles = 0
-//   local_xpuid = 0
+//   xpuid_source = port
 //   window = 4
 //   psn_init = 0
 //   psn_scope = dest
@@ -38,9 +38,47 @@
 //   rx_pause_bytes = 512
 //
 // Notes:
-//   A command committed to an idle endpoint reaches m_axis_tx as the first PDU beat three
-//   cycles later (packer T+2, transport +1).
+//   TX latency 5: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle
+//   endpoint's m_axis_tx as the first beat of its PDU in T+5 = packer 2 (the PDU's first beat
+//   leaves the packer in T+2) + 1 more PDU beat(s) of a one-command PDU (cmd_bytes /
+//   data_bytes = 2; the transport stores a PDU whole) + transport 2 (from the PDU's last beat
+//   to its first beat on m_axis_tx). A longer PDU adds its extra beats.
+//   RX latency 2: as the transport's, from the last beat of a good in-order PDU taken on
+//   s_axis_rx to its first command beat on m_axis_cmd.
 //   tx_vc_pause pauses both the packer's VC selection and the transport's PDU starts.
+//   local_xpuid (input, 10 bits): this XPU's id, sent as the RH xpuid of every PDU and read
+//   when each PDU's RH is built; it must be below num_xpu (peers drop PDUs from an id >=
+//   num_xpu as header errors). Tie it to a strap or a register and change it only while rst is
+//   asserted: the peers keep their PSN state per source id.
+//   max_retries = 0: a PSN space never gives up. PDUs to an XPU that never answers are
+//   retransmitted every rto_cycles forever (go-back-N over the window, counted in cnt_tx_rto
+//   and cnt_tx_pdu_retx) and peer_down never rises; this is intended for a fabric that is
+//   lossless apart from bit errors, where a slow or paused peer must not be declared down. Set
+//   max_retries > 0 to bound it.
+//   RH (reliability header), 64 bits MSB→LSB, sent most significant byte first (PDU byte k =
+//   rh[63-8k:56-8k]): ver [63:62] = version = 0; op [61:60] = op code, below; rsv [59:58] = 0,
+//   ignored on receipt; xpuid [57:48] = source XPU: the local_xpuid input; psn [47:32] = data
+//   PDU: its PSN; control PDU: the next new PSN to that peer (ignored on receipt); vc [31:30]
+//   = the PDU's VC; control PDU: ack_vc = 1; rsvd [29:26] = 0, ignored on receipt; partition
+//   [25:16] = 0, not checked on receipt; rpsn [15:0] = ACK: the last PSN received in order
+//   from that peer (cumulative); NACK: the expected (first missing) PSN; NONE: 0.
+//   RH op: 0 NONE (no acknowledgement), 1 ACK (cumulative), 2 NACK, 3 reserved (never sent; a
+//   received op 3 is a header error).
+//   PDU bytes: RH (0..7), payload (8..8+L-1: L = ncmds x cmd_bytes, the commands in queue
+//   order, each as received), R-CRC (4 bytes, least significant byte first); L = 0 is a
+//   control PDU (12 bytes). On a bus of DB = data_bytes bytes PDU byte i is beat i / DB at
+//   tdata[8(i mod DB)+7 : 8(i mod DB)]; every beat is full except the last, which carries the
+//   last 8 payload bytes (the RH in a control PDU) and the R-CRC: tkeep = the low 12 bits.
+//   R-CRC (crc32): CRC-32 poly 0x04C11DB7, init 0xFFFFFFFF, reflected in and out, xorout
+//   0xFFFFFFFF (check value 0xCBF43926 over "123456789") over RH + payload (bytes 0..8+L-1);
+//   over a whole PDU, R-CRC included, the CRC is the constant 0x2144DF1C. The receiver
+//   recomputes it and compares.
+//   Receive checks, first failure counted, the PDU dropped: frame error (s_axis_rx_tuser on
+//   any beat), shape (tkeep, length in whole commands), R-CRC, header (ver != version, op 3,
+//   xpuid >= num_xpu, vc >= num_vc), partition.
+//   The R-CRC is computed by XOR networks probed from the project's CRC model.
+//   Same-edge precedence: a received ACK/NACK overrides the TX side's snd and suppresses a
+//   timeout; an RX accept stays pending over a TX clear.
 // =============================================================================
 `default_nettype none
 
@@ -62,6 +100,7 @@ module rtlgen_sue_ep (
     output wire [31:0]  cnt_pk_cmd_drop_err,     // commands dropped: err on a beat
     output wire [31:0]  cnt_pk_pdu_out,          // PDUs started
     output wire [31:0]  cnt_pk_cmd_out,          // commands sent in PDUs
+    input  wire [9:0]   local_xpuid,             // this XPU's id, sent as the RH xpuid (below num_xpu); a strap or register, changed only while in reset
     output wire [127:0] m_axis_tx_tdata,         // SUE PDU beats: RH, payload, R-CRC; byte 0 first
     output wire [15:0]  m_axis_tx_tkeep,         // all ones, last beat the low 12 bytes
     output wire         m_axis_tx_tvalid,        // a PDU beat is presented
@@ -152,6 +191,7 @@ module rtlgen_sue_ep (
     rtlgen_sue_ep_transport u_transport (
         .clk                   (clk),
         .rst                   (rst),
+        .local_xpuid           (local_xpuid),
         .s_axis_pdu_tdata      (pdu_tdata),
         .s_axis_pdu_tvalid     (pdu_tvalid),
         .s_axis_pdu_tready     (pdu_tready),

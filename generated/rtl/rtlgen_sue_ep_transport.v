@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : sue_ep (kind sue_endpoint); built by the sue_transport generator
-// Latency: 1 cycle(s)
+// Latency: 2 cycle(s)
 //
 // SUE transport: 4 PSN spaces (per destination), window 4 in 4 slots of 256 bytes each; R-CRC
 // crc32; go-back-N on NACK and after 2048 cycles; receive buffers of 1024 bytes per VC (2
@@ -18,7 +18,7 @@
 //   num_vc = 2
 //   max_pack_bytes = 256
 //   counter_bits = 32
-//   local_xpuid = 0
+//   xpuid_source = port
 //   window = 4
 //   psn_init = 0
 //   psn_scope = dest
@@ -36,12 +36,44 @@
 //   rx_pause_bytes = 512
 //
 // Notes:
-//   TX_LAT 1: a decided PDU's first beat is presented the next cycle; the next PDU is decided
-//   in the cycle its predecessor's tail is taken, so PDUs leave back to back.
-//   RX_LAT 1: a PDU is decided at its tlast; its first command beat can be presented the cycle
-//   after the commit.
-//   The R-CRC is CRC over RH + payload appended LSB first, computed by XOR networks probed
-//   from the project's CRC model.
+//   TX latency 2: the last beat of a PDU taken on s_axis_pdu in cycle T reaches an idle
+//   transport's m_axis_tx as the PDU's first beat in T+2 (the PDU is stored whole in its slot
+//   in T, decided in T+1, its first beat presented in T+2); the next PDU is decided in the
+//   cycle its predecessor's tail is taken, so PDUs leave back to back.
+//   RX latency 2: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the
+//   PDU is checked and committed at its tlast) gives its first command beat on m_axis_cmd in
+//   T+2 when that output is idle and its VC not paused.
+//   local_xpuid (input, 10 bits): this XPU's id, sent as the RH xpuid of every PDU and read
+//   when each PDU's RH is built; it must be below num_xpu (peers drop PDUs from an id >=
+//   num_xpu as header errors). Tie it to a strap or a register and change it only while rst is
+//   asserted: the peers keep their PSN state per source id.
+//   max_retries = 0: a PSN space never gives up. PDUs to an XPU that never answers are
+//   retransmitted every rto_cycles forever (go-back-N over the window, counted in cnt_tx_rto
+//   and cnt_tx_pdu_retx) and peer_down never rises; this is intended for a fabric that is
+//   lossless apart from bit errors, where a slow or paused peer must not be declared down. Set
+//   max_retries > 0 to bound it.
+//   RH (reliability header), 64 bits MSB→LSB, sent most significant byte first (PDU byte k =
+//   rh[63-8k:56-8k]): ver [63:62] = version = 0; op [61:60] = op code, below; rsv [59:58] = 0,
+//   ignored on receipt; xpuid [57:48] = source XPU: the local_xpuid input; psn [47:32] = data
+//   PDU: its PSN; control PDU: the next new PSN to that peer (ignored on receipt); vc [31:30]
+//   = the PDU's VC; control PDU: ack_vc = 1; rsvd [29:26] = 0, ignored on receipt; partition
+//   [25:16] = 0, not checked on receipt; rpsn [15:0] = ACK: the last PSN received in order
+//   from that peer (cumulative); NACK: the expected (first missing) PSN; NONE: 0.
+//   RH op: 0 NONE (no acknowledgement), 1 ACK (cumulative), 2 NACK, 3 reserved (never sent; a
+//   received op 3 is a header error).
+//   PDU bytes: RH (0..7), payload (8..8+L-1: L = ncmds x cmd_bytes, the commands in queue
+//   order, each as received), R-CRC (4 bytes, least significant byte first); L = 0 is a
+//   control PDU (12 bytes). On a bus of DB = data_bytes bytes PDU byte i is beat i / DB at
+//   tdata[8(i mod DB)+7 : 8(i mod DB)]; every beat is full except the last, which carries the
+//   last 8 payload bytes (the RH in a control PDU) and the R-CRC: tkeep = the low 12 bits.
+//   R-CRC (crc32): CRC-32 poly 0x04C11DB7, init 0xFFFFFFFF, reflected in and out, xorout
+//   0xFFFFFFFF (check value 0xCBF43926 over "123456789") over RH + payload (bytes 0..8+L-1);
+//   over a whole PDU, R-CRC included, the CRC is the constant 0x2144DF1C. The receiver
+//   recomputes it and compares.
+//   Receive checks, first failure counted, the PDU dropped: frame error (s_axis_rx_tuser on
+//   any beat), shape (tkeep, length in whole commands), R-CRC, header (ver != version, op 3,
+//   xpuid >= num_xpu, vc >= num_vc), partition.
+//   The R-CRC is computed by XOR networks probed from the project's CRC model.
 //   Same-edge precedence: a received ACK/NACK overrides the TX side's snd and suppresses a
 //   timeout; an RX accept stays pending over a TX clear.
 // =============================================================================
@@ -50,6 +82,7 @@
 module rtlgen_sue_ep_transport (
     input  wire         clk,                   // clock
     input  wire         rst,                   // synchronous reset, active high
+    input  wire [9:0]   local_xpuid,           // this XPU's id, sent as the RH xpuid (below num_xpu); a strap or register, changed only while in reset
     input  wire [127:0] s_axis_pdu_tdata,      // packed payload beats from the packer
     input  wire         s_axis_pdu_tvalid,     // a payload beat is offered
     output wire         s_axis_pdu_tready,     // beat taken; on a first beat = a free slot for its PSN space (bad or peer-down PDUs are taken and dropped)
@@ -426,7 +459,7 @@ module rtlgen_sue_ep_transport (
     wire [15:0] p_psn; // RH psn: the PDU's, or next for a control PDU
     assign p_psn = pick_data ? p_snd : p_next;
     wire [63:0] p_rh; // reliability header, MSB first on the wire
-    assign p_rh = {2'd0, p_op, 2'd0, 10'd0, p_psn, p_vc, 4'd0, 10'd0, p_rpsn};
+    assign p_rh = {2'd0, p_op, 2'd0, local_xpuid, p_psn, p_vc, 4'd0, 10'd0, p_rpsn};
     wire [63:0] p_rh_bytes; // RH in beat byte order (byte 0 = rh[63:56])
     assign p_rh_bytes = {p_rh[7:0], p_rh[15:8], p_rh[23:16], p_rh[31:24], p_rh[39:32], p_rh[47:40], p_rh[55:48], p_rh[63:56]};
     wire [3:0] p_nx; // ncmds of the picked slot

@@ -23,8 +23,10 @@
 //   hold_cycles = 0
 //
 // Notes:
-//   Latency 2: a command whose tlast is taken in cycle T reaches an idle output as the first
-//   PDU beat in T+2; the next PDU's first beat follows a last beat with no idle cycle.
+//   Latency 2: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle
+//   packer's m_axis_pdu as its PDU's first beat in T+2 (committed in T, its queue decided in
+//   T+1, the beat read from the RAM in T+2; dest_ok set, the VC not paused); the next PDU's
+//   first beat follows a last beat with no idle cycle.
 //   Input: tready on a first beat is q_space[q] (bad dest/vc beats are taken and dropped);
 //   later beats are always taken. A command is committed at tlast on beat
 //   cmd_bytes/data_bytes; else dropped and counted once: framing, dest, vc, err (first match).

@@ -26,18 +26,26 @@ fn yosys_script(files: &[String], top: &str) -> String {
 
 pub fn lint_module(tree: &Path, manifest: &TreeManifest, module: &str) -> Result<Vec<LintResult>, ToolError> {
     let files: Vec<String> = manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
-    let mut results = Vec::new();
+    Ok(vec![verilator(&files, module)?, icarus(&files, module)?, yosys(&files, module)?])
+}
 
-    let (ok, out) = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", module]).args(&files))?;
-    results.push(LintResult { module: module.into(), tool: "verilator", clean: ok && out.trim().is_empty(), output: out });
+/// Verilator `--lint-only -Wall` on `module` read from `files` (it and everything it instantiates).
+pub fn verilator(files: &[String], module: &str) -> Result<LintResult, ToolError> {
+    let (ok, out) = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", module]).args(files))?;
+    Ok(LintResult { module: module.into(), tool: "verilator", clean: ok && out.trim().is_empty(), output: out })
+}
 
-    let (ok, out) = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null", "-s", module]).args(&files))?;
-    results.push(LintResult { module: module.into(), tool: "iverilog", clean: ok && out.trim().is_empty(), output: out });
+/// Icarus `-g2005 -Wall`: parses and elaborates `module`.
+pub fn icarus(files: &[String], module: &str) -> Result<LintResult, ToolError> {
+    let (ok, out) = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null", "-s", module]).args(files))?;
+    Ok(LintResult { module: module.into(), tool: "iverilog", clean: ok && out.trim().is_empty(), output: out })
+}
 
-    let (ok, out) = run(Command::new("yosys").args(["-q", "-p", &yosys_script(&files, module)]))?;
+/// Yosys structural checks ([`yosys_script`]).
+pub fn yosys(files: &[String], module: &str) -> Result<LintResult, ToolError> {
+    let (ok, out) = run(Command::new("yosys").args(["-q", "-p", &yosys_script(files, module)]))?;
     let warned = out.lines().any(|l| l.contains("Warning") || l.contains("ERROR"));
-    results.push(LintResult { module: module.into(), tool: "yosys", clean: ok && !warned, output: out });
-    Ok(results)
+    Ok(LintResult { module: module.into(), tool: "yosys", clean: ok && !warned, output: out })
 }
 
 /// Lint every module of the tree at `tree`, modules in parallel on the available cores (largest

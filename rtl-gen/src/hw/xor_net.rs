@@ -256,14 +256,25 @@ fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
 /// wakes every reader of a vector when any bit of it changes, so a level written as one
 /// 726-bit vector made each input change cost (nodes × readers) evaluations; scalar nodes cost
 /// only their own readers.
+///
+/// Each input column the network reads is first a scalar wire `<name>_x<k>` for the same
+/// reason, and because Icarus elaborates a vector read through thousands of bit-selects in
+/// quadratic time (a CRC-64 over 1,936 bits: minutes; through the scalar columns: seconds).
 fn shared_network(items: &mut Vec<Item>, net: &XorNet, window: usize, out: &str) {
     let plan = XorPlan::windowed(&net.map.matrix, window);
     let input_width = net.map.inputs();
     let node_name = |level: usize, index: usize| format!("{}_n{level}_{index}", net.name);
+    let column_name = |k: usize| format!("{}_x{k}", net.name);
     let expr = |t: &Term| match *t {
-        Term::Input(k) => vector_bit(net.input, input_width, k),
+        Term::Input(k) => Expr::id(&column_name(k)),
         Term::Node { level, index } => Expr::id(&node_name(level, index)),
     };
+    let mut columns: Vec<usize> = plan.levels.iter().flatten().chain(plan.roots.iter()).flatten().filter_map(|t| if let Term::Input(k) = *t { Some(k) } else { None }).collect();
+    columns.sort_unstable();
+    columns.dedup();
+    items.push(Item::comment(&format!("the {} input columns the network reads, one wire each", columns.len())));
+    items.extend(columns.iter().map(|&k| Item::wire(&column_name(k), 1, "")));
+    items.extend(columns.iter().map(|&k| Item::assign(Expr::id(&column_name(k)), vector_bit(net.input, input_width, k))));
     for (l, nodes) in plan.levels.iter().enumerate() {
         if nodes.is_empty() {
             continue;

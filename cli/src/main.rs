@@ -8,7 +8,7 @@ use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;
 
 #[derive(clap::Parser)]
-#[command(name = "rtl-gen", version, about = "Generate, check, lint, synthesise and co-simulate parameterized link-reliability RTL (CRC, ISN CRC, RS FEC, replay, RIFL)")]
+#[command(name = "rtl-gen", version, about = "Generate, check, lint, synthesise and co-simulate parameterized link-reliability RTL (CRC, ISN CRC, RS FEC, replay, RIFL, RXL, Gen-Z LLR, SUE, ReCXL)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

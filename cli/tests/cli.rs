@@ -196,3 +196,29 @@ fn cosim_mismatch_names_module_port_seed_and_waveform() {
     let vcd = std::fs::read_to_string(wave).expect("the waveform exists");
     assert!(vcd.contains("$enddefinitions") && vcd.contains(" crc "), "a VCD with the crc port: {wave}");
 }
+
+/// Fields the kind computes when they are not given are listed as derived, with what from, and
+/// a field listed as required is required.
+#[test]
+fn list_shows_derived_defaults_as_derived() {
+    let out = bin().arg("list").output().expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |field: &str| text.lines().find(|l| l.trim_start().starts_with(&format!("{field} "))).unwrap_or_else(|| panic!("no line for {field}")).to_string();
+    assert!(line("enc_pipeline").contains("derived from pipeline"), "{}", line("enc_pipeline"));
+    for field in ["symbols_per_cycle", "ser_threshold", "head_reserve"] {
+        assert!(line(field).contains("derived from") && !line(field).contains("required"), "{}", line(field));
+    }
+}
+
+/// The help text and the package description name every family of blocks.
+#[test]
+fn about_and_description_name_every_family() {
+    let out = bin().arg("--help").output().expect("run");
+    let help = String::from_utf8_lossy(&out.stdout);
+    let cargo = std::fs::read_to_string(workspace().join("rtl-gen/Cargo.toml")).expect("Cargo.toml");
+    let description = cargo.lines().find(|l| l.starts_with("description")).expect("description");
+    for family in ["CRC", "RS FEC", "replay", "RIFL", "RXL", "Gen-Z", "SUE", "ReCXL"] {
+        assert!(help.contains(family), "--help lacks {family}:\n{help}");
+        assert!(description.contains(family), "the description lacks {family}: {description}");
+    }
+}

@@ -3,7 +3,7 @@
 
 use crate::blocks::{self, Block};
 use crate::error::{ConfigError, ConfigResult};
-use crate::fields::FieldReader;
+use crate::fields::{FieldReader, FieldType};
 pub use crate::info::{DesignInfo, ResetStyle};
 use crate::output::header::HeaderTemplate;
 use serde::Deserialize;
@@ -150,7 +150,9 @@ impl Design {
     }
 
     /// Two blocks can still collide through suffixes (`a` + `_check` vs a block named
-    /// `a_check`): caught here rather than as an overwritten file.
+    /// `a_check`): caught here rather than as an overwritten file. Every module the tree emits
+    /// counts (the RIFL demo top and testbench), and so does the FPGA wrapper `rtl-gen fpga`
+    /// builds around each of them.
     fn check_module_names(&self) -> ConfigResult<()> {
         let mut seen: Vec<(String, String)> = Vec::new();
         for b in &self.blocks {
@@ -162,6 +164,21 @@ impl Design {
                     return Err(ConfigError::ModuleCollision { module: m, block: b.name().to_string(), other: other.clone() });
                 }
                 seen.push((m, b.name().to_string()));
+            }
+        }
+        // The tree's companion modules: those of the first block that has any.
+        let mut reserved: Vec<(String, String)> = Vec::new();
+        if let Some(b) = self.blocks.iter().find(|b| !b.companion_module_names(&self.info).is_empty()) {
+            for c in b.companion_module_names(&self.info) {
+                reserved.push((c.clone(), format!("the module `{c}` the tree emits for block `{}` (its FPGA demo)", b.name())));
+            }
+        }
+        for (m, _) in &seen {
+            reserved.push((blocks::fpga_wrapper_name(m), format!("the wrapper `rtl-gen fpga` builds around module `{m}`")));
+        }
+        for (m, block) in &seen {
+            if let Some((_, what)) = reserved.iter().find(|(n, _)| n == m) {
+                return Err(ConfigError::ModuleReserved { module: m.clone(), block: block.clone(), what: what.clone() });
             }
         }
         Ok(())
@@ -253,16 +270,33 @@ fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>
 /// (`[("width", "32"), ("poly", "0x04C11DB7"), ...]`), through the kind's own field parser: how
 /// the simulator gets the model of a module built inside another block (an endpoint's FEC).
 pub fn block_from_params(kind: &str, name: &str, params: &[(&'static str, String)]) -> ConfigResult<Box<dyn Block>> {
-    let values = params.iter().map(|(k, v)| {
-        let value = match v.as_str() {
-            "true" => toml::Value::Boolean(true),
-            "false" => toml::Value::Boolean(false),
-            d if !d.is_empty() && d.len() < 19 && d.bytes().all(|c| c.is_ascii_digit()) => toml::Value::Integer(d.parse().expect("short decimal")),
-            other => toml::Value::String(other.to_string()),
-        };
-        (k.to_string(), value)
-    });
+    let values = params.iter().map(|(k, v)| (k.to_string(), param_toml(kind, k, v)));
     parse_block(0, &block_table(kind, name, values.collect()))
+}
+
+/// A parameter's text from [`Block::params`] as the TOML value its field reads, typed by the
+/// kind's [`FieldSpec`] rather than guessed from the text: integers for `UInt` fields, booleans
+/// for `Bool`, strings for choices and `0x…` constants. `params()` prints design-file values
+/// only (what a block was parsed from); explanations of a value belong to
+/// [`blocks::BlockKind::value_note`], which banners and docs show beside it. Text a `UInt` field
+/// cannot read stays a string, so the field parser names the field and the allowed range.
+/// Parameters that are not fields (derived values a banner shows, such as rs_crc's `bit_map`)
+/// are typed by their text: a decimal integer, a boolean, else a string.
+pub fn param_toml(kind: &str, field: &str, text: &str) -> toml::Value {
+    let integer = || text.parse::<i64>().map(toml::Value::Integer).unwrap_or_else(|_| toml::Value::String(text.to_string()));
+    let boolean = || match text {
+        "true" => toml::Value::Boolean(true),
+        "false" => toml::Value::Boolean(false),
+        other => toml::Value::String(other.to_string()),
+    };
+    let spec = blocks::kind(kind).and_then(|k| k.fields().iter().find(|f| f.name == field));
+    match spec.map(|s| s.ty) {
+        Some(FieldType::UInt { .. } | FieldType::Bits { .. }) => integer(),
+        Some(FieldType::Bool) => boolean(),
+        Some(FieldType::Choice(_)) => toml::Value::String(text.to_string()),
+        None if text.bytes().all(|c| c.is_ascii_digit()) => integer(),
+        None => boolean(),
+    }
 }
 
 /// The `[[blocks]]` table of a block given by kind, name and parameter values. Parameters that

@@ -17,6 +17,8 @@ pub enum ConfigError {
     DuplicateName { block: String, first: usize },
     #[error("module name `{module}` of block `{block}` collides with a module of block `{other}`")]
     ModuleCollision { module: String, block: String, other: String },
+    #[error("module name `{module}` of block `{block}` collides with {what}; rename the block")]
+    ModuleReserved { module: String, block: String, what: String },
     #[error("module name `{module}` of block `{block}` is a {standard} keyword, which no tool parses as a module name; rename the block or set [design] prefix (e.g. \"top_\")")]
     ReservedName { module: String, block: String, standard: &'static str },
     #[error("the design has no [[blocks]]; add at least one (see `rtl-gen list` for the kinds)")]

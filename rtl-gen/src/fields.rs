@@ -22,12 +22,36 @@ pub enum FieldType {
 pub struct FieldSpec {
     pub name: &'static str,
     pub ty: FieldType,
-    /// `None`: required.
+    /// `None`: required. `Some(TOML value)`: the default. `Some("derived: …")` ([`DERIVED`]): when
+    /// not given, the kind computes it from other fields (what follows the prefix says from what).
     pub default: Option<&'static str>,
     pub doc: &'static str,
 }
 
+/// Prefix of a [`FieldSpec::default`] that the kind computes from other fields.
+pub const DERIVED: &str = "derived: ";
+
+/// What happens when a field is not given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldDefault {
+    Required,
+    /// This TOML value.
+    Value(&'static str),
+    /// Computed by the kind from other fields, as the text says.
+    Derived(&'static str),
+}
+
 impl FieldSpec {
+    pub fn default_value(&self) -> FieldDefault {
+        match self.default {
+            None => FieldDefault::Required,
+            Some(d) => match d.strip_prefix(DERIVED) {
+                Some(from) => FieldDefault::Derived(from),
+                None => FieldDefault::Value(d),
+            },
+        }
+    }
+
     /// The allowed range as users read it in errors and in `rtl-gen list`.
     pub fn allowed(&self) -> String {
         match self.ty {
@@ -81,13 +105,14 @@ impl<'a> FieldReader<'a> {
         if let Some(v) = self.table.get(name) {
             return Ok(v.clone());
         }
-        match spec.default {
-            Some(d) => {
+        match spec.default_value() {
+            FieldDefault::Derived(_) => panic!("{}.{name} has a derived default: the kind reads it only when it is set (FieldReader::is_set)", self.kind),
+            FieldDefault::Value(d) => {
                 let parsed: toml::Table = toml::from_str(&format!("v = {d}"))
                     .unwrap_or_else(|e| panic!("default of {}.{name} is not TOML: {e}", self.kind));
                 Ok(parsed["v"].clone())
             }
-            None => Err(self.error(name, format!("is required; allowed {}", spec.allowed()))),
+            FieldDefault::Required => Err(self.error(name, format!("is required; allowed {}", spec.allowed()))),
         }
     }
 

@@ -469,3 +469,61 @@ fn vivado_part_defaults_and_is_validated() {
         refused(&text, &["`vivado_part`", &format!("\"{bad}\""), "xcvu9p-flga2104-2L-e"]);
     }
 }
+
+/// A round trip no frame ID width covers is refused on `cable_m` with what to change, never as
+/// an empty range ("allowed 15..=12"), whether `frame_id_bits` is given or derived.
+#[test]
+fn rifl_round_trip_beyond_12_id_bits_names_what_to_change() {
+    for fields in ["cable_m = 500\nlane_gbps = 1000\nframe_id_bits = 5", "cable_m = 500\nlane_gbps = 1000"] {
+        let err = Design::parse(&rifl(fields), "rifl.toml").expect_err("no frame ID width covers it").to_string();
+        assert!(err.contains("`cable_m`") && err.contains("change instead") && err.contains("cable_m at most") && err.contains("lane_gbps at most"), "{err}");
+        assert!(!err.contains("15..=12"), "{err}");
+        if fields.contains("frame_id_bits") {
+            continue;
+        }
+        // The limits it names are the legal ends: each alone makes the design parse.
+        let number_after = |what: &str| -> u32 { err.split(what).nth(1).and_then(|r| r.trim_start().split(|c: char| !c.is_ascii_digit()).next()).and_then(|n| n.parse().ok()).expect(what) };
+        let (cable, rate) = (number_after("cable_m at most"), number_after("lane_gbps at most"));
+        // (Other limits may still apply there, e.g. the flow-control buffer's Eq. 20.)
+        let round_trip_refused = |f: String| Design::parse(&rifl(&f), "r").err().is_some_and(|e| e.to_string().contains("frame ID bits can name"));
+        assert!(!round_trip_refused(fields.replace("cable_m = 500", &format!("cable_m = {cable}"))), "cable_m = {cable} still too long");
+        assert!(!round_trip_refused(fields.replace("lane_gbps = 1000", &format!("lane_gbps = {rate}"))), "lane_gbps = {rate} still too fast");
+        assert!(round_trip_refused(fields.replace("cable_m = 500", &format!("cable_m = {}", cable + 1))), "cable_m = {} fits too", cable + 1);
+    }
+}
+
+/// The RIFL demo's top and testbench (`<node>_demo`, `<node>_demo_tb`) are module names of the
+/// tree too: a block named so is refused instead of a second `module` of the same name.
+#[test]
+fn block_names_colliding_with_the_rifl_demo_are_refused() {
+    let r = "[[blocks]]\nkind = \"rifl\"\nname = \"r\"\n";
+    for name in ["r_demo", "r_demo_tb"] {
+        let other = format!("[[blocks]]\nkind = \"crc\"\nname = \"{name}\"\n{GOOD}\nchecker = false\n");
+        refused(&format!("{HEADER}{r}{other}"), &[&format!("t_{name}"), "collides", "FPGA demo", "block `r`"]);
+        // Before the RIFL block as well.
+        refused(&format!("{HEADER}{other}{r}"), &[&format!("t_{name}"), "collides"]);
+    }
+    // The demo belongs to the first RIFL block only: a second one's `_demo` name is free.
+    let r2 = "[[blocks]]\nkind = \"rifl\"\nname = \"q\"\n";
+    let free = format!("[[blocks]]\nkind = \"crc\"\nname = \"q_demo\"\n{GOOD}\nchecker = false\n");
+    Design::parse(&format!("{HEADER}{r}{r2}{free}"), "ok.toml").expect("q_demo is no module of the tree");
+}
+
+/// Every module name the tree emits is distinct from every other, over designs where a
+/// collision could only come from the demo or the FPGA wrapper.
+#[test]
+fn block_names_colliding_with_an_fpga_wrapper_are_refused() {
+    let a = format!("[[blocks]]\nkind = \"crc\"\nname = \"c\"\n{GOOD}\nchecker = false\n");
+    let b = format!("[[blocks]]\nkind = \"crc\"\nname = \"c_fpga_wrap\"\n{GOOD}\nchecker = false\n");
+    refused(&format!("{HEADER}{a}{b}"), &["t_c_fpga_wrap", "collides", "rtl-gen fpga"]);
+}
+
+/// A `crc_stream` of one-byte beats has no padding to undo, so any polynomial works, even ones
+/// without the x^0 term (which word_bytes > 1 refuses); its 1-bit `in_keep` is a scalar.
+#[test]
+fn stream_of_single_bytes_takes_an_even_polynomial() {
+    let d = Design::parse(&stream("width = 8\npoly = 0x06\nword_bytes = 1"), "s.toml").expect("valid");
+    let e = d.elaborate();
+    let text = e.modules[0].module.render();
+    assert!(!text.contains("in_keep["), "a 1-bit in_keep indexed:\n{text}");
+}

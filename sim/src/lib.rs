@@ -4,7 +4,7 @@
 //! use rtl_gen_sim::{Bits, Dut, Scoreboard, TestRng, Tree};
 //!
 //! # fn main() -> Result<(), rtl_gen_sim::SimError> {
-//! let tree = Tree::open("generated/rtlgen")?;
+//! let tree = Tree::open("generated")?;
 //! let mut dut = Dut::build_named(&tree, "rtlgen_crc32", "crc32_random")?;
 //! let mut rng = TestRng::for_test("crc32_random")?;
 //! let mut sb = Scoreboard::new("crc32").with_seed(rng.seed()).with_wave(dut.wave_path());

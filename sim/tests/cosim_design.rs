@@ -69,7 +69,7 @@ fn an_own_design_passes_and_a_changed_xor_is_caught_by_name() -> TestResult {
     copy_tree(bench.tree().root(), dir.path())?;
     let file = dir.path().join("rtl/own_crc16.v");
     let text = std::fs::read_to_string(&file)?;
-    let node = "assign crc_n1[0] = ";
+    let node = "assign crc_n1_0 = ";
     let at = text.find(node).expect("a shared XOR node") + node.len();
     let operand = text[at..].find(" ^ ").expect("a 2-input node at least") + " ^ ".len();
     std::fs::write(&file, format!("{}{}", &text[..at], &text[at + operand..]))?;

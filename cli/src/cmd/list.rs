@@ -2,6 +2,7 @@
 
 use super::CmdResult;
 use rtl_gen::blocks::KINDS;
+use rtl_gen::fields::FieldDefault;
 
 #[derive(clap::Args)]
 pub struct Args {}
@@ -14,7 +15,11 @@ pub fn run(_: Args) -> CmdResult {
         println!("{} — {}", k.kind(), k.summary());
         let w = k.fields().iter().map(|f| f.name.len()).max().unwrap_or(0);
         for f in k.fields() {
-            let default = f.default.map(|d| format!("default {d}")).unwrap_or_else(|| "required".into());
+            let default = match f.default_value() {
+                FieldDefault::Required => "required".to_string(),
+                FieldDefault::Value(d) => format!("default {d}"),
+                FieldDefault::Derived(from) => format!("derived from {from}"),
+            };
             println!("  {:<w$}  {} ({}; allowed {})", f.name, f.doc, default, f.allowed());
         }
         println!();

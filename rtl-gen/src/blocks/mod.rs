@@ -2,7 +2,7 @@
 //! generator) and is known to the rest of the tool only through the registry line below.
 
 use crate::config::DesignInfo;
-pub use crate::hw::module::{clock_ports, GeneratedModule, Origin, Role};
+pub use crate::hw::module::{clock_ports, fpga_wrapper_name, GeneratedModule, Origin, Role};
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec};
 use std::any::Any;
@@ -53,17 +53,43 @@ pub trait BlockKind: Sync {
     /// Read every field through `r` (which reports leftovers afterwards) and check the
     /// combinations the field ranges alone cannot express.
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>>;
+    /// What a parameter value means where the number alone does not say it (`xor_window = 0`:
+    /// the whole input), shown beside the value in banners and docs. [`Block::params`] prints
+    /// only the design-file value, so the manifest and the simulator read it back unchanged.
+    fn value_note(&self, _field: &str, _value: &str) -> Option<&'static str> {
+        None
+    }
+}
+
+/// `params` as banners and docs show them: each value with its kind's note, if any.
+pub fn annotated_params(kind: &str, params: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
+    let k = self::kind(kind);
+    params
+        .iter()
+        .map(|(name, value)| match k.and_then(|k| k.value_note(name, value)) {
+            Some(note) => (*name, format!("{value} ({note})")),
+            None => (*name, value.clone()),
+        })
+        .collect()
 }
 
 /// One validated block of a design.
 pub trait Block: std::fmt::Debug + Any {
     fn name(&self) -> &str;
     fn kind(&self) -> &'static str;
-    /// Every parameter and its value (defaults resolved), for banners, docs and the manifest.
+    /// Every parameter and its value (defaults resolved), for banners, docs and the manifest:
+    /// each value as a design file writes it (the field parser reads it back; notes go to
+    /// [`BlockKind::value_note`]).
     fn params(&self) -> Vec<(&'static str, String)>;
     /// Names of the modules `modules` will produce, without building them (collision checks).
     fn module_names(&self, design: &DesignInfo) -> Vec<String>;
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule>;
+    /// Modules the generated tree emits for this block outside `rtl/` (the RIFL node's FPGA demo
+    /// top and its testbench), emitted for the first block of a design that has any: names the
+    /// collision check reserves too.
+    fn companion_module_names(&self, _design: &DesignInfo) -> Vec<String> {
+        Vec::new()
+    }
     /// [`Block::modules`] with each module's [`Origin`] (kind, own parameters) filled in where the
     /// generator did not set one: what the design elaboration and sub-block users call.
     fn elaborate(&self, design: &DesignInfo) -> Vec<GeneratedModule> {

@@ -178,6 +178,12 @@ impl GeneratedModule {
     }
 }
 
+/// The module `rtl-gen fpga` wraps `module` in for place and route (its pins and signature
+/// register): a name the design's own modules must leave free.
+pub fn fpga_wrapper_name(module: &str) -> String {
+    format!("{module}_fpga_wrap")
+}
+
 /// `clk` and the design's reset port, first in the port list of every clocked module.
 pub fn clock_ports(design: &DesignInfo) -> Vec<Port> {
     let reset_doc = if design.reset.active_low() { "asynchronous reset, active low" } else { "synchronous reset, active high" };

@@ -21,7 +21,7 @@ pub enum XorStyle {
     Lut6Tree,
     /// The default ([`XorStyle::SHARED`]). One network for all outputs with 6-input XOR nodes
     /// shared between them within windows of the input ([`xor_share`](super::xor_share)), each
-    /// level one kept vector wire: every output at ⌈log6 w⌉ LUT levels and, on CRCs from 512 bits
+    /// node one kept scalar wire: every output at ⌈log6 w⌉ LUT levels and, on CRCs from 512 bits
     /// up, about 60 % of the LUT6 of `Lut6Tree`, with wiring local enough to route a flit-wide
     /// CRC on an ECP5 at the default window.
     Lut6Shared {
@@ -47,7 +47,7 @@ impl XorStyle {
             _ if stages > 0 => "registered partial parities of masked column groups",
             XorStyle::Masked => "one masked parity per output bit",
             XorStyle::Lut6Tree => "a private tree of 6-input XORs per output bit on kept wires",
-            XorStyle::Lut6Shared { .. } => "6-input XOR nodes shared between the output bits, one kept vector wire per level",
+            XorStyle::Lut6Shared { .. } => "6-input XOR nodes shared between the output bits, one kept wire per node",
         }
     }
 }
@@ -248,24 +248,41 @@ fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
     }
 }
 
-/// The whole map as a [`XorPlan`]: level `l`'s nodes are the bits of the kept vector wire
-/// `<name>_n<l>` (kept so that ABC maps each node to one LUT instead of re-deriving private
+/// The whole map as a [`XorPlan`]: node `i` of level `l` is the scalar kept wire
+/// `<name>_n<l>_<i>` (kept so that ABC maps each node to one LUT instead of re-deriving private
 /// trees), and output bit `r` XORs its root operands.
+///
+/// One wire per node rather than one vector per level: an event-driven simulator (Icarus)
+/// wakes every reader of a vector when any bit of it changes, so a level written as one
+/// 726-bit vector made each input change cost (nodes × readers) evaluations; scalar nodes cost
+/// only their own readers.
+///
+/// Each input column the network reads is first a scalar wire `<name>_x<k>` for the same
+/// reason, and because Icarus elaborates a vector read through thousands of bit-selects in
+/// quadratic time (a CRC-64 over 1,936 bits: minutes; through the scalar columns: seconds).
 fn shared_network(items: &mut Vec<Item>, net: &XorNet, window: usize, out: &str) {
     let plan = XorPlan::windowed(&net.map.matrix, window);
     let input_width = net.map.inputs();
-    let level_name = |level: usize| format!("{}_n{level}", net.name);
+    let node_name = |level: usize, index: usize| format!("{}_n{level}_{index}", net.name);
+    let column_name = |k: usize| format!("{}_x{k}", net.name);
     let expr = |t: &Term| match *t {
-        Term::Input(k) => vector_bit(net.input, input_width, k),
-        Term::Node { level, index } => vector_bit(&level_name(level), plan.levels[level - 1].len(), index),
+        Term::Input(k) => Expr::id(&column_name(k)),
+        Term::Node { level, index } => Expr::id(&node_name(level, index)),
     };
+    let mut columns: Vec<usize> = plan.levels.iter().flatten().chain(plan.roots.iter()).flatten().filter_map(|t| if let Term::Input(k) = *t { Some(k) } else { None }).collect();
+    columns.sort_unstable();
+    columns.dedup();
+    items.push(Item::comment(&format!("the {} input columns the network reads, one wire each", columns.len())));
+    items.extend(columns.iter().map(|&k| Item::wire(&column_name(k), 1, "")));
+    items.extend(columns.iter().map(|&k| Item::assign(Expr::id(&column_name(k)), vector_bit(net.input, input_width, k))));
     for (l, nodes) in plan.levels.iter().enumerate() {
         if nodes.is_empty() {
             continue;
         }
-        items.push(Item::KeptWire { name: level_name(l + 1), width: nodes.len() as u32 });
+        items.push(Item::comment(&format!("level {}: {} shared 6-input XOR nodes", l + 1, nodes.len())));
+        items.extend((0..nodes.len()).map(|i| Item::KeptWire { name: node_name(l + 1, i), width: 1 }));
         for (i, ops) in nodes.iter().enumerate() {
-            items.push(Item::assign(vector_bit(&level_name(l + 1), nodes.len(), i), Expr::XorAll(ops.iter().map(expr).collect())));
+            items.push(Item::assign(Expr::id(&node_name(l + 1, i)), Expr::XorAll(ops.iter().map(expr).collect())));
         }
     }
     let rows = plan.roots.len();

@@ -21,11 +21,11 @@ pub struct DemoNode<'a> {
 }
 
 pub fn top_name(node: &str) -> String {
-    format!("{node}_demo")
+    crate::blocks::rifl::demo_top_name(node)
 }
 
 pub fn tb_name(node: &str) -> String {
-    format!("{node}_demo_tb")
+    crate::blocks::rifl::demo_tb_name(node)
 }
 
 /// Target clock of the demo's FPGA builds (ECP5 and iCE40 targets of the core, `rtl-gen fpga

@@ -9,6 +9,7 @@
 use super::banner::{self, Provenance};
 use super::demo;
 use super::header::{prepend, CommentStyle, HeaderContext, HeaderError};
+use crate::blocks;
 use crate::config::Design;
 use crate::elab::Elaborated;
 use crate::hw::module::Role;
@@ -113,23 +114,20 @@ struct Manifest<'a> {
     files: Vec<ManifestFile>,
 }
 
-/// A parameter value as JSON: booleans and decimal integers typed, everything else (choices,
-/// `0x…` constants) as the string the banner shows. [`crate::config::Design::from_manifest`]
-/// reads them back through the same field parser as a TOML file.
-pub fn param_value(text: &str) -> serde_json::Value {
-    match text {
-        "true" => serde_json::Value::Bool(true),
-        "false" => serde_json::Value::Bool(false),
-        t if !t.is_empty() && t.len() < 20 && t.bytes().all(|c| c.is_ascii_digit()) => match t.parse::<u64>() {
-            Ok(n) => serde_json::Value::from(n),
-            Err(_) => serde_json::Value::String(t.to_string()),
-        },
-        t => serde_json::Value::String(t.to_string()),
+/// A parameter value as JSON, typed by the kind's field ([`crate::config::param_toml`]):
+/// integers and booleans typed, choices and `0x…` constants as strings.
+/// [`crate::config::Design::from_manifest`] reads them back through the same field parser as a
+/// TOML file.
+pub fn param_value(kind: &str, field: &str, text: &str) -> serde_json::Value {
+    match crate::config::param_toml(kind, field, text) {
+        toml::Value::Integer(n) => serde_json::Value::from(n),
+        toml::Value::Boolean(b) => serde_json::Value::Bool(b),
+        _ => serde_json::Value::String(text.to_string()),
     }
 }
 
-fn param_map(params: &[(&'static str, String)]) -> serde_json::Map<String, serde_json::Value> {
-    params.iter().map(|(k, v)| (k.to_string(), param_value(v))).collect()
+fn param_map(kind: &str, params: &[(&'static str, String)]) -> serde_json::Map<String, serde_json::Value> {
+    params.iter().map(|(k, v)| (k.to_string(), param_value(kind, k, v))).collect()
 }
 
 /// Every file of a design, keyed by path (relative to the current base), in memory.
@@ -179,12 +177,13 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     let block_kinds: Vec<&str> = design.blocks.iter().map(|b| b.kind()).collect();
     for m in &elab.modules {
         let shared: Vec<&str> = m.shared_by.iter().map(|&b| block_names[b]).collect();
+        let shown = blocks::annotated_params(m.kind, &m.params);
         let prov = Provenance {
             design: name,
             block: block_names[m.block],
             block_kind: block_kinds[m.block],
             kind: m.kind,
-            params: &m.params,
+            params: &shown,
             shared_by: &shared,
             regenerate: &layout.regenerate,
         };
@@ -255,7 +254,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             role: m.role,
             block: block_names[m.block],
             kind: m.kind,
-            params: param_map(&m.params),
+            params: param_map(m.kind, &m.params),
             shared_by: m.shared_by.iter().map(|&b| block_names[b]).collect(),
             file: format!("rtl/{}.v", m.name()),
             latency: m.latency,
@@ -265,7 +264,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
         })
         .collect();
-    let manifest_blocks = design.blocks.iter().map(|b| ManifestBlock { name: b.name(), kind: b.kind(), params: param_map(&b.params()) }).collect();
+    let manifest_blocks = design.blocks.iter().map(|b| ManifestBlock { name: b.name(), kind: b.kind(), params: param_map(b.kind(), &b.params()) }).collect();
     let manifest_files = files.iter().map(|(p, bytes)| ManifestFile { path: relative(&layout.root, p), sha256: sha256_hex(bytes) }).collect();
     let manifest = Manifest {
         generator: crate::GENERATOR,

@@ -2,7 +2,7 @@
 //! `-g2005` and Yosys structural checks; any warning is a failure.
 
 use super::{default_jobs, parallel_map, run, yosys_words, ToolError, TreeManifest};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The verdict of one tool on one module.
@@ -24,22 +24,30 @@ fn yosys_script(files: &str, top: &str) -> String {
 
 pub fn lint_module(tree: &Path, manifest: &TreeManifest, module: &str) -> Result<Vec<LintResult>, ToolError> {
     let sources = manifest.sources(tree, module);
-    let script = yosys_script(&yosys_words(&sources)?, module);
     // Verilator and Icarus take each file as its own argument (no shell); `--` is not needed:
     // every path starts with the tree folder and its manifest paths never start with `-`.
     let files: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
-    let mut results = Vec::new();
+    Ok(vec![verilator(&files, module)?, icarus(&files, module)?, yosys(&sources, module)?])
+}
 
-    let (ok, out) = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", module]).args(&files))?;
-    results.push(LintResult { module: module.into(), tool: "verilator", clean: ok && out.trim().is_empty(), output: out });
+/// Verilator `--lint-only -Wall` on `module` read from `files` (it and everything it instantiates).
+pub fn verilator(files: &[String], module: &str) -> Result<LintResult, ToolError> {
+    let (ok, out) = run(Command::new("verilator").args(["--lint-only", "-Wall", "--top-module", module]).args(files))?;
+    Ok(LintResult { module: module.into(), tool: "verilator", clean: ok && out.trim().is_empty(), output: out })
+}
 
-    let (ok, out) = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null", "-s", module]).args(&files))?;
-    results.push(LintResult { module: module.into(), tool: "iverilog", clean: ok && out.trim().is_empty(), output: out });
+/// Icarus `-g2005 -Wall`: parses and elaborates `module`.
+pub fn icarus(files: &[String], module: &str) -> Result<LintResult, ToolError> {
+    let (ok, out) = run(Command::new("iverilog").args(["-g2005", "-Wall", "-o", "/dev/null", "-s", module]).args(files))?;
+    Ok(LintResult { module: module.into(), tool: "iverilog", clean: ok && out.trim().is_empty(), output: out })
+}
 
-    let (ok, out) = run(Command::new("yosys").args(["-q", "-p", &script]))?;
+/// Yosys structural checks ([`yosys_script`]) on `module` read from `files`, each passed as a
+/// quoted script word ([`yosys_words`]): a path a script cannot quote is refused.
+pub fn yosys(files: &[PathBuf], module: &str) -> Result<LintResult, ToolError> {
+    let (ok, out) = run(Command::new("yosys").args(["-q", "-p", &yosys_script(&yosys_words(files)?, module)]))?;
     let warned = out.lines().any(|l| l.contains("Warning") || l.contains("ERROR"));
-    results.push(LintResult { module: module.into(), tool: "yosys", clean: ok && !warned, output: out });
-    Ok(results)
+    Ok(LintResult { module: module.into(), tool: "yosys", clean: ok && !warned, output: out })
 }
 
 /// Lint every module of the tree at `tree`, modules in parallel on the available cores (largest

@@ -1,7 +1,7 @@
 //! Link and system campaigns: every campaign of the workspace lives here and shares the
 //! [`channel::Channel`], the scoreboards, [`progress::Progress`], the result records of
-//! [`record`] and the sharding of [`shard`]. RXL and RIFL today; Gen-Z LLR, SUE and ReCXL go
-//! next to them as further submodules with the same shape.
+//! [`record`] and the sharding of [`shard`]: RXL, RIFL, Gen-Z LLR, SUE and ReCXL, one submodule
+//! each with the same shape.
 //!
 //! | module | what |
 //! |---|---|
@@ -9,6 +9,7 @@
 //! | [`rxl`] | RXL / CXL-baseline endpoints and FEC-only switches (models, RTL, lockstep), the campaign loop, Eq. 7 / Eq. 11–14 |
 //! | [`genz`] | two Gen-Z LLR interfaces (models, or RTL + model twins) on [`genz::run_link`]; [`genz::campaign`] the figures campaign (`rtl-gen sim genz --figures`), [`genz::compare`] RIFL vs RXL vs Gen-Z LLR |
 //! | [`rifl`] | two RIFL nodes (model, RTL, lockstep twins) with traffic flows and scoreboard; [`rifl::sweep`] the BER sweep |
+//! | [`recxl`] | ReCXL: the multi-node system (compute nodes, directories, fabric, logging units as models or RTL twins), crashes and recovery; [`recxl::campaign`] the random-crash figures campaign |
 //! | [`sue`] | SUE: the packer's packing sweep, the switch model (per-class queues, PFC, loss, reordering between classes), the N-XPU fabric of RTL `sue_endpoint`s with scoreboards, the figures of `rtl-gen sim sue --figures` |
 //! | [`record`] | serde records, Markdown tables, CSV, JSON result files, the sweep's SVG, `merge` |
 //! | [`progress`] | progress bar on a terminal, plain lines otherwise |

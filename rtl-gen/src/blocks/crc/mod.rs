@@ -129,6 +129,9 @@ impl BlockKind for CrcKind {
         }
         Ok(Box::new(CrcBlock { name: r.block().to_string(), algo, data_bits, seq_bits, pipeline, checker, xor_style }))
     }
+    fn value_note(&self, field: &str, value: &str) -> Option<&'static str> {
+        (field == "xor_window" && value == "0").then_some("whole input")
+    }
 }
 
 /// `xor_window` as a planner window (0 → the whole input). Setting it where no shared network
@@ -179,7 +182,7 @@ impl Block for CrcBlock {
         p.push(("checker", self.checker.to_string()));
         p.push(("xor_style", style_name(self.xor_style).to_string()));
         if let XorStyle::Lut6Shared { window } = self.xor_style {
-            p.push(("xor_window", if window == usize::MAX { "0 (whole input)".to_string() } else { window.to_string() }));
+            p.push(("xor_window", if window == usize::MAX { "0".to_string() } else { window.to_string() }));
         }
         p
     }

@@ -67,7 +67,9 @@ pub fn module(b: &CrcStreamBlock, design: &DesignInfo, name: &str) -> GeneratedM
     items.push(Item::comment("Loop: one whole beat per cycle; bytes not kept are zeroed and undone behind the loop."));
     items.push(Item::reg("state", w, "CRC register between the beats of a message"));
     items.push(Item::wire("beat", 8 * wb, "in_data with the bytes not kept forced to zero"));
-    let keep_bytes = Expr::Concat((0..wb).rev().map(|i| Expr::Repeat(8, Box::new(Expr::bit("in_keep", i)))).collect());
+    // A one-byte beat has a 1-bit in_keep, declared without a range.
+    let keep_bit = |i: u32| if wb == 1 { Expr::id("in_keep") } else { Expr::bit("in_keep", i) };
+    let keep_bytes = Expr::Concat((0..wb).rev().map(|i| Expr::Repeat(8, Box::new(keep_bit(i)))).collect());
     items.push(Item::assign(Expr::id("beat"), Expr::and(Expr::id("in_data"), keep_bytes)));
     items.push(Item::wire("state_in", w, "the register a beat continues from"));
     items.push(Item::assign(Expr::id("state_in"), Expr::mux(Expr::id("in_first"), Expr::id("INIT"), Expr::id("state"))));
@@ -103,10 +105,11 @@ pub fn module(b: &CrcStreamBlock, design: &DesignInfo, name: &str) -> GeneratedM
     items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(accept_last, capture)] });
 
     // Un-shift stages: two conditional multiplications by x^(-8·2^j) per registered stage.
-    let inv_byte = b.algo.register().step_matrix().pow(8).inverse().expect("odd polynomial: x is invertible");
     let mut stage = 1u32;
     let mut j = 0u32;
     while j < steps {
+        // Un-shift stages exist only for word_bytes > 1, where parsing required an odd polynomial.
+        let inv_byte = b.algo.register().step_matrix().pow(8).inverse().expect("odd polynomial (checked for word_bytes > 1): x is invertible");
         let (cur, next) = (format!("s{stage}"), format!("s{}", stage + 1));
         items.push(Item::comment(&format!("Stage {}: undo pad bits {}..{} (multiply by x^(-8*2^j) where pad[j] is set).", stage + 1, j, (j + 1).min(steps - 1))));
         let mut value = format!("{cur}_state");

@@ -33,7 +33,7 @@ static FIELDS: [FieldSpec; 18] = [
     FieldSpec { name: "csn_bits", ty: FieldType::UInt { min: 0, max: 32 }, default: Some("32"), doc: "commit sequence number in VAL and the log record (H2); 0 = paper-exact, else 16..=32" },
     FieldSpec { name: "sram_rows", ty: FieldType::UInt { min: 0, max: 1 << 20 }, default: Some("128"), doc: "SRAM Log Buffer rows, one REPL each; a power of two in 4..=1024" },
     FieldSpec { name: "nack_enable", ty: FieldType::Bool, default: Some("true"), doc: "head-of-store-buffer reserve with NACK (H4); false = paper-exact (REPL waits)" },
-    FieldSpec { name: "head_reserve", ty: FieldType::UInt { min: 0, max: 1024 }, default: None, doc: "rows kept for REPLs of stores at the SB head (H4); default min(num_nodes*cores_per_node, sram_rows)" },
+    FieldSpec { name: "head_reserve", ty: FieldType::UInt { min: 0, max: 1024 }, default: Some("derived: min(num_nodes*cores_per_node, sram_rows)"), doc: "rows kept for REPLs of stores at the SB head (H4)" },
     FieldSpec { name: "log_bytes", ty: FieldType::UInt { min: 0, max: 1 << 40 }, default: Some("18874368"), doc: "DRAM log bytes (Table II: 18 MB read as MiB); a multiple of 64" },
     FieldSpec { name: "log_high_water_pct", ty: FieldType::UInt { min: 1, max: 99 }, default: Some("75"), doc: "log occupancy (percent) that raises st_log_almost_full" },
     FieldSpec { name: "free_lag", ty: FieldType::UInt { min: 0, max: 1 }, default: Some("1"), doc: "epochs a dumped snapshot is kept (H6); 0 = the paper's \"clears its whole log\"" },

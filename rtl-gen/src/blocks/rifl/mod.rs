@@ -93,17 +93,8 @@ impl BlockKind for RiflKind {
         let frame_id_bits = if explicit_id != 0 {
             explicit_id
         } else if cable_m != 0 {
-            let n = derived_frame_id_bits(cable_m, lane_gbps, frame_bits);
-            if n > 12 {
-                return Err(r.error(
-                    "cable_m",
-                    format!(
-                        "= {cable_m} at lane_gbps = {lane_gbps} needs {} frames in flight per round trip, more than 12 frame ID bits can name; allowed: a shorter cable, a lower rate or larger frames",
-                        rtt_frames(cable_m, lane_gbps, frame_bits)
-                    ),
-                ));
-            }
-            n
+            round_trip_fits(r, cable_m, lane_gbps, frame_bits)?;
+            derived_frame_id_bits(cable_m, lane_gbps, frame_bits)
         } else {
             table2_frame_id_bits(frame_bits)
         };
@@ -114,6 +105,8 @@ impl BlockKind for RiflKind {
             ));
         }
         if explicit_id != 0 && cable_m != 0 && explicit_id < derived_frame_id_bits(cable_m, lane_gbps, frame_bits) {
+            // No frame_id_bits covers a round trip beyond 12 bits: name what to change instead.
+            round_trip_fits(r, cable_m, lane_gbps, frame_bits)?;
             return Err(r.error(
                 "frame_id_bits",
                 format!(
@@ -224,9 +217,54 @@ impl Block for RiflBlock {
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
         rtl::modules(self, design)
     }
+    fn companion_module_names(&self, design: &DesignInfo) -> Vec<String> {
+        let node = rtl::Names::new(self, design).top;
+        vec![demo_top_name(&node), demo_tb_name(&node)]
+    }
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// Most frame ID bits a node has (the format's 12-bit frame ID).
+const MAX_FRAME_ID_BITS: u32 = 12;
+
+/// The round trip of `cable_m` at `lane_gbps` fits 12 frame ID bits; else an error on `cable_m`
+/// naming the longest cable, the highest rate and the frame sizes that fit, each with the other
+/// settings kept.
+fn round_trip_fits(r: &FieldReader, cable_m: u32, lane_gbps: u32, frame_bits: u32) -> ConfigResult<()> {
+    let fits = |c: u32, g: u32, f: u32| derived_frame_id_bits(c, g, f) <= MAX_FRAME_ID_BITS;
+    if fits(cable_m, lane_gbps, frame_bits) {
+        return Ok(());
+    }
+    let mut fixes = Vec::new();
+    if let Some(c) = (1..cable_m).rev().find(|&c| fits(c, lane_gbps, frame_bits)) {
+        fixes.push(format!("cable_m at most {c}"));
+    }
+    if let Some(g) = (1..lane_gbps).rev().find(|&g| fits(cable_m, g, frame_bits)) {
+        fixes.push(format!("lane_gbps at most {g}"));
+    }
+    if let Some(f) = [256u32, 512, 1024, 2048].into_iter().find(|&f| f > frame_bits && fits(cable_m, lane_gbps, f)) {
+        fixes.push(format!("frame_bits = {f} or more"));
+    }
+    let fixes = if fixes.is_empty() { "a shorter cable, a lower rate or larger frames".to_string() } else { fixes.join(", or ") };
+    Err(r.error(
+        "cable_m",
+        format!(
+            "= {cable_m} at lane_gbps = {lane_gbps} with {frame_bits}-bit frames needs {} frames in flight per round trip + 32, more than {MAX_FRAME_ID_BITS} frame ID bits can name (no frame_id_bits fits); change instead: {fixes}",
+            rtt_frames(cable_m, lane_gbps, frame_bits)
+        ),
+    ))
+}
+
+/// The FPGA demo top the generated tree builds around the RIFL node `node` (`demo/<node>_demo.v`).
+pub fn demo_top_name(node: &str) -> String {
+    format!("{node}_demo")
+}
+
+/// The demo's self-checking testbench (`demo/<node>_demo_tb.v`).
+pub fn demo_tb_name(node: &str) -> String {
+    format!("{node}_demo_tb")
 }
 
 #[cfg(test)]

@@ -51,8 +51,8 @@ static FIELDS: [FieldSpec; 14] = [
     FieldSpec {
         name: "enc_pipeline",
         ty: FieldType::UInt { min: 0, max: 80 },
-        default: None,
-        doc: "register stages of the encoder alone (default: pipeline); its XOR network uses at most 2, more only delay the codeword",
+        default: Some("derived: pipeline"),
+        doc: "register stages of the encoder alone; its XOR network uses at most 2, more only delay the codeword",
     },
     FieldSpec {
         name: "layout",
@@ -63,10 +63,15 @@ static FIELDS: [FieldSpec; 14] = [
     FieldSpec {
         name: "symbols_per_cycle",
         ty: FieldType::UInt { min: 1, max: 16384 },
-        default: None,
+        default: Some("derived: N, the codeword's symbols (the whole-codeword form)"),
         doc: "P: codeword symbols per clock, 1..=N; N (the default) is the whole-codeword form, P < N the streaming form (ways = 1, generic layout)",
     },
-    FieldSpec { name: "ser_threshold", ty: FieldType::UInt { min: 0, max: 0xFFFF_FFFF }, default: None, doc: "streaming decoder: degraded-SER alarm when more corrected symbols than this fall in a window (default 417 for RS(528,514), 6380 for RS(544,514))" },
+    FieldSpec {
+        name: "ser_threshold",
+        ty: FieldType::UInt { min: 0, max: 0xFFFF_FFFF },
+        default: Some("derived: the code and ser_window (417 for RS(528,514) and 6380 for RS(544,514) at 8192 codewords, else floor(ser_window*N/10^4))"),
+        doc: "streaming decoder: degraded-SER alarm when more corrected symbols than this fall in a window",
+    },
     FieldSpec { name: "ser_window", ty: FieldType::UInt { min: 1, max: 1 << 24 }, default: Some("8192"), doc: "streaming decoder: codewords per degraded-SER window" },
     FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 4, max: 48 }, default: Some("32"), doc: "streaming decoder: width of the saturating corrected-symbol, corrected-bit and uncorrectable-codeword counters" },
 ];

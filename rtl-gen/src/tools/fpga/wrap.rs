@@ -16,7 +16,7 @@ use crate::tools::{TreeModule, TreePort};
 
 /// The wrapper's module name for `module`.
 pub fn wrapper_name(module: &str) -> String {
-    format!("{module}_fpga_wrap")
+    crate::hw::module::fpga_wrapper_name(module)
 }
 
 fn bit_or_all(name: &str, width: u32, hi: u32, lo: u32) -> Expr {

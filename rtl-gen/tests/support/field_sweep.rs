@@ -1,0 +1,139 @@
+//! One-field variations of a small block of every kind, shared by the lint sweep
+//! (`rtl-gen/tests/field_sweep.rs`) and the co-simulation of every enumerated value
+//! (`sim/tests/field_values_cosim.rs`, which includes this file by path).
+//!
+//! The fields and their ranges come from the kind registry (`blocks::KINDS`, `FieldSpec`); only
+//! the small base block of each kind and the caps below are written here. A variant changes one
+//! field of the base: to each end of a `UInt` range, to both booleans, to every choice, and a
+//! `Bits` constant to zero and to all ones.
+
+#![allow(dead_code)] // each including test uses its own part
+
+use rtl_gen::blocks::{self, BlockKind};
+use rtl_gen::fields::{FieldSpec, FieldType};
+
+/// A small block of each kind: the fields a base needs (required ones) and sizes that keep the
+/// modules quick to lint and simulate; every other field at its default.
+pub const BASES: &[(&str, &str)] = &[
+    ("crc", "width = 16\npoly = 0x1021\ndata_bits = 32"),
+    ("crc_stream", "width = 16\npoly = 0x1021\nword_bytes = 4"),
+    ("rs_crc", "data_bytes = 16"),
+    ("replay_buffer", "entry_bits = 16\nseq_bits = 4\ndepth = 8"),
+    ("rs_fec", "msg_bytes = 16"),
+    ("rifl", "frame_bits = 128\nuser_bits = 64"),
+    ("rxl_endpoint", ""),
+    ("rxl_switch", ""),
+    ("sue_packer", "data_bytes = 8\ncmd_bytes = 16\nmax_pack_bytes = 64\nnum_xpu = 2\nqueue_depth = 8"),
+    ("sue_transport", "data_bytes = 8\ncmd_bytes = 16\nmax_pack_bytes = 64\nnum_xpu = 2"),
+    ("sue_endpoint", "data_bytes = 8\ncmd_bytes = 16\nmax_pack_bytes = 64\nnum_xpu = 2\nqueue_depth = 8"),
+    ("recxl_replica_map", "num_nodes = 4\nreplicas = 2\naddr_bits = 16"),
+    ("recxl_logging_unit", "num_nodes = 4\ncores_per_node = 2\nreplicas = 2\naddr_bits = 16\nsram_rows = 16\nfetch_queries = 4\nlog_bytes = 65536"),
+    ("genz_llr", "retry_bytes = 512\nretry_packets = 8"),
+];
+
+/// Top ends of ranges swept at a smaller value in the default run, because the top end makes
+/// one module large enough that linting or simulating it alone takes minutes: the CRC and
+/// GF(2^m) networks grow with the square of their input width, an RS decoder with its check
+/// symbols. `RTLGEN_LONG=1` sweeps the full ranges.
+pub const CAPS: &[(&str, &str, u64)] = &[
+    ("crc", "data_bits", 512),
+    ("crc", "xor_window", 512),
+    ("rs_crc", "data_bytes", 64),
+    ("crc_stream", "word_bytes", 16),
+    ("rs_fec", "check_symbols", 16),
+    ("replay_buffer", "entry_bits", 2048),
+];
+
+/// One design of the sweep/// One design of the sweep: `kind`'s base block with `field` set to `value` (TOML text).
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub kind: &'static str,
+    pub field: &'static str,
+    pub value: String,
+    pub design: String,
+}
+
+impl Variant {
+    pub fn label(&self) -> String {
+        format!("{}.{} = {}", self.kind, self.field, self.value)
+    }
+}
+
+pub fn base(kind: &str) -> &'static str {
+    BASES.iter().find(|(k, _)| *k == kind).map(|(_, b)| *b).unwrap_or_else(|| panic!("no sweep base for kind {kind}: add one to BASES"))
+}
+
+fn cap(kind: &str, field: &str) -> Option<u64> {
+    if std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1") {
+        return None;
+    }
+    CAPS.iter().find(|(k, f, _)| *k == kind && *f == field).map(|(_, _, c)| *c)
+}
+
+/// The design text of `kind`'s base block with `field` set to `value` (or unchanged).
+pub fn design(kind: &str, set: Option<(&str, &str)>) -> String {
+    let mut lines: Vec<String> = base(kind).lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+    if let Some((field, value)) = set {
+        lines.retain(|l| l.split('=').next().map(str::trim) != Some(field));
+        lines.push(format!("{field} = {value}"));
+    }
+    format!("[design]\nname = \"sweep\"\n\n[[blocks]]\nkind = \"{kind}\"\nname = \"b\"\n{}\n", lines.join("\n"))
+}
+
+/// The values a field is swept to, as TOML text.
+fn values(kind: &str, spec: &FieldSpec) -> Vec<String> {
+    match spec.ty {
+        FieldType::UInt { min, max } => {
+            let top = cap(kind, spec.name).map_or(max, |c| c.min(max));
+            let mut v = vec![min.to_string()];
+            if top != min {
+                v.push(top.to_string());
+            }
+            v
+        }
+        FieldType::Bool => vec!["true".into(), "false".into()],
+        FieldType::Choice(options) => options.iter().map(|o| format!("\"{o}\"")).collect(),
+        FieldType::Bits { width_field } => {
+            let width: u32 = base(kind)
+                .lines()
+                .find_map(|l| l.strip_prefix(width_field).and_then(|r| r.trim().strip_prefix('=')).map(|v| v.trim().parse().expect("width")))
+                .unwrap_or(64);
+            let ones = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+            vec!["\"0x0\"".into(), format!("\"0x{ones:X}\"")]
+        }
+    }
+}
+
+fn kinds() -> impl Iterator<Item = &'static dyn BlockKind> {
+    blocks::KINDS.iter().copied()
+}
+
+/// Every one-field variant of every kind's base, the base itself first for each kind
+/// (`field` = "", `value` = "").
+pub fn all() -> Vec<Variant> {
+    select(|_| true)
+}
+
+/// The variants of the enumerated fields (choices and booleans) only: each at every value.
+pub fn enumerated() -> Vec<Variant> {
+    select(|s| matches!(s.ty, FieldType::Bool | FieldType::Choice(_)))
+}
+
+fn select(keep: impl Fn(&FieldSpec) -> bool) -> Vec<Variant> {
+    let mut out = Vec::new();
+    for k in kinds() {
+        out.push(Variant { kind: k.kind(), field: "", value: String::new(), design: design(k.kind(), None) });
+        for spec in k.fields().iter().filter(|s| keep(s)) {
+            for value in values(k.kind(), spec) {
+                out.push(Variant { kind: k.kind(), field: spec.name, value: value.clone(), design: design(k.kind(), Some((spec.name, &value))) });
+            }
+        }
+    }
+    out
+}
+
+/// A module's text without its banner (the comment block before `` `default_nettype``), so
+/// modules that differ only in the parameters their banner lists count once.
+pub fn body(text: &str) -> &str {
+    text.find("`default_nettype").map_or(text, |i| &text[i..])
+}

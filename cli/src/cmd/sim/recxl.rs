@@ -153,7 +153,11 @@ mod tests {
         let g = Geometry { n: 4, c: 2, r: 2 };
         let kind = rtl_gen::blocks::KINDS.iter().find(|k| k.kind() == "recxl_logging_unit").expect("the kind");
         for f in kind.fields() {
-            let line = format!("{} = {}\n", f.name, f.default.unwrap_or("1"));
+            let value = match f.default_value() {
+                rtl_gen::fields::FieldDefault::Value(v) => v,
+                _ => "1",
+            };
+            let line = format!("{} = {value}\n", f.name);
             let duplicate = rc::lu_block(g, &line).is_err_and(|e| e.to_string().contains("duplicate key"));
             assert_eq!(duplicate, CAMPAIGN_SET.contains(&f.name), "{}", f.name);
         }

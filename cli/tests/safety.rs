@@ -234,6 +234,7 @@ fn header_template_abuse_is_bounded() {
         ("self-include", "{% include \"header\" %}".into(), "`include` is not available"),
         ("recursive macro", "{% macro m() %}{{ self::m() }}{% endmacro m %}{{ self::m() }}".into(), "macros"),
         ("huge range", "{% for i in range(end=200000000) %}x{% endfor %}".into(), "at most 1000"),
+        ("doubling variable", "{% set s = \"x\" %}{% for i in range(end=64) %}{% set_global s = s ~ s %}{% endfor %}{{ s }}".into(), "`set` is not available"),
         ("oversize output", format!("{{% for i in range(end=1000) %}}{}\n{{% endfor %}}", "y".repeat(100)), "exceeds 65536 bytes"),
         ("oversize template", "z".repeat(70_000), "at most 65536"),
         ("deep nesting", "{% if true %}".repeat(100) + &"{% endif %}".repeat(100), "nested more than 64"),

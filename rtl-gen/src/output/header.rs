@@ -153,7 +153,8 @@ impl HeaderTemplate {
 
     /// Parse template text; `path` names it in errors. Besides Tera's syntax, a header template
     /// is bounded: at most [`MAX_BYTES`], no `include`, `extends`, `import` or macro (there is
-    /// one template, so each could only recurse into itself), blocks nested at most
+    /// one template, so each could only recurse into itself), no `set` (a variable rebuilt in a
+    /// loop could grow without bound before any output is written), blocks nested at most
     /// [`MAX_NESTING`] deep, `range` at most [`MAX_RANGE`] elements.
     pub fn parse(path: &str, source: &str) -> Result<HeaderTemplate, String> {
         if source.len() > MAX_BYTES {
@@ -301,8 +302,8 @@ fn bounded_range(args: &std::collections::HashMap<String, tera::Value>) -> tera:
     Ok(tera::Value::from((0..count).map(|i| start + i * step).collect::<Vec<u64>>()))
 }
 
-/// Refuse `include` (the template could only include itself), `extends`, `import` and macro
-/// definitions wherever they appear, and blocks nested deeper than [`MAX_NESTING`].
+/// Refuse `include` (the template could only include itself), `extends`, `import`, macro
+/// definitions and `set` wherever they appear, and blocks nested deeper than [`MAX_NESTING`].
 fn bounded(nodes: &[tera::ast::Node], depth: usize) -> Result<(), String> {
     use tera::ast::Node;
     if depth > MAX_NESTING {
@@ -314,6 +315,9 @@ fn bounded(nodes: &[tera::ast::Node], depth: usize) -> Result<(), String> {
             Node::Extends(..) | Node::ImportMacro(..) | Node::MacroDefinition(..) | Node::Super => {
                 return Err("macros, `import`, `extends` and `super` are not available in a header template (it is the only template: they could only recurse into it)".into())
             }
+            // A variable set in a loop can double each time round (`s = s ~ s`) and exhaust
+            // memory before any output is written; a header needs no state of its own.
+            Node::Set(..) => return Err("`set` is not available in a header template (a variable rebuilt in a loop could grow without bound); write the expression where it is used".into()),
             Node::Block(_, b, _) => bounded(&b.body, depth + 1)?,
             Node::FilterSection(_, f, _) => bounded(&f.body, depth + 1)?,
             Node::Forloop(_, f, _) => {

@@ -1689,33 +1689,39 @@ impl System {
         self.send(None, Dst::Cn(cm), Msg::InitRecovResp { home: h });
     }
 
+    /// Every epoch dumped into unit `c`'s regions, in the order their trailers were written:
+    /// (epoch, its records). An overflowed epoch's beats at a region's end have no trailer and
+    /// are left out; a re-dumped epoch appears once per trailer.
+    fn dumped_epochs(&self, c: &Cn) -> Vec<(u32, Vec<Record>)> {
+        let rec = self.b.rec() as usize;
+        let m = c.lu.model();
+        let mut out = Vec::new();
+        for (base, bytes) in &c.regions {
+            let mut cur: Vec<Record> = Vec::new();
+            let mut a = *base;
+            while let Some(beat) = c.region.get(&a).filter(|_| a < base + bytes) {
+                if !beat.get(rec - 1) && beat.field(0, 32) as u32 == TRAILER_MAGIC {
+                    out.push((beat.field(32, 32) as u32, std::mem::take(&mut cur)));
+                } else {
+                    for j in 0..512 / rec {
+                        let r = m.unpack(&beat.slice(j * rec, rec));
+                        if r.valid {
+                            cur.push(r);
+                        }
+                    }
+                }
+                a += 64;
+            }
+        }
+        out
+    }
+
     /// Newest dumped value per (line, word) over every region (the crashed node's too: MN memory
     /// survives), complete epochs only, a re-dump superseding its epoch number.
     fn parse_dumps(&self) -> HashMap<(u64, u32), u64> {
         let mut best: HashMap<(u64, u32), ((u32, usize), u64)> = HashMap::new();
-        let rec = self.b.rec() as usize;
         for c in &self.cn {
-            let m = c.lu.model();
-            let mut epochs: BTreeMap<u32, Vec<Record>> = BTreeMap::new();
-            let mut cur: Vec<Record> = Vec::new();
-            // Region by region (an overflowed epoch's beats at a region's end have no trailer).
-            for (base, bytes) in &c.regions {
-                cur.clear();
-                let mut a = *base;
-                while let Some(beat) = c.region.get(&a).filter(|_| a < base + bytes) {
-                    if !beat.get(rec - 1) && beat.field(0, 32) as u32 == TRAILER_MAGIC {
-                        epochs.insert(beat.field(32, 32) as u32, std::mem::take(&mut cur));
-                    } else {
-                        for j in 0..512 / rec {
-                            let r = m.unpack(&beat.slice(j * rec, rec));
-                            if r.valid {
-                                cur.push(r);
-                            }
-                        }
-                    }
-                    a += 64;
-                }
-            }
+            let epochs: BTreeMap<u32, Vec<Record>> = self.dumped_epochs(c).into_iter().collect();
             for (e, recs) in epochs {
                 for (i, r) in recs.iter().enumerate() {
                     let key = (e, i);
@@ -1731,29 +1737,11 @@ impl System {
 
     /// Every dumped record: (unit, epoch, index, line, word, value), complete epochs only.
     fn dump_records(&self) -> Vec<(u32, u32, usize, u64, u32, u64)> {
-        let rec = self.b.rec() as usize;
         let mut out = Vec::new();
         for (u, c) in self.cn.iter().enumerate() {
-            let m = c.lu.model();
-            let mut cur: Vec<Record> = Vec::new();
-            for (base, bytes) in &c.regions {
-                cur.clear();
-                let mut a = *base;
-                while let Some(beat) = c.region.get(&a).filter(|_| a < base + bytes) {
-                    if !beat.get(rec - 1) && beat.field(0, 32) as u32 == TRAILER_MAGIC {
-                        let e = beat.field(32, 32) as u32;
-                        for (i, r) in std::mem::take(&mut cur).into_iter().enumerate() {
-                            out.push((u as u32, e, i, r.line, r.word, r.value));
-                        }
-                    } else {
-                        for j in 0..512 / rec {
-                            let r = m.unpack(&beat.slice(j * rec, rec));
-                            if r.valid {
-                                cur.push(r);
-                            }
-                        }
-                    }
-                    a += 64;
+            for (e, recs) in self.dumped_epochs(c) {
+                for (i, r) in recs.into_iter().enumerate() {
+                    out.push((u as u32, e, i, r.line, r.word, r.value));
                 }
             }
         }

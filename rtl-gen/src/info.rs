@@ -44,4 +44,3 @@ pub struct DesignInfo {
     /// of every file.
     pub header_template: Option<HeaderTemplate>,
 }
-

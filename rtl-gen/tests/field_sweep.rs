@@ -6,19 +6,23 @@
 //! -Wall` and Icarus `-g2005`. Every failure is listed at once. Needs the tools `scripts/setup`
 //! installs.
 //!
-//! The default run sweeps the kinds whose variants lint in seconds; the flit-size and
-//! system-size kinds ([`LONG_KINDS`]: each variant re-lints a 256-byte-flit FEC decoder or a
-//! whole endpoint) run with `RTLGEN_LONG=1`.
+//! A module is linted on its own file with a port-only stand-in for each module it instantiates
+//! (written from the manifest's port list): every instantiated module is itself a distinct
+//! module of the sweep and linted with its real body, and the stand-ins keep the port
+//! connections (names, directions, widths) checked. That way a variant that changes only an
+//! endpoint's timers re-lints the endpoint, not the megabyte flit CRC under it, and every kind
+//! fits the default run. The default run caps a few range tops (`CAPS` in the support file);
+//! `RTLGEN_LONG=1` sweeps the full ranges and lints each module over its real hierarchy.
 
 #[path = "support/field_sweep.rs"]
 mod field_sweep;
 
 use rtl_gen::config::Design;
 use rtl_gen::output::tree::{self, Layout};
-use rtl_gen::tools::{default_jobs, lint, parallel_map, TreeManifest};
+use rtl_gen::tools::{default_jobs, lint, parallel_map, TreeManifest, TreeModule};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One distinct module to lint: the tree it was written to, its name, the variant it came from.
 struct Job {
@@ -27,51 +31,116 @@ struct Job {
     label: String,
 }
 
+/// A port-only stand-in for `m`: its inputs unread, its outputs tied to zero, so a module that
+/// instantiates it lints without the real body (linted on its own as a distinct module).
+fn stand_in(m: &TreeModule) -> String {
+    let ports: Vec<String> = m
+        .ports
+        .iter()
+        .map(|p| format!("    {} wire [{}:0] {}", p.dir, p.width - 1, p.name))
+        .collect();
+    let ties: String = m
+        .ports
+        .iter()
+        .filter(|p| p.dir == "output")
+        .map(|p| format!("    assign {} = {}'d0;\n", p.name, p.width))
+        .collect();
+    format!(
+        "/* verilator lint_off UNUSEDSIGNAL */\nmodule {} (\n{}\n);\n{ties}endmodule\n/* verilator lint_on UNUSEDSIGNAL */\n",
+        m.name,
+        ports.join(",\n")
+    )
+}
+
+/// The files that lint `module` of `tree`: with `whole`, its real hierarchy; otherwise its own
+/// file and a stand-in for each module it instantiates (written in a folder of the job's own
+/// next to the tree, as jobs run in parallel).
+fn lint_files(tree: &Path, manifest: &TreeManifest, module: &str, whole: bool) -> Vec<String> {
+    if whole {
+        return manifest
+            .sources(tree, module)
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+    }
+    let m = manifest
+        .modules
+        .iter()
+        .find(|m| m.name == module)
+        .expect("module in its manifest");
+    let mut files = vec![tree.join(&m.file).display().to_string()];
+    for dep in &m.depends {
+        let d = manifest
+            .modules
+            .iter()
+            .find(|x| &x.name == dep)
+            .expect("dependency in the manifest");
+        let path = tree.join("stand_ins").join(module).join(format!("{dep}.v"));
+        std::fs::create_dir_all(path.parent().expect("folder")).expect("stand-in folder");
+        std::fs::write(&path, stand_in(d)).expect("stand-in");
+        files.push(path.display().to_string());
+    }
+    files
+}
+
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }
 
 /// The blocks' parameters a manifest rebuilds must be the ones the design printed: a value
 /// `params()` prints that its field cannot read back breaks `rtl-gen sim cosim` on that tree.
 fn manifest_round_trip(design: &Design, root: &std::path::Path) -> Result<(), String> {
     let json = std::fs::read_to_string(root.join("manifest.json")).map_err(|e| e.to_string())?;
-    let back = Design::from_manifest(&json, "manifest.json").map_err(|e| format!("the manifest does not read back: {e}"))?;
+    let back = Design::from_manifest(&json, "manifest.json")
+        .map_err(|e| format!("the manifest does not read back: {e}"))?;
     for (a, b) in design.blocks.iter().zip(&back.blocks) {
         if a.params() != b.params() {
-            return Err(format!("block {} reads back with other parameters: {:?} vs {:?}", a.name(), a.params(), b.params()));
+            return Err(format!(
+                "block {} reads back with other parameters: {:?} vs {:?}",
+                a.name(),
+                a.params(),
+                b.params()
+            ));
         }
     }
     Ok(())
 }
 
-/// Kinds swept only with `RTLGEN_LONG=1`.
-const LONG_KINDS: &[&str] = &["rs_fec", "rxl_endpoint", "rxl_switch", "sue_endpoint", "sue_transport", "recxl_logging_unit", "genz_llr"];
-
 #[test]
 fn every_one_field_variant_is_refused_clearly_or_lint_clean() {
-    sweep(&|k| !LONG_KINDS.contains(&k), 80, 100);
+    sweep(false, 150, 200);
 }
 
 #[test]
-#[ignore = "long: the flit-size and system-size kinds; RTLGEN_LONG=1"]
-fn every_one_field_variant_of_the_large_kinds_is_refused_clearly_or_lint_clean() {
-    assert!(std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1"), "set RTLGEN_LONG=1");
-    sweep(&|k| LONG_KINDS.contains(&k), 50, 50);
+#[ignore = "long: full ranges, each module over its whole hierarchy; RTLGEN_LONG=1"]
+fn every_one_field_variant_at_full_range_is_refused_clearly_or_lint_clean_over_its_hierarchy() {
+    assert!(
+        std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1"),
+        "set RTLGEN_LONG=1"
+    );
+    sweep(true, 150, 200);
 }
 
-/// Sweep the kinds `kinds` accepts; at least `min_accepted` variants must generate and
-/// `min_modules` distinct modules be linted (the sweep reaches far).
-fn sweep(kinds: &dyn Fn(&str) -> bool, min_accepted: usize, min_modules: usize) {
+/// Sweep every kind; at least `min_accepted` variants must generate and `min_modules` distinct
+/// modules be linted (the sweep reaches far). `whole`: lint each module over its real hierarchy
+/// instead of over stand-ins.
+fn sweep(whole: bool, min_accepted: usize, min_modules: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut failures = Vec::new();
     let mut seen = BTreeSet::new();
     let mut jobs = Vec::new();
     let (mut accepted, mut refused) = (0usize, 0usize);
-    for (i, v) in field_sweep::all().iter().enumerate().filter(|(_, v)| kinds(v.kind)) {
+    for (i, v) in field_sweep::all().iter().enumerate() {
         let label = v.label();
         let design = match catch_unwind(|| Design::parse(&v.design, &label)) {
             Err(p) => {
-                failures.push(format!("{label}: parsing panicked: {}", panic_text(p.as_ref())));
+                failures.push(format!(
+                    "{label}: parsing panicked: {}",
+                    panic_text(p.as_ref())
+                ));
                 continue;
             }
             Ok(Err(e)) => {
@@ -88,11 +157,21 @@ fn sweep(kinds: &dyn Fn(&str) -> bool, min_accepted: usize, min_modules: usize) 
         let built = catch_unwind(AssertUnwindSafe(|| {
             let layout = Layout::for_design_file(&dir.path().join(i.to_string()), &design);
             let root = layout.root.clone();
-            tree::build(&Design::parse(&v.design, &label).expect("parsed once").elaborate(), layout).write().map(|_| root)
+            tree::build(
+                &Design::parse(&v.design, &label)
+                    .expect("parsed once")
+                    .elaborate(),
+                layout,
+            )
+            .write()
+            .map(|_| root)
         }));
         let root = match built {
             Err(p) => {
-                failures.push(format!("{label}: generating panicked: {}", panic_text(p.as_ref())));
+                failures.push(format!(
+                    "{label}: generating panicked: {}",
+                    panic_text(p.as_ref())
+                ));
                 continue;
             }
             Ok(Err(e)) => panic!("{label}: writing the tree: {e}"),
@@ -103,26 +182,72 @@ fn sweep(kinds: &dyn Fn(&str) -> bool, min_accepted: usize, min_modules: usize) 
         }
         let manifest = TreeManifest::load(&root).expect("manifest");
         for m in &manifest.modules {
-            let key: String = manifest.sources(&root, &m.name).iter().map(|p| field_sweep::body(&std::fs::read_to_string(p).expect("module")).to_string()).collect();
+            // A module counts once per body and, over stand-ins, per port list of what it
+            // instantiates; over its whole hierarchy, per body of everything under it.
+            let key: String = if whole {
+                manifest
+                    .sources(&root, &m.name)
+                    .iter()
+                    .map(|p| {
+                        field_sweep::body(&std::fs::read_to_string(p).expect("module")).to_string()
+                    })
+                    .collect()
+            } else {
+                let own = field_sweep::body(
+                    &std::fs::read_to_string(root.join(&m.file)).expect("module"),
+                )
+                .to_string();
+                let deps: Vec<String> = m
+                    .depends
+                    .iter()
+                    .filter_map(|d| manifest.modules.iter().find(|x| &x.name == d))
+                    .map(stand_in)
+                    .collect();
+                own + &deps.concat()
+            };
             if seen.insert(key) {
-                jobs.push(Job { tree: root.clone(), module: m.name.clone(), label: label.clone() });
+                jobs.push(Job {
+                    tree: root.clone(),
+                    module: m.name.clone(),
+                    label: label.clone(),
+                });
             }
         }
     }
     let start = std::time::Instant::now();
     let results = parallel_map(&jobs, default_jobs(), |j| {
         let manifest = TreeManifest::load(&j.tree).expect("manifest");
-        let files: Vec<String> = manifest.sources(&j.tree, &j.module).iter().map(|p| p.display().to_string()).collect();
-        let runs = [lint::verilator(&files, &j.module), lint::icarus(&files, &j.module)];
+        let files = lint_files(&j.tree, &manifest, &j.module, whole);
+        let runs = [
+            lint::verilator(&files, &j.module),
+            lint::icarus(&files, &j.module),
+        ];
         runs.into_iter()
             .map(|r| r.expect("verilator and iverilog installed (scripts/setup)"))
             .filter(|r| !r.clean)
-            .map(|r| format!("{} ({}) {}:\n{}", j.module, j.label, r.tool, r.output.trim_end()))
+            .map(|r| {
+                format!(
+                    "{} ({}) {}:\n{}",
+                    j.module,
+                    j.label,
+                    r.tool,
+                    r.output.trim_end()
+                )
+            })
             .collect::<Vec<_>>()
     });
     failures.extend(results.into_iter().flatten());
     eprintln!("{accepted} variants generated, {refused} refused with a field error, {} distinct modules linted in {:.0?}", jobs.len(), start.elapsed());
     failures.sort();
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    assert!(accepted >= min_accepted && jobs.len() >= min_modules, "{accepted} variants accepted, {} modules", jobs.len());
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        accepted >= min_accepted && jobs.len() >= min_modules,
+        "{accepted} variants accepted, {} modules",
+        jobs.len()
+    );
 }

@@ -149,11 +149,17 @@ impl BlockKind for RecxlLoggingUnitKind {
         let word_bytes = r.u32("word_bytes")?;
         let lb = shape.line_bytes;
         if ![1, 2, 4, 8].contains(&word_bytes) || lb % word_bytes != 0 {
-            return Err(r.error("word_bytes", format!("= {word_bytes} must be one of 1, 2, 4, 8 and divide line_bytes = {lb}")));
+            return Err(r.error(
+                "word_bytes",
+                format!("= {word_bytes} must be one of 1, 2, 4, 8 and divide line_bytes = {lb}"),
+            ));
         }
         let sram_rows = r.u32("sram_rows")?;
         if !sram_rows.is_power_of_two() || !(4..=1024).contains(&sram_rows) {
-            return Err(r.error("sram_rows", format!("= {sram_rows} must be a power of two in 4..=1024")));
+            return Err(r.error(
+                "sram_rows",
+                format!("= {sram_rows} must be a power of two in 4..=1024"),
+            ));
         }
         let ts_bits = r.u32("ts_bits")?;
         if (1u64 << (ts_bits - 1)) <= sram_rows as u64 {
@@ -166,13 +172,25 @@ impl BlockKind for RecxlLoggingUnitKind {
         let tag_bits = r.u32("tag_bits")?;
         let csn_bits = r.u32("csn_bits")?;
         if csn_bits != 0 && csn_bits < 16 {
-            return Err(r.error("csn_bits", format!("= {csn_bits} is out of range; allowed 0 (paper-exact, H2) or 16..=32")));
+            return Err(r.error(
+                "csn_bits",
+                format!("= {csn_bits} is out of range; allowed 0 (paper-exact, H2) or 16..=32"),
+            ));
         }
         let nack_enable = r.bool("nack_enable")?;
         let n = shape.num_nodes;
-        let head_reserve = if r.is_set("head_reserve") { r.u32("head_reserve")? } else { (n * cores_per_node).min(sram_rows) };
+        let head_reserve = if r.is_set("head_reserve") {
+            r.u32("head_reserve")?
+        } else {
+            (n * cores_per_node).min(sram_rows)
+        };
         if head_reserve > sram_rows {
-            return Err(r.error("head_reserve", format!("= {head_reserve} exceeds sram_rows = {sram_rows}; allowed 0..={sram_rows}")));
+            return Err(r.error(
+                "head_reserve",
+                format!(
+                    "= {head_reserve} exceeds sram_rows = {sram_rows}; allowed 0..={sram_rows}"
+                ),
+            ));
         }
         let log_bytes = r.uint("log_bytes")?;
         let log_high_water_pct = r.u32("log_high_water_pct")?;
@@ -208,7 +226,13 @@ impl BlockKind for RecxlLoggingUnitKind {
             ));
         }
         if b.lib() > 40 {
-            return Err(r.error("log_bytes", format!("= {log_bytes} holds more than 2^40 records; allowed up to {} bytes", (1u64 << 40) * (b.rec() as u64 / 8))));
+            return Err(r.error(
+                "log_bytes",
+                format!(
+                    "= {log_bytes} holds more than 2^40 records; allowed up to {} bytes",
+                    (1u64 << 40) * (b.rec() as u64 / 8)
+                ),
+            ));
         }
         Ok(Box::new(b))
     }
@@ -245,7 +269,12 @@ impl Block for RecxlLoggingUnitBlock {
         vec![format!("{}{}", design.prefix, self.name)]
     }
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
-        vec![rtl::module(self, design, &self.module_names(design)[0], rtl::Mutation::None)]
+        vec![rtl::module(
+            self,
+            design,
+            &self.module_names(design)[0],
+            rtl::Mutation::None,
+        )]
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

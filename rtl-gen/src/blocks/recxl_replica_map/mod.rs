@@ -39,9 +39,17 @@ pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
     // The range 2..=256 is the field's own (ReCXL needs 2 nodes to replicate anything; node IDs
     // are at most 8 bits), so `rtl-gen list` and the range error show the one real range.
     let num_nodes = r.u32("num_nodes").map_err(|e| match e {
-        ConfigError::Field { block, kind, field, problem } => {
-            ConfigError::Field { block, kind, field, problem: format!("{problem} (ReCXL needs at least 2 compute nodes; at most 256)") }
-        }
+        ConfigError::Field {
+            block,
+            kind,
+            field,
+            problem,
+        } => ConfigError::Field {
+            block,
+            kind,
+            field,
+            problem: format!("{problem} (ReCXL needs at least 2 compute nodes; at most 256)"),
+        },
         other => other,
     })?;
     let replicas = r.u32("replicas")?;
@@ -59,23 +67,37 @@ pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
         ));
     }
     if replicas > 8 {
-        return Err(r.error("replicas", format!("= {replicas} is out of range; allowed 2..=min(8, num_nodes) = 2..={max}")));
+        return Err(r.error(
+            "replicas",
+            format!("= {replicas} is out of range; allowed 2..=min(8, num_nodes) = 2..={max}"),
+        ));
     }
     let line_bytes = r.u32("line_bytes")?;
     if ![32, 64, 128].contains(&line_bytes) {
-        return Err(r.error("line_bytes", format!("= {line_bytes} must be 32, 64 or 128")));
+        return Err(r.error(
+            "line_bytes",
+            format!("= {line_bytes} must be 32, 64 or 128"),
+        ));
     }
     let addr_bits = r.u32("addr_bits")?;
     let lb = line_bytes.trailing_zeros();
     if addr_bits <= lb {
         return Err(r.error("addr_bits", format!("= {addr_bits} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})", lb + 1)));
     }
-    Ok(Shape { num_nodes, replicas, line_bytes, addr_bits })
+    Ok(Shape {
+        num_nodes,
+        replicas,
+        line_bytes,
+        addr_bits,
+    })
 }
 
 impl Shape {
     pub fn map(&self) -> MapShape {
-        MapShape { num_nodes: self.num_nodes, replicas: self.replicas }
+        MapShape {
+            num_nodes: self.num_nodes,
+            replicas: self.replicas,
+        }
     }
     /// LA = addr_bits − log2 line_bytes.
     pub fn line_addr_bits(&self) -> u32 {
@@ -119,7 +141,10 @@ impl BlockKind for RecxlReplicaMapKind {
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
         let shape = read_shape(r)?;
-        Ok(Box::new(RecxlReplicaMapBlock { name: r.block().to_string(), shape }))
+        Ok(Box::new(RecxlReplicaMapBlock {
+            name: r.block().to_string(),
+            shape,
+        }))
     }
 }
 

@@ -171,6 +171,24 @@ impl<'a> FieldReader<'a> {
         Ok(n)
     }
 
+    /// [`uint`](Self::uint), but a number outside the field's range is refused with the kind's
+    /// own reason, `why(n)` (which states the allowed range in the field's terms), so
+    /// `rtl-gen list` shows the one real range and the error still says why it is the range.
+    pub fn uint_with_reason(
+        &mut self,
+        name: &str,
+        why: impl FnOnce(u64) -> String,
+    ) -> ConfigResult<u64> {
+        self.uint(name).map_err(|e| {
+            let number = match self.table.get(name) {
+                Some(toml::Value::Integer(i)) => u64::try_from(*i).ok(),
+                Some(toml::Value::String(s)) => parse_wide(s).and_then(|n| u64::try_from(n).ok()),
+                _ => None,
+            };
+            number.map_or(e, |n| self.error(name, why(n)))
+        })
+    }
+
     pub fn u32(&mut self, name: &str) -> ConfigResult<u32> {
         self.uint(name).map(|v| v as u32)
     }

@@ -124,6 +124,64 @@ fn every_one_field_variant_at_full_range_is_refused_clearly_or_lint_clean_over_i
     sweep(true, 150, 180);
 }
 
+/// The range `rtl-gen list` prints for a field is its real one: from the small base block, a
+/// number field accepts at least one end of its listed range (a listed `0..=65536` whose every
+/// legal value lies in `2..=8` would fail here) — unless the base itself pins the field, which
+/// the exceptions name.
+#[test]
+fn every_number_field_accepts_an_end_of_its_listed_range() {
+    // (kind, field) whose ends are legal only beside other values than the small base's.
+    const PINNED: &[(&str, &str)] = &[
+        // Polynomials: legal values are the primitive (or high-distance) ones, not a range end.
+        ("rifl", "crc_poly"),
+        ("rs_crc", "field_poly"),
+        ("rs_fec", "field_poly"),
+        // The base gives msg_bytes, which fixes 8-bit symbols and excludes msg_symbols.
+        ("rs_crc", "symbol_bits"),
+        ("rs_fec", "symbol_bits"),
+        ("rs_fec", "msg_symbols"),
+        // Fields of the streaming decoder; the base is the whole-codeword form.
+        ("rs_fec", "counter_bits"),
+        ("rs_fec", "ser_threshold"),
+        ("rs_fec", "ser_window"),
+        // Bounded by the base's beat (8 bytes) and retry buffer (512 bytes), and by ui_per_cycle.
+        ("genz_llr", "max_packet_bytes"),
+        ("genz_llr", "llrt_ui"),
+        // A multiple of data_bytes up to max_pack_bytes (16 and 64 in the base).
+        ("sue_transport", "cmd_bytes"),
+        ("sue_endpoint", "cmd_bytes"),
+        // Only with xpuid_source = "constant"; the base takes the id from its port.
+        ("sue_transport", "local_xpuid"),
+        ("sue_endpoint", "local_xpuid"),
+    ];
+    let mut bad = Vec::new();
+    for v in field_sweep::all() {
+        if v.field.is_empty()
+            || PINNED.contains(&(v.kind, v.field))
+            || v.value.starts_with('"')
+            || v.value == "true"
+            || v.value == "false"
+        {
+            continue;
+        }
+        if Design::parse(&v.design, &v.label()).is_err() {
+            bad.push(v);
+        }
+    }
+    // A field whose both swept ends are refused lists a range it does not have.
+    let mut fields: Vec<(&str, &str)> = bad.iter().map(|v| (v.kind, v.field)).collect();
+    fields.sort();
+    let both: Vec<String> = fields
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| format!("{}.{}", w[0].0, w[0].1))
+        .collect();
+    assert!(
+        both.is_empty(),
+        "fields refused at both ends of the range `rtl-gen list` shows: {both:?}"
+    );
+}
+
 /// Sweep every kind; at least `min_accepted` variants must generate and `min_modules` distinct
 /// modules be linted (the sweep reaches far). `whole`: lint each module over its real hierarchy
 /// instead of over stand-ins.

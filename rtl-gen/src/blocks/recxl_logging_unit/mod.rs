@@ -26,15 +26,15 @@ static FIELDS: [FieldSpec; 18] = [
     FieldSpec { name: "cores_per_node", ty: FieldType::UInt { min: 1, max: 256 }, default: Some("4"), doc: "cores per CN C (Table II: 4)" },
     SHAPE_FIELDS[1],
     SHAPE_FIELDS[2],
-    FieldSpec { name: "word_bytes", ty: FieldType::UInt { min: 0, max: 1024 }, default: Some("4"), doc: "bytes per Word Mask bit (4, inferred from §IV-D.1); one of 1, 2, 4, 8" },
+    FieldSpec { name: "word_bytes", ty: FieldType::UInt { min: 1, max: 8 }, default: Some("4"), doc: "bytes per Word Mask bit (4, inferred from §IV-D.1); one of 1, 2, 4, 8" },
     SHAPE_FIELDS[3],
     FieldSpec { name: "ts_bits", ty: FieldType::UInt { min: 8, max: 32 }, default: Some("16"), doc: "VAL logical timestamp width (§IV-C); 2^(ts_bits-1) > sram_rows" },
     FieldSpec { name: "tag_bits", ty: FieldType::UInt { min: 0, max: 16 }, default: Some("7"), doc: "transaction tag in REPL/REPL_ACK/VAL (H1); 0 = paper-exact" },
     FieldSpec { name: "csn_bits", ty: FieldType::UInt { min: 0, max: 32 }, default: Some("32"), doc: "commit sequence number in VAL and the log record (H2); 0 = paper-exact, else 16..=32" },
-    FieldSpec { name: "sram_rows", ty: FieldType::UInt { min: 0, max: 1 << 20 }, default: Some("128"), doc: "SRAM Log Buffer rows, one REPL each; a power of two in 4..=1024" },
+    FieldSpec { name: "sram_rows", ty: FieldType::UInt { min: 4, max: 1024 }, default: Some("128"), doc: "SRAM Log Buffer rows, one REPL each; a power of two" },
     FieldSpec { name: "nack_enable", ty: FieldType::Bool, default: Some("true"), doc: "head-of-store-buffer reserve with NACK (H4); false = paper-exact (REPL waits)" },
     FieldSpec { name: "head_reserve", ty: FieldType::UInt { min: 0, max: 1024 }, default: Some("derived: min(num_nodes*cores_per_node, sram_rows)"), doc: "rows kept for REPLs of stores at the SB head (H4)" },
-    FieldSpec { name: "log_bytes", ty: FieldType::UInt { min: 0, max: 1 << 40 }, default: Some("18874368"), doc: "DRAM log bytes (Table II: 18 MB read as MiB); a multiple of 64" },
+    FieldSpec { name: "log_bytes", ty: FieldType::UInt { min: 64, max: 1 << 40 }, default: Some("18874368"), doc: "DRAM log bytes (Table II: 18 MB read as MiB); a multiple of 64" },
     FieldSpec { name: "log_high_water_pct", ty: FieldType::UInt { min: 1, max: 99 }, default: Some("75"), doc: "log occupancy (percent) that raises st_log_almost_full" },
     FieldSpec { name: "free_lag", ty: FieldType::UInt { min: 0, max: 1 }, default: Some("1"), doc: "epochs a dumped snapshot is kept (H6); 0 = the paper's \"clears its whole log\"" },
     FieldSpec { name: "fetch_queries", ty: FieldType::UInt { min: 1, max: 1024 }, default: Some("64"), doc: "FetchLatestVers query table entries per traversal" },
@@ -146,20 +146,17 @@ impl BlockKind for RecxlLoggingUnitKind {
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
         let shape = read_shape(r)?;
         let cores_per_node = r.u32("cores_per_node")?;
-        let word_bytes = r.u32("word_bytes")?;
         let lb = shape.line_bytes;
+        let word_rule =
+            |n: u64| format!("= {n} must be one of 1, 2, 4, 8 and divide line_bytes = {lb}");
+        let word_bytes = r.uint_with_reason("word_bytes", word_rule)? as u32;
         if ![1, 2, 4, 8].contains(&word_bytes) || lb % word_bytes != 0 {
-            return Err(r.error(
-                "word_bytes",
-                format!("= {word_bytes} must be one of 1, 2, 4, 8 and divide line_bytes = {lb}"),
-            ));
+            return Err(r.error("word_bytes", word_rule(word_bytes.into())));
         }
-        let sram_rows = r.u32("sram_rows")?;
+        let rows_rule = |n: u64| format!("= {n} must be a power of two in 4..=1024");
+        let sram_rows = r.uint_with_reason("sram_rows", rows_rule)? as u32;
         if !sram_rows.is_power_of_two() || !(4..=1024).contains(&sram_rows) {
-            return Err(r.error(
-                "sram_rows",
-                format!("= {sram_rows} must be a power of two in 4..=1024"),
-            ));
+            return Err(r.error("sram_rows", rows_rule(sram_rows.into())));
         }
         let ts_bits = r.u32("ts_bits")?;
         if (1u64 << (ts_bits - 1)) <= sram_rows as u64 {

@@ -17,10 +17,30 @@ pub struct RecxlReplicaMapKind;
 
 /// The fields the replica map shares with `recxl_logging_unit` (same names, same checks).
 pub const SHAPE_FIELDS: [FieldSpec; 4] = [
-    FieldSpec { name: "num_nodes", ty: FieldType::UInt { min: 2, max: 256 }, default: Some("16"), doc: "compute nodes N (paper Table II: 16); ReCXL needs at least 2" },
-    FieldSpec { name: "replicas", ty: FieldType::UInt { min: 0, max: 65536 }, default: Some("3"), doc: "replication factor R (paper Table II: 3; \"2–4\" §III-A); allowed 2..=min(8, num_nodes)" },
-    FieldSpec { name: "line_bytes", ty: FieldType::UInt { min: 32, max: 128 }, default: Some("64"), doc: "cache line bytes (Table II: 64); 32, 64 or 128" },
-    FieldSpec { name: "addr_bits", ty: FieldType::UInt { min: 0, max: 64 }, default: Some("52"), doc: "physical byte-address bits; allowed log2(line_bytes)+1..=64" },
+    FieldSpec {
+        name: "num_nodes",
+        ty: FieldType::UInt { min: 2, max: 256 },
+        default: Some("16"),
+        doc: "compute nodes N (paper Table II: 16); ReCXL needs at least 2",
+    },
+    FieldSpec {
+        name: "replicas",
+        ty: FieldType::UInt { min: 2, max: 8 },
+        default: Some("3"),
+        doc: "replication factor R (paper Table II: 3; \"2–4\" §III-A); at most num_nodes",
+    },
+    FieldSpec {
+        name: "line_bytes",
+        ty: FieldType::UInt { min: 32, max: 128 },
+        default: Some("64"),
+        doc: "cache line bytes (Table II: 64); 32, 64 or 128",
+    },
+    FieldSpec {
+        name: "addr_bits",
+        ty: FieldType::UInt { min: 6, max: 64 },
+        default: Some("52"),
+        doc: "physical byte-address bits; at least log2(line_bytes)+1",
+    },
 ];
 
 static FIELDS: [FieldSpec; 4] = SHAPE_FIELDS;
@@ -52,24 +72,18 @@ pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
         },
         other => other,
     })?;
-    let replicas = r.u32("replicas")?;
     let max = num_nodes.min(8);
-    if replicas < 2 {
-        return Err(r.error(
-            "replicas",
-            format!("= {replicas} tolerates no CN failure (ReCXL tolerates replicas − 1 failures, paper §IV-B); allowed 2..=min(8, num_nodes) = 2..={max}"),
-        ));
-    }
+    let replicas = r.uint_with_reason("replicas", |n| {
+        if n < 2 {
+            format!("= {n} tolerates no CN failure (ReCXL tolerates replicas − 1 failures, paper §IV-B); allowed 2..=min(8, num_nodes) = 2..={max}")
+        } else {
+            format!("= {n} is out of range; allowed 2..=min(8, num_nodes) = 2..={max}")
+        }
+    })? as u32;
     if replicas > num_nodes {
         return Err(r.error(
             "replicas",
             format!("= {replicas} exceeds num_nodes = {num_nodes}; a replica group is replicas distinct CNs (allowed 2..=min(8, num_nodes) = 2..={max})"),
-        ));
-    }
-    if replicas > 8 {
-        return Err(r.error(
-            "replicas",
-            format!("= {replicas} is out of range; allowed 2..=min(8, num_nodes) = 2..={max}"),
         ));
     }
     let line_bytes = r.u32("line_bytes")?;
@@ -79,10 +93,25 @@ pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
             format!("= {line_bytes} must be 32, 64 or 128"),
         ));
     }
-    let addr_bits = r.u32("addr_bits")?;
     let lb = line_bytes.trailing_zeros();
+    let no_line_address = |n: u64| {
+        format!(
+            "= {n} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})",
+            lb + 1
+        )
+    };
+    let addr_bits = r.uint_with_reason("addr_bits", |n| {
+        if n < 6 {
+            no_line_address(n)
+        } else {
+            format!(
+                "= {n} is out of range; allowed {}..=64 for line_bytes = {line_bytes}",
+                lb + 1
+            )
+        }
+    })? as u32;
     if addr_bits <= lb {
-        return Err(r.error("addr_bits", format!("= {addr_bits} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})", lb + 1)));
+        return Err(r.error("addr_bits", no_line_address(addr_bits.into())));
     }
     Ok(Shape {
         num_nodes,

@@ -25,14 +25,20 @@ pub const NCMDS_BITS: u32 = 10;
 pub const MAX_STORAGE_BYTES: u64 = 16 << 20;
 /// Allowed beat widths in bytes.
 pub const DATA_BYTES: [u64; 5] = [8, 16, 32, 64, 128];
+/// Beat widths the transport (and the endpoint) support: the RH and the R-CRC share the last
+/// beat, which an 8-byte beat cannot hold.
+pub const TRANSPORT_DATA_BYTES: [u64; 4] = [16, 32, 64, 128];
+
+/// `data_bytes` as the transport and the endpoint list it (the packer's is `COMMON_FIELDS[0]`).
+pub const TRANSPORT_DATA_BYTES_FIELD: FieldSpec = FieldSpec { name: "data_bytes", ty: FieldType::UInt { min: 16, max: 128 }, default: Some("32"), doc: "beat width in bytes: 16, 32, 64 or 128 (the RH and the R-CRC share the last beat; the seed's example bus is N = 256 bits, §3.2.1)" };
 
 /// The shared fields, in the order every SUE kind lists them first.
 pub const COMMON_FIELDS: [FieldSpec; 6] = [
     FieldSpec { name: "data_bytes", ty: FieldType::UInt { min: 8, max: 128 }, default: Some("32"), doc: "beat width in bytes: 8, 16, 32, 64 or 128 (the seed's example bus is N = 256 bits, §3.2.1)" },
     FieldSpec { name: "cmd_bytes", ty: FieldType::UInt { min: 8, max: 4096 }, default: Some("64"), doc: "fixed command size in bytes, a multiple of data_bytes, at most max_pack_bytes" },
-    FieldSpec { name: "num_xpu", ty: FieldType::UInt { min: 2, max: 65535 }, default: Some("4"), doc: "XPU ids 0..num_xpu-1, 2..=1024 (the RH xpuid is 10 bits, seed Table 3)" },
-    FieldSpec { name: "num_vc", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("2"), doc: "virtual channels, 1..=4 (RH vc is 2 bits; requests VC0, responses VC1, seed §3.2.2)" },
-    FieldSpec { name: "max_pack_bytes", ty: FieldType::UInt { min: 8, max: 65536 }, default: Some("2048"), doc: "packing limit on payload bytes per PDU: a multiple of cmd_bytes, at most 4096 (seed §3.3; default the seed's \"2K\", §4.4)" },
+    FieldSpec { name: "num_xpu", ty: FieldType::UInt { min: 2, max: 1024 }, default: Some("4"), doc: "XPU ids 0..num_xpu-1 (the RH xpuid is 10 bits, seed Table 3)" },
+    FieldSpec { name: "num_vc", ty: FieldType::UInt { min: 1, max: 4 }, default: Some("2"), doc: "virtual channels (RH vc is 2 bits; requests VC0, responses VC1, seed §3.2.2)" },
+    FieldSpec { name: "max_pack_bytes", ty: FieldType::UInt { min: 8, max: 4096 }, default: Some("2048"), doc: "packing limit on payload bytes per PDU: a multiple of cmd_bytes, at least cmd_bytes (seed §3.3: at most 4096; default the seed's \"2K\", §4.4)" },
     FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
 ];
 
@@ -48,31 +54,36 @@ pub struct SueCommon {
 }
 
 impl SueCommon {
-    /// Read and cross-check the shared fields.
-    pub fn read(r: &mut FieldReader) -> ConfigResult<SueCommon> {
-        let data_bytes = r.uint("data_bytes")?;
-        if !DATA_BYTES.contains(&data_bytes) {
-            return Err(r.error(
-                "data_bytes",
-                format!("= {data_bytes} is not allowed; allowed 8, 16, 32, 64, 128"),
-            ));
+    /// Read and cross-check the shared fields; `sizes` are the beat widths the kind supports
+    /// ([`DATA_BYTES`], or [`TRANSPORT_DATA_BYTES`] for the transport and the endpoint).
+    pub fn read(r: &mut FieldReader, sizes: &[u64]) -> ConfigResult<SueCommon> {
+        let list = sizes
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let beat_rule = |n: u64| {
+            if sizes == TRANSPORT_DATA_BYTES && DATA_BYTES.contains(&n) {
+                format!("= {n} is not supported by sue_transport in this version; allowed {list} (the RH and the R-CRC share the last beat)")
+            } else {
+                format!("= {n} is not allowed; allowed {list}")
+            }
+        };
+        let data_bytes = r.uint_with_reason("data_bytes", beat_rule)?;
+        if !sizes.contains(&data_bytes) {
+            return Err(r.error("data_bytes", beat_rule(data_bytes)));
         }
         let cmd_bytes = r.uint("cmd_bytes")?;
-        let num_xpu = r.uint("num_xpu")?;
-        if num_xpu > MAX_XPU {
-            return Err(r.error(
-                "num_xpu",
-                format!("= {num_xpu} is out of range; allowed 2..=1024 (the RH xpuid is 10 bits)"),
-            ));
-        }
-        let num_vc = r.uint("num_vc")?;
-        if num_vc > 4 {
-            return Err(r.error(
-                "num_vc",
-                format!("= {num_vc} is out of range; allowed 1..=4 (the RH vc is 2 bits)"),
-            ));
-        }
-        let max_pack_bytes = r.uint("max_pack_bytes")?;
+        let num_xpu = r.uint_with_reason("num_xpu", |n| {
+            format!("= {n} is out of range; allowed 2..=1024 (the RH xpuid is 10 bits)")
+        })?;
+        let num_vc = r.uint_with_reason("num_vc", |n| {
+            format!("= {n} is out of range; allowed 1..=4 (the RH vc is 2 bits)")
+        })?;
+        let pack_rule = |n: u64| {
+            format!("= {n} is out of range; allowed cmd_bytes..=4096 ({cmd_bytes}..=4096) in multiples of cmd_bytes — a packed SUE PDU carries at most 4096 bytes (SUE §3.3)")
+        };
+        let max_pack_bytes = r.uint_with_reason("max_pack_bytes", pack_rule)?;
         if cmd_bytes % data_bytes != 0 {
             return Err(r.error(
                 "cmd_bytes",
@@ -83,10 +94,7 @@ impl SueCommon {
             || max_pack_bytes < cmd_bytes
             || max_pack_bytes % cmd_bytes != 0
         {
-            return Err(r.error(
-                "max_pack_bytes",
-                format!("= {max_pack_bytes} is out of range; allowed cmd_bytes..=4096 ({cmd_bytes}..=4096) in multiples of cmd_bytes — a packed SUE PDU carries at most 4096 bytes (SUE §3.3)"),
-            ));
+            return Err(r.error("max_pack_bytes", pack_rule(max_pack_bytes)));
         }
         let counter_bits = r.uint("counter_bits")?;
         Ok(SueCommon {

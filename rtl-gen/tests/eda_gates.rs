@@ -12,9 +12,7 @@ fn default_tree() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let layout = Layout::default_design(dir.path());
     let root = layout.root.clone();
-    tree::build(&Design::builtin_default().elaborate(), layout)
-        .write()
-        .expect("write tree");
+    tree::build(&Design::builtin_default().elaborate(), layout).write().expect("write tree");
     (dir, root)
 }
 
@@ -22,16 +20,8 @@ fn default_tree() -> (tempfile::TempDir, PathBuf) {
 fn every_default_module_is_lint_clean() {
     let (_dir, root) = default_tree();
     let results = lint::lint_tree(&root).expect("tools installed (scripts/setup)");
-    let failures: Vec<String> = results
-        .iter()
-        .filter(|r| !r.clean)
-        .map(|r| format!("{} {}:\n{}", r.tool, r.module, r.output))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "lint failures:\n{}",
-        failures.join("\n")
-    );
+    let failures: Vec<String> = results.iter().filter(|r| !r.clean).map(|r| format!("{} {}:\n{}", r.tool, r.module, r.output)).collect();
+    assert!(failures.is_empty(), "lint failures:\n{}", failures.join("\n"));
     let modules = TreeManifest::load(&root).expect("manifest").modules.len();
     assert_eq!(results.len(), 3 * modules);
 }
@@ -42,20 +32,11 @@ fn lint_detects_a_broken_module() {
     let path = root.join("rtl/rtlgen_crc32.v");
     let text = std::fs::read_to_string(&path).expect("module");
     // An unused wire and a dangling output bit: Verilator -Wall and Yosys must both object.
-    let broken = text.replace(
-        "    assign crc[0] =",
-        "    wire unused_net;\n    wire crc0_unused =",
-    );
+    let broken = text.replace("    assign crc[0] =", "    wire unused_net;\n    wire crc0_unused =");
     std::fs::write(&path, broken).expect("write");
     let manifest = TreeManifest::load(&root).expect("manifest");
     let results = lint::lint_module(&root, &manifest, "rtlgen_crc32").expect("tools");
-    let verdict = |tool: &str| {
-        results
-            .iter()
-            .find(|r| r.tool == tool)
-            .map(|r| r.clean)
-            .expect("ran")
-    };
+    let verdict = |tool: &str| results.iter().find(|r| r.tool == tool).map(|r| r.clean).expect("ran");
     assert!(!verdict("verilator"), "verilator missed an unused signal");
     assert!(!verdict("yosys"), "yosys missed an undriven output bit");
 }
@@ -71,21 +52,10 @@ fn icarus_bench_reproduces_the_crc32_check_value() {
         cmd.arg(root.join(format!("rtl/{m}.v")));
     }
     let build = cmd.output().expect("iverilog installed (scripts/setup)");
-    assert!(
-        build.status.success(),
-        "iverilog: {}",
-        String::from_utf8_lossy(&build.stderr)
-    );
-    let run = Command::new("vvp")
-        .arg("-n")
-        .arg(&exe)
-        .output()
-        .expect("vvp");
+    assert!(build.status.success(), "iverilog: {}", String::from_utf8_lossy(&build.stderr));
+    let run = Command::new("vvp").arg("-n").arg(&exe).output().expect("vvp");
     let out = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        out.contains("PASS: CRC-32/ISO-HDLC check value 0xcbf43926") && !out.contains("FAIL"),
-        "bench output:\n{out}"
-    );
+    assert!(out.contains("PASS: CRC-32/ISO-HDLC check value 0xcbf43926") && !out.contains("FAIL"), "bench output:\n{out}");
 }
 
 /// Both flows on one module: the full flow's figures are sane, and the fast flow (for the
@@ -94,8 +64,7 @@ fn icarus_bench_reproduces_the_crc32_check_value() {
 fn synth_report_counts_luts_ffs_and_depth_in_both_flows() {
     let (_dir, root) = default_tree();
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let (full, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Full)
-        .expect("yosys installed");
+    let (full, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Full).expect("yosys installed");
     // 32 outputs over 72 inputs: some tens of LUTs; 2 stages of registers plus the valid pipe.
     assert!(full.luts > 20 && full.luts < 400, "{full:?}\n{log}");
     // At most 32 rows × 8 registered partials + 32 output bits + 2 valid flags (Yosys merges
@@ -105,25 +74,15 @@ fn synth_report_counts_luts_ffs_and_depth_in_both_flows() {
     let table = synth::table(std::slice::from_ref(&full));
     assert!(table.contains("rtlgen_crc32_pipe"));
 
-    let (fast, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Fast)
-        .expect("yosys installed");
-    assert!(
-        log.contains("abc -lut 6 -fast") && log.contains("-noabc"),
-        "the fast flow did not run its script:\n{log}"
-    );
+    let (fast, log) = synth::synth_module(&root, &manifest, "rtlgen_crc32_pipe", synth::Flow::Fast).expect("yosys installed");
+    assert!(log.contains("abc -lut 6 -fast") && log.contains("-noabc"), "the fast flow did not run its script:\n{log}");
     assert_eq!(fast.flow, synth::Flow::Fast);
     // Registers are not ABC's business: both flows keep the same ones.
     assert_eq!(fast.ffs, full.ffs, "{fast:?} vs {full:?}");
-    assert!(
-        fast.luts >= full.luts / 2 && fast.luts <= full.luts * 2,
-        "{fast:?} vs {full:?}"
-    );
+    assert!(fast.luts >= full.luts / 2 && fast.luts <= full.luts * 2, "{fast:?} vs {full:?}");
     assert!(fast.lut_depth >= 1 && fast.lut_depth <= 4, "{fast:?}");
     let table = synth::table(&[full, fast]);
-    assert!(
-        table.contains("| full |") && table.contains("| fast |"),
-        "{table}"
-    );
+    assert!(table.contains("| full |") && table.contains("| fast |"), "{table}");
 }
 
 /// `--flow auto` maps every default module through the block-RAM flow (the fast flow is for the
@@ -133,44 +92,21 @@ fn synth_report_counts_luts_ffs_and_depth_in_both_flows() {
 fn auto_flow_is_fast_only_for_the_multi_megabyte_modules() {
     let (_dir, root) = default_tree();
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let fast: Vec<&str> = manifest
-        .modules
-        .iter()
-        .map(|m| m.name.as_str())
-        .filter(|m| synth::Flow::auto(&root, &manifest, m) != synth::Flow::Bram)
-        .collect();
+    let fast: Vec<&str> = manifest.modules.iter().map(|m| m.name.as_str()).filter(|m| synth::Flow::auto(&root, &manifest, m) != synth::Flow::Bram).collect();
     // The three endpoints are the largest (about 2.1 MB each, no file over 1.05 MB: flit CRC
     // generator and checker, FEC decoder, replay buffer) and go through the full script in 3 CPU
     // minutes once their replay buffer is block RAM.
     assert!(fast.is_empty(), "{fast:?}");
 
     let dir = tempfile::tempdir().expect("temp dir");
-    let variants = Design::from_file(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("designs/rs_fec_variants.toml"),
-    )
-    .expect("variants design");
+    let variants = Design::from_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("designs/rs_fec_variants.toml")).expect("variants design");
     let layout = Layout::for_design_file(dir.path(), &variants);
     let root = layout.root.clone();
-    tree::build(&variants.elaborate(), layout)
-        .write()
-        .expect("write tree");
+    tree::build(&variants.elaborate(), layout).write().expect("write tree");
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let mut fast: Vec<&str> = manifest
-        .modules
-        .iter()
-        .map(|m| m.name.as_str())
-        .filter(|m| synth::Flow::auto(&root, &manifest, m) == synth::Flow::Fast)
-        .collect();
+    let mut fast: Vec<&str> = manifest.modules.iter().map(|m| m.name.as_str()).filter(|m| synth::Flow::auto(&root, &manifest, m) == synth::Flow::Fast).collect();
     fast.sort_unstable();
-    assert_eq!(
-        fast,
-        [
-            "rsvar_kp4_400g_dec",
-            "rsvar_kp4_whole_dec",
-            "rsvar_kp4_whole_enc",
-            "rsvar_kr4_whole_dec"
-        ]
-    );
+    assert_eq!(fast, ["rsvar_kp4_400g_dec", "rsvar_kp4_whole_dec", "rsvar_kp4_whole_enc", "rsvar_kr4_whole_dec"]);
 }
 
 /// Full-size synthesis of the ISN CRC-64 beside the plain CRC-64 (≈3 minutes on 2 cores, so
@@ -181,18 +117,10 @@ fn auto_flow_is_fast_only_for_the_multi_megabyte_modules() {
 fn isn_crc64_costs_no_more_than_the_plain_crc64() {
     let (_dir, root) = default_tree();
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let (isn, _) = synth::synth_module(&root, &manifest, "rtlgen_isn_crc64", synth::Flow::Full)
-        .expect("yosys");
-    let (plain, _) = synth::synth_module(&root, &manifest, "rtlgen_flit_crc64", synth::Flow::Full)
-        .expect("yosys");
+    let (isn, _) = synth::synth_module(&root, &manifest, "rtlgen_isn_crc64", synth::Flow::Full).expect("yosys");
+    let (plain, _) = synth::synth_module(&root, &manifest, "rtlgen_flit_crc64", synth::Flow::Full).expect("yosys");
     println!("{}", synth::table(&[isn.clone(), plain.clone()]));
-    assert!(
-        isn.luts as f64 <= plain.luts as f64 * 1.02,
-        "the ISN adds more than 2 % LUTs: {isn:?} vs {plain:?}"
-    );
-    assert!(
-        isn.lut_depth <= plain.lut_depth,
-        "the ISN adds a LUT level: {isn:?} vs {plain:?}"
-    );
+    assert!(isn.luts as f64 <= plain.luts as f64 * 1.02, "the ISN adds more than 2 % LUTs: {isn:?} vs {plain:?}");
+    assert!(isn.lut_depth <= plain.lut_depth, "the ISN adds a LUT level: {isn:?} vs {plain:?}");
     assert!(isn.luts > 10_000 && isn.lut_depth <= 5, "{isn:?}");
 }

@@ -15,10 +15,7 @@ fn variants() -> Design {
 fn manifest_of(design: Design) -> (String, rtl_gen::elab::Elaborated) {
     let elab = design.elaborate();
     let set = tree::build(&elab, Layout::default_design(Path::new("x")));
-    let json = set
-        .files
-        .get(&PathBuf::from("x/generated/manifest.json"))
-        .expect("manifest in the file set");
+    let json = set.files.get(&PathBuf::from("x/generated/manifest.json")).expect("manifest in the file set");
     (String::from_utf8(json.clone()).expect("utf-8"), elab)
 }
 
@@ -27,18 +24,12 @@ fn a_tree_rebuilds_its_design_from_the_manifest() {
     for design in [Design::builtin_default(), variants()] {
         let name = design.info.name.clone();
         let (json, elab) = manifest_of(design);
-        let back =
-            Design::from_manifest(&json, "manifest.json").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let back = Design::from_manifest(&json, "manifest.json").unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(back.info, elab.design.info, "{name}: [design]");
         assert_eq!(back.hash, elab.design.hash, "{name}: hash");
         assert_eq!(back.blocks.len(), elab.design.blocks.len());
         for (a, b) in back.blocks.iter().zip(&elab.design.blocks) {
-            assert_eq!(
-                (a.name(), a.kind(), a.params()),
-                (b.name(), b.kind(), b.params()),
-                "{name}: block {}",
-                b.name()
-            );
+            assert_eq!((a.name(), a.kind(), a.params()), (b.name(), b.kind(), b.params()), "{name}: block {}", b.name());
         }
         // And the rebuilt design generates the same tree, byte for byte.
         let (again, _) = manifest_of(back);
@@ -49,39 +40,19 @@ fn a_tree_rebuilds_its_design_from_the_manifest() {
 #[test]
 fn identical_internal_modules_are_emitted_once_and_tops_keep_their_names() {
     let elab = Design::builtin_default().elaborate();
-    let dec = elab
-        .module("rxl_ep", Role::FecDec)
-        .expect("rxl_ep has a FEC decoder");
+    let dec = elab.module("rxl_ep", Role::FecDec).expect("rxl_ep has a FEC decoder");
     // The pcie6 t = 1 decoder is one module for both endpoints and the switch.
-    assert_eq!(
-        elab.module("cxl_ep", Role::FecDec).map(|m| m.name()),
-        Some(dec.name())
-    );
-    assert_eq!(
-        elab.module("rxl_sw", Role::FecDec).map(|m| m.name()),
-        Some(dec.name())
-    );
+    assert_eq!(elab.module("cxl_ep", Role::FecDec).map(|m| m.name()), Some(dec.name()));
+    assert_eq!(elab.module("rxl_sw", Role::FecDec).map(|m| m.name()), Some(dec.name()));
     let names: Vec<&str> = elab.modules.iter().map(|m| m.name()).collect();
     let mut unique = names.clone();
     unique.sort_unstable();
     unique.dedup();
     assert_eq!(unique.len(), names.len(), "module names are unique");
     // The generic-layout decoder inside rxl_ep_alt is the standalone cxl_fec block's decoder.
-    assert_eq!(
-        elab.module("rxl_ep_alt", Role::FecDec).map(|m| m.name()),
-        Some("rtlgen_cxl_fec_dec")
-    );
+    assert_eq!(elab.module("rxl_ep_alt", Role::FecDec).map(|m| m.name()), Some("rtlgen_cxl_fec_dec"));
     // Tops keep their names and are not merged away.
-    for top in [
-        "rtlgen_rifl",
-        "rtlgen_rifl4",
-        "rtlgen_rxl_ep",
-        "rtlgen_cxl_ep",
-        "rtlgen_rxl_sw_link_rx",
-        "rtlgen_rxl_sw_link_tx",
-        "rtlgen_cxl_fec_dec",
-        "rtlgen_crc32",
-    ] {
+    for top in ["rtlgen_rifl", "rtlgen_rifl4", "rtlgen_rxl_ep", "rtlgen_cxl_ep", "rtlgen_rxl_sw_link_rx", "rtlgen_rxl_sw_link_tx", "rtlgen_cxl_fec_dec", "rtlgen_crc32"] {
         assert!(names.contains(&top), "{top} is emitted");
     }
     // No two remaining modules have the same kind, role, parameters and body.
@@ -91,13 +62,7 @@ fn identical_internal_modules_are_emitted_once_and_tops_keep_their_names() {
                 let (mut x, mut y) = (a.module.clone(), b.module.clone());
                 x.name.clear();
                 y.name.clear();
-                assert_ne!(
-                    x.render(),
-                    y.render(),
-                    "{} and {} are identical",
-                    a.name(),
-                    b.name()
-                );
+                assert_ne!(x.render(), y.render(), "{} and {} are identical", a.name(), b.name());
             }
         }
     }
@@ -109,10 +74,7 @@ fn a_sub_block_lists_its_own_parameters_and_dependencies_come_from_instances() {
     let dec = elab.module("cxl_ep", Role::FecDec).expect("decoder");
     assert_eq!(dec.kind, "rs_fec");
     let keys: Vec<&str> = dec.params.iter().map(|(k, _)| *k).collect();
-    assert!(
-        keys.contains(&"check_symbols") && !keys.contains(&"ack_every"),
-        "decoder parameters: {keys:?}"
-    );
+    assert!(keys.contains(&"check_symbols") && !keys.contains(&"ack_every"), "decoder parameters: {keys:?}");
     let ep = elab.module("cxl_ep", Role::Endpoint).expect("endpoint");
     assert_eq!(ep.kind, "rxl_endpoint");
     assert!(ep.params.iter().any(|(k, _)| *k == "ack_every"));
@@ -129,12 +91,7 @@ fn a_sub_block_lists_its_own_parameters_and_dependencies_come_from_instances() {
         assert!(instanced.contains(d), "{d} is instantiated");
     }
     assert!(ep.depends.contains(&dec.name().to_string()));
-    assert_eq!(
-        ep.depends.len(),
-        5,
-        "replay, crc, crc check, fec enc, fec dec: {:?}",
-        ep.depends
-    );
+    assert_eq!(ep.depends.len(), 5, "replay, crc, crc check, fec enc, fec dec: {:?}", ep.depends);
 }
 
 #[test]
@@ -154,12 +111,8 @@ msg_symbols = 514
     let p = d.blocks[0].params();
     assert!(p.contains(&("field_poly", "0x409".to_string())), "{p:?}");
     assert!(p.contains(&("check_symbols", "14".to_string())), "{p:?}");
-    let bad =
-        Design::parse(&text.replace("\"0xE\"", "\"0xZZ\""), "hex.toml").expect_err("not a number");
-    assert!(
-        bad.to_string().contains("check_symbols") && bad.to_string().contains("2..=64"),
-        "{bad}"
-    );
+    let bad = Design::parse(&text.replace("\"0xE\"", "\"0xZZ\""), "hex.toml").expect_err("not a number");
+    assert!(bad.to_string().contains("check_symbols") && bad.to_string().contains("2..=64"), "{bad}");
 }
 
 #[test]
@@ -169,12 +122,7 @@ fn a_module_named_like_a_keyword_is_rejected() {
         match Design::parse(&text, "k.toml") {
             Err(e @ ConfigError::ReservedName { .. }) => {
                 let msg = e.to_string();
-                assert!(
-                    msg.contains(&format!("`{name}`"))
-                        && msg.contains(standard)
-                        && msg.contains("prefix"),
-                    "{msg}"
-                );
+                assert!(msg.contains(&format!("`{name}`")) && msg.contains(standard) && msg.contains("prefix"), "{msg}");
             }
             other => panic!("{name}: expected a reserved-name error, got {other:?}"),
         }

@@ -15,19 +15,9 @@ use std::path::{Path, PathBuf};
 
 /// A random valid design: 1..=3 CRC blocks of random geometry, random names.
 fn random_design(rng: &mut StdRng) -> String {
-    let name = |rng: &mut StdRng| -> String {
-        (0..rng.random_range(1..=6))
-            .map(|_| rng.random_range(b'a'..=b'z') as char)
-            .collect()
-    };
+    let name = |rng: &mut StdRng| -> String { (0..rng.random_range(1..=6)).map(|_| rng.random_range(b'a'..=b'z') as char).collect() };
     let mut text = format!("[design]\nname = \"d{}\"\n", name(rng));
-    let polys = [
-        (8, "0x07"),
-        (16, "0x1021"),
-        (32, "0x04C11DB7"),
-        (5, "0x05"),
-        (12, "0x80F"),
-    ];
+    let polys = [(8, "0x07"), (16, "0x1021"), (32, "0x04C11DB7"), (5, "0x05"), (12, "0x80F")];
     let mut used = Vec::new();
     for _ in 0..rng.random_range(1..=3) {
         let b = format!("b{}", name(rng));
@@ -48,23 +38,12 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (bool, Vec<u8>)> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
         for e in entries {
             let p = e.expect("entry").path();
             let meta = std::fs::symlink_metadata(&p).expect("metadata");
             if meta.file_type().is_symlink() {
-                out.insert(
-                    p.clone(),
-                    (
-                        true,
-                        std::fs::read_link(&p)
-                            .expect("link")
-                            .into_os_string()
-                            .into_encoded_bytes(),
-                    ),
-                );
+                out.insert(p.clone(), (true, std::fs::read_link(&p).expect("link").into_os_string().into_encoded_bytes()));
             } else if meta.is_dir() {
                 stack.push(p);
             } else {
@@ -95,22 +74,13 @@ fn one_case(seed: u64) {
     let mut link_at_generated = Vec::new();
     for d in &designs {
         let root = out.join(&d.info.name);
-        for f in [
-            "rtl/hand.v",
-            "docs/notes.md",
-            "constraints/board/my_board.xdc",
-            "constraints/pins.xdc",
-            "README.txt",
-            "demo/x.v",
-        ] {
+        for f in ["rtl/hand.v", "docs/notes.md", "constraints/board/my_board.xdc", "constraints/pins.xdc", "README.txt", "demo/x.v"] {
             write(&root.join(f), format!("foreign {f} {seed}\n").as_bytes());
         }
         std::fs::create_dir_all(root.join("rtl")).expect("rtl");
         std::os::unix::fs::symlink(&outside, root.join("rtl/linked_folder")).expect("link");
-        std::os::unix::fs::symlink(outside.join("victim.v"), root.join("rtl/linked_file.v"))
-            .expect("link");
-        std::os::unix::fs::symlink(outside.join("sub"), root.join("constraints/linked_sub"))
-            .expect("link");
+        std::os::unix::fs::symlink(outside.join("victim.v"), root.join("rtl/linked_file.v")).expect("link");
+        std::os::unix::fs::symlink(outside.join("sub"), root.join("constraints/linked_sub")).expect("link");
         // A link at the path of the design's first module: replaced, its target untouched.
         let first = format!("rtl/{}_{}.v", d.info.name, d.blocks[0].name());
         if !root.join(&first).exists() {
@@ -119,63 +89,34 @@ fn one_case(seed: u64) {
         }
     }
     let outside_before = snapshot(&outside);
-    let foreign_before: BTreeMap<PathBuf, (bool, Vec<u8>)> = snapshot(&out)
-        .into_iter()
-        .filter(|(p, _)| !link_at_generated.contains(p))
-        .collect();
+    let foreign_before: BTreeMap<PathBuf, (bool, Vec<u8>)> = snapshot(&out).into_iter().filter(|(p, _)| !link_at_generated.contains(p)).collect();
 
     // Each design written, then the next (same names may repeat: a tree rewritten with other
     // blocks removes the old generator files only).
     for (i, d) in designs.iter().enumerate() {
         let elab = parse(&texts[i]).elaborate();
         let set = tree::try_build(&elab, Layout::for_design_file(&out, d)).expect("builds");
-        set.write()
-            .unwrap_or_else(|e| panic!("seed {seed}, design {i}: {e}"));
-        assert_eq!(
-            snapshot(&outside),
-            outside_before,
-            "seed {seed}, design {i}: a file outside the tree changed"
-        );
+        set.write().unwrap_or_else(|e| panic!("seed {seed}, design {i}: {e}"));
+        assert_eq!(snapshot(&outside), outside_before, "seed {seed}, design {i}: a file outside the tree changed");
         let now = snapshot(&out);
         for (p, v) in &foreign_before {
-            assert_eq!(
-                now.get(p),
-                Some(v),
-                "seed {seed}, design {i}: foreign {} changed or vanished",
-                p.display()
-            );
+            assert_eq!(now.get(p), Some(v), "seed {seed}, design {i}: foreign {} changed or vanished", p.display());
         }
         for (p, bytes) in &set.files {
-            assert_eq!(
-                now.get(p),
-                Some(&(false, bytes.clone())),
-                "seed {seed}, design {i}: {} is not the generated file",
-                p.display()
-            );
+            assert_eq!(now.get(p), Some(&(false, bytes.clone())), "seed {seed}, design {i}: {} is not the generated file", p.display());
         }
         // Nothing else in this design's tree: generator files and foreign entries only.
         for p in now.keys().filter(|p| p.starts_with(&set.layout.root)) {
-            assert!(
-                set.files.contains_key(p) || foreign_before.contains_key(p),
-                "seed {seed}, design {i}: unexpected {}",
-                p.display()
-            );
+            assert!(set.files.contains_key(p) || foreign_before.contains_key(p), "seed {seed}, design {i}: unexpected {}", p.display());
         }
-        assert!(
-            set.check().expect("check").iter().all(|s| !s.is_stale()),
-            "seed {seed}, design {i}: not fresh after write"
-        );
+        assert!(set.check().expect("check").iter().all(|s| !s.is_stale()), "seed {seed}, design {i}: not fresh after write");
     }
 }
 
 /// Four random cases by default, 200 with `RTLGEN_LONG=1`.
 #[test]
 fn generate_changes_nothing_but_its_own_files() {
-    let cases = if std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1") {
-        200
-    } else {
-        4
-    };
+    let cases = if std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1") { 200 } else { 4 };
     for seed in 0..cases {
         one_case(seed);
     }

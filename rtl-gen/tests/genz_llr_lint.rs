@@ -32,34 +32,18 @@ const SETTINGS: [(&str, &str); 18] = [
 fn every_edge_setting_is_lint_clean() {
     let mut text = String::from("[design]\nname = \"genz_edges\"\n");
     for (name, fields) in SETTINGS {
-        text.push_str(&format!(
-            "[[blocks]]\nkind = \"genz_llr\"\nname = \"{name}\"\n{fields}\n"
-        ));
+        text.push_str(&format!("[[blocks]]\nkind = \"genz_llr\"\nname = \"{name}\"\n{fields}\n"));
     }
     let design = Design::parse(&text, "genz_edges.toml").expect("every setting is legal");
     let dir = tempfile::tempdir().expect("temp dir");
     let layout = Layout::for_design_file(dir.path(), &design);
     let root = layout.root.clone();
-    tree::build(&design.elaborate(), layout)
-        .write()
-        .expect("write tree");
+    tree::build(&design.elaborate(), layout).write().expect("write tree");
     let results = lint::lint_tree(&root).expect("tools installed (scripts/setup)");
-    let failures: Vec<String> = results
-        .iter()
-        .filter(|r| !r.clean)
-        .map(|r| format!("{} {}:\n{}", r.tool, r.module, r.output))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "lint failures:\n{}",
-        failures.join("\n")
-    );
-    let linted: std::collections::BTreeSet<&str> =
-        results.iter().map(|r| r.module.as_str()).collect();
+    let failures: Vec<String> = results.iter().filter(|r| !r.clean).map(|r| format!("{} {}:\n{}", r.tool, r.module, r.output)).collect();
+    assert!(failures.is_empty(), "lint failures:\n{}", failures.join("\n"));
+    let linted: std::collections::BTreeSet<&str> = results.iter().map(|r| r.module.as_str()).collect();
     for (name, _) in SETTINGS {
-        assert!(
-            linted.iter().any(|m| m.ends_with(name)),
-            "{name} not linted"
-        );
+        assert!(linted.iter().any(|m| m.ends_with(name)), "{name} not linted");
     }
 }

@@ -34,11 +34,7 @@ fn block_texts(b: &CrcBlock) -> (String, String) {
         .filter(|(k, _)| !matches!(*k, "xor_style" | "xor_window" | "checker"))
         .map(|(k, v)| format!("{k} = {}", param_toml("crc", k, &v)))
         .collect();
-    let shared = format!(
-        "[[blocks]]\nkind = \"crc\"\nname = \"{}\"\n{}\nchecker = false\n",
-        b.name,
-        fields.join("\n")
-    );
+    let shared = format!("[[blocks]]\nkind = \"crc\"\nname = \"{}\"\n{}\nchecker = false\n", b.name, fields.join("\n"));
     let masked = format!("[[blocks]]\nkind = \"crc\"\nname = \"{}_masked\"\n{}\nchecker = false\nxor_style = \"masked\"\n", b.name, fields.join("\n"));
     (shared, masked)
 }
@@ -53,19 +49,11 @@ fn hex(bytes: &[u8]) -> String {
 fn simulate(root: &Path, work: &Path, module: &str, b: &CrcBlock) -> Duration {
     let mut rng = SplitMix64::new(0x1CA2_u64 ^ b.data_bits as u64);
     let model = b.model();
-    let (n, w, s) = (
-        b.data_bits as usize,
-        b.algo.width as usize,
-        b.seq_bits as usize,
-    );
+    let (n, w, s) = (b.data_bits as usize, b.algo.width as usize, b.seq_bits as usize);
     let (mut data, mut seqs, mut crcs) = (String::new(), String::new(), String::new());
     for _ in 0..VECTORS {
         let bytes = rng.bytes(n / 8);
-        let seq = if s == 0 {
-            0
-        } else {
-            rng.range(0, (1u64 << s) - 1)
-        };
+        let seq = if s == 0 { 0 } else { rng.range(0, (1u64 << s) - 1) };
         let crc = model.isn_checksum(&bytes, seq, b.seq_bits);
         data += &format!("{}\n", hex(&bytes));
         seqs += &format!("{seq:x}\n");
@@ -74,22 +62,9 @@ fn simulate(root: &Path, work: &Path, module: &str, b: &CrcBlock) -> Duration {
     for (f, text) in [("data.hex", &data), ("seq.hex", &seqs), ("crc.hex", &crcs)] {
         std::fs::write(work.join(format!("{module}_{f}")), text).expect("vectors");
     }
-    let seq_decl = if s == 0 {
-        String::new()
-    } else {
-        format!(
-            "    reg [{}:0] seq;\n    reg [{}:0] seqs [0:{}];\n",
-            s - 1,
-            s - 1,
-            VECTORS - 1
-        )
-    };
+    let seq_decl = if s == 0 { String::new() } else { format!("    reg [{}:0] seq;\n    reg [{}:0] seqs [0:{}];\n", s - 1, s - 1, VECTORS - 1) };
     let seq_port = if s == 0 { "" } else { ", .seq(seq)" };
-    let seq_load = if s == 0 {
-        String::new()
-    } else {
-        format!("        $readmemh(\"{module}_seq.hex\", seqs);\n")
-    };
+    let seq_load = if s == 0 { String::new() } else { format!("        $readmemh(\"{module}_seq.hex\", seqs);\n") };
     let seq_set = if s == 0 { "" } else { " seq = seqs[i];" };
     let tb = format!(
         "`timescale 1ns/1ps\nmodule tb;\n    reg [{n1}:0] data;\n    wire [{w1}:0] crc;\n    reg [{n1}:0] datas [0:{v1}];\n    reg [{w1}:0] crcs [0:{v1}];\n{seq_decl}    integer i, errors;\n    {module} dut (.data(data){seq_port}, .crc(crc));\n    initial begin\n        $readmemh(\"{module}_data.hex\", datas);\n        $readmemh(\"{module}_crc.hex\", crcs);\n{seq_load}        errors = 0;\n        for (i = 0; i < {VECTORS}; i = i + 1) begin\n            data = datas[i];{seq_set}\n            #1;\n            if (crc !== crcs[i]) errors = errors + 1;\n        end\n        $display(\"vectors {VECTORS} errors %0d\", errors);\n        $finish;\n    end\nendmodule\n",
@@ -100,32 +75,13 @@ fn simulate(root: &Path, work: &Path, module: &str, b: &CrcBlock) -> Duration {
     let tb_path = work.join(format!("{module}_tb.v"));
     std::fs::write(&tb_path, tb).expect("bench");
     let exe = work.join(format!("{module}.vvp"));
-    let build = Command::new("iverilog")
-        .args(["-g2005", "-o"])
-        .arg(&exe)
-        .arg(&tb_path)
-        .arg(root.join(format!("rtl/{module}.v")))
-        .output()
-        .expect("iverilog installed (scripts/setup)");
-    assert!(
-        build.status.success(),
-        "iverilog {module}: {}",
-        String::from_utf8_lossy(&build.stderr)
-    );
+    let build = Command::new("iverilog").args(["-g2005", "-o"]).arg(&exe).arg(&tb_path).arg(root.join(format!("rtl/{module}.v"))).output().expect("iverilog installed (scripts/setup)");
+    assert!(build.status.success(), "iverilog {module}: {}", String::from_utf8_lossy(&build.stderr));
     let start = Instant::now();
-    let run = Command::new("vvp")
-        .arg("-n")
-        .arg(&exe)
-        .current_dir(work)
-        .output()
-        .expect("vvp");
+    let run = Command::new("vvp").arg("-n").arg(&exe).current_dir(work).output().expect("vvp");
     let took = start.elapsed();
     let out = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        out.contains(&format!("vectors {VECTORS} errors 0")),
-        "{module} differs from the model in Icarus:\n{out}{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert!(out.contains(&format!("vectors {VECTORS} errors 0")), "{module} differs from the model in Icarus:\n{out}{}", String::from_utf8_lossy(&run.stderr));
     took
 }
 
@@ -134,68 +90,34 @@ fn shared_crc_networks_simulate_in_icarus_about_as_fast_as_masked_ones() {
     let default = Design::builtin_default();
     let mut text = String::from("[design]\nname = \"speed\"\n\n");
     let mut names = Vec::new();
-    for b in default
-        .blocks
-        .iter()
-        .filter_map(|b| b.as_any().downcast_ref::<CrcBlock>())
-    {
-        if b.pipeline == 0
-            && matches!(
-                b.xor_style,
-                rtl_gen::hw::xor_net::XorStyle::Lut6Shared { .. }
-            )
-        {
+    for b in default.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<CrcBlock>()) {
+        if b.pipeline == 0 && matches!(b.xor_style, rtl_gen::hw::xor_net::XorStyle::Lut6Shared { .. }) {
             let (shared, masked) = block_texts(b);
             text += &shared;
             text += &masked;
             names.push(b.name.clone());
         }
     }
-    assert!(
-        names.len() >= 3,
-        "the default design's shared CRCs: {names:?}"
-    );
+    assert!(names.len() >= 3, "the default design's shared CRCs: {names:?}");
     text += &format!("[[blocks]]\nkind = \"crc\"\nname = \"crc32c_2048\"\n{CRC32C_2048}\n[[blocks]]\nkind = \"crc\"\nname = \"crc32c_2048_masked\"\n{CRC32C_2048}\nxor_style = \"masked\"\n");
     names.push("crc32c_2048".into());
     let design = Design::parse(&text, "speed").expect("design");
     let dir = tempfile::tempdir().expect("temp dir");
     let layout = Layout::for_design_file(dir.path(), &design);
     let root = layout.root.clone();
-    tree::build(
-        &Design::parse(&text, "speed").expect("design").elaborate(),
-        layout,
-    )
-    .write()
-    .expect("tree");
+    tree::build(&Design::parse(&text, "speed").expect("design").elaborate(), layout).write().expect("tree");
     let mut report = Vec::new();
     let mut slow = Vec::new();
     for name in &names {
-        let block = |n: &str| {
-            design
-                .block(n)
-                .and_then(|b| b.as_any().downcast_ref::<CrcBlock>())
-                .cloned()
-                .expect("crc block")
-        };
+        let block = |n: &str| design.block(n).and_then(|b| b.as_any().downcast_ref::<CrcBlock>()).cloned().expect("crc block");
         let shared = simulate(&root, dir.path(), &format!("speed_{name}"), &block(name));
-        let masked = simulate(
-            &root,
-            dir.path(),
-            &format!("speed_{name}_masked"),
-            &block(&format!("{name}_masked")),
-        );
+        let masked = simulate(&root, dir.path(), &format!("speed_{name}_masked"), &block(&format!("{name}_masked")));
         let ratio = shared.as_secs_f64() / masked.as_secs_f64();
-        report.push(format!(
-            "{name}: shared {shared:.2?}, masked {masked:.2?}, ratio {ratio:.2}"
-        ));
+        report.push(format!("{name}: shared {shared:.2?}, masked {masked:.2?}, ratio {ratio:.2}"));
         if ratio > RATIO {
             slow.push(name.clone());
         }
     }
     eprintln!("{}", report.join("\n"));
-    assert!(
-        slow.is_empty(),
-        "shared networks over {RATIO} x their masked twin's Icarus time: {slow:?}\n{}",
-        report.join("\n")
-    );
+    assert!(slow.is_empty(), "shared networks over {RATIO} x their masked twin's Icarus time: {slow:?}\n{}", report.join("\n"));
 }

@@ -12,9 +12,7 @@ fn map(fields: &str) -> String {
 }
 
 fn refused(text: &str, fragments: &[&str]) {
-    let err = Design::parse(text, "bad.toml")
-        .expect_err(&format!("accepted a bad design:\n{text}"))
-        .to_string();
+    let err = Design::parse(text, "bad.toml").expect_err(&format!("accepted a bad design:\n{text}")).to_string();
     for f in fragments {
         assert!(err.contains(f), "error `{err}` does not mention `{f}`");
     }
@@ -28,109 +26,43 @@ fn defaults_parse() {
 
 #[test]
 fn replicas_exceed_num_nodes() {
-    refused(
-        &lu("replicas = 4\nnum_nodes = 3"),
-        &[
-            "block `lu`",
-            "recxl_logging_unit",
-            "`replicas`",
-            "= 4 exceeds num_nodes = 3",
-            "a replica group is replicas distinct CNs",
-            "2..=min(8, num_nodes) = 2..=3",
-        ],
-    );
-    refused(
-        &map("replicas = 4\nnum_nodes = 3"),
-        &["block `m`", "`replicas`", "= 4 exceeds num_nodes = 3"],
-    );
+    refused(&lu("replicas = 4\nnum_nodes = 3"), &["block `lu`", "recxl_logging_unit", "`replicas`", "= 4 exceeds num_nodes = 3", "a replica group is replicas distinct CNs", "2..=min(8, num_nodes) = 2..=3"]);
+    refused(&map("replicas = 4\nnum_nodes = 3"), &["block `m`", "`replicas`", "= 4 exceeds num_nodes = 3"]);
 }
 
 #[test]
 fn one_replica_tolerates_nothing() {
-    refused(
-        &lu("replicas = 1"),
-        &[
-            "`replicas`",
-            "= 1 tolerates no CN failure",
-            "paper §IV-B",
-            "allowed 2..=min(8, num_nodes)",
-        ],
-    );
+    refused(&lu("replicas = 1"), &["`replicas`", "= 1 tolerates no CN failure", "paper §IV-B", "allowed 2..=min(8, num_nodes)"]);
 }
 
 #[test]
 fn num_nodes_out_of_range() {
-    refused(
-        &lu("num_nodes = 1"),
-        &[
-            "`num_nodes`",
-            "= 1 is out of range; allowed 2..=256",
-            "ReCXL needs at least 2 compute nodes",
-        ],
-    );
-    refused(
-        &lu("num_nodes = 300"),
-        &["`num_nodes`", "= 300", "allowed 2..=256"],
-    );
-    refused(
-        &map("num_nodes = 0"),
-        &["`num_nodes`", "= 0 is out of range; allowed 2..=256"],
-    );
+    refused(&lu("num_nodes = 1"), &["`num_nodes`", "= 1 is out of range; allowed 2..=256", "ReCXL needs at least 2 compute nodes"]);
+    refused(&lu("num_nodes = 300"), &["`num_nodes`", "= 300", "allowed 2..=256"]);
+    refused(&map("num_nodes = 0"), &["`num_nodes`", "= 0 is out of range; allowed 2..=256"]);
 }
 
 #[test]
 fn word_bytes_must_divide_the_line() {
-    refused(
-        &lu("word_bytes = 3"),
-        &[
-            "`word_bytes`",
-            "= 3 must be one of 1, 2, 4, 8 and divide line_bytes = 64",
-        ],
-    );
-    refused(
-        &lu("word_bytes = 16"),
-        &["`word_bytes`", "= 16 must be one of 1, 2, 4, 8"],
-    );
+    refused(&lu("word_bytes = 3"), &["`word_bytes`", "= 3 must be one of 1, 2, 4, 8 and divide line_bytes = 64"]);
+    refused(&lu("word_bytes = 16"), &["`word_bytes`", "= 16 must be one of 1, 2, 4, 8"]);
 }
 
 #[test]
 fn ts_bits_too_narrow_for_the_rows() {
-    refused(
-        &lu("ts_bits = 8\nsram_rows = 128"),
-        &[
-            "`ts_bits`",
-            "= 8 is too narrow for sram_rows = 128",
-            "2^(ts_bits−1) > sram_rows",
-            "ts_bits >= 9",
-        ],
-    );
-    refused(
-        &lu("ts_bits = 7\nsram_rows = 128"),
-        &["`ts_bits`", "= 7", "8..=32"],
-    );
+    refused(&lu("ts_bits = 8\nsram_rows = 128"), &["`ts_bits`", "= 8 is too narrow for sram_rows = 128", "2^(ts_bits−1) > sram_rows", "ts_bits >= 9"]);
+    refused(&lu("ts_bits = 7\nsram_rows = 128"), &["`ts_bits`", "= 7", "8..=32"]);
 }
 
 #[test]
 fn addr_bits_leave_no_line_address() {
-    refused(
-        &lu("addr_bits = 6"),
-        &[
-            "`addr_bits`",
-            "= 6 leaves no line-address bits (allowed 7..=64 for line_bytes = 64)",
-        ],
-    );
-    refused(
-        &map("addr_bits = 5\nline_bytes = 32"),
-        &["`addr_bits`", "allowed 6..=64 for line_bytes = 32"],
-    );
+    refused(&lu("addr_bits = 6"), &["`addr_bits`", "= 6 leaves no line-address bits (allowed 7..=64 for line_bytes = 64)"]);
+    refused(&map("addr_bits = 5\nline_bytes = 32"), &["`addr_bits`", "allowed 6..=64 for line_bytes = 32"]);
 }
 
 #[test]
 fn sram_rows_power_of_two() {
-    refused(
-        &lu("sram_rows = 48"),
-        &["`sram_rows`", "= 48 must be a power of two in 4..=1024"],
-    );
+    refused(&lu("sram_rows = 48"), &["`sram_rows`", "= 48 must be a power of two in 4..=1024"]);
 }
 
 #[test]
@@ -140,27 +72,13 @@ fn log_bytes_multiple_and_capacity() {
 
 #[test]
 fn gzip_is_not_in_rtl() {
-    refused(
-        &lu("compression = \"gzip\""),
-        &[
-            "`compression`",
-            "\"gzip\" is not implemented in RTL",
-            "§IV-E",
-            "allowed: \"none\"",
-        ],
-    );
+    refused(&lu("compression = \"gzip\""), &["`compression`", "\"gzip\" is not implemented in RTL", "§IV-E", "allowed: \"none\""]);
 }
 
 #[test]
 fn csn_and_head_reserve_ranges() {
-    refused(
-        &lu("csn_bits = 8"),
-        &["`csn_bits`", "= 8", "0 (paper-exact, H2) or 16..=32"],
-    );
-    refused(
-        &lu("head_reserve = 200"),
-        &["`head_reserve`", "= 200 exceeds sram_rows = 128"],
-    );
+    refused(&lu("csn_bits = 8"), &["`csn_bits`", "= 8", "0 (paper-exact, H2) or 16..=32"]);
+    refused(&lu("head_reserve = 200"), &["`head_reserve`", "= 200 exceeds sram_rows = 128"]);
 }
 
 /// `rtl-gen list` prints a field's doc and its allowed range: `num_nodes` shows one range, the
@@ -172,23 +90,10 @@ fn num_nodes_lists_one_range() {
     use rtl_gen::blocks::BlockKind;
     let kinds: [&dyn BlockKind; 2] = [&RecxlLoggingUnitKind, &RecxlReplicaMapKind];
     for k in kinds {
-        let f = k
-            .fields()
-            .iter()
-            .find(|f| f.name == "num_nodes")
-            .expect("num_nodes");
+        let f = k.fields().iter().find(|f| f.name == "num_nodes").expect("num_nodes");
         assert_eq!(f.allowed(), "2..=256", "{}", k.kind());
-        assert!(
-            !f.doc.contains("..="),
-            "{}: the doc states a second range: {}",
-            k.kind(),
-            f.doc
-        );
+        assert!(!f.doc.contains("..="), "{}: the doc states a second range: {}", k.kind(), f.doc);
     }
     Design::parse(&map("num_nodes = 2\nreplicas = 2"), "ok.toml").expect("2 nodes");
-    Design::parse(
-        &map("num_nodes = 256\nreplicas = 8\naddr_bits = 20"),
-        "ok.toml",
-    )
-    .expect("256 nodes");
+    Design::parse(&map("num_nodes = 256\nreplicas = 8\naddr_bits = 20"), "ok.toml").expect("256 nodes");
 }

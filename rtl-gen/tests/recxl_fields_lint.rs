@@ -36,11 +36,7 @@ fn cases() -> Vec<(&'static str, &'static str, bool)> {
         (lu, "csn_bits = 0", false),
         (lu, "csn_bits = 32", false),
         (lu, "sram_rows = 4", false),
-        (
-            lu,
-            "sram_rows = 1024\nts_bits = 12\nlog_bytes = 262144",
-            true,
-        ),
+        (lu, "sram_rows = 1024\nts_bits = 12\nlog_bytes = 262144", true),
         (lu, "nack_enable = false", false),
         (lu, "head_reserve = 0", false),
         (lu, "head_reserve = 16", false),
@@ -65,19 +61,9 @@ fn cases() -> Vec<(&'static str, &'static str, bool)> {
 
 /// The base block with `overrides` replacing its own lines for the same fields.
 fn block_text(kind: &str, overrides: &str) -> String {
-    let base = if kind == "recxl_logging_unit" {
-        LU
-    } else {
-        MAP
-    };
-    let set: Vec<&str> = overrides
-        .lines()
-        .map(|l| l.split('=').next().expect("field").trim())
-        .collect();
-    let kept: Vec<&str> = base
-        .lines()
-        .filter(|l| !set.contains(&l.split('=').next().expect("field").trim()))
-        .collect();
+    let base = if kind == "recxl_logging_unit" { LU } else { MAP };
+    let set: Vec<&str> = overrides.lines().map(|l| l.split('=').next().expect("field").trim()).collect();
+    let kept: Vec<&str> = base.lines().filter(|l| !set.contains(&l.split('=').next().expect("field").trim())).collect();
     format!("[design]\nname = \"sweep\"\n[[blocks]]\nkind = \"{kind}\"\nname = \"b\"\n{}\n{overrides}\n", kept.join("\n"))
 }
 
@@ -90,46 +76,30 @@ fn sweep(long: bool) {
             continue;
         }
         let text = block_text(kind, overrides);
-        let design = Design::parse(&text, "sweep.toml")
-            .unwrap_or_else(|e| panic!("{kind} {overrides:?} is a legal design: {e}"));
+        let design = Design::parse(&text, "sweep.toml").unwrap_or_else(|e| panic!("{kind} {overrides:?} is a legal design: {e}"));
         let dir = tempfile::tempdir().expect("temp dir");
         let layout = Layout::default_design(dir.path());
         let root = layout.root.clone();
-        tree::build(&design.elaborate(), layout)
-            .write()
-            .expect("write tree");
+        tree::build(&design.elaborate(), layout).write().expect("write tree");
         let manifest = TreeManifest::load(&root).expect("manifest");
         for m in &manifest.modules {
             let body = std::fs::read_to_string(root.join(&m.file)).expect("module file");
             // Distinct modules only (the banner differs by parameters, the body may not).
-            let body = body
-                .split("`default_nettype none")
-                .nth(1)
-                .unwrap_or(&body)
-                .to_string();
+            let body = body.split("`default_nettype none").nth(1).unwrap_or(&body).to_string();
             if !seen.insert(body) {
                 continue;
             }
             linted += 1;
-            for r in lint::lint_module(&root, &manifest, &m.name)
-                .expect("tools installed (scripts/setup)")
-            {
+            for r in lint::lint_module(&root, &manifest, &m.name).expect("tools installed (scripts/setup)") {
                 if !r.clean {
-                    failures.push(format!(
-                        "{kind} {overrides:?}: {} {}:\n{}",
-                        r.tool, r.module, r.output
-                    ));
+                    failures.push(format!("{kind} {overrides:?}: {} {}:\n{}", r.tool, r.module, r.output));
                 }
             }
         }
     }
     println!("{linted} distinct modules linted");
     assert!(linted > 0);
-    assert!(
-        failures.is_empty(),
-        "lint failures:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "lint failures:\n{}", failures.join("\n"));
 }
 
 #[test]

@@ -36,9 +36,7 @@ fn reference_available() -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        if std::env::var_os("CI").is_some()
-            || std::env::var_os("RTLGEN_REQUIRE_REFERENCE").is_some()
-        {
+        if std::env::var_os("CI").is_some() || std::env::var_os("RTLGEN_REQUIRE_REFERENCE").is_some() {
             panic!("python3 with reedsolo is required here (CI / scripts/test): {PIP_INSTALL}");
         }
         eprintln!("NOTICE: skipping the reedsolo cross-check: python3 or reedsolo is missing ({PIP_INSTALL})");
@@ -200,11 +198,7 @@ fn rs_codes_agree_with_reedsolo() {
             if code.nroots() % 2 == 0 {
                 let p = (code.n() / 5).max(1);
                 let streamed = StreamCode::new(code.clone(), p).decode(&received);
-                assert_eq!(
-                    (&streamed.cw, streamed.uncorrectable),
-                    (&ours, outcome == Outcome::Uncorrectable),
-                    "streaming decoder at P = {p}"
-                );
+                assert_eq!((&streamed.cw, streamed.uncorrectable), (&ours, outcome == Outcome::Uncorrectable), "streaming decoder at P = {p}");
             }
             decodings.decode(code.field(), code.fcr(), code.nroots(), &received);
             decoded.push((c, errors, outcome, ours));

@@ -53,33 +53,15 @@ fn local_xpuid_needs_a_constant_id_source() {
         &transport("local_xpuid = 1"),
         &["field `local_xpuid` is set, but xpuid_source = \"port\" (the default) takes the id from the local_xpuid input port; remove local_xpuid, or set xpuid_source = \"constant\""],
     );
-    refused(
-        &transport("xpuid_source = \"strap\""),
-        &["field `xpuid_source`"],
-    );
-    let d = Design::parse(
-        &transport("xpuid_source = \"constant\"\nlocal_xpuid = 3"),
-        "good.toml",
-    )
-    .expect("a constant id");
-    let b = d.blocks[0]
-        .as_any()
-        .downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>()
-        .expect("transport");
+    refused(&transport("xpuid_source = \"strap\""), &["field `xpuid_source`"]);
+    let d = Design::parse(&transport("xpuid_source = \"constant\"\nlocal_xpuid = 3"), "good.toml").expect("a constant id");
+    let b = d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>().expect("transport");
     assert!(!b.p.xpuid_port && b.p.local_xpuid == 3);
     let d = Design::parse(&transport(""), "good.toml").expect("the default");
-    let b = d.blocks[0]
-        .as_any()
-        .downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>()
-        .expect("transport");
+    let b = d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>().expect("transport");
     assert!(b.p.xpuid_port, "the id is a port by default");
     let m = &d.elaborate().modules[0];
-    let port = m
-        .module
-        .ports
-        .iter()
-        .find(|p| p.name == "local_xpuid")
-        .expect("a local_xpuid input");
+    let port = m.module.ports.iter().find(|p| p.name == "local_xpuid").expect("a local_xpuid input");
     assert_eq!(port.width, 10);
 }
 

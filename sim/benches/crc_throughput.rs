@@ -15,17 +15,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../generated");
     let tree = Tree::open(&root)?;
     let design = Design::builtin_default();
-    let block = design
-        .block("isn_crc64")
-        .and_then(|b| b.as_any().downcast_ref::<CrcBlock>())
-        .ok_or("default design lacks isn_crc64")?;
+    let block = design.block("isn_crc64").and_then(|b| b.as_any().downcast_ref::<CrcBlock>()).ok_or("default design lacks isn_crc64")?;
     let module = design.module_name("isn_crc64", "");
     let mut dut = Dut::build(&tree, &module)?;
     let (data, seq, crc) = (dut.port("data")?, dut.port("seq")?, dut.port("crc")?);
     let mut rng = TestRng::from_seed(7);
-    let flits: Vec<Bits> = (0..1024)
-        .map(|_| rng.bits(block.data_bits as usize))
-        .collect();
+    let flits: Vec<Bits> = (0..1024).map(|_| rng.bits(block.data_bits as usize)).collect();
 
     let start = Instant::now();
     let mut evals = 0u64;
@@ -41,11 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let secs = start.elapsed().as_secs_f64();
     black_box(acc);
-    println!(
-        "{module}: {:.3} M evaluations/s ({} bits in, 64 out) over {secs:.1} s",
-        evals as f64 / secs / 1e6,
-        block.data_bits + block.seq_bits
-    );
+    println!("{module}: {:.3} M evaluations/s ({} bits in, 64 out) over {secs:.1} s", evals as f64 / secs / 1e6, block.data_bits + block.seq_bits);
 
     let model = block.model();
     let bytes: Vec<Vec<u8>> = flits.iter().map(Bits::to_bytes).collect();
@@ -59,10 +50,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let secs = start.elapsed().as_secs_f64();
     black_box(acc);
-    println!(
-        "reference model (table-driven, ISN): {:.1} MB/s = {:.2} M flits/s",
-        done as f64 / secs / 1e6,
-        done as f64 / secs / bytes[0].len() as f64 / 1e6
-    );
+    println!("reference model (table-driven, ISN): {:.1} MB/s = {:.2} M flits/s", done as f64 / secs / 1e6, done as f64 / secs / bytes[0].len() as f64 / 1e6);
     Ok(())
 }

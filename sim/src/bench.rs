@@ -33,17 +33,12 @@ pub struct Bench {
 
 impl std::fmt::Debug for Bench {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Bench")
-            .field("design", &self.elab.design.info.name)
-            .field("tree", &self.tree.root())
-            .finish()
+        f.debug_struct("Bench").field("design", &self.elab.design.info.name).field("tree", &self.tree.root()).finish()
     }
 }
 
 fn design_error(e: rtl_gen::error::ConfigError) -> SimError {
-    SimError::Design {
-        message: e.to_string(),
-    }
+    SimError::Design { message: e.to_string() }
 }
 
 impl Bench {
@@ -55,11 +50,7 @@ impl Bench {
         let elab = Design::builtin_default().elaborate();
         let expected = tree::build(&elab, layout.clone());
         let tree = Tree::open(&layout.root)?;
-        Ok(Bench {
-            elab,
-            tree,
-            expected,
-        })
+        Ok(Bench { elab, tree, expected })
     }
 
     /// `design` generated into `<target>/bench/<design name>/` and opened there.
@@ -68,8 +59,7 @@ impl Bench {
         let elab = design.elaborate();
         let layout = Layout::for_design_file(&out, &elab.design);
         let expected = tree::build(&elab, layout.clone());
-        fs::create_dir_all(&out)
-            .map_err(|e| SimError::io(format!("creating {}", out.display()), e))?;
+        fs::create_dir_all(&out).map_err(|e| SimError::io(format!("creating {}", out.display()), e))?;
         let lock_path = out.join(format!("{}.lock", elab.design.info.name));
         let lock = fs::OpenOptions::new()
             .create(true)
@@ -77,22 +67,12 @@ impl Bench {
             .write(true)
             .open(&lock_path)
             .map_err(|e| SimError::io(format!("opening {}", lock_path.display()), e))?;
-        fs4::FileExt::lock(&lock)
-            .map_err(|e| SimError::io(format!("locking {}", lock_path.display()), e))?;
-        let written = expected.write().map_err(|e| {
-            SimError::io(
-                format!("writing the tree of design `{}`", elab.design.info.name),
-                e,
-            )
-        });
+        fs4::FileExt::lock(&lock).map_err(|e| SimError::io(format!("locking {}", lock_path.display()), e))?;
+        let written = expected.write().map_err(|e| SimError::io(format!("writing the tree of design `{}`", elab.design.info.name), e));
         let _ = fs4::FileExt::unlock(&lock);
         written?;
         let tree = Tree::open(&layout.root)?;
-        Ok(Bench {
-            elab,
-            tree,
-            expected,
-        })
+        Ok(Bench { elab, tree, expected })
     }
 
     /// A design file, generated as [`Bench::from_design`] does.
@@ -108,10 +88,8 @@ impl Bench {
     /// A generated tree on its own: the design is rebuilt from its manifest.
     pub fn from_tree(dir: impl AsRef<Path>) -> Result<Bench, SimError> {
         let tree = Tree::open(dir.as_ref())?;
-        let json = fs::read_to_string(tree.manifest_path())
-            .map_err(|e| SimError::io(format!("reading {}", tree.manifest_path().display()), e))?;
-        let design = Design::from_manifest(&json, &tree.manifest_path().display().to_string())
-            .map_err(design_error)?;
+        let json = fs::read_to_string(tree.manifest_path()).map_err(|e| SimError::io(format!("reading {}", tree.manifest_path().display()), e))?;
+        let design = Design::from_manifest(&json, &tree.manifest_path().display().to_string()).map_err(design_error)?;
         Bench::with_tree(design, dir)
     }
 
@@ -120,17 +98,9 @@ impl Bench {
         let tree = Tree::open(dir.as_ref())?;
         let elab = design.elaborate();
         let root = tree.root().to_path_buf();
-        let layout = Layout {
-            constraints: root.join("constraints"),
-            root,
-            regenerate: String::new(),
-        };
+        let layout = Layout { constraints: root.join("constraints"), root, regenerate: String::new() };
         let expected = tree::build(&elab, layout);
-        Ok(Bench {
-            elab,
-            tree,
-            expected,
-        })
+        Ok(Bench { elab, tree, expected })
     }
 
     pub fn elab(&self) -> &Elaborated {
@@ -148,48 +118,28 @@ impl Bench {
     /// The block called `name`, which must be of the concrete type `B` (e.g.
     /// `rtl_gen::blocks::crc::CrcBlock`).
     pub fn block<B: Block + 'static>(&self, name: &str) -> Result<&B, SimError> {
-        let b = self
-            .design()
-            .block(name)
-            .ok_or_else(|| self.unknown_block(name))?;
-        (b.as_any() as &dyn Any)
-            .downcast_ref::<B>()
-            .ok_or_else(|| SimError::WrongKind {
-                block: name.to_string(),
-                kind: b.kind().to_string(),
-                expected: short_type_name::<B>(),
-            })
+        let b = self.design().block(name).ok_or_else(|| self.unknown_block(name))?;
+        (b.as_any() as &dyn Any).downcast_ref::<B>().ok_or_else(|| SimError::WrongKind {
+            block: name.to_string(),
+            kind: b.kind().to_string(),
+            expected: short_type_name::<B>(),
+        })
     }
 
     /// Every block of the concrete type `B`, in design order.
     pub fn blocks<B: Block + 'static>(&self) -> Vec<&B> {
-        self.design()
-            .blocks
-            .iter()
-            .filter_map(|b| b.as_any().downcast_ref::<B>())
-            .collect()
+        self.design().blocks.iter().filter_map(|b| b.as_any().downcast_ref::<B>()).collect()
     }
 
     /// Names of the blocks of kind `kind`, in design order.
     pub fn blocks_of_kind(&self, kind: &str) -> Vec<&str> {
-        self.design()
-            .blocks
-            .iter()
-            .filter(|b| b.kind() == kind)
-            .map(|b| b.name())
-            .collect()
+        self.design().blocks.iter().filter(|b| b.kind() == kind).map(|b| b.name()).collect()
     }
 
     fn unknown_block(&self, name: &str) -> SimError {
         SimError::UnknownBlock {
             block: name.to_string(),
-            known: self
-                .design()
-                .blocks
-                .iter()
-                .map(|b| format!("{} ({})", b.name(), b.kind()))
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: self.design().blocks.iter().map(|b| format!("{} ({})", b.name(), b.kind())).collect::<Vec<_>>().join(", "),
         }
     }
 
@@ -198,26 +148,16 @@ impl Bench {
         if self.design().block(block).is_none() {
             return Err(self.unknown_block(block));
         }
-        self.elab
-            .module(block, role)
-            .ok_or_else(|| SimError::NoSuchRole {
-                block: block.to_string(),
-                role: role.as_str().to_string(),
-                roles: self
-                    .elab
-                    .modules_of(block)
-                    .iter()
-                    .map(|m| m.role.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+        self.elab.module(block, role).ok_or_else(|| SimError::NoSuchRole {
+            block: block.to_string(),
+            role: role.as_str().to_string(),
+            roles: self.elab.modules_of(block).iter().map(|m| m.role.as_str()).collect::<Vec<_>>().join(", "),
+        })
     }
 
     /// Check that `block` exists (any kind).
     pub fn module_any(&self, block: &str) -> Result<&dyn Block, SimError> {
-        self.design()
-            .block(block)
-            .ok_or_else(|| self.unknown_block(block))
+        self.design().block(block).ok_or_else(|| self.unknown_block(block))
     }
 
     /// Build (or load from the cache) the module of `block` with `role`; `test` names the
@@ -234,12 +174,7 @@ impl Bench {
         let mut out = Vec::new();
         for m in &self.elab.modules {
             let rel = PathBuf::from(format!("rtl/{}.v", m.name()));
-            let want = self
-                .expected
-                .files
-                .iter()
-                .find(|(p, _)| p.ends_with(&rel))
-                .map(|(_, b)| String::from_utf8_lossy(b).into_owned());
+            let want = self.expected.files.iter().find(|(p, _)| p.ends_with(&rel)).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
             let have = fs::read_to_string(self.tree.root().join(&rel)).ok();
             let same = match (want, have) {
                 (Some(w), Some(h)) => body(&w) == body(&h),
@@ -255,15 +190,9 @@ impl Bench {
 
 /// The module text after the banner: from `` `default_nettype none`` on, or all of it.
 fn body(text: &str) -> &str {
-    text.find("`default_nettype none")
-        .map(|i| &text[i..])
-        .unwrap_or(text)
+    text.find("`default_nettype none").map(|i| &text[i..]).unwrap_or(text)
 }
 
 fn short_type_name<B>() -> String {
-    std::any::type_name::<B>()
-        .rsplit("::")
-        .next()
-        .unwrap_or("?")
-        .to_string()
+    std::any::type_name::<B>().rsplit("::").next().unwrap_or("?").to_string()
 }

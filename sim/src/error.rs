@@ -121,25 +121,13 @@ pub enum SimError {
     UnknownBlock { block: String, known: String },
 
     #[error("block `{block}` is of kind {kind}, not the {expected} this needs")]
-    WrongKind {
-        block: String,
-        kind: String,
-        expected: String,
-    },
+    WrongKind { block: String, kind: String, expected: String },
 
     #[error("block `{block}` has no module with role `{role}`; its roles: {roles}")]
-    NoSuchRole {
-        block: String,
-        role: String,
-        roles: String,
-    },
+    NoSuchRole { block: String, role: String, roles: String },
 
     #[error("no co-simulation driver for module `{module}` (kind {kind}, role {role})")]
-    NoDriver {
-        module: String,
-        kind: String,
-        role: String,
-    },
+    NoDriver { module: String, kind: String, role: String },
 
     #[error("co-simulation mismatch: {summary}")]
     Cosim { summary: String },

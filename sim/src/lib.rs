@@ -28,11 +28,12 @@
 //! replays a random test; `VERILATOR` / `CXX` pick the tools; `RTLGEN_SIM_JOBS` caps parallel
 //! compiler processes.
 
+
 mod bench;
-pub mod campaign;
 pub mod cosim;
 mod dut;
 mod error;
+pub mod campaign;
 mod manifest;
 mod model_build;
 mod rng;
@@ -40,13 +41,13 @@ mod scoreboard;
 mod shim;
 mod waves;
 
+pub use rtl_gen::bits::Bits;
 pub use bench::Bench;
 pub use dut::{Dut, PortId};
 pub use error::SimError;
 pub use manifest::{Dir, FileEntry, Manifest, Module, Port, Reset, Tree, MAX_PORT_WIDTH};
 pub use model_build::{cache_dir, target_dir, toolchain, BuildInfo, Toolchain};
 pub use rng::{TestRng, SEED_ENV};
-pub use rtl_gen::bits::Bits;
 pub use scoreboard::{CountMismatch, Mismatch, RunContext, Scoreboard, ScoreboardError};
 pub use waves::{wave_path_for, waves_dir, waves_enabled, WAVES_ENV};
 

@@ -392,11 +392,7 @@ fn cxx_command(tc: &Toolchain, opt: &str, trace: bool) -> Command {
     let include = tc.verilator_root.join("include");
     let mut c = Command::new(&tc.cxx);
     c.args(CXX_FLAGS)
-        .args(if trace {
-            TRACE_DEFINES
-        } else {
-            NO_TRACE_DEFINES
-        })
+        .args(if trace { TRACE_DEFINES } else { NO_TRACE_DEFINES })
         .arg(opt)
         .arg("-I")
         .arg(&include)
@@ -632,16 +628,8 @@ fn build_into(
         fs::read_to_string(obj.join(format!("{MODEL_PREFIX}_classes.mk"))).unwrap_or_default();
     let (mut fast, slow) = model_files(&classes, &obj);
     fast.push(shim_path);
-    let fast_bytes: u64 = fast
-        .iter()
-        .filter_map(|f| fs::metadata(f).ok())
-        .map(|m| m.len())
-        .sum();
-    let opt = if fast_bytes > LARGE_MODEL_BYTES {
-        OPT_LARGE
-    } else {
-        OPT_FAST
-    };
+    let fast_bytes: u64 = fast.iter().filter_map(|f| fs::metadata(f).ok()).map(|m| m.len()).sum();
+    let opt = if fast_bytes > LARGE_MODEL_BYTES { OPT_LARGE } else { OPT_FAST };
     let mut units: Vec<(PathBuf, &str)> = Vec::new();
     for (i, group) in split_by_size(fast, jobs()).iter().enumerate() {
         let unit = obj.join(format!("rtlgen_fast_{i}.cpp"));
@@ -831,13 +819,7 @@ mod tests {
         assert_eq!(groups.len() as u64, total.div_ceil(UNITY_MAX_BYTES));
         let mut seen: Vec<PathBuf> = groups.iter().flatten().cloned().collect();
         seen.sort();
-        assert_eq!(
-            seen,
-            sized(&sizes)
-                .into_iter()
-                .map(|(_, p)| p)
-                .collect::<Vec<_>>()
-        );
+        assert_eq!(seen, sized(&sizes).into_iter().map(|(_, p)| p).collect::<Vec<_>>());
         // Largest-first packing: no group holds more than the cap plus its first (largest) file.
         for g in &groups {
             assert!(total_of(g, &sizes) <= UNITY_MAX_BYTES + 5_000_000, "{g:?}");

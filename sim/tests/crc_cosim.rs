@@ -54,30 +54,13 @@ fn check_combinational_n(bench: &Bench, b: &CrcBlock, random: usize) -> TestResu
     let mut rng = TestRng::for_test(&test)?;
     let model = b.model();
     let mut dut = bench.dut(&b.name, Role::Crc, &test)?;
-    let mut chk = if b.checker {
-        Some(bench.dut(&b.name, Role::CrcCheck, &format!("{test}_check"))?)
-    } else {
-        None
-    };
-    let mut sb = Scoreboard::new(format!("{} crc", b.name))
-        .with_seed(rng.seed())
-        .with_wave(dut.wave_path());
+    let mut chk = if b.checker { Some(bench.dut(&b.name, Role::CrcCheck, &format!("{test}_check"))?) } else { None };
+    let mut sb = Scoreboard::new(format!("{} crc", b.name)).with_seed(rng.seed()).with_wave(dut.wave_path());
     let mut sb_ok = Scoreboard::new(format!("{} ok", b.name)).with_seed(rng.seed());
-    let seq_mask = if b.seq_bits == 0 {
-        0
-    } else {
-        (1u64 << b.seq_bits) - 1
-    };
-    let vectors = directed(b)
-        .into_iter()
-        .map(|d| (d, 0u64))
-        .chain((0..random).map(|_| (Bits::zeros(0), 1)));
+    let seq_mask = if b.seq_bits == 0 { 0 } else { (1u64 << b.seq_bits) - 1 };
+    let vectors = directed(b).into_iter().map(|d| (d, 0u64)).chain((0..random).map(|_| (Bits::zeros(0), 1)));
     for (i, (data, random)) in vectors.enumerate() {
-        let data = if random == 1 {
-            rng.bits(b.data_bits as usize)
-        } else {
-            data
-        };
+        let data = if random == 1 { rng.bits(b.data_bits as usize) } else { data };
         let seq = rng.range(0, seq_mask);
         let expected = model_crc(&model, b, &data, seq);
         dut.set("data", &data)?;
@@ -91,11 +74,7 @@ fn check_combinational_n(bench: &Bench, b: &CrcBlock, random: usize) -> TestResu
         if let Some(chk) = chk.as_mut() {
             // Half the time a correct CRC, half a CRC with one random bit flipped.
             let corrupt = rng.chance(0.5);
-            let crc_in = if corrupt {
-                expected ^ (1 << rng.range(0, b.algo.width as u64 - 1))
-            } else {
-                expected
-            };
+            let crc_in = if corrupt { expected ^ (1 << rng.range(0, b.algo.width as u64 - 1)) } else { expected };
             chk.set("data", &data)?;
             if b.seq_bits > 0 {
                 chk.set_u64("seq", seq)?;
@@ -128,23 +107,13 @@ fn check_pipelined(bench: &Bench, b: &CrcBlock) -> TestResult {
         let m = bench.module(&b.name, role(checker))?;
         let name = m.name().to_string();
         let mut dut = bench.dut(&b.name, role(checker), &format!("{test}_{checker}"))?;
-        assert_eq!(
-            bench.tree().module(&name)?.latency as u64,
-            latency,
-            "manifest latency of {name}"
-        );
+        assert_eq!(bench.tree().module(&name)?.latency as u64, latency, "manifest latency of {name}");
         // Garbage in flight before reset must not come out after it.
         dut.set_u64("in_valid", 1)?;
         dut.ticks(3);
         dut.reset(2)?;
-        let mut sb: Scoreboard<(u64, u64)> = Scoreboard::new(format!("{name} (cycle, value)"))
-            .with_seed(rng.seed())
-            .with_wave(dut.wave_path());
-        let seq_mask = if b.seq_bits == 0 {
-            0
-        } else {
-            (1u64 << b.seq_bits) - 1
-        };
+        let mut sb: Scoreboard<(u64, u64)> = Scoreboard::new(format!("{name} (cycle, value)")).with_seed(rng.seed()).with_wave(dut.wave_path());
+        let seq_mask = if b.seq_bits == 0 { 0 } else { (1u64 << b.seq_bits) - 1 };
         let cycles = scaled(RANDOM_MESSAGES) as u64 + latency;
         for c in 0..cycles {
             let valid = c + latency < cycles && rng.chance(0.8);
@@ -158,11 +127,7 @@ fn check_pipelined(bench: &Bench, b: &CrcBlock) -> TestResult {
             }
             let expected = if checker {
                 let corrupt = rng.chance(0.5);
-                let crc_in = if corrupt {
-                    crc ^ (1 << rng.range(0, b.algo.width as u64 - 1))
-                } else {
-                    crc
-                };
+                let crc_in = if corrupt { crc ^ (1 << rng.range(0, b.algo.width as u64 - 1)) } else { crc };
                 dut.set("crc_in", &Bits::from_u64(crc_in, b.algo.width as usize))?;
                 !corrupt as u64
             } else {
@@ -173,11 +138,7 @@ fn check_pipelined(bench: &Bench, b: &CrcBlock) -> TestResult {
             }
             dut.eval();
             if dut.get_u64("out_valid")? == 1 {
-                let value = if checker {
-                    dut.get_u64("ok")?
-                } else {
-                    dut.get_u64("crc")?
-                };
+                let value = if checker { dut.get_u64("ok")? } else { dut.get_u64("crc")? };
                 sb.push_actual(c, (c, value))?;
             }
             dut.tick();
@@ -200,12 +161,7 @@ fn check_isn(bench: &Bench, b: &CrcBlock) -> TestResult {
     let mut chk = bench.dut(&b.name, Role::CrcCheck, &format!("{test}_check"))?;
     let seqs = 1u64 << b.seq_bits;
     let mut rejected = 0u64;
-    let payloads = [
-        Bits::zeros(b.data_bits as usize),
-        Bits::ones(b.data_bits as usize),
-        rng.bits(b.data_bits as usize),
-        rng.bits(b.data_bits as usize),
-    ];
+    let payloads = [Bits::zeros(b.data_bits as usize), Bits::ones(b.data_bits as usize), rng.bits(b.data_bits as usize), rng.bits(b.data_bits as usize)];
     for data in &payloads {
         dut.set("data", data)?;
         chk.set("data", data)?;
@@ -213,37 +169,19 @@ fn check_isn(bench: &Bench, b: &CrcBlock) -> TestResult {
             dut.set_u64("seq", seq)?;
             dut.eval();
             let crc = dut.get_u64("crc")?;
-            assert_eq!(
-                crc,
-                model_crc(&model, b, data, seq),
-                "{}: seq {seq} (seed {})",
-                b.name,
-                rng.seed()
-            );
+            assert_eq!(crc, model_crc(&model, b, data, seq), "{}: seq {seq} (seed {})", b.name, rng.seed());
         }
         let true_seq = rng.range(0, seqs - 1);
-        chk.set(
-            "crc_in",
-            &Bits::from_u64(model_crc(&model, b, data, true_seq), b.algo.width as usize),
-        )?;
+        chk.set("crc_in", &Bits::from_u64(model_crc(&model, b, data, true_seq), b.algo.width as usize))?;
         for expected_seq in 0..seqs {
             chk.set_u64("seq", expected_seq)?;
             chk.eval();
             let ok = chk.get_u64("ok")? == 1;
-            assert_eq!(
-                ok,
-                expected_seq == true_seq,
-                "{}: flit sent with seq {true_seq}, checked against {expected_seq}",
-                b.name
-            );
+            assert_eq!(ok, expected_seq == true_seq, "{}: flit sent with seq {true_seq}, checked against {expected_seq}", b.name);
             rejected += !ok as u64;
         }
     }
-    assert_eq!(
-        rejected,
-        payloads.len() as u64 * (seqs - 1),
-        "every wrong expected seq rejected"
-    );
+    assert_eq!(rejected, payloads.len() as u64 * (seqs - 1), "every wrong expected seq rejected");
     Ok(())
 }
 
@@ -265,11 +203,7 @@ fn every_crc_module_matches_the_model() -> TestResult {
 #[test]
 fn isn_crc_covers_every_sequence_number() -> TestResult {
     let bench = bench();
-    let isn: Vec<_> = bench
-        .blocks::<CrcBlock>()
-        .into_iter()
-        .filter(|b| b.seq_bits > 0)
-        .collect();
+    let isn: Vec<_> = bench.blocks::<CrcBlock>().into_iter().filter(|b| b.seq_bits > 0).collect();
     assert!(!isn.is_empty(), "the default design has an ISN CRC");
     for b in isn {
         check_isn(&bench, b)?;
@@ -311,16 +245,8 @@ fn a_broken_model_is_caught() -> TestResult {
         }
     }
     let msg = failure.expect("the scoreboard accepted a wrong model");
-    assert!(
-        msg.contains("cycle 0") || msg.contains("cycle: 0"),
-        "mismatch report lacks the cycle: {msg}"
-    );
-    assert!(
-        msg.contains(&format!("{:#018x}", rng.seed()))
-            || msg.contains(&rng.seed().to_string())
-            || msg.to_lowercase().contains("seed"),
-        "report lacks the seed: {msg}"
-    );
+    assert!(msg.contains("cycle 0") || msg.contains("cycle: 0"), "mismatch report lacks the cycle: {msg}");
+    assert!(msg.contains(&format!("{:#018x}", rng.seed())) || msg.contains(&rng.seed().to_string()) || msg.to_lowercase().contains("seed"), "report lacks the seed: {msg}");
     Ok(())
 }
 
@@ -360,11 +286,7 @@ fn lut6_tree_style_matches_the_model() -> TestResult {
     "#
     );
     let bench = Bench::from_toml(&text, "lut6_tree test")?;
-    assert!(
-        std::fs::read_to_string(bench.tree().root().join("rtl/tree_crc32.v"))?
-            .contains("(* keep *) wire"),
-        "tree style not emitted"
-    );
+    assert!(std::fs::read_to_string(bench.tree().root().join("rtl/tree_crc32.v"))?.contains("(* keep *) wire"), "tree style not emitted");
     for b in bench.blocks::<CrcBlock>() {
         check_combinational_n(&bench, b, if b.data_bits > 1024 { 500 } else { 20_000 })?;
     }
@@ -381,49 +303,25 @@ fn lut6_tree_style_matches_the_model() -> TestResult {
 #[test]
 fn wide_lut6_networks_of_several_polynomials_match_the_model() -> TestResult {
     let mut text = String::from("[design]\nname = \"wide\"\n");
-    let mut crcs = vec![
-        (
-            "crc64_512",
-            "width = 64\npoly = \"0x42F0E1EBA9EA3693\"",
-            512,
-        ),
-        ("crc16_1024", "width = 16\npoly = 0x1021", 1024),
-    ];
+    let mut crcs = vec![("crc64_512", "width = 64\npoly = \"0x42F0E1EBA9EA3693\"", 512), ("crc16_1024", "width = 16\npoly = 0x1021", 1024)];
     if std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1") {
         crcs.push(("crc32c_2048", "width = 32\npoly = 0x1EDC6F41\ninit = \"0xFFFFFFFF\"\nrefin = true\nrefout = true\nxorout = \"0xFFFFFFFF\"", 2048));
     }
     // The shared network twice: in 64-column windows (the default) and over the whole input
     // (`xor_window = 0`), which the planner builds quite differently.
-    let styles = [
-        ("lut6_tree", "xor_style = \"lut6_tree\""),
-        ("lut6_shared", "xor_style = \"lut6_shared\""),
-        ("lut6_whole", "xor_window = 0"),
-    ];
+    let styles = [("lut6_tree", "xor_style = \"lut6_tree\""), ("lut6_shared", "xor_style = \"lut6_shared\""), ("lut6_whole", "xor_window = 0")];
     for (name, algo, bits) in &crcs {
         for (style, field) in styles {
             text += &format!("[[blocks]]\nkind = \"crc\"\nname = \"{name}_{style}\"\n{algo}\ndata_bits = {bits}\nchecker = false\n{field}\n");
         }
     }
     let bench = Bench::from_toml(&text, "wide lut6 networks")?;
-    let rtl = |module: &str| {
-        std::fs::read_to_string(bench.tree().root().join(format!("rtl/wide_{module}.v")))
-    };
+    let rtl = |module: &str| std::fs::read_to_string(bench.tree().root().join(format!("rtl/wide_{module}.v")));
     let (shared, whole) = (rtl("crc64_512_lut6_shared")?, rtl("crc64_512_lut6_whole")?);
-    assert!(
-        shared.contains("(* keep *) wire") && shared.contains("crc_n1"),
-        "shared style not emitted"
-    );
-    assert!(
-        whole.contains("xor_window = 0 (whole input)"),
-        "whole-input window not in the banner"
-    );
+    assert!(shared.contains("(* keep *) wire") && shared.contains("crc_n1"), "shared style not emitted");
+    assert!(whole.contains("xor_window = 0 (whole input)"), "whole-input window not in the banner");
     // Fewer nodes over the whole input: `xor_window` reaches the planner.
-    assert!(
-        whole.len() < shared.len(),
-        "whole-input network ({} bytes) not smaller than the windowed one ({} bytes)",
-        whole.len(),
-        shared.len()
-    );
+    assert!(whole.len() < shared.len(), "whole-input network ({} bytes) not smaller than the windowed one ({} bytes)", whole.len(), shared.len());
     let blocks = bench.blocks::<CrcBlock>();
     assert_eq!(blocks.len(), styles.len() * crcs.len());
     for b in blocks {
@@ -457,30 +355,15 @@ fn crc32_over_64_bits_lut6_netlist_is_small_and_right() -> TestResult {
     let bench = Bench::from_toml(&text, "issue 16 CRC-32/64 row")?;
     let dir = tempfile::tempdir()?;
     copy_tree(bench.tree().root(), dir.path())?;
-    let log = synthesize_in_place(
-        dir.path(),
-        "row_crc32_64",
-        "abc -lut 6; opt_clean; stat; ltp -noff;",
-    )?;
+    let log = synthesize_in_place(dir.path(), "row_crc32_64", "abc -lut 6; opt_clean; stat; ltp -noff;")?;
     let luts: usize = log
         .lines()
-        .filter_map(|l| {
-            l.trim()
-                .strip_prefix("$lut")
-                .map(|n| n.trim().parse::<usize>())
-        })
+        .filter_map(|l| l.trim().strip_prefix("$lut").map(|n| n.trim().parse::<usize>()))
         .next_back()
         .expect("stat counts $lut cells")?;
     let depth: usize = log
         .lines()
-        .filter_map(|l| {
-            l.split("(length=")
-                .nth(1)?
-                .trim_end_matches(')')
-                .trim_end_matches("):")
-                .parse()
-                .ok()
-        })
+        .filter_map(|l| l.split("(length=").nth(1)?.trim_end_matches(')').trim_end_matches("):").parse().ok())
         .next_back()
         .expect("ltp reports the longest path");
     eprintln!("CRC-32/64 lut6_shared: {luts} LUT6, depth {depth}");
@@ -488,10 +371,7 @@ fn crc32_over_64_bits_lut6_netlist_is_small_and_right() -> TestResult {
     assert_eq!(depth, 2, "LUT depth");
     let file = dir.path().join("rtl/row_crc32_64.v");
     let netlist = std::fs::read_to_string(&file)?;
-    assert!(
-        netlist.contains("Generated by Yosys"),
-        "the file is the netlist now"
-    );
+    assert!(netlist.contains("Generated by Yosys"), "the file is the netlist now");
     let design = Design::parse(&text, "issue 16 CRC-32/64 row")?;
     let mapped = Bench::with_tree(design, dir.path())?;
     assert_eq!(mapped.differing_modules(), ["row_crc32_64"]);
@@ -499,22 +379,14 @@ fn crc32_over_64_bits_lut6_netlist_is_small_and_right() -> TestResult {
     check_combinational_n(&mapped, block, 3_000)?;
 
     // The same netlist with one LUT's truth table inverted in one bit: the check must fail.
-    let at = netlist
-        .find("64'h")
-        .expect("a 6-input LUT as a 64-bit truth table")
-        + 4;
+    let at = netlist.find("64'h").expect("a 6-input LUT as a 64-bit truth table") + 4;
     let digit = u8::from_str_radix(&netlist[at..at + 1], 16)? ^ 1;
     let broken = format!("{}{:x}{}", &netlist[..at], digit, &netlist[at + 1..]);
     std::fs::write(&file, broken)?;
-    let broken_bench =
-        Bench::with_tree(Design::parse(&text, "issue 16 CRC-32/64 row")?, dir.path())?;
+    let broken_bench = Bench::with_tree(Design::parse(&text, "issue 16 CRC-32/64 row")?, dir.path())?;
     let block = broken_bench.blocks::<CrcBlock>()[0];
-    let caught =
-        check_combinational_n(&broken_bench, block, 3_000).expect_err("a wrong LUT went unnoticed");
+    let caught = check_combinational_n(&broken_bench, block, 3_000).expect_err("a wrong LUT went unnoticed");
     eprintln!("broken netlist: {caught}");
-    assert!(
-        caught.to_string().contains("mismatch"),
-        "caught by a compared value, not a build error: {caught}"
-    );
+    assert!(caught.to_string().contains("mismatch"), "caught by a compared value, not a build error: {caught}");
     Ok(())
 }

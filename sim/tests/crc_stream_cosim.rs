@@ -13,10 +13,7 @@ use rtl_gen_sim::{Bits, Dut, Scoreboard, TestRng};
 fn stream_crc_matches_the_model_for_any_length_and_gap_pattern() -> TestResult {
     let bench = bench();
     let blocks = bench.blocks::<CrcStreamBlock>();
-    assert!(
-        !blocks.is_empty(),
-        "the default design has a crc_stream block"
-    );
+    assert!(!blocks.is_empty(), "the default design has a crc_stream block");
     for b in blocks {
         let name = bench.module(&b.name, Role::CrcStream)?.name().to_string();
         let test = format!("crc_stream_{}", b.name);
@@ -34,21 +31,18 @@ fn stream_crc_matches_the_model_for_any_length_and_gap_pattern() -> TestResult {
         lengths.extend((0..scaled(300)).map(|_| rng.range(1, 4096) as usize));
         let messages: Vec<Vec<u8>> = lengths.iter().map(|&n| rng.bytes(n)).collect();
 
-        let mut sb: Scoreboard<(u64, u64)> = Scoreboard::new(format!("{name} (cycle, crc)"))
-            .with_seed(rng.seed())
-            .with_wave(dut.wave_path());
+        let mut sb: Scoreboard<(u64, u64)> = Scoreboard::new(format!("{name} (cycle, crc)")).with_seed(rng.seed()).with_wave(dut.wave_path());
         let gap = 0.15; // probability of an idle cycle before any beat
         let mut cycle = 0u64;
-        let step =
-            |dut: &mut Dut, sb: &mut Scoreboard<(u64, u64)>, cycle: &mut u64| -> TestResult {
-                dut.eval();
-                if dut.get_u64("crc_valid")? == 1 {
-                    sb.push_actual(*cycle, (*cycle, dut.get_u64("crc")?))?;
-                }
-                dut.tick();
-                *cycle += 1;
-                Ok(())
-            };
+        let step = |dut: &mut Dut, sb: &mut Scoreboard<(u64, u64)>, cycle: &mut u64| -> TestResult {
+            dut.eval();
+            if dut.get_u64("crc_valid")? == 1 {
+                sb.push_actual(*cycle, (*cycle, dut.get_u64("crc")?))?;
+            }
+            dut.tick();
+            *cycle += 1;
+            Ok(())
+        };
         for msg in &messages {
             let beats = msg.len().div_ceil(wb);
             for beat in 0..beats {

@@ -20,13 +20,7 @@ use rtl_gen_sim::{cosim, Bench};
 use std::collections::BTreeSet;
 
 /// Kinds co-simulated only with `RTLGEN_LONG=1` (see the file's doc).
-const LONG_KINDS: &[&str] = &[
-    "rxl_endpoint",
-    "rxl_switch",
-    "recxl_logging_unit",
-    "genz_llr",
-    "sue_endpoint",
-];
+const LONG_KINDS: &[&str] = &["rxl_endpoint", "rxl_switch", "recxl_logging_unit", "genz_llr", "sue_endpoint"];
 
 fn long() -> bool {
     std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1")
@@ -52,41 +46,23 @@ fn cosim_variants(kinds: &dyn Fn(&str) -> bool, vectors: u64) {
     let mut seen = BTreeSet::new();
     let mut failures = Vec::new();
     let (mut designs, mut modules) = (0, 0);
-    for (i, v) in field_sweep::enumerated()
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| kinds(v.kind))
-    {
+    for (i, v) in field_sweep::enumerated().iter().enumerate().filter(|(_, v)| kinds(v.kind)) {
         let label = v.label();
         // A refused combination (e.g. `compression = "gzip"`) is the field tests' business.
-        let Ok(design) = Design::parse(&v.design, &label) else {
-            continue;
-        };
+        let Ok(design) = Design::parse(&v.design, &label) else { continue };
         designs += 1;
         let layout = Layout::for_design_file(&dir.path().join(i.to_string()), &design);
         let root = layout.root.clone();
-        tree::build(&design.elaborate(), layout)
-            .write()
-            .expect("write tree");
+        tree::build(&design.elaborate(), layout).write().expect("write tree");
         let bench = match Bench::from_tree(&root) {
             Ok(b) => b,
             Err(e) => {
-                failures.push(format!(
-                    "{label}: the tree's manifest does not rebuild the design: {e}"
-                ));
+                failures.push(format!("{label}: the tree's manifest does not rebuild the design: {e}"));
                 continue;
             }
         };
         for m in &bench.elab().modules {
-            let key: String = sources(&bench, m.name())
-                .iter()
-                .map(|d| {
-                    field_sweep::body(
-                        &std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module"),
-                    )
-                    .to_string()
-                })
-                .collect();
+            let key: String = sources(&bench, m.name()).iter().map(|d| field_sweep::body(&std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module")).to_string()).collect();
             if cosim::driver(m.kind, m.role).is_none() || !seen.insert(key) {
                 continue;
             }
@@ -100,12 +76,7 @@ fn cosim_variants(kinds: &dyn Fn(&str) -> bool, vectors: u64) {
     }
     eprintln!("{designs} designs, {modules} distinct modules co-simulated");
     assert!(designs > 0 && modules > 0);
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
@@ -129,30 +100,13 @@ fn whole_input_window_cosimulates_from_its_tree() {
     let dir = tempfile::tempdir().expect("temp dir");
     let layout = Layout::for_design_file(dir.path(), &design);
     let root = layout.root.clone();
-    tree::build(&design.elaborate(), layout)
-        .write()
-        .expect("write tree");
+    tree::build(&design.elaborate(), layout).write().expect("write tree");
     let manifest = std::fs::read_to_string(root.join("manifest.json")).expect("manifest");
-    assert!(
-        manifest.contains("\"xor_window\": 0"),
-        "xor_window not a number in the manifest"
-    );
+    assert!(manifest.contains("\"xor_window\": 0"), "xor_window not a number in the manifest");
     let banner = std::fs::read_to_string(root.join("rtl/asic_crc32.v")).expect("module");
-    assert!(
-        banner.contains("xor_window = 0 (whole input)"),
-        "the banner lost the note"
-    );
+    assert!(banner.contains("xor_window = 0 (whole input)"), "the banner lost the note");
     let bench = Bench::from_tree(&root).expect("the manifest rebuilds the design");
-    let outcomes = cosim::run(
-        &bench,
-        None,
-        &cosim::Options {
-            vectors: 200,
-            seed: 3,
-        },
-        &mut |_| {},
-    )
-    .expect("cosim");
+    let outcomes = cosim::run(&bench, None, &cosim::Options { vectors: 200, seed: 3 }, &mut |_| {}).expect("cosim");
     assert_eq!(outcomes.len(), 2);
     assert!(outcomes.iter().all(|o| o.passed()), "{outcomes:?}");
 }
@@ -163,16 +117,7 @@ fn whole_input_window_cosimulates_from_its_tree() {
 fn single_byte_streams_match_the_model_with_even_and_odd_polynomials() {
     let text = "[design]\nname = \"bytes\"\n\n[[blocks]]\nkind = \"crc_stream\"\nname = \"even\"\nwidth = 8\npoly = 0x06\nword_bytes = 1\n\n[[blocks]]\nkind = \"crc_stream\"\nname = \"odd\"\nwidth = 16\npoly = 0x1021\ninit = \"0xFFFF\"\nword_bytes = 1\n";
     let bench = Bench::from_toml(text, "bytes").expect("design");
-    let outcomes = cosim::run(
-        &bench,
-        None,
-        &cosim::Options {
-            vectors: 300,
-            seed: 5,
-        },
-        &mut |_| {},
-    )
-    .expect("cosim");
+    let outcomes = cosim::run(&bench, None, &cosim::Options { vectors: 300, seed: 5 }, &mut |_| {}).expect("cosim");
     assert_eq!(outcomes.len(), 2);
     assert!(outcomes.iter().all(|o| o.passed()), "{outcomes:?}");
 }

@@ -32,10 +32,7 @@ enum Fault {
 
 /// The opcodes of the two handshakes.
 fn handshake(op: u8) -> bool {
-    matches!(
-        op,
-        OP_INIT | OP_INIT_ACK | OP_FC | OP_DISCARD | OP_CLEAR | OP_EXIT
-    )
+    matches!(op, OP_INIT | OP_INIT_ACK | OP_FC | OP_DISCARD | OP_CLEAR | OP_EXIT)
 }
 
 /// The first beat of a link-local packet (8-byte beats: an LL packet is two beats).
@@ -59,25 +56,13 @@ fn timeline(delay: u64) -> Timeline {
     let hit = down_at + down + 6 * delay + 600;
     // Traffic stops soon after the EE error; the drain (ended once the link is quiet) is long
     // enough for an LLR timer retransmission, which no case should need.
-    let o = LinkOptions {
-        cycles: hit + 200,
-        drain_cycles: 8 * delay + 16_000,
-        delay: delay as usize,
-        down_at: Some(down_at),
-        stop_when_quiet: true,
-        seed: 3,
-        ..LinkOptions::default()
-    };
+    let o = LinkOptions { cycles: hit + 200, drain_cycles: 8 * delay + 16_000, delay: delay as usize, down_at: Some(down_at), stop_when_quiet: true, seed: 3, ..LinkOptions::default() };
     Timeline { hit, o }
 }
 
 /// The directed hook: the EE error at `hit`, and `fault` on LL packet number `target.1` of
 /// direction `target.0` (`None`: no fault); records every LL packet `(direction, number, op)`.
-fn hook<'a>(
-    hit: u64,
-    target: Option<(usize, usize, Fault)>,
-    log: &'a mut Vec<(usize, usize, u8)>,
-) -> impl FnMut(u64, usize, &mut Beat) -> Fate + 'a {
+fn hook<'a>(hit: u64, target: Option<(usize, usize, Fault)>, log: &'a mut Vec<(usize, usize, u8)>) -> impl FnMut(u64, usize, &mut Beat) -> Fate + 'a {
     let mut count = [0usize; 2];
     let mut hit_done = false;
     // The fault's second beat still to treat, per direction.
@@ -136,15 +121,8 @@ fn flip(b: &mut Beat, bit: usize) {
 }
 
 fn check(r: &LinkReport) -> Result<(), String> {
-    if !r.clean()
-        || r.delivered != [r.sent[1], r.sent[0]]
-        || r.sent.contains(&0)
-        || r.final_state != [SETTLED; 2]
-    {
-        return Err(format!(
-            "sent {:?} delivered {:?} errors {} missing {} final llr_state {:?}",
-            r.sent, r.delivered, r.errors, r.missing, r.final_state
-        ));
+    if !r.clean() || r.delivered != [r.sent[1], r.sent[0]] || r.sent.contains(&0) || r.final_state != [SETTLED; 2] {
+        return Err(format!("sent {:?} delivered {:?} errors {} missing {} final llr_state {:?}", r.sent, r.delivered, r.errors, r.missing, r.final_state));
     }
     Ok(())
 }
@@ -157,11 +135,7 @@ enum Imp {
 }
 
 fn run(bench: &Bench, imp: Imp, o: &LinkOptions, h: &mut Hook) -> Result<LinkReport, String> {
-    let cfg = bench
-        .block::<GenzLlrBlock>("genz_llr")
-        .expect("genz_llr block")
-        .cfg
-        .clone();
+    let cfg = bench.block::<GenzLlrBlock>("genz_llr").expect("genz_llr block").cfg.clone();
     match imp {
         Imp::Model => {
             let (mut a, mut b) = (LlrModel::new(cfg.clone()), LlrModel::new(cfg.clone()));
@@ -169,8 +143,7 @@ fn run(bench: &Bench, imp: Imp, o: &LinkOptions, h: &mut Hook) -> Result<LinkRep
         }
         Imp::Rtl => {
             let m = bench.module("genz_llr", Role::Interface).expect("module");
-            let (r, t) =
-                rtl_gen_sim::cosim::genz::twin_link(bench, m, o, h).map_err(|e| e.to_string())?;
+            let (r, t) = rtl_gen_sim::cosim::genz::twin_link(bench, m, o, h).map_err(|e| e.to_string())?;
             if t.mismatches != 0 {
                 return Err(format!("RTL and model disagree: first {:?}", t.first));
             }
@@ -195,10 +168,7 @@ fn sweep(imp: Imp, cable_m: f64, stride: usize) -> usize {
     let targets: Vec<(usize, usize, u8)> = log.into_iter().filter(|p| handshake(p.2)).collect();
     // Both handshakes ran in both directions (the Init exchange twice).
     for op in [OP_INIT, OP_INIT_ACK, OP_FC, OP_DISCARD, OP_CLEAR, OP_EXIT] {
-        assert!(
-            targets.iter().any(|p| p.2 == op),
-            "{cable_m} m: no LL packet {op} in the baseline"
-        );
+        assert!(targets.iter().any(|p| p.2 == op), "{cable_m} m: no LL packet {op} in the baseline");
     }
     let mut failures = vec![];
     let mut cases = 0;
@@ -210,38 +180,17 @@ fn sweep(imp: Imp, cable_m: f64, stride: usize) -> usize {
         if (*k - 1) % stride != 0 {
             continue;
         }
-        for fault in [
-            Fault::Flip((n * 29 + 64 * dir + 3) % 130),
-            Fault::Drop,
-            Fault::Lose,
-        ] {
+        for fault in [Fault::Flip((n * 29 + 64 * dir + 3) % 130), Fault::Drop, Fault::Lose] {
             cases += 1;
             let mut sink = vec![];
-            let res = run(
-                &bench,
-                imp,
-                &t.o,
-                &mut hook(t.hit, Some((dir, n, fault)), &mut sink),
-            )
-            .and_then(|r| check(&r));
+            let res = run(&bench, imp, &t.o, &mut hook(t.hit, Some((dir, n, fault)), &mut sink)).and_then(|r| check(&r));
             if let Err(e) = res {
-                failures.push(format!(
-                    "{cable_m} m, direction {dir}, LL packet {n} (op {op}), {fault:?}: {e}"
-                ));
+                failures.push(format!("{cable_m} m, direction {dir}, LL packet {n} (op {op}), {fault:?}: {e}"));
             }
         }
     }
-    println!(
-        "{cable_m} m: {} handshake LL packets, {cases} cases, {} failures",
-        targets.len(),
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {cases} cases failed, first ones:\n{}",
-        failures.len(),
-        failures[..failures.len().min(8)].join("\n")
-    );
+    println!("{cable_m} m: {} handshake LL packets, {cases} cases, {} failures", targets.len(), failures.len());
+    assert!(failures.is_empty(), "{} of {cases} cases failed, first ones:\n{}", failures.len(), failures[..failures.len().min(8)].join("\n"));
     cases
 }
 

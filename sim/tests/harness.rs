@@ -405,21 +405,11 @@ fn untraced_model_refuses_a_trace_and_says_why() -> R {
     let tree = fixture("basic");
     let mut dut = Dut::build_named(&tree, "fx_counter", "untraced_model_refuses_a_trace")?;
     let path = rtl_gen_sim::waves_dir().join("harness_untraced.vcd");
-    let err = dut
-        .trace_to(&path)
-        .expect_err("an untraced model cannot trace")
-        .to_string();
-    assert!(
-        err.contains("built without tracing") && err.contains("RTLGEN_WAVES=1"),
-        "{err}"
-    );
+    let err = dut.trace_to(&path).expect_err("an untraced model cannot trace").to_string();
+    assert!(err.contains("built without tracing") && err.contains("RTLGEN_WAVES=1"), "{err}");
     assert_eq!(dut.wave_path(), None);
     let traced = Dut::build_traced(&tree, "fx_counter")?;
-    assert_ne!(
-        traced.build_info().hash,
-        dut.build_info().hash,
-        "traced and untraced builds are cached apart"
-    );
+    assert_ne!(traced.build_info().hash, dut.build_info().hash, "traced and untraced builds are cached apart");
     Ok(())
 }
 

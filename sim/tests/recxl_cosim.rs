@@ -15,18 +15,11 @@ use rtl_gen_sim::{Bench, TestRng};
 fn replica_map_matches_the_rust_function() -> TestResult {
     let bench = bench();
     let b = bench.block::<RecxlReplicaMapBlock>("recxl_map")?;
-    let mut dut = bench.dut(
-        "recxl_map",
-        Role::ReplicaMap,
-        "replica_map_matches_the_rust_function",
-    )?;
+    let mut dut = bench.dut("recxl_map", Role::ReplicaMap, "replica_map_matches_the_rust_function")?;
     let mut rng = TestRng::for_test("replica_map_matches_the_rust_function")?;
     let mut t = Tally::default();
     recxl::check_map(&mut dut, b, 20_000, &mut rng, &mut t)?;
-    println!(
-        "recxl_map: {} vectors, {} mismatches",
-        t.vectors, t.mismatches
-    );
+    println!("recxl_map: {} vectors, {} mismatches", t.vectors, t.mismatches);
     assert!(t.vectors > 65_536 + 20_000);
     assert_eq!(t.mismatches, 0, "first: {:?}", t.first);
     Ok(())
@@ -37,14 +30,7 @@ fn replica_map_matches_the_rust_function() -> TestResult {
 /// line addresses (LA = 7, 10 < 16).
 #[test]
 fn replica_map_other_geometries() -> TestResult {
-    for (n, r, a) in [
-        (4, 2, 16),
-        (16, 4, 52),
-        (2, 2, 7),
-        (5, 3, 20),
-        (12, 5, 33),
-        (200, 8, 10),
-    ] {
+    for (n, r, a) in [(4, 2, 16), (16, 4, 52), (2, 2, 7), (5, 3, 20), (12, 5, 33), (200, 8, 10)] {
         let toml = format!("[design]\nname = \"m\"\n[[blocks]]\nkind = \"recxl_replica_map\"\nname = \"map\"\nnum_nodes = {n}\nreplicas = {r}\naddr_bits = {a}\n");
         let bench = Bench::from_toml(&toml, "map.toml")?;
         let b = bench.block::<RecxlReplicaMapBlock>("map")?;
@@ -52,10 +38,7 @@ fn replica_map_other_geometries() -> TestResult {
         let mut rng = TestRng::from_seed(n as u64 * 100 + r as u64);
         let mut t = Tally::default();
         recxl::check_map(&mut dut, b, 2_000, &mut rng, &mut t)?;
-        println!(
-            "N = {n}, R = {r}, addr_bits = {a}: {} vectors, {} mismatches",
-            t.vectors, t.mismatches
-        );
+        println!("N = {n}, R = {r}, addr_bits = {a}: {} vectors, {} mismatches", t.vectors, t.mismatches);
         assert_eq!(t.mismatches, 0, "N = {n}, R = {r}: first {:?}", t.first);
     }
     Ok(())
@@ -109,25 +92,11 @@ use rtl_gen::blocks::recxl_logging_unit::model::Mutation;
 use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitBlock;
 use rtl_gen_sim::cosim::recxl::{lu_lockstep, LuReport, LuScenario};
 
-fn lu_run(
-    bench: &Bench,
-    block: &str,
-    dut: &mut rtl_gen_sim::Dut,
-    sc: &LuScenario,
-    mutation: Mutation,
-    seed: u64,
-) -> Result<(LuReport, Tally), Box<dyn std::error::Error>> {
+fn lu_run(bench: &Bench, block: &str, dut: &mut rtl_gen_sim::Dut, sc: &LuScenario, mutation: Mutation, seed: u64) -> Result<(LuReport, Tally), Box<dyn std::error::Error>> {
     let b = bench.block::<RecxlLoggingUnitBlock>(block)?;
     let mut rng = TestRng::from_seed(seed);
     let mut t = Tally::default();
-    let rep = lu_lockstep(
-        dut,
-        b,
-        b.model().with_mutation(mutation),
-        sc,
-        &mut rng,
-        &mut t,
-    )?;
+    let rep = lu_lockstep(dut, b, b.model().with_mutation(mutation), sc, &mut rng, &mut t)?;
     Ok((rep, t))
 }
 
@@ -141,129 +110,42 @@ fn logging_unit_lockstep() -> TestResult {
     let mut dut = bench.dut("recxl_lu", Role::LoggingUnit, "logging_unit_lockstep")?;
     let scenarios = [
         ("random + failure", LuScenario::default()),
-        (
-            "heavy load (rows exhausted, NACKs)",
-            LuScenario {
-                load: 0.9,
-                jitter: 30,
-                per_core: 6,
-                p_head: 0.1,
-                fail_at: None,
-                cycles: 3_000,
-                ..Default::default()
-            },
-        ),
-        (
-            "log full (no commits)",
-            LuScenario {
-                load: 0.3,
-                p_commit: 0.0,
-                p_start: 0.001,
-                fail_at: None,
-                cycles: 3_000,
-                ..Default::default()
-            },
-        ),
-        (
-            "TS wrap (long)",
-            LuScenario {
-                cycles: 12_000,
-                fail_at: Some(9_000),
-                ..Default::default()
-            },
-        ),
-        (
-            "dump overflow",
-            LuScenario {
-                dump_beats: 3,
-                p_start: 0.02,
-                fail_at: Some(1_500),
-                cycles: 2_500,
-                ..Default::default()
-            },
-        ),
-        (
-            "dump overflow, new regions",
-            LuScenario {
-                dump_beats: 4,
-                new_region_on_overflow: true,
-                load: 0.015,
-                p_start: 0.02,
-                p_commit: 0.2,
-                fail_at: Some(3_500),
-                cycles: 6_000,
-                ..Default::default()
-            },
-        ),
-        (
-            "slow ports",
-            LuScenario {
-                p_ready: 0.3,
-                ..Default::default()
-            },
-        ),
+        ("heavy load (rows exhausted, NACKs)", LuScenario { load: 0.9, jitter: 30, per_core: 6, p_head: 0.1, fail_at: None, cycles: 3_000, ..Default::default() }),
+        ("log full (no commits)", LuScenario { load: 0.3, p_commit: 0.0, p_start: 0.001, fail_at: None, cycles: 3_000, ..Default::default() }),
+        ("TS wrap (long)", LuScenario { cycles: 12_000, fail_at: Some(9_000), ..Default::default() }),
+        ("dump overflow", LuScenario { dump_beats: 3, p_start: 0.02, fail_at: Some(1_500), cycles: 2_500, ..Default::default() }),
+        ("dump overflow, new regions", LuScenario { dump_beats: 4, new_region_on_overflow: true, load: 0.015, p_start: 0.02, p_commit: 0.2, fail_at: Some(3_500), cycles: 6_000, ..Default::default() }),
+        ("slow ports", LuScenario { p_ready: 0.3, ..Default::default() }),
     ];
     let mut totals = (0u64, 0u64, 0u64);
     for (i, (name, sc)) in scenarios.iter().enumerate() {
-        let (rep, t) = lu_run(
-            &bench,
-            "recxl_lu",
-            &mut dut,
-            sc,
-            Mutation::None,
-            11 + i as u64,
-        )?;
+        let (rep, t) = lu_run(&bench, "recxl_lu", &mut dut, sc, Mutation::None, 11 + i as u64)?;
         println!("{name}: {} cycles, {} REPLs, {} NACKs, {} VALs, {} records, {} beats, {} epochs, {} fetch beats / {} batches; {} mismatches", rep.cycles, rep.repls, rep.nacks, rep.vals, rep.records, rep.beats, rep.epochs, rep.fetch_beats, rep.fetch_batches, t.mismatches);
         assert_eq!(t.mismatches, 0, "{name}: first {:?}", t.first);
-        assert_eq!(
-            rep.order_violations, 0,
-            "{name}: records of one source out of commit order"
-        );
+        assert_eq!(rep.order_violations, 0, "{name}: records of one source out of commit order");
         assert!(rep.records > 0 && rep.repls > 0, "{name}: no traffic");
         // `records dumped` counts exactly the records of the data beats written.
-        assert_eq!(
-            rep.counter_dumped, rep.records_in_beats,
-            "{name}: records dumped counter"
-        );
+        assert_eq!(rep.counter_dumped, rep.records_in_beats, "{name}: records dumped counter");
         if name.starts_with("dump overflow") {
             assert!(rep.overflows > 0, "{name}: the region never overflowed");
-            println!(
-                "  {} overflows, {} new regions, {} epochs committed after the first overflow",
-                rep.overflows, rep.regions, rep.epochs_after_overflow
-            );
+            println!("  {} overflows, {} new regions, {} epochs committed after the first overflow", rep.overflows, rep.regions, rep.epochs_after_overflow);
         }
         if *name == "dump overflow, new regions" {
             // Overflow, then more traffic, a failure, quiesce and fetches: epochs keep committing.
-            assert!(
-                rep.regions > 0 && rep.epochs_after_overflow >= 3,
-                "{name}: the unit did not leave the overflow"
-            );
-            assert!(
-                rep.fetch_beats > 0,
-                "{name}: the recovery never quiesced the unit (no fetch answered)"
-            );
+            assert!(rep.regions > 0 && rep.epochs_after_overflow >= 3, "{name}: the unit did not leave the overflow");
+            assert!(rep.fetch_beats > 0, "{name}: the recovery never quiesced the unit (no fetch answered)");
         }
         if name.starts_with("TS wrap") {
             // The log fills and drains again through dump epochs (head == tail when full).
             let lr = bench.block::<RecxlLoggingUnitBlock>("recxl_lu")?.lr();
-            assert!(
-                rep.records > 2 * lr,
-                "only {} records through a {lr}-record log",
-                rep.records
-            );
+            assert!(rep.records > 2 * lr, "only {} records through a {lr}-record log", rep.records);
         }
         totals.0 += rep.nacks;
         totals.1 += rep.fetch_beats;
         totals.2 += rep.epochs;
     }
-    println!(
-        "totals: {} NACKs, {} fetch beats, {} epochs",
-        totals.0, totals.1, totals.2
-    );
-    assert!(
-        totals.0 > 0 && totals.1 > 0 && totals.2 > 0,
-        "a corner was not reached: {totals:?}"
-    );
+    println!("totals: {} NACKs, {} fetch beats, {} epochs", totals.0, totals.1, totals.2);
+    assert!(totals.0 > 0 && totals.1 > 0 && totals.2 > 0, "a corner was not reached: {totals:?}");
     Ok(())
 }
 
@@ -273,23 +155,9 @@ fn logging_unit_lockstep() -> TestResult {
 #[test]
 fn logging_unit_mutations_are_caught() -> TestResult {
     let bench = bench();
-    let mut dut = bench.dut(
-        "recxl_lu",
-        Role::LoggingUnit,
-        "logging_unit_mutations_are_caught",
-    )?;
-    for m in [
-        Mutation::ArrivalOrder,
-        Mutation::FreeOnAck,
-        Mutation::IgnoreFreeLag,
-    ] {
-        let sc = LuScenario {
-            cycles: 3_000,
-            fail_at: None,
-            p_start: 0.01,
-            p_commit: 0.1,
-            ..Default::default()
-        };
+    let mut dut = bench.dut("recxl_lu", Role::LoggingUnit, "logging_unit_mutations_are_caught")?;
+    for m in [Mutation::ArrivalOrder, Mutation::FreeOnAck, Mutation::IgnoreFreeLag] {
+        let sc = LuScenario { cycles: 3_000, fail_at: None, p_start: 0.01, p_commit: 0.1, ..Default::default() };
         let (_, t) = lu_run(&bench, "recxl_lu", &mut dut, &sc, m, 5)?;
         println!("{m:?}: {} mismatches, first {:?}", t.mismatches, t.first);
         assert!(t.mismatches > 0, "mutation {m:?} was not caught");
@@ -326,22 +194,9 @@ counter_bits = 16
 fn logging_unit_paper_exact_settings() -> TestResult {
     let bench = Bench::from_toml(PAPER_EXACT, "px.toml")?;
     let mut dut = bench.dut("lu", Role::LoggingUnit, "logging_unit_paper_exact_settings")?;
-    for (i, sc) in [
-        LuScenario::default(),
-        LuScenario {
-            load: 0.8,
-            fail_at: None,
-            ..Default::default()
-        },
-    ]
-    .iter()
-    .enumerate()
-    {
+    for (i, sc) in [LuScenario::default(), LuScenario { load: 0.8, fail_at: None, ..Default::default() }].iter().enumerate() {
         let (rep, t) = lu_run(&bench, "lu", &mut dut, sc, Mutation::None, 21 + i as u64)?;
-        println!(
-            "paper-exact: {} cycles, {} REPLs, {} records, {} epochs, {} mismatches",
-            rep.cycles, rep.repls, rep.records, rep.epochs, t.mismatches
-        );
+        println!("paper-exact: {} cycles, {} REPLs, {} records, {} epochs, {} mismatches", rep.cycles, rep.repls, rep.records, rep.epochs, t.mismatches);
         assert_eq!(t.mismatches, 0, "first {:?}", t.first);
         assert!(rep.records > 0);
         assert!(rep.epochs > 0, "no epoch committed");
@@ -358,36 +213,17 @@ fn logging_unit_rtl_mutations_are_caught() -> TestResult {
     let toml = std::fs::read_to_string(common::workspace().join("rtl-gen/designs/default.toml"))?;
     let bench = bench();
     let b = bench.block::<RecxlLoggingUnitBlock>("recxl_lu")?.clone();
-    for m in [
-        RtlMutation::ArrivalOrder,
-        RtlMutation::FreeOnAck,
-        RtlMutation::IgnoreFreeLag,
-    ] {
+    for m in [RtlMutation::ArrivalOrder, RtlMutation::FreeOnAck, RtlMutation::IgnoreFreeLag] {
         let dir = tempdir(&format!("lu_{m:?}"));
         copy_tree(bench.tree().root(), &dir)?;
         let design = Design::parse(&toml, "default.toml")?;
         let g = module(&b, &design.info, "rtlgen_recxl_lu", m);
-        std::fs::write(
-            dir.join("rtl/rtlgen_recxl_lu.v"),
-            format!(
-                "`default_nettype none\n\n{}\n`default_nettype wire\n",
-                g.module.render()
-            ),
-        )?;
+        std::fs::write(dir.join("rtl/rtlgen_recxl_lu.v"), format!("`default_nettype none\n\n{}\n`default_nettype wire\n", g.module.render()))?;
         let bad = Bench::with_tree(design, &dir)?;
         let mut dut = bad.dut("recxl_lu", Role::LoggingUnit, &format!("lu_rtl_{m:?}"))?;
-        let sc = LuScenario {
-            cycles: 3_000,
-            fail_at: None,
-            p_start: 0.01,
-            p_commit: 0.1,
-            ..Default::default()
-        };
+        let sc = LuScenario { cycles: 3_000, fail_at: None, p_start: 0.01, p_commit: 0.1, ..Default::default() };
         let (_, t) = lu_run(&bad, "recxl_lu", &mut dut, &sc, Mutation::None, 5)?;
-        println!(
-            "RTL {m:?}: {} mismatches, first {:?}",
-            t.mismatches, t.first
-        );
+        println!("RTL {m:?}: {} mismatches, first {:?}", t.mismatches, t.first);
         assert!(t.mismatches > 0, "RTL mutation {m:?} was not caught");
     }
     Ok(())

@@ -34,27 +34,13 @@ struct Lockstep {
 }
 
 impl Lockstep {
-    fn new(
-        bench: &Bench,
-        b: &ReplayBufferBlock,
-        test: &str,
-        seed: u64,
-    ) -> Result<Lockstep, Box<dyn std::error::Error>> {
+    fn new(bench: &Bench, b: &ReplayBufferBlock, test: &str, seed: u64) -> Result<Lockstep, Box<dyn std::error::Error>> {
         let twin = ReplayTwin::new(b, bench.dut(&b.name, Role::Replay, test)?)?;
         Ok(Lockstep::around(twin, seed))
     }
 
     fn around(twin: ReplayTwin, seed: u64) -> Lockstep {
-        Lockstep {
-            twin,
-            seed,
-            pushed: HashMap::new(),
-            next_out: None,
-            outs: 0,
-            replays: 0,
-            acks: 0,
-            pushes: 0,
-        }
+        Lockstep { twin, seed, pushed: HashMap::new(), next_out: None, outs: 0, replays: 0, acks: 0, pushes: 0 }
     }
 
     fn b(&self) -> &ReplayBufferBlock {
@@ -74,42 +60,26 @@ impl Lockstep {
     fn step(&mut self, inp: &RbInputs) -> TestResult {
         let cycle = self.twin.cycle();
         let shown = self.twin.step(inp)?;
-        self.twin
-            .check()
-            .map_err(|e| format!("{e} (seed {:#x})", self.seed))?;
+        self.twin.check().map_err(|e| format!("{e} (seed {:#x})", self.seed))?;
         let name = self.b().name.clone();
         let mask = self.mask();
 
         // Independent checks: data integrity and in-order output.
         let o = &shown.outputs;
         if o.out_valid {
-            let want = self.pushed.get(&o.out_seq).unwrap_or_else(|| {
-                panic!(
-                    "{name}: cycle {cycle}: seq {} on the output was never pushed",
-                    o.out_seq
-                )
-            });
-            assert_eq!(
-                &shown.out_data, want,
-                "{name}: cycle {cycle}: out_data of seq {}",
-                o.out_seq
-            );
+            let want = self.pushed.get(&o.out_seq).unwrap_or_else(|| panic!("{name}: cycle {cycle}: seq {} on the output was never pushed", o.out_seq));
+            assert_eq!(&shown.out_data, want, "{name}: cycle {cycle}: out_data of seq {}", o.out_seq);
             if let Some(n) = self.next_out {
                 assert_eq!(o.out_seq, n, "{name}: cycle {cycle}: output out of order");
             }
-            assert!(
-                (o.out_seq.wrapping_sub(o.head) & mask) < o.count,
-                "{name}: cycle {cycle}: seq {} on the output is not held",
-                o.out_seq
-            );
+            assert!((o.out_seq.wrapping_sub(o.head) & mask) < o.count, "{name}: cycle {cycle}: seq {} on the output is not held", o.out_seq);
         }
         if inp.push_valid && o.push_ready {
             self.pushed.insert(o.push_seq, inp.push_data.clone());
             self.pushes += 1;
         }
         let ack_taken = inp.ack_valid && (inp.ack_seq.wrapping_sub(o.head) & mask) < o.count;
-        let replay_taken =
-            inp.replay_valid && (inp.replay_seq.wrapping_sub(o.head) & mask) <= o.count;
+        let replay_taken = inp.replay_valid && (inp.replay_seq.wrapping_sub(o.head) & mask) <= o.count;
         self.acks += ack_taken as u64;
         self.replays += replay_taken as u64;
         if o.out_valid && inp.out_ready && !replay_taken {
@@ -155,141 +125,52 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
 
     // Fill to full with the output stalled; a push while full is refused.
     for _ in 0..depth + 3 {
-        let inp = RbInputs {
-            push_valid: true,
-            push_data: t.data(&mut rng),
-            ..idle()
-        };
+        let inp = RbInputs { push_valid: true, push_data: t.data(&mut rng), ..idle() };
         t.step(&inp)?;
     }
     let o = t.model().outputs();
-    assert!(
-        o.full && !o.push_ready && o.count == depth,
-        "{}: full after {depth} pushes: {o:?}",
-        b.name
-    );
-    assert!(
-        o.out_valid && o.out_seq == 0,
-        "{}: oldest entry presented while stalled",
-        b.name
-    );
+    assert!(o.full && !o.push_ready && o.count == depth, "{}: full after {depth} pushes: {o:?}", b.name);
+    assert!(o.out_valid && o.out_seq == 0, "{}: oldest entry presented while stalled", b.name);
     // Replay while the output is stalled (to the oldest, then to the middle, then to the tail).
     for target in [0, depth / 2, depth] {
-        t.step(&RbInputs {
-            replay_valid: true,
-            replay_seq: target,
-            ..idle()
-        })?;
+        t.step(&RbInputs { replay_valid: true, replay_seq: target, ..idle() })?;
         t.step(&idle())?;
         let o = t.model().outputs();
         assert_eq!(o.out_seq, target & mask, "{}: replay to {target}", b.name);
-        assert_eq!(
-            o.out_valid,
-            target != depth,
-            "{}: replay to the tail leaves nothing to send",
-            b.name
-        );
+        assert_eq!(o.out_valid, target != depth, "{}: replay to the tail leaves nothing to send", b.name);
     }
     // Stream everything out, replay the oldest and stream again.
     for _ in 0..2 {
-        t.step(&RbInputs {
-            replay_valid: true,
-            replay_seq: 0,
-            ..idle()
-        })?;
+        t.step(&RbInputs { replay_valid: true, replay_seq: 0, ..idle() })?;
         for _ in 0..depth + 2 {
-            t.step(&RbInputs {
-                out_ready: true,
-                ..idle()
-            })?;
+            t.step(&RbInputs { out_ready: true, ..idle() })?;
         }
         assert!(!t.model().outputs().out_valid, "{}: all sent", b.name);
     }
     // Stale, future and out-of-window commands are ignored.
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: depth,
-        ..idle()
-    })?;
-    t.step(&RbInputs {
-        replay_valid: true,
-        replay_seq: (depth + 1) & mask,
-        ..idle()
-    })?;
-    assert_eq!(
-        t.model().outputs().count,
-        depth,
-        "{}: out-of-window ack ignored",
-        b.name
-    );
+    t.step(&RbInputs { ack_valid: true, ack_seq: depth, ..idle() })?;
+    t.step(&RbInputs { replay_valid: true, replay_seq: (depth + 1) & mask, ..idle() })?;
+    assert_eq!(t.model().outputs().count, depth, "{}: out-of-window ack ignored", b.name);
     // Ack in the same cycle as a replay to an entry the ack frees: the pointer goes to the new head.
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: 2,
-        replay_valid: true,
-        replay_seq: 1,
-        ..idle()
-    })?;
+    t.step(&RbInputs { ack_valid: true, ack_seq: 2, replay_valid: true, replay_seq: 1, ..idle() })?;
     t.step(&idle())?;
-    assert_eq!(
-        t.model().outputs().out_seq,
-        3,
-        "{}: replay into freed entries lands on the new head",
-        b.name
-    );
+    assert_eq!(t.model().outputs().out_seq, 3, "{}: replay into freed entries lands on the new head", b.name);
     if depth > 7 {
         // The replay target is the very entry the ack names: freed, so the new head again.
-        t.step(&RbInputs {
-            ack_valid: true,
-            ack_seq: 4,
-            replay_valid: true,
-            replay_seq: 4,
-            ..idle()
-        })?;
-        assert_eq!(
-            t.model().outputs().out_seq,
-            5,
-            "{}: replay to the acked entry lands on the new head",
-            b.name
-        );
+        t.step(&RbInputs { ack_valid: true, ack_seq: 4, replay_valid: true, replay_seq: 4, ..idle() })?;
+        assert_eq!(t.model().outputs().out_seq, 5, "{}: replay to the acked entry lands on the new head", b.name);
         // An ack naming the entry on the output while it is taken: the pointer moves on to the new head.
         t.step(&idle())?;
-        t.step(&RbInputs {
-            ack_valid: true,
-            ack_seq: 5,
-            out_ready: true,
-            ..idle()
-        })?;
+        t.step(&RbInputs { ack_valid: true, ack_seq: 5, out_ready: true, ..idle() })?;
         let o = t.model().outputs();
-        assert!(
-            o.out_seq == 6 && t.model().head() == 6,
-            "{}: ack of the entry being taken: {o:?}",
-            b.name
-        );
+        assert!(o.out_seq == 6 && t.model().head() == 6, "{}: ack of the entry being taken: {o:?}", b.name);
     }
     // Ack of everything.
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: depth - 1,
-        ..idle()
-    })?;
+    t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
     let o = t.model().outputs();
-    assert!(
-        o.count == 0 && !o.full && o.push_ready,
-        "{}: empty after acking everything: {o:?}",
-        b.name
-    );
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: depth - 1,
-        ..idle()
-    })?;
-    assert_eq!(
-        t.model().outputs().count,
-        0,
-        "{}: a second ack of everything is stale",
-        b.name
-    );
+    assert!(o.count == 0 && !o.full && o.push_ready, "{}: empty after acking everything: {o:?}", b.name);
+    t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
+    assert_eq!(t.model().outputs().count, 0, "{}: a second ack of everything is stale", b.name);
 
     // Wrap the sequence numbers three times: streaming with acks trailing a few entries behind.
     let laps = 3 * (mask as u64 + 1);
@@ -298,71 +179,26 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
         let o = t.model().outputs();
         let ack = o.count > 3;
         let ack_seq = (t.model().head() + o.count - 3) & mask;
-        let inp = RbInputs {
-            push_valid: true,
-            push_data: t.data(&mut rng),
-            out_ready: true,
-            ack_valid: ack,
-            ack_seq,
-            ..idle()
-        };
+        let inp = RbInputs { push_valid: true, push_data: t.data(&mut rng), out_ready: true, ack_valid: ack, ack_seq, ..idle() };
         sent += (o.out_valid) as u64;
         t.step(&inp)?;
     }
-    assert!(
-        t.model().outputs().push_seq != 0 || t.pushes > laps,
-        "{}: sequence numbers wrapped",
-        b.name
-    );
+    assert!(t.model().outputs().push_seq != 0 || t.pushes > laps, "{}: sequence numbers wrapped", b.name);
     // Replay of the oldest after the wrap, and ack of everything again.
     let head = t.model().head();
-    t.step(&RbInputs {
-        replay_valid: true,
-        replay_seq: head,
-        ..idle()
-    })?;
+    t.step(&RbInputs { replay_valid: true, replay_seq: head, ..idle() })?;
     t.step(&idle())?;
-    assert_eq!(
-        t.model().outputs().out_seq,
-        head,
-        "{}: replay of the oldest after wrapping",
-        b.name
-    );
+    assert_eq!(t.model().outputs().out_seq, head, "{}: replay of the oldest after wrapping", b.name);
     let last = (t.model().outputs().push_seq + mask) & mask;
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: last,
-        ..idle()
-    })?;
-    assert_eq!(
-        t.model().outputs().count,
-        0,
-        "{}: ack of everything after wrapping",
-        b.name
-    );
+    t.step(&RbInputs { ack_valid: true, ack_seq: last, ..idle() })?;
+    assert_eq!(t.model().outputs().count, 0, "{}: ack of everything after wrapping", b.name);
     // Push into the empty buffer with the output waiting: out_valid two cycles later.
     let o0 = t.model().outputs();
-    t.step(&RbInputs {
-        push_valid: true,
-        push_data: t.data(&mut rng),
-        out_ready: true,
-        ..idle()
-    })?;
-    assert!(
-        !t.model().outputs().out_valid,
-        "{}: the read-first RAM cannot return the entry written at the same edge",
-        b.name
-    );
-    t.step(&RbInputs {
-        out_ready: true,
-        ..idle()
-    })?;
+    t.step(&RbInputs { push_valid: true, push_data: t.data(&mut rng), out_ready: true, ..idle() })?;
+    assert!(!t.model().outputs().out_valid, "{}: the read-first RAM cannot return the entry written at the same edge", b.name);
+    t.step(&RbInputs { out_ready: true, ..idle() })?;
     let o = t.model().outputs();
-    assert!(
-        o.out_valid && o.out_seq == o0.push_seq,
-        "{}: pushed entry on the output after 2 cycles",
-        b.name
-    );
+    assert!(o.out_valid && o.out_seq == o0.push_seq, "{}: pushed entry on the output after 2 cycles", b.name);
 
     let n = t.finish()?;
     assert!(n > 100, "{n} cycles compared");
@@ -414,16 +250,8 @@ fn random_traffic(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
     let n = t.finish()?;
     assert_eq!(n, cycles as u64, "every cycle compared");
     // The stimulus must have reached the interesting states.
-    assert!(
-        full_cycles > 100 && stalled_replays > 50,
-        "{}: full {full_cycles} cycles, {stalled_replays} replays while stalled",
-        b.name
-    );
-    assert!(
-        outs > cycles as u64 / 4 && replays > 100 && acks > 1000 && pushes > cycles as u64 / 4,
-        "{}: outs {outs} replays {replays} acks {acks} pushes {pushes}",
-        b.name
-    );
+    assert!(full_cycles > 100 && stalled_replays > 50, "{}: full {full_cycles} cycles, {stalled_replays} replays while stalled", b.name);
+    assert!(outs > cycles as u64 / 4 && replays > 100 && acks > 1000 && pushes > cycles as u64 / 4, "{}: outs {outs} replays {replays} acks {acks} pushes {pushes}", b.name);
     Ok(())
 }
 
@@ -431,10 +259,7 @@ fn random_traffic(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
 fn replay_buffer_corner_cases_match_the_model() -> TestResult {
     let bench = bench();
     let blocks = bench.blocks::<ReplayBufferBlock>();
-    assert!(
-        blocks.len() >= 2,
-        "the default design has its replay buffers"
-    );
+    assert!(blocks.len() >= 2, "the default design has its replay buffers");
     for b in blocks {
         corner_cases(&bench, b)?;
     }
@@ -457,30 +282,19 @@ fn a_wrong_depth_is_caught() -> TestResult {
     let bench = bench();
     let b = bench.block::<ReplayBufferBlock>("replay_buf_np")?;
     let deeper = ReplayBufferModel::new(b.entry_bits, b.seq_bits, b.depth + 1);
-    let twin = ReplayTwin::with_model(
-        b,
-        bench.dut(&b.name, Role::Replay, "replay_wrong_depth")?,
-        deeper,
-    )?;
+    let twin = ReplayTwin::with_model(b, bench.dut(&b.name, Role::Replay, "replay_wrong_depth")?, deeper)?;
     let mut t = Lockstep::around(twin, 1);
     let mut rng = TestRng::from_seed(1);
     let mut failure = None;
     for _ in 0..b.depth + 2 {
-        let inp = RbInputs {
-            push_valid: true,
-            push_data: t.data(&mut rng),
-            ..idle()
-        };
+        let inp = RbInputs { push_valid: true, push_data: t.data(&mut rng), ..idle() };
         if let Err(e) = t.step(&inp) {
             failure = Some(e.to_string());
             break;
         }
     }
     let msg = failure.expect("a model of the wrong depth was accepted");
-    let first = format!(
-        "2 mismatches, first at cycle {} on port `push_ready`: expected true, got false",
-        b.depth
-    );
+    let first = format!("2 mismatches, first at cycle {} on port `push_ready`: expected true, got false", b.depth);
     assert!(msg.contains(&first), "{msg}");
     Ok(())
 }

@@ -25,18 +25,7 @@ fn lockstep(name: &str, ber: f64, packets: u64, max_len: usize) -> TestResult {
     let seed = TestRng::for_test(&test)?.seed();
     let a = twin(&bench, name, &format!("{test}_a"))?;
     let b = twin(&bench, name, &format!("{test}_b"))?;
-    let mut link = Link::new(
-        a,
-        b,
-        LinkSetup {
-            delay: DELAY,
-            ber,
-            seed,
-            packets,
-            min_len: 1,
-            max_len,
-        },
-    );
+    let mut link = Link::new(a, b, LinkSetup { delay: DELAY, ber, seed, packets, min_len: 1, max_len });
     link.tx_stall = 0.03;
     link.flow_ab.backpressure = 0.5;
     link.flow_ba.idle = 0.2;
@@ -49,8 +38,7 @@ fn lockstep(name: &str, ber: f64, packets: u64, max_len: usize) -> TestResult {
             }
         }
     }
-    link.run(0)
-        .map_err(|e| format!("{name}: {e} (seed {seed:#x})"))?;
+    link.run(0).map_err(|e| format!("{name}: {e} (seed {seed:#x})"))?;
     let (a, b) = (&link.a.model, &link.b.model);
     println!(
         "{name} lockstep at BER {ber:e}: {} cycles in {:.1} s, packets {}+{}, flipped bits {}+{}, frame errors {}+{}, retransmissions {}+{}, pause events {}+{}",
@@ -67,16 +55,9 @@ fn lockstep(name: &str, ber: f64, packets: u64, max_len: usize) -> TestResult {
         a.pause_events,
         b.pause_events
     );
-    assert_eq!(
-        link.a.rtl.bad_keep + link.b.rtl.bad_keep,
-        0,
-        "m_axis_tkeep must be contiguous"
-    );
+    assert_eq!(link.a.rtl.bad_keep + link.b.rtl.bad_keep, 0, "m_axis_tkeep must be contiguous");
     if ber > 0.0 {
-        assert!(
-            a.retransmissions + b.retransmissions > 0,
-            "errors must have caused retransmissions"
-        );
+        assert!(a.retransmissions + b.retransmissions > 0, "errors must have caused retransmissions");
     }
     for f in a.fifo.iter().chain(&b.fifo) {
         assert_eq!(f.overflows, 0, "flow-control buffer overflow");
@@ -103,21 +84,9 @@ fn link_at(ber: f64, packets: u64) -> TestResult {
     let seed = TestRng::for_test(&test)?.seed();
     let a = RtlNode::from_bench(&bench, name, &format!("{test}_a"))?;
     let b = RtlNode::from_bench(&bench, name, &format!("{test}_b"))?;
-    let mut link = Link::new(
-        a,
-        b,
-        LinkSetup {
-            delay: DELAY,
-            ber,
-            seed,
-            packets,
-            min_len: 1,
-            max_len: 8192,
-        },
-    );
+    let mut link = Link::new(a, b, LinkSetup { delay: DELAY, ber, seed, packets, min_len: 1, max_len: 8192 });
     let t = Instant::now();
-    link.run(50_000_000)
-        .map_err(|e| format!("BER {ber:e}: {e} (seed {seed:#x})"))?;
+    link.run(50_000_000).map_err(|e| format!("BER {ber:e}: {e} (seed {seed:#x})"))?;
     let oa = link.a.read();
     let ob = link.b.read();
     let (sa, sb) = (link.flow_ab.stats(), link.flow_ba.stats());
@@ -151,35 +120,18 @@ fn link_at(ber: f64, packets: u64) -> TestResult {
     assert!(oa.link_up && ob.link_up);
     assert_eq!(link.a.bad_keep + link.b.bad_keep, 0);
     if ber > 0.0 {
-        assert!(
-            link.ab.stats.frames_with_bit_errors + link.ba.stats.frames_with_bit_errors > 0,
-            "the run is long enough to see errors at BER {ber:e}"
-        );
+        assert!(link.ab.stats.frames_with_bit_errors + link.ba.stats.frames_with_bit_errors > 0, "the run is long enough to see errors at BER {ber:e}");
     }
     if ber == 0.0 {
-        assert_eq!(
-            (
-                oa.frame_errors,
-                ob.frame_errors,
-                oa.retransmissions,
-                ob.retransmissions
-            ),
-            (0, 0, 0, 0)
-        );
+        assert_eq!((oa.frame_errors, ob.frame_errors, oa.retransmissions, ob.retransmissions), (0, 0, 0, 0));
     }
     // Each node counts the frames that failed on its receive side: a hit frame fails unless it
     // was not being verified (out of sync) or the flips escaped the CRC (not at these rates).
     if link.ba.stats.frames_with_bit_errors > 0 {
-        assert!(
-            oa.frame_errors > 0 && ob.retransmissions > 0,
-            "a's receiver saw errors: it must count them and b must retransmit"
-        );
+        assert!(oa.frame_errors > 0 && ob.retransmissions > 0, "a's receiver saw errors: it must count them and b must retransmit");
     }
     if link.ab.stats.frames_with_bit_errors > 0 {
-        assert!(
-            ob.frame_errors > 0 && oa.retransmissions > 0,
-            "b's receiver saw errors: it must count them and a must retransmit"
-        );
+        assert!(ob.frame_errors > 0 && oa.retransmissions > 0, "b's receiver saw errors: it must count them and a must retransmit");
     }
     Ok(())
 }

@@ -57,45 +57,18 @@ fn lockstep(name: &str, ber: f64, packets: u64, max_len: usize, backpressure: f6
     let p = bench.block::<RiflBlock>(name)?.params;
     let m = bench.module(name, Role::Node)?;
     let mut rng = TestRng::for_test(&format!("rifl_params_{name}"))?;
-    let setup = NodeLink {
-        ber,
-        delay: 9,
-        packets,
-        min_len: 1,
-        max_len,
-        tx_stall: 0.05,
-        backpressure,
-        idle: 0.3,
-        traffic_cycles: 0,
-        max_cycles: 2_000_000,
-    };
+    let setup = NodeLink { ber, delay: 9, packets, min_len: 1, max_len, tx_stall: 0.05, backpressure, idle: 0.3, traffic_cycles: 0, max_cycles: 2_000_000 };
     let (t, s) = rifl::node_run(&bench, m, &setup, &mut rng)?;
     println!(
         "{name}: {} cycles, {} compared outputs, packets {}+{}, flipped bits {}+{}, frame errors {}+{}, retransmissions {}+{}, max flow-control level {}",
         s.cycles, t.vectors, s.packets[0], s.packets[1], s.bits_flipped[0], s.bits_flipped[1], s.frame_errors[0], s.frame_errors[1], s.retransmissions[0], s.retransmissions[1], s.max_fifo_level
     );
-    assert!(
-        t.mismatches == 0,
-        "{name}: {} mismatches, first {:?} ({})",
-        t.mismatches,
-        t.first,
-        rng.replay_hint()
-    );
+    assert!(t.mismatches == 0, "{name}: {} mismatches, first {:?} ({})", t.mismatches, t.first, rng.replay_hint());
     assert!(s.delivered, "{name}: {} ({})", s.errors, rng.replay_hint());
-    assert_eq!(
-        s.packets,
-        [packets, packets],
-        "{name}: every packet delivered"
-    );
-    assert!(
-        s.retransmissions[0] + s.retransmissions[1] > 0,
-        "{name}: errors must have caused retransmissions"
-    );
+    assert_eq!(s.packets, [packets, packets], "{name}: every packet delivered");
+    assert!(s.retransmissions[0] + s.retransmissions[1] > 0, "{name}: errors must have caused retransmissions");
     assert_eq!(s.fifo_overflows, 0, "{name}: flow-control buffer overflow");
-    assert!(
-        s.max_fifo_level > p.fc_on_frames,
-        "{name}: backpressure must reach the ON threshold"
-    );
+    assert!(s.max_fifo_level > p.fc_on_frames, "{name}: backpressure must reach the ON threshold");
     Ok(())
 }
 

@@ -22,29 +22,16 @@ fn scaled(n: u64) -> u64 {
 
 /// `n` random vectors or cycles (the stimulus stream is the test's `TestRng`).
 fn vectors(n: u64) -> Options {
-    Options {
-        vectors: scaled(n),
-        ..Options::default()
-    }
+    Options { vectors: scaled(n), ..Options::default() }
 }
 
 /// No output differed, and something was compared.
 fn clean(t: &Tally, what: &str, rng: &TestRng) -> TestResult {
-    println!(
-        "{what}: {} vectors, {} cycles, {} mismatches",
-        t.vectors, t.cycles, t.mismatches
-    );
+    println!("{what}: {} vectors, {} cycles, {} mismatches", t.vectors, t.cycles, t.mismatches);
     if t.mismatches == 0 && t.vectors > 0 {
         return Ok(());
     }
-    Err(format!(
-        "{what}: {} mismatches in {} vectors; first: {:?}; {}",
-        t.mismatches,
-        t.vectors,
-        t.first,
-        rng.replay_hint()
-    )
-    .into())
+    Err(format!("{what}: {} mismatches in {} vectors; first: {:?}; {}", t.mismatches, t.vectors, t.first, rng.replay_hint()).into())
 }
 
 #[test]
@@ -54,13 +41,7 @@ fn every_rifl_module_has_a_driver() -> TestResult {
         let modules = bench.elab().modules_of(block);
         assert_eq!(modules.len(), 11, "{block}: node and ten sub-modules");
         for m in modules {
-            assert!(
-                cosim::driver(m.kind, m.role).is_some(),
-                "{}: no driver for ({}, {})",
-                m.name(),
-                m.kind,
-                m.role
-            );
+            assert!(cosim::driver(m.kind, m.role).is_some(), "{}: no driver for ({}, {})", m.name(), m.kind, m.role);
         }
     }
     Ok(())
@@ -74,27 +55,12 @@ fn codec_modules_match_the_model() -> TestResult {
         let opts = vectors(20_000);
         let t = rifl::frame_crc(&bench, bench.module(name, Role::FrameCrc)?, &opts, &mut rng)?;
         clean(&t, &format!("{name} frame CRC"), &rng)?;
-        let t = rifl::frame_encode(
-            &bench,
-            bench.module(name, Role::FrameEncode)?,
-            &opts,
-            &mut rng,
-        )?;
+        let t = rifl::frame_encode(&bench, bench.module(name, Role::FrameEncode)?, &opts, &mut rng)?;
         clean(&t, &format!("{name} frame encoder"), &rng)?;
-        let (t, s) = rifl::frame_check_run(
-            &bench,
-            bench.module(name, Role::FrameCheck)?,
-            &opts,
-            &mut rng,
-        )?;
+        let (t, s) = rifl::frame_check_run(&bench, bench.module(name, Role::FrameCheck)?, &opts, &mut rng)?;
         clean(&t, &format!("{name} frame checker"), &rng)?;
         let n = opts.vectors;
-        assert!(
-            s.accepted > n / 4 && s.rejected > n / 4,
-            "{name}: {} accepted, {} rejected",
-            s.accepted,
-            s.rejected
-        );
+        assert!(s.accepted > n / 4 && s.rejected > n / 4, "{name}: {} accepted, {} rejected", s.accepted, s.rejected);
     }
     Ok(())
 }
@@ -103,19 +69,9 @@ fn codec_modules_match_the_model() -> TestResult {
 fn scramblers_match_the_model() -> TestResult {
     let bench = Bench::default_design()?;
     let mut rng = TestRng::for_test("rifl_scramblers")?;
-    let t = rifl::scrambler(
-        &bench,
-        bench.module("rifl", Role::Scrambler)?,
-        &vectors(20_000),
-        &mut rng,
-    )?;
+    let t = rifl::scrambler(&bench, bench.module("rifl", Role::Scrambler)?, &vectors(20_000), &mut rng)?;
     clean(&t, "rifl scrambler", &rng)?;
-    let t = rifl::descrambler(
-        &bench,
-        bench.module("rifl", Role::Descrambler)?,
-        &vectors(20_000),
-        &mut rng,
-    )?;
+    let t = rifl::descrambler(&bench, bench.module("rifl", Role::Descrambler)?, &vectors(20_000), &mut rng)?;
     clean(&t, "rifl descrambler", &rng)
 }
 
@@ -123,20 +79,10 @@ fn scramblers_match_the_model() -> TestResult {
 fn tx_lane_matches_the_model() -> TestResult {
     let bench = Bench::default_design()?;
     let mut rng = TestRng::for_test("rifl_tx_lane")?;
-    let (t, s) = rifl::tx_run(
-        &bench,
-        bench.module("rifl", Role::Tx)?,
-        &vectors(60_000),
-        &mut rng,
-    )?;
+    let (t, s) = rifl::tx_run(&bench, bench.module("rifl", Role::Tx)?, &vectors(60_000), &mut rng)?;
     clean(&t, "rifl TX lane", &rng)?;
     assert_eq!(s.states, 6, "every TX state visited: {s:?}");
-    assert!(
-        s.retrans_starts >= 5 && s.user_segments > 1000,
-        "{} procedures, {} user segments",
-        s.retrans_starts,
-        s.user_segments
-    );
+    assert!(s.retrans_starts >= 5 && s.user_segments > 1000, "{} procedures, {} user segments", s.retrans_starts, s.user_segments);
     Ok(())
 }
 
@@ -144,20 +90,9 @@ fn tx_lane_matches_the_model() -> TestResult {
 fn rx_lane_matches_the_model() -> TestResult {
     let bench = Bench::default_design()?;
     let mut rng = TestRng::for_test("rifl_rx_lane")?;
-    let (t, s) = rifl::rx_run(
-        &bench,
-        bench.module("rifl", Role::Rx)?,
-        &vectors(80_000),
-        &mut rng,
-    )?;
+    let (t, s) = rifl::rx_run(&bench, bench.module("rifl", Role::Rx)?, &vectors(80_000), &mut rng)?;
     clean(&t, "rifl RX lane", &rng)?;
-    assert!(
-        s.delivered > 5000 && s.corrupted > 50 && s.failed > 500,
-        "{} delivered, {} corrupted, {} failed",
-        s.delivered,
-        s.corrupted,
-        s.failed
-    );
+    assert!(s.delivered > 5000 && s.corrupted > 50 && s.failed > 500, "{} delivered, {} corrupted, {} failed", s.delivered, s.corrupted, s.failed);
     Ok(())
 }
 
@@ -165,12 +100,7 @@ fn rx_lane_matches_the_model() -> TestResult {
 fn fifo_matches_the_model() -> TestResult {
     let bench = Bench::default_design()?;
     let mut rng = TestRng::for_test("rifl_fifo")?;
-    let (t, s) = rifl::fifo_run(
-        &bench,
-        bench.module("rifl", Role::Fifo)?,
-        &vectors(60_000),
-        &mut rng,
-    )?;
+    let (t, s) = rifl::fifo_run(&bench, bench.module("rifl", Role::Fifo)?, &vectors(60_000), &mut rng)?;
     clean(&t, "rifl flow-control buffer", &rng)?;
     assert!(s.overflows > 0, "the test must reach a full buffer");
     assert!(s.high_cycles > 1000 && s.low_cycles > 1000, "{s:?}");
@@ -186,13 +116,7 @@ fn gearboxes_match_the_model() -> TestResult {
             let m = bench.module(name, role)?;
             let (t, s) = rifl::gear_run(&bench, m, &vectors(20_000), &mut rng)?;
             clean(&t, m.name(), &rng)?;
-            assert!(
-                s.packets > 100 && s.beats > 1000,
-                "{}: {} beats, {} packets",
-                m.name(),
-                s.beats,
-                s.packets
-            );
+            assert!(s.packets > 100 && s.beats > 1000, "{}: {} beats, {} packets", m.name(), s.beats, s.packets);
         }
     }
     Ok(())
@@ -228,21 +152,11 @@ lanes = 1
 fn wide_gearboxes_match_the_model() -> TestResult {
     let bench = Bench::from_toml(WIDE_GEARS, "rifl_wide_gears.toml")?;
     let mut rng = TestRng::for_test("rifl_wide_gearboxes")?;
-    for (name, role) in [
-        ("w4", Role::TxGear),
-        ("w4", Role::RxGear),
-        ("m1", Role::TxGear),
-    ] {
+    for (name, role) in [("w4", Role::TxGear), ("w4", Role::RxGear), ("m1", Role::TxGear)] {
         let m = bench.module(name, role)?;
         let (t, s) = rifl::gear_run(&bench, m, &vectors(5_000), &mut rng)?;
         clean(&t, m.name(), &rng)?;
-        assert!(
-            s.packets > 20 && s.beats > 300,
-            "{}: {} beats, {} packets",
-            m.name(),
-            s.beats,
-            s.packets
-        );
+        assert!(s.packets > 20 && s.beats > 300, "{}: {} beats, {} packets", m.name(), s.beats, s.packets);
     }
     Ok(())
 }

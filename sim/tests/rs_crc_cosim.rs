@@ -20,11 +20,7 @@ fn flit_crc_matches_the_model_and_catches_bursts_and_wrong_seqs() -> TestResult 
         let mut rng = TestRng::for_test(&test)?;
         let model = b.model();
         let (data_bits, crc_bits) = (b.data_bits() as usize, b.crc_bits() as usize);
-        let seq_mask = if b.seq_bits == 0 {
-            0
-        } else {
-            (1u64 << b.seq_bits) - 1
-        };
+        let seq_mask = if b.seq_bits == 0 { 0 } else { (1u64 << b.seq_bits) - 1 };
         let mut dut = bench.dut(&b.name, Role::Crc, &test)?;
         let mut chk = bench.dut(&b.name, Role::CrcCheck, &format!("{test}_check"))?;
         let set_seq = |d: &mut Dut, seq: u64| -> TestResult {
@@ -35,9 +31,7 @@ fn flit_crc_matches_the_model_and_catches_bursts_and_wrong_seqs() -> TestResult 
         };
 
         // Random flits: generator and checker (half of the CRCs corrupted in one bit).
-        let mut sb: Scoreboard<Vec<u8>> = Scoreboard::new(format!("{} crc", b.name))
-            .with_seed(rng.seed())
-            .with_wave(dut.wave_path());
+        let mut sb: Scoreboard<Vec<u8>> = Scoreboard::new(format!("{} crc", b.name)).with_seed(rng.seed()).with_wave(dut.wave_path());
         for i in 0..scaled(100_000) as u64 {
             let data = rng.bytes(data_bits / 8);
             let seq = rng.range(0, seq_mask);
@@ -57,13 +51,7 @@ fn flit_crc_matches_the_model_and_catches_bursts_and_wrong_seqs() -> TestResult 
             set_seq(&mut chk, seq)?;
             chk.set("crc_in", &crc_in)?;
             chk.eval();
-            assert_eq!(
-                chk.get_u64("ok")? == 1,
-                !corrupt,
-                "{}: checker verdict on flit {i} (seed {:#x})",
-                b.name,
-                rng.seed()
-            );
+            assert_eq!(chk.get_u64("ok")? == 1, !corrupt, "{}: checker verdict on flit {i} (seed {:#x})", b.name, rng.seed());
         }
         sb.finish()?;
 
@@ -73,29 +61,16 @@ fn flit_crc_matches_the_model_and_catches_bursts_and_wrong_seqs() -> TestResult 
             chk.set("data", &Bits::from_bytes(&data))?;
             dut.set("data", &Bits::from_bytes(&data))?;
             let true_seq = rng.range(0, seq_mask);
-            chk.set(
-                "crc_in",
-                &Bits::from_bytes_width(&model.crc(&data, true_seq), crc_bits),
-            )?;
+            chk.set("crc_in", &Bits::from_bytes_width(&model.crc(&data, true_seq), crc_bits))?;
             let mut rejected = 0;
             for seq in 0..=seq_mask {
                 set_seq(&mut dut, seq)?;
                 dut.eval();
-                assert_eq!(
-                    dut.get("crc")?.to_bytes(),
-                    model.crc(&data, seq),
-                    "{}: seq {seq}",
-                    b.name
-                );
+                assert_eq!(dut.get("crc")?.to_bytes(), model.crc(&data, seq), "{}: seq {seq}", b.name);
                 set_seq(&mut chk, seq)?;
                 chk.eval();
                 let ok = chk.get_u64("ok")? == 1;
-                assert_eq!(
-                    ok,
-                    seq == true_seq,
-                    "{}: sent with seq {true_seq}, checked against {seq}",
-                    b.name
-                );
+                assert_eq!(ok, seq == true_seq, "{}: sent with seq {true_seq}, checked against {seq}", b.name);
                 rejected += !ok as u64;
             }
             assert_eq!(rejected, seq_mask, "every wrong expected seq rejected");
@@ -121,22 +96,11 @@ fn flit_crc_matches_the_model_and_catches_bursts_and_wrong_seqs() -> TestResult 
                 }
                 chk.set("data", &hit)?;
                 chk.eval();
-                assert_eq!(
-                    chk.get_u64("ok")?,
-                    0,
-                    "{}: a {len}-bit burst at data bit {start} escaped (seed {:#x})",
-                    b.name,
-                    rng.seed()
-                );
+                assert_eq!(chk.get_u64("ok")?, 0, "{}: a {len}-bit burst at data bit {start} escaped (seed {:#x})", b.name, rng.seed());
                 bursts += 1;
             }
         }
-        println!(
-            "{}: {} random flits, {} seqs, {bursts} bursts of 1..=64 bits all detected in RTL",
-            b.name,
-            scaled(100_000),
-            seq_mask + 1
-        );
+        println!("{}: {} random flits, {} seqs, {bursts} bursts of 1..=64 bits all detected in RTL", b.name, scaled(100_000), seq_mask + 1);
     }
     Ok(())
 }

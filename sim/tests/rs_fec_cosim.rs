@@ -25,13 +25,7 @@ struct Decoded {
 
 fn expected(model: &RsFecModel, cw: &[u8]) -> Decoded {
     let d = model.decode(cw);
-    Decoded {
-        msg: d.msg,
-        corrected: d.status.corrected,
-        uncorrectable: d.status.uncorrectable,
-        way_corrected: d.status.way_corrected,
-        way_uncorrectable: d.status.way_uncorrectable,
-    }
+    Decoded { msg: d.msg, corrected: d.status.corrected, uncorrectable: d.status.uncorrectable, way_corrected: d.status.way_corrected, way_uncorrectable: d.status.way_uncorrectable }
 }
 
 fn flags(bits: &Bits) -> Vec<bool> {
@@ -52,30 +46,15 @@ struct Decoder {
 }
 
 impl Decoder {
-    fn new(
-        bench: &Bench,
-        b: &RsFecBlock,
-        test: &str,
-        seed: u64,
-    ) -> Result<Decoder, Box<dyn std::error::Error>> {
+    fn new(bench: &Bench, b: &RsFecBlock, test: &str, seed: u64) -> Result<Decoder, Box<dyn std::error::Error>> {
         let name = bench.module(&b.name, Role::FecDec)?.name().to_string();
         let mut dut = bench.dut(&b.name, Role::FecDec, test)?;
         let latency = b.pipeline as u64;
         if latency > 0 {
             dut.reset(2)?;
         }
-        let sb = Scoreboard::new(format!("{name} (cycle, outputs)"))
-            .with_seed(seed)
-            .with_wave(dut.wave_path());
-        Ok(Decoder {
-            dut,
-            model: b.model(),
-            latency,
-            cw_bits: b.cw_bits() as usize,
-            cycle: 0,
-            sb,
-            verdicts: Vec::new(),
-        })
+        let sb = Scoreboard::new(format!("{name} (cycle, outputs)")).with_seed(seed).with_wave(dut.wave_path());
+        Ok(Decoder { dut, model: b.model(), latency, cw_bits: b.cw_bits() as usize, cycle: 0, sb, verdicts: Vec::new() })
     }
 
     fn read(&mut self) -> Result<Decoded, Box<dyn std::error::Error>> {
@@ -92,23 +71,15 @@ impl Decoder {
     fn step(&mut self, cw: Option<&[u8]>) -> TestResult {
         if let Some(cw) = cw {
             let want = expected(&self.model, cw);
-            self.sb.push_expected(
-                self.cycle + self.latency,
-                (self.cycle + self.latency, want.clone()),
-            )?;
+            self.sb.push_expected(self.cycle + self.latency, (self.cycle + self.latency, want.clone()))?;
             self.verdicts.push(want);
-            self.dut
-                .set("cw", &Bits::from_bytes_width(cw, self.cw_bits))?;
+            self.dut.set("cw", &Bits::from_bytes_width(cw, self.cw_bits))?;
         }
         if self.latency > 0 {
             self.dut.set_u64("in_valid", cw.is_some() as u64)?;
         }
         self.dut.eval();
-        let valid = if self.latency > 0 {
-            self.dut.get_u64("out_valid")? == 1
-        } else {
-            cw.is_some()
-        };
+        let valid = if self.latency > 0 { self.dut.get_u64("out_valid")? == 1 } else { cw.is_some() };
         if valid {
             let got = self.read()?;
             self.sb.push_actual(self.cycle, (self.cycle, got))?;
@@ -162,18 +133,13 @@ fn hit(cw: &mut [u8], m: u32, index: usize, error: u16) {
 
 /// The whole-codeword blocks (the streaming ones are in rs_fec_stream_cosim.rs).
 fn blocks(bench: &Bench) -> Vec<&RsFecBlock> {
-    bench
-        .blocks::<RsFecBlock>()
-        .into_iter()
-        .filter(|b| b.stream.is_none())
-        .collect()
+    bench.blocks::<RsFecBlock>().into_iter().filter(|b| b.stream.is_none()).collect()
 }
 
 /// The opt-in design with the whole-codeword Ethernet decoders (issue 15 moved them out of the
 /// default design: their Verilator builds took minutes).
 fn whole_ethernet_bench() -> Bench {
-    Bench::from_design_file(common::workspace().join("rtl-gen/designs/rs_fec_variants.toml"))
-        .expect("rs_fec_variants.toml")
+    Bench::from_design_file(common::workspace().join("rtl-gen/designs/rs_fec_variants.toml")).expect("rs_fec_variants.toml")
 }
 
 /// The encoder equals the model on random messages (streamed when pipelined).
@@ -187,22 +153,12 @@ fn encoders_match_the_model() -> TestResult {
         let model = b.model();
         let mut dut = bench.dut(&b.name, Role::FecEnc, &test)?;
         let latency = b.enc_pipeline as u64;
-        assert_eq!(
-            u64::from(dut.info().latency),
-            latency,
-            "{name}: manifest latency vs enc_pipeline"
-        );
+        assert_eq!(u64::from(dut.info().latency), latency, "{name}: manifest latency vs enc_pipeline");
         if latency > 0 {
             dut.reset(2)?;
         }
-        let mut sb: Scoreboard<(u64, Vec<u8>)> = Scoreboard::new(format!("{name} (cycle, cw)"))
-            .with_seed(rng.seed())
-            .with_wave(dut.wave_path());
-        let count = if b.t() > 1 {
-            scaled(2_000)
-        } else {
-            scaled(20_000)
-        } as u64;
+        let mut sb: Scoreboard<(u64, Vec<u8>)> = Scoreboard::new(format!("{name} (cycle, cw)")).with_seed(rng.seed()).with_wave(dut.wave_path());
+        let count = if b.t() > 1 { scaled(2_000) } else { scaled(20_000) } as u64;
         for c in 0..count + latency + 1 {
             let send = c < count;
             if send {
@@ -214,11 +170,7 @@ fn encoders_match_the_model() -> TestResult {
                 dut.set_u64("in_valid", send as u64)?;
             }
             dut.eval();
-            let valid = if latency > 0 {
-                dut.get_u64("out_valid")? == 1
-            } else {
-                send
-            };
+            let valid = if latency > 0 { dut.get_u64("out_valid")? == 1 } else { send };
             if valid {
                 sb.push_actual(c, (c, dut.get("cw")?.to_bytes()))?;
             }
@@ -237,10 +189,7 @@ fn encoders_match_the_model() -> TestResult {
 #[test]
 fn cxl_every_single_byte_error_and_short_burst_is_corrected() -> TestResult {
     let bench = bench();
-    let cxl: Vec<_> = blocks(&bench)
-        .into_iter()
-        .filter(|b| b.t() == 1 && b.symbol_bits == 8)
-        .collect();
+    let cxl: Vec<_> = blocks(&bench).into_iter().filter(|b| b.t() == 1 && b.symbol_bits == 8).collect();
     assert!(cxl.len() >= 2, "both CXL layouts are in the default design");
     for b in cxl {
         let test = format!("rs_cxl_exhaustive_{}", b.name);
@@ -275,15 +224,8 @@ fn cxl_every_single_byte_error_and_short_burst_is_corrected() -> TestResult {
         let verdicts = dec.finish()?;
         assert_eq!(verdicts.len(), sent);
         // Every one of them is corrected to the sent message: the model says so, the RTL matched.
-        let bad = verdicts
-            .iter()
-            .filter(|v| v.uncorrectable || !v.corrected)
-            .count();
-        assert_eq!(
-            bad, 0,
-            "{}: {bad} single-byte errors or 2-/3-byte bursts not corrected",
-            b.name
-        );
+        let bad = verdicts.iter().filter(|v| v.uncorrectable || !v.corrected).count();
+        assert_eq!(bad, 0, "{}: {bad} single-byte errors or 2-/3-byte bursts not corrected", b.name);
         println!("{}: {sent} flits (256 × 255 single-byte errors, 2- and 3-byte bursts) all corrected in RTL", b.name);
     }
     Ok(())
@@ -292,12 +234,7 @@ fn cxl_every_single_byte_error_and_short_burst_is_corrected() -> TestResult {
 /// `count` random codewords of `b` with 1..8 random symbol errors anywhere (positions may
 /// repeat) through the decoder RTL, compared with the model bit for bit, miscorrections
 /// included; prints the tally.
-fn random_error_patterns_match_the_model(
-    bench: &Bench,
-    b: &RsFecBlock,
-    test: &str,
-    count: usize,
-) -> TestResult {
+fn random_error_patterns_match_the_model(bench: &Bench, b: &RsFecBlock, test: &str, count: usize) -> TestResult {
     let mut rng = TestRng::for_test(test)?;
     let mut dec = Decoder::new(bench, b, test, rng.seed())?;
     let model = b.model();
@@ -307,20 +244,12 @@ fn random_error_patterns_match_the_model(
         let errors = rng.range(1, 8) as usize;
         for _ in 0..errors {
             let pos = rng.range(0, n as u64 - 1) as usize;
-            hit(
-                &mut cw,
-                b.symbol_bits,
-                pos,
-                nonzero(&mut rng, symbol_mask(b)),
-            );
+            hit(&mut cw, b.symbol_bits, pos, nonzero(&mut rng, symbol_mask(b)));
         }
         dec.step(Some(&cw))?;
     }
     let verdicts = dec.finish()?;
-    let corrected = verdicts
-        .iter()
-        .filter(|v| v.corrected && !v.uncorrectable)
-        .count();
+    let corrected = verdicts.iter().filter(|v| v.corrected && !v.uncorrectable).count();
     let flagged = verdicts.iter().filter(|v| v.uncorrectable).count();
     println!(
         "{}: {count} random codewords with 1..8 symbol errors, RTL = model bit for bit ({corrected} flagged corrected, {flagged} uncorrectable)",
@@ -336,12 +265,7 @@ fn random_error_patterns_match_the_model(
 fn t1_random_error_patterns_match_the_model() -> TestResult {
     let bench = bench();
     for b in blocks(&bench).into_iter().filter(|b| b.t() == 1) {
-        random_error_patterns_match_the_model(
-            &bench,
-            b,
-            &format!("rs_t1_random_{}", b.name),
-            scaled(100_000),
-        )?;
+        random_error_patterns_match_the_model(&bench, b, &format!("rs_t1_random_{}", b.name), scaled(100_000))?;
     }
     Ok(())
 }
@@ -355,12 +279,7 @@ fn t1_random_error_patterns_match_the_model() -> TestResult {
 fn ethernet_random_error_patterns_match_the_model() -> TestResult {
     let bench = whole_ethernet_bench();
     for b in blocks(&bench).into_iter().filter(|b| b.t() > 1) {
-        random_error_patterns_match_the_model(
-            &bench,
-            b,
-            &format!("rs_eth_random_{}", b.name),
-            scaled(100_000),
-        )?;
+        random_error_patterns_match_the_model(&bench, b, &format!("rs_eth_random_{}", b.name), scaled(100_000))?;
     }
     Ok(())
 }
@@ -371,22 +290,14 @@ fn ethernet_random_error_patterns_match_the_model() -> TestResult {
 #[test]
 fn cxl_detected_fraction_of_long_bursts() -> TestResult {
     let bench = bench();
-    for b in blocks(&bench)
-        .into_iter()
-        .filter(|b| b.t() == 1 && b.symbol_bits == 8)
-    {
+    for b in blocks(&bench).into_iter().filter(|b| b.t() == 1 && b.symbol_bits == 8) {
         let test = format!("rs_detect_{}", b.name);
         let mut rng = TestRng::for_test(&test)?;
         let model = b.model();
         let cw_bytes = b.cw_bits() as usize / 8;
         let trials = scaled(20_000);
         let mut row = Vec::new();
-        for (label, kind) in [
-            ("4-byte bursts", 4usize),
-            ("5-byte bursts", 5),
-            ("6-byte bursts", 6),
-            ("double errors in one way", 0),
-        ] {
+        for (label, kind) in [("4-byte bursts", 4usize), ("5-byte bursts", 5), ("6-byte bursts", 6), ("double errors in one way", 0)] {
             let mut dec = Decoder::new(&bench, b, &format!("{test}_{kind}"), rng.seed())?;
             for _ in 0..trials {
                 let mut cw = model.encode(&random_message(&mut rng, b));
@@ -398,8 +309,7 @@ fn cxl_detected_fraction_of_long_bursts() -> TestResult {
                 } else {
                     // Two distinct bytes of the same way.
                     let way = rng.range(0, b.ways as u64 - 1) as usize;
-                    let members: Vec<usize> =
-                        (0..cw_bytes).filter(|&i| model.way_of(i) == way).collect();
+                    let members: Vec<usize> = (0..cw_bytes).filter(|&i| model.way_of(i) == way).collect();
                     let i = members[rng.range(0, members.len() as u64 - 1) as usize];
                     let j = loop {
                         let j = members[rng.range(0, members.len() as u64 - 1) as usize];
@@ -413,8 +323,7 @@ fn cxl_detected_fraction_of_long_bursts() -> TestResult {
                 dec.step(Some(&cw))?;
             }
             let verdicts = dec.finish()?;
-            let detected =
-                verdicts.iter().filter(|v| v.uncorrectable).count() as f64 / trials as f64;
+            let detected = verdicts.iter().filter(|v| v.uncorrectable).count() as f64 / trials as f64;
             row.push(format!("{label}: {detected:.4}"));
             let (lo, hi) = match kind {
                 4 => (0.62, 0.72),
@@ -422,17 +331,9 @@ fn cxl_detected_fraction_of_long_bursts() -> TestResult {
                 6 => (0.94, 0.99),
                 _ => (0.62, 0.72),
             };
-            assert!(
-                (lo..=hi).contains(&detected),
-                "{} {label}: detected {detected:.4}, outside {lo}..{hi}",
-                b.name
-            );
+            assert!((lo..=hi).contains(&detected), "{} {label}: detected {detected:.4}, outside {lo}..{hi}", b.name);
         }
-        println!(
-            "{} detected fraction on the RTL ({trials} trials each): {}",
-            b.name,
-            row.join(", ")
-        );
+        println!("{} detected fraction on the RTL ({trials} trials each): {}", b.name, row.join(", "));
     }
     Ok(())
 }
@@ -443,10 +344,7 @@ fn cxl_detected_fraction_of_long_bursts() -> TestResult {
 #[ignore]
 fn ethernet_codes_correct_t_errors_and_match_beyond() -> TestResult {
     let bench = whole_ethernet_bench();
-    let eth: Vec<_> = blocks(&bench)
-        .into_iter()
-        .filter(|b| b.t() > 1 && b.stream.is_none())
-        .collect();
+    let eth: Vec<_> = blocks(&bench).into_iter().filter(|b| b.t() > 1 && b.stream.is_none()).collect();
     assert!(eth.len() >= 2, "KR4 and KP4 are in the variants design");
     for b in eth {
         let test = format!("rs_eth_{}", b.name);
@@ -459,11 +357,7 @@ fn ethernet_codes_correct_t_errors_and_match_beyond() -> TestResult {
         let beyond = scaled(1_000);
         for i in 0..within + beyond {
             let mut cw = model.encode(&random_message(&mut rng, b));
-            let errors = if i < within {
-                rng.range(1, t as u64) as usize
-            } else {
-                t + 1
-            };
+            let errors = if i < within { rng.range(1, t as u64) as usize } else { t + 1 };
             let mut positions: Vec<usize> = Vec::new();
             while positions.len() < errors {
                 let p = rng.range(0, n as u64 - 1) as usize;
@@ -477,19 +371,9 @@ fn ethernet_codes_correct_t_errors_and_match_beyond() -> TestResult {
             dec.step(Some(&cw))?;
         }
         let verdicts = dec.finish()?;
-        let failed_within = verdicts[..within]
-            .iter()
-            .filter(|v| v.uncorrectable || !v.corrected)
-            .count();
-        assert_eq!(
-            failed_within, 0,
-            "{}: {failed_within} patterns of ≤ t errors not corrected",
-            b.name
-        );
-        let flagged = verdicts[within..]
-            .iter()
-            .filter(|v| v.uncorrectable)
-            .count();
+        let failed_within = verdicts[..within].iter().filter(|v| v.uncorrectable || !v.corrected).count();
+        assert_eq!(failed_within, 0, "{}: {failed_within} patterns of ≤ t errors not corrected", b.name);
+        let flagged = verdicts[within..].iter().filter(|v| v.uncorrectable).count();
         println!("{}: {within} patterns of 1..={t} errors corrected; {beyond} patterns of {} errors: {flagged} flagged, {} miscorrected (RTL = model)", b.name, t + 1, beyond - flagged);
     }
     Ok(())

@@ -33,40 +33,21 @@ fn consistent(measured: f64, predicted: f64, sigmas: f64, slack: f64) -> bool {
 fn rxl_zero_failures_with_drops_on_every_topology() {
     for switches in 0..=4 {
         let mut cfg = CampaignConfig::new(Mode::Rxl, switches, scaled(60_000) as u64);
-        cfg.faults = Faults {
-            drop: 1e-3,
-            ber: 1e-6,
-            burst: 1e-4,
-            burst_bits: 40,
-            uc: 0.0,
-        };
+        cfg.faults = Faults { drop: 1e-3, ber: 1e-6, burst: 1e-4, burst_bits: 40, uc: 0.0 };
         cfg.internal = 1e-4;
         cfg.seed = 100 + switches as u64;
         let r = run(&cfg);
-        assert!(
-            r.drained,
-            "{switches} switches: not everything delivered after the drain"
-        );
+        assert!(r.drained, "{switches} switches: not everything delivered after the drain");
         for (d, x) in r.dirs.iter().enumerate() {
             let what = format!("rxl, {switches} switches, direction {d}");
             assert_eq!(x.sink.ordering_failures, 0, "{what}: ordering failures");
             assert_eq!(x.sink.data_failures, 0, "{what}: data failures");
             assert_eq!(x.undelivered(), 0, "{what}: undelivered payloads");
             assert_eq!(x.sink.in_order, x.sent, "{what}: exactly once");
-            assert!(
-                x.channels.drops >= 20,
-                "{what}: the campaign dropped flits ({})",
-                x.channels.drops
-            );
-            assert!(
-                x.tx_counters.replays >= x.channels.drops / 2,
-                "{what}: drops recovered by replays"
-            );
+            assert!(x.channels.drops >= 20, "{what}: the campaign dropped flits ({})", x.channels.drops);
+            assert!(x.tx_counters.replays >= x.channels.drops / 2, "{what}: drops recovered by replays");
             if switches > 0 {
-                assert!(
-                    x.internal_corruptions > 0,
-                    "{what}: switch-internal corruption injected"
-                );
+                assert!(x.internal_corruptions > 0, "{what}: switch-internal corruption injected");
             }
         }
     }
@@ -79,21 +60,10 @@ fn rxl_catches_every_switch_internal_corruption() {
     let r = run(&cfg);
     for x in &r.dirs {
         assert!(x.internal_corruptions > 50, "{}", x.internal_corruptions);
-        assert_eq!(
-            (
-                x.sink.data_failures,
-                x.sink.ordering_failures,
-                x.undelivered()
-            ),
-            (0, 0, 0)
-        );
+        assert_eq!((x.sink.data_failures, x.sink.ordering_failures, x.undelivered()), (0, 0, 0));
         // Each corruption is a CRC failure at the endpoint (the FEC of the next link cannot see
         // it: the switch re-encoded the corrupted message).
-        assert!(
-            x.rx_counters.crc_fail >= x.internal_corruptions,
-            "{:?}",
-            x.rx_counters
-        );
+        assert!(x.rx_counters.crc_fail >= x.internal_corruptions, "{:?}", x.rx_counters);
     }
 }
 
@@ -102,11 +72,7 @@ fn cxl_baseline_ordering_failures_follow_eq7() {
     let mut total = (0u64, 0.0f64);
     for switches in [1, 2] {
         let mut cfg = CampaignConfig::new(Mode::CxlBaseline, switches, scaled(400_000) as u64);
-        cfg.faults = Faults {
-            drop: 1e-3,
-            ber: 1e-6,
-            ..Faults::none()
-        };
+        cfg.faults = Faults { drop: 1e-3, ber: 1e-6, ..Faults::none() };
         cfg.seed = 7 + switches as u64;
         let r = run(&cfg);
         for (d, x) in r.dirs.iter().enumerate() {
@@ -124,27 +90,14 @@ fn cxl_baseline_ordering_failures_follow_eq7() {
             total.1 += shadowed;
         }
     }
-    assert!(
-        consistent(total.0 as f64, total.1, 4.0, 0.1),
-        "ordering failure events {} vs Eq. 7 {:.1}",
-        total.0,
-        total.1
-    );
+    assert!(consistent(total.0 as f64, total.1, 4.0, 0.1), "ordering failure events {} vs Eq. 7 {:.1}", total.0, total.1);
 }
 
 #[test]
 fn bandwidth_loss_follows_eq11_to_14() {
-    for (mode, switches) in [
-        (Mode::Rxl, 0),
-        (Mode::Rxl, 1),
-        (Mode::CxlBaseline, 0),
-        (Mode::CxlBaseline, 1),
-    ] {
+    for (mode, switches) in [(Mode::Rxl, 0), (Mode::Rxl, 1), (Mode::CxlBaseline, 0), (Mode::CxlBaseline, 1)] {
         let mut cfg = CampaignConfig::new(mode, switches, scaled(2_000_000) as u64);
-        cfg.faults = Faults {
-            uc: 3e-5,
-            ..Faults::none()
-        };
+        cfg.faults = Faults { uc: 3e-5, ..Faults::none() };
         cfg.seed = 21 + switches as u64;
         let r = run(&cfg);
         let predicted = r.predicted_bw_loss();
@@ -152,17 +105,10 @@ fn bandwidth_loss_follows_eq11_to_14() {
         let events: u64 = r.dirs.iter().map(|x| x.channels.uc_injected).sum();
         println!("{mode:?}, {switches} switches: bandwidth loss {:.4} % (Eq. {}: {:.4} %), {events} uncorrectable flits", 100.0 * loss, if switches == 0 { "11" } else { "12/14" }, 100.0 * predicted);
         let paper = if switches == 0 { 0.0015 } else { 0.0030 };
-        assert!(
-            (predicted - paper).abs() < 0.0002,
-            "the prediction itself is the paper's ≈{paper}"
-        );
+        assert!((predicted - paper).abs() < 0.0002, "the prediction itself is the paper's ≈{paper}");
         // Relative error of a count of `events` retries: 1/sqrt(events); 4 sigma.
         let tolerance = 4.0 / (events.max(1) as f64).sqrt() + 0.05;
-        assert!(
-            (loss - predicted).abs() <= tolerance * predicted,
-            "measured {loss} vs predicted {predicted} (±{:.0} %)",
-            100.0 * tolerance
-        );
+        assert!((loss - predicted).abs() <= tolerance * predicted, "measured {loss} vs predicted {predicted} (±{:.0} %)", 100.0 * tolerance);
         assert_eq!(r.dirs.iter().map(|x| x.sink.data_failures).sum::<u64>(), 0);
     }
 }

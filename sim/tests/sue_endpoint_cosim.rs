@@ -31,12 +31,7 @@ fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
     let blocks = vec![ep.clone(), ep];
     let mut rng = TestRng::for_test("sue_endpoint_link")?;
     let mut link = EndpointLink::new(&bench, &blocks, "sue_endpoint_link")?;
-    link.chan.faults = LinkFaults {
-        drop: 0.02,
-        corrupt: 0.02,
-        frame_err: 0.01,
-        ..LinkFaults::default()
-    };
+    link.chan.faults = LinkFaults { drop: 0.02, corrupt: 0.02, frame_err: 0.01, ..LinkFaults::default() };
     for cyc in 0..scaled(CYCLES) as u64 {
         let load = [0.05, 0.3, 0.15][((cyc / 4000) % 3) as usize];
         for src in 0..2 {

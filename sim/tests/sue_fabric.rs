@@ -24,43 +24,21 @@ fn long() -> bool {
 
 /// Runs `cycles` of uniform traffic on `n` XPUs (`rtl` of them Verilated), drains, and returns
 /// the fabric for the caller's assertions.
-fn run(
-    n: usize,
-    rtl: usize,
-    cycles: u64,
-    test: &str,
-    tweak: impl FnOnce(&mut SwitchConfig),
-) -> Result<Fabric, Box<dyn std::error::Error>> {
+fn run(n: usize, rtl: usize, cycles: u64, test: &str, tweak: impl FnOnce(&mut SwitchConfig)) -> Result<Fabric, Box<dyn std::error::Error>> {
     let base = bench().block::<SueEndpointBlock>("sue_ep")?.clone();
     let (fb, blocks) = fabric_bench(&base, n, "")?;
     let c = &base.common;
     let max_pdu = c.max_pack_bytes as usize + 12;
     let mut sw = SwitchConfig::new(n, c.num_vc as usize, c.data_bytes as usize, max_pdu);
-    sw.faults(LinkFaults {
-        drop: 1e-3,
-        corrupt: 1e-3,
-        fcs_err: 5e-4,
-    });
+    sw.faults(LinkFaults { drop: 1e-3, corrupt: 1e-3, fcs_err: 5e-4 });
     sw.class_stall = 0.002;
     sw.class_stall_cycles = 150;
     let mut rng = TestRng::for_test(test)?;
     sw.seed = rng.range(0, u64::MAX - 1);
     tweak(&mut sw);
-    let traffic = Traffic {
-        load: 0.6,
-        out_ready: 0.9,
-        ..Default::default()
-    };
+    let traffic = Traffic { load: 0.6, out_ready: 0.9, ..Default::default() };
     let rtl_mask: Vec<bool> = (0..n).map(|x| x < rtl).collect();
-    let mut f = Fabric::new(
-        &fb,
-        &blocks,
-        &rtl_mask,
-        sw,
-        traffic,
-        rng.range(0, u64::MAX - 1),
-        test,
-    )?;
+    let mut f = Fabric::new(&fb, &blocks, &rtl_mask, sw, traffic, rng.range(0, u64::MAX - 1), test)?;
     for _ in 0..cycles {
         f.step()?;
     }
@@ -98,10 +76,7 @@ fn assert_clean(f: &Fabric, min_cmds: u64) {
     let delivered: u64 = f.delivered.iter().flatten().sum();
     let accepted: u64 = f.accepted.iter().flatten().sum();
     assert_eq!(delivered, accepted, "every accepted command delivered");
-    assert!(
-        delivered >= min_cmds,
-        "traffic flowed: {delivered} commands"
-    );
+    assert!(delivered >= min_cmds, "traffic flowed: {delivered} commands");
     assert!(f.cmds_in_pdus > f.data_pdus, "commands were packed");
     for s in 0..f.n() {
         for d in 0..f.n() {
@@ -111,10 +86,7 @@ fn assert_clean(f: &Fabric, min_cmds: u64) {
         }
     }
     assert!(f.max_payload <= 256);
-    assert_eq!(
-        f.switch.stats.overflow_drops, 0,
-        "PFC kept the switch lossless"
-    );
+    assert_eq!(f.switch.stats.overflow_drops, 0, "PFC kept the switch lossless");
 }
 
 #[test]
@@ -122,15 +94,9 @@ fn four_rtl_xpus_through_a_lossy_reordering_switch() -> TestResult {
     let f = run(4, 4, scaled(12_000) as u64, "sue_fabric_4", |_| {})?;
     assert_eq!(f.rtl_count(), 4);
     let mods = f.rtl_modules();
-    assert!(
-        mods.len() == 4 && mods.iter().all(|m| *m == mods[0]),
-        "four instances of one generated endpoint module: {mods:?}"
-    );
+    assert!(mods.len() == 4 && mods.iter().all(|m| *m == mods[0]), "four instances of one generated endpoint module: {mods:?}");
     assert_clean(&f, 3_000);
-    assert!(
-        f.counter(k::TX_RETX) > 0 && f.counter(k::RX_CRC_ERR) > 0 && f.counter(k::RX_FRAME_ERR) > 0,
-        "faults were injected and recovered"
-    );
+    assert!(f.counter(k::TX_RETX) > 0 && f.counter(k::RX_CRC_ERR) > 0 && f.counter(k::RX_FRAME_ERR) > 0, "faults were injected and recovered");
     assert!(f.switch.stats.class_overtakes > 0, "classes were reordered");
     Ok(())
 }
@@ -157,25 +123,15 @@ fn sixteen_xpus_long() -> TestResult {
 /// transport check, so only the fabric's content scoreboard can see it — and must.
 #[test]
 fn a_switch_that_recomputes_the_rcrc_after_corrupting_is_caught() -> TestResult {
-    let rcrc = bench()
-        .block::<SueEndpointBlock>("sue_ep")?
-        .transport
-        .p
-        .rcrc;
+    let rcrc = bench().block::<SueEndpointBlock>("sue_ep")?.transport.p.rcrc;
     let f = run(4, 0, 3_000, "sue_fabric_bug", |sw| {
         sw.faults(LinkFaults::default());
         sw.bug = Some(SwitchBug::CorruptWithFreshCrc { prob: 0.01, rcrc });
     })?;
     assert!(f.switch.stats.bug_corrupted > 0);
-    assert!(
-        f.tally.mismatches > 0,
-        "the scoreboard caught the corrupted commands"
-    );
+    assert!(f.tally.mismatches > 0, "the scoreboard caught the corrupted commands");
     let first = f.tally.first.as_ref().expect("a first violation");
-    assert!(
-        first.port.contains("bit-exact"),
-        "caught by the content scoreboard: {first:?}"
-    );
+    assert!(first.port.contains("bit-exact"), "caught by the content scoreboard: {first:?}");
     assert_eq!(f.counter(k::RX_CRC_ERR), 0, "the transport saw nothing");
     Ok(())
 }

@@ -97,17 +97,8 @@ fn bench() -> Bench {
 /// The documented latency of `module`: the elaborated module's and the manifest's must agree.
 fn documented(bench: &Bench, block: &str, role: Role) -> u32 {
     let m = bench.module(block, role).expect("module");
-    let manifest = bench
-        .tree()
-        .module(m.name())
-        .expect("in the manifest")
-        .latency;
-    assert_eq!(
-        m.latency,
-        manifest,
-        "{}: elaborated and manifest latency",
-        m.name()
-    );
+    let manifest = bench.tree().module(m.name()).expect("in the manifest").latency;
+    assert_eq!(m.latency, manifest, "{}: elaborated and manifest latency", m.name());
     m.latency
 }
 
@@ -131,8 +122,7 @@ fn offer(d: &mut Dut, pfx: &str, width: usize, nbeats: usize, side: &dyn Fn(&mut
         side(d);
         d.set(&format!("{pfx}_tdata"), &Bits::zeros(width)).unwrap();
         d.set_u64(&format!("{pfx}_tvalid"), 1).unwrap();
-        d.set_u64(&format!("{pfx}_tlast"), (beat + 1 == nbeats) as u64)
-            .unwrap();
+        d.set_u64(&format!("{pfx}_tlast"), (beat + 1 == nbeats) as u64).unwrap();
         let mut waited = 0;
         loop {
             d.eval();
@@ -163,11 +153,7 @@ fn settle(d: &mut Dut, valid: &str) {
     let mut low = 0;
     for _ in 0..10_000 {
         d.eval();
-        low = if d.get_u64(valid).unwrap() == 0 {
-            low + 1
-        } else {
-            0
-        };
+        low = if d.get_u64(valid).unwrap() == 0 { low + 1 } else { 0 };
         if low == 8 {
             return;
         }
@@ -191,63 +177,38 @@ fn sue_packer_latency_is_the_documented_one() -> TestResult {
         let mut seen = Vec::new();
         for s in 0..24u32 {
             let (dest, vc) = (s % c.num_xpu, (s / c.num_xpu) % c.num_vc);
-            offer(
-                &mut d,
-                "s_axis_cmd",
-                8 * c.data_bytes as usize,
-                c.cmd_beats() as usize,
-                &|d: &mut Dut| {
-                    d.set_u64("s_axis_cmd_tdest", u64::from(dest)).unwrap();
-                    d.set_u64("s_axis_cmd_tuser", u64::from(vc)).unwrap();
-                },
-            );
+            offer(&mut d, "s_axis_cmd", 8 * c.data_bytes as usize, c.cmd_beats() as usize, &|d: &mut Dut| {
+                d.set_u64("s_axis_cmd_tdest", u64::from(dest)).unwrap();
+                d.set_u64("s_axis_cmd_tuser", u64::from(vc)).unwrap();
+            });
             seen.push(measure(&mut d, "s_axis_cmd", "m_axis_pdu_tvalid"));
             settle(&mut d, "m_axis_pdu_tvalid");
         }
         println!("{name}: documented {want}, measured {seen:?}");
-        assert!(
-            seen.iter().all(|&l| l == want),
-            "{name}: documented {want}, measured {seen:?}"
-        );
+        assert!(seen.iter().all(|&l| l == want), "{name}: documented {want}, measured {seen:?}");
     }
     Ok(())
 }
 
 /// Offers one data PDU of `ncmds` commands to `dest` on the transport's `s_axis_pdu`.
 fn offer_pdu(d: &mut Dut, c: &rtl_gen::blocks::sue::SueCommon, dest: u32, vc: u32, ncmds: u32) {
-    offer(
-        d,
-        "s_axis_pdu",
-        8 * c.data_bytes as usize,
-        (ncmds * c.cmd_beats()) as usize,
-        &|d: &mut Dut| {
-            d.set_u64("s_axis_pdu_tdest", u64::from(dest)).unwrap();
-            d.set_u64("s_axis_pdu_tuser", u64::from((ncmds << 2) | vc))
-                .unwrap();
-        },
-    );
+    offer(d, "s_axis_pdu", 8 * c.data_bytes as usize, (ncmds * c.cmd_beats()) as usize, &|d: &mut Dut| {
+        d.set_u64("s_axis_pdu_tdest", u64::from(dest)).unwrap();
+        d.set_u64("s_axis_pdu_tuser", u64::from((ncmds << 2) | vc)).unwrap();
+    });
 }
 
 /// Offers the received PDU `pdu` on `s_axis_rx` and measures tlast taken → `m_axis_cmd_tvalid`.
 fn rx_sample(d: &mut Dut, db: usize, pdu: &[u8]) -> u32 {
     let bs = beats(pdu, db);
     for (k, b) in bs.iter().enumerate() {
-        d.set("s_axis_rx_tdata", &Bits::from_bytes_width(&b.data, 8 * db))
-            .unwrap();
-        d.set(
-            "s_axis_rx_tkeep",
-            &Bits::from_bytes_width(&b.keep.to_le_bytes()[..db / 8], db),
-        )
-        .unwrap();
+        d.set("s_axis_rx_tdata", &Bits::from_bytes_width(&b.data, 8 * db)).unwrap();
+        d.set("s_axis_rx_tkeep", &Bits::from_bytes_width(&b.keep.to_le_bytes()[..db / 8], db)).unwrap();
         d.set_u64("s_axis_rx_tvalid", 1).unwrap();
         d.set_u64("s_axis_rx_tlast", b.last as u64).unwrap();
         d.set_u64("s_axis_rx_tuser", 0).unwrap();
         d.eval();
-        assert_eq!(
-            d.get_u64("s_axis_rx_tready").unwrap(),
-            1,
-            "an idle transport takes every beat"
-        );
+        assert_eq!(d.get_u64("s_axis_rx_tready").unwrap(), 1, "an idle transport takes every beat");
         if k + 1 < bs.len() {
             d.tick();
         }
@@ -256,24 +217,11 @@ fn rx_sample(d: &mut Dut, db: usize, pdu: &[u8]) -> u32 {
 }
 
 /// RX samples: data PDUs in order from XPU 1 (PSN psn_init, +1, …), one command each on VC 0.
-fn rx_samples(
-    d: &mut Dut,
-    c: &rtl_gen::blocks::sue::SueCommon,
-    t: &SueTransportBlock,
-    n: u16,
-) -> Vec<u32> {
+fn rx_samples(d: &mut Dut, c: &rtl_gen::blocks::sue::SueCommon, t: &SueTransportBlock, n: u16) -> Vec<u32> {
     d.set_u64("m_axis_cmd_tready", 1).unwrap();
     (0..n)
         .map(|k| {
-            let rh = Rh {
-                ver: t.p.version as u8,
-                op: Op::None,
-                xpuid: 1,
-                psn: (t.p.psn_init as u16).wrapping_add(k),
-                vc: 0,
-                partition: t.p.partition as u16,
-                rpsn: 0,
-            };
+            let rh = Rh { ver: t.p.version as u8, op: Op::None, xpuid: 1, psn: (t.p.psn_init as u16).wrapping_add(k), vc: 0, partition: t.p.partition as u16, rpsn: 0 };
             let pdu = build_pdu(&rh, &vec![k as u8; c.cmd_bytes as usize], t.p.rcrc);
             let l = rx_sample(d, c.data_bytes as usize, &pdu);
             settle(d, "m_axis_cmd_tvalid");
@@ -303,17 +251,10 @@ fn sue_transport_latency_is_the_documented_one() -> TestResult {
         settle(&mut d, "m_axis_tx_tvalid");
     }
     println!("tp2 TX: documented {want}, measured {seen:?}");
-    assert!(
-        seen.iter().all(|&l| l == want),
-        "TX: documented {want}, measured {seen:?}"
-    );
+    assert!(seen.iter().all(|&l| l == want), "TX: documented {want}, measured {seen:?}");
     let rx = rx_samples(&mut d, c, b, 8);
     println!("tp2 RX: documented {}, measured {rx:?}", b.rx_latency());
-    assert!(
-        rx.iter().all(|&l| l == b.rx_latency()),
-        "RX: documented {}, measured {rx:?}",
-        b.rx_latency()
-    );
+    assert!(rx.iter().all(|&l| l == b.rx_latency()), "RX: documented {}, measured {rx:?}", b.rx_latency());
     Ok(())
 }
 
@@ -334,31 +275,18 @@ fn sue_endpoint_latency_is_the_documented_one() -> TestResult {
         let mut seen = Vec::new();
         for s in 0..24u32 {
             let (dest, vc) = (1 + s % (c.num_xpu - 1), s % c.num_vc);
-            offer(
-                &mut d,
-                "s_axis_cmd",
-                8 * c.data_bytes as usize,
-                c.cmd_beats() as usize,
-                &|d: &mut Dut| {
-                    d.set_u64("s_axis_cmd_tdest", u64::from(dest)).unwrap();
-                    d.set_u64("s_axis_cmd_tuser", u64::from(vc)).unwrap();
-                },
-            );
+            offer(&mut d, "s_axis_cmd", 8 * c.data_bytes as usize, c.cmd_beats() as usize, &|d: &mut Dut| {
+                d.set_u64("s_axis_cmd_tdest", u64::from(dest)).unwrap();
+                d.set_u64("s_axis_cmd_tuser", u64::from(vc)).unwrap();
+            });
             seen.push(measure(&mut d, "s_axis_cmd", "m_axis_tx_tvalid"));
             settle(&mut d, "m_axis_tx_tvalid");
         }
         println!("{name} TX: documented {want}, measured {seen:?}");
-        assert!(
-            seen.iter().all(|&l| l == want),
-            "{name} TX: documented {want}, measured {seen:?}"
-        );
+        assert!(seen.iter().all(|&l| l == want), "{name} TX: documented {want}, measured {seen:?}");
         let rx = rx_samples(&mut d, c, &b.transport, 8);
         println!("{name} RX: documented {}, measured {rx:?}", b.rx_latency());
-        assert!(
-            rx.iter().all(|&l| l == b.rx_latency()),
-            "{name} RX: documented {}, measured {rx:?}",
-            b.rx_latency()
-        );
+        assert!(rx.iter().all(|&l| l == b.rx_latency()), "{name} RX: documented {}, measured {rx:?}", b.rx_latency());
     }
     Ok(())
 }

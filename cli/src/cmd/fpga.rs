@@ -122,71 +122,34 @@ pub fn run(a: Args) -> CmdResult {
         LutMapArg::Wide => LutMap::Wide,
         LutMapArg::Lut4 => LutMap::Lut4,
     };
-    let target = Target {
-        device,
-        freq_mhz: a.freq,
-        seed: a.seed,
-        router,
-        placer,
-        lut_map,
-        bitstream: a.bitstream,
-        pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs),
-        keep_ram_hints: a.keep_ram_hints,
-    };
+    let target = Target { device, freq_mhz: a.freq, seed: a.seed, router, placer, lut_map, bitstream: a.bitstream, pnr_limit: a.pnr_timeout.map(std::time::Duration::from_secs), keep_ram_hints: a.keep_ram_hints };
     target.check()?;
     let manifest = TreeManifest::load(&a.tree)?;
     let mut names: Vec<String> = manifest.modules.iter().map(|m| m.name.clone()).collect();
     if let Some(bad) = a.modules.iter().find(|m| !names.contains(m)) {
-        anyhow::bail!(
-            "--module {bad}: no such module in {}; modules: {}",
-            a.tree.display(),
-            names.join(", ")
-        );
+        anyhow::bail!("--module {bad}: no such module in {}; modules: {}", a.tree.display(), names.join(", "));
     }
     if !a.modules.is_empty() {
         names.retain(|n| a.modules.contains(n));
     }
     fpga::check_tools(family, a.bitstream)?;
-    let work = a
-        .work
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
+    let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
     if a.demo {
         names = vec![format!("{}_demo", manifest.design)];
     }
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {
-        let r = if a.demo {
-            fpga::build_demo(&a.tree, &manifest, &target, &work.join(name))
-        } else {
-            fpga::build_module(&a.tree, &manifest, name, &target, &work.join(name))
-        };
+        let r = if a.demo { fpga::build_demo(&a.tree, &manifest, &target, &work.join(name)) } else { fpga::build_module(&a.tree, &manifest, name, &target, &work.join(name)) };
         if let Ok(row) = &r {
-            let what = if !row.fits {
-                "does not fit"
-            } else if row.pnr_stopped {
-                "stopped place and route of"
-            } else {
-                "placed and routed"
-            };
-            eprintln!(
-                "{what} {} in {:.1} s",
-                row.module,
-                row.seconds.synth + row.seconds.pnr + row.seconds.bitstream
-            );
+            let what = if !row.fits { "does not fit" } else if row.pnr_stopped { "stopped place and route of" } else { "placed and routed" };
+            eprintln!("{what} {} in {:.1} s", row.module, row.seconds.synth + row.seconds.pnr + row.seconds.bitstream);
         }
         (i, r)
     });
     results.sort_by_key(|(i, _)| *i);
     let mut rows = Vec::new();
     for ((_, r), name) in results.into_iter().zip(&names) {
-        rows.push(r.with_context(|| {
-            format!(
-                "building module {name} of {} for {}",
-                a.tree.display(),
-                target.device.part
-            )
-        })?);
+        rows.push(r.with_context(|| format!("building module {name} of {} for {}", a.tree.display(), target.device.part))?);
     }
     print!("{}", fpga::table(&rows));
     for r in &rows {
@@ -194,9 +157,7 @@ pub fn run(a: Args) -> CmdResult {
             println!("bitstream: {}", bit.display());
         }
     }
-    let json = a
-        .json
-        .unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}.json", manifest.design)));
+    let json = a.json.unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}.json", manifest.design)));
     write_file(&json, &(serde_json::to_string_pretty(&rows)? + "\n"))?;
     println!("JSON report: {}", json.display());
     Ok(ExitCode::SUCCESS)

@@ -20,15 +20,8 @@ pub struct Args {
 pub fn run(a: Args) -> CmdResult {
     let (elab, layout) = super::resolve(a.design.as_deref(), a.out.as_deref())?;
     if let Some(design) = &a.design {
-        let template = elab
-            .design
-            .info
-            .header_template
-            .as_ref()
-            .map(|t| design.parent().unwrap_or(Path::new("")).join(&t.path));
-        for (what, file) in std::iter::once(("design file", design.clone()))
-            .chain(template.map(|t| ("header template", t)))
-        {
+        let template = elab.design.info.header_template.as_ref().map(|t| design.parent().unwrap_or(Path::new("")).join(&t.path));
+        for (what, file) in std::iter::once(("design file", design.clone())).chain(template.map(|t| ("header template", t))) {
             let at = tree::resolved(&file);
             for dir in layout.owned_dirs() {
                 if at.starts_with(tree::resolved(&dir)) {
@@ -42,21 +35,12 @@ pub fn run(a: Args) -> CmdResult {
         }
     }
     let set = super::build(&elab, layout)?;
-    let report = set.write().with_context(|| {
-        format!(
-            "writing the tree of design {} into {}",
-            elab.design.info.name,
-            set.layout.root.display()
-        )
-    })?;
+    let report = set.write().with_context(|| format!("writing the tree of design {} into {}", elab.design.info.name, set.layout.root.display()))?;
     for p in &report.written {
         println!("wrote   {}", p.display());
     }
     for p in &report.replaced_links {
-        println!(
-            "replaced the symbolic link {} by the file (its target is untouched)",
-            p.display()
-        );
+        println!("replaced the symbolic link {} by the file (its target is untouched)", p.display());
     }
     for p in &report.removed {
         println!("removed {}", p.display());

@@ -14,8 +14,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> CmdResult {
-    let results = lint::lint_tree(&a.tree)
-        .with_context(|| format!("linting the tree {}", a.tree.display()))?;
+    let results = lint::lint_tree(&a.tree).with_context(|| format!("linting the tree {}", a.tree.display()))?;
     let mut failed = 0;
     for r in &results {
         if r.clean {
@@ -30,8 +29,6 @@ pub fn run(a: Args) -> CmdResult {
         eprintln!("lint: {failed} failures over {modules} modules");
         return Ok(ExitCode::from(1));
     }
-    println!(
-        "lint: {modules} modules clean under verilator -Wall, iverilog -g2005 and yosys check"
-    );
+    println!("lint: {modules} modules clean under verilator -Wall, iverilog -g2005 and yosys check");
     Ok(ExitCode::SUCCESS)
 }

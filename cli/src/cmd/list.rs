@@ -20,13 +20,7 @@ pub fn run(_: Args) -> CmdResult {
                 FieldDefault::Value(d) => format!("default {d}"),
                 FieldDefault::Derived(from) => format!("derived from {from}"),
             };
-            println!(
-                "  {:<w$}  {} ({}; allowed {})",
-                f.name,
-                f.doc,
-                default,
-                f.allowed()
-            );
+            println!("  {:<w$}  {} ({}; allowed {})", f.name, f.doc, default, f.allowed());
         }
         println!();
     }

@@ -20,14 +20,8 @@ pub type CmdResult = anyhow::Result<std::process::ExitCode>;
 
 /// A design file, read and validated; its `header_template` is relative to its folder.
 pub fn load_design(path: &Path) -> anyhow::Result<Design> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading design file {}", path.display()))?;
-    Design::parse_in(
-        &text,
-        &path.display().to_string(),
-        path.parent().unwrap_or(Path::new("")),
-    )
-    .with_context(|| format!("invalid design file {}", path.display()))
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading design file {}", path.display()))?;
+    Design::parse_in(&text, &path.display().to_string(), path.parent().unwrap_or(Path::new(""))).with_context(|| format!("invalid design file {}", path.display()))
 }
 
 /// The built-in default design without a file, else the file's design.
@@ -41,10 +35,7 @@ pub fn design_or_default(path: Option<&Path>) -> anyhow::Result<Design> {
 /// The design and where its tree goes, shared by `generate` and `check`: the default design
 /// into `generated/` + `constraints/`, a design file (or the default with `--out`) into
 /// `<out>/<design name>/`.
-pub fn resolve(
-    design_file: Option<&Path>,
-    out: Option<&Path>,
-) -> anyhow::Result<(Elaborated, Layout)> {
+pub fn resolve(design_file: Option<&Path>, out: Option<&Path>) -> anyhow::Result<(Elaborated, Layout)> {
     let design = design_or_default(design_file)?;
     let layout = match (design_file, out) {
         (None, None) => Layout::default_design(Path::new(".")),

@@ -64,52 +64,29 @@ pub fn synthesise(s: &Selection) -> anyhow::Result<(TreeManifest, Vec<synth::Syn
     let manifest = TreeManifest::load(&s.tree)?;
     let mut names: Vec<String> = manifest.modules.iter().map(|m| m.name.clone()).collect();
     if let Some(bad) = s.modules.iter().find(|m| !names.contains(m)) {
-        anyhow::bail!(
-            "--module {bad}: no such module in {}; modules: {}",
-            s.tree.display(),
-            names.join(", ")
-        );
+        anyhow::bail!("--module {bad}: no such module in {}; modules: {}", s.tree.display(), names.join(", "));
     }
     if !s.modules.is_empty() {
         names.retain(|n| s.modules.contains(n));
     }
     let jobs = s.jobs.map(usize::from).unwrap_or_else(default_jobs);
     if let Some(dir) = &s.netlist {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("--netlist {}: cannot create the folder", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("--netlist {}: cannot create the folder", dir.display()))?;
     }
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, jobs, |&(i, name)| {
         let netlist = s.netlist.as_ref().map(|d| d.join(format!("{name}.json")));
-        let r = synth::synth_module_to(
-            &s.tree,
-            &manifest,
-            name,
-            s.flow.resolve(&s.tree, &manifest, name),
-            netlist.as_deref(),
-        )
-        .map(|(row, _)| row);
+        let r = synth::synth_module_to(&s.tree, &manifest, name, s.flow.resolve(&s.tree, &manifest, name), netlist.as_deref()).map(|(row, _)| row);
         if let Ok(row) = &r {
-            let fallback = if row.abc_fallback.is_some() {
-                ", ABC without lutpack"
-            } else {
-                ""
-            };
-            eprintln!(
-                "synthesised {} in {:.1} s ({} flow{fallback})",
-                row.module,
-                row.seconds,
-                row.flow.name()
-            );
+            let fallback = if row.abc_fallback.is_some() { ", ABC without lutpack" } else { "" };
+            eprintln!("synthesised {} in {:.1} s ({} flow{fallback})", row.module, row.seconds, row.flow.name());
         }
         (i, r)
     });
     results.sort_by_key(|(i, _)| *i);
     let mut rows = Vec::new();
     for ((_, r), name) in results.into_iter().zip(&names) {
-        rows.push(
-            r.with_context(|| format!("synthesising module {name} of {}", s.tree.display()))?,
-        );
+        rows.push(r.with_context(|| format!("synthesising module {name} of {}", s.tree.display()))?);
     }
     Ok((manifest, rows))
 }
@@ -117,8 +94,7 @@ pub fn synthesise(s: &Selection) -> anyhow::Result<(TreeManifest, Vec<synth::Syn
 /// Write `text` to `path`, creating its folder.
 pub fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating the folder {}", parent.display()))?;
+        std::fs::create_dir_all(parent).with_context(|| format!("creating the folder {}", parent.display()))?;
     }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
@@ -126,9 +102,7 @@ pub fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
 pub fn run(a: Args) -> CmdResult {
     let (manifest, rows) = synthesise(&a.selection)?;
     print!("{}", synth::table(&rows));
-    let json = a
-        .json
-        .unwrap_or_else(|| PathBuf::from(format!("target/synth/{}.json", manifest.design)));
+    let json = a.json.unwrap_or_else(|| PathBuf::from(format!("target/synth/{}.json", manifest.design)));
     write_file(&json, &(serde_json::to_string_pretty(&rows)? + "\n"))?;
     println!("JSON report: {}", json.display());
     Ok(ExitCode::SUCCESS)

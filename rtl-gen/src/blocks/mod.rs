@@ -2,16 +2,14 @@
 //! generator) and is known to the rest of the tool only through the registry line below.
 
 use crate::config::DesignInfo;
+pub use crate::hw::module::{clock_ports, fpga_wrapper_name, GeneratedModule, Origin, Role};
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec};
-pub use crate::hw::module::{clock_ports, fpga_wrapper_name, GeneratedModule, Origin, Role};
 use std::any::Any;
 
 pub mod crc;
 pub mod crc_stream;
 pub mod genz_llr;
-pub mod recxl_logging_unit;
-pub mod recxl_replica_map;
 pub mod replay_buffer;
 pub mod rifl;
 pub mod rs_crc;
@@ -19,9 +17,11 @@ pub mod rs_fec;
 pub mod rxl_endpoint;
 pub mod rxl_switch;
 pub mod sue;
-pub mod sue_endpoint;
 pub mod sue_packer;
+pub mod sue_endpoint;
 pub mod sue_transport;
+pub mod recxl_replica_map;
+pub mod recxl_logging_unit;
 
 /// Every block kind the tool knows; adding a kind means adding one line here.
 pub static KINDS: &[&dyn BlockKind] = &[
@@ -62,19 +62,14 @@ pub trait BlockKind: Sync {
 }
 
 /// `params` as banners and docs show them: each value with its kind's note, if any.
-pub fn annotated_params(
-    kind: &str,
-    params: &[(&'static str, String)],
-) -> Vec<(&'static str, String)> {
+pub fn annotated_params(kind: &str, params: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
     let k = self::kind(kind);
     params
         .iter()
-        .map(
-            |(name, value)| match k.and_then(|k| k.value_note(name, value)) {
-                Some(note) => (*name, format!("{value} ({note})")),
-                None => (*name, value.clone()),
-            },
-        )
+        .map(|(name, value)| match k.and_then(|k| k.value_note(name, value)) {
+            Some(note) => (*name, format!("{value} ({note})")),
+            None => (*name, value.clone()),
+        })
         .collect()
 }
 
@@ -101,10 +96,7 @@ pub trait Block: std::fmt::Debug + Any {
         let mut out = self.modules(design);
         for m in &mut out {
             if m.origin.is_none() {
-                m.origin = Some(Origin {
-                    kind: self.kind(),
-                    params: self.params(),
-                });
+                m.origin = Some(Origin { kind: self.kind(), params: self.params() });
             }
         }
         out
@@ -112,3 +104,4 @@ pub trait Block: std::fmt::Debug + Any {
     /// For tests and the simulator: reach the concrete block (and so its reference model).
     fn as_any(&self) -> &dyn Any;
 }
+

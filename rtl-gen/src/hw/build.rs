@@ -57,28 +57,18 @@ pub fn wire(items: &mut Vec<Item>, name: &str, width: u32, doc: &str, value: Exp
 /// expressions. Generators declare their control codes, states and limits this way, at the
 /// top of the module.
 pub fn localparam(items: &mut Vec<Item>, name: &str, width: u32, value: u64, doc: &str) -> Expr {
-    items.push(Item::Localparam {
-        name: name.into(),
-        value: dec(width, value),
-        doc: doc.into(),
-    });
+    items.push(Item::Localparam { name: name.into(), value: dec(width, value), doc: doc.into() });
     id(name)
 }
 
 /// `a & b & …` (1-bit terms).
 pub fn all(terms: Vec<Expr>) -> Expr {
-    terms
-        .into_iter()
-        .reduce(Expr::and)
-        .unwrap_or_else(Expr::one)
+    terms.into_iter().reduce(Expr::and).unwrap_or_else(Expr::one)
 }
 
 /// `a | b | …` (1-bit terms).
 pub fn any(terms: Vec<Expr>) -> Expr {
-    terms
-        .into_iter()
-        .reduce(Expr::or)
-        .unwrap_or_else(Expr::zero)
+    terms.into_iter().reduce(Expr::or).unwrap_or_else(Expr::zero)
 }
 
 /// `{a, b, …}`, or the one part alone.
@@ -149,16 +139,7 @@ pub fn sat_inc(x: &str, w: u32, max: Expr, cond: Option<Expr>) -> Stmt {
 /// holds, up to `max`: its declaration goes to `regs`, its reset and [`sat_inc`] to the
 /// register group's `reset` and `body`.
 #[allow(clippy::too_many_arguments)] // the three lists are the parts of the caller's register group
-pub fn counter(
-    regs: &mut Vec<Item>,
-    reset: &mut Vec<Stmt>,
-    body: &mut Vec<Stmt>,
-    name: &str,
-    bits: u32,
-    inc: Expr,
-    max: Expr,
-    doc: &str,
-) {
+pub fn counter(regs: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, inc: Expr, max: Expr, doc: &str) {
     regs.push(Item::reg(name, bits, doc));
     reset.push(set_id(name, dec(bits, 0)));
     body.push(sat_inc(name, bits, max, Some(inc)));
@@ -166,20 +147,11 @@ pub fn counter(
 
 /// An instance with the given connections.
 pub fn instance(module: &str, name: &str, conns: Vec<(&str, Expr)>) -> Item {
-    Item::Instance {
-        module: module.into(),
-        name: name.into(),
-        conns: conns.into_iter().map(|(p, e)| (p.to_string(), e)).collect(),
-    }
+    Item::Instance { module: module.into(), name: name.into(), conns: conns.into_iter().map(|(p, e)| (p.to_string(), e)).collect() }
 }
 
 /// An instance of a clocked module: `clk` and the design's reset port first, then `conns`.
-pub fn clocked_instance(
-    module: &str,
-    name: &str,
-    reset: ResetStyle,
-    conns: Vec<(&str, Expr)>,
-) -> Item {
+pub fn clocked_instance(module: &str, name: &str, reset: ResetStyle, conns: Vec<(&str, Expr)>) -> Item {
     let mut c = vec![("clk", id("clk")), (reset.port(), id(reset.port()))];
     c.extend(conns);
     instance(module, name, c)
@@ -201,11 +173,7 @@ pub fn affine(items: &mut Vec<Item>, out: &str, input: &str, map: &AffineMap) {
     for r in 0..rows {
         let mask = map.matrix.row(r as usize);
         let inv = map.constant.get(r as usize);
-        let rhs = if mask.is_zero() {
-            dec(1, inv as u64)
-        } else {
-            Expr::parity(id(input), mask.clone(), inv)
-        };
+        let rhs = if mask.is_zero() { dec(1, inv as u64) } else { Expr::parity(id(input), mask.clone(), inv) };
         items.push(Item::assign(bit_of(out, rows, r), rhs));
     }
 }
@@ -215,11 +183,7 @@ pub fn affine(items: &mut Vec<Item>, out: &str, input: &str, map: &AffineMap) {
 /// reaches q·2^j), so the conversion is parities, not an adder tree.
 pub fn thermo_count(items: &mut Vec<Item>, out: &str, t: &str, n: u32) {
     let w = bits_for(n as u64);
-    items.push(Item::wire(
-        out,
-        w,
-        &format!("ones of the thermometer code {t}"),
-    ));
+    items.push(Item::wire(out, w, &format!("ones of the thermometer code {t}")));
     for j in 0..w {
         let step = 1u64 << j;
         let mut mask = BitVec::zeros(n as usize);

@@ -40,12 +40,7 @@ impl Ops for Bits {
     fn zip(&self, other: &Bits, f: impl Fn(u64, u64) -> u64) -> Bits {
         let width = self.width().max(other.width());
         let (a, b) = (self.resize(width), other.resize(width));
-        let words: Vec<u64> = a
-            .words()
-            .iter()
-            .zip(b.words())
-            .map(|(x, y)| f(*x, *y))
-            .collect();
+        let words: Vec<u64> = a.words().iter().zip(b.words()).map(|(x, y)| f(*x, *y)).collect();
         Bits::from_words(&words, width)
     }
 
@@ -62,11 +57,7 @@ impl Ops for Bits {
     fn add(&self, other: &Bits, subtract: bool) -> Bits {
         let width = self.width().max(other.width());
         let a = self.resize(width);
-        let b = if subtract {
-            other.resize(width).invert()
-        } else {
-            other.resize(width)
-        };
+        let b = if subtract { other.resize(width).invert() } else { other.resize(width) };
         let mut carry = u64::from(subtract);
         let words: Vec<u64> = a
             .words()
@@ -171,21 +162,14 @@ struct Compiler<'a> {
 
 impl Compiler<'_> {
     fn declare(&mut self, name: &str, width: u32) {
-        assert!(
-            !self.names.contains_key(name),
-            "module {}: `{name}` declared twice",
-            self.module.name
-        );
+        assert!(!self.names.contains_key(name), "module {}: `{name}` declared twice", self.module.name);
         self.names.insert(name.to_string(), self.widths.len());
         self.widths.push(width as usize);
         self.values.push(Bits::zeros(width as usize));
     }
 
     fn sig(&self, name: &str) -> usize {
-        *self
-            .names
-            .get(name)
-            .unwrap_or_else(|| panic!("module {}: `{name}` is not declared", self.module.name))
+        *self.names.get(name).unwrap_or_else(|| panic!("module {}: `{name}` is not declared", self.module.name))
     }
 
     fn expr(&self, e: &Expr) -> CExpr {
@@ -193,20 +177,12 @@ impl Compiler<'_> {
             Expr::Ident(n) => CExpr::Sig(self.sig(n)),
             Expr::Bit(n, i) => {
                 let s = self.sig(n);
-                assert!(
-                    (*i as usize) < self.widths[s],
-                    "module {}: {n}[{i}] out of range",
-                    self.module.name
-                );
+                assert!((*i as usize) < self.widths[s], "module {}: {n}[{i}] out of range", self.module.name);
                 CExpr::Bit(s, *i as usize)
             }
             Expr::Slice(n, hi, lo) => {
                 let s = self.sig(n);
-                assert!(
-                    hi >= lo && (*hi as usize) < self.widths[s],
-                    "module {}: {n}[{hi}:{lo}] out of range",
-                    self.module.name
-                );
+                assert!(hi >= lo && (*hi as usize) < self.widths[s], "module {}: {n}[{hi}:{lo}] out of range", self.module.name);
                 CExpr::Slice(s, *hi as usize, *lo as usize)
             }
             Expr::Index(n, idx) => CExpr::Index(self.sig(n), Box::new(self.expr(idx))),
@@ -217,21 +193,12 @@ impl Compiler<'_> {
             }
             Expr::Un(op, a) => CExpr::Un(*op, Box::new(self.expr(a))),
             Expr::Bin(op, a, b) => CExpr::Bin(*op, Box::new(self.expr(a)), Box::new(self.expr(b))),
-            Expr::Ternary(c, a, b) => CExpr::Ternary(
-                Box::new(self.expr(c)),
-                Box::new(self.expr(a)),
-                Box::new(self.expr(b)),
-            ),
+            Expr::Ternary(c, a, b) => CExpr::Ternary(Box::new(self.expr(c)), Box::new(self.expr(a)), Box::new(self.expr(b))),
             Expr::Concat(parts) => CExpr::Concat(parts.iter().map(|p| self.expr(p)).collect()),
             Expr::Repeat(n, a) => CExpr::Repeat(*n as usize, Box::new(self.expr(a))),
-            Expr::Call(name, _) => panic!(
-                "module {}: function call `{name}` is not supported by the evaluator",
-                self.module.name
-            ),
+            Expr::Call(name, _) => panic!("module {}: function call `{name}` is not supported by the evaluator", self.module.name),
             Expr::XorAll(terms) => CExpr::XorAll(terms.iter().map(|t| self.expr(t)).collect()),
-            Expr::Parity { of, mask, invert } => {
-                CExpr::Parity(Box::new(self.expr(of)), Bits::from(mask), *invert)
-            }
+            Expr::Parity { of, mask, invert } => CExpr::Parity(Box::new(self.expr(of)), Bits::from(mask), *invert),
         }
     }
 
@@ -239,27 +206,11 @@ impl Compiler<'_> {
         match e {
             Expr::Ident(n) => {
                 let sig = self.sig(n);
-                Target {
-                    sig,
-                    lo: 0,
-                    len: self.widths[sig],
-                }
+                Target { sig, lo: 0, len: self.widths[sig] }
             }
-            Expr::Bit(n, i) => Target {
-                sig: self.sig(n),
-                lo: *i as usize,
-                len: 1,
-            },
-            Expr::Slice(n, hi, lo) => Target {
-                sig: self.sig(n),
-                lo: *lo as usize,
-                len: (hi - lo + 1) as usize,
-            },
-            other => panic!(
-                "module {}: unsupported assignment target {}",
-                self.module.name,
-                other.render()
-            ),
+            Expr::Bit(n, i) => Target { sig: self.sig(n), lo: *i as usize, len: 1 },
+            Expr::Slice(n, hi, lo) => Target { sig: self.sig(n), lo: *lo as usize, len: (hi - lo + 1) as usize },
+            other => panic!("module {}: unsupported assignment target {}", self.module.name, other.render()),
         }
     }
 
@@ -271,14 +222,7 @@ impl Compiler<'_> {
                 Stmt::If(c, a, b) => Some(CStmt::If(self.expr(c), self.stmts(a), self.stmts(b))),
                 Stmt::Case(sel, arms, default) => Some(CStmt::Case(
                     self.expr(sel),
-                    arms.iter()
-                        .map(|(labels, body)| {
-                            (
-                                labels.iter().map(|l| self.expr(l)).collect(),
-                                self.stmts(body),
-                            )
-                        })
-                        .collect(),
+                    arms.iter().map(|(labels, body)| (labels.iter().map(|l| self.expr(l)).collect(), self.stmts(body))).collect(),
                     self.stmts(default),
                 )),
                 Stmt::Comment(_) => None,
@@ -312,12 +256,7 @@ fn reads(e: &CExpr, out: &mut Vec<usize>) {
 impl Sim {
     /// Compiles a module. Panics on unsupported items, undeclared names and combinational loops.
     pub fn new(module: &Module) -> Sim {
-        let mut c = Compiler {
-            module,
-            names: HashMap::new(),
-            widths: Vec::new(),
-            values: Vec::new(),
-        };
+        let mut c = Compiler { module, names: HashMap::new(), widths: Vec::new(), values: Vec::new() };
         for p in &module.ports {
             c.declare(&p.name, p.width);
         }
@@ -326,9 +265,7 @@ impl Sim {
         for item in &module.items {
             match item {
                 Item::Comment(_) | Item::Pragma(_) | Item::Blank => {}
-                Item::Wire { name, width, .. }
-                | Item::Reg { name, width, .. }
-                | Item::KeptWire { name, width } => c.declare(name, *width),
+                Item::Wire { name, width, .. } | Item::Reg { name, width, .. } | Item::KeptWire { name, width } => c.declare(name, *width),
                 Item::Localparam { name, value, .. } => {
                     let v = eval(&c.expr(value), &c.values, &c.widths);
                     c.declare(name, v.width() as u32);
@@ -336,63 +273,28 @@ impl Sim {
                     c.values[s] = v;
                 }
                 Item::Assign(l, r) => assigns.push((c.target(l), c.expr(r))),
-                Item::AlwaysFf { reset, body } => ffs.push(FfBlock {
-                    reset: reset.as_ref().map(|r| c.stmts(r)),
-                    body: c.stmts(body),
-                }),
-                Item::Memory { name, .. } | Item::LutMemory { name, .. } => panic!(
-                    "module {}: memory `{name}` is not supported by the evaluator",
-                    module.name
-                ),
-                Item::AlwaysComb(_) => panic!(
-                    "module {}: always @* is not supported by the evaluator",
-                    module.name
-                ),
-                Item::Instance { name, .. } => panic!(
-                    "module {}: instance `{name}` is not supported by the evaluator",
-                    module.name
-                ),
-                Item::Function { name, .. } => panic!(
-                    "module {}: function `{name}` is not supported by the evaluator",
-                    module.name
-                ),
+                Item::AlwaysFf { reset, body } => ffs.push(FfBlock { reset: reset.as_ref().map(|r| c.stmts(r)), body: c.stmts(body) }),
+                Item::Memory { name, .. } | Item::LutMemory { name, .. } => panic!("module {}: memory `{name}` is not supported by the evaluator", module.name),
+                Item::AlwaysComb(_) => panic!("module {}: always @* is not supported by the evaluator", module.name),
+                Item::Instance { name, .. } => panic!("module {}: instance `{name}` is not supported by the evaluator", module.name),
+                Item::Function { name, .. } => panic!("module {}: function `{name}` is not supported by the evaluator", module.name),
             }
         }
         let comb = order(&assigns, c.widths.len()).unwrap_or_else(|sig| {
-            let name = c
-                .names
-                .iter()
-                .find(|(_, &i)| i == sig)
-                .map(|(n, _)| n.clone())
-                .unwrap_or_default();
-            panic!(
-                "module {}: combinational loop through `{name}`",
-                module.name
-            )
+            let name = c.names.iter().find(|(_, &i)| i == sig).map(|(n, _)| n.clone()).unwrap_or_default();
+            panic!("module {}: combinational loop through `{name}`", module.name)
         });
         let reset = module.reset.and_then(|style| {
             let port = style.port();
-            c.names
-                .get(port)
-                .map(|&i| (i, style == ResetStyle::AsyncLow))
+            c.names.get(port).map(|&i| (i, style == ResetStyle::AsyncLow))
         });
-        let mut sim = Sim {
-            names: c.names,
-            widths: c.widths,
-            values: c.values,
-            comb: comb.into_iter().map(|i| assigns[i].clone()).collect(),
-            ffs,
-            reset,
-        };
+        let mut sim = Sim { names: c.names, widths: c.widths, values: c.values, comb: comb.into_iter().map(|i| assigns[i].clone()).collect(), ffs, reset };
         sim.settle();
         sim
     }
 
     fn index(&self, name: &str) -> usize {
-        *self
-            .names
-            .get(name)
-            .unwrap_or_else(|| panic!("no signal `{name}`"))
+        *self.names.get(name).unwrap_or_else(|| panic!("no signal `{name}`"))
     }
 
     /// Width of a signal.
@@ -435,9 +337,7 @@ impl Sim {
     /// One rising clock edge (after settling the inputs), then settles again.
     pub fn clock(&mut self) {
         self.settle();
-        let in_reset = self
-            .reset
-            .is_some_and(|(sig, low)| self.values[sig].get(0) != low);
+        let in_reset = self.reset.is_some_and(|(sig, low)| self.values[sig].get(0) != low);
         let mut next = self.values.clone();
         for ff in &self.ffs {
             let stmts = match (&ff.reset, in_reset) {
@@ -527,12 +427,7 @@ fn exec(stmts: &[CStmt], old: &[Bits], widths: &[usize], next: &mut [Bits]) {
                         eval(l, old, widths).resize(w) == v.resize(w)
                     })
                 });
-                exec(
-                    arm.map_or(default.as_slice(), |(_, body)| body.as_slice()),
-                    old,
-                    widths,
-                    next,
-                );
+                exec(arm.map_or(default.as_slice(), |(_, body)| body.as_slice()), old, widths, next);
             }
         }
     }
@@ -550,14 +445,7 @@ fn width(e: &CExpr, widths: &[usize]) -> usize {
             _ => 1,
         },
         CExpr::Bin(op, a, b) => match op {
-            BinOp::Eq
-            | BinOp::Ne
-            | BinOp::Lt
-            | BinOp::Le
-            | BinOp::Gt
-            | BinOp::Ge
-            | BinOp::LogicAnd
-            | BinOp::LogicOr => 1,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::LogicAnd | BinOp::LogicOr => 1,
             _ => width(a, widths).max(width(b, widths)),
         },
         CExpr::Ternary(_, a, b) => width(a, widths).max(width(b, widths)),
@@ -574,11 +462,7 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
         CExpr::Slice(s, hi, lo) => v[*s].slice(*lo, hi - lo + 1),
         CExpr::Index(s, i) => {
             let idx = eval(i, v, widths);
-            let k = if idx.words().iter().skip(1).any(|&w| w != 0) {
-                usize::MAX
-            } else {
-                idx.low_u64() as usize
-            };
+            let k = if idx.words().iter().skip(1).any(|&w| w != 0) { usize::MAX } else { idx.low_u64() as usize };
             Bits::bool(k < v[*s].width() && v[*s].get(k))
         }
         CExpr::Const(b) => b.clone(),
@@ -599,12 +483,8 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
                 BinOp::And => x.zip(&y, |p, q| p & q),
                 BinOp::Or => x.zip(&y, |p, q| p | q),
                 BinOp::Xor => x.zip(&y, |p, q| p ^ q),
-                BinOp::Eq => Bits::bool(
-                    x.resize(x.width().max(y.width())) == y.resize(x.width().max(y.width())),
-                ),
-                BinOp::Ne => Bits::bool(
-                    x.resize(x.width().max(y.width())) != y.resize(x.width().max(y.width())),
-                ),
+                BinOp::Eq => Bits::bool(x.resize(x.width().max(y.width())) == y.resize(x.width().max(y.width()))),
+                BinOp::Ne => Bits::bool(x.resize(x.width().max(y.width())) != y.resize(x.width().max(y.width()))),
                 BinOp::Lt => Bits::bool(x.less_than(&y)),
                 BinOp::Le => Bits::bool(!y.less_than(&x)),
                 BinOp::Gt => Bits::bool(y.less_than(&x)),
@@ -623,14 +503,8 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
                 eval(a, v, widths).resize(w)
             }
         }
-        CExpr::Concat(parts) => {
-            Bits::cat(&parts.iter().map(|p| eval(p, v, widths)).collect::<Vec<_>>())
-        }
-        CExpr::XorAll(parts) => parts
-            .iter()
-            .map(|p| eval(p, v, widths))
-            .reduce(|a, b| a.zip(&b, |p, q| p ^ q))
-            .unwrap_or_else(|| Bits::zeros(1)),
+        CExpr::Concat(parts) => Bits::cat(&parts.iter().map(|p| eval(p, v, widths)).collect::<Vec<_>>()),
+        CExpr::XorAll(parts) => parts.iter().map(|p| eval(p, v, widths)).reduce(|a, b| a.zip(&b, |p, q| p ^ q)).unwrap_or_else(|| Bits::zeros(1)),
         CExpr::Repeat(n, a) => {
             let x = eval(a, v, widths);
             Bits::cat(&vec![x; *n])
@@ -638,15 +512,7 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
         CExpr::Parity(of, mask, invert) => {
             let parity = match of.as_ref() {
                 // The common case without a temporary: a masked parity of a named vector.
-                CExpr::Sig(s) => {
-                    v[*s]
-                        .words()
-                        .iter()
-                        .zip(mask.words())
-                        .fold(0, |acc, (a, m)| acc ^ (a & m).count_ones())
-                        & 1
-                        == 1
-                }
+                CExpr::Sig(s) => v[*s].words().iter().zip(mask.words()).fold(0, |acc, (a, m)| acc ^ (a & m).count_ones()) & 1 == 1,
                 other => eval(other, v, widths).zip(mask, |a, m| a & m).parity(),
             };
             Bits::bool(parity != *invert)
@@ -661,12 +527,7 @@ mod tests {
     use crate::math::gf2::BitVec;
 
     fn module(ports: Vec<Port>, items: Vec<Item>, reset: Option<ResetStyle>) -> Module {
-        Module {
-            name: "m".into(),
-            ports,
-            items,
-            reset,
-        }
+        Module { name: "m".into(), ports, items, reset }
     }
 
     #[test]
@@ -677,54 +538,27 @@ mod tests {
         assert_eq!(x.add(&y, false).low_u64(), 8);
         assert!(x.less_than(&y) && !y.less_than(&x));
         let wide = Bits::from_u64(u64::MAX, 128);
-        assert_eq!(
-            wide.add(&Bits::from_u64(1, 128), false)
-                .slice(64, 64)
-                .low_u64(),
-            1
-        );
+        assert_eq!(wide.add(&Bits::from_u64(1, 128), false).slice(64, 64).low_u64(), 1);
         assert_eq!(Bits::from_u64(0x1F, 5).resize(3).low_u64(), 7);
         assert_eq!(Bits::from_u64(5, 3).invert().low_u64(), 2);
-        assert_eq!(
-            Bits::cat(&[Bits::from_u64(1, 1), Bits::from_u64(2, 3)]).low_u64(),
-            0b1010
-        );
+        assert_eq!(Bits::cat(&[Bits::from_u64(1, 1), Bits::from_u64(2, 3)]).low_u64(), 0b1010);
     }
 
     #[test]
     fn combinational_assigns_run_in_dependency_order() {
         // Declared and assigned out of order: y depends on t, which is assigned later.
         let m = module(
-            vec![
-                Port::input("a", 8, ""),
-                Port::input("b", 8, ""),
-                Port::output("y", 9, ""),
-            ],
+            vec![Port::input("a", 8, ""), Port::input("b", 8, ""), Port::output("y", 9, "")],
             vec![
                 Item::wire("t", 8, ""),
-                Item::assign(
-                    Expr::id("y"),
-                    Expr::Concat(vec![
-                        Expr::parity(Expr::id("t"), BitVec::from_u128(8, 0x0F), true),
-                        Expr::id("t"),
-                    ]),
-                ),
+                Item::assign(Expr::id("y"), Expr::Concat(vec![Expr::parity(Expr::id("t"), BitVec::from_u128(8, 0x0F), true), Expr::id("t")])),
                 Item::assign(Expr::slice("t", 3, 0), Expr::slice("a", 3, 0)),
-                Item::assign(
-                    Expr::slice("t", 7, 4),
-                    Expr::xor(Expr::slice("a", 7, 4), Expr::slice("b", 3, 0)),
-                ),
+                Item::assign(Expr::slice("t", 7, 4), Expr::xor(Expr::slice("a", 7, 4), Expr::slice("b", 3, 0))),
             ],
             None,
         );
         let mut sim = Sim::new(&m);
-        let out = sim.eval_comb(
-            &[
-                ("a", &Bits::from_u64(0x37, 8)),
-                ("b", &Bits::from_u64(0x05, 8)),
-            ],
-            &["y"],
-        );
+        let out = sim.eval_comb(&[("a", &Bits::from_u64(0x37, 8)), ("b", &Bits::from_u64(0x05, 8))], &["y"]);
         // t = {3^5, 7} = 0x67; parity of 0x7 is 1, inverted 0.
         assert_eq!(out[0].low_u64(), 0x067);
         sim.set_u64("a", 0x36);
@@ -736,27 +570,16 @@ mod tests {
     fn registers_are_non_blocking_and_reset() {
         let mut items = vec![Item::reg("q1", 4, ""), Item::reg("q2", 4, "")];
         items.push(Item::AlwaysFf {
-            reset: Some(vec![
-                Stmt::set(Expr::id("q1"), Expr::dec(4, 0)),
-                Stmt::set(Expr::id("q2"), Expr::dec(4, 0)),
-            ]),
+            reset: Some(vec![Stmt::set(Expr::id("q1"), Expr::dec(4, 0)), Stmt::set(Expr::id("q2"), Expr::dec(4, 0))]),
             body: vec![
                 Stmt::set(Expr::id("q1"), Expr::id("d")),
                 Stmt::set(Expr::id("q2"), Expr::id("q1")),
-                Stmt::when(
-                    Expr::eq(Expr::id("d"), Expr::dec(4, 9)),
-                    vec![Stmt::set(Expr::bit("q2", 3), Expr::one())],
-                ),
+                Stmt::when(Expr::eq(Expr::id("d"), Expr::dec(4, 9)), vec![Stmt::set(Expr::bit("q2", 3), Expr::one())]),
             ],
         });
         items.push(Item::assign(Expr::id("y"), Expr::id("q2")));
         let m = module(
-            vec![
-                Port::input("clk", 1, ""),
-                Port::input("rst_n", 1, ""),
-                Port::input("d", 4, ""),
-                Port::output("y", 4, ""),
-            ],
+            vec![Port::input("clk", 1, ""), Port::input("rst_n", 1, ""), Port::input("d", 4, ""), Port::output("y", 4, "")],
             items,
             Some(ResetStyle::AsyncLow),
         );
@@ -783,10 +606,7 @@ mod tests {
     fn loops_are_refused() {
         let m = module(
             vec![Port::output("y", 2, "")],
-            vec![
-                Item::assign(Expr::bit("y", 0), Expr::bit("y", 1)),
-                Item::assign(Expr::bit("y", 1), Expr::one()),
-            ],
+            vec![Item::assign(Expr::bit("y", 0), Expr::bit("y", 1)), Item::assign(Expr::bit("y", 1), Expr::one())],
             None,
         );
         Sim::new(&m);
@@ -795,36 +615,19 @@ mod tests {
     #[test]
     fn ternary_repeat_reductions_and_compares() {
         let m = module(
-            vec![
-                Port::input("s", 1, ""),
-                Port::input("a", 3, ""),
-                Port::output("y", 8, ""),
-            ],
+            vec![Port::input("s", 1, ""), Port::input("a", 3, ""), Port::output("y", 8, "")],
             vec![Item::assign(
                 Expr::id("y"),
                 Expr::Concat(vec![
-                    Expr::mux(
-                        Expr::id("s"),
-                        Expr::Repeat(2, Box::new(Expr::id("a"))),
-                        Expr::konst(6, 0x2A),
-                    ),
+                    Expr::mux(Expr::id("s"), Expr::Repeat(2, Box::new(Expr::id("a"))), Expr::konst(6, 0x2A)),
                     Expr::bin(BinOp::Lt, Expr::id("a"), Expr::dec(3, 4)),
-                    Expr::red(
-                        UnOp::RedAnd,
-                        Expr::XorAll(vec![Expr::id("a"), Expr::bit("a", 0), Expr::dec(3, 6)]),
-                    ),
+                    Expr::red(UnOp::RedAnd, Expr::XorAll(vec![Expr::id("a"), Expr::bit("a", 0), Expr::dec(3, 6)])),
                 ]),
             )],
             None,
         );
         let mut sim = Sim::new(&m);
-        let y = |sim: &mut Sim, s, a| {
-            sim.eval_comb(
-                &[("s", &Bits::from_u64(s, 1)), ("a", &Bits::from_u64(a, 3))],
-                &["y"],
-            )[0]
-            .low_u64()
-        };
+        let y = |sim: &mut Sim, s, a| sim.eval_comb(&[("s", &Bits::from_u64(s, 1)), ("a", &Bits::from_u64(a, 3))], &["y"])[0].low_u64();
         assert_eq!(y(&mut sim, 1, 7), 0b1111_1100);
         assert_eq!(y(&mut sim, 0, 3), 0b1010_1010);
     }

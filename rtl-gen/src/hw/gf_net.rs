@@ -36,10 +36,7 @@ pub fn affine_of_masks(masks: &AffineMasks) -> AffineMap {
     for (i, &c) in masks.constant.iter().enumerate() {
         constant.set(i, c);
     }
-    AffineMap {
-        matrix: BitMatrix::from_rows(masks.inputs, rows),
-        constant,
-    }
+    AffineMap { matrix: BitMatrix::from_rows(masks.inputs, rows), constant }
 }
 
 /// One term of a sum over GF(2^m); operands are named m-bit wires.
@@ -102,19 +99,13 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
         match term {
             Term::Prod(a, b) => {
                 for k in 0..m {
-                    parts.push(Expr::and(
-                        Expr::id(a),
-                        Expr::Repeat(m as u32, Box::new(Expr::bit(b, k as u32))),
-                    ));
+                    parts.push(Expr::and(Expr::id(a), Expr::Repeat(m as u32, Box::new(Expr::bit(b, k as u32)))));
                 }
                 width += m * m;
             }
             Term::MatProd(a, b) => {
                 // Bit r·m + j is A[r][j]·b[j].
-                parts.push(Expr::and(
-                    Expr::id(a),
-                    Expr::Repeat(m as u32, Box::new(Expr::id(b))),
-                ));
+                parts.push(Expr::and(Expr::id(a), Expr::Repeat(m as u32, Box::new(Expr::id(b)))));
                 width += m * m;
             }
             Term::Lin(x, _) => {
@@ -163,10 +154,7 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
             }
         }
     }
-    let map = AffineMap {
-        matrix: BitMatrix::from_rows(width, rows),
-        constant: BitVec::zeros(m),
-    };
+    let map = AffineMap { matrix: BitMatrix::from_rows(width, rows), constant: BitVec::zeros(m) };
     // A single linear term on a plain wire needs no feed vector.
     let input = if parts.len() == 1 && matches!(terms, [Term::Lin(..)]) {
         match &terms[0] {
@@ -181,26 +169,14 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
             (false, false) => "linear inputs",
             (true, false) => "partial products a[j]&b[k] and linear inputs",
             (false, true) => "matrix products A[r][j]&b[j] and linear inputs",
-            (true, true) => {
-                "partial products a[j]&b[k], matrix products A[r][j]&b[j] and linear inputs"
-            }
+            (true, true) => "partial products a[j]&b[k], matrix products A[r][j]&b[j] and linear inputs",
         };
         items.push(Item::wire(&feed, width as u32, doc));
         parts.reverse();
         items.push(Item::assign(Expr::id(&feed), Expr::Concat(parts)));
         feed
     };
-    xor_net::emit(
-        items,
-        &XorNet {
-            name: tmp,
-            input: &input,
-            map: &map,
-            style: XorStyle::Masked,
-        },
-        out,
-        0,
-    );
+    xor_net::emit(items, &XorNet { name: tmp, input: &input, map: &map, style: XorStyle::Masked }, out, 0);
 }
 
 /// Declares `out`, the multiplication matrix of the variable m-bit wire `a`, for
@@ -210,28 +186,11 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
 pub fn emit_mul_matrix(items: &mut Vec<Item>, field: &Gf2m, a: &str, out: &str, doc: &str) {
     let m = field.m() as usize;
     // columns[j][r]: the mask of a's bits that bit r of a·α^j XORs.
-    let columns: Vec<Vec<u32>> = (0..m)
-        .map(|j| field.mul_matrix(field.alpha(j as i64)))
-        .collect();
-    let rows = (0..m * m)
-        .map(|bit| BitVec::from_u128(m, columns[bit % m][bit / m].into()))
-        .collect();
-    let map = AffineMap {
-        matrix: BitMatrix::from_rows(m, rows),
-        constant: BitVec::zeros(m * m),
-    };
+    let columns: Vec<Vec<u32>> = (0..m).map(|j| field.mul_matrix(field.alpha(j as i64))).collect();
+    let rows = (0..m * m).map(|bit| BitVec::from_u128(m, columns[bit % m][bit / m].into())).collect();
+    let map = AffineMap { matrix: BitMatrix::from_rows(m, rows), constant: BitVec::zeros(m * m) };
     items.push(Item::wire(out, (m * m) as u32, doc));
-    xor_net::emit(
-        items,
-        &XorNet {
-            name: out,
-            input: a,
-            map: &map,
-            style: XorStyle::Masked,
-        },
-        out,
-        0,
-    );
+    xor_net::emit(items, &XorNet { name: out, input: a, map: &map, style: XorStyle::Masked }, out, 0);
 }
 
 /// An addition chain for the Itoh–Tsujii inverse: steps (j, k) meaning β_(j+k) = β_j^(2^k)·β_k
@@ -258,42 +217,21 @@ pub fn inverse_chain(m: u32) -> Vec<(u32, u32)> {
 pub fn emit_inverse(items: &mut Vec<Item>, field: &Gf2m, a: &str, out: &str, tmp: &str) {
     let m = field.m();
     let mut beta: Vec<(u32, String)> = vec![(1, a.to_string())];
-    let name_of = |beta: &Vec<(u32, String)>, n: u32| {
-        beta.iter()
-            .find(|(k, _)| *k == n)
-            .map(|(_, s)| s.clone())
-            .expect("chain value")
-    };
+    let name_of = |beta: &Vec<(u32, String)>, n: u32| beta.iter().find(|(k, _)| *k == n).map(|(_, s)| s.clone()).expect("chain value");
     for (j, k) in inverse_chain(m) {
         let bj = name_of(&beta, j);
         let bk = name_of(&beta, k);
         // β_j^(2^k) as its own wire, then the product.
         let frob = format!("{tmp}_f{}", j + k);
         items.push(Item::wire(&frob, m, &format!("β_{j}^(2^{k})")));
-        emit_sum(
-            items,
-            field,
-            &frob,
-            &[Term::frobenius(field, &bj, k)],
-            &frob,
-        );
+        emit_sum(items, field, &frob, &[Term::frobenius(field, &bj, k)], &frob);
         let next = format!("{tmp}_b{}", j + k);
-        items.push(Item::wire(
-            &next,
-            m,
-            &format!("β_{} = a^(2^{} - 1)", j + k, j + k),
-        ));
+        items.push(Item::wire(&next, m, &format!("β_{} = a^(2^{} - 1)", j + k, j + k)));
         emit_sum(items, field, &next, &[Term::Prod(frob, bk)], &next);
         beta.push((j + k, next));
     }
     let last = name_of(&beta, m - 1);
-    emit_sum(
-        items,
-        field,
-        out,
-        &[Term::frobenius(field, &last, 1)],
-        &format!("{tmp}_sq"),
-    );
+    emit_sum(items, field, out, &[Term::frobenius(field, &last, 1)], &format!("{tmp}_sq"));
 }
 
 #[cfg(test)]
@@ -303,12 +241,7 @@ mod tests {
     use crate::hw::verilog::{Module, Port};
 
     fn sim_of(ports: Vec<Port>, items: Vec<Item>) -> Sim {
-        Sim::new(&Module {
-            name: "gf".into(),
-            ports,
-            items,
-            reset: None,
-        })
+        Sim::new(&Module { name: "gf".into(), ports, items, reset: None })
     }
 
     #[test]
@@ -327,44 +260,20 @@ mod tests {
     fn sum_of_products_and_linear_terms() {
         for (m, poly) in [(8, 0x11D), (10, 0x409), (3, 0xB)] {
             let f = Gf2m::new(m, poly).unwrap();
-            let ports = vec![
-                Port::input("a", m, ""),
-                Port::input("b", m, ""),
-                Port::input("c", m, ""),
-                Port::output("y", m, ""),
-                Port::output("z", m, ""),
-            ];
+            let ports = vec![Port::input("a", m, ""), Port::input("b", m, ""), Port::input("c", m, ""), Port::output("y", m, ""), Port::output("z", m, "")];
             let mut items = Vec::new();
             let c7 = f.alpha(7);
-            emit_sum(
-                &mut items,
-                &f,
-                "y",
-                &[
-                    Term::Prod("a".into(), "b".into()),
-                    Term::scaled(&f, "c", c7),
-                    Term::Prod("c".into(), "c".into()),
-                ],
-                "t",
-            );
+            emit_sum(&mut items, &f, "y", &[Term::Prod("a".into(), "b".into()), Term::scaled(&f, "c", c7), Term::Prod("c".into(), "c".into())], "t");
             emit_sum(&mut items, &f, "z", &[Term::frobenius(&f, "a", 3)], "u");
             let mut sim = sim_of(ports, items);
             for a in (0..=f.mask()).step_by(7) {
                 for b in (0..=f.mask()).step_by(11) {
                     let c = a ^ (b << 1 & f.mask());
                     let out = sim.eval_comb(
-                        &[
-                            ("a", &Bits::from_u64(a.into(), m as usize)),
-                            ("b", &Bits::from_u64(b.into(), m as usize)),
-                            ("c", &Bits::from_u64(c.into(), m as usize)),
-                        ],
+                        &[("a", &Bits::from_u64(a.into(), m as usize)), ("b", &Bits::from_u64(b.into(), m as usize)), ("c", &Bits::from_u64(c.into(), m as usize))],
                         &["y", "z"],
                     );
-                    assert_eq!(
-                        out[0].low_u64() as u16,
-                        f.mul(a, b) ^ f.mul(c7, c) ^ f.mul(c, c),
-                        "m={m} a={a} b={b}"
-                    );
+                    assert_eq!(out[0].low_u64() as u16, f.mul(a, b) ^ f.mul(c7, c) ^ f.mul(c, c), "m={m} a={a} b={b}");
                     assert_eq!(out[1].low_u64() as u16, f.pow(a, 8));
                 }
             }
@@ -377,48 +286,19 @@ mod tests {
     fn products_through_a_multiplication_matrix() {
         for (m, poly) in [(8, 0x11D), (10, 0x409), (5, 0x25)] {
             let f = Gf2m::new(m, poly).unwrap();
-            let ports = vec![
-                Port::input("a", m, ""),
-                Port::input("b", m, ""),
-                Port::input("c", m, ""),
-                Port::input("d", m, ""),
-                Port::output("y", m, ""),
-            ];
+            let ports = vec![Port::input("a", m, ""), Port::input("b", m, ""), Port::input("c", m, ""), Port::input("d", m, ""), Port::output("y", m, "")];
             let mut items = Vec::new();
             emit_mul_matrix(&mut items, &f, "a", "am", "");
             emit_mul_matrix(&mut items, &f, "c", "cm", "");
             let a3 = f.alpha(3);
-            emit_sum(
-                &mut items,
-                &f,
-                "y",
-                &[
-                    Term::MatProd("am".into(), "b".into()),
-                    Term::MatProd("cm".into(), "d".into()),
-                    Term::scaled(&f, "b", a3),
-                ],
-                "t",
-            );
+            emit_sum(&mut items, &f, "y", &[Term::MatProd("am".into(), "b".into()), Term::MatProd("cm".into(), "d".into()), Term::scaled(&f, "b", a3)], "t");
             let mut sim = sim_of(ports, items);
             let bits = |v: u16| Bits::from_u64(v.into(), m as usize);
             for a in (0..=f.mask()).step_by(3) {
                 for b in (0..=f.mask()).step_by(13) {
                     let (c, d) = (f.mul(a, 0x5) ^ b, a ^ (b >> 1));
-                    let y = sim.eval_comb(
-                        &[
-                            ("a", &bits(a)),
-                            ("b", &bits(b)),
-                            ("c", &bits(c)),
-                            ("d", &bits(d)),
-                        ],
-                        &["y"],
-                    )[0]
-                    .low_u64() as u16;
-                    assert_eq!(
-                        y,
-                        f.mul(a, b) ^ f.mul(c, d) ^ f.mul(a3, b),
-                        "m={m} a={a} b={b}"
-                    );
+                    let y = sim.eval_comb(&[("a", &bits(a)), ("b", &bits(b)), ("c", &bits(c)), ("d", &bits(d))], &["y"])[0].low_u64() as u16;
+                    assert_eq!(y, f.mul(a, b) ^ f.mul(c, d) ^ f.mul(a3, b), "m={m} a={a} b={b}");
                 }
             }
         }
@@ -430,13 +310,9 @@ mod tests {
             let f = Gf2m::new(m, poly).unwrap();
             let mut items = Vec::new();
             emit_inverse(&mut items, &f, "a", "y", "inv");
-            let mut sim = sim_of(
-                vec![Port::input("a", m, ""), Port::output("y", m, "")],
-                items,
-            );
+            let mut sim = sim_of(vec![Port::input("a", m, ""), Port::output("y", m, "")], items);
             for a in (0..=f.mask()).step_by(if m > 10 { 5 } else { 1 }) {
-                let y = sim.eval_comb(&[("a", &Bits::from_u64(a.into(), m as usize))], &["y"])[0]
-                    .low_u64() as u16;
+                let y = sim.eval_comb(&[("a", &Bits::from_u64(a.into(), m as usize))], &["y"])[0].low_u64() as u16;
                 assert_eq!(y, if a == 0 { 0 } else { f.inv(a) }, "m={m} a={a}");
             }
         }

@@ -186,13 +186,7 @@ pub fn fpga_wrapper_name(module: &str) -> String {
 
 /// `clk` and the design's reset port, first in the port list of every clocked module.
 pub fn clock_ports(design: &DesignInfo) -> Vec<Port> {
-    let reset_doc = if design.reset.active_low() {
-        "asynchronous reset, active low"
-    } else {
-        "synchronous reset, active high"
-    };
-    vec![
-        Port::input("clk", 1, "clock"),
-        Port::input(design.reset.port(), 1, reset_doc),
-    ]
+    let reset_doc = if design.reset.active_low() { "asynchronous reset, active low" } else { "synchronous reset, active high" };
+    vec![Port::input("clk", 1, "clock"), Port::input(design.reset.port(), 1, reset_doc)]
 }
+

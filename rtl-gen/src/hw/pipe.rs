@@ -45,33 +45,20 @@ impl Pipe {
 
     /// Width of a defined signal.
     pub fn width(&self, name: &str) -> u32 {
-        self.defs
-            .get(name)
-            .unwrap_or_else(|| panic!("signal `{name}` is not defined"))
-            .0
+        self.defs.get(name).unwrap_or_else(|| panic!("signal `{name}` is not defined")).0
     }
 
     /// The name under which `name` is valid in the current stage, creating delay registers.
     pub fn at(&mut self, name: &str) -> String {
-        let (width, def) = *self
-            .defs
-            .get(name)
-            .unwrap_or_else(|| panic!("signal `{name}` is not defined"));
-        assert!(
-            def <= self.stage,
-            "signal `{name}` is read in stage {} before its stage {def}",
-            self.stage
-        );
+        let (width, def) = *self.defs.get(name).unwrap_or_else(|| panic!("signal `{name}` is not defined"));
+        assert!(def <= self.stage, "signal `{name}` is read in stage {} before its stage {def}", self.stage);
         let mut prev = name.to_string();
         for s in def + 1..=self.stage {
             let reg = format!("{name}_p{s}");
             if !self.defs.contains_key(&reg) {
                 self.items.push(Item::reg(&reg, width, ""));
                 self.defs.insert(reg.clone(), (width, s));
-                self.regs
-                    .entry(s)
-                    .or_default()
-                    .push(Stmt::set(Expr::id(&reg), Expr::id(&prev)));
+                self.regs.entry(s).or_default().push(Stmt::set(Expr::id(&reg), Expr::id(&prev)));
             }
             prev = reg;
         }
@@ -96,9 +83,7 @@ impl Pipe {
     /// The items, followed by one clocked block per stage boundary.
     pub fn finish(mut self) -> Vec<Item> {
         for (stage, body) in std::mem::take(&mut self.regs) {
-            self.items.push(Item::comment(&format!(
-                "pipeline registers into stage {stage}"
-            )));
+            self.items.push(Item::comment(&format!("pipeline registers into stage {stage}")));
             self.items.push(Item::AlwaysFf { reset: None, body });
         }
         self.items
@@ -108,9 +93,9 @@ impl Pipe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::info::ResetStyle;
     use crate::hw::eval::Sim;
     use crate::hw::verilog::{Module, Port};
-    use crate::info::ResetStyle;
 
     #[test]
     fn reads_across_cuts_are_delayed_once() {
@@ -128,27 +113,12 @@ mod tests {
         p.items.push(Item::assign(Expr::id(&t), e));
         let e2 = p.expr("a");
         assert_eq!(e2, Expr::id("a_p2"));
-        p.items
-            .push(Item::assign(Expr::id("y"), Expr::or(Expr::id(&t), e2)));
+        p.items.push(Item::assign(Expr::id("y"), Expr::or(Expr::id(&t), e2)));
         let items = p.finish();
-        let regs = items
-            .iter()
-            .filter(|i| matches!(i, Item::Reg { .. }))
-            .count();
+        let regs = items.iter().filter(|i| matches!(i, Item::Reg { .. })).count();
         assert_eq!(regs, 4, "s_p1, s_p2, a_p1, a_p2");
-        let ports = vec![
-            Port::input("clk", 1, ""),
-            Port::input("rst", 1, ""),
-            Port::input("a", 4, ""),
-            Port::input("b", 4, ""),
-            Port::output("y", 4, ""),
-        ];
-        let mut sim = Sim::new(&Module {
-            name: "p".into(),
-            ports,
-            items,
-            reset: Some(ResetStyle::SyncHigh),
-        });
+        let ports = vec![Port::input("clk", 1, ""), Port::input("rst", 1, ""), Port::input("a", 4, ""), Port::input("b", 4, ""), Port::output("y", 4, "")];
+        let mut sim = Sim::new(&Module { name: "p".into(), ports, items, reset: Some(ResetStyle::SyncHigh) });
         sim.set_u64("a", 0b1100);
         sim.set_u64("b", 0b1010);
         sim.clock();

@@ -23,20 +23,10 @@ pub struct Port {
 
 impl Port {
     pub fn input(name: &str, width: u32, doc: &str) -> Self {
-        Port {
-            name: name.into(),
-            dir: Dir::Input,
-            width,
-            doc: doc.into(),
-        }
+        Port { name: name.into(), dir: Dir::Input, width, doc: doc.into() }
     }
     pub fn output(name: &str, width: u32, doc: &str) -> Self {
-        Port {
-            name: name.into(),
-            dir: Dir::Output,
-            width,
-            doc: doc.into(),
-        }
+        Port { name: name.into(), dir: Dir::Output, width, doc: doc.into() }
     }
 }
 
@@ -79,10 +69,7 @@ impl BinOp {
     /// Operators whose left-nested chains print without inner parentheses: `a & b & c` for
     /// `(a & b) & c` (Verilog parses a chain left to right, so the text means the same tree).
     fn associative(self) -> bool {
-        matches!(
-            self,
-            BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::LogicAnd | BinOp::LogicOr
-        )
+        matches!(self, BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::LogicAnd | BinOp::LogicOr)
     }
 }
 
@@ -136,11 +123,7 @@ pub enum Expr {
     /// The parity of the bits of `of` selected by `mask`, inverted when `invert`:
     /// `^(of & W'hMASK)` or `~^(of & W'hMASK)`. The form every XOR network is emitted in: it
     /// elaborates in linear time in every tool, unlike long `a ^ b ^ …` chains.
-    Parity {
-        of: Box<Expr>,
-        mask: BitVec,
-        invert: bool,
-    },
+    Parity { of: Box<Expr>, mask: BitVec, invert: bool },
 }
 
 impl Expr {
@@ -194,25 +177,13 @@ impl Expr {
         Expr::Ternary(Box::new(sel), Box::new(a), Box::new(b))
     }
     pub fn parity(of: Expr, mask: BitVec, invert: bool) -> Expr {
-        Expr::Parity {
-            of: Box::new(of),
-            mask,
-            invert,
-        }
+        Expr::Parity { of: Box::new(of), mask, invert }
     }
 
     fn is_atom(&self) -> bool {
         matches!(
             self,
-            Expr::Ident(_)
-                | Expr::Bit(..)
-                | Expr::Slice(..)
-                | Expr::Index(..)
-                | Expr::Const(_)
-                | Expr::Dec(..)
-                | Expr::Concat(_)
-                | Expr::Repeat(..)
-                | Expr::Call(..)
+            Expr::Ident(_) | Expr::Bit(..) | Expr::Slice(..) | Expr::Index(..) | Expr::Const(_) | Expr::Dec(..) | Expr::Concat(_) | Expr::Repeat(..) | Expr::Call(..)
         )
     }
 
@@ -486,82 +457,35 @@ pub enum Item {
     /// against the declarations it brackets.
     Pragma(String),
     Blank,
-    Wire {
-        name: String,
-        width: u32,
-        doc: String,
-    },
+    Wire { name: String, width: u32, doc: String },
     /// A wire synthesis must keep (`(* keep *)`): pins a LUT boundary in explicit XOR trees.
-    KeptWire {
-        name: String,
-        width: u32,
-    },
-    Reg {
-        name: String,
-        width: u32,
-        doc: String,
-    },
+    KeptWire { name: String, width: u32 },
+    Reg { name: String, width: u32, doc: String },
     /// `reg [width-1:0] name [0:depth-1];` in the inference pattern for block RAM.
-    Memory {
-        name: String,
-        width: u32,
-        depth: u32,
-        doc: String,
-    },
+    Memory { name: String, width: u32, depth: u32, doc: String },
     /// The same memory marked `(* ram_style = "distributed" *)`: LUT RAM, for a buffer whose
     /// block RAM would be bandwidth-bound and half empty (a 256-deep one uses half a RAMB18).
-    LutMemory {
-        name: String,
-        width: u32,
-        depth: u32,
-        doc: String,
-    },
+    LutMemory { name: String, width: u32, depth: u32, doc: String },
     /// `localparam [W-1:0] NAME = value;`: the range is the width of a sized constant `value`
     /// (none for 1 bit), so comparisons against the name stay width-matched.
-    Localparam {
-        name: String,
-        value: Expr,
-        doc: String,
-    },
+    Localparam { name: String, value: Expr, doc: String },
     Assign(Expr, Expr),
     /// `always @(posedge clk)`; with `reset` the design's reset style wraps `reset_body`.
-    AlwaysFf {
-        reset: Option<Vec<Stmt>>,
-        body: Vec<Stmt>,
-    },
+    AlwaysFf { reset: Option<Vec<Stmt>>, body: Vec<Stmt> },
     AlwaysComb(Vec<Stmt>),
-    Instance {
-        module: String,
-        name: String,
-        conns: Vec<(String, Expr)>,
-    },
+    Instance { module: String, name: String, conns: Vec<(String, Expr)> },
     /// `function [width-1:0] name; input [arg_width-1:0] arg; begin body end endfunction`: a
     /// combinational function (the body assigns `name` with `=`), for a table read by many
     /// lanes that would otherwise be printed once per lane.
-    Function {
-        name: String,
-        width: u32,
-        arg: String,
-        arg_width: u32,
-        doc: String,
-        body: Vec<Stmt>,
-    },
+    Function { name: String, width: u32, arg: String, arg_width: u32, doc: String, body: Vec<Stmt> },
 }
 
 impl Item {
     pub fn wire(name: &str, width: u32, doc: &str) -> Item {
-        Item::Wire {
-            name: name.into(),
-            width,
-            doc: doc.into(),
-        }
+        Item::Wire { name: name.into(), width, doc: doc.into() }
     }
     pub fn reg(name: &str, width: u32, doc: &str) -> Item {
-        Item::Reg {
-            name: name.into(),
-            width,
-            doc: doc.into(),
-        }
+        Item::Reg { name: name.into(), width, doc: doc.into() }
     }
     pub fn assign(lhs: Expr, rhs: Expr) -> Item {
         Item::Assign(lhs, rhs)
@@ -644,13 +568,7 @@ fn write_stmt(out: &mut String, stmt: &Stmt, level: usize, op: &str) {
                 let l: Vec<String> = labels.iter().map(Expr::render).collect();
                 if let [Stmt::Assign(lhs, rhs)] = body.as_slice() {
                     // A one-assignment arm (a table row) stays on one line.
-                    let _ = writeln!(
-                        out,
-                        "{}: {} {op} {};",
-                        l.join(", "),
-                        lhs.render(),
-                        rhs.render()
-                    );
+                    let _ = writeln!(out, "{}: {} {op} {};", l.join(", "), lhs.render(), rhs.render());
                     continue;
                 }
                 let _ = writeln!(out, "{}: begin", l.join(", "));
@@ -675,18 +593,8 @@ impl Module {
         let mut out = String::new();
         let _ = writeln!(out, "module {} (", self.name);
         // Columns: direction, range, name (with its comma), comment.
-        let range_w = self
-            .ports
-            .iter()
-            .map(|p| range(p.width).len())
-            .max()
-            .unwrap_or(0);
-        let name_w = self
-            .ports
-            .iter()
-            .map(|p| p.name.len() + 1)
-            .max()
-            .unwrap_or(0);
+        let range_w = self.ports.iter().map(|p| range(p.width).len()).max().unwrap_or(0);
+        let name_w = self.ports.iter().map(|p| p.name.len() + 1).max().unwrap_or(0);
         for (i, p) in self.ports.iter().enumerate() {
             let dir = match p.dir {
                 Dir::Input => "input ",
@@ -702,29 +610,11 @@ impl Module {
             }
         }
         out.push_str(");\n");
-        let localparam = |name: &str, value: &Expr| {
-            format!("{} = {};", localparam_decl(name, value), value.render())
-        };
-        let lp_w = self
-            .items
-            .iter()
-            .filter_map(|i| {
-                if let Item::Localparam { name, value, .. } = i {
-                    Some(localparam(name, value).len())
-                } else {
-                    None
-                }
-            })
-            .max()
-            .unwrap_or(0);
+        let localparam = |name: &str, value: &Expr| format!("{} = {};", localparam_decl(name, value), value.render());
+        let lp_w = self.items.iter().filter_map(|i| if let Item::Localparam { name, value, .. } = i { Some(localparam(name, value).len()) } else { None }).max().unwrap_or(0);
         for (i, item) in self.items.iter().enumerate() {
             let after_localparams = i > 0 && matches!(self.items[i - 1], Item::Localparam { .. });
-            if after_localparams
-                && !matches!(
-                    item,
-                    Item::Localparam { .. } | Item::Comment(_) | Item::Blank
-                )
-            {
+            if after_localparams && !matches!(item, Item::Localparam { .. } | Item::Comment(_) | Item::Blank) {
                 out.push('\n');
             }
             if let Item::Localparam { name, value, doc } = item {
@@ -760,40 +650,16 @@ impl Module {
             Item::Wire { name, width, doc } => decl(out, "wire", name, *width, doc),
             Item::KeptWire { name, width } => decl(out, "(* keep *) wire", name, *width, ""),
             Item::Reg { name, width, doc } => decl(out, "reg", name, *width, doc),
-            Item::Memory {
-                name,
-                width,
-                depth,
-                doc,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "    reg {}{name} [0:{}]; // {doc}",
-                    range(*width),
-                    depth - 1
-                );
+            Item::Memory { name, width, depth, doc } => {
+                let _ = writeln!(out, "    reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
             }
-            Item::LutMemory {
-                name,
-                width,
-                depth,
-                doc,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "    (* ram_style = \"distributed\" *) reg {}{name} [0:{}]; // {doc}",
-                    range(*width),
-                    depth - 1
-                );
+            Item::LutMemory { name, width, depth, doc } => {
+                let _ = writeln!(out, "    (* ram_style = \"distributed\" *) reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
             }
             Item::Localparam { .. } => unreachable!("printed by Module::render"),
             Item::Assign(l, r) => {
                 let lhs = l.render();
-                let _ = writeln!(
-                    out,
-                    "    assign {lhs} = {};",
-                    r.render_at(14 + lhs.len(), 4)
-                );
+                let _ = writeln!(out, "    assign {lhs} = {};", r.render_at(14 + lhs.len(), 4));
             }
             Item::AlwaysComb(body) => {
                 out.push_str("    always @* begin\n");
@@ -815,24 +681,14 @@ impl Module {
                     write_stmts(out, body, 3, "<=");
                     out.push_str("        end\n    end\n");
                 }
-                (Some(_), None) => panic!(
-                    "module {}: reset register group in a module without a reset",
-                    self.name
-                ),
+                (Some(_), None) => panic!("module {}: reset register group in a module without a reset", self.name),
                 (None, _) => {
                     out.push_str("    always @(posedge clk) begin\n");
                     write_stmts(out, body, 2, "<=");
                     out.push_str("    end\n");
                 }
             },
-            Item::Function {
-                name,
-                width,
-                arg,
-                arg_width,
-                doc,
-                body,
-            } => {
+            Item::Function { name, width, arg, arg_width, doc, body } => {
                 if !out.ends_with("\n\n") {
                     out.push('\n');
                 }
@@ -845,20 +701,12 @@ impl Module {
                 write_stmts(out, body, 3, "=");
                 out.push_str("        end\n    endfunction\n");
             }
-            Item::Instance {
-                module,
-                name,
-                conns,
-            } => {
+            Item::Instance { module, name, conns } => {
                 let _ = writeln!(out, "    {module} {name} (");
                 let w = conns.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
                 for (i, (port, e)) in conns.iter().enumerate() {
                     let comma = if i + 1 < conns.len() { "," } else { "" };
-                    let _ = writeln!(
-                        out,
-                        "        .{port:<w$} ({}){comma}",
-                        e.render_at(11 + w, 8)
-                    );
+                    let _ = writeln!(out, "        .{port:<w$} ({}){comma}", e.render_at(11 + w, 8));
                 }
                 out.push_str("    );\n");
             }
@@ -905,59 +753,19 @@ mod tests {
 
     #[test]
     fn clocked_block_uses_the_design_reset_style() {
-        let mut m = Module {
-            name: "m".into(),
-            ports: vec![],
-            items: vec![],
-            reset: Some(ResetStyle::AsyncLow),
-        };
-        m.items.push(Item::AlwaysFf {
-            reset: Some(vec![Stmt::set(Expr::id("q"), Expr::zero())]),
-            body: vec![Stmt::set(Expr::id("q"), Expr::id("d"))],
-        });
+        let mut m = Module { name: "m".into(), ports: vec![], items: vec![], reset: Some(ResetStyle::AsyncLow) };
+        m.items.push(Item::AlwaysFf { reset: Some(vec![Stmt::set(Expr::id("q"), Expr::zero())]), body: vec![Stmt::set(Expr::id("q"), Expr::id("d"))] });
         let text = m.render();
-        assert!(
-            text.contains("always @(posedge clk or negedge rst_n)"),
-            "{text}"
-        );
-        assert!(
-            text.contains("q <= 1'd0;") && text.contains("q <= d;"),
-            "{text}"
-        );
+        assert!(text.contains("always @(posedge clk or negedge rst_n)"), "{text}");
+        assert!(text.contains("q <= 1'd0;") && text.contains("q <= d;"), "{text}");
     }
 
     #[test]
     fn a_table_function_prints_one_row_per_line_and_is_called_by_name() {
-        let arms = (1..4)
-            .map(|a| {
-                (
-                    vec![Expr::Dec(2, a)],
-                    vec![Stmt::set(Expr::id("f"), Expr::Dec(2, 3 - a))],
-                )
-            })
-            .collect();
-        let mut m = Module {
-            name: "m".into(),
-            ports: vec![],
-            items: vec![],
-            reset: None,
-        };
-        m.items.push(Item::Function {
-            name: "f".into(),
-            width: 2,
-            arg: "a".into(),
-            arg_width: 2,
-            doc: "a table".into(),
-            body: vec![Stmt::Case(
-                Expr::id("a"),
-                arms,
-                vec![Stmt::set(Expr::id("f"), Expr::Dec(2, 0))],
-            )],
-        });
-        m.items.push(Item::assign(
-            Expr::id("y"),
-            Expr::Call("f".into(), vec![Expr::id("x")]),
-        ));
+        let arms = (1..4).map(|a| (vec![Expr::Dec(2, a)], vec![Stmt::set(Expr::id("f"), Expr::Dec(2, 3 - a))])).collect();
+        let mut m = Module { name: "m".into(), ports: vec![], items: vec![], reset: None };
+        m.items.push(Item::Function { name: "f".into(), width: 2, arg: "a".into(), arg_width: 2, doc: "a table".into(), body: vec![Stmt::Case(Expr::id("a"), arms, vec![Stmt::set(Expr::id("f"), Expr::Dec(2, 0))])] });
+        m.items.push(Item::assign(Expr::id("y"), Expr::Call("f".into(), vec![Expr::id("x")])));
         let text = m.render();
         assert!(text.contains("    // a table\n    function [1:0] f;\n        input [1:0] a;\n        begin\n            case (a)\n"), "{text}");
         assert!(text.contains("                2'd1: f = 2'd2;\n"), "{text}");

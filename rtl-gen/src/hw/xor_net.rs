@@ -47,9 +47,7 @@ impl XorStyle {
             _ if stages > 0 => "registered partial parities of masked column groups",
             XorStyle::Masked => "one masked parity per output bit",
             XorStyle::Lut6Tree => "a private tree of 6-input XORs per output bit on kept wires",
-            XorStyle::Lut6Shared { .. } => {
-                "6-input XOR nodes shared between the output bits, one kept wire per node"
-            }
+            XorStyle::Lut6Shared { .. } => "6-input XOR nodes shared between the output bits, one kept wire per node",
         }
     }
 }
@@ -88,13 +86,9 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
     }
     let fan_in = group_size(net.map.inputs(), stages);
     // Per output row, what the next stage reduces: the input itself at first.
-    let mut level: Vec<Level> = (0..rows)
-        .map(|r| Level::Input(net.map.matrix.row(r).clone()))
-        .collect();
+    let mut level: Vec<Level> = (0..rows).map(|r| Level::Input(net.map.matrix.row(r).clone())).collect();
     for stage in 1..stages {
-        items.push(Item::comment(&format!(
-            "stage {stage}: registered partial parities over groups of up to {fan_in} columns"
-        )));
+        items.push(Item::comment(&format!("stage {stage}: registered partial parities over groups of up to {fan_in} columns")));
         let mut body = Vec::new();
         for (r, lv) in level.iter_mut().enumerate() {
             let parts = lv.partials(net.input, fan_in);
@@ -122,17 +116,8 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
             let invert = net.map.constant.get(r);
             let rhs = match lv {
                 Level::Input(mask) => final_parity(Expr::id(net.input), mask, invert),
-                Level::Partials(reg, 1) => {
-                    if invert {
-                        Expr::id(reg).not()
-                    } else {
-                        Expr::id(reg)
-                    }
-                }
-                Level::Partials(reg, _) => Expr::red(
-                    if invert { UnOp::RedXnor } else { UnOp::RedXor },
-                    Expr::id(reg),
-                ),
+                Level::Partials(reg, 1) => if invert { Expr::id(reg).not() } else { Expr::id(reg) },
+                Level::Partials(reg, _) => Expr::red(if invert { UnOp::RedXnor } else { UnOp::RedXor }, Expr::id(reg)),
                 Level::Empty => Expr::dec(1, invert as u64),
             };
             Stmt::set(vector_bit(&q, rows, r), rhs)
@@ -146,52 +131,20 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
 /// computed with `crc_in` as extra identity columns of the CRC's own network, so checking costs
 /// no comparator level of its own, then `ok = ~|syndrome` and the valid pipe. Expects the ports
 /// `data`, `seq` (when `seq_bits` > 0), `crc_in`, `ok` and, pipelined, `in_valid`/`out_valid`.
-pub fn emit_crc_checker(
-    items: &mut Vec<Item>,
-    crc: &AffineMap,
-    data_bits: u32,
-    seq_bits: u32,
-    style: XorStyle,
-    stages: u32,
-    how: &str,
-) {
+pub fn emit_crc_checker(items: &mut Vec<Item>, crc: &AffineMap, data_bits: u32, seq_bits: u32, style: XorStyle, stages: u32, how: &str) {
     let w = crc.outputs();
-    items.push(Item::wire(
-        "check_feed",
-        data_bits + seq_bits + w as u32,
-        "{crc_in, seq, data}",
-    ));
+    items.push(Item::wire("check_feed", data_bits + seq_bits + w as u32, "{crc_in, seq, data}"));
     let mut parts = vec![Expr::id("crc_in")];
     if seq_bits > 0 {
         parts.push(Expr::id("seq"));
     }
     parts.push(Expr::id("data"));
     items.push(Item::assign(Expr::id("check_feed"), Expr::Concat(parts)));
-    let map = AffineMap {
-        matrix: crc.matrix.hconcat(&BitMatrix::identity(w)),
-        constant: crc.constant.clone(),
-    };
-    items.push(Item::wire(
-        "syndrome",
-        w as u32,
-        "CRC(data, seq) ^ crc_in: zero iff the flit checks",
-    ));
+    let map = AffineMap { matrix: crc.matrix.hconcat(&BitMatrix::identity(w)), constant: crc.constant.clone() };
+    items.push(Item::wire("syndrome", w as u32, "CRC(data, seq) ^ crc_in: zero iff the flit checks"));
     items.push(Item::comment(how));
-    emit(
-        items,
-        &XorNet {
-            name: "syndrome",
-            input: "check_feed",
-            map: &map,
-            style,
-        },
-        "syndrome",
-        stages,
-    );
-    items.push(Item::assign(
-        Expr::id("ok"),
-        Expr::red(UnOp::RedNor, Expr::id("syndrome")),
-    ));
+    emit(items, &XorNet { name: "syndrome", input: "check_feed", map: &map, style }, "syndrome", stages);
+    items.push(Item::assign(Expr::id("ok"), Expr::red(UnOp::RedNor, Expr::id("syndrome"))));
     if stages > 0 {
         emit_valid_pipe(items, "valid_pipe", "in_valid", "out_valid", stages);
     }
@@ -204,20 +157,9 @@ pub fn emit_valid_pipe(items: &mut Vec<Item>, name: &str, input: &str, out: &str
         return;
     }
     items.push(Item::reg(name, stages, "valid flag of each pipeline stage"));
-    let next = if stages == 1 {
-        Expr::id(input)
-    } else {
-        Expr::Concat(vec![Expr::slice(name, stages - 2, 0), Expr::id(input)])
-    };
-    items.push(Item::AlwaysFf {
-        reset: Some(vec![Stmt::set(Expr::id(name), Expr::dec(stages, 0))]),
-        body: vec![Stmt::set(Expr::id(name), next)],
-    });
-    let last = if stages == 1 {
-        Expr::id(name)
-    } else {
-        Expr::bit(name, stages - 1)
-    };
+    let next = if stages == 1 { Expr::id(input) } else { Expr::Concat(vec![Expr::slice(name, stages - 2, 0), Expr::id(input)]) };
+    items.push(Item::AlwaysFf { reset: Some(vec![Stmt::set(Expr::id(name), Expr::dec(stages, 0))]), body: vec![Stmt::set(Expr::id(name), next)] });
+    let last = if stages == 1 { Expr::id(name) } else { Expr::bit(name, stages - 1) };
     items.push(Item::assign(Expr::id(out), last));
 }
 
@@ -242,11 +184,7 @@ impl Level {
                     if part.is_zero() {
                         return None;
                     }
-                    let of = if mask.len() == 1 {
-                        Expr::id(input)
-                    } else {
-                        Expr::slice(input, (lo + len - 1) as u32, lo as u32)
-                    };
+                    let of = if mask.len() == 1 { Expr::id(input) } else { Expr::slice(input, (lo + len - 1) as u32, lo as u32) };
                     Some(Expr::parity(of, part, false))
                 })
                 .collect(),
@@ -257,10 +195,7 @@ impl Level {
                     match (*width, len) {
                         (1, _) => Expr::id(reg),
                         (_, 1) => Expr::bit(reg, lo as u32),
-                        _ => Expr::red(
-                            UnOp::RedXor,
-                            Expr::slice(reg, (lo + len - 1) as u32, lo as u32),
-                        ),
+                        _ => Expr::red(UnOp::RedXor, Expr::slice(reg, (lo + len - 1) as u32, lo as u32)),
                     }
                 })
                 .collect(),
@@ -279,16 +214,7 @@ fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
     const FAN_IN: usize = 6;
     let mask = net.map.matrix.row(r);
     let width = mask.len();
-    let mut terms: Vec<Expr> = mask
-        .iter_ones()
-        .map(|k| {
-            if width == 1 {
-                Expr::id(net.input)
-            } else {
-                Expr::bit(net.input, k as u32)
-            }
-        })
-        .collect();
+    let mut terms: Vec<Expr> = mask.iter_ones().map(|k| if width == 1 { Expr::id(net.input) } else { Expr::bit(net.input, k as u32) }).collect();
     if terms.is_empty() {
         return Expr::dec(1, net.map.constant.get(r) as u64);
     }
@@ -310,18 +236,11 @@ fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
                 bit
             })
             .collect();
-        items.push(Item::KeptWire {
-            name,
-            width: nodes as u32,
-        });
+        items.push(Item::KeptWire { name, width: nodes as u32 });
         items.extend(assigns);
         level += 1;
     }
-    let root = if terms.len() == 1 {
-        terms.pop().expect("one term")
-    } else {
-        Expr::XorAll(terms)
-    };
+    let root = if terms.len() == 1 { terms.pop().expect("one term") } else { Expr::XorAll(terms) };
     if net.map.constant.get(r) {
         root.not()
     } else {
@@ -350,51 +269,20 @@ fn shared_network(items: &mut Vec<Item>, net: &XorNet, window: usize, out: &str)
         Term::Input(k) => Expr::id(&column_name(k)),
         Term::Node { level, index } => Expr::id(&node_name(level, index)),
     };
-    let mut columns: Vec<usize> = plan
-        .levels
-        .iter()
-        .flatten()
-        .chain(plan.roots.iter())
-        .flatten()
-        .filter_map(|t| {
-            if let Term::Input(k) = *t {
-                Some(k)
-            } else {
-                None
-            }
-        })
-        .collect();
+    let mut columns: Vec<usize> = plan.levels.iter().flatten().chain(plan.roots.iter()).flatten().filter_map(|t| if let Term::Input(k) = *t { Some(k) } else { None }).collect();
     columns.sort_unstable();
     columns.dedup();
-    items.push(Item::comment(&format!(
-        "the {} input columns the network reads, one wire each",
-        columns.len()
-    )));
+    items.push(Item::comment(&format!("the {} input columns the network reads, one wire each", columns.len())));
     items.extend(columns.iter().map(|&k| Item::wire(&column_name(k), 1, "")));
-    items.extend(columns.iter().map(|&k| {
-        Item::assign(
-            Expr::id(&column_name(k)),
-            vector_bit(net.input, input_width, k),
-        )
-    }));
+    items.extend(columns.iter().map(|&k| Item::assign(Expr::id(&column_name(k)), vector_bit(net.input, input_width, k))));
     for (l, nodes) in plan.levels.iter().enumerate() {
         if nodes.is_empty() {
             continue;
         }
-        items.push(Item::comment(&format!(
-            "level {}: {} shared 6-input XOR nodes",
-            l + 1,
-            nodes.len()
-        )));
-        items.extend((0..nodes.len()).map(|i| Item::KeptWire {
-            name: node_name(l + 1, i),
-            width: 1,
-        }));
+        items.push(Item::comment(&format!("level {}: {} shared 6-input XOR nodes", l + 1, nodes.len())));
+        items.extend((0..nodes.len()).map(|i| Item::KeptWire { name: node_name(l + 1, i), width: 1 }));
         for (i, ops) in nodes.iter().enumerate() {
-            items.push(Item::assign(
-                Expr::id(&node_name(l + 1, i)),
-                Expr::XorAll(ops.iter().map(expr).collect()),
-            ));
+            items.push(Item::assign(Expr::id(&node_name(l + 1, i)), Expr::XorAll(ops.iter().map(expr).collect())));
         }
     }
     let rows = plan.roots.len();

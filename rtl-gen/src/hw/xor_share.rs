@@ -108,11 +108,7 @@ pub fn depth_bound(weight: usize) -> usize {
 }
 
 fn ones(sig: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    sig.iter().enumerate().flat_map(|(w, &bits)| {
-        (0..64)
-            .filter(move |b| bits >> b & 1 == 1)
-            .map(move |b| 64 * w + b)
-    })
+    sig.iter().enumerate().flat_map(|(w, &bits)| (0..64).filter(move |b| bits >> b & 1 == 1).map(move |b| 64 * w + b))
 }
 
 /// Planning state: signal ids are input columns `0..n`, then nodes `n..`.
@@ -134,8 +130,7 @@ struct Planner {
 
 impl Planner {
     fn node(&mut self, operands: Vec<usize>, level: usize) -> usize {
-        let pos =
-            operands.iter().map(|&id| self.pos[id]).sum::<u64>() / operands.len().max(1) as u64;
+        let pos = operands.iter().map(|&id| self.pos[id]).sum::<u64>() / operands.len().max(1) as u64;
         self.pos.push(pos);
         self.nodes.push((operands, level));
         self.n + self.nodes.len() - 1
@@ -143,27 +138,13 @@ impl Planner {
 
     /// The Kraft weight of row `r`'s pending terms from level `from` up.
     fn kraft(&self, r: usize, from: usize) -> u64 {
-        self.pending[r]
-            .iter()
-            .enumerate()
-            .skip(from)
-            .map(|(l, s)| s.len() as u64 * (FAN_IN as u64).pow(l as u32))
-            .sum()
+        self.pending[r].iter().enumerate().skip(from).map(|(l, s)| s.len() as u64 * (FAN_IN as u64).pow(l as u32)).sum()
     }
 
     /// The level-`level` signals pending in `rows` whose position lies in `span`, sorted, and
     /// each row's pending set as a bit set over that list.
-    fn local_sets(
-        &self,
-        rows: &[usize],
-        level: usize,
-        span: &Range<u64>,
-    ) -> (Vec<usize>, Vec<Vec<u64>>) {
-        let mut local: Vec<usize> = rows
-            .iter()
-            .flat_map(|&r| self.pending[r][level].iter().copied())
-            .filter(|&id| span.contains(&self.pos[id]))
-            .collect();
+    fn local_sets(&self, rows: &[usize], level: usize, span: &Range<u64>) -> (Vec<usize>, Vec<Vec<u64>>) {
+        let mut local: Vec<usize> = rows.iter().flat_map(|&r| self.pending[r][level].iter().copied()).filter(|&id| span.contains(&self.pos[id])).collect();
         local.sort_unstable();
         local.dedup();
         let words = local.len().div_ceil(64);
@@ -171,10 +152,7 @@ impl Planner {
             .iter()
             .map(|&r| {
                 let mut set = vec![0u64; words];
-                for id in self.pending[r][level]
-                    .iter()
-                    .filter(|&&id| span.contains(&self.pos[id]))
-                {
+                for id in self.pending[r][level].iter().filter(|&&id| span.contains(&self.pos[id])) {
                     let i = local.binary_search(id).expect("indexed");
                     set[i / 64] |= 1 << (i % 64);
                 }
@@ -188,9 +166,7 @@ impl Planner {
     /// root is never shared), window by window: level-`level` signals are grouped only with
     /// signals positioned in the same window of `window·6^level` columns.
     fn share_by_rows(&mut self, level: usize) {
-        let width = (self.window as u64)
-            .saturating_mul((FAN_IN as u64).saturating_pow(level as u32))
-            .saturating_mul(POS_SCALE);
+        let width = (self.window as u64).saturating_mul((FAN_IN as u64).saturating_pow(level as u32)).saturating_mul(POS_SCALE);
         let end = self.n as u64 * POS_SCALE;
         let mut start = 0;
         while start < end {
@@ -203,19 +179,12 @@ impl Planner {
     /// rows with the most such signals in common, joined by further rows while at least six stay
     /// common to all; six of those (the least popular) become a node.
     fn share_within(&mut self, level: usize, span: Range<u64>) {
-        let eligible: Vec<usize> = (0..self.pending.len())
-            .filter(|&r| self.depth[r] > level + 1)
-            .collect();
+        let eligible: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
         if eligible.len() < 2 {
             return;
         }
         let (local, mut sets) = self.local_sets(&eligible, level, &span);
-        let common = |a: &[u64], b: &[u64]| {
-            a.iter()
-                .zip(b)
-                .map(|(x, y)| (x & y).count_ones())
-                .sum::<u32>()
-        };
+        let common = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum::<u32>();
         // Signals in common per pair of rows, refreshed for the rows a node changes.
         let n = sets.len();
         let mut pairs = vec![0u32; n * n];
@@ -237,16 +206,9 @@ impl Planner {
                 break;
             }
             let mut users = vec![best.1, best.2];
-            let mut shared: Vec<u64> = sets[best.1]
-                .iter()
-                .zip(&sets[best.2])
-                .map(|(x, y)| x & y)
-                .collect();
+            let mut shared: Vec<u64> = sets[best.1].iter().zip(&sets[best.2]).map(|(x, y)| x & y).collect();
             loop {
-                let next = (0..sets.len())
-                    .filter(|t| !users.contains(t))
-                    .map(|t| (common(&sets[t], &shared), t))
-                    .max();
+                let next = (0..sets.len()).filter(|t| !users.contains(t)).map(|t| (common(&sets[t], &shared), t)).max();
                 match next {
                     Some((c, t)) if c as usize >= FAN_IN => {
                         users.push(t);
@@ -260,11 +222,7 @@ impl Planner {
             // The six pending in the fewest other rows: popular signals are left for later
             // groups (measured: CRC-32/64 125 LUT6 instead of 130, CRC-32/2048 2,286 vs 2,374).
             let mut members: Vec<usize> = ones(&shared).collect();
-            let popularity = |i: usize| {
-                sets.iter()
-                    .filter(|s| s[i / 64] >> (i % 64) & 1 == 1)
-                    .count()
-            };
+            let popularity = |i: usize| sets.iter().filter(|s| s[i / 64] >> (i % 64) & 1 == 1).count();
             members.sort_by_key(|&i| (popularity(i), i));
             members.truncate(FAN_IN);
             let id = self.node(members.iter().map(|&i| local[i]).collect(), level + 1);
@@ -295,18 +253,13 @@ impl Planner {
     /// once more: x ⊕ x cancels). Candidates grow from every pair of signals by the signal most
     /// rows share; `seed` 0 breaks ties by index, other seeds at random (see [`XorPlan::new`]).
     fn share_last(&mut self, level: usize, seed: u64) {
-        let eligible: Vec<usize> = (0..self.pending.len())
-            .filter(|&r| self.depth[r] > level + 1)
-            .collect();
+        let eligible: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
         // Pending signals of each eligible row as a bit set over `local`, and its root terms so far.
         let (local, mut pend) = self.local_sets(&eligible, level, &(0..u64::MAX));
         let before = pend.clone();
         let n = local.len();
         let has = |set: &[u64], i: usize| set[i / 64] >> (i % 64) & 1 == 1;
-        let mut above: Vec<i64> = eligible
-            .iter()
-            .map(|&r| self.pending[r][level + 1].len() as i64)
-            .collect();
+        let mut above: Vec<i64> = eligible.iter().map(|&r| self.pending[r][level + 1].len() as i64).collect();
         let count = |set: &[u64]| set.iter().map(|w| w.count_ones() as i64).sum::<i64>();
         // Private nodes a row of `t` terms (its root reading at most six) still needs.
         let privates = |t: i64| if t <= FAN_IN as i64 { 0 } else { (t - 2) / 5 };
@@ -318,18 +271,10 @@ impl Planner {
             rng
         };
         loop {
-            let terms: Vec<i64> = pend
-                .iter()
-                .zip(&above)
-                .map(|(set, a)| count(set) + a)
-                .collect();
+            let terms: Vec<i64> = pend.iter().zip(&above).map(|(set, a)| count(set) + a).collect();
             // Rows (bit mask) that still need private nodes and have signal i pending.
             let cols: Vec<u64> = (0..n)
-                .map(|i| {
-                    (0..eligible.len())
-                        .filter(|&u| terms[u] > FAN_IN as i64 && has(&pend[u], i))
-                        .fold(0u64, |m, u| m | 1 << u)
-                })
+                .map(|i| (0..eligible.len()).filter(|&u| terms[u] > FAN_IN as i64 && has(&pend[u], i)).fold(0u64, |m, u| m | 1 << u))
                 .collect();
             // Signals still pending in two rows that need private nodes: the only useful members.
             let live: Vec<usize> = (0..n).filter(|&i| cols[i].count_ones() >= 2).collect();
@@ -340,19 +285,14 @@ impl Planner {
                     let mut common = cols[i] & cols[j];
                     // A row saves at most one private node per shared node, and only rows lacking
                     // at most one member can take it: a bound that only shrinks as members join.
-                    if common.count_ones() < 2 || ((cols[i] | cols[j]).count_ones() as i64) < best.0
-                    {
+                    if common.count_ones() < 2 || ((cols[i] | cols[j]).count_ones() as i64) < best.0 {
                         continue;
                     }
                     let mut members = vec![i, j];
                     loop {
                         // Rows lacking at most one member: all but member k, for each k.
                         let near = (0..members.len()).fold(0u64, |acc, k| {
-                            acc | members
-                                .iter()
-                                .enumerate()
-                                .filter(|&(x, _)| x != k)
-                                .fold(u64::MAX, |m, (_, &s)| m & cols[s])
+                            acc | members.iter().enumerate().filter(|&(x, _)| x != k).fold(u64::MAX, |m, (_, &s)| m & cols[s])
                         });
                         if (near.count_ones() as i64) < best.0 {
                             break;
@@ -413,9 +353,7 @@ impl Planner {
         // them into the row's private nodes where it has any: a root `n ^ x` with `x` inside `n`
         // is re-derived by ABC as a fresh 5-input XOR (one LUT6 more than planned).
         for (u, &r) in eligible.iter().enumerate() {
-            let (mut brought, mut own): (Vec<usize>, Vec<usize>) = (0..n)
-                .filter(|&i| has(&pend[u], i))
-                .partition(|&i| !has(&before[u], i));
+            let (mut brought, mut own): (Vec<usize>, Vec<usize>) = (0..n).filter(|&i| has(&pend[u], i)).partition(|&i| !has(&before[u], i));
             brought.append(&mut own);
             self.pending[r][level] = brought.into_iter().map(|i| local[i]).collect();
         }
@@ -425,19 +363,11 @@ impl Planner {
     /// rows and signals for [`share_last`](Self::share_last) (rows in one `u64` mask; its pair
     /// search is quadratic in the signals, so wide levels keep the row-pair greedy alone).
     fn last_level(&self, level: usize) -> bool {
-        let open: Vec<usize> = (0..self.pending.len())
-            .filter(|&r| self.depth[r] > level + 1)
-            .collect();
-        let mut signals: Vec<usize> = open
-            .iter()
-            .flat_map(|&r| self.pending[r][level].iter().copied())
-            .collect();
+        let open: Vec<usize> = (0..self.pending.len()).filter(|&r| self.depth[r] > level + 1).collect();
+        let mut signals: Vec<usize> = open.iter().flat_map(|&r| self.pending[r][level].iter().copied()).collect();
         signals.sort_unstable();
         signals.dedup();
-        !open.is_empty()
-            && open.len() <= 64
-            && open.iter().all(|&r| self.depth[r] == level + 2)
-            && signals.len() <= LAST_LEVEL_SIGNALS
+        !open.is_empty() && open.len() <= 64 && open.iter().all(|&r| self.depth[r] == level + 2) && signals.len() <= LAST_LEVEL_SIGNALS
     }
 
     /// Step 2 at level `level`: private nodes, carry, or the root when the row ends here.
@@ -453,10 +383,7 @@ impl Planner {
                 continue;
             }
             if self.depth[r] <= level + 1 {
-                debug_assert!(
-                    items.len() <= FAN_IN
-                        && self.pending[r].iter().skip(level + 1).all(Vec::is_empty)
-                );
+                debug_assert!(items.len() <= FAN_IN && self.pending[r].iter().skip(level + 1).all(Vec::is_empty));
                 self.roots[r] = items;
                 continue;
             }
@@ -488,22 +415,16 @@ impl XorPlan {
     /// whole input, the fewest LUT6 and the longest wires).
     pub fn windowed(m: &BitMatrix, window: usize) -> XorPlan {
         let (rows, n) = (m.rows(), m.cols());
-        let depth: Vec<usize> = m
-            .row_iter()
-            .map(|row| depth_bound(row.count_ones()))
-            .collect();
+        let depth: Vec<usize> = m.row_iter().map(|row| depth_bound(row.count_ones())).collect();
         let top = depth.iter().copied().max().unwrap_or(0);
         let mut p = Planner {
             n,
             nodes: Vec::new(),
-            pending: m
-                .row_iter()
-                .map(|row| {
-                    let mut by_level = vec![Vec::new(); top + 1];
-                    by_level[0] = row.iter_ones().collect();
-                    by_level
-                })
-                .collect(),
+            pending: m.row_iter().map(|row| {
+                let mut by_level = vec![Vec::new(); top + 1];
+                by_level[0] = row.iter_ones().collect();
+                by_level
+            }).collect(),
             depth,
             roots: vec![Vec::new(); rows],
             pos: (0..n as u64).map(|k| k * POS_SCALE).collect(),
@@ -541,30 +462,18 @@ impl XorPlan {
             let ops: Vec<Term> = operands.iter().map(|&id| term_of[id]).collect();
             let at = &mut levels[level - 1];
             at.push(ops);
-            term_of.push(Term::Node {
-                level: *level,
-                index: at.len() - 1,
-            });
+            term_of.push(Term::Node { level: *level, index: at.len() - 1 });
         }
         while levels.last().is_some_and(Vec::is_empty) {
             levels.pop();
         }
-        let roots = p
-            .roots
-            .iter()
-            .map(|ids| ids.iter().map(|&id| term_of[id]).collect())
-            .collect();
-        XorPlan {
-            inputs: n,
-            levels,
-            roots,
-        }
+        let roots = p.roots.iter().map(|ids| ids.iter().map(|&id| term_of[id]).collect()).collect();
+        XorPlan { inputs: n, levels, roots }
     }
 
     /// LUT6 count when every node and every root of two or more operands is one LUT.
     pub fn luts(&self) -> usize {
-        self.levels.iter().map(Vec::len).sum::<usize>()
-            + self.roots.iter().filter(|r| r.len() > 1).count()
+        self.levels.iter().map(Vec::len).sum::<usize>() + self.roots.iter().filter(|r| r.len() > 1).count()
     }
 
     /// LUT levels from the inputs to output `r`.
@@ -585,10 +494,7 @@ impl XorPlan {
             Term::Node { level, index } => values[level - 1][index],
         };
         for nodes in &self.levels {
-            let v = nodes
-                .iter()
-                .map(|ops| ops.iter().fold(false, |acc, t| acc ^ value(&values, t)))
-                .collect();
+            let v = nodes.iter().map(|ops| ops.iter().fold(false, |acc, t| acc ^ value(&values, t))).collect();
             values.push(v);
         }
         let mut y = BitVec::zeros(self.roots.len());
@@ -605,38 +511,10 @@ mod tests {
     use crate::blocks::crc::model::CrcAlgo;
     use std::time::Instant;
 
-    const CRC32: CrcAlgo = CrcAlgo {
-        width: 32,
-        poly: 0x04C1_1DB7,
-        init: 0xFFFF_FFFF,
-        refin: true,
-        refout: true,
-        xorout: 0xFFFF_FFFF,
-    };
-    const CRC16: CrcAlgo = CrcAlgo {
-        width: 16,
-        poly: 0x1021,
-        init: 0,
-        refin: false,
-        refout: false,
-        xorout: 0,
-    };
-    const CRC32C: CrcAlgo = CrcAlgo {
-        width: 32,
-        poly: 0x1EDC_6F41,
-        init: 0xFFFF_FFFF,
-        refin: true,
-        refout: true,
-        xorout: 0xFFFF_FFFF,
-    };
-    const CRC64: CrcAlgo = CrcAlgo {
-        width: 64,
-        poly: 0x42F0_E1EB_A9EA_3693,
-        init: 0,
-        refin: false,
-        refout: false,
-        xorout: 0,
-    };
+    const CRC32: CrcAlgo = CrcAlgo { width: 32, poly: 0x04C1_1DB7, init: 0xFFFF_FFFF, refin: true, refout: true, xorout: 0xFFFF_FFFF };
+    const CRC16: CrcAlgo = CrcAlgo { width: 16, poly: 0x1021, init: 0, refin: false, refout: false, xorout: 0 };
+    const CRC32C: CrcAlgo = CrcAlgo { width: 32, poly: 0x1EDC_6F41, init: 0xFFFF_FFFF, refin: true, refout: true, xorout: 0xFFFF_FFFF };
+    const CRC64: CrcAlgo = CrcAlgo { width: 64, poly: 0x42F0_E1EB_A9EA_3693, init: 0, refin: false, refout: false, xorout: 0 };
 
     fn random_vec(len: usize, seed: &mut u64) -> BitVec {
         let mut v = BitVec::zeros(len);
@@ -655,9 +533,7 @@ mod tests {
         let m = CRC32.affine(72, 0).matrix;
         let mut plan = XorPlan::new(&m);
         let ops = &mut plan.levels[0][3];
-        let Term::Input(k) = ops[0] else {
-            panic!("level-1 nodes read inputs")
-        };
+        let Term::Input(k) = ops[0] else { panic!("level-1 nodes read inputs") };
         ops[0] = Term::Input(if k == 0 { 1 } else { k - 1 });
         let mut seed = 7u64;
         let wrong = (0..8).filter(|_| {
@@ -674,21 +550,10 @@ mod tests {
     fn crc32_over_64_bits_shares_its_last_level() {
         let m = CRC32.affine(64, 0).matrix;
         let plan = XorPlan::new(&m);
-        assert!(
-            plan.luts() <= 114,
-            "CRC-32/64 planned {} LUT6, expected at most 114",
-            plan.luts()
-        );
-        assert!(
-            (0..m.rows()).all(|r| plan.depth(r) == 2),
-            "every output at depth 2"
-        );
+        assert!(plan.luts() <= 114, "CRC-32/64 planned {} LUT6, expected at most 114", plan.luts());
+        assert!((0..m.rows()).all(|r| plan.depth(r) == 2), "every output at depth 2");
         let again = XorPlan::new(&m);
-        assert_eq!(
-            (plan.levels, plan.roots),
-            (again.levels, again.roots),
-            "the plan is deterministic"
-        );
+        assert_eq!((plan.levels, plan.roots), (again.levels, again.roots), "the plan is deterministic");
     }
 
     /// No CRC-32/64 root XORs an input that one of its nodes also reads (`n ^ x`, `x` inside `n`):
@@ -701,10 +566,7 @@ mod tests {
             for t in ops {
                 let Term::Input(k) = *t else { continue };
                 let inside = ops.iter().any(|o| matches!(*o, Term::Node { level: 1, index } if plan.levels[0][index].contains(&Term::Input(k))));
-                assert!(
-                    !inside,
-                    "row {r}: input {k} XORed at the root and inside one of its nodes"
-                );
+                assert!(!inside, "row {r}: input {k} XORed at the root and inside one of its nodes");
             }
         }
     }
@@ -713,16 +575,7 @@ mod tests {
     fn level1_reach(plan: &XorPlan) -> f64 {
         let (mut sum, mut arcs) = (0.0, 0);
         for ops in &plan.levels[0] {
-            let cols: Vec<f64> = ops
-                .iter()
-                .map(|t| {
-                    if let Term::Input(k) = *t {
-                        k as f64
-                    } else {
-                        unreachable!("level 1 reads inputs")
-                    }
-                })
-                .collect();
+            let cols: Vec<f64> = ops.iter().map(|t| if let Term::Input(k) = *t { k as f64 } else { unreachable!("level 1 reads inputs") }).collect();
             let centre = cols.iter().sum::<f64>() / cols.len() as f64;
             sum += cols.iter().map(|c| (c - centre).abs()).sum::<f64>();
             arcs += cols.len();
@@ -739,21 +592,11 @@ mod tests {
         let (windowed, whole) = (XorPlan::new(&m), XorPlan::windowed(&m, usize::MAX));
         let (near, far) = (level1_reach(&windowed), level1_reach(&whole));
         eprintln!("CRC-64/1936+10: level-1 reach {near:.1} columns windowed ({} LUT6), {far:.1} whole ({} LUT6)", windowed.luts(), whole.luts());
-        assert!(
-            near < WINDOW as f64 / 4.0,
-            "windowed level-1 nodes reach {near:.1} columns"
-        );
-        assert!(
-            far > 10.0 * near,
-            "the whole-input plan reaches {far:.1}, windowed {near:.1}"
-        );
+        assert!(near < WINDOW as f64 / 4.0, "windowed level-1 nodes reach {near:.1} columns");
+        assert!(far > 10.0 * near, "the whole-input plan reaches {far:.1}, windowed {near:.1}");
         for (algo, bits, peer) in [(CRC32, 512, 2093), (CRC32, 2048, 8616), (CRC64, 512, 4271)] {
             let luts = XorPlan::new(&algo.affine(bits, 0).matrix).luts();
-            assert!(
-                luts < peer,
-                "CRC-{}/{bits}: {luts} LUT6 planned, the peer maps {peer}",
-                algo.width
-            );
+            assert!(luts < peer, "CRC-{}/{bits}: {luts} LUT6 planned, the peer maps {peer}", algo.width);
         }
     }
 
@@ -762,27 +605,14 @@ mod tests {
     #[test]
     fn plans_equal_their_matrix_at_the_depth_bound() {
         // CRC-64/1936+10: the ISN CRC-64 of a 242-byte flit with a 10-bit sequence number.
-        for (name, algo, bits, seq_bits) in [
-            ("CRC-32/64", CRC32, 64, 0),
-            ("CRC-32/72", CRC32, 72, 0),
-            ("CRC-32/512", CRC32, 512, 0),
-            ("CRC-32/2048", CRC32, 2048, 0),
-            ("CRC-64/512", CRC64, 512, 0),
-            ("CRC-64/1936+10", CRC64, 1936, 10),
-            ("CRC-16/256", CRC16, 256, 0),
-            ("CRC-32C/1024", CRC32C, 1024, 0),
-        ] {
+        for (name, algo, bits, seq_bits) in [("CRC-32/64", CRC32, 64, 0), ("CRC-32/72", CRC32, 72, 0), ("CRC-32/512", CRC32, 512, 0), ("CRC-32/2048", CRC32, 2048, 0), ("CRC-64/512", CRC64, 512, 0), ("CRC-64/1936+10", CRC64, 1936, 10), ("CRC-16/256", CRC16, 256, 0), ("CRC-32C/1024", CRC32C, 1024, 0)] {
             let m = algo.affine(bits, seq_bits).matrix;
             let bits = bits + seq_bits;
             let t = Instant::now();
             let plan = XorPlan::new(&m);
             let dt = t.elapsed();
             for r in 0..m.rows() {
-                assert_eq!(
-                    plan.depth(r),
-                    depth_bound(m.row(r).count_ones()),
-                    "{name} row {r}"
-                );
+                assert_eq!(plan.depth(r), depth_bound(m.row(r).count_ones()), "{name} row {r}");
             }
             let mut seed = 0x1234_5678_9abc_def1u64;
             for _ in 0..20 {

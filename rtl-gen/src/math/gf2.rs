@@ -14,10 +14,7 @@ pub struct BitVec {
 
 impl BitVec {
     pub fn zeros(len: usize) -> Self {
-        BitVec {
-            len,
-            words: vec![0; len.div_ceil(64)],
-        }
+        BitVec { len, words: vec![0; len.div_ceil(64)] }
     }
 
     /// The unit vector `e_i` of length `len`.
@@ -87,12 +84,7 @@ impl BitVec {
     /// Inner product over GF(2): the parity of `self & other`.
     pub fn dot(&self, other: &BitVec) -> bool {
         assert_eq!(self.len, other.len, "dot of vectors of different lengths");
-        self.words
-            .iter()
-            .zip(&other.words)
-            .fold(0u32, |acc, (a, b)| acc ^ (a & b).count_ones())
-            & 1
-            == 1
+        self.words.iter().zip(&other.words).fold(0u32, |acc, (a, b)| acc ^ (a & b).count_ones()) & 1 == 1
     }
 
     pub fn is_zero(&self) -> bool {
@@ -186,24 +178,15 @@ pub struct BitMatrix {
 
 impl BitMatrix {
     pub fn zeros(rows: usize, cols: usize) -> Self {
-        BitMatrix {
-            cols,
-            rows: vec![BitVec::zeros(cols); rows],
-        }
+        BitMatrix { cols, rows: vec![BitVec::zeros(cols); rows] }
     }
 
     pub fn identity(n: usize) -> Self {
-        BitMatrix {
-            cols: n,
-            rows: (0..n).map(|i| BitVec::unit(n, i)).collect(),
-        }
+        BitMatrix { cols: n, rows: (0..n).map(|i| BitVec::unit(n, i)).collect() }
     }
 
     pub fn from_rows(cols: usize, rows: Vec<BitVec>) -> Self {
-        assert!(
-            rows.iter().all(|r| r.len() == cols),
-            "row length differs from the column count"
-        );
+        assert!(rows.iter().all(|r| r.len() == cols), "row length differs from the column count");
         BitMatrix { cols, rows }
     }
 
@@ -265,10 +248,7 @@ impl BitMatrix {
                 acc
             })
             .collect();
-        BitMatrix {
-            cols: other.cols,
-            rows,
-        }
+        BitMatrix { cols: other.cols, rows }
     }
 
     /// `self^k` for a square matrix, by repeated squaring.
@@ -290,21 +270,9 @@ impl BitMatrix {
 
     /// `[self | other]`: columns of `other` appended after those of `self`.
     pub fn hconcat(&self, other: &BitMatrix) -> BitMatrix {
-        assert_eq!(
-            self.rows(),
-            other.rows(),
-            "hconcat of matrices with different row counts"
-        );
-        let rows = self
-            .rows
-            .iter()
-            .zip(&other.rows)
-            .map(|(a, b)| a.concat_above(b))
-            .collect();
-        BitMatrix {
-            cols: self.cols + other.cols,
-            rows,
-        }
+        assert_eq!(self.rows(), other.rows(), "hconcat of matrices with different row counts");
+        let rows = self.rows.iter().zip(&other.rows).map(|(a, b)| a.concat_above(b)).collect();
+        BitMatrix { cols: self.cols + other.cols, rows }
     }
 
     /// The inverse of a square matrix by Gauss–Jordan elimination, `None` when singular.
@@ -371,10 +339,7 @@ impl From<&BitVec> for Bits {
 
 impl From<&Bits> for BitVec {
     fn from(b: &Bits) -> BitVec {
-        BitVec {
-            len: b.width(),
-            words: b.words().to_vec(),
-        }
+        BitVec { len: b.width(), words: b.words().to_vec() }
     }
 }
 
@@ -396,9 +361,7 @@ mod tests {
         let mut m = BitMatrix::zeros(rows, cols);
         for r in 0..rows {
             for c in 0..cols {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 m.set(r, c, (s >> 33) & 1 == 1);
             }
         }

@@ -66,10 +66,7 @@ mod tests {
         // pattern escapes at 2^7 - 1 + 8 = 135 bits, and weight 2 at 2^7 bits = period 127 + 1.
         let crc8 = CrcRegister::new(8, 0x07);
         assert!(detects_all_odd_weights(crc8));
-        assert!(
-            min_undetected_weight(crc8, 60).is_none_or(|w| w >= 4),
-            "weights 2 and 3 escape CRC-8 0x07 at 60 bits"
-        );
+        assert!(min_undetected_weight(crc8, 60).is_none_or(|w| w >= 4), "weights 2 and 3 escape CRC-8 0x07 at 60 bits");
         assert_eq!(min_undetected_weight(crc8, 128), Some(2));
         // x^4 + x + 1 is primitive with period 15: x^15 + 1 escapes at 16 bits.
         let crc4 = CrcRegister::new(4, 0x3);
@@ -83,14 +80,9 @@ mod tests {
         let reg = CrcRegister::new(64, 0x42F0_E1EB_A9EA_3693);
         let weight = min_undetected_weight(reg, 2000);
         let odd = detects_all_odd_weights(reg);
-        println!(
-            "ECMA-182 at 2000 bits: smallest undetected weight ≤ 4: {weight:?}; (x+1) | P: {odd}"
-        );
+        println!("ECMA-182 at 2000 bits: smallest undetected weight ≤ 4: {weight:?}; (x+1) | P: {odd}");
         assert_eq!(weight, None, "every error of weight 1..=4 must be detected");
-        assert!(
-            odd,
-            "(x+1) divides ECMA-182: odd weights are caught, so HD >= 6"
-        );
+        assert!(odd, "(x+1) divides ECMA-182: odd weights are caught, so HD >= 6");
     }
 
     #[test]
@@ -98,10 +90,6 @@ mod tests {
         // 248 protected bits + 12 check bits.
         let reg = CrcRegister::new(12, 0x80F);
         assert!(detects_all_odd_weights(reg));
-        assert_eq!(
-            min_undetected_weight(reg, 260).unwrap_or(5),
-            4,
-            "weight 2/3 must be caught"
-        );
+        assert_eq!(min_undetected_weight(reg, 260).unwrap_or(5), 4, "weight 2/3 must be caught");
     }
 }

@@ -24,14 +24,8 @@ pub struct Unrolled {
 
 impl CrcRegister {
     pub fn new(width: u32, poly: u64) -> Self {
-        assert!(
-            (1..=64).contains(&width),
-            "CRC width {width} outside 1..=64"
-        );
-        CrcRegister {
-            width,
-            poly: poly & mask(width),
-        }
+        assert!((1..=64).contains(&width), "CRC width {width} outside 1..=64");
+        CrcRegister { width, poly: poly & mask(width) }
     }
 
     /// The step with a zero input bit: multiplication of the register polynomial by `x`.
@@ -94,10 +88,7 @@ impl CrcRegister {
 impl Unrolled {
     /// The unrolling of `self` followed by `next`: `r = A2(A1 r0 ⊕ B1 d1) ⊕ B2 d2`.
     pub fn then(&self, next: &Unrolled) -> Unrolled {
-        Unrolled {
-            state: next.state.mul(&self.state),
-            input: next.state.mul(&self.input).hconcat(&next.input),
-        }
+        Unrolled { state: next.state.mul(&self.state), input: next.state.mul(&self.input).hconcat(&next.input) }
     }
 }
 
@@ -119,14 +110,8 @@ pub fn reflect(v: u64, width: u32) -> u64 {
 mod tests {
     use super::*;
 
-    const CRC32: CrcRegister = CrcRegister {
-        width: 32,
-        poly: 0x04C1_1DB7,
-    };
-    const CRC5: CrcRegister = CrcRegister {
-        width: 5,
-        poly: 0x05,
-    };
+    const CRC32: CrcRegister = CrcRegister { width: 32, poly: 0x04C1_1DB7 };
+    const CRC5: CrcRegister = CrcRegister { width: 5, poly: 0x05 };
 
     fn bits_of(seed: u64, n: usize) -> Vec<bool> {
         let mut s = seed;
@@ -142,36 +127,21 @@ mod tests {
 
     #[test]
     fn unrolled_matrices_match_bit_serial_register() {
-        for reg in [
-            CRC32,
-            CRC5,
-            CrcRegister::new(64, 0x42F0_E1EB_A9EA_3693),
-            CrcRegister::new(1, 1),
-        ] {
+        for reg in [CRC32, CRC5, CrcRegister::new(64, 0x42F0_E1EB_A9EA_3693), CrcRegister::new(1, 1)] {
             let n = 77;
             let u = reg.unroll(n);
             for seed in 1..20 {
                 let d = bits_of(seed, n);
-                let r0 = bits_of(seed * 31, 64)
-                    .iter()
-                    .enumerate()
-                    .fold(0u64, |a, (i, b)| a | ((*b as u64) << i))
+                let r0 = bits_of(seed * 31, 64).iter().enumerate().fold(0u64, |a, (i, b)| a | ((*b as u64) << i))
                     & mask(reg.width);
                 let serial = d.iter().fold(r0, |r, b| reg.step(r, *b));
                 let mut dv = BitVec::zeros(n);
                 for (i, b) in d.iter().enumerate() {
                     dv.set(i, *b);
                 }
-                let mut got = u
-                    .state
-                    .mul_vec(&BitVec::from_u128(reg.width as usize, r0 as u128));
+                let mut got = u.state.mul_vec(&BitVec::from_u128(reg.width as usize, r0 as u128));
                 got.xor_assign(&u.input.mul_vec(&dv));
-                assert_eq!(
-                    got.to_u128() as u64,
-                    serial,
-                    "width {} seed {seed}",
-                    reg.width
-                );
+                assert_eq!(got.to_u128() as u64, serial, "width {} seed {seed}", reg.width);
             }
         }
     }
@@ -179,11 +149,7 @@ mod tests {
     #[test]
     fn two_unrolled_steps_equal_one_double_step() {
         for (a, b) in [(1, 1), (8, 8), (13, 51), (64, 0), (0, 9)] {
-            assert_eq!(
-                CRC32.unroll(a).then(&CRC32.unroll(b)),
-                CRC32.unroll(a + b),
-                "{a}+{b}"
-            );
+            assert_eq!(CRC32.unroll(a).then(&CRC32.unroll(b)), CRC32.unroll(a + b), "{a}+{b}");
         }
     }
 

@@ -70,10 +70,7 @@ impl SplitMix64 {
 
     /// `count` distinct indices in `0..n` (count ≤ n), in the order drawn.
     pub fn distinct(&mut self, n: usize, count: usize) -> Vec<usize> {
-        assert!(
-            count <= n,
-            "distinct: {count} indices cannot be drawn from 0..{n}"
-        );
+        assert!(count <= n, "distinct: {count} indices cannot be drawn from 0..{n}");
         let mut picked = Vec::with_capacity(count);
         while picked.len() < count {
             let i = self.below(n);

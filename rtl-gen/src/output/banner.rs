@@ -146,11 +146,7 @@ pub fn verilog_file(m: &ElabModule, p: &Provenance) -> String {
         params: p.params,
         notes,
     };
-    format!(
-        "{}\n`default_nettype none\n\n{}\n`default_nettype wire\n",
-        render(&banner),
-        m.module.render()
-    )
+    format!("{}\n`default_nettype none\n\n{}\n`default_nettype wire\n", render(&banner), m.module.render())
 }
 
 pub fn module_doc(m: &ElabModule, p: &Provenance) -> String {
@@ -181,27 +177,10 @@ pub fn module_doc(m: &ElabModule, p: &Provenance) -> String {
     })
 }
 
-pub fn core_file(
-    design: &str,
-    regenerate: &str,
-    files: &[String],
-    modules: &[String],
-    demo: Option<&CoreDemo>,
-    vivado_part: &str,
-) -> String {
+pub fn core_file(design: &str, regenerate: &str, files: &[String], modules: &[String], demo: Option<&CoreDemo>, vivado_part: &str) -> String {
     let version = env!("CARGO_PKG_VERSION");
     let core_name = format!("rtl-gen:designs:{design}:{version}");
-    render(&Core {
-        generator: crate::GENERATOR,
-        regenerate,
-        design,
-        version,
-        files,
-        modules,
-        core_name,
-        demo,
-        vivado_part,
-    })
+    render(&Core { generator: crate::GENERATOR, regenerate, design, version, files, modules, core_name, demo, vivado_part })
 }
 
 /// Clock period in ns with three decimals: what Vivado and SDC tools both accept.
@@ -210,19 +189,9 @@ fn period(clock_mhz: f64) -> String {
 }
 
 pub fn xdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
-    render(&Xdc {
-        generator: crate::GENERATOR,
-        regenerate,
-        design,
-        period_ns: period(clock_mhz),
-    })
+    render(&Xdc { generator: crate::GENERATOR, regenerate, design, period_ns: period(clock_mhz) })
 }
 
 pub fn sdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
-    render(&Sdc {
-        generator: crate::GENERATOR,
-        regenerate,
-        design,
-        period_ns: period(clock_mhz),
-    })
+    render(&Sdc { generator: crate::GENERATOR, regenerate, design, period_ns: period(clock_mhz) })
 }

@@ -42,8 +42,7 @@ pub const RENDER_SECONDS: u64 = 5;
 const STACK_BYTES: usize = 256 << 20;
 
 /// The variables a header template may use.
-pub const VARIABLES: &str =
-    "design, block, kind, module, params (list of {name, value}), file, generator, version";
+pub const VARIABLES: &str = "design, block, kind, module, params (list of {name, value}), file, generator, version";
 
 /// A parsed header template.
 #[derive(Clone)]
@@ -57,10 +56,7 @@ pub struct HeaderTemplate {
 
 impl std::fmt::Debug for HeaderTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HeaderTemplate")
-            .field("path", &self.path)
-            .field("bytes", &self.source.len())
-            .finish()
+        f.debug_struct("HeaderTemplate").field("path", &self.path).field("bytes", &self.source.len()).finish()
     }
 }
 
@@ -117,11 +113,7 @@ pub struct HeaderContext<'a> {
 impl<'a> HeaderContext<'a> {
     /// A design-wide file (`.core`, `.f`, `.xdc`, `.sdc`): no block, kind, module or params.
     pub fn design_file(design: &'a str, file: &'a str) -> HeaderContext<'a> {
-        HeaderContext {
-            design,
-            file,
-            ..HeaderContext::default()
-        }
+        HeaderContext { design, file, ..HeaderContext::default() }
     }
 }
 
@@ -140,34 +132,18 @@ impl HeaderTemplate {
         let cannot = |e: String| format!("= \"{path}\": cannot read {} ({e})", full.display());
         let meta = std::fs::metadata(&full).map_err(|e| cannot(e.to_string()))?;
         if !meta.is_file() {
-            return Err(format!(
-                "= \"{path}\": {} is not a regular file",
-                full.display()
-            ));
+            return Err(format!("= \"{path}\": {} is not a regular file", full.display()));
         }
         if meta.len() > MAX_BYTES as u64 {
-            return Err(format!(
-                "= \"{path}\": {} holds {} bytes; a header template may hold at most {MAX_BYTES}",
-                full.display(),
-                meta.len()
-            ));
+            return Err(format!("= \"{path}\": {} holds {} bytes; a header template may hold at most {MAX_BYTES}", full.display(), meta.len()));
         }
         // Non-blocking: should the file have become a FIFO since, opening it does not wait.
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(&full)
-            .map_err(|e| cannot(e.to_string()))?;
+        let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&full).map_err(|e| cannot(e.to_string()))?;
         if !file.metadata().is_ok_and(|m| m.is_file()) {
-            return Err(format!(
-                "= \"{path}\": {} is not a regular file",
-                full.display()
-            ));
+            return Err(format!("= \"{path}\": {} is not a regular file", full.display()));
         }
         let mut bytes = Vec::new();
-        file.take(MAX_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| cannot(e.to_string()))?;
+        file.take(MAX_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| cannot(e.to_string()))?;
         if bytes.len() > MAX_BYTES {
             return Err(format!("= \"{path}\": {} holds more than {MAX_BYTES} bytes; a header template may hold at most {MAX_BYTES}", full.display()));
         }
@@ -182,10 +158,7 @@ impl HeaderTemplate {
     /// [`MAX_NESTING`] deep, `range` at most [`MAX_RANGE`] elements.
     pub fn parse(path: &str, source: &str) -> Result<HeaderTemplate, String> {
         if source.len() > MAX_BYTES {
-            return Err(format!(
-                "= \"{path}\": {} bytes; a header template may hold at most {MAX_BYTES}",
-                source.len()
-            ));
+            return Err(format!("= \"{path}\": {} bytes; a header template may hold at most {MAX_BYTES}", source.len()));
         }
         let owned = source.to_string();
         let parsed = std::thread::Builder::new()
@@ -210,11 +183,7 @@ impl HeaderTemplate {
             .join()
             .map_err(|_| format!("= \"{path}\": the template parser failed"))?;
         let tera = parsed.map_err(|problem| format!("= \"{path}\": {problem}"))?;
-        Ok(HeaderTemplate {
-            path: path.to_string(),
-            source: source.to_string(),
-            tera: Arc::new(tera),
-        })
+        Ok(HeaderTemplate { path: path.to_string(), source: source.to_string(), tera: Arc::new(tera) })
     }
 
     /// The template text (part of the design hash).
@@ -229,13 +198,7 @@ impl HeaderTemplate {
         ctx.insert("block", c.block);
         ctx.insert("kind", c.kind);
         ctx.insert("module", c.module);
-        ctx.insert(
-            "params",
-            &c.params
-                .iter()
-                .map(|(n, v)| Param { name: n, value: v })
-                .collect::<Vec<_>>(),
-        );
+        ctx.insert("params", &c.params.iter().map(|(n, v)| Param { name: n, value: v }).collect::<Vec<_>>());
         ctx.insert("file", c.file);
         ctx.insert("generator", crate::GENERATOR);
         ctx.insert("version", env!("CARGO_PKG_VERSION"));
@@ -243,16 +206,11 @@ impl HeaderTemplate {
         // One line end: CR LF and a bare CR both end a line (a bare CR would otherwise end a
         // `#` comment in YAML and let the header inject keys into the `.core`).
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
-        if let Some(ch) = text.chars().find(|&ch| {
-            (ch.is_control() && ch != '\n' && ch != '\t') || matches!(ch, '\u{2028}' | '\u{2029}')
-        }) {
+        if let Some(ch) = text.chars().find(|&ch| (ch.is_control() && ch != '\n' && ch != '\t') || matches!(ch, '\u{2028}' | '\u{2029}')) {
             return Err(self.limit_error(format!("the rendered header holds the control character U+{:04X}; only tab and newline are allowed", ch as u32), c.file));
         }
         let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
-        let end = lines
-            .iter()
-            .rposition(|l| !l.is_empty())
-            .map_or(0, |i| i + 1);
+        let end = lines.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
         Ok(lines[..end].join("\n"))
     }
 
@@ -276,31 +234,16 @@ impl HeaderTemplate {
             })
             .map_err(|e| self.limit_error(format!("cannot start the renderer ({e})"), file))?;
         match receive.recv_timeout(std::time::Duration::from_secs(RENDER_SECONDS)) {
-            Ok(Ok(bytes)) => String::from_utf8(bytes)
-                .map_err(|_| self.limit_error("the rendered header is not UTF-8".into(), file)),
-            Ok(Err(e)) if chain(&e).iter().any(|m| m.contains(OVERSIZE)) => Err(self.limit_error(
-                format!("the rendered header exceeds {MAX_BYTES} bytes"),
-                file,
-            )),
+            Ok(Ok(bytes)) => String::from_utf8(bytes).map_err(|_| self.limit_error("the rendered header is not UTF-8".into(), file)),
+            Ok(Err(e)) if chain(&e).iter().any(|m| m.contains(OVERSIZE)) => Err(self.limit_error(format!("the rendered header exceeds {MAX_BYTES} bytes"), file)),
             Ok(Err(e)) => Err(self.render_error(&e, file)),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(self.limit_error(
-                format!("rendering took longer than {RENDER_SECONDS} s"),
-                file,
-            )),
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                Err(self.limit_error("the renderer failed".into(), file))
-            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(self.limit_error(format!("rendering took longer than {RENDER_SECONDS} s"), file)),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(self.limit_error("the renderer failed".into(), file)),
         }
     }
 
     fn limit_error(&self, problem: String, file: &str) -> HeaderError {
-        HeaderError {
-            template: self.path.clone(),
-            line: 0,
-            variable: String::new(),
-            problem,
-            file: file.to_string(),
-        }
+        HeaderError { template: self.path.clone(), line: 0, variable: String::new(), problem, file: file.to_string() }
     }
 
     fn render_error(&self, e: &tera::Error, file: &str) -> HeaderError {
@@ -308,32 +251,15 @@ impl HeaderTemplate {
         // Tera: "Variable `x.y` not found in context while rendering 'header'".
         let variable = messages
             .iter()
-            .find_map(|m| {
-                m.split_once("Variable `")
-                    .and_then(|(_, r)| r.split_once("` not found"))
-                    .map(|(v, _)| v.to_string())
-            })
+            .find_map(|m| m.split_once("Variable `").and_then(|(_, r)| r.split_once("` not found")).map(|(v, _)| v.to_string()))
             .unwrap_or_default();
         let (line, problem) = if variable.is_empty() {
-            let problem = messages
-                .last()
-                .cloned()
-                .unwrap_or_default()
-                .replace(&format!("'{NAME}'"), "the template");
+            let problem = messages.last().cloned().unwrap_or_default().replace(&format!("'{NAME}'"), "the template");
             (0, problem)
         } else {
-            (
-                first_use(&self.source, &variable),
-                format!("variable `{variable}` is not defined"),
-            )
+            (first_use(&self.source, &variable), format!("variable `{variable}` is not defined"))
         };
-        HeaderError {
-            template: self.path.clone(),
-            line,
-            variable,
-            problem,
-            file: file.to_string(),
-        }
+        HeaderError { template: self.path.clone(), line, variable, problem, file: file.to_string() }
     }
 }
 
@@ -358,36 +284,22 @@ impl std::io::Write for Capped {
 }
 
 /// Tera's `range(end, start = 0, step_by = 1)` refusing more than [`MAX_RANGE`] elements.
-fn bounded_range(
-    args: &std::collections::HashMap<String, tera::Value>,
-) -> tera::Result<tera::Value> {
+fn bounded_range(args: &std::collections::HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
     let arg = |name: &str, default: Option<u64>| -> tera::Result<u64> {
         match args.get(name) {
-            Some(v) => v.as_u64().ok_or_else(|| {
-                tera::Error::msg(format!(
-                    "`range` received {name}={v}, which is not a non-negative integer"
-                ))
-            }),
+            Some(v) => v.as_u64().ok_or_else(|| tera::Error::msg(format!("`range` received {name}={v}, which is not a non-negative integer"))),
             None => default.ok_or_else(|| tera::Error::msg("`range` needs an `end` argument")),
         }
     };
-    let (start, end, step) = (
-        arg("start", Some(0))?,
-        arg("end", None)?,
-        arg("step_by", Some(1))?,
-    );
+    let (start, end, step) = (arg("start", Some(0))?, arg("end", None)?, arg("step_by", Some(1))?);
     if step == 0 {
         return Err(tera::Error::msg("`range` received step_by=0"));
     }
     let count = end.saturating_sub(start).div_ceil(step);
     if count > MAX_RANGE as u64 {
-        return Err(tera::Error::msg(format!(
-            "`range` of {count} elements; a header template may use at most {MAX_RANGE}"
-        )));
+        return Err(tera::Error::msg(format!("`range` of {count} elements; a header template may use at most {MAX_RANGE}")));
     }
-    Ok(tera::Value::from(
-        (0..count).map(|i| start + i * step).collect::<Vec<u64>>(),
-    ))
+    Ok(tera::Value::from((0..count).map(|i| start + i * step).collect::<Vec<u64>>()))
 }
 
 /// Refuse `include` (the template could only include itself), `extends`, `import`, macro
@@ -441,33 +353,18 @@ fn chain(e: &dyn std::error::Error) -> Vec<String> {
 fn syntax_problem(e: &tera::Error) -> String {
     let messages = chain(e);
     let text = messages.last().cloned().unwrap_or_default();
-    let at = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("--> "))
-        .and_then(|lc| lc.split_once(':'));
-    let expected = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("= "))
-        .unwrap_or(text.lines().next().unwrap_or(""))
-        .trim();
+    let at = text.lines().find_map(|l| l.trim().strip_prefix("--> ")).and_then(|lc| lc.split_once(':'));
+    let expected = text.lines().find_map(|l| l.trim().strip_prefix("= ")).unwrap_or(text.lines().next().unwrap_or("")).trim();
     match at {
-        Some((line, col)) => {
-            format!("line {line}, column {col}: template syntax error: {expected}")
-        }
-        None => format!(
-            "template syntax error: {}",
-            text.replace(&format!("'{NAME}'"), "the template")
-        ),
+        Some((line, col)) => format!("line {line}, column {col}: template syntax error: {expected}"),
+        None => format!("template syntax error: {}", text.replace(&format!("'{NAME}'"), "the template")),
     }
 }
 
 /// The first line (1-based) where `variable` (its first path segment, `a` of `a.b[0]`) is used
 /// as a name inside `{{ }}` or `{% %}`; 0 if none.
 fn first_use(source: &str, variable: &str) -> usize {
-    let root: String = variable
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
+    let root: String = variable.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
     if root.is_empty() {
         return 0;
     }
@@ -493,9 +390,7 @@ fn first_use(source: &str, variable: &str) -> usize {
         if in_tag && bytes[i..].starts_with(root.as_bytes()) {
             let before = i.checked_sub(1).map(|j| bytes[j]);
             let after = bytes.get(i + root.len()).copied();
-            let ident = |b: Option<u8>| {
-                b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-            };
+            let ident = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
             if !ident(before) && !after.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
                 return line;
             }
@@ -511,15 +406,7 @@ pub fn comment(text: &str, style: CommentStyle) -> String {
         return String::new();
     }
     let prefixed = |p: &str| {
-        text.lines()
-            .map(|l| {
-                if l.is_empty() {
-                    format!("{}\n", p.trim_end())
-                } else {
-                    format!("{p}{l}\n")
-                }
-            })
-            .collect::<String>()
+        text.lines().map(|l| if l.is_empty() { format!("{}\n", p.trim_end()) } else { format!("{p}{l}\n") }).collect::<String>()
     };
     match style {
         CommentStyle::Slash => prefixed("// "),
@@ -550,55 +437,30 @@ mod tests {
     const PARAMS: &[(&str, String)] = &[];
 
     fn ctx<'a>(params: &'a [(&'static str, String)]) -> HeaderContext<'a> {
-        HeaderContext {
-            design: "d",
-            block: "b",
-            kind: "crc",
-            module: "d_b",
-            params,
-            file: "d_b.v",
-        }
+        HeaderContext { design: "d", block: "b", kind: "crc", module: "d_b", params, file: "d_b.v" }
     }
 
     #[test]
     fn renders_variables_and_params() {
-        let params = [
-            ("width", "32".to_string()),
-            ("poly", "0x04C11DB7".to_string()),
-        ];
+        let params = [("width", "32".to_string()), ("poly", "0x04C11DB7".to_string())];
         let t = HeaderTemplate::parse("h.tera", "(c) ACME  \n{{ module }} of {{ design }}/{{ block }} ({{ kind }}, {{ file }})\n{% for p in params %}{{ p.name }}={{ p.value }} {% endfor %}\n{{ generator }} {{ version }}\n\n\n").expect("valid");
         let text = t.render_text(&ctx(&params)).expect("renders");
-        assert_eq!(
-            text,
-            format!(
-                "(c) ACME\nd_b of d/b (crc, d_b.v)\nwidth=32 poly=0x04C11DB7\n{} {}",
-                crate::GENERATOR,
-                env!("CARGO_PKG_VERSION")
-            )
-        );
+        assert_eq!(text, format!("(c) ACME\nd_b of d/b (crc, d_b.v)\nwidth=32 poly=0x04C11DB7\n{} {}", crate::GENERATOR, env!("CARGO_PKG_VERSION")));
         assert_eq!(comment("a\n\nb", CommentStyle::Slash), "// a\n//\n// b\n");
         assert_eq!(comment("a\nb", CommentStyle::Hash), "# a\n# b\n");
-        assert_eq!(
-            comment("a --> b", CommentStyle::Html),
-            "<!--\na - -> b\n-->\n"
-        );
+        assert_eq!(comment("a --> b", CommentStyle::Html), "<!--\na - -> b\n-->\n");
         assert_eq!(comment("", CommentStyle::Hash), "");
     }
 
     #[test]
     fn syntax_error_names_line_and_column() {
-        let e = HeaderTemplate::parse("h.tera", "ok\nfine\n{{ module + }}\nmore\n")
-            .expect_err("operator without operand");
+        let e = HeaderTemplate::parse("h.tera", "ok\nfine\n{{ module + }}\nmore\n").expect_err("operator without operand");
         assert!(e.starts_with("= \"h.tera\": line 3, column"), "{e}");
     }
 
     #[test]
     fn undefined_variable_names_template_line_and_variable() {
-        let t = HeaderTemplate::parse(
-            "h.tera",
-            "line one\n{% if module %}{{ module }}{% endif %}\n{{ modul.name }}\n",
-        )
-        .expect("valid syntax");
+        let t = HeaderTemplate::parse("h.tera", "line one\n{% if module %}{{ module }}{% endif %}\n{{ modul.name }}\n").expect("valid syntax");
         let e = t.render_text(&ctx(PARAMS)).expect_err("undefined");
         assert_eq!((e.line, e.variable.as_str()), (3, "modul.name"));
         let msg = e.to_string();
@@ -607,18 +469,14 @@ mod tests {
 
     #[test]
     fn environment_is_not_reachable() {
-        let t =
-            HeaderTemplate::parse("h.tera", "{{ get_env(name=\"HOME\") }}").expect("valid syntax");
+        let t = HeaderTemplate::parse("h.tera", "{{ get_env(name=\"HOME\") }}").expect("valid syntax");
         let e = t.render_text(&ctx(PARAMS)).expect_err("get_env disabled");
         assert!(e.to_string().contains("get_env is disabled"), "{e}");
     }
 
     #[test]
     fn capi_line_stays_first() {
-        assert_eq!(
-            prepend("# h\n", "CAPI=2:\nname: x\n", true),
-            "CAPI=2:\n# h\nname: x\n"
-        );
+        assert_eq!(prepend("# h\n", "CAPI=2:\nname: x\n", true), "CAPI=2:\n# h\nname: x\n");
         assert_eq!(prepend("// h\n", "// banner\n", false), "// h\n// banner\n");
     }
 }

@@ -33,11 +33,7 @@ pub struct Layout {
 impl Layout {
     /// The built-in default design: `generated/` and `constraints/` under `base`.
     pub fn default_design(base: &Path) -> Layout {
-        Layout {
-            root: base.join("generated"),
-            constraints: base.join("constraints"),
-            regenerate: "rtl-gen generate".into(),
-        }
+        Layout { root: base.join("generated"), constraints: base.join("constraints"), regenerate: "rtl-gen generate".into() }
     }
 
     /// A design file's tree: `out/<design name>/` with its own constraints folder.
@@ -46,10 +42,7 @@ impl Layout {
         Layout {
             constraints: root.join("constraints"),
             root,
-            regenerate: format!(
-                "rtl-gen generate <design file of \"{}\"> --out <dir>",
-                design.info.name
-            ),
+            regenerate: format!("rtl-gen generate <design file of \"{}\"> --out <dir>", design.info.name),
         }
     }
 
@@ -133,14 +126,8 @@ pub fn param_value(kind: &str, field: &str, text: &str) -> serde_json::Value {
     }
 }
 
-fn param_map(
-    kind: &str,
-    params: &[(&'static str, String)],
-) -> serde_json::Map<String, serde_json::Value> {
-    params
-        .iter()
-        .map(|(k, v)| (k.to_string(), param_value(kind, k, v)))
-        .collect()
+fn param_map(kind: &str, params: &[(&'static str, String)]) -> serde_json::Map<String, serde_json::Value> {
+    params.iter().map(|(k, v)| (k.to_string(), param_value(kind, k, v))).collect()
 }
 
 /// Every file of a design, keyed by path (relative to the current base), in memory.
@@ -150,10 +137,7 @@ pub struct FileSet {
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Relative path from `from` (a directory) to `to`, both under the same base; used so the
@@ -163,11 +147,7 @@ fn relative(from: &Path, to: &Path) -> String {
     let t: Vec<_> = to.components().collect();
     let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
     let mut parts: Vec<String> = std::iter::repeat_n("..".to_string(), f.len() - common).collect();
-    parts.extend(
-        t[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
+    parts.extend(t[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
     parts.join("/")
 }
 
@@ -187,15 +167,12 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     let name = &design.info.name;
     let mut files = BTreeMap::new();
     // The user's header above each file's own banner (nothing without `header_template`).
-    let header =
-        |ctx: HeaderContext, style: CommentStyle, body: String| -> Result<Vec<u8>, HeaderError> {
-            Ok(match &design.info.header_template {
-                None => body.into_bytes(),
-                Some(t) => {
-                    prepend(&t.render(&ctx, style)?, &body, body.starts_with("CAPI=")).into_bytes()
-                }
-            })
-        };
+    let header = |ctx: HeaderContext, style: CommentStyle, body: String| -> Result<Vec<u8>, HeaderError> {
+        Ok(match &design.info.header_template {
+            None => body.into_bytes(),
+            Some(t) => prepend(&t.render(&ctx, style)?, &body, body.starts_with("CAPI=")).into_bytes(),
+        })
+    };
     let block_names: Vec<&str> = design.blocks.iter().map(|b| b.name()).collect();
     let block_kinds: Vec<&str> = design.blocks.iter().map(|b| b.kind()).collect();
     for m in &elab.modules {
@@ -211,63 +188,29 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             regenerate: &layout.regenerate,
         };
         let (v, md) = (format!("{}.v", m.name()), format!("{}.md", m.name()));
-        let ctx = HeaderContext {
-            design: name,
-            block: prov.block,
-            kind: m.kind,
-            module: m.name(),
-            params: &m.params,
-            file: &v,
-        };
-        files.insert(
-            layout.root.join(format!("rtl/{v}")),
-            header(ctx, CommentStyle::Slash, banner::verilog_file(m, &prov))?,
-        );
-        files.insert(
-            layout.root.join(format!("docs/{md}")),
-            header(
-                HeaderContext { file: &md, ..ctx },
-                CommentStyle::Html,
-                banner::module_doc(m, &prov),
-            )?,
-        );
+        let ctx = HeaderContext { design: name, block: prov.block, kind: m.kind, module: m.name(), params: &m.params, file: &v };
+        files.insert(layout.root.join(format!("rtl/{v}")), header(ctx, CommentStyle::Slash, banner::verilog_file(m, &prov))?);
+        files.insert(layout.root.join(format!("docs/{md}")), header(HeaderContext { file: &md, ..ctx }, CommentStyle::Html, banner::module_doc(m, &prov))?);
     }
     // Dependency order for the filelist and the core: a module after everything it instantiates.
     let order = elab.dependency_order();
-    let ordered_files: Vec<String> = order
-        .iter()
-        .map(|&i| format!("rtl/{}.v", elab.modules[i].name()))
-        .collect();
-    let ordered_modules: Vec<String> = order
-        .iter()
-        .map(|&i| elab.modules[i].name().to_string())
-        .collect();
+    let ordered_files: Vec<String> = order.iter().map(|&i| format!("rtl/{}.v", elab.modules[i].name())).collect();
+    let ordered_modules: Vec<String> = order.iter().map(|&i| elab.modules[i].name().to_string()).collect();
     let [f, core, xdc, sdc] = ["f", "core", "xdc", "sdc"].map(|ext| format!("{name}.{ext}"));
-    files.insert(
-        layout.root.join(&f),
-        header(
-            HeaderContext::design_file(name, &f),
-            CommentStyle::Hash,
-            ordered_files.join("\n") + "\n",
-        )?,
-    );
+    files.insert(layout.root.join(&f), header(HeaderContext::design_file(name, &f), CommentStyle::Hash, ordered_files.join("\n") + "\n")?);
     // The FPGA demo of the design's first single-clock RIFL node, when it has one.
-    let demo = elab
-        .modules
-        .iter()
-        .find(|m| m.role == Role::Node && m.kind == "rifl")
-        .and_then(|m| {
-            let width = |p: &str| m.port(p).map(|p| p.width);
-            Some(demo::DemoNode {
-                design: name,
-                regenerate: &layout.regenerate,
-                node: m.name(),
-                user_bits: width("s_axis_tdata")?,
-                line_bits: width("tx_frame")?,
-                reset: design.info.reset.port(),
-                reset_active_low: design.info.reset.active_low(),
-            })
-        });
+    let demo = elab.modules.iter().find(|m| m.role == Role::Node && m.kind == "rifl").and_then(|m| {
+        let width = |p: &str| m.port(p).map(|p| p.width);
+        Some(demo::DemoNode {
+            design: name,
+            regenerate: &layout.regenerate,
+            node: m.name(),
+            user_bits: width("s_axis_tdata")?,
+            line_bits: width("tx_frame")?,
+            reset: design.info.reset.port(),
+            reset_active_low: design.info.reset.active_low(),
+        })
+    });
     let core_demo = demo.as_ref().map(|d| banner::CoreDemo {
         node_files: {
             // The node and everything under it, in the filelist's dependency order.
@@ -283,11 +226,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
                 }
                 i += 1;
             }
-            ordered_modules
-                .iter()
-                .filter(|m| need.contains(m))
-                .map(|m| format!("rtl/{m}.v"))
-                .collect()
+            ordered_modules.iter().filter(|m| need.contains(m)).map(|m| format!("rtl/{m}.v")).collect()
         },
         node: d.node.to_string(),
         top: demo::top_name(d.node),
@@ -297,54 +236,15 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
         freq_mhz: demo::FREQ_MHZ,
     });
     if let (Some(d), Some(c)) = (&demo, &core_demo) {
-        files.insert(
-            layout.root.join(&c.top_file),
-            header(
-                HeaderContext::design_file(name, &c.top_file),
-                CommentStyle::Slash,
-                demo::top_text(d),
-            )?,
-        );
-        files.insert(
-            layout.root.join(&c.tb_file),
-            header(
-                HeaderContext::design_file(name, &c.tb_file),
-                CommentStyle::Slash,
-                demo::tb_text(d),
-            )?,
-        );
+        files.insert(layout.root.join(&c.top_file), header(HeaderContext::design_file(name, &c.top_file), CommentStyle::Slash, demo::top_text(d))?);
+        files.insert(layout.root.join(&c.tb_file), header(HeaderContext::design_file(name, &c.tb_file), CommentStyle::Slash, demo::tb_text(d))?);
     }
     files.insert(
         layout.root.join(&core),
-        header(
-            HeaderContext::design_file(name, &core),
-            CommentStyle::Hash,
-            banner::core_file(
-                name,
-                &layout.regenerate,
-                &ordered_files,
-                &ordered_modules,
-                core_demo.as_ref(),
-                &design.info.vivado_part,
-            ),
-        )?,
+        header(HeaderContext::design_file(name, &core), CommentStyle::Hash, banner::core_file(name, &layout.regenerate, &ordered_files, &ordered_modules, core_demo.as_ref(), &design.info.vivado_part))?,
     );
-    files.insert(
-        layout.constraints.join(&xdc),
-        header(
-            HeaderContext::design_file(name, &xdc),
-            CommentStyle::Hash,
-            banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz),
-        )?,
-    );
-    files.insert(
-        layout.constraints.join(&sdc),
-        header(
-            HeaderContext::design_file(name, &sdc),
-            CommentStyle::Hash,
-            banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz),
-        )?,
-    );
+    files.insert(layout.constraints.join(&xdc), header(HeaderContext::design_file(name, &xdc), CommentStyle::Hash, banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
+    files.insert(layout.constraints.join(&sdc), header(HeaderContext::design_file(name, &sdc), CommentStyle::Hash, banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
 
     let manifest_modules = elab
         .modules
@@ -359,38 +259,13 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             file: format!("rtl/{}.v", m.name()),
             latency: m.latency,
             clock: m.clocked().then_some("clk"),
-            reset: m.module.reset.map(|r| ManifestReset {
-                name: r.port(),
-                active_low: r.active_low(),
-            }),
+            reset: m.module.reset.map(|r| ManifestReset { name: r.port(), active_low: r.active_low() }),
             depends: &m.depends,
-            ports: m
-                .ports()
-                .iter()
-                .map(|p| ManifestPort {
-                    name: &p.name,
-                    dir: p.dir,
-                    width: p.width,
-                })
-                .collect(),
+            ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
         })
         .collect();
-    let manifest_blocks = design
-        .blocks
-        .iter()
-        .map(|b| ManifestBlock {
-            name: b.name(),
-            kind: b.kind(),
-            params: param_map(b.kind(), &b.params()),
-        })
-        .collect();
-    let manifest_files = files
-        .iter()
-        .map(|(p, bytes)| ManifestFile {
-            path: relative(&layout.root, p),
-            sha256: sha256_hex(bytes),
-        })
-        .collect();
+    let manifest_blocks = design.blocks.iter().map(|b| ManifestBlock { name: b.name(), kind: b.kind(), params: param_map(b.kind(), &b.params()) }).collect();
+    let manifest_files = files.iter().map(|(p, bytes)| ManifestFile { path: relative(&layout.root, p), sha256: sha256_hex(bytes) }).collect();
     let manifest = Manifest {
         generator: crate::GENERATOR,
         design: name,
@@ -426,10 +301,7 @@ pub struct WriteReport {
 #[derive(Debug)]
 pub enum Stale {
     Missing(PathBuf),
-    Changed {
-        path: PathBuf,
-        diff: String,
-    },
+    Changed { path: PathBuf, diff: String },
     /// A file the previous generation wrote that the generator no longer produces (`generate`
     /// removes it).
     Extra(PathBuf),
@@ -449,16 +321,8 @@ impl std::fmt::Display for Stale {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Stale::Missing(p) => write!(f, "missing: {}", p.display()),
-            Stale::Extra(p) => write!(
-                f,
-                "extra (written by an earlier generation, no longer produced): {}",
-                p.display()
-            ),
-            Stale::Foreign(p) => write!(
-                f,
-                "note: not written by the generator (generate leaves it): {}",
-                p.display()
-            ),
+            Stale::Extra(p) => write!(f, "extra (written by an earlier generation, no longer produced): {}", p.display()),
+            Stale::Foreign(p) => write!(f, "note: not written by the generator (generate leaves it): {}", p.display()),
             Stale::Changed { path, diff } => write!(f, "stale: {}\n{diff}", path.display()),
         }
     }
@@ -499,19 +363,12 @@ fn is_name(c: &str) -> bool {
 /// `file` with `path`'s components resolved against the real file system as far as they exist
 /// (symbolic links and `..` included), the rest appended: where `path` is or would be.
 pub fn resolved(path: &Path) -> PathBuf {
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
+    let abs = if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(path) };
     let mut existing = abs.as_path();
     let mut rest = Vec::new();
     loop {
         if let Ok(c) = existing.canonicalize() {
-            return rest
-                .iter()
-                .rev()
-                .fold(c, |p, r: &&std::ffi::OsStr| p.join(r));
+            return rest.iter().rev().fold(c, |p, r: &&std::ffi::OsStr| p.join(r));
         }
         match (existing.parent(), existing.file_name()) {
             (Some(parent), Some(name)) => {
@@ -538,11 +395,7 @@ impl FileSet {
     /// deleting through it would touch a file outside the output folder.
     fn no_linked_folder(&self, path: &Path) -> io::Result<()> {
         let anchor = self.anchor(path);
-        for dir in path
-            .ancestors()
-            .skip(1)
-            .take_while(|d| d.starts_with(anchor) && *d != anchor)
-        {
+        for dir in path.ancestors().skip(1).take_while(|d| d.starts_with(anchor) && *d != anchor) {
             if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
                 return Err(refused(format!(
                     "refusing to write {}: {} is a symbolic link inside the output folder, and the generator never writes or deletes through one; remove the link or choose another output folder",
@@ -562,33 +415,20 @@ impl FileSet {
     fn previous(&self) -> BTreeMap<PathBuf, String> {
         let mut out = BTreeMap::new();
         let manifest = self.layout.root.join("manifest.json");
-        if !std::fs::symlink_metadata(&manifest).is_ok_and(|m| m.is_file())
-            || self.no_linked_folder(&manifest).is_err()
-        {
+        if !std::fs::symlink_metadata(&manifest).is_ok_and(|m| m.is_file()) || self.no_linked_folder(&manifest).is_err() {
             return out;
         }
-        let Ok(text) = std::fs::read_to_string(&manifest) else {
-            return out;
-        };
-        let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
-            return out;
-        };
+        let Ok(text) = std::fs::read_to_string(&manifest) else { return out };
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return out };
         let constraints = relative(&self.layout.root, &self.layout.constraints);
         for f in json["files"].as_array().into_iter().flatten() {
-            let (Some(path), Some(sha)) = (f["path"].as_str(), f["sha256"].as_str()) else {
-                continue;
-            };
+            let (Some(path), Some(sha)) = (f["path"].as_str(), f["sha256"].as_str()) else { continue };
             let shaped = match path.rsplit_once('/') {
                 Some((dir, file)) => match file.rsplit_once('.') {
-                    Some((n, ext)) => {
-                        is_name(n) && matches!((dir, ext), ("rtl" | "demo", "v") | ("docs", "md"))
-                            || (dir == constraints && is_name(n) && matches!(ext, "xdc" | "sdc"))
-                    }
+                    Some((n, ext)) => is_name(n) && matches!((dir, ext), ("rtl" | "demo", "v") | ("docs", "md")) || (dir == constraints && is_name(n) && matches!(ext, "xdc" | "sdc")),
                     None => false,
                 },
-                None => path
-                    .rsplit_once('.')
-                    .is_some_and(|(n, ext)| is_name(n) && matches!(ext, "f" | "core")),
+                None => path.rsplit_once('.').is_some_and(|(n, ext)| is_name(n) && matches!(ext, "f" | "core")),
             };
             if !shaped {
                 continue;
@@ -614,10 +454,7 @@ impl FileSet {
         for path in self.files.keys() {
             self.no_linked_folder(path)?;
             if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-                return Err(refused(format!(
-                    "refusing to write {}: a folder is in the way",
-                    path.display()
-                )));
+                return Err(refused(format!("refusing to write {}: a folder is in the way", path.display())));
             }
         }
         let previous = self.previous();
@@ -649,10 +486,7 @@ impl FileSet {
         }
         for dir in self.layout.owned_dirs() {
             for p in files_under(&dir)? {
-                if !self.files.contains_key(&p)
-                    && !report.removed.contains(&p)
-                    && !report.left.contains(&p)
-                {
+                if !self.files.contains_key(&p) && !report.removed.contains(&p) && !report.left.contains(&p) {
                     report.left.push(p);
                 }
             }
@@ -667,10 +501,7 @@ impl FileSet {
         for (path, bytes) in &self.files {
             match std::fs::read(path) {
                 Err(_) => stale.push(Stale::Missing(path.clone())),
-                Ok(disk) if disk != *bytes => stale.push(Stale::Changed {
-                    path: path.clone(),
-                    diff: short_diff(&disk, bytes),
-                }),
+                Ok(disk) if disk != *bytes => stale.push(Stale::Changed { path: path.clone(), diff: short_diff(&disk, bytes) }),
                 Ok(_) => {}
             }
         }
@@ -681,15 +512,8 @@ impl FileSet {
                 if self.files.contains_key(&p) || seen.contains(&p) {
                     continue;
                 }
-                let ours = previous.get(&p).is_some_and(|sha| {
-                    std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file())
-                        && std::fs::read(&p).is_ok_and(|b| sha256_hex(&b) == *sha)
-                });
-                stale.push(if ours {
-                    Stale::Extra(p.clone())
-                } else {
-                    Stale::Foreign(p.clone())
-                });
+                let ours = previous.get(&p).is_some_and(|sha| std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) && std::fs::read(&p).is_ok_and(|b| sha256_hex(&b) == *sha));
+                stale.push(if ours { Stale::Extra(p.clone()) } else { Stale::Foreign(p.clone()) });
                 seen.push(p);
             }
         }
@@ -701,19 +525,13 @@ impl FileSet {
 /// replaced, not followed, and a reader never sees half a file.
 fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     use std::io::Write;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.rtl-gen-new"));
     // A leftover of an interrupted run (or anything at that name) is removed, not followed.
     if std::fs::symlink_metadata(&tmp).is_ok() {
         std::fs::remove_file(&tmp)?;
     }
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)?;
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
     f.write_all(bytes)?;
     drop(f);
     std::fs::rename(&tmp, path)
@@ -724,20 +542,12 @@ fn short_diff(disk: &[u8], fresh: &[u8]) -> String {
     let a = String::from_utf8_lossy(disk);
     let b = String::from_utf8_lossy(fresh);
     let diff = similar::TextDiff::from_lines(a.as_ref(), b.as_ref());
-    let text = diff
-        .unified_diff()
-        .context_radius(2)
-        .header("on disk", "generator")
-        .to_string();
+    let text = diff.unified_diff().context_radius(2).header("on disk", "generator").to_string();
     let lines: Vec<&str> = text.lines().collect();
-    let mut out: String = lines
-        .iter()
-        .take(40)
-        .map(|l| {
-            let l: String = l.chars().take(160).collect();
-            format!("    {l}\n")
-        })
-        .collect();
+    let mut out: String = lines.iter().take(40).map(|l| {
+        let l: String = l.chars().take(160).collect();
+        format!("    {l}\n")
+    }).collect();
     if lines.len() > 40 {
         out.push_str(&format!("    ... {} more diff lines\n", lines.len() - 40));
     }

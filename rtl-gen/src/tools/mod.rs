@@ -60,19 +60,9 @@ pub enum ToolError {
 impl TreeManifest {
     pub fn load(tree: &Path) -> Result<TreeManifest, ToolError> {
         let path = tree.join("manifest.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| ToolError::Manifest {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        let manifest: TreeManifest =
-            serde_json::from_str(&text).map_err(|e| ToolError::Manifest {
-                path: path.display().to_string(),
-                reason: e.to_string(),
-            })?;
-        manifest.validate().map_err(|reason| ToolError::Manifest {
-            path: path.display().to_string(),
-            reason,
-        })?;
+        let text = std::fs::read_to_string(&path).map_err(|e| ToolError::Manifest { path: path.display().to_string(), reason: e.to_string() })?;
+        let manifest: TreeManifest = serde_json::from_str(&text).map_err(|e| ToolError::Manifest { path: path.display().to_string(), reason: e.to_string() })?;
+        manifest.validate().map_err(|reason| ToolError::Manifest { path: path.display().to_string(), reason })?;
         Ok(manifest)
     }
 
@@ -82,46 +72,24 @@ impl TreeManifest {
     /// possibly someone else's: nothing in it may reach a tool as a command or an option.
     fn validate(&self) -> Result<(), String> {
         if !is_identifier(&self.design) {
-            return Err(format!(
-                "design name `{}` is not an identifier",
-                self.design.escape_debug()
-            ));
+            return Err(format!("design name `{}` is not an identifier", self.design.escape_debug()));
         }
         for (i, m) in self.modules.iter().enumerate() {
             let at = |what: String| format!("modules[{i}]: {what}");
             if !is_identifier(&m.name) {
-                return Err(at(format!(
-                    "name `{}` is not a Verilog identifier",
-                    m.name.escape_debug()
-                )));
+                return Err(at(format!("name `{}` is not a Verilog identifier", m.name.escape_debug())));
             }
             if !is_tree_path(&m.file) || !m.file.ends_with(".v") {
                 return Err(at(format!("file `{}` of module {} is not a relative .v path inside the tree (letters, digits, `_`, `-`, `.` in each folder name, no `..`)", m.file.escape_debug(), m.name)));
             }
-            let names = m
-                .depends
-                .iter()
-                .map(|d| ("depends", d))
-                .chain(m.ports.iter().map(|p| ("port", &p.name)))
-                .chain(m.clock.iter().map(|c| ("clock", c)))
-                .chain(m.reset.iter().map(|r| ("reset", &r.name)));
+            let names = m.depends.iter().map(|d| ("depends", d)).chain(m.ports.iter().map(|p| ("port", &p.name))).chain(m.clock.iter().map(|c| ("clock", c))).chain(m.reset.iter().map(|r| ("reset", &r.name)));
             for (what, name) in names {
                 if !is_identifier(name) {
-                    return Err(at(format!(
-                        "{what} `{}` of module {} is not a Verilog identifier",
-                        name.escape_debug(),
-                        m.name
-                    )));
+                    return Err(at(format!("{what} `{}` of module {} is not a Verilog identifier", name.escape_debug(), m.name)));
                 }
             }
-            if m.ports
-                .iter()
-                .any(|p| p.dir != "input" && p.dir != "output")
-            {
-                return Err(at(format!(
-                    "a port of module {} has a direction other than input or output",
-                    m.name
-                )));
+            if m.ports.iter().any(|p| p.dir != "input" && p.dir != "output") {
+                return Err(at(format!("a port of module {} has a direction other than input or output", m.name)));
             }
         }
         Ok(())
@@ -151,8 +119,7 @@ impl TreeManifest {
 /// which Tcl would substitute).
 pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.bytes();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_') && chars.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// A relative path inside a tree: `/`-separated components of letters, digits, `_`, `-` and
@@ -162,10 +129,7 @@ pub fn is_tree_path(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 255
         && s.split('/').all(|c| {
-            !c.is_empty()
-                && !c.starts_with(['.', '-'])
-                && c.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+            !c.is_empty() && !c.starts_with(['.', '-']) && c.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
         })
 }
 
@@ -173,48 +137,26 @@ pub fn is_tree_path(s: &str) -> bool {
 /// path holding a quote, a backslash, a control character or a character a script or Tcl gives
 /// a meaning to (`;`, `$`, `[`, `]`, `{`, `}`, `#`, a backtick) is refused rather than passed.
 pub fn yosys_word(path: &Path) -> Result<String, ToolError> {
-    let text = path.to_str().ok_or_else(|| ToolError::UnsafePath {
-        path: path.display().to_string(),
-        reason: "not UTF-8".into(),
-    })?;
-    if let Some(c) = text.chars().find(|&c| {
-        c.is_control()
-            || matches!(
-                c,
-                '"' | '\\' | ';' | '$' | '[' | ']' | '{' | '}' | '#' | '`'
-            )
-    }) {
-        return Err(ToolError::UnsafePath {
-            path: text.escape_debug().to_string(),
-            reason: format!("it holds {:?}, which a Yosys script cannot quote", c),
-        });
+    let text = path.to_str().ok_or_else(|| ToolError::UnsafePath { path: path.display().to_string(), reason: "not UTF-8".into() })?;
+    if let Some(c) = text.chars().find(|&c| c.is_control() || matches!(c, '"' | '\\' | ';' | '$' | '[' | ']' | '{' | '}' | '#' | '`')) {
+        return Err(ToolError::UnsafePath { path: text.escape_debug().to_string(), reason: format!("it holds {:?}, which a Yosys script cannot quote", c) });
     }
     Ok(format!("\"{text}\""))
 }
 
 /// [`yosys_word`] of each path, joined by spaces.
 pub fn yosys_words(paths: &[PathBuf]) -> Result<String, ToolError> {
-    Ok(paths
-        .iter()
-        .map(|p| yosys_word(p))
-        .collect::<Result<Vec<_>, _>>()?
-        .join(" "))
+    Ok(paths.iter().map(|p| yosys_word(p)).collect::<Result<Vec<_>, _>>()?.join(" "))
 }
 
 /// The number of parallel tool runs: the machine's cores.
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 /// `f` over `items` on `jobs` threads, taking items in order; results in completion order.
 /// EDA runs are independent processes, so a simple shared queue is all the scheduling needed.
-pub fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    jobs: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::with_capacity(items.len()));
     std::thread::scope(|s| {
@@ -233,10 +175,7 @@ pub fn parallel_map<T: Sync, R: Send>(
 /// Run a tool, returning (success, stdout + stderr).
 pub fn run(cmd: &mut Command) -> Result<(bool, String), ToolError> {
     let tool = cmd.get_program().to_string_lossy().into_owned();
-    let out = cmd.output().map_err(|e| ToolError::Missing {
-        tool,
-        reason: e.to_string(),
-    })?;
+    let out = cmd.output().map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     Ok((out.status.success(), text))
@@ -253,10 +192,7 @@ pub struct ToolUsage {
 impl ToolUsage {
     /// Two runs of one measurement (the ABC fallback): CPU adds up, memory peaks.
     pub fn then(self, next: ToolUsage) -> ToolUsage {
-        ToolUsage {
-            cpu_seconds: self.cpu_seconds + next.cpu_seconds,
-            peak_mb: self.peak_mb.max(next.peak_mb),
-        }
+        ToolUsage { cpu_seconds: self.cpu_seconds + next.cpu_seconds, peak_mb: self.peak_mb.max(next.peak_mb) }
     }
 }
 
@@ -276,20 +212,14 @@ impl Piped {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
-            .map_err(|e| ToolError::Missing {
-                tool,
-                reason: e.to_string(),
-            })?;
+            .map_err(|e| ToolError::Missing { tool, reason: e.to_string() })?;
         let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
         let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
         Ok(Piped { child, out, err })
     }
 
     /// stdout then stderr, once the tool has ended.
-    fn text(
-        out: std::thread::JoinHandle<Vec<u8>>,
-        err: std::thread::JoinHandle<Vec<u8>>,
-    ) -> String {
+    fn text(out: std::thread::JoinHandle<Vec<u8>>, err: std::thread::JoinHandle<Vec<u8>>) -> String {
         let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
         text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
         text
@@ -328,28 +258,14 @@ pub fn run_measured(cmd: &mut Command) -> Result<(bool, String, ToolUsage), Tool
     }
     let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     // Linux reports `ru_maxrss` in KiB.
-    let usage = ToolUsage {
-        cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-        peak_mb: usage.ru_maxrss as f64 / 1024.0,
-    };
-    Ok((
-        std::process::ExitStatus::from_raw(status).success(),
-        Piped::text(out, err),
-        usage,
-    ))
+    let usage = ToolUsage { cpu_seconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), peak_mb: usage.ru_maxrss as f64 / 1024.0 };
+    Ok((std::process::ExitStatus::from_raw(status).success(), Piped::text(out, err), usage))
 }
 
 /// [`run`] for at most `limit`: (success, or `None` when the tool was stopped at the limit;
 /// stdout + stderr, up to the stop).
-pub fn run_limited(
-    cmd: &mut Command,
-    limit: std::time::Duration,
-) -> Result<(Option<bool>, String), ToolError> {
-    let Piped {
-        mut child,
-        out,
-        err,
-    } = Piped::spawn(cmd)?;
+pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<(Option<bool>, String), ToolError> {
+    let Piped { mut child, out, err } = Piped::spawn(cmd)?;
     let start = std::time::Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -372,21 +288,10 @@ mod tests {
     #[test]
     fn a_limited_run_is_stopped_and_keeps_what_it_printed() {
         let limit = std::time::Duration::from_secs(2);
-        let (status, text) = run_limited(
-            Command::new("sh").args(["-c", "echo placing; exec sleep 30"]),
-            limit,
-        )
-        .expect("sh runs");
+        let (status, text) = run_limited(Command::new("sh").args(["-c", "echo placing; exec sleep 30"]), limit).expect("sh runs");
         assert_eq!(status, None, "stopped at the limit");
-        assert!(
-            text.contains("placing"),
-            "the output up to the stop is kept: {text:?}"
-        );
-        let (status, text) = run_limited(
-            Command::new("sh").args(["-c", "echo done; exit 2"]),
-            limit * 15,
-        )
-        .expect("sh runs");
+        assert!(text.contains("placing"), "the output up to the stop is kept: {text:?}");
+        let (status, text) = run_limited(Command::new("sh").args(["-c", "echo done; exit 2"]), limit * 15).expect("sh runs");
         assert_eq!((status, text.as_str()), (Some(false), "done\n"));
     }
 
@@ -394,23 +299,13 @@ mod tests {
     fn measured_runs_count_the_grandchildren_and_keep_status_and_output() {
         // The busy loop runs in a grandchild, as ABC runs under Yosys.
         let busy = "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'; echo done; echo oops >&2; exit 3";
-        let (ok, text, usage) =
-            run_measured(Command::new("sh").args(["-c", busy])).expect("sh runs");
+        let (ok, text, usage) = run_measured(Command::new("sh").args(["-c", busy])).expect("sh runs");
         assert!(!ok, "exit 3 is a failure");
         assert!(text.contains("done") && text.contains("oops"), "{text}");
-        assert!(
-            usage.cpu_seconds > 0.05,
-            "the grandchild's loop is counted: {usage:?}"
-        );
+        assert!(usage.cpu_seconds > 0.05, "the grandchild's loop is counted: {usage:?}");
         assert!(usage.peak_mb > 0.5 && usage.peak_mb < 1000.0, "{usage:?}");
         let (ok, _, quick) = run_measured(&mut Command::new("true")).expect("true runs");
-        assert!(
-            ok && quick.cpu_seconds < usage.cpu_seconds,
-            "{quick:?} vs {usage:?}"
-        );
-        assert!(matches!(
-            run_measured(&mut Command::new("no-such-tool-rtlgen")),
-            Err(ToolError::Missing { .. })
-        ));
+        assert!(ok && quick.cpu_seconds < usage.cpu_seconds, "{quick:?} vs {usage:?}");
+        assert!(matches!(run_measured(&mut Command::new("no-such-tool-rtlgen")), Err(ToolError::Missing { .. })));
     }
 }

@@ -63,13 +63,7 @@ impl Flow {
     /// block RAM as an FPGA flow maps them (a replay buffer or a FIFO as flip-flops says little
     /// about its cost), and only the multi-megabyte modules take the fast LUT mapping.
     pub fn auto(tree: &Path, manifest: &TreeManifest, module: &str) -> Flow {
-        let bytes: u64 = manifest
-            .sources(tree, module)
-            .iter()
-            .filter_map(|p| std::fs::metadata(p).ok())
-            .map(|m| m.len())
-            .max()
-            .unwrap_or(0);
+        let bytes: u64 = manifest.sources(tree, module).iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).max().unwrap_or(0);
         if bytes > AUTO_FAST_BYTES {
             Flow::Fast
         } else {
@@ -126,8 +120,7 @@ const BRAM_CELL: &str = "$__XILINX_BLOCKRAM";
 
 /// Yosys 0.23's default `abc -lut 6` script (`yosys -h abc`, "for -lut/-luts (only one LUT
 /// size)") without its final `lutpack -S 1`, in `abc -script +…` form (commas for blanks).
-pub const NO_LUTPACK_SCRIPT: &str =
-    "+strash;&get,-n;&fraig,-x;&put;scorr;dc2;dretime;strash;dch,-f;if;mfs2";
+pub const NO_LUTPACK_SCRIPT: &str = "+strash;&get,-n;&fraig,-x;&put;scorr;dc2;dretime;strash;dch,-f;if;mfs2";
 
 /// Which ABC script the LUT mapping of [`Flow::Full`] and [`Flow::Bram`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,25 +134,14 @@ enum LutScript {
 /// The Yosys script; with `netlist`, the LUT-mapped netlist (block RAMs deleted, as `ltp` sees
 /// it) is also written there as Yosys JSON, for `scripts/lut-depth-per-register`.
 /// `files` and `netlist` are quoted script words ([`super::yosys_words`]).
-fn script_to(
-    files: &str,
-    top: &str,
-    flow: Flow,
-    lut_script: LutScript,
-    netlist: Option<&str>,
-) -> String {
+fn script_to(files: &str, top: &str, flow: Flow, lut_script: LutScript, netlist: Option<&str>) -> String {
     let (fine, lut_map) = match (flow, lut_script) {
         (Flow::Full | Flow::Bram, LutScript::Default) => ("", "abc -lut 6".to_string()),
-        (Flow::Full | Flow::Bram, LutScript::NoLutpack) => {
-            ("", format!("abc -lut 6 -script {NO_LUTPACK_SCRIPT}"))
-        }
+        (Flow::Full | Flow::Bram, LutScript::NoLutpack) => ("", format!("abc -lut 6 -script {NO_LUTPACK_SCRIPT}")),
         (Flow::Fast, _) => (" -noabc", "abc -lut 6 -fast".to_string()),
     };
     let (libmap, cut_rams) = match flow {
-        Flow::Bram => (
-            format!("{BRAM_LIBMAP}; "),
-            format!("delete t:{BRAM_CELL}*; "),
-        ),
+        Flow::Bram => (format!("{BRAM_LIBMAP}; "), format!("delete t:{BRAM_CELL}*; ")),
         _ => (String::new(), String::new()),
     };
     format!(
@@ -184,9 +166,7 @@ fn cell_counts(log: &str) -> Vec<(String, u64)> {
         if in_cells {
             let mut parts = t.split_whitespace();
             match (parts.next(), parts.next()) {
-                (Some(cell), Some(n)) if cell.starts_with('$') => {
-                    out.push((cell.to_string(), n.parse().unwrap_or(0)))
-                }
+                (Some(cell), Some(n)) if cell.starts_with('$') => out.push((cell.to_string(), n.parse().unwrap_or(0))),
                 _ if t.is_empty() => in_cells = false,
                 _ => {}
             }
@@ -196,11 +176,7 @@ fn cell_counts(log: &str) -> Vec<(String, u64)> {
 }
 
 fn field(log: &str, key: &str) -> u64 {
-    log.lines()
-        .filter_map(|l| l.trim().strip_prefix(key))
-        .filter_map(|v| v.trim().parse().ok())
-        .next_back()
-        .unwrap_or(0)
+    log.lines().filter_map(|l| l.trim().strip_prefix(key)).filter_map(|v| v.trim().parse().ok()).next_back().unwrap_or(0)
 }
 
 /// Why ABC failed inside Yosys, from the log of a failed run: `ABC: execution of command …
@@ -208,19 +184,9 @@ fn field(log: &str, key: &str) -> u64 {
 /// and ABC's last message before it; `None` when the run failed for another reason.
 pub fn abc_failure(log: &str) -> Option<String> {
     let lines: Vec<&str> = log.lines().map(str::trim).collect();
-    let at = lines
-        .iter()
-        .position(|l| l.contains("ABC: execution of command") && l.contains("failed"))?;
-    let code = lines[at]
-        .rsplit_once("failed:")
-        .map(|(_, c)| c.trim().trim_end_matches('.'))
-        .unwrap_or("failed");
-    let last = lines[..at]
-        .iter()
-        .rev()
-        .filter_map(|l| l.strip_prefix("ABC:"))
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('+'));
+    let at = lines.iter().position(|l| l.contains("ABC: execution of command") && l.contains("failed"))?;
+    let code = lines[at].rsplit_once("failed:").map(|(_, c)| c.trim().trim_end_matches('.')).unwrap_or("failed");
+    let last = lines[..at].iter().rev().filter_map(|l| l.strip_prefix("ABC:")).map(str::trim).find(|l| !l.is_empty() && !l.starts_with('+'));
     Some(match last {
         Some(msg) => format!("{code}: {msg}"),
         None => code.to_string(),
@@ -231,20 +197,10 @@ pub fn parse_log(module: &str, flow: Flow, log: &str, seconds: f64) -> SynthRow 
     let (coarse, fine) = log.split_once(FINAL_MARK).unwrap_or(("", log));
     let coarse_cells = cell_counts(coarse);
     let fine_cells = cell_counts(fine);
-    let count = |cells: &[(String, u64)], f: &dyn Fn(&str) -> bool| {
-        cells
-            .iter()
-            .filter(|(c, _)| f(c))
-            .map(|(_, n)| n)
-            .sum::<u64>()
-    };
+    let count = |cells: &[(String, u64)], f: &dyn Fn(&str) -> bool| cells.iter().filter(|(c, _)| f(c)).map(|(_, n)| n).sum::<u64>();
     let lut_depth = fine
         .lines()
-        .filter_map(|l| {
-            l.split_once("(length=")
-                .and_then(|(_, r)| r.split(')').next())
-                .and_then(|n| n.parse().ok())
-        })
+        .filter_map(|l| l.split_once("(length=").and_then(|(_, r)| r.split(')').next()).and_then(|n| n.parse().ok()))
         .next_back()
         .unwrap_or(0);
     SynthRow {
@@ -263,42 +219,22 @@ pub fn parse_log(module: &str, flow: Flow, log: &str, seconds: f64) -> SynthRow 
     }
 }
 
-pub fn synth_module(
-    tree: &Path,
-    manifest: &TreeManifest,
-    module: &str,
-    flow: Flow,
-) -> Result<(SynthRow, String), ToolError> {
+pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow) -> Result<(SynthRow, String), ToolError> {
     synth_module_to(tree, manifest, module, flow, None)
 }
 
 /// [`synth_module`], also writing the LUT-mapped netlist as Yosys JSON to `netlist`.
-pub fn synth_module_to(
-    tree: &Path,
-    manifest: &TreeManifest,
-    module: &str,
-    flow: Flow,
-    netlist: Option<&Path>,
-) -> Result<(SynthRow, String), ToolError> {
+pub fn synth_module_to(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow, netlist: Option<&Path>) -> Result<(SynthRow, String), ToolError> {
     let files = super::yosys_words(&manifest.sources(tree, module))?;
     let netlist = netlist.map(super::yosys_word).transpose()?;
-    synth_with(module, flow, &|lut_script| {
-        run_measured(Command::new("yosys").args([
-            "-p",
-            &script_to(&files, module, flow, lut_script, netlist.as_deref()),
-        ]))
-    })
+    synth_with(module, flow, &|lut_script| run_measured(Command::new("yosys").args(["-p", &script_to(&files, module, flow, lut_script, netlist.as_deref())])))
 }
 
 /// One module through `flow`, Yosys being `yosys(script)` → (success, log): Yosys's own LUT
 /// script first, and when ABC fails on it in the full or block-RAM flow, a second run with
 /// [`NO_LUTPACK_SCRIPT`] whose row records the first failure in `abc_fallback`. The log is the
 /// last run's. Any other failure (or ABC failing again) is an error naming the module.
-fn synth_with(
-    module: &str,
-    flow: Flow,
-    yosys: &dyn Fn(LutScript) -> Result<(bool, String, ToolUsage), ToolError>,
-) -> Result<(SynthRow, String), ToolError> {
+fn synth_with(module: &str, flow: Flow, yosys: &dyn Fn(LutScript) -> Result<(bool, String, ToolUsage), ToolError>) -> Result<(SynthRow, String), ToolError> {
     let start = std::time::Instant::now();
     let (mut ok, mut log, mut usage) = yosys(LutScript::Default)?;
     let mut fallback = None;
@@ -314,16 +250,8 @@ fn synth_with(
     let seconds = start.elapsed().as_secs_f64();
     if !ok {
         let tail: Vec<&str> = log.lines().rev().take(15).collect();
-        let retried = fallback
-            .as_deref()
-            .map(|why| {
-                format!(" (also without lutpack, after ABC failed with Yosys's script: {why})")
-            })
-            .unwrap_or_default();
-        return Err(ToolError::Io(std::io::Error::other(format!(
-            "yosys failed on {module}{retried}:\n{}",
-            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-        ))));
+        let retried = fallback.as_deref().map(|why| format!(" (also without lutpack, after ABC failed with Yosys's script: {why})")).unwrap_or_default();
+        return Err(ToolError::Io(std::io::Error::other(format!("yosys failed on {module}{retried}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")))));
     }
     let mut row = parse_log(module, flow, &log, seconds);
     row.abc_fallback = fallback;
@@ -333,24 +261,10 @@ fn synth_with(
 
 /// The report as an aligned text table.
 pub fn table(rows: &[SynthRow]) -> String {
-    let w = rows
-        .iter()
-        .map(|r| r.module.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
+    let w = rows.iter().map(|r| r.module.len()).max().unwrap_or(6).max(6);
     let mut s = format!(
         "| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} | {:>7} | {:>7} |\n",
-        "module",
-        "LUT6",
-        "FFs",
-        "mems",
-        "mem bits",
-        "BRAM",
-        "LUT depth",
-        "flow",
-        "CPU s",
-        "peak MB"
+        "module", "LUT6", "FFs", "mems", "mem bits", "BRAM", "LUT depth", "flow", "CPU s", "peak MB"
     );
     let rule = [w + 2, 9, 8, 6, 11, 6, 11, 6, 9, 9].map(|n| "-".repeat(n));
     s.push_str(&format!("|{}|\n", rule.join("|")));
@@ -371,10 +285,7 @@ pub fn table(rows: &[SynthRow]) -> String {
     }
     for r in rows {
         if let Some(why) = &r.abc_fallback {
-            s.push_str(&format!(
-                "{}: ABC failed with Yosys's LUT script ({why}); mapped with it minus lutpack\n",
-                r.module
-            ));
+            s.push_str(&format!("{}: ABC failed with Yosys's LUT script ({why}); mapped with it minus lutpack\n", r.module));
         }
     }
     s
@@ -408,17 +319,7 @@ endmodule
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("ramtop.v");
         std::fs::write(&file, text).expect("write");
-        let (ok, log) = run(Command::new("yosys").args([
-            "-p",
-            &script_to(
-                &super::super::yosys_word(&file).expect("a plain temp path"),
-                "ramtop",
-                flow,
-                lut_script,
-                None,
-            ),
-        ]))
-        .expect("yosys installed");
+        let (ok, log) = run(Command::new("yosys").args(["-p", &script_to(&super::super::yosys_word(&file).expect("a plain temp path"), "ramtop", flow, lut_script, None)])).expect("yosys installed");
         assert!(ok, "{log}");
         (parse_log("ramtop", flow, &log, 0.0), log)
     }
@@ -437,27 +338,14 @@ endmodule
         assert!(bram.ffs <= 40, "{bram:?}");
         let full = synth_ram(Flow::Full);
         assert_eq!(full.block_rams, 0);
-        assert!(
-            full.ffs >= 64 * 36,
-            "the full flow flattens the RAM: {full:?}"
-        );
-        assert!(
-            full.lut_depth > bram.lut_depth,
-            "the read multiplexer: {full:?}"
-        );
+        assert!(full.ffs >= 64 * 36, "the full flow flattens the RAM: {full:?}");
+        assert!(full.lut_depth > bram.lut_depth, "the read multiplexer: {full:?}");
         // A LUT-RAM hint (as the RIFL TX buffer's) still maps: to block RAM, the only RAM the
         // library has, instead of `memory_libmap` failing with "no valid mapping".
-        let hinted = RAM.replace(
-            "    reg [35:0] mem",
-            "    (* ram_style = \"distributed\" *) reg [35:0] mem",
-        );
+        let hinted = RAM.replace("    reg [35:0] mem", "    (* ram_style = \"distributed\" *) reg [35:0] mem");
         assert!(hinted.contains("distributed"));
         let (row, _) = synth_text(&hinted, Flow::Bram, LutScript::Default);
-        assert_eq!(
-            (row.block_rams, row.lut_depth),
-            (bram.block_rams, bram.lut_depth),
-            "{row:?}"
-        );
+        assert_eq!((row.block_rams, row.lut_depth), (bram.block_rams, bram.lut_depth), "{row:?}");
         assert!(table(&[bram]).contains("| bram |"));
     }
 
@@ -465,40 +353,21 @@ endmodule
     /// minus `lutpack`: ABC echoes every command it runs (`ABC: + cmd`).
     #[test]
     fn the_no_lutpack_script_runs_yosys_lut_script_without_lutpack() {
-        let abc_commands = |log: &str| -> Vec<String> {
-            log.lines()
-                .filter_map(|l| l.trim().strip_prefix("ABC: + "))
-                .map(|c| c.split_whitespace().next().unwrap_or("").to_string())
-                .collect()
-        };
+        let abc_commands = |log: &str| -> Vec<String> { log.lines().filter_map(|l| l.trim().strip_prefix("ABC: + ")).map(|c| c.split_whitespace().next().unwrap_or("").to_string()).collect() };
         let (default, log) = synth_ram_with(Flow::Bram, LutScript::Default);
         let with_lutpack = abc_commands(&log);
-        assert_eq!(
-            with_lutpack.last().map(String::as_str),
-            Some("write_blif"),
-            "{with_lutpack:?}"
-        );
-        assert!(
-            with_lutpack.iter().any(|c| c == "lutpack"),
-            "{with_lutpack:?}"
-        );
+        assert_eq!(with_lutpack.last().map(String::as_str), Some("write_blif"), "{with_lutpack:?}");
+        assert!(with_lutpack.iter().any(|c| c == "lutpack"), "{with_lutpack:?}");
         let (fallback, log) = synth_ram_with(Flow::Bram, LutScript::NoLutpack);
         let without = abc_commands(&log);
-        let expected: Vec<String> = with_lutpack
-            .iter()
-            .filter(|c| *c != "lutpack")
-            .cloned()
-            .collect();
+        let expected: Vec<String> = with_lutpack.iter().filter(|c| *c != "lutpack").cloned().collect();
         // The gate-level `abc -fast` of `synth` runs first in both; the LUT scripts then differ
         // only by lutpack.
         assert_eq!(without, expected, "ABC commands with the fallback script");
         assert_eq!(fallback.block_rams, 1, "{fallback:?}");
         assert_eq!(fallback.ffs, default.ffs, "{fallback:?} vs {default:?}");
         assert!((2..=3).contains(&fallback.lut_depth), "{fallback:?}");
-        assert!(
-            fallback.luts >= default.luts && fallback.luts > 0,
-            "lutpack only merges LUTs: {fallback:?} vs {default:?}"
-        );
+        assert!(fallback.luts >= default.luts && fallback.luts > 0, "lutpack only merges LUTs: {fallback:?} vs {default:?}");
     }
 
     /// The tail of Yosys 0.23's log when ABC 1.01 aborts in `lutpack`: Yosys's error line
@@ -523,36 +392,19 @@ Longest topological path in top (length=3):
     fn abc_failure_names_the_return_code_and_abc_last_message() {
         let why = abc_failure(ABC_ABORT_LOG).expect("an ABC failure");
         assert_eq!(why, "return code 134: yosys-abc: src/opt/lpk/lpkCut.c:200: Lpk_CutTruth: Assertion `((unsigned)(ABC_PTRUINT_T)pFanin->pCopy) & 0xffff0000' failed.");
-        assert_eq!(
-            abc_failure("ERROR: Module `top' not found!\n"),
-            None,
-            "not an ABC failure"
-        );
+        assert_eq!(abc_failure("ERROR: Module `top' not found!\n"), None, "not an ABC failure");
         assert_eq!(abc_failure(MAPPED_LOG), None);
     }
 
     /// `synth_with` against a scripted Yosys: which scripts it runs, in which order, and what
     /// the row says.
-    fn fake_synth(
-        flow: Flow,
-        answers: Vec<(bool, &'static str)>,
-    ) -> (Result<(SynthRow, String), ToolError>, Vec<LutScript>) {
+    fn fake_synth(flow: Flow, answers: Vec<(bool, &'static str)>) -> (Result<(SynthRow, String), ToolError>, Vec<LutScript>) {
         let calls = std::cell::RefCell::new(Vec::new());
         let answers = std::cell::RefCell::new(answers.into_iter());
         let result = synth_with("top", flow, &|lut| {
             calls.borrow_mut().push(lut);
-            let (ok, log) = answers
-                .borrow_mut()
-                .next()
-                .expect("Yosys called more often than scripted");
-            Ok((
-                ok,
-                log.to_string(),
-                ToolUsage {
-                    cpu_seconds: 1.5,
-                    peak_mb: 100.0 * calls.borrow().len() as f64,
-                },
-            ))
+            let (ok, log) = answers.borrow_mut().next().expect("Yosys called more often than scripted");
+            Ok((ok, log.to_string(), ToolUsage { cpu_seconds: 1.5, peak_mb: 100.0 * calls.borrow().len() as f64 }))
         });
         (result, calls.into_inner())
     }
@@ -563,39 +415,22 @@ Longest topological path in top (length=3):
         assert_eq!(calls, [LutScript::Default, LutScript::NoLutpack]);
         let (row, _) = r.expect("the fallback maps the module");
         assert_eq!((row.luts, row.ffs, row.lut_depth), (8, 4, 3), "{row:?}");
-        let why = row
-            .abc_fallback
-            .clone()
-            .expect("the row records the fallback");
-        assert!(
-            why.contains("return code 134") && why.contains("Lpk_CutTruth"),
-            "{why}"
-        );
+        let why = row.abc_fallback.clone().expect("the row records the fallback");
+        assert!(why.contains("return code 134") && why.contains("Lpk_CutTruth"), "{why}");
         let json = serde_json::to_value(&row).expect("json");
         assert_eq!(json["abc_fallback"].as_str(), Some(why.as_str()), "{json}");
         // Both runs' CPU add up; the peak is the larger run's.
         assert_eq!((row.cpu_seconds, row.peak_mb), (3.0, 200.0), "{row:?}");
-        assert_eq!(
-            (json["cpu_seconds"].as_f64(), json["peak_mb"].as_f64()),
-            (Some(3.0), Some(200.0)),
-            "{json}"
-        );
+        assert_eq!((json["cpu_seconds"].as_f64(), json["peak_mb"].as_f64()), (Some(3.0), Some(200.0)), "{json}");
         let t = table(std::slice::from_ref(&row));
-        assert!(
-            t.contains("top: ABC failed with Yosys's LUT script (return code 134")
-                && t.contains("minus lutpack"),
-            "{t}"
-        );
+        assert!(t.contains("top: ABC failed with Yosys's LUT script (return code 134") && t.contains("minus lutpack"), "{t}");
 
         // Without a failure: one run, no note.
         let (r, calls) = fake_synth(Flow::Full, vec![(true, MAPPED_LOG)]);
         assert_eq!(calls, [LutScript::Default]);
         let row = r.expect("mapped").0;
         assert_eq!(row.abc_fallback, None);
-        assert_eq!(
-            serde_json::to_value(&row).expect("json")["abc_fallback"],
-            serde_json::Value::Null
-        );
+        assert_eq!(serde_json::to_value(&row).expect("json")["abc_fallback"], serde_json::Value::Null);
         assert!(!table(&[row]).contains("lutpack"));
     }
 
@@ -605,24 +440,15 @@ Longest topological path in top (length=3):
         let (r, calls) = fake_synth(Flow::Full, vec![(false, "ERROR: syntax error\n")]);
         assert_eq!(calls, [LutScript::Default]);
         let e = r.expect_err("a failed run is an error").to_string();
-        assert!(
-            e.contains("yosys failed on top") && e.contains("syntax error"),
-            "{e}"
-        );
+        assert!(e.contains("yosys failed on top") && e.contains("syntax error"), "{e}");
         // The fast flow has no lutpack to drop.
         let (r, calls) = fake_synth(Flow::Fast, vec![(false, ABC_ABORT_LOG)]);
         assert_eq!(calls, [LutScript::Default]);
         assert!(r.is_err());
         // ABC failing again: an error that says both runs failed.
-        let (r, calls) = fake_synth(
-            Flow::Bram,
-            vec![(false, ABC_ABORT_LOG), (false, ABC_ABORT_LOG)],
-        );
+        let (r, calls) = fake_synth(Flow::Bram, vec![(false, ABC_ABORT_LOG), (false, ABC_ABORT_LOG)]);
         assert_eq!(calls, [LutScript::Default, LutScript::NoLutpack]);
         let e = r.expect_err("both runs failed").to_string();
-        assert!(
-            e.contains("also without lutpack") && e.contains("return code 134"),
-            "{e}"
-        );
+        assert!(e.contains("also without lutpack") && e.contains("return code 134"), "{e}");
     }
 }

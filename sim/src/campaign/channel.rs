@@ -11,8 +11,8 @@
 //! (`sim/results/rifl_sweep.csv`) stays reproducible.
 
 use crate::Bits;
-use rtl_gen::blocks::rxl_endpoint::flit::{Flit, Header, TYPE_PAYLOAD};
 use rtl_gen::math::splitmix::SplitMix64;
+use rtl_gen::blocks::rxl_endpoint::flit::{Flit, Header, TYPE_PAYLOAD};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -40,10 +40,7 @@ impl Faults {
     }
     /// Independent bit errors only.
     pub fn ber(ber: f64) -> Faults {
-        Faults {
-            ber,
-            ..Faults::default()
-        }
+        Faults { ber, ..Faults::default() }
     }
 }
 
@@ -136,14 +133,7 @@ impl<T: Frame> Channel<T> {
     pub fn new(delay: usize, faults: Faults, seed: u64) -> Channel<T> {
         let mut rng = SplitMix64::new(seed);
         let gap = geometric(&mut rng, faults.ber);
-        Channel {
-            line: (0..delay).map(|_| None).collect(),
-            faults,
-            rng,
-            gap,
-            fec_ways: 3,
-            stats: ChannelStats::default(),
-        }
+        Channel { line: (0..delay).map(|_| None).collect(), faults, rng, gap, fec_ways: 3, stats: ChannelStats::default() }
     }
 
     /// Interleaved FEC groups the `uc` faults aim at (default 3: the CXL/PCIe 6 flit).
@@ -273,15 +263,7 @@ mod tests {
         }
         let rate = ch.stats.bit_errors as f64 / (10_000.0 * FLIT_BITS);
         assert!((rate - 1e-3).abs() < 1e-4, "measured BER {rate}");
-        let mut ch: Channel<Box<Flit>> = Channel::new(
-            0,
-            Faults {
-                drop: 0.1,
-                uc: 0.2,
-                ..Faults::none()
-            },
-            3,
-        );
+        let mut ch: Channel<Box<Flit>> = Channel::new(0, Faults { drop: 0.1, uc: 0.2, ..Faults::none() }, 3);
         let mut lost = 0;
         for _ in 0..10_000 {
             let out = ch.step(Some(f.clone()));
@@ -289,38 +271,15 @@ mod tests {
             if let Some(o) = out {
                 // A symbol error: exactly two bytes of one group of three differ.
                 let diff: Vec<usize> = (0..FLIT_BYTES).filter(|&i| o[i] != f[i]).collect();
-                assert!(
-                    diff.is_empty() || (diff.len() == 2 && diff[0] % 3 == diff[1] % 3),
-                    "{diff:?}"
-                );
+                assert!(diff.is_empty() || (diff.len() == 2 && diff[0] % 3 == diff[1] % 3), "{diff:?}");
             }
         }
         assert!((900..1100).contains(&lost), "{lost} drops");
-        assert!(
-            (1600..2000).contains(&ch.stats.uc_injected),
-            "{:?}",
-            ch.stats
-        );
-        let mut ch: Channel<Box<Flit>> = Channel::new(
-            0,
-            Faults {
-                burst: 1.0,
-                burst_bits: 40,
-                ..Faults::none()
-            },
-            4,
-        );
-        let o = ch
-            .step(Some(Box::new([0u8; FLIT_BYTES])))
-            .expect("not dropped");
-        let ones: Vec<usize> = (0..8 * FLIT_BYTES)
-            .filter(|&b| o[b / 8] >> (b % 8) & 1 == 1)
-            .collect();
-        assert_eq!(
-            ones.last().expect("burst") - ones[0],
-            39,
-            "a 40-bit burst spans first to last bit"
-        );
+        assert!((1600..2000).contains(&ch.stats.uc_injected), "{:?}", ch.stats);
+        let mut ch: Channel<Box<Flit>> = Channel::new(0, Faults { burst: 1.0, burst_bits: 40, ..Faults::none() }, 4);
+        let o = ch.step(Some(Box::new([0u8; FLIT_BYTES]))).expect("not dropped");
+        let ones: Vec<usize> = (0..8 * FLIT_BYTES).filter(|&b| o[b / 8] >> (b % 8) & 1 == 1).collect();
+        assert_eq!(ones.last().expect("burst") - ones[0], 39, "a 40-bit burst spans first to last bit");
     }
 
     #[test]

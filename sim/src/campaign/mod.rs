@@ -45,8 +45,8 @@
 pub mod channel;
 pub mod genz;
 pub mod progress;
-pub mod record;
 pub mod recxl;
+pub mod record;
 pub mod rifl;
 pub mod rxl;
 pub mod shard;
@@ -70,13 +70,7 @@ pub enum CampaignError {
     Config(String),
     /// A node running the RTL and the model in lockstep saw them disagree.
     #[error("{node}: RTL and model disagree at cycle {cycle} on {what}: RTL {rtl}, model {model}")]
-    Mismatch {
-        node: String,
-        cycle: u64,
-        what: String,
-        rtl: String,
-        model: String,
-    },
+    Mismatch { node: String, cycle: u64, what: String, rtl: String, model: String },
     /// The scoreboard found a packet lost, duplicated, reordered or corrupted.
     #[error("scoreboard: {0}")]
     Scoreboard(String),

@@ -34,11 +34,7 @@ pub struct Progress {
 impl Progress {
     /// A bar when stderr is a terminal, plain lines every 10 s otherwise.
     pub fn auto() -> Progress {
-        Progress::with_style(if std::io::stderr().is_terminal() {
-            ProgressStyle::Bar
-        } else {
-            ProgressStyle::Lines
-        })
+        Progress::with_style(if std::io::stderr().is_terminal() { ProgressStyle::Bar } else { ProgressStyle::Lines })
     }
 
     /// Nothing is printed.
@@ -47,20 +43,8 @@ impl Progress {
     }
 
     pub fn with_style(style: ProgressStyle) -> Progress {
-        let interval = if style == ProgressStyle::Bar {
-            Duration::from_millis(200)
-        } else {
-            Duration::from_secs(10)
-        };
-        Progress {
-            style,
-            interval,
-            label: String::new(),
-            unit: "cycles",
-            total: 0,
-            started: Instant::now(),
-            last: None,
-        }
+        let interval = if style == ProgressStyle::Bar { Duration::from_millis(200) } else { Duration::from_secs(10) };
+        Progress { style, interval, label: String::new(), unit: "cycles", total: 0, started: Instant::now(), last: None }
     }
 
     /// Minimum time between two updates.
@@ -112,16 +96,8 @@ impl Progress {
     fn print(&self, done: u64, end: bool) {
         let secs = self.started.elapsed().as_secs_f64();
         let rate = done as f64 / secs.max(1e-9);
-        let frac = if self.total == 0 {
-            1.0
-        } else {
-            (done as f64 / self.total as f64).min(1.0)
-        };
-        let eta = if done > 0 && !end {
-            self.total.saturating_sub(done) as f64 / rate
-        } else {
-            0.0
-        };
+        let frac = if self.total == 0 { 1.0 } else { (done as f64 / self.total as f64).min(1.0) };
+        let eta = if done > 0 && !end { self.total.saturating_sub(done) as f64 / rate } else { 0.0 };
         let mut err = std::io::stderr().lock();
         let _ = match self.style {
             ProgressStyle::Bar => {

@@ -5,10 +5,10 @@
 //! records are exact; ratios are methods.
 
 use super::channel::{ChannelStats, Faults};
+use super::rifl::sweep::{SweepResults, PointRecord};
 use super::genz::campaign::GenzResults;
-use super::recxl::campaign::RecxlResults;
-use super::rifl::sweep::{PointRecord, SweepResults};
 use super::rxl::RxlResults;
+use super::recxl::campaign::RecxlResults;
 use super::sue::campaign::SueResults;
 use super::CampaignError;
 use rtl_gen::blocks::rxl_endpoint::model::Counters;
@@ -32,14 +32,7 @@ pub struct EpCounters {
 
 impl From<Counters> for EpCounters {
     fn from(c: Counters) -> EpCounters {
-        EpCounters {
-            flits_sent: c.flits_sent,
-            replays: c.replays,
-            crc_fail: c.crc_fail,
-            fec_corrected: c.fec_corrected,
-            fec_uncorrectable: c.fec_uncorrectable,
-            nacks_sent: c.nacks_sent,
-        }
+        EpCounters { flits_sent: c.flits_sent, replays: c.replays, crc_fail: c.crc_fail, fec_corrected: c.fec_corrected, fec_uncorrectable: c.fec_uncorrectable, nacks_sent: c.nacks_sent }
     }
 }
 
@@ -93,17 +86,11 @@ mod pairs {
     use std::collections::BTreeMap;
 
     pub fn serialize<S: Serializer>(m: &BTreeMap<u64, u64>, s: S) -> Result<S::Ok, S::Error> {
-        m.iter()
-            .map(|(&k, &v)| [k, v])
-            .collect::<Vec<_>>()
-            .serialize(s)
+        m.iter().map(|(&k, &v)| [k, v]).collect::<Vec<_>>().serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<u64, u64>, D::Error> {
-        Ok(Vec::<[u64; 2]>::deserialize(d)?
-            .into_iter()
-            .map(|[k, v]| (k, v))
-            .collect())
+        Ok(Vec::<[u64; 2]>::deserialize(d)?.into_iter().map(|[k, v]| (k, v)).collect())
     }
 }
 
@@ -200,11 +187,7 @@ impl RxlRecord {
     }
     /// Zero ordering and data failures, nothing undelivered, drained.
     pub fn exactly_once(&self) -> bool {
-        self.drained
-            && self
-                .dirs
-                .iter()
-                .all(|d| d.ordering_failures == 0 && d.data_failures == 0 && d.undelivered() == 0)
+        self.drained && self.dirs.iter().all(|d| d.ordering_failures == 0 && d.data_failures == 0 && d.undelivered() == 0)
     }
     /// Adds another segment of the same (endpoint, topology).
     pub fn add(&mut self, o: &RxlRecord) {
@@ -257,11 +240,7 @@ pub fn rxl_summary(records: &[RxlRecord]) -> String {
     for r in records {
         let ev: u64 = r.dirs.iter().map(|d| d.ordering_events).sum();
         let pred: f64 = r.dirs.iter().map(|d| d.predicted_ordering_events()).sum();
-        let shadowed: f64 = r
-            .dirs
-            .iter()
-            .map(|d| d.predicted_ordering_events() * (1.0 - d.bw_loss()))
-            .sum();
+        let shadowed: f64 = r.dirs.iter().map(|d| d.predicted_ordering_events() * (1.0 - d.bw_loss())).sum();
         let p_ack = r.dirs.iter().map(|d| d.p_ack()).sum::<f64>() / 2.0;
         let loss = r.dirs.iter().map(|d| d.bw_loss()).sum::<f64>() / 2.0;
         let _ = writeln!(
@@ -339,14 +318,11 @@ impl ResultFile {
     }
 
     pub fn from_json(text: &str, origin: &str) -> Result<ResultFile, CampaignError> {
-        serde_json::from_str(text).map_err(|e| {
-            CampaignError::Config(format!("{origin}: not a campaign result file ({e})"))
-        })
+        serde_json::from_str(text).map_err(|e| CampaignError::Config(format!("{origin}: not a campaign result file ({e})")))
     }
 
     pub fn read(path: &Path) -> Result<ResultFile, CampaignError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| crate::SimError::io(format!("reading {}", path.display()), e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| crate::SimError::io(format!("reading {}", path.display()), e))?;
         ResultFile::from_json(&text, &path.display().to_string())
     }
 
@@ -371,13 +347,7 @@ impl ResultFile {
                 ResultFile::Sue(r) => sue.push(r),
             }
         }
-        let kinds = [
-            !rxl.is_empty(),
-            !rifl.is_empty(),
-            !genz.is_empty(),
-            !recxl.is_empty(),
-            !sue.is_empty(),
-        ];
+        let kinds = [!rxl.is_empty(), !rifl.is_empty(), !genz.is_empty(), !recxl.is_empty(), !sue.is_empty()];
         if kinds.iter().filter(|&&k| k).count() > 1 {
             return Err(CampaignError::Config("cannot merge results of different campaigns (RXL, RIFL sweep, Gen-Z, ReCXL, SUE) into one".into()));
         }
@@ -393,20 +363,13 @@ impl ResultFile {
         match (rxl.is_empty(), rifl.is_empty()) {
             (false, _) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
             (true, false) => Ok(ResultFile::RiflSweep(SweepResults::merge(rifl)?)),
-            (true, true) => Err(CampaignError::Config(
-                "nothing to merge: no result files".into(),
-            )),
+            (true, true) => Err(CampaignError::Config("nothing to merge: no result files".into())),
         }
     }
 
     /// Reads and merges result files.
     pub fn merge_files<P: AsRef<Path>>(paths: &[P]) -> Result<ResultFile, CampaignError> {
-        ResultFile::merge(
-            paths
-                .iter()
-                .map(|p| ResultFile::read(p.as_ref()))
-                .collect::<Result<Vec<_>, _>>()?,
-        )
+        ResultFile::merge(paths.iter().map(|p| ResultFile::read(p.as_ref())).collect::<Result<Vec<_>, _>>()?)
     }
 
     /// The campaign's Markdown report (tables as a single run prints them).
@@ -423,10 +386,7 @@ impl ResultFile {
     /// Writes `PREFIX.json`, `PREFIX.csv`, `PREFIX.md` (and `PREFIX.svg` for the sweep); returns
     /// the paths written.
     pub fn write_all(&self, prefix: &str) -> Result<Vec<String>, CampaignError> {
-        let mut files = vec![
-            (format!("{prefix}.json"), self.to_json()),
-            (format!("{prefix}.md"), self.report()),
-        ];
+        let mut files = vec![(format!("{prefix}.json"), self.to_json()), (format!("{prefix}.md"), self.report())];
         match self {
             ResultFile::Rxl(r) => files.push((format!("{prefix}.csv"), rxl_csv(&r.rows()))),
             ResultFile::Recxl(r) => files.push((format!("{prefix}.csv"), r.csv())),
@@ -454,11 +414,9 @@ impl ResultFile {
 /// Writes `text` to `path`, creating the folder.
 pub fn write_file(path: &Path, text: &str) -> Result<(), CampaignError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| crate::SimError::io(format!("creating {}", dir.display()), e))?;
+        std::fs::create_dir_all(dir).map_err(|e| crate::SimError::io(format!("creating {}", dir.display()), e))?;
     }
-    std::fs::write(path, text)
-        .map_err(|e| crate::SimError::io(format!("writing {}", path.display()), e))?;
+    std::fs::write(path, text).map_err(|e| crate::SimError::io(format!("writing {}", path.display()), e))?;
     Ok(())
 }
 
@@ -466,229 +424,79 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), CampaignError> {
 
 /// A hand-written SVG: bandwidth ratio and latency against BER (log axis), with the paper's
 /// two reference points marked and the Eq. 8 fit `(N_stall, slot FER)` if given.
-pub fn sweep_svg(
-    points: &[PointRecord],
-    base: &PointRecord,
-    cycle_ns: f64,
-    title: &str,
-    fit: Option<(f64, &dyn Fn(f64) -> f64)>,
-) -> String {
+pub fn sweep_svg(points: &[PointRecord], base: &PointRecord, cycle_ns: f64, title: &str, fit: Option<(f64, &dyn Fn(f64) -> f64)>) -> String {
     let (w, h) = (900.0, 640.0);
     let (x0, x1) = (90.0, 860.0);
     let panels = [(60.0, 280.0), (360.0, 580.0)];
     let lx = |ber: f64| x0 + (ber.log10() + 12.0) / 7.0 * (x1 - x0);
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        s,
-        r#"<rect width="100%" height="100%" fill="white"/><text x="{}" y="25" text-anchor="middle" font-size="15">{title}</text>"#,
-        w / 2.0
-    );
+    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#);
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/><text x="{}" y="25" text-anchor="middle" font-size="15">{title}</text>"#, w / 2.0);
     // Bandwidth ratio panel: 0..1.02.
     let (t0, t1) = panels[0];
     let ybw = |r: f64| t1 - (r.clamp(0.0, 1.02) / 1.02) * (t1 - t0);
     for k in 0..=5 {
         let r = k as f64 * 0.2;
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{r:.1}</text>"##,
-            x0 - 6.0,
-            ybw(r) + 4.0,
-            y = ybw(r)
-        );
+        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{r:.1}</text>"##, x0 - 6.0, ybw(r) + 4.0, y = ybw(r));
     }
-    let _ = writeln!(
-        s,
-        r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">bandwidth ratio</text>"#,
-        (t0 + t1) / 2.0,
-        (t0 + t1) / 2.0
-    );
+    let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">bandwidth ratio</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
     let line = |pts: Vec<(f64, f64)>, color: &str, dash: &str| -> String {
-        let d: Vec<String> = pts
-            .iter()
-            .enumerate()
-            .map(|(i, (x, y))| format!("{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" }))
-            .collect();
-        let mut o = format!(
-            r#"<path d="{}" fill="none" stroke="{color}" stroke-width="2" {dash}/>"#,
-            d.join(" ")
-        );
+        let d: Vec<String> = pts.iter().enumerate().map(|(i, (x, y))| format!("{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" })).collect();
+        let mut o = format!(r#"<path d="{}" fill="none" stroke="{color}" stroke-width="2" {dash}/>"#, d.join(" "));
         for (x, y) in pts {
-            let _ = write!(
-                o,
-                r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.5" fill="{color}"/>"#
-            );
+            let _ = write!(o, r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.5" fill="{color}"/>"#);
         }
         o
     };
-    let _ = writeln!(
-        s,
-        "{}",
-        line(
-            points
-                .iter()
-                .map(|p| (lx(p.ber), ybw(p.bw / base.bw)))
-                .collect(),
-            "#1f77b4",
-            ""
-        )
-    );
-    let _ = writeln!(
-        s,
-        r##"<text x="{:.1}" y="{:.1}" fill="#1f77b4">measured</text>"##,
-        x0 + 10.0,
-        t1 - 40.0
-    );
+    let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ybw(p.bw / base.bw))).collect(), "#1f77b4", ""));
+    let _ = writeln!(s, r##"<text x="{:.1}" y="{:.1}" fill="#1f77b4">measured</text>"##, x0 + 10.0, t1 - 40.0);
     if let Some((n, slot_fer)) = fit.filter(|(n, _)| n.is_finite()) {
         let d: Vec<String> = (0..=280)
             .map(|k| {
                 let ber = 10f64.powf(-12.0 + k as f64 / 40.0);
-                format!(
-                    "{}{:.1},{:.1}",
-                    if k == 0 { "M" } else { "L" },
-                    lx(ber),
-                    ybw(1.0 / (1.0 + n * slot_fer(ber)))
-                )
+                format!("{}{:.1},{:.1}", if k == 0 { "M" } else { "L" }, lx(ber), ybw(1.0 / (1.0 + n * slot_fer(ber))))
             })
             .collect();
-        let _ = writeln!(
-            s,
-            r##"<path d="{}" fill="none" stroke="#7f7f7f" stroke-width="1.5" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="#7f7f7f">Eq. 8 fit, N_stall = {n:.0} slots per error</text>"##,
-            d.join(" "),
-            x0 + 10.0,
-            t1 - 24.0
-        );
+        let _ = writeln!(s, r##"<path d="{}" fill="none" stroke="#7f7f7f" stroke-width="1.5" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="#7f7f7f">Eq. 8 fit, N_stall = {n:.0} slots per error</text>"##, d.join(" "), x0 + 10.0, t1 - 24.0);
     }
     // The paper's points: the ratio starts to drop at 5.6e-10, 96.3 % at 1e-7.
-    for (ber, r, label) in [
-        (5.6e-10, 1.0, "paper: drop starts 5.6e-10"),
-        (1e-7, 0.963, "paper: 96.3 % at 1e-7"),
-    ] {
-        let _ = writeln!(
-            s,
-            r##"<rect x="{:.1}" y="{:.1}" width="8" height="8" fill="none" stroke="#d62728" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="#d62728">{label}</text>"##,
-            lx(ber) - 4.0,
-            ybw(r) - 4.0,
-            lx(ber) + 8.0,
-            ybw(r) + 18.0
-        );
+    for (ber, r, label) in [(5.6e-10, 1.0, "paper: drop starts 5.6e-10"), (1e-7, 0.963, "paper: 96.3 % at 1e-7")] {
+        let _ = writeln!(s, r##"<rect x="{:.1}" y="{:.1}" width="8" height="8" fill="none" stroke="#d62728" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="#d62728">{label}</text>"##, lx(ber) - 4.0, ybw(r) - 4.0, lx(ber) + 8.0, ybw(r) + 18.0);
     }
     // Latency panel: log scale in ns.
     let (t0, t1) = panels[1];
-    let all: Vec<f64> = points
-        .iter()
-        .flat_map(|p| [p.lat_avg, p.lat_p99, p.lat_p999])
-        .map(|c| c * cycle_ns)
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .collect();
-    let lo = all
-        .iter()
-        .cloned()
-        .fold(100.0, f64::min)
-        .max(1.0)
-        .log10()
-        .floor();
-    let hi = all
-        .iter()
-        .cloned()
-        .fold(0.0, f64::max)
-        .max(10.0)
-        .log10()
-        .ceil()
-        .max(lo + 1.0);
+    let all: Vec<f64> = points.iter().flat_map(|p| [p.lat_avg, p.lat_p99, p.lat_p999]).map(|c| c * cycle_ns).filter(|v| v.is_finite() && *v > 0.0).collect();
+    let lo = all.iter().cloned().fold(100.0, f64::min).max(1.0).log10().floor();
+    let hi = all.iter().cloned().fold(0.0, f64::max).max(10.0).log10().ceil().max(lo + 1.0);
     let ylat = |ns: f64| t1 - ((ns.max(1.0).log10() - lo) / (hi - lo)) * (t1 - t0);
     for e in lo as i32..=hi as i32 {
         let v = 10f64.powi(e);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">1e{e}</text>"##,
-            x0 - 6.0,
-            ylat(v) + 4.0,
-            y = ylat(v)
-        );
+        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">1e{e}</text>"##, x0 - 6.0, ylat(v) + 4.0, y = ylat(v));
     }
-    let _ = writeln!(
-        s,
-        r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">packet latency (ns)</text>"#,
-        (t0 + t1) / 2.0,
-        (t0 + t1) / 2.0
-    );
+    let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">packet latency (ns)</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
     // (value of a point, colour, extra SVG attributes, legend)
-    type Series = (
-        fn(&PointRecord) -> f64,
-        &'static str,
-        &'static str,
-        &'static str,
-    );
+    type Series = (fn(&PointRecord) -> f64, &'static str, &'static str, &'static str);
     let series: [Series; 3] = [
         (|p| p.lat_avg, "#2ca02c", "", "average"),
-        (
-            |p| p.lat_p99,
-            "#ff7f0e",
-            r#"stroke-dasharray="6 3""#,
-            "99th percentile",
-        ),
-        (
-            |p| p.lat_p999,
-            "#9467bd",
-            r#"stroke-dasharray="2 3""#,
-            "99.9th percentile",
-        ),
+        (|p| p.lat_p99, "#ff7f0e", r#"stroke-dasharray="6 3""#, "99th percentile"),
+        (|p| p.lat_p999, "#9467bd", r#"stroke-dasharray="2 3""#, "99.9th percentile"),
     ];
     for (i, (f, color, dash, name)) in series.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "{}",
-            line(
-                points
-                    .iter()
-                    .map(|p| (lx(p.ber), ylat(f(p) * cycle_ns)))
-                    .collect(),
-                color,
-                dash
-            )
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}" fill="{color}">{name}</text>"#,
-            x0 + 10.0,
-            t0 + 14.0 + 14.0 * i as f64
-        );
+        let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ylat(f(p) * cycle_ns))).collect(), color, dash));
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" fill="{color}">{name}</text>"#, x0 + 10.0, t0 + 14.0 + 14.0 * i as f64);
     }
     // The paper: average and tail latencies within 107 ns for BER better than 1e-7.
     let y107 = ylat(107.0);
-    let _ = writeln!(
-        s,
-        r##"<line x1="{x0}" x2="{:.1}" y1="{y107:.1}" y2="{y107:.1}" stroke="#d62728" stroke-dasharray="4 3"/><text x="{:.1}" y="{:.1}" fill="#d62728">paper: average and tails within 107 ns below 1e-7 (dashed)</text>"##,
-        lx(1e-7),
-        x0 + 10.0,
-        t0 + 14.0 + 14.0 * 3.0
-    );
+    let _ = writeln!(s, r##"<line x1="{x0}" x2="{:.1}" y1="{y107:.1}" y2="{y107:.1}" stroke="#d62728" stroke-dasharray="4 3"/><text x="{:.1}" y="{:.1}" fill="#d62728">paper: average and tails within 107 ns below 1e-7 (dashed)</text>"##, lx(1e-7), x0 + 10.0, t0 + 14.0 + 14.0 * 3.0);
     // The BER axis under both panels.
     for (pt0, pt1) in panels {
-        let _ = writeln!(
-            s,
-            r#"<line x1="{x0}" x2="{x1}" y1="{pt1}" y2="{pt1}" stroke="black"/><line x1="{x0}" x2="{x0}" y1="{pt0}" y2="{pt1}" stroke="black"/>"#
-        );
+        let _ = writeln!(s, r#"<line x1="{x0}" x2="{x1}" y1="{pt1}" y2="{pt1}" stroke="black"/><line x1="{x0}" x2="{x0}" y1="{pt0}" y2="{pt1}" stroke="black"/>"#);
         for e in -12..=-5 {
             let x = lx(10f64.powi(e));
-            let _ = writeln!(
-                s,
-                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{pt1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">1e{e}</text>"#,
-                pt1 + 5.0,
-                pt1 + 18.0
-            );
+            let _ = writeln!(s, r#"<line x1="{x:.1}" x2="{x:.1}" y1="{pt1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">1e{e}</text>"#, pt1 + 5.0, pt1 + 18.0);
         }
     }
-    let _ = writeln!(
-        s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">bit error ratio (both directions)</text>"#,
-        (x0 + x1) / 2.0,
-        h - 20.0
-    );
+    let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">bit error ratio (both directions)</text>"#, (x0 + x1) / 2.0, h - 20.0);
     s.push_str("</svg>\n");
     s
 }

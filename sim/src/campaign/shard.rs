@@ -29,9 +29,7 @@ impl Shard {
 
     pub fn new(index: u32, count: u32) -> Result<Shard, CampaignError> {
         if count == 0 || index >= count {
-            return Err(CampaignError::Config(format!(
-                "shard {index}/{count}: allowed K/N with N ≥ 1 and 0 ≤ K < N"
-            )));
+            return Err(CampaignError::Config(format!("shard {index}/{count}: allowed K/N with N ≥ 1 and 0 ≤ K < N")));
         }
         Ok(Shard { index, count })
     }
@@ -67,11 +65,7 @@ impl fmt::Display for Shard {
 impl FromStr for Shard {
     type Err = CampaignError;
     fn from_str(s: &str) -> Result<Shard, CampaignError> {
-        let bad = || {
-            CampaignError::Config(format!(
-                "shard `{s}`: expected K/N with 0 ≤ K < N (e.g. 0/4)"
-            ))
-        };
+        let bad = || CampaignError::Config(format!("shard `{s}`: expected K/N with 0 ≤ K < N (e.g. 0/4)"));
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let k = k.trim().parse::<u32>().map_err(|_| bad())?;
         let n = n.trim().parse::<u32>().map_err(|_| bad())?;
@@ -89,33 +83,21 @@ pub fn unit_seed(seed: u64, unit: usize) -> u64 {
 /// `count` parts, each present exactly once.
 pub fn check_complete(shards: &[Shard]) -> Result<(), CampaignError> {
     let Some(first) = shards.first() else {
-        return Err(CampaignError::Config(
-            "nothing to merge: no result files".into(),
-        ));
+        return Err(CampaignError::Config("nothing to merge: no result files".into()));
     };
     let n = first.count;
     let mut seen = vec![false; n as usize];
     for s in shards {
         if s.count != n {
-            return Err(CampaignError::Config(format!(
-                "shard {s} does not belong to a campaign split into {n} shards (the first file's)"
-            )));
+            return Err(CampaignError::Config(format!("shard {s} does not belong to a campaign split into {n} shards (the first file's)")));
         }
         if std::mem::replace(&mut seen[s.index as usize], true) {
             return Err(CampaignError::Config(format!("shard {s} given twice")));
         }
     }
-    let missing: Vec<String> = seen
-        .iter()
-        .enumerate()
-        .filter(|(_, &x)| !x)
-        .map(|(k, _)| format!("{k}/{n}"))
-        .collect();
+    let missing: Vec<String> = seen.iter().enumerate().filter(|(_, &x)| !x).map(|(k, _)| format!("{k}/{n}")).collect();
     if !missing.is_empty() {
-        return Err(CampaignError::Config(format!(
-            "shards missing: {}",
-            missing.join(", ")
-        )));
+        return Err(CampaignError::Config(format!("shards missing: {}", missing.join(", "))));
     }
     Ok(())
 }
@@ -168,59 +150,25 @@ mod tests {
         for bad in ["4/4", "1", "a/b", "0/0", "-1/3"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
-        let all: Vec<usize> = (0..4)
-            .flat_map(|k| Shard { index: k, count: 4 }.units(10))
-            .collect();
+        let all: Vec<usize> = (0..4).flat_map(|k| Shard { index: k, count: 4 }.units(10)).collect();
         let mut sorted = all.clone();
         sorted.sort_unstable();
-        assert_eq!(
-            sorted,
-            (0..10).collect::<Vec<_>>(),
-            "every unit exactly once"
-        );
-        assert!(
-            check_complete(&[Shard { index: 1, count: 2 }, Shard { index: 0, count: 2 }]).is_ok()
-        );
+        assert_eq!(sorted, (0..10).collect::<Vec<_>>(), "every unit exactly once");
+        assert!(check_complete(&[Shard { index: 1, count: 2 }, Shard { index: 0, count: 2 }]).is_ok());
         assert!(check_complete(&[Shard { index: 1, count: 2 }]).is_err());
-        assert!(
-            check_complete(&[Shard { index: 0, count: 2 }, Shard { index: 0, count: 2 }]).is_err()
-        );
+        assert!(check_complete(&[Shard { index: 0, count: 2 }, Shard { index: 0, count: 2 }]).is_err());
         assert_ne!(unit_seed(5, 0), unit_seed(5, 1));
     }
 
     #[test]
     fn merge_units_orders_records_and_refuses_mixed_or_holey_campaigns() {
         let sh = |k| Shard::new(k, 2).expect("shard");
-        let (c, r) = merge_units(
-            vec![(sh(1), 3, vec![1]), (sh(0), 3, vec![0, 2])],
-            |&n| Some(n),
-            |&u| u,
-        )
-        .expect("one campaign");
+        let (c, r) = merge_units(vec![(sh(1), 3, vec![1]), (sh(0), 3, vec![0, 2])], |&n| Some(n), |&u| u).expect("one campaign");
         assert_eq!((c, r), (3, vec![0, 1, 2]));
-        let e = merge_units(
-            vec![(sh(0), 3, vec![0, 2]), (sh(1), 4, vec![1])],
-            |&n| Some(n),
-            |&u| u,
-        )
-        .expect_err("two campaigns");
+        let e = merge_units(vec![(sh(0), 3, vec![0, 2]), (sh(1), 4, vec![1])], |&n| Some(n), |&u| u).expect_err("two campaigns");
         assert!(e.to_string().contains("other options"), "{e}");
-        let e = merge_units(
-            vec![(sh(0), 3, vec![0]), (sh(1), 3, vec![2])],
-            |&n| Some(n),
-            |&u| u,
-        )
-        .expect_err("unit 1 missing");
-        assert!(
-            e.to_string()
-                .contains("hold 2 unit records for a campaign of 3"),
-            "{e}"
-        );
-        assert!(merge_units(
-            vec![(sh(0), 3, vec![0]), (sh(1), 3, vec![2])],
-            |_| None,
-            |&u| u
-        )
-        .is_ok());
+        let e = merge_units(vec![(sh(0), 3, vec![0]), (sh(1), 3, vec![2])], |&n| Some(n), |&u| u).expect_err("unit 1 missing");
+        assert!(e.to_string().contains("hold 2 unit records for a campaign of 3"), "{e}");
+        assert!(merge_units(vec![(sh(0), 3, vec![0]), (sh(1), 3, vec![2])], |_| None, |&u| u).is_ok());
     }
 }

@@ -60,37 +60,21 @@ fn crc_vectors(b: &CrcBlock, checker: bool, opts: &Options, rng: &mut TestRng) -
                 let mut crc_in = Bits::from_u64(crc, w);
                 let bad = maybe_flip(&mut crc_in, rng);
                 inputs.push(("crc_in", crc_in));
-                Vector {
-                    inputs,
-                    outputs: vec![("ok", Bits::from_u64(!bad as u64, 1))],
-                }
+                Vector { inputs, outputs: vec![("ok", Bits::from_u64(!bad as u64, 1))] }
             } else {
-                Vector {
-                    inputs,
-                    outputs: vec![("crc", Bits::from_u64(crc, w))],
-                }
+                Vector { inputs, outputs: vec![("crc", Bits::from_u64(crc, w))] }
             }
         })
         .collect()
 }
 
-pub fn crc_generator(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn crc_generator(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<CrcBlock>(&own, m)?;
     run(bench, m, crc_vectors(b, false, opts, rng).into_iter(), rng)
 }
 
-pub fn crc_checker(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn crc_checker(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<CrcBlock>(&own, m)?;
     run(bench, m, crc_vectors(b, true, opts, rng).into_iter(), rng)
@@ -112,61 +96,30 @@ fn rs_crc_vectors(b: &RsCrcBlock, checker: bool, opts: &Options, rng: &mut TestR
                 let mut crc_in = crc;
                 let bad = maybe_flip(&mut crc_in, rng);
                 inputs.push(("crc_in", crc_in));
-                Vector {
-                    inputs,
-                    outputs: vec![("ok", Bits::from_u64(!bad as u64, 1))],
-                }
+                Vector { inputs, outputs: vec![("ok", Bits::from_u64(!bad as u64, 1))] }
             } else {
-                Vector {
-                    inputs,
-                    outputs: vec![("crc", crc)],
-                }
+                Vector { inputs, outputs: vec![("crc", crc)] }
             }
         })
         .collect()
 }
 
-pub fn rs_crc_generator(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn rs_crc_generator(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsCrcBlock>(&own, m)?;
-    run(
-        bench,
-        m,
-        rs_crc_vectors(b, false, opts, rng).into_iter(),
-        rng,
-    )
+    run(bench, m, rs_crc_vectors(b, false, opts, rng).into_iter(), rng)
 }
 
-pub fn rs_crc_checker(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn rs_crc_checker(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsCrcBlock>(&own, m)?;
-    run(
-        bench,
-        m,
-        rs_crc_vectors(b, true, opts, rng).into_iter(),
-        rng,
-    )
+    run(bench, m, rs_crc_vectors(b, true, opts, rng).into_iter(), rng)
 }
 
 /// Messages of 1..=2 beats covering every last-beat keep pattern, then random lengths up to
 /// 4096 bytes, back to back with random idle cycles (garbage on the data lines) between and
 /// inside them; each CRC must appear exactly `latency` cycles after its last beat.
-pub fn crc_stream(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn crc_stream(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<CrcStreamBlock>(&own, m)?;
     let model = b.model();
@@ -181,11 +134,7 @@ pub fn crc_stream(
     let mut tally = Tally::default();
     let mut due: std::collections::VecDeque<(u64, u64)> = Default::default();
     let mut cycle = 0u64;
-    let step = |dut: &mut crate::Dut,
-                due: &mut std::collections::VecDeque<(u64, u64)>,
-                cycle: &mut u64,
-                tally: &mut Tally|
-     -> Result<(), SimError> {
+    let step = |dut: &mut crate::Dut, due: &mut std::collections::VecDeque<(u64, u64)>, cycle: &mut u64, tally: &mut Tally| -> Result<(), SimError> {
         dut.eval();
         let now = due.front().is_some_and(|(c, _)| *c == *cycle);
         let valid = dut.get_u64("crc_valid")? == 1;

@@ -34,12 +34,7 @@ fn flags(v: &[bool]) -> Bits {
     b
 }
 
-pub fn encoder(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsFecBlock>(&own, m)?;
     if b.stream.is_some() {
@@ -56,12 +51,7 @@ pub fn encoder(
     run(bench, m, vectors, rng)
 }
 
-pub fn decoder(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsFecBlock>(&own, m)?;
     if b.stream.is_some() {
@@ -73,14 +63,8 @@ pub fn decoder(
     let symbols = b.cw_symbols() as usize;
     let ways = b.ways as usize;
     let t = b.t() as u64;
-    let mut cws = vec![
-        Bits::zeros(cb).to_bytes(),
-        Bits::ones(cb).to_bytes(),
-        model.encode(&Bits::zeros(mb).to_bytes()),
-    ];
-    let by_way: Vec<Vec<usize>> = (0..ways)
-        .map(|w| (0..symbols).filter(|&i| model.way_of(i) == w).collect())
-        .collect();
+    let mut cws = vec![Bits::zeros(cb).to_bytes(), Bits::ones(cb).to_bytes(), model.encode(&Bits::zeros(mb).to_bytes())];
+    let by_way: Vec<Vec<usize>> = (0..ways).map(|w| (0..symbols).filter(|&i| model.way_of(i) == w).collect()).collect();
     for _ in 0..opts.vectors {
         let mut cw = model.encode(&random_message(rng, b));
         // Per codeword: errors in 0..=t+1 symbols of one random way (sometimes more ways).
@@ -105,10 +89,7 @@ pub fn decoder(
             outputs: vec![
                 ("msg", Bits::from_bytes_width(&d.msg, mb)),
                 ("corrected", Bits::from_u64(d.status.corrected as u64, 1)),
-                (
-                    "uncorrectable",
-                    Bits::from_u64(d.status.uncorrectable as u64, 1),
-                ),
+                ("uncorrectable", Bits::from_u64(d.status.uncorrectable as u64, 1)),
                 ("way_corrected", flags(&d.status.way_corrected)),
                 ("way_uncorrectable", flags(&d.status.way_uncorrectable)),
             ],

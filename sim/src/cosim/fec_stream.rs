@@ -60,31 +60,11 @@ impl DecLockstep {
         let model = b.stream_decoder();
         let p = model.code.p;
         let n = model.code.code.n();
-        Ok(DecLockstep {
-            dut,
-            model,
-            tally: Tally::default(),
-            cycle: 0,
-            m: b.symbol_bits,
-            p,
-            n,
-            beat_bits: p * b.symbol_bits as usize,
-            partial: Vec::new(),
-            alarm_clocks: 0,
-            alarm_rises: 0,
-            alarm: false,
-        })
+        Ok(DecLockstep { dut, model, tally: Tally::default(), cycle: 0, m: b.symbol_bits, p, n, beat_bits: p * b.symbol_bits as usize, partial: Vec::new(), alarm_clocks: 0, alarm_rises: 0, alarm: false })
     }
 
     /// One clock; returns whether the input beat was taken and a codeword if its last beat left.
-    pub fn step(
-        &mut self,
-        valid: bool,
-        data: &[u16],
-        tlast: bool,
-        out_tready: bool,
-        tr: &Traffic,
-    ) -> Result<(bool, Option<Delivered>), SimError> {
+    pub fn step(&mut self, valid: bool, data: &[u16], tlast: bool, out_tready: bool, tr: &Traffic) -> Result<(bool, Option<Delivered>), SimError> {
         let d = &mut self.dut;
         d.set_u64("in_tvalid", valid as u64)?;
         d.set("in_tdata", &symbols_bits(data, self.m, self.beat_bits))?;
@@ -96,58 +76,18 @@ impl DecLockstep {
         let o: DecOut = self.model.outputs();
         let (c, t) = (self.cycle, &mut self.tally);
         t.compare(c, "in_tready", o.in_tready as u64, d.get_u64("in_tready")?);
-        t.compare(
-            c,
-            "out_tvalid",
-            o.out_tvalid as u64,
-            d.get_u64("out_tvalid")?,
-        );
-        t.compare(
-            c,
-            "frame_error",
-            o.frame_error as u64,
-            d.get_u64("frame_error")?,
-        );
-        t.compare(
-            c,
-            "corrected_symbols",
-            o.corrected_symbols,
-            d.get_u64("corrected_symbols")?,
-        );
-        t.compare(
-            c,
-            "corrected_bits",
-            o.corrected_bits,
-            d.get_u64("corrected_bits")?,
-        );
-        t.compare(
-            c,
-            "uncorrectable_codewords",
-            o.uncorrectable_codewords,
-            d.get_u64("uncorrectable_codewords")?,
-        );
+        t.compare(c, "out_tvalid", o.out_tvalid as u64, d.get_u64("out_tvalid")?);
+        t.compare(c, "frame_error", o.frame_error as u64, d.get_u64("frame_error")?);
+        t.compare(c, "corrected_symbols", o.corrected_symbols, d.get_u64("corrected_symbols")?);
+        t.compare(c, "corrected_bits", o.corrected_bits, d.get_u64("corrected_bits")?);
+        t.compare(c, "uncorrectable_codewords", o.uncorrectable_codewords, d.get_u64("uncorrectable_codewords")?);
         t.compare(c, "ser_alarm", o.ser_alarm as u64, d.get_u64("ser_alarm")?);
         let mut delivered = None;
         if o.out_tvalid {
-            t.compare_bits(
-                c,
-                "out_tdata",
-                &symbols_bits(&o.out_tdata, self.m, self.beat_bits),
-                &d.get("out_tdata")?,
-            );
+            t.compare_bits(c, "out_tdata", &symbols_bits(&o.out_tdata, self.m, self.beat_bits), &d.get("out_tdata")?);
             t.compare(c, "out_tlast", o.out_tlast as u64, d.get_u64("out_tlast")?);
-            t.compare(
-                c,
-                "out_corrected",
-                u64::from(o.out_corrected),
-                d.get_u64("out_corrected")?,
-            );
-            t.compare(
-                c,
-                "out_uncorrectable",
-                o.out_uncorrectable as u64,
-                d.get_u64("out_uncorrectable")?,
-            );
+            t.compare(c, "out_corrected", u64::from(o.out_corrected), d.get_u64("out_corrected")?);
+            t.compare(c, "out_uncorrectable", o.out_uncorrectable as u64, d.get_u64("out_uncorrectable")?);
             if out_tready {
                 // What the RTL gave (the model's beat when they agree; a mismatch is tallied above).
                 let rtl = unpack_symbols(&d.get("out_tdata")?.to_bytes(), self.m, self.p);
@@ -155,11 +95,7 @@ impl DecLockstep {
                 if o.out_tlast {
                     let mut cw = std::mem::take(&mut self.partial);
                     cw.truncate(self.n);
-                    delivered = Some(Delivered {
-                        cw,
-                        corrected: d.get_u64("out_corrected")? as u32,
-                        uncorrectable: d.get_u64("out_uncorrectable")? == 1,
-                    });
+                    delivered = Some(Delivered { cw, corrected: d.get_u64("out_corrected")? as u32, uncorrectable: d.get_u64("out_uncorrectable")? == 1 });
                 }
             }
         }
@@ -169,14 +105,7 @@ impl DecLockstep {
         self.alarm_rises += (o.ser_alarm && !self.alarm) as u64;
         self.alarm = o.ser_alarm;
         let taken = valid && o.in_tready;
-        self.model.clock(&DecIn {
-            tvalid: valid,
-            tdata: data,
-            tlast,
-            out_tready,
-            bypass_correction: tr.bypass_correction,
-            bypass_indication: tr.bypass_indication,
-        });
+        self.model.clock(&DecIn { tvalid: valid, tdata: data, tlast, out_tready, bypass_correction: tr.bypass_correction, bypass_indication: tr.bypass_indication });
         self.dut.tick();
         self.cycle += 1;
         Ok((taken, delivered))
@@ -184,22 +113,9 @@ impl DecLockstep {
 
     /// Sends `cws` (N symbols each) with the traffic's gaps and stalls, drains the decoder and
     /// returns what came out, in order.
-    pub fn run(
-        &mut self,
-        cws: &[Vec<u16>],
-        tr: &Traffic,
-        rng: &mut TestRng,
-    ) -> Result<Vec<Delivered>, SimError> {
+    pub fn run(&mut self, cws: &[Vec<u16>], tr: &Traffic, rng: &mut TestRng) -> Result<Vec<Delivered>, SimError> {
         let code = self.model.code.clone();
-        let beats: Vec<(Vec<u16>, bool)> = cws
-            .iter()
-            .flat_map(|cw| {
-                code.to_beats(cw)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(b, x)| (x, b + 1 == code.beats()))
-            })
-            .collect();
+        let beats: Vec<(Vec<u16>, bool)> = cws.iter().flat_map(|cw| code.to_beats(cw).into_iter().enumerate().map(|(b, x)| (x, b + 1 == code.beats()))).collect();
         let mut next = 0;
         let mut out = Vec::new();
         let idle_limit = 4 * u64::from(self.model.timing.latency()) + 64;
@@ -207,10 +123,7 @@ impl DecLockstep {
         while out.len() < cws.len() {
             let valid = next < beats.len() && !rng.chance(tr.idle);
             let ready = !rng.chance(tr.stall);
-            let (data, last) = beats
-                .get(next)
-                .cloned()
-                .unwrap_or_else(|| (vec![0; self.p], false));
+            let (data, last) = beats.get(next).cloned().unwrap_or_else(|| (vec![0; self.p], false));
             let (taken, got) = self.step(valid, &data, last, ready, tr)?;
             if taken {
                 next += 1;
@@ -231,19 +144,13 @@ impl DecLockstep {
 }
 
 /// Random codewords of `b`'s code with the given error counts (one per codeword).
-pub fn codewords(
-    b: &RsFecBlock,
-    errors: &[usize],
-    rng: &mut TestRng,
-) -> (Vec<Vec<u16>>, Vec<Vec<u16>>) {
+pub fn codewords(b: &RsFecBlock, errors: &[usize], rng: &mut TestRng) -> (Vec<Vec<u16>>, Vec<Vec<u16>>) {
     let code = b.stream_code().code;
     let mask = code.field().mask();
     let mut sent = Vec::new();
     let mut clean = Vec::new();
     for &e in errors {
-        let msg: Vec<u16> = (0..code.k())
-            .map(|_| rng.range(0, u64::from(mask)) as u16)
-            .collect();
+        let msg: Vec<u16> = (0..code.k()).map(|_| rng.range(0, u64::from(mask)) as u16).collect();
         let cw = code.encode(&msg);
         let mut r = cw.clone();
         let mut hit = std::collections::BTreeSet::new();
@@ -259,55 +166,26 @@ pub fn codewords(
     (sent, clean)
 }
 
-pub fn decoder(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsFecBlock>(&own, m)?;
     let dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     let mut ls = DecLockstep::new(dut, b)?;
     let t = b.t() as usize;
-    let errors: Vec<usize> = (0..opts.vectors.max(4))
-        .map(|i| match i % 4 {
-            0 => rng.range(0, t as u64) as usize,
-            1 => t + 1,
-            _ => rng.range(1, 2 * t as u64) as usize,
-        })
-        .collect();
+    let errors: Vec<usize> = (0..opts.vectors.max(4)).map(|i| match i % 4 {
+        0 => rng.range(0, t as u64) as usize,
+        1 => t + 1,
+        _ => rng.range(1, 2 * t as u64) as usize,
+    }).collect();
     let (cws, _) = codewords(b, &errors, rng);
     let half = cws.len() / 2;
-    ls.run(
-        &cws[..half],
-        &Traffic {
-            idle: 0.1,
-            stall: 0.1,
-            ..Traffic::default()
-        },
-        rng,
-    )?;
-    ls.run(
-        &cws[half..],
-        &Traffic {
-            idle: 0.3,
-            stall: 0.3,
-            bypass_correction: rng.chance(0.5),
-            bypass_indication: rng.chance(0.5),
-        },
-        rng,
-    )?;
+    ls.run(&cws[..half], &Traffic { idle: 0.1, stall: 0.1, ..Traffic::default() }, rng)?;
+    ls.run(&cws[half..], &Traffic { idle: 0.3, stall: 0.3, bypass_correction: rng.chance(0.5), bypass_indication: rng.chance(0.5) }, rng)?;
     Ok(ls.tally)
 }
 
 /// The encoder DUT and its model in lockstep.
-pub fn encoder(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RsFecBlock>(&own, m)?;
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
@@ -322,9 +200,7 @@ pub fn encoder(
     let total = opts.vectors.max(2) as usize * code.beats();
     let mut next = 0;
     let mut cycle = 0u64;
-    let mut data: Vec<u16> = (0..p)
-        .map(|_| rng.range(0, u64::from(mask)) as u16)
-        .collect();
+    let mut data: Vec<u16> = (0..p).map(|_| rng.range(0, u64::from(mask)) as u16).collect();
     while next < total {
         let valid = !rng.chance(0.2);
         let ready = !rng.chance(0.2);
@@ -334,54 +210,22 @@ pub fn encoder(
         dut.set_u64("in_tlast", tlast as u64)?;
         dut.set_u64("out_tready", ready as u64)?;
         dut.eval();
-        tally.compare(
-            cycle,
-            "in_tready",
-            model.ready(ready) as u64,
-            dut.get_u64("in_tready")?,
-        );
-        tally.compare(
-            cycle,
-            "out_tvalid",
-            model.out_tvalid as u64,
-            dut.get_u64("out_tvalid")?,
-        );
-        tally.compare(
-            cycle,
-            "frame_error",
-            model.frame_error as u64,
-            dut.get_u64("frame_error")?,
-        );
+        tally.compare(cycle, "in_tready", model.ready(ready) as u64, dut.get_u64("in_tready")?);
+        tally.compare(cycle, "out_tvalid", model.out_tvalid as u64, dut.get_u64("out_tvalid")?);
+        tally.compare(cycle, "frame_error", model.frame_error as u64, dut.get_u64("frame_error")?);
         if model.out_tvalid {
-            tally.compare_bits(
-                cycle,
-                "out_tdata",
-                &symbols_bits(&model.out_tdata, mm, width),
-                &dut.get("out_tdata")?,
-            );
-            tally.compare(
-                cycle,
-                "out_tlast",
-                model.out_tlast as u64,
-                dut.get_u64("out_tlast")?,
-            );
+            tally.compare_bits(cycle, "out_tdata", &symbols_bits(&model.out_tdata, mm, width), &dut.get("out_tdata")?);
+            tally.compare(cycle, "out_tlast", model.out_tlast as u64, dut.get_u64("out_tlast")?);
         }
         let taken = valid && model.ready(ready);
-        model.clock(&EncIn {
-            tvalid: valid,
-            tdata: &data,
-            tlast,
-            out_tready: ready,
-        });
+        model.clock(&EncIn { tvalid: valid, tdata: &data, tlast, out_tready: ready });
         dut.tick();
         tally.vectors += 1;
         tally.cycles += 1;
         cycle += 1;
         if taken {
             next += 1;
-            data = (0..p)
-                .map(|_| rng.range(0, u64::from(mask)) as u16)
-                .collect();
+            data = (0..p).map(|_| rng.range(0, u64::from(mask)) as u16).collect();
         }
     }
     Ok(tally)

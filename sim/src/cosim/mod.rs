@@ -13,13 +13,13 @@ mod crc;
 mod fec;
 pub mod fec_stream;
 pub mod genz;
-pub mod recxl;
 pub mod replay;
+pub mod recxl;
 pub mod rifl;
 pub mod rxl;
 pub mod sue;
-pub mod sue_endpoint;
 pub mod sue_link;
+pub mod sue_endpoint;
 pub mod sue_transport;
 mod vectors;
 
@@ -40,10 +40,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            vectors: 10_000,
-            seed: 1,
-        }
+        Options { vectors: 10_000, seed: 1 }
     }
 }
 
@@ -70,11 +67,7 @@ pub struct FirstMismatch {
 
 impl fmt::Display for FirstMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "cycle {} on port `{}`: expected {}, got {}",
-            self.cycle, self.port, self.expected, self.actual
-        )
+        write!(f, "cycle {} on port `{}`: expected {}, got {}", self.cycle, self.port, self.expected, self.actual)
     }
 }
 
@@ -106,25 +99,13 @@ impl Outcome {
         if self.passed() {
             return Ok(());
         }
-        Err(SimError::Cosim {
-            summary: self.to_string(),
-        })
+        Err(SimError::Cosim { summary: self.to_string() })
     }
 }
 
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} (block {}, {}): {} vectors, {} cycles, {} mismatches, seed {:#x}",
-            self.module,
-            self.block,
-            self.role,
-            self.vectors,
-            self.cycles,
-            self.mismatches,
-            self.seed
-        )?;
+        write!(f, "{} (block {}, {}): {} vectors, {} cycles, {} mismatches, seed {:#x}", self.module, self.block, self.role, self.vectors, self.cycles, self.mismatches, self.seed)?;
         if let Some(m) = &self.first {
             write!(f, "; first at {m}")?;
         }
@@ -146,22 +127,11 @@ pub struct Tally {
 
 impl Tally {
     /// Compare one output value.
-    pub fn compare<T: PartialEq + fmt::Debug>(
-        &mut self,
-        cycle: u64,
-        port: &str,
-        expected: T,
-        actual: T,
-    ) {
+    pub fn compare<T: PartialEq + fmt::Debug>(&mut self, cycle: u64, port: &str, expected: T, actual: T) {
         if expected != actual {
             self.mismatches += 1;
             if self.first.is_none() {
-                self.first = Some(FirstMismatch {
-                    cycle,
-                    port: port.to_string(),
-                    expected: format!("{expected:?}"),
-                    actual: format!("{actual:?}"),
-                });
+                self.first = Some(FirstMismatch { cycle, port: port.to_string(), expected: format!("{expected:?}"), actual: format!("{actual:?}") });
             }
         }
     }
@@ -190,28 +160,13 @@ impl Tally {
 /// design block's module that is the block itself; for a module built inside another block, the
 /// sub-block), so the model is exactly the one the module was generated from.
 pub fn own_block(m: &ElabModule) -> Result<Box<dyn rtl_gen::blocks::Block>, SimError> {
-    rtl_gen::config::block_from_params(m.kind, "model", &m.params).map_err(|e| SimError::Design {
-        message: format!("module {}: {e}", m.name()),
-    })
+    rtl_gen::config::block_from_params(m.kind, "model", &m.params).map_err(|e| SimError::Design { message: format!("module {}: {e}", m.name()) })
 }
 
 /// The concrete block type a driver needs.
 #[allow(clippy::borrowed_box)] // every driver holds the `own_block` box; `&dyn` would coerce the box itself
-pub fn downcast<'a, B: 'static>(
-    b: &'a Box<dyn rtl_gen::blocks::Block>,
-    m: &ElabModule,
-) -> Result<&'a B, SimError> {
-    b.as_any()
-        .downcast_ref::<B>()
-        .ok_or_else(|| SimError::WrongKind {
-            block: m.name().to_string(),
-            kind: m.kind.to_string(),
-            expected: std::any::type_name::<B>()
-                .rsplit("::")
-                .next()
-                .unwrap_or("?")
-                .to_string(),
-        })
+pub fn downcast<'a, B: 'static>(b: &'a Box<dyn rtl_gen::blocks::Block>, m: &ElabModule) -> Result<&'a B, SimError> {
+    b.as_any().downcast_ref::<B>().ok_or_else(|| SimError::WrongKind { block: m.name().to_string(), kind: m.kind.to_string(), expected: std::any::type_name::<B>().rsplit("::").next().unwrap_or("?").to_string() })
 }
 
 /// A driver: co-simulates one module against its block's model.
@@ -257,17 +212,8 @@ pub fn module(bench: &Bench, m: &ElabModule, opts: &Options) -> Result<Outcome, 
     run_one(bench, m, opts, differs)
 }
 
-fn run_one(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    differs_from_design: bool,
-) -> Result<Outcome, SimError> {
-    let d = driver(m.kind, m.role).ok_or_else(|| SimError::NoDriver {
-        module: m.name().to_string(),
-        kind: m.kind.to_string(),
-        role: m.role.as_str().to_string(),
-    })?;
+fn run_one(bench: &Bench, m: &ElabModule, opts: &Options, differs_from_design: bool) -> Result<Outcome, SimError> {
+    let d = driver(m.kind, m.role).ok_or_else(|| SimError::NoDriver { module: m.name().to_string(), kind: m.kind.to_string(), role: m.role.as_str().to_string() })?;
     let mut rng = opts.rng(m.name());
     let seed = rng.seed();
     let tally = d(bench, m, opts, &mut rng)?;
@@ -279,19 +225,8 @@ fn run_one(
 /// Re-runs module `module` of `bench` with the same options (so the same stimulus and the same
 /// mismatch) on models built for waveforms, and returns the VCD files written
 /// (`<target>/waves/cosim_<module>….vcd`, one per Verilated instance the driver builds).
-pub fn waves_for(
-    bench: &Bench,
-    module: &str,
-    opts: &Options,
-) -> Result<Vec<std::path::PathBuf>, SimError> {
-    let m = bench
-        .elab()
-        .modules
-        .iter()
-        .find(|m| m.name() == module)
-        .ok_or_else(|| SimError::Design {
-            message: format!("no module `{module}` in the design"),
-        })?;
+pub fn waves_for(bench: &Bench, module: &str, opts: &Options) -> Result<Vec<std::path::PathBuf>, SimError> {
+    let m = bench.elab().modules.iter().find(|m| m.name() == module).ok_or_else(|| SimError::Design { message: format!("no module `{module}` in the design") })?;
     let (run, paths) = crate::waves::traced(|| run_one(bench, m, opts, false));
     run?;
     Ok(paths)
@@ -299,12 +234,7 @@ pub fn waves_for(
 
 /// Co-simulate every module of the design, or of block `only`, in emission order; `progress`
 /// hears of each module before it runs. The tree is compared with the design once.
-pub fn run(
-    bench: &Bench,
-    only: Option<&str>,
-    opts: &Options,
-    progress: &mut dyn FnMut(&ElabModule),
-) -> Result<Vec<Outcome>, SimError> {
+pub fn run(bench: &Bench, only: Option<&str>, opts: &Options, progress: &mut dyn FnMut(&ElabModule)) -> Result<Vec<Outcome>, SimError> {
     let modules: Vec<&ElabModule> = match only {
         Some(b) => {
             bench.module_any(b)?;
@@ -316,49 +246,22 @@ pub fn run(
     let mut out = Vec::new();
     for m in modules {
         progress(m);
-        out.push(run_one(
-            bench,
-            m,
-            opts,
-            differing.iter().any(|n| n == m.name()),
-        )?);
+        out.push(run_one(bench, m, opts, differing.iter().any(|n| n == m.name()))?);
     }
     Ok(out)
 }
 
 /// The table `rtl-gen sim cosim` prints.
 pub fn table(outcomes: &[Outcome]) -> String {
-    let w = outcomes
-        .iter()
-        .map(|o| o.module.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    let mut s = format!(
-        "{:<w$}  {:>10}  {:>10}  {:>10}  {:<18}  {}\n",
-        "module", "vectors", "cycles", "mismatches", "seed", "note"
-    );
+    let w = outcomes.iter().map(|o| o.module.len()).max().unwrap_or(6).max(6);
+    let mut s = format!("{:<w$}  {:>10}  {:>10}  {:>10}  {:<18}  {}\n", "module", "vectors", "cycles", "mismatches", "seed", "note");
     for o in outcomes {
         let note = match (&o.first, o.differs_from_design) {
-            (Some(m), d) => format!(
-                "first at cycle {} on `{}`: expected {}, got {}{}",
-                m.cycle,
-                m.port,
-                m.expected,
-                m.actual,
-                if d {
-                    "; file differs from the design"
-                } else {
-                    ""
-                }
-            ),
+            (Some(m), d) => format!("first at cycle {} on `{}`: expected {}, got {}{}", m.cycle, m.port, m.expected, m.actual, if d { "; file differs from the design" } else { "" }),
             (None, true) => "file differs from what the design generates".to_string(),
             (None, false) => String::new(),
         };
-        s.push_str(&format!(
-            "{:<w$}  {:>10}  {:>10}  {:>10}  {:<#18x}  {}\n",
-            o.module, o.vectors, o.cycles, o.mismatches, o.seed, note
-        ));
+        s.push_str(&format!("{:<w$}  {:>10}  {:>10}  {:>10}  {:<#18x}  {}\n", o.module, o.vectors, o.cycles, o.mismatches, o.seed, note));
     }
     s
 }

@@ -10,12 +10,7 @@ use rtl_gen::elab::ElabModule;
 /// The replica map: every 16-bit fold value (lines 0..2^16, or all lines when LA < 16) with a
 /// random failed mask, every failed mask (N <= 12) for a few lines, then `opts.vectors` random
 /// full-width lines with masks of 0, 1, R−1, R and random failures.
-pub fn replica_map(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn replica_map(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RecxlReplicaMapBlock>(&own, m)?;
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
@@ -25,13 +20,7 @@ pub fn replica_map(
 }
 
 /// The stimulus and comparison of [`replica_map`] on an already built `dut`.
-pub fn check_map(
-    dut: &mut Dut,
-    b: &RecxlReplicaMapBlock,
-    random: u64,
-    rng: &mut TestRng,
-    tally: &mut Tally,
-) -> Result<(), SimError> {
+pub fn check_map(dut: &mut Dut, b: &RecxlReplicaMapBlock, random: u64, rng: &mut TestRng, tally: &mut Tally) -> Result<(), SimError> {
     let shape = b.shape();
     let (n, r) = (shape.num_nodes, shape.replicas);
     let nb = shape.node_bits() as usize;
@@ -67,11 +56,7 @@ pub fn check_map(
             2 => {
                 // Every member of the group but one (R − 1 failures), or all of them.
                 let set = shape.map(line, &NodeMask::empty());
-                let keep = if rng.chance(0.5) {
-                    Some(rng.range(0, r as u64 - 1) as usize)
-                } else {
-                    None
-                };
+                let keep = if rng.chance(0.5) { Some(rng.range(0, r as u64 - 1) as usize) } else { None };
                 let mut m = NodeMask::empty();
                 for (j, c) in set.nodes.iter().enumerate() {
                     if Some(j) != keep {
@@ -86,10 +71,7 @@ pub fn check_map(
     }
     for (i, (line, mask)) in vectors.iter().enumerate() {
         dut.set("line", &Bits::from_u64(*line, la as usize))?;
-        dut.set(
-            "failed_mask",
-            &Bits::from_bytes_width(&mask.to_bytes(n), n as usize),
-        )?;
+        dut.set("failed_mask", &Bits::from_bytes_width(&mask.to_bytes(n), n as usize))?;
         dut.eval();
         let want = shape.map(*line, mask);
         let mut nodes = Bits::zeros(r as usize * nb);
@@ -98,18 +80,8 @@ pub fn check_map(
         }
         let c = i as u64;
         tally.compare_bits(c, "replica_nodes", &nodes, &dut.get("replica_nodes")?);
-        tally.compare(
-            c,
-            "dump_slot",
-            want.dump_slot as u64,
-            dut.get_u64("dump_slot")?,
-        );
-        tally.compare(
-            c,
-            "dump_node_valid",
-            want.dump_node.is_some() as u64,
-            dut.get_u64("dump_node_valid")?,
-        );
+        tally.compare(c, "dump_slot", want.dump_slot as u64, dut.get_u64("dump_slot")?);
+        tally.compare(c, "dump_node_valid", want.dump_node.is_some() as u64, dut.get_u64("dump_node_valid")?);
         if let Some(d) = want.dump_node {
             tally.compare(c, "dump_node", d as u64, dut.get_u64("dump_node")?);
         }
@@ -214,34 +186,13 @@ struct Txn {
 
 /// Drive `dut` and `model` in lockstep under `sc`; every output is compared every cycle (data
 /// fields while their valid is high).
-pub fn lu_lockstep(
-    dut: &mut Dut,
-    b: &RecxlLoggingUnitBlock,
-    mut model: LoggingUnitModel,
-    sc: &LuScenario,
-    rng: &mut TestRng,
-    tally: &mut Tally,
-) -> Result<LuReport, SimError> {
+pub fn lu_lockstep(dut: &mut Dut, b: &RecxlLoggingUnitBlock, mut model: LoggingUnitModel, sc: &LuScenario, rng: &mut TestRng, tally: &mut Tally) -> Result<LuReport, SimError> {
     dut.reset(2)?;
     let n = b.n();
     let me = 1u32.min(n - 1);
-    let tsm: u32 = if b.ts_bits >= 32 {
-        u32::MAX
-    } else {
-        (1 << b.ts_bits) - 1
-    };
-    let csm: u32 = if b.csn_bits >= 32 {
-        u32::MAX
-    } else if b.csn_bits == 0 {
-        0
-    } else {
-        (1 << b.csn_bits) - 1
-    };
-    let tagm: u32 = if b.tag_bits == 0 {
-        0
-    } else {
-        (1 << b.tag_bits) - 1
-    };
+    let tsm: u32 = if b.ts_bits >= 32 { u32::MAX } else { (1 << b.ts_bits) - 1 };
+    let csm: u32 = if b.csn_bits >= 32 { u32::MAX } else if b.csn_bits == 0 { 0 } else { (1 << b.csn_bits) - 1 };
+    let tagm: u32 = if b.tag_bits == 0 { 0 } else { (1 << b.tag_bits) - 1 };
     let cores = b.cores_per_node.min(4);
     let lr = b.lr() as usize;
     let mut log: Vec<Bits> = vec![Bits::zeros(b.rec() as usize); lr];
@@ -260,25 +211,15 @@ pub fn lu_lockstep(
     let mut fq: VecDeque<(u64, bool)> = VecDeque::new();
     let mut rep = LuReport::default();
     let mut base = 0x4000u64;
-    let amask = if b.shape.addr_bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << b.shape.addr_bits) - 1
-    };
+    let amask = if b.shape.addr_bits >= 64 { u64::MAX } else { (1u64 << b.shape.addr_bits) - 1 };
     // The dump region: dump_beats beats, or up to the end of the address space.
     let mut region_beats = sc.dump_beats;
     let region_limit = |base: u64, beats: u64| (base + 64 * beats).min((amask & !63).max(base));
     let mut overflow_prev = false;
     let mut epoch_at_overflow: Option<u32> = None;
     let mut region_given = false;
-    let lmask = if b.la() >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << b.la()) - 1
-    };
-    let lines: Vec<u64> = (0..sc.lines)
-        .map(|i| (0x1230 + i * 0x0101_0007) & lmask)
-        .collect();
+    let lmask = if b.la() >= 64 { u64::MAX } else { (1u64 << b.la()) - 1 };
+    let lines: Vec<u64> = (0..sc.lines).map(|i| (0x1230 + i * 0x0101_0007) & lmask).collect();
     let wd = b.words();
     let fail_src = if me == 0 { 1 } else { 0 };
     for cycle in 0..sc.cycles {
@@ -309,15 +250,7 @@ pub fn lu_lockstep(
                     _ => rng.range(0, (1u64 << wd) - 1) as u32,
                 };
                 let line = lines[rng.range(0, lines.len() as u64 - 1) as usize];
-                repl_q.push_back(Txn {
-                    node,
-                    core,
-                    tag,
-                    line,
-                    mask,
-                    data: rng.bits(b.lw() as usize),
-                    at_head: rng.chance(sc.p_head),
-                });
+                repl_q.push_back(Txn { node, core, tag, line, mask, data: rng.bits(b.lw() as usize), at_head: rng.chance(sc.p_head) });
             }
         }
         // VAL sends: an acknowledged transaction, after a little while, gets its TS and CSN.
@@ -365,12 +298,7 @@ pub fn lu_lockstep(
             inp.repl_data = t.data.clone();
         }
         // One due VAL per cycle (the earliest due first: the fabric reorders within the jitter).
-        let due = fabric
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.0 <= cycle)
-            .min_by_key(|(_, v)| v.0)
-            .map(|(i, _)| i);
+        let due = fabric.iter().enumerate().filter(|(_, v)| v.0 <= cycle).min_by_key(|(_, v)| v.0).map(|(i, _)| i);
         if let Some(i) = due {
             let v = fabric.remove(i);
             inp.val_valid = true;
@@ -396,8 +324,7 @@ pub fn lu_lockstep(
             inp.val_csn = rng.range(0, csm as u64) as u32;
         }
         // Dump coordinator: no new epochs during recovery unless the log must drain.
-        inp.dump_start =
-            rng.chance(sc.p_start) && (!quiesce || model.log_count() * 4 >= 3 * b.lr());
+        inp.dump_start = rng.chance(sc.p_start) && (!quiesce || model.log_count() * 4 >= 3 * b.lr());
         inp.dump_commit = rng.chance(sc.p_commit);
         // Log read responses.
         if let Some((t, d)) = reads.front() {
@@ -410,11 +337,7 @@ pub fn lu_lockstep(
         if quiesce && fq.is_empty() && rng.chance(0.02) {
             let k = rng.range(1, b.fetch_queries as u64 + 1);
             for j in 0..k {
-                let line = if rng.chance(0.8) {
-                    lines[rng.range(0, lines.len() as u64 - 1) as usize]
-                } else {
-                    0x3FF & lmask
-                };
+                let line = if rng.chance(0.8) { lines[rng.range(0, lines.len() as u64 - 1) as usize] } else { 0x3FF & lmask };
                 fq.push_back((line, j + 1 == k));
             }
         }
@@ -425,12 +348,7 @@ pub fn lu_lockstep(
         }
         let o = model.outputs(&inp);
         if std::env::var("RECXL_DEBUG").is_ok() && quiesce && cycle % 200 == 0 {
-            eprintln!(
-                "cycle {cycle}: quiesced {} fq {} {}",
-                o.st_quiesced,
-                fq.len(),
-                model.describe()
-            );
+            eprintln!("cycle {cycle}: quiesced {} fq {} {}", o.st_quiesced, fq.len(), model.describe());
         }
         drive(dut, b, &inp)?;
         dut.eval();
@@ -446,13 +364,7 @@ pub fn lu_lockstep(
         }
         if o.ack_valid && inp.ack_ready {
             // The oldest unacknowledged transaction with this key is the one acknowledged.
-            let pos = acked.iter().position(|(d, t)| {
-                *d == u64::MAX
-                    && t.node == o.ack_node
-                    && t.core == o.ack_core
-                    && t.line == o.ack_line
-                    && (b.tag_bits == 0 || t.tag == o.ack_tag)
-            });
+            let pos = acked.iter().position(|(d, t)| *d == u64::MAX && t.node == o.ack_node && t.core == o.ack_core && t.line == o.ack_line && (b.tag_bits == 0 || t.tag == o.ack_tag));
             if let Some(p) = pos {
                 if o.ack_nack {
                     let (_, mut t) = acked.remove(p);
@@ -478,10 +390,7 @@ pub fn lu_lockstep(
             }
         }
         if o.logr_req_valid && inp.logr_req_ready {
-            reads.push_back((
-                cycle + 1 + rng.range(0, 4),
-                log[o.logr_req_idx as usize].clone(),
-            ));
+            reads.push_back((cycle + 1 + rng.range(0, 4), log[o.logr_req_idx as usize].clone()));
         }
         if inp.logr_rsp_valid && o.logr_rsp_ready {
             reads.pop_front();
@@ -489,9 +398,7 @@ pub fn lu_lockstep(
         if o.dump_wr_valid && inp.dump_wr_ready {
             if !o.dump_wr_last {
                 let rec = b.rec() as usize;
-                rep.records_in_beats += (0..512 / rec)
-                    .filter(|j| o.dump_wr_data.get(j * rec + rec - 1))
-                    .count() as u64;
+                rep.records_in_beats += (0..512 / rec).filter(|j| o.dump_wr_data.get(j * rec + rec - 1)).count() as u64;
             }
             dump_mem.insert(o.dump_wr_addr, o.dump_wr_data.clone());
             rep.beats += 1;
@@ -503,12 +410,7 @@ pub fn lu_lockstep(
         overflow_prev = o.st_dump_overflow;
         // The software's exit from an overflow: a new region while the engine is idle (no start
         // this cycle), then the next start re-dumps the epoch there.
-        if sc.new_region_on_overflow
-            && o.st_dump_overflow
-            && !o.st_dump_busy
-            && !inp.dump_start
-            && !region_given
-        {
+        if sc.new_region_on_overflow && o.st_dump_overflow && !o.st_dump_busy && !inp.dump_start && !region_given {
             let next = base + 64 * region_beats;
             if next + 128 * region_beats <= amask {
                 base = next;
@@ -541,10 +443,7 @@ pub fn lu_lockstep(
 pub fn drive(d: &mut Dut, b: &RecxlLoggingUnitBlock, i: &LuInputs) -> Result<(), SimError> {
     let n = b.n();
     d.set_u64("cfg_node_id", i.node_id as u64)?;
-    d.set(
-        "cfg_failed_mask",
-        &Bits::from_bytes_width(&i.failed.to_bytes(n), n as usize),
-    )?;
+    d.set("cfg_failed_mask", &Bits::from_bytes_width(&i.failed.to_bytes(n), n as usize))?;
     d.set_u64("cfg_dump_base", i.dump_base)?;
     d.set_u64("cfg_dump_limit", i.dump_limit)?;
     d.set_u64("ctl_dump_start", i.dump_start as u64)?;
@@ -583,29 +482,13 @@ pub fn drive(d: &mut Dut, b: &RecxlLoggingUnitBlock, i: &LuInputs) -> Result<(),
     Ok(())
 }
 
-pub fn compare(
-    d: &Dut,
-    b: &RecxlLoggingUnitBlock,
-    o: &LuOutputs,
-    c: u64,
-    t: &mut Tally,
-) -> Result<(), SimError> {
+pub fn compare(d: &Dut, b: &RecxlLoggingUnitBlock, o: &LuOutputs, c: u64, t: &mut Tally) -> Result<(), SimError> {
     let u = |name: &str| d.get_u64(name);
     t.compare(c, "st_quiesced", o.st_quiesced as u64, u("st_quiesced")?);
     t.compare(c, "st_dump_busy", o.st_dump_busy as u64, u("st_dump_busy")?);
     t.compare(c, "st_dump_done", o.st_dump_done as u64, u("st_dump_done")?);
-    t.compare(
-        c,
-        "st_dump_overflow",
-        o.st_dump_overflow as u64,
-        u("st_dump_overflow")?,
-    );
-    t.compare(
-        c,
-        "st_log_almost_full",
-        o.st_log_almost_full as u64,
-        u("st_log_almost_full")?,
-    );
+    t.compare(c, "st_dump_overflow", o.st_dump_overflow as u64, u("st_dump_overflow")?);
+    t.compare(c, "st_log_almost_full", o.st_log_almost_full as u64, u("st_log_almost_full")?);
     t.compare(c, "st_log_count", o.st_log_count, u("st_log_count")?);
     t.compare(c, "st_rows_used", o.st_rows_used as u64, u("st_rows_used")?);
     t.compare(c, "st_epoch", o.st_epoch as u64, u("st_epoch")?);
@@ -627,27 +510,12 @@ pub fn compare(
         t.compare(c, "logw_idx", o.logw_idx, u("logw_idx")?);
         t.compare_bits(c, "logw_data", &o.logw_data, &d.get("logw_data")?);
     }
-    t.compare(
-        c,
-        "logr_req_valid",
-        o.logr_req_valid as u64,
-        u("logr_req_valid")?,
-    );
+    t.compare(c, "logr_req_valid", o.logr_req_valid as u64, u("logr_req_valid")?);
     if o.logr_req_valid {
         t.compare(c, "logr_req_idx", o.logr_req_idx, u("logr_req_idx")?);
     }
-    t.compare(
-        c,
-        "logr_rsp_ready",
-        o.logr_rsp_ready as u64,
-        u("logr_rsp_ready")?,
-    );
-    t.compare(
-        c,
-        "dump_wr_valid",
-        o.dump_wr_valid as u64,
-        u("dump_wr_valid")?,
-    );
+    t.compare(c, "logr_rsp_ready", o.logr_rsp_ready as u64, u("logr_rsp_ready")?);
+    t.compare(c, "dump_wr_valid", o.dump_wr_valid as u64, u("dump_wr_valid")?);
     if o.dump_wr_valid {
         t.compare(c, "dump_wr_addr", o.dump_wr_addr, u("dump_wr_addr")?);
         t.compare(c, "dump_wr_last", o.dump_wr_last as u64, u("dump_wr_last")?);
@@ -675,28 +543,12 @@ pub fn compare(
 }
 
 /// The logging unit against its model: the default scenario, then one with a failure.
-pub fn logging_unit(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn logging_unit(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<RecxlLoggingUnitBlock>(&own, m)?;
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     let mut tally = Tally::default();
-    let sc = LuScenario {
-        cycles: opts.vectors.max(1_000),
-        fail_at: Some(opts.vectors.max(1_000) * 2 / 3),
-        ..Default::default()
-    };
-    lu_lockstep(
-        &mut dut,
-        b,
-        b.model().with_mutation(Mutation::None),
-        &sc,
-        rng,
-        &mut tally,
-    )?;
+    let sc = LuScenario { cycles: opts.vectors.max(1_000), fail_at: Some(opts.vectors.max(1_000) * 2 / 3), ..Default::default() };
+    lu_lockstep(&mut dut, b, b.model().with_mutation(Mutation::None), &sc, rng, &mut tally)?;
     Ok(tally)
 }

@@ -83,21 +83,10 @@ impl ReplayTwin {
 
     /// As [`ReplayTwin::new`] with a given (reset) model, e.g. a deliberately wrong one to show
     /// that the comparison fails.
-    pub fn with_model(
-        block: &ReplayBufferBlock,
-        mut dut: Dut,
-        model: ReplayBufferModel,
-    ) -> Result<ReplayTwin, SimError> {
+    pub fn with_model(block: &ReplayBufferBlock, mut dut: Dut, model: ReplayBufferModel) -> Result<ReplayTwin, SimError> {
         let ports = Ports::of(&dut)?;
         dut.reset(2)?;
-        Ok(ReplayTwin {
-            block: block.clone(),
-            dut,
-            ports,
-            model,
-            tally: Tally::default(),
-            cycle: 0,
-        })
+        Ok(ReplayTwin { block: block.clone(), dut, ports, model, tally: Tally::default(), cycle: 0 })
     }
 
     /// One clock cycle: drive `inp`, compare every output with the model's, clock both. Returns
@@ -114,41 +103,18 @@ impl ReplayTwin {
         d.eval();
         let o = self.model.outputs();
         let (c, t) = (self.cycle, &mut self.tally);
-        t.compare(
-            c,
-            "push_ready",
-            o.push_ready,
-            d.get_port_u64(p.push_ready)? == 1,
-        );
-        t.compare(
-            c,
-            "push_seq",
-            o.push_seq as u64,
-            d.get_port_u64(p.push_seq)?,
-        );
-        t.compare(
-            c,
-            "out_valid",
-            o.out_valid,
-            d.get_port_u64(p.out_valid)? == 1,
-        );
+        t.compare(c, "push_ready", o.push_ready, d.get_port_u64(p.push_ready)? == 1);
+        t.compare(c, "push_seq", o.push_seq as u64, d.get_port_u64(p.push_seq)?);
+        t.compare(c, "out_valid", o.out_valid, d.get_port_u64(p.out_valid)? == 1);
         t.compare(c, "out_seq", o.out_seq as u64, d.get_port_u64(p.out_seq)?);
         t.compare(c, "head", o.head as u64, d.get_port_u64(p.head)?);
         t.compare(c, "count", o.count as u64, d.get_port_u64(p.count)?);
         t.compare(c, "full", o.full, d.get_port_u64(p.full)? == 1);
         if o.out_valid {
-            t.compare_bits(
-                c,
-                "out_data",
-                &Bits::from_bytes_width(self.model.out_data(), width),
-                &d.get_port(p.out_data)?,
-            );
+            t.compare_bits(c, "out_data", &Bits::from_bytes_width(self.model.out_data(), width), &d.get_port(p.out_data)?);
         }
         t.vectors += 1;
-        let shown = Shown {
-            out_data: self.model.out_data().to_vec(),
-            outputs: o,
-        };
+        let shown = Shown { out_data: self.model.out_data().to_vec(), outputs: o };
         self.model.tick(inp);
         self.dut.tick();
         self.cycle += 1;
@@ -161,17 +127,8 @@ impl ReplayTwin {
         match &self.tally.first {
             None => Ok(()),
             Some(m) => {
-                let wave = self
-                    .dut
-                    .wave_path()
-                    .map(|p| format!("; waveform {}", p.display()))
-                    .unwrap_or_default();
-                Err(SimError::Cosim {
-                    summary: format!(
-                        "{}: {} mismatches, first at {m}{wave}",
-                        self.block.name, self.tally.mismatches
-                    ),
-                })
+                let wave = self.dut.wave_path().map(|p| format!("; waveform {}", p.display())).unwrap_or_default();
+                Err(SimError::Cosim { summary: format!("{}: {} mismatches, first at {m}{wave}", self.block.name, self.tally.mismatches) })
             }
         }
     }
@@ -193,19 +150,11 @@ impl ReplayTwin {
 
     /// The comparison counts, with the cycles stepped.
     pub fn into_tally(self) -> Tally {
-        Tally {
-            cycles: self.cycle,
-            ..self.tally
-        }
+        Tally { cycles: self.cycle, ..self.tally }
     }
 }
 
-pub fn replay_buffer(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn replay_buffer(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let own = super::own_block(m)?;
     let b = super::downcast::<ReplayBufferBlock>(&own, m)?;
     let dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
@@ -214,78 +163,27 @@ pub fn replay_buffer(
     let data = |rng: &mut TestRng| rng.bits(b.entry_bits as usize).to_bytes();
     // Fill to full with the output stalled, pushing past full.
     for _ in 0..b.depth + 3 {
-        t.step(&RbInputs {
-            push_valid: true,
-            push_data: data(rng),
-            ..Default::default()
-        })?;
+        t.step(&RbInputs { push_valid: true, push_data: data(rng), ..Default::default() })?;
     }
     // Replay from the oldest while stalled, then drain half, then stale and future acks/replays.
     let head = t.model().head();
-    t.step(&RbInputs {
-        replay_valid: true,
-        replay_seq: head,
-        ..Default::default()
-    })?;
+    t.step(&RbInputs { replay_valid: true, replay_seq: head, ..Default::default() })?;
     for _ in 0..b.depth / 2 {
-        t.step(&RbInputs {
-            out_ready: true,
-            ..Default::default()
-        })?;
+        t.step(&RbInputs { out_ready: true, ..Default::default() })?;
     }
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: head.wrapping_sub(1) & mask,
-        ..Default::default()
-    })?;
-    t.step(&RbInputs {
-        replay_valid: true,
-        replay_seq: (head + b.depth + 1) & mask,
-        out_ready: true,
-        ..Default::default()
-    })?;
+    t.step(&RbInputs { ack_valid: true, ack_seq: head.wrapping_sub(1) & mask, ..Default::default() })?;
+    t.step(&RbInputs { replay_valid: true, replay_seq: (head + b.depth + 1) & mask, out_ready: true, ..Default::default() })?;
     // Ack and replay in the same cycle, then ack of everything.
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: head,
-        replay_valid: true,
-        replay_seq: (head + 1) & mask,
-        out_ready: true,
-        ..Default::default()
-    })?;
+    t.step(&RbInputs { ack_valid: true, ack_seq: head, replay_valid: true, replay_seq: (head + 1) & mask, out_ready: true, ..Default::default() })?;
     // An ack naming the replay target (the pointer would land on a freed entry: it goes to the new
     // head), then an ack naming the entry on the output while it is taken.
     let h = t.model().head();
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: (h + 1) & mask,
-        replay_valid: true,
-        replay_seq: (h + 1) & mask,
-        ..Default::default()
-    })?;
-    t.step(&RbInputs {
-        out_ready: true,
-        ..Default::default()
-    })?;
+    t.step(&RbInputs { ack_valid: true, ack_seq: (h + 1) & mask, replay_valid: true, replay_seq: (h + 1) & mask, ..Default::default() })?;
+    t.step(&RbInputs { out_ready: true, ..Default::default() })?;
     let on_output = t.model().outputs().out_seq;
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: on_output,
-        out_ready: true,
-        ..Default::default()
-    })?;
-    let last = t
-        .model()
-        .head()
-        .wrapping_add(t.model().count())
-        .wrapping_sub(1)
-        & mask;
-    t.step(&RbInputs {
-        ack_valid: true,
-        ack_seq: last,
-        out_ready: true,
-        ..Default::default()
-    })?;
+    t.step(&RbInputs { ack_valid: true, ack_seq: on_output, out_ready: true, ..Default::default() })?;
+    let last = t.model().head().wrapping_add(t.model().count()).wrapping_sub(1) & mask;
+    t.step(&RbInputs { ack_valid: true, ack_seq: last, out_ready: true, ..Default::default() })?;
     // Random traffic: acks and replays near the held window, sometimes outside it.
     for _ in 0..opts.vectors {
         let head = t.model().head();
@@ -295,17 +193,9 @@ pub fn replay_buffer(
             push_valid: rng.chance(0.6),
             push_data: data(rng),
             ack_valid: rng.chance(0.1),
-            ack_seq: if rng.chance(0.9) {
-                near(rng)
-            } else {
-                rng.range(0, mask as u64) as u32
-            },
+            ack_seq: if rng.chance(0.9) { near(rng) } else { rng.range(0, mask as u64) as u32 },
             replay_valid: rng.chance(0.03),
-            replay_seq: if rng.chance(0.9) {
-                near(rng)
-            } else {
-                rng.range(0, mask as u64) as u32
-            },
+            replay_seq: if rng.chance(0.9) { near(rng) } else { rng.range(0, mask as u64) as u32 },
             out_ready: rng.chance(0.8),
         };
         t.step(&inp)?;

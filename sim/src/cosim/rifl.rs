@@ -112,11 +112,7 @@ fn codec_lines(c: &Codec, random: u64, rng: &mut TestRng) -> Vec<Line> {
     for (k, line) in lines.into_iter().enumerate() {
         for syn in [SYN_DATA, SYN_CTRL] {
             let id = if k % 2 == 0 { 0 } else { p.id_mask() };
-            out.push(Line {
-                syn,
-                line: line.clone(),
-                id,
-            });
+            out.push(Line { syn, line: line.clone(), id });
         }
     }
     for _ in 0..random {
@@ -129,12 +125,7 @@ fn codec_lines(c: &Codec, random: u64, rng: &mut TestRng) -> Vec<Line> {
 }
 
 /// `frame_crc`: `data` = `{payload, 5'b0, syn[1], meta}` of a line `{meta, payload}`.
-pub fn frame_crc(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn frame_crc(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let p = params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
@@ -146,24 +137,14 @@ pub fn frame_crc(
         msg.set_slice(8, &v.line.slice(0, p.payload_bits()));
         dut.set("data", &msg)?;
         dut.eval();
-        t.compare(
-            i as u64,
-            "crc",
-            c.crc(v.syn == SYN_CTRL, &v.line) as u64,
-            dut.get_u64("crc")?,
-        );
+        t.compare(i as u64, "crc", c.crc(v.syn == SYN_CTRL, &v.line) as u64, dut.get_u64("crc")?);
         t.vectors += 1;
     }
     Ok(t)
 }
 
 /// `frame_encode`: the whole frame `{vcode, line, syn}`.
-pub fn frame_encode(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn frame_encode(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let p = params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
@@ -173,12 +154,7 @@ pub fn frame_encode(
         dut.set("line", &v.line)?;
         dut.set_u64("id", v.id as u64)?;
         dut.eval();
-        t.compare_bits(
-            i as u64,
-            "frame",
-            &c.encode(v.syn, &v.line, v.id),
-            &dut.get("frame")?,
-        );
+        t.compare_bits(i as u64, "frame", &c.encode(v.syn, &v.line, v.id), &dut.get("frame")?);
         t.vectors += 1;
     }
     Ok(t)
@@ -194,12 +170,7 @@ pub struct CheckStats {
 }
 
 /// `frame_check` with its statistics.
-pub fn frame_check_run(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<(Tally, CheckStats), SimError> {
+pub fn frame_check_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, CheckStats), SimError> {
     let p = params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
@@ -209,18 +180,17 @@ pub fn frame_check_run(
     let corners = lines.len() as u64 - opts.vectors;
     let f = p.frame_width();
     let mut i = 0u64;
-    let mut check =
-        |dut: &mut Dut, frame: &Bits, id: u32, t: &mut Tally| -> Result<bool, SimError> {
-            dut.set("frame", frame)?;
-            dut.set_u64("id", id as u64)?;
-            dut.eval();
-            let m = c.check(frame, id);
-            t.compare(i, "legal", m.legal, bit(dut, "legal")?);
-            t.compare(i, "ok", m.ok, bit(dut, "ok")?);
-            t.vectors += 1;
-            i += 1;
-            Ok(m.ok)
-        };
+    let mut check = |dut: &mut Dut, frame: &Bits, id: u32, t: &mut Tally| -> Result<bool, SimError> {
+        dut.set("frame", frame)?;
+        dut.set_u64("id", id as u64)?;
+        dut.eval();
+        let m = c.check(frame, id);
+        t.compare(i, "legal", m.legal, bit(dut, "legal")?);
+        t.compare(i, "ok", m.ok, bit(dut, "ok")?);
+        t.vectors += 1;
+        i += 1;
+        Ok(m.ok)
+    };
     for (k, v) in lines.into_iter().enumerate() {
         let sent = c.encode(v.syn, &v.line, v.id);
         if (k as u64) < corners {
@@ -259,24 +229,13 @@ pub fn frame_check_run(
     Ok((t, s))
 }
 
-pub fn frame_check(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn frame_check(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     frame_check_run(bench, m, opts, rng).map(|(t, _)| t)
 }
 
 // ---- scrambler pair ----
 
-fn scrambler_pair(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-    descramble: bool,
-) -> Result<Tally, SimError> {
+fn scrambler_pair(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng, descramble: bool) -> Result<Tally, SimError> {
     let p = params(m)?;
     let w = p.raw_bits();
     let mut dut = build(bench, m, "")?;
@@ -318,21 +277,11 @@ fn scrambler_pair(
     Ok(t)
 }
 
-pub fn scrambler(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn scrambler(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     scrambler_pair(bench, m, opts, rng, false)
 }
 
-pub fn descrambler(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn descrambler(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     scrambler_pair(bench, m, opts, rng, true)
 }
 
@@ -347,11 +296,7 @@ struct Flag {
 
 impl Flag {
     fn new(p_on: f64, p_off: f64) -> Flag {
-        Flag {
-            v: false,
-            p_on,
-            p_off,
-        }
+        Flag { v: false, p_on, p_off }
     }
     fn step(&mut self, rng: &mut TestRng) -> bool {
         if rng.chance(if self.v { self.p_off } else { self.p_on }) {
@@ -373,12 +318,7 @@ pub struct TxStats {
 }
 
 /// `tx` with its statistics: `opts.vectors` cycles.
-pub fn tx_run(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<(Tally, TxStats), SimError> {
+pub fn tx_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, TxStats), SimError> {
     let p = params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
@@ -426,27 +366,10 @@ pub fn tx_run(
         let comb = model.comb(&i);
         seen.insert(comb.state);
         let code = dut.get_u64("state")?;
-        t.compare(
-            cyc,
-            "state",
-            format!("{:?}", comb.state),
-            TxState::from_code(code)
-                .map(|s| format!("{s:?}"))
-                .unwrap_or_else(|| format!("illegal code {code}")),
-        );
+        t.compare(cyc, "state", format!("{:?}", comb.state), TxState::from_code(code).map(|s| format!("{s:?}")).unwrap_or_else(|| format!("illegal code {code}")));
         t.compare(cyc, "seg_ready", comb.seg_ready, bit(&dut, "seg_ready")?);
-        t.compare(
-            cyc,
-            "retrans_start",
-            comb.retrans_start,
-            bit(&dut, "retrans_start")?,
-        );
-        t.compare(
-            cyc,
-            "pause_event",
-            comb.pause_event,
-            bit(&dut, "pause_event")?,
-        );
+        t.compare(cyc, "retrans_start", comb.retrans_start, bit(&dut, "retrans_start")?);
+        t.compare(cyc, "pause_event", comb.pause_event, bit(&dut, "pause_event")?);
         // The consumer takes what the model offers (a mismatch there is already counted).
         i.seg_take = i.en && comb.seg_ready && rng.chance(0.7);
         dut.set_u64("seg_take", i.seg_take as u64)?;
@@ -462,12 +385,7 @@ pub fn tx_run(
     Ok((t, s))
 }
 
-pub fn tx(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn tx(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     tx_run(bench, m, opts, rng).map(|(t, _)| t)
 }
 
@@ -485,12 +403,7 @@ pub struct RxStats {
 }
 
 /// `rx` with its statistics: `opts.vectors` cycles.
-pub fn rx_run(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<(Tally, RxStats), SimError> {
+pub fn rx_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, RxStats), SimError> {
     let p = params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
@@ -517,10 +430,7 @@ pub fn rx_run(
             seg_raw: &seg,
         };
         let take = src.comb(&ti).seg_ready && rng.chance(0.8);
-        let ti = TxIn {
-            seg_take: take,
-            ..ti
-        };
+        let ti = TxIn { seg_take: take, ..ti };
         let mut frame = src.frame.clone();
         src.tick(&ti);
         match rng.range(0, 3999) {
@@ -536,13 +446,7 @@ pub fn rx_run(
                 frame = rng.bits(p.frame_width());
                 s.corrupted += 1;
             }
-            7 => {
-                frame = c.encode(
-                    SYN_CTRL,
-                    &c.to_line(&c.control_raw(Ctrl::PauseRequest)),
-                    rng.range(0, p.id_mask() as u64) as u32,
-                )
-            }
+            7 => frame = c.encode(SYN_CTRL, &c.to_line(&c.control_raw(Ctrl::PauseRequest)), rng.range(0, p.id_mask() as u64) as u32),
             _ => {}
         }
         dut.set_u64("in_valid", en as u64)?;
@@ -554,25 +458,10 @@ pub fn rx_run(
         if model.out_valid {
             t.compare_bits(cyc, "out_raw", &model.out_raw, &dut.get("out_raw")?);
         }
-        t.compare(
-            cyc,
-            "out_of_sync",
-            model.out_of_sync,
-            bit(&dut, "out_of_sync")?,
-        );
+        t.compare(cyc, "out_of_sync", model.out_of_sync, bit(&dut, "out_of_sync")?);
         t.compare(cyc, "pause_req", model.pause_req, bit(&dut, "pause_req")?);
-        t.compare(
-            cyc,
-            "retrans_req",
-            model.retrans_req,
-            bit(&dut, "retrans_req")?,
-        );
-        t.compare(
-            cyc,
-            "frame_error",
-            model.frame_error,
-            bit(&dut, "frame_error")?,
-        );
+        t.compare(cyc, "retrans_req", model.retrans_req, bit(&dut, "retrans_req")?);
+        t.compare(cyc, "frame_error", model.frame_error, bit(&dut, "frame_error")?);
         t.compare(cyc, "remote_fc", model.remote_fc, bit(&dut, "remote_fc")?);
         t.compare(cyc, "err_pulse", model.err_pulse, bit(&dut, "err_pulse")?);
         t.vectors += 1;
@@ -582,12 +471,7 @@ pub fn rx_run(
     Ok((t, s))
 }
 
-pub fn rx(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn rx(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     rx_run(bench, m, opts, rng).map(|(t, _)| t)
 }
 
@@ -605,12 +489,7 @@ pub struct FifoStats {
 }
 
 /// `fifo` with its statistics: `opts.vectors` cycles.
-pub fn fifo_run(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<(Tally, FifoStats), SimError> {
+pub fn fifo_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, FifoStats), SimError> {
     let p = params(m)?;
     let mut dut = build(bench, m, "")?;
     dut.reset(2)?;
@@ -628,12 +507,7 @@ pub fn fifo_run(
         dut.set_u64("pop", pop as u64)?;
         dut.set("din", &din)?;
         dut.eval();
-        t.compare(
-            cyc,
-            "dout_valid",
-            model.head_valid,
-            bit(&dut, "dout_valid")?,
-        );
+        t.compare(cyc, "dout_valid", model.head_valid, bit(&dut, "dout_valid")?);
         if model.head_valid {
             t.compare_bits(cyc, "dout", &model.head, &dut.get("dout")?);
         }
@@ -651,12 +525,7 @@ pub fn fifo_run(
     Ok((t, s))
 }
 
-pub fn fifo(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn fifo(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     fifo_run(bench, m, opts, rng).map(|(t, _)| t)
 }
 
@@ -672,12 +541,7 @@ pub struct GearStats {
 
 /// `tx_gear` (user → group bytes) or `rx_gear` (group → user bytes, overlapping) with random
 /// packets, idle input beats and output backpressure: `opts.vectors` cycles.
-pub fn gear_run(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<(Tally, GearStats), SimError> {
+pub fn gear_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, GearStats), SimError> {
     let p = params(m)?;
     let (u, g) = (p.user_bytes(), p.group_bytes());
     let (i_bytes, o_bytes, overlap) = match m.role {
@@ -693,11 +557,7 @@ pub fn gear_run(
     let mut t = Tally::default();
     for cyc in 0..opts.vectors {
         if pos >= pkt.len() {
-            let len = if rng.chance(0.3) {
-                rng.range(1, 2 * o_bytes as u64)
-            } else {
-                rng.range(1, 20 * i_bytes as u64)
-            } as usize;
+            let len = if rng.chance(0.3) { rng.range(1, 2 * o_bytes as u64) } else { rng.range(1, 20 * i_bytes as u64) } as usize;
             pkt = rng.bytes(len);
             pos = 0;
         }
@@ -714,22 +574,12 @@ pub fn gear_run(
         dut.set_u64("out_ready", ready as u64)?;
         dut.eval();
         let o = model.out();
-        t.compare(
-            cyc,
-            "in_ready",
-            model.in_ready(ready),
-            bit(&dut, "in_ready")?,
-        );
+        t.compare(cyc, "in_ready", model.in_ready(ready), bit(&dut, "in_ready")?);
         t.compare(cyc, "out_valid", o.valid, bit(&dut, "out_valid")?);
         if o.valid {
             let keep = dut.get("out_keep")?;
             t.compare(cyc, "out_keep", Some(o.count), thermo_count(&keep));
-            t.compare(
-                cyc,
-                "out_data",
-                o.data.to_vec(),
-                dut.get("out_data")?.to_bytes(),
-            );
+            t.compare(cyc, "out_data", o.data.to_vec(), dut.get("out_data")?.to_bytes());
             t.compare(cyc, "out_last", o.last, bit(&dut, "out_last")?);
             if ready {
                 s.beats += 1;
@@ -747,12 +597,7 @@ pub fn gear_run(
     Ok((t, s))
 }
 
-pub fn gear(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn gear(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     gear_run(bench, m, opts, rng).map(|(t, _)| t)
 }
 
@@ -775,10 +620,7 @@ impl TwinNode {
     fn set_inputs(&mut self, i: &NodeIn) -> Result<(), SimError> {
         let (u, f, l) = (self.p.user_bytes(), self.p.frame_width(), self.p.lanes());
         let d = &mut self.dut;
-        d.set(
-            "s_axis_tdata",
-            &Bits::from_bytes_width(&i.s_data[..u], 8 * u),
-        )?;
+        d.set("s_axis_tdata", &Bits::from_bytes_width(&i.s_data[..u], 8 * u))?;
         d.set("s_axis_tkeep", &thermo(i.s_count, u))?;
         d.set_u64("s_axis_tlast", i.s_last as u64)?;
         d.set_u64("s_axis_tvalid", i.s_valid as u64)?;
@@ -807,9 +649,7 @@ impl TwinNode {
             m_data: d.get("m_axis_tdata")?.to_bytes(),
             m_count: thermo_count(&keep).unwrap_or(usize::MAX),
             m_last: bit(d, "m_axis_tlast")?,
-            tx_frame: (0..self.p.lanes())
-                .map(|j| frames.slice(j * f, f))
-                .collect(),
+            tx_frame: (0..self.p.lanes()).map(|j| frames.slice(j * f, f)).collect(),
             link_up: bit(d, "link_up")?,
             frame_errors: d.get_u64("frame_errors")? as u32,
             retransmissions: d.get_u64("retransmissions")? as u32,
@@ -829,32 +669,12 @@ impl TwinNode {
             t.compare(c, &port("m_axis_tdata"), &want.m_data, &got.m_data);
         }
         for j in 0..self.p.lanes() {
-            t.compare_bits(
-                c,
-                &port(&format!("tx_frame[lane {j}]")),
-                &want.tx_frame[j],
-                &got.tx_frame[j],
-            );
+            t.compare_bits(c, &port(&format!("tx_frame[lane {j}]")), &want.tx_frame[j], &got.tx_frame[j]);
         }
         t.compare(c, &port("link_up"), want.link_up, got.link_up);
-        t.compare(
-            c,
-            &port("frame_errors"),
-            want.frame_errors,
-            got.frame_errors,
-        );
-        t.compare(
-            c,
-            &port("retransmissions"),
-            want.retransmissions,
-            got.retransmissions,
-        );
-        t.compare(
-            c,
-            &port("pause_events"),
-            want.pause_events,
-            got.pause_events,
-        );
+        t.compare(c, &port("frame_errors"), want.frame_errors, got.frame_errors);
+        t.compare(c, &port("retransmissions"), want.retransmissions, got.retransmissions);
+        t.compare(c, &port("pause_events"), want.pause_events, got.pause_events);
         t.vectors += 1;
         Ok(got)
     }
@@ -924,18 +744,7 @@ impl NodeLink {
         // and the RTL alike: RIFL(256,1024) with 8-bit IDs delivers 13 of 99 packets in 300k
         // cycles at 1e-5). 0.3 errors per procedure keeps it busy but progressing.
         let per_procedure = p.lanes() as f64 * p.frame_width() as f64 * 2.5 * p.ids() as f64;
-        NodeLink {
-            ber: (0.3 / per_procedure).min(1e-5),
-            delay: 9,
-            packets: u64::MAX / 4,
-            min_len: 1,
-            max_len,
-            tx_stall: 0.05,
-            backpressure: 0.6,
-            idle: 0.3,
-            traffic_cycles: cycles.max(1),
-            max_cycles: cycles + 200_000,
-        }
+        NodeLink { ber: (0.3 / per_procedure).min(1e-5), delay: 9, packets: u64::MAX / 4, min_len: 1, max_len, tx_stall: 0.05, backpressure: 0.6, idle: 0.3, traffic_cycles: cycles.max(1), max_cycles: cycles + 200_000 }
     }
 }
 
@@ -957,42 +766,18 @@ pub struct NodeStats {
 }
 
 /// `node`: two RTL nodes with their models in lockstep in a link set up by `setup`.
-pub fn node_run(
-    bench: &Bench,
-    m: &ElabModule,
-    setup: &NodeLink,
-    rng: &mut TestRng,
-) -> Result<(Tally, NodeStats), SimError> {
+pub fn node_run(bench: &Bench, m: &ElabModule, setup: &NodeLink, rng: &mut TestRng) -> Result<(Tally, NodeStats), SimError> {
     let p = params(m)?;
     let tally = Rc::new(RefCell::new(Tally::default()));
     let error = Rc::new(RefCell::new(None));
     let twin = |side: &'static str| -> Result<TwinNode, SimError> {
         let mut dut = build(bench, m, &format!("_{side}"))?;
         dut.reset(2)?;
-        Ok(TwinNode {
-            dut,
-            model: Node::new(p),
-            p,
-            side,
-            tally: tally.clone(),
-            cycle: 0,
-            error: error.clone(),
-        })
+        Ok(TwinNode { dut, model: Node::new(p), p, side, tally: tally.clone(), cycle: 0, error: error.clone() })
     };
     let (a, b) = (twin("a")?, twin("b")?);
     let seed = rng.range(0, u64::MAX);
-    let mut link = Link::new(
-        a,
-        b,
-        LinkSetup {
-            delay: setup.delay,
-            ber: setup.ber,
-            seed,
-            packets: setup.packets,
-            min_len: setup.min_len,
-            max_len: setup.max_len,
-        },
-    );
+    let mut link = Link::new(a, b, LinkSetup { delay: setup.delay, ber: setup.ber, seed, packets: setup.packets, min_len: setup.min_len, max_len: setup.max_len });
     link.tx_stall = setup.tx_stall;
     link.flow_ab.backpressure = setup.backpressure;
     link.flow_ba.idle = setup.idle;
@@ -1014,10 +799,7 @@ pub fn node_run(
     let fifos = || a.fifo.iter().chain(&b.fifo);
     let stats = NodeStats {
         cycles: link.cycle,
-        packets: [
-            link.flow_ab.delivered_packets,
-            link.flow_ba.delivered_packets,
-        ],
+        packets: [link.flow_ab.delivered_packets, link.flow_ba.delivered_packets],
         bits_flipped: [link.ab.stats.bit_errors, link.ba.stats.bit_errors],
         frame_errors: [a.frame_errors, b.frame_errors],
         retransmissions: [a.retransmissions, b.retransmissions],
@@ -1027,28 +809,16 @@ pub fn node_run(
         errors: result.err().unwrap_or_default(),
     };
     drop(link);
-    let mut t = Rc::try_unwrap(tally)
-        .map(RefCell::into_inner)
-        .unwrap_or_default();
+    let mut t = Rc::try_unwrap(tally).map(RefCell::into_inner).unwrap_or_default();
     t.cycles = stats.cycles;
     // Lost, duplicated or corrupted packets are a failure even if both nodes agree with their
     // models (then the model is wrong too).
-    t.compare(
-        stats.cycles,
-        "scoreboard (every packet delivered once, in order, intact)",
-        String::new(),
-        stats.errors.clone(),
-    );
+    t.compare(stats.cycles, "scoreboard (every packet delivered once, in order, intact)", String::new(), stats.errors.clone());
     Ok((t, stats))
 }
 
 /// `node` with [`NodeLink::busy`] traffic for about `opts.vectors` cycles.
-pub fn node(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn node(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let setup = NodeLink::busy(&params(m)?, opts.vectors);
     node_run(bench, m, &setup, rng).map(|(t, _)| t)
 }

@@ -14,12 +14,8 @@
 //!   the counter every cycle.
 
 use super::{Options, Tally};
-use crate::campaign::rxl::rtl::{
-    rtl_nodes, Check, CheckedLinkRx, CheckedLinkTx, RtlLinkRx, RtlLinkTx, SharedTally, Stop,
-};
-use crate::campaign::rxl::{
-    self as campaign, CampaignConfig, CampaignError, Faults, LinkRxNode, LinkTxNode, Report,
-};
+use crate::campaign::rxl::rtl::{rtl_nodes, Check, CheckedLinkRx, CheckedLinkTx, RtlLinkRx, RtlLinkTx, SharedTally, Stop};
+use crate::campaign::rxl::{self as campaign, CampaignConfig, CampaignError, Faults, LinkRxNode, LinkTxNode, Report};
 use crate::{Bench, SimError, TestRng};
 use rtl_gen::blocks::rxl_endpoint::flit::{FLIT_BYTES, MSG_BYTES};
 use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
@@ -44,33 +40,21 @@ fn test_name(m: &ElabModule) -> String {
 
 /// The tally of a finished run (every node dropped, so the tally has one owner left).
 fn take(tally: SharedTally, cycles: u64) -> Tally {
-    let mut t = Rc::try_unwrap(tally)
-        .map(|c| c.into_inner())
-        .unwrap_or_default();
+    let mut t = Rc::try_unwrap(tally).map(|c| c.into_inner()).unwrap_or_default();
     t.cycles = cycles;
     t
 }
 
 /// Faults that keep the protocol busy: a retry every few hundred flits of every kind.
 pub fn busy_faults() -> Faults {
-    Faults {
-        drop: 3e-3,
-        ber: 1e-5,
-        uc: 2e-3,
-        burst: 1e-3,
-        burst_bits: 30,
-    }
+    Faults { drop: 3e-3, ber: 1e-5, uc: 2e-3, burst: 1e-3, burst_bits: 30 }
 }
 
 /// The campaign the `endpoint` driver runs for endpoint module `m`: its block's configuration,
 /// [`busy_faults`], `tx_ready` low 5 % of the time, 90 % offered load, a 20-flit retry loop,
 /// `traffic_cycles` of traffic, `switches` switch levels (with 1e-3 internal corruption when
 /// there are any).
-pub fn campaign_config(
-    m: &ElabModule,
-    switches: usize,
-    traffic_cycles: u64,
-) -> Result<CampaignConfig, SimError> {
+pub fn campaign_config(m: &ElabModule, switches: usize, traffic_cycles: u64) -> Result<CampaignConfig, SimError> {
     let ep = endpoint_block(m)?;
     let mut c = CampaignConfig::new(ep.cfg.mode, switches, traffic_cycles);
     c.endpoint = ep.cfg.clone();
@@ -88,25 +72,11 @@ pub fn campaign_config(
 /// named `A.`/`B.` for the endpoints, `sw<level>.d<direction>.rx/tx.` for switch halves);
 /// scoreboard failures (data or ordering failures where the mode promises none, undelivered
 /// payloads) are the test's to judge from the [`Report`].
-pub fn endpoint_run(
-    bench: &Bench,
-    m: &ElabModule,
-    cfg: &CampaignConfig,
-    rng: &mut TestRng,
-) -> Result<(Tally, Report), SimError> {
+pub fn endpoint_run(bench: &Bench, m: &ElabModule, cfg: &CampaignConfig, rng: &mut TestRng) -> Result<(Tally, Report), SimError> {
     let mut cfg = cfg.clone();
     cfg.seed = rng.range(0, u64::MAX);
     let tally = SharedTally::default();
-    let nodes = rtl_nodes(
-        bench,
-        m,
-        None,
-        cfg.switches,
-        Check::Lockstep(Stop::Never),
-        &tally,
-        &test_name(m),
-    )
-    .map_err(|e| link_error(m, e))?;
+    let nodes = rtl_nodes(bench, m, None, cfg.switches, Check::Lockstep(Stop::Never), &tally, &test_name(m)).map_err(|e| link_error(m, e))?;
     let report = campaign::run_config(&cfg, nodes, &mut |_, _| {}).map_err(|e| link_error(m, e))?;
     Ok((take(tally, report.cycles), report))
 }
@@ -115,36 +85,15 @@ pub fn endpoint_run(
 /// payload lost, duplicated, reordered or corrupted counts as a mismatch too (the baseline
 /// CXL mode may reorder after silent drops: only data failures and undelivered payloads count
 /// there).
-pub fn endpoint(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn endpoint(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let cfg = campaign_config(m, 0, opts.vectors)?;
     let (mut t, r) = endpoint_run(bench, m, &cfg, rng)?;
     let strict = cfg.endpoint.mode == rtl_gen::blocks::rxl_endpoint::model::Mode::Rxl;
     for (d, x) in r.dirs.iter().enumerate() {
-        let port = format!(
-            "scoreboard direction {}",
-            if d == 0 { "A→B" } else { "B→A" }
-        );
-        t.compare(
-            r.cycles,
-            &port,
-            (0u64, 0u64),
-            (
-                x.sink.data_failures,
-                if strict { x.sink.ordering_failures } else { 0 },
-            ),
-        );
+        let port = format!("scoreboard direction {}", if d == 0 { "A→B" } else { "B→A" });
+        t.compare(r.cycles, &port, (0u64, 0u64), (x.sink.data_failures, if strict { x.sink.ordering_failures } else { 0 }));
         if strict {
-            t.compare(
-                r.cycles,
-                &format!("{port} (drained, undelivered)"),
-                (true, 0u64),
-                (r.drained, x.undelivered()),
-            );
+            t.compare(r.cycles, &format!("{port} (drained, undelivered)"), (true, 0u64), (r.drained, x.undelivered()));
         }
     }
     Ok(t)
@@ -154,32 +103,16 @@ pub fn endpoint(
 
 /// `link_rx` with its final counters `[flits, corrected, dropped]`: `opts.vectors` random
 /// flits with 0..=3 corrupted bytes after the corner flits, 10 % idle cycles.
-pub fn link_rx_run(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<(Tally, [u64; 3]), SimError> {
+pub fn link_rx_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, [u64; 3]), SimError> {
     let sw = switch_block(m)?;
     let codec = sw.codec();
     let tally = SharedTally::default();
     let rtl = RtlLinkRx::new(bench, m, &test_name(m))?;
-    let mut node = CheckedLinkRx::new(
-        "link_rx",
-        rtl,
-        LinkRxModel::new(codec.clone(), sw.counter_bits),
-        tally.clone(),
-        Stop::Never,
-    )
-    .map_err(|e| link_error(m, e))?;
+    let mut node = CheckedLinkRx::new("link_rx", rtl, LinkRxModel::new(codec.clone(), sw.counter_bits), tally.clone(), Stop::Never).map_err(|e| link_error(m, e))?;
     let corners = 2 + FLIT_BYTES as u64;
     for i in 0..corners + opts.vectors {
         let (valid, flit) = if i < corners {
-            let msg = if i == 1 {
-                [0xFF; MSG_BYTES]
-            } else {
-                [0; MSG_BYTES]
-            };
+            let msg = if i == 1 { [0xFF; MSG_BYTES] } else { [0; MSG_BYTES] };
             let mut flit = codec.encode(&msg);
             if i >= 2 {
                 flit[(i - 2) as usize] ^= 1 + (i as u8 % 255);
@@ -200,35 +133,17 @@ pub fn link_rx_run(
     Ok((take(tally, corners + opts.vectors), counters))
 }
 
-pub fn link_rx(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn link_rx(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     link_rx_run(bench, m, opts, rng).map(|(t, _)| t)
 }
 
 /// `link_tx` with its final flit counter: all-zero and all-ones messages, then `opts.vectors`
 /// random ones, each cycle valid with probability `valid`.
-pub fn link_tx_run(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-    valid: f64,
-) -> Result<(Tally, u64), SimError> {
+pub fn link_tx_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng, valid: f64) -> Result<(Tally, u64), SimError> {
     let sw = switch_block(m)?;
     let tally = SharedTally::default();
     let rtl = RtlLinkTx::new(bench, m, &test_name(m))?;
-    let mut node = CheckedLinkTx::new(
-        "link_tx",
-        rtl,
-        LinkTxModel::new(sw.codec(), sw.counter_bits),
-        tally.clone(),
-        Stop::Never,
-    )
-    .map_err(|e| link_error(m, e))?;
+    let mut node = CheckedLinkTx::new("link_tx", rtl, LinkTxModel::new(sw.codec(), sw.counter_bits), tally.clone(), Stop::Never).map_err(|e| link_error(m, e))?;
     for i in 0..2 + opts.vectors {
         let msg: [u8; MSG_BYTES] = match i {
             0 => [0; MSG_BYTES],
@@ -243,20 +158,13 @@ pub fn link_tx_run(
     Ok((take(tally, 2 + opts.vectors), count))
 }
 
-pub fn link_tx(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn link_tx(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     link_tx_run(bench, m, opts, rng, 0.9).map(|(t, _)| t)
 }
 
 fn link_error(m: &ElabModule, e: CampaignError) -> SimError {
     match e {
         CampaignError::Sim(e) => e,
-        other => SimError::Design {
-            message: format!("{}: {other}", m.name()),
-        },
+        other => SimError::Design { message: format!("{}: {other}", m.name()) },
     }
 }

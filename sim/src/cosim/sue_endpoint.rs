@@ -10,9 +10,9 @@ use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::sue::wire::parse_pdu;
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
-use rtl_gen::blocks::sue_endpoint::{SueEndpointBlock, PACKER_COUNTERS};
 use rtl_gen::blocks::sue_packer::model::PkOutputs;
 use rtl_gen::blocks::sue_transport::model::TpOutputs;
+use rtl_gen::blocks::sue_endpoint::{SueEndpointBlock, PACKER_COUNTERS};
 use std::collections::VecDeque;
 
 struct Ep {
@@ -253,20 +253,14 @@ impl EndpointLink {
 /// Set every input of an endpoint DUT for this cycle and evaluate it.
 pub fn drive_endpoint(d: &mut Dut, i: &EpInputs, db: usize) -> Result<(), SimError> {
     d.set_u64("s_axis_cmd_tvalid", i.cmd_valid as u64)?;
-    d.set(
-        "s_axis_cmd_tdata",
-        &Bits::from_bytes_width(&i.cmd_data, 8 * db),
-    )?;
+    d.set("s_axis_cmd_tdata", &Bits::from_bytes_width(&i.cmd_data, 8 * db))?;
     d.set_u64("s_axis_cmd_tlast", i.cmd_last as u64)?;
     d.set_u64("s_axis_cmd_tdest", u64::from(i.cmd_dest))?;
     d.set_u64("s_axis_cmd_tuser", u64::from(i.cmd_user))?;
     d.set_u64("m_axis_tx_tready", i.tx_ready as u64)?;
     d.set_u64("tx_vc_pause", u64::from(i.tx_vc_pause))?;
     d.set_u64("s_axis_rx_tvalid", i.rx_valid as u64)?;
-    d.set(
-        "s_axis_rx_tdata",
-        &Bits::from_bytes_width(&i.rx_data, 8 * db),
-    )?;
+    d.set("s_axis_rx_tdata", &Bits::from_bytes_width(&i.rx_data, 8 * db))?;
     d.set("s_axis_rx_tkeep", &keep_bits(i.rx_keep, db))?;
     d.set_u64("s_axis_rx_tlast", i.rx_last as u64)?;
     d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
@@ -324,11 +318,7 @@ pub fn endpoint(
     let b = super::downcast::<SueEndpointBlock>(&own, m)?;
     let x = b.common.num_xpu as usize;
     // With the id on a port the RTL plays the highest XPU, so a nonzero id is exercised.
-    let me = if b.transport.p.xpuid_port {
-        x - 1
-    } else {
-        b.transport.p.local_xpuid as usize
-    };
+    let me = if b.transport.p.xpuid_port { x - 1 } else { b.transport.p.local_xpuid as usize };
     let blocks: Vec<SueEndpointBlock> = (0..x)
         .map(|k| {
             let mut p = b.clone();
@@ -343,12 +333,7 @@ pub fn endpoint(
         .collect();
     let mut link =
         EndpointLink::with_modules(bench, &blocks, &mods, &format!("cosim_{}", m.name()))?;
-    link.chan.faults = LinkFaults {
-        drop: 0.02,
-        corrupt: 0.01,
-        frame_err: 0.01,
-        ..LinkFaults::default()
-    };
+    link.chan.faults = LinkFaults { drop: 0.02, corrupt: 0.01, frame_err: 0.01, ..LinkFaults::default() };
     let v = b.common.num_vc as u64;
     for cyc in 0..opts.vectors {
         for src in 0..x {

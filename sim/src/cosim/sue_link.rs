@@ -24,12 +24,7 @@ pub struct LinkFaults {
 impl Default for LinkFaults {
     /// A clean wire of 16 cycles.
     fn default() -> Self {
-        LinkFaults {
-            drop: 0.0,
-            corrupt: 0.0,
-            frame_err: 0.0,
-            latency: 16,
-        }
+        LinkFaults { drop: 0.0, corrupt: 0.0, frame_err: 0.0, latency: 16 }
     }
 }
 
@@ -155,14 +150,7 @@ impl CmdScoreboard {
 
     /// A random command of `bytes` from `src` to `dst` on `vc`, carrying its route in bytes
     /// 0..3 and its number in the {src, dst, vc} stream in bytes 4..8.
-    pub fn make(
-        &mut self,
-        rng: &mut TestRng,
-        bytes: usize,
-        src: usize,
-        dst: usize,
-        vc: usize,
-    ) -> Vec<u8> {
+    pub fn make(&mut self, rng: &mut TestRng, bytes: usize, src: usize, dst: usize, vc: usize) -> Vec<u8> {
         let mut cmd = rng.bytes(bytes);
         cmd[0] = src as u8;
         cmd[1] = dst as u8;
@@ -180,24 +168,11 @@ impl CmdScoreboard {
 
     /// Commands accepted and not yet delivered, over all streams.
     pub fn outstanding(&self) -> usize {
-        self.expect
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|q| q.len())
-            .sum()
+        self.expect.iter().flatten().flatten().map(|q| q.len()).sum()
     }
 
     /// XPU `dst` delivered `cmd` as coming from `src` on `vc` in cycle `cyc`.
-    pub fn delivered(
-        &mut self,
-        t: &mut Tally,
-        cyc: u64,
-        dst: usize,
-        src: usize,
-        vc: usize,
-        cmd: &[u8],
-    ) {
+    pub fn delivered(&mut self, t: &mut Tally, cyc: u64, dst: usize, src: usize, vc: usize, cmd: &[u8]) {
         let want = self
             .expect
             .get_mut(src)

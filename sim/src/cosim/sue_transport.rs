@@ -62,12 +62,7 @@ pub fn drive_xpuid(d: &mut Dut, xpuid: u32) -> Result<(), SimError> {
 
 /// Build module `module` and reset it with `local_xpuid` (if it has the port) already at
 /// `xpuid`: the id is a strap, set before reset is released.
-pub fn build_with_xpuid(
-    tree: &crate::Tree,
-    module: &str,
-    name: &str,
-    xpuid: u32,
-) -> Result<Dut, SimError> {
+pub fn build_with_xpuid(tree: &crate::Tree, module: &str, name: &str, xpuid: u32) -> Result<Dut, SimError> {
     let mut d = Dut::build_named(tree, module, name)?;
     drive_xpuid(&mut d, xpuid)?;
     d.reset(2)?;
@@ -262,8 +257,7 @@ impl TransportLink {
                     let off = node.offers.pop_front().expect("offered");
                     node.beat = 0;
                     for cmd in off.cmds.into_iter().flatten() {
-                        self.sb
-                            .accepted(k, off.dest as usize, (off.user & 3) as usize, cmd);
+                        self.sb.accepted(k, off.dest as usize, (off.user & 3) as usize, cmd);
                     }
                 } else {
                     node.beat += 1;

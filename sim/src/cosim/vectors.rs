@@ -18,14 +18,7 @@ pub struct Vector {
 /// `in_valid` high (with probability `idle` an idle cycle with random inputs comes first) and its
 /// outputs must appear with `out_valid` exactly `latency` cycles later; `out_valid` is compared
 /// every cycle, so spurious or missing outputs count too.
-pub fn drive(
-    dut: &mut Dut,
-    latency: u64,
-    vectors: impl Iterator<Item = Vector>,
-    idle: f64,
-    rng: &mut TestRng,
-    tally: &mut Tally,
-) -> Result<(), SimError> {
+pub fn drive(dut: &mut Dut, latency: u64, vectors: impl Iterator<Item = Vector>, idle: f64, rng: &mut TestRng, tally: &mut Tally) -> Result<(), SimError> {
     if latency == 0 {
         for (i, v) in vectors.enumerate() {
             for (p, value) in &v.inputs {
@@ -48,11 +41,7 @@ pub fn drive(
     let mut vectors = vectors.peekable();
     let mut widths: Vec<(&'static str, usize)> = Vec::new();
     loop {
-        let next = if vectors.peek().is_some() && !rng.chance(idle) {
-            vectors.next()
-        } else {
-            None
-        };
+        let next = if vectors.peek().is_some() && !rng.chance(idle) { vectors.next() } else { None };
         if next.is_none() && vectors.peek().is_none() && pending.is_empty() {
             break;
         }
@@ -96,12 +85,7 @@ pub fn drive(
 
 /// Build module `m` of `bench` and drive `vectors` through it at its latency, with idle cycles
 /// one time in five when it is pipelined.
-pub fn run(
-    bench: &Bench,
-    m: &ElabModule,
-    vectors: impl Iterator<Item = Vector>,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn run(bench: &Bench, m: &ElabModule, vectors: impl Iterator<Item = Vector>, rng: &mut TestRng) -> Result<Tally, SimError> {
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     let mut tally = Tally::default();
     drive(&mut dut, m.latency as u64, vectors, 0.2, rng, &mut tally)?;

@@ -8,10 +8,7 @@ use std::path::{Path, PathBuf};
 pub type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 pub fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
 }
 
 /// The built-in default design (the models) and its committed tree (the RTL).
@@ -45,32 +42,15 @@ pub fn rxl_campaign(
     use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
     use rtl_gen_sim::campaign::rxl::{self, rtl::rtl_nodes, CampaignConfig};
     let bench = rtl_gen_sim::Bench::default_design().expect("the default design and generated/");
-    let ep = bench
-        .block::<RxlEndpointBlock>(ep_name)
-        .expect("endpoint block");
-    let sw = bench
-        .blocks::<RxlSwitchBlock>()
-        .into_iter()
-        .find(|s| s.fec == ep.cfg.fec);
+    let ep = bench.block::<RxlEndpointBlock>(ep_name).expect("endpoint block");
+    let sw = bench.blocks::<RxlSwitchBlock>().into_iter().find(|s| s.fec == ep.cfg.fec);
     let mut cfg = CampaignConfig::new(ep.cfg.mode, switches, cycles);
     cfg.endpoint = ep.cfg.clone();
     cfg.faults = faults;
     tweak(&mut cfg);
-    let ep_module = bench
-        .module(ep_name, rtl_gen::hw::module::Role::Endpoint)
-        .expect("endpoint module");
-    let nodes = rtl_nodes(
-        &bench,
-        ep_module,
-        sw,
-        switches,
-        check,
-        &Default::default(),
-        test,
-    )
-    .expect("RTL nodes build");
-    let r = rxl::run_config(&cfg, nodes, &mut |_, _| {})
-        .unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
+    let ep_module = bench.module(ep_name, rtl_gen::hw::module::Role::Endpoint).expect("endpoint module");
+    let nodes = rtl_nodes(&bench, ep_module, sw, switches, check, &Default::default(), test).expect("RTL nodes build");
+    let r = rxl::run_config(&cfg, nodes, &mut |_, _| {}).unwrap_or_else(|e| panic!("{ep_name}, {switches} switches: {e}"));
     print!("{}", rxl::table(std::slice::from_ref(&r)));
     r
 }
@@ -103,31 +83,13 @@ pub fn walk(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// Yosys `synth -flatten` of `module` from `tree`, then the passes in `mapping` (each ending in
 /// `;`, e.g. `abc -lut 6; opt_clean; stat;`), and `write_verilog` of the netlist over the
 /// module's file; returns Yosys's log (for `stat`/`ltp` figures).
-pub fn synthesize_in_place(
-    tree: &Path,
-    module: &str,
-    mapping: &str,
-) -> Result<String, Box<dyn std::error::Error>> {
+pub fn synthesize_in_place(tree: &Path, module: &str, mapping: &str) -> Result<String, Box<dyn std::error::Error>> {
     let file = tree.join(format!("rtl/{module}.v"));
-    let deps: Vec<String> = walk(&tree.join("rtl"))?
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "v"))
-        .map(|p| format!("read_verilog {}", p.display()))
-        .collect();
-    let script = format!(
-        "{}; synth -flatten -top {module}; {mapping} write_verilog -noattr {}",
-        deps.join("; "),
-        file.display()
-    );
-    let out = std::process::Command::new("yosys")
-        .args(["-p", &script])
-        .output()?;
+    let deps: Vec<String> = walk(&tree.join("rtl"))?.iter().filter(|p| p.extension().is_some_and(|e| e == "v")).map(|p| format!("read_verilog {}", p.display())).collect();
+    let script = format!("{}; synth -flatten -top {module}; {mapping} write_verilog -noattr {}", deps.join("; "), file.display());
+    let out = std::process::Command::new("yosys").args(["-p", &script]).output()?;
     if !out.status.success() {
-        return Err(format!(
-            "yosys on {module}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
+        return Err(format!("yosys on {module}: {}", String::from_utf8_lossy(&out.stderr)).into());
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -13,16 +13,12 @@ pub use rtl_gen_sim::campaign::rifl::rtl::{RtlNode, Twin};
 pub type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 pub fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
 }
 
 /// The built-in default design and its committed tree.
 pub fn default_design() -> (Design, Tree) {
-    let tree = Tree::open(workspace().join("generated"))
-        .expect("generated/ exists: run `rtl-gen generate`");
+    let tree = Tree::open(workspace().join("generated")).expect("generated/ exists: run `rtl-gen generate`");
     (Design::builtin_default(), tree)
 }
 

@@ -35,39 +35,20 @@ pub fn run(a: Args) -> CmdResult {
     if let Some(b) = &a.block {
         if bench.design().block(b).is_none() {
             let names: Vec<&str> = bench.design().blocks.iter().map(|b| b.name()).collect();
-            anyhow::bail!(
-                "--block {b}: no such block in {}; blocks: {}",
-                a.target.origin(),
-                names.join(", ")
-            );
+            anyhow::bail!("--block {b}: no such block in {}; blocks: {}", a.target.origin(), names.join(", "));
         }
     }
-    let opts = cosim::Options {
-        vectors: a.vectors,
-        seed: a.seed,
-    };
-    let outcomes = cosim::run(&bench, a.block.as_deref(), &opts, &mut |m| {
-        eprintln!("co-simulating {} ({}, {})", m.name(), m.kind, m.role)
-    })
-    .with_context(|| format!("co-simulating {}", a.target.origin()))?;
+    let opts = cosim::Options { vectors: a.vectors, seed: a.seed };
+    let outcomes = cosim::run(&bench, a.block.as_deref(), &opts, &mut |m| eprintln!("co-simulating {} ({}, {})", m.name(), m.kind, m.role))
+        .with_context(|| format!("co-simulating {}", a.target.origin()))?;
     print!("{}", cosim::table(&outcomes));
-    let failed: Vec<&str> = outcomes
-        .iter()
-        .filter(|o| !o.passed())
-        .map(|o| o.module.as_str())
-        .collect();
+    let failed: Vec<&str> = outcomes.iter().filter(|o| !o.passed()).map(|o| o.module.as_str()).collect();
     if !failed.is_empty() {
-        eprintln!(
-            "cosim: {} of {} modules differ from their models: {}",
-            failed.len(),
-            outcomes.len(),
-            failed.join(", ")
-        );
+        eprintln!("cosim: {} of {} modules differ from their models: {}", failed.len(), outcomes.len(), failed.join(", "));
         for o in outcomes.iter().filter(|o| !o.passed()) {
             eprintln!("  {o}");
             if !a.no_waves {
-                let waves = cosim::waves_for(&bench, &o.module, &opts)
-                    .with_context(|| format!("re-running {} for its waveform", o.module))?;
+                let waves = cosim::waves_for(&bench, &o.module, &opts).with_context(|| format!("re-running {} for its waveform", o.module))?;
                 for w in waves {
                     eprintln!("    waveform: {}", w.display());
                 }
@@ -75,11 +56,6 @@ pub fn run(a: Args) -> CmdResult {
         }
         return Ok(ExitCode::from(1));
     }
-    println!(
-        "cosim: {} modules equal to their models (seed {:#x}, {} vectors each)",
-        outcomes.len(),
-        a.seed,
-        a.vectors
-    );
+    println!("cosim: {} modules equal to their models (seed {:#x}, {} vectors each)", outcomes.len(), a.seed, a.vectors);
     Ok(ExitCode::SUCCESS)
 }

@@ -19,15 +19,15 @@
 //! (`rtl_gen_sim::campaign::genz::compare`); writes PREFIX_compare.md / .csv / .svg.
 
 use super::{probability, seed, DesignArgs, Outputs};
-use crate::cmd::CmdResult;
 use anyhow::Context;
+use rtl_gen_sim::campaign::genz::campaign::{self as figures, GenzImpl, GenzOptions};
+use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
+use crate::cmd::CmdResult;
 use rtl_gen::blocks::genz_llr::model::{LlrModel, COUNTERS};
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
 use rtl_gen::hw::module::Role;
-use rtl_gen_sim::campaign::genz::campaign::{self as figures, GenzImpl, GenzOptions};
 use rtl_gen_sim::campaign::genz::{keep, run_link, LinkOptions};
 use rtl_gen_sim::campaign::Faults;
-use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Debug)]
@@ -146,71 +146,38 @@ fn line_us(s: &str) -> Result<f64, String> {
 fn packet_size(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
         Ok(n) if (8..=256).contains(&n) && n % 8 == 0 => Ok(n),
-        _ => Err(format!(
-            "`{s}` is not a packet size; allowed a multiple of 8 in 8..=256"
-        )),
+        _ => Err(format!("`{s}` is not a packet size; allowed a multiple of 8 in 8..=256")),
     }
 }
 
 fn run_compare(a: &Args) -> CmdResult {
     use rtl_gen_sim::campaign::genz::compare::{compare, csv, svg, table, CompareOptions};
     use rtl_gen_sim::campaign::record::write_file;
-    if !(a.line_gbps > 0.0
-        && a.line_gbps <= 10_000.0
-        && a.line_us >= 1.0
-        && a.line_us <= 1e7
-        && a.cable_m >= 0.0
-        && a.cable_m <= 1000.0)
-    {
+    if !(a.line_gbps > 0.0 && a.line_gbps <= 10_000.0 && a.line_us >= 1.0 && a.line_us <= 1e7 && a.cable_m >= 0.0 && a.cable_m <= 1000.0) {
         anyhow::bail!("--line-gbps allowed (0, 10000], --line-us [1, 1e7], --cable-m [0, 1000]");
     }
     let size = a.sizes.first().copied().unwrap_or(256);
     if size < 8 || size % 8 != 0 || size > 256 {
         anyhow::bail!("--sizes {size}: allowed a multiple of 8 in 8..=256");
     }
-    let mut o = CompareOptions {
-        line_gbps: a.line_gbps,
-        cable_m: a.cable_m,
-        packet_bytes: size,
-        line_us: a.line_us,
-        seed: a.seed,
-        ..CompareOptions::default()
-    };
+    let mut o = CompareOptions { line_gbps: a.line_gbps, cable_m: a.cable_m, packet_bytes: size, line_us: a.line_us, seed: a.seed, ..CompareOptions::default() };
     if let Some(b) = &a.bers {
         o.bers = b.clone();
     }
-    let pts = compare(&o, &mut |p| {
-        eprintln!(
-            "  {} BER {:.2e}: goodput {:.4}, {} events",
-            p.scheme, p.ber, p.goodput, p.events
-        )
-    })?;
+    let pts = compare(&o, &mut |p| eprintln!("  {} BER {:.2e}: goodput {:.4}, {} events", p.scheme, p.ber, p.goodput, p.events))?;
     let md = table(&o, &pts);
     println!("{md}");
-    for (ext, text) in [
-        ("md", md.clone()),
-        ("csv", csv(&pts)),
-        ("svg", svg(&o, &pts)),
-    ] {
+    for (ext, text) in [("md", md.clone()), ("csv", csv(&pts)), ("svg", svg(&o, &pts))] {
         let path = format!("{}_compare.{ext}", a.out);
-        write_file(std::path::Path::new(&path), &text)
-            .with_context(|| format!("writing {path}"))?;
+        write_file(std::path::Path::new(&path), &text).with_context(|| format!("writing {path}"))?;
         println!("wrote {path}");
     }
-    Ok(if pts.iter().all(|p| p.clean) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if pts.iter().all(|p| p.clean) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 fn run_figures(a: &Args) -> CmdResult {
     let o = GenzOptions {
-        implementation: if a.implementation == Impl::Model {
-            GenzImpl::Model
-        } else {
-            GenzImpl::Rtl
-        },
+        implementation: if a.implementation == Impl::Model { GenzImpl::Model } else { GenzImpl::Rtl },
         sizes: a.sizes.clone(),
         cables_m: a.cables.clone(),
         occupancy_cables_m: a.occupancy_cables.clone(),
@@ -221,22 +188,13 @@ fn run_figures(a: &Args) -> CmdResult {
         seed: a.seed,
     };
     let bench = figures::figures_bench().context("generating the Gen-Z figures design")?;
-    let cfg = bench
-        .block::<GenzLlrBlock>(figures::FIGURES_BLOCK)?
-        .cfg
-        .clone();
-    figures::check(&o, &cfg)
-        .map_err(|e| anyhow::anyhow!("--sizes / --cables / --bers / --cycle-ns: {e}"))?;
+    let cfg = bench.block::<GenzLlrBlock>(figures::FIGURES_BLOCK)?.cfg.clone();
+    figures::check(&o, &cfg).map_err(|e| anyhow::anyhow!("--sizes / --cables / --bers / --cycle-ns: {e}"))?;
     a.outputs.check(Some(&a.out), true)?;
-    let r = figures::run(&bench, &o, a.shard, &mut Progress::auto())
-        .with_context(|| format!("Gen-Z LLR campaign (shard {})", a.shard))?;
+    let r = figures::run(&bench, &o, a.shard, &mut Progress::auto()).with_context(|| format!("Gen-Z LLR campaign (shard {})", a.shard))?;
     let clean = r.clean();
     a.outputs.write(&ResultFile::Genz(r), Some(&a.out))?;
-    Ok(if clean {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 pub fn run(a: Args) -> CmdResult {
@@ -249,11 +207,7 @@ pub fn run(a: Args) -> CmdResult {
     let bench = a.target.bench()?;
     let name = match &a.block {
         Some(b) => b.clone(),
-        None => bench
-            .blocks_of_kind("genz_llr")
-            .first()
-            .map(|s| s.to_string())
-            .ok_or_else(|| anyhow::anyhow!("{} has no genz_llr block", a.target.origin()))?,
+        None => bench.blocks_of_kind("genz_llr").first().map(|s| s.to_string()).ok_or_else(|| anyhow::anyhow!("{} has no genz_llr block", a.target.origin()))?,
     };
     a.target.block(&bench, "--block", &name, &["genz_llr"])?;
     let cfg = bench.block::<GenzLlrBlock>(&name)?.cfg.clone();
@@ -277,13 +231,7 @@ pub fn run(a: Args) -> CmdResult {
         cycles: a.cycles,
         drain_cycles: 30_000 + 40 * delay as u64,
         delay,
-        faults: Faults {
-            ber: a.ber,
-            burst: a.burst,
-            burst_bits: a.burst_bits,
-            drop: a.drop,
-            uc: 0.0,
-        },
+        faults: Faults { ber: a.ber, burst: a.burst, burst_bits: a.burst_bits, drop: a.drop, uc: 0.0 },
         down: a.down,
         m_ready: 0.8,
         link_ready: 0.9,
@@ -299,28 +247,15 @@ pub fn run(a: Args) -> CmdResult {
             let m = bench.module(&name, Role::Interface)?;
             let (r, t) = rtl_gen_sim::cosim::genz::twin_link(&bench, m, &o, &mut keep)?;
             if let Some(f) = &t.first {
-                println!(
-                    "first RTL/model mismatch at cycle {} on `{}`: expected {}, got {}",
-                    f.cycle, f.port, f.expected, f.actual
-                );
+                println!("first RTL/model mismatch at cycle {} on `{}`: expected {}, got {}", f.cycle, f.port, f.expected, f.actual);
             }
             (r, t.mismatches)
         }
     };
-    println!(
-        "genz_llr `{name}`: {} cycles, delay {delay} cycles ({} m), BER {:e}",
-        rep.cycles, a.cable_m, a.ber
-    );
+    println!("genz_llr `{name}`: {} cycles, delay {delay} cycles ({} m), BER {:e}", rep.cycles, a.cable_m, a.ber);
     println!("sent A {} B {}, delivered A {} B {}, scoreboard errors {}, missing {}, retrains {}, RTL/model mismatches {}", rep.sent[0], rep.sent[1], rep.delivered[0], rep.delivered[1], rep.errors, rep.missing, rep.retrains, mismatches);
     for (k, c) in COUNTERS.iter().enumerate() {
-        println!(
-            "  {c:<28} {:>10} {:>10}",
-            rep.counters[0][k], rep.counters[1][k]
-        );
+        println!("  {c:<28} {:>10} {:>10}", rep.counters[0][k], rep.counters[1][k]);
     }
-    Ok(if rep.clean() && mismatches == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if rep.clean() && mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

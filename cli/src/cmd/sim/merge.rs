@@ -24,32 +24,19 @@ pub fn run(a: Args) -> CmdResult {
             anyhow::bail!("{}: is a folder, not a result file (shard result #{} of {}); pass the shards' JSON files, e.g. {}/*.json", f.display(), i + 1, a.files.len(), f.display());
         }
         if !f.is_file() {
-            anyhow::bail!(
-                "{}: no such file (shard result #{} of {})",
-                f.display(),
-                i + 1,
-                a.files.len()
-            );
+            anyhow::bail!("{}: no such file (shard result #{} of {})", f.display(), i + 1, a.files.len());
         }
         if a.files[..i].contains(f) {
-            anyhow::bail!(
-                "{}: given twice; each shard's result counts once",
-                f.display()
-            );
+            anyhow::bail!("{}: given twice; each shard's result counts once", f.display());
         }
     }
-    for (option, path) in [
-        ("--csv", &a.outputs.csv),
-        ("--json", &a.outputs.json),
-        ("--svg", &a.outputs.svg),
-    ] {
+    for (option, path) in [("--csv", &a.outputs.csv), ("--json", &a.outputs.json), ("--svg", &a.outputs.svg)] {
         if let Some(p) = path.as_ref().filter(|p| a.files.contains(p)) {
             anyhow::bail!("{option} {}: is one of the input files", p.display());
         }
     }
     a.outputs.check(None, true)?;
-    let merged = ResultFile::merge_files(&a.files)
-        .with_context(|| format!("merging {} result files", a.files.len()))?;
+    let merged = ResultFile::merge_files(&a.files).with_context(|| format!("merging {} result files", a.files.len()))?;
     a.outputs.write(&merged, None)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -74,16 +74,10 @@ impl DesignArgs {
     pub fn bench(&self) -> anyhow::Result<Bench> {
         let tree = self.tree.as_deref().map(super::tree_dir).transpose()?;
         Ok(match (&self.design, tree) {
-            (None, None) => Bench::default_design()
-                .context("opening the built-in default design and generated/")?,
-            (None, Some(t)) => {
-                Bench::from_tree(&t).with_context(|| format!("opening the tree {}", t.display()))?
-            }
-            (Some(f), None) => Bench::from_design(super::load_design(f)?).with_context(|| {
-                format!("generating design file {} for simulation", f.display())
-            })?,
-            (Some(f), Some(t)) => Bench::with_tree(super::load_design(f)?, &t)
-                .with_context(|| format!("opening the tree {}", t.display()))?,
+            (None, None) => Bench::default_design().context("opening the built-in default design and generated/")?,
+            (None, Some(t)) => Bench::from_tree(&t).with_context(|| format!("opening the tree {}", t.display()))?,
+            (Some(f), None) => Bench::from_design(super::load_design(f)?).with_context(|| format!("generating design file {} for simulation", f.display()))?,
+            (Some(f), Some(t)) => Bench::with_tree(super::load_design(f)?, &t).with_context(|| format!("opening the tree {}", t.display()))?,
         })
     }
 
@@ -97,20 +91,9 @@ impl DesignArgs {
     }
 
     /// A block of the design of one of `kinds`, else an error listing the allowed blocks.
-    pub fn block<'b>(
-        &self,
-        bench: &'b Bench,
-        option: &str,
-        name: &str,
-        kinds: &[&str],
-    ) -> anyhow::Result<&'b dyn Block> {
+    pub fn block<'b>(&self, bench: &'b Bench, option: &str, name: &str, kinds: &[&str]) -> anyhow::Result<&'b dyn Block> {
         let design = bench.design();
-        let fits: Vec<&str> = design
-            .blocks
-            .iter()
-            .filter(|b| kinds.contains(&b.kind()))
-            .map(|b| b.name())
-            .collect();
+        let fits: Vec<&str> = design.blocks.iter().filter(|b| kinds.contains(&b.kind())).map(|b| b.name()).collect();
         match design.block(name) {
             Some(b) if kinds.contains(&b.kind()) => Ok(b),
             found => {
@@ -118,16 +101,8 @@ impl DesignArgs {
                     Some(b) => format!("block `{name}` is of kind {}", b.kind()),
                     None => format!("no block `{name}`"),
                 };
-                let allowed = if fits.is_empty() {
-                    "none".to_string()
-                } else {
-                    fits.join(", ")
-                };
-                anyhow::bail!(
-                    "{option} {name}: {what} in {}; allowed blocks of kind {}: {allowed}",
-                    self.origin(),
-                    kinds.join(" or ")
-                )
+                let allowed = if fits.is_empty() { "none".to_string() } else { fits.join(", ") };
+                anyhow::bail!("{option} {name}: {what} in {}; allowed blocks of kind {}: {allowed}", self.origin(), kinds.join(" or "))
             }
         }
     }
@@ -140,22 +115,14 @@ pub const MAX_SHARDS: u32 = 65_536;
 /// `rtl-gen sim merge`.
 pub fn shard(s: &str) -> Result<Shard, String> {
     let form = "allowed K/N with 0 <= K < N <= 65536, e.g. 0/4";
-    let (k, n) = s
-        .split_once('/')
-        .ok_or_else(|| format!("`{s}` is not K/N; {form}"))?;
-    let num = |t: &str| {
-        t.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("`{s}`: `{t}` is not a whole number; {form}"))
-    };
+    let (k, n) = s.split_once('/').ok_or_else(|| format!("`{s}` is not K/N; {form}"))?;
+    let num = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("`{s}`: `{t}` is not a whole number; {form}"));
     let (index, count) = (num(k)?, num(n)?);
     if count == 0 || count > MAX_SHARDS {
         return Err(format!("`{s}`: N = {count} is out of range; {form}"));
     }
     if index >= count {
-        return Err(format!(
-            "`{s}`: K = {index} must be less than N = {count}; {form}"
-        ));
+        return Err(format!("`{s}`: K = {index} must be less than N = {count}; {form}"));
     }
     Shard::new(index, count).map_err(|e| e.to_string())
 }
@@ -185,9 +152,7 @@ pub fn seed(s: &str) -> Result<u64, String> {
         Some(hex) => u64::from_str_radix(&hex.replace('_', ""), 16),
         None => t.replace('_', "").parse::<u64>(),
     };
-    r.map_err(|_| {
-        format!("`{s}` is not a seed; allowed a 64-bit number, decimal or 0x… hexadecimal")
-    })
+    r.map_err(|_| format!("`{s}` is not a seed; allowed a 64-bit number, decimal or 0x… hexadecimal"))
 }
 
 /// An output file: its folder must exist or be creatable (checked before a long run, not after).
@@ -196,13 +161,7 @@ pub fn output_file(option: &str, path: &Path) -> anyhow::Result<()> {
         anyhow::bail!("{option} {}: not a file name", path.display());
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            anyhow::anyhow!(
-                "{option} {}: cannot create the folder {}: {e}",
-                path.display(),
-                dir.display()
-            )
-        })?;
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{option} {}: cannot create the folder {}: {e}", path.display(), dir.display()))?;
     }
     Ok(())
 }
@@ -230,11 +189,7 @@ impl Outputs {
         if let Some(prefix) = prefix {
             output_file("--out", Path::new(&format!("{prefix}.md")))?;
         }
-        for (option, path) in [
-            ("--json", &self.json),
-            ("--csv", &self.csv),
-            ("--svg", &self.svg),
-        ] {
+        for (option, path) in [("--json", &self.json), ("--csv", &self.csv), ("--svg", &self.svg)] {
             if let Some(p) = path {
                 output_file(option, p)?;
             }
@@ -247,16 +202,10 @@ impl Outputs {
         println!("{}", results.report());
         let mut written = Vec::new();
         if let Some(prefix) = prefix {
-            written.extend(
-                results
-                    .write_all(prefix)
-                    .with_context(|| format!("writing {prefix}.*"))?,
-            );
+            written.extend(results.write_all(prefix).with_context(|| format!("writing {prefix}.*"))?);
         }
         if let Some(p) = &self.json {
-            results
-                .write_json(p)
-                .with_context(|| format!("writing {}", p.display()))?;
+            results.write_json(p).with_context(|| format!("writing {}", p.display()))?;
             written.push(p.display().to_string());
         }
         if let Some(p) = &self.csv {
@@ -272,24 +221,11 @@ impl Outputs {
         }
         if let Some(p) = &self.svg {
             match results {
-                ResultFile::RiflSweep(r) if r.reference().is_some() => {
-                    write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?
-                }
-                ResultFile::RiflSweep(_) => anyhow::bail!(
-                    "--svg {}: the results hold no BER-0 reference point (merge every shard first)",
-                    p.display()
-                ),
-                ResultFile::Genz(r) if r.shard.is_all() => {
-                    write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?
-                }
-                ResultFile::Genz(_) => anyhow::bail!(
-                    "--svg {}: one shard holds part of the sweep (merge every shard first)",
-                    p.display()
-                ),
-                ResultFile::Rxl(_) | ResultFile::Recxl(_) | ResultFile::Sue(_) => anyhow::bail!(
-                    "--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot",
-                    p.display()
-                ),
+                ResultFile::RiflSweep(r) if r.reference().is_some() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
+                ResultFile::RiflSweep(_) => anyhow::bail!("--svg {}: the results hold no BER-0 reference point (merge every shard first)", p.display()),
+                ResultFile::Genz(r) if r.shard.is_all() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
+                ResultFile::Genz(_) => anyhow::bail!("--svg {}: one shard holds part of the sweep (merge every shard first)", p.display()),
+                ResultFile::Rxl(_) | ResultFile::Recxl(_) | ResultFile::Sue(_) => anyhow::bail!("--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot", p.display()),
             }
             written.push(p.display().to_string());
         }
@@ -320,14 +256,9 @@ mod tests {
         assert_eq!(seed("1_000"), Ok(1000));
         assert!(seed("-1").is_err() && seed("0xZZ").is_err());
         assert_eq!(probability("1e-6"), Ok(1e-6));
-        assert!(
-            probability("1.5").is_err() && probability("nan").is_err() && probability("x").is_err()
-        );
+        assert!(probability("1.5").is_err() && probability("nan").is_err() && probability("x").is_err());
         assert_eq!(in_range("1000", 0.0, 1000.0), Ok(1000.0));
-        assert_eq!(
-            in_range("1000.5", 0.0, 1000.0),
-            Err("1000.5 is out of range; allowed 0..=1000".into())
-        );
+        assert_eq!(in_range("1000.5", 0.0, 1000.0), Err("1000.5 is out of range; allowed 0..=1000".into()));
         assert!(in_range("inf", 0.0, 1e9).is_err() && in_range("-0.1", 0.0, 1.0).is_err());
     }
 }

@@ -25,12 +25,7 @@ pub enum VariantArg {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Protocol variants (comma-separated).
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "baseline,parallel,proactive"
-    )]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "baseline,parallel,proactive")]
     pub variant: Vec<VariantArg>,
     /// System geometry N,C,R (nodes, cores per node, replicas); repeatable.
     #[arg(long, value_parser = geometry)]
@@ -68,11 +63,7 @@ pub struct Args {
 
 /// `N,C,R`.
 fn geometry(s: &str) -> Result<Geometry, String> {
-    let v: Vec<u32> = s
-        .split(',')
-        .map(|x| x.trim().parse::<u32>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("`{s}` is not N,C,R (three whole numbers, e.g. 4,2,2)"))?;
+    let v: Vec<u32> = s.split(',').map(|x| x.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(|_| format!("`{s}` is not N,C,R (three whole numbers, e.g. 4,2,2)"))?;
     match v[..] {
         [n, c, r] if (2..=16).contains(&n) && (1..=8).contains(&c) && (2..=n.min(8)).contains(&r) => Ok(Geometry { n, c, r }),
         [n, c, r] => Err(format!("`{s}`: N = {n}, C = {c}, R = {r} out of range; allowed N 2..=16, C 1..=8, R 2..=min(8, N)")),
@@ -83,53 +74,26 @@ fn geometry(s: &str) -> Result<Geometry, String> {
 /// The logging-unit fields the campaign sets itself ([`rc::lu_block`]): the geometry's
 /// `num_nodes`, `cores_per_node`, `replicas` and `head_reserve` (N·C), and a small SRAM and log
 /// so that short runs wrap, NACK and dump.
-pub const CAMPAIGN_SET: &[&str] = &[
-    "num_nodes",
-    "cores_per_node",
-    "replicas",
-    "addr_bits",
-    "ts_bits",
-    "sram_rows",
-    "head_reserve",
-    "log_bytes",
-    "fetch_queries",
-    "counter_bits",
-];
+pub const CAMPAIGN_SET: &[&str] = &["num_nodes", "cores_per_node", "replicas", "addr_bits", "ts_bits", "sram_rows", "head_reserve", "log_bytes", "fetch_queries", "counter_bits"];
 
 /// One `--lu FIELD=VALUE` as a line of the logging unit's TOML: FIELD a field name the campaign
 /// does not set, VALUE an integer, a boolean or a plain word (quoted); nothing else reaches the
 /// design text.
 fn lu_field(f: &str) -> anyhow::Result<String> {
-    let (k, v) = f
-        .split_once('=')
-        .ok_or_else(|| anyhow::anyhow!("--lu {f}: expected FIELD=VALUE (e.g. free_lag=0)"))?;
+    let (k, v) = f.split_once('=').ok_or_else(|| anyhow::anyhow!("--lu {f}: expected FIELD=VALUE (e.g. free_lag=0)"))?;
     let (k, v) = (k.trim(), v.trim());
-    if k.is_empty()
-        || !k
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-    {
-        anyhow::bail!(
-            "--lu {f}: `{}` is not a field name (lower-case letters, digits, `_`)",
-            k.escape_debug()
-        );
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
+        anyhow::bail!("--lu {f}: `{}` is not a field name (lower-case letters, digits, `_`)", k.escape_debug());
     }
     if CAMPAIGN_SET.contains(&k) {
         anyhow::bail!("--lu {f}: the campaign sets `{k}` itself (from --geometry, or small on purpose so that runs wrap, NACK and dump); fields it sets: {}", CAMPAIGN_SET.join(", "));
     }
-    let value = if v == "true"
-        || v == "false"
-        || v.parse::<i64>().is_ok()
-        || (v.starts_with("0x") && u64::from_str_radix(&v[2..], 16).is_ok())
-    {
+    let value = if v == "true" || v == "false" || v.parse::<i64>().is_ok() || (v.starts_with("0x") && u64::from_str_radix(&v[2..], 16).is_ok()) {
         v.to_string()
     } else if !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         format!("\"{v}\"")
     } else {
-        anyhow::bail!(
-            "--lu {f}: `{}` is not a value; allowed an integer, true/false or a word",
-            v.escape_debug()
-        );
+        anyhow::bail!("--lu {f}: `{}` is not a value; allowed an integer, true/false or a word", v.escape_debug());
     };
     Ok(format!("{k} = {value}\n"))
 }
@@ -137,30 +101,12 @@ fn lu_field(f: &str) -> anyhow::Result<String> {
 pub fn run(a: Args) -> CmdResult {
     if a.figures {
         let s = a.seed;
-        println!(
-            "## Replication traffic per store vs R (N = 6, C = 2, proactive, 1-word stores)\n\n{}",
-            rc::traffic_vs_r(s)?
-        );
-        println!(
-            "## SRAM log-buffer rows vs load and variant (N = 4, C = 2, R = 2)\n\n{}",
-            rc::rows_vs_load(s)?
-        );
-        println!(
-            "## DRAM log high-water mark vs dump period (N = 4, C = 2, R = 2, proactive)\n\n{}",
-            rc::log_vs_period(s)?
-        );
-        println!(
-            "## Dump bandwidth (N = 4, C = 2, R = 2, proactive, 500 MHz)\n\n{}",
-            rc::dump_bandwidth(s)?
-        );
-        println!(
-            "## Recovery time at the Fig. 15 sizes (N = 16, R = 3)\n\n{}",
-            rc::recovery_time(&[4_096, 65_536], &[64, 1024])?
-        );
-        println!(
-            "## Store-drain proxy (not execution time; N = 4, C = 2, R = 2)\n\n{}",
-            rc::drain_proxy(s)?
-        );
+        println!("## Replication traffic per store vs R (N = 6, C = 2, proactive, 1-word stores)\n\n{}", rc::traffic_vs_r(s)?);
+        println!("## SRAM log-buffer rows vs load and variant (N = 4, C = 2, R = 2)\n\n{}", rc::rows_vs_load(s)?);
+        println!("## DRAM log high-water mark vs dump period (N = 4, C = 2, R = 2, proactive)\n\n{}", rc::log_vs_period(s)?);
+        println!("## Dump bandwidth (N = 4, C = 2, R = 2, proactive, 500 MHz)\n\n{}", rc::dump_bandwidth(s)?);
+        println!("## Recovery time at the Fig. 15 sizes (N = 16, R = 3)\n\n{}", rc::recovery_time(&[4_096, 65_536], &[64, 1024])?);
+        println!("## Store-drain proxy (not execution time; N = 4, C = 2, R = 2)\n\n{}", rc::drain_proxy(s)?);
         return Ok(ExitCode::SUCCESS);
     }
     a.outputs.check(a.out.as_deref(), false)?;
@@ -169,11 +115,7 @@ pub fn run(a: Args) -> CmdResult {
         lu_extra.push_str(&lu_field(f)?);
     }
     let o = RecxlOptions {
-        geometries: if a.geometry.is_empty() {
-            RecxlOptions::default().geometries
-        } else {
-            a.geometry.clone()
-        },
+        geometries: if a.geometry.is_empty() { RecxlOptions::default().geometries } else { a.geometry.clone() },
         variants: a
             .variant
             .iter()
@@ -194,16 +136,10 @@ pub fn run(a: Args) -> CmdResult {
     for g in &o.geometries {
         rc::lu_block(*g, &o.lu_extra)?;
     }
-    let results = rc::run(&o, a.shard, &mut Progress::auto())
-        .with_context(|| format!("ReCXL campaign (shard {})", a.shard))?;
+    let results = rc::run(&o, a.shard, &mut Progress::auto()).with_context(|| format!("ReCXL campaign (shard {})", a.shard))?;
     let failed = results.failures().len();
-    a.outputs
-        .write(&ResultFile::Recxl(results), a.out.as_deref())?;
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    a.outputs.write(&ResultFile::Recxl(results), a.out.as_deref())?;
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 #[cfg(test)]
@@ -215,28 +151,19 @@ mod tests {
     #[test]
     fn campaign_set_fields_match_the_logging_unit_text() {
         let g = Geometry { n: 4, c: 2, r: 2 };
-        let kind = rtl_gen::blocks::KINDS
-            .iter()
-            .find(|k| k.kind() == "recxl_logging_unit")
-            .expect("the kind");
+        let kind = rtl_gen::blocks::KINDS.iter().find(|k| k.kind() == "recxl_logging_unit").expect("the kind");
         for f in kind.fields() {
             let value = match f.default_value() {
                 rtl_gen::fields::FieldDefault::Value(v) => v,
                 _ => "1",
             };
             let line = format!("{} = {value}\n", f.name);
-            let duplicate =
-                rc::lu_block(g, &line).is_err_and(|e| e.to_string().contains("duplicate key"));
+            let duplicate = rc::lu_block(g, &line).is_err_and(|e| e.to_string().contains("duplicate key"));
             assert_eq!(duplicate, CAMPAIGN_SET.contains(&f.name), "{}", f.name);
         }
-        let err = lu_field("sram_rows=4")
-            .expect_err("set by the campaign")
-            .to_string();
+        let err = lu_field("sram_rows=4").expect_err("set by the campaign").to_string();
         assert!(err.contains("the campaign sets `sram_rows`"), "{err}");
-        assert_eq!(
-            lu_field(" free_lag = 0 ").expect("a free field"),
-            "free_lag = 0\n"
-        );
+        assert_eq!(lu_field(" free_lag = 0 ").expect("a free field"), "free_lag = 0\n");
         for bad in ["x", "a b=1", "free_lag=1\n[design]", "free_lag=\"x\"", "=1"] {
             assert!(lu_field(bad).is_err(), "{bad:?}");
         }

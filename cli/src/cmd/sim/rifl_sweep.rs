@@ -65,18 +65,14 @@ pub struct Args {
 fn lane_rate(v: &str) -> Result<f64, String> {
     match v.trim().parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 && r <= 10_000.0 => Ok(r),
-        Ok(r) if !r.is_nan() => Err(format!(
-            "{r} is out of range; allowed a rate in Gb/s > 0 and <= 10000"
-        )),
+        Ok(r) if !r.is_nan() => Err(format!("{r} is out of range; allowed a rate in Gb/s > 0 and <= 10000")),
         _ => Err(format!("{v:?} is not a number (Gb/s, e.g. 28 or 25.78)")),
     }
 }
 
 fn out_prefix(v: &str) -> Result<String, String> {
     if v.is_empty() || v.ends_with('/') {
-        return Err(format!(
-            "{v:?} is not a file prefix; allowed e.g. target/rifl_sweep (writes .csv, .svg, .md)"
-        ));
+        return Err(format!("{v:?} is not a file prefix; allowed e.g. target/rifl_sweep (writes .csv, .svg, .md)"));
     }
     Ok(v.to_string())
 }
@@ -98,15 +94,7 @@ pub fn run(a: Args) -> CmdResult {
     // The frame ID width against the block and the cable, before the (long) sweep.
     sweep_params(&bench, &opts).map_err(|e| anyhow::anyhow!("--frame-id-bits / --delay: {e}"))?;
     a.outputs.check(Some(&a.out), true)?;
-    let results = sweep(&bench, &opts, a.shard, &mut Progress::auto()).with_context(|| {
-        format!(
-            "RIFL sweep of block {} (shard {}) on {}",
-            a.block,
-            a.shard,
-            a.target.origin()
-        )
-    })?;
-    a.outputs
-        .write(&ResultFile::RiflSweep(results), Some(&a.out))?;
+    let results = sweep(&bench, &opts, a.shard, &mut Progress::auto()).with_context(|| format!("RIFL sweep of block {} (shard {}) on {}", a.block, a.shard, a.target.origin()))?;
+    a.outputs.write(&ResultFile::RiflSweep(results), Some(&a.out))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -108,13 +108,8 @@ pub fn topologies(s: &str) -> Result<Topologies, String> {
         .split(',')
         .map(|t| match t.trim().parse::<usize>() {
             Ok(n) if n <= 4 => Ok(n),
-            Ok(n) => Err(format!(
-                "{n} switch levels is out of range; allowed 0..=4, a list like 0,1,4, or all"
-            )),
-            Err(_) => Err(format!(
-                "`{}` is not a number of switch levels; allowed 0..=4, a list like 0,1,4, or all",
-                t.trim()
-            )),
+            Ok(n) => Err(format!("{n} switch levels is out of range; allowed 0..=4, a list like 0,1,4, or all")),
+            Err(_) => Err(format!("`{}` is not a number of switch levels; allowed 0..=4, a list like 0,1,4, or all", t.trim())),
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Topologies(levels))
@@ -128,37 +123,22 @@ pub fn run(a: Args) -> CmdResult {
         ModeArg::Both => ModeSel::Both,
     };
     // The design's first endpoint of each mode, unless named (and then of the right mode).
-    let mut endpoints = rxl::endpoints_for_mode(&bench, sel)
-        .with_context(|| format!("--mode {}: in {}", a.mode.name(), a.target.origin()))?;
-    for (option, mode, given) in [
-        ("--rxl-block", "rxl", &a.rxl_block),
-        ("--cxl-block", "cxl_baseline", &a.cxl_block),
-    ] {
+    let mut endpoints = rxl::endpoints_for_mode(&bench, sel).with_context(|| format!("--mode {}: in {}", a.mode.name(), a.target.origin()))?;
+    for (option, mode, given) in [("--rxl-block", "rxl", &a.rxl_block), ("--cxl-block", "cxl_baseline", &a.cxl_block)] {
         let Some(name) = given else { continue };
         let block = a.target.block(&bench, option, name, &["rxl_endpoint"])?;
-        let actual = block
-            .params()
-            .iter()
-            .find(|(k, _)| *k == "mode")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default();
+        let actual = block.params().iter().find(|(k, _)| *k == "mode").map(|(_, v)| v.clone()).unwrap_or_default();
         if actual != mode {
             anyhow::bail!("{option} {name}: the endpoint's mode is {actual}, not {mode}; pass an rxl_endpoint block with mode = \"{mode}\"");
         }
         match (mode, sel) {
             ("rxl", ModeSel::Rxl | ModeSel::Both) => endpoints[0] = name.clone(),
-            ("cxl_baseline", ModeSel::CxlBaseline | ModeSel::Both) => {
-                *endpoints.last_mut().expect("one endpoint per mode") = name.clone()
-            }
-            _ => anyhow::bail!(
-                "{option} {name}: --mode {} does not run {mode} endpoints",
-                a.mode.name()
-            ),
+            ("cxl_baseline", ModeSel::CxlBaseline | ModeSel::Both) => *endpoints.last_mut().expect("one endpoint per mode") = name.clone(),
+            _ => anyhow::bail!("{option} {name}: --mode {} does not run {mode} endpoints", a.mode.name()),
         }
     }
     if let Some(sw) = &a.switch_block {
-        a.target
-            .block(&bench, "--switch-block", sw, &["rxl_switch"])?;
+        a.target.block(&bench, "--switch-block", sw, &["rxl_switch"])?;
     }
     a.outputs.check(a.out.as_deref(), false)?;
     let opts = RxlOptions {
@@ -170,23 +150,15 @@ pub fn run(a: Args) -> CmdResult {
         endpoints,
         switch: a.switch_block.clone(),
         topologies: a.topology.0.clone(),
-        faults: Faults {
-            ber: a.ber,
-            burst: a.burst,
-            burst_bits: a.burst_bits,
-            drop: a.drop,
-            uc: a.uc,
-        },
+        faults: Faults { ber: a.ber, burst: a.burst, burst_bits: a.burst_bits, drop: a.drop, uc: a.uc },
         internal: a.internal,
         flits: a.flits,
         segments: a.segments,
         retry_loop: a.retry_loop,
         seed: a.seed,
     };
-    let results = rxl::run(&bench, &opts, a.shard, &mut Progress::auto())
-        .with_context(|| format!("RXL campaign (shard {}) on {}", a.shard, a.target.origin()))?;
-    a.outputs
-        .write(&ResultFile::Rxl(results), a.out.as_deref())?;
+    let results = rxl::run(&bench, &opts, a.shard, &mut Progress::auto()).with_context(|| format!("RXL campaign (shard {}) on {}", a.shard, a.target.origin()))?;
+    a.outputs.write(&ResultFile::Rxl(results), a.out.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -74,10 +74,7 @@ pub struct Args {
 fn window_rto(s: &str) -> Result<(u32, u32), String> {
     let bad = || format!("`{s}`: expected WINDOW:RTO_CYCLES, e.g. 8:2048");
     let (w, r) = s.split_once(':').ok_or_else(bad)?;
-    Ok((
-        w.trim().parse().map_err(|_| bad())?,
-        r.trim().parse().map_err(|_| bad())?,
-    ))
+    Ok((w.trim().parse().map_err(|_| bad())?, r.trim().parse().map_err(|_| bad())?))
 }
 
 /// The figures: a campaign of seven units (`rtl_gen_sim::campaign::sue::campaign`) on the shared
@@ -85,16 +82,10 @@ fn window_rto(s: &str) -> Result<(u32, u32), String> {
 fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
     use rtl_gen_sim::campaign::sue::campaign::{run, SueOptions};
     use rtl_gen_sim::campaign::{Progress, ResultFile};
-    a.target
-        .block(bench, "--endpoint", &a.endpoint, &["sue_endpoint"])?;
-    a.target
-        .block(bench, "--block", &a.block, &["sue_packer"])?;
+    a.target.block(bench, "--endpoint", &a.endpoint, &["sue_endpoint"])?;
+    a.target.block(bench, "--block", &a.block, &["sue_packer"])?;
     anyhow::ensure!(a.link_ratio > 0.0, "--link-ratio must be above 0");
-    let outputs = super::Outputs {
-        json: a.json.clone(),
-        csv: a.csv.clone(),
-        svg: None,
-    };
+    let outputs = super::Outputs { json: a.json.clone(), csv: a.csv.clone(), svg: None };
     outputs.check(None, false)?;
     if let Some(p) = &a.out {
         super::output_file("--out", p)?;
@@ -110,8 +101,7 @@ fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
         drop_variants: a.f3_variants.clone(),
         ..SueOptions::default()
     };
-    let r = run(bench, &o, a.shard, &mut Progress::auto())
-        .with_context(|| format!("SUE figures (shard {})", a.shard))?;
+    let r = run(bench, &o, a.shard, &mut Progress::auto()).with_context(|| format!("SUE figures (shard {})", a.shard))?;
     let bad = r.violations();
     let results = ResultFile::Sue(r);
     outputs.write(&results, None)?;

@@ -9,57 +9,21 @@ mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::config::DesignInfo;
+use crate::hw::xor_net::XorStyle;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
-use crate::hw::xor_net::XorStyle;
 use model::{CrcAlgo, CrcModel};
 
 pub struct CrcKind;
 
 /// The CRC model fields, shared with `crc_stream`.
 pub const ALGO_FIELDS: [FieldSpec; 6] = [
-    FieldSpec {
-        name: "width",
-        ty: FieldType::UInt { min: 1, max: 64 },
-        default: None,
-        doc: "CRC width in bits",
-    },
-    FieldSpec {
-        name: "poly",
-        ty: FieldType::Bits {
-            width_field: "width",
-        },
-        default: None,
-        doc: "generator polynomial, normal form, x^width term implied",
-    },
-    FieldSpec {
-        name: "init",
-        ty: FieldType::Bits {
-            width_field: "width",
-        },
-        default: Some("0"),
-        doc: "register value before the first bit (Rocksoft model)",
-    },
-    FieldSpec {
-        name: "refin",
-        ty: FieldType::Bool,
-        default: Some("false"),
-        doc: "bytes enter LSB first",
-    },
-    FieldSpec {
-        name: "refout",
-        ty: FieldType::Bool,
-        default: Some("false"),
-        doc: "register reflected before xorout",
-    },
-    FieldSpec {
-        name: "xorout",
-        ty: FieldType::Bits {
-            width_field: "width",
-        },
-        default: Some("0"),
-        doc: "XORed into the result",
-    },
+    FieldSpec { name: "width", ty: FieldType::UInt { min: 1, max: 64 }, default: None, doc: "CRC width in bits" },
+    FieldSpec { name: "poly", ty: FieldType::Bits { width_field: "width" }, default: None, doc: "generator polynomial, normal form, x^width term implied" },
+    FieldSpec { name: "init", ty: FieldType::Bits { width_field: "width" }, default: Some("0"), doc: "register value before the first bit (Rocksoft model)" },
+    FieldSpec { name: "refin", ty: FieldType::Bool, default: Some("false"), doc: "bytes enter LSB first" },
+    FieldSpec { name: "refout", ty: FieldType::Bool, default: Some("false"), doc: "register reflected before xorout" },
+    FieldSpec { name: "xorout", ty: FieldType::Bits { width_field: "width" }, default: Some("0"), doc: "XORed into the result" },
 ];
 
 static FIELDS: [FieldSpec; 12] = [
@@ -95,26 +59,13 @@ pub fn read_algo(r: &mut FieldReader) -> ConfigResult<CrcAlgo> {
     let width = r.u32("width")?;
     let poly = r.bits("poly", width)? as u64;
     if poly == 0 {
-        return Err(r.error(
-            "poly",
-            format!(
-                "= 0x0 is not a generator polynomial; allowed 0x1..=0x{:X}",
-                crate::math::lfsr::mask(width)
-            ),
-        ));
+        return Err(r.error("poly", format!("= 0x0 is not a generator polynomial; allowed 0x1..=0x{:X}", crate::math::lfsr::mask(width))));
     }
     let init = r.bits("init", width)? as u64;
     let refin = r.bool("refin")?;
     let refout = r.bool("refout")?;
     let xorout = r.bits("xorout", width)? as u64;
-    Ok(CrcAlgo {
-        width,
-        poly,
-        init,
-        refin,
-        refout,
-        xorout,
-    })
+    Ok(CrcAlgo { width, poly, init, refin, refout, xorout })
 }
 
 /// The Rocksoft parameters as banner/doc lines.
@@ -156,20 +107,11 @@ impl BlockKind for CrcKind {
         let algo = read_algo(r)?;
         let data_bits = r.u32("data_bits")?;
         if data_bits % 8 != 0 {
-            return Err(r.error(
-                "data_bits",
-                format!("= {data_bits} is not a multiple of 8; allowed 8, 16, …, 16384"),
-            ));
+            return Err(r.error("data_bits", format!("= {data_bits} is not a multiple of 8; allowed 8, 16, …, 16384")));
         }
         let seq_bits = r.u32("seq_bits")?;
         if seq_bits > data_bits {
-            return Err(r.error(
-                "seq_bits",
-                format!(
-                    "= {seq_bits} exceeds data_bits = {data_bits}; allowed 0..={}",
-                    data_bits.min(32)
-                ),
-            ));
+            return Err(r.error("seq_bits", format!("= {seq_bits} exceeds data_bits = {data_bits}; allowed 0..={}", data_bits.min(32))));
         }
         let pipeline = r.u32("pipeline")?;
         let checker = r.bool("checker")?;
@@ -185,15 +127,7 @@ impl BlockKind for CrcKind {
         if xor_style == XorStyle::Lut6Tree && pipeline > 0 {
             return Err(r.error("xor_style", format!("= \"lut6_tree\" needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
         }
-        Ok(Box::new(CrcBlock {
-            name: r.block().to_string(),
-            algo,
-            data_bits,
-            seq_bits,
-            pipeline,
-            checker,
-            xor_style,
-        }))
+        Ok(Box::new(CrcBlock { name: r.block().to_string(), algo, data_bits, seq_bits, pipeline, checker, xor_style }))
     }
     fn value_note(&self, field: &str, value: &str) -> Option<&'static str> {
         (field == "xor_window" && value == "0").then_some("whole input")
@@ -206,10 +140,7 @@ fn read_window(r: &mut FieldReader, style: &str, pipeline: u32) -> ConfigResult<
     let given = r.is_set("xor_window");
     let window = r.u32("xor_window")?;
     if given && style != "lut6_shared" {
-        return Err(r.error(
-            "xor_window",
-            format!("applies only to xor_style = \"lut6_shared\" (got \"{style}\"); remove it"),
-        ));
+        return Err(r.error("xor_window", format!("applies only to xor_style = \"lut6_shared\" (got \"{style}\"); remove it")));
     }
     if given && pipeline > 0 {
         return Err(r.error("xor_window", format!("needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
@@ -251,14 +182,7 @@ impl Block for CrcBlock {
         p.push(("checker", self.checker.to_string()));
         p.push(("xor_style", style_name(self.xor_style).to_string()));
         if let XorStyle::Lut6Shared { window } = self.xor_style {
-            p.push((
-                "xor_window",
-                if window == usize::MAX {
-                    "0".to_string()
-                } else {
-                    window.to_string()
-                },
-            ));
+            p.push(("xor_window", if window == usize::MAX { "0".to_string() } else { window.to_string() }));
         }
         p
     }

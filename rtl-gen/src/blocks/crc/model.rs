@@ -34,11 +34,7 @@ impl CrcAlgo {
 
     /// The output transformation of a final register value: reflection and xorout.
     pub fn finish(&self, reg: u64) -> u64 {
-        let r = if self.refout {
-            reflect(reg, self.width)
-        } else {
-            reg
-        };
+        let r = if self.refout { reflect(reg, self.width) } else { reg };
         (r ^ self.xorout) & mask(self.width)
     }
 
@@ -76,18 +72,13 @@ impl CrcAlgo {
             reg_rows.push(row);
         }
         // Output bit i is register bit i, or bit w-1-i when refout.
-        let out_rows: Vec<BitVec> = (0..w)
-            .map(|i| reg_rows[if self.refout { w - 1 - i } else { i }].clone())
-            .collect();
+        let out_rows: Vec<BitVec> = (0..w).map(|i| reg_rows[if self.refout { w - 1 - i } else { i }].clone()).collect();
         let mut constant = BitVec::zeros(w);
         for i in 0..w {
             let reg_bit = if self.refout { w - 1 - i } else { i };
             constant.set(i, reg_const.get(reg_bit) ^ ((self.xorout >> i) & 1 == 1));
         }
-        AffineMap {
-            matrix: BitMatrix::from_rows(data_bits + seq_bits, out_rows),
-            constant,
-        }
+        AffineMap { matrix: BitMatrix::from_rows(data_bits + seq_bits, out_rows), constant }
     }
 }
 
@@ -99,11 +90,7 @@ impl CrcModel {
         for (b, entry) in table.iter_mut().enumerate() {
             let mut r = (b as u64) << 56;
             for _ in 0..8 {
-                r = if r >> 63 == 1 {
-                    (r << 1) ^ top_poly
-                } else {
-                    r << 1
-                };
+                r = if r >> 63 == 1 { (r << 1) ^ top_poly } else { r << 1 };
             }
             *entry = r;
         }
@@ -161,78 +148,33 @@ impl CrcModel {
 mod tests {
     use super::*;
 
-    pub const CRC32_ISO_HDLC: CrcAlgo = CrcAlgo {
-        width: 32,
-        poly: 0x04C1_1DB7,
-        init: 0xFFFF_FFFF,
-        refin: true,
-        refout: true,
-        xorout: 0xFFFF_FFFF,
-    };
+    pub const CRC32_ISO_HDLC: CrcAlgo = CrcAlgo { width: 32, poly: 0x04C1_1DB7, init: 0xFFFF_FFFF, refin: true, refout: true, xorout: 0xFFFF_FFFF };
 
     #[test]
     fn crc32_check_value() {
-        assert_eq!(
-            CrcModel::new(CRC32_ISO_HDLC).checksum(b"123456789"),
-            0xCBF4_3926
-        );
+        assert_eq!(CrcModel::new(CRC32_ISO_HDLC).checksum(b"123456789"), 0xCBF4_3926);
     }
 
     #[test]
     fn affine_map_matches_table_model() {
         let algos = [
             CRC32_ISO_HDLC,
-            CrcAlgo {
-                width: 64,
-                poly: 0x42F0_E1EB_A9EA_3693,
-                init: 0,
-                refin: false,
-                refout: false,
-                xorout: 0,
-            },
-            CrcAlgo {
-                width: 12,
-                poly: 0x80F,
-                init: 0,
-                refin: false,
-                refout: true,
-                xorout: 0,
-            },
-            CrcAlgo {
-                width: 5,
-                poly: 0x09,
-                init: 0x09,
-                refin: false,
-                refout: false,
-                xorout: 0,
-            },
-            CrcAlgo {
-                width: 16,
-                poly: 0x8005,
-                init: 0xB2AA,
-                refin: true,
-                refout: false,
-                xorout: 0x1234,
-            },
+            CrcAlgo { width: 64, poly: 0x42F0_E1EB_A9EA_3693, init: 0, refin: false, refout: false, xorout: 0 },
+            CrcAlgo { width: 12, poly: 0x80F, init: 0, refin: false, refout: true, xorout: 0 },
+            CrcAlgo { width: 5, poly: 0x09, init: 0x09, refin: false, refout: false, xorout: 0 },
+            CrcAlgo { width: 16, poly: 0x8005, init: 0xB2AA, refin: true, refout: false, xorout: 0x1234 },
         ];
         for algo in algos {
             let model = CrcModel::new(algo);
             for &(bytes, seq_bits) in &[(9usize, 0u32), (9, 10), (3, 1), (30, 17)] {
                 let map = algo.affine(8 * bytes, seq_bits as usize);
                 for t in 0..20u64 {
-                    let data: Vec<u8> = (0..bytes)
-                        .map(|i| (i as u64 * 37 + t * 101 + 7) as u8)
-                        .collect();
+                    let data: Vec<u8> = (0..bytes).map(|i| (i as u64 * 37 + t * 101 + 7) as u8).collect();
                     let seq = (t * 0x9E37_79B9) & mask(seq_bits.max(1));
                     let seq = if seq_bits == 0 { 0 } else { seq };
-                    let input = BitVec::from_bytes(8 * bytes, &data)
-                        .concat_above(&BitVec::from_u128(seq_bits as usize, seq as u128));
+                    let input = BitVec::from_bytes(8 * bytes, &data).concat_above(&BitVec::from_u128(seq_bits as usize, seq as u128));
                     let hw = map.apply(&input).to_u128() as u64;
-                    assert_eq!(
-                        hw,
-                        model.isn_checksum(&data, seq, seq_bits),
-                        "{algo:?} {bytes} bytes seq_bits {seq_bits}"
-                    );
+                    assert_eq!(hw, model.isn_checksum(&data, seq, seq_bits), "{algo:?} {bytes} bytes seq_bits {seq_bits}");
                 }
             }
         }

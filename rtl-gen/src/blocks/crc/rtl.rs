@@ -1,8 +1,8 @@
 //! The generator and checker modules of a `crc` block.
 
 use super::CrcBlock;
-use crate::config::DesignInfo;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::hw::xor_net::{self, XorNet};
 
@@ -11,17 +11,9 @@ fn input_ports(b: &CrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
     let mut ports = Vec::new();
     if b.pipeline > 0 {
         ports.extend(clock_ports(design));
-        ports.push(Port::input(
-            "in_valid",
-            1,
-            "data (and seq) valid this cycle",
-        ));
+        ports.push(Port::input("in_valid", 1, "data (and seq) valid this cycle"));
     }
-    ports.push(Port::input(
-        "data",
-        b.data_bits,
-        "message; byte i at [8i+7:8i], byte 0 first on the wire",
-    ));
+    ports.push(Port::input("data", b.data_bits, "message; byte i at [8i+7:8i], byte 0 first on the wire"));
     if b.seq_bits > 0 {
         ports.push(Port::input("seq", b.seq_bits, seq_doc));
     }
@@ -34,14 +26,9 @@ fn feed(b: &CrcBlock, items: &mut Vec<Item>) -> &'static str {
     if b.seq_bits == 0 {
         return "data";
     }
-    items.push(Item::comment(
-        "ISN: seq is XORed into data[seq_bits-1:0]; it enters the XOR network as extra columns.",
-    ));
+    items.push(Item::comment("ISN: seq is XORed into data[seq_bits-1:0]; it enters the XOR network as extra columns."));
     items.push(Item::wire("feed", b.data_bits + b.seq_bits, "{seq, data}"));
-    items.push(Item::assign(
-        Expr::id("feed"),
-        Expr::Concat(vec![Expr::id("seq"), Expr::id("data")]),
-    ));
+    items.push(Item::assign(Expr::id("feed"), Expr::Concat(vec![Expr::id("seq"), Expr::id("data")])));
     "feed"
 }
 
@@ -53,11 +40,7 @@ fn notes(b: &CrcBlock) -> Vec<String> {
     let mut n = vec![format!(
         "crc is the catalogue value of the {}-byte message (byte 0 first): CRC(data{})",
         b.data_bits / 8,
-        if b.seq_bits > 0 {
-            " ^ {{(data_bits-seq_bits){1'b0}}, seq}"
-        } else {
-            ""
-        }
+        if b.seq_bits > 0 { " ^ {{(data_bits-seq_bits){1'b0}}, seq}" } else { "" }
     )];
     if b.seq_bits > 0 {
         n.push("ISN (RXL paper §7.3): the sender's sequence number is never transmitted; a receiver checking with its expected number sees a dropped or replayed flit as a CRC error.".into());
@@ -66,63 +49,27 @@ fn notes(b: &CrcBlock) -> Vec<String> {
 }
 
 pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
-    let mut ports = input_ports(
-        b,
-        design,
-        "sequence number XORed into data[seq_bits-1:0] (ISN)",
-    );
+    let mut ports = input_ports(b, design, "sequence number XORed into data[seq_bits-1:0] (ISN)");
     ports.push(Port::output("crc", b.algo.width, "CRC of the message"));
     if b.pipeline > 0 {
-        ports.push(Port::output(
-            "out_valid",
-            1,
-            "crc valid; in_valid delayed by the latency",
-        ));
+        ports.push(Port::output("out_valid", 1, "crc valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
     let input = feed(b, &mut items);
     let map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
-    items.push(Item::comment(&format!(
-        "crc = M·{input} ^ c over GF(2) (inverted where c is 1): {}.",
-        b.xor_style.how(b.pipeline)
-    )));
-    xor_net::emit(
-        &mut items,
-        &XorNet {
-            name: "crc",
-            input,
-            map: &map,
-            style: b.xor_style,
-        },
-        "crc",
-        b.pipeline,
-    );
+    items.push(Item::comment(&format!("crc = M·{input} ^ c over GF(2) (inverted where c is 1): {}.", b.xor_style.how(b.pipeline))));
+    xor_net::emit(&mut items, &XorNet { name: "crc", input, map: &map, style: b.xor_style }, "crc", b.pipeline);
     if b.pipeline > 0 {
-        xor_net::emit_valid_pipe(
-            &mut items,
-            "valid_pipe",
-            "in_valid",
-            "out_valid",
-            b.pipeline,
-        );
+        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
     GeneratedModule {
-        module: Module {
-            name: name.to_string(),
-            ports,
-            items,
-            reset: reset_of(b, design),
-        },
+        module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,
         summary: format!(
             "{}-bit CRC over a {}-bit message in one cycle{}.",
             b.algo.width,
             b.data_bits,
-            if b.seq_bits > 0 {
-                format!(", with a {}-bit implicit sequence number", b.seq_bits)
-            } else {
-                String::new()
-            }
+            if b.seq_bits > 0 { format!(", with a {}-bit implicit sequence number", b.seq_bits) } else { String::new() }
         ),
         notes: notes(b),
         role: Role::Crc,
@@ -136,50 +83,17 @@ pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule
     let w = b.algo.width;
     let mut ports = input_ports(b, design, "the receiver's expected sequence number (ISN)");
     ports.push(Port::input("crc_in", w, "received CRC"));
-    ports.push(Port::output(
-        "ok",
-        1,
-        "1 iff crc_in equals the CRC of data (with seq)",
-    ));
+    ports.push(Port::output("ok", 1, "1 iff crc_in equals the CRC of data (with seq)"));
     if b.pipeline > 0 {
-        ports.push(Port::output(
-            "out_valid",
-            1,
-            "ok valid; in_valid delayed by the latency",
-        ));
+        ports.push(Port::output("out_valid", 1, "ok valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
     let crc_map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
-    xor_net::emit_crc_checker(
-        &mut items,
-        &crc_map,
-        b.data_bits,
-        b.seq_bits,
-        b.xor_style,
-        b.pipeline,
-        &format!(
-            "syndrome = M·{{seq, data}} ^ c ^ crc_in: {}.",
-            b.xor_style.how(b.pipeline)
-        ),
-    );
+    xor_net::emit_crc_checker(&mut items, &crc_map, b.data_bits, b.seq_bits, b.xor_style, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ c ^ crc_in: {}.", b.xor_style.how(b.pipeline)));
     GeneratedModule {
-        module: Module {
-            name: name.to_string(),
-            ports,
-            items,
-            reset: reset_of(b, design),
-        },
+        module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,
-        summary: format!(
-            "Checks a {}-bit CRC over a {}-bit message{}: ok = 1 iff crc_in matches.",
-            w,
-            b.data_bits,
-            if b.seq_bits > 0 {
-                " against the expected sequence number"
-            } else {
-                ""
-            }
-        ),
+        summary: format!("Checks a {}-bit CRC over a {}-bit message{}: ok = 1 iff crc_in matches.", w, b.data_bits, if b.seq_bits > 0 { " against the expected sequence number" } else { "" }),
         notes: notes(b),
         role: Role::CrcCheck,
         origin: None,

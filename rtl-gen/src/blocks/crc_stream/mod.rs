@@ -26,12 +26,7 @@ static FIELDS: [FieldSpec; 7] = [
     ALGO_FIELDS[3],
     ALGO_FIELDS[4],
     ALGO_FIELDS[5],
-    FieldSpec {
-        name: "word_bytes",
-        ty: FieldType::UInt { min: 1, max: 128 },
-        default: None,
-        doc: "bytes per beat; in_data is 8*word_bytes bits",
-    },
+    FieldSpec { name: "word_bytes", ty: FieldType::UInt { min: 1, max: 128 }, default: None, doc: "bytes per beat; in_data is 8*word_bytes bits" },
 ];
 
 /// A validated `crc_stream` block.
@@ -78,11 +73,7 @@ impl BlockKind for CrcStreamKind {
                 format!("= 0x{:X} has no x^0 term; crc_stream with word_bytes > 1 needs an odd polynomial (bit 0 set) to undo the zero padding of a partial last beat", algo.poly),
             ));
         }
-        Ok(Box::new(CrcStreamBlock {
-            name: r.block().to_string(),
-            algo,
-            word_bytes,
-        }))
+        Ok(Box::new(CrcStreamBlock { name: r.block().to_string(), algo, word_bytes }))
     }
 }
 

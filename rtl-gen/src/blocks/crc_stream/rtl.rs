@@ -1,8 +1,8 @@
 //! The `crc_stream` module: loop register, then the un-shift pipeline.
 
 use super::CrcStreamBlock;
-use crate::config::DesignInfo;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
@@ -27,10 +27,7 @@ fn loop_map(b: &CrcStreamBlock) -> AffineMap {
             row
         })
         .collect();
-    AffineMap {
-        matrix: BitMatrix::from_rows(w + n, rows),
-        constant: BitVec::zeros(w),
-    }
+    AffineMap { matrix: BitMatrix::from_rows(w + n, rows), constant: BitVec::zeros(w) }
 }
 
 /// `pad` = number of invalid bytes of a contiguous `in_keep`: bit j of a thermometer code's
@@ -59,100 +56,35 @@ pub fn module(b: &CrcStreamBlock, design: &DesignInfo, name: &str) -> GeneratedM
         Port::input("in_valid", 1, "a beat is presented this cycle"),
         Port::input("in_first", 1, "first beat of a message"),
         Port::input("in_last", 1, "last beat of a message"),
-        Port::input(
-            "in_keep",
-            wb,
-            "valid bytes, contiguous from byte 0; partial only on the last beat",
-        ),
-        Port::input(
-            "in_data",
-            8 * wb,
-            "beat; byte i at [8i+7:8i], byte 0 first on the wire",
-        ),
-        Port::output(
-            "crc_valid",
-            1,
-            "crc holds the CRC of the message whose last beat came LATENCY cycles ago",
-        ),
+        Port::input("in_keep", wb, "valid bytes, contiguous from byte 0; partial only on the last beat"),
+        Port::input("in_data", 8 * wb, "beat; byte i at [8i+7:8i], byte 0 first on the wire"),
+        Port::output("crc_valid", 1, "crc holds the CRC of the message whose last beat came LATENCY cycles ago"),
         Port::output("crc", w, "CRC of the whole message"),
     ]);
     let mut items = Vec::new();
     let init = Expr::Const(BitVec::from_u128(w as usize, b.algo.init as u128));
-    items.push(Item::Localparam {
-        name: "INIT".into(),
-        value: init,
-        doc: "register value before the first byte (Rocksoft init)".into(),
-    });
-    items.push(Item::comment(
-        "Loop: one whole beat per cycle; bytes not kept are zeroed and undone behind the loop.",
-    ));
-    items.push(Item::reg(
-        "state",
-        w,
-        "CRC register between the beats of a message",
-    ));
-    items.push(Item::wire(
-        "beat",
-        8 * wb,
-        "in_data with the bytes not kept forced to zero",
-    ));
+    items.push(Item::Localparam { name: "INIT".into(), value: init, doc: "register value before the first byte (Rocksoft init)".into() });
+    items.push(Item::comment("Loop: one whole beat per cycle; bytes not kept are zeroed and undone behind the loop."));
+    items.push(Item::reg("state", w, "CRC register between the beats of a message"));
+    items.push(Item::wire("beat", 8 * wb, "in_data with the bytes not kept forced to zero"));
     // A one-byte beat has a 1-bit in_keep, declared without a range.
-    let keep_bit = |i: u32| {
-        if wb == 1 {
-            Expr::id("in_keep")
-        } else {
-            Expr::bit("in_keep", i)
-        }
-    };
-    let keep_bytes = Expr::Concat(
-        (0..wb)
-            .rev()
-            .map(|i| Expr::Repeat(8, Box::new(keep_bit(i))))
-            .collect(),
-    );
-    items.push(Item::assign(
-        Expr::id("beat"),
-        Expr::and(Expr::id("in_data"), keep_bytes),
-    ));
-    items.push(Item::wire(
-        "state_in",
-        w,
-        "the register a beat continues from",
-    ));
-    items.push(Item::assign(
-        Expr::id("state_in"),
-        Expr::mux(Expr::id("in_first"), Expr::id("INIT"), Expr::id("state")),
-    ));
+    let keep_bit = |i: u32| if wb == 1 { Expr::id("in_keep") } else { Expr::bit("in_keep", i) };
+    let keep_bytes = Expr::Concat((0..wb).rev().map(|i| Expr::Repeat(8, Box::new(keep_bit(i)))).collect());
+    items.push(Item::assign(Expr::id("beat"), Expr::and(Expr::id("in_data"), keep_bytes)));
+    items.push(Item::wire("state_in", w, "the register a beat continues from"));
+    items.push(Item::assign(Expr::id("state_in"), Expr::mux(Expr::id("in_first"), Expr::id("INIT"), Expr::id("state"))));
     items.push(Item::wire("feed", 8 * wb + w, "{beat, state_in}"));
-    items.push(Item::assign(
-        Expr::id("feed"),
-        Expr::Concat(vec![Expr::id("beat"), Expr::id("state_in")]),
-    ));
+    items.push(Item::assign(Expr::id("feed"), Expr::Concat(vec![Expr::id("beat"), Expr::id("state_in")])));
     items.push(Item::wire("state_next", w, "register after this beat"));
-    xor_net::emit(
-        &mut items,
-        &XorNet {
-            name: "loop",
-            input: "feed",
-            map: &loop_map(b),
-            style: XorStyle::SHARED,
-        },
-        "state_next",
-        0,
-    );
+    xor_net::emit(&mut items, &XorNet { name: "loop", input: "feed", map: &loop_map(b), style: XorStyle::SHARED }, "state_next", 0);
     let accept_last = Expr::and(Expr::id("in_valid"), Expr::id("in_last"));
     items.push(Item::AlwaysFf {
         reset: Some(vec![Stmt::set(Expr::id("state"), Expr::id("INIT"))]),
-        body: vec![Stmt::when(
-            Expr::id("in_valid"),
-            vec![Stmt::set(Expr::id("state"), Expr::id("state_next"))],
-        )],
+        body: vec![Stmt::when(Expr::id("in_valid"), vec![Stmt::set(Expr::id("state"), Expr::id("state_next"))])],
     });
 
     // Stage 1: capture the padded register of a finished message and its pad count.
-    items.push(Item::comment(
-        "Stage 1: the finished message's register, still multiplied by x^(8*pad).",
-    ));
+    items.push(Item::comment("Stage 1: the finished message's register, still multiplied by x^(8*pad)."));
     let mut valid_regs = vec![];
     items.push(Item::reg("s1_valid", 1, "stage 1 holds a finished message"));
     items.push(Item::reg("s1_state", w, ""));
@@ -161,117 +93,60 @@ pub fn module(b: &CrcStreamBlock, design: &DesignInfo, name: &str) -> GeneratedM
     if steps > 0 {
         items.push(Item::wire("keep_n", wb, "bytes not kept"));
         items.push(Item::assign(Expr::id("keep_n"), Expr::id("in_keep").not()));
-        items.push(Item::wire(
-            "pad",
-            steps,
-            "number of bytes not kept (in_keep is contiguous from byte 0)",
-        ));
+        items.push(Item::wire("pad", steps, "number of bytes not kept (in_keep is contiguous from byte 0)"));
         for (j, m) in pad_masks(wb as usize, steps).into_iter().enumerate() {
-            let lhs = if steps == 1 {
-                Expr::id("pad")
-            } else {
-                Expr::bit("pad", j as u32)
-            };
-            items.push(Item::assign(
-                lhs,
-                Expr::parity(Expr::id("keep_n"), m, false),
-            ));
+            let lhs = if steps == 1 { Expr::id("pad") } else { Expr::bit("pad", j as u32) };
+            items.push(Item::assign(lhs, Expr::parity(Expr::id("keep_n"), m, false)));
         }
         items.push(Item::reg("s1_pad", steps, ""));
         capture.push(Stmt::set(Expr::id("s1_pad"), Expr::id("pad")));
     }
-    items.push(Item::AlwaysFf {
-        reset: Some(vec![Stmt::set(Expr::id("s1_valid"), Expr::zero())]),
-        body: valid_regs,
-    });
-    items.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![Stmt::when(accept_last, capture)],
-    });
+    items.push(Item::AlwaysFf { reset: Some(vec![Stmt::set(Expr::id("s1_valid"), Expr::zero())]), body: valid_regs });
+    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(accept_last, capture)] });
 
     // Un-shift stages: two conditional multiplications by x^(-8·2^j) per registered stage.
     let mut stage = 1u32;
     let mut j = 0u32;
     while j < steps {
         // Un-shift stages exist only for word_bytes > 1, where parsing required an odd polynomial.
-        let inv_byte = b
-            .algo
-            .register()
-            .step_matrix()
-            .pow(8)
-            .inverse()
-            .expect("odd polynomial (checked for word_bytes > 1): x is invertible");
+        let inv_byte = b.algo.register().step_matrix().pow(8).inverse().expect("odd polynomial (checked for word_bytes > 1): x is invertible");
         let (cur, next) = (format!("s{stage}"), format!("s{}", stage + 1));
-        items.push(Item::comment(&format!(
-            "Stage {}: undo pad bits {}..{} (multiply by x^(-8*2^j) where pad[j] is set).",
-            stage + 1,
-            j,
-            (j + 1).min(steps - 1)
-        )));
+        items.push(Item::comment(&format!("Stage {}: undo pad bits {}..{} (multiply by x^(-8*2^j) where pad[j] is set).", stage + 1, j, (j + 1).min(steps - 1))));
         let mut value = format!("{cur}_state");
         let mut body = vec![];
         for jj in j..(j + 2).min(steps) {
             let u = inv_byte.pow(1u64 << jj);
             let wire = format!("{cur}_unshift{jj}");
-            items.push(Item::wire(
-                &wire,
-                w,
-                &format!("register divided by x^{}", 8u64 << jj),
-            ));
+            items.push(Item::wire(&wire, w, &format!("register divided by x^{}", 8u64 << jj)));
             let pad_bit = pad_bit(&cur, steps, j, jj);
             for i in 0..w as usize {
                 let shifted = Expr::parity(Expr::id(&value), u.row(i).clone(), false);
-                let kept = if w == 1 {
-                    Expr::id(&value)
-                } else {
-                    Expr::bit(&value, i as u32)
-                };
-                let lhs = if w == 1 {
-                    Expr::id(&wire)
-                } else {
-                    Expr::bit(&wire, i as u32)
-                };
+                let kept = if w == 1 { Expr::id(&value) } else { Expr::bit(&value, i as u32) };
+                let lhs = if w == 1 { Expr::id(&wire) } else { Expr::bit(&wire, i as u32) };
                 items.push(Item::assign(lhs, Expr::mux(pad_bit.clone(), shifted, kept)));
             }
             value = wire;
         }
         items.push(Item::reg(&format!("{next}_valid"), 1, ""));
         items.push(Item::reg(&format!("{next}_state"), w, ""));
-        body.push(Stmt::set(
-            Expr::id(&format!("{next}_state")),
-            Expr::id(&value),
-        ));
+        body.push(Stmt::set(Expr::id(&format!("{next}_state")), Expr::id(&value)));
         let remaining = steps.saturating_sub(j + 2);
         if remaining > 0 {
             items.push(Item::reg(&format!("{next}_pad"), remaining, ""));
             let hi = steps - j - 1;
-            body.push(Stmt::set(
-                Expr::id(&format!("{next}_pad")),
-                Expr::Slice(format!("{cur}_pad"), hi, 2),
-            ));
+            body.push(Stmt::set(Expr::id(&format!("{next}_pad")), Expr::Slice(format!("{cur}_pad"), hi, 2)));
         }
         items.push(Item::AlwaysFf {
-            reset: Some(vec![Stmt::set(
-                Expr::id(&format!("{next}_valid")),
-                Expr::zero(),
-            )]),
-            body: vec![Stmt::set(
-                Expr::id(&format!("{next}_valid")),
-                Expr::id(&format!("{cur}_valid")),
-            )],
+            reset: Some(vec![Stmt::set(Expr::id(&format!("{next}_valid")), Expr::zero())]),
+            body: vec![Stmt::set(Expr::id(&format!("{next}_valid")), Expr::id(&format!("{cur}_valid")))],
         });
         items.push(Item::AlwaysFf { reset: None, body });
         stage += 1;
         j += 2;
     }
     let last = format!("s{stage}");
-    items.push(Item::comment(
-        "Output: reflection and xorout are wiring and inverters.",
-    ));
-    items.push(Item::assign(
-        Expr::id("crc_valid"),
-        Expr::id(&format!("{last}_valid")),
-    ));
+    items.push(Item::comment("Output: reflection and xorout are wiring and inverters."));
+    items.push(Item::assign(Expr::id("crc_valid"), Expr::id(&format!("{last}_valid"))));
     let reg = format!("{last}_state");
     let bits: Vec<Expr> = (0..w)
         .rev()
@@ -284,19 +159,8 @@ pub fn module(b: &CrcStreamBlock, design: &DesignInfo, name: &str) -> GeneratedM
             }
         })
         .collect();
-    let out = if bits.len() == 1 {
-        bits.into_iter().next().expect("one bit")
-    } else {
-        Expr::Concat(bits)
-    };
-    let out = if b.algo.xorout != 0 {
-        Expr::xor(
-            out,
-            Expr::Const(BitVec::from_u128(w as usize, b.algo.xorout as u128)),
-        )
-    } else {
-        out
-    };
+    let out = if bits.len() == 1 { bits.into_iter().next().expect("one bit") } else { Expr::Concat(bits) };
+    let out = if b.algo.xorout != 0 { Expr::xor(out, Expr::Const(BitVec::from_u128(w as usize, b.algo.xorout as u128))) } else { out };
     items.push(Item::assign(Expr::id("crc"), out));
 
     GeneratedModule {

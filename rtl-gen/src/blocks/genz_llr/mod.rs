@@ -147,20 +147,11 @@ impl GenzLlrBlock {
 
 fn timer(r: &FieldReader, field: &str, ui: u64, upc: u64) -> ConfigResult<u64> {
     if ui < upc {
-        return Err(r.error(
-            field,
-            format!("= {ui} UI is below one cycle (ui_per_cycle = {upc}); allowed {upc}.."),
-        ));
+        return Err(r.error(field, format!("= {ui} UI is below one cycle (ui_per_cycle = {upc}); allowed {upc}..")));
     }
     let cycles = ui / upc;
     if cycles > u32::MAX as u64 {
-        return Err(r.error(
-            field,
-            format!(
-                "= {ui} UI is {cycles} cycles; allowed at most 2^32 - 1 cycles ({} UI)",
-                u32::MAX as u64 * upc
-            ),
-        ));
+        return Err(r.error(field, format!("= {ui} UI is {cycles} cycles; allowed at most 2^32 - 1 cycles ({} UI)", u32::MAX as u64 * upc)));
     }
     Ok(cycles)
 }
@@ -195,11 +186,7 @@ impl BlockKind for GenzLlrKind {
             let n = r.u32("retry_packets")?;
             if n > fit {
                 let need = n as u64 * max_packet_bytes as u64;
-                let raise = if need <= 1 << 24 {
-                    format!(", or retry_bytes at least {need}")
-                } else {
-                    String::new()
-                };
+                let raise = if need <= 1 << 24 { format!(", or retry_bytes at least {need}") } else { String::new() };
                 return Err(r.error(
                     "retry_packets",
                     format!("= {n} slots of max_packet_bytes = {max_packet_bytes} need {need} bytes, but retry_bytes = {retry_bytes} holds {fit}; allowed 1..={fit}{raise}"),
@@ -242,10 +229,7 @@ impl BlockKind for GenzLlrKind {
             ecrc_check,
             counter_bits,
         };
-        Ok(Box::new(GenzLlrBlock {
-            name: r.block().to_string(),
-            cfg,
-        }))
+        Ok(Box::new(GenzLlrBlock { name: r.block().to_string(), cfg }))
     }
 }
 

@@ -91,8 +91,7 @@ impl LlrConfig {
     }
     /// Retry-buffer slots (each one maximum packet).
     pub fn slots(&self) -> u32 {
-        self.retry_packets
-            .min(self.retry_bytes / self.max_packet_bytes)
+        self.retry_packets.min(self.retry_bytes / self.max_packet_bytes)
     }
     /// Address bits of a beat within a slot.
     pub fn beat_bits(&self) -> u32 {
@@ -131,11 +130,7 @@ pub fn crc32_step(mut reg: u32, bytes: &[u8]) -> u32 {
     for &b in bytes {
         reg ^= b as u32;
         for _ in 0..8 {
-            reg = if reg & 1 != 0 {
-                (reg >> 1) ^ 0xEDB8_8320
-            } else {
-                reg >> 1
-            };
+            reg = if reg & 1 != 0 { (reg >> 1) ^ 0xEDB8_8320 } else { reg >> 1 };
         }
     }
     reg
@@ -192,15 +187,7 @@ impl LlPacket {
         if crc32(&b[..12]) ^ LL_CRC_XOR != c || !(OP_INIT..=OP_EXIT).contains(&b[0]) {
             return None;
         }
-        Some(LlPacket {
-            op: b[0],
-            tseq: u16::from_be_bytes([b[1], b[2]]),
-            rseq: u16::from_be_bytes([b[3], b[4]]),
-            freed: [b[5], b[6], b[7], b[8]],
-            epoch: b[9],
-            echo: b[10],
-            tx_en: b[11] & 1 != 0,
-        })
+        Some(LlPacket { op: b[0], tseq: u16::from_be_bytes([b[1], b[2]]), rseq: u16::from_be_bytes([b[3], b[4]]), freed: [b[5], b[6], b[7], b[8]], epoch: b[9], echo: b[10], tx_en: b[11] & 1 != 0 })
     }
 }
 
@@ -232,20 +219,7 @@ pub struct LlrInputs {
 impl LlrInputs {
     pub fn idle(data_bytes: u32) -> LlrInputs {
         let d = vec![0u8; data_bytes as usize];
-        LlrInputs {
-            s_valid: false,
-            s_data: d.clone(),
-            s_last: false,
-            s_user: 0,
-            m_ready: true,
-            ltx_ready: true,
-            lrx_valid: false,
-            lrx_data: d,
-            lrx_last: false,
-            lrx_user: false,
-            phy_up: true,
-            phy_error: false,
-        }
+        LlrInputs { s_valid: false, s_data: d.clone(), s_last: false, s_user: 0, m_ready: true, ltx_ready: true, lrx_valid: false, lrx_data: d, lrx_last: false, lrx_user: false, phy_up: true, phy_error: false }
     }
 }
 
@@ -355,11 +329,7 @@ pub struct LlrModel {
 impl LlrModel {
     pub fn new(cfg: LlrConfig) -> LlrModel {
         let d = cfg.data_bytes as usize;
-        let word = Word {
-            data: vec![0; d],
-            last: false,
-            vc: 0,
-        };
+        let word = Word { data: vec![0; d], last: false, vc: 0 };
         let r = Regs {
             link: LINK_DOWN,
             tx_en: false,
@@ -429,12 +399,7 @@ impl LlrModel {
         };
         let tx_ram = vec![word.clone(); cfg.retry_words() as usize];
         let rx_ram = vec![word; 1usize << cfg.rx_addr_bits()];
-        LlrModel {
-            cfg,
-            r,
-            tx_ram,
-            rx_ram,
-        }
+        LlrModel { cfg, r, tx_ram, rx_ram }
     }
 
     /// Packets in the retry buffer (written, not yet acknowledged).
@@ -451,9 +416,7 @@ impl LlrModel {
         }
         let room = (self.outstanding() as u32) < self.cfg.slots();
         let v = user as usize;
-        let credit = (user as u32) < self.cfg.vcs
-            && (c.consumed[v.min(3)].wrapping_sub(c.returned[v.min(3)]) as u32)
-                < self.cfg.rx_credits;
+        let credit = (user as u32) < self.cfg.vcs && (c.consumed[v.min(3)].wrapping_sub(c.returned[v.min(3)]) as u32) < self.cfg.rx_credits;
         room && credit
     }
 
@@ -513,13 +476,7 @@ impl LlrModel {
         let crc_in = if first { 0xFFFF_FFFF } else { c.rx_crc };
         let crc_full = crc32_step(crc_in, &i.lrx_data);
         let ecrc = !crc32_step(crc_in, &i.lrx_data[..d - 4]);
-        let ecrc_ok = ecrc
-            == u32::from_le_bytes([
-                i.lrx_data[d - 4],
-                i.lrx_data[d - 3],
-                i.lrx_data[d - 2],
-                i.lrx_data[d - 1],
-            ]);
+        let ecrc_ok = ecrc == u32::from_le_bytes([i.lrx_data[d - 4], i.lrx_data[d - 3], i.lrx_data[d - 2], i.lrx_data[d - 1]]);
         let rx_fill = c.rx_wr.wrapping_sub(c.rx_rd) & ((2u32 << cfg.rx_addr_bits()) - 1);
         let room = c.rx_beat < mb && rx_fill < (1u32 << cfg.rx_addr_bits());
         let ee_beat = beat && !mark;
@@ -528,11 +485,7 @@ impl LlrModel {
         // The link carries EE packets unchanged, so their VC travels inside them: bits
         // [vc_bits-1:0] of byte 0 (the upper layer's header), covered by the ECRC.
         let vc_mask = ((1u32 << cfg.vc_bits()) - 1) as u8;
-        let vc = if first {
-            i.lrx_data[0] & vc_mask
-        } else {
-            c.rx_vc
-        };
+        let vc = if first { i.lrx_data[0] & vc_mask } else { c.rx_vc };
         let vc_ok = (vc as u32) < cfg.vcs;
         let ee_good = ee_end && !bad && room && !ecrc_fail && vc_ok;
         // EE packets count only once the Init exchange brought the link up: an Init ACK answers
@@ -550,25 +503,14 @@ impl LlrModel {
         let ee_write = ee_beat && room;
         let mut rx_write: Option<(u32, Word)> = None;
         if beat {
-            n.rx_beat = if last {
-                0
-            } else {
-                (c.rx_beat + 1).min(cfg.rx_beat_max())
-            };
+            n.rx_beat = if last { 0 } else { (c.rx_beat + 1).min(cfg.rx_beat_max()) };
             n.rx_mark = mark;
             n.rx_bad = !last && bad;
             n.rx_crc = crc_full;
             n.rx_vc = vc;
             n.ll_rx = ll_bytes.clone();
             if ee_write {
-                rx_write = Some((
-                    c.rx_wr & rx_mask,
-                    Word {
-                        data: i.lrx_data.clone(),
-                        last: i.lrx_last,
-                        vc,
-                    },
-                ));
+                rx_write = Some((c.rx_wr & rx_mask, Word { data: i.lrx_data.clone(), last: i.lrx_last, vc }));
                 n.rx_wr = self.rx_wrap(c.rx_wr);
             }
             if ee_end {
@@ -737,11 +679,7 @@ impl LlrModel {
         }
         let expiry = c.link == LINK_UP && c.llrt_cnt == 0;
         if c.link == LINK_UP {
-            n.llrt_cnt = if expiry {
-                cfg.llrt_cycles - 1
-            } else {
-                c.llrt_cnt - 1
-            };
+            n.llrt_cnt = if expiry { cfg.llrt_cycles - 1 } else { c.llrt_cnt - 1 };
         }
         if got(OP_ACK) {
             n.noack = 0;
@@ -753,11 +691,7 @@ impl LlrModel {
                 n.noack = c.noack + 1;
             }
         }
-        n.ack_prog = if expiry {
-            progressed
-        } else {
-            c.ack_prog || progressed
-        };
+        n.ack_prog = if expiry { progressed } else { c.ack_prog || progressed };
         if expiry {
             n.p_ack = true;
             if c.send_seq != c.ack_seq && !c.ack_prog && !progressed && !c.tx_stop {
@@ -789,14 +723,7 @@ impl LlrModel {
         if s_fire {
             let vc = i.s_user;
             let wlast = i.s_last || c.wr_beat == mb - 1;
-            tx_write = Some((
-                (c.head_slot << cfg.beat_bits()) | c.wr_beat,
-                Word {
-                    data: i.s_data.clone(),
-                    last: wlast,
-                    vc: 0,
-                },
-            ));
+            tx_write = Some(((c.head_slot << cfg.beat_bits()) | c.wr_beat, Word { data: i.s_data.clone(), last: wlast, vc: 0 }));
             if !c.wr_act {
                 n.consumed[vc as usize] = c.consumed[vc as usize].wrapping_add(1);
             }
@@ -903,16 +830,7 @@ impl LlrModel {
                     OP_EXIT => c.exit_echo,
                     _ => 0,
                 };
-                let bytes = LlPacket {
-                    op,
-                    tseq: c.send_seq,
-                    rseq: c.rseq,
-                    freed,
-                    epoch: c.epoch,
-                    echo,
-                    tx_en: c.tx_en,
-                }
-                .encode();
+                let bytes = LlPacket { op, tseq: c.send_seq, rseq: c.rseq, freed, epoch: c.epoch, echo, tx_en: c.tx_en }.encode();
                 n.lk_valid = true;
                 n.lk_data = bytes[..d].to_vec();
                 n.lk_user = true;
@@ -1000,6 +918,7 @@ impl LlrModel {
     }
 }
 
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1011,22 +930,11 @@ mod tests {
 
     #[test]
     fn ll_packet_round_trip_and_ecrc_separation() {
-        let p = LlPacket {
-            op: OP_DISCARD,
-            tseq: 0x1234,
-            rseq: 0xFFFE,
-            freed: [1, 2, 3, 4],
-            epoch: 7,
-            echo: 6,
-            tx_en: true,
-        };
+        let p = LlPacket { op: OP_DISCARD, tseq: 0x1234, rseq: 0xFFFE, freed: [1, 2, 3, 4], epoch: 7, echo: 6, tx_en: true };
         let b = p.encode();
         assert_eq!(LlPacket::decode(&b), Some(p));
         // An intact LL packet fails the ECRC check; an intact 16-byte EE packet fails the LL CRC.
-        assert_ne!(
-            crc32(&b[..12]),
-            u32::from_le_bytes([b[12], b[13], b[14], b[15]])
-        );
+        assert_ne!(crc32(&b[..12]), u32::from_le_bytes([b[12], b[13], b[14], b[15]]));
         let ee = with_ecrc(vec![OP_ACK, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(LlPacket::decode(&ee), None);
     }

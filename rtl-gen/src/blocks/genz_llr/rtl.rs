@@ -3,16 +3,10 @@
 //! the two read alike), the two RAMs in the block-RAM inference pattern, the CRC-32 networks as
 //! masked parities derived from the model's CRC step.
 
-use super::model::{
-    crc32_step, LlrConfig, LINK_DOWN, LINK_INIT, LINK_UP, LL_BYTES, LL_CRC_XOR, OP_ACK, OP_CLEAR,
-    OP_DISCARD, OP_EXIT, OP_FC, OP_INIT, OP_INIT_ACK,
-};
+use super::model::{crc32_step, LlrConfig, LINK_DOWN, LINK_INIT, LINK_UP, LL_BYTES, LL_CRC_XOR, OP_ACK, OP_CLEAR, OP_DISCARD, OP_EXIT, OP_FC, OP_INIT, OP_INIT_ACK};
 use super::GenzLlrBlock;
 use crate::config::DesignInfo;
-use crate::hw::build::{
-    add, affine, all, and, any, bits_for, cat, counter, dec, eq, ge, id, if_else, le, localparam,
-    lt, mux, ne, or, set_id, sub, when, wire, zeros,
-};
+use crate::hw::build::{add, affine, all, and, any, bits_for, cat, counter, dec, eq, ge, id, if_else, le, localparam, lt, mux, ne, or, set_id, sub, when, wire, zeros};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
@@ -29,16 +23,11 @@ fn probe(inputs: usize, f: impl Fn(&BitVec) -> u32) -> AffineMap {
             }
         }
     }
-    AffineMap {
-        matrix: BitMatrix::from_rows(inputs, rows),
-        constant: BitVec::from_u128(32, c as u128),
-    }
+    AffineMap { matrix: BitMatrix::from_rows(inputs, rows), constant: BitVec::from_u128(32, c as u128) }
 }
 
 fn bytes_of(v: &BitVec, lo_bit: usize, n: usize) -> Vec<u8> {
-    (0..n)
-        .map(|i| (0..8).fold(0u8, |b, j| b | (v.get(lo_bit + 8 * i + j) as u8) << j))
-        .collect()
+    (0..n).map(|i| (0..8).fold(0u8, |b, j| b | (v.get(lo_bit + 8 * i + j) as u8) << j)).collect()
 }
 
 /// `{data (bytes bytes), reg (32 bits)}` -> the CRC register after the bytes (`finish`: inverted).
@@ -56,9 +45,7 @@ fn crc_map(bytes: usize, finish: bool) -> AffineMap {
 
 /// 12 bytes -> their LL CRC.
 fn ll_crc_map() -> AffineMap {
-    probe(96, |v| {
-        !crc32_step(0xFFFF_FFFF, &bytes_of(v, 0, 12)) ^ LL_CRC_XOR
-    })
+    probe(96, |v| !crc32_step(0xFFFF_FFFF, &bytes_of(v, 0, 12)) ^ LL_CRC_XOR)
 }
 
 /// Registers: name, width. Each gets `name_n` and is loaded from it every cycle.
@@ -153,27 +140,9 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     }
 
     let mut it: Vec<Item> = vec![];
-    let link_down = localparam(
-        &mut it,
-        "LINK_DOWN",
-        2,
-        LINK_DOWN as u64,
-        "llr_state[1:0]: phy_up low",
-    );
-    let link_init = localparam(
-        &mut it,
-        "LINK_INIT",
-        2,
-        LINK_INIT as u64,
-        "llr_state[1:0]: sending LLR Init until Init ACK",
-    );
-    let link_up = localparam(
-        &mut it,
-        "LINK_UP",
-        2,
-        LINK_UP as u64,
-        "llr_state[1:0]: Init exchange done",
-    );
+    let link_down = localparam(&mut it, "LINK_DOWN", 2, LINK_DOWN as u64, "llr_state[1:0]: phy_up low");
+    let link_init = localparam(&mut it, "LINK_INIT", 2, LINK_INIT as u64, "llr_state[1:0]: sending LLR Init until Init ACK");
+    let link_up = localparam(&mut it, "LINK_UP", 2, LINK_UP as u64, "llr_state[1:0]: Init exchange done");
     let ops: Vec<(&str, u8, &str)> = vec![
         ("OP_INIT", OP_INIT, "LL opcode: LLR Init"),
         ("OP_INIT_ACK", OP_INIT_ACK, "LL opcode: LLR Init ACK"),
@@ -186,100 +155,23 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     for (nm, v, doc) in &ops {
         localparam(&mut it, nm, 8, *v as u64, doc);
     }
-    localparam(
-        &mut it,
-        "SLOTS",
-        17,
-        slots as u64,
-        "retry-buffer slots (one maximum packet each)",
-    );
-    localparam(
-        &mut it,
-        "BEAT_LAST",
-        bb,
-        (mb - 1) as u64,
-        "beat index of the last beat of a maximum EE packet",
-    );
-    localparam(
-        &mut it,
-        "MAX_BEATS",
-        rbw,
-        mb as u64,
-        "beats of a maximum EE packet",
-    );
-    localparam(
-        &mut it,
-        "LL_LAST",
-        rbw,
-        (llb - 1) as u64,
-        "beat index of the last beat of a link-local packet",
-    );
-    localparam(
-        &mut it,
-        "INIT_RELOAD",
-        w_init,
-        (cfg.init_cycles - 1) as u64,
-        "init_interval_ui / ui_per_cycle - 1",
-    );
-    localparam(
-        &mut it,
-        "DISC_RELOAD",
-        w_disc,
-        (cfg.discard_cycles - 1) as u64,
-        "discard_interval_ui / ui_per_cycle - 1",
-    );
-    localparam(
-        &mut it,
-        "LLRT_RELOAD",
-        w_llrt,
-        (cfg.llrt_cycles - 1) as u64,
-        "llrt_ui / ui_per_cycle - 1",
-    );
-    localparam(
-        &mut it,
-        "DISCARD_LIMIT",
-        w_dsc,
-        cfg.discard_limit as u64,
-        "Discards without Clear Discard before a retrain",
-    );
-    localparam(
-        &mut it,
-        "ACK_LAST",
-        w_sa,
-        (cfg.ack_every - 1) as u64,
-        "ack_every - 1",
-    );
+    localparam(&mut it, "SLOTS", 17, slots as u64, "retry-buffer slots (one maximum packet each)");
+    localparam(&mut it, "BEAT_LAST", bb, (mb - 1) as u64, "beat index of the last beat of a maximum EE packet");
+    localparam(&mut it, "MAX_BEATS", rbw, mb as u64, "beats of a maximum EE packet");
+    localparam(&mut it, "LL_LAST", rbw, (llb - 1) as u64, "beat index of the last beat of a link-local packet");
+    localparam(&mut it, "INIT_RELOAD", w_init, (cfg.init_cycles - 1) as u64, "init_interval_ui / ui_per_cycle - 1");
+    localparam(&mut it, "DISC_RELOAD", w_disc, (cfg.discard_cycles - 1) as u64, "discard_interval_ui / ui_per_cycle - 1");
+    localparam(&mut it, "LLRT_RELOAD", w_llrt, (cfg.llrt_cycles - 1) as u64, "llrt_ui / ui_per_cycle - 1");
+    localparam(&mut it, "DISCARD_LIMIT", w_dsc, cfg.discard_limit as u64, "Discards without Clear Discard before a retrain");
+    localparam(&mut it, "ACK_LAST", w_sa, (cfg.ack_every - 1) as u64, "ack_every - 1");
     localparam(&mut it, "RX_CAP", ra + 1, 1u64 << ra, "receive FIFO words");
-    localparam(
-        &mut it,
-        "RX_BEAT_MAX",
-        rbw,
-        cfg.rx_beat_max() as u64,
-        "saturation of the receive beat counter",
-    );
+    localparam(&mut it, "RX_BEAT_MAX", rbw, cfg.rx_beat_max() as u64, "saturation of the receive beat counter");
     if !vcs.is_power_of_two() {
         localparam(&mut it, "VC_LIMIT", 3, vcs as u64, "VCs");
     }
-    localparam(
-        &mut it,
-        "RX_CREDITS",
-        8,
-        cfg.rx_credits as u64,
-        "receive credits per VC",
-    );
-    let cnt_max = Expr::Const(BitVec::from_u128(
-        cb as usize,
-        if cb >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << cb) - 1
-        },
-    ));
-    it.push(Item::Localparam {
-        name: "CNT_MAX".into(),
-        value: cnt_max,
-        doc: "counter saturation".into(),
-    });
+    localparam(&mut it, "RX_CREDITS", 8, cfg.rx_credits as u64, "receive credits per VC");
+    let cnt_max = Expr::Const(BitVec::from_u128(cb as usize, if cb >= 128 { u128::MAX } else { (1u128 << cb) - 1 }));
+    it.push(Item::Localparam { name: "CNT_MAX".into(), value: cnt_max, doc: "counter saturation".into() });
 
     let mut r = Regs { list: vec![] };
     for (nm, w) in [
@@ -355,269 +247,65 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         r.add(&format!("freed{v}"), 8);
         r.add(&format!("ll_freed{v}"), 8);
     }
-    let mut regs = vec![Item::comment(
-        "Registers x and their next values x_n (computed in the always @* block below).",
-    )];
+    let mut regs = vec![Item::comment("Registers x and their next values x_n (computed in the always @* block below).")];
     for (nm, w) in &r.list {
         regs.push(Item::reg(nm, *w, ""));
         regs.push(Item::reg(&format!("{nm}_n"), *w, ""));
     }
-    regs.push(Item::Memory {
-        name: "tx_ram".into(),
-        width: dw + 1,
-        depth: cfg.retry_words(),
-        doc: "retry buffer: {last, beat} at {slot, beat}".into(),
-    });
-    regs.push(Item::reg(
-        "tx_q",
-        dw + 1,
-        "retry RAM read register: word {send_slot, send_beat}",
-    ));
-    regs.push(Item::Memory {
-        name: "rx_ram".into(),
-        width: ww,
-        depth: 1 << ra,
-        doc: "receive FIFO: {vc, last, beat}".into(),
-    });
-    regs.push(Item::reg(
-        "rx_q",
-        ww,
-        "receive RAM read register: word rx_rd",
-    ));
-    let incs: Vec<String> = super::model::COUNTERS
-        .iter()
-        .map(|c| format!("inc_{}", &c[4..]))
-        .collect();
+    regs.push(Item::Memory { name: "tx_ram".into(), width: dw + 1, depth: cfg.retry_words(), doc: "retry buffer: {last, beat} at {slot, beat}".into() });
+    regs.push(Item::reg("tx_q", dw + 1, "retry RAM read register: word {send_slot, send_beat}"));
+    regs.push(Item::Memory { name: "rx_ram".into(), width: ww, depth: 1 << ra, doc: "receive FIFO: {vc, last, beat}".into() });
+    regs.push(Item::reg("rx_q", ww, "receive RAM read register: word rx_rd"));
+    let incs: Vec<String> = super::model::COUNTERS.iter().map(|c| format!("inc_{}", &c[4..])).collect();
     for i in &incs {
         regs.push(Item::reg(i, 1, ""));
     }
-    regs.push(Item::reg(
-        "retrain_req",
-        1,
-        "a retrain is requested this cycle",
-    ));
-    regs.push(Item::reg(
-        "progressed",
-        1,
-        "the acknowledged point moved this cycle",
-    ));
-    regs.push(Item::reg(
-        "tx_we",
-        1,
-        "write the s_axis beat into the retry RAM",
-    ));
+    regs.push(Item::reg("retrain_req", 1, "a retrain is requested this cycle"));
+    regs.push(Item::reg("progressed", 1, "the acknowledged point moved this cycle"));
+    regs.push(Item::reg("tx_we", 1, "write the s_axis beat into the retry RAM"));
     regs.push(Item::reg("tx_wlast", 1, "its last flag"));
 
     // ---------------- combinational decode (continuous assigns) ----------------
     let mut c: Vec<Item> = vec![Item::comment("RX: the beat from the link.")];
-    wire(
-        &mut c,
-        "rx_first",
-        1,
-        "first beat of a packet",
-        eq(id("rx_beat"), dec(rbw, 0)),
-    );
-    wire(
-        &mut c,
-        "rx_mark_now",
-        1,
-        "the packet's link-local marker (first beat's tuser)",
-        mux(id("rx_first"), id("s_axis_link_tuser"), id("rx_mark")),
-    );
+    wire(&mut c, "rx_first", 1, "first beat of a packet", eq(id("rx_beat"), dec(rbw, 0)));
+    wire(&mut c, "rx_mark_now", 1, "the packet's link-local marker (first beat's tuser)", mux(id("rx_first"), id("s_axis_link_tuser"), id("rx_mark")));
     wire(
         &mut c,
         "rx_bad_now",
         1,
         "marker differs between beats",
-        or(
-            id("rx_bad"),
-            and(
-                id("rx_first").not(),
-                ne(id("s_axis_link_tuser"), id("rx_mark")),
-            ),
-        ),
+        or(id("rx_bad"), and(id("rx_first").not(), ne(id("s_axis_link_tuser"), id("rx_mark")))),
     );
-    wire(
-        &mut c,
-        "crc_in",
-        32,
-        "CRC register before this beat",
-        mux(id("rx_first"), Expr::konst(32, 0xFFFF_FFFF), id("rx_crc")),
-    );
-    wire(
-        &mut c,
-        "crc_full_in",
-        32 + dw,
-        "",
-        cat(vec![id("s_axis_link_tdata"), id("crc_in")]),
-    );
-    c.push(Item::wire(
-        "crc_full",
-        32,
-        "CRC register after the whole beat",
-    ));
-    affine(
-        &mut c,
-        "crc_full",
-        "crc_full_in",
-        &crc_map(d as usize, false),
-    );
-    let part_in = if d > 4 {
-        cat(vec![
-            Expr::slice("s_axis_link_tdata", 8 * (d - 4) - 1, 0),
-            id("crc_in"),
-        ])
-    } else {
-        id("crc_in")
-    };
+    wire(&mut c, "crc_in", 32, "CRC register before this beat", mux(id("rx_first"), Expr::konst(32, 0xFFFF_FFFF), id("rx_crc")));
+    wire(&mut c, "crc_full_in", 32 + dw, "", cat(vec![id("s_axis_link_tdata"), id("crc_in")]));
+    c.push(Item::wire("crc_full", 32, "CRC register after the whole beat"));
+    affine(&mut c, "crc_full", "crc_full_in", &crc_map(d as usize, false));
+    let part_in = if d > 4 { cat(vec![Expr::slice("s_axis_link_tdata", 8 * (d - 4) - 1, 0), id("crc_in")]) } else { id("crc_in") };
     wire(&mut c, "crc_part_in", 32 + 8 * (d - 4), "", part_in);
-    c.push(Item::wire(
-        "ecrc_calc",
-        32,
-        "CRC-32/ISO-HDLC of the packet up to its last 4 bytes",
-    ));
-    affine(
-        &mut c,
-        "ecrc_calc",
-        "crc_part_in",
-        &crc_map(d as usize - 4, true),
-    );
-    wire(
-        &mut c,
-        "ecrc_fail",
-        1,
-        "the ECRC in the last 4 bytes differs",
-        if cfg.ecrc_check {
-            ne(
-                id("ecrc_calc"),
-                Expr::slice("s_axis_link_tdata", dw - 1, dw - 32),
-            )
-        } else {
-            Expr::zero()
-        },
-    );
+    c.push(Item::wire("ecrc_calc", 32, "CRC-32/ISO-HDLC of the packet up to its last 4 bytes"));
+    affine(&mut c, "ecrc_calc", "crc_part_in", &crc_map(d as usize - 4, true));
+    wire(&mut c, "ecrc_fail", 1, "the ECRC in the last 4 bytes differs", if cfg.ecrc_check { ne(id("ecrc_calc"), Expr::slice("s_axis_link_tdata", dw - 1, dw - 32)) } else { Expr::zero() });
     if !cfg.ecrc_check {
         c.push(Item::pragma("verilator lint_off UNUSED"));
-        wire(
-            &mut c,
-            "ecrc_unused",
-            1,
-            "ecrc_check = false: the ECRC is not compared",
-            Expr::red(crate::hw::verilog::UnOp::RedXor, id("ecrc_calc")),
-        );
+        wire(&mut c, "ecrc_unused", 1, "ecrc_check = false: the ECRC is not compared", Expr::red(crate::hw::verilog::UnOp::RedXor, id("ecrc_calc")));
         c.push(Item::pragma("verilator lint_on UNUSED"));
     }
-    let vc_first = if vb == 1 {
-        Expr::bit("s_axis_link_tdata", 0)
-    } else {
-        Expr::slice("s_axis_link_tdata", vb - 1, 0)
-    };
-    wire(
-        &mut c,
-        "rx_vc_now",
-        vb,
-        "VC of the packet: byte 0 [vc_bits-1:0] of its first beat",
-        mux(id("rx_first"), vc_first, id("rx_vc")),
-    );
-    let vc_ok = if vcs.is_power_of_two() {
-        Expr::one()
-    } else {
-        lt(cat(vec![dec(3 - vb, 0), id("rx_vc_now")]), id("VC_LIMIT"))
-    };
+    let vc_first = if vb == 1 { Expr::bit("s_axis_link_tdata", 0) } else { Expr::slice("s_axis_link_tdata", vb - 1, 0) };
+    wire(&mut c, "rx_vc_now", vb, "VC of the packet: byte 0 [vc_bits-1:0] of its first beat", mux(id("rx_first"), vc_first, id("rx_vc")));
+    let vc_ok = if vcs.is_power_of_two() { Expr::one() } else { lt(cat(vec![dec(3 - vb, 0), id("rx_vc_now")]), id("VC_LIMIT")) };
     wire(&mut c, "rx_vc_ok", 1, "the VC exists", vc_ok);
-    wire(
-        &mut c,
-        "rx_fill",
-        ra + 1,
-        "receive FIFO words in use (committed, or of the packet being checked)",
-        sub(id("rx_wr"), id("rx_rd")),
-    );
-    wire(
-        &mut c,
-        "rx_room",
-        1,
-        "the beat fits: within a maximum packet and the FIFO",
-        and(
-            lt(id("rx_beat"), id("MAX_BEATS")),
-            lt(id("rx_fill"), id("RX_CAP")),
-        ),
-    );
-    wire(
-        &mut c,
-        "ee_beat",
-        1,
-        "an EE beat arrives",
-        and(id("s_axis_link_tvalid"), id("rx_mark_now").not()),
-    );
-    wire(
-        &mut c,
-        "ee_end",
-        1,
-        "",
-        and(id("ee_beat"), id("s_axis_link_tlast")),
-    );
-    wire(
-        &mut c,
-        "ee_good",
-        1,
-        "a whole, intact EE packet",
-        all(vec![
-            id("ee_end"),
-            id("rx_bad_now").not(),
-            id("rx_room"),
-            id("ecrc_fail").not(),
-            id("rx_vc_ok"),
-        ]),
-    );
-    wire(
-        &mut c,
-        "rx_accept",
-        1,
-        "EE packets are accepted: link up (Init exchange done), not discarding, no PHY error",
-        all(vec![
-            eq(id("link"), link_up.clone()),
-            id("rx_disc").not(),
-            id("phy_up"),
-            id("phy_error").not(),
-        ]),
-    );
-    wire(
-        &mut c,
-        "commit",
-        1,
-        "deliver the packet",
-        and(id("ee_good"), id("rx_accept")),
-    );
-    wire(
-        &mut c,
-        "ll_bytes",
-        8 * LL_BYTES as u32,
-        "the link-local packet ending with this beat",
-        cat(vec![
-            id("s_axis_link_tdata"),
-            Expr::slice("ll_rx", 8 * LL_BYTES as u32 - 1, dw),
-        ]),
-    );
-    wire(
-        &mut c,
-        "ll_body",
-        96,
-        "bytes 0-11",
-        Expr::slice("ll_bytes", 95, 0),
-    );
+    wire(&mut c, "rx_fill", ra + 1, "receive FIFO words in use (committed, or of the packet being checked)", sub(id("rx_wr"), id("rx_rd")));
+    wire(&mut c, "rx_room", 1, "the beat fits: within a maximum packet and the FIFO", and(lt(id("rx_beat"), id("MAX_BEATS")), lt(id("rx_fill"), id("RX_CAP"))));
+    wire(&mut c, "ee_beat", 1, "an EE beat arrives", and(id("s_axis_link_tvalid"), id("rx_mark_now").not()));
+    wire(&mut c, "ee_end", 1, "", and(id("ee_beat"), id("s_axis_link_tlast")));
+    wire(&mut c, "ee_good", 1, "a whole, intact EE packet", all(vec![id("ee_end"), id("rx_bad_now").not(), id("rx_room"), id("ecrc_fail").not(), id("rx_vc_ok")]));
+    wire(&mut c, "rx_accept", 1, "EE packets are accepted: link up (Init exchange done), not discarding, no PHY error", all(vec![eq(id("link"), link_up.clone()), id("rx_disc").not(), id("phy_up"), id("phy_error").not()]));
+    wire(&mut c, "commit", 1, "deliver the packet", and(id("ee_good"), id("rx_accept")));
+    wire(&mut c, "ll_bytes", 8 * LL_BYTES as u32, "the link-local packet ending with this beat", cat(vec![id("s_axis_link_tdata"), Expr::slice("ll_rx", 8 * LL_BYTES as u32 - 1, dw)]));
+    wire(&mut c, "ll_body", 96, "bytes 0-11", Expr::slice("ll_bytes", 95, 0));
     c.push(Item::wire("ll_crc_calc", 32, "their LL CRC"));
     affine(&mut c, "ll_crc_calc", "ll_body", &ll_crc_map());
-    wire(
-        &mut c,
-        "ll_end",
-        1,
-        "",
-        all(vec![
-            id("s_axis_link_tvalid"),
-            id("rx_mark_now"),
-            id("s_axis_link_tlast"),
-        ]),
-    );
+    wire(&mut c, "ll_end", 1, "", all(vec![id("s_axis_link_tvalid"), id("rx_mark_now"), id("s_axis_link_tlast")]));
     wire(&mut c, "ll_op_now", 8, "", Expr::slice("ll_bytes", 7, 0));
     wire(
         &mut c,
@@ -633,75 +321,28 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             le(id("ll_op_now"), id("OP_EXIT")),
         ]),
     );
-    wire(
-        &mut c,
-        "rx_err",
-        1,
-        "a packet error or a PHY error",
-        or(
-            or(
-                and(id("ee_end"), id("ee_good").not()),
-                and(id("ll_end"), id("ll_ok").not()),
-            ),
-            id("phy_error"),
-        ),
-    );
-    wire(
-        &mut c,
-        "m_valid",
-        1,
-        "committed words not yet delivered",
-        ne(id("rx_rd"), id("rx_cm_vis")),
-    );
-    wire(
-        &mut c,
-        "m_fire",
-        1,
-        "",
-        and(id("m_valid"), id("m_axis_tready")),
-    );
+    wire(&mut c, "rx_err", 1, "a packet error or a PHY error", or(or(and(id("ee_end"), id("ee_good").not()), and(id("ll_end"), id("ll_ok").not())), id("phy_error")));
+    wire(&mut c, "m_valid", 1, "committed words not yet delivered", ne(id("rx_rd"), id("rx_cm_vis")));
+    wire(&mut c, "m_fire", 1, "", and(id("m_valid"), id("m_axis_tready")));
 
-    c.push(Item::comment(
-        "LL packet received last cycle: moving the acknowledged point to its RSEQ.",
-    ));
+    c.push(Item::comment("LL packet received last cycle: moving the acknowledged point to its RSEQ."));
     let got = |op: &str| and(id("llg"), eq(id("ll_op"), id(op)));
     wire(
         &mut c,
         "enable",
         1,
         "an Init ACK or FC answering a packet sent since our last stop: resume EE from its RSEQ",
-        all(vec![
-            or(got("OP_INIT_ACK"), got("OP_FC")),
-            eq(id("ll_echo"), id("epoch")),
-            id("tx_en").not(),
-        ]),
+        all(vec![or(got("OP_INIT_ACK"), got("OP_FC")), eq(id("ll_echo"), id("epoch")), id("tx_en").not()]),
     );
     wire(
         &mut c,
         "exit_ok",
         1,
         "an Exit Discard answering a Clear Discard sent since our stop: resume from its RSEQ",
-        all(vec![
-            got("OP_EXIT"),
-            ne(id("link"), link_down.clone()),
-            id("tx_stop"),
-            eq(id("ll_echo"), id("epoch")),
-        ]),
+        all(vec![got("OP_EXIT"), ne(id("link"), link_down.clone()), id("tx_stop"), eq(id("ll_echo"), id("epoch"))]),
     );
-    wire(
-        &mut c,
-        "ack_dist",
-        16,
-        "",
-        sub(id("ll_rseq"), id("ack_seq")),
-    );
-    wire(
-        &mut c,
-        "ack_ok",
-        1,
-        "RSEQ lies between the acknowledged point and the send point",
-        le(id("ack_dist"), sub(id("send_seq"), id("ack_seq"))),
-    );
+    wire(&mut c, "ack_dist", 16, "", sub(id("ll_rseq"), id("ack_seq")));
+    wire(&mut c, "ack_ok", 1, "RSEQ lies between the acknowledged point and the send point", le(id("ack_dist"), sub(id("send_seq"), id("ack_seq"))));
     slot_add(&mut c, "ack_slot_new", "ack_slot", id("ack_dist"), 16, sb);
     wire(
         &mut c,
@@ -715,83 +356,25 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             id("exit_ok"),
         ]),
     );
-    wire(
-        &mut c,
-        "expiry",
-        1,
-        "the LLR timer expires",
-        and(
-            eq(id("link"), link_up.clone()),
-            eq(id("llrt_cnt"), dec(w_llrt, 0)),
-        ),
-    );
+    wire(&mut c, "expiry", 1, "the LLR timer expires", and(eq(id("link"), link_up.clone()), eq(id("llrt_cnt"), dec(w_llrt, 0))));
 
-    c.push(Item::comment(
-        "TX write side: credits and room for a new packet.",
-    ));
-    wire(
-        &mut c,
-        "outstanding",
-        16,
-        "packets in the retry buffer",
-        sub(id("head_seq"), id("ack_seq")),
-    );
+    c.push(Item::comment("TX write side: credits and room for a new packet."));
+    wire(&mut c, "outstanding", 16, "packets in the retry buffer", sub(id("head_seq"), id("ack_seq")));
     let credit_terms: Vec<Expr> = (0..vcs)
         .map(|v| {
             let sel = eq(id("s_axis_tuser"), dec(vb, v as u64));
-            and(
-                sel,
-                lt(
-                    sub(id(&format!("consumed{v}")), id(&format!("returned{v}"))),
-                    id("RX_CREDITS"),
-                ),
-            )
+            and(sel, lt(sub(id(&format!("consumed{v}")), id(&format!("returned{v}"))), id("RX_CREDITS")))
         })
         .collect();
-    wire(
-        &mut c,
-        "credit_ok",
-        1,
-        "the offered VC has a credit",
-        any(credit_terms),
-    );
-    wire(
-        &mut c,
-        "slot_free",
-        1,
-        "a retry slot is free",
-        lt(cat(vec![Expr::zero(), id("outstanding")]), id("SLOTS")),
-    );
-    wire(
-        &mut c,
-        "s_ready",
-        1,
-        "",
-        or(id("wr_act"), and(id("slot_free"), id("credit_ok"))),
-    );
-    wire(
-        &mut c,
-        "s_fire",
-        1,
-        "",
-        and(id("s_axis_tvalid"), id("s_ready")),
-    );
+    wire(&mut c, "credit_ok", 1, "the offered VC has a credit", any(credit_terms));
+    wire(&mut c, "slot_free", 1, "a retry slot is free", lt(cat(vec![Expr::zero(), id("outstanding")]), id("SLOTS")));
+    wire(&mut c, "s_ready", 1, "", or(id("wr_act"), and(id("slot_free"), id("credit_ok"))));
+    wire(&mut c, "s_fire", 1, "", and(id("s_axis_tvalid"), id("s_ready")));
     slot_add(&mut c, "head_slot_inc", "head_slot", dec(16, 1), 16, sb);
     slot_add(&mut c, "send_slot_inc", "send_slot", dec(16, 1), 16, sb);
 
     c.push(Item::comment("TX send side: the link-local packet to start (priority Init ACK, FC, Init, Exit, Discard, Clear, ACK)."));
-    wire(
-        &mut c,
-        "ll_pending",
-        1,
-        "",
-        any([
-            "p_iack", "p_fc", "p_init", "p_exit", "p_disc", "p_clr", "p_ack",
-        ]
-        .iter()
-        .map(|p| id(p))
-        .collect()),
-    );
+    wire(&mut c, "ll_pending", 1, "", any(["p_iack", "p_fc", "p_init", "p_exit", "p_disc", "p_clr", "p_ack"].iter().map(|p| id(p)).collect()));
     wire(
         &mut c,
         "tx_op",
@@ -800,124 +383,27 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         mux(
             id("p_iack"),
             id("OP_INIT_ACK"),
-            mux(
-                id("p_fc"),
-                id("OP_FC"),
-                mux(
-                    id("p_init"),
-                    id("OP_INIT"),
-                    mux(
-                        id("p_exit"),
-                        id("OP_EXIT"),
-                        mux(
-                            id("p_disc"),
-                            id("OP_DISCARD"),
-                            mux(id("p_clr"), id("OP_CLEAR"), id("OP_ACK")),
-                        ),
-                    ),
-                ),
-            ),
+            mux(id("p_fc"), id("OP_FC"), mux(id("p_init"), id("OP_INIT"), mux(id("p_exit"), id("OP_EXIT"), mux(id("p_disc"), id("OP_DISCARD"), mux(id("p_clr"), id("OP_CLEAR"), id("OP_ACK")))))),
         ),
     );
     let mut freed_parts = vec![];
     for v in (0..4).rev() {
-        freed_parts.push(if v < vcs {
-            id(&format!("freed{v}"))
-        } else {
-            dec(8, 0)
-        });
+        freed_parts.push(if v < vcs { id(&format!("freed{v}")) } else { dec(8, 0) });
     }
-    wire(
-        &mut c,
-        "tx_echo",
-        8,
-        "the epoch an Init ACK / FC / Exit Discard answers",
-        mux(
-            id("p_iack"),
-            id("iack_echo"),
-            mux(
-                id("p_fc"),
-                id("fc_echo"),
-                mux(
-                    id("p_init"),
-                    dec(8, 0),
-                    mux(id("p_exit"), id("exit_echo"), dec(8, 0)),
-                ),
-            ),
-        ),
-    );
-    let mut body_parts = vec![
-        cat(vec![dec(7, 0), id("tx_en")]),
-        id("tx_echo"),
-        id("epoch"),
-    ];
+    wire(&mut c, "tx_echo", 8, "the epoch an Init ACK / FC / Exit Discard answers", mux(id("p_iack"), id("iack_echo"), mux(id("p_fc"), id("fc_echo"), mux(id("p_init"), dec(8, 0), mux(id("p_exit"), id("exit_echo"), dec(8, 0))))));
+    let mut body_parts = vec![cat(vec![dec(7, 0), id("tx_en")]), id("tx_echo"), id("epoch")];
     body_parts.extend(freed_parts);
-    body_parts.extend([
-        Expr::slice("rseq", 7, 0),
-        Expr::slice("rseq", 15, 8),
-        Expr::slice("send_seq", 7, 0),
-        Expr::slice("send_seq", 15, 8),
-        id("tx_op"),
-    ]);
-    wire(
-        &mut c,
-        "tx_ll_body",
-        96,
-        "bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, EE enabled",
-        cat(body_parts),
-    );
+    body_parts.extend([Expr::slice("rseq", 7, 0), Expr::slice("rseq", 15, 8), Expr::slice("send_seq", 7, 0), Expr::slice("send_seq", 15, 8), id("tx_op")]);
+    wire(&mut c, "tx_ll_body", 96, "bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, EE enabled", cat(body_parts));
     c.push(Item::wire("tx_ll_crc", 32, "bytes 12-15"));
     affine(&mut c, "tx_ll_crc", "tx_ll_body", &ll_crc_map());
-    wire(
-        &mut c,
-        "tx_ll",
-        128,
-        "the whole link-local packet",
-        cat(vec![id("tx_ll_crc"), id("tx_ll_body")]),
-    );
-    wire(
-        &mut c,
-        "link_valid",
-        1,
-        "a beat is presented: the output register's, while phy_up is high",
-        and(id("lk_valid"), id("phy_up")),
-    );
-    wire(
-        &mut c,
-        "ee_done",
-        1,
-        "the PHY takes the last beat of an EE packet",
-        all(vec![
-            id("link_valid"),
-            id("m_axis_link_tready"),
-            id("lk_last"),
-            id("lk_user").not(),
-        ]),
-    );
-    wire(
-        &mut c,
-        "load",
-        1,
-        "the link output register takes a new beat (never while phy_up is low)",
-        and(
-            id("phy_up"),
-            or(id("lk_valid").not(), id("m_axis_link_tready")),
-        ),
-    );
+    wire(&mut c, "tx_ll", 128, "the whole link-local packet", cat(vec![id("tx_ll_crc"), id("tx_ll_body")]));
+    wire(&mut c, "link_valid", 1, "a beat is presented: the output register's, while phy_up is high", and(id("lk_valid"), id("phy_up")));
+    wire(&mut c, "ee_done", 1, "the PHY takes the last beat of an EE packet", all(vec![id("link_valid"), id("m_axis_link_tready"), id("lk_last"), id("lk_user").not()]));
+    wire(&mut c, "load", 1, "the link output register takes a new beat (never while phy_up is low)", and(id("phy_up"), or(id("lk_valid").not(), id("m_axis_link_tready"))));
     wire(&mut c, "tq_data", dw, "", Expr::slice("tx_q", dw - 1, 0));
     wire(&mut c, "tq_last", 1, "", Expr::bit("tx_q", dw));
-    wire(
-        &mut c,
-        "ee_ready",
-        1,
-        "an EE packet may start",
-        all(vec![
-            eq(id("link"), link_up.clone()),
-            id("tx_en"),
-            id("tx_stop").not(),
-            ne(id("send_seq"), id("head_vis")),
-        ]),
-    );
+    wire(&mut c, "ee_ready", 1, "an EE packet may start", all(vec![eq(id("link"), link_up.clone()), id("tx_en"), id("tx_stop").not(), ne(id("send_seq"), id("head_vis"))]));
 
     // ---------------- next state ----------------
     let mut s: Vec<Stmt> = vec![Stmt::Comment("Defaults: hold.".into())];
@@ -930,103 +416,39 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     for x in ["retrain_req", "progressed", "tx_we", "tx_wlast"] {
         s.push(set_id(x, Expr::zero()));
     }
-    s.push(set_id(
-        "inc_ecrc_errors",
-        and(id("ee_end"), id("ecrc_fail")),
-    ));
+    s.push(set_id("inc_ecrc_errors", and(id("ee_end"), id("ecrc_fail"))));
     s.push(Stmt::Comment("RX: one beat from the link.".into()));
-    let rx_inc = mux(
-        id("s_axis_link_tlast"),
-        dec(rbw, 0),
-        mux(
-            eq(id("rx_beat"), id("RX_BEAT_MAX")),
-            id("rx_beat"),
-            add(id("rx_beat"), dec(rbw, 1)),
-        ),
-    );
+    let rx_inc = mux(id("s_axis_link_tlast"), dec(rbw, 0), mux(eq(id("rx_beat"), id("RX_BEAT_MAX")), id("rx_beat"), add(id("rx_beat"), dec(rbw, 1))));
     s.push(when(
         id("s_axis_link_tvalid"),
         vec![
             setn("rx_beat", rx_inc),
             setn("rx_mark", id("rx_mark_now")),
-            setn(
-                "rx_bad",
-                and(id("s_axis_link_tlast").not(), id("rx_bad_now")),
-            ),
+            setn("rx_bad", and(id("s_axis_link_tlast").not(), id("rx_bad_now"))),
             setn("rx_crc", id("crc_full")),
             setn("rx_vc", id("rx_vc_now")),
             setn("ll_rx", id("ll_bytes")),
-            when(
-                and(id("ee_beat"), id("rx_room")),
-                vec![setn("rx_wr", add(id("rx_wr"), dec(ra + 1, 1)))],
-            ),
-            when(
-                id("ee_end"),
-                vec![if_else(
-                    id("commit"),
-                    vec![setn("rx_cm", n("rx_wr"))],
-                    vec![setn("rx_wr", id("rx_cm"))],
-                )],
-            ),
+            when(and(id("ee_beat"), id("rx_room")), vec![setn("rx_wr", add(id("rx_wr"), dec(ra + 1, 1)))]),
+            when(id("ee_end"), vec![if_else(id("commit"), vec![setn("rx_cm", n("rx_wr"))], vec![setn("rx_wr", id("rx_cm"))])]),
         ],
     ));
     s.push(setn("llg", and(id("ll_ok"), id("phy_up"))));
-    let mut ll_load = vec![
-        setn("ll_op", id("ll_op_now")),
-        setn("ll_epoch", Expr::slice("ll_bytes", 79, 72)),
-        setn("ll_echo", Expr::slice("ll_bytes", 87, 80)),
-        setn(
-            "ll_rseq",
-            cat(vec![
-                Expr::slice("ll_bytes", 31, 24),
-                Expr::slice("ll_bytes", 39, 32),
-            ]),
-        ),
-        setn("ll_tx_en", Expr::bit("ll_bytes", 88)),
-    ];
+    let mut ll_load = vec![setn("ll_op", id("ll_op_now")), setn("ll_epoch", Expr::slice("ll_bytes", 79, 72)), setn("ll_echo", Expr::slice("ll_bytes", 87, 80)), setn("ll_rseq", cat(vec![Expr::slice("ll_bytes", 31, 24), Expr::slice("ll_bytes", 39, 32)])), setn("ll_tx_en", Expr::bit("ll_bytes", 88))];
     for v in 0..vcs {
-        ll_load.push(setn(
-            &format!("ll_freed{v}"),
-            Expr::slice("ll_bytes", 47 + 8 * v, 40 + 8 * v),
-        ));
+        ll_load.push(setn(&format!("ll_freed{v}"), Expr::slice("ll_bytes", 47 + 8 * v, 40 + 8 * v)));
     }
     s.push(when(id("ll_ok"), ll_load));
-    s.push(when(
-        id("commit"),
-        vec![setn("rseq", add(id("rseq"), dec(16, 1)))],
-    ));
-    s.push(Stmt::Comment(
-        "RX: delivery; credits return as delivered-packet counts per VC.".into(),
-    ));
+    s.push(when(id("commit"), vec![setn("rseq", add(id("rseq"), dec(16, 1)))]));
+    s.push(Stmt::Comment("RX: delivery; credits return as delivered-packet counts per VC.".into()));
     let mut freed_inc = vec![
         set_id("inc_ee_delivered", Expr::one()),
-        if_else(
-            eq(id("since_ack"), id("ACK_LAST")),
-            vec![setn("p_ack", Expr::one()), setn("since_ack", dec(w_sa, 0))],
-            vec![setn("since_ack", add(id("since_ack"), dec(w_sa, 1)))],
-        ),
+        if_else(eq(id("since_ack"), id("ACK_LAST")), vec![setn("p_ack", Expr::one()), setn("since_ack", dec(w_sa, 0))], vec![setn("since_ack", add(id("since_ack"), dec(w_sa, 1)))]),
     ];
     for v in 0..vcs {
-        let sel = if vcs == 1 {
-            Expr::one()
-        } else {
-            eq(Expr::slice("rx_q", ww - 1, dw + 1), dec(vb, v as u64))
-        };
-        freed_inc.push(when(
-            sel,
-            vec![setn(
-                &format!("freed{v}"),
-                add(id(&format!("freed{v}")), dec(8, 1)),
-            )],
-        ));
+        let sel = if vcs == 1 { Expr::one() } else { eq(Expr::slice("rx_q", ww - 1, dw + 1), dec(vb, v as u64)) };
+        freed_inc.push(when(sel, vec![setn(&format!("freed{v}"), add(id(&format!("freed{v}")), dec(8, 1)))]));
     }
-    s.push(when(
-        id("m_fire"),
-        vec![
-            setn("rx_rd", add(id("rx_rd"), dec(ra + 1, 1))),
-            when(Expr::bit("rx_q", dw), freed_inc),
-        ],
-    ));
+    s.push(when(id("m_fire"), vec![setn("rx_rd", add(id("rx_rd"), dec(ra + 1, 1))), when(Expr::bit("rx_q", dw), freed_inc)]));
     s.push(setn("rx_cm_vis", id("rx_cm")));
 
     s.push(Stmt::Comment("LL packet received last cycle.".into()));
@@ -1037,11 +459,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     s.push(when(id("llg"), ret));
     s.push(when(
         and(id("do_ack"), id("ack_ok")),
-        vec![
-            setn("ack_seq", id("ll_rseq")),
-            setn("ack_slot", id("ack_slot_new")),
-            set_id("progressed", ne(id("ack_dist"), dec(16, 0))),
-        ],
+        vec![setn("ack_seq", id("ll_rseq")), setn("ack_slot", id("ack_slot_new")), set_id("progressed", ne(id("ack_dist"), dec(16, 0)))],
     ));
     s.push(when(
         got("OP_INIT"),
@@ -1052,10 +470,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             setn("tx_en", Expr::zero()),
             setn("tx_stop", Expr::zero()),
             setn("rx_disc", Expr::zero()),
-            when(
-                eq(id("link"), link_up.clone()),
-                vec![setn("init_cnt", id("INIT_RELOAD"))],
-            ),
+            when(eq(id("link"), link_up.clone()), vec![setn("init_cnt", id("INIT_RELOAD"))]),
         ],
     ));
     s.push(when(
@@ -1063,32 +478,12 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         vec![
             setn("p_fc", Expr::one()),
             setn("fc_echo", id("ll_epoch")),
-            when(
-                eq(id("link"), link_init.clone()),
-                vec![
-                    setn("link", link_up.clone()),
-                    setn("p_init", Expr::zero()),
-                    setn("init_cnt", id("INIT_RELOAD")),
-                ],
-            ),
+            when(eq(id("link"), link_init.clone()), vec![setn("link", link_up.clone()), setn("p_init", Expr::zero()), setn("init_cnt", id("INIT_RELOAD"))]),
         ],
     ));
-    s.push(when(
-        and(got("OP_FC"), id("ll_tx_en").not()),
-        vec![setn("p_fc", Expr::one()), setn("fc_echo", id("ll_epoch"))],
-    ));
-    s.push(when(
-        id("enable"),
-        vec![
-            setn("rewind", Expr::one()),
-            setn("tx_en", Expr::one()),
-            setn("tx_stop", Expr::zero()),
-        ],
-    ));
-    s.push(when(
-        got("OP_ACK"),
-        vec![set_id("inc_acks_received", Expr::one())],
-    ));
+    s.push(when(and(got("OP_FC"), id("ll_tx_en").not()), vec![setn("p_fc", Expr::one()), setn("fc_echo", id("ll_epoch"))]));
+    s.push(when(id("enable"), vec![setn("rewind", Expr::one()), setn("tx_en", Expr::one()), setn("tx_stop", Expr::zero())]));
+    s.push(when(got("OP_ACK"), vec![set_id("inc_acks_received", Expr::one())]));
     s.push(when(
         got("OP_DISCARD"),
         vec![
@@ -1096,10 +491,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             when(
                 ne(id("link"), link_down.clone()),
                 vec![
-                    when(
-                        id("tx_stop").not(),
-                        vec![setn("epoch", add(id("epoch"), dec(8, 1)))],
-                    ),
+                    when(id("tx_stop").not(), vec![setn("epoch", add(id("epoch"), dec(8, 1)))]),
                     setn("tx_stop", Expr::one()),
                     setn("p_clr", Expr::one()),
                     setn("clr_cnt", id("DISC_RELOAD")),
@@ -1107,109 +499,38 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             ),
         ],
     ));
-    s.push(when(
-        and(got("OP_CLEAR"), ne(id("link"), link_down.clone())),
-        vec![
-            setn("p_exit", Expr::one()),
-            setn("exit_echo", id("ll_epoch")),
-            setn("p_disc", Expr::zero()),
-            setn("rx_disc", Expr::zero()),
-            setn("dsc", dec(w_dsc, 0)),
-        ],
-    ));
-    s.push(when(
-        id("exit_ok"),
-        vec![
-            setn("rewind", Expr::one()),
-            setn("tx_stop", Expr::zero()),
-            setn("tx_en", Expr::one()),
-        ],
-    ));
-    s.push(Stmt::Comment(
-        "RX error: start discarding (a Discard goes out next cycle).".into(),
-    ));
-    s.push(when(
-        all(vec![
-            id("rx_err"),
-            ne(id("link"), link_down.clone()),
-            id("rx_disc").not(),
-        ]),
-        vec![
-            setn("rx_disc", Expr::one()),
-            setn("disc_cnt", dec(w_disc, 0)),
-        ],
-    ));
+    s.push(when(and(got("OP_CLEAR"), ne(id("link"), link_down.clone())), vec![setn("p_exit", Expr::one()), setn("exit_echo", id("ll_epoch")), setn("p_disc", Expr::zero()), setn("rx_disc", Expr::zero()), setn("dsc", dec(w_dsc, 0))]));
+    s.push(when(id("exit_ok"), vec![setn("rewind", Expr::one()), setn("tx_stop", Expr::zero()), setn("tx_en", Expr::one())]));
+    s.push(Stmt::Comment("RX error: start discarding (a Discard goes out next cycle).".into()));
+    s.push(when(all(vec![id("rx_err"), ne(id("link"), link_down.clone()), id("rx_disc").not()]), vec![setn("rx_disc", Expr::one()), setn("disc_cnt", dec(w_disc, 0))]));
 
     s.push(Stmt::Comment("Timers.".into()));
     let periodic = |cnt: &str, w: u32, reload: &str, flag: &str| {
-        if_else(
-            eq(id(cnt), dec(w, 0)),
-            vec![setn(flag, Expr::one()), setn(cnt, id(reload))],
-            vec![setn(cnt, sub(id(cnt), dec(w, 1)))],
-        )
+        if_else(eq(id(cnt), dec(w, 0)), vec![setn(flag, Expr::one()), setn(cnt, id(reload))], vec![setn(cnt, sub(id(cnt), dec(w, 1)))])
     };
     s.push(if_else(
         and(eq(id("link"), link_init.clone()), got("OP_INIT_ACK").not()),
         vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_init")],
-        vec![when(
-            all(vec![
-                eq(id("link"), link_up.clone()),
-                id("tx_en").not(),
-                got("OP_INIT").not(),
-            ]),
-            vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_fc")],
-        )],
+        vec![when(all(vec![eq(id("link"), link_up.clone()), id("tx_en").not(), got("OP_INIT").not()]), vec![periodic("init_cnt", w_init, "INIT_RELOAD", "p_fc")])],
     ));
-    s.push(when(
-        and(ne(id("link"), link_down.clone()), id("rx_disc")),
-        vec![periodic("disc_cnt", w_disc, "DISC_RELOAD", "p_disc")],
-    ));
-    s.push(when(
-        and(ne(id("link"), link_down.clone()), id("tx_stop")),
-        vec![periodic("clr_cnt", w_disc, "DISC_RELOAD", "p_clr")],
-    ));
-    s.push(when(
-        eq(id("link"), link_up.clone()),
-        vec![setn(
-            "llrt_cnt",
-            mux(
-                id("expiry"),
-                id("LLRT_RELOAD"),
-                sub(id("llrt_cnt"), dec(w_llrt, 1)),
-            ),
-        )],
-    ));
+    s.push(when(and(ne(id("link"), link_down.clone()), id("rx_disc")), vec![periodic("disc_cnt", w_disc, "DISC_RELOAD", "p_disc")]));
+    s.push(when(and(ne(id("link"), link_down.clone()), id("tx_stop")), vec![periodic("clr_cnt", w_disc, "DISC_RELOAD", "p_clr")]));
+    s.push(when(eq(id("link"), link_up.clone()), vec![setn("llrt_cnt", mux(id("expiry"), id("LLRT_RELOAD"), sub(id("llrt_cnt"), dec(w_llrt, 1))))]));
     s.push(if_else(
         got("OP_ACK"),
         vec![setn("noack", dec(2, 0))],
         vec![when(
             id("expiry"),
-            vec![if_else(
-                eq(id("noack"), dec(2, 3)),
-                vec![setn("noack", dec(2, 0)), set_id("retrain_req", Expr::one())],
-                vec![setn("noack", add(id("noack"), dec(2, 1)))],
-            )],
+            vec![if_else(eq(id("noack"), dec(2, 3)), vec![setn("noack", dec(2, 0)), set_id("retrain_req", Expr::one())], vec![setn("noack", add(id("noack"), dec(2, 1)))])],
         )],
     ));
-    s.push(setn(
-        "ack_prog",
-        mux(
-            id("expiry"),
-            id("progressed"),
-            or(id("ack_prog"), id("progressed")),
-        ),
-    ));
+    s.push(setn("ack_prog", mux(id("expiry"), id("progressed"), or(id("ack_prog"), id("progressed")))));
     s.push(when(
         id("expiry"),
         vec![
             setn("p_ack", Expr::one()),
             if_else(
-                all(vec![
-                    ne(id("send_seq"), id("ack_seq")),
-                    id("ack_prog").not(),
-                    id("progressed").not(),
-                    id("tx_stop").not(),
-                ]),
+                all(vec![ne(id("send_seq"), id("ack_seq")), id("ack_prog").not(), id("progressed").not(), id("tx_stop").not()]),
                 vec![if_else(
                     eq(id("stall"), dec(2, 2)),
                     vec![
@@ -1228,37 +549,21 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     ));
     s.push(when(
         and(got("OP_INIT_ACK"), eq(id("link"), link_init.clone())),
-        vec![
-            setn("llrt_cnt", id("LLRT_RELOAD")),
-            setn("noack", dec(2, 0)),
-            setn("stall", dec(2, 0)),
-            setn("ack_prog", Expr::zero()),
-        ],
+        vec![setn("llrt_cnt", id("LLRT_RELOAD")), setn("noack", dec(2, 0)), setn("stall", dec(2, 0)), setn("ack_prog", Expr::zero())],
     ));
 
-    s.push(Stmt::Comment(
-        "TX write side: s_axis into the retry buffer slot head_slot.".into(),
-    ));
+    s.push(Stmt::Comment("TX write side: s_axis into the retry buffer slot head_slot.".into()));
     let mut consume = vec![];
     for v in 0..vcs {
         let sel = eq(id("s_axis_tuser"), dec(vb, v as u64));
-        consume.push(when(
-            sel,
-            vec![setn(
-                &format!("consumed{v}"),
-                add(id(&format!("consumed{v}")), dec(8, 1)),
-            )],
-        ));
+        consume.push(when(sel, vec![setn(&format!("consumed{v}"), add(id(&format!("consumed{v}")), dec(8, 1)))]));
     }
     let first_beat = consume;
     s.push(when(
         id("s_fire"),
         vec![
             set_id("tx_we", Expr::one()),
-            set_id(
-                "tx_wlast",
-                or(id("s_axis_tlast"), eq(id("wr_beat"), id("BEAT_LAST"))),
-            ),
+            set_id("tx_wlast", or(id("s_axis_tlast"), eq(id("wr_beat"), id("BEAT_LAST")))),
             when(id("wr_act").not(), first_beat),
             if_else(
                 id("tx_wlast"),
@@ -1268,32 +573,15 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
                     setn("head_seq", add(id("head_seq"), dec(16, 1))),
                     setn("head_slot", id("head_slot_inc")),
                 ],
-                vec![
-                    setn("wr_act", Expr::one()),
-                    setn("wr_beat", add(id("wr_beat"), dec(bb, 1))),
-                ],
+                vec![setn("wr_act", Expr::one()), setn("wr_beat", add(id("wr_beat"), dec(bb, 1)))],
             ),
         ],
     ));
     s.push(setn("head_vis", id("head_seq")));
 
-    s.push(Stmt::Comment(
-        "TX send side: an EE packet counts as transmitted when the PHY takes its last beat.".into(),
-    ));
-    s.push(when(
-        id("ee_done"),
-        vec![if_else(
-            id("lk_new"),
-            vec![
-                set_id("inc_ee_sent", Expr::one()),
-                setn("sent_max", add(id("sent_max"), dec(16, 1))),
-            ],
-            vec![set_id("inc_ee_resent", Expr::one())],
-        )],
-    ));
-    s.push(Stmt::Comment(
-        "TX send side: the link output register.".into(),
-    ));
+    s.push(Stmt::Comment("TX send side: an EE packet counts as transmitted when the PHY takes its last beat.".into()));
+    s.push(when(id("ee_done"), vec![if_else(id("lk_new"), vec![set_id("inc_ee_sent", Expr::one()), setn("sent_max", add(id("sent_max"), dec(16, 1)))], vec![set_id("inc_ee_resent", Expr::one())])]));
+    s.push(Stmt::Comment("TX send side: the link output register.".into()));
     let finish_ee = vec![
         setn("send_seq", add(id("send_seq"), dec(16, 1))),
         setn("send_slot", id("send_slot_inc")),
@@ -1301,33 +589,21 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         setn("snd_ee", Expr::zero()),
         setn("lk_new", eq(id("send_seq"), n("sent_max"))),
     ];
-    let ll_shift = if llbuf_w > dw {
-        cat(vec![zeros(dw), Expr::slice("ll_buf", llbuf_w - 1, dw)])
-    } else {
-        dec(llbuf_w, 0)
-    };
+    let ll_shift = if llbuf_w > dw { cat(vec![zeros(dw), Expr::slice("ll_buf", llbuf_w - 1, dw)]) } else { dec(llbuf_w, 0) };
     let mid_ll = vec![
         setn("lk_valid", Expr::one()),
         setn("lk_data", Expr::slice("ll_buf", dw - 1, 0)),
         setn("lk_user", Expr::one()),
         setn("lk_last", eq(id("ll_beat"), dec(llbw, (llb - 1) as u64))),
         setn("ll_buf", ll_shift),
-        if_else(
-            eq(id("ll_beat"), dec(llbw, (llb - 1) as u64)),
-            vec![setn("snd_ll", Expr::zero()), setn("ll_beat", dec(llbw, 0))],
-            vec![setn("ll_beat", add(id("ll_beat"), dec(llbw, 1)))],
-        ),
+        if_else(eq(id("ll_beat"), dec(llbw, (llb - 1) as u64)), vec![setn("snd_ll", Expr::zero()), setn("ll_beat", dec(llbw, 0))], vec![setn("ll_beat", add(id("ll_beat"), dec(llbw, 1)))]),
     ];
     let mid_ee = vec![
         setn("lk_valid", Expr::one()),
         setn("lk_data", id("tq_data")),
         setn("lk_user", Expr::zero()),
         setn("lk_last", id("tq_last")),
-        if_else(
-            id("tq_last"),
-            finish_ee.clone(),
-            vec![setn("send_beat", add(id("send_beat"), dec(bb, 1)))],
-        ),
+        if_else(id("tq_last"), finish_ee.clone(), vec![setn("send_beat", add(id("send_beat"), dec(bb, 1)))]),
     ];
     let start_ll = vec![
         if_else(
@@ -1338,40 +614,21 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
                 vec![setn("p_fc", Expr::zero())],
                 vec![if_else(
                     id("p_init"),
-                    vec![
-                        setn("p_init", Expr::zero()),
-                        set_id("inc_inits_sent", Expr::one()),
-                    ],
+                    vec![setn("p_init", Expr::zero()), set_id("inc_inits_sent", Expr::one())],
                     vec![if_else(
                         id("p_exit"),
-                        vec![
-                            setn("p_exit", Expr::zero()),
-                            set_id("inc_exit_discards_sent", Expr::one()),
-                        ],
+                        vec![setn("p_exit", Expr::zero()), set_id("inc_exit_discards_sent", Expr::one())],
                         vec![if_else(
                             id("p_disc"),
                             vec![
                                 setn("p_disc", Expr::zero()),
                                 set_id("inc_discards_sent", Expr::one()),
-                                if_else(
-                                    ge(id("dsc"), id("DISCARD_LIMIT")),
-                                    vec![
-                                        setn("dsc", dec(w_dsc, 0)),
-                                        set_id("retrain_req", Expr::one()),
-                                    ],
-                                    vec![setn("dsc", add(id("dsc"), dec(w_dsc, 1)))],
-                                ),
+                                if_else(ge(id("dsc"), id("DISCARD_LIMIT")), vec![setn("dsc", dec(w_dsc, 0)), set_id("retrain_req", Expr::one())], vec![setn("dsc", add(id("dsc"), dec(w_dsc, 1)))]),
                             ],
                             vec![if_else(
                                 id("p_clr"),
-                                vec![
-                                    setn("p_clr", Expr::zero()),
-                                    set_id("inc_clear_discards_sent", Expr::one()),
-                                ],
-                                vec![
-                                    setn("p_ack", Expr::zero()),
-                                    set_id("inc_acks_sent", Expr::one()),
-                                ],
+                                vec![setn("p_clr", Expr::zero()), set_id("inc_clear_discards_sent", Expr::one())],
+                                vec![setn("p_ack", Expr::zero()), set_id("inc_acks_sent", Expr::one())],
                             )],
                         )],
                     )],
@@ -1386,23 +643,13 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         setn("ll_beat", dec(llbw, 1)),
         setn("ll_buf", Expr::slice("tx_ll", 127, dw)),
     ];
-    let rewind = vec![
-        setn("rewind", Expr::zero()),
-        setn("lk_valid", Expr::zero()),
-        setn("send_seq", n("ack_seq")),
-        setn("send_slot", n("ack_slot")),
-        setn("send_beat", dec(bb, 0)),
-    ];
+    let rewind = vec![setn("rewind", Expr::zero()), setn("lk_valid", Expr::zero()), setn("send_seq", n("ack_seq")), setn("send_slot", n("ack_slot")), setn("send_beat", dec(bb, 0))];
     let start_ee = vec![
         setn("lk_valid", Expr::one()),
         setn("lk_data", id("tq_data")),
         setn("lk_user", Expr::zero()),
         setn("lk_last", id("tq_last")),
-        if_else(
-            id("tq_last"),
-            finish_ee,
-            vec![setn("snd_ee", Expr::one()), setn("send_beat", dec(bb, 1))],
-        ),
+        if_else(id("tq_last"), finish_ee, vec![setn("snd_ee", Expr::one()), setn("send_beat", dec(bb, 1))]),
     ];
     s.push(when(
         id("load"),
@@ -1412,61 +659,20 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             vec![if_else(
                 id("snd_ee"),
                 mid_ee,
-                vec![if_else(
-                    id("ll_pending"),
-                    start_ll,
-                    vec![if_else(
-                        id("rewind"),
-                        rewind,
-                        vec![if_else(
-                            id("ee_ready"),
-                            start_ee,
-                            vec![setn("lk_valid", Expr::zero())],
-                        )],
-                    )],
-                )],
+                vec![if_else(id("ll_pending"), start_ll, vec![if_else(id("rewind"), rewind, vec![if_else(id("ee_ready"), start_ee, vec![setn("lk_valid", Expr::zero())])])])],
             )],
         )],
     ));
 
     s.push(Stmt::Comment("Physical layer: a PHY error drops the packet being received; phy_up low takes the link down.".into()));
-    s.push(when(
-        or(id("phy_error"), id("phy_up").not()),
-        vec![
-            setn("rx_beat", dec(rbw, 0)),
-            setn("rx_bad", Expr::zero()),
-            setn("rx_wr", id("rx_cm")),
-        ],
-    ));
+    s.push(when(or(id("phy_error"), id("phy_up").not()), vec![setn("rx_beat", dec(rbw, 0)), setn("rx_bad", Expr::zero()), setn("rx_wr", id("rx_cm"))]));
     let mut down = vec![setn("link", link_down.clone())];
-    for x in [
-        "tx_en", "rx_disc", "tx_stop", "p_init", "p_iack", "p_fc", "p_ack", "p_disc", "p_clr",
-        "p_exit", "lk_valid", "snd_ll", "snd_ee", "rewind",
-    ] {
+    for x in ["tx_en", "rx_disc", "tx_stop", "p_init", "p_iack", "p_fc", "p_ack", "p_disc", "p_clr", "p_exit", "lk_valid", "snd_ll", "snd_ee", "rewind"] {
         down.push(setn(x, Expr::zero()));
     }
-    down.push(when(
-        ne(id("link"), link_down.clone()),
-        vec![setn("epoch", add(id("epoch"), dec(8, 1)))],
-    ));
-    down.extend([
-        setn("ll_beat", dec(llbw, 0)),
-        setn("send_beat", dec(bb, 0)),
-        setn("noack", dec(2, 0)),
-        setn("stall", dec(2, 0)),
-        setn("dsc", dec(w_dsc, 0)),
-    ]);
-    s.push(if_else(
-        id("phy_up").not(),
-        down,
-        vec![when(
-            eq(id("link"), link_down.clone()),
-            vec![
-                setn("link", link_init.clone()),
-                setn("init_cnt", dec(w_init, 0)),
-            ],
-        )],
-    ));
+    down.push(when(ne(id("link"), link_down.clone()), vec![setn("epoch", add(id("epoch"), dec(8, 1)))]));
+    down.extend([setn("ll_beat", dec(llbw, 0)), setn("send_beat", dec(bb, 0)), setn("noack", dec(2, 0)), setn("stall", dec(2, 0)), setn("dsc", dec(w_dsc, 0))]);
+    s.push(if_else(id("phy_up").not(), down, vec![when(eq(id("link"), link_down.clone()), vec![setn("link", link_init.clone()), setn("init_cnt", dec(w_init, 0))])]));
     s.push(set_id("inc_retrains", id("retrain_req")));
     s.push(setn("retrain_q", id("retrain_req")));
 
@@ -1479,53 +685,19 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     }
     let mut cregs = vec![];
     for (cn, i) in super::model::COUNTERS.iter().zip(&incs) {
-        counter(
-            &mut cregs,
-            &mut reset,
-            &mut body,
-            &format!("{cn}_q"),
-            cb,
-            id(i),
-            id("CNT_MAX"),
-            "",
-        );
+        counter(&mut cregs, &mut reset, &mut body, &format!("{cn}_q"), cb, id(i), id("CNT_MAX"), "");
     }
     // One slot: the RAM holds one packet and its index is the beat alone.
-    let slot_addr = |slot: Expr, beat: Expr| {
-        if slots == 1 {
-            beat
-        } else {
-            cat(vec![slot, beat])
-        }
-    };
+    let slot_addr = |slot: Expr, beat: Expr| if slots == 1 { beat } else { cat(vec![slot, beat]) };
     let tx_addr = slot_addr(n("send_slot"), n("send_beat"));
     let rx_addr = Expr::slice("rx_rd_n", ra - 1, 0);
     let ram = vec![
-        Stmt::Comment(
-            "Block RAM inference pattern: registered read (read-first), write enable, no reset."
-                .into(),
-        ),
-        when(
-            id("tx_we"),
-            vec![Stmt::set(
-                Expr::Index(
-                    "tx_ram".into(),
-                    Box::new(slot_addr(id("head_slot"), id("wr_beat"))),
-                ),
-                cat(vec![id("tx_wlast"), id("s_axis_tdata")]),
-            )],
-        ),
+        Stmt::Comment("Block RAM inference pattern: registered read (read-first), write enable, no reset.".into()),
+        when(id("tx_we"), vec![Stmt::set(Expr::Index("tx_ram".into(), Box::new(slot_addr(id("head_slot"), id("wr_beat")))), cat(vec![id("tx_wlast"), id("s_axis_tdata")]))]),
         Stmt::set(id("tx_q"), Expr::Index("tx_ram".into(), Box::new(tx_addr))),
         when(
             and(id("ee_beat"), id("rx_room")),
-            vec![Stmt::set(
-                Expr::Index("rx_ram".into(), Box::new(Expr::slice("rx_wr", ra - 1, 0))),
-                cat(vec![
-                    id("rx_vc_now"),
-                    id("s_axis_link_tlast"),
-                    id("s_axis_link_tdata"),
-                ]),
-            )],
+            vec![Stmt::set(Expr::Index("rx_ram".into(), Box::new(Expr::slice("rx_wr", ra - 1, 0))), cat(vec![id("rx_vc_now"), id("s_axis_link_tlast"), id("s_axis_link_tdata")]))],
         ),
         Stmt::set(id("rx_q"), Expr::Index("rx_ram".into(), Box::new(rx_addr))),
     ];
@@ -1537,26 +709,11 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     items.push(Item::comment("Next state, in the reference model's order."));
     items.push(Item::AlwaysComb(s));
     items.push(Item::comment("State registers."));
-    items.push(Item::AlwaysFf {
-        reset: Some(reset),
-        body,
-    });
-    items.push(Item::AlwaysFf {
-        reset: None,
-        body: ram,
-    });
+    items.push(Item::AlwaysFf { reset: Some(reset), body });
+    items.push(Item::AlwaysFf { reset: None, body: ram });
     items.push(Item::comment("Outputs."));
     items.push(Item::pragma("verilator lint_off UNUSED"));
-    wire(
-        &mut items,
-        "tkeep_unused",
-        1,
-        "tkeep inputs are not looked at (whole beats)",
-        Expr::red(
-            crate::hw::verilog::UnOp::RedXor,
-            cat(vec![id("s_axis_tkeep"), id("s_axis_link_tkeep")]),
-        ),
-    );
+    wire(&mut items, "tkeep_unused", 1, "tkeep inputs are not looked at (whole beats)", Expr::red(crate::hw::verilog::UnOp::RedXor, cat(vec![id("s_axis_tkeep"), id("s_axis_link_tkeep")])));
     items.push(Item::pragma("verilator lint_on UNUSED"));
     let ones = Expr::Const(BitVec::from_u128(d as usize, (1u128 << d) - 1));
     for (p, e) in [
@@ -1564,14 +721,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ("m_axis_tdata", Expr::slice("rx_q", dw - 1, 0)),
         ("m_axis_tkeep", ones.clone()),
         ("m_axis_tlast", Expr::bit("rx_q", dw)),
-        (
-            "m_axis_tuser",
-            if vb == 1 {
-                Expr::bit("rx_q", dw + 1)
-            } else {
-                Expr::slice("rx_q", ww - 1, dw + 1)
-            },
-        ),
+        ("m_axis_tuser", if vb == 1 { Expr::bit("rx_q", dw + 1) } else { Expr::slice("rx_q", ww - 1, dw + 1) }),
         ("m_axis_tvalid", id("m_valid")),
         ("m_axis_link_tdata", id("lk_data")),
         ("m_axis_link_tkeep", ones),
@@ -1580,10 +730,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         ("m_axis_link_tvalid", id("link_valid")),
         ("s_axis_link_tready", Expr::one()),
         ("retrain", id("retrain_q")),
-        (
-            "llr_state",
-            cat(vec![id("tx_stop"), id("rx_disc"), id("tx_en"), id("link")]),
-        ),
+        ("llr_state", cat(vec![id("tx_stop"), id("rx_disc"), id("tx_en"), id("link")])),
     ] {
         items.push(Item::assign(id(p), e));
     }
@@ -1610,40 +757,13 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
 /// `out = (base + d) mod SLOTS` for d <= SLOTS (`dw` bits wide).
 fn slot_add(items: &mut Vec<Item>, out: &str, base: &str, d: Expr, dw: u32, sb: u32) {
     let sum = format!("{out}_sum");
-    wire(
-        items,
-        &sum,
-        dw + 1,
-        "",
-        add(
-            cat(vec![dec(dw + 1 - sb, 0), id(base)]),
-            cat(vec![Expr::zero(), d]),
-        ),
-    );
+    wire(items, &sum, dw + 1, "", add(cat(vec![dec(dw + 1 - sb, 0), id(base)]), cat(vec![Expr::zero(), d])));
     let wrapped = sub(id(&sum), id("SLOTS"));
     let sel = ge(id(&sum), id("SLOTS"));
-    wire(
-        items,
-        &format!("{out}_mod"),
-        dw + 1,
-        "",
-        mux(sel, wrapped, id(&sum)),
-    );
-    wire(
-        items,
-        out,
-        sb,
-        &format!("({base} + d) mod SLOTS"),
-        Expr::slice(&format!("{out}_mod"), sb - 1, 0),
-    );
+    wire(items, &format!("{out}_mod"), dw + 1, "", mux(sel, wrapped, id(&sum)));
+    wire(items, out, sb, &format!("({base} + d) mod SLOTS"), Expr::slice(&format!("{out}_mod"), sb - 1, 0));
     items.push(Item::pragma("verilator lint_off UNUSED"));
-    wire(
-        items,
-        &format!("{out}_hi"),
-        dw + 1 - sb,
-        "upper bits, zero",
-        Expr::slice(&format!("{out}_mod"), dw, sb),
-    );
+    wire(items, &format!("{out}_hi"), dw + 1 - sb, "upper bits, zero", Expr::slice(&format!("{out}_mod"), dw, sb));
     items.push(Item::pragma("verilator lint_on UNUSED"));
 }
 

@@ -338,10 +338,7 @@ impl LoggingUnitModel {
     pub fn reset(&mut self) {
         let mutation = self.mutation;
         let p = self.p.clone();
-        let fresh = LoggingUnitModel {
-            mutation,
-            ..Self::blank(&p)
-        };
+        let fresh = LoggingUnitModel { mutation, ..Self::blank(&p) };
         *self = fresh;
     }
 
@@ -414,13 +411,7 @@ impl LoggingUnitModel {
     pub fn pack(&self, r: &Record) -> Bits {
         let p = &self.p;
         let mut b = Bits::zeros(p.rec() as usize);
-        let (dw, wib, la, cb, nb) = (
-            p.dw() as usize,
-            p.wib() as usize,
-            p.la() as usize,
-            p.cb() as usize,
-            p.nb() as usize,
-        );
+        let (dw, wib, la, cb, nb) = (p.dw() as usize, p.wib() as usize, p.la() as usize, p.cb() as usize, p.nb() as usize);
         b.set_field(0, dw, r.value);
         // Word address = {line, word index}: word index in the low WA − LA bits.
         let wlo = dw;
@@ -442,29 +433,16 @@ impl LoggingUnitModel {
 
     pub fn unpack(&self, b: &Bits) -> Record {
         let p = &self.p;
-        let (dw, la, cb, nb) = (
-            p.dw() as usize,
-            p.la() as usize,
-            p.cb() as usize,
-            p.nb() as usize,
-        );
+        let (dw, la, cb, nb) = (p.dw() as usize, p.la() as usize, p.cb() as usize, p.nb() as usize);
         let wbits = (p.wa() - p.la()) as usize;
         let c0 = dw + p.wa() as usize;
         Record {
             value: b.field(0, dw),
-            word: if wbits > 0 {
-                b.field(dw, wbits) as u32
-            } else {
-                0
-            },
+            word: if wbits > 0 { b.field(dw, wbits) as u32 } else { 0 },
             line: b.field(dw + wbits, la),
             core: b.field(c0, cb) as u32,
             node: b.field(c0 + cb, nb) as u32,
-            csn: if p.csn_bits > 0 {
-                b.field(c0 + cb + nb, p.csn_bits as usize) as u32
-            } else {
-                0
-            },
+            csn: if p.csn_bits > 0 { b.field(c0 + cb + nb, p.csn_bits as usize) as u32 } else { 0 },
             valid: b.get(p.rec() as usize - 1),
         }
     }
@@ -502,8 +480,7 @@ impl LoggingUnitModel {
     /// Row i can be released now: VALID and carrying its source's next timestamp.
     fn releasable(&self, i: usize) -> bool {
         let r = &self.rows[i];
-        r.state == VALID
-            && (self.mutation == Mutation::ArrivalOrder || r.ts == self.next_ts[r.node as usize])
+        r.state == VALID && (self.mutation == Mutation::ArrivalOrder || r.ts == self.next_ts[r.node as usize])
     }
     fn elig(&self, i: usize) -> u32 {
         let r = &self.rows[i];
@@ -526,19 +503,13 @@ impl LoggingUnitModel {
         best
     }
     fn any_failed_row(&self, failed: &NodeMask) -> bool {
-        self.rows
-            .iter()
-            .any(|r| r.state != FREE && failed.has(r.node))
+        self.rows.iter().any(|r| r.state != FREE && failed.has(r.node))
     }
     fn dump_traversing(&self) -> bool {
         self.dstate == D_TRAV || self.dstate == D_FLUSH
     }
     fn quiesced(&self, inp: &LuInputs) -> bool {
-        inp.quiesce
-            && self.pick().is_none()
-            && !self.rel_busy
-            && !self.dump_traversing()
-            && !self.any_failed_row(&inp.failed)
+        inp.quiesce && self.pick().is_none() && !self.rel_busy && !self.dump_traversing() && !self.any_failed_row(&inp.failed)
     }
     /// Beat write wanted by the dump engine, and whether it would pass the region's end.
     fn dump_write(&self, inp: &LuInputs) -> (bool, bool) {
@@ -557,11 +528,7 @@ impl LoggingUnitModel {
     }
     /// The current release record (lowest remaining word of the row being released).
     fn rel_record(&self) -> Bits {
-        let w = if self.rel_mask == 0 {
-            0
-        } else {
-            self.rel_mask.trailing_zeros()
-        };
+        let w = if self.rel_mask == 0 { 0 } else { self.rel_mask.trailing_zeros() };
         let dw = self.p.dw() as usize;
         self.pack(&Record {
             value: self.rel_data.field(w as usize * dw, dw),
@@ -588,10 +555,8 @@ impl LoggingUnitModel {
         let (dwant, dover) = self.dump_write(inp);
         let last = self.dstate == D_FLUSH && self.beat_n == 0;
         let frec = self.unpack(&self.frec);
-        let dump_traversal_read =
-            self.dstate == D_TRAV && !self.rd_pend && self.trav_left != 0 && self.beat_n != p.rpb();
-        let fetch_read =
-            self.fstate == F_TRAV && !self.rd_pend && self.fleft != 0 && self.fmatch == 0;
+        let dump_traversal_read = self.dstate == D_TRAV && !self.rd_pend && self.trav_left != 0 && self.beat_n != p.rpb();
+        let fetch_read = self.fstate == F_TRAV && !self.rd_pend && self.fleft != 0 && self.fmatch == 0;
         let a = self.ack[self.ack_rd as usize];
         LuOutputs {
             st_quiesced: self.quiesced(inp),
@@ -615,19 +580,11 @@ impl LoggingUnitModel {
             logw_idx: self.tail,
             logw_data: self.rel_record(),
             logr_req_valid: dump_traversal_read || fetch_read,
-            logr_req_idx: if self.dstate == D_TRAV {
-                self.trav_idx
-            } else {
-                self.fidx
-            },
+            logr_req_idx: if self.dstate == D_TRAV { self.trav_idx } else { self.fidx },
             logr_rsp_ready: self.rd_pend,
             dump_wr_valid: dwant && !dover,
             dump_wr_addr: inp.dump_base.wrapping_add(self.woff) & mask_bits(p.shape.addr_bits),
-            dump_wr_data: if last {
-                self.trailer(inp)
-            } else {
-                self.beat.clone()
-            },
+            dump_wr_data: if last { self.trailer(inp) } else { self.beat.clone() },
             dump_wr_last: last,
             fq_ready: self.quiesced(inp) && self.fstate == F_IDLE,
             fr_valid: (self.fstate == F_TRAV && self.fmatch != 0) || self.fstate == F_LAST,
@@ -664,30 +621,17 @@ impl LoggingUnitModel {
             inc[ctr::REPL_STALL] += 1;
         }
         if repl_fire {
-            let entry = AckEntry {
-                node: inp.repl_node,
-                core: inp.repl_core,
-                tag: inp.repl_tag,
-                line: inp.repl_line,
-                nack: false,
-            };
+            let entry = AckEntry { node: inp.repl_node, core: inp.repl_core, tag: inp.repl_tag, line: inp.repl_line, nack: false };
             if inp.failed.has(inp.repl_node) {
                 inc[ctr::FAILED_DROPPED] += 1;
             } else {
                 let free = p.sram_rows - old.rows_used;
                 let reserve = p.head_reserve.saturating_sub(old.head_used);
                 if p.nack_enable && !inp.repl_at_head && free <= reserve {
-                    push = Some(AckEntry {
-                        nack: true,
-                        ..entry
-                    });
+                    push = Some(AckEntry { nack: true, ..entry });
                     inc[ctr::NACKED] += 1;
                 } else {
-                    let i = old
-                        .rows
-                        .iter()
-                        .position(|r| r.state == FREE)
-                        .expect("repl_ready means a free row");
+                    let i = old.rows.iter().position(|r| r.state == FREE).expect("repl_ready means a free row");
                     self.rows[i] = Row {
                         state: PENDING,
                         node: inp.repl_node,
@@ -729,9 +673,7 @@ impl LoggingUnitModel {
             // Defect: the row acknowledged is taken to be done with.
             let a = old.ack[old.ack_rd as usize];
             if !a.nack {
-                if let Some(i) = old.rows.iter().position(|r| {
-                    r.state == PENDING && r.node == a.node && r.core == a.core && r.line == a.line
-                }) {
+                if let Some(i) = old.rows.iter().position(|r| r.state == PENDING && r.node == a.node && r.core == a.core && r.line == a.line) {
                     self.rows[i].state = FREE;
                     rows_down += 1;
                     head_down += old.rows[i].at_head as u32;
@@ -747,11 +689,7 @@ impl LoggingUnitModel {
                 let cands: Vec<usize> = (0..old.rows.len())
                     .filter(|&i| {
                         let r = &old.rows[i];
-                        r.state == PENDING
-                            && r.node == inp.val_node
-                            && r.core == inp.val_core
-                            && r.line == inp.val_line
-                            && (p.tag_bits == 0 || r.tag == inp.val_tag)
+                        r.state == PENDING && r.node == inp.val_node && r.core == inp.val_core && r.line == inp.val_line && (p.tag_bits == 0 || r.tag == inp.val_tag)
                     })
                     .collect();
                 if cands.len() > 1 {
@@ -761,9 +699,7 @@ impl LoggingUnitModel {
                     None => inc[ctr::VAL_ORPHAN] += 1,
                     Some(&i) => {
                         let d = inp.val_ts.wrapping_sub(old.next_ts[inp.val_node as usize]) & tsm;
-                        let dup = old.rows.iter().any(|r| {
-                            r.state == VALID && r.node == inp.val_node && r.ts == inp.val_ts
-                        });
+                        let dup = old.rows.iter().any(|r| r.state == VALID && r.node == inp.val_node && r.ts == inp.val_ts);
                         if d >= p.sram_rows || dup {
                             inc[ctr::VAL_WINDOW] += 1;
                         } else {
@@ -811,11 +747,7 @@ impl LoggingUnitModel {
             let mut best: Option<(u32, u32, usize)> = None;
             for (i, r) in old.rows.iter().enumerate() {
                 if r.state == VALID && inp.failed.has(r.node) {
-                    let k = (
-                        r.node,
-                        r.ts.wrapping_sub(old.next_ts[r.node as usize]) & tsm,
-                        i,
-                    );
+                    let k = (r.node, r.ts.wrapping_sub(old.next_ts[r.node as usize]) & tsm, i);
                     if best.is_none_or(|b| (k.0, k.1) < (b.0, b.1)) {
                         best = Some(k);
                     }
@@ -829,11 +761,7 @@ impl LoggingUnitModel {
         }
 
         // Discard the lowest PENDING row of a failed source.
-        if let Some(i) = old
-            .rows
-            .iter()
-            .position(|r| r.state == PENDING && inp.failed.has(r.node))
-        {
+        if let Some(i) = old.rows.iter().position(|r| r.state == PENDING && inp.failed.has(r.node)) {
             self.rows[i].state = FREE;
             rows_down += 1;
             head_down += old.rows[i].at_head as u32;
@@ -865,11 +793,7 @@ impl LoggingUnitModel {
                         // A new cfg_dump_base is a new region, written from its start; in the
                         // same region the epoch continues at the write offset (after an
                         // overflow: at the overflowed epoch's start, rewound to then).
-                        let woff = if inp.dump_base != old.rbase {
-                            0
-                        } else {
-                            old.woff
-                        };
+                        let woff = if inp.dump_base != old.rbase { 0 } else { old.woff };
                         self.woff = woff;
                         self.estart = woff;
                         self.rbase = inp.dump_base;
@@ -935,8 +859,7 @@ impl LoggingUnitModel {
                         }
                         if take {
                             let rec_bits = p.rec() as usize;
-                            self.beat
-                                .set_slice(old.beat_n as usize * rec_bits, &inp.logr_rsp_data);
+                            self.beat.set_slice(old.beat_n as usize * rec_bits, &inp.logr_rsp_data);
                             self.beat_n = old.beat_n + 1;
                             self.epoch_recs = old.epoch_recs.wrapping_add(1);
                         }
@@ -955,11 +878,7 @@ impl LoggingUnitModel {
                 // in-charge unit died before dumping them): abandoned, never committed.
                 let gained = inp.failed.gained_over(&old.epoch_mask);
                 if inp.dump_commit && !gained {
-                    let lag = if self.mutation == Mutation::IgnoreFreeLag {
-                        0
-                    } else {
-                        p.free_lag
-                    };
+                    let lag = if self.mutation == Mutation::IgnoreFreeLag { 0 } else { p.free_lag };
                     freed = if lag == 1 { old.prev_n } else { old.snap_n };
                     self.head = old.add_mod(old.head, freed);
                     self.prev_n = old.snap_n - freed;
@@ -1051,11 +970,7 @@ impl LoggingUnitModel {
         if old.count > old.ctr[ctr::LOG_HWM] {
             self.ctr[ctr::LOG_HWM] = old.count.min(max);
         }
-        self.stat_q = if (inp.stat_sel as usize) < COUNTERS {
-            old.ctr[inp.stat_sel as usize]
-        } else {
-            0
-        };
+        self.stat_q = if (inp.stat_sel as usize) < COUNTERS { old.ctr[inp.stat_sel as usize] } else { 0 };
         self.now = old.now.wrapping_add(1);
         self.quiesce_prev = inp.quiesce;
     }
@@ -1064,12 +979,7 @@ impl LoggingUnitModel {
 
     /// A one-line summary of the engines (for failure messages).
     pub fn describe(&self) -> String {
-        let rows: Vec<String> = self
-            .rows
-            .iter()
-            .filter(|r| r.state != FREE)
-            .map(|r| format!("{}:{}@{}", r.node, r.state, r.ts))
-            .collect();
+        let rows: Vec<String> = self.rows.iter().filter(|r| r.state != FREE).map(|r| format!("{}:{}@{}", r.node, r.state, r.ts)).collect();
         format!(
             "rows [{}] next_ts {:?} rel_busy {} rel_mask {:#x} count {} dstate {} fstate {} q_n {} rd_pend {}",
             rows.join(" "),
@@ -1114,11 +1024,7 @@ mod tests {
             "[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\nnum_nodes = 4\ncores_per_node = 2\nreplicas = 2\naddr_bits = 32\nts_bits = 8\nsram_rows = 16\nhead_reserve = 4\nlog_bytes = 4096\nfetch_queries = 4\ncounter_bits = 16\n{extra}\n"
         );
         let d = Design::parse(&text, "t.toml").expect("valid");
-        d.blocks[0]
-            .as_any()
-            .downcast_ref::<RecxlLoggingUnitBlock>()
-            .expect("lu")
-            .clone()
+        d.blocks[0].as_any().downcast_ref::<RecxlLoggingUnitBlock>().expect("lu").clone()
     }
 
     /// A tiny environment: the log memory answers reads the next cycle, everything is ready.
@@ -1137,17 +1043,7 @@ mod tests {
 
     impl Env {
         fn new(b: &RecxlLoggingUnitBlock) -> Env {
-            Env {
-                m: b.model(),
-                log: vec![Bits::zeros(b.rec() as usize); b.lr() as usize],
-                rsp: None,
-                logged: vec![],
-                dumped: vec![],
-                dumped_at: vec![],
-                region: (0, 1 << 20),
-                fetched: vec![],
-                acks: vec![],
-            }
+            Env { m: b.model(), log: vec![Bits::zeros(b.rec() as usize); b.lr() as usize], rsp: None, logged: vec![], dumped: vec![], dumped_at: vec![], region: (0, 1 << 20), fetched: vec![], acks: vec![] }
         }
         fn base(&self) -> LuInputs {
             LuInputs {
@@ -1184,19 +1080,7 @@ mod tests {
                 self.dumped_at.push(o.dump_wr_addr);
             }
             if o.fr_valid && o.fr_match {
-                self.fetched.push((
-                    o.fr_qidx,
-                    Record {
-                        value: o.fr_data,
-                        line: o.fr_line,
-                        word: o.fr_word,
-                        core: o.fr_core,
-                        node: o.fr_node,
-                        csn: o.fr_csn,
-                        valid: true,
-                    },
-                    o.fr_age,
-                ));
+                self.fetched.push((o.fr_qidx, Record { value: o.fr_data, line: o.fr_line, word: o.fr_word, core: o.fr_core, node: o.fr_node, csn: o.fr_csn, valid: true }, o.fr_age));
             }
             if o.ack_valid {
                 self.acks.push((o.ack_tag, o.ack_nack));
@@ -1249,15 +1133,7 @@ mod tests {
         e.val(2, 5, 0x40, 1, 1);
         e.idle(4);
         assert_eq!(e.logged.len(), 1);
-        assert_eq!(
-            (
-                e.logged[0].value,
-                e.logged[0].line,
-                e.logged[0].node,
-                e.logged[0].csn
-            ),
-            (0xAB, 0x40, 2, 1)
-        );
+        assert_eq!((e.logged[0].value, e.logged[0].line, e.logged[0].node, e.logged[0].csn), (0xAB, 0x40, 2, 1));
         assert_eq!(e.m.rows_used(), 0);
     }
 
@@ -1315,10 +1191,7 @@ mod tests {
             let mut e = Env::new(&b);
             let shape = b.shape.map();
             // Lines whose in-charge node is this unit (node 1).
-            let mine: Vec<u64> = (0..4096u64)
-                .filter(|l| shape.map(*l, &NodeMask::empty()).dump_node == Some(1))
-                .take(3)
-                .collect();
+            let mine: Vec<u64> = (0..4096u64).filter(|l| shape.map(*l, &NodeMask::empty()).dump_node == Some(1)).take(3).collect();
             for (k, l) in mine.iter().enumerate() {
                 e.repl(0, k as u32, *l, 0b1, &[(0, 100 + k as u64)]);
                 e.idle(1);
@@ -1364,11 +1237,7 @@ mod tests {
             i.quiesce = true;
             e.step(i);
         }
-        let v: Vec<(u64, u64)> = e
-            .fetched
-            .iter()
-            .map(|(_, r, age)| (r.value, *age))
-            .collect();
+        let v: Vec<(u64, u64)> = e.fetched.iter().map(|(_, r, age)| (r.value, *age)).collect();
         assert_eq!(v, vec![(8, 0), (7, 1)]);
         assert_eq!(e.m.counter(ctr::FETCH_BATCHES), 1);
     }
@@ -1387,8 +1256,7 @@ mod tests {
             let (x, bnode) = (0..4096u64)
                 .find_map(|l| {
                     let set = shape.map(l, &NodeMask::empty());
-                    (set.nodes.contains(&1) && set.dump_node != Some(1))
-                        .then(|| (l, set.dump_node.expect("live")))
+                    (set.nodes.contains(&1) && set.dump_node != Some(1)).then(|| (l, set.dump_node.expect("live")))
                 })
                 .expect("a line of a group {1, B} with B in charge");
             let mut e = Env::new(&b);
@@ -1405,9 +1273,7 @@ mod tests {
             i.dump_commit = true;
             e.step(i);
             e.idle(2);
-            assert!(e.dumped.iter().all(|beat| (0..4).all(
-                |j| !beat.get(128 * j + 127) || e.m.unpack(&beat.slice(128 * j, 128)).line != x
-            )));
+            assert!(e.dumped.iter().all(|beat| (0..4).all(|j| !beat.get(128 * j + 127) || e.m.unpack(&beat.slice(128 * j, 128)).line != x)));
             // B crashes before dumping v. Recovery asks A (FetchLatestVers), then A's rescan epoch.
             let failed = NodeMask::empty().with(bnode);
             let mut i = e.base();
@@ -1434,11 +1300,7 @@ mod tests {
                 i.failed = failed;
                 e.step(i);
             }
-            let redumped = e.dumped[before..].iter().any(|beat| {
-                (0..4).any(|j| {
-                    beat.get(128 * j + 127) && e.m.unpack(&beat.slice(128 * j, 128)).value == 0xBEEF
-                })
-            });
+            let redumped = e.dumped[before..].iter().any(|beat| (0..4).any(|j| beat.get(128 * j + 127) && e.m.unpack(&beat.slice(128 * j, 128)).value == 0xBEEF));
             // S1: the recovered value must be the committed 0xBEEF.
             let recovered = fetched.or(if redumped { Some(0xBEEF) } else { None });
             if lag == 0 {
@@ -1453,10 +1315,7 @@ mod tests {
     /// Lines of the test block whose in-charge node (no failures) is node 1, the unit's own ID.
     fn mine(b: &RecxlLoggingUnitBlock, k: usize) -> Vec<u64> {
         let shape = b.shape.map();
-        (0..1u64 << 16)
-            .filter(|l| shape.map(*l, &NodeMask::empty()).dump_node == Some(1))
-            .take(k)
-            .collect()
+        (0..1u64 << 16).filter(|l| shape.map(*l, &NodeMask::empty()).dump_node == Some(1)).take(k).collect()
     }
 
     /// Log `lines.len()` one-word records of lines this unit is in charge of, from source 0.
@@ -1493,25 +1352,15 @@ mod tests {
         pulse(&mut e, true, false);
         e.idle(60);
         let o = e.m.outputs(&e.base());
-        assert!(
-            o.st_dump_overflow && !o.st_dump_done && !o.st_dump_busy,
-            "overflowed and idle: {o:?}"
-        );
+        assert!(o.st_dump_overflow && !o.st_dump_done && !o.st_dump_busy, "overflowed and idle: {o:?}");
         assert_eq!(e.dumped_at, vec![0x400], "one data beat, no trailer");
-        assert_eq!(
-            e.m.counter(ctr::DUMPED),
-            4,
-            "records dumped = records in beats written"
-        );
+        assert_eq!(e.m.counter(ctr::DUMPED), 4, "records dumped = records in beats written");
         assert_eq!(e.m.counter(ctr::BEATS), 1);
         // The commit of an overflowed epoch is refused (and counted); nothing is freed.
         let ignored = e.m.counter(ctr::IGNORED);
         pulse(&mut e, false, true);
         e.idle(2);
-        assert_eq!(
-            (e.m.epoch(), e.m.log_count(), e.m.counter(ctr::IGNORED)),
-            (0, 7, ignored + 1)
-        );
+        assert_eq!((e.m.epoch(), e.m.log_count(), e.m.counter(ctr::IGNORED)), (0, 7, ignored + 1));
         // More traffic, then a restart in the same (still full) region: it overflows again at the
         // same place, rewriting the abandoned beat, and never writes past the limit.
         log_mine(&mut e, &lines[7..9], 8);
@@ -1527,18 +1376,11 @@ mod tests {
         assert!(!o.st_dump_overflow && o.st_dump_done, "{o:?}");
         assert_eq!(&e.dumped_at[2..], &[0x1000, 0x1040, 0x1080, 0x10C0]);
         let t = e.dumped.last().expect("trailer");
-        assert_eq!(
-            (t.field(0, 32), t.field(32, 32), t.field(64, 32)),
-            (TRAILER_MAGIC as u64, 1, 9)
-        );
+        assert_eq!((t.field(0, 32), t.field(32, 32), t.field(64, 32)), (TRAILER_MAGIC as u64, 1, 9));
         assert_eq!(e.m.counter(ctr::DUMPED), 4 + 4 + 9);
         pulse(&mut e, false, true);
         e.idle(2);
-        assert_eq!(
-            (e.m.epoch(), e.m.log_count()),
-            (1, 0),
-            "committed and freed (free_lag = 0)"
-        );
+        assert_eq!((e.m.epoch(), e.m.log_count()), (1, 0), "committed and freed (free_lag = 0)");
         // The next epoch continues in the new region after the trailer.
         log_mine(&mut e, &lines[..1], 10);
         pulse(&mut e, true, false);
@@ -1571,11 +1413,7 @@ mod tests {
         }
         e.idle(40);
         let t = e.dumped.last().expect("trailer");
-        assert_eq!(
-            t.field(64, 32),
-            1,
-            "the epoch holds only the earlier record"
-        );
+        assert_eq!(t.field(64, 32), 1, "the epoch holds only the earlier record");
         pulse(&mut e, false, true);
         e.idle(2);
         assert_eq!(e.m.log_count(), 1);
@@ -1583,10 +1421,6 @@ mod tests {
         e.idle(40);
         let t = e.dumped.last().expect("trailer");
         assert_eq!((t.field(32, 32), t.field(64, 32)), (2, 1));
-        assert_eq!(
-            e.m.unpack(&e.dumped[e.dumped.len() - 2].slice(0, 128))
-                .value,
-            0x777
-        );
+        assert_eq!(e.m.unpack(&e.dumped[e.dumped.len() - 2].slice(0, 128)).value, 0x777);
     }
 }

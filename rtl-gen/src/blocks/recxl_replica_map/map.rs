@@ -39,9 +39,7 @@ impl NodeMask {
     }
     /// The low `n` bits as little-endian bytes (for Verilator ports).
     pub fn to_bytes(&self, n: u32) -> Vec<u8> {
-        (0..n.div_ceil(8))
-            .map(|i| (self.0[(i / 8) as usize] >> (8 * (i % 8))) as u8)
-            .collect()
+        (0..n.div_ceil(8)).map(|i| (self.0[(i / 8) as usize] >> (8 * (i % 8))) as u8).collect()
     }
 }
 
@@ -91,14 +89,8 @@ impl MapShape {
         let g = f % n;
         let nodes: Vec<u32> = (0..r).map(|j| (g + j) % n).collect();
         let dump_slot = (f >> self.node_bits()) % r;
-        let dump_node = (0..r)
-            .map(|i| nodes[((dump_slot + i) % r) as usize])
-            .find(|c| !failed.has(*c));
-        ReplicaSet {
-            nodes,
-            dump_slot,
-            dump_node,
-        }
+        let dump_node = (0..r).map(|i| nodes[((dump_slot + i) % r) as usize]).find(|c| !failed.has(*c));
+        ReplicaSet { nodes, dump_slot, dump_node }
     }
 
     /// Whether `node` is a member of `line`'s group.
@@ -114,21 +106,11 @@ mod tests {
 
     #[test]
     fn groups_rotate_and_every_node_is_in_r_groups() {
-        let s = MapShape {
-            num_nodes: 16,
-            replicas: 3,
-        };
+        let s = MapShape { num_nodes: 16, replicas: 3 };
         let mut count = [0u32; 16];
         for line in 0..16u64 {
             let set = s.map(line, &NodeMask::empty());
-            assert_eq!(
-                set.nodes,
-                vec![
-                    line as u32 % 16,
-                    (line as u32 + 1) % 16,
-                    (line as u32 + 2) % 16
-                ]
-            );
+            assert_eq!(set.nodes, vec![line as u32 % 16, (line as u32 + 1) % 16, (line as u32 + 2) % 16]);
             for n in &set.nodes {
                 count[*n as usize] += 1;
                 assert!(s.is_member(line, *n));
@@ -139,21 +121,12 @@ mod tests {
 
     #[test]
     fn dump_duty_moves_to_the_next_live_member() {
-        let s = MapShape {
-            num_nodes: 4,
-            replicas: 2,
-        };
+        let s = MapShape { num_nodes: 4, replicas: 2 };
         // f = 0x0013 ^ 0x0001 = 0x12: g = 2, slot = (0x12 >> 2) % 2 = 0.
         let line = 0x0001_0013;
         let set = s.map(line, &NodeMask::empty());
-        assert_eq!(
-            (set.nodes.clone(), set.dump_slot, set.dump_node),
-            (vec![2, 3], 0, Some(2))
-        );
+        assert_eq!((set.nodes.clone(), set.dump_slot, set.dump_node), (vec![2, 3], 0, Some(2)));
         assert_eq!(s.map(line, &NodeMask::empty().with(2)).dump_node, Some(3));
-        assert_eq!(
-            s.map(line, &NodeMask::empty().with(2).with(3)).dump_node,
-            None
-        );
+        assert_eq!(s.map(line, &NodeMask::empty().with(2).with(3)).dump_node, None);
     }
 }

@@ -40,10 +40,7 @@ fn mod_const(items: &mut Vec<Item>, name: &str, x: Expr, xw: u32, m: u32) -> Str
     let out = format!("{name}_m");
     items.push(Item::wire(&out, xw, &format!("{name} mod {m}")));
     if m.is_power_of_two() {
-        items.push(Item::assign(
-            id(&out),
-            zext(Expr::slice(&xn, mb - 1, 0), mb, xw),
-        ));
+        items.push(Item::assign(id(&out), zext(Expr::slice(&xn, mb - 1, 0), mb, xw)));
         return out;
     }
     let chunks = xw.div_ceil(RESIDUE_CHUNK);
@@ -61,27 +58,16 @@ fn mod_const(items: &mut Vec<Item>, name: &str, x: Expr, xw: u32, m: u32) -> Str
                 table.set(c as usize, (c * weight % u64::from(m)) >> b & 1 == 1);
             }
             let lp = format!("{}_T{j}_B{b}", name.to_uppercase());
-            items.push(Item::Localparam {
-                name: lp.clone(),
-                value: Expr::Const(table),
-                doc: format!("bit {b} of c·2^{lo} mod {m} by chunk c"),
-            });
+            items.push(Item::Localparam { name: lp.clone(), value: Expr::Const(table), doc: format!("bit {b} of c·2^{lo} mod {m} by chunk c") });
             bits.push(Expr::Index(lp, Box::new(Expr::slice(&xn, lo + cw - 1, lo))));
         }
-        items.push(Item::wire(
-            &t,
-            mb,
-            &format!("x[{}:{lo}]·2^{lo} mod {m}", lo + cw - 1),
-        ));
+        items.push(Item::wire(&t, mb, &format!("x[{}:{lo}]·2^{lo} mod {m}", lo + cw - 1)));
         items.push(Item::assign(id(&t), Expr::Concat(bits)));
         terms.push(zext(id(&t), mb, sw));
     }
     let sum = format!("{name}_s");
     items.push(Item::wire(&sum, sw, "sum of the chunk residues"));
-    items.push(Item::assign(
-        id(&sum),
-        terms.into_iter().reduce(add).expect("a chunk"),
-    ));
+    items.push(Item::assign(id(&sum), terms.into_iter().reduce(add).expect("a chunk")));
     let r = mod_restoring(items, name, &sum, sw, m);
     items.push(Item::assign(id(&out), zext(id(&r), sw, xw)));
     out
@@ -100,14 +86,7 @@ fn mod_restoring(items: &mut Vec<Item>, name: &str, x: &str, xw: u32, m: u32) ->
         let c = (m as u64) << k;
         let w = format!("{name}_r{k}");
         items.push(Item::wire(&w, xw, ""));
-        items.push(Item::assign(
-            id(&w),
-            mux(
-                ge(id(&prev), dec(xw, c)),
-                sub(id(&prev), dec(xw, c)),
-                id(&prev),
-            ),
-        ));
+        items.push(Item::assign(id(&w), mux(ge(id(&prev), dec(xw, c)), sub(id(&prev), dec(xw, c)), id(&prev))));
         prev = w;
     }
     prev
@@ -118,19 +97,9 @@ fn mod_restoring(items: &mut Vec<Item>, name: &str, x: &str, xw: u32, m: u32) ->
 fn add_mod(items: &mut Vec<Item>, name: &str, a: Expr, b: Expr, w: u32, m: u32) -> String {
     let s = format!("{name}_s");
     items.push(Item::wire(&s, w + 1, ""));
-    items.push(Item::assign(
-        id(&s),
-        add(zext(a, w, w + 1), zext(b, w, w + 1)),
-    ));
+    items.push(Item::assign(id(&s), add(zext(a, w, w + 1), zext(b, w, w + 1))));
     items.push(Item::wire(name, w + 1, ""));
-    items.push(Item::assign(
-        id(name),
-        mux(
-            ge(id(&s), dec(w + 1, m as u64)),
-            sub(id(&s), dec(w + 1, m as u64)),
-            id(&s),
-        ),
-    ));
+    items.push(Item::assign(id(name), mux(ge(id(&s), dec(w + 1, m as u64)), sub(id(&s), dec(w + 1, m as u64)), id(&s))));
     name.to_string()
 }
 
@@ -142,14 +111,7 @@ fn low(name: &str, w: u32) -> Expr {
 /// Emits the map of `line` (a `la`-bit expression) under the failed mask `mask` (an N-bit
 /// vector name) into `items`, every wire prefixed with `p`. The modulo reductions leave high
 /// bits that are always zero; those wires sit between one lint_off/lint_on UNUSED pair.
-pub fn emit(
-    items: &mut Vec<Item>,
-    p: &str,
-    shape: MapShape,
-    line: Expr,
-    la: u32,
-    mask: &str,
-) -> MapWires {
+pub fn emit(items: &mut Vec<Item>, p: &str, shape: MapShape, line: Expr, la: u32, mask: &str) -> MapWires {
     let (n, r) = (shape.num_nodes, shape.replicas);
     let nb = shape.node_bits();
     let sb = shape.slot_bits();
@@ -162,62 +124,24 @@ pub fn emit(
         .map(|c| {
             let lo = 16 * c;
             let hi = (lo + 15).min(la - 1);
-            let e = if la == 1 {
-                line.clone()
-            } else {
-                slice_expr(&line, hi, lo)
-            };
+            let e = if la == 1 { line.clone() } else { slice_expr(&line, hi, lo) };
             zext(e, hi - lo + 1, 16)
         })
         .collect();
     let f = format!("{p}f");
-    body.push(Item::wire(
-        &f,
-        16,
-        "XOR of the 16-bit chunks of the line address",
-    ));
-    body.push(Item::assign(
-        id(&f),
-        parts.into_iter().reduce(Expr::xor).expect("a chunk"),
-    ));
+    body.push(Item::wire(&f, 16, "XOR of the 16-bit chunks of the line address"));
+    body.push(Item::assign(id(&f), parts.into_iter().reduce(Expr::xor).expect("a chunk")));
     let g = mod_const(&mut body, &format!("{p}g"), id(&f), 16, n);
-    let k = mod_const(
-        &mut body,
-        &format!("{p}k"),
-        Expr::Concat(vec![dec(nb, 0), Expr::slice(&f, 15, nb)]),
-        16,
-        r,
-    );
+    let k = mod_const(&mut body, &format!("{p}k"), Expr::Concat(vec![dec(nb, 0), Expr::slice(&f, 15, nb)]), 16, r);
     let mut nodes = Vec::new();
     for j in 0..r {
-        let name = add_mod(
-            &mut body,
-            &format!("{p}node{j}"),
-            low(&g, w),
-            dec(w, j as u64),
-            w,
-            n,
-        );
+        let name = add_mod(&mut body, &format!("{p}node{j}"), low(&g, w), dec(w, j as u64), w, n);
         nodes.push(name);
     }
     let mut live = Vec::new();
     for i in 0..r {
-        let s = add_mod(
-            &mut body,
-            &format!("{p}dslot{i}"),
-            low(&k, w),
-            dec(w, i as u64),
-            w,
-            r,
-        );
-        let node = add_mod(
-            &mut body,
-            &format!("{p}dnode{i}"),
-            low(&g, w),
-            low(&s, w),
-            w,
-            n,
-        );
+        let s = add_mod(&mut body, &format!("{p}dslot{i}"), low(&k, w), dec(w, i as u64), w, r);
+        let node = add_mod(&mut body, &format!("{p}dnode{i}"), low(&g, w), low(&s, w), w, n);
         live.push(node);
     }
     let slot = format!("{p}slot");
@@ -235,20 +159,11 @@ pub fn emit(
         node_e = mux(alive(i), low(&live[i], nb), node_e);
     }
     let valid_e = (0..r as usize).map(alive).reduce(Expr::or).expect("r >= 1");
-    items.push(Item::wire(
-        &dump_node,
-        nb,
-        "first live member from the dump slot on",
-    ));
+    items.push(Item::wire(&dump_node, nb, "first live member from the dump slot on"));
     items.push(Item::assign(id(&dump_node), node_e));
     items.push(Item::wire(&dump_valid, 1, "some member is alive"));
     items.push(Item::assign(id(&dump_valid), valid_e));
-    MapWires {
-        nodes: nodes.iter().map(|s| s.to_string()).collect(),
-        slot,
-        dump_node,
-        dump_valid,
-    }
+    MapWires { nodes: nodes.iter().map(|s| s.to_string()).collect(), slot, dump_node, dump_valid }
 }
 
 /// `e[hi:lo]` where `e` is an identifier or a slice of one.
@@ -256,10 +171,7 @@ fn slice_expr(e: &Expr, hi: u32, lo: u32) -> Expr {
     match e {
         Expr::Ident(n) => Expr::slice(n, hi, lo),
         Expr::Slice(n, _, base) => Expr::slice(n, base + hi, base + lo),
-        other => panic!(
-            "replica map: line must be a name or a slice, not {}",
-            other.render()
-        ),
+        other => panic!("replica map: line must be a name or a slice, not {}", other.render()),
     }
 }
 
@@ -270,46 +182,19 @@ pub fn module(b: &RecxlReplicaMapBlock, _design: &DesignInfo, name: &str) -> Gen
     let sb = shape.slot_bits();
     let la = b.line_addr_bits();
     let ports = vec![
-        Port::input(
-            "line",
-            la,
-            "physical line address (byte address >> log2 line_bytes)",
-        ),
+        Port::input("line", la, "physical line address (byte address >> log2 line_bytes)"),
         Port::input("failed_mask", n, "bit n = CN n has failed"),
-        Port::output(
-            "replica_nodes",
-            r * nb,
-            "slot j's CN at [NB*j+NB-1 : NB*j]: (f mod N + j) mod N",
-        ),
-        Port::output(
-            "dump_slot",
-            sb,
-            "slot in charge of dumping the line: (f >> NB) mod R",
-        ),
-        Port::output(
-            "dump_node",
-            nb,
-            "first live member from dump_slot on (mod R)",
-        ),
-        Port::output(
-            "dump_node_valid",
-            1,
-            "0 when every member of the group has failed",
-        ),
+        Port::output("replica_nodes", r * nb, "slot j's CN at [NB*j+NB-1 : NB*j]: (f mod N + j) mod N"),
+        Port::output("dump_slot", sb, "slot in charge of dumping the line: (f >> NB) mod R"),
+        Port::output("dump_node", nb, "first live member from dump_slot on (mod R)"),
+        Port::output("dump_node_valid", 1, "0 when every member of the group has failed"),
     ];
     let mut items = vec![Item::comment(&format!(
         "f = XOR of the 16-bit chunks of line; group = {r} rotating slots from f mod {n}; dump slot (f >> {nb}) mod {r}."
     ))];
     let m = emit(&mut items, "m_", shape, Expr::id("line"), la, "failed_mask");
     let nodes: Vec<Expr> = m.nodes.iter().rev().map(|w| low(w, nb)).collect();
-    items.push(Item::assign(
-        id("replica_nodes"),
-        if nodes.len() == 1 {
-            nodes[0].clone()
-        } else {
-            Expr::Concat(nodes)
-        },
-    ));
+    items.push(Item::assign(id("replica_nodes"), if nodes.len() == 1 { nodes[0].clone() } else { Expr::Concat(nodes) }));
     items.push(Item::assign(id("dump_slot"), id(&m.slot)));
     items.push(Item::assign(id("dump_node"), id(&m.dump_node)));
     items.push(Item::assign(id("dump_node_valid"), id(&m.dump_valid)));

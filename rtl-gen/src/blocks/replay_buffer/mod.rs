@@ -23,27 +23,9 @@ pub struct ReplayBufferKind;
 pub const MAX_DEPTH: u64 = 4096;
 
 static FIELDS: [FieldSpec; 3] = [
-    FieldSpec {
-        name: "entry_bits",
-        ty: FieldType::UInt { min: 1, max: 16384 },
-        default: None,
-        doc: "bits per entry (push_data, out_data)",
-    },
-    FieldSpec {
-        name: "seq_bits",
-        ty: FieldType::UInt { min: 2, max: 16 },
-        default: None,
-        doc: "sequence number width; sequence numbers wrap modulo 2^seq_bits",
-    },
-    FieldSpec {
-        name: "depth",
-        ty: FieldType::UInt {
-            min: 2,
-            max: MAX_DEPTH,
-        },
-        default: None,
-        doc: "entries held until acknowledged; at most 2^seq_bits - 1 so a window never wraps",
-    },
+    FieldSpec { name: "entry_bits", ty: FieldType::UInt { min: 1, max: 16384 }, default: None, doc: "bits per entry (push_data, out_data)" },
+    FieldSpec { name: "seq_bits", ty: FieldType::UInt { min: 2, max: 16 }, default: None, doc: "sequence number width; sequence numbers wrap modulo 2^seq_bits" },
+    FieldSpec { name: "depth", ty: FieldType::UInt { min: 2, max: MAX_DEPTH }, default: None, doc: "entries held until acknowledged; at most 2^seq_bits - 1 so a window never wraps" },
 ];
 
 /// A validated `replay_buffer` block.
@@ -99,12 +81,7 @@ impl BlockKind for ReplayBufferKind {
                 format!("= {depth} exceeds 2^seq_bits - 1 = {max} (seq_bits = {seq_bits}): the sequence numbers of the stored entries would wrap; allowed 2..={}", max.min(MAX_DEPTH)),
             ));
         }
-        Ok(Box::new(ReplayBufferBlock {
-            name: r.block().to_string(),
-            entry_bits,
-            seq_bits,
-            depth,
-        }))
+        Ok(Box::new(ReplayBufferBlock { name: r.block().to_string(), entry_bits, seq_bits, depth }))
     }
 }
 
@@ -116,11 +93,7 @@ impl Block for ReplayBufferBlock {
         "replay_buffer"
     }
     fn params(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("entry_bits", self.entry_bits.to_string()),
-            ("seq_bits", self.seq_bits.to_string()),
-            ("depth", self.depth.to_string()),
-        ]
+        vec![("entry_bits", self.entry_bits.to_string()), ("seq_bits", self.seq_bits.to_string()), ("depth", self.depth.to_string())]
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

@@ -63,10 +63,7 @@ pub struct ReplayBufferModel {
 
 impl ReplayBufferModel {
     pub fn new(entry_bits: u32, seq_bits: u32, depth: u32) -> Self {
-        assert!(
-            depth >= 2 && u64::from(depth) < 1u64 << seq_bits,
-            "depth {depth} with seq_bits {seq_bits}"
-        );
+        assert!(depth >= 2 && u64::from(depth) < 1u64 << seq_bits, "depth {depth} with seq_bits {seq_bits}");
         let entry_bytes = (entry_bits as usize).div_ceil(8);
         let ram_entries = (depth as usize).next_power_of_two();
         ReplayBufferModel {
@@ -106,15 +103,7 @@ impl ReplayBufferModel {
 
     pub fn outputs(&self) -> RbOutputs {
         let count = self.count();
-        RbOutputs {
-            push_ready: count != self.depth,
-            push_seq: self.tail,
-            out_valid: self.q_ok,
-            out_seq: self.rd,
-            head: self.head,
-            count,
-            full: count == self.depth,
-        }
+        RbOutputs { push_ready: count != self.depth, push_seq: self.tail, out_valid: self.q_ok, out_seq: self.rd, head: self.head, count, full: count == self.depth }
     }
 
     /// `out_data`: the RAM read register (meaningful while out_valid).
@@ -135,11 +124,7 @@ impl ReplayBufferModel {
         let out_fire = self.q_ok && inp.out_ready;
         let ack_off = self.sub(inp.ack_seq, self.head);
         let ack_ok = inp.ack_valid && ack_off < count;
-        let head_n = if ack_ok {
-            (inp.ack_seq + 1) & self.seq_mask
-        } else {
-            self.head
-        };
+        let head_n = if ack_ok { (inp.ack_seq + 1) & self.seq_mask } else { self.head };
         let replay_ok = inp.replay_valid && self.sub(inp.replay_seq, self.head) <= count;
         let rd_a = if replay_ok {
             inp.replay_seq & self.seq_mask
@@ -148,20 +133,11 @@ impl ReplayBufferModel {
         } else {
             self.rd
         };
-        let rd_n = if ack_ok && self.sub(rd_a, self.head) < ack_off + 1 {
-            head_n
-        } else {
-            rd_a
-        };
+        let rd_n = if ack_ok && self.sub(rd_a, self.head) < ack_off + 1 { head_n } else { rd_a };
         // Read-first RAM: the read register gets the contents before this edge's write.
-        self.ram_q
-            .clone_from(&self.ram[(rd_n & self.addr_mask) as usize]);
+        self.ram_q.clone_from(&self.ram[(rd_n & self.addr_mask) as usize]);
         if push {
-            assert_eq!(
-                inp.push_data.len(),
-                self.entry_bytes,
-                "push_data length in bytes"
-            );
+            assert_eq!(inp.push_data.len(), self.entry_bytes, "push_data length in bytes");
             self.ram[(self.tail & self.addr_mask) as usize].clone_from(&inp.push_data);
         }
         self.q_ok = rd_n != self.tail;
@@ -180,11 +156,7 @@ mod tests {
     }
 
     fn push(v: u8) -> RbInputs {
-        RbInputs {
-            push_valid: true,
-            push_data: data(v),
-            ..Default::default()
-        }
+        RbInputs { push_valid: true, push_data: data(v), ..Default::default() }
     }
 
     #[test]
@@ -192,11 +164,7 @@ mod tests {
         let mut m = ReplayBufferModel::new(16, 4, 8);
         let mut seen = vec![];
         for c in 0..12u8 {
-            let mut inp = if c < 6 {
-                push(c + 10)
-            } else {
-                RbInputs::default()
-            };
+            let mut inp = if c < 6 { push(c + 10) } else { RbInputs::default() };
             inp.out_ready = true;
             let o = m.outputs();
             if o.out_valid {
@@ -204,10 +172,7 @@ mod tests {
             }
             m.tick(&inp);
         }
-        assert_eq!(
-            seen,
-            (0..6).map(|i| (i as u32, 10 + i as u8)).collect::<Vec<_>>()
-        );
+        assert_eq!(seen, (0..6).map(|i| (i as u32, 10 + i as u8)).collect::<Vec<_>>());
         assert_eq!(m.outputs().count, 6, "nothing acknowledged yet");
     }
 
@@ -215,45 +180,21 @@ mod tests {
     fn ack_frees_and_replay_rewinds() {
         let mut m = ReplayBufferModel::new(16, 4, 8);
         for c in 0..8u8 {
-            m.tick(&RbInputs {
-                out_ready: true,
-                ..push(c)
-            });
+            m.tick(&RbInputs { out_ready: true, ..push(c) });
         }
         assert!(m.outputs().full);
-        m.tick(&RbInputs {
-            ack_valid: true,
-            ack_seq: 2,
-            out_ready: true,
-            ..Default::default()
-        });
+        m.tick(&RbInputs { ack_valid: true, ack_seq: 2, out_ready: true, ..Default::default() });
         assert_eq!(m.outputs().count, 5);
         // Stale ack (already freed) and an ack beyond the tail are ignored.
-        m.tick(&RbInputs {
-            ack_valid: true,
-            ack_seq: 1,
-            ..Default::default()
-        });
-        m.tick(&RbInputs {
-            ack_valid: true,
-            ack_seq: 9,
-            ..Default::default()
-        });
+        m.tick(&RbInputs { ack_valid: true, ack_seq: 1, ..Default::default() });
+        m.tick(&RbInputs { ack_valid: true, ack_seq: 9, ..Default::default() });
         assert_eq!(m.outputs().count, 5);
-        m.tick(&RbInputs {
-            replay_valid: true,
-            replay_seq: 4,
-            ..Default::default()
-        });
+        m.tick(&RbInputs { replay_valid: true, replay_seq: 4, ..Default::default() });
         let o = m.outputs();
         assert!(o.out_valid);
         assert_eq!((o.out_seq, m.out_data()[0]), (4, 4));
         // Replay of an acknowledged entry is ignored.
-        m.tick(&RbInputs {
-            replay_valid: true,
-            replay_seq: 1,
-            ..Default::default()
-        });
+        m.tick(&RbInputs { replay_valid: true, replay_seq: 1, ..Default::default() });
         assert_eq!(m.outputs().out_seq, 4);
     }
 }

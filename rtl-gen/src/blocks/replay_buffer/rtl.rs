@@ -1,9 +1,9 @@
 //! The `replay_buffer` module: three pointers, a valid flag and one block RAM.
 
 use super::ReplayBufferBlock;
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
 use crate::hw::build::{add, le, lt, sub};
-use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
 
 pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
@@ -12,51 +12,19 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
     let mut ports = clock_ports(design);
     ports.extend([
         Port::input("push_valid", 1, "an entry is offered"),
-        Port::output(
-            "push_ready",
-            1,
-            "room for an entry (not full); push when push_valid && push_ready",
-        ),
+        Port::output("push_ready", 1, "room for an entry (not full); push when push_valid && push_ready"),
         Port::input("push_data", e, "entry to store"),
         Port::output("push_seq", s, "sequence number the pushed entry gets"),
-        Port::input(
-            "ack_valid",
-            1,
-            "acknowledge: free every entry up to and including ack_seq",
-        ),
-        Port::input(
-            "ack_seq",
-            s,
-            "last acknowledged sequence number; ignored unless an entry with it is held",
-        ),
-        Port::input(
-            "replay_valid",
-            1,
-            "go back: the output stream restarts from replay_seq",
-        ),
-        Port::input(
-            "replay_seq",
-            s,
-            "first sequence number to send again; ignored unless held (or the next to be pushed)",
-        ),
+        Port::input("ack_valid", 1, "acknowledge: free every entry up to and including ack_seq"),
+        Port::input("ack_seq", s, "last acknowledged sequence number; ignored unless an entry with it is held"),
+        Port::input("replay_valid", 1, "go back: the output stream restarts from replay_seq"),
+        Port::input("replay_seq", s, "first sequence number to send again; ignored unless held (or the next to be pushed)"),
         Port::output("out_valid", 1, "out_data/out_seq hold an entry"),
-        Port::input(
-            "out_ready",
-            1,
-            "the consumer takes the entry (transfer when out_valid && out_ready)",
-        ),
+        Port::input("out_ready", 1, "the consumer takes the entry (transfer when out_valid && out_ready)"),
         Port::output("out_data", e, "entry, new or replayed, in sequence order"),
         Port::output("out_seq", s, "sequence number of out_data"),
-        Port::output(
-            "head",
-            s,
-            "oldest unacknowledged sequence number (push_seq - count)",
-        ),
-        Port::output(
-            "count",
-            s,
-            "entries held (pushed, not yet acknowledged), 0..depth",
-        ),
+        Port::output("head", s, "oldest unacknowledged sequence number (push_seq - count)"),
+        Port::output("count", s, "entries held (pushed, not yet acknowledged), 0..depth"),
         Port::output("full", 1, "count == DEPTH"),
     ]);
     let seq = |v: u64| Expr::dec(s, v);
@@ -134,30 +102,13 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
             ],
         },
     ];
-    let addr = |sig: &str| {
-        if a == s {
-            Expr::id(sig)
-        } else {
-            Expr::slice(sig, a - 1, 0)
-        }
-    };
-    items.push(Item::comment(
-        "Block RAM inference pattern: registered read, write enable, no reset.",
-    ));
+    let addr = |sig: &str| if a == s { Expr::id(sig) } else { Expr::slice(sig, a - 1, 0) };
+    items.push(Item::comment("Block RAM inference pattern: registered read, write enable, no reset."));
     items.push(Item::AlwaysFf {
         reset: None,
         body: vec![
-            Stmt::when(
-                Expr::id("push_fire"),
-                vec![Stmt::set(
-                    Expr::Index("ram".into(), Box::new(addr("tail_q"))),
-                    Expr::id("push_data"),
-                )],
-            ),
-            Stmt::set(
-                Expr::id("ram_q"),
-                Expr::Index("ram".into(), Box::new(addr("rd_n"))),
-            ),
+            Stmt::when(Expr::id("push_fire"), vec![Stmt::set(Expr::Index("ram".into(), Box::new(addr("tail_q"))), Expr::id("push_data"))]),
+            Stmt::set(Expr::id("ram_q"), Expr::Index("ram".into(), Box::new(addr("rd_n")))),
         ],
     });
     items.extend([

@@ -64,8 +64,7 @@ fn is_pow2(v: u64) -> bool {
 
 /// Smallest undetected error weight (≤ 3 matters) of a CRC-12 over the F − 1 protected bits.
 pub fn crc_weakness(poly: u16, frame_bits: u32) -> Option<u32> {
-    hd::min_undetected_weight(CrcRegister::new(12, poly as u64), frame_bits as usize - 1)
-        .filter(|&w| w < 4)
+    hd::min_undetected_weight(CrcRegister::new(12, poly as u64), frame_bits as usize - 1).filter(|&w| w < 4)
 }
 
 impl BlockKind for RiflKind {
@@ -86,18 +85,8 @@ impl BlockKind for RiflKind {
         let cable_m = r.u32("cable_m")?;
         let lane_gbps = r.u32("lane_gbps")?;
         if (cable_m == 0) != (lane_gbps == 0) {
-            let (given, missing) = if cable_m == 0 {
-                ("lane_gbps", "cable_m")
-            } else {
-                ("cable_m", "lane_gbps")
-            };
-            return Err(r.error(
-                missing,
-                format!(
-                    "is required when {given} is given (the round trip needs both); allowed 1..={}",
-                    if missing == "cable_m" { 500 } else { 1000 }
-                ),
-            ));
+            let (given, missing) = if cable_m == 0 { ("lane_gbps", "cable_m") } else { ("cable_m", "lane_gbps") };
+            return Err(r.error(missing, format!("is required when {given} is given (the round trip needs both); allowed 1..={}", if missing == "cable_m" { 500 } else { 1000 })));
         }
         let retrans_threshold = r.u32("retrans_threshold")?;
         let explicit_id = r.u32("frame_id_bits")?;
@@ -115,10 +104,7 @@ impl BlockKind for RiflKind {
                 format!("= {frame_id_bits} gives {} frame IDs, fewer than 2 x retrans_threshold = {}; allowed {}..=12", 1u32 << frame_id_bits, 2 * retrans_threshold, 32 - (2 * retrans_threshold - 1).leading_zeros()),
             ));
         }
-        if explicit_id != 0
-            && cable_m != 0
-            && explicit_id < derived_frame_id_bits(cable_m, lane_gbps, frame_bits)
-        {
+        if explicit_id != 0 && cable_m != 0 && explicit_id < derived_frame_id_bits(cable_m, lane_gbps, frame_bits) {
             // No frame_id_bits covers a round trip beyond 12 bits: name what to change instead.
             round_trip_fits(r, cable_m, lane_gbps, frame_bits)?;
             return Err(r.error(
@@ -139,10 +125,7 @@ impl BlockKind for RiflKind {
         }
         let user_bits = r.u32("user_bits")?;
         if !is_pow2(user_bits as u64) {
-            return Err(r.error(
-                "user_bits",
-                format!("= {user_bits} is not a power of two; allowed 8, 16, 32, …, 4096"),
-            ));
+            return Err(r.error("user_bits", format!("= {user_bits} is not a power of two; allowed 8, 16, 32, …, 4096")));
         }
         let lanes = r.u32("lanes")?;
         let fc_given = r.u32("fc_buffer_frames")?;
@@ -157,35 +140,17 @@ impl BlockKind for RiflKind {
             fc_given
         };
         if fc_buffer_frames < 4 {
-            return Err(r.error(
-                "fc_buffer_frames",
-                format!("= {fc_buffer_frames} is too small; allowed 0 (derived) or 4..=65536"),
-            ));
+            return Err(r.error("fc_buffer_frames", format!("= {fc_buffer_frames} is too small; allowed 0 (derived) or 4..=65536")));
         }
         let on_given = r.u32("fc_on_frames")?;
         let off_given = r.u32("fc_off_frames")?;
-        let fc_on_frames = if on_given == 0 {
-            2 * fc_buffer_frames / 3
-        } else {
-            on_given
-        };
-        let fc_off_frames = if off_given == 0 {
-            fc_buffer_frames / 3
-        } else {
-            off_given
-        };
+        let fc_on_frames = if on_given == 0 { 2 * fc_buffer_frames / 3 } else { on_given };
+        let fc_off_frames = if off_given == 0 { fc_buffer_frames / 3 } else { off_given };
         if fc_on_frames >= fc_buffer_frames {
             return Err(r.error("fc_on_frames", format!("= {fc_on_frames} must be below fc_buffer_frames = {fc_buffer_frames}; allowed 1..={}", fc_buffer_frames - 1)));
         }
         if fc_off_frames == 0 || fc_off_frames >= fc_on_frames {
-            return Err(r.error(
-                "fc_off_frames",
-                format!(
-                    "= {fc_off_frames} must be between 1 and fc_on_frames - 1 = {}; allowed 1..={}",
-                    fc_on_frames.saturating_sub(1),
-                    fc_on_frames.saturating_sub(1)
-                ),
-            ));
+            return Err(r.error("fc_off_frames", format!("= {fc_off_frames} must be between 1 and fc_on_frames - 1 = {}; allowed 1..={}", fc_on_frames.saturating_sub(1), fc_on_frames.saturating_sub(1))));
         }
         if cable_m != 0 {
             let rtt = rtt_frames(cable_m, lane_gbps, frame_bits);
@@ -211,12 +176,7 @@ impl BlockKind for RiflKind {
             retrans_threshold,
             control_repeat,
         };
-        Ok(Box::new(RiflBlock {
-            name: r.block().to_string(),
-            params,
-            cable_m,
-            lane_gbps,
-        }))
+        Ok(Box::new(RiflBlock { name: r.block().to_string(), params, cable_m, lane_gbps }))
     }
 }
 
@@ -272,12 +232,7 @@ const MAX_FRAME_ID_BITS: u32 = 12;
 /// The round trip of `cable_m` at `lane_gbps` fits 12 frame ID bits; else an error on `cable_m`
 /// naming the longest cable, the highest rate and the frame sizes that fit, each with the other
 /// settings kept.
-fn round_trip_fits(
-    r: &FieldReader,
-    cable_m: u32,
-    lane_gbps: u32,
-    frame_bits: u32,
-) -> ConfigResult<()> {
+fn round_trip_fits(r: &FieldReader, cable_m: u32, lane_gbps: u32, frame_bits: u32) -> ConfigResult<()> {
     let fits = |c: u32, g: u32, f: u32| derived_frame_id_bits(c, g, f) <= MAX_FRAME_ID_BITS;
     if fits(cable_m, lane_gbps, frame_bits) {
         return Ok(());
@@ -289,17 +244,10 @@ fn round_trip_fits(
     if let Some(g) = (1..lane_gbps).rev().find(|&g| fits(cable_m, g, frame_bits)) {
         fixes.push(format!("lane_gbps at most {g}"));
     }
-    if let Some(f) = [256u32, 512, 1024, 2048]
-        .into_iter()
-        .find(|&f| f > frame_bits && fits(cable_m, lane_gbps, f))
-    {
+    if let Some(f) = [256u32, 512, 1024, 2048].into_iter().find(|&f| f > frame_bits && fits(cable_m, lane_gbps, f)) {
         fixes.push(format!("frame_bits = {f} or more"));
     }
-    let fixes = if fixes.is_empty() {
-        "a shorter cable, a lower rate or larger frames".to_string()
-    } else {
-        fixes.join(", or ")
-    };
+    let fixes = if fixes.is_empty() { "a shorter cable, a lower rate or larger frames".to_string() } else { fixes.join(", or ") };
     Err(r.error(
         "cable_m",
         format!(
@@ -336,11 +284,7 @@ mod tests {
     #[test]
     fn default_crc_has_hd4_at_every_frame_size() {
         for f in [128, 256, 512, 1024, 2048] {
-            assert_eq!(
-                crc_weakness(DEFAULT_CRC_POLY, f),
-                None,
-                "0x80F at {f}-bit frames"
-            );
+            assert_eq!(crc_weakness(DEFAULT_CRC_POLY, f), None, "0x80F at {f}-bit frames");
         }
     }
 }

@@ -89,17 +89,9 @@ impl BitOrder {
 impl RsCrcBlock {
     /// The reference model of this block (the same parameters, validated at parse time).
     pub fn model(&self) -> RsCrc {
-        RsCrc::new(
-            self.symbol_bits,
-            self.field_poly,
-            self.first_root,
-            self.root_count as usize,
-            self.data_bytes as usize,
-            self.seq_bits,
-            self.orientation,
-        )
-        .expect("validated when the design was parsed")
-        .with_bit_map(self.bit_map.clone())
+        RsCrc::new(self.symbol_bits, self.field_poly, self.first_root, self.root_count as usize, self.data_bytes as usize, self.seq_bits, self.orientation)
+            .expect("validated when the design was parsed")
+            .with_bit_map(self.bit_map.clone())
     }
 
     pub fn data_bits(&self) -> u32 {
@@ -132,23 +124,11 @@ impl BlockKind for RsCrcKind {
         let order = field.order();
         let first_root = r.u32("first_root")?;
         if first_root >= order {
-            return Err(r.error(
-                "first_root",
-                format!(
-                    "= {first_root} is out of range for GF(2^{symbol_bits}); allowed 0..={}",
-                    order - 1
-                ),
-            ));
+            return Err(r.error("first_root", format!("= {first_root} is out of range for GF(2^{symbol_bits}); allowed 0..={}", order - 1)));
         }
         let root_count = r.u32("root_count")?;
         if root_count >= order {
-            return Err(r.error(
-                "root_count",
-                format!(
-                    "= {root_count} is out of range for GF(2^{symbol_bits}); allowed 1..={}",
-                    (order - 2).min(32)
-                ),
-            ));
+            return Err(r.error("root_count", format!("= {root_count} is out of range for GF(2^{symbol_bits}); allowed 1..={}", (order - 2).min(32))));
         }
         let data_bytes = r.u32("data_bytes")?;
         let data_symbols = (8 * data_bytes).div_ceil(symbol_bits);
@@ -163,14 +143,7 @@ impl BlockKind for RsCrcKind {
         }
         let seq_bits = r.u32("seq_bits")?;
         if seq_bits > 8 * data_bytes {
-            return Err(r.error(
-                "seq_bits",
-                format!(
-                    "= {seq_bits} exceeds the {} data bits; allowed 0..={}",
-                    8 * data_bytes,
-                    (8 * data_bytes).min(32)
-                ),
-            ));
+            return Err(r.error("seq_bits", format!("= {seq_bits} exceeds the {} data bits; allowed 0..={}", 8 * data_bytes, (8 * data_bytes).min(32))));
         }
         let pipeline = r.u32("pipeline")?;
         let checker = r.bool("checker")?;
@@ -184,16 +157,7 @@ impl BlockKind for RsCrcKind {
             _ => BitOrder::Lsb0,
         };
         // Every rule of the model is checked above; this only guards against drift.
-        let model = RsCrc::new(
-            symbol_bits,
-            field_poly,
-            first_root,
-            root_count as usize,
-            data_bytes as usize,
-            seq_bits,
-            orientation,
-        )
-        .map_err(|e| r.error("data_bytes", e.to_string()))?;
+        let model = RsCrc::new(symbol_bits, field_poly, first_root, root_count as usize, data_bytes as usize, seq_bits, orientation).map_err(|e| r.error("data_bytes", e.to_string()))?;
         let bit_map = match bit_order {
             BitOrder::Lsb0 => (0..symbol_bits as u8).collect(),
             BitOrder::Msb0 => (0..symbol_bits as u8).rev().collect(),
@@ -238,23 +202,13 @@ impl Block for RsCrcBlock {
             ("seq_bits", self.seq_bits.to_string()),
             ("pipeline", self.pipeline.to_string()),
             ("checker", self.checker.to_string()),
-            (
-                "orientation",
-                match self.orientation {
-                    Orientation::MsbFirst => "msb_first",
-                    Orientation::LsbFirst => "lsb_first",
-                }
-                .to_string(),
-            ),
+            ("orientation", match self.orientation {
+                Orientation::MsbFirst => "msb_first",
+                Orientation::LsbFirst => "lsb_first",
+            }
+            .to_string()),
             ("bit_order", self.bit_order.as_str().to_string()),
-            (
-                "bit_map",
-                self.bit_map
-                    .iter()
-                    .map(u8::to_string)
-                    .collect::<Vec<_>>()
-                    .join(","),
-            ),
+            ("bit_map", self.bit_map.iter().map(u8::to_string).collect::<Vec<_>>().join(",")),
         ]
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {

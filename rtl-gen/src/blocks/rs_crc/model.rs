@@ -154,11 +154,7 @@ impl RsCrc {
     /// first as a field element. Off by default.
     pub fn with_reflected_bits(self, reflect: bool) -> RsCrc {
         let m = self.field.m() as u8;
-        let map = if reflect {
-            (0..m).rev().collect()
-        } else {
-            (0..m).collect()
-        };
+        let map = if reflect { (0..m).rev().collect() } else { (0..m).collect() };
         self.with_bit_map(map)
     }
 
@@ -168,13 +164,7 @@ impl RsCrc {
     pub fn with_bit_map(mut self, map: Vec<u8>) -> RsCrc {
         let m = self.field.m() as usize;
         let mut seen = vec![false; m];
-        assert!(
-            map.len() == m
-                && map
-                    .iter()
-                    .all(|&j| (j as usize) < m && !std::mem::replace(&mut seen[j as usize], true)),
-            "bit map {map:?} is not a permutation of 0..{m}"
-        );
+        assert!(map.len() == m && map.iter().all(|&j| (j as usize) < m && !std::mem::replace(&mut seen[j as usize], true)), "bit map {map:?} is not a permutation of 0..{m}");
         self.bit_map = map;
         self
     }
@@ -187,10 +177,7 @@ impl RsCrc {
     /// Whether the bit order is the reflected one (bus bit m−1−b carries α^b).
     pub fn reflect_bits(&self) -> bool {
         let m = self.bit_map.len();
-        self.bit_map
-            .iter()
-            .enumerate()
-            .all(|(b, &j)| j as usize == m - 1 - b)
+        self.bit_map.iter().enumerate().all(|(b, &j)| j as usize == m - 1 - b)
     }
 
     /// Longest L such that every burst of ≤ L data bits (data bit k = byte k/8 bit k%8, the
@@ -199,30 +186,17 @@ impl RsCrc {
     /// missed iff it covers both end symbols of some c·x^d·g(x). Exact when the data holds at
     /// least root_count + 1 whole symbols, which is when such bursts exist at all.
     pub fn guaranteed_burst_bits(&self) -> usize {
-        Self::burst_bits_for(
-            &self.field,
-            &self.generator,
-            self.orientation,
-            &self.bit_map,
-            self.data_symbols(),
-        )
+        Self::burst_bits_for(&self.field, &self.generator, self.orientation, &self.bit_map, self.data_symbols())
     }
 
-    fn burst_bits_for(
-        field: &Gf2m,
-        generator: &[u16],
-        orientation: Orientation,
-        map: &[u8],
-        data_symbols: usize,
-    ) -> usize {
+    fn burst_bits_for(field: &Gf2m, generator: &[u16], orientation: Orientation, map: &[u8], data_symbols: usize) -> usize {
         let m = field.m() as usize;
         let count = generator.len() - 1;
         if data_symbols <= count {
             return m * data_symbols.max(1);
         }
         let g0 = generator[count];
-        let bus =
-            |symbol: u16| (0..m).fold(0u32, |acc, b| acc | u32::from(symbol >> b & 1) << map[b]);
+        let bus = |symbol: u16| (0..m).fold(0u32, |acc, b| acc | u32::from(symbol >> b & 1) << map[b]);
         let mut best = count * m;
         for c in 1..=field.mask() {
             let (first, last) = match orientation {
@@ -231,9 +205,7 @@ impl RsCrc {
             };
             let (f, l) = (bus(first), bus(last));
             // The shortest burst covering both: from f's lowest bus bit to l's highest.
-            let span = (m - f.trailing_zeros() as usize)
-                + (count - 1) * m
-                + (32 - l.leading_zeros() as usize);
+            let span = (m - f.trailing_zeros() as usize) + (count - 1) * m + (32 - l.leading_zeros() as usize);
             best = best.min(span - 1);
         }
         best
@@ -244,29 +216,11 @@ impl RsCrc {
     /// permutations, so m ≤ 8 (40320 orders); panics otherwise.
     pub fn burst_optimal_bit_map(&self) -> (Vec<u8>, usize) {
         let m = self.field.m() as usize;
-        assert!(
-            m <= 8,
-            "the bit-order search covers symbol widths up to 8, not {m}"
-        );
+        assert!(m <= 8, "the bit-order search covers symbol widths up to 8, not {m}");
         let mut perm: Vec<u8> = (0..m as u8).collect();
-        let mut best = (
-            perm.clone(),
-            Self::burst_bits_for(
-                &self.field,
-                &self.generator,
-                self.orientation,
-                &perm,
-                self.data_symbols(),
-            ),
-        );
+        let mut best = (perm.clone(), Self::burst_bits_for(&self.field, &self.generator, self.orientation, &perm, self.data_symbols()));
         while next_permutation(&mut perm) {
-            let bits = Self::burst_bits_for(
-                &self.field,
-                &self.generator,
-                self.orientation,
-                &perm,
-                self.data_symbols(),
-            );
+            let bits = Self::burst_bits_for(&self.field, &self.generator, self.orientation, &perm, self.data_symbols());
             if bits > best.1 {
                 best = (perm.clone(), bits);
             }
@@ -348,11 +302,7 @@ impl RsCrc {
             k < self.data_bits() && get_bit(data, k) != seq_bit
         };
         (0..self.data_symbols())
-            .map(|s| {
-                (0..m).fold(0u16, |acc, b| {
-                    acc | u16::from(bit(s * m + self.bus_bit(b))) << b
-                })
-            })
+            .map(|s| (0..m).fold(0u16, |acc, b| acc | u16::from(bit(s * m + self.bus_bit(b))) << b))
             .collect()
     }
 
@@ -440,13 +390,8 @@ impl RsCrc {
 
 /// The next permutation in lexicographic order, in place; false after the last one.
 fn next_permutation(p: &mut [u8]) -> bool {
-    let Some(i) = (1..p.len()).rev().find(|&i| p[i - 1] < p[i]) else {
-        return false;
-    };
-    let j = (i..p.len())
-        .rev()
-        .find(|&j| p[j] > p[i - 1])
-        .expect("a larger element exists");
+    let Some(i) = (1..p.len()).rev().find(|&i| p[i - 1] < p[i]) else { return false };
+    let j = (i..p.len()).rev().find(|&j| p[j] > p[i - 1]).expect("a larger element exists");
     p.swap(i - 1, j);
     p[i..].reverse();
     true
@@ -587,28 +532,12 @@ mod tests {
             assert_eq!(longest, expected, "{orientation:?} reflect_bits={reflect}");
         }
         // The closed form agrees, and the searched bit orders reach 64 (checked by ranks).
-        for (orientation, reflect, expected) in [
-            (Orientation::MsbFirst, false, 62),
-            (Orientation::LsbFirst, false, 63),
-            (Orientation::MsbFirst, true, 63),
-        ] {
-            assert_eq!(
-                RsCrc::pcie6_flit(0, orientation)
-                    .with_reflected_bits(reflect)
-                    .guaranteed_burst_bits(),
-                expected
-            );
+        for (orientation, reflect, expected) in [(Orientation::MsbFirst, false, 62), (Orientation::LsbFirst, false, 63), (Orientation::MsbFirst, true, 63)] {
+            assert_eq!(RsCrc::pcie6_flit(0, orientation).with_reflected_bits(reflect).guaranteed_burst_bits(), expected);
         }
-        for (orientation, map) in [
-            (Orientation::MsbFirst, vec![0, 4, 7, 6, 1, 5, 2, 3]),
-            (Orientation::LsbFirst, vec![0, 1, 2, 3, 7, 4, 5, 6]),
-        ] {
+        for (orientation, map) in [(Orientation::MsbFirst, vec![0, 4, 7, 6, 1, 5, 2, 3]), (Orientation::LsbFirst, vec![0, 1, 2, 3, 7, 4, 5, 6])] {
             let plain = RsCrc::pcie6_flit(0, orientation);
-            assert_eq!(
-                plain.burst_optimal_bit_map(),
-                (map.clone(), 64),
-                "{orientation:?}"
-            );
+            assert_eq!(plain.burst_optimal_bit_map(), (map.clone(), 64), "{orientation:?}");
             let crc = plain.with_bit_map(map);
             assert_eq!(crc.guaranteed_burst_bits(), 64);
             assert_eq!(guaranteed_burst(&crc), 64, "{orientation:?}");
@@ -628,9 +557,7 @@ mod tests {
             RsCrc::pcie6_flit(32, Orientation::LsbFirst),
             RsCrc::new(10, 0x409, 0, 6, 40, 7, Orientation::MsbFirst).unwrap(),
             RsCrc::pcie6_flit(10, Orientation::MsbFirst).with_reflected_bits(true),
-            RsCrc::new(10, 0x409, 0, 6, 40, 7, Orientation::LsbFirst)
-                .unwrap()
-                .with_reflected_bits(true),
+            RsCrc::new(10, 0x409, 0, 6, 40, 7, Orientation::LsbFirst).unwrap().with_reflected_bits(true),
         ] {
             let map = crc.affine_columns();
             assert_eq!(map.inputs, crc.data_bits() + crc.seq_bits() as usize);
@@ -656,11 +583,7 @@ mod tests {
             assert!(reflected.reflect_bits() && !plain.reflect_bits());
             let data = rng.bytes(242);
             let reversed: Vec<u8> = data.iter().map(|b| b.reverse_bits()).collect();
-            let expected: Vec<u8> = plain
-                .crc(&reversed, 0)
-                .iter()
-                .map(|b| b.reverse_bits())
-                .collect();
+            let expected: Vec<u8> = plain.crc(&reversed, 0).iter().map(|b| b.reverse_bits()).collect();
             assert_eq!(reflected.crc(&data, 0), expected);
         }
         // The ISN still enters data bits 0..seq_bits of the bus.

@@ -3,9 +3,9 @@
 
 use super::model::{Orientation, RsCrc};
 use super::RsCrcBlock;
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
 use crate::hw::gf_net::affine_of_masks;
-use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::AffineMap;
@@ -14,17 +14,9 @@ fn input_ports(b: &RsCrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> 
     let mut ports = Vec::new();
     if b.pipeline > 0 {
         ports.extend(clock_ports(design));
-        ports.push(Port::input(
-            "in_valid",
-            1,
-            "data (and seq) valid this cycle",
-        ));
+        ports.push(Port::input("in_valid", 1, "data (and seq) valid this cycle"));
     }
-    ports.push(Port::input(
-        "data",
-        b.data_bits(),
-        "message; byte i at [8i+7:8i], byte 0 first on the wire",
-    ));
+    ports.push(Port::input("data", b.data_bits(), "message; byte i at [8i+7:8i], byte 0 first on the wire"));
     if b.seq_bits > 0 {
         ports.push(Port::input("seq", b.seq_bits, seq_doc));
     }
@@ -55,24 +47,13 @@ pub fn notes(b: &RsCrcBlock, model: &RsCrc) -> Vec<String> {
     let m = b.symbol_bits;
     let (k, c) = (b.data_symbols(), b.root_count);
     let f = model.field();
-    let roots = if c == 1 {
-        format!("α^{}", b.first_root)
-    } else {
-        format!("α^{}..α^{}", b.first_root, b.first_root + c - 1)
-    };
+    let roots = if c == 1 { format!("α^{}", b.first_root) } else { format!("α^{}..α^{}", b.first_root, b.first_root + c - 1) };
     let mut n = vec![format!(
         "crc = remainder of data(x)·x^{c} mod g(x), g(x) = Π (x + α^i) over the {c} roots {roots}, α a root of the field polynomial 0x{:X} (GF(2^{m})); the map is linear over GF(2) and emitted as an XOR network.",
         f.poly()
     )];
-    let symbols = if m == 8 {
-        "data byte i is symbol i".to_string()
-    } else {
-        format!("data is cut into {k} symbols of {m} bits LSB first (symbol s = data[{m}s+{}:{m}s], the last zero-padded at the top)", m - 1)
-    };
-    n.push(format!(
-        "Symbols: {symbols}; crc symbol j is crc[{m}j+{}:{m}j].",
-        m - 1
-    ));
+    let symbols = if m == 8 { "data byte i is symbol i".to_string() } else { format!("data is cut into {k} symbols of {m} bits LSB first (symbol s = data[{m}s+{}:{m}s], the last zero-padded at the top)", m - 1) };
+    n.push(format!("Symbols: {symbols}; crc symbol j is crc[{m}j+{}:{m}j].", m - 1));
     n.push(match b.orientation {
         Orientation::MsbFirst => format!(
             "Orientation msb_first: data symbol 0 is the highest-degree coefficient (x^{}) and data symbol {} the coefficient of x^{c}; crc symbol 0 is the highest remainder coefficient (x^{}) and crc symbol {} the coefficient of x^0. Sent as flit bytes 0..{} followed by crc symbol j at flit byte {}+j, the whole is a codeword of the shortened RS code in transmission order, highest degree first.",
@@ -121,64 +102,23 @@ fn crc_map(model: &RsCrc) -> AffineMap {
     affine_of_masks(&model.affine_columns())
 }
 
-pub fn generator(
-    b: &RsCrcBlock,
-    model: &RsCrc,
-    design: &DesignInfo,
-    name: &str,
-) -> GeneratedModule {
+pub fn generator(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str) -> GeneratedModule {
     let w = b.crc_bits();
-    let mut ports = input_ports(
-        b,
-        design,
-        "sequence number XORed into data[seq_bits-1:0] (ISN)",
-    );
-    ports.push(Port::output(
-        "crc",
-        w,
-        "check symbols; symbol j at [m*j+m-1:m*j]",
-    ));
+    let mut ports = input_ports(b, design, "sequence number XORed into data[seq_bits-1:0] (ISN)");
+    ports.push(Port::output("crc", w, "check symbols; symbol j at [m*j+m-1:m*j]"));
     if b.pipeline > 0 {
-        ports.push(Port::output(
-            "out_valid",
-            1,
-            "crc valid; in_valid delayed by the latency",
-        ));
+        ports.push(Port::output("out_valid", 1, "crc valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
     let input = feed(b, &mut items, "feed");
     let map = crc_map(model);
-    items.push(Item::comment(&format!(
-        "crc = M·{input} over GF(2): {}.",
-        XorStyle::SHARED.how(b.pipeline)
-    )));
-    xor_net::emit(
-        &mut items,
-        &XorNet {
-            name: "crc",
-            input: &input,
-            map: &map,
-            style: XorStyle::SHARED,
-        },
-        "crc",
-        b.pipeline,
-    );
+    items.push(Item::comment(&format!("crc = M·{input} over GF(2): {}.", XorStyle::SHARED.how(b.pipeline))));
+    xor_net::emit(&mut items, &XorNet { name: "crc", input: &input, map: &map, style: XorStyle::SHARED }, "crc", b.pipeline);
     if b.pipeline > 0 {
-        xor_net::emit_valid_pipe(
-            &mut items,
-            "valid_pipe",
-            "in_valid",
-            "out_valid",
-            b.pipeline,
-        );
+        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
     GeneratedModule {
-        module: Module {
-            name: name.to_string(),
-            ports,
-            items,
-            reset: reset_of(b, design),
-        },
+        module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,
         summary: format!(
             "{}-symbol CRC over GF(2^{}) ({} bits) of a {}-byte message in one cycle{}.",
@@ -186,11 +126,7 @@ pub fn generator(
             b.symbol_bits,
             w,
             b.data_bytes,
-            if b.seq_bits > 0 {
-                format!(", with a {}-bit implicit sequence number", b.seq_bits)
-            } else {
-                String::new()
-            }
+            if b.seq_bits > 0 { format!(", with a {}-bit implicit sequence number", b.seq_bits) } else { String::new() }
         ),
         notes: notes(b, model),
         role: Role::Crc,
@@ -203,31 +139,12 @@ pub fn checker(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str) -
     let w = b.crc_bits();
     let mut ports = input_ports(b, design, "the receiver's expected sequence number (ISN)");
     ports.push(Port::input("crc_in", w, "received check symbols"));
-    ports.push(Port::output(
-        "ok",
-        1,
-        "1 iff crc_in equals the CRC of data (with seq)",
-    ));
+    ports.push(Port::output("ok", 1, "1 iff crc_in equals the CRC of data (with seq)"));
     if b.pipeline > 0 {
-        ports.push(Port::output(
-            "out_valid",
-            1,
-            "ok valid; in_valid delayed by the latency",
-        ));
+        ports.push(Port::output("out_valid", 1, "ok valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
-    xor_net::emit_crc_checker(
-        &mut items,
-        &crc_map(model),
-        b.data_bits(),
-        b.seq_bits,
-        XorStyle::SHARED,
-        b.pipeline,
-        &format!(
-            "syndrome = M·{{seq, data}} ^ crc_in: {}.",
-            XorStyle::SHARED.how(b.pipeline)
-        ),
-    );
+    xor_net::emit_crc_checker(&mut items, &crc_map(model), b.data_bits(), b.seq_bits, XorStyle::SHARED, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ crc_in: {}.", XorStyle::SHARED.how(b.pipeline)));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,
@@ -258,10 +175,7 @@ mod tests {
     }
 
     fn block(d: &Design) -> &RsCrcBlock {
-        d.blocks[0]
-            .as_any()
-            .downcast_ref::<RsCrcBlock>()
-            .expect("rs_crc block")
+        d.blocks[0].as_any().downcast_ref::<RsCrcBlock>().expect("rs_crc block")
     }
 
     /// Drive the generated generator and checker (evaluated from the Verilog tree) with random
@@ -289,17 +203,10 @@ mod tests {
         }
         for t in 0..trials {
             let data = rng.bytes(b.data_bytes as usize);
-            let seq = if b.seq_bits == 0 {
-                0
-            } else {
-                rng.next_u64() & ((1u64 << b.seq_bits) - 1)
-            };
+            let seq = if b.seq_bits == 0 { 0 } else { rng.next_u64() & ((1u64 << b.seq_bits) - 1) };
             let expected = model.crc(&data, seq);
             let valid = t % 5 != 3;
-            gen.set(
-                "data",
-                &Bits::from_bytes_width(&data, b.data_bits() as usize),
-            );
+            gen.set("data", &Bits::from_bytes_width(&data, b.data_bits() as usize));
             if b.seq_bits > 0 {
                 gen.set_u64("seq", seq);
             }
@@ -323,17 +230,11 @@ mod tests {
                 }
             };
             if let Some(c) = chk.as_mut() {
-                c.set(
-                    "data",
-                    &Bits::from_bytes_width(&data, b.data_bits() as usize),
-                );
+                c.set("data", &Bits::from_bytes_width(&data, b.data_bits() as usize));
                 if b.seq_bits > 0 {
                     c.set_u64("seq", chk_seq);
                 }
-                c.set(
-                    "crc_in",
-                    &Bits::from_bytes_width(&crc_in, b.crc_bits() as usize),
-                );
+                c.set("crc_in", &Bits::from_bytes_width(&crc_in, b.crc_bits() as usize));
             }
             if p == 0 {
                 gen.settle();
@@ -366,20 +267,14 @@ mod tests {
     fn pcie6_flit_crc_matches_the_model() {
         check_against_model("data_bytes = 242\nseq_bits = 10", 40);
         check_against_model("data_bytes = 242\nseq_bits = 10\norientation = \"lsb_first\"\nbit_order = \"msb0\"\npipeline = 2", 40);
-        check_against_model(
-            "data_bytes = 242\nseq_bits = 10\nbit_order = \"burst_optimal\"",
-            40,
-        );
+        check_against_model("data_bytes = 242\nseq_bits = 10\nbit_order = \"burst_optimal\"", 40);
     }
 
     #[test]
     fn other_fields_and_widths_match_the_model() {
         check_against_model("symbol_bits = 10\nfield_poly = 0x409\nfirst_root = 0\nroot_count = 6\ndata_bytes = 40\nseq_bits = 7\npipeline = 1", 30);
         check_against_model("symbol_bits = 5\nfield_poly = 0x25\nfirst_root = 3\nroot_count = 3\ndata_bytes = 9\nchecker = false\nbit_order = \"burst_optimal\"", 30);
-        check_against_model(
-            "data_bytes = 16\nroot_count = 4\nseq_bits = 32\norientation = \"lsb_first\"",
-            30,
-        );
+        check_against_model("data_bytes = 16\nroot_count = 4\nseq_bits = 32\norientation = \"lsb_first\"", 30);
     }
 
     #[test]
@@ -388,34 +283,17 @@ mod tests {
         let mods = d.blocks[0].modules(&d.info);
         let names: Vec<&str> = mods.iter().map(|m| m.name()).collect();
         assert_eq!(names, ["t_c", "t_c_check"]);
-        let ports: Vec<(&str, u32)> = mods[1]
-            .ports()
-            .iter()
-            .map(|p| (p.name.as_str(), p.width))
-            .collect();
-        assert_eq!(
-            ports,
-            [("data", 1936), ("seq", 10), ("crc_in", 64), ("ok", 1)]
-        );
+        let ports: Vec<(&str, u32)> = mods[1].ports().iter().map(|p| (p.name.as_str(), p.width)).collect();
+        assert_eq!(ports, [("data", 1936), ("seq", 10), ("crc_in", 64), ("ok", 1)]);
         let notes = mods[0].notes.join("\n");
-        assert!(
-            notes.contains("data symbol 0 is the highest-degree coefficient (x^249)"),
-            "{notes}"
-        );
+        assert!(notes.contains("data symbol 0 is the highest-degree coefficient (x^249)"), "{notes}");
         assert!(notes.contains("crc symbol j at flit byte 242+j"), "{notes}");
         let text = mods[0].module.render();
         assert!(!text.contains(" ^ data"), "no XOR chains");
-        assert!(
-            notes.contains("so is every burst of ≤ 62 data bits"),
-            "{notes}"
-        );
+        assert!(notes.contains("so is every burst of ≤ 62 data bits"), "{notes}");
         let d = design("data_bytes = 242\nseq_bits = 10\nbit_order = \"burst_optimal\"");
         assert_eq!(block(&d).bit_map, [0, 4, 7, 6, 1, 5, 2, 3]);
         let notes = d.blocks[0].modules(&d.info)[0].notes.join("\n");
-        assert!(
-            notes.contains("every burst of ≤ 64 data bits")
-                && notes.contains("[0, 4, 7, 6, 1, 5, 2, 3]"),
-            "{notes}"
-        );
+        assert!(notes.contains("every burst of ≤ 64 data bits") && notes.contains("[0, 4, 7, 6, 1, 5, 2, 3]"), "{notes}");
     }
 }

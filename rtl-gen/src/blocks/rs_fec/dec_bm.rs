@@ -23,9 +23,9 @@
 
 use super::model::RsCode;
 use super::{latency_note, layout_notes, RsFecBlock};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
 use crate::hw::gf_net::{emit_inverse, emit_sum, inverse_chain, Term};
-use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, UnOp};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
@@ -59,15 +59,9 @@ pub fn steps(b: &RsFecBlock) -> Vec<Step> {
     let t = b.t() as usize;
     let m = b.symbol_bits as usize;
     let n = b.cw_symbols().div_ceil(b.ways) as usize;
-    let step = |name: &str, weight: u32| Step {
-        name: name.into(),
-        weight,
-    };
+    let step = |name: &str, weight: u32| Step { name: name.into(), weight };
     let mul = 1 + log_ceil(m * m, 6);
-    let mut s = vec![step(
-        "syndromes",
-        1 + log_ceil((b.cw_bits() as usize).div_ceil(2), 6),
-    )];
+    let mut s = vec![step("syndromes", 1 + log_ceil((b.cw_bits() as usize).div_ceil(2), 6))];
     for r in 0..2 * t {
         s.push(step(&format!("bm{r}"), 2 * mul + 2));
     }
@@ -76,10 +70,7 @@ pub fn steps(b: &RsFecBlock) -> Vec<Step> {
     s.push(step("count", (levels * RADIX + levels + 1) as u32));
     s.push(step("slot", 2 + mul * log_ceil(t, 2)));
     s.push(step("forney_eval", mul + 1));
-    s.push(step(
-        "inverse",
-        mul * inverse_chain(b.symbol_bits).len() as u32 + 1,
-    ));
+    s.push(step("inverse", mul * inverse_chain(b.symbol_bits).len() as u32 + 1));
     s.push(step("value", mul));
     s.push(step("correct", 3));
     s
@@ -95,12 +86,10 @@ pub fn plan_cuts(weights: &[u32], segments: usize) -> Vec<bool> {
         return cut;
     }
     assert!(segments <= k, "{segments} pipeline segments for {k} steps");
-    let prefix: Vec<u64> = std::iter::once(0)
-        .chain(weights.iter().scan(0u64, |a, &w| {
-            *a += u64::from(w);
-            Some(*a)
-        }))
-        .collect();
+    let prefix: Vec<u64> = std::iter::once(0).chain(weights.iter().scan(0u64, |a, &w| {
+        *a += u64::from(w);
+        Some(*a)
+    })).collect();
     // best[s][i]: the smallest max weight splitting the first i steps into s groups.
     let inf = u64::MAX;
     let mut best = vec![vec![inf; k + 1]; segments + 1];
@@ -189,8 +178,7 @@ impl Ctx<'_> {
 
     fn konst(&self, pipe: &mut Pipe, name: &str, width: u32, value: u64, doc: &str) -> String {
         pipe.wire(name, width, doc);
-        pipe.items
-            .push(Item::assign(Expr::id(name), Expr::dec(width, value)));
+        pipe.items.push(Item::assign(Expr::id(name), Expr::dec(width, value)));
         name.to_string()
     }
 }
@@ -215,21 +203,8 @@ fn syndromes(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
         }
         let name = format!("{}s{j}", way.p);
         cx.gf_wire(pipe, &name, &format!("S{j} = r(α^{})", cx.fcr as usize + j));
-        let map = AffineMap {
-            matrix: BitMatrix::from_rows(cx.b.cw_bits() as usize, rows),
-            constant: BitVec::zeros(m),
-        };
-        xor_net::emit(
-            &mut pipe.items,
-            &XorNet {
-                name: &name,
-                input: &cw,
-                map: &map,
-                style: XorStyle::Masked,
-            },
-            &name,
-            0,
-        );
+        let map = AffineMap { matrix: BitMatrix::from_rows(cx.b.cw_bits() as usize, rows), constant: BitVec::zeros(m) };
+        xor_net::emit(&mut pipe.items, &XorNet { name: &name, input: &cw, map: &map, style: XorStyle::Masked }, &name, 0);
         way.s.push(name);
     }
 }
@@ -237,13 +212,7 @@ fn syndromes(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
 fn bm_init(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
     let m = cx.m as u32;
     let p = way.p.clone();
-    way.lam = vec![cx.konst(
-        pipe,
-        &format!("{p}l0_0"),
-        m,
-        1,
-        "Λ = 1 before the first iteration",
-    )];
+    way.lam = vec![cx.konst(pipe, &format!("{p}l0_0"), m, 1, "Λ = 1 before the first iteration")];
     way.bb = vec![cx.konst(pipe, &format!("{p}b0_0"), m, 1, "B = 1")];
     way.gam = cx.konst(pipe, &format!("{p}g_0"), m, 1, "γ = 1");
     way.len = cx.konst(pipe, &format!("{p}len_0"), cx.lw, 0, "L = 0");
@@ -258,21 +227,12 @@ fn bm_step(cx: &Ctx, pipe: &mut Pipe, way: &mut Way, r: usize) {
     debug_assert_eq!(way.lam.len(), deg + 1);
     debug_assert_eq!(way.bb.len(), bdeg + 1);
     let d = format!("{p}d{r}");
-    let terms: Vec<Term> = (0..=deg)
-        .map(|i| Term::Prod(way.lam[i].clone(), way.s[r - i].clone()))
-        .collect();
+    let terms: Vec<Term> = (0..=deg).map(|i| Term::Prod(way.lam[i].clone(), way.s[r - i].clone())).collect();
     cx.sum(pipe, &d, &format!("discrepancy δ of iteration {r}"), &terms);
-    let c = pipe.wire(
-        &format!("{p}c{r}"),
-        1,
-        "δ != 0 and 2L <= r: the length changes",
-    );
+    let c = pipe.wire(&format!("{p}c{r}"), 1, "δ != 0 and 2L <= r: the length changes");
     let len = pipe.at(&way.len);
     let le = Expr::bin(BinOp::Le, Expr::id(&len), Expr::dec(lw, (r / 2) as u64));
-    pipe.items.push(Item::assign(
-        Expr::id(&c),
-        Expr::and(Expr::red(UnOp::RedOr, Expr::id(&d)), le),
-    ));
+    pipe.items.push(Item::assign(Expr::id(&c), Expr::and(Expr::red(UnOp::RedOr, Expr::id(&d)), le)));
     // Λ' = γ·Λ + δ·x·B.
     let mut lam = Vec::new();
     for i in 0..=(r + 1).min(t) {
@@ -292,38 +252,21 @@ fn bm_step(cx: &Ctx, pipe: &mut Pipe, way: &mut Way, r: usize) {
         let zero = Expr::dec(cx.m as u32, 0);
         let mut bb = Vec::new();
         for i in 0..=(r + 1).min(t - 1) {
-            let keep = if i <= deg {
-                pipe.expr(&way.lam[i])
-            } else {
-                zero.clone()
-            };
-            let shift = if i >= 1 && i - 1 <= bdeg {
-                pipe.expr(&way.bb[i - 1])
-            } else {
-                zero.clone()
-            };
+            let keep = if i <= deg { pipe.expr(&way.lam[i]) } else { zero.clone() };
+            let shift = if i >= 1 && i - 1 <= bdeg { pipe.expr(&way.bb[i - 1]) } else { zero.clone() };
             let name = cx.gf_wire(pipe, &format!("{p}b{i}_{}", r + 1), "");
-            pipe.items.push(Item::assign(
-                Expr::id(&name),
-                Expr::mux(Expr::id(&c), keep, shift),
-            ));
+            pipe.items.push(Item::assign(Expr::id(&name), Expr::mux(Expr::id(&c), keep, shift)));
             bb.push(name);
         }
         let g = cx.gf_wire(pipe, &format!("{p}g_{}", r + 1), "");
         let old = pipe.expr(&way.gam);
-        pipe.items.push(Item::assign(
-            Expr::id(&g),
-            Expr::mux(Expr::id(&c), Expr::id(&d), old),
-        ));
+        pipe.items.push(Item::assign(Expr::id(&g), Expr::mux(Expr::id(&c), Expr::id(&d), old)));
         way.bb = bb;
         way.gam = g;
     }
     let l = pipe.wire(&format!("{p}len_{}", r + 1), lw, "");
     let changed = Expr::bin(BinOp::Sub, Expr::dec(lw, (r + 1) as u64), Expr::id(&len));
-    pipe.items.push(Item::assign(
-        Expr::id(&l),
-        Expr::mux(Expr::id(&c), changed, Expr::id(&len)),
-    ));
+    pipe.items.push(Item::assign(Expr::id(&l), Expr::mux(Expr::id(&c), changed, Expr::id(&len))));
     way.lam = lam;
     way.len = l;
 }
@@ -332,9 +275,7 @@ fn omega_chien(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
     let (t, m, f) = (cx.t, cx.m, &cx.f);
     let p = way.p.clone();
     for i in 0..t {
-        let terms: Vec<Term> = (0..=i)
-            .map(|j| Term::Prod(way.lam[j].clone(), way.s[i - j].clone()))
-            .collect();
+        let terms: Vec<Term> = (0..=i).map(|j| Term::Prod(way.lam[j].clone(), way.s[i - j].clone())).collect();
         let name = format!("{p}om{i}");
         cx.sum(pipe, &name, &format!("Ω_{i} of Ω = Λ·S mod x^t"), &terms);
         way.om.push(name);
@@ -342,8 +283,7 @@ fn omega_chien(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
     let n = way.code.n();
     let lamv = pipe.wire(&format!("{p}lamv"), ((t + 1) * m) as u32, "{Λ_t, …, Λ_0}");
     let parts: Vec<Expr> = (0..=t).rev().map(|i| pipe.expr(&way.lam[i])).collect();
-    pipe.items
-        .push(Item::assign(Expr::id(&lamv), Expr::Concat(parts)));
+    pipe.items.push(Item::assign(Expr::id(&lamv), Expr::Concat(parts)));
     // One small network and one root flag per position: narrow wires, no wide vectors to select
     // bits from (Verilator 5.006's DFG walks a concatenation per bit select, quadratically).
     let mut flags = Vec::with_capacity(n);
@@ -362,26 +302,10 @@ fn omega_chien(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
             }
         }
         let ev = pipe.wire(&format!("{p}ev{pos}"), m as u32, "");
-        let map = AffineMap {
-            matrix: BitMatrix::from_rows((t + 1) * m, rows),
-            constant: BitVec::zeros(m),
-        };
-        xor_net::emit(
-            &mut pipe.items,
-            &XorNet {
-                name: &ev,
-                input: &lamv,
-                map: &map,
-                style: XorStyle::Masked,
-            },
-            &ev,
-            0,
-        );
+        let map = AffineMap { matrix: BitMatrix::from_rows((t + 1) * m, rows), constant: BitVec::zeros(m) };
+        xor_net::emit(&mut pipe.items, &XorNet { name: &ev, input: &lamv, map: &map, style: XorStyle::Masked }, &ev, 0);
         let rt = pipe.wire(&format!("{p}rt{pos}"), 1, "");
-        pipe.items.push(Item::assign(
-            Expr::id(&rt),
-            Expr::red(UnOp::RedNor, Expr::id(&ev)),
-        ));
+        pipe.items.push(Item::assign(Expr::id(&rt), Expr::red(UnOp::RedNor, Expr::id(&ev))));
         flags.push(rt);
     }
     way.roots = flags;
@@ -389,22 +313,8 @@ fn omega_chien(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
 
 /// Blocked prefix sums of `values` (each `w` bits): the exclusive prefix of every element whose
 /// `need` is set (`None` = 0) and the total. Wires are named `<base>_<counter>`.
-fn prefix_sums(
-    items: &mut Vec<Item>,
-    base: &str,
-    counter: &mut usize,
-    values: &[Expr],
-    need: &[bool],
-    w: u32,
-) -> (Vec<Option<Expr>>, Expr) {
-    fn add(
-        items: &mut Vec<Item>,
-        base: &str,
-        counter: &mut usize,
-        w: u32,
-        a: Expr,
-        b: Expr,
-    ) -> Expr {
+fn prefix_sums(items: &mut Vec<Item>, base: &str, counter: &mut usize, values: &[Expr], need: &[bool], w: u32) -> (Vec<Option<Expr>>, Expr) {
+    fn add(items: &mut Vec<Item>, base: &str, counter: &mut usize, w: u32, a: Expr, b: Expr) -> Expr {
         let name = format!("{base}_{}", *counter);
         *counter += 1;
         items.push(Item::wire(&name, w, ""));
@@ -426,12 +336,7 @@ fn prefix_sums(
     }
     if values.len() <= RADIX {
         let total = totals.pop().expect("one block");
-        return (
-            (0..values.len())
-                .map(|i| if need[i] { local[i].clone() } else { None })
-                .collect(),
-            total,
-        );
+        return ((0..values.len()).map(|i| if need[i] { local[i].clone() } else { None }).collect(), total);
     }
     let block_need: Vec<bool> = need.chunks(RADIX).map(|c| c.iter().any(|&x| x)).collect();
     let (bases, total) = prefix_sums(items, base, counter, &totals, &block_need, w);
@@ -454,20 +359,11 @@ fn count(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
     let lw = cx.lw;
     let p = way.p.clone();
     let (n, k) = (way.code.n(), way.code.k());
-    let values: Vec<Expr> = (0..n)
-        .map(|pos| Expr::Concat(vec![Expr::dec(lw - 1, 0), pipe.expr(&way.roots[pos])]))
-        .collect();
+    let values: Vec<Expr> = (0..n).map(|pos| Expr::Concat(vec![Expr::dec(lw - 1, 0), pipe.expr(&way.roots[pos])])).collect();
     let need: Vec<bool> = (0..n).map(|pos| pos < k).collect();
     pipe.items.push(Item::comment(&format!("{p}: prefix counts of the roots (how many lie before each message position) and their total.")));
     let mut counter = 0;
-    let (pc, total) = prefix_sums(
-        &mut pipe.items,
-        &format!("{p}cnt"),
-        &mut counter,
-        &values,
-        &need,
-        lw,
-    );
+    let (pc, total) = prefix_sums(&mut pipe.items, &format!("{p}cnt"), &mut counter, &values, &need, lw);
     // Each count a wire of its own, so a register stage can carry it.
     way.pc = pc
         .into_iter()
@@ -483,23 +379,10 @@ fn count(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
         .collect();
     let len = pipe.at(&way.len);
     let nzl = pipe.wire(&format!("{p}nzl"), 1, "L != 0: some syndrome is nonzero");
-    pipe.items.push(Item::assign(
-        Expr::id(&nzl),
-        Expr::red(UnOp::RedOr, Expr::id(&len)),
-    ));
-    let ok = pipe.wire(
-        &format!("{p}ok"),
-        1,
-        "correctable: L <= t and exactly L roots at existing positions",
-    );
+    pipe.items.push(Item::assign(Expr::id(&nzl), Expr::red(UnOp::RedOr, Expr::id(&len))));
+    let ok = pipe.wire(&format!("{p}ok"), 1, "correctable: L <= t and exactly L roots at existing positions");
     let fits = Expr::bin(BinOp::Le, Expr::id(&len), Expr::id("T"));
-    pipe.items.push(Item::assign(
-        Expr::id(&ok),
-        Expr::and(
-            Expr::and(Expr::id(&nzl), fits),
-            Expr::eq(total, Expr::id(&len)),
-        ),
-    ));
+    pipe.items.push(Item::assign(Expr::id(&ok), Expr::and(Expr::and(Expr::id(&nzl), fits), Expr::eq(total, Expr::id(&len)))));
     way.ok = ok;
     way.nzl = nzl;
 }
@@ -509,11 +392,7 @@ fn slot(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
     let p = way.p.clone();
     let (n, k) = (way.code.n(), way.code.k());
     // The prefix counts are wires of the COUNT step: bring them into this stage.
-    let pc: Vec<Option<Expr>> = way
-        .pc
-        .iter()
-        .map(|e| e.as_ref().map(|name| pipe.expr(name)))
-        .collect();
+    let pc: Vec<Option<Expr>> = way.pc.iter().map(|e| e.as_ref().map(|name| pipe.expr(name))).collect();
     // Per message position, the one-hot slot of its root (all zero without a root).
     for (q, count) in pc.iter().enumerate() {
         let root = pipe.expr(&way.roots[q]);
@@ -526,8 +405,7 @@ fn slot(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
                 Some(c) => Expr::and(root.clone(), Expr::eq(c.clone(), Expr::dec(lw, s as u64))),
             })
             .collect();
-        pipe.items
-            .push(Item::assign(Expr::id(&oh), Expr::Concat(bits)));
+        pipe.items.push(Item::assign(Expr::id(&oh), Expr::Concat(bits)));
         way.oh.push(oh);
     }
     for s in 0..t {
@@ -538,23 +416,14 @@ fn slot(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
             let terms: Vec<Expr> = (0..k)
                 .filter_map(|q| {
                     let c = value((n - 1 - q) as i64);
-                    (c != 0).then(|| {
-                        Expr::and(
-                            Expr::Repeat(m as u32, Box::new(Expr::bit(&way.oh[q], s as u32))),
-                            Expr::konst(m as u32, u128::from(c)),
-                        )
-                    })
+                    (c != 0).then(|| Expr::and(Expr::Repeat(m as u32, Box::new(Expr::bit(&way.oh[q], s as u32))), Expr::konst(m as u32, u128::from(c))))
                 })
                 .collect();
             // Lines of at most OR_CHUNK terms: partial ORs on wires of their own.
             let mut parts: Vec<Expr> = Vec::new();
             let chunks = terms.len().div_ceil(OR_CHUNK);
             for (j, chunk) in terms.chunks(OR_CHUNK).enumerate() {
-                let e = chunk
-                    .iter()
-                    .cloned()
-                    .reduce(Expr::or)
-                    .expect("non-empty chunk");
+                let e = chunk.iter().cloned().reduce(Expr::or).expect("non-empty chunk");
                 if chunks == 1 {
                     parts.push(e);
                 } else {
@@ -563,47 +432,22 @@ fn slot(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
                     parts.push(Expr::id(&part));
                 }
             }
-            let rhs = parts
-                .into_iter()
-                .reduce(Expr::or)
-                .unwrap_or_else(|| Expr::dec(m as u32, 0));
+            let rhs = parts.into_iter().reduce(Expr::or).unwrap_or_else(|| Expr::dec(m as u32, 0));
             pipe.items.push(Item::assign(Expr::id(&w), rhs));
             w
         };
-        let x = select(
-            pipe,
-            &format!("{p}x{s}"),
-            &|d| f.alpha(-d),
-            "X^−1 = α^−d of the slot's position",
-        );
-        way.scale.push((cx.fcr != 1).then(|| {
-            select(
-                pipe,
-                &format!("{p}y{s}"),
-                &|d| f.alpha(d * (1 - i64::from(cx.fcr))),
-                "X^(1−fcr)",
-            )
-        }));
+        let x = select(pipe, &format!("{p}x{s}"), &|d| f.alpha(-d), "X^−1 = α^−d of the slot's position");
+        way.scale.push((cx.fcr != 1).then(|| select(pipe, &format!("{p}y{s}"), &|d| f.alpha(d * (1 - i64::from(cx.fcr))), "X^(1−fcr)")));
         // Powers x^1 … x^(t−1): squares are linear maps, odd powers one product.
         let mut pw = vec![x.clone()];
         for i in 2..t {
             let name = format!("{p}x{s}_e{i}");
             if i % 2 == 0 {
                 let half = pw[i / 2 - 1].clone();
-                cx.sum(
-                    pipe,
-                    &name,
-                    &format!("X^−{i}"),
-                    &[Term::frobenius(f, &half, 1)],
-                );
+                cx.sum(pipe, &name, &format!("X^−{i}"), &[Term::frobenius(f, &half, 1)]);
             } else {
                 let prev = pw[i - 2].clone();
-                cx.sum(
-                    pipe,
-                    &name,
-                    &format!("X^−{i}"),
-                    &[Term::Prod(prev, x.clone())],
-                );
+                cx.sum(pipe, &name, &format!("X^−{i}"), &[Term::Prod(prev, x.clone())]);
             }
             pw.push(name);
         }
@@ -642,12 +486,7 @@ fn inverse(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
         way.inv.push(iv);
         if let Some(y) = way.scale[s].clone() {
             let nm = format!("{p}nm{s}");
-            cx.sum(
-                pipe,
-                &nm,
-                "X^(1−fcr)·Ω(X^−1)",
-                &[Term::Prod(y, way.num[s].clone())],
-            );
+            cx.sum(pipe, &nm, "X^(1−fcr)·Ω(X^−1)", &[Term::Prod(y, way.num[s].clone())]);
             way.num[s] = nm;
         }
     }
@@ -657,12 +496,7 @@ fn value(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
     let p = way.p.clone();
     for s in 0..cx.t {
         let e = format!("{p}e{s}");
-        cx.sum(
-            pipe,
-            &e,
-            &format!("error value of slot {s}"),
-            &[Term::Prod(way.num[s].clone(), way.inv[s].clone())],
-        );
+        cx.sum(pipe, &e, &format!("error value of slot {s}"), &[Term::Prod(way.num[s].clone(), way.inv[s].clone())]);
         way.e.push(e);
     }
 }
@@ -679,47 +513,23 @@ fn correct(cx: &Ctx, pipe: &mut Pipe, way: &mut Way, w: usize, fixed: &mut [Opti
         let m32 = m as u32;
         let oh = pipe.at(&way.oh[q]);
         let corr = (0..t)
-            .map(|s| {
-                Expr::and(
-                    Expr::Repeat(m32, Box::new(Expr::bit(&oh, s as u32))),
-                    Expr::id(&e[s]),
-                )
-            })
+            .map(|s| Expr::and(Expr::Repeat(m32, Box::new(Expr::bit(&oh, s as u32))), Expr::id(&e[s])))
             .reduce(Expr::or)
             .expect("t >= 2");
         let fix = Expr::and(Expr::Repeat(m32, Box::new(Expr::id(&ok))), corr);
-        fixed[sym as usize] = Some(Expr::xor(
-            Expr::slice(&cw_msg, m32 * sym + m32 - 1, m32 * sym),
-            fix,
-        ));
+        fixed[sym as usize] = Some(Expr::xor(Expr::slice(&cw_msg, m32 * sym + m32 - 1, m32 * sym), fix));
     }
     let ways = cx.b.ways as usize;
-    let vbit = |name: &str| {
-        if ways == 1 {
-            Expr::id(name)
-        } else {
-            Expr::bit(name, w as u32)
-        }
-    };
+    let vbit = |name: &str| if ways == 1 { Expr::id(name) } else { Expr::bit(name, w as u32) };
     let nzl = pipe.expr(&way.nzl);
     pipe.items.push(Item::assign(vbit("wc"), Expr::id(&ok)));
-    pipe.items.push(Item::assign(
-        vbit("wu"),
-        Expr::and(nzl, Expr::id(&ok).lnot()),
-    ));
+    pipe.items.push(Item::assign(vbit("wu"), Expr::and(nzl, Expr::id(&ok).lnot())));
 }
 
 pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
     let f = b.field();
     let t = b.t() as usize;
-    let cx = Ctx {
-        m: f.m() as usize,
-        t,
-        lw: u32::BITS - (2 * t as u32).leading_zeros(),
-        fcr: b.fcr,
-        b,
-        f,
-    };
+    let cx = Ctx { m: f.m() as usize, t, lw: u32::BITS - (2 * t as u32).leading_zeros(), fcr: b.fcr, b, f };
     let model = b.generic_model();
     let (msg_bits, cw_bits) = (b.msg_bits(), b.cw_bits());
     let ways_n = b.ways as usize;
@@ -729,65 +539,26 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         ports.extend(clock_ports(design));
         ports.push(Port::input("in_valid", 1, "cw valid this cycle"));
     }
-    ports.push(Port::input(
-        "cw",
-        cw_bits,
-        "received codeword, laid out as the encoder's cw",
-    ));
+    ports.push(Port::input("cw", cw_bits, "received codeword, laid out as the encoder's cw"));
     ports.extend([
-        Port::output(
-            "msg",
-            msg_bits,
-            "message, corrected where a way was correctable",
-        ),
-        Port::output(
-            "corrected",
-            1,
-            "some way had errors and corrected them (possibly a miscorrection)",
-        ),
-        Port::output(
-            "uncorrectable",
-            1,
-            "some way is uncorrectable; its symbols passed through unchanged",
-        ),
-        Port::output(
-            "way_corrected",
-            b.ways,
-            "per way: errors located and corrected",
-        ),
-        Port::output(
-            "way_uncorrectable",
-            b.ways,
-            "per way: L > t, or fewer than L roots at existing positions",
-        ),
+        Port::output("msg", msg_bits, "message, corrected where a way was correctable"),
+        Port::output("corrected", 1, "some way had errors and corrected them (possibly a miscorrection)"),
+        Port::output("uncorrectable", 1, "some way is uncorrectable; its symbols passed through unchanged"),
+        Port::output("way_corrected", b.ways, "per way: errors located and corrected"),
+        Port::output("way_uncorrectable", b.ways, "per way: L > t, or fewer than L roots at existing positions"),
     ]);
     if b.pipeline > 0 {
-        ports.push(Port::output(
-            "out_valid",
-            1,
-            "outputs valid; in_valid delayed by the latency",
-        ));
+        ports.push(Port::output("out_valid", 1, "outputs valid; in_valid delayed by the latency"));
     }
 
     let plan = steps(b);
     let weights: Vec<u32> = plan.iter().map(|s| s.weight).collect();
     let cuts = plan_cuts(&weights, b.pipeline as usize);
     let mut pipe = Pipe::new();
-    pipe.items.push(Item::Localparam {
-        name: "T".into(),
-        value: Expr::dec(cx.lw, t as u64),
-        doc: "symbol errors a way corrects".into(),
-    });
+    pipe.items.push(Item::Localparam { name: "T".into(), value: Expr::dec(cx.lw, t as u64), doc: "symbol errors a way corrects".into() });
     pipe.define("cw", cw_bits, 0);
-    let cw_msg = pipe.wire(
-        "cw_msg",
-        msg_bits,
-        "cw[msg bits], carried to the correction",
-    );
-    pipe.items.push(Item::assign(
-        Expr::id(&cw_msg),
-        Expr::slice("cw", msg_bits - 1, 0),
-    ));
+    let cw_msg = pipe.wire("cw_msg", msg_bits, "cw[msg bits], carried to the correction");
+    pipe.items.push(Item::assign(Expr::id(&cw_msg), Expr::slice("cw", msg_bits - 1, 0)));
     let mut ways: Vec<Way> = (0..ways_n)
         .map(|w| {
             let code = model.way_code(w).clone();
@@ -819,12 +590,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let mut fixed: Vec<Option<Expr>> = vec![None; b.msg_symbols as usize];
     let mut stage_of_step = Vec::with_capacity(plan.len());
     for (i, step) in plan.iter().enumerate() {
-        pipe.items.push(Item::comment(&format!(
-            "Step {}: {} (stage {}).",
-            i,
-            step.name,
-            pipe.stage()
-        )));
+        pipe.items.push(Item::comment(&format!("Step {}: {} (stage {}).", i, step.name, pipe.stage())));
         stage_of_step.push(pipe.stage());
         if i == 1 {
             for way in ways.iter_mut() {
@@ -856,10 +622,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             let m32 = cx.m as u32;
             for (sym, e) in fixed.drain(..).enumerate() {
                 let sym = sym as u32;
-                pipe.items.push(Item::assign(
-                    Expr::slice("msg_c", m32 * sym + m32 - 1, m32 * sym),
-                    e.expect("every message symbol is in some way"),
-                ));
+                pipe.items.push(Item::assign(Expr::slice("msg_c", m32 * sym + m32 - 1, m32 * sym), e.expect("every message symbol is in some way")));
             }
         }
         if cuts[i] {
@@ -868,42 +631,20 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     }
     let cor = pipe.wire("cor", 1, "");
     let unc = pipe.wire("unc", 1, "");
-    pipe.items.push(Item::assign(
-        Expr::id(&cor),
-        Expr::red(UnOp::RedOr, Expr::id("wc")),
-    ));
-    pipe.items.push(Item::assign(
-        Expr::id(&unc),
-        Expr::red(UnOp::RedOr, Expr::id("wu")),
-    ));
+    pipe.items.push(Item::assign(Expr::id(&cor), Expr::red(UnOp::RedOr, Expr::id("wc"))));
+    pipe.items.push(Item::assign(Expr::id(&unc), Expr::red(UnOp::RedOr, Expr::id("wu"))));
     if b.pipeline > 0 {
         pipe.items.push(Item::comment("Output register."));
         pipe.cut();
     }
-    assert_eq!(
-        pipe.stage(),
-        b.pipeline,
-        "the plan places exactly `pipeline` stages"
-    );
-    for (port, sig) in [
-        ("msg", "msg_c"),
-        ("corrected", "cor"),
-        ("uncorrectable", "unc"),
-        ("way_corrected", "wc"),
-        ("way_uncorrectable", "wu"),
-    ] {
+    assert_eq!(pipe.stage(), b.pipeline, "the plan places exactly `pipeline` stages");
+    for (port, sig) in [("msg", "msg_c"), ("corrected", "cor"), ("uncorrectable", "unc"), ("way_corrected", "wc"), ("way_uncorrectable", "wu")] {
         let e = pipe.expr(sig);
         pipe.items.push(Item::assign(Expr::id(port), e));
     }
     let mut items = pipe.finish();
     if b.pipeline > 0 {
-        xor_net::emit_valid_pipe(
-            &mut items,
-            "valid_pipe",
-            "in_valid",
-            "out_valid",
-            b.pipeline,
-        );
+        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
 
     let mut notes = layout_notes(b);
@@ -914,19 +655,11 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     if b.pipeline > 0 {
         let groups: Vec<String> = (0..=b.pipeline.saturating_sub(1))
             .map(|s| {
-                let names: Vec<&str> = plan
-                    .iter()
-                    .zip(&stage_of_step)
-                    .filter(|(_, &st)| st == s)
-                    .map(|(p, _)| p.name.as_str())
-                    .collect();
+                let names: Vec<&str> = plan.iter().zip(&stage_of_step).filter(|(_, &st)| st == s).map(|(p, _)| p.name.as_str()).collect();
                 format!("stage {}: {}", s, compress(&names))
             })
             .collect();
-        notes.push(format!(
-            "Register stages (each ends in registers; the last in the output register): {}.",
-            groups.join("; ")
-        ));
+        notes.push(format!("Register stages (each ends in registers; the last in the output register): {}.", groups.join("; ")));
     }
     notes.push(latency_note(b.pipeline));
     GeneratedModule {
@@ -956,11 +689,7 @@ fn compress(names: &[&str]) -> String {
         while j + 1 < names.len() && names[j + 1].starts_with("bm") && names[i].starts_with("bm") {
             j += 1;
         }
-        out.push(if j > i {
-            format!("{}..{}", names[i], names[j])
-        } else {
-            names[i].to_string()
-        });
+        out.push(if j > i { format!("{}..{}", names[i], names[j]) } else { names[i].to_string() });
         i = j + 1;
     }
     out.join(", ")
@@ -981,10 +710,7 @@ mod tests {
             assert_eq!(cut.iter().filter(|&&c| c).count(), segments - 1);
             assert!(!cut[w.len() - 1], "never after the last step");
         }
-        assert_eq!(
-            plan_cuts(&w, 3),
-            vec![false, false, false, true, true, false, false]
-        );
+        assert_eq!(plan_cuts(&w, 3), vec![false, false, false, true, true, false, false]);
     }
 
     #[test]

@@ -15,8 +15,8 @@
 
 use super::model::{Pcie6Fec, RsCode};
 use super::{latency_note, layout_notes, Layout, RsFecBlock};
-use crate::config::DesignInfo;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
@@ -64,18 +64,10 @@ fn generic_ways(b: &RsFecBlock, f: &Gf2m) -> Vec<Way> {
                 let d = (n - 1 - p) as i64;
                 let symbol = p * ways + w;
                 for j in 0..2 {
-                    symbol_column(
-                        &mut rows[j * m..(j + 1) * m],
-                        f,
-                        symbol,
-                        f.alpha((i64::from(b.fcr) + j as i64) * d),
-                    );
+                    symbol_column(&mut rows[j * m..(j + 1) * m], f, symbol, f.alpha((i64::from(b.fcr) + j as i64) * d));
                 }
                 let scale = f.inv(f.alpha(d * i64::from(b.fcr)));
-                positions.push(Position {
-                    mult: f.alpha(d),
-                    msg_symbol: (p < k).then_some((symbol, scale)),
-                });
+                positions.push(Position { mult: f.alpha(d), msg_symbol: (p < k).then_some((symbol, scale)) });
             }
             Way { rows, positions }
         })
@@ -88,9 +80,7 @@ fn pcie6_ways(f: &Gf2m) -> Vec<Way> {
             let mut rows = vec![BitVec::zeros(8 * Pcie6Fec::FLIT_BYTES); 16];
             let mut positions = Vec::new();
             for offset in 0..Pcie6Fec::GROUP_LEN {
-                let Some(byte) = Pcie6Fec::flit_byte(g, offset) else {
-                    continue;
-                };
+                let Some(byte) = Pcie6Fec::flit_byte(g, offset) else { continue };
                 // S0 = sp: offsets 0..83 and 85; S1 = sc: offsets 0..83 times α^(84−i), and 84.
                 let (sp, sc) = match offset {
                     Pcie6Fec::CHECK_OFFSET => (0, 1),
@@ -100,10 +90,7 @@ fn pcie6_ways(f: &Gf2m) -> Vec<Way> {
                 symbol_column(&mut rows[..8], f, byte, sp);
                 symbol_column(&mut rows[8..], f, byte, sc);
                 if offset < Pcie6Fec::CHECK_OFFSET {
-                    positions.push(Position {
-                        mult: sc,
-                        msg_symbol: Some((byte, 1)),
-                    });
+                    positions.push(Position { mult: sc, msg_symbol: Some((byte, 1)) });
                 }
             }
             Way { rows, positions }
@@ -131,14 +118,7 @@ fn repeat(m: usize, e: Expr) -> Expr {
 
 /// An XOR network mapping the m-bit wire `input` to `mults.len()` constant multiples of it, in
 /// a new wire `out`.
-fn multiples(
-    pipe: &mut Pipe,
-    f: &Gf2m,
-    input: &str,
-    out: &str,
-    mults: &[u16],
-    doc: &str,
-) -> String {
+fn multiples(pipe: &mut Pipe, f: &Gf2m, input: &str, out: &str, mults: &[u16], doc: &str) -> String {
     let m = f.m() as usize;
     let mut rows = Vec::with_capacity(mults.len() * m);
     for &c in mults {
@@ -146,22 +126,9 @@ fn multiples(
             rows.push(BitVec::from_u128(m, u128::from(row)));
         }
     }
-    let map = AffineMap {
-        matrix: BitMatrix::from_rows(m, rows),
-        constant: BitVec::zeros(mults.len() * m),
-    };
+    let map = AffineMap { matrix: BitMatrix::from_rows(m, rows), constant: BitVec::zeros(mults.len() * m) };
     pipe.wire(out, (mults.len() * m) as u32, doc);
-    xor_net::emit(
-        &mut pipe.items,
-        &XorNet {
-            name: out,
-            input,
-            map: &map,
-            style: XorStyle::Masked,
-        },
-        out,
-        0,
-    );
+    xor_net::emit(&mut pipe.items, &XorNet { name: out, input, map: &map, style: XorStyle::Masked }, out, 0);
     out.to_string()
 }
 
@@ -181,56 +148,23 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         ports.extend(clock_ports(design));
         ports.push(Port::input("in_valid", 1, "cw valid this cycle"));
     }
-    ports.push(Port::input(
-        "cw",
-        cw_bits,
-        "received codeword, laid out as the encoder's cw",
-    ));
+    ports.push(Port::input("cw", cw_bits, "received codeword, laid out as the encoder's cw"));
     ports.extend([
-        Port::output(
-            "msg",
-            msg_bits,
-            "message, corrected where a way was correctable",
-        ),
-        Port::output(
-            "corrected",
-            1,
-            "some way had an error and corrected it (possibly a miscorrection)",
-        ),
-        Port::output(
-            "uncorrectable",
-            1,
-            "some way is uncorrectable; its symbols passed through unchanged",
-        ),
-        Port::output(
-            "way_corrected",
-            b.ways,
-            "per way: an error was located and corrected",
-        ),
-        Port::output(
-            "way_uncorrectable",
-            b.ways,
-            "per way: nonzero syndromes that no existing position explains",
-        ),
+        Port::output("msg", msg_bits, "message, corrected where a way was correctable"),
+        Port::output("corrected", 1, "some way had an error and corrected it (possibly a miscorrection)"),
+        Port::output("uncorrectable", 1, "some way is uncorrectable; its symbols passed through unchanged"),
+        Port::output("way_corrected", b.ways, "per way: an error was located and corrected"),
+        Port::output("way_uncorrectable", b.ways, "per way: nonzero syndromes that no existing position explains"),
     ]);
     if b.pipeline > 0 {
-        ports.push(Port::output(
-            "out_valid",
-            1,
-            "outputs valid; in_valid delayed by the latency",
-        ));
+        ports.push(Port::output("out_valid", 1, "outputs valid; in_valid delayed by the latency"));
     }
 
     let mut pipe = Pipe::new();
     pipe.define("cw", cw_bits, 0);
-    pipe.items.push(Item::comment(
-        "The message part of cw, carried to the correction stage.",
-    ));
+    pipe.items.push(Item::comment("The message part of cw, carried to the correction stage."));
     let cw_msg = pipe.wire("cw_msg", msg_bits, "cw[msg bits]");
-    pipe.items.push(Item::assign(
-        Expr::id(&cw_msg),
-        Expr::slice("cw", msg_bits - 1, 0),
-    ));
+    pipe.items.push(Item::assign(Expr::id(&cw_msg), Expr::slice("cw", msg_bits - 1, 0)));
 
     // Syndromes of every way: one network over cw, pipelined by up to two of the P − 1 stages
     // before the output register; a fourth stage goes after the location.
@@ -238,28 +172,14 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let locate_cut = b.pipeline > syn_stages + 1;
     let syn_bits = 2 * m * ways_n;
     let rows: Vec<BitVec> = ways.iter().flat_map(|w| w.rows.iter().cloned()).collect();
-    let map = AffineMap {
-        matrix: BitMatrix::from_rows(cw_bits as usize, rows),
-        constant: BitVec::zeros(syn_bits),
-    };
+    let map = AffineMap { matrix: BitMatrix::from_rows(cw_bits as usize, rows), constant: BitVec::zeros(syn_bits) };
     pipe.items.push(Item::comment(if pcie6 {
         "Syndromes per group g (bits [16g+15:16g]): {sc, sp}, sp = parity syndrome, sc = check syndrome."
     } else {
         "Syndromes per way w (bits [2m·w+2m-1:2m·w]): {S1, S0}, S_j = r(α^(fcr+j))."
     }));
-    pipe.items
-        .push(Item::wire("syn", syn_bits as u32, "syndromes of all ways"));
-    xor_net::emit(
-        &mut pipe.items,
-        &XorNet {
-            name: "syn",
-            input: "cw",
-            map: &map,
-            style: XorStyle::Masked,
-        },
-        "syn",
-        syn_stages,
-    );
+    pipe.items.push(Item::wire("syn", syn_bits as u32, "syndromes of all ways"));
+    xor_net::emit(&mut pipe.items, &XorNet { name: "syn", input: "cw", map: &map, style: XorStyle::Masked }, "syn", syn_stages);
     pipe.define("syn", syn_bits as u32, syn_stages);
     pipe.advance(syn_stages);
 
@@ -275,94 +195,42 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             if pcie6 { "Group" } else { "Way" },
             way.positions.len()
         )));
-        let s0 = pipe.wire(
-            &format!("{p}s0"),
-            m as u32,
-            if pcie6 { "parity syndrome sp" } else { "S0" },
-        );
-        let s1 = pipe.wire(
-            &format!("{p}s1"),
-            m as u32,
-            if pcie6 { "check syndrome sc" } else { "S1" },
-        );
-        pipe.items
-            .push(Item::assign(Expr::id(&s0), slice_of(&syn, m, 2 * w)));
-        pipe.items
-            .push(Item::assign(Expr::id(&s1), slice_of(&syn, m, 2 * w + 1)));
+        let s0 = pipe.wire(&format!("{p}s0"), m as u32, if pcie6 { "parity syndrome sp" } else { "S0" });
+        let s1 = pipe.wire(&format!("{p}s1"), m as u32, if pcie6 { "check syndrome sc" } else { "S1" });
+        pipe.items.push(Item::assign(Expr::id(&s0), slice_of(&syn, m, 2 * w)));
+        pipe.items.push(Item::assign(Expr::id(&s1), slice_of(&syn, m, 2 * w + 1)));
         let nz0 = pipe.wire(&format!("{p}nz0"), 1, "");
         let nz1 = pipe.wire(&format!("{p}nz1"), 1, "");
-        pipe.items.push(Item::assign(
-            Expr::id(&nz0),
-            Expr::red(UnOp::RedOr, Expr::id(&s0)),
-        ));
-        pipe.items.push(Item::assign(
-            Expr::id(&nz1),
-            Expr::red(UnOp::RedOr, Expr::id(&s1)),
-        ));
+        pipe.items.push(Item::assign(Expr::id(&nz0), Expr::red(UnOp::RedOr, Expr::id(&s0))));
+        pipe.items.push(Item::assign(Expr::id(&nz1), Expr::red(UnOp::RedOr, Expr::id(&s1))));
         let npos = way.positions.len();
         let mults: Vec<u16> = way.positions.iter().map(|q| q.mult).collect();
-        let t = multiples(
-            &mut pipe,
-            &f,
-            &s0,
-            &format!("{p}t"),
-            &mults,
-            "α^d·S0 for every existing position",
-        );
-        let hit = pipe.wire(
-            &format!("{p}hit"),
-            npos as u32,
-            "the error is at this position",
-        );
+        let t = multiples(&mut pipe, &f, &s0, &format!("{p}t"), &mults, "α^d·S0 for every existing position");
+        let hit = pipe.wire(&format!("{p}hit"), npos as u32, "the error is at this position");
         for q in 0..npos {
-            pipe.items.push(Item::assign(
-                bit_of(&hit, npos, q),
-                Expr::and(Expr::id(&nz0), Expr::eq(slice_of(&t, m, q), Expr::id(&s1))),
-            ));
+            pipe.items.push(Item::assign(bit_of(&hit, npos, q), Expr::and(Expr::id(&nz0), Expr::eq(slice_of(&t, m, q), Expr::id(&s1)))));
         }
         // Error values of the message positions.
-        let scaled: Vec<(usize, usize, u16)> = way
-            .positions
-            .iter()
-            .enumerate()
-            .filter_map(|(q, pos)| pos.msg_symbol.map(|(sym, scale)| (q, sym, scale)))
-            .collect();
+        let scaled: Vec<(usize, usize, u16)> = way.positions.iter().enumerate().filter_map(|(q, pos)| pos.msg_symbol.map(|(sym, scale)| (q, sym, scale))).collect();
         let values = if scaled.iter().all(|&(_, _, scale)| scale == 1) {
             s0.clone()
         } else {
             let scales: Vec<u16> = scaled.iter().map(|&(_, _, s)| s).collect();
-            multiples(
-                &mut pipe,
-                &f,
-                &s0,
-                &format!("{p}v"),
-                &scales,
-                "error value S0·α^(−d·fcr) per message position",
-            )
+            multiples(&mut pipe, &f, &s0, &format!("{p}v"), &scales, "error value S0·α^(−d·fcr) per message position")
         };
         let located = Expr::red(UnOp::RedOr, Expr::id(&hit));
         let (corrected, uncorrectable) = if pcie6 {
             // Only one syndrome nonzero: the error is in the check or the parity byte itself.
-            (
-                Expr::or(located.clone(), Expr::xor(Expr::id(&nz0), Expr::id(&nz1))),
-                Expr::and(Expr::and(Expr::id(&nz0), Expr::id(&nz1)), located.lnot()),
-            )
+            (Expr::or(located.clone(), Expr::xor(Expr::id(&nz0), Expr::id(&nz1))), Expr::and(Expr::and(Expr::id(&nz0), Expr::id(&nz1)), located.lnot()))
         } else {
-            (
-                located.clone(),
-                Expr::and(Expr::or(Expr::id(&nz0), Expr::id(&nz1)), located.lnot()),
-            )
+            (located.clone(), Expr::and(Expr::or(Expr::id(&nz0), Expr::id(&nz1)), located.lnot()))
         };
-        pipe.items
-            .push(Item::assign(bit_of(&wc, ways_n, w), corrected));
-        pipe.items
-            .push(Item::assign(bit_of(&wu, ways_n, w), uncorrectable));
+        pipe.items.push(Item::assign(bit_of(&wc, ways_n, w), corrected));
+        pipe.items.push(Item::assign(bit_of(&wu, ways_n, w), uncorrectable));
         fixes.push((hit, npos, values, scaled));
     }
     if locate_cut {
-        pipe.items.push(Item::comment(
-            "Register stage between location and correction.",
-        ));
+        pipe.items.push(Item::comment("Register stage between location and correction."));
         pipe.cut();
     }
     let msg_c = pipe.wire("msg_c", msg_bits, "corrected message");
@@ -371,49 +239,28 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         let (hit, values) = (pipe.at(&hit), pipe.at(&values));
         let per_position = pipe.width(&values) as usize > m;
         for (j, &(q, sym, _)) in scaled.iter().enumerate() {
-            let value = if per_position {
-                slice_of(&values, m, j)
-            } else {
-                Expr::id(&values)
-            };
+            let value = if per_position { slice_of(&values, m, j) } else { Expr::id(&values) };
             let fix = Expr::and(repeat(m, bit_of(&hit, npos, q)), value);
-            pipe.items.push(Item::assign(
-                slice_of(&msg_c, m, sym),
-                Expr::xor(slice_of(&cw_msg, m, sym), fix),
-            ));
+            pipe.items.push(Item::assign(slice_of(&msg_c, m, sym), Expr::xor(slice_of(&cw_msg, m, sym), fix)));
         }
     }
     // Every message symbol is an existing position of its way, so msg_c is fully driven.
     let cor = pipe.wire("cor", 1, "");
     let unc = pipe.wire("unc", 1, "");
     let (wc, wu) = (pipe.expr(&wc), pipe.expr(&wu));
-    pipe.items
-        .push(Item::assign(Expr::id(&cor), Expr::red(UnOp::RedOr, wc)));
-    pipe.items
-        .push(Item::assign(Expr::id(&unc), Expr::red(UnOp::RedOr, wu)));
+    pipe.items.push(Item::assign(Expr::id(&cor), Expr::red(UnOp::RedOr, wc)));
+    pipe.items.push(Item::assign(Expr::id(&unc), Expr::red(UnOp::RedOr, wu)));
     if b.pipeline > 0 {
         pipe.items.push(Item::comment("Output register."));
         pipe.cut();
     }
-    for (port, sig) in [
-        ("msg", "msg_c"),
-        ("corrected", "cor"),
-        ("uncorrectable", "unc"),
-        ("way_corrected", "wc"),
-        ("way_uncorrectable", "wu"),
-    ] {
+    for (port, sig) in [("msg", "msg_c"), ("corrected", "cor"), ("uncorrectable", "unc"), ("way_corrected", "wc"), ("way_uncorrectable", "wu")] {
         let e = pipe.expr(sig);
         pipe.items.push(Item::assign(Expr::id(port), e));
     }
     let mut items = pipe.finish();
     if b.pipeline > 0 {
-        xor_net::emit_valid_pipe(
-            &mut items,
-            "valid_pipe",
-            "in_valid",
-            "out_valid",
-            b.pipeline,
-        );
+        xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
     let mut notes = layout_notes(b);
     notes.push("Single pass, no ROM: per way the syndromes come from one XOR network; every existing position d tests S1 == α^d·S0 with S0 != 0 (constant multipliers as XOR networks) and a match XORs the error value into its symbol. Nonzero syndromes matching no existing position (a shortened, always-zero position included) flag the way uncorrectable and leave its symbols unchanged.".into());
@@ -455,27 +302,12 @@ pub(crate) mod tests {
         let mut pending = Vec::new();
         let check = |sim: &Sim, cw: &Vec<u8>, valid: Option<bool>| {
             let expect = model.decode(cw);
-            let flags = |v: &[bool]| {
-                v.iter()
-                    .enumerate()
-                    .fold(0u64, |a, (i, &x)| a | u64::from(x) << i)
-            };
+            let flags = |v: &[bool]| v.iter().enumerate().fold(0u64, |a, (i, &x)| a | u64::from(x) << i);
             assert_eq!(sim.get("msg").to_bytes(), expect.msg, "msg of {cw:02x?}");
-            assert_eq!(
-                sim.get_u64("way_corrected"),
-                flags(&expect.status.way_corrected),
-                "{cw:02x?}"
-            );
-            assert_eq!(
-                sim.get_u64("way_uncorrectable"),
-                flags(&expect.status.way_uncorrectable),
-                "{cw:02x?}"
-            );
+            assert_eq!(sim.get_u64("way_corrected"), flags(&expect.status.way_corrected), "{cw:02x?}");
+            assert_eq!(sim.get_u64("way_uncorrectable"), flags(&expect.status.way_uncorrectable), "{cw:02x?}");
             assert_eq!(sim.get_u64("corrected") == 1, expect.status.corrected);
-            assert_eq!(
-                sim.get_u64("uncorrectable") == 1,
-                expect.status.uncorrectable
-            );
+            assert_eq!(sim.get_u64("uncorrectable") == 1, expect.status.uncorrectable);
             if let Some(v) = valid {
                 assert_eq!(sim.get_u64("out_valid") == 1, v);
             }
@@ -590,11 +422,7 @@ pub(crate) mod tests {
                     r[pos] ^= value;
                     sim.set("cw", &Bits::from_bytes_width(&r, 2048));
                     sim.settle();
-                    assert_eq!(
-                        sim.get("msg").to_bytes(),
-                        msg,
-                        "{f}: byte {pos} ^ {value:#x}"
-                    );
+                    assert_eq!(sim.get("msg").to_bytes(), msg, "{f}: byte {pos} ^ {value:#x}");
                     assert!(sim.get_u64("corrected") == 1 && sim.get_u64("uncorrectable") == 0);
                     assert_eq!(sim.get_u64("way_corrected"), 1 << model.way_of(pos));
                 }

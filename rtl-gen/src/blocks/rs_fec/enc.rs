@@ -3,9 +3,9 @@
 
 use super::model::FlitFec;
 use super::{latency_note, layout_notes, RsFecBlock};
+use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::config::DesignInfo;
 use crate::hw::gf_net::affine_of_masks;
-use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
@@ -18,68 +18,30 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let stages = b.enc_pipeline;
     let (msg_bits, cw_bits) = (b.msg_bits(), b.cw_bits());
     let check_bits = cw_bits - msg_bits;
-    let unit = if b.symbol_bits == 8 {
-        "byte i at [8i+7:8i]".to_string()
-    } else {
-        format!(
-            "symbol i at [{m}i+{}:{m}i]",
-            b.symbol_bits - 1,
-            m = b.symbol_bits
-        )
-    };
+    let unit = if b.symbol_bits == 8 { "byte i at [8i+7:8i]".to_string() } else { format!("symbol i at [{m}i+{}:{m}i]", b.symbol_bits - 1, m = b.symbol_bits) };
     let mut ports = Vec::new();
     if stages > 0 {
         ports.extend(clock_ports(design));
         ports.push(Port::input("in_valid", 1, "msg valid this cycle"));
     }
-    ports.push(Port::input(
-        "msg",
-        msg_bits,
-        &format!("message; {unit}, symbol 0 first on the wire"),
-    ));
-    ports.push(Port::output(
-        "cw",
-        cw_bits,
-        &format!(
-            "codeword: msg unchanged in [{}:0], check symbols above",
-            msg_bits - 1
-        ),
-    ));
+    ports.push(Port::input("msg", msg_bits, &format!("message; {unit}, symbol 0 first on the wire")));
+    ports.push(Port::output("cw", cw_bits, &format!("codeword: msg unchanged in [{}:0], check symbols above", msg_bits - 1)));
     if stages > 0 {
-        ports.push(Port::output(
-            "out_valid",
-            1,
-            "cw valid; in_valid delayed by the latency",
-        ));
+        ports.push(Port::output("out_valid", 1, "cw valid; in_valid delayed by the latency"));
     }
     let map = affine_of_masks(&b.model().affine_columns());
     let mut pipe = Pipe::new();
     pipe.define("msg", msg_bits, 0);
     pipe.items.push(Item::comment("check = M·msg over GF(2): the model's encoder probed on unit vectors, one masked parity per check bit."));
-    pipe.items.push(Item::wire(
-        "check",
-        check_bits,
-        "check symbols, cw bits above the message",
-    ));
+    pipe.items.push(Item::wire("check", check_bits, "check symbols, cw bits above the message"));
     // At most two stages inside the network (partial parities, then the check bits); further
     // stages only delay the codeword.
     let net_stages = stages.min(MAX_NET_STAGES);
-    xor_net::emit(
-        &mut pipe.items,
-        &XorNet {
-            name: "check",
-            input: "msg",
-            map: &map,
-            style: XorStyle::Masked,
-        },
-        "check",
-        net_stages,
-    );
+    xor_net::emit(&mut pipe.items, &XorNet { name: "check", input: "msg", map: &map, style: XorStyle::Masked }, "check", net_stages);
     pipe.define("check", check_bits, net_stages);
     pipe.advance(stages);
     let (check, msg) = (pipe.expr("check"), pipe.expr("msg"));
-    pipe.items
-        .push(Item::assign(Expr::id("cw"), Expr::Concat(vec![check, msg])));
+    pipe.items.push(Item::assign(Expr::id("cw"), Expr::Concat(vec![check, msg])));
     let mut items = pipe.finish();
     if stages > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", stages);
@@ -169,23 +131,11 @@ mod tests {
         check(&format!("{kr4}\nenc_pipeline = 3"), 8);
         let d = design(&format!("{kr4}\nenc_pipeline = 2"), "sync_high");
         let mods = d.blocks[0].modules(&d.info);
-        assert_eq!(
-            (mods[0].latency, mods[1].latency),
-            (2, 8),
-            "encoder, decoder latency"
-        );
-        assert!(
-            d.blocks[0]
-                .params()
-                .contains(&("enc_pipeline", "2".to_string())),
-            "the header names the override"
-        );
+        assert_eq!((mods[0].latency, mods[1].latency), (2, 8), "encoder, decoder latency");
+        assert!(d.blocks[0].params().contains(&("enc_pipeline", "2".to_string())), "the header names the override");
         // Without the field the encoder follows `pipeline`, as before, and the header is unchanged.
         let d = design(kr4, "sync_high");
         assert_eq!(d.blocks[0].modules(&d.info)[0].latency, 8);
-        assert!(d.blocks[0]
-            .params()
-            .iter()
-            .all(|(k, _)| *k != "enc_pipeline"));
+        assert!(d.blocks[0].params().iter().all(|(k, _)| *k != "enc_pipeline"));
     }
 }

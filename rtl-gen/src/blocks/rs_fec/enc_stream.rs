@@ -13,9 +13,7 @@ use super::model_stream::{last_message_beat, StreamCode};
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
 use crate::config::DesignInfo;
-use crate::hw::build::{
-    add, and, cat, clog2, dec, eq, id, if_else, mux, ne, or, set_id, when, wire, zeros,
-};
+use crate::hw::build::{add, and, cat, clog2, dec, eq, id, if_else, mux, ne, or, set_id, when, wire, zeros};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::hw::xor_net::XorStyle;
@@ -32,104 +30,32 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let sw = nroots as u32 * m;
     let mut ports = clock_ports(design);
     ports.extend(beat_ports(b, "message"));
-    ports.push(Port::output(
-        "frame_error",
-        1,
-        "pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)",
-    ));
+    ports.push(Port::output("frame_error", 1, "pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)"));
     let mut items = Vec::new();
-    let last_beat = crate::hw::build::localparam(
-        &mut items,
-        "LAST_BEAT",
-        bw,
-        (beats - 1) as u64,
-        "beat index of tlast",
-    );
-    let msg_beat = crate::hw::build::localparam(
-        &mut items,
-        "MSG_END_BEAT",
-        bw,
-        mb as u64,
-        "beat holding the last message symbol",
-    );
+    let last_beat = crate::hw::build::localparam(&mut items, "LAST_BEAT", bw, (beats - 1) as u64, "beat index of tlast");
+    let msg_beat = crate::hw::build::localparam(&mut items, "MSG_END_BEAT", bw, mb as u64, "beat holding the last message symbol");
     items.push(Item::reg("beat", bw, "beat index within the codeword"));
-    items.push(Item::reg(
-        "state",
-        sw,
-        "divider remainder, check symbol j (highest degree first) at symbol j",
-    ));
+    items.push(Item::reg("state", sw, "divider remainder, check symbol j (highest degree first) at symbol j"));
     items.push(Item::reg("out_tvalid_r", 1, "output register full"));
     items.push(Item::reg("out_tlast_r", 1, ""));
     items.push(Item::reg("out_tdata_r", dw, ""));
     items.push(Item::reg("frame_error_r", 1, ""));
-    wire(
-        &mut items,
-        "fire",
-        1,
-        "the output register takes a new beat (or empties)",
-        or(Expr::id("out_tvalid_r").lnot(), id("out_tready")),
-    );
-    wire(
-        &mut items,
-        "accept",
-        1,
-        "an input beat is taken",
-        and(id("in_tvalid"), id("fire")),
-    );
-    wire(
-        &mut items,
-        "is_last",
-        1,
-        "",
-        eq(id("beat"), last_beat.clone()),
-    );
-    wire(
-        &mut items,
-        "div_in",
-        sw + dw,
-        "{state, beat}: the divider networks' input",
-        cat(vec![id("state"), id("in_tdata")]),
-    );
+    wire(&mut items, "fire", 1, "the output register takes a new beat (or empties)", or(Expr::id("out_tvalid_r").lnot(), id("out_tready")));
+    wire(&mut items, "accept", 1, "an input beat is taken", and(id("in_tvalid"), id("fire")));
+    wire(&mut items, "is_last", 1, "", eq(id("beat"), last_beat.clone()));
+    wire(&mut items, "div_in", sw + dw, "{state, beat}: the divider networks' input", cat(vec![id("state"), id("in_tdata")]));
     let probe = |lanes: usize| {
         let code: StreamCode = code.clone();
         move |x: &[u16]| code.encode_step(&x[p..], &x[..lanes])
     };
-    items.push(Item::comment(
-        "Divider over a whole beat of message symbols (the model's LFSR, probed).",
-    ));
-    emit_linear(
-        &mut items,
-        m,
-        &Linear {
-            out: "rem_full",
-            doc: "remainder after a full message beat",
-            input: "div_in",
-            ins: p + nroots,
-            outs: nroots,
-            style: XorStyle::Masked,
-        },
-        probe(p),
-    );
+    items.push(Item::comment("Divider over a whole beat of message symbols (the model's LFSR, probed)."));
+    emit_linear(&mut items, m, &Linear { out: "rem_full", doc: "remainder after a full message beat", input: "div_in", ins: p + nroots, outs: nroots, style: XorStyle::Masked }, probe(p));
     let end_lanes = k - mb * p;
     let rem_end = if end_lanes == p {
         "rem_full"
     } else {
-        items.push(Item::comment(&format!(
-            "Divider over the first {end_lanes} lanes of beat {mb}, the last message symbols."
-        )));
-        emit_linear(
-            &mut items,
-            m,
-            &Linear {
-                out: "rem_end",
-                doc: "remainder after the last message beat",
-                input: "div_in",
-                ins: p + nroots,
-                outs: nroots,
-                style: XorStyle::Masked,
-            },
-            probe(end_lanes),
-        );
+        items.push(Item::comment(&format!("Divider over the first {end_lanes} lanes of beat {mb}, the last message symbols.")));
+        emit_linear(&mut items, m, &Linear { out: "rem_end", doc: "remainder after the last message beat", input: "div_in", ins: p + nroots, outs: nroots, style: XorStyle::Masked }, probe(end_lanes));
         "rem_end"
     };
     // Output lanes: message, check (from rem_end in beat mb, from state later) or padding.
@@ -160,54 +86,22 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         vec![if_else(
             eq(id("beat"), msg_beat.clone()),
             vec![set_id("state", id(rem_end))],
-            vec![when(
-                Expr::bin(crate::hw::verilog::BinOp::Lt, id("beat"), msg_beat),
-                vec![set_id("state", id("rem_full"))],
-            )],
+            vec![when(Expr::bin(crate::hw::verilog::BinOp::Lt, id("beat"), msg_beat), vec![set_id("state", id("rem_full"))])],
         )],
     );
     items.push(Item::AlwaysFf {
-        reset: Some(vec![
-            set_id("beat", dec(bw, 0)),
-            set_id("state", zeros(sw)),
-            set_id("out_tvalid_r", dec(1, 0)),
-            set_id("frame_error_r", dec(1, 0)),
-        ]),
+        reset: Some(vec![set_id("beat", dec(bw, 0)), set_id("state", zeros(sw)), set_id("out_tvalid_r", dec(1, 0)), set_id("frame_error_r", dec(1, 0))]),
         body: vec![
-            set_id(
-                "frame_error_r",
-                and(id("accept"), ne(id("in_tlast"), id("is_last"))),
-            ),
+            set_id("frame_error_r", and(id("accept"), ne(id("in_tlast"), id("is_last")))),
             when(id("fire"), vec![set_id("out_tvalid_r", id("in_tvalid"))]),
-            when(
-                id("accept"),
-                vec![
-                    set_id(
-                        "beat",
-                        mux(id("is_last"), dec(bw, 0), add(id("beat"), dec(bw, 1))),
-                    ),
-                    state_next,
-                ],
-            ),
+            when(id("accept"), vec![set_id("beat", mux(id("is_last"), dec(bw, 0), add(id("beat"), dec(bw, 1)))), state_next]),
         ],
     });
     items.push(Item::AlwaysFf {
         reset: None,
-        body: vec![when(
-            id("accept"),
-            vec![
-                set_id("out_tdata_r", id("enc_beat")),
-                set_id("out_tlast_r", id("is_last")),
-            ],
-        )],
+        body: vec![when(id("accept"), vec![set_id("out_tdata_r", id("enc_beat")), set_id("out_tlast_r", id("is_last"))])],
     });
-    for (port, reg) in [
-        ("in_tready", "fire"),
-        ("out_tvalid", "out_tvalid_r"),
-        ("out_tlast", "out_tlast_r"),
-        ("out_tdata", "out_tdata_r"),
-        ("frame_error", "frame_error_r"),
-    ] {
+    for (port, reg) in [("in_tready", "fire"), ("out_tvalid", "out_tvalid_r"), ("out_tlast", "out_tlast_r"), ("out_tdata", "out_tdata_r"), ("frame_error", "frame_error_r")] {
         items.push(Item::assign(id(port), id(reg)));
     }
     let notes = super::stream_common::beat_notes(b, &code);
@@ -246,9 +140,7 @@ mod tests {
         sim.set_u64("rst", 1);
         sim.clock();
         sim.set_u64("rst", 0);
-        let beats: Vec<Vec<u16>> = (0..words * code.beats())
-            .map(|_| (0..p).map(|_| rng.symbol(mask)).collect())
-            .collect();
+        let beats: Vec<Vec<u16>> = (0..words * code.beats()).map(|_| (0..p).map(|_| rng.symbol(mask)).collect()).collect();
         let mut next = 0;
         let mut cycle = 0;
         while next < beats.len() && cycle < 100_000 {
@@ -257,38 +149,22 @@ mod tests {
             let ready = rng.below(3) != 0;
             let data = &beats[next];
             let tlast = (next + 1) % code.beats() == 0;
-            sim.set(
-                "in_tdata",
-                &Bits::from_bytes_width(&pack_symbols(data, m), p * m as usize),
-            );
+            sim.set("in_tdata", &Bits::from_bytes_width(&pack_symbols(data, m), p * m as usize));
             sim.set_u64("in_tvalid", valid.into());
             sim.set_u64("in_tlast", tlast.into());
             sim.set_u64("out_tready", ready.into());
             sim.settle();
-            assert_eq!(
-                sim.get_u64("in_tready") == 1,
-                model.ready(ready),
-                "cycle {cycle}"
-            );
+            assert_eq!(sim.get_u64("in_tready") == 1, model.ready(ready), "cycle {cycle}");
             assert_eq!(sim.get_u64("out_tvalid") == 1, model.out_tvalid);
             if model.out_tvalid {
-                assert_eq!(
-                    sim.get("out_tdata").to_bytes(),
-                    pack_symbols(&model.out_tdata, m),
-                    "cycle {cycle}"
-                );
+                assert_eq!(sim.get("out_tdata").to_bytes(), pack_symbols(&model.out_tdata, m), "cycle {cycle}");
                 assert_eq!(sim.get_u64("out_tlast") == 1, model.out_tlast);
             }
             assert_eq!(sim.get_u64("frame_error") == 1, model.frame_error);
             if valid && model.ready(ready) {
                 next += 1;
             }
-            model.clock(&EncIn {
-                tvalid: valid,
-                tdata: data,
-                tlast,
-                out_tready: ready,
-            });
+            model.clock(&EncIn { tvalid: valid, tdata: data, tlast, out_tready: ready });
             sim.clock();
         }
         assert_eq!(next, beats.len());
@@ -299,13 +175,7 @@ mod tests {
         let kp4 = "symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 30\nmsg_symbols = 514";
         check(&format!("{kp4}\nsymbols_per_cycle = 32"), 3);
         check(&format!("{kp4}\nsymbols_per_cycle = 8"), 2);
-        check(
-            "symbol_bits = 8\ncheck_symbols = 8\nmsg_symbols = 30\nfcr = 1\nsymbols_per_cycle = 3",
-            4,
-        );
-        check(
-            "symbol_bits = 8\ncheck_symbols = 8\nmsg_symbols = 32\nsymbols_per_cycle = 5",
-            4,
-        );
+        check("symbol_bits = 8\ncheck_symbols = 8\nmsg_symbols = 30\nfcr = 1\nsymbols_per_cycle = 3", 4);
+        check("symbol_bits = 8\ncheck_symbols = 8\nmsg_symbols = 32\nsymbols_per_cycle = 5", 4);
     }
 }

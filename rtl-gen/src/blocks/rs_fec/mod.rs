@@ -26,9 +26,9 @@ mod dec_stream;
 mod dec_t1;
 mod enc;
 mod enc_stream;
+mod stream_common;
 pub mod model;
 pub mod model_stream;
-mod stream_common;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::config::DesignInfo;
@@ -193,24 +193,14 @@ impl RsFecBlock {
     }
 
     fn generic_model(&self) -> InterleavedFec {
-        InterleavedFec::new(
-            self.symbol_bits,
-            self.field_poly,
-            self.fcr,
-            self.msg_symbols as usize,
-            self.ways as usize,
-            self.check_symbols as usize,
-        )
-        .expect("validated when the design was parsed")
+        InterleavedFec::new(self.symbol_bits, self.field_poly, self.fcr, self.msg_symbols as usize, self.ways as usize, self.check_symbols as usize)
+            .expect("validated when the design was parsed")
     }
 
     /// The streaming form's codec (panics for a whole-codeword block).
     pub fn stream_code(&self) -> model_stream::StreamCode {
         let st = self.stream.expect("streaming block");
-        model_stream::StreamCode::new(
-            self.generic_model().way_code(0).clone(),
-            st.symbols_per_cycle as usize,
-        )
+        model_stream::StreamCode::new(self.generic_model().way_code(0).clone(), st.symbols_per_cycle as usize)
     }
 
     /// The streaming encoder's cycle model.
@@ -221,11 +211,7 @@ impl RsFecBlock {
     /// The streaming decoder's cycle model.
     pub fn stream_decoder(&self) -> model_stream::StreamDecoder {
         let st = self.stream.expect("streaming block");
-        let settings = model_stream::DecSettings {
-            counter_bits: st.counter_bits,
-            ser_threshold: st.ser_threshold,
-            ser_window: st.ser_window,
-        };
+        let settings = model_stream::DecSettings { counter_bits: st.counter_bits, ser_threshold: st.ser_threshold, ser_window: st.ser_window };
         model_stream::StreamDecoder::new(self.stream_code(), settings)
     }
 
@@ -248,30 +234,15 @@ impl RsFecBlock {
 }
 
 /// The PCIe 6.0 flit FEC's fixed values, checked against what the user wrote.
-const PCIE6_FIXED: [(&str, u32); 6] = [
-    ("symbol_bits", 8),
-    ("field_poly", FLIT_FEC_FIELD_POLY),
-    ("fcr", 0),
-    ("check_symbols", 2),
-    ("ways", 3),
-    ("msg_bytes", 250),
-];
+const PCIE6_FIXED: [(&str, u32); 6] = [("symbol_bits", 8), ("field_poly", FLIT_FEC_FIELD_POLY), ("fcr", 0), ("check_symbols", 2), ("ways", 3), ("msg_bytes", 250)];
 
 fn parse_pcie6(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
     for (field, value) in PCIE6_FIXED {
         if r.is_set(field) {
             let v = r.u32(field)?;
             if v != value {
-                let shown = if field == "field_poly" {
-                    format!("{v:#X}")
-                } else {
-                    v.to_string()
-                };
-                let allowed = if field == "field_poly" {
-                    format!("{value:#X}")
-                } else {
-                    value.to_string()
-                };
+                let shown = if field == "field_poly" { format!("{v:#X}") } else { v.to_string() };
+                let allowed = if field == "field_poly" { format!("{value:#X}") } else { value.to_string() };
                 return Err(r.error(
                     field,
                     format!("= {shown} does not fit layout = \"pcie6\" (the PCIe 6.0 / CXL 3 flit FEC: 250 message bytes in 3 groups with a check and a parity byte each, GF(2^8) mod 0x11D); allowed {allowed}, or leave it out"),
@@ -281,21 +252,11 @@ fn parse_pcie6(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
     }
     if r.is_set("msg_symbols") {
         let v = r.u32("msg_symbols")?;
-        return Err(r.error(
-            "msg_symbols",
-            format!(
-                "= {v} does not fit layout = \"pcie6\", which has 250 message bytes; leave it out"
-            ),
-        ));
+        return Err(r.error("msg_symbols", format!("= {v} does not fit layout = \"pcie6\", which has 250 message bytes; leave it out")));
     }
     let pipeline = r.u32("pipeline")?;
     if pipeline > MAX_T1_PIPELINE {
-        return Err(r.error(
-            "pipeline",
-            format!(
-                "= {pipeline} is more than a t = 1 decoder can use; allowed 0..={MAX_T1_PIPELINE}"
-            ),
-        ));
+        return Err(r.error("pipeline", format!("= {pipeline} is more than a t = 1 decoder can use; allowed 0..={MAX_T1_PIPELINE}")));
     }
     let enc_pipeline = enc_pipeline(r, pipeline)?;
     if r.is_set("symbols_per_cycle") {
@@ -349,10 +310,7 @@ fn parse_stream(r: &mut FieldReader, b: &RsFecBlock) -> ConfigResult<Option<Stre
     }
     let p = r.u32("symbols_per_cycle")?;
     if p > n {
-        return Err(r.error(
-            "symbols_per_cycle",
-            format!("= {p} is more than the codeword's {n} symbols; allowed 1..={n}"),
-        ));
+        return Err(r.error("symbols_per_cycle", format!("= {p} is more than the codeword's {n} symbols; allowed 1..={n}")));
     }
     if p == n {
         reject_stream_fields(r)?;
@@ -362,41 +320,19 @@ fn parse_stream(r: &mut FieldReader, b: &RsFecBlock) -> ConfigResult<Option<Stre
         return Err(r.error("symbols_per_cycle", format!("= {p} (streaming) needs ways = 1 (here {}); allowed {n} (the whole codeword) with ways > 1", b.ways)));
     }
     let ser_window = r.uint("ser_window")?;
-    let ser_threshold = if r.is_set("ser_threshold") {
-        r.uint("ser_threshold")?
-    } else {
-        model_stream::default_ser_threshold(n as usize, b.msg_symbols as usize, ser_window)
-    };
+    let ser_threshold = if r.is_set("ser_threshold") { r.uint("ser_threshold")? } else { model_stream::default_ser_threshold(n as usize, b.msg_symbols as usize, ser_window) };
     let counter_bits = r.u32("counter_bits")?;
-    Ok(Some(Stream {
-        symbols_per_cycle: p,
-        ser_threshold,
-        ser_window,
-        counter_bits,
-    }))
+    Ok(Some(Stream { symbols_per_cycle: p, ser_threshold, ser_window, counter_bits }))
 }
 
 fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
     let symbol_bits = r.u32("symbol_bits")?;
     let field_poly = r.u32("field_poly")?;
-    let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| {
-        r.error(
-            "field_poly",
-            format!(
-                "= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}"
-            ),
-        )
-    })?;
+    let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| r.error("field_poly", format!("= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}")))?;
     let order = field.order();
     let fcr = r.u32("fcr")?;
     if fcr >= order {
-        return Err(r.error(
-            "fcr",
-            format!(
-                "= {fcr} is out of range for GF(2^{symbol_bits}); allowed 0..={}",
-                order - 1
-            ),
-        ));
+        return Err(r.error("fcr", format!("= {fcr} is out of range for GF(2^{symbol_bits}); allowed 0..={}", order - 1)));
     }
     let check_symbols = r.u32("check_symbols")?;
     if check_symbols % 2 != 0 {
@@ -409,28 +345,16 @@ fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
     let (msg_field, msg_symbols) = match (r.is_set("msg_bytes"), r.is_set("msg_symbols")) {
         (true, true) => {
             let v = r.u32("msg_symbols")?;
-            return Err(r.error(
-                "msg_symbols",
-                format!("= {v} given together with msg_bytes; allowed only one of them"),
-            ));
+            return Err(r.error("msg_symbols", format!("= {v} given together with msg_bytes; allowed only one of them")));
         }
         (true, false) if symbol_bits != 8 => {
             let v = r.u32("msg_bytes")?;
-            return Err(r.error(
-                "msg_bytes",
-                format!(
-                    "= {v} needs symbol_bits = 8 (here {symbol_bits}); give msg_symbols instead"
-                ),
-            ));
+            return Err(r.error("msg_bytes", format!("= {v} needs symbol_bits = 8 (here {symbol_bits}); give msg_symbols instead")));
         }
         (true, false) => ("msg_bytes", r.u32("msg_bytes")?),
         (false, true) => ("msg_symbols", r.u32("msg_symbols")?),
         (false, false) => {
-            let which = if symbol_bits == 8 {
-                "msg_bytes"
-            } else {
-                "msg_symbols"
-            };
+            let which = if symbol_bits == 8 { "msg_bytes" } else { "msg_symbols" };
             return Err(r.error(which, "is required; allowed 1..=8192 (msg_bytes, symbol_bits = 8) or 1..=16384 (msg_symbols)"));
         }
     };
@@ -454,19 +378,7 @@ fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
     }
     let pipeline = r.u32("pipeline")?;
     let enc_pipeline = enc_pipeline(r, pipeline)?;
-    let mut block = RsFecBlock {
-        name: r.block().to_string(),
-        layout: Layout::Generic,
-        symbol_bits,
-        field_poly,
-        fcr,
-        check_symbols,
-        ways,
-        msg_symbols,
-        pipeline,
-        enc_pipeline,
-        stream: None,
-    };
+    let mut block = RsFecBlock { name: r.block().to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline, enc_pipeline, stream: None };
     block.stream = parse_stream(r, &block)?;
     if pipeline > block.max_pipeline() {
         return Err(r.error(
@@ -475,15 +387,7 @@ fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
         ));
     }
     // Every rule of the model is checked above; this only guards against drift.
-    InterleavedFec::new(
-        symbol_bits,
-        field_poly,
-        fcr,
-        msg_symbols as usize,
-        ways as usize,
-        check_symbols as usize,
-    )
-    .map_err(|e| r.error(msg_field, e.to_string()))?;
+    InterleavedFec::new(symbol_bits, field_poly, fcr, msg_symbols as usize, ways as usize, check_symbols as usize).map_err(|e| r.error(msg_field, e.to_string()))?;
     Ok(block)
 }
 
@@ -516,14 +420,11 @@ impl Block for RsFecBlock {
     fn params(&self) -> Vec<(&'static str, String)> {
         let digits = (self.symbol_bits as usize + 1).div_ceil(4);
         let mut params = vec![
-            (
-                "layout",
-                match self.layout {
-                    Layout::Generic => "generic",
-                    Layout::Pcie6 => "pcie6",
-                }
-                .to_string(),
-            ),
+            ("layout", match self.layout {
+                Layout::Generic => "generic",
+                Layout::Pcie6 => "pcie6",
+            }
+            .to_string()),
             ("symbol_bits", self.symbol_bits.to_string()),
             ("field_poly", format!("0x{:0digits$X}", self.field_poly)),
             ("fcr", self.fcr.to_string()),
@@ -552,16 +453,9 @@ impl Block for RsFecBlock {
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
         let names = self.module_names(design);
         if self.stream.is_some() {
-            return vec![
-                enc_stream::module(self, design, &names[0]),
-                dec_stream::module(self, design, &names[1]),
-            ];
+            return vec![enc_stream::module(self, design, &names[0]), dec_stream::module(self, design, &names[1])];
         }
-        let dec = if self.t() == 1 {
-            dec_t1::module(self, design, &names[1])
-        } else {
-            dec_bm::module(self, design, &names[1])
-        };
+        let dec = if self.t() == 1 { dec_t1::module(self, design, &names[1]) } else { dec_bm::module(self, design, &names[1]) };
         vec![enc::module(self, design, &names[0]), dec]
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -573,14 +467,7 @@ impl Block for RsFecBlock {
 fn layout_notes(b: &RsFecBlock) -> Vec<String> {
     let m = b.symbol_bits;
     let unit = if m == 8 { "byte" } else { "symbol" };
-    let packing = if m == 8 {
-        "byte i at [8i+7:8i]".to_string()
-    } else {
-        format!(
-            "{m}-bit symbol i at [{m}i+{}:{m}i], packed LSB first",
-            m - 1
-        )
-    };
+    let packing = if m == 8 { "byte i at [8i+7:8i]".to_string() } else { format!("{m}-bit symbol i at [{m}i+{}:{m}i], packed LSB first", m - 1) };
     match b.layout {
         Layout::Pcie6 => vec![
             "Layout pcie6 (PCIe 6.0 / CXL 3 256-byte flit FEC, GF(2^8) mod x^8+x^4+x^3+x^2+1): flit byte i (0..249) is group i mod 3, offset i/3; offset 83 of groups 1 and 2 is a constant zero that is not sent.".into(),
@@ -638,10 +525,7 @@ pub(crate) mod test_support {
     }
 
     pub fn block(d: &Design) -> &RsFecBlock {
-        d.blocks[0]
-            .as_any()
-            .downcast_ref::<RsFecBlock>()
-            .expect("rs_fec block")
+        d.blocks[0].as_any().downcast_ref::<RsFecBlock>().expect("rs_fec block")
     }
 
     /// A random message of the block's width (spare top bits clear).

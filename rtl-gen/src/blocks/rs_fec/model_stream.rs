@@ -80,13 +80,7 @@ impl StreamCode {
 
     /// Splits a codeword into beats (the last one zero-padded).
     pub fn to_beats(&self, cw: &[u16]) -> Vec<Vec<u16>> {
-        (0..self.beats())
-            .map(|b| {
-                (0..self.p)
-                    .map(|i| cw.get(b * self.p + i).copied().unwrap_or(0))
-                    .collect()
-            })
-            .collect()
+        (0..self.beats()).map(|b| (0..self.p).map(|i| cw.get(b * self.p + i).copied().unwrap_or(0)).collect()).collect()
     }
 
     /// One Horner step of the syndromes over a beat: S_j ← S_j·α^(e_j·P) + Σ_i x_i·α^(e_j·(P−1−i)).
@@ -106,9 +100,7 @@ impl StreamCode {
     }
 
     pub fn syndromes(&self, beats: &[Vec<u16>]) -> Vec<u16> {
-        beats.iter().fold(vec![0; 2 * self.t()], |acc, beat| {
-            self.syndrome_step(&acc, beat)
-        })
+        beats.iter().fold(vec![0; 2 * self.t()], |acc, beat| self.syndrome_step(&acc, beat))
     }
 
     /// Initial RiBM registers: δ = θ = (S_0 … S_(2t−1), 0 … 0, 1), 3t+1 entries.
@@ -123,21 +115,11 @@ impl StreamCode {
     /// One RiBM iteration: δ_i ← γ·δ_(i+1) + δ_0·θ_i; if δ_0 ≠ 0 and k ≥ 0 then θ_i ← δ_(i+1),
     /// γ ← δ_0, k ← −k−1, else k ← k+1. Every processing element does the same two products,
     /// so an iteration is one multiply-add deep, whatever t.
-    pub fn ribm_step(
-        &self,
-        delta: &mut Vec<u16>,
-        theta: &mut Vec<u16>,
-        gamma: &mut u16,
-        k: &mut i32,
-    ) {
+    pub fn ribm_step(&self, delta: &mut Vec<u16>, theta: &mut Vec<u16>, gamma: &mut u16, k: &mut i32) {
         let f = self.field();
         let d0 = delta[0];
-        let shifted: Vec<u16> = (0..delta.len())
-            .map(|i| delta.get(i + 1).copied().unwrap_or(0))
-            .collect();
-        let next: Vec<u16> = (0..delta.len())
-            .map(|i| f.mul(*gamma, shifted[i]) ^ f.mul(d0, theta[i]))
-            .collect();
+        let shifted: Vec<u16> = (0..delta.len()).map(|i| delta.get(i + 1).copied().unwrap_or(0)).collect();
+        let next: Vec<u16> = (0..delta.len()).map(|i| f.mul(*gamma, shifted[i]) ^ f.mul(d0, theta[i])).collect();
         if d0 != 0 && *k >= 0 {
             *theta = shifted;
             *gamma = d0;
@@ -154,11 +136,7 @@ impl StreamCode {
         for _ in 0..2 * t {
             self.ribm_step(&mut delta, &mut theta, &mut gamma, &mut k);
         }
-        KeyEquation {
-            lambda: delta[t..=2 * t].to_vec(),
-            omega: delta[..t].to_vec(),
-            k,
-        }
+        KeyEquation { lambda: delta[t..=2 * t].to_vec(), omega: delta[..t].to_vec(), k }
     }
 
     /// Degree d' = B·P − 1 − p of codeword position p (padding appended after the codeword).
@@ -211,21 +189,11 @@ impl StreamCode {
         let len = (2 * self.t() as i32 - key.k) / 2;
         let correctable = key.k >= 0 && !bad && roots as i32 == len;
         if !correctable {
-            return StreamDecoded {
-                cw: cw.to_vec(),
-                uncorrectable: true,
-                corrected_symbols: 0,
-                corrected_bits: 0,
-            };
+            return StreamDecoded { cw: cw.to_vec(), uncorrectable: true, corrected_symbols: 0, corrected_bits: 0 };
         }
         let corrected: Vec<u16> = cw.iter().zip(&errors).map(|(&r, &e)| r ^ e).collect();
         let bits = errors.iter().map(|e| e.count_ones()).sum();
-        StreamDecoded {
-            cw: corrected,
-            uncorrectable: false,
-            corrected_symbols: roots,
-            corrected_bits: bits,
-        }
+        StreamDecoded { cw: corrected, uncorrectable: false, corrected_symbols: roots, corrected_bits: bits }
     }
 
     /// The LFSR remainder after feeding `msg` into a divider holding `state` (2t symbols,
@@ -281,15 +249,7 @@ impl StreamEncoder {
     pub fn new(code: StreamCode) -> StreamEncoder {
         let p = code.p;
         let nroots = 2 * code.t();
-        StreamEncoder {
-            code,
-            beat: 0,
-            state: vec![0; nroots],
-            out_tvalid: false,
-            out_tlast: false,
-            out_tdata: vec![0; p],
-            frame_error: false,
-        }
+        StreamEncoder { code, beat: 0, state: vec![0; nroots], out_tvalid: false, out_tlast: false, out_tdata: vec![0; p], frame_error: false }
     }
 
     /// `in_tready` given this cycle's `out_tready`.
@@ -312,11 +272,7 @@ impl StreamEncoder {
         let b = self.beat;
         let base = b * p;
         let msg_end = k.saturating_sub(base).min(p);
-        let parity = if base < k {
-            self.code.encode_step(&self.state, &i.tdata[..msg_end])
-        } else {
-            self.state.clone()
-        };
+        let parity = if base < k { self.code.encode_step(&self.state, &i.tdata[..msg_end]) } else { self.state.clone() };
         for lane in 0..p {
             let pos = base + lane;
             self.out_tdata[lane] = if pos < k {
@@ -382,18 +338,10 @@ impl DecTiming {
     pub fn new(code: &StreamCode) -> DecTiming {
         let beats = code.beats() as u32;
         let two_t = 2 * code.t() as u32;
-        let iters_per_clock = (1..=two_t)
-            .find(|u| two_t.is_multiple_of(*u) && two_t / u < beats.max(2))
-            .unwrap_or(two_t);
+        let iters_per_clock = (1..=two_t).find(|u| two_t.is_multiple_of(*u) && two_t / u < beats.max(2)).unwrap_or(two_t);
         let bm_clocks = two_t / iters_per_clock;
         let chien_stages = 5 + count_stages(code.p * code.field().m() as usize);
-        let mut t = DecTiming {
-            beats,
-            iters_per_clock,
-            bm_clocks,
-            slots: 1,
-            chien_stages,
-        };
+        let mut t = DecTiming { beats, iters_per_clock, bm_clocks, slots: 1, chien_stages };
         let lifetime = t.latency() + beats;
         t.slots = (lifetime.div_ceil(beats) + 1).next_power_of_two();
         t
@@ -545,15 +493,7 @@ impl StreamDecoder {
 
     /// The outputs in the current cycle.
     pub fn outputs(&self) -> DecOut {
-        let data = if self.apply_r {
-            self.rd_data
-                .iter()
-                .zip(&self.rd_err)
-                .map(|(d, e)| d ^ e)
-                .collect()
-        } else {
-            self.rd_data.clone()
-        };
+        let data = if self.apply_r { self.rd_data.iter().zip(&self.rd_err).map(|(d, e)| d ^ e).collect() } else { self.rd_data.clone() };
         DecOut {
             in_tready: self.used != self.timing.slots as usize,
             out_tvalid: self.out_tvalid,
@@ -622,11 +562,9 @@ impl StreamDecoder {
         self.counted.push_back(counted_next);
         if let Some(result) = self.counted.pop_front().flatten() {
             let max = self.counter_max();
-            self.corrected_symbols =
-                (self.corrected_symbols + u64::from(result.corrected_symbols)).min(max);
+            self.corrected_symbols = (self.corrected_symbols + u64::from(result.corrected_symbols)).min(max);
             self.corrected_bits = (self.corrected_bits + u64::from(result.corrected_bits)).min(max);
-            self.uncorrectable_codewords =
-                (self.uncorrectable_codewords + u64::from(result.uncorrectable)).min(max);
+            self.uncorrectable_codewords = (self.uncorrectable_codewords + u64::from(result.uncorrectable)).min(max);
             let count = self.ser_count + u64::from(result.corrected_symbols);
             if self.ser_codewords + 1 == self.settings.ser_window {
                 self.ser_alarm = count > self.settings.ser_threshold;
@@ -656,8 +594,7 @@ impl StreamDecoder {
                 let errors: Vec<u16> = cw.iter().zip(&decoded.cw).map(|(a, b)| a ^ b).collect();
                 // The error RAM holds the Chien/Forney values even when the word is
                 // uncorrectable; they are not applied then, so the model keeps zeros.
-                self.pending
-                    .push_back((self.edge + self.timing.decision_delay(), decoded, errors));
+                self.pending.push_back((self.edge + self.timing.decision_delay(), decoded, errors));
                 self.partial.clear();
                 self.tail = (self.tail + 1) % self.status.len();
                 self.in_beat = 0;
@@ -672,11 +609,7 @@ impl StreamDecoder {
 
 /// A helper for tests: the decoder settings of a block's defaults.
 pub fn default_settings(n: usize, k: usize) -> DecSettings {
-    DecSettings {
-        counter_bits: 32,
-        ser_threshold: default_ser_threshold(n, k, 8192),
-        ser_window: 8192,
-    }
+    DecSettings { counter_bits: 32, ser_threshold: default_ser_threshold(n, k, 8192), ser_window: 8192 }
 }
 
 /// The degraded-SER threshold default: IEEE 802.3 clause 91's 417 symbol errors in 8192
@@ -722,11 +655,7 @@ mod tests {
             for trial in 0..400 {
                 let msg: Vec<u16> = (0..code.k()).map(|_| rng.symbol(mask)).collect();
                 let cw = code.encode(&msg);
-                let errors = if trial < 20 {
-                    0
-                } else {
-                    rng.below(2 * code.t() + 2)
-                };
+                let errors = if trial < 20 { 0 } else { rng.below(2 * code.t() + 2) };
                 let mut r = cw.clone();
                 for pos in rng.distinct(code.n(), errors) {
                     r[pos] ^= rng.nonzero(mask);
@@ -750,11 +679,7 @@ mod tests {
                     }
                 }
             }
-            assert!(
-                flagged > 0,
-                "n={} p={p}: beyond-t words were flagged ({miscorrected} miscorrected)",
-                code.n()
-            );
+            assert!(flagged > 0, "n={} p={p}: beyond-t words were flagged ({miscorrected} miscorrected)", code.n());
         }
     }
 
@@ -764,21 +689,14 @@ mod tests {
     fn timing_of_the_ethernet_codes() {
         let kp4 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kp4(), 32));
         assert_eq!((kp4.beats, kp4.iters_per_clock, kp4.bm_clocks), (17, 2, 15));
-        assert_eq!(
-            kp4.chien_stages, 8,
-            "320 error bits: 20 sums of 16, 4 of 5, 1"
-        );
+        assert_eq!(kp4.chien_stages, 8, "320 error bits: 20 sums of 16, 4 of 5, 1");
         assert_eq!(kp4.latency(), 57);
         assert!(kp4.latency() <= 57, "{}", kp4.latency());
         let kr4 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kr4(), 33));
         assert_eq!((kr4.beats, kr4.iters_per_clock, kr4.bm_clocks), (16, 1, 14));
         let kp4_400 = DecTiming::new(&StreamCode::new(RsCode::ethernet_kp4(), 128));
         assert_eq!((kp4_400.beats, kp4_400.bm_clocks), (5, 3));
-        assert_eq!(
-            (kr4.latency(), kp4_400.latency()),
-            (54, 22),
-            "1,280 error bits: four count stages"
-        );
+        assert_eq!((kr4.latency(), kp4_400.latency()), (54, 22), "1,280 error bits: four count stages");
     }
 
     #[test]
@@ -796,12 +714,7 @@ mod tests {
                 input.extend((0..s.beats() * p - code.k()).map(|_| rng.symbol(mask)));
                 let mut out = Vec::new();
                 for b in 0..s.beats() {
-                    enc.clock(&EncIn {
-                        tvalid: true,
-                        tdata: &input[b * p..(b + 1) * p],
-                        tlast: b + 1 == s.beats(),
-                        out_tready: true,
-                    });
+                    enc.clock(&EncIn { tvalid: true, tdata: &input[b * p..(b + 1) * p], tlast: b + 1 == s.beats(), out_tready: true });
                     assert!(!enc.frame_error);
                     assert!(enc.out_tvalid);
                     assert_eq!(enc.out_tlast, b + 1 == s.beats());
@@ -850,14 +763,7 @@ mod tests {
             if valid && o.in_tready {
                 next += 1;
             }
-            dec.clock(&DecIn {
-                tvalid: valid,
-                tdata: &data,
-                tlast: last,
-                out_tready: true,
-                bypass_correction: false,
-                bypass_indication: false,
-            });
+            dec.clock(&DecIn { tvalid: valid, tdata: &data, tlast: last, out_tready: true, bypass_correction: false, bypass_indication: false });
         }
         assert_eq!(first_out, Some(lat));
         let want: Vec<u16> = sent.iter().flat_map(|cw| s.to_beats(cw).concat()).collect();

@@ -24,18 +24,10 @@ pub fn beat_ports(b: &RsFecBlock, what: &str) -> Vec<Port> {
         Port::input("in_tvalid", 1, "input beat valid"),
         Port::output("in_tready", 1, "the module takes the input beat this cycle"),
         Port::input("in_tdata", p * m, &format!("{what} beat: {lanes}")),
-        Port::input(
-            "in_tlast",
-            1,
-            "last beat of a codeword (checked against the beat count)",
-        ),
+        Port::input("in_tlast", 1, "last beat of a codeword (checked against the beat count)"),
         Port::output("out_tvalid", 1, "output beat valid"),
         Port::input("out_tready", 1, "the sink takes the output beat"),
-        Port::output(
-            "out_tdata",
-            p * m,
-            &format!("codeword beat: {lanes}; padding lanes zero"),
-        ),
+        Port::output("out_tdata", p * m, &format!("codeword beat: {lanes}; padding lanes zero")),
         Port::output("out_tlast", 1, "last beat of a codeword"),
     ]
 }
@@ -55,22 +47,10 @@ pub struct Linear<'a> {
 /// Declares `net.out`, driven by the map `f` of `net.input`'s m-bit symbols, probed on unit
 /// vectors.
 pub fn emit_linear(items: &mut Vec<Item>, m: u32, net: &Linear, f: impl Fn(&[u16]) -> Vec<u16>) {
-    let masks = AffineMasks::probe(net.ins * m as usize, net.outs * m as usize, |bits| {
-        pack_symbols(&f(&unpack_symbols(bits, m, net.ins)), m)
-    });
+    let masks = AffineMasks::probe(net.ins * m as usize, net.outs * m as usize, |bits| pack_symbols(&f(&unpack_symbols(bits, m, net.ins)), m));
     let map = affine_of_masks(&masks);
     items.push(Item::wire(net.out, net.outs as u32 * m, net.doc));
-    xor_net::emit(
-        items,
-        &XorNet {
-            name: net.out,
-            input: net.input,
-            map: &map,
-            style: net.style,
-        },
-        net.out,
-        0,
-    );
+    xor_net::emit(items, &XorNet { name: net.out, input: net.input, map: &map, style: net.style }, net.out, 0);
 }
 
 /// The beat layout sentences of the banner and docs.

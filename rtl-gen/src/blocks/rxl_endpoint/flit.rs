@@ -56,16 +56,10 @@ pub struct Header {
 
 impl Header {
     pub fn word(self) -> u16 {
-        (self.fsn & SEQ_MASK) as u16
-            | u16::from(self.cmd & 3) << 10
-            | u16::from(self.ftype & 15) << 12
+        (self.fsn & SEQ_MASK) as u16 | u16::from(self.cmd & 3) << 10 | u16::from(self.ftype & 15) << 12
     }
     pub fn from_word(w: u16) -> Header {
-        Header {
-            fsn: u32::from(w) & SEQ_MASK,
-            cmd: (w >> 10) as u8 & 3,
-            ftype: (w >> 12) as u8,
-        }
+        Header { fsn: u32::from(w) & SEQ_MASK, cmd: (w >> 10) as u8 & 3, ftype: (w >> 12) as u8 }
     }
     pub fn of(bytes: &[u8]) -> Header {
         Header::from_word(u16::from_le_bytes([bytes[0], bytes[1]]))
@@ -89,14 +83,7 @@ pub enum FecChoice {
 }
 
 /// CRC-64/ECMA-182 as the binary option's algorithm (the default design's `isn_crc64`).
-pub const CRC64_ALGO: CrcAlgo = CrcAlgo {
-    width: 64,
-    poly: 0x42F0_E1EB_A9EA_3693,
-    init: 0,
-    refin: false,
-    refout: false,
-    xorout: 0,
-};
+pub const CRC64_ALGO: CrcAlgo = CrcAlgo { width: 64, poly: 0x42F0_E1EB_A9EA_3693, init: 0, refin: false, refout: false, xorout: 0 };
 
 /// The FEC decoder's verdict on one flit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,19 +114,14 @@ impl ByteTable {
             }
             buf[i] = 0;
             for (v, entry) in row.iter_mut().enumerate() {
-                *entry = (0..8)
-                    .filter(|b| v >> b & 1 == 1)
-                    .fold(0, |acc, b| acc ^ bit_cols[b]);
+                *entry = (0..8).filter(|b| v >> b & 1 == 1).fold(0, |acc, b| acc ^ bit_cols[b]);
             }
         }
         ByteTable { constant, table }
     }
 
     fn apply(&self, bytes: &[u8]) -> u64 {
-        bytes
-            .iter()
-            .zip(&self.table)
-            .fold(self.constant, |acc, (&b, row)| acc ^ row[b as usize])
+        bytes.iter().zip(&self.table).fold(self.constant, |acc, (&b, row)| acc ^ row[b as usize])
     }
 }
 
@@ -161,10 +143,7 @@ impl std::fmt::Debug for FlitCodec {
 }
 
 fn le_u64(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .enumerate()
-        .fold(0, |acc, (i, &b)| acc | u64::from(b) << (8 * i))
+    bytes.iter().enumerate().fold(0, |acc, (i, &b)| acc | u64::from(b) << (8 * i))
 }
 
 impl FlitCodec {
@@ -182,21 +161,10 @@ impl FlitCodec {
         let pcie6 = Pcie6Fec::new();
         let generic = InterleavedFec::cxl();
         let fec = match fec_choice {
-            FecChoice::Pcie6 => {
-                ByteTable::probe(MSG_BYTES, |m| le_u64(&pcie6.encode(m)[MSG_BYTES..]))
-            }
-            FecChoice::Generic => {
-                ByteTable::probe(MSG_BYTES, |m| le_u64(&generic.encode(m)[MSG_BYTES..]))
-            }
+            FecChoice::Pcie6 => ByteTable::probe(MSG_BYTES, |m| le_u64(&pcie6.encode(m)[MSG_BYTES..])),
+            FecChoice::Generic => ByteTable::probe(MSG_BYTES, |m| le_u64(&generic.encode(m)[MSG_BYTES..])),
         };
-        FlitCodec {
-            crc_choice,
-            fec_choice,
-            crc,
-            fec,
-            pcie6,
-            generic,
-        }
+        FlitCodec { crc_choice, fec_choice, crc, fec, pcie6, generic }
     }
 
     /// The `rs_crc` model of the flit CRC (10-bit ISN, msb_first).
@@ -216,9 +184,7 @@ impl FlitCodec {
     pub fn crc(&self, data: &[u8], seq: u32) -> [u8; CRC_BYTES] {
         debug_assert_eq!(data.len(), CRC_DATA_BYTES);
         let seq = seq & SEQ_MASK;
-        let r = self.crc.apply(data)
-            ^ self.crc.table[0][(seq & 0xFF) as usize]
-            ^ self.crc.table[1][(seq >> 8) as usize];
+        let r = self.crc.apply(data) ^ self.crc.table[0][(seq & 0xFF) as usize] ^ self.crc.table[1][(seq >> 8) as usize];
         r.to_le_bytes()
     }
 
@@ -248,19 +214,11 @@ impl FlitCodec {
         let mut msg = [0u8; MSG_BYTES];
         if self.fec_bytes(&flit[..MSG_BYTES])[..] == flit[MSG_BYTES..FLIT_BYTES] {
             msg.copy_from_slice(&flit[..MSG_BYTES]);
-            return Decoded {
-                msg,
-                corrected: false,
-                uncorrectable: false,
-            };
+            return Decoded { msg, corrected: false, uncorrectable: false };
         }
         let d = self.fec_model().decode(flit);
         msg.copy_from_slice(&d.msg);
-        Decoded {
-            msg,
-            corrected: d.status.corrected,
-            uncorrectable: d.status.uncorrectable,
-        }
+        Decoded { msg, corrected: d.status.corrected, uncorrectable: d.status.uncorrectable }
     }
 
     /// The 250-byte message of a flit: header, payload and CRC.
@@ -284,11 +242,7 @@ mod tests {
 
     #[test]
     fn header_bits() {
-        let h = Header {
-            fsn: 0x2A5,
-            cmd: CMD_NACK,
-            ftype: TYPE_PAYLOAD,
-        };
+        let h = Header { fsn: 0x2A5, cmd: CMD_NACK, ftype: TYPE_PAYLOAD };
         assert_eq!(h.word(), 0x1AA5);
         assert_eq!(Header::of(&h.word().to_le_bytes()), h);
     }
@@ -298,20 +252,14 @@ mod tests {
         let mut rng = Rng::new(7);
         let rs = FlitCodec::rs_crc_model();
         let c64 = CrcModel::new(CRC64_ALGO);
-        for (crc, fec) in [
-            (CrcChoice::RsCrc, FecChoice::Pcie6),
-            (CrcChoice::Crc64, FecChoice::Generic),
-        ] {
+        for (crc, fec) in [(CrcChoice::RsCrc, FecChoice::Pcie6), (CrcChoice::Crc64, FecChoice::Generic)] {
             let codec = FlitCodec::new(crc, fec);
             for _ in 0..200 {
                 let data = rng.bytes(CRC_DATA_BYTES);
                 let seq = rng.next_u64() as u32 & SEQ_MASK;
                 let want: Vec<u8> = match crc {
                     CrcChoice::RsCrc => rs.crc(&data, u64::from(seq)),
-                    CrcChoice::Crc64 => c64
-                        .isn_checksum(&data, u64::from(seq), SEQ_BITS)
-                        .to_le_bytes()
-                        .to_vec(),
+                    CrcChoice::Crc64 => c64.isn_checksum(&data, u64::from(seq), SEQ_BITS).to_le_bytes().to_vec(),
                 };
                 assert_eq!(codec.crc(&data, seq).to_vec(), want);
                 let msg: Msg = rng.bytes(MSG_BYTES).try_into().expect("250");
@@ -322,11 +270,7 @@ mod tests {
                 for k in 0..3 {
                     let d = codec.decode(&bad);
                     let m = codec.fec_model().decode(&bad);
-                    assert_eq!(
-                        (d.msg.to_vec(), d.corrected, d.uncorrectable),
-                        (m.msg, m.status.corrected, m.status.uncorrectable),
-                        "{k} errors"
-                    );
+                    assert_eq!((d.msg.to_vec(), d.corrected, d.uncorrectable), (m.msg, m.status.corrected, m.status.uncorrectable), "{k} errors");
                     bad[rng.next_u64() as usize % FLIT_BYTES] ^= 1 + (rng.next_u64() % 255) as u8;
                 }
             }

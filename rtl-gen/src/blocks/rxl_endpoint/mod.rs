@@ -96,21 +96,9 @@ impl BlockKind for RxlEndpointKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let mode = if r.choice("mode")? == "rxl" {
-            Mode::Rxl
-        } else {
-            Mode::CxlBaseline
-        };
-        let crc = if r.choice("crc")? == "rs_crc" {
-            CrcChoice::RsCrc
-        } else {
-            CrcChoice::Crc64
-        };
-        let fec = if r.choice("fec")? == "pcie6" {
-            FecChoice::Pcie6
-        } else {
-            FecChoice::Generic
-        };
+        let mode = if r.choice("mode")? == "rxl" { Mode::Rxl } else { Mode::CxlBaseline };
+        let crc = if r.choice("crc")? == "rs_crc" { CrcChoice::RsCrc } else { CrcChoice::Crc64 };
+        let fec = if r.choice("fec")? == "pcie6" { FecChoice::Pcie6 } else { FecChoice::Generic };
         let replay_depth = r.u32("replay_depth")?;
         let ack_every = r.u32("ack_every")?;
         if ack_every >= replay_depth {
@@ -126,21 +114,8 @@ impl BlockKind for RxlEndpointKind {
             ));
         }
         let counter_bits = r.u32("counter_bits")?;
-        let cfg = EndpointConfig {
-            mode,
-            crc,
-            fec,
-            replay_depth,
-            ack_every,
-            ack_timeout,
-            nack_timeout,
-            replay_timeout,
-            counter_bits,
-        };
-        Ok(Box::new(RxlEndpointBlock {
-            name: r.block().to_string(),
-            cfg,
-        }))
+        let cfg = EndpointConfig { mode, crc, fec, replay_depth, ack_every, ack_timeout, nack_timeout, replay_timeout, counter_bits };
+        Ok(Box::new(RxlEndpointBlock { name: r.block().to_string(), cfg }))
     }
 }
 
@@ -155,22 +130,16 @@ impl Block for RxlEndpointBlock {
         let c = &self.cfg;
         vec![
             ("mode", self.mode_name().to_string()),
-            (
-                "crc",
-                match c.crc {
-                    CrcChoice::RsCrc => "rs_crc",
-                    CrcChoice::Crc64 => "crc64",
-                }
-                .to_string(),
-            ),
-            (
-                "fec",
-                match c.fec {
-                    FecChoice::Pcie6 => "pcie6",
-                    FecChoice::Generic => "generic",
-                }
-                .to_string(),
-            ),
+            ("crc", match c.crc {
+                CrcChoice::RsCrc => "rs_crc",
+                CrcChoice::Crc64 => "crc64",
+            }
+            .to_string()),
+            ("fec", match c.fec {
+                FecChoice::Pcie6 => "pcie6",
+                FecChoice::Generic => "generic",
+            }
+            .to_string()),
             ("replay_depth", c.replay_depth.to_string()),
             ("ack_every", c.ack_every.to_string()),
             ("ack_timeout", c.ack_timeout.to_string()),

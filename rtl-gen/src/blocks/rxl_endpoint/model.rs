@@ -45,10 +45,7 @@
 //!
 //! Counters saturate at 2^counter_bits − 1.
 
-use super::flit::{
-    self, Decoded, Flit, FlitCodec, Header, Msg, Payload, CMD_ACK, CMD_NACK, CMD_NONE, SEQ_MASK,
-    TYPE_IDLE, TYPE_PAYLOAD,
-};
+use super::flit::{self, Decoded, FlitCodec, Flit, Header, Msg, Payload, CMD_ACK, CMD_NACK, CMD_NONE, SEQ_MASK, TYPE_IDLE, TYPE_PAYLOAD};
 use crate::blocks::replay_buffer::model::{RbInputs, ReplayBufferModel};
 
 /// Sequence-tracking mode.
@@ -102,13 +99,7 @@ pub struct EpInputs {
 
 impl Default for EpInputs {
     fn default() -> Self {
-        EpInputs {
-            s_valid: false,
-            s_payload: [0; flit::PAYLOAD_BYTES],
-            tx_ready: true,
-            rx_valid: false,
-            rx_flit: [0; flit::FLIT_BYTES],
-        }
+        EpInputs { s_valid: false, s_payload: [0; flit::PAYLOAD_BYTES], tx_ready: true, rx_valid: false, rx_flit: [0; flit::FLIT_BYTES] }
     }
 }
 
@@ -124,24 +115,10 @@ pub struct Counters {
 }
 
 impl Counters {
-    pub const PORTS: [&'static str; 6] = [
-        "cnt_flits_sent",
-        "cnt_replays",
-        "cnt_crc_fail",
-        "cnt_fec_corrected",
-        "cnt_fec_uncorrectable",
-        "cnt_nacks_sent",
-    ];
+    pub const PORTS: [&'static str; 6] = ["cnt_flits_sent", "cnt_replays", "cnt_crc_fail", "cnt_fec_corrected", "cnt_fec_uncorrectable", "cnt_nacks_sent"];
 
     pub fn values(&self) -> [u64; 6] {
-        [
-            self.flits_sent,
-            self.replays,
-            self.crc_fail,
-            self.fec_corrected,
-            self.fec_uncorrectable,
-            self.nacks_sent,
-        ]
+        [self.flits_sent, self.replays, self.crc_fail, self.fec_corrected, self.fec_uncorrectable, self.nacks_sent]
     }
 }
 
@@ -185,11 +162,7 @@ pub struct EndpointModel {
 }
 
 fn sat(v: u64, bits: u32) -> u64 {
-    let max = if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
+    let max = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
     (v + 1).min(max)
 }
 
@@ -201,16 +174,8 @@ impl EndpointModel {
 
     /// With a codec built once and shared (building one probes the models: ~50 ms).
     pub fn with_codec(cfg: EndpointConfig, codec: FlitCodec) -> EndpointModel {
-        assert_eq!(
-            (codec.crc_choice, codec.fec_choice),
-            (cfg.crc, cfg.fec),
-            "codec of another configuration"
-        );
-        let rb = ReplayBufferModel::new(
-            8 * flit::PAYLOAD_BYTES as u32,
-            flit::SEQ_BITS,
-            cfg.replay_depth,
-        );
+        assert_eq!((codec.crc_choice, codec.fec_choice), (cfg.crc, cfg.fec), "codec of another configuration");
+        let rb = ReplayBufferModel::new(8 * flit::PAYLOAD_BYTES as u32, flit::SEQ_BITS, cfg.replay_depth);
         let zero_msg = [0u8; flit::MSG_BYTES];
         let tx_flit = codec.encode(&zero_msg);
         EndpointModel {
@@ -225,11 +190,7 @@ impl EndpointModel {
             ctl_fsn: 0,
             stall_timer: 0,
             d_valid: false,
-            d: Decoded {
-                msg: zero_msg,
-                corrected: false,
-                uncorrectable: false,
-            },
+            d: Decoded { msg: zero_msg, corrected: false, uncorrectable: false },
             eseq: 0,
             discard: false,
             nack_pending: false,
@@ -254,13 +215,7 @@ impl EndpointModel {
     /// Synchronous reset: every register except the RAMs and pure data registers.
     pub fn reset(&mut self) {
         let fresh = EndpointModel::with_codec(self.cfg.clone(), self.codec.clone());
-        let (rb_ram, t1_msg, tx_flit, d, m_payload) = (
-            self.rb.clone(),
-            self.t1_msg,
-            self.tx_flit,
-            self.d.clone(),
-            self.m_payload,
-        );
+        let (rb_ram, t1_msg, tx_flit, d, m_payload) = (self.rb.clone(), self.t1_msg, self.tx_flit, self.d.clone(), self.m_payload);
         *self = fresh;
         self.rb = rb_ram;
         self.rb.reset();
@@ -297,8 +252,7 @@ impl EndpointModel {
     }
 
     fn ack_due(&self) -> bool {
-        self.since_ack >= self.cfg.ack_every
-            || (self.since_ack > 0 && self.ack_timer >= self.cfg.ack_timeout)
+        self.since_ack >= self.cfg.ack_every || (self.since_ack > 0 && self.ack_timer >= self.cfg.ack_timeout)
     }
 
     /// One rising clock edge with `inp` applied during the cycle before it.
@@ -324,39 +278,19 @@ impl EndpointModel {
         };
         let trigger_nack = (bad || seq_error) && !self.discard;
         let renack = self.discard && !deliver && self.nack_timer + 1 >= cfg.nack_timeout;
-        let nack_timer_n = if !self.discard || deliver || renack {
-            0
-        } else {
-            self.nack_timer + 1
-        };
-        let discard_n = if deliver {
-            false
-        } else {
-            self.discard || trigger_nack
-        };
-        let ctl_n = (
-            good && (h.cmd == CMD_ACK || h.cmd == CMD_NACK),
-            h.cmd,
-            h.fsn,
-        );
+        let nack_timer_n = if !self.discard || deliver || renack { 0 } else { self.nack_timer + 1 };
+        let discard_n = if deliver { false } else { self.discard || trigger_nack };
+        let ctl_n = (good && (h.cmd == CMD_ACK || h.cmd == CMD_NACK), h.cmd, h.fsn);
 
         // ---- TX: replay-buffer control from the ctl register and the replay timer ----
         let head = rbo.push_seq.wrapping_sub(rbo.count) & SEQ_MASK;
         let ctl_ack = self.ctl_valid && (self.ctl_cmd == CMD_ACK || self.ctl_cmd == CMD_NACK);
         let ctl_nack = self.ctl_valid && self.ctl_cmd == CMD_NACK;
         let timeout = !ctl_ack && rbo.count > 0 && self.stall_timer + 1 >= cfg.replay_timeout;
-        let replay_seq = if ctl_nack {
-            (self.ctl_fsn + 1) & SEQ_MASK
-        } else {
-            head
-        };
+        let replay_seq = if ctl_nack { (self.ctl_fsn + 1) & SEQ_MASK } else { head };
         let replay_valid = ctl_nack || timeout;
         let replay_taken = replay_valid && (replay_seq.wrapping_sub(head) & SEQ_MASK) <= rbo.count;
-        let stall_timer_n = if ctl_ack || timeout || rbo.count == 0 {
-            0
-        } else {
-            self.stall_timer + 1
-        };
+        let stall_timer_n = if ctl_ack || timeout || rbo.count == 0 { 0 } else { self.stall_timer + 1 };
 
         // ---- TX: load the flit register ----
         let load = inp.tx_ready || !self.t1_valid;
@@ -387,33 +321,18 @@ impl EndpointModel {
             } else {
                 0
             };
-            let header = Header {
-                fsn,
-                cmd,
-                ftype: if payload { TYPE_PAYLOAD } else { TYPE_IDLE },
-            };
+            let header = Header { fsn, cmd, ftype: if payload { TYPE_PAYLOAD } else { TYPE_IDLE } };
             let crc_seq = if rxl && payload { seq } else { 0 };
-            self.t1_msg = self
-                .codec
-                .message(header, payload.then(|| self.rb.out_data()), crc_seq);
+            self.t1_msg = self.codec.message(header, payload.then(|| self.rb.out_data()), crc_seq);
             self.tx_flit = self.codec.encode(&self.t1_msg);
         }
         let flit_sent = self.t1_valid && inp.tx_ready;
         self.t1_valid = self.t1_valid || load;
 
         // ---- ACK/NACK bookkeeping ----
-        let since_n = if ack_sent {
-            deliver as u32
-        } else {
-            (self.since_ack + deliver as u32).min(cfg.ack_every)
-        };
-        let ack_timer_n = if ack_sent || since_n == 0 {
-            0
-        } else {
-            (self.ack_timer + 1).min(cfg.ack_timeout)
-        };
-        let nack_pending_n =
-            trigger_nack || renack || (self.nack_pending && !nack_sent && !deliver);
+        let since_n = if ack_sent { deliver as u32 } else { (self.since_ack + deliver as u32).min(cfg.ack_every) };
+        let ack_timer_n = if ack_sent || since_n == 0 { 0 } else { (self.ack_timer + 1).min(cfg.ack_timeout) };
+        let nack_pending_n = trigger_nack || renack || (self.nack_pending && !nack_sent && !deliver);
         let replay_start_n = if replay_taken {
             true
         } else if payload {
@@ -446,8 +365,7 @@ impl EndpointModel {
         // ---- delivery register ----
         self.m_valid = deliver;
         if deliver {
-            self.m_payload
-                .copy_from_slice(&self.d.msg[flit::HEADER_BYTES..flit::CRC_DATA_BYTES]);
+            self.m_payload.copy_from_slice(&self.d.msg[flit::HEADER_BYTES..flit::CRC_DATA_BYTES]);
         }
 
         // ---- the replay buffer's edge ----
@@ -496,34 +414,17 @@ mod tests {
     /// both directions for `traffic` cycles, then idle until `cycles`; `tamper(cycle, line)`
     /// may remove A → B flits from the channel right after A's flit of the cycle entered it.
     /// Returns the serials B delivered, in order of delivery, and the number A sent.
-    fn link(
-        mode: Mode,
-        cycles: u64,
-        traffic: u64,
-        delay: usize,
-        mut tamper: impl FnMut(u64, &mut VecDeque<Option<Flit>>),
-    ) -> (Vec<u64>, u64) {
-        let cfg = EndpointConfig {
-            mode,
-            ..EndpointConfig::default()
-        };
+    fn link(mode: Mode, cycles: u64, traffic: u64, delay: usize, mut tamper: impl FnMut(u64, &mut VecDeque<Option<Flit>>)) -> (Vec<u64>, u64) {
+        let cfg = EndpointConfig { mode, ..EndpointConfig::default() };
         let codec = FlitCodec::new(cfg.crc, cfg.fec);
-        let mut ep = [
-            EndpointModel::with_codec(cfg.clone(), codec.clone()),
-            EndpointModel::with_codec(cfg, codec),
-        ];
-        let mut ch: [VecDeque<Option<Flit>>; 2] = [
-            (0..=delay).map(|_| None).collect(),
-            (0..=delay).map(|_| None).collect(),
-        ];
+        let mut ep = [EndpointModel::with_codec(cfg.clone(), codec.clone()), EndpointModel::with_codec(cfg, codec)];
+        let mut ch: [VecDeque<Option<Flit>>; 2] = [(0..=delay).map(|_| None).collect(), (0..=delay).map(|_| None).collect()];
         let mut serial = [0u64; 2];
         let mut delivered = vec![];
         for c in 0..cycles {
             let out = [ep[0].outputs(), ep[1].outputs()];
             if out[1].m_valid {
-                delivered.push(u64::from_le_bytes(
-                    out[1].m_payload[..8].try_into().unwrap(),
-                ));
+                delivered.push(u64::from_le_bytes(out[1].m_payload[..8].try_into().unwrap()));
             }
             let mut inp = [EpInputs::default(), EpInputs::default()];
             for d in 0..2 {
@@ -557,17 +458,9 @@ mod tests {
             let mut victim = None;
             let (delivered, sent) = link(mode, 4000, 3000, 20, |c, line| {
                 let n = line.len();
-                let (Some(Some(last)), Some(Some(prev))) = (line.get(n - 1), line.get(n - 2))
-                else {
-                    return;
-                };
+                let (Some(Some(last)), Some(Some(prev))) = (line.get(n - 1), line.get(n - 2)) else { return };
                 let (h, hp) = (Header::of(last), Header::of(prev));
-                if victim.is_none()
-                    && c > 300
-                    && h.ftype == TYPE_PAYLOAD
-                    && h.cmd != CMD_NONE
-                    && hp.ftype == TYPE_PAYLOAD
-                {
+                if victim.is_none() && c > 300 && h.ftype == TYPE_PAYLOAD && h.cmd != CMD_NONE && hp.ftype == TYPE_PAYLOAD {
                     victim = Some(serial_of(prev));
                     line[n - 2] = None;
                 }
@@ -576,20 +469,13 @@ mod tests {
             let out_of_order = delivered.windows(2).filter(|w| w[1] != w[0] + 1).count();
             match mode {
                 Mode::CxlBaseline => {
-                    let pos = delivered
-                        .iter()
-                        .position(|&s| s == victim + 1)
-                        .expect("delivered the successor");
+                    let pos = delivered.iter().position(|&s| s == victim + 1).expect("delivered the successor");
                     assert_eq!(delivered[pos - 1], victim - 1, "cxl_baseline delivers flit {} right after {}, skipping the dropped {victim}", victim + 1, victim - 1);
                     assert!(out_of_order > 0);
                 }
                 Mode::Rxl => {
                     assert_eq!(out_of_order, 0, "rxl delivered out of order");
-                    assert_eq!(
-                        delivered,
-                        (0..sent).collect::<Vec<_>>(),
-                        "rxl delivered everything exactly once, the dropped {victim} included"
-                    );
+                    assert_eq!(delivered, (0..sent).collect::<Vec<_>>(), "rxl delivered everything exactly once, the dropped {victim} included");
                 }
             }
         }

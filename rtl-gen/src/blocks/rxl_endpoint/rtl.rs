@@ -13,12 +13,9 @@ use crate::blocks::rs_crc::{BitOrder, RsCrcBlock};
 use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
 use crate::blocks::rs_fec::{Layout, RsFecBlock};
 use crate::blocks::Block;
-use crate::config::DesignInfo;
-use crate::hw::build::{
-    add, and, bits_for, counter, dec, eq, id, instance, le, localparam, mux, ne, or, sub,
-    unused_wires, wire, zext,
-};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
+use crate::hw::build::{add, and, bits_for, counter, dec, eq, id, instance, le, localparam, mux, ne, or, sub, unused_wires, wire, zext};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 use crate::hw::xor_net::XorStyle;
 
@@ -65,51 +62,26 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
             bit_map: (0..8).collect(),
         }
         .elaborate(design),
-        CrcChoice::Crc64 => CrcBlock {
-            name: name.to_string(),
-            algo: CRC64_ALGO,
-            data_bits: CRC_DATA_BITS,
-            seq_bits: SEQ_BITS,
-            pipeline: 0,
-            checker: true,
-            xor_style: XorStyle::SHARED,
-        }
-        .elaborate(design),
+        CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::SHARED }.elaborate(design),
     }
 }
 
 /// Names of the endpoint's modules: the sub-modules, then the endpoint itself.
 pub fn module_names(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<String> {
     let base = format!("{}{}", design.prefix, b.name);
-    ["_replay", "_crc", "_crc_check", "_fec_enc", "_fec_dec", ""]
-        .iter()
-        .map(|s| format!("{base}{s}"))
-        .collect()
+    ["_replay", "_crc", "_crc_check", "_fec_enc", "_fec_dec", ""].iter().map(|s| format!("{base}{s}")).collect()
 }
 
 pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let names = module_names(b, design);
-    let rb = ReplayBufferBlock {
-        name: format!("{}_replay", b.name),
-        entry_bits: PAYLOAD_BITS,
-        seq_bits: SEQ_BITS,
-        depth: b.cfg.replay_depth,
-    };
+    let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.cfg.replay_depth };
     let mut out = rb.elaborate(design);
     assert_eq!(out[0].name(), names[0], "replay module name");
     let crc = crc_modules(b, design, &format!("{}_crc", b.name));
-    assert_eq!(
-        (crc[0].name(), crc[1].name()),
-        (names[1].as_str(), names[2].as_str()),
-        "CRC module names"
-    );
+    assert_eq!((crc[0].name(), crc[1].name()), (names[1].as_str(), names[2].as_str()), "CRC module names");
     out.extend(crc);
     let fec = fec_block(b.cfg.fec, &format!("{}_fec", b.name)).elaborate(design);
-    assert_eq!(
-        (fec[0].name(), fec[1].name()),
-        (names[3].as_str(), names[4].as_str()),
-        "FEC module names"
-    );
+    assert_eq!((fec[0].name(), fec[1].name()), (names[3].as_str(), names[4].as_str()), "FEC module names");
     out.extend(fec);
     out.push(endpoint(b, design, &names));
     out
@@ -123,65 +95,23 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     let mut ports = clock_ports(design);
     ports.extend([
         Port::input("s_valid", 1, "a payload is offered for transmission"),
-        Port::output(
-            "s_ready",
-            1,
-            "the replay buffer has room: the payload is taken when s_valid && s_ready",
-        ),
-        Port::input(
-            "s_payload",
-            PAYLOAD_BITS,
-            "240-byte payload; byte j at [8j+7:8j], flit byte 2+j",
-        ),
-        Port::output(
-            "tx_valid",
-            1,
-            "tx_flit holds a flit (always, after the first cycle out of reset)",
-        ),
+        Port::output("s_ready", 1, "the replay buffer has room: the payload is taken when s_valid && s_ready"),
+        Port::input("s_payload", PAYLOAD_BITS, "240-byte payload; byte j at [8j+7:8j], flit byte 2+j"),
+        Port::output("tx_valid", 1, "tx_flit holds a flit (always, after the first cycle out of reset)"),
         Port::input("tx_ready", 1, "the link takes tx_flit this cycle"),
-        Port::output(
-            "tx_flit",
-            FLIT_BITS,
-            "256-byte flit to the link; byte i at [8i+7:8i], byte 0 first on the wire",
-        ),
+        Port::output("tx_flit", FLIT_BITS, "256-byte flit to the link; byte i at [8i+7:8i], byte 0 first on the wire"),
         Port::input("rx_valid", 1, "rx_flit holds a flit from the link"),
         Port::input("rx_flit", FLIT_BITS, "256-byte flit from the link"),
-        Port::output(
-            "m_valid",
-            1,
-            "m_payload is the next payload, in order (no backpressure)",
-        ),
+        Port::output("m_valid", 1, "m_payload is the next payload, in order (no backpressure)"),
         Port::output("m_payload", PAYLOAD_BITS, "delivered 240-byte payload"),
-        Port::output(
-            "cnt_flits_sent",
-            cb,
-            "flits transferred on tx_flit (saturating)",
-        ),
-        Port::output(
-            "cnt_replays",
-            cb,
-            "go-back-N replays started (NACK or replay timeout; saturating)",
-        ),
-        Port::output(
-            "cnt_crc_fail",
-            cb,
-            "received flits failing the CRC check (saturating)",
-        ),
-        Port::output(
-            "cnt_fec_corrected",
-            cb,
-            "received flits the FEC corrected (saturating)",
-        ),
-        Port::output(
-            "cnt_fec_uncorrectable",
-            cb,
-            "received flits the FEC found uncorrectable (saturating)",
-        ),
+        Port::output("cnt_flits_sent", cb, "flits transferred on tx_flit (saturating)"),
+        Port::output("cnt_replays", cb, "go-back-N replays started (NACK or replay timeout; saturating)"),
+        Port::output("cnt_crc_fail", cb, "received flits failing the CRC check (saturating)"),
+        Port::output("cnt_fec_corrected", cb, "received flits the FEC corrected (saturating)"),
+        Port::output("cnt_fec_uncorrectable", cb, "received flits the FEC found uncorrectable (saturating)"),
         Port::output("cnt_nacks_sent", cb, "NACKs sent (saturating)"),
     ]);
-    let [n_replay, n_crc, n_check, n_enc, n_dec, _] = names else {
-        panic!("six module names")
-    };
+    let [n_replay, n_crc, n_check, n_enc, n_dec, _] = names else { panic!("six module names") };
     let w_ae = bits_for(cfg.ack_every as u64);
     let w_at = bits_for(cfg.ack_timeout as u64);
     let w_nt = bits_for(cfg.nack_timeout as u64);
@@ -192,134 +122,40 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         b.mode_name(),
         if rxl { "FSN = AckNum when ReplayCmd != 0, else 0; SeqNum folded into the CRC (ISN) of payload flits." } else { "FSN = SeqNum on payload flits, or AckNum when ReplayCmd != 0; CRC without sequence number." }
     )));
-    localparam(
-        &mut it,
-        "REPLAY_CMD_NONE",
-        2,
-        0,
-        "ReplayCmd: no AckNum in the FSN field",
-    );
-    localparam(
-        &mut it,
-        "REPLAY_CMD_ACK",
-        2,
-        1,
-        "ReplayCmd: ACK, FSN = AckNum",
-    );
-    localparam(
-        &mut it,
-        "REPLAY_CMD_NACK",
-        2,
-        2,
-        "ReplayCmd: NACK, FSN = AckNum (last good SeqNum)",
-    );
-    localparam(
-        &mut it,
-        "FLIT_TYPE_PAYLOAD",
-        4,
-        1,
-        "header type of a payload flit (0: control flit)",
-    );
-    localparam(
-        &mut it,
-        "ACK_EVERY",
-        w_ae,
-        cfg.ack_every as u64,
-        "payloads delivered per coalesced ACK",
-    );
-    localparam(
-        &mut it,
-        "ACK_TIMEOUT",
-        w_at,
-        cfg.ack_timeout as u64,
-        "cycles an ACK for fewer payloads may wait",
-    );
-    localparam(
-        &mut it,
-        "NACK_TIMEOUT",
-        w_nt,
-        cfg.nack_timeout as u64,
-        "cycles of discarding before the NACK is sent again",
-    );
-    localparam(
-        &mut it,
-        "REPLAY_TIMEOUT",
-        w_rt,
-        cfg.replay_timeout as u64,
-        "cycles without ACK/NACK before the oldest flit is replayed",
-    );
+    localparam(&mut it, "REPLAY_CMD_NONE", 2, 0, "ReplayCmd: no AckNum in the FSN field");
+    localparam(&mut it, "REPLAY_CMD_ACK", 2, 1, "ReplayCmd: ACK, FSN = AckNum");
+    localparam(&mut it, "REPLAY_CMD_NACK", 2, 2, "ReplayCmd: NACK, FSN = AckNum (last good SeqNum)");
+    localparam(&mut it, "FLIT_TYPE_PAYLOAD", 4, 1, "header type of a payload flit (0: control flit)");
+    localparam(&mut it, "ACK_EVERY", w_ae, cfg.ack_every as u64, "payloads delivered per coalesced ACK");
+    localparam(&mut it, "ACK_TIMEOUT", w_at, cfg.ack_timeout as u64, "cycles an ACK for fewer payloads may wait");
+    localparam(&mut it, "NACK_TIMEOUT", w_nt, cfg.nack_timeout as u64, "cycles of discarding before the NACK is sent again");
+    localparam(&mut it, "REPLAY_TIMEOUT", w_rt, cfg.replay_timeout as u64, "cycles without ACK/NACK before the oldest flit is replayed");
     let cnt_max = if cb >= 64 { u64::MAX } else { (1u64 << cb) - 1 };
-    localparam(
-        &mut it,
-        "CNT_MAX",
-        cb,
-        cnt_max,
-        "status counters saturate here",
-    );
+    localparam(&mut it, "CNT_MAX", cb, cnt_max, "status counters saturate here");
 
     // ---------------- registers ----------------
     let mut regs = vec![
         Item::reg("t1_valid", 1, "tx_flit holds a flit"),
-        Item::reg(
-            "t1_msg",
-            MSG_BITS,
-            "flit bytes 0-249 (header, payload, CRC); the FEC encoder makes tx_flit of it",
-        ),
-        Item::reg(
-            "ctl_valid",
-            1,
-            "a good received flit carried an ACK/NACK, applied to the replay buffer now",
-        ),
+        Item::reg("t1_msg", MSG_BITS, "flit bytes 0-249 (header, payload, CRC); the FEC encoder makes tx_flit of it"),
+        Item::reg("ctl_valid", 1, "a good received flit carried an ACK/NACK, applied to the replay buffer now"),
         Item::reg("ctl_cmd", 2, "its ReplayCmd"),
         Item::reg("ctl_fsn", s, "its FSN (AckNum)"),
-        Item::reg(
-            "stall_timer",
-            w_rt,
-            "cycles without ACK/NACK while the replay buffer holds flits",
-        ),
+        Item::reg("stall_timer", w_rt, "cycles without ACK/NACK while the replay buffer holds flits"),
         Item::reg("d_valid", 1, "RX stage 1: a decoded flit"),
         Item::reg("d_msg", MSG_BITS, "its FEC-corrected bytes 0-249"),
         Item::reg("d_corrected", 1, "the FEC corrected it"),
         Item::reg("d_uncorrectable", 1, "the FEC found it uncorrectable"),
-        Item::reg(
-            "eseq",
-            s,
-            "ESeqNum: SeqNum of the next payload flit to deliver",
-        ),
-        Item::reg(
-            "discard",
-            1,
-            "a flit was lost: discard until the expected flit arrives",
-        ),
-        Item::reg(
-            "nack_pending",
-            1,
-            "a NACK waits for the next transmitted flit",
-        ),
-        Item::reg(
-            "since_ack",
-            w_ae,
-            "payloads delivered since the last ACK/NACK sent (saturates at ack_every)",
-        ),
-        Item::reg(
-            "ack_timer",
-            w_at,
-            "cycles since then while since_ack > 0 (saturates at ack_timeout)",
-        ),
-        Item::reg(
-            "nack_timer",
-            w_nt,
-            "cycles spent discarding since the last NACK",
-        ),
+        Item::reg("eseq", s, "ESeqNum: SeqNum of the next payload flit to deliver"),
+        Item::reg("discard", 1, "a flit was lost: discard until the expected flit arrives"),
+        Item::reg("nack_pending", 1, "a NACK waits for the next transmitted flit"),
+        Item::reg("since_ack", w_ae, "payloads delivered since the last ACK/NACK sent (saturates at ack_every)"),
+        Item::reg("ack_timer", w_at, "cycles since then while since_ack > 0 (saturates at ack_timeout)"),
+        Item::reg("nack_timer", w_nt, "cycles spent discarding since the last NACK"),
         Item::reg("m_valid_q", 1, ""),
         Item::reg("m_payload_q", PAYLOAD_BITS, ""),
     ];
     if !rxl {
-        regs.push(Item::reg(
-            "replay_start",
-            1,
-            "the next payload flit starts a replay: it carries its SeqNum, no AckNum",
-        ));
+        regs.push(Item::reg("replay_start", 1, "the next payload flit starts a replay: it carries its SeqNum, no AckNum"));
     }
     let mut reset = vec![];
     for (n, w) in [
@@ -342,19 +178,11 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     }
 
     // ---------------- RX stage 1: FEC decode ----------------
-    let mut rx1 = vec![Item::comment(
-        "RX stage 1: FEC decode and correct (combinational), registered with the flags.",
-    )];
+    let mut rx1 = vec![Item::comment("RX stage 1: FEC decode and correct (combinational), registered with the flags.")];
     rx1.push(Item::wire("dec_msg", MSG_BITS, "corrected bytes 0-249"));
     rx1.push(Item::wire("dec_corrected", 1, ""));
     rx1.push(Item::wire("dec_uncorrectable", 1, ""));
-    unused_wires(
-        &mut rx1,
-        &[
-            ("dec_way_corrected", 3, "per-way flags, not needed here"),
-            ("dec_way_uncorrectable", 3, ""),
-        ],
-    );
+    unused_wires(&mut rx1, &[("dec_way_corrected", 3, "per-way flags, not needed here"), ("dec_way_uncorrectable", 3, "")]);
     rx1.push(instance(
         n_dec,
         "u_fec_dec",
@@ -369,38 +197,12 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     ));
 
     // ---------------- RX stage 2: decide ----------------
-    let mut c = vec![Item::comment(
-        "RX stage 2: check the CRC (against ESeqNum for rxl payload flits) and decide.",
-    )];
-    wire(
-        &mut c,
-        "h_fsn",
-        s,
-        "received FSN",
-        Expr::slice("d_msg", 9, 0),
-    );
-    wire(
-        &mut c,
-        "h_cmd",
-        2,
-        "received ReplayCmd",
-        Expr::slice("d_msg", 11, 10),
-    );
-    wire(
-        &mut c,
-        "h_payload",
-        1,
-        "received flit type is payload (1)",
-        eq(Expr::slice("d_msg", 15, 12), id("FLIT_TYPE_PAYLOAD")),
-    );
+    let mut c = vec![Item::comment("RX stage 2: check the CRC (against ESeqNum for rxl payload flits) and decide.")];
+    wire(&mut c, "h_fsn", s, "received FSN", Expr::slice("d_msg", 9, 0));
+    wire(&mut c, "h_cmd", 2, "received ReplayCmd", Expr::slice("d_msg", 11, 10));
+    wire(&mut c, "h_payload", 1, "received flit type is payload (1)", eq(Expr::slice("d_msg", 15, 12), id("FLIT_TYPE_PAYLOAD")));
     let chk_seq = if rxl {
-        wire(
-            &mut c,
-            "chk_seq",
-            s,
-            "ESeqNum on payload flits, 0 on control flits",
-            mux(id("h_payload"), id("eseq"), dec(s, 0)),
-        );
+        wire(&mut c, "chk_seq", s, "ESeqNum on payload flits, 0 on control flits", mux(id("h_payload"), id("eseq"), dec(s, 0)));
         id("chk_seq")
     } else {
         dec(s, 0) // cxl_baseline: no sequence number in the CRC
@@ -409,318 +211,91 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     c.push(instance(
         n_check,
         "u_crc_check",
-        vec![
-            ("data", Expr::slice("d_msg", CRC_DATA_BITS - 1, 0)),
-            ("seq", chk_seq),
-            ("crc_in", Expr::slice("d_msg", MSG_BITS - 1, CRC_DATA_BITS)),
-            ("ok", id("crc_ok")),
-        ],
+        vec![("data", Expr::slice("d_msg", CRC_DATA_BITS - 1, 0)), ("seq", chk_seq), ("crc_in", Expr::slice("d_msg", MSG_BITS - 1, CRC_DATA_BITS)), ("ok", id("crc_ok"))],
     ));
-    wire(
-        &mut c,
-        "good",
-        1,
-        "a correctable flit whose CRC checks",
-        and(
-            and(id("d_valid"), id("d_uncorrectable").not()),
-            id("crc_ok"),
-        ),
-    );
-    wire(
-        &mut c,
-        "bad",
-        1,
-        "corrupted, or (rxl) out of sequence",
-        and(id("d_valid"), id("good").not()),
-    );
-    wire(
-        &mut c,
-        "h_has_ack",
-        1,
-        "ReplayCmd is ACK or NACK",
-        or(
-            eq(id("h_cmd"), id("REPLAY_CMD_ACK")),
-            eq(id("h_cmd"), id("REPLAY_CMD_NACK")),
-        ),
-    );
+    wire(&mut c, "good", 1, "a correctable flit whose CRC checks", and(and(id("d_valid"), id("d_uncorrectable").not()), id("crc_ok")));
+    wire(&mut c, "bad", 1, "corrupted, or (rxl) out of sequence", and(id("d_valid"), id("good").not()));
+    wire(&mut c, "h_has_ack", 1, "ReplayCmd is ACK or NACK", or(eq(id("h_cmd"), id("REPLAY_CMD_ACK")), eq(id("h_cmd"), id("REPLAY_CMD_NACK"))));
     if rxl {
-        wire(
-            &mut c,
-            "deliver",
-            1,
-            "the ISN proved SeqNum == ESeqNum",
-            and(id("good"), id("h_payload")),
-        );
+        wire(&mut c, "deliver", 1, "the ISN proved SeqNum == ESeqNum", and(id("good"), id("h_payload")));
     } else {
-        wire(
-            &mut c,
-            "explicit",
-            1,
-            "a good payload flit whose FSN is its SeqNum",
-            and(
-                and(id("good"), id("h_payload")),
-                eq(id("h_cmd"), id("REPLAY_CMD_NONE")),
-            ),
-        );
+        wire(&mut c, "explicit", 1, "a good payload flit whose FSN is its SeqNum", and(and(id("good"), id("h_payload")), eq(id("h_cmd"), id("REPLAY_CMD_NONE"))));
         wire(
             &mut c,
             "deliver",
             1,
             "explicit: FSN == ESeqNum; with an AckNum: unchecked unless discarding (Fig. 4)",
-            mux(
-                id("explicit"),
-                eq(id("h_fsn"), id("eseq")),
-                and(and(id("good"), id("h_payload")), id("discard").not()),
-            ),
+            mux(id("explicit"), eq(id("h_fsn"), id("eseq")), and(and(id("good"), id("h_payload")), id("discard").not())),
         );
-        wire(
-            &mut c,
-            "seq_error",
-            1,
-            "explicit FSN != ESeqNum",
-            and(id("explicit"), ne(id("h_fsn"), id("eseq"))),
-        );
+        wire(&mut c, "seq_error", 1, "explicit FSN != ESeqNum", and(id("explicit"), ne(id("h_fsn"), id("eseq"))));
     }
     // rxl: the ISN makes an out-of-sequence flit fail the CRC, so `bad` is every error.
-    let error = if rxl {
-        id("bad")
-    } else {
-        or(id("bad"), id("seq_error"))
-    };
-    wire(
-        &mut c,
-        "trigger_nack",
-        1,
-        "first error: start discarding, schedule a NACK",
-        and(error, id("discard").not()),
-    );
+    let error = if rxl { id("bad") } else { or(id("bad"), id("seq_error")) };
+    wire(&mut c, "trigger_nack", 1, "first error: start discarding, schedule a NACK", and(error, id("discard").not()));
     wire(
         &mut c,
         "renack",
         1,
         "discarding for nack_timeout cycles: send the NACK again",
-        and(
-            and(id("discard"), id("deliver").not()),
-            eq(id("nack_timer"), sub(id("NACK_TIMEOUT"), dec(w_nt, 1))),
-        ),
+        and(and(id("discard"), id("deliver").not()), eq(id("nack_timer"), sub(id("NACK_TIMEOUT"), dec(w_nt, 1)))),
     );
 
     // ---------------- TX ----------------
-    c.push(Item::comment(
-        "TX: replay-buffer control from the received ACK/NACK (ctl) and the replay timer.",
-    ));
+    c.push(Item::comment("TX: replay-buffer control from the received ACK/NACK (ctl) and the replay timer."));
     c.push(Item::wire("rb_push_ready", 1, ""));
     c.push(Item::wire("rb_out_valid", 1, ""));
     c.push(Item::wire("rb_out_data", PAYLOAD_BITS, ""));
     c.push(Item::wire("rb_out_seq", s, ""));
     c.push(Item::wire("rb_head", s, "oldest unacknowledged SeqNum"));
     c.push(Item::wire("rb_count", s, ""));
-    unused_wires(
-        &mut c,
-        &[
-            (
-                "rb_push_seq",
-                s,
-                "SeqNum of the next push: the flit carries rb_out_seq",
-            ),
-            ("rb_full", 1, "same as !rb_push_ready"),
-        ],
-    );
-    wire(
-        &mut c,
-        "ctl_ack",
-        1,
-        "",
-        and(
-            id("ctl_valid"),
-            or(
-                eq(id("ctl_cmd"), id("REPLAY_CMD_ACK")),
-                eq(id("ctl_cmd"), id("REPLAY_CMD_NACK")),
-            ),
-        ),
-    );
-    wire(
-        &mut c,
-        "ctl_nack",
-        1,
-        "",
-        and(id("ctl_valid"), eq(id("ctl_cmd"), id("REPLAY_CMD_NACK"))),
-    );
+    unused_wires(&mut c, &[("rb_push_seq", s, "SeqNum of the next push: the flit carries rb_out_seq"), ("rb_full", 1, "same as !rb_push_ready")]);
+    wire(&mut c, "ctl_ack", 1, "", and(id("ctl_valid"), or(eq(id("ctl_cmd"), id("REPLAY_CMD_ACK")), eq(id("ctl_cmd"), id("REPLAY_CMD_NACK")))));
+    wire(&mut c, "ctl_nack", 1, "", and(id("ctl_valid"), eq(id("ctl_cmd"), id("REPLAY_CMD_NACK"))));
     wire(
         &mut c,
         "timeout",
         1,
         "no ACK/NACK for replay_timeout cycles while flits are held",
-        and(
-            and(id("ctl_ack").not(), ne(id("rb_count"), dec(s, 0))),
-            eq(id("stall_timer"), sub(id("REPLAY_TIMEOUT"), dec(w_rt, 1))),
-        ),
+        and(and(id("ctl_ack").not(), ne(id("rb_count"), dec(s, 0))), eq(id("stall_timer"), sub(id("REPLAY_TIMEOUT"), dec(w_rt, 1)))),
     );
-    wire(
-        &mut c,
-        "replay_seq",
-        s,
-        "NACK: after the last good SeqNum; timeout: the oldest",
-        mux(id("ctl_nack"), add(id("ctl_fsn"), dec(s, 1)), id("rb_head")),
-    );
-    wire(
-        &mut c,
-        "replay_valid",
-        1,
-        "",
-        or(id("ctl_nack"), id("timeout")),
-    );
-    wire(
-        &mut c,
-        "replay_taken",
-        1,
-        "the buffer accepts it (replay_seq - head <= count)",
-        and(
-            id("replay_valid"),
-            le(sub(id("replay_seq"), id("rb_head")), id("rb_count")),
-        ),
-    );
-    c.push(Item::comment(
-        "TX: the flit register loads when the link takes the current flit (or holds none).",
-    ));
-    wire(
-        &mut c,
-        "load",
-        1,
-        "",
-        or(id("tx_ready"), id("t1_valid").not()),
-    );
-    let payload_cond = if rxl {
-        and(
-            and(id("load"), id("rb_out_valid")),
-            id("nack_pending").not(),
-        )
-    } else {
-        and(id("load"), id("rb_out_valid"))
-    };
-    wire(
-        &mut c,
-        "payload",
-        1,
-        if rxl {
-            "send the buffer's flit (a pending NACK goes first, in a control flit of its own)"
-        } else {
-            "send the buffer's flit"
-        },
-        payload_cond,
-    );
+    wire(&mut c, "replay_seq", s, "NACK: after the last good SeqNum; timeout: the oldest", mux(id("ctl_nack"), add(id("ctl_fsn"), dec(s, 1)), id("rb_head")));
+    wire(&mut c, "replay_valid", 1, "", or(id("ctl_nack"), id("timeout")));
+    wire(&mut c, "replay_taken", 1, "the buffer accepts it (replay_seq - head <= count)", and(id("replay_valid"), le(sub(id("replay_seq"), id("rb_head")), id("rb_count"))));
+    c.push(Item::comment("TX: the flit register loads when the link takes the current flit (or holds none)."));
+    wire(&mut c, "load", 1, "", or(id("tx_ready"), id("t1_valid").not()));
+    let payload_cond = if rxl { and(and(id("load"), id("rb_out_valid")), id("nack_pending").not()) } else { and(id("load"), id("rb_out_valid")) };
+    wire(&mut c, "payload", 1, if rxl { "send the buffer's flit (a pending NACK goes first, in a control flit of its own)" } else { "send the buffer's flit" }, payload_cond);
     wire(
         &mut c,
         "ack_due",
         1,
         "ack_every payloads delivered, or some and ack_timeout cycles",
-        or(
-            eq(id("since_ack"), id("ACK_EVERY")),
-            and(
-                ne(id("since_ack"), dec(w_ae, 0)),
-                eq(id("ack_timer"), id("ACK_TIMEOUT")),
-            ),
-        ),
+        or(eq(id("since_ack"), id("ACK_EVERY")), and(ne(id("since_ack"), dec(w_ae, 0)), eq(id("ack_timer"), id("ACK_TIMEOUT")))),
     );
-    let cmd = mux(
-        id("nack_pending"),
-        id("REPLAY_CMD_NACK"),
-        mux(id("ack_due"), id("REPLAY_CMD_ACK"), id("REPLAY_CMD_NONE")),
-    );
-    let cmd = if rxl {
-        cmd
-    } else {
-        mux(
-            and(id("payload"), id("replay_start")),
-            id("REPLAY_CMD_NONE"),
-            cmd,
-        )
-    };
-    wire(
-        &mut c,
-        "tx_cmd",
-        2,
-        if rxl {
-            "ReplayCmd to send"
-        } else {
-            "ReplayCmd to send; none on the first flit of a replay"
-        },
-        cmd,
-    );
-    wire(
-        &mut c,
-        "ack_sent",
-        1,
-        "",
-        and(id("load"), ne(id("tx_cmd"), id("REPLAY_CMD_NONE"))),
-    );
-    wire(
-        &mut c,
-        "nack_sent",
-        1,
-        "",
-        and(id("load"), eq(id("tx_cmd"), id("REPLAY_CMD_NACK"))),
-    );
-    let fsn_else = if rxl {
-        dec(s, 0)
-    } else {
-        mux(id("payload"), id("rb_out_seq"), dec(s, 0))
-    };
-    wire(
-        &mut c,
-        "tx_fsn",
-        s,
-        "AckNum = ESeqNum - 1 when ReplayCmd != 0",
-        mux(
-            ne(id("tx_cmd"), id("REPLAY_CMD_NONE")),
-            sub(id("eseq"), dec(s, 1)),
-            fsn_else,
-        ),
-    );
-    wire(
-        &mut c,
-        "tx_header",
-        16,
-        "{type, ReplayCmd, FSN}",
-        Expr::Concat(vec![dec(3, 0), id("payload"), id("tx_cmd"), id("tx_fsn")]),
-    );
+    let cmd = mux(id("nack_pending"), id("REPLAY_CMD_NACK"), mux(id("ack_due"), id("REPLAY_CMD_ACK"), id("REPLAY_CMD_NONE")));
+    let cmd = if rxl { cmd } else { mux(and(id("payload"), id("replay_start")), id("REPLAY_CMD_NONE"), cmd) };
+    wire(&mut c, "tx_cmd", 2, if rxl { "ReplayCmd to send" } else { "ReplayCmd to send; none on the first flit of a replay" }, cmd);
+    wire(&mut c, "ack_sent", 1, "", and(id("load"), ne(id("tx_cmd"), id("REPLAY_CMD_NONE"))));
+    wire(&mut c, "nack_sent", 1, "", and(id("load"), eq(id("tx_cmd"), id("REPLAY_CMD_NACK"))));
+    let fsn_else = if rxl { dec(s, 0) } else { mux(id("payload"), id("rb_out_seq"), dec(s, 0)) };
+    wire(&mut c, "tx_fsn", s, "AckNum = ESeqNum - 1 when ReplayCmd != 0", mux(ne(id("tx_cmd"), id("REPLAY_CMD_NONE")), sub(id("eseq"), dec(s, 1)), fsn_else));
+    wire(&mut c, "tx_header", 16, "{type, ReplayCmd, FSN}", Expr::Concat(vec![dec(3, 0), id("payload"), id("tx_cmd"), id("tx_fsn")]));
     wire(
         &mut c,
         "tx_data",
         CRC_DATA_BITS,
         "header and payload (zero in control flits)",
-        Expr::Concat(vec![
-            mux(id("payload"), id("rb_out_data"), dec(PAYLOAD_BITS, 0)),
-            id("tx_header"),
-        ]),
+        Expr::Concat(vec![mux(id("payload"), id("rb_out_data"), dec(PAYLOAD_BITS, 0)), id("tx_header")]),
     );
     let crc_seq = if rxl {
-        wire(
-            &mut c,
-            "crc_seq",
-            s,
-            "ISN: SeqNum of payload flits",
-            mux(id("payload"), id("rb_out_seq"), dec(s, 0)),
-        );
+        wire(&mut c, "crc_seq", s, "ISN: SeqNum of payload flits", mux(id("payload"), id("rb_out_seq"), dec(s, 0)));
         id("crc_seq")
     } else {
         dec(s, 0) // no sequence number in the CRC
     };
     c.push(Item::wire("tx_crc", 64, ""));
-    c.push(instance(
-        n_crc,
-        "u_crc",
-        vec![
-            ("data", id("tx_data")),
-            ("seq", crc_seq),
-            ("crc", id("tx_crc")),
-        ],
-    ));
-    c.push(instance(
-        n_enc,
-        "u_fec_enc",
-        vec![("msg", id("t1_msg")), ("cw", id("tx_flit"))],
-    ));
+    c.push(instance(n_crc, "u_crc", vec![("data", id("tx_data")), ("seq", crc_seq), ("crc", id("tx_crc"))]));
+    c.push(instance(n_enc, "u_fec_enc", vec![("msg", id("t1_msg")), ("cw", id("tx_flit"))]));
     c.push(instance(
         n_replay,
         "u_replay",
@@ -755,11 +330,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         mux(
             id("ack_sent"),
             zext(id("deliver"), 1, w_ae),
-            mux(
-                eq(id("since_ack"), id("ACK_EVERY")),
-                id("since_ack"),
-                add(id("since_ack"), zext(id("deliver"), 1, w_ae)),
-            ),
+            mux(eq(id("since_ack"), id("ACK_EVERY")), id("since_ack"), add(id("since_ack"), zext(id("deliver"), 1, w_ae))),
         ),
     );
 
@@ -767,111 +338,35 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         Stmt::Comment("TX".into()),
         Stmt::when(id("load"), vec![Stmt::set(id("t1_valid"), Expr::one())]),
         Stmt::set(id("ctl_valid"), and(id("good"), id("h_has_ack"))),
-        Stmt::set(
-            id("stall_timer"),
-            mux(
-                or(
-                    or(id("ctl_ack"), id("timeout")),
-                    eq(id("rb_count"), dec(s, 0)),
-                ),
-                dec(w_rt, 0),
-                add(id("stall_timer"), dec(w_rt, 1)),
-            ),
-        ),
+        Stmt::set(id("stall_timer"), mux(or(or(id("ctl_ack"), id("timeout")), eq(id("rb_count"), dec(s, 0))), dec(w_rt, 0), add(id("stall_timer"), dec(w_rt, 1)))),
     ];
     if !rxl {
-        body.push(Stmt::If(
-            id("replay_taken"),
-            vec![Stmt::set(id("replay_start"), Expr::one())],
-            vec![Stmt::when(
-                id("payload"),
-                vec![Stmt::set(id("replay_start"), Expr::zero())],
-            )],
-        ));
+        body.push(Stmt::If(id("replay_taken"), vec![Stmt::set(id("replay_start"), Expr::one())], vec![Stmt::when(id("payload"), vec![Stmt::set(id("replay_start"), Expr::zero())])]));
     }
     body.push(Stmt::Comment("RX".into()));
     body.push(Stmt::set(id("d_valid"), id("rx_valid")));
-    body.push(Stmt::when(
-        id("deliver"),
-        vec![Stmt::set(id("eseq"), add(id("eseq"), dec(s, 1)))],
-    ));
-    body.push(Stmt::set(
-        id("discard"),
-        mux(
-            id("deliver"),
-            dec(1, 0),
-            or(id("discard"), id("trigger_nack")),
-        ),
-    ));
-    body.push(Stmt::set(
-        id("nack_timer"),
-        mux(
-            or(or(id("discard").not(), id("deliver")), id("renack")),
-            dec(w_nt, 0),
-            add(id("nack_timer"), dec(w_nt, 1)),
-        ),
-    ));
-    body.push(Stmt::set(
-        id("nack_pending"),
-        or(
-            or(id("trigger_nack"), id("renack")),
-            and(
-                and(id("nack_pending"), id("nack_sent").not()),
-                id("deliver").not(),
-            ),
-        ),
-    ));
+    body.push(Stmt::when(id("deliver"), vec![Stmt::set(id("eseq"), add(id("eseq"), dec(s, 1)))]));
+    body.push(Stmt::set(id("discard"), mux(id("deliver"), dec(1, 0), or(id("discard"), id("trigger_nack")))));
+    body.push(Stmt::set(id("nack_timer"), mux(or(or(id("discard").not(), id("deliver")), id("renack")), dec(w_nt, 0), add(id("nack_timer"), dec(w_nt, 1)))));
+    body.push(Stmt::set(id("nack_pending"), or(or(id("trigger_nack"), id("renack")), and(and(id("nack_pending"), id("nack_sent").not()), id("deliver").not()))));
     body.push(Stmt::set(id("since_ack"), id("since_n")));
     body.push(Stmt::set(
         id("ack_timer"),
-        mux(
-            or(id("ack_sent"), eq(id("since_n"), dec(w_ae, 0))),
-            dec(w_at, 0),
-            mux(
-                eq(id("ack_timer"), id("ACK_TIMEOUT")),
-                id("ack_timer"),
-                add(id("ack_timer"), dec(w_at, 1)),
-            ),
-        ),
+        mux(or(id("ack_sent"), eq(id("since_n"), dec(w_ae, 0))), dec(w_at, 0), mux(eq(id("ack_timer"), id("ACK_TIMEOUT")), id("ack_timer"), add(id("ack_timer"), dec(w_at, 1)))),
     ));
     body.push(Stmt::set(id("m_valid_q"), id("deliver")));
     let mut counters_regs = vec![];
     let mut counters_reset = vec![];
     let mut counters_body = vec![];
     for (n, inc, doc) in [
-        (
-            "cnt_flits_sent_q",
-            and(id("t1_valid"), id("tx_ready")),
-            "flits transferred",
-        ),
+        ("cnt_flits_sent_q", and(id("t1_valid"), id("tx_ready")), "flits transferred"),
         ("cnt_replays_q", id("replay_taken"), "replays started"),
-        (
-            "cnt_crc_fail_q",
-            and(id("d_valid"), id("crc_ok").not()),
-            "CRC failures",
-        ),
-        (
-            "cnt_fec_corrected_q",
-            and(id("d_valid"), id("d_corrected")),
-            "FEC corrections",
-        ),
-        (
-            "cnt_fec_uncorrectable_q",
-            and(id("d_valid"), id("d_uncorrectable")),
-            "FEC uncorrectable flits",
-        ),
+        ("cnt_crc_fail_q", and(id("d_valid"), id("crc_ok").not()), "CRC failures"),
+        ("cnt_fec_corrected_q", and(id("d_valid"), id("d_corrected")), "FEC corrections"),
+        ("cnt_fec_uncorrectable_q", and(id("d_valid"), id("d_uncorrectable")), "FEC uncorrectable flits"),
         ("cnt_nacks_sent_q", id("nack_sent"), "NACKs sent"),
     ] {
-        counter(
-            &mut counters_regs,
-            &mut counters_reset,
-            &mut counters_body,
-            n,
-            cb,
-            inc,
-            id("CNT_MAX"),
-            doc,
-        );
+        counter(&mut counters_regs, &mut counters_reset, &mut counters_body, n, cb, inc, id("CNT_MAX"), doc);
     }
     reset.extend(counters_reset);
     body.extend(counters_body);
@@ -882,38 +377,16 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     items.extend(rx1);
     items.extend(c);
     items.push(Item::comment("Control registers (reset)."));
-    items.push(Item::AlwaysFf {
-        reset: Some(reset),
-        body,
-    });
+    items.push(Item::AlwaysFf { reset: Some(reset), body });
     items.push(Item::comment("Data registers (no reset)."));
     items.push(Item::AlwaysFf {
         reset: None,
         body: vec![
-            Stmt::when(
-                id("load"),
-                vec![Stmt::set(
-                    id("t1_msg"),
-                    Expr::Concat(vec![id("tx_crc"), id("tx_data")]),
-                )],
-            ),
+            Stmt::when(id("load"), vec![Stmt::set(id("t1_msg"), Expr::Concat(vec![id("tx_crc"), id("tx_data")]))]),
             Stmt::set(id("ctl_cmd"), id("h_cmd")),
             Stmt::set(id("ctl_fsn"), id("h_fsn")),
-            Stmt::when(
-                id("rx_valid"),
-                vec![
-                    Stmt::set(id("d_msg"), id("dec_msg")),
-                    Stmt::set(id("d_corrected"), id("dec_corrected")),
-                    Stmt::set(id("d_uncorrectable"), id("dec_uncorrectable")),
-                ],
-            ),
-            Stmt::when(
-                id("deliver"),
-                vec![Stmt::set(
-                    id("m_payload_q"),
-                    Expr::slice("d_msg", CRC_DATA_BITS - 1, 16),
-                )],
-            ),
+            Stmt::when(id("rx_valid"), vec![Stmt::set(id("d_msg"), id("dec_msg")), Stmt::set(id("d_corrected"), id("dec_corrected")), Stmt::set(id("d_uncorrectable"), id("dec_uncorrectable"))]),
+            Stmt::when(id("deliver"), vec![Stmt::set(id("m_payload_q"), Expr::slice("d_msg", CRC_DATA_BITS - 1, 16))]),
         ],
     });
     for (p, r) in [

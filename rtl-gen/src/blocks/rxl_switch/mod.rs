@@ -16,18 +16,8 @@ use crate::fields::{FieldReader, FieldSpec, FieldType};
 pub struct RxlSwitchKind;
 
 static FIELDS: [FieldSpec; 2] = [
-    FieldSpec {
-        name: "fec",
-        ty: FieldType::Choice(&["pcie6", "generic"]),
-        default: Some("\"pcie6\""),
-        doc: "FEC layout of the flits (rs_fec), as the endpoints'",
-    },
-    FieldSpec {
-        name: "counter_bits",
-        ty: FieldType::UInt { min: 1, max: 64 },
-        default: Some("32"),
-        doc: "width of the saturating status counters",
-    },
+    FieldSpec { name: "fec", ty: FieldType::Choice(&["pcie6", "generic"]), default: Some("\"pcie6\""), doc: "FEC layout of the flits (rs_fec), as the endpoints'" },
+    FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
 ];
 
 /// A validated `rxl_switch` block.
@@ -41,10 +31,7 @@ pub struct RxlSwitchBlock {
 impl RxlSwitchBlock {
     pub fn codec(&self) -> crate::blocks::rxl_endpoint::flit::FlitCodec {
         // The CRC choice does not matter to a switch.
-        crate::blocks::rxl_endpoint::flit::FlitCodec::new(
-            crate::blocks::rxl_endpoint::flit::CrcChoice::RsCrc,
-            self.fec,
-        )
+        crate::blocks::rxl_endpoint::flit::FlitCodec::new(crate::blocks::rxl_endpoint::flit::CrcChoice::RsCrc, self.fec)
     }
 }
 
@@ -59,17 +46,9 @@ impl BlockKind for RxlSwitchKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let fec = if r.choice("fec")? == "pcie6" {
-            FecChoice::Pcie6
-        } else {
-            FecChoice::Generic
-        };
+        let fec = if r.choice("fec")? == "pcie6" { FecChoice::Pcie6 } else { FecChoice::Generic };
         let counter_bits = r.u32("counter_bits")?;
-        Ok(Box::new(RxlSwitchBlock {
-            name: r.block().to_string(),
-            fec,
-            counter_bits,
-        }))
+        Ok(Box::new(RxlSwitchBlock { name: r.block().to_string(), fec, counter_bits }))
     }
 }
 
@@ -82,14 +61,11 @@ impl Block for RxlSwitchBlock {
     }
     fn params(&self) -> Vec<(&'static str, String)> {
         vec![
-            (
-                "fec",
-                match self.fec {
-                    FecChoice::Pcie6 => "pcie6",
-                    FecChoice::Generic => "generic",
-                }
-                .to_string(),
-            ),
+            ("fec", match self.fec {
+                FecChoice::Pcie6 => "pcie6",
+                FecChoice::Generic => "generic",
+            }
+            .to_string()),
             ("counter_bits", self.counter_bits.to_string()),
         ]
     }

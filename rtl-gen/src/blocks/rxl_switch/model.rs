@@ -5,14 +5,10 @@
 //! (header, payload, end-to-end CRC) that nothing in the switch checks, which is where a
 //! campaign injects switch-internal corruption.
 
-use crate::blocks::rxl_endpoint::flit::{Flit, FlitCodec, Msg, FLIT_BYTES, MSG_BYTES};
+use crate::blocks::rxl_endpoint::flit::{FlitCodec, Flit, Msg, FLIT_BYTES, MSG_BYTES};
 
 fn sat(v: u64, bits: u32) -> u64 {
-    let max = if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
+    let max = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
     (v + 1).min(max)
 }
 
@@ -33,15 +29,7 @@ impl LinkRxModel {
     pub const COUNTERS: [&'static str; 3] = ["cnt_flits", "cnt_corrected", "cnt_dropped"];
 
     pub fn new(codec: FlitCodec, counter_bits: u32) -> LinkRxModel {
-        LinkRxModel {
-            codec,
-            counter_bits,
-            out_valid: false,
-            out_msg: [0; MSG_BYTES],
-            cnt_flits: 0,
-            cnt_corrected: 0,
-            cnt_dropped: 0,
-        }
+        LinkRxModel { codec, counter_bits, out_valid: false, out_msg: [0; MSG_BYTES], cnt_flits: 0, cnt_corrected: 0, cnt_dropped: 0 }
     }
 
     pub fn reset(&mut self) {
@@ -97,13 +85,7 @@ impl LinkTxModel {
 
     pub fn new(codec: FlitCodec, counter_bits: u32) -> LinkTxModel {
         let out_flit = codec.encode(&[0; MSG_BYTES]);
-        LinkTxModel {
-            codec,
-            counter_bits,
-            out_valid: false,
-            out_flit,
-            cnt_flits: 0,
-        }
+        LinkTxModel { codec, counter_bits, out_valid: false, out_flit, cnt_flits: 0 }
     }
 
     pub fn reset(&mut self) {

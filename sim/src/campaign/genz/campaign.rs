@@ -85,9 +85,7 @@ pub struct GenzOptions {
 
 /// 1e-12 … 1e-5 in steps of 10^0.25 (29 points).
 pub fn default_bers() -> Vec<f64> {
-    (0..=28)
-        .map(|k| 10f64.powf(-12.0 + 0.25 * k as f64))
-        .collect()
+    (0..=28).map(|k| 10f64.powf(-12.0 + 0.25 * k as f64)).collect()
 }
 
 impl Default for GenzOptions {
@@ -118,9 +116,7 @@ pub enum Unit {
 impl Unit {
     pub fn cable_m(&self) -> f64 {
         match *self {
-            Unit::Faults { cable_m }
-            | Unit::Init { cable_m, .. }
-            | Unit::Goodput { cable_m, .. } => cable_m,
+            Unit::Faults { cable_m } | Unit::Init { cable_m, .. } | Unit::Goodput { cable_m, .. } => cable_m,
         }
     }
 }
@@ -130,35 +126,17 @@ pub fn units(o: &GenzOptions) -> Vec<Unit> {
     let mut u = Vec::new();
     for &c in &o.cables_m {
         u.push(Unit::Faults { cable_m: c });
-        u.push(Unit::Init {
-            cable_m: c,
-            lost_init_ack: false,
-        });
-        u.push(Unit::Init {
-            cable_m: c,
-            lost_init_ack: true,
-        });
+        u.push(Unit::Init { cable_m: c, lost_init_ack: false });
+        u.push(Unit::Init { cable_m: c, lost_init_ack: true });
     }
     for &size in &o.sizes {
         for &c in &o.cables_m {
             for ber in std::iter::once(0.0).chain(o.bers.iter().copied()) {
-                u.push(Unit::Goodput {
-                    size,
-                    cable_m: c,
-                    ber,
-                });
+                u.push(Unit::Goodput { size, cable_m: c, ber });
             }
         }
-        for &c in o
-            .occupancy_cables_m
-            .iter()
-            .filter(|c| !o.cables_m.contains(c))
-        {
-            u.push(Unit::Goodput {
-                size,
-                cable_m: c,
-                ber: 0.0,
-            });
+        for &c in o.occupancy_cables_m.iter().filter(|c| !o.cables_m.contains(c)) {
+            u.push(Unit::Goodput { size, cable_m: c, ber: 0.0 });
         }
     }
     u
@@ -259,22 +237,10 @@ pub fn figures_bench() -> Result<Bench, CampaignError> {
 /// Options that cannot run, named with what is allowed.
 pub fn check(o: &GenzOptions, cfg: &LlrConfig) -> Result<(), CampaignError> {
     let bad = |m: String| Err(CampaignError::Config(m));
-    if let Some(s) = o
-        .sizes
-        .iter()
-        .find(|&&s| s < 8 || s % cfg.data_bytes != 0 || s > cfg.max_packet_bytes)
-    {
-        return bad(format!(
-            "packet size {s}: allowed multiples of {} in 8..={}",
-            cfg.data_bytes, cfg.max_packet_bytes
-        ));
+    if let Some(s) = o.sizes.iter().find(|&&s| s < 8 || s % cfg.data_bytes != 0 || s > cfg.max_packet_bytes) {
+        return bad(format!("packet size {s}: allowed multiples of {} in 8..={}", cfg.data_bytes, cfg.max_packet_bytes));
     }
-    if let Some(c) = o
-        .cables_m
-        .iter()
-        .chain(&o.occupancy_cables_m)
-        .find(|c| !(c.is_finite() && **c >= 0.0 && **c <= 10_000.0))
-    {
+    if let Some(c) = o.cables_m.iter().chain(&o.occupancy_cables_m).find(|c| !(c.is_finite() && **c >= 0.0 && **c <= 10_000.0)) {
         return bad(format!("cable {c} m: allowed 0..=10000 m"));
     }
     if let Some(b) = o.bers.iter().find(|b| !(**b > 0.0 && **b < 1.0)) {
@@ -294,41 +260,19 @@ pub fn delay_cycles(cable_m: f64, cycle_ns: f64) -> u64 {
 }
 
 /// Runs one unit.
-pub fn run_unit(
-    bench: &Bench,
-    o: &GenzOptions,
-    unit: usize,
-    test: &Unit,
-) -> Result<GenzRecord, CampaignError> {
+pub fn run_unit(bench: &Bench, o: &GenzOptions, unit: usize, test: &Unit) -> Result<GenzRecord, CampaignError> {
     let cfg = bench.block::<GenzLlrBlock>(FIGURES_BLOCK)?.cfg.clone();
     let delay = delay_cycles(test.cable_m(), o.cycle_ns);
     let seed = shard::unit_seed(o.seed, unit);
     let warmup = 2_000 + 4 * delay;
     let drain = 20_000 + 40 * delay;
-    let mut lo = LinkOptions {
-        delay: delay as usize,
-        seed,
-        drain_cycles: drain,
-        ..LinkOptions::default()
-    };
+    let mut lo = LinkOptions { delay: delay as usize, seed, drain_cycles: drain, ..LinkOptions::default() };
     let mut lost = false;
-    let lose_ack = matches!(
-        test,
-        Unit::Init {
-            lost_init_ack: true,
-            ..
-        }
-    );
+    let lose_ack = matches!(test, Unit::Init { lost_init_ack: true, .. });
     match *test {
         Unit::Faults { .. } => {
             lo.cycles = o.fault_cycles;
-            lo.faults = Faults {
-                ber: 1e-5,
-                burst: 5e-4,
-                burst_bits: 12,
-                drop: 5e-4,
-                uc: 0.0,
-            };
+            lo.faults = Faults { ber: 1e-5, burst: 5e-4, burst_bits: 12, drop: 5e-4, uc: 0.0 };
             lo.down = 6e-5;
             lo.down_cycles = 300;
             lo.ll_loss = 2e-3;
@@ -365,12 +309,7 @@ pub fn run_unit(
         GenzImpl::Rtl => {
             let m = bench.module(FIGURES_BLOCK, Role::Interface)?;
             let (r, t) = crate::cosim::genz::twin_link(bench, m, &lo, &mut hook)?;
-            let first = t.first.as_ref().map(|f| {
-                format!(
-                    "cycle {} `{}`: model {}, RTL {}",
-                    f.cycle, f.port, f.expected, f.actual
-                )
-            });
+            let first = t.first.as_ref().map(|f| format!("cycle {} `{}`: model {}, RTL {}", f.cycle, f.port, f.expected, f.actual));
             (r, t.mismatches, first)
         }
     };
@@ -405,33 +344,18 @@ pub fn run_unit(
 
 /// Runs the shard's units (one after the other: a Verilated model is not shared across threads;
 /// run shards as separate processes to use more cores).
-pub fn run(
-    bench: &Bench,
-    o: &GenzOptions,
-    sh: Shard,
-    progress: &mut Progress,
-) -> Result<GenzResults, CampaignError> {
+pub fn run(bench: &Bench, o: &GenzOptions, sh: Shard, progress: &mut Progress) -> Result<GenzResults, CampaignError> {
     let block = bench.block::<GenzLlrBlock>(FIGURES_BLOCK)?;
     let cfg = block.cfg.clone();
     check(o, &cfg)?;
     let all = units(o);
     let mine = sh.units(all.len());
-    progress.start(
-        &format!("Gen-Z LLR campaign (shard {sh})"),
-        mine.len() as u64,
-        "units",
-    );
+    progress.start(&format!("Gen-Z LLR campaign (shard {sh})"), mine.len() as u64, "units");
     let mut records = Vec::new();
     for (k, &u) in mine.iter().enumerate() {
         let t = Instant::now();
         let r = run_unit(bench, o, u, &all[u])?;
-        progress.note(&format!(
-            "  unit {u} {:?}: {} cycles in {:.1} s{}",
-            all[u],
-            r.cycles,
-            t.elapsed().as_secs_f64(),
-            if r.clean() { "" } else { " NOT CLEAN" }
-        ));
+        progress.note(&format!("  unit {u} {:?}: {} cycles in {:.1} s{}", all[u], r.cycles, t.elapsed().as_secs_f64(), if r.clean() { "" } else { " NOT CLEAN" }));
         progress.set(k as u64 + 1);
         records.push(r);
     }
@@ -464,19 +388,9 @@ fn percentile(sorted: &[u64], q: f64) -> f64 {
 
 impl GenzResults {
     pub fn merge(parts: Vec<GenzResults>) -> Result<GenzResults, CampaignError> {
-        let parts = parts
-            .into_iter()
-            .map(|p| (p.shard, (p.options, p.params, p.units), p.records))
-            .collect();
-        let ((options, params, units), records) =
-            shard::merge_units(parts, |c| Some(c.2), |r: &GenzRecord| r.unit)?;
-        Ok(GenzResults {
-            options,
-            params,
-            shard: Shard::ALL,
-            units,
-            records,
-        })
+        let parts = parts.into_iter().map(|p| (p.shard, (p.options, p.params, p.units), p.records)).collect();
+        let ((options, params, units), records) = shard::merge_units(parts, |c| Some(c.2), |r: &GenzRecord| r.unit)?;
+        Ok(GenzResults { options, params, shard: Shard::ALL, units, records })
     }
 
     pub fn clean(&self) -> bool {
@@ -487,13 +401,7 @@ impl GenzResults {
         self.records
             .iter()
             .filter_map(|r| match r.test {
-                Unit::Goodput {
-                    size: s,
-                    cable_m,
-                    ber,
-                } if s == size && cable_m == cable && self.options.cables_m.contains(&cable_m) => {
-                    Some((ber, r))
-                }
+                Unit::Goodput { size: s, cable_m, ber } if s == size && cable_m == cable && self.options.cables_m.contains(&cable_m) => Some((ber, r)),
                 _ => None,
             })
             .collect()
@@ -505,13 +413,7 @@ impl GenzResults {
         let db = p.data_bytes;
         let mut s = String::new();
         if !self.shard.is_all() {
-            let _ = writeln!(
-                s,
-                "shard {} of the campaign: {} of {} units\n",
-                self.shard,
-                self.records.len(),
-                self.units
-            );
+            let _ = writeln!(s, "shard {} of the campaign: {} of {} units\n", self.shard, self.records.len(), self.units);
         }
         let _ = writeln!(
             s,
@@ -535,11 +437,7 @@ impl GenzResults {
         // Fault runs.
         s.push_str("**Faults** (BER 1e-5 on data and marker, 12-bit bursts 5e-4 / beat, drops 5e-4 / beat, link down 6e-5 / cycle for 300 cycles, backpressure on every stream):\n\n");
         s.push_str("| cable | cycles | EE sent | delivered | scoreboard errors | missing | bit errors | bursts | drops | link-down periods | retrains | Discards | resent | RTL/model mismatches | exactly once |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-        for r in self
-            .records
-            .iter()
-            .filter(|r| matches!(r.test, Unit::Faults { .. }))
-        {
+        for r in self.records.iter().filter(|r| matches!(r.test, Unit::Faults { .. })) {
             let _ = writeln!(
                 s,
                 "| {} m | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -563,21 +461,13 @@ impl GenzResults {
         // Init.
         s.push_str("\n**Init time** (cycles from phy_up to the first EE packet delivered at A / B; includes the one-way delay and one packet):\n\n| cable | delay | Init ACK | first delivery A | first delivery B | Inits sent A / B | in round trips (B) |\n|---:|---:|---|---:|---:|---:|---:|\n");
         for r in self.records.iter() {
-            if let Unit::Init {
-                cable_m,
-                lost_init_ack,
-            } = r.test
-            {
+            if let Unit::Init { cable_m, lost_init_ack } = r.test {
                 let f = |x: Option<u64>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
                 let _ = writeln!(
                     s,
                     "| {cable_m} m | {} | {} | {} | {} | {} / {} | {:.2} |",
                     r.delay,
-                    if lost_init_ack {
-                        "first one lost"
-                    } else {
-                        "delivered"
-                    },
+                    if lost_init_ack { "first one lost" } else { "delivered" },
                     f(r.first_delivery[0]),
                     f(r.first_delivery[1]),
                     r.counters[0][C_INIT_SENT],
@@ -600,20 +490,9 @@ impl GenzResults {
         for ber in std::iter::once(0.0).chain(self.options.bers.iter().copied()) {
             let _ = write!(s, "| {ber:.2e} |");
             for (size, cable) in &series {
-                match self
-                    .goodput_points(*size, *cable)
-                    .into_iter()
-                    .find(|(b, _)| *b == ber)
-                {
+                match self.goodput_points(*size, *cable).into_iter().find(|(b, _)| *b == ber) {
                     Some((_, r)) => {
-                        let _ = write!(
-                            s,
-                            " {:.4} ({} / {}){} |",
-                            r.goodput(db),
-                            r.beats_hit,
-                            r.recoveries.len(),
-                            if r.clean() { "" } else { " NOT CLEAN" }
-                        );
+                        let _ = write!(s, " {:.4} ({} / {}){} |", r.goodput(db), r.beats_hit, r.recoveries.len(), if r.clean() { "" } else { " NOT CLEAN" });
                     }
                     None => s.push_str(" - |"),
                 }
@@ -624,10 +503,7 @@ impl GenzResults {
         s.push_str("\n**Recovery time per error** (Discard sent → first EE packet delivered after the Exit Discard, all BERs pooled; a round trip = 2 × one-way delay):\n\n| packet | cable | delay | recoveries | mean cycles | median | p99 | max | mean round trips |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (size, cable) in &series {
             let pts = self.goodput_points(*size, *cable);
-            let mut all: Vec<u64> = pts
-                .iter()
-                .flat_map(|(_, r)| r.recoveries.iter().copied())
-                .collect();
+            let mut all: Vec<u64> = pts.iter().flat_map(|(_, r)| r.recoveries.iter().copied()).collect();
             all.sort_unstable();
             let delay = pts.first().map(|(_, r)| r.delay).unwrap_or(1);
             let mean = all.iter().sum::<u64>() as f64 / all.len().max(1) as f64;
@@ -643,11 +519,7 @@ impl GenzResults {
         }
         // Occupancy.
         s.push_str("\n**Retry-buffer occupancy vs cable length** (BER 0, saturating; EE packets per end held in the retry buffer: written and not yet acknowledged, and of them sent at least once):\n\n| packet | cable | delay | held mean | held max | max bytes | sent, unacknowledged: mean | max | goodput |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        let mut occ: Vec<&GenzRecord> = self
-            .records
-            .iter()
-            .filter(|r| matches!(r.test, Unit::Goodput { ber, .. } if ber == 0.0))
-            .collect();
+        let mut occ: Vec<&GenzRecord> = self.records.iter().filter(|r| matches!(r.test, Unit::Goodput { ber, .. } if ber == 0.0)).collect();
         occ.sort_by(|a, b| {
             let key = |r: &GenzRecord| match r.test {
                 Unit::Goodput { size, cable_m, .. } => (size, cable_m),
@@ -658,26 +530,11 @@ impl GenzResults {
         });
         for r in occ {
             if let Unit::Goodput { size, cable_m, .. } = r.test {
-                let _ = writeln!(
-                    s,
-                    "| {size} B | {cable_m} m | {} | {:.1} | {} | {} | {:.1} | {} | {:.4} |",
-                    r.delay,
-                    r.occupancy_mean(),
-                    r.occupancy_max,
-                    r.occupancy_max * size as u64,
-                    r.in_flight_mean(),
-                    r.in_flight_max,
-                    r.goodput(db)
-                );
+                let _ = writeln!(s, "| {size} B | {cable_m} m | {} | {:.1} | {} | {} | {:.1} | {} | {:.4} |", r.delay, r.occupancy_mean(), r.occupancy_max, r.occupancy_max * size as u64, r.in_flight_mean(), r.in_flight_max, r.goodput(db));
             }
         }
         let bad = self.records.iter().filter(|r| !r.clean()).count();
-        let _ = writeln!(
-            s,
-            "\n{} units, {} not clean (scoreboard errors, missing packets or RTL/model mismatches)",
-            self.records.len(),
-            bad
-        );
+        let _ = writeln!(s, "\n{} units, {} not clean (scoreboard errors, missing packets or RTL/model mismatches)", self.records.len(), bad);
         s
     }
 
@@ -749,27 +606,11 @@ impl GenzResults {
             .series()
             .into_iter()
             .map(|(size, cable)| {
-                let pts = self
-                    .goodput_points(size, cable)
-                    .into_iter()
-                    .filter(|(b, _)| *b > 0.0)
-                    .map(|(b, r)| (b, r.goodput(db)))
-                    .collect();
+                let pts = self.goodput_points(size, cable).into_iter().filter(|(b, _)| *b > 0.0).map(|(b, r)| (b, r.goodput(db))).collect();
                 (format!("Gen-Z LLR {size} B, {cable} m"), pts)
             })
             .collect();
-        goodput_svg(
-            &format!(
-                "Gen-Z LLR goodput vs BER ({}, block {})",
-                if self.options.implementation == GenzImpl::Rtl {
-                    "RTL"
-                } else {
-                    "model"
-                },
-                self.params.block
-            ),
-            &series,
-        )
+        goodput_svg(&format!("Gen-Z LLR goodput vs BER ({}, block {})", if self.options.implementation == GenzImpl::Rtl { "RTL" } else { "model" }, self.params.block), &series)
     }
 }
 
@@ -780,83 +621,28 @@ pub fn goodput_svg(title: &str, series: &[(String, Vec<(f64, f64)>)]) -> String 
     let (x0, x1, t0, t1) = (80.0, 860.0, 50.0, 380.0);
     let lx = |ber: f64| x0 + (ber.log10() + 12.0) / 7.0 * (x1 - x0);
     let y = |g: f64| t1 - g.clamp(0.0, 1.0) * (t1 - t0);
-    let colors = [
-        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    ];
+    let colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        s,
-        r#"<rect width="100%" height="100%" fill="white"/><text x="{}" y="25" text-anchor="middle" font-size="15">{title}</text>"#,
-        w / 2.0
-    );
+    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#);
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/><text x="{}" y="25" text-anchor="middle" font-size="15">{title}</text>"#, w / 2.0);
     for k in 0..=5 {
         let g = k as f64 * 0.2;
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x0}" x2="{x1}" y1="{yy:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{g:.1}</text>"##,
-            x0 - 6.0,
-            y(g) + 4.0,
-            yy = y(g)
-        );
+        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{yy:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{g:.1}</text>"##, x0 - 6.0, y(g) + 4.0, yy = y(g));
     }
-    let _ = writeln!(
-        s,
-        r#"<line x1="{x0}" x2="{x1}" y1="{t1}" y2="{t1}" stroke="black"/><line x1="{x0}" x2="{x0}" y1="{t0}" y2="{t1}" stroke="black"/>"#
-    );
+    let _ = writeln!(s, r#"<line x1="{x0}" x2="{x1}" y1="{t1}" y2="{t1}" stroke="black"/><line x1="{x0}" x2="{x0}" y1="{t0}" y2="{t1}" stroke="black"/>"#);
     for e in -12..=-5 {
         let x = lx(10f64.powi(e));
-        let _ = writeln!(
-            s,
-            r#"<line x1="{x:.1}" x2="{x:.1}" y1="{t1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">1e{e}</text>"#,
-            t1 + 5.0,
-            t1 + 18.0
-        );
+        let _ = writeln!(s, r#"<line x1="{x:.1}" x2="{x:.1}" y1="{t1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">1e{e}</text>"#, t1 + 5.0, t1 + 18.0);
     }
-    let _ = writeln!(
-        s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">bit error ratio (both directions)</text><text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">goodput (fraction of the line)</text>"#,
-        (x0 + x1) / 2.0,
-        t1 + 40.0,
-        (t0 + t1) / 2.0,
-        (t0 + t1) / 2.0
-    );
+    let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">bit error ratio (both directions)</text><text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">goodput (fraction of the line)</text>"#, (x0 + x1) / 2.0, t1 + 40.0, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
     for (i, (name, pts)) in series.iter().enumerate() {
         let c = colors[i % colors.len()];
-        let d: Vec<String> = pts
-            .iter()
-            .enumerate()
-            .map(|(k, (b, g))| {
-                format!(
-                    "{}{:.1},{:.1}",
-                    if k == 0 { "M" } else { "L" },
-                    lx(*b),
-                    y(*g)
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            r#"<path d="{}" fill="none" stroke="{c}" stroke-width="2"/>"#,
-            d.join(" ")
-        );
+        let d: Vec<String> = pts.iter().enumerate().map(|(k, (b, g))| format!("{}{:.1},{:.1}", if k == 0 { "M" } else { "L" }, lx(*b), y(*g))).collect();
+        let _ = writeln!(s, r#"<path d="{}" fill="none" stroke="{c}" stroke-width="2"/>"#, d.join(" "));
         for (b, g) in pts {
-            let _ = write!(
-                s,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{c}"/>"#,
-                lx(*b),
-                y(*g)
-            );
+            let _ = write!(s, r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{c}"/>"#, lx(*b), y(*g));
         }
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}" fill="{c}">{name}</text>"#,
-            x0 + 10.0,
-            t1 - 60.0 - 14.0 * (series.len() - 1 - i) as f64
-        );
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" fill="{c}">{name}</text>"#, x0 + 10.0, t1 - 60.0 - 14.0 * (series.len() - 1 - i) as f64);
     }
     s.push_str("</svg>\n");
     s

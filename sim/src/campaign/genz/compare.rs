@@ -44,16 +44,7 @@ pub struct CompareOptions {
 
 impl Default for CompareOptions {
     fn default() -> Self {
-        CompareOptions {
-            line_gbps: 64.0,
-            cable_m: 10.0,
-            packet_bytes: 256,
-            bers: (0..=14)
-                .map(|k| 10f64.powf(-12.0 + 0.5 * k as f64))
-                .collect(),
-            line_us: 400.0,
-            seed: 3,
-        }
+        CompareOptions { line_gbps: 64.0, cable_m: 10.0, packet_bytes: 256, bers: (0..=14).map(|k| 10f64.powf(-12.0 + 0.5 * k as f64)).collect(), line_us: 400.0, seed: 3 }
     }
 }
 
@@ -75,29 +66,11 @@ fn genz(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, Cam
     let delay = ((o.cable_m * 5.0 / cycle_ns).ceil() as usize).max(1);
     let cycles = (o.line_us * 1000.0 / cycle_ns) as u64;
     let warm = 2_000 + 4 * delay as u64;
-    let lo = LinkOptions {
-        cycles: cycles + warm,
-        window_from: warm,
-        drain_cycles: 20_000 + 40 * delay as u64,
-        delay,
-        faults: Faults::ber(ber),
-        load: 1.0,
-        offer: 1.0,
-        packet_bytes: Some(o.packet_bytes as usize),
-        seed: o.seed,
-        ..LinkOptions::default()
-    };
+    let lo = LinkOptions { cycles: cycles + warm, window_from: warm, drain_cycles: 20_000 + 40 * delay as u64, delay, faults: Faults::ber(ber), load: 1.0, offer: 1.0, packet_bytes: Some(o.packet_bytes as usize), seed: o.seed, ..LinkOptions::default() };
     let (mut a, mut b) = (LlrModel::new(cfg.clone()), LlrModel::new(cfg.clone()));
     let r = run_link(&mut a, &mut b, &cfg, &lo, &mut keep)?;
     let bytes: u64 = r.window_bytes.iter().sum();
-    Ok(ComparePoint {
-        scheme: "Gen-Z LLR",
-        ber,
-        goodput: bytes as f64 / (2.0 * cfg.data_bytes as f64 * cycles as f64),
-        events: r.recoveries.len() as u64,
-        time_ns: cycles as f64 * cycle_ns,
-        clean: r.clean(),
-    })
+    Ok(ComparePoint { scheme: "Gen-Z LLR", ber, goodput: bytes as f64 / (2.0 * cfg.data_bytes as f64 * cycles as f64), events: r.recoveries.len() as u64, time_ns: cycles as f64 * cycle_ns, clean: r.clean() })
 }
 
 fn rifl(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, CampaignError> {
@@ -108,44 +81,18 @@ fn rifl(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, Cam
     // Frame IDs for the round trip, as the sweep requires (2^n >= 32 + 2 (delay + 9)).
     let need = 32 + 2 * (delay + crate::campaign::rifl::sweep::NODE_PASS_CYCLES);
     p.frame_id_bits = p.frame_id_bits.max(32 - (need - 1).leading_zeros());
-    let frames_per_packet = (8 * o.packet_bytes as u64)
-        .div_ceil(p.user_bits as u64)
-        .max(1);
+    let frames_per_packet = (8 * o.packet_bytes as u64).div_ceil(p.user_bits as u64).max(1);
     let packets = ((o.line_us * 1000.0 / cycle_ns) as u64 / frames_per_packet).max(10);
-    let mut link = RiflLink::new(
-        Node::new(p),
-        Node::new(p),
-        LinkSetup {
-            delay: delay as usize,
-            ber,
-            seed: o.seed,
-            packets,
-            min_len: o.packet_bytes as usize,
-            max_len: o.packet_bytes as usize,
-        },
-    );
+    let mut link = RiflLink::new(Node::new(p), Node::new(p), LinkSetup { delay: delay as usize, ber, seed: o.seed, packets, min_len: o.packet_bytes as usize, max_len: o.packet_bytes as usize });
     let done = link.run(packets * frames_per_packet * 20 + 100_000);
     let (a, b) = (link.flow_ab.stats(), link.flow_ba.stats());
     let bw = (a.bytes_per_cycle + b.bytes_per_cycle) / 2.0;
     let events = (link.a.frame_errors + link.b.frame_errors) as u64;
-    Ok(ComparePoint {
-        scheme: "RIFL",
-        ber,
-        goodput: bw / (line_bits / 8.0),
-        events,
-        time_ns: link.cycle as f64 * cycle_ns,
-        clean: done.is_ok(),
-    })
+    Ok(ComparePoint { scheme: "RIFL", ber, goodput: bw / (line_bits / 8.0), events, time_ns: link.cycle as f64 * cycle_ns, clean: done.is_ok() })
 }
 
 fn rxl(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, CampaignError> {
-    let ep = bench
-        .blocks::<RxlEndpointBlock>()
-        .into_iter()
-        .find(|b| b.cfg.mode == Mode::Rxl)
-        .ok_or_else(|| {
-            CampaignError::Config("the default design has no rxl_endpoint in rxl mode".into())
-        })?;
+    let ep = bench.blocks::<RxlEndpointBlock>().into_iter().find(|b| b.cfg.mode == Mode::Rxl).ok_or_else(|| CampaignError::Config("the default design has no rxl_endpoint in rxl mode".into()))?;
     let cycle_ns = 8.0 * FLIT_BYTES as f64 / o.line_gbps;
     let delay = ((o.cable_m * 5.0 / cycle_ns).ceil() as u32).max(1);
     let flits = (o.line_us * 1000.0 / cycle_ns) as u64;
@@ -158,35 +105,17 @@ fn rxl(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, Camp
     let in_order: u64 = r.dirs.iter().map(|d| d.sink.window_in_order).sum();
     let window: u64 = r.dirs.iter().map(|d| d.window_cycles).sum();
     let events: u64 = r.dirs.iter().map(|d| d.tx_counters.replays).sum();
-    let clean = r.drained
-        && r.dirs
-            .iter()
-            .all(|d| d.sink.ordering_failures == 0 && d.undelivered() == 0);
-    Ok(ComparePoint {
-        scheme: "RXL",
-        ber,
-        goodput: in_order as f64 * PAYLOAD_BYTES as f64
-            / (window.max(1) as f64 * FLIT_BYTES as f64),
-        events,
-        time_ns: window as f64 / 2.0 * cycle_ns,
-        clean,
-    })
+    let clean = r.drained && r.dirs.iter().all(|d| d.sink.ordering_failures == 0 && d.undelivered() == 0);
+    Ok(ComparePoint { scheme: "RXL", ber, goodput: in_order as f64 * PAYLOAD_BYTES as f64 / (window.max(1) as f64 * FLIT_BYTES as f64), events, time_ns: window as f64 / 2.0 * cycle_ns, clean })
 }
 
 /// Every scheme at BER 0 and at every BER of `o`.
-pub fn compare(
-    o: &CompareOptions,
-    note: &mut dyn FnMut(&ComparePoint),
-) -> Result<Vec<ComparePoint>, CampaignError> {
+pub fn compare(o: &CompareOptions, note: &mut dyn FnMut(&ComparePoint)) -> Result<Vec<ComparePoint>, CampaignError> {
     let figures = figures_bench()?;
     let default = Bench::default_design()?;
     let mut out = Vec::new();
     for ber in std::iter::once(0.0).chain(o.bers.iter().copied()) {
-        for p in [
-            genz(&figures, o, ber)?,
-            rifl(&default, o, ber)?,
-            rxl(&default, o, ber)?,
-        ] {
+        for p in [genz(&figures, o, ber)?, rifl(&default, o, ber)?, rxl(&default, o, ber)?] {
             note(&p);
             out.push(p);
         }
@@ -199,16 +128,9 @@ pub const SCHEMES: [&str; 3] = ["Gen-Z LLR", "RIFL", "RXL"];
 /// Line time lost per error event in ns, pooled over the points with BER > 0 (and the event
 /// count it is based on).
 pub fn cost_per_error(points: &[ComparePoint], scheme: &str) -> (f64, u64) {
-    let base = points
-        .iter()
-        .find(|p| p.scheme == scheme && p.ber == 0.0)
-        .map(|p| p.goodput)
-        .unwrap_or(f64::NAN);
+    let base = points.iter().find(|p| p.scheme == scheme && p.ber == 0.0).map(|p| p.goodput).unwrap_or(f64::NAN);
     let (mut lost, mut n) = (0.0, 0);
-    for p in points
-        .iter()
-        .filter(|p| p.scheme == scheme && p.ber > 0.0 && p.events > 0)
-    {
+    for p in points.iter().filter(|p| p.scheme == scheme && p.ber > 0.0 && p.events > 0) {
         lost += (base - p.goodput).max(0.0) / base * p.time_ns;
         n += p.events;
     }
@@ -223,20 +145,12 @@ pub fn table(o: &CompareOptions, points: &[ComparePoint]) -> String {
         let _ = write!(s, "| {ber:.2e} |");
         for sc in SCHEMES {
             if let Some(p) = points.iter().find(|p| p.scheme == sc && p.ber == ber) {
-                let _ = write!(
-                    s,
-                    " {:.4} ({}){} |",
-                    p.goodput,
-                    p.events,
-                    if p.clean { "" } else { " NOT CLEAN" }
-                );
+                let _ = write!(s, " {:.4} ({}){} |", p.goodput, p.events, if p.clean { "" } else { " NOT CLEAN" });
             }
         }
         s.push('\n');
     }
-    s.push_str(
-        "\n| scheme | line time lost per error event (ns) | events pooled |\n|---|---:|---:|\n",
-    );
+    s.push_str("\n| scheme | line time lost per error event (ns) | events pooled |\n|---|---:|---:|\n");
     for sc in SCHEMES {
         let (c, n) = cost_per_error(points, sc);
         let _ = writeln!(s, "| {sc} | {c:.0} | {n} |");
@@ -247,34 +161,12 @@ pub fn table(o: &CompareOptions, points: &[ComparePoint]) -> String {
 pub fn csv(points: &[ComparePoint]) -> String {
     let mut s = String::from("scheme,ber,goodput,events,time_ns,clean\n");
     for p in points {
-        let _ = writeln!(
-            s,
-            "{},{:e},{:.6},{},{:.0},{}",
-            p.scheme, p.ber, p.goodput, p.events, p.time_ns, p.clean
-        );
+        let _ = writeln!(s, "{},{:e},{:.6},{},{:.0},{}", p.scheme, p.ber, p.goodput, p.events, p.time_ns, p.clean);
     }
     s
 }
 
 pub fn svg(o: &CompareOptions, points: &[ComparePoint]) -> String {
-    let series: Vec<(String, Vec<(f64, f64)>)> = SCHEMES
-        .iter()
-        .map(|sc| {
-            (
-                sc.to_string(),
-                points
-                    .iter()
-                    .filter(|p| p.scheme == *sc && p.ber > 0.0)
-                    .map(|p| (p.ber, p.goodput))
-                    .collect(),
-            )
-        })
-        .collect();
-    goodput_svg(
-        &format!(
-            "RIFL vs RXL vs Gen-Z LLR: goodput vs BER ({} Gb/s, {} m, {} B packets; models)",
-            o.line_gbps, o.cable_m, o.packet_bytes
-        ),
-        &series,
-    )
+    let series: Vec<(String, Vec<(f64, f64)>)> = SCHEMES.iter().map(|sc| (sc.to_string(), points.iter().filter(|p| p.scheme == *sc && p.ber > 0.0).map(|p| (p.ber, p.goodput)).collect())).collect();
+    goodput_svg(&format!("RIFL vs RXL vs Gen-Z LLR: goodput vs BER ({} Gb/s, {} m, {} B packets; models)", o.line_gbps, o.cable_m, o.packet_bytes), &series)
 }

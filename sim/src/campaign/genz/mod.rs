@@ -11,10 +11,7 @@ pub mod compare;
 
 use crate::campaign::channel::{Channel, ChannelStats, Faults, Frame};
 use crate::SimError;
-use rtl_gen::blocks::genz_llr::model::{
-    with_ecrc, LlrConfig, LlrInputs, LlrModel, LlrOutputs, C_DISC_SENT, C_EXIT_SENT, C_RETRAIN,
-    LINK_UP,
-};
+use rtl_gen::blocks::genz_llr::model::{with_ecrc, LlrConfig, LlrInputs, LlrModel, LlrOutputs, C_DISC_SENT, C_EXIT_SENT, C_RETRAIN, LINK_UP};
 use rtl_gen::math::splitmix::SplitMix64;
 use std::collections::VecDeque;
 
@@ -119,27 +116,7 @@ pub struct LinkOptions {
 
 impl Default for LinkOptions {
     fn default() -> Self {
-        LinkOptions {
-            cycles: 20_000,
-            drain_cycles: 60_000,
-            delay: 10,
-            faults: Faults::none(),
-            down: 0.0,
-            down_cycles: 200,
-            down_at: None,
-            retrain_cycles: 100,
-            load: 0.5,
-            m_ready: 1.0,
-            link_ready: 1.0,
-            offer: 0.9,
-            packet_bytes: None,
-            window_from: 0,
-            silent: None,
-            ll_loss: 0.0,
-            keep_in_flight: false,
-            stop_when_quiet: false,
-            seed: 1,
-        }
+        LinkOptions { cycles: 20_000, drain_cycles: 60_000, delay: 10, faults: Faults::none(), down: 0.0, down_cycles: 200, down_at: None, retrain_cycles: 100, load: 0.5, m_ready: 1.0, link_ready: 1.0, offer: 0.9, packet_bytes: None, window_from: 0, silent: None, ll_loss: 0.0, keep_in_flight: false, stop_when_quiet: false, seed: 1 }
     }
 }
 
@@ -224,46 +201,18 @@ fn packet(rng: &mut SplitMix64, cfg: &LlrConfig, vc: u8, bytes: Option<usize>) -
 }
 
 /// Run a link between `a` and `b`.
-pub fn run_link(
-    a: &mut dyn LlrNode,
-    b: &mut dyn LlrNode,
-    cfg: &LlrConfig,
-    o: &LinkOptions,
-    hook: &mut Hook,
-) -> Result<LinkReport, SimError> {
+pub fn run_link(a: &mut dyn LlrNode, b: &mut dyn LlrNode, cfg: &LlrConfig, o: &LinkOptions, hook: &mut Hook) -> Result<LinkReport, SimError> {
     let d = cfg.data_bytes as usize;
     let mut rng = SplitMix64::new(o.seed);
-    let mut ch: [Channel<Beat>; 2] = [
-        Channel::new(o.delay, o.faults, o.seed ^ 0xA5A5),
-        Channel::new(o.delay, o.faults, o.seed ^ 0x5A5A),
-    ];
+    let mut ch: [Channel<Beat>; 2] = [Channel::new(o.delay, o.faults, o.seed ^ 0xA5A5), Channel::new(o.delay, o.faults, o.seed ^ 0x5A5A)];
     // Drop notices travel with the beats: the receiving PHY reports the loss on arrival.
-    let mut drops: [VecDeque<bool>; 2] = [
-        (0..o.delay).map(|_| false).collect(),
-        (0..o.delay).map(|_| false).collect(),
-    ];
-    let mut src = [
-        Source {
-            queue: VecDeque::new(),
-            cur: None,
-        },
-        Source {
-            queue: VecDeque::new(),
-            cur: None,
-        },
-    ];
-    let mut expect: [Vec<VecDeque<Vec<u8>>>; 2] = [
-        vec![VecDeque::new(); cfg.vcs as usize],
-        vec![VecDeque::new(); cfg.vcs as usize],
-    ];
+    let mut drops: [VecDeque<bool>; 2] = [(0..o.delay).map(|_| false).collect(), (0..o.delay).map(|_| false).collect()];
+    let mut src = [Source { queue: VecDeque::new(), cur: None }, Source { queue: VecDeque::new(), cur: None }];
+    let mut expect: [Vec<VecDeque<Vec<u8>>>; 2] = [vec![VecDeque::new(); cfg.vcs as usize], vec![VecDeque::new(); cfg.vcs as usize]];
     let mut rx_pkt: [Vec<u8>; 2] = [vec![], vec![]];
     let mut rep = LinkReport::default();
     let mut down_left = 0u64;
-    let floor = if o.keep_in_flight {
-        1
-    } else {
-        o.delay as u64 + 2
-    };
+    let floor = if o.keep_in_flight { 1 } else { o.delay as u64 + 2 };
     let down_cycles = o.down_cycles.max(floor);
     let retrain_cycles = o.retrain_cycles.max(floor);
     // Silent loss of link-local packets: whether the next beat into each channel starts a
@@ -281,10 +230,8 @@ pub fn run_link(
     for cycle in 0..total {
         let traffic = cycle < o.cycles;
         if o.stop_when_quiet && !traffic && down_left == 0 {
-            let settled =
-                |n: &dyn LlrNode| n.outputs().llr_state == LINK_UP | 4 && n.outstanding() == 0;
-            let drained = src.iter().all(|s| s.cur.is_none() && s.queue.is_empty())
-                && expect.iter().flatten().all(|q| q.is_empty());
+            let settled = |n: &dyn LlrNode| n.outputs().llr_state == LINK_UP | 4 && n.outstanding() == 0;
+            let drained = src.iter().all(|s| s.cur.is_none() && s.queue.is_empty()) && expect.iter().flatten().all(|q| q.is_empty());
             if drained && settled(&*a) && settled(&*b) {
                 break;
             }
@@ -337,10 +284,7 @@ pub fn run_link(
         }
         let phy_up = down_left == 0;
         down_left = down_left.saturating_sub(1);
-        let mut inputs = [
-            LlrInputs::idle(cfg.data_bytes),
-            LlrInputs::idle(cfg.data_bytes),
-        ];
+        let mut inputs = [LlrInputs::idle(cfg.data_bytes), LlrInputs::idle(cfg.data_bytes)];
         for e in 0..2 {
             let i = &mut inputs[e];
             i.phy_up = phy_up;
@@ -348,15 +292,9 @@ pub fn run_link(
             i.ltx_ready = rng.chance(o.link_ready);
             // Link TX into the channel toward the other end (one channel step per cycle).
             let mut dropped = false;
-            let muted = o
-                .silent
-                .is_some_and(|(d, from, to)| d == e && (from..to).contains(&cycle));
+            let muted = o.silent.is_some_and(|(d, from, to)| d == e && (from..to).contains(&cycle));
             let sent = if outs[e].ltx_valid && i.ltx_ready && phy_up && !muted {
-                let mut beat = Beat {
-                    data: outs[e].ltx_data.clone(),
-                    last: outs[e].ltx_last,
-                    user: outs[e].ltx_user,
-                };
+                let mut beat = Beat { data: outs[e].ltx_data.clone(), last: outs[e].ltx_last, user: outs[e].ltx_user };
                 if o.ll_loss > 0.0 && at_start[e] {
                     losing[e] = beat.user && rng.chance(o.ll_loss);
                 }

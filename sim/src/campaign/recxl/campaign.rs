@@ -10,9 +10,9 @@ use super::system::{Crash, SysOptions, System, Trial, Variant};
 use crate::campaign::progress::Progress;
 use crate::campaign::shard::{merge_units, unit_seed, Shard};
 use crate::campaign::CampaignError;
-use rtl_gen::bits::Bits;
-use rtl_gen::blocks::recxl_logging_unit::model::{LoggingUnitModel, LuInputs};
+use rtl_gen::blocks::recxl_logging_unit::model::{LuInputs, LoggingUnitModel};
 use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitBlock;
+use rtl_gen::bits::Bits;
 use rtl_gen::blocks::recxl_replica_map::map::NodeMask;
 use rtl_gen::config::Design;
 use serde::{Deserialize, Serialize};
@@ -67,20 +67,13 @@ pub fn lu_block(g: Geometry, extra: &str) -> Result<RecxlLoggingUnitBlock, Campa
         g.r,
         (g.n * g.c).min(32)
     );
-    let d = Design::parse(&text, "recxl system")
-        .map_err(|e| CampaignError::Config(format!("recxl system logging unit: {e}")))?;
-    Ok(d.blocks[0]
-        .as_any()
-        .downcast_ref::<RecxlLoggingUnitBlock>()
-        .expect("a recxl_logging_unit")
-        .clone())
+    let d = Design::parse(&text, "recxl system").map_err(|e| CampaignError::Config(format!("recxl system logging unit: {e}")))?;
+    Ok(d.blocks[0].as_any().downcast_ref::<RecxlLoggingUnitBlock>().expect("a recxl_logging_unit").clone())
 }
 
 /// Model logging units for every node.
 pub fn models(b: &RecxlLoggingUnitBlock) -> Vec<Box<dyn LuNode>> {
-    (0..b.n())
-        .map(|_| Box::new(b.model()) as Box<dyn LuNode>)
-        .collect()
+    (0..b.n()).map(|_| Box::new(b.model()) as Box<dyn LuNode>).collect()
 }
 
 /// One trial's record.
@@ -115,11 +108,7 @@ fn units(o: &RecxlOptions) -> Vec<(Geometry, Variant, usize)> {
 }
 
 /// Runs the units of `shard`.
-pub fn run(
-    o: &RecxlOptions,
-    shard: Shard,
-    progress: &mut Progress,
-) -> Result<RecxlResults, CampaignError> {
+pub fn run(o: &RecxlOptions, shard: Shard, progress: &mut Progress) -> Result<RecxlResults, CampaignError> {
     let all = units(o);
     let mine = shard.units(all.len());
     let mut records = Vec::new();
@@ -128,46 +117,21 @@ pub fn run(
         let (g, variant, _) = all[*u];
         let b = lu_block(g, &o.lu_extra)?;
         let seed = unit_seed(o.seed, *u);
-        let so = SysOptions {
-            variant,
-            seed,
-            cycles: o.cycles,
-            dump_period: o.dump_period,
-            store_rate: o.store_rate,
-            crash: Crash::Random,
-            ..SysOptions::default()
-        };
+        let so = SysOptions { variant, seed, cycles: o.cycles, dump_period: o.dump_period, store_rate: o.store_rate, crash: Crash::Random, ..SysOptions::default() };
         let trial = System::new(&b, &so, models(&b))?.run()?;
         progress.set((i + 1) as u64);
-        records.push(TrialRecord {
-            unit: *u,
-            geometry: g,
-            variant,
-            seed,
-            trial,
-        });
+        records.push(TrialRecord { unit: *u, geometry: g, variant, seed, trial });
     }
     progress.finish(mine.len() as u64);
-    Ok(RecxlResults {
-        options: o.clone(),
-        shard,
-        records,
-    })
+    Ok(RecxlResults { options: o.clone(), shard, records })
 }
 
 impl RecxlResults {
     /// Merges the shards of one campaign into the single run's records.
     pub fn merge(parts: Vec<RecxlResults>) -> Result<RecxlResults, CampaignError> {
-        let parts = parts
-            .into_iter()
-            .map(|p| (p.shard, p.options, p.records))
-            .collect();
+        let parts = parts.into_iter().map(|p| (p.shard, p.options, p.records)).collect();
         let (options, records) = merge_units(parts, |_| None, |r: &TrialRecord| r.unit)?;
-        Ok(RecxlResults {
-            options,
-            shard: Shard::ALL,
-            records,
-        })
+        Ok(RecxlResults { options, shard: Shard::ALL, records })
     }
 
     /// Trials whose scoreboards failed.
@@ -180,28 +144,16 @@ impl RecxlResults {
         let mut s = String::new();
         let _ = writeln!(s, "ReCXL system campaign: {} trials (seed {}), each a random fail-stop crash, scoreboards S1–S8\n", self.records.len(), self.options.seed);
         let _ = writeln!(s, "| N | C | R | variant | trials | failed | commits | owned lines recovered | words from logs / dumps | partial stores applied | recovery cycles (mean) | msgs per replicated store | NACK retries | row HWM | ambiguous VALs | undecidable merges |");
-        let _ = writeln!(
-            s,
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for g in &self.options.geometries {
             for v in &self.options.variants {
-                let rs: Vec<&Trial> = self
-                    .records
-                    .iter()
-                    .filter(|r| r.geometry == *g && r.variant == *v)
-                    .map(|r| &r.trial)
-                    .collect();
+                let rs: Vec<&Trial> = self.records.iter().filter(|r| r.geometry == *g && r.variant == *v).map(|r| &r.trial).collect();
                 if rs.is_empty() {
                     continue;
                 }
                 let sum = |f: &dyn Fn(&Trial) -> u64| rs.iter().map(|t| f(t)).sum::<u64>();
                 let failed = rs.iter().filter(|t| !t.ok()).count();
-                let rec: Vec<u64> = rs
-                    .iter()
-                    .filter(|t| t.recovery_cycles > 0)
-                    .map(|t| t.recovery_cycles)
-                    .collect();
+                let rec: Vec<u64> = rs.iter().filter(|t| t.recovery_cycles > 0).map(|t| t.recovery_cycles).collect();
                 let _ = writeln!(
                     s,
                     "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} of {} | {:.0} | {:.2} | {} | {} | {} | {} |",
@@ -238,16 +190,7 @@ impl RecxlResults {
             all(&|t| t.failed_shared_lines),
         );
         for f in self.failures().iter().take(5) {
-            let _ = writeln!(
-                s,
-                "\nFAILED unit {} (N={} R={} {} seed {:#x}): {:?}",
-                f.unit,
-                f.geometry.n,
-                f.geometry.r,
-                f.variant.name(),
-                f.seed,
-                f.trial.violations
-            );
+            let _ = writeln!(s, "\nFAILED unit {} (N={} R={} {} seed {:#x}): {:?}", f.unit, f.geometry.n, f.geometry.r, f.variant.name(), f.seed, f.trial.violations);
         }
         s
     }
@@ -294,15 +237,7 @@ impl RecxlResults {
 /// A no-crash trial of geometry `g` with the given options changed.
 pub fn steady(g: Geometry, extra: &str, so: SysOptions) -> Result<Trial, CampaignError> {
     let b = lu_block(g, extra)?;
-    System::new(
-        &b,
-        &SysOptions {
-            crash: Crash::None,
-            ..so
-        },
-        models(&b),
-    )?
-    .run()
+    System::new(&b, &SysOptions { crash: Crash::None, ..so }, models(&b))?.run()
 }
 
 /// Replication messages and field bits per replicated store vs R (N = 6): the 3·R rule.
@@ -310,26 +245,8 @@ pub fn traffic_vs_r(seed: u64) -> Result<String, CampaignError> {
     let mut s = String::from("| R | replicated stores | messages per store | 3·R | field bytes per store (1-word store) | coherence messages per store |\n|---|---|---|---|---|---|\n");
     for r in [2u32, 3, 4] {
         let g = Geometry { n: 6, c: 2, r };
-        let t = steady(
-            g,
-            "",
-            SysOptions {
-                variant: Variant::Proactive,
-                seed,
-                max_words: 1,
-                cycles: 4_000,
-                ..SysOptions::default()
-            },
-        )?;
-        let _ = writeln!(
-            s,
-            "| {r} | {} | {:.3} | {} | {:.1} | {:.2} |",
-            t.repl_stores,
-            t.repl_msgs as f64 / t.repl_stores.max(1) as f64,
-            3 * r,
-            t.repl_bits as f64 / 8.0 / t.repl_stores.max(1) as f64,
-            t.coh_msgs as f64 / t.commits.max(1) as f64
-        );
+        let t = steady(g, "", SysOptions { variant: Variant::Proactive, seed, max_words: 1, cycles: 4_000, ..SysOptions::default() })?;
+        let _ = writeln!(s, "| {r} | {} | {:.3} | {} | {:.1} | {:.2} |", t.repl_stores, t.repl_msgs as f64 / t.repl_stores.max(1) as f64, 3 * r, t.repl_bits as f64 / 8.0 / t.repl_stores.max(1) as f64, t.coh_msgs as f64 / t.commits.max(1) as f64);
     }
     Ok(s)
 }
@@ -339,26 +256,8 @@ pub fn rows_vs_load(seed: u64) -> Result<String, CampaignError> {
     let mut s = String::from("| stores per core per cycle (500 MHz) | variant | row high-water mark | bytes of line data (64 B/row) | within 4 KB (64 rows)? |\n|---|---|---|---|---|\n");
     for rate in [0.005, 0.02, 0.05] {
         for v in Variant::RECXL {
-            let t = steady(
-                Geometry { n: 4, c: 2, r: 2 },
-                "",
-                SysOptions {
-                    variant: v,
-                    seed,
-                    store_rate: rate,
-                    sb_cap: 16,
-                    cycles: 5_000,
-                    ..SysOptions::default()
-                },
-            )?;
-            let _ = writeln!(
-                s,
-                "| {rate} | {} | {} | {} | {} |",
-                v.name(),
-                t.row_hwm,
-                64 * t.row_hwm,
-                if t.row_hwm <= 64 { "yes" } else { "no" }
-            );
+            let t = steady(Geometry { n: 4, c: 2, r: 2 }, "", SysOptions { variant: v, seed, store_rate: rate, sb_cap: 16, cycles: 5_000, ..SysOptions::default() })?;
+            let _ = writeln!(s, "| {rate} | {} | {} | {} | {} |", v.name(), t.row_hwm, 64 * t.row_hwm, if t.row_hwm <= 64 { "yes" } else { "no" });
         }
     }
     Ok(s)
@@ -369,25 +268,10 @@ pub fn rows_vs_load(seed: u64) -> Result<String, CampaignError> {
 pub fn log_vs_period(seed: u64) -> Result<String, CampaignError> {
     let mut s = String::from("| dump period (cycles) | records logged per unit per cycle | log high-water mark (records) | rate × 2P (free_lag = 1) |\n|---|---|---|---|\n");
     for p in [1_000u64, 2_000, 4_000] {
-        let t = steady(
-            Geometry { n: 4, c: 2, r: 2 },
-            "",
-            SysOptions {
-                variant: Variant::Proactive,
-                seed,
-                dump_period: p,
-                cycles: 16_000,
-                ..SysOptions::default()
-            },
-        )?;
+        let t = steady(Geometry { n: 4, c: 2, r: 2 }, "", SysOptions { variant: Variant::Proactive, seed, dump_period: p, cycles: 16_000, ..SysOptions::default() })?;
         let words: u64 = t.records_logged;
         let rate = words as f64 / 4.0 / t.cycles as f64;
-        let _ = writeln!(
-            s,
-            "| {p} | {rate:.4} | {} | {:.0} |",
-            t.log_hwm,
-            rate * 2.0 * p as f64
-        );
+        let _ = writeln!(s, "| {p} | {rate:.4} | {} | {:.0} |", t.log_hwm, rate * 2.0 * p as f64);
     }
     Ok(s)
 }
@@ -396,18 +280,7 @@ pub fn log_vs_period(seed: u64) -> Result<String, CampaignError> {
 pub fn dump_bandwidth(seed: u64) -> Result<String, CampaignError> {
     let mut s = String::from("| stores per core per cycle | beats dumped per unit | cycles | raw dump GB/s per unit | ÷ 5.8 | paper: < 5 GB/s (whole system, Fig. 14) |\n|---|---|---|---|---|---|\n");
     for rate in [0.02, 0.05] {
-        let t = steady(
-            Geometry { n: 4, c: 2, r: 2 },
-            "",
-            SysOptions {
-                variant: Variant::Proactive,
-                seed,
-                store_rate: rate,
-                sb_cap: 16,
-                cycles: 12_000,
-                ..SysOptions::default()
-            },
-        )?;
+        let t = steady(Geometry { n: 4, c: 2, r: 2 }, "", SysOptions { variant: Variant::Proactive, seed, store_rate: rate, sb_cap: 16, cycles: 12_000, ..SysOptions::default() })?;
         let per = t.dump_beats as f64 / 4.0;
         let gbs = per * 64.0 / (t.cycles as f64 * 2e-9) / 1e9;
         let _ = writeln!(s, "| {rate} | {per:.0} | {} | {gbs:.3} | {:.3} | system of 4 units: raw {:.2}, ÷ 5.8 {:.2} |", t.cycles, gbs / 5.8, 4.0 * gbs, 4.0 * gbs / 5.8);
@@ -418,39 +291,13 @@ pub fn dump_bandwidth(seed: u64) -> Result<String, CampaignError> {
 /// Store-drain proxy (NOT execution time): cycles for every core to drain its stores, normalised
 /// to WB, per configuration; the prefetch-hit case makes parallel ≈ baseline.
 pub fn drain_proxy(seed: u64) -> Result<String, CampaignError> {
-    let mut s = String::from(
-        "| configuration | cycles per store (mean SB wait) | normalised to WB |\n|---|---|---|\n",
-    );
+    let mut s = String::from("| configuration | cycles per store (mean SB wait) | normalised to WB |\n|---|---|---|\n");
     let mut rows = Vec::new();
-    for v in [
-        Variant::Wt,
-        Variant::Baseline,
-        Variant::Parallel,
-        Variant::Proactive,
-        Variant::Wb,
-    ] {
-        let t = steady(
-            Geometry { n: 4, c: 2, r: 2 },
-            "",
-            SysOptions {
-                variant: v,
-                seed,
-                store_rate: 0.05,
-                sb_cap: 16,
-                lines: 64,
-                load_rate: 0.0,
-                cycles: 6_000,
-                dump_period: 0,
-                ..SysOptions::default()
-            },
-        )?;
+    for v in [Variant::Wt, Variant::Baseline, Variant::Parallel, Variant::Proactive, Variant::Wb] {
+        let t = steady(Geometry { n: 4, c: 2, r: 2 }, "", SysOptions { variant: v, seed, store_rate: 0.05, sb_cap: 16, lines: 64, load_rate: 0.0, cycles: 6_000, dump_period: 0, ..SysOptions::default() })?;
         rows.push((v, t.store_wait_cycles as f64 / t.commits.max(1) as f64));
     }
-    let wb = rows
-        .iter()
-        .find(|r| r.0 == Variant::Wb)
-        .map(|r| r.1)
-        .unwrap_or(1.0);
+    let wb = rows.iter().find(|r| r.0 == Variant::Wb).map(|r| r.1).unwrap_or(1.0);
     for (v, c) in rows {
         let _ = writeln!(s, "| {} | {c:.1} | {:.2} |", v.name(), c / wb);
     }
@@ -486,11 +333,7 @@ pub fn fetch_cycles(b: &RecxlLoggingUnitBlock, records: u64, queries: u64) -> (u
             sent += 1;
         }
         // Validate the oldest pending row.
-        if let Some(r) = m
-            .rows
-            .iter()
-            .find(|r| r.state == rtl_gen::blocks::recxl_logging_unit::model::PENDING)
-        {
+        if let Some(r) = m.rows.iter().find(|r| r.state == rtl_gen::blocks::recxl_logging_unit::model::PENDING) {
             ts = ts.wrapping_add(1) & ((1 << b.ts_bits) - 1);
             i.val_valid = true;
             i.val_node = r.node;
@@ -600,32 +443,18 @@ pub fn recovery_time(log_records: &[u64], fetch_queries: &[u32]) -> Result<Strin
                 let q = lines / 2;
                 let batches = q.div_ceil(fq as u64);
                 let cycles = batches * per + 7 * 70;
-                let _ = writeln!(
-                    s,
-                    "| {lines} | {recs} | {fq} | {per} | {batches} | {} cycles = {:.2} ms |",
-                    cycles,
-                    cycles as f64 * 2e-6
-                );
+                let _ = writeln!(s, "| {lines} | {recs} | {fq} | {per} | {batches} | {} cycles = {:.2} ms |", cycles, cycles as f64 * 2e-6);
             }
         }
     }
     Ok(s)
 }
 
-fn lu_block_custom(
-    g: Geometry,
-    fq: u32,
-    log_bytes: u64,
-) -> Result<RecxlLoggingUnitBlock, CampaignError> {
+fn lu_block_custom(g: Geometry, fq: u32, log_bytes: u64) -> Result<RecxlLoggingUnitBlock, CampaignError> {
     let text = format!(
         "[design]\nname = \"recxl_rec\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\nnum_nodes = {}\ncores_per_node = {}\nreplicas = {}\naddr_bits = 32\nts_bits = 16\nsram_rows = 128\nlog_bytes = {log_bytes}\nfetch_queries = {fq}\n",
         g.n, g.c, g.r
     );
-    let d = Design::parse(&text, "recxl recovery")
-        .map_err(|e| CampaignError::Config(format!("recxl recovery logging unit: {e}")))?;
-    Ok(d.blocks[0]
-        .as_any()
-        .downcast_ref::<RecxlLoggingUnitBlock>()
-        .expect("a recxl_logging_unit")
-        .clone())
+    let d = Design::parse(&text, "recxl recovery").map_err(|e| CampaignError::Config(format!("recxl recovery logging unit: {e}")))?;
+    Ok(d.blocks[0].as_any().downcast_ref::<RecxlLoggingUnitBlock>().expect("a recxl_logging_unit").clone())
 }

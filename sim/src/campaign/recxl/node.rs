@@ -44,12 +44,7 @@ pub struct RtlTwin {
 impl RtlTwin {
     pub fn new(mut dut: Dut, block: &RecxlLoggingUnitBlock) -> Result<RtlTwin, SimError> {
         dut.reset(2)?;
-        Ok(RtlTwin {
-            dut,
-            model: block.model(),
-            block: block.clone(),
-            tally: Tally::default(),
-        })
+        Ok(RtlTwin { dut, model: block.model(), block: block.clone(), tally: Tally::default() })
     }
 }
 

@@ -44,10 +44,7 @@ impl Variant {
         }
     }
     pub fn replicated(self) -> bool {
-        matches!(
-            self,
-            Variant::Baseline | Variant::Parallel | Variant::Proactive
-        )
+        matches!(self, Variant::Baseline | Variant::Parallel | Variant::Proactive)
     }
     pub const RECXL: [Variant; 3] = [Variant::Baseline, Variant::Parallel, Variant::Proactive];
 }
@@ -57,18 +54,11 @@ impl Variant {
 pub enum Crash {
     None,
     /// Node `node` stops at `cycle`.
-    At {
-        node: u32,
-        cycle: u64,
-    },
+    At { node: u32, cycle: u64 },
     /// A random node at a random cycle in [warmup, cycles).
     Random,
     /// Node `node` stops at the first cycle ≥ `after` at which the condition holds.
-    When {
-        node: u32,
-        after: u64,
-        cond: CrashWhen,
-    },
+    When { node: u32, after: u64, cond: CrashWhen },
 }
 
 /// Targeted crash conditions (contract §5.3, C1–C7).
@@ -274,91 +264,29 @@ enum Dst {
 
 #[derive(Debug, Clone)]
 enum Msg {
-    RdX {
-        line: u64,
-        node: u32,
-    },
-    GetS {
-        line: u64,
-        node: u32,
-    },
-    Inv {
-        line: u64,
-    },
-    InvAck {
-        line: u64,
-        node: u32,
-    },
-    Snoop {
-        line: u64,
-        excl: bool,
-    },
-    SnoopResp {
-        line: u64,
-        node: u32,
-        data: Vec<u64>,
-    },
-    PutM {
-        line: u64,
-        node: u32,
-        data: Vec<u64>,
-    },
+    RdX { line: u64, node: u32 },
+    GetS { line: u64, node: u32 },
+    Inv { line: u64 },
+    InvAck { line: u64, node: u32 },
+    Snoop { line: u64, excl: bool },
+    SnoopResp { line: u64, node: u32, data: Vec<u64> },
+    PutM { line: u64, node: u32, data: Vec<u64> },
     /// `snooped`: the PutM answered a snoop of the home, which may still reach the CN.
-    WbAck {
-        line: u64,
-        snooped: bool,
-    },
-    Grant {
-        line: u64,
-        data: Vec<u64>,
-        excl: bool,
-    },
-    Repl {
-        node: u32,
-        core: u32,
-        tag: u32,
-        at_head: bool,
-        line: u64,
-        mask: u32,
-        data: Bits,
-    },
-    Ack {
-        from: u32,
-        core: u32,
-        tag: u32,
-        line: u64,
-        nack: bool,
-    },
-    Val {
-        node: u32,
-        core: u32,
-        tag: u32,
-        line: u64,
-        ts: u32,
-        csn: u32,
-    },
+    WbAck { line: u64, snooped: bool },
+    Grant { line: u64, data: Vec<u64>, excl: bool },
+    Repl { node: u32, core: u32, tag: u32, at_head: bool, line: u64, mask: u32, data: Bits },
+    Ack { from: u32, core: u32, tag: u32, line: u64, nack: bool },
+    Val { node: u32, core: u32, tag: u32, line: u64, ts: u32, csn: u32 },
     DumpStart,
     DumpCommit,
     Interrupt,
-    InterruptResp {
-        node: u32,
-    },
+    InterruptResp { node: u32 },
     InitRecov,
-    Fetch {
-        home: u32,
-        lines: Vec<u64>,
-    },
-    FetchResp {
-        node: u32,
-        recs: Vec<(u64, Record)>,
-    },
-    InitRecovResp {
-        home: u32,
-    },
+    Fetch { home: u32, lines: Vec<u64> },
+    FetchResp { node: u32, recs: Vec<(u64, Record)> },
+    InitRecovResp { home: u32 },
     RecovEnd,
-    RecovEndResp {
-        node: u32,
-    },
+    RecovEndResp { node: u32 },
 }
 
 // ---- compute nodes ---------------------------------------------------------------------------
@@ -532,34 +460,20 @@ type Expected = (usize, Vec<(u32, u64)>);
 pub const HEADER_BITS: u64 = 0;
 
 impl System {
-    pub fn new(
-        b: &RecxlLoggingUnitBlock,
-        o: &SysOptions,
-        lus: Vec<Box<dyn LuNode>>,
-    ) -> Result<System, CampaignError> {
+    pub fn new(b: &RecxlLoggingUnitBlock, o: &SysOptions, lus: Vec<Box<dyn LuNode>>) -> Result<System, CampaignError> {
         let n = b.n();
         if lus.len() != n as usize {
-            return Err(CampaignError::Config(format!(
-                "recxl system: {} logging units for num_nodes = {n}",
-                lus.len()
-            )));
+            return Err(CampaignError::Config(format!("recxl system: {} logging units for num_nodes = {n}", lus.len())));
         }
         if o.variant == Variant::Proactive && b.tag_bits == 0 {
             return Err(CampaignError::Config("recxl system: tag_bits = 0 cannot match VALs when a core has several REPLs outstanding to one line (ReCXL-proactive, §IV-D.4); use tag_bits >= 7 or variant \"baseline\"/\"parallel\"".into()));
         }
         if o.max_words == 0 || o.max_words > b.words() {
-            return Err(CampaignError::Config(format!(
-                "recxl system: max_words = {} out of range; allowed 1..={} (words per line)",
-                o.max_words,
-                b.words()
-            )));
+            return Err(CampaignError::Config(format!("recxl system: max_words = {} out of range; allowed 1..={} (words per line)", o.max_words, b.words())));
         }
         let lmask = (1u64 << b.la().min(62)) - 1;
         if o.lines == 0 || o.lines >= lmask {
-            return Err(CampaignError::Config(format!(
-                "recxl system: lines = {} out of range; allowed 1..{lmask}",
-                o.lines
-            )));
+            return Err(CampaignError::Config(format!("recxl system: lines = {} out of range; allowed 1..{lmask}", o.lines)));
         }
         let words = b.words() as usize;
         let cn = lus
@@ -658,11 +572,7 @@ impl System {
     /// until the unit takes it).
     fn overflowed(&self, k: u32) -> bool {
         let c = &self.cn[k as usize];
-        !c.restarting
-            && !c.dump_start
-            && c.outs
-                .as_ref()
-                .is_some_and(|o| o.st_dump_overflow && !o.st_dump_busy)
+        !c.restarting && !c.dump_start && c.outs.as_ref().is_some_and(|o| o.st_dump_overflow && !o.st_dump_busy)
     }
 
     fn dw_mask(&self) -> u64 {
@@ -687,42 +597,18 @@ impl System {
         let local = matches!((from, dst), (Some(a), Dst::Cn(b)) if a == b);
         // The writer's own unit sits behind its CXL port: its REPL/VAL take one switch traversal
         // (L_min, no jitter). A 1-cycle local path breaks A1 for the writer's own log (finding).
-        let lat = if local {
-            self.o.local_latency
-        } else {
-            self.o.l_min + self.rng.range(0, self.o.jitter)
-        };
+        let lat = if local { self.o.local_latency } else { self.o.l_min + self.rng.range(0, self.o.jitter) };
         self.send_at(self.now + lat, dst, m);
     }
 
     fn send_at(&mut self, t: u64, dst: Dst, m: Msg) {
-        if self.o.trace
-            && matches!(
-                m,
-                Msg::Interrupt
-                    | Msg::InterruptResp { .. }
-                    | Msg::InitRecov
-                    | Msg::Fetch { .. }
-                    | Msg::FetchResp { .. }
-                    | Msg::InitRecovResp { .. }
-                    | Msg::RecovEnd
-                    | Msg::RecovEndResp { .. }
-            )
-        {
+        if self.o.trace && matches!(m, Msg::Interrupt | Msg::InterruptResp { .. } | Msg::InitRecov | Msg::Fetch { .. } | Msg::FetchResp { .. } | Msg::InitRecovResp { .. } | Msg::RecovEnd | Msg::RecovEndResp { .. }) {
             let what = match &m {
-                Msg::Fetch { home, lines } => {
-                    format!("FetchLatestVers home {home} → CN, {} lines", lines.len())
-                }
-                Msg::FetchResp { node, recs } => format!(
-                    "FetchLatestVersResp CN {node} → home, {} records",
-                    recs.len()
-                ),
+                Msg::Fetch { home, lines } => format!("FetchLatestVers home {home} → CN, {} lines", lines.len()),
+                Msg::FetchResp { node, recs } => format!("FetchLatestVersResp CN {node} → home, {} records", recs.len()),
                 other => format!("{other:?}"),
             };
-            self.t.trace.push(format!(
-                "cycle {:>7} → {:>7}: {what} to {dst:?}",
-                self.now, t
-            ));
+            self.t.trace.push(format!("cycle {:>7} → {:>7}: {what} to {dst:?}", self.now, t));
         }
         self.seq += 1;
         self.fabric.insert((t, self.seq), (dst, m));
@@ -730,13 +616,7 @@ impl System {
 
     fn line_bits(&self, k: u64) -> (u64, u64, u64) {
         // REPL, ACK, VAL field bits (contract §5.4).
-        let (nb, cb, tg, la, w) = (
-            self.b.nb() as u64,
-            self.b.cb() as u64,
-            self.b.tag_bits as u64,
-            self.b.la() as u64,
-            self.b.words() as u64,
-        );
+        let (nb, cb, tg, la, w) = (self.b.nb() as u64, self.b.cb() as u64, self.b.tag_bits as u64, self.b.la() as u64, self.b.words() as u64);
         let repl = nb + cb + tg + self.b.nack_enable as u64 + la + w + self.b.dw() as u64 * k;
         let ack = nb + cb + tg + la + self.b.nack_enable as u64;
         let val = nb + cb + tg + la + self.b.ts_bits as u64 + self.b.csn_bits as u64;
@@ -796,30 +676,18 @@ impl System {
             self.recovery_progress();
             self.now += 1;
             // End: traffic over, recovered (if crashed), every SB empty, LUs idle.
-            let recovered = self
-                .crash_at
-                .is_none_or(|(_, c)| c >= o.cycles.max(self.now) || self.recovered_at.is_some());
+            let recovered = self.crash_at.is_none_or(|(_, c)| c >= o.cycles.max(self.now) || self.recovered_at.is_some());
             let after_ok = self.recovered_at.is_none() || self.after_recovery_done();
             if self.now >= o.cycles && recovered && after_ok && self.quiet() {
                 break;
             }
-            let waiting = self
-                .cn
-                .iter()
-                .any(|c| c.alive && !c.paused && c.cores.iter().any(|k| !k.sb.is_empty()));
+            let waiting = self.cn.iter().any(|c| c.alive && !c.paused && c.cores.iter().any(|k| !k.sb.is_empty()));
             if waiting && self.now - self.last_commit > o.watchdog && self.rec_state == 0 {
-                self.t.violations.push(format!(
-                    "S7: no store committed for {} cycles (deadlock) at cycle {}: {}",
-                    o.watchdog,
-                    self.now,
-                    self.stuck()
-                ));
+                self.t.violations.push(format!("S7: no store committed for {} cycles (deadlock) at cycle {}: {}", o.watchdog, self.now, self.stuck()));
                 break;
             }
             if self.now > hard_end {
-                self.t
-                    .violations
-                    .push(format!("S7: trial did not finish by cycle {hard_end}"));
+                self.t.violations.push(format!("S7: trial did not finish by cycle {hard_end}"));
                 break;
             }
         }
@@ -871,22 +739,13 @@ impl System {
     }
 
     fn after_recovery_done(&self) -> bool {
-        self.cn.iter().all(|c| {
-            !c.alive
-                || c.commits - c.commits_at_end_of_recovery >= self.o.after_stores
-                || self.o.script.len() as u64 > 0
-        })
+        self.cn.iter().all(|c| !c.alive || c.commits - c.commits_at_end_of_recovery >= self.o.after_stores || self.o.script.len() as u64 > 0)
     }
 
     fn quiet(&self) -> bool {
         self.fabric.is_empty()
             && self.cn.iter().all(|c| {
-                !c.alive
-                    || (c.cores.iter().all(|k| k.sb.is_empty())
-                        && c.repl_in.is_empty()
-                        && c.val_in.is_empty()
-                        && c.lu.model().rows_used() == 0
-                        && c.outs.as_ref().is_some_and(|o| !o.logw_valid))
+                !c.alive || (c.cores.iter().all(|k| k.sb.is_empty()) && c.repl_in.is_empty() && c.val_in.is_empty() && c.lu.model().rows_used() == 0 && c.outs.as_ref().is_some_and(|o| !o.logw_valid))
             })
     }
 
@@ -897,8 +756,7 @@ impl System {
             if !c.alive || c.paused {
                 continue;
             }
-            let need_more = traffic
-                || (after && c.commits - c.commits_at_end_of_recovery < self.o.after_stores);
+            let need_more = traffic || (after && c.commits - c.commits_at_end_of_recovery < self.o.after_stores);
             if !need_more {
                 continue;
             }
@@ -907,16 +765,11 @@ impl System {
                 self.evict(n);
             }
             for k in 0..self.b.cores_per_node {
-                if self.rng.chance(self.o.store_rate)
-                    && self.cn[n as usize].cores[k as usize].sb.len() < self.o.sb_cap
-                {
+                if self.rng.chance(self.o.store_rate) && self.cn[n as usize].cores[k as usize].sb.len() < self.o.sb_cap {
                     let line = self.rng.range(1, self.o.lines);
                     let nw = self.rng.range(1, self.o.max_words as u64) as u32;
                     let mut mask = 0u32;
-                    let first = self
-                        .rng
-                        .range(0, (self.words as u64).saturating_sub(nw as u64))
-                        as u32;
+                    let first = self.rng.range(0, (self.words as u64).saturating_sub(nw as u64)) as u32;
                     for w in 0..nw {
                         mask |= 1 << (first + w);
                     }
@@ -925,18 +778,11 @@ impl System {
                 if self.rng.chance(self.o.load_rate) {
                     let line = self.rng.range(1, self.o.lines);
                     let c = &mut self.cn[n as usize];
-                    if !c.cache.contains_key(&line)
-                        && !c.rdx_pending.contains(&line)
-                        && !c.wb_pending.contains(&line)
-                    {
+                    if !c.cache.contains_key(&line) && !c.rdx_pending.contains(&line) && !c.wb_pending.contains(&line) {
                         c.rdx_pending.insert(line);
                         self.t.coh_msgs += 1;
                         self.t.loads += 1;
-                        self.send(
-                            Some(n),
-                            Dst::Home((line % self.n as u64) as u32),
-                            Msg::GetS { line, node: n },
-                        );
+                        self.send(Some(n), Dst::Home((line % self.n as u64) as u32), Msg::GetS { line, node: n });
                     }
                 }
             }
@@ -946,12 +792,7 @@ impl System {
     /// Evict one random line that nothing in flight uses: S silently, M with a writeback.
     fn evict(&mut self, n: u32) {
         let c = &self.cn[n as usize];
-        let busy = |l: u64| {
-            c.rdx_pending.contains(&l)
-                || c.wb_pending.contains(&l)
-                || c.deferred.iter().any(|d| d.0 == l)
-                || c.cores.iter().any(|k| k.sb.iter().any(|e| e.line == l))
-        };
+        let busy = |l: u64| c.rdx_pending.contains(&l) || c.wb_pending.contains(&l) || c.deferred.iter().any(|d| d.0 == l) || c.cores.iter().any(|k| k.sb.iter().any(|e| e.line == l));
         let mut cand: Vec<u64> = c.cache.keys().copied().filter(|l| !busy(*l)).collect();
         if cand.is_empty() {
             return;
@@ -967,96 +808,33 @@ impl System {
         c.wb_pending.insert(line);
         self.t.writebacks += 1;
         self.t.coh_msgs += 1;
-        self.send(
-            Some(n),
-            Dst::Home((line % self.n as u64) as u32),
-            Msg::PutM {
-                line,
-                node: n,
-                data,
-            },
-        );
+        self.send(Some(n), Dst::Home((line % self.n as u64) as u32), Msg::PutM { line, node: n, data });
     }
 
     fn deposit(&mut self, n: u32, k: u32, line: u64, mask: u32, value: Option<u64>) {
         let dwm = self.dw_mask();
-        let vals: Vec<u64> = (0..self.words)
-            .map(|w| {
-                if mask >> w & 1 == 1 {
-                    value.unwrap_or_else(|| self.rng.next_u64()) & dwm
-                } else {
-                    0
-                }
-            })
-            .collect();
+        let vals: Vec<u64> = (0..self.words).map(|w| if mask >> w & 1 == 1 { value.unwrap_or_else(|| self.rng.next_u64()) & dwm } else { 0 }).collect();
         let id = self.stores.len();
         let set = self.shape.map(line, &NodeMask::empty());
-        let dests: Vec<u32> = set
-            .nodes
-            .iter()
-            .copied()
-            .filter(|d| !self.failed.has(*d) || !self.cn[n as usize].interrupted)
-            .collect();
-        let tagm = if self.b.tag_bits == 0 {
-            0
-        } else {
-            (1u32 << self.b.tag_bits) - 1
-        };
+        let dests: Vec<u32> = set.nodes.iter().copied().filter(|d| !self.failed.has(*d) || !self.cn[n as usize].interrupted).collect();
+        let tagm = if self.b.tag_bits == 0 { 0 } else { (1u32 << self.b.tag_bits) - 1 };
         let core = &mut self.cn[n as usize].cores[k as usize];
         let tag = core.next_tag & tagm;
         core.next_tag = core.next_tag.wrapping_add(1);
         let degraded = dests.len() < set.nodes.len();
-        self.stores.push(StoreInfo {
-            node: n,
-            line,
-            mask,
-            vals: vals.clone(),
-            csn: 0,
-            commit: None,
-            val_to: Vec::new(),
-            val_at: Vec::new(),
-            commit_at: 0,
-            msgs: 0,
-            bits: 0,
-            nacks: 0,
-            straddle: false,
-            degraded,
-        });
-        let e = Entry {
-            id,
-            line,
-            mask,
-            vals,
-            tag,
-            acks: vec![AckSt::NotSent; dests.len()],
-            dests,
-            vals_sent: 0,
-            csn: 0,
-            holding: false,
-            wt_wait: 0,
-            enter: self.now,
-        };
+        self.stores.push(StoreInfo { node: n, line, mask, vals: vals.clone(), csn: 0, commit: None, val_to: Vec::new(), val_at: Vec::new(), commit_at: 0, msgs: 0, bits: 0, nacks: 0, straddle: false, degraded });
+        let e = Entry { id, line, mask, vals, tag, acks: vec![AckSt::NotSent; dests.len()], dests, vals_sent: 0, csn: 0, holding: false, wt_wait: 0, enter: self.now };
         let head = core.sb.is_empty();
         core.sb.push_back(e);
         if head {
             // The watchdog counts from the later of the last commit and this store's arrival.
-            self.last_commit = self
-                .last_commit
-                .max(self.now.saturating_sub(self.o.watchdog / 2));
+            self.last_commit = self.last_commit.max(self.now.saturating_sub(self.o.watchdog / 2));
         }
         let c = &mut self.cn[n as usize];
-        if self.o.prefetch
-            && !matches!(c.cache.get(&line), Some((Line::M, _)))
-            && !c.rdx_pending.contains(&line)
-            && !c.wb_pending.contains(&line)
-        {
+        if self.o.prefetch && !matches!(c.cache.get(&line), Some((Line::M, _))) && !c.rdx_pending.contains(&line) && !c.wb_pending.contains(&line) {
             c.rdx_pending.insert(line);
             self.t.coh_msgs += 1;
-            self.send(
-                Some(n),
-                Dst::Home((line % self.n as u64) as u32),
-                Msg::RdX { line, node: n },
-            );
+            self.send(Some(n), Dst::Home((line % self.n as u64) as u32), Msg::RdX { line, node: n });
         }
         if self.o.variant == Variant::Proactive {
             let idx = self.cn[n as usize].cores[k as usize].sb.len() - 1;
@@ -1085,19 +863,7 @@ impl System {
             self.cn[n as usize].cores[k as usize].sb[idx].acks[j] = AckSt::Pending;
             self.stores[e.id].msgs += 1;
             self.stores[e.id].bits += rb;
-            self.send(
-                Some(n),
-                Dst::Cn(*d),
-                Msg::Repl {
-                    node: n,
-                    core: k,
-                    tag: e.tag,
-                    at_head,
-                    line: e.line,
-                    mask: e.mask,
-                    data: data.clone(),
-                },
-            );
+            self.send(Some(n), Dst::Cn(*d), Msg::Repl { node: n, core: k, tag: e.tag, at_head, line: e.line, mask: e.mask, data: data.clone() });
         }
     }
 
@@ -1107,9 +873,7 @@ impl System {
             return;
         }
         for k in 0..self.b.cores_per_node {
-            let Some(e) = self.cn[n as usize].cores[k as usize].sb.front().cloned() else {
-                continue;
-            };
+            let Some(e) = self.cn[n as usize].cores[k as usize].sb.front().cloned() else { continue };
             let c = &self.cn[n as usize];
             let owned = matches!(c.cache.get(&e.line), Some((Line::M, _)));
             if c.interrupted && c.quiesce && !(owned && e.vals_sent > 0) {
@@ -1121,14 +885,7 @@ impl System {
             if !owned && !c.rdx_pending.contains(&e.line) && !c.wb_pending.contains(&e.line) {
                 self.cn[n as usize].rdx_pending.insert(e.line);
                 self.t.coh_msgs += 1;
-                self.send(
-                    Some(n),
-                    Dst::Home((e.line % self.n as u64) as u32),
-                    Msg::RdX {
-                        line: e.line,
-                        node: n,
-                    },
-                );
+                self.send(Some(n), Dst::Home((e.line % self.n as u64) as u32), Msg::RdX { line: e.line, node: n });
             }
             if v.replicated() {
                 let may_repl = match v {
@@ -1189,37 +946,16 @@ impl System {
                     j += 1;
                     let c = &mut self.cn[n as usize];
                     c.ts[d as usize] = c.ts[d as usize].wrapping_add(1);
-                    let tsm = if self.b.ts_bits >= 32 {
-                        u32::MAX
-                    } else {
-                        (1 << self.b.ts_bits) - 1
-                    };
+                    let tsm = if self.b.ts_bits >= 32 { u32::MAX } else { (1 << self.b.ts_bits) - 1 };
                     let ts = c.ts[d as usize] & tsm;
                     let (_, _, vb) = self.line_bits(0);
                     self.stores[e.id].msgs += 1;
                     self.stores[e.id].bits += vb;
                     self.stores[e.id].val_to.push(d);
                     self.stores[e.id].val_at.push(self.now);
-                    let words: Vec<(u32, u64)> = (0..self.words as u32)
-                        .filter(|w| e.mask >> w & 1 == 1)
-                        .map(|w| (w, e.vals[w as usize]))
-                        .collect();
-                    self.expect
-                        .entry((d, n))
-                        .or_default()
-                        .push_back((e.id, words));
-                    self.send(
-                        Some(n),
-                        Dst::Cn(d),
-                        Msg::Val {
-                            node: n,
-                            core: k,
-                            tag: e.tag,
-                            line: e.line,
-                            ts,
-                            csn: csn & self.csn_mask(),
-                        },
-                    );
+                    let words: Vec<(u32, u64)> = (0..self.words as u32).filter(|w| e.mask >> w & 1 == 1).map(|w| (w, e.vals[w as usize])).collect();
+                    self.expect.entry((d, n)).or_default().push_back((e.id, words));
+                    self.send(Some(n), Dst::Cn(d), Msg::Val { node: n, core: k, tag: e.tag, line: e.line, ts, csn: csn & self.csn_mask() });
                 }
                 self.cn[n as usize].cores[k as usize].sb[0].vals_sent = j;
                 if j < e.dests.len() {
@@ -1230,10 +966,7 @@ impl System {
             let c = &mut self.cn[n as usize];
             let entry = c.cores[k as usize].sb.pop_front().expect("head");
             let data = &mut c.cache.get_mut(&entry.line).expect("owned").1;
-            let g = self
-                .golden
-                .entry(entry.line)
-                .or_insert_with(|| vec![0; self.words]);
+            let g = self.golden.entry(entry.line).or_insert_with(|| vec![0; self.words]);
             for w in 0..self.words {
                 if entry.mask >> w & 1 == 1 {
                     data[w] = entry.vals[w];
@@ -1252,10 +985,7 @@ impl System {
     }
 
     fn holds(&self, n: u32, line: u64) -> bool {
-        self.cn[n as usize]
-            .cores
-            .iter()
-            .any(|k| k.sb.front().is_some_and(|e| e.line == line && e.holding))
+        self.cn[n as usize].cores.iter().any(|k| k.sb.front().is_some_and(|e| e.line == line && e.holding))
     }
 
     fn retry_snoops(&mut self, n: u32) {
@@ -1299,15 +1029,7 @@ impl System {
             }
         }
         self.t.coh_msgs += 1;
-        self.send(
-            Some(n),
-            Dst::Home((line % self.n as u64) as u32),
-            Msg::SnoopResp {
-                line,
-                node: n,
-                data,
-            },
-        );
+        self.send(Some(n), Dst::Home((line % self.n as u64) as u32), Msg::SnoopResp { line, node: n, data });
     }
 
     // ---- delivery ----
@@ -1331,13 +1053,7 @@ impl System {
         match m {
             Msg::Repl { .. } => self.cn[n as usize].repl_in.push_back(m),
             Msg::Val { .. } => self.cn[n as usize].val_in.push_back(m),
-            Msg::Ack {
-                from,
-                core,
-                tag,
-                line,
-                nack,
-            } => {
+            Msg::Ack { from, core, tag, line, nack } => {
                 let ack_bits = self.line_bits(0).1;
                 let c = &mut self.cn[n as usize];
                 let mut nacked = None;
@@ -1366,8 +1082,7 @@ impl System {
                 let c = &mut self.cn[n as usize];
                 c.rdx_pending.remove(&line);
                 if !matches!(c.cache.get(&line), Some((Line::M, _))) {
-                    c.cache
-                        .insert(line, (if excl { Line::M } else { Line::S }, data));
+                    c.cache.insert(line, (if excl { Line::M } else { Line::S }, data));
                 }
             }
             Msg::Snoop { line, excl } => self.snoop(n, line, excl),
@@ -1388,11 +1103,7 @@ impl System {
                     c.cache.remove(&line);
                 }
                 self.t.coh_msgs += 1;
-                self.send(
-                    Some(n),
-                    Dst::Home((line % self.n as u64) as u32),
-                    Msg::InvAck { line, node: n },
-                );
+                self.send(Some(n), Dst::Home((line % self.n as u64) as u32), Msg::InvAck { line, node: n });
             }
             Msg::DumpStart => {
                 self.cn[n as usize].dump_start = true;
@@ -1458,17 +1169,10 @@ impl System {
                 self.try_complete(h, line);
             }
             Msg::SnoopResp { line, node, data } => {
-                let waiting = self.homes[h as usize]
-                    .busy
-                    .get(&line)
-                    .is_some_and(|t| t.snoop == Some(node));
+                let waiting = self.homes[h as usize].busy.get(&line).is_some_and(|t| t.snoop == Some(node));
                 if waiting {
                     self.mem.insert(line, data);
-                    self.homes[h as usize]
-                        .busy
-                        .get_mut(&line)
-                        .expect("busy")
-                        .snoop = None;
+                    self.homes[h as usize].busy.get_mut(&line).expect("busy").snoop = None;
                     self.try_complete(h, line);
                 }
             }
@@ -1488,14 +1192,7 @@ impl System {
                 }
                 // Otherwise recovery already rebuilt the line (the writer failed): ignore it.
                 self.t.coh_msgs += 1;
-                self.send(
-                    None,
-                    Dst::Cn(node),
-                    Msg::WbAck {
-                        line,
-                        snooped: snooping,
-                    },
-                );
+                self.send(None, Dst::Cn(node), Msg::WbAck { line, snooped: snooping });
             }
             Msg::InitRecov => self.home_recover(h),
             Msg::FetchResp { node, recs } => {
@@ -1523,12 +1220,7 @@ impl System {
             return;
         }
         let st = home.dir.get(&line).cloned().unwrap_or(Dir::I);
-        let mut t = Txn {
-            excl,
-            req,
-            acks: 0,
-            snoop: None,
-        };
+        let mut t = Txn { excl, req, acks: 0, snoop: None };
         match st {
             Dir::M(o) if o != req => t.snoop = Some(o),
             Dir::S(mask) if excl => t.acks = mask & !(1 << req),
@@ -1551,19 +1243,13 @@ impl System {
 
     fn try_complete(&mut self, h: u32, line: u64) {
         let home = &mut self.homes[h as usize];
-        let Some(t) = home.busy.get(&line).cloned() else {
-            return;
-        };
+        let Some(t) = home.busy.get(&line).cloned() else { return };
         if t.acks != 0 || t.snoop.is_some() {
             return;
         }
         home.busy.remove(&line);
         let st = home.dir.get(&line).cloned().unwrap_or(Dir::I);
-        let data = self
-            .mem
-            .get(&line)
-            .cloned()
-            .unwrap_or_else(|| vec![0; self.words]);
+        let data = self.mem.get(&line).cloned().unwrap_or_else(|| vec![0; self.words]);
         let new = if self.failed.has(t.req) {
             Dir::I
         } else if t.excl {
@@ -1580,21 +1266,9 @@ impl System {
         if !self.failed.has(t.req) {
             self.t.coh_msgs += 1;
             self.t.shared_grants += !t.excl as u64;
-            self.send(
-                None,
-                Dst::Cn(t.req),
-                Msg::Grant {
-                    line,
-                    data,
-                    excl: t.excl,
-                },
-            );
+            self.send(None, Dst::Cn(t.req), Msg::Grant { line, data, excl: t.excl });
         }
-        if let Some((excl, req)) = self.homes[h as usize]
-            .queue
-            .get_mut(&line)
-            .and_then(|q| q.pop_front())
-        {
+        if let Some((excl, req)) = self.homes[h as usize].queue.get_mut(&line).and_then(|q| q.pop_front()) {
             self.request(h, line, excl, req);
         }
     }
@@ -1640,16 +1314,7 @@ impl System {
             fq_last: false,
             fr_ready: true,
         };
-        if let Some(Msg::Repl {
-            node,
-            core,
-            tag,
-            at_head,
-            line,
-            mask,
-            data,
-        }) = c.repl_in.front()
-        {
+        if let Some(Msg::Repl { node, core, tag, at_head, line, mask, data }) = c.repl_in.front() {
             inp.repl_valid = true;
             inp.repl_node = *node;
             inp.repl_core = *core;
@@ -1659,15 +1324,7 @@ impl System {
             inp.repl_mask = *mask;
             inp.repl_data = data.clone();
         }
-        if let Some(Msg::Val {
-            node,
-            core,
-            tag,
-            line,
-            ts,
-            csn,
-        }) = c.val_in.front()
-        {
+        if let Some(Msg::Val { node, core, tag, line, ts, csn }) = c.val_in.front() {
             inp.val_valid = true;
             inp.val_node = *node;
             inp.val_core = *core;
@@ -1698,8 +1355,7 @@ impl System {
             c.reads.pop_front();
         }
         if o.logr_req_valid && inp.logr_req_ready {
-            c.reads
-                .push_back((self.now + 2, c.log[o.logr_req_idx as usize].clone()));
+            c.reads.push_back((self.now + 2, c.log[o.logr_req_idx as usize].clone()));
         }
         if o.dump_wr_valid {
             c.region.insert(o.dump_wr_addr, o.dump_wr_data.clone());
@@ -1710,33 +1366,14 @@ impl System {
         let mut fetch_done = None;
         if o.fr_valid {
             if o.fr_match {
-                c.fr.push((
-                    o.fr_line,
-                    Record {
-                        value: o.fr_data,
-                        line: o.fr_line,
-                        word: o.fr_word,
-                        core: o.fr_core,
-                        node: o.fr_node,
-                        csn: o.fr_csn,
-                        valid: true,
-                    },
-                ));
+                c.fr.push((o.fr_line, Record { value: o.fr_data, line: o.fr_line, word: o.fr_word, core: o.fr_core, node: o.fr_node, csn: o.fr_csn, valid: true }));
             }
             if o.fr_last {
                 fetch_done = Some(std::mem::take(&mut c.fr));
             }
         }
-        let ack = if o.ack_valid {
-            Some((o.ack_node, o.ack_core, o.ack_tag, o.ack_line, o.ack_nack))
-        } else {
-            None
-        };
-        let logw = if o.logw_valid {
-            Some((o.logw_idx, o.logw_data.clone()))
-        } else {
-            None
-        };
+        let ack = if o.ack_valid { Some((o.ack_node, o.ack_core, o.ack_tag, o.ack_line, o.ack_nack)) } else { None };
+        let logw = if o.logw_valid { Some((o.logw_idx, o.logw_data.clone())) } else { None };
         c.lu.tick(&inp);
         if !o.st_dump_overflow {
             c.restarting = false;
@@ -1747,23 +1384,10 @@ impl System {
             self.on_record(n, &data);
         }
         if let Some((dn, core, tag, line, nack)) = ack {
-            self.send(
-                Some(n),
-                Dst::Cn(dn),
-                Msg::Ack {
-                    from: n,
-                    core,
-                    tag,
-                    line,
-                    nack,
-                },
-            );
+            self.send(Some(n), Dst::Cn(dn), Msg::Ack { from: n, core, tag, line, nack });
         }
         if let Some(recs) = fetch_done {
-            let home = self.cn[n as usize]
-                .fetch_homes
-                .pop_front()
-                .expect("a batch was loaded");
+            let home = self.cn[n as usize].fetch_homes.pop_front().expect("a batch was loaded");
             self.t.fetch_batches += 1;
             self.send(Some(n), Dst::Home(home), Msg::FetchResp { node: n, recs });
         }
@@ -1776,10 +1400,7 @@ impl System {
         let r = self.cn[u as usize].lu.model().unpack(data);
         let q = self.expect.entry((u, r.node)).or_default();
         let Some((id, words)) = q.front_mut() else {
-            self.t.violations.push(format!(
-                "S6: unit {u} logged a record of CN {} line {:#x} no VAL was sent for",
-                r.node, r.line
-            ));
+            self.t.violations.push(format!("S6: unit {u} logged a record of CN {} line {:#x} no VAL was sent for", r.node, r.line));
             return;
         };
         let id = *id;
@@ -1788,11 +1409,7 @@ impl System {
             q.pop_front();
         }
         let s = &self.stores[id];
-        if s.line != r.line
-            || w != r.word
-            || v != r.value
-            || (self.b.csn_bits > 0 && s.csn & self.csn_mask() != r.csn)
-        {
+        if s.line != r.line || w != r.word || v != r.value || (self.b.csn_bits > 0 && s.csn & self.csn_mask() != r.csn) {
             if self.b.tag_bits == 0 {
                 // H1 without tags: a VAL matched another REPL of the same core and line (the next
                 // store's REPL overtook this VAL in the fabric); counted, not asserted.
@@ -1816,9 +1433,7 @@ impl System {
         if p == 0 || self.rec_state != 0 {
             return;
         }
-        let live: Vec<u32> = (0..self.n)
-            .filter(|k| !self.failed.has(*k) || self.detect_at.is_none_or(|d| self.now < d))
-            .collect();
+        let live: Vec<u32> = (0..self.n).filter(|k| !self.failed.has(*k) || self.detect_at.is_none_or(|d| self.now < d)).collect();
         if !self.coord_waiting {
             if self.now % p == p - 1 {
                 self.coord_waiting = true;
@@ -1831,25 +1446,13 @@ impl System {
                     self.send_at(self.now + self.o.l_min + skew, Dst::Cn(k), Msg::DumpStart);
                 }
             }
-        } else if let Some(k) = live
-            .iter()
-            .copied()
-            .find(|k| self.start_inflight == 0 && self.cn[*k as usize].alive && self.overflowed(*k))
-        {
+        } else if let Some(k) = live.iter().copied().find(|k| self.start_inflight == 0 && self.cn[*k as usize].alive && self.overflowed(*k)) {
             // An overflowed unit: a new region, and its epoch restarts (the others stay done).
             if self.supply_region(k) {
                 self.start_inflight += 1;
                 self.send_at(self.now + self.o.l_min, Dst::Cn(k), Msg::DumpStart);
             }
-        } else if self.start_inflight == 0
-            && live.iter().all(|k| {
-                self.cn[*k as usize].alive
-                    && self.cn[*k as usize]
-                        .outs
-                        .as_ref()
-                        .is_some_and(|o| o.st_dump_done)
-            })
-        {
+        } else if self.start_inflight == 0 && live.iter().all(|k| self.cn[*k as usize].alive && self.cn[*k as usize].outs.as_ref().is_some_and(|o| o.st_dump_done)) {
             self.coord_waiting = false;
             for k in live {
                 self.send(None, Dst::Cn(k), Msg::DumpCommit);
@@ -1865,13 +1468,8 @@ impl System {
         }
         let hit = match self.o.crash {
             Crash::None => None,
-            Crash::At { .. } | Crash::Random => self
-                .crash_at
-                .filter(|(_, t)| *t == self.now)
-                .map(|(n, _)| n),
-            Crash::When { node, after, cond } => {
-                (self.now >= after && self.cond(node, cond)).then_some(node)
-            }
+            Crash::At { .. } | Crash::Random => self.crash_at.filter(|(_, t)| *t == self.now).map(|(n, _)| n),
+            Crash::When { node, after, cond } => (self.now >= after && self.cond(node, cond)).then_some(node),
         };
         let Some(c) = hit else { return };
         self.crash_at = Some((c, self.now));
@@ -1888,10 +1486,7 @@ impl System {
                     let applied = e.dests[..e.vals_sent].iter().any(|d| *d != c);
                     self.t.partial_applied |= applied;
                     if applied {
-                        let g = self
-                            .golden
-                            .entry(e.line)
-                            .or_insert_with(|| vec![0; self.words]);
+                        let g = self.golden.entry(e.line).or_insert_with(|| vec![0; self.words]);
                         for (w, gw) in g.iter_mut().enumerate() {
                             if e.mask >> w & 1 == 1 {
                                 *gw = e.vals[w];
@@ -1908,46 +1503,13 @@ impl System {
     fn cond(&self, node: u32, cond: CrashWhen) -> bool {
         let c = &self.cn[node as usize];
         match cond {
-            CrashWhen::PartialVal => c.cores.iter().any(|k| {
-                k.sb.front().is_some_and(|e| {
-                    e.vals_sent > 0
-                        && e.vals_sent < e.dests.len()
-                        && e.dests[..e.vals_sent].iter().any(|d| *d != node)
-                })
-            }),
-            CrashWhen::DumpBusy => {
-                c.outs.as_ref().is_some_and(|o| o.st_dump_busy) && c.lu.model().epoch() > 0
-            }
-            CrashWhen::AfterEpochCommit => {
-                c.lu.model().epoch() >= 2
-                    && c.outs
-                        .as_ref()
-                        .is_some_and(|o| !o.st_dump_done && !o.st_dump_busy)
-                    && !self.coord_waiting
-            }
-            CrashWhen::AcksOutstanding => c.cores.iter().any(|k| {
-                k.sb.front()
-                    .is_some_and(|e| e.vals_sent == 0 && e.acks.contains(&AckSt::Pending))
-            }),
-            CrashWhen::ReplicaOfInFlight => (0..self.n).any(|w| {
-                w != node
-                    && self.cn[w as usize].cores.iter().any(|k| {
-                        k.sb.iter().any(|e| {
-                            e.dests
-                                .iter()
-                                .zip(&e.acks)
-                                .any(|(d, a)| *d == node && *a == AckSt::Pending)
-                        })
-                    })
-            }),
-            CrashWhen::PendingRdX => self.homes.iter().any(|h| {
-                h.busy
-                    .values()
-                    .any(|t| t.snoop == Some(node) && t.req != node)
-            }),
-            CrashWhen::OwnGroupCommit => self.last_commit_by.is_some_and(|(w, line, at)| {
-                w == node && at + 1 == self.now && self.shape.is_member(line, node)
-            }),
+            CrashWhen::PartialVal => c.cores.iter().any(|k| k.sb.front().is_some_and(|e| e.vals_sent > 0 && e.vals_sent < e.dests.len() && e.dests[..e.vals_sent].iter().any(|d| *d != node))),
+            CrashWhen::DumpBusy => c.outs.as_ref().is_some_and(|o| o.st_dump_busy) && c.lu.model().epoch() > 0,
+            CrashWhen::AfterEpochCommit => c.lu.model().epoch() >= 2 && c.outs.as_ref().is_some_and(|o| !o.st_dump_done && !o.st_dump_busy) && !self.coord_waiting,
+            CrashWhen::AcksOutstanding => c.cores.iter().any(|k| k.sb.front().is_some_and(|e| e.vals_sent == 0 && e.acks.contains(&AckSt::Pending))),
+            CrashWhen::ReplicaOfInFlight => (0..self.n).any(|w| w != node && self.cn[w as usize].cores.iter().any(|k| k.sb.iter().any(|e| e.dests.iter().zip(&e.acks).any(|(d, a)| *d == node && *a == AckSt::Pending)))),
+            CrashWhen::PendingRdX => self.homes.iter().any(|h| h.busy.values().any(|t| t.snoop == Some(node) && t.req != node)),
+            CrashWhen::OwnGroupCommit => self.last_commit_by.is_some_and(|(w, line, at)| w == node && at + 1 == self.now && self.shape.is_member(line, node)),
         }
     }
 
@@ -1955,10 +1517,7 @@ impl System {
         let (c, _) = self.crash_at.expect("crashed");
         self.cm = (0..self.n).find(|k| *k != c).expect("a live CN");
         if self.o.trace {
-            self.t.trace.push(format!(
-                "cycle {:>7}: switch sets Viral_Status[{c}], MSI to CN {} (the CM)",
-                self.now, self.cm
-            ));
+            self.t.trace.push(format!("cycle {:>7}: switch sets Viral_Status[{c}], MSI to CN {} (the CM)", self.now, self.cm));
         }
         self.rec_state = 1;
         self.coord_waiting = false;
@@ -1982,10 +1541,7 @@ impl System {
                     if !c.interrupted || c.paused {
                         continue;
                     }
-                    let cores_idle = c.cores.iter().all(|core| {
-                        core.sb.iter().all(|e| !e.acks.contains(&AckSt::Pending))
-                            && core.sb.front().is_none_or(|e| e.vals_sent == 0)
-                    });
+                    let cores_idle = c.cores.iter().all(|core| core.sb.iter().all(|e| !e.acks.contains(&AckSt::Pending)) && core.sb.front().is_none_or(|e| e.vals_sent == 0));
                     if cores_idle && c.outs.as_ref().is_some_and(|o| o.st_quiesced) {
                         self.cn[k as usize].paused = true;
                         let cm = self.cm;
@@ -2011,10 +1567,7 @@ impl System {
                 self.t.recovery_cycles = self.now - self.detect_at.expect("detected");
                 self.last_commit = self.now;
                 if self.o.trace {
-                    self.t.trace.push(format!(
-                        "cycle {:>7}: all RecovEndResp in; recovery took {} cycles",
-                        self.now, self.t.recovery_cycles
-                    ));
+                    self.t.trace.push(format!("cycle {:>7}: all RecovEndResp in; recovery took {} cycles", self.now, self.t.recovery_cycles));
                 }
             }
             _ => {}
@@ -2051,10 +1604,7 @@ impl System {
         self.t.retried_rdx += retry.len() as u64;
         for (line, excl, req) in &retry {
             home.busy.remove(line);
-            home.queue
-                .entry(*line)
-                .or_default()
-                .push_front((*excl, *req));
+            home.queue.entry(*line).or_default().push_front((*excl, *req));
         }
         self.t.owned_lines += owned.len() as u64;
         home.owned = owned.clone();
@@ -2071,14 +1621,7 @@ impl System {
         for (u, lines) in per_unit {
             for chunk in lines.chunks(fq) {
                 batches += 1;
-                self.send(
-                    None,
-                    Dst::Cn(u),
-                    Msg::Fetch {
-                        home: h,
-                        lines: chunk.to_vec(),
-                    },
-                );
+                self.send(None, Dst::Cn(u), Msg::Fetch { home: h, lines: chunk.to_vec() });
             }
         }
         self.homes[h as usize].expect = batches;
@@ -2095,17 +1638,10 @@ impl System {
         let got = std::mem::take(&mut self.homes[h as usize].got);
         let dumps = self.parse_dumps();
         for line in owned {
-            let lists: Vec<Vec<Record>> = got
-                .get(&line)
-                .map(|v| v.iter().map(|(_, r)| r.clone()).collect())
-                .unwrap_or_default();
+            let lists: Vec<Vec<Record>> = got.get(&line).map(|v| v.iter().map(|(_, r)| r.clone()).collect()).unwrap_or_default();
             let (merged, undecidable) = merge(&lists, c, self.b.csn_bits > 0);
             self.t.undecidable += undecidable as u64;
-            let mut data = self
-                .mem
-                .get(&line)
-                .cloned()
-                .unwrap_or_else(|| vec![0; self.words]);
+            let mut data = self.mem.get(&line).cloned().unwrap_or_else(|| vec![0; self.words]);
             let mut done = vec![false; self.words];
             if self.o.defect == Defect::PerLineRecovery {
                 if let Some(r) = merged.first() {
@@ -2144,11 +1680,7 @@ impl System {
         lines.sort_unstable();
         for l in lines {
             if !self.homes[h as usize].busy.contains_key(&l) {
-                if let Some((excl, req)) = self.homes[h as usize]
-                    .queue
-                    .get_mut(&l)
-                    .and_then(|q| q.pop_front())
-                {
+                if let Some((excl, req)) = self.homes[h as usize].queue.get_mut(&l).and_then(|q| q.pop_front()) {
                     self.request(h, l, excl, req);
                 }
             }
@@ -2235,13 +1767,7 @@ impl System {
                 }
                 self.now += 1;
                 guard += 1;
-                if self.live().iter().all(|k| {
-                    self.cn[*k as usize]
-                        .outs
-                        .as_ref()
-                        .is_some_and(|o| o.st_dump_done)
-                }) || guard > 400_000
-                {
+                if self.live().iter().all(|k| self.cn[*k as usize].outs.as_ref().is_some_and(|o| o.st_dump_done)) || guard > 400_000 {
                     break;
                 }
             }
@@ -2257,23 +1783,14 @@ impl System {
     // ---- scoreboards ----
 
     fn check_all(&mut self) {
-        let crashed = self
-            .crash_at
-            .filter(|_| self.t.crashed.is_some())
-            .map(|(c, _)| c);
+        let crashed = self.crash_at.filter(|_| self.t.crashed.is_some()).map(|(c, _)| c);
         // S2: the failed CN is in no sharer mask and owns no line.
         if let Some(c) = crashed {
             for h in &self.homes {
                 for (l, st) in &h.dir {
                     match st {
-                        Dir::M(o) if *o == c => self
-                            .t
-                            .violations
-                            .push(format!("S2: line {l:#x} still owned by failed CN {c}")),
-                        Dir::S(m) if m >> c & 1 == 1 => self
-                            .t
-                            .violations
-                            .push(format!("S2: failed CN {c} still shares line {l:#x}")),
+                        Dir::M(o) if *o == c => self.t.violations.push(format!("S2: line {l:#x} still owned by failed CN {c}")),
+                        Dir::S(m) if m >> c & 1 == 1 => self.t.violations.push(format!("S2: failed CN {c} still shares line {l:#x}")),
                         _ => {}
                     }
                 }
@@ -2286,37 +1803,25 @@ impl System {
             let g = self.golden[&line].clone();
             let h = (line % self.n as u64) as usize;
             let now = match self.homes[h].dir.get(&line) {
-                Some(Dir::M(o)) if self.cn[*o as usize].alive => {
-                    self.cn[*o as usize].cache.get(&line).map(|x| x.1.clone())
-                }
+                Some(Dir::M(o)) if self.cn[*o as usize].alive => self.cn[*o as usize].cache.get(&line).map(|x| x.1.clone()),
                 _ => None,
             };
-            let v = now
-                .or_else(|| self.mem.get(&line).cloned())
-                .unwrap_or_else(|| vec![0; self.words]);
+            let v = now.or_else(|| self.mem.get(&line).cloned()).unwrap_or_else(|| vec![0; self.words]);
             if v != g {
                 let was_owned = self.recovered_lines_contains(line);
                 let board = if was_owned { "S1" } else { "S3" };
-                self.t.violations.push(format!(
-                    "{board}: line {line:#x} reads {v:x?}, latest committed {g:x?}"
-                ));
+                self.t.violations.push(format!("{board}: line {line:#x} reads {v:x?}, latest committed {g:x?}"));
             }
         }
         // S4: per unit and line, records in commit order (A1); inversions counted when J ≥ L_min.
         for ((u, line), ids) in &self.unit_hist {
-            let h: Vec<u64> = ids
-                .iter()
-                .map(|i| self.stores[*i].commit.unwrap_or(u64::MAX))
-                .collect();
+            let h: Vec<u64> = ids.iter().map(|i| self.stores[*i].commit.unwrap_or(u64::MAX)).collect();
             let inv = h.windows(2).filter(|w| w[0] > w[1]).count() as u64;
             if inv > 0 {
                 if self.o.jitter >= self.o.l_min {
                     self.t.inversions += inv;
                 } else {
-                    let k = h
-                        .windows(2)
-                        .position(|w| w[0] > w[1])
-                        .expect("an inversion");
+                    let k = h.windows(2).position(|w| w[0] > w[1]).expect("an inversion");
                     let (a, b) = (&self.stores[ids[k]], &self.stores[ids[k + 1]]);
                     self.t.violations.push(format!(
                         "S4: unit {u} logged line {line:#x} out of commit order {h:?}: store {} (CN {}, VALs {:?} at {:?}, commit {}) before store {} (CN {}, VALs {:?} at {:?}, commit {})",
@@ -2338,11 +1843,7 @@ impl System {
                     continue;
                 }
                 let k = self.logged.get(&(m, id)).copied().unwrap_or(0);
-                let want = if crashed == Some(s.node) && !s.val_to.contains(&m) {
-                    0
-                } else {
-                    s.mask.count_ones()
-                };
+                let want = if crashed == Some(s.node) && !s.val_to.contains(&m) { 0 } else { s.mask.count_ones() };
                 if k != want {
                     self.t.violations.push(format!("S5: store {id} (CN {} line {:#x}) logged {k} words at unit {m}, expected {want}", s.node, s.line));
                 }
@@ -2352,10 +1853,7 @@ impl System {
             }
             let want = if s.degraded { 3 * (r - 1) } else { 3 * r } + 2 * s.nacks;
             if s.msgs != want {
-                self.t.violations.push(format!(
-                    "S8: store {id} used {} replication messages, expected {want}",
-                    s.msgs
-                ));
+                self.t.violations.push(format!("S8: store {id} used {} replication messages, expected {want}", s.msgs));
             }
             if s.degraded {
                 self.t.degraded_stores += 1;
@@ -2368,22 +1866,11 @@ impl System {
         }
         // S8: records a unit logged = Σ popcount of the stores it validated (its own counter).
         for u in self.live() {
-            let want: u64 = self
-                .logged
-                .iter()
-                .filter(|((m, _), _)| *m == u)
-                .map(|(_, k)| *k as u64)
-                .sum();
+            let want: u64 = self.logged.iter().filter(|((m, _), _)| *m == u).map(|(_, k)| *k as u64).sum();
             let got = self.cn[u as usize].lu.model().counter(ctr::LOGGED);
-            let max = if self.b.counter_bits >= 64 {
-                u64::MAX
-            } else {
-                (1 << self.b.counter_bits) - 1
-            };
+            let max = if self.b.counter_bits >= 64 { u64::MAX } else { (1 << self.b.counter_bits) - 1 };
             if got != want.min(max) {
-                self.t.violations.push(format!(
-                    "S8: unit {u} counts {got} records logged, the scoreboard saw {want}"
-                ));
+                self.t.violations.push(format!("S8: unit {u} counts {got} records logged, the scoreboard saw {want}"));
             }
         }
         // S5 (dumps): after the final epochs, every committed word is in the dumps.
@@ -2423,32 +1910,10 @@ impl System {
                     continue;
                 }
                 if dumps.get(&(l, w)) != Some(&v) {
-                    let id = self
-                        .stores
-                        .iter()
-                        .rposition(|s| {
-                            s.line == l && s.mask >> w & 1 == 1 && s.vals[w as usize] == v
-                        })
-                        .unwrap_or(0);
+                    let id = self.stores.iter().rposition(|s| s.line == l && s.mask >> w & 1 == 1 && s.vals[w as usize] == v).unwrap_or(0);
                     let st = &self.stores[id];
-                    let hist: Vec<String> = self
-                        .stores
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| s.line == l && s.mask >> w & 1 == 1)
-                        .map(|(i, s)| {
-                            format!(
-                                "store {i} CN {} commit {:?}@{} value {:#x}",
-                                s.node, s.commit, s.commit_at, s.vals[w as usize]
-                            )
-                        })
-                        .collect();
-                    let dumped: Vec<String> = self
-                        .dump_records()
-                        .into_iter()
-                        .filter(|d| d.3 == l && d.4 == w)
-                        .map(|d| format!("unit {} epoch {} idx {} value {:#x}", d.0, d.1, d.2, d.5))
-                        .collect();
+                    let hist: Vec<String> = self.stores.iter().enumerate().filter(|(_, s)| s.line == l && s.mask >> w & 1 == 1).map(|(i, s)| format!("store {i} CN {} commit {:?}@{} value {:#x}", s.node, s.commit, s.commit_at, s.vals[w as usize])).collect();
+                    let dumped: Vec<String> = self.dump_records().into_iter().filter(|d| d.3 == l && d.4 == w).map(|d| format!("unit {} epoch {} idx {} value {:#x}", d.0, d.1, d.2, d.5)).collect();
                     let units = [format!("history {hist:?}; dumped {dumped:?}")];
                     self.t.violations.push(format!(
                         "S5: line {l:#x} word {w}: newest dumped {:?}, newest committed {v:#x} (store {id} of CN {} committed at {}, VALs {:?} at {:?}; crash {:?}; in charge {:?}; {})",
@@ -2467,25 +1932,16 @@ impl System {
         }
         // S7: live CNs committed stores after RecovEnd.
         if self.recovered_at.is_some() {
-            let after: u64 = self
-                .cn
-                .iter()
-                .filter(|c| c.alive)
-                .map(|c| c.commits - c.commits_at_end_of_recovery)
-                .sum();
+            let after: u64 = self.cn.iter().filter(|c| c.alive).map(|c| c.commits - c.commits_at_end_of_recovery).sum();
             self.t.stores_after_recovery = after;
             if self.o.script.is_empty() && after < self.o.after_stores {
-                self.t
-                    .violations
-                    .push(format!("S7: only {after} stores committed after RecovEnd"));
+                self.t.violations.push(format!("S7: only {after} stores committed after RecovEnd"));
             }
         }
     }
 
     fn recovered_lines_contains(&self, line: u64) -> bool {
-        self.t
-            .crashed
-            .is_some_and(|c| self.stores.iter().any(|s| s.node == c && s.line == line))
+        self.t.crashed.is_some_and(|c| self.stores.iter().any(|s| s.node == c && s.line == line))
     }
 }
 
@@ -2493,16 +1949,8 @@ impl System {
 /// merged newest-first list and whether the merge was undecidable (csn_bits = 0 only).
 pub fn merge(lists: &[Vec<Record>], failed: u32, csn: bool) -> (Vec<Record>, bool) {
     let lists: Vec<&Vec<Record>> = lists.iter().filter(|l| !l.is_empty()).collect();
-    let Some(longest) = lists.iter().max_by_key(|l| l.len()) else {
-        return (Vec::new(), false);
-    };
-    let id = |r: &Record| {
-        if csn {
-            (r.node, r.csn as u64, 0)
-        } else {
-            (r.node, r.word as u64, r.value)
-        }
-    };
+    let Some(longest) = lists.iter().max_by_key(|l| l.len()) else { return (Vec::new(), false) };
+    let id = |r: &Record| if csn { (r.node, r.csn as u64, 0) } else { (r.node, r.word as u64, r.value) };
     let heads: Vec<_> = lists.iter().map(|l| id(&l[0])).collect();
     if heads.iter().all(|h| *h == heads[0]) {
         return ((*longest).clone(), false);
@@ -2510,31 +1958,15 @@ pub fn merge(lists: &[Vec<Record>], failed: u32, csn: bool) -> (Vec<Record>, boo
     // The heads differ: the newer one is the failed CN's partially validated update.
     let mut tops: Vec<&&Vec<Record>> = lists.iter().filter(|l| l[0].node == failed).collect();
     tops.sort_by_key(|l| std::cmp::Reverse(l[0].csn));
-    let undecidable =
-        !csn && (tops.is_empty() || tops.iter().any(|t| id(&t[0]) != id(&tops[0][0])));
-    let Some(top) = tops.first() else {
-        return ((*longest).clone(), true);
-    };
+    let undecidable = !csn && (tops.is_empty() || tops.iter().any(|t| id(&t[0]) != id(&tops[0][0])));
+    let Some(top) = tops.first() else { return ((*longest).clone(), true) };
     let head = id(&top[0]);
     let top_recs: Vec<Record> = if csn {
         top.iter().take_while(|r| id(r) == head).copied().collect()
     } else {
-        top.iter()
-            .take_while(|r| {
-                r.node == failed
-                    && !lists
-                        .iter()
-                        .any(|l| id(&l[0]) != head && id(&l[0]) == id(r))
-            })
-            .copied()
-            .collect()
+        top.iter().take_while(|r| r.node == failed && !lists.iter().any(|l| id(&l[0]) != head && id(&l[0]) == id(r))).copied().collect()
     };
-    let base = lists
-        .iter()
-        .filter(|l| id(&l[0]) != head)
-        .max_by_key(|l| l.len())
-        .map(|l| (*l).clone())
-        .unwrap_or_default();
+    let base = lists.iter().filter(|l| id(&l[0]) != head).max_by_key(|l| l.len()).map(|l| (*l).clone()).unwrap_or_default();
     let mut out = top_recs;
     out.extend(base);
     (out, undecidable)

@@ -140,10 +140,7 @@ impl Flow {
             let (bytes, _) = self.cur.take().expect("packet");
             self.sent_packets += 1;
             self.sent_bytes += bytes.len() as u64;
-            self.in_flight.push_back(Sent {
-                bytes,
-                first_in: self.cur_first_in.take().expect("first beat"),
-            });
+            self.in_flight.push_back(Sent { bytes, first_in: self.cur_first_in.take().expect("first beat") });
         }
     }
 
@@ -160,18 +157,10 @@ impl Flow {
         let got = std::mem::take(&mut self.rx_cur);
         let first_out = self.rx_first_out.take().expect("first beat out");
         match self.in_flight.pop_front() {
-            None => self.errors.push(format!(
-                "cycle {cycle}: a {}-byte packet delivered that was never sent (duplicate?)",
-                got.len()
-            )),
+            None => self.errors.push(format!("cycle {cycle}: a {}-byte packet delivered that was never sent (duplicate?)", got.len())),
             Some(exp) => {
                 if exp.bytes != got {
-                    let at = exp
-                        .bytes
-                        .iter()
-                        .zip(&got)
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(exp.bytes.len().min(got.len()));
+                    let at = exp.bytes.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(exp.bytes.len().min(got.len()));
                     self.errors.push(format!(
                         "cycle {cycle}: packet {} differs: sent {} bytes, delivered {} bytes, first difference at byte {at}",
                         self.delivered_packets,
@@ -238,20 +227,8 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
         Link {
             ab: Channel::new(s.delay, Faults::ber(s.ber), seeds.next_u64()),
             ba: Channel::new(s.delay, Faults::ber(s.ber), seeds.next_u64()),
-            flow_ab: Flow::new(
-                &a.params(),
-                seeds.next_u64(),
-                s.packets,
-                s.min_len,
-                s.max_len,
-            ),
-            flow_ba: Flow::new(
-                &b.params(),
-                seeds.next_u64(),
-                s.packets,
-                s.min_len,
-                s.max_len,
-            ),
+            flow_ab: Flow::new(&a.params(), seeds.next_u64(), s.packets, s.min_len, s.max_len),
+            flow_ba: Flow::new(&b.params(), seeds.next_u64(), s.packets, s.min_len, s.max_len),
             a,
             b,
             cycle: 0,
@@ -276,16 +253,8 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
         let ready_a = !self.stall_rng.chance(self.tx_stall);
         let ready_b = !self.stall_rng.chance(self.tx_stall);
         let idle = (false, vec![0; self.a.params().user_bytes()], 1, false);
-        let (sa_valid, sa_data, sa_count, sa_last) = if self.started {
-            self.flow_ab.source()
-        } else {
-            idle.clone()
-        };
-        let (sb_valid, sb_data, sb_count, sb_last) = if self.started {
-            self.flow_ba.source()
-        } else {
-            idle
-        };
+        let (sa_valid, sa_data, sa_count, sa_last) = if self.started { self.flow_ab.source() } else { idle.clone() };
+        let (sb_valid, sb_data, sb_count, sb_last) = if self.started { self.flow_ba.source() } else { idle };
         let ma_ready = !self.flow_ba.rng.chance(self.flow_ba.backpressure);
         let mb_ready = !self.flow_ab.rng.chance(self.flow_ab.backpressure);
         let lanes_a = self.a.params().lanes();
@@ -325,12 +294,10 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
             self.flow_ba.accepted(c, sb_count, sb_last);
         }
         if out_b.m_valid && mb_ready {
-            self.flow_ab
-                .delivered(c, &out_b.m_data, out_b.m_count, out_b.m_last);
+            self.flow_ab.delivered(c, &out_b.m_data, out_b.m_count, out_b.m_last);
         }
         if out_a.m_valid && ma_ready {
-            self.flow_ba
-                .delivered(c, &out_a.m_data, out_a.m_count, out_a.m_last);
+            self.flow_ba.delivered(c, &out_a.m_data, out_a.m_count, out_a.m_last);
         }
         self.a.tick(&in_a);
         self.b.tick(&in_b);
@@ -356,13 +323,7 @@ impl<A: NodeIo, B: NodeIo> Link<A, B> {
                 break;
             }
         }
-        let mut errs: Vec<String> = self
-            .flow_ab
-            .errors
-            .iter()
-            .map(|e| format!("a→b {e}"))
-            .chain(self.flow_ba.errors.iter().map(|e| format!("b→a {e}")))
-            .collect();
+        let mut errs: Vec<String> = self.flow_ab.errors.iter().map(|e| format!("a→b {e}")).chain(self.flow_ba.errors.iter().map(|e| format!("b→a {e}"))).collect();
         if !self.done() && errs.is_empty() {
             errs.push(format!(
                 "not done after {} cycles: a→b {}/{} packets delivered, b→a {}/{}",
@@ -397,10 +358,7 @@ impl Flow {
     pub fn stats(&self) -> FlowStats {
         let mut lat = self.latencies.clone();
         lat.sort_unstable();
-        let cycles = self
-            .last_cycle
-            .saturating_sub(self.first_cycle.unwrap_or(0))
-            .max(1);
+        let cycles = self.last_cycle.saturating_sub(self.first_cycle.unwrap_or(0)).max(1);
         FlowStats {
             packets: self.delivered_packets,
             bytes: self.delivered_bytes,
@@ -414,24 +372,13 @@ impl Flow {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use rtl_gen::blocks::rifl::model::params::small;
+    use super::*;
 
     #[test]
     fn model_link_delivers_everything_without_errors() {
         let p = small();
-        let mut link = Link::new(
-            Node::new(p),
-            Node::new(p),
-            LinkSetup {
-                delay: 5,
-                ber: 0.0,
-                seed: 1,
-                packets: 40,
-                min_len: 1,
-                max_len: 300,
-            },
-        );
+        let mut link = Link::new(Node::new(p), Node::new(p), LinkSetup { delay: 5, ber: 0.0, seed: 1, packets: 40, min_len: 1, max_len: 300 });
         link.run(200_000).unwrap();
         assert_eq!(link.flow_ab.delivered_packets, 40);
         assert_eq!(link.a.retransmissions + link.b.retransmissions, 0);
@@ -443,30 +390,12 @@ mod tests {
     fn model_link_recovers_from_bit_errors() {
         for (ber, seed) in [(1e-4, 2u64), (3e-4, 3)] {
             let p = small();
-            let mut link = Link::new(
-                Node::new(p),
-                Node::new(p),
-                LinkSetup {
-                    delay: 7,
-                    ber,
-                    seed,
-                    packets: 60,
-                    min_len: 1,
-                    max_len: 400,
-                },
-            );
+            let mut link = Link::new(Node::new(p), Node::new(p), LinkSetup { delay: 7, ber, seed, packets: 60, min_len: 1, max_len: 400 });
             link.tx_stall = 0.05;
             link.flow_ab.backpressure = 0.3;
-            link.run(3_000_000)
-                .unwrap_or_else(|e| panic!("BER {ber}: {e}"));
-            assert!(
-                link.ab.stats.frames_with_bit_errors > 0
-                    && link.ba.stats.frames_with_bit_errors > 0
-            );
-            assert!(
-                link.a.retransmissions + link.b.retransmissions > 0,
-                "BER {ber}: errors must cause retransmissions"
-            );
+            link.run(3_000_000).unwrap_or_else(|e| panic!("BER {ber}: {e}"));
+            assert!(link.ab.stats.frames_with_bit_errors > 0 && link.ba.stats.frames_with_bit_errors > 0);
+            assert!(link.a.retransmissions + link.b.retransmissions > 0, "BER {ber}: errors must cause retransmissions");
             for f in link.a.fifo.iter().chain(&link.b.fifo) {
                 assert_eq!(f.overflows, 0);
             }

@@ -26,24 +26,9 @@ pub fn thermo_count(b: &Bits) -> Option<usize> {
 /// The top's ports the model's `NodeIn`/`NodeOut` map to (issue-fixed names); checked to exist
 /// when the node is built, so reading and writing them by name cannot fail afterwards.
 const PORTS: [&str; 18] = [
-    "s_axis_tdata",
-    "s_axis_tkeep",
-    "s_axis_tlast",
-    "s_axis_tvalid",
-    "s_axis_tready",
-    "m_axis_tdata",
-    "m_axis_tkeep",
-    "m_axis_tlast",
-    "m_axis_tvalid",
-    "m_axis_tready",
-    "tx_frame",
-    "tx_ready",
-    "rx_frame",
-    "rx_valid",
-    "link_up",
-    "frame_errors",
-    "retransmissions",
-    "pause_events",
+    "s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "s_axis_tvalid", "s_axis_tready",
+    "m_axis_tdata", "m_axis_tkeep", "m_axis_tlast", "m_axis_tvalid", "m_axis_tready",
+    "tx_frame", "tx_ready", "rx_frame", "rx_valid", "link_up", "frame_errors", "retransmissions", "pause_events",
 ];
 
 /// A Verilated RIFL top, driven like the model node.
@@ -69,11 +54,7 @@ impl RtlNode {
             dut.port(name)?;
         }
         dut.reset(2)?;
-        Ok(RtlNode {
-            dut,
-            p,
-            bad_keep: 0,
-        })
+        Ok(RtlNode { dut, p, bad_keep: 0 })
     }
 
     // Ports in `PORTS` exist (checked in `new`) and Bits values are sized by the port: these
@@ -82,19 +63,13 @@ impl RtlNode {
         self.dut.get(port).expect("a port checked in RtlNode::new")
     }
     fn get_u64(&self, port: &str) -> u64 {
-        self.dut
-            .get_u64(port)
-            .expect("a port checked in RtlNode::new")
+        self.dut.get_u64(port).expect("a port checked in RtlNode::new")
     }
     fn set(&mut self, port: &str, value: &Bits) {
-        self.dut
-            .set(port, value)
-            .expect("a port checked in RtlNode::new");
+        self.dut.set(port, value).expect("a port checked in RtlNode::new");
     }
     fn set_u64(&mut self, port: &str, value: u64) {
-        self.dut
-            .set_u64(port, value)
-            .expect("a port checked in RtlNode::new");
+        self.dut.set_u64(port, value).expect("a port checked in RtlNode::new");
     }
     /// The raw tkeep of the output beat.
     pub fn m_tkeep(&self) -> Bits {
@@ -107,10 +82,7 @@ impl RtlNode {
         let u = self.p.user_bytes();
         let f = self.p.frame_width();
         let l = self.p.lanes();
-        self.set(
-            "s_axis_tdata",
-            &Bits::from_bytes_width(&i.s_data[..u], 8 * u),
-        );
+        self.set("s_axis_tdata", &Bits::from_bytes_width(&i.s_data[..u], 8 * u));
         self.set("s_axis_tkeep", &thermo(i.s_count, u));
         self.set_u64("s_axis_tlast", i.s_last as u64);
         self.set_u64("s_axis_tvalid", i.s_valid as u64);
@@ -147,9 +119,7 @@ impl RtlNode {
             m_data: self.get("m_axis_tdata").to_bytes(),
             m_count,
             m_last: self.get_u64("m_axis_tlast") == 1,
-            tx_frame: (0..self.p.lanes())
-                .map(|j| frames.slice(j * f, f))
-                .collect(),
+            tx_frame: (0..self.p.lanes()).map(|j| frames.slice(j * f, f)).collect(),
             link_up: self.get_u64("link_up") == 1,
             frame_errors: self.get_u64("frame_errors") as u32,
             retransmissions: self.get_u64("retransmissions") as u32,
@@ -186,12 +156,7 @@ pub struct Twin {
 impl Twin {
     pub fn new(rtl: RtlNode) -> Twin {
         let p = rtl.params();
-        Twin {
-            rtl,
-            model: Node::new(p),
-            cycles: 0,
-            mismatch: None,
-        }
+        Twin { rtl, model: Node::new(p), cycles: 0, mismatch: None }
     }
 }
 
@@ -199,26 +164,12 @@ impl Twin {
 pub fn diff_outputs(a: &NodeOut, b: &NodeOut) -> Option<String> {
     let mut d = Vec::new();
     if a.s_ready != b.s_ready {
-        d.push(format!(
-            "s_axis_tready rtl {} model {}",
-            a.s_ready, b.s_ready
-        ));
+        d.push(format!("s_axis_tready rtl {} model {}", a.s_ready, b.s_ready));
     }
     if a.m_valid != b.m_valid {
-        d.push(format!(
-            "m_axis_tvalid rtl {} model {}",
-            a.m_valid, b.m_valid
-        ));
-    } else if a.m_valid && (a.m_count != b.m_count || a.m_last != b.m_last || a.m_data != b.m_data)
-    {
-        d.push(format!(
-            "m_axis beat rtl (keep {} last {}) model (keep {} last {}), data equal: {}",
-            a.m_count,
-            a.m_last,
-            b.m_count,
-            b.m_last,
-            a.m_data == b.m_data
-        ));
+        d.push(format!("m_axis_tvalid rtl {} model {}", a.m_valid, b.m_valid));
+    } else if a.m_valid && (a.m_count != b.m_count || a.m_last != b.m_last || a.m_data != b.m_data) {
+        d.push(format!("m_axis beat rtl (keep {} last {}) model (keep {} last {}), data equal: {}", a.m_count, a.m_last, b.m_count, b.m_last, a.m_data == b.m_data));
     }
     for (j, (x, y)) in a.tx_frame.iter().zip(&b.tx_frame).enumerate() {
         if x != y {
@@ -228,17 +179,10 @@ pub fn diff_outputs(a: &NodeOut, b: &NodeOut) -> Option<String> {
     if a.link_up != b.link_up {
         d.push(format!("link_up rtl {} model {}", a.link_up, b.link_up));
     }
-    if (a.frame_errors, a.retransmissions, a.pause_events)
-        != (b.frame_errors, b.retransmissions, b.pause_events)
-    {
+    if (a.frame_errors, a.retransmissions, a.pause_events) != (b.frame_errors, b.retransmissions, b.pause_events) {
         d.push(format!(
             "counters rtl ({}, {}, {}) model ({}, {}, {})",
-            a.frame_errors,
-            a.retransmissions,
-            a.pause_events,
-            b.frame_errors,
-            b.retransmissions,
-            b.pause_events
+            a.frame_errors, a.retransmissions, a.pause_events, b.frame_errors, b.retransmissions, b.pause_events
         ));
     }
     (!d.is_empty()).then(|| d.join("; "))

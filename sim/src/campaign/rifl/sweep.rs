@@ -53,24 +53,12 @@ pub struct SweepOptions {
 
 /// 1e-12 … 1e-5 in steps of 10^0.25 (29 points).
 pub fn default_bers() -> Vec<f64> {
-    (0..=28)
-        .map(|k| 10f64.powf(-12.0 + 0.25 * k as f64))
-        .collect()
+    (0..=28).map(|k| 10f64.powf(-12.0 + 0.25 * k as f64)).collect()
 }
 
 impl Default for SweepOptions {
     fn default() -> SweepOptions {
-        SweepOptions {
-            block: "rifl".into(),
-            packets: 2000,
-            delay: 8,
-            lane_gbps: 28.0,
-            threads: 2,
-            seed: 6,
-            max_cycles: 20_000_000,
-            frame_id_bits: None,
-            bers: default_bers(),
-        }
+        SweepOptions { block: "rifl".into(), packets: 2000, delay: 8, lane_gbps: 28.0, threads: 2, seed: 6, max_cycles: 20_000_000, frame_id_bits: None, bers: default_bers() }
     }
 }
 
@@ -148,72 +136,32 @@ pub fn sweep_params(bench: &Bench, o: &SweepOptions) -> Result<Params, CampaignE
         )));
     }
     if !(o.lane_gbps.is_finite() && o.lane_gbps > 0.0 && o.lane_gbps <= 10_000.0) {
-        return Err(CampaignError::Config(format!(
-            "lane_gbps {}: allowed a rate in Gb/s > 0 and <= 10000",
-            o.lane_gbps
-        )));
+        return Err(CampaignError::Config(format!("lane_gbps {}: allowed a rate in Gb/s > 0 and <= 10000", o.lane_gbps)));
     }
     if o.packets == 0 || o.max_cycles == 0 {
-        return Err(CampaignError::Config(
-            "packets and max_cycles must be at least 1".into(),
-        ));
+        return Err(CampaignError::Config("packets and max_cycles must be at least 1".into()));
     }
     if let Some(b) = o.bers.iter().find(|b| !(**b > 0.0 && **b < 1.0)) {
-        return Err(CampaignError::Config(format!(
-            "BER {b}: allowed 0 < BER < 1 (the reference point at 0 is always run)"
-        )));
+        return Err(CampaignError::Config(format!("BER {b}: allowed 0 < BER < 1 (the reference point at 0 is always run)")));
     }
     Ok(p)
 }
 
 /// One point: two model nodes, `packets` each way at `ber`.
-pub fn run_point(
-    p: Params,
-    o: &SweepOptions,
-    unit: usize,
-    ber: f64,
-) -> Result<PointRecord, CampaignError> {
+pub fn run_point(p: Params, o: &SweepOptions, unit: usize, ber: f64) -> Result<PointRecord, CampaignError> {
     // The same seed at every BER: the same packets and error positions up to the first error.
     // After it the traffic differs (the link's flows draw their idle/backpressure chances from
     // the packet generator's stream every cycle, so a point that runs longer draws other packet
     // sizes); the bandwidth ratio therefore carries the packet-mix noise of a run this long
     // (about 0.1 % at 1000 packets, 0.03 % at 10000, per direction).
-    let mut link = Link::new(
-        Node::new(p),
-        Node::new(p),
-        LinkSetup {
-            delay: o.delay as usize,
-            ber,
-            seed: o.seed,
-            packets: o.packets,
-            min_len: 1,
-            max_len: 8192,
-        },
-    );
+    let mut link = Link::new(Node::new(p), Node::new(p), LinkSetup { delay: o.delay as usize, ber, seed: o.seed, packets: o.packets, min_len: 1, max_len: 8192 });
     let completed = match link.run(o.max_cycles) {
         Ok(()) => true,
-        Err(e)
-            if e.contains("not done")
-                && link.flow_ab.errors.is_empty()
-                && link.flow_ba.errors.is_empty() =>
-        {
-            false
-        }
-        Err(e) => {
-            return Err(CampaignError::Scoreboard(format!(
-                "BER {ber:e}: {e} (seed {})",
-                o.seed
-            )))
-        }
+        Err(e) if e.contains("not done") && link.flow_ab.errors.is_empty() && link.flow_ba.errors.is_empty() => false,
+        Err(e) => return Err(CampaignError::Scoreboard(format!("BER {ber:e}: {e} (seed {})", o.seed))),
     };
     let (a, b) = (link.flow_ab.stats(), link.flow_ba.stats());
-    let mut lat: Vec<u32> = link
-        .flow_ab
-        .latencies
-        .iter()
-        .chain(&link.flow_ba.latencies)
-        .copied()
-        .collect();
+    let mut lat: Vec<u32> = link.flow_ab.latencies.iter().chain(&link.flow_ba.latencies).copied().collect();
     lat.sort_unstable();
     Ok(PointRecord {
         unit,
@@ -235,51 +183,25 @@ pub fn run_point(
 }
 
 /// Runs the points of `shard` (all of them with [`Shard::ALL`]), `threads` at a time.
-pub fn sweep(
-    bench: &Bench,
-    o: &SweepOptions,
-    shard: Shard,
-    progress: &mut Progress,
-) -> Result<SweepResults, CampaignError> {
+pub fn sweep(bench: &Bench, o: &SweepOptions, shard: Shard, progress: &mut Progress) -> Result<SweepResults, CampaignError> {
     let p = sweep_params(bench, o)?;
     let bers: Vec<f64> = std::iter::once(0.0).chain(o.bers.iter().copied()).collect();
-    let todo: Vec<(usize, f64)> = bers
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|(u, _)| shard.owns(*u))
-        .collect();
+    let todo: Vec<(usize, f64)> = bers.iter().copied().enumerate().filter(|(u, _)| shard.owns(*u)).collect();
     let total = todo.len() as u64;
-    progress.start(
-        &format!("RIFL sweep {} (shard {shard})", o.block),
-        total,
-        "points",
-    );
+    progress.start(&format!("RIFL sweep {} (shard {shard})", o.block), total, "points");
     let queue = Mutex::new(todo.into_iter().rev().collect::<Vec<_>>());
     let results: Mutex<Vec<Result<PointRecord, CampaignError>>> = Mutex::new(Vec::new());
     let progress_m = Mutex::new(&mut *progress);
     std::thread::scope(|s| {
         for _ in 0..o.threads.max(1) {
             s.spawn(|| loop {
-                let Some((unit, ber)) = queue.lock().expect("queue").pop() else {
-                    break;
-                };
+                let Some((unit, ber)) = queue.lock().expect("queue").pop() else { break };
                 let t = Instant::now();
                 let r = run_point(p, o, unit, ber);
                 let mut done = results.lock().expect("results");
                 if let Ok(pt) = &r {
                     let mut pg = progress_m.lock().expect("progress");
-                    pg.note(&format!(
-                        "  BER {:.2e}: {} cycles in {:.1} s{}",
-                        ber,
-                        pt.cycles,
-                        t.elapsed().as_secs_f64(),
-                        if pt.completed {
-                            ""
-                        } else {
-                            " (stopped at max_cycles)"
-                        }
-                    ));
+                    pg.note(&format!("  BER {:.2e}: {} cycles in {:.1} s{}", ber, pt.cycles, t.elapsed().as_secs_f64(), if pt.completed { "" } else { " (stopped at max_cycles)" }));
                     pg.set(done.len() as u64 + 1);
                 }
                 let failed = r.is_err();
@@ -298,13 +220,7 @@ pub fn sweep(
     progress.finish(points.len() as u64);
     Ok(SweepResults {
         options: o.clone(),
-        params: SweepParams {
-            frame_bits: p.frame_bits,
-            lanes: p.lanes,
-            user_bits: p.user_bits,
-            frame_id_bits: p.frame_id_bits,
-            procedure_frames: p.retrans_frames(),
-        },
+        params: SweepParams { frame_bits: p.frame_bits, lanes: p.lanes, user_bits: p.user_bits, frame_id_bits: p.frame_id_bits, procedure_frames: p.retrans_frames() },
         shard,
         units: bers.len(),
         points,
@@ -314,19 +230,9 @@ pub fn sweep(
 impl SweepResults {
     /// The shards of one sweep (same options, every shard once) as the single run.
     pub fn merge(parts: Vec<SweepResults>) -> Result<SweepResults, CampaignError> {
-        let parts = parts
-            .into_iter()
-            .map(|p| (p.shard, (p.options, p.params, p.units), p.points))
-            .collect();
-        let ((options, params, units), points) =
-            shard::merge_units(parts, |c| Some(c.2), |pt: &PointRecord| pt.unit)?;
-        Ok(SweepResults {
-            options,
-            params,
-            shard: Shard::ALL,
-            units,
-            points,
-        })
+        let parts = parts.into_iter().map(|p| (p.shard, (p.options, p.params, p.units), p.points)).collect();
+        let ((options, params, units), points) = shard::merge_units(parts, |c| Some(c.2), |pt: &PointRecord| pt.unit)?;
+        Ok(SweepResults { options, params, shard: Shard::ALL, units, points })
     }
 
     /// The error-free reference point (unit 0), if this result holds it.
@@ -351,23 +257,13 @@ impl SweepResults {
     /// Eq. 8 as ratio = 1 / (1 + N_stall · FER) with FER per slot of one direction, fitted
     /// (weighted by the frames hit) over 1e-8 … 1e-7: (N_stall, points used).
     pub fn eq8_fit(&self) -> (f64, usize) {
-        let Some(base) = self.reference() else {
-            return (f64::NAN, 0);
-        };
-        let used: Vec<&PointRecord> = self
-            .ber_points()
-            .into_iter()
-            .filter(|pt| pt.ber >= 0.99e-8 && pt.ber <= 1.01e-7 && pt.frames_hit >= 2)
-            .collect();
+        let Some(base) = self.reference() else { return (f64::NAN, 0) };
+        let used: Vec<&PointRecord> = self.ber_points().into_iter().filter(|pt| pt.ber >= 0.99e-8 && pt.ber <= 1.01e-7 && pt.frames_hit >= 2).collect();
         let hits: f64 = used.iter().map(|pt| pt.frames_hit as f64).sum();
         if used.is_empty() {
             return (f64::NAN, 0);
         }
-        let n = used
-            .iter()
-            .map(|pt| pt.frames_hit as f64 * (base.bw / pt.bw - 1.0) / self.slot_fer(pt.ber))
-            .sum::<f64>()
-            / hits;
+        let n = used.iter().map(|pt| pt.frames_hit as f64 * (base.bw / pt.bw - 1.0) / self.slot_fer(pt.ber)).sum::<f64>() / hits;
         (n, used.len())
     }
 
@@ -438,23 +334,11 @@ impl SweepResults {
     pub fn summary(&self) -> String {
         let (n_stall, n_fit) = self.eq8_fit();
         let predicted = |ber: f64| 1.0 / (1.0 + n_stall * self.slot_fer(ber));
-        let pred_start = self
-            .options
-            .bers
-            .iter()
-            .copied()
-            .find(|&b| predicted(b) < 0.9998);
+        let pred_start = self.options.bers.iter().copied().find(|&b| predicted(b) < 0.9998);
         let base = self.base_bw();
         let pts = self.ber_points();
         let first_drop = pts.iter().find(|pt| pt.bw / base < 0.999).map(|pt| pt.ber);
-        let at_1e7 = pts
-            .iter()
-            .min_by(|a, b| {
-                (a.ber.log10() + 7.0)
-                    .abs()
-                    .total_cmp(&(b.ber.log10() + 7.0).abs())
-            })
-            .map(|pt| pt.bw / base);
+        let at_1e7 = pts.iter().min_by(|a, b| (a.ber.log10() + 7.0).abs().total_cmp(&(b.ber.log10() + 7.0).abs())).map(|pt| pt.bw / base);
         format!(
             "Eq. 8 fit: N_stall = {:.0} slots lost per error event (both directions together; FER per slot of {} x {} bits per direction; from {} points in 1e-8..1e-7); predicted ratio {:.5} at 5.6e-10, {:.4} at 1e-7, first below 0.9998 at BER {}\nratio first below 0.999 at BER {}; ratio at 1e-7: {:.3} (paper, RIFL256 4 x 28 Gb/s, 10 GB per point: drop starts at 5.6e-10, 96.3 % at 1e-7)\n",
             n_stall,
@@ -478,12 +362,7 @@ impl SweepResults {
     pub fn report(&self) -> String {
         let mut s = String::new();
         if !self.shard.is_all() {
-            s.push_str(&format!(
-                "shard {} of the sweep: {} of {} points\n\n",
-                self.shard,
-                self.points.len(),
-                self.units
-            ));
+            s.push_str(&format!("shard {} of the sweep: {} of {} points\n\n", self.shard, self.points.len(), self.units));
         }
         s.push_str(&self.table());
         s.push_str(&self.summary());
@@ -492,9 +371,7 @@ impl SweepResults {
 
     /// Bandwidth ratio and latency against BER, with the Eq. 8 fit (needs the reference point).
     pub fn svg(&self) -> String {
-        let Some(base) = self.reference() else {
-            return String::new();
-        };
+        let Some(base) = self.reference() else { return String::new() };
         let pts: Vec<PointRecord> = self.ber_points().into_iter().cloned().collect();
         let (n, _) = self.eq8_fit();
         let fer = |ber: f64| self.slot_fer(ber);

@@ -62,18 +62,7 @@ pub struct RxlOptions {
 
 impl Default for RxlOptions {
     fn default() -> RxlOptions {
-        RxlOptions {
-            implementation: Impl::Rtl,
-            endpoints: Vec::new(),
-            switch: None,
-            topologies: vec![0],
-            faults: Faults::none(),
-            internal: 0.0,
-            flits: 100_000,
-            segments: 1,
-            retry_loop: 50,
-            seed: 1,
-        }
+        RxlOptions { implementation: Impl::Rtl, endpoints: Vec::new(), switch: None, topologies: vec![0], faults: Faults::none(), internal: 0.0, flits: 100_000, segments: 1, retry_loop: 50, seed: 1 }
     }
 }
 
@@ -114,12 +103,7 @@ impl RxlOptions {
         for ep in &self.endpoints {
             for &switches in &self.topologies {
                 for segment in 0..self.segments.max(1) {
-                    v.push(Unit {
-                        index: v.len(),
-                        endpoint: ep.clone(),
-                        switches,
-                        segment,
-                    });
+                    v.push(Unit { index: v.len(), endpoint: ep.clone(), switches, segment });
                 }
             }
         }
@@ -147,26 +131,14 @@ impl RxlOptions {
             )));
         }
         if self.endpoints.is_empty() {
-            return Err(CampaignError::Config(
-                "no endpoint block to run (options.endpoints is empty)".into(),
-            ));
+            return Err(CampaignError::Config("no endpoint block to run (options.endpoints is empty)".into()));
         }
         if let Some(t) = self.topologies.iter().find(|&&t| t > 4) {
-            return Err(CampaignError::Config(format!(
-                "topology {t}: allowed 0..=4 switch levels"
-            )));
+            return Err(CampaignError::Config(format!("topology {t}: allowed 0..=4 switch levels")));
         }
-        for (what, p) in [
-            ("ber", self.faults.ber),
-            ("drop", self.faults.drop),
-            ("uc", self.faults.uc),
-            ("burst", self.faults.burst),
-            ("internal", self.internal),
-        ] {
+        for (what, p) in [("ber", self.faults.ber), ("drop", self.faults.drop), ("uc", self.faults.uc), ("burst", self.faults.burst), ("internal", self.internal)] {
             if !(0.0..=1.0).contains(&p) {
-                return Err(CampaignError::Config(format!(
-                    "{what} = {p}: allowed a probability in 0..=1"
-                )));
+                return Err(CampaignError::Config(format!("{what} = {p}: allowed a probability in 0..=1")));
             }
         }
         Ok(())
@@ -196,39 +168,23 @@ pub fn endpoints_for_mode(bench: &Bench, mode: ModeSel) -> Result<Vec<String>, C
 
 /// The switch block for `ep`: the named one (must be an `rxl_switch`) or the first with the
 /// endpoint's FEC layout.
-fn switch_for<'a>(
-    bench: &'a Bench,
-    opts: &RxlOptions,
-    ep: &RxlEndpointBlock,
-) -> Result<Option<&'a RxlSwitchBlock>, CampaignError> {
+fn switch_for<'a>(bench: &'a Bench, opts: &RxlOptions, ep: &RxlEndpointBlock) -> Result<Option<&'a RxlSwitchBlock>, CampaignError> {
     match &opts.switch {
         Some(name) => Ok(Some(bench.block::<RxlSwitchBlock>(name)?)),
-        None => Ok(bench
-            .blocks::<RxlSwitchBlock>()
-            .into_iter()
-            .find(|s| s.fec == ep.cfg.fec)),
+        None => Ok(bench.blocks::<RxlSwitchBlock>().into_iter().find(|s| s.fec == ep.cfg.fec)),
     }
 }
 
 /// Runs the units of `shard` (all of them with [`Shard::ALL`]). Blocks must be of kind
 /// `rxl_endpoint` (and `rxl_switch`); a missing or wrong block is a [`crate::SimError`] naming
 /// it and the kind needed.
-pub fn run(
-    bench: &Bench,
-    opts: &RxlOptions,
-    shard: Shard,
-    progress: &mut Progress,
-) -> Result<RxlResults, CampaignError> {
+pub fn run(bench: &Bench, opts: &RxlOptions, shard: Shard, progress: &mut Progress) -> Result<RxlResults, CampaignError> {
     opts.check()?;
     let units = opts.units();
     let mut records = Vec::new();
     for u in units.iter().filter(|u| shard.owns(u.index)) {
         let ep = bench.block::<RxlEndpointBlock>(&u.endpoint)?;
-        let sw = if u.switches > 0 {
-            switch_for(bench, opts, ep)?
-        } else {
-            None
-        };
+        let sw = if u.switches > 0 { switch_for(bench, opts, ep)? } else { None };
         if u.switches > 0 && sw.is_none() {
             return Err(CampaignError::Config(format!("{} switch levels need an rxl_switch block with the FEC layout of endpoint `{}`; the design has none", u.switches, ep.name)));
         }
@@ -242,37 +198,12 @@ pub fn run(
         let nodes = match opts.implementation {
             Impl::Model => Nodes::models(&cfg.endpoint, u.switches),
             imp => {
-                progress.note(&format!(
-                    "building/loading the Verilated modules of `{}`{}…",
-                    ep.name,
-                    sw.map(|s| format!(" and `{}`", s.name)).unwrap_or_default()
-                ));
-                let check = if imp == Impl::Lockstep {
-                    Check::Lockstep(Stop::First)
-                } else {
-                    Check::RtlOnly
-                };
-                rtl_nodes(
-                    bench,
-                    bench.module(&ep.name, Role::Endpoint)?,
-                    sw,
-                    u.switches,
-                    check,
-                    &Default::default(),
-                    &test,
-                )?
+                progress.note(&format!("building/loading the Verilated modules of `{}`{}…", ep.name, sw.map(|s| format!(" and `{}`", s.name)).unwrap_or_default()));
+                let check = if imp == Impl::Lockstep { Check::Lockstep(Stop::First) } else { Check::RtlOnly };
+                rtl_nodes(bench, bench.module(&ep.name, Role::Endpoint)?, sw, u.switches, check, &Default::default(), &test)?
             }
         };
-        let label = format!(
-            "{} {} sw{}",
-            ep.mode_name(),
-            u.switches,
-            if opts.segments > 1 {
-                format!(" seg {}", u.segment)
-            } else {
-                String::new()
-            }
-        );
+        let label = format!("{} {} sw{}", ep.mode_name(), u.switches, if opts.segments > 1 { format!(" seg {}", u.segment) } else { String::new() });
         progress.start(&label, cfg.traffic_cycles + cfg.drain_cycles, "cycles");
         let report = run_config(&cfg, nodes, &mut |c, _| progress.set(c))?;
         progress.finish(report.cycles);
@@ -281,12 +212,7 @@ pub fn run(
         rec.endpoint = ep.name.clone();
         records.push(rec);
     }
-    Ok(RxlResults {
-        options: opts.clone(),
-        shard,
-        units: units.len(),
-        records,
-    })
+    Ok(RxlResults { options: opts.clone(), shard, units: units.len(), records })
 }
 
 /// What a campaign or one shard of it measured: one record per work unit it ran.
@@ -303,28 +229,16 @@ pub struct RxlResults {
 impl RxlResults {
     /// The shards of one campaign (same options, every shard once) as the single run.
     pub fn merge(parts: Vec<RxlResults>) -> Result<RxlResults, CampaignError> {
-        let parts = parts
-            .into_iter()
-            .map(|p| (p.shard, (p.options, p.units), p.records))
-            .collect();
-        let ((options, units), records) =
-            shard::merge_units(parts, |c| Some(c.1), |r: &RxlRecord| r.unit)?;
-        Ok(RxlResults {
-            options,
-            shard: Shard::ALL,
-            units,
-            records,
-        })
+        let parts = parts.into_iter().map(|p| (p.shard, (p.options, p.units), p.records)).collect();
+        let ((options, units), records) = shard::merge_units(parts, |c| Some(c.1), |r: &RxlRecord| r.unit)?;
+        Ok(RxlResults { options, shard: Shard::ALL, units, records })
     }
 
     /// One row per (endpoint, topology): its segments summed, in unit order.
     pub fn rows(&self) -> Vec<RxlRecord> {
         let mut rows: Vec<RxlRecord> = Vec::new();
         for r in &self.records {
-            match rows
-                .iter_mut()
-                .find(|x| x.endpoint == r.endpoint && x.switches == r.switches)
-            {
+            match rows.iter_mut().find(|x| x.endpoint == r.endpoint && x.switches == r.switches) {
                 Some(x) => x.add(r),
                 None => rows.push(r.clone()),
             }
@@ -337,12 +251,7 @@ impl RxlResults {
         let rows = self.rows();
         let mut s = String::new();
         if !self.shard.is_all() {
-            s.push_str(&format!(
-                "shard {} of the campaign: {} of {} work units\n\n",
-                self.shard,
-                self.records.len(),
-                self.units
-            ));
+            s.push_str(&format!("shard {} of the campaign: {} of {} work units\n\n", self.shard, self.records.len(), self.units));
         }
         s.push_str(&rxl_table(&rows));
         s.push('\n');

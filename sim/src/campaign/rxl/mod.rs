@@ -23,18 +23,13 @@ pub mod rtl;
 
 pub use super::channel::{Channel, ChannelStats, Faults};
 pub use super::CampaignError;
-pub use campaign::{endpoints_for_mode, run, Impl, ModeSel, RxlOptions, RxlResults};
+pub use campaign::{endpoints_for_mode, run, ModeSel, Impl, RxlOptions, RxlResults};
 
 use super::record::{RxlDirRecord, RxlRecord};
 use crate::TestRng;
 use rand::Rng;
-use rtl_gen::blocks::rxl_endpoint::flit::{
-    Flit, FlitCodec, Header, Msg, Payload, CMD_NONE, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES,
-    TYPE_PAYLOAD,
-};
-use rtl_gen::blocks::rxl_endpoint::model::{
-    Counters, EndpointConfig, EndpointModel, EpInputs, EpOutputs, Mode,
-};
+use rtl_gen::blocks::rxl_endpoint::flit::{FlitCodec, Flit, Header, Msg, Payload, CMD_NONE, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES, TYPE_PAYLOAD};
+use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointConfig, EndpointModel, EpInputs, EpOutputs, Mode};
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
 use rtl_gen::math::splitmix::SplitMix64;
 
@@ -139,20 +134,12 @@ impl Nodes {
         let sw = |_| -> Vec<SwitchPair> {
             (0..switches)
                 .map(|_| {
-                    (
-                        Box::new(LinkRxModel::new(codec.clone(), ep.counter_bits))
-                            as Box<dyn LinkRxNode>,
-                        Box::new(LinkTxModel::new(codec.clone(), ep.counter_bits))
-                            as Box<dyn LinkTxNode>,
-                    )
+                    (Box::new(LinkRxModel::new(codec.clone(), ep.counter_bits)) as Box<dyn LinkRxNode>, Box::new(LinkTxModel::new(codec.clone(), ep.counter_bits)) as Box<dyn LinkTxNode>)
                 })
                 .collect()
         };
         Nodes {
-            endpoints: [
-                Box::new(ModelEndpoint::new(ep.clone(), codec.clone())),
-                Box::new(ModelEndpoint::new(ep.clone(), codec.clone())),
-            ],
+            endpoints: [Box::new(ModelEndpoint::new(ep.clone(), codec.clone())), Box::new(ModelEndpoint::new(ep.clone(), codec.clone()))],
             switches: [sw(0), sw(1)],
         }
     }
@@ -196,10 +183,7 @@ pub struct Sink {
 
 impl Sink {
     fn new() -> Sink {
-        Sink {
-            in_sync: true,
-            ..Sink::default()
-        }
+        Sink { in_sync: true, ..Sink::default() }
     }
 
     fn deliver(&mut self, p: &Payload, dir: usize, in_window: bool) {
@@ -259,10 +243,7 @@ pub struct CampaignConfig {
 impl CampaignConfig {
     pub fn new(mode: Mode, switches: usize, traffic_cycles: u64) -> CampaignConfig {
         CampaignConfig {
-            endpoint: EndpointConfig {
-                mode,
-                ..EndpointConfig::default()
-            },
+            endpoint: EndpointConfig { mode, ..EndpointConfig::default() },
             switches,
             traffic_cycles,
             warmup_cycles: 200,
@@ -284,11 +265,7 @@ impl CampaignConfig {
         }
         let total = (self.retry_loop - fixed) as usize;
         let links = self.switches + 1;
-        let split = |sum: usize| -> Vec<usize> {
-            (0..links)
-                .map(|k| sum / links + (k < sum % links) as usize)
-                .collect()
-        };
+        let split = |sum: usize| -> Vec<usize> { (0..links).map(|k| sum / links + (k < sum % links) as usize).collect() };
         Ok([split(total.div_ceil(2)), split(total / 2)])
     }
 }
@@ -383,32 +360,13 @@ struct WireWatch {
 
 /// Runs one campaign configuration on `nodes`. `progress(cycle, total)` is called every 1024
 /// cycles.
-pub fn run_config(
-    cfg: &CampaignConfig,
-    mut nodes: Nodes,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<Report, CampaignError> {
+pub fn run_config(cfg: &CampaignConfig, mut nodes: Nodes, progress: &mut dyn FnMut(u64, u64)) -> Result<Report, CampaignError> {
     let started = std::time::Instant::now();
     let s = cfg.switches;
-    assert!(
-        nodes.switches.iter().all(|v| v.len() == s),
-        "nodes for {s} switch levels"
-    );
+    assert!(nodes.switches.iter().all(|v| v.len() == s), "nodes for {s} switch levels");
     let delays = cfg.link_delays().map_err(CampaignError::Config)?;
     let mut rng = TestRng::from_seed(cfg.seed);
-    let mut channels: [Vec<Channel<Box<Flit>>>; 2] = [0, 1].map(|d| {
-        delays[d]
-            .iter()
-            .enumerate()
-            .map(|(k, &dl)| {
-                Channel::new(
-                    dl,
-                    cfg.faults,
-                    cfg.seed ^ ((((d as u64) << 32) | (k as u64 + 1)) * 0x9E37_79B9),
-                )
-            })
-            .collect()
-    });
+    let mut channels: [Vec<Channel<Box<Flit>>>; 2] = [0, 1].map(|d| delays[d].iter().enumerate().map(|(k, &dl)| Channel::new(dl, cfg.faults, cfg.seed ^ ((((d as u64) << 32) | (k as u64 + 1)) * 0x9E37_79B9))).collect());
     let mut dirs: [DirectionReport; 2] = Default::default();
     let mut sinks = [Sink::new(), Sink::new()];
     let mut serial = [0u64; 2];
@@ -440,8 +398,7 @@ pub fn run_config(
             let out = nodes.endpoints[d].outputs();
             // Traffic in both directions (saturating unless offered_load < 1), and the link's
             // readiness.
-            let offer =
-                traffic && (cfg.offered_load >= 1.0 || rng.random_bool(cfg.offered_load.max(0.0)));
+            let offer = traffic && (cfg.offered_load >= 1.0 || rng.random_bool(cfg.offered_load.max(0.0)));
             inputs[d].s_valid = offer;
             if offer {
                 inputs[d].s_payload = payload(serial[d], d);
@@ -499,11 +456,7 @@ pub fn run_config(
             sw_rx_in.clear();
             let mut arriving = None;
             for k in 0..=s {
-                let input = if k == 0 {
-                    ep_valid.then(|| Box::new(ep_flit))
-                } else {
-                    sw_tx_out[k - 1].0.then(|| Box::new(sw_tx_out[k - 1].1))
-                };
+                let input = if k == 0 { ep_valid.then(|| Box::new(ep_flit)) } else { sw_tx_out[k - 1].0.then(|| Box::new(sw_tx_out[k - 1].1)) };
                 let out = channels[d][k].step(input);
                 if k < s {
                     sw_rx_in.push(out);
@@ -557,13 +510,7 @@ pub fn run_config(
         r.tx_counters = nodes.endpoints[d].outputs().counters;
         r.rx_counters = nodes.endpoints[1 - d].outputs().counters;
     }
-    Ok(Report {
-        cfg: cfg.clone(),
-        dirs,
-        cycles: cycle,
-        drained,
-        seconds: started.elapsed().as_secs_f64(),
-    })
+    Ok(Report { cfg: cfg.clone(), dirs, cycles: cycle, drained, seconds: started.elapsed().as_secs_f64() })
 }
 
 /// The campaign table of `reports` (one row per report and direction; see

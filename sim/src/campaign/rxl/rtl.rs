@@ -9,9 +9,7 @@
 use super::{CampaignError, EndpointNode, LinkRxNode, LinkTxNode, Nodes, SwitchPair};
 use crate::cosim::Tally;
 use crate::{Bench, Bits, Dut, SimError};
-use rtl_gen::blocks::rxl_endpoint::flit::{
-    Flit, FlitCodec, Msg, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES,
-};
+use rtl_gen::blocks::rxl_endpoint::flit::{Flit, FlitCodec, Msg, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES};
 use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointModel, EpInputs, EpOutputs};
 use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
@@ -38,11 +36,7 @@ fn bit(dut: &Dut, port: &str) -> Result<bool, SimError> {
 
 /// The counter outputs of a module (`cnt_*`), in port order.
 pub fn counter_ports(m: &ElabModule) -> Vec<String> {
-    m.ports()
-        .iter()
-        .filter(|p| p.name.starts_with("cnt_"))
-        .map(|p| p.name.clone())
-        .collect()
+    m.ports().iter().filter(|p| p.name.starts_with("cnt_")).map(|p| p.name.clone()).collect()
 }
 
 /// Builds (or loads from the cache) module `m` of the bench's tree under `test_name`.
@@ -63,24 +57,11 @@ impl RtlEndpoint {
         let mut dut = build(bench, m, test_name)?;
         let counters = counter_ports(m);
         if counters != Counters::PORTS {
-            return Err(SimError::Design {
-                message: format!(
-                    "{}: counter outputs {counters:?}, the model counts {:?}",
-                    m.name(),
-                    Counters::PORTS
-                ),
-            });
+            return Err(SimError::Design { message: format!("{}: counter outputs {counters:?}, the model counts {:?}", m.name(), Counters::PORTS) });
         }
         dut.set_u64("tx_ready", 1)?;
         dut.reset(2)?;
-        let out = EpOutputs {
-            s_ready: false,
-            tx_valid: false,
-            tx_flit: [0; FLIT_BYTES],
-            m_valid: false,
-            m_payload: [0; PAYLOAD_BYTES],
-            counters: Counters::default(),
-        };
+        let out = EpOutputs { s_ready: false, tx_valid: false, tx_flit: [0; FLIT_BYTES], m_valid: false, m_payload: [0; PAYLOAD_BYTES], counters: Counters::default() };
         let mut e = RtlEndpoint { dut, counters, out };
         e.read()?;
         Ok(e)
@@ -102,14 +83,7 @@ impl RtlEndpoint {
             tx_flit: bytes::<FLIT_BYTES>(&d.get("tx_flit")?),
             m_valid: bit(d, "m_valid")?,
             m_payload: bytes::<PAYLOAD_BYTES>(&d.get("m_payload")?),
-            counters: Counters {
-                flits_sent: c[0],
-                replays: c[1],
-                crc_fail: c[2],
-                fec_corrected: c[3],
-                fec_uncorrectable: c[4],
-                nacks_sent: c[5],
-            },
+            counters: Counters { flits_sent: c[0], replays: c[1], crc_fail: c[2], fec_corrected: c[3], fec_uncorrectable: c[4], nacks_sent: c[5] },
         };
         Ok(())
     }
@@ -151,13 +125,7 @@ impl RtlLinkRx {
             return Err(SimError::Design { message: format!("{}: expected 3 counter outputs (flits, corrected, dropped), found {counters:?}", m.name()) });
         }
         dut.reset(2)?;
-        let mut r = RtlLinkRx {
-            dut,
-            counters,
-            valid: false,
-            msg: [0; MSG_BYTES],
-            count: [0; 3],
-        };
+        let mut r = RtlLinkRx { dut, counters, valid: false, msg: [0; MSG_BYTES], count: [0; 3] };
         r.read()?;
         Ok(r)
     }
@@ -202,20 +170,9 @@ pub struct RtlLinkTx {
 impl RtlLinkTx {
     pub fn new(bench: &Bench, m: &ElabModule, test_name: &str) -> Result<RtlLinkTx, SimError> {
         let mut dut = build(bench, m, test_name)?;
-        let counter = counter_ports(m)
-            .into_iter()
-            .next()
-            .ok_or_else(|| SimError::Design {
-                message: format!("{} has no counter output", m.name()),
-            })?;
+        let counter = counter_ports(m).into_iter().next().ok_or_else(|| SimError::Design { message: format!("{} has no counter output", m.name()) })?;
         dut.reset(2)?;
-        let mut t = RtlLinkTx {
-            dut,
-            counter,
-            valid: false,
-            flit: [0; FLIT_BYTES],
-            count: 0,
-        };
+        let mut t = RtlLinkTx { dut, counter, valid: false, flit: [0; FLIT_BYTES], count: 0 };
         t.read()?;
         Ok(t)
     }
@@ -269,12 +226,7 @@ struct Lockstep {
 
 impl Lockstep {
     fn new(name: String, tally: SharedTally, stop: Stop) -> Lockstep {
-        Lockstep {
-            name,
-            cycle: 0,
-            tally,
-            stop,
-        }
+        Lockstep { name, cycle: 0, tally, stop }
     }
 
     /// Compares the outputs of one cycle through `f`, then applies the stop rule.
@@ -285,13 +237,7 @@ impl Lockstep {
         t.vectors += 1;
         if self.stop == Stop::First && t.mismatches > before {
             let first = t.first.clone().expect("a mismatch records the first");
-            return Err(CampaignError::Mismatch {
-                node: self.name.clone(),
-                cycle: first.cycle,
-                what: first.port,
-                rtl: first.actual,
-                model: first.expected,
-            });
+            return Err(CampaignError::Mismatch { node: self.name.clone(), cycle: first.cycle, what: first.port, rtl: first.actual, model: first.expected });
         }
         Ok(())
     }
@@ -305,18 +251,8 @@ pub struct CheckedEndpoint {
 }
 
 impl CheckedEndpoint {
-    pub fn new(
-        name: &str,
-        rtl: RtlEndpoint,
-        model: EndpointModel,
-        tally: SharedTally,
-        stop: Stop,
-    ) -> Result<CheckedEndpoint, CampaignError> {
-        let mut c = CheckedEndpoint {
-            rtl,
-            model,
-            ls: Lockstep::new(name.to_string(), tally, stop),
-        };
+    pub fn new(name: &str, rtl: RtlEndpoint, model: EndpointModel, tally: SharedTally, stop: Stop) -> Result<CheckedEndpoint, CampaignError> {
+        let mut c = CheckedEndpoint { rtl, model, ls: Lockstep::new(name.to_string(), tally, stop) };
         c.compare()?;
         Ok(c)
     }
@@ -328,26 +264,12 @@ impl CheckedEndpoint {
             t.compare(cy, &format!("{n}.tx_valid"), want.tx_valid, r.tx_valid);
             t.compare(cy, &format!("{n}.m_valid"), want.m_valid, r.m_valid);
             if want.tx_valid {
-                t.compare_bits(
-                    cy,
-                    &format!("{n}.tx_flit"),
-                    &Bits::from_bytes(&want.tx_flit),
-                    &Bits::from_bytes(&r.tx_flit),
-                );
+                t.compare_bits(cy, &format!("{n}.tx_flit"), &Bits::from_bytes(&want.tx_flit), &Bits::from_bytes(&r.tx_flit));
             }
             if want.m_valid {
-                t.compare_bits(
-                    cy,
-                    &format!("{n}.m_payload"),
-                    &Bits::from_bytes(&want.m_payload),
-                    &Bits::from_bytes(&r.m_payload),
-                );
+                t.compare_bits(cy, &format!("{n}.m_payload"), &Bits::from_bytes(&want.m_payload), &Bits::from_bytes(&r.m_payload));
             }
-            for ((port, w), g) in Counters::PORTS
-                .iter()
-                .zip(want.counters.values())
-                .zip(r.counters.values())
-            {
+            for ((port, w), g) in Counters::PORTS.iter().zip(want.counters.values()).zip(r.counters.values()) {
                 t.compare(cy, &format!("{n}.{port}"), w, g);
             }
         })
@@ -377,18 +299,8 @@ pub struct CheckedLinkRx {
 }
 
 impl CheckedLinkRx {
-    pub fn new(
-        name: &str,
-        rtl: RtlLinkRx,
-        model: LinkRxModel,
-        tally: SharedTally,
-        stop: Stop,
-    ) -> Result<CheckedLinkRx, CampaignError> {
-        let mut c = CheckedLinkRx {
-            rtl,
-            model,
-            ls: Lockstep::new(name.to_string(), tally, stop),
-        };
+    pub fn new(name: &str, rtl: RtlLinkRx, model: LinkRxModel, tally: SharedTally, stop: Stop) -> Result<CheckedLinkRx, CampaignError> {
+        let mut c = CheckedLinkRx { rtl, model, ls: Lockstep::new(name.to_string(), tally, stop) };
         c.compare()?;
         Ok(c)
     }
@@ -398,20 +310,10 @@ impl CheckedLinkRx {
         self.ls.check(|t, cy, n| {
             t.compare(cy, &format!("{n}.out_valid"), model.out_valid(), rtl.valid);
             if model.out_valid() {
-                t.compare_bits(
-                    cy,
-                    &format!("{n}.out_msg"),
-                    &Bits::from_bytes(model.out_msg()),
-                    &Bits::from_bytes(&rtl.msg),
-                );
+                t.compare_bits(cy, &format!("{n}.out_msg"), &Bits::from_bytes(model.out_msg()), &Bits::from_bytes(&rtl.msg));
             }
             for (k, port) in counters.iter().enumerate() {
-                t.compare(
-                    cy,
-                    &format!("{n}.{port}"),
-                    model.counters()[k],
-                    rtl.count[k],
-                );
+                t.compare(cy, &format!("{n}.{port}"), model.counters()[k], rtl.count[k]);
             }
         })
     }
@@ -440,18 +342,8 @@ pub struct CheckedLinkTx {
 }
 
 impl CheckedLinkTx {
-    pub fn new(
-        name: &str,
-        rtl: RtlLinkTx,
-        model: LinkTxModel,
-        tally: SharedTally,
-        stop: Stop,
-    ) -> Result<CheckedLinkTx, CampaignError> {
-        let mut c = CheckedLinkTx {
-            rtl,
-            model,
-            ls: Lockstep::new(name.to_string(), tally, stop),
-        };
+    pub fn new(name: &str, rtl: RtlLinkTx, model: LinkTxModel, tally: SharedTally, stop: Stop) -> Result<CheckedLinkTx, CampaignError> {
+        let mut c = CheckedLinkTx { rtl, model, ls: Lockstep::new(name.to_string(), tally, stop) };
         c.compare()?;
         Ok(c)
     }
@@ -461,19 +353,9 @@ impl CheckedLinkTx {
         self.ls.check(|t, cy, n| {
             t.compare(cy, &format!("{n}.out_valid"), model.out_valid(), rtl.valid);
             if model.out_valid() {
-                t.compare_bits(
-                    cy,
-                    &format!("{n}.out_flit"),
-                    &Bits::from_bytes(model.out_flit()),
-                    &Bits::from_bytes(&rtl.flit),
-                );
+                t.compare_bits(cy, &format!("{n}.out_flit"), &Bits::from_bytes(model.out_flit()), &Bits::from_bytes(&rtl.flit));
             }
-            t.compare(
-                cy,
-                &format!("{n}.{}", rtl.counter),
-                model.counters()[0],
-                rtl.count,
-            );
+            t.compare(cy, &format!("{n}.{}", rtl.counter), model.counters()[0], rtl.count);
         })
     }
 }
@@ -501,29 +383,17 @@ pub enum Check {
 
 /// The switch block whose halves sit between endpoints of block `endpoint`: `switch` when given
 /// (its FEC layout must match), else the first in the design with the endpoint's FEC layout.
-fn switch_for<'a>(
-    bench: &'a Bench,
-    endpoint: &RxlEndpointBlock,
-    switch: Option<&'a RxlSwitchBlock>,
-) -> Result<&'a RxlSwitchBlock, CampaignError> {
+fn switch_for<'a>(bench: &'a Bench, endpoint: &RxlEndpointBlock, switch: Option<&'a RxlSwitchBlock>) -> Result<&'a RxlSwitchBlock, CampaignError> {
     let s = match switch {
         Some(s) => s,
         None => bench
             .blocks::<RxlSwitchBlock>()
             .into_iter()
             .find(|s| s.fec == endpoint.cfg.fec)
-            .ok_or_else(|| {
-                CampaignError::Config(format!(
-                    "switch levels need an rxl_switch block with the FEC layout of endpoint `{}`",
-                    endpoint.name
-                ))
-            })?,
+            .ok_or_else(|| CampaignError::Config(format!("switch levels need an rxl_switch block with the FEC layout of endpoint `{}`", endpoint.name)))?,
     };
     if s.fec != endpoint.cfg.fec {
-        return Err(CampaignError::Config(format!(
-            "switch `{}` and endpoint `{}` use different FEC layouts",
-            s.name, endpoint.name
-        )));
+        return Err(CampaignError::Config(format!("switch `{}` and endpoint `{}` use different FEC layouts", s.name, endpoint.name)));
     }
     Ok(s)
 }
@@ -532,15 +402,7 @@ fn switch_for<'a>(
 /// and the halves of `switch` (or the design's switch with the endpoint's FEC layout) at every
 /// level and direction (named `sw<level>.d<direction>.rx/tx`); lockstep models come from the
 /// modules' own blocks, and every lockstep node reports into `tally`.
-pub fn rtl_nodes(
-    bench: &Bench,
-    ep: &ElabModule,
-    switch: Option<&RxlSwitchBlock>,
-    switches: usize,
-    check: Check,
-    tally: &SharedTally,
-    test: &str,
-) -> Result<Nodes, CampaignError> {
+pub fn rtl_nodes(bench: &Bench, ep: &ElabModule, switch: Option<&RxlSwitchBlock>, switches: usize, check: Check, tally: &SharedTally, test: &str) -> Result<Nodes, CampaignError> {
     let own = crate::cosim::own_block(ep)?;
     let endpoint = crate::cosim::downcast::<RxlEndpointBlock>(&own, ep)?;
     let codec = FlitCodec::new(endpoint.cfg.crc, endpoint.cfg.fec);
@@ -549,13 +411,7 @@ pub fn rtl_nodes(
         let rtl = RtlEndpoint::new(bench, ep, &format!("{test}_{side}"))?;
         eps.push(match check {
             Check::RtlOnly => Box::new(rtl),
-            Check::Lockstep(stop) => Box::new(CheckedEndpoint::new(
-                side,
-                rtl,
-                EndpointModel::with_codec(endpoint.cfg.clone(), codec.clone()),
-                tally.clone(),
-                stop,
-            )?),
+            Check::Lockstep(stop) => Box::new(CheckedEndpoint::new(side, rtl, EndpointModel::with_codec(endpoint.cfg.clone(), codec.clone()), tally.clone(), stop)?),
         });
     }
     let mut sw: [Vec<SwitchPair>; 2] = [Vec::new(), Vec::new()];
@@ -569,33 +425,15 @@ pub fn rtl_nodes(
                 let rx = RtlLinkRx::new(bench, rx_m, &format!("{test}_sw{k}_d{d}_rx"))?;
                 let tx = RtlLinkTx::new(bench, tx_m, &format!("{test}_sw{k}_d{d}_tx"))?;
                 list.push(match check {
-                    Check::RtlOnly => (
-                        Box::new(rx) as Box<dyn LinkRxNode>,
-                        Box::new(tx) as Box<dyn LinkTxNode>,
-                    ),
+                    Check::RtlOnly => (Box::new(rx) as Box<dyn LinkRxNode>, Box::new(tx) as Box<dyn LinkTxNode>),
                     Check::Lockstep(stop) => (
-                        Box::new(CheckedLinkRx::new(
-                            &format!("{tag}.rx"),
-                            rx,
-                            LinkRxModel::new(codec.clone(), s.counter_bits),
-                            tally.clone(),
-                            stop,
-                        )?) as Box<dyn LinkRxNode>,
-                        Box::new(CheckedLinkTx::new(
-                            &format!("{tag}.tx"),
-                            tx,
-                            LinkTxModel::new(codec.clone(), s.counter_bits),
-                            tally.clone(),
-                            stop,
-                        )?) as Box<dyn LinkTxNode>,
+                        Box::new(CheckedLinkRx::new(&format!("{tag}.rx"), rx, LinkRxModel::new(codec.clone(), s.counter_bits), tally.clone(), stop)?) as Box<dyn LinkRxNode>,
+                        Box::new(CheckedLinkTx::new(&format!("{tag}.tx"), tx, LinkTxModel::new(codec.clone(), s.counter_bits), tally.clone(), stop)?) as Box<dyn LinkTxNode>,
                     ),
                 });
             }
         }
     }
     let mut it = eps.into_iter();
-    Ok(Nodes {
-        endpoints: [it.next().expect("A"), it.next().expect("B")],
-        switches: sw,
-    })
+    Ok(Nodes { endpoints: [it.next().expect("A"), it.next().expect("B")], switches: sw })
 }

@@ -106,52 +106,19 @@ fn hold_figure(bench: &Bench, o: &SueOptions) -> Result<(Figure, u64), CampaignE
     let mut bad = 0;
     for &hold in &o.hold_cycles {
         let hb = with_hold(bench, &o.packer, hold)?;
-        let po = PackingOptions {
-            block: format!("pk_h{hold}"),
-            cycles: o.packer_cycles,
-            link_ratio: o.link_ratio,
-            seed: o.seed,
-            loads: o.hold_loads.clone(),
-        };
+        let po = PackingOptions { block: format!("pk_h{hold}"), cycles: o.packer_cycles, link_ratio: o.link_ratio, seed: o.seed, loads: o.hold_loads.clone() };
         for p in packing(&hb, &po)? {
             bad += p.mismatches;
-            let _ = writeln!(
-                t,
-                "| {hold} | {:.1} | {:.2} | {:.1} % | {} / {} / {} | {} |",
-                p.load,
-                p.cmds_per_pdu,
-                100.0 * p.wire_efficiency,
-                p.latency_p50,
-                p.latency_p99,
-                p.latency_max,
-                p.mismatches
-            );
+            let _ = writeln!(t, "| {hold} | {:.1} | {:.2} | {:.1} % | {} / {} / {} | {} |", p.load, p.cmds_per_pdu, 100.0 * p.wire_efficiency, p.latency_p50, p.latency_p99, p.latency_max, p.mismatches);
         }
     }
     let title = format!("F1: packing vs hold_cycles (packer `{}` alone on the RTL, link at {} of the bus, uniform over its queues)", o.packer, o.link_ratio);
-    Ok((
-        Figure {
-            title,
-            table: t,
-            points: Vec::new(),
-        },
-        bad,
-    ))
+    Ok((Figure { title, table: t, points: Vec::new() }, bad))
 }
 
 /// Runs the units of `shard` (each figure whole).
-pub fn run(
-    bench: &Bench,
-    o: &SueOptions,
-    shard: Shard,
-    progress: &mut Progress,
-) -> Result<SueResults, CampaignError> {
-    let fo = FigureOptions {
-        block: o.endpoint.clone(),
-        cycles: o.fabric_cycles,
-        seed: o.seed,
-        rtl: o.rtl,
-    };
+pub fn run(bench: &Bench, o: &SueOptions, shard: Shard, progress: &mut Progress) -> Result<SueResults, CampaignError> {
+    let fo = FigureOptions { block: o.endpoint.clone(), cycles: o.fabric_cycles, seed: o.seed, rtl: o.rtl };
     let mut r = Runner::new(bench, fo)?;
     let mut records = Vec::new();
     for u in shard.units(UNITS.len()) {
@@ -165,35 +132,17 @@ pub fn run(
             5 => (fig::deadlock(&mut r, o.stall_load)?, 0),
             _ => (fig::ack_overhead(&mut r, o.ack_load, &o.ack_points)?, 0),
         };
-        records.push(SueRecord {
-            unit: u,
-            figure,
-            packer_mismatches,
-        });
+        records.push(SueRecord { unit: u, figure, packer_mismatches });
     }
-    Ok(SueResults {
-        options: o.clone(),
-        shard,
-        units: UNITS.len(),
-        records,
-    })
+    Ok(SueResults { options: o.clone(), shard, units: UNITS.len(), records })
 }
 
 impl SueResults {
     /// The shards of one campaign as the single run.
     pub fn merge(parts: Vec<SueResults>) -> Result<SueResults, CampaignError> {
-        let parts = parts
-            .into_iter()
-            .map(|p| (p.shard, (p.options, p.units), p.records))
-            .collect();
-        let ((options, units), records) =
-            shard::merge_units(parts, |c| Some(c.1), |r: &SueRecord| r.unit)?;
-        Ok(SueResults {
-            options,
-            shard: Shard::ALL,
-            units,
-            records,
-        })
+        let parts = parts.into_iter().map(|p| (p.shard, (p.options, p.units), p.records)).collect();
+        let ((options, units), records) = shard::merge_units(parts, |c| Some(c.1), |r: &SueRecord| r.unit)?;
+        Ok(SueResults { options, shard: Shard::ALL, units, records })
     }
 
     pub fn violations(&self) -> u64 {
@@ -210,13 +159,7 @@ impl SueResults {
             if o.rtl { "" } else { " --models" }
         );
         if !self.shard.is_all() {
-            let _ = writeln!(
-                s,
-                "\nshard {} of the campaign: {} of {} figures",
-                self.shard,
-                self.records.len(),
-                self.units
-            );
+            let _ = writeln!(s, "\nshard {} of the campaign: {} of {} figures", self.shard, self.records.len(), self.units);
         }
         for r in &self.records {
             let _ = write!(s, "\n## {}\n\n{}", r.figure.title, r.figure.table);

@@ -83,52 +83,28 @@ struct Xpu {
 /// to `target/bench/<design name>/`, so two fabric designs under one name would overwrite each
 /// other's Verilog and a later Verilator build would compile the other design's RTL (seen as
 /// RTL/model mismatches from cycle 28 in a figures run).
-pub fn fabric_bench(
-    base: &SueEndpointBlock,
-    n: usize,
-    overrides: &str,
-) -> Result<(Bench, Vec<SueEndpointBlock>), CampaignError> {
+pub fn fabric_bench(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<(Bench, Vec<SueEndpointBlock>), CampaignError> {
     let (text, prefix) = fabric_design(base, n, overrides);
     let bench = Bench::from_toml(&text, "sue fabric")?;
     let blocks = (0..n)
-        .map(|k| {
-            bench
-                .block::<SueEndpointBlock>(&block_name(&prefix, k, port_ids(base, overrides)))
-                .cloned()
-        })
+        .map(|k| bench.block::<SueEndpointBlock>(&block_name(&prefix, k, port_ids(base, overrides))).cloned())
         .collect::<Result<Vec<_>, _>>()?;
     Ok((bench, blocks))
 }
 
 /// The blocks of [`fabric_bench`] without generating or writing their Verilog: for fabrics of
 /// models only.
-pub fn fabric_blocks(
-    base: &SueEndpointBlock,
-    n: usize,
-    overrides: &str,
-) -> Result<Vec<SueEndpointBlock>, CampaignError> {
+pub fn fabric_blocks(base: &SueEndpointBlock, n: usize, overrides: &str) -> Result<Vec<SueEndpointBlock>, CampaignError> {
     let (text, _) = fabric_design(base, n, overrides);
-    let d = rtl_gen::config::Design::parse(&text, "sue fabric")
-        .map_err(|e| CampaignError::Config(e.to_string()))?;
-    let blocks: Vec<SueEndpointBlock> = d
-        .blocks
-        .iter()
-        .filter_map(|b| b.as_any().downcast_ref::<SueEndpointBlock>().cloned())
-        .collect();
-    Ok(if blocks.len() == 1 {
-        vec![blocks[0].clone(); n]
-    } else {
-        blocks
-    })
+    let d = rtl_gen::config::Design::parse(&text, "sue fabric").map_err(|e| CampaignError::Config(e.to_string()))?;
+    let blocks: Vec<SueEndpointBlock> = d.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<SueEndpointBlock>().cloned()).collect();
+    Ok(if blocks.len() == 1 { vec![blocks[0].clone(); n] } else { blocks })
 }
 
 /// The fabric's ids come from the `local_xpuid` port: `base`'s choice unless `overrides` sets
 /// `xpuid_source`.
 fn port_ids(base: &SueEndpointBlock, overrides: &str) -> bool {
-    match overrides.lines().find_map(|l| {
-        l.split_once('=')
-            .filter(|(k, _)| k.trim() == "xpuid_source")
-    }) {
+    match overrides.lines().find_map(|l| l.split_once('=').filter(|(k, _)| k.trim() == "xpuid_source")) {
         Some((_, v)) => v.trim().trim_matches('"') == "port",
         None => base.transport.p.xpuid_port,
     }
@@ -145,9 +121,7 @@ fn block_name(prefix: &str, k: usize, port: bool) -> String {
 
 /// The design text of an N-XPU fabric and its name prefix.
 fn fabric_design(base: &SueEndpointBlock, n: usize, overrides: &str) -> (String, String) {
-    let tag = overrides.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
+    let tag = overrides.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let prefix = format!("{}_f{n}_{:06x}", base.name, tag & 0xff_ffff);
     let mut text = format!("[design]\nname = \"{prefix}\"\n");
     let skip: Vec<&str> = overrides
@@ -156,10 +130,7 @@ fn fabric_design(base: &SueEndpointBlock, n: usize, overrides: &str) -> (String,
         .collect();
     let port = port_ids(base, overrides);
     for k in 0..if port { 1 } else { n } {
-        text += &format!(
-            "[[blocks]]\nkind = \"sue_endpoint\"\nname = \"{}\"\nnum_xpu = {n}\n",
-            block_name(&prefix, k, port)
-        );
+        text += &format!("[[blocks]]\nkind = \"sue_endpoint\"\nname = \"{}\"\nnum_xpu = {n}\n", block_name(&prefix, k, port));
         if !port {
             text += &format!("local_xpuid = {k}\n");
         }
@@ -168,11 +139,7 @@ fn fabric_design(base: &SueEndpointBlock, n: usize, overrides: &str) -> (String,
                 continue;
             }
             let quoted = v.parse::<f64>().is_err() && v != "true" && v != "false";
-            text += &if quoted {
-                format!("{f} = \"{v}\"\n")
-            } else {
-                format!("{f} = {v}\n")
-            };
+            text += &if quoted { format!("{f} = \"{v}\"\n") } else { format!("{f} = {v}\n") };
         }
         text += overrides;
         text += "\n";
@@ -266,12 +233,7 @@ impl Fabric {
         for (k, b) in blocks.iter().enumerate() {
             let dut = if rtl.get(k).copied().unwrap_or(false) {
                 let m = bench.module(&b.name, rtl_gen::hw::module::Role::Endpoint)?;
-                Some(build_with_xpuid(
-                    bench.tree(),
-                    m.name(),
-                    &format!("{test}_{}_x{k}", b.name),
-                    k as u32,
-                )?)
+                Some(build_with_xpuid(bench.tree(), m.name(), &format!("{test}_{}_x{k}", b.name), k as u32)?)
             } else {
                 None
             };
@@ -329,10 +291,7 @@ impl Fabric {
 
     /// The Verilated module of each RTL XPU, in XPU order.
     pub fn rtl_modules(&self) -> Vec<String> {
-        self.xpus
-            .iter()
-            .filter_map(|x| x.dut.as_ref().map(|d| d.info().name.clone()))
-            .collect()
+        self.xpus.iter().filter_map(|x| x.dut.as_ref().map(|d| d.info().name.clone())).collect()
     }
 
     /// Sum of one transport counter over every XPU.
@@ -392,8 +351,7 @@ impl Fabric {
                 self.refused += 1;
                 continue;
             }
-            let dst =
-                dst.unwrap_or_else(|| (src + 1 + self.rng.range(0, n as u64 - 2) as usize) % n);
+            let dst = dst.unwrap_or_else(|| (src + 1 + self.rng.range(0, n as u64 - 2) as usize) % n);
             let vc = self.pick_vc();
             self.command(src, dst, vc);
         }
@@ -401,12 +359,7 @@ impl Fabric {
 
     /// Commands accepted and not yet delivered.
     pub fn outstanding(&self) -> usize {
-        self.expect
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|q| q.len())
-            .sum()
+        self.expect.iter().flatten().flatten().map(|q| q.len()).sum()
     }
 
     /// Nothing left anywhere: no command queued, in flight, unacknowledged or undelivered.
@@ -436,11 +389,7 @@ impl Fabric {
                 tx_ready: self.switch.tx_ready(k),
                 tx_vc_pause: self.switch.tx_pause(k),
                 out_ready: self.rng.chance(self.traffic.out_ready),
-                xpu_vc_pause: if self.generating {
-                    self.traffic.xpu_vc_pause.get(k).copied().unwrap_or(0)
-                } else {
-                    0
-                },
+                xpu_vc_pause: if self.generating { self.traffic.xpu_vc_pause.get(k).copied().unwrap_or(0) } else { 0 },
                 cmd_data: vec![0; db],
                 rx_data: vec![0; db],
                 local_xpuid: k as u32,
@@ -482,8 +431,7 @@ impl Fabric {
                     x.tx_dest = o.tx_dest as usize;
                     x.tx_vc = o.tx_user as usize;
                 }
-                x.tx_pdu
-                    .extend_from_slice(&o.tx_data[..o.tx_keep.count_ones() as usize]);
+                x.tx_pdu.extend_from_slice(&o.tx_data[..o.tx_keep.count_ones() as usize]);
                 self.switch.tx_beat(k, o.tx_last);
                 if o.tx_last {
                     let pdu = std::mem::take(&mut x.tx_pdu);
@@ -497,12 +445,7 @@ impl Fabric {
                         payload <= c.max_pack_bytes as usize && parsed.is_ok(),
                     );
                     if let Ok((rh, _)) = parsed {
-                        self.tally.compare(
-                            cyc,
-                            "scoreboard: RH xpuid = the sending XPU",
-                            k as u64,
-                            u64::from(rh.xpuid),
-                        );
+                        self.tally.compare(cyc, "scoreboard: RH xpuid = the sending XPU", k as u64, u64::from(rh.xpuid));
                         let l = &mut self.link;
                         match (payload > 0, rh.op) {
                             (false, Op::Ack) => l.ctrl_ack += 1,
@@ -592,12 +535,7 @@ impl Fabric {
         }
         let c = self.cycle;
         let q = self.quiet();
-        self.tally.compare(
-            c,
-            "scoreboard: everything delivered and acknowledged after draining",
-            true,
-            q,
-        );
+        self.tally.compare(c, "scoreboard: everything delivered and acknowledged after draining", true, q);
         for s in 0..self.n() {
             for d in 0..self.n() {
                 self.tally.compare(

@@ -40,12 +40,7 @@ pub struct FigureOptions {
 
 impl Default for FigureOptions {
     fn default() -> Self {
-        FigureOptions {
-            block: "sue_ep".into(),
-            cycles: 20_000,
-            seed: 1,
-            rtl: true,
-        }
+        FigureOptions { block: "sue_ep".into(), cycles: 20_000, seed: 1, rtl: true }
     }
 }
 
@@ -116,13 +111,7 @@ pub struct Runner<'a> {
 impl<'a> Runner<'a> {
     pub fn new(bench: &'a Bench, opts: FigureOptions) -> Result<Runner<'a>, CampaignError> {
         let base = bench.block::<SueEndpointBlock>(&opts.block)?.clone();
-        Ok(Runner {
-            bench,
-            base,
-            clock_mhz: bench.design().info.clock_mhz,
-            opts,
-            benches: HashMap::new(),
-        })
+        Ok(Runner { bench, base, clock_mhz: bench.design().info.clock_mhz, opts, benches: HashMap::new() })
     }
 
     pub fn base(&self) -> &SueEndpointBlock {
@@ -132,24 +121,11 @@ impl<'a> Runner<'a> {
     /// A switch for `n` ports of the base geometry: lossless PFC, link at half the bus rate.
     pub fn switch(&self, n: usize) -> SwitchConfig {
         let c = &self.base.common;
-        SwitchConfig::new(
-            n,
-            c.num_vc as usize,
-            c.data_bytes as usize,
-            c.max_pack_bytes as usize + 12,
-        )
+        SwitchConfig::new(n, c.num_vc as usize, c.data_bytes as usize, c.max_pack_bytes as usize + 12)
     }
 
     /// One run of `n` XPUs with block field `overrides`, switch `sw` and `traffic`.
-    pub fn run(
-        &mut self,
-        label: &str,
-        n: usize,
-        overrides: &str,
-        mut sw: SwitchConfig,
-        traffic: Traffic,
-        unit: u64,
-    ) -> Result<Point, CampaignError> {
+    pub fn run(&mut self, label: &str, n: usize, overrides: &str, mut sw: SwitchConfig, traffic: Traffic, unit: u64) -> Result<Point, CampaignError> {
         let key = (n, overrides.to_string());
         if !self.benches.contains_key(&key) {
             let b = if self.opts.rtl {
@@ -179,9 +155,7 @@ impl<'a> Runner<'a> {
         f.drain(200_000)?;
         let c = &self.base.common;
         let cb = u64::from(c.cmd_bytes);
-        let per_source: Vec<u64> = (0..n)
-            .map(|s| f.delivered_in_window[s].iter().sum())
-            .collect();
+        let per_source: Vec<u64> = (0..n).map(|s| f.delivered_in_window[s].iter().sum()).collect();
         let in_window: u64 = per_source.iter().sum();
         let mut lat = f.latency.clone();
         lat.sort_unstable();
@@ -228,12 +202,7 @@ impl<'a> Runner<'a> {
             per_source,
             per_vc: f.delivered_vc_in_window.clone(),
             violations: f.tally.mismatches,
-            first_violation: f.tally.first.as_ref().map(|m| {
-                format!(
-                    "cycle {}: {} (expected {}, got {})",
-                    m.cycle, m.port, m.expected, m.actual
-                )
-            }),
+            first_violation: f.tally.first.as_ref().map(|m| format!("cycle {}: {} (expected {}, got {})", m.cycle, m.port, m.expected, m.actual)),
         })
     }
 
@@ -251,18 +220,7 @@ pub struct Figure {
 }
 
 fn violations(points: &[Point]) -> String {
-    let bad: Vec<String> = points
-        .iter()
-        .filter(|p| p.violations > 0)
-        .map(|p| {
-            format!(
-                "{}: {} violations, first {}",
-                p.label,
-                p.violations,
-                p.first_violation.as_deref().unwrap_or("?")
-            )
-        })
-        .collect();
+    let bad: Vec<String> = points.iter().filter(|p| p.violations > 0).map(|p| format!("{}: {} violations, first {}", p.label, p.violations, p.first_violation.as_deref().unwrap_or("?"))).collect();
     if bad.is_empty() {
         format!("\nScoreboards (exactly once, in order per {{src, dst, VC}}, bit-exact, PDU ≤ max_pack_bytes, completions = accepted, RTL = model): 0 violations over {} runs.\n", points.len())
     } else {
@@ -275,56 +233,18 @@ fn violations(points: &[Point]) -> String {
 pub fn psn_scope(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
     let n = r.base().common.num_xpu as usize;
     let mut pts = Vec::new();
-    for (u, (scope, stall)) in [
-        ("dest", 0.0),
-        ("dest_vc", 0.0),
-        ("dest", 0.002),
-        ("dest_vc", 0.002),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (u, (scope, stall)) in [("dest", 0.0), ("dest_vc", 0.0), ("dest", 0.002), ("dest_vc", 0.002)].into_iter().enumerate() {
         let mut sw = r.switch(n);
         sw.class_stall = stall;
         sw.class_stall_cycles = 150;
-        let t = Traffic {
-            load,
-            ..Default::default()
-        };
-        let label = format!(
-            "{scope}, {}",
-            if stall > 0.0 {
-                "classes reordered"
-            } else {
-                "round robin only"
-            }
-        );
-        pts.push(r.run(
-            &label,
-            n,
-            &format!("psn_scope = \"{scope}\""),
-            sw,
-            t,
-            u as u64,
-        )?);
+        let t = Traffic { load, ..Default::default() };
+        let label = format!("{scope}, {}", if stall > 0.0 { "classes reordered" } else { "round robin only" });
+        pts.push(r.run(&label, n, &format!("psn_scope = \"{scope}\""), sw, t, u as u64)?);
     }
     let mut s = String::from("| psn_scope | switch | class overtakes | commands delivered | goodput | new PDUs | retransmitted PDUs (all needless: no loss) | NACKs | RTOs | gap drops | duplicate drops |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for p in &pts {
         let (scope, sw) = p.label.split_once(", ").unwrap_or((&p.label, ""));
-        let _ = writeln!(
-            s,
-            "| {scope} | {sw} | {} | {} | {:.3} | {} | {} ({:.1} %) | {} | {} | {} | {} |",
-            p.overtakes,
-            p.delivered,
-            p.goodput,
-            p.new_pdus,
-            p.retx,
-            100.0 * p.retx as f64 / p.new_pdus.max(1) as f64,
-            p.nacks,
-            p.rtos,
-            p.gaps,
-            p.dups
-        );
+        let _ = writeln!(s, "| {scope} | {sw} | {} | {} | {:.3} | {} | {} ({:.1} %) | {} | {} | {} | {} |", p.overtakes, p.delivered, p.goodput, p.new_pdus, p.retx, 100.0 * p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos, p.gaps, p.dups);
     }
     s += &violations(&pts);
     Ok(Figure { title: format!("F5: cross-VC PSN vs dest_vc ({n} XPUs, offered load {load} of the link per source, no loss)"), table: s, points: pts })
@@ -333,48 +253,21 @@ pub fn psn_scope(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
 /// F3: goodput vs per-link drop probability (both directions), saturating offered load; then
 /// the same drops for each (`window`, `rto_cycles`) of `variants` (opt-in: each variant is a
 /// further fabric design, Verilated when the endpoints run their RTL).
-pub fn goodput_vs_drop(
-    r: &mut Runner,
-    drops: &[f64],
-    variants: &[(u32, u32)],
-) -> Result<Figure, CampaignError> {
+pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64], variants: &[(u32, u32)]) -> Result<Figure, CampaignError> {
     let n = r.base().common.num_xpu as usize;
     let window = r.base().transport.p.window;
     let mut pts = Vec::new();
     for (u, &p) in drops.iter().enumerate() {
         let mut sw = r.switch(n);
-        sw.faults(LinkFaults {
-            drop: p,
-            ..Default::default()
-        });
-        let t = Traffic {
-            load: 1.2,
-            ..Default::default()
-        };
-        pts.push(r.run(
-            &format!("{p:e}"),
-            n,
-            "psn_scope = \"dest_vc\"",
-            sw,
-            t,
-            100 + u as u64,
-        )?);
+        sw.faults(LinkFaults { drop: p, ..Default::default() });
+        let t = Traffic { load: 1.2, ..Default::default() };
+        pts.push(r.run(&format!("{p:e}"), n, "psn_scope = \"dest_vc\"", sw, t, 100 + u as u64)?);
     }
     let g0 = pts.first().map(|p| p.goodput).unwrap_or(1.0).max(1e-9);
     let mut s = format!("| drop per link | PDUs lost | goodput | vs lowest p | GBN estimate 1/(1+p'·N), p' = 2p, N = window {window} | retx / new | NACKs | RTOs |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (p, &d) in pts.iter().zip(drops) {
         let est = 1.0 / (1.0 + 2.0 * d * f64::from(window));
-        let _ = writeln!(
-            s,
-            "| {d:e} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |",
-            p.drops,
-            p.goodput,
-            p.goodput / g0,
-            est,
-            p.retx as f64 / p.new_pdus.max(1) as f64,
-            p.nacks,
-            p.rtos
-        );
+        let _ = writeln!(s, "| {d:e} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |", p.drops, p.goodput, p.goodput / g0, est, p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos);
     }
     if !variants.is_empty() {
         s += "\n| window | rto_cycles | drop per link | PDUs lost | goodput | vs lowest p (same variant) | GBN estimate 1/(1+2p·window) | retx / new | NACKs | RTOs |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -383,37 +276,15 @@ pub fn goodput_vs_drop(
         let mut vp = Vec::new();
         for (u, &p) in drops.iter().enumerate() {
             let mut sw = r.switch(n);
-            sw.faults(LinkFaults {
-                drop: p,
-                ..Default::default()
-            });
-            let t = Traffic {
-                load: 1.2,
-                ..Default::default()
-            };
+            sw.faults(LinkFaults { drop: p, ..Default::default() });
+            let t = Traffic { load: 1.2, ..Default::default() };
             let over = format!("psn_scope = \"dest_vc\"\nwindow = {w}\nrto_cycles = {rto}");
-            vp.push(r.run(
-                &format!("window {w}, rto {rto}, {p:e}"),
-                n,
-                &over,
-                sw,
-                t,
-                1000 + 100 * v as u64 + u as u64,
-            )?);
+            vp.push(r.run(&format!("window {w}, rto {rto}, {p:e}"), n, &over, sw, t, 1000 + 100 * v as u64 + u as u64)?);
         }
         let g0 = vp.first().map(|p| p.goodput).unwrap_or(1.0).max(1e-9);
         for (p, &d) in vp.iter().zip(drops) {
             let est = 1.0 / (1.0 + 2.0 * d * f64::from(w));
-            let _ = writeln!(
-                s,
-                "| {w} | {rto} | {d:e} | {} | {:.3} | {:.3} | {est:.3} | {:.3} | {} | {} |",
-                p.drops,
-                p.goodput,
-                p.goodput / g0,
-                p.retx as f64 / p.new_pdus.max(1) as f64,
-                p.nacks,
-                p.rtos
-            );
+            let _ = writeln!(s, "| {w} | {rto} | {d:e} | {} | {:.3} | {:.3} | {est:.3} | {:.3} | {} | {} |", p.drops, p.goodput, p.goodput / g0, p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos);
         }
         pts.extend(vp);
     }
@@ -429,46 +300,22 @@ pub fn incast(r: &mut Runner, senders: usize) -> Result<Figure, CampaignError> {
     let (xoff, qcap, lat) = (sw0.xoff_bytes, sw0.queue_bytes, sw0.pause_latency);
     let mut s = String::from("| incast | psn_scope | PDUs dropped (overflow + link) | receiver goodput (of its link) | per-sender commands (min / max) | Jain index | latency p50 / p99 / max (cycles) | sender pause (mean % of cycles, drain included) | retransmitted / new PDUs | NACKs | RTOs | class overtakes |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     let mut pts = Vec::new();
-    for (u, (scope, over)) in [("dest", ""), ("dest_vc", "psn_scope = \"dest_vc\"")]
-        .into_iter()
-        .enumerate()
-    {
-        let t = Traffic {
-            load: 1.0,
-            pattern: Pattern::Incast {
-                dst: 0,
-                senders: (1..n).collect(),
-            },
-            ..Default::default()
-        };
-        let p = r.run(
-            &format!("{senders}:1"),
-            n,
-            over,
-            r.switch(n),
-            t,
-            200 + u as u64,
-        )?;
+    for (u, (scope, over)) in [("dest", ""), ("dest_vc", "psn_scope = \"dest_vc\"")].into_iter().enumerate() {
+        let t = Traffic { load: 1.0, pattern: Pattern::Incast { dst: 0, senders: (1..n).collect() }, ..Default::default() };
+        let p = r.run(&format!("{senders}:1"), n, over, r.switch(n), t, 200 + u as u64)?;
         let shares: Vec<f64> = p.per_source[1..].iter().map(|&x| x as f64).collect();
         let sum: f64 = shares.iter().sum();
-        let jain =
-            sum * sum / (shares.len() as f64 * shares.iter().map(|x| x * x).sum::<f64>()).max(1e-9);
+        let jain = sum * sum / (shares.len() as f64 * shares.iter().map(|x| x * x).sum::<f64>()).max(1e-9);
         let recv_goodput = p.goodput * senders as f64;
         let mn = p.per_source[1..].iter().min().copied().unwrap_or(0);
         let mx = p.per_source[1..].iter().max().copied().unwrap_or(0);
-        let pause = p.pause_cycles[1..].iter().sum::<u64>() as f64
-            / senders as f64
-            / p.total_cycles.max(1) as f64;
+        let pause = p.pause_cycles[1..].iter().sum::<u64>() as f64 / senders as f64 / p.total_cycles.max(1) as f64;
         let _ = writeln!(s, "| {} | {scope} | {} + {} | {:.3} | {mn} / {mx} | {jain:.4} | {} / {} / {} | {:.1} % | {} / {} | {} | {} | {} |", p.label, p.overflow, p.drops, recv_goodput, p.lat_p50, p.lat_p99, p.lat_max, 100.0 * pause, p.retx, p.new_pdus, p.nacks, p.rtos, p.overtakes);
         pts.push(p);
     }
     let _ = writeln!(s, "\nPFC: xoff {xoff} B per {{ingress, class}}, queue {qcap} B per {{egress, class}}, pause latency {lat} cycles.");
     s += &violations(&pts);
-    Ok(Figure {
-        title: format!("F4: {senders}:1 incast with PFC ({n} XPUs)"),
-        table: s,
-        points: pts,
-    })
+    Ok(Figure { title: format!("F4: {senders}:1 incast with PFC ({n} XPUs)"), table: s, points: pts })
 }
 
 /// F1/F2 on the fabric: packing and latency vs offered load (uniform, no loss, no class
@@ -479,10 +326,7 @@ pub fn load_sweep(r: &mut Runner, loads: &[f64]) -> Result<Figure, CampaignError
     let mut pts = Vec::new();
     for (u, &l) in loads.iter().enumerate() {
         let sw = r.switch(n);
-        let t = Traffic {
-            load: l,
-            ..Default::default()
-        };
+        let t = Traffic { load: l, ..Default::default() };
         pts.push(r.run(&format!("{l}"), n, "", sw, t, 300 + u as u64)?);
     }
     let mut s = format!("| offered load | goodput | commands/PDU | wire efficiency Eth/IPv4/UDP · Eth/IPv6/UDP · AFH Gen 1 + VLAN | accept → delivery p50 / p99 / p99.9 / max, cycles | same in ns at {} MHz | accept → completion (ACK) p50 / p99, cycles (ns) | p99 completion vs 2 µs RTT |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n", r.clock_mhz);
@@ -527,33 +371,12 @@ pub fn deadlock(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
     for (u, ack_vc) in [1u32, 0].into_iter().enumerate() {
         let mut stall = vec![0u32; n];
         stall[0] = 1;
-        let t = Traffic {
-            load,
-            xpu_vc_pause: stall,
-            ..Default::default()
-        };
-        pts.push(r.run(
-            &format!("ack_vc {ack_vc}"),
-            n,
-            &format!("ack_vc = {ack_vc}"),
-            r.switch(n),
-            t,
-            400 + u as u64,
-        )?);
+        let t = Traffic { load, xpu_vc_pause: stall, ..Default::default() };
+        pts.push(r.run(&format!("ack_vc {ack_vc}"), n, &format!("ack_vc = {ack_vc}"), r.switch(n), t, 400 + u as u64)?);
     }
     let mut s = String::from("| ACKs on | VC 0 commands delivered (window) | VC 1 commands delivered (window) | commands sent by XPU 0 and delivered (window) | RTOs | retransmitted PDUs | drain cycles to quiet |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for p in &pts {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            p.label,
-            p.per_vc[0],
-            p.per_vc.get(1).copied().unwrap_or(0),
-            p.per_source[0],
-            p.rtos,
-            p.retx,
-            p.total_cycles - p.cycles
-        );
+        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} | {} |", p.label, p.per_vc[0], p.per_vc.get(1).copied().unwrap_or(0), p.per_source[0], p.rtos, p.retx, p.total_cycles - p.cycles);
     }
     s += &violations(&pts);
     Ok(Figure { title: format!("F7: XPU 0 stalls VC 0 consumption for the whole window ({n} XPUs, offered load {load}, no loss)"), table: s, points: pts })
@@ -567,54 +390,24 @@ pub const ACK_POINTS: [(u32, u32); 6] = [(1, 64), (2, 8), (2, 64), (2, 512), (4,
 /// ride on data), for each (`ack_coalesce`, `ack_delay_cycles`) of `points`. Counted on the
 /// links from the RH of every PDU the endpoints sent; 1/`ack_coalesce` is the one-way ratio
 /// when the delay timer never fires first.
-pub fn ack_overhead(
-    r: &mut Runner,
-    load: f64,
-    points: &[(u32, u32)],
-) -> Result<Figure, CampaignError> {
+pub fn ack_overhead(r: &mut Runner, load: f64, points: &[(u32, u32)]) -> Result<Figure, CampaignError> {
     let mut pts = Vec::new();
     for (u, &(c, d)) in points.iter().enumerate() {
         for (v, two_way) in [false, true].into_iter().enumerate() {
-            let pattern = if two_way {
-                Pattern::Uniform
-            } else {
-                Pattern::Incast {
-                    dst: 1,
-                    senders: vec![0],
-                }
-            };
-            let t = Traffic {
-                load,
-                pattern,
-                ..Default::default()
-            };
+            let pattern = if two_way { Pattern::Uniform } else { Pattern::Incast { dst: 1, senders: vec![0] } };
+            let t = Traffic { load, pattern, ..Default::default() };
             let label = format!("{c}, {d}, {}", if two_way { "two-way" } else { "one-way" });
-            pts.push(r.run(
-                &label,
-                2,
-                &format!("ack_coalesce = {c}\nack_delay_cycles = {d}"),
-                r.switch(2),
-                t,
-                500 + 2 * u as u64 + v as u64,
-            )?);
+            pts.push(r.run(&label, 2, &format!("ack_coalesce = {c}\nack_delay_cycles = {d}"), r.switch(2), t, 500 + 2 * u as u64 + v as u64)?);
         }
     }
     let mut s = String::from("| ack_coalesce | ack_delay_cycles | traffic | data PDUs | commands/PDU | control ACK (NACK) PDUs | control PDUs per data PDU | 1/ack_coalesce | ACKs piggybacked | piggyback ratio (of all ACKs) | ACK-carrying data PDUs | goodput | accept → completion p50 / p99 (cycles) |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for p in &pts {
         let mut it = p.label.split(", ");
-        let (c, d, traffic) = (
-            it.next().unwrap_or(""),
-            it.next().unwrap_or(""),
-            it.next().unwrap_or(""),
-        );
+        let (c, d, traffic) = (it.next().unwrap_or(""), it.next().unwrap_or(""), it.next().unwrap_or(""));
         let l = &p.link;
         let ctrl = l.ctrl_ack + l.ctrl_nack;
         let acks = l.ctrl_ack + l.piggy_ack;
-        let pred = if traffic == "one-way" {
-            format!("{:.3}", 1.0 / c.parse::<f64>().unwrap_or(1.0))
-        } else {
-            "—".into()
-        };
+        let pred = if traffic == "one-way" { format!("{:.3}", 1.0 / c.parse::<f64>().unwrap_or(1.0)) } else { "—".into() };
         let _ = writeln!(
             s,
             "| {c} | {d} | {traffic} | {} | {:.2} | {} ({}) | {:.3} | {pred} | {} | {:.3} | {:.1} % | {:.3} | {} / {} |",

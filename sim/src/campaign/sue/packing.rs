@@ -20,11 +20,8 @@ pub const PDU_OVERHEAD: u64 = 78;
 /// Wire overhead per PDU besides its commands for each encapsulation of the contract's derived
 /// efficiency table (§5.6 F1; preamble/SFD 8 + IFG 12 + MAC 14 + FCS 4, the network headers,
 /// RH 8 + R-CRC 4). This version sends no encapsulation; the packing it reaches is what decides.
-pub const HEADER_OPTIONS: [(&str, u64); 3] = [
-    ("Eth/IPv4/UDP", PDU_OVERHEAD),
-    ("Eth/IPv6/UDP", 98),
-    ("AFH Gen 1 + VLAN", 54),
-];
+pub const HEADER_OPTIONS: [(&str, u64); 3] =
+    [("Eth/IPv4/UDP", PDU_OVERHEAD), ("Eth/IPv6/UDP", 98), ("AFH Gen 1 + VLAN", 54)];
 
 /// Share of the wire carrying command bytes at `cmds_per_pdu` commands of `cmd_bytes` per PDU
 /// and `overhead` bytes per PDU.
@@ -144,11 +141,7 @@ pub fn run(bench: &Bench, opts: &PackingOptions) -> Result<Vec<PackingPoint>, Si
             wire_efficiency: if pdus == 0 {
                 0.0
             } else {
-                wire_efficiency(
-                    cmds as f64 / pdus as f64,
-                    u64::from(c.cmd_bytes),
-                    PDU_OVERHEAD,
-                )
+                wire_efficiency(cmds as f64 / pdus as f64, u64::from(c.cmd_bytes), PDU_OVERHEAD)
             },
             latency_p50: percentile(&lat, 0.5),
             latency_p99: percentile(&lat, 0.99),
@@ -227,10 +220,7 @@ mod tests {
         for ((name, ovh), row) in HEADER_OPTIONS.iter().zip(want) {
             for (n, w) in [1.0, 2.0, 64.0].into_iter().zip(row) {
                 let got = 100.0 * wire_efficiency(n, 64, *ovh);
-                assert!(
-                    (got - w).abs() < 0.05,
-                    "{name}, {n} commands: {got:.2} % against {w} %"
-                );
+                assert!((got - w).abs() < 0.05, "{name}, {n} commands: {got:.2} % against {w} %");
             }
         }
         assert_eq!(wire_efficiency(0.0, 64, 78), 0.0);

@@ -118,16 +118,11 @@ impl SwitchConfig {
             if (0.0..=1.0).contains(&v) {
                 Ok(())
             } else {
-                Err(format!(
-                    "switch: `{name}` = {v} is out of range; allowed 0..=1"
-                ))
+                Err(format!("switch: `{name}` = {v} is out of range; allowed 0..=1"))
             }
         };
         if self.ports < 2 {
-            return Err(format!(
-                "switch: `ports` = {} is out of range; allowed 2..=1024",
-                self.ports
-            ));
+            return Err(format!("switch: `ports` = {} is out of range; allowed 2..=1024", self.ports));
         }
         if self.uplink.len() != self.ports || self.downlink.len() != self.ports {
             return Err(format!(
@@ -143,8 +138,7 @@ impl SwitchConfig {
             p("fcs_err", f.fcs_err)?;
         }
         p("class_stall", self.class_stall)?;
-        if !(self.link_bytes_per_cycle > 0.0 && self.link_bytes_per_cycle <= self.data_bytes as f64)
-        {
+        if !(self.link_bytes_per_cycle > 0.0 && self.link_bytes_per_cycle <= self.data_bytes as f64) {
             return Err(format!(
                 "switch: `link_bytes_per_cycle` = {} is out of range; allowed above 0 up to data_bytes ({})",
                 self.link_bytes_per_cycle, self.data_bytes
@@ -250,12 +244,7 @@ impl Switch {
     }
 
     fn beat_cost(&self, first: bool) -> f64 {
-        self.cfg.data_bytes as f64
-            + if first {
-                self.cfg.frame_overhead as f64
-            } else {
-                0.0
-            }
+        self.cfg.data_bytes as f64 + if first { self.cfg.frame_overhead as f64 } else { 0.0 }
     }
 
     /// `m_axis_tx_tready` of endpoint `port`: its uplink has the bytes for the next beat.
@@ -388,9 +377,7 @@ impl Switch {
             // Class stalls (reordering between classes).
             if self.cfg.class_stall > 0.0 {
                 for c in 0..nv {
-                    if self.egress[p].stall_until[c] <= self.now
-                        && self.rng.chance(self.cfg.class_stall)
-                    {
+                    if self.egress[p].stall_until[c] <= self.now && self.rng.chance(self.cfg.class_stall) {
                         self.egress[p].stall_until[c] = self.now + self.cfg.class_stall_cycles;
                     }
                 }
@@ -497,16 +484,9 @@ mod tests {
         assert_eq!(got.len(), 40);
         for class in 0..2u8 {
             let seq: Vec<u8> = got.iter().copied().filter(|t| t % 2 == class).collect();
-            assert!(
-                seq.windows(2).all(|w| w[0] < w[1]),
-                "class {class} in order: {seq:?}"
-            );
+            assert!(seq.windows(2).all(|w| w[0] < w[1]), "class {class} in order: {seq:?}");
         }
-        assert_ne!(
-            got,
-            (0..40).collect::<Vec<u8>>(),
-            "the stalls reorder between classes"
-        );
+        assert_ne!(got, (0..40).collect::<Vec<u8>>(), "the stalls reorder between classes");
         assert!(sw.stats.class_overtakes > 0);
     }
 
@@ -529,10 +509,7 @@ mod tests {
         assert_eq!(sw.tx_pause(0), 1, "class 0 of port 0 paused at xoff");
         assert_eq!(sw.tx_pause(1), 0);
         assert_eq!(sw.ingress_bytes(0, 0), 4 * 76);
-        assert!(
-            sw.rx_offer(1).is_none(),
-            "the switch honours the receiver's pause"
-        );
+        assert!(sw.rx_offer(1).is_none(), "the switch honours the receiver's pause");
         let got = drain(&mut sw, 1, 2000);
         assert_eq!(got.len(), 4);
         assert_eq!(sw.tx_pause(0), 0, "released below xon");
@@ -543,11 +520,7 @@ mod tests {
     fn faults_are_seeded_and_bad_fields_named() {
         let run = |seed| {
             let mut c = SwitchConfig::new(2, 1, 16, 64);
-            c.faults(LinkFaults {
-                drop: 0.3,
-                corrupt: 0.2,
-                fcs_err: 0.1,
-            });
+            c.faults(LinkFaults { drop: 0.3, corrupt: 0.2, fcs_err: 0.1 });
             c.seed = seed;
             let mut sw = Switch::new(c).unwrap();
             for _ in 0..200 {
@@ -559,17 +532,12 @@ mod tests {
         assert_eq!(run(5), run(5));
         assert_ne!(run(5), run(6));
         let s = run(5);
-        assert!(
-            s.uplink_drops > 20 && s.downlink_drops > 10 && s.corrupted > 20 && s.fcs_flagged > 10
-        );
+        assert!(s.uplink_drops > 20 && s.downlink_drops > 10 && s.corrupted > 20 && s.fcs_flagged > 10);
         let mut c = SwitchConfig::new(2, 1, 16, 64);
         c.class_stall = 2.0;
         assert!(Switch::new(c).err().unwrap().contains("`class_stall` = 2"));
         let mut c = SwitchConfig::new(2, 1, 16, 64);
         c.link_bytes_per_cycle = 32.0;
-        assert!(Switch::new(c)
-            .err()
-            .unwrap()
-            .contains("`link_bytes_per_cycle` = 32"));
+        assert!(Switch::new(c).err().unwrap().contains("`link_bytes_per_cycle` = 32"));
     }
 }

@@ -37,8 +37,8 @@
 //! so the receiver verifies before descrambling: the self-synchronous descrambler triples each
 //! channel error, which would otherwise eat into the Hamming distance.
 
-use super::params::Params;
 use crate::bits::Bits;
+use super::params::Params;
 use crate::blocks::crc::model::{CrcAlgo, CrcModel};
 
 pub const SYN_DATA: u8 = 0b01;
@@ -71,9 +71,7 @@ impl Ctrl {
         }
     }
     pub fn from_code(c: u8) -> Option<Ctrl> {
-        [Ctrl::Idle, Ctrl::PauseRequest, Ctrl::RetransmitRequest]
-            .into_iter()
-            .find(|k| k.code() == c)
+        [Ctrl::Idle, Ctrl::PauseRequest, Ctrl::RetransmitRequest].into_iter().find(|k| k.code() == c)
     }
 }
 
@@ -98,10 +96,7 @@ pub struct Checked {
 
 impl Codec {
     pub fn new(p: Params) -> Self {
-        Codec {
-            p,
-            crc: CrcModel::new(crc_algo(p.crc_poly)),
-        }
+        Codec { p, crc: CrcModel::new(crc_algo(p.crc_poly)) }
     }
 
     /// CRC-12 of the line region `{meta, payload}` with the control bit:
@@ -109,9 +104,7 @@ impl Codec {
     pub fn crc(&self, ctrl: bool, line: &Bits) -> u16 {
         let s = self.p.payload_bytes();
         let meta = line.field(self.p.payload_bits(), 2) as u8;
-        let mut reg = self
-            .crc
-            .update(self.crc.start(), &[((ctrl as u8) << 2) | meta]);
+        let mut reg = self.crc.update(self.crc.start(), &[((ctrl as u8) << 2) | meta]);
         let mut buf = [0u8; 256];
         for (i, b) in buf.iter_mut().enumerate().take(s) {
             *b = line.field(8 * i, 8) as u8;
@@ -142,12 +135,7 @@ impl Codec {
         let line = frame.slice(2, self.p.raw_bits());
         let legal = syn == SYN_DATA || syn == SYN_CTRL;
         let ok = legal && frame.field(f - 12, 12) as u16 == self.vcode(syn, &line, id);
-        Checked {
-            syn,
-            legal,
-            ok,
-            line,
-        }
+        Checked { syn, legal, ok, line }
     }
 
     /// The line (wire) order `{meta, payload}` of a raw region `{payload, meta}`.
@@ -212,14 +200,7 @@ impl Codec {
 
 /// The CRC-12 algorithm of the verification code.
 pub fn crc_algo(poly: u16) -> CrcAlgo {
-    CrcAlgo {
-        width: 12,
-        poly: poly as u64,
-        init: 0,
-        refin: false,
-        refout: false,
-        xorout: 0,
-    }
+    CrcAlgo { width: 12, poly: poly as u64, init: 0, refin: false, refout: false, xorout: 0 }
 }
 
 #[cfg(test)]
@@ -230,11 +211,7 @@ mod tests {
 
     #[test]
     fn data_frame_vcode_is_crc_of_meta_and_payload_xor_id() {
-        let p = Params {
-            frame_bits: 256,
-            frame_id_bits: 8,
-            ..small()
-        };
+        let p = Params { frame_bits: 256, frame_id_bits: 8, ..small() };
         let c = Codec::new(p);
         let payload: Vec<u8> = (0..30).map(|i| (i * 7 + 3) as u8).collect();
         let raw = c.data_raw(META_BODY, &payload);
@@ -247,11 +224,7 @@ mod tests {
         assert_eq!(frame.field(0, 2), 0b01, "SYN at frame[1:0]");
         assert_eq!(frame.field(242, 2), 0b01, "meta at frame[243:242]");
         assert_eq!(frame.field(2, 8), 3, "payload byte 0 at frame[9:2]");
-        assert_eq!(
-            frame.field(2 + 8 * 29, 8),
-            (29 * 7 + 3) as u64 & 0xFF,
-            "last payload byte at frame[241:234]"
-        );
+        assert_eq!(frame.field(2 + 8 * 29, 8), (29 * 7 + 3) as u64 & 0xFF, "last payload byte at frame[241:234]");
         assert_eq!(c.from_line(&c.to_line(&raw)), raw);
         let chk = c.check(&frame, 0x5A);
         assert!(chk.ok && chk.legal);
@@ -260,19 +233,13 @@ mod tests {
 
     #[test]
     fn crc_matches_the_affine_map_the_rtl_uses() {
-        let p = Params {
-            frame_bits: 128,
-            ..small()
-        };
+        let p = Params { frame_bits: 128, ..small() };
         let c = Codec::new(p);
         let map = crc_algo(p.crc_poly).affine(p.crc_msg_bits(), 0);
         for t in 0..50u64 {
             let mut line = Bits::zeros(p.raw_bits());
             for k in 0..p.raw_bits() {
-                line.set(
-                    k,
-                    (t.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (k % 61)) & 1 == 1 || k as u64 == t,
-                );
+                line.set(k, (t.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (k % 61)) & 1 == 1 || k as u64 == t);
             }
             let ctrl = t % 2 == 1;
             // {payload, 5'b0, ctrl, meta} from the line {meta, payload}
@@ -306,9 +273,6 @@ mod tests {
         partial.resize(13, 0);
         partial.push(5);
         assert_eq!(c.valid_bytes(&c.data_raw(META_EOP_PARTIAL, &partial)), 5);
-        assert_eq!(
-            c.valid_bytes(&c.raw_with_last_byte(META_INVALID, FC_PAUSE)),
-            0
-        );
+        assert_eq!(c.valid_bytes(&c.raw_with_last_byte(META_INVALID, FC_PAUSE)), 0);
     }
 }

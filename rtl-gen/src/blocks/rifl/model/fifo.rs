@@ -11,8 +11,8 @@
 //! A pushed entry reaches the head two edges later. `level = mem_count + head_valid` drives
 //! `high = level > fc_on_frames` and `low = level < fc_off_frames` (combinational).
 
-use super::params::Params;
 use crate::bits::Bits;
+use super::params::Params;
 
 #[derive(Debug, Clone)]
 pub struct Fifo {

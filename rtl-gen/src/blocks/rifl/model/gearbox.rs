@@ -50,14 +50,7 @@ pub struct GearOut<'a> {
 impl Gearbox {
     pub fn new(in_bytes: usize, out_bytes: usize, overlap: bool) -> Self {
         let cap = in_bytes + out_bytes;
-        Gearbox {
-            in_bytes,
-            out_bytes,
-            buf: vec![0; cap],
-            fill: 0,
-            eop: false,
-            overlap,
-        }
+        Gearbox { in_bytes, out_bytes, buf: vec![0; cap], fill: 0, eop: false, overlap }
     }
 
     pub fn capacity(&self) -> usize {
@@ -81,23 +74,11 @@ impl Gearbox {
 
     pub fn out(&self) -> GearOut<'_> {
         let o = self.out_bytes;
-        GearOut {
-            valid: self.fill >= o || self.eop,
-            data: &self.buf[..o],
-            count: self.fill.min(o),
-            last: self.eop && self.fill <= o,
-        }
+        GearOut { valid: self.fill >= o || self.eop, data: &self.buf[..o], count: self.fill.min(o), last: self.eop && self.fill <= o }
     }
 
     /// One clock edge. `in_data` holds at least `in_count` bytes (the rest are ignored).
-    pub fn tick(
-        &mut self,
-        in_valid: bool,
-        in_data: &[u8],
-        in_count: usize,
-        in_last: bool,
-        out_ready: bool,
-    ) {
+    pub fn tick(&mut self, in_valid: bool, in_data: &[u8], in_count: usize, in_last: bool, out_ready: bool) {
         let o = self.out_bytes;
         let out = self.out();
         let (do_out, out_last) = (out.valid && out_ready, out.last);
@@ -115,15 +96,8 @@ impl Gearbox {
             }
         }
         if do_in {
-            assert!(
-                (1..=self.in_bytes).contains(&in_count),
-                "in_keep must keep 1..={} bytes",
-                self.in_bytes
-            );
-            assert!(
-                in_last || in_count == self.in_bytes,
-                "a beat that is not the last must keep every byte"
-            );
+            assert!((1..=self.in_bytes).contains(&in_count), "in_keep must keep 1..={} bytes", self.in_bytes);
+            assert!(in_last || in_count == self.in_bytes, "a beat that is not the last must keep every byte");
             self.buf[self.fill..self.fill + in_count].copy_from_slice(&in_data[..in_count]);
             self.fill += in_count;
             self.eop = in_last;
@@ -136,13 +110,7 @@ mod tests {
     use super::*;
 
     /// Push packets through and collect output beats; returns packets as byte vectors.
-    fn run(
-        i: usize,
-        o: usize,
-        packets: &[Vec<u8>],
-        ready_pattern: u64,
-        overlap: bool,
-    ) -> (Vec<Vec<u8>>, u64) {
+    fn run(i: usize, o: usize, packets: &[Vec<u8>], ready_pattern: u64, overlap: bool) -> (Vec<Vec<u8>>, u64) {
         let mut g = Gearbox::new(i, o, overlap);
         let mut out_packets = vec![];
         let mut cur = vec![];
@@ -185,19 +153,8 @@ mod tests {
 
     #[test]
     fn packets_survive_every_width_pair() {
-        let packets: Vec<Vec<u8>> = (1..60)
-            .map(|n| (0..n * 3).map(|k| (k * 31 + n) as u8).collect())
-            .collect();
-        for (i, o) in [
-            (32, 30),
-            (30, 32),
-            (8, 14),
-            (14, 8),
-            (64, 62),
-            (16, 120),
-            (128, 30),
-            (4, 4),
-        ] {
+        let packets: Vec<Vec<u8>> = (1..60).map(|n| (0..n * 3).map(|k| (k * 31 + n) as u8).collect()).collect();
+        for (i, o) in [(32, 30), (30, 32), (8, 14), (14, 8), (64, 62), (16, 120), (128, 30), (4, 4)] {
             for pattern in [u64::MAX, 0x5555_5555_5555_5555, 0xF0F0_0FF0_1234_8765] {
                 for overlap in [false, true] {
                     let (got, _) = run(i, o, &packets, pattern, overlap);
@@ -226,10 +183,7 @@ mod tests {
             let groups = 50 * len.div_ceil(30) as u64;
             let (got, rx_cycles) = run(30, 32, &packets, u64::MAX, true);
             assert_eq!(got, packets);
-            assert!(
-                rx_cycles <= groups + 50 + 4,
-                "len {len}: RX {rx_cycles} cycles for {groups} groups"
-            );
+            assert!(rx_cycles <= groups + 50 + 4, "len {len}: RX {rx_cycles} cycles for {groups} groups");
             let mut g = Gearbox::new(32, 30, false);
             let (mut outs, mut cycles, mut pk, mut pos) = (0u64, 0u64, 0usize, 0usize);
             while outs < groups {
@@ -248,10 +202,7 @@ mod tests {
                     }
                 }
             }
-            assert!(
-                cycles >= groups + 49,
-                "len {len}: TX {cycles} cycles for {groups} groups"
-            );
+            assert!(cycles >= groups + 49, "len {len}: TX {cycles} cycles for {groups} groups");
         }
     }
 }

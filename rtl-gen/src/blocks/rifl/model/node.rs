@@ -11,13 +11,13 @@
 //! packet (or j is the last lane); it is popped from those lanes only, and the next packet
 //! starts again at lane 0.
 
+use crate::bits::Bits;
 use super::codec::{Codec, META_BODY, META_EOP_FULL, META_EOP_PARTIAL, META_INVALID};
 use super::fifo::Fifo;
 use super::gearbox::Gearbox;
 use super::params::Params;
 use super::rx::RxLane;
 use super::tx::{TxComb, TxIn, TxLane, TxState};
-use crate::bits::Bits;
 
 /// The top's inputs in one cycle.
 #[derive(Debug, Clone)]
@@ -136,12 +136,7 @@ impl Node {
                 for d in data[count..].iter_mut() {
                     *d = 0;
                 }
-                return Some(Group {
-                    data,
-                    count,
-                    last: meta >= META_EOP_PARTIAL,
-                    last_lane: j,
-                });
+                return Some(Group { data, count, last: meta >= META_EOP_PARTIAL, last_lane: j });
             }
         }
         None
@@ -164,9 +159,7 @@ impl Node {
     }
 
     fn lane_combs(&self, tx_ready: bool, segs: &[Bits]) -> Vec<TxComb> {
-        (0..self.p.lanes())
-            .map(|j| self.tx[j].comb(&self.tx_in(j, tx_ready, false, &segs[j])))
-            .collect()
+        (0..self.p.lanes()).map(|j| self.tx[j].comb(&self.tx_in(j, tx_ready, false, &segs[j]))).collect()
     }
 
     /// Whether the TX gearbox's group goes out at this edge.
@@ -197,10 +190,7 @@ impl Node {
     /// The TX states (combinational) with the given transceiver readiness.
     pub fn tx_states(&self) -> Vec<TxState> {
         let segs = self.segments();
-        self.lane_combs(true, &segs)
-            .iter()
-            .map(|c| c.state)
-            .collect()
+        self.lane_combs(true, &segs).iter().map(|c| c.state).collect()
     }
 
     pub fn tick(&mut self, i: &NodeIn) {
@@ -211,18 +201,11 @@ impl Node {
         let out_ready = i.tx_ready && combs.iter().all(|c| c.seg_ready);
         let group = self.group();
         let take_group = group.is_some() && self.rxg.in_ready(i.m_ready);
-        let pushes: Vec<(bool, Bits)> = self
-            .rx
-            .iter()
-            .map(|r| (r.out_valid, r.out_raw.clone()))
-            .collect();
+        let pushes: Vec<(bool, Bits)> = self.rx.iter().map(|r| (r.out_valid, r.out_raw.clone())).collect();
         let err_pulses = self.rx.iter().filter(|r| r.err_pulse).count() as u32;
-        let tx_ins: Vec<TxIn> = (0..l)
-            .map(|j| self.tx_in(j, i.tx_ready, go, &segs[j]))
-            .collect();
+        let tx_ins: Vec<TxIn> = (0..l).map(|j| self.tx_in(j, i.tx_ready, go, &segs[j])).collect();
         // Registers.
-        self.txg
-            .tick(i.s_valid, i.s_data, i.s_count, i.s_last, out_ready);
+        self.txg.tick(i.s_valid, i.s_data, i.s_count, i.s_last, out_ready);
         for (t, ti) in self.tx.iter_mut().zip(&tx_ins) {
             t.tick(ti);
         }
@@ -238,12 +221,8 @@ impl Node {
             None => self.rxg.tick(false, &[], 0, false, i.m_ready),
         }
         self.frame_errors = self.frame_errors.saturating_add(err_pulses);
-        self.retransmissions = self
-            .retransmissions
-            .saturating_add(combs.iter().filter(|c| c.retrans_start).count() as u32);
-        self.pause_events = self
-            .pause_events
-            .saturating_add(combs.iter().filter(|c| c.pause_event).count() as u32);
+        self.retransmissions = self.retransmissions.saturating_add(combs.iter().filter(|c| c.retrans_start).count() as u32);
+        self.pause_events = self.pause_events.saturating_add(combs.iter().filter(|c| c.pause_event).count() as u32);
         self.link_up = combs.iter().all(|c| c.state.transferring());
     }
 }

@@ -122,11 +122,7 @@ mod tests {
 
     #[test]
     fn derived_sizes() {
-        let p = Params {
-            frame_bits: 256,
-            frame_id_bits: 8,
-            ..small()
-        };
+        let p = Params { frame_bits: 256, frame_id_bits: 8, ..small() };
         assert_eq!(p.payload_bits(), 240);
         assert_eq!(p.payload_bytes(), 30);
         assert_eq!(p.retrans_frames(), 640);

@@ -31,10 +31,10 @@
 //!
 //! The descrambler consumes every received frame, legal or not.
 
+use crate::bits::Bits;
 use super::codec::{Codec, Ctrl, FC_PAUSE, FC_RESUME, META_INVALID, SYN_CTRL, SYN_DATA};
 use super::params::Params;
 use super::scrambler::Descrambler;
-use crate::bits::Bits;
 
 #[derive(Debug, Clone)]
 pub struct RxLane {
@@ -99,11 +99,7 @@ impl RxLane {
         let r = p.control_repeat;
         let mask = p.id_mask();
         let chk = self.codec.check(frame, self.frame_id);
-        let line = if p.scrambler {
-            self.desc.descramble(&chk.line)
-        } else {
-            chk.line.clone()
-        };
+        let line = if p.scrambler { self.desc.descramble(&chk.line) } else { chk.line.clone() };
         let raw = self.codec.from_line(&line);
         // The RTL loads the output data register with every frame; out_valid says when it counts.
         self.out_raw = raw.clone();
@@ -153,35 +149,15 @@ impl RxLane {
         if self.sync_cnt == r {
             self.out_of_sync = false;
         }
-        let code = if chk.syn == SYN_CTRL {
-            Ctrl::from_code(self.codec.last_byte(&raw))
-        } else {
-            None
-        };
+        let code = if chk.syn == SYN_CTRL { Ctrl::from_code(self.codec.last_byte(&raw)) } else { None };
         let is_pause = code == Some(Ctrl::PauseRequest);
         let is_retr = code == Some(Ctrl::RetransmitRequest);
         if chk.syn == SYN_CTRL {
-            self.pause_cnt = if is_pause {
-                (self.pause_cnt + 1).min(r)
-            } else {
-                0
-            };
-            self.retr_cnt = if is_retr {
-                (self.retr_cnt + 1).min(r)
-            } else {
-                0
-            };
+            self.pause_cnt = if is_pause { (self.pause_cnt + 1).min(r) } else { 0 };
+            self.retr_cnt = if is_retr { (self.retr_cnt + 1).min(r) } else { 0 };
         }
-        self.pause_quiet = if is_pause {
-            0
-        } else {
-            (self.pause_quiet + 1).min(r)
-        };
-        self.retr_quiet = if is_retr {
-            0
-        } else {
-            (self.retr_quiet + 1).min(r)
-        };
+        self.pause_quiet = if is_pause { 0 } else { (self.pause_quiet + 1).min(r) };
+        self.retr_quiet = if is_retr { 0 } else { (self.retr_quiet + 1).min(r) };
         if is_pause && self.pause_cnt == r {
             self.pause_req = true;
         } else if self.pause_quiet == r {

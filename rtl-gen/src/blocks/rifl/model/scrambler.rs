@@ -60,9 +60,7 @@ impl Scrambler {
         self.h.state33()
     }
     pub fn with_state(s: u64) -> Self {
-        Scrambler {
-            h: History::from_state33(s),
-        }
+        Scrambler { h: History::from_state33(s) }
     }
     /// Scramble one frame's raw region and advance the state.
     pub fn scramble(&mut self, x: &Bits) -> Bits {
@@ -87,9 +85,7 @@ impl Descrambler {
         self.h.state33()
     }
     pub fn with_state(s: u64) -> Self {
-        Descrambler {
-            h: History::from_state33(s),
-        }
+        Descrambler { h: History::from_state33(s) }
     }
     pub fn descramble(&mut self, y: &Bits) -> Bits {
         let mut x = Bits::zeros(y.width());
@@ -122,10 +118,7 @@ pub fn descramble_serial(state: u64, y: &Bits) -> (Bits, u64) {
     let mut x = Bits::zeros(y.width());
     for j in 0..y.width() {
         let b = y.get(j);
-        x.set(
-            j,
-            b ^ ((s >> (TAP_A - 1)) & 1 == 1) ^ ((s >> (TAP_B - 1)) & 1 == 1),
-        );
+        x.set(j, b ^ ((s >> (TAP_A - 1)) & 1 == 1) ^ ((s >> (TAP_B - 1)) & 1 == 1));
         s = ((s << 1) | b as u64) & ((1 << 33) - 1);
     }
     (x, s)
@@ -139,9 +132,7 @@ mod tests {
         let mut w = Bits::zeros(len);
         let mut s = seed;
         for k in 0..len {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             w.set(k, (s >> 40) & 1 == 1);
         }
         w

@@ -33,10 +33,10 @@
 //! Latency: a decision reaches `tx_frame` two enabled edges later. After reset `tx_frame` is
 //! all zeros (an illegal SYN: the far end starts out of sync anyway).
 
+use crate::bits::Bits;
 use super::codec::{Codec, Ctrl, FC_PAUSE, FC_RESUME, META_INVALID, SYN_CTRL, SYN_DATA};
 use super::params::Params;
 use super::scrambler::Scrambler;
-use crate::bits::Bits;
 
 /// The six TX states, numbered as the RTL's `state` output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,16 +52,11 @@ pub enum TxState {
 impl TxState {
     pub fn from_code(c: u64) -> Option<TxState> {
         use TxState::*;
-        [Init, SendPause, Pause, Retrans, SendRetrans, Normal]
-            .into_iter()
-            .find(|s| *s as u64 == c)
+        [Init, SendPause, Pause, Retrans, SendRetrans, Normal].into_iter().find(|s| *s as u64 == c)
     }
     /// Data transfer (incl. recovery by retransmission), as opposed to bring-up and pauses.
     pub fn transferring(self) -> bool {
-        matches!(
-            self,
-            TxState::Normal | TxState::Retrans | TxState::SendRetrans
-        )
+        matches!(self, TxState::Normal | TxState::Retrans | TxState::SendRetrans)
     }
 }
 
@@ -186,9 +181,7 @@ impl TxLane {
             state,
             seg_ready,
             retrans_start: i.en && state == TxState::Retrans && self.rcnt == 0,
-            pause_event: i.en
-                && matches!(state, TxState::SendPause | TxState::Pause)
-                && self.prev_transfer,
+            pause_event: i.en && matches!(state, TxState::SendPause | TxState::Pause) && self.prev_transfer,
         }
     }
 
@@ -206,22 +199,10 @@ impl TxLane {
         let p = self.codec.p;
         let state = self.state(i);
         // Stage 2: encode the decided frame.
-        let raw = if self.s1_resend {
-            &self.rbuf
-        } else {
-            &self.s1_raw
-        };
+        let raw = if self.s1_resend { &self.rbuf } else { &self.s1_raw };
         let unscrambled = self.codec.to_line(raw);
-        let line = if p.scrambler {
-            self.scr.scramble(&unscrambled)
-        } else {
-            unscrambled
-        };
-        self.frame = self.codec.encode(
-            if self.s1_ctrl { SYN_CTRL } else { SYN_DATA },
-            &line,
-            self.s1_id,
-        );
+        let line = if p.scrambler { self.scr.scramble(&unscrambled) } else { unscrambled };
+        self.frame = self.codec.encode(if self.s1_ctrl { SYN_CTRL } else { SYN_DATA }, &line, self.s1_id);
         // Stage 1: decide the next frame.
         let mask = p.id_mask();
         match state {
@@ -234,11 +215,7 @@ impl TxLane {
             TxState::Pause => self.control(Ctrl::Idle),
             TxState::SendRetrans => self.control(Ctrl::RetransmitRequest),
             TxState::Retrans => {
-                let req = if i.frame_error {
-                    Ctrl::RetransmitRequest
-                } else {
-                    Ctrl::Idle
-                };
+                let req = if i.frame_error { Ctrl::RetransmitRequest } else { Ctrl::Idle };
                 if self.rcnt == 0 {
                     // Skip the oldest entry: its ID is the one a receiver in step expects next.
                     self.tx_id = (self.tx_id + 1) & mask;
@@ -252,11 +229,7 @@ impl TxLane {
                 } else {
                     self.control(req);
                 }
-                self.rcnt = if self.rcnt + 1 == p.retrans_frames() {
-                    0
-                } else {
-                    self.rcnt + 1
-                };
+                self.rcnt = if self.rcnt + 1 == p.retrans_frames() { 0 } else { self.rcnt + 1 };
             }
             TxState::Normal => {
                 let raw = match self.fc_need(i) {

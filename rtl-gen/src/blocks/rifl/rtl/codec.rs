@@ -1,11 +1,11 @@
 //! The frame codec modules: `_crc`, `_encode`, `_check`, and the scrambler pair.
 
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::crc_algo;
 use crate::blocks::rifl::model::params::Params;
-use crate::config::DesignInfo;
-use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
@@ -27,28 +27,15 @@ change a zero-initialised CRC, so the code protects the F-1 contiguous bits {syn
 
 pub fn crc(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let w = p.crc_msg_bits() as u32;
-    let ports = vec![
-        Port::input("data", w, "{payload, 5'b0, syn[1], meta} as on the line"),
-        Port::output("crc", 12, "CRC-12 of data"),
-    ];
-    let mut items = vec![Item::comment(
-        "crc = M·data over GF(2): one masked parity per bit.",
-    )];
+    let ports = vec![Port::input("data", w, "{payload, 5'b0, syn[1], meta} as on the line"), Port::output("crc", 12, "CRC-12 of data")];
+    let mut items = vec![Item::comment("crc = M·data over GF(2): one masked parity per bit.")];
     let map = crc_algo(p.crc_poly).affine(p.crc_msg_bits(), 0);
     affine(&mut items, "crc", "data", &map);
     let _ = design;
     GeneratedModule {
-        module: Module {
-            name: n.crc.clone(),
-            ports,
-            items,
-            reset: None,
-        },
+        module: Module { name: n.crc.clone(), ports, items, reset: None },
         latency: 0,
-        summary: format!(
-            "CRC-12 (poly 0x{:03X}) of the {w}-bit RIFL verification message, combinational.",
-            p.crc_poly
-        ),
+        summary: format!("CRC-12 (poly 0x{:03X}) of the {w}-bit RIFL verification message, combinational.", p.crc_poly),
         notes: vec![CRC_NOTE.into()],
         role: Role::FrameCrc,
         origin: None,
@@ -59,12 +46,7 @@ pub fn crc(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
 /// `{payload, 5'b0, syn[1], meta}`.
 fn crc_feed(p: &Params, syn1: Expr, line: &str) -> Expr {
     let pb = p.payload_bits() as u32;
-    cat(vec![
-        Expr::slice(line, pb - 1, 0),
-        zeros(5),
-        syn1,
-        Expr::slice(line, pb + 1, pb),
-    ])
+    cat(vec![Expr::slice(line, pb - 1, 0), zeros(5), syn1, Expr::slice(line, pb + 1, pb)])
 }
 
 pub fn encode(p: &Params, n: &Names) -> GeneratedModule {
@@ -76,28 +58,10 @@ pub fn encode(p: &Params, n: &Names) -> GeneratedModule {
         Port::output("frame", f, "{vcode, line, syn}"),
     ];
     let mut items = Vec::new();
-    items.push(Item::wire(
-        "crc",
-        12,
-        "CRC-12 of {payload, 5'b0, syn[1], meta}",
-    ));
-    items.push(Item::Instance {
-        module: n.crc.clone(),
-        name: "u_crc".into(),
-        conns: vec![
-            ("data".into(), crc_feed(p, Expr::bit("syn", 1), "line")),
-            ("crc".into(), id("crc")),
-        ],
-    });
-    let idx = if ib == 12 {
-        id("id")
-    } else {
-        cat(vec![zeros(12 - ib), id("id")])
-    };
-    items.push(Item::assign(
-        id("frame"),
-        cat(vec![Expr::xor(id("crc"), idx), id("line"), id("syn")]),
-    ));
+    items.push(Item::wire("crc", 12, "CRC-12 of {payload, 5'b0, syn[1], meta}"));
+    items.push(Item::Instance { module: n.crc.clone(), name: "u_crc".into(), conns: vec![("data".into(), crc_feed(p, Expr::bit("syn", 1), "line")), ("crc".into(), id("crc"))] });
+    let idx = if ib == 12 { id("id") } else { cat(vec![zeros(12 - ib), id("id")]) };
+    items.push(Item::assign(id("frame"), cat(vec![Expr::xor(id("crc"), idx), id("line"), id("syn")])));
     GeneratedModule {
         module: Module { name: n.encode.clone(), ports, items, reset: None },
         latency: 0,
@@ -118,45 +82,12 @@ pub fn check(p: &Params, n: &Names) -> GeneratedModule {
         Port::output("ok", 1, "legal SYN and vcode == CRC12 ^ id"),
     ];
     let mut items = Vec::new();
-    wire(
-        &mut items,
-        "line",
-        pb + 2,
-        "{payload, meta} as received",
-        Expr::slice("frame", pb + 3, 2),
-    );
-    items.push(Item::wire(
-        "crc",
-        12,
-        "CRC-12 of {payload, 5'b0, syn[1], meta}",
-    ));
-    items.push(Item::Instance {
-        module: n.crc.clone(),
-        name: "u_crc".into(),
-        conns: vec![
-            ("data".into(), crc_feed(p, Expr::bit("frame", 1), "line")),
-            ("crc".into(), id("crc")),
-        ],
-    });
-    let idx = if ib == 12 {
-        id("id")
-    } else {
-        cat(vec![zeros(12 - ib), id("id")])
-    };
-    items.push(Item::assign(
-        id("legal"),
-        Expr::xor(Expr::bit("frame", 1), Expr::bit("frame", 0)),
-    ));
-    items.push(Item::assign(
-        id("ok"),
-        Expr::and(
-            id("legal"),
-            Expr::eq(
-                Expr::slice("frame", f - 1, f - 12),
-                Expr::xor(id("crc"), idx),
-            ),
-        ),
-    ));
+    wire(&mut items, "line", pb + 2, "{payload, meta} as received", Expr::slice("frame", pb + 3, 2));
+    items.push(Item::wire("crc", 12, "CRC-12 of {payload, 5'b0, syn[1], meta}"));
+    items.push(Item::Instance { module: n.crc.clone(), name: "u_crc".into(), conns: vec![("data".into(), crc_feed(p, Expr::bit("frame", 1), "line")), ("crc".into(), id("crc"))] });
+    let idx = if ib == 12 { id("id") } else { cat(vec![zeros(12 - ib), id("id")]) };
+    items.push(Item::assign(id("legal"), Expr::xor(Expr::bit("frame", 1), Expr::bit("frame", 0))));
+    items.push(Item::assign(id("ok"), Expr::and(id("legal"), Expr::eq(Expr::slice("frame", f - 1, f - 12), Expr::xor(id("crc"), idx)))));
     GeneratedModule {
         module: Module { name: n.check.clone(), ports, items, reset: None },
         latency: 0,
@@ -176,13 +107,7 @@ pub fn scrambler_maps(raw_bits: usize, descramble: bool) -> (AffineMap, AffineMa
     // y[j] for j >= 0: the line bits (outputs when scrambling, inputs when descrambling).
     let mut y: Vec<BitVec> = Vec::with_capacity(raw_bits);
     let mut out: Vec<BitVec> = Vec::with_capacity(raw_bits);
-    let line = |y: &Vec<BitVec>, j: isize| -> BitVec {
-        if j >= 0 {
-            y[j as usize].clone()
-        } else {
-            BitVec::unit(cols, state_col((-1 - j) as usize))
-        }
-    };
+    let line = |y: &Vec<BitVec>, j: isize| -> BitVec { if j >= 0 { y[j as usize].clone() } else { BitVec::unit(cols, state_col((-1 - j) as usize)) } };
     for j in 0..raw_bits {
         let mut taps = line(&y, j as isize - 13);
         taps.xor_assign(&line(&y, j as isize - 33));
@@ -201,16 +126,7 @@ pub fn scrambler_maps(raw_bits: usize, descramble: bool) -> (AffineMap, AffineMa
     }
     let next: Vec<BitVec> = (0..33).map(|k| y[raw_bits - 1 - k].clone()).collect();
     let z = |n: usize| BitVec::zeros(n);
-    (
-        AffineMap {
-            matrix: BitMatrix::from_rows(cols, out),
-            constant: z(raw_bits),
-        },
-        AffineMap {
-            matrix: BitMatrix::from_rows(cols, next),
-            constant: z(33),
-        },
-    )
+    (AffineMap { matrix: BitMatrix::from_rows(cols, out), constant: z(raw_bits) }, AffineMap { matrix: BitMatrix::from_rows(cols, next), constant: z(33) })
 }
 
 /// The line bit `y[j]` (j may be negative: the state) as an expression over the chunk wires
@@ -229,50 +145,18 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
     let mut ports = clock_ports(design);
     ports.extend([
         Port::input("en", 1, "a frame passes: the state advances"),
-        Port::input(
-            "din",
-            r,
-            if descramble {
-                "line region {meta, payload} as received"
-            } else {
-                "line region {meta, payload}, unscrambled"
-            },
-        ),
-        Port::output(
-            "dout",
-            r,
-            if descramble {
-                "descrambled line region"
-            } else {
-                "scrambled line region, as sent"
-            },
-        ),
+        Port::input("din", r, if descramble { "line region {meta, payload} as received" } else { "line region {meta, payload}, unscrambled" }),
+        Port::output("dout", r, if descramble { "descrambled line region" } else { "scrambled line region, as sent" }),
     ]);
-    let mut items = vec![Item::reg(
-        "state",
-        33,
-        "the last 33 line bits: state[k] = y[-1-k]",
-    )];
+    let mut items = vec![Item::reg("state", 33, "the last 33 line bits: state[k] = y[-1-k]")];
     let state_next: Vec<Expr> = if descramble {
         // x[j] = y[j] ^ y[j-13] ^ y[j-33]: with hist = {din, state[0], .., state[32]} (hist[j+33]
         // = y[j]), three shifted copies of the line XORed as vectors.
         let mut h = vec![Expr::slice("din", r - 14, 0)];
         h.extend((0..33).map(|k| Expr::bit("state", k)));
-        wire(
-            &mut items,
-            "hist",
-            r + 20,
-            "{din[R-14:0], state[0], .., state[32]}: hist[j+33] = y[j]",
-            cat(h),
-        );
+        wire(&mut items, "hist", r + 20, "{din[R-14:0], state[0], .., state[32]}: hist[j+33] = y[j]", cat(h));
         items.push(Item::comment("dout[j] = y[j] ^ y[j-13] ^ y[j-33]."));
-        items.push(Item::assign(
-            id("dout"),
-            Expr::xor(
-                Expr::xor(id("din"), Expr::slice("hist", r + 19, 20)),
-                Expr::slice("hist", r - 1, 0),
-            ),
-        ));
+        items.push(Item::assign(id("dout"), Expr::xor(Expr::xor(id("din"), Expr::slice("hist", r + 19, 20)), Expr::slice("hist", r - 1, 0))));
         (0..33).map(|k| Expr::bit("din", r - 1 - k)).collect()
     } else {
         // y[j] = x[j] ^ y[j-13] ^ y[j-33] in chunks of 13 bits: every term of a chunk comes
@@ -281,58 +165,22 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
         const CHUNK: u32 = 13;
         let chunks = r.div_ceil(CHUNK);
         let widths: Vec<u32> = (0..chunks).map(|c| CHUNK.min(r - c * CHUNK)).collect();
-        items.push(Item::comment(
-            "Scrambled line bits in chunks of 13: y<c>[k] = y[13c+k].",
-        ));
+        items.push(Item::comment("Scrambled line bits in chunks of 13: y<c>[k] = y[13c+k]."));
         for c in 0..chunks {
             let w = widths[c as usize];
             let lo = c * CHUNK;
-            let tap = |d: isize| {
-                cat((0..w)
-                    .rev()
-                    .map(|k| line_bit((lo + k) as isize - d, CHUNK, &widths))
-                    .collect())
-            };
-            let x = if w == 1 {
-                Expr::bit("din", lo)
-            } else {
-                Expr::slice("din", lo + w - 1, lo)
-            };
-            wire(
-                &mut items,
-                &format!("y{c}"),
-                w,
-                "",
-                Expr::xor(Expr::xor(x, tap(13)), tap(33)),
-            );
+            let tap = |d: isize| cat((0..w).rev().map(|k| line_bit((lo + k) as isize - d, CHUNK, &widths)).collect());
+            let x = if w == 1 { Expr::bit("din", lo) } else { Expr::slice("din", lo + w - 1, lo) };
+            wire(&mut items, &format!("y{c}"), w, "", Expr::xor(Expr::xor(x, tap(13)), tap(33)));
         }
-        items.push(Item::assign(
-            id("dout"),
-            cat((0..chunks).rev().map(|c| id(&format!("y{c}"))).collect()),
-        ));
-        (0..33)
-            .map(|k| line_bit((r - 1 - k) as isize, CHUNK, &widths))
-            .collect()
+        items.push(Item::assign(id("dout"), cat((0..chunks).rev().map(|c| id(&format!("y{c}"))).collect())));
+        (0..33).map(|k| line_bit((r - 1 - k) as isize, CHUNK, &widths)).collect()
     };
     // state_next[k] = y[r-1-k]: bit 32 first in the concatenation.
-    items.push(Item::wire(
-        "state_next",
-        33,
-        "the frame's last 33 line bits",
-    ));
-    items.push(Item::assign(
-        id("state_next"),
-        cat(state_next.into_iter().rev().collect()),
-    ));
-    items.push(Item::AlwaysFf {
-        reset: Some(vec![set_id("state", dec(33, 0))]),
-        body: vec![when(id("en"), vec![set_id("state", id("state_next"))])],
-    });
-    let name = if descramble {
-        n.descrambler.clone()
-    } else {
-        n.scrambler.clone()
-    };
+    items.push(Item::wire("state_next", 33, "the frame's last 33 line bits"));
+    items.push(Item::assign(id("state_next"), cat(state_next.into_iter().rev().collect())));
+    items.push(Item::AlwaysFf { reset: Some(vec![set_id("state", dec(33, 0))]), body: vec![when(id("en"), vec![set_id("state", id("state_next"))])] });
+    let name = if descramble { n.descrambler.clone() } else { n.scrambler.clone() };
     GeneratedModule {
         module: Module { name, ports, items, reset: Some(design.reset) },
         latency: 0,
@@ -352,8 +200,8 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bits::Bits;
     use crate::blocks::rifl::model::scrambler::{descramble_serial, scramble_serial};
+    use crate::bits::Bits;
 
     #[test]
     fn scrambler_matrices_match_the_serial_definition() {
@@ -364,16 +212,9 @@ mod tests {
             for t in 0..20u64 {
                 let mut x = Bits::zeros(r);
                 for k in 0..r {
-                    x.set(
-                        k,
-                        (t.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(k as u32) >> 7) & 1 == 1,
-                    );
+                    x.set(k, (t.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(k as u32) >> 7) & 1 == 1);
                 }
-                let (y, s2) = if descramble {
-                    descramble_serial(s, &x)
-                } else {
-                    scramble_serial(s, &x)
-                };
+                let (y, s2) = if descramble { descramble_serial(s, &x) } else { scramble_serial(s, &x) };
                 let mut feed = BitVec::zeros(r + 33);
                 for k in 0..r {
                     feed.set(k, x.get(k));

@@ -1,10 +1,10 @@
 //! `<p>_fifo`: the per-lane flow-control buffer (see `model::fifo`).
 
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
-use crate::config::DesignInfo;
-use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port};
 
 pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
@@ -14,155 +14,54 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let lw = bits_for(d + 1);
     let mut ports = clock_ports(design);
     ports.extend([
-        Port::input(
-            "push",
-            1,
-            "store din (dropped if the memory is full, which the thresholds prevent)",
-        ),
+        Port::input("push", 1, "store din (dropped if the memory is full, which the thresholds prevent)"),
         Port::input("din", r, "raw region {payload, meta} of a delivered frame"),
         Port::input("pop", 1, "take the head (ignored unless dout_valid)"),
         Port::output("dout", r, "head entry (first word fall through)"),
         Port::output("dout_valid", 1, "dout holds an entry"),
-        Port::output(
-            "high",
-            1,
-            &format!("level > FC_ON_FRAMES ({})", p.fc_on_frames),
-        ),
-        Port::output(
-            "low",
-            1,
-            &format!("level < FC_OFF_FRAMES ({})", p.fc_off_frames),
-        ),
+        Port::output("high", 1, &format!("level > FC_ON_FRAMES ({})", p.fc_on_frames)),
+        Port::output("low", 1, &format!("level < FC_OFF_FRAMES ({})", p.fc_off_frames)),
     ]);
     let wrap = |ptr: &str| {
         if d.is_power_of_two() {
             add(id(ptr), dec(aw, 1))
         } else {
-            Expr::mux(
-                Expr::eq(id(ptr), id("LAST_ADDR")),
-                dec(aw, 0),
-                add(id(ptr), dec(aw, 1)),
-            )
+            Expr::mux(Expr::eq(id(ptr), id("LAST_ADDR")), dec(aw, 0), add(id(ptr), dec(aw, 1)))
         }
     };
     let mut it: Vec<Item> = Vec::new();
     localparam(&mut it, "DEPTH", lw, d, "memory entries (fc_buffer_frames)");
     if !d.is_power_of_two() {
-        localparam(
-            &mut it,
-            "LAST_ADDR",
-            aw,
-            d - 1,
-            "the pointers wrap after this entry",
-        );
+        localparam(&mut it, "LAST_ADDR", aw, d - 1, "the pointers wrap after this entry");
     }
-    localparam(
-        &mut it,
-        "FC_ON_FRAMES",
-        lw,
-        p.fc_on_frames as u64,
-        "above this level: ask the far end to pause",
-    );
-    localparam(
-        &mut it,
-        "FC_OFF_FRAMES",
-        lw,
-        p.fc_off_frames as u64,
-        "below this level: let the far end resume",
-    );
+    localparam(&mut it, "FC_ON_FRAMES", lw, p.fc_on_frames as u64, "above this level: ask the far end to pause");
+    localparam(&mut it, "FC_OFF_FRAMES", lw, p.fc_off_frames as u64, "below this level: let the far end resume");
     it.extend([
-        Item::Memory {
-            name: "mem".into(),
-            width: r,
-            depth: d as u32,
-            doc: "storage (block RAM, synchronous read)".into(),
-        },
+        Item::Memory { name: "mem".into(), width: r, depth: d as u32, doc: "storage (block RAM, synchronous read)".into() },
         Item::reg("wr_ptr", aw, ""),
         Item::reg("rd_ptr", aw, ""),
         Item::reg("mem_count", lw, "entries in the memory"),
         Item::reg("head", r, "head register (the RAM read register)"),
         Item::reg("head_valid", 1, ""),
     ]);
-    wire(
-        &mut it,
-        "pop_ok",
-        1,
-        "",
-        Expr::and(id("pop"), id("head_valid")),
-    );
-    wire(
-        &mut it,
-        "fetch",
-        1,
-        "load the head from the memory",
-        Expr::and(
-            ne(id("mem_count"), dec(lw, 0)),
-            Expr::or(id("head_valid").not(), id("pop_ok")),
-        ),
-    );
-    wire(
-        &mut it,
-        "push_ok",
-        1,
-        "",
-        Expr::and(id("push"), ne(id("mem_count"), id("DEPTH"))),
-    );
-    wire(
-        &mut it,
-        "level",
-        lw,
-        "entries held (memory + head)",
-        add(id("mem_count"), cat(vec![zeros(lw - 1), id("head_valid")])),
-    );
-    it.push(Item::assign(
-        id("high"),
-        gt(id("level"), id("FC_ON_FRAMES")),
-    ));
-    it.push(Item::assign(
-        id("low"),
-        lt(id("level"), id("FC_OFF_FRAMES")),
-    ));
+    wire(&mut it, "pop_ok", 1, "", Expr::and(id("pop"), id("head_valid")));
+    wire(&mut it, "fetch", 1, "load the head from the memory", Expr::and(ne(id("mem_count"), dec(lw, 0)), Expr::or(id("head_valid").not(), id("pop_ok"))));
+    wire(&mut it, "push_ok", 1, "", Expr::and(id("push"), ne(id("mem_count"), id("DEPTH"))));
+    wire(&mut it, "level", lw, "entries held (memory + head)", add(id("mem_count"), cat(vec![zeros(lw - 1), id("head_valid")])));
+    it.push(Item::assign(id("high"), gt(id("level"), id("FC_ON_FRAMES"))));
+    it.push(Item::assign(id("low"), lt(id("level"), id("FC_OFF_FRAMES"))));
     it.push(Item::assign(id("dout"), id("head")));
     it.push(Item::assign(id("dout_valid"), id("head_valid")));
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("push_ok"), vec![set(Expr::Index("mem".into(), Box::new(id("wr_ptr"))), id("din"))])] });
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("fetch"), vec![set_id("head", Expr::Index("mem".into(), Box::new(id("rd_ptr"))))])] });
+    let count_next = sub(add(id("mem_count"), cat(vec![zeros(lw - 1), id("push_ok")])), cat(vec![zeros(lw - 1), id("fetch")]));
     it.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![when(
-            id("push_ok"),
-            vec![set(
-                Expr::Index("mem".into(), Box::new(id("wr_ptr"))),
-                id("din"),
-            )],
-        )],
-    });
-    it.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![when(
-            id("fetch"),
-            vec![set_id(
-                "head",
-                Expr::Index("mem".into(), Box::new(id("rd_ptr"))),
-            )],
-        )],
-    });
-    let count_next = sub(
-        add(id("mem_count"), cat(vec![zeros(lw - 1), id("push_ok")])),
-        cat(vec![zeros(lw - 1), id("fetch")]),
-    );
-    it.push(Item::AlwaysFf {
-        reset: Some(vec![
-            set_id("wr_ptr", dec(aw, 0)),
-            set_id("rd_ptr", dec(aw, 0)),
-            set_id("mem_count", dec(lw, 0)),
-            set_id("head_valid", Expr::zero()),
-        ]),
+        reset: Some(vec![set_id("wr_ptr", dec(aw, 0)), set_id("rd_ptr", dec(aw, 0)), set_id("mem_count", dec(lw, 0)), set_id("head_valid", Expr::zero())]),
         body: vec![
             when(id("push_ok"), vec![set_id("wr_ptr", wrap("wr_ptr"))]),
             when(id("fetch"), vec![set_id("rd_ptr", wrap("rd_ptr"))]),
             set_id("mem_count", count_next),
-            set_id(
-                "head_valid",
-                Expr::or(id("fetch"), Expr::and(id("head_valid"), id("pop_ok").not())),
-            ),
+            set_id("head_valid", Expr::or(id("fetch"), Expr::and(id("head_valid"), id("pop_ok").not()))),
         ],
     });
     GeneratedModule {

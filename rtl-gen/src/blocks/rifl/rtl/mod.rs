@@ -12,8 +12,8 @@ pub use codec::scrambler_maps;
 pub use top::COUNTER_BITS;
 
 use super::RiflBlock;
-use crate::config::DesignInfo;
 use crate::hw::module::{GeneratedModule, Role};
+use crate::config::DesignInfo;
 
 /// The module names of one block.
 #[derive(Debug, Clone)]
@@ -52,17 +52,7 @@ impl Names {
 
     /// Every module of the block (the scrambler pair only with `scrambler = true`).
     pub fn all(&self, scrambler: bool) -> Vec<String> {
-        let mut v = vec![
-            self.top.clone(),
-            self.tx.clone(),
-            self.rx.clone(),
-            self.fifo.clone(),
-            self.txgear.clone(),
-            self.rxgear.clone(),
-            self.encode.clone(),
-            self.check.clone(),
-            self.crc.clone(),
-        ];
+        let mut v = vec![self.top.clone(), self.tx.clone(), self.rx.clone(), self.fifo.clone(), self.txgear.clone(), self.rxgear.clone(), self.encode.clone(), self.check.clone(), self.crc.clone()];
         if scrambler {
             v.push(self.scrambler.clone());
             v.push(self.descrambler.clone());
@@ -83,24 +73,8 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
         tx::module(p, design, &n),
         rx::module(p, design, &n),
         fifo::module(p, design, &n),
-        gearbox::module(
-            design,
-            &n.txgear,
-            Role::TxGear,
-            p.user_bytes() as u32,
-            p.group_bytes() as u32,
-            false,
-            "(TX: user beats to lane groups)",
-        ),
-        gearbox::module(
-            design,
-            &n.rxgear,
-            Role::RxGear,
-            p.group_bytes() as u32,
-            p.user_bytes() as u32,
-            true,
-            "(RX: lane groups to user beats)",
-        ),
+        gearbox::module(design, &n.txgear, Role::TxGear, p.user_bytes() as u32, p.group_bytes() as u32, false, "(TX: user beats to lane groups)"),
+        gearbox::module(design, &n.rxgear, Role::RxGear, p.group_bytes() as u32, p.user_bytes() as u32, true, "(RX: lane groups to user beats)"),
         codec::encode(p, &n),
         codec::check(p, &n),
         codec::crc(p, design, &n),

@@ -1,11 +1,11 @@
 //! `<p>_rx`: one lane's receiver (see `model::rx` for the cycle behaviour it implements).
 
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
 use crate::blocks::rifl::model::params::Params;
-use crate::config::DesignInfo;
-use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 /// `x >= CONTROL_REPEAT - 1` for a run-length counter `x` of width `w`: this frame makes the
@@ -37,86 +37,23 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     ]);
     let mut it: Vec<Item> = Vec::new();
     for c in [Ctrl::PauseRequest, Ctrl::RetransmitRequest] {
-        localparam(
-            &mut it,
-            super::tx::ctrl_name(c),
-            8,
-            c.code() as u64,
-            "control frame code (last payload byte)",
-        );
+        localparam(&mut it, super::tx::ctrl_name(c), 8, c.code() as u64, "control frame code (last payload byte)");
     }
-    localparam(
-        &mut it,
-        "FC_PAUSE",
-        8,
-        FC_PAUSE as u64,
-        "flow-control pause (last byte of a meta-00 data frame)",
-    );
-    localparam(
-        &mut it,
-        "FC_RESUME",
-        8,
-        FC_RESUME as u64,
-        "flow-control resume",
-    );
+    localparam(&mut it, "FC_PAUSE", 8, FC_PAUSE as u64, "flow-control pause (last byte of a meta-00 data frame)");
+    localparam(&mut it, "FC_RESUME", 8, FC_RESUME as u64, "flow-control resume");
     localparam(&mut it, "META_NONE", 2, 0, "meta code: no valid payload");
-    localparam(
-        &mut it,
-        "CONTROL_REPEAT",
-        cw,
-        rep,
-        "control frames in a row that raise a request, legal SYNs that end out-of-sync",
-    );
+    localparam(&mut it, "CONTROL_REPEAT", cw, rep, "control frames in a row that raise a request, legal SYNs that end out-of-sync");
     let t = p.retrans_threshold as u64 & p.id_mask() as u64;
-    localparam(
-        &mut it,
-        "RETRANS_THRESHOLD",
-        ib,
-        t,
-        &format!(
-            "frame ID rollback on a failed frame (retrans_threshold {} mod 2^{ib})",
-            p.retrans_threshold
-        ),
-    );
-    reg(
-        &mut it,
-        "frame_id",
-        ib,
-        "Listing 1 FrameID: the ID the next data frame must carry",
-    );
-    reg(
-        &mut it,
-        "threshold",
-        ib,
-        "Listing 1 Threshold_FrameID: the next frame to deliver",
-    );
+    localparam(&mut it, "RETRANS_THRESHOLD", ib, t, &format!("frame ID rollback on a failed frame (retrans_threshold {} mod 2^{ib})", p.retrans_threshold));
+    reg(&mut it, "frame_id", ib, "Listing 1 FrameID: the ID the next data frame must carry");
+    reg(&mut it, "threshold", ib, "Listing 1 Threshold_FrameID: the next frame to deliver");
     reg(&mut it, "frame_error_q", 1, "");
     reg(&mut it, "oos", 1, "out of sync");
     reg(&mut it, "sync_cnt", cw, "legal SYNs in a row (saturating)");
-    reg(
-        &mut it,
-        "pause_cnt",
-        cw,
-        "Pause Requests in a row among control frames",
-    );
-    reg(
-        &mut it,
-        "retr_cnt",
-        cw,
-        "Retransmit Requests in a row among control frames",
-    );
-    reg(
-        &mut it,
-        "pause_quiet",
-        cw,
-        "frames in a row that are not Pause Requests",
-    );
-    reg(
-        &mut it,
-        "retr_quiet",
-        cw,
-        "frames in a row that are not Retransmit Requests",
-    );
+    reg(&mut it, "pause_cnt", cw, "Pause Requests in a row among control frames");
+    reg(&mut it, "retr_cnt", cw, "Retransmit Requests in a row among control frames");
+    reg(&mut it, "pause_quiet", cw, "frames in a row that are not Pause Requests");
+    reg(&mut it, "retr_quiet", cw, "frames in a row that are not Retransmit Requests");
     reg(&mut it, "pause_req_q", 1, "");
     reg(&mut it, "retrans_req_q", 1, "");
     reg(&mut it, "remote_fc_q", 1, "");
@@ -124,125 +61,28 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     reg(&mut it, "err_pulse_q", 1, "");
     reg(&mut it, "out_raw_q", r, "");
 
-    it.push(Item::comment(
-        "Verification code check against the expected frame ID; descrambling after it.",
-    ));
+    it.push(Item::comment("Verification code check against the expected frame ID; descrambling after it."));
     it.push(Item::wire("legal", 1, "SYN is 01 or 10"));
-    it.push(Item::wire(
-        "ok",
-        1,
-        "legal and the verification code matches frame_id",
-    ));
-    it.push(instance(
-        &n.check,
-        "u_check",
-        vec![
-            ("frame", id("in_frame")),
-            ("id", id("frame_id")),
-            ("legal", id("legal")),
-            ("ok", id("ok")),
-        ],
-    ));
-    it.push(Item::wire(
-        "dline",
-        r,
-        "descrambled line region {meta, payload}",
-    ));
+    it.push(Item::wire("ok", 1, "legal and the verification code matches frame_id"));
+    it.push(instance(&n.check, "u_check", vec![("frame", id("in_frame")), ("id", id("frame_id")), ("legal", id("legal")), ("ok", id("ok"))]));
+    it.push(Item::wire("dline", r, "descrambled line region {meta, payload}"));
     if p.scrambler {
-        it.push(clocked_instance(
-            &n.descrambler,
-            "u_descrambler",
-            design.reset,
-            vec![
-                ("en", id("in_valid")),
-                ("din", Expr::slice("in_frame", r + 1, 2)),
-                ("dout", id("dline")),
-            ],
-        ));
+        it.push(clocked_instance(&n.descrambler, "u_descrambler", design.reset, vec![("en", id("in_valid")), ("din", Expr::slice("in_frame", r + 1, 2)), ("dout", id("dline"))]));
     } else {
         it.push(Item::assign(id("dline"), Expr::slice("in_frame", r + 1, 2)));
     }
-    wire(
-        &mut it,
-        "raw",
-        r,
-        "descrambled {payload, meta}",
-        cat(vec![
-            Expr::slice("dline", r - 3, 0),
-            Expr::slice("dline", r - 1, r - 2),
-        ]),
-    );
-    wire(
-        &mut it,
-        "is_data",
-        1,
-        "",
-        Expr::and(id("legal"), Expr::bit("in_frame", 1).not()),
-    );
-    wire(
-        &mut it,
-        "is_ctrl",
-        1,
-        "",
-        Expr::and(id("legal"), Expr::bit("in_frame", 1)),
-    );
-    wire(
-        &mut it,
-        "code",
-        8,
-        "last payload byte: format, flow-control or control code",
-        Expr::slice("raw", r - 1, r - 8),
-    );
-    wire(
-        &mut it,
-        "meta_zero",
-        1,
-        "",
-        Expr::eq(Expr::slice("raw", 1, 0), id("META_NONE")),
-    );
-    wire(
-        &mut it,
-        "is_pause",
-        1,
-        "",
-        Expr::and(
-            id("is_ctrl"),
-            Expr::eq(id("code"), id("CTRL_PAUSE_REQUEST")),
-        ),
-    );
-    wire(
-        &mut it,
-        "is_retr",
-        1,
-        "",
-        Expr::and(
-            id("is_ctrl"),
-            Expr::eq(id("code"), id("CTRL_RETRANSMIT_REQUEST")),
-        ),
-    );
-    wire(
-        &mut it,
-        "hit",
-        1,
-        "frame_id == threshold: an ok data frame is new",
-        Expr::eq(id("frame_id"), id("threshold")),
-    );
-    wire(
-        &mut it,
-        "deliver",
-        1,
-        "",
-        all(vec![id("oos").not(), id("ok"), id("is_data"), id("hit")]),
-    );
+    wire(&mut it, "raw", r, "descrambled {payload, meta}", cat(vec![Expr::slice("dline", r - 3, 0), Expr::slice("dline", r - 1, r - 2)]));
+    wire(&mut it, "is_data", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1).not()));
+    wire(&mut it, "is_ctrl", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1)));
+    wire(&mut it, "code", 8, "last payload byte: format, flow-control or control code", Expr::slice("raw", r - 1, r - 8));
+    wire(&mut it, "meta_zero", 1, "", Expr::eq(Expr::slice("raw", 1, 0), id("META_NONE")));
+    wire(&mut it, "is_pause", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), id("CTRL_PAUSE_REQUEST"))));
+    wire(&mut it, "is_retr", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), id("CTRL_RETRANSMIT_REQUEST"))));
+    wire(&mut it, "hit", 1, "frame_id == threshold: an ok data frame is new", Expr::eq(id("frame_id"), id("threshold")));
+    wire(&mut it, "deliver", 1, "", all(vec![id("oos").not(), id("ok"), id("is_data"), id("hit")]));
     wire(&mut it, "fid_inc", ib, "", add(id("frame_id"), dec(ib, 1)));
     wire(&mut it, "thr_inc", ib, "", add(id("threshold"), dec(ib, 1)));
-    wire(
-        &mut it,
-        "thr_roll",
-        ib,
-        "threshold - RETRANS_THRESHOLD",
-        sub(id("threshold"), id("RETRANS_THRESHOLD")),
-    );
+    wire(&mut it, "thr_roll", ib, "threshold - RETRANS_THRESHOLD", sub(id("threshold"), id("RETRANS_THRESHOLD")));
 
     for (o, q) in [
         ("out_valid", "out_valid_q"),
@@ -257,9 +97,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         it.push(Item::assign(id(o), id(q)));
     }
 
-    it.push(Item::comment(
-        "Listing 1, the control event monitor and out-of-sync, at every received frame.",
-    ));
+    it.push(Item::comment("Listing 1, the control event monitor and out-of-sync, at every received frame."));
     let verify = if_else(
         id("ok"),
         vec![when(
@@ -275,24 +113,15 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                             vec![Stmt::If(
                                 Expr::eq(id("code"), id("FC_PAUSE")),
                                 vec![set_id("remote_fc_q", Expr::one())],
-                                vec![when(
-                                    Expr::eq(id("code"), id("FC_RESUME")),
-                                    vec![set_id("remote_fc_q", Expr::zero())],
-                                )],
+                                vec![when(Expr::eq(id("code"), id("FC_RESUME")), vec![set_id("remote_fc_q", Expr::zero())])],
                             )],
                         ),
                     ],
                 ),
-                when(
-                    Expr::or(id("hit"), Expr::eq(id("fid_inc"), id("threshold"))),
-                    vec![set_id("frame_error_q", Expr::zero())],
-                ),
+                when(Expr::or(id("hit"), Expr::eq(id("fid_inc"), id("threshold"))), vec![set_id("frame_error_q", Expr::zero())]),
             ],
         )],
-        vec![
-            set_id("frame_id", id("thr_roll")),
-            set_id("frame_error_q", Expr::one()),
-        ],
+        vec![set_id("frame_id", id("thr_roll")), set_id("frame_error_q", Expr::one())],
     );
     let clear_all = vec![
         set_id("oos", Expr::one()),
@@ -307,50 +136,25 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let inc = |x: &str| sat_inc(x, cw, id("CONTROL_REPEAT"), None);
     let monitor = vec![
         inc("sync_cnt"),
-        when(
-            run_complete("sync_cnt", cw, rep),
-            vec![set_id("oos", Expr::zero())],
-        ),
+        when(run_complete("sync_cnt", cw, rep), vec![set_id("oos", Expr::zero())]),
         when(
             id("is_ctrl"),
             vec![
-                if_else(
-                    id("is_pause"),
-                    vec![inc("pause_cnt")],
-                    vec![set_id("pause_cnt", dec(cw, 0))],
-                ),
-                if_else(
-                    id("is_retr"),
-                    vec![inc("retr_cnt")],
-                    vec![set_id("retr_cnt", dec(cw, 0))],
-                ),
+                if_else(id("is_pause"), vec![inc("pause_cnt")], vec![set_id("pause_cnt", dec(cw, 0))]),
+                if_else(id("is_retr"), vec![inc("retr_cnt")], vec![set_id("retr_cnt", dec(cw, 0))]),
             ],
         ),
-        if_else(
-            id("is_pause"),
-            vec![set_id("pause_quiet", dec(cw, 0))],
-            vec![inc("pause_quiet")],
-        ),
-        if_else(
-            id("is_retr"),
-            vec![set_id("retr_quiet", dec(cw, 0))],
-            vec![inc("retr_quiet")],
-        ),
+        if_else(id("is_pause"), vec![set_id("pause_quiet", dec(cw, 0))], vec![inc("pause_quiet")]),
+        if_else(id("is_retr"), vec![set_id("retr_quiet", dec(cw, 0))], vec![inc("retr_quiet")]),
         Stmt::If(
             Expr::and(id("is_pause"), run_complete("pause_cnt", cw, rep)),
             vec![set_id("pause_req_q", Expr::one())],
-            vec![when(
-                Expr::and(id("is_pause").not(), run_complete("pause_quiet", cw, rep)),
-                vec![set_id("pause_req_q", Expr::zero())],
-            )],
+            vec![when(Expr::and(id("is_pause").not(), run_complete("pause_quiet", cw, rep)), vec![set_id("pause_req_q", Expr::zero())])],
         ),
         Stmt::If(
             Expr::and(id("is_retr"), run_complete("retr_cnt", cw, rep)),
             vec![set_id("retrans_req_q", Expr::one())],
-            vec![when(
-                Expr::and(id("is_retr").not(), run_complete("retr_quiet", cw, rep)),
-                vec![set_id("retrans_req_q", Expr::zero())],
-            )],
+            vec![when(Expr::and(id("is_retr").not(), run_complete("retr_quiet", cw, rep)), vec![set_id("retrans_req_q", Expr::zero())])],
         ),
     ];
     let reset = vec![
@@ -370,35 +174,12 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         set_id("err_pulse_q", Expr::zero()),
     ];
     let body = vec![
-        set_id(
-            "out_valid_q",
-            all(vec![id("in_valid"), id("deliver"), id("meta_zero").not()]),
-        ),
-        set_id(
-            "err_pulse_q",
-            all(vec![
-                id("in_valid"),
-                id("oos").not(),
-                id("ok").not(),
-                id("frame_error_q").not(),
-            ]),
-        ),
-        when(
-            id("in_valid"),
-            vec![
-                when(id("oos").not(), vec![verify]),
-                if_else(id("legal").not(), clear_all, monitor),
-            ],
-        ),
+        set_id("out_valid_q", all(vec![id("in_valid"), id("deliver"), id("meta_zero").not()])),
+        set_id("err_pulse_q", all(vec![id("in_valid"), id("oos").not(), id("ok").not(), id("frame_error_q").not()])),
+        when(id("in_valid"), vec![when(id("oos").not(), vec![verify]), if_else(id("legal").not(), clear_all, monitor)]),
     ];
-    it.push(Item::AlwaysFf {
-        reset: Some(reset),
-        body,
-    });
-    it.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![when(id("in_valid"), vec![set_id("out_raw_q", id("raw"))])],
-    });
+    it.push(Item::AlwaysFf { reset: Some(reset), body });
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("in_valid"), vec![set_id("out_raw_q", id("raw"))])] });
 
     GeneratedModule {
         module: Module { name: n.rx.clone(), ports, items: it, reset: Some(design.reset) },

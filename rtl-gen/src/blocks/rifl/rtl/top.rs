@@ -2,11 +2,11 @@
 //! dispatch over the lanes, per lane TX/RX/flow-control buffer, RX group assembly, RX gearbox,
 //! status.
 
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
-use crate::config::DesignInfo;
-use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
 
 /// Width of the status counters.
@@ -14,10 +14,7 @@ pub const COUNTER_BITS: u32 = 32;
 
 /// The sum of the bits of an `l`-bit vector as a `w`-bit number.
 fn popcount(v: &str, l: u32, w: u32) -> Expr {
-    (0..l)
-        .map(|j| cat(vec![zeros(w - 1), bit_of(v, l, j)]))
-        .reduce(add)
-        .expect("at least one lane")
+    (0..l).map(|j| cat(vec![zeros(w - 1), bit_of(v, l, j)])).reduce(add).expect("at least one lane")
 }
 
 pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
@@ -48,26 +45,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     ]);
     let mut it: Vec<Item> = Vec::new();
     let lane = |base: &str, j: u32| format!("{base}_{j}");
-    localparam(
-        &mut it,
-        "ST_RETRANS",
-        3,
-        3,
-        "TX state Retrans; Send Retrans (4) and Normal (5) above it: the states that transfer data",
-    );
+    localparam(&mut it, "ST_RETRANS", 3, 3, "TX state Retrans; Send Retrans (4) and Normal (5) above it: the states that transfer data");
 
-    it.push(Item::comment(&format!(
-        "TX: user beats of {u} bytes -> groups of {l} x {s} payload bytes."
-    )));
-    for (name, w) in [
-        ("txg_valid", 1),
-        ("txg_ready", 1),
-        ("txg_data", 8 * g),
-        ("txg_keep", g),
-        ("txg_last", 1),
-        ("seg_ready", l),
-        ("go", 1),
-    ] {
+    it.push(Item::comment(&format!("TX: user beats of {u} bytes -> groups of {l} x {s} payload bytes.")));
+    for (name, w) in [("txg_valid", 1), ("txg_ready", 1), ("txg_data", 8 * g), ("txg_keep", g), ("txg_last", 1), ("seg_ready", l), ("go", 1)] {
         it.push(Item::wire(name, w, ""));
     }
     it.push(clocked_instance(
@@ -87,78 +68,26 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             ("out_last", id("txg_last")),
         ],
     ));
-    it.push(Item::comment(
-        "Lock-step dispatch: a group leaves only when every lane takes user data in this slot.",
-    ));
-    it.push(Item::assign(
-        id("txg_ready"),
-        Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready"))),
-    ));
-    it.push(Item::assign(
-        id("go"),
-        Expr::and(id("txg_ready"), id("txg_valid")),
-    ));
+    it.push(Item::comment("Lock-step dispatch: a group leaves only when every lane takes user data in this slot."));
+    it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")))));
+    it.push(Item::assign(id("go"), Expr::and(id("txg_ready"), id("txg_valid"))));
 
     for j in 0..l {
-        it.push(Item::comment(&format!(
-            "Lane {j}: segment, transmitter, receiver, flow-control buffer."
-        )));
+        it.push(Item::comment(&format!("Lane {j}: segment, transmitter, receiver, flow-control buffer.")));
         let keep = lane("seg_keep", j);
-        wire(
-            &mut it,
-            &keep,
-            s,
-            "",
-            Expr::slice("txg_keep", (j + 1) * s - 1, j * s),
-        );
-        let next_lo = if j + 1 < l {
-            Expr::bit("txg_keep", (j + 1) * s)
-        } else {
-            Expr::zero()
-        };
-        wire(
-            &mut it,
-            &lane("seg_end", j),
-            1,
-            "the packet ends in this lane's segment",
-            all(vec![id("txg_last"), Expr::bit(&keep, 0), next_lo.not()]),
-        );
+        wire(&mut it, &keep, s, "", Expr::slice("txg_keep", (j + 1) * s - 1, j * s));
+        let next_lo = if j + 1 < l { Expr::bit("txg_keep", (j + 1) * s) } else { Expr::zero() };
+        wire(&mut it, &lane("seg_end", j), 1, "the packet ends in this lane's segment", all(vec![id("txg_last"), Expr::bit(&keep, 0), next_lo.not()]));
         let k_lo = Expr::bit(&keep, 0);
         let k_hi = Expr::bit(&keep, s - 1);
         let end = id(&lane("seg_end", j));
-        wire(
-            &mut it,
-            &lane("seg_meta", j),
-            2,
-            "meta code (Table 1)",
-            cat(vec![
-                end.clone(),
-                Expr::and(k_lo, Expr::or(end.clone().not(), k_hi.clone())),
-            ]),
-        );
+        wire(&mut it, &lane("seg_meta", j), 2, "meta code (Table 1)", cat(vec![end.clone(), Expr::and(k_lo, Expr::or(end.clone().not(), k_hi.clone()))]));
         thermo_count(&mut it, &lane("seg_cnt", j), &keep, s);
         let cw = bits_for(s as u64);
-        let cnt8 = if cw < 8 {
-            cat(vec![zeros(8 - cw), id(&lane("seg_cnt", j))])
-        } else {
-            id(&lane("seg_cnt", j))
-        };
+        let cnt8 = if cw < 8 { cat(vec![zeros(8 - cw), id(&lane("seg_cnt", j))]) } else { id(&lane("seg_cnt", j)) };
         let partial = Expr::and(end, k_hi.not());
-        let top_byte = Expr::or(
-            Expr::slice("txg_data", 8 * (j + 1) * s - 1, 8 * (j + 1) * s - 8),
-            Expr::and(cnt8, Expr::Repeat(8, Box::new(partial))),
-        );
-        wire(
-            &mut it,
-            &lane("seg_raw", j),
-            r,
-            "{payload with the format code, meta}",
-            cat(vec![
-                top_byte,
-                Expr::slice("txg_data", 8 * (j + 1) * s - 9, 8 * j * s),
-                id(&lane("seg_meta", j)),
-            ]),
-        );
+        let top_byte = Expr::or(Expr::slice("txg_data", 8 * (j + 1) * s - 1, 8 * (j + 1) * s - 8), Expr::and(cnt8, Expr::Repeat(8, Box::new(partial))));
+        wire(&mut it, &lane("seg_raw", j), r, "{payload with the format code, meta}", cat(vec![top_byte, Expr::slice("txg_data", 8 * (j + 1) * s - 9, 8 * j * s), id(&lane("seg_meta", j))]));
 
         for (name, w) in [
             ("tx_state", 3),
@@ -243,72 +172,30 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let mut eops = Vec::new();
     for j in 0..l {
         let head = lane("head", j);
-        let pre = if j == 0 {
-            Expr::one()
-        } else {
-            id(&lane("pre", j))
-        };
+        let pre = if j == 0 { Expr::one() } else { id(&lane("pre", j)) };
         let hv = id(&lane("head_valid", j));
         let eop = Expr::bit(&head, 1);
-        wire(
-            &mut it,
-            &lane("in_grp", j),
-            1,
-            "lane j belongs to the group at the heads",
-            Expr::and(pre.clone(), hv.clone()),
-        );
+        wire(&mut it, &lane("in_grp", j), 1, "lane j belongs to the group at the heads", Expr::and(pre.clone(), hv.clone()));
         if j + 1 < l {
-            wire(
-                &mut it,
-                &lane("pre", j + 1),
-                1,
-                "lanes 0..j have heads that do not end a packet",
-                all(vec![pre.clone(), hv.clone(), eop.clone().not()]),
-            );
+            wire(&mut it, &lane("pre", j + 1), 1, "lanes 0..j have heads that do not end a packet", all(vec![pre.clone(), hv.clone(), eop.clone().not()]));
         }
-        let is_last = if j + 1 == l {
-            Expr::and(pre.clone(), hv.clone())
-        } else {
-            all(vec![pre.clone(), hv.clone(), eop.clone()])
-        };
-        wire(
-            &mut it,
-            &lane("grp_end", j),
-            1,
-            "the group ends at lane j",
-            is_last,
-        );
+        let is_last = if j + 1 == l { Expr::and(pre.clone(), hv.clone()) } else { all(vec![pre.clone(), hv.clone(), eop.clone()]) };
+        wire(&mut it, &lane("grp_end", j), 1, "the group ends at lane j", is_last);
         lasts.push(id(&lane("grp_end", j)));
         eops.push(Expr::and(id(&lane("grp_end", j)), eop));
         let partial = Expr::and(Expr::bit(&head, 1), Expr::bit(&head, 0).not());
         let kname = lane("grp_keep", j);
-        it.push(Item::wire(
-            &kname,
-            s,
-            "valid payload bytes of lane j in the group",
-        ));
+        it.push(Item::wire(&kname, s, "valid payload bytes of lane j in the group"));
         for i in 0..s {
-            let byte_ok = Expr::or(
-                partial.clone().not(),
-                lt(dec(8, i as u64), Expr::slice(&head, r - 1, r - 8)),
-            );
-            it.push(Item::assign(
-                bit_of(&kname, s, i),
-                Expr::and(id(&lane("in_grp", j)), byte_ok),
-            ));
+            let byte_ok = Expr::or(partial.clone().not(), lt(dec(8, i as u64), Expr::slice(&head, r - 1, r - 8)));
+            it.push(Item::assign(bit_of(&kname, s, i), Expr::and(id(&lane("in_grp", j)), byte_ok)));
         }
         keeps.push(id(&kname));
         datas.push(Expr::slice(&head, r - 1, 2));
     }
     keeps.reverse();
     datas.reverse();
-    for (name, w) in [
-        ("grp_valid", 1),
-        ("grp_last", 1),
-        ("grp_ready", 1),
-        ("grp_keep", g),
-        ("grp_data", 8 * g),
-    ] {
+    for (name, w) in [("grp_valid", 1), ("grp_last", 1), ("grp_ready", 1), ("grp_keep", g), ("grp_data", 8 * g)] {
         it.push(Item::wire(name, w, ""));
     }
     it.push(Item::assign(id("grp_valid"), any(lasts)));
@@ -316,14 +203,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     it.push(Item::assign(id("grp_keep"), cat(keeps)));
     it.push(Item::assign(id("grp_data"), cat(datas)));
     for j in 0..l {
-        it.push(Item::assign(
-            id(&lane("pop", j)),
-            all(vec![
-                id("grp_valid"),
-                id("grp_ready"),
-                id(&lane("in_grp", j)),
-            ]),
-        ));
+        it.push(Item::assign(id(&lane("pop", j)), all(vec![id("grp_valid"), id("grp_ready"), id(&lane("in_grp", j))])));
     }
     it.push(clocked_instance(
         &n.rxgear,
@@ -346,71 +226,28 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     it.push(Item::comment("Status: link_up and saturating counters."));
     let iw = bits_for(l as u64);
     let cb = COUNTER_BITS;
-    for (vec, parts) in [
-        ("errp_v", "errp"),
-        ("retr_v", "retrans_start"),
-        ("pause_v", "pause_event"),
-        ("xfer_v", "xfer"),
-    ] {
+    for (vec, parts) in [("errp_v", "errp"), ("retr_v", "retrans_start"), ("pause_v", "pause_event"), ("xfer_v", "xfer")] {
         if parts == "xfer" {
-            let bits: Vec<Expr> = (0..l)
-                .rev()
-                .map(|j| ge(id(&lane("tx_state", j)), id("ST_RETRANS")))
-                .collect();
-            wire(
-                &mut it,
-                vec,
-                l,
-                "lane j is transferring (state >= Retrans)",
-                cat(bits),
-            );
+            let bits: Vec<Expr> = (0..l).rev().map(|j| ge(id(&lane("tx_state", j)), id("ST_RETRANS"))).collect();
+            wire(&mut it, vec, l, "lane j is transferring (state >= Retrans)", cat(bits));
         } else {
-            wire(
-                &mut it,
-                vec,
-                l,
-                "",
-                cat((0..l).rev().map(|j| id(&lane(parts, j))).collect()),
-            );
+            wire(&mut it, vec, l, "", cat((0..l).rev().map(|j| id(&lane(parts, j))).collect()));
         }
     }
     let mut reset = vec![set_id("link_up_q", Expr::zero())];
     let mut body = vec![set_id("link_up_q", Expr::red(UnOp::RedAnd, id("xfer_v")))];
     reg(&mut it, "link_up_q", 1, "");
-    for (cnt, v) in [
-        ("frame_errors", "errp_v"),
-        ("retransmissions", "retr_v"),
-        ("pause_events", "pause_v"),
-    ] {
+    for (cnt, v) in [("frame_errors", "errp_v"), ("retransmissions", "retr_v"), ("pause_events", "pause_v")] {
         let q = format!("{cnt}_q");
         let sum = format!("{cnt}_sum");
         reg(&mut it, &q, cb, "");
-        wire(
-            &mut it,
-            &sum,
-            cb + 1,
-            "",
-            add(
-                cat(vec![Expr::zero(), id(&q)]),
-                cat(vec![zeros(cb + 1 - iw), popcount(v, l, iw)]),
-            ),
-        );
+        wire(&mut it, &sum, cb + 1, "", add(cat(vec![Expr::zero(), id(&q)]), cat(vec![zeros(cb + 1 - iw), popcount(v, l, iw)])));
         it.push(Item::assign(id(cnt), id(&q)));
         reset.push(set_id(&q, dec(cb, 0)));
-        body.push(set_id(
-            &q,
-            Expr::mux(
-                Expr::bit(&sum, cb),
-                Expr::Repeat(cb, Box::new(Expr::one())),
-                Expr::slice(&sum, cb - 1, 0),
-            ),
-        ));
+        body.push(set_id(&q, Expr::mux(Expr::bit(&sum, cb), Expr::Repeat(cb, Box::new(Expr::one())), Expr::slice(&sum, cb - 1, 0))));
     }
     it.push(Item::assign(id("link_up"), id("link_up_q")));
-    it.push(Item::AlwaysFf {
-        reset: Some(reset),
-        body,
-    });
+    it.push(Item::AlwaysFf { reset: Some(reset), body });
 
     GeneratedModule {
         module: Module { name: n.top.clone(), ports, items: it, reset: Some(design.reset) },

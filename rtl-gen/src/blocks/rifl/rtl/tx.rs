@@ -1,11 +1,11 @@
 //! `<p>_tx`: one lane's transmitter (see `model::tx` for the cycle behaviour it implements).
 
+use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
 use crate::blocks::rifl::model::params::Params;
-use crate::config::DesignInfo;
-use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::config::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 // The flow-control codes as the last payload byte's bits 0 and 1 (fc_p, fc_r below).
@@ -40,94 +40,29 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     ]);
     let mut it: Vec<Item> = Vec::new();
     // The states of Fig. 4 in priority order, the control codes and the procedure's limits.
-    let states = [
-        "ST_INIT",
-        "ST_SEND_PAUSE",
-        "ST_PAUSE",
-        "ST_RETRANS",
-        "ST_SEND_RETRANS",
-        "ST_NORMAL",
-    ];
+    let states = ["ST_INIT", "ST_SEND_PAUSE", "ST_PAUSE", "ST_RETRANS", "ST_SEND_RETRANS", "ST_NORMAL"];
     for (k, name) in states.iter().enumerate() {
         localparam(&mut it, name, 3, k as u64, "TX state");
     }
     let code = |c: Ctrl| id(ctrl_name(c));
     for c in [Ctrl::Idle, Ctrl::PauseRequest, Ctrl::RetransmitRequest] {
-        localparam(
-            &mut it,
-            ctrl_name(c),
-            8,
-            c.code() as u64,
-            "control frame code (last payload byte)",
-        );
+        localparam(&mut it, ctrl_name(c), 8, c.code() as u64, "control frame code (last payload byte)");
     }
     localparam(&mut it, "SYN_DATA", 2, 1, "SYN of a data frame");
     localparam(&mut it, "SYN_CTRL", 2, 2, "SYN of a control frame");
-    localparam(
-        &mut it,
-        "RESEND_END",
-        rw,
-        2 * ids - 2,
-        "slots r below this with r odd resend (2*2^n-2)",
-    );
-    localparam(
-        &mut it,
-        "RETRANS_LAST",
-        rw,
-        p.retrans_frames() as u64 - 1,
-        "last slot of the procedure (2.5*2^n-1)",
-    );
+    localparam(&mut it, "RESEND_END", rw, 2 * ids - 2, "slots r below this with r odd resend (2*2^n-2)");
+    localparam(&mut it, "RETRANS_LAST", rw, p.retrans_frames() as u64 - 1, "last slot of the procedure (2.5*2^n-1)");
     let st = |k: usize| Expr::eq(id("st"), id(states[k]));
     it.push(Item::comment("Registers."));
-    reg(
-        &mut it,
-        "init_cnt",
-        ib + 1,
-        "buffer fill counter; Init while init_cnt < 2^n",
-    );
-    reg(
-        &mut it,
-        "tx_id",
-        ib,
-        "frame ID of the next new data frame (= oldest buffer entry)",
-    );
-    reg(
-        &mut it,
-        "rcnt",
-        rw,
-        "retransmission procedure counter, 0 when none is under way",
-    );
-    reg(
-        &mut it,
-        "fc_asked",
-        1,
-        "the far end was sent a flow-control pause and no resume yet",
-    );
-    reg(
-        &mut it,
-        "prev_transfer",
-        1,
-        "the previous slot's state was Normal, Retrans or Send Retrans",
-    );
-    reg(
-        &mut it,
-        "s1_resend",
-        1,
-        "stage 1: resend (raw region from rbuf)",
-    );
+    reg(&mut it, "init_cnt", ib + 1, "buffer fill counter; Init while init_cnt < 2^n");
+    reg(&mut it, "tx_id", ib, "frame ID of the next new data frame (= oldest buffer entry)");
+    reg(&mut it, "rcnt", rw, "retransmission procedure counter, 0 when none is under way");
+    reg(&mut it, "fc_asked", 1, "the far end was sent a flow-control pause and no resume yet");
+    reg(&mut it, "prev_transfer", 1, "the previous slot's state was Normal, Retrans or Send Retrans");
+    reg(&mut it, "s1_resend", 1, "stage 1: resend (raw region from rbuf)");
     reg(&mut it, "s1_ctrl", 1, "stage 1: control frame");
-    reg(
-        &mut it,
-        "s1_raw",
-        r,
-        "stage 1: raw region of a new data or control frame",
-    );
-    reg(
-        &mut it,
-        "s1_id",
-        ib,
-        "stage 1: frame ID for the verification code",
-    );
+    reg(&mut it, "s1_raw", r, "stage 1: raw region of a new data or control frame");
+    reg(&mut it, "s1_id", ib, "stage 1: frame ID for the verification code");
     reg(&mut it, "rbuf", r, "retransmission buffer read register");
     reg(&mut it, "frame_q", f, "output register");
     // LUT RAM, one port: a block RAM would need ceil(r/36) RAMB18s for the write bandwidth
@@ -135,25 +70,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     // reads (Retrans) never share a slot, so one address serves both.
     // The hint is for 7-series (64-deep LUT RAM); ECP5's is 16 deep, and `rtl-gen fpga` clears
     // the hint there, so the buffer goes to 7 DP16KD per lane (README, FPGA section).
-    it.push(Item::LutMemory {
-        name: "mem".into(),
-        width: r,
-        depth: p.ids(),
-        doc: "retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM)"
-            .into(),
-    });
+    it.push(Item::LutMemory { name: "mem".into(), width: r, depth: p.ids(), doc: "retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM)".into() });
 
-    it.push(Item::comment(
-        "The state: Fig. 4's priority function of the flags.",
-    ));
+    it.push(Item::comment("The state: Fig. 4's priority function of the flags."));
     wire(&mut it, "init_done", 1, "", Expr::bit("init_cnt", ib));
-    wire(
-        &mut it,
-        "rbusy",
-        1,
-        "a retransmission procedure is under way",
-        ne(id("rcnt"), dec(rw, 0)),
-    );
+    wire(&mut it, "rbusy", 1, "a retransmission procedure is under way", ne(id("rcnt"), dec(rw, 0)));
     let st_expr = Expr::mux(
         id("init_done").not(),
         id("ST_INIT"),
@@ -163,11 +84,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             Expr::mux(
                 id("pause_req"),
                 id("ST_PAUSE"),
-                Expr::mux(
-                    Expr::or(id("retrans_req"), id("rbusy")),
-                    id("ST_RETRANS"),
-                    Expr::mux(id("frame_error"), id("ST_SEND_RETRANS"), id("ST_NORMAL")),
-                ),
+                Expr::mux(Expr::or(id("retrans_req"), id("rbusy")), id("ST_RETRANS"), Expr::mux(id("frame_error"), id("ST_SEND_RETRANS"), id("ST_NORMAL"))),
             ),
         ),
     );
@@ -179,233 +96,49 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "is_retr", 1, "", st(3));
     wire(&mut it, "is_sretr", 1, "", st(4));
     wire(&mut it, "is_norm", 1, "", st(5));
-    wire(
-        &mut it,
-        "need_pause",
-        1,
-        "flow control: tell the far end to pause",
-        Expr::and(id("fc_high"), id("fc_asked").not()),
-    );
-    wire(
-        &mut it,
-        "need_resume",
-        1,
-        "flow control: tell the far end to resume",
-        Expr::and(id("fc_low"), id("fc_asked")),
-    );
-    it.push(Item::assign(
-        id("seg_ready"),
-        all(vec![
-            id("is_norm"),
-            id("remote_fc").not(),
-            id("need_pause").not(),
-            id("need_resume").not(),
-        ]),
-    ));
-    it.push(Item::assign(
-        id("retrans_start"),
-        all(vec![id("en"), id("is_retr"), id("rbusy").not()]),
-    ));
-    it.push(Item::assign(
-        id("pause_event"),
-        all(vec![
-            id("en"),
-            Expr::or(id("is_spause"), id("is_pause")),
-            id("prev_transfer"),
-        ]),
-    ));
+    wire(&mut it, "need_pause", 1, "flow control: tell the far end to pause", Expr::and(id("fc_high"), id("fc_asked").not()));
+    wire(&mut it, "need_resume", 1, "flow control: tell the far end to resume", Expr::and(id("fc_low"), id("fc_asked")));
+    it.push(Item::assign(id("seg_ready"), all(vec![id("is_norm"), id("remote_fc").not(), id("need_pause").not(), id("need_resume").not()])));
+    it.push(Item::assign(id("retrans_start"), all(vec![id("en"), id("is_retr"), id("rbusy").not()])));
+    it.push(Item::assign(id("pause_event"), all(vec![id("en"), Expr::or(id("is_spause"), id("is_pause")), id("prev_transfer")])));
 
     it.push(Item::comment(&format!(
         "Retransmission procedure (2.5*2^n = {} slots): r = 0 skips the oldest entry; odd r < 2*2^n-2 resend; other slots Idle or Retransmit Request.",
         p.retrans_frames()
     )));
-    wire(
-        &mut it,
-        "resend",
-        1,
-        "this slot resends buffer entry tx_id",
-        all(vec![
-            id("is_retr"),
-            Expr::bit("rcnt", 0),
-            lt(id("rcnt"), id("RESEND_END")),
-        ]),
-    );
-    wire(
-        &mut it,
-        "r_last",
-        1,
-        "last slot of the procedure",
-        Expr::eq(id("rcnt"), id("RETRANS_LAST")),
-    );
+    wire(&mut it, "resend", 1, "this slot resends buffer entry tx_id", all(vec![id("is_retr"), Expr::bit("rcnt", 0), lt(id("rcnt"), id("RESEND_END"))]));
+    wire(&mut it, "r_last", 1, "last slot of the procedure", Expr::eq(id("rcnt"), id("RETRANS_LAST")));
     wire(&mut it, "tx_id_inc", ib, "", add(id("tx_id"), dec(ib, 1)));
-    let req = Expr::mux(
-        id("frame_error"),
-        code(Ctrl::RetransmitRequest),
-        code(Ctrl::Idle),
-    );
-    let ctrl_code = Expr::mux(
-        id("is_pause"),
-        code(Ctrl::Idle),
-        Expr::mux(
-            id("is_sretr"),
-            code(Ctrl::RetransmitRequest),
-            Expr::mux(id("is_retr"), req, code(Ctrl::PauseRequest)),
-        ),
-    );
-    wire(
-        &mut it,
-        "ctrl_code",
-        8,
-        "control code of this slot's control frame",
-        ctrl_code,
-    );
-    wire(
-        &mut it,
-        "ctrl_id",
-        ib,
-        "frame ID a control frame carries",
-        Expr::mux(
-            Expr::and(id("is_retr"), id("rbusy").not()),
-            id("tx_id_inc"),
-            id("tx_id"),
-        ),
-    );
+    let req = Expr::mux(id("frame_error"), code(Ctrl::RetransmitRequest), code(Ctrl::Idle));
+    let ctrl_code = Expr::mux(id("is_pause"), code(Ctrl::Idle), Expr::mux(id("is_sretr"), code(Ctrl::RetransmitRequest), Expr::mux(id("is_retr"), req, code(Ctrl::PauseRequest))));
+    wire(&mut it, "ctrl_code", 8, "control code of this slot's control frame", ctrl_code);
+    wire(&mut it, "ctrl_id", ib, "frame ID a control frame carries", Expr::mux(Expr::and(id("is_retr"), id("rbusy").not()), id("tx_id_inc"), id("tx_id")));
     // LUT-lean forms: everything but the last payload byte is the user segment gated by one
     // shared enable; the flow-control and control codes only touch the last byte.
-    wire(
-        &mut it,
-        "take_seg",
-        1,
-        "Normal, no flow-control frame due, the top hands a segment",
-        all(vec![
-            id("is_norm"),
-            id("seg_take"),
-            id("need_pause").not(),
-            id("need_resume").not(),
-        ]),
-    );
-    wire(
-        &mut it,
-        "fc_p",
-        1,
-        "Normal: send the flow-control pause frame",
-        Expr::and(id("is_norm"), id("need_pause")),
-    );
-    wire(
-        &mut it,
-        "fc_r",
-        1,
-        "Normal: send the flow-control resume frame",
-        Expr::and(id("is_norm"), id("need_resume")),
-    );
+    wire(&mut it, "take_seg", 1, "Normal, no flow-control frame due, the top hands a segment", all(vec![id("is_norm"), id("seg_take"), id("need_pause").not(), id("need_resume").not()]));
+    wire(&mut it, "fc_p", 1, "Normal: send the flow-control pause frame", Expr::and(id("is_norm"), id("need_pause")));
+    wire(&mut it, "fc_r", 1, "Normal: send the flow-control resume frame", Expr::and(id("is_norm"), id("need_resume")));
     let fc_byte = cat(vec![zeros(6), id("fc_r"), id("fc_p")]);
-    let new_raw = Expr::or(
-        Expr::and(id("seg_raw"), Expr::Repeat(r, Box::new(id("take_seg")))),
-        cat(vec![fc_byte, zeros(r - 8)]),
-    );
-    wire(
-        &mut it,
-        "new_raw",
-        r,
-        "Normal: flow-control frame, user segment or filler (zero outside Normal)",
-        new_raw,
-    );
-    wire(
-        &mut it,
-        "s1_next",
-        r,
-        "stage-1 raw region of a new data or control frame",
-        Expr::or(
-            id("new_raw"),
-            cat(vec![
-                Expr::and(
-                    id("ctrl_code"),
-                    Expr::Repeat(8, Box::new(id("is_norm").not())),
-                ),
-                zeros(r - 8),
-            ]),
-        ),
-    );
+    let new_raw = Expr::or(Expr::and(id("seg_raw"), Expr::Repeat(r, Box::new(id("take_seg")))), cat(vec![fc_byte, zeros(r - 8)]));
+    wire(&mut it, "new_raw", r, "Normal: flow-control frame, user segment or filler (zero outside Normal)", new_raw);
+    wire(&mut it, "s1_next", r, "stage-1 raw region of a new data or control frame", Expr::or(id("new_raw"), cat(vec![Expr::and(id("ctrl_code"), Expr::Repeat(8, Box::new(id("is_norm").not()))), zeros(r - 8)])));
 
     it.push(Item::comment("Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends (Retrans): one port, address tx_id outside Init."));
-    wire(
-        &mut it,
-        "we",
-        1,
-        "",
-        Expr::and(id("en"), Expr::or(id("is_init"), id("is_norm"))),
-    );
-    wire(
-        &mut it,
-        "waddr",
-        ib,
-        "the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans",
-        Expr::mux(
-            id("is_init"),
-            Expr::slice("init_cnt", ib - 1, 0),
-            id("tx_id"),
-        ),
-    );
-    wire(
-        &mut it,
-        "wdata",
-        r,
-        "a filler in Init (new_raw is zero there)",
-        id("new_raw"),
-    );
+    wire(&mut it, "we", 1, "", Expr::and(id("en"), Expr::or(id("is_init"), id("is_norm"))));
+    wire(&mut it, "waddr", ib, "the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans", Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), id("tx_id")));
+    wire(&mut it, "wdata", r, "a filler in Init (new_raw is zero there)", id("new_raw"));
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))])] });
     it.push(Item::AlwaysFf {
         reset: None,
-        body: vec![when(
-            id("we"),
-            vec![set(
-                Expr::Index("mem".into(), Box::new(id("waddr"))),
-                id("wdata"),
-            )],
-        )],
-    });
-    it.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![when(
-            Expr::and(id("en"), id("resend")),
-            vec![set_id(
-                "rbuf",
-                Expr::Index("mem".into(), Box::new(id("waddr"))),
-            )],
-        )],
+        body: vec![when(Expr::and(id("en"), id("resend")), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("waddr"))))])],
     });
 
-    it.push(Item::comment(
-        "Stage 2: scramble and encode the stage-1 frame.",
-    ));
-    wire(
-        &mut it,
-        "raw2",
-        r,
-        "",
-        Expr::mux(id("s1_resend"), id("rbuf"), id("s1_raw")),
-    );
-    wire(
-        &mut it,
-        "line_in",
-        r,
-        "raw2 in line order {meta, payload}",
-        cat(vec![
-            Expr::slice("raw2", 1, 0),
-            Expr::slice("raw2", r - 1, 2),
-        ]),
-    );
+    it.push(Item::comment("Stage 2: scramble and encode the stage-1 frame."));
+    wire(&mut it, "raw2", r, "", Expr::mux(id("s1_resend"), id("rbuf"), id("s1_raw")));
+    wire(&mut it, "line_in", r, "raw2 in line order {meta, payload}", cat(vec![Expr::slice("raw2", 1, 0), Expr::slice("raw2", r - 1, 2)]));
     it.push(Item::wire("line2", r, "line region as sent"));
     if p.scrambler {
-        it.push(clocked_instance(
-            &n.scrambler,
-            "u_scrambler",
-            design.reset,
-            vec![
-                ("en", id("en")),
-                ("din", id("line_in")),
-                ("dout", id("line2")),
-            ],
-        ));
+        it.push(clocked_instance(&n.scrambler, "u_scrambler", design.reset, vec![("en", id("en")), ("din", id("line_in")), ("dout", id("line2"))]));
     } else {
         it.push(Item::assign(id("line2"), id("line_in")));
     }
@@ -413,21 +146,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     it.push(instance(
         &n.encode,
         "u_encode",
-        vec![
-            (
-                "syn",
-                Expr::mux(id("s1_ctrl"), id("SYN_CTRL"), id("SYN_DATA")),
-            ),
-            ("line", id("line2")),
-            ("id", id("s1_id")),
-            ("frame", id("frame_next")),
-        ],
+        vec![("syn", Expr::mux(id("s1_ctrl"), id("SYN_CTRL"), id("SYN_DATA"))), ("line", id("line2")), ("id", id("s1_id")), ("frame", id("frame_next"))],
     ));
     it.push(Item::assign(id("tx_frame"), id("frame_q")));
 
-    it.push(Item::comment(
-        "Stage 1 and the controller registers advance with en.",
-    ));
+    it.push(Item::comment("Stage 1 and the controller registers advance with en."));
     let reset = vec![
         set_id("init_cnt", dec(ib + 1, 0)),
         set_id("tx_id", dec(ib, 0)),
@@ -444,60 +167,21 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         id("en"),
         vec![
             set_id("frame_q", id("frame_next")),
-            set_id(
-                "prev_transfer",
-                any(vec![id("is_retr"), id("is_sretr"), id("is_norm")]),
-            ),
-            when(
-                id("is_init"),
-                vec![set_id("init_cnt", add(id("init_cnt"), dec(ib + 1, 1)))],
-            ),
+            set_id("prev_transfer", any(vec![id("is_retr"), id("is_sretr"), id("is_norm")])),
+            when(id("is_init"), vec![set_id("init_cnt", add(id("init_cnt"), dec(ib + 1, 1)))]),
             set_id("s1_resend", id("resend")),
-            set_id(
-                "s1_ctrl",
-                Expr::and(id("resend").not(), id("is_norm").not()),
-            ),
-            set_id(
-                "s1_id",
-                Expr::mux(
-                    Expr::or(id("resend"), id("is_norm")),
-                    id("tx_id"),
-                    id("ctrl_id"),
-                ),
-            ),
+            set_id("s1_ctrl", Expr::and(id("resend").not(), id("is_norm").not())),
+            set_id("s1_id", Expr::mux(Expr::or(id("resend"), id("is_norm")), id("tx_id"), id("ctrl_id"))),
             when(id("resend").not(), vec![set_id("s1_raw", id("s1_next"))]),
-            when(
-                any(vec![
-                    id("is_norm"),
-                    id("resend"),
-                    Expr::and(id("is_retr"), id("rbusy").not()),
-                ]),
-                vec![set_id("tx_id", id("tx_id_inc"))],
-            ),
-            when(
-                id("is_retr"),
-                vec![set_id(
-                    "rcnt",
-                    Expr::mux(id("r_last"), dec(rw, 0), add(id("rcnt"), dec(rw, 1))),
-                )],
-            ),
+            when(any(vec![id("is_norm"), id("resend"), Expr::and(id("is_retr"), id("rbusy").not())]), vec![set_id("tx_id", id("tx_id_inc"))]),
+            when(id("is_retr"), vec![set_id("rcnt", Expr::mux(id("r_last"), dec(rw, 0), add(id("rcnt"), dec(rw, 1))))]),
             when(
                 id("is_norm"),
-                vec![Stmt::If(
-                    id("need_pause"),
-                    vec![set_id("fc_asked", Expr::one())],
-                    vec![when(
-                        id("need_resume"),
-                        vec![set_id("fc_asked", Expr::zero())],
-                    )],
-                )],
+                vec![Stmt::If(id("need_pause"), vec![set_id("fc_asked", Expr::one())], vec![when(id("need_resume"), vec![set_id("fc_asked", Expr::zero())])])],
             ),
         ],
     )];
-    it.push(Item::AlwaysFf {
-        reset: Some(reset),
-        body,
-    });
+    it.push(Item::AlwaysFf { reset: Some(reset), body });
 
     GeneratedModule {
         module: Module { name: n.tx.clone(), ports, items: it, reset: Some(design.reset) },

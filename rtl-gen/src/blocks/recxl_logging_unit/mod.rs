@@ -147,8 +147,7 @@ impl BlockKind for RecxlLoggingUnitKind {
         let shape = read_shape(r)?;
         let cores_per_node = r.u32("cores_per_node")?;
         let lb = shape.line_bytes;
-        let word_rule =
-            |n: u64| format!("= {n} must be one of 1, 2, 4, 8 and divide line_bytes = {lb}");
+        let word_rule = |n: u64| format!("= {n} must be one of 1, 2, 4, 8 and divide line_bytes = {lb}");
         let word_bytes = r.uint_with_reason("word_bytes", word_rule)? as u32;
         if ![1, 2, 4, 8].contains(&word_bytes) || lb % word_bytes != 0 {
             return Err(r.error("word_bytes", word_rule(word_bytes.into())));
@@ -169,25 +168,13 @@ impl BlockKind for RecxlLoggingUnitKind {
         let tag_bits = r.u32("tag_bits")?;
         let csn_bits = r.u32("csn_bits")?;
         if csn_bits != 0 && csn_bits < 16 {
-            return Err(r.error(
-                "csn_bits",
-                format!("= {csn_bits} is out of range; allowed 0 (paper-exact, H2) or 16..=32"),
-            ));
+            return Err(r.error("csn_bits", format!("= {csn_bits} is out of range; allowed 0 (paper-exact, H2) or 16..=32")));
         }
         let nack_enable = r.bool("nack_enable")?;
         let n = shape.num_nodes;
-        let head_reserve = if r.is_set("head_reserve") {
-            r.u32("head_reserve")?
-        } else {
-            (n * cores_per_node).min(sram_rows)
-        };
+        let head_reserve = if r.is_set("head_reserve") { r.u32("head_reserve")? } else { (n * cores_per_node).min(sram_rows) };
         if head_reserve > sram_rows {
-            return Err(r.error(
-                "head_reserve",
-                format!(
-                    "= {head_reserve} exceeds sram_rows = {sram_rows}; allowed 0..={sram_rows}"
-                ),
-            ));
+            return Err(r.error("head_reserve", format!("= {head_reserve} exceeds sram_rows = {sram_rows}; allowed 0..={sram_rows}")));
         }
         let log_bytes = r.uint("log_bytes")?;
         let log_high_water_pct = r.u32("log_high_water_pct")?;
@@ -223,13 +210,7 @@ impl BlockKind for RecxlLoggingUnitKind {
             ));
         }
         if b.lib() > 40 {
-            return Err(r.error(
-                "log_bytes",
-                format!(
-                    "= {log_bytes} holds more than 2^40 records; allowed up to {} bytes",
-                    (1u64 << 40) * (b.rec() as u64 / 8)
-                ),
-            ));
+            return Err(r.error("log_bytes", format!("= {log_bytes} holds more than 2^40 records; allowed up to {} bytes", (1u64 << 40) * (b.rec() as u64 / 8))));
         }
         Ok(Box::new(b))
     }
@@ -266,12 +247,7 @@ impl Block for RecxlLoggingUnitBlock {
         vec![format!("{}{}", design.prefix, self.name)]
     }
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
-        vec![rtl::module(
-            self,
-            design,
-            &self.module_names(design)[0],
-            rtl::Mutation::None,
-        )]
+        vec![rtl::module(self, design, &self.module_names(design)[0], rtl::Mutation::None)]
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -17,30 +17,10 @@ pub struct RecxlReplicaMapKind;
 
 /// The fields the replica map shares with `recxl_logging_unit` (same names, same checks).
 pub const SHAPE_FIELDS: [FieldSpec; 4] = [
-    FieldSpec {
-        name: "num_nodes",
-        ty: FieldType::UInt { min: 2, max: 256 },
-        default: Some("16"),
-        doc: "compute nodes N (paper Table II: 16); ReCXL needs at least 2",
-    },
-    FieldSpec {
-        name: "replicas",
-        ty: FieldType::UInt { min: 2, max: 8 },
-        default: Some("3"),
-        doc: "replication factor R (paper Table II: 3; \"2–4\" §III-A); at most num_nodes",
-    },
-    FieldSpec {
-        name: "line_bytes",
-        ty: FieldType::UInt { min: 32, max: 128 },
-        default: Some("64"),
-        doc: "cache line bytes (Table II: 64); 32, 64 or 128",
-    },
-    FieldSpec {
-        name: "addr_bits",
-        ty: FieldType::UInt { min: 6, max: 64 },
-        default: Some("52"),
-        doc: "physical byte-address bits; at least log2(line_bytes)+1",
-    },
+    FieldSpec { name: "num_nodes", ty: FieldType::UInt { min: 2, max: 256 }, default: Some("16"), doc: "compute nodes N (paper Table II: 16); ReCXL needs at least 2" },
+    FieldSpec { name: "replicas", ty: FieldType::UInt { min: 2, max: 8 }, default: Some("3"), doc: "replication factor R (paper Table II: 3; \"2–4\" §III-A); at most num_nodes" },
+    FieldSpec { name: "line_bytes", ty: FieldType::UInt { min: 32, max: 128 }, default: Some("64"), doc: "cache line bytes (Table II: 64); 32, 64 or 128" },
+    FieldSpec { name: "addr_bits", ty: FieldType::UInt { min: 6, max: 64 }, default: Some("52"), doc: "physical byte-address bits; at least log2(line_bytes)+1" },
 ];
 
 static FIELDS: [FieldSpec; 4] = SHAPE_FIELDS;
@@ -59,19 +39,12 @@ pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
     // The range 2..=256 is the field's own (ReCXL needs 2 nodes to replicate anything; node IDs
     // are at most 8 bits), so `rtl-gen list` and the range error show the one real range.
     let num_nodes = r.u32("num_nodes").map_err(|e| match e {
-        ConfigError::Field {
-            block,
-            kind,
-            field,
-            problem,
-        } => ConfigError::Field {
-            block,
-            kind,
-            field,
-            problem: format!("{problem} (ReCXL needs at least 2 compute nodes; at most 256)"),
-        },
+        ConfigError::Field { block, kind, field, problem } => {
+            ConfigError::Field { block, kind, field, problem: format!("{problem} (ReCXL needs at least 2 compute nodes; at most 256)") }
+        }
         other => other,
     })?;
+    // The field's range is 2..=8; the kind's reason says why, and the bound by num_nodes.
     let max = num_nodes.min(8);
     let replicas = r.uint_with_reason("replicas", |n| {
         if n < 2 {
@@ -88,45 +61,20 @@ pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
     }
     let line_bytes = r.u32("line_bytes")?;
     if ![32, 64, 128].contains(&line_bytes) {
-        return Err(r.error(
-            "line_bytes",
-            format!("= {line_bytes} must be 32, 64 or 128"),
-        ));
+        return Err(r.error("line_bytes", format!("= {line_bytes} must be 32, 64 or 128")));
     }
     let lb = line_bytes.trailing_zeros();
-    let no_line_address = |n: u64| {
-        format!(
-            "= {n} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})",
-            lb + 1
-        )
-    };
-    let addr_bits = r.uint_with_reason("addr_bits", |n| {
-        if n < 6 {
-            no_line_address(n)
-        } else {
-            format!(
-                "= {n} is out of range; allowed {}..=64 for line_bytes = {line_bytes}",
-                lb + 1
-            )
-        }
-    })? as u32;
+    let no_line_address = |n: u64| format!("= {n} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})", lb + 1);
+    let addr_bits = r.uint_with_reason("addr_bits", no_line_address)? as u32;
     if addr_bits <= lb {
         return Err(r.error("addr_bits", no_line_address(addr_bits.into())));
     }
-    Ok(Shape {
-        num_nodes,
-        replicas,
-        line_bytes,
-        addr_bits,
-    })
+    Ok(Shape { num_nodes, replicas, line_bytes, addr_bits })
 }
 
 impl Shape {
     pub fn map(&self) -> MapShape {
-        MapShape {
-            num_nodes: self.num_nodes,
-            replicas: self.replicas,
-        }
+        MapShape { num_nodes: self.num_nodes, replicas: self.replicas }
     }
     /// LA = addr_bits − log2 line_bytes.
     pub fn line_addr_bits(&self) -> u32 {
@@ -170,10 +118,7 @@ impl BlockKind for RecxlReplicaMapKind {
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
         let shape = read_shape(r)?;
-        Ok(Box::new(RecxlReplicaMapBlock {
-            name: r.block().to_string(),
-            shape,
-        }))
+        Ok(Box::new(RecxlReplicaMapBlock { name: r.block().to_string(), shape }))
     }
 }
 

@@ -31,10 +31,7 @@ use super::model_stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
 use crate::config::DesignInfo;
-use crate::hw::build::{
-    add, and, bit_of, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set,
-    set_id, sub, when, wire, zeros, zext,
-};
+use crate::hw::build::{add, and, bit_of, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, sub, when, wire, zeros, zext};
 use crate::hw::gf_net::{emit_mul_matrix, emit_sum, Term};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
@@ -59,15 +56,7 @@ fn sum_tree(vals: &[(Expr, u32, u64)]) -> (Expr, u32, u64) {
 /// before, until one is left (then passed on). A 320-bit popcount in one stage maps to 11
 /// LUT levels; a stage of this tree to about five. Returns the last register and its width;
 /// `body` gets the assignments (every clock).
-fn count_pipe(
-    items: &mut Vec<Item>,
-    body: &mut Vec<Stmt>,
-    name: &str,
-    input: &str,
-    width: u32,
-    first: u32,
-    stages: u32,
-) -> (String, u32) {
+fn count_pipe(items: &mut Vec<Item>, body: &mut Vec<Stmt>, name: &str, input: &str, width: u32, first: u32, stages: u32) -> (String, u32) {
     let mut regs: Vec<(String, u32, u64)> = Vec::new();
     for s in 0..stages {
         let sums: Vec<(Expr, u32, u64)> = if s == 0 {
@@ -75,23 +64,11 @@ fn count_pipe(
                 .step_by(COUNT_LEAF)
                 .map(|lo| {
                     let hi = (lo + COUNT_LEAF as u32).min(width);
-                    sum_tree(
-                        &(lo..hi)
-                            .map(|b| (bit_of(input, width, b), 1, 1))
-                            .collect::<Vec<_>>(),
-                    )
+                    sum_tree(&(lo..hi).map(|b| (bit_of(input, width, b), 1, 1)).collect::<Vec<_>>())
                 })
                 .collect()
         } else {
-            regs.chunks(COUNT_FANIN)
-                .map(|c| {
-                    sum_tree(
-                        &c.iter()
-                            .map(|(r, w, mx)| (id(r), *w, *mx))
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .collect()
+            regs.chunks(COUNT_FANIN).map(|c| sum_tree(&c.iter().map(|(r, w, mx)| (id(r), *w, *mx)).collect::<Vec<_>>())).collect()
         };
         regs = sums
             .into_iter()
@@ -116,81 +93,28 @@ fn count_pipe(
 /// 2^cb − 2^h to past MAX), so the overflow is the registered near-full flag `<x>_nf` AND the
 /// carry, never a 32-bit compare. Narrow counters register the sum and compare.
 /// Returns (the `upd` statement, the `upd2` statement, the near-full flag's statement).
-fn sat_add(
-    items: &mut Vec<Item>,
-    x: &str,
-    cb: u32,
-    inc: Expr,
-    iw: u32,
-) -> (Stmt, Stmt, Option<Stmt>) {
+fn sat_add(items: &mut Vec<Item>, x: &str, cb: u32, inc: Expr, iw: u32) -> (Stmt, Stmt, Option<Stmt>) {
     let h = iw + 1;
     let max = (1u64 << cb) - 1;
     if h >= cb {
         let sw = cb.max(iw) + 1;
         let sum = format!("{x}_sum");
-        items.push(Item::reg(
-            &sum,
-            sw,
-            "the sum, registered the clock before it is saturated",
-        ));
+        items.push(Item::reg(&sum, sw, "the sum, registered the clock before it is saturated"));
         let first = set_id(&sum, add(zext(id(x), cb, sw), zext(inc, iw, sw)));
-        return (
-            first,
-            set_id(
-                x,
-                mux(
-                    gt(id(&sum), dec(sw, max)),
-                    dec(cb, max),
-                    Expr::slice(&sum, cb - 1, 0),
-                ),
-            ),
-            None,
-        );
+        return (first, set_id(x, mux(gt(id(&sum), dec(sw, max)), dec(cb, max), Expr::slice(&sum, cb - 1, 0))), None);
     }
     let (lo, c, nf) = (format!("{x}_lo"), format!("{x}_c"), format!("{x}_nf"));
-    items.push(Item::reg(
-        &nf,
-        1,
-        &format!("{x}[{}:{h}] are all ones", cb - 1),
-    ));
+    items.push(Item::reg(&nf, 1, &format!("{x}[{}:{h}] are all ones", cb - 1)));
     items.push(Item::reg(&lo, h, "low part of the sum"));
     items.push(Item::reg(&c, 1, "its carry into the upper bits"));
-    let first = Stmt::Assign(
-        cat(vec![id(&c), id(&lo)]),
-        add(
-            zext(Expr::slice(x, h - 1, 0), h, h + 1),
-            zext(inc, iw, h + 1),
-        ),
-    );
+    let first = Stmt::Assign(cat(vec![id(&c), id(&lo)]), add(zext(Expr::slice(x, h - 1, 0), h, h + 1), zext(inc, iw, h + 1)));
     let cy = format!("{x}_cy");
-    let carries = (h..cb)
-        .rev()
-        .map(|j| {
-            if j == h {
-                id(&c)
-            } else {
-                and(id(&c), Expr::red(UnOp::RedAnd, Expr::slice(x, j - 1, h)))
-            }
-        })
-        .collect();
-    wire(
-        items,
-        &cy,
-        cb - h,
-        "carry into each upper bit",
-        cat(carries),
-    );
+    let carries = (h..cb).rev().map(|j| if j == h { id(&c) } else { and(id(&c), Expr::red(UnOp::RedAnd, Expr::slice(x, j - 1, h))) }).collect();
+    wire(items, &cy, cb - h, "carry into each upper bit", cat(carries));
     let hi = Expr::xor(Expr::slice(x, cb - 1, h), id(&cy));
     let sum = cat(vec![hi, id(&lo)]);
     let ovf = and(id(&nf), id(&c));
-    (
-        first,
-        set_id(x, or(sum, Expr::Repeat(cb, Box::new(ovf)))),
-        Some(set_id(
-            &nf,
-            Expr::red(UnOp::RedAnd, Expr::slice(x, cb - 1, h)),
-        )),
-    )
+    (first, set_id(x, or(sum, Expr::Repeat(cb, Box::new(ovf)))), Some(set_id(&nf, Expr::red(UnOp::RedAnd, Expr::slice(x, cb - 1, h)))))
 }
 
 fn lin(f: &Gf2m, x: &str, e: i64) -> Term {
@@ -220,197 +144,58 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let mut ports = clock_ports(design);
     ports.extend(beat_ports(b, "received codeword"));
     ports.push(Port::input("bypass_correction", 1, "detect only: codewords pass uncorrected (flags and counters as usual); sampled at each codeword's decision"));
-    ports.push(Port::input(
-        "bypass_indication",
-        1,
-        "never flag a codeword uncorrectable on out_uncorrectable (the counters still count it)",
-    ));
-    ports.push(Port::output(
-        "out_corrected",
-        lw,
-        "symbols corrected in this codeword, on its tlast beat (0 on other beats)",
-    ));
-    ports.push(Port::output(
-        "out_uncorrectable",
-        1,
-        "this codeword is uncorrectable (passed unchanged), on its tlast beat",
-    ));
-    ports.push(Port::output(
-        "frame_error",
-        1,
-        "pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)",
-    ));
-    ports.push(Port::output(
-        "corrected_symbols",
-        cb,
-        "saturating count of corrected symbols",
-    ));
-    ports.push(Port::output(
-        "corrected_bits",
-        cb,
-        "saturating count of corrected bits",
-    ));
-    ports.push(Port::output(
-        "uncorrectable_codewords",
-        cb,
-        "saturating count of uncorrectable codewords",
-    ));
-    ports.push(Port::output(
-        "ser_alarm",
-        1,
-        &format!(
-            "degraded SER: more than {} corrected symbols in the last window of {} codewords",
-            st.ser_threshold, st.ser_window
-        ),
-    ));
+    ports.push(Port::input("bypass_indication", 1, "never flag a codeword uncorrectable on out_uncorrectable (the counters still count it)"));
+    ports.push(Port::output("out_corrected", lw, "symbols corrected in this codeword, on its tlast beat (0 on other beats)"));
+    ports.push(Port::output("out_uncorrectable", 1, "this codeword is uncorrectable (passed unchanged), on its tlast beat"));
+    ports.push(Port::output("frame_error", 1, "pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)"));
+    ports.push(Port::output("corrected_symbols", cb, "saturating count of corrected symbols"));
+    ports.push(Port::output("corrected_bits", cb, "saturating count of corrected bits"));
+    ports.push(Port::output("uncorrectable_codewords", cb, "saturating count of uncorrectable codewords"));
+    ports.push(Port::output("ser_alarm", 1, &format!("degraded SER: more than {} corrected symbols in the last window of {} codewords", st.ser_threshold, st.ser_window)));
     let mut it = Vec::new();
     let items = &mut it;
-    let last = localparam(
-        items,
-        "LAST_BEAT",
-        bw,
-        (beats - 1) as u64,
-        "beat index of tlast",
-    );
-    let slots_p = localparam(
-        items,
-        "SLOTS",
-        bits_for(slots),
-        slots,
-        "codeword slots of the RAMs",
-    );
-    let bm_last = localparam(
-        items,
-        "BM_LAST",
-        bits_for(u64::from(tm.bm_clocks)),
-        u64::from(tm.bm_clocks - 1),
-        "last clock of the key-equation solver",
-    );
-    let ser_last = localparam(
-        items,
-        "SER_LAST",
-        bits_for(st.ser_window - 1),
-        st.ser_window - 1,
-        "last codeword of an SER window",
-    );
+    let last = localparam(items, "LAST_BEAT", bw, (beats - 1) as u64, "beat index of tlast");
+    let slots_p = localparam(items, "SLOTS", bits_for(slots), slots, "codeword slots of the RAMs");
+    let bm_last = localparam(items, "BM_LAST", bits_for(u64::from(tm.bm_clocks)), u64::from(tm.bm_clocks - 1), "last clock of the key-equation solver");
+    let ser_last = localparam(items, "SER_LAST", bits_for(st.ser_window - 1), st.ser_window - 1, "last codeword of an SER window");
     let ser_w = bits_for(st.ser_window * t as u64 + t as u64);
-    let ser_thr = localparam(
-        items,
-        "SER_THRESHOLD",
-        ser_w.max(bits_for(st.ser_threshold)),
-        st.ser_threshold,
-        "degraded-SER threshold",
-    );
+    let ser_thr = localparam(items, "SER_THRESHOLD", ser_w.max(bits_for(st.ser_threshold)), st.ser_threshold, "degraded-SER threshold");
     let ser_w = ser_w.max(bits_for(st.ser_threshold));
     let uw = bits_for(slots);
     let aw = sb + bw;
 
     // ---- input ----
-    items.push(Item::comment(
-        "Input: slots, beat count, masked beat, received-word RAM, syndromes.",
-    ));
-    for (r, w, doc) in [
-        ("used", uw, "slots received and not yet sent"),
-        ("tail", sb, "slot being received"),
-        ("head", sb, "slot being sent"),
-        ("in_beat", bw, "beat of the codeword being received"),
-        ("frame_error_r", 1, ""),
-    ] {
+    items.push(Item::comment("Input: slots, beat count, masked beat, received-word RAM, syndromes."));
+    for (r, w, doc) in [("used", uw, "slots received and not yet sent"), ("tail", sb, "slot being received"), ("head", sb, "slot being sent"), ("in_beat", bw, "beat of the codeword being received"), ("frame_error_r", 1, "")] {
         items.push(Item::reg(r, w, doc));
     }
-    wire(
-        items,
-        "in_ready",
-        1,
-        "a slot is free",
-        ne(id("used"), slots_p.clone()),
-    );
+    wire(items, "in_ready", 1, "a slot is free", ne(id("used"), slots_p.clone()));
     wire(items, "accept", 1, "", and(id("in_tvalid"), id("in_ready")));
     wire(items, "in_last", 1, "", eq(id("in_beat"), last.clone()));
     let masked = if pad == 0 {
         id("in_tdata")
     } else {
-        mux(
-            id("in_last"),
-            cat(vec![
-                zeros(pad as u32 * m),
-                Expr::slice("in_tdata", (p - pad) as u32 * m - 1, 0),
-            ]),
-            id("in_tdata"),
-        )
+        mux(id("in_last"), cat(vec![zeros(pad as u32 * m), Expr::slice("in_tdata", (p - pad) as u32 * m - 1, 0)]), id("in_tdata"))
     };
-    wire(
-        items,
-        "in_beat_data",
-        dw,
-        "the beat, padding lanes zeroed",
-        masked,
-    );
-    items.push(Item::Memory {
-        name: "data_ram".into(),
-        width: dw,
-        depth: (slots as u32) << bw,
-        doc: "received beats by {slot, beat}".into(),
-    });
-    items.push(Item::reg(
-        "acc",
-        nr as u32 * m,
-        "syndrome accumulators S_0..S_2t-1",
-    ));
-    wire(
-        items,
-        "syn_in",
-        (nr + p) as u32 * m,
-        "{running syndromes (zero on beat 0), beat}",
-        cat(vec![
-            mux(
-                eq(id("in_beat"), dec(bw, 0)),
-                zeros(nr as u32 * m),
-                id("acc"),
-            ),
-            id("in_beat_data"),
-        ]),
-    );
+    wire(items, "in_beat_data", dw, "the beat, padding lanes zeroed", masked);
+    items.push(Item::Memory { name: "data_ram".into(), width: dw, depth: (slots as u32) << bw, doc: "received beats by {slot, beat}".into() });
+    items.push(Item::reg("acc", nr as u32 * m, "syndrome accumulators S_0..S_2t-1"));
+    wire(items, "syn_in", (nr + p) as u32 * m, "{running syndromes (zero on beat 0), beat}", cat(vec![mux(eq(id("in_beat"), dec(bw, 0)), zeros(nr as u32 * m), id("acc")), id("in_beat_data")]));
     // The syndromes of one beat are one network of 2t·m outputs over (P + 2t)·m columns with
     // XOR nodes shared between the syndromes (KP4: 5.5 k fewer ECP5 LUT4 than masked parities).
     {
         let c = code.clone();
-        emit_linear(
-            items,
-            m,
-            &Linear {
-                out: "syn_next",
-                doc: "S_j after this beat",
-                input: "syn_in",
-                ins: p + nr,
-                outs: nr,
-                style: XorStyle::SHARED,
-            },
-            move |x| c.syndrome_step(&x[p..], &x[..p]),
-        );
+        emit_linear(items, m, &Linear { out: "syn_next", doc: "S_j after this beat", input: "syn_in", ins: p + nr, outs: nr, style: XorStyle::SHARED }, move |x| c.syndrome_step(&x[p..], &x[..p]));
     }
-    wire(
-        items,
-        "bm_start",
-        1,
-        "the last beat is in: the syndromes are complete",
-        and(id("accept"), id("in_last")),
-    );
+    wire(items, "bm_start", 1, "the last beat is in: the syndromes are complete", and(id("accept"), id("in_last")));
 
     // ---- RiBM ----
-    items.push(Item::comment(&format!(
-        "RiBM: {pe} processing elements, {} iteration(s) per clock for {} clocks.",
-        tm.iters_per_clock, tm.bm_clocks
-    )));
+    items.push(Item::comment(&format!("RiBM: {pe} processing elements, {} iteration(s) per clock for {} clocks.", tm.iters_per_clock, tm.bm_clocks)));
     for (r, w, doc) in [
         ("bm_d", pe as u32 * m, "δ_0..δ_3t"),
         ("bm_th", pe as u32 * m, "θ_0..θ_3t"),
         ("bm_g", m, "γ"),
-        (
-            "bm_k",
-            kw,
-            "k = 2t − 2L after 2t iterations (two's complement)",
-        ),
+        ("bm_k", kw, "k = 2t − 2L after 2t iterations (two's complement)"),
         ("bm_busy", 1, ""),
         ("bm_cnt", bits_for(u64::from(tm.bm_clocks)), ""),
         ("bm_done", 1, "Λ and Ω^h are in bm_d"),
@@ -432,16 +217,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let mut k = "bm_k".to_string();
     for j in 1..=tm.iters_per_clock as usize {
         let sw = format!("sw{j}");
-        wire(
-            items,
-            &sw,
-            1,
-            "δ_0 ≠ 0 and k ≥ 0: the roles swap",
-            and(
-                Expr::red(UnOp::RedOr, id(&d[0])),
-                Expr::bit(&k, kw - 1).not(),
-            ),
-        );
+        wire(items, &sw, 1, "δ_0 ≠ 0 and k ≥ 0: the roles swap", and(Expr::red(UnOp::RedOr, id(&d[0])), Expr::bit(&k, kw - 1).not()));
         // δ_0 and γ scale every element: their multiplication matrices are built once.
         let (dm, gm) = (format!("d0m{j}"), format!("gm{j}"));
         emit_mul_matrix(items, &f, &d[0], &dm, "δ_0·α^j, for the products δ_0·θ_i");
@@ -465,13 +241,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         let gw = format!("g{j}");
         wire(items, &gw, m, "", mux(id(&sw), id(&d[0]), id(&g)));
         let kn = format!("k{j}");
-        wire(
-            items,
-            &kn,
-            kw,
-            "",
-            mux(id(&sw), id(&k).not(), add(id(&k), dec(kw, 1))),
-        );
+        wire(items, &kn, kw, "", mux(id(&sw), id(&k).not(), add(id(&k), dec(kw, 1))));
         d = nd;
         th = nth;
         g = gw;
@@ -481,29 +251,13 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let rev = |v: &[String]| cat(v.iter().rev().map(|s| id(s)).collect());
     let bm_w = bits_for(u64::from(tm.bm_clocks));
     items.push(Item::AlwaysFf {
-        reset: Some(vec![
-            set_id("bm_busy", dec(1, 0)),
-            set_id("bm_done", dec(1, 0)),
-            set_id("bm_cnt", dec(bm_w, 0)),
-        ]),
+        reset: Some(vec![set_id("bm_busy", dec(1, 0)), set_id("bm_done", dec(1, 0)), set_id("bm_cnt", dec(bm_w, 0))]),
         body: vec![
-            set_id(
-                "bm_done",
-                and(id("bm_busy"), eq(id("bm_cnt"), bm_last.clone())),
-            ),
+            set_id("bm_done", and(id("bm_busy"), eq(id("bm_cnt"), bm_last.clone()))),
             if_else(
                 id("bm_start"),
                 vec![set_id("bm_busy", dec(1, 1)), set_id("bm_cnt", dec(bm_w, 0))],
-                vec![when(
-                    id("bm_busy"),
-                    vec![
-                        set_id("bm_cnt", add(id("bm_cnt"), dec(bm_w, 1))),
-                        when(
-                            eq(id("bm_cnt"), bm_last),
-                            vec![set_id("bm_busy", dec(1, 0))],
-                        ),
-                    ],
-                )],
+                vec![when(id("bm_busy"), vec![set_id("bm_cnt", add(id("bm_cnt"), dec(bm_w, 1))), when(eq(id("bm_cnt"), bm_last), vec![set_id("bm_busy", dec(1, 0))])])],
             ),
         ],
     });
@@ -511,32 +265,15 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         reset: None,
         body: vec![if_else(
             id("bm_start"),
-            vec![
-                set_id("bm_d", init.clone()),
-                set_id("bm_th", init),
-                set_id("bm_g", dec(m, 1)),
-                set_id("bm_k", dec(kw, 0)),
-            ],
-            vec![when(
-                id("bm_busy"),
-                vec![
-                    set_id("bm_d", rev(&d)),
-                    set_id("bm_th", rev(&th)),
-                    set_id("bm_g", id(&g)),
-                    set_id("bm_k", id(&k)),
-                ],
-            )],
+            vec![set_id("bm_d", init.clone()), set_id("bm_th", init), set_id("bm_g", dec(m, 1)), set_id("bm_k", dec(kw, 0))],
+            vec![when(id("bm_busy"), vec![set_id("bm_d", rev(&d)), set_id("bm_th", rev(&th)), set_id("bm_g", id(&g)), set_id("bm_k", id(&k))])],
         )],
     });
 
     // ---- Chien / Forney ----
     items.push(Item::comment("Chien search and Forney, P lanes: Λ_k·α^(−k·d'), Ω^h_k·α^(−(k+fcr+2t)·d') for the beat's first degree d'."));
     for (r, w, doc) in [
-        (
-            "ch_lam",
-            (t as u32 + 1) * m,
-            "Λ_k·α^(−k·d'0) for the beat in the Chien search",
-        ),
+        ("ch_lam", (t as u32 + 1) * m, "Λ_k·α^(−k·d'0) for the beat in the Chien search"),
         ("ch_om", t as u32 * m, "Ω^h_k·α^(−(k+fcr+2t)·d'0)"),
         ("ch_busy", 1, ""),
         ("ch_beat", bw, ""),
@@ -547,13 +284,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     }
     let bm_d_sym = sym_wires(items, "bm_d", "key_", 2 * t + 1);
     let t_p = localparam(items, "T", lw, t as u64, "t");
-    wire(
-        items,
-        "key_len",
-        lw,
-        "L = t − k/2 (k = 2t − 2L is even when L ≤ t)",
-        Expr::bin(BinOp::Sub, t_p, Expr::slice("bm_k", lw, 1)),
-    );
+    wire(items, "key_len", lw, "L = t − k/2 (k = 2t − 2L is even when L ≤ t)", Expr::bin(BinOp::Sub, t_p, Expr::slice("bm_k", lw, 1)));
     let lam: Vec<String> = sym_wires(items, "ch_lam", "lam_", t + 1);
     let om: Vec<String> = sym_wires(items, "ch_om", "om_", t);
     let mut lam_load = Vec::new();
@@ -561,21 +292,9 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     for kk in 0..=t {
         let (lo, stp) = (format!("lam_load{kk}"), format!("lam_step{kk}"));
         items.push(Item::wire(&lo, m, ""));
-        emit_sum(
-            items,
-            &f,
-            &lo,
-            &[lin(&f, &bm_d_sym[t + kk], -(kk as i64) * (bp - 1))],
-            &lo,
-        );
+        emit_sum(items, &f, &lo, &[lin(&f, &bm_d_sym[t + kk], -(kk as i64) * (bp - 1))], &lo);
         items.push(Item::wire(&stp, m, ""));
-        emit_sum(
-            items,
-            &f,
-            &stp,
-            &[lin(&f, &lam[kk], kk as i64 * p as i64)],
-            &stp,
-        );
+        emit_sum(items, &f, &stp, &[lin(&f, &lam[kk], kk as i64 * p as i64)], &stp);
         lam_load.push(lo);
         lam_step.push(stp);
     }
@@ -585,36 +304,18 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         let e = kk as i64 + shift;
         let (lo, stp) = (format!("om_load{kk}"), format!("om_step{kk}"));
         items.push(Item::wire(&lo, m, ""));
-        emit_sum(
-            items,
-            &f,
-            &lo,
-            &[lin(&f, &bm_d_sym[kk], -e * (bp - 1))],
-            &lo,
-        );
+        emit_sum(items, &f, &lo, &[lin(&f, &bm_d_sym[kk], -e * (bp - 1))], &lo);
         items.push(Item::wire(&stp, m, ""));
         emit_sum(items, &f, &stp, &[lin(&f, &om[kk], e * p as i64)], &stp);
         om_load.push(lo);
         om_step.push(stp);
     }
     items.push(Item::AlwaysFf {
-        reset: Some(vec![
-            set_id("ch_busy", dec(1, 0)),
-            set_id("ch_beat", dec(bw, 0)),
-        ]),
+        reset: Some(vec![set_id("ch_busy", dec(1, 0)), set_id("ch_beat", dec(bw, 0))]),
         body: vec![if_else(
             id("bm_done"),
             vec![set_id("ch_busy", dec(1, 1)), set_id("ch_beat", dec(bw, 0))],
-            vec![when(
-                id("ch_busy"),
-                vec![
-                    set_id("ch_beat", add(id("ch_beat"), dec(bw, 1))),
-                    when(
-                        eq(id("ch_beat"), last.clone()),
-                        vec![set_id("ch_busy", dec(1, 0))],
-                    ),
-                ],
-            )],
+            vec![when(id("ch_busy"), vec![set_id("ch_beat", add(id("ch_beat"), dec(bw, 1))), when(eq(id("ch_beat"), last.clone()), vec![set_id("ch_busy", dec(1, 0))])])],
         )],
     });
     items.push(Item::AlwaysFf {
@@ -627,13 +328,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                 set_id("ch_len", id("key_len")),
                 set_id("ch_ok", Expr::bit("bm_k", kw - 1).not()),
             ],
-            vec![when(
-                id("ch_busy"),
-                vec![
-                    set_id("ch_lam", rev(&lam_step)),
-                    set_id("ch_om", rev(&om_step)),
-                ],
-            )],
+            vec![when(id("ch_busy"), vec![set_id("ch_lam", rev(&lam_step)), set_id("ch_om", rev(&om_step))])],
         )],
     });
     // Stage 1: evaluations per lane. Λ_even and Λ_odd are registered and compared in stage 2:
@@ -645,55 +340,14 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let eval = |parity: Option<usize>, coef: &[u16], offset: i64| -> Vec<u16> {
         (0..p)
             .map(|i| {
-                let terms = coef
-                    .iter()
-                    .enumerate()
-                    .filter(|(kk, _)| parity.is_none_or(|q| kk % 2 == q));
-                terms.fold(0, |s, (kk, &c)| {
-                    s ^ f.mul(c, f.alpha((kk as i64 + offset) * i as i64))
-                })
+                let terms = coef.iter().enumerate().filter(|(kk, _)| parity.is_none_or(|q| kk % 2 == q));
+                terms.fold(0, |s, (kk, &c)| s ^ f.mul(c, f.alpha((kk as i64 + offset) * i as i64)))
             })
             .collect()
     };
-    emit_linear(
-        items,
-        m,
-        &Linear {
-            out: "ch_even",
-            doc: "Λ_even(X⁻¹) per lane",
-            input: "ch_lam",
-            ins: t + 1,
-            outs: p,
-            style: XorStyle::Masked,
-        },
-        |lam| eval(Some(0), lam, 0),
-    );
-    emit_linear(
-        items,
-        m,
-        &Linear {
-            out: "ch_odd",
-            doc: "Λ_odd(X⁻¹) per lane",
-            input: "ch_lam",
-            ins: t + 1,
-            outs: p,
-            style: XorStyle::Masked,
-        },
-        |lam| eval(Some(1), lam, 0),
-    );
-    emit_linear(
-        items,
-        m,
-        &Linear {
-            out: "ch_num",
-            doc: "X^(−fcr−2t)·Ω^h(X⁻¹) per lane",
-            input: "ch_om",
-            ins: t,
-            outs: p,
-            style: XorStyle::Masked,
-        },
-        |om| eval(None, om, shift),
-    );
+    emit_linear(items, m, &Linear { out: "ch_even", doc: "Λ_even(X⁻¹) per lane", input: "ch_lam", ins: t + 1, outs: p, style: XorStyle::Masked }, |lam| eval(Some(0), lam, 0));
+    emit_linear(items, m, &Linear { out: "ch_odd", doc: "Λ_odd(X⁻¹) per lane", input: "ch_lam", ins: t + 1, outs: p, style: XorStyle::Masked }, |lam| eval(Some(1), lam, 0));
+    emit_linear(items, m, &Linear { out: "ch_num", doc: "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", input: "ch_om", ins: t, outs: p, style: XorStyle::Masked }, |om| eval(None, om, shift));
     let cs = count_stages(dw as usize);
     let ls = 4 + cs;
     let sl = |r: &str| format!("s{ls}_{r}");
@@ -704,21 +358,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             items.push(Item::reg(&format!("s{s}_{r}"), w, ""));
         }
     }
-    for (r, w) in [
-        ("s1_even", dw),
-        ("s1_odd", dw),
-        ("s1_num", dw),
-        ("s2_root", p as u32),
-        ("s2_num", dw),
-        ("s2_inv", dw),
-        ("s2_bad", p as u32),
-        ("s3_root", p as u32),
-        ("s3_num", dw),
-        ("s3_inv", dw),
-        ("s3_bad", 1),
-        ("s4_root", p as u32),
-        ("s4_err", dw),
-    ] {
+    for (r, w) in [("s1_even", dw), ("s1_odd", dw), ("s1_num", dw), ("s2_root", p as u32), ("s2_num", dw), ("s2_inv", dw), ("s2_bad", p as u32), ("s3_root", p as u32), ("s3_num", dw), ("s3_inv", dw), ("s3_bad", 1), ("s4_root", p as u32), ("s4_err", dw)] {
         items.push(Item::reg(r, w, ""));
     }
     for s in 4..=ls {
@@ -732,59 +372,29 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     // table indexed as 1024-bit constants). A root's value is zero iff its numerator or
     // Λ_odd is (the product of nonzero field elements is not), so the "bad root" flag comes
     // from stage 1 without waiting for the product.
-    let arms = (1..(1u32 << m))
-        .map(|a| {
-            (
-                vec![dec(m, u64::from(a))],
-                vec![set_id("gf_inv", dec(m, u64::from(f.inv(a as u16))))],
-            )
-        })
-        .collect();
+    let arms = (1..(1u32 << m)).map(|a| (vec![dec(m, u64::from(a))], vec![set_id("gf_inv", dec(m, u64::from(f.inv(a as u16))))])).collect();
     items.push(Item::Function {
         name: "gf_inv".into(),
         width: m,
         arg: "a".into(),
         arg_width: m,
-        doc: format!(
-            "a⁻¹ in GF(2^{m}) (0⁻¹ = 0): the Forney inverse of Λ_odd, one table for all {p} lanes."
-        ),
+        doc: format!("a⁻¹ in GF(2^{m}) (0⁻¹ = 0): the Forney inverse of Λ_odd, one table for all {p} lanes."),
         body: vec![Stmt::Case(id("a"), arms, vec![set_id("gf_inv", dec(m, 0))])],
     });
     let mut invs = Vec::new();
     let mut bads = Vec::new();
     let mut roots = Vec::new();
     for i in 0..p {
-        let (a, nu, ev, rt) = (
-            format!("s1_odd{i}"),
-            format!("s1_num{i}"),
-            format!("s1_even{i}"),
-            format!("root{i}"),
-        );
+        let (a, nu, ev, rt) = (format!("s1_odd{i}"), format!("s1_num{i}"), format!("s1_even{i}"), format!("root{i}"));
         wire(items, &a, m, "", symbol("s1_odd", m, i));
         wire(items, &nu, m, "", symbol("s1_num", m, i));
         wire(items, &ev, m, "", symbol("s1_even", m, i));
-        let exists = if i >= p - pad {
-            and(eq(id(&ev), id(&a)), ne(id("s1_beat"), last.clone()))
-        } else {
-            eq(id(&ev), id(&a))
-        };
+        let exists = if i >= p - pad { and(eq(id(&ev), id(&a)), ne(id("s1_beat"), last.clone())) } else { eq(id(&ev), id(&a)) };
         wire(items, &rt, 1, "Λ(X⁻¹) = 0 at an existing position", exists);
         let o = format!("inv{i}");
-        wire(
-            items,
-            &o,
-            m,
-            "Λ_odd⁻¹",
-            Expr::Call("gf_inv".into(), vec![id(&a)]),
-        );
+        wire(items, &o, m, "Λ_odd⁻¹", Expr::Call("gf_inv".into(), vec![id(&a)]));
         invs.push(id(&o));
-        bads.push(and(
-            id(&rt),
-            or(
-                Expr::red(UnOp::RedNor, id(&a)),
-                Expr::red(UnOp::RedNor, id(&nu)),
-            ),
-        ));
+        bads.push(and(id(&rt), or(Expr::red(UnOp::RedNor, id(&a)), Expr::red(UnOp::RedNor, id(&nu)))));
         roots.push(id(&rt));
     }
     invs.reverse();
@@ -797,34 +407,17 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     // Stage 4: values.
     let mut errs = Vec::new();
     for i in 0..p {
-        let (nu, iv, v) = (
-            format!("s3_num{i}"),
-            format!("s3_inv{i}"),
-            format!("val{i}"),
-        );
+        let (nu, iv, v) = (format!("s3_num{i}"), format!("s3_inv{i}"), format!("val{i}"));
         wire(items, &nu, m, "", symbol("s3_num", m, i));
         wire(items, &iv, m, "", symbol("s3_inv", m, i));
         items.push(Item::wire(&v, m, "Forney value"));
         emit_sum(items, &f, &v, &[Term::Prod(nu, iv)], &v);
-        errs.push(and(
-            id(&v),
-            Expr::Repeat(m, Box::new(bit_of("s3_root", p as u32, i as u32))),
-        ));
+        errs.push(and(id(&v), Expr::Repeat(m, Box::new(bit_of("s3_root", p as u32, i as u32)))));
     }
     errs.reverse();
     let mut stage_body = Vec::new();
     for s in 1..=ls {
-        let src = |r: &str| {
-            if s == 1 {
-                if r == "valid" {
-                    "ch_busy".to_string()
-                } else {
-                    format!("ch_{r}")
-                }
-            } else {
-                format!("s{}_{r}", s - 1)
-            }
-        };
+        let src = |r: &str| if s == 1 { if r == "valid" { "ch_busy".to_string() } else { format!("ch_{r}") } } else { format!("s{}_{r}", s - 1) };
         for (r, _) in stage_regs {
             stage_body.push(set_id(&format!("s{s}_{r}"), id(&src(r))));
         }
@@ -851,21 +444,9 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let (cnt_r, pw) = count_pipe(items, &mut stage_body, "cnt", "s4_root", p as u32, 5, cs);
     let (bits_r, bits_rw) = count_pipe(items, &mut stage_body, "bits", "s4_err", dw, 5, cs);
     debug_assert_eq!(bits_rw, beat_bits_w);
-    let (valid_regs, data_body): (Vec<Stmt>, Vec<Stmt>) = stage_body
-        .into_iter()
-        .partition(|s| matches!(s, Stmt::Assign(Expr::Ident(n), _) if n.ends_with("_valid")));
-    items.push(Item::AlwaysFf {
-        reset: Some(
-            (1..=ls)
-                .map(|s| set_id(&format!("s{s}_valid"), dec(1, 0)))
-                .collect(),
-        ),
-        body: valid_regs,
-    });
-    items.push(Item::AlwaysFf {
-        reset: None,
-        body: data_body,
-    });
+    let (valid_regs, data_body): (Vec<Stmt>, Vec<Stmt>) = stage_body.into_iter().partition(|s| matches!(s, Stmt::Assign(Expr::Ident(n), _) if n.ends_with("_valid")));
+    items.push(Item::AlwaysFf { reset: Some((1..=ls).map(|s| set_id(&format!("s{s}_valid"), dec(1, 0))).collect()), body: valid_regs });
+    items.push(Item::AlwaysFf { reset: None, body: data_body });
 
     // ---- decision ----
     items.push(Item::comment("Decision: roots still expected, bits and bad roots accumulated over the beats; flags per slot; counters; SER window."));
@@ -873,87 +454,23 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let rw = cw_ + 1;
     let bits_w = bits_for((t as u64) * u64::from(m));
     let abw = beat_bits_w.max(bits_for((n as u64) * u64::from(m)));
-    for (r, w, doc) in [
-        (
-            "rem",
-            rw,
-            "L minus the roots of the earlier beats (two's complement)",
-        ),
-        ("acc_bits", abw, ""),
-        ("acc_bad", 1, ""),
-    ] {
+    for (r, w, doc) in [("rem", rw, "L minus the roots of the earlier beats (two's complement)"), ("acc_bits", abw, ""), ("acc_bad", 1, "")] {
         items.push(Item::reg(r, w, doc));
     }
     wire(items, "first_beat", 1, "", eq(id(&sl("beat")), dec(bw, 0)));
-    wire(
-        items,
-        "rem_now",
-        rw,
-        "roots expected from this beat on",
-        mux(id("first_beat"), zext(id(&sl("len")), lw, rw), id("rem")),
-    );
-    wire(
-        items,
-        "tot_bits",
-        abw,
-        "",
-        add(
-            mux(id("first_beat"), dec(abw, 0), id("acc_bits")),
-            zext(id(&bits_r), beat_bits_w, abw),
-        ),
-    );
-    wire(
-        items,
-        "tot_bad",
-        1,
-        "",
-        or(and(id("first_beat").lnot(), id("acc_bad")), id(&sl("bad"))),
-    );
-    wire(
-        items,
-        "decide",
-        1,
-        "the codeword's last beat leaves the Chien pipeline",
-        and(id(&sl("valid")), eq(id(&sl("beat")), last.clone())),
-    );
+    wire(items, "rem_now", rw, "roots expected from this beat on", mux(id("first_beat"), zext(id(&sl("len")), lw, rw), id("rem")));
+    wire(items, "tot_bits", abw, "", add(mux(id("first_beat"), dec(abw, 0), id("acc_bits")), zext(id(&bits_r), beat_bits_w, abw)));
+    wire(items, "tot_bad", 1, "", or(and(id("first_beat").lnot(), id("acc_bad")), id(&sl("bad"))));
+    wire(items, "decide", 1, "the codeword's last beat leaves the Chien pipeline", and(id(&sl("valid")), eq(id(&sl("beat")), last.clone())));
     // P < N, so the last beat is never the first: the compare reads the register `rem`, not
     // the adder; and a correctable word has exactly L roots, so it corrects L symbols.
-    wire(
-        items,
-        "correctable",
-        1,
-        "L ≤ t, no bad root, exactly L roots",
-        and(
-            and(id(&sl("ok")), id("tot_bad").lnot()),
-            eq(zext(id(&cnt_r), pw, rw), id("rem")),
-        ),
-    );
-    wire(
-        items,
-        "cnt_add",
-        lw,
-        "symbols corrected in the decided codeword",
-        mux(id("correctable"), id(&sl("len")), dec(lw, 0)),
-    );
-    items.push(Item::Memory {
-        name: "err_ram".into(),
-        width: dw,
-        depth: (slots as u32) << bw,
-        doc: "error values by {slot, beat}".into(),
-    });
-    items.push(Item::Memory {
-        name: "st_count".into(),
-        width: lw,
-        depth: slots as u32,
-        doc: "corrected symbols per slot".into(),
-    });
+    wire(items, "correctable", 1, "L ≤ t, no bad root, exactly L roots", and(and(id(&sl("ok")), id("tot_bad").lnot()), eq(zext(id(&cnt_r), pw, rw), id("rem"))));
+    wire(items, "cnt_add", lw, "symbols corrected in the decided codeword", mux(id("correctable"), id(&sl("len")), dec(lw, 0)));
+    items.push(Item::Memory { name: "err_ram".into(), width: dw, depth: (slots as u32) << bw, doc: "error values by {slot, beat}".into() });
+    items.push(Item::Memory { name: "st_count".into(), width: lw, depth: slots as u32, doc: "corrected symbols per slot".into() });
     for (r, w, doc) in [
         ("dec_slot", sb, "slot of the codeword being decided"),
-        (
-            "err_slot",
-            sb,
-            "slot whose error values stage 4 writes (ahead of dec_slot)",
-        ),
+        ("err_slot", sb, "slot whose error values stage 4 writes (ahead of dec_slot)"),
         ("st_done", slots as u32, "slot decided"),
         ("st_apply", slots as u32, "slot's corrections are applied"),
         ("st_unc", slots as u32, "slot flagged uncorrectable"),
@@ -961,28 +478,12 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         ("corrected_bits_r", cb, ""),
         ("uncorrectable_r", cb, ""),
         ("ser_cnt", ser_w, "corrected symbols in the current window"),
-        (
-            "ser_cw",
-            bits_for(st.ser_window - 1),
-            "codewords in the current window",
-        ),
+        ("ser_cw", bits_for(st.ser_window - 1), "codewords in the current window"),
         ("ser_alarm_r", 1, ""),
-        (
-            "upd",
-            1,
-            "a decision was taken on the previous clock: the low sums take it",
-        ),
-        (
-            "upd2",
-            1,
-            "the counters take the decision of two clocks ago",
-        ),
+        ("upd", 1, "a decision was taken on the previous clock: the low sums take it"),
+        ("upd2", 1, "the counters take the decision of two clocks ago"),
         ("upd_sym", lw, "its corrected symbols"),
-        (
-            "upd_bits",
-            bits_w,
-            "its error bits (counted only when upd_ok)",
-        ),
+        ("upd_bits", bits_w, "its error bits (counted only when upd_ok)"),
         ("upd_ok", 1, "it was correctable"),
         ("upd_unc", 1, "it was uncorrectable"),
         ("ser_total", ser_w, "the window's count with the decision"),
@@ -991,152 +492,73 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         items.push(Item::reg(r, w, doc));
     }
     let (l_sym, s_sym, nf_sym) = sat_add(items, "corrected_symbols_r", cb, id("upd_sym"), lw);
-    let (l_bits, s_bits, nf_bits) = sat_add(
-        items,
-        "corrected_bits_r",
-        cb,
-        and(id("upd_bits"), Expr::Repeat(bits_w, Box::new(id("upd_ok")))),
-        bits_w,
-    );
+    let (l_bits, s_bits, nf_bits) = sat_add(items, "corrected_bits_r", cb, and(id("upd_bits"), Expr::Repeat(bits_w, Box::new(id("upd_ok")))), bits_w);
     let (l_unc, s_unc, nf_unc) = sat_add(items, "uncorrectable_r", cb, id("upd_unc"), 1);
     let near_full: Vec<Stmt> = [nf_sym, nf_bits, nf_unc].into_iter().flatten().collect();
     let sw_ = bits_for(st.ser_window - 1);
     // ---- output ----
-    for (r, w) in [
-        ("out_beat", bw),
-        ("out_tvalid_r", 1),
-        ("out_tlast_r", 1),
-        ("apply_r", 1),
-        ("out_unc_r", 1),
-        ("out_cnt_r", lw),
-        ("rd_data", dw),
-        ("rd_err", dw),
-    ] {
+    for (r, w) in [("out_beat", bw), ("out_tvalid_r", 1), ("out_tlast_r", 1), ("apply_r", 1), ("out_unc_r", 1), ("out_cnt_r", lw), ("rd_data", dw), ("rd_err", dw)] {
         items.push(Item::reg(r, w, ""));
     }
-    wire(
-        items,
-        "fire",
-        1,
-        "the output register takes a beat (or empties)",
-        or(id("out_tvalid_r").lnot(), id("out_tready")),
-    );
-    wire(
-        items,
-        "have",
-        1,
-        "the head slot is decided",
-        Expr::Index("st_done".into(), Box::new(id("head"))),
-    );
-    wire(
-        items,
-        "rd",
-        1,
-        "read a beat of the head slot",
-        and(id("fire"), id("have")),
-    );
+    wire(items, "fire", 1, "the output register takes a beat (or empties)", or(id("out_tvalid_r").lnot(), id("out_tready")));
+    wire(items, "have", 1, "the head slot is decided", Expr::Index("st_done".into(), Box::new(id("head"))));
+    wire(items, "rd", 1, "read a beat of the head slot", and(id("fire"), id("have")));
     wire(items, "out_last", 1, "", eq(id("out_beat"), last.clone()));
-    wire(
-        items,
-        "rd_addr",
-        aw,
-        "",
-        cat(vec![id("head"), id("out_beat")]),
-    );
-    wire(
-        items,
-        "wr_addr",
-        aw,
-        "",
-        cat(vec![id("tail"), id("in_beat")]),
-    );
-    wire(
-        items,
-        "err_addr",
-        aw,
-        "",
-        cat(vec![id("err_slot"), id("s4_beat")]),
-    );
+    wire(items, "rd_addr", aw, "", cat(vec![id("head"), id("out_beat")]));
+    wire(items, "wr_addr", aw, "", cat(vec![id("tail"), id("in_beat")]));
+    wire(items, "err_addr", aw, "", cat(vec![id("err_slot"), id("s4_beat")]));
     let idx = |v: &str, i: &str| Expr::Index(v.into(), Box::new(id(i)));
     let inc_w = |r: &str, w: u32| set_id(r, add(id(r), dec(w, 1)));
     wire(items, "used_inc", 1, "", id("bm_start"));
     wire(items, "used_dec", 1, "", and(id("rd"), id("out_last")));
     items.push(Item::AlwaysFf {
-        reset: Some(
-            vec![
-                set_id("used", dec(uw, 0)),
-                set_id("tail", dec(sb, 0)),
-                set_id("head", dec(sb, 0)),
-                set_id("in_beat", dec(bw, 0)),
-                set_id("frame_error_r", dec(1, 0)),
-                set_id("dec_slot", dec(sb, 0)),
-                set_id("err_slot", dec(sb, 0)),
-                set_id("st_done", dec(slots as u32, 0)),
-                set_id("out_beat", dec(bw, 0)),
-                set_id("out_tvalid_r", dec(1, 0)),
-                set_id("corrected_symbols_r", dec(cb, 0)),
-                set_id("corrected_bits_r", dec(cb, 0)),
-                set_id("uncorrectable_r", dec(cb, 0)),
-                set_id("ser_cnt", dec(ser_w, 0)),
-                set_id("ser_cw", dec(sw_, 0)),
-                set_id("ser_alarm_r", dec(1, 0)),
-                set_id("upd", dec(1, 0)),
-                set_id("upd2", dec(1, 0)),
-            ]
-            .into_iter()
-            .chain(near_full.iter().map(|s| match s {
-                Stmt::Assign(l, _) => Stmt::Assign(l.clone(), dec(1, 0)),
-                other => other.clone(),
-            }))
-            .collect(),
-        ),
+        reset: Some(vec![
+            set_id("used", dec(uw, 0)),
+            set_id("tail", dec(sb, 0)),
+            set_id("head", dec(sb, 0)),
+            set_id("in_beat", dec(bw, 0)),
+            set_id("frame_error_r", dec(1, 0)),
+            set_id("dec_slot", dec(sb, 0)),
+            set_id("err_slot", dec(sb, 0)),
+            set_id("st_done", dec(slots as u32, 0)),
+            set_id("out_beat", dec(bw, 0)),
+            set_id("out_tvalid_r", dec(1, 0)),
+            set_id("corrected_symbols_r", dec(cb, 0)),
+            set_id("corrected_bits_r", dec(cb, 0)),
+            set_id("uncorrectable_r", dec(cb, 0)),
+            set_id("ser_cnt", dec(ser_w, 0)),
+            set_id("ser_cw", dec(sw_, 0)),
+            set_id("ser_alarm_r", dec(1, 0)),
+            set_id("upd", dec(1, 0)),
+            set_id("upd2", dec(1, 0)),
+        ]
+        .into_iter()
+        .chain(near_full.iter().map(|s| match s {
+            Stmt::Assign(l, _) => Stmt::Assign(l.clone(), dec(1, 0)),
+            other => other.clone(),
+        }))
+        .collect()),
         body: vec![
-            set_id(
-                "frame_error_r",
-                and(id("accept"), ne(id("in_tlast"), id("in_last"))),
-            ),
-            when(
-                and(id("s4_valid"), eq(id("s4_beat"), last.clone())),
-                vec![inc_w("err_slot", sb)],
-            ),
-            when(
-                id("accept"),
-                vec![if_else(
-                    id("in_last"),
-                    vec![set_id("in_beat", dec(bw, 0)), inc_w("tail", sb)],
-                    vec![inc_w("in_beat", bw)],
-                )],
-            ),
+            set_id("frame_error_r", and(id("accept"), ne(id("in_tlast"), id("in_last")))),
+            when(and(id("s4_valid"), eq(id("s4_beat"), last.clone())), vec![inc_w("err_slot", sb)]),
+            when(id("accept"), vec![if_else(id("in_last"), vec![set_id("in_beat", dec(bw, 0)), inc_w("tail", sb)], vec![inc_w("in_beat", bw)])]),
             if_else(
                 and(id("used_inc"), id("used_dec").lnot()),
                 vec![inc_w("used", uw)],
-                vec![when(
-                    and(id("used_dec"), id("used_inc").lnot()),
-                    vec![set_id(
-                        "used",
-                        Expr::bin(BinOp::Sub, id("used"), dec(uw, 1)),
-                    )],
-                )],
+                vec![when(and(id("used_dec"), id("used_inc").lnot()), vec![set_id("used", Expr::bin(BinOp::Sub, id("used"), dec(uw, 1)))])],
             ),
             when(id("fire"), vec![set_id("out_tvalid_r", id("have"))]),
             when(
                 id("rd"),
                 vec![if_else(
                     id("out_last"),
-                    vec![
-                        set_id("out_beat", dec(bw, 0)),
-                        inc_w("head", sb),
-                        set(idx("st_done", "head"), dec(1, 0)),
-                    ],
+                    vec![set_id("out_beat", dec(bw, 0)), inc_w("head", sb), set(idx("st_done", "head"), dec(1, 0))],
                     vec![inc_w("out_beat", bw)],
                 )],
             ),
             when(
                 id("decide"),
-                vec![
-                    set(idx("st_done", "dec_slot"), dec(1, 1)),
-                    inc_w("dec_slot", sb),
-                ],
+                vec![set(idx("st_done", "dec_slot"), dec(1, 1)), inc_w("dec_slot", sb)],
             ),
             set_id("upd", id("decide")),
             set_id("upd2", id("upd")),
@@ -1148,11 +570,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                     s_unc,
                     if_else(
                         id("ser_end"),
-                        vec![
-                            set_id("ser_alarm_r", gt(id("ser_total"), ser_thr)),
-                            set_id("ser_cnt", dec(ser_w, 0)),
-                            set_id("ser_cw", dec(sw_, 0)),
-                        ],
+                        vec![set_id("ser_alarm_r", gt(id("ser_total"), ser_thr)), set_id("ser_cnt", dec(ser_w, 0)), set_id("ser_cw", dec(sw_, 0))],
                         vec![set_id("ser_cnt", id("ser_total")), inc_w("ser_cw", sw_)],
                     ),
                 ],
@@ -1166,36 +584,14 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     items.push(Item::AlwaysFf {
         reset: None,
         body: vec![
-            when(
-                id("accept"),
-                vec![
-                    set(idx("data_ram", "wr_addr"), id("in_beat_data")),
-                    set_id("acc", id("syn_next")),
-                ],
-            ),
-            when(
-                id("s4_valid"),
-                vec![set(idx("err_ram", "err_addr"), id("s4_err"))],
-            ),
-            when(
-                id(&sl("valid")),
-                vec![
-                    set_id("rem", sub(id("rem_now"), zext(id(&cnt_r), pw, rw))),
-                    set_id("acc_bits", id("tot_bits")),
-                    set_id("acc_bad", id("tot_bad")),
-                ],
-            ),
+            when(id("accept"), vec![set(idx("data_ram", "wr_addr"), id("in_beat_data")), set_id("acc", id("syn_next"))]),
+            when(id("s4_valid"), vec![set(idx("err_ram", "err_addr"), id("s4_err"))]),
+            when(id(&sl("valid")), vec![set_id("rem", sub(id("rem_now"), zext(id(&cnt_r), pw, rw))), set_id("acc_bits", id("tot_bits")), set_id("acc_bad", id("tot_bad"))]),
             when(
                 id("decide"),
                 vec![
-                    set(
-                        idx("st_apply", "dec_slot"),
-                        and(id("correctable"), id("bypass_correction").lnot()),
-                    ),
-                    set(
-                        idx("st_unc", "dec_slot"),
-                        and(id("correctable").lnot(), id("bypass_indication").lnot()),
-                    ),
+                    set(idx("st_apply", "dec_slot"), and(id("correctable"), id("bypass_correction").lnot())),
+                    set(idx("st_unc", "dec_slot"), and(id("correctable").lnot(), id("bypass_indication").lnot())),
                     set(idx("st_count", "dec_slot"), id("cnt_add")),
                     set_id("upd_sym", id("cnt_add")),
                     set_id("upd_bits", Expr::slice("tot_bits", bits_w - 1, 0)),
@@ -1207,16 +603,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             // decision; the counters take them on the next (`upd2`).
             when(
                 id("upd"),
-                vec![
-                    l_sym,
-                    l_bits,
-                    l_unc,
-                    set_id(
-                        "ser_total",
-                        add(id("ser_cnt"), zext(id("upd_sym"), lw, ser_w)),
-                    ),
-                    set_id("ser_end", eq(id("ser_cw"), ser_last)),
-                ],
+                vec![l_sym, l_bits, l_unc, set_id("ser_total", add(id("ser_cnt"), zext(id("upd_sym"), lw, ser_w))), set_id("ser_end", eq(id("ser_cw"), ser_last))],
             ),
             when(
                 id("rd"),
@@ -1226,10 +613,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                     set_id("out_tlast_r", id("out_last")),
                     set_id("apply_r", idx("st_apply", "head")),
                     set_id("out_unc_r", and(id("out_last"), idx("st_unc", "head"))),
-                    set_id(
-                        "out_cnt_r",
-                        mux(id("out_last"), idx("st_count", "head"), dec(lw, 0)),
-                    ),
+                    set_id("out_cnt_r", mux(id("out_last"), idx("st_count", "head"), dec(lw, 0))),
                 ],
             ),
         ],
@@ -1238,13 +622,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         ("in_tready", id("in_ready")),
         ("out_tvalid", id("out_tvalid_r")),
         ("out_tlast", id("out_tlast_r")),
-        (
-            "out_tdata",
-            Expr::xor(
-                id("rd_data"),
-                and(id("rd_err"), Expr::Repeat(dw, Box::new(id("apply_r")))),
-            ),
-        ),
+        ("out_tdata", Expr::xor(id("rd_data"), and(id("rd_err"), Expr::Repeat(dw, Box::new(id("apply_r")))))),
         ("out_corrected", id("out_cnt_r")),
         ("out_uncorrectable", id("out_unc_r")),
         ("frame_error", id("frame_error_r")),

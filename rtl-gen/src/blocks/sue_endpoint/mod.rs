@@ -101,11 +101,7 @@ impl SueEndpointBlock {
     /// The module-doc lines: the endpoint's latencies, then the transport's notes but its
     /// latencies (the XPU id, the give-up rule and the wire format apply as they are).
     fn notes(&self) -> Vec<String> {
-        let (pk, cb, tx) = (
-            self.packer.latency(),
-            self.common.cmd_beats(),
-            self.transport.tx_latency(),
-        );
+        let (pk, cb, tx) = (self.packer.latency(), self.common.cmd_beats(), self.transport.tx_latency());
         let mut n = vec![
             format!("TX latency {}: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle endpoint's m_axis_tx as the first beat of its PDU in T+{} = packer {pk} (the PDU's first beat leaves the packer in T+{pk}) + {} more PDU beat(s) of a one-command PDU (cmd_bytes / data_bytes = {cb}; the transport stores a PDU whole) + transport {tx} (from the PDU's last beat to its first beat on m_axis_tx). A longer PDU adds its extra beats.", self.tx_latency(), self.tx_latency(), cb - 1),
             format!("RX latency {}: as the transport's, from the last beat of a good in-order PDU taken on s_axis_rx to its first command beat on m_axis_cmd.", self.rx_latency()),

@@ -325,16 +325,14 @@ impl SueTransportBlock {
                 format!("peer_down[d] rises after {} retransmission timeouts in a row on a PSN space to d (an ACK or NACK from d restarts the count); an acknowledgement acted on restarts the count; it is sticky until reset, tx_dest_ready[d] then stays low and PDUs offered to d are taken and dropped (cnt_tx_peer_down_drop).", p.max_retries + 1)
             },
         ];
-        n.extend(crate::blocks::sue::wire::wire_notes(
-            &crate::blocks::sue::wire::RhDoc {
-                version: p.version,
-                xpuid: &self.xpuid_doc(),
-                ack_vc: p.ack_vc,
-                partition: p.partition,
-                partition_check: p.partition_check,
-                rcrc: p.rcrc,
-            },
-        ));
+        n.extend(crate::blocks::sue::wire::wire_notes(&crate::blocks::sue::wire::RhDoc {
+            version: p.version,
+            xpuid: &self.xpuid_doc(),
+            ack_vc: p.ack_vc,
+            partition: p.partition,
+            partition_check: p.partition_check,
+            rcrc: p.rcrc,
+        }));
         n.push("The R-CRC is computed by XOR networks probed from the project's CRC model.".into());
         n.push("Same-edge precedence: a received ACK/NACK overrides the TX side's snd and suppresses a timeout; an RX accept stays pending over a TX clear.".into());
         n
@@ -417,18 +415,10 @@ impl SueTransportBlock {
     pub fn space_state(&self) -> SpaceState {
         let p = &self.p;
         let bits_for = crate::hw::build::bits_for;
-        let delay = if p.ack_delay_cycles > 0 {
-            bits_for(u64::from(p.ack_delay_cycles))
-        } else {
-            0
-        };
+        let delay = if p.ack_delay_cycles > 0 { bits_for(u64::from(p.ack_delay_cycles)) } else { 0 };
         let slots = self.slots();
         SpaceState {
-            rx_bits: 16
-                + 4
-                + bits_for(u64::from(p.ack_coalesce))
-                + delay
-                + bits_for(u64::from(p.nack_timeout_cycles)),
+            rx_bits: 16 + 4 + bits_for(u64::from(p.ack_coalesce)) + delay + bits_for(u64::from(p.nack_timeout_cycles)),
             tx_bits: 6 * 16 + bits_for(u64::from(p.rto_cycles)) + 8 + 1,
             slots,
             meta_bits: slots * META_BITS,
@@ -513,14 +503,7 @@ mod tests {
     fn block(fields: &str) -> (SueTransportBlock, DesignInfo) {
         let text = format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_transport\"\nname = \"tp\"\n{fields}\n");
         let d = crate::config::Design::parse(&text, "state.toml").expect("valid");
-        (
-            d.blocks[0]
-                .as_any()
-                .downcast_ref::<SueTransportBlock>()
-                .expect("a transport")
-                .clone(),
-            d.info,
-        )
+        (d.blocks[0].as_any().downcast_ref::<SueTransportBlock>().expect("a transport").clone(), d.info)
     }
 
     /// `space_state` = the registers the generated module declares for space 0 (RX and TX
@@ -529,19 +512,9 @@ mod tests {
     #[test]
     fn space_state_matches_the_declared_registers() {
         let base = "data_bytes = 16\ncmd_bytes = 32\nnum_vc = 2\nmax_pack_bytes = 256\nrto_cycles = 2048\nnack_timeout_cycles = 512";
-        let rx = [
-            "epsn", "nsent", "npend", "apend", "aforce", "unacked", "aage", "nage",
-        ];
+        let rx = ["epsn", "nsent", "npend", "apend", "aforce", "unacked", "aage", "nage"];
         let mut seen = Vec::new();
-        for (x, w, c, d, scope) in [
-            (4, 4, 2, 64, "dest"),
-            (8, 4, 2, 64, "dest"),
-            (16, 4, 2, 64, "dest"),
-            (4, 8, 2, 64, "dest"),
-            (4, 16, 4, 64, "dest"),
-            (4, 4, 1, 0, "dest_vc"),
-            (3, 5, 5, 1000, "dest"),
-        ] {
+        for (x, w, c, d, scope) in [(4, 4, 2, 64, "dest"), (8, 4, 2, 64, "dest"), (16, 4, 2, 64, "dest"), (4, 8, 2, 64, "dest"), (4, 16, 4, 64, "dest"), (4, 4, 1, 0, "dest_vc"), (3, 5, 5, 1000, "dest")] {
             let (b, design) = block(&format!("{base}\nnum_xpu = {x}\nwindow = {w}\nack_coalesce = {c}\nack_delay_cycles = {d}\npsn_scope = \"{scope}\""));
             let m = b.module(&design, "tp");
             let (mut rx_bits, mut tx_bits, mut meta) = (0, 0, 0);
@@ -556,70 +529,30 @@ mod tests {
                             }
                         }
                     }
-                    Item::Memory {
-                        name, width, depth, ..
-                    } if name == "meta" => meta = width * depth / b.spaces(),
+                    Item::Memory { name, width, depth, .. } if name == "meta" => meta = width * depth / b.spaces(),
                     _ => {}
                 }
             }
             let st = b.space_state();
-            assert_eq!(
-                (st.rx_bits, st.tx_bits, st.meta_bits),
-                (rx_bits, tx_bits, meta),
-                "num_xpu {x}, window {w}, coalesce {c}, delay {d}, {scope}"
-            );
+            assert_eq!((st.rx_bits, st.tx_bits, st.meta_bits), (rx_bits, tx_bits, meta), "num_xpu {x}, window {w}, coalesce {c}, delay {d}, {scope}");
             seen.push(st);
         }
-        assert_eq!(
-            seen[0],
-            SpaceState {
-                rx_bits: 39,
-                tx_bits: 117,
-                slots: 4,
-                meta_bits: 112,
-                slot_bytes: 1024
-            }
-        );
+        assert_eq!(seen[0], SpaceState { rx_bits: 39, tx_bits: 117, slots: 4, meta_bits: 112, slot_bytes: 1024 });
         assert_eq!(seen[4].slots, 16, "window 16: 16 slots");
-        assert_eq!(
-            seen[5].rx_bits,
-            16 + 4 + 1 + 10,
-            "no ACK age register without a delay"
-        );
+        assert_eq!(seen[5].rx_bits, 16 + 4 + 1 + 10, "no ACK age register without a delay");
     }
 
     /// The README / sim/SUE.md state table (F8) of `designs/sue_variants.toml`:
     /// `cargo test -p rtl-gen --lib sue_variants_state_table -- --nocapture` prints it.
     #[test]
     fn sue_variants_state_table() {
-        let d = crate::config::Design::parse(
-            include_str!("../../../designs/sue_variants.toml"),
-            "sue_variants.toml",
-        )
-        .expect("valid");
-        let eps: Vec<&crate::blocks::sue_endpoint::SueEndpointBlock> = d
-            .blocks
-            .iter()
-            .map(|b| b.as_any().downcast_ref().expect("sue_endpoint blocks"))
-            .collect();
+        let d = crate::config::Design::parse(include_str!("../../../designs/sue_variants.toml"), "sue_variants.toml").expect("valid");
+        let eps: Vec<&crate::blocks::sue_endpoint::SueEndpointBlock> = d.blocks.iter().map(|b| b.as_any().downcast_ref().expect("sue_endpoint blocks")).collect();
         let t = state_table(eps.iter().map(|e| (e.name.as_str(), &e.transport)));
         print!("{t}");
         assert_eq!(eps.len(), 5);
-        assert!(
-            t.contains("| x4_w4 | 4 | 4 | 4 | 39 | 117 | 112 (4 × 28) | 268 | 624 | 448 | 4 |"),
-            "{t}"
-        );
-        assert!(
-            t.contains(
-                "| x4_w16 | 4 | 16 | 4 | 39 | 117 | 448 (16 × 28) | 604 | 624 | 1792 | 16 |"
-            ),
-            "{t}"
-        );
-        assert!(
-            t.contains(
-                "| x16_w4 | 16 | 4 | 16 | 39 | 117 | 112 (4 × 28) | 268 | 2496 | 1792 | 16 |"
-            ),
-            "{t}"
-        );
+        assert!(t.contains("| x4_w4 | 4 | 4 | 4 | 39 | 117 | 112 (4 × 28) | 268 | 624 | 448 | 4 |"), "{t}");
+        assert!(t.contains("| x4_w16 | 4 | 16 | 4 | 39 | 117 | 448 (16 × 28) | 604 | 624 | 1792 | 16 |"), "{t}");
+        assert!(t.contains("| x16_w4 | 16 | 4 | 16 | 39 | 117 | 112 (4 × 28) | 268 | 2496 | 1792 | 16 |"), "{t}");
     }
 }

@@ -65,7 +65,7 @@ pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
     }
     let lb = line_bytes.trailing_zeros();
     let no_line_address = |n: u64| format!("= {n} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})", lb + 1);
-    let addr_bits = r.uint_with_reason("addr_bits", no_line_address)? as u32;
+    let addr_bits = r.uint_with_reason("addr_bits", |n| if n <= lb.into() { no_line_address(n) } else { format!("= {n} is out of range; allowed {}..=64 for line_bytes = {line_bytes}", lb + 1) })? as u32;
     if addr_bits <= lb {
         return Err(r.error("addr_bits", no_line_address(addr_bits.into())));
     }

@@ -5,7 +5,7 @@
 
 use super::model::{crc32_step, LlrConfig, LINK_DOWN, LINK_INIT, LINK_UP, LL_BYTES, LL_CRC_XOR, OP_ACK, OP_CLEAR, OP_DISCARD, OP_EXIT, OP_FC, OP_INIT, OP_INIT_ACK};
 use super::GenzLlrBlock;
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{add, affine, all, and, any, bits_for, cat, counter, dec, eq, ge, id, if_else, le, localparam, lt, mux, ne, or, set_id, sub, when, wire, zeros};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};

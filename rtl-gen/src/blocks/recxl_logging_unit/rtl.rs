@@ -6,7 +6,7 @@
 use super::model::{D_DONE, D_FLUSH, D_IDLE, D_TRAV, FREE, F_IDLE, F_LAST, F_TRAV, PENDING, TRAILER_MAGIC, VALID};
 use super::{RecxlLoggingUnitBlock, COUNTERS};
 use crate::blocks::recxl_replica_map::rtl::emit as emit_map;
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{add, all, any, bit_of, bits_for, cat, dec, eq, ge, gt, id, if_else, lt, mux, ne, set_id, sub, when, zeros, zext};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt, UnOp};

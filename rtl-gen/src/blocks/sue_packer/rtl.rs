@@ -4,7 +4,7 @@
 
 use super::SuePackerBlock;
 use crate::blocks::sue::XPUID_BITS;
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{
     add, all, any, bit_of, bits_for, cat, clog2, counter, dec, id, localparam, lt, mux, ne, set_id,
     sub, when, wire, zext,

@@ -10,7 +10,7 @@ use crate::blocks::sue::protocol::PsnScope;
 use crate::blocks::sue::wire::Op;
 use crate::blocks::sue::XPUID_BITS;
 use crate::blocks::sue_packer::rtl::{encode, onehot_mux, rep, round_robin};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{
     add, affine, all, any, bit_of, bits_for, cat, clog2, counter, dec, id, localparam, lt, mux, ne,
     set_id, sub, when, wire, zeros, zext,

@@ -5,7 +5,7 @@ use crate::blocks::{self, Block};
 use crate::error::{ConfigError, ConfigResult};
 use crate::fields::{FieldReader, FieldType};
 pub use crate::info::{DesignInfo, ResetStyle};
-use crate::output::header::HeaderTemplate;
+use crate::header::HeaderTemplate;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 

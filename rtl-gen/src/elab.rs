@@ -82,7 +82,8 @@ impl Design {
     }
 }
 
-fn from_generated(bi: usize, block: &dyn Block, m: GeneratedModule) -> ElabModule {
+fn from_generated(bi: usize, block: &dyn Block, mut m: GeneratedModule) -> ElabModule {
+    crate::hw::tidy::tidy(&mut m.module);
     let depends = m.depends();
     let origin = m.origin.unwrap_or_else(|| crate::hw::module::Origin { kind: block.kind(), params: block.params() });
     ElabModule {

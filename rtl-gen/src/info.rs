@@ -2,7 +2,7 @@
 //! the construction kit, the blocks and the design parser all import it, it imports none of them
 //! (the header template is itself a leaf of `output`).
 
-use crate::output::header::HeaderTemplate;
+use crate::header::HeaderTemplate;
 
 /// The reset port every clocked module of a design gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,6 +9,7 @@ pub mod config;
 pub mod elab;
 pub mod bits;
 pub mod hw;
+pub mod header;
 pub mod info;
 pub mod keywords;
 pub mod output;

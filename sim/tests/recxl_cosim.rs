@@ -53,7 +53,7 @@ fn a_broken_replica_map_is_caught() -> TestResult {
     copy_tree(bench.tree().root(), &dir)?;
     let file = dir.join("rtl/m_map.v");
     let text = std::fs::read_to_string(&file)?;
-    let broken = text.replace("3'd1}", "3'd0}").replace("2'd1}", "2'd0}");
+    let broken = text.replace("+ 3'd1;", "+ 3'd0;");
     assert_ne!(broken, text, "mutation applied");
     std::fs::write(&file, broken)?;
     let bad = Bench::with_tree(Design::parse(toml, "map.toml")?, &dir)?;

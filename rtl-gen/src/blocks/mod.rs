@@ -1,7 +1,7 @@
 //! Block kinds. Each kind lives in its own folder (params and validation, reference model,
 //! generator) and is known to the rest of the tool only through the registry line below.
 
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 pub use crate::hw::module::{clock_ports, fpga_wrapper_name, GeneratedModule, Origin, Role};
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec};

@@ -8,6 +8,7 @@ pub mod eval;
 pub mod gf_net;
 pub mod module;
 pub mod pipe;
+pub mod tidy;
 pub mod verilog;
 pub mod xor_net;
 pub mod xor_share;

@@ -1,6 +1,6 @@
 //! Turning an elaborated design into files: banners, docs, core, constraints ([`banner`]), the
-//! user's own file header ([`header`]) and the output tree with its manifest ([`tree`]).
+//! FPGA demo ([`demo`]) and the output tree with its manifest ([`tree`]), every file under the
+//! user's own file header ([`crate::header`]).
 pub mod banner;
 pub mod demo;
-pub mod header;
 pub mod tree;

@@ -8,7 +8,7 @@
 
 use super::banner::{self, Provenance};
 use super::demo;
-use super::header::{prepend, CommentStyle, HeaderContext, HeaderError};
+use crate::header::{prepend, CommentStyle, HeaderContext, HeaderError};
 use crate::blocks;
 use crate::config::Design;
 use crate::elab::Elaborated;

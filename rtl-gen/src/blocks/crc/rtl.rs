@@ -2,7 +2,7 @@
 
 use super::CrcBlock;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::hw::xor_net::{self, XorNet};
 

@@ -13,7 +13,7 @@ mod rtl;
 use crate::blocks::crc::model::{CrcAlgo, CrcModel};
 use crate::blocks::crc::{algo_params, read_algo, ALGO_FIELDS};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 

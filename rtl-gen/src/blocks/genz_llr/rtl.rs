@@ -5,7 +5,7 @@
 
 use super::model::{crc32_step, LlrConfig, LINK_DOWN, LINK_INIT, LINK_UP, LL_BYTES, LL_CRC_XOR, OP_ACK, OP_CLEAR, OP_DISCARD, OP_EXIT, OP_FC, OP_INIT, OP_INIT_ACK};
 use super::GenzLlrBlock;
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{add, affine, all, and, any, bits_for, cat, counter, dec, eq, ge, id, if_else, le, localparam, lt, mux, ne, or, set_id, sub, when, wire, zeros};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
@@ -143,6 +143,8 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     let link_down = localparam(&mut it, "LINK_DOWN", 2, LINK_DOWN as u64, "llr_state[1:0]: phy_up low");
     let link_init = localparam(&mut it, "LINK_INIT", 2, LINK_INIT as u64, "llr_state[1:0]: sending LLR Init until Init ACK");
     let link_up = localparam(&mut it, "LINK_UP", 2, LINK_UP as u64, "llr_state[1:0]: Init exchange done");
+    let noack_last = localparam(&mut it, "NOACK_LAST", 2, 3, "LLR timer expiries without an ACK before a retrain, minus 1");
+    let stall_last = localparam(&mut it, "STALL_LAST", 2, 2, "expiries without progress before a timer retransmission, minus 1");
     let ops: Vec<(&str, u8, &str)> = vec![
         ("OP_INIT", OP_INIT, "LL opcode: LLR Init"),
         ("OP_INIT_ACK", OP_INIT_ACK, "LL opcode: LLR Init ACK"),
@@ -521,7 +523,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         vec![setn("noack", dec(2, 0))],
         vec![when(
             id("expiry"),
-            vec![if_else(eq(id("noack"), dec(2, 3)), vec![setn("noack", dec(2, 0)), set_id("retrain_req", Expr::one())], vec![setn("noack", add(id("noack"), dec(2, 1)))])],
+            vec![if_else(eq(id("noack"), noack_last), vec![setn("noack", dec(2, 0)), set_id("retrain_req", Expr::one())], vec![setn("noack", add(id("noack"), dec(2, 1)))])],
         )],
     ));
     s.push(setn("ack_prog", mux(id("expiry"), id("progressed"), or(id("ack_prog"), id("progressed")))));
@@ -532,7 +534,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
             if_else(
                 all(vec![ne(id("send_seq"), id("ack_seq")), id("ack_prog").not(), id("progressed").not(), id("tx_stop").not()]),
                 vec![if_else(
-                    eq(id("stall"), dec(2, 2)),
+                    eq(id("stall"), stall_last),
                     vec![
                         setn("stall", dec(2, 0)),
                         setn("epoch", add(id("epoch"), dec(8, 1))),
@@ -680,7 +682,9 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     let mut reset = vec![];
     let mut body = vec![];
     for (nm, w) in &r.list {
-        reset.push(set_id(nm, dec(*w, 0)));
+        // The link state resets to its named state, every other register to zero.
+        let value = if *nm == "link" { link_down.clone() } else { dec(*w, 0) };
+        reset.push(set_id(nm, value));
         body.push(set_id(nm, n(nm)));
     }
     let mut cregs = vec![];

@@ -14,7 +14,7 @@ pub mod rtl;
 
 use crate::blocks::recxl_replica_map::{read_shape, Shape, SHAPE_FIELDS};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use crate::hw::build::{bits_for, clog2};

@@ -6,7 +6,7 @@
 use super::model::{D_DONE, D_FLUSH, D_IDLE, D_TRAV, FREE, F_IDLE, F_LAST, F_TRAV, PENDING, TRAILER_MAGIC, VALID};
 use super::{RecxlLoggingUnitBlock, COUNTERS};
 use crate::blocks::recxl_replica_map::rtl::emit as emit_map;
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{add, all, any, bit_of, bits_for, cat, dec, eq, ge, gt, id, if_else, lt, mux, ne, set_id, sub, when, zeros, zext};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt, UnOp};
@@ -89,6 +89,7 @@ fn tournament(it: &mut Vec<Item>, name: &str, key_width: u32, key_out: bool, car
         let key_needed = key_out || round.len() > 2;
         level += 1;
         let mut next = Vec::with_capacity(round.len().div_ceil(2));
+        let round_size = round.len();
         let mut pairs = round.into_iter();
         let mut slot = 0;
         while let Some(lo) = pairs.next() {
@@ -96,7 +97,8 @@ fn tournament(it: &mut Vec<Item>, name: &str, key_width: u32, key_out: bool, car
                 next.push(lo);
                 break;
             };
-            let n = format!("{name}{level}_{slot}");
+            // The final's wires carry the tournament's own name: they are its result.
+            let n = if round_size == 2 { name.to_string() } else { format!("{name}{level}_{slot}") };
             let take_hi = w(it, &format!("{n}_t"), 1, and2(hi.valid.clone(), or2(lo.valid.clone().lnot(), lt(hi.key.clone(), lo.key.clone()))));
             let valid = w(it, &format!("{n}_v"), 1, or2(lo.valid, hi.valid));
             let key = if key_needed { w(it, &format!("{n}_k"), key_width, mux(take_hi.clone(), hi.key, lo.key)) } else { Expr::zero() };
@@ -108,6 +110,9 @@ fn tournament(it: &mut Vec<Item>, name: &str, key_width: u32, key_out: bool, car
         round = next;
     }
     let last = round.pop().expect("a tournament has at least one entrant");
+    if level > 0 {
+        return last;
+    }
     Entrant {
         valid: w(it, &format!("{name}_v"), 1, last.valid),
         key: if key_out { w(it, &format!("{name}_k"), key_width, last.key) } else { Expr::zero() },

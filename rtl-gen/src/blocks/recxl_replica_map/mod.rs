@@ -8,7 +8,7 @@ pub mod map;
 pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::{ConfigError, ConfigResult};
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use map::MapShape;

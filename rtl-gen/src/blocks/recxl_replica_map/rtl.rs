@@ -3,7 +3,7 @@
 
 use super::map::MapShape;
 use super::RecxlReplicaMapBlock;
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{add, bits_for, dec, ge, id, mux, sub, zext};
 use crate::hw::module::{GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port};

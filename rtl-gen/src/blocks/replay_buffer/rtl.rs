@@ -2,7 +2,7 @@
 
 use super::ReplayBufferBlock;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{add, le, lt, sub};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
 

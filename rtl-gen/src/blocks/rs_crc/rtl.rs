@@ -4,7 +4,7 @@
 use super::model::{Orientation, RsCrc};
 use super::RsCrcBlock;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::gf_net::affine_of_masks;
 use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::hw::xor_net::{self, XorNet, XorStyle};

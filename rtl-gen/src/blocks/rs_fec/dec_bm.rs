@@ -24,7 +24,7 @@
 use super::model::RsCode;
 use super::{latency_note, layout_notes, RsFecBlock};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::gf_net::{emit_inverse, emit_sum, inverse_chain, Term};
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, UnOp};

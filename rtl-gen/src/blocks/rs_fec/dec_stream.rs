@@ -30,8 +30,8 @@
 use super::model_stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
-use crate::config::DesignInfo;
 use crate::hw::build::{add, and, bit_of, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, sub, when, wire, zeros, zext};
+use crate::info::DesignInfo;
 use crate::hw::gf_net::{emit_mul_matrix, emit_sum, Term};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};

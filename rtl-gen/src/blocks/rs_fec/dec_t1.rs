@@ -16,7 +16,7 @@
 use super::model::{Pcie6Fec, RsCode};
 use super::{latency_note, layout_notes, Layout, RsFecBlock};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
 use crate::hw::xor_net::{self, XorNet, XorStyle};

@@ -4,7 +4,7 @@
 use super::model::FlitFec;
 use super::{latency_note, layout_notes, RsFecBlock};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::gf_net::affine_of_masks;
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{Expr, Item, Module, Port};

@@ -12,7 +12,7 @@
 use super::model_stream::{last_message_beat, StreamCode};
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{add, and, cat, clog2, dec, eq, id, if_else, mux, ne, or, set_id, when, wire, zeros};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Port};

@@ -31,7 +31,7 @@ pub mod model;
 pub mod model_stream;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use crate::math::gf2m::{AffineMasks, Gf2m};

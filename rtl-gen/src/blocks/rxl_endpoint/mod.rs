@@ -12,7 +12,7 @@ pub mod model;
 pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use flit::{CrcChoice, FecChoice};

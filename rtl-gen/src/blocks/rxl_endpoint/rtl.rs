@@ -14,7 +14,7 @@ use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
 use crate::blocks::rs_fec::{Layout, RsFecBlock};
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{add, and, bits_for, counter, dec, eq, id, instance, le, localparam, mux, ne, or, sub, unused_wires, wire, zext};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 use crate::hw::xor_net::XorStyle;

@@ -9,7 +9,7 @@ mod rtl;
 
 use crate::blocks::rxl_endpoint::flit::FecChoice;
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 

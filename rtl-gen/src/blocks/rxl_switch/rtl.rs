@@ -6,7 +6,7 @@ use crate::blocks::rxl_endpoint::rtl::{fec_block, FLIT_BITS, MSG_BITS};
 use crate::hw::build::{and, counter, id, instance, localparam, unused_wires};
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 pub fn module_names(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<String> {

@@ -10,7 +10,7 @@ use crate::blocks::sue::{SueCommon, COMMON_FIELDS};
 use crate::blocks::sue_packer::{read_packer, SuePackerBlock};
 use crate::blocks::sue_transport::{read_transport, SueTransportBlock, TRANSPORT_FIELDS};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use crate::hw::build::id;

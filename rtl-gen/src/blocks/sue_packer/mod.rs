@@ -18,7 +18,7 @@ pub(crate) mod rtl;
 
 use crate::blocks::sue::{SueCommon, COMMON_FIELDS, MAX_STORAGE_BYTES};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use model::PackerModel;

@@ -4,7 +4,7 @@
 
 use super::SuePackerBlock;
 use crate::blocks::sue::XPUID_BITS;
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{
     add, all, any, bit_of, bits_for, cat, clog2, counter, dec, id, localparam, lt, mux, ne, set_id,
     sub, when, wire, zext,
@@ -216,19 +216,22 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
         "status counters saturate here",
     );
 
+    // The sideband limits checked on input where they are below the field's range.
+    let num_xpu = (x < 1024).then(|| localparam(&mut it, "NUM_XPU", XPUID_BITS, x as u64, "xpuids below this are valid destinations"));
+    let num_vc = (v < 4).then(|| localparam(&mut it, "NUM_VC", 2, v as u64, "virtual channels"));
+
     // ---------------- Input side.
     it.push(Item::comment("Input: the first beat's sideband picks queue q = vc * num_xpu + dest; later beats are always taken (their slot is reserved)."));
     let (tdest, tuser) = ("s_axis_cmd_tdest", "s_axis_cmd_tuser");
-    let dest_bad = if x == 1024 {
-        dec(1, 0)
-    } else {
-        Expr::bin(BinOp::Ge, id(tdest), dec(XPUID_BITS, x as u64))
+    // A limit equal to the field's range cannot be exceeded: the flag is a constant 0.
+    let dest_bad = match num_xpu {
+        Some(n) => Expr::bin(BinOp::Ge, id(tdest), n),
+        None => dec(1, 0),
     };
     wire(&mut it, "dest_bad_w", 1, "dest >= num_xpu", dest_bad);
-    let vc_bad = if v == 4 {
-        dec(1, 0)
-    } else {
-        Expr::bin(BinOp::Ge, Expr::slice(tuser, 1, 0), dec(2, v as u64))
+    let vc_bad = match num_vc {
+        Some(n) => Expr::bin(BinOp::Ge, Expr::slice(tuser, 1, 0), n),
+        None => dec(1, 0),
     };
     wire(&mut it, "vc_bad_w", 1, "vc >= num_vc", vc_bad);
     let mut qf = zext(Expr::slice(tdest, xb - 1, 0), xb, qb);

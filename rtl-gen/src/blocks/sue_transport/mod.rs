@@ -19,7 +19,7 @@ use crate::blocks::sue::protocol::PsnScope;
 use crate::blocks::sue::wire::Rcrc;
 use crate::blocks::sue::{SueCommon, COMMON_FIELDS, MAX_STORAGE_BYTES};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec, FieldType};
 use model::TransportModel;

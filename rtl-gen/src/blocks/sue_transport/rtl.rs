@@ -4,12 +4,13 @@
 //! [`super::model::TransportModel`].
 
 use super::model::{crc_init, crc_last8, crc_step, COUNTER_NAMES};
-use super::SueTransportBlock;
+use super::{SueTransportBlock, TransportParams};
 use crate::blocks::crc::model::CrcModel;
 use crate::blocks::sue::protocol::PsnScope;
+use crate::blocks::sue::wire::Op;
 use crate::blocks::sue::XPUID_BITS;
 use crate::blocks::sue_packer::rtl::{encode, onehot_mux, rep, round_robin};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::build::{
     add, affine, all, any, bit_of, bits_for, cat, clog2, counter, dec, id, localparam, lt, mux, ne,
     set_id, sub, when, wire, zeros, zext,
@@ -131,6 +132,12 @@ fn vc_bit(vec: &str, v: u32, vc: Expr) -> Expr {
     any((0..v)
         .map(|j| Expr::and(Expr::eq(vc.clone(), dec(2, j as u64)), bit_of(vec, v, j)))
         .collect())
+}
+
+/// Whether counter `name` has a register: without the partition check no PDU is dropped for
+/// its partition, so that counter is a constant zero.
+fn counted(p: &TransportParams, name: &str) -> bool {
+    p.partition_check || name != "cnt_rx_partition_err"
 }
 
 pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
@@ -330,6 +337,14 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         "R-CRC register before the first byte",
     );
 
+    // RH op codes compared on receipt (the model's `Op`), and the sideband limits checked on
+    // ingest where they are below the field's range.
+    let op_ack = localparam(&mut it, "OP_ACK", 2, Op::Ack as u64, "RH op: cumulative ACK up to rpsn");
+    let op_nack = localparam(&mut it, "OP_NACK", 2, Op::Nack as u64, "RH op: NACK, rpsn is the first missing PSN");
+    let op_reserved = localparam(&mut it, "OP_RESERVED", 2, Op::Reserved as u64, "RH op: never sent, a header error on receipt");
+    let num_xpu = (x < 1024).then(|| localparam(&mut it, "NUM_XPU", XPUID_BITS, x as u64, "xpuids below this are valid destinations"));
+    let num_vc = (v < 4).then(|| localparam(&mut it, "NUM_VC", 2, v as u64, "virtual channels"));
+
     // ================= TX ingest.
     it.push(Item::comment("TX ingest: a PDU from the packer is stored in slot next mod SLOTS of its PSN space; the first beat needs a free slot (window), bad sideband and peer-down PDUs are taken and dropped."));
     let (tdest, tuser) = ("s_axis_pdu_tdest", "s_axis_pdu_tuser");
@@ -347,26 +362,24 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         "ncmds of a first beat",
         Expr::slice(tuser, 11, 2),
     );
-    let dest_bad = if x == 1024 {
-        dec(1, 0)
-    } else {
-        ge(id(tdest), dec(XPUID_BITS, x as u64))
-    };
-    let vc_bad = if v == 4 {
-        dec(1, 0)
-    } else {
-        ge(id("in_vc_w"), dec(2, v as u64))
-    };
-    let n_bad = Expr::or(
+    // A check against a limit equal to the field's range is dropped: it cannot fail.
+    let mut bad = Vec::new();
+    if let Some(n) = &num_xpu {
+        bad.push(ge(id(tdest), n.clone()));
+    }
+    if let Some(n) = &num_vc {
+        bad.push(ge(id("in_vc_w"), n.clone()));
+    }
+    bad.push(Expr::or(
         Expr::eq(id("in_n_w"), dec(10, 0)),
         gt(id("in_n_w"), zext(m_e.clone(), nw, 10)),
-    );
+    ));
     wire(
         &mut it,
         "in_bad_w",
         1,
         "dest >= num_xpu, vc >= num_vc, ncmds 0 or above MAX_CMDS",
-        any(vec![dest_bad, vc_bad, n_bad]),
+        any(bad),
     );
     let sf: Vec<Expr> = (0..ns)
         .rev()
@@ -1641,16 +1654,14 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         "ver, op 3, xpuid or vc",
         any(vec![
             ne(Expr::slice("rh_w", 7, 6), dec(2, p.version as u64)),
-            Expr::eq(id("r_op"), dec(2, 3)),
+            Expr::eq(id("r_op"), op_reserved.clone()),
             xbad,
             vbad,
         ]),
     );
-    let part_bad = if p.partition_check {
-        ne(id("r_part"), dec(10, p.partition as u64))
-    } else {
-        dec(1, 0)
-    };
+    // Without the partition check no PDU is dropped for its partition: no `e_part` term, and
+    // the partition-error counter is a constant zero (see the counters below).
+    let part_bad = p.partition_check.then(|| ne(id("r_part"), dec(10, p.partition as u64)));
     if !p.partition_check {
         it.push(Item::pragma("verilator lint_off UNUSED"));
         wire(
@@ -1707,20 +1718,18 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         "",
         Expr::and(id("pre_ok"), id("hdr_bad")),
     );
-    wire(
-        &mut it,
-        "e_part",
-        1,
-        "",
-        all(vec![id("pre_ok"), id("hdr_bad").not(), part_bad.clone()]),
-    );
-    wire(
-        &mut it,
-        "r_ok",
-        1,
-        "the PDU passed every check",
-        all(vec![id("pre_ok"), id("hdr_bad").not(), part_bad.not()]),
-    );
+    let mut ok_terms = vec![id("pre_ok"), id("hdr_bad").not()];
+    if let Some(bad) = &part_bad {
+        wire(
+            &mut it,
+            "e_part",
+            1,
+            "",
+            all(vec![id("pre_ok"), id("hdr_bad").not(), bad.clone()]),
+        );
+        ok_terms.push(bad.clone().not());
+    }
+    wire(&mut it, "r_ok", 1, "the PDU passed every check", all(ok_terms));
     let sr: Vec<Expr> = (0..ns)
         .rev()
         .map(|s| {
@@ -1791,7 +1800,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         "ACK in [una, hwm)",
         all(vec![
             id("r_ok"),
-            Expr::eq(id("r_op"), dec(2, 1)),
+            Expr::eq(id("r_op"), op_ack.clone()),
             lt(id("r_du"), id("r_dh")),
         ]),
     );
@@ -1802,7 +1811,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         "NACK in [una, hwm]",
         all(vec![
             id("r_ok"),
-            Expr::eq(id("r_op"), dec(2, 2)),
+            Expr::eq(id("r_op"), op_nack.clone()),
             Expr::bin(BinOp::Le, id("r_du"), id("r_dh")),
         ]),
     );
@@ -1821,8 +1830,8 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         all(vec![
             id("r_ok"),
             Expr::or(
-                Expr::eq(id("r_op"), dec(2, 1)),
-                Expr::eq(id("r_op"), dec(2, 2)),
+                Expr::eq(id("r_op"), op_ack.clone()),
+                Expr::eq(id("r_op"), op_nack.clone()),
             ),
             id("ackev").not(),
         ]),
@@ -1833,7 +1842,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         16,
         "una after the ACK/NACK",
         mux(
-            Expr::eq(id("r_op"), dec(2, 1)),
+            Expr::eq(id("r_op"), op_ack.clone()),
             add(id("r_rpsn"), dec(16, 1)),
             id("r_rpsn"),
         ),
@@ -1845,19 +1854,19 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         "una2 - 1 (its slot bits)",
         sub(id("una2"), dec(16, 1)),
     );
-    wire(
-        &mut it,
-        "r_cum",
-        16,
-        "commands up to una2 - 1",
-        Expr::slice("r_meta", 27, 12),
-    );
     partly_used(
         &mut it,
         "r_meta",
         28,
         "slot meta at una2 - 1 (its cum)",
         meta_at(id("sr_i"), "una2m1"),
+    );
+    wire(
+        &mut it,
+        "r_cum",
+        16,
+        "commands up to una2 - 1",
+        Expr::slice("r_meta", 27, 12),
     );
     wire(
         &mut it,
@@ -2593,6 +2602,9 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         Expr::and(id("s_axis_rx_tvalid"), id("rx_ready").not()),
     ];
     for (n, inc) in COUNTER_NAMES.iter().zip(incs) {
+        if !counted(p, n) {
+            continue;
+        }
         counter(
             &mut regs,
             &mut c_reset,
@@ -2670,7 +2682,8 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         Item::assign(id("peer_down"), cat(pdn)),
     ]);
     for n in COUNTER_NAMES {
-        it.push(Item::assign(id(n), id(&format!("{n}_q"))));
+        let value = if counted(p, n) { id(&format!("{n}_q")) } else { dec(kb, 0) };
+        it.push(Item::assign(id(n), value));
     }
 
     GeneratedModule {

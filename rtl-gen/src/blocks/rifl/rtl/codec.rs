@@ -5,7 +5,7 @@ use super::Names;
 use crate::blocks::rifl::model::codec::crc_algo;
 use crate::blocks::rifl::model::params::Params;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 

@@ -14,7 +14,7 @@
 
 use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::info::ResetStyle;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 

@@ -12,8 +12,9 @@ pub use codec::scrambler_maps;
 pub use top::COUNTER_BITS;
 
 use super::RiflBlock;
-use crate::hw::module::{GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::blocks::Block;
+use crate::hw::module::{GeneratedModule, Origin, Role};
+use crate::info::DesignInfo;
 
 /// The module names of one block.
 #[derive(Debug, Clone)]
@@ -83,5 +84,16 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
         out.push(codec::scrambler(p, design, &n, false));
         out.push(codec::scrambler(p, design, &n, true));
     }
+    // The per-lane modules do not depend on the node's user width or lane count: their own
+    // parameters leave those out, so two nodes that differ only there share them.
+    let lane_params: Vec<(&'static str, String)> = b.params().into_iter().filter(|(k, _)| !NODE_ONLY.contains(k)).collect();
+    for m in &mut out {
+        if !matches!(m.role, Role::Node | Role::TxGear | Role::RxGear) {
+            m.origin = Some(Origin { kind: "rifl", params: lane_params.clone() });
+        }
+    }
     out
 }
+
+/// Parameters only the node top and its gearboxes depend on.
+pub const NODE_ONLY: [&str; 2] = ["user_bits", "lanes"];

@@ -5,7 +5,7 @@ use super::Names;
 use crate::blocks::rifl::model::codec::{Ctrl, FC_PAUSE, FC_RESUME};
 use crate::blocks::rifl::model::params::Params;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 /// `x >= CONTROL_REPEAT - 1` for a run-length counter `x` of width `w`: this frame makes the

@@ -6,7 +6,7 @@ use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::config::DesignInfo;
+use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
 
 /// Width of the status counters.

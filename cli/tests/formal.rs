@@ -80,6 +80,14 @@ fn small_tree(dir: &Path) -> PathBuf {
     dir.join("out/fsmall")
 }
 
+/// The default design generated into `dir` (not the committed `generated/`, so the test sees
+/// the properties the current generators emit); returns its tree.
+fn default_tree(dir: &Path) -> PathBuf {
+    let out = rtl_gen(&["generate", "--out", "default"], dir);
+    assert!(out.status.success(), "{}", text(&out));
+    dir.join("default/rtlgen")
+}
+
 /// A copy of the tree with `from` replaced by `to` in `module`'s file (exactly once).
 fn mutate(tree: &Path, dir: &Path, module: &str, from: &str, to: &str) -> PathBuf {
     let copy = dir.join(format!("mutant_{module}"));
@@ -118,7 +126,8 @@ fn crc_networks_equal_their_model_reference() {
     let dir = tempfile::tempdir().expect("temp dir");
     let work = dir.path().join("work");
     let w = work.to_str().expect("utf-8");
-    let out = rtl_gen(&["formal", "generated", "--module", "rtlgen_crc32", "--work", w], &workspace());
+    let default = default_tree(dir.path());
+    let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--module", "rtlgen_crc32", "--work", w], dir.path());
     let t = text(&out);
     assert!(out.status.success() && row(&t, "rtlgen_crc32").contains("| 1 | gf2 | proven |"), "{t}");
     let tree = small_tree(dir.path());
@@ -132,7 +141,7 @@ fn crc_networks_equal_their_model_reference() {
 #[test]
 fn a_miswired_crc_column_fails_with_a_counterexample() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mutant = mutate(&workspace().join("generated"), dir.path(), "rtlgen_crc32", "assign crc_x5 = data[5];", "assign crc_x5 = data[6];");
+    let mutant = mutate(&default_tree(dir.path()), dir.path(), "rtlgen_crc32", "assign crc_x5 = data[5];", "assign crc_x5 = data[6];");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "rtlgen_crc32", "--work", "work"], dir.path());
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
@@ -142,7 +151,9 @@ fn a_miswired_crc_column_fails_with_a_counterexample() {
 
 #[test]
 fn formal_refuses_unknown_modules_and_engines() {
-    let out = rtl_gen(&["formal", "generated", "--module", "rtlgen_crc32_check"], &workspace());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let default = default_tree(dir.path());
+    let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--module", "rtlgen_crc32_check"], dir.path());
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert!(t.contains("carries no properties") && t.contains("rtlgen_crc32"), "{t}");
@@ -178,7 +189,8 @@ fn every_property_of_the_default_design_is_proven() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = rtl_gen(&["formal", "generated", "--work", dir.path().to_str().expect("utf-8")], &workspace());
+    let default = default_tree(dir.path());
+    let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--work", "work"], dir.path());
     let t = text(&out);
     assert!(out.status.success() && t.contains("0 bounded or unknown, 0 failed"), "{t}");
 }

@@ -34,6 +34,9 @@ enum Command {
     Sim(cmd::sim::Command),
     /// Synthesis, place and route (and bitstream) per module for ECP5/iCE40: utilisation and Fmax.
     Fpga(cmd::fpga::Args),
+    /// Prove the properties the generated modules carry (SymbiYosys k-induction; GF(2)
+    /// evaluation of combinational XOR networks): proven / bounded to depth N / failed.
+    Formal(cmd::formal::Args),
 }
 
 /// Every option that takes a value accepts a negative number as that value, so `--ber -1` is
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::Sim(c) => cmd::sim::run(c),
         Command::Fpga(a) => cmd::fpga::run(a),
+        Command::Formal(a) => cmd::formal::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,6 @@
 //! Subcommands, one file each (`sim` has one per campaign).
 pub mod check;
+pub mod formal;
 pub mod fpga;
 pub mod generate;
 pub mod lint;

@@ -264,7 +264,7 @@ impl Sim {
         let mut ffs = Vec::new();
         for item in &module.items {
             match item {
-                Item::Comment(_) | Item::Pragma(_) | Item::Blank => {}
+                Item::Comment(_) | Item::Pragma(_) | Item::Blank | Item::Formal(_) => {}
                 Item::Wire { name, width, .. } | Item::Reg { name, width, .. } | Item::KeptWire { name, width } => c.declare(name, *width),
                 Item::Localparam { name, value, .. } => {
                     let v = eval(&c.expr(value), &c.values, &c.widths);

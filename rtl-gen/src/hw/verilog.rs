@@ -478,6 +478,8 @@ pub enum Item {
     /// combinational function (the body assigns `name` with `=`), for a table read by many
     /// lanes that would otherwise be printed once per lane.
     Function { name: String, width: u32, arg: String, arg_width: u32, doc: String, body: Vec<Stmt> },
+    /// Formal properties inside `` `ifdef FORMAL ``, last in the module ([`super::props`]).
+    Formal(super::props::Formal),
 }
 
 impl Item {
@@ -700,6 +702,15 @@ impl Module {
                 out.push_str("        begin\n");
                 write_stmts(out, body, 3, "=");
                 out.push_str("        end\n    endfunction\n");
+            }
+            Item::Formal(f) => {
+                out.push_str("\n`ifdef FORMAL\n");
+                out.push_str(&f.render_anyconst());
+                for i in &f.items {
+                    self.write_item(out, i);
+                }
+                out.push_str(&f.render_checks());
+                out.push_str("`endif\n");
             }
             Item::Instance { module, name, conns } => {
                 let _ = writeln!(out, "    {module} {name} (");

@@ -1,5 +1,6 @@
-//! Running the external EDA tools (Verilator, Icarus, Yosys) over a generated tree.
+//! Running the external EDA tools (Verilator, Icarus, Yosys, SymbiYosys) over a generated tree.
 
+pub mod formal;
 pub mod fpga;
 pub mod lint;
 pub mod synth;

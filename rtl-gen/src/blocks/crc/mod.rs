@@ -5,6 +5,7 @@
 //! computed in Rust and emitted as masked parity reductions.
 
 pub mod model;
+mod props;
 mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};

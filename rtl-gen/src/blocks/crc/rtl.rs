@@ -62,6 +62,7 @@ pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModu
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
+    items.extend(super::props::generator(b));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,

@@ -9,6 +9,7 @@
 //! The cycle-accurate reference model is [`model::ReplayBufferModel`].
 
 pub mod model;
+mod props;
 mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};

@@ -121,6 +121,7 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
         Item::assign(Expr::id("count"), Expr::id("count_q")),
         Item::assign(Expr::id("full"), Expr::id("full_w")),
     ]);
+    items.push(super::props::properties(b, design));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
         latency: 2,

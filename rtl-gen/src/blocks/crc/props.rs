@@ -1,0 +1,68 @@
+//! Properties of the `crc` generator: the emitted network equals a reference netlist built
+//! independently of it, from the table-driven model ([`CrcModel`]) rather than from the GF(2)
+//! matrix the generator shares and splits into XOR nodes. Column `k` of the reference is
+//! `CRC(e_k) ^ CRC(0)` for the unit message `e_k`, the constant is `CRC(0)`: a CRC is affine over
+//! GF(2), so these `n + 1` model evaluations define it on every message. Each reference bit is
+//! one flat masked parity; `rtl-gen formal` proves `crc == f_ref_crc` for every input.
+
+use super::model::CrcModel;
+use super::CrcBlock;
+use crate::hw::props::Formal;
+use crate::hw::verilog::{Expr, Item};
+use crate::math::gf2::BitVec;
+
+/// The reference columns and constant: `(rows[j]` = mask of the inputs output bit `j` reads,
+/// `constant)`, inputs ordered as the Verilog vector `{seq, data}`.
+pub fn reference(b: &CrcBlock) -> (Vec<BitVec>, u64) {
+    let model = CrcModel::new(b.algo);
+    let (n, s) = (b.data_bits as usize, b.seq_bits);
+    let zero = BitVec::zeros(n);
+    let c0 = model.of_bits(&zero, 0, s);
+    let mut rows = vec![BitVec::zeros(n + s as usize); b.algo.width as usize];
+    let columns = (0..n).map(|k| model.of_bits(&BitVec::unit(n, k), 0, s)).chain((0..s).map(|j| model.of_bits(&zero, 1 << j, s)));
+    for (k, crc) in columns.enumerate() {
+        let col = crc ^ c0;
+        for (j, row) in rows.iter_mut().enumerate() {
+            if (col >> j) & 1 == 1 {
+                row.set(k, true);
+            }
+        }
+    }
+    (rows, c0)
+}
+
+/// The generator's properties (combinational modules only: a pipelined network is the same
+/// network behind registers, proven through its unpipelined twin).
+pub fn generator(b: &CrcBlock) -> Option<Item> {
+    if b.pipeline > 0 {
+        return None;
+    }
+    let w = b.algo.width;
+    let (rows, c0) = reference(b);
+    let input = if b.seq_bits > 0 { Expr::Concat(vec![Expr::id("seq"), Expr::id("data")]) } else { Expr::id("data") };
+    let mut f = Formal::combinational();
+    f.items.push(Item::wire("f_ref_crc", w, "reference: one flat masked parity per CRC bit, from the table-driven model"));
+    let bits = (0..w as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
+    f.items.push(Item::assign(Expr::id("f_ref_crc"), Expr::Concat(bits)));
+    f.assert("p_crc_ref", "the shared XOR network computes the model's CRC of every message", None, Expr::eq(Expr::id("crc"), Expr::id("f_ref_crc")));
+    Some(Item::Formal(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::lfsr::mask;
+
+    #[test]
+    fn the_reference_matrix_is_the_generators_affine_map() {
+        // Two derivations of one function must agree; the proof then checks the emitted netlist.
+        let algo = super::super::model::CrcAlgo { width: 32, poly: 0x04C1_1DB7, init: 0xFFFF_FFFF, refin: true, refout: true, xorout: 0xFFFF_FFFF };
+        let b = CrcBlock { name: "c".into(), algo, data_bits: 72, seq_bits: 0, pipeline: 0, checker: false, xor_style: crate::hw::xor_net::XorStyle::Masked };
+        let (rows, c0) = reference(&b);
+        let map = algo.affine(72, 0);
+        for (j, row) in rows.iter().enumerate() {
+            assert_eq!(row, map.matrix.row(j), "bit {j}");
+        }
+        assert_eq!(c0 & mask(32), map.constant.to_u128() as u64);
+    }
+}

@@ -1,0 +1,171 @@
+//! Formal properties emitted beside the RTL they describe, inside `` `ifdef FORMAL `` at the end
+//! of the module: Verilator, Icarus, Yosys synthesis and every FPGA/ASIC flow read the file
+//! without `FORMAL` defined and see exactly the synthesizable module, while `rtl-gen formal`
+//! reads it with `read_verilog -formal -DFORMAL` and SymbiYosys proves the checks.
+//!
+//! Properties live inside the module rather than in a bound `<module>_props.v` because they
+//! talk about internal registers (occupancy counters, pointers, FSM state), which Verilog-2005
+//! can only reach from inside the module (there is no `bind`); and one file per module keeps the
+//! properties and the RTL from drifting apart. Every check is an immediate `assert`/`assume` in
+//! an `always @*` block (Yosys's formal subset of SystemVerilog, not seen by other tools); values
+//! of the previous cycle are plain shadow registers updated in an `always @(posedge clk)`, so the
+//! block reads as ordinary Verilog. Each check carries a label (`p_…` for assertions, `a_…` for
+//! assumptions) that the SymbiYosys log names on failure and `rtl-gen formal` counts.
+//!
+//! A kind's generator builds its block with the helpers here in `blocks/<kind>/props.rs` and
+//! pushes it as one [`Item::Formal`] item, last in the module.
+
+use super::verilog::{Expr, Item, Stmt};
+use crate::info::ResetStyle;
+use std::fmt::Write;
+
+/// Assertion (proven) or assumption (constrains the inputs the proof considers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckKind {
+    Assert,
+    Assume,
+}
+
+/// One labelled immediate check: `if (guard) label: assert (cond);` inside `always @*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub kind: CheckKind,
+    /// A Verilog identifier, unique in the module; `p_` for assertions, `a_` for assumptions.
+    pub label: String,
+    /// What the check says, one line.
+    pub doc: String,
+    pub guard: Option<Expr>,
+    pub cond: Expr,
+}
+
+/// The `` `ifdef FORMAL `` block of one module.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Formal {
+    /// Free constants the solver picks once per trace (`(* anyconst *) reg`): the tagged entry
+    /// of a data-integrity argument.
+    pub anyconst: Vec<(String, u32, String)>,
+    /// Shadow registers, wires, assigns and the clocked blocks that update them.
+    pub items: Vec<Item>,
+    /// `initial name = value;` for shadow registers the proof starts from.
+    pub init: Vec<(String, Expr)>,
+    pub checks: Vec<Check>,
+}
+
+/// The register that is 0 in the first cycle of a trace and 1 afterwards.
+pub const PAST_VALID: &str = "f_past_valid";
+
+impl Formal {
+    /// An empty block for a combinational module.
+    pub fn combinational() -> Formal {
+        Formal::default()
+    }
+
+    /// A block for a clocked module: [`PAST_VALID`] and the assumption that the design's reset is
+    /// asserted in the first cycle, so every trace starts from the reset state.
+    pub fn clocked(reset: ResetStyle) -> Formal {
+        let mut f = Formal::default();
+        f.items.push(Item::reg(PAST_VALID, 1, "0 in the first cycle of a trace, then 1"));
+        f.init.push((PAST_VALID.into(), Expr::zero()));
+        f.items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::set(Expr::id(PAST_VALID), Expr::one())] });
+        f.assume("a_reset_first", "every trace starts in reset", Some(Expr::id(PAST_VALID).lnot()), in_reset(reset));
+        f
+    }
+
+    /// A shadow register `name` holding `value` of the previous cycle (X before the first edge,
+    /// so checks that read it are guarded by [`PAST_VALID`]).
+    pub fn past(&mut self, name: &str, width: u32, value: Expr, doc: &str) -> Expr {
+        self.items.push(Item::reg(name, width, doc));
+        self.items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::set(Expr::id(name), value)] });
+        Expr::id(name)
+    }
+
+    pub fn assert(&mut self, label: &str, doc: &str, guard: Option<Expr>, cond: Expr) {
+        self.checks.push(Check { kind: CheckKind::Assert, label: label.into(), doc: doc.into(), guard, cond });
+    }
+
+    pub fn assume(&mut self, label: &str, doc: &str, guard: Option<Expr>, cond: Expr) {
+        self.checks.push(Check { kind: CheckKind::Assume, label: label.into(), doc: doc.into(), guard, cond });
+    }
+
+    /// Number of assertions.
+    pub fn properties(&self) -> usize {
+        self.checks.iter().filter(|c| c.kind == CheckKind::Assert).count()
+    }
+
+    /// The text after the shadow items: `initial`s and one `always @*` with every check.
+    pub fn render_checks(&self) -> String {
+        let mut out = String::new();
+        for (name, value) in &self.init {
+            let _ = writeln!(out, "    initial {name} = {};", value.render());
+        }
+        if self.checks.is_empty() {
+            return out;
+        }
+        out.push_str("    always @* begin\n");
+        for c in &self.checks {
+            let verb = match c.kind {
+                CheckKind::Assert => "assert",
+                CheckKind::Assume => "assume",
+            };
+            let _ = writeln!(out, "        // {}", c.doc);
+            match &c.guard {
+                Some(g) => {
+                    let _ = writeln!(out, "        if ({}) begin", g.render_at(12, 8));
+                    let _ = writeln!(out, "            {}: {verb} ({});", c.label, c.cond.render_at(22 + c.label.len(), 12));
+                    out.push_str("        end\n");
+                }
+                None => {
+                    let _ = writeln!(out, "        {}: {verb} ({});", c.label, c.cond.render_at(18 + c.label.len(), 8));
+                }
+            }
+        }
+        out.push_str("    end\n");
+        out
+    }
+
+    /// The `(* anyconst *)` declarations.
+    pub fn render_anyconst(&self) -> String {
+        let mut out = String::new();
+        for (name, width, doc) in &self.anyconst {
+            let range = if *width == 1 { String::new() } else { format!("[{}:0] ", width - 1) };
+            let _ = writeln!(out, "    (* anyconst *) reg {range}{name}; // {doc}");
+        }
+        out
+    }
+}
+
+/// The design's reset asserted.
+pub fn in_reset(reset: ResetStyle) -> Expr {
+    match reset {
+        ResetStyle::SyncHigh => Expr::id("rst"),
+        ResetStyle::AsyncLow => Expr::id("rst_n").lnot(),
+    }
+}
+
+/// The design's reset released.
+pub fn out_of_reset(reset: ResetStyle) -> Expr {
+    match reset {
+        ResetStyle::SyncHigh => Expr::id("rst").lnot(),
+        ResetStyle::AsyncLow => Expr::id("rst_n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::verilog::Module;
+
+    #[test]
+    fn the_block_is_hidden_behind_ifdef_formal_with_labelled_checks() {
+        let mut f = Formal::clocked(ResetStyle::SyncHigh);
+        let prev = f.past("f_prev_q", 4, Expr::id("q"), "q one cycle ago");
+        f.assert("p_q_moves", "q never holds", Some(Expr::id(PAST_VALID)), Expr::bin(crate::hw::verilog::BinOp::Ne, Expr::id("q"), prev));
+        let m = Module { name: "m".into(), ports: vec![], items: vec![Item::Formal(f)], reset: Some(ResetStyle::SyncHigh) };
+        let text = m.render();
+        let block = text.split_once("`ifdef FORMAL\n").expect("ifdef").1.split_once("`endif").expect("endif").0;
+        assert!(block.contains("reg f_past_valid;") && block.contains("initial f_past_valid = 1'd0;"), "{text}");
+        assert!(block.contains("a_reset_first: assume (rst);"), "{text}");
+        assert!(block.contains("p_q_moves: assert (q != f_prev_q);"), "{text}");
+        assert!(block.contains("f_prev_q <= q;"), "{text}");
+    }
+}

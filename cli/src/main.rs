@@ -34,6 +34,8 @@ enum Command {
     Sim(cmd::sim::Command),
     /// Synthesis, place and route (and bitstream) per module for ECP5/iCE40: utilisation and Fmax.
     Fpga(cmd::fpga::Args),
+    /// Standard-cell synthesis and static timing with the emitted SDC: area, slack, critical path.
+    Asic(cmd::asic::Args),
 }
 
 /// Every option that takes a value accepts a negative number as that value, so `--ber -1` is
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::Sim(c) => cmd::sim::run(c),
         Command::Fpga(a) => cmd::fpga::run(a),
+        Command::Asic(a) => cmd::asic::run(a),
     };
     match result {
         Ok(code) => code,

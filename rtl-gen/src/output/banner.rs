@@ -104,7 +104,17 @@ struct Sdc<'a> {
     regenerate: &'a str,
     design: &'a str,
     period_ns: String,
+    uncertainty_pct: u32,
+    uncertainty_ns: String,
+    io_pct: u32,
+    io_ns: String,
 }
+
+/// Clock uncertainty in the SDC, in percent of the period.
+pub const SDC_UNCERTAINTY_PCT: u32 = 5;
+/// Input and output delay in the SDC, each in percent of the period: the share of the cycle
+/// the logic around a module is given.
+pub const SDC_IO_DELAY_PCT: u32 = 20;
 
 /// Break prose into comment lines of at most `width` characters.
 fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -193,5 +203,15 @@ pub fn xdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
 }
 
 pub fn sdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
-    render(&Sdc { generator: crate::GENERATOR, regenerate, design, period_ns: period(clock_mhz) })
+    let share = |pct: u32| format!("{:.3}", 1000.0 / clock_mhz * f64::from(pct) / 100.0);
+    render(&Sdc {
+        generator: crate::GENERATOR,
+        regenerate,
+        design,
+        period_ns: period(clock_mhz),
+        uncertainty_pct: SDC_UNCERTAINTY_PCT,
+        uncertainty_ns: share(SDC_UNCERTAINTY_PCT),
+        io_pct: SDC_IO_DELAY_PCT,
+        io_ns: share(SDC_IO_DELAY_PCT),
+    })
 }

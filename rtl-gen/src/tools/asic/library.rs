@@ -65,10 +65,11 @@ impl LibraryChoice {
         };
         let text = std::fs::read_to_string(&liberty).map_err(|e| ToolError::Io(std::io::Error::new(e.kind(), format!("reading {}: {e}", liberty.display()))))?;
         let sequential = sequential_cells(&text);
+        let cells = cell_names(&text);
         if sequential.is_empty() {
             return Err(ToolError::Io(std::io::Error::other(format!("{}: no flip-flop cell (no `cell` with an `ff` group): not a Liberty file Yosys can map registers to", liberty.display()))));
         }
-        Ok(Library { name, liberty, cell_verilog, sequential })
+        Ok(Library { name, liberty, cell_verilog, cells, sequential })
     }
 }
 
@@ -80,8 +81,20 @@ pub struct Library {
     pub liberty: PathBuf,
     /// The cells' Verilog models (OSU libraries), for gate-level simulation.
     pub cell_verilog: Option<PathBuf>,
+    /// Every cell of the library.
+    pub cells: Vec<String>,
     /// Cells holding state: a `cell` group with an `ff` or `latch` group.
     pub sequential: Vec<String>,
+}
+
+/// The names of the `cell (NAME)` groups of a Liberty text.
+pub fn cell_names(liberty: &str) -> Vec<String> {
+    liberty
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("cell"))
+        .filter_map(|r| r.trim_start().strip_prefix('(').and_then(|r| r.split(')').next()))
+        .map(|n| n.trim().trim_matches('"').to_string())
+        .collect()
 }
 
 /// The cells of a Liberty text that hold an `ff (…)` or `latch (…)` group. Liberty nests groups
@@ -140,6 +153,7 @@ mod tests {
     fn sequential_cells_are_the_cells_with_an_ff_or_latch_group() {
         let lib = "library (x) {\n  cell (AND2) {\n    area : 1;\n    pin (Y) { function : \"A&B\"; }\n  }\n  cell (DFF) {\n  ff (IQ,IQN) {\n    next_state : \"D\";\n  }\n  }\n  cell(LAT) {\n    latch (IQ,IQN) { data_in : \"D\"; }\n  }\n}\n";
         assert_eq!(sequential_cells(lib), ["DFF", "LAT"]);
+        assert_eq!(cell_names(lib), ["AND2", "DFF", "LAT"]);
     }
 
     /// The OSU 0.18 µm library of Debian's qflow, when installed: its three flip-flops and its

@@ -23,7 +23,7 @@ pub const ABC_SCRIPT: &str = "+strash;&get,-n;&fraig,-x;&put;scorr;dc2;dretime;s
 /// ([`crate::tools::yosys_words`]); `top` a checked identifier; `delay_ps` ABC's target.
 pub fn script(files: &str, top: &str, liberty: &str, delay_ps: u64, netlist: &str) -> String {
     format!(
-        "read_verilog {files}; synth -top {top}; dfflibmap -liberty {liberty}; abc -liberty {liberty} -D {delay_ps} -script {ABC_SCRIPT}; splitnets; opt_clean -purge; \
+        "read_verilog {files}; synth -flatten -top {top}; dfflibmap -liberty {liberty}; abc -liberty {liberty} -D {delay_ps} -script {ABC_SCRIPT}; splitnets; opt_clean -purge; \
          log {STAT_MARK}; stat -liberty {liberty}; write_verilog -noattr -noexpr {netlist}"
     )
 }

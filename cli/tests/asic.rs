@@ -158,3 +158,26 @@ fn bad_options_are_refused_with_the_allowed_values() {
         }
     }
 }
+
+/// A missing tool names its Debian package: `yosys`, then (Yosys found) `qflow` for `sta`.
+#[test]
+fn a_missing_tool_names_its_debian_package() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bin");
+    std::fs::create_dir_all(&path).expect("mkdir");
+    let run = || bin().args(["asic", "generated", "--module", "rtlgen_crc32", "--json"]).arg(dir.path().join("a.json")).arg("--work").arg(dir.path().join("work")).env("PATH", &path).output().expect("run");
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("`yosys` is not installed") && err.contains("apt-get install -y yosys"), "{err}");
+    // Yosys and what it runs (Debian's Yosys starts ABC through `sh` as `berkeley-abc`).
+    for tool in ["yosys", "yosys-abc", "berkeley-abc", "sh"] {
+        if let Some(found) = ["/usr/bin", "/usr/local/bin", "/bin"].iter().map(|d| Path::new(d).join(tool)).find(|p| p.is_file()) {
+            std::os::unix::fs::symlink(found, path.join(tool)).expect("symlink");
+        }
+    }
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("`sta` is not installed") && err.contains("apt-get install -y qflow"), "{err}");
+}

@@ -56,6 +56,8 @@ fn small_modules_map_and_time_with_the_emitted_sdc_and_package() {
         .arg(dir.path().join("work"))
         .arg("--package")
         .arg(&pkg)
+        .arg("--gate-tree")
+        .arg(dir.path().join("gates"))
         .output()
         .expect("run rtl-gen");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -99,6 +101,21 @@ fn small_modules_map_and_time_with_the_emitted_sdc_and_package() {
     assert_eq!(names, modules, "only the packaged modules");
     let readme = std::fs::read_to_string(pkg.join("README.md")).expect("readme");
     assert!(readme.contains("clean for every module") && readme.contains("| rtlgen_rifl_rx | 500.0 |"), "{readme}");
+
+    // The gate-level tree: the manifest, every module file, the mapped ones as flattened
+    // netlists (no library cell left: the cells are modelled from their Liberty functions).
+    let gates = dir.path().join("gates");
+    assert!(gates.join("manifest.json").is_file());
+    for m in modules {
+        let text = std::fs::read_to_string(gates.join(format!("rtl/{m}.v"))).expect("gate netlist");
+        assert!(text.contains(&format!("module {m}(")) && !text.contains("DFFPOSX1") && !text.contains("XOR2X1"), "{m}");
+        assert_ne!(text, std::fs::read_to_string(workspace().join(format!("generated/rtl/{m}.v"))).expect("rtl"));
+    }
+    assert_eq!(
+        std::fs::read_to_string(gates.join("rtl/rtlgen_crc32_check.v")).expect("copied"),
+        std::fs::read_to_string(workspace().join("generated/rtl/rtlgen_crc32_check.v")).expect("rtl"),
+        "an unmapped module stays RTL"
+    );
 
     // A folder holding a file of someone else's is refused and left as it was.
     let foreign = dir.path().join("foreign");

@@ -1,12 +1,12 @@
 //! `rtl-gen asic [DIR] [--module M]… [--lib osu018|osu035|osu050|PATH.lib] [--clock-mhz F]
-//! [--json FILE] [--work DIR] [--package DIR] [-j N]`: each module mapped to a standard-cell
+//! [--json FILE] [--work DIR] [--package DIR] [--gate-tree DIR] [-j N]`: each module mapped to a standard-cell
 //! library with Yosys and timed by OpenSTA against the SDC the generator emitted
 //! (`rtl_gen::tools::asic`): cells, area, flip-flops, worst slack and critical path, power.
 
 use super::synth::write_file;
 use super::CmdResult;
 use anyhow::Context;
-use rtl_gen::tools::asic::{self, package, LibraryChoice};
+use rtl_gen::tools::asic::{self, gates, package, LibraryChoice};
 use rtl_gen::tools::{parallel_map, TreeManifest};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +39,11 @@ pub struct Args {
     /// The folder must be new, empty or an earlier package.
     #[arg(long, value_name = "DIR")]
     pub package: Option<PathBuf>,
+    /// Also write a gate-level tree there (a new or empty folder): the tree's manifest and
+    /// sources with each module's file replaced by its mapped netlist, flattened into the cells'
+    /// Liberty functions, for `rtl-gen sim cosim --tree DIR`.
+    #[arg(long, value_name = "DIR")]
+    pub gate_tree: Option<PathBuf>,
     /// Parallel module runs (default 1; 1..=64).
     #[arg(long, short, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -54,6 +59,11 @@ pub fn run(a: Args) -> CmdResult {
         names.retain(|n| a.modules.contains(n));
     }
     let library = a.lib.resolve().context("--lib")?;
+    if let Some(dir) = &a.gate_tree {
+        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+            anyhow::bail!("--gate-tree {}: the folder is not empty; choose a new or empty folder", dir.display());
+        }
+    }
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/asic/{}", manifest.design)));
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {
@@ -79,5 +89,27 @@ pub fn run(a: Args) -> CmdResult {
         package::write(dir, &files)?;
         println!("hand-off package: {}", dir.display());
     }
+    if let Some(dir) = &a.gate_tree {
+        write_gate_tree(&a.tree, &manifest, &library, &runs, dir)?;
+        println!("gate-level tree: {} (rtl-gen sim cosim --tree {})", dir.display(), dir.display());
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every mapped module's simulation netlist in a copy of the tree (`gates::gate_tree` keeps a
+/// file already written; the netlists are written again last all the same).
+fn write_gate_tree(tree: &std::path::Path, manifest: &TreeManifest, library: &asic::Library, runs: &[asic::AsicRun], dir: &std::path::Path) -> anyhow::Result<()> {
+    let mut netlists = Vec::new();
+    for r in runs {
+        let m = &r.row.module;
+        let gate = r.netlist.with_file_name(format!("{m}_gates.v"));
+        gates::simulation_netlist(library, &r.netlist, m, &gate).with_context(|| format!("the gate-level netlist of {m}"))?;
+        gates::gate_tree(tree, manifest, m, &gate, dir).with_context(|| format!("--gate-tree {}", dir.display()))?;
+        netlists.push((m, gate));
+    }
+    for (m, gate) in netlists {
+        let file = &manifest.modules.iter().find(|x| &x.name == m).expect("a mapped module is in the manifest").file;
+        std::fs::copy(&gate, dir.join(file)).with_context(|| format!("writing {}", dir.join(file).display()))?;
+    }
+    Ok(())
 }

@@ -17,6 +17,7 @@
 use super::super::{run, yosys_word, ToolError, TreeManifest};
 use super::Library;
 use std::path::{Path, PathBuf};
+
 use std::process::Command;
 
 /// The Yosys script writing `top` of the mapped `netlist` flattened into the cells' Liberty
@@ -35,22 +36,23 @@ pub fn simulation_netlist(library: &Library, netlist: &Path, top: &str, out: &Pa
     Ok(())
 }
 
-/// A copy of `tree` in `dest` (its manifest and the sources of `module`) with the file of
-/// `module` replaced by `gate_netlist`; returns `dest`.
+/// A copy of `tree` in `dest` (its manifest and module files) with the file of `module`
+/// replaced by `gate_netlist`; returns `dest`.
 pub fn gate_tree(tree: &Path, manifest: &TreeManifest, module: &str, gate_netlist: &Path, dest: &Path) -> Result<PathBuf, ToolError> {
     let m = manifest.modules.iter().find(|m| m.name == module).ok_or_else(|| ToolError::Io(std::io::Error::other(format!("no module {module} in design {}", manifest.design))))?;
     std::fs::create_dir_all(dest)?;
     std::fs::copy(tree.join("manifest.json"), dest.join("manifest.json"))?;
-    for src in manifest.sources(tree, module) {
-        let rel = src.strip_prefix(tree).map_err(|_| ToolError::Io(std::io::Error::other(format!("{} is not inside {}", src.display(), tree.display()))))?;
-        let to = dest.join(rel);
+    // Every module file (so the other modules of a block still co-simulate, as RTL); a file
+    // already there (another module's netlist) is kept.
+    for other in &manifest.modules {
+        let to = dest.join(&other.file);
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        if rel == Path::new(&m.file) {
+        if other.name == m.name {
             std::fs::copy(gate_netlist, &to)?;
-        } else {
-            std::fs::copy(&src, &to)?;
+        } else if !to.exists() {
+            std::fs::copy(tree.join(&other.file), &to)?;
         }
     }
     Ok(dest.to_path_buf())

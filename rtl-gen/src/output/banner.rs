@@ -215,3 +215,22 @@ pub fn sdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
         io_ns: share(SDC_IO_DELAY_PCT),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// The SDC constrains every port for a timing tool: the clock, its uncertainty, input delays
+    /// on the data inputs (not on the clock) and output delays, from the design's clock.
+    #[test]
+    fn the_sdc_sets_clock_uncertainty_and_port_delays_from_the_clock() {
+        let sdc = super::sdc_file("d", "rtl-gen generate", 250.0);
+        for line in [
+            "create_clock -name clk -period 4.000 [get_ports -quiet clk]",
+            "set_clock_uncertainty 0.200 [get_clocks clk]",
+            "set_input_delay -clock clk 0.800 $rtlgen_data_inputs",
+            "set_output_delay -clock clk 0.800 [all_outputs]",
+            "[delete_from_list [all_inputs] $rtlgen_clock_ports]",
+        ] {
+            assert!(sdc.contains(line), "`{line}` missing from\n{sdc}");
+        }
+    }
+}

@@ -37,6 +37,8 @@ enum Command {
     /// Prove the properties the generated modules carry (SymbiYosys k-induction; GF(2)
     /// evaluation of combinational XOR networks): proven / bounded to depth N / failed.
     Formal(cmd::formal::Args),
+    /// Standard-cell synthesis and static timing with the emitted SDC: area, slack, critical path.
+    Asic(cmd::asic::Args),
 }
 
 /// Every option that takes a value accepts a negative number as that value, so `--ber -1` is
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Sim(c) => cmd::sim::run(c),
         Command::Fpga(a) => cmd::fpga::run(a),
         Command::Formal(a) => cmd::formal::run(a),
+        Command::Asic(a) => cmd::asic::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,4 +1,5 @@
 //! Subcommands, one file each (`sim` has one per campaign).
+pub mod asic;
 pub mod check;
 pub mod formal;
 pub mod fpga;

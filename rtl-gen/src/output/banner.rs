@@ -104,7 +104,17 @@ struct Sdc<'a> {
     regenerate: &'a str,
     design: &'a str,
     period_ns: String,
+    uncertainty_pct: u32,
+    uncertainty_ns: String,
+    io_pct: u32,
+    io_ns: String,
 }
+
+/// Clock uncertainty in the SDC, in percent of the period.
+pub const SDC_UNCERTAINTY_PCT: u32 = 5;
+/// Input and output delay in the SDC, each in percent of the period: the share of the cycle
+/// the logic around a module is given.
+pub const SDC_IO_DELAY_PCT: u32 = 20;
 
 /// Break prose into comment lines of at most `width` characters.
 fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -193,5 +203,34 @@ pub fn xdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
 }
 
 pub fn sdc_file(design: &str, regenerate: &str, clock_mhz: f64) -> String {
-    render(&Sdc { generator: crate::GENERATOR, regenerate, design, period_ns: period(clock_mhz) })
+    let share = |pct: u32| format!("{:.3}", 1000.0 / clock_mhz * f64::from(pct) / 100.0);
+    render(&Sdc {
+        generator: crate::GENERATOR,
+        regenerate,
+        design,
+        period_ns: period(clock_mhz),
+        uncertainty_pct: SDC_UNCERTAINTY_PCT,
+        uncertainty_ns: share(SDC_UNCERTAINTY_PCT),
+        io_pct: SDC_IO_DELAY_PCT,
+        io_ns: share(SDC_IO_DELAY_PCT),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// The SDC constrains every port for a timing tool: the clock, its uncertainty, input delays
+    /// on the data inputs (not on the clock) and output delays, from the design's clock.
+    #[test]
+    fn the_sdc_sets_clock_uncertainty_and_port_delays_from_the_clock() {
+        let sdc = super::sdc_file("d", "rtl-gen generate", 250.0);
+        for line in [
+            "create_clock -name clk -period 4.000 [get_ports -quiet clk]",
+            "set_clock_uncertainty 0.200 [get_clocks clk]",
+            "set_input_delay -clock clk 0.800 $rtlgen_data_inputs",
+            "set_output_delay -clock clk 0.800 [all_outputs]",
+            "[delete_from_list [all_inputs] $rtlgen_clock_ports]",
+        ] {
+            assert!(sdc.contains(line), "`{line}` missing from\n{sdc}");
+        }
+    }
 }

@@ -1,5 +1,6 @@
-//! Running the external EDA tools (Verilator, Icarus, Yosys, SymbiYosys) over a generated tree.
+//! Running the external EDA tools (Verilator, Icarus, Yosys, SymbiYosys, OpenSTA) over a generated tree.
 
+pub mod asic;
 pub mod formal;
 pub mod fpga;
 pub mod lint;
@@ -13,6 +14,9 @@ use std::process::Command;
 #[derive(Debug, Deserialize)]
 pub struct TreeManifest {
     pub design: String,
+    /// The design's clock (the SDC's period); absent from trees written before it was recorded.
+    #[serde(default)]
+    pub clock_mhz: Option<f64>,
     pub modules: Vec<TreeModule>,
 }
 
@@ -52,6 +56,9 @@ pub enum ToolError {
     Manifest { path: String, reason: String },
     #[error("`{tool}` is not installed or not on PATH ({reason}); install it with `scripts/setup` (apt-get install -y verilator yosys iverilog)")]
     Missing { tool: String, reason: String },
+    /// A tool or a file that comes with a Debian package other than the default ones.
+    #[error("{what} is not installed ({reason}); install the Debian package `{package}` (`scripts/setup` does: apt-get install -y {package})")]
+    MissingPackage { what: String, package: String, reason: String },
     #[error("refusing to pass the path {path} to a tool: {reason}; move the tree to a folder whose path has no such character")]
     UnsafePath { path: String, reason: String },
     #[error("{0}")]

@@ -38,6 +38,14 @@ enum Command {
     Sim(cmd::sim::Command),
     /// Synthesis, place and route (and bitstream) per module for ECP5/iCE40: utilisation and Fmax.
     Fpga(cmd::fpga::Args),
+    /// The seeds' reliability arithmetic (FER, FIT, MTBF, buffer and bandwidth) with equation
+    /// numbers; no options print the paper's own case.
+    #[command(subcommand)]
+    Analyze(cmd::analyze::Command),
+    /// Choose parameters for a link's requirements, with reasons and predicted figures, and
+    /// optionally write a design file for `generate`.
+    #[command(subcommand)]
+    Plan(cmd::plan::Command),
 }
 
 /// Every option that takes a value accepts a negative number as that value, so `--ber -1` is
@@ -67,6 +75,8 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::Sim(c) => cmd::sim::run(c),
         Command::Fpga(a) => cmd::fpga::run(a),
+        Command::Analyze(c) => cmd::analyze::run(c),
+        Command::Plan(c) => cmd::plan::run(c),
     };
     match result {
         Ok(code) => code,

@@ -1,9 +1,11 @@
 //! Subcommands, one file each (`sim` has one per campaign).
+pub mod analyze;
 pub mod check;
 pub mod fpga;
 pub mod generate;
 pub mod lint;
 pub mod list;
+pub mod plan;
 pub mod report;
 pub mod sim;
 pub mod synth;

@@ -143,7 +143,9 @@ pub fn number(v: f64) -> String {
         "undefined".into()
     } else if v.is_infinite() {
         "unbounded".into()
-    } else if v == 0.0 || (1e-3..1e4).contains(&v.abs()) {
+    } else if v == 0.0 {
+        "0".into()
+    } else if (1e-3..1e4).contains(&v.abs()) {
         format!("{}", (v * 1e4).round() / 1e4)
     } else {
         format!("{v:.3e}")

@@ -38,6 +38,9 @@ pub struct RiflArgs {
 pub fn run(c: Command) -> CmdResult {
     let Command::Rifl(a) = c;
     let req = Requirements { line_gbps: a.line_gbps, cable_m: a.cable_m, ber: a.ber, mtbf_years: a.mtbf_years, lanes: a.lanes };
+    if let Some(path) = a.emit.as_deref().filter(|p| p.exists()) {
+        anyhow::bail!("--emit {}: the file exists; refusing to overwrite it (remove it or choose another path)", path.display());
+    }
     let plan = plan_rifl(&req)?;
     let c = &plan.chosen;
     println!("RIFL plan: {} Gb/s over {} lane(s), {} m, BER {:e}, MTBF >= {:e} years\n", req.line_gbps, req.lanes, req.cable_m, req.ber, req.mtbf_years);
@@ -58,9 +61,6 @@ pub fn run(c: Command) -> CmdResult {
         println!("  {:>5}  {:>3}  {:>8}  {:>9}  {:>11}", k.frame_bits, k.frame_id_bits, number(k.bandwidth_ratio), number(k.goodput_gbps), number(k.mtbf_years));
     }
     if let Some(path) = a.emit {
-        if path.exists() {
-            anyhow::bail!("--emit {}: the file exists; refusing to overwrite it (remove it or choose another path)", path.display());
-        }
         let command = format!(
             "rtl-gen plan rifl --line-gbps {} --cable-m {} --ber {:e} --mtbf-years {:e} --lanes {}",
             req.line_gbps, req.cable_m, req.ber, req.mtbf_years, req.lanes

@@ -63,7 +63,16 @@ pub fn check_range(option: &'static str, value: f64, lo: f64, hi: f64) -> Result
     if value.is_finite() && value >= lo && value <= hi {
         Ok(())
     } else {
-        Err(InputError { option, problem: format!("= {value} is out of range; allowed {lo:e}..={hi:e}") })
+        Err(InputError { option, problem: format!("= {value} is out of range; allowed {}..={}", bound(lo), bound(hi)) })
+    }
+}
+
+/// A range bound as a user types it: integers plainly, others in e-notation.
+fn bound(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e6 {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
     }
 }
 

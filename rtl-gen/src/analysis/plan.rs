@@ -117,7 +117,7 @@ pub fn plan_rifl(req: &Requirements) -> Result<Plan, InputError> {
         return Err(InputError {
             option: "ber",
             problem: format!(
-                "= {:e} puts {:.2} bit errors into one retransmission procedure even at {}-bit frames (at 1 or more the link livelocks); RIFL needs a better BER (the paper's Constraint B: at most 1e-7) or an FEC below it",
+                "= {:e} puts {:.2} bit errors into one retransmission procedure even at {}-bit frames (at 1 or more the link livelocks); allowed: a better BER (the paper's Constraint B: at most 1e-7, or an FEC below RIFL), or fewer frames per round trip (shorter cable, lower lane rate)",
                 req.ber, best.errors_per_procedure, best.frame_bits
             ),
         });

@@ -84,6 +84,9 @@ pub fn symbol_error_rate(ber: f64, bits: u32) -> f64 {
 /// (The paper quotes PCIe 6.0's 3·10^-5 instead, which allows for DFE burst errors.)
 pub fn fer_uc_from_code(ber: f64) -> f64 {
     let ser = symbol_error_rate(ber, FEC_SYMBOL_BITS);
+    if ser == 0.0 {
+        return 0.0;
+    }
     // P(way ≤ 1 error) = (1−s)^n + n·s·(1−s)^(n−1); the flit survives when every way does.
     let ln_ok: f64 = FEC_WAY_SYMBOLS
         .iter()
@@ -91,7 +94,7 @@ pub fn fer_uc_from_code(ber: f64) -> f64 {
             let n = n as f64;
             let none = n * (-ser).ln_1p();
             let one = n.ln() + ser.ln() + (n - 1.0) * (-ser).ln_1p();
-            let p_ok = none.exp() + if ser > 0.0 { one.exp() } else { 0.0 };
+            let p_ok = none.exp() + one.exp();
             p_ok.min(1.0).ln()
         })
         .sum();

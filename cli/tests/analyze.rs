@@ -9,7 +9,11 @@ fn bin() -> Command {
 
 fn ok(out: &Output) -> String {
     let s = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "stderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "stderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     s
 }
 
@@ -17,7 +21,10 @@ fn ok(out: &Output) -> String {
 fn refused(out: &Output, option: &str) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(!err.contains("panicked") && err.starts_with("error: "), "{err}");
+    assert!(
+        !err.contains("panicked") && err.starts_with("error: "),
+        "{err}"
+    );
     assert!(err.contains(option), "{err}");
     err
 }
@@ -32,7 +39,14 @@ fn no_bad_numbers(s: &str) {
 fn analyze_prints_the_papers_cases() {
     let rxl = ok(&bin().args(["analyze", "rxl"]).output().unwrap());
     no_bad_numbers(&rxl);
-    for want in ["5.400e15 FIT", "[Eq. 8]", "0.9853", "0.0029 FIT", "[Eq. 10]", "paper 1.600e-24"] {
+    for want in [
+        "5.400e15 FIT",
+        "[Eq. 8]",
+        "0.9853",
+        "0.0029 FIT",
+        "[Eq. 10]",
+        "paper 1.600e-24",
+    ] {
         assert!(rxl.contains(want), "{want} missing:\n{rxl}");
     }
     let rifl = ok(&bin().args(["analyze", "rifl"]).output().unwrap());
@@ -41,7 +55,11 @@ fn analyze_prints_the_papers_cases() {
         assert!(rifl.contains(want), "{want} missing:\n{rifl}");
     }
     // Overrides, including the extremes of each range, stay finite.
-    for args in [&["analyze", "rxl", "--ber", "0", "--fer-uc", "code"][..], &["analyze", "rifl", "--ber", "0"], &["analyze", "rifl", "--ber", "1e-2", "--frame-bits", "2048"]] {
+    for args in [
+        &["analyze", "rxl", "--ber", "0", "--fer-uc", "code"][..],
+        &["analyze", "rifl", "--ber", "0"],
+        &["analyze", "rifl", "--ber", "1e-2", "--frame-bits", "2048"],
+    ] {
         no_bad_numbers(&ok(&bin().args(args).output().unwrap()));
     }
 }
@@ -50,34 +68,104 @@ fn analyze_prints_the_papers_cases() {
 fn analyze_json_is_machine_readable() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rxl.json");
-    ok(&bin().args(["analyze", "rxl", "--json"]).arg(&path).output().unwrap());
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let fit8 = v.as_array().unwrap().iter().find(|r| r["source"] == "Eq. 8").unwrap();
+    ok(&bin()
+        .args(["analyze", "rxl", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let fit8 = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"] == "Eq. 8")
+        .unwrap();
     assert!((fit8["value"].as_f64().unwrap() / 5.4e15 - 1.0).abs() < 1e-9);
     assert_eq!(fit8["paper"].as_f64(), Some(5.4e15));
 }
 
 #[test]
 fn analyze_refuses_bad_options() {
-    refused(&bin().args(["analyze", "rxl", "--ber", "2"]).output().unwrap(), "--ber");
-    refused(&bin().args(["analyze", "rxl", "--fer-uc", "lots"]).output().unwrap(), "--fer-uc");
-    refused(&bin().args(["analyze", "rifl", "--frame-bits", "300"]).output().unwrap(), "--frame-bits");
-    refused(&bin().args(["analyze", "rifl", "--line-gbps", "-1"]).output().unwrap(), "--line-gbps");
+    refused(
+        &bin()
+            .args(["analyze", "rxl", "--ber", "2"])
+            .output()
+            .unwrap(),
+        "--ber",
+    );
+    refused(
+        &bin()
+            .args(["analyze", "rxl", "--fer-uc", "lots"])
+            .output()
+            .unwrap(),
+        "--fer-uc",
+    );
+    refused(
+        &bin()
+            .args(["analyze", "rifl", "--frame-bits", "300"])
+            .output()
+            .unwrap(),
+        "--frame-bits",
+    );
+    refused(
+        &bin()
+            .args(["analyze", "rifl", "--line-gbps", "-1"])
+            .output()
+            .unwrap(),
+        "--line-gbps",
+    );
 }
 
-const PLAN: [&str; 12] = ["plan", "rifl", "--line-gbps", "100", "--cable-m", "10", "--ber", "1e-7", "--mtbf-years", "1000", "--lanes", "4"];
+const PLAN: [&str; 12] = [
+    "plan",
+    "rifl",
+    "--line-gbps",
+    "100",
+    "--cable-m",
+    "10",
+    "--ber",
+    "1e-7",
+    "--mtbf-years",
+    "1000",
+    "--lanes",
+    "4",
+];
 
 #[test]
 fn plan_emit_generates_and_is_not_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let design = dir.path().join("design.toml");
-    let out = ok(&bin().args(PLAN).arg("--emit").arg(&design).output().unwrap());
-    assert!(out.contains("frame_bits: 512") && out.contains("frame_id_bits = 6"), "{out}");
-    let gen = bin().arg("generate").arg(&design).arg("--out").arg(dir.path().join("tree")).output().unwrap();
+    let out = ok(&bin()
+        .args(PLAN)
+        .arg("--emit")
+        .arg(&design)
+        .output()
+        .unwrap());
+    assert!(
+        out.contains("frame_bits: 512") && out.contains("frame_id_bits = 6"),
+        "{out}"
+    );
+    let gen = bin()
+        .arg("generate")
+        .arg(&design)
+        .arg("--out")
+        .arg(dir.path().join("tree"))
+        .output()
+        .unwrap();
     ok(&gen);
-    let manifest = std::fs::read_to_string(dir.path().join("tree/rifl_plan/manifest.json")).unwrap();
-    assert!(manifest.contains("\"frame_id_bits\": 6"), "the generated block has the plan's frame ID width");
-    let again = bin().args(PLAN).arg("--emit").arg(&design).output().unwrap();
+    let manifest =
+        std::fs::read_to_string(dir.path().join("tree/rifl_plan/manifest.json")).unwrap();
+    assert!(
+        manifest.contains("\"frame_id_bits\": 6"),
+        "the generated block has the plan's frame ID width"
+    );
+    let again = bin()
+        .args(PLAN)
+        .arg("--emit")
+        .arg(&design)
+        .output()
+        .unwrap();
     refused(&again, "the file exists");
 }
 

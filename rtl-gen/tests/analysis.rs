@@ -51,8 +51,12 @@ fn rxl_fig8_case_reproduced() {
     assert!(rel(figure(&fs, "Eq. 12", "BW loss").value, 0.0030) < 0.01);
     assert!(rel(figure(&fs, "Eq. 14", "BW loss").value, 0.0030) < 0.01);
     // Fig. 8: CXL grows with the levels, RXL stays within 1e-4 of its direct value.
-    let cxl: Vec<f64> = (0..=3).map(|l| figure(&fs, "Fig. 8", &format!("CXL, {l} ")).value).collect();
-    let rxlf: Vec<f64> = (0..=3).map(|l| figure(&fs, "Fig. 8", &format!("RXL, {l} ")).value).collect();
+    let cxl: Vec<f64> = (0..=3)
+        .map(|l| figure(&fs, "Fig. 8", &format!("CXL, {l} ")).value)
+        .collect();
+    let rxlf: Vec<f64> = (0..=3)
+        .map(|l| figure(&fs, "Fig. 8", &format!("RXL, {l} ")).value)
+        .collect();
     assert!(cxl[1] / cxl[0] > 1e18 && cxl[3] > cxl[2] && cxl[2] > cxl[1]);
     assert!(rxlf.iter().all(|&r| rel(r, rxlf[0]) < 1e-4));
     // Every figure is a finite number.
@@ -77,8 +81,16 @@ fn rxl_fec_fractions_from_the_code() {
 fn rifl_table2_reproduced() {
     let i = rifl::Inputs::paper();
     for (f, id, m, mtbf) in rifl::TABLE2 {
-        assert_eq!(rifl::frame_id_bits(i.line_gbps, i.rtt_ns, f), id, "frame ID at {f}");
-        assert_eq!(rifl::checksum_bits(f, i.ber, i.line_gbps, i.lifetime_years), m, "checksum at {f}");
+        assert_eq!(
+            rifl::frame_id_bits(i.line_gbps, i.rtt_ns, f),
+            id,
+            "frame ID at {f}"
+        );
+        assert_eq!(
+            rifl::checksum_bits(f, i.ber, i.line_gbps, i.lifetime_years),
+            m,
+            "checksum at {f}"
+        );
         // The paper prints two significant digits (truncated: 9.78e4 → 9.7e4): 3 %.
         let ours = rifl::mtbf_years(rifl::ffr(f, m, i.ber), f, i.line_gbps);
         assert!(rel(ours, mtbf) < 0.03, "MTBF at {f}: {ours} vs {mtbf}");
@@ -94,13 +106,19 @@ fn rifl_eq1_and_table5() {
     // Table 5: the rows follow Eq. 26's BER^-4 slope (ratios between rows within 5 %), but sit
     // a constant ≈ 94× above Eq. 26 at 100 Gb/s (the paper does not state its rate). The 1e-7
     // row: the text's 1.88e7 is on the slope, the table's 1.88e8 is 10× off it.
-    let t5: Vec<f64> = rifl::TABLE5.iter().map(|&(b, _)| figure(&fs, "Eq. 26, Table 5", &format!("BER {b:e}")).value).collect();
+    let t5: Vec<f64> = rifl::TABLE5
+        .iter()
+        .map(|&(b, _)| figure(&fs, "Eq. 26, Table 5", &format!("BER {b:e}")).value)
+        .collect();
     let factor = |k: usize, paper: f64| paper / t5[k];
     let f11 = factor(0, 1.81e23);
     assert!(f11 > 90.0 && f11 < 100.0, "{f11}");
     assert!(rel(factor(1, 1.81e15), f11) < 0.05);
     assert!(rel(factor(2, 1.88e7), f11) < 0.05, "text's 1.88e7");
-    assert!(rel(factor(2, 1.88e8), f11) > 5.0, "table's 1.88e8 is off the slope");
+    assert!(
+        rel(factor(2, 1.88e8), f11) > 5.0,
+        "table's 1.88e8 is off the slope"
+    );
     // The 1e-5 row also carries a measured λ_actual Eq. 8 does not give (livelock region).
     assert!(t5[3].is_finite() && t5[3] > 0.0);
     // Eq. 8 with N_stall = 1280 at 1e-7: 0.968 (paper's measurement 0.963; the model's single-
@@ -127,7 +145,13 @@ fn analysis_refuses_bad_inputs_naming_the_option() {
 }
 
 fn req() -> Requirements {
-    Requirements { line_gbps: 100, cable_m: 10, ber: 1e-7, mtbf_years: 1000.0, lanes: 4 }
+    Requirements {
+        line_gbps: 100,
+        cable_m: 10,
+        ber: 1e-7,
+        mtbf_years: 1000.0,
+        lanes: 4,
+    }
 }
 
 #[test]
@@ -137,7 +161,10 @@ fn plan_agrees_with_the_block_it_emits() {
     assert_eq!(plan.chosen.frame_bits, 512);
     assert!(plan.chosen.mtbf_years >= 1000.0);
     let design = Design::parse(&plan.design_toml("test"), "plan.toml").unwrap();
-    let block = design.blocks[0].as_any().downcast_ref::<RiflBlock>().unwrap();
+    let block = design.blocks[0]
+        .as_any()
+        .downcast_ref::<RiflBlock>()
+        .unwrap();
     // The block derives frame_id_bits itself from cable_m and lane_gbps: the plan's prediction
     // must be what it generates.
     assert_eq!(block.params.frame_id_bits, plan.chosen.frame_id_bits);
@@ -148,14 +175,31 @@ fn plan_agrees_with_the_block_it_emits() {
 
 #[test]
 fn plan_refuses_impossible_requirements_with_the_figure() {
-    let e = plan_rifl(&Requirements { mtbf_years: 1e12, ..req() }).unwrap_err();
+    let e = plan_rifl(&Requirements {
+        mtbf_years: 1e12,
+        ..req()
+    })
+    .unwrap_err();
     assert_eq!(e.option, "mtbf-years");
     assert!(e.problem.contains("years, at 128-bit frames"), "{e}");
     let e = plan_rifl(&Requirements { ber: 1e-4, ..req() }).unwrap_err();
     assert_eq!(e.option, "ber");
-    assert!(e.problem.contains("bit errors into one retransmission procedure"), "{e}");
-    let e = plan_rifl(&Requirements { cable_m: 501, ..req() }).unwrap_err();
+    assert!(
+        e.problem
+            .contains("bit errors into one retransmission procedure"),
+        "{e}"
+    );
+    let e = plan_rifl(&Requirements {
+        cable_m: 501,
+        ..req()
+    })
+    .unwrap_err();
     assert_eq!(e.option, "cable-m");
-    let e = plan_rifl(&Requirements { lanes: 1, line_gbps: 2000, ..req() }).unwrap_err();
+    let e = plan_rifl(&Requirements {
+        lanes: 1,
+        line_gbps: 2000,
+        ..req()
+    })
+    .unwrap_err();
     assert_eq!(e.option, "line-gbps");
 }

@@ -16,7 +16,11 @@ fn eq8_bandwidth_ratio_inside_the_campaigns_confidence_interval() {
     let block = design
         .blocks
         .iter()
-        .find_map(|b| b.as_any().downcast_ref::<RiflBlock>().filter(|r| r.name == "rifl"))
+        .find_map(|b| {
+            b.as_any()
+                .downcast_ref::<RiflBlock>()
+                .filter(|r| r.name == "rifl")
+        })
         .expect("default design has block rifl");
     let p = block.params;
     let o = SweepOptions {

@@ -93,7 +93,9 @@ pub fn run(c: Command) -> CmdResult {
             let fer_uc = match a.fer_uc.as_str() {
                 "code" => None,
                 s => Some(s.parse::<f64>().map_err(|_| {
-                    anyhow::anyhow!("--fer-uc {s:?} is neither a number nor `code`; allowed 0..=FER or `code`")
+                    anyhow::anyhow!(
+                        "--fer-uc {s:?} is neither a number nor `code`; allowed 0..=FER or `code`"
+                    )
                 })?),
             };
             let i = rxl::Inputs {
@@ -108,7 +110,11 @@ pub fn run(c: Command) -> CmdResult {
                 max_levels: a.max_levels,
             };
             let paper = i == rxl::Inputs::paper();
-            let title = if paper { "RXL vs CXL 3.0, the paper's case (Jung et al. §7.1-7.2)" } else { "RXL vs CXL 3.0" };
+            let title = if paper {
+                "RXL vs CXL 3.0, the paper's case (Jung et al. §7.1-7.2)"
+            } else {
+                "RXL vs CXL 3.0"
+            };
             (title, rxl::analyze(&i)?, a.json)
         }
         Command::Rifl(a) => {
@@ -125,7 +131,11 @@ pub fn run(c: Command) -> CmdResult {
                 n_stall: a.n_stall,
             };
             let paper = i == rifl::Inputs::paper();
-            let title = if paper { "RIFL, the paper's case (Shen et al.: 100 Gb/s, 500 ns RTT, BER 1e-7)" } else { "RIFL" };
+            let title = if paper {
+                "RIFL, the paper's case (Shen et al.: 100 Gb/s, 500 ns RTT, BER 1e-7)"
+            } else {
+                "RIFL"
+            };
             (title, rifl::analyze(&i)?, a.json)
         }
     };
@@ -154,11 +164,28 @@ pub fn number(v: f64) -> String {
 
 fn table(title: &str, figures: &[Figure]) -> String {
     let mut s = format!("{title}\n\n");
-    let w = figures.iter().map(|f| f.name.chars().count()).max().unwrap_or(0);
+    let w = figures
+        .iter()
+        .map(|f| f.name.chars().count())
+        .max()
+        .unwrap_or(0);
     for f in figures {
-        let paper = f.paper.map(|p| format!("  paper {}", number(p))).unwrap_or_default();
-        let note = if f.note.is_empty() { String::new() } else { format!("  ({})", f.note) };
-        s += &format!("{:<w$}  {:>11} {:<9}  [{}]{paper}{note}\n", f.name, number(f.value), f.unit, f.source);
+        let paper = f
+            .paper
+            .map(|p| format!("  paper {}", number(p)))
+            .unwrap_or_default();
+        let note = if f.note.is_empty() {
+            String::new()
+        } else {
+            format!("  ({})", f.note)
+        };
+        s += &format!(
+            "{:<w$}  {:>11} {:<9}  [{}]{paper}{note}\n",
+            f.name,
+            number(f.value),
+            f.unit,
+            f.source
+        );
     }
     s
 }

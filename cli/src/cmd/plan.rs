@@ -37,28 +37,65 @@ pub struct RiflArgs {
 
 pub fn run(c: Command) -> CmdResult {
     let Command::Rifl(a) = c;
-    let req = Requirements { line_gbps: a.line_gbps, cable_m: a.cable_m, ber: a.ber, mtbf_years: a.mtbf_years, lanes: a.lanes };
+    let req = Requirements {
+        line_gbps: a.line_gbps,
+        cable_m: a.cable_m,
+        ber: a.ber,
+        mtbf_years: a.mtbf_years,
+        lanes: a.lanes,
+    };
     if let Some(path) = a.emit.as_deref().filter(|p| p.exists()) {
         anyhow::bail!("--emit {}: the file exists; refusing to overwrite it (remove it or choose another path)", path.display());
     }
     let plan = plan_rifl(&req)?;
     let c = &plan.chosen;
-    println!("RIFL plan: {} Gb/s over {} lane(s), {} m, BER {:e}, MTBF >= {:e} years\n", req.line_gbps, req.lanes, req.cable_m, req.ber, req.mtbf_years);
+    println!(
+        "RIFL plan: {} Gb/s over {} lane(s), {} m, BER {:e}, MTBF >= {:e} years\n",
+        req.line_gbps, req.lanes, req.cable_m, req.ber, req.mtbf_years
+    );
     println!("chosen:");
     for (field, why) in &plan.reasons {
         println!("  {field}: {why}");
     }
     println!("\npredicted (frame_bits = {}):", c.frame_bits);
-    println!("  frame_id_bits           {:>11}            [Eq. 13 with the block's round trip]", c.frame_id_bits);
-    println!("  frames per round trip   {:>11}            [Eq. 2-4]", c.rtt_frames);
-    println!("  frame efficiency        {:>11}            [Eq. 11]", number(c.efficiency));
-    println!("  bandwidth ratio         {:>11}            [Eq. 8]", number(c.bandwidth_ratio));
-    println!("  goodput                 {:>11} Gb/s       [Eq. 8 x Eq. 11]", number(c.goodput_gbps));
-    println!("  MTBF                    {:>11} years      [Eq. 14/26]", number(c.mtbf_years));
-    println!("  errors per procedure    {:>11}            [livelock at 1]", number(c.errors_per_procedure));
+    println!(
+        "  frame_id_bits           {:>11}            [Eq. 13 with the block's round trip]",
+        c.frame_id_bits
+    );
+    println!(
+        "  frames per round trip   {:>11}            [Eq. 2-4]",
+        c.rtt_frames
+    );
+    println!(
+        "  frame efficiency        {:>11}            [Eq. 11]",
+        number(c.efficiency)
+    );
+    println!(
+        "  bandwidth ratio         {:>11}            [Eq. 8]",
+        number(c.bandwidth_ratio)
+    );
+    println!(
+        "  goodput                 {:>11} Gb/s       [Eq. 8 x Eq. 11]",
+        number(c.goodput_gbps)
+    );
+    println!(
+        "  MTBF                    {:>11} years      [Eq. 14/26]",
+        number(c.mtbf_years)
+    );
+    println!(
+        "  errors per procedure    {:>11}            [livelock at 1]",
+        number(c.errors_per_procedure)
+    );
     println!("\nall frame sizes: frame_bits  frame_id_bits  ratio  goodput(Gb/s)  MTBF(years)");
     for k in &plan.candidates {
-        println!("  {:>5}  {:>3}  {:>8}  {:>9}  {:>11}", k.frame_bits, k.frame_id_bits, number(k.bandwidth_ratio), number(k.goodput_gbps), number(k.mtbf_years));
+        println!(
+            "  {:>5}  {:>3}  {:>8}  {:>9}  {:>11}",
+            k.frame_bits,
+            k.frame_id_bits,
+            number(k.bandwidth_ratio),
+            number(k.goodput_gbps),
+            number(k.mtbf_years)
+        );
     }
     if let Some(path) = a.emit {
         let command = format!(
@@ -67,7 +104,11 @@ pub fn run(c: Command) -> CmdResult {
         );
         std::fs::write(&path, plan.design_toml(&command))
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-        println!("\nwrote {} (generate with: rtl-gen generate {})", path.display(), path.display());
+        println!(
+            "\nwrote {} (generate with: rtl-gen generate {})",
+            path.display(),
+            path.display()
+        );
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -30,8 +30,20 @@ pub struct Figure {
 }
 
 impl Figure {
-    pub fn new(name: impl Into<String>, value: f64, unit: &'static str, source: impl Into<String>) -> Figure {
-        Figure { name: name.into(), value, unit, source: source.into(), paper: None, note: String::new() }
+    pub fn new(
+        name: impl Into<String>,
+        value: f64,
+        unit: &'static str,
+        source: impl Into<String>,
+    ) -> Figure {
+        Figure {
+            name: name.into(),
+            value,
+            unit,
+            source: source.into(),
+            paper: None,
+            note: String::new(),
+        }
     }
     pub fn paper(mut self, v: f64) -> Figure {
         self.paper = Some(v);
@@ -63,7 +75,14 @@ pub fn check_range(option: &'static str, value: f64, lo: f64, hi: f64) -> Result
     if value.is_finite() && value >= lo && value <= hi {
         Ok(())
     } else {
-        Err(InputError { option, problem: format!("= {value} is out of range; allowed {}..={}", bound(lo), bound(hi)) })
+        Err(InputError {
+            option,
+            problem: format!(
+                "= {value} is out of range; allowed {}..={}",
+                bound(lo),
+                bound(hi)
+            ),
+        })
     }
 }
 

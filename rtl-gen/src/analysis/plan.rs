@@ -90,7 +90,10 @@ impl Requirements {
             bandwidth_ratio: ratio,
             efficiency: eff,
             goodput_gbps: line * eff * ratio,
-            errors_per_procedure: 2.5 * (1u64 << n.min(MAX_FRAME_ID_BITS)) as f64 * slot_bits as f64 * self.ber,
+            errors_per_procedure: 2.5
+                * (1u64 << n.min(MAX_FRAME_ID_BITS)) as f64
+                * slot_bits as f64
+                * self.ber,
         }
     }
 }
@@ -100,7 +103,10 @@ impl Requirements {
 pub fn plan_rifl(req: &Requirements) -> Result<Plan, InputError> {
     req.validate()?;
     let candidates: Vec<Candidate> = FRAME_SIZES.iter().map(|&f| req.candidate(f)).collect();
-    let fits: Vec<&Candidate> = candidates.iter().filter(|c| c.frame_id_bits <= MAX_FRAME_ID_BITS).collect();
+    let fits: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| c.frame_id_bits <= MAX_FRAME_ID_BITS)
+        .collect();
     if fits.is_empty() {
         let c = &candidates[candidates.len() - 1];
         return Err(InputError {
@@ -111,9 +117,16 @@ pub fn plan_rifl(req: &Requirements) -> Result<Plan, InputError> {
             ),
         });
     }
-    let live: Vec<&Candidate> = fits.iter().copied().filter(|c| c.errors_per_procedure < LIVELOCK_ERRORS_PER_PROCEDURE).collect();
+    let live: Vec<&Candidate> = fits
+        .iter()
+        .copied()
+        .filter(|c| c.errors_per_procedure < LIVELOCK_ERRORS_PER_PROCEDURE)
+        .collect();
     if live.is_empty() {
-        let best = fits.iter().min_by(|a, b| a.errors_per_procedure.total_cmp(&b.errors_per_procedure)).unwrap();
+        let best = fits
+            .iter()
+            .min_by(|a, b| a.errors_per_procedure.total_cmp(&b.errors_per_procedure))
+            .unwrap();
         return Err(InputError {
             option: "ber",
             problem: format!(
@@ -122,9 +135,20 @@ pub fn plan_rifl(req: &Requirements) -> Result<Plan, InputError> {
             ),
         });
     }
-    let reliable: Vec<&Candidate> = live.iter().copied().filter(|c| c.mtbf_years >= req.mtbf_years).collect();
-    let Some(chosen) = reliable.iter().copied().max_by(|a, b| a.goodput_gbps.total_cmp(&b.goodput_gbps)) else {
-        let best = live.iter().max_by(|a, b| a.mtbf_years.total_cmp(&b.mtbf_years)).unwrap();
+    let reliable: Vec<&Candidate> = live
+        .iter()
+        .copied()
+        .filter(|c| c.mtbf_years >= req.mtbf_years)
+        .collect();
+    let Some(chosen) = reliable
+        .iter()
+        .copied()
+        .max_by(|a, b| a.goodput_gbps.total_cmp(&b.goodput_gbps))
+    else {
+        let best = live
+            .iter()
+            .max_by(|a, b| a.mtbf_years.total_cmp(&b.mtbf_years))
+            .unwrap();
         return Err(InputError {
             option: "mtbf-years",
             problem: format!(
@@ -148,7 +172,14 @@ pub fn plan_rifl(req: &Requirements) -> Result<Plan, InputError> {
         ("user_bits", format!("{user_bits}: the power of two that carries the {} lanes' {payload_bits} payload bits per slot at one clock (at most 4096)", req.lanes)),
         ("crc_poly", "0x80F (default): a 12-bit CRC of HD 4 over every frame size, as the FFR of Eq. 15 assumes".into()),
     ];
-    Ok(Plan { req: req.clone(), lane_gbps: req.lane_gbps(), user_bits, chosen, candidates, reasons })
+    Ok(Plan {
+        req: req.clone(),
+        lane_gbps: req.lane_gbps(),
+        user_bits,
+        chosen,
+        candidates,
+        reasons,
+    })
 }
 
 fn rejected(all: &[Candidate], chosen: &Candidate, req: &Requirements) -> String {
@@ -159,7 +190,10 @@ fn rejected(all: &[Candidate], chosen: &Candidate, req: &Requirements) -> String
             if c.frame_id_bits > MAX_FRAME_ID_BITS {
                 format!("{} (needs {} frame ID bits)", c.frame_bits, c.frame_id_bits)
             } else if c.errors_per_procedure >= LIVELOCK_ERRORS_PER_PROCEDURE {
-                format!("{} (livelock: {:.2} errors per procedure)", c.frame_bits, c.errors_per_procedure)
+                format!(
+                    "{} (livelock: {:.2} errors per procedure)",
+                    c.frame_bits, c.errors_per_procedure
+                )
             } else if c.mtbf_years < req.mtbf_years {
                 format!("{} (MTBF {:.2e} years)", c.frame_bits, c.mtbf_years)
             } else {

@@ -9,7 +9,9 @@ pub fn frame_error_rate(ber: f64, bits: u64) -> f64 {
 
 /// ln C(n, k).
 fn ln_choose(n: u64, k: u64) -> f64 {
-    (0..k).map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln()).sum()
+    (0..k)
+        .map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln())
+        .sum()
 }
 
 /// P(i) of RIFL Eq. 16: exactly `i` of `n` bits in error.

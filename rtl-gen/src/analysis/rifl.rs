@@ -131,9 +131,20 @@ impl Inputs {
         check_range("ber", self.ber, 0.0, 1e-2)?;
         check_range("lifetime-years", self.lifetime_years, 1e-6, 1e30)?;
         if !FRAME_SIZES.contains(&self.frame_bits) {
-            return Err(InputError { option: "frame-bits", problem: format!("= {} is not a RIFL frame size; allowed 128, 256, 512, 1024, 2048", self.frame_bits) });
+            return Err(InputError {
+                option: "frame-bits",
+                problem: format!(
+                    "= {} is not a RIFL frame size; allowed 128, 256, 512, 1024, 2048",
+                    self.frame_bits
+                ),
+            });
         }
-        check_range("verification-bits", self.verification_bits as f64, 3.0, 64.0)?;
+        check_range(
+            "verification-bits",
+            self.verification_bits as f64,
+            3.0,
+            64.0,
+        )?;
         if let Some(n) = self.n_stall {
             check_range("n-stall", n, 0.0, 1e9)?;
         }
@@ -142,10 +153,20 @@ impl Inputs {
 }
 
 /// The MTBF figures of Table 5 (BER, years) as the paper prints them.
-pub const TABLE5: [(f64, f64); 4] = [(1e-11, 1.81e23), (1e-9, 1.81e15), (1e-7, 1.88e8), (1e-5, 6.33)];
+pub const TABLE5: [(f64, f64); 4] = [
+    (1e-11, 1.81e23),
+    (1e-9, 1.81e15),
+    (1e-7, 1.88e8),
+    (1e-5, 6.33),
+];
 /// Table 2 (S_DFrame, S_FrameID, S_checksum, MTBF years) as the paper prints it.
-pub const TABLE2: [(u32, u32, u32, f64); 5] =
-    [(128, 9, 8, 9.7e4), (256, 8, 9, 2.4e4), (512, 7, 10, 5.9e3), (1024, 6, 11, 1.5e3), (2048, 5, 12, 3.6e2)];
+pub const TABLE2: [(u32, u32, u32, f64); 5] = [
+    (128, 9, 8, 9.7e4),
+    (256, 8, 9, 2.4e4),
+    (512, 7, 10, 5.9e3),
+    (1024, 6, 11, 1.5e3),
+    (2048, 5, 12, 3.6e2),
+];
 
 /// Every figure of the paper's case for `i` (validated first).
 pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
@@ -155,17 +176,49 @@ pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
     let rtt = rtt_ns(i.circuit_ns, i.cable_m, i.cable_m_per_s);
     let mut out = vec![
         Figure::new("RTT = 2(T_circuit + L/C)", rtt, "ns", "Eq. 2-4"),
-        pv(Figure::new("S_retrans at the RTT of Eq. 2-4", retrans_buffer_bits(i.line_gbps, rtt) / 8.0 / 1000.0, "kB", "Eq. 1"), 45.0)
-            .note("the paper: \"no larger than 45 KB\" (100 Gb/s, 100 ns circuit, 500 m)"),
+        pv(
+            Figure::new(
+                "S_retrans at the RTT of Eq. 2-4",
+                retrans_buffer_bits(i.line_gbps, rtt) / 8.0 / 1000.0,
+                "kB",
+                "Eq. 1",
+            ),
+            45.0,
+        )
+        .note("the paper: \"no larger than 45 KB\" (100 Gb/s, 100 ns circuit, 500 m)"),
     ];
     for (k, &f) in FRAME_SIZES.iter().enumerate() {
         let id = frame_id_bits(i.line_gbps, i.rtt_ns, f);
         let m = checksum_bits(f, i.ber, i.line_gbps, i.lifetime_years);
         let mtbf = mtbf_years(ffr(f, m, i.ber), f, i.line_gbps);
         let (_, pid, pm, pmtbf) = TABLE2[k];
-        out.push(pv(Figure::new(format!("S_FrameID, {f}-bit frames"), id as f64, "bits", "Eq. 13, Table 2"), pid as f64));
-        out.push(pv(Figure::new(format!("S_checksum (HD 4), {f}-bit frames"), m as f64, "bits", "Eq. 14-16, Table 2"), pm as f64));
-        out.push(pv(Figure::new(format!("MTBF with that checksum, {f}-bit frames"), mtbf, "years", "Eq. 14, Table 2"), pmtbf));
+        out.push(pv(
+            Figure::new(
+                format!("S_FrameID, {f}-bit frames"),
+                id as f64,
+                "bits",
+                "Eq. 13, Table 2",
+            ),
+            pid as f64,
+        ));
+        out.push(pv(
+            Figure::new(
+                format!("S_checksum (HD 4), {f}-bit frames"),
+                m as f64,
+                "bits",
+                "Eq. 14-16, Table 2",
+            ),
+            pm as f64,
+        ));
+        out.push(pv(
+            Figure::new(
+                format!("MTBF with that checksum, {f}-bit frames"),
+                mtbf,
+                "years",
+                "Eq. 14, Table 2",
+            ),
+            pmtbf,
+        ));
     }
     let id = frame_id_bits(i.line_gbps, i.rtt_ns, i.frame_bits);
     let ns = i.n_stall.unwrap_or_else(|| n_stall(id));
@@ -184,8 +237,20 @@ pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
     for (b, paper_mtbf) in TABLE5 {
         let fer_b = frame_error_rate(b, i.frame_bits as u64);
         let actual = i.line_gbps * bandwidth_ratio(ns, fer_b);
-        let m = mtbf_years(ffr(i.frame_bits, i.verification_bits, b), i.frame_bits, actual);
-        let mut f = Figure::new(format!("MTBF at BER {b:e}, {}-bit code, λ_actual", i.verification_bits), m, "years", "Eq. 26, Table 5");
+        let m = mtbf_years(
+            ffr(i.frame_bits, i.verification_bits, b),
+            i.frame_bits,
+            actual,
+        );
+        let mut f = Figure::new(
+            format!(
+                "MTBF at BER {b:e}, {}-bit code, λ_actual",
+                i.verification_bits
+            ),
+            m,
+            "years",
+            "Eq. 26, Table 5",
+        );
         if paper {
             f = f.paper(paper_mtbf).note(if b == 1e-7 {
                 "Table 5 prints 1.88e8, the text 1.88e7; the table's own BER^-4 scaling from 1e-9 (1.81e15 / 10^8 / 0.963) gives 1.88e7, so the table's 1.88e8 is the misprint; all rows sit a constant ~94x above Eq. 26 at 100 Gb/s"
@@ -203,6 +268,11 @@ pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
 /// The bandwidth ratio curve of Fig. 9 (Eq. 8) at `bers`.
 pub fn ratio_curve(frame_bits: u32, lanes: u32, n_stall: f64, bers: &[f64]) -> Vec<(f64, f64)> {
     bers.iter()
-        .map(|&b| (b, bandwidth_ratio(n_stall, frame_error_rate(b, (frame_bits * lanes) as u64))))
+        .map(|&b| {
+            (
+                b,
+                bandwidth_ratio(n_stall, frame_error_rate(b, (frame_bits * lanes) as u64)),
+            )
+        })
         .collect()
 }

@@ -60,8 +60,10 @@ impl Inputs {
         check_range("flits-per-s", self.flits_per_s, 1.0, 1e13)?;
         check_range("p-coalescing", self.p_coalescing, 0.0, 1.0)?;
         check_range("flit-ns", self.flit_ns, 1e-3, 1e6)?;
-        check_range("retry-ns", self.retry_ns, self.flit_ns, 1e9)
-            .map_err(|e| InputError { problem: format!("{} (at least --flit-ns)", e.problem), ..e })?;
+        check_range("retry-ns", self.retry_ns, self.flit_ns, 1e9).map_err(|e| InputError {
+            problem: format!("{} (at least --flit-ns)", e.problem),
+            ..e
+        })?;
         check_range("max-levels", self.max_levels as f64, 0.0, 8.0)?;
         if let Some(uc) = self.fer_uc {
             let fer = frame_error_rate(self.ber, self.flit_bits);
@@ -166,8 +168,10 @@ pub fn fit_pair(i: &Inputs, fer_uc: f64, levels: u32) -> (f64, f64) {
     let cxl = if levels == 0 {
         fit(fer_ud(fer_uc, i.crc_bits), i.flits_per_s)
     } else {
-        fit(fer_order(fer_drop(fer_uc, levels), i.p_coalescing), i.flits_per_s)
-            + fit(fer_ud(fer_uc, i.crc_bits), i.flits_per_s)
+        fit(
+            fer_order(fer_drop(fer_uc, levels), i.p_coalescing),
+            i.flits_per_s,
+        ) + fit(fer_ud(fer_uc, i.crc_bits), i.flits_per_s)
     };
     let rxl = fit(rxl_fer_ud(fer_uc, levels, i.crc_bits), i.flits_per_s);
     (cxl, rxl)
@@ -187,40 +191,202 @@ pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
         None => "from the code, independent bit errors (--fer-uc code)",
     };
     let mut out = vec![
-        pv(Figure::new("FER (flit error rate)", fer, "per flit", "Eq. 1"), 2.0e-3),
-        pv(Figure::new("FER_UC (uncorrectable after FEC)", fer_uc, "per flit", "Eq. 2"), 3.0e-5).note(uc_source),
-        Figure::new("FER_UC from the code (3-way t = 1 RS, independent errors)", uc_code, "per flit", "Eq. 2")
-            .note("two symbol errors in one way; far below PCIe 6.0's figure, which covers burst errors"),
-        pv(Figure::new("p_correct (FEC corrects)", p_correct(fer, fer_uc), "fraction", "Eq. 3"), 0.985),
-        Figure::new("FEC detects a double error in one way (86-symbol way)", 1.0 - miscorrect_fraction(86), "fraction", "code")
-            .note("README RS FEC table measures 0.6695 / 0.6714 on the RTL"),
-        Figure::new("FEC detects a 4-byte burst", burst_detect_fraction(4), "fraction", "code").note("measured 0.6733 / 0.6712"),
-        Figure::new("FEC detects a 5-byte burst", burst_detect_fraction(5), "fraction", "code").note("measured 0.8952 / 0.8944"),
-        Figure::new("FEC detects a 6-byte burst", burst_detect_fraction(6), "fraction", "code").note("measured 0.9653 / 0.9667"),
-        pv(Figure::new("FER_UD (CRC escapes)", fer_ud(fer_uc, i.crc_bits), "per flit", "Eq. 4"), 1.6e-24),
-        pv(Figure::new("FIT, CXL direct", fit(fer_ud(fer_uc, i.crc_bits), i.flits_per_s), "FIT", "Eq. 5"), 2.9e-3),
-        pv(Figure::new("FER_drop, one switch", fer_drop(fer_uc, 1), "per flit", "Eq. 6"), 3.0e-5),
-        pv(Figure::new("FER_order, one switch", fer_order(fer_drop(fer_uc, 1), i.p_coalescing), "per flit", "Eq. 7"), 3.0e-6),
-        pv(Figure::new("FIT, CXL one switch (ordering)", fit(fer_order(fer_drop(fer_uc, 1), i.p_coalescing), i.flits_per_s), "FIT", "Eq. 8"), 5.4e15),
-        pv(Figure::new("FER_UD, RXL one switch", rxl_fer_ud(fer_uc, 1, i.crc_bits), "per flit", "Eq. 9"), 1.6e-24)
-            .note("the paper prints (1 + FER_UC)·2^-64; its value needs FER_UC·(1 + FER_UC)·2^-64"),
-        pv(Figure::new("FIT, RXL one switch", fit(rxl_fer_ud(fer_uc, 1, i.crc_bits), i.flits_per_s), "FIT", "Eq. 10"), 2.9e-3),
+        pv(
+            Figure::new("FER (flit error rate)", fer, "per flit", "Eq. 1"),
+            2.0e-3,
+        ),
+        pv(
+            Figure::new(
+                "FER_UC (uncorrectable after FEC)",
+                fer_uc,
+                "per flit",
+                "Eq. 2",
+            ),
+            3.0e-5,
+        )
+        .note(uc_source),
+        Figure::new(
+            "FER_UC from the code (3-way t = 1 RS, independent errors)",
+            uc_code,
+            "per flit",
+            "Eq. 2",
+        )
+        .note(
+            "two symbol errors in one way; far below PCIe 6.0's figure, which covers burst errors",
+        ),
+        pv(
+            Figure::new(
+                "p_correct (FEC corrects)",
+                p_correct(fer, fer_uc),
+                "fraction",
+                "Eq. 3",
+            ),
+            0.985,
+        ),
+        Figure::new(
+            "FEC detects a double error in one way (86-symbol way)",
+            1.0 - miscorrect_fraction(86),
+            "fraction",
+            "code",
+        )
+        .note("README RS FEC table measures 0.6695 / 0.6714 on the RTL"),
+        Figure::new(
+            "FEC detects a 4-byte burst",
+            burst_detect_fraction(4),
+            "fraction",
+            "code",
+        )
+        .note("measured 0.6733 / 0.6712"),
+        Figure::new(
+            "FEC detects a 5-byte burst",
+            burst_detect_fraction(5),
+            "fraction",
+            "code",
+        )
+        .note("measured 0.8952 / 0.8944"),
+        Figure::new(
+            "FEC detects a 6-byte burst",
+            burst_detect_fraction(6),
+            "fraction",
+            "code",
+        )
+        .note("measured 0.9653 / 0.9667"),
+        pv(
+            Figure::new(
+                "FER_UD (CRC escapes)",
+                fer_ud(fer_uc, i.crc_bits),
+                "per flit",
+                "Eq. 4",
+            ),
+            1.6e-24,
+        ),
+        pv(
+            Figure::new(
+                "FIT, CXL direct",
+                fit(fer_ud(fer_uc, i.crc_bits), i.flits_per_s),
+                "FIT",
+                "Eq. 5",
+            ),
+            2.9e-3,
+        ),
+        pv(
+            Figure::new(
+                "FER_drop, one switch",
+                fer_drop(fer_uc, 1),
+                "per flit",
+                "Eq. 6",
+            ),
+            3.0e-5,
+        ),
+        pv(
+            Figure::new(
+                "FER_order, one switch",
+                fer_order(fer_drop(fer_uc, 1), i.p_coalescing),
+                "per flit",
+                "Eq. 7",
+            ),
+            3.0e-6,
+        ),
+        pv(
+            Figure::new(
+                "FIT, CXL one switch (ordering)",
+                fit(
+                    fer_order(fer_drop(fer_uc, 1), i.p_coalescing),
+                    i.flits_per_s,
+                ),
+                "FIT",
+                "Eq. 8",
+            ),
+            5.4e15,
+        ),
+        pv(
+            Figure::new(
+                "FER_UD, RXL one switch",
+                rxl_fer_ud(fer_uc, 1, i.crc_bits),
+                "per flit",
+                "Eq. 9",
+            ),
+            1.6e-24,
+        )
+        .note("the paper prints (1 + FER_UC)·2^-64; its value needs FER_UC·(1 + FER_UC)·2^-64"),
+        pv(
+            Figure::new(
+                "FIT, RXL one switch",
+                fit(rxl_fer_ud(fer_uc, 1, i.crc_bits), i.flits_per_s),
+                "FIT",
+                "Eq. 10",
+            ),
+            2.9e-3,
+        ),
     ];
     let (c1, r1) = fit_pair(i, fer_uc, 1);
     if r1 > 0.0 {
-        out.push(pv(Figure::new("FIT ratio CXL / RXL, one switch", c1 / r1, "x", "Eq. 8 / Eq. 10"), 1e18).note("the paper: \"exceeding 10^18 times\""));
+        out.push(
+            pv(
+                Figure::new(
+                    "FIT ratio CXL / RXL, one switch",
+                    c1 / r1,
+                    "x",
+                    "Eq. 8 / Eq. 10",
+                ),
+                1e18,
+            )
+            .note("the paper: \"exceeding 10^18 times\""),
+        );
     }
     for levels in 0..=i.max_levels {
         let (c, r) = fit_pair(i, fer_uc, levels);
-        out.push(Figure::new(format!("FIT, CXL, {levels} switching levels"), c, "FIT", "Fig. 8"));
-        out.push(Figure::new(format!("FIT, RXL, {levels} switching levels"), r, "FIT", "Fig. 8"));
+        out.push(Figure::new(
+            format!("FIT, CXL, {levels} switching levels"),
+            c,
+            "FIT",
+            "Fig. 8",
+        ));
+        out.push(Figure::new(
+            format!("FIT, RXL, {levels} switching levels"),
+            r,
+            "FIT",
+            "Fig. 8",
+        ));
     }
     out.extend([
-        pv(Figure::new("BW loss, direct", bw_loss(fer_uc, i.flit_ns, i.retry_ns), "fraction", "Eq. 11"), 0.0015),
-        pv(Figure::new("BW loss, CXL one switch, ACK piggybacking", bw_loss(2.0 * fer_uc, i.flit_ns, i.retry_ns), "fraction", "Eq. 12"), 0.0030),
-        pv(Figure::new("BW loss, CXL one switch, separate ACK flits", i.p_coalescing, "fraction", "Eq. 13"), 0.1)
-            .note("= p_coalescing"),
-        pv(Figure::new("BW loss, RXL one switch", bw_loss(2.0 * fer_uc, i.flit_ns, i.retry_ns), "fraction", "Eq. 14"), 0.0030),
+        pv(
+            Figure::new(
+                "BW loss, direct",
+                bw_loss(fer_uc, i.flit_ns, i.retry_ns),
+                "fraction",
+                "Eq. 11",
+            ),
+            0.0015,
+        ),
+        pv(
+            Figure::new(
+                "BW loss, CXL one switch, ACK piggybacking",
+                bw_loss(2.0 * fer_uc, i.flit_ns, i.retry_ns),
+                "fraction",
+                "Eq. 12",
+            ),
+            0.0030,
+        ),
+        pv(
+            Figure::new(
+                "BW loss, CXL one switch, separate ACK flits",
+                i.p_coalescing,
+                "fraction",
+                "Eq. 13",
+            ),
+            0.1,
+        )
+        .note("= p_coalescing"),
+        pv(
+            Figure::new(
+                "BW loss, RXL one switch",
+                bw_loss(2.0 * fer_uc, i.flit_ns, i.retry_ns),
+                "fraction",
+                "Eq. 14",
+            ),
+            0.0030,
+        ),
     ]);
     Ok(out)
 }

@@ -39,6 +39,14 @@ enum Command {
     Formal(cmd::formal::Args),
     /// Standard-cell synthesis and static timing with the emitted SDC: area, slack, critical path.
     Asic(cmd::asic::Args),
+    /// The seeds' reliability arithmetic (FER, FIT, MTBF, buffer and bandwidth) with equation
+    /// numbers; no options print the paper's own case.
+    #[command(subcommand)]
+    Analyze(cmd::analyze::Command),
+    /// Choose parameters for a link's requirements, with reasons and predicted figures, and
+    /// optionally write a design file for `generate`.
+    #[command(subcommand)]
+    Plan(cmd::plan::Command),
 }
 
 /// Every option that takes a value accepts a negative number as that value, so `--ber -1` is
@@ -63,6 +71,8 @@ fn main() -> ExitCode {
         Command::Fpga(a) => cmd::fpga::run(a),
         Command::Formal(a) => cmd::formal::run(a),
         Command::Asic(a) => cmd::asic::run(a),
+        Command::Analyze(c) => cmd::analyze::run(c),
+        Command::Plan(c) => cmd::plan::run(c),
     };
     match result {
         Ok(code) => code,

@@ -4,6 +4,7 @@
 //! Flow: a design file ([`config::Design`]) → validated blocks ([`blocks::Block`]) → modules
 //! built as a typed Verilog tree ([`hw::verilog`]) → an output tree on disk ([`output::tree`]).
 
+pub mod analysis;
 pub mod blocks;
 pub mod config;
 pub mod elab;

@@ -1,4 +1,5 @@
 //! Subcommands, one file each (`sim` has one per campaign).
+pub mod analyze;
 pub mod asic;
 pub mod check;
 pub mod formal;
@@ -6,6 +7,7 @@ pub mod fpga;
 pub mod generate;
 pub mod lint;
 pub mod list;
+pub mod plan;
 pub mod report;
 pub mod sim;
 pub mod synth;

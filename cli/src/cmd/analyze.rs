@@ -1,0 +1,212 @@
+//! `rtl-gen analyze rxl|rifl`: the seeds' reliability arithmetic ([`rtl_gen::analysis`]) with
+//! units and equation numbers; no options print the paper's own case, options override inputs.
+
+use super::CmdResult;
+use rtl_gen::analysis::{rifl, rxl, Figure};
+use std::path::PathBuf;
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// RXL against CXL 3.0 (Eq. 1-14, Fig. 8): FER, FEC and CRC escapes, ordering failures,
+    /// FIT, bandwidth loss.
+    Rxl(RxlArgs),
+    /// RIFL (Eq. 1-4, 8-16, 26, Tables 2 and 5): retransmission buffer, frame ID and checksum
+    /// widths, bandwidth ratio, MTBF.
+    Rifl(RiflArgs),
+}
+
+#[derive(clap::Args)]
+pub struct RxlArgs {
+    /// Raw bit error rate (0..=0.5).
+    #[arg(long, default_value_t = 1e-6)]
+    ber: f64,
+    /// Flit size in bits (8..=65536).
+    #[arg(long, default_value_t = 2048)]
+    flit_bits: u64,
+    /// Uncorrectable flit error rate after FEC (0..=FER), or `code` to compute it from the
+    /// 3-way t = 1 RS code under independent errors (default: PCIe 6.0's 3e-5, as the paper).
+    #[arg(long, default_value = "3e-5")]
+    fer_uc: String,
+    /// CRC width in bits (1..=64).
+    #[arg(long, default_value_t = 64)]
+    crc_bits: u32,
+    /// Flits per second of the device (1..=1e13).
+    #[arg(long, default_value_t = 5e8)]
+    flits_per_s: f64,
+    /// Share of flits carrying an AckNum (0..=1).
+    #[arg(long, default_value_t = 0.1)]
+    p_coalescing: f64,
+    /// Channel time of a flit, ns.
+    #[arg(long, default_value_t = 2.0)]
+    flit_ns: f64,
+    /// Channel time of a retried flit, ns (at least --flit-ns).
+    #[arg(long, default_value_t = 102.0)]
+    retry_ns: f64,
+    /// Switching levels in the Fig. 8 table (0..=8).
+    #[arg(long, default_value_t = 3)]
+    max_levels: u32,
+    /// Also write the figures as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct RiflArgs {
+    /// Line rate λ_line, Gb/s.
+    #[arg(long, default_value_t = 100.0)]
+    line_gbps: f64,
+    /// RTT of Table 2 (Eq. 13), ns.
+    #[arg(long, default_value_t = 500.0)]
+    rtt_ns: f64,
+    /// Circuit delay per direction of Eq. 3, ns.
+    #[arg(long, default_value_t = 100.0)]
+    circuit_ns: f64,
+    /// Cable length of Eq. 4, m.
+    #[arg(long, default_value_t = 500.0)]
+    cable_m: f64,
+    /// Speed of light in the cable (Eq. 4's C), m/s.
+    #[arg(long, default_value_t = 3e8)]
+    cable_m_per_s: f64,
+    /// Bit error rate (0..=1e-2).
+    #[arg(long, default_value_t = 1e-7)]
+    ber: f64,
+    /// Required MTBF of the checksum choice (Table 2), years.
+    #[arg(long, default_value_t = 100.0)]
+    lifetime_years: f64,
+    /// Frame size of Eq. 8-11 and Table 5 (128, 256, 512, 1024, 2048).
+    #[arg(long, default_value_t = 256)]
+    frame_bits: u32,
+    /// Verification code width (3..=64).
+    #[arg(long, default_value_t = 12)]
+    verification_bits: u32,
+    /// Frames lost per error event (default: one retransmission procedure per direction).
+    #[arg(long)]
+    n_stall: Option<f64>,
+    /// Also write the figures as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+pub fn run(c: Command) -> CmdResult {
+    let (title, figures, json) = match c {
+        Command::Rxl(a) => {
+            let fer_uc = match a.fer_uc.as_str() {
+                "code" => None,
+                s => Some(s.parse::<f64>().map_err(|_| {
+                    anyhow::anyhow!(
+                        "--fer-uc {s:?} is neither a number nor `code`; allowed 0..=FER or `code`"
+                    )
+                })?),
+            };
+            let i = rxl::Inputs {
+                ber: a.ber,
+                flit_bits: a.flit_bits,
+                fer_uc,
+                crc_bits: a.crc_bits,
+                flits_per_s: a.flits_per_s,
+                p_coalescing: a.p_coalescing,
+                flit_ns: a.flit_ns,
+                retry_ns: a.retry_ns,
+                max_levels: a.max_levels,
+            };
+            let paper = i == rxl::Inputs::paper();
+            let title = if paper {
+                "RXL vs CXL 3.0, the paper's case (Jung et al. §7.1-7.2)"
+            } else {
+                "RXL vs CXL 3.0"
+            };
+            (title, rxl::analyze(&i)?, a.json)
+        }
+        Command::Rifl(a) => {
+            let i = rifl::Inputs {
+                line_gbps: a.line_gbps,
+                rtt_ns: a.rtt_ns,
+                circuit_ns: a.circuit_ns,
+                cable_m: a.cable_m,
+                cable_m_per_s: a.cable_m_per_s,
+                ber: a.ber,
+                lifetime_years: a.lifetime_years,
+                frame_bits: a.frame_bits,
+                verification_bits: a.verification_bits,
+                n_stall: a.n_stall,
+            };
+            let paper = i == rifl::Inputs::paper();
+            let title = if paper {
+                "RIFL, the paper's case (Shen et al.: 100 Gb/s, 500 ns RTT, BER 1e-7)"
+            } else {
+                "RIFL"
+            };
+            (title, rifl::analyze(&i)?, a.json)
+        }
+    };
+    print!("{}", table(title, &figures));
+    if let Some(path) = json {
+        std::fs::write(&path, json_text(&figures))
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// A figure as text: never NaN or inf as a number (`unbounded` / `undefined` instead).
+pub fn number(v: f64) -> String {
+    if v.is_nan() {
+        "undefined".into()
+    } else if v.is_infinite() {
+        "unbounded".into()
+    } else if v == 0.0 {
+        "0".into()
+    } else if (1e-3..1e4).contains(&v.abs()) {
+        format!("{}", (v * 1e4).round() / 1e4)
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+fn table(title: &str, figures: &[Figure]) -> String {
+    let mut s = format!("{title}\n\n");
+    let w = figures
+        .iter()
+        .map(|f| f.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for f in figures {
+        let paper = f
+            .paper
+            .map(|p| format!("  paper {}", number(p)))
+            .unwrap_or_default();
+        let note = if f.note.is_empty() {
+            String::new()
+        } else {
+            format!("  ({})", f.note)
+        };
+        s += &format!(
+            "{:<w$}  {:>11} {:<9}  [{}]{paper}{note}\n",
+            f.name,
+            number(f.value),
+            f.unit,
+            f.source
+        );
+    }
+    s
+}
+
+fn json_value(v: f64) -> serde_json::Value {
+    if v.is_finite() {
+        serde_json::json!(v)
+    } else {
+        serde_json::json!(number(v))
+    }
+}
+
+fn json_text(figures: &[Figure]) -> String {
+    let rows: Vec<serde_json::Value> = figures
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "name": f.name, "value": json_value(f.value), "unit": f.unit, "source": f.source,
+                "paper": f.paper.map(json_value), "note": f.note,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n"
+}

@@ -1,0 +1,181 @@
+//! `rtl-gen analyze` and `rtl-gen plan` as a user runs them: the papers' cases printed with
+//! equation numbers and no NaN/inf, `--json`, the plan → generate loop, and refusals.
+
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+}
+
+fn ok(out: &Output) -> String {
+    let s = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "stderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    s
+}
+
+/// Stderr of a run refused with status 2, no panic, naming `option`.
+fn refused(out: &Output, option: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        !err.contains("panicked") && err.starts_with("error: "),
+        "{err}"
+    );
+    assert!(err.contains(option), "{err}");
+    err
+}
+
+fn no_bad_numbers(s: &str) {
+    for bad in ["NaN", "inf", "-0 "] {
+        assert!(!s.contains(bad), "{bad} printed:\n{s}");
+    }
+}
+
+#[test]
+fn analyze_prints_the_papers_cases() {
+    let rxl = ok(&bin().args(["analyze", "rxl"]).output().unwrap());
+    no_bad_numbers(&rxl);
+    for want in [
+        "5.400e15 FIT",
+        "[Eq. 8]",
+        "0.9853",
+        "0.0029 FIT",
+        "[Eq. 10]",
+        "paper 1.600e-24",
+    ] {
+        assert!(rxl.contains(want), "{want} missing:\n{rxl}");
+    }
+    let rifl = ok(&bin().args(["analyze", "rifl"]).output().unwrap());
+    no_bad_numbers(&rifl);
+    for want in ["[Eq. 13, Table 2]", "1.88e8, the text 1.88e7", "44.1667 kB"] {
+        assert!(rifl.contains(want), "{want} missing:\n{rifl}");
+    }
+    // Overrides, including the extremes of each range, stay finite.
+    for args in [
+        &["analyze", "rxl", "--ber", "0", "--fer-uc", "code"][..],
+        &["analyze", "rifl", "--ber", "0"],
+        &["analyze", "rifl", "--ber", "1e-2", "--frame-bits", "2048"],
+    ] {
+        no_bad_numbers(&ok(&bin().args(args).output().unwrap()));
+    }
+}
+
+#[test]
+fn analyze_json_is_machine_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rxl.json");
+    ok(&bin()
+        .args(["analyze", "rxl", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let fit8 = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"] == "Eq. 8")
+        .unwrap();
+    assert!((fit8["value"].as_f64().unwrap() / 5.4e15 - 1.0).abs() < 1e-9);
+    assert_eq!(fit8["paper"].as_f64(), Some(5.4e15));
+}
+
+#[test]
+fn analyze_refuses_bad_options() {
+    refused(
+        &bin()
+            .args(["analyze", "rxl", "--ber", "2"])
+            .output()
+            .unwrap(),
+        "--ber",
+    );
+    refused(
+        &bin()
+            .args(["analyze", "rxl", "--fer-uc", "lots"])
+            .output()
+            .unwrap(),
+        "--fer-uc",
+    );
+    refused(
+        &bin()
+            .args(["analyze", "rifl", "--frame-bits", "300"])
+            .output()
+            .unwrap(),
+        "--frame-bits",
+    );
+    refused(
+        &bin()
+            .args(["analyze", "rifl", "--line-gbps", "-1"])
+            .output()
+            .unwrap(),
+        "--line-gbps",
+    );
+}
+
+const PLAN: [&str; 12] = [
+    "plan",
+    "rifl",
+    "--line-gbps",
+    "100",
+    "--cable-m",
+    "10",
+    "--ber",
+    "1e-7",
+    "--mtbf-years",
+    "1000",
+    "--lanes",
+    "4",
+];
+
+#[test]
+fn plan_emit_generates_and_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let design = dir.path().join("design.toml");
+    let out = ok(&bin()
+        .args(PLAN)
+        .arg("--emit")
+        .arg(&design)
+        .output()
+        .unwrap());
+    assert!(
+        out.contains("frame_bits: 512") && out.contains("frame_id_bits = 6"),
+        "{out}"
+    );
+    let gen = bin()
+        .arg("generate")
+        .arg(&design)
+        .arg("--out")
+        .arg(dir.path().join("tree"))
+        .output()
+        .unwrap();
+    ok(&gen);
+    let manifest =
+        std::fs::read_to_string(dir.path().join("tree/rifl_plan/manifest.json")).unwrap();
+    assert!(
+        manifest.contains("\"frame_id_bits\": 6"),
+        "the generated block has the plan's frame ID width"
+    );
+    let again = bin()
+        .args(PLAN)
+        .arg("--emit")
+        .arg(&design)
+        .output()
+        .unwrap();
+    refused(&again, "the file exists");
+}
+
+#[test]
+fn plan_refuses_impossible_requirements() {
+    let mut a = PLAN.to_vec();
+    a[9] = "1e12";
+    let err = refused(&bin().args(&a).output().unwrap(), "--mtbf-years");
+    assert!(err.contains("the best MTBF"), "{err}");
+    let mut a = PLAN.to_vec();
+    a[7] = "1e-4";
+    refused(&bin().args(&a).output().unwrap(), "--ber");
+}

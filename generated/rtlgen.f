@@ -32,14 +32,6 @@ rtl/rtlgen_rifl_fifo.v
 rtl/rtlgen_rifl_rxgear.v
 rtl/rtlgen_rifl.v
 rtl/rtlgen_rifl4_txgear.v
-rtl/rtlgen_rifl4_scrambler.v
-rtl/rtlgen_rifl4_crc.v
-rtl/rtlgen_rifl4_encode.v
-rtl/rtlgen_rifl4_tx.v
-rtl/rtlgen_rifl4_check.v
-rtl/rtlgen_rifl4_descrambler.v
-rtl/rtlgen_rifl4_rx.v
-rtl/rtlgen_rifl4_fifo.v
 rtl/rtlgen_rifl4_rxgear.v
 rtl/rtlgen_rifl4.v
 rtl/rtlgen_rxl_ep_replay.v

@@ -33,7 +33,7 @@ module rtlgen_rifl_demo (
     localparam [31:0] LFSR_SEED  = 32'h0000_0001; // generator and checker start here
     localparam [31:0] LFSR_TAPS  = 32'h8020_0003; // Galois taps of x^32+x^22+x^2+x+1
     localparam [3:0]  LAST_BEAT  = 4'd15;        // beat index of tlast in a packet
-    localparam [31:0] ALL_BYTES = {32{1'b1}};
+    localparam [31:0] ALL_BYTES = 32'hffffffff;
 
     // node interface
     wire [255:0] s_axis_tdata;

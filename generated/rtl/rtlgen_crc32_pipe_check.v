@@ -38,7 +38,6 @@ module rtlgen_crc32_pipe_check (
 );
     wire [103:0] check_feed; // {crc_in, seq, data}
     assign check_feed = {crc_in, data};
-    wire [31:0] syndrome; // CRC(data, seq) ^ crc_in: zero iff the flit checks
 
     // syndrome = M·{seq, data} ^ c ^ crc_in: registered partial parities of masked column groups.
 
@@ -365,8 +364,7 @@ module rtlgen_crc32_pipe_check (
         syndrome_q[30] <= ~^syndrome_s1_r30;
         syndrome_q[31] <= ~^syndrome_s1_r31;
     end
-    assign syndrome = syndrome_q;
-    assign ok = ~|syndrome;
+    assign ok = ~|syndrome_q;
     reg [1:0] valid_pipe; // valid flag of each pipeline stage
     always @(posedge clk) begin
         if (rst) begin

@@ -3226,7 +3226,7 @@ module rtlgen_crc32_stream (
     wire [63:0] keep_n; // bytes not kept
     assign keep_n = ~in_keep;
     wire [5:0] pad; // number of bytes not kept (in_keep is contiguous from byte 0)
-    assign pad[0] = ^(keep_n & 64'hffffffffffffffff);
+    assign pad[0] = ^keep_n;
     assign pad[1] = ^(keep_n & 64'h5555555555555555);
     assign pad[2] = ^(keep_n & 64'h1111111111111111);
     assign pad[3] = ^(keep_n & 64'h0101010101010101);

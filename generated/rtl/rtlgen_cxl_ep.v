@@ -230,7 +230,7 @@ module rtlgen_cxl_ep (
 
     // ACK coalescing and NACK bookkeeping.
     wire [3:0] since_n;
-    assign since_n = ack_sent ? {{3{1'd0}}, deliver} : ((since_ack == ACK_EVERY) ? since_ack : (since_ack + {{3{1'd0}}, deliver}));
+    assign since_n = ack_sent ? {3'd0, deliver} : ((since_ack == ACK_EVERY) ? since_ack : (since_ack + {3'd0, deliver}));
 
     // Control registers (reset).
     always @(posedge clk) begin

@@ -59,7 +59,6 @@ module rtlgen_cxl_fec_pcie6_dec (
     assign cw_msg = cw[1999:0];
 
     // Syndromes per group g (bits [16g+15:16g]): {sc, sp}, sp = parity syndrome, sc = check syndrome.
-    wire [47:0] syn; // syndromes of all ways
 
     // stage 1: output register
     reg [47:0] syn_q; // output register of the network
@@ -113,15 +112,14 @@ module rtlgen_cxl_fec_pcie6_dec (
         syn_q[46] <= ^(cw & 2048'h00000000400000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000);
         syn_q[47] <= ^(cw & 2048'h00000000800000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f60000);
     end
-    assign syn = syn_q;
     wire [2:0] wc; // way corrected
     wire [2:0] wu; // way uncorrectable
 
     // Group 0: 84 existing positions; a match S1 == α^d·S0 (S0 != 0) locates the error.
     wire [7:0] w0_s0; // parity syndrome sp
     wire [7:0] w0_s1; // check syndrome sc
-    assign w0_s0 = syn[7:0];
-    assign w0_s1 = syn[15:8];
+    assign w0_s0 = syn_q[7:0];
+    assign w0_s1 = syn_q[15:8];
     wire w0_nz0;
     wire w0_nz1;
     assign w0_nz0 = |w0_s0;
@@ -890,8 +888,8 @@ module rtlgen_cxl_fec_pcie6_dec (
     // Group 1: 83 existing positions; a match S1 == α^d·S0 (S0 != 0) locates the error.
     wire [7:0] w1_s0; // parity syndrome sp
     wire [7:0] w1_s1; // check syndrome sc
-    assign w1_s0 = syn[23:16];
-    assign w1_s1 = syn[31:24];
+    assign w1_s0 = syn_q[23:16];
+    assign w1_s1 = syn_q[31:24];
     wire w1_nz0;
     wire w1_nz1;
     assign w1_nz0 = |w1_s0;
@@ -1651,8 +1649,8 @@ module rtlgen_cxl_fec_pcie6_dec (
     // Group 2: 83 existing positions; a match S1 == α^d·S0 (S0 != 0) locates the error.
     wire [7:0] w2_s0; // parity syndrome sp
     wire [7:0] w2_s1; // check syndrome sc
-    assign w2_s0 = syn[39:32];
-    assign w2_s1 = syn[47:40];
+    assign w2_s0 = syn_q[39:32];
+    assign w2_s1 = syn_q[47:40];
     wire w2_nz0;
     wire w2_nz1;
     assign w2_nz0 = |w2_s0;

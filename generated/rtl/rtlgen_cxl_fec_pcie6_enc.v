@@ -46,7 +46,6 @@ module rtlgen_cxl_fec_pcie6_enc (
 );
 
     // check = M·msg over GF(2): the model's encoder probed on unit vectors, one masked parity per check bit.
-    wire [47:0] check; // check symbols, cw bits above the message
 
     // stage 1: registered partial parities over groups of up to 45 columns
     reg [44:0] check_s1_r0;
@@ -2308,10 +2307,9 @@ module rtlgen_cxl_fec_pcie6_enc (
         check_q[46] <= ^check_s1_r46;
         check_q[47] <= ^check_s1_r47;
     end
-    assign check = check_q;
     reg [1999:0] msg_p1;
     reg [1999:0] msg_p2;
-    assign cw = {check, msg_p2};
+    assign cw = {check_q, msg_p2};
 
     // pipeline registers into stage 1
     always @(posedge clk) begin

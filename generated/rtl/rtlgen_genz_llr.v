@@ -94,6 +94,8 @@ module rtlgen_genz_llr (
     localparam [1:0] LINK_DOWN = 2'd0;        // llr_state[1:0]: phy_up low
     localparam [1:0] LINK_INIT = 2'd1;        // llr_state[1:0]: sending LLR Init until Init ACK
     localparam [1:0] LINK_UP = 2'd2;          // llr_state[1:0]: Init exchange done
+    localparam [1:0] NOACK_LAST = 2'd3;       // LLR timer expiries without an ACK before a retrain, minus 1
+    localparam [1:0] STALL_LAST = 2'd2;       // expiries without progress before a timer retransmission, minus 1
     localparam [7:0] OP_INIT = 8'd1;          // LL opcode: LLR Init
     localparam [7:0] OP_INIT_ACK = 8'd2;      // LL opcode: LLR Init ACK
     localparam [7:0] OP_FC = 8'd3;            // LL opcode: flow control
@@ -479,7 +481,7 @@ module rtlgen_genz_llr (
     wire s_fire;
     assign s_fire = s_axis_tvalid & s_ready;
     wire [16:0] head_slot_inc_sum;
-    assign head_slot_inc_sum = {13'd0, head_slot} + {1'd0, 16'd1};
+    assign head_slot_inc_sum = {13'd0, head_slot} + 17'd1;
     wire [16:0] head_slot_inc_mod;
     assign head_slot_inc_mod = (head_slot_inc_sum >= SLOTS) ? (head_slot_inc_sum - SLOTS) : head_slot_inc_sum;
     wire [3:0] head_slot_inc; // (head_slot + d) mod SLOTS
@@ -489,7 +491,7 @@ module rtlgen_genz_llr (
     assign head_slot_inc_hi = head_slot_inc_mod[16:4];
     // verilator lint_on UNUSED
     wire [16:0] send_slot_inc_sum;
-    assign send_slot_inc_sum = {13'd0, send_slot} + {1'd0, 16'd1};
+    assign send_slot_inc_sum = {13'd0, send_slot} + 17'd1;
     wire [16:0] send_slot_inc_mod;
     assign send_slot_inc_mod = (send_slot_inc_sum >= SLOTS) ? (send_slot_inc_sum - SLOTS) : send_slot_inc_sum;
     wire [3:0] send_slot_inc; // (send_slot + d) mod SLOTS
@@ -810,7 +812,7 @@ module rtlgen_genz_llr (
         if (llg & (ll_op == OP_ACK)) begin
             noack_n = 2'd0;
         end else if (expiry) begin
-            if (noack == 2'd3) begin
+            if (noack == NOACK_LAST) begin
                 noack_n = 2'd0;
                 retrain_req = 1'd1;
             end else begin
@@ -821,7 +823,7 @@ module rtlgen_genz_llr (
         if (expiry) begin
             p_ack_n = 1'd1;
             if ((send_seq != ack_seq) & (~ack_prog) & (~progressed) & (~tx_stop)) begin
-                if (stall == 2'd2) begin
+                if (stall == STALL_LAST) begin
                     stall_n = 2'd0;
                     epoch_n = epoch + 8'd1;
                     tx_stop_n = 1'd1;
@@ -1001,7 +1003,7 @@ module rtlgen_genz_llr (
     // State registers.
     always @(posedge clk) begin
         if (rst) begin
-            link <= 2'd0;
+            link <= LINK_DOWN;
             tx_en <= 1'd0;
             rx_disc <= 1'd0;
             tx_stop <= 1'd0;

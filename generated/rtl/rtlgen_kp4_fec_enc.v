@@ -693,7 +693,7 @@ module rtlgen_kp4_fec_enc (
     always @(posedge clk) begin
         if (rst) begin
             beat <= 5'd0;
-            state <= {300{1'd0}};
+            state <= 300'd0;
             out_tvalid_r <= 1'd0;
             frame_error_r <= 1'd0;
         end else begin
@@ -704,7 +704,7 @@ module rtlgen_kp4_fec_enc (
             if (accept) begin
                 beat <= is_last ? 5'd0 : (beat + 5'd1);
                 if (is_last) begin
-                    state <= {300{1'd0}};
+                    state <= 300'd0;
                 end else if (beat == MSG_END_BEAT) begin
                     state <= rem_end;
                 end else if (beat < MSG_END_BEAT) begin

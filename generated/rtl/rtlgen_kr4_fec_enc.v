@@ -368,7 +368,7 @@ module rtlgen_kr4_fec_enc (
     always @(posedge clk) begin
         if (rst) begin
             beat <= 4'd0;
-            state <= {140{1'd0}};
+            state <= 140'd0;
             out_tvalid_r <= 1'd0;
             frame_error_r <= 1'd0;
         end else begin
@@ -379,7 +379,7 @@ module rtlgen_kr4_fec_enc (
             if (accept) begin
                 beat <= is_last ? 4'd0 : (beat + 4'd1);
                 if (is_last) begin
-                    state <= {140{1'd0}};
+                    state <= 140'd0;
                 end else if (beat == MSG_END_BEAT) begin
                     state <= rem_end;
                 end else if (beat < MSG_END_BEAT) begin

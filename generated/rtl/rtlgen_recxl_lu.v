@@ -942,40 +942,24 @@ module rtlgen_recxl_lu (
     assign pick3_1_head = pick3_1_t ? pick2_3_head : pick2_2_head;
     wire [15:0] pick3_1_csn;
     assign pick3_1_csn = pick3_1_t ? pick2_3_csn : pick2_2_csn;
-    wire pick4_0_t;
-    assign pick4_0_t = pick3_1_v & ((!pick3_0_v) | (pick3_1_k < pick3_0_k));
-    wire pick4_0_v;
-    assign pick4_0_v = pick3_0_v | pick3_1_v;
-    wire [33:0] pick4_0_k;
-    assign pick4_0_k = pick4_0_t ? pick3_1_k : pick3_0_k;
-    wire [3:0] pick4_0_row;
-    assign pick4_0_row = pick4_0_t ? pick3_1_row : pick3_0_row;
-    wire [15:0] pick4_0_mask;
-    assign pick4_0_mask = pick4_0_t ? pick3_1_mask : pick3_0_mask;
-    wire pick4_0_core;
-    assign pick4_0_core = pick4_0_t ? pick3_1_core : pick3_0_core;
-    wire [25:0] pick4_0_line;
-    assign pick4_0_line = pick4_0_t ? pick3_1_line : pick3_0_line;
-    wire pick4_0_head;
-    assign pick4_0_head = pick4_0_t ? pick3_1_head : pick3_0_head;
-    wire [15:0] pick4_0_csn;
-    assign pick4_0_csn = pick4_0_t ? pick3_1_csn : pick3_0_csn;
+    wire pick_t;
+    assign pick_t = pick3_1_v & ((!pick3_0_v) | (pick3_1_k < pick3_0_k));
     wire pick_v;
-    assign pick_v = pick4_0_v;
+    assign pick_v = pick3_0_v | pick3_1_v;
     wire [33:0] pick_k;
-    assign pick_k = pick4_0_k;
+    assign pick_k = pick_t ? pick3_1_k : pick3_0_k;
     wire [3:0] pick_row;
-    assign pick_row = pick4_0_row;
+    assign pick_row = pick_t ? pick3_1_row : pick3_0_row;
     wire [15:0] pick_mask;
-    assign pick_mask = pick4_0_mask;
+    assign pick_mask = pick_t ? pick3_1_mask : pick3_0_mask;
     wire pick_core;
-    assign pick_core = pick4_0_core;
+    assign pick_core = pick_t ? pick3_1_core : pick3_0_core;
     wire [25:0] pick_line;
-    assign pick_line = pick4_0_line;
+    assign pick_line = pick_t ? pick3_1_line : pick3_0_line;
     wire pick_head;
-    assign pick_head = pick4_0_head;
+    assign pick_head = pick_t ? pick3_1_head : pick3_0_head;
     wire [15:0] pick_csn;
-    assign pick_csn = pick4_0_csn;
+    assign pick_csn = pick_t ? pick3_1_csn : pick3_0_csn;
 
     // Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed.
     wire gs1_0_t;
@@ -1118,20 +1102,14 @@ module rtlgen_recxl_lu (
     assign gs3_1_node = gs3_1_t ? gs2_3_node : gs2_2_node;
     wire [7:0] gs3_1_ts;
     assign gs3_1_ts = gs3_1_t ? gs2_3_ts : gs2_2_ts;
-    wire gs4_0_t;
-    assign gs4_0_t = gs3_1_v & ((!gs3_0_v) | (gs3_1_k < gs3_0_k));
-    wire gs4_0_v;
-    assign gs4_0_v = gs3_0_v | gs3_1_v;
-    wire [1:0] gs4_0_node;
-    assign gs4_0_node = gs4_0_t ? gs3_1_node : gs3_0_node;
-    wire [7:0] gs4_0_ts;
-    assign gs4_0_ts = gs4_0_t ? gs3_1_ts : gs3_0_ts;
+    wire gs_t;
+    assign gs_t = gs3_1_v & ((!gs3_0_v) | (gs3_1_k < gs3_0_k));
     wire gs_v;
-    assign gs_v = gs4_0_v;
+    assign gs_v = gs3_0_v | gs3_1_v;
     wire [1:0] gs_node;
-    assign gs_node = gs4_0_node;
+    assign gs_node = gs_t ? gs3_1_node : gs3_0_node;
     wire [7:0] gs_ts;
-    assign gs_ts = gs4_0_ts;
+    assign gs_ts = gs_t ? gs3_1_ts : gs3_0_ts;
 
     // REPL: lowest free row; NACK when only the unused head reserve is left (H4).
     wire [15:0] alloc_row_hit;
@@ -1203,10 +1181,8 @@ module rtlgen_recxl_lu (
         | r13_vm
         | r14_vm
         | r15_vm;
-    wire vm0_seen;
-    assign vm0_seen = 1'd0 | r0_vm;
     wire vm1_seen;
-    assign vm1_seen = vm0_seen | r1_vm;
+    assign vm1_seen = r0_vm | r1_vm;
     wire vm2_seen;
     assign vm2_seen = vm1_seen | r2_vm;
     wire vm3_seen;
@@ -1234,8 +1210,7 @@ module rtlgen_recxl_lu (
     wire vm14_seen;
     assign vm14_seen = vm13_seen | r14_vm;
     wire vm_multi;
-    assign vm_multi = (r0_vm & 1'd0)
-        | (r1_vm & vm0_seen)
+    assign vm_multi = (r1_vm & r0_vm)
         | (r2_vm & vm1_seen)
         | (r3_vm & vm2_seen)
         | (r4_vm & vm3_seen)
@@ -1348,7 +1323,7 @@ module rtlgen_recxl_lu (
         endcase
     end
     wire [127:0] rel_rec;
-    assign rel_rec = {1'd1, {46{1'd0}}, rel_csn_q, rel_node_q, rel_core_q, rel_line_q, rel_widx, rel_word};
+    assign rel_rec = {1'd1, 46'd0, rel_csn_q, rel_node_q, rel_core_q, rel_line_q, rel_widx, rel_word};
     wire disc_fire;
     assign disc_fire = ((r0_st == ROW_PENDING) & r0_fail)
         | ((r1_st == ROW_PENDING) & r1_fail)
@@ -1393,7 +1368,7 @@ module rtlgen_recxl_lu (
     wire [31:0] dump_room;
     assign dump_room = cfg_dump_limit - cfg_dump_base;
     wire dump_over;
-    assign dump_over = ({{1{1'd0}}, woff_q} + 33'd64) > {{1{1'd0}}, dump_room};
+    assign dump_over = ({1'd0, woff_q} + 33'd64) > {1'd0, dump_room};
     wire dump_wr_valid_w;
     assign dump_wr_valid_w = dump_want & (!dump_over);
     wire dump_wr_fire;
@@ -1409,37 +1384,35 @@ module rtlgen_recxl_lu (
     assign rsp_fire = rd_pend_q & logr_rsp_valid;
     // verilator lint_off UNUSED
     wire [15:0] mn_f; // XOR of the 16-bit chunks of the line address
-    assign mn_f = logr_rsp_data[51:36] ^ {{6{1'd0}}, logr_rsp_data[61:52]};
-    wire [15:0] mn_g_x;
-    assign mn_g_x = mn_f;
+    assign mn_f = logr_rsp_data[51:36] ^ {6'd0, logr_rsp_data[61:52]};
     wire [15:0] mn_g_m; // mn_g mod 4
-    assign mn_g_m = {{14{1'd0}}, mn_g_x[1:0]};
+    assign mn_g_m = {14'd0, mn_f[1:0]};
     wire [15:0] mn_k_x;
     assign mn_k_x = {2'd0, mn_f[15:2]};
     wire [15:0] mn_k_m; // mn_k mod 2
-    assign mn_k_m = {{15{1'd0}}, mn_k_x[0:0]};
+    assign mn_k_m = {15'd0, mn_k_x[0:0]};
     wire [2:0] mn_node0_s;
-    assign mn_node0_s = {{1{1'd0}}, mn_g_m[1:0]} + {{1{1'd0}}, 2'd0};
+    assign mn_node0_s = {1'd0, mn_g_m[1:0]};
     wire [2:0] mn_node0;
     assign mn_node0 = (mn_node0_s >= 3'd4) ? (mn_node0_s - 3'd4) : mn_node0_s;
     wire [2:0] mn_node1_s;
-    assign mn_node1_s = {{1{1'd0}}, mn_g_m[1:0]} + {{1{1'd0}}, 2'd1};
+    assign mn_node1_s = {1'd0, mn_g_m[1:0]} + 3'd1;
     wire [2:0] mn_node1;
     assign mn_node1 = (mn_node1_s >= 3'd4) ? (mn_node1_s - 3'd4) : mn_node1_s;
     wire [2:0] mn_dslot0_s;
-    assign mn_dslot0_s = {{1{1'd0}}, mn_k_m[1:0]} + {{1{1'd0}}, 2'd0};
+    assign mn_dslot0_s = {1'd0, mn_k_m[1:0]};
     wire [2:0] mn_dslot0;
     assign mn_dslot0 = (mn_dslot0_s >= 3'd2) ? (mn_dslot0_s - 3'd2) : mn_dslot0_s;
     wire [2:0] mn_dnode0_s;
-    assign mn_dnode0_s = {{1{1'd0}}, mn_g_m[1:0]} + {{1{1'd0}}, mn_dslot0[1:0]};
+    assign mn_dnode0_s = {1'd0, mn_g_m[1:0]} + {1'd0, mn_dslot0[1:0]};
     wire [2:0] mn_dnode0;
     assign mn_dnode0 = (mn_dnode0_s >= 3'd4) ? (mn_dnode0_s - 3'd4) : mn_dnode0_s;
     wire [2:0] mn_dslot1_s;
-    assign mn_dslot1_s = {{1{1'd0}}, mn_k_m[1:0]} + {{1{1'd0}}, 2'd1};
+    assign mn_dslot1_s = {1'd0, mn_k_m[1:0]} + 3'd1;
     wire [2:0] mn_dslot1;
     assign mn_dslot1 = (mn_dslot1_s >= 3'd2) ? (mn_dslot1_s - 3'd2) : mn_dslot1_s;
     wire [2:0] mn_dnode1_s;
-    assign mn_dnode1_s = {{1{1'd0}}, mn_g_m[1:0]} + {{1{1'd0}}, mn_dslot1[1:0]};
+    assign mn_dnode1_s = {1'd0, mn_g_m[1:0]} + {1'd0, mn_dslot1[1:0]};
     wire [2:0] mn_dnode1;
     assign mn_dnode1 = (mn_dnode1_s >= 3'd4) ? (mn_dnode1_s - 3'd4) : mn_dnode1_s;
     wire mn_slot; // dump slot of the line
@@ -1451,37 +1424,35 @@ module rtlgen_recxl_lu (
     assign mn_dump_valid = (~cfg_failed_mask[mn_dnode0[1:0]]) | (~cfg_failed_mask[mn_dnode1[1:0]]);
     // verilator lint_off UNUSED
     wire [15:0] mo_f; // XOR of the 16-bit chunks of the line address
-    assign mo_f = logr_rsp_data[51:36] ^ {{6{1'd0}}, logr_rsp_data[61:52]};
-    wire [15:0] mo_g_x;
-    assign mo_g_x = mo_f;
+    assign mo_f = logr_rsp_data[51:36] ^ {6'd0, logr_rsp_data[61:52]};
     wire [15:0] mo_g_m; // mo_g mod 4
-    assign mo_g_m = {{14{1'd0}}, mo_g_x[1:0]};
+    assign mo_g_m = {14'd0, mo_f[1:0]};
     wire [15:0] mo_k_x;
     assign mo_k_x = {2'd0, mo_f[15:2]};
     wire [15:0] mo_k_m; // mo_k mod 2
-    assign mo_k_m = {{15{1'd0}}, mo_k_x[0:0]};
+    assign mo_k_m = {15'd0, mo_k_x[0:0]};
     wire [2:0] mo_node0_s;
-    assign mo_node0_s = {{1{1'd0}}, mo_g_m[1:0]} + {{1{1'd0}}, 2'd0};
+    assign mo_node0_s = {1'd0, mo_g_m[1:0]};
     wire [2:0] mo_node0;
     assign mo_node0 = (mo_node0_s >= 3'd4) ? (mo_node0_s - 3'd4) : mo_node0_s;
     wire [2:0] mo_node1_s;
-    assign mo_node1_s = {{1{1'd0}}, mo_g_m[1:0]} + {{1{1'd0}}, 2'd1};
+    assign mo_node1_s = {1'd0, mo_g_m[1:0]} + 3'd1;
     wire [2:0] mo_node1;
     assign mo_node1 = (mo_node1_s >= 3'd4) ? (mo_node1_s - 3'd4) : mo_node1_s;
     wire [2:0] mo_dslot0_s;
-    assign mo_dslot0_s = {{1{1'd0}}, mo_k_m[1:0]} + {{1{1'd0}}, 2'd0};
+    assign mo_dslot0_s = {1'd0, mo_k_m[1:0]};
     wire [2:0] mo_dslot0;
     assign mo_dslot0 = (mo_dslot0_s >= 3'd2) ? (mo_dslot0_s - 3'd2) : mo_dslot0_s;
     wire [2:0] mo_dnode0_s;
-    assign mo_dnode0_s = {{1{1'd0}}, mo_g_m[1:0]} + {{1{1'd0}}, mo_dslot0[1:0]};
+    assign mo_dnode0_s = {1'd0, mo_g_m[1:0]} + {1'd0, mo_dslot0[1:0]};
     wire [2:0] mo_dnode0;
     assign mo_dnode0 = (mo_dnode0_s >= 3'd4) ? (mo_dnode0_s - 3'd4) : mo_dnode0_s;
     wire [2:0] mo_dslot1_s;
-    assign mo_dslot1_s = {{1{1'd0}}, mo_k_m[1:0]} + {{1{1'd0}}, 2'd1};
+    assign mo_dslot1_s = {1'd0, mo_k_m[1:0]} + 3'd1;
     wire [2:0] mo_dslot1;
     assign mo_dslot1 = (mo_dslot1_s >= 3'd2) ? (mo_dslot1_s - 3'd2) : mo_dslot1_s;
     wire [2:0] mo_dnode1_s;
-    assign mo_dnode1_s = {{1{1'd0}}, mo_g_m[1:0]} + {{1{1'd0}}, mo_dslot1[1:0]};
+    assign mo_dnode1_s = {1'd0, mo_g_m[1:0]} + {1'd0, mo_dslot1[1:0]};
     wire [2:0] mo_dnode1;
     assign mo_dnode1 = (mo_dnode1_s >= 3'd4) ? (mo_dnode1_s - 3'd4) : mo_dnode1_s;
     wire mo_slot; // dump slot of the line
@@ -1512,21 +1483,19 @@ module rtlgen_recxl_lu (
     assign dump_new_region = cfg_dump_base != rbase_q;
     wire [31:0] dump_start_woff;
     assign dump_start_woff = dump_new_region ? 32'd0 : woff_q;
-    wire [10:0] free_n;
-    assign free_n = prev_n_q;
     wire [10:0] freed;
-    assign freed = commit_ok ? free_n : 11'd0;
+    assign freed = commit_ok ? prev_n_q : 11'd0;
     // verilator lint_off UNUSED
     wire [11:0] new_head_s;
-    assign new_head_s = {{2{1'd0}}, head_q} + {{1{1'd0}}, free_n};
+    assign new_head_s = {2'd0, head_q} + {1'd0, prev_n_q};
     wire [11:0] new_head_m;
-    assign new_head_m = (new_head_s >= {{1{1'd0}}, LOG_RECORDS}) ? (new_head_s - {{1{1'd0}}, LOG_RECORDS}) : new_head_s;
+    assign new_head_m = (new_head_s >= {1'd0, LOG_RECORDS}) ? (new_head_s - {1'd0, LOG_RECORDS}) : new_head_s;
     // verilator lint_on UNUSED
     // verilator lint_off UNUSED
     wire [11:0] trav_start_s;
-    assign trav_start_s = {{2{1'd0}}, head_q} + {{1{1'd0}}, dumped_n_q};
+    assign trav_start_s = {2'd0, head_q} + {1'd0, dumped_n_q};
     wire [11:0] trav_start_m;
-    assign trav_start_m = (trav_start_s >= {{1{1'd0}}, LOG_RECORDS}) ? (trav_start_s - {{1{1'd0}}, LOG_RECORDS}) : trav_start_s;
+    assign trav_start_m = (trav_start_s >= {1'd0, LOG_RECORDS}) ? (trav_start_s - {1'd0, LOG_RECORDS}) : trav_start_s;
     // verilator lint_on UNUSED
     wire quiesced;
     assign quiesced = ctl_quiesce
@@ -1571,69 +1540,65 @@ module rtlgen_recxl_lu (
     wire [3:0] fr_clear;
     assign fr_clear = (fr_fire & (fstate_q == F_TRAV)) ? {fr_q == 2'd3, fr_q == 2'd2, fr_q == 2'd1, fr_q == 2'd0} : 4'd0;
     wire [4:0] repl_words;
-    assign repl_words = {{4{1'd0}}, repl_mask[0]}
-        + {{4{1'd0}}, repl_mask[1]}
-        + {{4{1'd0}}, repl_mask[2]}
-        + {{4{1'd0}}, repl_mask[3]}
-        + {{4{1'd0}}, repl_mask[4]}
-        + {{4{1'd0}}, repl_mask[5]}
-        + {{4{1'd0}}, repl_mask[6]}
-        + {{4{1'd0}}, repl_mask[7]}
-        + {{4{1'd0}}, repl_mask[8]}
-        + {{4{1'd0}}, repl_mask[9]}
-        + {{4{1'd0}}, repl_mask[10]}
-        + {{4{1'd0}}, repl_mask[11]}
-        + {{4{1'd0}}, repl_mask[12]}
-        + {{4{1'd0}}, repl_mask[13]}
-        + {{4{1'd0}}, repl_mask[14]}
-        + {{4{1'd0}}, repl_mask[15]};
+    assign repl_words = {4'd0, repl_mask[0]}
+        + {4'd0, repl_mask[1]}
+        + {4'd0, repl_mask[2]}
+        + {4'd0, repl_mask[3]}
+        + {4'd0, repl_mask[4]}
+        + {4'd0, repl_mask[5]}
+        + {4'd0, repl_mask[6]}
+        + {4'd0, repl_mask[7]}
+        + {4'd0, repl_mask[8]}
+        + {4'd0, repl_mask[9]}
+        + {4'd0, repl_mask[10]}
+        + {4'd0, repl_mask[11]}
+        + {4'd0, repl_mask[12]}
+        + {4'd0, repl_mask[13]}
+        + {4'd0, repl_mask[14]}
+        + {4'd0, repl_mask[15]};
     wire [16:0] cnt0_sum;
-    assign cnt0_sum = {{1{1'd0}}, cnt0_q} + {{16{1'd0}}, alloc_fire};
+    assign cnt0_sum = {1'd0, cnt0_q} + {16'd0, alloc_fire};
     wire [16:0] cnt1_sum;
-    assign cnt1_sum = {{1{1'd0}}, cnt1_q} + {{12{1'd0}}, alloc_fire ? repl_words : 5'd0};
+    assign cnt1_sum = {1'd0, cnt1_q} + {12'd0, alloc_fire ? repl_words : 5'd0};
     wire [16:0] cnt2_sum;
-    assign cnt2_sum = {{1{1'd0}}, cnt2_q} + {{16{1'd0}}, nack_fire};
+    assign cnt2_sum = {1'd0, cnt2_q} + {16'd0, nack_fire};
     wire [16:0] cnt3_sum;
-    assign cnt3_sum = {{1{1'd0}}, cnt3_q} + {{16{1'd0}}, repl_valid & (!repl_ready_w)};
+    assign cnt3_sum = {1'd0, cnt3_q} + {16'd0, repl_valid & (!repl_ready_w)};
     wire [16:0] cnt4_sum;
-    assign cnt4_sum = {{1{1'd0}}, cnt4_q} + {{16{1'd0}}, ack_valid_w & (!ack_ready)};
+    assign cnt4_sum = {1'd0, cnt4_q} + {16'd0, ack_valid_w & (!ack_ready)};
     wire [16:0] cnt5_sum;
-    assign cnt5_sum = {{1{1'd0}}, cnt5_q} + {{16{1'd0}}, val_ok};
+    assign cnt5_sum = {1'd0, cnt5_q} + {16'd0, val_ok};
     wire [16:0] cnt6_sum;
-    assign cnt6_sum = {{1{1'd0}}, cnt6_q} + {{16{1'd0}}, val_live & (!vm_any)};
+    assign cnt6_sum = {1'd0, cnt6_q} + {16'd0, val_live & (!vm_any)};
     wire [16:0] cnt7_sum;
-    assign cnt7_sum = {{1{1'd0}}, cnt7_q} + {{16{1'd0}}, val_live & vm_multi};
+    assign cnt7_sum = {1'd0, cnt7_q} + {16'd0, val_live & vm_multi};
     wire [16:0] cnt8_sum;
-    assign cnt8_sum = {{1{1'd0}}, cnt8_q} + {{16{1'd0}}, val_live & vm_any & val_bad};
+    assign cnt8_sum = {1'd0, cnt8_q} + {16'd0, val_live & vm_any & val_bad};
     wire [16:0] cnt9_sum;
-    assign cnt9_sum = {{1{1'd0}}, cnt9_q} + {{16{1'd0}}, logw_fire};
+    assign cnt9_sum = {1'd0, cnt9_q} + {16'd0, logw_fire};
     wire [16:0] cnt10_sum;
-    assign cnt10_sum = {{1{1'd0}}, cnt10_q} + {{16{1'd0}}, rel_busy_q & (rel_mask_q != 16'd0) & log_full};
+    assign cnt10_sum = {1'd0, cnt10_q} + {16'd0, rel_busy_q & (rel_mask_q != 16'd0) & log_full};
     wire [16:0] cnt11_sum;
-    assign cnt11_sum = {{1{1'd0}}, cnt11_q} + {{16{1'd0}}, commit_ok};
+    assign cnt11_sum = {1'd0, cnt11_q} + {16'd0, commit_ok};
     wire [16:0] cnt12_sum;
-    assign cnt12_sum = {{1{1'd0}}, cnt12_q} + {{14{1'd0}}, dump_wr_fire ? beat_n_q : 3'd0};
+    assign cnt12_sum = {1'd0, cnt12_q} + {14'd0, dump_wr_fire ? beat_n_q : 3'd0};
     wire [16:0] cnt13_sum;
-    assign cnt13_sum = {{1{1'd0}}, cnt13_q} + {{16{1'd0}}, dump_wr_fire};
+    assign cnt13_sum = {1'd0, cnt13_q} + {16'd0, dump_wr_fire};
     wire [16:0] cnt14_sum;
-    assign cnt14_sum = {{1{1'd0}}, cnt14_q}
-        + {
-            {15{1'd0}},
-            {{1{1'd0}}, ctl_dump_start & ((dstate_q != D_IDLE) | (!fetch_idle))}
-                + {{1{1'd0}}, ctl_dump_commit & ((!(dstate_q == D_DONE)) | mask_gained)}
-        };
+    assign cnt14_sum = {1'd0, cnt14_q}
+        + {15'd0, {1'd0, ctl_dump_start & ((dstate_q != D_IDLE) | (!fetch_idle))} + {1'd0, ctl_dump_commit & ((!(dstate_q == D_DONE)) | mask_gained)}};
     wire [16:0] cnt15_sum;
-    assign cnt15_sum = {{1{1'd0}}, cnt15_q} + {{15{1'd0}}, {{1{1'd0}}, repl_fire & repl_failed} + {{1{1'd0}}, val_valid & val_failed}};
+    assign cnt15_sum = {1'd0, cnt15_q} + {15'd0, {1'd0, repl_fire & repl_failed} + {1'd0, val_valid & val_failed}};
     wire [16:0] cnt16_sum;
-    assign cnt16_sum = {{1{1'd0}}, cnt16_q} + {{16{1'd0}}, disc_fire};
+    assign cnt16_sum = {1'd0, cnt16_q} + {16'd0, disc_fire};
     wire [16:0] cnt17_sum;
-    assign cnt17_sum = {{1{1'd0}}, cnt17_q} + {{16{1'd0}}, gap_fire};
+    assign cnt17_sum = {1'd0, cnt17_q} + {16'd0, gap_fire};
     wire [16:0] cnt18_sum;
-    assign cnt18_sum = {{1{1'd0}}, cnt18_q} + {{16{1'd0}}, (fstate_q == F_LAST) & fr_ready};
+    assign cnt18_sum = {1'd0, cnt18_q} + {16'd0, (fstate_q == F_LAST) & fr_ready};
     wire [16:0] cnt19_sum;
-    assign cnt19_sum = {{1{1'd0}}, cnt19_q} + {{16{1'd0}}, fr_fire & (fstate_q == F_TRAV)};
+    assign cnt19_sum = {1'd0, cnt19_q} + {16'd0, fr_fire & (fstate_q == F_TRAV)};
     wire [16:0] cnt22_sum;
-    assign cnt22_sum = {{1{1'd0}}, cnt22_q} + {{16{1'd0}}, alloc_fire & (repl_mask == 16'd0)};
+    assign cnt22_sum = {1'd0, cnt22_q} + {16'd0, alloc_fire & (repl_mask == 16'd0)};
 
     // All registers with a reset.
     always @(posedge clk) begin
@@ -2284,11 +2249,11 @@ module rtlgen_recxl_lu (
             if (disc_fire & (disc_row == 4'd15)) begin
                 r15_st <= ROW_FREE;
             end
-            rows_used_q <= (rows_used_q + {{4{1'd0}}, alloc_fire}) - ({{4{1'd0}}, rel_free} + {{4{1'd0}}, disc_fire});
-            head_used_q <= (head_used_q + {{4{1'd0}}, alloc_fire & repl_at_head})
-                - ({{4{1'd0}}, rel_free & rel_head_q}
+            rows_used_q <= (rows_used_q + {4'd0, alloc_fire}) - ({4'd0, rel_free} + {4'd0, disc_fire});
+            head_used_q <= (head_used_q + {4'd0, alloc_fire & repl_at_head})
+                - ({4'd0, rel_free & rel_head_q}
                     + {
-                        {4{1'd0}},
+                        4'd0,
                         disc_fire
                             & (disc_row[3]
                                 ? (disc_row[2]
@@ -2356,7 +2321,7 @@ module rtlgen_recxl_lu (
             if (ack_push) begin
                 ack_wr_q <= ack_wr_q + 2'd1;
             end
-            ack_cnt_q <= (ack_cnt_q + {{2{1'd0}}, ack_push}) - {{2{1'd0}}, ack_pop};
+            ack_cnt_q <= (ack_cnt_q + {2'd0, ack_push}) - {2'd0, ack_pop};
             // Release engine.
             if (rel_free) begin
                 rel_busy_q <= 1'd0;
@@ -2374,7 +2339,7 @@ module rtlgen_recxl_lu (
                 rel_csn_q <= pick_csn;
             end
             rd_pend_q <= req_fire ? 1'd1 : (rsp_fire ? 1'd0 : rd_pend_q);
-            count_q <= (count_q + {{10{1'd0}}, logw_fire}) - freed;
+            count_q <= (count_q + {10'd0, logw_fire}) - freed;
             // Dump engine.
             case (dstate_q)
                 D_IDLE: begin
@@ -2440,8 +2405,8 @@ module rtlgen_recxl_lu (
                 default: begin
                     if (commit_ok) begin
                         head_q <= new_head_m[9:0];
-                        dumped_n_q <= snap_n_q - free_n;
-                        prev_n_q <= snap_n_q - free_n;
+                        dumped_n_q <= snap_n_q - prev_n_q;
+                        prev_n_q <= snap_n_q - prev_n_q;
                         mask_seen_q <= emask_q;
                         epoch_q <= epoch_q + 32'd1;
                         dstate_q <= D_IDLE;
@@ -2523,11 +2488,11 @@ module rtlgen_recxl_lu (
             cnt18_q <= cnt18_sum[16] ? 16'hffff : cnt18_sum[15:0];
             cnt19_q <= cnt19_sum[16] ? 16'hffff : cnt19_sum[15:0];
             cnt22_q <= cnt22_sum[16] ? 16'hffff : cnt22_sum[15:0];
-            if ({{11{1'd0}}, rows_used_q} > cnt20_q) begin
-                cnt20_q <= {{11{1'd0}}, rows_used_q};
+            if ({11'd0, rows_used_q} > cnt20_q) begin
+                cnt20_q <= {11'd0, rows_used_q};
             end
-            if ({{5{1'd0}}, count_q} > cnt21_q) begin
-                cnt21_q <= {{5{1'd0}}, count_q};
+            if ({5'd0, count_q} > cnt21_q) begin
+                cnt21_q <= {5'd0, count_q};
             end
             case (stat_sel)
                 5'd0: stat_q <= cnt0_q;
@@ -2595,7 +2560,7 @@ module rtlgen_recxl_lu (
     assign logr_rsp_ready = rd_pend_q;
     assign dump_wr_valid = dump_wr_valid_w;
     assign dump_wr_addr = cfg_dump_base + woff_q;
-    assign dump_wr_data = dump_last ? {{400{1'd0}}, {{14{1'd0}}, cfg_node_id}, erecs_q, epoch_q + 32'd1, 32'd1380145228} : beat_q;
+    assign dump_wr_data = dump_last ? {400'd0, {14'd0, cfg_node_id}, erecs_q, epoch_q + 32'd1, 32'd1380145228} : beat_q;
     assign dump_wr_last = dump_last;
     assign fq_ready = fq_ready_w;
     assign fr_valid = fr_valid_w;

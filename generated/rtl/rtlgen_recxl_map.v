@@ -37,35 +37,33 @@ module rtlgen_recxl_map (
     // f = XOR of the 16-bit chunks of line; group = 3 rotating slots from f mod 6; dump slot (f >> 3) mod 3.
     // verilator lint_off UNUSED
     wire [15:0] m_f; // XOR of the 16-bit chunks of the line address
-    assign m_f = line[15:0] ^ {{6{1'd0}}, line[25:16]};
-    wire [15:0] m_g_x;
-    assign m_g_x = m_f;
+    assign m_f = line[15:0] ^ {6'd0, line[25:16]};
     wire [15:0] m_g_m; // m_g mod 6
     localparam [63:0] M_G_T0_B2 = 64'h0c30c30c30c30c30; // bit 2 of c·2^0 mod 6 by chunk c
     localparam [63:0] M_G_T0_B1 = 64'hc30c30c30c30c30c; // bit 1 of c·2^0 mod 6 by chunk c
     localparam [63:0] M_G_T0_B0 = 64'haaaaaaaaaaaaaaaa; // bit 0 of c·2^0 mod 6 by chunk c
 
     wire [2:0] m_g_t0; // x[5:0]·2^0 mod 6
-    assign m_g_t0 = {M_G_T0_B2[m_g_x[5:0]], M_G_T0_B1[m_g_x[5:0]], M_G_T0_B0[m_g_x[5:0]]};
+    assign m_g_t0 = {M_G_T0_B2[m_f[5:0]], M_G_T0_B1[m_f[5:0]], M_G_T0_B0[m_f[5:0]]};
     localparam [63:0] M_G_T1_B2 = 64'h2492492492492492; // bit 2 of c·2^6 mod 6 by chunk c
     localparam [63:0] M_G_T1_B1 = 64'h4924924924924924; // bit 1 of c·2^6 mod 6 by chunk c
     localparam [63:0] M_G_T1_B0 = 64'h0000000000000000; // bit 0 of c·2^6 mod 6 by chunk c
 
     wire [2:0] m_g_t1; // x[11:6]·2^6 mod 6
-    assign m_g_t1 = {M_G_T1_B2[m_g_x[11:6]], M_G_T1_B1[m_g_x[11:6]], M_G_T1_B0[m_g_x[11:6]]};
+    assign m_g_t1 = {M_G_T1_B2[m_f[11:6]], M_G_T1_B1[m_f[11:6]], M_G_T1_B0[m_f[11:6]]};
     localparam [15:0] M_G_T2_B2 = 16'h2492;             // bit 2 of c·2^12 mod 6 by chunk c
     localparam [15:0] M_G_T2_B1 = 16'h4924;             // bit 1 of c·2^12 mod 6 by chunk c
     localparam [15:0] M_G_T2_B0 = 16'h0000;             // bit 0 of c·2^12 mod 6 by chunk c
 
     wire [2:0] m_g_t2; // x[15:12]·2^12 mod 6
-    assign m_g_t2 = {M_G_T2_B2[m_g_x[15:12]], M_G_T2_B1[m_g_x[15:12]], M_G_T2_B0[m_g_x[15:12]]};
+    assign m_g_t2 = {M_G_T2_B2[m_f[15:12]], M_G_T2_B1[m_f[15:12]], M_G_T2_B0[m_f[15:12]]};
     wire [3:0] m_g_s; // sum of the chunk residues
-    assign m_g_s = {{1{1'd0}}, m_g_t0} + {{1{1'd0}}, m_g_t1} + {{1{1'd0}}, m_g_t2};
+    assign m_g_s = {1'd0, m_g_t0} + {1'd0, m_g_t1} + {1'd0, m_g_t2};
     wire [3:0] m_g_r1;
     assign m_g_r1 = (m_g_s >= 4'd12) ? (m_g_s - 4'd12) : m_g_s;
     wire [3:0] m_g_r0;
     assign m_g_r0 = (m_g_r1 >= 4'd6) ? (m_g_r1 - 4'd6) : m_g_r1;
-    assign m_g_m = {{12{1'd0}}, m_g_r0};
+    assign m_g_m = {12'd0, m_g_r0};
     wire [15:0] m_k_x;
     assign m_k_x = {3'd0, m_f[15:3]};
     wire [15:0] m_k_m; // m_k mod 3
@@ -85,46 +83,46 @@ module rtlgen_recxl_map (
     wire [1:0] m_k_t2; // x[15:12]·2^12 mod 3
     assign m_k_t2 = {M_K_T2_B1[m_k_x[15:12]], M_K_T2_B0[m_k_x[15:12]]};
     wire [2:0] m_k_s; // sum of the chunk residues
-    assign m_k_s = {{1{1'd0}}, m_k_t0} + {{1{1'd0}}, m_k_t1} + {{1{1'd0}}, m_k_t2};
+    assign m_k_s = {1'd0, m_k_t0} + {1'd0, m_k_t1} + {1'd0, m_k_t2};
     wire [2:0] m_k_r1;
     assign m_k_r1 = (m_k_s >= 3'd6) ? (m_k_s - 3'd6) : m_k_s;
     wire [2:0] m_k_r0;
     assign m_k_r0 = (m_k_r1 >= 3'd3) ? (m_k_r1 - 3'd3) : m_k_r1;
-    assign m_k_m = {{13{1'd0}}, m_k_r0};
+    assign m_k_m = {13'd0, m_k_r0};
     wire [3:0] m_node0_s;
-    assign m_node0_s = {{1{1'd0}}, m_g_m[2:0]} + {{1{1'd0}}, 3'd0};
+    assign m_node0_s = {1'd0, m_g_m[2:0]};
     wire [3:0] m_node0;
     assign m_node0 = (m_node0_s >= 4'd6) ? (m_node0_s - 4'd6) : m_node0_s;
     wire [3:0] m_node1_s;
-    assign m_node1_s = {{1{1'd0}}, m_g_m[2:0]} + {{1{1'd0}}, 3'd1};
+    assign m_node1_s = {1'd0, m_g_m[2:0]} + 4'd1;
     wire [3:0] m_node1;
     assign m_node1 = (m_node1_s >= 4'd6) ? (m_node1_s - 4'd6) : m_node1_s;
     wire [3:0] m_node2_s;
-    assign m_node2_s = {{1{1'd0}}, m_g_m[2:0]} + {{1{1'd0}}, 3'd2};
+    assign m_node2_s = {1'd0, m_g_m[2:0]} + 4'd2;
     wire [3:0] m_node2;
     assign m_node2 = (m_node2_s >= 4'd6) ? (m_node2_s - 4'd6) : m_node2_s;
     wire [3:0] m_dslot0_s;
-    assign m_dslot0_s = {{1{1'd0}}, m_k_m[2:0]} + {{1{1'd0}}, 3'd0};
+    assign m_dslot0_s = {1'd0, m_k_m[2:0]};
     wire [3:0] m_dslot0;
     assign m_dslot0 = (m_dslot0_s >= 4'd3) ? (m_dslot0_s - 4'd3) : m_dslot0_s;
     wire [3:0] m_dnode0_s;
-    assign m_dnode0_s = {{1{1'd0}}, m_g_m[2:0]} + {{1{1'd0}}, m_dslot0[2:0]};
+    assign m_dnode0_s = {1'd0, m_g_m[2:0]} + {1'd0, m_dslot0[2:0]};
     wire [3:0] m_dnode0;
     assign m_dnode0 = (m_dnode0_s >= 4'd6) ? (m_dnode0_s - 4'd6) : m_dnode0_s;
     wire [3:0] m_dslot1_s;
-    assign m_dslot1_s = {{1{1'd0}}, m_k_m[2:0]} + {{1{1'd0}}, 3'd1};
+    assign m_dslot1_s = {1'd0, m_k_m[2:0]} + 4'd1;
     wire [3:0] m_dslot1;
     assign m_dslot1 = (m_dslot1_s >= 4'd3) ? (m_dslot1_s - 4'd3) : m_dslot1_s;
     wire [3:0] m_dnode1_s;
-    assign m_dnode1_s = {{1{1'd0}}, m_g_m[2:0]} + {{1{1'd0}}, m_dslot1[2:0]};
+    assign m_dnode1_s = {1'd0, m_g_m[2:0]} + {1'd0, m_dslot1[2:0]};
     wire [3:0] m_dnode1;
     assign m_dnode1 = (m_dnode1_s >= 4'd6) ? (m_dnode1_s - 4'd6) : m_dnode1_s;
     wire [3:0] m_dslot2_s;
-    assign m_dslot2_s = {{1{1'd0}}, m_k_m[2:0]} + {{1{1'd0}}, 3'd2};
+    assign m_dslot2_s = {1'd0, m_k_m[2:0]} + 4'd2;
     wire [3:0] m_dslot2;
     assign m_dslot2 = (m_dslot2_s >= 4'd3) ? (m_dslot2_s - 4'd3) : m_dslot2_s;
     wire [3:0] m_dnode2_s;
-    assign m_dnode2_s = {{1{1'd0}}, m_g_m[2:0]} + {{1{1'd0}}, m_dslot2[2:0]};
+    assign m_dnode2_s = {1'd0, m_g_m[2:0]} + {1'd0, m_dslot2[2:0]};
     wire [3:0] m_dnode2;
     assign m_dnode2 = (m_dnode2_s >= 4'd6) ? (m_dnode2_s - 4'd6) : m_dnode2_s;
     wire [1:0] m_slot; // dump slot of the line

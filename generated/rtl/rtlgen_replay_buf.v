@@ -136,6 +136,122 @@ module rtlgen_replay_buf (
     assign count = count_q;
     assign full = full_w;
 
+`ifdef FORMAL
+    (* anyconst *) reg [3:0] f_seq; // the tagged entry's sequence number
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    wire f_push; // a push is accepted (push_valid while push_ready)
+    assign f_push = push_valid & push_ready;
+    wire f_ack; // an ack names a held entry and frees it and every older one
+    assign f_ack = ack_valid & ((ack_seq - head_q) < count_q);
+    wire [3:0] f_freed; // entries the ack frees this cycle
+    assign f_freed = f_ack ? ((ack_seq - head_q) + 4'd1) : 4'd0;
+    wire f_replay; // a replay is accepted: replay_seq held or the next to be pushed
+    assign f_replay = replay_valid & ((replay_seq - head_q) <= count_q);
+    reg [3:0] f_pushes; // accepted pushes since reset, mod 2^seq_bits
+    reg [3:0] f_pops; // entries freed by acks since reset, mod 2^seq_bits
+    reg f_held; // the tagged entry is pushed and not yet freed
+    reg [63:0] f_data; // the data pushed with the tagged entry
+    always @(posedge clk) begin
+        if (rst) begin
+            f_pushes <= 4'd0;
+            f_pops <= 4'd0;
+            f_held <= 1'd0;
+        end else begin
+            f_pushes <= f_pushes + {3'd0, f_push};
+            f_pops <= f_pops + f_freed;
+            if (f_push & (tail_q == f_seq)) begin
+                f_held <= 1'd1;
+                f_data <= push_data;
+            end else if (f_ack & ((f_seq - head_q) < ((ack_seq - head_q) + 4'd1))) begin
+                f_held <= 1'd0;
+            end
+        end
+    end
+    reg f_prev_valid_run; // the previous cycle was a cycle out of reset after the first
+    always @(posedge clk) begin
+        f_prev_valid_run <= f_past_valid & (!rst);
+    end
+    reg [3:0] f_prev_head; // head one cycle ago
+    always @(posedge clk) begin
+        f_prev_head <= head_q;
+    end
+    reg [3:0] f_prev_count; // count one cycle ago
+    always @(posedge clk) begin
+        f_prev_count <= count_q;
+    end
+    reg f_prev_replay; // a replay was accepted one cycle ago
+    always @(posedge clk) begin
+        f_prev_replay <= f_replay & (!rst);
+    end
+    reg [3:0] f_prev_replay_seq; // replay_seq one cycle ago
+    always @(posedge clk) begin
+        f_prev_replay_seq <= replay_seq;
+    end
+    initial f_past_valid = 1'd0;
+    initial f_prev_valid_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // never more than DEPTH entries held
+        if (f_past_valid & (!rst)) begin
+            p_no_overflow: assert (count_q <= DEPTH);
+        end
+        // no push is accepted when full
+        if (f_past_valid & (!rst)) begin
+            p_full_refuses: assert ((!full) | (!push_ready));
+        end
+        // occupancy = pushes - freed entries
+        if (f_past_valid & (!rst)) begin
+            p_occupancy: assert (count_q == (f_pushes - f_pops));
+        end
+        // push_seq counts accepted pushes
+        if (f_past_valid & (!rst)) begin
+            p_push_seq: assert (push_seq == f_pushes);
+        end
+        // head counts freed entries
+        if (f_past_valid & (!rst)) begin
+            p_head: assert (head == f_pops);
+        end
+        // an ack frees at most the entries held the cycle before
+        if (f_past_valid & (!rst) & f_prev_valid_run) begin
+            p_no_underflow: assert ((head_q - f_prev_head) <= f_prev_count);
+        end
+        // the output pointer stays within [head, push_seq]
+        if (f_past_valid & (!rst)) begin
+            p_out_window: assert ((out_seq - head_q) <= count_q);
+        end
+        // an entry on the output is held: pushed and not acknowledged, so never resent after its ack
+        if (f_past_valid & (!rst) & out_valid) begin
+            p_out_held: assert ((out_seq - head_q) < count_q);
+        end
+        // after an accepted replay the output restarts at replay_seq, or at the oldest unacknowledged entry if an ack freed it
+        if (f_past_valid & (!rst) & f_prev_valid_run & f_prev_replay) begin
+            p_resend_start: assert (((f_prev_replay_seq - head_q) <= count_q) ? (out_seq == f_prev_replay_seq) : (out_seq == head_q));
+        end
+        // the tagged entry is tracked as held exactly when it is in the window
+        if (f_past_valid & (!rst)) begin
+            p_tag_held: assert (f_held == ((f_seq - head_q) < count_q));
+        end
+        // the tagged entry is stored unchanged while held
+        if (f_past_valid & (!rst) & f_held) begin
+            p_tag_stored: assert (ram[f_seq] == f_data);
+        end
+        // the output register holds the stored entry it names
+        if (f_past_valid & (!rst) & q_ok) begin
+            p_read_reg: assert (ram_q == ram[rd_q]);
+        end
+        // the tagged entry leaves with the data pushed with it
+        if (f_past_valid & (!rst) & out_valid & (f_held & (out_seq == f_seq))) begin
+            p_data: assert (out_data == f_data);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

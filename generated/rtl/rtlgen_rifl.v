@@ -128,17 +128,17 @@ module rtlgen_rifl (
     wire [29:0] seg_keep_0;
     assign seg_keep_0 = txg_keep[29:0];
     wire seg_end_0; // the packet ends in this lane's segment
-    assign seg_end_0 = txg_last & seg_keep_0[0] & (~1'd0);
+    assign seg_end_0 = txg_last & seg_keep_0[0];
     wire [1:0] seg_meta_0; // meta code (Table 1)
     assign seg_meta_0 = {seg_end_0, seg_keep_0[0] & ((~seg_end_0) | seg_keep_0[29])};
     wire [4:0] seg_cnt_0; // ones of the thermometer code seg_keep_0
-    assign seg_cnt_0[0] = ^(seg_keep_0 & 30'h3fffffff);
+    assign seg_cnt_0[0] = ^seg_keep_0;
     assign seg_cnt_0[1] = ^(seg_keep_0 & 30'h2aaaaaaa);
     assign seg_cnt_0[2] = ^(seg_keep_0 & 30'h08888888);
     assign seg_cnt_0[3] = ^(seg_keep_0 & 30'h00808080);
     assign seg_cnt_0[4] = ^(seg_keep_0 & 30'h00008000);
     wire [241:0] seg_raw_0; // {payload with the format code, meta}
-    assign seg_raw_0 = {txg_data[239:232] | ({{3{1'd0}}, seg_cnt_0} & {8{seg_end_0 & (~seg_keep_0[29])}}), txg_data[231:0], seg_meta_0};
+    assign seg_raw_0 = {txg_data[239:232] | ({3'd0, seg_cnt_0} & {8{seg_end_0 & (~seg_keep_0[29])}}), txg_data[231:0], seg_meta_0};
     wire [2:0] tx_state_0;
     wire retrans_start_0;
     wire pause_event_0;
@@ -201,58 +201,50 @@ module rtlgen_rifl (
     );
 
     // RX: a group is lanes 0..j with a head each, lane j ending the packet or being the last lane; the next packet starts at lane 0.
-    wire in_grp_0; // lane j belongs to the group at the heads
-    assign in_grp_0 = 1'd1 & head_valid_0;
-    wire grp_end_0; // the group ends at lane j
-    assign grp_end_0 = 1'd1 & head_valid_0;
     wire [29:0] grp_keep_0; // valid payload bytes of lane j in the group
-    assign grp_keep_0[0] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd0 < head_0[241:234]));
-    assign grp_keep_0[1] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd1 < head_0[241:234]));
-    assign grp_keep_0[2] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd2 < head_0[241:234]));
-    assign grp_keep_0[3] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd3 < head_0[241:234]));
-    assign grp_keep_0[4] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd4 < head_0[241:234]));
-    assign grp_keep_0[5] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd5 < head_0[241:234]));
-    assign grp_keep_0[6] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd6 < head_0[241:234]));
-    assign grp_keep_0[7] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd7 < head_0[241:234]));
-    assign grp_keep_0[8] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd8 < head_0[241:234]));
-    assign grp_keep_0[9] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd9 < head_0[241:234]));
-    assign grp_keep_0[10] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd10 < head_0[241:234]));
-    assign grp_keep_0[11] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd11 < head_0[241:234]));
-    assign grp_keep_0[12] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd12 < head_0[241:234]));
-    assign grp_keep_0[13] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd13 < head_0[241:234]));
-    assign grp_keep_0[14] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd14 < head_0[241:234]));
-    assign grp_keep_0[15] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd15 < head_0[241:234]));
-    assign grp_keep_0[16] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd16 < head_0[241:234]));
-    assign grp_keep_0[17] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd17 < head_0[241:234]));
-    assign grp_keep_0[18] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd18 < head_0[241:234]));
-    assign grp_keep_0[19] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd19 < head_0[241:234]));
-    assign grp_keep_0[20] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd20 < head_0[241:234]));
-    assign grp_keep_0[21] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd21 < head_0[241:234]));
-    assign grp_keep_0[22] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd22 < head_0[241:234]));
-    assign grp_keep_0[23] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd23 < head_0[241:234]));
-    assign grp_keep_0[24] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd24 < head_0[241:234]));
-    assign grp_keep_0[25] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd25 < head_0[241:234]));
-    assign grp_keep_0[26] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd26 < head_0[241:234]));
-    assign grp_keep_0[27] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd27 < head_0[241:234]));
-    assign grp_keep_0[28] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd28 < head_0[241:234]));
-    assign grp_keep_0[29] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd29 < head_0[241:234]));
-    wire grp_valid;
+    assign grp_keep_0[0] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd0 < head_0[241:234]));
+    assign grp_keep_0[1] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd1 < head_0[241:234]));
+    assign grp_keep_0[2] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd2 < head_0[241:234]));
+    assign grp_keep_0[3] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd3 < head_0[241:234]));
+    assign grp_keep_0[4] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd4 < head_0[241:234]));
+    assign grp_keep_0[5] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd5 < head_0[241:234]));
+    assign grp_keep_0[6] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd6 < head_0[241:234]));
+    assign grp_keep_0[7] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd7 < head_0[241:234]));
+    assign grp_keep_0[8] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd8 < head_0[241:234]));
+    assign grp_keep_0[9] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd9 < head_0[241:234]));
+    assign grp_keep_0[10] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd10 < head_0[241:234]));
+    assign grp_keep_0[11] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd11 < head_0[241:234]));
+    assign grp_keep_0[12] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd12 < head_0[241:234]));
+    assign grp_keep_0[13] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd13 < head_0[241:234]));
+    assign grp_keep_0[14] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd14 < head_0[241:234]));
+    assign grp_keep_0[15] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd15 < head_0[241:234]));
+    assign grp_keep_0[16] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd16 < head_0[241:234]));
+    assign grp_keep_0[17] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd17 < head_0[241:234]));
+    assign grp_keep_0[18] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd18 < head_0[241:234]));
+    assign grp_keep_0[19] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd19 < head_0[241:234]));
+    assign grp_keep_0[20] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd20 < head_0[241:234]));
+    assign grp_keep_0[21] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd21 < head_0[241:234]));
+    assign grp_keep_0[22] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd22 < head_0[241:234]));
+    assign grp_keep_0[23] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd23 < head_0[241:234]));
+    assign grp_keep_0[24] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd24 < head_0[241:234]));
+    assign grp_keep_0[25] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd25 < head_0[241:234]));
+    assign grp_keep_0[26] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd26 < head_0[241:234]));
+    assign grp_keep_0[27] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd27 < head_0[241:234]));
+    assign grp_keep_0[28] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd28 < head_0[241:234]));
+    assign grp_keep_0[29] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd29 < head_0[241:234]));
     wire grp_last;
     wire grp_ready;
-    wire [29:0] grp_keep;
     wire [239:0] grp_data;
-    assign grp_valid = grp_end_0;
-    assign grp_last = grp_end_0 & head_0[1];
-    assign grp_keep = grp_keep_0;
+    assign grp_last = head_valid_0 & head_0[1];
     assign grp_data = head_0[241:2];
-    assign pop_0 = grp_valid & grp_ready & in_grp_0;
+    assign pop_0 = head_valid_0 & grp_ready & head_valid_0;
     rtlgen_rifl_rxgear u_rxgear (
         .clk       (clk),
         .rst       (rst),
-        .in_valid  (grp_valid),
+        .in_valid  (head_valid_0),
         .in_ready  (grp_ready),
         .in_data   (grp_data),
-        .in_keep   (grp_keep),
+        .in_keep   (grp_keep_0),
         .in_last   (grp_last),
         .out_valid (m_axis_tvalid),
         .out_ready (m_axis_tready),
@@ -262,26 +254,20 @@ module rtlgen_rifl (
     );
 
     // Status: link_up and saturating counters.
-    wire errp_v;
-    assign errp_v = errp_0;
-    wire retr_v;
-    assign retr_v = retrans_start_0;
-    wire pause_v;
-    assign pause_v = pause_event_0;
     wire xfer_v; // lane j is transferring (state >= Retrans)
     assign xfer_v = tx_state_0 >= ST_RETRANS;
     reg link_up_q;
     reg [31:0] frame_errors_q;
     wire [32:0] frame_errors_sum;
-    assign frame_errors_sum = {1'd0, frame_errors_q} + {{32{1'd0}}, {{0{1'd0}}, errp_v}};
+    assign frame_errors_sum = {1'd0, frame_errors_q} + {32'd0, {errp_0}};
     assign frame_errors = frame_errors_q;
     reg [31:0] retransmissions_q;
     wire [32:0] retransmissions_sum;
-    assign retransmissions_sum = {1'd0, retransmissions_q} + {{32{1'd0}}, {{0{1'd0}}, retr_v}};
+    assign retransmissions_sum = {1'd0, retransmissions_q} + {32'd0, {retrans_start_0}};
     assign retransmissions = retransmissions_q;
     reg [31:0] pause_events_q;
     wire [32:0] pause_events_sum;
-    assign pause_events_sum = {1'd0, pause_events_q} + {{32{1'd0}}, {{0{1'd0}}, pause_v}};
+    assign pause_events_sum = {1'd0, pause_events_q} + {32'd0, {pause_event_0}};
     assign pause_events = pause_events_q;
     assign link_up = link_up_q;
     always @(posedge clk) begin
@@ -292,9 +278,9 @@ module rtlgen_rifl (
             pause_events_q <= 32'd0;
         end else begin
             link_up_q <= &xfer_v;
-            frame_errors_q <= frame_errors_sum[32] ? {32{1'd1}} : frame_errors_sum[31:0];
-            retransmissions_q <= retransmissions_sum[32] ? {32{1'd1}} : retransmissions_sum[31:0];
-            pause_events_q <= pause_events_sum[32] ? {32{1'd1}} : pause_events_sum[31:0];
+            frame_errors_q <= frame_errors_sum[32] ? 32'd4294967295 : frame_errors_sum[31:0];
+            retransmissions_q <= retransmissions_sum[32] ? 32'd4294967295 : retransmissions_sum[31:0];
+            pause_events_q <= pause_events_sum[32] ? 32'd4294967295 : pause_events_sum[31:0];
         end
     end
 

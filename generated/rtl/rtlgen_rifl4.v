@@ -132,13 +132,13 @@ module rtlgen_rifl4 (
     wire [1:0] seg_meta_0; // meta code (Table 1)
     assign seg_meta_0 = {seg_end_0, seg_keep_0[0] & ((~seg_end_0) | seg_keep_0[29])};
     wire [4:0] seg_cnt_0; // ones of the thermometer code seg_keep_0
-    assign seg_cnt_0[0] = ^(seg_keep_0 & 30'h3fffffff);
+    assign seg_cnt_0[0] = ^seg_keep_0;
     assign seg_cnt_0[1] = ^(seg_keep_0 & 30'h2aaaaaaa);
     assign seg_cnt_0[2] = ^(seg_keep_0 & 30'h08888888);
     assign seg_cnt_0[3] = ^(seg_keep_0 & 30'h00808080);
     assign seg_cnt_0[4] = ^(seg_keep_0 & 30'h00008000);
     wire [241:0] seg_raw_0; // {payload with the format code, meta}
-    assign seg_raw_0 = {txg_data[239:232] | ({{3{1'd0}}, seg_cnt_0} & {8{seg_end_0 & (~seg_keep_0[29])}}), txg_data[231:0], seg_meta_0};
+    assign seg_raw_0 = {txg_data[239:232] | ({3'd0, seg_cnt_0} & {8{seg_end_0 & (~seg_keep_0[29])}}), txg_data[231:0], seg_meta_0};
     wire [2:0] tx_state_0;
     wire retrans_start_0;
     wire pause_event_0;
@@ -155,7 +155,7 @@ module rtlgen_rifl4 (
     wire [241:0] head_0;
     wire head_valid_0;
     wire pop_0;
-    rtlgen_rifl4_tx u_tx0 (
+    rtlgen_rifl_tx u_tx0 (
         .clk           (clk),
         .rst           (rst),
         .en            (tx_ready),
@@ -174,7 +174,7 @@ module rtlgen_rifl4 (
         .pause_event   (pause_event_0),
         .tx_frame      (tx_frame[255:0])
     );
-    rtlgen_rifl4_rx u_rx0 (
+    rtlgen_rifl_rx u_rx0 (
         .clk         (clk),
         .rst         (rst),
         .in_valid    (rx_valid[0]),
@@ -188,7 +188,7 @@ module rtlgen_rifl4 (
         .remote_fc   (rfc_0),
         .err_pulse   (errp_0)
     );
-    rtlgen_rifl4_fifo u_fifo0 (
+    rtlgen_rifl_fifo u_fifo0 (
         .clk        (clk),
         .rst        (rst),
         .push       (rx_out_valid_0),
@@ -208,13 +208,13 @@ module rtlgen_rifl4 (
     wire [1:0] seg_meta_1; // meta code (Table 1)
     assign seg_meta_1 = {seg_end_1, seg_keep_1[0] & ((~seg_end_1) | seg_keep_1[29])};
     wire [4:0] seg_cnt_1; // ones of the thermometer code seg_keep_1
-    assign seg_cnt_1[0] = ^(seg_keep_1 & 30'h3fffffff);
+    assign seg_cnt_1[0] = ^seg_keep_1;
     assign seg_cnt_1[1] = ^(seg_keep_1 & 30'h2aaaaaaa);
     assign seg_cnt_1[2] = ^(seg_keep_1 & 30'h08888888);
     assign seg_cnt_1[3] = ^(seg_keep_1 & 30'h00808080);
     assign seg_cnt_1[4] = ^(seg_keep_1 & 30'h00008000);
     wire [241:0] seg_raw_1; // {payload with the format code, meta}
-    assign seg_raw_1 = {txg_data[479:472] | ({{3{1'd0}}, seg_cnt_1} & {8{seg_end_1 & (~seg_keep_1[29])}}), txg_data[471:240], seg_meta_1};
+    assign seg_raw_1 = {txg_data[479:472] | ({3'd0, seg_cnt_1} & {8{seg_end_1 & (~seg_keep_1[29])}}), txg_data[471:240], seg_meta_1};
     wire [2:0] tx_state_1;
     wire retrans_start_1;
     wire pause_event_1;
@@ -231,7 +231,7 @@ module rtlgen_rifl4 (
     wire [241:0] head_1;
     wire head_valid_1;
     wire pop_1;
-    rtlgen_rifl4_tx u_tx1 (
+    rtlgen_rifl_tx u_tx1 (
         .clk           (clk),
         .rst           (rst),
         .en            (tx_ready),
@@ -250,7 +250,7 @@ module rtlgen_rifl4 (
         .pause_event   (pause_event_1),
         .tx_frame      (tx_frame[511:256])
     );
-    rtlgen_rifl4_rx u_rx1 (
+    rtlgen_rifl_rx u_rx1 (
         .clk         (clk),
         .rst         (rst),
         .in_valid    (rx_valid[1]),
@@ -264,7 +264,7 @@ module rtlgen_rifl4 (
         .remote_fc   (rfc_1),
         .err_pulse   (errp_1)
     );
-    rtlgen_rifl4_fifo u_fifo1 (
+    rtlgen_rifl_fifo u_fifo1 (
         .clk        (clk),
         .rst        (rst),
         .push       (rx_out_valid_1),
@@ -284,13 +284,13 @@ module rtlgen_rifl4 (
     wire [1:0] seg_meta_2; // meta code (Table 1)
     assign seg_meta_2 = {seg_end_2, seg_keep_2[0] & ((~seg_end_2) | seg_keep_2[29])};
     wire [4:0] seg_cnt_2; // ones of the thermometer code seg_keep_2
-    assign seg_cnt_2[0] = ^(seg_keep_2 & 30'h3fffffff);
+    assign seg_cnt_2[0] = ^seg_keep_2;
     assign seg_cnt_2[1] = ^(seg_keep_2 & 30'h2aaaaaaa);
     assign seg_cnt_2[2] = ^(seg_keep_2 & 30'h08888888);
     assign seg_cnt_2[3] = ^(seg_keep_2 & 30'h00808080);
     assign seg_cnt_2[4] = ^(seg_keep_2 & 30'h00008000);
     wire [241:0] seg_raw_2; // {payload with the format code, meta}
-    assign seg_raw_2 = {txg_data[719:712] | ({{3{1'd0}}, seg_cnt_2} & {8{seg_end_2 & (~seg_keep_2[29])}}), txg_data[711:480], seg_meta_2};
+    assign seg_raw_2 = {txg_data[719:712] | ({3'd0, seg_cnt_2} & {8{seg_end_2 & (~seg_keep_2[29])}}), txg_data[711:480], seg_meta_2};
     wire [2:0] tx_state_2;
     wire retrans_start_2;
     wire pause_event_2;
@@ -307,7 +307,7 @@ module rtlgen_rifl4 (
     wire [241:0] head_2;
     wire head_valid_2;
     wire pop_2;
-    rtlgen_rifl4_tx u_tx2 (
+    rtlgen_rifl_tx u_tx2 (
         .clk           (clk),
         .rst           (rst),
         .en            (tx_ready),
@@ -326,7 +326,7 @@ module rtlgen_rifl4 (
         .pause_event   (pause_event_2),
         .tx_frame      (tx_frame[767:512])
     );
-    rtlgen_rifl4_rx u_rx2 (
+    rtlgen_rifl_rx u_rx2 (
         .clk         (clk),
         .rst         (rst),
         .in_valid    (rx_valid[2]),
@@ -340,7 +340,7 @@ module rtlgen_rifl4 (
         .remote_fc   (rfc_2),
         .err_pulse   (errp_2)
     );
-    rtlgen_rifl4_fifo u_fifo2 (
+    rtlgen_rifl_fifo u_fifo2 (
         .clk        (clk),
         .rst        (rst),
         .push       (rx_out_valid_2),
@@ -356,17 +356,17 @@ module rtlgen_rifl4 (
     wire [29:0] seg_keep_3;
     assign seg_keep_3 = txg_keep[119:90];
     wire seg_end_3; // the packet ends in this lane's segment
-    assign seg_end_3 = txg_last & seg_keep_3[0] & (~1'd0);
+    assign seg_end_3 = txg_last & seg_keep_3[0];
     wire [1:0] seg_meta_3; // meta code (Table 1)
     assign seg_meta_3 = {seg_end_3, seg_keep_3[0] & ((~seg_end_3) | seg_keep_3[29])};
     wire [4:0] seg_cnt_3; // ones of the thermometer code seg_keep_3
-    assign seg_cnt_3[0] = ^(seg_keep_3 & 30'h3fffffff);
+    assign seg_cnt_3[0] = ^seg_keep_3;
     assign seg_cnt_3[1] = ^(seg_keep_3 & 30'h2aaaaaaa);
     assign seg_cnt_3[2] = ^(seg_keep_3 & 30'h08888888);
     assign seg_cnt_3[3] = ^(seg_keep_3 & 30'h00808080);
     assign seg_cnt_3[4] = ^(seg_keep_3 & 30'h00008000);
     wire [241:0] seg_raw_3; // {payload with the format code, meta}
-    assign seg_raw_3 = {txg_data[959:952] | ({{3{1'd0}}, seg_cnt_3} & {8{seg_end_3 & (~seg_keep_3[29])}}), txg_data[951:720], seg_meta_3};
+    assign seg_raw_3 = {txg_data[959:952] | ({3'd0, seg_cnt_3} & {8{seg_end_3 & (~seg_keep_3[29])}}), txg_data[951:720], seg_meta_3};
     wire [2:0] tx_state_3;
     wire retrans_start_3;
     wire pause_event_3;
@@ -383,7 +383,7 @@ module rtlgen_rifl4 (
     wire [241:0] head_3;
     wire head_valid_3;
     wire pop_3;
-    rtlgen_rifl4_tx u_tx3 (
+    rtlgen_rifl_tx u_tx3 (
         .clk           (clk),
         .rst           (rst),
         .en            (tx_ready),
@@ -402,7 +402,7 @@ module rtlgen_rifl4 (
         .pause_event   (pause_event_3),
         .tx_frame      (tx_frame[1023:768])
     );
-    rtlgen_rifl4_rx u_rx3 (
+    rtlgen_rifl_rx u_rx3 (
         .clk         (clk),
         .rst         (rst),
         .in_valid    (rx_valid[3]),
@@ -416,7 +416,7 @@ module rtlgen_rifl4 (
         .remote_fc   (rfc_3),
         .err_pulse   (errp_3)
     );
-    rtlgen_rifl4_fifo u_fifo3 (
+    rtlgen_rifl_fifo u_fifo3 (
         .clk        (clk),
         .rst        (rst),
         .push       (rx_out_valid_3),
@@ -429,43 +429,41 @@ module rtlgen_rifl4 (
     );
 
     // RX: a group is lanes 0..j with a head each, lane j ending the packet or being the last lane; the next packet starts at lane 0.
-    wire in_grp_0; // lane j belongs to the group at the heads
-    assign in_grp_0 = 1'd1 & head_valid_0;
     wire pre_1; // lanes 0..j have heads that do not end a packet
-    assign pre_1 = 1'd1 & head_valid_0 & (~head_0[1]);
+    assign pre_1 = head_valid_0 & (~head_0[1]);
     wire grp_end_0; // the group ends at lane j
-    assign grp_end_0 = 1'd1 & head_valid_0 & head_0[1];
+    assign grp_end_0 = head_valid_0 & head_0[1];
     wire [29:0] grp_keep_0; // valid payload bytes of lane j in the group
-    assign grp_keep_0[0] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd0 < head_0[241:234]));
-    assign grp_keep_0[1] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd1 < head_0[241:234]));
-    assign grp_keep_0[2] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd2 < head_0[241:234]));
-    assign grp_keep_0[3] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd3 < head_0[241:234]));
-    assign grp_keep_0[4] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd4 < head_0[241:234]));
-    assign grp_keep_0[5] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd5 < head_0[241:234]));
-    assign grp_keep_0[6] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd6 < head_0[241:234]));
-    assign grp_keep_0[7] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd7 < head_0[241:234]));
-    assign grp_keep_0[8] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd8 < head_0[241:234]));
-    assign grp_keep_0[9] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd9 < head_0[241:234]));
-    assign grp_keep_0[10] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd10 < head_0[241:234]));
-    assign grp_keep_0[11] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd11 < head_0[241:234]));
-    assign grp_keep_0[12] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd12 < head_0[241:234]));
-    assign grp_keep_0[13] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd13 < head_0[241:234]));
-    assign grp_keep_0[14] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd14 < head_0[241:234]));
-    assign grp_keep_0[15] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd15 < head_0[241:234]));
-    assign grp_keep_0[16] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd16 < head_0[241:234]));
-    assign grp_keep_0[17] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd17 < head_0[241:234]));
-    assign grp_keep_0[18] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd18 < head_0[241:234]));
-    assign grp_keep_0[19] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd19 < head_0[241:234]));
-    assign grp_keep_0[20] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd20 < head_0[241:234]));
-    assign grp_keep_0[21] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd21 < head_0[241:234]));
-    assign grp_keep_0[22] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd22 < head_0[241:234]));
-    assign grp_keep_0[23] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd23 < head_0[241:234]));
-    assign grp_keep_0[24] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd24 < head_0[241:234]));
-    assign grp_keep_0[25] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd25 < head_0[241:234]));
-    assign grp_keep_0[26] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd26 < head_0[241:234]));
-    assign grp_keep_0[27] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd27 < head_0[241:234]));
-    assign grp_keep_0[28] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd28 < head_0[241:234]));
-    assign grp_keep_0[29] = in_grp_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd29 < head_0[241:234]));
+    assign grp_keep_0[0] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd0 < head_0[241:234]));
+    assign grp_keep_0[1] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd1 < head_0[241:234]));
+    assign grp_keep_0[2] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd2 < head_0[241:234]));
+    assign grp_keep_0[3] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd3 < head_0[241:234]));
+    assign grp_keep_0[4] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd4 < head_0[241:234]));
+    assign grp_keep_0[5] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd5 < head_0[241:234]));
+    assign grp_keep_0[6] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd6 < head_0[241:234]));
+    assign grp_keep_0[7] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd7 < head_0[241:234]));
+    assign grp_keep_0[8] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd8 < head_0[241:234]));
+    assign grp_keep_0[9] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd9 < head_0[241:234]));
+    assign grp_keep_0[10] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd10 < head_0[241:234]));
+    assign grp_keep_0[11] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd11 < head_0[241:234]));
+    assign grp_keep_0[12] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd12 < head_0[241:234]));
+    assign grp_keep_0[13] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd13 < head_0[241:234]));
+    assign grp_keep_0[14] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd14 < head_0[241:234]));
+    assign grp_keep_0[15] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd15 < head_0[241:234]));
+    assign grp_keep_0[16] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd16 < head_0[241:234]));
+    assign grp_keep_0[17] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd17 < head_0[241:234]));
+    assign grp_keep_0[18] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd18 < head_0[241:234]));
+    assign grp_keep_0[19] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd19 < head_0[241:234]));
+    assign grp_keep_0[20] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd20 < head_0[241:234]));
+    assign grp_keep_0[21] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd21 < head_0[241:234]));
+    assign grp_keep_0[22] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd22 < head_0[241:234]));
+    assign grp_keep_0[23] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd23 < head_0[241:234]));
+    assign grp_keep_0[24] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd24 < head_0[241:234]));
+    assign grp_keep_0[25] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd25 < head_0[241:234]));
+    assign grp_keep_0[26] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd26 < head_0[241:234]));
+    assign grp_keep_0[27] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd27 < head_0[241:234]));
+    assign grp_keep_0[28] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd28 < head_0[241:234]));
+    assign grp_keep_0[29] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd29 < head_0[241:234]));
     wire in_grp_1; // lane j belongs to the group at the heads
     assign in_grp_1 = pre_1 & head_valid_1;
     wire pre_2; // lanes 0..j have heads that do not end a packet
@@ -584,7 +582,7 @@ module rtlgen_rifl4 (
     assign grp_last = (grp_end_0 & head_0[1]) | (grp_end_1 & head_1[1]) | (grp_end_2 & head_2[1]) | (grp_end_3 & head_3[1]);
     assign grp_keep = {grp_keep_3, grp_keep_2, grp_keep_1, grp_keep_0};
     assign grp_data = {head_3[241:2], head_2[241:2], head_1[241:2], head_0[241:2]};
-    assign pop_0 = grp_valid & grp_ready & in_grp_0;
+    assign pop_0 = grp_valid & grp_ready & head_valid_0;
     assign pop_1 = grp_valid & grp_ready & in_grp_1;
     assign pop_2 = grp_valid & grp_ready & in_grp_2;
     assign pop_3 = grp_valid & grp_ready & in_grp_3;
@@ -615,18 +613,15 @@ module rtlgen_rifl4 (
     reg link_up_q;
     reg [31:0] frame_errors_q;
     wire [32:0] frame_errors_sum;
-    assign frame_errors_sum = {1'd0, frame_errors_q}
-        + {{30{1'd0}}, {{2{1'd0}}, errp_v[0]} + {{2{1'd0}}, errp_v[1]} + {{2{1'd0}}, errp_v[2]} + {{2{1'd0}}, errp_v[3]}};
+    assign frame_errors_sum = {1'd0, frame_errors_q} + {30'd0, {2'd0, errp_v[0]} + {2'd0, errp_v[1]} + {2'd0, errp_v[2]} + {2'd0, errp_v[3]}};
     assign frame_errors = frame_errors_q;
     reg [31:0] retransmissions_q;
     wire [32:0] retransmissions_sum;
-    assign retransmissions_sum = {1'd0, retransmissions_q}
-        + {{30{1'd0}}, {{2{1'd0}}, retr_v[0]} + {{2{1'd0}}, retr_v[1]} + {{2{1'd0}}, retr_v[2]} + {{2{1'd0}}, retr_v[3]}};
+    assign retransmissions_sum = {1'd0, retransmissions_q} + {30'd0, {2'd0, retr_v[0]} + {2'd0, retr_v[1]} + {2'd0, retr_v[2]} + {2'd0, retr_v[3]}};
     assign retransmissions = retransmissions_q;
     reg [31:0] pause_events_q;
     wire [32:0] pause_events_sum;
-    assign pause_events_sum = {1'd0, pause_events_q}
-        + {{30{1'd0}}, {{2{1'd0}}, pause_v[0]} + {{2{1'd0}}, pause_v[1]} + {{2{1'd0}}, pause_v[2]} + {{2{1'd0}}, pause_v[3]}};
+    assign pause_events_sum = {1'd0, pause_events_q} + {30'd0, {2'd0, pause_v[0]} + {2'd0, pause_v[1]} + {2'd0, pause_v[2]} + {2'd0, pause_v[3]}};
     assign pause_events = pause_events_q;
     assign link_up = link_up_q;
     always @(posedge clk) begin
@@ -637,9 +632,9 @@ module rtlgen_rifl4 (
             pause_events_q <= 32'd0;
         end else begin
             link_up_q <= &xfer_v;
-            frame_errors_q <= frame_errors_sum[32] ? {32{1'd1}} : frame_errors_sum[31:0];
-            retransmissions_q <= retransmissions_sum[32] ? {32{1'd1}} : retransmissions_sum[31:0];
-            pause_events_q <= pause_events_sum[32] ? {32{1'd1}} : pause_events_sum[31:0];
+            frame_errors_q <= frame_errors_sum[32] ? 32'd4294967295 : frame_errors_sum[31:0];
+            retransmissions_q <= retransmissions_sum[32] ? 32'd4294967295 : retransmissions_sum[31:0];
+            pause_events_q <= pause_events_sum[32] ? 32'd4294967295 : pause_events_sum[31:0];
         end
     end
 

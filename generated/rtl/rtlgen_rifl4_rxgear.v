@@ -65,7 +65,7 @@ module rtlgen_rifl4_rxgear (
     reg [7:0] fill; // bytes held
     reg eop; // the packet's last beat is in
     wire [6:0] in_count; // ones of the thermometer code in_keep
-    assign in_count[0] = ^(in_keep & 120'hffffffffffffffffffffffffffffff);
+    assign in_count[0] = ^in_keep;
     assign in_count[1] = ^(in_keep & 120'haaaaaaaaaaaaaaaaaaaaaaaaaaaaaa);
     assign in_count[2] = ^(in_keep & 120'h888888888888888888888888888888);
     assign in_count[3] = ^(in_keep & 120'h808080808080808080808080808080);
@@ -530,7 +530,7 @@ module rtlgen_rifl4_rxgear (
     wire [479:0] ring_zero; // ring byte j is zeroed: cleared and not written, or reset
     assign ring_zero = {480{rst}} | ring_clr;
     wire [7:0] fill_next;
-    assign fill_next = do_in ? (base + {{1{1'd0}}, in_count}) : base;
+    assign fill_next = do_in ? (base + {1'd0, in_count}) : base;
     wire [1:0] wr_next;
     assign wr_next = do_in ? ((wr_at <= (WR_LAST - WR_STEP)) ? (wr_at + WR_STEP) : (wr_at - ((WR_LAST + 2'd1) - WR_STEP))) : wr_at;
     wire [3:0] rd_step;

@@ -66,7 +66,7 @@ module rtlgen_rifl4_txgear (
     reg [7:0] fill; // bytes held
     reg eop; // the packet's last beat is in
     wire [7:0] in_count; // ones of the thermometer code in_keep
-    assign in_count[0] = ^(in_keep & 128'hffffffffffffffffffffffffffffffff);
+    assign in_count[0] = ^in_keep;
     assign in_count[1] = ^(in_keep & 128'haaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa);
     assign in_count[2] = ^(in_keep & 128'h88888888888888888888888888888888);
     assign in_count[3] = ^(in_keep & 128'h80808080808080808080808080808080);

@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
+// Shared : also instantiated by block(s) rifl4
 // Latency: 0 cycle(s) (combinational)
 //
 // Checks a received RIFL frame: SYN legality and the verification code against the expected
@@ -16,8 +17,6 @@
 //   cable_m = 0
 //   lane_gbps = 0
 //   crc_poly = 0x80F
-//   user_bits = 256
-//   lanes = 1
 //   fc_buffer_frames = 256
 //   fc_on_frames = 170
 //   fc_off_frames = 85
@@ -52,11 +51,11 @@ module rtlgen_rifl_check (
     assign line = frame[243:2];
     wire [11:0] crc; // CRC-12 of {payload, 5'b0, syn[1], meta}
     rtlgen_rifl_crc u_crc (
-        .data ({line[239:0], {5{1'd0}}, frame[1], line[241:240]}),
+        .data ({line[239:0], 5'd0, frame[1], line[241:240]}),
         .crc  (crc)
     );
     assign legal = frame[1] ^ frame[0];
-    assign ok = legal & (frame[255:244] == (crc ^ {{4{1'd0}}, id}));
+    assign ok = legal & (frame[255:244] == (crc ^ {4'd0, id}));
 
 endmodule
 

@@ -38,7 +38,6 @@ module rtlgen_rifl_crc12_check (
 );
     wire [259:0] check_feed; // {crc_in, seq, data}
     assign check_feed = {crc_in, data};
-    wire [11:0] syndrome; // CRC(data, seq) ^ crc_in: zero iff the flit checks
 
     // syndrome = M·{seq, data} ^ c ^ crc_in: registered partial parities of masked column groups.
 
@@ -58,8 +57,7 @@ module rtlgen_rifl_crc12_check (
         syndrome_q[10] <= ^(check_feed & 260'h400800211aa042c38b1eb8a4291a815863c9dd33ba91bea842e291befa67a2043);
         syndrome_q[11] <= ^(check_feed & 260'h800fffce13307c82fdeb20c83e1301904d7e9622dce124c07cb31124a3b53c07d);
     end
-    assign syndrome = syndrome_q;
-    assign ok = ~|syndrome;
+    assign ok = ~|syndrome_q;
     reg valid_pipe; // valid flag of each pipeline stage
     always @(posedge clk) begin
         if (rst) begin

@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
+// Shared : also instantiated by block(s) rifl4
 // Latency: 0 cycle(s) (combinational)
 //
 // Assembles a RIFL frame: SYN, the (scrambled) raw region and the verification code CRC12 ^
@@ -16,8 +17,6 @@
 //   cable_m = 0
 //   lane_gbps = 0
 //   crc_poly = 0x80F
-//   user_bits = 256
-//   lanes = 1
 //   fc_buffer_frames = 256
 //   fc_on_frames = 170
 //   fc_off_frames = 85
@@ -50,10 +49,10 @@ module rtlgen_rifl_encode (
 );
     wire [11:0] crc; // CRC-12 of {payload, 5'b0, syn[1], meta}
     rtlgen_rifl_crc u_crc (
-        .data ({line[239:0], {5{1'd0}}, syn[1], line[241:240]}),
+        .data ({line[239:0], 5'd0, syn[1], line[241:240]}),
         .crc  (crc)
     );
-    assign frame = {crc ^ {{4{1'd0}}, id}, line, syn};
+    assign frame = {crc ^ {4'd0, id}, line, syn};
 
 endmodule
 

@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
+// Shared : also instantiated by block(s) rifl4
 // Latency: 2 cycle(s)
 //
 // Flow-control buffer of one lane (§4.D): a first-word-fall-through FIFO of 256 x 242-bit
@@ -17,8 +18,6 @@
 //   cable_m = 0
 //   lane_gbps = 0
 //   crc_poly = 0x80F
-//   user_bits = 256
-//   lanes = 1
 //   fc_buffer_frames = 256
 //   fc_on_frames = 170
 //   fc_off_frames = 85
@@ -61,7 +60,7 @@ module rtlgen_rifl_fifo (
     wire push_ok;
     assign push_ok = push & (mem_count != DEPTH);
     wire [8:0] level; // entries held (memory + head)
-    assign level = mem_count + {{8{1'd0}}, head_valid};
+    assign level = mem_count + {8'd0, head_valid};
     assign high = level > FC_ON_FRAMES;
     assign low = level < FC_OFF_FRAMES;
     assign dout = head;
@@ -89,7 +88,7 @@ module rtlgen_rifl_fifo (
             if (fetch) begin
                 rd_ptr <= rd_ptr + 8'd1;
             end
-            mem_count <= (mem_count + {{8{1'd0}}, push_ok}) - {{8{1'd0}}, fetch};
+            mem_count <= (mem_count + {8'd0, push_ok}) - {8'd0, fetch};
             head_valid <= fetch | (head_valid & (~pop_ok));
         end
     end

@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
+// Shared : also instantiated by block(s) rifl4
 // Latency: 0 cycle(s) (combinational)
 //
 // Self-synchronous scrambler 1 + x^13 + x^33 over the 242-bit line region {meta, payload} of
@@ -16,8 +17,6 @@
 //   cable_m = 0
 //   lane_gbps = 0
 //   crc_poly = 0x80F
-//   user_bits = 256
-//   lanes = 1
 //   fc_buffer_frames = 256
 //   fc_on_frames = 170
 //   fc_off_frames = 85

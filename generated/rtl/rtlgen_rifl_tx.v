@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
+// Shared : also instantiated by block(s) rifl4
 // Latency: 2 cycle(s)
 //
 // One RIFL lane's transmitter: the six-state controller of Fig. 4, a 256-frame retransmission
@@ -18,8 +19,6 @@
 //   cable_m = 0
 //   lane_gbps = 0
 //   crc_poly = 0x80F
-//   user_bits = 256
-//   lanes = 1
 //   fc_buffer_frames = 256
 //   fc_on_frames = 170
 //   fc_off_frames = 85
@@ -148,20 +147,18 @@ module rtlgen_rifl_tx (
     wire fc_r; // Normal: send the flow-control resume frame
     assign fc_r = is_norm & need_resume;
     wire [241:0] new_raw; // Normal: flow-control frame, user segment or filler (zero outside Normal)
-    assign new_raw = (seg_raw & {242{take_seg}}) | {{{6{1'd0}}, fc_r, fc_p}, {234{1'd0}}};
+    assign new_raw = (seg_raw & {242{take_seg}}) | {{6'd0, fc_r, fc_p}, 234'd0};
     wire [241:0] s1_next; // stage-1 raw region of a new data or control frame
-    assign s1_next = new_raw | {ctrl_code & {8{~is_norm}}, {234{1'd0}}};
+    assign s1_next = new_raw | {ctrl_code & {8{~is_norm}}, 234'd0};
 
     // Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends (Retrans): one port, address tx_id outside Init.
     wire we;
     assign we = en & (is_init | is_norm);
     wire [7:0] waddr; // the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans
     assign waddr = is_init ? init_cnt[7:0] : tx_id;
-    wire [241:0] wdata; // a filler in Init (new_raw is zero there)
-    assign wdata = new_raw;
     always @(posedge clk) begin
         if (we) begin
-            mem[waddr] <= wdata;
+            mem[waddr] <= new_raw;
         end
     end
     always @(posedge clk) begin
@@ -202,7 +199,7 @@ module rtlgen_rifl_tx (
             prev_transfer <= 1'd0;
             s1_resend <= 1'd0;
             s1_ctrl <= 1'd1;
-            s1_raw <= {CTRL_PAUSE_REQUEST, {232{1'd0}}, 2'd0};
+            s1_raw <= {CTRL_PAUSE_REQUEST, 232'd0, 2'd0};
             s1_id <= 8'd0;
             frame_q <= 256'd0;
         end else begin

@@ -66,7 +66,7 @@ module rtlgen_rifl_txgear (
     reg [5:0] fill; // bytes held
     reg eop; // the packet's last beat is in
     wire [5:0] in_count; // ones of the thermometer code in_keep
-    assign in_count[0] = ^(in_keep & 32'hffffffff);
+    assign in_count[0] = ^in_keep;
     assign in_count[1] = ^(in_keep & 32'haaaaaaaa);
     assign in_count[2] = ^(in_keep & 32'h88888888);
     assign in_count[3] = ^(in_keep & 32'h80808080);

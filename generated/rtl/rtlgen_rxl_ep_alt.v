@@ -229,7 +229,7 @@ module rtlgen_rxl_ep_alt (
 
     // ACK coalescing and NACK bookkeeping.
     wire [2:0] since_n;
-    assign since_n = ack_sent ? {{2{1'd0}}, deliver} : ((since_ack == ACK_EVERY) ? since_ack : (since_ack + {{2{1'd0}}, deliver}));
+    assign since_n = ack_sent ? {2'd0, deliver} : ((since_ack == ACK_EVERY) ? since_ack : (since_ack + {2'd0, deliver}));
 
     // Control registers (reset).
     always @(posedge clk) begin

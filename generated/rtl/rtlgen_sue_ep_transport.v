@@ -152,6 +152,11 @@ module rtlgen_sue_ep_transport (
     localparam [6:0] RX_PAUSE_AT = 7'd32;        // beats held above which the VC is paused
     localparam [31:0] CNT_MAX = 32'd4294967295;  // status counters saturate here
     localparam [31:0] CRC_INIT = 32'd4294967295; // R-CRC register before the first byte
+    localparam [1:0] OP_ACK = 2'd1;              // RH op: cumulative ACK up to rpsn
+    localparam [1:0] OP_NACK = 2'd2;             // RH op: NACK, rpsn is the first missing PSN
+    localparam [1:0] OP_RESERVED = 2'd3;         // RH op: never sent, a header error on receipt
+    localparam [9:0] NUM_XPU = 10'd4;            // xpuids below this are valid destinations
+    localparam [1:0] NUM_VC = 2'd2;              // virtual channels
 
     // TX ingest: a PDU from the packer is stored in slot next mod SLOTS of its PSN space; the first beat needs a free slot (window), bad sideband and peer-down PDUs are taken and dropped.
     wire [1:0] in_vc_w; // vc of a first beat
@@ -159,7 +164,7 @@ module rtlgen_sue_ep_transport (
     wire [9:0] in_n_w; // ncmds of a first beat
     assign in_n_w = s_axis_pdu_tuser[11:2];
     wire in_bad_w; // dest >= num_xpu, vc >= num_vc, ncmds 0 or above MAX_CMDS
-    assign in_bad_w = (s_axis_pdu_tdest >= 10'd4) | (in_vc_w >= 2'd2) | ((in_n_w == 10'd0) | (in_n_w > {{6{1'd0}}, MAX_CMDS}));
+    assign in_bad_w = (s_axis_pdu_tdest >= NUM_XPU) | (in_vc_w >= NUM_VC) | ((in_n_w == 10'd0) | (in_n_w > {6'd0, MAX_CMDS}));
     wire [3:0] sf_oh; // PSN space of a good first beat, one-hot
     assign sf_oh = {
         (~in_bad_w) & (s_axis_pdu_tdest == 10'd3), (~in_bad_w) & (s_axis_pdu_tdest == 10'd2), (~in_bad_w) & (s_axis_pdu_tdest == 10'd1),
@@ -293,7 +298,7 @@ module rtlgen_sue_ep_transport (
     wire [3:0] in_nx; // ncmds of a first beat (its low bits: meaningful when at most MAX_CMDS)
     assign in_nx = in_n_w[3:0];
     wire [4:0] exp_first; // beats a first beat's PDU must have
-    assign exp_first = {in_nx, {1{1'd0}}};
+    assign exp_first = {in_nx, 1'd0};
     wire good_cur; // this beat belongs to a PDU being stored
     assign good_cur = in_first ? ((~in_bad_w) & (~down_first)) : in_good_q;
     wire [4:0] beat_cur;
@@ -328,7 +333,7 @@ module rtlgen_sue_ep_transport (
     wire in_down; // a PDU dropped: peer down
     assign in_down = pdu_fire & in_first & (~in_bad_w) & down_first;
     wire [15:0] cum_new; // cum after this PDU
-    assign cum_new = cum_cur + {{6{1'd0}}, n_cur};
+    assign cum_new = cum_cur + {6'd0, n_cur};
     wire [7:0] tx_waddr; // {space, slot, beat}
     assign tx_waddr = {s_cur, next_cur[1:0], beat_cur[3:0]};
     always @(posedge clk) begin
@@ -465,7 +470,7 @@ module rtlgen_sue_ep_transport (
     wire [3:0] p_nx; // ncmds of the picked slot
     assign p_nx = p_m[5:2];
     wire [4:0] p_beats; // payload beats of the picked slot
-    assign p_beats = {p_nx, {1{1'd0}}};
+    assign p_beats = {p_nx, 1'd0};
 
     // TX engine: the presented beat is {slot beat low bytes, carry} (carry = RH, then the previous slot beat's top 8 bytes); the tail beat is {R-CRC, carry}; the R-CRC register follows each beat taken.
     reg out_valid_q; // m_axis_tx_tvalid
@@ -551,7 +556,7 @@ module rtlgen_sue_ep_transport (
     assign crc_nxt[30] = ^(stp_in & 160'h7a3db16b09a203be90369cb5e305f40fd68dbc5e);
     assign crc_nxt[31] = ^(stp_in & 160'hf47b62d704d101df481b4e5af182fa07eb46de2f);
     wire [127:0] tx_tail; // tail beat: carry, R-CRC LSB first, zeros
-    assign tx_tail = {{32{1'd0}}, crc_fin, carry_q};
+    assign tx_tail = {32'd0, crc_fin, carry_q};
     wire adv; // the output register can take a beat
     assign adv = (~out_valid_q) | m_axis_tx_tready;
     wire issue_ram; // load the next slot beat
@@ -607,7 +612,7 @@ module rtlgen_sue_ep_transport (
             end else if (decide) begin
                 carry_q <= p_rh_bytes;
                 crc_q <= CRC_INIT;
-                out_dest_q <= {{8{1'd0}}, pick_s};
+                out_dest_q <= {8'd0, pick_s};
                 out_vc_q <= p_vc;
                 out_valid_q <= 1'd1;
                 if (any_c) begin
@@ -676,7 +681,7 @@ module rtlgen_sue_ep_transport (
     wire [31:0] rx_crc_cur;
     assign rx_crc_cur = rx_first ? CRC_INIT : rx_crc_q;
     wire keep_ok; // tkeep as the shape requires
-    assign keep_ok = s_axis_rx_tlast ? (s_axis_rx_tkeep == {{4{1'd0}}, 12'd4095}) : (s_axis_rx_tkeep == {16{1'd1}});
+    assign keep_ok = s_axis_rx_tlast ? (s_axis_rx_tkeep == 16'd4095) : (s_axis_rx_tkeep == 16'd65535);
     wire rx_kerr;
     assign rx_kerr = ((~rx_first) & rx_kerr_q) | (~keep_ok);
     wire rx_ferr;
@@ -684,7 +689,7 @@ module rtlgen_sue_ep_transport (
     wire cb_wrap; // this payload beat ends a command
     assign cb_wrap = (~rx_first) & (rx_cb_q == 1'd1);
     wire [4:0] nc2; // whole commands after this beat
-    assign nc2 = rx_first ? 5'd0 : (rx_nc_q + {{4{1'd0}}, cb_wrap});
+    assign nc2 = rx_first ? 5'd0 : (rx_nc_q + {4'd0, cb_wrap});
     wire cb2; // beat within the command after this beat
     assign cb2 = (rx_first | cb_wrap) ? 1'd0 : (rx_cb_q + 1'd1);
     wire rx_lenerr; // bad tkeep, too long, or not whole commands
@@ -696,7 +701,7 @@ module rtlgen_sue_ep_transport (
     wire [5:0] rx_wp_sel; // committed write pointer of the PDU's VC
     assign rx_wp_sel = ({6{rx_vc_w == 2'd0}} & v0_wp) | ({6{rx_vc_w == 2'd1}} & v1_wp);
     wire [5:0] rx_wptr;
-    assign rx_wptr = rx_wp_sel + {{1{1'd0}}, rx_bm1};
+    assign rx_wptr = rx_wp_sel + {1'd0, rx_bm1};
     wire [6:0] rx_waddr; // {vc, pointer}
     assign rx_waddr = {rx_vc_w[0:0], rx_wptr};
     wire [31:0] rx_fin; // R-CRC over everything before the last beat's bytes 8..11
@@ -781,15 +786,13 @@ module rtlgen_sue_ep_transport (
     assign r_psn = {rh_w[23:16], rh_w[31:24]};
     wire [1:0] r_vc;
     assign r_vc = rh_w[39:38];
-    wire [9:0] r_part;
-    assign r_part = {rh_w[33:32], rh_w[47:40]};
+    wire [9:0] part_unused; // partition is not checked
+    assign part_unused = {rh_w[33:32], rh_w[47:40]};
     wire [15:0] r_rpsn;
     assign r_rpsn = {rh_w[55:48], rh_w[63:56]};
     wire hdr_bad; // ver, op 3, xpuid or vc
-    assign hdr_bad = (rh_w[7:6] != 2'd0) | (r_op == 2'd3) | (r_xpu >= 10'd4) | (r_vc >= 2'd2);
+    assign hdr_bad = (rh_w[7:6] != 2'd0) | (r_op == OP_RESERVED) | (r_xpu >= 10'd4) | (r_vc >= 2'd2);
     // verilator lint_off UNUSED
-    wire [9:0] part_unused; // partition is not checked
-    assign part_unused = r_part;
     // verilator lint_on UNUSED
     wire e_frame;
     assign e_frame = rx_end & rx_ferr;
@@ -801,10 +804,8 @@ module rtlgen_sue_ep_transport (
     assign pre_ok = rx_end & (~rx_ferr) & (~rx_lenerr) & crc_ok;
     wire e_hdr;
     assign e_hdr = pre_ok & hdr_bad;
-    wire e_part;
-    assign e_part = pre_ok & (~hdr_bad) & 1'd0;
     wire r_ok; // the PDU passed every check
-    assign r_ok = pre_ok & (~hdr_bad) & (~1'd0);
+    assign r_ok = pre_ok & (~hdr_bad);
     wire [3:0] sr_oh; // space of a good received PDU, one-hot
     assign sr_oh = {r_ok & (r_xpu == 10'd3), r_ok & (r_xpu == 10'd2), r_ok & (r_xpu == 10'd1), r_ok & (r_xpu == 10'd0)};
     wire [1:0] sr_i;
@@ -823,25 +824,25 @@ module rtlgen_sue_ep_transport (
     wire [15:0] r_dh; // hwm - una
     assign r_dh = r_hwm - r_una;
     wire ack_ok; // ACK in [una, hwm)
-    assign ack_ok = r_ok & (r_op == 2'd1) & (r_du < r_dh);
+    assign ack_ok = r_ok & (r_op == OP_ACK) & (r_du < r_dh);
     wire nack_ok; // NACK in [una, hwm]
-    assign nack_ok = r_ok & (r_op == 2'd2) & (r_du <= r_dh);
+    assign nack_ok = r_ok & (r_op == OP_NACK) & (r_du <= r_dh);
     wire ackev;
     assign ackev = ack_ok | nack_ok;
     wire ack_ign;
-    assign ack_ign = r_ok & ((r_op == 2'd1) | (r_op == 2'd2)) & (~ackev);
+    assign ack_ign = r_ok & ((r_op == OP_ACK) | (r_op == OP_NACK)) & (~ackev);
     wire [15:0] una2; // una after the ACK/NACK
-    assign una2 = (r_op == 2'd1) ? (r_rpsn + 16'd1) : r_rpsn;
+    assign una2 = (r_op == OP_ACK) ? (r_rpsn + 16'd1) : r_rpsn;
     // verilator lint_off UNUSED
     wire [15:0] una2m1; // una2 - 1 (its slot bits)
     assign una2m1 = una2 - 16'd1;
     // verilator lint_on UNUSED
-    wire [15:0] r_cum; // commands up to una2 - 1
-    assign r_cum = r_meta[27:12];
     // verilator lint_off UNUSED
     wire [27:0] r_meta; // slot meta at una2 - 1 (its cum)
     assign r_meta = meta[{sr_i, una2m1[1:0]}];
     // verilator lint_on UNUSED
+    wire [15:0] r_cum; // commands up to una2 - 1
+    assign r_cum = r_meta[27:12];
     wire moved; // the ACK/NACK frees slots
     assign moved = ackev & (una2 != r_una);
     wire r_ctrl; // a good control PDU
@@ -1379,7 +1380,7 @@ module rtlgen_sue_ep_transport (
     wire ov_idx; // index of the pick
     assign ov_idx = ^(ov_oh & 2'h2);
     wire [1:0] ov2; // VC picked
-    assign ov2 = {{1{1'd0}}, ov_idx};
+    assign ov2 = {1'd0, ov_idx};
     wire adv_o;
     assign adv_o = (~o_valid_q) | m_axis_cmd_tready;
     wire issue_o; // load the next beat of the command
@@ -1397,7 +1398,7 @@ module rtlgen_sue_ep_transport (
     wire [19:0] o_meta; // head PDU {src, ncmds}
     assign o_meta = mq[{ov2[0:0], o_mh}];
     wire o_pop; // the head PDU's last command starts
-    assign o_pop = decide_o & ({{5{1'd0}}, o_hd + 5'd1} == o_meta[9:0]);
+    assign o_pop = decide_o & ({5'd0, o_hd + 5'd1} == o_meta[9:0]);
     wire [6:0] o_raddr;
     assign o_raddr = {o_vr[0:0], o_rp};
     wire o_read; // a buffer beat is read
@@ -1409,7 +1410,7 @@ module rtlgen_sue_ep_transport (
             rxram[rx_waddr] <= {s_axis_rx_tdata[63:0], rx_hold_q};
         end
         if (r_accept) begin
-            mq[mq_waddr] <= {r_xpu, {{5{1'd0}}, nc2}};
+            mq[mq_waddr] <= {r_xpu, {5'd0, nc2}};
         end
         if (o_read) begin
             o_data_q <= rxram[o_raddr];
@@ -1441,9 +1442,9 @@ module rtlgen_sue_ep_transport (
         end
     end
     wire [6:0] acc_beats; // payload beats of an accepted PDU
-    assign acc_beats = {{2{1'd0}}, rx_beat};
+    assign acc_beats = {2'd0, rx_beat};
     wire [5:0] acc_ptr;
-    assign acc_ptr = {{1{1'd0}}, rx_beat};
+    assign acc_ptr = {1'd0, rx_beat};
     wire v0_acc;
     assign v0_acc = r_accept & (r_vc == 2'd0);
     wire v0_rd;
@@ -1469,8 +1470,8 @@ module rtlgen_sue_ep_transport (
             if (v0_rd) begin
                 v0_rp <= v0_rp + 6'd1;
             end
-            v0_used <= (v0_used + (v0_acc ? acc_beats : 7'd0)) - {{6{1'd0}}, v0_rd};
-            v0_mc <= (v0_mc + {{5{1'd0}}, v0_acc}) - {{5{1'd0}}, v0_pop};
+            v0_used <= (v0_used + (v0_acc ? acc_beats : 7'd0)) - {6'd0, v0_rd};
+            v0_mc <= (v0_mc + {5'd0, v0_acc}) - {5'd0, v0_pop};
             if (v0_pop) begin
                 v0_mh <= v0_mh + 5'd1;
             end
@@ -1504,8 +1505,8 @@ module rtlgen_sue_ep_transport (
             if (v1_rd) begin
                 v1_rp <= v1_rp + 6'd1;
             end
-            v1_used <= (v1_used + (v1_acc ? acc_beats : 7'd0)) - {{6{1'd0}}, v1_rd};
-            v1_mc <= (v1_mc + {{5{1'd0}}, v1_acc}) - {{5{1'd0}}, v1_pop};
+            v1_used <= (v1_used + (v1_acc ? acc_beats : 7'd0)) - {6'd0, v1_rd};
+            v1_mc <= (v1_mc + {5'd0, v1_acc}) - {5'd0, v1_pop};
             if (v1_pop) begin
                 v1_mh <= v1_mh + 5'd1;
             end
@@ -1533,7 +1534,6 @@ module rtlgen_sue_ep_transport (
     reg [31:0] cnt_rx_len_err_q;
     reg [31:0] cnt_rx_crc_err_q;
     reg [31:0] cnt_rx_hdr_err_q;
-    reg [31:0] cnt_rx_partition_err_q;
     reg [31:0] cnt_rx_ctrl_q;
     reg [31:0] cnt_rx_data_ok_q;
     reg [31:0] cnt_rx_gap_q;
@@ -1559,7 +1559,6 @@ module rtlgen_sue_ep_transport (
             cnt_rx_len_err_q <= 32'd0;
             cnt_rx_crc_err_q <= 32'd0;
             cnt_rx_hdr_err_q <= 32'd0;
-            cnt_rx_partition_err_q <= 32'd0;
             cnt_rx_ctrl_q <= 32'd0;
             cnt_rx_data_ok_q <= 32'd0;
             cnt_rx_gap_q <= 32'd0;
@@ -1622,9 +1621,6 @@ module rtlgen_sue_ep_transport (
             if (e_hdr & (cnt_rx_hdr_err_q != CNT_MAX)) begin
                 cnt_rx_hdr_err_q <= cnt_rx_hdr_err_q + 32'd1;
             end
-            if (e_part & (cnt_rx_partition_err_q != CNT_MAX)) begin
-                cnt_rx_partition_err_q <= cnt_rx_partition_err_q + 32'd1;
-            end
             if (r_ctrl & (cnt_rx_ctrl_q != CNT_MAX)) begin
                 cnt_rx_ctrl_q <= cnt_rx_ctrl_q + 32'd1;
             end
@@ -1647,13 +1643,13 @@ module rtlgen_sue_ep_transport (
     end
     assign s_axis_pdu_tready = pdu_ready;
     assign tx_dest_ready = {
-        (~s3_down) & ((s3_used + {{15{1'd0}}, in_busy_q & in_good_q & in_s_q[3]}) < WINDOW),
-        (~s2_down) & ((s2_used + {{15{1'd0}}, in_busy_q & in_good_q & in_s_q[2]}) < WINDOW),
-        (~s1_down) & ((s1_used + {{15{1'd0}}, in_busy_q & in_good_q & in_s_q[1]}) < WINDOW),
-        (~s0_down) & ((s0_used + {{15{1'd0}}, in_busy_q & in_good_q & in_s_q[0]}) < WINDOW)
+        (~s3_down) & ((s3_used + {15'd0, in_busy_q & in_good_q & in_s_q[3]}) < WINDOW),
+        (~s2_down) & ((s2_used + {15'd0, in_busy_q & in_good_q & in_s_q[2]}) < WINDOW),
+        (~s1_down) & ((s1_used + {15'd0, in_busy_q & in_good_q & in_s_q[1]}) < WINDOW),
+        (~s0_down) & ((s0_used + {15'd0, in_busy_q & in_good_q & in_s_q[0]}) < WINDOW)
     };
     assign m_axis_tx_tdata = out_tail_q ? tx_tail : tx_mid;
-    assign m_axis_tx_tkeep = out_tail_q ? {{4{1'd0}}, 12'd4095} : {16{1'd1}};
+    assign m_axis_tx_tkeep = out_tail_q ? 16'd4095 : 16'd65535;
     assign m_axis_tx_tvalid = out_valid_q;
     assign m_axis_tx_tlast = out_tail_q;
     assign m_axis_tx_tdest = out_dest_q;
@@ -1686,7 +1682,7 @@ module rtlgen_sue_ep_transport (
     assign cnt_rx_len_err = cnt_rx_len_err_q;
     assign cnt_rx_crc_err = cnt_rx_crc_err_q;
     assign cnt_rx_hdr_err = cnt_rx_hdr_err_q;
-    assign cnt_rx_partition_err = cnt_rx_partition_err_q;
+    assign cnt_rx_partition_err = 32'd0;
     assign cnt_rx_ctrl = cnt_rx_ctrl_q;
     assign cnt_rx_data_ok = cnt_rx_data_ok_q;
     assign cnt_rx_gap = cnt_rx_gap_q;

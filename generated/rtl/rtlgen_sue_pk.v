@@ -69,14 +69,16 @@ module rtlgen_sue_pk (
     localparam [3:0] MAX_CMDS = 4'd8;           // commands per PDU at most (max_pack_bytes / cmd_bytes)
     localparam LAST_BEAT = 1'd1;                // beat index of a command's last beat
     localparam [31:0] CNT_MAX = 32'd4294967295; // status counters saturate here
+    localparam [9:0] NUM_XPU = 10'd4;           // xpuids below this are valid destinations
+    localparam [1:0] NUM_VC = 2'd2;             // virtual channels
 
     // Input: the first beat's sideband picks queue q = vc * num_xpu + dest; later beats are always taken (their slot is reserved).
     wire dest_bad_w; // dest >= num_xpu
-    assign dest_bad_w = s_axis_cmd_tdest >= 10'd4;
+    assign dest_bad_w = s_axis_cmd_tdest >= NUM_XPU;
     wire vc_bad_w; // vc >= num_vc
-    assign vc_bad_w = s_axis_cmd_tuser[1:0] >= 2'd2;
+    assign vc_bad_w = s_axis_cmd_tuser[1:0] >= NUM_VC;
     wire [2:0] q_first; // queue of a first beat (meaningful when dest and vc are good)
-    assign q_first = {{1{1'd0}}, s_axis_cmd_tdest[1:0]} + (s_axis_cmd_tuser[0] ? 3'd4 : 3'd0);
+    assign q_first = {1'd0, s_axis_cmd_tdest[1:0]} + (s_axis_cmd_tuser[0] ? 3'd4 : 3'd0);
     reg in_skip_q; // discarding up to the next tlast (tlast was missing at the last beat)
     reg in_beat_q; // beat index within the command
     reg [2:0] in_q_q; // queue of the command in progress
@@ -117,14 +119,14 @@ module rtlgen_sue_pk (
     reg [3:0] q7_rptr; // oldest waiting slot
     wire [7:0] q_space_w; // used + reserved < QUEUE_DEPTH per queue
     assign q_space_w = {
-        (q7_used + {{4{1'd0}}, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd7)}) < QUEUE_DEPTH,
-        (q6_used + {{4{1'd0}}, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd6)}) < QUEUE_DEPTH,
-        (q5_used + {{4{1'd0}}, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd5)}) < QUEUE_DEPTH,
-        (q4_used + {{4{1'd0}}, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd4)}) < QUEUE_DEPTH,
-        (q3_used + {{4{1'd0}}, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd3)}) < QUEUE_DEPTH,
-        (q2_used + {{4{1'd0}}, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd2)}) < QUEUE_DEPTH,
-        (q1_used + {{4{1'd0}}, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd1)}) < QUEUE_DEPTH,
-        (q0_used + {{4{1'd0}}, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd0)}) < QUEUE_DEPTH
+        (q7_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd7)}) < QUEUE_DEPTH,
+        (q6_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd6)}) < QUEUE_DEPTH,
+        (q5_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd5)}) < QUEUE_DEPTH,
+        (q4_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd4)}) < QUEUE_DEPTH,
+        (q3_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd3)}) < QUEUE_DEPTH,
+        (q2_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd2)}) < QUEUE_DEPTH,
+        (q1_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd1)}) < QUEUE_DEPTH,
+        (q0_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd0)}) < QUEUE_DEPTH
     };
     wire first_w; // this beat is a command's first
     assign first_w = (in_beat_q == 1'd0) & (~in_skip_q);
@@ -253,7 +255,7 @@ module rtlgen_sue_pk (
         | (q6_rptr & {4{sel_oh[6]}})
         | (q7_rptr & {4{sel_oh[7]}});
     wire [3:0] n_w; // commands in the PDU: min(waiting, MAX_CMDS), snapshotted at the decision
-    assign n_w = (cnt_sel >= {{1{1'd0}}, MAX_CMDS}) ? MAX_CMDS : cnt_sel[3:0];
+    assign n_w = (cnt_sel >= {1'd0, MAX_CMDS}) ? MAX_CMDS : cnt_sel[3:0];
 
     // Read engine: a decision cycle (no beat left to load, output free) picks a queue and loads its first beat; later beats follow one per cycle, so PDUs leave back to back.
     reg [3:0] rd_cmds_q; // commands left to load, counting the one of the next beat (0 = idle)
@@ -289,8 +291,6 @@ module rtlgen_sue_pk (
         issue ? (rd_qi_q == 3'd1) : sel_oh[1], issue ? (rd_qi_q == 3'd0) : sel_oh[0]
     }
         & {8{rel_fire}};
-    wire [3:0] rel_n; // commands freed
-    assign rel_n = rd_n_q;
     wire [7:0] take_oh; // queue a PDU takes commands from
     assign take_oh = sel_oh & {8{decide}};
     always @(posedge clk) begin
@@ -382,37 +382,37 @@ module rtlgen_sue_pk (
             q7_wptr <= 4'd0;
             q7_rptr <= 4'd0;
         end else begin
-            q0_cnt <= (q0_cnt + {{4{1'd0}}, commit_oh[0]}) - (take_oh[0] ? {{1{1'd0}}, n_w} : 5'd0);
-            q0_used <= (q0_used + {{4{1'd0}}, commit_oh[0]}) - (rel_oh[0] ? {{1{1'd0}}, rel_n} : 5'd0);
-            q0_wptr <= q0_wptr + {{3{1'd0}}, commit_oh[0]};
+            q0_cnt <= (q0_cnt + {4'd0, commit_oh[0]}) - (take_oh[0] ? {1'd0, n_w} : 5'd0);
+            q0_used <= (q0_used + {4'd0, commit_oh[0]}) - (rel_oh[0] ? {1'd0, rd_n_q} : 5'd0);
+            q0_wptr <= q0_wptr + {3'd0, commit_oh[0]};
             q0_rptr <= q0_rptr + (take_oh[0] ? n_w : 4'd0);
-            q1_cnt <= (q1_cnt + {{4{1'd0}}, commit_oh[1]}) - (take_oh[1] ? {{1{1'd0}}, n_w} : 5'd0);
-            q1_used <= (q1_used + {{4{1'd0}}, commit_oh[1]}) - (rel_oh[1] ? {{1{1'd0}}, rel_n} : 5'd0);
-            q1_wptr <= q1_wptr + {{3{1'd0}}, commit_oh[1]};
+            q1_cnt <= (q1_cnt + {4'd0, commit_oh[1]}) - (take_oh[1] ? {1'd0, n_w} : 5'd0);
+            q1_used <= (q1_used + {4'd0, commit_oh[1]}) - (rel_oh[1] ? {1'd0, rd_n_q} : 5'd0);
+            q1_wptr <= q1_wptr + {3'd0, commit_oh[1]};
             q1_rptr <= q1_rptr + (take_oh[1] ? n_w : 4'd0);
-            q2_cnt <= (q2_cnt + {{4{1'd0}}, commit_oh[2]}) - (take_oh[2] ? {{1{1'd0}}, n_w} : 5'd0);
-            q2_used <= (q2_used + {{4{1'd0}}, commit_oh[2]}) - (rel_oh[2] ? {{1{1'd0}}, rel_n} : 5'd0);
-            q2_wptr <= q2_wptr + {{3{1'd0}}, commit_oh[2]};
+            q2_cnt <= (q2_cnt + {4'd0, commit_oh[2]}) - (take_oh[2] ? {1'd0, n_w} : 5'd0);
+            q2_used <= (q2_used + {4'd0, commit_oh[2]}) - (rel_oh[2] ? {1'd0, rd_n_q} : 5'd0);
+            q2_wptr <= q2_wptr + {3'd0, commit_oh[2]};
             q2_rptr <= q2_rptr + (take_oh[2] ? n_w : 4'd0);
-            q3_cnt <= (q3_cnt + {{4{1'd0}}, commit_oh[3]}) - (take_oh[3] ? {{1{1'd0}}, n_w} : 5'd0);
-            q3_used <= (q3_used + {{4{1'd0}}, commit_oh[3]}) - (rel_oh[3] ? {{1{1'd0}}, rel_n} : 5'd0);
-            q3_wptr <= q3_wptr + {{3{1'd0}}, commit_oh[3]};
+            q3_cnt <= (q3_cnt + {4'd0, commit_oh[3]}) - (take_oh[3] ? {1'd0, n_w} : 5'd0);
+            q3_used <= (q3_used + {4'd0, commit_oh[3]}) - (rel_oh[3] ? {1'd0, rd_n_q} : 5'd0);
+            q3_wptr <= q3_wptr + {3'd0, commit_oh[3]};
             q3_rptr <= q3_rptr + (take_oh[3] ? n_w : 4'd0);
-            q4_cnt <= (q4_cnt + {{4{1'd0}}, commit_oh[4]}) - (take_oh[4] ? {{1{1'd0}}, n_w} : 5'd0);
-            q4_used <= (q4_used + {{4{1'd0}}, commit_oh[4]}) - (rel_oh[4] ? {{1{1'd0}}, rel_n} : 5'd0);
-            q4_wptr <= q4_wptr + {{3{1'd0}}, commit_oh[4]};
+            q4_cnt <= (q4_cnt + {4'd0, commit_oh[4]}) - (take_oh[4] ? {1'd0, n_w} : 5'd0);
+            q4_used <= (q4_used + {4'd0, commit_oh[4]}) - (rel_oh[4] ? {1'd0, rd_n_q} : 5'd0);
+            q4_wptr <= q4_wptr + {3'd0, commit_oh[4]};
             q4_rptr <= q4_rptr + (take_oh[4] ? n_w : 4'd0);
-            q5_cnt <= (q5_cnt + {{4{1'd0}}, commit_oh[5]}) - (take_oh[5] ? {{1{1'd0}}, n_w} : 5'd0);
-            q5_used <= (q5_used + {{4{1'd0}}, commit_oh[5]}) - (rel_oh[5] ? {{1{1'd0}}, rel_n} : 5'd0);
-            q5_wptr <= q5_wptr + {{3{1'd0}}, commit_oh[5]};
+            q5_cnt <= (q5_cnt + {4'd0, commit_oh[5]}) - (take_oh[5] ? {1'd0, n_w} : 5'd0);
+            q5_used <= (q5_used + {4'd0, commit_oh[5]}) - (rel_oh[5] ? {1'd0, rd_n_q} : 5'd0);
+            q5_wptr <= q5_wptr + {3'd0, commit_oh[5]};
             q5_rptr <= q5_rptr + (take_oh[5] ? n_w : 4'd0);
-            q6_cnt <= (q6_cnt + {{4{1'd0}}, commit_oh[6]}) - (take_oh[6] ? {{1{1'd0}}, n_w} : 5'd0);
-            q6_used <= (q6_used + {{4{1'd0}}, commit_oh[6]}) - (rel_oh[6] ? {{1{1'd0}}, rel_n} : 5'd0);
-            q6_wptr <= q6_wptr + {{3{1'd0}}, commit_oh[6]};
+            q6_cnt <= (q6_cnt + {4'd0, commit_oh[6]}) - (take_oh[6] ? {1'd0, n_w} : 5'd0);
+            q6_used <= (q6_used + {4'd0, commit_oh[6]}) - (rel_oh[6] ? {1'd0, rd_n_q} : 5'd0);
+            q6_wptr <= q6_wptr + {3'd0, commit_oh[6]};
             q6_rptr <= q6_rptr + (take_oh[6] ? n_w : 4'd0);
-            q7_cnt <= (q7_cnt + {{4{1'd0}}, commit_oh[7]}) - (take_oh[7] ? {{1{1'd0}}, n_w} : 5'd0);
-            q7_used <= (q7_used + {{4{1'd0}}, commit_oh[7]}) - (rel_oh[7] ? {{1{1'd0}}, rel_n} : 5'd0);
-            q7_wptr <= q7_wptr + {{3{1'd0}}, commit_oh[7]};
+            q7_cnt <= (q7_cnt + {4'd0, commit_oh[7]}) - (take_oh[7] ? {1'd0, n_w} : 5'd0);
+            q7_used <= (q7_used + {4'd0, commit_oh[7]}) - (rel_oh[7] ? {1'd0, rd_n_q} : 5'd0);
+            q7_wptr <= q7_wptr + {3'd0, commit_oh[7]};
             q7_rptr <= q7_rptr + (take_oh[7] ? n_w : 4'd0);
         end
     end
@@ -442,7 +442,7 @@ module rtlgen_sue_pk (
     reg [7:0] total_q; // commands held
     reg [31:0] cnt_cmd_out_q;
     wire [32:0] cmd_out_sum; // cnt_cmd_out + n_w, one bit wider
-    assign cmd_out_sum = {{1{1'd0}}, cnt_cmd_out_q} + {{29{1'd0}}, n_w};
+    assign cmd_out_sum = {1'd0, cnt_cmd_out_q} + {29'd0, n_w};
     reg [31:0] cnt_cmd_in_q;
     reg [31:0] cnt_cmd_drop_framing_q;
     reg [31:0] cnt_cmd_drop_dest_q;
@@ -460,7 +460,7 @@ module rtlgen_sue_pk (
             cnt_cmd_drop_err_q <= 32'd0;
             cnt_pdu_out_q <= 32'd0;
         end else begin
-            total_q <= (total_q + {{7{1'd0}}, commit}) - (rel_fire ? {{4{1'd0}}, rel_n} : 8'd0);
+            total_q <= (total_q + {7'd0, commit}) - (rel_fire ? {4'd0, rd_n_q} : 8'd0);
             if (commit & (cnt_cmd_in_q != CNT_MAX)) begin
                 cnt_cmd_in_q <= cnt_cmd_in_q + 32'd1;
             end
@@ -501,8 +501,8 @@ module rtlgen_sue_pk (
     assign m_axis_pdu_tdata = ram_q;
     assign m_axis_pdu_tvalid = out_valid_q;
     assign m_axis_pdu_tlast = out_last_q;
-    assign m_axis_pdu_tdest = {{8{1'd0}}, rd_d_q};
-    assign m_axis_pdu_tuser = {{{6{1'd0}}, rd_n_q}, {{1{1'd0}}, rd_v_q}};
+    assign m_axis_pdu_tdest = {8'd0, rd_d_q};
+    assign m_axis_pdu_tuser = {{6'd0, rd_n_q}, {1'd0, rd_v_q}};
     assign cnt_cmd_in = cnt_cmd_in_q;
     assign cnt_cmd_drop_framing = cnt_cmd_drop_framing_q;
     assign cnt_cmd_drop_dest = cnt_cmd_drop_dest_q;

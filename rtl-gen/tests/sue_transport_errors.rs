@@ -115,7 +115,7 @@ fn shared_rows_apply_to_the_transport() {
         &transport("data_bytes = 24"),
         &[
             "field `data_bytes` = 24 is not allowed",
-            "allowed 8, 16, 32, 64, 128",
+            "allowed 16, 32, 64, 128",
         ],
     );
     refused(

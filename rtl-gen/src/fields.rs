@@ -8,15 +8,10 @@ use std::collections::BTreeSet;
 #[derive(Debug, Clone, Copy)]
 pub enum FieldType {
     /// An integer in `min..=max`.
-    UInt {
-        min: u64,
-        max: u64,
-    },
+    UInt { min: u64, max: u64 },
     /// A wide integer (TOML integer or `"0x…"` string) of at most the bit count another field
     /// gives (`width_field`), checked by the block.
-    Bits {
-        width_field: &'static str,
-    },
+    Bits { width_field: &'static str },
     Bool,
     /// One of a fixed list of strings.
     Choice(&'static [&'static str]),
@@ -65,11 +60,7 @@ impl FieldSpec {
                 format!("0..2^{width_field} (TOML integer or \"0x…\" string)")
             }
             FieldType::Bool => "true or false".into(),
-            FieldType::Choice(c) => c
-                .iter()
-                .map(|s| format!("\"{s}\""))
-                .collect::<Vec<_>>()
-                .join(", "),
+            FieldType::Choice(c) => c.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "),
         }
     }
 }
@@ -84,22 +75,11 @@ pub struct FieldReader<'a> {
 }
 
 impl<'a> FieldReader<'a> {
-    pub fn new(
-        block: &str,
-        kind: &'static str,
-        specs: &'static [FieldSpec],
-        table: &'a toml::Table,
-    ) -> Self {
+    pub fn new(block: &str, kind: &'static str, specs: &'static [FieldSpec], table: &'a toml::Table) -> Self {
         let mut used = BTreeSet::new();
         used.insert("kind".to_string());
         used.insert("name".to_string());
-        FieldReader {
-            block: block.to_string(),
-            kind,
-            specs,
-            table,
-            used,
-        }
+        FieldReader { block: block.to_string(), kind, specs, table, used }
     }
 
     pub fn block(&self) -> &str {
@@ -108,12 +88,7 @@ impl<'a> FieldReader<'a> {
 
     /// An error about `field` of this block.
     pub fn error(&self, field: &str, problem: impl Into<String>) -> ConfigError {
-        ConfigError::Field {
-            block: self.block.clone(),
-            kind: self.kind,
-            field: field.to_string(),
-            problem: problem.into(),
-        }
+        ConfigError::Field { block: self.block.clone(), kind: self.kind, field: field.to_string(), problem: problem.into() }
     }
 
     fn spec(&self, name: &str) -> &'static FieldSpec {
@@ -147,9 +122,7 @@ impl<'a> FieldReader<'a> {
 
     pub fn uint(&mut self, name: &str) -> ConfigResult<u64> {
         let spec = self.spec(name);
-        let FieldType::UInt { min, max } = spec.ty else {
-            panic!("{}.{name} is not a UInt field", self.kind)
-        };
+        let FieldType::UInt { min, max } = spec.ty else { panic!("{}.{name} is not a UInt field", self.kind) };
         let v = self.value(name)?;
         let n = match &v {
             toml::Value::Integer(i) if *i >= 0 => *i as u64,
@@ -163,10 +136,7 @@ impl<'a> FieldReader<'a> {
             other => return Err(self.error(name, format!("= {other} is not an integer; allowed {min}..={max}"))),
         };
         if n < min || n > max {
-            return Err(self.error(
-                name,
-                format!("= {n} is out of range; allowed {min}..={max}"),
-            ));
+            return Err(self.error(name, format!("= {n} is out of range; allowed {min}..={max}")));
         }
         Ok(n)
     }
@@ -174,11 +144,7 @@ impl<'a> FieldReader<'a> {
     /// [`uint`](Self::uint), but a number outside the field's range is refused with the kind's
     /// own reason, `why(n)` (which states the allowed range in the field's terms), so
     /// `rtl-gen list` shows the one real range and the error still says why it is the range.
-    pub fn uint_with_reason(
-        &mut self,
-        name: &str,
-        why: impl FnOnce(u64) -> String,
-    ) -> ConfigResult<u64> {
+    pub fn uint_with_reason(&mut self, name: &str, why: impl FnOnce(u64) -> String) -> ConfigResult<u64> {
         self.uint(name).map_err(|e| {
             let number = match self.table.get(name) {
                 Some(toml::Value::Integer(i)) => u64::try_from(*i).ok(),
@@ -196,18 +162,13 @@ impl<'a> FieldReader<'a> {
     pub fn bool(&mut self, name: &str) -> ConfigResult<bool> {
         match self.value(name)? {
             toml::Value::Boolean(b) => Ok(b),
-            other => Err(self.error(
-                name,
-                format!("= {other} is not a boolean; allowed true or false"),
-            )),
+            other => Err(self.error(name, format!("= {other} is not a boolean; allowed true or false"))),
         }
     }
 
     pub fn choice(&mut self, name: &str) -> ConfigResult<&'static str> {
         let spec = self.spec(name);
-        let FieldType::Choice(options) = spec.ty else {
-            panic!("{}.{name} is not a Choice field", self.kind)
-        };
+        let FieldType::Choice(options) = spec.ty else { panic!("{}.{name} is not a Choice field", self.kind) };
         let v = self.value(name)?;
         let allowed = spec.allowed();
         match &v {
@@ -215,13 +176,8 @@ impl<'a> FieldReader<'a> {
                 .iter()
                 .find(|o| **o == s.as_str())
                 .copied()
-                .ok_or_else(|| {
-                    self.error(name, format!("= \"{s}\" is not allowed; allowed {allowed}"))
-                }),
-            other => Err(self.error(
-                name,
-                format!("= {other} is not a string; allowed {allowed}"),
-            )),
+                .ok_or_else(|| self.error(name, format!("= \"{s}\" is not allowed; allowed {allowed}"))),
+            other => Err(self.error(name, format!("= {other} is not a string; allowed {allowed}"))),
         }
     }
 
@@ -229,11 +185,7 @@ impl<'a> FieldReader<'a> {
     /// hex (`0x…`), binary (`0b…`) or decimal; `_` separators allowed in strings.
     pub fn bits(&mut self, name: &str, bits: u32) -> ConfigResult<u128> {
         let v = self.value(name)?;
-        let range = if bits >= 128 {
-            "0..2^128".to_string()
-        } else {
-            format!("0..=0x{:X} ({bits} bits)", (1u128 << bits) - 1)
-        };
+        let range = if bits >= 128 { "0..2^128".to_string() } else { format!("0..=0x{:X} ({bits} bits)", (1u128 << bits) - 1) };
         let n: u128 = match &v {
             toml::Value::Integer(i) if *i >= 0 => *i as u128,
             toml::Value::Integer(i) => {
@@ -253,14 +205,7 @@ impl<'a> FieldReader<'a> {
         for key in self.table.keys() {
             if !self.used.contains(key) && !self.specs.iter().any(|s| s.name == key) {
                 let known: Vec<&str> = self.specs.iter().map(|s| s.name).collect();
-                return Err(self.error(
-                    key,
-                    format!(
-                        "is not a field of kind {}; known fields: kind, name, {}",
-                        self.kind,
-                        known.join(", ")
-                    ),
-                ));
+                return Err(self.error(key, format!("is not a field of kind {}; known fields: kind, name, {}", self.kind, known.join(", "))));
             }
         }
         Ok(())
@@ -285,10 +230,7 @@ mod tests {
 
     #[test]
     fn wide_numbers_parse_in_three_bases() {
-        assert_eq!(
-            parse_wide("0x42F0_E1EB_A9EA_3693"),
-            Some(0x42F0_E1EB_A9EA_3693)
-        );
+        assert_eq!(parse_wide("0x42F0_E1EB_A9EA_3693"), Some(0x42F0_E1EB_A9EA_3693));
         assert_eq!(parse_wide("0b101"), Some(5));
         assert_eq!(parse_wide("1234"), Some(1234));
         assert_eq!(parse_wide("0xZZ"), None);

@@ -67,37 +67,24 @@ impl Variant {
 }
 
 pub fn base(kind: &str) -> &'static str {
-    BASES
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, b)| *b)
-        .unwrap_or_else(|| panic!("no sweep base for kind {kind}: add one to BASES"))
+    BASES.iter().find(|(k, _)| *k == kind).map(|(_, b)| *b).unwrap_or_else(|| panic!("no sweep base for kind {kind}: add one to BASES"))
 }
 
 fn cap(kind: &str, field: &str) -> Option<u64> {
     if std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1") {
         return None;
     }
-    CAPS.iter()
-        .find(|(k, f, _)| *k == kind && *f == field)
-        .map(|(_, _, c)| *c)
+    CAPS.iter().find(|(k, f, _)| *k == kind && *f == field).map(|(_, _, c)| *c)
 }
 
 /// The design text of `kind`'s base block with `field` set to `value` (or unchanged).
 pub fn design(kind: &str, set: Option<(&str, &str)>) -> String {
-    let mut lines: Vec<String> = base(kind)
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
+    let mut lines: Vec<String> = base(kind).lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
     if let Some((field, value)) = set {
         lines.retain(|l| l.split('=').next().map(str::trim) != Some(field));
         lines.push(format!("{field} = {value}"));
     }
-    format!(
-        "[design]\nname = \"sweep\"\n\n[[blocks]]\nkind = \"{kind}\"\nname = \"b\"\n{}\n",
-        lines.join("\n")
-    )
+    format!("[design]\nname = \"sweep\"\n\n[[blocks]]\nkind = \"{kind}\"\nname = \"b\"\n{}\n", lines.join("\n"))
 }
 
 /// The values a field is swept to, as TOML text.
@@ -116,17 +103,9 @@ fn values(kind: &str, spec: &FieldSpec) -> Vec<String> {
         FieldType::Bits { width_field } => {
             let width: u32 = base(kind)
                 .lines()
-                .find_map(|l| {
-                    l.strip_prefix(width_field)
-                        .and_then(|r| r.trim().strip_prefix('='))
-                        .map(|v| v.trim().parse().expect("width"))
-                })
+                .find_map(|l| l.strip_prefix(width_field).and_then(|r| r.trim().strip_prefix('=')).map(|v| v.trim().parse().expect("width")))
                 .unwrap_or(64);
-            let ones = if width >= 128 {
-                u128::MAX
-            } else {
-                (1u128 << width) - 1
-            };
+            let ones = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
             vec!["\"0x0\"".into(), format!("\"0x{ones:X}\"")]
         }
     }
@@ -150,20 +129,10 @@ pub fn enumerated() -> Vec<Variant> {
 fn select(keep: impl Fn(&FieldSpec) -> bool) -> Vec<Variant> {
     let mut out = Vec::new();
     for k in kinds() {
-        out.push(Variant {
-            kind: k.kind(),
-            field: "",
-            value: String::new(),
-            design: design(k.kind(), None),
-        });
+        out.push(Variant { kind: k.kind(), field: "", value: String::new(), design: design(k.kind(), None) });
         for spec in k.fields().iter().filter(|s| keep(s)) {
             for value in values(k.kind(), spec) {
-                out.push(Variant {
-                    kind: k.kind(),
-                    field: spec.name,
-                    value: value.clone(),
-                    design: design(k.kind(), Some((spec.name, &value))),
-                });
+                out.push(Variant { kind: k.kind(), field: spec.name, value: value.clone(), design: design(k.kind(), Some((spec.name, &value))) });
             }
         }
     }

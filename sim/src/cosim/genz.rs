@@ -36,26 +36,13 @@ fn bytes(b: &Bits, n: usize) -> Vec<u8> {
 }
 
 impl TwinInterface {
-    pub fn new(
-        name: &str,
-        mut dut: Dut,
-        model: LlrModel,
-        tally: Rc<RefCell<Tally>>,
-    ) -> Result<TwinInterface, SimError> {
+    pub fn new(name: &str, mut dut: Dut, model: LlrModel, tally: Rc<RefCell<Tally>>) -> Result<TwinInterface, SimError> {
         dut.set_u64("phy_up", 0)?;
         dut.set_u64("m_axis_tready", 0)?;
         dut.set_u64("m_axis_link_tready", 0)?;
         dut.reset(2)?;
         let out = model.outputs();
-        let mut t = TwinInterface {
-            name: name.to_string(),
-            dut,
-            model,
-            out,
-            tally,
-            cycle: 0,
-            phy_up: false,
-        };
+        let mut t = TwinInterface { name: name.to_string(), dut, model, out, tally, cycle: 0, phy_up: false };
         t.read_and_compare()?;
         Ok(t)
     }
@@ -89,31 +76,11 @@ impl TwinInterface {
             t.compare(cy, &format!("{n}.m_axis_tlast"), w.m_last, r.m_last);
             t.compare(cy, &format!("{n}.m_axis_tuser"), w.m_user, r.m_user);
         }
-        t.compare(
-            cy,
-            &format!("{n}.m_axis_link_tvalid"),
-            w.ltx_valid && self.phy_up,
-            r.ltx_valid,
-        );
+        t.compare(cy, &format!("{n}.m_axis_link_tvalid"), w.ltx_valid && self.phy_up, r.ltx_valid);
         if w.ltx_valid && self.phy_up {
-            t.compare(
-                cy,
-                &format!("{n}.m_axis_link_tdata"),
-                &w.ltx_data,
-                &r.ltx_data,
-            );
-            t.compare(
-                cy,
-                &format!("{n}.m_axis_link_tlast"),
-                w.ltx_last,
-                r.ltx_last,
-            );
-            t.compare(
-                cy,
-                &format!("{n}.m_axis_link_tuser"),
-                w.ltx_user,
-                r.ltx_user,
-            );
+            t.compare(cy, &format!("{n}.m_axis_link_tdata"), &w.ltx_data, &r.ltx_data);
+            t.compare(cy, &format!("{n}.m_axis_link_tlast"), w.ltx_last, r.ltx_last);
+            t.compare(cy, &format!("{n}.m_axis_link_tuser"), w.ltx_user, r.ltx_user);
         }
         t.compare(cy, &format!("{n}.retrain"), w.retrain, r.retrain);
         t.compare(cy, &format!("{n}.llr_state"), w.llr_state, r.llr_state);
@@ -150,21 +117,8 @@ impl LlrNode for TwinInterface {
         let want = self.model.s_ready(i.s_user);
         let link_valid = d.get_u64("m_axis_link_tvalid")? == 1;
         let mut t = self.tally.borrow_mut();
-        t.compare(
-            self.cycle,
-            &format!("{}.s_axis_tready", self.name),
-            want,
-            ready,
-        );
-        t.compare(
-            self.cycle,
-            &format!(
-                "{}.m_axis_link_tvalid (phy_up {})",
-                self.name, i.phy_up as u8
-            ),
-            self.model.r.lk_valid && i.phy_up,
-            link_valid,
-        );
+        t.compare(self.cycle, &format!("{}.s_axis_tready", self.name), want, ready);
+        t.compare(self.cycle, &format!("{}.m_axis_link_tvalid (phy_up {})", self.name, i.phy_up as u8), self.model.r.lk_valid && i.phy_up, link_valid);
         drop(t);
         d.tick();
         self.model.tick(i);
@@ -188,59 +142,31 @@ pub fn block_of(m: &ElabModule) -> Result<GenzLlrBlock, SimError> {
 
 /// Two Verilated interfaces of module `m` in lockstep with their models, over a link with
 /// `o`'s faults; `hook` sees every beat entering the channels.
-pub fn twin_link(
-    bench: &Bench,
-    m: &ElabModule,
-    o: &LinkOptions,
-    hook: &mut crate::campaign::genz::Hook,
-) -> Result<(LinkReport, Tally), SimError> {
+pub fn twin_link(bench: &Bench, m: &ElabModule, o: &LinkOptions, hook: &mut crate::campaign::genz::Hook) -> Result<(LinkReport, Tally), SimError> {
     let cfg: LlrConfig = block_of(m)?.cfg;
     let tally = Rc::new(RefCell::new(Tally::default()));
     let mk = |side: &str| -> Result<TwinInterface, SimError> {
-        let dut = Dut::build_named(
-            bench.tree(),
-            m.name(),
-            &format!("cosim_{}_{side}", m.name()),
-        )?;
+        let dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}_{side}", m.name()))?;
         TwinInterface::new(side, dut, LlrModel::new(cfg.clone()), tally.clone())
     };
     let (mut a, mut b) = (mk("a")?, mk("b")?);
     let rep = run_link(&mut a, &mut b, &cfg, o, hook)?;
     drop((a, b));
-    let t = Rc::try_unwrap(tally)
-        .map_err(|_| SimError::Design {
-            message: "tally still shared".into(),
-        })?
-        .into_inner();
+    let t = Rc::try_unwrap(tally).map_err(|_| SimError::Design { message: "tally still shared".into() })?.into_inner();
     Ok((rep, t))
 }
 
 /// The `rtl-gen sim cosim` driver: a faulty link for `opts.vectors` cycles (then drained); a
 /// scoreboard failure counts as a mismatch.
-pub fn interface(
-    bench: &Bench,
-    m: &ElabModule,
-    opts: &Options,
-    rng: &mut TestRng,
-) -> Result<Tally, SimError> {
+pub fn interface(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     // Without `ecrc_check` the block leaves EE payload errors to the PHY (`phy_error`, module
     // doc): silent bit errors would be delivered as the design intends, so that link has drops,
     // link-local loss and link-down periods but no silent corruption.
-    let silent = if block_of(m)?.cfg.ecrc_check {
-        1.0
-    } else {
-        0.0
-    };
+    let silent = if block_of(m)?.cfg.ecrc_check { 1.0 } else { 0.0 };
     let o = LinkOptions {
         cycles: opts.vectors.max(2000),
         drain_cycles: 20_000,
-        faults: Faults {
-            ber: 1e-5 * silent,
-            burst: 5e-4 * silent,
-            burst_bits: 12,
-            drop: 5e-4,
-            uc: 0.0,
-        },
+        faults: Faults { ber: 1e-5 * silent, burst: 5e-4 * silent, burst_bits: 12, drop: 5e-4, uc: 0.0 },
         ll_loss: 1e-3,
         down: 1e-5,
         m_ready: 0.7,
@@ -250,12 +176,7 @@ pub fn interface(
     };
     let (rep, mut t) = twin_link(bench, m, &o, &mut keep)?;
     if !rep.clean() {
-        t.compare(
-            rep.cycles,
-            "scoreboard (errors, missing)",
-            (0u64, 0u64),
-            (rep.errors, rep.missing),
-        );
+        t.compare(rep.cycles, "scoreboard (errors, missing)", (0u64, 0u64), (rep.errors, rep.missing));
     }
     Ok(t)
 }

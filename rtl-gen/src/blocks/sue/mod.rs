@@ -57,11 +57,7 @@ impl SueCommon {
     /// Read and cross-check the shared fields; `sizes` are the beat widths the kind supports
     /// ([`DATA_BYTES`], or [`TRANSPORT_DATA_BYTES`] for the transport and the endpoint).
     pub fn read(r: &mut FieldReader, sizes: &[u64]) -> ConfigResult<SueCommon> {
-        let list = sizes
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
+        let list = sizes.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
         let beat_rule = |n: u64| {
             if sizes == TRANSPORT_DATA_BYTES && DATA_BYTES.contains(&n) {
                 format!("= {n} is not supported by sue_transport in this version; allowed {list} (the RH and the R-CRC share the last beat)")
@@ -74,15 +70,9 @@ impl SueCommon {
             return Err(r.error("data_bytes", beat_rule(data_bytes)));
         }
         let cmd_bytes = r.uint("cmd_bytes")?;
-        let num_xpu = r.uint_with_reason("num_xpu", |n| {
-            format!("= {n} is out of range; allowed 2..=1024 (the RH xpuid is 10 bits)")
-        })?;
-        let num_vc = r.uint_with_reason("num_vc", |n| {
-            format!("= {n} is out of range; allowed 1..=4 (the RH vc is 2 bits)")
-        })?;
-        let pack_rule = |n: u64| {
-            format!("= {n} is out of range; allowed cmd_bytes..=4096 ({cmd_bytes}..=4096) in multiples of cmd_bytes — a packed SUE PDU carries at most 4096 bytes (SUE §3.3)")
-        };
+        let num_xpu = r.uint_with_reason("num_xpu", |n| format!("= {n} is out of range; allowed 2..=1024 (the RH xpuid is 10 bits)"))?;
+        let num_vc = r.uint_with_reason("num_vc", |n| format!("= {n} is out of range; allowed 1..=4 (the RH vc is 2 bits)"))?;
+        let pack_rule = |n: u64| format!("= {n} is out of range; allowed cmd_bytes..=4096 ({cmd_bytes}..=4096) in multiples of cmd_bytes — a packed SUE PDU carries at most 4096 bytes (SUE §3.3)");
         let max_pack_bytes = r.uint_with_reason("max_pack_bytes", pack_rule)?;
         if cmd_bytes % data_bytes != 0 {
             return Err(r.error(
@@ -94,7 +84,10 @@ impl SueCommon {
             || max_pack_bytes < cmd_bytes
             || max_pack_bytes % cmd_bytes != 0
         {
-            return Err(r.error("max_pack_bytes", pack_rule(max_pack_bytes)));
+            return Err(r.error(
+                "max_pack_bytes",
+                pack_rule(max_pack_bytes),
+            ));
         }
         let counter_bits = r.uint("counter_bits")?;
         Ok(SueCommon {

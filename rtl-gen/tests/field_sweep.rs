@@ -34,22 +34,9 @@ struct Job {
 /// A port-only stand-in for `m`: its inputs unread, its outputs tied to zero, so a module that
 /// instantiates it lints without the real body (linted on its own as a distinct module).
 fn stand_in(m: &TreeModule) -> String {
-    let ports: Vec<String> = m
-        .ports
-        .iter()
-        .map(|p| format!("    {} wire [{}:0] {}", p.dir, p.width - 1, p.name))
-        .collect();
-    let ties: String = m
-        .ports
-        .iter()
-        .filter(|p| p.dir == "output")
-        .map(|p| format!("    assign {} = {}'d0;\n", p.name, p.width))
-        .collect();
-    format!(
-        "/* verilator lint_off UNUSEDSIGNAL */\nmodule {} (\n{}\n);\n{ties}endmodule\n/* verilator lint_on UNUSEDSIGNAL */\n",
-        m.name,
-        ports.join(",\n")
-    )
+    let ports: Vec<String> = m.ports.iter().map(|p| format!("    {} wire [{}:0] {}", p.dir, p.width - 1, p.name)).collect();
+    let ties: String = m.ports.iter().filter(|p| p.dir == "output").map(|p| format!("    assign {} = {}'d0;\n", p.name, p.width)).collect();
+    format!("/* verilator lint_off UNUSEDSIGNAL */\nmodule {} (\n{}\n);\n{ties}endmodule\n/* verilator lint_on UNUSEDSIGNAL */\n", m.name, ports.join(",\n"))
 }
 
 /// The files that lint `module` of `tree`: with `whole`, its real hierarchy; otherwise its own
@@ -57,24 +44,12 @@ fn stand_in(m: &TreeModule) -> String {
 /// next to the tree, as jobs run in parallel).
 fn lint_files(tree: &Path, manifest: &TreeManifest, module: &str, whole: bool) -> Vec<String> {
     if whole {
-        return manifest
-            .sources(tree, module)
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
+        return manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
     }
-    let m = manifest
-        .modules
-        .iter()
-        .find(|m| m.name == module)
-        .expect("module in its manifest");
+    let m = manifest.modules.iter().find(|m| m.name == module).expect("module in its manifest");
     let mut files = vec![tree.join(&m.file).display().to_string()];
     for dep in &m.depends {
-        let d = manifest
-            .modules
-            .iter()
-            .find(|x| &x.name == dep)
-            .expect("dependency in the manifest");
+        let d = manifest.modules.iter().find(|x| &x.name == dep).expect("dependency in the manifest");
         let path = tree.join("stand_ins").join(module).join(format!("{dep}.v"));
         std::fs::create_dir_all(path.parent().expect("folder")).expect("stand-in folder");
         std::fs::write(&path, stand_in(d)).expect("stand-in");
@@ -84,26 +59,17 @@ fn lint_files(tree: &Path, manifest: &TreeManifest, module: &str, whole: bool) -
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
+    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
 }
 
 /// The blocks' parameters a manifest rebuilds must be the ones the design printed: a value
 /// `params()` prints that its field cannot read back breaks `rtl-gen sim cosim` on that tree.
 fn manifest_round_trip(design: &Design, root: &std::path::Path) -> Result<(), String> {
     let json = std::fs::read_to_string(root.join("manifest.json")).map_err(|e| e.to_string())?;
-    let back = Design::from_manifest(&json, "manifest.json")
-        .map_err(|e| format!("the manifest does not read back: {e}"))?;
+    let back = Design::from_manifest(&json, "manifest.json").map_err(|e| format!("the manifest does not read back: {e}"))?;
     for (a, b) in design.blocks.iter().zip(&back.blocks) {
         if a.params() != b.params() {
-            return Err(format!(
-                "block {} reads back with other parameters: {:?} vs {:?}",
-                a.name(),
-                a.params(),
-                b.params()
-            ));
+            return Err(format!("block {} reads back with other parameters: {:?} vs {:?}", a.name(), a.params(), b.params()));
         }
     }
     Ok(())
@@ -117,10 +83,7 @@ fn every_one_field_variant_is_refused_clearly_or_lint_clean() {
 #[test]
 #[ignore = "long: full ranges, each module over its whole hierarchy; RTLGEN_LONG=1"]
 fn every_one_field_variant_at_full_range_is_refused_clearly_or_lint_clean_over_its_hierarchy() {
-    assert!(
-        std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1"),
-        "set RTLGEN_LONG=1"
-    );
+    assert!(std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1"), "set RTLGEN_LONG=1");
     sweep(true, 150, 180);
 }
 
@@ -154,32 +117,17 @@ fn every_number_field_accepts_an_end_of_its_listed_range() {
         ("sue_transport", "local_xpuid"),
         ("sue_endpoint", "local_xpuid"),
     ];
-    let mut bad = Vec::new();
+    let mut refused = Vec::new();
     for v in field_sweep::all() {
-        if v.field.is_empty()
-            || PINNED.contains(&(v.kind, v.field))
-            || v.value.starts_with('"')
-            || v.value == "true"
-            || v.value == "false"
-        {
-            continue;
-        }
-        if Design::parse(&v.design, &v.label()).is_err() {
-            bad.push(v);
+        let number = !v.value.is_empty() && !v.value.starts_with('"') && v.value != "true" && v.value != "false";
+        if number && !PINNED.contains(&(v.kind, v.field)) && Design::parse(&v.design, &v.label()).is_err() {
+            refused.push((v.kind, v.field));
         }
     }
-    // A field whose both swept ends are refused lists a range it does not have.
-    let mut fields: Vec<(&str, &str)> = bad.iter().map(|v| (v.kind, v.field)).collect();
-    fields.sort();
-    let both: Vec<String> = fields
-        .windows(2)
-        .filter(|w| w[0] == w[1])
-        .map(|w| format!("{}.{}", w[0].0, w[0].1))
-        .collect();
-    assert!(
-        both.is_empty(),
-        "fields refused at both ends of the range `rtl-gen list` shows: {both:?}"
-    );
+    // A field refused at both swept ends lists a range it does not have.
+    refused.sort();
+    let both: Vec<String> = refused.windows(2).filter(|w| w[0] == w[1]).map(|w| format!("{}.{}", w[0].0, w[0].1)).collect();
+    assert!(both.is_empty(), "fields refused at both ends of the range `rtl-gen list` shows: {both:?}");
 }
 
 /// Sweep every kind; at least `min_accepted` variants must generate and `min_modules` distinct
@@ -195,10 +143,7 @@ fn sweep(whole: bool, min_accepted: usize, min_modules: usize) {
         let label = v.label();
         let design = match catch_unwind(|| Design::parse(&v.design, &label)) {
             Err(p) => {
-                failures.push(format!(
-                    "{label}: parsing panicked: {}",
-                    panic_text(p.as_ref())
-                ));
+                failures.push(format!("{label}: parsing panicked: {}", panic_text(p.as_ref())));
                 continue;
             }
             Ok(Err(e)) => {
@@ -215,21 +160,11 @@ fn sweep(whole: bool, min_accepted: usize, min_modules: usize) {
         let built = catch_unwind(AssertUnwindSafe(|| {
             let layout = Layout::for_design_file(&dir.path().join(i.to_string()), &design);
             let root = layout.root.clone();
-            tree::build(
-                &Design::parse(&v.design, &label)
-                    .expect("parsed once")
-                    .elaborate(),
-                layout,
-            )
-            .write()
-            .map(|_| root)
+            tree::build(&Design::parse(&v.design, &label).expect("parsed once").elaborate(), layout).write().map(|_| root)
         }));
         let root = match built {
             Err(p) => {
-                failures.push(format!(
-                    "{label}: generating panicked: {}",
-                    panic_text(p.as_ref())
-                ));
+                failures.push(format!("{label}: generating panicked: {}", panic_text(p.as_ref())));
                 continue;
             }
             Ok(Err(e)) => panic!("{label}: writing the tree: {e}"),
@@ -243,32 +178,14 @@ fn sweep(whole: bool, min_accepted: usize, min_modules: usize) {
             // A module counts once per body and, over stand-ins, per port list of what it
             // instantiates; over its whole hierarchy, per body of everything under it.
             let key: String = if whole {
-                manifest
-                    .sources(&root, &m.name)
-                    .iter()
-                    .map(|p| {
-                        field_sweep::body(&std::fs::read_to_string(p).expect("module")).to_string()
-                    })
-                    .collect()
+                manifest.sources(&root, &m.name).iter().map(|p| field_sweep::body(&std::fs::read_to_string(p).expect("module")).to_string()).collect()
             } else {
-                let own = field_sweep::body(
-                    &std::fs::read_to_string(root.join(&m.file)).expect("module"),
-                )
-                .to_string();
-                let deps: Vec<String> = m
-                    .depends
-                    .iter()
-                    .filter_map(|d| manifest.modules.iter().find(|x| &x.name == d))
-                    .map(stand_in)
-                    .collect();
+                let own = field_sweep::body(&std::fs::read_to_string(root.join(&m.file)).expect("module")).to_string();
+                let deps: Vec<String> = m.depends.iter().filter_map(|d| manifest.modules.iter().find(|x| &x.name == d)).map(stand_in).collect();
                 own + &deps.concat()
             };
             if seen.insert(key) {
-                jobs.push(Job {
-                    tree: root.clone(),
-                    module: m.name.clone(),
-                    label: label.clone(),
-                });
+                jobs.push(Job { tree: root.clone(), module: m.name.clone(), label: label.clone() });
             }
         }
     }
@@ -276,36 +193,16 @@ fn sweep(whole: bool, min_accepted: usize, min_modules: usize) {
     let results = parallel_map(&jobs, default_jobs(), |j| {
         let manifest = TreeManifest::load(&j.tree).expect("manifest");
         let files = lint_files(&j.tree, &manifest, &j.module, whole);
-        let runs = [
-            lint::verilator(&files, &j.module),
-            lint::icarus(&files, &j.module),
-        ];
+        let runs = [lint::verilator(&files, &j.module), lint::icarus(&files, &j.module)];
         runs.into_iter()
             .map(|r| r.expect("verilator and iverilog installed (scripts/setup)"))
             .filter(|r| !r.clean)
-            .map(|r| {
-                format!(
-                    "{} ({}) {}:\n{}",
-                    j.module,
-                    j.label,
-                    r.tool,
-                    r.output.trim_end()
-                )
-            })
+            .map(|r| format!("{} ({}) {}:\n{}", j.module, j.label, r.tool, r.output.trim_end()))
             .collect::<Vec<_>>()
     });
     failures.extend(results.into_iter().flatten());
     eprintln!("{accepted} variants generated, {refused} refused with a field error, {} distinct modules linted in {:.0?}", jobs.len(), start.elapsed());
     failures.sort();
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(
-        accepted >= min_accepted && jobs.len() >= min_modules,
-        "{accepted} variants accepted, {} modules",
-        jobs.len()
-    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(accepted >= min_accepted && jobs.len() >= min_modules, "{accepted} variants accepted, {} modules", jobs.len());
 }

@@ -39,27 +39,15 @@ ser_threshold = 12
 counter_bits = 8
 "#;
 
-fn lockstep(
-    bench: &Bench,
-    block: &str,
-    test: &str,
-) -> Result<(DecLockstep, RsFecBlock), Box<dyn std::error::Error>> {
+fn lockstep(bench: &Bench, block: &str, test: &str) -> Result<(DecLockstep, RsFecBlock), Box<dyn std::error::Error>> {
     let b = bench.block::<RsFecBlock>(block)?.clone();
     let dut = bench.dut(block, Role::FecDec, test)?;
-    assert_eq!(
-        dut.info().latency,
-        b.stream_decoder().timing.latency(),
-        "manifest latency"
-    );
+    assert_eq!(dut.info().latency, b.stream_decoder().timing.latency(), "manifest latency");
     Ok((DecLockstep::new(dut, &b)?, b))
 }
 
 fn check(ls: &DecLockstep, what: &str) {
-    assert_eq!(
-        ls.tally.mismatches, 0,
-        "{what}: first mismatch {:?}",
-        ls.tally.first
-    );
+    assert_eq!(ls.tally.mismatches, 0, "{what}: first mismatch {:?}", ls.tally.first);
 }
 
 /// The small code: random errors 0..=2t+1, gaps and backpressure, both bypasses, narrow
@@ -71,38 +59,18 @@ fn small_code_every_port_every_clock() -> TestResult {
     let (mut ls, b) = lockstep(&bench, "small", "rs_stream_small")?;
     let t = b.t() as usize;
     let count = scaled(600);
-    let errors: Vec<usize> = (0..count)
-        .map(|_| rng.range(0, 2 * t as u64 + 1) as usize)
-        .collect();
+    let errors: Vec<usize> = (0..count).map(|_| rng.range(0, 2 * t as u64 + 1) as usize).collect();
     let (sent, clean) = codewords(&b, &errors, &mut rng);
     let mut phases = [Traffic::default(); 4];
-    phases[1] = Traffic {
-        idle: 0.3,
-        stall: 0.4,
-        ..Traffic::default()
-    };
-    phases[2] = Traffic {
-        idle: 0.1,
-        stall: 0.1,
-        bypass_correction: true,
-        ..Traffic::default()
-    };
-    phases[3] = Traffic {
-        idle: 0.2,
-        stall: 0.5,
-        bypass_indication: true,
-        ..Traffic::default()
-    };
+    phases[1] = Traffic { idle: 0.3, stall: 0.4, ..Traffic::default() };
+    phases[2] = Traffic { idle: 0.1, stall: 0.1, bypass_correction: true, ..Traffic::default() };
+    phases[3] = Traffic { idle: 0.2, stall: 0.5, bypass_indication: true, ..Traffic::default() };
     let chunk = count / 4;
     for (i, tr) in phases.iter().enumerate() {
         let range = i * chunk..(i + 1) * chunk;
         let got = ls.run(&sent[range.clone()], tr, &mut rng)?;
         assert_eq!(got.len(), chunk, "phase {i}: every codeword comes out");
-        for ((g, r), (c, &e)) in got
-            .iter()
-            .zip(&sent[range.clone()])
-            .zip(clean[range.clone()].iter().zip(&errors[range]))
-        {
+        for ((g, r), (c, &e)) in got.iter().zip(&sent[range.clone()]).zip(clean[range.clone()].iter().zip(&errors[range])) {
             if e <= t {
                 let want = if tr.bypass_correction { r } else { c };
                 assert_eq!(&g.cw, want, "phase {i}: ≤ t errors");
@@ -115,22 +83,8 @@ fn small_code_every_port_every_clock() -> TestResult {
     }
     check(&ls, "small");
     let o = ls.model.outputs();
-    assert_eq!(
-        (
-            o.corrected_symbols,
-            o.corrected_bits,
-            o.uncorrectable_codewords
-        ),
-        (255, 255, 255),
-        "8-bit counters saturate"
-    );
-    assert!(
-        ls.alarm_rises > 0 && ls.alarm_clocks < ls.cycle,
-        "the SER alarm rose {} times, high {} of {} clocks",
-        ls.alarm_rises,
-        ls.alarm_clocks,
-        ls.cycle
-    );
+    assert_eq!((o.corrected_symbols, o.corrected_bits, o.uncorrectable_codewords), (255, 255, 255), "8-bit counters saturate");
+    assert!(ls.alarm_rises > 0 && ls.alarm_clocks < ls.cycle, "the SER alarm rose {} times, high {} of {} clocks", ls.alarm_rises, ls.alarm_clocks, ls.cycle);
     println!("small: {} clocks, {count} codewords, {} mismatches; SER alarm rose {} times, high {} clocks", ls.cycle, ls.tally.mismatches, ls.alarm_rises, ls.alarm_clocks);
     Ok(())
 }
@@ -144,27 +98,13 @@ fn one_symbol_per_clock_decoder_matches_the_model() -> TestResult {
     let mut rng = TestRng::for_test("rs_stream_p1")?;
     let (mut ls, b) = lockstep(&bench, "small", "rs_stream_p1")?;
     let t = b.t() as usize;
-    let errors: Vec<usize> = (0..scaled(60))
-        .map(|_| rng.range(0, t as u64 + 1) as usize)
-        .collect();
+    let errors: Vec<usize> = (0..scaled(60)).map(|_| rng.range(0, t as u64 + 1) as usize).collect();
     let (sent, clean) = codewords(&b, &errors, &mut rng);
-    let got = ls.run(
-        &sent,
-        &Traffic {
-            idle: 0.2,
-            stall: 0.3,
-            ..Traffic::default()
-        },
-        &mut rng,
-    )?;
+    let got = ls.run(&sent, &Traffic { idle: 0.2, stall: 0.3, ..Traffic::default() }, &mut rng)?;
     assert_eq!(got.len(), sent.len(), "every codeword comes out");
     for ((g, c), &e) in got.iter().zip(&clean).zip(&errors) {
         if e <= t {
-            assert_eq!(
-                (&g.cw, g.corrected, g.uncorrectable),
-                (c, e as u32, false),
-                "≤ t errors corrected"
-            );
+            assert_eq!((&g.cw, g.corrected, g.uncorrectable), (c, e as u32, false), "≤ t errors corrected");
         }
     }
     check(&ls, "P = 1");
@@ -181,30 +121,19 @@ fn a_broken_decoder_is_caught() -> TestResult {
     copy_tree(bench.tree().root(), &dir)?;
     let path = dir.join("rtl").join(format!("{module}.v"));
     let text = std::fs::read_to_string(&path)?;
-    let line = text
-        .lines()
-        .find(|l| l.contains("assign syn_next[0] ="))
-        .expect("syndrome network line")
-        .to_string();
+    let line = text.lines().find(|l| l.contains("assign syn_next[0] =")).expect("syndrome network line").to_string();
     // `~a ^ b …` inverts the bit's parity, whatever form the network writes.
     let broken = line.replacen(" = ", " = ~", 1);
     std::fs::write(&path, text.replacen(&line, &broken, 1))?;
     let broken_bench = Bench::with_tree(rtl_gen::config::Design::parse(SMALL, "fs.toml")?, &dir)?;
-    assert_eq!(
-        broken_bench.differing_modules(),
-        [module.as_str()],
-        "only the edited file differs"
-    );
+    assert_eq!(broken_bench.differing_modules(), [module.as_str()], "only the edited file differs");
     let b = broken_bench.block::<RsFecBlock>("small")?.clone();
     let dut = broken_bench.dut("small", Role::FecDec, "rs_stream_broken")?;
     let mut ls = DecLockstep::new(dut, &b)?;
     let mut rng = TestRng::for_test("rs_stream_broken")?;
     let (sent, _) = codewords(&b, &[1, 2, 0, 3], &mut rng);
     ls.run(&sent, &Traffic::default(), &mut rng)?;
-    assert!(
-        ls.tally.mismatches > 0,
-        "the mutated syndrome network must differ from the model"
-    );
+    assert!(ls.tally.mismatches > 0, "the mutated syndrome network must differ from the model");
     Ok(())
 }
 
@@ -237,73 +166,29 @@ fn ethernet_streaming_decoders_match_the_model() -> TestResult {
         let t = b.t() as usize;
         let (within, beyond, random) = (sized(400, 10_000), sized(100, 1_000), sized(400, 100_000));
         // ≤ t errors, back to back, no stalls: all corrected, one codeword every B clocks.
-        let errors: Vec<usize> = (0..within)
-            .map(|_| rng.range(1, t as u64) as usize)
-            .collect();
+        let errors: Vec<usize> = (0..within).map(|_| rng.range(1, t as u64) as usize).collect();
         let (sent, clean) = codewords(&b, &errors, &mut rng);
         let start = ls.cycle;
         let got = ls.run(&sent, &Traffic::default(), &mut rng)?;
         let clocks = ls.cycle - start;
         let beats = b.stream_code().beats() as u64;
-        assert!(
-            clocks <= within as u64 * beats + u64::from(ls.model.timing.latency()) + beats,
-            "{name}: {clocks} clocks for {within} codewords back to back"
-        );
+        assert!(clocks <= within as u64 * beats + u64::from(ls.model.timing.latency()) + beats, "{name}: {clocks} clocks for {within} codewords back to back");
         for (i, (g, c)) in got.iter().zip(&clean).enumerate() {
             assert_eq!(&g.cw, c, "{name}: codeword {i} with {} errors", errors[i]);
             assert_eq!((g.corrected as usize, g.uncorrectable), (errors[i], false));
         }
         // t + 1 errors: as the model says (flagged, or a miscorrection to a codeword).
         let (sent, _) = codewords(&b, &vec![t + 1; beyond], &mut rng);
-        let got = ls.run(
-            &sent,
-            &Traffic {
-                idle: 0.2,
-                stall: 0.2,
-                ..Traffic::default()
-            },
-            &mut rng,
-        )?;
+        let got = ls.run(&sent, &Traffic { idle: 0.2, stall: 0.2, ..Traffic::default() }, &mut rng)?;
         let flagged = got.iter().filter(|g| g.uncorrectable).count();
         // Random 1..=2t errors with gaps and backpressure, then the bypasses.
-        let errors: Vec<usize> = (0..random)
-            .map(|_| rng.range(1, 2 * t as u64) as usize)
-            .collect();
+        let errors: Vec<usize> = (0..random).map(|_| rng.range(1, 2 * t as u64) as usize).collect();
         let (sent, _) = codewords(&b, &errors, &mut rng);
         let q = random / 4;
-        ls.run(
-            &sent[..2 * q],
-            &Traffic {
-                idle: 0.3,
-                stall: 0.3,
-                ..Traffic::default()
-            },
-            &mut rng,
-        )?;
-        ls.run(
-            &sent[2 * q..3 * q],
-            &Traffic {
-                idle: 0.1,
-                stall: 0.1,
-                bypass_correction: true,
-                ..Traffic::default()
-            },
-            &mut rng,
-        )?;
-        let got = ls.run(
-            &sent[3 * q..],
-            &Traffic {
-                idle: 0.1,
-                stall: 0.1,
-                bypass_indication: true,
-                ..Traffic::default()
-            },
-            &mut rng,
-        )?;
-        assert!(
-            got.iter().all(|g| !g.uncorrectable),
-            "{name}: indication bypassed"
-        );
+        ls.run(&sent[..2 * q], &Traffic { idle: 0.3, stall: 0.3, ..Traffic::default() }, &mut rng)?;
+        ls.run(&sent[2 * q..3 * q], &Traffic { idle: 0.1, stall: 0.1, bypass_correction: true, ..Traffic::default() }, &mut rng)?;
+        let got = ls.run(&sent[3 * q..], &Traffic { idle: 0.1, stall: 0.1, bypass_indication: true, ..Traffic::default() }, &mut rng)?;
+        assert!(got.iter().all(|g| !g.uncorrectable), "{name}: indication bypassed");
         check(&ls, name);
         let o = ls.model.outputs();
         println!(
@@ -326,14 +211,7 @@ fn ethernet_streaming_encoders_match_the_model() -> TestResult {
     let bench = bench();
     for name in ["kr4_fec", "kp4_fec"] {
         let m = bench.module(name, Role::FecEnc)?;
-        let o = cosim::module(
-            &bench,
-            m,
-            &Options {
-                vectors: sized(300, 10_000) as u64,
-                seed: 15,
-            },
-        )?;
+        let o = cosim::module(&bench, m, &Options { vectors: sized(300, 10_000) as u64, seed: 15 })?;
         println!("{o}");
         o.check()?;
     }
@@ -343,31 +221,14 @@ fn ethernet_streaming_encoders_match_the_model() -> TestResult {
 /// A streaming decoder of the variants design against the model: random 0..=2t+1 errors with
 /// gaps and stalls, every port every clock.
 fn variant_decoder_matches_the_model(block: &str) -> TestResult {
-    let bench =
-        Bench::from_design_file(common::workspace().join("rtl-gen/designs/rs_fec_variants.toml"))?;
+    let bench = Bench::from_design_file(common::workspace().join("rtl-gen/designs/rs_fec_variants.toml"))?;
     let tag = format!("rs_stream_{block}");
     let mut rng = TestRng::for_test(&tag)?;
     let (mut ls, b) = lockstep(&bench, block, &tag)?;
     let t = b.t() as usize;
-    let errors: Vec<usize> = (0..sized(300, 10_000))
-        .map(|i| {
-            if i % 3 == 0 {
-                rng.range(0, t as u64) as usize
-            } else {
-                rng.range(0, 2 * t as u64 + 1) as usize
-            }
-        })
-        .collect();
+    let errors: Vec<usize> = (0..sized(300, 10_000)).map(|i| if i % 3 == 0 { rng.range(0, t as u64) as usize } else { rng.range(0, 2 * t as u64 + 1) as usize }).collect();
     let (sent, clean) = codewords(&b, &errors, &mut rng);
-    let got = ls.run(
-        &sent,
-        &Traffic {
-            idle: 0.2,
-            stall: 0.2,
-            ..Traffic::default()
-        },
-        &mut rng,
-    )?;
+    let got = ls.run(&sent, &Traffic { idle: 0.2, stall: 0.2, ..Traffic::default() }, &mut rng)?;
     assert_eq!(got.len(), sent.len());
     for ((g, c), &e) in got.iter().zip(&clean).zip(&errors) {
         if e <= t {
@@ -375,11 +236,7 @@ fn variant_decoder_matches_the_model(block: &str) -> TestResult {
         }
     }
     check(&ls, block);
-    println!(
-        "{block}: {} codewords, {} clocks, 0 mismatches",
-        sent.len(),
-        ls.cycle
-    );
+    println!("{block}: {} codewords, {} clocks, 0 mismatches", sent.len(), ls.cycle);
     Ok(())
 }
 

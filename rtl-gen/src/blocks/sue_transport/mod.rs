@@ -418,7 +418,8 @@ impl SueTransportBlock {
         let delay = if p.ack_delay_cycles > 0 { bits_for(u64::from(p.ack_delay_cycles)) } else { 0 };
         let slots = self.slots();
         SpaceState {
-            rx_bits: 16 + 4 + bits_for(u64::from(p.ack_coalesce)) + delay + bits_for(u64::from(p.nack_timeout_cycles)),
+            // epsn, nsent, npend, apend (and aforce with an ACK delay), unacked, aage, nage.
+            rx_bits: 16 + (if delay > 0 { 4 } else { 3 }) + bits_for(u64::from(p.ack_coalesce)) + delay + bits_for(u64::from(p.nack_timeout_cycles)),
             tx_bits: 6 * 16 + bits_for(u64::from(p.rto_cycles)) + 8 + 1,
             slots,
             meta_bits: slots * META_BITS,
@@ -539,7 +540,7 @@ mod tests {
         }
         assert_eq!(seen[0], SpaceState { rx_bits: 39, tx_bits: 117, slots: 4, meta_bits: 112, slot_bytes: 1024 });
         assert_eq!(seen[4].slots, 16, "window 16: 16 slots");
-        assert_eq!(seen[5].rx_bits, 16 + 4 + 1 + 10, "no ACK age register without a delay");
+        assert_eq!(seen[5].rx_bits, 16 + 3 + 1 + 10, "no ACK age or force register without a delay");
     }
 
     /// The README / sim/SUE.md state table (F8) of `designs/sue_variants.toml`:

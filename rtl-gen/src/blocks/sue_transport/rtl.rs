@@ -431,7 +431,10 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
                 "RX: the pending ACK is due now (duplicate seen)",
             ),
         ] {
-            it.push(Item::reg(&sp(s, f), w, doc));
+            // Without an ACK delay a pending ACK is always due: no flag to force it.
+            if f != "aforce" || delay_e.is_some() {
+                it.push(Item::reg(&sp(s, f), w, doc));
+            }
         }
         it.push(Item::reg(
             &sp(s, "unacked"),
@@ -831,14 +834,18 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
             Some(d) => ge(id(&sp(s, "aage")), d.clone()),
             None => dec(1, 1),
         };
-        let due = Expr::and(
-            id(&sp(s, "apend")),
-            any(vec![
-                id(&sp(s, "aforce")),
-                ge(id(&sp(s, "unacked")), coal_e.clone()),
-                aged,
-            ]),
-        );
+        // Without an ACK delay (`aged` constant true) a pending ACK is due at once.
+        let due = match &delay_e {
+            Some(_) => Expr::and(
+                id(&sp(s, "apend")),
+                any(vec![
+                    id(&sp(s, "aforce")),
+                    ge(id(&sp(s, "unacked")), coal_e.clone()),
+                    aged,
+                ]),
+            ),
+            None => id(&sp(s, "apend")),
+        };
         wire(&mut it, &sp(s, "adue"), 1, "the pending ACK is due", due);
         let cvc = if p.psn_scope == PsnScope::DestVc {
             vc_of(s)
@@ -2158,13 +2165,13 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
             set_id(&f("nsent"), dec(1, 0)),
             set_id(&f("npend"), dec(1, 0)),
             set_id(&f("apend"), dec(1, 0)),
-            set_id(&f("aforce"), dec(1, 0)),
             set_id(&f("unacked"), dec(uw, 0)),
             set_id(&f("nage"), dec(nkw, 0)),
         ];
         let mut age_tick = Vec::new();
         let mut age_clear = Vec::new();
         if let Some(d) = &delay_e {
+            rx_reset.push(set_id(&f("aforce"), dec(1, 0)));
             rx_reset.push(set_id(&f("aage"), dec(aw, 0)));
             age_tick.push(when(
                 Expr::and(id(&f("apend")), lt(id(&f("aage")), d.clone())),
@@ -2172,11 +2179,10 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
             ));
             age_clear.push(set_id(&f("aage"), dec(aw, 0)));
         }
-        let mut ack_clear = vec![
-            set_id(&f("apend"), dec(1, 0)),
-            set_id(&f("aforce"), dec(1, 0)),
-            set_id(&f("unacked"), dec(uw, 0)),
-        ];
+        let mut ack_clear = vec![set_id(&f("apend"), dec(1, 0)), set_id(&f("unacked"), dec(uw, 0))];
+        if delay_e.is_some() {
+            ack_clear.push(set_id(&f("aforce"), dec(1, 0)));
+        }
         ack_clear.extend(age_clear);
         it.push(Item::AlwaysFf {
             reset: Some(rx_reset),
@@ -2228,10 +2234,9 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
                     ),
                     when(
                         dup,
-                        vec![
-                            set_id(&f("apend"), dec(1, 1)),
-                            set_id(&f("aforce"), dec(1, 1)),
-                        ],
+                        std::iter::once(set_id(&f("apend"), dec(1, 1)))
+                            .chain(delay_e.is_some().then(|| set_id(&f("aforce"), dec(1, 1))))
+                            .collect(),
                     ),
                 ])
                 .collect(),

@@ -964,9 +964,9 @@ module rtlgen_sue_ep_transport (
             s0_nsent <= 1'd0;
             s0_npend <= 1'd0;
             s0_apend <= 1'd0;
-            s0_aforce <= 1'd0;
             s0_unacked <= 2'd0;
             s0_nage <= 10'd0;
+            s0_aforce <= 1'd0;
             s0_aage <= 7'd0;
         end else begin
             if (s0_apend & (s0_aage < ACK_DELAY)) begin
@@ -986,8 +986,8 @@ module rtlgen_sue_ep_transport (
             end
             if (clr_ack & pick_oh[0]) begin
                 s0_apend <= 1'd0;
-                s0_aforce <= 1'd0;
                 s0_unacked <= 2'd0;
+                s0_aforce <= 1'd0;
                 s0_aage <= 7'd0;
             end
             if (r_accept & sr_oh[0]) begin
@@ -1075,9 +1075,9 @@ module rtlgen_sue_ep_transport (
             s1_nsent <= 1'd0;
             s1_npend <= 1'd0;
             s1_apend <= 1'd0;
-            s1_aforce <= 1'd0;
             s1_unacked <= 2'd0;
             s1_nage <= 10'd0;
+            s1_aforce <= 1'd0;
             s1_aage <= 7'd0;
         end else begin
             if (s1_apend & (s1_aage < ACK_DELAY)) begin
@@ -1097,8 +1097,8 @@ module rtlgen_sue_ep_transport (
             end
             if (clr_ack & pick_oh[1]) begin
                 s1_apend <= 1'd0;
-                s1_aforce <= 1'd0;
                 s1_unacked <= 2'd0;
+                s1_aforce <= 1'd0;
                 s1_aage <= 7'd0;
             end
             if (r_accept & sr_oh[1]) begin
@@ -1186,9 +1186,9 @@ module rtlgen_sue_ep_transport (
             s2_nsent <= 1'd0;
             s2_npend <= 1'd0;
             s2_apend <= 1'd0;
-            s2_aforce <= 1'd0;
             s2_unacked <= 2'd0;
             s2_nage <= 10'd0;
+            s2_aforce <= 1'd0;
             s2_aage <= 7'd0;
         end else begin
             if (s2_apend & (s2_aage < ACK_DELAY)) begin
@@ -1208,8 +1208,8 @@ module rtlgen_sue_ep_transport (
             end
             if (clr_ack & pick_oh[2]) begin
                 s2_apend <= 1'd0;
-                s2_aforce <= 1'd0;
                 s2_unacked <= 2'd0;
+                s2_aforce <= 1'd0;
                 s2_aage <= 7'd0;
             end
             if (r_accept & sr_oh[2]) begin
@@ -1297,9 +1297,9 @@ module rtlgen_sue_ep_transport (
             s3_nsent <= 1'd0;
             s3_npend <= 1'd0;
             s3_apend <= 1'd0;
-            s3_aforce <= 1'd0;
             s3_unacked <= 2'd0;
             s3_nage <= 10'd0;
+            s3_aforce <= 1'd0;
             s3_aage <= 7'd0;
         end else begin
             if (s3_apend & (s3_aage < ACK_DELAY)) begin
@@ -1319,8 +1319,8 @@ module rtlgen_sue_ep_transport (
             end
             if (clr_ack & pick_oh[3]) begin
                 s3_apend <= 1'd0;
-                s3_aforce <= 1'd0;
                 s3_unacked <= 2'd0;
+                s3_aforce <= 1'd0;
                 s3_aage <= 7'd0;
             end
             if (r_accept & sr_oh[3]) begin

@@ -121,20 +121,7 @@ impl<'a> FieldReader<'a> {
     }
 
     pub fn uint(&mut self, name: &str) -> ConfigResult<u64> {
-        let spec = self.spec(name);
-        let FieldType::UInt { min, max } = spec.ty else { panic!("{}.{name} is not a UInt field", self.kind) };
-        let v = self.value(name)?;
-        let n = match &v {
-            toml::Value::Integer(i) if *i >= 0 => *i as u64,
-            toml::Value::Integer(i) => return Err(self.error(name, format!("= {i} is out of range; allowed {min}..={max}"))),
-            // Integers may be written as strings in hex, binary or decimal, as the wide fields are.
-            toml::Value::String(s) => match parse_wide(s) {
-                Some(n) if n <= u64::MAX as u128 => n as u64,
-                Some(_) => return Err(self.error(name, format!("= \"{s}\" is out of range; allowed {min}..={max}"))),
-                None => return Err(self.error(name, format!("= \"{s}\" is not a number; allowed {min}..={max} as an integer or a \"0x…\" string"))),
-            },
-            other => return Err(self.error(name, format!("= {other} is not an integer; allowed {min}..={max}"))),
-        };
+        let (n, min, max) = self.number(name)?;
         if n < min || n > max {
             return Err(self.error(name, format!("= {n} is out of range; allowed {min}..={max}")));
         }
@@ -145,14 +132,30 @@ impl<'a> FieldReader<'a> {
     /// own reason, `why(n)` (which states the allowed range in the field's terms), so
     /// `rtl-gen list` shows the one real range and the error still says why it is the range.
     pub fn uint_with_reason(&mut self, name: &str, why: impl FnOnce(u64) -> String) -> ConfigResult<u64> {
-        self.uint(name).map_err(|e| {
-            let number = match self.table.get(name) {
-                Some(toml::Value::Integer(i)) => u64::try_from(*i).ok(),
-                Some(toml::Value::String(s)) => parse_wide(s).and_then(|n| u64::try_from(n).ok()),
-                _ => None,
-            };
-            number.map_or(e, |n| self.error(name, why(n)))
-        })
+        let (n, min, max) = self.number(name)?;
+        if n < min || n > max {
+            return Err(self.error(name, why(n)));
+        }
+        Ok(n)
+    }
+
+    /// The unsigned number a UInt field holds, not yet checked against its range (returned
+    /// with it): a non-negative integer, or a string in hex, binary or decimal as the wide
+    /// fields take them. A negative or non-numeric value is refused here.
+    fn number(&mut self, name: &str) -> ConfigResult<(u64, u64, u64)> {
+        let spec = self.spec(name);
+        let FieldType::UInt { min, max } = spec.ty else { panic!("{}.{name} is not a UInt field", self.kind) };
+        let n = match &self.value(name)? {
+            toml::Value::Integer(i) if *i >= 0 => *i as u64,
+            toml::Value::Integer(i) => return Err(self.error(name, format!("= {i} is out of range; allowed {min}..={max}"))),
+            toml::Value::String(s) => match parse_wide(s) {
+                Some(n) if n <= u64::MAX as u128 => n as u64,
+                Some(_) => return Err(self.error(name, format!("= \"{s}\" is out of range; allowed {min}..={max}"))),
+                None => return Err(self.error(name, format!("= \"{s}\" is not a number; allowed {min}..={max} as an integer or a \"0x…\" string"))),
+            },
+            other => return Err(self.error(name, format!("= {other} is not an integer; allowed {min}..={max}"))),
+        };
+        Ok((n, min, max))
     }
 
     pub fn u32(&mut self, name: &str) -> ConfigResult<u32> {

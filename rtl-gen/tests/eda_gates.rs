@@ -18,8 +18,11 @@ fn default_tree() -> (tempfile::TempDir, PathBuf) {
 
 #[test]
 fn every_default_module_is_lint_clean() {
-    let (_dir, root) = default_tree();
-    let results = lint::lint_tree(&root).expect("tools installed (scripts/setup)");
+    // Each module on its own file over port-only stand-ins of what it instantiates: every
+    // module is linted once with its real body (`rtl-gen lint` lints whole hierarchies).
+    let (dir, root) = default_tree();
+    let scope = lint::Scope::Alone(dir.path().join("stand_ins"));
+    let results = lint::lint_tree_in(&root, &scope).expect("tools installed (scripts/setup)");
     let failures: Vec<String> = results.iter().filter(|r| !r.clean).map(|r| format!("{} {}:\n{}", r.tool, r.module, r.output)).collect();
     assert!(failures.is_empty(), "lint failures:\n{}", failures.join("\n"));
     let modules = TreeManifest::load(&root).expect("manifest").modules.len();
@@ -39,6 +42,29 @@ fn lint_detects_a_broken_module() {
     let verdict = |tool: &str| results.iter().find(|r| r.tool == tool).map(|r| r.clean).expect("ran");
     assert!(!verdict("verilator"), "verilator missed an unused signal");
     assert!(!verdict("yosys"), "yosys missed an undriven output bit");
+}
+
+/// Linted alone, a module still has its connections checked: a stand-in whose port is one bit
+/// wider than the instance connects (here from a manifest that disagrees with the module)
+/// fails Verilator's width check on the parent.
+#[test]
+fn a_module_linted_over_stand_ins_has_its_connections_checked() {
+    let (dir, root) = default_tree();
+    let scope = lint::Scope::Alone(dir.path().join("stand_ins"));
+    let manifest = TreeManifest::load(&root).expect("manifest");
+    let clean = lint::lint_module_in(&root, &manifest, "rtlgen_rifl_tx", &scope).expect("tools");
+    assert!(clean.iter().all(|r| r.clean), "{clean:?}");
+
+    let path = root.join("manifest.json");
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("manifest")).expect("json");
+    let encode = json["modules"].as_array_mut().expect("modules").iter_mut().find(|m| m["name"] == "rtlgen_rifl_encode").expect("encoder");
+    let port = encode["ports"].as_array_mut().expect("ports").iter_mut().find(|p| p["dir"] == "output").expect("an output");
+    port["width"] = serde_json::json!(port["width"].as_u64().expect("width") + 1);
+    std::fs::write(&path, json.to_string()).expect("write manifest");
+    let manifest = TreeManifest::load(&root).expect("manifest");
+    let wrong = lint::lint_module_in(&root, &manifest, "rtlgen_rifl_tx", &scope).expect("tools");
+    let verilator = wrong.iter().find(|r| r.tool == "verilator").expect("ran");
+    assert!(!verilator.clean && verilator.output.contains("WIDTH"), "a wider stand-in port went unnoticed: {verilator:?}");
 }
 
 #[test]

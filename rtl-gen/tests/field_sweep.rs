@@ -20,7 +20,7 @@ mod field_sweep;
 
 use rtl_gen::config::Design;
 use rtl_gen::output::tree::{self, Layout};
-use rtl_gen::tools::{default_jobs, lint, parallel_map, TreeManifest, TreeModule};
+use rtl_gen::tools::{default_jobs, lint, parallel_map, TreeManifest};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -30,33 +30,6 @@ struct Job {
     tree: PathBuf,
     module: String,
     label: String,
-}
-
-/// A port-only stand-in for `m`: its inputs unread, its outputs tied to zero, so a module that
-/// instantiates it lints without the real body (linted on its own as a distinct module).
-fn stand_in(m: &TreeModule) -> String {
-    let ports: Vec<String> = m.ports.iter().map(|p| format!("    {} wire [{}:0] {}", p.dir, p.width - 1, p.name)).collect();
-    let ties: String = m.ports.iter().filter(|p| p.dir == "output").map(|p| format!("    assign {} = {}'d0;\n", p.name, p.width)).collect();
-    format!("/* verilator lint_off UNUSEDSIGNAL */\nmodule {} (\n{}\n);\n{ties}endmodule\n/* verilator lint_on UNUSEDSIGNAL */\n", m.name, ports.join(",\n"))
-}
-
-/// The files that lint `module` of `tree`: with `whole`, its real hierarchy; otherwise its own
-/// file and a stand-in for each module it instantiates (written in a folder of the job's own
-/// next to the tree, as jobs run in parallel).
-fn lint_files(tree: &Path, manifest: &TreeManifest, module: &str, whole: bool) -> Vec<String> {
-    if whole {
-        return manifest.sources(tree, module).iter().map(|p| p.display().to_string()).collect();
-    }
-    let m = manifest.modules.iter().find(|m| m.name == module).expect("module in its manifest");
-    let mut files = vec![tree.join(&m.file).display().to_string()];
-    for dep in &m.depends {
-        let d = manifest.modules.iter().find(|x| &x.name == dep).expect("dependency in the manifest");
-        let path = tree.join("stand_ins").join(module).join(format!("{dep}.v"));
-        std::fs::create_dir_all(path.parent().expect("folder")).expect("stand-in folder");
-        std::fs::write(&path, stand_in(d)).expect("stand-in");
-        files.push(path.display().to_string());
-    }
-    files
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
@@ -187,7 +160,7 @@ fn sweep(kinds: &dyn Fn(&str) -> bool, whole: bool, min_accepted: usize, min_mod
                 manifest.sources(&root, &m.name).iter().map(|p| field_sweep::body(&std::fs::read_to_string(p).expect("module")).to_string()).collect()
             } else {
                 let own = field_sweep::body(&std::fs::read_to_string(root.join(&m.file)).expect("module")).to_string();
-                let deps: Vec<String> = m.depends.iter().filter_map(|d| manifest.modules.iter().find(|x| &x.name == d)).map(stand_in).collect();
+                let deps: Vec<String> = m.depends.iter().filter_map(|d| manifest.modules.iter().find(|x| &x.name == d)).map(lint::stand_in).collect();
                 own + &deps.concat()
             };
             if seen.insert(key) {
@@ -198,7 +171,8 @@ fn sweep(kinds: &dyn Fn(&str) -> bool, whole: bool, min_accepted: usize, min_mod
     let start = std::time::Instant::now();
     let results = parallel_map(&jobs, default_jobs(), |j| {
         let manifest = TreeManifest::load(&j.tree).expect("manifest");
-        let files = lint_files(&j.tree, &manifest, &j.module, whole);
+        let scope = if whole { lint::Scope::Hierarchy } else { lint::Scope::Alone(j.tree.join("stand_ins")) };
+        let files: Vec<String> = lint::files(&j.tree, &manifest, &j.module, &scope).expect("stand-ins written").iter().map(|p| p.display().to_string()).collect();
         let runs = [lint::verilator(&files, &j.module), lint::icarus(&files, &j.module)];
         runs.into_iter()
             .map(|r| r.expect("verilator and iverilog installed (scripts/setup)"))

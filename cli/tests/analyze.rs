@@ -179,3 +179,28 @@ fn plan_refuses_impossible_requirements() {
     a[7] = "1e-4";
     refused(&bin().args(&a).output().unwrap(), "--ber");
 }
+
+#[test]
+fn analyze_crc_and_rs_print_their_figures() {
+    let crc = ok(&bin().args(["analyze", "crc", "--width", "8", "--poly", "0x07", "--data-bits", "64", "--ber", "1e-3"]).output().unwrap());
+    no_bad_numbers(&crc);
+    // CRC-8 0x07 at 72 bits: HD 4, and the exact weight distribution's A_4.
+    assert!(crc.contains("exact weight distribution") && crc.lines().any(|l| l.starts_with("A_4") && l.contains(" 8224 ")), "{crc}");
+    let crc32 = ok(&bin().args(["analyze", "crc"]).output().unwrap());
+    assert!(crc32.contains("Ethernet frame") && crc32.contains("P_ud upper bound"), "{crc32}");
+    let rs = ok(&bin().args(["analyze", "rs"]).output().unwrap());
+    no_bad_numbers(&rs);
+    assert!(rs.contains("KP4 RS(544,514)") && rs.contains("codeword failure probability") && rs.contains("8.152e-13"), "{rs}");
+    let dfe = ok(&bin().args(["analyze", "rs", "--code", "kr4", "--dfe-tap", "0.8", "--ber", "3e-3"]).output().unwrap());
+    assert!(dfe.contains("DFE bursts, a = 0.8") && dfe.contains("0.1296"), "{dfe}");
+}
+
+#[test]
+fn analyze_crc_and_rs_refuse_bad_options() {
+    refused(&bin().args(["analyze", "crc", "--poly", "0x04C11DB6"]).output().unwrap(), "--poly");
+    refused(&bin().args(["analyze", "crc", "--data-bits", "100000"]).output().unwrap(), "--data-bits");
+    refused(&bin().args(["analyze", "crc", "--width", "8", "--poly", "0x107"]).output().unwrap(), "--poly");
+    refused(&bin().args(["analyze", "rs", "--code", "custom", "--n", "300"]).output().unwrap(), "--n");
+    refused(&bin().args(["analyze", "rs", "--dfe-tap", "1"]).output().unwrap(), "--dfe-tap");
+    refused(&bin().args(["analyze", "rs", "--ber", "0.2"]).output().unwrap(), "--ber");
+}

@@ -23,7 +23,7 @@ use rtl_gen::output::tree::{self, Layout};
 use rtl_gen::tools::{default_jobs, lint, parallel_map, TreeManifest};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One distinct module to lint: the tree it was written to, its name, the variant it came from.
 struct Job {

@@ -1,8 +1,8 @@
-//! `rtl-gen analyze rxl|rifl`: the seeds' reliability arithmetic ([`rtl_gen::analysis`]) with
+//! `rtl-gen analyze rxl|rifl|crc|rs`: the seeds' reliability arithmetic ([`rtl_gen::analysis`]) with
 //! units and equation numbers; no options print the paper's own case, options override inputs.
 
 use super::CmdResult;
-use rtl_gen::analysis::{rifl, rxl, Figure};
+use rtl_gen::analysis::{crc, rifl, rs, rxl, Figure};
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -13,6 +13,84 @@ pub enum Command {
     /// RIFL (Eq. 1-4, 8-16, 26, Tables 2 and 5): retransmission buffer, frame ID and checksum
     /// widths, bandwidth ratio, MTBF.
     Rifl(RiflArgs),
+    /// A CRC's Hamming distance, low-weight undetected patterns and undetected-error
+    /// probability at a message length and BER, from its weight distribution.
+    Crc(CrcArgs),
+    /// Reed-Solomon post-FEC codeword, symbol and bit error rates from the pre-FEC BER
+    /// (KR4, KP4, the CXL flit code or RS(n, k)), random or DFE burst errors.
+    Rs(RsArgs),
+}
+
+#[derive(clap::Args)]
+pub struct CrcArgs {
+    /// CRC width in bits (3..=64).
+    #[arg(long, default_value_t = 32)]
+    width: u32,
+    /// Generator polynomial, normal form without the x^width term (hex with 0x, or decimal).
+    #[arg(long, default_value = "0x04C11DB7", value_parser = parse_poly)]
+    poly: u64,
+    /// Protected message bits (1..=65536 less the width); default a 1,514-byte Ethernet frame.
+    #[arg(long, default_value_t = 1514 * 8)]
+    data_bits: u64,
+    /// Bit error rate (0..=0.5).
+    #[arg(long, default_value_t = 1e-12)]
+    ber: f64,
+    /// Messages per second for the undetected-error rate (0 leaves it out); default 10 Gb/s of
+    /// 1,518-byte frames.
+    #[arg(long, default_value_t = 10e9 / (1518.0 * 8.0))]
+    messages_per_s: f64,
+    /// Also write the figures as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn parse_poly(s: &str) -> Result<u64, String> {
+    let t = s.replace('_', "");
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => t.parse(),
+    };
+    v.map_err(|_| format!("{s:?} is not a polynomial; allowed a 64-bit number, hex as 0x…"))
+}
+
+/// The RS codes `analyze rs` knows by name.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum RsCodeArg {
+    Kr4,
+    Kp4,
+    Cxl,
+    Custom,
+}
+
+#[derive(clap::Args)]
+pub struct RsArgs {
+    /// The code: kr4 (RS(528,514)), kp4 (RS(544,514)), cxl (3 ways, t = 1) or custom (--n,
+    /// --k, --m).
+    #[arg(long, value_enum, default_value_t = RsCodeArg::Kp4)]
+    code: RsCodeArg,
+    /// Custom code length in symbols (3..=2^m - 1).
+    #[arg(long, default_value_t = 255)]
+    n: u64,
+    /// Custom code message symbols (1..=n - 2).
+    #[arg(long, default_value_t = 239)]
+    k: u64,
+    /// Custom code symbol bits (3..=16).
+    #[arg(long, default_value_t = 8)]
+    m: u32,
+    /// Pre-FEC bit error rate (0..=0.1); default IEEE 802.3's usual KP4 threshold.
+    #[arg(long, default_value_t = 2.4e-4)]
+    ber: f64,
+    /// DFE error propagation: the probability that an error repeats into the next bit
+    /// (0..=0.99); omitted: independent errors.
+    #[arg(long)]
+    dfe_tap: Option<f64>,
+    /// Codewords per second for the time between failed codewords (0 leaves it out); default
+    /// 100 Gb/s of KR4/KP4 codewords, 5e8 CXL flits, none for a custom code.
+    #[arg(long)]
+    codewords_per_s: Option<f64>,
+    /// Also write the figures as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -137,6 +215,22 @@ pub fn run(c: Command) -> CmdResult {
                 "RIFL"
             };
             (title, rifl::analyze(&i)?, a.json)
+        }
+        Command::Crc(a) => {
+            let i = crc::Inputs { width: a.width, poly: a.poly, data_bits: a.data_bits, ber: a.ber, messages_per_s: a.messages_per_s };
+            let title = if i == crc::Inputs::default_case() { "CRC-32 (IEEE 802.3) over a 1,514-byte Ethernet frame" } else { "CRC" };
+            (title, crc::analyze(&i)?, a.json)
+        }
+        Command::Rs(a) => {
+            let code = match a.code {
+                RsCodeArg::Kr4 => rs::Code::kr4(),
+                RsCodeArg::Kp4 => rs::Code::kp4(),
+                RsCodeArg::Cxl => rs::Code::cxl(),
+                RsCodeArg::Custom => rs::Code::custom(a.n, a.k, a.m)?,
+            };
+            let errors = a.dfe_tap.map_or(rs::Errors::Random, rs::Errors::Dfe);
+            let i = rs::Inputs { codewords_per_s: a.codewords_per_s.unwrap_or_else(|| code.default_rate()), code, ber: a.ber, errors };
+            ("Reed-Solomon post-FEC error rates", rs::analyze(&i)?, a.json)
         }
     };
     print!("{}", table(title, &figures));

@@ -6,11 +6,15 @@
 //! - [`prob`]: the binomial error model shared by the families (independent bit errors).
 //! - [`rxl`]: RXL against CXL 3.0 (Jung et al., §7.1–7.2, Eq. 1–14, Fig. 8).
 //! - [`rifl`]: RIFL (Shen, Zheng, Chow; Eq. 1–4, 8–16, 26, Tables 2 and 5).
+//! - [`crc`]: a CRC's undetected-error probability from its weight distribution.
+//! - [`rs`]: Reed-Solomon post-FEC error rates (KR4, KP4, the CXL flit code, any RS(n, k)).
 //! - [`plan`]: RIFL parameters chosen from a link's requirements.
 
+pub mod crc;
 pub mod plan;
 pub mod prob;
 pub mod rifl;
+pub mod rs;
 pub mod rxl;
 
 use std::fmt;

@@ -56,6 +56,9 @@ fn cases() -> Vec<(&'static str, &'static str, bool)> {
         (map, "line_bytes = 128", false),
         (map, "addr_bits = 7", false),
         (map, "addr_bits = 64", false),
+        (map, "pipeline = 0", false),
+        (map, "pipeline = 1", false),
+        (map, "num_nodes = 2\nreplicas = 2\npipeline = 1", false),
     ]
 }
 

@@ -27,18 +27,18 @@ fn replica_map_matches_the_rust_function() -> TestResult {
 
 /// Power-of-two geometries (N = 4, R = 2; N = 16, R = 4; the modulo is the low bits), others
 /// (N = 5, R = 3; N = 12, R = 5; N = 200, R = 8: the residue tables and their sum) and short
-/// line addresses (LA = 7, 10 < 16).
+/// line addresses (LA = 7, 10 < 16), at every `pipeline` setting (0 combinational, 1, 2).
 #[test]
 fn replica_map_other_geometries() -> TestResult {
-    for (n, r, a) in [(4, 2, 16), (16, 4, 52), (2, 2, 7), (5, 3, 20), (12, 5, 33), (200, 8, 10)] {
-        let toml = format!("[design]\nname = \"m\"\n[[blocks]]\nkind = \"recxl_replica_map\"\nname = \"map\"\nnum_nodes = {n}\nreplicas = {r}\naddr_bits = {a}\n");
+    for (n, r, a, p) in [(4, 2, 16, 0), (16, 4, 52, 1), (2, 2, 7, 2), (5, 3, 20, 0), (12, 5, 33, 1), (200, 8, 10, 2)] {
+        let toml = format!("[design]\nname = \"m\"\n[[blocks]]\nkind = \"recxl_replica_map\"\nname = \"map\"\nnum_nodes = {n}\nreplicas = {r}\naddr_bits = {a}\npipeline = {p}\n");
         let bench = Bench::from_toml(&toml, "map.toml")?;
         let b = bench.block::<RecxlReplicaMapBlock>("map")?;
         let mut dut = bench.dut("map", Role::ReplicaMap, &format!("replica_map_{n}_{r}_{a}"))?;
         let mut rng = TestRng::from_seed(n as u64 * 100 + r as u64);
         let mut t = Tally::default();
         recxl::check_map(&mut dut, b, 2_000, &mut rng, &mut t)?;
-        println!("N = {n}, R = {r}, addr_bits = {a}: {} vectors, {} mismatches", t.vectors, t.mismatches);
+        println!("N = {n}, R = {r}, addr_bits = {a}, pipeline = {p}: {} vectors, {} mismatches", t.vectors, t.mismatches);
         assert_eq!(t.mismatches, 0, "N = {n}, R = {r}: first {:?}", t.first);
     }
     Ok(())

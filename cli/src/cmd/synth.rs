@@ -26,7 +26,7 @@ pub struct Selection {
     #[arg(long, value_enum, default_value_t = FlowArg::Auto)]
     pub flow: FlowArg,
     /// Also write each LUT-mapped netlist to DIR/<module>.json (Yosys JSON, block RAMs
-    /// removed), the input of scripts/lut-depth-per-register.
+    /// removed, flattened), the input of scripts/lut-depth-per-register.
     #[arg(long, value_name = "DIR")]
     pub netlist: Option<PathBuf>,
 }

@@ -106,6 +106,23 @@ pub struct SynthRow {
     /// `None` when Yosys's own LUT script mapped the module; otherwise why ABC failed on it
     /// (its last message and return code), the figures then coming from [`NO_LUTPACK_SCRIPT`].
     pub abc_fallback: Option<String>,
+    /// The deepest per-register LUT depth of the flattened netlist ([`register_depths`]): the
+    /// longest chain of LUTs from a register, RAM read port or input port to a register or an
+    /// output port, submodules included. `lut_depth` is Yosys's `ltp` over the top module alone.
+    pub register_depth: u64,
+    /// The deepest registers and output ports ([`DEEPEST_LISTED`] at most), deepest first.
+    pub deepest_registers: Vec<RegisterDepth>,
+}
+
+/// How many registers a [`SynthRow`] lists in `deepest_registers`.
+pub const DEEPEST_LISTED: usize = 8;
+
+/// The LUT depth in front of one register (all its bits, every input but the clock: data,
+/// enable, reset) or one output port (`(output) name`).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RegisterDepth {
+    pub register: String,
+    pub depth: u64,
 }
 
 const FINAL_MARK: &str = "RTLGEN-FINAL-STAT";
@@ -132,7 +149,9 @@ enum LutScript {
 }
 
 /// The Yosys script; with `netlist`, the LUT-mapped netlist (block RAMs deleted, as `ltp` sees
-/// it) is also written there as Yosys JSON, for `scripts/lut-depth-per-register`.
+/// it, then flattened: each module was mapped on its own, so a path through a submodule's
+/// ports counts the LUTs on both sides) is also written there as Yosys JSON, for
+/// [`register_depths`] and `scripts/lut-depth-per-register`.
 /// `files` and `netlist` are quoted script words ([`super::yosys_words`]).
 fn script_to(files: &str, top: &str, flow: Flow, lut_script: LutScript, netlist: Option<&str>) -> String {
     let (fine, lut_map) = match (flow, lut_script) {
@@ -147,7 +166,7 @@ fn script_to(files: &str, top: &str, flow: Flow, lut_script: LutScript, netlist:
     format!(
         "read_verilog {}; synth -top {top} -run :fine; stat; {libmap}log {FINAL_MARK}; synth -top {top}{fine} -run fine:; {lut_map}; opt_clean; stat; {cut_rams}ltp -noff{}",
         files,
-        netlist.map(|p| format!("; write_json {p}")).unwrap_or_default()
+        netlist.map(|p| format!("; flatten; write_json {p}")).unwrap_or_default()
     )
 }
 
@@ -216,7 +235,104 @@ pub fn parse_log(module: &str, flow: Flow, log: &str, seconds: f64) -> SynthRow 
         cpu_seconds: 0.0,
         peak_mb: 0.0,
         abc_fallback: None,
+        register_depth: 0,
+        deepest_registers: Vec::new(),
     }
+}
+
+/// Per-register LUT depth of a LUT-mapped, flattened Yosys JSON netlist (`write_json` after
+/// `abc -lut 6`; the top module is the one with the `top` attribute, else the first): for every
+/// flip-flop, grouped by the name of the register its Q drives, the longest chain of `$lut`
+/// cells from a flip-flop, an undriven net (a RAM read port once the RAMs are cut out, an input
+/// port) to any of its inputs but the clock; for every output port the same to its bits.
+/// Deepest first, then by name. `scripts/lut-depth-per-register` computes the same in Python.
+pub fn register_depths(netlist_json: &str) -> Result<Vec<RegisterDepth>, String> {
+    use serde_json::Value;
+    use std::collections::{BTreeMap, HashMap};
+    let net: Value = serde_json::from_str(netlist_json).map_err(|e| format!("not a Yosys JSON netlist: {e}"))?;
+    let modules = net.get("modules").and_then(Value::as_object).ok_or("the netlist has no `modules` object")?;
+    let is_top = |m: &Value| m.pointer("/attributes/top").and_then(Value::as_str).is_some_and(|v| v.trim_start_matches('0') == "1");
+    let top = modules.values().find(|m| is_top(m)).or_else(|| modules.values().next()).ok_or("the netlist has no module")?;
+    let empty = serde_json::Map::new();
+    let cells = top.get("cells").and_then(Value::as_object).unwrap_or(&empty);
+    let bits = |v: Option<&Value>| -> Vec<u64> { v.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default() };
+    // LUT output bit → its input bits; flip-flops are the other endpoints.
+    let mut lut_inputs: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut flops: Vec<(u64, Vec<u64>)> = Vec::new();
+    for cell in cells.values() {
+        let ty = cell.get("type").and_then(Value::as_str).unwrap_or("");
+        let conn = cell.get("connections").and_then(Value::as_object).unwrap_or(&empty);
+        if ty == "$lut" {
+            let ins = bits(conn.get("A"));
+            for y in bits(conn.get("Y")) {
+                lut_inputs.insert(y, ins.clone());
+            }
+        } else if ty.contains("DFF") || ty.contains("DLATCH") {
+            let q = bits(conn.get("Q")).first().copied();
+            let ins = conn.iter().filter(|(p, _)| *p != "Q" && *p != "C").flat_map(|(_, b)| bits(Some(b))).collect();
+            if let Some(q) = q {
+                flops.push((q, ins));
+            }
+        }
+    }
+    // A bit's name: a public (no `$`) net name before a generated one, then the shortest, then
+    // the first in order.
+    let mut names: HashMap<u64, &str> = HashMap::new();
+    let better = |new: &str, old: &str| (new.starts_with('$'), new.len(), new) < (old.starts_with('$'), old.len(), old);
+    if let Some(nets) = top.get("netnames").and_then(Value::as_object) {
+        for (name, net) in nets {
+            for b in bits(net.get("bits")) {
+                match names.get(&b) {
+                    Some(old) if !better(name, old) => {}
+                    _ => {
+                        names.insert(b, name);
+                    }
+                }
+            }
+        }
+    }
+    let mut memo: HashMap<u64, u64> = HashMap::new();
+    let mut depths: BTreeMap<String, u64> = BTreeMap::new();
+    for (q, ins) in &flops {
+        let reg = names.get(q).map_or_else(|| format!("(bit {q})"), |n| n.to_string());
+        let d = ins.iter().map(|&b| lut_depth(b, &lut_inputs, &mut memo)).max().unwrap_or(0);
+        let e = depths.entry(reg).or_insert(0);
+        *e = (*e).max(d);
+    }
+    if let Some(ports) = top.get("ports").and_then(Value::as_object) {
+        for (name, port) in ports.iter().filter(|(_, p)| p.get("direction").and_then(Value::as_str) == Some("output")) {
+            let d = bits(port.get("bits")).into_iter().map(|b| lut_depth(b, &lut_inputs, &mut memo)).max().unwrap_or(0);
+            depths.insert(format!("(output) {name}"), d);
+        }
+    }
+    let mut out: Vec<RegisterDepth> = depths.into_iter().map(|(register, depth)| RegisterDepth { register, depth }).collect();
+    out.sort_by(|a, b| b.depth.cmp(&a.depth).then_with(|| a.register.cmp(&b.register)));
+    Ok(out)
+}
+
+/// LUTs on the longest chain ending at `bit` (0 for a register output, an input or a constant),
+/// iteratively so that a long chain cannot overflow the stack; a combinational loop counts once.
+fn lut_depth(bit: u64, lut_inputs: &std::collections::HashMap<u64, Vec<u64>>, memo: &mut std::collections::HashMap<u64, u64>) -> u64 {
+    let mut stack = vec![(bit, false)];
+    while let Some((b, expanded)) = stack.pop() {
+        if memo.contains_key(&b) && !expanded {
+            continue;
+        }
+        let Some(ins) = lut_inputs.get(&b) else {
+            memo.insert(b, 0);
+            continue;
+        };
+        if expanded {
+            let d = 1 + ins.iter().map(|i| memo.get(i).copied().unwrap_or(0)).max().unwrap_or(0);
+            memo.insert(b, d);
+        } else {
+            // Provisional 0 breaks loops; the final value is written when the inputs are done.
+            memo.insert(b, 0);
+            stack.push((b, true));
+            stack.extend(ins.iter().filter(|i| !memo.contains_key(i)).map(|&i| (i, false)));
+        }
+    }
+    memo[&bit]
 }
 
 pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow) -> Result<(SynthRow, String), ToolError> {
@@ -224,10 +340,25 @@ pub fn synth_module(tree: &Path, manifest: &TreeManifest, module: &str, flow: Fl
 }
 
 /// [`synth_module`], also writing the LUT-mapped netlist as Yosys JSON to `netlist`.
+/// The netlist is always written (to a temporary file without `netlist`) and read back for
+/// the per-register depth ([`SynthRow::register_depth`], [`SynthRow::deepest_registers`]).
 pub fn synth_module_to(tree: &Path, manifest: &TreeManifest, module: &str, flow: Flow, netlist: Option<&Path>) -> Result<(SynthRow, String), ToolError> {
     let files = super::yosys_words(&manifest.sources(tree, module))?;
-    let netlist = netlist.map(super::yosys_word).transpose()?;
-    synth_with(module, flow, &|lut_script| run_measured(Command::new("yosys").args(["-p", &script_to(&files, module, flow, lut_script, netlist.as_deref())])))
+    let scratch;
+    let netlist = match netlist {
+        Some(p) => p.to_path_buf(),
+        None => {
+            scratch = tempfile::Builder::new().prefix("rtlgen-synth-").tempdir()?;
+            scratch.path().join(format!("{module}.json"))
+        }
+    };
+    let word = super::yosys_word(&netlist)?;
+    let (mut row, log) = synth_with(module, flow, &|lut_script| run_measured(Command::new("yosys").args(["-p", &script_to(&files, module, flow, lut_script, Some(&word))])))?;
+    let text = std::fs::read_to_string(&netlist)?;
+    let depths = register_depths(&text).map_err(|e| ToolError::Io(std::io::Error::other(format!("{}: {e}", netlist.display()))))?;
+    row.register_depth = depths.first().map_or(0, |d| d.depth);
+    row.deepest_registers = depths.into_iter().take(DEEPEST_LISTED).collect();
+    Ok((row, log))
 }
 
 /// One module through `flow`, Yosys being `yosys(script)` → (success, log): Yosys's own LUT
@@ -263,14 +394,14 @@ fn synth_with(module: &str, flow: Flow, yosys: &dyn Fn(LutScript) -> Result<(boo
 pub fn table(rows: &[SynthRow]) -> String {
     let w = rows.iter().map(|r| r.module.len()).max().unwrap_or(6).max(6);
     let mut s = format!(
-        "| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} | {:>7} | {:>7} |\n",
-        "module", "LUT6", "FFs", "mems", "mem bits", "BRAM", "LUT depth", "flow", "CPU s", "peak MB"
+        "| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>9} | {:>4} | {:>7} | {:>7} |\n",
+        "module", "LUT6", "FFs", "mems", "mem bits", "BRAM", "LUT depth", "reg depth", "flow", "CPU s", "peak MB"
     );
-    let rule = [w + 2, 9, 8, 6, 11, 6, 11, 6, 9, 9].map(|n| "-".repeat(n));
+    let rule = [w + 2, 9, 8, 6, 11, 6, 11, 11, 6, 9, 9].map(|n| "-".repeat(n));
     s.push_str(&format!("|{}|\n", rule.join("|")));
     for r in rows {
         s.push_str(&format!(
-            "| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>4} | {:>7.1} | {:>7.0} |\n",
+            "| {:<w$} | {:>7} | {:>6} | {:>4} | {:>9} | {:>4} | {:>9} | {:>9} | {:>4} | {:>7.1} | {:>7.0} |\n",
             r.module,
             r.luts,
             r.ffs,
@@ -278,6 +409,7 @@ pub fn table(rows: &[SynthRow]) -> String {
             r.memory_bits,
             r.block_rams,
             r.lut_depth,
+            r.register_depth,
             r.flow.name(),
             r.cpu_seconds,
             r.peak_mb
@@ -368,6 +500,45 @@ endmodule
         assert_eq!(fallback.ffs, default.ffs, "{fallback:?} vs {default:?}");
         assert!((2..=3).contains(&fallback.lut_depth), "{fallback:?}");
         assert!(fallback.luts >= default.luts && fallback.luts > 0, "lutpack only merges LUTs: {fallback:?} vs {default:?}");
+    }
+
+    /// A hand-made mapped netlist: input `a` (bits 2, 3) → LUT → LUT → register `r` (Q bit 6,
+    /// its enable from a third LUT on `a`); `r` → LUT → output `y`; a second module without the
+    /// `top` attribute is ignored; a generated name loses to a public one.
+    const NETLIST: &str = r#"{"modules": {
+      "sub": {"attributes": {}, "ports": {}, "cells": {}, "netnames": {}},
+      "top": {"attributes": {"top": "00000000000000000000000000000001"},
+        "ports": {"a": {"direction": "input", "bits": [2, 3]}, "y": {"direction": "output", "bits": [8, "0"]}},
+        "cells": {
+          "l1": {"type": "$lut", "port_directions": {"A": "input", "Y": "output"}, "connections": {"A": [2, 3], "Y": [4]}},
+          "l2": {"type": "$lut", "port_directions": {"A": "input", "Y": "output"}, "connections": {"A": [4, 2, "1"], "Y": [5]}},
+          "le": {"type": "$lut", "port_directions": {"A": "input", "Y": "output"}, "connections": {"A": [3], "Y": [7]}},
+          "ff": {"type": "$_DFFE_PP_", "port_directions": {"C": "input", "D": "input", "E": "input", "Q": "output"}, "connections": {"C": [9], "D": [5], "E": [7], "Q": [6]}},
+          "lo": {"type": "$lut", "port_directions": {"A": "input", "Y": "output"}, "connections": {"A": [6], "Y": [8]}}
+        },
+        "netnames": {"$auto$q": {"bits": [6]}, "r": {"bits": [6]}, "a": {"bits": [2, 3]}, "y": {"bits": [8, "0"]}}}}}"#;
+
+    #[test]
+    fn register_depths_count_luts_from_registers_and_inputs_to_registers_and_outputs() {
+        let d = register_depths(NETLIST).expect("parses");
+        let pairs: Vec<(&str, u64)> = d.iter().map(|r| (r.register.as_str(), r.depth)).collect();
+        assert_eq!(pairs, [("r", 2), ("(output) y", 1)]);
+        assert!(register_depths("{").is_err());
+        assert!(register_depths("{\"modules\": {}}").is_err());
+    }
+
+    /// The real flow: the block-RAM test module through `synth_module_to` reports the depth
+    /// from the RAM's read port to `q` per register, as `ltp` sees it.
+    #[test]
+    fn synth_rows_carry_the_per_register_depth() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("rtl")).expect("rtl dir");
+        std::fs::write(dir.path().join("rtl/ramtop.v"), RAM).expect("write");
+        let manifest: TreeManifest = serde_json::from_str(r#"{"design": "t", "modules": [{"name": "ramtop", "file": "rtl/ramtop.v"}]}"#).expect("manifest");
+        let (row, _) = synth_module_to(dir.path(), &manifest, "ramtop", Flow::Bram, None).expect("yosys installed");
+        assert_eq!(row.register_depth, row.lut_depth, "{row:?}");
+        assert_eq!(row.deepest_registers.first().map(|r| r.register.as_str()), Some("q"), "{row:?}");
+        assert!(table(&[row]).contains("reg depth"));
     }
 
     /// The tail of Yosys 0.23's log when ABC 1.01 aborts in `lutpack`: Yosys's error line

@@ -1,5 +1,5 @@
 //! ReCXL drivers: the replica map (every line value class against `MapShape::map`, the one Rust
-//! function every model uses) and the logging unit (lockstep with its cycle-accurate model).
+//! function every model uses, a line per cycle through a pipelined map) and the logging unit (lockstep with its cycle-accurate model).
 
 use super::{Options, Tally};
 use crate::{Bench, Bits, Dut, SimError, TestRng};
@@ -69,16 +69,39 @@ pub fn check_map(dut: &mut Dut, b: &RecxlReplicaMapBlock, random: u64, rng: &mut
         };
         vectors.push((line, mask));
     }
-    for (i, (line, mask)) in vectors.iter().enumerate() {
-        dut.set("line", &Bits::from_u64(*line, la as usize))?;
-        dut.set("failed_mask", &Bits::from_bytes_width(&mask.to_bytes(n), n as usize))?;
+    // A pipelined map (latency L = `pipeline`) takes a line per cycle: after the inputs of
+    // vector i settle, the outputs belong to vector i − L; L trailing cycles drain the pipe.
+    let latency = b.pipeline as usize;
+    if latency > 0 {
+        dut.set_u64("in_valid", 0)?;
+        dut.reset(1)?;
+    }
+    for i in 0..vectors.len() + latency {
+        if let Some((line, mask)) = vectors.get(i) {
+            dut.set("line", &Bits::from_u64(*line, la as usize))?;
+            dut.set("failed_mask", &Bits::from_bytes_width(&mask.to_bytes(n), n as usize))?;
+        }
+        if latency > 0 {
+            dut.set_u64("in_valid", u64::from(i < vectors.len()))?;
+        }
         dut.eval();
+        let Some(at) = i.checked_sub(latency) else {
+            if latency > 0 {
+                tally.compare(i as u64, "out_valid", 0, dut.get_u64("out_valid")?);
+            }
+            dut.tick();
+            continue;
+        };
+        if latency > 0 {
+            tally.compare(at as u64, "out_valid", 1, dut.get_u64("out_valid")?);
+        }
+        let (line, mask) = &vectors[at];
         let want = shape.map(*line, mask);
         let mut nodes = Bits::zeros(r as usize * nb);
         for (j, c) in want.nodes.iter().enumerate() {
             nodes.set_field(j * nb, nb, *c as u64);
         }
-        let c = i as u64;
+        let c = at as u64;
         tally.compare_bits(c, "replica_nodes", &nodes, &dut.get("replica_nodes")?);
         tally.compare(c, "dump_slot", want.dump_slot as u64, dut.get_u64("dump_slot")?);
         tally.compare(c, "dump_node_valid", want.dump_node.is_some() as u64, dut.get_u64("dump_node_valid")?);
@@ -86,6 +109,7 @@ pub fn check_map(dut: &mut Dut, b: &RecxlReplicaMapBlock, random: u64, rng: &mut
             tally.compare(c, "dump_node", d as u64, dut.get_u64("dump_node")?);
         }
         tally.vectors += 1;
+        dut.tick();
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Block kind `recxl_replica_map`: which R compute nodes log every update of a line, and which
 //! live member of that replica group dumps it (ReCXL, "Towards CXL Resilience to CPU Failures",
 //! §III-A replica groups by address hash, §IV-E dump duty by address range; contract
-//! `recxl.md` §4.9, U1/U2/U5/U12). Combinational; the Rust function [`map::MapShape::map`] is the
+//! `recxl.md` §4.9, U1/U2/U5/U12). Combinational, or pipelined by `pipeline` register stages
+//! (one line per cycle, latency `pipeline`); the Rust function [`map::MapShape::map`] is the
 //! one every model (logging unit, system simulation) uses, and the RTL is checked against it.
 
 pub mod map;
@@ -23,7 +24,21 @@ pub const SHAPE_FIELDS: [FieldSpec; 4] = [
     FieldSpec { name: "addr_bits", ty: FieldType::UInt { min: 6, max: 64 }, default: Some("52"), doc: "physical byte-address bits; at least log2(line_bytes)+1" },
 ];
 
-static FIELDS: [FieldSpec; 4] = SHAPE_FIELDS;
+/// Most register stages of the module ([`rtl::module`] has two places to cut).
+pub const MAX_PIPELINE: u64 = 2;
+
+static FIELDS: [FieldSpec; 5] = [
+    SHAPE_FIELDS[0],
+    SHAPE_FIELDS[1],
+    SHAPE_FIELDS[2],
+    SHAPE_FIELDS[3],
+    FieldSpec {
+        name: "pipeline",
+        ty: FieldType::UInt { min: 0, max: MAX_PIPELINE },
+        default: Some("2"),
+        doc: "register stages, the latency in cycles (one line per cycle at any setting): 0 combinational; 1 after the group members; 2 also after the hash. LUT6 levels between registers (Yosys abc -lut 6) for N = 6, R = 3: 6 / 4 / 3; for N = 200, R = 8: 9 at 1, 7 at 2",
+    },
+];
 
 /// The validated shape fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +110,8 @@ impl Shape {
 pub struct RecxlReplicaMapBlock {
     pub name: String,
     pub shape: Shape,
+    /// Register stages (the latency), 0..=[`MAX_PIPELINE`].
+    pub pipeline: u32,
 }
 
 impl RecxlReplicaMapBlock {
@@ -111,14 +128,15 @@ impl BlockKind for RecxlReplicaMapKind {
         "recxl_replica_map"
     }
     fn summary(&self) -> &'static str {
-        "ReCXL replica map: the R rotating replica CNs of a line address and the live member in charge of dumping it (combinational)"
+        "ReCXL replica map: the R rotating replica CNs of a line address and the live member in charge of dumping it (combinational or pipelined)"
     }
     fn fields(&self) -> &'static [FieldSpec] {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
         let shape = read_shape(r)?;
-        Ok(Box::new(RecxlReplicaMapBlock { name: r.block().to_string(), shape }))
+        let pipeline = r.u32("pipeline")?;
+        Ok(Box::new(RecxlReplicaMapBlock { name: r.block().to_string(), shape, pipeline }))
     }
 }
 
@@ -130,7 +148,9 @@ impl Block for RecxlReplicaMapBlock {
         "recxl_replica_map"
     }
     fn params(&self) -> Vec<(&'static str, String)> {
-        self.shape.params()
+        let mut p = self.shape.params();
+        p.push(("pipeline", self.pipeline.to_string()));
+        p
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

@@ -7,6 +7,7 @@ use crate::blocks::rifl::model::params::Params;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port};
+use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
 pub const LAYOUT_NOTE: &str = "Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first, so the fields go out \
@@ -129,17 +130,6 @@ pub fn scrambler_maps(raw_bits: usize, descramble: bool) -> (AffineMap, AffineMa
     (AffineMap { matrix: BitMatrix::from_rows(cols, out), constant: z(raw_bits) }, AffineMap { matrix: BitMatrix::from_rows(cols, next), constant: z(33) })
 }
 
-/// The line bit `y[j]` (j may be negative: the state) as an expression over the chunk wires
-/// `y<c>` (13 bits each) and the state register.
-fn line_bit(j: isize, chunk: u32, widths: &[u32]) -> Expr {
-    if j < 0 {
-        return Expr::bit("state", (-1 - j) as u32);
-    }
-    let c = j as u32 / chunk;
-    let k = j as u32 % chunk;
-    bit_of(&format!("y{c}"), widths[c as usize], k)
-}
-
 pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -> GeneratedModule {
     let r = p.raw_bits() as u32;
     let mut ports = clock_ports(design);
@@ -159,22 +149,17 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
         items.push(Item::assign(id("dout"), Expr::xor(Expr::xor(id("din"), Expr::slice("hist", r + 19, 20)), Expr::slice("hist", r - 1, 0))));
         (0..33).map(|k| Expr::bit("din", r - 1 - k)).collect()
     } else {
-        // y[j] = x[j] ^ y[j-13] ^ y[j-33] in chunks of 13 bits: every term of a chunk comes
-        // from earlier chunks or the state, so the recurrence is a chain of 3-input XORs
-        // (synthesis balances it: depth about 7 LUTs for 242 bits, a LUT per bit).
-        const CHUNK: u32 = 13;
-        let chunks = r.div_ceil(CHUNK);
-        let widths: Vec<u32> = (0..chunks).map(|c| CHUNK.min(r - c * CHUNK)).collect();
-        items.push(Item::comment("Scrambled line bits in chunks of 13: y<c>[k] = y[13c+k]."));
-        for c in 0..chunks {
-            let w = widths[c as usize];
-            let lo = c * CHUNK;
-            let tap = |d: isize| cat((0..w).rev().map(|k| line_bit((lo + k) as isize - d, CHUNK, &widths)).collect());
-            let x = if w == 1 { Expr::bit("din", lo) } else { Expr::slice("din", lo + w - 1, lo) };
-            wire(&mut items, &format!("y{c}"), w, "", Expr::xor(Expr::xor(x, tap(13)), tap(33)));
-        }
-        items.push(Item::assign(id("dout"), cat((0..chunks).rev().map(|c| id(&format!("y{c}"))).collect())));
-        (0..33).map(|k| line_bit((r - 1 - k) as isize, CHUNK, &widths)).collect()
+        // y[j] = x[j] ^ y[j-13] ^ y[j-33] unrolled over the frame (scrambler_maps): every line
+        // bit is a parity of din and the state, at most 57 terms for 242 bits, so shared
+        // 6-input XOR trees reach it in ⌈log6 57⌉ = 3 LUT levels. The recurrence written as a
+        // chain of 3-input XORs maps to 7 levels in 315 LUT6; the unrolled network takes 745
+        // LUT6 with its nodes shared over the whole 275-column input (953 at the default
+        // sharing window, which only matters for wiring on flit-wide CRCs).
+        let (out_map, _) = scrambler_maps(r as usize, false);
+        wire(&mut items, "scr_in", r + 33, "{state, din}: the columns of the unrolled recurrence", cat(vec![id("state"), id("din")]));
+        items.push(Item::comment("dout[j] = y[j], a parity of din and the state: 6-input XOR nodes shared between the bits."));
+        xor_net::emit(&mut items, &XorNet { name: "scr", input: "scr_in", map: &out_map, style: XorStyle::Lut6Shared { window: usize::MAX } }, "dout", 0);
+        (0..33).map(|k| Expr::bit("dout", r - 1 - k)).collect()
     };
     // state_next[k] = y[r-1-k]: bit 32 first in the concatenation.
     items.push(Item::wire("state_next", 33, "the frame's last 33 line bits"));

@@ -258,8 +258,9 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             shared_by: m.shared_by.iter().map(|&b| block_names[b]).collect(),
             file: format!("rtl/{}.v", m.name()),
             latency: m.latency,
-            clock: m.clocked().then_some("clk"),
-            reset: m.module.reset.map(|r| ManifestReset { name: r.port(), active_low: r.active_low() }),
+            // A module with several clocks (`wr_clk`, `rd_clk`) has no single clock or reset to name.
+            clock: (m.clocked() && m.port("clk").is_some()).then_some("clk"),
+            reset: m.module.reset.filter(|r| m.port(r.port()).is_some()).map(|r| ManifestReset { name: r.port(), active_low: r.active_low() }),
             depends: &m.depends,
             ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
         })

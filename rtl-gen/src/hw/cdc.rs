@@ -1,0 +1,156 @@
+//! The clock-domain-crossing kit: the only cells through which a generated module lets a signal
+//! pass from one clock domain into another. Each is a section (declarations and register groups)
+//! a multi-clock module pushes into its item list, clocked by [`ClockDomain`]s:
+//! - [`synchronizer`]: an N-flop chain (`stages` >= 2) of [`Item::SyncReg`] flops, for a
+//!   signal of which at most one bit changes between two samples (a Gray pointer, a level, a
+//!   toggle);
+//! - [`pulse_toggle`] + [`pulse_detect`]: a pulse synchronizer (toggle flop in the source domain,
+//!   synchronizer and edge detector in the destination domain);
+//! - [`gray_counter`], [`gray_of`] and [`bin_of_gray`]: a binary counter with its registered
+//!   Gray code, the pointers that cross (one bit changes per increment).
+//!
+//! The synchronizer flops are named `<name>_s1` … `<name>_s<stages>`: the emitted XDC/SDC find
+//! the crossings by these names (`*_s1` is the first flop after a crossing) and the structural
+//! CDC check accepts a path between domains only into a `_s1` flop (or, for the asynchronous
+//! FIFO's storage, from its memory into its read port).
+
+use super::build::{add, cat, dec, id};
+use super::verilog::{ClockDomain, Expr, Item, Stmt, UnOp};
+
+/// Name of synchronizer `name`'s stage `i` (1 = the flop that samples the other domain).
+pub fn stage_name(name: &str, i: u32) -> String {
+    format!("{name}_s{i}")
+}
+
+/// An N-flop synchronizer of `width` bits: `d` (registers of another clock domain, at most one
+/// bit changing between two edges of `domain`'s clock) sampled into `domain` through `stages`
+/// flops. Returns the declarations and the register group, and the name of the last stage (the
+/// synchronized value, `stages` edges of `domain` after `d` changed). Every stage resets to 0.
+pub fn synchronizer(items: &mut Vec<Item>, name: &str, d: Expr, width: u32, stages: u32, domain: &ClockDomain, doc: &str) -> String {
+    assert!(stages >= 2, "synchronizer {name}: {stages} stages (at least 2)");
+    items.push(Item::comment(&format!("{doc}\n{stages}-flop synchronizer into the {} domain (ASYNC_REG: one slice, no shift-register LUT).", domain.clock)));
+    for i in 1..=stages {
+        let what = if i == 1 { "samples the other clock domain (may go metastable)".to_string() } else { format!("stage {i} of {stages}") };
+        items.push(Item::SyncReg { name: stage_name(name, i), width, doc: what });
+    }
+    let reset = (1..=stages).map(|i| Stmt::set(id(&stage_name(name, i)), dec(width, 0))).collect();
+    let body = (1..=stages).map(|i| Stmt::set(id(&stage_name(name, i)), if i == 1 { d.clone() } else { id(&stage_name(name, i - 1)) })).collect();
+    items.push(Item::AlwaysFfOn { domain: domain.clone(), reset: Some(reset), body });
+    stage_name(name, stages)
+}
+
+/// The Gray code of the `width`-bit binary signal `bin`: `bin ^ (bin >> 1)`.
+pub fn gray_of(bin: &str, width: u32) -> Expr {
+    if width == 1 {
+        return id(bin);
+    }
+    Expr::xor(id(bin), cat(vec![dec(1, 0), Expr::slice(bin, width - 1, 1)]))
+}
+
+/// The binary value of the `width`-bit Gray code `gray`: bit i is the parity of `gray[width-1:i]`.
+pub fn bin_of_gray(gray: &str, width: u32) -> Expr {
+    let bits = (0..width)
+        .rev()
+        .map(|i| if i == width - 1 { Expr::bit(gray, i) } else { Expr::red(UnOp::RedXor, Expr::slice(gray, width - 1, i)) })
+        .collect();
+    cat(bits)
+}
+
+/// Names of a [`gray_counter`]'s signals.
+#[derive(Debug, Clone)]
+pub struct GrayCounter {
+    /// Binary count (register).
+    pub bin: String,
+    /// Its Gray code (register): the value that crosses.
+    pub gray: String,
+    /// Binary count after this edge (wire).
+    pub bin_next: String,
+    /// Gray code after this edge (wire), for flags registered from the next pointer.
+    pub gray_next: String,
+}
+
+/// A `width`-bit binary counter stepping by the 1-bit `inc` at each edge of `domain`, kept with
+/// its Gray code in registers (one register group): the Gray register changes one bit per
+/// increment, so it can cross domains through a [`synchronizer`]. Both reset to 0.
+pub fn gray_counter(items: &mut Vec<Item>, prefix: &str, width: u32, inc: Expr, domain: &ClockDomain, doc: &str) -> GrayCounter {
+    let c = GrayCounter { bin: format!("{prefix}_bin_q"), gray: format!("{prefix}_gray_q"), bin_next: format!("{prefix}_bin_n"), gray_next: format!("{prefix}_gray_n") };
+    items.push(Item::comment(doc));
+    items.push(Item::reg(&c.bin, width, "binary count"));
+    items.push(Item::reg(&c.gray, width, "Gray code of the count: the value that crosses"));
+    items.push(Item::wire(&c.bin_next, width, "count after this edge"));
+    let step = if width == 1 { inc } else { cat(vec![dec(width - 1, 0), inc]) };
+    items.push(Item::assign(id(&c.bin_next), add(id(&c.bin), step)));
+    items.push(Item::wire(&c.gray_next, width, "its Gray code"));
+    items.push(Item::assign(id(&c.gray_next), gray_of(&c.bin_next, width)));
+    items.push(Item::AlwaysFfOn {
+        domain: domain.clone(),
+        reset: Some(vec![Stmt::set(id(&c.bin), dec(width, 0)), Stmt::set(id(&c.gray), dec(width, 0))]),
+        body: vec![Stmt::set(id(&c.bin), id(&c.bin_next)), Stmt::set(id(&c.gray), id(&c.gray_next))],
+    });
+    c
+}
+
+/// Source half of a pulse synchronizer: a toggle flop `<name>_toggle_q` in `domain` that flips
+/// at each edge where `pulse` is high. Returns the toggle register's name (what crosses).
+pub fn pulse_toggle(items: &mut Vec<Item>, name: &str, pulse: Expr, domain: &ClockDomain) -> String {
+    let t = format!("{name}_toggle_q");
+    items.push(Item::comment(&format!("Pulse synchronizer {name}, source half: a level that flips once per pulse crosses, never the pulse.")));
+    items.push(Item::reg(&t, 1, "flips at every source pulse"));
+    items.push(Item::AlwaysFfOn { domain: domain.clone(), reset: Some(vec![Stmt::set(id(&t), Expr::zero())]), body: vec![Stmt::when(pulse, vec![Stmt::set(id(&t), id(&t).not())])] });
+    t
+}
+
+/// Destination half of a pulse synchronizer: the toggle `toggle` (from [`pulse_toggle`])
+/// through a `stages`-flop synchronizer into `domain`, and an edge detector: the wire
+/// `<name>_pulse` is high for one destination cycle per source pulse, `stages` destination
+/// edges after the toggle flipped. Source pulses must be at least `stages + 1` destination
+/// cycles apart (two flips inside one sample would cancel).
+pub fn pulse_detect(items: &mut Vec<Item>, name: &str, toggle: &str, stages: u32, domain: &ClockDomain) -> String {
+    let synced = synchronizer(items, &format!("{name}_sync"), id(toggle), 1, stages, domain, &format!("Pulse synchronizer {name}, destination half."));
+    let seen = format!("{name}_seen_q");
+    let pulse = format!("{name}_pulse");
+    items.push(Item::reg(&seen, 1, "the synchronized toggle one edge earlier"));
+    items.push(Item::AlwaysFfOn { domain: domain.clone(), reset: Some(vec![Stmt::set(id(&seen), Expr::zero())]), body: vec![Stmt::set(id(&seen), id(&synced))] });
+    items.push(Item::wire(&pulse, 1, "one destination cycle per source pulse"));
+    items.push(Item::assign(id(&pulse), Expr::xor(id(&synced), id(&seen))));
+    pulse
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::verilog::{Module, Port};
+    use crate::info::ResetStyle;
+
+    fn gray(b: u32) -> u32 {
+        b ^ (b >> 1)
+    }
+
+    #[test]
+    fn gray_code_helpers_print_the_textbook_forms() {
+        assert_eq!(gray_of("b", 4).render(), "b ^ {1'd0, b[3:1]}");
+        assert_eq!(bin_of_gray("g", 3).render(), "{g[2], ^g[2:1], ^g[2:0]}");
+        // Adjacent Gray codes differ in one bit, around the wrap too.
+        for b in 0..16u32 {
+            assert_eq!((gray(b) ^ gray((b + 1) % 16)).count_ones(), 1);
+        }
+    }
+
+    #[test]
+    fn a_synchronizer_is_a_chain_of_async_reg_flops_in_its_own_domain() {
+        let wr = ClockDomain::named("wr", ResetStyle::AsyncLow);
+        let mut items = Vec::new();
+        let out = synchronizer(&mut items, "ptr_sync", id("ptr_q"), 4, 3, &wr, "A pointer.");
+        assert_eq!(out, "ptr_sync_s3");
+        let m = Module {
+            name: "m".into(),
+            ports: vec![Port::input("wr_clk", 1, ""), Port::input("wr_rst_n", 1, ""), Port::input("ptr_q", 4, "")],
+            items,
+            reset: Some(ResetStyle::AsyncLow),
+        };
+        let text = m.render();
+        assert!(text.contains("(* ASYNC_REG = \"TRUE\", keep = \"true\" *) reg [3:0] ptr_sync_s1;"), "{text}");
+        assert!(text.contains("always @(posedge wr_clk or negedge wr_rst_n) begin\n        if (!wr_rst_n) begin"), "{text}");
+        assert!(text.contains("ptr_sync_s1 <= ptr_q;\n            ptr_sync_s2 <= ptr_sync_s1;\n            ptr_sync_s3 <= ptr_sync_s2;"), "{text}");
+    }
+}

@@ -7,6 +7,7 @@
 //! default design, whose root is `generated/`).
 
 use super::banner::{self, Provenance};
+use super::cdc_constraints;
 use super::demo;
 use crate::header::{prepend, CommentStyle, HeaderContext, HeaderError};
 use crate::blocks;
@@ -245,6 +246,12 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     );
     files.insert(layout.constraints.join(&xdc), header(HeaderContext::design_file(name, &xdc), CommentStyle::Hash, banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
     files.insert(layout.constraints.join(&sdc), header(HeaderContext::design_file(name, &sdc), CommentStyle::Hash, banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
+    // A module with several clocks gets constraint files of its own: its clocks and crossings.
+    for m in elab.modules.iter().filter(|m| cdc_constraints::multi_clock(m)) {
+        let (mx, ms) = (format!("{}.xdc", m.name()), format!("{}.sdc", m.name()));
+        files.insert(layout.constraints.join(&mx), header(HeaderContext::design_file(name, &mx), CommentStyle::Hash, cdc_constraints::xdc(m, name, &layout.regenerate, design.info.clock_mhz))?);
+        files.insert(layout.constraints.join(&ms), header(HeaderContext::design_file(name, &ms), CommentStyle::Hash, cdc_constraints::sdc(m, name, &layout.regenerate, design.info.clock_mhz))?);
+    }
 
     let manifest_modules = elab
         .modules

@@ -312,7 +312,8 @@ pub fn async_fifo(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestR
     let b = super::downcast::<AsyncFifoBlock>(&own, m)?;
     let mut t = FifoTwin::new(b, Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?)?;
     for (_, clocks) in clock_pairs(rng) {
-        t.run(clocks, opts.vectors.div_ceil(4).max(100), rng)?;
+        // Each pair gets a quarter of the cycles: rising edges, so twice as many edges.
+        t.run(clocks, opts.vectors.div_ceil(2).max(200), rng)?;
     }
     Ok(t.into_tally())
 }

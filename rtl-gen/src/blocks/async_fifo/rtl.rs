@@ -40,12 +40,12 @@ pub fn module(b: &AsyncFifoBlock, design: &DesignInfo, name: &str) -> GeneratedM
         ports.push(Port::output("rd_data", w, "the oldest word while !rd_empty (first word fall through)"));
     }
     let addr = |ptr: &str| Expr::slice(ptr, a - 1, 0);
-    let mut items = Vec::new();
-
     // Write domain.
-    items.push(Item::comment("Write domain (wr_clk)."));
-    items.push(Item::wire("wr_push", 1, "a word is written at this edge"));
-    items.push(Item::reg("wr_full_q", 1, "registered full flag"));
+    let mut items = vec![
+        Item::comment("Write domain (wr_clk)."),
+        Item::wire("wr_push", 1, "a word is written at this edge"),
+        Item::reg("wr_full_q", 1, "registered full flag"),
+    ];
     items.push(Item::assign(id("wr_push"), and(id("wr_en"), id("wr_full_q").not())));
     let wp = gray_counter(&mut items, "wr_ptr", p, id("wr_push"), &wr, "Write pointer: binary addresses the storage, Gray crosses to the read side.");
     items.push(Item::comment(&format!(

@@ -116,6 +116,202 @@ pub fn pulse_detect(items: &mut Vec<Item>, name: &str, toggle: &str, stages: u32
     pulse
 }
 
+/// A signal that passes from one clock domain into another other than through a kit cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawCrossing {
+    /// The register or input of the source domain.
+    pub from: String,
+    pub from_clock: String,
+    /// The register or output port it reaches.
+    pub to: String,
+    pub to_clock: String,
+}
+
+impl std::fmt::Display for RawCrossing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}) reaches {} ({}) without a synchronizer", self.from, self.from_clock, self.to, self.to_clock)
+    }
+}
+
+fn idents(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Ident(n) | Expr::Bit(n, _) | Expr::Slice(n, ..) => out.push(n.clone()),
+        Expr::Index(n, i) => {
+            out.push(n.clone());
+            idents(i, out);
+        }
+        Expr::Const(_) | Expr::Dec(..) => {}
+        Expr::Un(_, a) | Expr::Repeat(_, a) | Expr::Parity { of: a, .. } => idents(a, out),
+        Expr::Bin(_, a, b) => {
+            idents(a, out);
+            idents(b, out);
+        }
+        Expr::Ternary(c, a, b) => {
+            idents(c, out);
+            idents(a, out);
+            idents(b, out);
+        }
+        Expr::Concat(v) | Expr::Call(_, v) | Expr::XorAll(v) => v.iter().for_each(|x| idents(x, out)),
+    }
+}
+
+/// The register a left-hand side assigns (`q`, `q[3]`, `mem[addr]`) and the names its index reads.
+fn target(lhs: &Expr, reads: &mut Vec<String>) -> Option<String> {
+    match lhs {
+        Expr::Ident(n) | Expr::Bit(n, _) | Expr::Slice(n, ..) => Some(n.clone()),
+        Expr::Index(n, i) => {
+            idents(i, reads);
+            Some(n.clone())
+        }
+        _ => None,
+    }
+}
+
+/// Every (register, names its next value reads, the right-hand side when it is a plain name)
+/// of a register group: conditions count as read by every assignment under them.
+fn assignments(stmts: &[Stmt], conds: &[String], out: &mut Vec<(String, Vec<String>, Option<String>)>) {
+    for s in stmts {
+        match s {
+            Stmt::Assign(l, r) => {
+                let mut reads = conds.to_vec();
+                idents(r, &mut reads);
+                if let Some(t) = target(l, &mut reads) {
+                    let plain = if let Expr::Ident(n) = r { Some(n.clone()) } else { None };
+                    out.push((t, reads, plain));
+                }
+            }
+            Stmt::If(c, a, b) => {
+                let mut cs = conds.to_vec();
+                idents(c, &mut cs);
+                assignments(a, &cs, out);
+                assignments(b, &cs, out);
+            }
+            Stmt::Case(sel, arms, default) => {
+                let mut cs = conds.to_vec();
+                idents(sel, &mut cs);
+                for (labels, body) in arms {
+                    labels.iter().for_each(|l| idents(l, &mut cs));
+                    assignments(body, &cs, out);
+                }
+                assignments(default, &cs, out);
+            }
+            Stmt::Comment(_) => {}
+        }
+    }
+}
+
+/// `b ^ {1'd0, b[W-1:1]}`: the form [`gray_of`] prints.
+fn is_gray_code(e: &Expr) -> bool {
+    match e {
+        Expr::Bin(crate::hw::verilog::BinOp::Xor, a, b) => match (a.as_ref(), b.as_ref()) {
+            (Expr::Ident(x), Expr::Concat(parts)) => matches!(parts.as_slice(), [Expr::Dec(1, 0), Expr::Slice(y, _, 1)] if y == x),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The structural CDC check of a module: every register's clock (from its register group), every
+/// input's (the clock whose prefix it carries: `wr_en` is `wr_clk`'s), and every path from a
+/// register or input of one clock to a register or output of another, through any wires. A
+/// path is allowed only into the first flop of a kit synchronizer (an [`Item::SyncReg`] named
+/// `*_s1` loaded directly from the source, no logic between; a source of several bits must be a
+/// register loaded only with Gray codes, as [`gray_counter`] keeps them), or out of a memory (an
+/// asynchronous FIFO's storage, read by the other side at pointers the synchronizers proved
+/// written). Returns every other path. A single-clock module has none by construction.
+pub fn raw_crossings(m: &crate::hw::verilog::Module) -> Vec<RawCrossing> {
+    use crate::hw::verilog::Dir;
+    use std::collections::{BTreeMap, BTreeSet, HashMap};
+    let mut clock_of: HashMap<String, String> = HashMap::new();
+    let mut regs: Vec<(String, String, Vec<String>, Option<String>)> = Vec::new();
+    for item in &m.items {
+        let (clock, body) = match item {
+            Item::AlwaysFf { body, reset } => ("clk".to_string(), body.iter().chain(reset.iter().flatten()).cloned().collect::<Vec<_>>()),
+            Item::AlwaysFfOn { domain, body, reset } => (domain.clock.clone(), body.iter().chain(reset.iter().flatten()).cloned().collect()),
+            _ => continue,
+        };
+        let mut a = Vec::new();
+        assignments(&body, &[], &mut a);
+        for (t, reads, plain) in a {
+            clock_of.insert(t.clone(), clock.clone());
+            regs.push((t, clock.clone(), reads, plain));
+        }
+    }
+    let clocks: BTreeSet<String> = clock_of.values().cloned().collect();
+    for p in m.ports.iter().filter(|p| p.dir == Dir::Input) {
+        if let Some(c) = clocks.iter().find(|c| c.strip_suffix("clk").is_some_and(|pre| !pre.is_empty() && p.name.starts_with(pre))) {
+            clock_of.entry(p.name.clone()).or_insert_with(|| c.clone());
+        } else if clocks.len() == 1 && !clocks.contains(&p.name) {
+            clock_of.entry(p.name.clone()).or_insert_with(|| clocks.iter().next().cloned().unwrap_or_default());
+        }
+    }
+    let memories: BTreeSet<&str> = m.items.iter().filter_map(|i| if let Item::Memory { name, .. } | Item::LutMemory { name, .. } = i { Some(name.as_str()) } else { None }).collect();
+    let sync1: BTreeSet<&str> = m.items.iter().filter_map(|i| if let Item::SyncReg { name, .. } = i { name.ends_with("_s1").then_some(name.as_str()) } else { None }).collect();
+    let mut wires: HashMap<String, Vec<String>> = HashMap::new();
+    let mut gray_wires: BTreeSet<String> = BTreeSet::new();
+    for item in &m.items {
+        if let Item::Assign(Expr::Ident(w), r) = item {
+            if is_gray_code(r) {
+                gray_wires.insert(w.clone());
+            }
+        }
+        if let Item::Assign(l, r) = item {
+            let mut reads = Vec::new();
+            if let Some(t) = target(l, &mut reads) {
+                idents(r, &mut reads);
+                wires.entry(t).or_default().extend(reads);
+            }
+        }
+    }
+    // The registers and inputs a set of names reads through wires.
+    let sources = |start: &[String]| -> BTreeSet<String> {
+        let (mut seen, mut todo, mut out) = (BTreeSet::new(), start.to_vec(), BTreeSet::new());
+        while let Some(n) = todo.pop() {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            if clock_of.contains_key(&n) {
+                out.insert(n);
+            } else if let Some(r) = wires.get(&n) {
+                todo.extend(r.iter().cloned());
+            }
+        }
+        out
+    };
+    let mut found = BTreeMap::new();
+    let mut flag = |from: &str, to: &str, to_clock: &str| {
+        let from_clock = &clock_of[from];
+        if from_clock != to_clock && !memories.contains(from) {
+            found.insert((from.to_string(), to.to_string()), RawCrossing { from: from.into(), from_clock: from_clock.clone(), to: to.into(), to_clock: to_clock.into() });
+        }
+    };
+    let widths: HashMap<&str, u32> = m.items.iter().filter_map(|i| if let Item::SyncReg { name, width, .. } = i { Some((name.as_str(), *width)) } else { None }).collect();
+    // A register loaded only with Gray codes: one bit changes per step, so a synchronizer can take it.
+    let gray_reg = |r: &str| {
+        // Constant loads (the reset value) aside.
+        let loads: Vec<&Option<String>> = regs.iter().filter(|(t, _, reads, plain)| t == r && (plain.is_some() || !reads.is_empty())).map(|(.., plain)| plain).collect();
+        !loads.is_empty() && loads.iter().all(|p| p.as_ref().is_some_and(|w| gray_wires.contains(w)))
+    };
+    for (t, clock, reads, plain) in &regs {
+        let direct_sync = sync1.contains(t.as_str()) && plain.as_deref().is_some_and(|src| widths.get(t.as_str()).copied().unwrap_or(1) == 1 || gray_reg(src));
+        for s in sources(reads) {
+            if direct_sync && plain.as_deref() == Some(s.as_str()) {
+                continue;
+            }
+            flag(&s, t, clock);
+        }
+    }
+    for p in m.ports.iter().filter(|p| p.dir == Dir::Output) {
+        let srcs = sources(std::slice::from_ref(&p.name).iter().flat_map(|n| wires.get(n).cloned().unwrap_or_default()).collect::<Vec<_>>().as_slice());
+        let own = clocks.iter().find(|c| c.strip_suffix("clk").is_some_and(|pre| !pre.is_empty() && p.name.starts_with(pre))).cloned();
+        let Some(own) = own.or_else(|| srcs.iter().find(|s| !memories.contains(s.as_str())).map(|s| clock_of[s].clone())) else { continue };
+        for s in srcs {
+            flag(&s, &p.name, &own);
+        }
+    }
+    found.into_values().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -349,4 +349,35 @@ mod tests {
         assert!(text.contains("always @(posedge wr_clk or negedge wr_rst_n) begin\n        if (!wr_rst_n) begin"), "{text}");
         assert!(text.contains("ptr_sync_s1 <= ptr_q;\n            ptr_sync_s2 <= ptr_sync_s1;\n            ptr_sync_s3 <= ptr_sync_s2;"), "{text}");
     }
+
+    #[test]
+    fn a_pulse_synchronizer_crosses_only_through_its_toggle() {
+        let (src, dst) = (ClockDomain::named("src", ResetStyle::SyncHigh), ClockDomain::named("dst", ResetStyle::SyncHigh));
+        let mut items = Vec::new();
+        let toggle = pulse_toggle(&mut items, "ev", id("src_pulse"), &src);
+        let pulse = pulse_detect(&mut items, "ev", &toggle, 2, &dst);
+        items.push(Item::assign(id("dst_pulse"), id(&pulse)));
+        let m = Module {
+            name: "m".into(),
+            ports: vec![
+                Port::input("src_clk", 1, ""),
+                Port::input("src_rst", 1, ""),
+                Port::input("src_pulse", 1, ""),
+                Port::input("dst_clk", 1, ""),
+                Port::input("dst_rst", 1, ""),
+                Port::output("dst_pulse", 1, ""),
+            ],
+            items,
+            reset: Some(ResetStyle::SyncHigh),
+        };
+        assert!(raw_crossings(&m).is_empty(), "{:?}", raw_crossings(&m));
+        let text = m.render();
+        assert!(text.contains("always @(posedge src_clk) begin\n        if (src_rst) begin\n            ev_toggle_q <= 1'd0;"), "{text}");
+        assert!(text.contains("ev_sync_s1 <= ev_toggle_q;") && text.contains("assign ev_pulse = ev_sync_s2 ^ ev_seen_q;"), "{text}");
+        // The pulse itself taken across instead of the toggle: a raw crossing.
+        let mut raw = m.clone();
+        raw.items.push(Item::reg("late_q", 1, ""));
+        raw.items.push(Item::AlwaysFfOn { domain: dst.clone(), reset: None, body: vec![Stmt::set(id("late_q"), id("src_pulse"))] });
+        assert_eq!(raw_crossings(&raw).len(), 1);
+    }
 }

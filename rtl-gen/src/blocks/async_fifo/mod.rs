@@ -128,3 +128,23 @@ impl Block for AsyncFifoBlock {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Design;
+
+    fn parse(fields: &str) -> Result<Design, String> {
+        Design::parse(&format!("[design]\nname = \"d\"\n\n[[blocks]]\nkind = \"async_fifo\"\nname = \"f\"\n{fields}\n"), "d.toml").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn range_errors_name_the_field_and_what_is_allowed() {
+        let e = parse("width = 8\ndepth = 12").expect_err("not a power of two");
+        assert!(e.contains("field `depth` = 12 is not a power of two; allowed 2, 4, 8, ..., 1024"), "{e}");
+        let e = parse("width = 8\ndepth = 2048").expect_err("too deep");
+        assert!(e.contains("`depth`") && e.contains("2..=1024"), "{e}");
+        let e = parse("width = 8\ndepth = 8\nsync_stages = 1").expect_err("one flop is no synchronizer");
+        assert!(e.contains("`sync_stages`") && e.contains("2..=4"), "{e}");
+        assert!(parse("width = 8\ndepth = 2\nsync_stages = 4\nregistered_output = true").is_ok());
+    }
+}

@@ -506,6 +506,19 @@ impl Dut {
         self.cycle += 1;
     }
 
+    /// One edge of one of several clocks ([`crate::clocks`]): sets the clock port `clock` to
+    /// `rising` and evaluates once, so the inputs set since the last evaluation act at this edge
+    /// and the outputs read afterwards are those after it. The caller orders the edges of all
+    /// clocks in time; [`Dut::tick`] is the one-clock shorthand.
+    pub fn clock_edge(&mut self, clock: PortId, rising: bool) -> Result<(), SimError> {
+        self.set_port_u64(clock, u64::from(rising))?;
+        self.eval();
+        if rising {
+            self.cycle += 1;
+        }
+        Ok(())
+    }
+
     /// `n` calls of [`Dut::tick`].
     pub fn ticks(&mut self, n: u64) {
         for _ in 0..n {

@@ -30,6 +30,7 @@
 
 
 mod bench;
+pub mod clocks;
 pub mod cosim;
 mod dut;
 mod error;

@@ -7,6 +7,7 @@ use crate::error::ConfigResult;
 use crate::fields::{FieldReader, FieldSpec};
 use std::any::Any;
 
+pub mod async_fifo;
 pub mod crc;
 pub mod crc_stream;
 pub mod genz_llr;
@@ -39,6 +40,7 @@ pub static KINDS: &[&dyn BlockKind] = &[
     &recxl_replica_map::RecxlReplicaMapKind,
     &recxl_logging_unit::RecxlLoggingUnitKind,
     &genz_llr::GenzLlrKind,
+    &async_fifo::AsyncFifoKind,
 ];
 
 pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {

@@ -265,7 +265,7 @@ impl Sim {
         for item in &module.items {
             match item {
                 Item::Comment(_) | Item::Pragma(_) | Item::Blank | Item::Formal(_) => {}
-                Item::Wire { name, width, .. } | Item::Reg { name, width, .. } | Item::KeptWire { name, width } => c.declare(name, *width),
+                Item::Wire { name, width, .. } | Item::Reg { name, width, .. } | Item::SyncReg { name, width, .. } | Item::KeptWire { name, width } => c.declare(name, *width),
                 Item::Localparam { name, value, .. } => {
                     let v = eval(&c.expr(value), &c.values, &c.widths);
                     c.declare(name, v.width() as u32);
@@ -275,6 +275,7 @@ impl Sim {
                 Item::Assign(l, r) => assigns.push((c.target(l), c.expr(r))),
                 Item::AlwaysFf { reset, body } => ffs.push(FfBlock { reset: reset.as_ref().map(|r| c.stmts(r)), body: c.stmts(body) }),
                 Item::Memory { name, .. } | Item::LutMemory { name, .. } => panic!("module {}: memory `{name}` is not supported by the evaluator", module.name),
+                Item::AlwaysFfOn { domain, .. } => panic!("module {}: the evaluator has one clock, not `{}`", module.name, domain.clock),
                 Item::AlwaysComb(_) => panic!("module {}: always @* is not supported by the evaluator", module.name),
                 Item::Instance { name, .. } => panic!("module {}: instance `{name}` is not supported by the evaluator", module.name),
                 Item::Function { name, .. } => panic!("module {}: function `{name}` is not supported by the evaluator", module.name),

@@ -1,9 +1,10 @@
 //! The hardware-construction kit every block kind builds with: the typed Verilog tree and its
 //! printer ([`verilog`]), short-hand builders ([`build`]), XOR / GF(2^m) networks ([`xor_net`],
-//! [`gf_net`]), pipelines ([`pipe`]), formal properties ([`props`]), the generated-module record ([`module`]) and a cycle
+//! [`gf_net`]), pipelines ([`pipe`]), the clock-domain-crossing kit ([`cdc`]), formal properties ([`props`]), the generated-module record ([`module`]) and a cycle
 //! evaluator of the tree for unit tests ([`eval`]). It imports nothing from `config`, `blocks`
 //! or `output`, so those can all depend on it without a cycle.
 pub mod build;
+pub mod cdc;
 pub mod eval;
 pub mod gf_net;
 pub mod module;

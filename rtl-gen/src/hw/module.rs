@@ -60,6 +60,8 @@ pub enum Role {
     LoggingUnit,
     /// A whole Gen-Z LLR interface, TX and RX of one end of a link (`genz_llr`).
     Interface,
+    /// Asynchronous FIFO between two clock domains (`async_fifo`).
+    AsyncFifo,
 }
 
 impl Role {
@@ -89,6 +91,7 @@ impl Role {
         Role::ReplicaMap,
         Role::LoggingUnit,
         Role::Interface,
+        Role::AsyncFifo,
     ];
 
     /// The name in manifest.json and on the command line.
@@ -119,6 +122,7 @@ impl Role {
             Role::ReplicaMap => "replica_map",
             Role::LoggingUnit => "logging_unit",
             Role::Interface => "interface",
+            Role::AsyncFifo => "async_fifo",
         }
     }
 

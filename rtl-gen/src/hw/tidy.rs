@@ -40,7 +40,7 @@ impl Widths {
         let mut memories = HashSet::new();
         for item in &m.items {
             match item {
-                Item::Wire { name, width, .. } | Item::KeptWire { name, width } | Item::Reg { name, width, .. } => {
+                Item::Wire { name, width, .. } | Item::KeptWire { name, width } | Item::Reg { name, width, .. } | Item::SyncReg { name, width, .. } => {
                     of.insert(name.clone(), *width);
                 }
                 Item::Memory { name, width, .. } | Item::LutMemory { name, width, .. } => {
@@ -271,7 +271,7 @@ fn fold_stmts(stmts: Vec<Stmt>) -> Vec<Stmt> {
 
 fn fold_item_stmts(item: &mut Item) {
     match item {
-        Item::AlwaysFf { reset, body } => {
+        Item::AlwaysFf { reset, body } | Item::AlwaysFfOn { reset, body, .. } => {
             if let Some(r) = reset {
                 *r = fold_stmts(std::mem::take(r));
             }
@@ -291,7 +291,7 @@ fn for_each_expr_in_item(item: &mut Item, f: &mut impl FnMut(&mut Expr)) {
             f(l);
             f(r);
         }
-        Item::AlwaysFf { reset, body } => {
+        Item::AlwaysFf { reset, body } | Item::AlwaysFfOn { reset, body, .. } => {
             if let Some(r) = reset {
                 for_each_expr_in_stmts(r, f);
             }
@@ -424,7 +424,7 @@ fn drop_identity_wires(m: &mut Module) {
 /// The names declared by an item.
 fn declared(item: &Item) -> Option<&str> {
     match item {
-        Item::Wire { name, .. } | Item::KeptWire { name, .. } | Item::Reg { name, .. } | Item::Memory { name, .. } | Item::LutMemory { name, .. } | Item::Localparam { name, .. } | Item::Function { name, .. } => Some(name),
+        Item::Wire { name, .. } | Item::KeptWire { name, .. } | Item::Reg { name, .. } | Item::SyncReg { name, .. } | Item::Memory { name, .. } | Item::LutMemory { name, .. } | Item::Localparam { name, .. } | Item::Function { name, .. } => Some(name),
         _ => None,
     }
 }
@@ -456,7 +456,7 @@ fn exprs_of(item: &Item) -> Vec<&Expr> {
     match item {
         Item::Localparam { value, .. } => out.push(value),
         Item::Assign(l, r) => out.extend([l, r]),
-        Item::AlwaysFf { reset, body } => {
+        Item::AlwaysFf { reset, body } | Item::AlwaysFfOn { reset, body, .. } => {
             if let Some(r) = reset {
                 stmts(r, &mut out);
             }

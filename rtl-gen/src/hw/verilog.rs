@@ -461,6 +461,10 @@ pub enum Item {
     /// A wire synthesis must keep (`(* keep *)`): pins a LUT boundary in explicit XOR trees.
     KeptWire { name: String, width: u32 },
     Reg { name: String, width: u32, doc: String },
+    /// A synchronizer flop of the CDC kit ([`super::cdc`]): `(* ASYNC_REG = "TRUE" *)` places the
+    /// stages of one chain in one slice and keeps them out of shift-register LUTs in Vivado;
+    /// `keep` stops Yosys (and so nextpnr) from merging or retiming them away.
+    SyncReg { name: String, width: u32, doc: String },
     /// `reg [width-1:0] name [0:depth-1];` in the inference pattern for block RAM.
     Memory { name: String, width: u32, depth: u32, doc: String },
     /// The same memory marked `(* ram_style = "distributed" *)`: LUT RAM, for a buffer whose
@@ -472,6 +476,9 @@ pub enum Item {
     Assign(Expr, Expr),
     /// `always @(posedge clk)`; with `reset` the design's reset style wraps `reset_body`.
     AlwaysFf { reset: Option<Vec<Stmt>>, body: Vec<Stmt> },
+    /// A register group of a module with several clocks: `always @(posedge <clock>)` with the
+    /// design's reset style on the domain's own reset port ([`ClockDomain`]).
+    AlwaysFfOn { domain: ClockDomain, reset: Option<Vec<Stmt>>, body: Vec<Stmt> },
     AlwaysComb(Vec<Stmt>),
     Instance { module: String, name: String, conns: Vec<(String, Expr)> },
     /// `function [width-1:0] name; input [arg_width-1:0] arg; begin body end endfunction`: a
@@ -480,6 +487,21 @@ pub enum Item {
     Function { name: String, width: u32, arg: String, arg_width: u32, doc: String, body: Vec<Stmt> },
     /// Formal properties inside `` `ifdef FORMAL ``, last in the module ([`super::props`]).
     Formal(super::props::Formal),
+}
+
+/// One clock domain of a module with several clocks: its clock port and its reset port (whose
+/// polarity and synchronism follow the module's [`ResetStyle`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockDomain {
+    pub clock: String,
+    pub reset: String,
+}
+
+impl ClockDomain {
+    /// The domain `<role>_clk` / `<role>_` + the design's reset port (`wr_clk`, `wr_rst_n`).
+    pub fn named(role: &str, style: ResetStyle) -> ClockDomain {
+        ClockDomain { clock: format!("{role}_clk"), reset: format!("{role}_{}", style.port()) }
+    }
 }
 
 impl Item {
@@ -652,6 +674,7 @@ impl Module {
             Item::Wire { name, width, doc } => decl(out, "wire", name, *width, doc),
             Item::KeptWire { name, width } => decl(out, "(* keep *) wire", name, *width, ""),
             Item::Reg { name, width, doc } => decl(out, "reg", name, *width, doc),
+            Item::SyncReg { name, width, doc } => decl(out, "(* ASYNC_REG = \"TRUE\", keep = \"true\" *) reg", name, *width, doc),
             Item::Memory { name, width, depth, doc } => {
                 let _ = writeln!(out, "    reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
             }
@@ -668,28 +691,8 @@ impl Module {
                 write_stmts(out, body, 2, "=");
                 out.push_str("    end\n");
             }
-            Item::AlwaysFf { reset, body } => match (reset, self.reset) {
-                (Some(rbody), Some(ResetStyle::SyncHigh)) => {
-                    out.push_str("    always @(posedge clk) begin\n        if (rst) begin\n");
-                    write_stmts(out, rbody, 3, "<=");
-                    out.push_str("        end else begin\n");
-                    write_stmts(out, body, 3, "<=");
-                    out.push_str("        end\n    end\n");
-                }
-                (Some(rbody), Some(ResetStyle::AsyncLow)) => {
-                    out.push_str("    always @(posedge clk or negedge rst_n) begin\n        if (!rst_n) begin\n");
-                    write_stmts(out, rbody, 3, "<=");
-                    out.push_str("        end else begin\n");
-                    write_stmts(out, body, 3, "<=");
-                    out.push_str("        end\n    end\n");
-                }
-                (Some(_), None) => panic!("module {}: reset register group in a module without a reset", self.name),
-                (None, _) => {
-                    out.push_str("    always @(posedge clk) begin\n");
-                    write_stmts(out, body, 2, "<=");
-                    out.push_str("    end\n");
-                }
-            },
+            Item::AlwaysFf { reset, body } => self.write_always_ff(out, "clk", self.reset.map(ResetStyle::port), reset.as_deref(), body),
+            Item::AlwaysFfOn { domain, reset, body } => self.write_always_ff(out, &domain.clock, Some(&domain.reset), reset.as_deref(), body),
             Item::Function { name, width, arg, arg_width, doc, body } => {
                 if !out.ends_with("\n\n") {
                     out.push('\n');
@@ -720,6 +723,35 @@ impl Module {
                     let _ = writeln!(out, "        .{port:<w$} ({}){comma}", e.render_at(11 + w, 8));
                 }
                 out.push_str("    );\n");
+            }
+        }
+    }
+}
+
+impl Module {
+    /// `always @(posedge clock)`, with `reset` (the reset register values) under the module's
+    /// reset style on port `reset_port`.
+    fn write_always_ff(&self, out: &mut String, clock: &str, reset_port: Option<&str>, reset: Option<&[Stmt]>, body: &[Stmt]) {
+        match (reset, self.reset, reset_port) {
+            (Some(rbody), Some(ResetStyle::SyncHigh), Some(rst)) => {
+                let _ = write!(out, "    always @(posedge {clock}) begin\n        if ({rst}) begin\n");
+                write_stmts(out, rbody, 3, "<=");
+                out.push_str("        end else begin\n");
+                write_stmts(out, body, 3, "<=");
+                out.push_str("        end\n    end\n");
+            }
+            (Some(rbody), Some(ResetStyle::AsyncLow), Some(rst)) => {
+                let _ = write!(out, "    always @(posedge {clock} or negedge {rst}) begin\n        if (!{rst}) begin\n");
+                write_stmts(out, rbody, 3, "<=");
+                out.push_str("        end else begin\n");
+                write_stmts(out, body, 3, "<=");
+                out.push_str("        end\n    end\n");
+            }
+            (Some(_), _, _) => panic!("module {}: reset register group in a module without a reset", self.name),
+            (None, _, _) => {
+                let _ = writeln!(out, "    always @(posedge {clock}) begin");
+                write_stmts(out, body, 2, "<=");
+                out.push_str("    end\n");
             }
         }
     }

@@ -7,6 +7,7 @@
 //! default design, whose root is `generated/`).
 
 use super::banner::{self, Provenance};
+use super::cdc_constraints;
 use super::demo;
 use crate::header::{prepend, CommentStyle, HeaderContext, HeaderError};
 use crate::blocks;
@@ -245,6 +246,12 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     );
     files.insert(layout.constraints.join(&xdc), header(HeaderContext::design_file(name, &xdc), CommentStyle::Hash, banner::xdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
     files.insert(layout.constraints.join(&sdc), header(HeaderContext::design_file(name, &sdc), CommentStyle::Hash, banner::sdc_file(name, &layout.regenerate, design.info.clock_mhz))?);
+    // A module with several clocks gets constraint files of its own: its clocks and crossings.
+    for m in elab.modules.iter().filter(|m| cdc_constraints::multi_clock(m)) {
+        let (mx, ms) = (format!("{}.xdc", m.name()), format!("{}.sdc", m.name()));
+        files.insert(layout.constraints.join(&mx), header(HeaderContext::design_file(name, &mx), CommentStyle::Hash, cdc_constraints::xdc(m, name, &layout.regenerate, design.info.clock_mhz))?);
+        files.insert(layout.constraints.join(&ms), header(HeaderContext::design_file(name, &ms), CommentStyle::Hash, cdc_constraints::sdc(m, name, &layout.regenerate, design.info.clock_mhz))?);
+    }
 
     let manifest_modules = elab
         .modules
@@ -258,8 +265,9 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             shared_by: m.shared_by.iter().map(|&b| block_names[b]).collect(),
             file: format!("rtl/{}.v", m.name()),
             latency: m.latency,
-            clock: m.clocked().then_some("clk"),
-            reset: m.module.reset.map(|r| ManifestReset { name: r.port(), active_low: r.active_low() }),
+            // A module with several clocks (`wr_clk`, `rd_clk`) has no single clock or reset to name.
+            clock: (m.clocked() && m.port("clk").is_some()).then_some("clk"),
+            reset: m.module.reset.filter(|r| m.port(r.port()).is_some()).map(|r| ManifestReset { name: r.port(), active_low: r.active_low() }),
             depends: &m.depends,
             ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
         })

@@ -29,6 +29,7 @@ pub const BASES: &[(&str, &str)] = &[
     ("recxl_replica_map", "num_nodes = 4\nreplicas = 2\naddr_bits = 16"),
     ("recxl_logging_unit", "num_nodes = 4\ncores_per_node = 2\nreplicas = 2\naddr_bits = 16\nsram_rows = 16\nfetch_queries = 4\nlog_bytes = 65536"),
     ("genz_llr", "retry_bytes = 512\nretry_packets = 8"),
+    ("async_fifo", "width = 8\ndepth = 8"),
 ];
 
 /// Top ends of ranges swept at a smaller value in the default run, because the top end makes

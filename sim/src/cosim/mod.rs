@@ -9,6 +9,7 @@
 //! [`Bench`] (or one block's) and returns one outcome per module; shared modules run once, under
 //! the block that owns them.
 
+pub mod async_fifo;
 mod crc;
 mod fec;
 pub mod fec_stream;
@@ -202,6 +203,7 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("recxl_replica_map", Role::ReplicaMap) => recxl::replica_map,
         ("recxl_logging_unit", Role::LoggingUnit) => recxl::logging_unit,
         ("genz_llr", Role::Interface) => genz::interface,
+        ("async_fifo", Role::AsyncFifo) => async_fifo::async_fifo,
         _ => return None,
     })
 }

@@ -71,6 +71,14 @@ pub fn find_sdc(tree: &Path, manifest: &TreeManifest) -> Result<PathBuf, ToolErr
     })
 }
 
+/// The SDC `module` is timed against: its own (`<module>.sdc`, written for a module with several
+/// clocks) where the generator wrote one, else the design's ([`find_sdc`]).
+pub fn find_module_sdc(tree: &Path, manifest: &TreeManifest, module: &str) -> Result<PathBuf, ToolError> {
+    let design = find_sdc(tree, manifest)?;
+    let own = design.with_file_name(format!("{module}.sdc"));
+    Ok(if own.is_file() { own } else { design })
+}
+
 /// A tool missing from PATH, as an error naming its Debian package.
 fn missing(e: ToolError, tool: &str, package: &str) -> ToolError {
     match e {
@@ -97,7 +105,7 @@ pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &
         return Err(ToolError::Io(std::io::Error::other(format!("no module {module} in design {}", manifest.design))));
     }
     let mhz = clock_of(manifest, clock_mhz)?;
-    let sdc = find_sdc(tree, manifest)?;
+    let sdc = find_module_sdc(tree, manifest, module)?;
     let dir = work.join(module);
     std::fs::create_dir_all(&dir)?;
     let netlist = dir.join(format!("{module}.v"));

@@ -1,0 +1,82 @@
+//! The structural CDC check (`hw::cdc::raw_crossings`) on elaborated designs: no module of the
+//! default design, and no asynchronous FIFO of any shape, lets a signal pass between clock
+//! domains other than through a CDC-kit cell; the check finds a planted raw crossing (the full
+//! flag computed from the read pointer itself rather than its synchronized copy) and a pointer
+//! that crosses in binary rather than in Gray code.
+
+use rtl_gen::config::Design;
+use rtl_gen::hw::cdc::raw_crossings;
+use rtl_gen::hw::verilog::{Expr, Item, Module, Stmt};
+
+fn fifo(reset: &str, extra: &str) -> Module {
+    // The base's width and depth unless `extra` sets them.
+    let base: String = ["width = 8", "depth = 8"].iter().filter(|l| !extra.contains(&l[..5])).map(|l| format!("{l}\n")).collect();
+    let text = format!("[design]\nname = \"c\"\nreset = \"{reset}\"\n\n[[blocks]]\nkind = \"async_fifo\"\nname = \"f\"\n{base}{extra}\n");
+    let elab = Design::parse(&text, "c.toml").expect("design").elaborate();
+    elab.modules[0].module.clone()
+}
+
+#[test]
+fn no_module_of_the_default_design_crosses_raw() {
+    let elab = Design::builtin_default().elaborate();
+    let mut multi = 0;
+    for m in &elab.modules {
+        let raw = raw_crossings(&m.module);
+        assert!(raw.is_empty(), "{}: {}", m.name(), raw.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "));
+        multi += usize::from(m.module.items.iter().any(|i| matches!(i, Item::AlwaysFfOn { .. })));
+    }
+    assert!(multi >= 1, "the default design has a multi-clock module to check");
+}
+
+#[test]
+fn every_fifo_shape_crosses_only_through_the_kit() {
+    for reset in ["sync_high", "async_low"] {
+        for extra in ["", "registered_output = true", "sync_stages = 4\ndepth = 2", "width = 1\ndepth = 1024\nsync_stages = 3"] {
+            let raw = raw_crossings(&fifo(reset, extra));
+            assert!(raw.is_empty(), "{reset} {extra}: {raw:?}");
+        }
+    }
+}
+
+/// Replaces the right-hand side of `assign <wire> = …`.
+fn reassign(m: &mut Module, wire: &str, rhs: Expr) {
+    let item = m.items.iter_mut().find(|i| matches!(i, Item::Assign(Expr::Ident(w), _) if w == wire)).expect("the assign");
+    *item = Item::assign(Expr::id(wire), rhs);
+}
+
+#[test]
+fn a_planted_raw_crossing_is_found() {
+    let mut m = fifo("sync_high", "");
+    // The full flag from the read pointer itself: a raw multi-bit crossing into wr_clk.
+    reassign(&mut m, "wr_full_n", Expr::eq(Expr::id("wr_ptr_gray_n"), Expr::id("rd_ptr_gray_q")));
+    let raw = raw_crossings(&m);
+    let text: Vec<String> = raw.iter().map(ToString::to_string).collect();
+    assert_eq!(text, ["rd_ptr_gray_q (rd_clk) reaches wr_full_q (wr_clk) without a synchronizer"]);
+
+    // rd_en used by the write side.
+    let mut m = fifo("async_low", "");
+    reassign(&mut m, "wr_push", Expr::and(Expr::id("wr_en"), Expr::id("rd_en")));
+    let raw = raw_crossings(&m);
+    assert!(raw.iter().any(|r| r.from == "rd_en" && r.to_clock == "wr_clk"), "{raw:?}");
+}
+
+#[test]
+fn a_pointer_crossing_in_binary_is_found() {
+    let mut m = fifo("sync_high", "");
+    // The write side's synchronizer samples the binary read pointer: several bits can change at
+    // once, so the sampled value can be one the pointer never had.
+    for item in &mut m.items {
+        if let Item::AlwaysFfOn { body, .. } = item {
+            for s in body.iter_mut() {
+                if let Stmt::Assign(Expr::Ident(t), rhs) = s {
+                    if t == "rd_ptr_sync_s1" {
+                        *rhs = Expr::id("rd_ptr_bin_q");
+                    }
+                }
+            }
+        }
+    }
+    let raw = raw_crossings(&m);
+    assert_eq!(raw.len(), 1, "{raw:?}");
+    assert_eq!((raw[0].from.as_str(), raw[0].to.as_str()), ("rd_ptr_bin_q", "rd_ptr_sync_s1"));
+}

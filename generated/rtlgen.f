@@ -51,3 +51,4 @@ rtl/rtlgen_sue_ep.v
 rtl/rtlgen_recxl_map.v
 rtl/rtlgen_recxl_lu.v
 rtl/rtlgen_genz_llr.v
+rtl/rtlgen_cdc_fifo.v

@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : recxl_map (kind recxl_replica_map)
-// Latency: 0 cycle(s) (combinational)
+// Latency: 2 cycle(s)
 //
 // ReCXL replica map (contract §4.9): the 3 CNs of 6 that log every update of a line (rotating
 // groups from an XOR-fold hash of the line address, paper §III-A), and the live member in
@@ -16,22 +16,29 @@
 //   replicas = 3
 //   line_bytes = 64
 //   addr_bits = 32
+//   pipeline = 2
 //
 // Notes:
-//   Combinational. The identical Rust function is
-//   rtl_gen::blocks::recxl_replica_map::map::MapShape::map.
+//   Latency 2 cycles (pipeline = 2): register stages after the hash (g, k) and after the group
+//   members and dump candidates; failed_mask is delayed to the dump choice. One line per
+//   cycle.
+//   The identical Rust function is rtl_gen::blocks::recxl_replica_map::map::MapShape::map.
 //   The writer logs in its own unit when it is a member of the line's group (U2): the set
 //   depends on the address only.
 // =============================================================================
 `default_nettype none
 
 module rtlgen_recxl_map (
+    input  wire        clk,             // clock
+    input  wire        rst,             // synchronous reset, active high
+    input  wire        in_valid,        // line and failed_mask valid this cycle
     input  wire [25:0] line,            // physical line address (byte address >> log2 line_bytes)
     input  wire [5:0]  failed_mask,     // bit n = CN n has failed
     output wire [8:0]  replica_nodes,   // slot j's CN at [NB*j+NB-1 : NB*j]: (f mod N + j) mod N
     output wire [1:0]  dump_slot,       // slot in charge of dumping the line: (f >> NB) mod R
     output wire [2:0]  dump_node,       // first live member from dump_slot on (mod R)
-    output wire        dump_node_valid  // 0 when every member of the group has failed
+    output wire        dump_node_valid, // 0 when every member of the group has failed
+    output wire        out_valid        // the outputs belong to the line of 2 cycle(s) ago: in_valid delayed by the latency
 );
 
     // f = XOR of the 16-bit chunks of line; group = 3 rotating slots from f mod 6; dump slot (f >> 3) mod 3.
@@ -89,53 +96,110 @@ module rtlgen_recxl_map (
     wire [2:0] m_k_r0;
     assign m_k_r0 = (m_k_r1 >= 3'd3) ? (m_k_r1 - 3'd3) : m_k_r1;
     assign m_k_m = {13'd0, m_k_r0};
+    // verilator lint_on UNUSED
+    wire [2:0] m_g_lo; // g = f mod 6
+    assign m_g_lo = m_g_m[2:0];
+    wire [2:0] m_k_lo; // k = (f >> 3) mod 3
+    assign m_k_lo = m_k_m[2:0];
+    reg [2:0] m_g_lo_p1;
+    reg [2:0] m_k_lo_p1;
+    // verilator lint_off UNUSED
     wire [3:0] m_node0_s;
-    assign m_node0_s = {1'd0, m_g_m[2:0]};
+    assign m_node0_s = {1'd0, m_g_lo_p1};
     wire [3:0] m_node0;
     assign m_node0 = (m_node0_s >= 4'd6) ? (m_node0_s - 4'd6) : m_node0_s;
     wire [3:0] m_node1_s;
-    assign m_node1_s = {1'd0, m_g_m[2:0]} + 4'd1;
+    assign m_node1_s = {1'd0, m_g_lo_p1} + 4'd1;
     wire [3:0] m_node1;
     assign m_node1 = (m_node1_s >= 4'd6) ? (m_node1_s - 4'd6) : m_node1_s;
     wire [3:0] m_node2_s;
-    assign m_node2_s = {1'd0, m_g_m[2:0]} + 4'd2;
+    assign m_node2_s = {1'd0, m_g_lo_p1} + 4'd2;
     wire [3:0] m_node2;
     assign m_node2 = (m_node2_s >= 4'd6) ? (m_node2_s - 4'd6) : m_node2_s;
     wire [3:0] m_dslot0_s;
-    assign m_dslot0_s = {1'd0, m_k_m[2:0]};
+    assign m_dslot0_s = {1'd0, m_k_lo_p1};
     wire [3:0] m_dslot0;
     assign m_dslot0 = (m_dslot0_s >= 4'd3) ? (m_dslot0_s - 4'd3) : m_dslot0_s;
     wire [3:0] m_dnode0_s;
-    assign m_dnode0_s = {1'd0, m_g_m[2:0]} + {1'd0, m_dslot0[2:0]};
+    assign m_dnode0_s = {1'd0, m_g_lo_p1} + {1'd0, m_dslot0[2:0]};
     wire [3:0] m_dnode0;
     assign m_dnode0 = (m_dnode0_s >= 4'd6) ? (m_dnode0_s - 4'd6) : m_dnode0_s;
     wire [3:0] m_dslot1_s;
-    assign m_dslot1_s = {1'd0, m_k_m[2:0]} + 4'd1;
+    assign m_dslot1_s = {1'd0, m_k_lo_p1} + 4'd1;
     wire [3:0] m_dslot1;
     assign m_dslot1 = (m_dslot1_s >= 4'd3) ? (m_dslot1_s - 4'd3) : m_dslot1_s;
     wire [3:0] m_dnode1_s;
-    assign m_dnode1_s = {1'd0, m_g_m[2:0]} + {1'd0, m_dslot1[2:0]};
+    assign m_dnode1_s = {1'd0, m_g_lo_p1} + {1'd0, m_dslot1[2:0]};
     wire [3:0] m_dnode1;
     assign m_dnode1 = (m_dnode1_s >= 4'd6) ? (m_dnode1_s - 4'd6) : m_dnode1_s;
     wire [3:0] m_dslot2_s;
-    assign m_dslot2_s = {1'd0, m_k_m[2:0]} + 4'd2;
+    assign m_dslot2_s = {1'd0, m_k_lo_p1} + 4'd2;
     wire [3:0] m_dslot2;
     assign m_dslot2 = (m_dslot2_s >= 4'd3) ? (m_dslot2_s - 4'd3) : m_dslot2_s;
     wire [3:0] m_dnode2_s;
-    assign m_dnode2_s = {1'd0, m_g_m[2:0]} + {1'd0, m_dslot2[2:0]};
+    assign m_dnode2_s = {1'd0, m_g_lo_p1} + {1'd0, m_dslot2[2:0]};
     wire [3:0] m_dnode2;
     assign m_dnode2 = (m_dnode2_s >= 4'd6) ? (m_dnode2_s - 4'd6) : m_dnode2_s;
     wire [1:0] m_slot; // dump slot of the line
-    assign m_slot = m_k_m[1:0];
+    assign m_slot = m_k_lo_p1[1:0];
     // verilator lint_on UNUSED
+    wire [2:0] m_rn0; // slot 0's node
+    assign m_rn0 = m_node0[2:0];
+    wire [2:0] m_rn1; // slot 1's node
+    assign m_rn1 = m_node1[2:0];
+    wire [2:0] m_rn2; // slot 2's node
+    assign m_rn2 = m_node2[2:0];
+    wire [2:0] m_live0; // dump candidate 0 slots from the dump slot
+    assign m_live0 = m_dnode0[2:0];
+    wire [2:0] m_live1; // dump candidate 1 slots from the dump slot
+    assign m_live1 = m_dnode1[2:0];
+    wire [2:0] m_live2; // dump candidate 2 slots from the dump slot
+    assign m_live2 = m_dnode2[2:0];
+    reg [2:0] m_live0_p2;
+    reg [2:0] m_live1_p2;
+    reg [2:0] m_live2_p2;
+    reg [5:0] failed_mask_p1;
+    reg [5:0] failed_mask_p2;
     wire [2:0] m_dump_node; // first live member from the dump slot on
-    assign m_dump_node = (~failed_mask[m_dnode0[2:0]]) ? m_dnode0[2:0] : ((~failed_mask[m_dnode1[2:0]]) ? m_dnode1[2:0] : m_dnode2[2:0]);
+    assign m_dump_node = (~failed_mask_p2[m_live0_p2]) ? m_live0_p2 : ((~failed_mask_p2[m_live1_p2]) ? m_live1_p2 : m_live2_p2);
     wire m_dump_valid; // some member is alive
-    assign m_dump_valid = (~failed_mask[m_dnode0[2:0]]) | (~failed_mask[m_dnode1[2:0]]) | (~failed_mask[m_dnode2[2:0]]);
-    assign replica_nodes = {m_node2[2:0], m_node1[2:0], m_node0[2:0]};
-    assign dump_slot = m_slot;
+    assign m_dump_valid = (~failed_mask_p2[m_live0_p2]) | (~failed_mask_p2[m_live1_p2]) | (~failed_mask_p2[m_live2_p2]);
+    reg [2:0] m_rn2_p2;
+    reg [2:0] m_rn1_p2;
+    reg [2:0] m_rn0_p2;
+    reg [1:0] m_slot_p2;
+    assign replica_nodes = {m_rn2_p2, m_rn1_p2, m_rn0_p2};
+    assign dump_slot = m_slot_p2;
     assign dump_node = m_dump_node;
     assign dump_node_valid = m_dump_valid;
+
+    // pipeline registers into stage 1
+    always @(posedge clk) begin
+        m_g_lo_p1 <= m_g_lo;
+        m_k_lo_p1 <= m_k_lo;
+        failed_mask_p1 <= failed_mask;
+    end
+
+    // pipeline registers into stage 2
+    always @(posedge clk) begin
+        m_live0_p2 <= m_live0;
+        m_live1_p2 <= m_live1;
+        m_live2_p2 <= m_live2;
+        failed_mask_p2 <= failed_mask_p1;
+        m_rn2_p2 <= m_rn2;
+        m_rn1_p2 <= m_rn1;
+        m_rn0_p2 <= m_rn0;
+        m_slot_p2 <= m_slot;
+    end
+    reg [1:0] valid_pipe; // valid flag of each pipeline stage
+    always @(posedge clk) begin
+        if (rst) begin
+            valid_pipe <= 2'd0;
+        end else begin
+            valid_pipe <= {valid_pipe[0:0], in_valid};
+        end
+    end
+    assign out_valid = valid_pipe[1];
 
 endmodule
 

@@ -57,34 +57,49 @@ pub fn round_robin(items: &mut Vec<Item>, pfx: &str, req: &str, n: u32, ptr: Exp
     encode(items, &format!("{pfx}_idx"), &format!("{pfx}_oh"), n, pw, "index of the pick");
 }
 
-/// OR of bits `lo..hi` (exclusive) of `name` (`n` bits wide); constant 0 when the range is empty.
-fn or_range(name: &str, n: u32, lo: u32, hi: u32) -> Expr {
-    (lo..hi).map(|j| bit_of(name, n, j)).reduce(Expr::or).unwrap_or_else(|| dec(1, 0))
+/// Declares `out` (`n ≥ 2` bits): bit i is the OR of the input bits below i (bit 0 is 0), from
+/// `low`, the input's low `n − 1` bits (bit n − 1 is below none), as a parallel prefix (log2 n
+/// stages of `s | s << d`): the netlist is n·log2 n ORs and the synthesiser maps it as a tree,
+/// where the per-bit sums would be n² terms.
+pub fn prefix_or_below(items: &mut Vec<Item>, out: &str, low: Expr, n: u32, doc: &str) {
+    let m = n - 1;
+    let shifted = |s: &str, d: u32| Expr::Concat(vec![if m - d == 1 { bit_of(s, m, 0) } else { Expr::slice(s, m - 1 - d, 0) }, Expr::Repeat(d, Box::new(dec(1, 0)))]);
+    let s0 = format!("{out}_s0");
+    wire(items, &s0, m, "the input's low bits", low);
+    let mut cur = s0;
+    let (mut d, mut k) = (1, 1);
+    while d < m {
+        let next = format!("{out}_s{k}");
+        wire(items, &next, m, &format!("OR over spans of {} bits", 2 * d), Expr::or(id(&cur), shifted(&cur, d)));
+        cur = next;
+        d *= 2;
+        k += 1;
+    }
+    // Inclusive prefix of the low bits, one place up.
+    wire(items, out, n, doc, Expr::Concat(vec![id(&cur), dec(1, 0)]));
 }
 
 /// Round robin over `n ≥ 2` requests `req` after the pointer `last`: the request served last,
 /// one-hot in `n − 1` bits (all zero = request `n − 1`, the reset value, so the first pick is
-/// the lowest request; load it with the grant's low `n − 1` bits): the first request
-/// above the pointer, else the lowest request. Declares `<pfx>_hi` (requests above the pointer)
-/// and the one-hot grant `<pfx>_oh` (zero when no request is set). Grant `i` is
-/// `req[i] & (above(i) ? no higher-priority request above : no request above at all and none
-/// below i)`, written as prefix ORs so the synthesiser builds a shallow tree.
+/// the lowest request; load it with the grant's low `n − 1` bits): the first request above the
+/// pointer, else the lowest request. Declares `<pfx>_hi` (requests above the pointer) and the
+/// one-hot grant `<pfx>_oh` (zero when no request is set): grant i is `hi[i]` with no `hi`
+/// below it, or `req[i]` with no `hi` at all and no `req` below it, the "below" ORs as
+/// parallel prefixes ([`prefix_or_below`]).
 pub fn round_robin_oh(items: &mut Vec<Item>, pfx: &str, req: &str, n: u32, last: &str) {
     assert!(n >= 2, "a round robin over one request is the request");
     let hi = format!("{pfx}_hi");
+    let (above, hi_below, req_below) = (format!("{pfx}_above"), format!("{pfx}_hi_below"), format!("{pfx}_req_below"));
     // Request i is above the pointer when the pointer's bit is below i.
-    let above: Vec<Expr> = (0..n).rev().map(|i| or_range(last, n - 1, 0, i)).collect();
-    wire(items, &hi, n, "requests above the pointer", Expr::and(id(req), cat(above)));
-    let hi_any = Expr::red(UnOp::RedOr, id(&hi));
-    let grant: Vec<Expr> = (0..n)
-        .rev()
-        .map(|i| {
-            let first_above = Expr::and(bit_of(&hi, n, i), or_range(&hi, n, 0, i).not());
-            let first_wrap = Expr::and(bit_of(req, n, i), Expr::or(hi_any.clone(), or_range(req, n, 0, i)).not());
-            Expr::or(first_above, first_wrap)
-        })
-        .collect();
-    wire(items, &format!("{pfx}_oh"), n, "grant: first request above the pointer, else the lowest", cat(grant));
+    prefix_or_below(items, &above, id(last), n, "requests above the pointer: a pointer bit below them");
+    wire(items, &hi, n, "requests above the pointer", Expr::and(id(req), id(&above)));
+    let low = |v: &str| if n == 2 { Expr::bit(v, 0) } else { Expr::slice(v, n - 2, 0) };
+    prefix_or_below(items, &hi_below, low(&hi), n, "a request above the pointer below this one");
+    prefix_or_below(items, &req_below, low(req), n, "a request below this one");
+    let hi_any = rep(n, Expr::red(UnOp::RedOr, id(&hi)));
+    let first_above = Expr::and(id(&hi), id(&hi_below).not());
+    let first_wrap = Expr::and(id(req), Expr::or(hi_any, id(&req_below)).not());
+    wire(items, &format!("{pfx}_oh"), n, "grant: first request above the pointer, else the lowest", Expr::or(first_above, first_wrap));
 }
 
 #[cfg(test)]

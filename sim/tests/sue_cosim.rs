@@ -2,7 +2,7 @@
 //! cycle, plus an independent scoreboard (exactly once, in order per {destination, VC},
 //! bit-exact, no PDU over max_pack_bytes): random commands with bad sideband, err and framing
 //! faults under backpressure, VC pause and dest_ok gating; the seed's Fig. 18 sequence (§4.4);
-//! the no-delay rule (a lone command leaves at T+2); back-to-back PDUs; the packing limit; a
+//! the no-delay rule (a lone command leaves at T+3); back-to-back PDUs; the packing limit; a
 //! second configuration (one-beat commands, three VCs, three XPUs, hold_cycles); and a broken
 //! model that the comparison must catch.
 
@@ -99,7 +99,7 @@ fn sue_packer_fig18_sequence() -> TestResult {
 }
 
 /// No delay for packing (seed §4.4): a lone command committed in cycle T is on the output in
-/// T+2; commands to several queues leave as back-to-back PDUs with no idle cycle; 16 commands
+/// T+3; commands to several queues leave as back-to-back PDUs with no idle cycle; 16 commands
 /// to one queue leave as PDUs of at most max_cmds.
 #[test]
 fn sue_packer_no_delay_back_to_back_and_limit() -> TestResult {
@@ -118,7 +118,7 @@ fn sue_packer_no_delay_back_to_back_and_limit() -> TestResult {
         }
         t.step(open())?;
     }
-    assert_eq!(first_valid, Some(u64::from(c.cmd_beats()) - 1 + 2), "T+2");
+    assert_eq!(first_valid, Some(u64::from(c.cmd_beats()) - 1 + 3), "T+3");
     // Back to back: fill four queues while stalled, then count idle cycles until all is sent.
     feed(
         &mut t,
@@ -258,7 +258,7 @@ fn a_broken_packer_model_is_caught() -> TestResult {
 }
 
 /// The packing campaign (`rtl-gen sim sue`) on the RTL: at light load a lone command is not
-/// delayed (p50 = the T+2 pipeline), at a load the link cannot carry unpacked, PDUs pack and
+/// delayed (p50 = the T+3 pipeline), at a load the link cannot carry unpacked, PDUs pack and
 /// wire efficiency rises; no mismatch while measuring.
 #[test]
 fn sue_packing_rises_with_load() -> TestResult {
@@ -273,7 +273,7 @@ fn sue_packing_rises_with_load() -> TestResult {
     print!("{}", table(&pts));
     assert!(pts.iter().all(|p| p.mismatches == 0));
     let (light, heavy) = (&pts[0], &pts[1]);
-    assert_eq!(light.latency_p50, 2, "no delay for packing at light load");
+    assert_eq!(light.latency_p50, 3, "no delay for packing at light load");
     assert!(
         light.cmds_per_pdu < 1.1 && heavy.cmds_per_pdu > 4.0,
         "{} -> {}",
@@ -352,7 +352,7 @@ fn sue_packer_round_robin_order_and_full_queue() -> TestResult {
 
 /// hold_cycles (our extension) with and without flush, on the second configuration (one-beat
 /// commands, hold_cycles = 7): a lone command waits 7 cycles for company; a flushed one leaves
-/// at T+2 as with hold_cycles = 0 (seed §4.2 step 2, "transmit without waiting").
+/// at T+3 as with hold_cycles = 0 (seed §4.2 step 2, "transmit without waiting").
 #[test]
 fn sue_packer_hold_with_and_without_flush() -> TestResult {
     let bench = Bench::from_toml(SECOND, "suepk2.toml")?;
@@ -381,10 +381,10 @@ fn sue_packer_hold_with_and_without_flush() -> TestResult {
     let flushed = first_beat(&mut t, true)?;
     let held = first_beat(&mut t, false)?;
     check(&t);
-    assert_eq!(flushed, 2, "flush: T+2");
+    assert_eq!(flushed, 3, "flush: T+3");
     assert_eq!(
         held,
-        2 + u64::from(b.hold_cycles),
+        3 + u64::from(b.hold_cycles),
         "a lone command waits hold_cycles"
     );
     Ok(())

@@ -9,8 +9,10 @@
 //! many cycles unless a command with the flush bit (the seed's "transmit without waiting",
 //! §4.2 step 2) is queued.
 //!
-//! Timing: a command committed in cycle T to an idle packer starts its PDU in T+2; PDUs follow
-//! each other with no idle cycle; one beat per cycle in and out.
+//! Timing: a command committed in cycle T to an idle packer starts its PDU in T+3 (commit event,
+//! grant, PDU start and RAM read: one pipeline stage each, so no register-to-register path
+//! crosses more than one of them); the next queue is granted while the current PDU is sent, so
+//! PDUs follow each other with no idle cycle; one beat per cycle in and out.
 //! The cycle-accurate reference model is [`model::PackerModel`].
 
 pub mod model;
@@ -57,11 +59,12 @@ impl SuePackerBlock {
 
     /// The module's `latency`: from the cycle a command's last beat is taken on `s_axis_cmd`
     /// (an idle packer, `dest_ok` set and the VC not paused, `m_axis_pdu_tready` high) to the
-    /// cycle its PDU's first beat is valid on `m_axis_pdu`: the command is committed in T,
-    /// its queue decided in T + 1 and the first beat read out of the RAM in T + 2. Measured on
-    /// the RTL by `sim/tests/sue_latency.rs`.
+    /// cycle its PDU's first beat is valid on `m_axis_pdu`: the command is committed in T
+    /// (registered as an event), its queue granted in T + 1, its PDU started (commands counted
+    /// out) and first beat read out of the RAM in T + 2, presented in T + 3. Measured on the RTL
+    /// by `sim/tests/sue_latency.rs`.
     pub fn latency(&self) -> u32 {
-        2
+        3
     }
 
     /// The module, named `name` (the endpoint embeds it as `<name>_packer`).

@@ -74,12 +74,36 @@ pub struct PkOutputs {
 
 #[derive(Debug, Clone, Default)]
 struct Queue {
-    /// Committed commands not yet taken by a PDU (the RTL's cnt).
+    /// Committed commands not yet counted out by a PDU's descriptor (the RTL's cnt).
     cmds: VecDeque<Vec<u8>>,
     /// Commands holding RAM: queued plus those of a PDU still being read out.
     used: u32,
     age: u32,
     urgent: bool,
+}
+
+/// A command committed last cycle (the RTL's `cm_oh_q`, `cm_flush_q`): it reaches its queue's
+/// counts at this edge.
+#[derive(Debug, Clone)]
+struct Commit {
+    q: usize,
+    flush: bool,
+    bytes: Vec<u8>,
+}
+
+/// The registered events the counters take a cycle later.
+#[derive(Debug, Clone, Default)]
+struct Events {
+    commit: bool,
+    drop_framing: bool,
+    drop_dest: bool,
+    drop_vc: bool,
+    drop_err: bool,
+    pdu: bool,
+    /// Commands of the PDU started (0 when none).
+    n: u32,
+    /// Slots freed: (queue, commands).
+    release: Option<(usize, u32)>,
 }
 
 #[derive(Debug, Clone)]
@@ -95,7 +119,10 @@ pub struct PackerModel {
     in_flush: bool,
     in_err: bool,
     partial: Vec<u8>,
-    // Scheduler pointers.
+    commit: Option<Commit>,
+    ev: Events,
+    // Arbiter: the grant register and the round-robin pointers (last granted).
+    grant: Option<usize>,
     vp: u32,
     qp: Vec<u32>,
     // Read engine: beats of the current PDU still to load.
@@ -126,6 +153,9 @@ impl PackerModel {
             in_flush: false,
             in_err: false,
             partial: Vec::new(),
+            commit: None,
+            ev: Events::default(),
+            grant: None,
             vp: c.num_vc - 1,
             qp: vec![c.num_xpu - 1; c.num_vc as usize],
             rd_beats: VecDeque::new(),
@@ -145,7 +175,7 @@ impl PackerModel {
         *self = PackerModel::new(&self.b);
     }
 
-    /// Commands committed to queue (dest, vc) and not yet in a PDU.
+    /// Commands committed to queue (dest, vc) and not yet counted out by a PDU.
     pub fn queued(&self, dest: u32, vc: u32) -> usize {
         self.q[self.b.common.queue(dest, vc) as usize].cmds.len()
     }
@@ -171,10 +201,16 @@ impl PackerModel {
         (q, dbad, vbad)
     }
 
+    fn committed_to(&self, q: usize) -> bool {
+        self.commit.as_ref().is_some_and(|c| c.q == q)
+    }
+
+    /// Room for one more command: slots held, the slot of a command in progress and a command
+    /// committed last cycle (not yet in `used`).
     fn space(&self, q: usize) -> bool {
         let reserved =
             self.in_beat > 0 && !self.in_dest_bad && !self.in_vc_bad && self.in_q as usize == q;
-        self.q[q].used + u32::from(reserved) < self.b.queue_depth
+        self.q[q].used + u32::from(reserved) + u32::from(self.committed_to(q)) < self.b.queue_depth
     }
 
     fn ready(&self, i: &PkInputs) -> bool {
@@ -198,21 +234,42 @@ impl PackerModel {
         }
     }
 
+    /// Queue `q` may be granted: commands waiting (or one committed last cycle), its VC not
+    /// paused, its destination ok, not in the grant register, and (with a hold) full, flushed
+    /// or old enough.
     fn eligible(&self, q: usize, i: &PkInputs) -> bool {
         let c = &self.b.common;
         let (v, d) = (q as u32 / c.num_xpu, q as u32 % c.num_xpu);
         let qu = &self.q[q];
         let n = qu.cmds.len() as u32;
         let h = self.b.hold_cycles;
-        n > 0
+        (n > 0 || self.committed_to(q))
             && (i.vc_pause >> v) & 1 == 0
             && i.dest_ok.get(d as usize).copied().unwrap_or(true)
-            && (h == 0 || n >= c.max_cmds() || qu.urgent || qu.age >= h)
+            && self.grant != Some(q)
+            && (h == 0
+                || n >= c.max_cmds()
+                || qu.urgent
+                || self.commit.as_ref().is_some_and(|cm| cm.q == q && cm.flush)
+                || qu.age >= h)
     }
 
     /// First index after `ptr` (circularly) among `n` with `req`.
     fn round_robin(n: u32, ptr: u32, req: impl Fn(u32) -> bool) -> Option<u32> {
         (1..=n).map(|k| (ptr + k) % n).find(|&x| req(x))
+    }
+
+    /// The arbiter's pick: VC round robin, then destination round robin within that VC.
+    fn pick(&self, i: &PkInputs) -> Option<(u32, u32)> {
+        let c = &self.b.common;
+        let v = Self::round_robin(c.num_vc, self.vp, |v| {
+            (0..c.num_xpu).any(|d| self.eligible(c.queue(d, v) as usize, i))
+        })?;
+        let d = Self::round_robin(c.num_xpu, self.qp[v as usize], |d| {
+            self.eligible(c.queue(d, v) as usize, i)
+        })
+        .expect("an eligible queue");
+        Some((v, d))
     }
 
     fn sat_add(&self, x: &mut u64, n: u64) {
@@ -222,84 +279,101 @@ impl PackerModel {
     pub fn tick(&mut self, i: &PkInputs) {
         let c = self.b.common.clone();
         let cmd_beats = c.cmd_beats();
-        // ---- Scheduler / read engine, on the state before the edge.
+        let h = self.b.hold_cycles;
+        // ---- Everything below reads the state before the edge.
         let adv = !self.out_valid || i.pdu_ready;
         let busy = !self.rd_beats.is_empty();
-        let mut release: Option<(usize, u32)> = None;
-        let mut served: Option<(usize, u32, u32)> = None; // (q, n, cnt before)
-        if adv && busy {
+        let issue = adv && busy;
+        let decide = adv && !busy && self.grant.is_some();
+        let grant_free = self.grant.is_none() || decide;
+        let pick = if grant_free { self.pick(i) } else { None };
+        let ready = self.ready(i);
+        // Counters and the total from last cycle's events.
+        let max = c.counter_max();
+        {
+            let (ev, k) = (&self.ev, &mut self.cnt);
+            let inc = |x: &mut u64, b: bool| *x = (*x + u64::from(b)).min(max);
+            inc(&mut k.cmd_in, ev.commit);
+            inc(&mut k.cmd_drop_framing, ev.drop_framing);
+            inc(&mut k.cmd_drop_dest, ev.drop_dest);
+            inc(&mut k.cmd_drop_vc, ev.drop_vc);
+            inc(&mut k.cmd_drop_err, ev.drop_err);
+            inc(&mut k.pdu_out, ev.pdu);
+        }
+        let mut co = self.cnt.cmd_out;
+        self.sat_add(&mut co, u64::from(self.ev.n));
+        self.cnt.cmd_out = co;
+        self.total += u32::from(self.ev.commit);
+        if let Some((q, n)) = self.ev.release {
+            self.q[q].used -= n;
+            self.total -= n;
+        }
+        let mut ev = Events::default();
+        let mut took: Option<(usize, u32, u32)> = None; // (q, n, waiting before)
+        // ---- Read engine.
+        if issue {
             self.out_data = self.rd_beats.pop_front().expect("busy");
             self.out_valid = true;
             self.out_last = self.rd_beats.is_empty();
             if self.out_last {
-                release = Some((self.rd_q as usize, self.rd_n));
+                ev.release = Some((self.rd_q as usize, self.rd_n));
             }
+        } else if decide {
+            // The granted queue's PDU starts: n = min(waiting, MAX_CMDS) counted out now.
+            let q = self.grant.expect("granted");
+            let before = self.q[q].cmds.len() as u32;
+            let n = before.min(c.max_cmds());
+            let mut bytes = Vec::with_capacity((n * c.cmd_bytes) as usize);
+            for _ in 0..n {
+                bytes.extend(self.q[q].cmds.pop_front().expect("queued"));
+            }
+            let mut beats: VecDeque<Vec<u8>> = bytes.chunks(c.data_bytes as usize).map(|b| b.to_vec()).collect();
+            self.out_data = beats.pop_front().expect("a beat");
+            self.out_valid = true;
+            self.out_last = beats.is_empty();
+            self.out_dest = q as u32 % c.num_xpu;
+            self.out_vc = q as u32 / c.num_xpu;
+            self.rd_beats = beats;
+            self.rd_q = q as u32;
+            self.rd_n = n;
+            if self.out_last {
+                ev.release = Some((q, n));
+            }
+            ev.pdu = true;
+            ev.n = n;
+            took = Some((q, n, before));
         } else if adv {
-            let pick = Self::round_robin(c.num_vc, self.vp, |v| {
-                (0..c.num_xpu).any(|d| self.eligible(c.queue(d, v) as usize, i))
-            });
-            if let Some(v) = pick {
-                let d = Self::round_robin(c.num_xpu, self.qp[v as usize], |d| {
-                    self.eligible(c.queue(d, v) as usize, i)
-                })
-                .expect("an eligible queue");
-                self.vp = v;
-                self.qp[v as usize] = d;
-                let q = c.queue(d, v) as usize;
-                let before = self.q[q].cmds.len() as u32;
-                let n = before.min(c.max_cmds());
-                let mut bytes = Vec::with_capacity((n * c.cmd_bytes) as usize);
-                for _ in 0..n {
-                    bytes.extend(self.q[q].cmds.pop_front().expect("queued"));
-                }
-                let mut beats: VecDeque<Vec<u8>> = bytes
-                    .chunks(c.data_bytes as usize)
-                    .map(|b| b.to_vec())
-                    .collect();
-                self.out_data = beats.pop_front().expect("a beat");
-                self.out_valid = true;
-                self.out_last = beats.is_empty();
-                self.out_dest = d;
-                self.out_vc = v;
-                self.rd_beats = beats;
-                self.rd_q = q as u32;
-                self.rd_n = n;
-                if self.out_last {
-                    release = Some((q, n));
-                }
-                served = Some((q, n, before));
-                self.cnt.pdu_out = (self.cnt.pdu_out + 1).min(c.counter_max());
-                let mut co = self.cnt.cmd_out;
-                self.sat_add(&mut co, u64::from(n));
-                self.cnt.cmd_out = co;
-            } else {
-                self.out_valid = false;
-            }
+            self.out_valid = false;
         }
-        // ---- Hold state (age, urgent) from the registered counts.
-        let h = self.b.hold_cycles;
+        // ---- Hold state (age, urgent) from the counts before the edge.
+        let committed = self.commit.take();
         if h > 0 {
             for (qi, qu) in self.q.iter_mut().enumerate() {
-                let srv = served.filter(|s| s.0 == qi);
-                let before = match srv {
-                    Some(s) => s.2 as usize,
-                    None => qu.cmds.len(),
-                };
-                qu.age = if before == 0 || srv.is_some() {
-                    0
-                } else {
-                    (qu.age + 1).min(h)
-                };
-                if let Some((_, n, b)) = srv {
-                    if n == b {
-                        qu.urgent = false;
-                    }
-                }
+                let tk = took.filter(|t| t.0 == qi);
+                let before = tk.map_or(qu.cmds.len() as u32, |t| t.2);
+                // The age counts from the commit's event (the cycle before it is counted).
+                let arriving = committed.as_ref().is_some_and(|cm| cm.q == qi);
+                qu.age = if (before == 0 && !arriving) || tk.is_some() { 0 } else { (qu.age + 1).min(h) };
+                let took_all = tk.is_some_and(|t| t.1 == t.2);
+                let flushed = committed.as_ref().is_some_and(|cm| cm.q == qi && cm.flush);
+                qu.urgent = flushed || (qu.urgent && !took_all);
             }
         }
+        // ---- Last cycle's commit reaches its queue.
+        if let Some(cm) = committed {
+            let qu = &mut self.q[cm.q];
+            qu.cmds.push_back(cm.bytes);
+            qu.used += 1;
+        }
+        // ---- Grant register and pointers.
+        if grant_free {
+            self.grant = pick.map(|(v, d)| {
+                self.vp = v;
+                self.qp[v as usize] = d;
+                c.queue(d, v) as usize
+            });
+        }
         // ---- Input side.
-        let ready = self.ready(i);
-        let mut commit: Option<(usize, bool)> = None;
         if i.cmd_valid && ready {
             if self.in_skip {
                 if i.cmd_last {
@@ -328,22 +402,20 @@ impl PackerModel {
                 self.in_err = err;
                 self.partial.extend_from_slice(&i.cmd_data);
                 let beat_last = self.in_beat == cmd_beats - 1;
-                let max = c.counter_max();
                 if i.cmd_last && beat_last {
-                    let k = &mut self.cnt;
                     if dbad {
-                        k.cmd_drop_dest = (k.cmd_drop_dest + 1).min(max);
+                        ev.drop_dest = true;
                     } else if vbad {
-                        k.cmd_drop_vc = (k.cmd_drop_vc + 1).min(max);
+                        ev.drop_vc = true;
                     } else if err {
-                        k.cmd_drop_err = (k.cmd_drop_err + 1).min(max);
+                        ev.drop_err = true;
                     } else {
-                        k.cmd_in = (k.cmd_in + 1).min(max);
-                        commit = Some((q as usize, flush));
+                        ev.commit = true;
+                        self.commit = Some(Commit { q: q as usize, flush: flush && h > 0, bytes: std::mem::take(&mut self.partial) });
                     }
                     self.in_beat = 0;
                 } else if i.cmd_last || beat_last {
-                    self.cnt.cmd_drop_framing = (self.cnt.cmd_drop_framing + 1).min(max);
+                    ev.drop_framing = true;
                     self.in_skip = !i.cmd_last;
                     self.in_beat = 0;
                 } else {
@@ -351,19 +423,6 @@ impl PackerModel {
                 }
             }
         }
-        if let Some((q, flush)) = commit {
-            let cmd = std::mem::take(&mut self.partial);
-            let qu = &mut self.q[q];
-            qu.cmds.push_back(cmd);
-            qu.used += 1;
-            self.total += 1;
-            if flush && h > 0 {
-                qu.urgent = true;
-            }
-        }
-        if let Some((q, n)) = release {
-            self.q[q].used -= n;
-            self.total -= n;
-        }
+        self.ev = ev;
     }
 }

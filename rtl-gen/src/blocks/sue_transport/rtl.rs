@@ -9,7 +9,7 @@ use crate::blocks::crc::model::CrcModel;
 use crate::blocks::sue::protocol::PsnScope;
 use crate::blocks::sue::wire::Op;
 use crate::blocks::sue::XPUID_BITS;
-use crate::blocks::sue_packer::rtl::{encode, onehot_mux, rep, round_robin};
+use crate::hw::select::{encode, onehot_mux, rep, round_robin};
 use crate::info::DesignInfo;
 use crate::hw::build::{
     add, affine, all, any, bit_of, bits_for, cat, clog2, counter, dec, id, localparam, lt, mux, ne,

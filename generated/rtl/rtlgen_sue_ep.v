@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : sue_ep (kind sue_endpoint)
-// Latency: 5 cycle(s)
+// Latency: 6 cycle(s)
 //
 // SUE endpoint: rtlgen_sue_ep_packer (per-{destination, VC} packing, up to 256 bytes per PDU)
 // feeding rtlgen_sue_ep_transport (RH, R-CRC, go-back-N, ACK/NACK, per-VC receive buffers,
@@ -38,9 +38,9 @@
 //   rx_pause_bytes = 512
 //
 // Notes:
-//   TX latency 5: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle
-//   endpoint's m_axis_tx as the first beat of its PDU in T+5 = packer 2 (the PDU's first beat
-//   leaves the packer in T+2) + 1 more PDU beat(s) of a one-command PDU (cmd_bytes /
+//   TX latency 6: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle
+//   endpoint's m_axis_tx as the first beat of its PDU in T+6 = packer 3 (the PDU's first beat
+//   leaves the packer in T+3) + 1 more PDU beat(s) of a one-command PDU (cmd_bytes /
 //   data_bytes = 2; the transport stores a PDU whole) + transport 2 (from the PDU's last beat
 //   to its first beat on m_axis_tx). A longer PDU adds its extra beats.
 //   RX latency 2: as the transport's, from the last beat of a good in-order PDU taken on

@@ -6,7 +6,7 @@
 // Design : rtlgen
 // Block  : sue_pk (kind sue_packer)
 // Shared : also instantiated by block(s) sue_ep
-// Latency: 2 cycle(s)
+// Latency: 3 cycle(s)
 //
 // SUE packer: 8 command queues (4 destinations x 2 VCs, 16 commands of 32 bytes each) in block
 // RAM; round robin over VCs then destinations; each PDU packs up to 8 commands (256 bytes) of
@@ -23,18 +23,23 @@
 //   hold_cycles = 0
 //
 // Notes:
-//   Latency 2: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle
-//   packer's m_axis_pdu as its PDU's first beat in T+2 (committed in T, its queue decided in
-//   T+1, the beat read from the RAM in T+2; dest_ok set, the VC not paused); the next PDU's
-//   first beat follows a last beat with no idle cycle.
+//   Latency 3: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle
+//   packer's m_axis_pdu as its PDU's first beat in T+3 (committed in T, its queue granted in
+//   T+1, its PDU started and the first beat read from the RAM in T+2, presented in T+3;
+//   dest_ok set, the VC not paused); the next queue is granted while the current PDU is sent,
+//   so its first beat follows a last beat with no idle cycle.
 //   Input: tready on a first beat is q_space[q] (bad dest/vc beats are taken and dropped);
 //   later beats are always taken. A command is committed at tlast on beat
 //   cmd_bytes/data_bytes; else dropped and counted once: framing, dest, vc, err (first match).
-//   Decision: VC round robin after the last VC served, then destination round robin within
-//   that VC; n = min(waiting, MAX_CMDS) snapshotted; a command committed in the same cycle
-//   goes to a later PDU.
-//   q_space counts commands still being read out, so a slot is never rewritten before its PDU
-//   has left the RAM.
+//   Counters and queued_cmds count a command one cycle after its tlast.
+//   Arbiter: VC round robin after the last VC granted, then destination round robin within
+//   that VC, over queues with commands (or one just committed), the VC not paused and dest_ok
+//   set; the queue in the grant register is skipped until its PDU starts. When the PDU starts
+//   n = min(waiting, MAX_CMDS) is snapshotted; a command committed later goes to a later PDU.
+//   vc_pause and dest_ok gate grants: a granted PDU is sent even if they change before it
+//   starts.
+//   q_space counts commands still being read out (their slots are freed a cycle after the
+//   PDU's last beat is loaded), so a slot is never rewritten before its PDU has left the RAM.
 // =============================================================================
 `default_nettype none
 
@@ -72,6 +77,66 @@ module rtlgen_sue_pk (
     localparam [9:0] NUM_XPU = 10'd4;           // xpuids below this are valid destinations
     localparam [1:0] NUM_VC = 2'd2;             // virtual channels
 
+    reg [4:0] q0_cnt; // queue 0 (vc 0, dest 0): commands waiting for a PDU
+    reg [4:0] q0_used; // commands holding RAM (waiting or being read)
+    reg q0_nz; // cnt != 0
+    reg q0_room1; // used < QUEUE_DEPTH
+    reg q0_room2; // used < QUEUE_DEPTH - 1
+    reg [3:0] q0_wptr; // next slot to write
+    reg [3:0] q0_rptr; // oldest waiting slot
+    reg [4:0] q1_cnt; // queue 1 (vc 0, dest 1): commands waiting for a PDU
+    reg [4:0] q1_used; // commands holding RAM (waiting or being read)
+    reg q1_nz; // cnt != 0
+    reg q1_room1; // used < QUEUE_DEPTH
+    reg q1_room2; // used < QUEUE_DEPTH - 1
+    reg [3:0] q1_wptr; // next slot to write
+    reg [3:0] q1_rptr; // oldest waiting slot
+    reg [4:0] q2_cnt; // queue 2 (vc 0, dest 2): commands waiting for a PDU
+    reg [4:0] q2_used; // commands holding RAM (waiting or being read)
+    reg q2_nz; // cnt != 0
+    reg q2_room1; // used < QUEUE_DEPTH
+    reg q2_room2; // used < QUEUE_DEPTH - 1
+    reg [3:0] q2_wptr; // next slot to write
+    reg [3:0] q2_rptr; // oldest waiting slot
+    reg [4:0] q3_cnt; // queue 3 (vc 0, dest 3): commands waiting for a PDU
+    reg [4:0] q3_used; // commands holding RAM (waiting or being read)
+    reg q3_nz; // cnt != 0
+    reg q3_room1; // used < QUEUE_DEPTH
+    reg q3_room2; // used < QUEUE_DEPTH - 1
+    reg [3:0] q3_wptr; // next slot to write
+    reg [3:0] q3_rptr; // oldest waiting slot
+    reg [4:0] q4_cnt; // queue 4 (vc 1, dest 0): commands waiting for a PDU
+    reg [4:0] q4_used; // commands holding RAM (waiting or being read)
+    reg q4_nz; // cnt != 0
+    reg q4_room1; // used < QUEUE_DEPTH
+    reg q4_room2; // used < QUEUE_DEPTH - 1
+    reg [3:0] q4_wptr; // next slot to write
+    reg [3:0] q4_rptr; // oldest waiting slot
+    reg [4:0] q5_cnt; // queue 5 (vc 1, dest 1): commands waiting for a PDU
+    reg [4:0] q5_used; // commands holding RAM (waiting or being read)
+    reg q5_nz; // cnt != 0
+    reg q5_room1; // used < QUEUE_DEPTH
+    reg q5_room2; // used < QUEUE_DEPTH - 1
+    reg [3:0] q5_wptr; // next slot to write
+    reg [3:0] q5_rptr; // oldest waiting slot
+    reg [4:0] q6_cnt; // queue 6 (vc 1, dest 2): commands waiting for a PDU
+    reg [4:0] q6_used; // commands holding RAM (waiting or being read)
+    reg q6_nz; // cnt != 0
+    reg q6_room1; // used < QUEUE_DEPTH
+    reg q6_room2; // used < QUEUE_DEPTH - 1
+    reg [3:0] q6_wptr; // next slot to write
+    reg [3:0] q6_rptr; // oldest waiting slot
+    reg [4:0] q7_cnt; // queue 7 (vc 1, dest 3): commands waiting for a PDU
+    reg [4:0] q7_used; // commands holding RAM (waiting or being read)
+    reg q7_nz; // cnt != 0
+    reg q7_room1; // used < QUEUE_DEPTH
+    reg q7_room2; // used < QUEUE_DEPTH - 1
+    reg [3:0] q7_wptr; // next slot to write
+    reg [3:0] q7_rptr; // oldest waiting slot
+    reg [7:0] cm_oh_q; // queue a command was committed to last cycle: it reaches cnt and used now
+    reg g_valid_q; // a grant waits for the descriptor register
+    reg [7:0] g_oh_q; // granted queue, one-hot (its count is not yet reduced: masked from the arbiter)
+
     // Input: the first beat's sideband picks queue q = vc * num_xpu + dest; later beats are always taken (their slot is reserved).
     wire dest_bad_w; // dest >= num_xpu
     assign dest_bad_w = s_axis_cmd_tdest >= NUM_XPU;
@@ -85,48 +150,16 @@ module rtlgen_sue_pk (
     reg in_dbad_q; // the command in progress has a bad dest
     reg in_vbad_q; // the command in progress has a bad vc
     reg in_err_q; // err seen on an earlier beat
-    reg [4:0] q0_cnt; // queue 0 (vc 0, dest 0): commands waiting for a PDU
-    reg [4:0] q0_used; // commands holding RAM (waiting or being read)
-    reg [3:0] q0_wptr; // next slot to write
-    reg [3:0] q0_rptr; // oldest waiting slot
-    reg [4:0] q1_cnt; // queue 1 (vc 0, dest 1): commands waiting for a PDU
-    reg [4:0] q1_used; // commands holding RAM (waiting or being read)
-    reg [3:0] q1_wptr; // next slot to write
-    reg [3:0] q1_rptr; // oldest waiting slot
-    reg [4:0] q2_cnt; // queue 2 (vc 0, dest 2): commands waiting for a PDU
-    reg [4:0] q2_used; // commands holding RAM (waiting or being read)
-    reg [3:0] q2_wptr; // next slot to write
-    reg [3:0] q2_rptr; // oldest waiting slot
-    reg [4:0] q3_cnt; // queue 3 (vc 0, dest 3): commands waiting for a PDU
-    reg [4:0] q3_used; // commands holding RAM (waiting or being read)
-    reg [3:0] q3_wptr; // next slot to write
-    reg [3:0] q3_rptr; // oldest waiting slot
-    reg [4:0] q4_cnt; // queue 4 (vc 1, dest 0): commands waiting for a PDU
-    reg [4:0] q4_used; // commands holding RAM (waiting or being read)
-    reg [3:0] q4_wptr; // next slot to write
-    reg [3:0] q4_rptr; // oldest waiting slot
-    reg [4:0] q5_cnt; // queue 5 (vc 1, dest 1): commands waiting for a PDU
-    reg [4:0] q5_used; // commands holding RAM (waiting or being read)
-    reg [3:0] q5_wptr; // next slot to write
-    reg [3:0] q5_rptr; // oldest waiting slot
-    reg [4:0] q6_cnt; // queue 6 (vc 1, dest 2): commands waiting for a PDU
-    reg [4:0] q6_used; // commands holding RAM (waiting or being read)
-    reg [3:0] q6_wptr; // next slot to write
-    reg [3:0] q6_rptr; // oldest waiting slot
-    reg [4:0] q7_cnt; // queue 7 (vc 1, dest 3): commands waiting for a PDU
-    reg [4:0] q7_used; // commands holding RAM (waiting or being read)
-    reg [3:0] q7_wptr; // next slot to write
-    reg [3:0] q7_rptr; // oldest waiting slot
-    wire [7:0] q_space_w; // used + reserved < QUEUE_DEPTH per queue
+    wire [7:0] q_space_w; // used + reserved + just committed < QUEUE_DEPTH per queue
     assign q_space_w = {
-        (q7_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd7)}) < QUEUE_DEPTH,
-        (q6_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd6)}) < QUEUE_DEPTH,
-        (q5_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd5)}) < QUEUE_DEPTH,
-        (q4_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd4)}) < QUEUE_DEPTH,
-        (q3_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd3)}) < QUEUE_DEPTH,
-        (q2_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd2)}) < QUEUE_DEPTH,
-        (q1_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd1)}) < QUEUE_DEPTH,
-        (q0_used + {4'd0, (in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd0)}) < QUEUE_DEPTH
+        (cm_oh_q[7] | ((in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd7))) ? q7_room2 : q7_room1,
+        (cm_oh_q[6] | ((in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd6))) ? q6_room2 : q6_room1,
+        (cm_oh_q[5] | ((in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd5))) ? q5_room2 : q5_room1,
+        (cm_oh_q[4] | ((in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd4))) ? q4_room2 : q4_room1,
+        (cm_oh_q[3] | ((in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd3))) ? q3_room2 : q3_room1,
+        (cm_oh_q[2] | ((in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd2))) ? q2_room2 : q2_room1,
+        (cm_oh_q[1] | ((in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd1))) ? q1_room2 : q1_room1,
+        (cm_oh_q[0] | ((in_beat_q != 1'd0) & (~in_dbad_q) & (~in_vbad_q) & (in_q_q == 3'd0))) ? q0_room2 : q0_room1
     };
     wire first_w; // this beat is a command's first
     assign first_w = (in_beat_q == 1'd0) & (~in_skip_q);
@@ -150,32 +183,110 @@ module rtlgen_sue_pk (
     assign qf_oh = {
         q_first == 3'd7, q_first == 3'd6, q_first == 3'd5, q_first == 3'd4, q_first == 3'd3, q_first == 3'd2, q_first == 3'd1, q_first == 3'd0
     };
+    wire [7:0] sp_first; // per queue: room for a command starting now
+    assign sp_first = {
+        cm_oh_q[7] ? q7_room2 : q7_room1, cm_oh_q[6] ? q6_room2 : q6_room1, cm_oh_q[5] ? q5_room2 : q5_room1, cm_oh_q[4] ? q4_room2 : q4_room1,
+        cm_oh_q[3] ? q3_room2 : q3_room1, cm_oh_q[2] ? q2_room2 : q2_room1, cm_oh_q[1] ? q1_room2 : q1_room1, cm_oh_q[0] ? q0_room2 : q0_room1
+    };
     wire space_first; // room in the first beat's queue
-    assign space_first = |(q_space_w & qf_oh);
+    assign space_first = |(sp_first & qf_oh);
     wire cmd_ready;
     assign cmd_ready = (~first_w) | dest_bad_w | vc_bad_w | space_first;
     wire fire; // a beat is taken
     assign fire = s_axis_cmd_tvalid & cmd_ready;
     wire live; // a beat of a command (not discarded)
     assign live = fire & (~in_skip_q);
-    wire good_end; // tlast on the command's last beat
-    assign good_end = live & s_axis_cmd_tlast & beat_last;
-    wire commit; // the command enters its queue
-    assign commit = good_end & (~cur_dbad) & (~cur_vbad) & (~err_any);
     wire drop_fr; // tlast early or missing
     assign drop_fr = live & (s_axis_cmd_tlast ^ beat_last);
+    wire end_any; // tlast on the command's last beat, taken when its queue is known to be good or it is a later beat
+    assign end_any = s_axis_cmd_tvalid & (~in_skip_q) & s_axis_cmd_tlast & beat_last;
     wire drop_dest;
-    assign drop_dest = good_end & cur_dbad;
+    assign drop_dest = end_any & cur_dbad;
     wire drop_vc;
-    assign drop_vc = good_end & (~cur_dbad) & cur_vbad;
+    assign drop_vc = end_any & (~cur_dbad) & cur_vbad;
     wire drop_err;
-    assign drop_err = good_end & (~cur_dbad) & (~cur_vbad) & err_any;
+    assign drop_err = end_any & (~cur_dbad) & (~cur_vbad) & err_any;
     wire we; // RAM write: a beat of a command with a good queue
     assign we = live & (~cur_dbad) & (~cur_vbad);
     wire [7:0] cur_oh; // cur_q one-hot
     assign cur_oh = {cur_q == 3'd7, cur_q == 3'd6, cur_q == 3'd5, cur_q == 3'd4, cur_q == 3'd3, cur_q == 3'd2, cur_q == 3'd1, cur_q == 3'd0};
-    wire [7:0] commit_oh; // queue committed to
-    assign commit_oh = cur_oh & {8{commit}};
+    wire [7:0] commit_oh; // queue committed to (commit & cur_oh)
+    assign commit_oh = {
+        s_axis_cmd_tvalid
+            & (~in_skip_q)
+            & s_axis_cmd_tlast
+            & (~s_axis_cmd_tuser[3])
+            & beat_last
+            & (~in_dbad_q)
+            & (~in_vbad_q)
+            & (~in_err_q)
+            & (in_q_q == 3'd7),
+        s_axis_cmd_tvalid
+            & (~in_skip_q)
+            & s_axis_cmd_tlast
+            & (~s_axis_cmd_tuser[3])
+            & beat_last
+            & (~in_dbad_q)
+            & (~in_vbad_q)
+            & (~in_err_q)
+            & (in_q_q == 3'd6),
+        s_axis_cmd_tvalid
+            & (~in_skip_q)
+            & s_axis_cmd_tlast
+            & (~s_axis_cmd_tuser[3])
+            & beat_last
+            & (~in_dbad_q)
+            & (~in_vbad_q)
+            & (~in_err_q)
+            & (in_q_q == 3'd5),
+        s_axis_cmd_tvalid
+            & (~in_skip_q)
+            & s_axis_cmd_tlast
+            & (~s_axis_cmd_tuser[3])
+            & beat_last
+            & (~in_dbad_q)
+            & (~in_vbad_q)
+            & (~in_err_q)
+            & (in_q_q == 3'd4),
+        s_axis_cmd_tvalid
+            & (~in_skip_q)
+            & s_axis_cmd_tlast
+            & (~s_axis_cmd_tuser[3])
+            & beat_last
+            & (~in_dbad_q)
+            & (~in_vbad_q)
+            & (~in_err_q)
+            & (in_q_q == 3'd3),
+        s_axis_cmd_tvalid
+            & (~in_skip_q)
+            & s_axis_cmd_tlast
+            & (~s_axis_cmd_tuser[3])
+            & beat_last
+            & (~in_dbad_q)
+            & (~in_vbad_q)
+            & (~in_err_q)
+            & (in_q_q == 3'd2),
+        s_axis_cmd_tvalid
+            & (~in_skip_q)
+            & s_axis_cmd_tlast
+            & (~s_axis_cmd_tuser[3])
+            & beat_last
+            & (~in_dbad_q)
+            & (~in_vbad_q)
+            & (~in_err_q)
+            & (in_q_q == 3'd1),
+        s_axis_cmd_tvalid
+            & (~in_skip_q)
+            & s_axis_cmd_tlast
+            & (~s_axis_cmd_tuser[3])
+            & beat_last
+            & (~in_dbad_q)
+            & (~in_vbad_q)
+            & (~in_err_q)
+            & (in_q_q == 3'd0)
+    };
+    wire commit; // the command enters its queue
+    assign commit = |commit_oh;
     wire [3:0] wptr_cur; // write slot of cur_q
     assign wptr_cur = (q0_wptr & {4{cur_oh[0]}})
         | (q1_wptr & {4{cur_oh[1]}})
@@ -187,235 +298,6 @@ module rtlgen_sue_pk (
         | (q7_wptr & {4{cur_oh[7]}});
     wire [7:0] waddr; // {queue, slot, beat}
     assign waddr = {cur_q, wptr_cur, in_beat_q};
-    wire [7:0] elig_w; // queue eligible: commands waiting, VC not paused, destination ok (and hold satisfied)
-    assign elig_w = {
-        (q7_cnt != 5'd0) & (~vc_pause[1]) & dest_ok[3], (q6_cnt != 5'd0) & (~vc_pause[1]) & dest_ok[2],
-        (q5_cnt != 5'd0) & (~vc_pause[1]) & dest_ok[1], (q4_cnt != 5'd0) & (~vc_pause[1]) & dest_ok[0],
-        (q3_cnt != 5'd0) & (~vc_pause[0]) & dest_ok[3], (q2_cnt != 5'd0) & (~vc_pause[0]) & dest_ok[2],
-        (q1_cnt != 5'd0) & (~vc_pause[0]) & dest_ok[1], (q0_cnt != 5'd0) & (~vc_pause[0]) & dest_ok[0]
-    };
-    wire any_elig;
-    assign any_elig = |elig_w;
-
-    // Scheduler: round robin across VCs, then across destinations within the chosen VC (SUE §4.2 step 3).
-    wire [1:0] vc_any; // VC has an eligible queue
-    assign vc_any = {|elig_w[7:4], |elig_w[3:0]};
-    reg vp_q; // last VC served
-    wire [1:0] v_hi; // requests above the pointer
-    assign v_hi = vc_any & {vp_q < 1'd1, 1'd0};
-    wire [1:0] v_src; // requests above the pointer if any, else all (wrap around)
-    assign v_src = (|v_hi) ? v_hi : vc_any;
-    wire [1:0] v_oh; // lowest set request: x & -x
-    assign v_oh = v_src & ((~v_src) + 2'd1);
-    wire v_idx; // index of the pick
-    assign v_idx = ^(v_oh & 2'h2);
-    reg [1:0] qp0_q; // last destination served on VC 0
-    reg [1:0] qp1_q; // last destination served on VC 1
-    wire [3:0] row; // eligible destinations of the chosen VC
-    assign row = {
-        (v_oh[0] & elig_w[3]) | (v_oh[1] & elig_w[7]), (v_oh[0] & elig_w[2]) | (v_oh[1] & elig_w[6]), (v_oh[0] & elig_w[1]) | (v_oh[1] & elig_w[5]),
-        (v_oh[0] & elig_w[0]) | (v_oh[1] & elig_w[4])
-    };
-    wire [1:0] qp_cur; // destination pointer of the chosen VC
-    assign qp_cur = (qp0_q & {2{v_oh[0]}}) | (qp1_q & {2{v_oh[1]}});
-    wire [3:0] d_hi; // requests above the pointer
-    assign d_hi = row & {qp_cur < 2'd3, qp_cur < 2'd2, qp_cur < 2'd1, 1'd0};
-    wire [3:0] d_src; // requests above the pointer if any, else all (wrap around)
-    assign d_src = (|d_hi) ? d_hi : row;
-    wire [3:0] d_oh; // lowest set request: x & -x
-    assign d_oh = d_src & ((~d_src) + 4'd1);
-    wire [1:0] d_idx; // index of the pick
-    assign d_idx[0] = ^(d_oh & 4'ha);
-    assign d_idx[1] = ^(d_oh & 4'hc);
-    wire [7:0] sel_oh; // chosen queue, one-hot (zero when none is eligible)
-    assign sel_oh = {
-        v_oh[1] & d_oh[3], v_oh[1] & d_oh[2], v_oh[1] & d_oh[1], v_oh[1] & d_oh[0], v_oh[0] & d_oh[3], v_oh[0] & d_oh[2], v_oh[0] & d_oh[1],
-        v_oh[0] & d_oh[0]
-    };
-    wire [2:0] sel_qi; // chosen queue index
-    assign sel_qi[0] = ^(sel_oh & 8'haa);
-    assign sel_qi[1] = ^(sel_oh & 8'hcc);
-    assign sel_qi[2] = ^(sel_oh & 8'hf0);
-    wire [4:0] cnt_sel; // commands waiting in the chosen queue
-    assign cnt_sel = (q0_cnt & {5{sel_oh[0]}})
-        | (q1_cnt & {5{sel_oh[1]}})
-        | (q2_cnt & {5{sel_oh[2]}})
-        | (q3_cnt & {5{sel_oh[3]}})
-        | (q4_cnt & {5{sel_oh[4]}})
-        | (q5_cnt & {5{sel_oh[5]}})
-        | (q6_cnt & {5{sel_oh[6]}})
-        | (q7_cnt & {5{sel_oh[7]}});
-    wire [3:0] rptr_sel; // oldest slot of the chosen queue
-    assign rptr_sel = (q0_rptr & {4{sel_oh[0]}})
-        | (q1_rptr & {4{sel_oh[1]}})
-        | (q2_rptr & {4{sel_oh[2]}})
-        | (q3_rptr & {4{sel_oh[3]}})
-        | (q4_rptr & {4{sel_oh[4]}})
-        | (q5_rptr & {4{sel_oh[5]}})
-        | (q6_rptr & {4{sel_oh[6]}})
-        | (q7_rptr & {4{sel_oh[7]}});
-    wire [3:0] n_w; // commands in the PDU: min(waiting, MAX_CMDS), snapshotted at the decision
-    assign n_w = (cnt_sel >= {1'd0, MAX_CMDS}) ? MAX_CMDS : cnt_sel[3:0];
-
-    // Read engine: a decision cycle (no beat left to load, output free) picks a queue and loads its first beat; later beats follow one per cycle, so PDUs leave back to back.
-    reg [3:0] rd_cmds_q; // commands left to load, counting the one of the next beat (0 = idle)
-    reg [3:0] rd_slot_q; // slot of the next beat
-    reg rd_beat_q; // beat of the next beat within its command
-    reg [2:0] rd_qi_q; // queue of the PDU being sent
-    reg [3:0] rd_n_q; // commands in the PDU being sent
-    reg rd_v_q; // VC of the PDU
-    reg [1:0] rd_d_q; // destination of the PDU
-    reg out_valid_q; // m_axis_pdu_tvalid
-    reg out_last_q; // m_axis_pdu_tlast
-    reg [127:0] ram_q; // RAM read register: the presented beat
-    wire adv; // the output register can take a beat
-    assign adv = (~out_valid_q) | m_axis_pdu_tready;
-    wire busy; // beats of the current PDU left to load
-    assign busy = rd_cmds_q != 4'd0;
-    wire issue; // load the next beat of the current PDU
-    assign issue = adv & busy;
-    wire decide; // decision: start a PDU from the chosen queue
-    assign decide = adv & (~busy) & any_elig;
-    wire rd_beat_last; // the next beat ends a command
-    assign rd_beat_last = rd_beat_q == LAST_BEAT;
-    wire last_issue; // the next beat ends the PDU
-    assign last_issue = (rd_cmds_q == 4'd1) & rd_beat_last;
-    wire [7:0] raddr; // RAM read address
-    assign raddr = issue ? {rd_qi_q, rd_slot_q, rd_beat_q} : {sel_qi, rptr_sel, 1'd0};
-    wire rel_fire; // the PDU's last beat is loaded: its commands free their slots
-    assign rel_fire = issue & last_issue;
-    wire [7:0] rel_oh; // queue whose slots are freed
-    assign rel_oh = {
-        issue ? (rd_qi_q == 3'd7) : sel_oh[7], issue ? (rd_qi_q == 3'd6) : sel_oh[6], issue ? (rd_qi_q == 3'd5) : sel_oh[5],
-        issue ? (rd_qi_q == 3'd4) : sel_oh[4], issue ? (rd_qi_q == 3'd3) : sel_oh[3], issue ? (rd_qi_q == 3'd2) : sel_oh[2],
-        issue ? (rd_qi_q == 3'd1) : sel_oh[1], issue ? (rd_qi_q == 3'd0) : sel_oh[0]
-    }
-        & {8{rel_fire}};
-    wire [7:0] take_oh; // queue a PDU takes commands from
-    assign take_oh = sel_oh & {8{decide}};
-    always @(posedge clk) begin
-        if (rst) begin
-            rd_cmds_q <= 4'd0;
-            rd_slot_q <= 4'd0;
-            rd_qi_q <= 3'd0;
-            rd_n_q <= 4'd0;
-            rd_d_q <= 2'd0;
-            out_valid_q <= 1'd0;
-            out_last_q <= 1'd0;
-            rd_beat_q <= 1'd0;
-            rd_v_q <= 1'd0;
-        end else begin
-            if (issue) begin
-                out_valid_q <= 1'd1;
-                out_last_q <= last_issue;
-                if (rd_beat_last) begin
-                    rd_slot_q <= rd_slot_q + 4'd1;
-                    rd_cmds_q <= rd_cmds_q - 4'd1;
-                    rd_beat_q <= 1'd0;
-                end else begin
-                    rd_beat_q <= rd_beat_q + 1'd1;
-                end
-            end else if (decide) begin
-                out_valid_q <= 1'd1;
-                out_last_q <= 1'd0;
-                rd_qi_q <= sel_qi;
-                rd_n_q <= n_w;
-                rd_d_q <= d_idx;
-                rd_v_q <= v_idx;
-                rd_slot_q <= rptr_sel;
-                rd_beat_q <= 1'd1;
-                rd_cmds_q <= n_w;
-            end else if (adv) begin
-                out_valid_q <= 1'd0;
-            end
-        end
-    end
-    always @(posedge clk) begin
-        if (rst) begin
-            vp_q <= 1'd1;
-            qp0_q <= 2'd3;
-            qp1_q <= 2'd3;
-        end else begin
-            if (decide) begin
-                vp_q <= v_idx;
-            end
-            if (decide & v_oh[0]) begin
-                qp0_q <= d_idx;
-            end
-            if (decide & v_oh[1]) begin
-                qp1_q <= d_idx;
-            end
-        end
-    end
-    always @(posedge clk) begin
-        if (rst) begin
-            q0_cnt <= 5'd0;
-            q0_used <= 5'd0;
-            q0_wptr <= 4'd0;
-            q0_rptr <= 4'd0;
-            q1_cnt <= 5'd0;
-            q1_used <= 5'd0;
-            q1_wptr <= 4'd0;
-            q1_rptr <= 4'd0;
-            q2_cnt <= 5'd0;
-            q2_used <= 5'd0;
-            q2_wptr <= 4'd0;
-            q2_rptr <= 4'd0;
-            q3_cnt <= 5'd0;
-            q3_used <= 5'd0;
-            q3_wptr <= 4'd0;
-            q3_rptr <= 4'd0;
-            q4_cnt <= 5'd0;
-            q4_used <= 5'd0;
-            q4_wptr <= 4'd0;
-            q4_rptr <= 4'd0;
-            q5_cnt <= 5'd0;
-            q5_used <= 5'd0;
-            q5_wptr <= 4'd0;
-            q5_rptr <= 4'd0;
-            q6_cnt <= 5'd0;
-            q6_used <= 5'd0;
-            q6_wptr <= 4'd0;
-            q6_rptr <= 4'd0;
-            q7_cnt <= 5'd0;
-            q7_used <= 5'd0;
-            q7_wptr <= 4'd0;
-            q7_rptr <= 4'd0;
-        end else begin
-            q0_cnt <= (q0_cnt + {4'd0, commit_oh[0]}) - (take_oh[0] ? {1'd0, n_w} : 5'd0);
-            q0_used <= (q0_used + {4'd0, commit_oh[0]}) - (rel_oh[0] ? {1'd0, rd_n_q} : 5'd0);
-            q0_wptr <= q0_wptr + {3'd0, commit_oh[0]};
-            q0_rptr <= q0_rptr + (take_oh[0] ? n_w : 4'd0);
-            q1_cnt <= (q1_cnt + {4'd0, commit_oh[1]}) - (take_oh[1] ? {1'd0, n_w} : 5'd0);
-            q1_used <= (q1_used + {4'd0, commit_oh[1]}) - (rel_oh[1] ? {1'd0, rd_n_q} : 5'd0);
-            q1_wptr <= q1_wptr + {3'd0, commit_oh[1]};
-            q1_rptr <= q1_rptr + (take_oh[1] ? n_w : 4'd0);
-            q2_cnt <= (q2_cnt + {4'd0, commit_oh[2]}) - (take_oh[2] ? {1'd0, n_w} : 5'd0);
-            q2_used <= (q2_used + {4'd0, commit_oh[2]}) - (rel_oh[2] ? {1'd0, rd_n_q} : 5'd0);
-            q2_wptr <= q2_wptr + {3'd0, commit_oh[2]};
-            q2_rptr <= q2_rptr + (take_oh[2] ? n_w : 4'd0);
-            q3_cnt <= (q3_cnt + {4'd0, commit_oh[3]}) - (take_oh[3] ? {1'd0, n_w} : 5'd0);
-            q3_used <= (q3_used + {4'd0, commit_oh[3]}) - (rel_oh[3] ? {1'd0, rd_n_q} : 5'd0);
-            q3_wptr <= q3_wptr + {3'd0, commit_oh[3]};
-            q3_rptr <= q3_rptr + (take_oh[3] ? n_w : 4'd0);
-            q4_cnt <= (q4_cnt + {4'd0, commit_oh[4]}) - (take_oh[4] ? {1'd0, n_w} : 5'd0);
-            q4_used <= (q4_used + {4'd0, commit_oh[4]}) - (rel_oh[4] ? {1'd0, rd_n_q} : 5'd0);
-            q4_wptr <= q4_wptr + {3'd0, commit_oh[4]};
-            q4_rptr <= q4_rptr + (take_oh[4] ? n_w : 4'd0);
-            q5_cnt <= (q5_cnt + {4'd0, commit_oh[5]}) - (take_oh[5] ? {1'd0, n_w} : 5'd0);
-            q5_used <= (q5_used + {4'd0, commit_oh[5]}) - (rel_oh[5] ? {1'd0, rd_n_q} : 5'd0);
-            q5_wptr <= q5_wptr + {3'd0, commit_oh[5]};
-            q5_rptr <= q5_rptr + (take_oh[5] ? n_w : 4'd0);
-            q6_cnt <= (q6_cnt + {4'd0, commit_oh[6]}) - (take_oh[6] ? {1'd0, n_w} : 5'd0);
-            q6_used <= (q6_used + {4'd0, commit_oh[6]}) - (rel_oh[6] ? {1'd0, rd_n_q} : 5'd0);
-            q6_wptr <= q6_wptr + {3'd0, commit_oh[6]};
-            q6_rptr <= q6_rptr + (take_oh[6] ? n_w : 4'd0);
-            q7_cnt <= (q7_cnt + {4'd0, commit_oh[7]}) - (take_oh[7] ? {1'd0, n_w} : 5'd0);
-            q7_used <= (q7_used + {4'd0, commit_oh[7]}) - (rel_oh[7] ? {1'd0, rd_n_q} : 5'd0);
-            q7_wptr <= q7_wptr + {3'd0, commit_oh[7]};
-            q7_rptr <= q7_rptr + (take_oh[7] ? n_w : 4'd0);
-        end
-    end
     always @(posedge clk) begin
         if (rst) begin
             in_skip_q <= 1'd0;
@@ -439,49 +321,682 @@ module rtlgen_sue_pk (
             end
         end
     end
+    wire [3:0] q0_take_n; // commands a PDU of this queue takes: min(waiting, MAX_CMDS)
+    assign q0_take_n = (q0_cnt >= {1'd0, MAX_CMDS}) ? MAX_CMDS : q0_cnt[3:0];
+    wire [3:0] q1_take_n; // commands a PDU of this queue takes: min(waiting, MAX_CMDS)
+    assign q1_take_n = (q1_cnt >= {1'd0, MAX_CMDS}) ? MAX_CMDS : q1_cnt[3:0];
+    wire [3:0] q2_take_n; // commands a PDU of this queue takes: min(waiting, MAX_CMDS)
+    assign q2_take_n = (q2_cnt >= {1'd0, MAX_CMDS}) ? MAX_CMDS : q2_cnt[3:0];
+    wire [3:0] q3_take_n; // commands a PDU of this queue takes: min(waiting, MAX_CMDS)
+    assign q3_take_n = (q3_cnt >= {1'd0, MAX_CMDS}) ? MAX_CMDS : q3_cnt[3:0];
+    wire [3:0] q4_take_n; // commands a PDU of this queue takes: min(waiting, MAX_CMDS)
+    assign q4_take_n = (q4_cnt >= {1'd0, MAX_CMDS}) ? MAX_CMDS : q4_cnt[3:0];
+    wire [3:0] q5_take_n; // commands a PDU of this queue takes: min(waiting, MAX_CMDS)
+    assign q5_take_n = (q5_cnt >= {1'd0, MAX_CMDS}) ? MAX_CMDS : q5_cnt[3:0];
+    wire [3:0] q6_take_n; // commands a PDU of this queue takes: min(waiting, MAX_CMDS)
+    assign q6_take_n = (q6_cnt >= {1'd0, MAX_CMDS}) ? MAX_CMDS : q6_cnt[3:0];
+    wire [3:0] q7_take_n; // commands a PDU of this queue takes: min(waiting, MAX_CMDS)
+    assign q7_take_n = (q7_cnt >= {1'd0, MAX_CMDS}) ? MAX_CMDS : q7_cnt[3:0];
+    wire [3:0] g_n; // commands of the granted queue's PDU
+    assign g_n = (q0_take_n & {4{g_oh_q[0]}})
+        | (q1_take_n & {4{g_oh_q[1]}})
+        | (q2_take_n & {4{g_oh_q[2]}})
+        | (q3_take_n & {4{g_oh_q[3]}})
+        | (q4_take_n & {4{g_oh_q[4]}})
+        | (q5_take_n & {4{g_oh_q[5]}})
+        | (q6_take_n & {4{g_oh_q[6]}})
+        | (q7_take_n & {4{g_oh_q[7]}});
+    wire [3:0] g_rptr; // oldest slot of the granted queue
+    assign g_rptr = (q0_rptr & {4{g_oh_q[0]}})
+        | (q1_rptr & {4{g_oh_q[1]}})
+        | (q2_rptr & {4{g_oh_q[2]}})
+        | (q3_rptr & {4{g_oh_q[3]}})
+        | (q4_rptr & {4{g_oh_q[4]}})
+        | (q5_rptr & {4{g_oh_q[5]}})
+        | (q6_rptr & {4{g_oh_q[6]}})
+        | (q7_rptr & {4{g_oh_q[7]}});
+    wire [2:0] g_qi; // granted queue
+    assign g_qi[0] = ^(g_oh_q & 8'haa);
+    assign g_qi[1] = ^(g_oh_q & 8'hcc);
+    assign g_qi[2] = ^(g_oh_q & 8'hf0);
+    wire [3:0] g_d_oh; // granted destination, one-hot
+    assign g_d_oh = g_oh_q[3:0] | g_oh_q[7:4];
+    wire [1:0] g_d; // granted destination
+    assign g_d[0] = ^(g_d_oh & 4'ha);
+    assign g_d[1] = ^(g_d_oh & 4'hc);
+    wire [1:0] g_v_oh; // granted VC, one-hot
+    assign g_v_oh = {|g_oh_q[7:4], |g_oh_q[3:0]};
+    wire g_v; // granted VC
+    assign g_v = ^(g_v_oh & 2'h2);
+
+    // Read engine: a decision cycle (no beat left to load, output free, a PDU described) loads its first beat; later beats follow one per cycle, so PDUs leave back to back.
+    reg [3:0] rd_cmds_q; // commands left to load, counting the one of the next beat (0 = idle)
+    reg [3:0] rd_slot_q; // slot of the next beat
+    reg rd_beat_q; // beat of the next beat within its command
+    reg [2:0] rd_qi_q; // queue of the PDU being sent
+    reg [7:0] rd_oh_q; // the same, one-hot
+    reg [3:0] rd_n_q; // commands in the PDU being sent
+    reg rd_v_q; // VC of the PDU
+    reg [1:0] rd_d_q; // destination of the PDU
+    reg out_valid_q; // m_axis_pdu_tvalid
+    reg out_last_q; // m_axis_pdu_tlast
+    reg [127:0] ram_q; // RAM read register: the presented beat
+    wire adv; // the output register can take a beat
+    assign adv = (~out_valid_q) | m_axis_pdu_tready;
+    wire busy; // beats of the current PDU left to load
+    assign busy = rd_cmds_q != 4'd0;
+    wire issue; // load the next beat of the current PDU
+    assign issue = adv & busy;
+    wire decide; // decision: start the granted queue's PDU
+    assign decide = adv & (~busy) & g_valid_q;
+    wire [7:0] take_oh; // queue whose commands the starting PDU takes
+    assign take_oh = g_oh_q & {8{decide}};
+    wire rd_beat_last; // the next beat ends a command
+    assign rd_beat_last = rd_beat_q == LAST_BEAT;
+    wire last_issue; // the next beat ends the PDU
+    assign last_issue = (rd_cmds_q == 4'd1) & rd_beat_last;
+    wire [7:0] raddr; // RAM read address
+    assign raddr = issue ? {rd_qi_q, rd_slot_q, rd_beat_q} : {g_qi, g_rptr, 1'd0};
+    wire rel_fire; // the PDU's last beat is loaded: its commands free their slots
+    assign rel_fire = issue & last_issue;
+    wire [7:0] rel_oh; // queue whose slots are freed
+    assign rel_oh = rd_oh_q & {8{rel_fire}};
+    always @(posedge clk) begin
+        if (rst) begin
+            rd_cmds_q <= 4'd0;
+            rd_slot_q <= 4'd0;
+            rd_qi_q <= 3'd0;
+            rd_oh_q <= 8'd0;
+            rd_n_q <= 4'd0;
+            rd_d_q <= 2'd0;
+            out_valid_q <= 1'd0;
+            out_last_q <= 1'd0;
+            rd_beat_q <= 1'd0;
+            rd_v_q <= 1'd0;
+        end else begin
+            if (issue) begin
+                out_valid_q <= 1'd1;
+                out_last_q <= last_issue;
+                if (rd_beat_last) begin
+                    rd_slot_q <= rd_slot_q + 4'd1;
+                    rd_cmds_q <= rd_cmds_q - 4'd1;
+                    rd_beat_q <= 1'd0;
+                end else begin
+                    rd_beat_q <= rd_beat_q + 1'd1;
+                end
+            end else if (decide) begin
+                out_valid_q <= 1'd1;
+                out_last_q <= 1'd0;
+                rd_qi_q <= g_qi;
+                rd_oh_q <= g_oh_q;
+                rd_n_q <= g_n;
+                rd_d_q <= g_d;
+                rd_v_q <= g_v;
+                rd_slot_q <= g_rptr;
+                rd_beat_q <= 1'd1;
+                rd_cmds_q <= g_n;
+            end else if (adv) begin
+                out_valid_q <= 1'd0;
+            end
+        end
+    end
+    wire [7:0] elig_w; // queue eligible: commands waiting or just committed, VC not paused, destination ok, not in the grant register (and hold satisfied)
+    assign elig_w = {
+        (q7_nz | cm_oh_q[7]) & (~vc_pause[1]) & dest_ok[3] & (~(g_valid_q & g_oh_q[7])),
+        (q6_nz | cm_oh_q[6]) & (~vc_pause[1]) & dest_ok[2] & (~(g_valid_q & g_oh_q[6])),
+        (q5_nz | cm_oh_q[5]) & (~vc_pause[1]) & dest_ok[1] & (~(g_valid_q & g_oh_q[5])),
+        (q4_nz | cm_oh_q[4]) & (~vc_pause[1]) & dest_ok[0] & (~(g_valid_q & g_oh_q[4])),
+        (q3_nz | cm_oh_q[3]) & (~vc_pause[0]) & dest_ok[3] & (~(g_valid_q & g_oh_q[3])),
+        (q2_nz | cm_oh_q[2]) & (~vc_pause[0]) & dest_ok[2] & (~(g_valid_q & g_oh_q[2])),
+        (q1_nz | cm_oh_q[1]) & (~vc_pause[0]) & dest_ok[1] & (~(g_valid_q & g_oh_q[1])),
+        (q0_nz | cm_oh_q[0]) & (~vc_pause[0]) & dest_ok[0] & (~(g_valid_q & g_oh_q[0]))
+    };
+
+    // Scheduler: round robin across VCs, then across destinations within the chosen VC (SUE §4.2 step 3); each VC's destination pick is made in parallel and the VC pick selects one.
+    wire [1:0] vc_any; // VC has an eligible queue
+    assign vc_any = {|elig_w[7:4], |elig_w[3:0]};
+    wire any_elig; // some queue is eligible
+    assign any_elig = |vc_any;
+    reg vp_oh_q; // last VC granted, one-hot over VCs 0..num_vc-2 (0 = the last VC)
+    wire [1:0] v_above; // requests above the pointer: a pointer bit below them
+    assign v_above = {vp_oh_q, 1'd0};
+    wire [1:0] v_hi; // requests above the pointer
+    assign v_hi = vc_any & v_above;
+    wire v_hi_below_s0; // the input's low bits
+    assign v_hi_below_s0 = v_hi[0];
+    wire [1:0] v_hi_below; // a request above the pointer below this one
+    assign v_hi_below = {v_hi_below_s0, 1'd0};
+    wire v_req_below_s0; // the input's low bits
+    assign v_req_below_s0 = vc_any[0];
+    wire [1:0] v_req_below; // a request below this one
+    assign v_req_below = {v_req_below_s0, 1'd0};
+    wire [1:0] v_oh; // grant: first request above the pointer, else the lowest
+    assign v_oh = (v_hi & (~v_hi_below)) | (vc_any & (~({2{|v_hi}} | v_req_below)));
+    reg [2:0] qp0_oh_q; // last destination granted on VC 0, one-hot over 0..num_xpu-2 (0 = the last)
+    wire [3:0] row0; // eligible destinations of VC 0
+    assign row0 = elig_w[3:0];
+    wire [2:0] d0_above_s1; // OR over spans of 2 bits
+    assign d0_above_s1 = qp0_oh_q | {qp0_oh_q[1:0], 1'd0};
+    wire [2:0] d0_above_s2; // OR over spans of 4 bits
+    assign d0_above_s2 = d0_above_s1 | {d0_above_s1[0], 2'd0};
+    wire [3:0] d0_above; // requests above the pointer: a pointer bit below them
+    assign d0_above = {d0_above_s2, 1'd0};
+    wire [3:0] d0_hi; // requests above the pointer
+    assign d0_hi = row0 & d0_above;
+    wire [2:0] d0_hi_below_s0; // the input's low bits
+    assign d0_hi_below_s0 = d0_hi[2:0];
+    wire [2:0] d0_hi_below_s1; // OR over spans of 2 bits
+    assign d0_hi_below_s1 = d0_hi_below_s0 | {d0_hi_below_s0[1:0], 1'd0};
+    wire [2:0] d0_hi_below_s2; // OR over spans of 4 bits
+    assign d0_hi_below_s2 = d0_hi_below_s1 | {d0_hi_below_s1[0], 2'd0};
+    wire [3:0] d0_hi_below; // a request above the pointer below this one
+    assign d0_hi_below = {d0_hi_below_s2, 1'd0};
+    wire [2:0] d0_req_below_s0; // the input's low bits
+    assign d0_req_below_s0 = row0[2:0];
+    wire [2:0] d0_req_below_s1; // OR over spans of 2 bits
+    assign d0_req_below_s1 = d0_req_below_s0 | {d0_req_below_s0[1:0], 1'd0};
+    wire [2:0] d0_req_below_s2; // OR over spans of 4 bits
+    assign d0_req_below_s2 = d0_req_below_s1 | {d0_req_below_s1[0], 2'd0};
+    wire [3:0] d0_req_below; // a request below this one
+    assign d0_req_below = {d0_req_below_s2, 1'd0};
+    wire [3:0] d0_oh; // grant: first request above the pointer, else the lowest
+    assign d0_oh = (d0_hi & (~d0_hi_below)) | (row0 & (~({4{|d0_hi}} | d0_req_below)));
+    reg [2:0] qp1_oh_q; // last destination granted on VC 1, one-hot over 0..num_xpu-2 (0 = the last)
+    wire [3:0] row1; // eligible destinations of VC 1
+    assign row1 = elig_w[7:4];
+    wire [2:0] d1_above_s1; // OR over spans of 2 bits
+    assign d1_above_s1 = qp1_oh_q | {qp1_oh_q[1:0], 1'd0};
+    wire [2:0] d1_above_s2; // OR over spans of 4 bits
+    assign d1_above_s2 = d1_above_s1 | {d1_above_s1[0], 2'd0};
+    wire [3:0] d1_above; // requests above the pointer: a pointer bit below them
+    assign d1_above = {d1_above_s2, 1'd0};
+    wire [3:0] d1_hi; // requests above the pointer
+    assign d1_hi = row1 & d1_above;
+    wire [2:0] d1_hi_below_s0; // the input's low bits
+    assign d1_hi_below_s0 = d1_hi[2:0];
+    wire [2:0] d1_hi_below_s1; // OR over spans of 2 bits
+    assign d1_hi_below_s1 = d1_hi_below_s0 | {d1_hi_below_s0[1:0], 1'd0};
+    wire [2:0] d1_hi_below_s2; // OR over spans of 4 bits
+    assign d1_hi_below_s2 = d1_hi_below_s1 | {d1_hi_below_s1[0], 2'd0};
+    wire [3:0] d1_hi_below; // a request above the pointer below this one
+    assign d1_hi_below = {d1_hi_below_s2, 1'd0};
+    wire [2:0] d1_req_below_s0; // the input's low bits
+    assign d1_req_below_s0 = row1[2:0];
+    wire [2:0] d1_req_below_s1; // OR over spans of 2 bits
+    assign d1_req_below_s1 = d1_req_below_s0 | {d1_req_below_s0[1:0], 1'd0};
+    wire [2:0] d1_req_below_s2; // OR over spans of 4 bits
+    assign d1_req_below_s2 = d1_req_below_s1 | {d1_req_below_s1[0], 2'd0};
+    wire [3:0] d1_req_below; // a request below this one
+    assign d1_req_below = {d1_req_below_s2, 1'd0};
+    wire [3:0] d1_oh; // grant: first request above the pointer, else the lowest
+    assign d1_oh = (d1_hi & (~d1_hi_below)) | (row1 & (~({4{|d1_hi}} | d1_req_below)));
+    wire [7:0] sel_oh; // chosen queue, one-hot (zero when none is eligible)
+    assign sel_oh = {
+        v_oh[1] & d1_oh[3], v_oh[1] & d1_oh[2], v_oh[1] & d1_oh[1], v_oh[1] & d1_oh[0], v_oh[0] & d0_oh[3], v_oh[0] & d0_oh[2], v_oh[0] & d0_oh[1],
+        v_oh[0] & d0_oh[0]
+    };
+    wire g_free; // the grant register is empty or its PDU starts this cycle
+    assign g_free = (~g_valid_q) | decide;
+    wire grant; // a queue is granted
+    assign grant = g_free & any_elig;
+    always @(posedge clk) begin
+        if (rst) begin
+            g_valid_q <= 1'd0;
+            g_oh_q <= 8'd0;
+        end else begin
+            if (g_free) begin
+                g_valid_q <= any_elig;
+                g_oh_q <= sel_oh;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            vp_oh_q <= 1'd0;
+            qp0_oh_q <= 3'd0;
+            qp1_oh_q <= 3'd0;
+        end else begin
+            if (grant) begin
+                vp_oh_q <= v_oh[0];
+            end
+            if (grant & v_oh[0]) begin
+                qp0_oh_q <= d0_oh[2:0];
+            end
+            if (grant & v_oh[1]) begin
+                qp1_oh_q <= d1_oh[2:0];
+            end
+        end
+    end
+
+    // Registered events: commits and drops of the input side, PDU starts and slot releases of the read engine.
+    reg ev_commit_q; // a command was committed
+    reg ev_drop_fr_q; // a command was dropped: framing
+    reg ev_drop_dest_q; // a command was dropped: dest
+    reg ev_drop_vc_q; // a command was dropped: vc
+    reg ev_drop_err_q; // a command was dropped: err
+    reg ev_pdu_q; // a PDU started
+    reg [3:0] ev_n_q; // commands of the PDU started (0 when none)
+    reg [7:0] rl_oh_q; // queue whose slots were freed
+    reg [3:0] rl_n_q; // commands freed (0 when none)
+    always @(posedge clk) begin
+        if (rst) begin
+            cm_oh_q <= 8'd0;
+            ev_n_q <= 4'd0;
+            rl_oh_q <= 8'd0;
+            rl_n_q <= 4'd0;
+            ev_commit_q <= 1'd0;
+            ev_drop_fr_q <= 1'd0;
+            ev_drop_dest_q <= 1'd0;
+            ev_drop_vc_q <= 1'd0;
+            ev_drop_err_q <= 1'd0;
+            ev_pdu_q <= 1'd0;
+        end else begin
+            cm_oh_q <= commit_oh;
+            ev_n_q <= decide ? g_n : 4'd0;
+            rl_oh_q <= rel_oh;
+            rl_n_q <= rel_fire ? rd_n_q : 4'd0;
+            ev_commit_q <= commit;
+            ev_drop_fr_q <= drop_fr;
+            ev_drop_dest_q <= drop_dest;
+            ev_drop_vc_q <= drop_vc;
+            ev_drop_err_q <= drop_err;
+            ev_pdu_q <= decide;
+        end
+    end
+    wire [4:0] q0_used_nx; // used after this cycle's commit and release
+    assign q0_used_nx = (q0_used + {4'd0, cm_oh_q[0]}) - (rl_oh_q[0] ? {1'd0, rl_n_q} : 5'd0);
+    wire [4:0] q1_used_nx; // used after this cycle's commit and release
+    assign q1_used_nx = (q1_used + {4'd0, cm_oh_q[1]}) - (rl_oh_q[1] ? {1'd0, rl_n_q} : 5'd0);
+    wire [4:0] q2_used_nx; // used after this cycle's commit and release
+    assign q2_used_nx = (q2_used + {4'd0, cm_oh_q[2]}) - (rl_oh_q[2] ? {1'd0, rl_n_q} : 5'd0);
+    wire [4:0] q3_used_nx; // used after this cycle's commit and release
+    assign q3_used_nx = (q3_used + {4'd0, cm_oh_q[3]}) - (rl_oh_q[3] ? {1'd0, rl_n_q} : 5'd0);
+    wire [4:0] q4_used_nx; // used after this cycle's commit and release
+    assign q4_used_nx = (q4_used + {4'd0, cm_oh_q[4]}) - (rl_oh_q[4] ? {1'd0, rl_n_q} : 5'd0);
+    wire [4:0] q5_used_nx; // used after this cycle's commit and release
+    assign q5_used_nx = (q5_used + {4'd0, cm_oh_q[5]}) - (rl_oh_q[5] ? {1'd0, rl_n_q} : 5'd0);
+    wire [4:0] q6_used_nx; // used after this cycle's commit and release
+    assign q6_used_nx = (q6_used + {4'd0, cm_oh_q[6]}) - (rl_oh_q[6] ? {1'd0, rl_n_q} : 5'd0);
+    wire [4:0] q7_used_nx; // used after this cycle's commit and release
+    assign q7_used_nx = (q7_used + {4'd0, cm_oh_q[7]}) - (rl_oh_q[7] ? {1'd0, rl_n_q} : 5'd0);
+    always @(posedge clk) begin
+        if (rst) begin
+            q0_cnt <= 5'd0;
+            q0_used <= 5'd0;
+            q0_wptr <= 4'd0;
+            q0_rptr <= 4'd0;
+            q0_room1 <= 1'd1;
+            q0_room2 <= 1'd1;
+            q0_nz <= 1'd0;
+            q1_cnt <= 5'd0;
+            q1_used <= 5'd0;
+            q1_wptr <= 4'd0;
+            q1_rptr <= 4'd0;
+            q1_room1 <= 1'd1;
+            q1_room2 <= 1'd1;
+            q1_nz <= 1'd0;
+            q2_cnt <= 5'd0;
+            q2_used <= 5'd0;
+            q2_wptr <= 4'd0;
+            q2_rptr <= 4'd0;
+            q2_room1 <= 1'd1;
+            q2_room2 <= 1'd1;
+            q2_nz <= 1'd0;
+            q3_cnt <= 5'd0;
+            q3_used <= 5'd0;
+            q3_wptr <= 4'd0;
+            q3_rptr <= 4'd0;
+            q3_room1 <= 1'd1;
+            q3_room2 <= 1'd1;
+            q3_nz <= 1'd0;
+            q4_cnt <= 5'd0;
+            q4_used <= 5'd0;
+            q4_wptr <= 4'd0;
+            q4_rptr <= 4'd0;
+            q4_room1 <= 1'd1;
+            q4_room2 <= 1'd1;
+            q4_nz <= 1'd0;
+            q5_cnt <= 5'd0;
+            q5_used <= 5'd0;
+            q5_wptr <= 4'd0;
+            q5_rptr <= 4'd0;
+            q5_room1 <= 1'd1;
+            q5_room2 <= 1'd1;
+            q5_nz <= 1'd0;
+            q6_cnt <= 5'd0;
+            q6_used <= 5'd0;
+            q6_wptr <= 4'd0;
+            q6_rptr <= 4'd0;
+            q6_room1 <= 1'd1;
+            q6_room2 <= 1'd1;
+            q6_nz <= 1'd0;
+            q7_cnt <= 5'd0;
+            q7_used <= 5'd0;
+            q7_wptr <= 4'd0;
+            q7_rptr <= 4'd0;
+            q7_room1 <= 1'd1;
+            q7_room2 <= 1'd1;
+            q7_nz <= 1'd0;
+        end else begin
+            q0_cnt <= (q0_cnt + {4'd0, cm_oh_q[0]}) - (take_oh[0] ? {1'd0, q0_take_n} : 5'd0);
+            q0_used <= q0_used_nx;
+            q0_room1 <= q0_used_nx < QUEUE_DEPTH;
+            q0_room2 <= q0_used_nx < 5'd15;
+            q0_nz <= cm_oh_q[0] | (q0_nz & (~(take_oh[0] & (q0_cnt <= {1'd0, MAX_CMDS}))));
+            q0_wptr <= q0_wptr + {3'd0, commit_oh[0]};
+            q0_rptr <= q0_rptr + (take_oh[0] ? q0_take_n : 4'd0);
+            q1_cnt <= (q1_cnt + {4'd0, cm_oh_q[1]}) - (take_oh[1] ? {1'd0, q1_take_n} : 5'd0);
+            q1_used <= q1_used_nx;
+            q1_room1 <= q1_used_nx < QUEUE_DEPTH;
+            q1_room2 <= q1_used_nx < 5'd15;
+            q1_nz <= cm_oh_q[1] | (q1_nz & (~(take_oh[1] & (q1_cnt <= {1'd0, MAX_CMDS}))));
+            q1_wptr <= q1_wptr + {3'd0, commit_oh[1]};
+            q1_rptr <= q1_rptr + (take_oh[1] ? q1_take_n : 4'd0);
+            q2_cnt <= (q2_cnt + {4'd0, cm_oh_q[2]}) - (take_oh[2] ? {1'd0, q2_take_n} : 5'd0);
+            q2_used <= q2_used_nx;
+            q2_room1 <= q2_used_nx < QUEUE_DEPTH;
+            q2_room2 <= q2_used_nx < 5'd15;
+            q2_nz <= cm_oh_q[2] | (q2_nz & (~(take_oh[2] & (q2_cnt <= {1'd0, MAX_CMDS}))));
+            q2_wptr <= q2_wptr + {3'd0, commit_oh[2]};
+            q2_rptr <= q2_rptr + (take_oh[2] ? q2_take_n : 4'd0);
+            q3_cnt <= (q3_cnt + {4'd0, cm_oh_q[3]}) - (take_oh[3] ? {1'd0, q3_take_n} : 5'd0);
+            q3_used <= q3_used_nx;
+            q3_room1 <= q3_used_nx < QUEUE_DEPTH;
+            q3_room2 <= q3_used_nx < 5'd15;
+            q3_nz <= cm_oh_q[3] | (q3_nz & (~(take_oh[3] & (q3_cnt <= {1'd0, MAX_CMDS}))));
+            q3_wptr <= q3_wptr + {3'd0, commit_oh[3]};
+            q3_rptr <= q3_rptr + (take_oh[3] ? q3_take_n : 4'd0);
+            q4_cnt <= (q4_cnt + {4'd0, cm_oh_q[4]}) - (take_oh[4] ? {1'd0, q4_take_n} : 5'd0);
+            q4_used <= q4_used_nx;
+            q4_room1 <= q4_used_nx < QUEUE_DEPTH;
+            q4_room2 <= q4_used_nx < 5'd15;
+            q4_nz <= cm_oh_q[4] | (q4_nz & (~(take_oh[4] & (q4_cnt <= {1'd0, MAX_CMDS}))));
+            q4_wptr <= q4_wptr + {3'd0, commit_oh[4]};
+            q4_rptr <= q4_rptr + (take_oh[4] ? q4_take_n : 4'd0);
+            q5_cnt <= (q5_cnt + {4'd0, cm_oh_q[5]}) - (take_oh[5] ? {1'd0, q5_take_n} : 5'd0);
+            q5_used <= q5_used_nx;
+            q5_room1 <= q5_used_nx < QUEUE_DEPTH;
+            q5_room2 <= q5_used_nx < 5'd15;
+            q5_nz <= cm_oh_q[5] | (q5_nz & (~(take_oh[5] & (q5_cnt <= {1'd0, MAX_CMDS}))));
+            q5_wptr <= q5_wptr + {3'd0, commit_oh[5]};
+            q5_rptr <= q5_rptr + (take_oh[5] ? q5_take_n : 4'd0);
+            q6_cnt <= (q6_cnt + {4'd0, cm_oh_q[6]}) - (take_oh[6] ? {1'd0, q6_take_n} : 5'd0);
+            q6_used <= q6_used_nx;
+            q6_room1 <= q6_used_nx < QUEUE_DEPTH;
+            q6_room2 <= q6_used_nx < 5'd15;
+            q6_nz <= cm_oh_q[6] | (q6_nz & (~(take_oh[6] & (q6_cnt <= {1'd0, MAX_CMDS}))));
+            q6_wptr <= q6_wptr + {3'd0, commit_oh[6]};
+            q6_rptr <= q6_rptr + (take_oh[6] ? q6_take_n : 4'd0);
+            q7_cnt <= (q7_cnt + {4'd0, cm_oh_q[7]}) - (take_oh[7] ? {1'd0, q7_take_n} : 5'd0);
+            q7_used <= q7_used_nx;
+            q7_room1 <= q7_used_nx < QUEUE_DEPTH;
+            q7_room2 <= q7_used_nx < 5'd15;
+            q7_nz <= cm_oh_q[7] | (q7_nz & (~(take_oh[7] & (q7_cnt <= {1'd0, MAX_CMDS}))));
+            q7_wptr <= q7_wptr + {3'd0, commit_oh[7]};
+            q7_rptr <= q7_rptr + (take_oh[7] ? q7_take_n : 4'd0);
+        end
+    end
     reg [7:0] total_q; // commands held
-    reg [31:0] cnt_cmd_out_q;
-    wire [32:0] cmd_out_sum; // cnt_cmd_out + n_w, one bit wider
-    assign cmd_out_sum = {1'd0, cnt_cmd_out_q} + {29'd0, n_w};
     reg [31:0] cnt_cmd_in_q;
+    reg [5:0] cnt_cmd_in_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_cmd_in_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_cmd_in_q_en = {
+        ev_commit_q & (~(&cnt_cmd_in_q_ones[5:0])) & (&cnt_cmd_in_q_ones[4:0]),
+        ev_commit_q & (~(&cnt_cmd_in_q_ones[5:0])) & (&cnt_cmd_in_q_ones[3:0]),
+        ev_commit_q & (~(&cnt_cmd_in_q_ones[5:0])) & (&cnt_cmd_in_q_ones[2:0]),
+        ev_commit_q & (~(&cnt_cmd_in_q_ones[5:0])) & (&cnt_cmd_in_q_ones[1:0]), ev_commit_q & (~(&cnt_cmd_in_q_ones[5:0])) & cnt_cmd_in_q_ones[0],
+        ev_commit_q & (~(&cnt_cmd_in_q_ones[5:0]))
+    };
+    wire [31:0] cnt_cmd_in_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_cmd_in_q_tgl = {
+        cnt_cmd_in_q_en[5] & cnt_cmd_in_q[30], cnt_cmd_in_q_en[5], cnt_cmd_in_q_en[4] & (&cnt_cmd_in_q[28:24]),
+        cnt_cmd_in_q_en[4] & (&cnt_cmd_in_q[27:24]), cnt_cmd_in_q_en[4] & (&cnt_cmd_in_q[26:24]), cnt_cmd_in_q_en[4] & (&cnt_cmd_in_q[25:24]),
+        cnt_cmd_in_q_en[4] & cnt_cmd_in_q[24], cnt_cmd_in_q_en[4], cnt_cmd_in_q_en[3] & (&cnt_cmd_in_q[22:18]),
+        cnt_cmd_in_q_en[3] & (&cnt_cmd_in_q[21:18]), cnt_cmd_in_q_en[3] & (&cnt_cmd_in_q[20:18]), cnt_cmd_in_q_en[3] & (&cnt_cmd_in_q[19:18]),
+        cnt_cmd_in_q_en[3] & cnt_cmd_in_q[18], cnt_cmd_in_q_en[3], cnt_cmd_in_q_en[2] & (&cnt_cmd_in_q[16:12]),
+        cnt_cmd_in_q_en[2] & (&cnt_cmd_in_q[15:12]), cnt_cmd_in_q_en[2] & (&cnt_cmd_in_q[14:12]), cnt_cmd_in_q_en[2] & (&cnt_cmd_in_q[13:12]),
+        cnt_cmd_in_q_en[2] & cnt_cmd_in_q[12], cnt_cmd_in_q_en[2], cnt_cmd_in_q_en[1] & (&cnt_cmd_in_q[10:6]),
+        cnt_cmd_in_q_en[1] & (&cnt_cmd_in_q[9:6]), cnt_cmd_in_q_en[1] & (&cnt_cmd_in_q[8:6]), cnt_cmd_in_q_en[1] & (&cnt_cmd_in_q[7:6]),
+        cnt_cmd_in_q_en[1] & cnt_cmd_in_q[6], cnt_cmd_in_q_en[1], cnt_cmd_in_q_en[0] & (&cnt_cmd_in_q[4:0]),
+        cnt_cmd_in_q_en[0] & (&cnt_cmd_in_q[3:0]), cnt_cmd_in_q_en[0] & (&cnt_cmd_in_q[2:0]), cnt_cmd_in_q_en[0] & (&cnt_cmd_in_q[1:0]),
+        cnt_cmd_in_q_en[0] & cnt_cmd_in_q[0], cnt_cmd_in_q_en[0]
+    };
     reg [31:0] cnt_cmd_drop_framing_q;
+    reg [5:0] cnt_cmd_drop_framing_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_cmd_drop_framing_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_cmd_drop_framing_q_en = {
+        ev_drop_fr_q & (~(&cnt_cmd_drop_framing_q_ones[5:0])) & (&cnt_cmd_drop_framing_q_ones[4:0]),
+        ev_drop_fr_q & (~(&cnt_cmd_drop_framing_q_ones[5:0])) & (&cnt_cmd_drop_framing_q_ones[3:0]),
+        ev_drop_fr_q & (~(&cnt_cmd_drop_framing_q_ones[5:0])) & (&cnt_cmd_drop_framing_q_ones[2:0]),
+        ev_drop_fr_q & (~(&cnt_cmd_drop_framing_q_ones[5:0])) & (&cnt_cmd_drop_framing_q_ones[1:0]),
+        ev_drop_fr_q & (~(&cnt_cmd_drop_framing_q_ones[5:0])) & cnt_cmd_drop_framing_q_ones[0], ev_drop_fr_q & (~(&cnt_cmd_drop_framing_q_ones[5:0]))
+    };
+    wire [31:0] cnt_cmd_drop_framing_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_cmd_drop_framing_q_tgl = {
+        cnt_cmd_drop_framing_q_en[5] & cnt_cmd_drop_framing_q[30], cnt_cmd_drop_framing_q_en[5],
+        cnt_cmd_drop_framing_q_en[4] & (&cnt_cmd_drop_framing_q[28:24]), cnt_cmd_drop_framing_q_en[4] & (&cnt_cmd_drop_framing_q[27:24]),
+        cnt_cmd_drop_framing_q_en[4] & (&cnt_cmd_drop_framing_q[26:24]), cnt_cmd_drop_framing_q_en[4] & (&cnt_cmd_drop_framing_q[25:24]),
+        cnt_cmd_drop_framing_q_en[4] & cnt_cmd_drop_framing_q[24], cnt_cmd_drop_framing_q_en[4],
+        cnt_cmd_drop_framing_q_en[3] & (&cnt_cmd_drop_framing_q[22:18]), cnt_cmd_drop_framing_q_en[3] & (&cnt_cmd_drop_framing_q[21:18]),
+        cnt_cmd_drop_framing_q_en[3] & (&cnt_cmd_drop_framing_q[20:18]), cnt_cmd_drop_framing_q_en[3] & (&cnt_cmd_drop_framing_q[19:18]),
+        cnt_cmd_drop_framing_q_en[3] & cnt_cmd_drop_framing_q[18], cnt_cmd_drop_framing_q_en[3],
+        cnt_cmd_drop_framing_q_en[2] & (&cnt_cmd_drop_framing_q[16:12]), cnt_cmd_drop_framing_q_en[2] & (&cnt_cmd_drop_framing_q[15:12]),
+        cnt_cmd_drop_framing_q_en[2] & (&cnt_cmd_drop_framing_q[14:12]), cnt_cmd_drop_framing_q_en[2] & (&cnt_cmd_drop_framing_q[13:12]),
+        cnt_cmd_drop_framing_q_en[2] & cnt_cmd_drop_framing_q[12], cnt_cmd_drop_framing_q_en[2],
+        cnt_cmd_drop_framing_q_en[1] & (&cnt_cmd_drop_framing_q[10:6]), cnt_cmd_drop_framing_q_en[1] & (&cnt_cmd_drop_framing_q[9:6]),
+        cnt_cmd_drop_framing_q_en[1] & (&cnt_cmd_drop_framing_q[8:6]), cnt_cmd_drop_framing_q_en[1] & (&cnt_cmd_drop_framing_q[7:6]),
+        cnt_cmd_drop_framing_q_en[1] & cnt_cmd_drop_framing_q[6], cnt_cmd_drop_framing_q_en[1],
+        cnt_cmd_drop_framing_q_en[0] & (&cnt_cmd_drop_framing_q[4:0]), cnt_cmd_drop_framing_q_en[0] & (&cnt_cmd_drop_framing_q[3:0]),
+        cnt_cmd_drop_framing_q_en[0] & (&cnt_cmd_drop_framing_q[2:0]), cnt_cmd_drop_framing_q_en[0] & (&cnt_cmd_drop_framing_q[1:0]),
+        cnt_cmd_drop_framing_q_en[0] & cnt_cmd_drop_framing_q[0], cnt_cmd_drop_framing_q_en[0]
+    };
     reg [31:0] cnt_cmd_drop_dest_q;
+    reg [5:0] cnt_cmd_drop_dest_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_cmd_drop_dest_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_cmd_drop_dest_q_en = {
+        ev_drop_dest_q & (~(&cnt_cmd_drop_dest_q_ones[5:0])) & (&cnt_cmd_drop_dest_q_ones[4:0]),
+        ev_drop_dest_q & (~(&cnt_cmd_drop_dest_q_ones[5:0])) & (&cnt_cmd_drop_dest_q_ones[3:0]),
+        ev_drop_dest_q & (~(&cnt_cmd_drop_dest_q_ones[5:0])) & (&cnt_cmd_drop_dest_q_ones[2:0]),
+        ev_drop_dest_q & (~(&cnt_cmd_drop_dest_q_ones[5:0])) & (&cnt_cmd_drop_dest_q_ones[1:0]),
+        ev_drop_dest_q & (~(&cnt_cmd_drop_dest_q_ones[5:0])) & cnt_cmd_drop_dest_q_ones[0], ev_drop_dest_q & (~(&cnt_cmd_drop_dest_q_ones[5:0]))
+    };
+    wire [31:0] cnt_cmd_drop_dest_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_cmd_drop_dest_q_tgl = {
+        cnt_cmd_drop_dest_q_en[5] & cnt_cmd_drop_dest_q[30], cnt_cmd_drop_dest_q_en[5], cnt_cmd_drop_dest_q_en[4] & (&cnt_cmd_drop_dest_q[28:24]),
+        cnt_cmd_drop_dest_q_en[4] & (&cnt_cmd_drop_dest_q[27:24]), cnt_cmd_drop_dest_q_en[4] & (&cnt_cmd_drop_dest_q[26:24]),
+        cnt_cmd_drop_dest_q_en[4] & (&cnt_cmd_drop_dest_q[25:24]), cnt_cmd_drop_dest_q_en[4] & cnt_cmd_drop_dest_q[24], cnt_cmd_drop_dest_q_en[4],
+        cnt_cmd_drop_dest_q_en[3] & (&cnt_cmd_drop_dest_q[22:18]), cnt_cmd_drop_dest_q_en[3] & (&cnt_cmd_drop_dest_q[21:18]),
+        cnt_cmd_drop_dest_q_en[3] & (&cnt_cmd_drop_dest_q[20:18]), cnt_cmd_drop_dest_q_en[3] & (&cnt_cmd_drop_dest_q[19:18]),
+        cnt_cmd_drop_dest_q_en[3] & cnt_cmd_drop_dest_q[18], cnt_cmd_drop_dest_q_en[3], cnt_cmd_drop_dest_q_en[2] & (&cnt_cmd_drop_dest_q[16:12]),
+        cnt_cmd_drop_dest_q_en[2] & (&cnt_cmd_drop_dest_q[15:12]), cnt_cmd_drop_dest_q_en[2] & (&cnt_cmd_drop_dest_q[14:12]),
+        cnt_cmd_drop_dest_q_en[2] & (&cnt_cmd_drop_dest_q[13:12]), cnt_cmd_drop_dest_q_en[2] & cnt_cmd_drop_dest_q[12], cnt_cmd_drop_dest_q_en[2],
+        cnt_cmd_drop_dest_q_en[1] & (&cnt_cmd_drop_dest_q[10:6]), cnt_cmd_drop_dest_q_en[1] & (&cnt_cmd_drop_dest_q[9:6]),
+        cnt_cmd_drop_dest_q_en[1] & (&cnt_cmd_drop_dest_q[8:6]), cnt_cmd_drop_dest_q_en[1] & (&cnt_cmd_drop_dest_q[7:6]),
+        cnt_cmd_drop_dest_q_en[1] & cnt_cmd_drop_dest_q[6], cnt_cmd_drop_dest_q_en[1], cnt_cmd_drop_dest_q_en[0] & (&cnt_cmd_drop_dest_q[4:0]),
+        cnt_cmd_drop_dest_q_en[0] & (&cnt_cmd_drop_dest_q[3:0]), cnt_cmd_drop_dest_q_en[0] & (&cnt_cmd_drop_dest_q[2:0]),
+        cnt_cmd_drop_dest_q_en[0] & (&cnt_cmd_drop_dest_q[1:0]), cnt_cmd_drop_dest_q_en[0] & cnt_cmd_drop_dest_q[0], cnt_cmd_drop_dest_q_en[0]
+    };
     reg [31:0] cnt_cmd_drop_vc_q;
+    reg [5:0] cnt_cmd_drop_vc_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_cmd_drop_vc_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_cmd_drop_vc_q_en = {
+        ev_drop_vc_q & (~(&cnt_cmd_drop_vc_q_ones[5:0])) & (&cnt_cmd_drop_vc_q_ones[4:0]),
+        ev_drop_vc_q & (~(&cnt_cmd_drop_vc_q_ones[5:0])) & (&cnt_cmd_drop_vc_q_ones[3:0]),
+        ev_drop_vc_q & (~(&cnt_cmd_drop_vc_q_ones[5:0])) & (&cnt_cmd_drop_vc_q_ones[2:0]),
+        ev_drop_vc_q & (~(&cnt_cmd_drop_vc_q_ones[5:0])) & (&cnt_cmd_drop_vc_q_ones[1:0]),
+        ev_drop_vc_q & (~(&cnt_cmd_drop_vc_q_ones[5:0])) & cnt_cmd_drop_vc_q_ones[0], ev_drop_vc_q & (~(&cnt_cmd_drop_vc_q_ones[5:0]))
+    };
+    wire [31:0] cnt_cmd_drop_vc_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_cmd_drop_vc_q_tgl = {
+        cnt_cmd_drop_vc_q_en[5] & cnt_cmd_drop_vc_q[30], cnt_cmd_drop_vc_q_en[5], cnt_cmd_drop_vc_q_en[4] & (&cnt_cmd_drop_vc_q[28:24]),
+        cnt_cmd_drop_vc_q_en[4] & (&cnt_cmd_drop_vc_q[27:24]), cnt_cmd_drop_vc_q_en[4] & (&cnt_cmd_drop_vc_q[26:24]),
+        cnt_cmd_drop_vc_q_en[4] & (&cnt_cmd_drop_vc_q[25:24]), cnt_cmd_drop_vc_q_en[4] & cnt_cmd_drop_vc_q[24], cnt_cmd_drop_vc_q_en[4],
+        cnt_cmd_drop_vc_q_en[3] & (&cnt_cmd_drop_vc_q[22:18]), cnt_cmd_drop_vc_q_en[3] & (&cnt_cmd_drop_vc_q[21:18]),
+        cnt_cmd_drop_vc_q_en[3] & (&cnt_cmd_drop_vc_q[20:18]), cnt_cmd_drop_vc_q_en[3] & (&cnt_cmd_drop_vc_q[19:18]),
+        cnt_cmd_drop_vc_q_en[3] & cnt_cmd_drop_vc_q[18], cnt_cmd_drop_vc_q_en[3], cnt_cmd_drop_vc_q_en[2] & (&cnt_cmd_drop_vc_q[16:12]),
+        cnt_cmd_drop_vc_q_en[2] & (&cnt_cmd_drop_vc_q[15:12]), cnt_cmd_drop_vc_q_en[2] & (&cnt_cmd_drop_vc_q[14:12]),
+        cnt_cmd_drop_vc_q_en[2] & (&cnt_cmd_drop_vc_q[13:12]), cnt_cmd_drop_vc_q_en[2] & cnt_cmd_drop_vc_q[12], cnt_cmd_drop_vc_q_en[2],
+        cnt_cmd_drop_vc_q_en[1] & (&cnt_cmd_drop_vc_q[10:6]), cnt_cmd_drop_vc_q_en[1] & (&cnt_cmd_drop_vc_q[9:6]),
+        cnt_cmd_drop_vc_q_en[1] & (&cnt_cmd_drop_vc_q[8:6]), cnt_cmd_drop_vc_q_en[1] & (&cnt_cmd_drop_vc_q[7:6]),
+        cnt_cmd_drop_vc_q_en[1] & cnt_cmd_drop_vc_q[6], cnt_cmd_drop_vc_q_en[1], cnt_cmd_drop_vc_q_en[0] & (&cnt_cmd_drop_vc_q[4:0]),
+        cnt_cmd_drop_vc_q_en[0] & (&cnt_cmd_drop_vc_q[3:0]), cnt_cmd_drop_vc_q_en[0] & (&cnt_cmd_drop_vc_q[2:0]),
+        cnt_cmd_drop_vc_q_en[0] & (&cnt_cmd_drop_vc_q[1:0]), cnt_cmd_drop_vc_q_en[0] & cnt_cmd_drop_vc_q[0], cnt_cmd_drop_vc_q_en[0]
+    };
     reg [31:0] cnt_cmd_drop_err_q;
+    reg [5:0] cnt_cmd_drop_err_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_cmd_drop_err_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_cmd_drop_err_q_en = {
+        ev_drop_err_q & (~(&cnt_cmd_drop_err_q_ones[5:0])) & (&cnt_cmd_drop_err_q_ones[4:0]),
+        ev_drop_err_q & (~(&cnt_cmd_drop_err_q_ones[5:0])) & (&cnt_cmd_drop_err_q_ones[3:0]),
+        ev_drop_err_q & (~(&cnt_cmd_drop_err_q_ones[5:0])) & (&cnt_cmd_drop_err_q_ones[2:0]),
+        ev_drop_err_q & (~(&cnt_cmd_drop_err_q_ones[5:0])) & (&cnt_cmd_drop_err_q_ones[1:0]),
+        ev_drop_err_q & (~(&cnt_cmd_drop_err_q_ones[5:0])) & cnt_cmd_drop_err_q_ones[0], ev_drop_err_q & (~(&cnt_cmd_drop_err_q_ones[5:0]))
+    };
+    wire [31:0] cnt_cmd_drop_err_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_cmd_drop_err_q_tgl = {
+        cnt_cmd_drop_err_q_en[5] & cnt_cmd_drop_err_q[30], cnt_cmd_drop_err_q_en[5], cnt_cmd_drop_err_q_en[4] & (&cnt_cmd_drop_err_q[28:24]),
+        cnt_cmd_drop_err_q_en[4] & (&cnt_cmd_drop_err_q[27:24]), cnt_cmd_drop_err_q_en[4] & (&cnt_cmd_drop_err_q[26:24]),
+        cnt_cmd_drop_err_q_en[4] & (&cnt_cmd_drop_err_q[25:24]), cnt_cmd_drop_err_q_en[4] & cnt_cmd_drop_err_q[24], cnt_cmd_drop_err_q_en[4],
+        cnt_cmd_drop_err_q_en[3] & (&cnt_cmd_drop_err_q[22:18]), cnt_cmd_drop_err_q_en[3] & (&cnt_cmd_drop_err_q[21:18]),
+        cnt_cmd_drop_err_q_en[3] & (&cnt_cmd_drop_err_q[20:18]), cnt_cmd_drop_err_q_en[3] & (&cnt_cmd_drop_err_q[19:18]),
+        cnt_cmd_drop_err_q_en[3] & cnt_cmd_drop_err_q[18], cnt_cmd_drop_err_q_en[3], cnt_cmd_drop_err_q_en[2] & (&cnt_cmd_drop_err_q[16:12]),
+        cnt_cmd_drop_err_q_en[2] & (&cnt_cmd_drop_err_q[15:12]), cnt_cmd_drop_err_q_en[2] & (&cnt_cmd_drop_err_q[14:12]),
+        cnt_cmd_drop_err_q_en[2] & (&cnt_cmd_drop_err_q[13:12]), cnt_cmd_drop_err_q_en[2] & cnt_cmd_drop_err_q[12], cnt_cmd_drop_err_q_en[2],
+        cnt_cmd_drop_err_q_en[1] & (&cnt_cmd_drop_err_q[10:6]), cnt_cmd_drop_err_q_en[1] & (&cnt_cmd_drop_err_q[9:6]),
+        cnt_cmd_drop_err_q_en[1] & (&cnt_cmd_drop_err_q[8:6]), cnt_cmd_drop_err_q_en[1] & (&cnt_cmd_drop_err_q[7:6]),
+        cnt_cmd_drop_err_q_en[1] & cnt_cmd_drop_err_q[6], cnt_cmd_drop_err_q_en[1], cnt_cmd_drop_err_q_en[0] & (&cnt_cmd_drop_err_q[4:0]),
+        cnt_cmd_drop_err_q_en[0] & (&cnt_cmd_drop_err_q[3:0]), cnt_cmd_drop_err_q_en[0] & (&cnt_cmd_drop_err_q[2:0]),
+        cnt_cmd_drop_err_q_en[0] & (&cnt_cmd_drop_err_q[1:0]), cnt_cmd_drop_err_q_en[0] & cnt_cmd_drop_err_q[0], cnt_cmd_drop_err_q_en[0]
+    };
     reg [31:0] cnt_pdu_out_q;
+    reg [5:0] cnt_pdu_out_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_pdu_out_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_pdu_out_q_en = {
+        ev_pdu_q & (~(&cnt_pdu_out_q_ones[5:0])) & (&cnt_pdu_out_q_ones[4:0]), ev_pdu_q & (~(&cnt_pdu_out_q_ones[5:0])) & (&cnt_pdu_out_q_ones[3:0]),
+        ev_pdu_q & (~(&cnt_pdu_out_q_ones[5:0])) & (&cnt_pdu_out_q_ones[2:0]), ev_pdu_q & (~(&cnt_pdu_out_q_ones[5:0])) & (&cnt_pdu_out_q_ones[1:0]),
+        ev_pdu_q & (~(&cnt_pdu_out_q_ones[5:0])) & cnt_pdu_out_q_ones[0], ev_pdu_q & (~(&cnt_pdu_out_q_ones[5:0]))
+    };
+    wire [31:0] cnt_pdu_out_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_pdu_out_q_tgl = {
+        cnt_pdu_out_q_en[5] & cnt_pdu_out_q[30], cnt_pdu_out_q_en[5], cnt_pdu_out_q_en[4] & (&cnt_pdu_out_q[28:24]),
+        cnt_pdu_out_q_en[4] & (&cnt_pdu_out_q[27:24]), cnt_pdu_out_q_en[4] & (&cnt_pdu_out_q[26:24]), cnt_pdu_out_q_en[4] & (&cnt_pdu_out_q[25:24]),
+        cnt_pdu_out_q_en[4] & cnt_pdu_out_q[24], cnt_pdu_out_q_en[4], cnt_pdu_out_q_en[3] & (&cnt_pdu_out_q[22:18]),
+        cnt_pdu_out_q_en[3] & (&cnt_pdu_out_q[21:18]), cnt_pdu_out_q_en[3] & (&cnt_pdu_out_q[20:18]), cnt_pdu_out_q_en[3] & (&cnt_pdu_out_q[19:18]),
+        cnt_pdu_out_q_en[3] & cnt_pdu_out_q[18], cnt_pdu_out_q_en[3], cnt_pdu_out_q_en[2] & (&cnt_pdu_out_q[16:12]),
+        cnt_pdu_out_q_en[2] & (&cnt_pdu_out_q[15:12]), cnt_pdu_out_q_en[2] & (&cnt_pdu_out_q[14:12]), cnt_pdu_out_q_en[2] & (&cnt_pdu_out_q[13:12]),
+        cnt_pdu_out_q_en[2] & cnt_pdu_out_q[12], cnt_pdu_out_q_en[2], cnt_pdu_out_q_en[1] & (&cnt_pdu_out_q[10:6]),
+        cnt_pdu_out_q_en[1] & (&cnt_pdu_out_q[9:6]), cnt_pdu_out_q_en[1] & (&cnt_pdu_out_q[8:6]), cnt_pdu_out_q_en[1] & (&cnt_pdu_out_q[7:6]),
+        cnt_pdu_out_q_en[1] & cnt_pdu_out_q[6], cnt_pdu_out_q_en[1], cnt_pdu_out_q_en[0] & (&cnt_pdu_out_q[4:0]),
+        cnt_pdu_out_q_en[0] & (&cnt_pdu_out_q[3:0]), cnt_pdu_out_q_en[0] & (&cnt_pdu_out_q[2:0]), cnt_pdu_out_q_en[0] & (&cnt_pdu_out_q[1:0]),
+        cnt_pdu_out_q_en[0] & cnt_pdu_out_q[0], cnt_pdu_out_q_en[0]
+    };
+    reg [31:0] cnt_cmd_out_q;
+    wire [4:0] cnt_cmd_out_q_lo; // low bits plus the addend, with the carry out
+    assign cnt_cmd_out_q_lo = {1'd0, cnt_cmd_out_q[3:0]} + {1'd0, ev_n_q};
+    reg [4:0] cnt_cmd_out_q_ones; // per six-bit chunk: all its bits are one
+    wire [4:0] cnt_cmd_out_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_cmd_out_q_en = {
+        cnt_cmd_out_q_lo[4] & (~(&cnt_cmd_out_q_ones[4:0])) & (&cnt_cmd_out_q_ones[3:0]),
+        cnt_cmd_out_q_lo[4] & (~(&cnt_cmd_out_q_ones[4:0])) & (&cnt_cmd_out_q_ones[2:0]),
+        cnt_cmd_out_q_lo[4] & (~(&cnt_cmd_out_q_ones[4:0])) & (&cnt_cmd_out_q_ones[1:0]),
+        cnt_cmd_out_q_lo[4] & (~(&cnt_cmd_out_q_ones[4:0])) & cnt_cmd_out_q_ones[0], cnt_cmd_out_q_lo[4] & (~(&cnt_cmd_out_q_ones[4:0]))
+    };
+    wire [27:0] cnt_cmd_out_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_cmd_out_q_tgl = {
+        cnt_cmd_out_q_en[4] & (&cnt_cmd_out_q[30:28]), cnt_cmd_out_q_en[4] & (&cnt_cmd_out_q[29:28]), cnt_cmd_out_q_en[4] & cnt_cmd_out_q[28],
+        cnt_cmd_out_q_en[4], cnt_cmd_out_q_en[3] & (&cnt_cmd_out_q[26:22]), cnt_cmd_out_q_en[3] & (&cnt_cmd_out_q[25:22]),
+        cnt_cmd_out_q_en[3] & (&cnt_cmd_out_q[24:22]), cnt_cmd_out_q_en[3] & (&cnt_cmd_out_q[23:22]), cnt_cmd_out_q_en[3] & cnt_cmd_out_q[22],
+        cnt_cmd_out_q_en[3], cnt_cmd_out_q_en[2] & (&cnt_cmd_out_q[20:16]), cnt_cmd_out_q_en[2] & (&cnt_cmd_out_q[19:16]),
+        cnt_cmd_out_q_en[2] & (&cnt_cmd_out_q[18:16]), cnt_cmd_out_q_en[2] & (&cnt_cmd_out_q[17:16]), cnt_cmd_out_q_en[2] & cnt_cmd_out_q[16],
+        cnt_cmd_out_q_en[2], cnt_cmd_out_q_en[1] & (&cnt_cmd_out_q[14:10]), cnt_cmd_out_q_en[1] & (&cnt_cmd_out_q[13:10]),
+        cnt_cmd_out_q_en[1] & (&cnt_cmd_out_q[12:10]), cnt_cmd_out_q_en[1] & (&cnt_cmd_out_q[11:10]), cnt_cmd_out_q_en[1] & cnt_cmd_out_q[10],
+        cnt_cmd_out_q_en[1], cnt_cmd_out_q_en[0] & (&cnt_cmd_out_q[8:4]), cnt_cmd_out_q_en[0] & (&cnt_cmd_out_q[7:4]),
+        cnt_cmd_out_q_en[0] & (&cnt_cmd_out_q[6:4]), cnt_cmd_out_q_en[0] & (&cnt_cmd_out_q[5:4]), cnt_cmd_out_q_en[0] & cnt_cmd_out_q[4],
+        cnt_cmd_out_q_en[0]
+    };
     always @(posedge clk) begin
         if (rst) begin
             total_q <= 8'd0;
-            cnt_cmd_out_q <= 32'd0;
             cnt_cmd_in_q <= 32'd0;
+            cnt_cmd_in_q_ones <= 6'd0;
             cnt_cmd_drop_framing_q <= 32'd0;
+            cnt_cmd_drop_framing_q_ones <= 6'd0;
             cnt_cmd_drop_dest_q <= 32'd0;
+            cnt_cmd_drop_dest_q_ones <= 6'd0;
             cnt_cmd_drop_vc_q <= 32'd0;
+            cnt_cmd_drop_vc_q_ones <= 6'd0;
             cnt_cmd_drop_err_q <= 32'd0;
+            cnt_cmd_drop_err_q_ones <= 6'd0;
             cnt_pdu_out_q <= 32'd0;
+            cnt_pdu_out_q_ones <= 6'd0;
+            cnt_cmd_out_q <= 32'd0;
+            cnt_cmd_out_q_ones <= 5'd0;
         end else begin
-            total_q <= (total_q + {7'd0, commit}) - (rel_fire ? {4'd0, rd_n_q} : 8'd0);
-            if (commit & (cnt_cmd_in_q != CNT_MAX)) begin
-                cnt_cmd_in_q <= cnt_cmd_in_q + 32'd1;
-            end
-            if (drop_fr & (cnt_cmd_drop_framing_q != CNT_MAX)) begin
-                cnt_cmd_drop_framing_q <= cnt_cmd_drop_framing_q + 32'd1;
-            end
-            if (drop_dest & (cnt_cmd_drop_dest_q != CNT_MAX)) begin
-                cnt_cmd_drop_dest_q <= cnt_cmd_drop_dest_q + 32'd1;
-            end
-            if (drop_vc & (cnt_cmd_drop_vc_q != CNT_MAX)) begin
-                cnt_cmd_drop_vc_q <= cnt_cmd_drop_vc_q + 32'd1;
-            end
-            if (drop_err & (cnt_cmd_drop_err_q != CNT_MAX)) begin
-                cnt_cmd_drop_err_q <= cnt_cmd_drop_err_q + 32'd1;
-            end
-            if (decide & (cnt_pdu_out_q != CNT_MAX)) begin
-                cnt_pdu_out_q <= cnt_pdu_out_q + 32'd1;
-            end
-            if (decide) begin
-                cnt_cmd_out_q <= (|cmd_out_sum[32:32]) ? CNT_MAX : cmd_out_sum[31:0];
-            end
+            total_q <= (total_q + {7'd0, ev_commit_q}) - {4'd0, rl_n_q};
+            cnt_cmd_in_q_ones <= {
+                cnt_cmd_in_q_en[5] ? (cnt_cmd_in_q[31] & (~cnt_cmd_in_q[30])) : cnt_cmd_in_q_ones[5],
+                cnt_cmd_in_q_en[4] ? ((&cnt_cmd_in_q[29:25]) & (~cnt_cmd_in_q[24])) : cnt_cmd_in_q_ones[4],
+                cnt_cmd_in_q_en[3] ? ((&cnt_cmd_in_q[23:19]) & (~cnt_cmd_in_q[18])) : cnt_cmd_in_q_ones[3],
+                cnt_cmd_in_q_en[2] ? ((&cnt_cmd_in_q[17:13]) & (~cnt_cmd_in_q[12])) : cnt_cmd_in_q_ones[2],
+                cnt_cmd_in_q_en[1] ? ((&cnt_cmd_in_q[11:7]) & (~cnt_cmd_in_q[6])) : cnt_cmd_in_q_ones[1],
+                cnt_cmd_in_q_en[0] ? ((&cnt_cmd_in_q[5:1]) & (~cnt_cmd_in_q[0])) : cnt_cmd_in_q_ones[0]
+            };
+            cnt_cmd_in_q <= cnt_cmd_in_q[31:0] ^ cnt_cmd_in_q_tgl;
+            cnt_cmd_drop_framing_q_ones <= {
+                cnt_cmd_drop_framing_q_en[5] ? (cnt_cmd_drop_framing_q[31] & (~cnt_cmd_drop_framing_q[30])) : cnt_cmd_drop_framing_q_ones[5],
+                cnt_cmd_drop_framing_q_en[4] ? ((&cnt_cmd_drop_framing_q[29:25]) & (~cnt_cmd_drop_framing_q[24])) : cnt_cmd_drop_framing_q_ones[4],
+                cnt_cmd_drop_framing_q_en[3] ? ((&cnt_cmd_drop_framing_q[23:19]) & (~cnt_cmd_drop_framing_q[18])) : cnt_cmd_drop_framing_q_ones[3],
+                cnt_cmd_drop_framing_q_en[2] ? ((&cnt_cmd_drop_framing_q[17:13]) & (~cnt_cmd_drop_framing_q[12])) : cnt_cmd_drop_framing_q_ones[2],
+                cnt_cmd_drop_framing_q_en[1] ? ((&cnt_cmd_drop_framing_q[11:7]) & (~cnt_cmd_drop_framing_q[6])) : cnt_cmd_drop_framing_q_ones[1],
+                cnt_cmd_drop_framing_q_en[0] ? ((&cnt_cmd_drop_framing_q[5:1]) & (~cnt_cmd_drop_framing_q[0])) : cnt_cmd_drop_framing_q_ones[0]
+            };
+            cnt_cmd_drop_framing_q <= cnt_cmd_drop_framing_q[31:0] ^ cnt_cmd_drop_framing_q_tgl;
+            cnt_cmd_drop_dest_q_ones <= {
+                cnt_cmd_drop_dest_q_en[5] ? (cnt_cmd_drop_dest_q[31] & (~cnt_cmd_drop_dest_q[30])) : cnt_cmd_drop_dest_q_ones[5],
+                cnt_cmd_drop_dest_q_en[4] ? ((&cnt_cmd_drop_dest_q[29:25]) & (~cnt_cmd_drop_dest_q[24])) : cnt_cmd_drop_dest_q_ones[4],
+                cnt_cmd_drop_dest_q_en[3] ? ((&cnt_cmd_drop_dest_q[23:19]) & (~cnt_cmd_drop_dest_q[18])) : cnt_cmd_drop_dest_q_ones[3],
+                cnt_cmd_drop_dest_q_en[2] ? ((&cnt_cmd_drop_dest_q[17:13]) & (~cnt_cmd_drop_dest_q[12])) : cnt_cmd_drop_dest_q_ones[2],
+                cnt_cmd_drop_dest_q_en[1] ? ((&cnt_cmd_drop_dest_q[11:7]) & (~cnt_cmd_drop_dest_q[6])) : cnt_cmd_drop_dest_q_ones[1],
+                cnt_cmd_drop_dest_q_en[0] ? ((&cnt_cmd_drop_dest_q[5:1]) & (~cnt_cmd_drop_dest_q[0])) : cnt_cmd_drop_dest_q_ones[0]
+            };
+            cnt_cmd_drop_dest_q <= cnt_cmd_drop_dest_q[31:0] ^ cnt_cmd_drop_dest_q_tgl;
+            cnt_cmd_drop_vc_q_ones <= {
+                cnt_cmd_drop_vc_q_en[5] ? (cnt_cmd_drop_vc_q[31] & (~cnt_cmd_drop_vc_q[30])) : cnt_cmd_drop_vc_q_ones[5],
+                cnt_cmd_drop_vc_q_en[4] ? ((&cnt_cmd_drop_vc_q[29:25]) & (~cnt_cmd_drop_vc_q[24])) : cnt_cmd_drop_vc_q_ones[4],
+                cnt_cmd_drop_vc_q_en[3] ? ((&cnt_cmd_drop_vc_q[23:19]) & (~cnt_cmd_drop_vc_q[18])) : cnt_cmd_drop_vc_q_ones[3],
+                cnt_cmd_drop_vc_q_en[2] ? ((&cnt_cmd_drop_vc_q[17:13]) & (~cnt_cmd_drop_vc_q[12])) : cnt_cmd_drop_vc_q_ones[2],
+                cnt_cmd_drop_vc_q_en[1] ? ((&cnt_cmd_drop_vc_q[11:7]) & (~cnt_cmd_drop_vc_q[6])) : cnt_cmd_drop_vc_q_ones[1],
+                cnt_cmd_drop_vc_q_en[0] ? ((&cnt_cmd_drop_vc_q[5:1]) & (~cnt_cmd_drop_vc_q[0])) : cnt_cmd_drop_vc_q_ones[0]
+            };
+            cnt_cmd_drop_vc_q <= cnt_cmd_drop_vc_q[31:0] ^ cnt_cmd_drop_vc_q_tgl;
+            cnt_cmd_drop_err_q_ones <= {
+                cnt_cmd_drop_err_q_en[5] ? (cnt_cmd_drop_err_q[31] & (~cnt_cmd_drop_err_q[30])) : cnt_cmd_drop_err_q_ones[5],
+                cnt_cmd_drop_err_q_en[4] ? ((&cnt_cmd_drop_err_q[29:25]) & (~cnt_cmd_drop_err_q[24])) : cnt_cmd_drop_err_q_ones[4],
+                cnt_cmd_drop_err_q_en[3] ? ((&cnt_cmd_drop_err_q[23:19]) & (~cnt_cmd_drop_err_q[18])) : cnt_cmd_drop_err_q_ones[3],
+                cnt_cmd_drop_err_q_en[2] ? ((&cnt_cmd_drop_err_q[17:13]) & (~cnt_cmd_drop_err_q[12])) : cnt_cmd_drop_err_q_ones[2],
+                cnt_cmd_drop_err_q_en[1] ? ((&cnt_cmd_drop_err_q[11:7]) & (~cnt_cmd_drop_err_q[6])) : cnt_cmd_drop_err_q_ones[1],
+                cnt_cmd_drop_err_q_en[0] ? ((&cnt_cmd_drop_err_q[5:1]) & (~cnt_cmd_drop_err_q[0])) : cnt_cmd_drop_err_q_ones[0]
+            };
+            cnt_cmd_drop_err_q <= cnt_cmd_drop_err_q[31:0] ^ cnt_cmd_drop_err_q_tgl;
+            cnt_pdu_out_q_ones <= {
+                cnt_pdu_out_q_en[5] ? (cnt_pdu_out_q[31] & (~cnt_pdu_out_q[30])) : cnt_pdu_out_q_ones[5],
+                cnt_pdu_out_q_en[4] ? ((&cnt_pdu_out_q[29:25]) & (~cnt_pdu_out_q[24])) : cnt_pdu_out_q_ones[4],
+                cnt_pdu_out_q_en[3] ? ((&cnt_pdu_out_q[23:19]) & (~cnt_pdu_out_q[18])) : cnt_pdu_out_q_ones[3],
+                cnt_pdu_out_q_en[2] ? ((&cnt_pdu_out_q[17:13]) & (~cnt_pdu_out_q[12])) : cnt_pdu_out_q_ones[2],
+                cnt_pdu_out_q_en[1] ? ((&cnt_pdu_out_q[11:7]) & (~cnt_pdu_out_q[6])) : cnt_pdu_out_q_ones[1],
+                cnt_pdu_out_q_en[0] ? ((&cnt_pdu_out_q[5:1]) & (~cnt_pdu_out_q[0])) : cnt_pdu_out_q_ones[0]
+            };
+            cnt_pdu_out_q <= cnt_pdu_out_q[31:0] ^ cnt_pdu_out_q_tgl;
+            cnt_cmd_out_q_ones <= {
+                cnt_cmd_out_q_en[4] ? ((&cnt_cmd_out_q[31:29]) & (~cnt_cmd_out_q[28])) : cnt_cmd_out_q_ones[4],
+                cnt_cmd_out_q_en[3] ? ((&cnt_cmd_out_q[27:23]) & (~cnt_cmd_out_q[22])) : cnt_cmd_out_q_ones[3],
+                cnt_cmd_out_q_en[2] ? ((&cnt_cmd_out_q[21:17]) & (~cnt_cmd_out_q[16])) : cnt_cmd_out_q_ones[2],
+                cnt_cmd_out_q_en[1] ? ((&cnt_cmd_out_q[15:11]) & (~cnt_cmd_out_q[10])) : cnt_cmd_out_q_ones[1],
+                cnt_cmd_out_q_en[0] ? ((&cnt_cmd_out_q[9:5]) & (~cnt_cmd_out_q[4])) : cnt_cmd_out_q_ones[0]
+            };
+            cnt_cmd_out_q <= (cnt_cmd_out_q_lo[4] & (&cnt_cmd_out_q_ones[4:0]))
+                ? CNT_MAX
+                : {cnt_cmd_out_q[31:4] ^ cnt_cmd_out_q_tgl, cnt_cmd_out_q_lo[3:0]};
         end
     end
 

@@ -35,7 +35,7 @@ pub const BASES: &[(&str, &str)] = &[
 /// Top ends of ranges swept at a smaller value in the default run, because the top end makes
 /// one module large enough that linting or simulating it alone takes minutes: the CRC and
 /// GF(2^m) networks grow with the square of their input width, an RS decoder with its check
-/// symbols. `RTLGEN_LONG=1` sweeps the full ranges.
+/// symbols, the SUE packer with its destinations. `RTLGEN_LONG=1` sweeps the full ranges.
 pub const CAPS: &[(&str, &str, u64)] = &[
     ("crc", "data_bits", 512),
     ("crc", "xor_window", 512),
@@ -50,6 +50,9 @@ pub const CAPS: &[(&str, &str, u64)] = &[
     ("recxl_logging_unit", "sram_rows", 64),
     ("recxl_logging_unit", "fetch_queries", 16),
     ("replay_buffer", "entry_bits", 2048),
+    // A 1,024-destination packer is 4.5 MB of Verilog (a queue, counters and arbiter terms per
+    // destination and VC) and takes Icarus a minute and a half; 64 keeps every structure.
+    ("sue_packer", "num_xpu", 64),
 ];
 
 /// One design of the sweep: `kind`'s base block with `field` set to `value` (TOML text).

@@ -202,5 +202,7 @@ fn analyze_crc_and_rs_refuse_bad_options() {
     refused(&bin().args(["analyze", "crc", "--width", "8", "--poly", "0x107"]).output().unwrap(), "--poly");
     refused(&bin().args(["analyze", "rs", "--code", "custom", "--n", "300"]).output().unwrap(), "--n");
     refused(&bin().args(["analyze", "rs", "--dfe-tap", "1"]).output().unwrap(), "--dfe-tap");
+    // The DFE chain's programme is refused, not left running, for a code too long for it.
+    refused(&bin().args(["analyze", "rs", "--code", "custom", "--m", "16", "--n", "60000", "--k", "100", "--dfe-tap", "0.5"]).output().unwrap(), "--dfe-tap");
     refused(&bin().args(["analyze", "rs", "--ber", "0.2"]).output().unwrap(), "--ber");
 }

@@ -140,6 +140,15 @@ pub fn symbol_error_rate(m: u32, ber: f64, errors: Errors) -> f64 {
     }
 }
 
+/// Symbol-error counts the DFE programme keeps for a t-error-correcting way: far enough past t
+/// to hold the tail (its last count holds "that many or more").
+fn dfe_limit(t: u64) -> u64 {
+    (t + 1) * 4 + 64
+}
+
+/// Largest bits × counts the DFE programme runs for `rtl-gen analyze rs` (about a second).
+pub const DFE_BUDGET: f64 = 2e8;
+
 /// The figures one way contributes: P(more than t errors) and E[errors; more than t].
 fn way_failure(symbols: u64, m: u32, t: u64, ber: f64, errors: Errors) -> (f64, f64) {
     if let Errors::Random = errors {
@@ -149,8 +158,7 @@ fn way_failure(symbols: u64, m: u32, t: u64, ber: f64, errors: Errors) -> (f64, 
         let others = if t == 0 { 1.0 } else { p_more_than(symbols - 1, t - 1, ser) };
         return (p_more_than(symbols, t, ser), symbols as f64 * ser * others);
     }
-    // The tail of the compound distribution summed upward from t + 1, far enough to hold it.
-    let limit = (t + 1) * 4 + 64;
+    let limit = dfe_limit(t);
     let f = way_distribution(symbols, m, ber, errors, limit);
     let tail: f64 = f[t as usize + 1..].iter().sum();
     let mean: f64 = f.iter().enumerate().skip(t as usize + 1).map(|(i, p)| i as f64 * p).sum();
@@ -216,10 +224,15 @@ impl Inputs {
 pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
     check_range("ber", i.ber, 0.0, 0.1)?;
     check_range("codewords-per-s", i.codewords_per_s, 0.0, 1e12)?;
+    let c = &i.code;
     if let Errors::Dfe(a) = i.errors {
         check_range("dfe-tap", a, 0.0, 0.99)?;
+        // The chain's programme visits every bit of a way once per error count it keeps.
+        let steps = c.ways.iter().map(|&w| (w * c.symbol_bits as u64) as f64 * dfe_limit(c.t) as f64).sum::<f64>();
+        if steps > DFE_BUDGET {
+            return Err(InputError { option: "dfe-tap", problem: format!("is computed for codes of up to {DFE_BUDGET:e} bit × error-count steps; {} needs {steps:.1e} (fewer symbols or a smaller t)", c.name) });
+        }
     }
-    let c = &i.code;
     let p = post_fec(c, i.ber, i.errors);
     let model = match i.errors {
         Errors::Random => "random bit errors".to_string(),

@@ -206,3 +206,50 @@ fn analyze_crc_and_rs_refuse_bad_options() {
     refused(&bin().args(["analyze", "rs", "--code", "custom", "--m", "16", "--n", "60000", "--k", "100", "--dfe-tap", "0.5"]).output().unwrap(), "--dfe-tap");
     refused(&bin().args(["analyze", "rs", "--ber", "0.2"]).output().unwrap(), "--ber");
 }
+
+#[test]
+fn analyze_genz_and_sue_print_their_sizing() {
+    let genz = ok(&bin().args(["analyze", "genz"]).output().unwrap());
+    no_bad_numbers(&genz);
+    // The measured campaign's case: 143 slots for 100 m of 64-byte packets, recovery 2,036
+    // cycles (2,034 measured on the RTL), goodput 0.87 at BER 1e-6.
+    for want in ["retry slots for full rate", " 143 packets", " 2036 cycles", "0.8695 of line"] {
+        assert!(genz.contains(want), "{want} missing:\n{genz}");
+    }
+    let sue = ok(&bin().args(["analyze", "sue"]).output().unwrap());
+    no_bad_numbers(&sue);
+    // The seed's budget: 25 PDUs of 2 KiB cover 2 µs at 200 Gb/s; 1,024 XPUs at that window
+    // exceed the transport's 16 MiB.
+    for want in ["window for full rate", " 25 PDUs", "storage above the block's limit"] {
+        assert!(sue.contains(want), "{want} missing:\n{sue}");
+    }
+    refused(&bin().args(["analyze", "genz", "--data-bytes", "6"]).output().unwrap(), "--data-bytes");
+    refused(&bin().args(["analyze", "sue", "--window", "0"]).output().unwrap(), "--window");
+}
+
+#[test]
+fn plan_genz_and_sue_emit_designs_that_generate() {
+    let dir = tempfile::tempdir().unwrap();
+    for (family, args, name, want) in [
+        ("genz", &["--line-gbps", "64", "--cable-m", "10", "--ber", "1e-7"][..], "genz_plan", "\"retry_packets\": 12"),
+        ("sue", &["--port-gbps", "200", "--rtt-ns", "2000", "--num-xpu", "16"][..], "sue_plan", "\"window\": 25"),
+    ] {
+        let design = dir.path().join(format!("{family}.toml"));
+        let out = ok(&bin().args(["plan", family]).args(args).arg("--emit").arg(&design).output().unwrap());
+        no_bad_numbers(&out);
+        assert!(out.contains("chosen:") && out.contains("predicted:"), "{out}");
+        let tree = dir.path().join(format!("tree_{family}"));
+        ok(&bin().arg("generate").arg(&design).arg("--out").arg(&tree).output().unwrap());
+        let manifest = std::fs::read_to_string(tree.join(name).join("manifest.json")).unwrap();
+        assert!(manifest.contains(want), "{want} not in the generated manifest of {family}");
+        refused(&bin().args(["plan", family]).args(args).arg("--emit").arg(&design).output().unwrap(), "the file exists");
+    }
+}
+
+#[test]
+fn plan_genz_and_sue_refuse_impossible_requirements() {
+    let err = refused(&bin().args(["plan", "genz", "--line-gbps", "64", "--cable-m", "500", "--ber", "1e-7", "--packet-bytes", "64"]).output().unwrap(), "--cable-m");
+    assert!(err.contains("at most 183.0 m"), "{err}");
+    refused(&bin().args(["plan", "genz", "--line-gbps", "64", "--cable-m", "10", "--ber", "1e-4"]).output().unwrap(), "--ber");
+    refused(&bin().args(["plan", "sue", "--port-gbps", "1600", "--rtt-ns", "2000", "--num-xpu", "16"]).output().unwrap(), "--port-gbps");
+}

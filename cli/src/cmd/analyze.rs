@@ -1,8 +1,8 @@
-//! `rtl-gen analyze rxl|rifl|crc|rs`: the seeds' reliability arithmetic ([`rtl_gen::analysis`]) with
+//! `rtl-gen analyze rxl|rifl|genz|sue|crc|rs`: the seeds' reliability arithmetic ([`rtl_gen::analysis`]) with
 //! units and equation numbers; no options print the paper's own case, options override inputs.
 
 use super::CmdResult;
-use rtl_gen::analysis::{crc, rifl, rs, rxl, Figure};
+use rtl_gen::analysis::{crc, genz, rifl, rs, rxl, sue, Figure};
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -13,12 +13,77 @@ pub enum Command {
     /// RIFL (Eq. 1-4, 8-16, 26, Tables 2 and 5): retransmission buffer, frame ID and checksum
     /// widths, bandwidth ratio, MTBF.
     Rifl(RiflArgs),
+    /// Gen-Z LLR: retry slots, credits and recovery time from line rate, cable and packet
+    /// size; goodput against BER.
+    Genz(GenzArgs),
+    /// SUE transport: window, retransmission storage and timeout from port rate and round
+    /// trip; goodput against loss.
+    Sue(SueArgs),
     /// A CRC's Hamming distance, low-weight undetected patterns and undetected-error
     /// probability at a message length and BER, from its weight distribution.
     Crc(CrcArgs),
     /// Reed-Solomon post-FEC codeword, symbol and bit error rates from the pre-FEC BER
     /// (KR4, KP4, the CXL flit code or RS(n, k)), random or DFE burst errors.
     Rs(RsArgs),
+}
+
+#[derive(clap::Args)]
+pub struct GenzArgs {
+    /// Line rate of one direction over all lanes, Gb/s.
+    #[arg(long, default_value_t = 64.0)]
+    line_gbps: f64,
+    /// Lanes (a divisor of the beat's bits).
+    #[arg(long, default_value_t = 1)]
+    lanes: u32,
+    /// Cable length, m (5 ns/m one way).
+    #[arg(long, default_value_t = 100.0)]
+    cable_m: f64,
+    /// Beat width of the block: 4 or 8 bytes.
+    #[arg(long, default_value_t = 8)]
+    data_bytes: u32,
+    /// EE packet size, bytes (whole beats).
+    #[arg(long, default_value_t = 64)]
+    packet_bytes: u32,
+    /// Packets delivered per LLR ACK (1..=255).
+    #[arg(long, default_value_t = 16)]
+    ack_every: u32,
+    /// Bit error rate (0..=1e-2).
+    #[arg(long, default_value_t = 1e-6)]
+    ber: f64,
+    /// Also write the figures as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct SueArgs {
+    /// Port rate, Gb/s (the seed's SerDes: 200).
+    #[arg(long, default_value_t = 200.0)]
+    port_gbps: f64,
+    /// End-to-end round trip, ns (the seed's budget: 2,000).
+    #[arg(long, default_value_t = 2000.0)]
+    rtt_ns: f64,
+    /// Payload bytes per PDU (8..=4096).
+    #[arg(long, default_value_t = 2048)]
+    payload_bytes: u32,
+    /// Accepted PDUs that make an ACK due.
+    #[arg(long, default_value_t = 1)]
+    ack_coalesce: u32,
+    /// Probability that a link drops a PDU (0..=0.5).
+    #[arg(long, default_value_t = 1e-6)]
+    drop: f64,
+    /// Bit error rate per link (0..=1e-2).
+    #[arg(long, default_value_t = 0.0)]
+    ber: f64,
+    /// The window in use (1..=1024; omitted: the one for full rate).
+    #[arg(long)]
+    window: Option<u64>,
+    /// PSN spaces: num_xpu, times num_vc with psn_scope = dest_vc (1..=4096).
+    #[arg(long, default_value_t = 1024)]
+    psn_spaces: u64,
+    /// Also write the figures as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -216,6 +281,16 @@ pub fn run(c: Command) -> CmdResult {
             };
             (title, rifl::analyze(&i)?, a.json)
         }
+        Command::Genz(a) => {
+            let i = genz::Inputs { line_gbps: a.line_gbps, lanes: a.lanes, cable_m: a.cable_m, data_bytes: a.data_bytes, packet_bytes: a.packet_bytes, ack_every: a.ack_every, ber: a.ber };
+            let title = if i == genz::Inputs::measured_case() { "Gen-Z LLR, the measured campaign's case (64 Gb/s, 8-byte beats, 64-byte packets, 100 m, BER 1e-6)" } else { "Gen-Z LLR" };
+            (title, genz::analyze(&i)?, a.json)
+        }
+        Command::Sue(a) => {
+            let i = sue::Inputs { port_gbps: a.port_gbps, rtt_ns: a.rtt_ns, payload_bytes: a.payload_bytes, ack_coalesce: a.ack_coalesce, drop: a.drop, ber: a.ber, window: a.window, psn_spaces: a.psn_spaces };
+            let title = if i == sue::Inputs::seed() { "SUE transport, the seed's budget (200 Gb/s port, 2 us round trip, 1,024 XPUs, 2 KiB PDUs)" } else { "SUE transport" };
+            (title, sue::analyze(&i)?, a.json)
+        }
         Command::Crc(a) => {
             let i = crc::Inputs { width: a.width, poly: a.poly, data_bits: a.data_bits, ber: a.ber, messages_per_s: a.messages_per_s };
             let title = if i == crc::Inputs::default_case() { "CRC-32 (IEEE 802.3) over a 1,514-byte Ethernet frame" } else { "CRC" };
@@ -256,7 +331,8 @@ pub fn number(v: f64) -> String {
     }
 }
 
-fn table(title: &str, figures: &[Figure]) -> String {
+/// Figures as an aligned table under a title (also `rtl-gen plan`'s predictions).
+pub fn table(title: &str, figures: &[Figure]) -> String {
     let mut s = format!("{title}\n\n");
     let w = figures
         .iter()

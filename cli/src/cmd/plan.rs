@@ -1,16 +1,91 @@
-//! `rtl-gen plan rifl`: RIFL parameters from a link's requirements ([`rtl_gen::analysis::plan`]),
+//! `rtl-gen plan rifl|genz|sue`: block parameters from a link's requirements
+//! ([`rtl_gen::analysis::plan`], [`rtl_gen::analysis::genz_plan`], [`rtl_gen::analysis::sue_plan`]),
 //! with reasons, predicted figures and optionally a design file for `rtl-gen generate`.
 
-use super::analyze::number;
+use super::analyze::{number, table};
 use super::CmdResult;
+use rtl_gen::analysis::genz_plan::{self, plan_genz};
 use rtl_gen::analysis::plan::{plan_rifl, Requirements};
-use std::path::PathBuf;
+use rtl_gen::analysis::sue_plan::{self, plan_sue};
+use rtl_gen::analysis::{genz, sue};
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
     /// RIFL: frame size, lanes, user width and the frame ID derivation for a line rate, cable,
     /// BER and MTBF.
     Rifl(RiflArgs),
+    /// Gen-Z LLR: beat, ACK batching, retry slots and credits for a line rate, cable, packet
+    /// size and BER.
+    Genz(GenzArgs),
+    /// SUE endpoint: beat, window and timeouts for a port rate, round trip, PDU size, XPU count
+    /// and loss.
+    Sue(SueArgs),
+}
+
+#[derive(clap::Args)]
+pub struct GenzArgs {
+    /// Line rate of one direction over all lanes, Gb/s.
+    #[arg(long)]
+    line_gbps: f64,
+    /// Cable length, m.
+    #[arg(long)]
+    cable_m: f64,
+    /// Bit error rate of the link (0..=1e-2).
+    #[arg(long)]
+    ber: f64,
+    /// Largest EE packet, bytes.
+    #[arg(long, default_value_t = 256)]
+    packet_bytes: u32,
+    /// Lanes (a divisor of the beat's bits).
+    #[arg(long, default_value_t = 1)]
+    lanes: u32,
+    /// Virtual channels (1..=4).
+    #[arg(long, default_value_t = 2)]
+    vcs: u32,
+    /// Fastest clock the implementation runs at, MHz.
+    #[arg(long, default_value_t = 1000.0)]
+    max_clock_mhz: f64,
+    /// Goodput required at --ber with packets of --packet-bytes (fraction of the line).
+    #[arg(long, default_value_t = 0.9)]
+    min_goodput: f64,
+    /// Write the design file here (refused if the file exists).
+    #[arg(long)]
+    emit: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct SueArgs {
+    /// Port rate, Gb/s.
+    #[arg(long)]
+    port_gbps: f64,
+    /// End-to-end round trip, ns.
+    #[arg(long)]
+    rtt_ns: f64,
+    /// XPUs (2..=1024).
+    #[arg(long)]
+    num_xpu: u32,
+    /// Packing limit per PDU, bytes.
+    #[arg(long, default_value_t = 2048)]
+    max_pack_bytes: u32,
+    /// Command size, bytes.
+    #[arg(long, default_value_t = 64)]
+    cmd_bytes: u32,
+    /// Virtual channels (1..=4).
+    #[arg(long, default_value_t = 2)]
+    num_vc: u32,
+    /// Probability that a link drops a PDU.
+    #[arg(long, default_value_t = 1e-6)]
+    drop: f64,
+    /// Bit error rate per link.
+    #[arg(long, default_value_t = 0.0)]
+    ber: f64,
+    /// Clock of the endpoint, MHz.
+    #[arg(long, default_value_t = 500.0)]
+    clock_mhz: f64,
+    /// Write the design file here (refused if the file exists).
+    #[arg(long)]
+    emit: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -36,7 +111,64 @@ pub struct RiflArgs {
 }
 
 pub fn run(c: Command) -> CmdResult {
-    let Command::Rifl(a) = c;
+    match c {
+        Command::Rifl(a) => run_rifl(a),
+        Command::Genz(a) => run_genz(a),
+        Command::Sue(a) => run_sue(a),
+    }
+}
+
+/// Refuses an `--emit` path that exists before any work is done.
+fn check_emit(emit: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(path) = emit.filter(|p| p.exists()) {
+        anyhow::bail!("--emit {}: the file exists; refusing to overwrite it (remove it or choose another path)", path.display());
+    }
+    Ok(())
+}
+
+fn write_emit(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    println!("\nwrote {} (generate with: rtl-gen generate {})", path.display(), path.display());
+    Ok(())
+}
+
+fn print_reasons(reasons: &[(&'static str, String)]) {
+    println!("chosen:");
+    for (field, why) in reasons {
+        println!("  {field}: {why}");
+    }
+    println!();
+}
+
+fn run_genz(a: GenzArgs) -> CmdResult {
+    check_emit(a.emit.as_deref())?;
+    let req = genz_plan::Requirements { line_gbps: a.line_gbps, lanes: a.lanes, cable_m: a.cable_m, ber: a.ber, packet_bytes: a.packet_bytes, vcs: a.vcs, max_clock_mhz: a.max_clock_mhz, min_goodput: a.min_goodput };
+    let plan = plan_genz(&req)?;
+    println!("Gen-Z LLR plan: {} Gb/s over {} lane(s), {} m, BER {:e}, packets of {} bytes\n", req.line_gbps, req.lanes, req.cable_m, req.ber, req.packet_bytes);
+    print_reasons(&plan.reasons);
+    print!("{}", table("predicted:", &genz::analyze(&plan.link)?));
+    if let Some(path) = a.emit {
+        let command = format!("rtl-gen plan genz --line-gbps {} --cable-m {} --ber {:e} --packet-bytes {} --lanes {} --vcs {} --max-clock-mhz {} --min-goodput {}", req.line_gbps, req.cable_m, req.ber, req.packet_bytes, req.lanes, req.vcs, req.max_clock_mhz, req.min_goodput);
+        write_emit(&path, &plan.design_toml(&command))?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn run_sue(a: SueArgs) -> CmdResult {
+    check_emit(a.emit.as_deref())?;
+    let req = sue_plan::Requirements { port_gbps: a.port_gbps, rtt_ns: a.rtt_ns, max_pack_bytes: a.max_pack_bytes, cmd_bytes: a.cmd_bytes, num_xpu: a.num_xpu, num_vc: a.num_vc, drop: a.drop, ber: a.ber, clock_mhz: a.clock_mhz };
+    let plan = plan_sue(&req)?;
+    println!("SUE plan: {} Gb/s port, {} ns round trip, {} XPUs, PDUs of up to {} bytes, drop {:e}\n", req.port_gbps, req.rtt_ns, req.num_xpu, req.max_pack_bytes, req.drop);
+    print_reasons(&plan.reasons);
+    print!("{}", table("predicted:", &sue::analyze(&plan.link)?));
+    if let Some(path) = a.emit {
+        let command = format!("rtl-gen plan sue --port-gbps {} --rtt-ns {} --num-xpu {} --max-pack-bytes {} --cmd-bytes {} --num-vc {} --drop {:e} --ber {:e} --clock-mhz {}", req.port_gbps, req.rtt_ns, req.num_xpu, req.max_pack_bytes, req.cmd_bytes, req.num_vc, req.drop, req.ber, req.clock_mhz);
+        write_emit(&path, &plan.design_toml(&command))?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn run_rifl(a: RiflArgs) -> CmdResult {
     let req = Requirements {
         line_gbps: a.line_gbps,
         cable_m: a.cable_m,
@@ -44,9 +176,7 @@ pub fn run(c: Command) -> CmdResult {
         mtbf_years: a.mtbf_years,
         lanes: a.lanes,
     };
-    if let Some(path) = a.emit.as_deref().filter(|p| p.exists()) {
-        anyhow::bail!("--emit {}: the file exists; refusing to overwrite it (remove it or choose another path)", path.display());
-    }
+    check_emit(a.emit.as_deref())?;
     let plan = plan_rifl(&req)?;
     let c = &plan.chosen;
     println!(
@@ -102,13 +232,7 @@ pub fn run(c: Command) -> CmdResult {
             "rtl-gen plan rifl --line-gbps {} --cable-m {} --ber {:e} --mtbf-years {:e} --lanes {}",
             req.line_gbps, req.cable_m, req.ber, req.mtbf_years, req.lanes
         );
-        std::fs::write(&path, plan.design_toml(&command))
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-        println!(
-            "\nwrote {} (generate with: rtl-gen generate {})",
-            path.display(),
-            path.display()
-        );
+        write_emit(&path, &plan.design_toml(&command))?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

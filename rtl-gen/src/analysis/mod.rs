@@ -8,14 +8,22 @@
 //! - [`rifl`]: RIFL (Shen, Zheng, Chow; Eq. 1–4, 8–16, 26, Tables 2 and 5).
 //! - [`crc`]: a CRC's undetected-error probability from its weight distribution.
 //! - [`rs`]: Reed-Solomon post-FEC error rates (KR4, KP4, the CXL flit code, any RS(n, k)).
-//! - [`plan`]: RIFL parameters chosen from a link's requirements.
+//! - [`genz`]: Gen-Z LLR retry-buffer, credit and recovery sizing and goodput against BER.
+//! - [`sue`]: SUE transport window, retransmission storage and timeout sizing and goodput
+//!   against loss.
+//! - [`plan`], [`genz_plan`], [`sue_plan`]: RIFL, Gen-Z LLR and SUE parameters chosen from a
+//!   link's requirements.
 
 pub mod crc;
+pub mod genz;
+pub mod genz_plan;
 pub mod plan;
 pub mod prob;
 pub mod rifl;
 pub mod rs;
 pub mod rxl;
+pub mod sue;
+pub mod sue_plan;
 
 use std::fmt;
 

@@ -15,7 +15,7 @@ use rtl_gen::blocks::sue_packer::SuePackerBlock;
 use serde::Serialize;
 
 /// Bytes of wire overhead per PDU besides its commands: RH 8 + R-CRC 4 + Eth/IPv4/UDP 66.
-pub const PDU_OVERHEAD: u64 = 78;
+pub const PDU_OVERHEAD: u64 = rtl_gen::analysis::sue::PDU_OVERHEAD_BYTES as u64;
 
 /// Wire overhead per PDU besides its commands for each encapsulation of the contract's derived
 /// efficiency table (§5.6 F1; preamble/SFD 8 + IFG 12 + MAC 14 + FCS 4, the network headers,

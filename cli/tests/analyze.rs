@@ -253,3 +253,17 @@ fn plan_genz_and_sue_refuse_impossible_requirements() {
     refused(&bin().args(["plan", "genz", "--line-gbps", "64", "--cable-m", "10", "--ber", "1e-4"]).output().unwrap(), "--ber");
     refused(&bin().args(["plan", "sue", "--port-gbps", "1600", "--rtt-ns", "2000", "--num-xpu", "16"]).output().unwrap(), "--port-gbps");
 }
+
+#[test]
+fn analyze_rxl_draws_fig8() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("fig8.svg");
+    ok(&bin().args(["analyze", "rxl", "--svg"]).arg(&svg).output().unwrap());
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // Four levels, a CXL and an RXL bar each (plus one legend swatch each), the paper's 5.4e15
+    // and 2.9e-3 on them.
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert_eq!(text.matches("fill=\"#c0392b\"/><text").count(), 5, "{text}");
+    assert_eq!(text.matches("fill=\"#2471a3\"/><text").count(), 5, "{text}");
+    assert!(text.contains(">5.4e15<") && text.contains(">2.9e-3<"), "{text}");
+}

@@ -191,6 +191,9 @@ pub struct RxlArgs {
     /// Also write the figures as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also draw Fig. 8 (device FIT of CXL 3.0 and RXL per switching level) as SVG here.
+    #[arg(long)]
+    svg: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -258,7 +261,11 @@ pub fn run(c: Command) -> CmdResult {
             } else {
                 "RXL vs CXL 3.0"
             };
-            (title, rxl::analyze(&i)?, a.json)
+            let figures = rxl::analyze(&i)?;
+            if let Some(path) = &a.svg {
+                std::fs::write(path, super::fig8::svg(&i)).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+            }
+            (title, figures, a.json)
         }
         Command::Rifl(a) => {
             let i = rifl::Inputs {

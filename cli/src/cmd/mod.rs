@@ -2,6 +2,7 @@
 pub mod analyze;
 pub mod asic;
 pub mod check;
+pub mod fig8;
 pub mod formal;
 pub mod fpga;
 pub mod generate;

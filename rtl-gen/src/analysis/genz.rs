@@ -74,11 +74,11 @@ impl Inputs {
         if self.data_bytes != 4 && self.data_bytes != 8 {
             return Err(InputError { option: "data-bytes", problem: format!("= {} is not a beat of the block; allowed 4 or 8", self.data_bytes) });
         }
-        if (self.data_bytes * 8) % self.lanes != 0 {
+        if !(self.data_bytes * 8).is_multiple_of(self.lanes) {
             return Err(InputError { option: "lanes", problem: format!("= {} does not divide a {}-bit beat into whole UIs; allowed a divisor of {}", self.lanes, self.data_bytes * 8, self.data_bytes * 8) });
         }
         check_range("packet-bytes", self.packet_bytes as f64, self.data_bytes as f64, 4096.0)?;
-        if self.packet_bytes % self.data_bytes != 0 {
+        if !self.packet_bytes.is_multiple_of(self.data_bytes) {
             return Err(InputError { option: "packet-bytes", problem: format!("= {} is not whole beats; allowed multiples of {} in {}..=4096", self.packet_bytes, self.data_bytes, self.data_bytes) });
         }
         check_range("ack-every", self.ack_every as f64, 1.0, 255.0)?;

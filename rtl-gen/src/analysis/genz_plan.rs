@@ -59,7 +59,7 @@ pub fn plan_genz(req: &Requirements) -> Result<Plan, InputError> {
     let Some(&beat) = BEATS.iter().find(|&&b| clock(b) <= req.max_clock_mhz) else {
         return Err(InputError { option: "line-gbps", problem: format!("= {} needs a {:.1} MHz clock even with 8-byte beats, above --max-clock-mhz {}; allowed at most {} Gb/s", req.line_gbps, clock(8), req.max_clock_mhz, req.max_clock_mhz * 64.0 / 1e3) });
     };
-    if req.packet_bytes % beat != 0 {
+    if !req.packet_bytes.is_multiple_of(beat) {
         return Err(InputError { option: "packet-bytes", problem: format!("= {} is not whole {beat}-byte beats (the beat the clock needs); allowed multiples of {beat}", req.packet_bytes) });
     }
     let mut link = Inputs { line_gbps: req.line_gbps, lanes: req.lanes, cable_m: req.cable_m, data_bytes: beat, packet_bytes: req.packet_bytes, ack_every: 1, ber: req.ber };

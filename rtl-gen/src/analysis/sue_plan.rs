@@ -48,7 +48,7 @@ impl Requirements {
         check_range("rtt-ns", self.rtt_ns, 1.0, 1e7)?;
         check_range("max-pack-bytes", self.max_pack_bytes as f64, 8.0, 4096.0)?;
         check_range("cmd-bytes", self.cmd_bytes as f64, 8.0, self.max_pack_bytes as f64)?;
-        if self.max_pack_bytes % self.cmd_bytes != 0 {
+        if !self.max_pack_bytes.is_multiple_of(self.cmd_bytes) {
             return Err(InputError { option: "max-pack-bytes", problem: format!("= {} is not whole commands of --cmd-bytes {}; allowed multiples of {}", self.max_pack_bytes, self.cmd_bytes, self.cmd_bytes) });
         }
         check_range("num-xpu", self.num_xpu as f64, 2.0, 1024.0)?;
@@ -65,7 +65,7 @@ pub fn plan_sue(req: &Requirements) -> Result<Plan, InputError> {
     req.validate()?;
     let carries = |beat: u64| beat as f64 * 8.0 * req.clock_mhz / 1e3;
     // The command bus is faster than the port (seed §4.4), and a command is whole beats.
-    let Some(&data_bytes) = TRANSPORT_DATA_BYTES.iter().find(|&&b| carries(b) >= req.port_gbps && req.cmd_bytes as u64 % b == 0) else {
+    let Some(&data_bytes) = TRANSPORT_DATA_BYTES.iter().find(|&&b| carries(b) >= req.port_gbps && (req.cmd_bytes as u64).is_multiple_of(b)) else {
         let widest = TRANSPORT_DATA_BYTES[TRANSPORT_DATA_BYTES.len() - 1];
         return Err(InputError { option: "port-gbps", problem: format!("= {} is more than the widest beat carries at {} MHz ({widest} bytes: {:.1} Gb/s) with commands of {} bytes; allowed at most {:.1}, or a faster --clock-mhz", req.port_gbps, req.clock_mhz, carries(widest), req.cmd_bytes, carries(widest)) });
     };

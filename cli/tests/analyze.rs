@@ -267,3 +267,23 @@ fn analyze_rxl_draws_fig8() {
     assert_eq!(text.matches("fill=\"#2471a3\"/><text").count(), 5, "{text}");
     assert!(text.contains(">5.4e15<") && text.contains(">2.9e-3<"), "{text}");
 }
+
+#[test]
+fn plan_crc_and_rs_choose_and_emit() {
+    let dir = tempfile::tempdir().unwrap();
+    let crc = dir.path().join("crc.toml");
+    let out = ok(&bin().args(["plan", "crc", "--data-bits", "2048", "--ber", "1e-6", "--messages-per-s", "5e8", "--mttf-years", "1e8", "--emit"]).arg(&crc).output().unwrap());
+    no_bad_numbers(&out);
+    assert!(out.contains("chosen: CRC-32/ISO-HDLC") && out.contains("CRC-16/IBM-3740 2.731e0 years"), "{out}");
+    let rs = dir.path().join("rs.toml");
+    let out = ok(&bin().args(["plan", "rs", "--ber", "2e-4", "--emit"]).arg(&rs).output().unwrap());
+    assert!(out.contains("code: KP4 RS(544,514): KR4 misses the target") && out.contains("symbols_per_cycle: 32"), "{out}");
+    for (design, name, want) in [(&crc, "crc_plan", "\"width\": 32"), (&rs, "rs_plan", "\"check_symbols\": 30")] {
+        let tree = dir.path().join(format!("tree_{name}"));
+        ok(&bin().arg("generate").arg(design).arg("--out").arg(&tree).output().unwrap());
+        let manifest = std::fs::read_to_string(tree.join(name).join("manifest.json")).unwrap();
+        assert!(manifest.contains(want), "{want} not in the manifest of {name}");
+    }
+    refused(&bin().args(["plan", "crc", "--data-bits", "2048", "--ber", "1e-2", "--messages-per-s", "5e8", "--mttf-years", "1e30"]).output().unwrap(), "--mttf-years");
+    refused(&bin().args(["plan", "rs", "--ber", "1e-2"]).output().unwrap(), "--target-ber");
+}

@@ -1,9 +1,10 @@
-//! `rtl-gen plan rifl|genz|sue`: block parameters from a link's requirements
+//! `rtl-gen plan rifl|genz|sue|crc|rs`: block parameters from a link's requirements
 //! ([`rtl_gen::analysis::plan`], [`rtl_gen::analysis::genz_plan`], [`rtl_gen::analysis::sue_plan`]),
 //! with reasons, predicted figures and optionally a design file for `rtl-gen generate`.
 
 use super::analyze::{number, table};
 use super::CmdResult;
+use rtl_gen::analysis::code_plan::{self, plan_crc, plan_rs};
 use rtl_gen::analysis::genz_plan::{self, plan_genz};
 use rtl_gen::analysis::plan::{plan_rifl, Requirements};
 use rtl_gen::analysis::sue_plan::{self, plan_sue};
@@ -21,6 +22,53 @@ pub enum Command {
     /// SUE endpoint: beat, window and timeouts for a port rate, round trip, PDU size, XPU count
     /// and loss.
     Sue(SueArgs),
+    /// CRC: the narrowest catalogued CRC (8, 16, 32, 64 bits) whose undetected messages are at
+    /// least --mttf-years apart.
+    Crc(CrcArgs),
+    /// Reed-Solomon: KR4 or KP4 for a pre-FEC BER and a post-FEC target, and the symbols per
+    /// clock for a line rate.
+    Rs(RsArgs),
+}
+
+#[derive(clap::Args)]
+pub struct CrcArgs {
+    /// Message bits per check (a multiple of 8, 8..=4096).
+    #[arg(long)]
+    data_bits: u64,
+    /// Bit error rate the CRC sees.
+    #[arg(long)]
+    ber: f64,
+    /// Messages per second.
+    #[arg(long)]
+    messages_per_s: f64,
+    /// Required mean time between undetected messages, years.
+    #[arg(long)]
+    mttf_years: f64,
+    /// Write the design file here (refused if the file exists).
+    #[arg(long)]
+    emit: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct RsArgs {
+    /// Pre-FEC bit error rate.
+    #[arg(long)]
+    ber: f64,
+    /// Required post-FEC bit error rate.
+    #[arg(long, default_value_t = 1e-15)]
+    target_ber: f64,
+    /// DFE error propagation (0..=0.99); omitted: independent errors.
+    #[arg(long)]
+    dfe_tap: Option<f64>,
+    /// Line rate through the decoder, Gb/s.
+    #[arg(long, default_value_t = 100.0)]
+    line_gbps: f64,
+    /// Decoder clock, MHz.
+    #[arg(long, default_value_t = 312.5)]
+    clock_mhz: f64,
+    /// Write the design file here (refused if the file exists).
+    #[arg(long)]
+    emit: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -115,6 +163,8 @@ pub fn run(c: Command) -> CmdResult {
         Command::Rifl(a) => run_rifl(a),
         Command::Genz(a) => run_genz(a),
         Command::Sue(a) => run_sue(a),
+        Command::Crc(a) => run_crc(a),
+        Command::Rs(a) => run_rs(a),
     }
 }
 
@@ -163,6 +213,38 @@ fn run_sue(a: SueArgs) -> CmdResult {
     print!("{}", table("predicted:", &sue::analyze(&plan.link)?));
     if let Some(path) = a.emit {
         let command = format!("rtl-gen plan sue --port-gbps {} --rtt-ns {} --num-xpu {} --max-pack-bytes {} --cmd-bytes {} --num-vc {} --drop {:e} --ber {:e} --clock-mhz {}", req.port_gbps, req.rtt_ns, req.num_xpu, req.max_pack_bytes, req.cmd_bytes, req.num_vc, req.drop, req.ber, req.clock_mhz);
+        write_emit(&path, &plan.design_toml(&command))?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn run_crc(a: CrcArgs) -> CmdResult {
+    check_emit(a.emit.as_deref())?;
+    let req = code_plan::CrcRequirements { data_bits: a.data_bits, ber: a.ber, messages_per_s: a.messages_per_s, mttf_years: a.mttf_years };
+    let plan = plan_crc(&req)?;
+    println!("CRC plan: {}-bit messages, BER {:e}, {:e} messages/s, >= {:e} years between undetected messages\n", req.data_bits, req.ber, req.messages_per_s, req.mttf_years);
+    println!("chosen: {}\n", plan.reason);
+    println!("candidates: name  width  HD at n  P_ud estimate  P_ud bound  years between undetected");
+    for c in &plan.candidates {
+        let hd = c.distance.map_or_else(|| "> 4".to_string(), |d| d.to_string());
+        println!("  {:<16} {:>3}  {:>5}  {:>11}  {:>11}  {:>11}", c.crc.name, c.crc.width, hd, number(c.p_undetected), number(c.p_bound), number(c.mttf_years));
+    }
+    if let Some(path) = a.emit {
+        let command = format!("rtl-gen plan crc --data-bits {} --ber {:e} --messages-per-s {:e} --mttf-years {:e}", req.data_bits, req.ber, req.messages_per_s, req.mttf_years);
+        write_emit(&path, &plan.design_toml(&command))?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn run_rs(a: RsArgs) -> CmdResult {
+    check_emit(a.emit.as_deref())?;
+    let req = code_plan::RsRequirements { ber: a.ber, target_ber: a.target_ber, dfe_tap: a.dfe_tap, line_gbps: a.line_gbps, clock_mhz: a.clock_mhz };
+    let plan = plan_rs(&req)?;
+    println!("RS plan: pre-FEC BER {:e}{}, post-FEC target {:e}, {} Gb/s at {} MHz\n", req.ber, req.dfe_tap.map_or(String::new(), |t| format!(" (DFE tap {t})")), req.target_ber, req.line_gbps, req.clock_mhz);
+    print_reasons(&plan.reasons);
+    if let Some(path) = a.emit {
+        let dfe = req.dfe_tap.map_or(String::new(), |t| format!(" --dfe-tap {t}"));
+        let command = format!("rtl-gen plan rs --ber {:e} --target-ber {:e}{dfe} --line-gbps {} --clock-mhz {}", req.ber, req.target_ber, req.line_gbps, req.clock_mhz);
         write_emit(&path, &plan.design_toml(&command))?;
     }
     Ok(std::process::ExitCode::SUCCESS)

@@ -89,9 +89,14 @@ fn residues(reg: CrcRegister, n: u64) -> Vec<u64> {
     out
 }
 
-/// Whether the exact programme fits [`EXACT_BUDGET`] for this width and length.
+/// Longest codeword the exact programme counts: its counts reach 2^(n − r), and beyond about
+/// 2^1000 they no longer fit an f64 (an infinite A_w times a vanishing p^w is no probability).
+pub const MAX_EXACT_BITS: u64 = 1000;
+
+/// Whether the exact programme fits [`EXACT_BUDGET`] and [`MAX_EXACT_BITS`] for this width and
+/// length.
 pub fn exact_is_feasible(width: u32, n: u64) -> bool {
-    width <= 24 && n as f64 * 2f64.powi(width as i32) * (n as f64 + 1.0) <= EXACT_BUDGET
+    n <= MAX_EXACT_BITS && width <= 24 && n as f64 * 2f64.powi(width as i32) * (n as f64 + 1.0) <= EXACT_BUDGET
 }
 
 /// The weight distribution of `reg`'s code at codeword length `n` bits: exact when
@@ -266,6 +271,16 @@ mod tests {
             let (e, l) = (exact(reg, n), low_weights(reg, n));
             assert_eq!(l.counted[..5], e.counted[..5], "CRC-{width} {poly:#x} at {n} bits");
         }
+    }
+
+    #[test]
+    fn a_long_message_under_a_narrow_crc_gives_a_finite_probability() {
+        // CRC-8 over 2,048 bits: the exact counts would overflow, so the low weights are
+        // counted and the rest bounded.
+        let w = weights(CrcRegister::new(8, 0x07), 2056).unwrap();
+        assert!(!w.complete);
+        let (est, bound) = w.p_undetected(1e-12);
+        assert!(est.is_finite() && bound.is_finite() && est > 0.0 && est <= bound, "{est} {bound}");
     }
 
     #[test]

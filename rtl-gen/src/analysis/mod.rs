@@ -12,8 +12,9 @@
 //! - [`sue`]: SUE transport window, retransmission storage and timeout sizing and goodput
 //!   against loss.
 //! - [`plan`], [`genz_plan`], [`sue_plan`]: RIFL, Gen-Z LLR and SUE parameters chosen from a
-//!   link's requirements.
+//!   link's requirements; [`code_plan`]: the CRC and the RS code for an error budget.
 
+pub mod code_plan;
 pub mod crc;
 pub mod genz;
 pub mod genz_plan;

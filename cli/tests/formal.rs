@@ -359,3 +359,42 @@ fn async_fifos_keep_their_words_under_every_clock_interleaving_and_a_write_past_
 
 /// Steps of the FIFO runs (edges of either clock).
 const FIFO_DEPTH: &str = "12";
+
+/// The buffer's head reload, and a mutant that reloads it whether or not the head was popped.
+const RIFL_FETCH: &str = "assign fetch = (mem_count != 3'd0) & ((~head_valid) | pop_ok);";
+const RIFL_FETCH_MUTANT: &str = "assign fetch = mem_count != 3'd0;";
+
+/// A RIFL link with the smallest flow-control buffer (4 frames of a 128-bit frame).
+const RIFL: &str = r#"
+[design]
+name = "frifl"
+reset = "sync_high"
+
+[[blocks]]
+kind = "rifl"
+name = "rl"
+frame_bits = 128
+fc_buffer_frames = 4
+fc_on_frames = 2
+fc_off_frames = 1
+"#;
+
+#[test]
+fn the_rifl_flow_control_buffer_keeps_its_entries_and_a_head_overwrite_is_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("rifl.toml"), RIFL).expect("write design");
+    let out = rtl_gen(&["generate", "rifl.toml", "--out", "out_rifl"], dir.path());
+    assert!(out.status.success(), "{}", text(&out));
+    let tree = dir.path().join("out_rifl/frifl");
+    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "frifl_rl_fifo", "--depth", "10", "--engine", "smtbmc-yices", "--work", "work"], dir.path());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    let r = row(&t, "frifl_rl_fifo");
+    assert!(r.contains("| proven |") || r.contains("bounded to depth 10 (induction"), "{t}");
+    // The head is reloaded while it still holds an entry that was not popped.
+    let mutant = mutate(&tree, dir.path(), "frifl_rl_fifo", RIFL_FETCH, RIFL_FETCH_MUTANT);
+    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frifl_rl_fifo", "--bmc", "--depth", "10", "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_counterexample(&t, "frifl_rl_fifo", dir.path());
+}

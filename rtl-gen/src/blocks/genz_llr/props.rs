@@ -3,6 +3,8 @@
 //!
 //! - legal states: `link` only takes LINK_DOWN / LINK_INIT / LINK_UP, and a link that is down
 //!   has EE transmission disabled, nothing discarding and nothing stopped (`llr_state[4:2]` = 0);
+//! - go-back-N window: at most SLOTS packets unacknowledged, and the send point between the
+//!   acknowledged point and the head (an acknowledged packet is never sent again);
 //! - streams: `m_axis` and `m_axis_link` keep `tvalid` and the payload until `tready`
 //!   (`m_axis_link` only while `phy_up` stays high: the port is withdrawn when the PHY goes
 //!   down, as its port doc says), assuming the same of the `s_axis` sender;
@@ -16,7 +18,7 @@
 //! - the status counters saturate and never wrap.
 
 use super::GenzLlrBlock;
-use crate::hw::build::{add, all, and, any, bits_for, dec, eq, id, le, ne, or};
+use crate::hw::build::{add, all, and, any, bits_for, cat, dec, eq, id, le, ne, or, sub};
 use crate::hw::props::{in_reset, running, Formal};
 use crate::hw::verilog::{Expr, Item, Stmt};
 use crate::info::DesignInfo;
@@ -45,6 +47,13 @@ pub fn properties(b: &GenzLlrBlock, design: &DesignInfo) -> Item {
         Some(and(run.clone(), eq(id("link"), id("LINK_DOWN")))),
         all(vec![id("tx_en").not(), id("rx_disc").not(), id("tx_stop").not()]),
     );
+
+    // Go-back-N window of the retry buffer (16-bit sequence numbers, compared as distances from
+    // the acknowledged point): at most SLOTS packets held, and the send point between the
+    // acknowledged point and the head, so an acknowledged packet is never sent again.
+    let from_ack = |x: &str| sub(id(x), id("ack_seq"));
+    f.assert("p_retry_window", "at most SLOTS packets are held unacknowledged", Some(run.clone()), le(cat(vec![Expr::zero(), from_ack("head_seq")]), id("SLOTS")));
+    f.assert("p_send_window", "the send point lies between the acknowledged point and the head", Some(run.clone()), le(from_ack("send_seq"), from_ack("head_seq")));
 
     f.stream_in(reset, "s_axis", &[("tdata", dw), ("tlast", 1), ("tuser", vb)]);
     f.stream_out(reset, "m_axis", &[("tdata", dw), ("tlast", 1), ("tuser", vb)], None);

@@ -274,7 +274,7 @@ fn no_property_of_the_default_design_fails() {
 const GENZ_DEPTH: &str = "16";
 
 #[test]
-fn genz_llr_properties_hold_to_depth_and_the_init_exchange_deadlock_is_caught() {
+fn the_planted_genz_init_exchange_deadlock_and_a_dropped_tready_are_caught() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tree = genz_tree(dir.path());
     let args = |t: &Path, work: &str| -> Vec<String> {

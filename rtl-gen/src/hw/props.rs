@@ -230,4 +230,21 @@ mod tests {
         assert!(block.contains("p_q_moves: assert (q != f_prev_q);"), "{text}");
         assert!(block.contains("f_prev_q <= q;"), "{text}");
     }
+
+    #[test]
+    fn stream_and_counter_rules_read_the_ports_and_last_cycles_shadows() {
+        let mut f = Formal::clocked(ResetStyle::SyncHigh);
+        f.stream_in(ResetStyle::SyncHigh, "s", &[("tdata", 8)]);
+        f.stream_out(ResetStyle::SyncHigh, "m", &[("tdata", 8), ("tlast", 1)], Some(Expr::id("up")));
+        f.saturating(ResetStyle::SyncHigh, "cnt", "cnt", 2, Expr::id("CNT_MAX"));
+        assert_eq!(f.properties(), 2);
+        let m = Module { name: "m".into(), ports: vec![], items: vec![Item::Formal(f)], reset: Some(ResetStyle::SyncHigh) };
+        let text = m.render();
+        assert_eq!(text.matches("reg f_prev_run;").count(), 1, "one shared previous-cycle flag:\n{text}");
+        assert!(text.contains("a_s_stable: assume (s_tvalid & (s_tdata == f_s_pay));"), "{text}");
+        assert!(text.contains("f_m_stall & up) begin"), "{text}");
+        assert!(text.contains("p_m_stable: assert (m_tvalid & ({m_tdata, m_tlast} == f_m_pay));"), "{text}");
+        assert!(text.contains("p_cnt_sat: assert ((cnt == f_cnt_was)"), "{text}");
+        assert!(text.contains("(f_cnt_was != CNT_MAX)"), "{text}");
+    }
 }

@@ -32,6 +32,10 @@ pub struct Args {
     /// Wall-clock limit per module in seconds (1..=86400).
     #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub limit: u64,
+    /// Bounded model check only (no induction): a pass is reported as bounded to the depth.
+    /// For properties that are not inductive (bounded liveness) and to find counterexamples fast.
+    #[arg(long)]
+    pub bmc: bool,
     /// Parallel proofs (default: available cores; 1..=256).
     #[arg(long, short, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
@@ -45,7 +49,8 @@ fn parse_engine(s: &str) -> Result<Engine, String> {
 pub fn result_text(v: &Verdict) -> String {
     match v {
         Verdict::Proven => "proven".into(),
-        Verdict::Bounded { depth } => format!("bounded to depth {depth} (induction did not close)"),
+        Verdict::Bounded { depth, bmc: false } => format!("bounded to depth {depth} (induction did not close)"),
+        Verdict::Bounded { depth, bmc: true } => format!("bounded to depth {depth} (BMC, no induction tried)"),
         Verdict::Failed { property, vcd, testbench } => {
             format!("FAILED{}: counterexample {} , testbench {}", property.as_ref().map(|p| format!(" ({p})")).unwrap_or_default(), vcd.display(), testbench.display())
         }
@@ -83,7 +88,7 @@ pub fn run(a: Args) -> CmdResult {
     formal::preflight(a.engine).context("rtl-gen formal needs Yosys, SymbiYosys and the solver")?;
     let work = a.work.unwrap_or_else(|| PathBuf::from(format!("target/formal/{}", manifest.design)));
     std::fs::create_dir_all(&work).with_context(|| format!("creating the work folder {}", work.display()))?;
-    let opts = Options { depth: a.depth, engine: a.engine, work, limit: Duration::from_secs(a.limit) };
+    let opts = Options { depth: a.depth, engine: a.engine, work, limit: Duration::from_secs(a.limit), bmc: a.bmc };
     let jobs = a.jobs.map(usize::from).unwrap_or_else(default_jobs);
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, jobs, |&(i, name)| {

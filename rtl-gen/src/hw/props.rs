@@ -15,6 +15,7 @@
 //! A kind's generator builds its block with the helpers here in `blocks/<kind>/props.rs` and
 //! pushes it as one [`Item::Formal`] item, last in the module.
 
+use super::build::{add, and, dec, eq, id, ne, or};
 use super::verilog::{Expr, Item, Stmt};
 use crate::info::ResetStyle;
 use std::fmt::Write;
@@ -77,6 +78,62 @@ impl Formal {
         self.items.push(Item::reg(name, width, doc));
         self.items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::set(Expr::id(name), value)] });
         Expr::id(name)
+    }
+
+    /// `f_prev_run`: the previous cycle ran out of reset after the first cycle, so the shadow
+    /// registers of [`Formal::past`] hold values of a running design (created once).
+    pub fn prev_run(&mut self, reset: ResetStyle) -> Expr {
+        const NAME: &str = "f_prev_run";
+        if !self.init.iter().any(|(n, _)| n == NAME) {
+            self.items.push(Item::reg(NAME, 1, "the previous cycle ran out of reset after the first"));
+            self.items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::set(id(NAME), running(reset))] });
+            self.init.push((NAME.into(), Expr::zero()));
+        }
+        id(NAME)
+    }
+
+    /// The beat held since last cycle on the AXI4-Stream port `name` (`name_tvalid`,
+    /// `name_tready`, payload ports `name_<field>` in order): shadows of the last cycle's stall
+    /// and payload; returns (guard: running, last cycle running and stalled; the rule).
+    fn stream_rule(&mut self, reset: ResetStyle, name: &str, fields: &[(&str, u32)]) -> (Expr, Expr) {
+        let parts: Vec<Expr> = fields.iter().map(|(f, _)| id(&format!("{name}_{f}"))).collect();
+        let width = fields.iter().map(|(_, w)| w).sum();
+        let payload = if parts.len() == 1 { parts.into_iter().next().expect("one field") } else { Expr::Concat(parts) };
+        let valid = id(&format!("{name}_tvalid"));
+        let stalled = and(valid.clone(), id(&format!("{name}_tready")).not());
+        let held = self.past(&format!("f_{name}_stall"), 1, stalled, &format!("{name}: a beat presented and not taken one cycle ago"));
+        let was = self.past(&format!("f_{name}_pay"), width, payload.clone(), &format!("{name}: the payload one cycle ago"));
+        let prev = self.prev_run(reset);
+        (and(and(running(reset), prev), held), and(valid, eq(payload, was)))
+    }
+
+    /// The AXI4-Stream rule on an output port: once `tvalid` is high and `tready` low, the next
+    /// cycle keeps `tvalid` high and the payload unchanged (`p_<name>_stable`). `hold` restricts
+    /// the cycles it is checked in (a port the module withdraws while its PHY is down), `None`
+    /// for the plain rule.
+    pub fn stream_out(&mut self, reset: ResetStyle, name: &str, fields: &[(&str, u32)], hold: Option<Expr>) {
+        let (mut guard, rule) = self.stream_rule(reset, name, fields);
+        if let Some(h) = hold {
+            guard = and(guard, h);
+        }
+        self.assert(&format!("p_{name}_stable"), &format!("{name}: tvalid and the payload stay until tready"), Some(guard), rule);
+    }
+
+    /// The same rule assumed of an input port (`a_<name>_stable`): the proof considers only
+    /// senders that keep a beat until it is taken.
+    pub fn stream_in(&mut self, reset: ResetStyle, name: &str, fields: &[(&str, u32)]) {
+        let (guard, rule) = self.stream_rule(reset, name, fields);
+        self.assume(&format!("a_{name}_stable"), &format!("{name}: the sender keeps tvalid and the payload until tready"), Some(guard), rule);
+    }
+
+    /// A saturating counter `name` (`width` bits, saturating at `max`) never wraps: from one
+    /// cycle to the next it holds or steps up by one, and never steps from `max`
+    /// (`p_<label>_sat`).
+    pub fn saturating(&mut self, reset: ResetStyle, name: &str, label: &str, width: u32, max: Expr) {
+        let was = self.past(&format!("f_{label}_was"), width, id(name), &format!("{name} one cycle ago"));
+        let prev = self.prev_run(reset);
+        let step = and(eq(id(name), add(was.clone(), dec(width, 1))), ne(was.clone(), max));
+        self.assert(&format!("p_{label}_sat"), &format!("{name} holds or counts up by one, never past its saturation value"), Some(and(running(reset), prev)), or(eq(id(name), was), step));
     }
 
     pub fn assert(&mut self, label: &str, doc: &str, guard: Option<Expr>, cond: Expr) {
@@ -142,6 +199,11 @@ pub fn in_reset(reset: ResetStyle) -> Expr {
     }
 }
 
+/// A cycle of a running design: after the first cycle of the trace, out of reset.
+pub fn running(reset: ResetStyle) -> Expr {
+    and(id(PAST_VALID), out_of_reset(reset))
+}
+
 /// The design's reset released.
 pub fn out_of_reset(reset: ResetStyle) -> Expr {
     match reset {
@@ -167,5 +229,22 @@ mod tests {
         assert!(block.contains("a_reset_first: assume (rst);"), "{text}");
         assert!(block.contains("p_q_moves: assert (q != f_prev_q);"), "{text}");
         assert!(block.contains("f_prev_q <= q;"), "{text}");
+    }
+
+    #[test]
+    fn stream_and_counter_rules_read_the_ports_and_last_cycles_shadows() {
+        let mut f = Formal::clocked(ResetStyle::SyncHigh);
+        f.stream_in(ResetStyle::SyncHigh, "s", &[("tdata", 8)]);
+        f.stream_out(ResetStyle::SyncHigh, "m", &[("tdata", 8), ("tlast", 1)], Some(Expr::id("up")));
+        f.saturating(ResetStyle::SyncHigh, "cnt", "cnt", 2, Expr::id("CNT_MAX"));
+        assert_eq!(f.properties(), 2);
+        let m = Module { name: "m".into(), ports: vec![], items: vec![Item::Formal(f)], reset: Some(ResetStyle::SyncHigh) };
+        let text = m.render();
+        assert_eq!(text.matches("reg f_prev_run;").count(), 1, "one shared previous-cycle flag:\n{text}");
+        assert!(text.contains("a_s_stable: assume (s_tvalid & (s_tdata == f_s_pay));"), "{text}");
+        assert!(text.contains("f_m_stall & up) begin"), "{text}");
+        assert!(text.contains("p_m_stable: assert (m_tvalid & ({m_tdata, m_tlast} == f_m_pay));"), "{text}");
+        assert!(text.contains("p_cnt_sat: assert ((cnt == f_cnt_was)"), "{text}");
+        assert!(text.contains("(f_cnt_was != CNT_MAX)"), "{text}");
     }
 }

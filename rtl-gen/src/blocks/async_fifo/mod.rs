@@ -19,6 +19,7 @@
 //! The cycle-accurate two-clock reference model is [`model::AsyncFifoModel`].
 
 pub mod model;
+pub mod props;
 mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};

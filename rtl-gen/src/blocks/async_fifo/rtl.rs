@@ -94,6 +94,7 @@ pub fn module(b: &AsyncFifoBlock, design: &DesignInfo, name: &str) -> GeneratedM
         Item::assign(id("rd_empty"), id("rd_empty_q")),
         Item::assign(id("rd_level"), sub(id("rd_wr_bin"), id(&rp.bin))),
     ]);
+    items.push(super::props::properties(b, design));
     let l = b.flag_latency();
     let read = if b.registered_output { format!("rd_data and rd_valid show a word one rd_clk edge after the read that removes it (a word written at a wr_clk edge can be on rd_data after {} rd_clk edges at the earliest).", l + 1) } else { format!("rd_data shows the oldest word combinationally from the storage while !rd_empty, so a written word is on rd_data {l} rd_clk edges after its write edge at the earliest.") };
     GeneratedModule {

@@ -105,6 +105,7 @@
 //! [`model`] is the cycle-accurate reference model, [`rtl`] the generator.
 
 pub mod model;
+pub mod props;
 pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};

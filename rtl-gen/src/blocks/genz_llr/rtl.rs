@@ -741,6 +741,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     for cn in super::model::COUNTERS {
         items.push(Item::assign(id(cn), id(&format!("{cn}_q"))));
     }
+    items.push(super::props::properties(b, design));
 
     GeneratedModule {
         module: Module { name: format!("{}{}", design.prefix, b.name), ports, items, reset: Some(design.reset) },

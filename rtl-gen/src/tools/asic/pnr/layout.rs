@@ -77,10 +77,10 @@ impl Layout {
     pub fn logic_area(&self) -> f64 {
         self.cells.iter().filter(|c| !c.spacer).map(|c| c.rect.area()).sum()
     }
-    /// Signal wire length per layer in µm (power and ground wires not counted).
+    /// Signal wire length per metal layer in µm (power and ground wires, vias not counted).
     pub fn wire_length(&self) -> BTreeMap<String, f64> {
         let mut out = BTreeMap::new();
-        for w in self.wires.iter().filter(|w| !w.special) {
+        for w in self.wires.iter().filter(|w| !w.special && !w.layer.starts_with("via:")) {
             *out.entry(w.layer.clone()).or_insert(0.0) += w.length();
         }
         out
@@ -236,6 +236,7 @@ mod tests {
         assert_eq!(len.get("metal2"), Some(&2.0));
         assert_eq!(len.get("metal3"), Some(&4.0));
         assert!(!len.contains_key("metal5"), "power wires are not signal length");
+        assert_eq!(len.len(), 2, "metal2 and metal3 only, no via: {len:?}");
         assert!(l.wires.iter().any(|w| w.special && w.layer == "metal5" && w.width == Some(0.5) && w.length() == 40.0));
         assert!(l.wires.iter().any(|w| w.layer == "via:M3_M2"));
         assert!(parse_def("VERSION 5.6 ;\n", &sizes, "FILL").is_err());

@@ -35,7 +35,7 @@ pub const QFLOW_BIN: &str = "/usr/lib/qflow/bin";
 /// The OSU libraries' spacer cell.
 pub const SPACER_CELL: &str = "FILL";
 /// The picture's longer side in pixels.
-pub const PICTURE_PX: u32 = 1200;
+pub const PICTURE_PX: u32 = 1000;
 
 /// What the routed layout and its checks give.
 #[derive(Debug, Clone, Serialize)]

@@ -69,10 +69,14 @@ pub fn render(layout: &Layout, long_side: u32) -> Result<(Vec<u8>, u32, u32), St
             c.blend(a.0.min(b.0) - half, a.1.min(b.1) - half, a.0.max(b.0) + half, a.1.max(b.1) + half, colour, if wire.special { 0.35 } else { 0.75 });
         }
     }
-    for wire in layout.wires.iter().filter(|w| w.layer.starts_with("via:") && !w.special) {
-        let (x, y) = map(wire.from.0, wire.from.1);
-        let half = (0.2 * scale).max(0.8);
-        c.blend(x - half, y - half, x + half, y + half, [20, 20, 20], 0.8);
+    // Vias only where they are at least a pixel (small layouts): elsewhere they would hide the
+    // wires under a speckle of black.
+    if 0.2 * scale >= 1.0 {
+        for wire in layout.wires.iter().filter(|w| w.layer.starts_with("via:") && !w.special) {
+            let (x, y) = map(wire.from.0, wire.from.1);
+            let half = 0.2 * scale;
+            c.blend(x - half, y - half, x + half, y + half, [20, 20, 20], 0.8);
+        }
     }
     outline(&mut c, die, [0, 0, 0], 1.0);
 

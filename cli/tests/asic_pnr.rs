@@ -3,7 +3,7 @@
 //! a die larger than its cells, a GDS and a PNG of the layout; a clock it cannot meet must show
 //! as negative slack; the pnr folder must be the tool's own; a missing qflow names its package.
 //! The CRC-32 of the README runs with `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test asic_pnr
-//! -- --ignored` (about a minute of placement and routing).
+//! -- --ignored` (about 4 minutes of placement and routing).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -56,8 +56,9 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
     (be(&bytes[16..20]), be(&bytes[20..24]))
 }
 
-/// The figures every routed layout must have.
-fn assert_clean_layout(p: &serde_json::Value, what: &str) {
+/// The figures every routed layout must have; the report's paths are relative to `base`, the
+/// folder rtl-gen ran in.
+fn assert_clean_layout(p: &serde_json::Value, what: &str, base: &Path) {
     assert_eq!(p["drc_errors"].as_u64(), Some(0), "{what}: {p}");
     assert_eq!(p["lvs"], "match", "{what}: {p}");
     assert_eq!(p["lvs_errors"].as_u64(), Some(0), "{what}: {p}");
@@ -71,9 +72,9 @@ fn assert_clean_layout(p: &serde_json::Value, what: &str) {
     let sum: f64 = per_layer.values().map(|v| v.as_f64().expect("µm")).sum();
     assert!(sum > 0.0 && (sum - p["wire_length_um"].as_f64().expect("wire")).abs() < 1e-6, "{what}: {p}");
     assert!(per_layer.keys().all(|k| k.starts_with("metal")), "{what}: {p}");
-    let gds = std::fs::read(p["gds"].as_str().expect("a GDS")).expect("GDS file");
+    let gds = std::fs::read(base.join(p["gds"].as_str().expect("a GDS"))).expect("GDS file");
     assert_eq!(&gds[..4], [0x00, 0x06, 0x00, 0x02], "a GDSII HEADER record");
-    let png = std::fs::read(p["picture"].as_str().expect("picture")).expect("PNG file");
+    let png = std::fs::read(base.join(p["picture"].as_str().expect("picture"))).expect("PNG file");
     let size = png_size(&png);
     assert_eq!(serde_json::json!([size.0, size.1]), p["picture_size"], "{what}");
     assert!(size.0.max(size.1) == 1000 && size.0.min(size.1) > 100, "{what}: {size:?}");
@@ -90,19 +91,19 @@ fn a_small_crc_routes_drc_and_lvs_clean_and_a_fast_clock_shows_negative_slack() 
         d,
     ));
     let p = pnr_of(&d.join("a.json"));
-    assert_clean_layout(&p, "tiny_crc8 at 200 MHz");
+    assert_clean_layout(&p, "tiny_crc8 at 200 MHz", d);
     assert!(p["cells"].as_u64().expect("cells") >= 9 + 8, "9 flip-flops and the XOR network: {p}");
     let slack = p["worst_slack_ns"].as_f64().expect("a post-route slack");
     assert!(slack > 0.0 && slack < 5.0, "a 5 ns period met by a few gates: {p}");
     assert!(p["critical_path"]["depth"].as_u64().expect("depth") >= 1, "{p}");
     assert!(out.contains("| tiny_crc8 |") && out.contains("match") && out.contains(&format!("{slack:.3}")), "{out}");
-    assert_eq!(std::fs::read(d.join("pics/tiny.png")).expect("copied picture"), std::fs::read(p["picture"].as_str().expect("picture")).expect("png"));
+    assert_eq!(std::fs::read(d.join("pics/tiny.png")).expect("copied picture"), std::fs::read(d.join(p["picture"].as_str().expect("picture"))).expect("png"));
 
     // 2 GHz: the same flow, into the same (now the tool's own) folder; the slack is negative
     // and reported so, in the JSON and the table.
     let out = ok(&rtl_gen(&["asic", "out/tiny", "--module", "tiny_crc8", "--clock-mhz", "2000", "--pnr", "--pnr-dir", "pnr", "--work", "work", "--json", "b.json"], d));
     let p = pnr_of(&d.join("b.json"));
-    assert_clean_layout(&p, "tiny_crc8 at 2 GHz");
+    assert_clean_layout(&p, "tiny_crc8 at 2 GHz", d);
     let fast = p["worst_slack_ns"].as_f64().expect("a post-route slack");
     assert!(fast < 0.0 && fast < slack - 3.0, "0.5 ns cannot be met: {fast} (5 ns: {slack})");
     assert!(out.contains(&format!("{fast:.3}")), "{out}");
@@ -149,7 +150,7 @@ fn missing_qflow_and_ambiguous_picture_are_refused() {
 
 /// The README's layout: the pipelined CRC-32 of the default design at its 500 MHz.
 #[test]
-#[ignore = "placement and routing of ~1,000 cells take about a minute; run with RTLGEN_LONG=1 and --ignored"]
+#[ignore = "qflow synthesis, placement and routing of ~2,200 cells take about 4 minutes; run with RTLGEN_LONG=1 and --ignored"]
 fn the_pipelined_crc32_routes_drc_and_lvs_clean() {
     if !long() {
         eprintln!("skipped: set RTLGEN_LONG=1");
@@ -160,7 +161,7 @@ fn the_pipelined_crc32_routes_drc_and_lvs_clean() {
     let args = ["asic", "generated", "--module", "rtlgen_crc32_pipe", "--pnr", "--pnr-dir", &dir.path().join("pnr").display().to_string(), "--work", &dir.path().join("work").display().to_string(), "--json", &json.display().to_string()];
     ok(&rtl_gen(&args, &workspace()));
     let p = pnr_of(&json);
-    assert_clean_layout(&p, "rtlgen_crc32_pipe");
-    assert!(p["cells"].as_u64().expect("cells") > 500, "{p}");
+    assert_clean_layout(&p, "rtlgen_crc32_pipe", &workspace());
+    assert!(p["cells"].as_u64().expect("cells") > 908, "more than the 908 cells of the pre-placement mapping (qflow buffers fan-out): {p}");
     assert!(p["worst_slack_ns"].as_f64().is_some(), "{p}");
 }

@@ -62,7 +62,8 @@ pub struct PnrFigures {
     pub critical_path: Option<sta::CriticalPath>,
     /// Where the wire delays come from.
     pub parasitics: String,
-    /// Nets of the SPEF that OpenSTA could not match to the netlist (their wires unannotated).
+    /// Warnings of OpenSTA's SPEF reader (a net or node of the SPEF not found in the netlist,
+    /// its wires then unannotated); 0 when every routed net is annotated.
     pub unannotated_nets: u64,
     /// magic's DRC error count (`None` when the DRC did not report one).
     pub drc_errors: Option<u64>,
@@ -126,6 +127,17 @@ pub fn technology(library: &Library) -> Result<&'static str, ToolError> {
     tech.ok_or_else(|| err(format!("--pnr needs one of qflow's technologies (--lib osu018, osu035 or osu050), not {}", library.liberty.display())))
 }
 
+/// qflow's tcsh scripts paste the project folder's absolute path into their command lines
+/// unquoted: only letters, digits and `/._+-` pass.
+fn project_path(dir: &Path) -> Result<(), ToolError> {
+    let abs = std::env::current_dir()?.join(dir);
+    let text = abs.to_str().unwrap_or("\u{fffd}");
+    match text.chars().find(|c| !(c.is_ascii_alphanumeric() || "/._+-".contains(*c))) {
+        Some(c) => Err(ToolError::UnsafePath { path: text.escape_debug().to_string(), reason: format!("it holds {c:?}, which qflow's scripts would not quote (letters, digits and /._+- only)") }),
+        None => Ok(()),
+    }
+}
+
 fn identifier(name: &str) -> bool {
     let mut b = name.bytes();
     b.next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_') && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
@@ -162,6 +174,7 @@ pub fn place_and_route(tree: &Path, manifest: &TreeManifest, module: &str, libra
         return Err(err(format!("--pnr: {module} is not a module of design {}", manifest.design)));
     }
     let dir = pnr_dir.join(module);
+    project_path(&dir)?;
     if dir.exists() {
         std::fs::remove_dir_all(&dir)?;
     }
@@ -303,6 +316,10 @@ mod tests {
     #[test]
     fn only_identifiers_and_qflow_technologies_pass() {
         assert!(identifier("rtlgen_crc32_pipe") && !identifier("a;rm") && !identifier("1x") && !identifier(""));
+        assert!(project_path(Path::new("/tmp/rtl-gen_pnr.1/m")).is_ok());
+        for bad in ["/tmp/a b/m", "/tmp/a;rm/m", "/tmp/$HOME/m", "/tmp/`x`/m"] {
+            assert!(project_path(Path::new(bad)).expect_err(bad).to_string().contains("qflow"), "{bad}");
+        }
         let lib = Library { name: "mine".into(), liberty: "/x/mine.lib".into(), cell_verilog: None, cells: vec![], sequential: vec![] };
         assert!(technology(&lib).expect_err("not qflow's").to_string().contains("osu018"));
         assert_eq!(last_count("x\ndrc = 3\nThere are 3 DRC errors\n", "drc ="), Some(3));

@@ -107,12 +107,12 @@ mod tests {
             unknown_macros: vec![],
         };
         let (bytes, w, h) = render(&layout, 400).expect("rendered");
-        assert_eq!((w, h), (400, 200));
+        assert_eq!((w, h), (400, 208), "8 px margins around 100 × 50 µm at 3.84 px/µm");
         let decoder = png::Decoder::new(std::io::Cursor::new(&bytes));
         let mut reader = decoder.read_info().expect("a PNG");
         let mut buf = vec![0; reader.output_buffer_size().expect("size")];
         let info = reader.next_frame(&mut buf).expect("a frame");
-        assert_eq!((info.width, info.height), (400, 200));
+        assert_eq!((info.width, info.height), (400, 208));
         // The metal2 wire at x = 20 µm is red-dominated; a corner is white.
         let px = |x: usize, y: usize| &buf[(y * 400 + x) * 3..(y * 400 + x) * 3 + 3];
         let x = (8.0 + 20.0 * 3.84f64).round() as usize;

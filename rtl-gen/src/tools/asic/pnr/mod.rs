@@ -86,19 +86,20 @@ fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
 }
 
-/// qflow and the programs it drives, and OpenSTA; a missing one names the `qflow` package.
+/// qflow, the programs it drives (links in [`QFLOW_BIN`] to Debian packages of their own,
+/// which `qflow` depends on) and OpenSTA; a missing one names its Debian package.
 pub fn check_tools() -> Result<(), ToolError> {
-    let missing = |what: String, reason: &str| ToolError::MissingPackage { what, package: "qflow".into(), reason: reason.into() };
+    let missing = |what: String, package: &str, reason: &str| ToolError::MissingPackage { what, package: package.into(), reason: reason.into() };
     if !on_path("qflow") {
-        return Err(missing("`qflow` (placement, routing, DRC, LVS)".into(), "not found on PATH"));
+        return Err(missing("`qflow` (placement, routing, DRC, LVS)".into(), "qflow", "not found on PATH"));
     }
-    for tool in ["graywolf", "qrouter", "magic", "netgen"] {
+    for (tool, package) in [("graywolf", "graywolf"), ("qrouter", "qrouter"), ("magic", "magic"), ("netgen", "netgen-lvs")] {
         if !Path::new(QFLOW_BIN).join(tool).is_file() {
-            return Err(missing(format!("`{tool}` ({QFLOW_BIN}/{tool})"), "file not found"));
+            return Err(missing(format!("`{tool}` ({QFLOW_BIN}/{tool})"), package, "file or link target not found"));
         }
     }
     if !on_path("sta") {
-        return Err(missing("`sta` (OpenSTA)".into(), "not found on PATH"));
+        return Err(missing("`sta` (OpenSTA)".into(), "qflow", "not found on PATH"));
     }
     Ok(())
 }

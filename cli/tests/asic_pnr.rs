@@ -3,7 +3,7 @@
 //! a die larger than its cells, a GDS and a PNG of the layout; a clock it cannot meet must show
 //! as negative slack; the pnr folder must be the tool's own; a missing qflow names its package.
 //! The CRC-32 of the README runs with `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test asic_pnr
-//! -- --ignored` (about 4 minutes of placement and routing).
+//! -- --ignored` (77 s here; up to 4 minutes on a loaded machine).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -150,7 +150,7 @@ fn missing_qflow_and_ambiguous_picture_are_refused() {
 
 /// The README's layout: the pipelined CRC-32 of the default design at its 500 MHz.
 #[test]
-#[ignore = "qflow synthesis, placement and routing of ~2,200 cells take about 4 minutes; run with RTLGEN_LONG=1 and --ignored"]
+#[ignore = "qflow synthesis, placement and routing of ~2,200 cells take 1 to 4 minutes; run with RTLGEN_LONG=1 and --ignored"]
 fn the_pipelined_crc32_routes_drc_and_lvs_clean() {
     if !long() {
         eprintln!("skipped: set RTLGEN_LONG=1");

@@ -1,12 +1,14 @@
 //! `rtl-gen asic [DIR] [--module M]… [--lib osu018|osu035|osu050|PATH.lib] [--clock-mhz F]
-//! [--json FILE] [--work DIR] [--package DIR] [--gate-tree DIR] [-j N]`: each module mapped to a standard-cell
-//! library with Yosys and timed by OpenSTA against the SDC the generator emitted
-//! (`rtl_gen::tools::asic`): cells, area, flip-flops, worst slack and critical path, power.
+//! [--json FILE] [--work DIR] [--package DIR] [--gate-tree DIR] [-j N] [--pnr [--pnr-dir DIR]
+//! [--pnr-picture FILE]]`: each module mapped to a standard-cell library with Yosys and timed by
+//! OpenSTA against the SDC the generator emitted (`rtl_gen::tools::asic`): cells, area,
+//! flip-flops, worst slack and critical path, power; with `--pnr`, placed, routed, checked
+//! (DRC, LVS) and timed again on the routed netlist by qflow's tools (`asic::pnr`).
 
 use super::synth::write_file;
 use super::CmdResult;
 use anyhow::Context;
-use rtl_gen::tools::asic::{self, gates, package, LibraryChoice};
+use rtl_gen::tools::asic::{self, gates, package, pnr, LibraryChoice};
 use rtl_gen::tools::{parallel_map, TreeManifest};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,6 +46,19 @@ pub struct Args {
     /// Liberty functions, for `rtl-gen sim cosim --tree DIR`.
     #[arg(long, value_name = "DIR")]
     pub gate_tree: Option<PathBuf>,
+    /// Also place and route each module with qflow (graywolf, qrouter, magic, netgen; Debian
+    /// package qflow; an OSU library): die area, utilisation, wire length, post-route slack
+    /// with the extracted wire parasitics, DRC errors, LVS verdict, a GDS and a PNG of the
+    /// layout. For small modules: a thousand cells take about a minute.
+    #[arg(long)]
+    pub pnr: bool,
+    /// The folder of the qflow projects, one per module (default target/asic/<design>-pnr/);
+    /// new, empty or written by an earlier --pnr run.
+    #[arg(long, value_name = "DIR", requires = "pnr")]
+    pub pnr_dir: Option<PathBuf>,
+    /// Also copy the layout's PNG there (one --module only).
+    #[arg(long, value_name = "FILE", requires = "pnr")]
+    pub pnr_picture: Option<PathBuf>,
     /// Parallel module runs (default 1; 1..=64).
     #[arg(long, short, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -64,6 +79,15 @@ pub fn run(a: Args) -> CmdResult {
             anyhow::bail!("--gate-tree {}: the folder is not empty; choose a new or empty folder", dir.display());
         }
     }
+    let pnr_dir = a.pnr_dir.clone().unwrap_or_else(|| PathBuf::from(format!("target/asic/{}-pnr", manifest.design)));
+    if a.pnr {
+        pnr::check_tools().context("--pnr")?;
+        pnr::technology(&library)?;
+        if a.pnr_picture.is_some() && names.len() != 1 {
+            anyhow::bail!("--pnr-picture needs exactly one --module (the layout of {} modules was asked)", names.len());
+        }
+        pnr::own_dir(&pnr_dir)?;
+    }
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/asic/{}", manifest.design)));
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {
@@ -78,8 +102,27 @@ pub fn run(a: Args) -> CmdResult {
     for ((_, r), name) in results.into_iter().zip(&names) {
         runs.push(r.with_context(|| format!("module {name} of {} on {}", a.tree.display(), library.name))?);
     }
+    if a.pnr {
+        for r in runs.iter_mut() {
+            let m = r.row.module.clone();
+            eprintln!("placing and routing {m} with qflow in {}", pnr_dir.join(&m).display());
+            let fig = pnr::place_and_route(&a.tree, &manifest, &m, &library, &r.sdc, a.clock_mhz, &pnr_dir).with_context(|| format!("--pnr of module {m}"))?;
+            r.row.pnr = Some(fig);
+        }
+    }
     let rows: Vec<asic::AsicRow> = runs.iter().map(|r| r.row.clone()).collect();
     print!("{}", asic::table(&rows));
+    let placed: Vec<(String, pnr::PnrFigures)> = rows.iter().filter_map(|r| r.pnr.clone().map(|p| (r.module.clone(), p))).collect();
+    if !placed.is_empty() {
+        print!("{}", pnr::table(&placed));
+    }
+    if let (Some(file), Some((_, p))) = (&a.pnr_picture, placed.first()) {
+        if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).with_context(|| format!("--pnr-picture {}", file.display()))?;
+        }
+        std::fs::copy(&p.picture, file).with_context(|| format!("--pnr-picture {}", file.display()))?;
+        println!("layout picture: {}", file.display());
+    }
     let json = a.json.unwrap_or_else(|| PathBuf::from(format!("target/asic/{}.json", manifest.design)));
     write_file(&json, &(serde_json::to_string_pretty(&rows)? + "\n"))?;
     println!("JSON report: {}", json.display());

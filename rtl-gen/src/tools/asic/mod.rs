@@ -9,6 +9,7 @@ pub mod gates;
 pub mod library;
 pub mod mapping;
 pub mod package;
+pub mod pnr;
 pub mod sta;
 
 use super::{run, yosys_word, yosys_words, ToolError, TreeManifest};
@@ -43,6 +44,9 @@ pub struct AsicRow {
     pub power_mw: Option<f64>,
     pub yosys_seconds: f64,
     pub sta_seconds: f64,
+    /// The placed and routed layout's figures (`--pnr`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pnr: Option<pnr::PnrFigures>,
 }
 
 /// The files of one run, in its work folder.
@@ -160,6 +164,7 @@ pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &
         power_mw: report.power_mw,
         yosys_seconds,
         sta_seconds,
+        pnr: None,
     };
     Ok(AsicRun { row, netlist, sdc, yosys_log, sta_log })
 }

@@ -28,6 +28,18 @@ pub fn script(liberty: &str, netlist: &str, top: &str, sdc: &str, period_ns: Opt
     )
 }
 
+/// The script for a routed netlist: [`script`] with the wire parasitics read after linking
+/// (`spef`, a quoted word) and the clock propagated through the clock buffers the flow
+/// inserted (no ideal clock once the clock net is routed); paths sorted by slack so that the
+/// first one reported is the worst of every path group (the recovery checks of an
+/// asynchronous reset form a group of their own).
+pub fn post_route_script(liberty: &str, netlist: &str, top: &str, sdc: &str, spef: &str, period_ns: Option<f64>) -> String {
+    script(liberty, netlist, top, sdc, period_ns)
+        .replacen(&format!("link_design {top}\n"), &format!("link_design {top}\nread_spef {spef}\n"), 1)
+        .replacen(&format!("puts {CHECK_MARK}\n"), &format!("set_propagated_clock [all_clocks]\nputs {CHECK_MARK}\n"), 1)
+        .replacen("report_checks -path_delay max -format full", "report_checks -path_delay max -sort_by_slack -format full", 1)
+}
+
 /// The worst setup path.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CriticalPath {
@@ -176,5 +188,8 @@ RTLGEN-END
         assert!(s.contains("read_sdc \"d.sdc\"\nputs RTLGEN-CHECK-SETUP") && !s.contains("create_clock"), "{s}");
         let s = script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", Some(4.0));
         assert!(s.contains("read_sdc \"d.sdc\"\ncreate_clock -name clk -period 4.000 [get_ports -quiet clk]\n"), "{s}");
+        let s = post_route_script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", "\"r.spef\"", None);
+        assert!(s.contains("link_design top\nread_spef \"r.spef\"\nread_sdc") && s.contains("set_propagated_clock [all_clocks]\nputs RTLGEN-CHECK-SETUP"), "{s}");
+        assert!(s.contains("report_checks -path_delay max -sort_by_slack -format full"), "{s}");
     }
 }

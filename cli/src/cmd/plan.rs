@@ -1,4 +1,4 @@
-//! `rtl-gen plan rifl|genz|sue|crc|rs`: block parameters from a link's requirements
+//! `rtl-gen plan rifl|rxl|genz|sue|crc|rs`: block parameters from a link's requirements
 //! ([`rtl_gen::analysis::plan`], [`rtl_gen::analysis::genz_plan`], [`rtl_gen::analysis::sue_plan`]),
 //! with reasons, predicted figures and optionally a design file for `rtl-gen generate`.
 
@@ -7,6 +7,7 @@ use super::CmdResult;
 use rtl_gen::analysis::code_plan::{self, plan_crc, plan_rs};
 use rtl_gen::analysis::genz_plan::{self, plan_genz};
 use rtl_gen::analysis::plan::{plan_rifl, Requirements};
+use rtl_gen::analysis::rxl_plan::{self, plan_rxl};
 use rtl_gen::analysis::sue_plan::{self, plan_sue};
 use rtl_gen::analysis::{genz, sue};
 use std::path::{Path, PathBuf};
@@ -16,6 +17,9 @@ pub enum Command {
     /// RIFL: frame size, lanes, user width and the frame ID derivation for a line rate, cable,
     /// BER and MTBF.
     Rifl(RiflArgs),
+    /// RXL endpoint: replay buffer and timeouts for a line rate, cable, switching levels and
+    /// BER.
+    Rxl(RxlArgs),
     /// Gen-Z LLR: beat, ACK batching, retry slots and credits for a line rate, cable, packet
     /// size and BER.
     Genz(GenzArgs),
@@ -66,6 +70,25 @@ pub struct RsArgs {
     /// Decoder clock, MHz.
     #[arg(long, default_value_t = 312.5)]
     clock_mhz: f64,
+    /// Write the design file here (refused if the file exists).
+    #[arg(long)]
+    emit: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct RxlArgs {
+    /// Line rate of one direction, Gb/s (x16 at 64 GT/s: 1024).
+    #[arg(long, default_value_t = 1024.0)]
+    line_gbps: f64,
+    /// Cable length of each link, m.
+    #[arg(long)]
+    cable_m: f64,
+    /// Switches between the endpoints (0..=8).
+    #[arg(long, default_value_t = 0)]
+    switch_levels: u32,
+    /// Raw bit error rate.
+    #[arg(long, default_value_t = 1e-6)]
+    ber: f64,
     /// Write the design file here (refused if the file exists).
     #[arg(long)]
     emit: Option<PathBuf>,
@@ -161,6 +184,7 @@ pub struct RiflArgs {
 pub fn run(c: Command) -> CmdResult {
     match c {
         Command::Rifl(a) => run_rifl(a),
+        Command::Rxl(a) => run_rxl(a),
         Command::Genz(a) => run_genz(a),
         Command::Sue(a) => run_sue(a),
         Command::Crc(a) => run_crc(a),
@@ -188,6 +212,20 @@ fn print_reasons(reasons: &[(&'static str, String)]) {
         println!("  {field}: {why}");
     }
     println!();
+}
+
+fn run_rxl(a: RxlArgs) -> CmdResult {
+    check_emit(a.emit.as_deref())?;
+    let req = rxl_plan::Requirements { line_gbps: a.line_gbps, cable_m: a.cable_m, switch_levels: a.switch_levels, ber: a.ber };
+    let plan = plan_rxl(&req)?;
+    println!("RXL plan: {} Gb/s, {} m per link, {} switch level(s), BER {:e}\n", req.line_gbps, req.cable_m, req.switch_levels, req.ber);
+    print_reasons(&plan.reasons);
+    print!("{}", table("predicted (RXL vs CXL 3.0 on this link):", &plan.figures()?));
+    if let Some(path) = a.emit {
+        let command = format!("rtl-gen plan rxl --line-gbps {} --cable-m {} --switch-levels {} --ber {:e}", req.line_gbps, req.cable_m, req.switch_levels, req.ber);
+        write_emit(&path, &plan.design_toml(&command))?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 fn run_genz(a: GenzArgs) -> CmdResult {

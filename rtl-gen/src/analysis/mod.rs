@@ -12,7 +12,8 @@
 //! - [`sue`]: SUE transport window, retransmission storage and timeout sizing and goodput
 //!   against loss.
 //! - [`plan`], [`genz_plan`], [`sue_plan`]: RIFL, Gen-Z LLR and SUE parameters chosen from a
-//!   link's requirements; [`code_plan`]: the CRC and the RS code for an error budget.
+//!   link's requirements; [`rxl_plan`]: the RXL replay buffer and timeouts for a link;
+//!   [`code_plan`]: the CRC and the RS code for an error budget.
 
 pub mod code_plan;
 pub mod crc;
@@ -23,6 +24,7 @@ pub mod prob;
 pub mod rifl;
 pub mod rs;
 pub mod rxl;
+pub mod rxl_plan;
 pub mod sue;
 pub mod sue_plan;
 

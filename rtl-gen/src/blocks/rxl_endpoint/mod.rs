@@ -7,6 +7,11 @@
 //! kinds' generators: `<name>_replay` (replay_buffer), `<name>_crc`/`<name>_crc_check` (rs_crc,
 //! or crc for `crc = "crc64"`), `<name>_fec_enc`/`<name>_fec_dec` (rs_fec).
 
+/// Cycles from an endpoint's flit register to its own replay of that flit, beyond the channel
+/// and switch latencies of the NACK's round trip: RX decode register, decision, NACK flit
+/// register, (the peer's) decode register, decision, control register, replay-buffer read.
+pub const LOOP_OVERHEAD_CYCLES: u32 = 7;
+
 pub mod flit;
 pub mod model;
 pub mod rtl;

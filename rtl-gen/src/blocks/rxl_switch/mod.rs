@@ -4,6 +4,9 @@
 //! the next link. They are two modules so a campaign can corrupt a flit between them (an error
 //! inside the switch, which only the endpoints' end-to-end CRC can catch). See [`model`].
 
+/// Cycles a switch port adds per direction (`link_rx` and `link_tx` registers).
+pub const LATENCY_CYCLES: u32 = 2;
+
 pub mod model;
 mod rtl;
 

@@ -33,12 +33,10 @@ use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointConfig, EndpointMod
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
 use rtl_gen::math::splitmix::SplitMix64;
 
-/// Cycles from an endpoint's flit register to its own replay of that flit, beyond the channel
-/// and switch latencies of the NACK's round trip: RX decode register, decision, NACK flit
-/// register, (the peer's) decode register, decision, control register, replay-buffer read.
-pub const ENDPOINT_LOOP_OVERHEAD: u32 = 7;
-/// Cycles a switch adds per direction (`link_rx` and `link_tx` registers).
-pub const SWITCH_LATENCY: u32 = 2;
+/// The endpoint's own part of the retry loop ([`rtl_gen::blocks::rxl_endpoint::LOOP_OVERHEAD_CYCLES`]).
+pub const ENDPOINT_LOOP_OVERHEAD: u32 = rtl_gen::blocks::rxl_endpoint::LOOP_OVERHEAD_CYCLES;
+/// Cycles a switch adds per direction ([`rtl_gen::blocks::rxl_switch::LATENCY_CYCLES`]).
+pub const SWITCH_LATENCY: u32 = rtl_gen::blocks::rxl_switch::LATENCY_CYCLES;
 
 const ZERO_FLIT: Flit = [0; FLIT_BYTES];
 

@@ -125,7 +125,8 @@ fn a_yosys_netlist_passes_against_the_model() -> TestResult {
         for o in &outcomes {
             o.check()?;
             assert!(o.vectors >= 2_000, "{o}");
-            assert_eq!(o.differs_from_design, o.module != "own_crc16_check", "{o}");
+            // The replay buffer's RAM wrapper is not synthesized: only the two netlists differ.
+            assert_eq!(o.differs_from_design, ["own_crc16", "own_replay"].contains(&o.module.as_str()), "{o}");
         }
     }
     Ok(())

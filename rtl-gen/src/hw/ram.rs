@@ -408,3 +408,77 @@ fn replace_read(e: &mut Expr, mem: &str, rd: &str, addr: &mut Option<Expr>) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::info::ResetStyle;
+
+    fn module(items: Vec<Item>) -> Module {
+        let ports = vec![Port::input("clk", 1, ""), Port::input("a", 4, ""), Port::input("d", 8, ""), Port::input("we", 1, ""), Port::output("q", 8, "")];
+        Module { name: "t".into(), ports, items, reset: Some(ResetStyle::SyncHigh) }
+    }
+    fn write() -> Stmt {
+        Stmt::when(Expr::id("we"), vec![Stmt::set(Expr::Index("m".into(), Box::new(Expr::id("a"))), Expr::id("d"))])
+    }
+    fn read(at: &str) -> Expr {
+        Expr::Index("m".into(), Box::new(Expr::id(at)))
+    }
+
+    #[test]
+    fn a_registered_read_becomes_the_wrappers_read_register() {
+        let mut m = module(vec![
+            Item::Memory { name: "m".into(), width: 8, depth: 16, doc: "words".into() },
+            Item::reg("r", 8, ""),
+            Item::AlwaysFf { reset: None, body: vec![write(), Stmt::when(Expr::id("we").lnot(), vec![Stmt::set(Expr::id("r"), read("a"))])] },
+            Item::assign(Expr::id("q"), Expr::id("r")),
+        ]);
+        let w = wrap(&mut m, "p_");
+        assert_eq!(w.iter().map(|g| g.module.name.as_str()).collect::<Vec<_>>(), ["p_ram_1r1w_8x16"]);
+        assert_eq!(w[0].latency, 1);
+        let text = m.render();
+        assert!(!text.contains("reg [7:0] m ["), "{text}");
+        assert!(text.contains("wire [7:0] r;") && text.contains("p_ram_1r1w_8x16 u_m ("), "{text}");
+        assert!(text.contains(".rd_en   (~we)") && text.contains(".wr_en   (we)"), "{text}");
+        assert!(!text.contains("always"), "the emptied block goes: {text}");
+        assert!(w[0].module.render().contains("rd_q <= mem[rd_addr];"));
+    }
+
+    #[test]
+    fn an_asynchronous_read_and_lut_style_are_kept_in_the_shape() {
+        let mut m = module(vec![
+            Item::LutMemory { name: "m".into(), width: 8, depth: 16, doc: "words".into() },
+            Item::AlwaysFf { reset: None, body: vec![write()] },
+            Item::assign(Expr::id("q"), Expr::bin(crate::hw::verilog::BinOp::Xor, read("a"), Expr::id("d"))),
+        ]);
+        let w = wrap(&mut m, "p_");
+        assert_eq!(w[0].module.name, "p_lutram_1r1w_async_8x16");
+        assert_eq!(w[0].latency, 0);
+        assert!(w[0].module.render().contains("(* ram_style = \"distributed\" *) reg [7:0] mem [0:15];"));
+        assert!(m.render().contains("assign q = m_rd ^ d;"), "{}", m.render());
+    }
+
+    #[test]
+    fn arrays_outside_the_pattern_stay_registers() {
+        // Two read ports.
+        let two_reads = vec![
+            Item::Memory { name: "m".into(), width: 8, depth: 16, doc: "words".into() },
+            Item::AlwaysFf { reset: None, body: vec![write()] },
+            Item::assign(Expr::id("q"), Expr::bin(crate::hw::verilog::BinOp::Xor, read("a"), read("d"))),
+        ];
+        // A read register assigned elsewhere too.
+        let shared_reg = vec![
+            Item::Memory { name: "m".into(), width: 8, depth: 16, doc: "words".into() },
+            Item::reg("r", 8, ""),
+            Item::AlwaysFf { reset: None, body: vec![write(), Stmt::set(Expr::id("r"), read("a"))] },
+            Item::AlwaysFf { reset: Some(vec![Stmt::set(Expr::id("r"), Expr::dec(8, 0))]), body: vec![] },
+            Item::assign(Expr::id("q"), Expr::id("r")),
+        ];
+        for items in [two_reads, shared_reg] {
+            let mut m = module(items);
+            let before = m.clone();
+            assert!(wrap(&mut m, "p_").is_empty());
+            assert_eq!(m, before);
+        }
+    }
+}

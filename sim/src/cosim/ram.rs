@@ -27,13 +27,13 @@ pub fn ram(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> 
     let cycles = opts.vectors.max(64);
     for _ in 0..cycles {
         let we = rng.chance(0.5) || written.is_empty();
-        let wa = rng.range(0, depth);
+        let wa = rng.range(0, depth - 1);
         let wd = rng.bits(width);
         let re = rng.chance(0.8);
         let ra = match written.len() {
-            0 => rng.range(0, depth),
-            n if rng.chance(0.8) => written[rng.range(0, n as u64) as usize],
-            _ => if rng.chance(0.5) { wa } else { rng.range(0, depth) },
+            0 => rng.range(0, depth - 1),
+            n if rng.chance(0.8) => written[rng.range(0, n as u64 - 1) as usize],
+            _ => if rng.chance(0.5) { wa } else { rng.range(0, depth - 1) },
         };
         dut.set_port_u64(wr_en, u64::from(we))?;
         dut.set_port_u64(wr_addr, wa)?;

@@ -434,12 +434,14 @@ mod tests {
             Item::assign(Expr::id("q"), Expr::id("r")),
         ]);
         let w = wrap(&mut m, "p_");
+        crate::hw::tidy::tidy(&mut m); // as elaboration does: declarations move before their use
         assert_eq!(w.iter().map(|g| g.module.name.as_str()).collect::<Vec<_>>(), ["p_ram_1r1w_8x16"]);
         assert_eq!(w[0].latency, 1);
         let text = m.render();
         assert!(!text.contains("reg [7:0] m ["), "{text}");
         assert!(text.contains("wire [7:0] r;") && text.contains("p_ram_1r1w_8x16 u_m ("), "{text}");
-        assert!(text.contains(".rd_en   (~we)") && text.contains(".wr_en   (we)"), "{text}");
+        assert!(text.find("wire [7:0] r;") < text.find("u_m ("), "{text}");
+        assert!(text.contains(".rd_en   (!we)") && text.contains(".wr_en   (we)"), "{text}");
         assert!(!text.contains("always"), "the emptied block goes: {text}");
         assert!(w[0].module.render().contains("rd_q <= mem[rd_addr];"));
     }

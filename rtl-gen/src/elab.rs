@@ -73,7 +73,12 @@ impl Design {
     pub fn elaborate(self) -> Elaborated {
         let mut modules: Vec<ElabModule> = Vec::new();
         for (bi, block) in self.blocks.iter().enumerate() {
-            for m in block.elaborate(&self.info) {
+            for mut m in block.elaborate(&self.info) {
+                // Memory arrays become instances of one RAM wrapper per shape, emitted before
+                // their first user; identical shapes merge below like any shared module.
+                for ram in crate::hw::ram::wrap(&mut m.module, &self.info.prefix) {
+                    modules.push(from_generated(bi, block.as_ref(), ram));
+                }
                 modules.push(from_generated(bi, block.as_ref(), m));
             }
         }

@@ -131,3 +131,35 @@ fn a_module_named_like_a_keyword_is_rejected() {
     let ok = "[design]\nname = \"k\"\n[[blocks]]\nkind = \"replay_buffer\"\nname = \"module\"\nentry_bits = 8\nseq_bits = 4\ndepth = 8\n";
     Design::parse(ok, "k.toml").expect("k_module is a fine name");
 }
+
+/// Every memory array of the default design is an instance of a RAM wrapper, one module per
+/// shape however many blocks use it, except the two arrays outside the one-write-one-read
+/// pattern (the SUE transport's per-slot metadata, five read ports; the asynchronous FIFO's
+/// storage, written on another clock).
+#[test]
+fn memories_are_ram_wrappers_one_module_per_shape() {
+    use rtl_gen::hw::verilog::Item;
+    let elab = Design::builtin_default().elaborate();
+    let mut arrays: Vec<String> = Vec::new();
+    for m in &elab.modules {
+        for i in &m.module.items {
+            if let Item::Memory { name, .. } | Item::LutMemory { name, .. } = i {
+                arrays.push(format!("{}.{name}", m.name()));
+            }
+        }
+    }
+    let rams: Vec<&rtl_gen::elab::ElabModule> = elab.modules.iter().filter(|m| m.role == Role::Ram).collect();
+    arrays.retain(|a| !rams.iter().any(|r| a.starts_with(&format!("{}.", r.name()))));
+    assert_eq!(arrays, ["rtlgen_sue_ep_transport.meta", "rtlgen_cdc_fifo.mem"]);
+    let mut names: Vec<&str> = rams.iter().map(|m| m.name()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), rams.len(), "one module per shape");
+    // KR4's data and error stores share a shape, and so one module.
+    let kr4 = elab.modules.iter().find(|m| m.name() == "rtlgen_kr4_fec_dec").expect("KR4 decoder");
+    let users = kr4.module.items.iter().filter(|i| matches!(i, Item::Instance { module, .. } if module == "rtlgen_ram_1r1w_330x128")).count();
+    assert_eq!(users, 2);
+    let shape = rams.iter().find(|m| m.name() == "rtlgen_ram_1r1w_330x128").expect("the KR4 store's wrapper");
+    assert_eq!(shape.params, [("width", "330".to_string()), ("depth", "128".into()), ("read", "sync".into()), ("style", "block".into())]);
+    assert_eq!(shape.latency, 1);
+}

@@ -13,6 +13,7 @@ pub mod gf_net;
 pub mod module;
 pub mod pipe;
 pub mod props;
+pub mod ram;
 pub mod select;
 pub mod tidy;
 pub mod verilog;

@@ -62,6 +62,8 @@ pub enum Role {
     Interface,
     /// Asynchronous FIFO between two clock domains (`async_fifo`).
     AsyncFifo,
+    /// A generic RAM wrapper, one module per RAM shape ([`super::ram`]).
+    Ram,
 }
 
 impl Role {
@@ -92,6 +94,7 @@ impl Role {
         Role::LoggingUnit,
         Role::Interface,
         Role::AsyncFifo,
+        Role::Ram,
     ];
 
     /// The name in manifest.json and on the command line.
@@ -123,6 +126,7 @@ impl Role {
             Role::LoggingUnit => "logging_unit",
             Role::Interface => "interface",
             Role::AsyncFifo => "async_fifo",
+            Role::Ram => "ram",
         }
     }
 

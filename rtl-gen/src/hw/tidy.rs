@@ -284,7 +284,7 @@ fn fold_item_stmts(item: &mut Item) {
 
 /// Every expression of an item (right- and left-hand sides, conditions, case labels,
 /// connections, localparam values), outermost first.
-fn for_each_expr_in_item(item: &mut Item, f: &mut impl FnMut(&mut Expr)) {
+pub(crate) fn for_each_expr_in_item(item: &mut Item, f: &mut impl FnMut(&mut Expr)) {
     match item {
         Item::Localparam { value, .. } => f(value),
         Item::Assign(l, r) => {
@@ -430,7 +430,7 @@ fn declared(item: &Item) -> Option<&str> {
 }
 
 /// Every expression of an item, read-only (the order of [`for_each_expr_in_item`]).
-fn exprs_of(item: &Item) -> Vec<&Expr> {
+pub(crate) fn exprs_of(item: &Item) -> Vec<&Expr> {
     fn stmts<'a>(ss: &'a [Stmt], out: &mut Vec<&'a Expr>) {
         for s in ss {
             match s {

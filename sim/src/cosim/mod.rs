@@ -17,6 +17,7 @@ pub mod genz;
 pub mod replay;
 pub mod recxl;
 pub mod rifl;
+pub mod ram;
 pub mod rxl;
 pub mod sue;
 pub mod sue_link;
@@ -204,6 +205,7 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("recxl_logging_unit", Role::LoggingUnit) => recxl::logging_unit,
         ("genz_llr", Role::Interface) => genz::interface,
         ("async_fifo", Role::AsyncFifo) => async_fifo::async_fifo,
+        (rtl_gen::hw::ram::KIND, Role::Ram) => ram::ram,
         _ => return None,
     })
 }

@@ -10,7 +10,8 @@
 //!   (pushed and not acknowledged: an acknowledged entry is never resent);
 //! - resend: the cycle after an accepted replay the output is at `replay_seq`, or at the new head
 //!   when a same-cycle ack freed it (the oldest unacknowledged entry);
-//! - integrity: the tagged entry, while held, is stored unchanged, and whenever it is on the
+//! - integrity: the tagged entry, while held, is stored unchanged (in a shadow of the RAM
+//!   wrapper's words, see [`properties`]), and whenever it is on the
 //!   output its data is the data pushed with it.
 
 use super::ReplayBufferBlock;
@@ -72,9 +73,22 @@ pub fn properties(b: &ReplayBufferBlock, design: &DesignInfo) -> Item {
         mux(le(sub(prev_replay_seq.clone(), id("head_q")), id("count_q")), eq(id("out_seq"), prev_replay_seq), eq(id("out_seq"), id("head_q"))),
     );
     f.assert("p_tag_held", "the tagged entry is tracked as held exactly when it is in the window", Some(run()), eq(id("f_held"), held(id("f_seq"))));
-    let ram_at = |x: Expr| Expr::Index("ram".into(), Box::new(x));
-    let f_addr = if a == s { id("f_seq") } else { Expr::slice("f_seq", a - 1, 0) };
-    let rd_addr = if a == s { id("rd_q") } else { Expr::slice("rd_q", a - 1, 0) };
+    // The buffer's words live in the RAM wrapper instance, which Verilog-2005 cannot reach from
+    // here: a shadow array takes the same writes, and the wrapper's read register is assumed to
+    // read it. The wrapper's body is this shadow's text (same write port, same registered
+    // read-first read), so every trace of the buffer has a shadow with the same contents, and
+    // the assumption excludes none of them.
+    let addr = |sig: &str| if a == s { id(sig) } else { Expr::slice(sig, a - 1, 0) };
+    let ram_at = |x: Expr| Expr::Index("f_ram".into(), Box::new(x));
+    f.items.push(Item::Memory { name: "f_ram".into(), width: e, depth: b.ram_entries(), doc: "shadow of the RAM wrapper's words".into() });
+    f.items.push(Item::reg("f_ram_q", e, "shadow of the RAM wrapper's read register"));
+    f.items.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![Stmt::when(id("push_fire"), vec![Stmt::set(ram_at(addr("tail_q")), id("push_data"))]), Stmt::set(id("f_ram_q"), ram_at(addr("rd_n")))],
+    });
+    f.assume("a_ram_read", "the RAM wrapper's read register reads the words the shadow holds", Some(id(PAST_VALID)), eq(id("ram_q"), id("f_ram_q")));
+    let f_addr = addr("f_seq");
+    let rd_addr = addr("rd_q");
     f.assert("p_tag_stored", "the tagged entry is stored unchanged while held", Some(and(run(), id("f_held"))), eq(ram_at(f_addr), id("f_data")));
     f.assert("p_read_reg", "the output register holds the stored entry it names", Some(and(run(), id("q_ok"))), eq(id("ram_q"), ram_at(rd_addr)));
     f.assert("p_data", "the tagged entry leaves with the data pushed with it", Some(and(and(run(), id("out_valid")), and(id("f_held"), eq(id("out_seq"), id("f_seq"))))), eq(id("out_data"), id("f_data")));

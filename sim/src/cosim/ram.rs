@@ -1,0 +1,71 @@
+//! RAM wrappers ([`rtl_gen::hw::ram`]), cycle by cycle against an array model: random writes
+//! and reads (reads mostly of written addresses, with and without the read enable, same-edge
+//! write and read of one address), `rd_data` compared whenever the model knows the word (a word
+//! never written has no value: the wrapper has no reset, as an SRAM macro has none).
+
+use super::{Options, Tally};
+use crate::{Bench, Bits, Dut, SimError, TestRng};
+use rtl_gen::elab::ElabModule;
+
+/// The wrapper's model: the words written so far and the read register.
+struct RamModel {
+    words: Vec<Option<Bits>>,
+    rd_q: Option<Bits>,
+}
+
+pub fn ram(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
+    let param = |k: &str| m.params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    let width: usize = param("width").parse().map_err(|_| SimError::Design { message: format!("{}: no width parameter", m.name()) })?;
+    let depth: u64 = param("depth").parse().map_err(|_| SimError::Design { message: format!("{}: no depth parameter", m.name()) })?;
+    let sync = param("read") == "sync";
+    let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
+    let (wr_en, wr_addr, wr_data, rd_addr, rd_data) = (dut.port("wr_en")?, dut.port("wr_addr")?, dut.port("wr_data")?, dut.port("rd_addr")?, dut.port("rd_data")?);
+    let rd_en = if sync { Some(dut.port("rd_en")?) } else { None };
+    let mut model = RamModel { words: vec![None; depth as usize], rd_q: None };
+    let mut tally = Tally::default();
+    let mut written: Vec<u64> = Vec::new();
+    let cycles = opts.vectors.max(64);
+    for _ in 0..cycles {
+        let we = rng.chance(0.5) || written.is_empty();
+        let wa = rng.range(0, depth - 1);
+        let wd = rng.bits(width);
+        let re = rng.chance(0.8);
+        let ra = match written.len() {
+            0 => rng.range(0, depth - 1),
+            n if rng.chance(0.8) => written[rng.range(0, n as u64 - 1) as usize],
+            _ => if rng.chance(0.5) { wa } else { rng.range(0, depth - 1) },
+        };
+        dut.set_port_u64(wr_en, u64::from(we))?;
+        dut.set_port_u64(wr_addr, wa)?;
+        dut.set_port(wr_data, &wd)?;
+        dut.set_port_u64(rd_addr, ra)?;
+        if let Some(p) = rd_en {
+            dut.set_port_u64(p, u64::from(re))?;
+        }
+        if !sync {
+            dut.eval();
+            if let Some(w) = &model.words[ra as usize] {
+                tally.compare_bits(dut.cycle(), "rd_data", w, &dut.get_port(rd_data)?);
+            }
+        }
+        dut.tick();
+        // Read-first: the read register takes the word before this edge's write.
+        if sync && re {
+            model.rd_q = model.words[ra as usize].clone();
+        }
+        if we {
+            model.words[wa as usize] = Some(wd);
+            if !written.contains(&wa) {
+                written.push(wa);
+            }
+        }
+        if sync {
+            if let Some(q) = &model.rd_q {
+                tally.compare_bits(dut.cycle(), "rd_data", q, &dut.get_port(rd_data)?);
+            }
+        }
+        tally.cycles += 1;
+        tally.vectors += 1;
+    }
+    Ok(tally)
+}

@@ -166,6 +166,87 @@ module rtlgen_cdc_fifo (
     assign rd_empty = rd_empty_q;
     assign rd_level = rd_wr_bin - rd_ptr_bin_q;
 
+`ifdef FORMAL
+    (* anyconst *) reg [4:0] f_tag; // the number of the tagged write (mod 2^ptr_bits)
+    reg f_wr_started; // wr_clk has had an edge
+    always @(posedge wr_clk) begin
+        f_wr_started <= 1'd1;
+    end
+    reg f_rd_started; // rd_clk has had an edge
+    always @(posedge rd_clk) begin
+        f_rd_started <= 1'd1;
+    end
+    wire f_push; // a write is accepted at the next wr_clk edge
+    assign f_push = wr_en & (~wr_full);
+    wire f_pop; // a read is accepted at the next rd_clk edge
+    assign f_pop = rd_en & (~rd_empty);
+    reg [4:0] f_pushes; // writes accepted since reset, mod 2^ptr_bits
+    reg [4:0] f_pops; // reads accepted since reset, mod 2^ptr_bits
+    reg [63:0] f_tag_data; // the data written with the tagged word
+    always @(posedge wr_clk) begin
+        if (wr_rst) begin
+            f_pushes <= 5'd0;
+        end else begin
+            if (f_push) begin
+                f_pushes <= f_pushes + 5'd1;
+                if (f_pushes == f_tag) begin
+                    f_tag_data <= wr_data;
+                end
+            end
+        end
+    end
+    reg f_tag_wr; // toggled when the tagged word is written
+    reg f_tag_rd; // toggled when the tagged word is read
+    always @(posedge wr_clk) begin
+        if (wr_rst) begin
+            f_tag_wr <= 1'd0;
+        end else begin
+            if (f_push & (f_pushes == f_tag)) begin
+                f_tag_wr <= ~f_tag_wr;
+            end
+        end
+    end
+    always @(posedge rd_clk) begin
+        if (rd_rst) begin
+            f_pops <= 5'd0;
+            f_tag_rd <= 1'd0;
+        end else begin
+            if (f_pop) begin
+                f_pops <= f_pops + 5'd1;
+                if (f_pops == f_tag) begin
+                    f_tag_rd <= ~f_tag_rd;
+                end
+            end
+        end
+    end
+    wire f_held; // the tagged word is in the FIFO (written, not yet read)
+    assign f_held = f_tag_wr ^ f_tag_rd;
+    initial f_wr_started = 1'd0;
+    initial f_rd_started = 1'd0;
+    always @* begin
+        // the write side is in reset until both clocks have had an edge, then out of reset
+        a_wr_reset: assume (wr_rst == (~(f_wr_started & f_rd_started)));
+        // the read side is in reset until both clocks have had an edge, then out of reset
+        a_rd_reset: assume (rd_rst == (~(f_wr_started & f_rd_started)));
+        // never more than DEPTH words held, never fewer than none: accepted writes - accepted reads in 0..DEPTH
+        if (f_wr_started & f_rd_started) begin
+            p_occupancy: assert ((f_pushes - f_pops) <= 5'd16);
+        end
+        // held words <= wr_level <= DEPTH
+        if (f_wr_started & f_rd_started) begin
+            p_wr_level: assert (((f_pushes - f_pops) <= wr_level) & (wr_level <= 5'd16));
+        end
+        // rd_level <= held words
+        if (f_wr_started & f_rd_started) begin
+            p_rd_level: assert (rd_level <= (f_pushes - f_pops));
+        end
+        // when the tagged word is the oldest, rd_data shows the data written with it
+        if (f_wr_started & f_rd_started & ((~rd_empty) & f_held & (f_pops == f_tag))) begin
+            p_tag_data: assert (rd_data == f_tag_data);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

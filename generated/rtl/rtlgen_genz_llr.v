@@ -260,10 +260,35 @@ module rtlgen_genz_llr (
     reg [7:0] freed1_n;
     reg [7:0] ll_freed1;
     reg [7:0] ll_freed1_n;
-    reg [64:0] tx_ram [0:63]; // retry buffer: {last, beat} at {slot, beat}
-    reg [64:0] tx_q; // retry RAM read register: word {send_slot, send_beat}
-    reg [65:0] rx_ram [0:63]; // receive FIFO: {vc, last, beat}
-    reg [65:0] rx_q; // receive RAM read register: word rx_rd
+
+    // retry buffer: {last, beat} at {slot, beat}: rtlgen_ram_1r1w_65x64 (registered read).
+    reg tx_we; // write the s_axis beat into the retry RAM
+    reg tx_wlast; // its last flag
+    wire [64:0] tx_q; // retry RAM read register: word {send_slot, send_beat}
+    rtlgen_ram_1r1w_65x64 u_tx_ram (
+        .clk     (clk),
+        .wr_en   (tx_we),
+        .wr_addr ({head_slot, wr_beat}),
+        .wr_data ({tx_wlast, s_axis_tdata}),
+        .rd_en   (1'd1),
+        .rd_addr ({send_slot_n, send_beat_n}),
+        .rd_data (tx_q)
+    );
+
+    // receive FIFO: {vc, last, beat}: rtlgen_ram_1r1w_66x64 (registered read).
+    wire ee_beat; // an EE beat arrives
+    wire rx_room; // the beat fits: within a maximum packet and the FIFO
+    wire rx_vc_now; // VC of the packet: byte 0 [vc_bits-1:0] of its first beat
+    wire [65:0] rx_q; // receive RAM read register: word rx_rd
+    rtlgen_ram_1r1w_66x64 u_rx_ram (
+        .clk     (clk),
+        .wr_en   (ee_beat & rx_room),
+        .wr_addr (rx_wr[5:0]),
+        .wr_data ({rx_vc_now, s_axis_link_tlast, s_axis_link_tdata}),
+        .rd_en   (1'd1),
+        .rd_addr (rx_rd_n[5:0]),
+        .rd_data (rx_q)
+    );
     reg inc_ee_sent;
     reg inc_ee_resent;
     reg inc_ee_delivered;
@@ -279,8 +304,6 @@ module rtlgen_genz_llr (
     reg inc_timer_retransmissions;
     reg retrain_req; // a retrain is requested this cycle
     reg progressed; // the acknowledged point moved this cycle
-    reg tx_we; // write the s_axis beat into the retry RAM
-    reg tx_wlast; // its last flag
     reg [15:0] cnt_ee_sent_q;
     reg [15:0] cnt_ee_resent_q;
     reg [15:0] cnt_ee_delivered_q;
@@ -376,15 +399,12 @@ module rtlgen_genz_llr (
     assign ecrc_calc[31] = ~^(crc_part_in & 64'h826880ef826880ef);
     wire ecrc_fail; // the ECRC in the last 4 bytes differs
     assign ecrc_fail = ecrc_calc != s_axis_link_tdata[63:32];
-    wire rx_vc_now; // VC of the packet: byte 0 [vc_bits-1:0] of its first beat
     assign rx_vc_now = rx_first ? s_axis_link_tdata[0] : rx_vc;
     wire rx_vc_ok; // the VC exists
     assign rx_vc_ok = 1'd1;
     wire [6:0] rx_fill; // receive FIFO words in use (committed, or of the packet being checked)
     assign rx_fill = rx_wr - rx_rd;
-    wire rx_room; // the beat fits: within a maximum packet and the FIFO
     assign rx_room = (rx_beat < MAX_BEATS) & (rx_fill < RX_CAP);
-    wire ee_beat; // an EE beat arrives
     assign ee_beat = s_axis_link_tvalid & (~rx_mark_now);
     wire ee_end;
     assign ee_end = ee_beat & s_axis_link_tlast;
@@ -1200,17 +1220,6 @@ module rtlgen_genz_llr (
             end
         end
     end
-    always @(posedge clk) begin
-        // Block RAM inference pattern: registered read (read-first), write enable, no reset.
-        if (tx_we) begin
-            tx_ram[{head_slot, wr_beat}] <= {tx_wlast, s_axis_tdata};
-        end
-        tx_q <= tx_ram[{send_slot_n, send_beat_n}];
-        if (ee_beat & rx_room) begin
-            rx_ram[rx_wr[5:0]] <= {rx_vc_now, s_axis_link_tlast, s_axis_link_tdata};
-        end
-        rx_q <= rx_ram[rx_rd_n[5:0]];
-    end
 
     // Outputs.
     // verilator lint_off UNUSED
@@ -1244,6 +1253,219 @@ module rtlgen_genz_llr (
     assign cnt_inits_sent = cnt_inits_sent_q;
     assign cnt_retrains = cnt_retrains_q;
     assign cnt_timer_retransmissions = cnt_timer_retransmissions_q;
+
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg f_s_axis_stall; // s_axis: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_s_axis_stall <= s_axis_tvalid & (~s_axis_tready);
+    end
+    reg [65:0] f_s_axis_pay; // s_axis: the payload one cycle ago
+    always @(posedge clk) begin
+        f_s_axis_pay <= {s_axis_tdata, s_axis_tlast, s_axis_tuser};
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg f_m_axis_stall; // m_axis: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_stall <= m_axis_tvalid & (~m_axis_tready);
+    end
+    reg [65:0] f_m_axis_pay; // m_axis: the payload one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_pay <= {m_axis_tdata, m_axis_tlast, m_axis_tuser};
+    end
+    reg f_m_axis_link_stall; // m_axis_link: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_link_stall <= m_axis_link_tvalid & (~m_axis_link_tready);
+    end
+    reg [65:0] f_m_axis_link_pay; // m_axis_link: the payload one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_link_pay <= {m_axis_link_tdata, m_axis_link_tlast, m_axis_link_tuser};
+    end
+    reg f_link_mid; // m_axis_link is inside a packet (a beat without tlast was taken)
+    always @(posedge clk) begin
+        if (rst | (~phy_up)) begin
+            f_link_mid <= 1'd0;
+        end else if (m_axis_link_tvalid & m_axis_link_tready) begin
+            f_link_mid <= ~m_axis_link_tlast;
+        end
+    end
+    wire f_fc_start; // the PHY takes the first beat of a flow-control packet
+    assign f_fc_start = m_axis_link_tvalid & m_axis_link_tready & m_axis_link_tuser & (~f_link_mid) & (m_axis_link_tdata[7:0] == OP_FC);
+    wire f_waiting; // up with EE transmission disabled: waiting for the FC that enables it
+    assign f_waiting = (llr_state[1:0] == LINK_UP) & (~llr_state[2]);
+    reg [5:0] f_wait; // cycles with m_axis_link_tready high spent waiting since the last FC started (saturating)
+    always @(posedge clk) begin
+        if (rst | (~phy_up) | (~f_waiting) | f_fc_start | (llg & (ll_op == OP_INIT))) begin
+            f_wait <= 6'd0;
+        end else if (m_axis_link_tready & (f_wait != 6'd39)) begin
+            f_wait <= f_wait + 6'd1;
+        end
+    end
+    reg [15:0] f_cnt_ee_sent_was; // cnt_ee_sent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_ee_sent_was <= cnt_ee_sent;
+    end
+    reg [15:0] f_cnt_ee_resent_was; // cnt_ee_resent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_ee_resent_was <= cnt_ee_resent;
+    end
+    reg [15:0] f_cnt_ee_delivered_was; // cnt_ee_delivered one cycle ago
+    always @(posedge clk) begin
+        f_cnt_ee_delivered_was <= cnt_ee_delivered;
+    end
+    reg [15:0] f_cnt_ecrc_errors_was; // cnt_ecrc_errors one cycle ago
+    always @(posedge clk) begin
+        f_cnt_ecrc_errors_was <= cnt_ecrc_errors;
+    end
+    reg [15:0] f_cnt_discards_sent_was; // cnt_discards_sent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_discards_sent_was <= cnt_discards_sent;
+    end
+    reg [15:0] f_cnt_discards_received_was; // cnt_discards_received one cycle ago
+    always @(posedge clk) begin
+        f_cnt_discards_received_was <= cnt_discards_received;
+    end
+    reg [15:0] f_cnt_clear_discards_sent_was; // cnt_clear_discards_sent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_clear_discards_sent_was <= cnt_clear_discards_sent;
+    end
+    reg [15:0] f_cnt_exit_discards_sent_was; // cnt_exit_discards_sent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_exit_discards_sent_was <= cnt_exit_discards_sent;
+    end
+    reg [15:0] f_cnt_acks_sent_was; // cnt_acks_sent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_acks_sent_was <= cnt_acks_sent;
+    end
+    reg [15:0] f_cnt_acks_received_was; // cnt_acks_received one cycle ago
+    always @(posedge clk) begin
+        f_cnt_acks_received_was <= cnt_acks_received;
+    end
+    reg [15:0] f_cnt_inits_sent_was; // cnt_inits_sent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_inits_sent_was <= cnt_inits_sent;
+    end
+    reg [15:0] f_cnt_retrains_was; // cnt_retrains one cycle ago
+    always @(posedge clk) begin
+        f_cnt_retrains_was <= cnt_retrains;
+    end
+    reg [15:0] f_cnt_timer_retransmissions_was; // cnt_timer_retransmissions one cycle ago
+    always @(posedge clk) begin
+        f_cnt_timer_retransmissions_was <= cnt_timer_retransmissions;
+    end
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    initial f_wait = 6'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // the link state is one of LINK_DOWN, LINK_INIT, LINK_UP
+        if (f_past_valid & (!rst)) begin
+            p_link_legal: assert (link != 2'd3);
+        end
+        // a link that is down has EE transmission disabled, nothing discarding, nothing stopped
+        if (f_past_valid & (!rst) & (link == LINK_DOWN)) begin
+            p_down_quiet: assert ((~tx_en) & (~rx_disc) & (~tx_stop));
+        end
+        // at most SLOTS packets are held unacknowledged
+        if (f_past_valid & (!rst)) begin
+            p_retry_window: assert ({1'd0, head_seq - ack_seq} <= SLOTS);
+        end
+        // the send point lies between the acknowledged point and the head
+        if (f_past_valid & (!rst)) begin
+            p_send_window: assert ((send_seq - ack_seq) <= (head_seq - ack_seq));
+        end
+        // s_axis: the sender keeps tvalid and the payload until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_s_axis_stall) begin
+            a_s_axis_stable: assume (s_axis_tvalid & ({s_axis_tdata, s_axis_tlast, s_axis_tuser} == f_s_axis_pay));
+        end
+        // m_axis: tvalid and the payload stay until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_m_axis_stall) begin
+            p_m_axis_stable: assert (m_axis_tvalid & ({m_axis_tdata, m_axis_tlast, m_axis_tuser} == f_m_axis_pay));
+        end
+        // m_axis_link: tvalid and the payload stay until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_m_axis_link_stall & phy_up) begin
+            p_m_axis_link_stable: assert (m_axis_link_tvalid & ({m_axis_link_tdata, m_axis_link_tlast, m_axis_link_tuser} == f_m_axis_link_pay));
+        end
+        // a waiting end starts an FC within 38 cycles in which the PHY takes beats (unless an Init arrives or phy_up drops)
+        if (f_past_valid & (!rst)) begin
+            p_fc_repeat: assert (f_wait <= 6'd38);
+        end
+        // cnt_ee_sent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_ee_sent_sat: assert ((cnt_ee_sent == f_cnt_ee_sent_was)
+                | ((cnt_ee_sent == (f_cnt_ee_sent_was + 16'd1)) & (f_cnt_ee_sent_was != CNT_MAX)));
+        end
+        // cnt_ee_resent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_ee_resent_sat: assert ((cnt_ee_resent == f_cnt_ee_resent_was)
+                | ((cnt_ee_resent == (f_cnt_ee_resent_was + 16'd1)) & (f_cnt_ee_resent_was != CNT_MAX)));
+        end
+        // cnt_ee_delivered holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_ee_delivered_sat: assert ((cnt_ee_delivered == f_cnt_ee_delivered_was)
+                | ((cnt_ee_delivered == (f_cnt_ee_delivered_was + 16'd1)) & (f_cnt_ee_delivered_was != CNT_MAX)));
+        end
+        // cnt_ecrc_errors holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_ecrc_errors_sat: assert ((cnt_ecrc_errors == f_cnt_ecrc_errors_was)
+                | ((cnt_ecrc_errors == (f_cnt_ecrc_errors_was + 16'd1)) & (f_cnt_ecrc_errors_was != CNT_MAX)));
+        end
+        // cnt_discards_sent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_discards_sent_sat: assert ((cnt_discards_sent == f_cnt_discards_sent_was)
+                | ((cnt_discards_sent == (f_cnt_discards_sent_was + 16'd1)) & (f_cnt_discards_sent_was != CNT_MAX)));
+        end
+        // cnt_discards_received holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_discards_received_sat: assert ((cnt_discards_received == f_cnt_discards_received_was)
+                | ((cnt_discards_received == (f_cnt_discards_received_was + 16'd1)) & (f_cnt_discards_received_was != CNT_MAX)));
+        end
+        // cnt_clear_discards_sent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_clear_discards_sent_sat: assert ((cnt_clear_discards_sent == f_cnt_clear_discards_sent_was)
+                | ((cnt_clear_discards_sent == (f_cnt_clear_discards_sent_was + 16'd1)) & (f_cnt_clear_discards_sent_was != CNT_MAX)));
+        end
+        // cnt_exit_discards_sent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_exit_discards_sent_sat: assert ((cnt_exit_discards_sent == f_cnt_exit_discards_sent_was)
+                | ((cnt_exit_discards_sent == (f_cnt_exit_discards_sent_was + 16'd1)) & (f_cnt_exit_discards_sent_was != CNT_MAX)));
+        end
+        // cnt_acks_sent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_acks_sent_sat: assert ((cnt_acks_sent == f_cnt_acks_sent_was)
+                | ((cnt_acks_sent == (f_cnt_acks_sent_was + 16'd1)) & (f_cnt_acks_sent_was != CNT_MAX)));
+        end
+        // cnt_acks_received holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_acks_received_sat: assert ((cnt_acks_received == f_cnt_acks_received_was)
+                | ((cnt_acks_received == (f_cnt_acks_received_was + 16'd1)) & (f_cnt_acks_received_was != CNT_MAX)));
+        end
+        // cnt_inits_sent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_inits_sent_sat: assert ((cnt_inits_sent == f_cnt_inits_sent_was)
+                | ((cnt_inits_sent == (f_cnt_inits_sent_was + 16'd1)) & (f_cnt_inits_sent_was != CNT_MAX)));
+        end
+        // cnt_retrains holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_retrains_sat: assert ((cnt_retrains == f_cnt_retrains_was)
+                | ((cnt_retrains == (f_cnt_retrains_was + 16'd1)) & (f_cnt_retrains_was != CNT_MAX)));
+        end
+        // cnt_timer_retransmissions holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_timer_retransmissions_sat: assert ((cnt_timer_retransmissions == f_cnt_timer_retransmissions_was)
+                | ((cnt_timer_retransmissions == (f_cnt_timer_retransmissions_was + 16'd1)) & (f_cnt_timer_retransmissions_was != CNT_MAX)));
+        end
+    end
+`endif
 
 endmodule
 

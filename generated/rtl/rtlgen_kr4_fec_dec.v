@@ -86,7 +86,21 @@ module rtlgen_kr4_fec_dec (
     assign accept = in_tvalid & in_ready;
     wire in_last;
     assign in_last = in_beat == LAST_BEAT;
-    reg [329:0] data_ram [0:127]; // received beats by {slot, beat}
+
+    // received beats by {slot, beat}: rtlgen_ram_1r1w_330x128 (registered read).
+    wire [6:0] wr_addr;
+    wire rd; // read a beat of the head slot
+    wire [6:0] rd_addr;
+    wire [329:0] rd_data;
+    rtlgen_ram_1r1w_330x128 u_data_ram (
+        .clk     (clk),
+        .wr_en   (accept),
+        .wr_addr (wr_addr),
+        .wr_data (in_tdata),
+        .rd_en   (rd),
+        .rd_addr (rd_addr),
+        .rd_data (rd_data)
+    );
     reg [139:0] acc; // syndrome accumulators S_0..S_2t-1
     wire [469:0] syn_in; // {running syndromes (zero on beat 0), beat}
     assign syn_in = {(in_beat == 4'd0) ? 140'd0 : acc, in_tdata};
@@ -10219,9 +10233,31 @@ module rtlgen_kr4_fec_dec (
     assign correctable = s7_ok & (!tot_bad) & ({5'd0, s7_cnt0} == rem);
     wire [2:0] cnt_add; // symbols corrected in the decided codeword
     assign cnt_add = correctable ? s7_len : 3'd0;
-    reg [329:0] err_ram [0:127]; // error values by {slot, beat}
-    reg [2:0] st_count [0:7]; // corrected symbols per slot
+
+    // error values by {slot, beat}: rtlgen_ram_1r1w_330x128 (registered read).
+    wire [6:0] err_addr;
+    wire [329:0] rd_err;
+    rtlgen_ram_1r1w_330x128 u_err_ram (
+        .clk     (clk),
+        .wr_en   (s4_valid),
+        .wr_addr (err_addr),
+        .wr_data (s4_err),
+        .rd_en   (rd),
+        .rd_addr (rd_addr),
+        .rd_data (rd_err)
+    );
+
+    // corrected symbols per slot: rtlgen_ram_1r1w_async_3x8 (asynchronous read).
+    wire [2:0] st_count_rd; // corrected symbols per slot: the word at the read address
     reg [2:0] dec_slot; // slot of the codeword being decided
+    rtlgen_ram_1r1w_async_3x8 u_st_count (
+        .clk     (clk),
+        .wr_en   (decide),
+        .wr_addr (dec_slot),
+        .wr_data (cnt_add),
+        .rd_addr (head),
+        .rd_data (st_count_rd)
+    );
     reg [2:0] err_slot; // slot whose error values stage 4 writes (ahead of dec_slot)
     reg [7:0] st_done; // slot decided
     reg [7:0] st_apply; // slot's corrections are applied
@@ -10300,21 +10336,15 @@ module rtlgen_kr4_fec_dec (
     reg apply_r;
     reg out_unc_r;
     reg [2:0] out_cnt_r;
-    reg [329:0] rd_data;
-    reg [329:0] rd_err;
     wire fire; // the output register takes a beat (or empties)
     assign fire = (!out_tvalid_r) | out_tready;
     wire have; // the head slot is decided
     assign have = st_done[head];
-    wire rd; // read a beat of the head slot
     assign rd = fire & have;
     wire out_last;
     assign out_last = out_beat == LAST_BEAT;
-    wire [6:0] rd_addr;
     assign rd_addr = {head, out_beat};
-    wire [6:0] wr_addr;
     assign wr_addr = {tail, in_beat};
-    wire [6:0] err_addr;
     assign err_addr = {err_slot, s4_beat};
     wire used_dec;
     assign used_dec = rd & out_last;
@@ -10399,11 +10429,7 @@ module rtlgen_kr4_fec_dec (
     end
     always @(posedge clk) begin
         if (accept) begin
-            data_ram[wr_addr] <= in_tdata;
             acc <= syn_next;
-        end
-        if (s4_valid) begin
-            err_ram[err_addr] <= s4_err;
         end
         if (s7_valid) begin
             rem <= rem_now - {5'd0, s7_cnt0};
@@ -10413,7 +10439,6 @@ module rtlgen_kr4_fec_dec (
         if (decide) begin
             st_apply[dec_slot] <= correctable & (!bypass_correction);
             st_unc[dec_slot] <= (!correctable) & (!bypass_indication);
-            st_count[dec_slot] <= cnt_add;
             upd_sym <= cnt_add;
             upd_bits <= tot_bits[6:0];
             upd_ok <= correctable;
@@ -10427,12 +10452,10 @@ module rtlgen_kr4_fec_dec (
             ser_end <= ser_cw == SER_LAST;
         end
         if (rd) begin
-            rd_data <= data_ram[rd_addr];
-            rd_err <= err_ram[rd_addr];
             out_tlast_r <= out_last;
             apply_r <= st_apply[head];
             out_unc_r <= out_last & st_unc[head];
-            out_cnt_r <= out_last ? st_count[head] : 3'd0;
+            out_cnt_r <= out_last ? st_count_rd : 3'd0;
         end
     end
     assign in_tready = in_ready;

@@ -325,7 +325,22 @@ module rtlgen_recxl_lu (
     reg [7:0] r15_ts;
     reg [15:0] r15_csn;
     reg [31:0] r15_stamp;
-    reg [511:0] row_data [0:15]; // row data (the SRAM Log Buffer proper)
+
+    // row data (the SRAM Log Buffer proper): rtlgen_ram_1r1w_512x16 (registered read).
+    wire alloc_fire;
+    wire [3:0] alloc_row;
+    wire pick_fire;
+    wire [3:0] pick_row;
+    wire [511:0] rel_data_q; // data of the row being released
+    rtlgen_ram_1r1w_512x16 u_row_data (
+        .clk     (clk),
+        .wr_en   (alloc_fire),
+        .wr_addr (alloc_row),
+        .wr_data (repl_data),
+        .rd_en   (pick_fire),
+        .rd_addr (pick_row),
+        .rd_data (rel_data_q)
+    );
     reg [7:0] s0_nts; // next TS expected from CN 0
     reg [31:0] s0_el; // last eligibility time of CN 0
     reg [7:0] s1_nts; // next TS expected from CN 1
@@ -362,7 +377,6 @@ module rtlgen_recxl_lu (
     reg rel_busy_q; // release engine owns a row
     reg [3:0] rel_row_q; // row being released
     reg [15:0] rel_mask_q; // words still to log
-    reg [511:0] rel_data_q; // data of the row being released
     reg [1:0] rel_node_q;
     reg rel_core_q;
     reg [25:0] rel_line_q;
@@ -948,7 +962,6 @@ module rtlgen_recxl_lu (
     assign pick_v = pick3_0_v | pick3_1_v;
     wire [33:0] pick_k;
     assign pick_k = pick_t ? pick3_1_k : pick3_0_k;
-    wire [3:0] pick_row;
     assign pick_row = pick_t ? pick3_1_row : pick3_0_row;
     wire [15:0] pick_mask;
     assign pick_mask = pick_t ? pick3_1_mask : pick3_0_mask;
@@ -1118,7 +1131,6 @@ module rtlgen_recxl_lu (
         r8_st == ROW_FREE, r7_st == ROW_FREE, r6_st == ROW_FREE, r5_st == ROW_FREE, r4_st == ROW_FREE, r3_st == ROW_FREE, r2_st == ROW_FREE,
         r1_st == ROW_FREE, r0_st == ROW_FREE
     };
-    wire [3:0] alloc_row;
     assign alloc_row = (|alloc_row_hit[15:0])
         ? ((|alloc_row_hit[7:0])
             ? ((|alloc_row_hit[3:0])
@@ -1140,7 +1152,6 @@ module rtlgen_recxl_lu (
     assign reserve_left = (5'd4 > head_used_q) ? (5'd4 - head_used_q) : 5'd0;
     wire nack_w;
     assign nack_w = (!repl_at_head) & (reserve_left >= rows_free);
-    wire alloc_fire;
     assign alloc_fire = repl_fire & (!repl_failed) & (!nack_w);
     wire nack_fire;
     assign nack_fire = repl_fire & (!repl_failed) & nack_w;
@@ -1267,7 +1278,6 @@ module rtlgen_recxl_lu (
     // Release engine: one record per cycle, ascending word index; the row is freed one cycle after its last record.
     wire fetch_idle;
     assign fetch_idle = fstate_q == F_IDLE;
-    wire pick_fire;
     assign pick_fire = (!rel_busy_q) & pick_v & fetch_idle;
     wire gap_fire;
     assign gap_fire = (!rel_busy_q) & fetch_idle & (!pick_v) & gs_v;
@@ -2524,16 +2534,6 @@ module rtlgen_recxl_lu (
             endcase
             now_q <= now_q + 32'd1;
             quiesce_q <= ctl_quiesce;
-        end
-    end
-
-    // Row data RAM: written on allocation, read into rel_data_q when the release engine picks a row.
-    always @(posedge clk) begin
-        if (alloc_fire) begin
-            row_data[alloc_row] <= repl_data;
-        end
-        if (pick_fire) begin
-            rel_data_q <= row_data[pick_row];
         end
     end
     assign st_quiesced = quiesced;

@@ -47,17 +47,26 @@ module rtlgen_rifl_fifo (
     localparam [8:0] FC_ON_FRAMES = 9'd170; // above this level: ask the far end to pause
     localparam [8:0] FC_OFF_FRAMES = 9'd85; // below this level: let the far end resume
 
-    reg [241:0] mem [0:255]; // storage (block RAM, synchronous read)
+    // storage (block RAM, synchronous read): rtlgen_ram_1r1w_242x256 (registered read).
+    wire push_ok;
     reg [7:0] wr_ptr;
+    wire fetch; // load the head from the memory
     reg [7:0] rd_ptr;
+    wire [241:0] head; // head register (the RAM read register)
+    rtlgen_ram_1r1w_242x256 u_mem (
+        .clk     (clk),
+        .wr_en   (push_ok),
+        .wr_addr (wr_ptr),
+        .wr_data (din),
+        .rd_en   (fetch),
+        .rd_addr (rd_ptr),
+        .rd_data (head)
+    );
     reg [8:0] mem_count; // entries in the memory
-    reg [241:0] head; // head register (the RAM read register)
     reg head_valid;
     wire pop_ok;
     assign pop_ok = pop & head_valid;
-    wire fetch; // load the head from the memory
     assign fetch = (mem_count != 9'd0) & ((~head_valid) | pop_ok);
-    wire push_ok;
     assign push_ok = push & (mem_count != DEPTH);
     wire [8:0] level; // entries held (memory + head)
     assign level = mem_count + {8'd0, head_valid};
@@ -65,16 +74,6 @@ module rtlgen_rifl_fifo (
     assign low = level < FC_OFF_FRAMES;
     assign dout = head;
     assign dout_valid = head_valid;
-    always @(posedge clk) begin
-        if (push_ok) begin
-            mem[wr_ptr] <= din;
-        end
-    end
-    always @(posedge clk) begin
-        if (fetch) begin
-            head <= mem[rd_ptr];
-        end
-    end
     always @(posedge clk) begin
         if (rst) begin
             wr_ptr <= 8'd0;
@@ -92,6 +91,61 @@ module rtlgen_rifl_fifo (
             head_valid <= fetch | (head_valid & (~pop_ok));
         end
     end
+
+`ifdef FORMAL
+    (* anyconst *) reg [9:0] f_tag; // the number of the tagged accepted push
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    wire f_pop; // the head is taken
+    assign f_pop = pop & dout_valid;
+    reg [9:0] f_pushes; // accepted pushes since reset
+    reg [9:0] f_pops; // pops since reset
+    reg f_held; // the tagged entry is pushed and not yet popped
+    reg [241:0] f_tag_data; // the data pushed with the tagged entry
+    always @(posedge clk) begin
+        if (rst) begin
+            f_pushes <= 10'd0;
+            f_pops <= 10'd0;
+            f_held <= 1'd0;
+        end else begin
+            if (push_ok) begin
+                f_pushes <= f_pushes + 10'd1;
+            end
+            if (f_pop) begin
+                f_pops <= f_pops + 10'd1;
+            end
+            if (push_ok & (f_pushes == f_tag)) begin
+                f_held <= 1'd1;
+                f_tag_data <= din;
+            end else if (f_pop & (f_pops == f_tag)) begin
+                f_held <= 1'd0;
+            end
+        end
+    end
+    wire [9:0] f_occupancy; // accepted pushes - pops
+    assign f_occupancy = f_pushes - f_pops;
+    initial f_past_valid = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // level = accepted pushes - pops
+        if (f_past_valid & (!rst)) begin
+            p_occupancy: assert ({1'd0, level} == f_occupancy);
+        end
+        // never more than DEPTH entries in the memory plus the head
+        if (f_past_valid & (!rst)) begin
+            p_no_overflow: assert (f_occupancy <= 10'd257);
+        end
+        // the tagged entry reaches dout, in order, with the data pushed with it
+        if (f_past_valid & (!rst) & (dout_valid & (f_held & (f_pops == f_tag)))) begin
+            p_tag_data: assert (dout == f_tag_data);
+        end
+    end
+`endif
 
 endmodule
 

@@ -93,9 +93,23 @@ module rtlgen_rifl_tx (
     reg s1_ctrl; // stage 1: control frame
     reg [241:0] s1_raw; // stage 1: raw region of a new data or control frame
     reg [7:0] s1_id; // stage 1: frame ID for the verification code
-    reg [241:0] rbuf; // retransmission buffer read register
+    wire [241:0] rbuf; // retransmission buffer read register
     reg [255:0] frame_q; // output register
-    (* ram_style = "distributed" *) reg [241:0] mem [0:255]; // retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM)
+
+    // retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM): rtlgen_lutram_1r1w_242x256 (registered read).
+    wire we;
+    wire [7:0] waddr; // the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans
+    wire [241:0] new_raw; // Normal: flow-control frame, user segment or filler (zero outside Normal)
+    wire resend; // this slot resends buffer entry tx_id
+    rtlgen_lutram_1r1w_242x256 u_mem (
+        .clk     (clk),
+        .wr_en   (we),
+        .wr_addr (waddr),
+        .wr_data (new_raw),
+        .rd_en   (en & resend),
+        .rd_addr (waddr),
+        .rd_data (rbuf)
+    );
 
     // The state: Fig. 4's priority function of the flags.
     wire init_done;
@@ -128,7 +142,6 @@ module rtlgen_rifl_tx (
     assign pause_event = en & (is_spause | is_pause) & prev_transfer;
 
     // Retransmission procedure (2.5*2^n = 640 slots): r = 0 skips the oldest entry; odd r < 2*2^n-2 resend; other slots Idle or Retransmit Request.
-    wire resend; // this slot resends buffer entry tx_id
     assign resend = is_retr & rcnt[0] & (rcnt < RESEND_END);
     wire r_last; // last slot of the procedure
     assign r_last = rcnt == RETRANS_LAST;
@@ -146,26 +159,13 @@ module rtlgen_rifl_tx (
     assign fc_p = is_norm & need_pause;
     wire fc_r; // Normal: send the flow-control resume frame
     assign fc_r = is_norm & need_resume;
-    wire [241:0] new_raw; // Normal: flow-control frame, user segment or filler (zero outside Normal)
     assign new_raw = (seg_raw & {242{take_seg}}) | {{6'd0, fc_r, fc_p}, 234'd0};
     wire [241:0] s1_next; // stage-1 raw region of a new data or control frame
     assign s1_next = new_raw | {ctrl_code & {8{~is_norm}}, 234'd0};
 
     // Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends (Retrans): one port, address tx_id outside Init.
-    wire we;
     assign we = en & (is_init | is_norm);
-    wire [7:0] waddr; // the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans
     assign waddr = is_init ? init_cnt[7:0] : tx_id;
-    always @(posedge clk) begin
-        if (we) begin
-            mem[waddr] <= new_raw;
-        end
-    end
-    always @(posedge clk) begin
-        if (en & resend) begin
-            rbuf <= mem[waddr];
-        end
-    end
 
     // Stage 2: scramble and encode the stage-1 frame.
     wire [241:0] raw2;

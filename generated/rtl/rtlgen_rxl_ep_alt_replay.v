@@ -54,10 +54,22 @@ module rtlgen_rxl_ep_alt_replay (
 
     // Storage: 128 x 1920 bits of block RAM addressed by seq[6:0] (depth 96 rounded up to a power of two);
     // write port for pushes, synchronous read-first port for the output.
-    reg [1919:0] ram [0:127]; // entries by sequence number
-    reg [1919:0] ram_q; // RAM read register: entry rd_q when q_ok
-    reg [9:0] head_q; // oldest unacknowledged sequence number
+
+    // entries by sequence number: rtlgen_ram_1r1w_1920x128 (registered read).
+    wire push_fire; // a push is accepted
     reg [9:0] tail_q; // sequence number of the next push
+    wire [9:0] rd_n; // output pointer, moved to the new head if an ack freed its entry
+    wire [1919:0] ram_q; // RAM read register: entry rd_q when q_ok
+    rtlgen_ram_1r1w_1920x128 u_ram (
+        .clk     (clk),
+        .wr_en   (push_fire),
+        .wr_addr (tail_q[6:0]),
+        .wr_data (push_data),
+        .rd_en   (1'd1),
+        .rd_addr (rd_n[6:0]),
+        .rd_data (ram_q)
+    );
+    reg [9:0] head_q; // oldest unacknowledged sequence number
     reg [9:0] rd_q; // sequence number on the output
     reg q_ok; // ram_q holds entry rd_q
     reg [9:0] count_q; // tail_q - head_q, kept in a register so no decision waits for the subtraction
@@ -65,7 +77,6 @@ module rtlgen_rxl_ep_alt_replay (
     // Offsets from head_q stay below 2^seq_bits (depth <= 2^seq_bits - 1), so wrapping subtraction orders them.
     wire full_w;
     assign full_w = count_q == DEPTH;
-    wire push_fire; // a push is accepted
     assign push_fire = push_valid & (~full_w);
     wire out_fire; // the output entry is taken
     assign out_fire = q_ok & out_ready;
@@ -99,7 +110,6 @@ module rtlgen_rxl_ep_alt_replay (
     // names rd_q itself, and then rd_q + 1 is the new head anyway: freed_rd decides every case without a replay.
     wire freed_a; // the ack frees rd_a's entry, or rd_a is the new head
     assign freed_a = replay_ok ? freed_replay : freed_rd;
-    wire [9:0] rd_n; // output pointer, moved to the new head if an ack freed its entry
     assign rd_n = (ack_ok & freed_a) ? ack_next : rd_a;
     wire [9:0] tail_n;
     assign tail_n = tail_q + {9'd0, push_fire};
@@ -118,14 +128,6 @@ module rtlgen_rxl_ep_alt_replay (
             q_ok <= rd_n != tail_q;
             count_q <= tail_n - head_n;
         end
-    end
-
-    // Block RAM inference pattern: registered read, write enable, no reset.
-    always @(posedge clk) begin
-        if (push_fire) begin
-            ram[tail_q[6:0]] <= push_data;
-        end
-        ram_q <= ram[rd_n[6:0]];
     end
     assign push_ready = ~full_w;
     assign push_seq = tail_q;
@@ -190,6 +192,14 @@ module rtlgen_rxl_ep_alt_replay (
     always @(posedge clk) begin
         f_prev_replay_seq <= replay_seq;
     end
+    reg [1919:0] f_ram [0:127]; // shadow of the RAM wrapper's words
+    reg [1919:0] f_ram_q; // shadow of the RAM wrapper's read register
+    always @(posedge clk) begin
+        if (push_fire) begin
+            f_ram[tail_q[6:0]] <= push_data;
+        end
+        f_ram_q <= f_ram[rd_n[6:0]];
+    end
     initial f_past_valid = 1'd0;
     initial f_prev_valid_run = 1'd0;
     always @* begin
@@ -237,13 +247,17 @@ module rtlgen_rxl_ep_alt_replay (
         if (f_past_valid & (!rst)) begin
             p_tag_held: assert (f_held == ((f_seq - head_q) < count_q));
         end
+        // the RAM wrapper's read register reads the words the shadow holds
+        if (f_past_valid) begin
+            a_ram_read: assume (ram_q == f_ram_q);
+        end
         // the tagged entry is stored unchanged while held
         if (f_past_valid & (!rst) & f_held) begin
-            p_tag_stored: assert (ram[f_seq[6:0]] == f_data);
+            p_tag_stored: assert (f_ram[f_seq[6:0]] == f_data);
         end
         // the output register holds the stored entry it names
         if (f_past_valid & (!rst) & q_ok) begin
-            p_read_reg: assert (ram_q == ram[rd_q[6:0]]);
+            p_read_reg: assert (ram_q == f_ram[rd_q[6:0]]);
         end
         // the tagged entry leaves with the data pushed with it
         if (f_past_valid & (!rst) & out_valid & (f_held & (out_seq == f_seq))) begin

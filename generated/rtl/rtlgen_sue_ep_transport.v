@@ -363,7 +363,21 @@ module rtlgen_sue_ep_transport (
             end
         end
     end
-    reg [127:0] txram [0:255]; // retransmission slots: payload beats by {space, slot, beat}
+
+    // retransmission slots: payload beats by {space, slot, beat}: rtlgen_ram_1r1w_128x256 (registered read).
+    wire issue_ram; // load the next slot beat
+    wire decide_data;
+    wire [7:0] tx_raddr; // slot RAM read address
+    wire [127:0] ram_q; // slot RAM read register
+    rtlgen_ram_1r1w_128x256 u_txram (
+        .clk     (clk),
+        .wr_en   (tx_we),
+        .wr_addr (tx_waddr),
+        .wr_data (s_axis_pdu_tdata),
+        .rd_en   (issue_ram | decide_data),
+        .rd_addr (tx_raddr),
+        .rd_data (ram_q)
+    );
     always @(posedge clk) begin
         if (commit) begin
             meta[{s_cur, next_cur[1:0]}] <= {cum_new, n_cur, vc_cur};
@@ -476,7 +490,6 @@ module rtlgen_sue_ep_transport (
     reg out_valid_q; // m_axis_tx_tvalid
     reg out_tail_q; // the presented beat is the tail (R-CRC, tlast)
     reg tail_due_q; // the tail follows the slot beats still to read
-    reg [127:0] ram_q; // slot RAM read register
     reg [63:0] carry_q; // the 8 bytes carried into the next beat
     reg [31:0] crc_q; // R-CRC register over the beats taken
     reg [1:0] rd_slot_q; // slot being read
@@ -559,26 +572,15 @@ module rtlgen_sue_ep_transport (
     assign tx_tail = {32'd0, crc_fin, carry_q};
     wire adv; // the output register can take a beat
     assign adv = (~out_valid_q) | m_axis_tx_tready;
-    wire issue_ram; // load the next slot beat
     assign issue_ram = adv & (rd_left_q != 5'd0);
     wire issue_tail; // present the tail
     assign issue_tail = adv & (rd_left_q == 5'd0) & tail_due_q;
     wire decide; // start a PDU
     assign decide = adv & (rd_left_q == 5'd0) & (~tail_due_q) & any_pick;
-    wire decide_data;
     assign decide_data = decide & pick_data;
     wire mid_taken; // a payload beat is taken
     assign mid_taken = out_valid_q & m_axis_tx_tready & (~out_tail_q);
-    wire [7:0] tx_raddr; // slot RAM read address
     assign tx_raddr = issue_ram ? {rd_s_q, rd_slot_q, rd_beat_q} : {pick_s, p_snd[1:0], 4'd0};
-    always @(posedge clk) begin
-        if (tx_we) begin
-            txram[tx_waddr] <= s_axis_pdu_tdata;
-        end
-        if (issue_ram | decide_data) begin
-            ram_q <= txram[tx_raddr];
-        end
-    end
     always @(posedge clk) begin
         if (rst) begin
             out_valid_q <= 1'd0;
@@ -1360,11 +1362,36 @@ module rtlgen_sue_ep_transport (
     end
 
     // Command output: at a command boundary, round robin over VCs with a queued PDU and no xpu_vc_pause; each command is cmd_beats beats with tlast on the last, tid = source, tuser = vc.
-    reg [127:0] rxram [0:127]; // receive buffers: payload beats by {vc, pointer}
-    reg [19:0] mq [0:63]; // per VC queue of committed PDUs {src[9:0], ncmds[9:0]}
+
+    // receive buffers: payload beats by {vc, pointer}: rtlgen_ram_1r1w_128x128 (registered read).
+    wire o_read; // a buffer beat is read
+    wire [6:0] o_raddr;
+    wire [127:0] o_data_q; // receive buffer read register
+    rtlgen_ram_1r1w_128x128 u_rxram (
+        .clk     (clk),
+        .wr_en   (rx_we),
+        .wr_addr (rx_waddr),
+        .wr_data ({s_axis_rx_tdata[63:0], rx_hold_q}),
+        .rd_en   (o_read),
+        .rd_addr (o_raddr),
+        .rd_data (o_data_q)
+    );
+
+    // per VC queue of committed PDUs {src[9:0], ncmds[9:0]}: rtlgen_ram_1r1w_async_20x64 (asynchronous read).
+    wire [19:0] mq_rd; // per VC queue of committed PDUs {src[9:0], ncmds[9:0]}: the word at the read address
+    wire [5:0] mq_waddr;
+    wire [1:0] ov2; // VC picked
+    wire [4:0] o_mh; // PDU queue head of the picked VC
+    rtlgen_ram_1r1w_async_20x64 u_mq (
+        .clk     (clk),
+        .wr_en   (r_accept),
+        .wr_addr (mq_waddr),
+        .wr_data ({r_xpu, {5'd0, nc2}}),
+        .rd_addr ({ov2[0:0], o_mh}),
+        .rd_data (mq_rd)
+    );
     reg o_valid_q; // m_axis_cmd_tvalid
     reg o_last_q; // m_axis_cmd_tlast
-    reg [127:0] o_data_q; // receive buffer read register
     reg [1:0] o_left_q; // beats of the command still to load
     reg [1:0] o_v_q; // vc of the command
     reg [9:0] o_src_q; // source of the command
@@ -1379,7 +1406,6 @@ module rtlgen_sue_ep_transport (
     assign ov_oh = ov_src & ((~ov_src) + 2'd1);
     wire ov_idx; // index of the pick
     assign ov_idx = ^(ov_oh & 2'h2);
-    wire [1:0] ov2; // VC picked
     assign ov2 = {1'd0, ov_idx};
     wire adv_o;
     assign adv_o = (~o_valid_q) | m_axis_cmd_tready;
@@ -1391,31 +1417,14 @@ module rtlgen_sue_ep_transport (
     assign o_vr = issue_o ? o_v_q : ov2;
     wire [5:0] o_rp; // its read pointer
     assign o_rp = ({6{o_vr == 2'd0}} & v0_rp) | ({6{o_vr == 2'd1}} & v1_rp);
-    wire [4:0] o_mh; // PDU queue head of the picked VC
     assign o_mh = ({5{ov2 == 2'd0}} & v0_mh) | ({5{ov2 == 2'd1}} & v1_mh);
     wire [4:0] o_hd;
     assign o_hd = ({5{ov2 == 2'd0}} & v0_hd) | ({5{ov2 == 2'd1}} & v1_hd);
-    wire [19:0] o_meta; // head PDU {src, ncmds}
-    assign o_meta = mq[{ov2[0:0], o_mh}];
     wire o_pop; // the head PDU's last command starts
-    assign o_pop = decide_o & ({5'd0, o_hd + 5'd1} == o_meta[9:0]);
-    wire [6:0] o_raddr;
+    assign o_pop = decide_o & ({5'd0, o_hd + 5'd1} == mq_rd[9:0]);
     assign o_raddr = {o_vr[0:0], o_rp};
-    wire o_read; // a buffer beat is read
     assign o_read = issue_o | decide_o;
-    wire [5:0] mq_waddr;
     assign mq_waddr = {r_vc[0:0], ({5{r_vc == 2'd0}} & v0_mt) | ({5{r_vc == 2'd1}} & v1_mt)};
-    always @(posedge clk) begin
-        if (rx_we) begin
-            rxram[rx_waddr] <= {s_axis_rx_tdata[63:0], rx_hold_q};
-        end
-        if (r_accept) begin
-            mq[mq_waddr] <= {r_xpu, {5'd0, nc2}};
-        end
-        if (o_read) begin
-            o_data_q <= rxram[o_raddr];
-        end
-    end
     always @(posedge clk) begin
         if (rst) begin
             o_valid_q <= 1'd0;
@@ -1434,7 +1443,7 @@ module rtlgen_sue_ep_transport (
                 o_left_q <= 2'd1;
                 o_last_q <= 1'd0;
                 o_v_q <= ov2;
-                o_src_q <= o_meta[19:10];
+                o_src_q <= mq_rd[19:10];
                 o_rr_q <= ov_idx;
             end else if (adv_o) begin
                 o_valid_q <= 1'd0;

@@ -380,7 +380,7 @@ module rtlgen_sue_pk (
     reg [1:0] rd_d_q; // destination of the PDU
     reg out_valid_q; // m_axis_pdu_tvalid
     reg out_last_q; // m_axis_pdu_tlast
-    reg [127:0] ram_q; // RAM read register: the presented beat
+    wire [127:0] ram_q; // RAM read register: the presented beat
     wire adv; // the output register can take a beat
     assign adv = (~out_valid_q) | m_axis_pdu_tready;
     wire busy; // beats of the current PDU left to load
@@ -1001,15 +1001,17 @@ module rtlgen_sue_pk (
     end
 
     // Storage: 256 x 128 bits of block RAM addressed by {queue, slot, beat} (8 queues x 16 slots x 2 beats); write port for command beats, registered read port with enable for the PDU stream.
-    reg [127:0] ram [0:255]; // command beats by queue, slot and beat
-    always @(posedge clk) begin
-        if (we) begin
-            ram[waddr] <= s_axis_cmd_tdata;
-        end
-        if (issue | decide) begin
-            ram_q <= ram[raddr];
-        end
-    end
+
+    // command beats by queue, slot and beat: rtlgen_ram_1r1w_128x256 (registered read).
+    rtlgen_ram_1r1w_128x256 u_ram (
+        .clk     (clk),
+        .wr_en   (we),
+        .wr_addr (waddr),
+        .wr_data (s_axis_cmd_tdata),
+        .rd_en   (issue | decide),
+        .rd_addr (raddr),
+        .rd_data (ram_q)
+    );
     assign s_axis_cmd_tready = cmd_ready;
     assign q_space = q_space_w;
     assign queued_cmds = total_q;

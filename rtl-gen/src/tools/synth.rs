@@ -126,6 +126,12 @@ pub struct RegisterDepth {
 }
 
 const FINAL_MARK: &str = "RTLGEN-FINAL-STAT";
+/// Instances of the registered-read RAM wrappers (`hw::ram`: `<prefix>ram_1r1w_<W>x<D>`,
+/// `<prefix>lutram_1r1w_<W>x<D>`), cut from the top before `ltp` as their RAMs are: a wrapper's
+/// read data leaves a register, so the top's paths start there. Asynchronous-read wrappers
+/// (`…_async_…`) stay, their read is part of the path.
+const RAM_WRAPPER_CELLS: &str = "*ram_1r1w_*";
+const ASYNC_RAM_WRAPPER_CELLS: &str = "*ram_1r1w_async_*";
 
 /// Yosys's 7-series block RAMs (RAMB36E1/RAMB18E1 geometry), as `synth_xilinx -family xc7`.
 /// A memory hinted `ram_style = "distributed"` (the RIFL TX lanes' retransmission buffers, LUT
@@ -164,9 +170,9 @@ fn script_to(files: &str, top: &str, flow: Flow, lut_script: LutScript, netlist:
         _ => (String::new(), String::new()),
     };
     format!(
-        "read_verilog {}; synth -top {top} -run :fine; stat; {libmap}log {FINAL_MARK}; synth -top {top}{fine} -run fine:; {lut_map}; opt_clean; stat; {cut_rams}ltp -noff{}",
+        "read_verilog {}; synth -top {top} -run :fine; stat; {libmap}log {FINAL_MARK}; synth -top {top}{fine} -run fine:; {lut_map}; opt_clean; stat; {cut_rams}{}delete {top}/t:{RAM_WRAPPER_CELLS} {top}/t:{ASYNC_RAM_WRAPPER_CELLS} %d; ltp -noff {top}",
         files,
-        netlist.map(|p| format!("; flatten; write_json {p}")).unwrap_or_default()
+        netlist.map(|p| format!("design -save mapped; flatten; write_json {p}; design -load mapped; ")).unwrap_or_default()
     )
 }
 

@@ -302,3 +302,18 @@ fn plan_rxl_sizes_the_replay_buffer_for_the_loop() {
     let err = refused(&bin().args(["plan", "rxl", "--cable-m", "100", "--switch-levels", "2"]).output().unwrap(), "--cable-m");
     assert!(err.contains("10-bit sequence numbers"), "{err}");
 }
+
+#[test]
+fn analyze_rifl_draws_fig9_with_the_campaigns_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("fig9.svg");
+    let sweep = concat!(env!("CARGO_MANIFEST_DIR"), "/../sim/results/rifl_sweep.csv");
+    ok(&bin().args(["analyze", "rifl", "--frame-bits", "256", "--lanes", "4", "--n-stall", "640", "--points", sweep, "--svg"]).arg(&svg).output().unwrap());
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // The sweep's 29 points with BER > 0, the legend's marker, and the curve.
+    assert_eq!(text.matches("<circle").count(), 30, "{text}");
+    assert!(text.contains("N_stall = 640") && text.contains("<polyline"), "{text}");
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "ber,ratio\n1e-6,0.5\n").unwrap();
+    refused(&bin().args(["analyze", "rifl", "--points"]).arg(&bad).arg("--svg").arg(dir.path().join("x.svg")).output().unwrap(), "bandwidth_ratio");
+}

@@ -231,6 +231,16 @@ pub struct RiflArgs {
     /// Also write the figures as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also draw Fig. 9 (Eq. 8's bandwidth ratio against BER) as SVG here.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Lanes bonded into one slot for the Fig. 9 curve (an error in any lane's frame stalls the
+    /// slot).
+    #[arg(long, default_value_t = 1)]
+    lanes: u32,
+    /// A `rtl-gen sim rifl-sweep --csv` file whose measured points go on the Fig. 9 curve.
+    #[arg(long, requires = "svg")]
+    points: Option<PathBuf>,
 }
 
 pub fn run(c: Command) -> CmdResult {
@@ -286,7 +296,14 @@ pub fn run(c: Command) -> CmdResult {
             } else {
                 "RIFL"
             };
-            (title, rifl::analyze(&i)?, a.json)
+            let figures = rifl::analyze(&i)?;
+            if let Some(path) = &a.svg {
+                rtl_gen::analysis::check_range("lanes", a.lanes as f64, 1.0, 16.0)?;
+                let n_stall = figures.iter().find(|f| f.name.starts_with("N_stall")).map(|f| f.value).ok_or_else(|| anyhow::anyhow!("the RIFL analysis gave no N_stall"))?;
+                let points = a.points.as_deref().map(super::fig9::read_points).transpose()?.unwrap_or_default();
+                std::fs::write(path, super::fig9::svg(i.frame_bits, a.lanes, n_stall, &points)).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+            }
+            (title, figures, a.json)
         }
         Command::Genz(a) => {
             let i = genz::Inputs { line_gbps: a.line_gbps, lanes: a.lanes, cable_m: a.cable_m, data_bytes: a.data_bytes, packet_bytes: a.packet_bytes, ack_every: a.ack_every, ber: a.ber };

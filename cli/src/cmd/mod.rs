@@ -3,6 +3,7 @@ pub mod analyze;
 pub mod asic;
 pub mod check;
 pub mod fig8;
+pub mod fig9;
 pub mod formal;
 pub mod fpga;
 pub mod generate;

@@ -5,12 +5,11 @@
 
 use rtl_gen::tools::asic::{self, LibraryChoice};
 use rtl_gen::tools::{yosys_words, TreeManifest};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
+mod common;
+use common::workspace;
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_rtl-gen"));

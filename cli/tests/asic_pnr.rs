@@ -5,20 +5,11 @@
 //! The CRC-32 of the README runs with `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test asic_pnr
 //! -- --ignored` (77 s here; up to 4 minutes on a loaded machine).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
-
-fn long() -> bool {
-    std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1")
-}
-
-fn rtl_gen(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rtl-gen")).args(args).current_dir(dir).output().expect("run rtl-gen")
-}
+mod common;
+use common::{workspace, long, rtl_gen};
 
 fn ok(out: &Output) -> String {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

@@ -2,12 +2,10 @@
 //! (stale, missing and foreign files), `list`, and every error path printing `error: …` /
 //! `caused by: …` with exit status 2 instead of panicking.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
+mod common;
+use common::workspace;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rtl-gen"))

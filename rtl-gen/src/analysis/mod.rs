@@ -110,6 +110,12 @@ fn bound(v: f64) -> String {
     }
 }
 
+/// A clock in MHz as a design file takes it: at most three decimals, no trailing zeros.
+pub fn clock_text(mhz: f64) -> String {
+    let s = format!("{mhz:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// Seconds per (Julian) year, for MTBF in years.
 pub const SECONDS_PER_YEAR: f64 = 365.25 * 24.0 * 3600.0;
 

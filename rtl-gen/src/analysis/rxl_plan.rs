@@ -4,7 +4,7 @@
 //! planned loop, FER_UC comes from the code).
 
 use super::rxl::{self, Inputs};
-use super::{check_range, Figure, InputError};
+use super::{check_range, clock_text, Figure, InputError};
 use crate::blocks::rxl_endpoint::LOOP_OVERHEAD_CYCLES;
 use crate::blocks::rxl_switch::LATENCY_CYCLES;
 
@@ -121,12 +121,6 @@ impl Plan {
             self.retry_loop, self.link.retry_ns, self.req.switch_levels, clock_text(1e3 / self.link.flit_ns), self.replay_depth, self.nack_timeout, self.replay_timeout
         )
     }
-}
-
-/// A clock in MHz as the design file takes it (at most three decimals, no trailing zeros).
-fn clock_text(mhz: f64) -> String {
-    let s = format!("{mhz:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 #[cfg(test)]

@@ -317,3 +317,15 @@ fn analyze_rifl_draws_fig9_with_the_campaigns_points() {
     std::fs::write(&bad, "ber,ratio\n1e-6,0.5\n").unwrap();
     refused(&bin().args(["analyze", "rifl", "--points"]).arg(&bad).arg("--svg").arg(dir.path().join("x.svg")).output().unwrap(), "bandwidth_ratio");
 }
+
+#[test]
+fn analyze_genz_draws_its_goodput_with_the_campaigns_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("genz.svg");
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/../sim/results/genz.csv");
+    ok(&bin().args(["analyze", "genz", "--points", csv, "--svg"]).arg(&svg).output().unwrap());
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // The 64-byte, 100 m goodput rows with BER > 0 (29), and the legend's marker.
+    assert_eq!(text.matches("<circle").count(), 30, "{text}");
+    assert!(text.contains("64-byte packets, 100 m") && text.contains("<polyline"), "{text}");
+}

@@ -1,7 +1,7 @@
 //! `rtl-gen analyze rxl|rifl|genz|sue|crc|rs`: the seeds' reliability arithmetic ([`rtl_gen::analysis`]) with
 //! units and equation numbers; no options print the paper's own case, options override inputs.
 
-use super::CmdResult;
+use super::{ber_plot, CmdResult};
 use rtl_gen::analysis::{crc, genz, rifl, rs, rxl, sue, Figure};
 use std::path::PathBuf;
 
@@ -53,6 +53,13 @@ pub struct GenzArgs {
     /// Also write the figures as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also draw the goodput against BER as SVG here.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// A `rtl-gen sim genz --csv` file whose goodput points at this packet size and cable go on
+    /// the curve.
+    #[arg(long, requires = "svg")]
+    points: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -238,7 +245,8 @@ pub struct RiflArgs {
     /// slot).
     #[arg(long, default_value_t = 1)]
     lanes: u32,
-    /// A `rtl-gen sim rifl-sweep --csv` file whose measured points go on the Fig. 9 curve.
+    /// A `rtl-gen sim rifl-sweep --csv` file (columns `ber`, `bandwidth_ratio`) whose measured
+    /// points go on the Fig. 9 curve.
     #[arg(long, requires = "svg")]
     points: Option<PathBuf>,
 }
@@ -273,7 +281,7 @@ pub fn run(c: Command) -> CmdResult {
             };
             let figures = rxl::analyze(&i)?;
             if let Some(path) = &a.svg {
-                std::fs::write(path, super::fig8::svg(&i)).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+                write_svg(path, &super::fig8::svg(&i))?;
             }
             (title, figures, a.json)
         }
@@ -300,15 +308,25 @@ pub fn run(c: Command) -> CmdResult {
             if let Some(path) = &a.svg {
                 rtl_gen::analysis::check_range("lanes", a.lanes as f64, 1.0, 16.0)?;
                 let n_stall = figures.iter().find(|f| f.name.starts_with("N_stall")).map(|f| f.value).ok_or_else(|| anyhow::anyhow!("the RIFL analysis gave no N_stall"))?;
-                let points = a.points.as_deref().map(super::fig9::read_points).transpose()?.unwrap_or_default();
-                std::fs::write(path, super::fig9::svg(i.frame_bits, a.lanes, n_stall, &points)).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+                let points = a.points.as_deref().map(|p| ber_plot::read_points(p, "ber", "bandwidth_ratio", &[])).transpose()?.unwrap_or_default();
+                let curve = rifl::ratio_curve(i.frame_bits, a.lanes, n_stall, &ber_plot::axis_bers());
+                let title = format!("RIFL bandwidth ratio against BER: Eq. 8, {} x {}-bit frames, N_stall = {n_stall}", a.lanes, i.frame_bits);
+                write_svg(path, &ber_plot::svg(&title, "bandwidth ratio", "Eq. 8 (analytic)", &curve, &points))?;
             }
             (title, figures, a.json)
         }
         Command::Genz(a) => {
             let i = genz::Inputs { line_gbps: a.line_gbps, lanes: a.lanes, cable_m: a.cable_m, data_bytes: a.data_bytes, packet_bytes: a.packet_bytes, ack_every: a.ack_every, ber: a.ber };
             let title = if i == genz::Inputs::measured_case() { "Gen-Z LLR, the measured campaign's case (64 Gb/s, 8-byte beats, 64-byte packets, 100 m, BER 1e-6)" } else { "Gen-Z LLR" };
-            (title, genz::analyze(&i)?, a.json)
+            let figures = genz::analyze(&i)?;
+            if let Some(path) = &a.svg {
+                let (size, cable) = (i.packet_bytes.to_string(), i.cable_m.to_string());
+                let points = a.points.as_deref().map(|p| ber_plot::read_points(p, "ber", "goodput", &[("kind", "goodput"), ("size", &size), ("cable_m", &cable)])).transpose()?.unwrap_or_default();
+                let curve: Vec<(f64, f64)> = ber_plot::axis_bers().into_iter().map(|ber| (ber, genz::goodput(&genz::Inputs { ber, ..i.clone() }))).collect();
+                let title = format!("Gen-Z LLR goodput against BER: {}-byte packets, {} m, ACK every {}", i.packet_bytes, i.cable_m, i.ack_every);
+                write_svg(path, &ber_plot::svg(&title, "goodput (fraction of the line)", "g0 / (1 + errors per recovery)", &curve, &points))?;
+            }
+            (title, figures, a.json)
         }
         Command::Sue(a) => {
             let i = sue::Inputs { port_gbps: a.port_gbps, rtt_ns: a.rtt_ns, payload_bytes: a.payload_bytes, ack_coalesce: a.ack_coalesce, drop: a.drop, ber: a.ber, window: a.window, psn_spaces: a.psn_spaces };
@@ -338,6 +356,10 @@ pub fn run(c: Command) -> CmdResult {
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn write_svg(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
 }
 
 /// A figure as text: never NaN or inf as a number (`unbounded` / `undefined` instead).

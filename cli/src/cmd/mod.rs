@@ -2,8 +2,8 @@
 pub mod analyze;
 pub mod asic;
 pub mod check;
+pub mod ber_plot;
 pub mod fig8;
-pub mod fig9;
 pub mod formal;
 pub mod fpga;
 pub mod generate;

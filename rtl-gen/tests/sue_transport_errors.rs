@@ -60,7 +60,9 @@ fn local_xpuid_needs_a_constant_id_source() {
     let d = Design::parse(&transport(""), "good.toml").expect("the default");
     let b = d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>().expect("transport");
     assert!(b.p.xpuid_port, "the id is a port by default");
-    let m = &d.elaborate().modules[0];
+    // The transport itself, not the RAM wrappers elaborated beside it.
+    let elab = d.elaborate();
+    let m = elab.modules.iter().find(|m| m.role != rtl_gen::hw::module::Role::Ram).expect("the transport module");
     let port = m.module.ports.iter().find(|p| p.name == "local_xpuid").expect("a local_xpuid input");
     assert_eq!(port.width, 10);
 }

@@ -49,6 +49,24 @@ fn manifest_round_trip(design: &Design, root: &std::path::Path) -> Result<(), St
     Ok(())
 }
 
+/// The RAM wrappers of a written tree (manifest role `ram`), each with its shape class: read
+/// style and RAM style, plus the degenerate ends of the template (a 1-bit word, a 1-bit
+/// address), which print differently. Wrappers of one class differ only in their numbers.
+fn ram_shape_classes(root: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).expect("manifest")).expect("manifest JSON");
+    let modules = json["modules"].as_array().expect("manifest modules");
+    modules
+        .iter()
+        .filter(|m| m["role"] == "ram")
+        .map(|m| {
+            let p = &m["params"];
+            let (width, depth) = (p["width"].as_u64().expect("RAM width"), p["depth"].as_u64().expect("RAM depth"));
+            let class = format!("ram wrapper: read {}, style {}, 1-bit word {}, 1-bit address {}", p["read"], p["style"], width == 1, depth <= 2);
+            (m["name"].as_str().expect("module name").to_string(), class)
+        })
+        .collect()
+}
+
 /// Kinds whose one-field changes the default run lints in their own sweep
 /// (`sue_lint_sweep.rs`, `genz_llr_lint.rs`, `recxl_fields_lint.rs`, each a few seconds to a
 /// minute); this sweep covers them with `RTLGEN_LONG=1`.
@@ -153,10 +171,15 @@ fn sweep(kinds: &dyn Fn(&str) -> bool, whole: bool, min_accepted: usize, min_mod
             failures.push(format!("{label}: {e}"));
         }
         let manifest = TreeManifest::load(&root).expect("manifest");
+        let ram_shapes = ram_shape_classes(&root);
         for m in &manifest.modules {
             // A module counts once per body and, over stand-ins, per port list of what it
-            // instantiates; over its whole hierarchy, per body of everything under it.
-            let key: String = if whole {
+            // instantiates; over its whole hierarchy, per body of everything under it. A RAM
+            // wrapper counts once per shape class: its body is one template whose only
+            // variables are the width and the depth.
+            let key: String = if let Some(class) = ram_shapes.get(&m.name).filter(|_| !whole) {
+                class.clone()
+            } else if whole {
                 manifest.sources(&root, &m.name).iter().map(|p| field_sweep::body(&std::fs::read_to_string(p).expect("module")).to_string()).collect()
             } else {
                 let own = field_sweep::body(&std::fs::read_to_string(root.join(&m.file)).expect("module")).to_string();

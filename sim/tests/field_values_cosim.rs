@@ -14,6 +14,7 @@
 #[path = "../../rtl-gen/tests/support/field_sweep.rs"]
 mod field_sweep;
 
+use rtl_gen::blocks::Role;
 use rtl_gen::config::Design;
 use rtl_gen::output::tree::{self, Layout};
 use rtl_gen_sim::{cosim, Bench};
@@ -62,7 +63,14 @@ fn cosim_variants(kinds: &dyn Fn(&str) -> bool, vectors: u64) {
             }
         };
         for m in &bench.elab().modules {
-            let key: String = sources(&bench, m.name()).iter().map(|d| field_sweep::body(&std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module")).to_string()).collect();
+            // A RAM wrapper runs once per shape class: one template whose only variables are
+            // the width and the depth (its degenerate ends, a 1-bit word or address, apart).
+            let key: String = if m.role == Role::Ram {
+                let param = |k: &str| m.params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+                format!("ram wrapper: read {}, style {}, 1-bit word {}, 1-bit address {}", param("read"), param("style"), param("width") == "1", param("depth").parse::<u64>().is_ok_and(|d| d <= 2))
+            } else {
+                sources(&bench, m.name()).iter().map(|d| field_sweep::body(&std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module")).to_string()).collect()
+            };
             if cosim::driver(m.kind, m.role).is_none() || !seen.insert(key) {
                 continue;
             }

@@ -28,8 +28,6 @@ use super::{check_range, Figure, InputError};
 /// Bytes of a link-local packet (the block's LL format: opcode, TSEQ, RSEQ, credits, epoch,
 /// echo, flags, LL CRC).
 pub const LL_PACKET_BYTES: u32 = 16;
-/// Signal propagation in a cable, ns per metre one way (2e8 m/s), as the campaigns use.
-pub const NS_PER_M: f64 = 5.0;
 /// Packet times a recovery costs besides its two round trips (see the module doc).
 pub const RECOVERY_PACKETS: u32 = 4;
 /// Link-local packets a recovery puts on the sender's line (Clear Discard, and the Exit
@@ -91,7 +89,7 @@ impl Inputs {
     }
     /// One-way delay in cycles (rounded up, at least 1), as the campaign's channel.
     pub fn delay_cycles(&self) -> u64 {
-        ((self.cable_m * NS_PER_M / self.cycle_ns()).ceil() as u64).max(1)
+        super::cable_delay_cycles(self.cable_m, self.cycle_ns())
     }
     pub fn packet_beats(&self) -> u64 {
         (self.packet_bytes / self.data_bytes) as u64

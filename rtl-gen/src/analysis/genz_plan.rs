@@ -97,7 +97,7 @@ pub fn plan_genz(req: &Requirements) -> Result<Plan, InputError> {
 /// The longest cable whose acknowledgement loop fits the credits a VC carries.
 fn longest_cable(link: &Inputs) -> f64 {
     let budget_beats = (MAX_CREDITS - link.ack_every as u64 - 1) * link.packet_beats() - link.ll_beats();
-    (budget_beats / 2) as f64 * link.cycle_ns() / genz::NS_PER_M
+    (budget_beats / 2) as f64 * link.cycle_ns() / super::NS_PER_M
 }
 
 impl Plan {

@@ -116,6 +116,15 @@ pub fn clock_text(mhz: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// Signal propagation in a cable, ns per metre one way (2e8 m/s): every link loop of the
+/// analyses and the campaigns.
+pub const NS_PER_M: f64 = 5.0;
+
+/// One-way cable delay in whole clock cycles (at least one: the far end's input register).
+pub fn cable_delay_cycles(cable_m: f64, cycle_ns: f64) -> u64 {
+    ((cable_m * NS_PER_M / cycle_ns).ceil() as u64).max(1)
+}
+
 /// Seconds per (Julian) year, for MTBF in years.
 pub const SECONDS_PER_YEAR: f64 = 365.25 * 24.0 * 3600.0;
 

@@ -10,8 +10,6 @@ use crate::blocks::rxl_switch::LATENCY_CYCLES;
 
 /// Flit bits (256-byte CXL 3 / PCIe 6.0 flit).
 pub const FLIT_BITS: u64 = 2048;
-/// Signal propagation, ns per metre one way.
-pub const NS_PER_M: f64 = 5.0;
 /// The most flits the replay buffer holds (10-bit sequence numbers).
 pub const MAX_REPLAY_DEPTH: u64 = 1023;
 /// Flits per piggybacked ACK: the paper's p_coalescing of 0.1 (Eq. 7). RXL piggybacks ACKs on
@@ -70,7 +68,7 @@ impl Requirements {
 pub fn plan_rxl(req: &Requirements) -> Result<Plan, InputError> {
     req.validate()?;
     let flit_ns = req.flit_ns();
-    let link_delay = ((req.cable_m * NS_PER_M / flit_ns).ceil() as u64).max(1);
+    let link_delay = super::cable_delay_cycles(req.cable_m, flit_ns);
     let links = req.switch_levels as u64 + 1;
     let one_way = links * link_delay + req.switch_levels as u64 * LATENCY_CYCLES as u64;
     let retry_loop = LOOP_OVERHEAD_CYCLES as u64 + 2 * one_way;
@@ -78,7 +76,7 @@ pub fn plan_rxl(req: &Requirements) -> Result<Plan, InputError> {
     let replay_depth = retry_loop + ACK_EVERY + 1;
     if replay_depth > MAX_REPLAY_DEPTH {
         let per_link = (MAX_REPLAY_DEPTH - ACK_EVERY - 1 - LOOP_OVERHEAD_CYCLES as u64) / 2;
-        let longest = ((per_link.saturating_sub(req.switch_levels as u64 * LATENCY_CYCLES as u64)) / links) as f64 * flit_ns / NS_PER_M;
+        let longest = ((per_link.saturating_sub(req.switch_levels as u64 * LATENCY_CYCLES as u64)) / links) as f64 * flit_ns / super::NS_PER_M;
         return Err(InputError { option: "cable-m", problem: format!("= {} over {links} link(s) makes a {retry_loop}-flit retry loop; with the ACK batch the replay buffer needs {replay_depth} flits, more than the {MAX_REPLAY_DEPTH} 10-bit sequence numbers allow; allowed at most {longest:.1} m per link at {} Gb/s", req.cable_m, req.line_gbps) });
     }
     let nack_timeout = 2 * retry_loop;

@@ -106,6 +106,12 @@ pub fn min_rto_ns(i: &Inputs) -> f64 {
 pub fn pdu_loss(i: &Inputs) -> f64 {
     let bits = 8 * (i.payload_bytes + PDU_OVERHEAD_BYTES) as u64;
     let per_link = 1.0 - (1.0 - i.drop) * (1.0 - frame_error_rate(i.ber, bits));
+    path_loss(per_link)
+}
+
+/// Probability that a PDU is lost on its path when each link loses it with probability
+/// `per_link` (independently).
+pub fn path_loss(per_link: f64) -> f64 {
     1.0 - (1.0 - per_link).powi(LINKS_PER_PATH as i32)
 }
 

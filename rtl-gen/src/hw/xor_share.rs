@@ -185,33 +185,42 @@ impl Planner {
         }
         let (local, mut sets) = self.local_sets(&eligible, level, &span);
         let common = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(x, y)| (x & y).count_ones()).sum::<u32>();
-        // Signals in common per pair of rows, refreshed for the rows a node changes.
-        let n = sets.len();
-        let mut pairs = vec![0u32; n * n];
-        for a in 0..n {
-            for b in a + 1..n {
-                pairs[a * n + b] = common(&sets[a], &sets[b]);
+        // Only rows with at least six signals here can share a node (their sets only shrink).
+        let active: Vec<usize> = (0..sets.len()).filter(|&r| sets[r].iter().map(|w| w.count_ones() as usize).sum::<usize>() >= FAN_IN).collect();
+        // Signals in common per pair of active rows (upper triangle), refreshed for the rows a
+        // node changes, and each row's best later partner: the most in common, the first such.
+        // Counts only fall, so a row's best stays valid unless its partner is a changed row.
+        let m = active.len();
+        let mut pairs = vec![0u32; m * m];
+        for a in 0..m {
+            for b in a + 1..m {
+                pairs[a * m + b] = common(&sets[active[a]], &sets[active[b]]);
             }
         }
+        let best_after = |pairs: &[u32], a: usize| (a + 1..m).fold((0, 0), |best, b| if pairs[a * m + b] > best.0 { (pairs[a * m + b], b) } else { best });
+        let mut row_best: Vec<(u32, usize)> = (0..m).map(|a| best_after(&pairs, a)).collect();
         loop {
+            // The pair with the most in common, the first in (row, partner) order.
             let mut best = (0, 0, 0);
-            for a in 0..n {
-                for b in a + 1..n {
-                    if pairs[a * n + b] > best.0 {
-                        best = (pairs[a * n + b], a, b);
-                    }
+            for (a, &(count, b)) in row_best.iter().enumerate() {
+                if count > best.0 {
+                    best = (count, active[a], active[b]);
                 }
             }
             if (best.0 as usize) < FAN_IN {
                 break;
             }
             let mut users = vec![best.1, best.2];
+            let mut is_user = vec![false; sets.len()];
+            is_user[best.1] = true;
+            is_user[best.2] = true;
             let mut shared: Vec<u64> = sets[best.1].iter().zip(&sets[best.2]).map(|(x, y)| x & y).collect();
             loop {
-                let next = (0..sets.len()).filter(|t| !users.contains(t)).map(|t| (common(&sets[t], &shared), t)).max();
+                let next = active.iter().copied().filter(|&t| !is_user[t]).map(|t| (common(&sets[t], &shared), t)).max();
                 match next {
                     Some((c, t)) if c as usize >= FAN_IN => {
                         users.push(t);
+                        is_user[t] = true;
                         for (x, y) in shared.iter_mut().zip(&sets[t]) {
                             *x &= y;
                         }
@@ -234,11 +243,17 @@ impl Planner {
                 self.pending[r][level].retain(|s| !members.iter().any(|&i| local[i] == *s));
                 self.pending[r][level + 1].push(id);
             }
-            for &u in &users {
-                for t in 0..n {
+            let changed: Vec<usize> = users.iter().map(|u| active.binary_search(u).expect("an active row")).collect();
+            for &u in &changed {
+                for t in 0..m {
                     if t != u {
-                        pairs[u.min(t) * n + u.max(t)] = common(&sets[u], &sets[t]);
+                        pairs[u.min(t) * m + u.max(t)] = common(&sets[active[u]], &sets[active[t]]);
                     }
+                }
+            }
+            for a in 0..m {
+                if is_user[active[a]] || is_user[active[row_best[a].1]] {
+                    row_best[a] = best_after(&pairs, a);
                 }
             }
         }

@@ -255,9 +255,7 @@ pub fn check(o: &GenzOptions, cfg: &LlrConfig) -> Result<(), CampaignError> {
     Ok(())
 }
 
-pub fn delay_cycles(cable_m: f64, cycle_ns: f64) -> u64 {
-    ((cable_m * 5.0 / cycle_ns).ceil() as u64).max(1)
-}
+pub use rtl_gen::analysis::cable_delay_cycles as delay_cycles;
 
 /// Runs one unit.
 pub fn run_unit(bench: &Bench, o: &GenzOptions, unit: usize, test: &Unit) -> Result<GenzRecord, CampaignError> {

@@ -267,7 +267,7 @@ pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64], variants: &[(u32, u32)]) -
     let g0 = pts.first().map(|p| p.goodput).unwrap_or(1.0).max(1e-9);
     let mut s = format!("| drop per link | PDUs lost | goodput | vs lowest p | GBN estimate 1/(1+p'·N), p' = 1-(1-p)², N = window {window} | retx / new | NACKs | RTOs |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (p, &d) in pts.iter().zip(drops) {
-        let est = go_back_n_share(path_loss(d), u64::from(window));
+        let est = go_back_n_share(sue::path_loss(d), u64::from(window));
         let _ = writeln!(s, "| {d:e} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |", p.drops, p.goodput, p.goodput / g0, est, p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos);
     }
     if !variants.is_empty() {
@@ -284,7 +284,7 @@ pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64], variants: &[(u32, u32)]) -
         }
         let g0 = vp.first().map(|p| p.goodput).unwrap_or(1.0).max(1e-9);
         for (p, &d) in vp.iter().zip(drops) {
-            let est = go_back_n_share(path_loss(d), u64::from(w));
+            let est = go_back_n_share(sue::path_loss(d), u64::from(w));
             let _ = writeln!(s, "| {w} | {rto} | {d:e} | {} | {:.3} | {:.3} | {est:.3} | {:.3} | {} | {} |", p.drops, p.goodput, p.goodput / g0, p.retx as f64 / p.new_pdus.max(1) as f64, p.nacks, p.rtos);
         }
         pts.extend(vp);
@@ -293,10 +293,6 @@ pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64], variants: &[(u32, u32)]) -
     Ok(Figure { title: format!("F3: goodput vs drop probability ({n} XPUs, uniform, offered 1.2 × link per source, psn_scope dest_vc, no class reordering)"), table: s, points: pts })
 }
 
-/// Loss per PDU on its two links (XPU → switch → XPU) at drop probability `p` per link.
-fn path_loss(p: f64) -> f64 {
-    sue::pdu_loss(&sue::Inputs { drop: p, ber: 0.0, ..sue::Inputs::seed() })
-}
 
 /// F4: `senders`:1 incast through PFC (num_xpu = senders + 1), every sender saturating, with
 /// the seed's PSN scope and with `dest_vc`.

@@ -212,8 +212,8 @@ fn a_tiny_replay_buffer_is_proven_and_an_off_by_one_ack_window_fails() {
     let tree = dir.path().join("out_tiny/ftiny");
     let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "ftiny_rb", "--depth", "1", "--engine", "smtbmc-yices", "--work", "work"], dir.path());
     let t = text(&out);
-    assert!(out.status.success() && row(&t, "ftiny_rb").contains("| 13 | smtbmc-yices | proven |"), "{t}");
-    let mutant = mutate(&tree, dir.path(), "ftiny_rb", "assign ack_ok = ack_valid & (ack_off < count_q);", "assign ack_ok = ack_valid & (ack_off <= count_q);");
+    assert!(out.status.success() && row(&t, "ftiny_rb").contains("| 14 | smtbmc-yices | proven |"), "{t}");
+    let mutant = mutate(&tree, dir.path(), "ftiny_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "ftiny_rb", "--depth", "3", "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
@@ -231,9 +231,9 @@ fn replay_buffer_properties_are_proven_and_an_off_by_one_ack_window_fails() {
     let tree = small_tree(dir.path());
     let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "fsmall_rb", "--depth", "1", "--work", "work"], dir.path());
     let t = text(&out);
-    assert!(out.status.success() && row(&t, "fsmall_rb").contains("| 13 | smtbmc-z3 | proven |"), "{t}");
+    assert!(out.status.success() && row(&t, "fsmall_rb").contains("| 14 | smtbmc-z3 | proven |"), "{t}");
     // An ack naming the next sequence number to be pushed (one past the window) is taken.
-    let mutant = mutate(&tree, dir.path(), "fsmall_rb", "assign ack_ok = ack_valid & (ack_off < count_q);", "assign ack_ok = ack_valid & (ack_off <= count_q);");
+    let mutant = mutate(&tree, dir.path(), "fsmall_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "fsmall_rb", "--work", "work_mutant"], dir.path());
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");

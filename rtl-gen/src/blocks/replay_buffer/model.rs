@@ -1,9 +1,11 @@
 //! Cycle-accurate reference model of the `replay_buffer` module.
 //!
-//! State (all registers of the RTL): `head` (oldest unacknowledged sequence number), `tail`
-//! (the number the next push gets), `rd` (the number on the output), `q_ok` (the RAM's read
-//! register holds entry `rd`), the RAM and its read register. Sequence numbers are `seq_bits`
-//! wide and wrap; every comparison is made on offsets from `head`, which stay below
+//! State: `head` (oldest unacknowledged sequence number), `tail` (the number the next push
+//! gets), `rd` (the number on the output), `q_ok` (the RAM's read register holds entry `rd`),
+//! the RAM and its read register. The RTL also keeps `count`, `full` and the window's
+//! wrap-around (`tail < head`) in registers, functions of these, so that its window tests are
+//! comparisons with the pointers in parallel (formal property `p_flags`). Sequence numbers are
+//! `seq_bits` wide and wrap; every comparison is made on offsets from `head`, which stay below
 //! 2^seq_bits because `depth` ≤ 2^seq_bits − 1.
 //!
 //! Per clock edge, from the values before it:

@@ -5,6 +5,7 @@
 //!
 //! - occupancy: `count == pushes − freed`, `push_seq == pushes`, `head == freed` (mod 2^seq_bits);
 //! - no overflow: `count <= DEPTH`, and no push is accepted when full;
+//! - flags: the registered `full_q` and `wrap_q` agree with the count and the pointers;
 //! - no underflow: an ack frees at most the entries held the cycle before;
 //! - window: the output pointer stays in `[head, push_seq]`; an entry on the output is held
 //!   (pushed and not acknowledged: an acknowledged entry is never resent);
@@ -64,6 +65,12 @@ pub fn properties(b: &ReplayBufferBlock, design: &DesignInfo) -> Item {
     f.assert("p_push_seq", "push_seq counts accepted pushes", Some(run()), eq(id("push_seq"), id("f_pushes")));
     f.assert("p_head", "head counts freed entries", Some(run()), eq(id("head"), id("f_pops")));
     f.assert("p_no_underflow", "an ack frees at most the entries held the cycle before", Some(and(run(), id("f_prev_valid_run"))), le(sub(id("head_q"), prev_head.clone()), prev_count));
+    f.assert(
+        "p_flags",
+        "the registered flags agree with the pointers: full is count == DEPTH, wrap is tail < head",
+        Some(run()),
+        and(eq(id("full_q"), eq(id("count_q"), id("DEPTH"))), eq(id("wrap_q"), lt(id("tail_q"), id("head_q")))),
+    );
     f.assert("p_out_window", "the output pointer stays within [head, push_seq]", Some(run()), le(sub(id("out_seq"), id("head_q")), id("count_q")));
     f.assert("p_out_held", "an entry on the output is held: pushed and not acknowledged, so never resent after its ack", Some(and(run(), id("out_valid"))), held(id("out_seq")));
     f.assert(

@@ -1,10 +1,18 @@
-//! The `replay_buffer` module: three pointers, a valid flag and one block RAM.
+//! The `replay_buffer` module: pointers, the flags that keep every decision shallow, and one
+//! block RAM.
+//!
+//! Every decision of a cycle is a window test of an input sequence number against the pointers,
+//! written as comparisons of the number with the pointers themselves (not of offsets computed
+//! first), in parallel, with the window's wrap-around as a register (`wrap_q`): an s-bit
+//! comparison, then one LUT that combines the comparisons with the flags, then the selects. The
+//! sections: [`window_tests`] (the comparisons), [`pointer_update`] (head, tail, output pointer
+//! and its valid flag), [`occupancy`] (count, full, wrap).
 
 use super::ReplayBufferBlock;
+use crate::hw::build::{add, and, dec, eq, ge, id, le, lt, mux, ne, or, sub, wire};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 use crate::info::DesignInfo;
-use crate::hw::build::{add, le, lt, sub};
-use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt};
 
 pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
     let (e, s, d) = (b.entry_bits, b.seq_bits, b.depth);
@@ -27,9 +35,8 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
         Port::output("count", s, "entries held (pushed, not yet acknowledged), 0..depth"),
         Port::output("full", 1, "count == DEPTH"),
     ]);
-    let seq = |v: u64| Expr::dec(s, v);
     let mut items = vec![
-        Item::Localparam { name: "DEPTH".into(), value: seq(d as u64), doc: "entries held at most".into() },
+        Item::Localparam { name: "DEPTH".into(), value: dec(s, d as u64), doc: "entries held at most".into() },
         Item::comment(&format!(
             "Storage: {} x {e} bits of block RAM addressed by seq[{}:0] (depth {d} rounded up to a power of two);\nwrite port for pushes, synchronous read-first port for the output.",
             b.ram_entries(),
@@ -42,84 +49,50 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
         Item::reg("rd_q", s, "sequence number on the output"),
         Item::reg("q_ok", 1, "ram_q holds entry rd_q"),
         Item::reg("count_q", s, "tail_q - head_q, kept in a register so no decision waits for the subtraction"),
-        Item::comment("Offsets from head_q stay below 2^seq_bits (depth <= 2^seq_bits - 1), so wrapping subtraction orders them."),
-        Item::wire("full_w", 1, ""),
-        Item::assign(Expr::id("full_w"), Expr::eq(Expr::id("count_q"), Expr::id("DEPTH"))),
-        Item::wire("push_fire", 1, "a push is accepted"),
-        Item::assign(Expr::id("push_fire"), Expr::and(Expr::id("push_valid"), Expr::id("full_w").not())),
-        Item::wire("out_fire", 1, "the output entry is taken"),
-        Item::assign(Expr::id("out_fire"), Expr::and(Expr::id("q_ok"), Expr::id("out_ready"))),
-        Item::wire("ack_off", s, "ack_seq - head_q"),
-        Item::assign(Expr::id("ack_off"), sub(Expr::id("ack_seq"), Expr::id("head_q"))),
-        Item::wire("ack_ok", 1, "the ack names a held entry"),
-        Item::assign(Expr::id("ack_ok"), Expr::and(Expr::id("ack_valid"), lt(Expr::id("ack_off"), Expr::id("count_q")))),
-        Item::wire("ack_next", s, "the head after a taken ack"),
-        Item::assign(Expr::id("ack_next"), add(Expr::id("ack_seq"), seq(1))),
-        Item::wire("head_n", s, ""),
-        Item::assign(Expr::id("head_n"), Expr::mux(Expr::id("ack_ok"), Expr::id("ack_next"), Expr::id("head_q"))),
-        Item::wire("replay_off", s, "replay_seq - head_q"),
-        Item::assign(Expr::id("replay_off"), sub(Expr::id("replay_seq"), Expr::id("head_q"))),
-        Item::wire("replay_ok", 1, "replay_seq - head_q <= count"),
-        Item::assign(Expr::id("replay_ok"), Expr::and(Expr::id("replay_valid"), le(Expr::id("replay_off"), Expr::id("count_q")))),
-        Item::wire("rd_a", s, "output pointer after replay or transfer"),
-        Item::assign(
-            Expr::id("rd_a"),
-            Expr::mux(Expr::id("replay_ok"), Expr::id("replay_seq"), Expr::mux(Expr::id("out_fire"), add(Expr::id("rd_q"), seq(1)), Expr::id("rd_q"))),
-        ),
-        Item::comment(
-            "Whether the ack frees the entry at rd_a (rd_a - head_q <= ack_off) is decided from replay_seq and rd_q in\nparallel with the choice of rd_a, not after it: the RAM read address does not wait for a subtraction and\na comparison behind that choice. (A taken ack has ack_off < count <= 2^seq_bits - 1, so the model's\n\"offset < ack_off + 1\" is \"offset <= ack_off\" without the adder.)",
-        ),
-        Item::wire("rd_off", s, "rd_q - head_q"),
-        Item::assign(Expr::id("rd_off"), sub(Expr::id("rd_q"), Expr::id("head_q"))),
-        Item::wire("freed_replay", 1, "the ack frees replay_seq's entry"),
-        Item::assign(Expr::id("freed_replay"), le(Expr::id("replay_off"), Expr::id("ack_off"))),
-        Item::wire("freed_rd", 1, "the ack frees rd_q's entry"),
-        Item::assign(Expr::id("freed_rd"), le(Expr::id("rd_off"), Expr::id("ack_off"))),
-        Item::comment(
-            "Without a replay rd_a is rd_q or rd_q + 1. The ack frees rd_q + 1 exactly when it frees rd_q, except when it\nnames rd_q itself, and then rd_q + 1 is the new head anyway: freed_rd decides every case without a replay.",
-        ),
-        Item::wire("freed_a", 1, "the ack frees rd_a's entry, or rd_a is the new head"),
-        Item::assign(Expr::id("freed_a"), Expr::mux(Expr::id("replay_ok"), Expr::id("freed_replay"), Expr::id("freed_rd"))),
-        Item::wire("rd_n", s, "output pointer, moved to the new head if an ack freed its entry"),
-        Item::assign(Expr::id("rd_n"), Expr::mux(Expr::and(Expr::id("ack_ok"), Expr::id("freed_a")), Expr::id("ack_next"), Expr::id("rd_a"))),
-        Item::wire("tail_n", s, ""),
-        Item::assign(Expr::id("tail_n"), add(Expr::id("tail_q"), Expr::Concat(vec![Expr::dec(s - 1, 0), Expr::id("push_fire")]))),
-        Item::AlwaysFf {
-            reset: Some(vec![
-                Stmt::set(Expr::id("head_q"), seq(0)),
-                Stmt::set(Expr::id("tail_q"), seq(0)),
-                Stmt::set(Expr::id("rd_q"), seq(0)),
-                Stmt::set(Expr::id("q_ok"), Expr::zero()),
-                Stmt::set(Expr::id("count_q"), seq(0)),
-            ]),
-            body: vec![
-                Stmt::set(Expr::id("head_q"), Expr::id("head_n")),
-                Stmt::set(Expr::id("tail_q"), Expr::id("tail_n")),
-                Stmt::set(Expr::id("rd_q"), Expr::id("rd_n")),
-                Stmt::Comment("The read register is valid unless it reads the old tail (empty, or written at this edge).".into()),
-                Stmt::set(Expr::id("q_ok"), Expr::bin(BinOp::Ne, Expr::id("rd_n"), Expr::id("tail_q"))),
-                Stmt::set(Expr::id("count_q"), sub(Expr::id("tail_n"), Expr::id("head_n"))),
-            ],
-        },
+        Item::reg("full_q", 1, "count_q == DEPTH, kept in a register so a push does not wait for the comparison"),
+        Item::reg("wrap_q", 1, "tail_q < head_q: the held window [head_q, tail_q) wraps past the largest sequence number"),
     ];
-    let addr = |sig: &str| if a == s { Expr::id(sig) } else { Expr::slice(sig, a - 1, 0) };
+    items.extend(window_tests());
+    items.extend(pointer_update(s));
+    items.extend(occupancy(s));
+    items.push(Item::AlwaysFf {
+        reset: Some(vec![
+            Stmt::set(id("head_q"), dec(s, 0)),
+            Stmt::set(id("tail_q"), dec(s, 0)),
+            Stmt::set(id("rd_q"), dec(s, 0)),
+            Stmt::set(id("q_ok"), Expr::zero()),
+            Stmt::set(id("count_q"), dec(s, 0)),
+            Stmt::set(id("full_q"), Expr::zero()),
+            Stmt::set(id("wrap_q"), Expr::zero()),
+        ]),
+        body: vec![
+            Stmt::set(id("head_q"), id("head_n")),
+            Stmt::set(id("tail_q"), id("tail_n")),
+            Stmt::set(id("rd_q"), id("rd_n")),
+            Stmt::set(id("q_ok"), id("q_ok_n")),
+            Stmt::set(id("count_q"), id("count_n")),
+            Stmt::set(id("full_q"), id("full_n")),
+            Stmt::set(id("wrap_q"), id("wrap_n")),
+        ],
+    });
+    let addr = |sig: &str| if a == s { id(sig) } else { Expr::slice(sig, a - 1, 0) };
     items.push(Item::comment("Block RAM inference pattern: registered read, write enable, no reset."));
     items.push(Item::AlwaysFf {
         reset: None,
         body: vec![
-            Stmt::when(Expr::id("push_fire"), vec![Stmt::set(Expr::Index("ram".into(), Box::new(addr("tail_q"))), Expr::id("push_data"))]),
-            Stmt::set(Expr::id("ram_q"), Expr::Index("ram".into(), Box::new(addr("rd_n")))),
+            Stmt::when(id("push_fire"), vec![Stmt::set(Expr::Index("ram".into(), Box::new(addr("tail_q"))), id("push_data"))]),
+            Stmt::set(id("ram_q"), Expr::Index("ram".into(), Box::new(addr("rd_n")))),
         ],
     });
     items.extend([
-        Item::assign(Expr::id("push_ready"), Expr::id("full_w").not()),
-        Item::assign(Expr::id("push_seq"), Expr::id("tail_q")),
-        Item::assign(Expr::id("out_valid"), Expr::id("q_ok")),
-        Item::assign(Expr::id("out_data"), Expr::id("ram_q")),
-        Item::assign(Expr::id("out_seq"), Expr::id("rd_q")),
-        Item::assign(Expr::id("head"), Expr::id("head_q")),
-        Item::assign(Expr::id("count"), Expr::id("count_q")),
-        Item::assign(Expr::id("full"), Expr::id("full_w")),
+        Item::assign(id("push_ready"), id("full_q").not()),
+        Item::assign(id("push_seq"), id("tail_q")),
+        Item::assign(id("out_valid"), id("q_ok")),
+        Item::assign(id("out_data"), id("ram_q")),
+        Item::assign(id("out_seq"), id("rd_q")),
+        Item::assign(id("head"), id("head_q")),
+        Item::assign(id("count"), id("count_q")),
+        Item::assign(id("full"), id("full_q")),
     ]);
     items.push(super::props::properties(b, design));
     GeneratedModule {
@@ -138,4 +111,83 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
         role: Role::Replay,
         origin: None,
     }
+}
+
+/// Membership of `x` in a circular interval from `head_q`, given `x >= head_q` (`ge_head`), the
+/// comparison with the interval's end (`to_end`) and whether the interval wraps (`wraps`): on a
+/// wrapped interval either comparison suffices, otherwise both must hold.
+fn in_window(wraps: Expr, ge_head: Expr, to_end: Expr) -> Expr {
+    mux(wraps, or(ge_head.clone(), to_end.clone()), and(ge_head, to_end))
+}
+
+/// The comparisons every decision is made of: the acknowledged, replayed and output sequence
+/// numbers against the head, the tail and the ack, each an s-bit comparison of a number with a
+/// pointer, all in parallel; then the window tests, one LUT each.
+fn window_tests() -> Vec<Item> {
+    let mut it = vec![Item::comment(
+        "Window tests as comparisons with the pointers, all in parallel. The held entries are [head_q, tail_q) in\ncircular order (wrapped when wrap_q); an accepted replay names one of [head_q, tail_q]; a taken ack frees\n[head_q, ack_seq], which wraps when ack_seq < head_q.",
+    )];
+    wire(&mut it, "push_fire", 1, "a push is accepted", and(id("push_valid"), id("full_q").not()));
+    wire(&mut it, "out_fire", 1, "the output entry is taken", and(id("q_ok"), id("out_ready")));
+    for (n, doc, v) in [
+        ("ack_ge_head", "ack_seq >= head_q", ge(id("ack_seq"), id("head_q"))),
+        ("ack_lt_tail", "ack_seq < tail_q", lt(id("ack_seq"), id("tail_q"))),
+        ("rp_ge_head", "replay_seq >= head_q", ge(id("replay_seq"), id("head_q"))),
+        ("rp_le_tail", "replay_seq <= tail_q", le(id("replay_seq"), id("tail_q"))),
+        ("rp_le_ack", "replay_seq <= ack_seq", le(id("replay_seq"), id("ack_seq"))),
+        ("rd_ge_head", "rd_q >= head_q", ge(id("rd_q"), id("head_q"))),
+        ("rd_le_ack", "rd_q <= ack_seq", le(id("rd_q"), id("ack_seq"))),
+    ] {
+        wire(&mut it, n, 1, doc, v);
+    }
+    wire(&mut it, "ack_ok", 1, "the ack names a held entry (ack_seq - head_q < count_q)", and(id("ack_valid"), in_window(id("wrap_q"), id("ack_ge_head"), id("ack_lt_tail"))));
+    wire(&mut it, "replay_ok", 1, "replay_seq - head_q <= count_q", and(id("replay_valid"), in_window(id("wrap_q"), id("rp_ge_head"), id("rp_le_tail"))));
+    let freed = |ge_head: &str, le_ack: &str| in_window(id("ack_ge_head").not(), id(ge_head), id(le_ack));
+    it.push(Item::comment(
+        "Whether a taken ack frees the entry the output pointer lands on, one LUT each from the comparisons: the\nreplayed entry (replay_seq - head_q <= ack_seq - head_q), or without a replay rd_q's (the pointer is rd_q or\nrd_q + 1; the ack frees rd_q + 1 exactly when it frees rd_q, except when it names rd_q itself, and then\nrd_q + 1 is the new head anyway).",
+    ));
+    wire(&mut it, "free_rp", 1, "a taken ack frees replay_seq's entry", and(id("ack_ok"), freed("rp_ge_head", "rp_le_ack")));
+    wire(&mut it, "free_rd", 1, "a taken ack frees rd_q's entry", and(id("ack_ok"), freed("rd_ge_head", "rd_le_ack")));
+    it
+}
+
+/// Head, tail, the output pointer and whether the RAM's read register will hold its entry:
+/// each a select among candidates computed beside the window tests.
+fn pointer_update(s: u32) -> Vec<Item> {
+    let mut it = vec![Item::comment("Pointers: selects among candidates computed in parallel with the window tests.")];
+    wire(&mut it, "ack_next", s, "the head after a taken ack", add(id("ack_seq"), dec(s, 1)));
+    wire(&mut it, "head_n", s, "", mux(id("ack_ok"), id("ack_next"), id("head_q")));
+    wire(&mut it, "tail_n", s, "", add(id("tail_q"), Expr::Concat(vec![dec(s - 1, 0), id("push_fire")])));
+    wire(&mut it, "rd_step", s, "output pointer without replay or ack: advanced by a transfer", mux(id("out_fire"), add(id("rd_q"), dec(s, 1)), id("rd_q")));
+    let pick = |at_head: Expr, at_replay: Expr, stepped: Expr| mux(id("replay_ok"), mux(id("free_rp"), at_head.clone(), at_replay), mux(id("free_rd"), at_head, stepped));
+    wire(&mut it, "rd_n", s, "output pointer after replay or transfer, moved to the new head if an ack freed its entry", pick(id("ack_next"), id("replay_seq"), id("rd_step")));
+    it.push(Item::comment("The read register is valid unless it reads the old tail (empty, or written at this edge): each candidate compared\nwith tail_q beside the pointer select, then the same select."));
+    wire(&mut it, "step_at_tail", 1, "rd_step == tail_q", mux(id("out_fire"), eq(add(id("rd_q"), dec(s, 1)), id("tail_q")), eq(id("rd_q"), id("tail_q"))));
+    wire(&mut it, "q_ok_n", 1, "rd_n != tail_q", pick(ne(id("ack_next"), id("tail_q")), ne(id("replay_seq"), id("tail_q")), id("step_at_tail").not()));
+    it
+}
+
+/// Count, full and wrap: the count from the tail and the ack directly when an ack is taken
+/// (tail_n - (ack_seq + 1) = tail_q + ~ack_seq + push), the flags from the cases.
+fn occupancy(s: u32) -> Vec<Item> {
+    let mut it = vec![Item::comment("Occupancy: count, full and wrap from the cases, not from the new pointers.")];
+    wire(&mut it, "count_n", s, "tail_n - head_n", mux(id("ack_ok"), add(add(id("tail_q"), id("ack_seq").not()), Expr::Concat(vec![dec(s - 1, 0), id("push_fire")])), add(id("count_q"), Expr::Concat(vec![dec(s - 1, 0), id("push_fire")]))));
+    it.push(Item::comment("A taken ack frees at least one entry and a push adds at most one (none when full), so after an ack the buffer\nis not full."));
+    wire(&mut it, "full_n", 1, "count_n == DEPTH", and(id("ack_ok").not(), mux(id("push_fire"), eq(id("count_q"), sub(id("DEPTH"), dec(s, 1))), id("full_q"))));
+    wire(&mut it, "tail_wraps", 1, "a push takes the tail from the largest sequence number to 0", and(id("push_fire"), eq(id("tail_q"), dec(s, (1u64 << s) - 1))));
+    it.push(Item::comment(
+        "wrap_n = tail_n < head_n. Without an ack the window wraps once the tail wraps past a nonzero head. A taken ack\nleaves a wrapped window [ack_seq + 1, tail_n) when it lies in the upper part (ack_seq >= head_q, and\nack_seq + 1 does not itself wrap to 0); on an unwrapped window only a wrapping push wraps it.",
+    ));
+    wire(
+        &mut it,
+        "wrap_n",
+        1,
+        "tail_n < head_n",
+        mux(
+            id("ack_ok"),
+            mux(id("wrap_q"), and(id("ack_ge_head"), ne(id("ack_seq"), dec(s, (1u64 << s) - 1))), id("tail_wraps")),
+            mux(id("tail_wraps"), ne(id("head_q"), dec(s, 0)), id("wrap_q")),
+        ),
+    );
+    it
 }

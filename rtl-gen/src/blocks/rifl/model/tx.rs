@@ -27,7 +27,9 @@
 //!   pause); the user segment (when the top hands one: `seg_take`); else a filler. User data
 //!   waits while the far end has paused us (flow control).
 //! * Stage 2 (`tx_frame`): the stage-1 frame's raw region (or the buffer's read data for a
-//!   resend) is scrambled and encoded with the stage-1 frame ID. Control frames carry `tx_id` at
+//!   resend) is scrambled and encoded with the stage-1 frame ID. (The RTL reads the buffer one
+//!   slot ahead, into a register stage 1 takes the resent entry from; the slot before a resend
+//!   is Retrans, Send Pause or Pause and writes nothing, so the entry read is the same.) Control frames carry `tx_id` at
 //!   their decision, so they verify at a receiver that is in step.
 //!
 //! Latency: a decision reaches `tx_frame` two enabled edges later. After reset `tx_frame` is

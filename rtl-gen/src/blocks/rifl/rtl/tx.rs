@@ -7,6 +7,10 @@ use crate::blocks::rifl::model::params::Params;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::blocks::rifl::model::codec::crc_algo;
+use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
+use super::codec::scrambler_maps;
 
 // The flow-control codes as the last payload byte's bits 0 and 1 (fc_p, fc_r below).
 const _: () = assert!(FC_PAUSE == 1 && FC_RESUME == 2);
@@ -59,11 +63,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     reg(&mut it, "rcnt", rw, "retransmission procedure counter, 0 when none is under way");
     reg(&mut it, "fc_asked", 1, "the far end was sent a flow-control pause and no resume yet");
     reg(&mut it, "prev_transfer", 1, "the previous slot's state was Normal, Retrans or Send Retrans");
-    reg(&mut it, "s1_resend", 1, "stage 1: resend (raw region from rbuf)");
     reg(&mut it, "s1_ctrl", 1, "stage 1: control frame");
-    reg(&mut it, "s1_raw", r, "stage 1: raw region of a new data or control frame");
+    reg(&mut it, "s1_raw", r, "stage 1: raw region of the frame (a resend's from the buffer's read register)");
     reg(&mut it, "s1_id", ib, "stage 1: frame ID for the verification code");
-    reg(&mut it, "rbuf", r, "retransmission buffer read register");
+    reg(&mut it, "rbuf", r, "retransmission buffer read register: the entry a resend in the next slot sends");
     reg(&mut it, "frame_q", f, "output register");
     // LUT RAM, one port: a block RAM would need ceil(r/36) RAMB18s for the write bandwidth
     // and leave half of each empty (2^n <= 256 entries of 512); writes (Init, Normal) and
@@ -123,32 +126,23 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "new_raw", r, "Normal: flow-control frame, user segment or filler (zero outside Normal)", new_raw);
     wire(&mut it, "s1_next", r, "stage-1 raw region of a new data or control frame", Expr::or(id("new_raw"), cat(vec![Expr::and(id("ctrl_code"), Expr::Repeat(8, Box::new(id("is_norm").not()))), zeros(r - 8)])));
 
-    it.push(Item::comment("Retransmission buffer: written in Init (fillers) and Normal (every new frame), read for resends (Retrans): one port, address tx_id outside Init."));
+    it.push(Item::comment(
+        "Retransmission buffer: written in Init (fillers) and Normal (every new frame), read one slot ahead of a resend:\nevery other slot reads entry tx_id as it will be after this edge, so a resend finds its entry in rbuf, a register,\nand stage 1 takes it from there (a block RAM's clock-to-out then ends at a register). A slot before a resend is\nRetrans, Send Pause or Pause (never Init or Normal, which leave no procedure under way), so it writes nothing\nand one address serves both.",
+    ));
     wire(&mut it, "we", 1, "", Expr::and(id("en"), Expr::or(id("is_init"), id("is_norm"))));
-    wire(&mut it, "waddr", ib, "the port's address: write entry in Init and Normal, read entry (tx_id) in Retrans", Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), id("tx_id")));
+    wire(&mut it, "skip_oldest", 1, "Retrans slot r = 0: tx_id skips the oldest entry", Expr::and(id("is_retr"), id("rbusy").not()));
+    wire(
+        &mut it,
+        "waddr",
+        ib,
+        "the port's address: write entry in Init and Normal, else the entry tx_id names after this edge (read)",
+        Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), Expr::mux(id("skip_oldest"), id("tx_id_inc"), id("tx_id"))),
+    );
     wire(&mut it, "wdata", r, "a filler in Init (new_raw is zero there)", id("new_raw"));
     it.push(Item::AlwaysFf { reset: None, body: vec![when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))])] });
-    it.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![when(Expr::and(id("en"), id("resend")), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("waddr"))))])],
-    });
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("en"), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("waddr"))))])] });
 
-    it.push(Item::comment("Stage 2: scramble and encode the stage-1 frame."));
-    wire(&mut it, "raw2", r, "", Expr::mux(id("s1_resend"), id("rbuf"), id("s1_raw")));
-    wire(&mut it, "line_in", r, "raw2 in line order {meta, payload}", cat(vec![Expr::slice("raw2", 1, 0), Expr::slice("raw2", r - 1, 2)]));
-    it.push(Item::wire("line2", r, "line region as sent"));
-    if p.scrambler {
-        it.push(clocked_instance(&n.scrambler, "u_scrambler", design.reset, vec![("en", id("en")), ("din", id("line_in")), ("dout", id("line2"))]));
-    } else {
-        it.push(Item::assign(id("line2"), id("line_in")));
-    }
-    it.push(Item::wire("frame_next", f, "encoded stage-1 frame"));
-    it.push(instance(
-        &n.encode,
-        "u_encode",
-        vec![("syn", Expr::mux(id("s1_ctrl"), id("SYN_CTRL"), id("SYN_DATA"))), ("line", id("line2")), ("id", id("s1_id")), ("frame", id("frame_next"))],
-    ));
-    it.push(Item::assign(id("tx_frame"), id("frame_q")));
+    it.extend(stage2(p, design, n));
 
     it.push(Item::comment("Stage 1 and the controller registers advance with en."));
     let reset = vec![
@@ -157,7 +151,6 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         set_id("rcnt", dec(rw, 0)),
         set_id("fc_asked", Expr::zero()),
         set_id("prev_transfer", Expr::zero()),
-        set_id("s1_resend", Expr::zero()),
         set_id("s1_ctrl", Expr::one()),
         set_id("s1_raw", last_byte_raw(p, code(Ctrl::PauseRequest))),
         set_id("s1_id", dec(ib, 0)),
@@ -169,10 +162,9 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             set_id("frame_q", id("frame_next")),
             set_id("prev_transfer", any(vec![id("is_retr"), id("is_sretr"), id("is_norm")])),
             when(id("is_init"), vec![set_id("init_cnt", add(id("init_cnt"), dec(ib + 1, 1)))]),
-            set_id("s1_resend", id("resend")),
             set_id("s1_ctrl", Expr::and(id("resend").not(), id("is_norm").not())),
             set_id("s1_id", Expr::mux(Expr::or(id("resend"), id("is_norm")), id("tx_id"), id("ctrl_id"))),
-            when(id("resend").not(), vec![set_id("s1_raw", id("s1_next"))]),
+            set_id("s1_raw", Expr::mux(id("resend"), id("rbuf"), id("s1_next"))),
             when(any(vec![id("is_norm"), id("resend"), Expr::and(id("is_retr"), id("rbusy").not())]), vec![set_id("tx_id", id("tx_id_inc"))]),
             when(id("is_retr"), vec![set_id("rcnt", Expr::mux(id("r_last"), dec(rw, 0), add(id("rcnt"), dec(rw, 1))))]),
             when(
@@ -187,7 +179,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         module: Module { name: n.tx.clone(), ports, items: it, reset: Some(design.reset) },
         latency: 2,
         summary: format!(
-            "One RIFL lane's transmitter: the six-state controller of Fig. 4, a {}-frame retransmission buffer in single-port LUT RAM, the retransmission procedure of {} frames, flow-control frame insertion, {}the encoder. A slot's frame appears on tx_frame two enabled edges after its decision.",
+            "One RIFL lane's transmitter: the six-state controller of Fig. 4, a {}-frame retransmission buffer in single-port LUT RAM, the retransmission procedure of {} frames, flow-control frame insertion, {}the frame encoding (the verification code computed beside the scrambler, not behind it). A slot's frame appears on tx_frame two enabled edges after its decision.",
             p.ids(),
             p.retrans_frames(),
             if p.scrambler { "the scrambler and " } else { "" }
@@ -210,4 +202,78 @@ pub(super) fn ctrl_name(c: Ctrl) -> &'static str {
         Ctrl::PauseRequest => "CTRL_PAUSE_REQUEST",
         Ctrl::RetransmitRequest => "CTRL_RETRANSMIT_REQUEST",
     }
+}
+
+/// Stage 2: scramble the stage-1 frame and compute its verification code in parallel. The code
+/// is the CRC-12 of the scrambled line, and the scrambled line is a parity of the unscrambled
+/// one and the scrambler state, so the code is one parity network over both (the composed map
+/// [`vcode_map`]) beside the scrambler, not a second network behind it. The scrambler state
+/// (the last 33 line bits sent) is read from `frame_q`, which holds those bits: both reset to
+/// zero and advance with `en`.
+fn stage2(p: &Params, design: &DesignInfo, n: &Names) -> Vec<Item> {
+    let (f, r, ib) = (p.frame_bits, p.raw_bits() as u32, p.frame_id_bits);
+    let mut it = vec![Item::comment("Stage 2: scramble the stage-1 frame; its verification code from the same inputs, in parallel.")];
+    wire(&mut it, "line_in", r, "s1_raw in line order {meta, payload}", cat(vec![Expr::slice("s1_raw", 1, 0), Expr::slice("s1_raw", r - 1, 2)]));
+    it.push(Item::wire("line2", r, "line region as sent"));
+    let mut vin = vec![id("s1_ctrl")];
+    if p.scrambler {
+        it.push(clocked_instance(&n.scrambler, "u_scrambler", design.reset, vec![("en", id("en")), ("din", id("line_in")), ("dout", id("line2"))]));
+        // state[k] = y[-1-k], the previous frame's line bit r-1-k = frame_q[2 + r-1-k].
+        let state: Vec<Expr> = (0..33).rev().map(|k| Expr::bit("frame_q", r + 1 - k)).collect();
+        wire(&mut it, "scr_state", 33, "the scrambler's state: the last 33 line bits sent, from frame_q", cat(state));
+        vin.push(id("scr_state"));
+    } else {
+        it.push(Item::assign(id("line2"), id("line_in")));
+    }
+    vin.push(id("line_in"));
+    let width = r + 1 + if p.scrambler { 33 } else { 0 };
+    wire(&mut it, "vcode_in", width, "{syn[1] (control frame), scrambler state, unscrambled line}: the columns of the code", cat(vin));
+    it.push(Item::wire("vcrc", 12, "CRC-12 of {payload, 5'b0, syn[1], meta} as sent (scrambled)"));
+    it.push(Item::comment("vcrc = CRC12(scramble(line_in, state), syn[1]) as one parity per bit of vcode_in: 6-input XOR nodes shared between the bits."));
+    let map = vcode_map(p);
+    xor_net::emit(&mut it, &XorNet { name: "vc", input: "vcode_in", map: &map, style: XorStyle::Lut6Shared { window: usize::MAX } }, "vcrc", 0);
+    let idx = if ib == 12 { id("s1_id") } else { cat(vec![zeros(12 - ib), id("s1_id")]) };
+    wire(&mut it, "frame_next", f, "encoded stage-1 frame {vcode, line, syn}", cat(vec![Expr::xor(id("vcrc"), idx), id("line2"), Expr::mux(id("s1_ctrl"), id("SYN_CTRL"), id("SYN_DATA"))]));
+    it.push(Item::assign(id("tx_frame"), id("frame_q")));
+    it
+}
+
+/// The verification code's CRC-12 (without the frame ID) as a linear map of the columns
+/// `{syn[1], state (33, with the scrambler), line_in (R)}`: the CRC of the message
+/// `{payload, 5'b0, syn[1], meta}` (see `codec::CRC_NOTE`) of the scrambled line.
+pub(super) fn vcode_map(p: &Params) -> AffineMap {
+    let r = p.raw_bits();
+    let pb = p.payload_bits();
+    let state_cols = if p.scrambler { 33 } else { 0 };
+    let cols = r + state_cols + 1;
+    let syn_col = r + state_cols;
+    // The sent line bits as rows over the columns (the scrambler's map has {state, din}).
+    let line: Vec<BitVec> = if p.scrambler {
+        let (out_map, _) = scrambler_maps(r, false);
+        (0..r).map(|j| out_map.matrix.row(j).concat_above(&BitVec::zeros(1))).collect()
+    } else {
+        (0..r).map(|j| BitVec::unit(cols, j)).collect()
+    };
+    // The CRC message bit i: data[1:0] = meta = line[pb+1:pb], data[2] = syn[1], data[7:3] = 0,
+    // data[8 + k] = payload bit k = line[k].
+    let msg_bits = p.crc_msg_bits();
+    let msg: Vec<BitVec> = (0..msg_bits)
+        .map(|i| match i {
+            0 | 1 => line[pb + i].clone(),
+            2 => BitVec::unit(cols, syn_col),
+            3..=7 => BitVec::zeros(cols),
+            _ => line[i - 8].clone(),
+        })
+        .collect();
+    let crc = crc_algo(p.crc_poly).affine(msg_bits, 0);
+    let rows = (0..crc.outputs())
+        .map(|o| {
+            let mut row = BitVec::zeros(cols);
+            for i in crc.matrix.row(o).iter_ones() {
+                row.xor_assign(&msg[i]);
+            }
+            row
+        })
+        .collect();
+    AffineMap { matrix: BitMatrix::from_rows(cols, rows), constant: crc.constant.clone() }
 }

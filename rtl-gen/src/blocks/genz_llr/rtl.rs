@@ -193,7 +193,10 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     for (nm, v, doc) in &ops {
         localparam(&mut it, nm, 8, *v as u64, doc);
     }
-    localparam(&mut it, "SLOTS", 17, slots as u64, "retry-buffer slots (one maximum packet each)");
+    if !seq_slots {
+        // Power-of-two slot counts index slots by sequence-number bits and need no modulus.
+        localparam(&mut it, "SLOTS", 17, slots as u64, "retry-buffer slots (one maximum packet each)");
+    }
     localparam(&mut it, "BEAT_LAST", bb, (mb - 1) as u64, "beat index of the last beat of a maximum EE packet");
     localparam(&mut it, "MAX_BEATS", rbw, mb as u64, "beats of a maximum EE packet");
     localparam(&mut it, "LL_LAST", rbw, (llb - 1) as u64, "beat index of the last beat of a link-local packet");
@@ -202,7 +205,6 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     localparam(&mut it, "LLRT_RELOAD", w_llrt, (cfg.llrt_cycles - 1) as u64, "llrt_ui / ui_per_cycle - 1");
     localparam(&mut it, "DISCARD_LIMIT", w_dsc, cfg.discard_limit as u64, "Discards without Clear Discard before a retrain");
     localparam(&mut it, "ACK_LAST", w_sa, (cfg.ack_every - 1) as u64, "ack_every - 1");
-    localparam(&mut it, "RX_CAP", ra + 1, 1u64 << ra, "receive FIFO words");
     localparam(&mut it, "RX_BEAT_MAX", rbw, cfg.rx_beat_max() as u64, "saturation of the receive beat counter");
     if !vcs.is_power_of_two() {
         localparam(&mut it, "VC_LIMIT", 3, vcs as u64, "VCs");
@@ -369,7 +371,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     // The pointers are one bit wider than the address: the FIFO is full when they differ in
     // that bit only.
     let rx_full = and(ne(Expr::bit("rx_wr", ra), Expr::bit("rx_rd", ra)), eq(Expr::slice("rx_wr", ra - 1, 0), Expr::slice("rx_rd", ra - 1, 0)));
-    wire(&mut c, "rx_full", 1, "the receive FIFO holds RX_CAP words (committed, or of the packet being checked)", rx_full);
+    wire(&mut c, "rx_full", 1, "the receive FIFO is full (committed words, or of the packet being checked)", rx_full);
     wire(&mut c, "rx_room", 1, "the beat fits: within a maximum packet and the FIFO", and(lt(id("rx_beat"), id("MAX_BEATS")), id("rx_full").not()));
     wire(&mut c, "ee_beat", 1, "an EE beat arrives", and(id("rxin_valid"), id("rx_mark_now").not()));
     wire(&mut c, "ee_end", 1, "", and(id("ee_beat"), id("rxin_last")));
@@ -426,6 +428,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     );
     // RSEQ lies in [ack_seq, send_seq] iff (RSEQ - ack_seq) + (send_seq - RSEQ) does not carry
     // out of 16 bits (the two distances add up to send_seq - ack_seq, below 2^16).
+    c.push(Item::pragma("verilator lint_off UNUSED"));
     wire(
         &mut c,
         "window_sum",
@@ -433,6 +436,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         "(RSEQ - ack_seq) + (send_seq - RSEQ), from the registered distances",
         add(add(cat(vec![Expr::zero(), id("ll_ack_dist")]), cat(vec![Expr::zero(), id("ll_gap")])), cat(vec![dec(16, 0), id("send_stepped")])),
     );
+    c.push(Item::pragma("verilator lint_on UNUSED"));
     wire(&mut c, "ack_ok", 1, "RSEQ lies between the acknowledged point and the send point", mux(id("send_rewound"), id("ll_ack_zero"), Expr::bit("window_sum", 16).not()));
     if seq_slots {
         wire(&mut c, "ack_slot_new", sb, "the slot of RSEQ (slots are the low bits of the sequence number)", Expr::slice("ll_rseq", sb - 1, 0));

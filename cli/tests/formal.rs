@@ -260,8 +260,9 @@ fn no_property_of_the_default_design_fails() {
 }
 
 /// Depth of the Gen-Z runs (bounded model checks: the FC bound is a bounded liveness property,
-/// not inductive): the planted Init-exchange deadlock needs about 13 cycles (reset, an Init ACK
-/// received over two beats, the FC answering it, then 7 cycles waiting without another FC).
+/// not inductive): the planted Init-exchange deadlock needs about 14 cycles (reset, an Init ACK
+/// received over two beats and registered, the FC answering it, then 7 cycles waiting without
+/// another FC).
 const GENZ_DEPTH: &str = "16";
 
 #[test]
@@ -277,7 +278,7 @@ fn the_planted_genz_init_exchange_deadlock_and_a_dropped_tready_are_caught() {
     };
     // The planted bug: the waiting end's periodic FC removed (an FC lost in the Init exchange then
     // leaves EE transmission disabled for good).
-    let mutant = mutate(&tree, dir.path(), "fgz_llr", "end else if ((link == LINK_UP) & (~tx_en) & (~(llg & (ll_op == OP_INIT)))) begin", "end else if (1'b0) begin");
+    let mutant = mutate(&tree, dir.path(), "fgz_llr", "end else if ((link == LINK_UP) & (~tx_en) & (~(llg & ll_op_hot[0]))) begin", "end else if (1'b0) begin");
     let out = run(&mutant, "work_init");
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");

@@ -240,6 +240,18 @@ pub struct LlrOutputs {
     pub counters: [u64; 13],
 }
 
+/// The receive input register: one link beat and the PHY status as sampled at the last edge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RxIn {
+    pub valid: bool,
+    pub data: Vec<u8>,
+    pub last: bool,
+    pub user: bool,
+    pub phy_error: bool,
+    /// `phy_error` or `phy_up` low: the packet being received is dropped.
+    pub drop: bool,
+}
+
 /// Every register of the interface.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Regs {
@@ -261,6 +273,8 @@ pub struct Regs {
     pub noack: u8,
     pub stall: u8,
     pub ack_prog: bool,
+    /// The acknowledged point moved in the previous cycle (the LLR timer's progress test).
+    pub progressed_q: bool,
     pub dsc: u32,
     pub since_ack: u32,
     // pending link-local packets
@@ -298,6 +312,9 @@ pub struct Regs {
     pub lk_last: bool,
     pub lk_user: bool,
     pub tx_q: Word,
+    // RX input register: the link beat and the PHY status of the previous cycle (the receiver
+    // checks the registered beat against CRCs computed on its way in)
+    pub rx_in: RxIn,
     // RX
     pub rx_beat: u32,
     pub rx_mark: bool,
@@ -347,6 +364,7 @@ impl LlrModel {
             noack: 0,
             stall: 0,
             ack_prog: false,
+            progressed_q: false,
             dsc: 0,
             since_ack: 0,
             p_init: false,
@@ -380,6 +398,7 @@ impl LlrModel {
             lk_last: false,
             lk_user: false,
             tx_q: word.clone(),
+            rx_in: RxIn { valid: false, data: vec![0; d], last: false, user: false, phy_error: false, drop: false },
             rx_beat: 0,
             rx_mark: false,
             rx_bad: false,
@@ -467,16 +486,17 @@ impl LlrModel {
         let llb = cfg.ll_beats();
         let rx_mask = (1u32 << cfg.rx_addr_bits()) - 1;
 
-        // ---------------- RX: one beat from the link ----------------
-        let beat = i.lrx_valid;
+        // ---------------- RX: one beat from the link (the input register) ----------------
+        let rin = &c.rx_in;
+        let beat = rin.valid;
         let first = c.rx_beat == 0;
-        let mark = if first { i.lrx_user } else { c.rx_mark };
-        let bad = c.rx_bad || (!first && i.lrx_user != c.rx_mark);
-        let last = beat && i.lrx_last;
+        let mark = if first { rin.user } else { c.rx_mark };
+        let bad = c.rx_bad || (!first && rin.user != c.rx_mark);
+        let last = beat && rin.last;
         let crc_in = if first { 0xFFFF_FFFF } else { c.rx_crc };
-        let crc_full = crc32_step(crc_in, &i.lrx_data);
-        let ecrc = !crc32_step(crc_in, &i.lrx_data[..d - 4]);
-        let ecrc_ok = ecrc == u32::from_le_bytes([i.lrx_data[d - 4], i.lrx_data[d - 3], i.lrx_data[d - 2], i.lrx_data[d - 1]]);
+        let crc_full = crc32_step(crc_in, &rin.data);
+        let ecrc = !crc32_step(crc_in, &rin.data[..d - 4]);
+        let ecrc_ok = ecrc == u32::from_le_bytes([rin.data[d - 4], rin.data[d - 3], rin.data[d - 2], rin.data[d - 1]]);
         let rx_fill = c.rx_wr.wrapping_sub(c.rx_rd) & ((2u32 << cfg.rx_addr_bits()) - 1);
         let room = c.rx_beat < mb && rx_fill < (1u32 << cfg.rx_addr_bits());
         let ee_beat = beat && !mark;
@@ -485,20 +505,20 @@ impl LlrModel {
         // The link carries EE packets unchanged, so their VC travels inside them: bits
         // [vc_bits-1:0] of byte 0 (the upper layer's header), covered by the ECRC.
         let vc_mask = ((1u32 << cfg.vc_bits()) - 1) as u8;
-        let vc = if first { i.lrx_data[0] & vc_mask } else { c.rx_vc };
+        let vc = if first { rin.data[0] & vc_mask } else { c.rx_vc };
         let vc_ok = (vc as u32) < cfg.vcs;
         let ee_good = ee_end && !bad && room && !ecrc_fail && vc_ok;
         // EE packets count only once the Init exchange brought the link up: an Init ACK answers
         // an Init of this session, so every beat the peer sent before the retrain is behind us.
-        let accept = c.link == LINK_UP && !c.rx_disc && i.phy_up && !i.phy_error;
+        let accept = c.link == LINK_UP && !c.rx_disc && !rin.drop;
         let commit = ee_good && accept;
         let mut ll_bytes = c.ll_rx[d..].to_vec();
-        ll_bytes.extend_from_slice(&i.lrx_data);
+        ll_bytes.extend_from_slice(&rin.data);
         let ll_end = beat && mark && last;
         let ll_dec = LlPacket::decode(&ll_bytes);
         let ll_ok = ll_end && !bad && c.rx_beat == llb - 1 && ll_dec.is_some();
         let pkt_err = (ee_end && !ee_good) || (ll_end && !ll_ok);
-        let err = pkt_err || i.phy_error;
+        let err = pkt_err || rin.phy_error;
         inc[C_ECRC] = ee_end && ecrc_fail;
         let ee_write = ee_beat && room;
         let mut rx_write: Option<(u32, Word)> = None;
@@ -510,7 +530,7 @@ impl LlrModel {
             n.rx_vc = vc;
             n.ll_rx = ll_bytes.clone();
             if ee_write {
-                rx_write = Some((c.rx_wr & rx_mask, Word { data: i.lrx_data.clone(), last: i.lrx_last, vc }));
+                rx_write = Some((c.rx_wr & rx_mask, Word { data: rin.data.clone(), last: rin.last, vc }));
                 n.rx_wr = self.rx_wrap(c.rx_wr);
             }
             if ee_end {
@@ -691,10 +711,12 @@ impl LlrModel {
                 n.noack = c.noack + 1;
             }
         }
-        n.ack_prog = if expiry { progressed } else { c.ack_prog || progressed };
+        // Progress is seen one cycle after the acknowledged point moved.
+        n.progressed_q = progressed;
+        n.ack_prog = if expiry { c.progressed_q } else { c.ack_prog || c.progressed_q };
         if expiry {
             n.p_ack = true;
-            if c.send_seq != c.ack_seq && !c.ack_prog && !progressed && !c.tx_stop {
+            if c.send_seq != c.ack_seq && !c.ack_prog && !c.progressed_q && !c.tx_stop {
                 if c.stall == 2 {
                     n.stall = 0;
                     n.epoch = c.epoch.wrapping_add(1);
@@ -839,11 +861,15 @@ impl LlrModel {
                 n.ll_beat = 1;
                 n.ll_buf = bytes[d..].to_vec();
             } else if c.rewind {
-                n.rewind = false;
+                // The rewind waits out a cycle in which a link-local packet may move the
+                // acknowledged point, so it reads the acknowledged point of the registers.
                 n.lk_valid = false;
-                n.send_seq = n.ack_seq;
-                n.send_slot = n.ack_slot;
-                n.send_beat = 0;
+                if !c.llg {
+                    n.rewind = false;
+                    n.send_seq = c.ack_seq;
+                    n.send_slot = c.ack_slot;
+                    n.send_beat = 0;
+                }
             } else if c.link == LINK_UP && c.tx_en && !c.tx_stop && c.send_seq != c.head_vis {
                 n.lk_valid = true;
                 n.lk_data = c.tx_q.data.clone();
@@ -861,7 +887,7 @@ impl LlrModel {
         }
 
         // ---------------- physical layer ----------------
-        if i.phy_error || !i.phy_up {
+        if c.rx_in.drop {
             n.rx_beat = 0;
             n.rx_bad = false;
             n.rx_wr = c.rx_cm;
@@ -898,6 +924,7 @@ impl LlrModel {
             inc[C_RETRAIN] = true;
         }
         n.retrain_q = retrain_req;
+        n.rx_in = RxIn { valid: i.lrx_valid, data: i.lrx_data.clone(), last: i.lrx_last, user: i.lrx_user, phy_error: i.phy_error, drop: i.phy_error || !i.phy_up };
 
         // ---------------- RAMs (read-first) and counters ----------------
         n.tx_q = self.tx_ram[((n.send_slot << cfg.beat_bits()) | n.send_beat) as usize].clone();

@@ -52,7 +52,7 @@ pub fn properties(b: &GenzLlrBlock, design: &DesignInfo) -> Item {
     // the acknowledged point): at most SLOTS packets held, and the send point between the
     // acknowledged point and the head, so an acknowledged packet is never sent again.
     let from_ack = |x: &str| sub(id(x), id("ack_seq"));
-    f.assert("p_retry_window", "at most SLOTS packets are held unacknowledged", Some(run.clone()), le(cat(vec![Expr::zero(), from_ack("head_seq")]), id("SLOTS")));
+    f.assert("p_retry_window", "at most SLOTS packets are held unacknowledged", Some(run.clone()), le(cat(vec![Expr::zero(), from_ack("head_seq")]), dec(17, cfg.slots() as u64)));
     f.assert("p_send_window", "the send point lies between the acknowledged point and the head", Some(run.clone()), le(from_ack("send_seq"), from_ack("head_seq")));
 
     f.stream_in(reset, "s_axis", &[("tdata", dw), ("tlast", 1), ("tuser", vb)]);

@@ -13,7 +13,9 @@
 //! the epoch's start and the engine goes idle with `st_dump_overflow` set. The next accepted
 //! `ctl_dump_start` clears it and dumps the epoch again with a fresh snapshot, at offset 0 of a
 //! new region when `cfg_dump_base` changed, else from the same offset (room from a raised
-//! `cfg_dump_limit`). `records dumped` (counter 12) counts records as their beat is written.
+//! `cfg_dump_limit`). `records dumped` (counter 12) counts records as their beat is written. The
+//! region (`cfg_dump_base`, `cfg_dump_limit`) is taken at the accepted start: the epoch's beats
+//! go to that base, and its room is that limit − base.
 
 use super::{RecxlLoggingUnitBlock, COUNTERS};
 use crate::bits::Bits;

@@ -29,9 +29,8 @@ rtl/rtlgen_flit_crc_check.v
 rtl/rtlgen_rifl_txgear.v
 rtl/rtlgen_lutram_1r1w_242x256.v
 rtl/rtlgen_rifl_scrambler.v
-rtl/rtlgen_rifl_crc.v
-rtl/rtlgen_rifl_encode.v
 rtl/rtlgen_rifl_tx.v
+rtl/rtlgen_rifl_crc.v
 rtl/rtlgen_rifl_check.v
 rtl/rtlgen_rifl_descrambler.v
 rtl/rtlgen_rifl_rx.v
@@ -39,9 +38,11 @@ rtl/rtlgen_ram_1r1w_242x256.v
 rtl/rtlgen_rifl_fifo.v
 rtl/rtlgen_rifl_rxgear.v
 rtl/rtlgen_rifl.v
+rtl/rtlgen_rifl_encode.v
 rtl/rtlgen_rifl4_txgear.v
 rtl/rtlgen_rifl4_rxgear.v
 rtl/rtlgen_rifl4.v
+rtl/rtlgen_rifl4_encode.v
 rtl/rtlgen_ram_1r1w_1920x256.v
 rtl/rtlgen_rxl_ep_replay.v
 rtl/rtlgen_rxl_ep_crc.v

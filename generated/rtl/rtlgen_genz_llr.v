@@ -42,7 +42,9 @@
 //   discarding, [4] transmitter stopped awaiting Exit Discard.
 //   Latency: an EE packet's last beat on s_axis reaches the link 3 cycles later at the
 //   earliest (retry RAM write, visibility register, RAM read); a received EE packet is
-//   presented on m_axis 2 cycles after its last beat (commit, visibility; RAM read-first).
+//   presented on m_axis 3 cycles after its last beat (receive input register with the CRC
+//   syndromes, commit, visibility; RAM read-first), and a received link-local packet is acted
+//   on 2 cycles after its last beat.
 // =============================================================================
 `default_nettype none
 
@@ -103,7 +105,6 @@ module rtlgen_genz_llr (
     localparam [7:0] OP_DISCARD = 8'd5;       // LL opcode: LLR Discard
     localparam [7:0] OP_CLEAR = 8'd6;         // LL opcode: LLR Clear Discard
     localparam [7:0] OP_EXIT = 8'd7;          // LL opcode: LLR Exit Discard
-    localparam [16:0] SLOTS = 17'd16;         // retry-buffer slots (one maximum packet each)
     localparam [1:0] BEAT_LAST = 2'd3;        // beat index of the last beat of a maximum EE packet
     localparam [2:0] MAX_BEATS = 3'd4;        // beats of a maximum EE packet
     localparam [2:0] LL_LAST = 3'd1;          // beat index of the last beat of a link-local packet
@@ -112,154 +113,205 @@ module rtlgen_genz_llr (
     localparam [11:0] LLRT_RELOAD = 12'd4095; // llrt_ui / ui_per_cycle - 1
     localparam [8:0] DISCARD_LIMIT = 9'd256;  // Discards without Clear Discard before a retrain
     localparam ACK_LAST = 1'd1;               // ack_every - 1
-    localparam [6:0] RX_CAP = 7'd64;          // receive FIFO words
     localparam [2:0] RX_BEAT_MAX = 3'd4;      // saturation of the receive beat counter
     localparam [7:0] RX_CREDITS = 8'd4;       // receive credits per VC
     localparam [15:0] CNT_MAX = 16'hffff;     // counter saturation
 
     // Registers x and their next values x_n (computed in the always @* block below).
-    reg [1:0] link;
+    reg [1:0] link; // link state: LINK_DOWN / LINK_INIT / LINK_UP (llr_state[1:0])
     reg [1:0] link_n;
-    reg tx_en;
+    reg tx_en; // EE transmission enabled (llr_state[2])
     reg tx_en_n;
-    reg rx_disc;
+    reg rx_disc; // receiver discarding after an error (llr_state[3])
     reg rx_disc_n;
-    reg tx_stop;
+    reg tx_stop; // transmitter stopped, awaiting Exit Discard (llr_state[4])
     reg tx_stop_n;
-    reg retrain_q;
+    reg retrain_q; // the retrain output pulse
     reg retrain_q_n;
-    reg [7:0] epoch;
+    reg [7:0] epoch; // stop epoch: bumped whenever EE transmission stops
     reg [7:0] epoch_n;
-    reg [7:0] iack_echo;
+    reg [7:0] iack_echo; // epoch of the Init the pending Init ACK answers
     reg [7:0] iack_echo_n;
-    reg [7:0] fc_echo;
+    reg [7:0] fc_echo; // epoch the pending FC answers
     reg [7:0] fc_echo_n;
-    reg [7:0] exit_echo;
+    reg [7:0] exit_echo; // epoch of the Clear Discard the pending Exit Discard answers
     reg [7:0] exit_echo_n;
-    reg [7:0] ll_epoch;
+    reg [7:0] ll_epoch; // received LL packet: the sender's epoch
     reg [7:0] ll_epoch_n;
-    reg [7:0] ll_echo;
+    reg [7:0] ll_echo; // received LL packet: the epoch it answers
     reg [7:0] ll_echo_n;
-    reg [4:0] init_cnt;
+    reg [4:0] init_cnt; // Init / FC repeat timer (cycles to the next)
     reg [4:0] init_cnt_n;
-    reg [4:0] disc_cnt;
+    reg [4:0] disc_cnt; // Discard repeat timer
     reg [4:0] disc_cnt_n;
-    reg [4:0] clr_cnt;
+    reg [4:0] clr_cnt; // Clear Discard repeat timer
     reg [4:0] clr_cnt_n;
-    reg [11:0] llrt_cnt;
+    reg [11:0] llrt_cnt; // LLR timer (cycles to the next expiry)
     reg [11:0] llrt_cnt_n;
-    reg [1:0] noack;
+    reg llrt_nonzero; // llrt_cnt is not zero (kept beside it, so the expiry test is one LUT)
+    reg llrt_nonzero_n;
+    reg [1:0] noack; // LLR timer expiries without an ACK received
     reg [1:0] noack_n;
-    reg [1:0] stall;
+    reg [1:0] stall; // LLR timer expiries without acknowledgement progress
     reg [1:0] stall_n;
-    reg ack_prog;
+    reg ack_prog; // the acknowledged point moved in this LLR timer period
     reg ack_prog_n;
-    reg [8:0] dsc;
+    reg progressed_q; // the acknowledged point moved in the previous cycle
+    reg progressed_q_n;
+    reg [8:0] dsc; // Discards sent without a Clear Discard received
     reg [8:0] dsc_n;
-    reg since_ack;
+    reg since_ack; // EE packets delivered since the last ACK was queued
     reg since_ack_n;
-    reg p_init;
+    reg p_init; // pending LL packet: Init
     reg p_init_n;
-    reg p_iack;
+    reg p_iack; // pending LL packet: Init ACK
     reg p_iack_n;
-    reg p_fc;
+    reg p_fc; // pending LL packet: flow control
     reg p_fc_n;
-    reg p_ack;
+    reg p_ack; // pending LL packet: ACK
     reg p_ack_n;
-    reg p_disc;
+    reg p_disc; // pending LL packet: Discard
     reg p_disc_n;
-    reg p_clr;
+    reg p_clr; // pending LL packet: Clear Discard
     reg p_clr_n;
-    reg p_exit;
+    reg p_exit; // pending LL packet: Exit Discard
     reg p_exit_n;
-    reg [15:0] head_seq;
+    reg [15:0] head_seq; // sequence number of the next EE packet written into the retry buffer
     reg [15:0] head_seq_n;
-    reg [3:0] head_slot;
+    reg [3:0] head_slot; // its retry slot
     reg [3:0] head_slot_n;
-    reg [15:0] head_vis;
-    reg [15:0] head_vis_n;
-    reg [1:0] wr_beat;
+    reg [1:0] wr_beat; // beat index of the packet being written
     reg [1:0] wr_beat_n;
-    reg wr_act;
+    reg wr_act; // a packet is being written (past its first beat)
     reg wr_act_n;
-    reg [15:0] ack_seq;
+    reg [15:0] ack_seq; // acknowledged point: oldest EE packet not acknowledged
     reg [15:0] ack_seq_n;
-    reg [3:0] ack_slot;
+    reg [3:0] ack_slot; // its retry slot
     reg [3:0] ack_slot_n;
-    reg [15:0] send_seq;
+    reg [15:0] send_seq; // TSEQ: next EE packet to put on the link
     reg [15:0] send_seq_n;
-    reg [3:0] send_slot;
+    reg [3:0] send_slot; // its retry slot
     reg [3:0] send_slot_n;
-    reg [1:0] send_beat;
+    reg [1:0] send_beat; // beat index of the packet being sent
     reg [1:0] send_beat_n;
-    reg snd_ee;
+    reg snd_ee; // an EE packet is being sent (past its first beat)
     reg snd_ee_n;
-    reg [15:0] sent_max;
+    reg [15:0] sent_max; // EE packets ever sent whole (for counting resends)
     reg [15:0] sent_max_n;
-    reg lk_new;
+    reg lk_new; // the link output beat ends a packet not sent before
     reg lk_new_n;
-    reg rewind;
+    reg rewind; // a go-back to the acknowledged point is due
     reg rewind_n;
-    reg snd_ll;
+    reg snd_ll; // an LL packet is being sent (past its first beat)
     reg snd_ll_n;
-    reg ll_beat;
+    reg ll_beat; // beat index of the LL packet being sent
     reg ll_beat_n;
-    reg [63:0] ll_buf;
+    reg [63:0] ll_buf; // the LL packet's remaining beats
     reg [63:0] ll_buf_n;
-    reg lk_valid;
+    reg lk_valid; // link output register: valid
     reg lk_valid_n;
-    reg [63:0] lk_data;
+    reg [63:0] lk_data; // link output register: beat
     reg [63:0] lk_data_n;
-    reg lk_last;
+    reg lk_last; // link output register: last
     reg lk_last_n;
-    reg lk_user;
+    reg lk_user; // link output register: LL marker
     reg lk_user_n;
-    reg [2:0] rx_beat;
+    reg rxin_valid; // receive input register: a link beat
+    reg rxin_valid_n;
+    reg rxin_last; // receive input register: its tlast
+    reg rxin_last_n;
+    reg rxin_user; // receive input register: its LL marker
+    reg rxin_user_n;
+    reg rxin_phy_error; // receive input register: phy_error
+    reg rxin_phy_error_n;
+    reg rxin_drop; // receive input register: phy_error or phy_up low (drop the packet in progress)
+    reg rxin_drop_n;
+    reg [127:0] rx_window; // the last 16 bytes received (the registered beat in the top bits)
+    reg [127:0] rx_window_n;
+    reg [31:0] rx_crc_start; // CRC register the next link beat starts from (all ones at a packet start)
+    reg [31:0] rx_crc_start_n;
+    reg [5:0] ll_crc_diff; // LL CRC syndrome of rx_window, OR-ed in groups (zero: the LL CRC passes)
+    reg [5:0] ll_crc_diff_n;
+    reg [2:0] rx_beat; // beat index of the packet being received (saturating)
     reg [2:0] rx_beat_n;
-    reg rx_mark;
+    reg rx_mark; // its LL marker
     reg rx_mark_n;
-    reg rx_bad;
+    reg rx_bad; // its marker changed between beats
     reg rx_bad_n;
-    reg [31:0] rx_crc;
-    reg [31:0] rx_crc_n;
-    reg rx_vc;
+    reg rx_vc; // its VC (byte 0)
     reg rx_vc_n;
-    reg [6:0] rx_wr;
+    reg [6:0] rx_wr; // receive FIFO write pointer (the packet being checked)
     reg [6:0] rx_wr_n;
-    reg [6:0] rx_cm;
+    reg [6:0] rx_cm; // receive FIFO commit pointer (end of the last intact packet)
     reg [6:0] rx_cm_n;
-    reg [6:0] rx_cm_vis;
+    reg [6:0] rx_cm_vis; // rx_cm one cycle late: words m_axis may read
     reg [6:0] rx_cm_vis_n;
-    reg [6:0] rx_rd;
+    reg [6:0] rx_rd; // receive FIFO read pointer
     reg [6:0] rx_rd_n;
-    reg [15:0] rseq;
+    reg [15:0] rseq; // RSEQ: EE packets received intact
     reg [15:0] rseq_n;
-    reg [127:0] ll_rx;
-    reg [127:0] ll_rx_n;
-    reg llg;
+    reg llg; // an intact LL packet was received last cycle: act on ll_*
     reg llg_n;
-    reg [7:0] ll_op;
+    reg [7:0] ll_op; // received LL packet: opcode
     reg [7:0] ll_op_n;
-    reg [15:0] ll_rseq;
+    reg [6:0] ll_op_hot; // received LL packet: opcode one-hot (bit k: opcode k+1)
+    reg [6:0] ll_op_hot_n;
+    reg [15:0] ll_rseq; // received LL packet: RSEQ
     reg [15:0] ll_rseq_n;
-    reg ll_tx_en;
+    reg ll_tx_en; // received LL packet: the sender's EE transmission is enabled
     reg ll_tx_en_n;
-    reg [7:0] consumed0;
+    reg [15:0] ll_ack_dist; // received RSEQ minus ack_seq (the acknowledgement's advance)
+    reg [15:0] ll_ack_dist_n;
+    reg ll_ack_zero; // received RSEQ equals ack_seq
+    reg ll_ack_zero_n;
+    reg [15:0] ll_gap; // send_seq minus received RSEQ, without this cycle's send step
+    reg [15:0] ll_gap_n;
+    reg send_stepped; // send_seq stepped by one at the last edge
+    reg send_stepped_n;
+    reg send_rewound; // send_seq went back to ack_seq at the last edge
+    reg send_rewound_n;
+    reg head_ne_send; // head_seq differed from send_seq before the last edge
+    reg head_ne_send_n;
+    reg head_ne_send1; // head_seq differed from send_seq + 1 before the last edge
+    reg head_ne_send1_n;
+    reg head_ne_ack; // head_seq differed from ack_seq before the last edge
+    reg head_ne_ack_n;
+    reg ll_echo_eq0; // received echo equals epoch as it was
+    reg ll_echo_eq0_n;
+    reg ll_echo_eq1; // received echo equals epoch + 1
+    reg ll_echo_eq1_n;
+    reg ll_epoch_lsb; // epoch[0] when the two above were computed
+    reg ll_epoch_lsb_n;
+    reg [5:0] ecrc_diff; // ECRC syndrome of the registered beat, OR-ed in groups (zero: the ECRC passes)
+    reg [5:0] ecrc_diff_n;
+    reg [7:0] consumed0; // credits of VC 0 used (mod 256)
     reg [7:0] consumed0_n;
-    reg [7:0] returned0;
+    reg [7:0] returned0; // credits of VC 0 returned by the peer (mod 256)
     reg [7:0] returned0_n;
-    reg [7:0] freed0;
+    reg [7:0] freed0; // EE packets of VC 0 delivered on m_axis (mod 256)
     reg [7:0] freed0_n;
-    reg [7:0] ll_freed0;
+    reg [7:0] ll_freed0; // received LL packet: credits of VC 0
     reg [7:0] ll_freed0_n;
-    reg [7:0] consumed1;
+    reg credit_short0; // VC 0 has no credit (without a packet started last cycle)
+    reg credit_short0_n;
+    reg credit_short1_0; // VC 0 would have no credit after one more packet
+    reg credit_short1_0_n;
+    reg started0; // a packet of VC 0 started last cycle
+    reg started0_n;
+    reg [7:0] consumed1; // credits of VC 1 used (mod 256)
     reg [7:0] consumed1_n;
-    reg [7:0] returned1;
+    reg [7:0] returned1; // credits of VC 1 returned by the peer (mod 256)
     reg [7:0] returned1_n;
-    reg [7:0] freed1;
+    reg [7:0] freed1; // EE packets of VC 1 delivered on m_axis (mod 256)
     reg [7:0] freed1_n;
-    reg [7:0] ll_freed1;
+    reg [7:0] ll_freed1; // received LL packet: credits of VC 1
     reg [7:0] ll_freed1_n;
+    reg credit_short1; // VC 1 has no credit (without a packet started last cycle)
+    reg credit_short1_n;
+    reg credit_short1_1; // VC 1 would have no credit after one more packet
+    reg credit_short1_1_n;
+    reg started1; // a packet of VC 1 started last cycle
+    reg started1_n;
 
     // retry buffer: {last, beat} at {slot, beat}: rtlgen_ram_1r1w_65x64 (registered read).
     reg tx_we; // write the s_axis beat into the retry RAM
@@ -279,12 +331,13 @@ module rtlgen_genz_llr (
     wire ee_beat; // an EE beat arrives
     wire rx_room; // the beat fits: within a maximum packet and the FIFO
     wire rx_vc_now; // VC of the packet: byte 0 [vc_bits-1:0] of its first beat
+    wire [63:0] rxin_data; // the registered beat
     wire [65:0] rx_q; // receive RAM read register: word rx_rd
     rtlgen_ram_1r1w_66x64 u_rx_ram (
         .clk     (clk),
         .wr_en   (ee_beat & rx_room),
         .wr_addr (rx_wr[5:0]),
-        .wr_data ({rx_vc_now, s_axis_link_tlast, s_axis_link_tdata}),
+        .wr_data ({rx_vc_now, rxin_last, rxin_data}),
         .rd_en   (1'd1),
         .rd_addr (rx_rd_n[5:0]),
         .rd_data (rx_q)
@@ -318,208 +371,1605 @@ module rtlgen_genz_llr (
     reg [15:0] cnt_retrains_q;
     reg [15:0] cnt_timer_retransmissions_q;
 
-    // RX: the beat from the link.
+    // Receive input stage: the CRCs of the beat arriving on s_axis_link, registered with it.
+    wire rx_drop_now; // the packet in progress is dropped (PHY error or PHY down)
+    assign rx_drop_now = phy_error | (~phy_up);
+    wire [95:0] crc_beat_in; // {arriving beat, CRC register before it}
+    assign crc_beat_in = {s_axis_link_tdata, rx_crc_start};
+    wire [31:0] crc_beat; // CRC register after the arriving beat
+
+    // the 96 input columns the network reads, one wire each
+    wire crc_beat_x_x0;
+    wire crc_beat_x_x1;
+    wire crc_beat_x_x2;
+    wire crc_beat_x_x3;
+    wire crc_beat_x_x4;
+    wire crc_beat_x_x5;
+    wire crc_beat_x_x6;
+    wire crc_beat_x_x7;
+    wire crc_beat_x_x8;
+    wire crc_beat_x_x9;
+    wire crc_beat_x_x10;
+    wire crc_beat_x_x11;
+    wire crc_beat_x_x12;
+    wire crc_beat_x_x13;
+    wire crc_beat_x_x14;
+    wire crc_beat_x_x15;
+    wire crc_beat_x_x16;
+    wire crc_beat_x_x17;
+    wire crc_beat_x_x18;
+    wire crc_beat_x_x19;
+    wire crc_beat_x_x20;
+    wire crc_beat_x_x21;
+    wire crc_beat_x_x22;
+    wire crc_beat_x_x23;
+    wire crc_beat_x_x24;
+    wire crc_beat_x_x25;
+    wire crc_beat_x_x26;
+    wire crc_beat_x_x27;
+    wire crc_beat_x_x28;
+    wire crc_beat_x_x29;
+    wire crc_beat_x_x30;
+    wire crc_beat_x_x31;
+    wire crc_beat_x_x32;
+    wire crc_beat_x_x33;
+    wire crc_beat_x_x34;
+    wire crc_beat_x_x35;
+    wire crc_beat_x_x36;
+    wire crc_beat_x_x37;
+    wire crc_beat_x_x38;
+    wire crc_beat_x_x39;
+    wire crc_beat_x_x40;
+    wire crc_beat_x_x41;
+    wire crc_beat_x_x42;
+    wire crc_beat_x_x43;
+    wire crc_beat_x_x44;
+    wire crc_beat_x_x45;
+    wire crc_beat_x_x46;
+    wire crc_beat_x_x47;
+    wire crc_beat_x_x48;
+    wire crc_beat_x_x49;
+    wire crc_beat_x_x50;
+    wire crc_beat_x_x51;
+    wire crc_beat_x_x52;
+    wire crc_beat_x_x53;
+    wire crc_beat_x_x54;
+    wire crc_beat_x_x55;
+    wire crc_beat_x_x56;
+    wire crc_beat_x_x57;
+    wire crc_beat_x_x58;
+    wire crc_beat_x_x59;
+    wire crc_beat_x_x60;
+    wire crc_beat_x_x61;
+    wire crc_beat_x_x62;
+    wire crc_beat_x_x63;
+    wire crc_beat_x_x64;
+    wire crc_beat_x_x65;
+    wire crc_beat_x_x66;
+    wire crc_beat_x_x67;
+    wire crc_beat_x_x68;
+    wire crc_beat_x_x69;
+    wire crc_beat_x_x70;
+    wire crc_beat_x_x71;
+    wire crc_beat_x_x72;
+    wire crc_beat_x_x73;
+    wire crc_beat_x_x74;
+    wire crc_beat_x_x75;
+    wire crc_beat_x_x76;
+    wire crc_beat_x_x77;
+    wire crc_beat_x_x78;
+    wire crc_beat_x_x79;
+    wire crc_beat_x_x80;
+    wire crc_beat_x_x81;
+    wire crc_beat_x_x82;
+    wire crc_beat_x_x83;
+    wire crc_beat_x_x84;
+    wire crc_beat_x_x85;
+    wire crc_beat_x_x86;
+    wire crc_beat_x_x87;
+    wire crc_beat_x_x88;
+    wire crc_beat_x_x89;
+    wire crc_beat_x_x90;
+    wire crc_beat_x_x91;
+    wire crc_beat_x_x92;
+    wire crc_beat_x_x93;
+    wire crc_beat_x_x94;
+    wire crc_beat_x_x95;
+    assign crc_beat_x_x0 = crc_beat_in[0];
+    assign crc_beat_x_x1 = crc_beat_in[1];
+    assign crc_beat_x_x2 = crc_beat_in[2];
+    assign crc_beat_x_x3 = crc_beat_in[3];
+    assign crc_beat_x_x4 = crc_beat_in[4];
+    assign crc_beat_x_x5 = crc_beat_in[5];
+    assign crc_beat_x_x6 = crc_beat_in[6];
+    assign crc_beat_x_x7 = crc_beat_in[7];
+    assign crc_beat_x_x8 = crc_beat_in[8];
+    assign crc_beat_x_x9 = crc_beat_in[9];
+    assign crc_beat_x_x10 = crc_beat_in[10];
+    assign crc_beat_x_x11 = crc_beat_in[11];
+    assign crc_beat_x_x12 = crc_beat_in[12];
+    assign crc_beat_x_x13 = crc_beat_in[13];
+    assign crc_beat_x_x14 = crc_beat_in[14];
+    assign crc_beat_x_x15 = crc_beat_in[15];
+    assign crc_beat_x_x16 = crc_beat_in[16];
+    assign crc_beat_x_x17 = crc_beat_in[17];
+    assign crc_beat_x_x18 = crc_beat_in[18];
+    assign crc_beat_x_x19 = crc_beat_in[19];
+    assign crc_beat_x_x20 = crc_beat_in[20];
+    assign crc_beat_x_x21 = crc_beat_in[21];
+    assign crc_beat_x_x22 = crc_beat_in[22];
+    assign crc_beat_x_x23 = crc_beat_in[23];
+    assign crc_beat_x_x24 = crc_beat_in[24];
+    assign crc_beat_x_x25 = crc_beat_in[25];
+    assign crc_beat_x_x26 = crc_beat_in[26];
+    assign crc_beat_x_x27 = crc_beat_in[27];
+    assign crc_beat_x_x28 = crc_beat_in[28];
+    assign crc_beat_x_x29 = crc_beat_in[29];
+    assign crc_beat_x_x30 = crc_beat_in[30];
+    assign crc_beat_x_x31 = crc_beat_in[31];
+    assign crc_beat_x_x32 = crc_beat_in[32];
+    assign crc_beat_x_x33 = crc_beat_in[33];
+    assign crc_beat_x_x34 = crc_beat_in[34];
+    assign crc_beat_x_x35 = crc_beat_in[35];
+    assign crc_beat_x_x36 = crc_beat_in[36];
+    assign crc_beat_x_x37 = crc_beat_in[37];
+    assign crc_beat_x_x38 = crc_beat_in[38];
+    assign crc_beat_x_x39 = crc_beat_in[39];
+    assign crc_beat_x_x40 = crc_beat_in[40];
+    assign crc_beat_x_x41 = crc_beat_in[41];
+    assign crc_beat_x_x42 = crc_beat_in[42];
+    assign crc_beat_x_x43 = crc_beat_in[43];
+    assign crc_beat_x_x44 = crc_beat_in[44];
+    assign crc_beat_x_x45 = crc_beat_in[45];
+    assign crc_beat_x_x46 = crc_beat_in[46];
+    assign crc_beat_x_x47 = crc_beat_in[47];
+    assign crc_beat_x_x48 = crc_beat_in[48];
+    assign crc_beat_x_x49 = crc_beat_in[49];
+    assign crc_beat_x_x50 = crc_beat_in[50];
+    assign crc_beat_x_x51 = crc_beat_in[51];
+    assign crc_beat_x_x52 = crc_beat_in[52];
+    assign crc_beat_x_x53 = crc_beat_in[53];
+    assign crc_beat_x_x54 = crc_beat_in[54];
+    assign crc_beat_x_x55 = crc_beat_in[55];
+    assign crc_beat_x_x56 = crc_beat_in[56];
+    assign crc_beat_x_x57 = crc_beat_in[57];
+    assign crc_beat_x_x58 = crc_beat_in[58];
+    assign crc_beat_x_x59 = crc_beat_in[59];
+    assign crc_beat_x_x60 = crc_beat_in[60];
+    assign crc_beat_x_x61 = crc_beat_in[61];
+    assign crc_beat_x_x62 = crc_beat_in[62];
+    assign crc_beat_x_x63 = crc_beat_in[63];
+    assign crc_beat_x_x64 = crc_beat_in[64];
+    assign crc_beat_x_x65 = crc_beat_in[65];
+    assign crc_beat_x_x66 = crc_beat_in[66];
+    assign crc_beat_x_x67 = crc_beat_in[67];
+    assign crc_beat_x_x68 = crc_beat_in[68];
+    assign crc_beat_x_x69 = crc_beat_in[69];
+    assign crc_beat_x_x70 = crc_beat_in[70];
+    assign crc_beat_x_x71 = crc_beat_in[71];
+    assign crc_beat_x_x72 = crc_beat_in[72];
+    assign crc_beat_x_x73 = crc_beat_in[73];
+    assign crc_beat_x_x74 = crc_beat_in[74];
+    assign crc_beat_x_x75 = crc_beat_in[75];
+    assign crc_beat_x_x76 = crc_beat_in[76];
+    assign crc_beat_x_x77 = crc_beat_in[77];
+    assign crc_beat_x_x78 = crc_beat_in[78];
+    assign crc_beat_x_x79 = crc_beat_in[79];
+    assign crc_beat_x_x80 = crc_beat_in[80];
+    assign crc_beat_x_x81 = crc_beat_in[81];
+    assign crc_beat_x_x82 = crc_beat_in[82];
+    assign crc_beat_x_x83 = crc_beat_in[83];
+    assign crc_beat_x_x84 = crc_beat_in[84];
+    assign crc_beat_x_x85 = crc_beat_in[85];
+    assign crc_beat_x_x86 = crc_beat_in[86];
+    assign crc_beat_x_x87 = crc_beat_in[87];
+    assign crc_beat_x_x88 = crc_beat_in[88];
+    assign crc_beat_x_x89 = crc_beat_in[89];
+    assign crc_beat_x_x90 = crc_beat_in[90];
+    assign crc_beat_x_x91 = crc_beat_in[91];
+    assign crc_beat_x_x92 = crc_beat_in[92];
+    assign crc_beat_x_x93 = crc_beat_in[93];
+    assign crc_beat_x_x94 = crc_beat_in[94];
+    assign crc_beat_x_x95 = crc_beat_in[95];
+
+    // level 1: 101 shared 6-input XOR nodes
+    (* keep *) wire crc_beat_x_n1_0;
+    (* keep *) wire crc_beat_x_n1_1;
+    (* keep *) wire crc_beat_x_n1_2;
+    (* keep *) wire crc_beat_x_n1_3;
+    (* keep *) wire crc_beat_x_n1_4;
+    (* keep *) wire crc_beat_x_n1_5;
+    (* keep *) wire crc_beat_x_n1_6;
+    (* keep *) wire crc_beat_x_n1_7;
+    (* keep *) wire crc_beat_x_n1_8;
+    (* keep *) wire crc_beat_x_n1_9;
+    (* keep *) wire crc_beat_x_n1_10;
+    (* keep *) wire crc_beat_x_n1_11;
+    (* keep *) wire crc_beat_x_n1_12;
+    (* keep *) wire crc_beat_x_n1_13;
+    (* keep *) wire crc_beat_x_n1_14;
+    (* keep *) wire crc_beat_x_n1_15;
+    (* keep *) wire crc_beat_x_n1_16;
+    (* keep *) wire crc_beat_x_n1_17;
+    (* keep *) wire crc_beat_x_n1_18;
+    (* keep *) wire crc_beat_x_n1_19;
+    (* keep *) wire crc_beat_x_n1_20;
+    (* keep *) wire crc_beat_x_n1_21;
+    (* keep *) wire crc_beat_x_n1_22;
+    (* keep *) wire crc_beat_x_n1_23;
+    (* keep *) wire crc_beat_x_n1_24;
+    (* keep *) wire crc_beat_x_n1_25;
+    (* keep *) wire crc_beat_x_n1_26;
+    (* keep *) wire crc_beat_x_n1_27;
+    (* keep *) wire crc_beat_x_n1_28;
+    (* keep *) wire crc_beat_x_n1_29;
+    (* keep *) wire crc_beat_x_n1_30;
+    (* keep *) wire crc_beat_x_n1_31;
+    (* keep *) wire crc_beat_x_n1_32;
+    (* keep *) wire crc_beat_x_n1_33;
+    (* keep *) wire crc_beat_x_n1_34;
+    (* keep *) wire crc_beat_x_n1_35;
+    (* keep *) wire crc_beat_x_n1_36;
+    (* keep *) wire crc_beat_x_n1_37;
+    (* keep *) wire crc_beat_x_n1_38;
+    (* keep *) wire crc_beat_x_n1_39;
+    (* keep *) wire crc_beat_x_n1_40;
+    (* keep *) wire crc_beat_x_n1_41;
+    (* keep *) wire crc_beat_x_n1_42;
+    (* keep *) wire crc_beat_x_n1_43;
+    (* keep *) wire crc_beat_x_n1_44;
+    (* keep *) wire crc_beat_x_n1_45;
+    (* keep *) wire crc_beat_x_n1_46;
+    (* keep *) wire crc_beat_x_n1_47;
+    (* keep *) wire crc_beat_x_n1_48;
+    (* keep *) wire crc_beat_x_n1_49;
+    (* keep *) wire crc_beat_x_n1_50;
+    (* keep *) wire crc_beat_x_n1_51;
+    (* keep *) wire crc_beat_x_n1_52;
+    (* keep *) wire crc_beat_x_n1_53;
+    (* keep *) wire crc_beat_x_n1_54;
+    (* keep *) wire crc_beat_x_n1_55;
+    (* keep *) wire crc_beat_x_n1_56;
+    (* keep *) wire crc_beat_x_n1_57;
+    (* keep *) wire crc_beat_x_n1_58;
+    (* keep *) wire crc_beat_x_n1_59;
+    (* keep *) wire crc_beat_x_n1_60;
+    (* keep *) wire crc_beat_x_n1_61;
+    (* keep *) wire crc_beat_x_n1_62;
+    (* keep *) wire crc_beat_x_n1_63;
+    (* keep *) wire crc_beat_x_n1_64;
+    (* keep *) wire crc_beat_x_n1_65;
+    (* keep *) wire crc_beat_x_n1_66;
+    (* keep *) wire crc_beat_x_n1_67;
+    (* keep *) wire crc_beat_x_n1_68;
+    (* keep *) wire crc_beat_x_n1_69;
+    (* keep *) wire crc_beat_x_n1_70;
+    (* keep *) wire crc_beat_x_n1_71;
+    (* keep *) wire crc_beat_x_n1_72;
+    (* keep *) wire crc_beat_x_n1_73;
+    (* keep *) wire crc_beat_x_n1_74;
+    (* keep *) wire crc_beat_x_n1_75;
+    (* keep *) wire crc_beat_x_n1_76;
+    (* keep *) wire crc_beat_x_n1_77;
+    (* keep *) wire crc_beat_x_n1_78;
+    (* keep *) wire crc_beat_x_n1_79;
+    (* keep *) wire crc_beat_x_n1_80;
+    (* keep *) wire crc_beat_x_n1_81;
+    (* keep *) wire crc_beat_x_n1_82;
+    (* keep *) wire crc_beat_x_n1_83;
+    (* keep *) wire crc_beat_x_n1_84;
+    (* keep *) wire crc_beat_x_n1_85;
+    (* keep *) wire crc_beat_x_n1_86;
+    (* keep *) wire crc_beat_x_n1_87;
+    (* keep *) wire crc_beat_x_n1_88;
+    (* keep *) wire crc_beat_x_n1_89;
+    (* keep *) wire crc_beat_x_n1_90;
+    (* keep *) wire crc_beat_x_n1_91;
+    (* keep *) wire crc_beat_x_n1_92;
+    (* keep *) wire crc_beat_x_n1_93;
+    (* keep *) wire crc_beat_x_n1_94;
+    (* keep *) wire crc_beat_x_n1_95;
+    (* keep *) wire crc_beat_x_n1_96;
+    (* keep *) wire crc_beat_x_n1_97;
+    (* keep *) wire crc_beat_x_n1_98;
+    (* keep *) wire crc_beat_x_n1_99;
+    (* keep *) wire crc_beat_x_n1_100;
+    assign crc_beat_x_n1_0 = crc_beat_x_x22 ^ crc_beat_x_x54 ^ crc_beat_x_x16 ^ crc_beat_x_x48 ^ crc_beat_x_x11 ^ crc_beat_x_x43;
+    assign crc_beat_x_n1_1 = crc_beat_x_x30 ^ crc_beat_x_x62 ^ crc_beat_x_x4 ^ crc_beat_x_x36 ^ crc_beat_x_x13 ^ crc_beat_x_x45;
+    assign crc_beat_x_n1_2 = crc_beat_x_x10 ^ crc_beat_x_x31 ^ crc_beat_x_x42 ^ crc_beat_x_x63 ^ crc_beat_x_x5 ^ crc_beat_x_x37;
+    assign crc_beat_x_n1_3 = crc_beat_x_x21 ^ crc_beat_x_x53 ^ crc_beat_x_x92 ^ crc_beat_x_x67 ^ crc_beat_x_x3 ^ crc_beat_x_x35;
+    assign crc_beat_x_n1_4 = crc_beat_x_x4 ^ crc_beat_x_x36 ^ crc_beat_x_x17 ^ crc_beat_x_x49 ^ crc_beat_x_x14 ^ crc_beat_x_x46;
+    assign crc_beat_x_n1_5 = crc_beat_x_x23 ^ crc_beat_x_x55 ^ crc_beat_x_x75 ^ crc_beat_x_x94 ^ crc_beat_x_x8 ^ crc_beat_x_x40;
+    assign crc_beat_x_n1_6 = crc_beat_x_x29 ^ crc_beat_x_x61 ^ crc_beat_x_x83 ^ crc_beat_x_x3 ^ crc_beat_x_x35 ^ crc_beat_x_x86;
+    assign crc_beat_x_n1_7 = crc_beat_x_x92 ^ crc_beat_x_x80 ^ crc_beat_x_x11 ^ crc_beat_x_x43 ^ crc_beat_x_x87 ^ crc_beat_x_x7;
+    assign crc_beat_x_n1_8 = crc_beat_x_x25 ^ crc_beat_x_x57 ^ crc_beat_x_x77 ^ crc_beat_x_x6 ^ crc_beat_x_x38 ^ crc_beat_x_x64;
+    assign crc_beat_x_n1_9 = crc_beat_x_x31 ^ crc_beat_x_x63 ^ crc_beat_x_x6 ^ crc_beat_x_x38 ^ crc_beat_x_x26 ^ crc_beat_x_x58;
+    assign crc_beat_x_n1_10 = crc_beat_x_x0 ^ crc_beat_x_x20 ^ crc_beat_x_x32 ^ crc_beat_x_x52 ^ crc_beat_x_x2 ^ crc_beat_x_x34;
+    assign crc_beat_x_n1_11 = crc_beat_x_x13 ^ crc_beat_x_x45 ^ crc_beat_x_x90 ^ crc_beat_x_x9 ^ crc_beat_x_x41 ^ crc_beat_x_x12;
+    assign crc_beat_x_n1_12 = crc_beat_x_x8 ^ crc_beat_x_x27 ^ crc_beat_x_x40 ^ crc_beat_x_x59 ^ crc_beat_x_x24 ^ crc_beat_x_x56;
+    assign crc_beat_x_n1_13 = crc_beat_x_x9 ^ crc_beat_x_x41 ^ crc_beat_x_x70 ^ crc_beat_x_x19 ^ crc_beat_x_x51 ^ crc_beat_x_x71;
+    assign crc_beat_x_n1_14 = crc_beat_x_x14 ^ crc_beat_x_x46 ^ crc_beat_x_x1 ^ crc_beat_x_x33 ^ crc_beat_x_x12 ^ crc_beat_x_x39;
+    assign crc_beat_x_n1_15 = crc_beat_x_x17 ^ crc_beat_x_x49 ^ crc_beat_x_x87 ^ crc_beat_x_x65 ^ crc_beat_x_x91 ^ crc_beat_x_x15;
+    assign crc_beat_x_n1_16 = crc_beat_x_x3 ^ crc_beat_x_x21 ^ crc_beat_x_x35 ^ crc_beat_x_x53 ^ crc_beat_x_x1 ^ crc_beat_x_x33;
+    assign crc_beat_x_n1_17 = crc_beat_x_x19 ^ crc_beat_x_x51 ^ crc_beat_x_x84 ^ crc_beat_x_x76 ^ crc_beat_x_x47 ^ crc_beat_x_x66;
+    assign crc_beat_x_n1_18 = crc_beat_x_x16 ^ crc_beat_x_x48 ^ crc_beat_x_x7 ^ crc_beat_x_x78 ^ crc_beat_x_x79 ^ crc_beat_x_x68;
+    assign crc_beat_x_n1_19 = crc_beat_x_x21 ^ crc_beat_x_x53 ^ crc_beat_x_x10 ^ crc_beat_x_x42 ^ crc_beat_x_x2 ^ crc_beat_x_x34;
+    assign crc_beat_x_n1_20 = crc_beat_x_x25 ^ crc_beat_x_x57 ^ crc_beat_x_x84 ^ crc_beat_x_x28 ^ crc_beat_x_x60 ^ crc_beat_x_x44;
+    assign crc_beat_x_n1_21 = crc_beat_x_x70 ^ crc_beat_x_x18 ^ crc_beat_x_x50 ^ crc_beat_x_x74 ^ crc_beat_x_x66 ^ crc_beat_x_x88;
+    assign crc_beat_x_n1_22 = crc_beat_x_x27 ^ crc_beat_x_x30 ^ crc_beat_x_x59 ^ crc_beat_x_x62 ^ crc_beat_x_x86 ^ crc_beat_x_x68;
+    assign crc_beat_x_n1_23 = crc_beat_x_x86 ^ crc_beat_x_x28 ^ crc_beat_x_x60 ^ crc_beat_x_x11 ^ crc_beat_x_x43 ^ crc_beat_x_x82;
+    assign crc_beat_x_n1_24 = crc_beat_x_x14 ^ crc_beat_x_x46 ^ crc_beat_x_x8 ^ crc_beat_x_x40 ^ crc_beat_x_x75 ^ crc_beat_x_x91;
+    assign crc_beat_x_n1_25 = crc_beat_x_x13 ^ crc_beat_x_x45 ^ crc_beat_x_x47 ^ crc_beat_x_x67 ^ crc_beat_x_x85 ^ crc_beat_x_x15;
+    assign crc_beat_x_n1_26 = crc_beat_x_x5 ^ crc_beat_x_x15 ^ crc_beat_x_x18 ^ crc_beat_x_x37 ^ crc_beat_x_x50 ^ crc_beat_x_x81;
+    assign crc_beat_x_n1_27 = crc_beat_x_x19 ^ crc_beat_x_x51 ^ crc_beat_x_x26 ^ crc_beat_x_x58 ^ crc_beat_x_x88 ^ crc_beat_x_x95;
+    assign crc_beat_x_n1_28 = crc_beat_x_x11 ^ crc_beat_x_x43 ^ crc_beat_x_x1 ^ crc_beat_x_x6 ^ crc_beat_x_x16 ^ crc_beat_x_x33;
+    assign crc_beat_x_n1_29 = crc_beat_x_x7 ^ crc_beat_x_x66 ^ crc_beat_x_x73 ^ crc_beat_x_x71 ^ crc_beat_x_x44 ^ crc_beat_x_x69;
+    assign crc_beat_x_n1_30 = crc_beat_x_x30 ^ crc_beat_x_x62 ^ crc_beat_x_x2 ^ crc_beat_x_x15 ^ crc_beat_x_x22 ^ crc_beat_x_x34;
+    assign crc_beat_x_n1_31 = crc_beat_x_x17 ^ crc_beat_x_x49 ^ crc_beat_x_x29 ^ crc_beat_x_x61 ^ crc_beat_x_x20 ^ crc_beat_x_x52;
+    assign crc_beat_x_n1_32 = crc_beat_x_x86 ^ crc_beat_x_x6 ^ crc_beat_x_x38 ^ crc_beat_x_x0 ^ crc_beat_x_x32 ^ crc_beat_x_x68;
+    assign crc_beat_x_n1_33 = crc_beat_x_x9 ^ crc_beat_x_x18 ^ crc_beat_x_x41 ^ crc_beat_x_x50 ^ crc_beat_x_x23 ^ crc_beat_x_x55;
+    assign crc_beat_x_n1_34 = crc_beat_x_x3 ^ crc_beat_x_x35 ^ crc_beat_x_x77 ^ crc_beat_x_x24 ^ crc_beat_x_x56 ^ crc_beat_x_x88;
+    assign crc_beat_x_n1_35 = crc_beat_x_x2 ^ crc_beat_x_x8 ^ crc_beat_x_x34 ^ crc_beat_x_x40 ^ crc_beat_x_x26 ^ crc_beat_x_x58;
+    assign crc_beat_x_n1_36 = crc_beat_x_x92 ^ crc_beat_x_x16 ^ crc_beat_x_x75 ^ crc_beat_x_x23 ^ crc_beat_x_x55 ^ crc_beat_x_x70;
+    assign crc_beat_x_n1_37 = crc_beat_x_x4 ^ crc_beat_x_x36 ^ crc_beat_x_x78 ^ crc_beat_x_x81 ^ crc_beat_x_x12 ^ crc_beat_x_x44;
+    assign crc_beat_x_n1_38 = crc_beat_x_x13 ^ crc_beat_x_x29 ^ crc_beat_x_x45 ^ crc_beat_x_x61 ^ crc_beat_x_x82 ^ crc_beat_x_x64;
+    assign crc_beat_x_n1_39 = crc_beat_x_x23 ^ crc_beat_x_x55 ^ crc_beat_x_x54 ^ crc_beat_x_x67 ^ crc_beat_x_x74 ^ crc_beat_x_x73;
+    assign crc_beat_x_n1_40 = crc_beat_x_x5 ^ crc_beat_x_x24 ^ crc_beat_x_x37 ^ crc_beat_x_x56 ^ crc_beat_x_x80 ^ crc_beat_x_x95;
+    assign crc_beat_x_n1_41 = crc_beat_x_x15 ^ crc_beat_x_x24 ^ crc_beat_x_x56 ^ crc_beat_x_x47 ^ crc_beat_x_x76 ^ crc_beat_x_x69;
+    assign crc_beat_x_n1_42 = crc_beat_x_x54 ^ crc_beat_x_x47 ^ crc_beat_x_x67 ^ crc_beat_x_x91 ^ crc_beat_x_x12 ^ crc_beat_x_x44;
+    assign crc_beat_x_n1_43 = crc_beat_x_x47 ^ crc_beat_x_x70 ^ crc_beat_x_x48 ^ crc_beat_x_x82 ^ crc_beat_x_x73 ^ crc_beat_x_x94;
+    assign crc_beat_x_n1_44 = crc_beat_x_x7 ^ crc_beat_x_x91 ^ crc_beat_x_x44 ^ crc_beat_x_x65 ^ crc_beat_x_x39 ^ crc_beat_x_x93;
+    assign crc_beat_x_n1_45 = crc_beat_x_x0 ^ crc_beat_x_x32 ^ crc_beat_x_x66 ^ crc_beat_x_x79 ^ crc_beat_x_x95 ^ crc_beat_x_x64;
+    assign crc_beat_x_n1_46 = crc_beat_x_x3 ^ crc_beat_x_x35 ^ crc_beat_x_x48 ^ crc_beat_x_x66 ^ crc_beat_x_x80 ^ crc_beat_x_x87;
+    assign crc_beat_x_n1_47 = crc_beat_x_x27 ^ crc_beat_x_x59 ^ crc_beat_x_x20 ^ crc_beat_x_x52 ^ crc_beat_x_x95 ^ crc_beat_x_x69;
+    assign crc_beat_x_n1_48 = crc_beat_x_x9 ^ crc_beat_x_x41 ^ crc_beat_x_x88 ^ crc_beat_x_x68 ^ crc_beat_x_x79 ^ crc_beat_x_x71;
+    assign crc_beat_x_n1_49 = crc_beat_x_x88 ^ crc_beat_x_x76 ^ crc_beat_x_x81 ^ crc_beat_x_x64 ^ crc_beat_x_x93 ^ crc_beat_x_x89;
+    assign crc_beat_x_n1_50 = crc_beat_x_x54 ^ crc_beat_x_x0 ^ crc_beat_x_x22 ^ crc_beat_x_x32 ^ crc_beat_x_x71 ^ crc_beat_x_x89;
+    assign crc_beat_x_n1_51 = crc_beat_x_x10 ^ crc_beat_x_x20 ^ crc_beat_x_x38 ^ crc_beat_x_x42 ^ crc_beat_x_x52 ^ crc_beat_x_x64;
+    assign crc_beat_x_n1_52 = crc_beat_x_x4 ^ crc_beat_x_x11 ^ crc_beat_x_x12 ^ crc_beat_x_x18 ^ crc_beat_x_x21 ^ crc_beat_x_x28;
+    assign crc_beat_x_n1_53 = crc_beat_x_x36 ^ crc_beat_x_x39 ^ crc_beat_x_x43 ^ crc_beat_x_x47 ^ crc_beat_x_x50 ^ crc_beat_x_x53;
+    assign crc_beat_x_n1_54 = crc_beat_x_x60 ^ crc_beat_x_x67 ^ crc_beat_x_x68 ^ crc_beat_x_x72 ^ crc_beat_x_x81 ^ crc_beat_x_x85;
+    assign crc_beat_x_n1_55 = crc_beat_x_x1 ^ crc_beat_x_x5 ^ crc_beat_x_x8 ^ crc_beat_x_x12 ^ crc_beat_x_x19 ^ crc_beat_x_x33;
+    assign crc_beat_x_n1_56 = crc_beat_x_x37 ^ crc_beat_x_x40 ^ crc_beat_x_x44 ^ crc_beat_x_x51 ^ crc_beat_x_x69 ^ crc_beat_x_x72;
+    assign crc_beat_x_n1_57 = crc_beat_x_x6 ^ crc_beat_x_x7 ^ crc_beat_x_x17 ^ crc_beat_x_x22 ^ crc_beat_x_x38 ^ crc_beat_x_x44;
+    assign crc_beat_x_n1_58 = crc_beat_x_x49 ^ crc_beat_x_x65 ^ crc_beat_x_x68 ^ crc_beat_x_x69 ^ crc_beat_x_x75 ^ crc_beat_x_x83;
+    assign crc_beat_x_n1_59 = crc_beat_x_x7 ^ crc_beat_x_x13 ^ crc_beat_x_x14 ^ crc_beat_x_x39 ^ crc_beat_x_x45 ^ crc_beat_x_x46;
+    assign crc_beat_x_n1_60 = crc_beat_x_x68 ^ crc_beat_x_x71 ^ crc_beat_x_x72 ^ crc_beat_x_x84 ^ crc_beat_x_x90 ^ crc_beat_x_x91;
+    assign crc_beat_x_n1_61 = crc_beat_x_x1 ^ crc_beat_x_x2 ^ crc_beat_x_x4 ^ crc_beat_x_x33 ^ crc_beat_x_x34 ^ crc_beat_x_x36;
+    assign crc_beat_x_n1_62 = crc_beat_x_x5 ^ crc_beat_x_x26 ^ crc_beat_x_x27 ^ crc_beat_x_x37 ^ crc_beat_x_x44 ^ crc_beat_x_x58;
+    assign crc_beat_x_n1_63 = crc_beat_x_x12 ^ crc_beat_x_x27 ^ crc_beat_x_x28 ^ crc_beat_x_x39 ^ crc_beat_x_x44 ^ crc_beat_x_x59;
+    assign crc_beat_x_n1_64 = crc_beat_x_x9 ^ crc_beat_x_x25 ^ crc_beat_x_x28 ^ crc_beat_x_x39 ^ crc_beat_x_x41 ^ crc_beat_x_x57;
+    assign crc_beat_x_n1_65 = crc_beat_x_x60 ^ crc_beat_x_x66 ^ crc_beat_x_x69 ^ crc_beat_x_x75 ^ crc_beat_x_x76 ^ crc_beat_x_x80;
+    assign crc_beat_x_n1_66 = crc_beat_x_x1 ^ crc_beat_x_x28 ^ crc_beat_x_x33 ^ crc_beat_x_x60 ^ crc_beat_x_x68 ^ crc_beat_x_x71;
+    assign crc_beat_x_n1_67 = crc_beat_x_x23 ^ crc_beat_x_x26 ^ crc_beat_x_x29 ^ crc_beat_x_x55 ^ crc_beat_x_x58 ^ crc_beat_x_x61;
+    assign crc_beat_x_n1_68 = crc_beat_x_x64 ^ crc_beat_x_x68 ^ crc_beat_x_x77 ^ crc_beat_x_x78 ^ crc_beat_x_x85 ^ crc_beat_x_x90;
+    assign crc_beat_x_n1_69 = crc_beat_x_x11 ^ crc_beat_x_x13 ^ crc_beat_x_x43 ^ crc_beat_x_x45 ^ crc_beat_x_x65 ^ crc_beat_x_x69;
+    assign crc_beat_x_n1_70 = crc_beat_x_x70 ^ crc_beat_x_x72 ^ crc_beat_x_x74 ^ crc_beat_x_x78 ^ crc_beat_x_x79 ^ crc_beat_x_x87;
+    assign crc_beat_x_n1_71 = crc_beat_x_x12 ^ crc_beat_x_x14 ^ crc_beat_x_x31 ^ crc_beat_x_x46 ^ crc_beat_x_x63 ^ crc_beat_x_x73;
+    assign crc_beat_x_n1_72 = crc_beat_x_x24 ^ crc_beat_x_x26 ^ crc_beat_x_x29 ^ crc_beat_x_x56 ^ crc_beat_x_x58 ^ crc_beat_x_x61;
+    assign crc_beat_x_n1_73 = crc_beat_x_x69 ^ crc_beat_x_x71 ^ crc_beat_x_x72 ^ crc_beat_x_x74 ^ crc_beat_x_x80;
+    assign crc_beat_x_n1_74 = crc_beat_x_x11 ^ crc_beat_x_x14 ^ crc_beat_x_x16 ^ crc_beat_x_x43 ^ crc_beat_x_x46 ^ crc_beat_x_x65;
+    assign crc_beat_x_n1_75 = crc_beat_x_x72 ^ crc_beat_x_x75 ^ crc_beat_x_x89 ^ crc_beat_x_x90;
+    assign crc_beat_x_n1_76 = crc_beat_x_x12 ^ crc_beat_x_x16 ^ crc_beat_x_x19 ^ crc_beat_x_x28 ^ crc_beat_x_x39 ^ crc_beat_x_x47;
+    assign crc_beat_x_n1_77 = crc_beat_x_x48 ^ crc_beat_x_x51 ^ crc_beat_x_x60 ^ crc_beat_x_x74 ^ crc_beat_x_x76 ^ crc_beat_x_x78;
+    assign crc_beat_x_n1_78 = crc_beat_x_x82 ^ crc_beat_x_x83 ^ crc_beat_x_x90 ^ crc_beat_x_x95;
+    assign crc_beat_x_n1_79 = crc_beat_x_x1 ^ crc_beat_x_x6 ^ crc_beat_x_x10 ^ crc_beat_x_x18 ^ crc_beat_x_x19 ^ crc_beat_x_x33;
+    assign crc_beat_x_n1_80 = crc_beat_x_x38 ^ crc_beat_x_x39 ^ crc_beat_x_x42 ^ crc_beat_x_x50 ^ crc_beat_x_x51 ^ crc_beat_x_x65;
+    assign crc_beat_x_n1_81 = crc_beat_x_x9 ^ crc_beat_x_x15 ^ crc_beat_x_x30 ^ crc_beat_x_x39 ^ crc_beat_x_x41 ^ crc_beat_x_x62;
+    assign crc_beat_x_n1_82 = crc_beat_x_x8 ^ crc_beat_x_x15 ^ crc_beat_x_x20 ^ crc_beat_x_x38 ^ crc_beat_x_x40 ^ crc_beat_x_x44;
+    assign crc_beat_x_n1_83 = crc_beat_x_x64 ^ crc_beat_x_x71 ^ crc_beat_x_x74 ^ crc_beat_x_x77 ^ crc_beat_x_x78 ^ crc_beat_x_x80;
+    assign crc_beat_x_n1_84 = crc_beat_x_x6 ^ crc_beat_x_x22 ^ crc_beat_x_x38 ^ crc_beat_x_x39 ^ crc_beat_x_x64 ^ crc_beat_x_x80;
+    assign crc_beat_x_n1_85 = crc_beat_x_x1 ^ crc_beat_x_x5 ^ crc_beat_x_x7 ^ crc_beat_x_x23 ^ crc_beat_x_x31 ^ crc_beat_x_x33;
+    assign crc_beat_x_n1_86 = crc_beat_x_x37 ^ crc_beat_x_x39 ^ crc_beat_x_x55 ^ crc_beat_x_x63 ^ crc_beat_x_x69 ^ crc_beat_x_x76;
+    assign crc_beat_x_n1_87 = crc_beat_x_x2 ^ crc_beat_x_x12 ^ crc_beat_x_x17 ^ crc_beat_x_x19 ^ crc_beat_x_x20 ^ crc_beat_x_x30;
+    assign crc_beat_x_n1_88 = crc_beat_x_x34 ^ crc_beat_x_x49 ^ crc_beat_x_x51 ^ crc_beat_x_x52 ^ crc_beat_x_x62 ^ crc_beat_x_x66;
+    assign crc_beat_x_n1_89 = crc_beat_x_x71 ^ crc_beat_x_x72 ^ crc_beat_x_x77 ^ crc_beat_x_x82 ^ crc_beat_x_x90 ^ crc_beat_x_x91;
+    assign crc_beat_x_n1_90 = crc_beat_x_x0 ^ crc_beat_x_x11 ^ crc_beat_x_x12 ^ crc_beat_x_x32 ^ crc_beat_x_x43 ^ crc_beat_x_x64;
+    assign crc_beat_x_n1_91 = crc_beat_x_x72 ^ crc_beat_x_x73 ^ crc_beat_x_x78 ^ crc_beat_x_x83 ^ crc_beat_x_x85 ^ crc_beat_x_x87;
+    assign crc_beat_x_n1_92 = crc_beat_x_x7 ^ crc_beat_x_x39 ^ crc_beat_x_x44 ^ crc_beat_x_x71 ^ crc_beat_x_x72 ^ crc_beat_x_x73;
+    assign crc_beat_x_n1_93 = crc_beat_x_x20 ^ crc_beat_x_x25 ^ crc_beat_x_x52 ^ crc_beat_x_x57 ^ crc_beat_x_x73 ^ crc_beat_x_x81;
+    assign crc_beat_x_n1_94 = crc_beat_x_x24 ^ crc_beat_x_x44 ^ crc_beat_x_x56 ^ crc_beat_x_x66 ^ crc_beat_x_x67 ^ crc_beat_x_x74;
+    assign crc_beat_x_n1_95 = crc_beat_x_x4 ^ crc_beat_x_x25 ^ crc_beat_x_x26 ^ crc_beat_x_x36 ^ crc_beat_x_x39 ^ crc_beat_x_x57;
+    assign crc_beat_x_n1_96 = crc_beat_x_x58 ^ crc_beat_x_x64 ^ crc_beat_x_x70 ^ crc_beat_x_x76 ^ crc_beat_x_x78 ^ crc_beat_x_x81;
+    assign crc_beat_x_n1_97 = crc_beat_x_x65 ^ crc_beat_x_x69 ^ crc_beat_x_x71 ^ crc_beat_x_x79 ^ crc_beat_x_x87 ^ crc_beat_x_x89;
+    assign crc_beat_x_n1_98 = crc_beat_x_x0 ^ crc_beat_x_x5 ^ crc_beat_x_x10 ^ crc_beat_x_x17 ^ crc_beat_x_x32 ^ crc_beat_x_x37;
+    assign crc_beat_x_n1_99 = crc_beat_x_x42 ^ crc_beat_x_x49 ^ crc_beat_x_x67 ^ crc_beat_x_x71 ^ crc_beat_x_x82 ^ crc_beat_x_x89;
+    assign crc_beat_x_n1_100 = crc_beat_x_x16 ^ crc_beat_x_x18 ^ crc_beat_x_x48 ^ crc_beat_x_x50 ^ crc_beat_x_x65 ^ crc_beat_x_x69;
+
+    // level 2: 30 shared 6-input XOR nodes
+    (* keep *) wire crc_beat_x_n2_0;
+    (* keep *) wire crc_beat_x_n2_1;
+    (* keep *) wire crc_beat_x_n2_2;
+    (* keep *) wire crc_beat_x_n2_3;
+    (* keep *) wire crc_beat_x_n2_4;
+    (* keep *) wire crc_beat_x_n2_5;
+    (* keep *) wire crc_beat_x_n2_6;
+    (* keep *) wire crc_beat_x_n2_7;
+    (* keep *) wire crc_beat_x_n2_8;
+    (* keep *) wire crc_beat_x_n2_9;
+    (* keep *) wire crc_beat_x_n2_10;
+    (* keep *) wire crc_beat_x_n2_11;
+    (* keep *) wire crc_beat_x_n2_12;
+    (* keep *) wire crc_beat_x_n2_13;
+    (* keep *) wire crc_beat_x_n2_14;
+    (* keep *) wire crc_beat_x_n2_15;
+    (* keep *) wire crc_beat_x_n2_16;
+    (* keep *) wire crc_beat_x_n2_17;
+    (* keep *) wire crc_beat_x_n2_18;
+    (* keep *) wire crc_beat_x_n2_19;
+    (* keep *) wire crc_beat_x_n2_20;
+    (* keep *) wire crc_beat_x_n2_21;
+    (* keep *) wire crc_beat_x_n2_22;
+    (* keep *) wire crc_beat_x_n2_23;
+    (* keep *) wire crc_beat_x_n2_24;
+    (* keep *) wire crc_beat_x_n2_25;
+    (* keep *) wire crc_beat_x_n2_26;
+    (* keep *) wire crc_beat_x_n2_27;
+    (* keep *) wire crc_beat_x_n2_28;
+    (* keep *) wire crc_beat_x_n2_29;
+    assign crc_beat_x_n2_0 = crc_beat_x_x72 ^ crc_beat_x_x89;
+    assign crc_beat_x_n2_1 = crc_beat_x_x82 ^ crc_beat_x_n1_4;
+    assign crc_beat_x_n2_2 = crc_beat_x_x93 ^ crc_beat_x_n1_9;
+    assign crc_beat_x_n2_3 = crc_beat_x_x65 ^ crc_beat_x_x67 ^ crc_beat_x_x72 ^ crc_beat_x_x84 ^ crc_beat_x_x90 ^ crc_beat_x_n1_4;
+    assign crc_beat_x_n2_4 = crc_beat_x_x88 ^ crc_beat_x_n1_2 ^ crc_beat_x_n1_10 ^ crc_beat_x_n1_15 ^ crc_beat_x_n1_29 ^ crc_beat_x_n1_52;
+    assign crc_beat_x_n2_5 = crc_beat_x_x73 ^ crc_beat_x_x89 ^ crc_beat_x_n1_0 ^ crc_beat_x_n1_3 ^ crc_beat_x_n1_21 ^ crc_beat_x_n1_32;
+    assign crc_beat_x_n2_6 = crc_beat_x_x87 ^ crc_beat_x_x89 ^ crc_beat_x_x90 ^ crc_beat_x_x93 ^ crc_beat_x_n1_1 ^ crc_beat_x_n1_10;
+    assign crc_beat_x_n2_7 = crc_beat_x_n1_2 ^ crc_beat_x_n1_5 ^ crc_beat_x_n1_10 ^ crc_beat_x_n1_16 ^ crc_beat_x_n1_21 ^ crc_beat_x_n1_41;
+    assign crc_beat_x_n2_8 = crc_beat_x_x73 ^ crc_beat_x_x85 ^ crc_beat_x_x95 ^ crc_beat_x_n1_0 ^ crc_beat_x_n1_3 ^ crc_beat_x_n1_8;
+    assign crc_beat_x_n2_9 = crc_beat_x_x59 ^ crc_beat_x_x78 ^ crc_beat_x_x93 ^ crc_beat_x_n1_7 ^ crc_beat_x_n1_8 ^ crc_beat_x_n1_14;
+    assign crc_beat_x_n2_10 = crc_beat_x_x60 ^ crc_beat_x_x65 ^ crc_beat_x_x74 ^ crc_beat_x_x81 ^ crc_beat_x_n1_5 ^ crc_beat_x_n1_10;
+    assign crc_beat_x_n2_11 = crc_beat_x_x86 ^ crc_beat_x_x89 ^ crc_beat_x_x94 ^ crc_beat_x_x95 ^ crc_beat_x_n1_4 ^ crc_beat_x_n1_12;
+    assign crc_beat_x_n2_12 = crc_beat_x_x72 ^ crc_beat_x_x79 ^ crc_beat_x_n1_0 ^ crc_beat_x_n1_6 ^ crc_beat_x_n1_8 ^ crc_beat_x_n1_17;
+    assign crc_beat_x_n2_13 = crc_beat_x_x74 ^ crc_beat_x_x77 ^ crc_beat_x_x90 ^ crc_beat_x_n1_1 ^ crc_beat_x_n1_6 ^ crc_beat_x_n1_7;
+    assign crc_beat_x_n2_14 = crc_beat_x_x69 ^ crc_beat_x_x88 ^ crc_beat_x_x93 ^ crc_beat_x_n1_2 ^ crc_beat_x_n1_7 ^ crc_beat_x_n1_10;
+    assign crc_beat_x_n2_15 = crc_beat_x_x52 ^ crc_beat_x_x77 ^ crc_beat_x_x79 ^ crc_beat_x_x85 ^ crc_beat_x_n1_2 ^ crc_beat_x_n1_3;
+    assign crc_beat_x_n2_16 = crc_beat_x_x83 ^ crc_beat_x_x89 ^ crc_beat_x_x94 ^ crc_beat_x_x95 ^ crc_beat_x_n1_0 ^ crc_beat_x_n1_11;
+    assign crc_beat_x_n2_17 = crc_beat_x_x83 ^ crc_beat_x_x86 ^ crc_beat_x_x92 ^ crc_beat_x_n1_1 ^ crc_beat_x_n1_5 ^ crc_beat_x_n1_13;
+    assign crc_beat_x_n2_18 = crc_beat_x_x81 ^ crc_beat_x_x90 ^ crc_beat_x_x93 ^ crc_beat_x_n1_1 ^ crc_beat_x_n1_3 ^ crc_beat_x_n1_12;
+    assign crc_beat_x_n2_19 = crc_beat_x_x93 ^ crc_beat_x_x94 ^ crc_beat_x_n1_0 ^ crc_beat_x_n1_2 ^ crc_beat_x_n1_6 ^ crc_beat_x_n1_12;
+    assign crc_beat_x_n2_20 = crc_beat_x_x91 ^ crc_beat_x_x94 ^ crc_beat_x_x95 ^ crc_beat_x_n1_1 ^ crc_beat_x_n1_3 ^ crc_beat_x_n1_9;
+    assign crc_beat_x_n2_21 = crc_beat_x_x79 ^ crc_beat_x_x85 ^ crc_beat_x_x87 ^ crc_beat_x_n1_0 ^ crc_beat_x_n1_3 ^ crc_beat_x_n1_11;
+    assign crc_beat_x_n2_22 = crc_beat_x_x84 ^ crc_beat_x_x87 ^ crc_beat_x_x89 ^ crc_beat_x_n1_0 ^ crc_beat_x_n1_5 ^ crc_beat_x_n1_11;
+    assign crc_beat_x_n2_23 = crc_beat_x_x76 ^ crc_beat_x_x85 ^ crc_beat_x_x91 ^ crc_beat_x_x92 ^ crc_beat_x_n1_5 ^ crc_beat_x_n1_11;
+    assign crc_beat_x_n2_24 = crc_beat_x_x18 ^ crc_beat_x_x48 ^ crc_beat_x_x50 ^ crc_beat_x_x83 ^ crc_beat_x_x93 ^ crc_beat_x_n1_1;
+    assign crc_beat_x_n2_25 = crc_beat_x_n1_8 ^ crc_beat_x_n1_15 ^ crc_beat_x_n1_17 ^ crc_beat_x_n1_36 ^ crc_beat_x_n1_40 ^ crc_beat_x_n1_50;
+    assign crc_beat_x_n2_26 = crc_beat_x_x85 ^ crc_beat_x_x93 ^ crc_beat_x_x94 ^ crc_beat_x_n1_2 ^ crc_beat_x_n1_7 ^ crc_beat_x_n1_22;
+    assign crc_beat_x_n2_27 = crc_beat_x_x93 ^ crc_beat_x_x94 ^ crc_beat_x_n1_2 ^ crc_beat_x_n1_8 ^ crc_beat_x_n1_12 ^ crc_beat_x_n1_23;
+    assign crc_beat_x_n2_28 = crc_beat_x_x94 ^ crc_beat_x_n1_1 ^ crc_beat_x_n1_6 ^ crc_beat_x_n1_14 ^ crc_beat_x_n1_18 ^ crc_beat_x_n1_20;
+    assign crc_beat_x_n2_29 = crc_beat_x_x89 ^ crc_beat_x_n1_2 ^ crc_beat_x_n1_6 ^ crc_beat_x_n1_13 ^ crc_beat_x_n1_25 ^ crc_beat_x_n1_35;
+    assign crc_beat[0] = crc_beat_x_n1_28 ^ crc_beat_x_n1_51 ^ crc_beat_x_n1_13 ^ crc_beat_x_n1_46 ^ crc_beat_x_n1_22 ^ crc_beat_x_n2_3;
+    assign crc_beat[1] = crc_beat_x_n2_4 ^ crc_beat_x_n1_53 ^ crc_beat_x_n1_54;
+    assign crc_beat[2] = crc_beat_x_n1_55 ^ crc_beat_x_n1_38 ^ crc_beat_x_n1_56 ^ crc_beat_x_n2_5;
+    assign crc_beat[3] = crc_beat_x_n1_57 ^ crc_beat_x_n1_14 ^ crc_beat_x_n1_13 ^ crc_beat_x_n1_39 ^ crc_beat_x_n1_58 ^ crc_beat_x_n2_6;
+    assign crc_beat[4] = crc_beat_x_n1_59 ^ crc_beat_x_n2_7 ^ crc_beat_x_n1_60;
+    assign crc_beat[5] = crc_beat_x_n1_61 ^ crc_beat_x_n1_13 ^ crc_beat_x_n1_24 ^ crc_beat_x_n1_41 ^ crc_beat_x_n2_8 ^ crc_beat_x_n2_0;
+    assign crc_beat[6] = crc_beat_x_n1_30 ^ crc_beat_x_n1_62 ^ crc_beat_x_n1_17 ^ crc_beat_x_n1_39 ^ crc_beat_x_n2_9;
+    assign crc_beat[7] = crc_beat_x_n1_63 ^ crc_beat_x_n1_25 ^ crc_beat_x_n1_34 ^ crc_beat_x_n1_18 ^ crc_beat_x_n2_10 ^ crc_beat_x_n2_2;
+    assign crc_beat[8] = crc_beat_x_n1_16 ^ crc_beat_x_n1_64 ^ crc_beat_x_n1_38 ^ crc_beat_x_n1_18 ^ crc_beat_x_n1_65 ^ crc_beat_x_n2_11;
+    assign crc_beat[9] = crc_beat_x_n1_35 ^ crc_beat_x_n1_26 ^ crc_beat_x_n1_66 ^ crc_beat_x_n1_47 ^ crc_beat_x_n2_12;
+    assign crc_beat[10] = crc_beat_x_n1_14 ^ crc_beat_x_n1_19 ^ crc_beat_x_n1_23 ^ crc_beat_x_n1_29 ^ crc_beat_x_n1_67 ^ crc_beat_x_n1_68;
+    assign crc_beat[11] = crc_beat_x_n1_6 ^ crc_beat_x_n1_12 ^ crc_beat_x_n1_30 ^ crc_beat_x_n1_42 ^ crc_beat_x_n1_69 ^ crc_beat_x_n1_70;
+    assign crc_beat[12] = crc_beat_x_n1_1 ^ crc_beat_x_n1_20 ^ crc_beat_x_n1_36 ^ crc_beat_x_n1_46 ^ crc_beat_x_n1_48 ^ crc_beat_x_n1_71;
+    assign crc_beat[13] = crc_beat_x_n1_2 ^ crc_beat_x_n1_4 ^ crc_beat_x_n1_25 ^ crc_beat_x_n1_49 ^ crc_beat_x_n1_72 ^ crc_beat_x_n1_73;
+    assign crc_beat[14] = crc_beat_x_n1_8 ^ crc_beat_x_n1_22 ^ crc_beat_x_n1_26 ^ crc_beat_x_n1_43 ^ crc_beat_x_n1_74 ^ crc_beat_x_n1_75;
+    assign crc_beat[15] = crc_beat_x_n1_9 ^ crc_beat_x_n1_15 ^ crc_beat_x_n1_29 ^ crc_beat_x_n1_76 ^ crc_beat_x_n1_77 ^ crc_beat_x_n1_78;
+    assign crc_beat[16] = crc_beat_x_n1_79 ^ crc_beat_x_n1_24 ^ crc_beat_x_n1_80 ^ crc_beat_x_n1_48 ^ crc_beat_x_n2_13;
+    assign crc_beat[17] = crc_beat_x_n1_81 ^ crc_beat_x_n1_37 ^ crc_beat_x_n1_24 ^ crc_beat_x_n1_17 ^ crc_beat_x_n2_14 ^ crc_beat_x_n2_0;
+    assign crc_beat[18] = crc_beat_x_n1_28 ^ crc_beat_x_n1_82 ^ crc_beat_x_n1_11 ^ crc_beat_x_n2_15 ^ crc_beat_x_n1_43 ^ crc_beat_x_n1_49;
+    assign crc_beat[19] = crc_beat_x_n1_19 ^ crc_beat_x_n1_32 ^ crc_beat_x_n2_1 ^ crc_beat_x_n1_44 ^ crc_beat_x_n2_16 ^ crc_beat_x_n1_83;
+    assign crc_beat[20] = crc_beat_x_n1_26 ^ crc_beat_x_n1_84 ^ crc_beat_x_n1_18 ^ crc_beat_x_n1_42 ^ crc_beat_x_n1_47 ^ crc_beat_x_n2_17;
+    assign crc_beat[21] = crc_beat_x_n1_85 ^ crc_beat_x_n1_23 ^ crc_beat_x_n1_45 ^ crc_beat_x_n1_86 ^ crc_beat_x_n2_18;
+    assign crc_beat[22] = crc_beat_x_n1_87 ^ crc_beat_x_n1_20 ^ crc_beat_x_n1_88 ^ crc_beat_x_n2_19 ^ crc_beat_x_n1_89;
+    assign crc_beat[23] = crc_beat_x_n1_90 ^ crc_beat_x_n1_33 ^ crc_beat_x_n1_31 ^ crc_beat_x_n1_20 ^ crc_beat_x_n2_20 ^ crc_beat_x_n1_91;
+    assign crc_beat[24] = crc_beat_x_n1_31 ^ crc_beat_x_n1_40 ^ crc_beat_x_n1_92 ^ crc_beat_x_n2_21 ^ crc_beat_x_n1_21 ^ crc_beat_x_n2_2;
+    assign crc_beat[25] = crc_beat_x_n1_16 ^ crc_beat_x_n1_93 ^ crc_beat_x_n1_44 ^ crc_beat_x_n1_21 ^ crc_beat_x_n2_22;
+    assign crc_beat[26] = crc_beat_x_n1_19 ^ crc_beat_x_n1_50 ^ crc_beat_x_n2_1 ^ crc_beat_x_n1_94 ^ crc_beat_x_n1_27 ^ crc_beat_x_n2_23;
+    assign crc_beat[27] = crc_beat_x_n2_25 ^ crc_beat_x_n2_24;
+    assign crc_beat[28] = crc_beat_x_n1_95 ^ crc_beat_x_n1_33 ^ crc_beat_x_n1_34 ^ crc_beat_x_n2_26 ^ crc_beat_x_n1_96;
+    assign crc_beat[29] = crc_beat_x_n1_37 ^ crc_beat_x_n1_27 ^ crc_beat_x_n2_27 ^ crc_beat_x_n1_97;
+    assign crc_beat[30] = crc_beat_x_n1_98 ^ crc_beat_x_n2_28 ^ crc_beat_x_n1_27 ^ crc_beat_x_n1_99;
+    assign crc_beat[31] = crc_beat_x_n1_100 ^ crc_beat_x_n2_29 ^ crc_beat_x_n1_45;
+    wire [31:0] ecrc_syn; // ECRC syndrome if the arriving beat ends an EE packet
+
+    // the 96 input columns the network reads, one wire each
+    wire ecrc_syn_x_x0;
+    wire ecrc_syn_x_x1;
+    wire ecrc_syn_x_x2;
+    wire ecrc_syn_x_x3;
+    wire ecrc_syn_x_x4;
+    wire ecrc_syn_x_x5;
+    wire ecrc_syn_x_x6;
+    wire ecrc_syn_x_x7;
+    wire ecrc_syn_x_x8;
+    wire ecrc_syn_x_x9;
+    wire ecrc_syn_x_x10;
+    wire ecrc_syn_x_x11;
+    wire ecrc_syn_x_x12;
+    wire ecrc_syn_x_x13;
+    wire ecrc_syn_x_x14;
+    wire ecrc_syn_x_x15;
+    wire ecrc_syn_x_x16;
+    wire ecrc_syn_x_x17;
+    wire ecrc_syn_x_x18;
+    wire ecrc_syn_x_x19;
+    wire ecrc_syn_x_x20;
+    wire ecrc_syn_x_x21;
+    wire ecrc_syn_x_x22;
+    wire ecrc_syn_x_x23;
+    wire ecrc_syn_x_x24;
+    wire ecrc_syn_x_x25;
+    wire ecrc_syn_x_x26;
+    wire ecrc_syn_x_x27;
+    wire ecrc_syn_x_x28;
+    wire ecrc_syn_x_x29;
+    wire ecrc_syn_x_x30;
+    wire ecrc_syn_x_x31;
+    wire ecrc_syn_x_x32;
+    wire ecrc_syn_x_x33;
+    wire ecrc_syn_x_x34;
+    wire ecrc_syn_x_x35;
+    wire ecrc_syn_x_x36;
+    wire ecrc_syn_x_x37;
+    wire ecrc_syn_x_x38;
+    wire ecrc_syn_x_x39;
+    wire ecrc_syn_x_x40;
+    wire ecrc_syn_x_x41;
+    wire ecrc_syn_x_x42;
+    wire ecrc_syn_x_x43;
+    wire ecrc_syn_x_x44;
+    wire ecrc_syn_x_x45;
+    wire ecrc_syn_x_x46;
+    wire ecrc_syn_x_x47;
+    wire ecrc_syn_x_x48;
+    wire ecrc_syn_x_x49;
+    wire ecrc_syn_x_x50;
+    wire ecrc_syn_x_x51;
+    wire ecrc_syn_x_x52;
+    wire ecrc_syn_x_x53;
+    wire ecrc_syn_x_x54;
+    wire ecrc_syn_x_x55;
+    wire ecrc_syn_x_x56;
+    wire ecrc_syn_x_x57;
+    wire ecrc_syn_x_x58;
+    wire ecrc_syn_x_x59;
+    wire ecrc_syn_x_x60;
+    wire ecrc_syn_x_x61;
+    wire ecrc_syn_x_x62;
+    wire ecrc_syn_x_x63;
+    wire ecrc_syn_x_x64;
+    wire ecrc_syn_x_x65;
+    wire ecrc_syn_x_x66;
+    wire ecrc_syn_x_x67;
+    wire ecrc_syn_x_x68;
+    wire ecrc_syn_x_x69;
+    wire ecrc_syn_x_x70;
+    wire ecrc_syn_x_x71;
+    wire ecrc_syn_x_x72;
+    wire ecrc_syn_x_x73;
+    wire ecrc_syn_x_x74;
+    wire ecrc_syn_x_x75;
+    wire ecrc_syn_x_x76;
+    wire ecrc_syn_x_x77;
+    wire ecrc_syn_x_x78;
+    wire ecrc_syn_x_x79;
+    wire ecrc_syn_x_x80;
+    wire ecrc_syn_x_x81;
+    wire ecrc_syn_x_x82;
+    wire ecrc_syn_x_x83;
+    wire ecrc_syn_x_x84;
+    wire ecrc_syn_x_x85;
+    wire ecrc_syn_x_x86;
+    wire ecrc_syn_x_x87;
+    wire ecrc_syn_x_x88;
+    wire ecrc_syn_x_x89;
+    wire ecrc_syn_x_x90;
+    wire ecrc_syn_x_x91;
+    wire ecrc_syn_x_x92;
+    wire ecrc_syn_x_x93;
+    wire ecrc_syn_x_x94;
+    wire ecrc_syn_x_x95;
+    assign ecrc_syn_x_x0 = crc_beat_in[0];
+    assign ecrc_syn_x_x1 = crc_beat_in[1];
+    assign ecrc_syn_x_x2 = crc_beat_in[2];
+    assign ecrc_syn_x_x3 = crc_beat_in[3];
+    assign ecrc_syn_x_x4 = crc_beat_in[4];
+    assign ecrc_syn_x_x5 = crc_beat_in[5];
+    assign ecrc_syn_x_x6 = crc_beat_in[6];
+    assign ecrc_syn_x_x7 = crc_beat_in[7];
+    assign ecrc_syn_x_x8 = crc_beat_in[8];
+    assign ecrc_syn_x_x9 = crc_beat_in[9];
+    assign ecrc_syn_x_x10 = crc_beat_in[10];
+    assign ecrc_syn_x_x11 = crc_beat_in[11];
+    assign ecrc_syn_x_x12 = crc_beat_in[12];
+    assign ecrc_syn_x_x13 = crc_beat_in[13];
+    assign ecrc_syn_x_x14 = crc_beat_in[14];
+    assign ecrc_syn_x_x15 = crc_beat_in[15];
+    assign ecrc_syn_x_x16 = crc_beat_in[16];
+    assign ecrc_syn_x_x17 = crc_beat_in[17];
+    assign ecrc_syn_x_x18 = crc_beat_in[18];
+    assign ecrc_syn_x_x19 = crc_beat_in[19];
+    assign ecrc_syn_x_x20 = crc_beat_in[20];
+    assign ecrc_syn_x_x21 = crc_beat_in[21];
+    assign ecrc_syn_x_x22 = crc_beat_in[22];
+    assign ecrc_syn_x_x23 = crc_beat_in[23];
+    assign ecrc_syn_x_x24 = crc_beat_in[24];
+    assign ecrc_syn_x_x25 = crc_beat_in[25];
+    assign ecrc_syn_x_x26 = crc_beat_in[26];
+    assign ecrc_syn_x_x27 = crc_beat_in[27];
+    assign ecrc_syn_x_x28 = crc_beat_in[28];
+    assign ecrc_syn_x_x29 = crc_beat_in[29];
+    assign ecrc_syn_x_x30 = crc_beat_in[30];
+    assign ecrc_syn_x_x31 = crc_beat_in[31];
+    assign ecrc_syn_x_x32 = crc_beat_in[32];
+    assign ecrc_syn_x_x33 = crc_beat_in[33];
+    assign ecrc_syn_x_x34 = crc_beat_in[34];
+    assign ecrc_syn_x_x35 = crc_beat_in[35];
+    assign ecrc_syn_x_x36 = crc_beat_in[36];
+    assign ecrc_syn_x_x37 = crc_beat_in[37];
+    assign ecrc_syn_x_x38 = crc_beat_in[38];
+    assign ecrc_syn_x_x39 = crc_beat_in[39];
+    assign ecrc_syn_x_x40 = crc_beat_in[40];
+    assign ecrc_syn_x_x41 = crc_beat_in[41];
+    assign ecrc_syn_x_x42 = crc_beat_in[42];
+    assign ecrc_syn_x_x43 = crc_beat_in[43];
+    assign ecrc_syn_x_x44 = crc_beat_in[44];
+    assign ecrc_syn_x_x45 = crc_beat_in[45];
+    assign ecrc_syn_x_x46 = crc_beat_in[46];
+    assign ecrc_syn_x_x47 = crc_beat_in[47];
+    assign ecrc_syn_x_x48 = crc_beat_in[48];
+    assign ecrc_syn_x_x49 = crc_beat_in[49];
+    assign ecrc_syn_x_x50 = crc_beat_in[50];
+    assign ecrc_syn_x_x51 = crc_beat_in[51];
+    assign ecrc_syn_x_x52 = crc_beat_in[52];
+    assign ecrc_syn_x_x53 = crc_beat_in[53];
+    assign ecrc_syn_x_x54 = crc_beat_in[54];
+    assign ecrc_syn_x_x55 = crc_beat_in[55];
+    assign ecrc_syn_x_x56 = crc_beat_in[56];
+    assign ecrc_syn_x_x57 = crc_beat_in[57];
+    assign ecrc_syn_x_x58 = crc_beat_in[58];
+    assign ecrc_syn_x_x59 = crc_beat_in[59];
+    assign ecrc_syn_x_x60 = crc_beat_in[60];
+    assign ecrc_syn_x_x61 = crc_beat_in[61];
+    assign ecrc_syn_x_x62 = crc_beat_in[62];
+    assign ecrc_syn_x_x63 = crc_beat_in[63];
+    assign ecrc_syn_x_x64 = crc_beat_in[64];
+    assign ecrc_syn_x_x65 = crc_beat_in[65];
+    assign ecrc_syn_x_x66 = crc_beat_in[66];
+    assign ecrc_syn_x_x67 = crc_beat_in[67];
+    assign ecrc_syn_x_x68 = crc_beat_in[68];
+    assign ecrc_syn_x_x69 = crc_beat_in[69];
+    assign ecrc_syn_x_x70 = crc_beat_in[70];
+    assign ecrc_syn_x_x71 = crc_beat_in[71];
+    assign ecrc_syn_x_x72 = crc_beat_in[72];
+    assign ecrc_syn_x_x73 = crc_beat_in[73];
+    assign ecrc_syn_x_x74 = crc_beat_in[74];
+    assign ecrc_syn_x_x75 = crc_beat_in[75];
+    assign ecrc_syn_x_x76 = crc_beat_in[76];
+    assign ecrc_syn_x_x77 = crc_beat_in[77];
+    assign ecrc_syn_x_x78 = crc_beat_in[78];
+    assign ecrc_syn_x_x79 = crc_beat_in[79];
+    assign ecrc_syn_x_x80 = crc_beat_in[80];
+    assign ecrc_syn_x_x81 = crc_beat_in[81];
+    assign ecrc_syn_x_x82 = crc_beat_in[82];
+    assign ecrc_syn_x_x83 = crc_beat_in[83];
+    assign ecrc_syn_x_x84 = crc_beat_in[84];
+    assign ecrc_syn_x_x85 = crc_beat_in[85];
+    assign ecrc_syn_x_x86 = crc_beat_in[86];
+    assign ecrc_syn_x_x87 = crc_beat_in[87];
+    assign ecrc_syn_x_x88 = crc_beat_in[88];
+    assign ecrc_syn_x_x89 = crc_beat_in[89];
+    assign ecrc_syn_x_x90 = crc_beat_in[90];
+    assign ecrc_syn_x_x91 = crc_beat_in[91];
+    assign ecrc_syn_x_x92 = crc_beat_in[92];
+    assign ecrc_syn_x_x93 = crc_beat_in[93];
+    assign ecrc_syn_x_x94 = crc_beat_in[94];
+    assign ecrc_syn_x_x95 = crc_beat_in[95];
+
+    // level 1: 75 shared 6-input XOR nodes
+    (* keep *) wire ecrc_syn_x_n1_0;
+    (* keep *) wire ecrc_syn_x_n1_1;
+    (* keep *) wire ecrc_syn_x_n1_2;
+    (* keep *) wire ecrc_syn_x_n1_3;
+    (* keep *) wire ecrc_syn_x_n1_4;
+    (* keep *) wire ecrc_syn_x_n1_5;
+    (* keep *) wire ecrc_syn_x_n1_6;
+    (* keep *) wire ecrc_syn_x_n1_7;
+    (* keep *) wire ecrc_syn_x_n1_8;
+    (* keep *) wire ecrc_syn_x_n1_9;
+    (* keep *) wire ecrc_syn_x_n1_10;
+    (* keep *) wire ecrc_syn_x_n1_11;
+    (* keep *) wire ecrc_syn_x_n1_12;
+    (* keep *) wire ecrc_syn_x_n1_13;
+    (* keep *) wire ecrc_syn_x_n1_14;
+    (* keep *) wire ecrc_syn_x_n1_15;
+    (* keep *) wire ecrc_syn_x_n1_16;
+    (* keep *) wire ecrc_syn_x_n1_17;
+    (* keep *) wire ecrc_syn_x_n1_18;
+    (* keep *) wire ecrc_syn_x_n1_19;
+    (* keep *) wire ecrc_syn_x_n1_20;
+    (* keep *) wire ecrc_syn_x_n1_21;
+    (* keep *) wire ecrc_syn_x_n1_22;
+    (* keep *) wire ecrc_syn_x_n1_23;
+    (* keep *) wire ecrc_syn_x_n1_24;
+    (* keep *) wire ecrc_syn_x_n1_25;
+    (* keep *) wire ecrc_syn_x_n1_26;
+    (* keep *) wire ecrc_syn_x_n1_27;
+    (* keep *) wire ecrc_syn_x_n1_28;
+    (* keep *) wire ecrc_syn_x_n1_29;
+    (* keep *) wire ecrc_syn_x_n1_30;
+    (* keep *) wire ecrc_syn_x_n1_31;
+    (* keep *) wire ecrc_syn_x_n1_32;
+    (* keep *) wire ecrc_syn_x_n1_33;
+    (* keep *) wire ecrc_syn_x_n1_34;
+    (* keep *) wire ecrc_syn_x_n1_35;
+    (* keep *) wire ecrc_syn_x_n1_36;
+    (* keep *) wire ecrc_syn_x_n1_37;
+    (* keep *) wire ecrc_syn_x_n1_38;
+    (* keep *) wire ecrc_syn_x_n1_39;
+    (* keep *) wire ecrc_syn_x_n1_40;
+    (* keep *) wire ecrc_syn_x_n1_41;
+    (* keep *) wire ecrc_syn_x_n1_42;
+    (* keep *) wire ecrc_syn_x_n1_43;
+    (* keep *) wire ecrc_syn_x_n1_44;
+    (* keep *) wire ecrc_syn_x_n1_45;
+    (* keep *) wire ecrc_syn_x_n1_46;
+    (* keep *) wire ecrc_syn_x_n1_47;
+    (* keep *) wire ecrc_syn_x_n1_48;
+    (* keep *) wire ecrc_syn_x_n1_49;
+    (* keep *) wire ecrc_syn_x_n1_50;
+    (* keep *) wire ecrc_syn_x_n1_51;
+    (* keep *) wire ecrc_syn_x_n1_52;
+    (* keep *) wire ecrc_syn_x_n1_53;
+    (* keep *) wire ecrc_syn_x_n1_54;
+    (* keep *) wire ecrc_syn_x_n1_55;
+    (* keep *) wire ecrc_syn_x_n1_56;
+    (* keep *) wire ecrc_syn_x_n1_57;
+    (* keep *) wire ecrc_syn_x_n1_58;
+    (* keep *) wire ecrc_syn_x_n1_59;
+    (* keep *) wire ecrc_syn_x_n1_60;
+    (* keep *) wire ecrc_syn_x_n1_61;
+    (* keep *) wire ecrc_syn_x_n1_62;
+    (* keep *) wire ecrc_syn_x_n1_63;
+    (* keep *) wire ecrc_syn_x_n1_64;
+    (* keep *) wire ecrc_syn_x_n1_65;
+    (* keep *) wire ecrc_syn_x_n1_66;
+    (* keep *) wire ecrc_syn_x_n1_67;
+    (* keep *) wire ecrc_syn_x_n1_68;
+    (* keep *) wire ecrc_syn_x_n1_69;
+    (* keep *) wire ecrc_syn_x_n1_70;
+    (* keep *) wire ecrc_syn_x_n1_71;
+    (* keep *) wire ecrc_syn_x_n1_72;
+    (* keep *) wire ecrc_syn_x_n1_73;
+    (* keep *) wire ecrc_syn_x_n1_74;
+    assign ecrc_syn_x_n1_0 = ecrc_syn_x_x0 ^ ecrc_syn_x_x22 ^ ecrc_syn_x_x32 ^ ecrc_syn_x_x54 ^ ecrc_syn_x_x4;
+    assign ecrc_syn_x_n1_1 = ecrc_syn_x_x34 ^ ecrc_syn_x_x51 ^ ecrc_syn_x_x39 ^ ecrc_syn_x_x2 ^ ecrc_syn_x_x7;
+    assign ecrc_syn_x_n1_2 = ecrc_syn_x_x23 ^ ecrc_syn_x_x48 ^ ecrc_syn_x_x16 ^ ecrc_syn_x_x55 ^ ecrc_syn_x_x28 ^ ecrc_syn_x_x60;
+    assign ecrc_syn_x_n1_3 = ecrc_syn_x_x49 ^ ecrc_syn_x_x61 ^ ecrc_syn_x_x17 ^ ecrc_syn_x_x29 ^ ecrc_syn_x_x24 ^ ecrc_syn_x_x56;
+    assign ecrc_syn_x_n1_4 = ecrc_syn_x_x57 ^ ecrc_syn_x_x62 ^ ecrc_syn_x_x25 ^ ecrc_syn_x_x30 ^ ecrc_syn_x_x50 ^ ecrc_syn_x_x18;
+    assign ecrc_syn_x_n1_5 = ecrc_syn_x_x10 ^ ecrc_syn_x_x59 ^ ecrc_syn_x_x42 ^ ecrc_syn_x_x27 ^ ecrc_syn_x_x26 ^ ecrc_syn_x_x58;
+    assign ecrc_syn_x_n1_6 = ecrc_syn_x_x31 ^ ecrc_syn_x_x47 ^ ecrc_syn_x_x63 ^ ecrc_syn_x_x15 ^ ecrc_syn_x_x5 ^ ecrc_syn_x_x37;
+    assign ecrc_syn_x_n1_7 = ecrc_syn_x_x6 ^ ecrc_syn_x_x42 ^ ecrc_syn_x_x3 ^ ecrc_syn_x_x35 ^ ecrc_syn_x_x10;
+    assign ecrc_syn_x_n1_8 = ecrc_syn_x_x9 ^ ecrc_syn_x_x53 ^ ecrc_syn_x_x21 ^ ecrc_syn_x_x41 ^ ecrc_syn_x_x3 ^ ecrc_syn_x_x35;
+    assign ecrc_syn_x_n1_9 = ecrc_syn_x_x13 ^ ecrc_syn_x_x45 ^ ecrc_syn_x_x6 ^ ecrc_syn_x_x12 ^ ecrc_syn_x_x0 ^ ecrc_syn_x_x44;
+    assign ecrc_syn_x_n1_10 = ecrc_syn_x_x2 ^ ecrc_syn_x_x52 ^ ecrc_syn_x_x34 ^ ecrc_syn_x_x20 ^ ecrc_syn_x_x43 ^ ecrc_syn_x_x11;
+    assign ecrc_syn_x_n1_11 = ecrc_syn_x_x25 ^ ecrc_syn_x_x37 ^ ecrc_syn_x_x5 ^ ecrc_syn_x_x57 ^ ecrc_syn_x_x8 ^ ecrc_syn_x_x40;
+    assign ecrc_syn_x_n1_12 = ecrc_syn_x_x7 ^ ecrc_syn_x_x24 ^ ecrc_syn_x_x39 ^ ecrc_syn_x_x56 ^ ecrc_syn_x_x36 ^ ecrc_syn_x_x4;
+    assign ecrc_syn_x_n1_13 = ecrc_syn_x_x23 ^ ecrc_syn_x_x40 ^ ecrc_syn_x_x51 ^ ecrc_syn_x_x55 ^ ecrc_syn_x_x8 ^ ecrc_syn_x_x33;
+    assign ecrc_syn_x_n1_14 = ecrc_syn_x_x46 ^ ecrc_syn_x_x63 ^ ecrc_syn_x_x31 ^ ecrc_syn_x_x19 ^ ecrc_syn_x_x14 ^ ecrc_syn_x_x33;
+    assign ecrc_syn_x_n1_15 = ecrc_syn_x_x13 ^ ecrc_syn_x_x33 ^ ecrc_syn_x_x1 ^ ecrc_syn_x_x45 ^ ecrc_syn_x_x43 ^ ecrc_syn_x_x11;
+    assign ecrc_syn_x_n1_16 = ecrc_syn_x_x1 ^ ecrc_syn_x_x25 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x57 ^ ecrc_syn_x_x33 ^ ecrc_syn_x_x19;
+    assign ecrc_syn_x_n1_17 = ecrc_syn_x_x7 ^ ecrc_syn_x_x28 ^ ecrc_syn_x_x60 ^ ecrc_syn_x_x11 ^ ecrc_syn_x_x43 ^ ecrc_syn_x_x39;
+    assign ecrc_syn_x_n1_18 = ecrc_syn_x_x52 ^ ecrc_syn_x_x61 ^ ecrc_syn_x_x20 ^ ecrc_syn_x_x29 ^ ecrc_syn_x_x27 ^ ecrc_syn_x_x59;
+    assign ecrc_syn_x_n1_19 = ecrc_syn_x_x26 ^ ecrc_syn_x_x58 ^ ecrc_syn_x_x36 ^ ecrc_syn_x_x9 ^ ecrc_syn_x_x41;
+    assign ecrc_syn_x_n1_20 = ecrc_syn_x_x3 ^ ecrc_syn_x_x44 ^ ecrc_syn_x_x2 ^ ecrc_syn_x_x34 ^ ecrc_syn_x_x12 ^ ecrc_syn_x_x35;
+    assign ecrc_syn_x_n1_21 = ecrc_syn_x_x9 ^ ecrc_syn_x_x34 ^ ecrc_syn_x_x2 ^ ecrc_syn_x_x41 ^ ecrc_syn_x_x46 ^ ecrc_syn_x_x14;
+    assign ecrc_syn_x_n1_22 = ecrc_syn_x_x36 ^ ecrc_syn_x_x53 ^ ecrc_syn_x_x21 ^ ecrc_syn_x_x14 ^ ecrc_syn_x_x4 ^ ecrc_syn_x_x62;
+    assign ecrc_syn_x_n1_23 = ecrc_syn_x_x6 ^ ecrc_syn_x_x48 ^ ecrc_syn_x_x16 ^ ecrc_syn_x_x36 ^ ecrc_syn_x_x3 ^ ecrc_syn_x_x35;
+    assign ecrc_syn_x_n1_24 = ecrc_syn_x_x19 ^ ecrc_syn_x_x27 ^ ecrc_syn_x_x59 ^ ecrc_syn_x_x14 ^ ecrc_syn_x_x46 ^ ecrc_syn_x_x38;
+    assign ecrc_syn_x_n1_25 = ecrc_syn_x_x18 ^ ecrc_syn_x_x26 ^ ecrc_syn_x_x58 ^ ecrc_syn_x_x50 ^ ecrc_syn_x_x45 ^ ecrc_syn_x_x13;
+    assign ecrc_syn_x_n1_26 = ecrc_syn_x_x1 ^ ecrc_syn_x_x20 ^ ecrc_syn_x_x26 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x52 ^ ecrc_syn_x_x58;
+    assign ecrc_syn_x_n1_27 = ecrc_syn_x_x1 ^ ecrc_syn_x_x4 ^ ecrc_syn_x_x5 ^ ecrc_syn_x_x17 ^ ecrc_syn_x_x24 ^ ecrc_syn_x_x27;
+    assign ecrc_syn_x_n1_28 = ecrc_syn_x_x36 ^ ecrc_syn_x_x37 ^ ecrc_syn_x_x49 ^ ecrc_syn_x_x56 ^ ecrc_syn_x_x59 ^ ecrc_syn_x_x65;
+    assign ecrc_syn_x_n1_29 = ecrc_syn_x_x2 ^ ecrc_syn_x_x9 ^ ecrc_syn_x_x18 ^ ecrc_syn_x_x24 ^ ecrc_syn_x_x28 ^ ecrc_syn_x_x34;
+    assign ecrc_syn_x_n1_30 = ecrc_syn_x_x36 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x41 ^ ecrc_syn_x_x50 ^ ecrc_syn_x_x56 ^ ecrc_syn_x_x60;
+    assign ecrc_syn_x_n1_31 = ecrc_syn_x_x4 ^ ecrc_syn_x_x5 ^ ecrc_syn_x_x7 ^ ecrc_syn_x_x11 ^ ecrc_syn_x_x23 ^ ecrc_syn_x_x29;
+    assign ecrc_syn_x_n1_32 = ecrc_syn_x_x37 ^ ecrc_syn_x_x39 ^ ecrc_syn_x_x43 ^ ecrc_syn_x_x51 ^ ecrc_syn_x_x55 ^ ecrc_syn_x_x61;
+    assign ecrc_syn_x_n1_33 = ecrc_syn_x_x5 ^ ecrc_syn_x_x6 ^ ecrc_syn_x_x8 ^ ecrc_syn_x_x12 ^ ecrc_syn_x_x30 ^ ecrc_syn_x_x37;
+    assign ecrc_syn_x_n1_34 = ecrc_syn_x_x38 ^ ecrc_syn_x_x40 ^ ecrc_syn_x_x44 ^ ecrc_syn_x_x62 ^ ecrc_syn_x_x68;
+    assign ecrc_syn_x_n1_35 = ecrc_syn_x_x27 ^ ecrc_syn_x_x31 ^ ecrc_syn_x_x32 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x59 ^ ecrc_syn_x_x63;
+    assign ecrc_syn_x_n1_36 = ecrc_syn_x_x20 ^ ecrc_syn_x_x29 ^ ecrc_syn_x_x32 ^ ecrc_syn_x_x52 ^ ecrc_syn_x_x61 ^ ecrc_syn_x_x70;
+    assign ecrc_syn_x_n1_37 = ecrc_syn_x_x6 ^ ecrc_syn_x_x15 ^ ecrc_syn_x_x30 ^ ecrc_syn_x_x46 ^ ecrc_syn_x_x47 ^ ecrc_syn_x_x71;
+    assign ecrc_syn_x_n1_38 = ecrc_syn_x_x2 ^ ecrc_syn_x_x11 ^ ecrc_syn_x_x12 ^ ecrc_syn_x_x14 ^ ecrc_syn_x_x16 ^ ecrc_syn_x_x34;
+    assign ecrc_syn_x_n1_39 = ecrc_syn_x_x36 ^ ecrc_syn_x_x43 ^ ecrc_syn_x_x44 ^ ecrc_syn_x_x46 ^ ecrc_syn_x_x48 ^ ecrc_syn_x_x72;
+    assign ecrc_syn_x_n1_40 = ecrc_syn_x_x8 ^ ecrc_syn_x_x12 ^ ecrc_syn_x_x13 ^ ecrc_syn_x_x17 ^ ecrc_syn_x_x19 ^ ecrc_syn_x_x20;
+    assign ecrc_syn_x_n1_41 = ecrc_syn_x_x36 ^ ecrc_syn_x_x40 ^ ecrc_syn_x_x44 ^ ecrc_syn_x_x45 ^ ecrc_syn_x_x49 ^ ecrc_syn_x_x52;
+    assign ecrc_syn_x_n1_42 = ecrc_syn_x_x5 ^ ecrc_syn_x_x7 ^ ecrc_syn_x_x21 ^ ecrc_syn_x_x36 ^ ecrc_syn_x_x37 ^ ecrc_syn_x_x39;
+    assign ecrc_syn_x_n1_43 = ecrc_syn_x_x1 ^ ecrc_syn_x_x5 ^ ecrc_syn_x_x15 ^ ecrc_syn_x_x22 ^ ecrc_syn_x_x37 ^ ecrc_syn_x_x47;
+    assign ecrc_syn_x_n1_44 = ecrc_syn_x_x6 ^ ecrc_syn_x_x9 ^ ecrc_syn_x_x15 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x41 ^ ecrc_syn_x_x47;
+    assign ecrc_syn_x_n1_45 = ecrc_syn_x_x6 ^ ecrc_syn_x_x0 ^ ecrc_syn_x_x7 ^ ecrc_syn_x_x12 ^ ecrc_syn_x_x16 ^ ecrc_syn_x_x21;
+    assign ecrc_syn_x_n1_46 = ecrc_syn_x_x32 ^ ecrc_syn_x_x39 ^ ecrc_syn_x_x44 ^ ecrc_syn_x_x48 ^ ecrc_syn_x_x53 ^ ecrc_syn_x_x77;
+    assign ecrc_syn_x_n1_47 = ecrc_syn_x_x6 ^ ecrc_syn_x_x8 ^ ecrc_syn_x_x17 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x40 ^ ecrc_syn_x_x49;
+    assign ecrc_syn_x_n1_48 = ecrc_syn_x_x1 ^ ecrc_syn_x_x5 ^ ecrc_syn_x_x9 ^ ecrc_syn_x_x12 ^ ecrc_syn_x_x18 ^ ecrc_syn_x_x23;
+    assign ecrc_syn_x_n1_49 = ecrc_syn_x_x37 ^ ecrc_syn_x_x41 ^ ecrc_syn_x_x44 ^ ecrc_syn_x_x50 ^ ecrc_syn_x_x55 ^ ecrc_syn_x_x79;
+    assign ecrc_syn_x_n1_50 = ecrc_syn_x_x15 ^ ecrc_syn_x_x19 ^ ecrc_syn_x_x22 ^ ecrc_syn_x_x47 ^ ecrc_syn_x_x51 ^ ecrc_syn_x_x54;
+    assign ecrc_syn_x_n1_51 = ecrc_syn_x_x12 ^ ecrc_syn_x_x14 ^ ecrc_syn_x_x27 ^ ecrc_syn_x_x44 ^ ecrc_syn_x_x46 ^ ecrc_syn_x_x59;
+    assign ecrc_syn_x_n1_52 = ecrc_syn_x_x15 ^ ecrc_syn_x_x26 ^ ecrc_syn_x_x28 ^ ecrc_syn_x_x32 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x47;
+    assign ecrc_syn_x_n1_53 = ecrc_syn_x_x58 ^ ecrc_syn_x_x60 ^ ecrc_syn_x_x82;
+    assign ecrc_syn_x_n1_54 = ecrc_syn_x_x1 ^ ecrc_syn_x_x7 ^ ecrc_syn_x_x13 ^ ecrc_syn_x_x16 ^ ecrc_syn_x_x29 ^ ecrc_syn_x_x36;
+    assign ecrc_syn_x_n1_55 = ecrc_syn_x_x39 ^ ecrc_syn_x_x45 ^ ecrc_syn_x_x48 ^ ecrc_syn_x_x51 ^ ecrc_syn_x_x61 ^ ecrc_syn_x_x83;
+    assign ecrc_syn_x_n1_56 = ecrc_syn_x_x17 ^ ecrc_syn_x_x30 ^ ecrc_syn_x_x49 ^ ecrc_syn_x_x51 ^ ecrc_syn_x_x62 ^ ecrc_syn_x_x84;
+    assign ecrc_syn_x_n1_57 = ecrc_syn_x_x4 ^ ecrc_syn_x_x17 ^ ecrc_syn_x_x18 ^ ecrc_syn_x_x26 ^ ecrc_syn_x_x28 ^ ecrc_syn_x_x29;
+    assign ecrc_syn_x_n1_58 = ecrc_syn_x_x49 ^ ecrc_syn_x_x50 ^ ecrc_syn_x_x58 ^ ecrc_syn_x_x60 ^ ecrc_syn_x_x61 ^ ecrc_syn_x_x85;
+    assign ecrc_syn_x_n1_59 = ecrc_syn_x_x8 ^ ecrc_syn_x_x19 ^ ecrc_syn_x_x22 ^ ecrc_syn_x_x30 ^ ecrc_syn_x_x40 ^ ecrc_syn_x_x54;
+    assign ecrc_syn_x_n1_60 = ecrc_syn_x_x0 ^ ecrc_syn_x_x20 ^ ecrc_syn_x_x27 ^ ecrc_syn_x_x28 ^ ecrc_syn_x_x30 ^ ecrc_syn_x_x32;
+    assign ecrc_syn_x_n1_61 = ecrc_syn_x_x52 ^ ecrc_syn_x_x59 ^ ecrc_syn_x_x60 ^ ecrc_syn_x_x62 ^ ecrc_syn_x_x87;
+    assign ecrc_syn_x_n1_62 = ecrc_syn_x_x51 ^ ecrc_syn_x_x6 ^ ecrc_syn_x_x8 ^ ecrc_syn_x_x10 ^ ecrc_syn_x_x15 ^ ecrc_syn_x_x24;
+    assign ecrc_syn_x_n1_63 = ecrc_syn_x_x26 ^ ecrc_syn_x_x29 ^ ecrc_syn_x_x31 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x40 ^ ecrc_syn_x_x42;
+    assign ecrc_syn_x_n1_64 = ecrc_syn_x_x47 ^ ecrc_syn_x_x56 ^ ecrc_syn_x_x58 ^ ecrc_syn_x_x61 ^ ecrc_syn_x_x63 ^ ecrc_syn_x_x88;
+    assign ecrc_syn_x_n1_65 = ecrc_syn_x_x1 ^ ecrc_syn_x_x6 ^ ecrc_syn_x_x9 ^ ecrc_syn_x_x23 ^ ecrc_syn_x_x25 ^ ecrc_syn_x_x30;
+    assign ecrc_syn_x_n1_66 = ecrc_syn_x_x33 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x41 ^ ecrc_syn_x_x55 ^ ecrc_syn_x_x57 ^ ecrc_syn_x_x62;
+    assign ecrc_syn_x_n1_67 = ecrc_syn_x_x21 ^ ecrc_syn_x_x24 ^ ecrc_syn_x_x31 ^ ecrc_syn_x_x53 ^ ecrc_syn_x_x56 ^ ecrc_syn_x_x63;
+    assign ecrc_syn_x_n1_68 = ecrc_syn_x_x11 ^ ecrc_syn_x_x31 ^ ecrc_syn_x_x32 ^ ecrc_syn_x_x43 ^ ecrc_syn_x_x63 ^ ecrc_syn_x_x91;
+    assign ecrc_syn_x_n1_69 = ecrc_syn_x_x22 ^ ecrc_syn_x_x30 ^ ecrc_syn_x_x32 ^ ecrc_syn_x_x38 ^ ecrc_syn_x_x46 ^ ecrc_syn_x_x54;
+    assign ecrc_syn_x_n1_70 = ecrc_syn_x_x4 ^ ecrc_syn_x_x1 ^ ecrc_syn_x_x7 ^ ecrc_syn_x_x13 ^ ecrc_syn_x_x14 ^ ecrc_syn_x_x23;
+    assign ecrc_syn_x_n1_71 = ecrc_syn_x_x33 ^ ecrc_syn_x_x39 ^ ecrc_syn_x_x45 ^ ecrc_syn_x_x46 ^ ecrc_syn_x_x55 ^ ecrc_syn_x_x93;
+    assign ecrc_syn_x_n1_72 = ecrc_syn_x_x33 ^ ecrc_syn_x_x3 ^ ecrc_syn_x_x15 ^ ecrc_syn_x_x20 ^ ecrc_syn_x_x22 ^ ecrc_syn_x_x35;
+    assign ecrc_syn_x_n1_73 = ecrc_syn_x_x47 ^ ecrc_syn_x_x51 ^ ecrc_syn_x_x52 ^ ecrc_syn_x_x54 ^ ecrc_syn_x_x94;
+    assign ecrc_syn_x_n1_74 = ecrc_syn_x_x4 ^ ecrc_syn_x_x3 ^ ecrc_syn_x_x6 ^ ecrc_syn_x_x21 ^ ecrc_syn_x_x35 ^ ecrc_syn_x_x53;
+    assign ecrc_syn[0] = ~(ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_23 ^ ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_26 ^ ecrc_syn_x_n1_13 ^ ecrc_syn_x_x64);
+    assign ecrc_syn[1] = ~(ecrc_syn_x_n1_27 ^ ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_8 ^ ecrc_syn_x_n1_13 ^ ecrc_syn_x_n1_28);
+    assign ecrc_syn[2] = ~(ecrc_syn_x_n1_29 ^ ecrc_syn_x_n1_7 ^ ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_11 ^ ecrc_syn_x_n1_30 ^ ecrc_syn_x_x66);
+    assign ecrc_syn[3] = ~(ecrc_syn_x_n1_31 ^ ecrc_syn_x_n1_7 ^ ecrc_syn_x_n1_16 ^ ecrc_syn_x_n1_19 ^ ecrc_syn_x_n1_32 ^ ecrc_syn_x_x67);
+    assign ecrc_syn[4] = ~(ecrc_syn_x_n1_33 ^ ecrc_syn_x_n1_10 ^ ecrc_syn_x_n1_12 ^ ecrc_syn_x_n1_5 ^ ecrc_syn_x_n1_34);
+    assign ecrc_syn[5] = ~(ecrc_syn_x_n1_9 ^ ecrc_syn_x_n1_8 ^ ecrc_syn_x_n1_11 ^ ecrc_syn_x_n1_17 ^ ecrc_syn_x_n1_35 ^ ecrc_syn_x_x69);
+    assign ecrc_syn[6] = ~(ecrc_syn_x_n1_7 ^ ecrc_syn_x_n1_9 ^ ecrc_syn_x_n1_21 ^ ecrc_syn_x_n1_2 ^ ecrc_syn_x_n1_36);
+    assign ecrc_syn[7] = ~(ecrc_syn_x_n1_7 ^ ecrc_syn_x_n1_15 ^ ecrc_syn_x_n1_22 ^ ecrc_syn_x_n1_37 ^ ecrc_syn_x_n1_3);
+    assign ecrc_syn[8] = ~(ecrc_syn_x_n1_38 ^ ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_6 ^ ecrc_syn_x_n1_4 ^ ecrc_syn_x_n1_39);
+    assign ecrc_syn[9] = ~(ecrc_syn_x_n1_40 ^ ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_6 ^ ecrc_syn_x_n1_41 ^ ecrc_syn_x_x73);
+    assign ecrc_syn[10] = ~(ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_42 ^ ecrc_syn_x_n1_21 ^ ecrc_syn_x_n1_25 ^ ecrc_syn_x_x53 ^ ecrc_syn_x_x74);
+    assign ecrc_syn[11] = ~(ecrc_syn_x_n1_7 ^ ecrc_syn_x_n1_43 ^ ecrc_syn_x_n1_24 ^ ecrc_syn_x_n1_13 ^ ecrc_syn_x_x54 ^ ecrc_syn_x_x75);
+    assign ecrc_syn[12] = ~(ecrc_syn_x_n1_44 ^ ecrc_syn_x_n1_10 ^ ecrc_syn_x_n1_12 ^ ecrc_syn_x_n1_2 ^ ecrc_syn_x_x76);
+    assign ecrc_syn[13] = ~(ecrc_syn_x_n1_45 ^ ecrc_syn_x_n1_7 ^ ecrc_syn_x_n1_11 ^ ecrc_syn_x_n1_3 ^ ecrc_syn_x_n1_46);
+    assign ecrc_syn[14] = ~(ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_15 ^ ecrc_syn_x_n1_47 ^ ecrc_syn_x_n1_19 ^ ecrc_syn_x_n1_4 ^ ecrc_syn_x_x78);
+    assign ecrc_syn[15] = ~(ecrc_syn_x_n1_48 ^ ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_14 ^ ecrc_syn_x_n1_5 ^ ecrc_syn_x_n1_49);
+    assign ecrc_syn[16] = ~(ecrc_syn_x_n1_15 ^ ecrc_syn_x_n1_12 ^ ecrc_syn_x_n1_50 ^ ecrc_syn_x_n1_5 ^ ecrc_syn_x_n1_2 ^ ecrc_syn_x_x80);
+    assign ecrc_syn[17] = ~(ecrc_syn_x_n1_10 ^ ecrc_syn_x_n1_11 ^ ecrc_syn_x_n1_51 ^ ecrc_syn_x_n1_2 ^ ecrc_syn_x_n1_3 ^ ecrc_syn_x_x81);
+    assign ecrc_syn[18] = ~(ecrc_syn_x_n1_9 ^ ecrc_syn_x_n1_8 ^ ecrc_syn_x_n1_52 ^ ecrc_syn_x_n1_3 ^ ecrc_syn_x_n1_4 ^ ecrc_syn_x_n1_53);
+    assign ecrc_syn[19] = ~(ecrc_syn_x_n1_54 ^ ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_14 ^ ecrc_syn_x_n1_5 ^ ecrc_syn_x_n1_4 ^ ecrc_syn_x_n1_55);
+    assign ecrc_syn[20] = ~(ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_23 ^ ecrc_syn_x_n1_17 ^ ecrc_syn_x_n1_6 ^ ecrc_syn_x_n1_24 ^ ecrc_syn_x_n1_56);
+    assign ecrc_syn[21] = ~(ecrc_syn_x_n1_57 ^ ecrc_syn_x_n1_20 ^ ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_6 ^ ecrc_syn_x_n1_58);
+    assign ecrc_syn[22] = ~(ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_59 ^ ecrc_syn_x_n1_25 ^ ecrc_syn_x_n1_18 ^ ecrc_syn_x_x62 ^ ecrc_syn_x_x86);
+    assign ecrc_syn[23] = ~(ecrc_syn_x_n1_60 ^ ecrc_syn_x_n1_8 ^ ecrc_syn_x_n1_14 ^ ecrc_syn_x_n1_13 ^ ecrc_syn_x_n1_61);
+    assign ecrc_syn[24] = ~(ecrc_syn_x_n1_62 ^ ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_8 ^ ecrc_syn_x_n1_63 ^ ecrc_syn_x_n1_2 ^ ecrc_syn_x_n1_64);
+    assign ecrc_syn[25] = ~(ecrc_syn_x_n1_65 ^ ecrc_syn_x_n1_10 ^ ecrc_syn_x_n1_5 ^ ecrc_syn_x_n1_3 ^ ecrc_syn_x_n1_66 ^ ecrc_syn_x_x89);
+    assign ecrc_syn[26] = ~(ecrc_syn_x_n1_20 ^ ecrc_syn_x_n1_17 ^ ecrc_syn_x_n1_5 ^ ecrc_syn_x_n1_4 ^ ecrc_syn_x_n1_67 ^ ecrc_syn_x_x90);
+    assign ecrc_syn[27] = ~(ecrc_syn_x_n1_9 ^ ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_16 ^ ecrc_syn_x_n1_2 ^ ecrc_syn_x_n1_18 ^ ecrc_syn_x_n1_68);
+    assign ecrc_syn[28] = ~(ecrc_syn_x_n1_9 ^ ecrc_syn_x_n1_22 ^ ecrc_syn_x_n1_69 ^ ecrc_syn_x_n1_2 ^ ecrc_syn_x_n1_3 ^ ecrc_syn_x_x92);
+    assign ecrc_syn[29] = ~(ecrc_syn_x_n1_70 ^ ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_6 ^ ecrc_syn_x_n1_3 ^ ecrc_syn_x_n1_4 ^ ecrc_syn_x_n1_71);
+    assign ecrc_syn[30] = ~(ecrc_syn_x_n1_72 ^ ecrc_syn_x_n1_12 ^ ecrc_syn_x_n1_14 ^ ecrc_syn_x_n1_4 ^ ecrc_syn_x_n1_73);
+    assign ecrc_syn[31] = ~(ecrc_syn_x_n1_74 ^ ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_16 ^ ecrc_syn_x_n1_6 ^ ecrc_syn_x_x95);
+    wire [127:0] rx_window_now; // the last 16 bytes including the arriving beat
+    assign rx_window_now = {s_axis_link_tdata, rx_window[127:64]};
+    wire [31:0] ll_syn; // LL CRC syndrome if the arriving beat ends an LL packet
+
+    // the 128 input columns the network reads, one wire each
+    wire ll_syn_x_x0;
+    wire ll_syn_x_x1;
+    wire ll_syn_x_x2;
+    wire ll_syn_x_x3;
+    wire ll_syn_x_x4;
+    wire ll_syn_x_x5;
+    wire ll_syn_x_x6;
+    wire ll_syn_x_x7;
+    wire ll_syn_x_x8;
+    wire ll_syn_x_x9;
+    wire ll_syn_x_x10;
+    wire ll_syn_x_x11;
+    wire ll_syn_x_x12;
+    wire ll_syn_x_x13;
+    wire ll_syn_x_x14;
+    wire ll_syn_x_x15;
+    wire ll_syn_x_x16;
+    wire ll_syn_x_x17;
+    wire ll_syn_x_x18;
+    wire ll_syn_x_x19;
+    wire ll_syn_x_x20;
+    wire ll_syn_x_x21;
+    wire ll_syn_x_x22;
+    wire ll_syn_x_x23;
+    wire ll_syn_x_x24;
+    wire ll_syn_x_x25;
+    wire ll_syn_x_x26;
+    wire ll_syn_x_x27;
+    wire ll_syn_x_x28;
+    wire ll_syn_x_x29;
+    wire ll_syn_x_x30;
+    wire ll_syn_x_x31;
+    wire ll_syn_x_x32;
+    wire ll_syn_x_x33;
+    wire ll_syn_x_x34;
+    wire ll_syn_x_x35;
+    wire ll_syn_x_x36;
+    wire ll_syn_x_x37;
+    wire ll_syn_x_x38;
+    wire ll_syn_x_x39;
+    wire ll_syn_x_x40;
+    wire ll_syn_x_x41;
+    wire ll_syn_x_x42;
+    wire ll_syn_x_x43;
+    wire ll_syn_x_x44;
+    wire ll_syn_x_x45;
+    wire ll_syn_x_x46;
+    wire ll_syn_x_x47;
+    wire ll_syn_x_x48;
+    wire ll_syn_x_x49;
+    wire ll_syn_x_x50;
+    wire ll_syn_x_x51;
+    wire ll_syn_x_x52;
+    wire ll_syn_x_x53;
+    wire ll_syn_x_x54;
+    wire ll_syn_x_x55;
+    wire ll_syn_x_x56;
+    wire ll_syn_x_x57;
+    wire ll_syn_x_x58;
+    wire ll_syn_x_x59;
+    wire ll_syn_x_x60;
+    wire ll_syn_x_x61;
+    wire ll_syn_x_x62;
+    wire ll_syn_x_x63;
+    wire ll_syn_x_x64;
+    wire ll_syn_x_x65;
+    wire ll_syn_x_x66;
+    wire ll_syn_x_x67;
+    wire ll_syn_x_x68;
+    wire ll_syn_x_x69;
+    wire ll_syn_x_x70;
+    wire ll_syn_x_x71;
+    wire ll_syn_x_x72;
+    wire ll_syn_x_x73;
+    wire ll_syn_x_x74;
+    wire ll_syn_x_x75;
+    wire ll_syn_x_x76;
+    wire ll_syn_x_x77;
+    wire ll_syn_x_x78;
+    wire ll_syn_x_x79;
+    wire ll_syn_x_x80;
+    wire ll_syn_x_x81;
+    wire ll_syn_x_x82;
+    wire ll_syn_x_x83;
+    wire ll_syn_x_x84;
+    wire ll_syn_x_x85;
+    wire ll_syn_x_x86;
+    wire ll_syn_x_x87;
+    wire ll_syn_x_x88;
+    wire ll_syn_x_x89;
+    wire ll_syn_x_x90;
+    wire ll_syn_x_x91;
+    wire ll_syn_x_x92;
+    wire ll_syn_x_x93;
+    wire ll_syn_x_x94;
+    wire ll_syn_x_x95;
+    wire ll_syn_x_x96;
+    wire ll_syn_x_x97;
+    wire ll_syn_x_x98;
+    wire ll_syn_x_x99;
+    wire ll_syn_x_x100;
+    wire ll_syn_x_x101;
+    wire ll_syn_x_x102;
+    wire ll_syn_x_x103;
+    wire ll_syn_x_x104;
+    wire ll_syn_x_x105;
+    wire ll_syn_x_x106;
+    wire ll_syn_x_x107;
+    wire ll_syn_x_x108;
+    wire ll_syn_x_x109;
+    wire ll_syn_x_x110;
+    wire ll_syn_x_x111;
+    wire ll_syn_x_x112;
+    wire ll_syn_x_x113;
+    wire ll_syn_x_x114;
+    wire ll_syn_x_x115;
+    wire ll_syn_x_x116;
+    wire ll_syn_x_x117;
+    wire ll_syn_x_x118;
+    wire ll_syn_x_x119;
+    wire ll_syn_x_x120;
+    wire ll_syn_x_x121;
+    wire ll_syn_x_x122;
+    wire ll_syn_x_x123;
+    wire ll_syn_x_x124;
+    wire ll_syn_x_x125;
+    wire ll_syn_x_x126;
+    wire ll_syn_x_x127;
+    assign ll_syn_x_x0 = rx_window_now[0];
+    assign ll_syn_x_x1 = rx_window_now[1];
+    assign ll_syn_x_x2 = rx_window_now[2];
+    assign ll_syn_x_x3 = rx_window_now[3];
+    assign ll_syn_x_x4 = rx_window_now[4];
+    assign ll_syn_x_x5 = rx_window_now[5];
+    assign ll_syn_x_x6 = rx_window_now[6];
+    assign ll_syn_x_x7 = rx_window_now[7];
+    assign ll_syn_x_x8 = rx_window_now[8];
+    assign ll_syn_x_x9 = rx_window_now[9];
+    assign ll_syn_x_x10 = rx_window_now[10];
+    assign ll_syn_x_x11 = rx_window_now[11];
+    assign ll_syn_x_x12 = rx_window_now[12];
+    assign ll_syn_x_x13 = rx_window_now[13];
+    assign ll_syn_x_x14 = rx_window_now[14];
+    assign ll_syn_x_x15 = rx_window_now[15];
+    assign ll_syn_x_x16 = rx_window_now[16];
+    assign ll_syn_x_x17 = rx_window_now[17];
+    assign ll_syn_x_x18 = rx_window_now[18];
+    assign ll_syn_x_x19 = rx_window_now[19];
+    assign ll_syn_x_x20 = rx_window_now[20];
+    assign ll_syn_x_x21 = rx_window_now[21];
+    assign ll_syn_x_x22 = rx_window_now[22];
+    assign ll_syn_x_x23 = rx_window_now[23];
+    assign ll_syn_x_x24 = rx_window_now[24];
+    assign ll_syn_x_x25 = rx_window_now[25];
+    assign ll_syn_x_x26 = rx_window_now[26];
+    assign ll_syn_x_x27 = rx_window_now[27];
+    assign ll_syn_x_x28 = rx_window_now[28];
+    assign ll_syn_x_x29 = rx_window_now[29];
+    assign ll_syn_x_x30 = rx_window_now[30];
+    assign ll_syn_x_x31 = rx_window_now[31];
+    assign ll_syn_x_x32 = rx_window_now[32];
+    assign ll_syn_x_x33 = rx_window_now[33];
+    assign ll_syn_x_x34 = rx_window_now[34];
+    assign ll_syn_x_x35 = rx_window_now[35];
+    assign ll_syn_x_x36 = rx_window_now[36];
+    assign ll_syn_x_x37 = rx_window_now[37];
+    assign ll_syn_x_x38 = rx_window_now[38];
+    assign ll_syn_x_x39 = rx_window_now[39];
+    assign ll_syn_x_x40 = rx_window_now[40];
+    assign ll_syn_x_x41 = rx_window_now[41];
+    assign ll_syn_x_x42 = rx_window_now[42];
+    assign ll_syn_x_x43 = rx_window_now[43];
+    assign ll_syn_x_x44 = rx_window_now[44];
+    assign ll_syn_x_x45 = rx_window_now[45];
+    assign ll_syn_x_x46 = rx_window_now[46];
+    assign ll_syn_x_x47 = rx_window_now[47];
+    assign ll_syn_x_x48 = rx_window_now[48];
+    assign ll_syn_x_x49 = rx_window_now[49];
+    assign ll_syn_x_x50 = rx_window_now[50];
+    assign ll_syn_x_x51 = rx_window_now[51];
+    assign ll_syn_x_x52 = rx_window_now[52];
+    assign ll_syn_x_x53 = rx_window_now[53];
+    assign ll_syn_x_x54 = rx_window_now[54];
+    assign ll_syn_x_x55 = rx_window_now[55];
+    assign ll_syn_x_x56 = rx_window_now[56];
+    assign ll_syn_x_x57 = rx_window_now[57];
+    assign ll_syn_x_x58 = rx_window_now[58];
+    assign ll_syn_x_x59 = rx_window_now[59];
+    assign ll_syn_x_x60 = rx_window_now[60];
+    assign ll_syn_x_x61 = rx_window_now[61];
+    assign ll_syn_x_x62 = rx_window_now[62];
+    assign ll_syn_x_x63 = rx_window_now[63];
+    assign ll_syn_x_x64 = rx_window_now[64];
+    assign ll_syn_x_x65 = rx_window_now[65];
+    assign ll_syn_x_x66 = rx_window_now[66];
+    assign ll_syn_x_x67 = rx_window_now[67];
+    assign ll_syn_x_x68 = rx_window_now[68];
+    assign ll_syn_x_x69 = rx_window_now[69];
+    assign ll_syn_x_x70 = rx_window_now[70];
+    assign ll_syn_x_x71 = rx_window_now[71];
+    assign ll_syn_x_x72 = rx_window_now[72];
+    assign ll_syn_x_x73 = rx_window_now[73];
+    assign ll_syn_x_x74 = rx_window_now[74];
+    assign ll_syn_x_x75 = rx_window_now[75];
+    assign ll_syn_x_x76 = rx_window_now[76];
+    assign ll_syn_x_x77 = rx_window_now[77];
+    assign ll_syn_x_x78 = rx_window_now[78];
+    assign ll_syn_x_x79 = rx_window_now[79];
+    assign ll_syn_x_x80 = rx_window_now[80];
+    assign ll_syn_x_x81 = rx_window_now[81];
+    assign ll_syn_x_x82 = rx_window_now[82];
+    assign ll_syn_x_x83 = rx_window_now[83];
+    assign ll_syn_x_x84 = rx_window_now[84];
+    assign ll_syn_x_x85 = rx_window_now[85];
+    assign ll_syn_x_x86 = rx_window_now[86];
+    assign ll_syn_x_x87 = rx_window_now[87];
+    assign ll_syn_x_x88 = rx_window_now[88];
+    assign ll_syn_x_x89 = rx_window_now[89];
+    assign ll_syn_x_x90 = rx_window_now[90];
+    assign ll_syn_x_x91 = rx_window_now[91];
+    assign ll_syn_x_x92 = rx_window_now[92];
+    assign ll_syn_x_x93 = rx_window_now[93];
+    assign ll_syn_x_x94 = rx_window_now[94];
+    assign ll_syn_x_x95 = rx_window_now[95];
+    assign ll_syn_x_x96 = rx_window_now[96];
+    assign ll_syn_x_x97 = rx_window_now[97];
+    assign ll_syn_x_x98 = rx_window_now[98];
+    assign ll_syn_x_x99 = rx_window_now[99];
+    assign ll_syn_x_x100 = rx_window_now[100];
+    assign ll_syn_x_x101 = rx_window_now[101];
+    assign ll_syn_x_x102 = rx_window_now[102];
+    assign ll_syn_x_x103 = rx_window_now[103];
+    assign ll_syn_x_x104 = rx_window_now[104];
+    assign ll_syn_x_x105 = rx_window_now[105];
+    assign ll_syn_x_x106 = rx_window_now[106];
+    assign ll_syn_x_x107 = rx_window_now[107];
+    assign ll_syn_x_x108 = rx_window_now[108];
+    assign ll_syn_x_x109 = rx_window_now[109];
+    assign ll_syn_x_x110 = rx_window_now[110];
+    assign ll_syn_x_x111 = rx_window_now[111];
+    assign ll_syn_x_x112 = rx_window_now[112];
+    assign ll_syn_x_x113 = rx_window_now[113];
+    assign ll_syn_x_x114 = rx_window_now[114];
+    assign ll_syn_x_x115 = rx_window_now[115];
+    assign ll_syn_x_x116 = rx_window_now[116];
+    assign ll_syn_x_x117 = rx_window_now[117];
+    assign ll_syn_x_x118 = rx_window_now[118];
+    assign ll_syn_x_x119 = rx_window_now[119];
+    assign ll_syn_x_x120 = rx_window_now[120];
+    assign ll_syn_x_x121 = rx_window_now[121];
+    assign ll_syn_x_x122 = rx_window_now[122];
+    assign ll_syn_x_x123 = rx_window_now[123];
+    assign ll_syn_x_x124 = rx_window_now[124];
+    assign ll_syn_x_x125 = rx_window_now[125];
+    assign ll_syn_x_x126 = rx_window_now[126];
+    assign ll_syn_x_x127 = rx_window_now[127];
+
+    // level 1: 137 shared 6-input XOR nodes
+    (* keep *) wire ll_syn_x_n1_0;
+    (* keep *) wire ll_syn_x_n1_1;
+    (* keep *) wire ll_syn_x_n1_2;
+    (* keep *) wire ll_syn_x_n1_3;
+    (* keep *) wire ll_syn_x_n1_4;
+    (* keep *) wire ll_syn_x_n1_5;
+    (* keep *) wire ll_syn_x_n1_6;
+    (* keep *) wire ll_syn_x_n1_7;
+    (* keep *) wire ll_syn_x_n1_8;
+    (* keep *) wire ll_syn_x_n1_9;
+    (* keep *) wire ll_syn_x_n1_10;
+    (* keep *) wire ll_syn_x_n1_11;
+    (* keep *) wire ll_syn_x_n1_12;
+    (* keep *) wire ll_syn_x_n1_13;
+    (* keep *) wire ll_syn_x_n1_14;
+    (* keep *) wire ll_syn_x_n1_15;
+    (* keep *) wire ll_syn_x_n1_16;
+    (* keep *) wire ll_syn_x_n1_17;
+    (* keep *) wire ll_syn_x_n1_18;
+    (* keep *) wire ll_syn_x_n1_19;
+    (* keep *) wire ll_syn_x_n1_20;
+    (* keep *) wire ll_syn_x_n1_21;
+    (* keep *) wire ll_syn_x_n1_22;
+    (* keep *) wire ll_syn_x_n1_23;
+    (* keep *) wire ll_syn_x_n1_24;
+    (* keep *) wire ll_syn_x_n1_25;
+    (* keep *) wire ll_syn_x_n1_26;
+    (* keep *) wire ll_syn_x_n1_27;
+    (* keep *) wire ll_syn_x_n1_28;
+    (* keep *) wire ll_syn_x_n1_29;
+    (* keep *) wire ll_syn_x_n1_30;
+    (* keep *) wire ll_syn_x_n1_31;
+    (* keep *) wire ll_syn_x_n1_32;
+    (* keep *) wire ll_syn_x_n1_33;
+    (* keep *) wire ll_syn_x_n1_34;
+    (* keep *) wire ll_syn_x_n1_35;
+    (* keep *) wire ll_syn_x_n1_36;
+    (* keep *) wire ll_syn_x_n1_37;
+    (* keep *) wire ll_syn_x_n1_38;
+    (* keep *) wire ll_syn_x_n1_39;
+    (* keep *) wire ll_syn_x_n1_40;
+    (* keep *) wire ll_syn_x_n1_41;
+    (* keep *) wire ll_syn_x_n1_42;
+    (* keep *) wire ll_syn_x_n1_43;
+    (* keep *) wire ll_syn_x_n1_44;
+    (* keep *) wire ll_syn_x_n1_45;
+    (* keep *) wire ll_syn_x_n1_46;
+    (* keep *) wire ll_syn_x_n1_47;
+    (* keep *) wire ll_syn_x_n1_48;
+    (* keep *) wire ll_syn_x_n1_49;
+    (* keep *) wire ll_syn_x_n1_50;
+    (* keep *) wire ll_syn_x_n1_51;
+    (* keep *) wire ll_syn_x_n1_52;
+    (* keep *) wire ll_syn_x_n1_53;
+    (* keep *) wire ll_syn_x_n1_54;
+    (* keep *) wire ll_syn_x_n1_55;
+    (* keep *) wire ll_syn_x_n1_56;
+    (* keep *) wire ll_syn_x_n1_57;
+    (* keep *) wire ll_syn_x_n1_58;
+    (* keep *) wire ll_syn_x_n1_59;
+    (* keep *) wire ll_syn_x_n1_60;
+    (* keep *) wire ll_syn_x_n1_61;
+    (* keep *) wire ll_syn_x_n1_62;
+    (* keep *) wire ll_syn_x_n1_63;
+    (* keep *) wire ll_syn_x_n1_64;
+    (* keep *) wire ll_syn_x_n1_65;
+    (* keep *) wire ll_syn_x_n1_66;
+    (* keep *) wire ll_syn_x_n1_67;
+    (* keep *) wire ll_syn_x_n1_68;
+    (* keep *) wire ll_syn_x_n1_69;
+    (* keep *) wire ll_syn_x_n1_70;
+    (* keep *) wire ll_syn_x_n1_71;
+    (* keep *) wire ll_syn_x_n1_72;
+    (* keep *) wire ll_syn_x_n1_73;
+    (* keep *) wire ll_syn_x_n1_74;
+    (* keep *) wire ll_syn_x_n1_75;
+    (* keep *) wire ll_syn_x_n1_76;
+    (* keep *) wire ll_syn_x_n1_77;
+    (* keep *) wire ll_syn_x_n1_78;
+    (* keep *) wire ll_syn_x_n1_79;
+    (* keep *) wire ll_syn_x_n1_80;
+    (* keep *) wire ll_syn_x_n1_81;
+    (* keep *) wire ll_syn_x_n1_82;
+    (* keep *) wire ll_syn_x_n1_83;
+    (* keep *) wire ll_syn_x_n1_84;
+    (* keep *) wire ll_syn_x_n1_85;
+    (* keep *) wire ll_syn_x_n1_86;
+    (* keep *) wire ll_syn_x_n1_87;
+    (* keep *) wire ll_syn_x_n1_88;
+    (* keep *) wire ll_syn_x_n1_89;
+    (* keep *) wire ll_syn_x_n1_90;
+    (* keep *) wire ll_syn_x_n1_91;
+    (* keep *) wire ll_syn_x_n1_92;
+    (* keep *) wire ll_syn_x_n1_93;
+    (* keep *) wire ll_syn_x_n1_94;
+    (* keep *) wire ll_syn_x_n1_95;
+    (* keep *) wire ll_syn_x_n1_96;
+    (* keep *) wire ll_syn_x_n1_97;
+    (* keep *) wire ll_syn_x_n1_98;
+    (* keep *) wire ll_syn_x_n1_99;
+    (* keep *) wire ll_syn_x_n1_100;
+    (* keep *) wire ll_syn_x_n1_101;
+    (* keep *) wire ll_syn_x_n1_102;
+    (* keep *) wire ll_syn_x_n1_103;
+    (* keep *) wire ll_syn_x_n1_104;
+    (* keep *) wire ll_syn_x_n1_105;
+    (* keep *) wire ll_syn_x_n1_106;
+    (* keep *) wire ll_syn_x_n1_107;
+    (* keep *) wire ll_syn_x_n1_108;
+    (* keep *) wire ll_syn_x_n1_109;
+    (* keep *) wire ll_syn_x_n1_110;
+    (* keep *) wire ll_syn_x_n1_111;
+    (* keep *) wire ll_syn_x_n1_112;
+    (* keep *) wire ll_syn_x_n1_113;
+    (* keep *) wire ll_syn_x_n1_114;
+    (* keep *) wire ll_syn_x_n1_115;
+    (* keep *) wire ll_syn_x_n1_116;
+    (* keep *) wire ll_syn_x_n1_117;
+    (* keep *) wire ll_syn_x_n1_118;
+    (* keep *) wire ll_syn_x_n1_119;
+    (* keep *) wire ll_syn_x_n1_120;
+    (* keep *) wire ll_syn_x_n1_121;
+    (* keep *) wire ll_syn_x_n1_122;
+    (* keep *) wire ll_syn_x_n1_123;
+    (* keep *) wire ll_syn_x_n1_124;
+    (* keep *) wire ll_syn_x_n1_125;
+    (* keep *) wire ll_syn_x_n1_126;
+    (* keep *) wire ll_syn_x_n1_127;
+    (* keep *) wire ll_syn_x_n1_128;
+    (* keep *) wire ll_syn_x_n1_129;
+    (* keep *) wire ll_syn_x_n1_130;
+    (* keep *) wire ll_syn_x_n1_131;
+    (* keep *) wire ll_syn_x_n1_132;
+    (* keep *) wire ll_syn_x_n1_133;
+    (* keep *) wire ll_syn_x_n1_134;
+    (* keep *) wire ll_syn_x_n1_135;
+    (* keep *) wire ll_syn_x_n1_136;
+    assign ll_syn_x_n1_0 = ll_syn_x_x57 ^ ll_syn_x_x25 ^ ll_syn_x_x27 ^ ll_syn_x_x11 ^ ll_syn_x_x12 ^ ll_syn_x_x16;
+    assign ll_syn_x_n1_1 = ll_syn_x_x26 ^ ll_syn_x_x46 ^ ll_syn_x_x14 ^ ll_syn_x_x36 ^ ll_syn_x_x44 ^ ll_syn_x_x45;
+    assign ll_syn_x_n1_2 = ll_syn_x_x57 ^ ll_syn_x_x28 ^ ll_syn_x_x47 ^ ll_syn_x_x3 ^ ll_syn_x_x5 ^ ll_syn_x_x7;
+    assign ll_syn_x_n1_3 = ll_syn_x_x59 ^ ll_syn_x_x60 ^ ll_syn_x_x56 ^ ll_syn_x_x6 ^ ll_syn_x_x40 ^ ll_syn_x_x15;
+    assign ll_syn_x_n1_4 = ll_syn_x_x53 ^ ll_syn_x_x19 ^ ll_syn_x_x20 ^ ll_syn_x_x41 ^ ll_syn_x_x0 ^ ll_syn_x_x35;
+    assign ll_syn_x_n1_5 = ll_syn_x_x0 ^ ll_syn_x_x31 ^ ll_syn_x_x33 ^ ll_syn_x_x15 ^ ll_syn_x_x17 ^ ll_syn_x_x51;
+    assign ll_syn_x_n1_6 = ll_syn_x_x47 ^ ll_syn_x_x32 ^ ll_syn_x_x34 ^ ll_syn_x_x16 ^ ll_syn_x_x42 ^ ll_syn_x_x63;
+    assign ll_syn_x_n1_7 = ll_syn_x_x47 ^ ll_syn_x_x5 ^ ll_syn_x_x4 ^ ll_syn_x_x38 ^ ll_syn_x_x48 ^ ll_syn_x_x1;
+    assign ll_syn_x_n1_8 = ll_syn_x_x19 ^ ll_syn_x_x6 ^ ll_syn_x_x11 ^ ll_syn_x_x24 ^ ll_syn_x_x62 ^ ll_syn_x_x39;
+    assign ll_syn_x_n1_9 = ll_syn_x_x27 ^ ll_syn_x_x50 ^ ll_syn_x_x30 ^ ll_syn_x_x10 ^ ll_syn_x_x22 ^ ll_syn_x_x37;
+    assign ll_syn_x_n1_10 = ll_syn_x_x53 ^ ll_syn_x_x34 ^ ll_syn_x_x22 ^ ll_syn_x_x24 ^ ll_syn_x_x42 ^ ll_syn_x_x3;
+    assign ll_syn_x_n1_11 = ll_syn_x_x24 ^ ll_syn_x_x50 ^ ll_syn_x_x15 ^ ll_syn_x_x39 ^ ll_syn_x_x52 ^ ll_syn_x_x44;
+    assign ll_syn_x_n1_12 = ll_syn_x_x16 ^ ll_syn_x_x40 ^ ll_syn_x_x61 ^ ll_syn_x_x54 ^ ll_syn_x_x35 ^ ll_syn_x_x2;
+    assign ll_syn_x_n1_13 = ll_syn_x_x61 ^ ll_syn_x_x35 ^ ll_syn_x_x7 ^ ll_syn_x_x49 ^ ll_syn_x_x48 ^ ll_syn_x_x9;
+    assign ll_syn_x_n1_14 = ll_syn_x_x7 ^ ll_syn_x_x52 ^ ll_syn_x_x63 ^ ll_syn_x_x44 ^ ll_syn_x_x45 ^ ll_syn_x_x8;
+    assign ll_syn_x_n1_15 = ll_syn_x_x28 ^ ll_syn_x_x23 ^ ll_syn_x_x41 ^ ll_syn_x_x12 ^ ll_syn_x_x1 ^ ll_syn_x_x13;
+    assign ll_syn_x_n1_16 = ll_syn_x_x27 ^ ll_syn_x_x41 ^ ll_syn_x_x32 ^ ll_syn_x_x20 ^ ll_syn_x_x39 ^ ll_syn_x_x49;
+    assign ll_syn_x_n1_17 = ll_syn_x_x27 ^ ll_syn_x_x56 ^ ll_syn_x_x45 ^ ll_syn_x_x2 ^ ll_syn_x_x37 ^ ll_syn_x_x18;
+    assign ll_syn_x_n1_18 = ll_syn_x_x34 ^ ll_syn_x_x54 ^ ll_syn_x_x14 ^ ll_syn_x_x18 ^ ll_syn_x_x51 ^ ll_syn_x_x43;
+    assign ll_syn_x_n1_19 = ll_syn_x_x32 ^ ll_syn_x_x22 ^ ll_syn_x_x18 ^ ll_syn_x_x26 ^ ll_syn_x_x62 ^ ll_syn_x_x36;
+    assign ll_syn_x_n1_20 = ll_syn_x_x0 ^ ll_syn_x_x44 ^ ll_syn_x_x33 ^ ll_syn_x_x46 ^ ll_syn_x_x12 ^ ll_syn_x_x4;
+    assign ll_syn_x_n1_21 = ll_syn_x_x23 ^ ll_syn_x_x33 ^ ll_syn_x_x3 ^ ll_syn_x_x31 ^ ll_syn_x_x40 ^ ll_syn_x_x2;
+    assign ll_syn_x_n1_22 = ll_syn_x_x53 ^ ll_syn_x_x3 ^ ll_syn_x_x14 ^ ll_syn_x_x25 ^ ll_syn_x_x30 ^ ll_syn_x_x37;
+    assign ll_syn_x_n1_23 = ll_syn_x_x24 ^ ll_syn_x_x19 ^ ll_syn_x_x31 ^ ll_syn_x_x44 ^ ll_syn_x_x52 ^ ll_syn_x_x62;
+    assign ll_syn_x_n1_24 = ll_syn_x_x19 ^ ll_syn_x_x50 ^ ll_syn_x_x11 ^ ll_syn_x_x26 ^ ll_syn_x_x4 ^ ll_syn_x_x48;
+    assign ll_syn_x_n1_25 = ll_syn_x_x53 ^ ll_syn_x_x33 ^ ll_syn_x_x4 ^ ll_syn_x_x5 ^ ll_syn_x_x39 ^ ll_syn_x_x46;
+    assign ll_syn_x_n1_26 = ll_syn_x_x39 ^ ll_syn_x_x20 ^ ll_syn_x_x25 ^ ll_syn_x_x35 ^ ll_syn_x_x12 ^ ll_syn_x_x9;
+    assign ll_syn_x_n1_27 = ll_syn_x_x57 ^ ll_syn_x_x5 ^ ll_syn_x_x35 ^ ll_syn_x_x41 ^ ll_syn_x_x15 ^ ll_syn_x_x63;
+    assign ll_syn_x_n1_28 = ll_syn_x_x41 ^ ll_syn_x_x7 ^ ll_syn_x_x18 ^ ll_syn_x_x46 ^ ll_syn_x_x40 ^ ll_syn_x_x36;
+    assign ll_syn_x_n1_29 = ll_syn_x_x32 ^ ll_syn_x_x31 ^ ll_syn_x_x15 ^ ll_syn_x_x16 ^ ll_syn_x_x30 ^ ll_syn_x_x51;
+    assign ll_syn_x_n1_30 = ll_syn_x_x6 ^ ll_syn_x_x60 ^ ll_syn_x_x8 ^ ll_syn_x_x58 ^ ll_syn_x_x1 ^ ll_syn_x_x13;
+    assign ll_syn_x_n1_31 = ll_syn_x_x46 ^ ll_syn_x_x2 ^ ll_syn_x_x36 ^ ll_syn_x_x48 ^ ll_syn_x_x29 ^ ll_syn_x_x38;
+    assign ll_syn_x_n1_32 = ll_syn_x_x18 ^ ll_syn_x_x60 ^ ll_syn_x_x12 ^ ll_syn_x_x49 ^ ll_syn_x_x29 ^ ll_syn_x_x13;
+    assign ll_syn_x_n1_33 = ll_syn_x_x15 ^ ll_syn_x_x50 ^ ll_syn_x_x28 ^ ll_syn_x_x13 ^ ll_syn_x_x17 ^ ll_syn_x_x55;
+    assign ll_syn_x_n1_34 = ll_syn_x_x22 ^ ll_syn_x_x14 ^ ll_syn_x_x13 ^ ll_syn_x_x29 ^ ll_syn_x_x55 ^ ll_syn_x_x21;
+    assign ll_syn_x_n1_35 = ll_syn_x_x4 ^ ll_syn_x_x13 ^ ll_syn_x_x9 ^ ll_syn_x_x8 ^ ll_syn_x_x1 ^ ll_syn_x_x43;
+    assign ll_syn_x_n1_36 = ll_syn_x_x7 ^ ll_syn_x_x36 ^ ll_syn_x_x63 ^ ll_syn_x_x42 ^ ll_syn_x_x10 ^ ll_syn_x_x58;
+    assign ll_syn_x_n1_37 = ll_syn_x_x44 ^ ll_syn_x_x20 ^ ll_syn_x_x51 ^ ll_syn_x_x37 ^ ll_syn_x_x1 ^ ll_syn_x_x43;
+    assign ll_syn_x_n1_38 = ll_syn_x_x40 ^ ll_syn_x_x25 ^ ll_syn_x_x54 ^ ll_syn_x_x17 ^ ll_syn_x_x55 ^ ll_syn_x_x21;
+    assign ll_syn_x_n1_39 = ll_syn_x_x82 ^ ll_syn_x_x78 ^ ll_syn_x_x94 ^ ll_syn_x_x95 ^ ll_syn_x_x89 ^ ll_syn_x_x86;
+    assign ll_syn_x_n1_40 = ll_syn_x_x95 ^ ll_syn_x_x89 ^ ll_syn_x_x75 ^ ll_syn_x_x76 ^ ll_syn_x_x91 ^ ll_syn_x_x92;
+    assign ll_syn_x_n1_41 = ll_syn_x_x76 ^ ll_syn_x_x85 ^ ll_syn_x_x81 ^ ll_syn_x_x93 ^ ll_syn_x_x88 ^ ll_syn_x_x64;
+    assign ll_syn_x_n1_42 = ll_syn_x_x93 ^ ll_syn_x_x73 ^ ll_syn_x_x74 ^ ll_syn_x_x90 ^ ll_syn_x_x70 ^ ll_syn_x_x87;
+    assign ll_syn_x_n1_43 = ll_syn_x_x95 ^ ll_syn_x_x83 ^ ll_syn_x_x86 ^ ll_syn_x_x79 ^ ll_syn_x_x64 ^ ll_syn_x_x69;
+    assign ll_syn_x_n1_44 = ll_syn_x_x83 ^ ll_syn_x_x74 ^ ll_syn_x_x90 ^ ll_syn_x_x91 ^ ll_syn_x_x65 ^ ll_syn_x_x71;
+    assign ll_syn_x_n1_45 = ll_syn_x_x84 ^ ll_syn_x_x70 ^ ll_syn_x_x80 ^ ll_syn_x_x87 ^ ll_syn_x_x71 ^ ll_syn_x_x66;
+    assign ll_syn_x_n1_46 = ll_syn_x_x82 ^ ll_syn_x_x89 ^ ll_syn_x_x70 ^ ll_syn_x_x86 ^ ll_syn_x_x73 ^ ll_syn_x_x64;
+    assign ll_syn_x_n1_47 = ll_syn_x_x76 ^ ll_syn_x_x84 ^ ll_syn_x_x91 ^ ll_syn_x_x75 ^ ll_syn_x_x88 ^ ll_syn_x_x69;
+    assign ll_syn_x_n1_48 = ll_syn_x_x84 ^ ll_syn_x_x73 ^ ll_syn_x_x78 ^ ll_syn_x_x87 ^ ll_syn_x_x64 ^ ll_syn_x_x92;
+    assign ll_syn_x_n1_49 = ll_syn_x_x88 ^ ll_syn_x_x69 ^ ll_syn_x_x72 ^ ll_syn_x_x66 ^ ll_syn_x_x68 ^ ll_syn_x_x67;
+    assign ll_syn_x_n1_50 = ll_syn_x_x73 ^ ll_syn_x_x64 ^ ll_syn_x_x85 ^ ll_syn_x_x69 ^ ll_syn_x_x77 ^ ll_syn_x_x71;
+    assign ll_syn_x_n1_51 = ll_syn_x_x75 ^ ll_syn_x_x81 ^ ll_syn_x_x65 ^ ll_syn_x_x94 ^ ll_syn_x_x77 ^ ll_syn_x_x68;
+    assign ll_syn_x_n1_52 = ll_syn_x_x86 ^ ll_syn_x_x87 ^ ll_syn_x_x77 ^ ll_syn_x_x80 ^ ll_syn_x_x92 ^ ll_syn_x_x68;
+    assign ll_syn_x_n1_53 = ll_syn_x_x9 ^ ll_syn_x_x11 ^ ll_syn_x_x14 ^ ll_syn_x_x24 ^ ll_syn_x_x30 ^ ll_syn_x_x35;
+    assign ll_syn_x_n1_54 = ll_syn_x_x42 ^ ll_syn_x_x43 ^ ll_syn_x_x49 ^ ll_syn_x_x52 ^ ll_syn_x_x59 ^ ll_syn_x_x62;
+    assign ll_syn_x_n1_55 = ll_syn_x_x64 ^ ll_syn_x_x65 ^ ll_syn_x_x67 ^ ll_syn_x_x68 ^ ll_syn_x_x72 ^ ll_syn_x_x86;
+    assign ll_syn_x_n1_56 = ll_syn_x_x0 ^ ll_syn_x_x1 ^ ll_syn_x_x2 ^ ll_syn_x_x10 ^ ll_syn_x_x31 ^ ll_syn_x_x36;
+    assign ll_syn_x_n1_57 = ll_syn_x_x43 ^ ll_syn_x_x65 ^ ll_syn_x_x71 ^ ll_syn_x_x73 ^ ll_syn_x_x81 ^ ll_syn_x_x85;
+    assign ll_syn_x_n1_58 = ll_syn_x_x1 ^ ll_syn_x_x13 ^ ll_syn_x_x32 ^ ll_syn_x_x38 ^ ll_syn_x_x43 ^ ll_syn_x_x44;
+    assign ll_syn_x_n1_59 = ll_syn_x_x1 ^ ll_syn_x_x2 ^ ll_syn_x_x3 ^ ll_syn_x_x4 ^ ll_syn_x_x5 ^ ll_syn_x_x12;
+    assign ll_syn_x_n1_60 = ll_syn_x_x16 ^ ll_syn_x_x18 ^ ll_syn_x_x34 ^ ll_syn_x_x38 ^ ll_syn_x_x52 ^ ll_syn_x_x54;
+    assign ll_syn_x_n1_61 = ll_syn_x_x55 ^ ll_syn_x_x62 ^ ll_syn_x_x65 ^ ll_syn_x_x67 ^ ll_syn_x_x68 ^ ll_syn_x_x69;
+    assign ll_syn_x_n1_62 = ll_syn_x_x1 ^ ll_syn_x_x3 ^ ll_syn_x_x6 ^ ll_syn_x_x19 ^ ll_syn_x_x21 ^ ll_syn_x_x35;
+    assign ll_syn_x_n1_63 = ll_syn_x_x40 ^ ll_syn_x_x52 ^ ll_syn_x_x66 ^ ll_syn_x_x68 ^ ll_syn_x_x70 ^ ll_syn_x_x71;
+    assign ll_syn_x_n1_64 = ll_syn_x_x4 ^ ll_syn_x_x6 ^ ll_syn_x_x16 ^ ll_syn_x_x17 ^ ll_syn_x_x22 ^ ll_syn_x_x33;
+    assign ll_syn_x_n1_65 = ll_syn_x_x40 ^ ll_syn_x_x56 ^ ll_syn_x_x67 ^ ll_syn_x_x70 ^ ll_syn_x_x72 ^ ll_syn_x_x101;
+    assign ll_syn_x_n1_66 = ll_syn_x_x2 ^ ll_syn_x_x8 ^ ll_syn_x_x9 ^ ll_syn_x_x13 ^ ll_syn_x_x20 ^ ll_syn_x_x21;
+    assign ll_syn_x_n1_67 = ll_syn_x_x31 ^ ll_syn_x_x37 ^ ll_syn_x_x38 ^ ll_syn_x_x55 ^ ll_syn_x_x58 ^ ll_syn_x_x59;
+    assign ll_syn_x_n1_68 = ll_syn_x_x66 ^ ll_syn_x_x67 ^ ll_syn_x_x74 ^ ll_syn_x_x76 ^ ll_syn_x_x77 ^ ll_syn_x_x80;
+    assign ll_syn_x_n1_69 = ll_syn_x_x3 ^ ll_syn_x_x10 ^ ll_syn_x_x19 ^ ll_syn_x_x32 ^ ll_syn_x_x34 ^ ll_syn_x_x58;
+    assign ll_syn_x_n1_70 = ll_syn_x_x67 ^ ll_syn_x_x74 ^ ll_syn_x_x78 ^ ll_syn_x_x79 ^ ll_syn_x_x85 ^ ll_syn_x_x88;
+    assign ll_syn_x_n1_71 = ll_syn_x_x2 ^ ll_syn_x_x8 ^ ll_syn_x_x10 ^ ll_syn_x_x11 ^ ll_syn_x_x13 ^ ll_syn_x_x14;
+    assign ll_syn_x_n1_72 = ll_syn_x_x16 ^ ll_syn_x_x20 ^ ll_syn_x_x21 ^ ll_syn_x_x22 ^ ll_syn_x_x23 ^ ll_syn_x_x26;
+    assign ll_syn_x_n1_73 = ll_syn_x_x30 ^ ll_syn_x_x36 ^ ll_syn_x_x41 ^ ll_syn_x_x45 ^ ll_syn_x_x57 ^ ll_syn_x_x64;
+    assign ll_syn_x_n1_74 = ll_syn_x_x66 ^ ll_syn_x_x68 ^ ll_syn_x_x69 ^ ll_syn_x_x75 ^ ll_syn_x_x76 ^ ll_syn_x_x79;
+    assign ll_syn_x_n1_75 = ll_syn_x_x21 ^ ll_syn_x_x29 ^ ll_syn_x_x33 ^ ll_syn_x_x34 ^ ll_syn_x_x38 ^ ll_syn_x_x43;
+    assign ll_syn_x_n1_76 = ll_syn_x_x48 ^ ll_syn_x_x51 ^ ll_syn_x_x52 ^ ll_syn_x_x59 ^ ll_syn_x_x66 ^ ll_syn_x_x68;
+    assign ll_syn_x_n1_77 = ll_syn_x_x71 ^ ll_syn_x_x72 ^ ll_syn_x_x76 ^ ll_syn_x_x77 ^ ll_syn_x_x81 ^ ll_syn_x_x84;
+    assign ll_syn_x_n1_78 = ll_syn_x_x7 ^ ll_syn_x_x15 ^ ll_syn_x_x39 ^ ll_syn_x_x43 ^ ll_syn_x_x55 ^ ll_syn_x_x61;
+    assign ll_syn_x_n1_79 = ll_syn_x_x66 ^ ll_syn_x_x68 ^ ll_syn_x_x78 ^ ll_syn_x_x82 ^ ll_syn_x_x86 ^ ll_syn_x_x90;
+    assign ll_syn_x_n1_80 = ll_syn_x_x0 ^ ll_syn_x_x5 ^ ll_syn_x_x7 ^ ll_syn_x_x14 ^ ll_syn_x_x23 ^ ll_syn_x_x25;
+    assign ll_syn_x_n1_81 = ll_syn_x_x34 ^ ll_syn_x_x44 ^ ll_syn_x_x45 ^ ll_syn_x_x47 ^ ll_syn_x_x56 ^ ll_syn_x_x59;
+    assign ll_syn_x_n1_82 = ll_syn_x_x62 ^ ll_syn_x_x65 ^ ll_syn_x_x67 ^ ll_syn_x_x69 ^ ll_syn_x_x70 ^ ll_syn_x_x72;
+    assign ll_syn_x_n1_83 = ll_syn_x_x74 ^ ll_syn_x_x78 ^ ll_syn_x_x79 ^ ll_syn_x_x83 ^ ll_syn_x_x86 ^ ll_syn_x_x87;
+    assign ll_syn_x_n1_84 = ll_syn_x_x1 ^ ll_syn_x_x2 ^ ll_syn_x_x3 ^ ll_syn_x_x6 ^ ll_syn_x_x8 ^ ll_syn_x_x9;
+    assign ll_syn_x_n1_85 = ll_syn_x_x10 ^ ll_syn_x_x17 ^ ll_syn_x_x24 ^ ll_syn_x_x48 ^ ll_syn_x_x55 ^ ll_syn_x_x60;
+    assign ll_syn_x_n1_86 = ll_syn_x_x62 ^ ll_syn_x_x68 ^ ll_syn_x_x73 ^ ll_syn_x_x75 ^ ll_syn_x_x79 ^ ll_syn_x_x88;
+    assign ll_syn_x_n1_87 = ll_syn_x_x3 ^ ll_syn_x_x4 ^ ll_syn_x_x6 ^ ll_syn_x_x9 ^ ll_syn_x_x11 ^ ll_syn_x_x15;
+    assign ll_syn_x_n1_88 = ll_syn_x_x16 ^ ll_syn_x_x25 ^ ll_syn_x_x46 ^ ll_syn_x_x47 ^ ll_syn_x_x49 ^ ll_syn_x_x61;
+    assign ll_syn_x_n1_89 = ll_syn_x_x67 ^ ll_syn_x_x69 ^ ll_syn_x_x71 ^ ll_syn_x_x72 ^ ll_syn_x_x74 ^ ll_syn_x_x80;
+    assign ll_syn_x_n1_90 = ll_syn_x_x0 ^ ll_syn_x_x8 ^ ll_syn_x_x10 ^ ll_syn_x_x12 ^ ll_syn_x_x16 ^ ll_syn_x_x17;
+    assign ll_syn_x_n1_91 = ll_syn_x_x37 ^ ll_syn_x_x38 ^ ll_syn_x_x43 ^ ll_syn_x_x46 ^ ll_syn_x_x59 ^ ll_syn_x_x62;
+    assign ll_syn_x_n1_92 = ll_syn_x_x6 ^ ll_syn_x_x8 ^ ll_syn_x_x9 ^ ll_syn_x_x11 ^ ll_syn_x_x17 ^ ll_syn_x_x20;
+    assign ll_syn_x_n1_93 = ll_syn_x_x27 ^ ll_syn_x_x39 ^ ll_syn_x_x44 ^ ll_syn_x_x51 ^ ll_syn_x_x58 ^ ll_syn_x_x63;
+    assign ll_syn_x_n1_94 = ll_syn_x_x66 ^ ll_syn_x_x69 ^ ll_syn_x_x73 ^ ll_syn_x_x76 ^ ll_syn_x_x78 ^ ll_syn_x_x82;
+    assign ll_syn_x_n1_95 = ll_syn_x_x1 ^ ll_syn_x_x5 ^ ll_syn_x_x10 ^ ll_syn_x_x21 ^ ll_syn_x_x23 ^ ll_syn_x_x29;
+    assign ll_syn_x_n1_96 = ll_syn_x_x35 ^ ll_syn_x_x38 ^ ll_syn_x_x42 ^ ll_syn_x_x43 ^ ll_syn_x_x45 ^ ll_syn_x_x50;
+    assign ll_syn_x_n1_97 = ll_syn_x_x2 ^ ll_syn_x_x8 ^ ll_syn_x_x12 ^ ll_syn_x_x22 ^ ll_syn_x_x25 ^ ll_syn_x_x30;
+    assign ll_syn_x_n1_98 = ll_syn_x_x52 ^ ll_syn_x_x66 ^ ll_syn_x_x72 ^ ll_syn_x_x78 ^ ll_syn_x_x80 ^ ll_syn_x_x81;
+    assign ll_syn_x_n1_99 = ll_syn_x_x9 ^ ll_syn_x_x12 ^ ll_syn_x_x13 ^ ll_syn_x_x17 ^ ll_syn_x_x21 ^ ll_syn_x_x25;
+    assign ll_syn_x_n1_100 = ll_syn_x_x26 ^ ll_syn_x_x37 ^ ll_syn_x_x38 ^ ll_syn_x_x42 ^ ll_syn_x_x43 ^ ll_syn_x_x47;
+    assign ll_syn_x_n1_101 = ll_syn_x_x48 ^ ll_syn_x_x67 ^ ll_syn_x_x70 ^ ll_syn_x_x73 ^ ll_syn_x_x77 ^ ll_syn_x_x79;
+    assign ll_syn_x_n1_102 = ll_syn_x_x82 ^ ll_syn_x_x89 ^ ll_syn_x_x90 ^ ll_syn_x_x92 ^ ll_syn_x_x94 ^ ll_syn_x_x114;
+    assign ll_syn_x_n1_103 = ll_syn_x_x10 ^ ll_syn_x_x18 ^ ll_syn_x_x21 ^ ll_syn_x_x38 ^ ll_syn_x_x48 ^ ll_syn_x_x54;
+    assign ll_syn_x_n1_104 = ll_syn_x_x64 ^ ll_syn_x_x68 ^ ll_syn_x_x77 ^ ll_syn_x_x80 ^ ll_syn_x_x93 ^ ll_syn_x_x115;
+    assign ll_syn_x_n1_105 = ll_syn_x_x12 ^ ll_syn_x_x13 ^ ll_syn_x_x29 ^ ll_syn_x_x36 ^ ll_syn_x_x39 ^ ll_syn_x_x41;
+    assign ll_syn_x_n1_106 = ll_syn_x_x45 ^ ll_syn_x_x51 ^ ll_syn_x_x59 ^ ll_syn_x_x67 ^ ll_syn_x_x68 ^ ll_syn_x_x70;
+    assign ll_syn_x_n1_107 = ll_syn_x_x71 ^ ll_syn_x_x75 ^ ll_syn_x_x78 ^ ll_syn_x_x80 ^ ll_syn_x_x81 ^ ll_syn_x_x91;
+    assign ll_syn_x_n1_108 = ll_syn_x_x0 ^ ll_syn_x_x1 ^ ll_syn_x_x5 ^ ll_syn_x_x17 ^ ll_syn_x_x24 ^ ll_syn_x_x29;
+    assign ll_syn_x_n1_109 = ll_syn_x_x33 ^ ll_syn_x_x37 ^ ll_syn_x_x43 ^ ll_syn_x_x45 ^ ll_syn_x_x53 ^ ll_syn_x_x55;
+    assign ll_syn_x_n1_110 = ll_syn_x_x63 ^ ll_syn_x_x64 ^ ll_syn_x_x66 ^ ll_syn_x_x67 ^ ll_syn_x_x69 ^ ll_syn_x_x76;
+    assign ll_syn_x_n1_111 = ll_syn_x_x79 ^ ll_syn_x_x81 ^ ll_syn_x_x82 ^ ll_syn_x_x86 ^ ll_syn_x_x90 ^ ll_syn_x_x92;
+    assign ll_syn_x_n1_112 = ll_syn_x_x10 ^ ll_syn_x_x17 ^ ll_syn_x_x21 ^ ll_syn_x_x26 ^ ll_syn_x_x28 ^ ll_syn_x_x29;
+    assign ll_syn_x_n1_113 = ll_syn_x_x37 ^ ll_syn_x_x42 ^ ll_syn_x_x63 ^ ll_syn_x_x66 ^ ll_syn_x_x71 ^ ll_syn_x_x72;
+    assign ll_syn_x_n1_114 = ll_syn_x_x77 ^ ll_syn_x_x82 ^ ll_syn_x_x83 ^ ll_syn_x_x84 ^ ll_syn_x_x86 ^ ll_syn_x_x90;
+    assign ll_syn_x_n1_115 = ll_syn_x_x10 ^ ll_syn_x_x29 ^ ll_syn_x_x30 ^ ll_syn_x_x38 ^ ll_syn_x_x43 ^ ll_syn_x_x49;
+    assign ll_syn_x_n1_116 = ll_syn_x_x58 ^ ll_syn_x_x60 ^ ll_syn_x_x61 ^ ll_syn_x_x67 ^ ll_syn_x_x72 ^ ll_syn_x_x83;
+    assign ll_syn_x_n1_117 = ll_syn_x_x8 ^ ll_syn_x_x16 ^ ll_syn_x_x21 ^ ll_syn_x_x26 ^ ll_syn_x_x38 ^ ll_syn_x_x43;
+    assign ll_syn_x_n1_118 = ll_syn_x_x48 ^ ll_syn_x_x49 ^ ll_syn_x_x54 ^ ll_syn_x_x58 ^ ll_syn_x_x61 ^ ll_syn_x_x63;
+    assign ll_syn_x_n1_119 = ll_syn_x_x66 ^ ll_syn_x_x67 ^ ll_syn_x_x71 ^ ll_syn_x_x72 ^ ll_syn_x_x79 ^ ll_syn_x_x80;
+    assign ll_syn_x_n1_120 = ll_syn_x_x30 ^ ll_syn_x_x43 ^ ll_syn_x_x45 ^ ll_syn_x_x48 ^ ll_syn_x_x54 ^ ll_syn_x_x65;
+    assign ll_syn_x_n1_121 = ll_syn_x_x66 ^ ll_syn_x_x75 ^ ll_syn_x_x81 ^ ll_syn_x_x84 ^ ll_syn_x_x88 ^ ll_syn_x_x89;
+    assign ll_syn_x_n1_122 = ll_syn_x_x4 ^ ll_syn_x_x20 ^ ll_syn_x_x49 ^ ll_syn_x_x56 ^ ll_syn_x_x58 ^ ll_syn_x_x66;
+    assign ll_syn_x_n1_123 = ll_syn_x_x67 ^ ll_syn_x_x71 ^ ll_syn_x_x74 ^ ll_syn_x_x82 ^ ll_syn_x_x85 ^ ll_syn_x_x88;
+    assign ll_syn_x_n1_124 = ll_syn_x_x0 ^ ll_syn_x_x9 ^ ll_syn_x_x21 ^ ll_syn_x_x28 ^ ll_syn_x_x30 ^ ll_syn_x_x37;
+    assign ll_syn_x_n1_125 = ll_syn_x_x45 ^ ll_syn_x_x49 ^ ll_syn_x_x50 ^ ll_syn_x_x51 ^ ll_syn_x_x54 ^ ll_syn_x_x55;
+    assign ll_syn_x_n1_126 = ll_syn_x_x56 ^ ll_syn_x_x64 ^ ll_syn_x_x65 ^ ll_syn_x_x77 ^ ll_syn_x_x83 ^ ll_syn_x_x93;
+    assign ll_syn_x_n1_127 = ll_syn_x_x0 ^ ll_syn_x_x9 ^ ll_syn_x_x14 ^ ll_syn_x_x26 ^ ll_syn_x_x36 ^ ll_syn_x_x42;
+    assign ll_syn_x_n1_128 = ll_syn_x_x43 ^ ll_syn_x_x55 ^ ll_syn_x_x56 ^ ll_syn_x_x58 ^ ll_syn_x_x59 ^ ll_syn_x_x70;
+    assign ll_syn_x_n1_129 = ll_syn_x_x23 ^ ll_syn_x_x28 ^ ll_syn_x_x31 ^ ll_syn_x_x38 ^ ll_syn_x_x64 ^ ll_syn_x_x65;
+    assign ll_syn_x_n1_130 = ll_syn_x_x69 ^ ll_syn_x_x71 ^ ll_syn_x_x77 ^ ll_syn_x_x79 ^ ll_syn_x_x81 ^ ll_syn_x_x87;
+    assign ll_syn_x_n1_131 = ll_syn_x_x1 ^ ll_syn_x_x8 ^ ll_syn_x_x21 ^ ll_syn_x_x23 ^ ll_syn_x_x33 ^ ll_syn_x_x37;
+    assign ll_syn_x_n1_132 = ll_syn_x_x39 ^ ll_syn_x_x42 ^ ll_syn_x_x57 ^ ll_syn_x_x58 ^ ll_syn_x_x60 ^ ll_syn_x_x62;
+    assign ll_syn_x_n1_133 = ll_syn_x_x67 ^ ll_syn_x_x68 ^ ll_syn_x_x71 ^ ll_syn_x_x79 ^ ll_syn_x_x83 ^ ll_syn_x_x84;
+    assign ll_syn_x_n1_134 = ll_syn_x_x0 ^ ll_syn_x_x8 ^ ll_syn_x_x11 ^ ll_syn_x_x14 ^ ll_syn_x_x29 ^ ll_syn_x_x35;
+    assign ll_syn_x_n1_135 = ll_syn_x_x40 ^ ll_syn_x_x45 ^ ll_syn_x_x48 ^ ll_syn_x_x51 ^ ll_syn_x_x58 ^ ll_syn_x_x61;
+    assign ll_syn_x_n1_136 = ll_syn_x_x65 ^ ll_syn_x_x66 ^ ll_syn_x_x67 ^ ll_syn_x_x70 ^ ll_syn_x_x71 ^ ll_syn_x_x85;
+
+    // level 2: 36 shared 6-input XOR nodes
+    (* keep *) wire ll_syn_x_n2_0;
+    (* keep *) wire ll_syn_x_n2_1;
+    (* keep *) wire ll_syn_x_n2_2;
+    (* keep *) wire ll_syn_x_n2_3;
+    (* keep *) wire ll_syn_x_n2_4;
+    (* keep *) wire ll_syn_x_n2_5;
+    (* keep *) wire ll_syn_x_n2_6;
+    (* keep *) wire ll_syn_x_n2_7;
+    (* keep *) wire ll_syn_x_n2_8;
+    (* keep *) wire ll_syn_x_n2_9;
+    (* keep *) wire ll_syn_x_n2_10;
+    (* keep *) wire ll_syn_x_n2_11;
+    (* keep *) wire ll_syn_x_n2_12;
+    (* keep *) wire ll_syn_x_n2_13;
+    (* keep *) wire ll_syn_x_n2_14;
+    (* keep *) wire ll_syn_x_n2_15;
+    (* keep *) wire ll_syn_x_n2_16;
+    (* keep *) wire ll_syn_x_n2_17;
+    (* keep *) wire ll_syn_x_n2_18;
+    (* keep *) wire ll_syn_x_n2_19;
+    (* keep *) wire ll_syn_x_n2_20;
+    (* keep *) wire ll_syn_x_n2_21;
+    (* keep *) wire ll_syn_x_n2_22;
+    (* keep *) wire ll_syn_x_n2_23;
+    (* keep *) wire ll_syn_x_n2_24;
+    (* keep *) wire ll_syn_x_n2_25;
+    (* keep *) wire ll_syn_x_n2_26;
+    (* keep *) wire ll_syn_x_n2_27;
+    (* keep *) wire ll_syn_x_n2_28;
+    (* keep *) wire ll_syn_x_n2_29;
+    (* keep *) wire ll_syn_x_n2_30;
+    (* keep *) wire ll_syn_x_n2_31;
+    (* keep *) wire ll_syn_x_n2_32;
+    (* keep *) wire ll_syn_x_n2_33;
+    (* keep *) wire ll_syn_x_n2_34;
+    (* keep *) wire ll_syn_x_n2_35;
+    assign ll_syn_x_n2_0 = ll_syn_x_x75 ^ ll_syn_x_n1_5;
+    assign ll_syn_x_n2_1 = ll_syn_x_x85 ^ ll_syn_x_x95 ^ ll_syn_x_n1_4;
+    assign ll_syn_x_n2_2 = ll_syn_x_n1_6 ^ ll_syn_x_n1_47;
+    assign ll_syn_x_n2_3 = ll_syn_x_x90 ^ ll_syn_x_x96 ^ ll_syn_x_n1_5 ^ ll_syn_x_n1_15 ^ ll_syn_x_n1_31 ^ ll_syn_x_n1_45;
+    assign ll_syn_x_n2_4 = ll_syn_x_x87 ^ ll_syn_x_x91 ^ ll_syn_x_x97 ^ ll_syn_x_n1_6 ^ ll_syn_x_n1_11 ^ ll_syn_x_n1_22;
+    assign ll_syn_x_n2_5 = ll_syn_x_x45 ^ ll_syn_x_x74 ^ ll_syn_x_x92 ^ ll_syn_x_x98 ^ ll_syn_x_n1_5 ^ ll_syn_x_n1_12;
+    assign ll_syn_x_n2_6 = ll_syn_x_x71 ^ ll_syn_x_x83 ^ ll_syn_x_x89 ^ ll_syn_x_x99 ^ ll_syn_x_n1_1 ^ ll_syn_x_n1_16;
+    assign ll_syn_x_n2_7 = ll_syn_x_x72 ^ ll_syn_x_x74 ^ ll_syn_x_x90 ^ ll_syn_x_x94 ^ ll_syn_x_x100 ^ ll_syn_x_n1_17;
+    assign ll_syn_x_n2_8 = ll_syn_x_n1_2 ^ ll_syn_x_n1_4 ^ ll_syn_x_n1_18 ^ ll_syn_x_n1_31 ^ ll_syn_x_n1_40 ^ ll_syn_x_n1_50;
+    assign ll_syn_x_n2_9 = ll_syn_x_x93 ^ ll_syn_x_x102 ^ ll_syn_x_n1_2 ^ ll_syn_x_n1_8 ^ ll_syn_x_n1_18 ^ ll_syn_x_n1_20;
+    assign ll_syn_x_n2_10 = ll_syn_x_x93 ^ ll_syn_x_x103 ^ ll_syn_x_n1_3 ^ ll_syn_x_n1_7 ^ ll_syn_x_n1_14 ^ ll_syn_x_n1_26;
+    assign ll_syn_x_n2_11 = ll_syn_x_x80 ^ ll_syn_x_x104 ^ ll_syn_x_n1_3 ^ ll_syn_x_n1_13 ^ ll_syn_x_n1_25 ^ ll_syn_x_n1_39;
+    assign ll_syn_x_n2_12 = ll_syn_x_x105 ^ ll_syn_x_n1_2 ^ ll_syn_x_n1_9 ^ ll_syn_x_n1_12 ^ ll_syn_x_n1_30 ^ ll_syn_x_n1_43;
+    assign ll_syn_x_n2_13 = ll_syn_x_x106 ^ ll_syn_x_n1_10 ^ ll_syn_x_n1_20 ^ ll_syn_x_n1_30 ^ ll_syn_x_n1_50 ^ ll_syn_x_n1_78;
+    assign ll_syn_x_n2_14 = ll_syn_x_x91 ^ ll_syn_x_x107 ^ ll_syn_x_n1_12 ^ ll_syn_x_n1_35 ^ ll_syn_x_n1_80 ^ ll_syn_x_n1_81;
+    assign ll_syn_x_n2_15 = ll_syn_x_x92 ^ ll_syn_x_x108 ^ ll_syn_x_n1_1 ^ ll_syn_x_n1_27 ^ ll_syn_x_n1_45 ^ ll_syn_x_n1_84;
+    assign ll_syn_x_n2_16 = ll_syn_x_x89 ^ ll_syn_x_x109 ^ ll_syn_x_n1_17 ^ ll_syn_x_n1_36 ^ ll_syn_x_n1_41 ^ ll_syn_x_n1_87;
+    assign ll_syn_x_n2_17 = ll_syn_x_x72 ^ ll_syn_x_x90 ^ ll_syn_x_x110 ^ ll_syn_x_n1_2 ^ ll_syn_x_n1_24 ^ ll_syn_x_n1_46;
+    assign ll_syn_x_n2_18 = ll_syn_x_x87 ^ ll_syn_x_x95 ^ ll_syn_x_x111 ^ ll_syn_x_n1_7 ^ ll_syn_x_n1_32 ^ ll_syn_x_n1_44;
+    assign ll_syn_x_n2_19 = ll_syn_x_x61 ^ ll_syn_x_x79 ^ ll_syn_x_x88 ^ ll_syn_x_x112 ^ ll_syn_x_n1_8 ^ ll_syn_x_n1_28;
+    assign ll_syn_x_n2_20 = ll_syn_x_x87 ^ ll_syn_x_x89 ^ ll_syn_x_x92 ^ ll_syn_x_x93 ^ ll_syn_x_x113 ^ ll_syn_x_n1_8;
+    assign ll_syn_x_n2_21 = ll_syn_x_n1_4 ^ ll_syn_x_n1_14 ^ ll_syn_x_n1_21 ^ ll_syn_x_n1_41 ^ ll_syn_x_n1_99 ^ ll_syn_x_n1_100;
+    assign ll_syn_x_n2_22 = ll_syn_x_n1_1 ^ ll_syn_x_n1_10 ^ ll_syn_x_n1_16 ^ ll_syn_x_n1_35 ^ ll_syn_x_n1_39 ^ ll_syn_x_n1_44;
+    assign ll_syn_x_n2_23 = ll_syn_x_x92 ^ ll_syn_x_x94 ^ ll_syn_x_x116 ^ ll_syn_x_n1_7 ^ ll_syn_x_n1_9 ^ ll_syn_x_n1_23;
+    assign ll_syn_x_n2_24 = ll_syn_x_x93 ^ ll_syn_x_x95 ^ ll_syn_x_x117 ^ ll_syn_x_n1_3 ^ ll_syn_x_n1_19 ^ ll_syn_x_n1_26;
+    assign ll_syn_x_n2_25 = ll_syn_x_x91 ^ ll_syn_x_x93 ^ ll_syn_x_x94 ^ ll_syn_x_x118 ^ ll_syn_x_n1_0 ^ ll_syn_x_n1_3;
+    assign ll_syn_x_n2_26 = ll_syn_x_n1_13 ^ ll_syn_x_n1_18 ^ ll_syn_x_n1_23 ^ ll_syn_x_n1_112 ^ ll_syn_x_n1_113 ^ ll_syn_x_n1_114;
+    assign ll_syn_x_n2_27 = ll_syn_x_x91 ^ ll_syn_x_x94 ^ ll_syn_x_x119 ^ ll_syn_x_n1_0 ^ ll_syn_x_n1_14 ^ ll_syn_x_n1_19;
+    assign ll_syn_x_n2_28 = ll_syn_x_x88 ^ ll_syn_x_x92 ^ ll_syn_x_x120 ^ ll_syn_x_n1_11 ^ ll_syn_x_n1_17 ^ ll_syn_x_n1_42;
+    assign ll_syn_x_n2_29 = ll_syn_x_x91 ^ ll_syn_x_x94 ^ ll_syn_x_x121 ^ ll_syn_x_n1_0 ^ ll_syn_x_n1_4 ^ ll_syn_x_n1_11;
+    assign ll_syn_x_n2_30 = ll_syn_x_x90 ^ ll_syn_x_x94 ^ ll_syn_x_x122 ^ ll_syn_x_n1_1 ^ ll_syn_x_n1_10 ^ ll_syn_x_n1_15;
+    assign ll_syn_x_n2_31 = ll_syn_x_x123 ^ ll_syn_x_n1_0 ^ ll_syn_x_n1_7 ^ ll_syn_x_n1_19 ^ ll_syn_x_n1_40 ^ ll_syn_x_n1_45;
+    assign ll_syn_x_n2_32 = ll_syn_x_x78 ^ ll_syn_x_x94 ^ ll_syn_x_x124 ^ ll_syn_x_n1_8 ^ ll_syn_x_n1_9 ^ ll_syn_x_n1_27;
+    assign ll_syn_x_n2_33 = ll_syn_x_x88 ^ ll_syn_x_x93 ^ ll_syn_x_x125 ^ ll_syn_x_n1_0 ^ ll_syn_x_n1_3 ^ ll_syn_x_n1_36;
+    assign ll_syn_x_n2_34 = ll_syn_x_x88 ^ ll_syn_x_x126 ^ ll_syn_x_n1_1 ^ ll_syn_x_n1_13 ^ ll_syn_x_n1_29 ^ ll_syn_x_n1_39;
+    assign ll_syn_x_n2_35 = ll_syn_x_x89 ^ ll_syn_x_x127 ^ ll_syn_x_n1_6 ^ ll_syn_x_n1_9 ^ ll_syn_x_n1_15 ^ ll_syn_x_n1_43;
+    assign ll_syn[0] = ll_syn_x_n1_53 ^ ll_syn_x_n1_54 ^ ll_syn_x_n2_3 ^ ll_syn_x_n1_55;
+    assign ll_syn[1] = ~(ll_syn_x_n1_56 ^ ll_syn_x_n1_32 ^ ll_syn_x_n2_4 ^ ll_syn_x_n1_57 ^ ll_syn_x_n1_49);
+    assign ll_syn[2] = ~(ll_syn_x_n1_24 ^ ll_syn_x_n1_22 ^ ll_syn_x_n1_58 ^ ll_syn_x_n2_5 ^ ll_syn_x_n1_49 ^ ll_syn_x_n1_46);
+    assign ll_syn[3] = ~(ll_syn_x_n1_59 ^ ll_syn_x_n1_60 ^ ll_syn_x_n2_0 ^ ll_syn_x_n1_61 ^ ll_syn_x_n2_6 ^ ll_syn_x_n1_42);
+    assign ll_syn[4] = ~(ll_syn_x_n1_62 ^ ll_syn_x_n1_33 ^ ll_syn_x_n1_25 ^ ll_syn_x_n2_2 ^ ll_syn_x_n1_63 ^ ll_syn_x_n2_7);
+    assign ll_syn[5] = ll_syn_x_n1_64 ^ ll_syn_x_n2_8 ^ ll_syn_x_n1_65;
+    assign ll_syn[6] = ~(ll_syn_x_n1_66 ^ ll_syn_x_n1_67 ^ ll_syn_x_n2_9 ^ ll_syn_x_n1_68 ^ ll_syn_x_n1_48);
+    assign ll_syn[7] = ll_syn_x_n1_34 ^ ll_syn_x_n1_69 ^ ll_syn_x_n2_10 ^ ll_syn_x_n1_51 ^ ll_syn_x_n1_70;
+    assign ll_syn[8] = ll_syn_x_n1_71 ^ ll_syn_x_n1_72 ^ ll_syn_x_n1_73 ^ ll_syn_x_n2_11 ^ ll_syn_x_n1_74;
+    assign ll_syn[9] = ll_syn_x_n1_75 ^ ll_syn_x_n2_12 ^ ll_syn_x_n1_76 ^ ll_syn_x_n1_77;
+    assign ll_syn[10] = ~(ll_syn_x_n2_13 ^ ll_syn_x_n1_79);
+    assign ll_syn[11] = ll_syn_x_n2_14 ^ ll_syn_x_n1_82 ^ ll_syn_x_n1_83;
+    assign ll_syn[12] = ~(ll_syn_x_n1_85 ^ ll_syn_x_n2_15 ^ ll_syn_x_n1_86);
+    assign ll_syn[13] = ll_syn_x_n1_88 ^ ll_syn_x_n2_16 ^ ll_syn_x_n1_89;
+    assign ll_syn[14] = ll_syn_x_n1_90 ^ ll_syn_x_n1_91 ^ ll_syn_x_n2_17 ^ ll_syn_x_n1_51;
+    assign ll_syn[15] = ~(ll_syn_x_n1_92 ^ ll_syn_x_n1_93 ^ ll_syn_x_n2_18 ^ ll_syn_x_n1_94);
+    assign ll_syn[16] = ~(ll_syn_x_n1_95 ^ ll_syn_x_n1_96 ^ ll_syn_x_n2_0 ^ ll_syn_x_n2_19 ^ ll_syn_x_n1_44 ^ ll_syn_x_n1_52);
+    assign ll_syn[17] = ll_syn_x_n1_97 ^ ll_syn_x_n1_28 ^ ll_syn_x_n1_37 ^ ll_syn_x_n2_2 ^ ll_syn_x_n1_98 ^ ll_syn_x_n2_20;
+    assign ll_syn[18] = ll_syn_x_n2_21 ^ ll_syn_x_n1_101 ^ ll_syn_x_n1_102;
+    assign ll_syn[19] = ~(ll_syn_x_n1_103 ^ ll_syn_x_n2_22 ^ ll_syn_x_n1_104);
+    assign ll_syn[20] = ~(ll_syn_x_n1_105 ^ ll_syn_x_n1_38 ^ ll_syn_x_n1_106 ^ ll_syn_x_n2_23 ^ ll_syn_x_n1_43 ^ ll_syn_x_n1_107);
+    assign ll_syn[21] = ll_syn_x_n1_108 ^ ll_syn_x_n1_109 ^ ll_syn_x_n2_24 ^ ll_syn_x_n1_110 ^ ll_syn_x_n1_111;
+    assign ll_syn[22] = ll_syn_x_n2_26 ^ ll_syn_x_n2_25;
+    assign ll_syn[23] = ~(ll_syn_x_n1_33 ^ ll_syn_x_n1_115 ^ ll_syn_x_n2_27 ^ ll_syn_x_n1_116 ^ ll_syn_x_n2_1 ^ ll_syn_x_n1_48);
+    assign ll_syn[24] = ~(ll_syn_x_n1_117 ^ ll_syn_x_n1_118 ^ ll_syn_x_n2_1 ^ ll_syn_x_n1_119 ^ ll_syn_x_n2_28);
+    assign ll_syn[25] = ~(ll_syn_x_n1_21 ^ ll_syn_x_n1_34 ^ ll_syn_x_n1_120 ^ ll_syn_x_n2_29 ^ ll_syn_x_n1_121 ^ ll_syn_x_n1_42);
+    assign ll_syn[26] = ~(ll_syn_x_n1_29 ^ ll_syn_x_n1_38 ^ ll_syn_x_n1_122 ^ ll_syn_x_n2_30 ^ ll_syn_x_n1_123 ^ ll_syn_x_n1_40);
+    assign ll_syn[27] = ll_syn_x_n1_124 ^ ll_syn_x_n1_125 ^ ll_syn_x_n2_31 ^ ll_syn_x_n1_126;
+    assign ll_syn[28] = ~(ll_syn_x_n1_127 ^ ll_syn_x_n1_128 ^ ll_syn_x_n2_32 ^ ll_syn_x_n1_41 ^ ll_syn_x_n1_52);
+    assign ll_syn[29] = ~(ll_syn_x_n1_37 ^ ll_syn_x_n1_129 ^ ll_syn_x_n2_33 ^ ll_syn_x_n1_130 ^ ll_syn_x_n1_39);
+    assign ll_syn[30] = ll_syn_x_n1_131 ^ ll_syn_x_n1_132 ^ ll_syn_x_n2_34 ^ ll_syn_x_n1_133;
+    assign ll_syn[31] = ll_syn_x_n1_134 ^ ll_syn_x_n1_135 ^ ll_syn_x_n2_35 ^ ll_syn_x_n1_136;
+
+    // RX: the registered beat from the link.
+    assign rxin_data = rx_window[127:64];
     wire rx_first; // first beat of a packet
     assign rx_first = rx_beat == 3'd0;
     wire rx_mark_now; // the packet's link-local marker (first beat's tuser)
-    assign rx_mark_now = rx_first ? s_axis_link_tuser : rx_mark;
+    assign rx_mark_now = rx_first ? rxin_user : rx_mark;
     wire rx_bad_now; // marker differs between beats
-    assign rx_bad_now = rx_bad | ((~rx_first) & (s_axis_link_tuser != rx_mark));
-    wire [31:0] crc_in; // CRC register before this beat
-    assign crc_in = rx_first ? 32'hffffffff : rx_crc;
-    wire [95:0] crc_full_in;
-    assign crc_full_in = {s_axis_link_tdata, crc_in};
-    wire [31:0] crc_full; // CRC register after the whole beat
-    assign crc_full[0] = ^(crc_full_in & 96'h04d101df481b4e5a481b4e5a);
-    assign crc_full[1] = ^(crc_full_in & 96'h09a203be90369cb590369cb5);
-    assign crc_full[2] = ^(crc_full_in & 96'h1344077d206d396b206d396b);
-    assign crc_full[3] = ^(crc_full_in & 96'h26880efa40da72d740da72d7);
-    assign crc_full[4] = ^(crc_full_in & 96'h4d101df481b4e5af81b4e5af);
-    assign crc_full[5] = ^(crc_full_in & 96'h9a203be90369cb5e0369cb5e);
-    assign crc_full[6] = ^(crc_full_in & 96'h3091760d4ec8d8e64ec8d8e6);
-    assign crc_full[7] = ^(crc_full_in & 96'h6122ec1a9d91b1cd9d91b1cd);
-    assign crc_full[8] = ^(crc_full_in & 96'hc245d8353b23639a3b23639a);
-    assign crc_full[9] = ^(crc_full_in & 96'h805ab1b53e5d896e3e5d896e);
-    assign crc_full[10] = ^(crc_full_in & 96'h046462b534a05c8634a05c86);
-    assign crc_full[11] = ^(crc_full_in & 96'h08c8c56a6940b90c6940b90c);
-    assign crc_full[12] = ^(crc_full_in & 96'h11918ad4d2817218d2817218);
-    assign crc_full[13] = ^(crc_full_in & 96'h232315a9a502e430a502e430);
-    assign crc_full[14] = ^(crc_full_in & 96'h46462b534a05c8604a05c860);
-    assign crc_full[15] = ^(crc_full_in & 96'h8c8c56a6940b90c0940b90c0);
-    assign crc_full[16] = ^(crc_full_in & 96'h1dc9ac92600c6fda600c6fda);
-    assign crc_full[17] = ^(crc_full_in & 96'h3b935924c018dfb5c018dfb5);
-    assign crc_full[18] = ^(crc_full_in & 96'h7726b2498031bf6a8031bf6a);
-    assign crc_full[19] = ^(crc_full_in & 96'hee4d649300637ed500637ed5);
-    assign crc_full[20] = ^(crc_full_in & 96'hd84bc8f948ddb3f048ddb3f0);
-    assign crc_full[21] = ^(crc_full_in & 96'hb446902dd9a029bbd9a029bb);
-    assign crc_full[22] = ^(crc_full_in & 96'h6c5c2184fb5b1d2cfb5b1d2c);
-    assign crc_full[23] = ^(crc_full_in & 96'hd8b84309f6b63a59f6b63a59);
-    assign crc_full[24] = ^(crc_full_in & 96'hb5a187cca5773ae8a5773ae8);
-    assign crc_full[25] = ^(crc_full_in & 96'h6f920e4602f53b8a02f53b8a);
-    assign crc_full[26] = ^(crc_full_in & 96'hdf241c8c05ea771505ea7715);
-    assign crc_full[27] = ^(crc_full_in & 96'hba9938c743cfa07143cfa071);
-    assign crc_full[28] = ^(crc_full_in & 96'h71e37051cf840eb8cf840eb8);
-    assign crc_full[29] = ^(crc_full_in & 96'he3c6e0a39f081d709f081d70);
-    assign crc_full[30] = ^(crc_full_in & 96'hc35cc098760b74bb760b74bb);
-    assign crc_full[31] = ^(crc_full_in & 96'h826880efa40da72da40da72d);
-    wire [63:0] crc_part_in;
-    assign crc_part_in = {s_axis_link_tdata[31:0], crc_in};
-    wire [31:0] ecrc_calc; // CRC-32/ISO-HDLC of the packet up to its last 4 bytes
-    assign ecrc_calc[0] = ~^(crc_part_in & 64'h04d101df04d101df);
-    assign ecrc_calc[1] = ~^(crc_part_in & 64'h09a203be09a203be);
-    assign ecrc_calc[2] = ~^(crc_part_in & 64'h1344077d1344077d);
-    assign ecrc_calc[3] = ~^(crc_part_in & 64'h26880efa26880efa);
-    assign ecrc_calc[4] = ~^(crc_part_in & 64'h4d101df44d101df4);
-    assign ecrc_calc[5] = ~^(crc_part_in & 64'h9a203be99a203be9);
-    assign ecrc_calc[6] = ~^(crc_part_in & 64'h3091760d3091760d);
-    assign ecrc_calc[7] = ~^(crc_part_in & 64'h6122ec1a6122ec1a);
-    assign ecrc_calc[8] = ~^(crc_part_in & 64'hc245d835c245d835);
-    assign ecrc_calc[9] = ~^(crc_part_in & 64'h805ab1b5805ab1b5);
-    assign ecrc_calc[10] = ~^(crc_part_in & 64'h046462b5046462b5);
-    assign ecrc_calc[11] = ~^(crc_part_in & 64'h08c8c56a08c8c56a);
-    assign ecrc_calc[12] = ~^(crc_part_in & 64'h11918ad411918ad4);
-    assign ecrc_calc[13] = ~^(crc_part_in & 64'h232315a9232315a9);
-    assign ecrc_calc[14] = ~^(crc_part_in & 64'h46462b5346462b53);
-    assign ecrc_calc[15] = ~^(crc_part_in & 64'h8c8c56a68c8c56a6);
-    assign ecrc_calc[16] = ~^(crc_part_in & 64'h1dc9ac921dc9ac92);
-    assign ecrc_calc[17] = ~^(crc_part_in & 64'h3b9359243b935924);
-    assign ecrc_calc[18] = ~^(crc_part_in & 64'h7726b2497726b249);
-    assign ecrc_calc[19] = ~^(crc_part_in & 64'hee4d6493ee4d6493);
-    assign ecrc_calc[20] = ~^(crc_part_in & 64'hd84bc8f9d84bc8f9);
-    assign ecrc_calc[21] = ~^(crc_part_in & 64'hb446902db446902d);
-    assign ecrc_calc[22] = ~^(crc_part_in & 64'h6c5c21846c5c2184);
-    assign ecrc_calc[23] = ~^(crc_part_in & 64'hd8b84309d8b84309);
-    assign ecrc_calc[24] = ~^(crc_part_in & 64'hb5a187ccb5a187cc);
-    assign ecrc_calc[25] = ~^(crc_part_in & 64'h6f920e466f920e46);
-    assign ecrc_calc[26] = ~^(crc_part_in & 64'hdf241c8cdf241c8c);
-    assign ecrc_calc[27] = ~^(crc_part_in & 64'hba9938c7ba9938c7);
-    assign ecrc_calc[28] = ~^(crc_part_in & 64'h71e3705171e37051);
-    assign ecrc_calc[29] = ~^(crc_part_in & 64'he3c6e0a3e3c6e0a3);
-    assign ecrc_calc[30] = ~^(crc_part_in & 64'hc35cc098c35cc098);
-    assign ecrc_calc[31] = ~^(crc_part_in & 64'h826880ef826880ef);
+    assign rx_bad_now = rx_bad | ((~rx_first) & (rxin_user != rx_mark));
     wire ecrc_fail; // the ECRC in the last 4 bytes differs
-    assign ecrc_fail = ecrc_calc != s_axis_link_tdata[63:32];
-    assign rx_vc_now = rx_first ? s_axis_link_tdata[0] : rx_vc;
+    assign ecrc_fail = |ecrc_diff;
+    assign rx_vc_now = rx_first ? rxin_data[0] : rx_vc;
     wire rx_vc_ok; // the VC exists
     assign rx_vc_ok = 1'd1;
-    wire [6:0] rx_fill; // receive FIFO words in use (committed, or of the packet being checked)
-    assign rx_fill = rx_wr - rx_rd;
-    assign rx_room = (rx_beat < MAX_BEATS) & (rx_fill < RX_CAP);
-    assign ee_beat = s_axis_link_tvalid & (~rx_mark_now);
+    wire rx_full; // the receive FIFO is full (committed words, or of the packet being checked)
+    assign rx_full = (rx_wr[6] != rx_rd[6]) & (rx_wr[5:0] == rx_rd[5:0]);
+    assign rx_room = (rx_beat < MAX_BEATS) & (~rx_full);
+    assign ee_beat = rxin_valid & (~rx_mark_now);
     wire ee_end;
-    assign ee_end = ee_beat & s_axis_link_tlast;
+    assign ee_end = ee_beat & rxin_last;
     wire ee_good; // a whole, intact EE packet
     assign ee_good = ee_end & (~rx_bad_now) & rx_room & (~ecrc_fail) & rx_vc_ok;
     wire rx_accept; // EE packets are accepted: link up (Init exchange done), not discarding, no PHY error
-    assign rx_accept = (link == LINK_UP) & (~rx_disc) & phy_up & (~phy_error);
+    assign rx_accept = (link == LINK_UP) & (~rx_disc) & (~rxin_drop);
     wire commit; // deliver the packet
     assign commit = ee_good & rx_accept;
-    wire [127:0] ll_bytes; // the link-local packet ending with this beat
-    assign ll_bytes = {s_axis_link_tdata, ll_rx[127:64]};
-    wire [95:0] ll_body; // bytes 0-11
-    assign ll_body = ll_bytes[95:0];
-    wire [31:0] ll_crc_calc; // their LL CRC
-    assign ll_crc_calc[0] = ^(ll_body & 96'h04d101df481b4e5af182fa07);
-    assign ll_crc_calc[1] = ~^(ll_body & 96'h09a203be90369cb5e305f40f);
-    assign ll_crc_calc[2] = ~^(ll_body & 96'h1344077d206d396bc60be81f);
-    assign ll_crc_calc[3] = ~^(ll_body & 96'h26880efa40da72d78c17d03f);
-    assign ll_crc_calc[4] = ~^(ll_body & 96'h4d101df481b4e5af182fa07e);
-    assign ll_crc_calc[5] = ^(ll_body & 96'h9a203be90369cb5e305f40fd);
-    assign ll_crc_calc[6] = ~^(ll_body & 96'h3091760d4ec8d8e6913c7bfd);
-    assign ll_crc_calc[7] = ^(ll_body & 96'h6122ec1a9d91b1cd2278f7fa);
-    assign ll_crc_calc[8] = ^(ll_body & 96'hc245d8353b23639a44f1eff4);
-    assign ll_crc_calc[9] = ^(ll_body & 96'h805ab1b53e5d896e786125ee);
-    assign ll_crc_calc[10] = ~^(ll_body & 96'h046462b534a05c860140b1db);
-    assign ll_crc_calc[11] = ^(ll_body & 96'h08c8c56a6940b90c028163b7);
-    assign ll_crc_calc[12] = ~^(ll_body & 96'h11918ad4d28172180502c76e);
-    assign ll_crc_calc[13] = ^(ll_body & 96'h232315a9a502e4300a058edc);
-    assign ll_crc_calc[14] = ^(ll_body & 96'h46462b534a05c860140b1db9);
-    assign ll_crc_calc[15] = ~^(ll_body & 96'h8c8c56a6940b90c028163b72);
-    assign ll_crc_calc[16] = ~^(ll_body & 96'h1dc9ac92600c6fdaa1ae8ce3);
-    assign ll_crc_calc[17] = ^(ll_body & 96'h3b935924c018dfb5435d19c6);
-    assign ll_crc_calc[18] = ^(ll_body & 96'h7726b2498031bf6a86ba338d);
-    assign ll_crc_calc[19] = ~^(ll_body & 96'hee4d649300637ed50d74671a);
-    assign ll_crc_calc[20] = ~^(ll_body & 96'hd84bc8f948ddb3f0eb6a3432);
-    assign ll_crc_calc[21] = ^(ll_body & 96'hb446902dd9a029bb27569263);
-    assign ll_crc_calc[22] = ^(ll_body & 96'h6c5c2184fb5b1d2cbf2fdec0);
-    assign ll_crc_calc[23] = ~^(ll_body & 96'hd8b84309f6b63a597e5fbd81);
-    assign ll_crc_calc[24] = ~^(ll_body & 96'hb5a187cca5773ae80d3d8105);
-    assign ll_crc_calc[25] = ~^(ll_body & 96'h6f920e4602f53b8aebf9f80d);
-    assign ll_crc_calc[26] = ~^(ll_body & 96'hdf241c8c05ea7715d7f3f01a);
-    assign ll_crc_calc[27] = ^(ll_body & 96'hba9938c743cfa0715e651a33);
-    assign ll_crc_calc[28] = ~^(ll_body & 96'h71e37051cf840eb84d48ce61);
-    assign ll_crc_calc[29] = ~^(ll_body & 96'he3c6e0a39f081d709a919cc2);
-    assign ll_crc_calc[30] = ^(ll_body & 96'hc35cc098760b74bbc4a1c382);
-    assign ll_crc_calc[31] = ^(ll_body & 96'h826880efa40da72d78c17d03);
     wire ll_end;
-    assign ll_end = s_axis_link_tvalid & rx_mark_now & s_axis_link_tlast;
+    assign ll_end = rxin_valid & rx_mark_now & rxin_last;
     wire [7:0] ll_op_now;
-    assign ll_op_now = ll_bytes[7:0];
+    assign ll_op_now = rx_window[7:0];
     wire ll_ok; // a whole, intact link-local packet with a known opcode
-    assign ll_ok = ll_end & (~rx_bad_now) & (rx_beat == LL_LAST) & (ll_crc_calc == ll_bytes[127:96]) & (ll_op_now >= OP_INIT) & (ll_op_now <= OP_EXIT);
+    assign ll_ok = ll_end & (~rx_bad_now) & (rx_beat == LL_LAST) & (~(|ll_crc_diff)) & (ll_op_now >= OP_INIT) & (ll_op_now <= OP_EXIT);
     wire rx_err; // a packet error or a PHY error
-    assign rx_err = (ee_end & (~ee_good)) | (ll_end & (~ll_ok)) | phy_error;
+    assign rx_err = (ee_end & (~ee_good)) | (ll_end & (~ll_ok)) | rxin_phy_error;
     wire m_valid; // committed words not yet delivered
     assign m_valid = rx_rd != rx_cm_vis;
     wire m_fire;
     assign m_fire = m_valid & m_axis_tready;
 
     // LL packet received last cycle: moving the acknowledged point to its RSEQ.
+    wire echo_ok; // the received echo equals epoch (which moved by at most one since the compares)
+    assign echo_ok = (epoch[0] != ll_epoch_lsb) ? ll_echo_eq1 : ll_echo_eq0;
     wire enable; // an Init ACK or FC answering a packet sent since our last stop: resume EE from its RSEQ
-    assign enable = ((llg & (ll_op == OP_INIT_ACK)) | (llg & (ll_op == OP_FC))) & (ll_echo == epoch) & (~tx_en);
+    assign enable = ((llg & ll_op_hot[1]) | (llg & ll_op_hot[2])) & echo_ok & (~tx_en);
     wire exit_ok; // an Exit Discard answering a Clear Discard sent since our stop: resume from its RSEQ
-    assign exit_ok = llg & (ll_op == OP_EXIT) & (link != LINK_DOWN) & tx_stop & (ll_echo == epoch);
-    wire [15:0] ack_dist;
-    assign ack_dist = ll_rseq - ack_seq;
-    wire ack_ok; // RSEQ lies between the acknowledged point and the send point
-    assign ack_ok = ack_dist <= (send_seq - ack_seq);
-    wire [16:0] ack_slot_new_sum;
-    assign ack_slot_new_sum = {13'd0, ack_slot} + {1'd0, ack_dist};
-    wire [16:0] ack_slot_new_mod;
-    assign ack_slot_new_mod = (ack_slot_new_sum >= SLOTS) ? (ack_slot_new_sum - SLOTS) : ack_slot_new_sum;
-    wire [3:0] ack_slot_new; // (ack_slot + d) mod SLOTS
-    assign ack_slot_new = ack_slot_new_mod[3:0];
+    assign exit_ok = llg & ll_op_hot[6] & (link != LINK_DOWN) & tx_stop & echo_ok;
     // verilator lint_off UNUSED
-    wire [12:0] ack_slot_new_hi; // upper bits, zero
-    assign ack_slot_new_hi = ack_slot_new_mod[16:4];
+    wire [16:0] window_sum; // (RSEQ - ack_seq) + (send_seq - RSEQ), from the registered distances
+    assign window_sum = {1'd0, ll_ack_dist} + {1'd0, ll_gap} + {16'd0, send_stepped};
     // verilator lint_on UNUSED
+    wire ack_ok; // RSEQ lies between the acknowledged point and the send point
+    assign ack_ok = send_rewound ? ll_ack_zero : (~window_sum[16]);
+    wire [3:0] ack_slot_new; // the slot of RSEQ (slots are the low bits of the sequence number)
+    assign ack_slot_new = ll_rseq[3:0];
     wire do_ack; // an enabling Init ACK / FC, ACK, Discard, Exit Discard (stopped) carry an acknowledgement
-    assign do_ack = enable | (llg & (ll_op == OP_ACK)) | (llg & (ll_op == OP_DISCARD) & (link != LINK_DOWN)) | exit_ok;
+    assign do_ack = enable | (llg & ll_op_hot[3]) | (llg & ll_op_hot[4] & (link != LINK_DOWN)) | exit_ok;
+    wire ack_move; // the acknowledged point moves to RSEQ
+    assign ack_move = do_ack & ack_ok;
     wire expiry; // the LLR timer expires
-    assign expiry = (link == LINK_UP) & (llrt_cnt == 12'd0);
+    assign expiry = (link == LINK_UP) & (~llrt_nonzero);
 
     // TX write side: credits and room for a new packet.
-    wire [15:0] outstanding; // packets in the retry buffer
-    assign outstanding = head_seq - ack_seq;
     wire credit_ok; // the offered VC has a credit
-    assign credit_ok = ((s_axis_tuser == 1'd0) & ((consumed0 - returned0) < RX_CREDITS))
-        | ((s_axis_tuser == 1'd1) & ((consumed1 - returned1) < RX_CREDITS));
-    wire slot_free; // a retry slot is free
-    assign slot_free = {1'd0, outstanding} < SLOTS;
+    assign credit_ok = ((s_axis_tuser == 1'd0) & (~(started0 ? credit_short1_0 : credit_short0)))
+        | ((s_axis_tuser == 1'd1) & (~(started1 ? credit_short1_1 : credit_short1)));
+    wire [7:0] credit_used0; // credits of VC 0 in use after this cycle, without a packet started now
+    assign credit_used0 = consumed0 - (llg ? ll_freed0 : returned0);
+    wire [7:0] credit_used1; // credits of VC 1 in use after this cycle, without a packet started now
+    assign credit_used1 = consumed1 - (llg ? ll_freed1 : returned1);
+    wire slot_free; // a retry slot is free (fewer than SLOTS packets held)
+    assign slot_free = ~((head_seq[3:0] == ack_seq[3:0]) & (head_seq[4] != ack_seq[4]));
     wire s_ready;
     assign s_ready = wr_act | (slot_free & credit_ok);
     wire s_fire;
     assign s_fire = s_axis_tvalid & s_ready;
-    wire [16:0] head_slot_inc_sum;
-    assign head_slot_inc_sum = {13'd0, head_slot} + 17'd1;
-    wire [16:0] head_slot_inc_mod;
-    assign head_slot_inc_mod = (head_slot_inc_sum >= SLOTS) ? (head_slot_inc_sum - SLOTS) : head_slot_inc_sum;
-    wire [3:0] head_slot_inc; // (head_slot + d) mod SLOTS
-    assign head_slot_inc = head_slot_inc_mod[3:0];
-    // verilator lint_off UNUSED
-    wire [12:0] head_slot_inc_hi; // upper bits, zero
-    assign head_slot_inc_hi = head_slot_inc_mod[16:4];
-    // verilator lint_on UNUSED
-    wire [16:0] send_slot_inc_sum;
-    assign send_slot_inc_sum = {13'd0, send_slot} + 17'd1;
-    wire [16:0] send_slot_inc_mod;
-    assign send_slot_inc_mod = (send_slot_inc_sum >= SLOTS) ? (send_slot_inc_sum - SLOTS) : send_slot_inc_sum;
-    wire [3:0] send_slot_inc; // (send_slot + d) mod SLOTS
-    assign send_slot_inc = send_slot_inc_mod[3:0];
-    // verilator lint_off UNUSED
-    wire [12:0] send_slot_inc_hi; // upper bits, zero
-    assign send_slot_inc_hi = send_slot_inc_mod[16:4];
-    // verilator lint_on UNUSED
+    wire [3:0] head_slot_inc; // the next slot
+    assign head_slot_inc = head_slot + 4'd1;
+    wire [3:0] send_slot_inc; // the next slot
+    assign send_slot_inc = send_slot + 4'd1;
 
     // TX send side: the link-local packet to start (priority Init ACK, FC, Init, Exit, Discard, Clear, ACK).
     wire ll_pending;
@@ -533,38 +1983,524 @@ module rtlgen_genz_llr (
     wire [95:0] tx_ll_body; // bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, EE enabled
     assign tx_ll_body = {{7'd0, tx_en}, tx_echo, epoch, 8'd0, 8'd0, freed1, freed0, rseq[7:0], rseq[15:8], send_seq[7:0], send_seq[15:8], tx_op};
     wire [31:0] tx_ll_crc; // bytes 12-15
-    assign tx_ll_crc[0] = ^(tx_ll_body & 96'h04d101df481b4e5af182fa07);
-    assign tx_ll_crc[1] = ~^(tx_ll_body & 96'h09a203be90369cb5e305f40f);
-    assign tx_ll_crc[2] = ~^(tx_ll_body & 96'h1344077d206d396bc60be81f);
-    assign tx_ll_crc[3] = ~^(tx_ll_body & 96'h26880efa40da72d78c17d03f);
-    assign tx_ll_crc[4] = ~^(tx_ll_body & 96'h4d101df481b4e5af182fa07e);
-    assign tx_ll_crc[5] = ^(tx_ll_body & 96'h9a203be90369cb5e305f40fd);
-    assign tx_ll_crc[6] = ~^(tx_ll_body & 96'h3091760d4ec8d8e6913c7bfd);
-    assign tx_ll_crc[7] = ^(tx_ll_body & 96'h6122ec1a9d91b1cd2278f7fa);
-    assign tx_ll_crc[8] = ^(tx_ll_body & 96'hc245d8353b23639a44f1eff4);
-    assign tx_ll_crc[9] = ^(tx_ll_body & 96'h805ab1b53e5d896e786125ee);
-    assign tx_ll_crc[10] = ~^(tx_ll_body & 96'h046462b534a05c860140b1db);
-    assign tx_ll_crc[11] = ^(tx_ll_body & 96'h08c8c56a6940b90c028163b7);
-    assign tx_ll_crc[12] = ~^(tx_ll_body & 96'h11918ad4d28172180502c76e);
-    assign tx_ll_crc[13] = ^(tx_ll_body & 96'h232315a9a502e4300a058edc);
-    assign tx_ll_crc[14] = ^(tx_ll_body & 96'h46462b534a05c860140b1db9);
-    assign tx_ll_crc[15] = ~^(tx_ll_body & 96'h8c8c56a6940b90c028163b72);
-    assign tx_ll_crc[16] = ~^(tx_ll_body & 96'h1dc9ac92600c6fdaa1ae8ce3);
-    assign tx_ll_crc[17] = ^(tx_ll_body & 96'h3b935924c018dfb5435d19c6);
-    assign tx_ll_crc[18] = ^(tx_ll_body & 96'h7726b2498031bf6a86ba338d);
-    assign tx_ll_crc[19] = ~^(tx_ll_body & 96'hee4d649300637ed50d74671a);
-    assign tx_ll_crc[20] = ~^(tx_ll_body & 96'hd84bc8f948ddb3f0eb6a3432);
-    assign tx_ll_crc[21] = ^(tx_ll_body & 96'hb446902dd9a029bb27569263);
-    assign tx_ll_crc[22] = ^(tx_ll_body & 96'h6c5c2184fb5b1d2cbf2fdec0);
-    assign tx_ll_crc[23] = ~^(tx_ll_body & 96'hd8b84309f6b63a597e5fbd81);
-    assign tx_ll_crc[24] = ~^(tx_ll_body & 96'hb5a187cca5773ae80d3d8105);
-    assign tx_ll_crc[25] = ~^(tx_ll_body & 96'h6f920e4602f53b8aebf9f80d);
-    assign tx_ll_crc[26] = ~^(tx_ll_body & 96'hdf241c8c05ea7715d7f3f01a);
-    assign tx_ll_crc[27] = ^(tx_ll_body & 96'hba9938c743cfa0715e651a33);
-    assign tx_ll_crc[28] = ~^(tx_ll_body & 96'h71e37051cf840eb84d48ce61);
-    assign tx_ll_crc[29] = ~^(tx_ll_body & 96'he3c6e0a39f081d709a919cc2);
-    assign tx_ll_crc[30] = ^(tx_ll_body & 96'hc35cc098760b74bbc4a1c382);
-    assign tx_ll_crc[31] = ^(tx_ll_body & 96'h826880efa40da72d78c17d03);
+
+    // the 96 input columns the network reads, one wire each
+    wire tx_ll_crc_x_x0;
+    wire tx_ll_crc_x_x1;
+    wire tx_ll_crc_x_x2;
+    wire tx_ll_crc_x_x3;
+    wire tx_ll_crc_x_x4;
+    wire tx_ll_crc_x_x5;
+    wire tx_ll_crc_x_x6;
+    wire tx_ll_crc_x_x7;
+    wire tx_ll_crc_x_x8;
+    wire tx_ll_crc_x_x9;
+    wire tx_ll_crc_x_x10;
+    wire tx_ll_crc_x_x11;
+    wire tx_ll_crc_x_x12;
+    wire tx_ll_crc_x_x13;
+    wire tx_ll_crc_x_x14;
+    wire tx_ll_crc_x_x15;
+    wire tx_ll_crc_x_x16;
+    wire tx_ll_crc_x_x17;
+    wire tx_ll_crc_x_x18;
+    wire tx_ll_crc_x_x19;
+    wire tx_ll_crc_x_x20;
+    wire tx_ll_crc_x_x21;
+    wire tx_ll_crc_x_x22;
+    wire tx_ll_crc_x_x23;
+    wire tx_ll_crc_x_x24;
+    wire tx_ll_crc_x_x25;
+    wire tx_ll_crc_x_x26;
+    wire tx_ll_crc_x_x27;
+    wire tx_ll_crc_x_x28;
+    wire tx_ll_crc_x_x29;
+    wire tx_ll_crc_x_x30;
+    wire tx_ll_crc_x_x31;
+    wire tx_ll_crc_x_x32;
+    wire tx_ll_crc_x_x33;
+    wire tx_ll_crc_x_x34;
+    wire tx_ll_crc_x_x35;
+    wire tx_ll_crc_x_x36;
+    wire tx_ll_crc_x_x37;
+    wire tx_ll_crc_x_x38;
+    wire tx_ll_crc_x_x39;
+    wire tx_ll_crc_x_x40;
+    wire tx_ll_crc_x_x41;
+    wire tx_ll_crc_x_x42;
+    wire tx_ll_crc_x_x43;
+    wire tx_ll_crc_x_x44;
+    wire tx_ll_crc_x_x45;
+    wire tx_ll_crc_x_x46;
+    wire tx_ll_crc_x_x47;
+    wire tx_ll_crc_x_x48;
+    wire tx_ll_crc_x_x49;
+    wire tx_ll_crc_x_x50;
+    wire tx_ll_crc_x_x51;
+    wire tx_ll_crc_x_x52;
+    wire tx_ll_crc_x_x53;
+    wire tx_ll_crc_x_x54;
+    wire tx_ll_crc_x_x55;
+    wire tx_ll_crc_x_x56;
+    wire tx_ll_crc_x_x57;
+    wire tx_ll_crc_x_x58;
+    wire tx_ll_crc_x_x59;
+    wire tx_ll_crc_x_x60;
+    wire tx_ll_crc_x_x61;
+    wire tx_ll_crc_x_x62;
+    wire tx_ll_crc_x_x63;
+    wire tx_ll_crc_x_x64;
+    wire tx_ll_crc_x_x65;
+    wire tx_ll_crc_x_x66;
+    wire tx_ll_crc_x_x67;
+    wire tx_ll_crc_x_x68;
+    wire tx_ll_crc_x_x69;
+    wire tx_ll_crc_x_x70;
+    wire tx_ll_crc_x_x71;
+    wire tx_ll_crc_x_x72;
+    wire tx_ll_crc_x_x73;
+    wire tx_ll_crc_x_x74;
+    wire tx_ll_crc_x_x75;
+    wire tx_ll_crc_x_x76;
+    wire tx_ll_crc_x_x77;
+    wire tx_ll_crc_x_x78;
+    wire tx_ll_crc_x_x79;
+    wire tx_ll_crc_x_x80;
+    wire tx_ll_crc_x_x81;
+    wire tx_ll_crc_x_x82;
+    wire tx_ll_crc_x_x83;
+    wire tx_ll_crc_x_x84;
+    wire tx_ll_crc_x_x85;
+    wire tx_ll_crc_x_x86;
+    wire tx_ll_crc_x_x87;
+    wire tx_ll_crc_x_x88;
+    wire tx_ll_crc_x_x89;
+    wire tx_ll_crc_x_x90;
+    wire tx_ll_crc_x_x91;
+    wire tx_ll_crc_x_x92;
+    wire tx_ll_crc_x_x93;
+    wire tx_ll_crc_x_x94;
+    wire tx_ll_crc_x_x95;
+    assign tx_ll_crc_x_x0 = tx_ll_body[0];
+    assign tx_ll_crc_x_x1 = tx_ll_body[1];
+    assign tx_ll_crc_x_x2 = tx_ll_body[2];
+    assign tx_ll_crc_x_x3 = tx_ll_body[3];
+    assign tx_ll_crc_x_x4 = tx_ll_body[4];
+    assign tx_ll_crc_x_x5 = tx_ll_body[5];
+    assign tx_ll_crc_x_x6 = tx_ll_body[6];
+    assign tx_ll_crc_x_x7 = tx_ll_body[7];
+    assign tx_ll_crc_x_x8 = tx_ll_body[8];
+    assign tx_ll_crc_x_x9 = tx_ll_body[9];
+    assign tx_ll_crc_x_x10 = tx_ll_body[10];
+    assign tx_ll_crc_x_x11 = tx_ll_body[11];
+    assign tx_ll_crc_x_x12 = tx_ll_body[12];
+    assign tx_ll_crc_x_x13 = tx_ll_body[13];
+    assign tx_ll_crc_x_x14 = tx_ll_body[14];
+    assign tx_ll_crc_x_x15 = tx_ll_body[15];
+    assign tx_ll_crc_x_x16 = tx_ll_body[16];
+    assign tx_ll_crc_x_x17 = tx_ll_body[17];
+    assign tx_ll_crc_x_x18 = tx_ll_body[18];
+    assign tx_ll_crc_x_x19 = tx_ll_body[19];
+    assign tx_ll_crc_x_x20 = tx_ll_body[20];
+    assign tx_ll_crc_x_x21 = tx_ll_body[21];
+    assign tx_ll_crc_x_x22 = tx_ll_body[22];
+    assign tx_ll_crc_x_x23 = tx_ll_body[23];
+    assign tx_ll_crc_x_x24 = tx_ll_body[24];
+    assign tx_ll_crc_x_x25 = tx_ll_body[25];
+    assign tx_ll_crc_x_x26 = tx_ll_body[26];
+    assign tx_ll_crc_x_x27 = tx_ll_body[27];
+    assign tx_ll_crc_x_x28 = tx_ll_body[28];
+    assign tx_ll_crc_x_x29 = tx_ll_body[29];
+    assign tx_ll_crc_x_x30 = tx_ll_body[30];
+    assign tx_ll_crc_x_x31 = tx_ll_body[31];
+    assign tx_ll_crc_x_x32 = tx_ll_body[32];
+    assign tx_ll_crc_x_x33 = tx_ll_body[33];
+    assign tx_ll_crc_x_x34 = tx_ll_body[34];
+    assign tx_ll_crc_x_x35 = tx_ll_body[35];
+    assign tx_ll_crc_x_x36 = tx_ll_body[36];
+    assign tx_ll_crc_x_x37 = tx_ll_body[37];
+    assign tx_ll_crc_x_x38 = tx_ll_body[38];
+    assign tx_ll_crc_x_x39 = tx_ll_body[39];
+    assign tx_ll_crc_x_x40 = tx_ll_body[40];
+    assign tx_ll_crc_x_x41 = tx_ll_body[41];
+    assign tx_ll_crc_x_x42 = tx_ll_body[42];
+    assign tx_ll_crc_x_x43 = tx_ll_body[43];
+    assign tx_ll_crc_x_x44 = tx_ll_body[44];
+    assign tx_ll_crc_x_x45 = tx_ll_body[45];
+    assign tx_ll_crc_x_x46 = tx_ll_body[46];
+    assign tx_ll_crc_x_x47 = tx_ll_body[47];
+    assign tx_ll_crc_x_x48 = tx_ll_body[48];
+    assign tx_ll_crc_x_x49 = tx_ll_body[49];
+    assign tx_ll_crc_x_x50 = tx_ll_body[50];
+    assign tx_ll_crc_x_x51 = tx_ll_body[51];
+    assign tx_ll_crc_x_x52 = tx_ll_body[52];
+    assign tx_ll_crc_x_x53 = tx_ll_body[53];
+    assign tx_ll_crc_x_x54 = tx_ll_body[54];
+    assign tx_ll_crc_x_x55 = tx_ll_body[55];
+    assign tx_ll_crc_x_x56 = tx_ll_body[56];
+    assign tx_ll_crc_x_x57 = tx_ll_body[57];
+    assign tx_ll_crc_x_x58 = tx_ll_body[58];
+    assign tx_ll_crc_x_x59 = tx_ll_body[59];
+    assign tx_ll_crc_x_x60 = tx_ll_body[60];
+    assign tx_ll_crc_x_x61 = tx_ll_body[61];
+    assign tx_ll_crc_x_x62 = tx_ll_body[62];
+    assign tx_ll_crc_x_x63 = tx_ll_body[63];
+    assign tx_ll_crc_x_x64 = tx_ll_body[64];
+    assign tx_ll_crc_x_x65 = tx_ll_body[65];
+    assign tx_ll_crc_x_x66 = tx_ll_body[66];
+    assign tx_ll_crc_x_x67 = tx_ll_body[67];
+    assign tx_ll_crc_x_x68 = tx_ll_body[68];
+    assign tx_ll_crc_x_x69 = tx_ll_body[69];
+    assign tx_ll_crc_x_x70 = tx_ll_body[70];
+    assign tx_ll_crc_x_x71 = tx_ll_body[71];
+    assign tx_ll_crc_x_x72 = tx_ll_body[72];
+    assign tx_ll_crc_x_x73 = tx_ll_body[73];
+    assign tx_ll_crc_x_x74 = tx_ll_body[74];
+    assign tx_ll_crc_x_x75 = tx_ll_body[75];
+    assign tx_ll_crc_x_x76 = tx_ll_body[76];
+    assign tx_ll_crc_x_x77 = tx_ll_body[77];
+    assign tx_ll_crc_x_x78 = tx_ll_body[78];
+    assign tx_ll_crc_x_x79 = tx_ll_body[79];
+    assign tx_ll_crc_x_x80 = tx_ll_body[80];
+    assign tx_ll_crc_x_x81 = tx_ll_body[81];
+    assign tx_ll_crc_x_x82 = tx_ll_body[82];
+    assign tx_ll_crc_x_x83 = tx_ll_body[83];
+    assign tx_ll_crc_x_x84 = tx_ll_body[84];
+    assign tx_ll_crc_x_x85 = tx_ll_body[85];
+    assign tx_ll_crc_x_x86 = tx_ll_body[86];
+    assign tx_ll_crc_x_x87 = tx_ll_body[87];
+    assign tx_ll_crc_x_x88 = tx_ll_body[88];
+    assign tx_ll_crc_x_x89 = tx_ll_body[89];
+    assign tx_ll_crc_x_x90 = tx_ll_body[90];
+    assign tx_ll_crc_x_x91 = tx_ll_body[91];
+    assign tx_ll_crc_x_x92 = tx_ll_body[92];
+    assign tx_ll_crc_x_x93 = tx_ll_body[93];
+    assign tx_ll_crc_x_x94 = tx_ll_body[94];
+    assign tx_ll_crc_x_x95 = tx_ll_body[95];
+
+    // level 1: 112 shared 6-input XOR nodes
+    (* keep *) wire tx_ll_crc_x_n1_0;
+    (* keep *) wire tx_ll_crc_x_n1_1;
+    (* keep *) wire tx_ll_crc_x_n1_2;
+    (* keep *) wire tx_ll_crc_x_n1_3;
+    (* keep *) wire tx_ll_crc_x_n1_4;
+    (* keep *) wire tx_ll_crc_x_n1_5;
+    (* keep *) wire tx_ll_crc_x_n1_6;
+    (* keep *) wire tx_ll_crc_x_n1_7;
+    (* keep *) wire tx_ll_crc_x_n1_8;
+    (* keep *) wire tx_ll_crc_x_n1_9;
+    (* keep *) wire tx_ll_crc_x_n1_10;
+    (* keep *) wire tx_ll_crc_x_n1_11;
+    (* keep *) wire tx_ll_crc_x_n1_12;
+    (* keep *) wire tx_ll_crc_x_n1_13;
+    (* keep *) wire tx_ll_crc_x_n1_14;
+    (* keep *) wire tx_ll_crc_x_n1_15;
+    (* keep *) wire tx_ll_crc_x_n1_16;
+    (* keep *) wire tx_ll_crc_x_n1_17;
+    (* keep *) wire tx_ll_crc_x_n1_18;
+    (* keep *) wire tx_ll_crc_x_n1_19;
+    (* keep *) wire tx_ll_crc_x_n1_20;
+    (* keep *) wire tx_ll_crc_x_n1_21;
+    (* keep *) wire tx_ll_crc_x_n1_22;
+    (* keep *) wire tx_ll_crc_x_n1_23;
+    (* keep *) wire tx_ll_crc_x_n1_24;
+    (* keep *) wire tx_ll_crc_x_n1_25;
+    (* keep *) wire tx_ll_crc_x_n1_26;
+    (* keep *) wire tx_ll_crc_x_n1_27;
+    (* keep *) wire tx_ll_crc_x_n1_28;
+    (* keep *) wire tx_ll_crc_x_n1_29;
+    (* keep *) wire tx_ll_crc_x_n1_30;
+    (* keep *) wire tx_ll_crc_x_n1_31;
+    (* keep *) wire tx_ll_crc_x_n1_32;
+    (* keep *) wire tx_ll_crc_x_n1_33;
+    (* keep *) wire tx_ll_crc_x_n1_34;
+    (* keep *) wire tx_ll_crc_x_n1_35;
+    (* keep *) wire tx_ll_crc_x_n1_36;
+    (* keep *) wire tx_ll_crc_x_n1_37;
+    (* keep *) wire tx_ll_crc_x_n1_38;
+    (* keep *) wire tx_ll_crc_x_n1_39;
+    (* keep *) wire tx_ll_crc_x_n1_40;
+    (* keep *) wire tx_ll_crc_x_n1_41;
+    (* keep *) wire tx_ll_crc_x_n1_42;
+    (* keep *) wire tx_ll_crc_x_n1_43;
+    (* keep *) wire tx_ll_crc_x_n1_44;
+    (* keep *) wire tx_ll_crc_x_n1_45;
+    (* keep *) wire tx_ll_crc_x_n1_46;
+    (* keep *) wire tx_ll_crc_x_n1_47;
+    (* keep *) wire tx_ll_crc_x_n1_48;
+    (* keep *) wire tx_ll_crc_x_n1_49;
+    (* keep *) wire tx_ll_crc_x_n1_50;
+    (* keep *) wire tx_ll_crc_x_n1_51;
+    (* keep *) wire tx_ll_crc_x_n1_52;
+    (* keep *) wire tx_ll_crc_x_n1_53;
+    (* keep *) wire tx_ll_crc_x_n1_54;
+    (* keep *) wire tx_ll_crc_x_n1_55;
+    (* keep *) wire tx_ll_crc_x_n1_56;
+    (* keep *) wire tx_ll_crc_x_n1_57;
+    (* keep *) wire tx_ll_crc_x_n1_58;
+    (* keep *) wire tx_ll_crc_x_n1_59;
+    (* keep *) wire tx_ll_crc_x_n1_60;
+    (* keep *) wire tx_ll_crc_x_n1_61;
+    (* keep *) wire tx_ll_crc_x_n1_62;
+    (* keep *) wire tx_ll_crc_x_n1_63;
+    (* keep *) wire tx_ll_crc_x_n1_64;
+    (* keep *) wire tx_ll_crc_x_n1_65;
+    (* keep *) wire tx_ll_crc_x_n1_66;
+    (* keep *) wire tx_ll_crc_x_n1_67;
+    (* keep *) wire tx_ll_crc_x_n1_68;
+    (* keep *) wire tx_ll_crc_x_n1_69;
+    (* keep *) wire tx_ll_crc_x_n1_70;
+    (* keep *) wire tx_ll_crc_x_n1_71;
+    (* keep *) wire tx_ll_crc_x_n1_72;
+    (* keep *) wire tx_ll_crc_x_n1_73;
+    (* keep *) wire tx_ll_crc_x_n1_74;
+    (* keep *) wire tx_ll_crc_x_n1_75;
+    (* keep *) wire tx_ll_crc_x_n1_76;
+    (* keep *) wire tx_ll_crc_x_n1_77;
+    (* keep *) wire tx_ll_crc_x_n1_78;
+    (* keep *) wire tx_ll_crc_x_n1_79;
+    (* keep *) wire tx_ll_crc_x_n1_80;
+    (* keep *) wire tx_ll_crc_x_n1_81;
+    (* keep *) wire tx_ll_crc_x_n1_82;
+    (* keep *) wire tx_ll_crc_x_n1_83;
+    (* keep *) wire tx_ll_crc_x_n1_84;
+    (* keep *) wire tx_ll_crc_x_n1_85;
+    (* keep *) wire tx_ll_crc_x_n1_86;
+    (* keep *) wire tx_ll_crc_x_n1_87;
+    (* keep *) wire tx_ll_crc_x_n1_88;
+    (* keep *) wire tx_ll_crc_x_n1_89;
+    (* keep *) wire tx_ll_crc_x_n1_90;
+    (* keep *) wire tx_ll_crc_x_n1_91;
+    (* keep *) wire tx_ll_crc_x_n1_92;
+    (* keep *) wire tx_ll_crc_x_n1_93;
+    (* keep *) wire tx_ll_crc_x_n1_94;
+    (* keep *) wire tx_ll_crc_x_n1_95;
+    (* keep *) wire tx_ll_crc_x_n1_96;
+    (* keep *) wire tx_ll_crc_x_n1_97;
+    (* keep *) wire tx_ll_crc_x_n1_98;
+    (* keep *) wire tx_ll_crc_x_n1_99;
+    (* keep *) wire tx_ll_crc_x_n1_100;
+    (* keep *) wire tx_ll_crc_x_n1_101;
+    (* keep *) wire tx_ll_crc_x_n1_102;
+    (* keep *) wire tx_ll_crc_x_n1_103;
+    (* keep *) wire tx_ll_crc_x_n1_104;
+    (* keep *) wire tx_ll_crc_x_n1_105;
+    (* keep *) wire tx_ll_crc_x_n1_106;
+    (* keep *) wire tx_ll_crc_x_n1_107;
+    (* keep *) wire tx_ll_crc_x_n1_108;
+    (* keep *) wire tx_ll_crc_x_n1_109;
+    (* keep *) wire tx_ll_crc_x_n1_110;
+    (* keep *) wire tx_ll_crc_x_n1_111;
+    assign tx_ll_crc_x_n1_0 = tx_ll_crc_x_x49 ^ tx_ll_crc_x_x95 ^ tx_ll_crc_x_x21 ^ tx_ll_crc_x_x26 ^ tx_ll_crc_x_x89 ^ tx_ll_crc_x_x36;
+    assign tx_ll_crc_x_n1_1 = tx_ll_crc_x_x53 ^ tx_ll_crc_x_x73 ^ tx_ll_crc_x_x19 ^ tx_ll_crc_x_x0 ^ tx_ll_crc_x_x35 ^ tx_ll_crc_x_x43;
+    assign tx_ll_crc_x_n1_2 = tx_ll_crc_x_x21 ^ tx_ll_crc_x_x52 ^ tx_ll_crc_x_x94 ^ tx_ll_crc_x_x25 ^ tx_ll_crc_x_x40 ^ tx_ll_crc_x_x48;
+    assign tx_ll_crc_x_n1_3 = tx_ll_crc_x_x95 ^ tx_ll_crc_x_x79 ^ tx_ll_crc_x_x69 ^ tx_ll_crc_x_x86 ^ tx_ll_crc_x_x37 ^ tx_ll_crc_x_x64;
+    assign tx_ll_crc_x_n1_4 = tx_ll_crc_x_x84 ^ tx_ll_crc_x_x62 ^ tx_ll_crc_x_x11 ^ tx_ll_crc_x_x51 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x12;
+    assign tx_ll_crc_x_n1_5 = tx_ll_crc_x_x34 ^ tx_ll_crc_x_x90 ^ tx_ll_crc_x_x46 ^ tx_ll_crc_x_x3 ^ tx_ll_crc_x_x4 ^ tx_ll_crc_x_x71;
+    assign tx_ll_crc_x_n1_6 = tx_ll_crc_x_x37 ^ tx_ll_crc_x_x72 ^ tx_ll_crc_x_x18 ^ tx_ll_crc_x_x63 ^ tx_ll_crc_x_x88 ^ tx_ll_crc_x_x2;
+    assign tx_ll_crc_x_n1_7 = tx_ll_crc_x_x74 ^ tx_ll_crc_x_x20 ^ tx_ll_crc_x_x8 ^ tx_ll_crc_x_x38 ^ tx_ll_crc_x_x39 ^ tx_ll_crc_x_x44;
+    assign tx_ll_crc_x_n1_8 = tx_ll_crc_x_x31 ^ tx_ll_crc_x_x36 ^ tx_ll_crc_x_x65 ^ tx_ll_crc_x_x87 ^ tx_ll_crc_x_x15 ^ tx_ll_crc_x_x1;
+    assign tx_ll_crc_x_n1_9 = tx_ll_crc_x_x79 ^ tx_ll_crc_x_x60 ^ tx_ll_crc_x_x35 ^ tx_ll_crc_x_x9 ^ tx_ll_crc_x_x15 ^ tx_ll_crc_x_x68;
+    assign tx_ll_crc_x_n1_10 = tx_ll_crc_x_x28 ^ tx_ll_crc_x_x54 ^ tx_ll_crc_x_x57 ^ tx_ll_crc_x_x76 ^ tx_ll_crc_x_x77 ^ tx_ll_crc_x_x47;
+    assign tx_ll_crc_x_n1_11 = tx_ll_crc_x_x51 ^ tx_ll_crc_x_x32 ^ tx_ll_crc_x_x14 ^ tx_ll_crc_x_x67 ^ tx_ll_crc_x_x16 ^ tx_ll_crc_x_x45;
+    assign tx_ll_crc_x_n1_12 = tx_ll_crc_x_x29 ^ tx_ll_crc_x_x50 ^ tx_ll_crc_x_x30 ^ tx_ll_crc_x_x22 ^ tx_ll_crc_x_x27 ^ tx_ll_crc_x_x13;
+    assign tx_ll_crc_x_n1_13 = tx_ll_crc_x_x63 ^ tx_ll_crc_x_x59 ^ tx_ll_crc_x_x56 ^ tx_ll_crc_x_x43 ^ tx_ll_crc_x_x93 ^ tx_ll_crc_x_x6;
+    assign tx_ll_crc_x_n1_14 = tx_ll_crc_x_x46 ^ tx_ll_crc_x_x6 ^ tx_ll_crc_x_x40 ^ tx_ll_crc_x_x75 ^ tx_ll_crc_x_x7 ^ tx_ll_crc_x_x41;
+    assign tx_ll_crc_x_n1_15 = tx_ll_crc_x_x50 ^ tx_ll_crc_x_x19 ^ tx_ll_crc_x_x77 ^ tx_ll_crc_x_x62 ^ tx_ll_crc_x_x11 ^ tx_ll_crc_x_x86;
+    assign tx_ll_crc_x_n1_16 = tx_ll_crc_x_x89 ^ tx_ll_crc_x_x3 ^ tx_ll_crc_x_x38 ^ tx_ll_crc_x_x64 ^ tx_ll_crc_x_x17 ^ tx_ll_crc_x_x70;
+    assign tx_ll_crc_x_n1_17 = tx_ll_crc_x_x53 ^ tx_ll_crc_x_x40 ^ tx_ll_crc_x_x76 ^ tx_ll_crc_x_x15 ^ tx_ll_crc_x_x17 ^ tx_ll_crc_x_x55;
+    assign tx_ll_crc_x_n1_18 = tx_ll_crc_x_x36 ^ tx_ll_crc_x_x55 ^ tx_ll_crc_x_x70 ^ tx_ll_crc_x_x41 ^ tx_ll_crc_x_x80 ^ tx_ll_crc_x_x92;
+    assign tx_ll_crc_x_n1_19 = tx_ll_crc_x_x28 ^ tx_ll_crc_x_x60 ^ tx_ll_crc_x_x57 ^ tx_ll_crc_x_x7 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x16;
+    assign tx_ll_crc_x_n1_20 = tx_ll_crc_x_x85 ^ tx_ll_crc_x_x13 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x12 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x42;
+    assign tx_ll_crc_x_n1_21 = tx_ll_crc_x_x59 ^ tx_ll_crc_x_x13 ^ tx_ll_crc_x_x4 ^ tx_ll_crc_x_x14 ^ tx_ll_crc_x_x78 ^ tx_ll_crc_x_x5;
+    assign tx_ll_crc_x_n1_22 = tx_ll_crc_x_x17 ^ tx_ll_crc_x_x29 ^ tx_ll_crc_x_x35 ^ tx_ll_crc_x_x90 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x42;
+    assign tx_ll_crc_x_n1_23 = tx_ll_crc_x_x41 ^ tx_ll_crc_x_x20 ^ tx_ll_crc_x_x93 ^ tx_ll_crc_x_x2 ^ tx_ll_crc_x_x12 ^ tx_ll_crc_x_x33;
+    assign tx_ll_crc_x_n1_24 = tx_ll_crc_x_x65 ^ tx_ll_crc_x_x18 ^ tx_ll_crc_x_x27 ^ tx_ll_crc_x_x9 ^ tx_ll_crc_x_x83 ^ tx_ll_crc_x_x48;
+    assign tx_ll_crc_x_n1_25 = tx_ll_crc_x_x34 ^ tx_ll_crc_x_x25 ^ tx_ll_crc_x_x43 ^ tx_ll_crc_x_x47 ^ tx_ll_crc_x_x69 ^ tx_ll_crc_x_x16;
+    assign tx_ll_crc_x_n1_26 = tx_ll_crc_x_x15 ^ tx_ll_crc_x_x49 ^ tx_ll_crc_x_x85 ^ tx_ll_crc_x_x61 ^ tx_ll_crc_x_x67 ^ tx_ll_crc_x_x58;
+    assign tx_ll_crc_x_n1_27 = tx_ll_crc_x_x61 ^ tx_ll_crc_x_x83 ^ tx_ll_crc_x_x48 ^ tx_ll_crc_x_x58 ^ tx_ll_crc_x_x8 ^ tx_ll_crc_x_x71;
+    assign tx_ll_crc_x_n1_28 = tx_ll_crc_x_x21 ^ tx_ll_crc_x_x35 ^ tx_ll_crc_x_x84 ^ tx_ll_crc_x_x6 ^ tx_ll_crc_x_x52 ^ tx_ll_crc_x_x16;
+    assign tx_ll_crc_x_n1_29 = tx_ll_crc_x_x84 ^ tx_ll_crc_x_x57 ^ tx_ll_crc_x_x3 ^ tx_ll_crc_x_x14 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x75;
+    assign tx_ll_crc_x_n1_30 = tx_ll_crc_x_x61 ^ tx_ll_crc_x_x48 ^ tx_ll_crc_x_x2 ^ tx_ll_crc_x_x11 ^ tx_ll_crc_x_x69 ^ tx_ll_crc_x_x86;
+    assign tx_ll_crc_x_n1_31 = tx_ll_crc_x_x31 ^ tx_ll_crc_x_x30 ^ tx_ll_crc_x_x88 ^ tx_ll_crc_x_x82 ^ tx_ll_crc_x_x44 ^ tx_ll_crc_x_x1;
+    assign tx_ll_crc_x_n1_32 = tx_ll_crc_x_x17 ^ tx_ll_crc_x_x83 ^ tx_ll_crc_x_x62 ^ tx_ll_crc_x_x75 ^ tx_ll_crc_x_x38 ^ tx_ll_crc_x_x54;
+    assign tx_ll_crc_x_n1_33 = tx_ll_crc_x_x53 ^ tx_ll_crc_x_x77 ^ tx_ll_crc_x_x86 ^ tx_ll_crc_x_x43 ^ tx_ll_crc_x_x64 ^ tx_ll_crc_x_x78;
+    assign tx_ll_crc_x_n1_34 = tx_ll_crc_x_x36 ^ tx_ll_crc_x_x52 ^ tx_ll_crc_x_x20 ^ tx_ll_crc_x_x78 ^ tx_ll_crc_x_x8 ^ tx_ll_crc_x_x32;
+    assign tx_ll_crc_x_n1_35 = tx_ll_crc_x_x16 ^ tx_ll_crc_x_x93 ^ tx_ll_crc_x_x56 ^ tx_ll_crc_x_x80 ^ tx_ll_crc_x_x71 ^ tx_ll_crc_x_x45;
+    assign tx_ll_crc_x_n1_36 = tx_ll_crc_x_x43 ^ tx_ll_crc_x_x2 ^ tx_ll_crc_x_x46 ^ tx_ll_crc_x_x80 ^ tx_ll_crc_x_x64 ^ tx_ll_crc_x_x9;
+    assign tx_ll_crc_x_n1_37 = tx_ll_crc_x_x36 ^ tx_ll_crc_x_x20 ^ tx_ll_crc_x_x29 ^ tx_ll_crc_x_x18 ^ tx_ll_crc_x_x67 ^ tx_ll_crc_x_x22;
+    assign tx_ll_crc_x_n1_38 = tx_ll_crc_x_x93 ^ tx_ll_crc_x_x3 ^ tx_ll_crc_x_x6 ^ tx_ll_crc_x_x19 ^ tx_ll_crc_x_x34 ^ tx_ll_crc_x_x55;
+    assign tx_ll_crc_x_n1_39 = tx_ll_crc_x_x77 ^ tx_ll_crc_x_x85 ^ tx_ll_crc_x_x63 ^ tx_ll_crc_x_x67 ^ tx_ll_crc_x_x88 ^ tx_ll_crc_x_x47;
+    assign tx_ll_crc_x_n1_40 = tx_ll_crc_x_x65 ^ tx_ll_crc_x_x54 ^ tx_ll_crc_x_x70 ^ tx_ll_crc_x_x74 ^ tx_ll_crc_x_x23 ^ tx_ll_crc_x_x87;
+    assign tx_ll_crc_x_n1_41 = tx_ll_crc_x_x17 ^ tx_ll_crc_x_x6 ^ tx_ll_crc_x_x63 ^ tx_ll_crc_x_x73 ^ tx_ll_crc_x_x87 ^ tx_ll_crc_x_x71;
+    assign tx_ll_crc_x_n1_42 = tx_ll_crc_x_x57 ^ tx_ll_crc_x_x37 ^ tx_ll_crc_x_x94 ^ tx_ll_crc_x_x26 ^ tx_ll_crc_x_x0 ^ tx_ll_crc_x_x5;
+    assign tx_ll_crc_x_n1_43 = tx_ll_crc_x_x52 ^ tx_ll_crc_x_x49 ^ tx_ll_crc_x_x67 ^ tx_ll_crc_x_x14 ^ tx_ll_crc_x_x30 ^ tx_ll_crc_x_x71;
+    assign tx_ll_crc_x_n1_44 = tx_ll_crc_x_x13 ^ tx_ll_crc_x_x32 ^ tx_ll_crc_x_x94 ^ tx_ll_crc_x_x42 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x68;
+    assign tx_ll_crc_x_n1_45 = tx_ll_crc_x_x78 ^ tx_ll_crc_x_x47 ^ tx_ll_crc_x_x51 ^ tx_ll_crc_x_x4 ^ tx_ll_crc_x_x12 ^ tx_ll_crc_x_x5;
+    assign tx_ll_crc_x_n1_46 = tx_ll_crc_x_x30 ^ tx_ll_crc_x_x76 ^ tx_ll_crc_x_x87 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x42 ^ tx_ll_crc_x_x22;
+    assign tx_ll_crc_x_n1_47 = tx_ll_crc_x_x55 ^ tx_ll_crc_x_x73 ^ tx_ll_crc_x_x69 ^ tx_ll_crc_x_x0 ^ tx_ll_crc_x_x68 ^ tx_ll_crc_x_x39;
+    assign tx_ll_crc_x_n1_48 = tx_ll_crc_x_x43 ^ tx_ll_crc_x_x59 ^ tx_ll_crc_x_x68 ^ tx_ll_crc_x_x72 ^ tx_ll_crc_x_x7 ^ tx_ll_crc_x_x10;
+    assign tx_ll_crc_x_n1_49 = tx_ll_crc_x_x61 ^ tx_ll_crc_x_x83 ^ tx_ll_crc_x_x86 ^ tx_ll_crc_x_x9 ^ tx_ll_crc_x_x72 ^ tx_ll_crc_x_x44;
+    assign tx_ll_crc_x_n1_50 = tx_ll_crc_x_x9 ^ tx_ll_crc_x_x90 ^ tx_ll_crc_x_x26 ^ tx_ll_crc_x_x82 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x92;
+    assign tx_ll_crc_x_n1_51 = tx_ll_crc_x_x55 ^ tx_ll_crc_x_x87 ^ tx_ll_crc_x_x64 ^ tx_ll_crc_x_x38 ^ tx_ll_crc_x_x25 ^ tx_ll_crc_x_x92;
+    assign tx_ll_crc_x_n1_52 = tx_ll_crc_x_x68 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x39 ^ tx_ll_crc_x_x44 ^ tx_ll_crc_x_x81 ^ tx_ll_crc_x_x91;
+    assign tx_ll_crc_x_n1_53 = tx_ll_crc_x_x50 ^ tx_ll_crc_x_x75 ^ tx_ll_crc_x_x70 ^ tx_ll_crc_x_x5 ^ tx_ll_crc_x_x91 ^ tx_ll_crc_x_x1;
+    assign tx_ll_crc_x_n1_54 = tx_ll_crc_x_x51 ^ tx_ll_crc_x_x71 ^ tx_ll_crc_x_x5 ^ tx_ll_crc_x_x92 ^ tx_ll_crc_x_x91 ^ tx_ll_crc_x_x33;
+    assign tx_ll_crc_x_n1_55 = tx_ll_crc_x_x5 ^ tx_ll_crc_x_x60 ^ tx_ll_crc_x_x33 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x81 ^ tx_ll_crc_x_x1;
+    assign tx_ll_crc_x_n1_56 = tx_ll_crc_x_x25 ^ tx_ll_crc_x_x42 ^ tx_ll_crc_x_x11 ^ tx_ll_crc_x_x89 ^ tx_ll_crc_x_x27 ^ tx_ll_crc_x_x81;
+    assign tx_ll_crc_x_n1_57 = tx_ll_crc_x_x0 ^ tx_ll_crc_x_x13 ^ tx_ll_crc_x_x23 ^ tx_ll_crc_x_x28 ^ tx_ll_crc_x_x33 ^ tx_ll_crc_x_x38;
+    assign tx_ll_crc_x_n1_58 = tx_ll_crc_x_x41 ^ tx_ll_crc_x_x48 ^ tx_ll_crc_x_x59 ^ tx_ll_crc_x_x68 ^ tx_ll_crc_x_x70 ^ tx_ll_crc_x_x72;
+    assign tx_ll_crc_x_n1_59 = tx_ll_crc_x_x0 ^ tx_ll_crc_x_x3 ^ tx_ll_crc_x_x29 ^ tx_ll_crc_x_x32 ^ tx_ll_crc_x_x50 ^ tx_ll_crc_x_x53;
+    assign tx_ll_crc_x_n1_60 = tx_ll_crc_x_x4 ^ tx_ll_crc_x_x13 ^ tx_ll_crc_x_x15 ^ tx_ll_crc_x_x25 ^ tx_ll_crc_x_x26 ^ tx_ll_crc_x_x33;
+    assign tx_ll_crc_x_n1_61 = tx_ll_crc_x_x37 ^ tx_ll_crc_x_x40 ^ tx_ll_crc_x_x50 ^ tx_ll_crc_x_x54 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x68;
+    assign tx_ll_crc_x_n1_62 = tx_ll_crc_x_x5 ^ tx_ll_crc_x_x18 ^ tx_ll_crc_x_x26 ^ tx_ll_crc_x_x27 ^ tx_ll_crc_x_x44 ^ tx_ll_crc_x_x49;
+    assign tx_ll_crc_x_n1_63 = tx_ll_crc_x_x19 ^ tx_ll_crc_x_x27 ^ tx_ll_crc_x_x28 ^ tx_ll_crc_x_x33 ^ tx_ll_crc_x_x39 ^ tx_ll_crc_x_x47;
+    assign tx_ll_crc_x_n1_64 = tx_ll_crc_x_x2 ^ tx_ll_crc_x_x4 ^ tx_ll_crc_x_x14 ^ tx_ll_crc_x_x16 ^ tx_ll_crc_x_x34 ^ tx_ll_crc_x_x48;
+    assign tx_ll_crc_x_n1_65 = tx_ll_crc_x_x0 ^ tx_ll_crc_x_x7 ^ tx_ll_crc_x_x18 ^ tx_ll_crc_x_x21 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x31;
+    assign tx_ll_crc_x_n1_66 = tx_ll_crc_x_x33 ^ tx_ll_crc_x_x37 ^ tx_ll_crc_x_x58 ^ tx_ll_crc_x_x67 ^ tx_ll_crc_x_x73 ^ tx_ll_crc_x_x87;
+    assign tx_ll_crc_x_n1_67 = tx_ll_crc_x_x1 ^ tx_ll_crc_x_x7 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x12 ^ tx_ll_crc_x_x22 ^ tx_ll_crc_x_x29;
+    assign tx_ll_crc_x_n1_68 = tx_ll_crc_x_x32 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x56 ^ tx_ll_crc_x_x58 ^ tx_ll_crc_x_x65 ^ tx_ll_crc_x_x75;
+    assign tx_ll_crc_x_n1_69 = tx_ll_crc_x_x8 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x16 ^ tx_ll_crc_x_x20 ^ tx_ll_crc_x_x22 ^ tx_ll_crc_x_x23;
+    assign tx_ll_crc_x_n1_70 = tx_ll_crc_x_x30 ^ tx_ll_crc_x_x33 ^ tx_ll_crc_x_x39 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x53 ^ tx_ll_crc_x_x56;
+    assign tx_ll_crc_x_n1_71 = tx_ll_crc_x_x57 ^ tx_ll_crc_x_x64 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x76 ^ tx_ll_crc_x_x80 ^ tx_ll_crc_x_x82;
+    assign tx_ll_crc_x_n1_72 = tx_ll_crc_x_x2 ^ tx_ll_crc_x_x3 ^ tx_ll_crc_x_x34 ^ tx_ll_crc_x_x38 ^ tx_ll_crc_x_x40 ^ tx_ll_crc_x_x51;
+    assign tx_ll_crc_x_n1_73 = tx_ll_crc_x_x1 ^ tx_ll_crc_x_x6 ^ tx_ll_crc_x_x7 ^ tx_ll_crc_x_x8 ^ tx_ll_crc_x_x15 ^ tx_ll_crc_x_x22;
+    assign tx_ll_crc_x_n1_74 = tx_ll_crc_x_x33 ^ tx_ll_crc_x_x44 ^ tx_ll_crc_x_x58 ^ tx_ll_crc_x_x60 ^ tx_ll_crc_x_x61 ^ tx_ll_crc_x_x82;
+    assign tx_ll_crc_x_n1_75 = tx_ll_crc_x_x0 ^ tx_ll_crc_x_x1 ^ tx_ll_crc_x_x2 ^ tx_ll_crc_x_x7 ^ tx_ll_crc_x_x8 ^ tx_ll_crc_x_x35;
+    assign tx_ll_crc_x_n1_76 = tx_ll_crc_x_x40 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x56 ^ tx_ll_crc_x_x62 ^ tx_ll_crc_x_x67 ^ tx_ll_crc_x_x79;
+    assign tx_ll_crc_x_n1_77 = tx_ll_crc_x_x1 ^ tx_ll_crc_x_x2 ^ tx_ll_crc_x_x5 ^ tx_ll_crc_x_x8 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x26;
+    assign tx_ll_crc_x_n1_78 = tx_ll_crc_x_x44 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x46 ^ tx_ll_crc_x_x48 ^ tx_ll_crc_x_x62 ^ tx_ll_crc_x_x66;
+    assign tx_ll_crc_x_n1_79 = tx_ll_crc_x_x3 ^ tx_ll_crc_x_x4 ^ tx_ll_crc_x_x6 ^ tx_ll_crc_x_x7 ^ tx_ll_crc_x_x9 ^ tx_ll_crc_x_x10;
+    assign tx_ll_crc_x_n1_80 = tx_ll_crc_x_x36 ^ tx_ll_crc_x_x46 ^ tx_ll_crc_x_x47 ^ tx_ll_crc_x_x64 ^ tx_ll_crc_x_x69 ^ tx_ll_crc_x_x74;
+    assign tx_ll_crc_x_n1_81 = tx_ll_crc_x_x4 ^ tx_ll_crc_x_x8 ^ tx_ll_crc_x_x12 ^ tx_ll_crc_x_x16 ^ tx_ll_crc_x_x28 ^ tx_ll_crc_x_x46;
+    assign tx_ll_crc_x_n1_82 = tx_ll_crc_x_x47 ^ tx_ll_crc_x_x48 ^ tx_ll_crc_x_x65 ^ tx_ll_crc_x_x73 ^ tx_ll_crc_x_x75 ^ tx_ll_crc_x_x81;
+    assign tx_ll_crc_x_n1_83 = tx_ll_crc_x_x1 ^ tx_ll_crc_x_x11 ^ tx_ll_crc_x_x13 ^ tx_ll_crc_x_x29 ^ tx_ll_crc_x_x49 ^ tx_ll_crc_x_x58;
+    assign tx_ll_crc_x_n1_84 = tx_ll_crc_x_x60 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x69 ^ tx_ll_crc_x_x76 ^ tx_ll_crc_x_x82 ^ tx_ll_crc_x_x90;
+    assign tx_ll_crc_x_n1_85 = tx_ll_crc_x_x0 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x18 ^ tx_ll_crc_x_x21 ^ tx_ll_crc_x_x23 ^ tx_ll_crc_x_x38;
+    assign tx_ll_crc_x_n1_86 = tx_ll_crc_x_x39 ^ tx_ll_crc_x_x43 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x61 ^ tx_ll_crc_x_x68 ^ tx_ll_crc_x_x74;
+    assign tx_ll_crc_x_n1_87 = tx_ll_crc_x_x1 ^ tx_ll_crc_x_x19 ^ tx_ll_crc_x_x39 ^ tx_ll_crc_x_x44 ^ tx_ll_crc_x_x80 ^ tx_ll_crc_x_x81;
+    assign tx_ll_crc_x_n1_88 = tx_ll_crc_x_x7 ^ tx_ll_crc_x_x8 ^ tx_ll_crc_x_x13 ^ tx_ll_crc_x_x23 ^ tx_ll_crc_x_x31 ^ tx_ll_crc_x_x37;
+    assign tx_ll_crc_x_n1_89 = tx_ll_crc_x_x1 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x14 ^ tx_ll_crc_x_x22 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x41;
+    assign tx_ll_crc_x_n1_90 = tx_ll_crc_x_x1 ^ tx_ll_crc_x_x19 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x31 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x59;
+    assign tx_ll_crc_x_n1_91 = tx_ll_crc_x_x0 ^ tx_ll_crc_x_x12 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x25 ^ tx_ll_crc_x_x32 ^ tx_ll_crc_x_x35;
+    assign tx_ll_crc_x_n1_92 = tx_ll_crc_x_x14 ^ tx_ll_crc_x_x15 ^ tx_ll_crc_x_x18 ^ tx_ll_crc_x_x19 ^ tx_ll_crc_x_x26 ^ tx_ll_crc_x_x27;
+    assign tx_ll_crc_x_n1_93 = tx_ll_crc_x_x31 ^ tx_ll_crc_x_x34 ^ tx_ll_crc_x_x37 ^ tx_ll_crc_x_x49 ^ tx_ll_crc_x_x54 ^ tx_ll_crc_x_x71;
+    assign tx_ll_crc_x_n1_94 = tx_ll_crc_x_x11 ^ tx_ll_crc_x_x12 ^ tx_ll_crc_x_x17 ^ tx_ll_crc_x_x18 ^ tx_ll_crc_x_x26 ^ tx_ll_crc_x_x41;
+    assign tx_ll_crc_x_n1_95 = tx_ll_crc_x_x44 ^ tx_ll_crc_x_x45 ^ tx_ll_crc_x_x62 ^ tx_ll_crc_x_x63 ^ tx_ll_crc_x_x72 ^ tx_ll_crc_x_x83;
+    assign tx_ll_crc_x_n1_96 = tx_ll_crc_x_x21 ^ tx_ll_crc_x_x24 ^ tx_ll_crc_x_x26 ^ tx_ll_crc_x_x27 ^ tx_ll_crc_x_x41 ^ tx_ll_crc_x_x48;
+    assign tx_ll_crc_x_n1_97 = tx_ll_crc_x_x50 ^ tx_ll_crc_x_x52 ^ tx_ll_crc_x_x54 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x70 ^ tx_ll_crc_x_x79;
+    assign tx_ll_crc_x_n1_98 = tx_ll_crc_x_x11 ^ tx_ll_crc_x_x15 ^ tx_ll_crc_x_x16 ^ tx_ll_crc_x_x31 ^ tx_ll_crc_x_x39 ^ tx_ll_crc_x_x44;
+    assign tx_ll_crc_x_n1_99 = tx_ll_crc_x_x45 ^ tx_ll_crc_x_x55 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x81 ^ tx_ll_crc_x_x88 ^ tx_ll_crc_x_x89;
+    assign tx_ll_crc_x_n1_100 = tx_ll_crc_x_x20 ^ tx_ll_crc_x_x22 ^ tx_ll_crc_x_x23 ^ tx_ll_crc_x_x25 ^ tx_ll_crc_x_x28 ^ tx_ll_crc_x_x41;
+    assign tx_ll_crc_x_n1_101 = tx_ll_crc_x_x54 ^ tx_ll_crc_x_x56 ^ tx_ll_crc_x_x58 ^ tx_ll_crc_x_x74 ^ tx_ll_crc_x_x75 ^ tx_ll_crc_x_x91;
+    assign tx_ll_crc_x_n1_102 = tx_ll_crc_x_x0 ^ tx_ll_crc_x_x4 ^ tx_ll_crc_x_x22 ^ tx_ll_crc_x_x30 ^ tx_ll_crc_x_x32 ^ tx_ll_crc_x_x37;
+    assign tx_ll_crc_x_n1_103 = tx_ll_crc_x_x9 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x14 ^ tx_ll_crc_x_x15 ^ tx_ll_crc_x_x27 ^ tx_ll_crc_x_x35;
+    assign tx_ll_crc_x_n1_104 = tx_ll_crc_x_x39 ^ tx_ll_crc_x_x58 ^ tx_ll_crc_x_x64 ^ tx_ll_crc_x_x68 ^ tx_ll_crc_x_x78 ^ tx_ll_crc_x_x81;
+    assign tx_ll_crc_x_n1_105 = tx_ll_crc_x_x12 ^ tx_ll_crc_x_x20 ^ tx_ll_crc_x_x23 ^ tx_ll_crc_x_x38 ^ tx_ll_crc_x_x40 ^ tx_ll_crc_x_x44;
+    assign tx_ll_crc_x_n1_106 = tx_ll_crc_x_x51 ^ tx_ll_crc_x_x58 ^ tx_ll_crc_x_x71 ^ tx_ll_crc_x_x77 ^ tx_ll_crc_x_x78 ^ tx_ll_crc_x_x82;
+    assign tx_ll_crc_x_n1_107 = tx_ll_crc_x_x7 ^ tx_ll_crc_x_x23 ^ tx_ll_crc_x_x33 ^ tx_ll_crc_x_x37 ^ tx_ll_crc_x_x39 ^ tx_ll_crc_x_x42;
+    assign tx_ll_crc_x_n1_108 = tx_ll_crc_x_x46 ^ tx_ll_crc_x_x57 ^ tx_ll_crc_x_x62 ^ tx_ll_crc_x_x78 ^ tx_ll_crc_x_x84 ^ tx_ll_crc_x_x86;
+    assign tx_ll_crc_x_n1_109 = tx_ll_crc_x_x0 ^ tx_ll_crc_x_x1 ^ tx_ll_crc_x_x10 ^ tx_ll_crc_x_x11 ^ tx_ll_crc_x_x12 ^ tx_ll_crc_x_x23;
+    assign tx_ll_crc_x_n1_110 = tx_ll_crc_x_x28 ^ tx_ll_crc_x_x34 ^ tx_ll_crc_x_x35 ^ tx_ll_crc_x_x40 ^ tx_ll_crc_x_x41 ^ tx_ll_crc_x_x42;
+    assign tx_ll_crc_x_n1_111 = tx_ll_crc_x_x47 ^ tx_ll_crc_x_x63 ^ tx_ll_crc_x_x65 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x70 ^ tx_ll_crc_x_x85;
+
+    // level 2: 32 shared 6-input XOR nodes
+    (* keep *) wire tx_ll_crc_x_n2_0;
+    (* keep *) wire tx_ll_crc_x_n2_1;
+    (* keep *) wire tx_ll_crc_x_n2_2;
+    (* keep *) wire tx_ll_crc_x_n2_3;
+    (* keep *) wire tx_ll_crc_x_n2_4;
+    (* keep *) wire tx_ll_crc_x_n2_5;
+    (* keep *) wire tx_ll_crc_x_n2_6;
+    (* keep *) wire tx_ll_crc_x_n2_7;
+    (* keep *) wire tx_ll_crc_x_n2_8;
+    (* keep *) wire tx_ll_crc_x_n2_9;
+    (* keep *) wire tx_ll_crc_x_n2_10;
+    (* keep *) wire tx_ll_crc_x_n2_11;
+    (* keep *) wire tx_ll_crc_x_n2_12;
+    (* keep *) wire tx_ll_crc_x_n2_13;
+    (* keep *) wire tx_ll_crc_x_n2_14;
+    (* keep *) wire tx_ll_crc_x_n2_15;
+    (* keep *) wire tx_ll_crc_x_n2_16;
+    (* keep *) wire tx_ll_crc_x_n2_17;
+    (* keep *) wire tx_ll_crc_x_n2_18;
+    (* keep *) wire tx_ll_crc_x_n2_19;
+    (* keep *) wire tx_ll_crc_x_n2_20;
+    (* keep *) wire tx_ll_crc_x_n2_21;
+    (* keep *) wire tx_ll_crc_x_n2_22;
+    (* keep *) wire tx_ll_crc_x_n2_23;
+    (* keep *) wire tx_ll_crc_x_n2_24;
+    (* keep *) wire tx_ll_crc_x_n2_25;
+    (* keep *) wire tx_ll_crc_x_n2_26;
+    (* keep *) wire tx_ll_crc_x_n2_27;
+    (* keep *) wire tx_ll_crc_x_n2_28;
+    (* keep *) wire tx_ll_crc_x_n2_29;
+    (* keep *) wire tx_ll_crc_x_n2_30;
+    (* keep *) wire tx_ll_crc_x_n2_31;
+    assign tx_ll_crc_x_n2_0 = tx_ll_crc_x_x91 ^ tx_ll_crc_x_n1_7 ^ tx_ll_crc_x_n1_24;
+    assign tx_ll_crc_x_n2_1 = tx_ll_crc_x_x95 ^ tx_ll_crc_x_n1_1;
+    assign tx_ll_crc_x_n2_2 = tx_ll_crc_x_n1_3 ^ tx_ll_crc_x_n1_12 ^ tx_ll_crc_x_n1_27;
+    assign tx_ll_crc_x_n2_3 = tx_ll_crc_x_x86 ^ tx_ll_crc_x_n1_4 ^ tx_ll_crc_x_n1_8 ^ tx_ll_crc_x_n1_22 ^ tx_ll_crc_x_n1_36 ^ tx_ll_crc_x_n1_43;
+    assign tx_ll_crc_x_n2_4 = tx_ll_crc_x_x60 ^ tx_ll_crc_x_x73 ^ tx_ll_crc_x_n1_6 ^ tx_ll_crc_x_n1_8 ^ tx_ll_crc_x_n1_20 ^ tx_ll_crc_x_n1_25;
+    assign tx_ll_crc_x_n2_5 = tx_ll_crc_x_x72 ^ tx_ll_crc_x_x74 ^ tx_ll_crc_x_x92 ^ tx_ll_crc_x_n1_1 ^ tx_ll_crc_x_n1_11 ^ tx_ll_crc_x_n1_16;
+    assign tx_ll_crc_x_n2_6 = tx_ll_crc_x_x52 ^ tx_ll_crc_x_x70 ^ tx_ll_crc_x_x74 ^ tx_ll_crc_x_x89 ^ tx_ll_crc_x_n1_5 ^ tx_ll_crc_x_n1_8;
+    assign tx_ll_crc_x_n2_7 = tx_ll_crc_x_x56 ^ tx_ll_crc_x_x66 ^ tx_ll_crc_x_x69 ^ tx_ll_crc_x_x74 ^ tx_ll_crc_x_n1_5 ^ tx_ll_crc_x_n1_6;
+    assign tx_ll_crc_x_n2_8 = tx_ll_crc_x_x56 ^ tx_ll_crc_x_x69 ^ tx_ll_crc_x_x72 ^ tx_ll_crc_x_x85 ^ tx_ll_crc_x_n1_10 ^ tx_ll_crc_x_n1_14;
+    assign tx_ll_crc_x_n2_9 = tx_ll_crc_x_x92 ^ tx_ll_crc_x_n1_4 ^ tx_ll_crc_x_n1_7 ^ tx_ll_crc_x_n1_10 ^ tx_ll_crc_x_n1_21 ^ tx_ll_crc_x_n1_36;
+    assign tx_ll_crc_x_n2_10 = tx_ll_crc_x_x81 ^ tx_ll_crc_x_n1_2 ^ tx_ll_crc_x_n1_7 ^ tx_ll_crc_x_n1_9 ^ tx_ll_crc_x_n1_21 ^ tx_ll_crc_x_n1_38;
+    assign tx_ll_crc_x_n2_11 = tx_ll_crc_x_x94 ^ tx_ll_crc_x_n1_0 ^ tx_ll_crc_x_n1_9 ^ tx_ll_crc_x_n1_14 ^ tx_ll_crc_x_n1_21 ^ tx_ll_crc_x_n1_30;
+    assign tx_ll_crc_x_n2_12 = tx_ll_crc_x_x91 ^ tx_ll_crc_x_n1_21 ^ tx_ll_crc_x_n1_25 ^ tx_ll_crc_x_n1_40 ^ tx_ll_crc_x_n1_49 ^ tx_ll_crc_x_n1_75;
+    assign tx_ll_crc_x_n2_13 = tx_ll_crc_x_x88 ^ tx_ll_crc_x_n1_9 ^ tx_ll_crc_x_n1_18 ^ tx_ll_crc_x_n1_29 ^ tx_ll_crc_x_n1_41 ^ tx_ll_crc_x_n1_77;
+    assign tx_ll_crc_x_n2_14 = tx_ll_crc_x_x76 ^ tx_ll_crc_x_n1_6 ^ tx_ll_crc_x_n1_26 ^ tx_ll_crc_x_n1_35 ^ tx_ll_crc_x_n1_56 ^ tx_ll_crc_x_n1_79;
+    assign tx_ll_crc_x_n2_15 = tx_ll_crc_x_x82 ^ tx_ll_crc_x_x90 ^ tx_ll_crc_x_n1_15 ^ tx_ll_crc_x_n1_16 ^ tx_ll_crc_x_n1_42 ^ tx_ll_crc_x_n1_48;
+    assign tx_ll_crc_x_n2_16 = tx_ll_crc_x_x79 ^ tx_ll_crc_x_x80 ^ tx_ll_crc_x_x83 ^ tx_ll_crc_x_x88 ^ tx_ll_crc_x_n1_8 ^ tx_ll_crc_x_n1_14;
+    assign tx_ll_crc_x_n2_17 = tx_ll_crc_x_x89 ^ tx_ll_crc_x_x91 ^ tx_ll_crc_x_x92 ^ tx_ll_crc_x_x93 ^ tx_ll_crc_x_n1_4 ^ tx_ll_crc_x_n1_6;
+    assign tx_ll_crc_x_n2_18 = tx_ll_crc_x_x42 ^ tx_ll_crc_x_x44 ^ tx_ll_crc_x_x76 ^ tx_ll_crc_x_x79 ^ tx_ll_crc_x_x81 ^ tx_ll_crc_x_n1_1;
+    assign tx_ll_crc_x_n2_19 = tx_ll_crc_x_n1_2 ^ tx_ll_crc_x_n1_16 ^ tx_ll_crc_x_n1_23 ^ tx_ll_crc_x_n1_39 ^ tx_ll_crc_x_n1_50 ^ tx_ll_crc_x_n1_88;
+    assign tx_ll_crc_x_n2_20 = tx_ll_crc_x_x54 ^ tx_ll_crc_x_x80 ^ tx_ll_crc_x_x82 ^ tx_ll_crc_x_x93 ^ tx_ll_crc_x_n1_0 ^ tx_ll_crc_x_n1_5;
+    assign tx_ll_crc_x_n2_21 = tx_ll_crc_x_x67 ^ tx_ll_crc_x_x71 ^ tx_ll_crc_x_n1_2 ^ tx_ll_crc_x_n1_3 ^ tx_ll_crc_x_n1_12 ^ tx_ll_crc_x_n1_18;
+    assign tx_ll_crc_x_n2_22 = tx_ll_crc_x_x39 ^ tx_ll_crc_x_x62 ^ tx_ll_crc_x_n1_3 ^ tx_ll_crc_x_n1_13 ^ tx_ll_crc_x_n1_17 ^ tx_ll_crc_x_n1_37;
+    assign tx_ll_crc_x_n2_23 = tx_ll_crc_x_x77 ^ tx_ll_crc_x_x82 ^ tx_ll_crc_x_x91 ^ tx_ll_crc_x_n1_2 ^ tx_ll_crc_x_n1_4 ^ tx_ll_crc_x_n1_13;
+    assign tx_ll_crc_x_n2_24 = tx_ll_crc_x_x84 ^ tx_ll_crc_x_x91 ^ tx_ll_crc_x_x94 ^ tx_ll_crc_x_n1_12 ^ tx_ll_crc_x_n1_19 ^ tx_ll_crc_x_n1_26;
+    assign tx_ll_crc_x_n2_25 = tx_ll_crc_x_x87 ^ tx_ll_crc_x_x90 ^ tx_ll_crc_x_x92 ^ tx_ll_crc_x_x95 ^ tx_ll_crc_x_n1_1 ^ tx_ll_crc_x_n1_6;
+    assign tx_ll_crc_x_n2_26 = tx_ll_crc_x_x90 ^ tx_ll_crc_x_x91 ^ tx_ll_crc_x_n1_1 ^ tx_ll_crc_x_n1_2 ^ tx_ll_crc_x_n1_12 ^ tx_ll_crc_x_n1_23;
+    assign tx_ll_crc_x_n2_27 = tx_ll_crc_x_x92 ^ tx_ll_crc_x_x94 ^ tx_ll_crc_x_n1_0 ^ tx_ll_crc_x_n1_5 ^ tx_ll_crc_x_n1_11 ^ tx_ll_crc_x_n1_17;
+    assign tx_ll_crc_x_n2_28 = tx_ll_crc_x_n1_0 ^ tx_ll_crc_x_n1_4 ^ tx_ll_crc_x_n1_10 ^ tx_ll_crc_x_n1_24 ^ tx_ll_crc_x_n1_35 ^ tx_ll_crc_x_n1_51;
+    assign tx_ll_crc_x_n2_29 = tx_ll_crc_x_x85 ^ tx_ll_crc_x_x88 ^ tx_ll_crc_x_n1_13 ^ tx_ll_crc_x_n1_15 ^ tx_ll_crc_x_n1_18 ^ tx_ll_crc_x_n1_42;
+    assign tx_ll_crc_x_n2_30 = tx_ll_crc_x_x88 ^ tx_ll_crc_x_x94 ^ tx_ll_crc_x_n1_3 ^ tx_ll_crc_x_n1_8 ^ tx_ll_crc_x_n1_13 ^ tx_ll_crc_x_n1_19;
+    assign tx_ll_crc_x_n2_31 = tx_ll_crc_x_x94 ^ tx_ll_crc_x_n1_0 ^ tx_ll_crc_x_n1_9 ^ tx_ll_crc_x_n1_11 ^ tx_ll_crc_x_n1_27 ^ tx_ll_crc_x_n1_31;
+    assign tx_ll_crc[0] = tx_ll_crc_x_n1_57 ^ tx_ll_crc_x_n2_3 ^ tx_ll_crc_x_n1_58;
+    assign tx_ll_crc[1] = ~(tx_ll_crc_x_n1_59 ^ tx_ll_crc_x_n1_43 ^ tx_ll_crc_x_n2_4 ^ tx_ll_crc_x_n1_52);
+    assign tx_ll_crc[2] = ~(tx_ll_crc_x_n1_60 ^ tx_ll_crc_x_n1_31 ^ tx_ll_crc_x_n1_30 ^ tx_ll_crc_x_n1_61 ^ tx_ll_crc_x_n2_5);
+    assign tx_ll_crc[3] = ~(tx_ll_crc_x_n1_62 ^ tx_ll_crc_x_n1_23 ^ tx_ll_crc_x_n1_11 ^ tx_ll_crc_x_n1_47 ^ tx_ll_crc_x_n1_32 ^ tx_ll_crc_x_n2_6);
+    assign tx_ll_crc[4] = ~(tx_ll_crc_x_n1_63 ^ tx_ll_crc_x_n1_28 ^ tx_ll_crc_x_n1_17 ^ tx_ll_crc_x_n1_53 ^ tx_ll_crc_x_n1_44 ^ tx_ll_crc_x_n2_7);
+    assign tx_ll_crc[5] = tx_ll_crc_x_n1_64 ^ tx_ll_crc_x_n1_37 ^ tx_ll_crc_x_n1_16 ^ tx_ll_crc_x_n1_54 ^ tx_ll_crc_x_n2_8 ^ tx_ll_crc_x_n2_1;
+    assign tx_ll_crc[6] = ~(tx_ll_crc_x_n1_65 ^ tx_ll_crc_x_n1_38 ^ tx_ll_crc_x_n2_9 ^ tx_ll_crc_x_n1_66);
+    assign tx_ll_crc[7] = tx_ll_crc_x_n1_67 ^ tx_ll_crc_x_n2_10 ^ tx_ll_crc_x_n1_68 ^ tx_ll_crc_x_n1_39;
+    assign tx_ll_crc[8] = tx_ll_crc_x_n1_69 ^ tx_ll_crc_x_n1_70 ^ tx_ll_crc_x_n2_11 ^ tx_ll_crc_x_n1_71;
+    assign tx_ll_crc[9] = tx_ll_crc_x_n1_72 ^ tx_ll_crc_x_n1_28 ^ tx_ll_crc_x_n1_55 ^ tx_ll_crc_x_n1_48 ^ tx_ll_crc_x_n2_2 ^ tx_ll_crc_x_n1_10;
+    assign tx_ll_crc[10] = ~(tx_ll_crc_x_n1_5 ^ tx_ll_crc_x_n1_20 ^ tx_ll_crc_x_n1_33 ^ tx_ll_crc_x_n1_47 ^ tx_ll_crc_x_n1_73 ^ tx_ll_crc_x_n1_74);
+    assign tx_ll_crc[11] = tx_ll_crc_x_n2_12 ^ tx_ll_crc_x_n1_76;
+    assign tx_ll_crc[12] = ~(tx_ll_crc_x_n2_13 ^ tx_ll_crc_x_n1_78);
+    assign tx_ll_crc[13] = tx_ll_crc_x_n2_14 ^ tx_ll_crc_x_n1_80;
+    assign tx_ll_crc[14] = tx_ll_crc_x_n1_81 ^ tx_ll_crc_x_n2_15 ^ tx_ll_crc_x_n1_82;
+    assign tx_ll_crc[15] = ~(tx_ll_crc_x_n1_83 ^ tx_ll_crc_x_n1_45 ^ tx_ll_crc_x_n1_41 ^ tx_ll_crc_x_n2_0 ^ tx_ll_crc_x_n1_84 ^ tx_ll_crc_x_x95);
+    assign tx_ll_crc[16] = ~(tx_ll_crc_x_n1_85 ^ tx_ll_crc_x_n1_22 ^ tx_ll_crc_x_n1_15 ^ tx_ll_crc_x_n1_86 ^ tx_ll_crc_x_n1_54 ^ tx_ll_crc_x_n2_16);
+    assign tx_ll_crc[17] = tx_ll_crc_x_n1_14 ^ tx_ll_crc_x_n1_34 ^ tx_ll_crc_x_n1_25 ^ tx_ll_crc_x_n1_87 ^ tx_ll_crc_x_n1_46 ^ tx_ll_crc_x_n2_17;
+    assign tx_ll_crc[18] = tx_ll_crc_x_n2_19 ^ tx_ll_crc_x_n2_18;
+    assign tx_ll_crc[19] = ~(tx_ll_crc_x_n1_89 ^ tx_ll_crc_x_n1_44 ^ tx_ll_crc_x_n2_0 ^ tx_ll_crc_x_n1_33 ^ tx_ll_crc_x_n2_20);
+    assign tx_ll_crc[20] = ~(tx_ll_crc_x_n1_90 ^ tx_ll_crc_x_n1_45 ^ tx_ll_crc_x_n1_32 ^ tx_ll_crc_x_n1_52 ^ tx_ll_crc_x_n2_21);
+    assign tx_ll_crc[21] = tx_ll_crc_x_n1_91 ^ tx_ll_crc_x_n1_55 ^ tx_ll_crc_x_n2_22 ^ tx_ll_crc_x_n1_50;
+    assign tx_ll_crc[22] = tx_ll_crc_x_n1_92 ^ tx_ll_crc_x_n1_19 ^ tx_ll_crc_x_n1_22 ^ tx_ll_crc_x_n1_93 ^ tx_ll_crc_x_n1_49 ^ tx_ll_crc_x_n2_23;
+    assign tx_ll_crc[23] = ~(tx_ll_crc_x_n1_94 ^ tx_ll_crc_x_n1_34 ^ tx_ll_crc_x_n1_51 ^ tx_ll_crc_x_n1_95 ^ tx_ll_crc_x_n2_24 ^ tx_ll_crc_x_n2_1);
+    assign tx_ll_crc[24] = ~(tx_ll_crc_x_n1_96 ^ tx_ll_crc_x_n1_7 ^ tx_ll_crc_x_n1_26 ^ tx_ll_crc_x_n1_35 ^ tx_ll_crc_x_n1_97 ^ tx_ll_crc_x_n2_25);
+    assign tx_ll_crc[25] = ~(tx_ll_crc_x_n1_98 ^ tx_ll_crc_x_n1_29 ^ tx_ll_crc_x_n2_26 ^ tx_ll_crc_x_n1_40 ^ tx_ll_crc_x_n1_99);
+    assign tx_ll_crc[26] = ~(tx_ll_crc_x_n1_100 ^ tx_ll_crc_x_n1_20 ^ tx_ll_crc_x_n1_31 ^ tx_ll_crc_x_n2_27 ^ tx_ll_crc_x_n1_101);
+    assign tx_ll_crc[27] = tx_ll_crc_x_n1_102 ^ tx_ll_crc_x_n1_53 ^ tx_ll_crc_x_n2_28;
+    assign tx_ll_crc[28] = ~(tx_ll_crc_x_n1_103 ^ tx_ll_crc_x_n1_46 ^ tx_ll_crc_x_n2_29 ^ tx_ll_crc_x_n1_104);
+    assign tx_ll_crc[29] = ~(tx_ll_crc_x_n1_105 ^ tx_ll_crc_x_n1_56 ^ tx_ll_crc_x_n2_30 ^ tx_ll_crc_x_n1_106);
+    assign tx_ll_crc[30] = tx_ll_crc_x_n1_107 ^ tx_ll_crc_x_n2_31 ^ tx_ll_crc_x_n1_108;
+    assign tx_ll_crc[31] = tx_ll_crc_x_n1_109 ^ tx_ll_crc_x_n1_110 ^ tx_ll_crc_x_n1_11 ^ tx_ll_crc_x_n2_2 ^ tx_ll_crc_x_n1_111 ^ tx_ll_crc_x_x89;
     wire [127:0] tx_ll; // the whole link-local packet
     assign tx_ll = {tx_ll_crc, tx_ll_body};
     wire link_valid; // a beat is presented: the output register's, while phy_up is high
@@ -573,12 +2509,24 @@ module rtlgen_genz_llr (
     assign ee_done = link_valid & m_axis_link_tready & lk_last & (~lk_user);
     wire load; // the link output register takes a new beat (never while phy_up is low)
     assign load = phy_up & ((~lk_valid) | m_axis_link_tready);
+    wire ee_unsent; // send_seq differs from head_vis: a written packet waits to be sent
+    assign ee_unsent = send_rewound ? head_ne_ack : (send_stepped ? head_ne_send1 : head_ne_send);
     wire [63:0] tq_data;
     assign tq_data = tx_q[63:0];
     wire tq_last;
     assign tq_last = tx_q[64];
     wire ee_ready; // an EE packet may start
-    assign ee_ready = (link == LINK_UP) & tx_en & (~tx_stop) & (send_seq != head_vis);
+    assign ee_ready = (link == LINK_UP) & tx_en & (~tx_stop) & ee_unsent;
+    wire idle_slot; // the link output register may start a packet
+    assign idle_slot = load & (~snd_ll) & (~snd_ee) & (~ll_pending);
+    wire rewind_go; // the send point goes back to the acknowledged point
+    assign rewind_go = idle_slot & rewind & (~llg);
+    wire ee_start; // an EE packet starts
+    assign ee_start = idle_slot & (~rewind) & ee_ready;
+    wire send_step; // the send point steps past a packet
+    assign send_step = load & (~snd_ll) & tq_last & (snd_ee | ee_start);
+    wire [15:0] ll_rseq_now; // RSEQ field of the registered LL packet
+    assign ll_rseq_now = {rx_window[31:24], rx_window[39:32]};
 
     // Next state, in the reference model's order.
     always @* begin
@@ -598,9 +2546,11 @@ module rtlgen_genz_llr (
         disc_cnt_n = disc_cnt;
         clr_cnt_n = clr_cnt;
         llrt_cnt_n = llrt_cnt;
+        llrt_nonzero_n = llrt_nonzero;
         noack_n = noack;
         stall_n = stall;
         ack_prog_n = ack_prog;
+        progressed_q_n = progressed_q;
         dsc_n = dsc;
         since_ack_n = since_ack;
         p_init_n = p_init;
@@ -612,7 +2562,6 @@ module rtlgen_genz_llr (
         p_exit_n = p_exit;
         head_seq_n = head_seq;
         head_slot_n = head_slot;
-        head_vis_n = head_vis;
         wr_beat_n = wr_beat;
         wr_act_n = wr_act;
         ack_seq_n = ack_seq;
@@ -631,29 +2580,54 @@ module rtlgen_genz_llr (
         lk_data_n = lk_data;
         lk_last_n = lk_last;
         lk_user_n = lk_user;
+        rxin_valid_n = rxin_valid;
+        rxin_last_n = rxin_last;
+        rxin_user_n = rxin_user;
+        rxin_phy_error_n = rxin_phy_error;
+        rxin_drop_n = rxin_drop;
+        rx_window_n = rx_window;
+        rx_crc_start_n = rx_crc_start;
+        ll_crc_diff_n = ll_crc_diff;
         rx_beat_n = rx_beat;
         rx_mark_n = rx_mark;
         rx_bad_n = rx_bad;
-        rx_crc_n = rx_crc;
         rx_vc_n = rx_vc;
         rx_wr_n = rx_wr;
         rx_cm_n = rx_cm;
         rx_cm_vis_n = rx_cm_vis;
         rx_rd_n = rx_rd;
         rseq_n = rseq;
-        ll_rx_n = ll_rx;
         llg_n = llg;
         ll_op_n = ll_op;
+        ll_op_hot_n = ll_op_hot;
         ll_rseq_n = ll_rseq;
         ll_tx_en_n = ll_tx_en;
+        ll_ack_dist_n = ll_ack_dist;
+        ll_ack_zero_n = ll_ack_zero;
+        ll_gap_n = ll_gap;
+        send_stepped_n = send_stepped;
+        send_rewound_n = send_rewound;
+        head_ne_send_n = head_ne_send;
+        head_ne_send1_n = head_ne_send1;
+        head_ne_ack_n = head_ne_ack;
+        ll_echo_eq0_n = ll_echo_eq0;
+        ll_echo_eq1_n = ll_echo_eq1;
+        ll_epoch_lsb_n = ll_epoch_lsb;
+        ecrc_diff_n = ecrc_diff;
         consumed0_n = consumed0;
         returned0_n = returned0;
         freed0_n = freed0;
         ll_freed0_n = ll_freed0;
+        credit_short0_n = credit_short0;
+        credit_short1_0_n = credit_short1_0;
+        started0_n = started0;
         consumed1_n = consumed1;
         returned1_n = returned1;
         freed1_n = freed1;
         ll_freed1_n = ll_freed1;
+        credit_short1_n = credit_short1;
+        credit_short1_1_n = credit_short1_1;
+        started1_n = started1;
         inc_ee_sent = 1'd0;
         inc_ee_resent = 1'd0;
         inc_ee_delivered = 1'd0;
@@ -672,20 +2646,33 @@ module rtlgen_genz_llr (
         tx_we = 1'd0;
         tx_wlast = 1'd0;
         inc_ecrc_errors = ee_end & ecrc_fail;
-        // RX: one beat from the link.
+        // Receive input stage: register the arriving beat, its CRC state and syndromes.
+        rxin_valid_n = s_axis_link_tvalid;
+        rxin_last_n = s_axis_link_tlast;
+        rxin_user_n = s_axis_link_tuser;
+        rxin_phy_error_n = phy_error;
+        rxin_drop_n = rx_drop_now;
         if (s_axis_link_tvalid) begin
-            rx_beat_n = s_axis_link_tlast ? 3'd0 : ((rx_beat == RX_BEAT_MAX) ? rx_beat : (rx_beat + 3'd1));
+            rx_window_n = rx_window_now;
+            rx_crc_start_n = s_axis_link_tlast ? 32'hffffffff : crc_beat;
+        end
+        if (rx_drop_now) begin
+            rx_crc_start_n = 32'hffffffff;
+        end
+        ecrc_diff_n = {|ecrc_syn[31:30], |ecrc_syn[29:24], |ecrc_syn[23:18], |ecrc_syn[17:12], |ecrc_syn[11:6], |ecrc_syn[5:0]};
+        ll_crc_diff_n = {|ll_syn[31:30], |ll_syn[29:24], |ll_syn[23:18], |ll_syn[17:12], |ll_syn[11:6], |ll_syn[5:0]};
+        // RX: the registered beat.
+        if (rxin_valid) begin
+            rx_beat_n = rxin_last ? 3'd0 : ((rx_beat == RX_BEAT_MAX) ? rx_beat : (rx_beat + 3'd1));
             rx_mark_n = rx_mark_now;
-            rx_bad_n = (~s_axis_link_tlast) & rx_bad_now;
-            rx_crc_n = crc_full;
+            rx_bad_n = (~rxin_last) & rx_bad_now;
             rx_vc_n = rx_vc_now;
-            ll_rx_n = ll_bytes;
             if (ee_beat & rx_room) begin
                 rx_wr_n = rx_wr + 7'd1;
             end
             if (ee_end) begin
                 if (commit) begin
-                    rx_cm_n = rx_wr_n;
+                    rx_cm_n = rx_wr + 7'd1;
                 end else begin
                     rx_wr_n = rx_cm;
                 end
@@ -694,13 +2681,28 @@ module rtlgen_genz_llr (
         llg_n = ll_ok & phy_up;
         if (ll_ok) begin
             ll_op_n = ll_op_now;
-            ll_epoch_n = ll_bytes[79:72];
-            ll_echo_n = ll_bytes[87:80];
-            ll_rseq_n = {ll_bytes[31:24], ll_bytes[39:32]};
-            ll_tx_en_n = ll_bytes[88];
-            ll_freed0_n = ll_bytes[47:40];
-            ll_freed1_n = ll_bytes[55:48];
+            ll_op_hot_n = {
+                ll_op_now == 8'd7, ll_op_now == 8'd6, ll_op_now == 8'd5, ll_op_now == 8'd4, ll_op_now == 8'd3, ll_op_now == 8'd2, ll_op_now == 8'd1
+            };
+            ll_epoch_n = rx_window[79:72];
+            ll_echo_n = rx_window[87:80];
+            ll_rseq_n = ll_rseq_now;
+            ll_tx_en_n = rx_window[88];
+            ll_freed0_n = rx_window[47:40];
+            ll_freed1_n = rx_window[55:48];
         end
+        // Distances and compares for the LL packet acted on next cycle (ack_seq cannot move in between: LL packets are two beats or more).
+        ll_ack_dist_n = ll_rseq_now - ack_seq;
+        ll_ack_zero_n = ll_rseq_now == ack_seq;
+        ll_gap_n = send_seq - ll_rseq_now;
+        send_stepped_n = send_step;
+        send_rewound_n = rewind_go;
+        head_ne_send_n = head_seq != send_seq;
+        head_ne_send1_n = head_seq != (send_seq + 16'd1);
+        head_ne_ack_n = head_seq != ack_seq;
+        ll_echo_eq0_n = rx_window[87:80] == epoch;
+        ll_echo_eq1_n = rx_window[87:80] == (epoch + 8'd1);
+        ll_epoch_lsb_n = epoch[0];
         if (commit) begin
             rseq_n = rseq + 16'd1;
         end
@@ -729,12 +2731,13 @@ module rtlgen_genz_llr (
             returned0_n = ll_freed0;
             returned1_n = ll_freed1;
         end
-        if (do_ack & ack_ok) begin
+        if (ack_move) begin
             ack_seq_n = ll_rseq;
             ack_slot_n = ack_slot_new;
-            progressed = ack_dist != 16'd0;
+            progressed = ~ll_ack_zero;
         end
-        if (llg & (ll_op == OP_INIT)) begin
+        progressed_q_n = progressed;
+        if (llg & ll_op_hot[0]) begin
             p_iack_n = 1'd1;
             iack_echo_n = ll_epoch;
             epoch_n = epoch + 8'd1;
@@ -745,7 +2748,7 @@ module rtlgen_genz_llr (
                 init_cnt_n = INIT_RELOAD;
             end
         end
-        if (llg & (ll_op == OP_INIT_ACK)) begin
+        if (llg & ll_op_hot[1]) begin
             p_fc_n = 1'd1;
             fc_echo_n = ll_epoch;
             if (link == LINK_INIT) begin
@@ -754,7 +2757,7 @@ module rtlgen_genz_llr (
                 init_cnt_n = INIT_RELOAD;
             end
         end
-        if (llg & (ll_op == OP_FC) & (~ll_tx_en)) begin
+        if (llg & ll_op_hot[2] & (~ll_tx_en)) begin
             p_fc_n = 1'd1;
             fc_echo_n = ll_epoch;
         end
@@ -763,10 +2766,10 @@ module rtlgen_genz_llr (
             tx_en_n = 1'd1;
             tx_stop_n = 1'd0;
         end
-        if (llg & (ll_op == OP_ACK)) begin
+        if (llg & ll_op_hot[3]) begin
             inc_acks_received = 1'd1;
         end
-        if (llg & (ll_op == OP_DISCARD)) begin
+        if (llg & ll_op_hot[4]) begin
             inc_discards_received = 1'd1;
             if (link != LINK_DOWN) begin
                 if (~tx_stop) begin
@@ -777,7 +2780,7 @@ module rtlgen_genz_llr (
                 clr_cnt_n = DISC_RELOAD;
             end
         end
-        if (llg & (ll_op == OP_CLEAR) & (link != LINK_DOWN)) begin
+        if (llg & ll_op_hot[5] & (link != LINK_DOWN)) begin
             p_exit_n = 1'd1;
             exit_echo_n = ll_epoch;
             p_disc_n = 1'd0;
@@ -795,14 +2798,14 @@ module rtlgen_genz_llr (
             disc_cnt_n = 5'd0;
         end
         // Timers.
-        if ((link == LINK_INIT) & (~(llg & (ll_op == OP_INIT_ACK)))) begin
+        if ((link == LINK_INIT) & (~(llg & ll_op_hot[1]))) begin
             if (init_cnt == 5'd0) begin
                 p_init_n = 1'd1;
                 init_cnt_n = INIT_RELOAD;
             end else begin
                 init_cnt_n = init_cnt - 5'd1;
             end
-        end else if ((link == LINK_UP) & (~tx_en) & (~(llg & (ll_op == OP_INIT)))) begin
+        end else if ((link == LINK_UP) & (~tx_en) & (~(llg & ll_op_hot[0]))) begin
             if (init_cnt == 5'd0) begin
                 p_fc_n = 1'd1;
                 init_cnt_n = INIT_RELOAD;
@@ -828,8 +2831,9 @@ module rtlgen_genz_llr (
         end
         if (link == LINK_UP) begin
             llrt_cnt_n = expiry ? LLRT_RELOAD : (llrt_cnt - 12'd1);
+            llrt_nonzero_n = expiry ? (LLRT_RELOAD != 12'd0) : (llrt_cnt != 12'd1);
         end
-        if (llg & (ll_op == OP_ACK)) begin
+        if (llg & ll_op_hot[3]) begin
             noack_n = 2'd0;
         end else if (expiry) begin
             if (noack == NOACK_LAST) begin
@@ -839,10 +2843,10 @@ module rtlgen_genz_llr (
                 noack_n = noack + 2'd1;
             end
         end
-        ack_prog_n = expiry ? progressed : (ack_prog | progressed);
+        ack_prog_n = expiry ? progressed_q : (ack_prog | progressed_q);
         if (expiry) begin
             p_ack_n = 1'd1;
-            if ((send_seq != ack_seq) & (~ack_prog) & (~progressed) & (~tx_stop)) begin
+            if ((send_seq != ack_seq) & (~ack_prog) & (~progressed_q) & (~tx_stop)) begin
                 if (stall == STALL_LAST) begin
                     stall_n = 2'd0;
                     epoch_n = epoch + 8'd1;
@@ -857,8 +2861,9 @@ module rtlgen_genz_llr (
                 stall_n = 2'd0;
             end
         end
-        if (llg & (ll_op == OP_INIT_ACK) & (link == LINK_INIT)) begin
+        if (llg & ll_op_hot[1] & (link == LINK_INIT)) begin
             llrt_cnt_n = LLRT_RELOAD;
+            llrt_nonzero_n = LLRT_RELOAD != 12'd0;
             noack_n = 2'd0;
             stall_n = 2'd0;
             ack_prog_n = 1'd0;
@@ -885,7 +2890,13 @@ module rtlgen_genz_llr (
                 wr_beat_n = wr_beat + 2'd1;
             end
         end
-        head_vis_n = head_seq;
+        // Credit flags for next cycle: in use after this cycle, with or without one more packet.
+        credit_short0_n = credit_used0 >= RX_CREDITS;
+        credit_short1_0_n = credit_used0 >= 8'd3;
+        started0_n = s_fire & (~wr_act) & (s_axis_tuser == 1'd0);
+        credit_short1_n = credit_used1 >= RX_CREDITS;
+        credit_short1_1_n = credit_used1 >= 8'd3;
+        started1_n = s_fire & (~wr_act) & (s_axis_tuser == 1'd1);
         // TX send side: an EE packet counts as transmitted when the PHY takes its last beat.
         if (ee_done) begin
             if (lk_new) begin
@@ -958,11 +2969,13 @@ module rtlgen_genz_llr (
                 ll_beat_n = 1'd1;
                 ll_buf_n = tx_ll[127:64];
             end else if (rewind) begin
-                rewind_n = 1'd0;
                 lk_valid_n = 1'd0;
-                send_seq_n = ack_seq_n;
-                send_slot_n = ack_slot_n;
-                send_beat_n = 2'd0;
+                if (~llg) begin
+                    rewind_n = 1'd0;
+                    send_seq_n = ack_seq;
+                    send_slot_n = ack_slot;
+                    send_beat_n = 2'd0;
+                end
             end else if (ee_ready) begin
                 lk_valid_n = 1'd1;
                 lk_data_n = tq_data;
@@ -982,8 +2995,8 @@ module rtlgen_genz_llr (
                 lk_valid_n = 1'd0;
             end
         end
-        // Physical layer: a PHY error drops the packet being received; phy_up low takes the link down.
-        if (phy_error | (~phy_up)) begin
+        // Physical layer: a PHY error (registered with the beat) drops the packet being received; phy_up low takes the link down.
+        if (rxin_drop) begin
             rx_beat_n = 3'd0;
             rx_bad_n = 1'd0;
             rx_wr_n = rx_cm;
@@ -1038,9 +3051,11 @@ module rtlgen_genz_llr (
             disc_cnt <= 5'd0;
             clr_cnt <= 5'd0;
             llrt_cnt <= 12'd0;
+            llrt_nonzero <= 1'd0;
             noack <= 2'd0;
             stall <= 2'd0;
             ack_prog <= 1'd0;
+            progressed_q <= 1'd0;
             dsc <= 9'd0;
             since_ack <= 1'd0;
             p_init <= 1'd0;
@@ -1052,7 +3067,6 @@ module rtlgen_genz_llr (
             p_exit <= 1'd0;
             head_seq <= 16'd0;
             head_slot <= 4'd0;
-            head_vis <= 16'd0;
             wr_beat <= 2'd0;
             wr_act <= 1'd0;
             ack_seq <= 16'd0;
@@ -1071,29 +3085,54 @@ module rtlgen_genz_llr (
             lk_data <= 64'd0;
             lk_last <= 1'd0;
             lk_user <= 1'd0;
+            rxin_valid <= 1'd0;
+            rxin_last <= 1'd0;
+            rxin_user <= 1'd0;
+            rxin_phy_error <= 1'd0;
+            rxin_drop <= 1'd0;
+            rx_window <= 128'd0;
+            rx_crc_start <= 32'hffffffff;
+            ll_crc_diff <= 6'd0;
             rx_beat <= 3'd0;
             rx_mark <= 1'd0;
             rx_bad <= 1'd0;
-            rx_crc <= 32'd0;
             rx_vc <= 1'd0;
             rx_wr <= 7'd0;
             rx_cm <= 7'd0;
             rx_cm_vis <= 7'd0;
             rx_rd <= 7'd0;
             rseq <= 16'd0;
-            ll_rx <= 128'd0;
             llg <= 1'd0;
             ll_op <= 8'd0;
+            ll_op_hot <= 7'd0;
             ll_rseq <= 16'd0;
             ll_tx_en <= 1'd0;
+            ll_ack_dist <= 16'd0;
+            ll_ack_zero <= 1'd0;
+            ll_gap <= 16'd0;
+            send_stepped <= 1'd0;
+            send_rewound <= 1'd0;
+            head_ne_send <= 1'd0;
+            head_ne_send1 <= 1'd0;
+            head_ne_ack <= 1'd0;
+            ll_echo_eq0 <= 1'd0;
+            ll_echo_eq1 <= 1'd0;
+            ll_epoch_lsb <= 1'd0;
+            ecrc_diff <= 6'd0;
             consumed0 <= 8'd0;
             returned0 <= 8'd0;
             freed0 <= 8'd0;
             ll_freed0 <= 8'd0;
+            credit_short0 <= 1'd0;
+            credit_short1_0 <= 1'd0;
+            started0 <= 1'd0;
             consumed1 <= 8'd0;
             returned1 <= 8'd0;
             freed1 <= 8'd0;
             ll_freed1 <= 8'd0;
+            credit_short1 <= 1'd0;
+            credit_short1_1 <= 1'd0;
+            started1 <= 1'd0;
             cnt_ee_sent_q <= 16'd0;
             cnt_ee_resent_q <= 16'd0;
             cnt_ee_delivered_q <= 16'd0;
@@ -1123,9 +3162,11 @@ module rtlgen_genz_llr (
             disc_cnt <= disc_cnt_n;
             clr_cnt <= clr_cnt_n;
             llrt_cnt <= llrt_cnt_n;
+            llrt_nonzero <= llrt_nonzero_n;
             noack <= noack_n;
             stall <= stall_n;
             ack_prog <= ack_prog_n;
+            progressed_q <= progressed_q_n;
             dsc <= dsc_n;
             since_ack <= since_ack_n;
             p_init <= p_init_n;
@@ -1137,7 +3178,6 @@ module rtlgen_genz_llr (
             p_exit <= p_exit_n;
             head_seq <= head_seq_n;
             head_slot <= head_slot_n;
-            head_vis <= head_vis_n;
             wr_beat <= wr_beat_n;
             wr_act <= wr_act_n;
             ack_seq <= ack_seq_n;
@@ -1156,29 +3196,54 @@ module rtlgen_genz_llr (
             lk_data <= lk_data_n;
             lk_last <= lk_last_n;
             lk_user <= lk_user_n;
+            rxin_valid <= rxin_valid_n;
+            rxin_last <= rxin_last_n;
+            rxin_user <= rxin_user_n;
+            rxin_phy_error <= rxin_phy_error_n;
+            rxin_drop <= rxin_drop_n;
+            rx_window <= rx_window_n;
+            rx_crc_start <= rx_crc_start_n;
+            ll_crc_diff <= ll_crc_diff_n;
             rx_beat <= rx_beat_n;
             rx_mark <= rx_mark_n;
             rx_bad <= rx_bad_n;
-            rx_crc <= rx_crc_n;
             rx_vc <= rx_vc_n;
             rx_wr <= rx_wr_n;
             rx_cm <= rx_cm_n;
             rx_cm_vis <= rx_cm_vis_n;
             rx_rd <= rx_rd_n;
             rseq <= rseq_n;
-            ll_rx <= ll_rx_n;
             llg <= llg_n;
             ll_op <= ll_op_n;
+            ll_op_hot <= ll_op_hot_n;
             ll_rseq <= ll_rseq_n;
             ll_tx_en <= ll_tx_en_n;
+            ll_ack_dist <= ll_ack_dist_n;
+            ll_ack_zero <= ll_ack_zero_n;
+            ll_gap <= ll_gap_n;
+            send_stepped <= send_stepped_n;
+            send_rewound <= send_rewound_n;
+            head_ne_send <= head_ne_send_n;
+            head_ne_send1 <= head_ne_send1_n;
+            head_ne_ack <= head_ne_ack_n;
+            ll_echo_eq0 <= ll_echo_eq0_n;
+            ll_echo_eq1 <= ll_echo_eq1_n;
+            ll_epoch_lsb <= ll_epoch_lsb_n;
+            ecrc_diff <= ecrc_diff_n;
             consumed0 <= consumed0_n;
             returned0 <= returned0_n;
             freed0 <= freed0_n;
             ll_freed0 <= ll_freed0_n;
+            credit_short0 <= credit_short0_n;
+            credit_short1_0 <= credit_short1_0_n;
+            started0 <= started0_n;
             consumed1 <= consumed1_n;
             returned1 <= returned1_n;
             freed1 <= freed1_n;
             ll_freed1 <= ll_freed1_n;
+            credit_short1 <= credit_short1_n;
+            credit_short1_1 <= credit_short1_1_n;
+            started1 <= started1_n;
             if (inc_ee_sent & (cnt_ee_sent_q != CNT_MAX)) begin
                 cnt_ee_sent_q <= cnt_ee_sent_q + 16'd1;
             end
@@ -1377,7 +3442,7 @@ module rtlgen_genz_llr (
         end
         // at most SLOTS packets are held unacknowledged
         if (f_past_valid & (!rst)) begin
-            p_retry_window: assert ({1'd0, head_seq - ack_seq} <= SLOTS);
+            p_retry_window: assert ({1'd0, head_seq - ack_seq} <= 17'd16);
         end
         // the send point lies between the acknowledged point and the head
         if (f_past_valid & (!rst)) begin

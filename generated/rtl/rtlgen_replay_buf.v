@@ -58,7 +58,7 @@ module rtlgen_replay_buf (
     // entries by sequence number: rtlgen_ram_1r1w_64x16 (registered read).
     wire push_fire; // a push is accepted
     reg [3:0] tail_q; // sequence number of the next push
-    wire [3:0] rd_n; // output pointer, moved to the new head if an ack freed its entry
+    wire [3:0] rd_n; // output pointer after replay or transfer, moved to the new head if an ack freed its entry
     wire [63:0] ram_q; // RAM read register: entry rd_q when q_ok
     rtlgen_ram_1r1w_64x16 u_ram (
         .clk     (clk),
@@ -73,46 +73,77 @@ module rtlgen_replay_buf (
     reg [3:0] rd_q; // sequence number on the output
     reg q_ok; // ram_q holds entry rd_q
     reg [3:0] count_q; // tail_q - head_q, kept in a register so no decision waits for the subtraction
+    reg full_q; // count_q == DEPTH, kept in a register so a push does not wait for the comparison
+    reg wrap_q; // tail_q < head_q: the held window [head_q, tail_q) wraps past the largest sequence number
 
-    // Offsets from head_q stay below 2^seq_bits (depth <= 2^seq_bits - 1), so wrapping subtraction orders them.
-    wire full_w;
-    assign full_w = count_q == DEPTH;
-    assign push_fire = push_valid & (~full_w);
+    // Window tests as comparisons with the pointers, all in parallel. The held entries are [head_q, tail_q) in
+    // circular order (wrapped when wrap_q); an accepted replay names one of [head_q, tail_q]; a taken ack frees
+    // [head_q, ack_seq], which wraps when ack_seq < head_q.
+    assign push_fire = push_valid & (~full_q);
     wire out_fire; // the output entry is taken
     assign out_fire = q_ok & out_ready;
-    wire [3:0] ack_off; // ack_seq - head_q
-    assign ack_off = ack_seq - head_q;
-    wire ack_ok; // the ack names a held entry
-    assign ack_ok = ack_valid & (ack_off < count_q);
+    wire ack_ge_head; // ack_seq >= head_q
+    assign ack_ge_head = ack_seq >= head_q;
+    wire ack_lt_tail; // ack_seq < tail_q
+    assign ack_lt_tail = ack_seq < tail_q;
+    wire rp_ge_head; // replay_seq >= head_q
+    assign rp_ge_head = replay_seq >= head_q;
+    wire rp_le_tail; // replay_seq <= tail_q
+    assign rp_le_tail = replay_seq <= tail_q;
+    wire rp_le_ack; // replay_seq <= ack_seq
+    assign rp_le_ack = replay_seq <= ack_seq;
+    wire rd_ge_head; // rd_q >= head_q
+    assign rd_ge_head = rd_q >= head_q;
+    wire rd_le_ack; // rd_q <= ack_seq
+    assign rd_le_ack = rd_q <= ack_seq;
+    wire ack_ok; // the ack names a held entry (ack_seq - head_q < count_q)
+    assign ack_ok = ack_valid & (wrap_q ? (ack_ge_head | ack_lt_tail) : (ack_ge_head & ack_lt_tail));
+    wire replay_ok; // replay_seq - head_q <= count_q
+    assign replay_ok = replay_valid & (wrap_q ? (rp_ge_head | rp_le_tail) : (rp_ge_head & rp_le_tail));
+
+    // Whether a taken ack frees the entry the output pointer lands on, one LUT each from the comparisons: the
+    // replayed entry (replay_seq - head_q <= ack_seq - head_q), or without a replay rd_q's (the pointer is rd_q or
+    // rd_q + 1; the ack frees rd_q + 1 exactly when it frees rd_q, except when it names rd_q itself, and then
+    // rd_q + 1 is the new head anyway).
+    wire free_rp; // a taken ack frees replay_seq's entry
+    assign free_rp = ack_ok & ((~ack_ge_head) ? (rp_ge_head | rp_le_ack) : (rp_ge_head & rp_le_ack));
+    wire free_rd; // a taken ack frees rd_q's entry
+    assign free_rd = ack_ok & ((~ack_ge_head) ? (rd_ge_head | rd_le_ack) : (rd_ge_head & rd_le_ack));
+
+    // Pointers: selects among candidates computed in parallel with the window tests.
     wire [3:0] ack_next; // the head after a taken ack
     assign ack_next = ack_seq + 4'd1;
     wire [3:0] head_n;
     assign head_n = ack_ok ? ack_next : head_q;
-    wire [3:0] replay_off; // replay_seq - head_q
-    assign replay_off = replay_seq - head_q;
-    wire replay_ok; // replay_seq - head_q <= count
-    assign replay_ok = replay_valid & (replay_off <= count_q);
-    wire [3:0] rd_a; // output pointer after replay or transfer
-    assign rd_a = replay_ok ? replay_seq : (out_fire ? (rd_q + 4'd1) : rd_q);
-
-    // Whether the ack frees the entry at rd_a (rd_a - head_q <= ack_off) is decided from replay_seq and rd_q in
-    // parallel with the choice of rd_a, not after it: the RAM read address does not wait for a subtraction and
-    // a comparison behind that choice. (A taken ack has ack_off < count <= 2^seq_bits - 1, so the model's
-    // "offset < ack_off + 1" is "offset <= ack_off" without the adder.)
-    wire [3:0] rd_off; // rd_q - head_q
-    assign rd_off = rd_q - head_q;
-    wire freed_replay; // the ack frees replay_seq's entry
-    assign freed_replay = replay_off <= ack_off;
-    wire freed_rd; // the ack frees rd_q's entry
-    assign freed_rd = rd_off <= ack_off;
-
-    // Without a replay rd_a is rd_q or rd_q + 1. The ack frees rd_q + 1 exactly when it frees rd_q, except when it
-    // names rd_q itself, and then rd_q + 1 is the new head anyway: freed_rd decides every case without a replay.
-    wire freed_a; // the ack frees rd_a's entry, or rd_a is the new head
-    assign freed_a = replay_ok ? freed_replay : freed_rd;
-    assign rd_n = (ack_ok & freed_a) ? ack_next : rd_a;
     wire [3:0] tail_n;
     assign tail_n = tail_q + {3'd0, push_fire};
+    wire [3:0] rd_step; // output pointer without replay or ack: advanced by a transfer
+    assign rd_step = out_fire ? (rd_q + 4'd1) : rd_q;
+    assign rd_n = replay_ok ? (free_rp ? ack_next : replay_seq) : (free_rd ? ack_next : rd_step);
+
+    // The read register is valid unless it reads the old tail (empty, or written at this edge): each candidate compared
+    // with tail_q beside the pointer select, then the same select.
+    wire step_at_tail; // rd_step == tail_q
+    assign step_at_tail = out_fire ? ((rd_q + 4'd1) == tail_q) : (rd_q == tail_q);
+    wire q_ok_n; // rd_n != tail_q
+    assign q_ok_n = replay_ok ? (free_rp ? (ack_next != tail_q) : (replay_seq != tail_q)) : (free_rd ? (ack_next != tail_q) : (~step_at_tail));
+
+    // Occupancy: count, full and wrap from the cases, not from the new pointers.
+    wire [3:0] count_n; // tail_n - head_n
+    assign count_n = ack_ok ? (tail_q + (~ack_seq) + {3'd0, push_fire}) : (count_q + {3'd0, push_fire});
+
+    // A taken ack frees at least one entry and a push adds at most one (none when full), so after an ack the buffer
+    // is not full.
+    wire full_n; // count_n == DEPTH
+    assign full_n = (~ack_ok) & (push_fire ? (count_q == (DEPTH - 4'd1)) : full_q);
+    wire tail_wraps; // a push takes the tail from the largest sequence number to 0
+    assign tail_wraps = push_fire & (tail_q == 4'd15);
+
+    // wrap_n = tail_n < head_n. Without an ack the window wraps once the tail wraps past a nonzero head. A taken ack
+    // leaves a wrapped window [ack_seq + 1, tail_n) when it lies in the upper part (ack_seq >= head_q, and
+    // ack_seq + 1 does not itself wrap to 0); on an unwrapped window only a wrapping push wraps it.
+    wire wrap_n; // tail_n < head_n
+    assign wrap_n = ack_ok ? (wrap_q ? (ack_ge_head & (ack_seq != 4'd15)) : tail_wraps) : (tail_wraps ? (head_q != 4'd0) : wrap_q);
     always @(posedge clk) begin
         if (rst) begin
             head_q <= 4'd0;
@@ -120,23 +151,26 @@ module rtlgen_replay_buf (
             rd_q <= 4'd0;
             q_ok <= 1'd0;
             count_q <= 4'd0;
+            full_q <= 1'd0;
+            wrap_q <= 1'd0;
         end else begin
             head_q <= head_n;
             tail_q <= tail_n;
             rd_q <= rd_n;
-            // The read register is valid unless it reads the old tail (empty, or written at this edge).
-            q_ok <= rd_n != tail_q;
-            count_q <= tail_n - head_n;
+            q_ok <= q_ok_n;
+            count_q <= count_n;
+            full_q <= full_n;
+            wrap_q <= wrap_n;
         end
     end
-    assign push_ready = ~full_w;
+    assign push_ready = ~full_q;
     assign push_seq = tail_q;
     assign out_valid = q_ok;
     assign out_data = ram_q;
     assign out_seq = rd_q;
     assign head = head_q;
     assign count = count_q;
-    assign full = full_w;
+    assign full = full_q;
 
 `ifdef FORMAL
     (* anyconst *) reg [3:0] f_seq; // the tagged entry's sequence number
@@ -230,6 +264,10 @@ module rtlgen_replay_buf (
         // an ack frees at most the entries held the cycle before
         if (f_past_valid & (!rst) & f_prev_valid_run) begin
             p_no_underflow: assert ((head_q - f_prev_head) <= f_prev_count);
+        end
+        // the registered flags agree with the pointers: full is count == DEPTH, wrap is tail < head
+        if (f_past_valid & (!rst)) begin
+            p_flags: assert ((full_q == (count_q == DEPTH)) & (wrap_q == (tail_q < head_q)));
         end
         // the output pointer stays within [head, push_seq]
         if (f_past_valid & (!rst)) begin

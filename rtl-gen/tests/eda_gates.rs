@@ -52,17 +52,17 @@ fn a_module_linted_over_stand_ins_has_its_connections_checked() {
     let (dir, root) = default_tree();
     let scope = lint::Scope::Alone(dir.path().join("stand_ins"));
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let clean = lint::lint_module_in(&root, &manifest, "rtlgen_rifl_tx", &scope).expect("tools");
+    let clean = lint::lint_module_in(&root, &manifest, "rtlgen_rifl_rx", &scope).expect("tools");
     assert!(clean.iter().all(|r| r.clean), "{clean:?}");
 
     let path = root.join("manifest.json");
     let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("manifest")).expect("json");
-    let encode = json["modules"].as_array_mut().expect("modules").iter_mut().find(|m| m["name"] == "rtlgen_rifl_encode").expect("encoder");
-    let port = encode["ports"].as_array_mut().expect("ports").iter_mut().find(|p| p["dir"] == "output").expect("an output");
+    let child = json["modules"].as_array_mut().expect("modules").iter_mut().find(|m| m["name"] == "rtlgen_rifl_check").expect("frame checker");
+    let port = child["ports"].as_array_mut().expect("ports").iter_mut().find(|p| p["dir"] == "output").expect("an output");
     port["width"] = serde_json::json!(port["width"].as_u64().expect("width") + 1);
     std::fs::write(&path, json.to_string()).expect("write manifest");
     let manifest = TreeManifest::load(&root).expect("manifest");
-    let wrong = lint::lint_module_in(&root, &manifest, "rtlgen_rifl_tx", &scope).expect("tools");
+    let wrong = lint::lint_module_in(&root, &manifest, "rtlgen_rifl_rx", &scope).expect("tools");
     let verilator = wrong.iter().find(|r| r.tool == "verilator").expect("ran");
     assert!(!verilator.clean && verilator.output.contains("WIDTH"), "a wider stand-in port went unnoticed: {verilator:?}");
 }

@@ -15,8 +15,6 @@ const MAX_LUT_LEVELS: u64 = 5;
 
 /// The default design's sequential modules the gate maps: the small blocks of every family
 /// (replay buffers, RIFL transmitter and scrambler, ReCXL replica map, Gen-Z LLR, SUE packer).
-/// The ReCXL Logging Unit (12 levels: its one-cycle release pick and VAL checks) is left to
-/// `rtl-gen synth`'s report: mapping it doubles the gate's time.
 const DEFAULT_MODULES: [&str; 7] = ["rtlgen_genz_llr", "rtlgen_sue_pk", "rtlgen_replay_buf_np", "rtlgen_rxl_ep_replay", "rtlgen_rifl_tx", "rtlgen_rifl_scrambler", "rtlgen_recxl_map"];
 
 /// A streaming RS decoder at a small P (the default design's KR4/KP4 decoders take minutes

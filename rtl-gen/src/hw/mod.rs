@@ -1,13 +1,12 @@
 //! The hardware-construction kit every block kind builds with: the typed Verilog tree and its
 //! printer ([`verilog`]), short-hand builders ([`build`]), carry-free saturating counters
-//! ([`count`]), tree comparators and incrementers ([`compare`]), XOR / GF(2^m) networks ([`xor_net`], [`gf_net`]), pipelines ([`pipe`]), one-hot
+//! ([`count`]), XOR / GF(2^m) networks ([`xor_net`], [`gf_net`]), pipelines ([`pipe`]), one-hot
 //! selects and round-robin arbiters ([`select`]), the clock-domain-crossing kit ([`cdc`]), formal
 //! properties ([`props`]), the generated-module record ([`module`]) and a cycle evaluator of the
 //! tree for unit tests ([`eval`]). It imports nothing from `config`, `blocks` or `output`, so
 //! those can all depend on it without a cycle.
 pub mod build;
 pub mod cdc;
-pub mod compare;
 pub mod count;
 pub mod eval;
 pub mod gf_net;

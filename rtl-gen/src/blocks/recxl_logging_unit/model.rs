@@ -13,9 +13,7 @@
 //! the epoch's start and the engine goes idle with `st_dump_overflow` set. The next accepted
 //! `ctl_dump_start` clears it and dumps the epoch again with a fresh snapshot, at offset 0 of a
 //! new region when `cfg_dump_base` changed, else from the same offset (room from a raised
-//! `cfg_dump_limit`). `records dumped` (counter 12) counts records as their beat is written. The
-//! region (`cfg_dump_base`, `cfg_dump_limit`) is taken at the accepted start: the epoch's beats
-//! go to that base, and its room is that limit − base.
+//! `cfg_dump_limit`). `records dumped` (counter 12) counts records as their beat is written.
 
 use super::{RecxlLoggingUnitBlock, COUNTERS};
 use crate::bits::Bits;
@@ -243,9 +241,6 @@ pub struct LoggingUnitModel {
     /// the offsets belong to (a start that sees another `cfg_dump_base` begins at offset 0).
     estart: u64,
     rbase: u64,
-    /// `cfg_dump_limit − cfg_dump_base` at the start: the region of the epoch (the RTL keeps it
-    /// in whole beats, `room_beats_q`).
-    room: u64,
     epoch_recs: u32,
     overflow: bool,
     mask_seen: NodeMask,
@@ -314,7 +309,6 @@ impl LoggingUnitModel {
             woff: 0,
             estart: 0,
             rbase: 0,
-            room: 0,
             epoch_recs: 0,
             overflow: false,
             mask_seen: NodeMask::empty(),
@@ -388,7 +382,6 @@ impl LoggingUnitModel {
             woff: 0,
             estart: 0,
             rbase: 0,
-            room: 0,
             epoch_recs: 0,
             overflow: false,
             mask_seen: NodeMask::empty(),
@@ -519,9 +512,10 @@ impl LoggingUnitModel {
         inp.quiesce && self.pick().is_none() && !self.rel_busy && !self.dump_traversing() && !self.any_failed_row(&inp.failed)
     }
     /// Beat write wanted by the dump engine, and whether it would pass the region's end.
-    fn dump_write(&self) -> (bool, bool) {
+    fn dump_write(&self, inp: &LuInputs) -> (bool, bool) {
         let want = (self.dstate == D_TRAV && self.beat_n == self.p.rpb()) || self.dstate == D_FLUSH;
-        let over = self.woff as u128 + 64 > self.room as u128;
+        let room = inp.dump_limit.wrapping_sub(inp.dump_base) & mask_bits(self.p.shape.addr_bits);
+        let over = self.woff as u128 + 64 > room as u128;
         (want, over)
     }
     fn trailer(&self, inp: &LuInputs) -> Bits {
@@ -558,7 +552,7 @@ impl LoggingUnitModel {
 
     pub fn outputs(&self, inp: &LuInputs) -> LuOutputs {
         let p = &self.p;
-        let (dwant, dover) = self.dump_write();
+        let (dwant, dover) = self.dump_write(inp);
         let last = self.dstate == D_FLUSH && self.beat_n == 0;
         let frec = self.unpack(&self.frec);
         let dump_traversal_read = self.dstate == D_TRAV && !self.rd_pend && self.trav_left != 0 && self.beat_n != p.rpb();
@@ -589,7 +583,7 @@ impl LoggingUnitModel {
             logr_req_idx: if self.dstate == D_TRAV { self.trav_idx } else { self.fidx },
             logr_rsp_ready: self.rd_pend,
             dump_wr_valid: dwant && !dover,
-            dump_wr_addr: self.rbase.wrapping_add(self.woff) & mask_bits(p.shape.addr_bits),
+            dump_wr_addr: inp.dump_base.wrapping_add(self.woff) & mask_bits(p.shape.addr_bits),
             dump_wr_data: if last { self.trailer(inp) } else { self.beat.clone() },
             dump_wr_last: last,
             fq_ready: self.quiesced(inp) && self.fstate == F_IDLE,
@@ -787,7 +781,7 @@ impl LoggingUnitModel {
         }
 
         // Dump engine.
-        let (dwant, dover) = old.dump_write();
+        let (dwant, dover) = old.dump_write(inp);
         let mut freed = 0u64;
         match old.dstate {
             D_IDLE => {
@@ -803,7 +797,6 @@ impl LoggingUnitModel {
                         self.woff = woff;
                         self.estart = woff;
                         self.rbase = inp.dump_base;
-                        self.room = inp.dump_limit.wrapping_sub(inp.dump_base) & mask_bits(p.shape.addr_bits);
                         self.overflow = false;
                         self.snap_n = old.count;
                         self.epoch_mask = inp.failed;

@@ -3,15 +3,12 @@
 //! engines over one log read port, and the counters. Register for register the structure of
 //! [`super::model::LoggingUnitModel`]; every choice it documents is made the same way here.
 
-use super::model::{ctr, D_DONE, D_FLUSH, D_IDLE, D_TRAV, FREE, F_IDLE, F_LAST, F_TRAV, PENDING, TRAILER_MAGIC, VALID};
+use super::model::{D_DONE, D_FLUSH, D_IDLE, D_TRAV, FREE, F_IDLE, F_LAST, F_TRAV, PENDING, TRAILER_MAGIC, VALID};
 use super::{RecxlLoggingUnitBlock, COUNTERS};
 use crate::blocks::recxl_replica_map::rtl::emit as emit_map;
 use crate::info::DesignInfo;
-use crate::hw::build::{add, all, bit_of, bits_for, cat, dec, eq, ge, gt, id, if_else, lt, mux, ne, set_id, sub, when, zeros, zext};
+use crate::hw::build::{add, all, any, bit_of, bits_for, cat, dec, eq, ge, gt, id, if_else, lt, mux, ne, set_id, sub, when, zeros, zext};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::hw::compare::{decrement, increment, less, less_bits};
-use crate::hw::count::{sat_accumulator, sat_counter};
-use crate::hw::select::{encode, onehot_mux, prefix_or_below};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt, UnOp};
 
 /// Deliberate defects for the mutation checks of contract §5.2: each must make the lockstep
@@ -71,19 +68,56 @@ fn by_index(sel: &str, bits: u32, n: u32, val: &dyn Fn(u32) -> Expr) -> Expr {
     level(sel, bits, n, 0, bits, val)
 }
 
-/// The one-hot `{name}_oh` of the lowest set bit of the `n`-bit wire `{name}_hit` (that
-/// [`first_of`] declares), through the parallel prefix `{name}_below` (a hit below this bit):
-/// a row update decodes one bit of it instead of comparing the binary index.
-fn first_oh(it: &mut Vec<Item>, name: &str, n: u32) -> String {
-    let (hit, below, oh) = (format!("{name}_hit"), format!("{name}_below"), format!("{name}_oh"));
-    if n == 1 {
-        w(it, &below, 1, Expr::zero());
-        w(it, &oh, 1, id(&hit));
-        return oh;
+/// One candidate of a [`tournament`]: whether it takes part, its key and the values it carries
+/// (in the order of the tournament's `carried` fields).
+struct Entrant {
+    valid: Expr,
+    key: Expr,
+    carried: Vec<Expr>,
+}
+
+/// The valid entrant with the smallest key, the lowest index among equal keys: what a linear
+/// scan gives in which a later entrant wins only with a strictly smaller key, in ⌈log2 n⌉
+/// compare-and-select levels (pairs merge, the lower-index side keeps a tie). With no valid
+/// entrant the winner is entrant 0 with `valid` low. Each merge's signals are the wires
+/// `{name}{level}_{slot}_{t,v,k,<field>}`; the winner's are `{name}_v`, `{name}_k` (only with
+/// `key_out`: the final merge then selects no key) and `{name}_<field>` for the `carried` fields
+/// (name, width).
+fn tournament(it: &mut Vec<Item>, name: &str, key_width: u32, key_out: bool, carried: &[(&str, u32)], mut round: Vec<Entrant>) -> Entrant {
+    let mut level = 0;
+    while round.len() > 1 {
+        let key_needed = key_out || round.len() > 2;
+        level += 1;
+        let mut next = Vec::with_capacity(round.len().div_ceil(2));
+        let round_size = round.len();
+        let mut pairs = round.into_iter();
+        let mut slot = 0;
+        while let Some(lo) = pairs.next() {
+            let Some(hi) = pairs.next() else {
+                next.push(lo);
+                break;
+            };
+            // The final's wires carry the tournament's own name: they are its result.
+            let n = if round_size == 2 { name.to_string() } else { format!("{name}{level}_{slot}") };
+            let take_hi = w(it, &format!("{n}_t"), 1, and2(hi.valid.clone(), or2(lo.valid.clone().lnot(), lt(hi.key.clone(), lo.key.clone()))));
+            let valid = w(it, &format!("{n}_v"), 1, or2(lo.valid, hi.valid));
+            let key = if key_needed { w(it, &format!("{n}_k"), key_width, mux(take_hi.clone(), hi.key, lo.key)) } else { Expr::zero() };
+            let values = lo.carried.into_iter().zip(hi.carried).zip(carried);
+            let carried = values.map(|((l, h), &(f, fw))| w(it, &format!("{n}_{f}"), fw, mux(take_hi.clone(), h, l))).collect();
+            next.push(Entrant { valid, key, carried });
+            slot += 1;
+        }
+        round = next;
     }
-    prefix_or_below(it, &below, sl(&hit, n - 2, 0), n, "a hit below this bit");
-    w(it, &oh, n, Expr::and(id(&hit), id(&below).not()));
-    oh
+    let last = round.pop().expect("a tournament has at least one entrant");
+    if level > 0 {
+        return last;
+    }
+    Entrant {
+        valid: w(it, &format!("{name}_v"), 1, last.valid),
+        key: if key_out { w(it, &format!("{name}_k"), key_width, last.key) } else { Expr::zero() },
+        carried: last.carried.into_iter().zip(carried).map(|(c, &(f, fw))| w(it, &format!("{name}_{f}"), fw, c)).collect(),
+    }
 }
 
 fn sl(name: &str, hi: u32, lo: u32) -> Expr {
@@ -104,8 +138,8 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let mut push = |p: Port| ports.push(p);
     push(Port::input("cfg_node_id", nb, "this CN's ID; static (change it only in reset)"));
     push(Port::input("cfg_failed_mask", n, "bit n = CN n has failed; bits may be set in any cycle (at Interrupt, before the unit quiesces), never cleared"));
-    push(Port::input("cfg_dump_base", a, "byte address of this unit's dump region, 64-byte aligned; taken at an accepted ctl_dump_start (dump_wr_addr uses that value), change only while st_dump_busy is low"));
-    push(Port::input("cfg_dump_limit", a, "exclusive end of the dump region; taken at an accepted ctl_dump_start, change only while st_dump_busy is low"));
+    push(Port::input("cfg_dump_base", a, "byte address of this unit's dump region, 64-byte aligned; change only while st_dump_busy is low"));
+    push(Port::input("cfg_dump_limit", a, "exclusive end of the dump region; change only while st_dump_busy is low"));
     push(Port::input("ctl_dump_start", 1, "pulse: start a dump epoch (taken while idle, not done, and no fetch runs)"));
     push(Port::input("ctl_dump_commit", 1, "pulse: every unit finished this epoch (barrier)"));
     push(Port::input("ctl_quiesce", 1, "level: Interrupt .. RecovEnd"));
@@ -270,9 +304,6 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     reg(&mut it, &mut rst, "woff_q", a, 0, "dump write offset from cfg_dump_base");
     reg(&mut it, &mut rst, "estart_q", a, 0, "write offset at this epoch's start (an overflow rewinds to it)");
     reg(&mut it, &mut rst, "rbase_q", a, 0, "cfg_dump_base the offsets belong to (another base at a start: offset 0)");
-    if a > 6 {
-        reg(&mut it, &mut rst, "room_beats_q", a - 6, 0, "whole beats between cfg_dump_base and cfg_dump_limit at the start");
-    }
     reg(&mut it, &mut rst, "erecs_q", 32, 0, "records in this epoch");
     reg(&mut it, &mut rst, "overflow_q", 1, 0, "the last epoch stopped at the region's end (until the next start)");
     reg(&mut it, &mut rst, "mask_seen_q", n, 0, "failed mask of the last committed epoch");
@@ -292,9 +323,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     reg(&mut it, &mut rst, "frec_q", rec, 0, "record being reported");
     it.push(Item::pragma("verilator lint_on UNUSED"));
     reg(&mut it, &mut rst, "fmatch_q", q, 0, "queries matching frec_q still to report");
-    // The event counters are declared with their update (carry-free, `hw::count`); the two
-    // high-water marks here.
-    for c in [ctr::ROW_HWM, ctr::LOG_HWM] {
+    for c in 0..COUNTERS {
         reg(&mut it, &mut rst, &format!("cnt{c}_q"), cnt, 0, &format!("counter {c} (contract §4.8)"));
     }
     reg(&mut it, &mut rst, "stat_q", cnt, 0, "registered counter read");
@@ -302,8 +331,8 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     // ---- helpers ---------------------------------------------------------------------------
     let src_mux = |sel: &str, f: &dyn Fn(u32) -> Expr| by_index(sel, nb, n, f);
     let failed = |sel: Expr| Expr::Index("cfg_failed_mask".into(), Box::new(sel));
-    let inc_mod = |x: &str| mux(eq(id(x), dec(lib, lr - 1)), dec(lib, 0), increment(x, lib));
-    let dec_mod = |x: &str| mux(eq(id(x), dec(lib, 0)), dec(lib, lr - 1), decrement(x, lib));
+    let inc_mod = |x: Expr| mux(eq(x.clone(), dec(lib, lr - 1)), dec(lib, 0), add(x, dec(lib, 1)));
+    let dec_mod = |x: Expr| mux(eq(x.clone(), dec(lib, 0)), dec(lib, lr - 1), sub(x, dec(lib, 1)));
     // Index + count modulo LR, in lcb + 1 bits; the low lib bits are the index.
     let add_mod = |it: &mut Vec<Item>, name: &str, a_: Expr, n_: Expr| -> Expr {
         let s_ = format!("{name}_s");
@@ -322,130 +351,56 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         let node = format!("r{i}_node");
         let nts = src_mux(&node, &|s| id(&format!("s{s}_nts")));
         w(&mut it, &format!("r{i}_nts"), ts, nts);
+        let el = src_mux(&node, &|s| id(&format!("s{s}_el")));
+        w(&mut it, &format!("r{i}_el"), 32, el);
+        w(&mut it, &format!("r{i}_e"), 32, mux(gt(r("stamp"), r("el")), r("stamp"), r("el")));
         w(&mut it, &format!("r{i}_fail"), 1, failed(r("node")));
+        let ts_ok = if mutation == Mutation::ArrivalOrder { Expr::one() } else { eq(r("ts"), r("nts")) };
+        w(&mut it, &format!("r{i}_rel"), 1, all(vec![eq(r("st"), st_valid.clone()), ts_ok]));
         let mut key = vec![eq(r("st"), st_pend.clone()), eq(r("node"), id("val_src_node")), eq(r("core"), id("val_src_core")), eq(r("line"), id("val_line"))];
         if tg > 0 {
             key.push(eq(r("tag"), id("val_tag")));
         }
         w(&mut it, &format!("r{i}_vm"), 1, all(key));
         w(&mut it, &format!("r{i}_dup"), 1, all(vec![eq(r("st"), st_valid.clone()), eq(r("node"), id("val_src_node")), eq(r("ts"), id("val_ts"))]));
+        w(&mut it, &format!("r{i}_gd"), ts, sub(r("ts"), r("nts")));
     }
     let r_ = |i: u32, f: &str| id(&format!("r{i}_{f}"));
     let rowc = |i: u32| dec(rb, i as u64);
-    let row_names = |f: &'static str| move |i: u32| format!("r{i}_{f}");
-    // Release pick: the releasable row with the smallest {E, source}, E = max(stamp, the
-    // source's last eligibility time) (H3). A row is releasable when it is VALID with its
-    // source's next timestamp, and the duplicate check of VAL keeps two VALID rows of one source
-    // from sharing a timestamp, so each source offers at most one row: the pick is a minimum
-    // over the N sources (their E compared pairwise, all at once) rather than a tournament over
-    // the rows, and the row's fields are an AND-OR mux on its one-hot.
-    it.push(Item::comment("Release pick, per source: its releasable row (one-hot) and that row's fields, E = max(stamp, last eligibility), then the smallest {E, source}."));
-    let mut pick_fields: Vec<(&'static str, u32)> = vec![("mask", wd), ("core", cb), ("line", la), ("head", 1)];
+    // Release pick: smallest {E, node}, the lower row on a tie (H3). The row's mask, core, line,
+    // head flag (and CSN) ride along so the release registers load without a row mux after it.
+    it.push(Item::comment("Release pick: the releasable row with the smallest {E, source} (eligibility order, H3), lower row on a tie."));
+    let kw = 32 + nb;
+    let mut pick_fields = vec![("row", rb), ("mask", wd), ("core", cb), ("line", la), ("head", 1)];
     if cs > 0 {
         pick_fields.push(("csn", cs));
     }
-    for s in 0..n {
-        let sc = dec(nb, s as u64);
-        let bits: Vec<Expr> = (0..rows)
-            .rev()
-            .map(|i| {
-                let ts_ok = if mutation == Mutation::ArrivalOrder { Expr::one() } else { eq(r_(i, "ts"), id(&format!("s{s}_nts"))) };
-                all(vec![eq(r_(i, "st"), st_valid.clone()), eq(r_(i, "node"), sc.clone()), ts_ok])
-            })
-            .collect();
-        let cand = format!("pc{s}");
-        if mutation == Mutation::ArrivalOrder {
-            // The defect releases several rows of a source: keep the lowest (a one-hot).
-            let all_c = format!("pc{s}_all");
-            w(&mut it, &all_c, rows, cat(bits));
-            prefix_or_below(&mut it, &format!("pc{s}_below"), sl(&all_c, rows - 2, 0), rows, "a candidate below this row");
-            w(&mut it, &cand, rows, Expr::and(id(&all_c), id(&format!("pc{s}_below")).not()));
-        } else {
-            w(&mut it, &cand, rows, cat(bits));
-        }
-        w(&mut it, &format!("pc{s}_any"), 1, Expr::red(UnOp::RedOr, id(&cand)));
-        for &(f, fw) in [("stamp", 32u32)].iter().chain(pick_fields.iter()) {
-            w(&mut it, &format!("pc{s}_{f}"), fw, onehot_mux(&cand, rows, row_names(f), fw));
-        }
-        encode(&mut it, &format!("pc{s}_row"), &cand, rows, rb, "index of the source's releasable row");
-        let (st_, el_) = (format!("pc{s}_stamp"), format!("s{s}_el"));
-        let newer = less(&mut it, &format!("pe{s}_c"), &el_, &st_, 32);
-        w(&mut it, &format!("pe{s}"), 32, mux(newer, id(&st_), id(&el_)));
-    }
-    // E_a < E_b without forming either maximum first: max(x, y) < max(u, v) is
-    // (x < u | x < v) & (y < u | y < v), four comparisons of registers and row fields side by side.
-    // Wire `pe_{b}_{a}` (b > a): E_b < E_a.
-    for b_ in 0..n {
-        for a_ in 0..b_ {
-            let (xb, yb, ua, va) = (format!("pc{b_}_stamp"), format!("s{b_}_el"), format!("pc{a_}_stamp"), format!("s{a_}_el"));
-            let mut lt_ = |x: &str, y: &str| less(&mut it, &format!("lt_{x}_{y}"), x, y, 32);
-            let v = and2(or2(lt_(&xb, &ua), lt_(&xb, &va)), or2(lt_(&yb, &ua), lt_(&yb, &va)));
-            w(&mut it, &format!("pe_{b_}_{a_}"), 1, v);
-        }
-    }
-    let e_less = |b_: u32, a_: u32| id(&format!("pe_{b_}_{a_}"));
-    // Source s wins when it has a row and no other source's {E, source} is smaller.
-    let wins: Vec<Expr> = (0..n)
-        .rev()
-        .map(|s| {
-            let mut t = vec![id(&format!("pc{s}_any"))];
-            for o in (0..n).filter(|&o| o != s) {
-                let beats = if o < s { e_less(s, o) } else { e_less(o, s).lnot() };
-                t.push(or2(id(&format!("pc{o}_any")).lnot(), beats));
-            }
-            every(t)
-        })
-        .collect();
-    w(&mut it, "pick_src", n, cat(wins));
-    let any_rel = w(&mut it, "any_rel", 1, any((0..n).map(|s| id(&format!("pc{s}_any"))).collect()));
-    let pick_row = w(&mut it, "pick_row", rb, onehot_mux("pick_src", n, |s| format!("pc{s}_row"), rb));
-    let mut pick_carried = vec![pick_row.clone()];
-    for &(f, fw) in &pick_fields {
-        pick_carried.push(w(&mut it, &format!("pick_{f}"), fw, onehot_mux("pick_src", n, |s| format!("pc{s}_{f}"), fw)));
-    }
-    encode(&mut it, "pick_node", "pick_src", n, nb, "source of the picked row");
-    let pick_node = id("pick_node");
-    // Gap skip among VALID rows of failed sources: smallest {node, TS distance}, lower row on a
-    // tie, as an all-pairs comparison (each row against every other at once, no tournament
-    // levels). The distance (ts − next TS) mod 2^ts_bits is compared without the subtraction: a
-    // row whose TS is below its source's next TS has wrapped (r{i}_wrap), so of two rows of one
-    // source the one that wrapped is farther, and with equal wrap flags the smaller TS is nearer.
-    it.push(Item::comment("Gap skip: all-pairs minimum of {source, TS distance} over the VALID rows of failed sources, lower row on a tie."));
-    for i in 0..rows {
-        w(&mut it, &format!("r{i}_gv"), 1, and2(eq(r_(i, "st"), st_valid.clone()), r_(i, "fail")));
-        let wrap = less(&mut it, &format!("r{i}_wrap_c"), &format!("r{i}_ts"), &format!("r{i}_nts"), ts);
-        w(&mut it, &format!("r{i}_wrap"), 1, wrap);
-    }
-    // Wire `gk_{i}_{j}` (i > j): row i's key is below row j's.
-    for i in 0..rows {
-        for j in 0..i {
-            let (wi, wj) = (r_(i, "wrap"), r_(j, "wrap"));
-            let ts_lt = less(&mut it, &format!("gt_{i}_{j}"), &format!("r{i}_ts"), &format!("r{j}_ts"), ts);
-            let nearer = mux(eq(wi, wj.clone()), ts_lt, wj);
-            w(&mut it, &format!("gk_{i}_{j}"), 1, or2(lt(r_(i, "node"), r_(j, "node")), and2(eq(r_(i, "node"), r_(j, "node")), nearer)));
-        }
-    }
-    let key_less = |i: u32, j: u32| id(&format!("gk_{i}_{j}"));
-    let gwins: Vec<Expr> = (0..rows)
-        .rev()
+    let pick_entrants = (0..rows)
         .map(|i| {
-            let mut t = vec![r_(i, "gv")];
-            for j in (0..rows).filter(|&j| j != i) {
-                let before = if j < i { key_less(i, j) } else { key_less(j, i).lnot() };
-                t.push(or2(r_(j, "gv").lnot(), before));
+            let mut carried = vec![rowc(i), r_(i, "mask"), r_(i, "core"), r_(i, "line"), r_(i, "head")];
+            if cs > 0 {
+                carried.push(r_(i, "csn"));
             }
-            every(t)
+            Entrant { valid: r_(i, "rel"), key: cat(vec![r_(i, "e"), r_(i, "node")]), carried }
         })
         .collect();
-    w(&mut it, "gs_win", rows, cat(gwins));
-    let gs_any = w(&mut it, "gs_v", 1, any((0..rows).map(|i| r_(i, "gv")).collect()));
-    let gs_node = w(&mut it, "gs_node", nb, onehot_mux("gs_win", rows, row_names("node"), nb));
-    let gs_ts = w(&mut it, "gs_ts", ts, onehot_mux("gs_win", rows, row_names("ts"), ts));
+    let pick = tournament(&mut it, "pick", kw, true, &pick_fields, pick_entrants);
+    let any_rel = pick.valid;
+    let pick_row = pick.carried[0].clone();
+    // Gap skip among VALID rows of failed sources: smallest {node, TS distance}, lower row on a tie.
+    it.push(Item::comment("Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed."));
+    let gkw = nb + ts;
+    let gap_entrants = (0..rows)
+        .map(|i| Entrant { valid: and2(eq(r_(i, "st"), st_valid.clone()), r_(i, "fail")), key: cat(vec![r_(i, "node"), r_(i, "gd")]), carried: vec![r_(i, "node"), r_(i, "ts")] })
+        .collect();
+    let gap = tournament(&mut it, "gs", gkw, false, &[("node", nb), ("ts", ts)], gap_entrants);
+    let gs_any = gap.valid;
+    let gs_node = gap.carried[0].clone();
+    let gs_ts = gap.carried[1].clone();
 
     // ---- REPL / ACK --------------------------------------------------------------------------
     it.push(Item::comment("REPL: lowest free row; NACK when only the unused head reserve is left (H4)."));
     let alloc_row = first_of(&mut it, "alloc_row", rb, rows, |i| eq(r_(i, "st"), st_free.clone()), rowc, dec(rb, 0));
-    let alloc_oh = first_oh(&mut it, "alloc_row", rows);
     let repl_ready = w(&mut it, "repl_ready_w", 1, and2(lt(id("rows_used_q"), n_rows.clone()), lt(id("ack_cnt_q"), dec(3, 4))));
     let repl_fire = w(&mut it, "repl_fire", 1, and2(id("repl_valid"), repl_ready.clone()));
     let repl_failed = w(&mut it, "repl_failed", 1, failed(id("repl_src_node")));
@@ -499,10 +454,16 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     it.push(Item::comment("VAL: lowest matching PENDING row; timestamp window and duplicate check."));
     let val_failed = w(&mut it, "val_failed", 1, failed(id("val_src_node")));
     let vm_any = w(&mut it, "vm_any", 1, any((0..rows).map(|i| r_(i, "vm")).collect()));
-    w(&mut it, "vm_row_hit", rows, cat((0..rows).rev().map(|i| r_(i, "vm")).collect()));
-    // Ambiguous: a matching row with another one below it (a parallel prefix, not a chain).
-    let vm_oh = first_oh(&mut it, "vm_row", rows);
-    let vm_multi = w(&mut it, "vm_multi", 1, Expr::red(UnOp::RedOr, Expr::and(id("vm_row_hit"), id("vm_row_below"))));
+    let mut seen = Expr::zero();
+    let mut multi = Vec::new();
+    for i in 0..rows {
+        multi.push(and2(r_(i, "vm"), seen.clone()));
+        if i + 1 < rows {
+            seen = w(&mut it, &format!("vm{i}_seen"), 1, or2(seen, r_(i, "vm")));
+        }
+    }
+    let vm_multi = w(&mut it, "vm_multi", 1, any(multi));
+    let vm_row = first_of(&mut it, "vm_row", rb, rows, |i| r_(i, "vm"), rowc, dec(rb, 0));
     let val_nts = w(&mut it, "val_nts", ts, src_mux("val_src_node", &|s| id(&format!("s{s}_nts"))));
     let val_d = w(&mut it, "val_d", ts, sub(id("val_ts"), val_nts));
     let dup = any((0..rows).map(|i| r_(i, "dup")).collect());
@@ -515,6 +476,8 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let f_is_idle = w(&mut it, "fetch_idle", 1, eq(id("fstate_q"), f_idle.clone()));
     let pick_fire = w(&mut it, "pick_fire", 1, all(vec![id("rel_busy_q").lnot(), any_rel.clone(), f_is_idle.clone()]));
     let gap_fire = w(&mut it, "gap_fire", 1, all(vec![id("rel_busy_q").lnot(), f_is_idle.clone(), any_rel.clone().lnot(), gs_any]));
+    let pick_node = w(&mut it, "pick_node", nb, sl("pick_k", nb - 1, 0));
+    let pick_e = w(&mut it, "pick_e", 32, sl("pick_k", kw - 1, nb));
     let rel_free = w(&mut it, "rel_free", 1, and2(id("rel_busy_q"), eq(id("rel_mask_q"), dec(wd, 0))));
     let log_full = w(&mut it, "log_full", 1, eq(id("count_q"), lr_c.clone()));
     let logw_valid = w(&mut it, "logw_valid_w", 1, all(vec![id("rel_busy_q"), ne(id("rel_mask_q"), dec(wd, 0)), log_full.clone().lnot()]));
@@ -539,8 +502,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
 
     // Failed-source PENDING rows are discarded, lowest first (U9).
     let disc_fire = w(&mut it, "disc_fire", 1, any((0..rows).map(|i| and2(eq(r_(i, "st"), st_pend.clone()), r_(i, "fail"))).collect()));
-    w(&mut it, "disc_row_hit", rows, cat((0..rows).rev().map(|i| and2(eq(r_(i, "st"), st_pend.clone()), r_(i, "fail"))).collect()));
-    let disc_oh = first_oh(&mut it, "disc_row", rows);
+    let disc_row = first_of(&mut it, "disc_row", rb, rows, |i| and2(eq(r_(i, "st"), st_pend.clone()), r_(i, "fail")), rowc, dec(rb, 0));
     let any_failed_row = any((0..rows).map(|i| and2(ne(r_(i, "st"), st_free.clone()), r_(i, "fail"))).collect());
 
     // ---- log read port, dump and fetch --------------------------------------------------------
@@ -549,28 +511,8 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let dump_trav = w(&mut it, "dump_trav", 1, or2(in_dtrav.clone(), eq(id("dstate_q"), d_flush.clone())));
     let beat_full = eq(id("beat_n_q"), dec(bnb, rpb as u64));
     let dwant = w(&mut it, "dump_want", 1, or2(and2(in_dtrav.clone(), beat_full.clone()), eq(id("dstate_q"), d_flush.clone())));
-    // The region's room in whole beats, taken at the start: the offset is a multiple of 64, so
-    // "woff + 64 > limit - base" is "woff / 64 >= (limit - base) / 64", one comparison of
-    // registers.
-    if a > 6 {
-        it.push(Item::pragma("verilator lint_off UNUSED"));
-        it.push(Item::comment("Only the whole beats of the room are kept."));
-    }
     let room = w(&mut it, "dump_room", a, sub(id("cfg_dump_limit"), id("cfg_dump_base")));
-    if a > 6 {
-        it.push(Item::pragma("verilator lint_on UNUSED"));
-    }
-    // (With a ≤ 6 address bits the offset is always 0 and no beat fits: the plain comparison.)
-    let over = if a > 6 { less_bits(&mut it, "dump_fits", &|i| Expr::bit("woff_q", i + 6), &|i| bit_of("room_beats_q", a - 6, i), a - 6).lnot() } else { gt(add(zext(id("woff_q"), a, a + 1), dec(a + 1, 64)), zext(room, a, a + 1)) };
-    let dover = w(&mut it, "dump_over", 1, over);
-    // The next beat's offset: woff + 64, the beat number incremented without a carry chain.
-    let woff_next = if a > 6 {
-        w(&mut it, "woff_beat", a - 6, sl("woff_q", a - 1, 6));
-        cat(vec![increment("woff_beat", a - 6), sl("woff_q", 5, 0)])
-    } else {
-        id("woff_q")
-    };
-    let room_load = if a > 6 { set_id("room_beats_q", sl("dump_room", a - 1, 6)) } else { Stmt::Comment("no whole beat fits in the address space".into()) };
+    let dover = w(&mut it, "dump_over", 1, gt(add(zext(id("woff_q"), a, a + 1), dec(a + 1, 64)), zext(room, a, a + 1)));
     let dwr_valid = w(&mut it, "dump_wr_valid_w", 1, and2(dwant.clone(), dover.clone().lnot()));
     let dwr_fire = w(&mut it, "dump_wr_fire", 1, and2(dwr_valid.clone(), id("dump_wr_ready")));
     let dlast = w(&mut it, "dump_last", 1, and2(eq(id("dstate_q"), d_flush.clone()), eq(id("beat_n_q"), dec(bnb, 0))));
@@ -640,7 +582,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         if cs > 0 {
             alloc_s.push(set_id(&format!("r{i}_csn"), dec(cs, 0)));
         }
-        row_stmts.push(when(and2(alloc.clone(), bit_of(&alloc_oh, rows, i)), alloc_s));
+        row_stmts.push(when(and2(alloc.clone(), eq(alloc_row.clone(), rowc(i))), alloc_s));
         if let Some((fire, row)) = &pop_free {
             row_stmts.push(when(and2(fire.clone(), eq(row.clone(), rowc(i))), vec![set_id(&format!("r{i}_st"), st_free.clone())]));
         }
@@ -648,9 +590,9 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         if cs > 0 {
             v.push(set_id(&format!("r{i}_csn"), id("val_csn")));
         }
-        row_stmts.push(when(and2(val_ok.clone(), bit_of(&vm_oh, rows, i)), v));
+        row_stmts.push(when(and2(val_ok.clone(), eq(vm_row.clone(), rowc(i))), v));
         row_stmts.push(when(and2(rel_free.clone(), eq(id("rel_row_q"), rowc(i))), vec![set_id(&format!("r{i}_st"), st_free.clone())]));
-        row_stmts.push(when(and2(disc_fire.clone(), bit_of(&disc_oh, rows, i)), vec![set_id(&format!("r{i}_st"), st_free.clone())]));
+        row_stmts.push(when(and2(disc_fire.clone(), eq(disc_row.clone(), rowc(i))), vec![set_id(&format!("r{i}_st"), st_free.clone())]));
         let _ = r;
     }
     body.push(Stmt::Comment("Rows: allocate, validate, free after release, discard failed sources.".into()));
@@ -661,7 +603,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let mut up = vec![b1(alloc.clone())];
     let mut down = vec![b1(rel_free.clone()), b1(disc_fire.clone())];
     let mut hup = vec![b1(and2(alloc.clone(), id("repl_at_head")))];
-    let mut hdown = vec![b1(and2(rel_free.clone(), id("rel_head_q"))), b1(and2(disc_fire.clone(), Expr::red(UnOp::RedOr, Expr::and(id(&disc_oh), cat((0..rows).rev().map(|i| r_(i, "head")).collect())))))];
+    let mut hdown = vec![b1(and2(rel_free.clone(), id("rel_head_q"))), b1(and2(disc_fire.clone(), head_of("disc_row")))];
     if let Some((fire, _)) = &pop_free {
         down.push(b1(fire.clone()));
         hdown.push(b1(and2(fire.clone(), head_of("fa_row"))));
@@ -673,8 +615,8 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     for s in 0..n {
         let sc = dec(nb, s as u64);
         body.push(if_else(
-            and2(pick_fire.clone(), bit_of("pick_src", n, s)),
-            vec![set_id(&format!("s{s}_nts"), add(id(&format!("s{s}_nts")), dec(ts, 1))), set_id(&format!("s{s}_el"), id(&format!("pe{s}")))],
+            and2(pick_fire.clone(), eq(pick_node.clone(), sc.clone())),
+            vec![set_id(&format!("s{s}_nts"), add(id(&format!("s{s}_nts")), dec(ts, 1))), set_id(&format!("s{s}_el"), pick_e.clone())],
             vec![when(and2(gap_fire.clone(), eq(gs_node.clone(), sc)), vec![set_id(&format!("s{s}_nts"), gs_ts.clone())])],
         ));
     }
@@ -695,14 +637,14 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let mut pick_s = vec![
         set_id("rel_busy_q", Expr::one()),
         set_id("rel_row_q", pick_row.clone()),
-        set_id("rel_mask_q", pick_carried[1].clone()),
+        set_id("rel_mask_q", pick.carried[1].clone()),
         set_id("rel_node_q", pick_node.clone()),
-        set_id("rel_core_q", pick_carried[2].clone()),
-        set_id("rel_line_q", pick_carried[3].clone()),
-        set_id("rel_head_q", pick_carried[4].clone()),
+        set_id("rel_core_q", pick.carried[2].clone()),
+        set_id("rel_line_q", pick.carried[3].clone()),
+        set_id("rel_head_q", pick.carried[4].clone()),
     ];
     if cs > 0 {
-        pick_s.push(set_id("rel_csn_q", pick_carried[5].clone()));
+        pick_s.push(set_id("rel_csn_q", pick.carried[5].clone()));
     }
     body.push(Stmt::Comment("Release engine.".into()));
     body.push(if_else(
@@ -710,7 +652,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         vec![set_id("rel_busy_q", Expr::zero())],
         vec![if_else(
             logw_fire.clone(),
-            vec![set_id("rel_mask_q", Expr::and(id("rel_mask_q"), sub(id("rel_mask_q"), dec(wd, 1)))), set_id("tail_q", inc_mod("tail_q"))],
+            vec![set_id("rel_mask_q", Expr::and(id("rel_mask_q"), sub(id("rel_mask_q"), dec(wd, 1)))), set_id("tail_q", inc_mod(id("tail_q")))],
             vec![when(pick_fire.clone(), pick_s)],
         )],
     ));
@@ -724,15 +666,15 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     beat_ins.push(set_id("beat_n_q", add(id("beat_n_q"), dec(bnb, 1))));
     beat_ins.push(set_id("erecs_q", add(id("erecs_q"), dec(32, 1))));
     let trav_s = vec![
-        when(req_fire.clone(), vec![set_id("trav_idx_q", inc_mod("trav_idx_q")), set_id("trav_left_q", decrement("trav_left_q", lcb))]),
-        when(and2(rsp_fire.clone(), in_resc.clone()), vec![set_id("resc_left_q", decrement("resc_left_q", lcb))]),
+        when(req_fire.clone(), vec![set_id("trav_idx_q", inc_mod(id("trav_idx_q"))), set_id("trav_left_q", sub(id("trav_left_q"), dec(lcb, 1)))]),
+        when(and2(rsp_fire.clone(), in_resc.clone()), vec![set_id("resc_left_q", sub(id("resc_left_q"), dec(lcb, 1)))]),
         when(take.clone(), beat_ins),
         when(and2(eq(id("trav_left_q"), dec(lcb, 0)), id("rd_pend_q").lnot()), vec![set_id("dstate_q", d_flush.clone())]),
     ];
     let write_s = vec![when(
         id("dump_wr_ready"),
         vec![
-            set_id("woff_q", woff_next),
+            set_id("woff_q", add(id("woff_q"), dec(a, 64))),
             set_id("beat_n_q", dec(bnb, 0)),
             set_id("beat_q", dec(512, 0)),
             when(dlast.clone(), vec![set_id("dstate_q", d_done.clone())]),
@@ -755,7 +697,6 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
                         set_id("woff_q", start_woff.clone()),
                         set_id("estart_q", start_woff),
                         set_id("rbase_q", id("cfg_dump_base")),
-                        room_load,
                         set_id("overflow_q", Expr::zero()),
                         set_id("snap_n_q", id("count_q")),
                         set_id("emask_q", id("cfg_failed_mask")),
@@ -794,7 +735,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         fq_start.clone(),
         vec![
             set_id("fstate_q", f_trav.clone()),
-            set_id("fidx_q", dec_mod("tail_q")),
+            set_id("fidx_q", dec_mod(id("tail_q"))),
             set_id("fleft_q", id("count_q")),
             set_id("fage_q", dec(lib, 0)),
             set_id("fnext_q", dec(lib, 0)),
@@ -811,7 +752,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
             (
                 vec![f_trav.clone()],
                 vec![
-                    when(req_fire.clone(), vec![set_id("fidx_q", dec_mod("fidx_q")), set_id("fleft_q", decrement("fleft_q", lcb))]),
+                    when(req_fire.clone(), vec![set_id("fidx_q", dec_mod(id("fidx_q"))), set_id("fleft_q", sub(id("fleft_q"), dec(lcb, 1)))]),
                     if_else(
                         rsp_fire.clone(),
                         vec![set_id("fmatch_q", rsp_match.clone()), set_id("frec_q", id("logr_rsp_data")), set_id("fage_q", id("fnext_q")), set_id("fnext_q", add(id("fnext_q"), dec(lib, 1)))],
@@ -860,12 +801,9 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         if iw == 0 {
             continue;
         }
-        let doc = format!("counter {c} (contract §4.8)");
-        if iw == 1 {
-            sat_counter(&mut it, &mut rst, &mut body, &name, cnt, e, &doc);
-        } else {
-            sat_accumulator(&mut it, &mut rst, &mut body, &name, cnt, e, iw, cnt_max.clone(), &doc);
-        }
+        let sw = format!("cnt{c}_sum");
+        w(&mut it, &sw, cnt + 1, add(zext(id(&name), cnt, cnt + 1), zext(e, iw, cnt + 1)));
+        body.push(set_id(&name, mux(Expr::bit(&sw, cnt), cnt_max.clone(), sl(&sw, cnt - 1, 0))));
     }
     body.push(when(gt(zext(id("rows_used_q"), rcb, cnt.max(rcb)), zext(id("cnt20_q"), cnt, cnt.max(rcb))), vec![set_id("cnt20_q", zext(id("rows_used_q"), rcb, cnt))]));
     let hw = cnt.max(lcb);
@@ -876,7 +814,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         (0..COUNTERS as u32).map(|c| (vec![dec(5, c as u64)], vec![set_id("stat_q", id(&format!("cnt{c}_q")))])).collect(),
         vec![set_id("stat_q", dec(cnt, 0))],
     ));
-    body.push(set_id("now_q", increment("now_q", 32)));
+    body.push(set_id("now_q", add(id("now_q"), dec(32, 1))));
     body.push(set_id("quiesce_q", id("ctl_quiesce")));
     it.push(Item::comment("All registers with a reset."));
     it.push(Item::AlwaysFf { reset: Some(rst), body });
@@ -918,7 +856,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         ("logr_req_idx", mux(in_dtrav, id("trav_idx_q"), id("fidx_q"))),
         ("logr_rsp_ready", id("rd_pend_q")),
         ("dump_wr_valid", dwr_valid),
-        ("dump_wr_addr", add(id("rbase_q"), id("woff_q"))),
+        ("dump_wr_addr", add(id("cfg_dump_base"), id("woff_q"))),
         ("dump_wr_data", mux(dlast.clone(), trailer, id("beat_q"))),
         ("dump_wr_last", dlast),
         ("fq_ready", fq_ready),
@@ -958,30 +896,11 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
             "One log read outstanding; the release engine frees a row one cycle after its last record.".into(),
             "Configuration inputs: cfg_node_id is static (change it only in reset). cfg_failed_mask may gain bits in any cycle (the CM sets them at Interrupt, before the unit can quiesce) and never loses any. cfg_dump_base and cfg_dump_limit may change only while st_dump_busy is low. stat_sel may change in any cycle.".into(),
             "Epoch boundary: the snapshot of an accepted ctl_dump_start is the log as it was before that edge, so a record written (logw_valid and logw_ready) in the same cycle as ctl_dump_start belongs to the next epoch.".into(),
-            "Dump region: the unit takes cfg_dump_base and cfg_dump_limit at an accepted ctl_dump_start and writes that epoch's beats at that base + offset; epochs are written one after the other. An accepted ctl_dump_start whose cfg_dump_base differs from the previous epoch's begins a new region at offset 0. When the next beat (data or trailer) would pass cfg_dump_limit the epoch stops: st_dump_overflow rises, the beats written are abandoned (no trailer), the offset returns to the epoch's start, the engine is idle again (st_dump_busy and st_dump_done low) and a commit is ignored (counted). To leave that state software supplies room, a new region (another cfg_dump_base, and its cfg_dump_limit) or a higher cfg_dump_limit for the same region, and pulses ctl_dump_start: st_dump_overflow clears and the epoch is dumped again from its start under the same epoch number, with a fresh snapshot. Until then the log is not freed and fills (nothing is lost; release then stalls).".into(),
+            "Dump region: epochs are written one after the other at cfg_dump_base + offset. An accepted ctl_dump_start whose cfg_dump_base differs from the previous epoch's begins a new region at offset 0. When the next beat (data or trailer) would pass cfg_dump_limit the epoch stops: st_dump_overflow rises, the beats written are abandoned (no trailer), the offset returns to the epoch's start, the engine is idle again (st_dump_busy and st_dump_done low) and a commit is ignored (counted). To leave that state software supplies room, a new region (another cfg_dump_base, and its cfg_dump_limit) or a higher cfg_dump_limit for the same region, and pulses ctl_dump_start: st_dump_overflow clears and the epoch is dumped again from its start under the same epoch number, with a fresh snapshot. Until then the log is not freed and fills (nothing is lost; release then stalls).".into(),
             "Committed epochs: a trailer marks a finished traversal, not a commit. An epoch abandoned when done (ctl_quiesce rose, or cfg_failed_mask gained a bit after the epoch started, in which case its beats may mix records selected under two masks) also leaves a trailer. Epoch E is committed when an accepted ctl_dump_commit makes st_epoch = E; its content is the last run of beats ending in a trailer numbered E (earlier runs numbered E are superseded), and an epoch whose number st_epoch never reached is not committed.".into(),
             format!("Counters (stat_sel, saturating at {cnt} bits): 0 REPLs that allocated a row (NACKed and failed-source REPLs take none), 1 words in those REPLs, 2 REPLs NACKed, 3 REPL stall cycles, 4 ACK stall cycles, 5 VALs matched, 6 orphan VALs, 7 ambiguous VAL matches, 8 VAL TS-window errors, 9 records logged, 10 log-full stall cycles, 11 epochs committed, 12 records in data beats written to the dump region (each time a record is written), 13 dump beats written (trailers included), 14 dump starts/commits ignored, 15 REPLs/VALs of failed sources dropped, 16 unvalidated rows discarded, 17 TS gap skips, 18 fetch batches, 19 fetch matches, 20 row high-water mark, 21 log-count high-water mark, 22 empty-mask REPLs; other stat_sel values read 0."),
         ],
         origin: None,
-    }
-}
-
-/// `&{a, b, …}`: an AND reduction (a balanced tree, as [`any`]).
-fn every(terms: Vec<Expr>) -> Expr {
-    match terms.len() {
-        0 => Expr::one(),
-        1 => terms.into_iter().next().expect("one term"),
-        _ => Expr::red(UnOp::RedAnd, cat(terms)),
-    }
-}
-
-/// `|{a, b, …}`: an OR reduction, which Yosys maps as a balanced tree (a chain of `|` stays a
-/// chain through `abc -lut 6`).
-fn any(terms: Vec<Expr>) -> Expr {
-    match terms.len() {
-        0 => Expr::zero(),
-        1 => terms.into_iter().next().expect("one term"),
-        _ => Expr::red(UnOp::RedOr, cat(terms)),
     }
 }
 

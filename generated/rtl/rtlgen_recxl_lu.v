@@ -47,18 +47,16 @@
 //   Epoch boundary: the snapshot of an accepted ctl_dump_start is the log as it was before
 //   that edge, so a record written (logw_valid and logw_ready) in the same cycle as
 //   ctl_dump_start belongs to the next epoch.
-//   Dump region: the unit takes cfg_dump_base and cfg_dump_limit at an accepted ctl_dump_start
-//   and writes that epoch's beats at that base + offset; epochs are written one after the
-//   other. An accepted ctl_dump_start whose cfg_dump_base differs from the previous epoch's
-//   begins a new region at offset 0. When the next beat (data or trailer) would pass
-//   cfg_dump_limit the epoch stops: st_dump_overflow rises, the beats written are abandoned
-//   (no trailer), the offset returns to the epoch's start, the engine is idle again
-//   (st_dump_busy and st_dump_done low) and a commit is ignored (counted). To leave that state
-//   software supplies room, a new region (another cfg_dump_base, and its cfg_dump_limit) or a
-//   higher cfg_dump_limit for the same region, and pulses ctl_dump_start: st_dump_overflow
-//   clears and the epoch is dumped again from its start under the same epoch number, with a
-//   fresh snapshot. Until then the log is not freed and fills (nothing is lost; release then
-//   stalls).
+//   Dump region: epochs are written one after the other at cfg_dump_base + offset. An accepted
+//   ctl_dump_start whose cfg_dump_base differs from the previous epoch's begins a new region
+//   at offset 0. When the next beat (data or trailer) would pass cfg_dump_limit the epoch
+//   stops: st_dump_overflow rises, the beats written are abandoned (no trailer), the offset
+//   returns to the epoch's start, the engine is idle again (st_dump_busy and st_dump_done low)
+//   and a commit is ignored (counted). To leave that state software supplies room, a new
+//   region (another cfg_dump_base, and its cfg_dump_limit) or a higher cfg_dump_limit for the
+//   same region, and pulses ctl_dump_start: st_dump_overflow clears and the epoch is dumped
+//   again from its start under the same epoch number, with a fresh snapshot. Until then the
+//   log is not freed and fills (nothing is lost; release then stalls).
 //   Committed epochs: a trailer marks a finished traversal, not a commit. An epoch abandoned
 //   when done (ctl_quiesce rose, or cfg_failed_mask gained a bit after the epoch started, in
 //   which case its beats may mix records selected under two masks) also leaves a trailer.
@@ -82,8 +80,8 @@ module rtlgen_recxl_lu (
     input  wire         rst,                // synchronous reset, active high
     input  wire [1:0]   cfg_node_id,        // this CN's ID; static (change it only in reset)
     input  wire [3:0]   cfg_failed_mask,    // bit n = CN n has failed; bits may be set in any cycle (at Interrupt, before the unit quiesces), never cleared
-    input  wire [31:0]  cfg_dump_base,      // byte address of this unit's dump region, 64-byte aligned; taken at an accepted ctl_dump_start (dump_wr_addr uses that value), change only while st_dump_busy is low
-    input  wire [31:0]  cfg_dump_limit,     // exclusive end of the dump region; taken at an accepted ctl_dump_start, change only while st_dump_busy is low
+    input  wire [31:0]  cfg_dump_base,      // byte address of this unit's dump region, 64-byte aligned; change only while st_dump_busy is low
+    input  wire [31:0]  cfg_dump_limit,     // exclusive end of the dump region; change only while st_dump_busy is low
     input  wire         ctl_dump_start,     // pulse: start a dump epoch (taken while idle, not done, and no fetch runs)
     input  wire         ctl_dump_commit,    // pulse: every unit finished this epoch (barrier)
     input  wire         ctl_quiesce,        // level: Interrupt .. RecovEnd
@@ -401,7 +399,6 @@ module rtlgen_recxl_lu (
     reg [31:0] woff_q; // dump write offset from cfg_dump_base
     reg [31:0] estart_q; // write offset at this epoch's start (an overflow rewinds to it)
     reg [31:0] rbase_q; // cfg_dump_base the offsets belong to (another base at a start: offset 0)
-    reg [25:0] room_beats_q; // whole beats between cfg_dump_base and cfg_dump_limit at the start
     reg [31:0] erecs_q; // records in this epoch
     reg overflow_q; // the last epoch stopped at the region's end (until the next start)
     reg [3:0] mask_seen_q; // failed mask of the last committed epoch
@@ -423,6527 +420,709 @@ module rtlgen_recxl_lu (
     reg [127:0] frec_q; // record being reported
     // verilator lint_on UNUSED
     reg [3:0] fmatch_q; // queries matching frec_q still to report
+    reg [15:0] cnt0_q; // counter 0 (contract §4.8)
+    reg [15:0] cnt1_q; // counter 1 (contract §4.8)
+    reg [15:0] cnt2_q; // counter 2 (contract §4.8)
+    reg [15:0] cnt3_q; // counter 3 (contract §4.8)
+    reg [15:0] cnt4_q; // counter 4 (contract §4.8)
+    reg [15:0] cnt5_q; // counter 5 (contract §4.8)
+    reg [15:0] cnt6_q; // counter 6 (contract §4.8)
+    reg [15:0] cnt7_q; // counter 7 (contract §4.8)
+    reg [15:0] cnt8_q; // counter 8 (contract §4.8)
+    reg [15:0] cnt9_q; // counter 9 (contract §4.8)
+    reg [15:0] cnt10_q; // counter 10 (contract §4.8)
+    reg [15:0] cnt11_q; // counter 11 (contract §4.8)
+    reg [15:0] cnt12_q; // counter 12 (contract §4.8)
+    reg [15:0] cnt13_q; // counter 13 (contract §4.8)
+    reg [15:0] cnt14_q; // counter 14 (contract §4.8)
+    reg [15:0] cnt15_q; // counter 15 (contract §4.8)
+    reg [15:0] cnt16_q; // counter 16 (contract §4.8)
+    reg [15:0] cnt17_q; // counter 17 (contract §4.8)
+    reg [15:0] cnt18_q; // counter 18 (contract §4.8)
+    reg [15:0] cnt19_q; // counter 19 (contract §4.8)
     reg [15:0] cnt20_q; // counter 20 (contract §4.8)
     reg [15:0] cnt21_q; // counter 21 (contract §4.8)
+    reg [15:0] cnt22_q; // counter 22 (contract §4.8)
     reg [15:0] stat_q; // registered counter read
 
     // Per row: source's next TS and eligibility, releasable, VAL match, failed source.
     wire [7:0] r0_nts;
     assign r0_nts = r0_node[1] ? (r0_node[0] ? s3_nts : s2_nts) : (r0_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r0_el;
+    assign r0_el = r0_node[1] ? (r0_node[0] ? s3_el : s2_el) : (r0_node[0] ? s1_el : s0_el);
+    wire [31:0] r0_e;
+    assign r0_e = (r0_stamp > r0_el) ? r0_stamp : r0_el;
     wire r0_fail;
     assign r0_fail = cfg_failed_mask[r0_node];
+    wire r0_rel;
+    assign r0_rel = (r0_st == ROW_VALID) & (r0_ts == r0_nts);
     wire r0_vm;
     assign r0_vm = (r0_st == ROW_PENDING) & (r0_node == val_src_node) & (r0_core == val_src_core) & (r0_line == val_line) & (r0_tag == val_tag);
     wire r0_dup;
     assign r0_dup = (r0_st == ROW_VALID) & (r0_node == val_src_node) & (r0_ts == val_ts);
+    wire [7:0] r0_gd;
+    assign r0_gd = r0_ts - r0_nts;
     wire [7:0] r1_nts;
     assign r1_nts = r1_node[1] ? (r1_node[0] ? s3_nts : s2_nts) : (r1_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r1_el;
+    assign r1_el = r1_node[1] ? (r1_node[0] ? s3_el : s2_el) : (r1_node[0] ? s1_el : s0_el);
+    wire [31:0] r1_e;
+    assign r1_e = (r1_stamp > r1_el) ? r1_stamp : r1_el;
     wire r1_fail;
     assign r1_fail = cfg_failed_mask[r1_node];
+    wire r1_rel;
+    assign r1_rel = (r1_st == ROW_VALID) & (r1_ts == r1_nts);
     wire r1_vm;
     assign r1_vm = (r1_st == ROW_PENDING) & (r1_node == val_src_node) & (r1_core == val_src_core) & (r1_line == val_line) & (r1_tag == val_tag);
     wire r1_dup;
     assign r1_dup = (r1_st == ROW_VALID) & (r1_node == val_src_node) & (r1_ts == val_ts);
+    wire [7:0] r1_gd;
+    assign r1_gd = r1_ts - r1_nts;
     wire [7:0] r2_nts;
     assign r2_nts = r2_node[1] ? (r2_node[0] ? s3_nts : s2_nts) : (r2_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r2_el;
+    assign r2_el = r2_node[1] ? (r2_node[0] ? s3_el : s2_el) : (r2_node[0] ? s1_el : s0_el);
+    wire [31:0] r2_e;
+    assign r2_e = (r2_stamp > r2_el) ? r2_stamp : r2_el;
     wire r2_fail;
     assign r2_fail = cfg_failed_mask[r2_node];
+    wire r2_rel;
+    assign r2_rel = (r2_st == ROW_VALID) & (r2_ts == r2_nts);
     wire r2_vm;
     assign r2_vm = (r2_st == ROW_PENDING) & (r2_node == val_src_node) & (r2_core == val_src_core) & (r2_line == val_line) & (r2_tag == val_tag);
     wire r2_dup;
     assign r2_dup = (r2_st == ROW_VALID) & (r2_node == val_src_node) & (r2_ts == val_ts);
+    wire [7:0] r2_gd;
+    assign r2_gd = r2_ts - r2_nts;
     wire [7:0] r3_nts;
     assign r3_nts = r3_node[1] ? (r3_node[0] ? s3_nts : s2_nts) : (r3_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r3_el;
+    assign r3_el = r3_node[1] ? (r3_node[0] ? s3_el : s2_el) : (r3_node[0] ? s1_el : s0_el);
+    wire [31:0] r3_e;
+    assign r3_e = (r3_stamp > r3_el) ? r3_stamp : r3_el;
     wire r3_fail;
     assign r3_fail = cfg_failed_mask[r3_node];
+    wire r3_rel;
+    assign r3_rel = (r3_st == ROW_VALID) & (r3_ts == r3_nts);
     wire r3_vm;
     assign r3_vm = (r3_st == ROW_PENDING) & (r3_node == val_src_node) & (r3_core == val_src_core) & (r3_line == val_line) & (r3_tag == val_tag);
     wire r3_dup;
     assign r3_dup = (r3_st == ROW_VALID) & (r3_node == val_src_node) & (r3_ts == val_ts);
+    wire [7:0] r3_gd;
+    assign r3_gd = r3_ts - r3_nts;
     wire [7:0] r4_nts;
     assign r4_nts = r4_node[1] ? (r4_node[0] ? s3_nts : s2_nts) : (r4_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r4_el;
+    assign r4_el = r4_node[1] ? (r4_node[0] ? s3_el : s2_el) : (r4_node[0] ? s1_el : s0_el);
+    wire [31:0] r4_e;
+    assign r4_e = (r4_stamp > r4_el) ? r4_stamp : r4_el;
     wire r4_fail;
     assign r4_fail = cfg_failed_mask[r4_node];
+    wire r4_rel;
+    assign r4_rel = (r4_st == ROW_VALID) & (r4_ts == r4_nts);
     wire r4_vm;
     assign r4_vm = (r4_st == ROW_PENDING) & (r4_node == val_src_node) & (r4_core == val_src_core) & (r4_line == val_line) & (r4_tag == val_tag);
     wire r4_dup;
     assign r4_dup = (r4_st == ROW_VALID) & (r4_node == val_src_node) & (r4_ts == val_ts);
+    wire [7:0] r4_gd;
+    assign r4_gd = r4_ts - r4_nts;
     wire [7:0] r5_nts;
     assign r5_nts = r5_node[1] ? (r5_node[0] ? s3_nts : s2_nts) : (r5_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r5_el;
+    assign r5_el = r5_node[1] ? (r5_node[0] ? s3_el : s2_el) : (r5_node[0] ? s1_el : s0_el);
+    wire [31:0] r5_e;
+    assign r5_e = (r5_stamp > r5_el) ? r5_stamp : r5_el;
     wire r5_fail;
     assign r5_fail = cfg_failed_mask[r5_node];
+    wire r5_rel;
+    assign r5_rel = (r5_st == ROW_VALID) & (r5_ts == r5_nts);
     wire r5_vm;
     assign r5_vm = (r5_st == ROW_PENDING) & (r5_node == val_src_node) & (r5_core == val_src_core) & (r5_line == val_line) & (r5_tag == val_tag);
     wire r5_dup;
     assign r5_dup = (r5_st == ROW_VALID) & (r5_node == val_src_node) & (r5_ts == val_ts);
+    wire [7:0] r5_gd;
+    assign r5_gd = r5_ts - r5_nts;
     wire [7:0] r6_nts;
     assign r6_nts = r6_node[1] ? (r6_node[0] ? s3_nts : s2_nts) : (r6_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r6_el;
+    assign r6_el = r6_node[1] ? (r6_node[0] ? s3_el : s2_el) : (r6_node[0] ? s1_el : s0_el);
+    wire [31:0] r6_e;
+    assign r6_e = (r6_stamp > r6_el) ? r6_stamp : r6_el;
     wire r6_fail;
     assign r6_fail = cfg_failed_mask[r6_node];
+    wire r6_rel;
+    assign r6_rel = (r6_st == ROW_VALID) & (r6_ts == r6_nts);
     wire r6_vm;
     assign r6_vm = (r6_st == ROW_PENDING) & (r6_node == val_src_node) & (r6_core == val_src_core) & (r6_line == val_line) & (r6_tag == val_tag);
     wire r6_dup;
     assign r6_dup = (r6_st == ROW_VALID) & (r6_node == val_src_node) & (r6_ts == val_ts);
+    wire [7:0] r6_gd;
+    assign r6_gd = r6_ts - r6_nts;
     wire [7:0] r7_nts;
     assign r7_nts = r7_node[1] ? (r7_node[0] ? s3_nts : s2_nts) : (r7_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r7_el;
+    assign r7_el = r7_node[1] ? (r7_node[0] ? s3_el : s2_el) : (r7_node[0] ? s1_el : s0_el);
+    wire [31:0] r7_e;
+    assign r7_e = (r7_stamp > r7_el) ? r7_stamp : r7_el;
     wire r7_fail;
     assign r7_fail = cfg_failed_mask[r7_node];
+    wire r7_rel;
+    assign r7_rel = (r7_st == ROW_VALID) & (r7_ts == r7_nts);
     wire r7_vm;
     assign r7_vm = (r7_st == ROW_PENDING) & (r7_node == val_src_node) & (r7_core == val_src_core) & (r7_line == val_line) & (r7_tag == val_tag);
     wire r7_dup;
     assign r7_dup = (r7_st == ROW_VALID) & (r7_node == val_src_node) & (r7_ts == val_ts);
+    wire [7:0] r7_gd;
+    assign r7_gd = r7_ts - r7_nts;
     wire [7:0] r8_nts;
     assign r8_nts = r8_node[1] ? (r8_node[0] ? s3_nts : s2_nts) : (r8_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r8_el;
+    assign r8_el = r8_node[1] ? (r8_node[0] ? s3_el : s2_el) : (r8_node[0] ? s1_el : s0_el);
+    wire [31:0] r8_e;
+    assign r8_e = (r8_stamp > r8_el) ? r8_stamp : r8_el;
     wire r8_fail;
     assign r8_fail = cfg_failed_mask[r8_node];
+    wire r8_rel;
+    assign r8_rel = (r8_st == ROW_VALID) & (r8_ts == r8_nts);
     wire r8_vm;
     assign r8_vm = (r8_st == ROW_PENDING) & (r8_node == val_src_node) & (r8_core == val_src_core) & (r8_line == val_line) & (r8_tag == val_tag);
     wire r8_dup;
     assign r8_dup = (r8_st == ROW_VALID) & (r8_node == val_src_node) & (r8_ts == val_ts);
+    wire [7:0] r8_gd;
+    assign r8_gd = r8_ts - r8_nts;
     wire [7:0] r9_nts;
     assign r9_nts = r9_node[1] ? (r9_node[0] ? s3_nts : s2_nts) : (r9_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r9_el;
+    assign r9_el = r9_node[1] ? (r9_node[0] ? s3_el : s2_el) : (r9_node[0] ? s1_el : s0_el);
+    wire [31:0] r9_e;
+    assign r9_e = (r9_stamp > r9_el) ? r9_stamp : r9_el;
     wire r9_fail;
     assign r9_fail = cfg_failed_mask[r9_node];
+    wire r9_rel;
+    assign r9_rel = (r9_st == ROW_VALID) & (r9_ts == r9_nts);
     wire r9_vm;
     assign r9_vm = (r9_st == ROW_PENDING) & (r9_node == val_src_node) & (r9_core == val_src_core) & (r9_line == val_line) & (r9_tag == val_tag);
     wire r9_dup;
     assign r9_dup = (r9_st == ROW_VALID) & (r9_node == val_src_node) & (r9_ts == val_ts);
+    wire [7:0] r9_gd;
+    assign r9_gd = r9_ts - r9_nts;
     wire [7:0] r10_nts;
     assign r10_nts = r10_node[1] ? (r10_node[0] ? s3_nts : s2_nts) : (r10_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r10_el;
+    assign r10_el = r10_node[1] ? (r10_node[0] ? s3_el : s2_el) : (r10_node[0] ? s1_el : s0_el);
+    wire [31:0] r10_e;
+    assign r10_e = (r10_stamp > r10_el) ? r10_stamp : r10_el;
     wire r10_fail;
     assign r10_fail = cfg_failed_mask[r10_node];
+    wire r10_rel;
+    assign r10_rel = (r10_st == ROW_VALID) & (r10_ts == r10_nts);
     wire r10_vm;
     assign r10_vm = (r10_st == ROW_PENDING) & (r10_node == val_src_node) & (r10_core == val_src_core) & (r10_line == val_line) & (r10_tag == val_tag);
     wire r10_dup;
     assign r10_dup = (r10_st == ROW_VALID) & (r10_node == val_src_node) & (r10_ts == val_ts);
+    wire [7:0] r10_gd;
+    assign r10_gd = r10_ts - r10_nts;
     wire [7:0] r11_nts;
     assign r11_nts = r11_node[1] ? (r11_node[0] ? s3_nts : s2_nts) : (r11_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r11_el;
+    assign r11_el = r11_node[1] ? (r11_node[0] ? s3_el : s2_el) : (r11_node[0] ? s1_el : s0_el);
+    wire [31:0] r11_e;
+    assign r11_e = (r11_stamp > r11_el) ? r11_stamp : r11_el;
     wire r11_fail;
     assign r11_fail = cfg_failed_mask[r11_node];
+    wire r11_rel;
+    assign r11_rel = (r11_st == ROW_VALID) & (r11_ts == r11_nts);
     wire r11_vm;
     assign r11_vm = (r11_st == ROW_PENDING) & (r11_node == val_src_node) & (r11_core == val_src_core) & (r11_line == val_line) & (r11_tag == val_tag);
     wire r11_dup;
     assign r11_dup = (r11_st == ROW_VALID) & (r11_node == val_src_node) & (r11_ts == val_ts);
+    wire [7:0] r11_gd;
+    assign r11_gd = r11_ts - r11_nts;
     wire [7:0] r12_nts;
     assign r12_nts = r12_node[1] ? (r12_node[0] ? s3_nts : s2_nts) : (r12_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r12_el;
+    assign r12_el = r12_node[1] ? (r12_node[0] ? s3_el : s2_el) : (r12_node[0] ? s1_el : s0_el);
+    wire [31:0] r12_e;
+    assign r12_e = (r12_stamp > r12_el) ? r12_stamp : r12_el;
     wire r12_fail;
     assign r12_fail = cfg_failed_mask[r12_node];
+    wire r12_rel;
+    assign r12_rel = (r12_st == ROW_VALID) & (r12_ts == r12_nts);
     wire r12_vm;
     assign r12_vm = (r12_st == ROW_PENDING) & (r12_node == val_src_node) & (r12_core == val_src_core) & (r12_line == val_line) & (r12_tag == val_tag);
     wire r12_dup;
     assign r12_dup = (r12_st == ROW_VALID) & (r12_node == val_src_node) & (r12_ts == val_ts);
+    wire [7:0] r12_gd;
+    assign r12_gd = r12_ts - r12_nts;
     wire [7:0] r13_nts;
     assign r13_nts = r13_node[1] ? (r13_node[0] ? s3_nts : s2_nts) : (r13_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r13_el;
+    assign r13_el = r13_node[1] ? (r13_node[0] ? s3_el : s2_el) : (r13_node[0] ? s1_el : s0_el);
+    wire [31:0] r13_e;
+    assign r13_e = (r13_stamp > r13_el) ? r13_stamp : r13_el;
     wire r13_fail;
     assign r13_fail = cfg_failed_mask[r13_node];
+    wire r13_rel;
+    assign r13_rel = (r13_st == ROW_VALID) & (r13_ts == r13_nts);
     wire r13_vm;
     assign r13_vm = (r13_st == ROW_PENDING) & (r13_node == val_src_node) & (r13_core == val_src_core) & (r13_line == val_line) & (r13_tag == val_tag);
     wire r13_dup;
     assign r13_dup = (r13_st == ROW_VALID) & (r13_node == val_src_node) & (r13_ts == val_ts);
+    wire [7:0] r13_gd;
+    assign r13_gd = r13_ts - r13_nts;
     wire [7:0] r14_nts;
     assign r14_nts = r14_node[1] ? (r14_node[0] ? s3_nts : s2_nts) : (r14_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r14_el;
+    assign r14_el = r14_node[1] ? (r14_node[0] ? s3_el : s2_el) : (r14_node[0] ? s1_el : s0_el);
+    wire [31:0] r14_e;
+    assign r14_e = (r14_stamp > r14_el) ? r14_stamp : r14_el;
     wire r14_fail;
     assign r14_fail = cfg_failed_mask[r14_node];
+    wire r14_rel;
+    assign r14_rel = (r14_st == ROW_VALID) & (r14_ts == r14_nts);
     wire r14_vm;
     assign r14_vm = (r14_st == ROW_PENDING) & (r14_node == val_src_node) & (r14_core == val_src_core) & (r14_line == val_line) & (r14_tag == val_tag);
     wire r14_dup;
     assign r14_dup = (r14_st == ROW_VALID) & (r14_node == val_src_node) & (r14_ts == val_ts);
+    wire [7:0] r14_gd;
+    assign r14_gd = r14_ts - r14_nts;
     wire [7:0] r15_nts;
     assign r15_nts = r15_node[1] ? (r15_node[0] ? s3_nts : s2_nts) : (r15_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r15_el;
+    assign r15_el = r15_node[1] ? (r15_node[0] ? s3_el : s2_el) : (r15_node[0] ? s1_el : s0_el);
+    wire [31:0] r15_e;
+    assign r15_e = (r15_stamp > r15_el) ? r15_stamp : r15_el;
     wire r15_fail;
     assign r15_fail = cfg_failed_mask[r15_node];
+    wire r15_rel;
+    assign r15_rel = (r15_st == ROW_VALID) & (r15_ts == r15_nts);
     wire r15_vm;
     assign r15_vm = (r15_st == ROW_PENDING) & (r15_node == val_src_node) & (r15_core == val_src_core) & (r15_line == val_line) & (r15_tag == val_tag);
     wire r15_dup;
     assign r15_dup = (r15_st == ROW_VALID) & (r15_node == val_src_node) & (r15_ts == val_ts);
+    wire [7:0] r15_gd;
+    assign r15_gd = r15_ts - r15_nts;
 
-    // Release pick, per source: its releasable row (one-hot) and that row's fields, E = max(stamp, last eligibility), then the smallest {E, source}.
-    wire [15:0] pc0;
-    assign pc0 = {
-        (r15_st == ROW_VALID) & (r15_node == 2'd0) & (r15_ts == s0_nts), (r14_st == ROW_VALID) & (r14_node == 2'd0) & (r14_ts == s0_nts),
-        (r13_st == ROW_VALID) & (r13_node == 2'd0) & (r13_ts == s0_nts), (r12_st == ROW_VALID) & (r12_node == 2'd0) & (r12_ts == s0_nts),
-        (r11_st == ROW_VALID) & (r11_node == 2'd0) & (r11_ts == s0_nts), (r10_st == ROW_VALID) & (r10_node == 2'd0) & (r10_ts == s0_nts),
-        (r9_st == ROW_VALID) & (r9_node == 2'd0) & (r9_ts == s0_nts), (r8_st == ROW_VALID) & (r8_node == 2'd0) & (r8_ts == s0_nts),
-        (r7_st == ROW_VALID) & (r7_node == 2'd0) & (r7_ts == s0_nts), (r6_st == ROW_VALID) & (r6_node == 2'd0) & (r6_ts == s0_nts),
-        (r5_st == ROW_VALID) & (r5_node == 2'd0) & (r5_ts == s0_nts), (r4_st == ROW_VALID) & (r4_node == 2'd0) & (r4_ts == s0_nts),
-        (r3_st == ROW_VALID) & (r3_node == 2'd0) & (r3_ts == s0_nts), (r2_st == ROW_VALID) & (r2_node == 2'd0) & (r2_ts == s0_nts),
-        (r1_st == ROW_VALID) & (r1_node == 2'd0) & (r1_ts == s0_nts), (r0_st == ROW_VALID) & (r0_node == 2'd0) & (r0_ts == s0_nts)
-    };
-    wire pc0_any;
-    assign pc0_any = |pc0;
-    wire [31:0] pc0_stamp;
-    assign pc0_stamp = (r0_stamp & {32{pc0[0]}})
-        | (r1_stamp & {32{pc0[1]}})
-        | (r2_stamp & {32{pc0[2]}})
-        | (r3_stamp & {32{pc0[3]}})
-        | (r4_stamp & {32{pc0[4]}})
-        | (r5_stamp & {32{pc0[5]}})
-        | (r6_stamp & {32{pc0[6]}})
-        | (r7_stamp & {32{pc0[7]}})
-        | (r8_stamp & {32{pc0[8]}})
-        | (r9_stamp & {32{pc0[9]}})
-        | (r10_stamp & {32{pc0[10]}})
-        | (r11_stamp & {32{pc0[11]}})
-        | (r12_stamp & {32{pc0[12]}})
-        | (r13_stamp & {32{pc0[13]}})
-        | (r14_stamp & {32{pc0[14]}})
-        | (r15_stamp & {32{pc0[15]}});
-    wire [15:0] pc0_mask;
-    assign pc0_mask = (r0_mask & {16{pc0[0]}})
-        | (r1_mask & {16{pc0[1]}})
-        | (r2_mask & {16{pc0[2]}})
-        | (r3_mask & {16{pc0[3]}})
-        | (r4_mask & {16{pc0[4]}})
-        | (r5_mask & {16{pc0[5]}})
-        | (r6_mask & {16{pc0[6]}})
-        | (r7_mask & {16{pc0[7]}})
-        | (r8_mask & {16{pc0[8]}})
-        | (r9_mask & {16{pc0[9]}})
-        | (r10_mask & {16{pc0[10]}})
-        | (r11_mask & {16{pc0[11]}})
-        | (r12_mask & {16{pc0[12]}})
-        | (r13_mask & {16{pc0[13]}})
-        | (r14_mask & {16{pc0[14]}})
-        | (r15_mask & {16{pc0[15]}});
-    wire pc0_core;
-    assign pc0_core = (r0_core & pc0[0])
-        | (r1_core & pc0[1])
-        | (r2_core & pc0[2])
-        | (r3_core & pc0[3])
-        | (r4_core & pc0[4])
-        | (r5_core & pc0[5])
-        | (r6_core & pc0[6])
-        | (r7_core & pc0[7])
-        | (r8_core & pc0[8])
-        | (r9_core & pc0[9])
-        | (r10_core & pc0[10])
-        | (r11_core & pc0[11])
-        | (r12_core & pc0[12])
-        | (r13_core & pc0[13])
-        | (r14_core & pc0[14])
-        | (r15_core & pc0[15]);
-    wire [25:0] pc0_line;
-    assign pc0_line = (r0_line & {26{pc0[0]}})
-        | (r1_line & {26{pc0[1]}})
-        | (r2_line & {26{pc0[2]}})
-        | (r3_line & {26{pc0[3]}})
-        | (r4_line & {26{pc0[4]}})
-        | (r5_line & {26{pc0[5]}})
-        | (r6_line & {26{pc0[6]}})
-        | (r7_line & {26{pc0[7]}})
-        | (r8_line & {26{pc0[8]}})
-        | (r9_line & {26{pc0[9]}})
-        | (r10_line & {26{pc0[10]}})
-        | (r11_line & {26{pc0[11]}})
-        | (r12_line & {26{pc0[12]}})
-        | (r13_line & {26{pc0[13]}})
-        | (r14_line & {26{pc0[14]}})
-        | (r15_line & {26{pc0[15]}});
-    wire pc0_head;
-    assign pc0_head = (r0_head & pc0[0])
-        | (r1_head & pc0[1])
-        | (r2_head & pc0[2])
-        | (r3_head & pc0[3])
-        | (r4_head & pc0[4])
-        | (r5_head & pc0[5])
-        | (r6_head & pc0[6])
-        | (r7_head & pc0[7])
-        | (r8_head & pc0[8])
-        | (r9_head & pc0[9])
-        | (r10_head & pc0[10])
-        | (r11_head & pc0[11])
-        | (r12_head & pc0[12])
-        | (r13_head & pc0[13])
-        | (r14_head & pc0[14])
-        | (r15_head & pc0[15]);
-    wire [15:0] pc0_csn;
-    assign pc0_csn = (r0_csn & {16{pc0[0]}})
-        | (r1_csn & {16{pc0[1]}})
-        | (r2_csn & {16{pc0[2]}})
-        | (r3_csn & {16{pc0[3]}})
-        | (r4_csn & {16{pc0[4]}})
-        | (r5_csn & {16{pc0[5]}})
-        | (r6_csn & {16{pc0[6]}})
-        | (r7_csn & {16{pc0[7]}})
-        | (r8_csn & {16{pc0[8]}})
-        | (r9_csn & {16{pc0[9]}})
-        | (r10_csn & {16{pc0[10]}})
-        | (r11_csn & {16{pc0[11]}})
-        | (r12_csn & {16{pc0[12]}})
-        | (r13_csn & {16{pc0[13]}})
-        | (r14_csn & {16{pc0[14]}})
-        | (r15_csn & {16{pc0[15]}});
-    wire [3:0] pc0_row; // index of the source's releasable row
-    assign pc0_row[0] = ^(pc0 & 16'haaaa);
-    assign pc0_row[1] = ^(pc0 & 16'hcccc);
-    assign pc0_row[2] = ^(pc0 & 16'hf0f0);
-    assign pc0_row[3] = ^(pc0 & 16'hff00);
-    wire [31:0] pe0_c_l0;
-    assign pe0_c_l0 = {
-        (~s0_el[31]) & pc0_stamp[31], (~s0_el[30]) & pc0_stamp[30], (~s0_el[29]) & pc0_stamp[29], (~s0_el[28]) & pc0_stamp[28],
-        (~s0_el[27]) & pc0_stamp[27], (~s0_el[26]) & pc0_stamp[26], (~s0_el[25]) & pc0_stamp[25], (~s0_el[24]) & pc0_stamp[24],
-        (~s0_el[23]) & pc0_stamp[23], (~s0_el[22]) & pc0_stamp[22], (~s0_el[21]) & pc0_stamp[21], (~s0_el[20]) & pc0_stamp[20],
-        (~s0_el[19]) & pc0_stamp[19], (~s0_el[18]) & pc0_stamp[18], (~s0_el[17]) & pc0_stamp[17], (~s0_el[16]) & pc0_stamp[16],
-        (~s0_el[15]) & pc0_stamp[15], (~s0_el[14]) & pc0_stamp[14], (~s0_el[13]) & pc0_stamp[13], (~s0_el[12]) & pc0_stamp[12],
-        (~s0_el[11]) & pc0_stamp[11], (~s0_el[10]) & pc0_stamp[10], (~s0_el[9]) & pc0_stamp[9], (~s0_el[8]) & pc0_stamp[8],
-        (~s0_el[7]) & pc0_stamp[7], (~s0_el[6]) & pc0_stamp[6], (~s0_el[5]) & pc0_stamp[5], (~s0_el[4]) & pc0_stamp[4], (~s0_el[3]) & pc0_stamp[3],
-        (~s0_el[2]) & pc0_stamp[2], (~s0_el[1]) & pc0_stamp[1], (~s0_el[0]) & pc0_stamp[0]
-    };
-    wire [30:0] pe0_c_e0;
-    assign pe0_c_e0 = {
-        ~(s0_el[31] ^ pc0_stamp[31]), ~(s0_el[30] ^ pc0_stamp[30]), ~(s0_el[29] ^ pc0_stamp[29]), ~(s0_el[28] ^ pc0_stamp[28]),
-        ~(s0_el[27] ^ pc0_stamp[27]), ~(s0_el[26] ^ pc0_stamp[26]), ~(s0_el[25] ^ pc0_stamp[25]), ~(s0_el[24] ^ pc0_stamp[24]),
-        ~(s0_el[23] ^ pc0_stamp[23]), ~(s0_el[22] ^ pc0_stamp[22]), ~(s0_el[21] ^ pc0_stamp[21]), ~(s0_el[20] ^ pc0_stamp[20]),
-        ~(s0_el[19] ^ pc0_stamp[19]), ~(s0_el[18] ^ pc0_stamp[18]), ~(s0_el[17] ^ pc0_stamp[17]), ~(s0_el[16] ^ pc0_stamp[16]),
-        ~(s0_el[15] ^ pc0_stamp[15]), ~(s0_el[14] ^ pc0_stamp[14]), ~(s0_el[13] ^ pc0_stamp[13]), ~(s0_el[12] ^ pc0_stamp[12]),
-        ~(s0_el[11] ^ pc0_stamp[11]), ~(s0_el[10] ^ pc0_stamp[10]), ~(s0_el[9] ^ pc0_stamp[9]), ~(s0_el[8] ^ pc0_stamp[8]),
-        ~(s0_el[7] ^ pc0_stamp[7]), ~(s0_el[6] ^ pc0_stamp[6]), ~(s0_el[5] ^ pc0_stamp[5]), ~(s0_el[4] ^ pc0_stamp[4]), ~(s0_el[3] ^ pc0_stamp[3]),
-        ~(s0_el[2] ^ pc0_stamp[2]), ~(s0_el[1] ^ pc0_stamp[1])
-    };
-    wire [15:0] pe0_c_l1;
-    assign pe0_c_l1 = {
-        pe0_c_l0[31] | (pe0_c_e0[30] & pe0_c_l0[30]), pe0_c_l0[29] | (pe0_c_e0[28] & pe0_c_l0[28]), pe0_c_l0[27] | (pe0_c_e0[26] & pe0_c_l0[26]),
-        pe0_c_l0[25] | (pe0_c_e0[24] & pe0_c_l0[24]), pe0_c_l0[23] | (pe0_c_e0[22] & pe0_c_l0[22]), pe0_c_l0[21] | (pe0_c_e0[20] & pe0_c_l0[20]),
-        pe0_c_l0[19] | (pe0_c_e0[18] & pe0_c_l0[18]), pe0_c_l0[17] | (pe0_c_e0[16] & pe0_c_l0[16]), pe0_c_l0[15] | (pe0_c_e0[14] & pe0_c_l0[14]),
-        pe0_c_l0[13] | (pe0_c_e0[12] & pe0_c_l0[12]), pe0_c_l0[11] | (pe0_c_e0[10] & pe0_c_l0[10]), pe0_c_l0[9] | (pe0_c_e0[8] & pe0_c_l0[8]),
-        pe0_c_l0[7] | (pe0_c_e0[6] & pe0_c_l0[6]), pe0_c_l0[5] | (pe0_c_e0[4] & pe0_c_l0[4]), pe0_c_l0[3] | (pe0_c_e0[2] & pe0_c_l0[2]),
-        pe0_c_l0[1] | (pe0_c_e0[0] & pe0_c_l0[0])
-    };
-    wire [14:0] pe0_c_e1;
-    assign pe0_c_e1 = {
-        pe0_c_e0[30] & pe0_c_e0[29], pe0_c_e0[28] & pe0_c_e0[27], pe0_c_e0[26] & pe0_c_e0[25], pe0_c_e0[24] & pe0_c_e0[23],
-        pe0_c_e0[22] & pe0_c_e0[21], pe0_c_e0[20] & pe0_c_e0[19], pe0_c_e0[18] & pe0_c_e0[17], pe0_c_e0[16] & pe0_c_e0[15],
-        pe0_c_e0[14] & pe0_c_e0[13], pe0_c_e0[12] & pe0_c_e0[11], pe0_c_e0[10] & pe0_c_e0[9], pe0_c_e0[8] & pe0_c_e0[7], pe0_c_e0[6] & pe0_c_e0[5],
-        pe0_c_e0[4] & pe0_c_e0[3], pe0_c_e0[2] & pe0_c_e0[1]
-    };
-    wire [7:0] pe0_c_l2;
-    assign pe0_c_l2 = {
-        pe0_c_l1[15] | (pe0_c_e1[14] & pe0_c_l1[14]), pe0_c_l1[13] | (pe0_c_e1[12] & pe0_c_l1[12]), pe0_c_l1[11] | (pe0_c_e1[10] & pe0_c_l1[10]),
-        pe0_c_l1[9] | (pe0_c_e1[8] & pe0_c_l1[8]), pe0_c_l1[7] | (pe0_c_e1[6] & pe0_c_l1[6]), pe0_c_l1[5] | (pe0_c_e1[4] & pe0_c_l1[4]),
-        pe0_c_l1[3] | (pe0_c_e1[2] & pe0_c_l1[2]), pe0_c_l1[1] | (pe0_c_e1[0] & pe0_c_l1[0])
-    };
-    wire [6:0] pe0_c_e2;
-    assign pe0_c_e2 = {
-        pe0_c_e1[14] & pe0_c_e1[13], pe0_c_e1[12] & pe0_c_e1[11], pe0_c_e1[10] & pe0_c_e1[9], pe0_c_e1[8] & pe0_c_e1[7], pe0_c_e1[6] & pe0_c_e1[5],
-        pe0_c_e1[4] & pe0_c_e1[3], pe0_c_e1[2] & pe0_c_e1[1]
-    };
-    wire [3:0] pe0_c_l3;
-    assign pe0_c_l3 = {
-        pe0_c_l2[7] | (pe0_c_e2[6] & pe0_c_l2[6]), pe0_c_l2[5] | (pe0_c_e2[4] & pe0_c_l2[4]), pe0_c_l2[3] | (pe0_c_e2[2] & pe0_c_l2[2]),
-        pe0_c_l2[1] | (pe0_c_e2[0] & pe0_c_l2[0])
-    };
-    wire [2:0] pe0_c_e3;
-    assign pe0_c_e3 = {pe0_c_e2[6] & pe0_c_e2[5], pe0_c_e2[4] & pe0_c_e2[3], pe0_c_e2[2] & pe0_c_e2[1]};
-    wire [1:0] pe0_c_l4;
-    assign pe0_c_l4 = {pe0_c_l3[3] | (pe0_c_e3[2] & pe0_c_l3[2]), pe0_c_l3[1] | (pe0_c_e3[0] & pe0_c_l3[0])};
-    wire pe0_c_e4;
-    assign pe0_c_e4 = pe0_c_e3[2] & pe0_c_e3[1];
-    wire pe0_c_l5;
-    assign pe0_c_l5 = pe0_c_l4[1] | (pe0_c_e4 & pe0_c_l4[0]);
-    wire [31:0] pe0;
-    assign pe0 = pe0_c_l5 ? pc0_stamp : s0_el;
-    wire [15:0] pc1;
-    assign pc1 = {
-        (r15_st == ROW_VALID) & (r15_node == 2'd1) & (r15_ts == s1_nts), (r14_st == ROW_VALID) & (r14_node == 2'd1) & (r14_ts == s1_nts),
-        (r13_st == ROW_VALID) & (r13_node == 2'd1) & (r13_ts == s1_nts), (r12_st == ROW_VALID) & (r12_node == 2'd1) & (r12_ts == s1_nts),
-        (r11_st == ROW_VALID) & (r11_node == 2'd1) & (r11_ts == s1_nts), (r10_st == ROW_VALID) & (r10_node == 2'd1) & (r10_ts == s1_nts),
-        (r9_st == ROW_VALID) & (r9_node == 2'd1) & (r9_ts == s1_nts), (r8_st == ROW_VALID) & (r8_node == 2'd1) & (r8_ts == s1_nts),
-        (r7_st == ROW_VALID) & (r7_node == 2'd1) & (r7_ts == s1_nts), (r6_st == ROW_VALID) & (r6_node == 2'd1) & (r6_ts == s1_nts),
-        (r5_st == ROW_VALID) & (r5_node == 2'd1) & (r5_ts == s1_nts), (r4_st == ROW_VALID) & (r4_node == 2'd1) & (r4_ts == s1_nts),
-        (r3_st == ROW_VALID) & (r3_node == 2'd1) & (r3_ts == s1_nts), (r2_st == ROW_VALID) & (r2_node == 2'd1) & (r2_ts == s1_nts),
-        (r1_st == ROW_VALID) & (r1_node == 2'd1) & (r1_ts == s1_nts), (r0_st == ROW_VALID) & (r0_node == 2'd1) & (r0_ts == s1_nts)
-    };
-    wire pc1_any;
-    assign pc1_any = |pc1;
-    wire [31:0] pc1_stamp;
-    assign pc1_stamp = (r0_stamp & {32{pc1[0]}})
-        | (r1_stamp & {32{pc1[1]}})
-        | (r2_stamp & {32{pc1[2]}})
-        | (r3_stamp & {32{pc1[3]}})
-        | (r4_stamp & {32{pc1[4]}})
-        | (r5_stamp & {32{pc1[5]}})
-        | (r6_stamp & {32{pc1[6]}})
-        | (r7_stamp & {32{pc1[7]}})
-        | (r8_stamp & {32{pc1[8]}})
-        | (r9_stamp & {32{pc1[9]}})
-        | (r10_stamp & {32{pc1[10]}})
-        | (r11_stamp & {32{pc1[11]}})
-        | (r12_stamp & {32{pc1[12]}})
-        | (r13_stamp & {32{pc1[13]}})
-        | (r14_stamp & {32{pc1[14]}})
-        | (r15_stamp & {32{pc1[15]}});
-    wire [15:0] pc1_mask;
-    assign pc1_mask = (r0_mask & {16{pc1[0]}})
-        | (r1_mask & {16{pc1[1]}})
-        | (r2_mask & {16{pc1[2]}})
-        | (r3_mask & {16{pc1[3]}})
-        | (r4_mask & {16{pc1[4]}})
-        | (r5_mask & {16{pc1[5]}})
-        | (r6_mask & {16{pc1[6]}})
-        | (r7_mask & {16{pc1[7]}})
-        | (r8_mask & {16{pc1[8]}})
-        | (r9_mask & {16{pc1[9]}})
-        | (r10_mask & {16{pc1[10]}})
-        | (r11_mask & {16{pc1[11]}})
-        | (r12_mask & {16{pc1[12]}})
-        | (r13_mask & {16{pc1[13]}})
-        | (r14_mask & {16{pc1[14]}})
-        | (r15_mask & {16{pc1[15]}});
-    wire pc1_core;
-    assign pc1_core = (r0_core & pc1[0])
-        | (r1_core & pc1[1])
-        | (r2_core & pc1[2])
-        | (r3_core & pc1[3])
-        | (r4_core & pc1[4])
-        | (r5_core & pc1[5])
-        | (r6_core & pc1[6])
-        | (r7_core & pc1[7])
-        | (r8_core & pc1[8])
-        | (r9_core & pc1[9])
-        | (r10_core & pc1[10])
-        | (r11_core & pc1[11])
-        | (r12_core & pc1[12])
-        | (r13_core & pc1[13])
-        | (r14_core & pc1[14])
-        | (r15_core & pc1[15]);
-    wire [25:0] pc1_line;
-    assign pc1_line = (r0_line & {26{pc1[0]}})
-        | (r1_line & {26{pc1[1]}})
-        | (r2_line & {26{pc1[2]}})
-        | (r3_line & {26{pc1[3]}})
-        | (r4_line & {26{pc1[4]}})
-        | (r5_line & {26{pc1[5]}})
-        | (r6_line & {26{pc1[6]}})
-        | (r7_line & {26{pc1[7]}})
-        | (r8_line & {26{pc1[8]}})
-        | (r9_line & {26{pc1[9]}})
-        | (r10_line & {26{pc1[10]}})
-        | (r11_line & {26{pc1[11]}})
-        | (r12_line & {26{pc1[12]}})
-        | (r13_line & {26{pc1[13]}})
-        | (r14_line & {26{pc1[14]}})
-        | (r15_line & {26{pc1[15]}});
-    wire pc1_head;
-    assign pc1_head = (r0_head & pc1[0])
-        | (r1_head & pc1[1])
-        | (r2_head & pc1[2])
-        | (r3_head & pc1[3])
-        | (r4_head & pc1[4])
-        | (r5_head & pc1[5])
-        | (r6_head & pc1[6])
-        | (r7_head & pc1[7])
-        | (r8_head & pc1[8])
-        | (r9_head & pc1[9])
-        | (r10_head & pc1[10])
-        | (r11_head & pc1[11])
-        | (r12_head & pc1[12])
-        | (r13_head & pc1[13])
-        | (r14_head & pc1[14])
-        | (r15_head & pc1[15]);
-    wire [15:0] pc1_csn;
-    assign pc1_csn = (r0_csn & {16{pc1[0]}})
-        | (r1_csn & {16{pc1[1]}})
-        | (r2_csn & {16{pc1[2]}})
-        | (r3_csn & {16{pc1[3]}})
-        | (r4_csn & {16{pc1[4]}})
-        | (r5_csn & {16{pc1[5]}})
-        | (r6_csn & {16{pc1[6]}})
-        | (r7_csn & {16{pc1[7]}})
-        | (r8_csn & {16{pc1[8]}})
-        | (r9_csn & {16{pc1[9]}})
-        | (r10_csn & {16{pc1[10]}})
-        | (r11_csn & {16{pc1[11]}})
-        | (r12_csn & {16{pc1[12]}})
-        | (r13_csn & {16{pc1[13]}})
-        | (r14_csn & {16{pc1[14]}})
-        | (r15_csn & {16{pc1[15]}});
-    wire [3:0] pc1_row; // index of the source's releasable row
-    assign pc1_row[0] = ^(pc1 & 16'haaaa);
-    assign pc1_row[1] = ^(pc1 & 16'hcccc);
-    assign pc1_row[2] = ^(pc1 & 16'hf0f0);
-    assign pc1_row[3] = ^(pc1 & 16'hff00);
-    wire [31:0] pe1_c_l0;
-    assign pe1_c_l0 = {
-        (~s1_el[31]) & pc1_stamp[31], (~s1_el[30]) & pc1_stamp[30], (~s1_el[29]) & pc1_stamp[29], (~s1_el[28]) & pc1_stamp[28],
-        (~s1_el[27]) & pc1_stamp[27], (~s1_el[26]) & pc1_stamp[26], (~s1_el[25]) & pc1_stamp[25], (~s1_el[24]) & pc1_stamp[24],
-        (~s1_el[23]) & pc1_stamp[23], (~s1_el[22]) & pc1_stamp[22], (~s1_el[21]) & pc1_stamp[21], (~s1_el[20]) & pc1_stamp[20],
-        (~s1_el[19]) & pc1_stamp[19], (~s1_el[18]) & pc1_stamp[18], (~s1_el[17]) & pc1_stamp[17], (~s1_el[16]) & pc1_stamp[16],
-        (~s1_el[15]) & pc1_stamp[15], (~s1_el[14]) & pc1_stamp[14], (~s1_el[13]) & pc1_stamp[13], (~s1_el[12]) & pc1_stamp[12],
-        (~s1_el[11]) & pc1_stamp[11], (~s1_el[10]) & pc1_stamp[10], (~s1_el[9]) & pc1_stamp[9], (~s1_el[8]) & pc1_stamp[8],
-        (~s1_el[7]) & pc1_stamp[7], (~s1_el[6]) & pc1_stamp[6], (~s1_el[5]) & pc1_stamp[5], (~s1_el[4]) & pc1_stamp[4], (~s1_el[3]) & pc1_stamp[3],
-        (~s1_el[2]) & pc1_stamp[2], (~s1_el[1]) & pc1_stamp[1], (~s1_el[0]) & pc1_stamp[0]
-    };
-    wire [30:0] pe1_c_e0;
-    assign pe1_c_e0 = {
-        ~(s1_el[31] ^ pc1_stamp[31]), ~(s1_el[30] ^ pc1_stamp[30]), ~(s1_el[29] ^ pc1_stamp[29]), ~(s1_el[28] ^ pc1_stamp[28]),
-        ~(s1_el[27] ^ pc1_stamp[27]), ~(s1_el[26] ^ pc1_stamp[26]), ~(s1_el[25] ^ pc1_stamp[25]), ~(s1_el[24] ^ pc1_stamp[24]),
-        ~(s1_el[23] ^ pc1_stamp[23]), ~(s1_el[22] ^ pc1_stamp[22]), ~(s1_el[21] ^ pc1_stamp[21]), ~(s1_el[20] ^ pc1_stamp[20]),
-        ~(s1_el[19] ^ pc1_stamp[19]), ~(s1_el[18] ^ pc1_stamp[18]), ~(s1_el[17] ^ pc1_stamp[17]), ~(s1_el[16] ^ pc1_stamp[16]),
-        ~(s1_el[15] ^ pc1_stamp[15]), ~(s1_el[14] ^ pc1_stamp[14]), ~(s1_el[13] ^ pc1_stamp[13]), ~(s1_el[12] ^ pc1_stamp[12]),
-        ~(s1_el[11] ^ pc1_stamp[11]), ~(s1_el[10] ^ pc1_stamp[10]), ~(s1_el[9] ^ pc1_stamp[9]), ~(s1_el[8] ^ pc1_stamp[8]),
-        ~(s1_el[7] ^ pc1_stamp[7]), ~(s1_el[6] ^ pc1_stamp[6]), ~(s1_el[5] ^ pc1_stamp[5]), ~(s1_el[4] ^ pc1_stamp[4]), ~(s1_el[3] ^ pc1_stamp[3]),
-        ~(s1_el[2] ^ pc1_stamp[2]), ~(s1_el[1] ^ pc1_stamp[1])
-    };
-    wire [15:0] pe1_c_l1;
-    assign pe1_c_l1 = {
-        pe1_c_l0[31] | (pe1_c_e0[30] & pe1_c_l0[30]), pe1_c_l0[29] | (pe1_c_e0[28] & pe1_c_l0[28]), pe1_c_l0[27] | (pe1_c_e0[26] & pe1_c_l0[26]),
-        pe1_c_l0[25] | (pe1_c_e0[24] & pe1_c_l0[24]), pe1_c_l0[23] | (pe1_c_e0[22] & pe1_c_l0[22]), pe1_c_l0[21] | (pe1_c_e0[20] & pe1_c_l0[20]),
-        pe1_c_l0[19] | (pe1_c_e0[18] & pe1_c_l0[18]), pe1_c_l0[17] | (pe1_c_e0[16] & pe1_c_l0[16]), pe1_c_l0[15] | (pe1_c_e0[14] & pe1_c_l0[14]),
-        pe1_c_l0[13] | (pe1_c_e0[12] & pe1_c_l0[12]), pe1_c_l0[11] | (pe1_c_e0[10] & pe1_c_l0[10]), pe1_c_l0[9] | (pe1_c_e0[8] & pe1_c_l0[8]),
-        pe1_c_l0[7] | (pe1_c_e0[6] & pe1_c_l0[6]), pe1_c_l0[5] | (pe1_c_e0[4] & pe1_c_l0[4]), pe1_c_l0[3] | (pe1_c_e0[2] & pe1_c_l0[2]),
-        pe1_c_l0[1] | (pe1_c_e0[0] & pe1_c_l0[0])
-    };
-    wire [14:0] pe1_c_e1;
-    assign pe1_c_e1 = {
-        pe1_c_e0[30] & pe1_c_e0[29], pe1_c_e0[28] & pe1_c_e0[27], pe1_c_e0[26] & pe1_c_e0[25], pe1_c_e0[24] & pe1_c_e0[23],
-        pe1_c_e0[22] & pe1_c_e0[21], pe1_c_e0[20] & pe1_c_e0[19], pe1_c_e0[18] & pe1_c_e0[17], pe1_c_e0[16] & pe1_c_e0[15],
-        pe1_c_e0[14] & pe1_c_e0[13], pe1_c_e0[12] & pe1_c_e0[11], pe1_c_e0[10] & pe1_c_e0[9], pe1_c_e0[8] & pe1_c_e0[7], pe1_c_e0[6] & pe1_c_e0[5],
-        pe1_c_e0[4] & pe1_c_e0[3], pe1_c_e0[2] & pe1_c_e0[1]
-    };
-    wire [7:0] pe1_c_l2;
-    assign pe1_c_l2 = {
-        pe1_c_l1[15] | (pe1_c_e1[14] & pe1_c_l1[14]), pe1_c_l1[13] | (pe1_c_e1[12] & pe1_c_l1[12]), pe1_c_l1[11] | (pe1_c_e1[10] & pe1_c_l1[10]),
-        pe1_c_l1[9] | (pe1_c_e1[8] & pe1_c_l1[8]), pe1_c_l1[7] | (pe1_c_e1[6] & pe1_c_l1[6]), pe1_c_l1[5] | (pe1_c_e1[4] & pe1_c_l1[4]),
-        pe1_c_l1[3] | (pe1_c_e1[2] & pe1_c_l1[2]), pe1_c_l1[1] | (pe1_c_e1[0] & pe1_c_l1[0])
-    };
-    wire [6:0] pe1_c_e2;
-    assign pe1_c_e2 = {
-        pe1_c_e1[14] & pe1_c_e1[13], pe1_c_e1[12] & pe1_c_e1[11], pe1_c_e1[10] & pe1_c_e1[9], pe1_c_e1[8] & pe1_c_e1[7], pe1_c_e1[6] & pe1_c_e1[5],
-        pe1_c_e1[4] & pe1_c_e1[3], pe1_c_e1[2] & pe1_c_e1[1]
-    };
-    wire [3:0] pe1_c_l3;
-    assign pe1_c_l3 = {
-        pe1_c_l2[7] | (pe1_c_e2[6] & pe1_c_l2[6]), pe1_c_l2[5] | (pe1_c_e2[4] & pe1_c_l2[4]), pe1_c_l2[3] | (pe1_c_e2[2] & pe1_c_l2[2]),
-        pe1_c_l2[1] | (pe1_c_e2[0] & pe1_c_l2[0])
-    };
-    wire [2:0] pe1_c_e3;
-    assign pe1_c_e3 = {pe1_c_e2[6] & pe1_c_e2[5], pe1_c_e2[4] & pe1_c_e2[3], pe1_c_e2[2] & pe1_c_e2[1]};
-    wire [1:0] pe1_c_l4;
-    assign pe1_c_l4 = {pe1_c_l3[3] | (pe1_c_e3[2] & pe1_c_l3[2]), pe1_c_l3[1] | (pe1_c_e3[0] & pe1_c_l3[0])};
-    wire pe1_c_e4;
-    assign pe1_c_e4 = pe1_c_e3[2] & pe1_c_e3[1];
-    wire pe1_c_l5;
-    assign pe1_c_l5 = pe1_c_l4[1] | (pe1_c_e4 & pe1_c_l4[0]);
-    wire [31:0] pe1;
-    assign pe1 = pe1_c_l5 ? pc1_stamp : s1_el;
-    wire [15:0] pc2;
-    assign pc2 = {
-        (r15_st == ROW_VALID) & (r15_node == 2'd2) & (r15_ts == s2_nts), (r14_st == ROW_VALID) & (r14_node == 2'd2) & (r14_ts == s2_nts),
-        (r13_st == ROW_VALID) & (r13_node == 2'd2) & (r13_ts == s2_nts), (r12_st == ROW_VALID) & (r12_node == 2'd2) & (r12_ts == s2_nts),
-        (r11_st == ROW_VALID) & (r11_node == 2'd2) & (r11_ts == s2_nts), (r10_st == ROW_VALID) & (r10_node == 2'd2) & (r10_ts == s2_nts),
-        (r9_st == ROW_VALID) & (r9_node == 2'd2) & (r9_ts == s2_nts), (r8_st == ROW_VALID) & (r8_node == 2'd2) & (r8_ts == s2_nts),
-        (r7_st == ROW_VALID) & (r7_node == 2'd2) & (r7_ts == s2_nts), (r6_st == ROW_VALID) & (r6_node == 2'd2) & (r6_ts == s2_nts),
-        (r5_st == ROW_VALID) & (r5_node == 2'd2) & (r5_ts == s2_nts), (r4_st == ROW_VALID) & (r4_node == 2'd2) & (r4_ts == s2_nts),
-        (r3_st == ROW_VALID) & (r3_node == 2'd2) & (r3_ts == s2_nts), (r2_st == ROW_VALID) & (r2_node == 2'd2) & (r2_ts == s2_nts),
-        (r1_st == ROW_VALID) & (r1_node == 2'd2) & (r1_ts == s2_nts), (r0_st == ROW_VALID) & (r0_node == 2'd2) & (r0_ts == s2_nts)
-    };
-    wire pc2_any;
-    assign pc2_any = |pc2;
-    wire [31:0] pc2_stamp;
-    assign pc2_stamp = (r0_stamp & {32{pc2[0]}})
-        | (r1_stamp & {32{pc2[1]}})
-        | (r2_stamp & {32{pc2[2]}})
-        | (r3_stamp & {32{pc2[3]}})
-        | (r4_stamp & {32{pc2[4]}})
-        | (r5_stamp & {32{pc2[5]}})
-        | (r6_stamp & {32{pc2[6]}})
-        | (r7_stamp & {32{pc2[7]}})
-        | (r8_stamp & {32{pc2[8]}})
-        | (r9_stamp & {32{pc2[9]}})
-        | (r10_stamp & {32{pc2[10]}})
-        | (r11_stamp & {32{pc2[11]}})
-        | (r12_stamp & {32{pc2[12]}})
-        | (r13_stamp & {32{pc2[13]}})
-        | (r14_stamp & {32{pc2[14]}})
-        | (r15_stamp & {32{pc2[15]}});
-    wire [15:0] pc2_mask;
-    assign pc2_mask = (r0_mask & {16{pc2[0]}})
-        | (r1_mask & {16{pc2[1]}})
-        | (r2_mask & {16{pc2[2]}})
-        | (r3_mask & {16{pc2[3]}})
-        | (r4_mask & {16{pc2[4]}})
-        | (r5_mask & {16{pc2[5]}})
-        | (r6_mask & {16{pc2[6]}})
-        | (r7_mask & {16{pc2[7]}})
-        | (r8_mask & {16{pc2[8]}})
-        | (r9_mask & {16{pc2[9]}})
-        | (r10_mask & {16{pc2[10]}})
-        | (r11_mask & {16{pc2[11]}})
-        | (r12_mask & {16{pc2[12]}})
-        | (r13_mask & {16{pc2[13]}})
-        | (r14_mask & {16{pc2[14]}})
-        | (r15_mask & {16{pc2[15]}});
-    wire pc2_core;
-    assign pc2_core = (r0_core & pc2[0])
-        | (r1_core & pc2[1])
-        | (r2_core & pc2[2])
-        | (r3_core & pc2[3])
-        | (r4_core & pc2[4])
-        | (r5_core & pc2[5])
-        | (r6_core & pc2[6])
-        | (r7_core & pc2[7])
-        | (r8_core & pc2[8])
-        | (r9_core & pc2[9])
-        | (r10_core & pc2[10])
-        | (r11_core & pc2[11])
-        | (r12_core & pc2[12])
-        | (r13_core & pc2[13])
-        | (r14_core & pc2[14])
-        | (r15_core & pc2[15]);
-    wire [25:0] pc2_line;
-    assign pc2_line = (r0_line & {26{pc2[0]}})
-        | (r1_line & {26{pc2[1]}})
-        | (r2_line & {26{pc2[2]}})
-        | (r3_line & {26{pc2[3]}})
-        | (r4_line & {26{pc2[4]}})
-        | (r5_line & {26{pc2[5]}})
-        | (r6_line & {26{pc2[6]}})
-        | (r7_line & {26{pc2[7]}})
-        | (r8_line & {26{pc2[8]}})
-        | (r9_line & {26{pc2[9]}})
-        | (r10_line & {26{pc2[10]}})
-        | (r11_line & {26{pc2[11]}})
-        | (r12_line & {26{pc2[12]}})
-        | (r13_line & {26{pc2[13]}})
-        | (r14_line & {26{pc2[14]}})
-        | (r15_line & {26{pc2[15]}});
-    wire pc2_head;
-    assign pc2_head = (r0_head & pc2[0])
-        | (r1_head & pc2[1])
-        | (r2_head & pc2[2])
-        | (r3_head & pc2[3])
-        | (r4_head & pc2[4])
-        | (r5_head & pc2[5])
-        | (r6_head & pc2[6])
-        | (r7_head & pc2[7])
-        | (r8_head & pc2[8])
-        | (r9_head & pc2[9])
-        | (r10_head & pc2[10])
-        | (r11_head & pc2[11])
-        | (r12_head & pc2[12])
-        | (r13_head & pc2[13])
-        | (r14_head & pc2[14])
-        | (r15_head & pc2[15]);
-    wire [15:0] pc2_csn;
-    assign pc2_csn = (r0_csn & {16{pc2[0]}})
-        | (r1_csn & {16{pc2[1]}})
-        | (r2_csn & {16{pc2[2]}})
-        | (r3_csn & {16{pc2[3]}})
-        | (r4_csn & {16{pc2[4]}})
-        | (r5_csn & {16{pc2[5]}})
-        | (r6_csn & {16{pc2[6]}})
-        | (r7_csn & {16{pc2[7]}})
-        | (r8_csn & {16{pc2[8]}})
-        | (r9_csn & {16{pc2[9]}})
-        | (r10_csn & {16{pc2[10]}})
-        | (r11_csn & {16{pc2[11]}})
-        | (r12_csn & {16{pc2[12]}})
-        | (r13_csn & {16{pc2[13]}})
-        | (r14_csn & {16{pc2[14]}})
-        | (r15_csn & {16{pc2[15]}});
-    wire [3:0] pc2_row; // index of the source's releasable row
-    assign pc2_row[0] = ^(pc2 & 16'haaaa);
-    assign pc2_row[1] = ^(pc2 & 16'hcccc);
-    assign pc2_row[2] = ^(pc2 & 16'hf0f0);
-    assign pc2_row[3] = ^(pc2 & 16'hff00);
-    wire [31:0] pe2_c_l0;
-    assign pe2_c_l0 = {
-        (~s2_el[31]) & pc2_stamp[31], (~s2_el[30]) & pc2_stamp[30], (~s2_el[29]) & pc2_stamp[29], (~s2_el[28]) & pc2_stamp[28],
-        (~s2_el[27]) & pc2_stamp[27], (~s2_el[26]) & pc2_stamp[26], (~s2_el[25]) & pc2_stamp[25], (~s2_el[24]) & pc2_stamp[24],
-        (~s2_el[23]) & pc2_stamp[23], (~s2_el[22]) & pc2_stamp[22], (~s2_el[21]) & pc2_stamp[21], (~s2_el[20]) & pc2_stamp[20],
-        (~s2_el[19]) & pc2_stamp[19], (~s2_el[18]) & pc2_stamp[18], (~s2_el[17]) & pc2_stamp[17], (~s2_el[16]) & pc2_stamp[16],
-        (~s2_el[15]) & pc2_stamp[15], (~s2_el[14]) & pc2_stamp[14], (~s2_el[13]) & pc2_stamp[13], (~s2_el[12]) & pc2_stamp[12],
-        (~s2_el[11]) & pc2_stamp[11], (~s2_el[10]) & pc2_stamp[10], (~s2_el[9]) & pc2_stamp[9], (~s2_el[8]) & pc2_stamp[8],
-        (~s2_el[7]) & pc2_stamp[7], (~s2_el[6]) & pc2_stamp[6], (~s2_el[5]) & pc2_stamp[5], (~s2_el[4]) & pc2_stamp[4], (~s2_el[3]) & pc2_stamp[3],
-        (~s2_el[2]) & pc2_stamp[2], (~s2_el[1]) & pc2_stamp[1], (~s2_el[0]) & pc2_stamp[0]
-    };
-    wire [30:0] pe2_c_e0;
-    assign pe2_c_e0 = {
-        ~(s2_el[31] ^ pc2_stamp[31]), ~(s2_el[30] ^ pc2_stamp[30]), ~(s2_el[29] ^ pc2_stamp[29]), ~(s2_el[28] ^ pc2_stamp[28]),
-        ~(s2_el[27] ^ pc2_stamp[27]), ~(s2_el[26] ^ pc2_stamp[26]), ~(s2_el[25] ^ pc2_stamp[25]), ~(s2_el[24] ^ pc2_stamp[24]),
-        ~(s2_el[23] ^ pc2_stamp[23]), ~(s2_el[22] ^ pc2_stamp[22]), ~(s2_el[21] ^ pc2_stamp[21]), ~(s2_el[20] ^ pc2_stamp[20]),
-        ~(s2_el[19] ^ pc2_stamp[19]), ~(s2_el[18] ^ pc2_stamp[18]), ~(s2_el[17] ^ pc2_stamp[17]), ~(s2_el[16] ^ pc2_stamp[16]),
-        ~(s2_el[15] ^ pc2_stamp[15]), ~(s2_el[14] ^ pc2_stamp[14]), ~(s2_el[13] ^ pc2_stamp[13]), ~(s2_el[12] ^ pc2_stamp[12]),
-        ~(s2_el[11] ^ pc2_stamp[11]), ~(s2_el[10] ^ pc2_stamp[10]), ~(s2_el[9] ^ pc2_stamp[9]), ~(s2_el[8] ^ pc2_stamp[8]),
-        ~(s2_el[7] ^ pc2_stamp[7]), ~(s2_el[6] ^ pc2_stamp[6]), ~(s2_el[5] ^ pc2_stamp[5]), ~(s2_el[4] ^ pc2_stamp[4]), ~(s2_el[3] ^ pc2_stamp[3]),
-        ~(s2_el[2] ^ pc2_stamp[2]), ~(s2_el[1] ^ pc2_stamp[1])
-    };
-    wire [15:0] pe2_c_l1;
-    assign pe2_c_l1 = {
-        pe2_c_l0[31] | (pe2_c_e0[30] & pe2_c_l0[30]), pe2_c_l0[29] | (pe2_c_e0[28] & pe2_c_l0[28]), pe2_c_l0[27] | (pe2_c_e0[26] & pe2_c_l0[26]),
-        pe2_c_l0[25] | (pe2_c_e0[24] & pe2_c_l0[24]), pe2_c_l0[23] | (pe2_c_e0[22] & pe2_c_l0[22]), pe2_c_l0[21] | (pe2_c_e0[20] & pe2_c_l0[20]),
-        pe2_c_l0[19] | (pe2_c_e0[18] & pe2_c_l0[18]), pe2_c_l0[17] | (pe2_c_e0[16] & pe2_c_l0[16]), pe2_c_l0[15] | (pe2_c_e0[14] & pe2_c_l0[14]),
-        pe2_c_l0[13] | (pe2_c_e0[12] & pe2_c_l0[12]), pe2_c_l0[11] | (pe2_c_e0[10] & pe2_c_l0[10]), pe2_c_l0[9] | (pe2_c_e0[8] & pe2_c_l0[8]),
-        pe2_c_l0[7] | (pe2_c_e0[6] & pe2_c_l0[6]), pe2_c_l0[5] | (pe2_c_e0[4] & pe2_c_l0[4]), pe2_c_l0[3] | (pe2_c_e0[2] & pe2_c_l0[2]),
-        pe2_c_l0[1] | (pe2_c_e0[0] & pe2_c_l0[0])
-    };
-    wire [14:0] pe2_c_e1;
-    assign pe2_c_e1 = {
-        pe2_c_e0[30] & pe2_c_e0[29], pe2_c_e0[28] & pe2_c_e0[27], pe2_c_e0[26] & pe2_c_e0[25], pe2_c_e0[24] & pe2_c_e0[23],
-        pe2_c_e0[22] & pe2_c_e0[21], pe2_c_e0[20] & pe2_c_e0[19], pe2_c_e0[18] & pe2_c_e0[17], pe2_c_e0[16] & pe2_c_e0[15],
-        pe2_c_e0[14] & pe2_c_e0[13], pe2_c_e0[12] & pe2_c_e0[11], pe2_c_e0[10] & pe2_c_e0[9], pe2_c_e0[8] & pe2_c_e0[7], pe2_c_e0[6] & pe2_c_e0[5],
-        pe2_c_e0[4] & pe2_c_e0[3], pe2_c_e0[2] & pe2_c_e0[1]
-    };
-    wire [7:0] pe2_c_l2;
-    assign pe2_c_l2 = {
-        pe2_c_l1[15] | (pe2_c_e1[14] & pe2_c_l1[14]), pe2_c_l1[13] | (pe2_c_e1[12] & pe2_c_l1[12]), pe2_c_l1[11] | (pe2_c_e1[10] & pe2_c_l1[10]),
-        pe2_c_l1[9] | (pe2_c_e1[8] & pe2_c_l1[8]), pe2_c_l1[7] | (pe2_c_e1[6] & pe2_c_l1[6]), pe2_c_l1[5] | (pe2_c_e1[4] & pe2_c_l1[4]),
-        pe2_c_l1[3] | (pe2_c_e1[2] & pe2_c_l1[2]), pe2_c_l1[1] | (pe2_c_e1[0] & pe2_c_l1[0])
-    };
-    wire [6:0] pe2_c_e2;
-    assign pe2_c_e2 = {
-        pe2_c_e1[14] & pe2_c_e1[13], pe2_c_e1[12] & pe2_c_e1[11], pe2_c_e1[10] & pe2_c_e1[9], pe2_c_e1[8] & pe2_c_e1[7], pe2_c_e1[6] & pe2_c_e1[5],
-        pe2_c_e1[4] & pe2_c_e1[3], pe2_c_e1[2] & pe2_c_e1[1]
-    };
-    wire [3:0] pe2_c_l3;
-    assign pe2_c_l3 = {
-        pe2_c_l2[7] | (pe2_c_e2[6] & pe2_c_l2[6]), pe2_c_l2[5] | (pe2_c_e2[4] & pe2_c_l2[4]), pe2_c_l2[3] | (pe2_c_e2[2] & pe2_c_l2[2]),
-        pe2_c_l2[1] | (pe2_c_e2[0] & pe2_c_l2[0])
-    };
-    wire [2:0] pe2_c_e3;
-    assign pe2_c_e3 = {pe2_c_e2[6] & pe2_c_e2[5], pe2_c_e2[4] & pe2_c_e2[3], pe2_c_e2[2] & pe2_c_e2[1]};
-    wire [1:0] pe2_c_l4;
-    assign pe2_c_l4 = {pe2_c_l3[3] | (pe2_c_e3[2] & pe2_c_l3[2]), pe2_c_l3[1] | (pe2_c_e3[0] & pe2_c_l3[0])};
-    wire pe2_c_e4;
-    assign pe2_c_e4 = pe2_c_e3[2] & pe2_c_e3[1];
-    wire pe2_c_l5;
-    assign pe2_c_l5 = pe2_c_l4[1] | (pe2_c_e4 & pe2_c_l4[0]);
-    wire [31:0] pe2;
-    assign pe2 = pe2_c_l5 ? pc2_stamp : s2_el;
-    wire [15:0] pc3;
-    assign pc3 = {
-        (r15_st == ROW_VALID) & (r15_node == 2'd3) & (r15_ts == s3_nts), (r14_st == ROW_VALID) & (r14_node == 2'd3) & (r14_ts == s3_nts),
-        (r13_st == ROW_VALID) & (r13_node == 2'd3) & (r13_ts == s3_nts), (r12_st == ROW_VALID) & (r12_node == 2'd3) & (r12_ts == s3_nts),
-        (r11_st == ROW_VALID) & (r11_node == 2'd3) & (r11_ts == s3_nts), (r10_st == ROW_VALID) & (r10_node == 2'd3) & (r10_ts == s3_nts),
-        (r9_st == ROW_VALID) & (r9_node == 2'd3) & (r9_ts == s3_nts), (r8_st == ROW_VALID) & (r8_node == 2'd3) & (r8_ts == s3_nts),
-        (r7_st == ROW_VALID) & (r7_node == 2'd3) & (r7_ts == s3_nts), (r6_st == ROW_VALID) & (r6_node == 2'd3) & (r6_ts == s3_nts),
-        (r5_st == ROW_VALID) & (r5_node == 2'd3) & (r5_ts == s3_nts), (r4_st == ROW_VALID) & (r4_node == 2'd3) & (r4_ts == s3_nts),
-        (r3_st == ROW_VALID) & (r3_node == 2'd3) & (r3_ts == s3_nts), (r2_st == ROW_VALID) & (r2_node == 2'd3) & (r2_ts == s3_nts),
-        (r1_st == ROW_VALID) & (r1_node == 2'd3) & (r1_ts == s3_nts), (r0_st == ROW_VALID) & (r0_node == 2'd3) & (r0_ts == s3_nts)
-    };
-    wire pc3_any;
-    assign pc3_any = |pc3;
-    wire [31:0] pc3_stamp;
-    assign pc3_stamp = (r0_stamp & {32{pc3[0]}})
-        | (r1_stamp & {32{pc3[1]}})
-        | (r2_stamp & {32{pc3[2]}})
-        | (r3_stamp & {32{pc3[3]}})
-        | (r4_stamp & {32{pc3[4]}})
-        | (r5_stamp & {32{pc3[5]}})
-        | (r6_stamp & {32{pc3[6]}})
-        | (r7_stamp & {32{pc3[7]}})
-        | (r8_stamp & {32{pc3[8]}})
-        | (r9_stamp & {32{pc3[9]}})
-        | (r10_stamp & {32{pc3[10]}})
-        | (r11_stamp & {32{pc3[11]}})
-        | (r12_stamp & {32{pc3[12]}})
-        | (r13_stamp & {32{pc3[13]}})
-        | (r14_stamp & {32{pc3[14]}})
-        | (r15_stamp & {32{pc3[15]}});
-    wire [15:0] pc3_mask;
-    assign pc3_mask = (r0_mask & {16{pc3[0]}})
-        | (r1_mask & {16{pc3[1]}})
-        | (r2_mask & {16{pc3[2]}})
-        | (r3_mask & {16{pc3[3]}})
-        | (r4_mask & {16{pc3[4]}})
-        | (r5_mask & {16{pc3[5]}})
-        | (r6_mask & {16{pc3[6]}})
-        | (r7_mask & {16{pc3[7]}})
-        | (r8_mask & {16{pc3[8]}})
-        | (r9_mask & {16{pc3[9]}})
-        | (r10_mask & {16{pc3[10]}})
-        | (r11_mask & {16{pc3[11]}})
-        | (r12_mask & {16{pc3[12]}})
-        | (r13_mask & {16{pc3[13]}})
-        | (r14_mask & {16{pc3[14]}})
-        | (r15_mask & {16{pc3[15]}});
-    wire pc3_core;
-    assign pc3_core = (r0_core & pc3[0])
-        | (r1_core & pc3[1])
-        | (r2_core & pc3[2])
-        | (r3_core & pc3[3])
-        | (r4_core & pc3[4])
-        | (r5_core & pc3[5])
-        | (r6_core & pc3[6])
-        | (r7_core & pc3[7])
-        | (r8_core & pc3[8])
-        | (r9_core & pc3[9])
-        | (r10_core & pc3[10])
-        | (r11_core & pc3[11])
-        | (r12_core & pc3[12])
-        | (r13_core & pc3[13])
-        | (r14_core & pc3[14])
-        | (r15_core & pc3[15]);
-    wire [25:0] pc3_line;
-    assign pc3_line = (r0_line & {26{pc3[0]}})
-        | (r1_line & {26{pc3[1]}})
-        | (r2_line & {26{pc3[2]}})
-        | (r3_line & {26{pc3[3]}})
-        | (r4_line & {26{pc3[4]}})
-        | (r5_line & {26{pc3[5]}})
-        | (r6_line & {26{pc3[6]}})
-        | (r7_line & {26{pc3[7]}})
-        | (r8_line & {26{pc3[8]}})
-        | (r9_line & {26{pc3[9]}})
-        | (r10_line & {26{pc3[10]}})
-        | (r11_line & {26{pc3[11]}})
-        | (r12_line & {26{pc3[12]}})
-        | (r13_line & {26{pc3[13]}})
-        | (r14_line & {26{pc3[14]}})
-        | (r15_line & {26{pc3[15]}});
-    wire pc3_head;
-    assign pc3_head = (r0_head & pc3[0])
-        | (r1_head & pc3[1])
-        | (r2_head & pc3[2])
-        | (r3_head & pc3[3])
-        | (r4_head & pc3[4])
-        | (r5_head & pc3[5])
-        | (r6_head & pc3[6])
-        | (r7_head & pc3[7])
-        | (r8_head & pc3[8])
-        | (r9_head & pc3[9])
-        | (r10_head & pc3[10])
-        | (r11_head & pc3[11])
-        | (r12_head & pc3[12])
-        | (r13_head & pc3[13])
-        | (r14_head & pc3[14])
-        | (r15_head & pc3[15]);
-    wire [15:0] pc3_csn;
-    assign pc3_csn = (r0_csn & {16{pc3[0]}})
-        | (r1_csn & {16{pc3[1]}})
-        | (r2_csn & {16{pc3[2]}})
-        | (r3_csn & {16{pc3[3]}})
-        | (r4_csn & {16{pc3[4]}})
-        | (r5_csn & {16{pc3[5]}})
-        | (r6_csn & {16{pc3[6]}})
-        | (r7_csn & {16{pc3[7]}})
-        | (r8_csn & {16{pc3[8]}})
-        | (r9_csn & {16{pc3[9]}})
-        | (r10_csn & {16{pc3[10]}})
-        | (r11_csn & {16{pc3[11]}})
-        | (r12_csn & {16{pc3[12]}})
-        | (r13_csn & {16{pc3[13]}})
-        | (r14_csn & {16{pc3[14]}})
-        | (r15_csn & {16{pc3[15]}});
-    wire [3:0] pc3_row; // index of the source's releasable row
-    assign pc3_row[0] = ^(pc3 & 16'haaaa);
-    assign pc3_row[1] = ^(pc3 & 16'hcccc);
-    assign pc3_row[2] = ^(pc3 & 16'hf0f0);
-    assign pc3_row[3] = ^(pc3 & 16'hff00);
-    wire [31:0] pe3_c_l0;
-    assign pe3_c_l0 = {
-        (~s3_el[31]) & pc3_stamp[31], (~s3_el[30]) & pc3_stamp[30], (~s3_el[29]) & pc3_stamp[29], (~s3_el[28]) & pc3_stamp[28],
-        (~s3_el[27]) & pc3_stamp[27], (~s3_el[26]) & pc3_stamp[26], (~s3_el[25]) & pc3_stamp[25], (~s3_el[24]) & pc3_stamp[24],
-        (~s3_el[23]) & pc3_stamp[23], (~s3_el[22]) & pc3_stamp[22], (~s3_el[21]) & pc3_stamp[21], (~s3_el[20]) & pc3_stamp[20],
-        (~s3_el[19]) & pc3_stamp[19], (~s3_el[18]) & pc3_stamp[18], (~s3_el[17]) & pc3_stamp[17], (~s3_el[16]) & pc3_stamp[16],
-        (~s3_el[15]) & pc3_stamp[15], (~s3_el[14]) & pc3_stamp[14], (~s3_el[13]) & pc3_stamp[13], (~s3_el[12]) & pc3_stamp[12],
-        (~s3_el[11]) & pc3_stamp[11], (~s3_el[10]) & pc3_stamp[10], (~s3_el[9]) & pc3_stamp[9], (~s3_el[8]) & pc3_stamp[8],
-        (~s3_el[7]) & pc3_stamp[7], (~s3_el[6]) & pc3_stamp[6], (~s3_el[5]) & pc3_stamp[5], (~s3_el[4]) & pc3_stamp[4], (~s3_el[3]) & pc3_stamp[3],
-        (~s3_el[2]) & pc3_stamp[2], (~s3_el[1]) & pc3_stamp[1], (~s3_el[0]) & pc3_stamp[0]
-    };
-    wire [30:0] pe3_c_e0;
-    assign pe3_c_e0 = {
-        ~(s3_el[31] ^ pc3_stamp[31]), ~(s3_el[30] ^ pc3_stamp[30]), ~(s3_el[29] ^ pc3_stamp[29]), ~(s3_el[28] ^ pc3_stamp[28]),
-        ~(s3_el[27] ^ pc3_stamp[27]), ~(s3_el[26] ^ pc3_stamp[26]), ~(s3_el[25] ^ pc3_stamp[25]), ~(s3_el[24] ^ pc3_stamp[24]),
-        ~(s3_el[23] ^ pc3_stamp[23]), ~(s3_el[22] ^ pc3_stamp[22]), ~(s3_el[21] ^ pc3_stamp[21]), ~(s3_el[20] ^ pc3_stamp[20]),
-        ~(s3_el[19] ^ pc3_stamp[19]), ~(s3_el[18] ^ pc3_stamp[18]), ~(s3_el[17] ^ pc3_stamp[17]), ~(s3_el[16] ^ pc3_stamp[16]),
-        ~(s3_el[15] ^ pc3_stamp[15]), ~(s3_el[14] ^ pc3_stamp[14]), ~(s3_el[13] ^ pc3_stamp[13]), ~(s3_el[12] ^ pc3_stamp[12]),
-        ~(s3_el[11] ^ pc3_stamp[11]), ~(s3_el[10] ^ pc3_stamp[10]), ~(s3_el[9] ^ pc3_stamp[9]), ~(s3_el[8] ^ pc3_stamp[8]),
-        ~(s3_el[7] ^ pc3_stamp[7]), ~(s3_el[6] ^ pc3_stamp[6]), ~(s3_el[5] ^ pc3_stamp[5]), ~(s3_el[4] ^ pc3_stamp[4]), ~(s3_el[3] ^ pc3_stamp[3]),
-        ~(s3_el[2] ^ pc3_stamp[2]), ~(s3_el[1] ^ pc3_stamp[1])
-    };
-    wire [15:0] pe3_c_l1;
-    assign pe3_c_l1 = {
-        pe3_c_l0[31] | (pe3_c_e0[30] & pe3_c_l0[30]), pe3_c_l0[29] | (pe3_c_e0[28] & pe3_c_l0[28]), pe3_c_l0[27] | (pe3_c_e0[26] & pe3_c_l0[26]),
-        pe3_c_l0[25] | (pe3_c_e0[24] & pe3_c_l0[24]), pe3_c_l0[23] | (pe3_c_e0[22] & pe3_c_l0[22]), pe3_c_l0[21] | (pe3_c_e0[20] & pe3_c_l0[20]),
-        pe3_c_l0[19] | (pe3_c_e0[18] & pe3_c_l0[18]), pe3_c_l0[17] | (pe3_c_e0[16] & pe3_c_l0[16]), pe3_c_l0[15] | (pe3_c_e0[14] & pe3_c_l0[14]),
-        pe3_c_l0[13] | (pe3_c_e0[12] & pe3_c_l0[12]), pe3_c_l0[11] | (pe3_c_e0[10] & pe3_c_l0[10]), pe3_c_l0[9] | (pe3_c_e0[8] & pe3_c_l0[8]),
-        pe3_c_l0[7] | (pe3_c_e0[6] & pe3_c_l0[6]), pe3_c_l0[5] | (pe3_c_e0[4] & pe3_c_l0[4]), pe3_c_l0[3] | (pe3_c_e0[2] & pe3_c_l0[2]),
-        pe3_c_l0[1] | (pe3_c_e0[0] & pe3_c_l0[0])
-    };
-    wire [14:0] pe3_c_e1;
-    assign pe3_c_e1 = {
-        pe3_c_e0[30] & pe3_c_e0[29], pe3_c_e0[28] & pe3_c_e0[27], pe3_c_e0[26] & pe3_c_e0[25], pe3_c_e0[24] & pe3_c_e0[23],
-        pe3_c_e0[22] & pe3_c_e0[21], pe3_c_e0[20] & pe3_c_e0[19], pe3_c_e0[18] & pe3_c_e0[17], pe3_c_e0[16] & pe3_c_e0[15],
-        pe3_c_e0[14] & pe3_c_e0[13], pe3_c_e0[12] & pe3_c_e0[11], pe3_c_e0[10] & pe3_c_e0[9], pe3_c_e0[8] & pe3_c_e0[7], pe3_c_e0[6] & pe3_c_e0[5],
-        pe3_c_e0[4] & pe3_c_e0[3], pe3_c_e0[2] & pe3_c_e0[1]
-    };
-    wire [7:0] pe3_c_l2;
-    assign pe3_c_l2 = {
-        pe3_c_l1[15] | (pe3_c_e1[14] & pe3_c_l1[14]), pe3_c_l1[13] | (pe3_c_e1[12] & pe3_c_l1[12]), pe3_c_l1[11] | (pe3_c_e1[10] & pe3_c_l1[10]),
-        pe3_c_l1[9] | (pe3_c_e1[8] & pe3_c_l1[8]), pe3_c_l1[7] | (pe3_c_e1[6] & pe3_c_l1[6]), pe3_c_l1[5] | (pe3_c_e1[4] & pe3_c_l1[4]),
-        pe3_c_l1[3] | (pe3_c_e1[2] & pe3_c_l1[2]), pe3_c_l1[1] | (pe3_c_e1[0] & pe3_c_l1[0])
-    };
-    wire [6:0] pe3_c_e2;
-    assign pe3_c_e2 = {
-        pe3_c_e1[14] & pe3_c_e1[13], pe3_c_e1[12] & pe3_c_e1[11], pe3_c_e1[10] & pe3_c_e1[9], pe3_c_e1[8] & pe3_c_e1[7], pe3_c_e1[6] & pe3_c_e1[5],
-        pe3_c_e1[4] & pe3_c_e1[3], pe3_c_e1[2] & pe3_c_e1[1]
-    };
-    wire [3:0] pe3_c_l3;
-    assign pe3_c_l3 = {
-        pe3_c_l2[7] | (pe3_c_e2[6] & pe3_c_l2[6]), pe3_c_l2[5] | (pe3_c_e2[4] & pe3_c_l2[4]), pe3_c_l2[3] | (pe3_c_e2[2] & pe3_c_l2[2]),
-        pe3_c_l2[1] | (pe3_c_e2[0] & pe3_c_l2[0])
-    };
-    wire [2:0] pe3_c_e3;
-    assign pe3_c_e3 = {pe3_c_e2[6] & pe3_c_e2[5], pe3_c_e2[4] & pe3_c_e2[3], pe3_c_e2[2] & pe3_c_e2[1]};
-    wire [1:0] pe3_c_l4;
-    assign pe3_c_l4 = {pe3_c_l3[3] | (pe3_c_e3[2] & pe3_c_l3[2]), pe3_c_l3[1] | (pe3_c_e3[0] & pe3_c_l3[0])};
-    wire pe3_c_e4;
-    assign pe3_c_e4 = pe3_c_e3[2] & pe3_c_e3[1];
-    wire pe3_c_l5;
-    assign pe3_c_l5 = pe3_c_l4[1] | (pe3_c_e4 & pe3_c_l4[0]);
-    wire [31:0] pe3;
-    assign pe3 = pe3_c_l5 ? pc3_stamp : s3_el;
-    wire [31:0] lt_pc1_stamp_pc0_stamp_l0;
-    assign lt_pc1_stamp_pc0_stamp_l0 = {
-        (~pc1_stamp[31]) & pc0_stamp[31], (~pc1_stamp[30]) & pc0_stamp[30], (~pc1_stamp[29]) & pc0_stamp[29], (~pc1_stamp[28]) & pc0_stamp[28],
-        (~pc1_stamp[27]) & pc0_stamp[27], (~pc1_stamp[26]) & pc0_stamp[26], (~pc1_stamp[25]) & pc0_stamp[25], (~pc1_stamp[24]) & pc0_stamp[24],
-        (~pc1_stamp[23]) & pc0_stamp[23], (~pc1_stamp[22]) & pc0_stamp[22], (~pc1_stamp[21]) & pc0_stamp[21], (~pc1_stamp[20]) & pc0_stamp[20],
-        (~pc1_stamp[19]) & pc0_stamp[19], (~pc1_stamp[18]) & pc0_stamp[18], (~pc1_stamp[17]) & pc0_stamp[17], (~pc1_stamp[16]) & pc0_stamp[16],
-        (~pc1_stamp[15]) & pc0_stamp[15], (~pc1_stamp[14]) & pc0_stamp[14], (~pc1_stamp[13]) & pc0_stamp[13], (~pc1_stamp[12]) & pc0_stamp[12],
-        (~pc1_stamp[11]) & pc0_stamp[11], (~pc1_stamp[10]) & pc0_stamp[10], (~pc1_stamp[9]) & pc0_stamp[9], (~pc1_stamp[8]) & pc0_stamp[8],
-        (~pc1_stamp[7]) & pc0_stamp[7], (~pc1_stamp[6]) & pc0_stamp[6], (~pc1_stamp[5]) & pc0_stamp[5], (~pc1_stamp[4]) & pc0_stamp[4],
-        (~pc1_stamp[3]) & pc0_stamp[3], (~pc1_stamp[2]) & pc0_stamp[2], (~pc1_stamp[1]) & pc0_stamp[1], (~pc1_stamp[0]) & pc0_stamp[0]
-    };
-    wire [30:0] lt_pc1_stamp_pc0_stamp_e0;
-    assign lt_pc1_stamp_pc0_stamp_e0 = {
-        ~(pc1_stamp[31] ^ pc0_stamp[31]), ~(pc1_stamp[30] ^ pc0_stamp[30]), ~(pc1_stamp[29] ^ pc0_stamp[29]), ~(pc1_stamp[28] ^ pc0_stamp[28]),
-        ~(pc1_stamp[27] ^ pc0_stamp[27]), ~(pc1_stamp[26] ^ pc0_stamp[26]), ~(pc1_stamp[25] ^ pc0_stamp[25]), ~(pc1_stamp[24] ^ pc0_stamp[24]),
-        ~(pc1_stamp[23] ^ pc0_stamp[23]), ~(pc1_stamp[22] ^ pc0_stamp[22]), ~(pc1_stamp[21] ^ pc0_stamp[21]), ~(pc1_stamp[20] ^ pc0_stamp[20]),
-        ~(pc1_stamp[19] ^ pc0_stamp[19]), ~(pc1_stamp[18] ^ pc0_stamp[18]), ~(pc1_stamp[17] ^ pc0_stamp[17]), ~(pc1_stamp[16] ^ pc0_stamp[16]),
-        ~(pc1_stamp[15] ^ pc0_stamp[15]), ~(pc1_stamp[14] ^ pc0_stamp[14]), ~(pc1_stamp[13] ^ pc0_stamp[13]), ~(pc1_stamp[12] ^ pc0_stamp[12]),
-        ~(pc1_stamp[11] ^ pc0_stamp[11]), ~(pc1_stamp[10] ^ pc0_stamp[10]), ~(pc1_stamp[9] ^ pc0_stamp[9]), ~(pc1_stamp[8] ^ pc0_stamp[8]),
-        ~(pc1_stamp[7] ^ pc0_stamp[7]), ~(pc1_stamp[6] ^ pc0_stamp[6]), ~(pc1_stamp[5] ^ pc0_stamp[5]), ~(pc1_stamp[4] ^ pc0_stamp[4]),
-        ~(pc1_stamp[3] ^ pc0_stamp[3]), ~(pc1_stamp[2] ^ pc0_stamp[2]), ~(pc1_stamp[1] ^ pc0_stamp[1])
-    };
-    wire [15:0] lt_pc1_stamp_pc0_stamp_l1;
-    assign lt_pc1_stamp_pc0_stamp_l1 = {
-        lt_pc1_stamp_pc0_stamp_l0[31] | (lt_pc1_stamp_pc0_stamp_e0[30] & lt_pc1_stamp_pc0_stamp_l0[30]),
-        lt_pc1_stamp_pc0_stamp_l0[29] | (lt_pc1_stamp_pc0_stamp_e0[28] & lt_pc1_stamp_pc0_stamp_l0[28]),
-        lt_pc1_stamp_pc0_stamp_l0[27] | (lt_pc1_stamp_pc0_stamp_e0[26] & lt_pc1_stamp_pc0_stamp_l0[26]),
-        lt_pc1_stamp_pc0_stamp_l0[25] | (lt_pc1_stamp_pc0_stamp_e0[24] & lt_pc1_stamp_pc0_stamp_l0[24]),
-        lt_pc1_stamp_pc0_stamp_l0[23] | (lt_pc1_stamp_pc0_stamp_e0[22] & lt_pc1_stamp_pc0_stamp_l0[22]),
-        lt_pc1_stamp_pc0_stamp_l0[21] | (lt_pc1_stamp_pc0_stamp_e0[20] & lt_pc1_stamp_pc0_stamp_l0[20]),
-        lt_pc1_stamp_pc0_stamp_l0[19] | (lt_pc1_stamp_pc0_stamp_e0[18] & lt_pc1_stamp_pc0_stamp_l0[18]),
-        lt_pc1_stamp_pc0_stamp_l0[17] | (lt_pc1_stamp_pc0_stamp_e0[16] & lt_pc1_stamp_pc0_stamp_l0[16]),
-        lt_pc1_stamp_pc0_stamp_l0[15] | (lt_pc1_stamp_pc0_stamp_e0[14] & lt_pc1_stamp_pc0_stamp_l0[14]),
-        lt_pc1_stamp_pc0_stamp_l0[13] | (lt_pc1_stamp_pc0_stamp_e0[12] & lt_pc1_stamp_pc0_stamp_l0[12]),
-        lt_pc1_stamp_pc0_stamp_l0[11] | (lt_pc1_stamp_pc0_stamp_e0[10] & lt_pc1_stamp_pc0_stamp_l0[10]),
-        lt_pc1_stamp_pc0_stamp_l0[9] | (lt_pc1_stamp_pc0_stamp_e0[8] & lt_pc1_stamp_pc0_stamp_l0[8]),
-        lt_pc1_stamp_pc0_stamp_l0[7] | (lt_pc1_stamp_pc0_stamp_e0[6] & lt_pc1_stamp_pc0_stamp_l0[6]),
-        lt_pc1_stamp_pc0_stamp_l0[5] | (lt_pc1_stamp_pc0_stamp_e0[4] & lt_pc1_stamp_pc0_stamp_l0[4]),
-        lt_pc1_stamp_pc0_stamp_l0[3] | (lt_pc1_stamp_pc0_stamp_e0[2] & lt_pc1_stamp_pc0_stamp_l0[2]),
-        lt_pc1_stamp_pc0_stamp_l0[1] | (lt_pc1_stamp_pc0_stamp_e0[0] & lt_pc1_stamp_pc0_stamp_l0[0])
-    };
-    wire [14:0] lt_pc1_stamp_pc0_stamp_e1;
-    assign lt_pc1_stamp_pc0_stamp_e1 = {
-        lt_pc1_stamp_pc0_stamp_e0[30] & lt_pc1_stamp_pc0_stamp_e0[29], lt_pc1_stamp_pc0_stamp_e0[28] & lt_pc1_stamp_pc0_stamp_e0[27],
-        lt_pc1_stamp_pc0_stamp_e0[26] & lt_pc1_stamp_pc0_stamp_e0[25], lt_pc1_stamp_pc0_stamp_e0[24] & lt_pc1_stamp_pc0_stamp_e0[23],
-        lt_pc1_stamp_pc0_stamp_e0[22] & lt_pc1_stamp_pc0_stamp_e0[21], lt_pc1_stamp_pc0_stamp_e0[20] & lt_pc1_stamp_pc0_stamp_e0[19],
-        lt_pc1_stamp_pc0_stamp_e0[18] & lt_pc1_stamp_pc0_stamp_e0[17], lt_pc1_stamp_pc0_stamp_e0[16] & lt_pc1_stamp_pc0_stamp_e0[15],
-        lt_pc1_stamp_pc0_stamp_e0[14] & lt_pc1_stamp_pc0_stamp_e0[13], lt_pc1_stamp_pc0_stamp_e0[12] & lt_pc1_stamp_pc0_stamp_e0[11],
-        lt_pc1_stamp_pc0_stamp_e0[10] & lt_pc1_stamp_pc0_stamp_e0[9], lt_pc1_stamp_pc0_stamp_e0[8] & lt_pc1_stamp_pc0_stamp_e0[7],
-        lt_pc1_stamp_pc0_stamp_e0[6] & lt_pc1_stamp_pc0_stamp_e0[5], lt_pc1_stamp_pc0_stamp_e0[4] & lt_pc1_stamp_pc0_stamp_e0[3],
-        lt_pc1_stamp_pc0_stamp_e0[2] & lt_pc1_stamp_pc0_stamp_e0[1]
-    };
-    wire [7:0] lt_pc1_stamp_pc0_stamp_l2;
-    assign lt_pc1_stamp_pc0_stamp_l2 = {
-        lt_pc1_stamp_pc0_stamp_l1[15] | (lt_pc1_stamp_pc0_stamp_e1[14] & lt_pc1_stamp_pc0_stamp_l1[14]),
-        lt_pc1_stamp_pc0_stamp_l1[13] | (lt_pc1_stamp_pc0_stamp_e1[12] & lt_pc1_stamp_pc0_stamp_l1[12]),
-        lt_pc1_stamp_pc0_stamp_l1[11] | (lt_pc1_stamp_pc0_stamp_e1[10] & lt_pc1_stamp_pc0_stamp_l1[10]),
-        lt_pc1_stamp_pc0_stamp_l1[9] | (lt_pc1_stamp_pc0_stamp_e1[8] & lt_pc1_stamp_pc0_stamp_l1[8]),
-        lt_pc1_stamp_pc0_stamp_l1[7] | (lt_pc1_stamp_pc0_stamp_e1[6] & lt_pc1_stamp_pc0_stamp_l1[6]),
-        lt_pc1_stamp_pc0_stamp_l1[5] | (lt_pc1_stamp_pc0_stamp_e1[4] & lt_pc1_stamp_pc0_stamp_l1[4]),
-        lt_pc1_stamp_pc0_stamp_l1[3] | (lt_pc1_stamp_pc0_stamp_e1[2] & lt_pc1_stamp_pc0_stamp_l1[2]),
-        lt_pc1_stamp_pc0_stamp_l1[1] | (lt_pc1_stamp_pc0_stamp_e1[0] & lt_pc1_stamp_pc0_stamp_l1[0])
-    };
-    wire [6:0] lt_pc1_stamp_pc0_stamp_e2;
-    assign lt_pc1_stamp_pc0_stamp_e2 = {
-        lt_pc1_stamp_pc0_stamp_e1[14] & lt_pc1_stamp_pc0_stamp_e1[13], lt_pc1_stamp_pc0_stamp_e1[12] & lt_pc1_stamp_pc0_stamp_e1[11],
-        lt_pc1_stamp_pc0_stamp_e1[10] & lt_pc1_stamp_pc0_stamp_e1[9], lt_pc1_stamp_pc0_stamp_e1[8] & lt_pc1_stamp_pc0_stamp_e1[7],
-        lt_pc1_stamp_pc0_stamp_e1[6] & lt_pc1_stamp_pc0_stamp_e1[5], lt_pc1_stamp_pc0_stamp_e1[4] & lt_pc1_stamp_pc0_stamp_e1[3],
-        lt_pc1_stamp_pc0_stamp_e1[2] & lt_pc1_stamp_pc0_stamp_e1[1]
-    };
-    wire [3:0] lt_pc1_stamp_pc0_stamp_l3;
-    assign lt_pc1_stamp_pc0_stamp_l3 = {
-        lt_pc1_stamp_pc0_stamp_l2[7] | (lt_pc1_stamp_pc0_stamp_e2[6] & lt_pc1_stamp_pc0_stamp_l2[6]),
-        lt_pc1_stamp_pc0_stamp_l2[5] | (lt_pc1_stamp_pc0_stamp_e2[4] & lt_pc1_stamp_pc0_stamp_l2[4]),
-        lt_pc1_stamp_pc0_stamp_l2[3] | (lt_pc1_stamp_pc0_stamp_e2[2] & lt_pc1_stamp_pc0_stamp_l2[2]),
-        lt_pc1_stamp_pc0_stamp_l2[1] | (lt_pc1_stamp_pc0_stamp_e2[0] & lt_pc1_stamp_pc0_stamp_l2[0])
-    };
-    wire [2:0] lt_pc1_stamp_pc0_stamp_e3;
-    assign lt_pc1_stamp_pc0_stamp_e3 = {
-        lt_pc1_stamp_pc0_stamp_e2[6] & lt_pc1_stamp_pc0_stamp_e2[5], lt_pc1_stamp_pc0_stamp_e2[4] & lt_pc1_stamp_pc0_stamp_e2[3],
-        lt_pc1_stamp_pc0_stamp_e2[2] & lt_pc1_stamp_pc0_stamp_e2[1]
-    };
-    wire [1:0] lt_pc1_stamp_pc0_stamp_l4;
-    assign lt_pc1_stamp_pc0_stamp_l4 = {
-        lt_pc1_stamp_pc0_stamp_l3[3] | (lt_pc1_stamp_pc0_stamp_e3[2] & lt_pc1_stamp_pc0_stamp_l3[2]),
-        lt_pc1_stamp_pc0_stamp_l3[1] | (lt_pc1_stamp_pc0_stamp_e3[0] & lt_pc1_stamp_pc0_stamp_l3[0])
-    };
-    wire lt_pc1_stamp_pc0_stamp_e4;
-    assign lt_pc1_stamp_pc0_stamp_e4 = lt_pc1_stamp_pc0_stamp_e3[2] & lt_pc1_stamp_pc0_stamp_e3[1];
-    wire lt_pc1_stamp_pc0_stamp_l5;
-    assign lt_pc1_stamp_pc0_stamp_l5 = lt_pc1_stamp_pc0_stamp_l4[1] | (lt_pc1_stamp_pc0_stamp_e4 & lt_pc1_stamp_pc0_stamp_l4[0]);
-    wire [31:0] lt_pc1_stamp_s0_el_l0;
-    assign lt_pc1_stamp_s0_el_l0 = {
-        (~pc1_stamp[31]) & s0_el[31], (~pc1_stamp[30]) & s0_el[30], (~pc1_stamp[29]) & s0_el[29], (~pc1_stamp[28]) & s0_el[28],
-        (~pc1_stamp[27]) & s0_el[27], (~pc1_stamp[26]) & s0_el[26], (~pc1_stamp[25]) & s0_el[25], (~pc1_stamp[24]) & s0_el[24],
-        (~pc1_stamp[23]) & s0_el[23], (~pc1_stamp[22]) & s0_el[22], (~pc1_stamp[21]) & s0_el[21], (~pc1_stamp[20]) & s0_el[20],
-        (~pc1_stamp[19]) & s0_el[19], (~pc1_stamp[18]) & s0_el[18], (~pc1_stamp[17]) & s0_el[17], (~pc1_stamp[16]) & s0_el[16],
-        (~pc1_stamp[15]) & s0_el[15], (~pc1_stamp[14]) & s0_el[14], (~pc1_stamp[13]) & s0_el[13], (~pc1_stamp[12]) & s0_el[12],
-        (~pc1_stamp[11]) & s0_el[11], (~pc1_stamp[10]) & s0_el[10], (~pc1_stamp[9]) & s0_el[9], (~pc1_stamp[8]) & s0_el[8],
-        (~pc1_stamp[7]) & s0_el[7], (~pc1_stamp[6]) & s0_el[6], (~pc1_stamp[5]) & s0_el[5], (~pc1_stamp[4]) & s0_el[4], (~pc1_stamp[3]) & s0_el[3],
-        (~pc1_stamp[2]) & s0_el[2], (~pc1_stamp[1]) & s0_el[1], (~pc1_stamp[0]) & s0_el[0]
-    };
-    wire [30:0] lt_pc1_stamp_s0_el_e0;
-    assign lt_pc1_stamp_s0_el_e0 = {
-        ~(pc1_stamp[31] ^ s0_el[31]), ~(pc1_stamp[30] ^ s0_el[30]), ~(pc1_stamp[29] ^ s0_el[29]), ~(pc1_stamp[28] ^ s0_el[28]),
-        ~(pc1_stamp[27] ^ s0_el[27]), ~(pc1_stamp[26] ^ s0_el[26]), ~(pc1_stamp[25] ^ s0_el[25]), ~(pc1_stamp[24] ^ s0_el[24]),
-        ~(pc1_stamp[23] ^ s0_el[23]), ~(pc1_stamp[22] ^ s0_el[22]), ~(pc1_stamp[21] ^ s0_el[21]), ~(pc1_stamp[20] ^ s0_el[20]),
-        ~(pc1_stamp[19] ^ s0_el[19]), ~(pc1_stamp[18] ^ s0_el[18]), ~(pc1_stamp[17] ^ s0_el[17]), ~(pc1_stamp[16] ^ s0_el[16]),
-        ~(pc1_stamp[15] ^ s0_el[15]), ~(pc1_stamp[14] ^ s0_el[14]), ~(pc1_stamp[13] ^ s0_el[13]), ~(pc1_stamp[12] ^ s0_el[12]),
-        ~(pc1_stamp[11] ^ s0_el[11]), ~(pc1_stamp[10] ^ s0_el[10]), ~(pc1_stamp[9] ^ s0_el[9]), ~(pc1_stamp[8] ^ s0_el[8]),
-        ~(pc1_stamp[7] ^ s0_el[7]), ~(pc1_stamp[6] ^ s0_el[6]), ~(pc1_stamp[5] ^ s0_el[5]), ~(pc1_stamp[4] ^ s0_el[4]), ~(pc1_stamp[3] ^ s0_el[3]),
-        ~(pc1_stamp[2] ^ s0_el[2]), ~(pc1_stamp[1] ^ s0_el[1])
-    };
-    wire [15:0] lt_pc1_stamp_s0_el_l1;
-    assign lt_pc1_stamp_s0_el_l1 = {
-        lt_pc1_stamp_s0_el_l0[31] | (lt_pc1_stamp_s0_el_e0[30] & lt_pc1_stamp_s0_el_l0[30]),
-        lt_pc1_stamp_s0_el_l0[29] | (lt_pc1_stamp_s0_el_e0[28] & lt_pc1_stamp_s0_el_l0[28]),
-        lt_pc1_stamp_s0_el_l0[27] | (lt_pc1_stamp_s0_el_e0[26] & lt_pc1_stamp_s0_el_l0[26]),
-        lt_pc1_stamp_s0_el_l0[25] | (lt_pc1_stamp_s0_el_e0[24] & lt_pc1_stamp_s0_el_l0[24]),
-        lt_pc1_stamp_s0_el_l0[23] | (lt_pc1_stamp_s0_el_e0[22] & lt_pc1_stamp_s0_el_l0[22]),
-        lt_pc1_stamp_s0_el_l0[21] | (lt_pc1_stamp_s0_el_e0[20] & lt_pc1_stamp_s0_el_l0[20]),
-        lt_pc1_stamp_s0_el_l0[19] | (lt_pc1_stamp_s0_el_e0[18] & lt_pc1_stamp_s0_el_l0[18]),
-        lt_pc1_stamp_s0_el_l0[17] | (lt_pc1_stamp_s0_el_e0[16] & lt_pc1_stamp_s0_el_l0[16]),
-        lt_pc1_stamp_s0_el_l0[15] | (lt_pc1_stamp_s0_el_e0[14] & lt_pc1_stamp_s0_el_l0[14]),
-        lt_pc1_stamp_s0_el_l0[13] | (lt_pc1_stamp_s0_el_e0[12] & lt_pc1_stamp_s0_el_l0[12]),
-        lt_pc1_stamp_s0_el_l0[11] | (lt_pc1_stamp_s0_el_e0[10] & lt_pc1_stamp_s0_el_l0[10]),
-        lt_pc1_stamp_s0_el_l0[9] | (lt_pc1_stamp_s0_el_e0[8] & lt_pc1_stamp_s0_el_l0[8]),
-        lt_pc1_stamp_s0_el_l0[7] | (lt_pc1_stamp_s0_el_e0[6] & lt_pc1_stamp_s0_el_l0[6]),
-        lt_pc1_stamp_s0_el_l0[5] | (lt_pc1_stamp_s0_el_e0[4] & lt_pc1_stamp_s0_el_l0[4]),
-        lt_pc1_stamp_s0_el_l0[3] | (lt_pc1_stamp_s0_el_e0[2] & lt_pc1_stamp_s0_el_l0[2]),
-        lt_pc1_stamp_s0_el_l0[1] | (lt_pc1_stamp_s0_el_e0[0] & lt_pc1_stamp_s0_el_l0[0])
-    };
-    wire [14:0] lt_pc1_stamp_s0_el_e1;
-    assign lt_pc1_stamp_s0_el_e1 = {
-        lt_pc1_stamp_s0_el_e0[30] & lt_pc1_stamp_s0_el_e0[29], lt_pc1_stamp_s0_el_e0[28] & lt_pc1_stamp_s0_el_e0[27],
-        lt_pc1_stamp_s0_el_e0[26] & lt_pc1_stamp_s0_el_e0[25], lt_pc1_stamp_s0_el_e0[24] & lt_pc1_stamp_s0_el_e0[23],
-        lt_pc1_stamp_s0_el_e0[22] & lt_pc1_stamp_s0_el_e0[21], lt_pc1_stamp_s0_el_e0[20] & lt_pc1_stamp_s0_el_e0[19],
-        lt_pc1_stamp_s0_el_e0[18] & lt_pc1_stamp_s0_el_e0[17], lt_pc1_stamp_s0_el_e0[16] & lt_pc1_stamp_s0_el_e0[15],
-        lt_pc1_stamp_s0_el_e0[14] & lt_pc1_stamp_s0_el_e0[13], lt_pc1_stamp_s0_el_e0[12] & lt_pc1_stamp_s0_el_e0[11],
-        lt_pc1_stamp_s0_el_e0[10] & lt_pc1_stamp_s0_el_e0[9], lt_pc1_stamp_s0_el_e0[8] & lt_pc1_stamp_s0_el_e0[7],
-        lt_pc1_stamp_s0_el_e0[6] & lt_pc1_stamp_s0_el_e0[5], lt_pc1_stamp_s0_el_e0[4] & lt_pc1_stamp_s0_el_e0[3],
-        lt_pc1_stamp_s0_el_e0[2] & lt_pc1_stamp_s0_el_e0[1]
-    };
-    wire [7:0] lt_pc1_stamp_s0_el_l2;
-    assign lt_pc1_stamp_s0_el_l2 = {
-        lt_pc1_stamp_s0_el_l1[15] | (lt_pc1_stamp_s0_el_e1[14] & lt_pc1_stamp_s0_el_l1[14]),
-        lt_pc1_stamp_s0_el_l1[13] | (lt_pc1_stamp_s0_el_e1[12] & lt_pc1_stamp_s0_el_l1[12]),
-        lt_pc1_stamp_s0_el_l1[11] | (lt_pc1_stamp_s0_el_e1[10] & lt_pc1_stamp_s0_el_l1[10]),
-        lt_pc1_stamp_s0_el_l1[9] | (lt_pc1_stamp_s0_el_e1[8] & lt_pc1_stamp_s0_el_l1[8]),
-        lt_pc1_stamp_s0_el_l1[7] | (lt_pc1_stamp_s0_el_e1[6] & lt_pc1_stamp_s0_el_l1[6]),
-        lt_pc1_stamp_s0_el_l1[5] | (lt_pc1_stamp_s0_el_e1[4] & lt_pc1_stamp_s0_el_l1[4]),
-        lt_pc1_stamp_s0_el_l1[3] | (lt_pc1_stamp_s0_el_e1[2] & lt_pc1_stamp_s0_el_l1[2]),
-        lt_pc1_stamp_s0_el_l1[1] | (lt_pc1_stamp_s0_el_e1[0] & lt_pc1_stamp_s0_el_l1[0])
-    };
-    wire [6:0] lt_pc1_stamp_s0_el_e2;
-    assign lt_pc1_stamp_s0_el_e2 = {
-        lt_pc1_stamp_s0_el_e1[14] & lt_pc1_stamp_s0_el_e1[13], lt_pc1_stamp_s0_el_e1[12] & lt_pc1_stamp_s0_el_e1[11],
-        lt_pc1_stamp_s0_el_e1[10] & lt_pc1_stamp_s0_el_e1[9], lt_pc1_stamp_s0_el_e1[8] & lt_pc1_stamp_s0_el_e1[7],
-        lt_pc1_stamp_s0_el_e1[6] & lt_pc1_stamp_s0_el_e1[5], lt_pc1_stamp_s0_el_e1[4] & lt_pc1_stamp_s0_el_e1[3],
-        lt_pc1_stamp_s0_el_e1[2] & lt_pc1_stamp_s0_el_e1[1]
-    };
-    wire [3:0] lt_pc1_stamp_s0_el_l3;
-    assign lt_pc1_stamp_s0_el_l3 = {
-        lt_pc1_stamp_s0_el_l2[7] | (lt_pc1_stamp_s0_el_e2[6] & lt_pc1_stamp_s0_el_l2[6]),
-        lt_pc1_stamp_s0_el_l2[5] | (lt_pc1_stamp_s0_el_e2[4] & lt_pc1_stamp_s0_el_l2[4]),
-        lt_pc1_stamp_s0_el_l2[3] | (lt_pc1_stamp_s0_el_e2[2] & lt_pc1_stamp_s0_el_l2[2]),
-        lt_pc1_stamp_s0_el_l2[1] | (lt_pc1_stamp_s0_el_e2[0] & lt_pc1_stamp_s0_el_l2[0])
-    };
-    wire [2:0] lt_pc1_stamp_s0_el_e3;
-    assign lt_pc1_stamp_s0_el_e3 = {
-        lt_pc1_stamp_s0_el_e2[6] & lt_pc1_stamp_s0_el_e2[5], lt_pc1_stamp_s0_el_e2[4] & lt_pc1_stamp_s0_el_e2[3],
-        lt_pc1_stamp_s0_el_e2[2] & lt_pc1_stamp_s0_el_e2[1]
-    };
-    wire [1:0] lt_pc1_stamp_s0_el_l4;
-    assign lt_pc1_stamp_s0_el_l4 = {
-        lt_pc1_stamp_s0_el_l3[3] | (lt_pc1_stamp_s0_el_e3[2] & lt_pc1_stamp_s0_el_l3[2]),
-        lt_pc1_stamp_s0_el_l3[1] | (lt_pc1_stamp_s0_el_e3[0] & lt_pc1_stamp_s0_el_l3[0])
-    };
-    wire lt_pc1_stamp_s0_el_e4;
-    assign lt_pc1_stamp_s0_el_e4 = lt_pc1_stamp_s0_el_e3[2] & lt_pc1_stamp_s0_el_e3[1];
-    wire lt_pc1_stamp_s0_el_l5;
-    assign lt_pc1_stamp_s0_el_l5 = lt_pc1_stamp_s0_el_l4[1] | (lt_pc1_stamp_s0_el_e4 & lt_pc1_stamp_s0_el_l4[0]);
-    wire [31:0] lt_s1_el_pc0_stamp_l0;
-    assign lt_s1_el_pc0_stamp_l0 = {
-        (~s1_el[31]) & pc0_stamp[31], (~s1_el[30]) & pc0_stamp[30], (~s1_el[29]) & pc0_stamp[29], (~s1_el[28]) & pc0_stamp[28],
-        (~s1_el[27]) & pc0_stamp[27], (~s1_el[26]) & pc0_stamp[26], (~s1_el[25]) & pc0_stamp[25], (~s1_el[24]) & pc0_stamp[24],
-        (~s1_el[23]) & pc0_stamp[23], (~s1_el[22]) & pc0_stamp[22], (~s1_el[21]) & pc0_stamp[21], (~s1_el[20]) & pc0_stamp[20],
-        (~s1_el[19]) & pc0_stamp[19], (~s1_el[18]) & pc0_stamp[18], (~s1_el[17]) & pc0_stamp[17], (~s1_el[16]) & pc0_stamp[16],
-        (~s1_el[15]) & pc0_stamp[15], (~s1_el[14]) & pc0_stamp[14], (~s1_el[13]) & pc0_stamp[13], (~s1_el[12]) & pc0_stamp[12],
-        (~s1_el[11]) & pc0_stamp[11], (~s1_el[10]) & pc0_stamp[10], (~s1_el[9]) & pc0_stamp[9], (~s1_el[8]) & pc0_stamp[8],
-        (~s1_el[7]) & pc0_stamp[7], (~s1_el[6]) & pc0_stamp[6], (~s1_el[5]) & pc0_stamp[5], (~s1_el[4]) & pc0_stamp[4], (~s1_el[3]) & pc0_stamp[3],
-        (~s1_el[2]) & pc0_stamp[2], (~s1_el[1]) & pc0_stamp[1], (~s1_el[0]) & pc0_stamp[0]
-    };
-    wire [30:0] lt_s1_el_pc0_stamp_e0;
-    assign lt_s1_el_pc0_stamp_e0 = {
-        ~(s1_el[31] ^ pc0_stamp[31]), ~(s1_el[30] ^ pc0_stamp[30]), ~(s1_el[29] ^ pc0_stamp[29]), ~(s1_el[28] ^ pc0_stamp[28]),
-        ~(s1_el[27] ^ pc0_stamp[27]), ~(s1_el[26] ^ pc0_stamp[26]), ~(s1_el[25] ^ pc0_stamp[25]), ~(s1_el[24] ^ pc0_stamp[24]),
-        ~(s1_el[23] ^ pc0_stamp[23]), ~(s1_el[22] ^ pc0_stamp[22]), ~(s1_el[21] ^ pc0_stamp[21]), ~(s1_el[20] ^ pc0_stamp[20]),
-        ~(s1_el[19] ^ pc0_stamp[19]), ~(s1_el[18] ^ pc0_stamp[18]), ~(s1_el[17] ^ pc0_stamp[17]), ~(s1_el[16] ^ pc0_stamp[16]),
-        ~(s1_el[15] ^ pc0_stamp[15]), ~(s1_el[14] ^ pc0_stamp[14]), ~(s1_el[13] ^ pc0_stamp[13]), ~(s1_el[12] ^ pc0_stamp[12]),
-        ~(s1_el[11] ^ pc0_stamp[11]), ~(s1_el[10] ^ pc0_stamp[10]), ~(s1_el[9] ^ pc0_stamp[9]), ~(s1_el[8] ^ pc0_stamp[8]),
-        ~(s1_el[7] ^ pc0_stamp[7]), ~(s1_el[6] ^ pc0_stamp[6]), ~(s1_el[5] ^ pc0_stamp[5]), ~(s1_el[4] ^ pc0_stamp[4]), ~(s1_el[3] ^ pc0_stamp[3]),
-        ~(s1_el[2] ^ pc0_stamp[2]), ~(s1_el[1] ^ pc0_stamp[1])
-    };
-    wire [15:0] lt_s1_el_pc0_stamp_l1;
-    assign lt_s1_el_pc0_stamp_l1 = {
-        lt_s1_el_pc0_stamp_l0[31] | (lt_s1_el_pc0_stamp_e0[30] & lt_s1_el_pc0_stamp_l0[30]),
-        lt_s1_el_pc0_stamp_l0[29] | (lt_s1_el_pc0_stamp_e0[28] & lt_s1_el_pc0_stamp_l0[28]),
-        lt_s1_el_pc0_stamp_l0[27] | (lt_s1_el_pc0_stamp_e0[26] & lt_s1_el_pc0_stamp_l0[26]),
-        lt_s1_el_pc0_stamp_l0[25] | (lt_s1_el_pc0_stamp_e0[24] & lt_s1_el_pc0_stamp_l0[24]),
-        lt_s1_el_pc0_stamp_l0[23] | (lt_s1_el_pc0_stamp_e0[22] & lt_s1_el_pc0_stamp_l0[22]),
-        lt_s1_el_pc0_stamp_l0[21] | (lt_s1_el_pc0_stamp_e0[20] & lt_s1_el_pc0_stamp_l0[20]),
-        lt_s1_el_pc0_stamp_l0[19] | (lt_s1_el_pc0_stamp_e0[18] & lt_s1_el_pc0_stamp_l0[18]),
-        lt_s1_el_pc0_stamp_l0[17] | (lt_s1_el_pc0_stamp_e0[16] & lt_s1_el_pc0_stamp_l0[16]),
-        lt_s1_el_pc0_stamp_l0[15] | (lt_s1_el_pc0_stamp_e0[14] & lt_s1_el_pc0_stamp_l0[14]),
-        lt_s1_el_pc0_stamp_l0[13] | (lt_s1_el_pc0_stamp_e0[12] & lt_s1_el_pc0_stamp_l0[12]),
-        lt_s1_el_pc0_stamp_l0[11] | (lt_s1_el_pc0_stamp_e0[10] & lt_s1_el_pc0_stamp_l0[10]),
-        lt_s1_el_pc0_stamp_l0[9] | (lt_s1_el_pc0_stamp_e0[8] & lt_s1_el_pc0_stamp_l0[8]),
-        lt_s1_el_pc0_stamp_l0[7] | (lt_s1_el_pc0_stamp_e0[6] & lt_s1_el_pc0_stamp_l0[6]),
-        lt_s1_el_pc0_stamp_l0[5] | (lt_s1_el_pc0_stamp_e0[4] & lt_s1_el_pc0_stamp_l0[4]),
-        lt_s1_el_pc0_stamp_l0[3] | (lt_s1_el_pc0_stamp_e0[2] & lt_s1_el_pc0_stamp_l0[2]),
-        lt_s1_el_pc0_stamp_l0[1] | (lt_s1_el_pc0_stamp_e0[0] & lt_s1_el_pc0_stamp_l0[0])
-    };
-    wire [14:0] lt_s1_el_pc0_stamp_e1;
-    assign lt_s1_el_pc0_stamp_e1 = {
-        lt_s1_el_pc0_stamp_e0[30] & lt_s1_el_pc0_stamp_e0[29], lt_s1_el_pc0_stamp_e0[28] & lt_s1_el_pc0_stamp_e0[27],
-        lt_s1_el_pc0_stamp_e0[26] & lt_s1_el_pc0_stamp_e0[25], lt_s1_el_pc0_stamp_e0[24] & lt_s1_el_pc0_stamp_e0[23],
-        lt_s1_el_pc0_stamp_e0[22] & lt_s1_el_pc0_stamp_e0[21], lt_s1_el_pc0_stamp_e0[20] & lt_s1_el_pc0_stamp_e0[19],
-        lt_s1_el_pc0_stamp_e0[18] & lt_s1_el_pc0_stamp_e0[17], lt_s1_el_pc0_stamp_e0[16] & lt_s1_el_pc0_stamp_e0[15],
-        lt_s1_el_pc0_stamp_e0[14] & lt_s1_el_pc0_stamp_e0[13], lt_s1_el_pc0_stamp_e0[12] & lt_s1_el_pc0_stamp_e0[11],
-        lt_s1_el_pc0_stamp_e0[10] & lt_s1_el_pc0_stamp_e0[9], lt_s1_el_pc0_stamp_e0[8] & lt_s1_el_pc0_stamp_e0[7],
-        lt_s1_el_pc0_stamp_e0[6] & lt_s1_el_pc0_stamp_e0[5], lt_s1_el_pc0_stamp_e0[4] & lt_s1_el_pc0_stamp_e0[3],
-        lt_s1_el_pc0_stamp_e0[2] & lt_s1_el_pc0_stamp_e0[1]
-    };
-    wire [7:0] lt_s1_el_pc0_stamp_l2;
-    assign lt_s1_el_pc0_stamp_l2 = {
-        lt_s1_el_pc0_stamp_l1[15] | (lt_s1_el_pc0_stamp_e1[14] & lt_s1_el_pc0_stamp_l1[14]),
-        lt_s1_el_pc0_stamp_l1[13] | (lt_s1_el_pc0_stamp_e1[12] & lt_s1_el_pc0_stamp_l1[12]),
-        lt_s1_el_pc0_stamp_l1[11] | (lt_s1_el_pc0_stamp_e1[10] & lt_s1_el_pc0_stamp_l1[10]),
-        lt_s1_el_pc0_stamp_l1[9] | (lt_s1_el_pc0_stamp_e1[8] & lt_s1_el_pc0_stamp_l1[8]),
-        lt_s1_el_pc0_stamp_l1[7] | (lt_s1_el_pc0_stamp_e1[6] & lt_s1_el_pc0_stamp_l1[6]),
-        lt_s1_el_pc0_stamp_l1[5] | (lt_s1_el_pc0_stamp_e1[4] & lt_s1_el_pc0_stamp_l1[4]),
-        lt_s1_el_pc0_stamp_l1[3] | (lt_s1_el_pc0_stamp_e1[2] & lt_s1_el_pc0_stamp_l1[2]),
-        lt_s1_el_pc0_stamp_l1[1] | (lt_s1_el_pc0_stamp_e1[0] & lt_s1_el_pc0_stamp_l1[0])
-    };
-    wire [6:0] lt_s1_el_pc0_stamp_e2;
-    assign lt_s1_el_pc0_stamp_e2 = {
-        lt_s1_el_pc0_stamp_e1[14] & lt_s1_el_pc0_stamp_e1[13], lt_s1_el_pc0_stamp_e1[12] & lt_s1_el_pc0_stamp_e1[11],
-        lt_s1_el_pc0_stamp_e1[10] & lt_s1_el_pc0_stamp_e1[9], lt_s1_el_pc0_stamp_e1[8] & lt_s1_el_pc0_stamp_e1[7],
-        lt_s1_el_pc0_stamp_e1[6] & lt_s1_el_pc0_stamp_e1[5], lt_s1_el_pc0_stamp_e1[4] & lt_s1_el_pc0_stamp_e1[3],
-        lt_s1_el_pc0_stamp_e1[2] & lt_s1_el_pc0_stamp_e1[1]
-    };
-    wire [3:0] lt_s1_el_pc0_stamp_l3;
-    assign lt_s1_el_pc0_stamp_l3 = {
-        lt_s1_el_pc0_stamp_l2[7] | (lt_s1_el_pc0_stamp_e2[6] & lt_s1_el_pc0_stamp_l2[6]),
-        lt_s1_el_pc0_stamp_l2[5] | (lt_s1_el_pc0_stamp_e2[4] & lt_s1_el_pc0_stamp_l2[4]),
-        lt_s1_el_pc0_stamp_l2[3] | (lt_s1_el_pc0_stamp_e2[2] & lt_s1_el_pc0_stamp_l2[2]),
-        lt_s1_el_pc0_stamp_l2[1] | (lt_s1_el_pc0_stamp_e2[0] & lt_s1_el_pc0_stamp_l2[0])
-    };
-    wire [2:0] lt_s1_el_pc0_stamp_e3;
-    assign lt_s1_el_pc0_stamp_e3 = {
-        lt_s1_el_pc0_stamp_e2[6] & lt_s1_el_pc0_stamp_e2[5], lt_s1_el_pc0_stamp_e2[4] & lt_s1_el_pc0_stamp_e2[3],
-        lt_s1_el_pc0_stamp_e2[2] & lt_s1_el_pc0_stamp_e2[1]
-    };
-    wire [1:0] lt_s1_el_pc0_stamp_l4;
-    assign lt_s1_el_pc0_stamp_l4 = {
-        lt_s1_el_pc0_stamp_l3[3] | (lt_s1_el_pc0_stamp_e3[2] & lt_s1_el_pc0_stamp_l3[2]),
-        lt_s1_el_pc0_stamp_l3[1] | (lt_s1_el_pc0_stamp_e3[0] & lt_s1_el_pc0_stamp_l3[0])
-    };
-    wire lt_s1_el_pc0_stamp_e4;
-    assign lt_s1_el_pc0_stamp_e4 = lt_s1_el_pc0_stamp_e3[2] & lt_s1_el_pc0_stamp_e3[1];
-    wire lt_s1_el_pc0_stamp_l5;
-    assign lt_s1_el_pc0_stamp_l5 = lt_s1_el_pc0_stamp_l4[1] | (lt_s1_el_pc0_stamp_e4 & lt_s1_el_pc0_stamp_l4[0]);
-    wire [31:0] lt_s1_el_s0_el_l0;
-    assign lt_s1_el_s0_el_l0 = {
-        (~s1_el[31]) & s0_el[31], (~s1_el[30]) & s0_el[30], (~s1_el[29]) & s0_el[29], (~s1_el[28]) & s0_el[28], (~s1_el[27]) & s0_el[27],
-        (~s1_el[26]) & s0_el[26], (~s1_el[25]) & s0_el[25], (~s1_el[24]) & s0_el[24], (~s1_el[23]) & s0_el[23], (~s1_el[22]) & s0_el[22],
-        (~s1_el[21]) & s0_el[21], (~s1_el[20]) & s0_el[20], (~s1_el[19]) & s0_el[19], (~s1_el[18]) & s0_el[18], (~s1_el[17]) & s0_el[17],
-        (~s1_el[16]) & s0_el[16], (~s1_el[15]) & s0_el[15], (~s1_el[14]) & s0_el[14], (~s1_el[13]) & s0_el[13], (~s1_el[12]) & s0_el[12],
-        (~s1_el[11]) & s0_el[11], (~s1_el[10]) & s0_el[10], (~s1_el[9]) & s0_el[9], (~s1_el[8]) & s0_el[8], (~s1_el[7]) & s0_el[7],
-        (~s1_el[6]) & s0_el[6], (~s1_el[5]) & s0_el[5], (~s1_el[4]) & s0_el[4], (~s1_el[3]) & s0_el[3], (~s1_el[2]) & s0_el[2],
-        (~s1_el[1]) & s0_el[1], (~s1_el[0]) & s0_el[0]
-    };
-    wire [30:0] lt_s1_el_s0_el_e0;
-    assign lt_s1_el_s0_el_e0 = {
-        ~(s1_el[31] ^ s0_el[31]), ~(s1_el[30] ^ s0_el[30]), ~(s1_el[29] ^ s0_el[29]), ~(s1_el[28] ^ s0_el[28]), ~(s1_el[27] ^ s0_el[27]),
-        ~(s1_el[26] ^ s0_el[26]), ~(s1_el[25] ^ s0_el[25]), ~(s1_el[24] ^ s0_el[24]), ~(s1_el[23] ^ s0_el[23]), ~(s1_el[22] ^ s0_el[22]),
-        ~(s1_el[21] ^ s0_el[21]), ~(s1_el[20] ^ s0_el[20]), ~(s1_el[19] ^ s0_el[19]), ~(s1_el[18] ^ s0_el[18]), ~(s1_el[17] ^ s0_el[17]),
-        ~(s1_el[16] ^ s0_el[16]), ~(s1_el[15] ^ s0_el[15]), ~(s1_el[14] ^ s0_el[14]), ~(s1_el[13] ^ s0_el[13]), ~(s1_el[12] ^ s0_el[12]),
-        ~(s1_el[11] ^ s0_el[11]), ~(s1_el[10] ^ s0_el[10]), ~(s1_el[9] ^ s0_el[9]), ~(s1_el[8] ^ s0_el[8]), ~(s1_el[7] ^ s0_el[7]),
-        ~(s1_el[6] ^ s0_el[6]), ~(s1_el[5] ^ s0_el[5]), ~(s1_el[4] ^ s0_el[4]), ~(s1_el[3] ^ s0_el[3]), ~(s1_el[2] ^ s0_el[2]),
-        ~(s1_el[1] ^ s0_el[1])
-    };
-    wire [15:0] lt_s1_el_s0_el_l1;
-    assign lt_s1_el_s0_el_l1 = {
-        lt_s1_el_s0_el_l0[31] | (lt_s1_el_s0_el_e0[30] & lt_s1_el_s0_el_l0[30]),
-        lt_s1_el_s0_el_l0[29] | (lt_s1_el_s0_el_e0[28] & lt_s1_el_s0_el_l0[28]),
-        lt_s1_el_s0_el_l0[27] | (lt_s1_el_s0_el_e0[26] & lt_s1_el_s0_el_l0[26]),
-        lt_s1_el_s0_el_l0[25] | (lt_s1_el_s0_el_e0[24] & lt_s1_el_s0_el_l0[24]),
-        lt_s1_el_s0_el_l0[23] | (lt_s1_el_s0_el_e0[22] & lt_s1_el_s0_el_l0[22]),
-        lt_s1_el_s0_el_l0[21] | (lt_s1_el_s0_el_e0[20] & lt_s1_el_s0_el_l0[20]),
-        lt_s1_el_s0_el_l0[19] | (lt_s1_el_s0_el_e0[18] & lt_s1_el_s0_el_l0[18]),
-        lt_s1_el_s0_el_l0[17] | (lt_s1_el_s0_el_e0[16] & lt_s1_el_s0_el_l0[16]),
-        lt_s1_el_s0_el_l0[15] | (lt_s1_el_s0_el_e0[14] & lt_s1_el_s0_el_l0[14]),
-        lt_s1_el_s0_el_l0[13] | (lt_s1_el_s0_el_e0[12] & lt_s1_el_s0_el_l0[12]),
-        lt_s1_el_s0_el_l0[11] | (lt_s1_el_s0_el_e0[10] & lt_s1_el_s0_el_l0[10]), lt_s1_el_s0_el_l0[9] | (lt_s1_el_s0_el_e0[8] & lt_s1_el_s0_el_l0[8]),
-        lt_s1_el_s0_el_l0[7] | (lt_s1_el_s0_el_e0[6] & lt_s1_el_s0_el_l0[6]), lt_s1_el_s0_el_l0[5] | (lt_s1_el_s0_el_e0[4] & lt_s1_el_s0_el_l0[4]),
-        lt_s1_el_s0_el_l0[3] | (lt_s1_el_s0_el_e0[2] & lt_s1_el_s0_el_l0[2]), lt_s1_el_s0_el_l0[1] | (lt_s1_el_s0_el_e0[0] & lt_s1_el_s0_el_l0[0])
-    };
-    wire [14:0] lt_s1_el_s0_el_e1;
-    assign lt_s1_el_s0_el_e1 = {
-        lt_s1_el_s0_el_e0[30] & lt_s1_el_s0_el_e0[29], lt_s1_el_s0_el_e0[28] & lt_s1_el_s0_el_e0[27], lt_s1_el_s0_el_e0[26] & lt_s1_el_s0_el_e0[25],
-        lt_s1_el_s0_el_e0[24] & lt_s1_el_s0_el_e0[23], lt_s1_el_s0_el_e0[22] & lt_s1_el_s0_el_e0[21], lt_s1_el_s0_el_e0[20] & lt_s1_el_s0_el_e0[19],
-        lt_s1_el_s0_el_e0[18] & lt_s1_el_s0_el_e0[17], lt_s1_el_s0_el_e0[16] & lt_s1_el_s0_el_e0[15], lt_s1_el_s0_el_e0[14] & lt_s1_el_s0_el_e0[13],
-        lt_s1_el_s0_el_e0[12] & lt_s1_el_s0_el_e0[11], lt_s1_el_s0_el_e0[10] & lt_s1_el_s0_el_e0[9], lt_s1_el_s0_el_e0[8] & lt_s1_el_s0_el_e0[7],
-        lt_s1_el_s0_el_e0[6] & lt_s1_el_s0_el_e0[5], lt_s1_el_s0_el_e0[4] & lt_s1_el_s0_el_e0[3], lt_s1_el_s0_el_e0[2] & lt_s1_el_s0_el_e0[1]
-    };
-    wire [7:0] lt_s1_el_s0_el_l2;
-    assign lt_s1_el_s0_el_l2 = {
-        lt_s1_el_s0_el_l1[15] | (lt_s1_el_s0_el_e1[14] & lt_s1_el_s0_el_l1[14]),
-        lt_s1_el_s0_el_l1[13] | (lt_s1_el_s0_el_e1[12] & lt_s1_el_s0_el_l1[12]),
-        lt_s1_el_s0_el_l1[11] | (lt_s1_el_s0_el_e1[10] & lt_s1_el_s0_el_l1[10]), lt_s1_el_s0_el_l1[9] | (lt_s1_el_s0_el_e1[8] & lt_s1_el_s0_el_l1[8]),
-        lt_s1_el_s0_el_l1[7] | (lt_s1_el_s0_el_e1[6] & lt_s1_el_s0_el_l1[6]), lt_s1_el_s0_el_l1[5] | (lt_s1_el_s0_el_e1[4] & lt_s1_el_s0_el_l1[4]),
-        lt_s1_el_s0_el_l1[3] | (lt_s1_el_s0_el_e1[2] & lt_s1_el_s0_el_l1[2]), lt_s1_el_s0_el_l1[1] | (lt_s1_el_s0_el_e1[0] & lt_s1_el_s0_el_l1[0])
-    };
-    wire [6:0] lt_s1_el_s0_el_e2;
-    assign lt_s1_el_s0_el_e2 = {
-        lt_s1_el_s0_el_e1[14] & lt_s1_el_s0_el_e1[13], lt_s1_el_s0_el_e1[12] & lt_s1_el_s0_el_e1[11], lt_s1_el_s0_el_e1[10] & lt_s1_el_s0_el_e1[9],
-        lt_s1_el_s0_el_e1[8] & lt_s1_el_s0_el_e1[7], lt_s1_el_s0_el_e1[6] & lt_s1_el_s0_el_e1[5], lt_s1_el_s0_el_e1[4] & lt_s1_el_s0_el_e1[3],
-        lt_s1_el_s0_el_e1[2] & lt_s1_el_s0_el_e1[1]
-    };
-    wire [3:0] lt_s1_el_s0_el_l3;
-    assign lt_s1_el_s0_el_l3 = {
-        lt_s1_el_s0_el_l2[7] | (lt_s1_el_s0_el_e2[6] & lt_s1_el_s0_el_l2[6]), lt_s1_el_s0_el_l2[5] | (lt_s1_el_s0_el_e2[4] & lt_s1_el_s0_el_l2[4]),
-        lt_s1_el_s0_el_l2[3] | (lt_s1_el_s0_el_e2[2] & lt_s1_el_s0_el_l2[2]), lt_s1_el_s0_el_l2[1] | (lt_s1_el_s0_el_e2[0] & lt_s1_el_s0_el_l2[0])
-    };
-    wire [2:0] lt_s1_el_s0_el_e3;
-    assign lt_s1_el_s0_el_e3 = {
-        lt_s1_el_s0_el_e2[6] & lt_s1_el_s0_el_e2[5], lt_s1_el_s0_el_e2[4] & lt_s1_el_s0_el_e2[3], lt_s1_el_s0_el_e2[2] & lt_s1_el_s0_el_e2[1]
-    };
-    wire [1:0] lt_s1_el_s0_el_l4;
-    assign lt_s1_el_s0_el_l4 = {
-        lt_s1_el_s0_el_l3[3] | (lt_s1_el_s0_el_e3[2] & lt_s1_el_s0_el_l3[2]), lt_s1_el_s0_el_l3[1] | (lt_s1_el_s0_el_e3[0] & lt_s1_el_s0_el_l3[0])
-    };
-    wire lt_s1_el_s0_el_e4;
-    assign lt_s1_el_s0_el_e4 = lt_s1_el_s0_el_e3[2] & lt_s1_el_s0_el_e3[1];
-    wire lt_s1_el_s0_el_l5;
-    assign lt_s1_el_s0_el_l5 = lt_s1_el_s0_el_l4[1] | (lt_s1_el_s0_el_e4 & lt_s1_el_s0_el_l4[0]);
-    wire pe_1_0;
-    assign pe_1_0 = (lt_pc1_stamp_pc0_stamp_l5 | lt_pc1_stamp_s0_el_l5) & (lt_s1_el_pc0_stamp_l5 | lt_s1_el_s0_el_l5);
-    wire [31:0] lt_pc2_stamp_pc0_stamp_l0;
-    assign lt_pc2_stamp_pc0_stamp_l0 = {
-        (~pc2_stamp[31]) & pc0_stamp[31], (~pc2_stamp[30]) & pc0_stamp[30], (~pc2_stamp[29]) & pc0_stamp[29], (~pc2_stamp[28]) & pc0_stamp[28],
-        (~pc2_stamp[27]) & pc0_stamp[27], (~pc2_stamp[26]) & pc0_stamp[26], (~pc2_stamp[25]) & pc0_stamp[25], (~pc2_stamp[24]) & pc0_stamp[24],
-        (~pc2_stamp[23]) & pc0_stamp[23], (~pc2_stamp[22]) & pc0_stamp[22], (~pc2_stamp[21]) & pc0_stamp[21], (~pc2_stamp[20]) & pc0_stamp[20],
-        (~pc2_stamp[19]) & pc0_stamp[19], (~pc2_stamp[18]) & pc0_stamp[18], (~pc2_stamp[17]) & pc0_stamp[17], (~pc2_stamp[16]) & pc0_stamp[16],
-        (~pc2_stamp[15]) & pc0_stamp[15], (~pc2_stamp[14]) & pc0_stamp[14], (~pc2_stamp[13]) & pc0_stamp[13], (~pc2_stamp[12]) & pc0_stamp[12],
-        (~pc2_stamp[11]) & pc0_stamp[11], (~pc2_stamp[10]) & pc0_stamp[10], (~pc2_stamp[9]) & pc0_stamp[9], (~pc2_stamp[8]) & pc0_stamp[8],
-        (~pc2_stamp[7]) & pc0_stamp[7], (~pc2_stamp[6]) & pc0_stamp[6], (~pc2_stamp[5]) & pc0_stamp[5], (~pc2_stamp[4]) & pc0_stamp[4],
-        (~pc2_stamp[3]) & pc0_stamp[3], (~pc2_stamp[2]) & pc0_stamp[2], (~pc2_stamp[1]) & pc0_stamp[1], (~pc2_stamp[0]) & pc0_stamp[0]
-    };
-    wire [30:0] lt_pc2_stamp_pc0_stamp_e0;
-    assign lt_pc2_stamp_pc0_stamp_e0 = {
-        ~(pc2_stamp[31] ^ pc0_stamp[31]), ~(pc2_stamp[30] ^ pc0_stamp[30]), ~(pc2_stamp[29] ^ pc0_stamp[29]), ~(pc2_stamp[28] ^ pc0_stamp[28]),
-        ~(pc2_stamp[27] ^ pc0_stamp[27]), ~(pc2_stamp[26] ^ pc0_stamp[26]), ~(pc2_stamp[25] ^ pc0_stamp[25]), ~(pc2_stamp[24] ^ pc0_stamp[24]),
-        ~(pc2_stamp[23] ^ pc0_stamp[23]), ~(pc2_stamp[22] ^ pc0_stamp[22]), ~(pc2_stamp[21] ^ pc0_stamp[21]), ~(pc2_stamp[20] ^ pc0_stamp[20]),
-        ~(pc2_stamp[19] ^ pc0_stamp[19]), ~(pc2_stamp[18] ^ pc0_stamp[18]), ~(pc2_stamp[17] ^ pc0_stamp[17]), ~(pc2_stamp[16] ^ pc0_stamp[16]),
-        ~(pc2_stamp[15] ^ pc0_stamp[15]), ~(pc2_stamp[14] ^ pc0_stamp[14]), ~(pc2_stamp[13] ^ pc0_stamp[13]), ~(pc2_stamp[12] ^ pc0_stamp[12]),
-        ~(pc2_stamp[11] ^ pc0_stamp[11]), ~(pc2_stamp[10] ^ pc0_stamp[10]), ~(pc2_stamp[9] ^ pc0_stamp[9]), ~(pc2_stamp[8] ^ pc0_stamp[8]),
-        ~(pc2_stamp[7] ^ pc0_stamp[7]), ~(pc2_stamp[6] ^ pc0_stamp[6]), ~(pc2_stamp[5] ^ pc0_stamp[5]), ~(pc2_stamp[4] ^ pc0_stamp[4]),
-        ~(pc2_stamp[3] ^ pc0_stamp[3]), ~(pc2_stamp[2] ^ pc0_stamp[2]), ~(pc2_stamp[1] ^ pc0_stamp[1])
-    };
-    wire [15:0] lt_pc2_stamp_pc0_stamp_l1;
-    assign lt_pc2_stamp_pc0_stamp_l1 = {
-        lt_pc2_stamp_pc0_stamp_l0[31] | (lt_pc2_stamp_pc0_stamp_e0[30] & lt_pc2_stamp_pc0_stamp_l0[30]),
-        lt_pc2_stamp_pc0_stamp_l0[29] | (lt_pc2_stamp_pc0_stamp_e0[28] & lt_pc2_stamp_pc0_stamp_l0[28]),
-        lt_pc2_stamp_pc0_stamp_l0[27] | (lt_pc2_stamp_pc0_stamp_e0[26] & lt_pc2_stamp_pc0_stamp_l0[26]),
-        lt_pc2_stamp_pc0_stamp_l0[25] | (lt_pc2_stamp_pc0_stamp_e0[24] & lt_pc2_stamp_pc0_stamp_l0[24]),
-        lt_pc2_stamp_pc0_stamp_l0[23] | (lt_pc2_stamp_pc0_stamp_e0[22] & lt_pc2_stamp_pc0_stamp_l0[22]),
-        lt_pc2_stamp_pc0_stamp_l0[21] | (lt_pc2_stamp_pc0_stamp_e0[20] & lt_pc2_stamp_pc0_stamp_l0[20]),
-        lt_pc2_stamp_pc0_stamp_l0[19] | (lt_pc2_stamp_pc0_stamp_e0[18] & lt_pc2_stamp_pc0_stamp_l0[18]),
-        lt_pc2_stamp_pc0_stamp_l0[17] | (lt_pc2_stamp_pc0_stamp_e0[16] & lt_pc2_stamp_pc0_stamp_l0[16]),
-        lt_pc2_stamp_pc0_stamp_l0[15] | (lt_pc2_stamp_pc0_stamp_e0[14] & lt_pc2_stamp_pc0_stamp_l0[14]),
-        lt_pc2_stamp_pc0_stamp_l0[13] | (lt_pc2_stamp_pc0_stamp_e0[12] & lt_pc2_stamp_pc0_stamp_l0[12]),
-        lt_pc2_stamp_pc0_stamp_l0[11] | (lt_pc2_stamp_pc0_stamp_e0[10] & lt_pc2_stamp_pc0_stamp_l0[10]),
-        lt_pc2_stamp_pc0_stamp_l0[9] | (lt_pc2_stamp_pc0_stamp_e0[8] & lt_pc2_stamp_pc0_stamp_l0[8]),
-        lt_pc2_stamp_pc0_stamp_l0[7] | (lt_pc2_stamp_pc0_stamp_e0[6] & lt_pc2_stamp_pc0_stamp_l0[6]),
-        lt_pc2_stamp_pc0_stamp_l0[5] | (lt_pc2_stamp_pc0_stamp_e0[4] & lt_pc2_stamp_pc0_stamp_l0[4]),
-        lt_pc2_stamp_pc0_stamp_l0[3] | (lt_pc2_stamp_pc0_stamp_e0[2] & lt_pc2_stamp_pc0_stamp_l0[2]),
-        lt_pc2_stamp_pc0_stamp_l0[1] | (lt_pc2_stamp_pc0_stamp_e0[0] & lt_pc2_stamp_pc0_stamp_l0[0])
-    };
-    wire [14:0] lt_pc2_stamp_pc0_stamp_e1;
-    assign lt_pc2_stamp_pc0_stamp_e1 = {
-        lt_pc2_stamp_pc0_stamp_e0[30] & lt_pc2_stamp_pc0_stamp_e0[29], lt_pc2_stamp_pc0_stamp_e0[28] & lt_pc2_stamp_pc0_stamp_e0[27],
-        lt_pc2_stamp_pc0_stamp_e0[26] & lt_pc2_stamp_pc0_stamp_e0[25], lt_pc2_stamp_pc0_stamp_e0[24] & lt_pc2_stamp_pc0_stamp_e0[23],
-        lt_pc2_stamp_pc0_stamp_e0[22] & lt_pc2_stamp_pc0_stamp_e0[21], lt_pc2_stamp_pc0_stamp_e0[20] & lt_pc2_stamp_pc0_stamp_e0[19],
-        lt_pc2_stamp_pc0_stamp_e0[18] & lt_pc2_stamp_pc0_stamp_e0[17], lt_pc2_stamp_pc0_stamp_e0[16] & lt_pc2_stamp_pc0_stamp_e0[15],
-        lt_pc2_stamp_pc0_stamp_e0[14] & lt_pc2_stamp_pc0_stamp_e0[13], lt_pc2_stamp_pc0_stamp_e0[12] & lt_pc2_stamp_pc0_stamp_e0[11],
-        lt_pc2_stamp_pc0_stamp_e0[10] & lt_pc2_stamp_pc0_stamp_e0[9], lt_pc2_stamp_pc0_stamp_e0[8] & lt_pc2_stamp_pc0_stamp_e0[7],
-        lt_pc2_stamp_pc0_stamp_e0[6] & lt_pc2_stamp_pc0_stamp_e0[5], lt_pc2_stamp_pc0_stamp_e0[4] & lt_pc2_stamp_pc0_stamp_e0[3],
-        lt_pc2_stamp_pc0_stamp_e0[2] & lt_pc2_stamp_pc0_stamp_e0[1]
-    };
-    wire [7:0] lt_pc2_stamp_pc0_stamp_l2;
-    assign lt_pc2_stamp_pc0_stamp_l2 = {
-        lt_pc2_stamp_pc0_stamp_l1[15] | (lt_pc2_stamp_pc0_stamp_e1[14] & lt_pc2_stamp_pc0_stamp_l1[14]),
-        lt_pc2_stamp_pc0_stamp_l1[13] | (lt_pc2_stamp_pc0_stamp_e1[12] & lt_pc2_stamp_pc0_stamp_l1[12]),
-        lt_pc2_stamp_pc0_stamp_l1[11] | (lt_pc2_stamp_pc0_stamp_e1[10] & lt_pc2_stamp_pc0_stamp_l1[10]),
-        lt_pc2_stamp_pc0_stamp_l1[9] | (lt_pc2_stamp_pc0_stamp_e1[8] & lt_pc2_stamp_pc0_stamp_l1[8]),
-        lt_pc2_stamp_pc0_stamp_l1[7] | (lt_pc2_stamp_pc0_stamp_e1[6] & lt_pc2_stamp_pc0_stamp_l1[6]),
-        lt_pc2_stamp_pc0_stamp_l1[5] | (lt_pc2_stamp_pc0_stamp_e1[4] & lt_pc2_stamp_pc0_stamp_l1[4]),
-        lt_pc2_stamp_pc0_stamp_l1[3] | (lt_pc2_stamp_pc0_stamp_e1[2] & lt_pc2_stamp_pc0_stamp_l1[2]),
-        lt_pc2_stamp_pc0_stamp_l1[1] | (lt_pc2_stamp_pc0_stamp_e1[0] & lt_pc2_stamp_pc0_stamp_l1[0])
-    };
-    wire [6:0] lt_pc2_stamp_pc0_stamp_e2;
-    assign lt_pc2_stamp_pc0_stamp_e2 = {
-        lt_pc2_stamp_pc0_stamp_e1[14] & lt_pc2_stamp_pc0_stamp_e1[13], lt_pc2_stamp_pc0_stamp_e1[12] & lt_pc2_stamp_pc0_stamp_e1[11],
-        lt_pc2_stamp_pc0_stamp_e1[10] & lt_pc2_stamp_pc0_stamp_e1[9], lt_pc2_stamp_pc0_stamp_e1[8] & lt_pc2_stamp_pc0_stamp_e1[7],
-        lt_pc2_stamp_pc0_stamp_e1[6] & lt_pc2_stamp_pc0_stamp_e1[5], lt_pc2_stamp_pc0_stamp_e1[4] & lt_pc2_stamp_pc0_stamp_e1[3],
-        lt_pc2_stamp_pc0_stamp_e1[2] & lt_pc2_stamp_pc0_stamp_e1[1]
-    };
-    wire [3:0] lt_pc2_stamp_pc0_stamp_l3;
-    assign lt_pc2_stamp_pc0_stamp_l3 = {
-        lt_pc2_stamp_pc0_stamp_l2[7] | (lt_pc2_stamp_pc0_stamp_e2[6] & lt_pc2_stamp_pc0_stamp_l2[6]),
-        lt_pc2_stamp_pc0_stamp_l2[5] | (lt_pc2_stamp_pc0_stamp_e2[4] & lt_pc2_stamp_pc0_stamp_l2[4]),
-        lt_pc2_stamp_pc0_stamp_l2[3] | (lt_pc2_stamp_pc0_stamp_e2[2] & lt_pc2_stamp_pc0_stamp_l2[2]),
-        lt_pc2_stamp_pc0_stamp_l2[1] | (lt_pc2_stamp_pc0_stamp_e2[0] & lt_pc2_stamp_pc0_stamp_l2[0])
-    };
-    wire [2:0] lt_pc2_stamp_pc0_stamp_e3;
-    assign lt_pc2_stamp_pc0_stamp_e3 = {
-        lt_pc2_stamp_pc0_stamp_e2[6] & lt_pc2_stamp_pc0_stamp_e2[5], lt_pc2_stamp_pc0_stamp_e2[4] & lt_pc2_stamp_pc0_stamp_e2[3],
-        lt_pc2_stamp_pc0_stamp_e2[2] & lt_pc2_stamp_pc0_stamp_e2[1]
-    };
-    wire [1:0] lt_pc2_stamp_pc0_stamp_l4;
-    assign lt_pc2_stamp_pc0_stamp_l4 = {
-        lt_pc2_stamp_pc0_stamp_l3[3] | (lt_pc2_stamp_pc0_stamp_e3[2] & lt_pc2_stamp_pc0_stamp_l3[2]),
-        lt_pc2_stamp_pc0_stamp_l3[1] | (lt_pc2_stamp_pc0_stamp_e3[0] & lt_pc2_stamp_pc0_stamp_l3[0])
-    };
-    wire lt_pc2_stamp_pc0_stamp_e4;
-    assign lt_pc2_stamp_pc0_stamp_e4 = lt_pc2_stamp_pc0_stamp_e3[2] & lt_pc2_stamp_pc0_stamp_e3[1];
-    wire lt_pc2_stamp_pc0_stamp_l5;
-    assign lt_pc2_stamp_pc0_stamp_l5 = lt_pc2_stamp_pc0_stamp_l4[1] | (lt_pc2_stamp_pc0_stamp_e4 & lt_pc2_stamp_pc0_stamp_l4[0]);
-    wire [31:0] lt_pc2_stamp_s0_el_l0;
-    assign lt_pc2_stamp_s0_el_l0 = {
-        (~pc2_stamp[31]) & s0_el[31], (~pc2_stamp[30]) & s0_el[30], (~pc2_stamp[29]) & s0_el[29], (~pc2_stamp[28]) & s0_el[28],
-        (~pc2_stamp[27]) & s0_el[27], (~pc2_stamp[26]) & s0_el[26], (~pc2_stamp[25]) & s0_el[25], (~pc2_stamp[24]) & s0_el[24],
-        (~pc2_stamp[23]) & s0_el[23], (~pc2_stamp[22]) & s0_el[22], (~pc2_stamp[21]) & s0_el[21], (~pc2_stamp[20]) & s0_el[20],
-        (~pc2_stamp[19]) & s0_el[19], (~pc2_stamp[18]) & s0_el[18], (~pc2_stamp[17]) & s0_el[17], (~pc2_stamp[16]) & s0_el[16],
-        (~pc2_stamp[15]) & s0_el[15], (~pc2_stamp[14]) & s0_el[14], (~pc2_stamp[13]) & s0_el[13], (~pc2_stamp[12]) & s0_el[12],
-        (~pc2_stamp[11]) & s0_el[11], (~pc2_stamp[10]) & s0_el[10], (~pc2_stamp[9]) & s0_el[9], (~pc2_stamp[8]) & s0_el[8],
-        (~pc2_stamp[7]) & s0_el[7], (~pc2_stamp[6]) & s0_el[6], (~pc2_stamp[5]) & s0_el[5], (~pc2_stamp[4]) & s0_el[4], (~pc2_stamp[3]) & s0_el[3],
-        (~pc2_stamp[2]) & s0_el[2], (~pc2_stamp[1]) & s0_el[1], (~pc2_stamp[0]) & s0_el[0]
-    };
-    wire [30:0] lt_pc2_stamp_s0_el_e0;
-    assign lt_pc2_stamp_s0_el_e0 = {
-        ~(pc2_stamp[31] ^ s0_el[31]), ~(pc2_stamp[30] ^ s0_el[30]), ~(pc2_stamp[29] ^ s0_el[29]), ~(pc2_stamp[28] ^ s0_el[28]),
-        ~(pc2_stamp[27] ^ s0_el[27]), ~(pc2_stamp[26] ^ s0_el[26]), ~(pc2_stamp[25] ^ s0_el[25]), ~(pc2_stamp[24] ^ s0_el[24]),
-        ~(pc2_stamp[23] ^ s0_el[23]), ~(pc2_stamp[22] ^ s0_el[22]), ~(pc2_stamp[21] ^ s0_el[21]), ~(pc2_stamp[20] ^ s0_el[20]),
-        ~(pc2_stamp[19] ^ s0_el[19]), ~(pc2_stamp[18] ^ s0_el[18]), ~(pc2_stamp[17] ^ s0_el[17]), ~(pc2_stamp[16] ^ s0_el[16]),
-        ~(pc2_stamp[15] ^ s0_el[15]), ~(pc2_stamp[14] ^ s0_el[14]), ~(pc2_stamp[13] ^ s0_el[13]), ~(pc2_stamp[12] ^ s0_el[12]),
-        ~(pc2_stamp[11] ^ s0_el[11]), ~(pc2_stamp[10] ^ s0_el[10]), ~(pc2_stamp[9] ^ s0_el[9]), ~(pc2_stamp[8] ^ s0_el[8]),
-        ~(pc2_stamp[7] ^ s0_el[7]), ~(pc2_stamp[6] ^ s0_el[6]), ~(pc2_stamp[5] ^ s0_el[5]), ~(pc2_stamp[4] ^ s0_el[4]), ~(pc2_stamp[3] ^ s0_el[3]),
-        ~(pc2_stamp[2] ^ s0_el[2]), ~(pc2_stamp[1] ^ s0_el[1])
-    };
-    wire [15:0] lt_pc2_stamp_s0_el_l1;
-    assign lt_pc2_stamp_s0_el_l1 = {
-        lt_pc2_stamp_s0_el_l0[31] | (lt_pc2_stamp_s0_el_e0[30] & lt_pc2_stamp_s0_el_l0[30]),
-        lt_pc2_stamp_s0_el_l0[29] | (lt_pc2_stamp_s0_el_e0[28] & lt_pc2_stamp_s0_el_l0[28]),
-        lt_pc2_stamp_s0_el_l0[27] | (lt_pc2_stamp_s0_el_e0[26] & lt_pc2_stamp_s0_el_l0[26]),
-        lt_pc2_stamp_s0_el_l0[25] | (lt_pc2_stamp_s0_el_e0[24] & lt_pc2_stamp_s0_el_l0[24]),
-        lt_pc2_stamp_s0_el_l0[23] | (lt_pc2_stamp_s0_el_e0[22] & lt_pc2_stamp_s0_el_l0[22]),
-        lt_pc2_stamp_s0_el_l0[21] | (lt_pc2_stamp_s0_el_e0[20] & lt_pc2_stamp_s0_el_l0[20]),
-        lt_pc2_stamp_s0_el_l0[19] | (lt_pc2_stamp_s0_el_e0[18] & lt_pc2_stamp_s0_el_l0[18]),
-        lt_pc2_stamp_s0_el_l0[17] | (lt_pc2_stamp_s0_el_e0[16] & lt_pc2_stamp_s0_el_l0[16]),
-        lt_pc2_stamp_s0_el_l0[15] | (lt_pc2_stamp_s0_el_e0[14] & lt_pc2_stamp_s0_el_l0[14]),
-        lt_pc2_stamp_s0_el_l0[13] | (lt_pc2_stamp_s0_el_e0[12] & lt_pc2_stamp_s0_el_l0[12]),
-        lt_pc2_stamp_s0_el_l0[11] | (lt_pc2_stamp_s0_el_e0[10] & lt_pc2_stamp_s0_el_l0[10]),
-        lt_pc2_stamp_s0_el_l0[9] | (lt_pc2_stamp_s0_el_e0[8] & lt_pc2_stamp_s0_el_l0[8]),
-        lt_pc2_stamp_s0_el_l0[7] | (lt_pc2_stamp_s0_el_e0[6] & lt_pc2_stamp_s0_el_l0[6]),
-        lt_pc2_stamp_s0_el_l0[5] | (lt_pc2_stamp_s0_el_e0[4] & lt_pc2_stamp_s0_el_l0[4]),
-        lt_pc2_stamp_s0_el_l0[3] | (lt_pc2_stamp_s0_el_e0[2] & lt_pc2_stamp_s0_el_l0[2]),
-        lt_pc2_stamp_s0_el_l0[1] | (lt_pc2_stamp_s0_el_e0[0] & lt_pc2_stamp_s0_el_l0[0])
-    };
-    wire [14:0] lt_pc2_stamp_s0_el_e1;
-    assign lt_pc2_stamp_s0_el_e1 = {
-        lt_pc2_stamp_s0_el_e0[30] & lt_pc2_stamp_s0_el_e0[29], lt_pc2_stamp_s0_el_e0[28] & lt_pc2_stamp_s0_el_e0[27],
-        lt_pc2_stamp_s0_el_e0[26] & lt_pc2_stamp_s0_el_e0[25], lt_pc2_stamp_s0_el_e0[24] & lt_pc2_stamp_s0_el_e0[23],
-        lt_pc2_stamp_s0_el_e0[22] & lt_pc2_stamp_s0_el_e0[21], lt_pc2_stamp_s0_el_e0[20] & lt_pc2_stamp_s0_el_e0[19],
-        lt_pc2_stamp_s0_el_e0[18] & lt_pc2_stamp_s0_el_e0[17], lt_pc2_stamp_s0_el_e0[16] & lt_pc2_stamp_s0_el_e0[15],
-        lt_pc2_stamp_s0_el_e0[14] & lt_pc2_stamp_s0_el_e0[13], lt_pc2_stamp_s0_el_e0[12] & lt_pc2_stamp_s0_el_e0[11],
-        lt_pc2_stamp_s0_el_e0[10] & lt_pc2_stamp_s0_el_e0[9], lt_pc2_stamp_s0_el_e0[8] & lt_pc2_stamp_s0_el_e0[7],
-        lt_pc2_stamp_s0_el_e0[6] & lt_pc2_stamp_s0_el_e0[5], lt_pc2_stamp_s0_el_e0[4] & lt_pc2_stamp_s0_el_e0[3],
-        lt_pc2_stamp_s0_el_e0[2] & lt_pc2_stamp_s0_el_e0[1]
-    };
-    wire [7:0] lt_pc2_stamp_s0_el_l2;
-    assign lt_pc2_stamp_s0_el_l2 = {
-        lt_pc2_stamp_s0_el_l1[15] | (lt_pc2_stamp_s0_el_e1[14] & lt_pc2_stamp_s0_el_l1[14]),
-        lt_pc2_stamp_s0_el_l1[13] | (lt_pc2_stamp_s0_el_e1[12] & lt_pc2_stamp_s0_el_l1[12]),
-        lt_pc2_stamp_s0_el_l1[11] | (lt_pc2_stamp_s0_el_e1[10] & lt_pc2_stamp_s0_el_l1[10]),
-        lt_pc2_stamp_s0_el_l1[9] | (lt_pc2_stamp_s0_el_e1[8] & lt_pc2_stamp_s0_el_l1[8]),
-        lt_pc2_stamp_s0_el_l1[7] | (lt_pc2_stamp_s0_el_e1[6] & lt_pc2_stamp_s0_el_l1[6]),
-        lt_pc2_stamp_s0_el_l1[5] | (lt_pc2_stamp_s0_el_e1[4] & lt_pc2_stamp_s0_el_l1[4]),
-        lt_pc2_stamp_s0_el_l1[3] | (lt_pc2_stamp_s0_el_e1[2] & lt_pc2_stamp_s0_el_l1[2]),
-        lt_pc2_stamp_s0_el_l1[1] | (lt_pc2_stamp_s0_el_e1[0] & lt_pc2_stamp_s0_el_l1[0])
-    };
-    wire [6:0] lt_pc2_stamp_s0_el_e2;
-    assign lt_pc2_stamp_s0_el_e2 = {
-        lt_pc2_stamp_s0_el_e1[14] & lt_pc2_stamp_s0_el_e1[13], lt_pc2_stamp_s0_el_e1[12] & lt_pc2_stamp_s0_el_e1[11],
-        lt_pc2_stamp_s0_el_e1[10] & lt_pc2_stamp_s0_el_e1[9], lt_pc2_stamp_s0_el_e1[8] & lt_pc2_stamp_s0_el_e1[7],
-        lt_pc2_stamp_s0_el_e1[6] & lt_pc2_stamp_s0_el_e1[5], lt_pc2_stamp_s0_el_e1[4] & lt_pc2_stamp_s0_el_e1[3],
-        lt_pc2_stamp_s0_el_e1[2] & lt_pc2_stamp_s0_el_e1[1]
-    };
-    wire [3:0] lt_pc2_stamp_s0_el_l3;
-    assign lt_pc2_stamp_s0_el_l3 = {
-        lt_pc2_stamp_s0_el_l2[7] | (lt_pc2_stamp_s0_el_e2[6] & lt_pc2_stamp_s0_el_l2[6]),
-        lt_pc2_stamp_s0_el_l2[5] | (lt_pc2_stamp_s0_el_e2[4] & lt_pc2_stamp_s0_el_l2[4]),
-        lt_pc2_stamp_s0_el_l2[3] | (lt_pc2_stamp_s0_el_e2[2] & lt_pc2_stamp_s0_el_l2[2]),
-        lt_pc2_stamp_s0_el_l2[1] | (lt_pc2_stamp_s0_el_e2[0] & lt_pc2_stamp_s0_el_l2[0])
-    };
-    wire [2:0] lt_pc2_stamp_s0_el_e3;
-    assign lt_pc2_stamp_s0_el_e3 = {
-        lt_pc2_stamp_s0_el_e2[6] & lt_pc2_stamp_s0_el_e2[5], lt_pc2_stamp_s0_el_e2[4] & lt_pc2_stamp_s0_el_e2[3],
-        lt_pc2_stamp_s0_el_e2[2] & lt_pc2_stamp_s0_el_e2[1]
-    };
-    wire [1:0] lt_pc2_stamp_s0_el_l4;
-    assign lt_pc2_stamp_s0_el_l4 = {
-        lt_pc2_stamp_s0_el_l3[3] | (lt_pc2_stamp_s0_el_e3[2] & lt_pc2_stamp_s0_el_l3[2]),
-        lt_pc2_stamp_s0_el_l3[1] | (lt_pc2_stamp_s0_el_e3[0] & lt_pc2_stamp_s0_el_l3[0])
-    };
-    wire lt_pc2_stamp_s0_el_e4;
-    assign lt_pc2_stamp_s0_el_e4 = lt_pc2_stamp_s0_el_e3[2] & lt_pc2_stamp_s0_el_e3[1];
-    wire lt_pc2_stamp_s0_el_l5;
-    assign lt_pc2_stamp_s0_el_l5 = lt_pc2_stamp_s0_el_l4[1] | (lt_pc2_stamp_s0_el_e4 & lt_pc2_stamp_s0_el_l4[0]);
-    wire [31:0] lt_s2_el_pc0_stamp_l0;
-    assign lt_s2_el_pc0_stamp_l0 = {
-        (~s2_el[31]) & pc0_stamp[31], (~s2_el[30]) & pc0_stamp[30], (~s2_el[29]) & pc0_stamp[29], (~s2_el[28]) & pc0_stamp[28],
-        (~s2_el[27]) & pc0_stamp[27], (~s2_el[26]) & pc0_stamp[26], (~s2_el[25]) & pc0_stamp[25], (~s2_el[24]) & pc0_stamp[24],
-        (~s2_el[23]) & pc0_stamp[23], (~s2_el[22]) & pc0_stamp[22], (~s2_el[21]) & pc0_stamp[21], (~s2_el[20]) & pc0_stamp[20],
-        (~s2_el[19]) & pc0_stamp[19], (~s2_el[18]) & pc0_stamp[18], (~s2_el[17]) & pc0_stamp[17], (~s2_el[16]) & pc0_stamp[16],
-        (~s2_el[15]) & pc0_stamp[15], (~s2_el[14]) & pc0_stamp[14], (~s2_el[13]) & pc0_stamp[13], (~s2_el[12]) & pc0_stamp[12],
-        (~s2_el[11]) & pc0_stamp[11], (~s2_el[10]) & pc0_stamp[10], (~s2_el[9]) & pc0_stamp[9], (~s2_el[8]) & pc0_stamp[8],
-        (~s2_el[7]) & pc0_stamp[7], (~s2_el[6]) & pc0_stamp[6], (~s2_el[5]) & pc0_stamp[5], (~s2_el[4]) & pc0_stamp[4], (~s2_el[3]) & pc0_stamp[3],
-        (~s2_el[2]) & pc0_stamp[2], (~s2_el[1]) & pc0_stamp[1], (~s2_el[0]) & pc0_stamp[0]
-    };
-    wire [30:0] lt_s2_el_pc0_stamp_e0;
-    assign lt_s2_el_pc0_stamp_e0 = {
-        ~(s2_el[31] ^ pc0_stamp[31]), ~(s2_el[30] ^ pc0_stamp[30]), ~(s2_el[29] ^ pc0_stamp[29]), ~(s2_el[28] ^ pc0_stamp[28]),
-        ~(s2_el[27] ^ pc0_stamp[27]), ~(s2_el[26] ^ pc0_stamp[26]), ~(s2_el[25] ^ pc0_stamp[25]), ~(s2_el[24] ^ pc0_stamp[24]),
-        ~(s2_el[23] ^ pc0_stamp[23]), ~(s2_el[22] ^ pc0_stamp[22]), ~(s2_el[21] ^ pc0_stamp[21]), ~(s2_el[20] ^ pc0_stamp[20]),
-        ~(s2_el[19] ^ pc0_stamp[19]), ~(s2_el[18] ^ pc0_stamp[18]), ~(s2_el[17] ^ pc0_stamp[17]), ~(s2_el[16] ^ pc0_stamp[16]),
-        ~(s2_el[15] ^ pc0_stamp[15]), ~(s2_el[14] ^ pc0_stamp[14]), ~(s2_el[13] ^ pc0_stamp[13]), ~(s2_el[12] ^ pc0_stamp[12]),
-        ~(s2_el[11] ^ pc0_stamp[11]), ~(s2_el[10] ^ pc0_stamp[10]), ~(s2_el[9] ^ pc0_stamp[9]), ~(s2_el[8] ^ pc0_stamp[8]),
-        ~(s2_el[7] ^ pc0_stamp[7]), ~(s2_el[6] ^ pc0_stamp[6]), ~(s2_el[5] ^ pc0_stamp[5]), ~(s2_el[4] ^ pc0_stamp[4]), ~(s2_el[3] ^ pc0_stamp[3]),
-        ~(s2_el[2] ^ pc0_stamp[2]), ~(s2_el[1] ^ pc0_stamp[1])
-    };
-    wire [15:0] lt_s2_el_pc0_stamp_l1;
-    assign lt_s2_el_pc0_stamp_l1 = {
-        lt_s2_el_pc0_stamp_l0[31] | (lt_s2_el_pc0_stamp_e0[30] & lt_s2_el_pc0_stamp_l0[30]),
-        lt_s2_el_pc0_stamp_l0[29] | (lt_s2_el_pc0_stamp_e0[28] & lt_s2_el_pc0_stamp_l0[28]),
-        lt_s2_el_pc0_stamp_l0[27] | (lt_s2_el_pc0_stamp_e0[26] & lt_s2_el_pc0_stamp_l0[26]),
-        lt_s2_el_pc0_stamp_l0[25] | (lt_s2_el_pc0_stamp_e0[24] & lt_s2_el_pc0_stamp_l0[24]),
-        lt_s2_el_pc0_stamp_l0[23] | (lt_s2_el_pc0_stamp_e0[22] & lt_s2_el_pc0_stamp_l0[22]),
-        lt_s2_el_pc0_stamp_l0[21] | (lt_s2_el_pc0_stamp_e0[20] & lt_s2_el_pc0_stamp_l0[20]),
-        lt_s2_el_pc0_stamp_l0[19] | (lt_s2_el_pc0_stamp_e0[18] & lt_s2_el_pc0_stamp_l0[18]),
-        lt_s2_el_pc0_stamp_l0[17] | (lt_s2_el_pc0_stamp_e0[16] & lt_s2_el_pc0_stamp_l0[16]),
-        lt_s2_el_pc0_stamp_l0[15] | (lt_s2_el_pc0_stamp_e0[14] & lt_s2_el_pc0_stamp_l0[14]),
-        lt_s2_el_pc0_stamp_l0[13] | (lt_s2_el_pc0_stamp_e0[12] & lt_s2_el_pc0_stamp_l0[12]),
-        lt_s2_el_pc0_stamp_l0[11] | (lt_s2_el_pc0_stamp_e0[10] & lt_s2_el_pc0_stamp_l0[10]),
-        lt_s2_el_pc0_stamp_l0[9] | (lt_s2_el_pc0_stamp_e0[8] & lt_s2_el_pc0_stamp_l0[8]),
-        lt_s2_el_pc0_stamp_l0[7] | (lt_s2_el_pc0_stamp_e0[6] & lt_s2_el_pc0_stamp_l0[6]),
-        lt_s2_el_pc0_stamp_l0[5] | (lt_s2_el_pc0_stamp_e0[4] & lt_s2_el_pc0_stamp_l0[4]),
-        lt_s2_el_pc0_stamp_l0[3] | (lt_s2_el_pc0_stamp_e0[2] & lt_s2_el_pc0_stamp_l0[2]),
-        lt_s2_el_pc0_stamp_l0[1] | (lt_s2_el_pc0_stamp_e0[0] & lt_s2_el_pc0_stamp_l0[0])
-    };
-    wire [14:0] lt_s2_el_pc0_stamp_e1;
-    assign lt_s2_el_pc0_stamp_e1 = {
-        lt_s2_el_pc0_stamp_e0[30] & lt_s2_el_pc0_stamp_e0[29], lt_s2_el_pc0_stamp_e0[28] & lt_s2_el_pc0_stamp_e0[27],
-        lt_s2_el_pc0_stamp_e0[26] & lt_s2_el_pc0_stamp_e0[25], lt_s2_el_pc0_stamp_e0[24] & lt_s2_el_pc0_stamp_e0[23],
-        lt_s2_el_pc0_stamp_e0[22] & lt_s2_el_pc0_stamp_e0[21], lt_s2_el_pc0_stamp_e0[20] & lt_s2_el_pc0_stamp_e0[19],
-        lt_s2_el_pc0_stamp_e0[18] & lt_s2_el_pc0_stamp_e0[17], lt_s2_el_pc0_stamp_e0[16] & lt_s2_el_pc0_stamp_e0[15],
-        lt_s2_el_pc0_stamp_e0[14] & lt_s2_el_pc0_stamp_e0[13], lt_s2_el_pc0_stamp_e0[12] & lt_s2_el_pc0_stamp_e0[11],
-        lt_s2_el_pc0_stamp_e0[10] & lt_s2_el_pc0_stamp_e0[9], lt_s2_el_pc0_stamp_e0[8] & lt_s2_el_pc0_stamp_e0[7],
-        lt_s2_el_pc0_stamp_e0[6] & lt_s2_el_pc0_stamp_e0[5], lt_s2_el_pc0_stamp_e0[4] & lt_s2_el_pc0_stamp_e0[3],
-        lt_s2_el_pc0_stamp_e0[2] & lt_s2_el_pc0_stamp_e0[1]
-    };
-    wire [7:0] lt_s2_el_pc0_stamp_l2;
-    assign lt_s2_el_pc0_stamp_l2 = {
-        lt_s2_el_pc0_stamp_l1[15] | (lt_s2_el_pc0_stamp_e1[14] & lt_s2_el_pc0_stamp_l1[14]),
-        lt_s2_el_pc0_stamp_l1[13] | (lt_s2_el_pc0_stamp_e1[12] & lt_s2_el_pc0_stamp_l1[12]),
-        lt_s2_el_pc0_stamp_l1[11] | (lt_s2_el_pc0_stamp_e1[10] & lt_s2_el_pc0_stamp_l1[10]),
-        lt_s2_el_pc0_stamp_l1[9] | (lt_s2_el_pc0_stamp_e1[8] & lt_s2_el_pc0_stamp_l1[8]),
-        lt_s2_el_pc0_stamp_l1[7] | (lt_s2_el_pc0_stamp_e1[6] & lt_s2_el_pc0_stamp_l1[6]),
-        lt_s2_el_pc0_stamp_l1[5] | (lt_s2_el_pc0_stamp_e1[4] & lt_s2_el_pc0_stamp_l1[4]),
-        lt_s2_el_pc0_stamp_l1[3] | (lt_s2_el_pc0_stamp_e1[2] & lt_s2_el_pc0_stamp_l1[2]),
-        lt_s2_el_pc0_stamp_l1[1] | (lt_s2_el_pc0_stamp_e1[0] & lt_s2_el_pc0_stamp_l1[0])
-    };
-    wire [6:0] lt_s2_el_pc0_stamp_e2;
-    assign lt_s2_el_pc0_stamp_e2 = {
-        lt_s2_el_pc0_stamp_e1[14] & lt_s2_el_pc0_stamp_e1[13], lt_s2_el_pc0_stamp_e1[12] & lt_s2_el_pc0_stamp_e1[11],
-        lt_s2_el_pc0_stamp_e1[10] & lt_s2_el_pc0_stamp_e1[9], lt_s2_el_pc0_stamp_e1[8] & lt_s2_el_pc0_stamp_e1[7],
-        lt_s2_el_pc0_stamp_e1[6] & lt_s2_el_pc0_stamp_e1[5], lt_s2_el_pc0_stamp_e1[4] & lt_s2_el_pc0_stamp_e1[3],
-        lt_s2_el_pc0_stamp_e1[2] & lt_s2_el_pc0_stamp_e1[1]
-    };
-    wire [3:0] lt_s2_el_pc0_stamp_l3;
-    assign lt_s2_el_pc0_stamp_l3 = {
-        lt_s2_el_pc0_stamp_l2[7] | (lt_s2_el_pc0_stamp_e2[6] & lt_s2_el_pc0_stamp_l2[6]),
-        lt_s2_el_pc0_stamp_l2[5] | (lt_s2_el_pc0_stamp_e2[4] & lt_s2_el_pc0_stamp_l2[4]),
-        lt_s2_el_pc0_stamp_l2[3] | (lt_s2_el_pc0_stamp_e2[2] & lt_s2_el_pc0_stamp_l2[2]),
-        lt_s2_el_pc0_stamp_l2[1] | (lt_s2_el_pc0_stamp_e2[0] & lt_s2_el_pc0_stamp_l2[0])
-    };
-    wire [2:0] lt_s2_el_pc0_stamp_e3;
-    assign lt_s2_el_pc0_stamp_e3 = {
-        lt_s2_el_pc0_stamp_e2[6] & lt_s2_el_pc0_stamp_e2[5], lt_s2_el_pc0_stamp_e2[4] & lt_s2_el_pc0_stamp_e2[3],
-        lt_s2_el_pc0_stamp_e2[2] & lt_s2_el_pc0_stamp_e2[1]
-    };
-    wire [1:0] lt_s2_el_pc0_stamp_l4;
-    assign lt_s2_el_pc0_stamp_l4 = {
-        lt_s2_el_pc0_stamp_l3[3] | (lt_s2_el_pc0_stamp_e3[2] & lt_s2_el_pc0_stamp_l3[2]),
-        lt_s2_el_pc0_stamp_l3[1] | (lt_s2_el_pc0_stamp_e3[0] & lt_s2_el_pc0_stamp_l3[0])
-    };
-    wire lt_s2_el_pc0_stamp_e4;
-    assign lt_s2_el_pc0_stamp_e4 = lt_s2_el_pc0_stamp_e3[2] & lt_s2_el_pc0_stamp_e3[1];
-    wire lt_s2_el_pc0_stamp_l5;
-    assign lt_s2_el_pc0_stamp_l5 = lt_s2_el_pc0_stamp_l4[1] | (lt_s2_el_pc0_stamp_e4 & lt_s2_el_pc0_stamp_l4[0]);
-    wire [31:0] lt_s2_el_s0_el_l0;
-    assign lt_s2_el_s0_el_l0 = {
-        (~s2_el[31]) & s0_el[31], (~s2_el[30]) & s0_el[30], (~s2_el[29]) & s0_el[29], (~s2_el[28]) & s0_el[28], (~s2_el[27]) & s0_el[27],
-        (~s2_el[26]) & s0_el[26], (~s2_el[25]) & s0_el[25], (~s2_el[24]) & s0_el[24], (~s2_el[23]) & s0_el[23], (~s2_el[22]) & s0_el[22],
-        (~s2_el[21]) & s0_el[21], (~s2_el[20]) & s0_el[20], (~s2_el[19]) & s0_el[19], (~s2_el[18]) & s0_el[18], (~s2_el[17]) & s0_el[17],
-        (~s2_el[16]) & s0_el[16], (~s2_el[15]) & s0_el[15], (~s2_el[14]) & s0_el[14], (~s2_el[13]) & s0_el[13], (~s2_el[12]) & s0_el[12],
-        (~s2_el[11]) & s0_el[11], (~s2_el[10]) & s0_el[10], (~s2_el[9]) & s0_el[9], (~s2_el[8]) & s0_el[8], (~s2_el[7]) & s0_el[7],
-        (~s2_el[6]) & s0_el[6], (~s2_el[5]) & s0_el[5], (~s2_el[4]) & s0_el[4], (~s2_el[3]) & s0_el[3], (~s2_el[2]) & s0_el[2],
-        (~s2_el[1]) & s0_el[1], (~s2_el[0]) & s0_el[0]
-    };
-    wire [30:0] lt_s2_el_s0_el_e0;
-    assign lt_s2_el_s0_el_e0 = {
-        ~(s2_el[31] ^ s0_el[31]), ~(s2_el[30] ^ s0_el[30]), ~(s2_el[29] ^ s0_el[29]), ~(s2_el[28] ^ s0_el[28]), ~(s2_el[27] ^ s0_el[27]),
-        ~(s2_el[26] ^ s0_el[26]), ~(s2_el[25] ^ s0_el[25]), ~(s2_el[24] ^ s0_el[24]), ~(s2_el[23] ^ s0_el[23]), ~(s2_el[22] ^ s0_el[22]),
-        ~(s2_el[21] ^ s0_el[21]), ~(s2_el[20] ^ s0_el[20]), ~(s2_el[19] ^ s0_el[19]), ~(s2_el[18] ^ s0_el[18]), ~(s2_el[17] ^ s0_el[17]),
-        ~(s2_el[16] ^ s0_el[16]), ~(s2_el[15] ^ s0_el[15]), ~(s2_el[14] ^ s0_el[14]), ~(s2_el[13] ^ s0_el[13]), ~(s2_el[12] ^ s0_el[12]),
-        ~(s2_el[11] ^ s0_el[11]), ~(s2_el[10] ^ s0_el[10]), ~(s2_el[9] ^ s0_el[9]), ~(s2_el[8] ^ s0_el[8]), ~(s2_el[7] ^ s0_el[7]),
-        ~(s2_el[6] ^ s0_el[6]), ~(s2_el[5] ^ s0_el[5]), ~(s2_el[4] ^ s0_el[4]), ~(s2_el[3] ^ s0_el[3]), ~(s2_el[2] ^ s0_el[2]),
-        ~(s2_el[1] ^ s0_el[1])
-    };
-    wire [15:0] lt_s2_el_s0_el_l1;
-    assign lt_s2_el_s0_el_l1 = {
-        lt_s2_el_s0_el_l0[31] | (lt_s2_el_s0_el_e0[30] & lt_s2_el_s0_el_l0[30]),
-        lt_s2_el_s0_el_l0[29] | (lt_s2_el_s0_el_e0[28] & lt_s2_el_s0_el_l0[28]),
-        lt_s2_el_s0_el_l0[27] | (lt_s2_el_s0_el_e0[26] & lt_s2_el_s0_el_l0[26]),
-        lt_s2_el_s0_el_l0[25] | (lt_s2_el_s0_el_e0[24] & lt_s2_el_s0_el_l0[24]),
-        lt_s2_el_s0_el_l0[23] | (lt_s2_el_s0_el_e0[22] & lt_s2_el_s0_el_l0[22]),
-        lt_s2_el_s0_el_l0[21] | (lt_s2_el_s0_el_e0[20] & lt_s2_el_s0_el_l0[20]),
-        lt_s2_el_s0_el_l0[19] | (lt_s2_el_s0_el_e0[18] & lt_s2_el_s0_el_l0[18]),
-        lt_s2_el_s0_el_l0[17] | (lt_s2_el_s0_el_e0[16] & lt_s2_el_s0_el_l0[16]),
-        lt_s2_el_s0_el_l0[15] | (lt_s2_el_s0_el_e0[14] & lt_s2_el_s0_el_l0[14]),
-        lt_s2_el_s0_el_l0[13] | (lt_s2_el_s0_el_e0[12] & lt_s2_el_s0_el_l0[12]),
-        lt_s2_el_s0_el_l0[11] | (lt_s2_el_s0_el_e0[10] & lt_s2_el_s0_el_l0[10]), lt_s2_el_s0_el_l0[9] | (lt_s2_el_s0_el_e0[8] & lt_s2_el_s0_el_l0[8]),
-        lt_s2_el_s0_el_l0[7] | (lt_s2_el_s0_el_e0[6] & lt_s2_el_s0_el_l0[6]), lt_s2_el_s0_el_l0[5] | (lt_s2_el_s0_el_e0[4] & lt_s2_el_s0_el_l0[4]),
-        lt_s2_el_s0_el_l0[3] | (lt_s2_el_s0_el_e0[2] & lt_s2_el_s0_el_l0[2]), lt_s2_el_s0_el_l0[1] | (lt_s2_el_s0_el_e0[0] & lt_s2_el_s0_el_l0[0])
-    };
-    wire [14:0] lt_s2_el_s0_el_e1;
-    assign lt_s2_el_s0_el_e1 = {
-        lt_s2_el_s0_el_e0[30] & lt_s2_el_s0_el_e0[29], lt_s2_el_s0_el_e0[28] & lt_s2_el_s0_el_e0[27], lt_s2_el_s0_el_e0[26] & lt_s2_el_s0_el_e0[25],
-        lt_s2_el_s0_el_e0[24] & lt_s2_el_s0_el_e0[23], lt_s2_el_s0_el_e0[22] & lt_s2_el_s0_el_e0[21], lt_s2_el_s0_el_e0[20] & lt_s2_el_s0_el_e0[19],
-        lt_s2_el_s0_el_e0[18] & lt_s2_el_s0_el_e0[17], lt_s2_el_s0_el_e0[16] & lt_s2_el_s0_el_e0[15], lt_s2_el_s0_el_e0[14] & lt_s2_el_s0_el_e0[13],
-        lt_s2_el_s0_el_e0[12] & lt_s2_el_s0_el_e0[11], lt_s2_el_s0_el_e0[10] & lt_s2_el_s0_el_e0[9], lt_s2_el_s0_el_e0[8] & lt_s2_el_s0_el_e0[7],
-        lt_s2_el_s0_el_e0[6] & lt_s2_el_s0_el_e0[5], lt_s2_el_s0_el_e0[4] & lt_s2_el_s0_el_e0[3], lt_s2_el_s0_el_e0[2] & lt_s2_el_s0_el_e0[1]
-    };
-    wire [7:0] lt_s2_el_s0_el_l2;
-    assign lt_s2_el_s0_el_l2 = {
-        lt_s2_el_s0_el_l1[15] | (lt_s2_el_s0_el_e1[14] & lt_s2_el_s0_el_l1[14]),
-        lt_s2_el_s0_el_l1[13] | (lt_s2_el_s0_el_e1[12] & lt_s2_el_s0_el_l1[12]),
-        lt_s2_el_s0_el_l1[11] | (lt_s2_el_s0_el_e1[10] & lt_s2_el_s0_el_l1[10]), lt_s2_el_s0_el_l1[9] | (lt_s2_el_s0_el_e1[8] & lt_s2_el_s0_el_l1[8]),
-        lt_s2_el_s0_el_l1[7] | (lt_s2_el_s0_el_e1[6] & lt_s2_el_s0_el_l1[6]), lt_s2_el_s0_el_l1[5] | (lt_s2_el_s0_el_e1[4] & lt_s2_el_s0_el_l1[4]),
-        lt_s2_el_s0_el_l1[3] | (lt_s2_el_s0_el_e1[2] & lt_s2_el_s0_el_l1[2]), lt_s2_el_s0_el_l1[1] | (lt_s2_el_s0_el_e1[0] & lt_s2_el_s0_el_l1[0])
-    };
-    wire [6:0] lt_s2_el_s0_el_e2;
-    assign lt_s2_el_s0_el_e2 = {
-        lt_s2_el_s0_el_e1[14] & lt_s2_el_s0_el_e1[13], lt_s2_el_s0_el_e1[12] & lt_s2_el_s0_el_e1[11], lt_s2_el_s0_el_e1[10] & lt_s2_el_s0_el_e1[9],
-        lt_s2_el_s0_el_e1[8] & lt_s2_el_s0_el_e1[7], lt_s2_el_s0_el_e1[6] & lt_s2_el_s0_el_e1[5], lt_s2_el_s0_el_e1[4] & lt_s2_el_s0_el_e1[3],
-        lt_s2_el_s0_el_e1[2] & lt_s2_el_s0_el_e1[1]
-    };
-    wire [3:0] lt_s2_el_s0_el_l3;
-    assign lt_s2_el_s0_el_l3 = {
-        lt_s2_el_s0_el_l2[7] | (lt_s2_el_s0_el_e2[6] & lt_s2_el_s0_el_l2[6]), lt_s2_el_s0_el_l2[5] | (lt_s2_el_s0_el_e2[4] & lt_s2_el_s0_el_l2[4]),
-        lt_s2_el_s0_el_l2[3] | (lt_s2_el_s0_el_e2[2] & lt_s2_el_s0_el_l2[2]), lt_s2_el_s0_el_l2[1] | (lt_s2_el_s0_el_e2[0] & lt_s2_el_s0_el_l2[0])
-    };
-    wire [2:0] lt_s2_el_s0_el_e3;
-    assign lt_s2_el_s0_el_e3 = {
-        lt_s2_el_s0_el_e2[6] & lt_s2_el_s0_el_e2[5], lt_s2_el_s0_el_e2[4] & lt_s2_el_s0_el_e2[3], lt_s2_el_s0_el_e2[2] & lt_s2_el_s0_el_e2[1]
-    };
-    wire [1:0] lt_s2_el_s0_el_l4;
-    assign lt_s2_el_s0_el_l4 = {
-        lt_s2_el_s0_el_l3[3] | (lt_s2_el_s0_el_e3[2] & lt_s2_el_s0_el_l3[2]), lt_s2_el_s0_el_l3[1] | (lt_s2_el_s0_el_e3[0] & lt_s2_el_s0_el_l3[0])
-    };
-    wire lt_s2_el_s0_el_e4;
-    assign lt_s2_el_s0_el_e4 = lt_s2_el_s0_el_e3[2] & lt_s2_el_s0_el_e3[1];
-    wire lt_s2_el_s0_el_l5;
-    assign lt_s2_el_s0_el_l5 = lt_s2_el_s0_el_l4[1] | (lt_s2_el_s0_el_e4 & lt_s2_el_s0_el_l4[0]);
-    wire pe_2_0;
-    assign pe_2_0 = (lt_pc2_stamp_pc0_stamp_l5 | lt_pc2_stamp_s0_el_l5) & (lt_s2_el_pc0_stamp_l5 | lt_s2_el_s0_el_l5);
-    wire [31:0] lt_pc2_stamp_pc1_stamp_l0;
-    assign lt_pc2_stamp_pc1_stamp_l0 = {
-        (~pc2_stamp[31]) & pc1_stamp[31], (~pc2_stamp[30]) & pc1_stamp[30], (~pc2_stamp[29]) & pc1_stamp[29], (~pc2_stamp[28]) & pc1_stamp[28],
-        (~pc2_stamp[27]) & pc1_stamp[27], (~pc2_stamp[26]) & pc1_stamp[26], (~pc2_stamp[25]) & pc1_stamp[25], (~pc2_stamp[24]) & pc1_stamp[24],
-        (~pc2_stamp[23]) & pc1_stamp[23], (~pc2_stamp[22]) & pc1_stamp[22], (~pc2_stamp[21]) & pc1_stamp[21], (~pc2_stamp[20]) & pc1_stamp[20],
-        (~pc2_stamp[19]) & pc1_stamp[19], (~pc2_stamp[18]) & pc1_stamp[18], (~pc2_stamp[17]) & pc1_stamp[17], (~pc2_stamp[16]) & pc1_stamp[16],
-        (~pc2_stamp[15]) & pc1_stamp[15], (~pc2_stamp[14]) & pc1_stamp[14], (~pc2_stamp[13]) & pc1_stamp[13], (~pc2_stamp[12]) & pc1_stamp[12],
-        (~pc2_stamp[11]) & pc1_stamp[11], (~pc2_stamp[10]) & pc1_stamp[10], (~pc2_stamp[9]) & pc1_stamp[9], (~pc2_stamp[8]) & pc1_stamp[8],
-        (~pc2_stamp[7]) & pc1_stamp[7], (~pc2_stamp[6]) & pc1_stamp[6], (~pc2_stamp[5]) & pc1_stamp[5], (~pc2_stamp[4]) & pc1_stamp[4],
-        (~pc2_stamp[3]) & pc1_stamp[3], (~pc2_stamp[2]) & pc1_stamp[2], (~pc2_stamp[1]) & pc1_stamp[1], (~pc2_stamp[0]) & pc1_stamp[0]
-    };
-    wire [30:0] lt_pc2_stamp_pc1_stamp_e0;
-    assign lt_pc2_stamp_pc1_stamp_e0 = {
-        ~(pc2_stamp[31] ^ pc1_stamp[31]), ~(pc2_stamp[30] ^ pc1_stamp[30]), ~(pc2_stamp[29] ^ pc1_stamp[29]), ~(pc2_stamp[28] ^ pc1_stamp[28]),
-        ~(pc2_stamp[27] ^ pc1_stamp[27]), ~(pc2_stamp[26] ^ pc1_stamp[26]), ~(pc2_stamp[25] ^ pc1_stamp[25]), ~(pc2_stamp[24] ^ pc1_stamp[24]),
-        ~(pc2_stamp[23] ^ pc1_stamp[23]), ~(pc2_stamp[22] ^ pc1_stamp[22]), ~(pc2_stamp[21] ^ pc1_stamp[21]), ~(pc2_stamp[20] ^ pc1_stamp[20]),
-        ~(pc2_stamp[19] ^ pc1_stamp[19]), ~(pc2_stamp[18] ^ pc1_stamp[18]), ~(pc2_stamp[17] ^ pc1_stamp[17]), ~(pc2_stamp[16] ^ pc1_stamp[16]),
-        ~(pc2_stamp[15] ^ pc1_stamp[15]), ~(pc2_stamp[14] ^ pc1_stamp[14]), ~(pc2_stamp[13] ^ pc1_stamp[13]), ~(pc2_stamp[12] ^ pc1_stamp[12]),
-        ~(pc2_stamp[11] ^ pc1_stamp[11]), ~(pc2_stamp[10] ^ pc1_stamp[10]), ~(pc2_stamp[9] ^ pc1_stamp[9]), ~(pc2_stamp[8] ^ pc1_stamp[8]),
-        ~(pc2_stamp[7] ^ pc1_stamp[7]), ~(pc2_stamp[6] ^ pc1_stamp[6]), ~(pc2_stamp[5] ^ pc1_stamp[5]), ~(pc2_stamp[4] ^ pc1_stamp[4]),
-        ~(pc2_stamp[3] ^ pc1_stamp[3]), ~(pc2_stamp[2] ^ pc1_stamp[2]), ~(pc2_stamp[1] ^ pc1_stamp[1])
-    };
-    wire [15:0] lt_pc2_stamp_pc1_stamp_l1;
-    assign lt_pc2_stamp_pc1_stamp_l1 = {
-        lt_pc2_stamp_pc1_stamp_l0[31] | (lt_pc2_stamp_pc1_stamp_e0[30] & lt_pc2_stamp_pc1_stamp_l0[30]),
-        lt_pc2_stamp_pc1_stamp_l0[29] | (lt_pc2_stamp_pc1_stamp_e0[28] & lt_pc2_stamp_pc1_stamp_l0[28]),
-        lt_pc2_stamp_pc1_stamp_l0[27] | (lt_pc2_stamp_pc1_stamp_e0[26] & lt_pc2_stamp_pc1_stamp_l0[26]),
-        lt_pc2_stamp_pc1_stamp_l0[25] | (lt_pc2_stamp_pc1_stamp_e0[24] & lt_pc2_stamp_pc1_stamp_l0[24]),
-        lt_pc2_stamp_pc1_stamp_l0[23] | (lt_pc2_stamp_pc1_stamp_e0[22] & lt_pc2_stamp_pc1_stamp_l0[22]),
-        lt_pc2_stamp_pc1_stamp_l0[21] | (lt_pc2_stamp_pc1_stamp_e0[20] & lt_pc2_stamp_pc1_stamp_l0[20]),
-        lt_pc2_stamp_pc1_stamp_l0[19] | (lt_pc2_stamp_pc1_stamp_e0[18] & lt_pc2_stamp_pc1_stamp_l0[18]),
-        lt_pc2_stamp_pc1_stamp_l0[17] | (lt_pc2_stamp_pc1_stamp_e0[16] & lt_pc2_stamp_pc1_stamp_l0[16]),
-        lt_pc2_stamp_pc1_stamp_l0[15] | (lt_pc2_stamp_pc1_stamp_e0[14] & lt_pc2_stamp_pc1_stamp_l0[14]),
-        lt_pc2_stamp_pc1_stamp_l0[13] | (lt_pc2_stamp_pc1_stamp_e0[12] & lt_pc2_stamp_pc1_stamp_l0[12]),
-        lt_pc2_stamp_pc1_stamp_l0[11] | (lt_pc2_stamp_pc1_stamp_e0[10] & lt_pc2_stamp_pc1_stamp_l0[10]),
-        lt_pc2_stamp_pc1_stamp_l0[9] | (lt_pc2_stamp_pc1_stamp_e0[8] & lt_pc2_stamp_pc1_stamp_l0[8]),
-        lt_pc2_stamp_pc1_stamp_l0[7] | (lt_pc2_stamp_pc1_stamp_e0[6] & lt_pc2_stamp_pc1_stamp_l0[6]),
-        lt_pc2_stamp_pc1_stamp_l0[5] | (lt_pc2_stamp_pc1_stamp_e0[4] & lt_pc2_stamp_pc1_stamp_l0[4]),
-        lt_pc2_stamp_pc1_stamp_l0[3] | (lt_pc2_stamp_pc1_stamp_e0[2] & lt_pc2_stamp_pc1_stamp_l0[2]),
-        lt_pc2_stamp_pc1_stamp_l0[1] | (lt_pc2_stamp_pc1_stamp_e0[0] & lt_pc2_stamp_pc1_stamp_l0[0])
-    };
-    wire [14:0] lt_pc2_stamp_pc1_stamp_e1;
-    assign lt_pc2_stamp_pc1_stamp_e1 = {
-        lt_pc2_stamp_pc1_stamp_e0[30] & lt_pc2_stamp_pc1_stamp_e0[29], lt_pc2_stamp_pc1_stamp_e0[28] & lt_pc2_stamp_pc1_stamp_e0[27],
-        lt_pc2_stamp_pc1_stamp_e0[26] & lt_pc2_stamp_pc1_stamp_e0[25], lt_pc2_stamp_pc1_stamp_e0[24] & lt_pc2_stamp_pc1_stamp_e0[23],
-        lt_pc2_stamp_pc1_stamp_e0[22] & lt_pc2_stamp_pc1_stamp_e0[21], lt_pc2_stamp_pc1_stamp_e0[20] & lt_pc2_stamp_pc1_stamp_e0[19],
-        lt_pc2_stamp_pc1_stamp_e0[18] & lt_pc2_stamp_pc1_stamp_e0[17], lt_pc2_stamp_pc1_stamp_e0[16] & lt_pc2_stamp_pc1_stamp_e0[15],
-        lt_pc2_stamp_pc1_stamp_e0[14] & lt_pc2_stamp_pc1_stamp_e0[13], lt_pc2_stamp_pc1_stamp_e0[12] & lt_pc2_stamp_pc1_stamp_e0[11],
-        lt_pc2_stamp_pc1_stamp_e0[10] & lt_pc2_stamp_pc1_stamp_e0[9], lt_pc2_stamp_pc1_stamp_e0[8] & lt_pc2_stamp_pc1_stamp_e0[7],
-        lt_pc2_stamp_pc1_stamp_e0[6] & lt_pc2_stamp_pc1_stamp_e0[5], lt_pc2_stamp_pc1_stamp_e0[4] & lt_pc2_stamp_pc1_stamp_e0[3],
-        lt_pc2_stamp_pc1_stamp_e0[2] & lt_pc2_stamp_pc1_stamp_e0[1]
-    };
-    wire [7:0] lt_pc2_stamp_pc1_stamp_l2;
-    assign lt_pc2_stamp_pc1_stamp_l2 = {
-        lt_pc2_stamp_pc1_stamp_l1[15] | (lt_pc2_stamp_pc1_stamp_e1[14] & lt_pc2_stamp_pc1_stamp_l1[14]),
-        lt_pc2_stamp_pc1_stamp_l1[13] | (lt_pc2_stamp_pc1_stamp_e1[12] & lt_pc2_stamp_pc1_stamp_l1[12]),
-        lt_pc2_stamp_pc1_stamp_l1[11] | (lt_pc2_stamp_pc1_stamp_e1[10] & lt_pc2_stamp_pc1_stamp_l1[10]),
-        lt_pc2_stamp_pc1_stamp_l1[9] | (lt_pc2_stamp_pc1_stamp_e1[8] & lt_pc2_stamp_pc1_stamp_l1[8]),
-        lt_pc2_stamp_pc1_stamp_l1[7] | (lt_pc2_stamp_pc1_stamp_e1[6] & lt_pc2_stamp_pc1_stamp_l1[6]),
-        lt_pc2_stamp_pc1_stamp_l1[5] | (lt_pc2_stamp_pc1_stamp_e1[4] & lt_pc2_stamp_pc1_stamp_l1[4]),
-        lt_pc2_stamp_pc1_stamp_l1[3] | (lt_pc2_stamp_pc1_stamp_e1[2] & lt_pc2_stamp_pc1_stamp_l1[2]),
-        lt_pc2_stamp_pc1_stamp_l1[1] | (lt_pc2_stamp_pc1_stamp_e1[0] & lt_pc2_stamp_pc1_stamp_l1[0])
-    };
-    wire [6:0] lt_pc2_stamp_pc1_stamp_e2;
-    assign lt_pc2_stamp_pc1_stamp_e2 = {
-        lt_pc2_stamp_pc1_stamp_e1[14] & lt_pc2_stamp_pc1_stamp_e1[13], lt_pc2_stamp_pc1_stamp_e1[12] & lt_pc2_stamp_pc1_stamp_e1[11],
-        lt_pc2_stamp_pc1_stamp_e1[10] & lt_pc2_stamp_pc1_stamp_e1[9], lt_pc2_stamp_pc1_stamp_e1[8] & lt_pc2_stamp_pc1_stamp_e1[7],
-        lt_pc2_stamp_pc1_stamp_e1[6] & lt_pc2_stamp_pc1_stamp_e1[5], lt_pc2_stamp_pc1_stamp_e1[4] & lt_pc2_stamp_pc1_stamp_e1[3],
-        lt_pc2_stamp_pc1_stamp_e1[2] & lt_pc2_stamp_pc1_stamp_e1[1]
-    };
-    wire [3:0] lt_pc2_stamp_pc1_stamp_l3;
-    assign lt_pc2_stamp_pc1_stamp_l3 = {
-        lt_pc2_stamp_pc1_stamp_l2[7] | (lt_pc2_stamp_pc1_stamp_e2[6] & lt_pc2_stamp_pc1_stamp_l2[6]),
-        lt_pc2_stamp_pc1_stamp_l2[5] | (lt_pc2_stamp_pc1_stamp_e2[4] & lt_pc2_stamp_pc1_stamp_l2[4]),
-        lt_pc2_stamp_pc1_stamp_l2[3] | (lt_pc2_stamp_pc1_stamp_e2[2] & lt_pc2_stamp_pc1_stamp_l2[2]),
-        lt_pc2_stamp_pc1_stamp_l2[1] | (lt_pc2_stamp_pc1_stamp_e2[0] & lt_pc2_stamp_pc1_stamp_l2[0])
-    };
-    wire [2:0] lt_pc2_stamp_pc1_stamp_e3;
-    assign lt_pc2_stamp_pc1_stamp_e3 = {
-        lt_pc2_stamp_pc1_stamp_e2[6] & lt_pc2_stamp_pc1_stamp_e2[5], lt_pc2_stamp_pc1_stamp_e2[4] & lt_pc2_stamp_pc1_stamp_e2[3],
-        lt_pc2_stamp_pc1_stamp_e2[2] & lt_pc2_stamp_pc1_stamp_e2[1]
-    };
-    wire [1:0] lt_pc2_stamp_pc1_stamp_l4;
-    assign lt_pc2_stamp_pc1_stamp_l4 = {
-        lt_pc2_stamp_pc1_stamp_l3[3] | (lt_pc2_stamp_pc1_stamp_e3[2] & lt_pc2_stamp_pc1_stamp_l3[2]),
-        lt_pc2_stamp_pc1_stamp_l3[1] | (lt_pc2_stamp_pc1_stamp_e3[0] & lt_pc2_stamp_pc1_stamp_l3[0])
-    };
-    wire lt_pc2_stamp_pc1_stamp_e4;
-    assign lt_pc2_stamp_pc1_stamp_e4 = lt_pc2_stamp_pc1_stamp_e3[2] & lt_pc2_stamp_pc1_stamp_e3[1];
-    wire lt_pc2_stamp_pc1_stamp_l5;
-    assign lt_pc2_stamp_pc1_stamp_l5 = lt_pc2_stamp_pc1_stamp_l4[1] | (lt_pc2_stamp_pc1_stamp_e4 & lt_pc2_stamp_pc1_stamp_l4[0]);
-    wire [31:0] lt_pc2_stamp_s1_el_l0;
-    assign lt_pc2_stamp_s1_el_l0 = {
-        (~pc2_stamp[31]) & s1_el[31], (~pc2_stamp[30]) & s1_el[30], (~pc2_stamp[29]) & s1_el[29], (~pc2_stamp[28]) & s1_el[28],
-        (~pc2_stamp[27]) & s1_el[27], (~pc2_stamp[26]) & s1_el[26], (~pc2_stamp[25]) & s1_el[25], (~pc2_stamp[24]) & s1_el[24],
-        (~pc2_stamp[23]) & s1_el[23], (~pc2_stamp[22]) & s1_el[22], (~pc2_stamp[21]) & s1_el[21], (~pc2_stamp[20]) & s1_el[20],
-        (~pc2_stamp[19]) & s1_el[19], (~pc2_stamp[18]) & s1_el[18], (~pc2_stamp[17]) & s1_el[17], (~pc2_stamp[16]) & s1_el[16],
-        (~pc2_stamp[15]) & s1_el[15], (~pc2_stamp[14]) & s1_el[14], (~pc2_stamp[13]) & s1_el[13], (~pc2_stamp[12]) & s1_el[12],
-        (~pc2_stamp[11]) & s1_el[11], (~pc2_stamp[10]) & s1_el[10], (~pc2_stamp[9]) & s1_el[9], (~pc2_stamp[8]) & s1_el[8],
-        (~pc2_stamp[7]) & s1_el[7], (~pc2_stamp[6]) & s1_el[6], (~pc2_stamp[5]) & s1_el[5], (~pc2_stamp[4]) & s1_el[4], (~pc2_stamp[3]) & s1_el[3],
-        (~pc2_stamp[2]) & s1_el[2], (~pc2_stamp[1]) & s1_el[1], (~pc2_stamp[0]) & s1_el[0]
-    };
-    wire [30:0] lt_pc2_stamp_s1_el_e0;
-    assign lt_pc2_stamp_s1_el_e0 = {
-        ~(pc2_stamp[31] ^ s1_el[31]), ~(pc2_stamp[30] ^ s1_el[30]), ~(pc2_stamp[29] ^ s1_el[29]), ~(pc2_stamp[28] ^ s1_el[28]),
-        ~(pc2_stamp[27] ^ s1_el[27]), ~(pc2_stamp[26] ^ s1_el[26]), ~(pc2_stamp[25] ^ s1_el[25]), ~(pc2_stamp[24] ^ s1_el[24]),
-        ~(pc2_stamp[23] ^ s1_el[23]), ~(pc2_stamp[22] ^ s1_el[22]), ~(pc2_stamp[21] ^ s1_el[21]), ~(pc2_stamp[20] ^ s1_el[20]),
-        ~(pc2_stamp[19] ^ s1_el[19]), ~(pc2_stamp[18] ^ s1_el[18]), ~(pc2_stamp[17] ^ s1_el[17]), ~(pc2_stamp[16] ^ s1_el[16]),
-        ~(pc2_stamp[15] ^ s1_el[15]), ~(pc2_stamp[14] ^ s1_el[14]), ~(pc2_stamp[13] ^ s1_el[13]), ~(pc2_stamp[12] ^ s1_el[12]),
-        ~(pc2_stamp[11] ^ s1_el[11]), ~(pc2_stamp[10] ^ s1_el[10]), ~(pc2_stamp[9] ^ s1_el[9]), ~(pc2_stamp[8] ^ s1_el[8]),
-        ~(pc2_stamp[7] ^ s1_el[7]), ~(pc2_stamp[6] ^ s1_el[6]), ~(pc2_stamp[5] ^ s1_el[5]), ~(pc2_stamp[4] ^ s1_el[4]), ~(pc2_stamp[3] ^ s1_el[3]),
-        ~(pc2_stamp[2] ^ s1_el[2]), ~(pc2_stamp[1] ^ s1_el[1])
-    };
-    wire [15:0] lt_pc2_stamp_s1_el_l1;
-    assign lt_pc2_stamp_s1_el_l1 = {
-        lt_pc2_stamp_s1_el_l0[31] | (lt_pc2_stamp_s1_el_e0[30] & lt_pc2_stamp_s1_el_l0[30]),
-        lt_pc2_stamp_s1_el_l0[29] | (lt_pc2_stamp_s1_el_e0[28] & lt_pc2_stamp_s1_el_l0[28]),
-        lt_pc2_stamp_s1_el_l0[27] | (lt_pc2_stamp_s1_el_e0[26] & lt_pc2_stamp_s1_el_l0[26]),
-        lt_pc2_stamp_s1_el_l0[25] | (lt_pc2_stamp_s1_el_e0[24] & lt_pc2_stamp_s1_el_l0[24]),
-        lt_pc2_stamp_s1_el_l0[23] | (lt_pc2_stamp_s1_el_e0[22] & lt_pc2_stamp_s1_el_l0[22]),
-        lt_pc2_stamp_s1_el_l0[21] | (lt_pc2_stamp_s1_el_e0[20] & lt_pc2_stamp_s1_el_l0[20]),
-        lt_pc2_stamp_s1_el_l0[19] | (lt_pc2_stamp_s1_el_e0[18] & lt_pc2_stamp_s1_el_l0[18]),
-        lt_pc2_stamp_s1_el_l0[17] | (lt_pc2_stamp_s1_el_e0[16] & lt_pc2_stamp_s1_el_l0[16]),
-        lt_pc2_stamp_s1_el_l0[15] | (lt_pc2_stamp_s1_el_e0[14] & lt_pc2_stamp_s1_el_l0[14]),
-        lt_pc2_stamp_s1_el_l0[13] | (lt_pc2_stamp_s1_el_e0[12] & lt_pc2_stamp_s1_el_l0[12]),
-        lt_pc2_stamp_s1_el_l0[11] | (lt_pc2_stamp_s1_el_e0[10] & lt_pc2_stamp_s1_el_l0[10]),
-        lt_pc2_stamp_s1_el_l0[9] | (lt_pc2_stamp_s1_el_e0[8] & lt_pc2_stamp_s1_el_l0[8]),
-        lt_pc2_stamp_s1_el_l0[7] | (lt_pc2_stamp_s1_el_e0[6] & lt_pc2_stamp_s1_el_l0[6]),
-        lt_pc2_stamp_s1_el_l0[5] | (lt_pc2_stamp_s1_el_e0[4] & lt_pc2_stamp_s1_el_l0[4]),
-        lt_pc2_stamp_s1_el_l0[3] | (lt_pc2_stamp_s1_el_e0[2] & lt_pc2_stamp_s1_el_l0[2]),
-        lt_pc2_stamp_s1_el_l0[1] | (lt_pc2_stamp_s1_el_e0[0] & lt_pc2_stamp_s1_el_l0[0])
-    };
-    wire [14:0] lt_pc2_stamp_s1_el_e1;
-    assign lt_pc2_stamp_s1_el_e1 = {
-        lt_pc2_stamp_s1_el_e0[30] & lt_pc2_stamp_s1_el_e0[29], lt_pc2_stamp_s1_el_e0[28] & lt_pc2_stamp_s1_el_e0[27],
-        lt_pc2_stamp_s1_el_e0[26] & lt_pc2_stamp_s1_el_e0[25], lt_pc2_stamp_s1_el_e0[24] & lt_pc2_stamp_s1_el_e0[23],
-        lt_pc2_stamp_s1_el_e0[22] & lt_pc2_stamp_s1_el_e0[21], lt_pc2_stamp_s1_el_e0[20] & lt_pc2_stamp_s1_el_e0[19],
-        lt_pc2_stamp_s1_el_e0[18] & lt_pc2_stamp_s1_el_e0[17], lt_pc2_stamp_s1_el_e0[16] & lt_pc2_stamp_s1_el_e0[15],
-        lt_pc2_stamp_s1_el_e0[14] & lt_pc2_stamp_s1_el_e0[13], lt_pc2_stamp_s1_el_e0[12] & lt_pc2_stamp_s1_el_e0[11],
-        lt_pc2_stamp_s1_el_e0[10] & lt_pc2_stamp_s1_el_e0[9], lt_pc2_stamp_s1_el_e0[8] & lt_pc2_stamp_s1_el_e0[7],
-        lt_pc2_stamp_s1_el_e0[6] & lt_pc2_stamp_s1_el_e0[5], lt_pc2_stamp_s1_el_e0[4] & lt_pc2_stamp_s1_el_e0[3],
-        lt_pc2_stamp_s1_el_e0[2] & lt_pc2_stamp_s1_el_e0[1]
-    };
-    wire [7:0] lt_pc2_stamp_s1_el_l2;
-    assign lt_pc2_stamp_s1_el_l2 = {
-        lt_pc2_stamp_s1_el_l1[15] | (lt_pc2_stamp_s1_el_e1[14] & lt_pc2_stamp_s1_el_l1[14]),
-        lt_pc2_stamp_s1_el_l1[13] | (lt_pc2_stamp_s1_el_e1[12] & lt_pc2_stamp_s1_el_l1[12]),
-        lt_pc2_stamp_s1_el_l1[11] | (lt_pc2_stamp_s1_el_e1[10] & lt_pc2_stamp_s1_el_l1[10]),
-        lt_pc2_stamp_s1_el_l1[9] | (lt_pc2_stamp_s1_el_e1[8] & lt_pc2_stamp_s1_el_l1[8]),
-        lt_pc2_stamp_s1_el_l1[7] | (lt_pc2_stamp_s1_el_e1[6] & lt_pc2_stamp_s1_el_l1[6]),
-        lt_pc2_stamp_s1_el_l1[5] | (lt_pc2_stamp_s1_el_e1[4] & lt_pc2_stamp_s1_el_l1[4]),
-        lt_pc2_stamp_s1_el_l1[3] | (lt_pc2_stamp_s1_el_e1[2] & lt_pc2_stamp_s1_el_l1[2]),
-        lt_pc2_stamp_s1_el_l1[1] | (lt_pc2_stamp_s1_el_e1[0] & lt_pc2_stamp_s1_el_l1[0])
-    };
-    wire [6:0] lt_pc2_stamp_s1_el_e2;
-    assign lt_pc2_stamp_s1_el_e2 = {
-        lt_pc2_stamp_s1_el_e1[14] & lt_pc2_stamp_s1_el_e1[13], lt_pc2_stamp_s1_el_e1[12] & lt_pc2_stamp_s1_el_e1[11],
-        lt_pc2_stamp_s1_el_e1[10] & lt_pc2_stamp_s1_el_e1[9], lt_pc2_stamp_s1_el_e1[8] & lt_pc2_stamp_s1_el_e1[7],
-        lt_pc2_stamp_s1_el_e1[6] & lt_pc2_stamp_s1_el_e1[5], lt_pc2_stamp_s1_el_e1[4] & lt_pc2_stamp_s1_el_e1[3],
-        lt_pc2_stamp_s1_el_e1[2] & lt_pc2_stamp_s1_el_e1[1]
-    };
-    wire [3:0] lt_pc2_stamp_s1_el_l3;
-    assign lt_pc2_stamp_s1_el_l3 = {
-        lt_pc2_stamp_s1_el_l2[7] | (lt_pc2_stamp_s1_el_e2[6] & lt_pc2_stamp_s1_el_l2[6]),
-        lt_pc2_stamp_s1_el_l2[5] | (lt_pc2_stamp_s1_el_e2[4] & lt_pc2_stamp_s1_el_l2[4]),
-        lt_pc2_stamp_s1_el_l2[3] | (lt_pc2_stamp_s1_el_e2[2] & lt_pc2_stamp_s1_el_l2[2]),
-        lt_pc2_stamp_s1_el_l2[1] | (lt_pc2_stamp_s1_el_e2[0] & lt_pc2_stamp_s1_el_l2[0])
-    };
-    wire [2:0] lt_pc2_stamp_s1_el_e3;
-    assign lt_pc2_stamp_s1_el_e3 = {
-        lt_pc2_stamp_s1_el_e2[6] & lt_pc2_stamp_s1_el_e2[5], lt_pc2_stamp_s1_el_e2[4] & lt_pc2_stamp_s1_el_e2[3],
-        lt_pc2_stamp_s1_el_e2[2] & lt_pc2_stamp_s1_el_e2[1]
-    };
-    wire [1:0] lt_pc2_stamp_s1_el_l4;
-    assign lt_pc2_stamp_s1_el_l4 = {
-        lt_pc2_stamp_s1_el_l3[3] | (lt_pc2_stamp_s1_el_e3[2] & lt_pc2_stamp_s1_el_l3[2]),
-        lt_pc2_stamp_s1_el_l3[1] | (lt_pc2_stamp_s1_el_e3[0] & lt_pc2_stamp_s1_el_l3[0])
-    };
-    wire lt_pc2_stamp_s1_el_e4;
-    assign lt_pc2_stamp_s1_el_e4 = lt_pc2_stamp_s1_el_e3[2] & lt_pc2_stamp_s1_el_e3[1];
-    wire lt_pc2_stamp_s1_el_l5;
-    assign lt_pc2_stamp_s1_el_l5 = lt_pc2_stamp_s1_el_l4[1] | (lt_pc2_stamp_s1_el_e4 & lt_pc2_stamp_s1_el_l4[0]);
-    wire [31:0] lt_s2_el_pc1_stamp_l0;
-    assign lt_s2_el_pc1_stamp_l0 = {
-        (~s2_el[31]) & pc1_stamp[31], (~s2_el[30]) & pc1_stamp[30], (~s2_el[29]) & pc1_stamp[29], (~s2_el[28]) & pc1_stamp[28],
-        (~s2_el[27]) & pc1_stamp[27], (~s2_el[26]) & pc1_stamp[26], (~s2_el[25]) & pc1_stamp[25], (~s2_el[24]) & pc1_stamp[24],
-        (~s2_el[23]) & pc1_stamp[23], (~s2_el[22]) & pc1_stamp[22], (~s2_el[21]) & pc1_stamp[21], (~s2_el[20]) & pc1_stamp[20],
-        (~s2_el[19]) & pc1_stamp[19], (~s2_el[18]) & pc1_stamp[18], (~s2_el[17]) & pc1_stamp[17], (~s2_el[16]) & pc1_stamp[16],
-        (~s2_el[15]) & pc1_stamp[15], (~s2_el[14]) & pc1_stamp[14], (~s2_el[13]) & pc1_stamp[13], (~s2_el[12]) & pc1_stamp[12],
-        (~s2_el[11]) & pc1_stamp[11], (~s2_el[10]) & pc1_stamp[10], (~s2_el[9]) & pc1_stamp[9], (~s2_el[8]) & pc1_stamp[8],
-        (~s2_el[7]) & pc1_stamp[7], (~s2_el[6]) & pc1_stamp[6], (~s2_el[5]) & pc1_stamp[5], (~s2_el[4]) & pc1_stamp[4], (~s2_el[3]) & pc1_stamp[3],
-        (~s2_el[2]) & pc1_stamp[2], (~s2_el[1]) & pc1_stamp[1], (~s2_el[0]) & pc1_stamp[0]
-    };
-    wire [30:0] lt_s2_el_pc1_stamp_e0;
-    assign lt_s2_el_pc1_stamp_e0 = {
-        ~(s2_el[31] ^ pc1_stamp[31]), ~(s2_el[30] ^ pc1_stamp[30]), ~(s2_el[29] ^ pc1_stamp[29]), ~(s2_el[28] ^ pc1_stamp[28]),
-        ~(s2_el[27] ^ pc1_stamp[27]), ~(s2_el[26] ^ pc1_stamp[26]), ~(s2_el[25] ^ pc1_stamp[25]), ~(s2_el[24] ^ pc1_stamp[24]),
-        ~(s2_el[23] ^ pc1_stamp[23]), ~(s2_el[22] ^ pc1_stamp[22]), ~(s2_el[21] ^ pc1_stamp[21]), ~(s2_el[20] ^ pc1_stamp[20]),
-        ~(s2_el[19] ^ pc1_stamp[19]), ~(s2_el[18] ^ pc1_stamp[18]), ~(s2_el[17] ^ pc1_stamp[17]), ~(s2_el[16] ^ pc1_stamp[16]),
-        ~(s2_el[15] ^ pc1_stamp[15]), ~(s2_el[14] ^ pc1_stamp[14]), ~(s2_el[13] ^ pc1_stamp[13]), ~(s2_el[12] ^ pc1_stamp[12]),
-        ~(s2_el[11] ^ pc1_stamp[11]), ~(s2_el[10] ^ pc1_stamp[10]), ~(s2_el[9] ^ pc1_stamp[9]), ~(s2_el[8] ^ pc1_stamp[8]),
-        ~(s2_el[7] ^ pc1_stamp[7]), ~(s2_el[6] ^ pc1_stamp[6]), ~(s2_el[5] ^ pc1_stamp[5]), ~(s2_el[4] ^ pc1_stamp[4]), ~(s2_el[3] ^ pc1_stamp[3]),
-        ~(s2_el[2] ^ pc1_stamp[2]), ~(s2_el[1] ^ pc1_stamp[1])
-    };
-    wire [15:0] lt_s2_el_pc1_stamp_l1;
-    assign lt_s2_el_pc1_stamp_l1 = {
-        lt_s2_el_pc1_stamp_l0[31] | (lt_s2_el_pc1_stamp_e0[30] & lt_s2_el_pc1_stamp_l0[30]),
-        lt_s2_el_pc1_stamp_l0[29] | (lt_s2_el_pc1_stamp_e0[28] & lt_s2_el_pc1_stamp_l0[28]),
-        lt_s2_el_pc1_stamp_l0[27] | (lt_s2_el_pc1_stamp_e0[26] & lt_s2_el_pc1_stamp_l0[26]),
-        lt_s2_el_pc1_stamp_l0[25] | (lt_s2_el_pc1_stamp_e0[24] & lt_s2_el_pc1_stamp_l0[24]),
-        lt_s2_el_pc1_stamp_l0[23] | (lt_s2_el_pc1_stamp_e0[22] & lt_s2_el_pc1_stamp_l0[22]),
-        lt_s2_el_pc1_stamp_l0[21] | (lt_s2_el_pc1_stamp_e0[20] & lt_s2_el_pc1_stamp_l0[20]),
-        lt_s2_el_pc1_stamp_l0[19] | (lt_s2_el_pc1_stamp_e0[18] & lt_s2_el_pc1_stamp_l0[18]),
-        lt_s2_el_pc1_stamp_l0[17] | (lt_s2_el_pc1_stamp_e0[16] & lt_s2_el_pc1_stamp_l0[16]),
-        lt_s2_el_pc1_stamp_l0[15] | (lt_s2_el_pc1_stamp_e0[14] & lt_s2_el_pc1_stamp_l0[14]),
-        lt_s2_el_pc1_stamp_l0[13] | (lt_s2_el_pc1_stamp_e0[12] & lt_s2_el_pc1_stamp_l0[12]),
-        lt_s2_el_pc1_stamp_l0[11] | (lt_s2_el_pc1_stamp_e0[10] & lt_s2_el_pc1_stamp_l0[10]),
-        lt_s2_el_pc1_stamp_l0[9] | (lt_s2_el_pc1_stamp_e0[8] & lt_s2_el_pc1_stamp_l0[8]),
-        lt_s2_el_pc1_stamp_l0[7] | (lt_s2_el_pc1_stamp_e0[6] & lt_s2_el_pc1_stamp_l0[6]),
-        lt_s2_el_pc1_stamp_l0[5] | (lt_s2_el_pc1_stamp_e0[4] & lt_s2_el_pc1_stamp_l0[4]),
-        lt_s2_el_pc1_stamp_l0[3] | (lt_s2_el_pc1_stamp_e0[2] & lt_s2_el_pc1_stamp_l0[2]),
-        lt_s2_el_pc1_stamp_l0[1] | (lt_s2_el_pc1_stamp_e0[0] & lt_s2_el_pc1_stamp_l0[0])
-    };
-    wire [14:0] lt_s2_el_pc1_stamp_e1;
-    assign lt_s2_el_pc1_stamp_e1 = {
-        lt_s2_el_pc1_stamp_e0[30] & lt_s2_el_pc1_stamp_e0[29], lt_s2_el_pc1_stamp_e0[28] & lt_s2_el_pc1_stamp_e0[27],
-        lt_s2_el_pc1_stamp_e0[26] & lt_s2_el_pc1_stamp_e0[25], lt_s2_el_pc1_stamp_e0[24] & lt_s2_el_pc1_stamp_e0[23],
-        lt_s2_el_pc1_stamp_e0[22] & lt_s2_el_pc1_stamp_e0[21], lt_s2_el_pc1_stamp_e0[20] & lt_s2_el_pc1_stamp_e0[19],
-        lt_s2_el_pc1_stamp_e0[18] & lt_s2_el_pc1_stamp_e0[17], lt_s2_el_pc1_stamp_e0[16] & lt_s2_el_pc1_stamp_e0[15],
-        lt_s2_el_pc1_stamp_e0[14] & lt_s2_el_pc1_stamp_e0[13], lt_s2_el_pc1_stamp_e0[12] & lt_s2_el_pc1_stamp_e0[11],
-        lt_s2_el_pc1_stamp_e0[10] & lt_s2_el_pc1_stamp_e0[9], lt_s2_el_pc1_stamp_e0[8] & lt_s2_el_pc1_stamp_e0[7],
-        lt_s2_el_pc1_stamp_e0[6] & lt_s2_el_pc1_stamp_e0[5], lt_s2_el_pc1_stamp_e0[4] & lt_s2_el_pc1_stamp_e0[3],
-        lt_s2_el_pc1_stamp_e0[2] & lt_s2_el_pc1_stamp_e0[1]
-    };
-    wire [7:0] lt_s2_el_pc1_stamp_l2;
-    assign lt_s2_el_pc1_stamp_l2 = {
-        lt_s2_el_pc1_stamp_l1[15] | (lt_s2_el_pc1_stamp_e1[14] & lt_s2_el_pc1_stamp_l1[14]),
-        lt_s2_el_pc1_stamp_l1[13] | (lt_s2_el_pc1_stamp_e1[12] & lt_s2_el_pc1_stamp_l1[12]),
-        lt_s2_el_pc1_stamp_l1[11] | (lt_s2_el_pc1_stamp_e1[10] & lt_s2_el_pc1_stamp_l1[10]),
-        lt_s2_el_pc1_stamp_l1[9] | (lt_s2_el_pc1_stamp_e1[8] & lt_s2_el_pc1_stamp_l1[8]),
-        lt_s2_el_pc1_stamp_l1[7] | (lt_s2_el_pc1_stamp_e1[6] & lt_s2_el_pc1_stamp_l1[6]),
-        lt_s2_el_pc1_stamp_l1[5] | (lt_s2_el_pc1_stamp_e1[4] & lt_s2_el_pc1_stamp_l1[4]),
-        lt_s2_el_pc1_stamp_l1[3] | (lt_s2_el_pc1_stamp_e1[2] & lt_s2_el_pc1_stamp_l1[2]),
-        lt_s2_el_pc1_stamp_l1[1] | (lt_s2_el_pc1_stamp_e1[0] & lt_s2_el_pc1_stamp_l1[0])
-    };
-    wire [6:0] lt_s2_el_pc1_stamp_e2;
-    assign lt_s2_el_pc1_stamp_e2 = {
-        lt_s2_el_pc1_stamp_e1[14] & lt_s2_el_pc1_stamp_e1[13], lt_s2_el_pc1_stamp_e1[12] & lt_s2_el_pc1_stamp_e1[11],
-        lt_s2_el_pc1_stamp_e1[10] & lt_s2_el_pc1_stamp_e1[9], lt_s2_el_pc1_stamp_e1[8] & lt_s2_el_pc1_stamp_e1[7],
-        lt_s2_el_pc1_stamp_e1[6] & lt_s2_el_pc1_stamp_e1[5], lt_s2_el_pc1_stamp_e1[4] & lt_s2_el_pc1_stamp_e1[3],
-        lt_s2_el_pc1_stamp_e1[2] & lt_s2_el_pc1_stamp_e1[1]
-    };
-    wire [3:0] lt_s2_el_pc1_stamp_l3;
-    assign lt_s2_el_pc1_stamp_l3 = {
-        lt_s2_el_pc1_stamp_l2[7] | (lt_s2_el_pc1_stamp_e2[6] & lt_s2_el_pc1_stamp_l2[6]),
-        lt_s2_el_pc1_stamp_l2[5] | (lt_s2_el_pc1_stamp_e2[4] & lt_s2_el_pc1_stamp_l2[4]),
-        lt_s2_el_pc1_stamp_l2[3] | (lt_s2_el_pc1_stamp_e2[2] & lt_s2_el_pc1_stamp_l2[2]),
-        lt_s2_el_pc1_stamp_l2[1] | (lt_s2_el_pc1_stamp_e2[0] & lt_s2_el_pc1_stamp_l2[0])
-    };
-    wire [2:0] lt_s2_el_pc1_stamp_e3;
-    assign lt_s2_el_pc1_stamp_e3 = {
-        lt_s2_el_pc1_stamp_e2[6] & lt_s2_el_pc1_stamp_e2[5], lt_s2_el_pc1_stamp_e2[4] & lt_s2_el_pc1_stamp_e2[3],
-        lt_s2_el_pc1_stamp_e2[2] & lt_s2_el_pc1_stamp_e2[1]
-    };
-    wire [1:0] lt_s2_el_pc1_stamp_l4;
-    assign lt_s2_el_pc1_stamp_l4 = {
-        lt_s2_el_pc1_stamp_l3[3] | (lt_s2_el_pc1_stamp_e3[2] & lt_s2_el_pc1_stamp_l3[2]),
-        lt_s2_el_pc1_stamp_l3[1] | (lt_s2_el_pc1_stamp_e3[0] & lt_s2_el_pc1_stamp_l3[0])
-    };
-    wire lt_s2_el_pc1_stamp_e4;
-    assign lt_s2_el_pc1_stamp_e4 = lt_s2_el_pc1_stamp_e3[2] & lt_s2_el_pc1_stamp_e3[1];
-    wire lt_s2_el_pc1_stamp_l5;
-    assign lt_s2_el_pc1_stamp_l5 = lt_s2_el_pc1_stamp_l4[1] | (lt_s2_el_pc1_stamp_e4 & lt_s2_el_pc1_stamp_l4[0]);
-    wire [31:0] lt_s2_el_s1_el_l0;
-    assign lt_s2_el_s1_el_l0 = {
-        (~s2_el[31]) & s1_el[31], (~s2_el[30]) & s1_el[30], (~s2_el[29]) & s1_el[29], (~s2_el[28]) & s1_el[28], (~s2_el[27]) & s1_el[27],
-        (~s2_el[26]) & s1_el[26], (~s2_el[25]) & s1_el[25], (~s2_el[24]) & s1_el[24], (~s2_el[23]) & s1_el[23], (~s2_el[22]) & s1_el[22],
-        (~s2_el[21]) & s1_el[21], (~s2_el[20]) & s1_el[20], (~s2_el[19]) & s1_el[19], (~s2_el[18]) & s1_el[18], (~s2_el[17]) & s1_el[17],
-        (~s2_el[16]) & s1_el[16], (~s2_el[15]) & s1_el[15], (~s2_el[14]) & s1_el[14], (~s2_el[13]) & s1_el[13], (~s2_el[12]) & s1_el[12],
-        (~s2_el[11]) & s1_el[11], (~s2_el[10]) & s1_el[10], (~s2_el[9]) & s1_el[9], (~s2_el[8]) & s1_el[8], (~s2_el[7]) & s1_el[7],
-        (~s2_el[6]) & s1_el[6], (~s2_el[5]) & s1_el[5], (~s2_el[4]) & s1_el[4], (~s2_el[3]) & s1_el[3], (~s2_el[2]) & s1_el[2],
-        (~s2_el[1]) & s1_el[1], (~s2_el[0]) & s1_el[0]
-    };
-    wire [30:0] lt_s2_el_s1_el_e0;
-    assign lt_s2_el_s1_el_e0 = {
-        ~(s2_el[31] ^ s1_el[31]), ~(s2_el[30] ^ s1_el[30]), ~(s2_el[29] ^ s1_el[29]), ~(s2_el[28] ^ s1_el[28]), ~(s2_el[27] ^ s1_el[27]),
-        ~(s2_el[26] ^ s1_el[26]), ~(s2_el[25] ^ s1_el[25]), ~(s2_el[24] ^ s1_el[24]), ~(s2_el[23] ^ s1_el[23]), ~(s2_el[22] ^ s1_el[22]),
-        ~(s2_el[21] ^ s1_el[21]), ~(s2_el[20] ^ s1_el[20]), ~(s2_el[19] ^ s1_el[19]), ~(s2_el[18] ^ s1_el[18]), ~(s2_el[17] ^ s1_el[17]),
-        ~(s2_el[16] ^ s1_el[16]), ~(s2_el[15] ^ s1_el[15]), ~(s2_el[14] ^ s1_el[14]), ~(s2_el[13] ^ s1_el[13]), ~(s2_el[12] ^ s1_el[12]),
-        ~(s2_el[11] ^ s1_el[11]), ~(s2_el[10] ^ s1_el[10]), ~(s2_el[9] ^ s1_el[9]), ~(s2_el[8] ^ s1_el[8]), ~(s2_el[7] ^ s1_el[7]),
-        ~(s2_el[6] ^ s1_el[6]), ~(s2_el[5] ^ s1_el[5]), ~(s2_el[4] ^ s1_el[4]), ~(s2_el[3] ^ s1_el[3]), ~(s2_el[2] ^ s1_el[2]),
-        ~(s2_el[1] ^ s1_el[1])
-    };
-    wire [15:0] lt_s2_el_s1_el_l1;
-    assign lt_s2_el_s1_el_l1 = {
-        lt_s2_el_s1_el_l0[31] | (lt_s2_el_s1_el_e0[30] & lt_s2_el_s1_el_l0[30]),
-        lt_s2_el_s1_el_l0[29] | (lt_s2_el_s1_el_e0[28] & lt_s2_el_s1_el_l0[28]),
-        lt_s2_el_s1_el_l0[27] | (lt_s2_el_s1_el_e0[26] & lt_s2_el_s1_el_l0[26]),
-        lt_s2_el_s1_el_l0[25] | (lt_s2_el_s1_el_e0[24] & lt_s2_el_s1_el_l0[24]),
-        lt_s2_el_s1_el_l0[23] | (lt_s2_el_s1_el_e0[22] & lt_s2_el_s1_el_l0[22]),
-        lt_s2_el_s1_el_l0[21] | (lt_s2_el_s1_el_e0[20] & lt_s2_el_s1_el_l0[20]),
-        lt_s2_el_s1_el_l0[19] | (lt_s2_el_s1_el_e0[18] & lt_s2_el_s1_el_l0[18]),
-        lt_s2_el_s1_el_l0[17] | (lt_s2_el_s1_el_e0[16] & lt_s2_el_s1_el_l0[16]),
-        lt_s2_el_s1_el_l0[15] | (lt_s2_el_s1_el_e0[14] & lt_s2_el_s1_el_l0[14]),
-        lt_s2_el_s1_el_l0[13] | (lt_s2_el_s1_el_e0[12] & lt_s2_el_s1_el_l0[12]),
-        lt_s2_el_s1_el_l0[11] | (lt_s2_el_s1_el_e0[10] & lt_s2_el_s1_el_l0[10]), lt_s2_el_s1_el_l0[9] | (lt_s2_el_s1_el_e0[8] & lt_s2_el_s1_el_l0[8]),
-        lt_s2_el_s1_el_l0[7] | (lt_s2_el_s1_el_e0[6] & lt_s2_el_s1_el_l0[6]), lt_s2_el_s1_el_l0[5] | (lt_s2_el_s1_el_e0[4] & lt_s2_el_s1_el_l0[4]),
-        lt_s2_el_s1_el_l0[3] | (lt_s2_el_s1_el_e0[2] & lt_s2_el_s1_el_l0[2]), lt_s2_el_s1_el_l0[1] | (lt_s2_el_s1_el_e0[0] & lt_s2_el_s1_el_l0[0])
-    };
-    wire [14:0] lt_s2_el_s1_el_e1;
-    assign lt_s2_el_s1_el_e1 = {
-        lt_s2_el_s1_el_e0[30] & lt_s2_el_s1_el_e0[29], lt_s2_el_s1_el_e0[28] & lt_s2_el_s1_el_e0[27], lt_s2_el_s1_el_e0[26] & lt_s2_el_s1_el_e0[25],
-        lt_s2_el_s1_el_e0[24] & lt_s2_el_s1_el_e0[23], lt_s2_el_s1_el_e0[22] & lt_s2_el_s1_el_e0[21], lt_s2_el_s1_el_e0[20] & lt_s2_el_s1_el_e0[19],
-        lt_s2_el_s1_el_e0[18] & lt_s2_el_s1_el_e0[17], lt_s2_el_s1_el_e0[16] & lt_s2_el_s1_el_e0[15], lt_s2_el_s1_el_e0[14] & lt_s2_el_s1_el_e0[13],
-        lt_s2_el_s1_el_e0[12] & lt_s2_el_s1_el_e0[11], lt_s2_el_s1_el_e0[10] & lt_s2_el_s1_el_e0[9], lt_s2_el_s1_el_e0[8] & lt_s2_el_s1_el_e0[7],
-        lt_s2_el_s1_el_e0[6] & lt_s2_el_s1_el_e0[5], lt_s2_el_s1_el_e0[4] & lt_s2_el_s1_el_e0[3], lt_s2_el_s1_el_e0[2] & lt_s2_el_s1_el_e0[1]
-    };
-    wire [7:0] lt_s2_el_s1_el_l2;
-    assign lt_s2_el_s1_el_l2 = {
-        lt_s2_el_s1_el_l1[15] | (lt_s2_el_s1_el_e1[14] & lt_s2_el_s1_el_l1[14]),
-        lt_s2_el_s1_el_l1[13] | (lt_s2_el_s1_el_e1[12] & lt_s2_el_s1_el_l1[12]),
-        lt_s2_el_s1_el_l1[11] | (lt_s2_el_s1_el_e1[10] & lt_s2_el_s1_el_l1[10]), lt_s2_el_s1_el_l1[9] | (lt_s2_el_s1_el_e1[8] & lt_s2_el_s1_el_l1[8]),
-        lt_s2_el_s1_el_l1[7] | (lt_s2_el_s1_el_e1[6] & lt_s2_el_s1_el_l1[6]), lt_s2_el_s1_el_l1[5] | (lt_s2_el_s1_el_e1[4] & lt_s2_el_s1_el_l1[4]),
-        lt_s2_el_s1_el_l1[3] | (lt_s2_el_s1_el_e1[2] & lt_s2_el_s1_el_l1[2]), lt_s2_el_s1_el_l1[1] | (lt_s2_el_s1_el_e1[0] & lt_s2_el_s1_el_l1[0])
-    };
-    wire [6:0] lt_s2_el_s1_el_e2;
-    assign lt_s2_el_s1_el_e2 = {
-        lt_s2_el_s1_el_e1[14] & lt_s2_el_s1_el_e1[13], lt_s2_el_s1_el_e1[12] & lt_s2_el_s1_el_e1[11], lt_s2_el_s1_el_e1[10] & lt_s2_el_s1_el_e1[9],
-        lt_s2_el_s1_el_e1[8] & lt_s2_el_s1_el_e1[7], lt_s2_el_s1_el_e1[6] & lt_s2_el_s1_el_e1[5], lt_s2_el_s1_el_e1[4] & lt_s2_el_s1_el_e1[3],
-        lt_s2_el_s1_el_e1[2] & lt_s2_el_s1_el_e1[1]
-    };
-    wire [3:0] lt_s2_el_s1_el_l3;
-    assign lt_s2_el_s1_el_l3 = {
-        lt_s2_el_s1_el_l2[7] | (lt_s2_el_s1_el_e2[6] & lt_s2_el_s1_el_l2[6]), lt_s2_el_s1_el_l2[5] | (lt_s2_el_s1_el_e2[4] & lt_s2_el_s1_el_l2[4]),
-        lt_s2_el_s1_el_l2[3] | (lt_s2_el_s1_el_e2[2] & lt_s2_el_s1_el_l2[2]), lt_s2_el_s1_el_l2[1] | (lt_s2_el_s1_el_e2[0] & lt_s2_el_s1_el_l2[0])
-    };
-    wire [2:0] lt_s2_el_s1_el_e3;
-    assign lt_s2_el_s1_el_e3 = {
-        lt_s2_el_s1_el_e2[6] & lt_s2_el_s1_el_e2[5], lt_s2_el_s1_el_e2[4] & lt_s2_el_s1_el_e2[3], lt_s2_el_s1_el_e2[2] & lt_s2_el_s1_el_e2[1]
-    };
-    wire [1:0] lt_s2_el_s1_el_l4;
-    assign lt_s2_el_s1_el_l4 = {
-        lt_s2_el_s1_el_l3[3] | (lt_s2_el_s1_el_e3[2] & lt_s2_el_s1_el_l3[2]), lt_s2_el_s1_el_l3[1] | (lt_s2_el_s1_el_e3[0] & lt_s2_el_s1_el_l3[0])
-    };
-    wire lt_s2_el_s1_el_e4;
-    assign lt_s2_el_s1_el_e4 = lt_s2_el_s1_el_e3[2] & lt_s2_el_s1_el_e3[1];
-    wire lt_s2_el_s1_el_l5;
-    assign lt_s2_el_s1_el_l5 = lt_s2_el_s1_el_l4[1] | (lt_s2_el_s1_el_e4 & lt_s2_el_s1_el_l4[0]);
-    wire pe_2_1;
-    assign pe_2_1 = (lt_pc2_stamp_pc1_stamp_l5 | lt_pc2_stamp_s1_el_l5) & (lt_s2_el_pc1_stamp_l5 | lt_s2_el_s1_el_l5);
-    wire [31:0] lt_pc3_stamp_pc0_stamp_l0;
-    assign lt_pc3_stamp_pc0_stamp_l0 = {
-        (~pc3_stamp[31]) & pc0_stamp[31], (~pc3_stamp[30]) & pc0_stamp[30], (~pc3_stamp[29]) & pc0_stamp[29], (~pc3_stamp[28]) & pc0_stamp[28],
-        (~pc3_stamp[27]) & pc0_stamp[27], (~pc3_stamp[26]) & pc0_stamp[26], (~pc3_stamp[25]) & pc0_stamp[25], (~pc3_stamp[24]) & pc0_stamp[24],
-        (~pc3_stamp[23]) & pc0_stamp[23], (~pc3_stamp[22]) & pc0_stamp[22], (~pc3_stamp[21]) & pc0_stamp[21], (~pc3_stamp[20]) & pc0_stamp[20],
-        (~pc3_stamp[19]) & pc0_stamp[19], (~pc3_stamp[18]) & pc0_stamp[18], (~pc3_stamp[17]) & pc0_stamp[17], (~pc3_stamp[16]) & pc0_stamp[16],
-        (~pc3_stamp[15]) & pc0_stamp[15], (~pc3_stamp[14]) & pc0_stamp[14], (~pc3_stamp[13]) & pc0_stamp[13], (~pc3_stamp[12]) & pc0_stamp[12],
-        (~pc3_stamp[11]) & pc0_stamp[11], (~pc3_stamp[10]) & pc0_stamp[10], (~pc3_stamp[9]) & pc0_stamp[9], (~pc3_stamp[8]) & pc0_stamp[8],
-        (~pc3_stamp[7]) & pc0_stamp[7], (~pc3_stamp[6]) & pc0_stamp[6], (~pc3_stamp[5]) & pc0_stamp[5], (~pc3_stamp[4]) & pc0_stamp[4],
-        (~pc3_stamp[3]) & pc0_stamp[3], (~pc3_stamp[2]) & pc0_stamp[2], (~pc3_stamp[1]) & pc0_stamp[1], (~pc3_stamp[0]) & pc0_stamp[0]
-    };
-    wire [30:0] lt_pc3_stamp_pc0_stamp_e0;
-    assign lt_pc3_stamp_pc0_stamp_e0 = {
-        ~(pc3_stamp[31] ^ pc0_stamp[31]), ~(pc3_stamp[30] ^ pc0_stamp[30]), ~(pc3_stamp[29] ^ pc0_stamp[29]), ~(pc3_stamp[28] ^ pc0_stamp[28]),
-        ~(pc3_stamp[27] ^ pc0_stamp[27]), ~(pc3_stamp[26] ^ pc0_stamp[26]), ~(pc3_stamp[25] ^ pc0_stamp[25]), ~(pc3_stamp[24] ^ pc0_stamp[24]),
-        ~(pc3_stamp[23] ^ pc0_stamp[23]), ~(pc3_stamp[22] ^ pc0_stamp[22]), ~(pc3_stamp[21] ^ pc0_stamp[21]), ~(pc3_stamp[20] ^ pc0_stamp[20]),
-        ~(pc3_stamp[19] ^ pc0_stamp[19]), ~(pc3_stamp[18] ^ pc0_stamp[18]), ~(pc3_stamp[17] ^ pc0_stamp[17]), ~(pc3_stamp[16] ^ pc0_stamp[16]),
-        ~(pc3_stamp[15] ^ pc0_stamp[15]), ~(pc3_stamp[14] ^ pc0_stamp[14]), ~(pc3_stamp[13] ^ pc0_stamp[13]), ~(pc3_stamp[12] ^ pc0_stamp[12]),
-        ~(pc3_stamp[11] ^ pc0_stamp[11]), ~(pc3_stamp[10] ^ pc0_stamp[10]), ~(pc3_stamp[9] ^ pc0_stamp[9]), ~(pc3_stamp[8] ^ pc0_stamp[8]),
-        ~(pc3_stamp[7] ^ pc0_stamp[7]), ~(pc3_stamp[6] ^ pc0_stamp[6]), ~(pc3_stamp[5] ^ pc0_stamp[5]), ~(pc3_stamp[4] ^ pc0_stamp[4]),
-        ~(pc3_stamp[3] ^ pc0_stamp[3]), ~(pc3_stamp[2] ^ pc0_stamp[2]), ~(pc3_stamp[1] ^ pc0_stamp[1])
-    };
-    wire [15:0] lt_pc3_stamp_pc0_stamp_l1;
-    assign lt_pc3_stamp_pc0_stamp_l1 = {
-        lt_pc3_stamp_pc0_stamp_l0[31] | (lt_pc3_stamp_pc0_stamp_e0[30] & lt_pc3_stamp_pc0_stamp_l0[30]),
-        lt_pc3_stamp_pc0_stamp_l0[29] | (lt_pc3_stamp_pc0_stamp_e0[28] & lt_pc3_stamp_pc0_stamp_l0[28]),
-        lt_pc3_stamp_pc0_stamp_l0[27] | (lt_pc3_stamp_pc0_stamp_e0[26] & lt_pc3_stamp_pc0_stamp_l0[26]),
-        lt_pc3_stamp_pc0_stamp_l0[25] | (lt_pc3_stamp_pc0_stamp_e0[24] & lt_pc3_stamp_pc0_stamp_l0[24]),
-        lt_pc3_stamp_pc0_stamp_l0[23] | (lt_pc3_stamp_pc0_stamp_e0[22] & lt_pc3_stamp_pc0_stamp_l0[22]),
-        lt_pc3_stamp_pc0_stamp_l0[21] | (lt_pc3_stamp_pc0_stamp_e0[20] & lt_pc3_stamp_pc0_stamp_l0[20]),
-        lt_pc3_stamp_pc0_stamp_l0[19] | (lt_pc3_stamp_pc0_stamp_e0[18] & lt_pc3_stamp_pc0_stamp_l0[18]),
-        lt_pc3_stamp_pc0_stamp_l0[17] | (lt_pc3_stamp_pc0_stamp_e0[16] & lt_pc3_stamp_pc0_stamp_l0[16]),
-        lt_pc3_stamp_pc0_stamp_l0[15] | (lt_pc3_stamp_pc0_stamp_e0[14] & lt_pc3_stamp_pc0_stamp_l0[14]),
-        lt_pc3_stamp_pc0_stamp_l0[13] | (lt_pc3_stamp_pc0_stamp_e0[12] & lt_pc3_stamp_pc0_stamp_l0[12]),
-        lt_pc3_stamp_pc0_stamp_l0[11] | (lt_pc3_stamp_pc0_stamp_e0[10] & lt_pc3_stamp_pc0_stamp_l0[10]),
-        lt_pc3_stamp_pc0_stamp_l0[9] | (lt_pc3_stamp_pc0_stamp_e0[8] & lt_pc3_stamp_pc0_stamp_l0[8]),
-        lt_pc3_stamp_pc0_stamp_l0[7] | (lt_pc3_stamp_pc0_stamp_e0[6] & lt_pc3_stamp_pc0_stamp_l0[6]),
-        lt_pc3_stamp_pc0_stamp_l0[5] | (lt_pc3_stamp_pc0_stamp_e0[4] & lt_pc3_stamp_pc0_stamp_l0[4]),
-        lt_pc3_stamp_pc0_stamp_l0[3] | (lt_pc3_stamp_pc0_stamp_e0[2] & lt_pc3_stamp_pc0_stamp_l0[2]),
-        lt_pc3_stamp_pc0_stamp_l0[1] | (lt_pc3_stamp_pc0_stamp_e0[0] & lt_pc3_stamp_pc0_stamp_l0[0])
-    };
-    wire [14:0] lt_pc3_stamp_pc0_stamp_e1;
-    assign lt_pc3_stamp_pc0_stamp_e1 = {
-        lt_pc3_stamp_pc0_stamp_e0[30] & lt_pc3_stamp_pc0_stamp_e0[29], lt_pc3_stamp_pc0_stamp_e0[28] & lt_pc3_stamp_pc0_stamp_e0[27],
-        lt_pc3_stamp_pc0_stamp_e0[26] & lt_pc3_stamp_pc0_stamp_e0[25], lt_pc3_stamp_pc0_stamp_e0[24] & lt_pc3_stamp_pc0_stamp_e0[23],
-        lt_pc3_stamp_pc0_stamp_e0[22] & lt_pc3_stamp_pc0_stamp_e0[21], lt_pc3_stamp_pc0_stamp_e0[20] & lt_pc3_stamp_pc0_stamp_e0[19],
-        lt_pc3_stamp_pc0_stamp_e0[18] & lt_pc3_stamp_pc0_stamp_e0[17], lt_pc3_stamp_pc0_stamp_e0[16] & lt_pc3_stamp_pc0_stamp_e0[15],
-        lt_pc3_stamp_pc0_stamp_e0[14] & lt_pc3_stamp_pc0_stamp_e0[13], lt_pc3_stamp_pc0_stamp_e0[12] & lt_pc3_stamp_pc0_stamp_e0[11],
-        lt_pc3_stamp_pc0_stamp_e0[10] & lt_pc3_stamp_pc0_stamp_e0[9], lt_pc3_stamp_pc0_stamp_e0[8] & lt_pc3_stamp_pc0_stamp_e0[7],
-        lt_pc3_stamp_pc0_stamp_e0[6] & lt_pc3_stamp_pc0_stamp_e0[5], lt_pc3_stamp_pc0_stamp_e0[4] & lt_pc3_stamp_pc0_stamp_e0[3],
-        lt_pc3_stamp_pc0_stamp_e0[2] & lt_pc3_stamp_pc0_stamp_e0[1]
-    };
-    wire [7:0] lt_pc3_stamp_pc0_stamp_l2;
-    assign lt_pc3_stamp_pc0_stamp_l2 = {
-        lt_pc3_stamp_pc0_stamp_l1[15] | (lt_pc3_stamp_pc0_stamp_e1[14] & lt_pc3_stamp_pc0_stamp_l1[14]),
-        lt_pc3_stamp_pc0_stamp_l1[13] | (lt_pc3_stamp_pc0_stamp_e1[12] & lt_pc3_stamp_pc0_stamp_l1[12]),
-        lt_pc3_stamp_pc0_stamp_l1[11] | (lt_pc3_stamp_pc0_stamp_e1[10] & lt_pc3_stamp_pc0_stamp_l1[10]),
-        lt_pc3_stamp_pc0_stamp_l1[9] | (lt_pc3_stamp_pc0_stamp_e1[8] & lt_pc3_stamp_pc0_stamp_l1[8]),
-        lt_pc3_stamp_pc0_stamp_l1[7] | (lt_pc3_stamp_pc0_stamp_e1[6] & lt_pc3_stamp_pc0_stamp_l1[6]),
-        lt_pc3_stamp_pc0_stamp_l1[5] | (lt_pc3_stamp_pc0_stamp_e1[4] & lt_pc3_stamp_pc0_stamp_l1[4]),
-        lt_pc3_stamp_pc0_stamp_l1[3] | (lt_pc3_stamp_pc0_stamp_e1[2] & lt_pc3_stamp_pc0_stamp_l1[2]),
-        lt_pc3_stamp_pc0_stamp_l1[1] | (lt_pc3_stamp_pc0_stamp_e1[0] & lt_pc3_stamp_pc0_stamp_l1[0])
-    };
-    wire [6:0] lt_pc3_stamp_pc0_stamp_e2;
-    assign lt_pc3_stamp_pc0_stamp_e2 = {
-        lt_pc3_stamp_pc0_stamp_e1[14] & lt_pc3_stamp_pc0_stamp_e1[13], lt_pc3_stamp_pc0_stamp_e1[12] & lt_pc3_stamp_pc0_stamp_e1[11],
-        lt_pc3_stamp_pc0_stamp_e1[10] & lt_pc3_stamp_pc0_stamp_e1[9], lt_pc3_stamp_pc0_stamp_e1[8] & lt_pc3_stamp_pc0_stamp_e1[7],
-        lt_pc3_stamp_pc0_stamp_e1[6] & lt_pc3_stamp_pc0_stamp_e1[5], lt_pc3_stamp_pc0_stamp_e1[4] & lt_pc3_stamp_pc0_stamp_e1[3],
-        lt_pc3_stamp_pc0_stamp_e1[2] & lt_pc3_stamp_pc0_stamp_e1[1]
-    };
-    wire [3:0] lt_pc3_stamp_pc0_stamp_l3;
-    assign lt_pc3_stamp_pc0_stamp_l3 = {
-        lt_pc3_stamp_pc0_stamp_l2[7] | (lt_pc3_stamp_pc0_stamp_e2[6] & lt_pc3_stamp_pc0_stamp_l2[6]),
-        lt_pc3_stamp_pc0_stamp_l2[5] | (lt_pc3_stamp_pc0_stamp_e2[4] & lt_pc3_stamp_pc0_stamp_l2[4]),
-        lt_pc3_stamp_pc0_stamp_l2[3] | (lt_pc3_stamp_pc0_stamp_e2[2] & lt_pc3_stamp_pc0_stamp_l2[2]),
-        lt_pc3_stamp_pc0_stamp_l2[1] | (lt_pc3_stamp_pc0_stamp_e2[0] & lt_pc3_stamp_pc0_stamp_l2[0])
-    };
-    wire [2:0] lt_pc3_stamp_pc0_stamp_e3;
-    assign lt_pc3_stamp_pc0_stamp_e3 = {
-        lt_pc3_stamp_pc0_stamp_e2[6] & lt_pc3_stamp_pc0_stamp_e2[5], lt_pc3_stamp_pc0_stamp_e2[4] & lt_pc3_stamp_pc0_stamp_e2[3],
-        lt_pc3_stamp_pc0_stamp_e2[2] & lt_pc3_stamp_pc0_stamp_e2[1]
-    };
-    wire [1:0] lt_pc3_stamp_pc0_stamp_l4;
-    assign lt_pc3_stamp_pc0_stamp_l4 = {
-        lt_pc3_stamp_pc0_stamp_l3[3] | (lt_pc3_stamp_pc0_stamp_e3[2] & lt_pc3_stamp_pc0_stamp_l3[2]),
-        lt_pc3_stamp_pc0_stamp_l3[1] | (lt_pc3_stamp_pc0_stamp_e3[0] & lt_pc3_stamp_pc0_stamp_l3[0])
-    };
-    wire lt_pc3_stamp_pc0_stamp_e4;
-    assign lt_pc3_stamp_pc0_stamp_e4 = lt_pc3_stamp_pc0_stamp_e3[2] & lt_pc3_stamp_pc0_stamp_e3[1];
-    wire lt_pc3_stamp_pc0_stamp_l5;
-    assign lt_pc3_stamp_pc0_stamp_l5 = lt_pc3_stamp_pc0_stamp_l4[1] | (lt_pc3_stamp_pc0_stamp_e4 & lt_pc3_stamp_pc0_stamp_l4[0]);
-    wire [31:0] lt_pc3_stamp_s0_el_l0;
-    assign lt_pc3_stamp_s0_el_l0 = {
-        (~pc3_stamp[31]) & s0_el[31], (~pc3_stamp[30]) & s0_el[30], (~pc3_stamp[29]) & s0_el[29], (~pc3_stamp[28]) & s0_el[28],
-        (~pc3_stamp[27]) & s0_el[27], (~pc3_stamp[26]) & s0_el[26], (~pc3_stamp[25]) & s0_el[25], (~pc3_stamp[24]) & s0_el[24],
-        (~pc3_stamp[23]) & s0_el[23], (~pc3_stamp[22]) & s0_el[22], (~pc3_stamp[21]) & s0_el[21], (~pc3_stamp[20]) & s0_el[20],
-        (~pc3_stamp[19]) & s0_el[19], (~pc3_stamp[18]) & s0_el[18], (~pc3_stamp[17]) & s0_el[17], (~pc3_stamp[16]) & s0_el[16],
-        (~pc3_stamp[15]) & s0_el[15], (~pc3_stamp[14]) & s0_el[14], (~pc3_stamp[13]) & s0_el[13], (~pc3_stamp[12]) & s0_el[12],
-        (~pc3_stamp[11]) & s0_el[11], (~pc3_stamp[10]) & s0_el[10], (~pc3_stamp[9]) & s0_el[9], (~pc3_stamp[8]) & s0_el[8],
-        (~pc3_stamp[7]) & s0_el[7], (~pc3_stamp[6]) & s0_el[6], (~pc3_stamp[5]) & s0_el[5], (~pc3_stamp[4]) & s0_el[4], (~pc3_stamp[3]) & s0_el[3],
-        (~pc3_stamp[2]) & s0_el[2], (~pc3_stamp[1]) & s0_el[1], (~pc3_stamp[0]) & s0_el[0]
-    };
-    wire [30:0] lt_pc3_stamp_s0_el_e0;
-    assign lt_pc3_stamp_s0_el_e0 = {
-        ~(pc3_stamp[31] ^ s0_el[31]), ~(pc3_stamp[30] ^ s0_el[30]), ~(pc3_stamp[29] ^ s0_el[29]), ~(pc3_stamp[28] ^ s0_el[28]),
-        ~(pc3_stamp[27] ^ s0_el[27]), ~(pc3_stamp[26] ^ s0_el[26]), ~(pc3_stamp[25] ^ s0_el[25]), ~(pc3_stamp[24] ^ s0_el[24]),
-        ~(pc3_stamp[23] ^ s0_el[23]), ~(pc3_stamp[22] ^ s0_el[22]), ~(pc3_stamp[21] ^ s0_el[21]), ~(pc3_stamp[20] ^ s0_el[20]),
-        ~(pc3_stamp[19] ^ s0_el[19]), ~(pc3_stamp[18] ^ s0_el[18]), ~(pc3_stamp[17] ^ s0_el[17]), ~(pc3_stamp[16] ^ s0_el[16]),
-        ~(pc3_stamp[15] ^ s0_el[15]), ~(pc3_stamp[14] ^ s0_el[14]), ~(pc3_stamp[13] ^ s0_el[13]), ~(pc3_stamp[12] ^ s0_el[12]),
-        ~(pc3_stamp[11] ^ s0_el[11]), ~(pc3_stamp[10] ^ s0_el[10]), ~(pc3_stamp[9] ^ s0_el[9]), ~(pc3_stamp[8] ^ s0_el[8]),
-        ~(pc3_stamp[7] ^ s0_el[7]), ~(pc3_stamp[6] ^ s0_el[6]), ~(pc3_stamp[5] ^ s0_el[5]), ~(pc3_stamp[4] ^ s0_el[4]), ~(pc3_stamp[3] ^ s0_el[3]),
-        ~(pc3_stamp[2] ^ s0_el[2]), ~(pc3_stamp[1] ^ s0_el[1])
-    };
-    wire [15:0] lt_pc3_stamp_s0_el_l1;
-    assign lt_pc3_stamp_s0_el_l1 = {
-        lt_pc3_stamp_s0_el_l0[31] | (lt_pc3_stamp_s0_el_e0[30] & lt_pc3_stamp_s0_el_l0[30]),
-        lt_pc3_stamp_s0_el_l0[29] | (lt_pc3_stamp_s0_el_e0[28] & lt_pc3_stamp_s0_el_l0[28]),
-        lt_pc3_stamp_s0_el_l0[27] | (lt_pc3_stamp_s0_el_e0[26] & lt_pc3_stamp_s0_el_l0[26]),
-        lt_pc3_stamp_s0_el_l0[25] | (lt_pc3_stamp_s0_el_e0[24] & lt_pc3_stamp_s0_el_l0[24]),
-        lt_pc3_stamp_s0_el_l0[23] | (lt_pc3_stamp_s0_el_e0[22] & lt_pc3_stamp_s0_el_l0[22]),
-        lt_pc3_stamp_s0_el_l0[21] | (lt_pc3_stamp_s0_el_e0[20] & lt_pc3_stamp_s0_el_l0[20]),
-        lt_pc3_stamp_s0_el_l0[19] | (lt_pc3_stamp_s0_el_e0[18] & lt_pc3_stamp_s0_el_l0[18]),
-        lt_pc3_stamp_s0_el_l0[17] | (lt_pc3_stamp_s0_el_e0[16] & lt_pc3_stamp_s0_el_l0[16]),
-        lt_pc3_stamp_s0_el_l0[15] | (lt_pc3_stamp_s0_el_e0[14] & lt_pc3_stamp_s0_el_l0[14]),
-        lt_pc3_stamp_s0_el_l0[13] | (lt_pc3_stamp_s0_el_e0[12] & lt_pc3_stamp_s0_el_l0[12]),
-        lt_pc3_stamp_s0_el_l0[11] | (lt_pc3_stamp_s0_el_e0[10] & lt_pc3_stamp_s0_el_l0[10]),
-        lt_pc3_stamp_s0_el_l0[9] | (lt_pc3_stamp_s0_el_e0[8] & lt_pc3_stamp_s0_el_l0[8]),
-        lt_pc3_stamp_s0_el_l0[7] | (lt_pc3_stamp_s0_el_e0[6] & lt_pc3_stamp_s0_el_l0[6]),
-        lt_pc3_stamp_s0_el_l0[5] | (lt_pc3_stamp_s0_el_e0[4] & lt_pc3_stamp_s0_el_l0[4]),
-        lt_pc3_stamp_s0_el_l0[3] | (lt_pc3_stamp_s0_el_e0[2] & lt_pc3_stamp_s0_el_l0[2]),
-        lt_pc3_stamp_s0_el_l0[1] | (lt_pc3_stamp_s0_el_e0[0] & lt_pc3_stamp_s0_el_l0[0])
-    };
-    wire [14:0] lt_pc3_stamp_s0_el_e1;
-    assign lt_pc3_stamp_s0_el_e1 = {
-        lt_pc3_stamp_s0_el_e0[30] & lt_pc3_stamp_s0_el_e0[29], lt_pc3_stamp_s0_el_e0[28] & lt_pc3_stamp_s0_el_e0[27],
-        lt_pc3_stamp_s0_el_e0[26] & lt_pc3_stamp_s0_el_e0[25], lt_pc3_stamp_s0_el_e0[24] & lt_pc3_stamp_s0_el_e0[23],
-        lt_pc3_stamp_s0_el_e0[22] & lt_pc3_stamp_s0_el_e0[21], lt_pc3_stamp_s0_el_e0[20] & lt_pc3_stamp_s0_el_e0[19],
-        lt_pc3_stamp_s0_el_e0[18] & lt_pc3_stamp_s0_el_e0[17], lt_pc3_stamp_s0_el_e0[16] & lt_pc3_stamp_s0_el_e0[15],
-        lt_pc3_stamp_s0_el_e0[14] & lt_pc3_stamp_s0_el_e0[13], lt_pc3_stamp_s0_el_e0[12] & lt_pc3_stamp_s0_el_e0[11],
-        lt_pc3_stamp_s0_el_e0[10] & lt_pc3_stamp_s0_el_e0[9], lt_pc3_stamp_s0_el_e0[8] & lt_pc3_stamp_s0_el_e0[7],
-        lt_pc3_stamp_s0_el_e0[6] & lt_pc3_stamp_s0_el_e0[5], lt_pc3_stamp_s0_el_e0[4] & lt_pc3_stamp_s0_el_e0[3],
-        lt_pc3_stamp_s0_el_e0[2] & lt_pc3_stamp_s0_el_e0[1]
-    };
-    wire [7:0] lt_pc3_stamp_s0_el_l2;
-    assign lt_pc3_stamp_s0_el_l2 = {
-        lt_pc3_stamp_s0_el_l1[15] | (lt_pc3_stamp_s0_el_e1[14] & lt_pc3_stamp_s0_el_l1[14]),
-        lt_pc3_stamp_s0_el_l1[13] | (lt_pc3_stamp_s0_el_e1[12] & lt_pc3_stamp_s0_el_l1[12]),
-        lt_pc3_stamp_s0_el_l1[11] | (lt_pc3_stamp_s0_el_e1[10] & lt_pc3_stamp_s0_el_l1[10]),
-        lt_pc3_stamp_s0_el_l1[9] | (lt_pc3_stamp_s0_el_e1[8] & lt_pc3_stamp_s0_el_l1[8]),
-        lt_pc3_stamp_s0_el_l1[7] | (lt_pc3_stamp_s0_el_e1[6] & lt_pc3_stamp_s0_el_l1[6]),
-        lt_pc3_stamp_s0_el_l1[5] | (lt_pc3_stamp_s0_el_e1[4] & lt_pc3_stamp_s0_el_l1[4]),
-        lt_pc3_stamp_s0_el_l1[3] | (lt_pc3_stamp_s0_el_e1[2] & lt_pc3_stamp_s0_el_l1[2]),
-        lt_pc3_stamp_s0_el_l1[1] | (lt_pc3_stamp_s0_el_e1[0] & lt_pc3_stamp_s0_el_l1[0])
-    };
-    wire [6:0] lt_pc3_stamp_s0_el_e2;
-    assign lt_pc3_stamp_s0_el_e2 = {
-        lt_pc3_stamp_s0_el_e1[14] & lt_pc3_stamp_s0_el_e1[13], lt_pc3_stamp_s0_el_e1[12] & lt_pc3_stamp_s0_el_e1[11],
-        lt_pc3_stamp_s0_el_e1[10] & lt_pc3_stamp_s0_el_e1[9], lt_pc3_stamp_s0_el_e1[8] & lt_pc3_stamp_s0_el_e1[7],
-        lt_pc3_stamp_s0_el_e1[6] & lt_pc3_stamp_s0_el_e1[5], lt_pc3_stamp_s0_el_e1[4] & lt_pc3_stamp_s0_el_e1[3],
-        lt_pc3_stamp_s0_el_e1[2] & lt_pc3_stamp_s0_el_e1[1]
-    };
-    wire [3:0] lt_pc3_stamp_s0_el_l3;
-    assign lt_pc3_stamp_s0_el_l3 = {
-        lt_pc3_stamp_s0_el_l2[7] | (lt_pc3_stamp_s0_el_e2[6] & lt_pc3_stamp_s0_el_l2[6]),
-        lt_pc3_stamp_s0_el_l2[5] | (lt_pc3_stamp_s0_el_e2[4] & lt_pc3_stamp_s0_el_l2[4]),
-        lt_pc3_stamp_s0_el_l2[3] | (lt_pc3_stamp_s0_el_e2[2] & lt_pc3_stamp_s0_el_l2[2]),
-        lt_pc3_stamp_s0_el_l2[1] | (lt_pc3_stamp_s0_el_e2[0] & lt_pc3_stamp_s0_el_l2[0])
-    };
-    wire [2:0] lt_pc3_stamp_s0_el_e3;
-    assign lt_pc3_stamp_s0_el_e3 = {
-        lt_pc3_stamp_s0_el_e2[6] & lt_pc3_stamp_s0_el_e2[5], lt_pc3_stamp_s0_el_e2[4] & lt_pc3_stamp_s0_el_e2[3],
-        lt_pc3_stamp_s0_el_e2[2] & lt_pc3_stamp_s0_el_e2[1]
-    };
-    wire [1:0] lt_pc3_stamp_s0_el_l4;
-    assign lt_pc3_stamp_s0_el_l4 = {
-        lt_pc3_stamp_s0_el_l3[3] | (lt_pc3_stamp_s0_el_e3[2] & lt_pc3_stamp_s0_el_l3[2]),
-        lt_pc3_stamp_s0_el_l3[1] | (lt_pc3_stamp_s0_el_e3[0] & lt_pc3_stamp_s0_el_l3[0])
-    };
-    wire lt_pc3_stamp_s0_el_e4;
-    assign lt_pc3_stamp_s0_el_e4 = lt_pc3_stamp_s0_el_e3[2] & lt_pc3_stamp_s0_el_e3[1];
-    wire lt_pc3_stamp_s0_el_l5;
-    assign lt_pc3_stamp_s0_el_l5 = lt_pc3_stamp_s0_el_l4[1] | (lt_pc3_stamp_s0_el_e4 & lt_pc3_stamp_s0_el_l4[0]);
-    wire [31:0] lt_s3_el_pc0_stamp_l0;
-    assign lt_s3_el_pc0_stamp_l0 = {
-        (~s3_el[31]) & pc0_stamp[31], (~s3_el[30]) & pc0_stamp[30], (~s3_el[29]) & pc0_stamp[29], (~s3_el[28]) & pc0_stamp[28],
-        (~s3_el[27]) & pc0_stamp[27], (~s3_el[26]) & pc0_stamp[26], (~s3_el[25]) & pc0_stamp[25], (~s3_el[24]) & pc0_stamp[24],
-        (~s3_el[23]) & pc0_stamp[23], (~s3_el[22]) & pc0_stamp[22], (~s3_el[21]) & pc0_stamp[21], (~s3_el[20]) & pc0_stamp[20],
-        (~s3_el[19]) & pc0_stamp[19], (~s3_el[18]) & pc0_stamp[18], (~s3_el[17]) & pc0_stamp[17], (~s3_el[16]) & pc0_stamp[16],
-        (~s3_el[15]) & pc0_stamp[15], (~s3_el[14]) & pc0_stamp[14], (~s3_el[13]) & pc0_stamp[13], (~s3_el[12]) & pc0_stamp[12],
-        (~s3_el[11]) & pc0_stamp[11], (~s3_el[10]) & pc0_stamp[10], (~s3_el[9]) & pc0_stamp[9], (~s3_el[8]) & pc0_stamp[8],
-        (~s3_el[7]) & pc0_stamp[7], (~s3_el[6]) & pc0_stamp[6], (~s3_el[5]) & pc0_stamp[5], (~s3_el[4]) & pc0_stamp[4], (~s3_el[3]) & pc0_stamp[3],
-        (~s3_el[2]) & pc0_stamp[2], (~s3_el[1]) & pc0_stamp[1], (~s3_el[0]) & pc0_stamp[0]
-    };
-    wire [30:0] lt_s3_el_pc0_stamp_e0;
-    assign lt_s3_el_pc0_stamp_e0 = {
-        ~(s3_el[31] ^ pc0_stamp[31]), ~(s3_el[30] ^ pc0_stamp[30]), ~(s3_el[29] ^ pc0_stamp[29]), ~(s3_el[28] ^ pc0_stamp[28]),
-        ~(s3_el[27] ^ pc0_stamp[27]), ~(s3_el[26] ^ pc0_stamp[26]), ~(s3_el[25] ^ pc0_stamp[25]), ~(s3_el[24] ^ pc0_stamp[24]),
-        ~(s3_el[23] ^ pc0_stamp[23]), ~(s3_el[22] ^ pc0_stamp[22]), ~(s3_el[21] ^ pc0_stamp[21]), ~(s3_el[20] ^ pc0_stamp[20]),
-        ~(s3_el[19] ^ pc0_stamp[19]), ~(s3_el[18] ^ pc0_stamp[18]), ~(s3_el[17] ^ pc0_stamp[17]), ~(s3_el[16] ^ pc0_stamp[16]),
-        ~(s3_el[15] ^ pc0_stamp[15]), ~(s3_el[14] ^ pc0_stamp[14]), ~(s3_el[13] ^ pc0_stamp[13]), ~(s3_el[12] ^ pc0_stamp[12]),
-        ~(s3_el[11] ^ pc0_stamp[11]), ~(s3_el[10] ^ pc0_stamp[10]), ~(s3_el[9] ^ pc0_stamp[9]), ~(s3_el[8] ^ pc0_stamp[8]),
-        ~(s3_el[7] ^ pc0_stamp[7]), ~(s3_el[6] ^ pc0_stamp[6]), ~(s3_el[5] ^ pc0_stamp[5]), ~(s3_el[4] ^ pc0_stamp[4]), ~(s3_el[3] ^ pc0_stamp[3]),
-        ~(s3_el[2] ^ pc0_stamp[2]), ~(s3_el[1] ^ pc0_stamp[1])
-    };
-    wire [15:0] lt_s3_el_pc0_stamp_l1;
-    assign lt_s3_el_pc0_stamp_l1 = {
-        lt_s3_el_pc0_stamp_l0[31] | (lt_s3_el_pc0_stamp_e0[30] & lt_s3_el_pc0_stamp_l0[30]),
-        lt_s3_el_pc0_stamp_l0[29] | (lt_s3_el_pc0_stamp_e0[28] & lt_s3_el_pc0_stamp_l0[28]),
-        lt_s3_el_pc0_stamp_l0[27] | (lt_s3_el_pc0_stamp_e0[26] & lt_s3_el_pc0_stamp_l0[26]),
-        lt_s3_el_pc0_stamp_l0[25] | (lt_s3_el_pc0_stamp_e0[24] & lt_s3_el_pc0_stamp_l0[24]),
-        lt_s3_el_pc0_stamp_l0[23] | (lt_s3_el_pc0_stamp_e0[22] & lt_s3_el_pc0_stamp_l0[22]),
-        lt_s3_el_pc0_stamp_l0[21] | (lt_s3_el_pc0_stamp_e0[20] & lt_s3_el_pc0_stamp_l0[20]),
-        lt_s3_el_pc0_stamp_l0[19] | (lt_s3_el_pc0_stamp_e0[18] & lt_s3_el_pc0_stamp_l0[18]),
-        lt_s3_el_pc0_stamp_l0[17] | (lt_s3_el_pc0_stamp_e0[16] & lt_s3_el_pc0_stamp_l0[16]),
-        lt_s3_el_pc0_stamp_l0[15] | (lt_s3_el_pc0_stamp_e0[14] & lt_s3_el_pc0_stamp_l0[14]),
-        lt_s3_el_pc0_stamp_l0[13] | (lt_s3_el_pc0_stamp_e0[12] & lt_s3_el_pc0_stamp_l0[12]),
-        lt_s3_el_pc0_stamp_l0[11] | (lt_s3_el_pc0_stamp_e0[10] & lt_s3_el_pc0_stamp_l0[10]),
-        lt_s3_el_pc0_stamp_l0[9] | (lt_s3_el_pc0_stamp_e0[8] & lt_s3_el_pc0_stamp_l0[8]),
-        lt_s3_el_pc0_stamp_l0[7] | (lt_s3_el_pc0_stamp_e0[6] & lt_s3_el_pc0_stamp_l0[6]),
-        lt_s3_el_pc0_stamp_l0[5] | (lt_s3_el_pc0_stamp_e0[4] & lt_s3_el_pc0_stamp_l0[4]),
-        lt_s3_el_pc0_stamp_l0[3] | (lt_s3_el_pc0_stamp_e0[2] & lt_s3_el_pc0_stamp_l0[2]),
-        lt_s3_el_pc0_stamp_l0[1] | (lt_s3_el_pc0_stamp_e0[0] & lt_s3_el_pc0_stamp_l0[0])
-    };
-    wire [14:0] lt_s3_el_pc0_stamp_e1;
-    assign lt_s3_el_pc0_stamp_e1 = {
-        lt_s3_el_pc0_stamp_e0[30] & lt_s3_el_pc0_stamp_e0[29], lt_s3_el_pc0_stamp_e0[28] & lt_s3_el_pc0_stamp_e0[27],
-        lt_s3_el_pc0_stamp_e0[26] & lt_s3_el_pc0_stamp_e0[25], lt_s3_el_pc0_stamp_e0[24] & lt_s3_el_pc0_stamp_e0[23],
-        lt_s3_el_pc0_stamp_e0[22] & lt_s3_el_pc0_stamp_e0[21], lt_s3_el_pc0_stamp_e0[20] & lt_s3_el_pc0_stamp_e0[19],
-        lt_s3_el_pc0_stamp_e0[18] & lt_s3_el_pc0_stamp_e0[17], lt_s3_el_pc0_stamp_e0[16] & lt_s3_el_pc0_stamp_e0[15],
-        lt_s3_el_pc0_stamp_e0[14] & lt_s3_el_pc0_stamp_e0[13], lt_s3_el_pc0_stamp_e0[12] & lt_s3_el_pc0_stamp_e0[11],
-        lt_s3_el_pc0_stamp_e0[10] & lt_s3_el_pc0_stamp_e0[9], lt_s3_el_pc0_stamp_e0[8] & lt_s3_el_pc0_stamp_e0[7],
-        lt_s3_el_pc0_stamp_e0[6] & lt_s3_el_pc0_stamp_e0[5], lt_s3_el_pc0_stamp_e0[4] & lt_s3_el_pc0_stamp_e0[3],
-        lt_s3_el_pc0_stamp_e0[2] & lt_s3_el_pc0_stamp_e0[1]
-    };
-    wire [7:0] lt_s3_el_pc0_stamp_l2;
-    assign lt_s3_el_pc0_stamp_l2 = {
-        lt_s3_el_pc0_stamp_l1[15] | (lt_s3_el_pc0_stamp_e1[14] & lt_s3_el_pc0_stamp_l1[14]),
-        lt_s3_el_pc0_stamp_l1[13] | (lt_s3_el_pc0_stamp_e1[12] & lt_s3_el_pc0_stamp_l1[12]),
-        lt_s3_el_pc0_stamp_l1[11] | (lt_s3_el_pc0_stamp_e1[10] & lt_s3_el_pc0_stamp_l1[10]),
-        lt_s3_el_pc0_stamp_l1[9] | (lt_s3_el_pc0_stamp_e1[8] & lt_s3_el_pc0_stamp_l1[8]),
-        lt_s3_el_pc0_stamp_l1[7] | (lt_s3_el_pc0_stamp_e1[6] & lt_s3_el_pc0_stamp_l1[6]),
-        lt_s3_el_pc0_stamp_l1[5] | (lt_s3_el_pc0_stamp_e1[4] & lt_s3_el_pc0_stamp_l1[4]),
-        lt_s3_el_pc0_stamp_l1[3] | (lt_s3_el_pc0_stamp_e1[2] & lt_s3_el_pc0_stamp_l1[2]),
-        lt_s3_el_pc0_stamp_l1[1] | (lt_s3_el_pc0_stamp_e1[0] & lt_s3_el_pc0_stamp_l1[0])
-    };
-    wire [6:0] lt_s3_el_pc0_stamp_e2;
-    assign lt_s3_el_pc0_stamp_e2 = {
-        lt_s3_el_pc0_stamp_e1[14] & lt_s3_el_pc0_stamp_e1[13], lt_s3_el_pc0_stamp_e1[12] & lt_s3_el_pc0_stamp_e1[11],
-        lt_s3_el_pc0_stamp_e1[10] & lt_s3_el_pc0_stamp_e1[9], lt_s3_el_pc0_stamp_e1[8] & lt_s3_el_pc0_stamp_e1[7],
-        lt_s3_el_pc0_stamp_e1[6] & lt_s3_el_pc0_stamp_e1[5], lt_s3_el_pc0_stamp_e1[4] & lt_s3_el_pc0_stamp_e1[3],
-        lt_s3_el_pc0_stamp_e1[2] & lt_s3_el_pc0_stamp_e1[1]
-    };
-    wire [3:0] lt_s3_el_pc0_stamp_l3;
-    assign lt_s3_el_pc0_stamp_l3 = {
-        lt_s3_el_pc0_stamp_l2[7] | (lt_s3_el_pc0_stamp_e2[6] & lt_s3_el_pc0_stamp_l2[6]),
-        lt_s3_el_pc0_stamp_l2[5] | (lt_s3_el_pc0_stamp_e2[4] & lt_s3_el_pc0_stamp_l2[4]),
-        lt_s3_el_pc0_stamp_l2[3] | (lt_s3_el_pc0_stamp_e2[2] & lt_s3_el_pc0_stamp_l2[2]),
-        lt_s3_el_pc0_stamp_l2[1] | (lt_s3_el_pc0_stamp_e2[0] & lt_s3_el_pc0_stamp_l2[0])
-    };
-    wire [2:0] lt_s3_el_pc0_stamp_e3;
-    assign lt_s3_el_pc0_stamp_e3 = {
-        lt_s3_el_pc0_stamp_e2[6] & lt_s3_el_pc0_stamp_e2[5], lt_s3_el_pc0_stamp_e2[4] & lt_s3_el_pc0_stamp_e2[3],
-        lt_s3_el_pc0_stamp_e2[2] & lt_s3_el_pc0_stamp_e2[1]
-    };
-    wire [1:0] lt_s3_el_pc0_stamp_l4;
-    assign lt_s3_el_pc0_stamp_l4 = {
-        lt_s3_el_pc0_stamp_l3[3] | (lt_s3_el_pc0_stamp_e3[2] & lt_s3_el_pc0_stamp_l3[2]),
-        lt_s3_el_pc0_stamp_l3[1] | (lt_s3_el_pc0_stamp_e3[0] & lt_s3_el_pc0_stamp_l3[0])
-    };
-    wire lt_s3_el_pc0_stamp_e4;
-    assign lt_s3_el_pc0_stamp_e4 = lt_s3_el_pc0_stamp_e3[2] & lt_s3_el_pc0_stamp_e3[1];
-    wire lt_s3_el_pc0_stamp_l5;
-    assign lt_s3_el_pc0_stamp_l5 = lt_s3_el_pc0_stamp_l4[1] | (lt_s3_el_pc0_stamp_e4 & lt_s3_el_pc0_stamp_l4[0]);
-    wire [31:0] lt_s3_el_s0_el_l0;
-    assign lt_s3_el_s0_el_l0 = {
-        (~s3_el[31]) & s0_el[31], (~s3_el[30]) & s0_el[30], (~s3_el[29]) & s0_el[29], (~s3_el[28]) & s0_el[28], (~s3_el[27]) & s0_el[27],
-        (~s3_el[26]) & s0_el[26], (~s3_el[25]) & s0_el[25], (~s3_el[24]) & s0_el[24], (~s3_el[23]) & s0_el[23], (~s3_el[22]) & s0_el[22],
-        (~s3_el[21]) & s0_el[21], (~s3_el[20]) & s0_el[20], (~s3_el[19]) & s0_el[19], (~s3_el[18]) & s0_el[18], (~s3_el[17]) & s0_el[17],
-        (~s3_el[16]) & s0_el[16], (~s3_el[15]) & s0_el[15], (~s3_el[14]) & s0_el[14], (~s3_el[13]) & s0_el[13], (~s3_el[12]) & s0_el[12],
-        (~s3_el[11]) & s0_el[11], (~s3_el[10]) & s0_el[10], (~s3_el[9]) & s0_el[9], (~s3_el[8]) & s0_el[8], (~s3_el[7]) & s0_el[7],
-        (~s3_el[6]) & s0_el[6], (~s3_el[5]) & s0_el[5], (~s3_el[4]) & s0_el[4], (~s3_el[3]) & s0_el[3], (~s3_el[2]) & s0_el[2],
-        (~s3_el[1]) & s0_el[1], (~s3_el[0]) & s0_el[0]
-    };
-    wire [30:0] lt_s3_el_s0_el_e0;
-    assign lt_s3_el_s0_el_e0 = {
-        ~(s3_el[31] ^ s0_el[31]), ~(s3_el[30] ^ s0_el[30]), ~(s3_el[29] ^ s0_el[29]), ~(s3_el[28] ^ s0_el[28]), ~(s3_el[27] ^ s0_el[27]),
-        ~(s3_el[26] ^ s0_el[26]), ~(s3_el[25] ^ s0_el[25]), ~(s3_el[24] ^ s0_el[24]), ~(s3_el[23] ^ s0_el[23]), ~(s3_el[22] ^ s0_el[22]),
-        ~(s3_el[21] ^ s0_el[21]), ~(s3_el[20] ^ s0_el[20]), ~(s3_el[19] ^ s0_el[19]), ~(s3_el[18] ^ s0_el[18]), ~(s3_el[17] ^ s0_el[17]),
-        ~(s3_el[16] ^ s0_el[16]), ~(s3_el[15] ^ s0_el[15]), ~(s3_el[14] ^ s0_el[14]), ~(s3_el[13] ^ s0_el[13]), ~(s3_el[12] ^ s0_el[12]),
-        ~(s3_el[11] ^ s0_el[11]), ~(s3_el[10] ^ s0_el[10]), ~(s3_el[9] ^ s0_el[9]), ~(s3_el[8] ^ s0_el[8]), ~(s3_el[7] ^ s0_el[7]),
-        ~(s3_el[6] ^ s0_el[6]), ~(s3_el[5] ^ s0_el[5]), ~(s3_el[4] ^ s0_el[4]), ~(s3_el[3] ^ s0_el[3]), ~(s3_el[2] ^ s0_el[2]),
-        ~(s3_el[1] ^ s0_el[1])
-    };
-    wire [15:0] lt_s3_el_s0_el_l1;
-    assign lt_s3_el_s0_el_l1 = {
-        lt_s3_el_s0_el_l0[31] | (lt_s3_el_s0_el_e0[30] & lt_s3_el_s0_el_l0[30]),
-        lt_s3_el_s0_el_l0[29] | (lt_s3_el_s0_el_e0[28] & lt_s3_el_s0_el_l0[28]),
-        lt_s3_el_s0_el_l0[27] | (lt_s3_el_s0_el_e0[26] & lt_s3_el_s0_el_l0[26]),
-        lt_s3_el_s0_el_l0[25] | (lt_s3_el_s0_el_e0[24] & lt_s3_el_s0_el_l0[24]),
-        lt_s3_el_s0_el_l0[23] | (lt_s3_el_s0_el_e0[22] & lt_s3_el_s0_el_l0[22]),
-        lt_s3_el_s0_el_l0[21] | (lt_s3_el_s0_el_e0[20] & lt_s3_el_s0_el_l0[20]),
-        lt_s3_el_s0_el_l0[19] | (lt_s3_el_s0_el_e0[18] & lt_s3_el_s0_el_l0[18]),
-        lt_s3_el_s0_el_l0[17] | (lt_s3_el_s0_el_e0[16] & lt_s3_el_s0_el_l0[16]),
-        lt_s3_el_s0_el_l0[15] | (lt_s3_el_s0_el_e0[14] & lt_s3_el_s0_el_l0[14]),
-        lt_s3_el_s0_el_l0[13] | (lt_s3_el_s0_el_e0[12] & lt_s3_el_s0_el_l0[12]),
-        lt_s3_el_s0_el_l0[11] | (lt_s3_el_s0_el_e0[10] & lt_s3_el_s0_el_l0[10]), lt_s3_el_s0_el_l0[9] | (lt_s3_el_s0_el_e0[8] & lt_s3_el_s0_el_l0[8]),
-        lt_s3_el_s0_el_l0[7] | (lt_s3_el_s0_el_e0[6] & lt_s3_el_s0_el_l0[6]), lt_s3_el_s0_el_l0[5] | (lt_s3_el_s0_el_e0[4] & lt_s3_el_s0_el_l0[4]),
-        lt_s3_el_s0_el_l0[3] | (lt_s3_el_s0_el_e0[2] & lt_s3_el_s0_el_l0[2]), lt_s3_el_s0_el_l0[1] | (lt_s3_el_s0_el_e0[0] & lt_s3_el_s0_el_l0[0])
-    };
-    wire [14:0] lt_s3_el_s0_el_e1;
-    assign lt_s3_el_s0_el_e1 = {
-        lt_s3_el_s0_el_e0[30] & lt_s3_el_s0_el_e0[29], lt_s3_el_s0_el_e0[28] & lt_s3_el_s0_el_e0[27], lt_s3_el_s0_el_e0[26] & lt_s3_el_s0_el_e0[25],
-        lt_s3_el_s0_el_e0[24] & lt_s3_el_s0_el_e0[23], lt_s3_el_s0_el_e0[22] & lt_s3_el_s0_el_e0[21], lt_s3_el_s0_el_e0[20] & lt_s3_el_s0_el_e0[19],
-        lt_s3_el_s0_el_e0[18] & lt_s3_el_s0_el_e0[17], lt_s3_el_s0_el_e0[16] & lt_s3_el_s0_el_e0[15], lt_s3_el_s0_el_e0[14] & lt_s3_el_s0_el_e0[13],
-        lt_s3_el_s0_el_e0[12] & lt_s3_el_s0_el_e0[11], lt_s3_el_s0_el_e0[10] & lt_s3_el_s0_el_e0[9], lt_s3_el_s0_el_e0[8] & lt_s3_el_s0_el_e0[7],
-        lt_s3_el_s0_el_e0[6] & lt_s3_el_s0_el_e0[5], lt_s3_el_s0_el_e0[4] & lt_s3_el_s0_el_e0[3], lt_s3_el_s0_el_e0[2] & lt_s3_el_s0_el_e0[1]
-    };
-    wire [7:0] lt_s3_el_s0_el_l2;
-    assign lt_s3_el_s0_el_l2 = {
-        lt_s3_el_s0_el_l1[15] | (lt_s3_el_s0_el_e1[14] & lt_s3_el_s0_el_l1[14]),
-        lt_s3_el_s0_el_l1[13] | (lt_s3_el_s0_el_e1[12] & lt_s3_el_s0_el_l1[12]),
-        lt_s3_el_s0_el_l1[11] | (lt_s3_el_s0_el_e1[10] & lt_s3_el_s0_el_l1[10]), lt_s3_el_s0_el_l1[9] | (lt_s3_el_s0_el_e1[8] & lt_s3_el_s0_el_l1[8]),
-        lt_s3_el_s0_el_l1[7] | (lt_s3_el_s0_el_e1[6] & lt_s3_el_s0_el_l1[6]), lt_s3_el_s0_el_l1[5] | (lt_s3_el_s0_el_e1[4] & lt_s3_el_s0_el_l1[4]),
-        lt_s3_el_s0_el_l1[3] | (lt_s3_el_s0_el_e1[2] & lt_s3_el_s0_el_l1[2]), lt_s3_el_s0_el_l1[1] | (lt_s3_el_s0_el_e1[0] & lt_s3_el_s0_el_l1[0])
-    };
-    wire [6:0] lt_s3_el_s0_el_e2;
-    assign lt_s3_el_s0_el_e2 = {
-        lt_s3_el_s0_el_e1[14] & lt_s3_el_s0_el_e1[13], lt_s3_el_s0_el_e1[12] & lt_s3_el_s0_el_e1[11], lt_s3_el_s0_el_e1[10] & lt_s3_el_s0_el_e1[9],
-        lt_s3_el_s0_el_e1[8] & lt_s3_el_s0_el_e1[7], lt_s3_el_s0_el_e1[6] & lt_s3_el_s0_el_e1[5], lt_s3_el_s0_el_e1[4] & lt_s3_el_s0_el_e1[3],
-        lt_s3_el_s0_el_e1[2] & lt_s3_el_s0_el_e1[1]
-    };
-    wire [3:0] lt_s3_el_s0_el_l3;
-    assign lt_s3_el_s0_el_l3 = {
-        lt_s3_el_s0_el_l2[7] | (lt_s3_el_s0_el_e2[6] & lt_s3_el_s0_el_l2[6]), lt_s3_el_s0_el_l2[5] | (lt_s3_el_s0_el_e2[4] & lt_s3_el_s0_el_l2[4]),
-        lt_s3_el_s0_el_l2[3] | (lt_s3_el_s0_el_e2[2] & lt_s3_el_s0_el_l2[2]), lt_s3_el_s0_el_l2[1] | (lt_s3_el_s0_el_e2[0] & lt_s3_el_s0_el_l2[0])
-    };
-    wire [2:0] lt_s3_el_s0_el_e3;
-    assign lt_s3_el_s0_el_e3 = {
-        lt_s3_el_s0_el_e2[6] & lt_s3_el_s0_el_e2[5], lt_s3_el_s0_el_e2[4] & lt_s3_el_s0_el_e2[3], lt_s3_el_s0_el_e2[2] & lt_s3_el_s0_el_e2[1]
-    };
-    wire [1:0] lt_s3_el_s0_el_l4;
-    assign lt_s3_el_s0_el_l4 = {
-        lt_s3_el_s0_el_l3[3] | (lt_s3_el_s0_el_e3[2] & lt_s3_el_s0_el_l3[2]), lt_s3_el_s0_el_l3[1] | (lt_s3_el_s0_el_e3[0] & lt_s3_el_s0_el_l3[0])
-    };
-    wire lt_s3_el_s0_el_e4;
-    assign lt_s3_el_s0_el_e4 = lt_s3_el_s0_el_e3[2] & lt_s3_el_s0_el_e3[1];
-    wire lt_s3_el_s0_el_l5;
-    assign lt_s3_el_s0_el_l5 = lt_s3_el_s0_el_l4[1] | (lt_s3_el_s0_el_e4 & lt_s3_el_s0_el_l4[0]);
-    wire pe_3_0;
-    assign pe_3_0 = (lt_pc3_stamp_pc0_stamp_l5 | lt_pc3_stamp_s0_el_l5) & (lt_s3_el_pc0_stamp_l5 | lt_s3_el_s0_el_l5);
-    wire [31:0] lt_pc3_stamp_pc1_stamp_l0;
-    assign lt_pc3_stamp_pc1_stamp_l0 = {
-        (~pc3_stamp[31]) & pc1_stamp[31], (~pc3_stamp[30]) & pc1_stamp[30], (~pc3_stamp[29]) & pc1_stamp[29], (~pc3_stamp[28]) & pc1_stamp[28],
-        (~pc3_stamp[27]) & pc1_stamp[27], (~pc3_stamp[26]) & pc1_stamp[26], (~pc3_stamp[25]) & pc1_stamp[25], (~pc3_stamp[24]) & pc1_stamp[24],
-        (~pc3_stamp[23]) & pc1_stamp[23], (~pc3_stamp[22]) & pc1_stamp[22], (~pc3_stamp[21]) & pc1_stamp[21], (~pc3_stamp[20]) & pc1_stamp[20],
-        (~pc3_stamp[19]) & pc1_stamp[19], (~pc3_stamp[18]) & pc1_stamp[18], (~pc3_stamp[17]) & pc1_stamp[17], (~pc3_stamp[16]) & pc1_stamp[16],
-        (~pc3_stamp[15]) & pc1_stamp[15], (~pc3_stamp[14]) & pc1_stamp[14], (~pc3_stamp[13]) & pc1_stamp[13], (~pc3_stamp[12]) & pc1_stamp[12],
-        (~pc3_stamp[11]) & pc1_stamp[11], (~pc3_stamp[10]) & pc1_stamp[10], (~pc3_stamp[9]) & pc1_stamp[9], (~pc3_stamp[8]) & pc1_stamp[8],
-        (~pc3_stamp[7]) & pc1_stamp[7], (~pc3_stamp[6]) & pc1_stamp[6], (~pc3_stamp[5]) & pc1_stamp[5], (~pc3_stamp[4]) & pc1_stamp[4],
-        (~pc3_stamp[3]) & pc1_stamp[3], (~pc3_stamp[2]) & pc1_stamp[2], (~pc3_stamp[1]) & pc1_stamp[1], (~pc3_stamp[0]) & pc1_stamp[0]
-    };
-    wire [30:0] lt_pc3_stamp_pc1_stamp_e0;
-    assign lt_pc3_stamp_pc1_stamp_e0 = {
-        ~(pc3_stamp[31] ^ pc1_stamp[31]), ~(pc3_stamp[30] ^ pc1_stamp[30]), ~(pc3_stamp[29] ^ pc1_stamp[29]), ~(pc3_stamp[28] ^ pc1_stamp[28]),
-        ~(pc3_stamp[27] ^ pc1_stamp[27]), ~(pc3_stamp[26] ^ pc1_stamp[26]), ~(pc3_stamp[25] ^ pc1_stamp[25]), ~(pc3_stamp[24] ^ pc1_stamp[24]),
-        ~(pc3_stamp[23] ^ pc1_stamp[23]), ~(pc3_stamp[22] ^ pc1_stamp[22]), ~(pc3_stamp[21] ^ pc1_stamp[21]), ~(pc3_stamp[20] ^ pc1_stamp[20]),
-        ~(pc3_stamp[19] ^ pc1_stamp[19]), ~(pc3_stamp[18] ^ pc1_stamp[18]), ~(pc3_stamp[17] ^ pc1_stamp[17]), ~(pc3_stamp[16] ^ pc1_stamp[16]),
-        ~(pc3_stamp[15] ^ pc1_stamp[15]), ~(pc3_stamp[14] ^ pc1_stamp[14]), ~(pc3_stamp[13] ^ pc1_stamp[13]), ~(pc3_stamp[12] ^ pc1_stamp[12]),
-        ~(pc3_stamp[11] ^ pc1_stamp[11]), ~(pc3_stamp[10] ^ pc1_stamp[10]), ~(pc3_stamp[9] ^ pc1_stamp[9]), ~(pc3_stamp[8] ^ pc1_stamp[8]),
-        ~(pc3_stamp[7] ^ pc1_stamp[7]), ~(pc3_stamp[6] ^ pc1_stamp[6]), ~(pc3_stamp[5] ^ pc1_stamp[5]), ~(pc3_stamp[4] ^ pc1_stamp[4]),
-        ~(pc3_stamp[3] ^ pc1_stamp[3]), ~(pc3_stamp[2] ^ pc1_stamp[2]), ~(pc3_stamp[1] ^ pc1_stamp[1])
-    };
-    wire [15:0] lt_pc3_stamp_pc1_stamp_l1;
-    assign lt_pc3_stamp_pc1_stamp_l1 = {
-        lt_pc3_stamp_pc1_stamp_l0[31] | (lt_pc3_stamp_pc1_stamp_e0[30] & lt_pc3_stamp_pc1_stamp_l0[30]),
-        lt_pc3_stamp_pc1_stamp_l0[29] | (lt_pc3_stamp_pc1_stamp_e0[28] & lt_pc3_stamp_pc1_stamp_l0[28]),
-        lt_pc3_stamp_pc1_stamp_l0[27] | (lt_pc3_stamp_pc1_stamp_e0[26] & lt_pc3_stamp_pc1_stamp_l0[26]),
-        lt_pc3_stamp_pc1_stamp_l0[25] | (lt_pc3_stamp_pc1_stamp_e0[24] & lt_pc3_stamp_pc1_stamp_l0[24]),
-        lt_pc3_stamp_pc1_stamp_l0[23] | (lt_pc3_stamp_pc1_stamp_e0[22] & lt_pc3_stamp_pc1_stamp_l0[22]),
-        lt_pc3_stamp_pc1_stamp_l0[21] | (lt_pc3_stamp_pc1_stamp_e0[20] & lt_pc3_stamp_pc1_stamp_l0[20]),
-        lt_pc3_stamp_pc1_stamp_l0[19] | (lt_pc3_stamp_pc1_stamp_e0[18] & lt_pc3_stamp_pc1_stamp_l0[18]),
-        lt_pc3_stamp_pc1_stamp_l0[17] | (lt_pc3_stamp_pc1_stamp_e0[16] & lt_pc3_stamp_pc1_stamp_l0[16]),
-        lt_pc3_stamp_pc1_stamp_l0[15] | (lt_pc3_stamp_pc1_stamp_e0[14] & lt_pc3_stamp_pc1_stamp_l0[14]),
-        lt_pc3_stamp_pc1_stamp_l0[13] | (lt_pc3_stamp_pc1_stamp_e0[12] & lt_pc3_stamp_pc1_stamp_l0[12]),
-        lt_pc3_stamp_pc1_stamp_l0[11] | (lt_pc3_stamp_pc1_stamp_e0[10] & lt_pc3_stamp_pc1_stamp_l0[10]),
-        lt_pc3_stamp_pc1_stamp_l0[9] | (lt_pc3_stamp_pc1_stamp_e0[8] & lt_pc3_stamp_pc1_stamp_l0[8]),
-        lt_pc3_stamp_pc1_stamp_l0[7] | (lt_pc3_stamp_pc1_stamp_e0[6] & lt_pc3_stamp_pc1_stamp_l0[6]),
-        lt_pc3_stamp_pc1_stamp_l0[5] | (lt_pc3_stamp_pc1_stamp_e0[4] & lt_pc3_stamp_pc1_stamp_l0[4]),
-        lt_pc3_stamp_pc1_stamp_l0[3] | (lt_pc3_stamp_pc1_stamp_e0[2] & lt_pc3_stamp_pc1_stamp_l0[2]),
-        lt_pc3_stamp_pc1_stamp_l0[1] | (lt_pc3_stamp_pc1_stamp_e0[0] & lt_pc3_stamp_pc1_stamp_l0[0])
-    };
-    wire [14:0] lt_pc3_stamp_pc1_stamp_e1;
-    assign lt_pc3_stamp_pc1_stamp_e1 = {
-        lt_pc3_stamp_pc1_stamp_e0[30] & lt_pc3_stamp_pc1_stamp_e0[29], lt_pc3_stamp_pc1_stamp_e0[28] & lt_pc3_stamp_pc1_stamp_e0[27],
-        lt_pc3_stamp_pc1_stamp_e0[26] & lt_pc3_stamp_pc1_stamp_e0[25], lt_pc3_stamp_pc1_stamp_e0[24] & lt_pc3_stamp_pc1_stamp_e0[23],
-        lt_pc3_stamp_pc1_stamp_e0[22] & lt_pc3_stamp_pc1_stamp_e0[21], lt_pc3_stamp_pc1_stamp_e0[20] & lt_pc3_stamp_pc1_stamp_e0[19],
-        lt_pc3_stamp_pc1_stamp_e0[18] & lt_pc3_stamp_pc1_stamp_e0[17], lt_pc3_stamp_pc1_stamp_e0[16] & lt_pc3_stamp_pc1_stamp_e0[15],
-        lt_pc3_stamp_pc1_stamp_e0[14] & lt_pc3_stamp_pc1_stamp_e0[13], lt_pc3_stamp_pc1_stamp_e0[12] & lt_pc3_stamp_pc1_stamp_e0[11],
-        lt_pc3_stamp_pc1_stamp_e0[10] & lt_pc3_stamp_pc1_stamp_e0[9], lt_pc3_stamp_pc1_stamp_e0[8] & lt_pc3_stamp_pc1_stamp_e0[7],
-        lt_pc3_stamp_pc1_stamp_e0[6] & lt_pc3_stamp_pc1_stamp_e0[5], lt_pc3_stamp_pc1_stamp_e0[4] & lt_pc3_stamp_pc1_stamp_e0[3],
-        lt_pc3_stamp_pc1_stamp_e0[2] & lt_pc3_stamp_pc1_stamp_e0[1]
-    };
-    wire [7:0] lt_pc3_stamp_pc1_stamp_l2;
-    assign lt_pc3_stamp_pc1_stamp_l2 = {
-        lt_pc3_stamp_pc1_stamp_l1[15] | (lt_pc3_stamp_pc1_stamp_e1[14] & lt_pc3_stamp_pc1_stamp_l1[14]),
-        lt_pc3_stamp_pc1_stamp_l1[13] | (lt_pc3_stamp_pc1_stamp_e1[12] & lt_pc3_stamp_pc1_stamp_l1[12]),
-        lt_pc3_stamp_pc1_stamp_l1[11] | (lt_pc3_stamp_pc1_stamp_e1[10] & lt_pc3_stamp_pc1_stamp_l1[10]),
-        lt_pc3_stamp_pc1_stamp_l1[9] | (lt_pc3_stamp_pc1_stamp_e1[8] & lt_pc3_stamp_pc1_stamp_l1[8]),
-        lt_pc3_stamp_pc1_stamp_l1[7] | (lt_pc3_stamp_pc1_stamp_e1[6] & lt_pc3_stamp_pc1_stamp_l1[6]),
-        lt_pc3_stamp_pc1_stamp_l1[5] | (lt_pc3_stamp_pc1_stamp_e1[4] & lt_pc3_stamp_pc1_stamp_l1[4]),
-        lt_pc3_stamp_pc1_stamp_l1[3] | (lt_pc3_stamp_pc1_stamp_e1[2] & lt_pc3_stamp_pc1_stamp_l1[2]),
-        lt_pc3_stamp_pc1_stamp_l1[1] | (lt_pc3_stamp_pc1_stamp_e1[0] & lt_pc3_stamp_pc1_stamp_l1[0])
-    };
-    wire [6:0] lt_pc3_stamp_pc1_stamp_e2;
-    assign lt_pc3_stamp_pc1_stamp_e2 = {
-        lt_pc3_stamp_pc1_stamp_e1[14] & lt_pc3_stamp_pc1_stamp_e1[13], lt_pc3_stamp_pc1_stamp_e1[12] & lt_pc3_stamp_pc1_stamp_e1[11],
-        lt_pc3_stamp_pc1_stamp_e1[10] & lt_pc3_stamp_pc1_stamp_e1[9], lt_pc3_stamp_pc1_stamp_e1[8] & lt_pc3_stamp_pc1_stamp_e1[7],
-        lt_pc3_stamp_pc1_stamp_e1[6] & lt_pc3_stamp_pc1_stamp_e1[5], lt_pc3_stamp_pc1_stamp_e1[4] & lt_pc3_stamp_pc1_stamp_e1[3],
-        lt_pc3_stamp_pc1_stamp_e1[2] & lt_pc3_stamp_pc1_stamp_e1[1]
-    };
-    wire [3:0] lt_pc3_stamp_pc1_stamp_l3;
-    assign lt_pc3_stamp_pc1_stamp_l3 = {
-        lt_pc3_stamp_pc1_stamp_l2[7] | (lt_pc3_stamp_pc1_stamp_e2[6] & lt_pc3_stamp_pc1_stamp_l2[6]),
-        lt_pc3_stamp_pc1_stamp_l2[5] | (lt_pc3_stamp_pc1_stamp_e2[4] & lt_pc3_stamp_pc1_stamp_l2[4]),
-        lt_pc3_stamp_pc1_stamp_l2[3] | (lt_pc3_stamp_pc1_stamp_e2[2] & lt_pc3_stamp_pc1_stamp_l2[2]),
-        lt_pc3_stamp_pc1_stamp_l2[1] | (lt_pc3_stamp_pc1_stamp_e2[0] & lt_pc3_stamp_pc1_stamp_l2[0])
-    };
-    wire [2:0] lt_pc3_stamp_pc1_stamp_e3;
-    assign lt_pc3_stamp_pc1_stamp_e3 = {
-        lt_pc3_stamp_pc1_stamp_e2[6] & lt_pc3_stamp_pc1_stamp_e2[5], lt_pc3_stamp_pc1_stamp_e2[4] & lt_pc3_stamp_pc1_stamp_e2[3],
-        lt_pc3_stamp_pc1_stamp_e2[2] & lt_pc3_stamp_pc1_stamp_e2[1]
-    };
-    wire [1:0] lt_pc3_stamp_pc1_stamp_l4;
-    assign lt_pc3_stamp_pc1_stamp_l4 = {
-        lt_pc3_stamp_pc1_stamp_l3[3] | (lt_pc3_stamp_pc1_stamp_e3[2] & lt_pc3_stamp_pc1_stamp_l3[2]),
-        lt_pc3_stamp_pc1_stamp_l3[1] | (lt_pc3_stamp_pc1_stamp_e3[0] & lt_pc3_stamp_pc1_stamp_l3[0])
-    };
-    wire lt_pc3_stamp_pc1_stamp_e4;
-    assign lt_pc3_stamp_pc1_stamp_e4 = lt_pc3_stamp_pc1_stamp_e3[2] & lt_pc3_stamp_pc1_stamp_e3[1];
-    wire lt_pc3_stamp_pc1_stamp_l5;
-    assign lt_pc3_stamp_pc1_stamp_l5 = lt_pc3_stamp_pc1_stamp_l4[1] | (lt_pc3_stamp_pc1_stamp_e4 & lt_pc3_stamp_pc1_stamp_l4[0]);
-    wire [31:0] lt_pc3_stamp_s1_el_l0;
-    assign lt_pc3_stamp_s1_el_l0 = {
-        (~pc3_stamp[31]) & s1_el[31], (~pc3_stamp[30]) & s1_el[30], (~pc3_stamp[29]) & s1_el[29], (~pc3_stamp[28]) & s1_el[28],
-        (~pc3_stamp[27]) & s1_el[27], (~pc3_stamp[26]) & s1_el[26], (~pc3_stamp[25]) & s1_el[25], (~pc3_stamp[24]) & s1_el[24],
-        (~pc3_stamp[23]) & s1_el[23], (~pc3_stamp[22]) & s1_el[22], (~pc3_stamp[21]) & s1_el[21], (~pc3_stamp[20]) & s1_el[20],
-        (~pc3_stamp[19]) & s1_el[19], (~pc3_stamp[18]) & s1_el[18], (~pc3_stamp[17]) & s1_el[17], (~pc3_stamp[16]) & s1_el[16],
-        (~pc3_stamp[15]) & s1_el[15], (~pc3_stamp[14]) & s1_el[14], (~pc3_stamp[13]) & s1_el[13], (~pc3_stamp[12]) & s1_el[12],
-        (~pc3_stamp[11]) & s1_el[11], (~pc3_stamp[10]) & s1_el[10], (~pc3_stamp[9]) & s1_el[9], (~pc3_stamp[8]) & s1_el[8],
-        (~pc3_stamp[7]) & s1_el[7], (~pc3_stamp[6]) & s1_el[6], (~pc3_stamp[5]) & s1_el[5], (~pc3_stamp[4]) & s1_el[4], (~pc3_stamp[3]) & s1_el[3],
-        (~pc3_stamp[2]) & s1_el[2], (~pc3_stamp[1]) & s1_el[1], (~pc3_stamp[0]) & s1_el[0]
-    };
-    wire [30:0] lt_pc3_stamp_s1_el_e0;
-    assign lt_pc3_stamp_s1_el_e0 = {
-        ~(pc3_stamp[31] ^ s1_el[31]), ~(pc3_stamp[30] ^ s1_el[30]), ~(pc3_stamp[29] ^ s1_el[29]), ~(pc3_stamp[28] ^ s1_el[28]),
-        ~(pc3_stamp[27] ^ s1_el[27]), ~(pc3_stamp[26] ^ s1_el[26]), ~(pc3_stamp[25] ^ s1_el[25]), ~(pc3_stamp[24] ^ s1_el[24]),
-        ~(pc3_stamp[23] ^ s1_el[23]), ~(pc3_stamp[22] ^ s1_el[22]), ~(pc3_stamp[21] ^ s1_el[21]), ~(pc3_stamp[20] ^ s1_el[20]),
-        ~(pc3_stamp[19] ^ s1_el[19]), ~(pc3_stamp[18] ^ s1_el[18]), ~(pc3_stamp[17] ^ s1_el[17]), ~(pc3_stamp[16] ^ s1_el[16]),
-        ~(pc3_stamp[15] ^ s1_el[15]), ~(pc3_stamp[14] ^ s1_el[14]), ~(pc3_stamp[13] ^ s1_el[13]), ~(pc3_stamp[12] ^ s1_el[12]),
-        ~(pc3_stamp[11] ^ s1_el[11]), ~(pc3_stamp[10] ^ s1_el[10]), ~(pc3_stamp[9] ^ s1_el[9]), ~(pc3_stamp[8] ^ s1_el[8]),
-        ~(pc3_stamp[7] ^ s1_el[7]), ~(pc3_stamp[6] ^ s1_el[6]), ~(pc3_stamp[5] ^ s1_el[5]), ~(pc3_stamp[4] ^ s1_el[4]), ~(pc3_stamp[3] ^ s1_el[3]),
-        ~(pc3_stamp[2] ^ s1_el[2]), ~(pc3_stamp[1] ^ s1_el[1])
-    };
-    wire [15:0] lt_pc3_stamp_s1_el_l1;
-    assign lt_pc3_stamp_s1_el_l1 = {
-        lt_pc3_stamp_s1_el_l0[31] | (lt_pc3_stamp_s1_el_e0[30] & lt_pc3_stamp_s1_el_l0[30]),
-        lt_pc3_stamp_s1_el_l0[29] | (lt_pc3_stamp_s1_el_e0[28] & lt_pc3_stamp_s1_el_l0[28]),
-        lt_pc3_stamp_s1_el_l0[27] | (lt_pc3_stamp_s1_el_e0[26] & lt_pc3_stamp_s1_el_l0[26]),
-        lt_pc3_stamp_s1_el_l0[25] | (lt_pc3_stamp_s1_el_e0[24] & lt_pc3_stamp_s1_el_l0[24]),
-        lt_pc3_stamp_s1_el_l0[23] | (lt_pc3_stamp_s1_el_e0[22] & lt_pc3_stamp_s1_el_l0[22]),
-        lt_pc3_stamp_s1_el_l0[21] | (lt_pc3_stamp_s1_el_e0[20] & lt_pc3_stamp_s1_el_l0[20]),
-        lt_pc3_stamp_s1_el_l0[19] | (lt_pc3_stamp_s1_el_e0[18] & lt_pc3_stamp_s1_el_l0[18]),
-        lt_pc3_stamp_s1_el_l0[17] | (lt_pc3_stamp_s1_el_e0[16] & lt_pc3_stamp_s1_el_l0[16]),
-        lt_pc3_stamp_s1_el_l0[15] | (lt_pc3_stamp_s1_el_e0[14] & lt_pc3_stamp_s1_el_l0[14]),
-        lt_pc3_stamp_s1_el_l0[13] | (lt_pc3_stamp_s1_el_e0[12] & lt_pc3_stamp_s1_el_l0[12]),
-        lt_pc3_stamp_s1_el_l0[11] | (lt_pc3_stamp_s1_el_e0[10] & lt_pc3_stamp_s1_el_l0[10]),
-        lt_pc3_stamp_s1_el_l0[9] | (lt_pc3_stamp_s1_el_e0[8] & lt_pc3_stamp_s1_el_l0[8]),
-        lt_pc3_stamp_s1_el_l0[7] | (lt_pc3_stamp_s1_el_e0[6] & lt_pc3_stamp_s1_el_l0[6]),
-        lt_pc3_stamp_s1_el_l0[5] | (lt_pc3_stamp_s1_el_e0[4] & lt_pc3_stamp_s1_el_l0[4]),
-        lt_pc3_stamp_s1_el_l0[3] | (lt_pc3_stamp_s1_el_e0[2] & lt_pc3_stamp_s1_el_l0[2]),
-        lt_pc3_stamp_s1_el_l0[1] | (lt_pc3_stamp_s1_el_e0[0] & lt_pc3_stamp_s1_el_l0[0])
-    };
-    wire [14:0] lt_pc3_stamp_s1_el_e1;
-    assign lt_pc3_stamp_s1_el_e1 = {
-        lt_pc3_stamp_s1_el_e0[30] & lt_pc3_stamp_s1_el_e0[29], lt_pc3_stamp_s1_el_e0[28] & lt_pc3_stamp_s1_el_e0[27],
-        lt_pc3_stamp_s1_el_e0[26] & lt_pc3_stamp_s1_el_e0[25], lt_pc3_stamp_s1_el_e0[24] & lt_pc3_stamp_s1_el_e0[23],
-        lt_pc3_stamp_s1_el_e0[22] & lt_pc3_stamp_s1_el_e0[21], lt_pc3_stamp_s1_el_e0[20] & lt_pc3_stamp_s1_el_e0[19],
-        lt_pc3_stamp_s1_el_e0[18] & lt_pc3_stamp_s1_el_e0[17], lt_pc3_stamp_s1_el_e0[16] & lt_pc3_stamp_s1_el_e0[15],
-        lt_pc3_stamp_s1_el_e0[14] & lt_pc3_stamp_s1_el_e0[13], lt_pc3_stamp_s1_el_e0[12] & lt_pc3_stamp_s1_el_e0[11],
-        lt_pc3_stamp_s1_el_e0[10] & lt_pc3_stamp_s1_el_e0[9], lt_pc3_stamp_s1_el_e0[8] & lt_pc3_stamp_s1_el_e0[7],
-        lt_pc3_stamp_s1_el_e0[6] & lt_pc3_stamp_s1_el_e0[5], lt_pc3_stamp_s1_el_e0[4] & lt_pc3_stamp_s1_el_e0[3],
-        lt_pc3_stamp_s1_el_e0[2] & lt_pc3_stamp_s1_el_e0[1]
-    };
-    wire [7:0] lt_pc3_stamp_s1_el_l2;
-    assign lt_pc3_stamp_s1_el_l2 = {
-        lt_pc3_stamp_s1_el_l1[15] | (lt_pc3_stamp_s1_el_e1[14] & lt_pc3_stamp_s1_el_l1[14]),
-        lt_pc3_stamp_s1_el_l1[13] | (lt_pc3_stamp_s1_el_e1[12] & lt_pc3_stamp_s1_el_l1[12]),
-        lt_pc3_stamp_s1_el_l1[11] | (lt_pc3_stamp_s1_el_e1[10] & lt_pc3_stamp_s1_el_l1[10]),
-        lt_pc3_stamp_s1_el_l1[9] | (lt_pc3_stamp_s1_el_e1[8] & lt_pc3_stamp_s1_el_l1[8]),
-        lt_pc3_stamp_s1_el_l1[7] | (lt_pc3_stamp_s1_el_e1[6] & lt_pc3_stamp_s1_el_l1[6]),
-        lt_pc3_stamp_s1_el_l1[5] | (lt_pc3_stamp_s1_el_e1[4] & lt_pc3_stamp_s1_el_l1[4]),
-        lt_pc3_stamp_s1_el_l1[3] | (lt_pc3_stamp_s1_el_e1[2] & lt_pc3_stamp_s1_el_l1[2]),
-        lt_pc3_stamp_s1_el_l1[1] | (lt_pc3_stamp_s1_el_e1[0] & lt_pc3_stamp_s1_el_l1[0])
-    };
-    wire [6:0] lt_pc3_stamp_s1_el_e2;
-    assign lt_pc3_stamp_s1_el_e2 = {
-        lt_pc3_stamp_s1_el_e1[14] & lt_pc3_stamp_s1_el_e1[13], lt_pc3_stamp_s1_el_e1[12] & lt_pc3_stamp_s1_el_e1[11],
-        lt_pc3_stamp_s1_el_e1[10] & lt_pc3_stamp_s1_el_e1[9], lt_pc3_stamp_s1_el_e1[8] & lt_pc3_stamp_s1_el_e1[7],
-        lt_pc3_stamp_s1_el_e1[6] & lt_pc3_stamp_s1_el_e1[5], lt_pc3_stamp_s1_el_e1[4] & lt_pc3_stamp_s1_el_e1[3],
-        lt_pc3_stamp_s1_el_e1[2] & lt_pc3_stamp_s1_el_e1[1]
-    };
-    wire [3:0] lt_pc3_stamp_s1_el_l3;
-    assign lt_pc3_stamp_s1_el_l3 = {
-        lt_pc3_stamp_s1_el_l2[7] | (lt_pc3_stamp_s1_el_e2[6] & lt_pc3_stamp_s1_el_l2[6]),
-        lt_pc3_stamp_s1_el_l2[5] | (lt_pc3_stamp_s1_el_e2[4] & lt_pc3_stamp_s1_el_l2[4]),
-        lt_pc3_stamp_s1_el_l2[3] | (lt_pc3_stamp_s1_el_e2[2] & lt_pc3_stamp_s1_el_l2[2]),
-        lt_pc3_stamp_s1_el_l2[1] | (lt_pc3_stamp_s1_el_e2[0] & lt_pc3_stamp_s1_el_l2[0])
-    };
-    wire [2:0] lt_pc3_stamp_s1_el_e3;
-    assign lt_pc3_stamp_s1_el_e3 = {
-        lt_pc3_stamp_s1_el_e2[6] & lt_pc3_stamp_s1_el_e2[5], lt_pc3_stamp_s1_el_e2[4] & lt_pc3_stamp_s1_el_e2[3],
-        lt_pc3_stamp_s1_el_e2[2] & lt_pc3_stamp_s1_el_e2[1]
-    };
-    wire [1:0] lt_pc3_stamp_s1_el_l4;
-    assign lt_pc3_stamp_s1_el_l4 = {
-        lt_pc3_stamp_s1_el_l3[3] | (lt_pc3_stamp_s1_el_e3[2] & lt_pc3_stamp_s1_el_l3[2]),
-        lt_pc3_stamp_s1_el_l3[1] | (lt_pc3_stamp_s1_el_e3[0] & lt_pc3_stamp_s1_el_l3[0])
-    };
-    wire lt_pc3_stamp_s1_el_e4;
-    assign lt_pc3_stamp_s1_el_e4 = lt_pc3_stamp_s1_el_e3[2] & lt_pc3_stamp_s1_el_e3[1];
-    wire lt_pc3_stamp_s1_el_l5;
-    assign lt_pc3_stamp_s1_el_l5 = lt_pc3_stamp_s1_el_l4[1] | (lt_pc3_stamp_s1_el_e4 & lt_pc3_stamp_s1_el_l4[0]);
-    wire [31:0] lt_s3_el_pc1_stamp_l0;
-    assign lt_s3_el_pc1_stamp_l0 = {
-        (~s3_el[31]) & pc1_stamp[31], (~s3_el[30]) & pc1_stamp[30], (~s3_el[29]) & pc1_stamp[29], (~s3_el[28]) & pc1_stamp[28],
-        (~s3_el[27]) & pc1_stamp[27], (~s3_el[26]) & pc1_stamp[26], (~s3_el[25]) & pc1_stamp[25], (~s3_el[24]) & pc1_stamp[24],
-        (~s3_el[23]) & pc1_stamp[23], (~s3_el[22]) & pc1_stamp[22], (~s3_el[21]) & pc1_stamp[21], (~s3_el[20]) & pc1_stamp[20],
-        (~s3_el[19]) & pc1_stamp[19], (~s3_el[18]) & pc1_stamp[18], (~s3_el[17]) & pc1_stamp[17], (~s3_el[16]) & pc1_stamp[16],
-        (~s3_el[15]) & pc1_stamp[15], (~s3_el[14]) & pc1_stamp[14], (~s3_el[13]) & pc1_stamp[13], (~s3_el[12]) & pc1_stamp[12],
-        (~s3_el[11]) & pc1_stamp[11], (~s3_el[10]) & pc1_stamp[10], (~s3_el[9]) & pc1_stamp[9], (~s3_el[8]) & pc1_stamp[8],
-        (~s3_el[7]) & pc1_stamp[7], (~s3_el[6]) & pc1_stamp[6], (~s3_el[5]) & pc1_stamp[5], (~s3_el[4]) & pc1_stamp[4], (~s3_el[3]) & pc1_stamp[3],
-        (~s3_el[2]) & pc1_stamp[2], (~s3_el[1]) & pc1_stamp[1], (~s3_el[0]) & pc1_stamp[0]
-    };
-    wire [30:0] lt_s3_el_pc1_stamp_e0;
-    assign lt_s3_el_pc1_stamp_e0 = {
-        ~(s3_el[31] ^ pc1_stamp[31]), ~(s3_el[30] ^ pc1_stamp[30]), ~(s3_el[29] ^ pc1_stamp[29]), ~(s3_el[28] ^ pc1_stamp[28]),
-        ~(s3_el[27] ^ pc1_stamp[27]), ~(s3_el[26] ^ pc1_stamp[26]), ~(s3_el[25] ^ pc1_stamp[25]), ~(s3_el[24] ^ pc1_stamp[24]),
-        ~(s3_el[23] ^ pc1_stamp[23]), ~(s3_el[22] ^ pc1_stamp[22]), ~(s3_el[21] ^ pc1_stamp[21]), ~(s3_el[20] ^ pc1_stamp[20]),
-        ~(s3_el[19] ^ pc1_stamp[19]), ~(s3_el[18] ^ pc1_stamp[18]), ~(s3_el[17] ^ pc1_stamp[17]), ~(s3_el[16] ^ pc1_stamp[16]),
-        ~(s3_el[15] ^ pc1_stamp[15]), ~(s3_el[14] ^ pc1_stamp[14]), ~(s3_el[13] ^ pc1_stamp[13]), ~(s3_el[12] ^ pc1_stamp[12]),
-        ~(s3_el[11] ^ pc1_stamp[11]), ~(s3_el[10] ^ pc1_stamp[10]), ~(s3_el[9] ^ pc1_stamp[9]), ~(s3_el[8] ^ pc1_stamp[8]),
-        ~(s3_el[7] ^ pc1_stamp[7]), ~(s3_el[6] ^ pc1_stamp[6]), ~(s3_el[5] ^ pc1_stamp[5]), ~(s3_el[4] ^ pc1_stamp[4]), ~(s3_el[3] ^ pc1_stamp[3]),
-        ~(s3_el[2] ^ pc1_stamp[2]), ~(s3_el[1] ^ pc1_stamp[1])
-    };
-    wire [15:0] lt_s3_el_pc1_stamp_l1;
-    assign lt_s3_el_pc1_stamp_l1 = {
-        lt_s3_el_pc1_stamp_l0[31] | (lt_s3_el_pc1_stamp_e0[30] & lt_s3_el_pc1_stamp_l0[30]),
-        lt_s3_el_pc1_stamp_l0[29] | (lt_s3_el_pc1_stamp_e0[28] & lt_s3_el_pc1_stamp_l0[28]),
-        lt_s3_el_pc1_stamp_l0[27] | (lt_s3_el_pc1_stamp_e0[26] & lt_s3_el_pc1_stamp_l0[26]),
-        lt_s3_el_pc1_stamp_l0[25] | (lt_s3_el_pc1_stamp_e0[24] & lt_s3_el_pc1_stamp_l0[24]),
-        lt_s3_el_pc1_stamp_l0[23] | (lt_s3_el_pc1_stamp_e0[22] & lt_s3_el_pc1_stamp_l0[22]),
-        lt_s3_el_pc1_stamp_l0[21] | (lt_s3_el_pc1_stamp_e0[20] & lt_s3_el_pc1_stamp_l0[20]),
-        lt_s3_el_pc1_stamp_l0[19] | (lt_s3_el_pc1_stamp_e0[18] & lt_s3_el_pc1_stamp_l0[18]),
-        lt_s3_el_pc1_stamp_l0[17] | (lt_s3_el_pc1_stamp_e0[16] & lt_s3_el_pc1_stamp_l0[16]),
-        lt_s3_el_pc1_stamp_l0[15] | (lt_s3_el_pc1_stamp_e0[14] & lt_s3_el_pc1_stamp_l0[14]),
-        lt_s3_el_pc1_stamp_l0[13] | (lt_s3_el_pc1_stamp_e0[12] & lt_s3_el_pc1_stamp_l0[12]),
-        lt_s3_el_pc1_stamp_l0[11] | (lt_s3_el_pc1_stamp_e0[10] & lt_s3_el_pc1_stamp_l0[10]),
-        lt_s3_el_pc1_stamp_l0[9] | (lt_s3_el_pc1_stamp_e0[8] & lt_s3_el_pc1_stamp_l0[8]),
-        lt_s3_el_pc1_stamp_l0[7] | (lt_s3_el_pc1_stamp_e0[6] & lt_s3_el_pc1_stamp_l0[6]),
-        lt_s3_el_pc1_stamp_l0[5] | (lt_s3_el_pc1_stamp_e0[4] & lt_s3_el_pc1_stamp_l0[4]),
-        lt_s3_el_pc1_stamp_l0[3] | (lt_s3_el_pc1_stamp_e0[2] & lt_s3_el_pc1_stamp_l0[2]),
-        lt_s3_el_pc1_stamp_l0[1] | (lt_s3_el_pc1_stamp_e0[0] & lt_s3_el_pc1_stamp_l0[0])
-    };
-    wire [14:0] lt_s3_el_pc1_stamp_e1;
-    assign lt_s3_el_pc1_stamp_e1 = {
-        lt_s3_el_pc1_stamp_e0[30] & lt_s3_el_pc1_stamp_e0[29], lt_s3_el_pc1_stamp_e0[28] & lt_s3_el_pc1_stamp_e0[27],
-        lt_s3_el_pc1_stamp_e0[26] & lt_s3_el_pc1_stamp_e0[25], lt_s3_el_pc1_stamp_e0[24] & lt_s3_el_pc1_stamp_e0[23],
-        lt_s3_el_pc1_stamp_e0[22] & lt_s3_el_pc1_stamp_e0[21], lt_s3_el_pc1_stamp_e0[20] & lt_s3_el_pc1_stamp_e0[19],
-        lt_s3_el_pc1_stamp_e0[18] & lt_s3_el_pc1_stamp_e0[17], lt_s3_el_pc1_stamp_e0[16] & lt_s3_el_pc1_stamp_e0[15],
-        lt_s3_el_pc1_stamp_e0[14] & lt_s3_el_pc1_stamp_e0[13], lt_s3_el_pc1_stamp_e0[12] & lt_s3_el_pc1_stamp_e0[11],
-        lt_s3_el_pc1_stamp_e0[10] & lt_s3_el_pc1_stamp_e0[9], lt_s3_el_pc1_stamp_e0[8] & lt_s3_el_pc1_stamp_e0[7],
-        lt_s3_el_pc1_stamp_e0[6] & lt_s3_el_pc1_stamp_e0[5], lt_s3_el_pc1_stamp_e0[4] & lt_s3_el_pc1_stamp_e0[3],
-        lt_s3_el_pc1_stamp_e0[2] & lt_s3_el_pc1_stamp_e0[1]
-    };
-    wire [7:0] lt_s3_el_pc1_stamp_l2;
-    assign lt_s3_el_pc1_stamp_l2 = {
-        lt_s3_el_pc1_stamp_l1[15] | (lt_s3_el_pc1_stamp_e1[14] & lt_s3_el_pc1_stamp_l1[14]),
-        lt_s3_el_pc1_stamp_l1[13] | (lt_s3_el_pc1_stamp_e1[12] & lt_s3_el_pc1_stamp_l1[12]),
-        lt_s3_el_pc1_stamp_l1[11] | (lt_s3_el_pc1_stamp_e1[10] & lt_s3_el_pc1_stamp_l1[10]),
-        lt_s3_el_pc1_stamp_l1[9] | (lt_s3_el_pc1_stamp_e1[8] & lt_s3_el_pc1_stamp_l1[8]),
-        lt_s3_el_pc1_stamp_l1[7] | (lt_s3_el_pc1_stamp_e1[6] & lt_s3_el_pc1_stamp_l1[6]),
-        lt_s3_el_pc1_stamp_l1[5] | (lt_s3_el_pc1_stamp_e1[4] & lt_s3_el_pc1_stamp_l1[4]),
-        lt_s3_el_pc1_stamp_l1[3] | (lt_s3_el_pc1_stamp_e1[2] & lt_s3_el_pc1_stamp_l1[2]),
-        lt_s3_el_pc1_stamp_l1[1] | (lt_s3_el_pc1_stamp_e1[0] & lt_s3_el_pc1_stamp_l1[0])
-    };
-    wire [6:0] lt_s3_el_pc1_stamp_e2;
-    assign lt_s3_el_pc1_stamp_e2 = {
-        lt_s3_el_pc1_stamp_e1[14] & lt_s3_el_pc1_stamp_e1[13], lt_s3_el_pc1_stamp_e1[12] & lt_s3_el_pc1_stamp_e1[11],
-        lt_s3_el_pc1_stamp_e1[10] & lt_s3_el_pc1_stamp_e1[9], lt_s3_el_pc1_stamp_e1[8] & lt_s3_el_pc1_stamp_e1[7],
-        lt_s3_el_pc1_stamp_e1[6] & lt_s3_el_pc1_stamp_e1[5], lt_s3_el_pc1_stamp_e1[4] & lt_s3_el_pc1_stamp_e1[3],
-        lt_s3_el_pc1_stamp_e1[2] & lt_s3_el_pc1_stamp_e1[1]
-    };
-    wire [3:0] lt_s3_el_pc1_stamp_l3;
-    assign lt_s3_el_pc1_stamp_l3 = {
-        lt_s3_el_pc1_stamp_l2[7] | (lt_s3_el_pc1_stamp_e2[6] & lt_s3_el_pc1_stamp_l2[6]),
-        lt_s3_el_pc1_stamp_l2[5] | (lt_s3_el_pc1_stamp_e2[4] & lt_s3_el_pc1_stamp_l2[4]),
-        lt_s3_el_pc1_stamp_l2[3] | (lt_s3_el_pc1_stamp_e2[2] & lt_s3_el_pc1_stamp_l2[2]),
-        lt_s3_el_pc1_stamp_l2[1] | (lt_s3_el_pc1_stamp_e2[0] & lt_s3_el_pc1_stamp_l2[0])
-    };
-    wire [2:0] lt_s3_el_pc1_stamp_e3;
-    assign lt_s3_el_pc1_stamp_e3 = {
-        lt_s3_el_pc1_stamp_e2[6] & lt_s3_el_pc1_stamp_e2[5], lt_s3_el_pc1_stamp_e2[4] & lt_s3_el_pc1_stamp_e2[3],
-        lt_s3_el_pc1_stamp_e2[2] & lt_s3_el_pc1_stamp_e2[1]
-    };
-    wire [1:0] lt_s3_el_pc1_stamp_l4;
-    assign lt_s3_el_pc1_stamp_l4 = {
-        lt_s3_el_pc1_stamp_l3[3] | (lt_s3_el_pc1_stamp_e3[2] & lt_s3_el_pc1_stamp_l3[2]),
-        lt_s3_el_pc1_stamp_l3[1] | (lt_s3_el_pc1_stamp_e3[0] & lt_s3_el_pc1_stamp_l3[0])
-    };
-    wire lt_s3_el_pc1_stamp_e4;
-    assign lt_s3_el_pc1_stamp_e4 = lt_s3_el_pc1_stamp_e3[2] & lt_s3_el_pc1_stamp_e3[1];
-    wire lt_s3_el_pc1_stamp_l5;
-    assign lt_s3_el_pc1_stamp_l5 = lt_s3_el_pc1_stamp_l4[1] | (lt_s3_el_pc1_stamp_e4 & lt_s3_el_pc1_stamp_l4[0]);
-    wire [31:0] lt_s3_el_s1_el_l0;
-    assign lt_s3_el_s1_el_l0 = {
-        (~s3_el[31]) & s1_el[31], (~s3_el[30]) & s1_el[30], (~s3_el[29]) & s1_el[29], (~s3_el[28]) & s1_el[28], (~s3_el[27]) & s1_el[27],
-        (~s3_el[26]) & s1_el[26], (~s3_el[25]) & s1_el[25], (~s3_el[24]) & s1_el[24], (~s3_el[23]) & s1_el[23], (~s3_el[22]) & s1_el[22],
-        (~s3_el[21]) & s1_el[21], (~s3_el[20]) & s1_el[20], (~s3_el[19]) & s1_el[19], (~s3_el[18]) & s1_el[18], (~s3_el[17]) & s1_el[17],
-        (~s3_el[16]) & s1_el[16], (~s3_el[15]) & s1_el[15], (~s3_el[14]) & s1_el[14], (~s3_el[13]) & s1_el[13], (~s3_el[12]) & s1_el[12],
-        (~s3_el[11]) & s1_el[11], (~s3_el[10]) & s1_el[10], (~s3_el[9]) & s1_el[9], (~s3_el[8]) & s1_el[8], (~s3_el[7]) & s1_el[7],
-        (~s3_el[6]) & s1_el[6], (~s3_el[5]) & s1_el[5], (~s3_el[4]) & s1_el[4], (~s3_el[3]) & s1_el[3], (~s3_el[2]) & s1_el[2],
-        (~s3_el[1]) & s1_el[1], (~s3_el[0]) & s1_el[0]
-    };
-    wire [30:0] lt_s3_el_s1_el_e0;
-    assign lt_s3_el_s1_el_e0 = {
-        ~(s3_el[31] ^ s1_el[31]), ~(s3_el[30] ^ s1_el[30]), ~(s3_el[29] ^ s1_el[29]), ~(s3_el[28] ^ s1_el[28]), ~(s3_el[27] ^ s1_el[27]),
-        ~(s3_el[26] ^ s1_el[26]), ~(s3_el[25] ^ s1_el[25]), ~(s3_el[24] ^ s1_el[24]), ~(s3_el[23] ^ s1_el[23]), ~(s3_el[22] ^ s1_el[22]),
-        ~(s3_el[21] ^ s1_el[21]), ~(s3_el[20] ^ s1_el[20]), ~(s3_el[19] ^ s1_el[19]), ~(s3_el[18] ^ s1_el[18]), ~(s3_el[17] ^ s1_el[17]),
-        ~(s3_el[16] ^ s1_el[16]), ~(s3_el[15] ^ s1_el[15]), ~(s3_el[14] ^ s1_el[14]), ~(s3_el[13] ^ s1_el[13]), ~(s3_el[12] ^ s1_el[12]),
-        ~(s3_el[11] ^ s1_el[11]), ~(s3_el[10] ^ s1_el[10]), ~(s3_el[9] ^ s1_el[9]), ~(s3_el[8] ^ s1_el[8]), ~(s3_el[7] ^ s1_el[7]),
-        ~(s3_el[6] ^ s1_el[6]), ~(s3_el[5] ^ s1_el[5]), ~(s3_el[4] ^ s1_el[4]), ~(s3_el[3] ^ s1_el[3]), ~(s3_el[2] ^ s1_el[2]),
-        ~(s3_el[1] ^ s1_el[1])
-    };
-    wire [15:0] lt_s3_el_s1_el_l1;
-    assign lt_s3_el_s1_el_l1 = {
-        lt_s3_el_s1_el_l0[31] | (lt_s3_el_s1_el_e0[30] & lt_s3_el_s1_el_l0[30]),
-        lt_s3_el_s1_el_l0[29] | (lt_s3_el_s1_el_e0[28] & lt_s3_el_s1_el_l0[28]),
-        lt_s3_el_s1_el_l0[27] | (lt_s3_el_s1_el_e0[26] & lt_s3_el_s1_el_l0[26]),
-        lt_s3_el_s1_el_l0[25] | (lt_s3_el_s1_el_e0[24] & lt_s3_el_s1_el_l0[24]),
-        lt_s3_el_s1_el_l0[23] | (lt_s3_el_s1_el_e0[22] & lt_s3_el_s1_el_l0[22]),
-        lt_s3_el_s1_el_l0[21] | (lt_s3_el_s1_el_e0[20] & lt_s3_el_s1_el_l0[20]),
-        lt_s3_el_s1_el_l0[19] | (lt_s3_el_s1_el_e0[18] & lt_s3_el_s1_el_l0[18]),
-        lt_s3_el_s1_el_l0[17] | (lt_s3_el_s1_el_e0[16] & lt_s3_el_s1_el_l0[16]),
-        lt_s3_el_s1_el_l0[15] | (lt_s3_el_s1_el_e0[14] & lt_s3_el_s1_el_l0[14]),
-        lt_s3_el_s1_el_l0[13] | (lt_s3_el_s1_el_e0[12] & lt_s3_el_s1_el_l0[12]),
-        lt_s3_el_s1_el_l0[11] | (lt_s3_el_s1_el_e0[10] & lt_s3_el_s1_el_l0[10]), lt_s3_el_s1_el_l0[9] | (lt_s3_el_s1_el_e0[8] & lt_s3_el_s1_el_l0[8]),
-        lt_s3_el_s1_el_l0[7] | (lt_s3_el_s1_el_e0[6] & lt_s3_el_s1_el_l0[6]), lt_s3_el_s1_el_l0[5] | (lt_s3_el_s1_el_e0[4] & lt_s3_el_s1_el_l0[4]),
-        lt_s3_el_s1_el_l0[3] | (lt_s3_el_s1_el_e0[2] & lt_s3_el_s1_el_l0[2]), lt_s3_el_s1_el_l0[1] | (lt_s3_el_s1_el_e0[0] & lt_s3_el_s1_el_l0[0])
-    };
-    wire [14:0] lt_s3_el_s1_el_e1;
-    assign lt_s3_el_s1_el_e1 = {
-        lt_s3_el_s1_el_e0[30] & lt_s3_el_s1_el_e0[29], lt_s3_el_s1_el_e0[28] & lt_s3_el_s1_el_e0[27], lt_s3_el_s1_el_e0[26] & lt_s3_el_s1_el_e0[25],
-        lt_s3_el_s1_el_e0[24] & lt_s3_el_s1_el_e0[23], lt_s3_el_s1_el_e0[22] & lt_s3_el_s1_el_e0[21], lt_s3_el_s1_el_e0[20] & lt_s3_el_s1_el_e0[19],
-        lt_s3_el_s1_el_e0[18] & lt_s3_el_s1_el_e0[17], lt_s3_el_s1_el_e0[16] & lt_s3_el_s1_el_e0[15], lt_s3_el_s1_el_e0[14] & lt_s3_el_s1_el_e0[13],
-        lt_s3_el_s1_el_e0[12] & lt_s3_el_s1_el_e0[11], lt_s3_el_s1_el_e0[10] & lt_s3_el_s1_el_e0[9], lt_s3_el_s1_el_e0[8] & lt_s3_el_s1_el_e0[7],
-        lt_s3_el_s1_el_e0[6] & lt_s3_el_s1_el_e0[5], lt_s3_el_s1_el_e0[4] & lt_s3_el_s1_el_e0[3], lt_s3_el_s1_el_e0[2] & lt_s3_el_s1_el_e0[1]
-    };
-    wire [7:0] lt_s3_el_s1_el_l2;
-    assign lt_s3_el_s1_el_l2 = {
-        lt_s3_el_s1_el_l1[15] | (lt_s3_el_s1_el_e1[14] & lt_s3_el_s1_el_l1[14]),
-        lt_s3_el_s1_el_l1[13] | (lt_s3_el_s1_el_e1[12] & lt_s3_el_s1_el_l1[12]),
-        lt_s3_el_s1_el_l1[11] | (lt_s3_el_s1_el_e1[10] & lt_s3_el_s1_el_l1[10]), lt_s3_el_s1_el_l1[9] | (lt_s3_el_s1_el_e1[8] & lt_s3_el_s1_el_l1[8]),
-        lt_s3_el_s1_el_l1[7] | (lt_s3_el_s1_el_e1[6] & lt_s3_el_s1_el_l1[6]), lt_s3_el_s1_el_l1[5] | (lt_s3_el_s1_el_e1[4] & lt_s3_el_s1_el_l1[4]),
-        lt_s3_el_s1_el_l1[3] | (lt_s3_el_s1_el_e1[2] & lt_s3_el_s1_el_l1[2]), lt_s3_el_s1_el_l1[1] | (lt_s3_el_s1_el_e1[0] & lt_s3_el_s1_el_l1[0])
-    };
-    wire [6:0] lt_s3_el_s1_el_e2;
-    assign lt_s3_el_s1_el_e2 = {
-        lt_s3_el_s1_el_e1[14] & lt_s3_el_s1_el_e1[13], lt_s3_el_s1_el_e1[12] & lt_s3_el_s1_el_e1[11], lt_s3_el_s1_el_e1[10] & lt_s3_el_s1_el_e1[9],
-        lt_s3_el_s1_el_e1[8] & lt_s3_el_s1_el_e1[7], lt_s3_el_s1_el_e1[6] & lt_s3_el_s1_el_e1[5], lt_s3_el_s1_el_e1[4] & lt_s3_el_s1_el_e1[3],
-        lt_s3_el_s1_el_e1[2] & lt_s3_el_s1_el_e1[1]
-    };
-    wire [3:0] lt_s3_el_s1_el_l3;
-    assign lt_s3_el_s1_el_l3 = {
-        lt_s3_el_s1_el_l2[7] | (lt_s3_el_s1_el_e2[6] & lt_s3_el_s1_el_l2[6]), lt_s3_el_s1_el_l2[5] | (lt_s3_el_s1_el_e2[4] & lt_s3_el_s1_el_l2[4]),
-        lt_s3_el_s1_el_l2[3] | (lt_s3_el_s1_el_e2[2] & lt_s3_el_s1_el_l2[2]), lt_s3_el_s1_el_l2[1] | (lt_s3_el_s1_el_e2[0] & lt_s3_el_s1_el_l2[0])
-    };
-    wire [2:0] lt_s3_el_s1_el_e3;
-    assign lt_s3_el_s1_el_e3 = {
-        lt_s3_el_s1_el_e2[6] & lt_s3_el_s1_el_e2[5], lt_s3_el_s1_el_e2[4] & lt_s3_el_s1_el_e2[3], lt_s3_el_s1_el_e2[2] & lt_s3_el_s1_el_e2[1]
-    };
-    wire [1:0] lt_s3_el_s1_el_l4;
-    assign lt_s3_el_s1_el_l4 = {
-        lt_s3_el_s1_el_l3[3] | (lt_s3_el_s1_el_e3[2] & lt_s3_el_s1_el_l3[2]), lt_s3_el_s1_el_l3[1] | (lt_s3_el_s1_el_e3[0] & lt_s3_el_s1_el_l3[0])
-    };
-    wire lt_s3_el_s1_el_e4;
-    assign lt_s3_el_s1_el_e4 = lt_s3_el_s1_el_e3[2] & lt_s3_el_s1_el_e3[1];
-    wire lt_s3_el_s1_el_l5;
-    assign lt_s3_el_s1_el_l5 = lt_s3_el_s1_el_l4[1] | (lt_s3_el_s1_el_e4 & lt_s3_el_s1_el_l4[0]);
-    wire pe_3_1;
-    assign pe_3_1 = (lt_pc3_stamp_pc1_stamp_l5 | lt_pc3_stamp_s1_el_l5) & (lt_s3_el_pc1_stamp_l5 | lt_s3_el_s1_el_l5);
-    wire [31:0] lt_pc3_stamp_pc2_stamp_l0;
-    assign lt_pc3_stamp_pc2_stamp_l0 = {
-        (~pc3_stamp[31]) & pc2_stamp[31], (~pc3_stamp[30]) & pc2_stamp[30], (~pc3_stamp[29]) & pc2_stamp[29], (~pc3_stamp[28]) & pc2_stamp[28],
-        (~pc3_stamp[27]) & pc2_stamp[27], (~pc3_stamp[26]) & pc2_stamp[26], (~pc3_stamp[25]) & pc2_stamp[25], (~pc3_stamp[24]) & pc2_stamp[24],
-        (~pc3_stamp[23]) & pc2_stamp[23], (~pc3_stamp[22]) & pc2_stamp[22], (~pc3_stamp[21]) & pc2_stamp[21], (~pc3_stamp[20]) & pc2_stamp[20],
-        (~pc3_stamp[19]) & pc2_stamp[19], (~pc3_stamp[18]) & pc2_stamp[18], (~pc3_stamp[17]) & pc2_stamp[17], (~pc3_stamp[16]) & pc2_stamp[16],
-        (~pc3_stamp[15]) & pc2_stamp[15], (~pc3_stamp[14]) & pc2_stamp[14], (~pc3_stamp[13]) & pc2_stamp[13], (~pc3_stamp[12]) & pc2_stamp[12],
-        (~pc3_stamp[11]) & pc2_stamp[11], (~pc3_stamp[10]) & pc2_stamp[10], (~pc3_stamp[9]) & pc2_stamp[9], (~pc3_stamp[8]) & pc2_stamp[8],
-        (~pc3_stamp[7]) & pc2_stamp[7], (~pc3_stamp[6]) & pc2_stamp[6], (~pc3_stamp[5]) & pc2_stamp[5], (~pc3_stamp[4]) & pc2_stamp[4],
-        (~pc3_stamp[3]) & pc2_stamp[3], (~pc3_stamp[2]) & pc2_stamp[2], (~pc3_stamp[1]) & pc2_stamp[1], (~pc3_stamp[0]) & pc2_stamp[0]
-    };
-    wire [30:0] lt_pc3_stamp_pc2_stamp_e0;
-    assign lt_pc3_stamp_pc2_stamp_e0 = {
-        ~(pc3_stamp[31] ^ pc2_stamp[31]), ~(pc3_stamp[30] ^ pc2_stamp[30]), ~(pc3_stamp[29] ^ pc2_stamp[29]), ~(pc3_stamp[28] ^ pc2_stamp[28]),
-        ~(pc3_stamp[27] ^ pc2_stamp[27]), ~(pc3_stamp[26] ^ pc2_stamp[26]), ~(pc3_stamp[25] ^ pc2_stamp[25]), ~(pc3_stamp[24] ^ pc2_stamp[24]),
-        ~(pc3_stamp[23] ^ pc2_stamp[23]), ~(pc3_stamp[22] ^ pc2_stamp[22]), ~(pc3_stamp[21] ^ pc2_stamp[21]), ~(pc3_stamp[20] ^ pc2_stamp[20]),
-        ~(pc3_stamp[19] ^ pc2_stamp[19]), ~(pc3_stamp[18] ^ pc2_stamp[18]), ~(pc3_stamp[17] ^ pc2_stamp[17]), ~(pc3_stamp[16] ^ pc2_stamp[16]),
-        ~(pc3_stamp[15] ^ pc2_stamp[15]), ~(pc3_stamp[14] ^ pc2_stamp[14]), ~(pc3_stamp[13] ^ pc2_stamp[13]), ~(pc3_stamp[12] ^ pc2_stamp[12]),
-        ~(pc3_stamp[11] ^ pc2_stamp[11]), ~(pc3_stamp[10] ^ pc2_stamp[10]), ~(pc3_stamp[9] ^ pc2_stamp[9]), ~(pc3_stamp[8] ^ pc2_stamp[8]),
-        ~(pc3_stamp[7] ^ pc2_stamp[7]), ~(pc3_stamp[6] ^ pc2_stamp[6]), ~(pc3_stamp[5] ^ pc2_stamp[5]), ~(pc3_stamp[4] ^ pc2_stamp[4]),
-        ~(pc3_stamp[3] ^ pc2_stamp[3]), ~(pc3_stamp[2] ^ pc2_stamp[2]), ~(pc3_stamp[1] ^ pc2_stamp[1])
-    };
-    wire [15:0] lt_pc3_stamp_pc2_stamp_l1;
-    assign lt_pc3_stamp_pc2_stamp_l1 = {
-        lt_pc3_stamp_pc2_stamp_l0[31] | (lt_pc3_stamp_pc2_stamp_e0[30] & lt_pc3_stamp_pc2_stamp_l0[30]),
-        lt_pc3_stamp_pc2_stamp_l0[29] | (lt_pc3_stamp_pc2_stamp_e0[28] & lt_pc3_stamp_pc2_stamp_l0[28]),
-        lt_pc3_stamp_pc2_stamp_l0[27] | (lt_pc3_stamp_pc2_stamp_e0[26] & lt_pc3_stamp_pc2_stamp_l0[26]),
-        lt_pc3_stamp_pc2_stamp_l0[25] | (lt_pc3_stamp_pc2_stamp_e0[24] & lt_pc3_stamp_pc2_stamp_l0[24]),
-        lt_pc3_stamp_pc2_stamp_l0[23] | (lt_pc3_stamp_pc2_stamp_e0[22] & lt_pc3_stamp_pc2_stamp_l0[22]),
-        lt_pc3_stamp_pc2_stamp_l0[21] | (lt_pc3_stamp_pc2_stamp_e0[20] & lt_pc3_stamp_pc2_stamp_l0[20]),
-        lt_pc3_stamp_pc2_stamp_l0[19] | (lt_pc3_stamp_pc2_stamp_e0[18] & lt_pc3_stamp_pc2_stamp_l0[18]),
-        lt_pc3_stamp_pc2_stamp_l0[17] | (lt_pc3_stamp_pc2_stamp_e0[16] & lt_pc3_stamp_pc2_stamp_l0[16]),
-        lt_pc3_stamp_pc2_stamp_l0[15] | (lt_pc3_stamp_pc2_stamp_e0[14] & lt_pc3_stamp_pc2_stamp_l0[14]),
-        lt_pc3_stamp_pc2_stamp_l0[13] | (lt_pc3_stamp_pc2_stamp_e0[12] & lt_pc3_stamp_pc2_stamp_l0[12]),
-        lt_pc3_stamp_pc2_stamp_l0[11] | (lt_pc3_stamp_pc2_stamp_e0[10] & lt_pc3_stamp_pc2_stamp_l0[10]),
-        lt_pc3_stamp_pc2_stamp_l0[9] | (lt_pc3_stamp_pc2_stamp_e0[8] & lt_pc3_stamp_pc2_stamp_l0[8]),
-        lt_pc3_stamp_pc2_stamp_l0[7] | (lt_pc3_stamp_pc2_stamp_e0[6] & lt_pc3_stamp_pc2_stamp_l0[6]),
-        lt_pc3_stamp_pc2_stamp_l0[5] | (lt_pc3_stamp_pc2_stamp_e0[4] & lt_pc3_stamp_pc2_stamp_l0[4]),
-        lt_pc3_stamp_pc2_stamp_l0[3] | (lt_pc3_stamp_pc2_stamp_e0[2] & lt_pc3_stamp_pc2_stamp_l0[2]),
-        lt_pc3_stamp_pc2_stamp_l0[1] | (lt_pc3_stamp_pc2_stamp_e0[0] & lt_pc3_stamp_pc2_stamp_l0[0])
-    };
-    wire [14:0] lt_pc3_stamp_pc2_stamp_e1;
-    assign lt_pc3_stamp_pc2_stamp_e1 = {
-        lt_pc3_stamp_pc2_stamp_e0[30] & lt_pc3_stamp_pc2_stamp_e0[29], lt_pc3_stamp_pc2_stamp_e0[28] & lt_pc3_stamp_pc2_stamp_e0[27],
-        lt_pc3_stamp_pc2_stamp_e0[26] & lt_pc3_stamp_pc2_stamp_e0[25], lt_pc3_stamp_pc2_stamp_e0[24] & lt_pc3_stamp_pc2_stamp_e0[23],
-        lt_pc3_stamp_pc2_stamp_e0[22] & lt_pc3_stamp_pc2_stamp_e0[21], lt_pc3_stamp_pc2_stamp_e0[20] & lt_pc3_stamp_pc2_stamp_e0[19],
-        lt_pc3_stamp_pc2_stamp_e0[18] & lt_pc3_stamp_pc2_stamp_e0[17], lt_pc3_stamp_pc2_stamp_e0[16] & lt_pc3_stamp_pc2_stamp_e0[15],
-        lt_pc3_stamp_pc2_stamp_e0[14] & lt_pc3_stamp_pc2_stamp_e0[13], lt_pc3_stamp_pc2_stamp_e0[12] & lt_pc3_stamp_pc2_stamp_e0[11],
-        lt_pc3_stamp_pc2_stamp_e0[10] & lt_pc3_stamp_pc2_stamp_e0[9], lt_pc3_stamp_pc2_stamp_e0[8] & lt_pc3_stamp_pc2_stamp_e0[7],
-        lt_pc3_stamp_pc2_stamp_e0[6] & lt_pc3_stamp_pc2_stamp_e0[5], lt_pc3_stamp_pc2_stamp_e0[4] & lt_pc3_stamp_pc2_stamp_e0[3],
-        lt_pc3_stamp_pc2_stamp_e0[2] & lt_pc3_stamp_pc2_stamp_e0[1]
-    };
-    wire [7:0] lt_pc3_stamp_pc2_stamp_l2;
-    assign lt_pc3_stamp_pc2_stamp_l2 = {
-        lt_pc3_stamp_pc2_stamp_l1[15] | (lt_pc3_stamp_pc2_stamp_e1[14] & lt_pc3_stamp_pc2_stamp_l1[14]),
-        lt_pc3_stamp_pc2_stamp_l1[13] | (lt_pc3_stamp_pc2_stamp_e1[12] & lt_pc3_stamp_pc2_stamp_l1[12]),
-        lt_pc3_stamp_pc2_stamp_l1[11] | (lt_pc3_stamp_pc2_stamp_e1[10] & lt_pc3_stamp_pc2_stamp_l1[10]),
-        lt_pc3_stamp_pc2_stamp_l1[9] | (lt_pc3_stamp_pc2_stamp_e1[8] & lt_pc3_stamp_pc2_stamp_l1[8]),
-        lt_pc3_stamp_pc2_stamp_l1[7] | (lt_pc3_stamp_pc2_stamp_e1[6] & lt_pc3_stamp_pc2_stamp_l1[6]),
-        lt_pc3_stamp_pc2_stamp_l1[5] | (lt_pc3_stamp_pc2_stamp_e1[4] & lt_pc3_stamp_pc2_stamp_l1[4]),
-        lt_pc3_stamp_pc2_stamp_l1[3] | (lt_pc3_stamp_pc2_stamp_e1[2] & lt_pc3_stamp_pc2_stamp_l1[2]),
-        lt_pc3_stamp_pc2_stamp_l1[1] | (lt_pc3_stamp_pc2_stamp_e1[0] & lt_pc3_stamp_pc2_stamp_l1[0])
-    };
-    wire [6:0] lt_pc3_stamp_pc2_stamp_e2;
-    assign lt_pc3_stamp_pc2_stamp_e2 = {
-        lt_pc3_stamp_pc2_stamp_e1[14] & lt_pc3_stamp_pc2_stamp_e1[13], lt_pc3_stamp_pc2_stamp_e1[12] & lt_pc3_stamp_pc2_stamp_e1[11],
-        lt_pc3_stamp_pc2_stamp_e1[10] & lt_pc3_stamp_pc2_stamp_e1[9], lt_pc3_stamp_pc2_stamp_e1[8] & lt_pc3_stamp_pc2_stamp_e1[7],
-        lt_pc3_stamp_pc2_stamp_e1[6] & lt_pc3_stamp_pc2_stamp_e1[5], lt_pc3_stamp_pc2_stamp_e1[4] & lt_pc3_stamp_pc2_stamp_e1[3],
-        lt_pc3_stamp_pc2_stamp_e1[2] & lt_pc3_stamp_pc2_stamp_e1[1]
-    };
-    wire [3:0] lt_pc3_stamp_pc2_stamp_l3;
-    assign lt_pc3_stamp_pc2_stamp_l3 = {
-        lt_pc3_stamp_pc2_stamp_l2[7] | (lt_pc3_stamp_pc2_stamp_e2[6] & lt_pc3_stamp_pc2_stamp_l2[6]),
-        lt_pc3_stamp_pc2_stamp_l2[5] | (lt_pc3_stamp_pc2_stamp_e2[4] & lt_pc3_stamp_pc2_stamp_l2[4]),
-        lt_pc3_stamp_pc2_stamp_l2[3] | (lt_pc3_stamp_pc2_stamp_e2[2] & lt_pc3_stamp_pc2_stamp_l2[2]),
-        lt_pc3_stamp_pc2_stamp_l2[1] | (lt_pc3_stamp_pc2_stamp_e2[0] & lt_pc3_stamp_pc2_stamp_l2[0])
-    };
-    wire [2:0] lt_pc3_stamp_pc2_stamp_e3;
-    assign lt_pc3_stamp_pc2_stamp_e3 = {
-        lt_pc3_stamp_pc2_stamp_e2[6] & lt_pc3_stamp_pc2_stamp_e2[5], lt_pc3_stamp_pc2_stamp_e2[4] & lt_pc3_stamp_pc2_stamp_e2[3],
-        lt_pc3_stamp_pc2_stamp_e2[2] & lt_pc3_stamp_pc2_stamp_e2[1]
-    };
-    wire [1:0] lt_pc3_stamp_pc2_stamp_l4;
-    assign lt_pc3_stamp_pc2_stamp_l4 = {
-        lt_pc3_stamp_pc2_stamp_l3[3] | (lt_pc3_stamp_pc2_stamp_e3[2] & lt_pc3_stamp_pc2_stamp_l3[2]),
-        lt_pc3_stamp_pc2_stamp_l3[1] | (lt_pc3_stamp_pc2_stamp_e3[0] & lt_pc3_stamp_pc2_stamp_l3[0])
-    };
-    wire lt_pc3_stamp_pc2_stamp_e4;
-    assign lt_pc3_stamp_pc2_stamp_e4 = lt_pc3_stamp_pc2_stamp_e3[2] & lt_pc3_stamp_pc2_stamp_e3[1];
-    wire lt_pc3_stamp_pc2_stamp_l5;
-    assign lt_pc3_stamp_pc2_stamp_l5 = lt_pc3_stamp_pc2_stamp_l4[1] | (lt_pc3_stamp_pc2_stamp_e4 & lt_pc3_stamp_pc2_stamp_l4[0]);
-    wire [31:0] lt_pc3_stamp_s2_el_l0;
-    assign lt_pc3_stamp_s2_el_l0 = {
-        (~pc3_stamp[31]) & s2_el[31], (~pc3_stamp[30]) & s2_el[30], (~pc3_stamp[29]) & s2_el[29], (~pc3_stamp[28]) & s2_el[28],
-        (~pc3_stamp[27]) & s2_el[27], (~pc3_stamp[26]) & s2_el[26], (~pc3_stamp[25]) & s2_el[25], (~pc3_stamp[24]) & s2_el[24],
-        (~pc3_stamp[23]) & s2_el[23], (~pc3_stamp[22]) & s2_el[22], (~pc3_stamp[21]) & s2_el[21], (~pc3_stamp[20]) & s2_el[20],
-        (~pc3_stamp[19]) & s2_el[19], (~pc3_stamp[18]) & s2_el[18], (~pc3_stamp[17]) & s2_el[17], (~pc3_stamp[16]) & s2_el[16],
-        (~pc3_stamp[15]) & s2_el[15], (~pc3_stamp[14]) & s2_el[14], (~pc3_stamp[13]) & s2_el[13], (~pc3_stamp[12]) & s2_el[12],
-        (~pc3_stamp[11]) & s2_el[11], (~pc3_stamp[10]) & s2_el[10], (~pc3_stamp[9]) & s2_el[9], (~pc3_stamp[8]) & s2_el[8],
-        (~pc3_stamp[7]) & s2_el[7], (~pc3_stamp[6]) & s2_el[6], (~pc3_stamp[5]) & s2_el[5], (~pc3_stamp[4]) & s2_el[4], (~pc3_stamp[3]) & s2_el[3],
-        (~pc3_stamp[2]) & s2_el[2], (~pc3_stamp[1]) & s2_el[1], (~pc3_stamp[0]) & s2_el[0]
-    };
-    wire [30:0] lt_pc3_stamp_s2_el_e0;
-    assign lt_pc3_stamp_s2_el_e0 = {
-        ~(pc3_stamp[31] ^ s2_el[31]), ~(pc3_stamp[30] ^ s2_el[30]), ~(pc3_stamp[29] ^ s2_el[29]), ~(pc3_stamp[28] ^ s2_el[28]),
-        ~(pc3_stamp[27] ^ s2_el[27]), ~(pc3_stamp[26] ^ s2_el[26]), ~(pc3_stamp[25] ^ s2_el[25]), ~(pc3_stamp[24] ^ s2_el[24]),
-        ~(pc3_stamp[23] ^ s2_el[23]), ~(pc3_stamp[22] ^ s2_el[22]), ~(pc3_stamp[21] ^ s2_el[21]), ~(pc3_stamp[20] ^ s2_el[20]),
-        ~(pc3_stamp[19] ^ s2_el[19]), ~(pc3_stamp[18] ^ s2_el[18]), ~(pc3_stamp[17] ^ s2_el[17]), ~(pc3_stamp[16] ^ s2_el[16]),
-        ~(pc3_stamp[15] ^ s2_el[15]), ~(pc3_stamp[14] ^ s2_el[14]), ~(pc3_stamp[13] ^ s2_el[13]), ~(pc3_stamp[12] ^ s2_el[12]),
-        ~(pc3_stamp[11] ^ s2_el[11]), ~(pc3_stamp[10] ^ s2_el[10]), ~(pc3_stamp[9] ^ s2_el[9]), ~(pc3_stamp[8] ^ s2_el[8]),
-        ~(pc3_stamp[7] ^ s2_el[7]), ~(pc3_stamp[6] ^ s2_el[6]), ~(pc3_stamp[5] ^ s2_el[5]), ~(pc3_stamp[4] ^ s2_el[4]), ~(pc3_stamp[3] ^ s2_el[3]),
-        ~(pc3_stamp[2] ^ s2_el[2]), ~(pc3_stamp[1] ^ s2_el[1])
-    };
-    wire [15:0] lt_pc3_stamp_s2_el_l1;
-    assign lt_pc3_stamp_s2_el_l1 = {
-        lt_pc3_stamp_s2_el_l0[31] | (lt_pc3_stamp_s2_el_e0[30] & lt_pc3_stamp_s2_el_l0[30]),
-        lt_pc3_stamp_s2_el_l0[29] | (lt_pc3_stamp_s2_el_e0[28] & lt_pc3_stamp_s2_el_l0[28]),
-        lt_pc3_stamp_s2_el_l0[27] | (lt_pc3_stamp_s2_el_e0[26] & lt_pc3_stamp_s2_el_l0[26]),
-        lt_pc3_stamp_s2_el_l0[25] | (lt_pc3_stamp_s2_el_e0[24] & lt_pc3_stamp_s2_el_l0[24]),
-        lt_pc3_stamp_s2_el_l0[23] | (lt_pc3_stamp_s2_el_e0[22] & lt_pc3_stamp_s2_el_l0[22]),
-        lt_pc3_stamp_s2_el_l0[21] | (lt_pc3_stamp_s2_el_e0[20] & lt_pc3_stamp_s2_el_l0[20]),
-        lt_pc3_stamp_s2_el_l0[19] | (lt_pc3_stamp_s2_el_e0[18] & lt_pc3_stamp_s2_el_l0[18]),
-        lt_pc3_stamp_s2_el_l0[17] | (lt_pc3_stamp_s2_el_e0[16] & lt_pc3_stamp_s2_el_l0[16]),
-        lt_pc3_stamp_s2_el_l0[15] | (lt_pc3_stamp_s2_el_e0[14] & lt_pc3_stamp_s2_el_l0[14]),
-        lt_pc3_stamp_s2_el_l0[13] | (lt_pc3_stamp_s2_el_e0[12] & lt_pc3_stamp_s2_el_l0[12]),
-        lt_pc3_stamp_s2_el_l0[11] | (lt_pc3_stamp_s2_el_e0[10] & lt_pc3_stamp_s2_el_l0[10]),
-        lt_pc3_stamp_s2_el_l0[9] | (lt_pc3_stamp_s2_el_e0[8] & lt_pc3_stamp_s2_el_l0[8]),
-        lt_pc3_stamp_s2_el_l0[7] | (lt_pc3_stamp_s2_el_e0[6] & lt_pc3_stamp_s2_el_l0[6]),
-        lt_pc3_stamp_s2_el_l0[5] | (lt_pc3_stamp_s2_el_e0[4] & lt_pc3_stamp_s2_el_l0[4]),
-        lt_pc3_stamp_s2_el_l0[3] | (lt_pc3_stamp_s2_el_e0[2] & lt_pc3_stamp_s2_el_l0[2]),
-        lt_pc3_stamp_s2_el_l0[1] | (lt_pc3_stamp_s2_el_e0[0] & lt_pc3_stamp_s2_el_l0[0])
-    };
-    wire [14:0] lt_pc3_stamp_s2_el_e1;
-    assign lt_pc3_stamp_s2_el_e1 = {
-        lt_pc3_stamp_s2_el_e0[30] & lt_pc3_stamp_s2_el_e0[29], lt_pc3_stamp_s2_el_e0[28] & lt_pc3_stamp_s2_el_e0[27],
-        lt_pc3_stamp_s2_el_e0[26] & lt_pc3_stamp_s2_el_e0[25], lt_pc3_stamp_s2_el_e0[24] & lt_pc3_stamp_s2_el_e0[23],
-        lt_pc3_stamp_s2_el_e0[22] & lt_pc3_stamp_s2_el_e0[21], lt_pc3_stamp_s2_el_e0[20] & lt_pc3_stamp_s2_el_e0[19],
-        lt_pc3_stamp_s2_el_e0[18] & lt_pc3_stamp_s2_el_e0[17], lt_pc3_stamp_s2_el_e0[16] & lt_pc3_stamp_s2_el_e0[15],
-        lt_pc3_stamp_s2_el_e0[14] & lt_pc3_stamp_s2_el_e0[13], lt_pc3_stamp_s2_el_e0[12] & lt_pc3_stamp_s2_el_e0[11],
-        lt_pc3_stamp_s2_el_e0[10] & lt_pc3_stamp_s2_el_e0[9], lt_pc3_stamp_s2_el_e0[8] & lt_pc3_stamp_s2_el_e0[7],
-        lt_pc3_stamp_s2_el_e0[6] & lt_pc3_stamp_s2_el_e0[5], lt_pc3_stamp_s2_el_e0[4] & lt_pc3_stamp_s2_el_e0[3],
-        lt_pc3_stamp_s2_el_e0[2] & lt_pc3_stamp_s2_el_e0[1]
-    };
-    wire [7:0] lt_pc3_stamp_s2_el_l2;
-    assign lt_pc3_stamp_s2_el_l2 = {
-        lt_pc3_stamp_s2_el_l1[15] | (lt_pc3_stamp_s2_el_e1[14] & lt_pc3_stamp_s2_el_l1[14]),
-        lt_pc3_stamp_s2_el_l1[13] | (lt_pc3_stamp_s2_el_e1[12] & lt_pc3_stamp_s2_el_l1[12]),
-        lt_pc3_stamp_s2_el_l1[11] | (lt_pc3_stamp_s2_el_e1[10] & lt_pc3_stamp_s2_el_l1[10]),
-        lt_pc3_stamp_s2_el_l1[9] | (lt_pc3_stamp_s2_el_e1[8] & lt_pc3_stamp_s2_el_l1[8]),
-        lt_pc3_stamp_s2_el_l1[7] | (lt_pc3_stamp_s2_el_e1[6] & lt_pc3_stamp_s2_el_l1[6]),
-        lt_pc3_stamp_s2_el_l1[5] | (lt_pc3_stamp_s2_el_e1[4] & lt_pc3_stamp_s2_el_l1[4]),
-        lt_pc3_stamp_s2_el_l1[3] | (lt_pc3_stamp_s2_el_e1[2] & lt_pc3_stamp_s2_el_l1[2]),
-        lt_pc3_stamp_s2_el_l1[1] | (lt_pc3_stamp_s2_el_e1[0] & lt_pc3_stamp_s2_el_l1[0])
-    };
-    wire [6:0] lt_pc3_stamp_s2_el_e2;
-    assign lt_pc3_stamp_s2_el_e2 = {
-        lt_pc3_stamp_s2_el_e1[14] & lt_pc3_stamp_s2_el_e1[13], lt_pc3_stamp_s2_el_e1[12] & lt_pc3_stamp_s2_el_e1[11],
-        lt_pc3_stamp_s2_el_e1[10] & lt_pc3_stamp_s2_el_e1[9], lt_pc3_stamp_s2_el_e1[8] & lt_pc3_stamp_s2_el_e1[7],
-        lt_pc3_stamp_s2_el_e1[6] & lt_pc3_stamp_s2_el_e1[5], lt_pc3_stamp_s2_el_e1[4] & lt_pc3_stamp_s2_el_e1[3],
-        lt_pc3_stamp_s2_el_e1[2] & lt_pc3_stamp_s2_el_e1[1]
-    };
-    wire [3:0] lt_pc3_stamp_s2_el_l3;
-    assign lt_pc3_stamp_s2_el_l3 = {
-        lt_pc3_stamp_s2_el_l2[7] | (lt_pc3_stamp_s2_el_e2[6] & lt_pc3_stamp_s2_el_l2[6]),
-        lt_pc3_stamp_s2_el_l2[5] | (lt_pc3_stamp_s2_el_e2[4] & lt_pc3_stamp_s2_el_l2[4]),
-        lt_pc3_stamp_s2_el_l2[3] | (lt_pc3_stamp_s2_el_e2[2] & lt_pc3_stamp_s2_el_l2[2]),
-        lt_pc3_stamp_s2_el_l2[1] | (lt_pc3_stamp_s2_el_e2[0] & lt_pc3_stamp_s2_el_l2[0])
-    };
-    wire [2:0] lt_pc3_stamp_s2_el_e3;
-    assign lt_pc3_stamp_s2_el_e3 = {
-        lt_pc3_stamp_s2_el_e2[6] & lt_pc3_stamp_s2_el_e2[5], lt_pc3_stamp_s2_el_e2[4] & lt_pc3_stamp_s2_el_e2[3],
-        lt_pc3_stamp_s2_el_e2[2] & lt_pc3_stamp_s2_el_e2[1]
-    };
-    wire [1:0] lt_pc3_stamp_s2_el_l4;
-    assign lt_pc3_stamp_s2_el_l4 = {
-        lt_pc3_stamp_s2_el_l3[3] | (lt_pc3_stamp_s2_el_e3[2] & lt_pc3_stamp_s2_el_l3[2]),
-        lt_pc3_stamp_s2_el_l3[1] | (lt_pc3_stamp_s2_el_e3[0] & lt_pc3_stamp_s2_el_l3[0])
-    };
-    wire lt_pc3_stamp_s2_el_e4;
-    assign lt_pc3_stamp_s2_el_e4 = lt_pc3_stamp_s2_el_e3[2] & lt_pc3_stamp_s2_el_e3[1];
-    wire lt_pc3_stamp_s2_el_l5;
-    assign lt_pc3_stamp_s2_el_l5 = lt_pc3_stamp_s2_el_l4[1] | (lt_pc3_stamp_s2_el_e4 & lt_pc3_stamp_s2_el_l4[0]);
-    wire [31:0] lt_s3_el_pc2_stamp_l0;
-    assign lt_s3_el_pc2_stamp_l0 = {
-        (~s3_el[31]) & pc2_stamp[31], (~s3_el[30]) & pc2_stamp[30], (~s3_el[29]) & pc2_stamp[29], (~s3_el[28]) & pc2_stamp[28],
-        (~s3_el[27]) & pc2_stamp[27], (~s3_el[26]) & pc2_stamp[26], (~s3_el[25]) & pc2_stamp[25], (~s3_el[24]) & pc2_stamp[24],
-        (~s3_el[23]) & pc2_stamp[23], (~s3_el[22]) & pc2_stamp[22], (~s3_el[21]) & pc2_stamp[21], (~s3_el[20]) & pc2_stamp[20],
-        (~s3_el[19]) & pc2_stamp[19], (~s3_el[18]) & pc2_stamp[18], (~s3_el[17]) & pc2_stamp[17], (~s3_el[16]) & pc2_stamp[16],
-        (~s3_el[15]) & pc2_stamp[15], (~s3_el[14]) & pc2_stamp[14], (~s3_el[13]) & pc2_stamp[13], (~s3_el[12]) & pc2_stamp[12],
-        (~s3_el[11]) & pc2_stamp[11], (~s3_el[10]) & pc2_stamp[10], (~s3_el[9]) & pc2_stamp[9], (~s3_el[8]) & pc2_stamp[8],
-        (~s3_el[7]) & pc2_stamp[7], (~s3_el[6]) & pc2_stamp[6], (~s3_el[5]) & pc2_stamp[5], (~s3_el[4]) & pc2_stamp[4], (~s3_el[3]) & pc2_stamp[3],
-        (~s3_el[2]) & pc2_stamp[2], (~s3_el[1]) & pc2_stamp[1], (~s3_el[0]) & pc2_stamp[0]
-    };
-    wire [30:0] lt_s3_el_pc2_stamp_e0;
-    assign lt_s3_el_pc2_stamp_e0 = {
-        ~(s3_el[31] ^ pc2_stamp[31]), ~(s3_el[30] ^ pc2_stamp[30]), ~(s3_el[29] ^ pc2_stamp[29]), ~(s3_el[28] ^ pc2_stamp[28]),
-        ~(s3_el[27] ^ pc2_stamp[27]), ~(s3_el[26] ^ pc2_stamp[26]), ~(s3_el[25] ^ pc2_stamp[25]), ~(s3_el[24] ^ pc2_stamp[24]),
-        ~(s3_el[23] ^ pc2_stamp[23]), ~(s3_el[22] ^ pc2_stamp[22]), ~(s3_el[21] ^ pc2_stamp[21]), ~(s3_el[20] ^ pc2_stamp[20]),
-        ~(s3_el[19] ^ pc2_stamp[19]), ~(s3_el[18] ^ pc2_stamp[18]), ~(s3_el[17] ^ pc2_stamp[17]), ~(s3_el[16] ^ pc2_stamp[16]),
-        ~(s3_el[15] ^ pc2_stamp[15]), ~(s3_el[14] ^ pc2_stamp[14]), ~(s3_el[13] ^ pc2_stamp[13]), ~(s3_el[12] ^ pc2_stamp[12]),
-        ~(s3_el[11] ^ pc2_stamp[11]), ~(s3_el[10] ^ pc2_stamp[10]), ~(s3_el[9] ^ pc2_stamp[9]), ~(s3_el[8] ^ pc2_stamp[8]),
-        ~(s3_el[7] ^ pc2_stamp[7]), ~(s3_el[6] ^ pc2_stamp[6]), ~(s3_el[5] ^ pc2_stamp[5]), ~(s3_el[4] ^ pc2_stamp[4]), ~(s3_el[3] ^ pc2_stamp[3]),
-        ~(s3_el[2] ^ pc2_stamp[2]), ~(s3_el[1] ^ pc2_stamp[1])
-    };
-    wire [15:0] lt_s3_el_pc2_stamp_l1;
-    assign lt_s3_el_pc2_stamp_l1 = {
-        lt_s3_el_pc2_stamp_l0[31] | (lt_s3_el_pc2_stamp_e0[30] & lt_s3_el_pc2_stamp_l0[30]),
-        lt_s3_el_pc2_stamp_l0[29] | (lt_s3_el_pc2_stamp_e0[28] & lt_s3_el_pc2_stamp_l0[28]),
-        lt_s3_el_pc2_stamp_l0[27] | (lt_s3_el_pc2_stamp_e0[26] & lt_s3_el_pc2_stamp_l0[26]),
-        lt_s3_el_pc2_stamp_l0[25] | (lt_s3_el_pc2_stamp_e0[24] & lt_s3_el_pc2_stamp_l0[24]),
-        lt_s3_el_pc2_stamp_l0[23] | (lt_s3_el_pc2_stamp_e0[22] & lt_s3_el_pc2_stamp_l0[22]),
-        lt_s3_el_pc2_stamp_l0[21] | (lt_s3_el_pc2_stamp_e0[20] & lt_s3_el_pc2_stamp_l0[20]),
-        lt_s3_el_pc2_stamp_l0[19] | (lt_s3_el_pc2_stamp_e0[18] & lt_s3_el_pc2_stamp_l0[18]),
-        lt_s3_el_pc2_stamp_l0[17] | (lt_s3_el_pc2_stamp_e0[16] & lt_s3_el_pc2_stamp_l0[16]),
-        lt_s3_el_pc2_stamp_l0[15] | (lt_s3_el_pc2_stamp_e0[14] & lt_s3_el_pc2_stamp_l0[14]),
-        lt_s3_el_pc2_stamp_l0[13] | (lt_s3_el_pc2_stamp_e0[12] & lt_s3_el_pc2_stamp_l0[12]),
-        lt_s3_el_pc2_stamp_l0[11] | (lt_s3_el_pc2_stamp_e0[10] & lt_s3_el_pc2_stamp_l0[10]),
-        lt_s3_el_pc2_stamp_l0[9] | (lt_s3_el_pc2_stamp_e0[8] & lt_s3_el_pc2_stamp_l0[8]),
-        lt_s3_el_pc2_stamp_l0[7] | (lt_s3_el_pc2_stamp_e0[6] & lt_s3_el_pc2_stamp_l0[6]),
-        lt_s3_el_pc2_stamp_l0[5] | (lt_s3_el_pc2_stamp_e0[4] & lt_s3_el_pc2_stamp_l0[4]),
-        lt_s3_el_pc2_stamp_l0[3] | (lt_s3_el_pc2_stamp_e0[2] & lt_s3_el_pc2_stamp_l0[2]),
-        lt_s3_el_pc2_stamp_l0[1] | (lt_s3_el_pc2_stamp_e0[0] & lt_s3_el_pc2_stamp_l0[0])
-    };
-    wire [14:0] lt_s3_el_pc2_stamp_e1;
-    assign lt_s3_el_pc2_stamp_e1 = {
-        lt_s3_el_pc2_stamp_e0[30] & lt_s3_el_pc2_stamp_e0[29], lt_s3_el_pc2_stamp_e0[28] & lt_s3_el_pc2_stamp_e0[27],
-        lt_s3_el_pc2_stamp_e0[26] & lt_s3_el_pc2_stamp_e0[25], lt_s3_el_pc2_stamp_e0[24] & lt_s3_el_pc2_stamp_e0[23],
-        lt_s3_el_pc2_stamp_e0[22] & lt_s3_el_pc2_stamp_e0[21], lt_s3_el_pc2_stamp_e0[20] & lt_s3_el_pc2_stamp_e0[19],
-        lt_s3_el_pc2_stamp_e0[18] & lt_s3_el_pc2_stamp_e0[17], lt_s3_el_pc2_stamp_e0[16] & lt_s3_el_pc2_stamp_e0[15],
-        lt_s3_el_pc2_stamp_e0[14] & lt_s3_el_pc2_stamp_e0[13], lt_s3_el_pc2_stamp_e0[12] & lt_s3_el_pc2_stamp_e0[11],
-        lt_s3_el_pc2_stamp_e0[10] & lt_s3_el_pc2_stamp_e0[9], lt_s3_el_pc2_stamp_e0[8] & lt_s3_el_pc2_stamp_e0[7],
-        lt_s3_el_pc2_stamp_e0[6] & lt_s3_el_pc2_stamp_e0[5], lt_s3_el_pc2_stamp_e0[4] & lt_s3_el_pc2_stamp_e0[3],
-        lt_s3_el_pc2_stamp_e0[2] & lt_s3_el_pc2_stamp_e0[1]
-    };
-    wire [7:0] lt_s3_el_pc2_stamp_l2;
-    assign lt_s3_el_pc2_stamp_l2 = {
-        lt_s3_el_pc2_stamp_l1[15] | (lt_s3_el_pc2_stamp_e1[14] & lt_s3_el_pc2_stamp_l1[14]),
-        lt_s3_el_pc2_stamp_l1[13] | (lt_s3_el_pc2_stamp_e1[12] & lt_s3_el_pc2_stamp_l1[12]),
-        lt_s3_el_pc2_stamp_l1[11] | (lt_s3_el_pc2_stamp_e1[10] & lt_s3_el_pc2_stamp_l1[10]),
-        lt_s3_el_pc2_stamp_l1[9] | (lt_s3_el_pc2_stamp_e1[8] & lt_s3_el_pc2_stamp_l1[8]),
-        lt_s3_el_pc2_stamp_l1[7] | (lt_s3_el_pc2_stamp_e1[6] & lt_s3_el_pc2_stamp_l1[6]),
-        lt_s3_el_pc2_stamp_l1[5] | (lt_s3_el_pc2_stamp_e1[4] & lt_s3_el_pc2_stamp_l1[4]),
-        lt_s3_el_pc2_stamp_l1[3] | (lt_s3_el_pc2_stamp_e1[2] & lt_s3_el_pc2_stamp_l1[2]),
-        lt_s3_el_pc2_stamp_l1[1] | (lt_s3_el_pc2_stamp_e1[0] & lt_s3_el_pc2_stamp_l1[0])
-    };
-    wire [6:0] lt_s3_el_pc2_stamp_e2;
-    assign lt_s3_el_pc2_stamp_e2 = {
-        lt_s3_el_pc2_stamp_e1[14] & lt_s3_el_pc2_stamp_e1[13], lt_s3_el_pc2_stamp_e1[12] & lt_s3_el_pc2_stamp_e1[11],
-        lt_s3_el_pc2_stamp_e1[10] & lt_s3_el_pc2_stamp_e1[9], lt_s3_el_pc2_stamp_e1[8] & lt_s3_el_pc2_stamp_e1[7],
-        lt_s3_el_pc2_stamp_e1[6] & lt_s3_el_pc2_stamp_e1[5], lt_s3_el_pc2_stamp_e1[4] & lt_s3_el_pc2_stamp_e1[3],
-        lt_s3_el_pc2_stamp_e1[2] & lt_s3_el_pc2_stamp_e1[1]
-    };
-    wire [3:0] lt_s3_el_pc2_stamp_l3;
-    assign lt_s3_el_pc2_stamp_l3 = {
-        lt_s3_el_pc2_stamp_l2[7] | (lt_s3_el_pc2_stamp_e2[6] & lt_s3_el_pc2_stamp_l2[6]),
-        lt_s3_el_pc2_stamp_l2[5] | (lt_s3_el_pc2_stamp_e2[4] & lt_s3_el_pc2_stamp_l2[4]),
-        lt_s3_el_pc2_stamp_l2[3] | (lt_s3_el_pc2_stamp_e2[2] & lt_s3_el_pc2_stamp_l2[2]),
-        lt_s3_el_pc2_stamp_l2[1] | (lt_s3_el_pc2_stamp_e2[0] & lt_s3_el_pc2_stamp_l2[0])
-    };
-    wire [2:0] lt_s3_el_pc2_stamp_e3;
-    assign lt_s3_el_pc2_stamp_e3 = {
-        lt_s3_el_pc2_stamp_e2[6] & lt_s3_el_pc2_stamp_e2[5], lt_s3_el_pc2_stamp_e2[4] & lt_s3_el_pc2_stamp_e2[3],
-        lt_s3_el_pc2_stamp_e2[2] & lt_s3_el_pc2_stamp_e2[1]
-    };
-    wire [1:0] lt_s3_el_pc2_stamp_l4;
-    assign lt_s3_el_pc2_stamp_l4 = {
-        lt_s3_el_pc2_stamp_l3[3] | (lt_s3_el_pc2_stamp_e3[2] & lt_s3_el_pc2_stamp_l3[2]),
-        lt_s3_el_pc2_stamp_l3[1] | (lt_s3_el_pc2_stamp_e3[0] & lt_s3_el_pc2_stamp_l3[0])
-    };
-    wire lt_s3_el_pc2_stamp_e4;
-    assign lt_s3_el_pc2_stamp_e4 = lt_s3_el_pc2_stamp_e3[2] & lt_s3_el_pc2_stamp_e3[1];
-    wire lt_s3_el_pc2_stamp_l5;
-    assign lt_s3_el_pc2_stamp_l5 = lt_s3_el_pc2_stamp_l4[1] | (lt_s3_el_pc2_stamp_e4 & lt_s3_el_pc2_stamp_l4[0]);
-    wire [31:0] lt_s3_el_s2_el_l0;
-    assign lt_s3_el_s2_el_l0 = {
-        (~s3_el[31]) & s2_el[31], (~s3_el[30]) & s2_el[30], (~s3_el[29]) & s2_el[29], (~s3_el[28]) & s2_el[28], (~s3_el[27]) & s2_el[27],
-        (~s3_el[26]) & s2_el[26], (~s3_el[25]) & s2_el[25], (~s3_el[24]) & s2_el[24], (~s3_el[23]) & s2_el[23], (~s3_el[22]) & s2_el[22],
-        (~s3_el[21]) & s2_el[21], (~s3_el[20]) & s2_el[20], (~s3_el[19]) & s2_el[19], (~s3_el[18]) & s2_el[18], (~s3_el[17]) & s2_el[17],
-        (~s3_el[16]) & s2_el[16], (~s3_el[15]) & s2_el[15], (~s3_el[14]) & s2_el[14], (~s3_el[13]) & s2_el[13], (~s3_el[12]) & s2_el[12],
-        (~s3_el[11]) & s2_el[11], (~s3_el[10]) & s2_el[10], (~s3_el[9]) & s2_el[9], (~s3_el[8]) & s2_el[8], (~s3_el[7]) & s2_el[7],
-        (~s3_el[6]) & s2_el[6], (~s3_el[5]) & s2_el[5], (~s3_el[4]) & s2_el[4], (~s3_el[3]) & s2_el[3], (~s3_el[2]) & s2_el[2],
-        (~s3_el[1]) & s2_el[1], (~s3_el[0]) & s2_el[0]
-    };
-    wire [30:0] lt_s3_el_s2_el_e0;
-    assign lt_s3_el_s2_el_e0 = {
-        ~(s3_el[31] ^ s2_el[31]), ~(s3_el[30] ^ s2_el[30]), ~(s3_el[29] ^ s2_el[29]), ~(s3_el[28] ^ s2_el[28]), ~(s3_el[27] ^ s2_el[27]),
-        ~(s3_el[26] ^ s2_el[26]), ~(s3_el[25] ^ s2_el[25]), ~(s3_el[24] ^ s2_el[24]), ~(s3_el[23] ^ s2_el[23]), ~(s3_el[22] ^ s2_el[22]),
-        ~(s3_el[21] ^ s2_el[21]), ~(s3_el[20] ^ s2_el[20]), ~(s3_el[19] ^ s2_el[19]), ~(s3_el[18] ^ s2_el[18]), ~(s3_el[17] ^ s2_el[17]),
-        ~(s3_el[16] ^ s2_el[16]), ~(s3_el[15] ^ s2_el[15]), ~(s3_el[14] ^ s2_el[14]), ~(s3_el[13] ^ s2_el[13]), ~(s3_el[12] ^ s2_el[12]),
-        ~(s3_el[11] ^ s2_el[11]), ~(s3_el[10] ^ s2_el[10]), ~(s3_el[9] ^ s2_el[9]), ~(s3_el[8] ^ s2_el[8]), ~(s3_el[7] ^ s2_el[7]),
-        ~(s3_el[6] ^ s2_el[6]), ~(s3_el[5] ^ s2_el[5]), ~(s3_el[4] ^ s2_el[4]), ~(s3_el[3] ^ s2_el[3]), ~(s3_el[2] ^ s2_el[2]),
-        ~(s3_el[1] ^ s2_el[1])
-    };
-    wire [15:0] lt_s3_el_s2_el_l1;
-    assign lt_s3_el_s2_el_l1 = {
-        lt_s3_el_s2_el_l0[31] | (lt_s3_el_s2_el_e0[30] & lt_s3_el_s2_el_l0[30]),
-        lt_s3_el_s2_el_l0[29] | (lt_s3_el_s2_el_e0[28] & lt_s3_el_s2_el_l0[28]),
-        lt_s3_el_s2_el_l0[27] | (lt_s3_el_s2_el_e0[26] & lt_s3_el_s2_el_l0[26]),
-        lt_s3_el_s2_el_l0[25] | (lt_s3_el_s2_el_e0[24] & lt_s3_el_s2_el_l0[24]),
-        lt_s3_el_s2_el_l0[23] | (lt_s3_el_s2_el_e0[22] & lt_s3_el_s2_el_l0[22]),
-        lt_s3_el_s2_el_l0[21] | (lt_s3_el_s2_el_e0[20] & lt_s3_el_s2_el_l0[20]),
-        lt_s3_el_s2_el_l0[19] | (lt_s3_el_s2_el_e0[18] & lt_s3_el_s2_el_l0[18]),
-        lt_s3_el_s2_el_l0[17] | (lt_s3_el_s2_el_e0[16] & lt_s3_el_s2_el_l0[16]),
-        lt_s3_el_s2_el_l0[15] | (lt_s3_el_s2_el_e0[14] & lt_s3_el_s2_el_l0[14]),
-        lt_s3_el_s2_el_l0[13] | (lt_s3_el_s2_el_e0[12] & lt_s3_el_s2_el_l0[12]),
-        lt_s3_el_s2_el_l0[11] | (lt_s3_el_s2_el_e0[10] & lt_s3_el_s2_el_l0[10]), lt_s3_el_s2_el_l0[9] | (lt_s3_el_s2_el_e0[8] & lt_s3_el_s2_el_l0[8]),
-        lt_s3_el_s2_el_l0[7] | (lt_s3_el_s2_el_e0[6] & lt_s3_el_s2_el_l0[6]), lt_s3_el_s2_el_l0[5] | (lt_s3_el_s2_el_e0[4] & lt_s3_el_s2_el_l0[4]),
-        lt_s3_el_s2_el_l0[3] | (lt_s3_el_s2_el_e0[2] & lt_s3_el_s2_el_l0[2]), lt_s3_el_s2_el_l0[1] | (lt_s3_el_s2_el_e0[0] & lt_s3_el_s2_el_l0[0])
-    };
-    wire [14:0] lt_s3_el_s2_el_e1;
-    assign lt_s3_el_s2_el_e1 = {
-        lt_s3_el_s2_el_e0[30] & lt_s3_el_s2_el_e0[29], lt_s3_el_s2_el_e0[28] & lt_s3_el_s2_el_e0[27], lt_s3_el_s2_el_e0[26] & lt_s3_el_s2_el_e0[25],
-        lt_s3_el_s2_el_e0[24] & lt_s3_el_s2_el_e0[23], lt_s3_el_s2_el_e0[22] & lt_s3_el_s2_el_e0[21], lt_s3_el_s2_el_e0[20] & lt_s3_el_s2_el_e0[19],
-        lt_s3_el_s2_el_e0[18] & lt_s3_el_s2_el_e0[17], lt_s3_el_s2_el_e0[16] & lt_s3_el_s2_el_e0[15], lt_s3_el_s2_el_e0[14] & lt_s3_el_s2_el_e0[13],
-        lt_s3_el_s2_el_e0[12] & lt_s3_el_s2_el_e0[11], lt_s3_el_s2_el_e0[10] & lt_s3_el_s2_el_e0[9], lt_s3_el_s2_el_e0[8] & lt_s3_el_s2_el_e0[7],
-        lt_s3_el_s2_el_e0[6] & lt_s3_el_s2_el_e0[5], lt_s3_el_s2_el_e0[4] & lt_s3_el_s2_el_e0[3], lt_s3_el_s2_el_e0[2] & lt_s3_el_s2_el_e0[1]
-    };
-    wire [7:0] lt_s3_el_s2_el_l2;
-    assign lt_s3_el_s2_el_l2 = {
-        lt_s3_el_s2_el_l1[15] | (lt_s3_el_s2_el_e1[14] & lt_s3_el_s2_el_l1[14]),
-        lt_s3_el_s2_el_l1[13] | (lt_s3_el_s2_el_e1[12] & lt_s3_el_s2_el_l1[12]),
-        lt_s3_el_s2_el_l1[11] | (lt_s3_el_s2_el_e1[10] & lt_s3_el_s2_el_l1[10]), lt_s3_el_s2_el_l1[9] | (lt_s3_el_s2_el_e1[8] & lt_s3_el_s2_el_l1[8]),
-        lt_s3_el_s2_el_l1[7] | (lt_s3_el_s2_el_e1[6] & lt_s3_el_s2_el_l1[6]), lt_s3_el_s2_el_l1[5] | (lt_s3_el_s2_el_e1[4] & lt_s3_el_s2_el_l1[4]),
-        lt_s3_el_s2_el_l1[3] | (lt_s3_el_s2_el_e1[2] & lt_s3_el_s2_el_l1[2]), lt_s3_el_s2_el_l1[1] | (lt_s3_el_s2_el_e1[0] & lt_s3_el_s2_el_l1[0])
-    };
-    wire [6:0] lt_s3_el_s2_el_e2;
-    assign lt_s3_el_s2_el_e2 = {
-        lt_s3_el_s2_el_e1[14] & lt_s3_el_s2_el_e1[13], lt_s3_el_s2_el_e1[12] & lt_s3_el_s2_el_e1[11], lt_s3_el_s2_el_e1[10] & lt_s3_el_s2_el_e1[9],
-        lt_s3_el_s2_el_e1[8] & lt_s3_el_s2_el_e1[7], lt_s3_el_s2_el_e1[6] & lt_s3_el_s2_el_e1[5], lt_s3_el_s2_el_e1[4] & lt_s3_el_s2_el_e1[3],
-        lt_s3_el_s2_el_e1[2] & lt_s3_el_s2_el_e1[1]
-    };
-    wire [3:0] lt_s3_el_s2_el_l3;
-    assign lt_s3_el_s2_el_l3 = {
-        lt_s3_el_s2_el_l2[7] | (lt_s3_el_s2_el_e2[6] & lt_s3_el_s2_el_l2[6]), lt_s3_el_s2_el_l2[5] | (lt_s3_el_s2_el_e2[4] & lt_s3_el_s2_el_l2[4]),
-        lt_s3_el_s2_el_l2[3] | (lt_s3_el_s2_el_e2[2] & lt_s3_el_s2_el_l2[2]), lt_s3_el_s2_el_l2[1] | (lt_s3_el_s2_el_e2[0] & lt_s3_el_s2_el_l2[0])
-    };
-    wire [2:0] lt_s3_el_s2_el_e3;
-    assign lt_s3_el_s2_el_e3 = {
-        lt_s3_el_s2_el_e2[6] & lt_s3_el_s2_el_e2[5], lt_s3_el_s2_el_e2[4] & lt_s3_el_s2_el_e2[3], lt_s3_el_s2_el_e2[2] & lt_s3_el_s2_el_e2[1]
-    };
-    wire [1:0] lt_s3_el_s2_el_l4;
-    assign lt_s3_el_s2_el_l4 = {
-        lt_s3_el_s2_el_l3[3] | (lt_s3_el_s2_el_e3[2] & lt_s3_el_s2_el_l3[2]), lt_s3_el_s2_el_l3[1] | (lt_s3_el_s2_el_e3[0] & lt_s3_el_s2_el_l3[0])
-    };
-    wire lt_s3_el_s2_el_e4;
-    assign lt_s3_el_s2_el_e4 = lt_s3_el_s2_el_e3[2] & lt_s3_el_s2_el_e3[1];
-    wire lt_s3_el_s2_el_l5;
-    assign lt_s3_el_s2_el_l5 = lt_s3_el_s2_el_l4[1] | (lt_s3_el_s2_el_e4 & lt_s3_el_s2_el_l4[0]);
-    wire pe_3_2;
-    assign pe_3_2 = (lt_pc3_stamp_pc2_stamp_l5 | lt_pc3_stamp_s2_el_l5) & (lt_s3_el_pc2_stamp_l5 | lt_s3_el_s2_el_l5);
-    wire [3:0] pick_src;
-    assign pick_src = {
-        &{pc3_any, (!pc0_any) | pe_3_0, (!pc1_any) | pe_3_1, (!pc2_any) | pe_3_2},
-        &{pc2_any, (!pc0_any) | pe_2_0, (!pc1_any) | pe_2_1, (!pc3_any) | (!pe_3_2)},
-        &{pc1_any, (!pc0_any) | pe_1_0, (!pc2_any) | (!pe_2_1), (!pc3_any) | (!pe_3_1)},
-        &{pc0_any, (!pc1_any) | (!pe_1_0), (!pc2_any) | (!pe_2_0), (!pc3_any) | (!pe_3_0)}
-    };
-    wire any_rel;
-    assign any_rel = |{pc0_any, pc1_any, pc2_any, pc3_any};
-    assign pick_row = (pc0_row & {4{pick_src[0]}}) | (pc1_row & {4{pick_src[1]}}) | (pc2_row & {4{pick_src[2]}}) | (pc3_row & {4{pick_src[3]}});
+    // Release pick: the releasable row with the smallest {E, source} (eligibility order, H3), lower row on a tie.
+    wire pick1_0_t;
+    assign pick1_0_t = r1_rel & ((!r0_rel) | ({r1_e, r1_node} < {r0_e, r0_node}));
+    wire pick1_0_v;
+    assign pick1_0_v = r0_rel | r1_rel;
+    wire [33:0] pick1_0_k;
+    assign pick1_0_k = pick1_0_t ? {r1_e, r1_node} : {r0_e, r0_node};
+    wire [3:0] pick1_0_row;
+    assign pick1_0_row = pick1_0_t ? 4'd1 : 4'd0;
+    wire [15:0] pick1_0_mask;
+    assign pick1_0_mask = pick1_0_t ? r1_mask : r0_mask;
+    wire pick1_0_core;
+    assign pick1_0_core = pick1_0_t ? r1_core : r0_core;
+    wire [25:0] pick1_0_line;
+    assign pick1_0_line = pick1_0_t ? r1_line : r0_line;
+    wire pick1_0_head;
+    assign pick1_0_head = pick1_0_t ? r1_head : r0_head;
+    wire [15:0] pick1_0_csn;
+    assign pick1_0_csn = pick1_0_t ? r1_csn : r0_csn;
+    wire pick1_1_t;
+    assign pick1_1_t = r3_rel & ((!r2_rel) | ({r3_e, r3_node} < {r2_e, r2_node}));
+    wire pick1_1_v;
+    assign pick1_1_v = r2_rel | r3_rel;
+    wire [33:0] pick1_1_k;
+    assign pick1_1_k = pick1_1_t ? {r3_e, r3_node} : {r2_e, r2_node};
+    wire [3:0] pick1_1_row;
+    assign pick1_1_row = pick1_1_t ? 4'd3 : 4'd2;
+    wire [15:0] pick1_1_mask;
+    assign pick1_1_mask = pick1_1_t ? r3_mask : r2_mask;
+    wire pick1_1_core;
+    assign pick1_1_core = pick1_1_t ? r3_core : r2_core;
+    wire [25:0] pick1_1_line;
+    assign pick1_1_line = pick1_1_t ? r3_line : r2_line;
+    wire pick1_1_head;
+    assign pick1_1_head = pick1_1_t ? r3_head : r2_head;
+    wire [15:0] pick1_1_csn;
+    assign pick1_1_csn = pick1_1_t ? r3_csn : r2_csn;
+    wire pick1_2_t;
+    assign pick1_2_t = r5_rel & ((!r4_rel) | ({r5_e, r5_node} < {r4_e, r4_node}));
+    wire pick1_2_v;
+    assign pick1_2_v = r4_rel | r5_rel;
+    wire [33:0] pick1_2_k;
+    assign pick1_2_k = pick1_2_t ? {r5_e, r5_node} : {r4_e, r4_node};
+    wire [3:0] pick1_2_row;
+    assign pick1_2_row = pick1_2_t ? 4'd5 : 4'd4;
+    wire [15:0] pick1_2_mask;
+    assign pick1_2_mask = pick1_2_t ? r5_mask : r4_mask;
+    wire pick1_2_core;
+    assign pick1_2_core = pick1_2_t ? r5_core : r4_core;
+    wire [25:0] pick1_2_line;
+    assign pick1_2_line = pick1_2_t ? r5_line : r4_line;
+    wire pick1_2_head;
+    assign pick1_2_head = pick1_2_t ? r5_head : r4_head;
+    wire [15:0] pick1_2_csn;
+    assign pick1_2_csn = pick1_2_t ? r5_csn : r4_csn;
+    wire pick1_3_t;
+    assign pick1_3_t = r7_rel & ((!r6_rel) | ({r7_e, r7_node} < {r6_e, r6_node}));
+    wire pick1_3_v;
+    assign pick1_3_v = r6_rel | r7_rel;
+    wire [33:0] pick1_3_k;
+    assign pick1_3_k = pick1_3_t ? {r7_e, r7_node} : {r6_e, r6_node};
+    wire [3:0] pick1_3_row;
+    assign pick1_3_row = pick1_3_t ? 4'd7 : 4'd6;
+    wire [15:0] pick1_3_mask;
+    assign pick1_3_mask = pick1_3_t ? r7_mask : r6_mask;
+    wire pick1_3_core;
+    assign pick1_3_core = pick1_3_t ? r7_core : r6_core;
+    wire [25:0] pick1_3_line;
+    assign pick1_3_line = pick1_3_t ? r7_line : r6_line;
+    wire pick1_3_head;
+    assign pick1_3_head = pick1_3_t ? r7_head : r6_head;
+    wire [15:0] pick1_3_csn;
+    assign pick1_3_csn = pick1_3_t ? r7_csn : r6_csn;
+    wire pick1_4_t;
+    assign pick1_4_t = r9_rel & ((!r8_rel) | ({r9_e, r9_node} < {r8_e, r8_node}));
+    wire pick1_4_v;
+    assign pick1_4_v = r8_rel | r9_rel;
+    wire [33:0] pick1_4_k;
+    assign pick1_4_k = pick1_4_t ? {r9_e, r9_node} : {r8_e, r8_node};
+    wire [3:0] pick1_4_row;
+    assign pick1_4_row = pick1_4_t ? 4'd9 : 4'd8;
+    wire [15:0] pick1_4_mask;
+    assign pick1_4_mask = pick1_4_t ? r9_mask : r8_mask;
+    wire pick1_4_core;
+    assign pick1_4_core = pick1_4_t ? r9_core : r8_core;
+    wire [25:0] pick1_4_line;
+    assign pick1_4_line = pick1_4_t ? r9_line : r8_line;
+    wire pick1_4_head;
+    assign pick1_4_head = pick1_4_t ? r9_head : r8_head;
+    wire [15:0] pick1_4_csn;
+    assign pick1_4_csn = pick1_4_t ? r9_csn : r8_csn;
+    wire pick1_5_t;
+    assign pick1_5_t = r11_rel & ((!r10_rel) | ({r11_e, r11_node} < {r10_e, r10_node}));
+    wire pick1_5_v;
+    assign pick1_5_v = r10_rel | r11_rel;
+    wire [33:0] pick1_5_k;
+    assign pick1_5_k = pick1_5_t ? {r11_e, r11_node} : {r10_e, r10_node};
+    wire [3:0] pick1_5_row;
+    assign pick1_5_row = pick1_5_t ? 4'd11 : 4'd10;
+    wire [15:0] pick1_5_mask;
+    assign pick1_5_mask = pick1_5_t ? r11_mask : r10_mask;
+    wire pick1_5_core;
+    assign pick1_5_core = pick1_5_t ? r11_core : r10_core;
+    wire [25:0] pick1_5_line;
+    assign pick1_5_line = pick1_5_t ? r11_line : r10_line;
+    wire pick1_5_head;
+    assign pick1_5_head = pick1_5_t ? r11_head : r10_head;
+    wire [15:0] pick1_5_csn;
+    assign pick1_5_csn = pick1_5_t ? r11_csn : r10_csn;
+    wire pick1_6_t;
+    assign pick1_6_t = r13_rel & ((!r12_rel) | ({r13_e, r13_node} < {r12_e, r12_node}));
+    wire pick1_6_v;
+    assign pick1_6_v = r12_rel | r13_rel;
+    wire [33:0] pick1_6_k;
+    assign pick1_6_k = pick1_6_t ? {r13_e, r13_node} : {r12_e, r12_node};
+    wire [3:0] pick1_6_row;
+    assign pick1_6_row = pick1_6_t ? 4'd13 : 4'd12;
+    wire [15:0] pick1_6_mask;
+    assign pick1_6_mask = pick1_6_t ? r13_mask : r12_mask;
+    wire pick1_6_core;
+    assign pick1_6_core = pick1_6_t ? r13_core : r12_core;
+    wire [25:0] pick1_6_line;
+    assign pick1_6_line = pick1_6_t ? r13_line : r12_line;
+    wire pick1_6_head;
+    assign pick1_6_head = pick1_6_t ? r13_head : r12_head;
+    wire [15:0] pick1_6_csn;
+    assign pick1_6_csn = pick1_6_t ? r13_csn : r12_csn;
+    wire pick1_7_t;
+    assign pick1_7_t = r15_rel & ((!r14_rel) | ({r15_e, r15_node} < {r14_e, r14_node}));
+    wire pick1_7_v;
+    assign pick1_7_v = r14_rel | r15_rel;
+    wire [33:0] pick1_7_k;
+    assign pick1_7_k = pick1_7_t ? {r15_e, r15_node} : {r14_e, r14_node};
+    wire [3:0] pick1_7_row;
+    assign pick1_7_row = pick1_7_t ? 4'd15 : 4'd14;
+    wire [15:0] pick1_7_mask;
+    assign pick1_7_mask = pick1_7_t ? r15_mask : r14_mask;
+    wire pick1_7_core;
+    assign pick1_7_core = pick1_7_t ? r15_core : r14_core;
+    wire [25:0] pick1_7_line;
+    assign pick1_7_line = pick1_7_t ? r15_line : r14_line;
+    wire pick1_7_head;
+    assign pick1_7_head = pick1_7_t ? r15_head : r14_head;
+    wire [15:0] pick1_7_csn;
+    assign pick1_7_csn = pick1_7_t ? r15_csn : r14_csn;
+    wire pick2_0_t;
+    assign pick2_0_t = pick1_1_v & ((!pick1_0_v) | (pick1_1_k < pick1_0_k));
+    wire pick2_0_v;
+    assign pick2_0_v = pick1_0_v | pick1_1_v;
+    wire [33:0] pick2_0_k;
+    assign pick2_0_k = pick2_0_t ? pick1_1_k : pick1_0_k;
+    wire [3:0] pick2_0_row;
+    assign pick2_0_row = pick2_0_t ? pick1_1_row : pick1_0_row;
+    wire [15:0] pick2_0_mask;
+    assign pick2_0_mask = pick2_0_t ? pick1_1_mask : pick1_0_mask;
+    wire pick2_0_core;
+    assign pick2_0_core = pick2_0_t ? pick1_1_core : pick1_0_core;
+    wire [25:0] pick2_0_line;
+    assign pick2_0_line = pick2_0_t ? pick1_1_line : pick1_0_line;
+    wire pick2_0_head;
+    assign pick2_0_head = pick2_0_t ? pick1_1_head : pick1_0_head;
+    wire [15:0] pick2_0_csn;
+    assign pick2_0_csn = pick2_0_t ? pick1_1_csn : pick1_0_csn;
+    wire pick2_1_t;
+    assign pick2_1_t = pick1_3_v & ((!pick1_2_v) | (pick1_3_k < pick1_2_k));
+    wire pick2_1_v;
+    assign pick2_1_v = pick1_2_v | pick1_3_v;
+    wire [33:0] pick2_1_k;
+    assign pick2_1_k = pick2_1_t ? pick1_3_k : pick1_2_k;
+    wire [3:0] pick2_1_row;
+    assign pick2_1_row = pick2_1_t ? pick1_3_row : pick1_2_row;
+    wire [15:0] pick2_1_mask;
+    assign pick2_1_mask = pick2_1_t ? pick1_3_mask : pick1_2_mask;
+    wire pick2_1_core;
+    assign pick2_1_core = pick2_1_t ? pick1_3_core : pick1_2_core;
+    wire [25:0] pick2_1_line;
+    assign pick2_1_line = pick2_1_t ? pick1_3_line : pick1_2_line;
+    wire pick2_1_head;
+    assign pick2_1_head = pick2_1_t ? pick1_3_head : pick1_2_head;
+    wire [15:0] pick2_1_csn;
+    assign pick2_1_csn = pick2_1_t ? pick1_3_csn : pick1_2_csn;
+    wire pick2_2_t;
+    assign pick2_2_t = pick1_5_v & ((!pick1_4_v) | (pick1_5_k < pick1_4_k));
+    wire pick2_2_v;
+    assign pick2_2_v = pick1_4_v | pick1_5_v;
+    wire [33:0] pick2_2_k;
+    assign pick2_2_k = pick2_2_t ? pick1_5_k : pick1_4_k;
+    wire [3:0] pick2_2_row;
+    assign pick2_2_row = pick2_2_t ? pick1_5_row : pick1_4_row;
+    wire [15:0] pick2_2_mask;
+    assign pick2_2_mask = pick2_2_t ? pick1_5_mask : pick1_4_mask;
+    wire pick2_2_core;
+    assign pick2_2_core = pick2_2_t ? pick1_5_core : pick1_4_core;
+    wire [25:0] pick2_2_line;
+    assign pick2_2_line = pick2_2_t ? pick1_5_line : pick1_4_line;
+    wire pick2_2_head;
+    assign pick2_2_head = pick2_2_t ? pick1_5_head : pick1_4_head;
+    wire [15:0] pick2_2_csn;
+    assign pick2_2_csn = pick2_2_t ? pick1_5_csn : pick1_4_csn;
+    wire pick2_3_t;
+    assign pick2_3_t = pick1_7_v & ((!pick1_6_v) | (pick1_7_k < pick1_6_k));
+    wire pick2_3_v;
+    assign pick2_3_v = pick1_6_v | pick1_7_v;
+    wire [33:0] pick2_3_k;
+    assign pick2_3_k = pick2_3_t ? pick1_7_k : pick1_6_k;
+    wire [3:0] pick2_3_row;
+    assign pick2_3_row = pick2_3_t ? pick1_7_row : pick1_6_row;
+    wire [15:0] pick2_3_mask;
+    assign pick2_3_mask = pick2_3_t ? pick1_7_mask : pick1_6_mask;
+    wire pick2_3_core;
+    assign pick2_3_core = pick2_3_t ? pick1_7_core : pick1_6_core;
+    wire [25:0] pick2_3_line;
+    assign pick2_3_line = pick2_3_t ? pick1_7_line : pick1_6_line;
+    wire pick2_3_head;
+    assign pick2_3_head = pick2_3_t ? pick1_7_head : pick1_6_head;
+    wire [15:0] pick2_3_csn;
+    assign pick2_3_csn = pick2_3_t ? pick1_7_csn : pick1_6_csn;
+    wire pick3_0_t;
+    assign pick3_0_t = pick2_1_v & ((!pick2_0_v) | (pick2_1_k < pick2_0_k));
+    wire pick3_0_v;
+    assign pick3_0_v = pick2_0_v | pick2_1_v;
+    wire [33:0] pick3_0_k;
+    assign pick3_0_k = pick3_0_t ? pick2_1_k : pick2_0_k;
+    wire [3:0] pick3_0_row;
+    assign pick3_0_row = pick3_0_t ? pick2_1_row : pick2_0_row;
+    wire [15:0] pick3_0_mask;
+    assign pick3_0_mask = pick3_0_t ? pick2_1_mask : pick2_0_mask;
+    wire pick3_0_core;
+    assign pick3_0_core = pick3_0_t ? pick2_1_core : pick2_0_core;
+    wire [25:0] pick3_0_line;
+    assign pick3_0_line = pick3_0_t ? pick2_1_line : pick2_0_line;
+    wire pick3_0_head;
+    assign pick3_0_head = pick3_0_t ? pick2_1_head : pick2_0_head;
+    wire [15:0] pick3_0_csn;
+    assign pick3_0_csn = pick3_0_t ? pick2_1_csn : pick2_0_csn;
+    wire pick3_1_t;
+    assign pick3_1_t = pick2_3_v & ((!pick2_2_v) | (pick2_3_k < pick2_2_k));
+    wire pick3_1_v;
+    assign pick3_1_v = pick2_2_v | pick2_3_v;
+    wire [33:0] pick3_1_k;
+    assign pick3_1_k = pick3_1_t ? pick2_3_k : pick2_2_k;
+    wire [3:0] pick3_1_row;
+    assign pick3_1_row = pick3_1_t ? pick2_3_row : pick2_2_row;
+    wire [15:0] pick3_1_mask;
+    assign pick3_1_mask = pick3_1_t ? pick2_3_mask : pick2_2_mask;
+    wire pick3_1_core;
+    assign pick3_1_core = pick3_1_t ? pick2_3_core : pick2_2_core;
+    wire [25:0] pick3_1_line;
+    assign pick3_1_line = pick3_1_t ? pick2_3_line : pick2_2_line;
+    wire pick3_1_head;
+    assign pick3_1_head = pick3_1_t ? pick2_3_head : pick2_2_head;
+    wire [15:0] pick3_1_csn;
+    assign pick3_1_csn = pick3_1_t ? pick2_3_csn : pick2_2_csn;
+    wire pick_t;
+    assign pick_t = pick3_1_v & ((!pick3_0_v) | (pick3_1_k < pick3_0_k));
+    wire pick_v;
+    assign pick_v = pick3_0_v | pick3_1_v;
+    wire [33:0] pick_k;
+    assign pick_k = pick_t ? pick3_1_k : pick3_0_k;
+    assign pick_row = pick_t ? pick3_1_row : pick3_0_row;
     wire [15:0] pick_mask;
-    assign pick_mask = (pc0_mask & {16{pick_src[0]}})
-        | (pc1_mask & {16{pick_src[1]}})
-        | (pc2_mask & {16{pick_src[2]}})
-        | (pc3_mask & {16{pick_src[3]}});
+    assign pick_mask = pick_t ? pick3_1_mask : pick3_0_mask;
     wire pick_core;
-    assign pick_core = (pc0_core & pick_src[0]) | (pc1_core & pick_src[1]) | (pc2_core & pick_src[2]) | (pc3_core & pick_src[3]);
+    assign pick_core = pick_t ? pick3_1_core : pick3_0_core;
     wire [25:0] pick_line;
-    assign pick_line = (pc0_line & {26{pick_src[0]}})
-        | (pc1_line & {26{pick_src[1]}})
-        | (pc2_line & {26{pick_src[2]}})
-        | (pc3_line & {26{pick_src[3]}});
+    assign pick_line = pick_t ? pick3_1_line : pick3_0_line;
     wire pick_head;
-    assign pick_head = (pc0_head & pick_src[0]) | (pc1_head & pick_src[1]) | (pc2_head & pick_src[2]) | (pc3_head & pick_src[3]);
+    assign pick_head = pick_t ? pick3_1_head : pick3_0_head;
     wire [15:0] pick_csn;
-    assign pick_csn = (pc0_csn & {16{pick_src[0]}}) | (pc1_csn & {16{pick_src[1]}}) | (pc2_csn & {16{pick_src[2]}}) | (pc3_csn & {16{pick_src[3]}});
-    wire [1:0] pick_node; // source of the picked row
-    assign pick_node[0] = ^(pick_src & 4'ha);
-    assign pick_node[1] = ^(pick_src & 4'hc);
+    assign pick_csn = pick_t ? pick3_1_csn : pick3_0_csn;
 
-    // Gap skip: all-pairs minimum of {source, TS distance} over the VALID rows of failed sources, lower row on a tie.
-    wire r0_gv;
-    assign r0_gv = (r0_st == ROW_VALID) & r0_fail;
-    wire [7:0] r0_wrap_c_l0;
-    assign r0_wrap_c_l0 = {
-        (~r0_ts[7]) & r0_nts[7], (~r0_ts[6]) & r0_nts[6], (~r0_ts[5]) & r0_nts[5], (~r0_ts[4]) & r0_nts[4], (~r0_ts[3]) & r0_nts[3],
-        (~r0_ts[2]) & r0_nts[2], (~r0_ts[1]) & r0_nts[1], (~r0_ts[0]) & r0_nts[0]
-    };
-    wire [6:0] r0_wrap_c_e0;
-    assign r0_wrap_c_e0 = {
-        ~(r0_ts[7] ^ r0_nts[7]), ~(r0_ts[6] ^ r0_nts[6]), ~(r0_ts[5] ^ r0_nts[5]), ~(r0_ts[4] ^ r0_nts[4]), ~(r0_ts[3] ^ r0_nts[3]),
-        ~(r0_ts[2] ^ r0_nts[2]), ~(r0_ts[1] ^ r0_nts[1])
-    };
-    wire [3:0] r0_wrap_c_l1;
-    assign r0_wrap_c_l1 = {
-        r0_wrap_c_l0[7] | (r0_wrap_c_e0[6] & r0_wrap_c_l0[6]), r0_wrap_c_l0[5] | (r0_wrap_c_e0[4] & r0_wrap_c_l0[4]),
-        r0_wrap_c_l0[3] | (r0_wrap_c_e0[2] & r0_wrap_c_l0[2]), r0_wrap_c_l0[1] | (r0_wrap_c_e0[0] & r0_wrap_c_l0[0])
-    };
-    wire [2:0] r0_wrap_c_e1;
-    assign r0_wrap_c_e1 = {r0_wrap_c_e0[6] & r0_wrap_c_e0[5], r0_wrap_c_e0[4] & r0_wrap_c_e0[3], r0_wrap_c_e0[2] & r0_wrap_c_e0[1]};
-    wire [1:0] r0_wrap_c_l2;
-    assign r0_wrap_c_l2 = {r0_wrap_c_l1[3] | (r0_wrap_c_e1[2] & r0_wrap_c_l1[2]), r0_wrap_c_l1[1] | (r0_wrap_c_e1[0] & r0_wrap_c_l1[0])};
-    wire r0_wrap_c_e2;
-    assign r0_wrap_c_e2 = r0_wrap_c_e1[2] & r0_wrap_c_e1[1];
-    wire r0_wrap_c_l3;
-    assign r0_wrap_c_l3 = r0_wrap_c_l2[1] | (r0_wrap_c_e2 & r0_wrap_c_l2[0]);
-    wire r1_gv;
-    assign r1_gv = (r1_st == ROW_VALID) & r1_fail;
-    wire [7:0] r1_wrap_c_l0;
-    assign r1_wrap_c_l0 = {
-        (~r1_ts[7]) & r1_nts[7], (~r1_ts[6]) & r1_nts[6], (~r1_ts[5]) & r1_nts[5], (~r1_ts[4]) & r1_nts[4], (~r1_ts[3]) & r1_nts[3],
-        (~r1_ts[2]) & r1_nts[2], (~r1_ts[1]) & r1_nts[1], (~r1_ts[0]) & r1_nts[0]
-    };
-    wire [6:0] r1_wrap_c_e0;
-    assign r1_wrap_c_e0 = {
-        ~(r1_ts[7] ^ r1_nts[7]), ~(r1_ts[6] ^ r1_nts[6]), ~(r1_ts[5] ^ r1_nts[5]), ~(r1_ts[4] ^ r1_nts[4]), ~(r1_ts[3] ^ r1_nts[3]),
-        ~(r1_ts[2] ^ r1_nts[2]), ~(r1_ts[1] ^ r1_nts[1])
-    };
-    wire [3:0] r1_wrap_c_l1;
-    assign r1_wrap_c_l1 = {
-        r1_wrap_c_l0[7] | (r1_wrap_c_e0[6] & r1_wrap_c_l0[6]), r1_wrap_c_l0[5] | (r1_wrap_c_e0[4] & r1_wrap_c_l0[4]),
-        r1_wrap_c_l0[3] | (r1_wrap_c_e0[2] & r1_wrap_c_l0[2]), r1_wrap_c_l0[1] | (r1_wrap_c_e0[0] & r1_wrap_c_l0[0])
-    };
-    wire [2:0] r1_wrap_c_e1;
-    assign r1_wrap_c_e1 = {r1_wrap_c_e0[6] & r1_wrap_c_e0[5], r1_wrap_c_e0[4] & r1_wrap_c_e0[3], r1_wrap_c_e0[2] & r1_wrap_c_e0[1]};
-    wire [1:0] r1_wrap_c_l2;
-    assign r1_wrap_c_l2 = {r1_wrap_c_l1[3] | (r1_wrap_c_e1[2] & r1_wrap_c_l1[2]), r1_wrap_c_l1[1] | (r1_wrap_c_e1[0] & r1_wrap_c_l1[0])};
-    wire r1_wrap_c_e2;
-    assign r1_wrap_c_e2 = r1_wrap_c_e1[2] & r1_wrap_c_e1[1];
-    wire r1_wrap_c_l3;
-    assign r1_wrap_c_l3 = r1_wrap_c_l2[1] | (r1_wrap_c_e2 & r1_wrap_c_l2[0]);
-    wire r2_gv;
-    assign r2_gv = (r2_st == ROW_VALID) & r2_fail;
-    wire [7:0] r2_wrap_c_l0;
-    assign r2_wrap_c_l0 = {
-        (~r2_ts[7]) & r2_nts[7], (~r2_ts[6]) & r2_nts[6], (~r2_ts[5]) & r2_nts[5], (~r2_ts[4]) & r2_nts[4], (~r2_ts[3]) & r2_nts[3],
-        (~r2_ts[2]) & r2_nts[2], (~r2_ts[1]) & r2_nts[1], (~r2_ts[0]) & r2_nts[0]
-    };
-    wire [6:0] r2_wrap_c_e0;
-    assign r2_wrap_c_e0 = {
-        ~(r2_ts[7] ^ r2_nts[7]), ~(r2_ts[6] ^ r2_nts[6]), ~(r2_ts[5] ^ r2_nts[5]), ~(r2_ts[4] ^ r2_nts[4]), ~(r2_ts[3] ^ r2_nts[3]),
-        ~(r2_ts[2] ^ r2_nts[2]), ~(r2_ts[1] ^ r2_nts[1])
-    };
-    wire [3:0] r2_wrap_c_l1;
-    assign r2_wrap_c_l1 = {
-        r2_wrap_c_l0[7] | (r2_wrap_c_e0[6] & r2_wrap_c_l0[6]), r2_wrap_c_l0[5] | (r2_wrap_c_e0[4] & r2_wrap_c_l0[4]),
-        r2_wrap_c_l0[3] | (r2_wrap_c_e0[2] & r2_wrap_c_l0[2]), r2_wrap_c_l0[1] | (r2_wrap_c_e0[0] & r2_wrap_c_l0[0])
-    };
-    wire [2:0] r2_wrap_c_e1;
-    assign r2_wrap_c_e1 = {r2_wrap_c_e0[6] & r2_wrap_c_e0[5], r2_wrap_c_e0[4] & r2_wrap_c_e0[3], r2_wrap_c_e0[2] & r2_wrap_c_e0[1]};
-    wire [1:0] r2_wrap_c_l2;
-    assign r2_wrap_c_l2 = {r2_wrap_c_l1[3] | (r2_wrap_c_e1[2] & r2_wrap_c_l1[2]), r2_wrap_c_l1[1] | (r2_wrap_c_e1[0] & r2_wrap_c_l1[0])};
-    wire r2_wrap_c_e2;
-    assign r2_wrap_c_e2 = r2_wrap_c_e1[2] & r2_wrap_c_e1[1];
-    wire r2_wrap_c_l3;
-    assign r2_wrap_c_l3 = r2_wrap_c_l2[1] | (r2_wrap_c_e2 & r2_wrap_c_l2[0]);
-    wire r3_gv;
-    assign r3_gv = (r3_st == ROW_VALID) & r3_fail;
-    wire [7:0] r3_wrap_c_l0;
-    assign r3_wrap_c_l0 = {
-        (~r3_ts[7]) & r3_nts[7], (~r3_ts[6]) & r3_nts[6], (~r3_ts[5]) & r3_nts[5], (~r3_ts[4]) & r3_nts[4], (~r3_ts[3]) & r3_nts[3],
-        (~r3_ts[2]) & r3_nts[2], (~r3_ts[1]) & r3_nts[1], (~r3_ts[0]) & r3_nts[0]
-    };
-    wire [6:0] r3_wrap_c_e0;
-    assign r3_wrap_c_e0 = {
-        ~(r3_ts[7] ^ r3_nts[7]), ~(r3_ts[6] ^ r3_nts[6]), ~(r3_ts[5] ^ r3_nts[5]), ~(r3_ts[4] ^ r3_nts[4]), ~(r3_ts[3] ^ r3_nts[3]),
-        ~(r3_ts[2] ^ r3_nts[2]), ~(r3_ts[1] ^ r3_nts[1])
-    };
-    wire [3:0] r3_wrap_c_l1;
-    assign r3_wrap_c_l1 = {
-        r3_wrap_c_l0[7] | (r3_wrap_c_e0[6] & r3_wrap_c_l0[6]), r3_wrap_c_l0[5] | (r3_wrap_c_e0[4] & r3_wrap_c_l0[4]),
-        r3_wrap_c_l0[3] | (r3_wrap_c_e0[2] & r3_wrap_c_l0[2]), r3_wrap_c_l0[1] | (r3_wrap_c_e0[0] & r3_wrap_c_l0[0])
-    };
-    wire [2:0] r3_wrap_c_e1;
-    assign r3_wrap_c_e1 = {r3_wrap_c_e0[6] & r3_wrap_c_e0[5], r3_wrap_c_e0[4] & r3_wrap_c_e0[3], r3_wrap_c_e0[2] & r3_wrap_c_e0[1]};
-    wire [1:0] r3_wrap_c_l2;
-    assign r3_wrap_c_l2 = {r3_wrap_c_l1[3] | (r3_wrap_c_e1[2] & r3_wrap_c_l1[2]), r3_wrap_c_l1[1] | (r3_wrap_c_e1[0] & r3_wrap_c_l1[0])};
-    wire r3_wrap_c_e2;
-    assign r3_wrap_c_e2 = r3_wrap_c_e1[2] & r3_wrap_c_e1[1];
-    wire r3_wrap_c_l3;
-    assign r3_wrap_c_l3 = r3_wrap_c_l2[1] | (r3_wrap_c_e2 & r3_wrap_c_l2[0]);
-    wire r4_gv;
-    assign r4_gv = (r4_st == ROW_VALID) & r4_fail;
-    wire [7:0] r4_wrap_c_l0;
-    assign r4_wrap_c_l0 = {
-        (~r4_ts[7]) & r4_nts[7], (~r4_ts[6]) & r4_nts[6], (~r4_ts[5]) & r4_nts[5], (~r4_ts[4]) & r4_nts[4], (~r4_ts[3]) & r4_nts[3],
-        (~r4_ts[2]) & r4_nts[2], (~r4_ts[1]) & r4_nts[1], (~r4_ts[0]) & r4_nts[0]
-    };
-    wire [6:0] r4_wrap_c_e0;
-    assign r4_wrap_c_e0 = {
-        ~(r4_ts[7] ^ r4_nts[7]), ~(r4_ts[6] ^ r4_nts[6]), ~(r4_ts[5] ^ r4_nts[5]), ~(r4_ts[4] ^ r4_nts[4]), ~(r4_ts[3] ^ r4_nts[3]),
-        ~(r4_ts[2] ^ r4_nts[2]), ~(r4_ts[1] ^ r4_nts[1])
-    };
-    wire [3:0] r4_wrap_c_l1;
-    assign r4_wrap_c_l1 = {
-        r4_wrap_c_l0[7] | (r4_wrap_c_e0[6] & r4_wrap_c_l0[6]), r4_wrap_c_l0[5] | (r4_wrap_c_e0[4] & r4_wrap_c_l0[4]),
-        r4_wrap_c_l0[3] | (r4_wrap_c_e0[2] & r4_wrap_c_l0[2]), r4_wrap_c_l0[1] | (r4_wrap_c_e0[0] & r4_wrap_c_l0[0])
-    };
-    wire [2:0] r4_wrap_c_e1;
-    assign r4_wrap_c_e1 = {r4_wrap_c_e0[6] & r4_wrap_c_e0[5], r4_wrap_c_e0[4] & r4_wrap_c_e0[3], r4_wrap_c_e0[2] & r4_wrap_c_e0[1]};
-    wire [1:0] r4_wrap_c_l2;
-    assign r4_wrap_c_l2 = {r4_wrap_c_l1[3] | (r4_wrap_c_e1[2] & r4_wrap_c_l1[2]), r4_wrap_c_l1[1] | (r4_wrap_c_e1[0] & r4_wrap_c_l1[0])};
-    wire r4_wrap_c_e2;
-    assign r4_wrap_c_e2 = r4_wrap_c_e1[2] & r4_wrap_c_e1[1];
-    wire r4_wrap_c_l3;
-    assign r4_wrap_c_l3 = r4_wrap_c_l2[1] | (r4_wrap_c_e2 & r4_wrap_c_l2[0]);
-    wire r5_gv;
-    assign r5_gv = (r5_st == ROW_VALID) & r5_fail;
-    wire [7:0] r5_wrap_c_l0;
-    assign r5_wrap_c_l0 = {
-        (~r5_ts[7]) & r5_nts[7], (~r5_ts[6]) & r5_nts[6], (~r5_ts[5]) & r5_nts[5], (~r5_ts[4]) & r5_nts[4], (~r5_ts[3]) & r5_nts[3],
-        (~r5_ts[2]) & r5_nts[2], (~r5_ts[1]) & r5_nts[1], (~r5_ts[0]) & r5_nts[0]
-    };
-    wire [6:0] r5_wrap_c_e0;
-    assign r5_wrap_c_e0 = {
-        ~(r5_ts[7] ^ r5_nts[7]), ~(r5_ts[6] ^ r5_nts[6]), ~(r5_ts[5] ^ r5_nts[5]), ~(r5_ts[4] ^ r5_nts[4]), ~(r5_ts[3] ^ r5_nts[3]),
-        ~(r5_ts[2] ^ r5_nts[2]), ~(r5_ts[1] ^ r5_nts[1])
-    };
-    wire [3:0] r5_wrap_c_l1;
-    assign r5_wrap_c_l1 = {
-        r5_wrap_c_l0[7] | (r5_wrap_c_e0[6] & r5_wrap_c_l0[6]), r5_wrap_c_l0[5] | (r5_wrap_c_e0[4] & r5_wrap_c_l0[4]),
-        r5_wrap_c_l0[3] | (r5_wrap_c_e0[2] & r5_wrap_c_l0[2]), r5_wrap_c_l0[1] | (r5_wrap_c_e0[0] & r5_wrap_c_l0[0])
-    };
-    wire [2:0] r5_wrap_c_e1;
-    assign r5_wrap_c_e1 = {r5_wrap_c_e0[6] & r5_wrap_c_e0[5], r5_wrap_c_e0[4] & r5_wrap_c_e0[3], r5_wrap_c_e0[2] & r5_wrap_c_e0[1]};
-    wire [1:0] r5_wrap_c_l2;
-    assign r5_wrap_c_l2 = {r5_wrap_c_l1[3] | (r5_wrap_c_e1[2] & r5_wrap_c_l1[2]), r5_wrap_c_l1[1] | (r5_wrap_c_e1[0] & r5_wrap_c_l1[0])};
-    wire r5_wrap_c_e2;
-    assign r5_wrap_c_e2 = r5_wrap_c_e1[2] & r5_wrap_c_e1[1];
-    wire r5_wrap_c_l3;
-    assign r5_wrap_c_l3 = r5_wrap_c_l2[1] | (r5_wrap_c_e2 & r5_wrap_c_l2[0]);
-    wire r6_gv;
-    assign r6_gv = (r6_st == ROW_VALID) & r6_fail;
-    wire [7:0] r6_wrap_c_l0;
-    assign r6_wrap_c_l0 = {
-        (~r6_ts[7]) & r6_nts[7], (~r6_ts[6]) & r6_nts[6], (~r6_ts[5]) & r6_nts[5], (~r6_ts[4]) & r6_nts[4], (~r6_ts[3]) & r6_nts[3],
-        (~r6_ts[2]) & r6_nts[2], (~r6_ts[1]) & r6_nts[1], (~r6_ts[0]) & r6_nts[0]
-    };
-    wire [6:0] r6_wrap_c_e0;
-    assign r6_wrap_c_e0 = {
-        ~(r6_ts[7] ^ r6_nts[7]), ~(r6_ts[6] ^ r6_nts[6]), ~(r6_ts[5] ^ r6_nts[5]), ~(r6_ts[4] ^ r6_nts[4]), ~(r6_ts[3] ^ r6_nts[3]),
-        ~(r6_ts[2] ^ r6_nts[2]), ~(r6_ts[1] ^ r6_nts[1])
-    };
-    wire [3:0] r6_wrap_c_l1;
-    assign r6_wrap_c_l1 = {
-        r6_wrap_c_l0[7] | (r6_wrap_c_e0[6] & r6_wrap_c_l0[6]), r6_wrap_c_l0[5] | (r6_wrap_c_e0[4] & r6_wrap_c_l0[4]),
-        r6_wrap_c_l0[3] | (r6_wrap_c_e0[2] & r6_wrap_c_l0[2]), r6_wrap_c_l0[1] | (r6_wrap_c_e0[0] & r6_wrap_c_l0[0])
-    };
-    wire [2:0] r6_wrap_c_e1;
-    assign r6_wrap_c_e1 = {r6_wrap_c_e0[6] & r6_wrap_c_e0[5], r6_wrap_c_e0[4] & r6_wrap_c_e0[3], r6_wrap_c_e0[2] & r6_wrap_c_e0[1]};
-    wire [1:0] r6_wrap_c_l2;
-    assign r6_wrap_c_l2 = {r6_wrap_c_l1[3] | (r6_wrap_c_e1[2] & r6_wrap_c_l1[2]), r6_wrap_c_l1[1] | (r6_wrap_c_e1[0] & r6_wrap_c_l1[0])};
-    wire r6_wrap_c_e2;
-    assign r6_wrap_c_e2 = r6_wrap_c_e1[2] & r6_wrap_c_e1[1];
-    wire r6_wrap_c_l3;
-    assign r6_wrap_c_l3 = r6_wrap_c_l2[1] | (r6_wrap_c_e2 & r6_wrap_c_l2[0]);
-    wire r7_gv;
-    assign r7_gv = (r7_st == ROW_VALID) & r7_fail;
-    wire [7:0] r7_wrap_c_l0;
-    assign r7_wrap_c_l0 = {
-        (~r7_ts[7]) & r7_nts[7], (~r7_ts[6]) & r7_nts[6], (~r7_ts[5]) & r7_nts[5], (~r7_ts[4]) & r7_nts[4], (~r7_ts[3]) & r7_nts[3],
-        (~r7_ts[2]) & r7_nts[2], (~r7_ts[1]) & r7_nts[1], (~r7_ts[0]) & r7_nts[0]
-    };
-    wire [6:0] r7_wrap_c_e0;
-    assign r7_wrap_c_e0 = {
-        ~(r7_ts[7] ^ r7_nts[7]), ~(r7_ts[6] ^ r7_nts[6]), ~(r7_ts[5] ^ r7_nts[5]), ~(r7_ts[4] ^ r7_nts[4]), ~(r7_ts[3] ^ r7_nts[3]),
-        ~(r7_ts[2] ^ r7_nts[2]), ~(r7_ts[1] ^ r7_nts[1])
-    };
-    wire [3:0] r7_wrap_c_l1;
-    assign r7_wrap_c_l1 = {
-        r7_wrap_c_l0[7] | (r7_wrap_c_e0[6] & r7_wrap_c_l0[6]), r7_wrap_c_l0[5] | (r7_wrap_c_e0[4] & r7_wrap_c_l0[4]),
-        r7_wrap_c_l0[3] | (r7_wrap_c_e0[2] & r7_wrap_c_l0[2]), r7_wrap_c_l0[1] | (r7_wrap_c_e0[0] & r7_wrap_c_l0[0])
-    };
-    wire [2:0] r7_wrap_c_e1;
-    assign r7_wrap_c_e1 = {r7_wrap_c_e0[6] & r7_wrap_c_e0[5], r7_wrap_c_e0[4] & r7_wrap_c_e0[3], r7_wrap_c_e0[2] & r7_wrap_c_e0[1]};
-    wire [1:0] r7_wrap_c_l2;
-    assign r7_wrap_c_l2 = {r7_wrap_c_l1[3] | (r7_wrap_c_e1[2] & r7_wrap_c_l1[2]), r7_wrap_c_l1[1] | (r7_wrap_c_e1[0] & r7_wrap_c_l1[0])};
-    wire r7_wrap_c_e2;
-    assign r7_wrap_c_e2 = r7_wrap_c_e1[2] & r7_wrap_c_e1[1];
-    wire r7_wrap_c_l3;
-    assign r7_wrap_c_l3 = r7_wrap_c_l2[1] | (r7_wrap_c_e2 & r7_wrap_c_l2[0]);
-    wire r8_gv;
-    assign r8_gv = (r8_st == ROW_VALID) & r8_fail;
-    wire [7:0] r8_wrap_c_l0;
-    assign r8_wrap_c_l0 = {
-        (~r8_ts[7]) & r8_nts[7], (~r8_ts[6]) & r8_nts[6], (~r8_ts[5]) & r8_nts[5], (~r8_ts[4]) & r8_nts[4], (~r8_ts[3]) & r8_nts[3],
-        (~r8_ts[2]) & r8_nts[2], (~r8_ts[1]) & r8_nts[1], (~r8_ts[0]) & r8_nts[0]
-    };
-    wire [6:0] r8_wrap_c_e0;
-    assign r8_wrap_c_e0 = {
-        ~(r8_ts[7] ^ r8_nts[7]), ~(r8_ts[6] ^ r8_nts[6]), ~(r8_ts[5] ^ r8_nts[5]), ~(r8_ts[4] ^ r8_nts[4]), ~(r8_ts[3] ^ r8_nts[3]),
-        ~(r8_ts[2] ^ r8_nts[2]), ~(r8_ts[1] ^ r8_nts[1])
-    };
-    wire [3:0] r8_wrap_c_l1;
-    assign r8_wrap_c_l1 = {
-        r8_wrap_c_l0[7] | (r8_wrap_c_e0[6] & r8_wrap_c_l0[6]), r8_wrap_c_l0[5] | (r8_wrap_c_e0[4] & r8_wrap_c_l0[4]),
-        r8_wrap_c_l0[3] | (r8_wrap_c_e0[2] & r8_wrap_c_l0[2]), r8_wrap_c_l0[1] | (r8_wrap_c_e0[0] & r8_wrap_c_l0[0])
-    };
-    wire [2:0] r8_wrap_c_e1;
-    assign r8_wrap_c_e1 = {r8_wrap_c_e0[6] & r8_wrap_c_e0[5], r8_wrap_c_e0[4] & r8_wrap_c_e0[3], r8_wrap_c_e0[2] & r8_wrap_c_e0[1]};
-    wire [1:0] r8_wrap_c_l2;
-    assign r8_wrap_c_l2 = {r8_wrap_c_l1[3] | (r8_wrap_c_e1[2] & r8_wrap_c_l1[2]), r8_wrap_c_l1[1] | (r8_wrap_c_e1[0] & r8_wrap_c_l1[0])};
-    wire r8_wrap_c_e2;
-    assign r8_wrap_c_e2 = r8_wrap_c_e1[2] & r8_wrap_c_e1[1];
-    wire r8_wrap_c_l3;
-    assign r8_wrap_c_l3 = r8_wrap_c_l2[1] | (r8_wrap_c_e2 & r8_wrap_c_l2[0]);
-    wire r9_gv;
-    assign r9_gv = (r9_st == ROW_VALID) & r9_fail;
-    wire [7:0] r9_wrap_c_l0;
-    assign r9_wrap_c_l0 = {
-        (~r9_ts[7]) & r9_nts[7], (~r9_ts[6]) & r9_nts[6], (~r9_ts[5]) & r9_nts[5], (~r9_ts[4]) & r9_nts[4], (~r9_ts[3]) & r9_nts[3],
-        (~r9_ts[2]) & r9_nts[2], (~r9_ts[1]) & r9_nts[1], (~r9_ts[0]) & r9_nts[0]
-    };
-    wire [6:0] r9_wrap_c_e0;
-    assign r9_wrap_c_e0 = {
-        ~(r9_ts[7] ^ r9_nts[7]), ~(r9_ts[6] ^ r9_nts[6]), ~(r9_ts[5] ^ r9_nts[5]), ~(r9_ts[4] ^ r9_nts[4]), ~(r9_ts[3] ^ r9_nts[3]),
-        ~(r9_ts[2] ^ r9_nts[2]), ~(r9_ts[1] ^ r9_nts[1])
-    };
-    wire [3:0] r9_wrap_c_l1;
-    assign r9_wrap_c_l1 = {
-        r9_wrap_c_l0[7] | (r9_wrap_c_e0[6] & r9_wrap_c_l0[6]), r9_wrap_c_l0[5] | (r9_wrap_c_e0[4] & r9_wrap_c_l0[4]),
-        r9_wrap_c_l0[3] | (r9_wrap_c_e0[2] & r9_wrap_c_l0[2]), r9_wrap_c_l0[1] | (r9_wrap_c_e0[0] & r9_wrap_c_l0[0])
-    };
-    wire [2:0] r9_wrap_c_e1;
-    assign r9_wrap_c_e1 = {r9_wrap_c_e0[6] & r9_wrap_c_e0[5], r9_wrap_c_e0[4] & r9_wrap_c_e0[3], r9_wrap_c_e0[2] & r9_wrap_c_e0[1]};
-    wire [1:0] r9_wrap_c_l2;
-    assign r9_wrap_c_l2 = {r9_wrap_c_l1[3] | (r9_wrap_c_e1[2] & r9_wrap_c_l1[2]), r9_wrap_c_l1[1] | (r9_wrap_c_e1[0] & r9_wrap_c_l1[0])};
-    wire r9_wrap_c_e2;
-    assign r9_wrap_c_e2 = r9_wrap_c_e1[2] & r9_wrap_c_e1[1];
-    wire r9_wrap_c_l3;
-    assign r9_wrap_c_l3 = r9_wrap_c_l2[1] | (r9_wrap_c_e2 & r9_wrap_c_l2[0]);
-    wire r10_gv;
-    assign r10_gv = (r10_st == ROW_VALID) & r10_fail;
-    wire [7:0] r10_wrap_c_l0;
-    assign r10_wrap_c_l0 = {
-        (~r10_ts[7]) & r10_nts[7], (~r10_ts[6]) & r10_nts[6], (~r10_ts[5]) & r10_nts[5], (~r10_ts[4]) & r10_nts[4], (~r10_ts[3]) & r10_nts[3],
-        (~r10_ts[2]) & r10_nts[2], (~r10_ts[1]) & r10_nts[1], (~r10_ts[0]) & r10_nts[0]
-    };
-    wire [6:0] r10_wrap_c_e0;
-    assign r10_wrap_c_e0 = {
-        ~(r10_ts[7] ^ r10_nts[7]), ~(r10_ts[6] ^ r10_nts[6]), ~(r10_ts[5] ^ r10_nts[5]), ~(r10_ts[4] ^ r10_nts[4]), ~(r10_ts[3] ^ r10_nts[3]),
-        ~(r10_ts[2] ^ r10_nts[2]), ~(r10_ts[1] ^ r10_nts[1])
-    };
-    wire [3:0] r10_wrap_c_l1;
-    assign r10_wrap_c_l1 = {
-        r10_wrap_c_l0[7] | (r10_wrap_c_e0[6] & r10_wrap_c_l0[6]), r10_wrap_c_l0[5] | (r10_wrap_c_e0[4] & r10_wrap_c_l0[4]),
-        r10_wrap_c_l0[3] | (r10_wrap_c_e0[2] & r10_wrap_c_l0[2]), r10_wrap_c_l0[1] | (r10_wrap_c_e0[0] & r10_wrap_c_l0[0])
-    };
-    wire [2:0] r10_wrap_c_e1;
-    assign r10_wrap_c_e1 = {r10_wrap_c_e0[6] & r10_wrap_c_e0[5], r10_wrap_c_e0[4] & r10_wrap_c_e0[3], r10_wrap_c_e0[2] & r10_wrap_c_e0[1]};
-    wire [1:0] r10_wrap_c_l2;
-    assign r10_wrap_c_l2 = {r10_wrap_c_l1[3] | (r10_wrap_c_e1[2] & r10_wrap_c_l1[2]), r10_wrap_c_l1[1] | (r10_wrap_c_e1[0] & r10_wrap_c_l1[0])};
-    wire r10_wrap_c_e2;
-    assign r10_wrap_c_e2 = r10_wrap_c_e1[2] & r10_wrap_c_e1[1];
-    wire r10_wrap_c_l3;
-    assign r10_wrap_c_l3 = r10_wrap_c_l2[1] | (r10_wrap_c_e2 & r10_wrap_c_l2[0]);
-    wire r11_gv;
-    assign r11_gv = (r11_st == ROW_VALID) & r11_fail;
-    wire [7:0] r11_wrap_c_l0;
-    assign r11_wrap_c_l0 = {
-        (~r11_ts[7]) & r11_nts[7], (~r11_ts[6]) & r11_nts[6], (~r11_ts[5]) & r11_nts[5], (~r11_ts[4]) & r11_nts[4], (~r11_ts[3]) & r11_nts[3],
-        (~r11_ts[2]) & r11_nts[2], (~r11_ts[1]) & r11_nts[1], (~r11_ts[0]) & r11_nts[0]
-    };
-    wire [6:0] r11_wrap_c_e0;
-    assign r11_wrap_c_e0 = {
-        ~(r11_ts[7] ^ r11_nts[7]), ~(r11_ts[6] ^ r11_nts[6]), ~(r11_ts[5] ^ r11_nts[5]), ~(r11_ts[4] ^ r11_nts[4]), ~(r11_ts[3] ^ r11_nts[3]),
-        ~(r11_ts[2] ^ r11_nts[2]), ~(r11_ts[1] ^ r11_nts[1])
-    };
-    wire [3:0] r11_wrap_c_l1;
-    assign r11_wrap_c_l1 = {
-        r11_wrap_c_l0[7] | (r11_wrap_c_e0[6] & r11_wrap_c_l0[6]), r11_wrap_c_l0[5] | (r11_wrap_c_e0[4] & r11_wrap_c_l0[4]),
-        r11_wrap_c_l0[3] | (r11_wrap_c_e0[2] & r11_wrap_c_l0[2]), r11_wrap_c_l0[1] | (r11_wrap_c_e0[0] & r11_wrap_c_l0[0])
-    };
-    wire [2:0] r11_wrap_c_e1;
-    assign r11_wrap_c_e1 = {r11_wrap_c_e0[6] & r11_wrap_c_e0[5], r11_wrap_c_e0[4] & r11_wrap_c_e0[3], r11_wrap_c_e0[2] & r11_wrap_c_e0[1]};
-    wire [1:0] r11_wrap_c_l2;
-    assign r11_wrap_c_l2 = {r11_wrap_c_l1[3] | (r11_wrap_c_e1[2] & r11_wrap_c_l1[2]), r11_wrap_c_l1[1] | (r11_wrap_c_e1[0] & r11_wrap_c_l1[0])};
-    wire r11_wrap_c_e2;
-    assign r11_wrap_c_e2 = r11_wrap_c_e1[2] & r11_wrap_c_e1[1];
-    wire r11_wrap_c_l3;
-    assign r11_wrap_c_l3 = r11_wrap_c_l2[1] | (r11_wrap_c_e2 & r11_wrap_c_l2[0]);
-    wire r12_gv;
-    assign r12_gv = (r12_st == ROW_VALID) & r12_fail;
-    wire [7:0] r12_wrap_c_l0;
-    assign r12_wrap_c_l0 = {
-        (~r12_ts[7]) & r12_nts[7], (~r12_ts[6]) & r12_nts[6], (~r12_ts[5]) & r12_nts[5], (~r12_ts[4]) & r12_nts[4], (~r12_ts[3]) & r12_nts[3],
-        (~r12_ts[2]) & r12_nts[2], (~r12_ts[1]) & r12_nts[1], (~r12_ts[0]) & r12_nts[0]
-    };
-    wire [6:0] r12_wrap_c_e0;
-    assign r12_wrap_c_e0 = {
-        ~(r12_ts[7] ^ r12_nts[7]), ~(r12_ts[6] ^ r12_nts[6]), ~(r12_ts[5] ^ r12_nts[5]), ~(r12_ts[4] ^ r12_nts[4]), ~(r12_ts[3] ^ r12_nts[3]),
-        ~(r12_ts[2] ^ r12_nts[2]), ~(r12_ts[1] ^ r12_nts[1])
-    };
-    wire [3:0] r12_wrap_c_l1;
-    assign r12_wrap_c_l1 = {
-        r12_wrap_c_l0[7] | (r12_wrap_c_e0[6] & r12_wrap_c_l0[6]), r12_wrap_c_l0[5] | (r12_wrap_c_e0[4] & r12_wrap_c_l0[4]),
-        r12_wrap_c_l0[3] | (r12_wrap_c_e0[2] & r12_wrap_c_l0[2]), r12_wrap_c_l0[1] | (r12_wrap_c_e0[0] & r12_wrap_c_l0[0])
-    };
-    wire [2:0] r12_wrap_c_e1;
-    assign r12_wrap_c_e1 = {r12_wrap_c_e0[6] & r12_wrap_c_e0[5], r12_wrap_c_e0[4] & r12_wrap_c_e0[3], r12_wrap_c_e0[2] & r12_wrap_c_e0[1]};
-    wire [1:0] r12_wrap_c_l2;
-    assign r12_wrap_c_l2 = {r12_wrap_c_l1[3] | (r12_wrap_c_e1[2] & r12_wrap_c_l1[2]), r12_wrap_c_l1[1] | (r12_wrap_c_e1[0] & r12_wrap_c_l1[0])};
-    wire r12_wrap_c_e2;
-    assign r12_wrap_c_e2 = r12_wrap_c_e1[2] & r12_wrap_c_e1[1];
-    wire r12_wrap_c_l3;
-    assign r12_wrap_c_l3 = r12_wrap_c_l2[1] | (r12_wrap_c_e2 & r12_wrap_c_l2[0]);
-    wire r13_gv;
-    assign r13_gv = (r13_st == ROW_VALID) & r13_fail;
-    wire [7:0] r13_wrap_c_l0;
-    assign r13_wrap_c_l0 = {
-        (~r13_ts[7]) & r13_nts[7], (~r13_ts[6]) & r13_nts[6], (~r13_ts[5]) & r13_nts[5], (~r13_ts[4]) & r13_nts[4], (~r13_ts[3]) & r13_nts[3],
-        (~r13_ts[2]) & r13_nts[2], (~r13_ts[1]) & r13_nts[1], (~r13_ts[0]) & r13_nts[0]
-    };
-    wire [6:0] r13_wrap_c_e0;
-    assign r13_wrap_c_e0 = {
-        ~(r13_ts[7] ^ r13_nts[7]), ~(r13_ts[6] ^ r13_nts[6]), ~(r13_ts[5] ^ r13_nts[5]), ~(r13_ts[4] ^ r13_nts[4]), ~(r13_ts[3] ^ r13_nts[3]),
-        ~(r13_ts[2] ^ r13_nts[2]), ~(r13_ts[1] ^ r13_nts[1])
-    };
-    wire [3:0] r13_wrap_c_l1;
-    assign r13_wrap_c_l1 = {
-        r13_wrap_c_l0[7] | (r13_wrap_c_e0[6] & r13_wrap_c_l0[6]), r13_wrap_c_l0[5] | (r13_wrap_c_e0[4] & r13_wrap_c_l0[4]),
-        r13_wrap_c_l0[3] | (r13_wrap_c_e0[2] & r13_wrap_c_l0[2]), r13_wrap_c_l0[1] | (r13_wrap_c_e0[0] & r13_wrap_c_l0[0])
-    };
-    wire [2:0] r13_wrap_c_e1;
-    assign r13_wrap_c_e1 = {r13_wrap_c_e0[6] & r13_wrap_c_e0[5], r13_wrap_c_e0[4] & r13_wrap_c_e0[3], r13_wrap_c_e0[2] & r13_wrap_c_e0[1]};
-    wire [1:0] r13_wrap_c_l2;
-    assign r13_wrap_c_l2 = {r13_wrap_c_l1[3] | (r13_wrap_c_e1[2] & r13_wrap_c_l1[2]), r13_wrap_c_l1[1] | (r13_wrap_c_e1[0] & r13_wrap_c_l1[0])};
-    wire r13_wrap_c_e2;
-    assign r13_wrap_c_e2 = r13_wrap_c_e1[2] & r13_wrap_c_e1[1];
-    wire r13_wrap_c_l3;
-    assign r13_wrap_c_l3 = r13_wrap_c_l2[1] | (r13_wrap_c_e2 & r13_wrap_c_l2[0]);
-    wire r14_gv;
-    assign r14_gv = (r14_st == ROW_VALID) & r14_fail;
-    wire [7:0] r14_wrap_c_l0;
-    assign r14_wrap_c_l0 = {
-        (~r14_ts[7]) & r14_nts[7], (~r14_ts[6]) & r14_nts[6], (~r14_ts[5]) & r14_nts[5], (~r14_ts[4]) & r14_nts[4], (~r14_ts[3]) & r14_nts[3],
-        (~r14_ts[2]) & r14_nts[2], (~r14_ts[1]) & r14_nts[1], (~r14_ts[0]) & r14_nts[0]
-    };
-    wire [6:0] r14_wrap_c_e0;
-    assign r14_wrap_c_e0 = {
-        ~(r14_ts[7] ^ r14_nts[7]), ~(r14_ts[6] ^ r14_nts[6]), ~(r14_ts[5] ^ r14_nts[5]), ~(r14_ts[4] ^ r14_nts[4]), ~(r14_ts[3] ^ r14_nts[3]),
-        ~(r14_ts[2] ^ r14_nts[2]), ~(r14_ts[1] ^ r14_nts[1])
-    };
-    wire [3:0] r14_wrap_c_l1;
-    assign r14_wrap_c_l1 = {
-        r14_wrap_c_l0[7] | (r14_wrap_c_e0[6] & r14_wrap_c_l0[6]), r14_wrap_c_l0[5] | (r14_wrap_c_e0[4] & r14_wrap_c_l0[4]),
-        r14_wrap_c_l0[3] | (r14_wrap_c_e0[2] & r14_wrap_c_l0[2]), r14_wrap_c_l0[1] | (r14_wrap_c_e0[0] & r14_wrap_c_l0[0])
-    };
-    wire [2:0] r14_wrap_c_e1;
-    assign r14_wrap_c_e1 = {r14_wrap_c_e0[6] & r14_wrap_c_e0[5], r14_wrap_c_e0[4] & r14_wrap_c_e0[3], r14_wrap_c_e0[2] & r14_wrap_c_e0[1]};
-    wire [1:0] r14_wrap_c_l2;
-    assign r14_wrap_c_l2 = {r14_wrap_c_l1[3] | (r14_wrap_c_e1[2] & r14_wrap_c_l1[2]), r14_wrap_c_l1[1] | (r14_wrap_c_e1[0] & r14_wrap_c_l1[0])};
-    wire r14_wrap_c_e2;
-    assign r14_wrap_c_e2 = r14_wrap_c_e1[2] & r14_wrap_c_e1[1];
-    wire r14_wrap_c_l3;
-    assign r14_wrap_c_l3 = r14_wrap_c_l2[1] | (r14_wrap_c_e2 & r14_wrap_c_l2[0]);
-    wire r15_gv;
-    assign r15_gv = (r15_st == ROW_VALID) & r15_fail;
-    wire [7:0] r15_wrap_c_l0;
-    assign r15_wrap_c_l0 = {
-        (~r15_ts[7]) & r15_nts[7], (~r15_ts[6]) & r15_nts[6], (~r15_ts[5]) & r15_nts[5], (~r15_ts[4]) & r15_nts[4], (~r15_ts[3]) & r15_nts[3],
-        (~r15_ts[2]) & r15_nts[2], (~r15_ts[1]) & r15_nts[1], (~r15_ts[0]) & r15_nts[0]
-    };
-    wire [6:0] r15_wrap_c_e0;
-    assign r15_wrap_c_e0 = {
-        ~(r15_ts[7] ^ r15_nts[7]), ~(r15_ts[6] ^ r15_nts[6]), ~(r15_ts[5] ^ r15_nts[5]), ~(r15_ts[4] ^ r15_nts[4]), ~(r15_ts[3] ^ r15_nts[3]),
-        ~(r15_ts[2] ^ r15_nts[2]), ~(r15_ts[1] ^ r15_nts[1])
-    };
-    wire [3:0] r15_wrap_c_l1;
-    assign r15_wrap_c_l1 = {
-        r15_wrap_c_l0[7] | (r15_wrap_c_e0[6] & r15_wrap_c_l0[6]), r15_wrap_c_l0[5] | (r15_wrap_c_e0[4] & r15_wrap_c_l0[4]),
-        r15_wrap_c_l0[3] | (r15_wrap_c_e0[2] & r15_wrap_c_l0[2]), r15_wrap_c_l0[1] | (r15_wrap_c_e0[0] & r15_wrap_c_l0[0])
-    };
-    wire [2:0] r15_wrap_c_e1;
-    assign r15_wrap_c_e1 = {r15_wrap_c_e0[6] & r15_wrap_c_e0[5], r15_wrap_c_e0[4] & r15_wrap_c_e0[3], r15_wrap_c_e0[2] & r15_wrap_c_e0[1]};
-    wire [1:0] r15_wrap_c_l2;
-    assign r15_wrap_c_l2 = {r15_wrap_c_l1[3] | (r15_wrap_c_e1[2] & r15_wrap_c_l1[2]), r15_wrap_c_l1[1] | (r15_wrap_c_e1[0] & r15_wrap_c_l1[0])};
-    wire r15_wrap_c_e2;
-    assign r15_wrap_c_e2 = r15_wrap_c_e1[2] & r15_wrap_c_e1[1];
-    wire r15_wrap_c_l3;
-    assign r15_wrap_c_l3 = r15_wrap_c_l2[1] | (r15_wrap_c_e2 & r15_wrap_c_l2[0]);
-    wire [7:0] gt_1_0_l0;
-    assign gt_1_0_l0 = {
-        (~r1_ts[7]) & r0_ts[7], (~r1_ts[6]) & r0_ts[6], (~r1_ts[5]) & r0_ts[5], (~r1_ts[4]) & r0_ts[4], (~r1_ts[3]) & r0_ts[3],
-        (~r1_ts[2]) & r0_ts[2], (~r1_ts[1]) & r0_ts[1], (~r1_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_1_0_e0;
-    assign gt_1_0_e0 = {
-        ~(r1_ts[7] ^ r0_ts[7]), ~(r1_ts[6] ^ r0_ts[6]), ~(r1_ts[5] ^ r0_ts[5]), ~(r1_ts[4] ^ r0_ts[4]), ~(r1_ts[3] ^ r0_ts[3]),
-        ~(r1_ts[2] ^ r0_ts[2]), ~(r1_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_1_0_l1;
-    assign gt_1_0_l1 = {
-        gt_1_0_l0[7] | (gt_1_0_e0[6] & gt_1_0_l0[6]), gt_1_0_l0[5] | (gt_1_0_e0[4] & gt_1_0_l0[4]), gt_1_0_l0[3] | (gt_1_0_e0[2] & gt_1_0_l0[2]),
-        gt_1_0_l0[1] | (gt_1_0_e0[0] & gt_1_0_l0[0])
-    };
-    wire [2:0] gt_1_0_e1;
-    assign gt_1_0_e1 = {gt_1_0_e0[6] & gt_1_0_e0[5], gt_1_0_e0[4] & gt_1_0_e0[3], gt_1_0_e0[2] & gt_1_0_e0[1]};
-    wire [1:0] gt_1_0_l2;
-    assign gt_1_0_l2 = {gt_1_0_l1[3] | (gt_1_0_e1[2] & gt_1_0_l1[2]), gt_1_0_l1[1] | (gt_1_0_e1[0] & gt_1_0_l1[0])};
-    wire gt_1_0_e2;
-    assign gt_1_0_e2 = gt_1_0_e1[2] & gt_1_0_e1[1];
-    wire gt_1_0_l3;
-    assign gt_1_0_l3 = gt_1_0_l2[1] | (gt_1_0_e2 & gt_1_0_l2[0]);
-    wire gk_1_0;
-    assign gk_1_0 = (r1_node < r0_node) | ((r1_node == r0_node) & ((r1_wrap_c_l3 == r0_wrap_c_l3) ? gt_1_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_2_0_l0;
-    assign gt_2_0_l0 = {
-        (~r2_ts[7]) & r0_ts[7], (~r2_ts[6]) & r0_ts[6], (~r2_ts[5]) & r0_ts[5], (~r2_ts[4]) & r0_ts[4], (~r2_ts[3]) & r0_ts[3],
-        (~r2_ts[2]) & r0_ts[2], (~r2_ts[1]) & r0_ts[1], (~r2_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_2_0_e0;
-    assign gt_2_0_e0 = {
-        ~(r2_ts[7] ^ r0_ts[7]), ~(r2_ts[6] ^ r0_ts[6]), ~(r2_ts[5] ^ r0_ts[5]), ~(r2_ts[4] ^ r0_ts[4]), ~(r2_ts[3] ^ r0_ts[3]),
-        ~(r2_ts[2] ^ r0_ts[2]), ~(r2_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_2_0_l1;
-    assign gt_2_0_l1 = {
-        gt_2_0_l0[7] | (gt_2_0_e0[6] & gt_2_0_l0[6]), gt_2_0_l0[5] | (gt_2_0_e0[4] & gt_2_0_l0[4]), gt_2_0_l0[3] | (gt_2_0_e0[2] & gt_2_0_l0[2]),
-        gt_2_0_l0[1] | (gt_2_0_e0[0] & gt_2_0_l0[0])
-    };
-    wire [2:0] gt_2_0_e1;
-    assign gt_2_0_e1 = {gt_2_0_e0[6] & gt_2_0_e0[5], gt_2_0_e0[4] & gt_2_0_e0[3], gt_2_0_e0[2] & gt_2_0_e0[1]};
-    wire [1:0] gt_2_0_l2;
-    assign gt_2_0_l2 = {gt_2_0_l1[3] | (gt_2_0_e1[2] & gt_2_0_l1[2]), gt_2_0_l1[1] | (gt_2_0_e1[0] & gt_2_0_l1[0])};
-    wire gt_2_0_e2;
-    assign gt_2_0_e2 = gt_2_0_e1[2] & gt_2_0_e1[1];
-    wire gt_2_0_l3;
-    assign gt_2_0_l3 = gt_2_0_l2[1] | (gt_2_0_e2 & gt_2_0_l2[0]);
-    wire gk_2_0;
-    assign gk_2_0 = (r2_node < r0_node) | ((r2_node == r0_node) & ((r2_wrap_c_l3 == r0_wrap_c_l3) ? gt_2_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_2_1_l0;
-    assign gt_2_1_l0 = {
-        (~r2_ts[7]) & r1_ts[7], (~r2_ts[6]) & r1_ts[6], (~r2_ts[5]) & r1_ts[5], (~r2_ts[4]) & r1_ts[4], (~r2_ts[3]) & r1_ts[3],
-        (~r2_ts[2]) & r1_ts[2], (~r2_ts[1]) & r1_ts[1], (~r2_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_2_1_e0;
-    assign gt_2_1_e0 = {
-        ~(r2_ts[7] ^ r1_ts[7]), ~(r2_ts[6] ^ r1_ts[6]), ~(r2_ts[5] ^ r1_ts[5]), ~(r2_ts[4] ^ r1_ts[4]), ~(r2_ts[3] ^ r1_ts[3]),
-        ~(r2_ts[2] ^ r1_ts[2]), ~(r2_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_2_1_l1;
-    assign gt_2_1_l1 = {
-        gt_2_1_l0[7] | (gt_2_1_e0[6] & gt_2_1_l0[6]), gt_2_1_l0[5] | (gt_2_1_e0[4] & gt_2_1_l0[4]), gt_2_1_l0[3] | (gt_2_1_e0[2] & gt_2_1_l0[2]),
-        gt_2_1_l0[1] | (gt_2_1_e0[0] & gt_2_1_l0[0])
-    };
-    wire [2:0] gt_2_1_e1;
-    assign gt_2_1_e1 = {gt_2_1_e0[6] & gt_2_1_e0[5], gt_2_1_e0[4] & gt_2_1_e0[3], gt_2_1_e0[2] & gt_2_1_e0[1]};
-    wire [1:0] gt_2_1_l2;
-    assign gt_2_1_l2 = {gt_2_1_l1[3] | (gt_2_1_e1[2] & gt_2_1_l1[2]), gt_2_1_l1[1] | (gt_2_1_e1[0] & gt_2_1_l1[0])};
-    wire gt_2_1_e2;
-    assign gt_2_1_e2 = gt_2_1_e1[2] & gt_2_1_e1[1];
-    wire gt_2_1_l3;
-    assign gt_2_1_l3 = gt_2_1_l2[1] | (gt_2_1_e2 & gt_2_1_l2[0]);
-    wire gk_2_1;
-    assign gk_2_1 = (r2_node < r1_node) | ((r2_node == r1_node) & ((r2_wrap_c_l3 == r1_wrap_c_l3) ? gt_2_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_3_0_l0;
-    assign gt_3_0_l0 = {
-        (~r3_ts[7]) & r0_ts[7], (~r3_ts[6]) & r0_ts[6], (~r3_ts[5]) & r0_ts[5], (~r3_ts[4]) & r0_ts[4], (~r3_ts[3]) & r0_ts[3],
-        (~r3_ts[2]) & r0_ts[2], (~r3_ts[1]) & r0_ts[1], (~r3_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_3_0_e0;
-    assign gt_3_0_e0 = {
-        ~(r3_ts[7] ^ r0_ts[7]), ~(r3_ts[6] ^ r0_ts[6]), ~(r3_ts[5] ^ r0_ts[5]), ~(r3_ts[4] ^ r0_ts[4]), ~(r3_ts[3] ^ r0_ts[3]),
-        ~(r3_ts[2] ^ r0_ts[2]), ~(r3_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_3_0_l1;
-    assign gt_3_0_l1 = {
-        gt_3_0_l0[7] | (gt_3_0_e0[6] & gt_3_0_l0[6]), gt_3_0_l0[5] | (gt_3_0_e0[4] & gt_3_0_l0[4]), gt_3_0_l0[3] | (gt_3_0_e0[2] & gt_3_0_l0[2]),
-        gt_3_0_l0[1] | (gt_3_0_e0[0] & gt_3_0_l0[0])
-    };
-    wire [2:0] gt_3_0_e1;
-    assign gt_3_0_e1 = {gt_3_0_e0[6] & gt_3_0_e0[5], gt_3_0_e0[4] & gt_3_0_e0[3], gt_3_0_e0[2] & gt_3_0_e0[1]};
-    wire [1:0] gt_3_0_l2;
-    assign gt_3_0_l2 = {gt_3_0_l1[3] | (gt_3_0_e1[2] & gt_3_0_l1[2]), gt_3_0_l1[1] | (gt_3_0_e1[0] & gt_3_0_l1[0])};
-    wire gt_3_0_e2;
-    assign gt_3_0_e2 = gt_3_0_e1[2] & gt_3_0_e1[1];
-    wire gt_3_0_l3;
-    assign gt_3_0_l3 = gt_3_0_l2[1] | (gt_3_0_e2 & gt_3_0_l2[0]);
-    wire gk_3_0;
-    assign gk_3_0 = (r3_node < r0_node) | ((r3_node == r0_node) & ((r3_wrap_c_l3 == r0_wrap_c_l3) ? gt_3_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_3_1_l0;
-    assign gt_3_1_l0 = {
-        (~r3_ts[7]) & r1_ts[7], (~r3_ts[6]) & r1_ts[6], (~r3_ts[5]) & r1_ts[5], (~r3_ts[4]) & r1_ts[4], (~r3_ts[3]) & r1_ts[3],
-        (~r3_ts[2]) & r1_ts[2], (~r3_ts[1]) & r1_ts[1], (~r3_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_3_1_e0;
-    assign gt_3_1_e0 = {
-        ~(r3_ts[7] ^ r1_ts[7]), ~(r3_ts[6] ^ r1_ts[6]), ~(r3_ts[5] ^ r1_ts[5]), ~(r3_ts[4] ^ r1_ts[4]), ~(r3_ts[3] ^ r1_ts[3]),
-        ~(r3_ts[2] ^ r1_ts[2]), ~(r3_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_3_1_l1;
-    assign gt_3_1_l1 = {
-        gt_3_1_l0[7] | (gt_3_1_e0[6] & gt_3_1_l0[6]), gt_3_1_l0[5] | (gt_3_1_e0[4] & gt_3_1_l0[4]), gt_3_1_l0[3] | (gt_3_1_e0[2] & gt_3_1_l0[2]),
-        gt_3_1_l0[1] | (gt_3_1_e0[0] & gt_3_1_l0[0])
-    };
-    wire [2:0] gt_3_1_e1;
-    assign gt_3_1_e1 = {gt_3_1_e0[6] & gt_3_1_e0[5], gt_3_1_e0[4] & gt_3_1_e0[3], gt_3_1_e0[2] & gt_3_1_e0[1]};
-    wire [1:0] gt_3_1_l2;
-    assign gt_3_1_l2 = {gt_3_1_l1[3] | (gt_3_1_e1[2] & gt_3_1_l1[2]), gt_3_1_l1[1] | (gt_3_1_e1[0] & gt_3_1_l1[0])};
-    wire gt_3_1_e2;
-    assign gt_3_1_e2 = gt_3_1_e1[2] & gt_3_1_e1[1];
-    wire gt_3_1_l3;
-    assign gt_3_1_l3 = gt_3_1_l2[1] | (gt_3_1_e2 & gt_3_1_l2[0]);
-    wire gk_3_1;
-    assign gk_3_1 = (r3_node < r1_node) | ((r3_node == r1_node) & ((r3_wrap_c_l3 == r1_wrap_c_l3) ? gt_3_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_3_2_l0;
-    assign gt_3_2_l0 = {
-        (~r3_ts[7]) & r2_ts[7], (~r3_ts[6]) & r2_ts[6], (~r3_ts[5]) & r2_ts[5], (~r3_ts[4]) & r2_ts[4], (~r3_ts[3]) & r2_ts[3],
-        (~r3_ts[2]) & r2_ts[2], (~r3_ts[1]) & r2_ts[1], (~r3_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_3_2_e0;
-    assign gt_3_2_e0 = {
-        ~(r3_ts[7] ^ r2_ts[7]), ~(r3_ts[6] ^ r2_ts[6]), ~(r3_ts[5] ^ r2_ts[5]), ~(r3_ts[4] ^ r2_ts[4]), ~(r3_ts[3] ^ r2_ts[3]),
-        ~(r3_ts[2] ^ r2_ts[2]), ~(r3_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_3_2_l1;
-    assign gt_3_2_l1 = {
-        gt_3_2_l0[7] | (gt_3_2_e0[6] & gt_3_2_l0[6]), gt_3_2_l0[5] | (gt_3_2_e0[4] & gt_3_2_l0[4]), gt_3_2_l0[3] | (gt_3_2_e0[2] & gt_3_2_l0[2]),
-        gt_3_2_l0[1] | (gt_3_2_e0[0] & gt_3_2_l0[0])
-    };
-    wire [2:0] gt_3_2_e1;
-    assign gt_3_2_e1 = {gt_3_2_e0[6] & gt_3_2_e0[5], gt_3_2_e0[4] & gt_3_2_e0[3], gt_3_2_e0[2] & gt_3_2_e0[1]};
-    wire [1:0] gt_3_2_l2;
-    assign gt_3_2_l2 = {gt_3_2_l1[3] | (gt_3_2_e1[2] & gt_3_2_l1[2]), gt_3_2_l1[1] | (gt_3_2_e1[0] & gt_3_2_l1[0])};
-    wire gt_3_2_e2;
-    assign gt_3_2_e2 = gt_3_2_e1[2] & gt_3_2_e1[1];
-    wire gt_3_2_l3;
-    assign gt_3_2_l3 = gt_3_2_l2[1] | (gt_3_2_e2 & gt_3_2_l2[0]);
-    wire gk_3_2;
-    assign gk_3_2 = (r3_node < r2_node) | ((r3_node == r2_node) & ((r3_wrap_c_l3 == r2_wrap_c_l3) ? gt_3_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_4_0_l0;
-    assign gt_4_0_l0 = {
-        (~r4_ts[7]) & r0_ts[7], (~r4_ts[6]) & r0_ts[6], (~r4_ts[5]) & r0_ts[5], (~r4_ts[4]) & r0_ts[4], (~r4_ts[3]) & r0_ts[3],
-        (~r4_ts[2]) & r0_ts[2], (~r4_ts[1]) & r0_ts[1], (~r4_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_4_0_e0;
-    assign gt_4_0_e0 = {
-        ~(r4_ts[7] ^ r0_ts[7]), ~(r4_ts[6] ^ r0_ts[6]), ~(r4_ts[5] ^ r0_ts[5]), ~(r4_ts[4] ^ r0_ts[4]), ~(r4_ts[3] ^ r0_ts[3]),
-        ~(r4_ts[2] ^ r0_ts[2]), ~(r4_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_4_0_l1;
-    assign gt_4_0_l1 = {
-        gt_4_0_l0[7] | (gt_4_0_e0[6] & gt_4_0_l0[6]), gt_4_0_l0[5] | (gt_4_0_e0[4] & gt_4_0_l0[4]), gt_4_0_l0[3] | (gt_4_0_e0[2] & gt_4_0_l0[2]),
-        gt_4_0_l0[1] | (gt_4_0_e0[0] & gt_4_0_l0[0])
-    };
-    wire [2:0] gt_4_0_e1;
-    assign gt_4_0_e1 = {gt_4_0_e0[6] & gt_4_0_e0[5], gt_4_0_e0[4] & gt_4_0_e0[3], gt_4_0_e0[2] & gt_4_0_e0[1]};
-    wire [1:0] gt_4_0_l2;
-    assign gt_4_0_l2 = {gt_4_0_l1[3] | (gt_4_0_e1[2] & gt_4_0_l1[2]), gt_4_0_l1[1] | (gt_4_0_e1[0] & gt_4_0_l1[0])};
-    wire gt_4_0_e2;
-    assign gt_4_0_e2 = gt_4_0_e1[2] & gt_4_0_e1[1];
-    wire gt_4_0_l3;
-    assign gt_4_0_l3 = gt_4_0_l2[1] | (gt_4_0_e2 & gt_4_0_l2[0]);
-    wire gk_4_0;
-    assign gk_4_0 = (r4_node < r0_node) | ((r4_node == r0_node) & ((r4_wrap_c_l3 == r0_wrap_c_l3) ? gt_4_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_4_1_l0;
-    assign gt_4_1_l0 = {
-        (~r4_ts[7]) & r1_ts[7], (~r4_ts[6]) & r1_ts[6], (~r4_ts[5]) & r1_ts[5], (~r4_ts[4]) & r1_ts[4], (~r4_ts[3]) & r1_ts[3],
-        (~r4_ts[2]) & r1_ts[2], (~r4_ts[1]) & r1_ts[1], (~r4_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_4_1_e0;
-    assign gt_4_1_e0 = {
-        ~(r4_ts[7] ^ r1_ts[7]), ~(r4_ts[6] ^ r1_ts[6]), ~(r4_ts[5] ^ r1_ts[5]), ~(r4_ts[4] ^ r1_ts[4]), ~(r4_ts[3] ^ r1_ts[3]),
-        ~(r4_ts[2] ^ r1_ts[2]), ~(r4_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_4_1_l1;
-    assign gt_4_1_l1 = {
-        gt_4_1_l0[7] | (gt_4_1_e0[6] & gt_4_1_l0[6]), gt_4_1_l0[5] | (gt_4_1_e0[4] & gt_4_1_l0[4]), gt_4_1_l0[3] | (gt_4_1_e0[2] & gt_4_1_l0[2]),
-        gt_4_1_l0[1] | (gt_4_1_e0[0] & gt_4_1_l0[0])
-    };
-    wire [2:0] gt_4_1_e1;
-    assign gt_4_1_e1 = {gt_4_1_e0[6] & gt_4_1_e0[5], gt_4_1_e0[4] & gt_4_1_e0[3], gt_4_1_e0[2] & gt_4_1_e0[1]};
-    wire [1:0] gt_4_1_l2;
-    assign gt_4_1_l2 = {gt_4_1_l1[3] | (gt_4_1_e1[2] & gt_4_1_l1[2]), gt_4_1_l1[1] | (gt_4_1_e1[0] & gt_4_1_l1[0])};
-    wire gt_4_1_e2;
-    assign gt_4_1_e2 = gt_4_1_e1[2] & gt_4_1_e1[1];
-    wire gt_4_1_l3;
-    assign gt_4_1_l3 = gt_4_1_l2[1] | (gt_4_1_e2 & gt_4_1_l2[0]);
-    wire gk_4_1;
-    assign gk_4_1 = (r4_node < r1_node) | ((r4_node == r1_node) & ((r4_wrap_c_l3 == r1_wrap_c_l3) ? gt_4_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_4_2_l0;
-    assign gt_4_2_l0 = {
-        (~r4_ts[7]) & r2_ts[7], (~r4_ts[6]) & r2_ts[6], (~r4_ts[5]) & r2_ts[5], (~r4_ts[4]) & r2_ts[4], (~r4_ts[3]) & r2_ts[3],
-        (~r4_ts[2]) & r2_ts[2], (~r4_ts[1]) & r2_ts[1], (~r4_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_4_2_e0;
-    assign gt_4_2_e0 = {
-        ~(r4_ts[7] ^ r2_ts[7]), ~(r4_ts[6] ^ r2_ts[6]), ~(r4_ts[5] ^ r2_ts[5]), ~(r4_ts[4] ^ r2_ts[4]), ~(r4_ts[3] ^ r2_ts[3]),
-        ~(r4_ts[2] ^ r2_ts[2]), ~(r4_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_4_2_l1;
-    assign gt_4_2_l1 = {
-        gt_4_2_l0[7] | (gt_4_2_e0[6] & gt_4_2_l0[6]), gt_4_2_l0[5] | (gt_4_2_e0[4] & gt_4_2_l0[4]), gt_4_2_l0[3] | (gt_4_2_e0[2] & gt_4_2_l0[2]),
-        gt_4_2_l0[1] | (gt_4_2_e0[0] & gt_4_2_l0[0])
-    };
-    wire [2:0] gt_4_2_e1;
-    assign gt_4_2_e1 = {gt_4_2_e0[6] & gt_4_2_e0[5], gt_4_2_e0[4] & gt_4_2_e0[3], gt_4_2_e0[2] & gt_4_2_e0[1]};
-    wire [1:0] gt_4_2_l2;
-    assign gt_4_2_l2 = {gt_4_2_l1[3] | (gt_4_2_e1[2] & gt_4_2_l1[2]), gt_4_2_l1[1] | (gt_4_2_e1[0] & gt_4_2_l1[0])};
-    wire gt_4_2_e2;
-    assign gt_4_2_e2 = gt_4_2_e1[2] & gt_4_2_e1[1];
-    wire gt_4_2_l3;
-    assign gt_4_2_l3 = gt_4_2_l2[1] | (gt_4_2_e2 & gt_4_2_l2[0]);
-    wire gk_4_2;
-    assign gk_4_2 = (r4_node < r2_node) | ((r4_node == r2_node) & ((r4_wrap_c_l3 == r2_wrap_c_l3) ? gt_4_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_4_3_l0;
-    assign gt_4_3_l0 = {
-        (~r4_ts[7]) & r3_ts[7], (~r4_ts[6]) & r3_ts[6], (~r4_ts[5]) & r3_ts[5], (~r4_ts[4]) & r3_ts[4], (~r4_ts[3]) & r3_ts[3],
-        (~r4_ts[2]) & r3_ts[2], (~r4_ts[1]) & r3_ts[1], (~r4_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_4_3_e0;
-    assign gt_4_3_e0 = {
-        ~(r4_ts[7] ^ r3_ts[7]), ~(r4_ts[6] ^ r3_ts[6]), ~(r4_ts[5] ^ r3_ts[5]), ~(r4_ts[4] ^ r3_ts[4]), ~(r4_ts[3] ^ r3_ts[3]),
-        ~(r4_ts[2] ^ r3_ts[2]), ~(r4_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_4_3_l1;
-    assign gt_4_3_l1 = {
-        gt_4_3_l0[7] | (gt_4_3_e0[6] & gt_4_3_l0[6]), gt_4_3_l0[5] | (gt_4_3_e0[4] & gt_4_3_l0[4]), gt_4_3_l0[3] | (gt_4_3_e0[2] & gt_4_3_l0[2]),
-        gt_4_3_l0[1] | (gt_4_3_e0[0] & gt_4_3_l0[0])
-    };
-    wire [2:0] gt_4_3_e1;
-    assign gt_4_3_e1 = {gt_4_3_e0[6] & gt_4_3_e0[5], gt_4_3_e0[4] & gt_4_3_e0[3], gt_4_3_e0[2] & gt_4_3_e0[1]};
-    wire [1:0] gt_4_3_l2;
-    assign gt_4_3_l2 = {gt_4_3_l1[3] | (gt_4_3_e1[2] & gt_4_3_l1[2]), gt_4_3_l1[1] | (gt_4_3_e1[0] & gt_4_3_l1[0])};
-    wire gt_4_3_e2;
-    assign gt_4_3_e2 = gt_4_3_e1[2] & gt_4_3_e1[1];
-    wire gt_4_3_l3;
-    assign gt_4_3_l3 = gt_4_3_l2[1] | (gt_4_3_e2 & gt_4_3_l2[0]);
-    wire gk_4_3;
-    assign gk_4_3 = (r4_node < r3_node) | ((r4_node == r3_node) & ((r4_wrap_c_l3 == r3_wrap_c_l3) ? gt_4_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_5_0_l0;
-    assign gt_5_0_l0 = {
-        (~r5_ts[7]) & r0_ts[7], (~r5_ts[6]) & r0_ts[6], (~r5_ts[5]) & r0_ts[5], (~r5_ts[4]) & r0_ts[4], (~r5_ts[3]) & r0_ts[3],
-        (~r5_ts[2]) & r0_ts[2], (~r5_ts[1]) & r0_ts[1], (~r5_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_5_0_e0;
-    assign gt_5_0_e0 = {
-        ~(r5_ts[7] ^ r0_ts[7]), ~(r5_ts[6] ^ r0_ts[6]), ~(r5_ts[5] ^ r0_ts[5]), ~(r5_ts[4] ^ r0_ts[4]), ~(r5_ts[3] ^ r0_ts[3]),
-        ~(r5_ts[2] ^ r0_ts[2]), ~(r5_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_5_0_l1;
-    assign gt_5_0_l1 = {
-        gt_5_0_l0[7] | (gt_5_0_e0[6] & gt_5_0_l0[6]), gt_5_0_l0[5] | (gt_5_0_e0[4] & gt_5_0_l0[4]), gt_5_0_l0[3] | (gt_5_0_e0[2] & gt_5_0_l0[2]),
-        gt_5_0_l0[1] | (gt_5_0_e0[0] & gt_5_0_l0[0])
-    };
-    wire [2:0] gt_5_0_e1;
-    assign gt_5_0_e1 = {gt_5_0_e0[6] & gt_5_0_e0[5], gt_5_0_e0[4] & gt_5_0_e0[3], gt_5_0_e0[2] & gt_5_0_e0[1]};
-    wire [1:0] gt_5_0_l2;
-    assign gt_5_0_l2 = {gt_5_0_l1[3] | (gt_5_0_e1[2] & gt_5_0_l1[2]), gt_5_0_l1[1] | (gt_5_0_e1[0] & gt_5_0_l1[0])};
-    wire gt_5_0_e2;
-    assign gt_5_0_e2 = gt_5_0_e1[2] & gt_5_0_e1[1];
-    wire gt_5_0_l3;
-    assign gt_5_0_l3 = gt_5_0_l2[1] | (gt_5_0_e2 & gt_5_0_l2[0]);
-    wire gk_5_0;
-    assign gk_5_0 = (r5_node < r0_node) | ((r5_node == r0_node) & ((r5_wrap_c_l3 == r0_wrap_c_l3) ? gt_5_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_5_1_l0;
-    assign gt_5_1_l0 = {
-        (~r5_ts[7]) & r1_ts[7], (~r5_ts[6]) & r1_ts[6], (~r5_ts[5]) & r1_ts[5], (~r5_ts[4]) & r1_ts[4], (~r5_ts[3]) & r1_ts[3],
-        (~r5_ts[2]) & r1_ts[2], (~r5_ts[1]) & r1_ts[1], (~r5_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_5_1_e0;
-    assign gt_5_1_e0 = {
-        ~(r5_ts[7] ^ r1_ts[7]), ~(r5_ts[6] ^ r1_ts[6]), ~(r5_ts[5] ^ r1_ts[5]), ~(r5_ts[4] ^ r1_ts[4]), ~(r5_ts[3] ^ r1_ts[3]),
-        ~(r5_ts[2] ^ r1_ts[2]), ~(r5_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_5_1_l1;
-    assign gt_5_1_l1 = {
-        gt_5_1_l0[7] | (gt_5_1_e0[6] & gt_5_1_l0[6]), gt_5_1_l0[5] | (gt_5_1_e0[4] & gt_5_1_l0[4]), gt_5_1_l0[3] | (gt_5_1_e0[2] & gt_5_1_l0[2]),
-        gt_5_1_l0[1] | (gt_5_1_e0[0] & gt_5_1_l0[0])
-    };
-    wire [2:0] gt_5_1_e1;
-    assign gt_5_1_e1 = {gt_5_1_e0[6] & gt_5_1_e0[5], gt_5_1_e0[4] & gt_5_1_e0[3], gt_5_1_e0[2] & gt_5_1_e0[1]};
-    wire [1:0] gt_5_1_l2;
-    assign gt_5_1_l2 = {gt_5_1_l1[3] | (gt_5_1_e1[2] & gt_5_1_l1[2]), gt_5_1_l1[1] | (gt_5_1_e1[0] & gt_5_1_l1[0])};
-    wire gt_5_1_e2;
-    assign gt_5_1_e2 = gt_5_1_e1[2] & gt_5_1_e1[1];
-    wire gt_5_1_l3;
-    assign gt_5_1_l3 = gt_5_1_l2[1] | (gt_5_1_e2 & gt_5_1_l2[0]);
-    wire gk_5_1;
-    assign gk_5_1 = (r5_node < r1_node) | ((r5_node == r1_node) & ((r5_wrap_c_l3 == r1_wrap_c_l3) ? gt_5_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_5_2_l0;
-    assign gt_5_2_l0 = {
-        (~r5_ts[7]) & r2_ts[7], (~r5_ts[6]) & r2_ts[6], (~r5_ts[5]) & r2_ts[5], (~r5_ts[4]) & r2_ts[4], (~r5_ts[3]) & r2_ts[3],
-        (~r5_ts[2]) & r2_ts[2], (~r5_ts[1]) & r2_ts[1], (~r5_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_5_2_e0;
-    assign gt_5_2_e0 = {
-        ~(r5_ts[7] ^ r2_ts[7]), ~(r5_ts[6] ^ r2_ts[6]), ~(r5_ts[5] ^ r2_ts[5]), ~(r5_ts[4] ^ r2_ts[4]), ~(r5_ts[3] ^ r2_ts[3]),
-        ~(r5_ts[2] ^ r2_ts[2]), ~(r5_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_5_2_l1;
-    assign gt_5_2_l1 = {
-        gt_5_2_l0[7] | (gt_5_2_e0[6] & gt_5_2_l0[6]), gt_5_2_l0[5] | (gt_5_2_e0[4] & gt_5_2_l0[4]), gt_5_2_l0[3] | (gt_5_2_e0[2] & gt_5_2_l0[2]),
-        gt_5_2_l0[1] | (gt_5_2_e0[0] & gt_5_2_l0[0])
-    };
-    wire [2:0] gt_5_2_e1;
-    assign gt_5_2_e1 = {gt_5_2_e0[6] & gt_5_2_e0[5], gt_5_2_e0[4] & gt_5_2_e0[3], gt_5_2_e0[2] & gt_5_2_e0[1]};
-    wire [1:0] gt_5_2_l2;
-    assign gt_5_2_l2 = {gt_5_2_l1[3] | (gt_5_2_e1[2] & gt_5_2_l1[2]), gt_5_2_l1[1] | (gt_5_2_e1[0] & gt_5_2_l1[0])};
-    wire gt_5_2_e2;
-    assign gt_5_2_e2 = gt_5_2_e1[2] & gt_5_2_e1[1];
-    wire gt_5_2_l3;
-    assign gt_5_2_l3 = gt_5_2_l2[1] | (gt_5_2_e2 & gt_5_2_l2[0]);
-    wire gk_5_2;
-    assign gk_5_2 = (r5_node < r2_node) | ((r5_node == r2_node) & ((r5_wrap_c_l3 == r2_wrap_c_l3) ? gt_5_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_5_3_l0;
-    assign gt_5_3_l0 = {
-        (~r5_ts[7]) & r3_ts[7], (~r5_ts[6]) & r3_ts[6], (~r5_ts[5]) & r3_ts[5], (~r5_ts[4]) & r3_ts[4], (~r5_ts[3]) & r3_ts[3],
-        (~r5_ts[2]) & r3_ts[2], (~r5_ts[1]) & r3_ts[1], (~r5_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_5_3_e0;
-    assign gt_5_3_e0 = {
-        ~(r5_ts[7] ^ r3_ts[7]), ~(r5_ts[6] ^ r3_ts[6]), ~(r5_ts[5] ^ r3_ts[5]), ~(r5_ts[4] ^ r3_ts[4]), ~(r5_ts[3] ^ r3_ts[3]),
-        ~(r5_ts[2] ^ r3_ts[2]), ~(r5_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_5_3_l1;
-    assign gt_5_3_l1 = {
-        gt_5_3_l0[7] | (gt_5_3_e0[6] & gt_5_3_l0[6]), gt_5_3_l0[5] | (gt_5_3_e0[4] & gt_5_3_l0[4]), gt_5_3_l0[3] | (gt_5_3_e0[2] & gt_5_3_l0[2]),
-        gt_5_3_l0[1] | (gt_5_3_e0[0] & gt_5_3_l0[0])
-    };
-    wire [2:0] gt_5_3_e1;
-    assign gt_5_3_e1 = {gt_5_3_e0[6] & gt_5_3_e0[5], gt_5_3_e0[4] & gt_5_3_e0[3], gt_5_3_e0[2] & gt_5_3_e0[1]};
-    wire [1:0] gt_5_3_l2;
-    assign gt_5_3_l2 = {gt_5_3_l1[3] | (gt_5_3_e1[2] & gt_5_3_l1[2]), gt_5_3_l1[1] | (gt_5_3_e1[0] & gt_5_3_l1[0])};
-    wire gt_5_3_e2;
-    assign gt_5_3_e2 = gt_5_3_e1[2] & gt_5_3_e1[1];
-    wire gt_5_3_l3;
-    assign gt_5_3_l3 = gt_5_3_l2[1] | (gt_5_3_e2 & gt_5_3_l2[0]);
-    wire gk_5_3;
-    assign gk_5_3 = (r5_node < r3_node) | ((r5_node == r3_node) & ((r5_wrap_c_l3 == r3_wrap_c_l3) ? gt_5_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_5_4_l0;
-    assign gt_5_4_l0 = {
-        (~r5_ts[7]) & r4_ts[7], (~r5_ts[6]) & r4_ts[6], (~r5_ts[5]) & r4_ts[5], (~r5_ts[4]) & r4_ts[4], (~r5_ts[3]) & r4_ts[3],
-        (~r5_ts[2]) & r4_ts[2], (~r5_ts[1]) & r4_ts[1], (~r5_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_5_4_e0;
-    assign gt_5_4_e0 = {
-        ~(r5_ts[7] ^ r4_ts[7]), ~(r5_ts[6] ^ r4_ts[6]), ~(r5_ts[5] ^ r4_ts[5]), ~(r5_ts[4] ^ r4_ts[4]), ~(r5_ts[3] ^ r4_ts[3]),
-        ~(r5_ts[2] ^ r4_ts[2]), ~(r5_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_5_4_l1;
-    assign gt_5_4_l1 = {
-        gt_5_4_l0[7] | (gt_5_4_e0[6] & gt_5_4_l0[6]), gt_5_4_l0[5] | (gt_5_4_e0[4] & gt_5_4_l0[4]), gt_5_4_l0[3] | (gt_5_4_e0[2] & gt_5_4_l0[2]),
-        gt_5_4_l0[1] | (gt_5_4_e0[0] & gt_5_4_l0[0])
-    };
-    wire [2:0] gt_5_4_e1;
-    assign gt_5_4_e1 = {gt_5_4_e0[6] & gt_5_4_e0[5], gt_5_4_e0[4] & gt_5_4_e0[3], gt_5_4_e0[2] & gt_5_4_e0[1]};
-    wire [1:0] gt_5_4_l2;
-    assign gt_5_4_l2 = {gt_5_4_l1[3] | (gt_5_4_e1[2] & gt_5_4_l1[2]), gt_5_4_l1[1] | (gt_5_4_e1[0] & gt_5_4_l1[0])};
-    wire gt_5_4_e2;
-    assign gt_5_4_e2 = gt_5_4_e1[2] & gt_5_4_e1[1];
-    wire gt_5_4_l3;
-    assign gt_5_4_l3 = gt_5_4_l2[1] | (gt_5_4_e2 & gt_5_4_l2[0]);
-    wire gk_5_4;
-    assign gk_5_4 = (r5_node < r4_node) | ((r5_node == r4_node) & ((r5_wrap_c_l3 == r4_wrap_c_l3) ? gt_5_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_6_0_l0;
-    assign gt_6_0_l0 = {
-        (~r6_ts[7]) & r0_ts[7], (~r6_ts[6]) & r0_ts[6], (~r6_ts[5]) & r0_ts[5], (~r6_ts[4]) & r0_ts[4], (~r6_ts[3]) & r0_ts[3],
-        (~r6_ts[2]) & r0_ts[2], (~r6_ts[1]) & r0_ts[1], (~r6_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_6_0_e0;
-    assign gt_6_0_e0 = {
-        ~(r6_ts[7] ^ r0_ts[7]), ~(r6_ts[6] ^ r0_ts[6]), ~(r6_ts[5] ^ r0_ts[5]), ~(r6_ts[4] ^ r0_ts[4]), ~(r6_ts[3] ^ r0_ts[3]),
-        ~(r6_ts[2] ^ r0_ts[2]), ~(r6_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_6_0_l1;
-    assign gt_6_0_l1 = {
-        gt_6_0_l0[7] | (gt_6_0_e0[6] & gt_6_0_l0[6]), gt_6_0_l0[5] | (gt_6_0_e0[4] & gt_6_0_l0[4]), gt_6_0_l0[3] | (gt_6_0_e0[2] & gt_6_0_l0[2]),
-        gt_6_0_l0[1] | (gt_6_0_e0[0] & gt_6_0_l0[0])
-    };
-    wire [2:0] gt_6_0_e1;
-    assign gt_6_0_e1 = {gt_6_0_e0[6] & gt_6_0_e0[5], gt_6_0_e0[4] & gt_6_0_e0[3], gt_6_0_e0[2] & gt_6_0_e0[1]};
-    wire [1:0] gt_6_0_l2;
-    assign gt_6_0_l2 = {gt_6_0_l1[3] | (gt_6_0_e1[2] & gt_6_0_l1[2]), gt_6_0_l1[1] | (gt_6_0_e1[0] & gt_6_0_l1[0])};
-    wire gt_6_0_e2;
-    assign gt_6_0_e2 = gt_6_0_e1[2] & gt_6_0_e1[1];
-    wire gt_6_0_l3;
-    assign gt_6_0_l3 = gt_6_0_l2[1] | (gt_6_0_e2 & gt_6_0_l2[0]);
-    wire gk_6_0;
-    assign gk_6_0 = (r6_node < r0_node) | ((r6_node == r0_node) & ((r6_wrap_c_l3 == r0_wrap_c_l3) ? gt_6_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_6_1_l0;
-    assign gt_6_1_l0 = {
-        (~r6_ts[7]) & r1_ts[7], (~r6_ts[6]) & r1_ts[6], (~r6_ts[5]) & r1_ts[5], (~r6_ts[4]) & r1_ts[4], (~r6_ts[3]) & r1_ts[3],
-        (~r6_ts[2]) & r1_ts[2], (~r6_ts[1]) & r1_ts[1], (~r6_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_6_1_e0;
-    assign gt_6_1_e0 = {
-        ~(r6_ts[7] ^ r1_ts[7]), ~(r6_ts[6] ^ r1_ts[6]), ~(r6_ts[5] ^ r1_ts[5]), ~(r6_ts[4] ^ r1_ts[4]), ~(r6_ts[3] ^ r1_ts[3]),
-        ~(r6_ts[2] ^ r1_ts[2]), ~(r6_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_6_1_l1;
-    assign gt_6_1_l1 = {
-        gt_6_1_l0[7] | (gt_6_1_e0[6] & gt_6_1_l0[6]), gt_6_1_l0[5] | (gt_6_1_e0[4] & gt_6_1_l0[4]), gt_6_1_l0[3] | (gt_6_1_e0[2] & gt_6_1_l0[2]),
-        gt_6_1_l0[1] | (gt_6_1_e0[0] & gt_6_1_l0[0])
-    };
-    wire [2:0] gt_6_1_e1;
-    assign gt_6_1_e1 = {gt_6_1_e0[6] & gt_6_1_e0[5], gt_6_1_e0[4] & gt_6_1_e0[3], gt_6_1_e0[2] & gt_6_1_e0[1]};
-    wire [1:0] gt_6_1_l2;
-    assign gt_6_1_l2 = {gt_6_1_l1[3] | (gt_6_1_e1[2] & gt_6_1_l1[2]), gt_6_1_l1[1] | (gt_6_1_e1[0] & gt_6_1_l1[0])};
-    wire gt_6_1_e2;
-    assign gt_6_1_e2 = gt_6_1_e1[2] & gt_6_1_e1[1];
-    wire gt_6_1_l3;
-    assign gt_6_1_l3 = gt_6_1_l2[1] | (gt_6_1_e2 & gt_6_1_l2[0]);
-    wire gk_6_1;
-    assign gk_6_1 = (r6_node < r1_node) | ((r6_node == r1_node) & ((r6_wrap_c_l3 == r1_wrap_c_l3) ? gt_6_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_6_2_l0;
-    assign gt_6_2_l0 = {
-        (~r6_ts[7]) & r2_ts[7], (~r6_ts[6]) & r2_ts[6], (~r6_ts[5]) & r2_ts[5], (~r6_ts[4]) & r2_ts[4], (~r6_ts[3]) & r2_ts[3],
-        (~r6_ts[2]) & r2_ts[2], (~r6_ts[1]) & r2_ts[1], (~r6_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_6_2_e0;
-    assign gt_6_2_e0 = {
-        ~(r6_ts[7] ^ r2_ts[7]), ~(r6_ts[6] ^ r2_ts[6]), ~(r6_ts[5] ^ r2_ts[5]), ~(r6_ts[4] ^ r2_ts[4]), ~(r6_ts[3] ^ r2_ts[3]),
-        ~(r6_ts[2] ^ r2_ts[2]), ~(r6_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_6_2_l1;
-    assign gt_6_2_l1 = {
-        gt_6_2_l0[7] | (gt_6_2_e0[6] & gt_6_2_l0[6]), gt_6_2_l0[5] | (gt_6_2_e0[4] & gt_6_2_l0[4]), gt_6_2_l0[3] | (gt_6_2_e0[2] & gt_6_2_l0[2]),
-        gt_6_2_l0[1] | (gt_6_2_e0[0] & gt_6_2_l0[0])
-    };
-    wire [2:0] gt_6_2_e1;
-    assign gt_6_2_e1 = {gt_6_2_e0[6] & gt_6_2_e0[5], gt_6_2_e0[4] & gt_6_2_e0[3], gt_6_2_e0[2] & gt_6_2_e0[1]};
-    wire [1:0] gt_6_2_l2;
-    assign gt_6_2_l2 = {gt_6_2_l1[3] | (gt_6_2_e1[2] & gt_6_2_l1[2]), gt_6_2_l1[1] | (gt_6_2_e1[0] & gt_6_2_l1[0])};
-    wire gt_6_2_e2;
-    assign gt_6_2_e2 = gt_6_2_e1[2] & gt_6_2_e1[1];
-    wire gt_6_2_l3;
-    assign gt_6_2_l3 = gt_6_2_l2[1] | (gt_6_2_e2 & gt_6_2_l2[0]);
-    wire gk_6_2;
-    assign gk_6_2 = (r6_node < r2_node) | ((r6_node == r2_node) & ((r6_wrap_c_l3 == r2_wrap_c_l3) ? gt_6_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_6_3_l0;
-    assign gt_6_3_l0 = {
-        (~r6_ts[7]) & r3_ts[7], (~r6_ts[6]) & r3_ts[6], (~r6_ts[5]) & r3_ts[5], (~r6_ts[4]) & r3_ts[4], (~r6_ts[3]) & r3_ts[3],
-        (~r6_ts[2]) & r3_ts[2], (~r6_ts[1]) & r3_ts[1], (~r6_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_6_3_e0;
-    assign gt_6_3_e0 = {
-        ~(r6_ts[7] ^ r3_ts[7]), ~(r6_ts[6] ^ r3_ts[6]), ~(r6_ts[5] ^ r3_ts[5]), ~(r6_ts[4] ^ r3_ts[4]), ~(r6_ts[3] ^ r3_ts[3]),
-        ~(r6_ts[2] ^ r3_ts[2]), ~(r6_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_6_3_l1;
-    assign gt_6_3_l1 = {
-        gt_6_3_l0[7] | (gt_6_3_e0[6] & gt_6_3_l0[6]), gt_6_3_l0[5] | (gt_6_3_e0[4] & gt_6_3_l0[4]), gt_6_3_l0[3] | (gt_6_3_e0[2] & gt_6_3_l0[2]),
-        gt_6_3_l0[1] | (gt_6_3_e0[0] & gt_6_3_l0[0])
-    };
-    wire [2:0] gt_6_3_e1;
-    assign gt_6_3_e1 = {gt_6_3_e0[6] & gt_6_3_e0[5], gt_6_3_e0[4] & gt_6_3_e0[3], gt_6_3_e0[2] & gt_6_3_e0[1]};
-    wire [1:0] gt_6_3_l2;
-    assign gt_6_3_l2 = {gt_6_3_l1[3] | (gt_6_3_e1[2] & gt_6_3_l1[2]), gt_6_3_l1[1] | (gt_6_3_e1[0] & gt_6_3_l1[0])};
-    wire gt_6_3_e2;
-    assign gt_6_3_e2 = gt_6_3_e1[2] & gt_6_3_e1[1];
-    wire gt_6_3_l3;
-    assign gt_6_3_l3 = gt_6_3_l2[1] | (gt_6_3_e2 & gt_6_3_l2[0]);
-    wire gk_6_3;
-    assign gk_6_3 = (r6_node < r3_node) | ((r6_node == r3_node) & ((r6_wrap_c_l3 == r3_wrap_c_l3) ? gt_6_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_6_4_l0;
-    assign gt_6_4_l0 = {
-        (~r6_ts[7]) & r4_ts[7], (~r6_ts[6]) & r4_ts[6], (~r6_ts[5]) & r4_ts[5], (~r6_ts[4]) & r4_ts[4], (~r6_ts[3]) & r4_ts[3],
-        (~r6_ts[2]) & r4_ts[2], (~r6_ts[1]) & r4_ts[1], (~r6_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_6_4_e0;
-    assign gt_6_4_e0 = {
-        ~(r6_ts[7] ^ r4_ts[7]), ~(r6_ts[6] ^ r4_ts[6]), ~(r6_ts[5] ^ r4_ts[5]), ~(r6_ts[4] ^ r4_ts[4]), ~(r6_ts[3] ^ r4_ts[3]),
-        ~(r6_ts[2] ^ r4_ts[2]), ~(r6_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_6_4_l1;
-    assign gt_6_4_l1 = {
-        gt_6_4_l0[7] | (gt_6_4_e0[6] & gt_6_4_l0[6]), gt_6_4_l0[5] | (gt_6_4_e0[4] & gt_6_4_l0[4]), gt_6_4_l0[3] | (gt_6_4_e0[2] & gt_6_4_l0[2]),
-        gt_6_4_l0[1] | (gt_6_4_e0[0] & gt_6_4_l0[0])
-    };
-    wire [2:0] gt_6_4_e1;
-    assign gt_6_4_e1 = {gt_6_4_e0[6] & gt_6_4_e0[5], gt_6_4_e0[4] & gt_6_4_e0[3], gt_6_4_e0[2] & gt_6_4_e0[1]};
-    wire [1:0] gt_6_4_l2;
-    assign gt_6_4_l2 = {gt_6_4_l1[3] | (gt_6_4_e1[2] & gt_6_4_l1[2]), gt_6_4_l1[1] | (gt_6_4_e1[0] & gt_6_4_l1[0])};
-    wire gt_6_4_e2;
-    assign gt_6_4_e2 = gt_6_4_e1[2] & gt_6_4_e1[1];
-    wire gt_6_4_l3;
-    assign gt_6_4_l3 = gt_6_4_l2[1] | (gt_6_4_e2 & gt_6_4_l2[0]);
-    wire gk_6_4;
-    assign gk_6_4 = (r6_node < r4_node) | ((r6_node == r4_node) & ((r6_wrap_c_l3 == r4_wrap_c_l3) ? gt_6_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_6_5_l0;
-    assign gt_6_5_l0 = {
-        (~r6_ts[7]) & r5_ts[7], (~r6_ts[6]) & r5_ts[6], (~r6_ts[5]) & r5_ts[5], (~r6_ts[4]) & r5_ts[4], (~r6_ts[3]) & r5_ts[3],
-        (~r6_ts[2]) & r5_ts[2], (~r6_ts[1]) & r5_ts[1], (~r6_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_6_5_e0;
-    assign gt_6_5_e0 = {
-        ~(r6_ts[7] ^ r5_ts[7]), ~(r6_ts[6] ^ r5_ts[6]), ~(r6_ts[5] ^ r5_ts[5]), ~(r6_ts[4] ^ r5_ts[4]), ~(r6_ts[3] ^ r5_ts[3]),
-        ~(r6_ts[2] ^ r5_ts[2]), ~(r6_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_6_5_l1;
-    assign gt_6_5_l1 = {
-        gt_6_5_l0[7] | (gt_6_5_e0[6] & gt_6_5_l0[6]), gt_6_5_l0[5] | (gt_6_5_e0[4] & gt_6_5_l0[4]), gt_6_5_l0[3] | (gt_6_5_e0[2] & gt_6_5_l0[2]),
-        gt_6_5_l0[1] | (gt_6_5_e0[0] & gt_6_5_l0[0])
-    };
-    wire [2:0] gt_6_5_e1;
-    assign gt_6_5_e1 = {gt_6_5_e0[6] & gt_6_5_e0[5], gt_6_5_e0[4] & gt_6_5_e0[3], gt_6_5_e0[2] & gt_6_5_e0[1]};
-    wire [1:0] gt_6_5_l2;
-    assign gt_6_5_l2 = {gt_6_5_l1[3] | (gt_6_5_e1[2] & gt_6_5_l1[2]), gt_6_5_l1[1] | (gt_6_5_e1[0] & gt_6_5_l1[0])};
-    wire gt_6_5_e2;
-    assign gt_6_5_e2 = gt_6_5_e1[2] & gt_6_5_e1[1];
-    wire gt_6_5_l3;
-    assign gt_6_5_l3 = gt_6_5_l2[1] | (gt_6_5_e2 & gt_6_5_l2[0]);
-    wire gk_6_5;
-    assign gk_6_5 = (r6_node < r5_node) | ((r6_node == r5_node) & ((r6_wrap_c_l3 == r5_wrap_c_l3) ? gt_6_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_7_0_l0;
-    assign gt_7_0_l0 = {
-        (~r7_ts[7]) & r0_ts[7], (~r7_ts[6]) & r0_ts[6], (~r7_ts[5]) & r0_ts[5], (~r7_ts[4]) & r0_ts[4], (~r7_ts[3]) & r0_ts[3],
-        (~r7_ts[2]) & r0_ts[2], (~r7_ts[1]) & r0_ts[1], (~r7_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_7_0_e0;
-    assign gt_7_0_e0 = {
-        ~(r7_ts[7] ^ r0_ts[7]), ~(r7_ts[6] ^ r0_ts[6]), ~(r7_ts[5] ^ r0_ts[5]), ~(r7_ts[4] ^ r0_ts[4]), ~(r7_ts[3] ^ r0_ts[3]),
-        ~(r7_ts[2] ^ r0_ts[2]), ~(r7_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_7_0_l1;
-    assign gt_7_0_l1 = {
-        gt_7_0_l0[7] | (gt_7_0_e0[6] & gt_7_0_l0[6]), gt_7_0_l0[5] | (gt_7_0_e0[4] & gt_7_0_l0[4]), gt_7_0_l0[3] | (gt_7_0_e0[2] & gt_7_0_l0[2]),
-        gt_7_0_l0[1] | (gt_7_0_e0[0] & gt_7_0_l0[0])
-    };
-    wire [2:0] gt_7_0_e1;
-    assign gt_7_0_e1 = {gt_7_0_e0[6] & gt_7_0_e0[5], gt_7_0_e0[4] & gt_7_0_e0[3], gt_7_0_e0[2] & gt_7_0_e0[1]};
-    wire [1:0] gt_7_0_l2;
-    assign gt_7_0_l2 = {gt_7_0_l1[3] | (gt_7_0_e1[2] & gt_7_0_l1[2]), gt_7_0_l1[1] | (gt_7_0_e1[0] & gt_7_0_l1[0])};
-    wire gt_7_0_e2;
-    assign gt_7_0_e2 = gt_7_0_e1[2] & gt_7_0_e1[1];
-    wire gt_7_0_l3;
-    assign gt_7_0_l3 = gt_7_0_l2[1] | (gt_7_0_e2 & gt_7_0_l2[0]);
-    wire gk_7_0;
-    assign gk_7_0 = (r7_node < r0_node) | ((r7_node == r0_node) & ((r7_wrap_c_l3 == r0_wrap_c_l3) ? gt_7_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_7_1_l0;
-    assign gt_7_1_l0 = {
-        (~r7_ts[7]) & r1_ts[7], (~r7_ts[6]) & r1_ts[6], (~r7_ts[5]) & r1_ts[5], (~r7_ts[4]) & r1_ts[4], (~r7_ts[3]) & r1_ts[3],
-        (~r7_ts[2]) & r1_ts[2], (~r7_ts[1]) & r1_ts[1], (~r7_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_7_1_e0;
-    assign gt_7_1_e0 = {
-        ~(r7_ts[7] ^ r1_ts[7]), ~(r7_ts[6] ^ r1_ts[6]), ~(r7_ts[5] ^ r1_ts[5]), ~(r7_ts[4] ^ r1_ts[4]), ~(r7_ts[3] ^ r1_ts[3]),
-        ~(r7_ts[2] ^ r1_ts[2]), ~(r7_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_7_1_l1;
-    assign gt_7_1_l1 = {
-        gt_7_1_l0[7] | (gt_7_1_e0[6] & gt_7_1_l0[6]), gt_7_1_l0[5] | (gt_7_1_e0[4] & gt_7_1_l0[4]), gt_7_1_l0[3] | (gt_7_1_e0[2] & gt_7_1_l0[2]),
-        gt_7_1_l0[1] | (gt_7_1_e0[0] & gt_7_1_l0[0])
-    };
-    wire [2:0] gt_7_1_e1;
-    assign gt_7_1_e1 = {gt_7_1_e0[6] & gt_7_1_e0[5], gt_7_1_e0[4] & gt_7_1_e0[3], gt_7_1_e0[2] & gt_7_1_e0[1]};
-    wire [1:0] gt_7_1_l2;
-    assign gt_7_1_l2 = {gt_7_1_l1[3] | (gt_7_1_e1[2] & gt_7_1_l1[2]), gt_7_1_l1[1] | (gt_7_1_e1[0] & gt_7_1_l1[0])};
-    wire gt_7_1_e2;
-    assign gt_7_1_e2 = gt_7_1_e1[2] & gt_7_1_e1[1];
-    wire gt_7_1_l3;
-    assign gt_7_1_l3 = gt_7_1_l2[1] | (gt_7_1_e2 & gt_7_1_l2[0]);
-    wire gk_7_1;
-    assign gk_7_1 = (r7_node < r1_node) | ((r7_node == r1_node) & ((r7_wrap_c_l3 == r1_wrap_c_l3) ? gt_7_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_7_2_l0;
-    assign gt_7_2_l0 = {
-        (~r7_ts[7]) & r2_ts[7], (~r7_ts[6]) & r2_ts[6], (~r7_ts[5]) & r2_ts[5], (~r7_ts[4]) & r2_ts[4], (~r7_ts[3]) & r2_ts[3],
-        (~r7_ts[2]) & r2_ts[2], (~r7_ts[1]) & r2_ts[1], (~r7_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_7_2_e0;
-    assign gt_7_2_e0 = {
-        ~(r7_ts[7] ^ r2_ts[7]), ~(r7_ts[6] ^ r2_ts[6]), ~(r7_ts[5] ^ r2_ts[5]), ~(r7_ts[4] ^ r2_ts[4]), ~(r7_ts[3] ^ r2_ts[3]),
-        ~(r7_ts[2] ^ r2_ts[2]), ~(r7_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_7_2_l1;
-    assign gt_7_2_l1 = {
-        gt_7_2_l0[7] | (gt_7_2_e0[6] & gt_7_2_l0[6]), gt_7_2_l0[5] | (gt_7_2_e0[4] & gt_7_2_l0[4]), gt_7_2_l0[3] | (gt_7_2_e0[2] & gt_7_2_l0[2]),
-        gt_7_2_l0[1] | (gt_7_2_e0[0] & gt_7_2_l0[0])
-    };
-    wire [2:0] gt_7_2_e1;
-    assign gt_7_2_e1 = {gt_7_2_e0[6] & gt_7_2_e0[5], gt_7_2_e0[4] & gt_7_2_e0[3], gt_7_2_e0[2] & gt_7_2_e0[1]};
-    wire [1:0] gt_7_2_l2;
-    assign gt_7_2_l2 = {gt_7_2_l1[3] | (gt_7_2_e1[2] & gt_7_2_l1[2]), gt_7_2_l1[1] | (gt_7_2_e1[0] & gt_7_2_l1[0])};
-    wire gt_7_2_e2;
-    assign gt_7_2_e2 = gt_7_2_e1[2] & gt_7_2_e1[1];
-    wire gt_7_2_l3;
-    assign gt_7_2_l3 = gt_7_2_l2[1] | (gt_7_2_e2 & gt_7_2_l2[0]);
-    wire gk_7_2;
-    assign gk_7_2 = (r7_node < r2_node) | ((r7_node == r2_node) & ((r7_wrap_c_l3 == r2_wrap_c_l3) ? gt_7_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_7_3_l0;
-    assign gt_7_3_l0 = {
-        (~r7_ts[7]) & r3_ts[7], (~r7_ts[6]) & r3_ts[6], (~r7_ts[5]) & r3_ts[5], (~r7_ts[4]) & r3_ts[4], (~r7_ts[3]) & r3_ts[3],
-        (~r7_ts[2]) & r3_ts[2], (~r7_ts[1]) & r3_ts[1], (~r7_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_7_3_e0;
-    assign gt_7_3_e0 = {
-        ~(r7_ts[7] ^ r3_ts[7]), ~(r7_ts[6] ^ r3_ts[6]), ~(r7_ts[5] ^ r3_ts[5]), ~(r7_ts[4] ^ r3_ts[4]), ~(r7_ts[3] ^ r3_ts[3]),
-        ~(r7_ts[2] ^ r3_ts[2]), ~(r7_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_7_3_l1;
-    assign gt_7_3_l1 = {
-        gt_7_3_l0[7] | (gt_7_3_e0[6] & gt_7_3_l0[6]), gt_7_3_l0[5] | (gt_7_3_e0[4] & gt_7_3_l0[4]), gt_7_3_l0[3] | (gt_7_3_e0[2] & gt_7_3_l0[2]),
-        gt_7_3_l0[1] | (gt_7_3_e0[0] & gt_7_3_l0[0])
-    };
-    wire [2:0] gt_7_3_e1;
-    assign gt_7_3_e1 = {gt_7_3_e0[6] & gt_7_3_e0[5], gt_7_3_e0[4] & gt_7_3_e0[3], gt_7_3_e0[2] & gt_7_3_e0[1]};
-    wire [1:0] gt_7_3_l2;
-    assign gt_7_3_l2 = {gt_7_3_l1[3] | (gt_7_3_e1[2] & gt_7_3_l1[2]), gt_7_3_l1[1] | (gt_7_3_e1[0] & gt_7_3_l1[0])};
-    wire gt_7_3_e2;
-    assign gt_7_3_e2 = gt_7_3_e1[2] & gt_7_3_e1[1];
-    wire gt_7_3_l3;
-    assign gt_7_3_l3 = gt_7_3_l2[1] | (gt_7_3_e2 & gt_7_3_l2[0]);
-    wire gk_7_3;
-    assign gk_7_3 = (r7_node < r3_node) | ((r7_node == r3_node) & ((r7_wrap_c_l3 == r3_wrap_c_l3) ? gt_7_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_7_4_l0;
-    assign gt_7_4_l0 = {
-        (~r7_ts[7]) & r4_ts[7], (~r7_ts[6]) & r4_ts[6], (~r7_ts[5]) & r4_ts[5], (~r7_ts[4]) & r4_ts[4], (~r7_ts[3]) & r4_ts[3],
-        (~r7_ts[2]) & r4_ts[2], (~r7_ts[1]) & r4_ts[1], (~r7_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_7_4_e0;
-    assign gt_7_4_e0 = {
-        ~(r7_ts[7] ^ r4_ts[7]), ~(r7_ts[6] ^ r4_ts[6]), ~(r7_ts[5] ^ r4_ts[5]), ~(r7_ts[4] ^ r4_ts[4]), ~(r7_ts[3] ^ r4_ts[3]),
-        ~(r7_ts[2] ^ r4_ts[2]), ~(r7_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_7_4_l1;
-    assign gt_7_4_l1 = {
-        gt_7_4_l0[7] | (gt_7_4_e0[6] & gt_7_4_l0[6]), gt_7_4_l0[5] | (gt_7_4_e0[4] & gt_7_4_l0[4]), gt_7_4_l0[3] | (gt_7_4_e0[2] & gt_7_4_l0[2]),
-        gt_7_4_l0[1] | (gt_7_4_e0[0] & gt_7_4_l0[0])
-    };
-    wire [2:0] gt_7_4_e1;
-    assign gt_7_4_e1 = {gt_7_4_e0[6] & gt_7_4_e0[5], gt_7_4_e0[4] & gt_7_4_e0[3], gt_7_4_e0[2] & gt_7_4_e0[1]};
-    wire [1:0] gt_7_4_l2;
-    assign gt_7_4_l2 = {gt_7_4_l1[3] | (gt_7_4_e1[2] & gt_7_4_l1[2]), gt_7_4_l1[1] | (gt_7_4_e1[0] & gt_7_4_l1[0])};
-    wire gt_7_4_e2;
-    assign gt_7_4_e2 = gt_7_4_e1[2] & gt_7_4_e1[1];
-    wire gt_7_4_l3;
-    assign gt_7_4_l3 = gt_7_4_l2[1] | (gt_7_4_e2 & gt_7_4_l2[0]);
-    wire gk_7_4;
-    assign gk_7_4 = (r7_node < r4_node) | ((r7_node == r4_node) & ((r7_wrap_c_l3 == r4_wrap_c_l3) ? gt_7_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_7_5_l0;
-    assign gt_7_5_l0 = {
-        (~r7_ts[7]) & r5_ts[7], (~r7_ts[6]) & r5_ts[6], (~r7_ts[5]) & r5_ts[5], (~r7_ts[4]) & r5_ts[4], (~r7_ts[3]) & r5_ts[3],
-        (~r7_ts[2]) & r5_ts[2], (~r7_ts[1]) & r5_ts[1], (~r7_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_7_5_e0;
-    assign gt_7_5_e0 = {
-        ~(r7_ts[7] ^ r5_ts[7]), ~(r7_ts[6] ^ r5_ts[6]), ~(r7_ts[5] ^ r5_ts[5]), ~(r7_ts[4] ^ r5_ts[4]), ~(r7_ts[3] ^ r5_ts[3]),
-        ~(r7_ts[2] ^ r5_ts[2]), ~(r7_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_7_5_l1;
-    assign gt_7_5_l1 = {
-        gt_7_5_l0[7] | (gt_7_5_e0[6] & gt_7_5_l0[6]), gt_7_5_l0[5] | (gt_7_5_e0[4] & gt_7_5_l0[4]), gt_7_5_l0[3] | (gt_7_5_e0[2] & gt_7_5_l0[2]),
-        gt_7_5_l0[1] | (gt_7_5_e0[0] & gt_7_5_l0[0])
-    };
-    wire [2:0] gt_7_5_e1;
-    assign gt_7_5_e1 = {gt_7_5_e0[6] & gt_7_5_e0[5], gt_7_5_e0[4] & gt_7_5_e0[3], gt_7_5_e0[2] & gt_7_5_e0[1]};
-    wire [1:0] gt_7_5_l2;
-    assign gt_7_5_l2 = {gt_7_5_l1[3] | (gt_7_5_e1[2] & gt_7_5_l1[2]), gt_7_5_l1[1] | (gt_7_5_e1[0] & gt_7_5_l1[0])};
-    wire gt_7_5_e2;
-    assign gt_7_5_e2 = gt_7_5_e1[2] & gt_7_5_e1[1];
-    wire gt_7_5_l3;
-    assign gt_7_5_l3 = gt_7_5_l2[1] | (gt_7_5_e2 & gt_7_5_l2[0]);
-    wire gk_7_5;
-    assign gk_7_5 = (r7_node < r5_node) | ((r7_node == r5_node) & ((r7_wrap_c_l3 == r5_wrap_c_l3) ? gt_7_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_7_6_l0;
-    assign gt_7_6_l0 = {
-        (~r7_ts[7]) & r6_ts[7], (~r7_ts[6]) & r6_ts[6], (~r7_ts[5]) & r6_ts[5], (~r7_ts[4]) & r6_ts[4], (~r7_ts[3]) & r6_ts[3],
-        (~r7_ts[2]) & r6_ts[2], (~r7_ts[1]) & r6_ts[1], (~r7_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_7_6_e0;
-    assign gt_7_6_e0 = {
-        ~(r7_ts[7] ^ r6_ts[7]), ~(r7_ts[6] ^ r6_ts[6]), ~(r7_ts[5] ^ r6_ts[5]), ~(r7_ts[4] ^ r6_ts[4]), ~(r7_ts[3] ^ r6_ts[3]),
-        ~(r7_ts[2] ^ r6_ts[2]), ~(r7_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_7_6_l1;
-    assign gt_7_6_l1 = {
-        gt_7_6_l0[7] | (gt_7_6_e0[6] & gt_7_6_l0[6]), gt_7_6_l0[5] | (gt_7_6_e0[4] & gt_7_6_l0[4]), gt_7_6_l0[3] | (gt_7_6_e0[2] & gt_7_6_l0[2]),
-        gt_7_6_l0[1] | (gt_7_6_e0[0] & gt_7_6_l0[0])
-    };
-    wire [2:0] gt_7_6_e1;
-    assign gt_7_6_e1 = {gt_7_6_e0[6] & gt_7_6_e0[5], gt_7_6_e0[4] & gt_7_6_e0[3], gt_7_6_e0[2] & gt_7_6_e0[1]};
-    wire [1:0] gt_7_6_l2;
-    assign gt_7_6_l2 = {gt_7_6_l1[3] | (gt_7_6_e1[2] & gt_7_6_l1[2]), gt_7_6_l1[1] | (gt_7_6_e1[0] & gt_7_6_l1[0])};
-    wire gt_7_6_e2;
-    assign gt_7_6_e2 = gt_7_6_e1[2] & gt_7_6_e1[1];
-    wire gt_7_6_l3;
-    assign gt_7_6_l3 = gt_7_6_l2[1] | (gt_7_6_e2 & gt_7_6_l2[0]);
-    wire gk_7_6;
-    assign gk_7_6 = (r7_node < r6_node) | ((r7_node == r6_node) & ((r7_wrap_c_l3 == r6_wrap_c_l3) ? gt_7_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_8_0_l0;
-    assign gt_8_0_l0 = {
-        (~r8_ts[7]) & r0_ts[7], (~r8_ts[6]) & r0_ts[6], (~r8_ts[5]) & r0_ts[5], (~r8_ts[4]) & r0_ts[4], (~r8_ts[3]) & r0_ts[3],
-        (~r8_ts[2]) & r0_ts[2], (~r8_ts[1]) & r0_ts[1], (~r8_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_8_0_e0;
-    assign gt_8_0_e0 = {
-        ~(r8_ts[7] ^ r0_ts[7]), ~(r8_ts[6] ^ r0_ts[6]), ~(r8_ts[5] ^ r0_ts[5]), ~(r8_ts[4] ^ r0_ts[4]), ~(r8_ts[3] ^ r0_ts[3]),
-        ~(r8_ts[2] ^ r0_ts[2]), ~(r8_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_8_0_l1;
-    assign gt_8_0_l1 = {
-        gt_8_0_l0[7] | (gt_8_0_e0[6] & gt_8_0_l0[6]), gt_8_0_l0[5] | (gt_8_0_e0[4] & gt_8_0_l0[4]), gt_8_0_l0[3] | (gt_8_0_e0[2] & gt_8_0_l0[2]),
-        gt_8_0_l0[1] | (gt_8_0_e0[0] & gt_8_0_l0[0])
-    };
-    wire [2:0] gt_8_0_e1;
-    assign gt_8_0_e1 = {gt_8_0_e0[6] & gt_8_0_e0[5], gt_8_0_e0[4] & gt_8_0_e0[3], gt_8_0_e0[2] & gt_8_0_e0[1]};
-    wire [1:0] gt_8_0_l2;
-    assign gt_8_0_l2 = {gt_8_0_l1[3] | (gt_8_0_e1[2] & gt_8_0_l1[2]), gt_8_0_l1[1] | (gt_8_0_e1[0] & gt_8_0_l1[0])};
-    wire gt_8_0_e2;
-    assign gt_8_0_e2 = gt_8_0_e1[2] & gt_8_0_e1[1];
-    wire gt_8_0_l3;
-    assign gt_8_0_l3 = gt_8_0_l2[1] | (gt_8_0_e2 & gt_8_0_l2[0]);
-    wire gk_8_0;
-    assign gk_8_0 = (r8_node < r0_node) | ((r8_node == r0_node) & ((r8_wrap_c_l3 == r0_wrap_c_l3) ? gt_8_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_8_1_l0;
-    assign gt_8_1_l0 = {
-        (~r8_ts[7]) & r1_ts[7], (~r8_ts[6]) & r1_ts[6], (~r8_ts[5]) & r1_ts[5], (~r8_ts[4]) & r1_ts[4], (~r8_ts[3]) & r1_ts[3],
-        (~r8_ts[2]) & r1_ts[2], (~r8_ts[1]) & r1_ts[1], (~r8_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_8_1_e0;
-    assign gt_8_1_e0 = {
-        ~(r8_ts[7] ^ r1_ts[7]), ~(r8_ts[6] ^ r1_ts[6]), ~(r8_ts[5] ^ r1_ts[5]), ~(r8_ts[4] ^ r1_ts[4]), ~(r8_ts[3] ^ r1_ts[3]),
-        ~(r8_ts[2] ^ r1_ts[2]), ~(r8_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_8_1_l1;
-    assign gt_8_1_l1 = {
-        gt_8_1_l0[7] | (gt_8_1_e0[6] & gt_8_1_l0[6]), gt_8_1_l0[5] | (gt_8_1_e0[4] & gt_8_1_l0[4]), gt_8_1_l0[3] | (gt_8_1_e0[2] & gt_8_1_l0[2]),
-        gt_8_1_l0[1] | (gt_8_1_e0[0] & gt_8_1_l0[0])
-    };
-    wire [2:0] gt_8_1_e1;
-    assign gt_8_1_e1 = {gt_8_1_e0[6] & gt_8_1_e0[5], gt_8_1_e0[4] & gt_8_1_e0[3], gt_8_1_e0[2] & gt_8_1_e0[1]};
-    wire [1:0] gt_8_1_l2;
-    assign gt_8_1_l2 = {gt_8_1_l1[3] | (gt_8_1_e1[2] & gt_8_1_l1[2]), gt_8_1_l1[1] | (gt_8_1_e1[0] & gt_8_1_l1[0])};
-    wire gt_8_1_e2;
-    assign gt_8_1_e2 = gt_8_1_e1[2] & gt_8_1_e1[1];
-    wire gt_8_1_l3;
-    assign gt_8_1_l3 = gt_8_1_l2[1] | (gt_8_1_e2 & gt_8_1_l2[0]);
-    wire gk_8_1;
-    assign gk_8_1 = (r8_node < r1_node) | ((r8_node == r1_node) & ((r8_wrap_c_l3 == r1_wrap_c_l3) ? gt_8_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_8_2_l0;
-    assign gt_8_2_l0 = {
-        (~r8_ts[7]) & r2_ts[7], (~r8_ts[6]) & r2_ts[6], (~r8_ts[5]) & r2_ts[5], (~r8_ts[4]) & r2_ts[4], (~r8_ts[3]) & r2_ts[3],
-        (~r8_ts[2]) & r2_ts[2], (~r8_ts[1]) & r2_ts[1], (~r8_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_8_2_e0;
-    assign gt_8_2_e0 = {
-        ~(r8_ts[7] ^ r2_ts[7]), ~(r8_ts[6] ^ r2_ts[6]), ~(r8_ts[5] ^ r2_ts[5]), ~(r8_ts[4] ^ r2_ts[4]), ~(r8_ts[3] ^ r2_ts[3]),
-        ~(r8_ts[2] ^ r2_ts[2]), ~(r8_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_8_2_l1;
-    assign gt_8_2_l1 = {
-        gt_8_2_l0[7] | (gt_8_2_e0[6] & gt_8_2_l0[6]), gt_8_2_l0[5] | (gt_8_2_e0[4] & gt_8_2_l0[4]), gt_8_2_l0[3] | (gt_8_2_e0[2] & gt_8_2_l0[2]),
-        gt_8_2_l0[1] | (gt_8_2_e0[0] & gt_8_2_l0[0])
-    };
-    wire [2:0] gt_8_2_e1;
-    assign gt_8_2_e1 = {gt_8_2_e0[6] & gt_8_2_e0[5], gt_8_2_e0[4] & gt_8_2_e0[3], gt_8_2_e0[2] & gt_8_2_e0[1]};
-    wire [1:0] gt_8_2_l2;
-    assign gt_8_2_l2 = {gt_8_2_l1[3] | (gt_8_2_e1[2] & gt_8_2_l1[2]), gt_8_2_l1[1] | (gt_8_2_e1[0] & gt_8_2_l1[0])};
-    wire gt_8_2_e2;
-    assign gt_8_2_e2 = gt_8_2_e1[2] & gt_8_2_e1[1];
-    wire gt_8_2_l3;
-    assign gt_8_2_l3 = gt_8_2_l2[1] | (gt_8_2_e2 & gt_8_2_l2[0]);
-    wire gk_8_2;
-    assign gk_8_2 = (r8_node < r2_node) | ((r8_node == r2_node) & ((r8_wrap_c_l3 == r2_wrap_c_l3) ? gt_8_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_8_3_l0;
-    assign gt_8_3_l0 = {
-        (~r8_ts[7]) & r3_ts[7], (~r8_ts[6]) & r3_ts[6], (~r8_ts[5]) & r3_ts[5], (~r8_ts[4]) & r3_ts[4], (~r8_ts[3]) & r3_ts[3],
-        (~r8_ts[2]) & r3_ts[2], (~r8_ts[1]) & r3_ts[1], (~r8_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_8_3_e0;
-    assign gt_8_3_e0 = {
-        ~(r8_ts[7] ^ r3_ts[7]), ~(r8_ts[6] ^ r3_ts[6]), ~(r8_ts[5] ^ r3_ts[5]), ~(r8_ts[4] ^ r3_ts[4]), ~(r8_ts[3] ^ r3_ts[3]),
-        ~(r8_ts[2] ^ r3_ts[2]), ~(r8_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_8_3_l1;
-    assign gt_8_3_l1 = {
-        gt_8_3_l0[7] | (gt_8_3_e0[6] & gt_8_3_l0[6]), gt_8_3_l0[5] | (gt_8_3_e0[4] & gt_8_3_l0[4]), gt_8_3_l0[3] | (gt_8_3_e0[2] & gt_8_3_l0[2]),
-        gt_8_3_l0[1] | (gt_8_3_e0[0] & gt_8_3_l0[0])
-    };
-    wire [2:0] gt_8_3_e1;
-    assign gt_8_3_e1 = {gt_8_3_e0[6] & gt_8_3_e0[5], gt_8_3_e0[4] & gt_8_3_e0[3], gt_8_3_e0[2] & gt_8_3_e0[1]};
-    wire [1:0] gt_8_3_l2;
-    assign gt_8_3_l2 = {gt_8_3_l1[3] | (gt_8_3_e1[2] & gt_8_3_l1[2]), gt_8_3_l1[1] | (gt_8_3_e1[0] & gt_8_3_l1[0])};
-    wire gt_8_3_e2;
-    assign gt_8_3_e2 = gt_8_3_e1[2] & gt_8_3_e1[1];
-    wire gt_8_3_l3;
-    assign gt_8_3_l3 = gt_8_3_l2[1] | (gt_8_3_e2 & gt_8_3_l2[0]);
-    wire gk_8_3;
-    assign gk_8_3 = (r8_node < r3_node) | ((r8_node == r3_node) & ((r8_wrap_c_l3 == r3_wrap_c_l3) ? gt_8_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_8_4_l0;
-    assign gt_8_4_l0 = {
-        (~r8_ts[7]) & r4_ts[7], (~r8_ts[6]) & r4_ts[6], (~r8_ts[5]) & r4_ts[5], (~r8_ts[4]) & r4_ts[4], (~r8_ts[3]) & r4_ts[3],
-        (~r8_ts[2]) & r4_ts[2], (~r8_ts[1]) & r4_ts[1], (~r8_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_8_4_e0;
-    assign gt_8_4_e0 = {
-        ~(r8_ts[7] ^ r4_ts[7]), ~(r8_ts[6] ^ r4_ts[6]), ~(r8_ts[5] ^ r4_ts[5]), ~(r8_ts[4] ^ r4_ts[4]), ~(r8_ts[3] ^ r4_ts[3]),
-        ~(r8_ts[2] ^ r4_ts[2]), ~(r8_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_8_4_l1;
-    assign gt_8_4_l1 = {
-        gt_8_4_l0[7] | (gt_8_4_e0[6] & gt_8_4_l0[6]), gt_8_4_l0[5] | (gt_8_4_e0[4] & gt_8_4_l0[4]), gt_8_4_l0[3] | (gt_8_4_e0[2] & gt_8_4_l0[2]),
-        gt_8_4_l0[1] | (gt_8_4_e0[0] & gt_8_4_l0[0])
-    };
-    wire [2:0] gt_8_4_e1;
-    assign gt_8_4_e1 = {gt_8_4_e0[6] & gt_8_4_e0[5], gt_8_4_e0[4] & gt_8_4_e0[3], gt_8_4_e0[2] & gt_8_4_e0[1]};
-    wire [1:0] gt_8_4_l2;
-    assign gt_8_4_l2 = {gt_8_4_l1[3] | (gt_8_4_e1[2] & gt_8_4_l1[2]), gt_8_4_l1[1] | (gt_8_4_e1[0] & gt_8_4_l1[0])};
-    wire gt_8_4_e2;
-    assign gt_8_4_e2 = gt_8_4_e1[2] & gt_8_4_e1[1];
-    wire gt_8_4_l3;
-    assign gt_8_4_l3 = gt_8_4_l2[1] | (gt_8_4_e2 & gt_8_4_l2[0]);
-    wire gk_8_4;
-    assign gk_8_4 = (r8_node < r4_node) | ((r8_node == r4_node) & ((r8_wrap_c_l3 == r4_wrap_c_l3) ? gt_8_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_8_5_l0;
-    assign gt_8_5_l0 = {
-        (~r8_ts[7]) & r5_ts[7], (~r8_ts[6]) & r5_ts[6], (~r8_ts[5]) & r5_ts[5], (~r8_ts[4]) & r5_ts[4], (~r8_ts[3]) & r5_ts[3],
-        (~r8_ts[2]) & r5_ts[2], (~r8_ts[1]) & r5_ts[1], (~r8_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_8_5_e0;
-    assign gt_8_5_e0 = {
-        ~(r8_ts[7] ^ r5_ts[7]), ~(r8_ts[6] ^ r5_ts[6]), ~(r8_ts[5] ^ r5_ts[5]), ~(r8_ts[4] ^ r5_ts[4]), ~(r8_ts[3] ^ r5_ts[3]),
-        ~(r8_ts[2] ^ r5_ts[2]), ~(r8_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_8_5_l1;
-    assign gt_8_5_l1 = {
-        gt_8_5_l0[7] | (gt_8_5_e0[6] & gt_8_5_l0[6]), gt_8_5_l0[5] | (gt_8_5_e0[4] & gt_8_5_l0[4]), gt_8_5_l0[3] | (gt_8_5_e0[2] & gt_8_5_l0[2]),
-        gt_8_5_l0[1] | (gt_8_5_e0[0] & gt_8_5_l0[0])
-    };
-    wire [2:0] gt_8_5_e1;
-    assign gt_8_5_e1 = {gt_8_5_e0[6] & gt_8_5_e0[5], gt_8_5_e0[4] & gt_8_5_e0[3], gt_8_5_e0[2] & gt_8_5_e0[1]};
-    wire [1:0] gt_8_5_l2;
-    assign gt_8_5_l2 = {gt_8_5_l1[3] | (gt_8_5_e1[2] & gt_8_5_l1[2]), gt_8_5_l1[1] | (gt_8_5_e1[0] & gt_8_5_l1[0])};
-    wire gt_8_5_e2;
-    assign gt_8_5_e2 = gt_8_5_e1[2] & gt_8_5_e1[1];
-    wire gt_8_5_l3;
-    assign gt_8_5_l3 = gt_8_5_l2[1] | (gt_8_5_e2 & gt_8_5_l2[0]);
-    wire gk_8_5;
-    assign gk_8_5 = (r8_node < r5_node) | ((r8_node == r5_node) & ((r8_wrap_c_l3 == r5_wrap_c_l3) ? gt_8_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_8_6_l0;
-    assign gt_8_6_l0 = {
-        (~r8_ts[7]) & r6_ts[7], (~r8_ts[6]) & r6_ts[6], (~r8_ts[5]) & r6_ts[5], (~r8_ts[4]) & r6_ts[4], (~r8_ts[3]) & r6_ts[3],
-        (~r8_ts[2]) & r6_ts[2], (~r8_ts[1]) & r6_ts[1], (~r8_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_8_6_e0;
-    assign gt_8_6_e0 = {
-        ~(r8_ts[7] ^ r6_ts[7]), ~(r8_ts[6] ^ r6_ts[6]), ~(r8_ts[5] ^ r6_ts[5]), ~(r8_ts[4] ^ r6_ts[4]), ~(r8_ts[3] ^ r6_ts[3]),
-        ~(r8_ts[2] ^ r6_ts[2]), ~(r8_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_8_6_l1;
-    assign gt_8_6_l1 = {
-        gt_8_6_l0[7] | (gt_8_6_e0[6] & gt_8_6_l0[6]), gt_8_6_l0[5] | (gt_8_6_e0[4] & gt_8_6_l0[4]), gt_8_6_l0[3] | (gt_8_6_e0[2] & gt_8_6_l0[2]),
-        gt_8_6_l0[1] | (gt_8_6_e0[0] & gt_8_6_l0[0])
-    };
-    wire [2:0] gt_8_6_e1;
-    assign gt_8_6_e1 = {gt_8_6_e0[6] & gt_8_6_e0[5], gt_8_6_e0[4] & gt_8_6_e0[3], gt_8_6_e0[2] & gt_8_6_e0[1]};
-    wire [1:0] gt_8_6_l2;
-    assign gt_8_6_l2 = {gt_8_6_l1[3] | (gt_8_6_e1[2] & gt_8_6_l1[2]), gt_8_6_l1[1] | (gt_8_6_e1[0] & gt_8_6_l1[0])};
-    wire gt_8_6_e2;
-    assign gt_8_6_e2 = gt_8_6_e1[2] & gt_8_6_e1[1];
-    wire gt_8_6_l3;
-    assign gt_8_6_l3 = gt_8_6_l2[1] | (gt_8_6_e2 & gt_8_6_l2[0]);
-    wire gk_8_6;
-    assign gk_8_6 = (r8_node < r6_node) | ((r8_node == r6_node) & ((r8_wrap_c_l3 == r6_wrap_c_l3) ? gt_8_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_8_7_l0;
-    assign gt_8_7_l0 = {
-        (~r8_ts[7]) & r7_ts[7], (~r8_ts[6]) & r7_ts[6], (~r8_ts[5]) & r7_ts[5], (~r8_ts[4]) & r7_ts[4], (~r8_ts[3]) & r7_ts[3],
-        (~r8_ts[2]) & r7_ts[2], (~r8_ts[1]) & r7_ts[1], (~r8_ts[0]) & r7_ts[0]
-    };
-    wire [6:0] gt_8_7_e0;
-    assign gt_8_7_e0 = {
-        ~(r8_ts[7] ^ r7_ts[7]), ~(r8_ts[6] ^ r7_ts[6]), ~(r8_ts[5] ^ r7_ts[5]), ~(r8_ts[4] ^ r7_ts[4]), ~(r8_ts[3] ^ r7_ts[3]),
-        ~(r8_ts[2] ^ r7_ts[2]), ~(r8_ts[1] ^ r7_ts[1])
-    };
-    wire [3:0] gt_8_7_l1;
-    assign gt_8_7_l1 = {
-        gt_8_7_l0[7] | (gt_8_7_e0[6] & gt_8_7_l0[6]), gt_8_7_l0[5] | (gt_8_7_e0[4] & gt_8_7_l0[4]), gt_8_7_l0[3] | (gt_8_7_e0[2] & gt_8_7_l0[2]),
-        gt_8_7_l0[1] | (gt_8_7_e0[0] & gt_8_7_l0[0])
-    };
-    wire [2:0] gt_8_7_e1;
-    assign gt_8_7_e1 = {gt_8_7_e0[6] & gt_8_7_e0[5], gt_8_7_e0[4] & gt_8_7_e0[3], gt_8_7_e0[2] & gt_8_7_e0[1]};
-    wire [1:0] gt_8_7_l2;
-    assign gt_8_7_l2 = {gt_8_7_l1[3] | (gt_8_7_e1[2] & gt_8_7_l1[2]), gt_8_7_l1[1] | (gt_8_7_e1[0] & gt_8_7_l1[0])};
-    wire gt_8_7_e2;
-    assign gt_8_7_e2 = gt_8_7_e1[2] & gt_8_7_e1[1];
-    wire gt_8_7_l3;
-    assign gt_8_7_l3 = gt_8_7_l2[1] | (gt_8_7_e2 & gt_8_7_l2[0]);
-    wire gk_8_7;
-    assign gk_8_7 = (r8_node < r7_node) | ((r8_node == r7_node) & ((r8_wrap_c_l3 == r7_wrap_c_l3) ? gt_8_7_l3 : r7_wrap_c_l3));
-    wire [7:0] gt_9_0_l0;
-    assign gt_9_0_l0 = {
-        (~r9_ts[7]) & r0_ts[7], (~r9_ts[6]) & r0_ts[6], (~r9_ts[5]) & r0_ts[5], (~r9_ts[4]) & r0_ts[4], (~r9_ts[3]) & r0_ts[3],
-        (~r9_ts[2]) & r0_ts[2], (~r9_ts[1]) & r0_ts[1], (~r9_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_9_0_e0;
-    assign gt_9_0_e0 = {
-        ~(r9_ts[7] ^ r0_ts[7]), ~(r9_ts[6] ^ r0_ts[6]), ~(r9_ts[5] ^ r0_ts[5]), ~(r9_ts[4] ^ r0_ts[4]), ~(r9_ts[3] ^ r0_ts[3]),
-        ~(r9_ts[2] ^ r0_ts[2]), ~(r9_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_9_0_l1;
-    assign gt_9_0_l1 = {
-        gt_9_0_l0[7] | (gt_9_0_e0[6] & gt_9_0_l0[6]), gt_9_0_l0[5] | (gt_9_0_e0[4] & gt_9_0_l0[4]), gt_9_0_l0[3] | (gt_9_0_e0[2] & gt_9_0_l0[2]),
-        gt_9_0_l0[1] | (gt_9_0_e0[0] & gt_9_0_l0[0])
-    };
-    wire [2:0] gt_9_0_e1;
-    assign gt_9_0_e1 = {gt_9_0_e0[6] & gt_9_0_e0[5], gt_9_0_e0[4] & gt_9_0_e0[3], gt_9_0_e0[2] & gt_9_0_e0[1]};
-    wire [1:0] gt_9_0_l2;
-    assign gt_9_0_l2 = {gt_9_0_l1[3] | (gt_9_0_e1[2] & gt_9_0_l1[2]), gt_9_0_l1[1] | (gt_9_0_e1[0] & gt_9_0_l1[0])};
-    wire gt_9_0_e2;
-    assign gt_9_0_e2 = gt_9_0_e1[2] & gt_9_0_e1[1];
-    wire gt_9_0_l3;
-    assign gt_9_0_l3 = gt_9_0_l2[1] | (gt_9_0_e2 & gt_9_0_l2[0]);
-    wire gk_9_0;
-    assign gk_9_0 = (r9_node < r0_node) | ((r9_node == r0_node) & ((r9_wrap_c_l3 == r0_wrap_c_l3) ? gt_9_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_9_1_l0;
-    assign gt_9_1_l0 = {
-        (~r9_ts[7]) & r1_ts[7], (~r9_ts[6]) & r1_ts[6], (~r9_ts[5]) & r1_ts[5], (~r9_ts[4]) & r1_ts[4], (~r9_ts[3]) & r1_ts[3],
-        (~r9_ts[2]) & r1_ts[2], (~r9_ts[1]) & r1_ts[1], (~r9_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_9_1_e0;
-    assign gt_9_1_e0 = {
-        ~(r9_ts[7] ^ r1_ts[7]), ~(r9_ts[6] ^ r1_ts[6]), ~(r9_ts[5] ^ r1_ts[5]), ~(r9_ts[4] ^ r1_ts[4]), ~(r9_ts[3] ^ r1_ts[3]),
-        ~(r9_ts[2] ^ r1_ts[2]), ~(r9_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_9_1_l1;
-    assign gt_9_1_l1 = {
-        gt_9_1_l0[7] | (gt_9_1_e0[6] & gt_9_1_l0[6]), gt_9_1_l0[5] | (gt_9_1_e0[4] & gt_9_1_l0[4]), gt_9_1_l0[3] | (gt_9_1_e0[2] & gt_9_1_l0[2]),
-        gt_9_1_l0[1] | (gt_9_1_e0[0] & gt_9_1_l0[0])
-    };
-    wire [2:0] gt_9_1_e1;
-    assign gt_9_1_e1 = {gt_9_1_e0[6] & gt_9_1_e0[5], gt_9_1_e0[4] & gt_9_1_e0[3], gt_9_1_e0[2] & gt_9_1_e0[1]};
-    wire [1:0] gt_9_1_l2;
-    assign gt_9_1_l2 = {gt_9_1_l1[3] | (gt_9_1_e1[2] & gt_9_1_l1[2]), gt_9_1_l1[1] | (gt_9_1_e1[0] & gt_9_1_l1[0])};
-    wire gt_9_1_e2;
-    assign gt_9_1_e2 = gt_9_1_e1[2] & gt_9_1_e1[1];
-    wire gt_9_1_l3;
-    assign gt_9_1_l3 = gt_9_1_l2[1] | (gt_9_1_e2 & gt_9_1_l2[0]);
-    wire gk_9_1;
-    assign gk_9_1 = (r9_node < r1_node) | ((r9_node == r1_node) & ((r9_wrap_c_l3 == r1_wrap_c_l3) ? gt_9_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_9_2_l0;
-    assign gt_9_2_l0 = {
-        (~r9_ts[7]) & r2_ts[7], (~r9_ts[6]) & r2_ts[6], (~r9_ts[5]) & r2_ts[5], (~r9_ts[4]) & r2_ts[4], (~r9_ts[3]) & r2_ts[3],
-        (~r9_ts[2]) & r2_ts[2], (~r9_ts[1]) & r2_ts[1], (~r9_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_9_2_e0;
-    assign gt_9_2_e0 = {
-        ~(r9_ts[7] ^ r2_ts[7]), ~(r9_ts[6] ^ r2_ts[6]), ~(r9_ts[5] ^ r2_ts[5]), ~(r9_ts[4] ^ r2_ts[4]), ~(r9_ts[3] ^ r2_ts[3]),
-        ~(r9_ts[2] ^ r2_ts[2]), ~(r9_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_9_2_l1;
-    assign gt_9_2_l1 = {
-        gt_9_2_l0[7] | (gt_9_2_e0[6] & gt_9_2_l0[6]), gt_9_2_l0[5] | (gt_9_2_e0[4] & gt_9_2_l0[4]), gt_9_2_l0[3] | (gt_9_2_e0[2] & gt_9_2_l0[2]),
-        gt_9_2_l0[1] | (gt_9_2_e0[0] & gt_9_2_l0[0])
-    };
-    wire [2:0] gt_9_2_e1;
-    assign gt_9_2_e1 = {gt_9_2_e0[6] & gt_9_2_e0[5], gt_9_2_e0[4] & gt_9_2_e0[3], gt_9_2_e0[2] & gt_9_2_e0[1]};
-    wire [1:0] gt_9_2_l2;
-    assign gt_9_2_l2 = {gt_9_2_l1[3] | (gt_9_2_e1[2] & gt_9_2_l1[2]), gt_9_2_l1[1] | (gt_9_2_e1[0] & gt_9_2_l1[0])};
-    wire gt_9_2_e2;
-    assign gt_9_2_e2 = gt_9_2_e1[2] & gt_9_2_e1[1];
-    wire gt_9_2_l3;
-    assign gt_9_2_l3 = gt_9_2_l2[1] | (gt_9_2_e2 & gt_9_2_l2[0]);
-    wire gk_9_2;
-    assign gk_9_2 = (r9_node < r2_node) | ((r9_node == r2_node) & ((r9_wrap_c_l3 == r2_wrap_c_l3) ? gt_9_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_9_3_l0;
-    assign gt_9_3_l0 = {
-        (~r9_ts[7]) & r3_ts[7], (~r9_ts[6]) & r3_ts[6], (~r9_ts[5]) & r3_ts[5], (~r9_ts[4]) & r3_ts[4], (~r9_ts[3]) & r3_ts[3],
-        (~r9_ts[2]) & r3_ts[2], (~r9_ts[1]) & r3_ts[1], (~r9_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_9_3_e0;
-    assign gt_9_3_e0 = {
-        ~(r9_ts[7] ^ r3_ts[7]), ~(r9_ts[6] ^ r3_ts[6]), ~(r9_ts[5] ^ r3_ts[5]), ~(r9_ts[4] ^ r3_ts[4]), ~(r9_ts[3] ^ r3_ts[3]),
-        ~(r9_ts[2] ^ r3_ts[2]), ~(r9_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_9_3_l1;
-    assign gt_9_3_l1 = {
-        gt_9_3_l0[7] | (gt_9_3_e0[6] & gt_9_3_l0[6]), gt_9_3_l0[5] | (gt_9_3_e0[4] & gt_9_3_l0[4]), gt_9_3_l0[3] | (gt_9_3_e0[2] & gt_9_3_l0[2]),
-        gt_9_3_l0[1] | (gt_9_3_e0[0] & gt_9_3_l0[0])
-    };
-    wire [2:0] gt_9_3_e1;
-    assign gt_9_3_e1 = {gt_9_3_e0[6] & gt_9_3_e0[5], gt_9_3_e0[4] & gt_9_3_e0[3], gt_9_3_e0[2] & gt_9_3_e0[1]};
-    wire [1:0] gt_9_3_l2;
-    assign gt_9_3_l2 = {gt_9_3_l1[3] | (gt_9_3_e1[2] & gt_9_3_l1[2]), gt_9_3_l1[1] | (gt_9_3_e1[0] & gt_9_3_l1[0])};
-    wire gt_9_3_e2;
-    assign gt_9_3_e2 = gt_9_3_e1[2] & gt_9_3_e1[1];
-    wire gt_9_3_l3;
-    assign gt_9_3_l3 = gt_9_3_l2[1] | (gt_9_3_e2 & gt_9_3_l2[0]);
-    wire gk_9_3;
-    assign gk_9_3 = (r9_node < r3_node) | ((r9_node == r3_node) & ((r9_wrap_c_l3 == r3_wrap_c_l3) ? gt_9_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_9_4_l0;
-    assign gt_9_4_l0 = {
-        (~r9_ts[7]) & r4_ts[7], (~r9_ts[6]) & r4_ts[6], (~r9_ts[5]) & r4_ts[5], (~r9_ts[4]) & r4_ts[4], (~r9_ts[3]) & r4_ts[3],
-        (~r9_ts[2]) & r4_ts[2], (~r9_ts[1]) & r4_ts[1], (~r9_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_9_4_e0;
-    assign gt_9_4_e0 = {
-        ~(r9_ts[7] ^ r4_ts[7]), ~(r9_ts[6] ^ r4_ts[6]), ~(r9_ts[5] ^ r4_ts[5]), ~(r9_ts[4] ^ r4_ts[4]), ~(r9_ts[3] ^ r4_ts[3]),
-        ~(r9_ts[2] ^ r4_ts[2]), ~(r9_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_9_4_l1;
-    assign gt_9_4_l1 = {
-        gt_9_4_l0[7] | (gt_9_4_e0[6] & gt_9_4_l0[6]), gt_9_4_l0[5] | (gt_9_4_e0[4] & gt_9_4_l0[4]), gt_9_4_l0[3] | (gt_9_4_e0[2] & gt_9_4_l0[2]),
-        gt_9_4_l0[1] | (gt_9_4_e0[0] & gt_9_4_l0[0])
-    };
-    wire [2:0] gt_9_4_e1;
-    assign gt_9_4_e1 = {gt_9_4_e0[6] & gt_9_4_e0[5], gt_9_4_e0[4] & gt_9_4_e0[3], gt_9_4_e0[2] & gt_9_4_e0[1]};
-    wire [1:0] gt_9_4_l2;
-    assign gt_9_4_l2 = {gt_9_4_l1[3] | (gt_9_4_e1[2] & gt_9_4_l1[2]), gt_9_4_l1[1] | (gt_9_4_e1[0] & gt_9_4_l1[0])};
-    wire gt_9_4_e2;
-    assign gt_9_4_e2 = gt_9_4_e1[2] & gt_9_4_e1[1];
-    wire gt_9_4_l3;
-    assign gt_9_4_l3 = gt_9_4_l2[1] | (gt_9_4_e2 & gt_9_4_l2[0]);
-    wire gk_9_4;
-    assign gk_9_4 = (r9_node < r4_node) | ((r9_node == r4_node) & ((r9_wrap_c_l3 == r4_wrap_c_l3) ? gt_9_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_9_5_l0;
-    assign gt_9_5_l0 = {
-        (~r9_ts[7]) & r5_ts[7], (~r9_ts[6]) & r5_ts[6], (~r9_ts[5]) & r5_ts[5], (~r9_ts[4]) & r5_ts[4], (~r9_ts[3]) & r5_ts[3],
-        (~r9_ts[2]) & r5_ts[2], (~r9_ts[1]) & r5_ts[1], (~r9_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_9_5_e0;
-    assign gt_9_5_e0 = {
-        ~(r9_ts[7] ^ r5_ts[7]), ~(r9_ts[6] ^ r5_ts[6]), ~(r9_ts[5] ^ r5_ts[5]), ~(r9_ts[4] ^ r5_ts[4]), ~(r9_ts[3] ^ r5_ts[3]),
-        ~(r9_ts[2] ^ r5_ts[2]), ~(r9_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_9_5_l1;
-    assign gt_9_5_l1 = {
-        gt_9_5_l0[7] | (gt_9_5_e0[6] & gt_9_5_l0[6]), gt_9_5_l0[5] | (gt_9_5_e0[4] & gt_9_5_l0[4]), gt_9_5_l0[3] | (gt_9_5_e0[2] & gt_9_5_l0[2]),
-        gt_9_5_l0[1] | (gt_9_5_e0[0] & gt_9_5_l0[0])
-    };
-    wire [2:0] gt_9_5_e1;
-    assign gt_9_5_e1 = {gt_9_5_e0[6] & gt_9_5_e0[5], gt_9_5_e0[4] & gt_9_5_e0[3], gt_9_5_e0[2] & gt_9_5_e0[1]};
-    wire [1:0] gt_9_5_l2;
-    assign gt_9_5_l2 = {gt_9_5_l1[3] | (gt_9_5_e1[2] & gt_9_5_l1[2]), gt_9_5_l1[1] | (gt_9_5_e1[0] & gt_9_5_l1[0])};
-    wire gt_9_5_e2;
-    assign gt_9_5_e2 = gt_9_5_e1[2] & gt_9_5_e1[1];
-    wire gt_9_5_l3;
-    assign gt_9_5_l3 = gt_9_5_l2[1] | (gt_9_5_e2 & gt_9_5_l2[0]);
-    wire gk_9_5;
-    assign gk_9_5 = (r9_node < r5_node) | ((r9_node == r5_node) & ((r9_wrap_c_l3 == r5_wrap_c_l3) ? gt_9_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_9_6_l0;
-    assign gt_9_6_l0 = {
-        (~r9_ts[7]) & r6_ts[7], (~r9_ts[6]) & r6_ts[6], (~r9_ts[5]) & r6_ts[5], (~r9_ts[4]) & r6_ts[4], (~r9_ts[3]) & r6_ts[3],
-        (~r9_ts[2]) & r6_ts[2], (~r9_ts[1]) & r6_ts[1], (~r9_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_9_6_e0;
-    assign gt_9_6_e0 = {
-        ~(r9_ts[7] ^ r6_ts[7]), ~(r9_ts[6] ^ r6_ts[6]), ~(r9_ts[5] ^ r6_ts[5]), ~(r9_ts[4] ^ r6_ts[4]), ~(r9_ts[3] ^ r6_ts[3]),
-        ~(r9_ts[2] ^ r6_ts[2]), ~(r9_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_9_6_l1;
-    assign gt_9_6_l1 = {
-        gt_9_6_l0[7] | (gt_9_6_e0[6] & gt_9_6_l0[6]), gt_9_6_l0[5] | (gt_9_6_e0[4] & gt_9_6_l0[4]), gt_9_6_l0[3] | (gt_9_6_e0[2] & gt_9_6_l0[2]),
-        gt_9_6_l0[1] | (gt_9_6_e0[0] & gt_9_6_l0[0])
-    };
-    wire [2:0] gt_9_6_e1;
-    assign gt_9_6_e1 = {gt_9_6_e0[6] & gt_9_6_e0[5], gt_9_6_e0[4] & gt_9_6_e0[3], gt_9_6_e0[2] & gt_9_6_e0[1]};
-    wire [1:0] gt_9_6_l2;
-    assign gt_9_6_l2 = {gt_9_6_l1[3] | (gt_9_6_e1[2] & gt_9_6_l1[2]), gt_9_6_l1[1] | (gt_9_6_e1[0] & gt_9_6_l1[0])};
-    wire gt_9_6_e2;
-    assign gt_9_6_e2 = gt_9_6_e1[2] & gt_9_6_e1[1];
-    wire gt_9_6_l3;
-    assign gt_9_6_l3 = gt_9_6_l2[1] | (gt_9_6_e2 & gt_9_6_l2[0]);
-    wire gk_9_6;
-    assign gk_9_6 = (r9_node < r6_node) | ((r9_node == r6_node) & ((r9_wrap_c_l3 == r6_wrap_c_l3) ? gt_9_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_9_7_l0;
-    assign gt_9_7_l0 = {
-        (~r9_ts[7]) & r7_ts[7], (~r9_ts[6]) & r7_ts[6], (~r9_ts[5]) & r7_ts[5], (~r9_ts[4]) & r7_ts[4], (~r9_ts[3]) & r7_ts[3],
-        (~r9_ts[2]) & r7_ts[2], (~r9_ts[1]) & r7_ts[1], (~r9_ts[0]) & r7_ts[0]
-    };
-    wire [6:0] gt_9_7_e0;
-    assign gt_9_7_e0 = {
-        ~(r9_ts[7] ^ r7_ts[7]), ~(r9_ts[6] ^ r7_ts[6]), ~(r9_ts[5] ^ r7_ts[5]), ~(r9_ts[4] ^ r7_ts[4]), ~(r9_ts[3] ^ r7_ts[3]),
-        ~(r9_ts[2] ^ r7_ts[2]), ~(r9_ts[1] ^ r7_ts[1])
-    };
-    wire [3:0] gt_9_7_l1;
-    assign gt_9_7_l1 = {
-        gt_9_7_l0[7] | (gt_9_7_e0[6] & gt_9_7_l0[6]), gt_9_7_l0[5] | (gt_9_7_e0[4] & gt_9_7_l0[4]), gt_9_7_l0[3] | (gt_9_7_e0[2] & gt_9_7_l0[2]),
-        gt_9_7_l0[1] | (gt_9_7_e0[0] & gt_9_7_l0[0])
-    };
-    wire [2:0] gt_9_7_e1;
-    assign gt_9_7_e1 = {gt_9_7_e0[6] & gt_9_7_e0[5], gt_9_7_e0[4] & gt_9_7_e0[3], gt_9_7_e0[2] & gt_9_7_e0[1]};
-    wire [1:0] gt_9_7_l2;
-    assign gt_9_7_l2 = {gt_9_7_l1[3] | (gt_9_7_e1[2] & gt_9_7_l1[2]), gt_9_7_l1[1] | (gt_9_7_e1[0] & gt_9_7_l1[0])};
-    wire gt_9_7_e2;
-    assign gt_9_7_e2 = gt_9_7_e1[2] & gt_9_7_e1[1];
-    wire gt_9_7_l3;
-    assign gt_9_7_l3 = gt_9_7_l2[1] | (gt_9_7_e2 & gt_9_7_l2[0]);
-    wire gk_9_7;
-    assign gk_9_7 = (r9_node < r7_node) | ((r9_node == r7_node) & ((r9_wrap_c_l3 == r7_wrap_c_l3) ? gt_9_7_l3 : r7_wrap_c_l3));
-    wire [7:0] gt_9_8_l0;
-    assign gt_9_8_l0 = {
-        (~r9_ts[7]) & r8_ts[7], (~r9_ts[6]) & r8_ts[6], (~r9_ts[5]) & r8_ts[5], (~r9_ts[4]) & r8_ts[4], (~r9_ts[3]) & r8_ts[3],
-        (~r9_ts[2]) & r8_ts[2], (~r9_ts[1]) & r8_ts[1], (~r9_ts[0]) & r8_ts[0]
-    };
-    wire [6:0] gt_9_8_e0;
-    assign gt_9_8_e0 = {
-        ~(r9_ts[7] ^ r8_ts[7]), ~(r9_ts[6] ^ r8_ts[6]), ~(r9_ts[5] ^ r8_ts[5]), ~(r9_ts[4] ^ r8_ts[4]), ~(r9_ts[3] ^ r8_ts[3]),
-        ~(r9_ts[2] ^ r8_ts[2]), ~(r9_ts[1] ^ r8_ts[1])
-    };
-    wire [3:0] gt_9_8_l1;
-    assign gt_9_8_l1 = {
-        gt_9_8_l0[7] | (gt_9_8_e0[6] & gt_9_8_l0[6]), gt_9_8_l0[5] | (gt_9_8_e0[4] & gt_9_8_l0[4]), gt_9_8_l0[3] | (gt_9_8_e0[2] & gt_9_8_l0[2]),
-        gt_9_8_l0[1] | (gt_9_8_e0[0] & gt_9_8_l0[0])
-    };
-    wire [2:0] gt_9_8_e1;
-    assign gt_9_8_e1 = {gt_9_8_e0[6] & gt_9_8_e0[5], gt_9_8_e0[4] & gt_9_8_e0[3], gt_9_8_e0[2] & gt_9_8_e0[1]};
-    wire [1:0] gt_9_8_l2;
-    assign gt_9_8_l2 = {gt_9_8_l1[3] | (gt_9_8_e1[2] & gt_9_8_l1[2]), gt_9_8_l1[1] | (gt_9_8_e1[0] & gt_9_8_l1[0])};
-    wire gt_9_8_e2;
-    assign gt_9_8_e2 = gt_9_8_e1[2] & gt_9_8_e1[1];
-    wire gt_9_8_l3;
-    assign gt_9_8_l3 = gt_9_8_l2[1] | (gt_9_8_e2 & gt_9_8_l2[0]);
-    wire gk_9_8;
-    assign gk_9_8 = (r9_node < r8_node) | ((r9_node == r8_node) & ((r9_wrap_c_l3 == r8_wrap_c_l3) ? gt_9_8_l3 : r8_wrap_c_l3));
-    wire [7:0] gt_10_0_l0;
-    assign gt_10_0_l0 = {
-        (~r10_ts[7]) & r0_ts[7], (~r10_ts[6]) & r0_ts[6], (~r10_ts[5]) & r0_ts[5], (~r10_ts[4]) & r0_ts[4], (~r10_ts[3]) & r0_ts[3],
-        (~r10_ts[2]) & r0_ts[2], (~r10_ts[1]) & r0_ts[1], (~r10_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_10_0_e0;
-    assign gt_10_0_e0 = {
-        ~(r10_ts[7] ^ r0_ts[7]), ~(r10_ts[6] ^ r0_ts[6]), ~(r10_ts[5] ^ r0_ts[5]), ~(r10_ts[4] ^ r0_ts[4]), ~(r10_ts[3] ^ r0_ts[3]),
-        ~(r10_ts[2] ^ r0_ts[2]), ~(r10_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_10_0_l1;
-    assign gt_10_0_l1 = {
-        gt_10_0_l0[7] | (gt_10_0_e0[6] & gt_10_0_l0[6]), gt_10_0_l0[5] | (gt_10_0_e0[4] & gt_10_0_l0[4]),
-        gt_10_0_l0[3] | (gt_10_0_e0[2] & gt_10_0_l0[2]), gt_10_0_l0[1] | (gt_10_0_e0[0] & gt_10_0_l0[0])
-    };
-    wire [2:0] gt_10_0_e1;
-    assign gt_10_0_e1 = {gt_10_0_e0[6] & gt_10_0_e0[5], gt_10_0_e0[4] & gt_10_0_e0[3], gt_10_0_e0[2] & gt_10_0_e0[1]};
-    wire [1:0] gt_10_0_l2;
-    assign gt_10_0_l2 = {gt_10_0_l1[3] | (gt_10_0_e1[2] & gt_10_0_l1[2]), gt_10_0_l1[1] | (gt_10_0_e1[0] & gt_10_0_l1[0])};
-    wire gt_10_0_e2;
-    assign gt_10_0_e2 = gt_10_0_e1[2] & gt_10_0_e1[1];
-    wire gt_10_0_l3;
-    assign gt_10_0_l3 = gt_10_0_l2[1] | (gt_10_0_e2 & gt_10_0_l2[0]);
-    wire gk_10_0;
-    assign gk_10_0 = (r10_node < r0_node) | ((r10_node == r0_node) & ((r10_wrap_c_l3 == r0_wrap_c_l3) ? gt_10_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_10_1_l0;
-    assign gt_10_1_l0 = {
-        (~r10_ts[7]) & r1_ts[7], (~r10_ts[6]) & r1_ts[6], (~r10_ts[5]) & r1_ts[5], (~r10_ts[4]) & r1_ts[4], (~r10_ts[3]) & r1_ts[3],
-        (~r10_ts[2]) & r1_ts[2], (~r10_ts[1]) & r1_ts[1], (~r10_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_10_1_e0;
-    assign gt_10_1_e0 = {
-        ~(r10_ts[7] ^ r1_ts[7]), ~(r10_ts[6] ^ r1_ts[6]), ~(r10_ts[5] ^ r1_ts[5]), ~(r10_ts[4] ^ r1_ts[4]), ~(r10_ts[3] ^ r1_ts[3]),
-        ~(r10_ts[2] ^ r1_ts[2]), ~(r10_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_10_1_l1;
-    assign gt_10_1_l1 = {
-        gt_10_1_l0[7] | (gt_10_1_e0[6] & gt_10_1_l0[6]), gt_10_1_l0[5] | (gt_10_1_e0[4] & gt_10_1_l0[4]),
-        gt_10_1_l0[3] | (gt_10_1_e0[2] & gt_10_1_l0[2]), gt_10_1_l0[1] | (gt_10_1_e0[0] & gt_10_1_l0[0])
-    };
-    wire [2:0] gt_10_1_e1;
-    assign gt_10_1_e1 = {gt_10_1_e0[6] & gt_10_1_e0[5], gt_10_1_e0[4] & gt_10_1_e0[3], gt_10_1_e0[2] & gt_10_1_e0[1]};
-    wire [1:0] gt_10_1_l2;
-    assign gt_10_1_l2 = {gt_10_1_l1[3] | (gt_10_1_e1[2] & gt_10_1_l1[2]), gt_10_1_l1[1] | (gt_10_1_e1[0] & gt_10_1_l1[0])};
-    wire gt_10_1_e2;
-    assign gt_10_1_e2 = gt_10_1_e1[2] & gt_10_1_e1[1];
-    wire gt_10_1_l3;
-    assign gt_10_1_l3 = gt_10_1_l2[1] | (gt_10_1_e2 & gt_10_1_l2[0]);
-    wire gk_10_1;
-    assign gk_10_1 = (r10_node < r1_node) | ((r10_node == r1_node) & ((r10_wrap_c_l3 == r1_wrap_c_l3) ? gt_10_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_10_2_l0;
-    assign gt_10_2_l0 = {
-        (~r10_ts[7]) & r2_ts[7], (~r10_ts[6]) & r2_ts[6], (~r10_ts[5]) & r2_ts[5], (~r10_ts[4]) & r2_ts[4], (~r10_ts[3]) & r2_ts[3],
-        (~r10_ts[2]) & r2_ts[2], (~r10_ts[1]) & r2_ts[1], (~r10_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_10_2_e0;
-    assign gt_10_2_e0 = {
-        ~(r10_ts[7] ^ r2_ts[7]), ~(r10_ts[6] ^ r2_ts[6]), ~(r10_ts[5] ^ r2_ts[5]), ~(r10_ts[4] ^ r2_ts[4]), ~(r10_ts[3] ^ r2_ts[3]),
-        ~(r10_ts[2] ^ r2_ts[2]), ~(r10_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_10_2_l1;
-    assign gt_10_2_l1 = {
-        gt_10_2_l0[7] | (gt_10_2_e0[6] & gt_10_2_l0[6]), gt_10_2_l0[5] | (gt_10_2_e0[4] & gt_10_2_l0[4]),
-        gt_10_2_l0[3] | (gt_10_2_e0[2] & gt_10_2_l0[2]), gt_10_2_l0[1] | (gt_10_2_e0[0] & gt_10_2_l0[0])
-    };
-    wire [2:0] gt_10_2_e1;
-    assign gt_10_2_e1 = {gt_10_2_e0[6] & gt_10_2_e0[5], gt_10_2_e0[4] & gt_10_2_e0[3], gt_10_2_e0[2] & gt_10_2_e0[1]};
-    wire [1:0] gt_10_2_l2;
-    assign gt_10_2_l2 = {gt_10_2_l1[3] | (gt_10_2_e1[2] & gt_10_2_l1[2]), gt_10_2_l1[1] | (gt_10_2_e1[0] & gt_10_2_l1[0])};
-    wire gt_10_2_e2;
-    assign gt_10_2_e2 = gt_10_2_e1[2] & gt_10_2_e1[1];
-    wire gt_10_2_l3;
-    assign gt_10_2_l3 = gt_10_2_l2[1] | (gt_10_2_e2 & gt_10_2_l2[0]);
-    wire gk_10_2;
-    assign gk_10_2 = (r10_node < r2_node) | ((r10_node == r2_node) & ((r10_wrap_c_l3 == r2_wrap_c_l3) ? gt_10_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_10_3_l0;
-    assign gt_10_3_l0 = {
-        (~r10_ts[7]) & r3_ts[7], (~r10_ts[6]) & r3_ts[6], (~r10_ts[5]) & r3_ts[5], (~r10_ts[4]) & r3_ts[4], (~r10_ts[3]) & r3_ts[3],
-        (~r10_ts[2]) & r3_ts[2], (~r10_ts[1]) & r3_ts[1], (~r10_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_10_3_e0;
-    assign gt_10_3_e0 = {
-        ~(r10_ts[7] ^ r3_ts[7]), ~(r10_ts[6] ^ r3_ts[6]), ~(r10_ts[5] ^ r3_ts[5]), ~(r10_ts[4] ^ r3_ts[4]), ~(r10_ts[3] ^ r3_ts[3]),
-        ~(r10_ts[2] ^ r3_ts[2]), ~(r10_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_10_3_l1;
-    assign gt_10_3_l1 = {
-        gt_10_3_l0[7] | (gt_10_3_e0[6] & gt_10_3_l0[6]), gt_10_3_l0[5] | (gt_10_3_e0[4] & gt_10_3_l0[4]),
-        gt_10_3_l0[3] | (gt_10_3_e0[2] & gt_10_3_l0[2]), gt_10_3_l0[1] | (gt_10_3_e0[0] & gt_10_3_l0[0])
-    };
-    wire [2:0] gt_10_3_e1;
-    assign gt_10_3_e1 = {gt_10_3_e0[6] & gt_10_3_e0[5], gt_10_3_e0[4] & gt_10_3_e0[3], gt_10_3_e0[2] & gt_10_3_e0[1]};
-    wire [1:0] gt_10_3_l2;
-    assign gt_10_3_l2 = {gt_10_3_l1[3] | (gt_10_3_e1[2] & gt_10_3_l1[2]), gt_10_3_l1[1] | (gt_10_3_e1[0] & gt_10_3_l1[0])};
-    wire gt_10_3_e2;
-    assign gt_10_3_e2 = gt_10_3_e1[2] & gt_10_3_e1[1];
-    wire gt_10_3_l3;
-    assign gt_10_3_l3 = gt_10_3_l2[1] | (gt_10_3_e2 & gt_10_3_l2[0]);
-    wire gk_10_3;
-    assign gk_10_3 = (r10_node < r3_node) | ((r10_node == r3_node) & ((r10_wrap_c_l3 == r3_wrap_c_l3) ? gt_10_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_10_4_l0;
-    assign gt_10_4_l0 = {
-        (~r10_ts[7]) & r4_ts[7], (~r10_ts[6]) & r4_ts[6], (~r10_ts[5]) & r4_ts[5], (~r10_ts[4]) & r4_ts[4], (~r10_ts[3]) & r4_ts[3],
-        (~r10_ts[2]) & r4_ts[2], (~r10_ts[1]) & r4_ts[1], (~r10_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_10_4_e0;
-    assign gt_10_4_e0 = {
-        ~(r10_ts[7] ^ r4_ts[7]), ~(r10_ts[6] ^ r4_ts[6]), ~(r10_ts[5] ^ r4_ts[5]), ~(r10_ts[4] ^ r4_ts[4]), ~(r10_ts[3] ^ r4_ts[3]),
-        ~(r10_ts[2] ^ r4_ts[2]), ~(r10_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_10_4_l1;
-    assign gt_10_4_l1 = {
-        gt_10_4_l0[7] | (gt_10_4_e0[6] & gt_10_4_l0[6]), gt_10_4_l0[5] | (gt_10_4_e0[4] & gt_10_4_l0[4]),
-        gt_10_4_l0[3] | (gt_10_4_e0[2] & gt_10_4_l0[2]), gt_10_4_l0[1] | (gt_10_4_e0[0] & gt_10_4_l0[0])
-    };
-    wire [2:0] gt_10_4_e1;
-    assign gt_10_4_e1 = {gt_10_4_e0[6] & gt_10_4_e0[5], gt_10_4_e0[4] & gt_10_4_e0[3], gt_10_4_e0[2] & gt_10_4_e0[1]};
-    wire [1:0] gt_10_4_l2;
-    assign gt_10_4_l2 = {gt_10_4_l1[3] | (gt_10_4_e1[2] & gt_10_4_l1[2]), gt_10_4_l1[1] | (gt_10_4_e1[0] & gt_10_4_l1[0])};
-    wire gt_10_4_e2;
-    assign gt_10_4_e2 = gt_10_4_e1[2] & gt_10_4_e1[1];
-    wire gt_10_4_l3;
-    assign gt_10_4_l3 = gt_10_4_l2[1] | (gt_10_4_e2 & gt_10_4_l2[0]);
-    wire gk_10_4;
-    assign gk_10_4 = (r10_node < r4_node) | ((r10_node == r4_node) & ((r10_wrap_c_l3 == r4_wrap_c_l3) ? gt_10_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_10_5_l0;
-    assign gt_10_5_l0 = {
-        (~r10_ts[7]) & r5_ts[7], (~r10_ts[6]) & r5_ts[6], (~r10_ts[5]) & r5_ts[5], (~r10_ts[4]) & r5_ts[4], (~r10_ts[3]) & r5_ts[3],
-        (~r10_ts[2]) & r5_ts[2], (~r10_ts[1]) & r5_ts[1], (~r10_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_10_5_e0;
-    assign gt_10_5_e0 = {
-        ~(r10_ts[7] ^ r5_ts[7]), ~(r10_ts[6] ^ r5_ts[6]), ~(r10_ts[5] ^ r5_ts[5]), ~(r10_ts[4] ^ r5_ts[4]), ~(r10_ts[3] ^ r5_ts[3]),
-        ~(r10_ts[2] ^ r5_ts[2]), ~(r10_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_10_5_l1;
-    assign gt_10_5_l1 = {
-        gt_10_5_l0[7] | (gt_10_5_e0[6] & gt_10_5_l0[6]), gt_10_5_l0[5] | (gt_10_5_e0[4] & gt_10_5_l0[4]),
-        gt_10_5_l0[3] | (gt_10_5_e0[2] & gt_10_5_l0[2]), gt_10_5_l0[1] | (gt_10_5_e0[0] & gt_10_5_l0[0])
-    };
-    wire [2:0] gt_10_5_e1;
-    assign gt_10_5_e1 = {gt_10_5_e0[6] & gt_10_5_e0[5], gt_10_5_e0[4] & gt_10_5_e0[3], gt_10_5_e0[2] & gt_10_5_e0[1]};
-    wire [1:0] gt_10_5_l2;
-    assign gt_10_5_l2 = {gt_10_5_l1[3] | (gt_10_5_e1[2] & gt_10_5_l1[2]), gt_10_5_l1[1] | (gt_10_5_e1[0] & gt_10_5_l1[0])};
-    wire gt_10_5_e2;
-    assign gt_10_5_e2 = gt_10_5_e1[2] & gt_10_5_e1[1];
-    wire gt_10_5_l3;
-    assign gt_10_5_l3 = gt_10_5_l2[1] | (gt_10_5_e2 & gt_10_5_l2[0]);
-    wire gk_10_5;
-    assign gk_10_5 = (r10_node < r5_node) | ((r10_node == r5_node) & ((r10_wrap_c_l3 == r5_wrap_c_l3) ? gt_10_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_10_6_l0;
-    assign gt_10_6_l0 = {
-        (~r10_ts[7]) & r6_ts[7], (~r10_ts[6]) & r6_ts[6], (~r10_ts[5]) & r6_ts[5], (~r10_ts[4]) & r6_ts[4], (~r10_ts[3]) & r6_ts[3],
-        (~r10_ts[2]) & r6_ts[2], (~r10_ts[1]) & r6_ts[1], (~r10_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_10_6_e0;
-    assign gt_10_6_e0 = {
-        ~(r10_ts[7] ^ r6_ts[7]), ~(r10_ts[6] ^ r6_ts[6]), ~(r10_ts[5] ^ r6_ts[5]), ~(r10_ts[4] ^ r6_ts[4]), ~(r10_ts[3] ^ r6_ts[3]),
-        ~(r10_ts[2] ^ r6_ts[2]), ~(r10_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_10_6_l1;
-    assign gt_10_6_l1 = {
-        gt_10_6_l0[7] | (gt_10_6_e0[6] & gt_10_6_l0[6]), gt_10_6_l0[5] | (gt_10_6_e0[4] & gt_10_6_l0[4]),
-        gt_10_6_l0[3] | (gt_10_6_e0[2] & gt_10_6_l0[2]), gt_10_6_l0[1] | (gt_10_6_e0[0] & gt_10_6_l0[0])
-    };
-    wire [2:0] gt_10_6_e1;
-    assign gt_10_6_e1 = {gt_10_6_e0[6] & gt_10_6_e0[5], gt_10_6_e0[4] & gt_10_6_e0[3], gt_10_6_e0[2] & gt_10_6_e0[1]};
-    wire [1:0] gt_10_6_l2;
-    assign gt_10_6_l2 = {gt_10_6_l1[3] | (gt_10_6_e1[2] & gt_10_6_l1[2]), gt_10_6_l1[1] | (gt_10_6_e1[0] & gt_10_6_l1[0])};
-    wire gt_10_6_e2;
-    assign gt_10_6_e2 = gt_10_6_e1[2] & gt_10_6_e1[1];
-    wire gt_10_6_l3;
-    assign gt_10_6_l3 = gt_10_6_l2[1] | (gt_10_6_e2 & gt_10_6_l2[0]);
-    wire gk_10_6;
-    assign gk_10_6 = (r10_node < r6_node) | ((r10_node == r6_node) & ((r10_wrap_c_l3 == r6_wrap_c_l3) ? gt_10_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_10_7_l0;
-    assign gt_10_7_l0 = {
-        (~r10_ts[7]) & r7_ts[7], (~r10_ts[6]) & r7_ts[6], (~r10_ts[5]) & r7_ts[5], (~r10_ts[4]) & r7_ts[4], (~r10_ts[3]) & r7_ts[3],
-        (~r10_ts[2]) & r7_ts[2], (~r10_ts[1]) & r7_ts[1], (~r10_ts[0]) & r7_ts[0]
-    };
-    wire [6:0] gt_10_7_e0;
-    assign gt_10_7_e0 = {
-        ~(r10_ts[7] ^ r7_ts[7]), ~(r10_ts[6] ^ r7_ts[6]), ~(r10_ts[5] ^ r7_ts[5]), ~(r10_ts[4] ^ r7_ts[4]), ~(r10_ts[3] ^ r7_ts[3]),
-        ~(r10_ts[2] ^ r7_ts[2]), ~(r10_ts[1] ^ r7_ts[1])
-    };
-    wire [3:0] gt_10_7_l1;
-    assign gt_10_7_l1 = {
-        gt_10_7_l0[7] | (gt_10_7_e0[6] & gt_10_7_l0[6]), gt_10_7_l0[5] | (gt_10_7_e0[4] & gt_10_7_l0[4]),
-        gt_10_7_l0[3] | (gt_10_7_e0[2] & gt_10_7_l0[2]), gt_10_7_l0[1] | (gt_10_7_e0[0] & gt_10_7_l0[0])
-    };
-    wire [2:0] gt_10_7_e1;
-    assign gt_10_7_e1 = {gt_10_7_e0[6] & gt_10_7_e0[5], gt_10_7_e0[4] & gt_10_7_e0[3], gt_10_7_e0[2] & gt_10_7_e0[1]};
-    wire [1:0] gt_10_7_l2;
-    assign gt_10_7_l2 = {gt_10_7_l1[3] | (gt_10_7_e1[2] & gt_10_7_l1[2]), gt_10_7_l1[1] | (gt_10_7_e1[0] & gt_10_7_l1[0])};
-    wire gt_10_7_e2;
-    assign gt_10_7_e2 = gt_10_7_e1[2] & gt_10_7_e1[1];
-    wire gt_10_7_l3;
-    assign gt_10_7_l3 = gt_10_7_l2[1] | (gt_10_7_e2 & gt_10_7_l2[0]);
-    wire gk_10_7;
-    assign gk_10_7 = (r10_node < r7_node) | ((r10_node == r7_node) & ((r10_wrap_c_l3 == r7_wrap_c_l3) ? gt_10_7_l3 : r7_wrap_c_l3));
-    wire [7:0] gt_10_8_l0;
-    assign gt_10_8_l0 = {
-        (~r10_ts[7]) & r8_ts[7], (~r10_ts[6]) & r8_ts[6], (~r10_ts[5]) & r8_ts[5], (~r10_ts[4]) & r8_ts[4], (~r10_ts[3]) & r8_ts[3],
-        (~r10_ts[2]) & r8_ts[2], (~r10_ts[1]) & r8_ts[1], (~r10_ts[0]) & r8_ts[0]
-    };
-    wire [6:0] gt_10_8_e0;
-    assign gt_10_8_e0 = {
-        ~(r10_ts[7] ^ r8_ts[7]), ~(r10_ts[6] ^ r8_ts[6]), ~(r10_ts[5] ^ r8_ts[5]), ~(r10_ts[4] ^ r8_ts[4]), ~(r10_ts[3] ^ r8_ts[3]),
-        ~(r10_ts[2] ^ r8_ts[2]), ~(r10_ts[1] ^ r8_ts[1])
-    };
-    wire [3:0] gt_10_8_l1;
-    assign gt_10_8_l1 = {
-        gt_10_8_l0[7] | (gt_10_8_e0[6] & gt_10_8_l0[6]), gt_10_8_l0[5] | (gt_10_8_e0[4] & gt_10_8_l0[4]),
-        gt_10_8_l0[3] | (gt_10_8_e0[2] & gt_10_8_l0[2]), gt_10_8_l0[1] | (gt_10_8_e0[0] & gt_10_8_l0[0])
-    };
-    wire [2:0] gt_10_8_e1;
-    assign gt_10_8_e1 = {gt_10_8_e0[6] & gt_10_8_e0[5], gt_10_8_e0[4] & gt_10_8_e0[3], gt_10_8_e0[2] & gt_10_8_e0[1]};
-    wire [1:0] gt_10_8_l2;
-    assign gt_10_8_l2 = {gt_10_8_l1[3] | (gt_10_8_e1[2] & gt_10_8_l1[2]), gt_10_8_l1[1] | (gt_10_8_e1[0] & gt_10_8_l1[0])};
-    wire gt_10_8_e2;
-    assign gt_10_8_e2 = gt_10_8_e1[2] & gt_10_8_e1[1];
-    wire gt_10_8_l3;
-    assign gt_10_8_l3 = gt_10_8_l2[1] | (gt_10_8_e2 & gt_10_8_l2[0]);
-    wire gk_10_8;
-    assign gk_10_8 = (r10_node < r8_node) | ((r10_node == r8_node) & ((r10_wrap_c_l3 == r8_wrap_c_l3) ? gt_10_8_l3 : r8_wrap_c_l3));
-    wire [7:0] gt_10_9_l0;
-    assign gt_10_9_l0 = {
-        (~r10_ts[7]) & r9_ts[7], (~r10_ts[6]) & r9_ts[6], (~r10_ts[5]) & r9_ts[5], (~r10_ts[4]) & r9_ts[4], (~r10_ts[3]) & r9_ts[3],
-        (~r10_ts[2]) & r9_ts[2], (~r10_ts[1]) & r9_ts[1], (~r10_ts[0]) & r9_ts[0]
-    };
-    wire [6:0] gt_10_9_e0;
-    assign gt_10_9_e0 = {
-        ~(r10_ts[7] ^ r9_ts[7]), ~(r10_ts[6] ^ r9_ts[6]), ~(r10_ts[5] ^ r9_ts[5]), ~(r10_ts[4] ^ r9_ts[4]), ~(r10_ts[3] ^ r9_ts[3]),
-        ~(r10_ts[2] ^ r9_ts[2]), ~(r10_ts[1] ^ r9_ts[1])
-    };
-    wire [3:0] gt_10_9_l1;
-    assign gt_10_9_l1 = {
-        gt_10_9_l0[7] | (gt_10_9_e0[6] & gt_10_9_l0[6]), gt_10_9_l0[5] | (gt_10_9_e0[4] & gt_10_9_l0[4]),
-        gt_10_9_l0[3] | (gt_10_9_e0[2] & gt_10_9_l0[2]), gt_10_9_l0[1] | (gt_10_9_e0[0] & gt_10_9_l0[0])
-    };
-    wire [2:0] gt_10_9_e1;
-    assign gt_10_9_e1 = {gt_10_9_e0[6] & gt_10_9_e0[5], gt_10_9_e0[4] & gt_10_9_e0[3], gt_10_9_e0[2] & gt_10_9_e0[1]};
-    wire [1:0] gt_10_9_l2;
-    assign gt_10_9_l2 = {gt_10_9_l1[3] | (gt_10_9_e1[2] & gt_10_9_l1[2]), gt_10_9_l1[1] | (gt_10_9_e1[0] & gt_10_9_l1[0])};
-    wire gt_10_9_e2;
-    assign gt_10_9_e2 = gt_10_9_e1[2] & gt_10_9_e1[1];
-    wire gt_10_9_l3;
-    assign gt_10_9_l3 = gt_10_9_l2[1] | (gt_10_9_e2 & gt_10_9_l2[0]);
-    wire gk_10_9;
-    assign gk_10_9 = (r10_node < r9_node) | ((r10_node == r9_node) & ((r10_wrap_c_l3 == r9_wrap_c_l3) ? gt_10_9_l3 : r9_wrap_c_l3));
-    wire [7:0] gt_11_0_l0;
-    assign gt_11_0_l0 = {
-        (~r11_ts[7]) & r0_ts[7], (~r11_ts[6]) & r0_ts[6], (~r11_ts[5]) & r0_ts[5], (~r11_ts[4]) & r0_ts[4], (~r11_ts[3]) & r0_ts[3],
-        (~r11_ts[2]) & r0_ts[2], (~r11_ts[1]) & r0_ts[1], (~r11_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_11_0_e0;
-    assign gt_11_0_e0 = {
-        ~(r11_ts[7] ^ r0_ts[7]), ~(r11_ts[6] ^ r0_ts[6]), ~(r11_ts[5] ^ r0_ts[5]), ~(r11_ts[4] ^ r0_ts[4]), ~(r11_ts[3] ^ r0_ts[3]),
-        ~(r11_ts[2] ^ r0_ts[2]), ~(r11_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_11_0_l1;
-    assign gt_11_0_l1 = {
-        gt_11_0_l0[7] | (gt_11_0_e0[6] & gt_11_0_l0[6]), gt_11_0_l0[5] | (gt_11_0_e0[4] & gt_11_0_l0[4]),
-        gt_11_0_l0[3] | (gt_11_0_e0[2] & gt_11_0_l0[2]), gt_11_0_l0[1] | (gt_11_0_e0[0] & gt_11_0_l0[0])
-    };
-    wire [2:0] gt_11_0_e1;
-    assign gt_11_0_e1 = {gt_11_0_e0[6] & gt_11_0_e0[5], gt_11_0_e0[4] & gt_11_0_e0[3], gt_11_0_e0[2] & gt_11_0_e0[1]};
-    wire [1:0] gt_11_0_l2;
-    assign gt_11_0_l2 = {gt_11_0_l1[3] | (gt_11_0_e1[2] & gt_11_0_l1[2]), gt_11_0_l1[1] | (gt_11_0_e1[0] & gt_11_0_l1[0])};
-    wire gt_11_0_e2;
-    assign gt_11_0_e2 = gt_11_0_e1[2] & gt_11_0_e1[1];
-    wire gt_11_0_l3;
-    assign gt_11_0_l3 = gt_11_0_l2[1] | (gt_11_0_e2 & gt_11_0_l2[0]);
-    wire gk_11_0;
-    assign gk_11_0 = (r11_node < r0_node) | ((r11_node == r0_node) & ((r11_wrap_c_l3 == r0_wrap_c_l3) ? gt_11_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_11_1_l0;
-    assign gt_11_1_l0 = {
-        (~r11_ts[7]) & r1_ts[7], (~r11_ts[6]) & r1_ts[6], (~r11_ts[5]) & r1_ts[5], (~r11_ts[4]) & r1_ts[4], (~r11_ts[3]) & r1_ts[3],
-        (~r11_ts[2]) & r1_ts[2], (~r11_ts[1]) & r1_ts[1], (~r11_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_11_1_e0;
-    assign gt_11_1_e0 = {
-        ~(r11_ts[7] ^ r1_ts[7]), ~(r11_ts[6] ^ r1_ts[6]), ~(r11_ts[5] ^ r1_ts[5]), ~(r11_ts[4] ^ r1_ts[4]), ~(r11_ts[3] ^ r1_ts[3]),
-        ~(r11_ts[2] ^ r1_ts[2]), ~(r11_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_11_1_l1;
-    assign gt_11_1_l1 = {
-        gt_11_1_l0[7] | (gt_11_1_e0[6] & gt_11_1_l0[6]), gt_11_1_l0[5] | (gt_11_1_e0[4] & gt_11_1_l0[4]),
-        gt_11_1_l0[3] | (gt_11_1_e0[2] & gt_11_1_l0[2]), gt_11_1_l0[1] | (gt_11_1_e0[0] & gt_11_1_l0[0])
-    };
-    wire [2:0] gt_11_1_e1;
-    assign gt_11_1_e1 = {gt_11_1_e0[6] & gt_11_1_e0[5], gt_11_1_e0[4] & gt_11_1_e0[3], gt_11_1_e0[2] & gt_11_1_e0[1]};
-    wire [1:0] gt_11_1_l2;
-    assign gt_11_1_l2 = {gt_11_1_l1[3] | (gt_11_1_e1[2] & gt_11_1_l1[2]), gt_11_1_l1[1] | (gt_11_1_e1[0] & gt_11_1_l1[0])};
-    wire gt_11_1_e2;
-    assign gt_11_1_e2 = gt_11_1_e1[2] & gt_11_1_e1[1];
-    wire gt_11_1_l3;
-    assign gt_11_1_l3 = gt_11_1_l2[1] | (gt_11_1_e2 & gt_11_1_l2[0]);
-    wire gk_11_1;
-    assign gk_11_1 = (r11_node < r1_node) | ((r11_node == r1_node) & ((r11_wrap_c_l3 == r1_wrap_c_l3) ? gt_11_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_11_2_l0;
-    assign gt_11_2_l0 = {
-        (~r11_ts[7]) & r2_ts[7], (~r11_ts[6]) & r2_ts[6], (~r11_ts[5]) & r2_ts[5], (~r11_ts[4]) & r2_ts[4], (~r11_ts[3]) & r2_ts[3],
-        (~r11_ts[2]) & r2_ts[2], (~r11_ts[1]) & r2_ts[1], (~r11_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_11_2_e0;
-    assign gt_11_2_e0 = {
-        ~(r11_ts[7] ^ r2_ts[7]), ~(r11_ts[6] ^ r2_ts[6]), ~(r11_ts[5] ^ r2_ts[5]), ~(r11_ts[4] ^ r2_ts[4]), ~(r11_ts[3] ^ r2_ts[3]),
-        ~(r11_ts[2] ^ r2_ts[2]), ~(r11_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_11_2_l1;
-    assign gt_11_2_l1 = {
-        gt_11_2_l0[7] | (gt_11_2_e0[6] & gt_11_2_l0[6]), gt_11_2_l0[5] | (gt_11_2_e0[4] & gt_11_2_l0[4]),
-        gt_11_2_l0[3] | (gt_11_2_e0[2] & gt_11_2_l0[2]), gt_11_2_l0[1] | (gt_11_2_e0[0] & gt_11_2_l0[0])
-    };
-    wire [2:0] gt_11_2_e1;
-    assign gt_11_2_e1 = {gt_11_2_e0[6] & gt_11_2_e0[5], gt_11_2_e0[4] & gt_11_2_e0[3], gt_11_2_e0[2] & gt_11_2_e0[1]};
-    wire [1:0] gt_11_2_l2;
-    assign gt_11_2_l2 = {gt_11_2_l1[3] | (gt_11_2_e1[2] & gt_11_2_l1[2]), gt_11_2_l1[1] | (gt_11_2_e1[0] & gt_11_2_l1[0])};
-    wire gt_11_2_e2;
-    assign gt_11_2_e2 = gt_11_2_e1[2] & gt_11_2_e1[1];
-    wire gt_11_2_l3;
-    assign gt_11_2_l3 = gt_11_2_l2[1] | (gt_11_2_e2 & gt_11_2_l2[0]);
-    wire gk_11_2;
-    assign gk_11_2 = (r11_node < r2_node) | ((r11_node == r2_node) & ((r11_wrap_c_l3 == r2_wrap_c_l3) ? gt_11_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_11_3_l0;
-    assign gt_11_3_l0 = {
-        (~r11_ts[7]) & r3_ts[7], (~r11_ts[6]) & r3_ts[6], (~r11_ts[5]) & r3_ts[5], (~r11_ts[4]) & r3_ts[4], (~r11_ts[3]) & r3_ts[3],
-        (~r11_ts[2]) & r3_ts[2], (~r11_ts[1]) & r3_ts[1], (~r11_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_11_3_e0;
-    assign gt_11_3_e0 = {
-        ~(r11_ts[7] ^ r3_ts[7]), ~(r11_ts[6] ^ r3_ts[6]), ~(r11_ts[5] ^ r3_ts[5]), ~(r11_ts[4] ^ r3_ts[4]), ~(r11_ts[3] ^ r3_ts[3]),
-        ~(r11_ts[2] ^ r3_ts[2]), ~(r11_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_11_3_l1;
-    assign gt_11_3_l1 = {
-        gt_11_3_l0[7] | (gt_11_3_e0[6] & gt_11_3_l0[6]), gt_11_3_l0[5] | (gt_11_3_e0[4] & gt_11_3_l0[4]),
-        gt_11_3_l0[3] | (gt_11_3_e0[2] & gt_11_3_l0[2]), gt_11_3_l0[1] | (gt_11_3_e0[0] & gt_11_3_l0[0])
-    };
-    wire [2:0] gt_11_3_e1;
-    assign gt_11_3_e1 = {gt_11_3_e0[6] & gt_11_3_e0[5], gt_11_3_e0[4] & gt_11_3_e0[3], gt_11_3_e0[2] & gt_11_3_e0[1]};
-    wire [1:0] gt_11_3_l2;
-    assign gt_11_3_l2 = {gt_11_3_l1[3] | (gt_11_3_e1[2] & gt_11_3_l1[2]), gt_11_3_l1[1] | (gt_11_3_e1[0] & gt_11_3_l1[0])};
-    wire gt_11_3_e2;
-    assign gt_11_3_e2 = gt_11_3_e1[2] & gt_11_3_e1[1];
-    wire gt_11_3_l3;
-    assign gt_11_3_l3 = gt_11_3_l2[1] | (gt_11_3_e2 & gt_11_3_l2[0]);
-    wire gk_11_3;
-    assign gk_11_3 = (r11_node < r3_node) | ((r11_node == r3_node) & ((r11_wrap_c_l3 == r3_wrap_c_l3) ? gt_11_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_11_4_l0;
-    assign gt_11_4_l0 = {
-        (~r11_ts[7]) & r4_ts[7], (~r11_ts[6]) & r4_ts[6], (~r11_ts[5]) & r4_ts[5], (~r11_ts[4]) & r4_ts[4], (~r11_ts[3]) & r4_ts[3],
-        (~r11_ts[2]) & r4_ts[2], (~r11_ts[1]) & r4_ts[1], (~r11_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_11_4_e0;
-    assign gt_11_4_e0 = {
-        ~(r11_ts[7] ^ r4_ts[7]), ~(r11_ts[6] ^ r4_ts[6]), ~(r11_ts[5] ^ r4_ts[5]), ~(r11_ts[4] ^ r4_ts[4]), ~(r11_ts[3] ^ r4_ts[3]),
-        ~(r11_ts[2] ^ r4_ts[2]), ~(r11_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_11_4_l1;
-    assign gt_11_4_l1 = {
-        gt_11_4_l0[7] | (gt_11_4_e0[6] & gt_11_4_l0[6]), gt_11_4_l0[5] | (gt_11_4_e0[4] & gt_11_4_l0[4]),
-        gt_11_4_l0[3] | (gt_11_4_e0[2] & gt_11_4_l0[2]), gt_11_4_l0[1] | (gt_11_4_e0[0] & gt_11_4_l0[0])
-    };
-    wire [2:0] gt_11_4_e1;
-    assign gt_11_4_e1 = {gt_11_4_e0[6] & gt_11_4_e0[5], gt_11_4_e0[4] & gt_11_4_e0[3], gt_11_4_e0[2] & gt_11_4_e0[1]};
-    wire [1:0] gt_11_4_l2;
-    assign gt_11_4_l2 = {gt_11_4_l1[3] | (gt_11_4_e1[2] & gt_11_4_l1[2]), gt_11_4_l1[1] | (gt_11_4_e1[0] & gt_11_4_l1[0])};
-    wire gt_11_4_e2;
-    assign gt_11_4_e2 = gt_11_4_e1[2] & gt_11_4_e1[1];
-    wire gt_11_4_l3;
-    assign gt_11_4_l3 = gt_11_4_l2[1] | (gt_11_4_e2 & gt_11_4_l2[0]);
-    wire gk_11_4;
-    assign gk_11_4 = (r11_node < r4_node) | ((r11_node == r4_node) & ((r11_wrap_c_l3 == r4_wrap_c_l3) ? gt_11_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_11_5_l0;
-    assign gt_11_5_l0 = {
-        (~r11_ts[7]) & r5_ts[7], (~r11_ts[6]) & r5_ts[6], (~r11_ts[5]) & r5_ts[5], (~r11_ts[4]) & r5_ts[4], (~r11_ts[3]) & r5_ts[3],
-        (~r11_ts[2]) & r5_ts[2], (~r11_ts[1]) & r5_ts[1], (~r11_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_11_5_e0;
-    assign gt_11_5_e0 = {
-        ~(r11_ts[7] ^ r5_ts[7]), ~(r11_ts[6] ^ r5_ts[6]), ~(r11_ts[5] ^ r5_ts[5]), ~(r11_ts[4] ^ r5_ts[4]), ~(r11_ts[3] ^ r5_ts[3]),
-        ~(r11_ts[2] ^ r5_ts[2]), ~(r11_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_11_5_l1;
-    assign gt_11_5_l1 = {
-        gt_11_5_l0[7] | (gt_11_5_e0[6] & gt_11_5_l0[6]), gt_11_5_l0[5] | (gt_11_5_e0[4] & gt_11_5_l0[4]),
-        gt_11_5_l0[3] | (gt_11_5_e0[2] & gt_11_5_l0[2]), gt_11_5_l0[1] | (gt_11_5_e0[0] & gt_11_5_l0[0])
-    };
-    wire [2:0] gt_11_5_e1;
-    assign gt_11_5_e1 = {gt_11_5_e0[6] & gt_11_5_e0[5], gt_11_5_e0[4] & gt_11_5_e0[3], gt_11_5_e0[2] & gt_11_5_e0[1]};
-    wire [1:0] gt_11_5_l2;
-    assign gt_11_5_l2 = {gt_11_5_l1[3] | (gt_11_5_e1[2] & gt_11_5_l1[2]), gt_11_5_l1[1] | (gt_11_5_e1[0] & gt_11_5_l1[0])};
-    wire gt_11_5_e2;
-    assign gt_11_5_e2 = gt_11_5_e1[2] & gt_11_5_e1[1];
-    wire gt_11_5_l3;
-    assign gt_11_5_l3 = gt_11_5_l2[1] | (gt_11_5_e2 & gt_11_5_l2[0]);
-    wire gk_11_5;
-    assign gk_11_5 = (r11_node < r5_node) | ((r11_node == r5_node) & ((r11_wrap_c_l3 == r5_wrap_c_l3) ? gt_11_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_11_6_l0;
-    assign gt_11_6_l0 = {
-        (~r11_ts[7]) & r6_ts[7], (~r11_ts[6]) & r6_ts[6], (~r11_ts[5]) & r6_ts[5], (~r11_ts[4]) & r6_ts[4], (~r11_ts[3]) & r6_ts[3],
-        (~r11_ts[2]) & r6_ts[2], (~r11_ts[1]) & r6_ts[1], (~r11_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_11_6_e0;
-    assign gt_11_6_e0 = {
-        ~(r11_ts[7] ^ r6_ts[7]), ~(r11_ts[6] ^ r6_ts[6]), ~(r11_ts[5] ^ r6_ts[5]), ~(r11_ts[4] ^ r6_ts[4]), ~(r11_ts[3] ^ r6_ts[3]),
-        ~(r11_ts[2] ^ r6_ts[2]), ~(r11_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_11_6_l1;
-    assign gt_11_6_l1 = {
-        gt_11_6_l0[7] | (gt_11_6_e0[6] & gt_11_6_l0[6]), gt_11_6_l0[5] | (gt_11_6_e0[4] & gt_11_6_l0[4]),
-        gt_11_6_l0[3] | (gt_11_6_e0[2] & gt_11_6_l0[2]), gt_11_6_l0[1] | (gt_11_6_e0[0] & gt_11_6_l0[0])
-    };
-    wire [2:0] gt_11_6_e1;
-    assign gt_11_6_e1 = {gt_11_6_e0[6] & gt_11_6_e0[5], gt_11_6_e0[4] & gt_11_6_e0[3], gt_11_6_e0[2] & gt_11_6_e0[1]};
-    wire [1:0] gt_11_6_l2;
-    assign gt_11_6_l2 = {gt_11_6_l1[3] | (gt_11_6_e1[2] & gt_11_6_l1[2]), gt_11_6_l1[1] | (gt_11_6_e1[0] & gt_11_6_l1[0])};
-    wire gt_11_6_e2;
-    assign gt_11_6_e2 = gt_11_6_e1[2] & gt_11_6_e1[1];
-    wire gt_11_6_l3;
-    assign gt_11_6_l3 = gt_11_6_l2[1] | (gt_11_6_e2 & gt_11_6_l2[0]);
-    wire gk_11_6;
-    assign gk_11_6 = (r11_node < r6_node) | ((r11_node == r6_node) & ((r11_wrap_c_l3 == r6_wrap_c_l3) ? gt_11_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_11_7_l0;
-    assign gt_11_7_l0 = {
-        (~r11_ts[7]) & r7_ts[7], (~r11_ts[6]) & r7_ts[6], (~r11_ts[5]) & r7_ts[5], (~r11_ts[4]) & r7_ts[4], (~r11_ts[3]) & r7_ts[3],
-        (~r11_ts[2]) & r7_ts[2], (~r11_ts[1]) & r7_ts[1], (~r11_ts[0]) & r7_ts[0]
-    };
-    wire [6:0] gt_11_7_e0;
-    assign gt_11_7_e0 = {
-        ~(r11_ts[7] ^ r7_ts[7]), ~(r11_ts[6] ^ r7_ts[6]), ~(r11_ts[5] ^ r7_ts[5]), ~(r11_ts[4] ^ r7_ts[4]), ~(r11_ts[3] ^ r7_ts[3]),
-        ~(r11_ts[2] ^ r7_ts[2]), ~(r11_ts[1] ^ r7_ts[1])
-    };
-    wire [3:0] gt_11_7_l1;
-    assign gt_11_7_l1 = {
-        gt_11_7_l0[7] | (gt_11_7_e0[6] & gt_11_7_l0[6]), gt_11_7_l0[5] | (gt_11_7_e0[4] & gt_11_7_l0[4]),
-        gt_11_7_l0[3] | (gt_11_7_e0[2] & gt_11_7_l0[2]), gt_11_7_l0[1] | (gt_11_7_e0[0] & gt_11_7_l0[0])
-    };
-    wire [2:0] gt_11_7_e1;
-    assign gt_11_7_e1 = {gt_11_7_e0[6] & gt_11_7_e0[5], gt_11_7_e0[4] & gt_11_7_e0[3], gt_11_7_e0[2] & gt_11_7_e0[1]};
-    wire [1:0] gt_11_7_l2;
-    assign gt_11_7_l2 = {gt_11_7_l1[3] | (gt_11_7_e1[2] & gt_11_7_l1[2]), gt_11_7_l1[1] | (gt_11_7_e1[0] & gt_11_7_l1[0])};
-    wire gt_11_7_e2;
-    assign gt_11_7_e2 = gt_11_7_e1[2] & gt_11_7_e1[1];
-    wire gt_11_7_l3;
-    assign gt_11_7_l3 = gt_11_7_l2[1] | (gt_11_7_e2 & gt_11_7_l2[0]);
-    wire gk_11_7;
-    assign gk_11_7 = (r11_node < r7_node) | ((r11_node == r7_node) & ((r11_wrap_c_l3 == r7_wrap_c_l3) ? gt_11_7_l3 : r7_wrap_c_l3));
-    wire [7:0] gt_11_8_l0;
-    assign gt_11_8_l0 = {
-        (~r11_ts[7]) & r8_ts[7], (~r11_ts[6]) & r8_ts[6], (~r11_ts[5]) & r8_ts[5], (~r11_ts[4]) & r8_ts[4], (~r11_ts[3]) & r8_ts[3],
-        (~r11_ts[2]) & r8_ts[2], (~r11_ts[1]) & r8_ts[1], (~r11_ts[0]) & r8_ts[0]
-    };
-    wire [6:0] gt_11_8_e0;
-    assign gt_11_8_e0 = {
-        ~(r11_ts[7] ^ r8_ts[7]), ~(r11_ts[6] ^ r8_ts[6]), ~(r11_ts[5] ^ r8_ts[5]), ~(r11_ts[4] ^ r8_ts[4]), ~(r11_ts[3] ^ r8_ts[3]),
-        ~(r11_ts[2] ^ r8_ts[2]), ~(r11_ts[1] ^ r8_ts[1])
-    };
-    wire [3:0] gt_11_8_l1;
-    assign gt_11_8_l1 = {
-        gt_11_8_l0[7] | (gt_11_8_e0[6] & gt_11_8_l0[6]), gt_11_8_l0[5] | (gt_11_8_e0[4] & gt_11_8_l0[4]),
-        gt_11_8_l0[3] | (gt_11_8_e0[2] & gt_11_8_l0[2]), gt_11_8_l0[1] | (gt_11_8_e0[0] & gt_11_8_l0[0])
-    };
-    wire [2:0] gt_11_8_e1;
-    assign gt_11_8_e1 = {gt_11_8_e0[6] & gt_11_8_e0[5], gt_11_8_e0[4] & gt_11_8_e0[3], gt_11_8_e0[2] & gt_11_8_e0[1]};
-    wire [1:0] gt_11_8_l2;
-    assign gt_11_8_l2 = {gt_11_8_l1[3] | (gt_11_8_e1[2] & gt_11_8_l1[2]), gt_11_8_l1[1] | (gt_11_8_e1[0] & gt_11_8_l1[0])};
-    wire gt_11_8_e2;
-    assign gt_11_8_e2 = gt_11_8_e1[2] & gt_11_8_e1[1];
-    wire gt_11_8_l3;
-    assign gt_11_8_l3 = gt_11_8_l2[1] | (gt_11_8_e2 & gt_11_8_l2[0]);
-    wire gk_11_8;
-    assign gk_11_8 = (r11_node < r8_node) | ((r11_node == r8_node) & ((r11_wrap_c_l3 == r8_wrap_c_l3) ? gt_11_8_l3 : r8_wrap_c_l3));
-    wire [7:0] gt_11_9_l0;
-    assign gt_11_9_l0 = {
-        (~r11_ts[7]) & r9_ts[7], (~r11_ts[6]) & r9_ts[6], (~r11_ts[5]) & r9_ts[5], (~r11_ts[4]) & r9_ts[4], (~r11_ts[3]) & r9_ts[3],
-        (~r11_ts[2]) & r9_ts[2], (~r11_ts[1]) & r9_ts[1], (~r11_ts[0]) & r9_ts[0]
-    };
-    wire [6:0] gt_11_9_e0;
-    assign gt_11_9_e0 = {
-        ~(r11_ts[7] ^ r9_ts[7]), ~(r11_ts[6] ^ r9_ts[6]), ~(r11_ts[5] ^ r9_ts[5]), ~(r11_ts[4] ^ r9_ts[4]), ~(r11_ts[3] ^ r9_ts[3]),
-        ~(r11_ts[2] ^ r9_ts[2]), ~(r11_ts[1] ^ r9_ts[1])
-    };
-    wire [3:0] gt_11_9_l1;
-    assign gt_11_9_l1 = {
-        gt_11_9_l0[7] | (gt_11_9_e0[6] & gt_11_9_l0[6]), gt_11_9_l0[5] | (gt_11_9_e0[4] & gt_11_9_l0[4]),
-        gt_11_9_l0[3] | (gt_11_9_e0[2] & gt_11_9_l0[2]), gt_11_9_l0[1] | (gt_11_9_e0[0] & gt_11_9_l0[0])
-    };
-    wire [2:0] gt_11_9_e1;
-    assign gt_11_9_e1 = {gt_11_9_e0[6] & gt_11_9_e0[5], gt_11_9_e0[4] & gt_11_9_e0[3], gt_11_9_e0[2] & gt_11_9_e0[1]};
-    wire [1:0] gt_11_9_l2;
-    assign gt_11_9_l2 = {gt_11_9_l1[3] | (gt_11_9_e1[2] & gt_11_9_l1[2]), gt_11_9_l1[1] | (gt_11_9_e1[0] & gt_11_9_l1[0])};
-    wire gt_11_9_e2;
-    assign gt_11_9_e2 = gt_11_9_e1[2] & gt_11_9_e1[1];
-    wire gt_11_9_l3;
-    assign gt_11_9_l3 = gt_11_9_l2[1] | (gt_11_9_e2 & gt_11_9_l2[0]);
-    wire gk_11_9;
-    assign gk_11_9 = (r11_node < r9_node) | ((r11_node == r9_node) & ((r11_wrap_c_l3 == r9_wrap_c_l3) ? gt_11_9_l3 : r9_wrap_c_l3));
-    wire [7:0] gt_11_10_l0;
-    assign gt_11_10_l0 = {
-        (~r11_ts[7]) & r10_ts[7], (~r11_ts[6]) & r10_ts[6], (~r11_ts[5]) & r10_ts[5], (~r11_ts[4]) & r10_ts[4], (~r11_ts[3]) & r10_ts[3],
-        (~r11_ts[2]) & r10_ts[2], (~r11_ts[1]) & r10_ts[1], (~r11_ts[0]) & r10_ts[0]
-    };
-    wire [6:0] gt_11_10_e0;
-    assign gt_11_10_e0 = {
-        ~(r11_ts[7] ^ r10_ts[7]), ~(r11_ts[6] ^ r10_ts[6]), ~(r11_ts[5] ^ r10_ts[5]), ~(r11_ts[4] ^ r10_ts[4]), ~(r11_ts[3] ^ r10_ts[3]),
-        ~(r11_ts[2] ^ r10_ts[2]), ~(r11_ts[1] ^ r10_ts[1])
-    };
-    wire [3:0] gt_11_10_l1;
-    assign gt_11_10_l1 = {
-        gt_11_10_l0[7] | (gt_11_10_e0[6] & gt_11_10_l0[6]), gt_11_10_l0[5] | (gt_11_10_e0[4] & gt_11_10_l0[4]),
-        gt_11_10_l0[3] | (gt_11_10_e0[2] & gt_11_10_l0[2]), gt_11_10_l0[1] | (gt_11_10_e0[0] & gt_11_10_l0[0])
-    };
-    wire [2:0] gt_11_10_e1;
-    assign gt_11_10_e1 = {gt_11_10_e0[6] & gt_11_10_e0[5], gt_11_10_e0[4] & gt_11_10_e0[3], gt_11_10_e0[2] & gt_11_10_e0[1]};
-    wire [1:0] gt_11_10_l2;
-    assign gt_11_10_l2 = {gt_11_10_l1[3] | (gt_11_10_e1[2] & gt_11_10_l1[2]), gt_11_10_l1[1] | (gt_11_10_e1[0] & gt_11_10_l1[0])};
-    wire gt_11_10_e2;
-    assign gt_11_10_e2 = gt_11_10_e1[2] & gt_11_10_e1[1];
-    wire gt_11_10_l3;
-    assign gt_11_10_l3 = gt_11_10_l2[1] | (gt_11_10_e2 & gt_11_10_l2[0]);
-    wire gk_11_10;
-    assign gk_11_10 = (r11_node < r10_node) | ((r11_node == r10_node) & ((r11_wrap_c_l3 == r10_wrap_c_l3) ? gt_11_10_l3 : r10_wrap_c_l3));
-    wire [7:0] gt_12_0_l0;
-    assign gt_12_0_l0 = {
-        (~r12_ts[7]) & r0_ts[7], (~r12_ts[6]) & r0_ts[6], (~r12_ts[5]) & r0_ts[5], (~r12_ts[4]) & r0_ts[4], (~r12_ts[3]) & r0_ts[3],
-        (~r12_ts[2]) & r0_ts[2], (~r12_ts[1]) & r0_ts[1], (~r12_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_12_0_e0;
-    assign gt_12_0_e0 = {
-        ~(r12_ts[7] ^ r0_ts[7]), ~(r12_ts[6] ^ r0_ts[6]), ~(r12_ts[5] ^ r0_ts[5]), ~(r12_ts[4] ^ r0_ts[4]), ~(r12_ts[3] ^ r0_ts[3]),
-        ~(r12_ts[2] ^ r0_ts[2]), ~(r12_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_12_0_l1;
-    assign gt_12_0_l1 = {
-        gt_12_0_l0[7] | (gt_12_0_e0[6] & gt_12_0_l0[6]), gt_12_0_l0[5] | (gt_12_0_e0[4] & gt_12_0_l0[4]),
-        gt_12_0_l0[3] | (gt_12_0_e0[2] & gt_12_0_l0[2]), gt_12_0_l0[1] | (gt_12_0_e0[0] & gt_12_0_l0[0])
-    };
-    wire [2:0] gt_12_0_e1;
-    assign gt_12_0_e1 = {gt_12_0_e0[6] & gt_12_0_e0[5], gt_12_0_e0[4] & gt_12_0_e0[3], gt_12_0_e0[2] & gt_12_0_e0[1]};
-    wire [1:0] gt_12_0_l2;
-    assign gt_12_0_l2 = {gt_12_0_l1[3] | (gt_12_0_e1[2] & gt_12_0_l1[2]), gt_12_0_l1[1] | (gt_12_0_e1[0] & gt_12_0_l1[0])};
-    wire gt_12_0_e2;
-    assign gt_12_0_e2 = gt_12_0_e1[2] & gt_12_0_e1[1];
-    wire gt_12_0_l3;
-    assign gt_12_0_l3 = gt_12_0_l2[1] | (gt_12_0_e2 & gt_12_0_l2[0]);
-    wire gk_12_0;
-    assign gk_12_0 = (r12_node < r0_node) | ((r12_node == r0_node) & ((r12_wrap_c_l3 == r0_wrap_c_l3) ? gt_12_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_12_1_l0;
-    assign gt_12_1_l0 = {
-        (~r12_ts[7]) & r1_ts[7], (~r12_ts[6]) & r1_ts[6], (~r12_ts[5]) & r1_ts[5], (~r12_ts[4]) & r1_ts[4], (~r12_ts[3]) & r1_ts[3],
-        (~r12_ts[2]) & r1_ts[2], (~r12_ts[1]) & r1_ts[1], (~r12_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_12_1_e0;
-    assign gt_12_1_e0 = {
-        ~(r12_ts[7] ^ r1_ts[7]), ~(r12_ts[6] ^ r1_ts[6]), ~(r12_ts[5] ^ r1_ts[5]), ~(r12_ts[4] ^ r1_ts[4]), ~(r12_ts[3] ^ r1_ts[3]),
-        ~(r12_ts[2] ^ r1_ts[2]), ~(r12_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_12_1_l1;
-    assign gt_12_1_l1 = {
-        gt_12_1_l0[7] | (gt_12_1_e0[6] & gt_12_1_l0[6]), gt_12_1_l0[5] | (gt_12_1_e0[4] & gt_12_1_l0[4]),
-        gt_12_1_l0[3] | (gt_12_1_e0[2] & gt_12_1_l0[2]), gt_12_1_l0[1] | (gt_12_1_e0[0] & gt_12_1_l0[0])
-    };
-    wire [2:0] gt_12_1_e1;
-    assign gt_12_1_e1 = {gt_12_1_e0[6] & gt_12_1_e0[5], gt_12_1_e0[4] & gt_12_1_e0[3], gt_12_1_e0[2] & gt_12_1_e0[1]};
-    wire [1:0] gt_12_1_l2;
-    assign gt_12_1_l2 = {gt_12_1_l1[3] | (gt_12_1_e1[2] & gt_12_1_l1[2]), gt_12_1_l1[1] | (gt_12_1_e1[0] & gt_12_1_l1[0])};
-    wire gt_12_1_e2;
-    assign gt_12_1_e2 = gt_12_1_e1[2] & gt_12_1_e1[1];
-    wire gt_12_1_l3;
-    assign gt_12_1_l3 = gt_12_1_l2[1] | (gt_12_1_e2 & gt_12_1_l2[0]);
-    wire gk_12_1;
-    assign gk_12_1 = (r12_node < r1_node) | ((r12_node == r1_node) & ((r12_wrap_c_l3 == r1_wrap_c_l3) ? gt_12_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_12_2_l0;
-    assign gt_12_2_l0 = {
-        (~r12_ts[7]) & r2_ts[7], (~r12_ts[6]) & r2_ts[6], (~r12_ts[5]) & r2_ts[5], (~r12_ts[4]) & r2_ts[4], (~r12_ts[3]) & r2_ts[3],
-        (~r12_ts[2]) & r2_ts[2], (~r12_ts[1]) & r2_ts[1], (~r12_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_12_2_e0;
-    assign gt_12_2_e0 = {
-        ~(r12_ts[7] ^ r2_ts[7]), ~(r12_ts[6] ^ r2_ts[6]), ~(r12_ts[5] ^ r2_ts[5]), ~(r12_ts[4] ^ r2_ts[4]), ~(r12_ts[3] ^ r2_ts[3]),
-        ~(r12_ts[2] ^ r2_ts[2]), ~(r12_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_12_2_l1;
-    assign gt_12_2_l1 = {
-        gt_12_2_l0[7] | (gt_12_2_e0[6] & gt_12_2_l0[6]), gt_12_2_l0[5] | (gt_12_2_e0[4] & gt_12_2_l0[4]),
-        gt_12_2_l0[3] | (gt_12_2_e0[2] & gt_12_2_l0[2]), gt_12_2_l0[1] | (gt_12_2_e0[0] & gt_12_2_l0[0])
-    };
-    wire [2:0] gt_12_2_e1;
-    assign gt_12_2_e1 = {gt_12_2_e0[6] & gt_12_2_e0[5], gt_12_2_e0[4] & gt_12_2_e0[3], gt_12_2_e0[2] & gt_12_2_e0[1]};
-    wire [1:0] gt_12_2_l2;
-    assign gt_12_2_l2 = {gt_12_2_l1[3] | (gt_12_2_e1[2] & gt_12_2_l1[2]), gt_12_2_l1[1] | (gt_12_2_e1[0] & gt_12_2_l1[0])};
-    wire gt_12_2_e2;
-    assign gt_12_2_e2 = gt_12_2_e1[2] & gt_12_2_e1[1];
-    wire gt_12_2_l3;
-    assign gt_12_2_l3 = gt_12_2_l2[1] | (gt_12_2_e2 & gt_12_2_l2[0]);
-    wire gk_12_2;
-    assign gk_12_2 = (r12_node < r2_node) | ((r12_node == r2_node) & ((r12_wrap_c_l3 == r2_wrap_c_l3) ? gt_12_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_12_3_l0;
-    assign gt_12_3_l0 = {
-        (~r12_ts[7]) & r3_ts[7], (~r12_ts[6]) & r3_ts[6], (~r12_ts[5]) & r3_ts[5], (~r12_ts[4]) & r3_ts[4], (~r12_ts[3]) & r3_ts[3],
-        (~r12_ts[2]) & r3_ts[2], (~r12_ts[1]) & r3_ts[1], (~r12_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_12_3_e0;
-    assign gt_12_3_e0 = {
-        ~(r12_ts[7] ^ r3_ts[7]), ~(r12_ts[6] ^ r3_ts[6]), ~(r12_ts[5] ^ r3_ts[5]), ~(r12_ts[4] ^ r3_ts[4]), ~(r12_ts[3] ^ r3_ts[3]),
-        ~(r12_ts[2] ^ r3_ts[2]), ~(r12_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_12_3_l1;
-    assign gt_12_3_l1 = {
-        gt_12_3_l0[7] | (gt_12_3_e0[6] & gt_12_3_l0[6]), gt_12_3_l0[5] | (gt_12_3_e0[4] & gt_12_3_l0[4]),
-        gt_12_3_l0[3] | (gt_12_3_e0[2] & gt_12_3_l0[2]), gt_12_3_l0[1] | (gt_12_3_e0[0] & gt_12_3_l0[0])
-    };
-    wire [2:0] gt_12_3_e1;
-    assign gt_12_3_e1 = {gt_12_3_e0[6] & gt_12_3_e0[5], gt_12_3_e0[4] & gt_12_3_e0[3], gt_12_3_e0[2] & gt_12_3_e0[1]};
-    wire [1:0] gt_12_3_l2;
-    assign gt_12_3_l2 = {gt_12_3_l1[3] | (gt_12_3_e1[2] & gt_12_3_l1[2]), gt_12_3_l1[1] | (gt_12_3_e1[0] & gt_12_3_l1[0])};
-    wire gt_12_3_e2;
-    assign gt_12_3_e2 = gt_12_3_e1[2] & gt_12_3_e1[1];
-    wire gt_12_3_l3;
-    assign gt_12_3_l3 = gt_12_3_l2[1] | (gt_12_3_e2 & gt_12_3_l2[0]);
-    wire gk_12_3;
-    assign gk_12_3 = (r12_node < r3_node) | ((r12_node == r3_node) & ((r12_wrap_c_l3 == r3_wrap_c_l3) ? gt_12_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_12_4_l0;
-    assign gt_12_4_l0 = {
-        (~r12_ts[7]) & r4_ts[7], (~r12_ts[6]) & r4_ts[6], (~r12_ts[5]) & r4_ts[5], (~r12_ts[4]) & r4_ts[4], (~r12_ts[3]) & r4_ts[3],
-        (~r12_ts[2]) & r4_ts[2], (~r12_ts[1]) & r4_ts[1], (~r12_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_12_4_e0;
-    assign gt_12_4_e0 = {
-        ~(r12_ts[7] ^ r4_ts[7]), ~(r12_ts[6] ^ r4_ts[6]), ~(r12_ts[5] ^ r4_ts[5]), ~(r12_ts[4] ^ r4_ts[4]), ~(r12_ts[3] ^ r4_ts[3]),
-        ~(r12_ts[2] ^ r4_ts[2]), ~(r12_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_12_4_l1;
-    assign gt_12_4_l1 = {
-        gt_12_4_l0[7] | (gt_12_4_e0[6] & gt_12_4_l0[6]), gt_12_4_l0[5] | (gt_12_4_e0[4] & gt_12_4_l0[4]),
-        gt_12_4_l0[3] | (gt_12_4_e0[2] & gt_12_4_l0[2]), gt_12_4_l0[1] | (gt_12_4_e0[0] & gt_12_4_l0[0])
-    };
-    wire [2:0] gt_12_4_e1;
-    assign gt_12_4_e1 = {gt_12_4_e0[6] & gt_12_4_e0[5], gt_12_4_e0[4] & gt_12_4_e0[3], gt_12_4_e0[2] & gt_12_4_e0[1]};
-    wire [1:0] gt_12_4_l2;
-    assign gt_12_4_l2 = {gt_12_4_l1[3] | (gt_12_4_e1[2] & gt_12_4_l1[2]), gt_12_4_l1[1] | (gt_12_4_e1[0] & gt_12_4_l1[0])};
-    wire gt_12_4_e2;
-    assign gt_12_4_e2 = gt_12_4_e1[2] & gt_12_4_e1[1];
-    wire gt_12_4_l3;
-    assign gt_12_4_l3 = gt_12_4_l2[1] | (gt_12_4_e2 & gt_12_4_l2[0]);
-    wire gk_12_4;
-    assign gk_12_4 = (r12_node < r4_node) | ((r12_node == r4_node) & ((r12_wrap_c_l3 == r4_wrap_c_l3) ? gt_12_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_12_5_l0;
-    assign gt_12_5_l0 = {
-        (~r12_ts[7]) & r5_ts[7], (~r12_ts[6]) & r5_ts[6], (~r12_ts[5]) & r5_ts[5], (~r12_ts[4]) & r5_ts[4], (~r12_ts[3]) & r5_ts[3],
-        (~r12_ts[2]) & r5_ts[2], (~r12_ts[1]) & r5_ts[1], (~r12_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_12_5_e0;
-    assign gt_12_5_e0 = {
-        ~(r12_ts[7] ^ r5_ts[7]), ~(r12_ts[6] ^ r5_ts[6]), ~(r12_ts[5] ^ r5_ts[5]), ~(r12_ts[4] ^ r5_ts[4]), ~(r12_ts[3] ^ r5_ts[3]),
-        ~(r12_ts[2] ^ r5_ts[2]), ~(r12_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_12_5_l1;
-    assign gt_12_5_l1 = {
-        gt_12_5_l0[7] | (gt_12_5_e0[6] & gt_12_5_l0[6]), gt_12_5_l0[5] | (gt_12_5_e0[4] & gt_12_5_l0[4]),
-        gt_12_5_l0[3] | (gt_12_5_e0[2] & gt_12_5_l0[2]), gt_12_5_l0[1] | (gt_12_5_e0[0] & gt_12_5_l0[0])
-    };
-    wire [2:0] gt_12_5_e1;
-    assign gt_12_5_e1 = {gt_12_5_e0[6] & gt_12_5_e0[5], gt_12_5_e0[4] & gt_12_5_e0[3], gt_12_5_e0[2] & gt_12_5_e0[1]};
-    wire [1:0] gt_12_5_l2;
-    assign gt_12_5_l2 = {gt_12_5_l1[3] | (gt_12_5_e1[2] & gt_12_5_l1[2]), gt_12_5_l1[1] | (gt_12_5_e1[0] & gt_12_5_l1[0])};
-    wire gt_12_5_e2;
-    assign gt_12_5_e2 = gt_12_5_e1[2] & gt_12_5_e1[1];
-    wire gt_12_5_l3;
-    assign gt_12_5_l3 = gt_12_5_l2[1] | (gt_12_5_e2 & gt_12_5_l2[0]);
-    wire gk_12_5;
-    assign gk_12_5 = (r12_node < r5_node) | ((r12_node == r5_node) & ((r12_wrap_c_l3 == r5_wrap_c_l3) ? gt_12_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_12_6_l0;
-    assign gt_12_6_l0 = {
-        (~r12_ts[7]) & r6_ts[7], (~r12_ts[6]) & r6_ts[6], (~r12_ts[5]) & r6_ts[5], (~r12_ts[4]) & r6_ts[4], (~r12_ts[3]) & r6_ts[3],
-        (~r12_ts[2]) & r6_ts[2], (~r12_ts[1]) & r6_ts[1], (~r12_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_12_6_e0;
-    assign gt_12_6_e0 = {
-        ~(r12_ts[7] ^ r6_ts[7]), ~(r12_ts[6] ^ r6_ts[6]), ~(r12_ts[5] ^ r6_ts[5]), ~(r12_ts[4] ^ r6_ts[4]), ~(r12_ts[3] ^ r6_ts[3]),
-        ~(r12_ts[2] ^ r6_ts[2]), ~(r12_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_12_6_l1;
-    assign gt_12_6_l1 = {
-        gt_12_6_l0[7] | (gt_12_6_e0[6] & gt_12_6_l0[6]), gt_12_6_l0[5] | (gt_12_6_e0[4] & gt_12_6_l0[4]),
-        gt_12_6_l0[3] | (gt_12_6_e0[2] & gt_12_6_l0[2]), gt_12_6_l0[1] | (gt_12_6_e0[0] & gt_12_6_l0[0])
-    };
-    wire [2:0] gt_12_6_e1;
-    assign gt_12_6_e1 = {gt_12_6_e0[6] & gt_12_6_e0[5], gt_12_6_e0[4] & gt_12_6_e0[3], gt_12_6_e0[2] & gt_12_6_e0[1]};
-    wire [1:0] gt_12_6_l2;
-    assign gt_12_6_l2 = {gt_12_6_l1[3] | (gt_12_6_e1[2] & gt_12_6_l1[2]), gt_12_6_l1[1] | (gt_12_6_e1[0] & gt_12_6_l1[0])};
-    wire gt_12_6_e2;
-    assign gt_12_6_e2 = gt_12_6_e1[2] & gt_12_6_e1[1];
-    wire gt_12_6_l3;
-    assign gt_12_6_l3 = gt_12_6_l2[1] | (gt_12_6_e2 & gt_12_6_l2[0]);
-    wire gk_12_6;
-    assign gk_12_6 = (r12_node < r6_node) | ((r12_node == r6_node) & ((r12_wrap_c_l3 == r6_wrap_c_l3) ? gt_12_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_12_7_l0;
-    assign gt_12_7_l0 = {
-        (~r12_ts[7]) & r7_ts[7], (~r12_ts[6]) & r7_ts[6], (~r12_ts[5]) & r7_ts[5], (~r12_ts[4]) & r7_ts[4], (~r12_ts[3]) & r7_ts[3],
-        (~r12_ts[2]) & r7_ts[2], (~r12_ts[1]) & r7_ts[1], (~r12_ts[0]) & r7_ts[0]
-    };
-    wire [6:0] gt_12_7_e0;
-    assign gt_12_7_e0 = {
-        ~(r12_ts[7] ^ r7_ts[7]), ~(r12_ts[6] ^ r7_ts[6]), ~(r12_ts[5] ^ r7_ts[5]), ~(r12_ts[4] ^ r7_ts[4]), ~(r12_ts[3] ^ r7_ts[3]),
-        ~(r12_ts[2] ^ r7_ts[2]), ~(r12_ts[1] ^ r7_ts[1])
-    };
-    wire [3:0] gt_12_7_l1;
-    assign gt_12_7_l1 = {
-        gt_12_7_l0[7] | (gt_12_7_e0[6] & gt_12_7_l0[6]), gt_12_7_l0[5] | (gt_12_7_e0[4] & gt_12_7_l0[4]),
-        gt_12_7_l0[3] | (gt_12_7_e0[2] & gt_12_7_l0[2]), gt_12_7_l0[1] | (gt_12_7_e0[0] & gt_12_7_l0[0])
-    };
-    wire [2:0] gt_12_7_e1;
-    assign gt_12_7_e1 = {gt_12_7_e0[6] & gt_12_7_e0[5], gt_12_7_e0[4] & gt_12_7_e0[3], gt_12_7_e0[2] & gt_12_7_e0[1]};
-    wire [1:0] gt_12_7_l2;
-    assign gt_12_7_l2 = {gt_12_7_l1[3] | (gt_12_7_e1[2] & gt_12_7_l1[2]), gt_12_7_l1[1] | (gt_12_7_e1[0] & gt_12_7_l1[0])};
-    wire gt_12_7_e2;
-    assign gt_12_7_e2 = gt_12_7_e1[2] & gt_12_7_e1[1];
-    wire gt_12_7_l3;
-    assign gt_12_7_l3 = gt_12_7_l2[1] | (gt_12_7_e2 & gt_12_7_l2[0]);
-    wire gk_12_7;
-    assign gk_12_7 = (r12_node < r7_node) | ((r12_node == r7_node) & ((r12_wrap_c_l3 == r7_wrap_c_l3) ? gt_12_7_l3 : r7_wrap_c_l3));
-    wire [7:0] gt_12_8_l0;
-    assign gt_12_8_l0 = {
-        (~r12_ts[7]) & r8_ts[7], (~r12_ts[6]) & r8_ts[6], (~r12_ts[5]) & r8_ts[5], (~r12_ts[4]) & r8_ts[4], (~r12_ts[3]) & r8_ts[3],
-        (~r12_ts[2]) & r8_ts[2], (~r12_ts[1]) & r8_ts[1], (~r12_ts[0]) & r8_ts[0]
-    };
-    wire [6:0] gt_12_8_e0;
-    assign gt_12_8_e0 = {
-        ~(r12_ts[7] ^ r8_ts[7]), ~(r12_ts[6] ^ r8_ts[6]), ~(r12_ts[5] ^ r8_ts[5]), ~(r12_ts[4] ^ r8_ts[4]), ~(r12_ts[3] ^ r8_ts[3]),
-        ~(r12_ts[2] ^ r8_ts[2]), ~(r12_ts[1] ^ r8_ts[1])
-    };
-    wire [3:0] gt_12_8_l1;
-    assign gt_12_8_l1 = {
-        gt_12_8_l0[7] | (gt_12_8_e0[6] & gt_12_8_l0[6]), gt_12_8_l0[5] | (gt_12_8_e0[4] & gt_12_8_l0[4]),
-        gt_12_8_l0[3] | (gt_12_8_e0[2] & gt_12_8_l0[2]), gt_12_8_l0[1] | (gt_12_8_e0[0] & gt_12_8_l0[0])
-    };
-    wire [2:0] gt_12_8_e1;
-    assign gt_12_8_e1 = {gt_12_8_e0[6] & gt_12_8_e0[5], gt_12_8_e0[4] & gt_12_8_e0[3], gt_12_8_e0[2] & gt_12_8_e0[1]};
-    wire [1:0] gt_12_8_l2;
-    assign gt_12_8_l2 = {gt_12_8_l1[3] | (gt_12_8_e1[2] & gt_12_8_l1[2]), gt_12_8_l1[1] | (gt_12_8_e1[0] & gt_12_8_l1[0])};
-    wire gt_12_8_e2;
-    assign gt_12_8_e2 = gt_12_8_e1[2] & gt_12_8_e1[1];
-    wire gt_12_8_l3;
-    assign gt_12_8_l3 = gt_12_8_l2[1] | (gt_12_8_e2 & gt_12_8_l2[0]);
-    wire gk_12_8;
-    assign gk_12_8 = (r12_node < r8_node) | ((r12_node == r8_node) & ((r12_wrap_c_l3 == r8_wrap_c_l3) ? gt_12_8_l3 : r8_wrap_c_l3));
-    wire [7:0] gt_12_9_l0;
-    assign gt_12_9_l0 = {
-        (~r12_ts[7]) & r9_ts[7], (~r12_ts[6]) & r9_ts[6], (~r12_ts[5]) & r9_ts[5], (~r12_ts[4]) & r9_ts[4], (~r12_ts[3]) & r9_ts[3],
-        (~r12_ts[2]) & r9_ts[2], (~r12_ts[1]) & r9_ts[1], (~r12_ts[0]) & r9_ts[0]
-    };
-    wire [6:0] gt_12_9_e0;
-    assign gt_12_9_e0 = {
-        ~(r12_ts[7] ^ r9_ts[7]), ~(r12_ts[6] ^ r9_ts[6]), ~(r12_ts[5] ^ r9_ts[5]), ~(r12_ts[4] ^ r9_ts[4]), ~(r12_ts[3] ^ r9_ts[3]),
-        ~(r12_ts[2] ^ r9_ts[2]), ~(r12_ts[1] ^ r9_ts[1])
-    };
-    wire [3:0] gt_12_9_l1;
-    assign gt_12_9_l1 = {
-        gt_12_9_l0[7] | (gt_12_9_e0[6] & gt_12_9_l0[6]), gt_12_9_l0[5] | (gt_12_9_e0[4] & gt_12_9_l0[4]),
-        gt_12_9_l0[3] | (gt_12_9_e0[2] & gt_12_9_l0[2]), gt_12_9_l0[1] | (gt_12_9_e0[0] & gt_12_9_l0[0])
-    };
-    wire [2:0] gt_12_9_e1;
-    assign gt_12_9_e1 = {gt_12_9_e0[6] & gt_12_9_e0[5], gt_12_9_e0[4] & gt_12_9_e0[3], gt_12_9_e0[2] & gt_12_9_e0[1]};
-    wire [1:0] gt_12_9_l2;
-    assign gt_12_9_l2 = {gt_12_9_l1[3] | (gt_12_9_e1[2] & gt_12_9_l1[2]), gt_12_9_l1[1] | (gt_12_9_e1[0] & gt_12_9_l1[0])};
-    wire gt_12_9_e2;
-    assign gt_12_9_e2 = gt_12_9_e1[2] & gt_12_9_e1[1];
-    wire gt_12_9_l3;
-    assign gt_12_9_l3 = gt_12_9_l2[1] | (gt_12_9_e2 & gt_12_9_l2[0]);
-    wire gk_12_9;
-    assign gk_12_9 = (r12_node < r9_node) | ((r12_node == r9_node) & ((r12_wrap_c_l3 == r9_wrap_c_l3) ? gt_12_9_l3 : r9_wrap_c_l3));
-    wire [7:0] gt_12_10_l0;
-    assign gt_12_10_l0 = {
-        (~r12_ts[7]) & r10_ts[7], (~r12_ts[6]) & r10_ts[6], (~r12_ts[5]) & r10_ts[5], (~r12_ts[4]) & r10_ts[4], (~r12_ts[3]) & r10_ts[3],
-        (~r12_ts[2]) & r10_ts[2], (~r12_ts[1]) & r10_ts[1], (~r12_ts[0]) & r10_ts[0]
-    };
-    wire [6:0] gt_12_10_e0;
-    assign gt_12_10_e0 = {
-        ~(r12_ts[7] ^ r10_ts[7]), ~(r12_ts[6] ^ r10_ts[6]), ~(r12_ts[5] ^ r10_ts[5]), ~(r12_ts[4] ^ r10_ts[4]), ~(r12_ts[3] ^ r10_ts[3]),
-        ~(r12_ts[2] ^ r10_ts[2]), ~(r12_ts[1] ^ r10_ts[1])
-    };
-    wire [3:0] gt_12_10_l1;
-    assign gt_12_10_l1 = {
-        gt_12_10_l0[7] | (gt_12_10_e0[6] & gt_12_10_l0[6]), gt_12_10_l0[5] | (gt_12_10_e0[4] & gt_12_10_l0[4]),
-        gt_12_10_l0[3] | (gt_12_10_e0[2] & gt_12_10_l0[2]), gt_12_10_l0[1] | (gt_12_10_e0[0] & gt_12_10_l0[0])
-    };
-    wire [2:0] gt_12_10_e1;
-    assign gt_12_10_e1 = {gt_12_10_e0[6] & gt_12_10_e0[5], gt_12_10_e0[4] & gt_12_10_e0[3], gt_12_10_e0[2] & gt_12_10_e0[1]};
-    wire [1:0] gt_12_10_l2;
-    assign gt_12_10_l2 = {gt_12_10_l1[3] | (gt_12_10_e1[2] & gt_12_10_l1[2]), gt_12_10_l1[1] | (gt_12_10_e1[0] & gt_12_10_l1[0])};
-    wire gt_12_10_e2;
-    assign gt_12_10_e2 = gt_12_10_e1[2] & gt_12_10_e1[1];
-    wire gt_12_10_l3;
-    assign gt_12_10_l3 = gt_12_10_l2[1] | (gt_12_10_e2 & gt_12_10_l2[0]);
-    wire gk_12_10;
-    assign gk_12_10 = (r12_node < r10_node) | ((r12_node == r10_node) & ((r12_wrap_c_l3 == r10_wrap_c_l3) ? gt_12_10_l3 : r10_wrap_c_l3));
-    wire [7:0] gt_12_11_l0;
-    assign gt_12_11_l0 = {
-        (~r12_ts[7]) & r11_ts[7], (~r12_ts[6]) & r11_ts[6], (~r12_ts[5]) & r11_ts[5], (~r12_ts[4]) & r11_ts[4], (~r12_ts[3]) & r11_ts[3],
-        (~r12_ts[2]) & r11_ts[2], (~r12_ts[1]) & r11_ts[1], (~r12_ts[0]) & r11_ts[0]
-    };
-    wire [6:0] gt_12_11_e0;
-    assign gt_12_11_e0 = {
-        ~(r12_ts[7] ^ r11_ts[7]), ~(r12_ts[6] ^ r11_ts[6]), ~(r12_ts[5] ^ r11_ts[5]), ~(r12_ts[4] ^ r11_ts[4]), ~(r12_ts[3] ^ r11_ts[3]),
-        ~(r12_ts[2] ^ r11_ts[2]), ~(r12_ts[1] ^ r11_ts[1])
-    };
-    wire [3:0] gt_12_11_l1;
-    assign gt_12_11_l1 = {
-        gt_12_11_l0[7] | (gt_12_11_e0[6] & gt_12_11_l0[6]), gt_12_11_l0[5] | (gt_12_11_e0[4] & gt_12_11_l0[4]),
-        gt_12_11_l0[3] | (gt_12_11_e0[2] & gt_12_11_l0[2]), gt_12_11_l0[1] | (gt_12_11_e0[0] & gt_12_11_l0[0])
-    };
-    wire [2:0] gt_12_11_e1;
-    assign gt_12_11_e1 = {gt_12_11_e0[6] & gt_12_11_e0[5], gt_12_11_e0[4] & gt_12_11_e0[3], gt_12_11_e0[2] & gt_12_11_e0[1]};
-    wire [1:0] gt_12_11_l2;
-    assign gt_12_11_l2 = {gt_12_11_l1[3] | (gt_12_11_e1[2] & gt_12_11_l1[2]), gt_12_11_l1[1] | (gt_12_11_e1[0] & gt_12_11_l1[0])};
-    wire gt_12_11_e2;
-    assign gt_12_11_e2 = gt_12_11_e1[2] & gt_12_11_e1[1];
-    wire gt_12_11_l3;
-    assign gt_12_11_l3 = gt_12_11_l2[1] | (gt_12_11_e2 & gt_12_11_l2[0]);
-    wire gk_12_11;
-    assign gk_12_11 = (r12_node < r11_node) | ((r12_node == r11_node) & ((r12_wrap_c_l3 == r11_wrap_c_l3) ? gt_12_11_l3 : r11_wrap_c_l3));
-    wire [7:0] gt_13_0_l0;
-    assign gt_13_0_l0 = {
-        (~r13_ts[7]) & r0_ts[7], (~r13_ts[6]) & r0_ts[6], (~r13_ts[5]) & r0_ts[5], (~r13_ts[4]) & r0_ts[4], (~r13_ts[3]) & r0_ts[3],
-        (~r13_ts[2]) & r0_ts[2], (~r13_ts[1]) & r0_ts[1], (~r13_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_13_0_e0;
-    assign gt_13_0_e0 = {
-        ~(r13_ts[7] ^ r0_ts[7]), ~(r13_ts[6] ^ r0_ts[6]), ~(r13_ts[5] ^ r0_ts[5]), ~(r13_ts[4] ^ r0_ts[4]), ~(r13_ts[3] ^ r0_ts[3]),
-        ~(r13_ts[2] ^ r0_ts[2]), ~(r13_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_13_0_l1;
-    assign gt_13_0_l1 = {
-        gt_13_0_l0[7] | (gt_13_0_e0[6] & gt_13_0_l0[6]), gt_13_0_l0[5] | (gt_13_0_e0[4] & gt_13_0_l0[4]),
-        gt_13_0_l0[3] | (gt_13_0_e0[2] & gt_13_0_l0[2]), gt_13_0_l0[1] | (gt_13_0_e0[0] & gt_13_0_l0[0])
-    };
-    wire [2:0] gt_13_0_e1;
-    assign gt_13_0_e1 = {gt_13_0_e0[6] & gt_13_0_e0[5], gt_13_0_e0[4] & gt_13_0_e0[3], gt_13_0_e0[2] & gt_13_0_e0[1]};
-    wire [1:0] gt_13_0_l2;
-    assign gt_13_0_l2 = {gt_13_0_l1[3] | (gt_13_0_e1[2] & gt_13_0_l1[2]), gt_13_0_l1[1] | (gt_13_0_e1[0] & gt_13_0_l1[0])};
-    wire gt_13_0_e2;
-    assign gt_13_0_e2 = gt_13_0_e1[2] & gt_13_0_e1[1];
-    wire gt_13_0_l3;
-    assign gt_13_0_l3 = gt_13_0_l2[1] | (gt_13_0_e2 & gt_13_0_l2[0]);
-    wire gk_13_0;
-    assign gk_13_0 = (r13_node < r0_node) | ((r13_node == r0_node) & ((r13_wrap_c_l3 == r0_wrap_c_l3) ? gt_13_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_13_1_l0;
-    assign gt_13_1_l0 = {
-        (~r13_ts[7]) & r1_ts[7], (~r13_ts[6]) & r1_ts[6], (~r13_ts[5]) & r1_ts[5], (~r13_ts[4]) & r1_ts[4], (~r13_ts[3]) & r1_ts[3],
-        (~r13_ts[2]) & r1_ts[2], (~r13_ts[1]) & r1_ts[1], (~r13_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_13_1_e0;
-    assign gt_13_1_e0 = {
-        ~(r13_ts[7] ^ r1_ts[7]), ~(r13_ts[6] ^ r1_ts[6]), ~(r13_ts[5] ^ r1_ts[5]), ~(r13_ts[4] ^ r1_ts[4]), ~(r13_ts[3] ^ r1_ts[3]),
-        ~(r13_ts[2] ^ r1_ts[2]), ~(r13_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_13_1_l1;
-    assign gt_13_1_l1 = {
-        gt_13_1_l0[7] | (gt_13_1_e0[6] & gt_13_1_l0[6]), gt_13_1_l0[5] | (gt_13_1_e0[4] & gt_13_1_l0[4]),
-        gt_13_1_l0[3] | (gt_13_1_e0[2] & gt_13_1_l0[2]), gt_13_1_l0[1] | (gt_13_1_e0[0] & gt_13_1_l0[0])
-    };
-    wire [2:0] gt_13_1_e1;
-    assign gt_13_1_e1 = {gt_13_1_e0[6] & gt_13_1_e0[5], gt_13_1_e0[4] & gt_13_1_e0[3], gt_13_1_e0[2] & gt_13_1_e0[1]};
-    wire [1:0] gt_13_1_l2;
-    assign gt_13_1_l2 = {gt_13_1_l1[3] | (gt_13_1_e1[2] & gt_13_1_l1[2]), gt_13_1_l1[1] | (gt_13_1_e1[0] & gt_13_1_l1[0])};
-    wire gt_13_1_e2;
-    assign gt_13_1_e2 = gt_13_1_e1[2] & gt_13_1_e1[1];
-    wire gt_13_1_l3;
-    assign gt_13_1_l3 = gt_13_1_l2[1] | (gt_13_1_e2 & gt_13_1_l2[0]);
-    wire gk_13_1;
-    assign gk_13_1 = (r13_node < r1_node) | ((r13_node == r1_node) & ((r13_wrap_c_l3 == r1_wrap_c_l3) ? gt_13_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_13_2_l0;
-    assign gt_13_2_l0 = {
-        (~r13_ts[7]) & r2_ts[7], (~r13_ts[6]) & r2_ts[6], (~r13_ts[5]) & r2_ts[5], (~r13_ts[4]) & r2_ts[4], (~r13_ts[3]) & r2_ts[3],
-        (~r13_ts[2]) & r2_ts[2], (~r13_ts[1]) & r2_ts[1], (~r13_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_13_2_e0;
-    assign gt_13_2_e0 = {
-        ~(r13_ts[7] ^ r2_ts[7]), ~(r13_ts[6] ^ r2_ts[6]), ~(r13_ts[5] ^ r2_ts[5]), ~(r13_ts[4] ^ r2_ts[4]), ~(r13_ts[3] ^ r2_ts[3]),
-        ~(r13_ts[2] ^ r2_ts[2]), ~(r13_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_13_2_l1;
-    assign gt_13_2_l1 = {
-        gt_13_2_l0[7] | (gt_13_2_e0[6] & gt_13_2_l0[6]), gt_13_2_l0[5] | (gt_13_2_e0[4] & gt_13_2_l0[4]),
-        gt_13_2_l0[3] | (gt_13_2_e0[2] & gt_13_2_l0[2]), gt_13_2_l0[1] | (gt_13_2_e0[0] & gt_13_2_l0[0])
-    };
-    wire [2:0] gt_13_2_e1;
-    assign gt_13_2_e1 = {gt_13_2_e0[6] & gt_13_2_e0[5], gt_13_2_e0[4] & gt_13_2_e0[3], gt_13_2_e0[2] & gt_13_2_e0[1]};
-    wire [1:0] gt_13_2_l2;
-    assign gt_13_2_l2 = {gt_13_2_l1[3] | (gt_13_2_e1[2] & gt_13_2_l1[2]), gt_13_2_l1[1] | (gt_13_2_e1[0] & gt_13_2_l1[0])};
-    wire gt_13_2_e2;
-    assign gt_13_2_e2 = gt_13_2_e1[2] & gt_13_2_e1[1];
-    wire gt_13_2_l3;
-    assign gt_13_2_l3 = gt_13_2_l2[1] | (gt_13_2_e2 & gt_13_2_l2[0]);
-    wire gk_13_2;
-    assign gk_13_2 = (r13_node < r2_node) | ((r13_node == r2_node) & ((r13_wrap_c_l3 == r2_wrap_c_l3) ? gt_13_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_13_3_l0;
-    assign gt_13_3_l0 = {
-        (~r13_ts[7]) & r3_ts[7], (~r13_ts[6]) & r3_ts[6], (~r13_ts[5]) & r3_ts[5], (~r13_ts[4]) & r3_ts[4], (~r13_ts[3]) & r3_ts[3],
-        (~r13_ts[2]) & r3_ts[2], (~r13_ts[1]) & r3_ts[1], (~r13_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_13_3_e0;
-    assign gt_13_3_e0 = {
-        ~(r13_ts[7] ^ r3_ts[7]), ~(r13_ts[6] ^ r3_ts[6]), ~(r13_ts[5] ^ r3_ts[5]), ~(r13_ts[4] ^ r3_ts[4]), ~(r13_ts[3] ^ r3_ts[3]),
-        ~(r13_ts[2] ^ r3_ts[2]), ~(r13_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_13_3_l1;
-    assign gt_13_3_l1 = {
-        gt_13_3_l0[7] | (gt_13_3_e0[6] & gt_13_3_l0[6]), gt_13_3_l0[5] | (gt_13_3_e0[4] & gt_13_3_l0[4]),
-        gt_13_3_l0[3] | (gt_13_3_e0[2] & gt_13_3_l0[2]), gt_13_3_l0[1] | (gt_13_3_e0[0] & gt_13_3_l0[0])
-    };
-    wire [2:0] gt_13_3_e1;
-    assign gt_13_3_e1 = {gt_13_3_e0[6] & gt_13_3_e0[5], gt_13_3_e0[4] & gt_13_3_e0[3], gt_13_3_e0[2] & gt_13_3_e0[1]};
-    wire [1:0] gt_13_3_l2;
-    assign gt_13_3_l2 = {gt_13_3_l1[3] | (gt_13_3_e1[2] & gt_13_3_l1[2]), gt_13_3_l1[1] | (gt_13_3_e1[0] & gt_13_3_l1[0])};
-    wire gt_13_3_e2;
-    assign gt_13_3_e2 = gt_13_3_e1[2] & gt_13_3_e1[1];
-    wire gt_13_3_l3;
-    assign gt_13_3_l3 = gt_13_3_l2[1] | (gt_13_3_e2 & gt_13_3_l2[0]);
-    wire gk_13_3;
-    assign gk_13_3 = (r13_node < r3_node) | ((r13_node == r3_node) & ((r13_wrap_c_l3 == r3_wrap_c_l3) ? gt_13_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_13_4_l0;
-    assign gt_13_4_l0 = {
-        (~r13_ts[7]) & r4_ts[7], (~r13_ts[6]) & r4_ts[6], (~r13_ts[5]) & r4_ts[5], (~r13_ts[4]) & r4_ts[4], (~r13_ts[3]) & r4_ts[3],
-        (~r13_ts[2]) & r4_ts[2], (~r13_ts[1]) & r4_ts[1], (~r13_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_13_4_e0;
-    assign gt_13_4_e0 = {
-        ~(r13_ts[7] ^ r4_ts[7]), ~(r13_ts[6] ^ r4_ts[6]), ~(r13_ts[5] ^ r4_ts[5]), ~(r13_ts[4] ^ r4_ts[4]), ~(r13_ts[3] ^ r4_ts[3]),
-        ~(r13_ts[2] ^ r4_ts[2]), ~(r13_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_13_4_l1;
-    assign gt_13_4_l1 = {
-        gt_13_4_l0[7] | (gt_13_4_e0[6] & gt_13_4_l0[6]), gt_13_4_l0[5] | (gt_13_4_e0[4] & gt_13_4_l0[4]),
-        gt_13_4_l0[3] | (gt_13_4_e0[2] & gt_13_4_l0[2]), gt_13_4_l0[1] | (gt_13_4_e0[0] & gt_13_4_l0[0])
-    };
-    wire [2:0] gt_13_4_e1;
-    assign gt_13_4_e1 = {gt_13_4_e0[6] & gt_13_4_e0[5], gt_13_4_e0[4] & gt_13_4_e0[3], gt_13_4_e0[2] & gt_13_4_e0[1]};
-    wire [1:0] gt_13_4_l2;
-    assign gt_13_4_l2 = {gt_13_4_l1[3] | (gt_13_4_e1[2] & gt_13_4_l1[2]), gt_13_4_l1[1] | (gt_13_4_e1[0] & gt_13_4_l1[0])};
-    wire gt_13_4_e2;
-    assign gt_13_4_e2 = gt_13_4_e1[2] & gt_13_4_e1[1];
-    wire gt_13_4_l3;
-    assign gt_13_4_l3 = gt_13_4_l2[1] | (gt_13_4_e2 & gt_13_4_l2[0]);
-    wire gk_13_4;
-    assign gk_13_4 = (r13_node < r4_node) | ((r13_node == r4_node) & ((r13_wrap_c_l3 == r4_wrap_c_l3) ? gt_13_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_13_5_l0;
-    assign gt_13_5_l0 = {
-        (~r13_ts[7]) & r5_ts[7], (~r13_ts[6]) & r5_ts[6], (~r13_ts[5]) & r5_ts[5], (~r13_ts[4]) & r5_ts[4], (~r13_ts[3]) & r5_ts[3],
-        (~r13_ts[2]) & r5_ts[2], (~r13_ts[1]) & r5_ts[1], (~r13_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_13_5_e0;
-    assign gt_13_5_e0 = {
-        ~(r13_ts[7] ^ r5_ts[7]), ~(r13_ts[6] ^ r5_ts[6]), ~(r13_ts[5] ^ r5_ts[5]), ~(r13_ts[4] ^ r5_ts[4]), ~(r13_ts[3] ^ r5_ts[3]),
-        ~(r13_ts[2] ^ r5_ts[2]), ~(r13_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_13_5_l1;
-    assign gt_13_5_l1 = {
-        gt_13_5_l0[7] | (gt_13_5_e0[6] & gt_13_5_l0[6]), gt_13_5_l0[5] | (gt_13_5_e0[4] & gt_13_5_l0[4]),
-        gt_13_5_l0[3] | (gt_13_5_e0[2] & gt_13_5_l0[2]), gt_13_5_l0[1] | (gt_13_5_e0[0] & gt_13_5_l0[0])
-    };
-    wire [2:0] gt_13_5_e1;
-    assign gt_13_5_e1 = {gt_13_5_e0[6] & gt_13_5_e0[5], gt_13_5_e0[4] & gt_13_5_e0[3], gt_13_5_e0[2] & gt_13_5_e0[1]};
-    wire [1:0] gt_13_5_l2;
-    assign gt_13_5_l2 = {gt_13_5_l1[3] | (gt_13_5_e1[2] & gt_13_5_l1[2]), gt_13_5_l1[1] | (gt_13_5_e1[0] & gt_13_5_l1[0])};
-    wire gt_13_5_e2;
-    assign gt_13_5_e2 = gt_13_5_e1[2] & gt_13_5_e1[1];
-    wire gt_13_5_l3;
-    assign gt_13_5_l3 = gt_13_5_l2[1] | (gt_13_5_e2 & gt_13_5_l2[0]);
-    wire gk_13_5;
-    assign gk_13_5 = (r13_node < r5_node) | ((r13_node == r5_node) & ((r13_wrap_c_l3 == r5_wrap_c_l3) ? gt_13_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_13_6_l0;
-    assign gt_13_6_l0 = {
-        (~r13_ts[7]) & r6_ts[7], (~r13_ts[6]) & r6_ts[6], (~r13_ts[5]) & r6_ts[5], (~r13_ts[4]) & r6_ts[4], (~r13_ts[3]) & r6_ts[3],
-        (~r13_ts[2]) & r6_ts[2], (~r13_ts[1]) & r6_ts[1], (~r13_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_13_6_e0;
-    assign gt_13_6_e0 = {
-        ~(r13_ts[7] ^ r6_ts[7]), ~(r13_ts[6] ^ r6_ts[6]), ~(r13_ts[5] ^ r6_ts[5]), ~(r13_ts[4] ^ r6_ts[4]), ~(r13_ts[3] ^ r6_ts[3]),
-        ~(r13_ts[2] ^ r6_ts[2]), ~(r13_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_13_6_l1;
-    assign gt_13_6_l1 = {
-        gt_13_6_l0[7] | (gt_13_6_e0[6] & gt_13_6_l0[6]), gt_13_6_l0[5] | (gt_13_6_e0[4] & gt_13_6_l0[4]),
-        gt_13_6_l0[3] | (gt_13_6_e0[2] & gt_13_6_l0[2]), gt_13_6_l0[1] | (gt_13_6_e0[0] & gt_13_6_l0[0])
-    };
-    wire [2:0] gt_13_6_e1;
-    assign gt_13_6_e1 = {gt_13_6_e0[6] & gt_13_6_e0[5], gt_13_6_e0[4] & gt_13_6_e0[3], gt_13_6_e0[2] & gt_13_6_e0[1]};
-    wire [1:0] gt_13_6_l2;
-    assign gt_13_6_l2 = {gt_13_6_l1[3] | (gt_13_6_e1[2] & gt_13_6_l1[2]), gt_13_6_l1[1] | (gt_13_6_e1[0] & gt_13_6_l1[0])};
-    wire gt_13_6_e2;
-    assign gt_13_6_e2 = gt_13_6_e1[2] & gt_13_6_e1[1];
-    wire gt_13_6_l3;
-    assign gt_13_6_l3 = gt_13_6_l2[1] | (gt_13_6_e2 & gt_13_6_l2[0]);
-    wire gk_13_6;
-    assign gk_13_6 = (r13_node < r6_node) | ((r13_node == r6_node) & ((r13_wrap_c_l3 == r6_wrap_c_l3) ? gt_13_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_13_7_l0;
-    assign gt_13_7_l0 = {
-        (~r13_ts[7]) & r7_ts[7], (~r13_ts[6]) & r7_ts[6], (~r13_ts[5]) & r7_ts[5], (~r13_ts[4]) & r7_ts[4], (~r13_ts[3]) & r7_ts[3],
-        (~r13_ts[2]) & r7_ts[2], (~r13_ts[1]) & r7_ts[1], (~r13_ts[0]) & r7_ts[0]
-    };
-    wire [6:0] gt_13_7_e0;
-    assign gt_13_7_e0 = {
-        ~(r13_ts[7] ^ r7_ts[7]), ~(r13_ts[6] ^ r7_ts[6]), ~(r13_ts[5] ^ r7_ts[5]), ~(r13_ts[4] ^ r7_ts[4]), ~(r13_ts[3] ^ r7_ts[3]),
-        ~(r13_ts[2] ^ r7_ts[2]), ~(r13_ts[1] ^ r7_ts[1])
-    };
-    wire [3:0] gt_13_7_l1;
-    assign gt_13_7_l1 = {
-        gt_13_7_l0[7] | (gt_13_7_e0[6] & gt_13_7_l0[6]), gt_13_7_l0[5] | (gt_13_7_e0[4] & gt_13_7_l0[4]),
-        gt_13_7_l0[3] | (gt_13_7_e0[2] & gt_13_7_l0[2]), gt_13_7_l0[1] | (gt_13_7_e0[0] & gt_13_7_l0[0])
-    };
-    wire [2:0] gt_13_7_e1;
-    assign gt_13_7_e1 = {gt_13_7_e0[6] & gt_13_7_e0[5], gt_13_7_e0[4] & gt_13_7_e0[3], gt_13_7_e0[2] & gt_13_7_e0[1]};
-    wire [1:0] gt_13_7_l2;
-    assign gt_13_7_l2 = {gt_13_7_l1[3] | (gt_13_7_e1[2] & gt_13_7_l1[2]), gt_13_7_l1[1] | (gt_13_7_e1[0] & gt_13_7_l1[0])};
-    wire gt_13_7_e2;
-    assign gt_13_7_e2 = gt_13_7_e1[2] & gt_13_7_e1[1];
-    wire gt_13_7_l3;
-    assign gt_13_7_l3 = gt_13_7_l2[1] | (gt_13_7_e2 & gt_13_7_l2[0]);
-    wire gk_13_7;
-    assign gk_13_7 = (r13_node < r7_node) | ((r13_node == r7_node) & ((r13_wrap_c_l3 == r7_wrap_c_l3) ? gt_13_7_l3 : r7_wrap_c_l3));
-    wire [7:0] gt_13_8_l0;
-    assign gt_13_8_l0 = {
-        (~r13_ts[7]) & r8_ts[7], (~r13_ts[6]) & r8_ts[6], (~r13_ts[5]) & r8_ts[5], (~r13_ts[4]) & r8_ts[4], (~r13_ts[3]) & r8_ts[3],
-        (~r13_ts[2]) & r8_ts[2], (~r13_ts[1]) & r8_ts[1], (~r13_ts[0]) & r8_ts[0]
-    };
-    wire [6:0] gt_13_8_e0;
-    assign gt_13_8_e0 = {
-        ~(r13_ts[7] ^ r8_ts[7]), ~(r13_ts[6] ^ r8_ts[6]), ~(r13_ts[5] ^ r8_ts[5]), ~(r13_ts[4] ^ r8_ts[4]), ~(r13_ts[3] ^ r8_ts[3]),
-        ~(r13_ts[2] ^ r8_ts[2]), ~(r13_ts[1] ^ r8_ts[1])
-    };
-    wire [3:0] gt_13_8_l1;
-    assign gt_13_8_l1 = {
-        gt_13_8_l0[7] | (gt_13_8_e0[6] & gt_13_8_l0[6]), gt_13_8_l0[5] | (gt_13_8_e0[4] & gt_13_8_l0[4]),
-        gt_13_8_l0[3] | (gt_13_8_e0[2] & gt_13_8_l0[2]), gt_13_8_l0[1] | (gt_13_8_e0[0] & gt_13_8_l0[0])
-    };
-    wire [2:0] gt_13_8_e1;
-    assign gt_13_8_e1 = {gt_13_8_e0[6] & gt_13_8_e0[5], gt_13_8_e0[4] & gt_13_8_e0[3], gt_13_8_e0[2] & gt_13_8_e0[1]};
-    wire [1:0] gt_13_8_l2;
-    assign gt_13_8_l2 = {gt_13_8_l1[3] | (gt_13_8_e1[2] & gt_13_8_l1[2]), gt_13_8_l1[1] | (gt_13_8_e1[0] & gt_13_8_l1[0])};
-    wire gt_13_8_e2;
-    assign gt_13_8_e2 = gt_13_8_e1[2] & gt_13_8_e1[1];
-    wire gt_13_8_l3;
-    assign gt_13_8_l3 = gt_13_8_l2[1] | (gt_13_8_e2 & gt_13_8_l2[0]);
-    wire gk_13_8;
-    assign gk_13_8 = (r13_node < r8_node) | ((r13_node == r8_node) & ((r13_wrap_c_l3 == r8_wrap_c_l3) ? gt_13_8_l3 : r8_wrap_c_l3));
-    wire [7:0] gt_13_9_l0;
-    assign gt_13_9_l0 = {
-        (~r13_ts[7]) & r9_ts[7], (~r13_ts[6]) & r9_ts[6], (~r13_ts[5]) & r9_ts[5], (~r13_ts[4]) & r9_ts[4], (~r13_ts[3]) & r9_ts[3],
-        (~r13_ts[2]) & r9_ts[2], (~r13_ts[1]) & r9_ts[1], (~r13_ts[0]) & r9_ts[0]
-    };
-    wire [6:0] gt_13_9_e0;
-    assign gt_13_9_e0 = {
-        ~(r13_ts[7] ^ r9_ts[7]), ~(r13_ts[6] ^ r9_ts[6]), ~(r13_ts[5] ^ r9_ts[5]), ~(r13_ts[4] ^ r9_ts[4]), ~(r13_ts[3] ^ r9_ts[3]),
-        ~(r13_ts[2] ^ r9_ts[2]), ~(r13_ts[1] ^ r9_ts[1])
-    };
-    wire [3:0] gt_13_9_l1;
-    assign gt_13_9_l1 = {
-        gt_13_9_l0[7] | (gt_13_9_e0[6] & gt_13_9_l0[6]), gt_13_9_l0[5] | (gt_13_9_e0[4] & gt_13_9_l0[4]),
-        gt_13_9_l0[3] | (gt_13_9_e0[2] & gt_13_9_l0[2]), gt_13_9_l0[1] | (gt_13_9_e0[0] & gt_13_9_l0[0])
-    };
-    wire [2:0] gt_13_9_e1;
-    assign gt_13_9_e1 = {gt_13_9_e0[6] & gt_13_9_e0[5], gt_13_9_e0[4] & gt_13_9_e0[3], gt_13_9_e0[2] & gt_13_9_e0[1]};
-    wire [1:0] gt_13_9_l2;
-    assign gt_13_9_l2 = {gt_13_9_l1[3] | (gt_13_9_e1[2] & gt_13_9_l1[2]), gt_13_9_l1[1] | (gt_13_9_e1[0] & gt_13_9_l1[0])};
-    wire gt_13_9_e2;
-    assign gt_13_9_e2 = gt_13_9_e1[2] & gt_13_9_e1[1];
-    wire gt_13_9_l3;
-    assign gt_13_9_l3 = gt_13_9_l2[1] | (gt_13_9_e2 & gt_13_9_l2[0]);
-    wire gk_13_9;
-    assign gk_13_9 = (r13_node < r9_node) | ((r13_node == r9_node) & ((r13_wrap_c_l3 == r9_wrap_c_l3) ? gt_13_9_l3 : r9_wrap_c_l3));
-    wire [7:0] gt_13_10_l0;
-    assign gt_13_10_l0 = {
-        (~r13_ts[7]) & r10_ts[7], (~r13_ts[6]) & r10_ts[6], (~r13_ts[5]) & r10_ts[5], (~r13_ts[4]) & r10_ts[4], (~r13_ts[3]) & r10_ts[3],
-        (~r13_ts[2]) & r10_ts[2], (~r13_ts[1]) & r10_ts[1], (~r13_ts[0]) & r10_ts[0]
-    };
-    wire [6:0] gt_13_10_e0;
-    assign gt_13_10_e0 = {
-        ~(r13_ts[7] ^ r10_ts[7]), ~(r13_ts[6] ^ r10_ts[6]), ~(r13_ts[5] ^ r10_ts[5]), ~(r13_ts[4] ^ r10_ts[4]), ~(r13_ts[3] ^ r10_ts[3]),
-        ~(r13_ts[2] ^ r10_ts[2]), ~(r13_ts[1] ^ r10_ts[1])
-    };
-    wire [3:0] gt_13_10_l1;
-    assign gt_13_10_l1 = {
-        gt_13_10_l0[7] | (gt_13_10_e0[6] & gt_13_10_l0[6]), gt_13_10_l0[5] | (gt_13_10_e0[4] & gt_13_10_l0[4]),
-        gt_13_10_l0[3] | (gt_13_10_e0[2] & gt_13_10_l0[2]), gt_13_10_l0[1] | (gt_13_10_e0[0] & gt_13_10_l0[0])
-    };
-    wire [2:0] gt_13_10_e1;
-    assign gt_13_10_e1 = {gt_13_10_e0[6] & gt_13_10_e0[5], gt_13_10_e0[4] & gt_13_10_e0[3], gt_13_10_e0[2] & gt_13_10_e0[1]};
-    wire [1:0] gt_13_10_l2;
-    assign gt_13_10_l2 = {gt_13_10_l1[3] | (gt_13_10_e1[2] & gt_13_10_l1[2]), gt_13_10_l1[1] | (gt_13_10_e1[0] & gt_13_10_l1[0])};
-    wire gt_13_10_e2;
-    assign gt_13_10_e2 = gt_13_10_e1[2] & gt_13_10_e1[1];
-    wire gt_13_10_l3;
-    assign gt_13_10_l3 = gt_13_10_l2[1] | (gt_13_10_e2 & gt_13_10_l2[0]);
-    wire gk_13_10;
-    assign gk_13_10 = (r13_node < r10_node) | ((r13_node == r10_node) & ((r13_wrap_c_l3 == r10_wrap_c_l3) ? gt_13_10_l3 : r10_wrap_c_l3));
-    wire [7:0] gt_13_11_l0;
-    assign gt_13_11_l0 = {
-        (~r13_ts[7]) & r11_ts[7], (~r13_ts[6]) & r11_ts[6], (~r13_ts[5]) & r11_ts[5], (~r13_ts[4]) & r11_ts[4], (~r13_ts[3]) & r11_ts[3],
-        (~r13_ts[2]) & r11_ts[2], (~r13_ts[1]) & r11_ts[1], (~r13_ts[0]) & r11_ts[0]
-    };
-    wire [6:0] gt_13_11_e0;
-    assign gt_13_11_e0 = {
-        ~(r13_ts[7] ^ r11_ts[7]), ~(r13_ts[6] ^ r11_ts[6]), ~(r13_ts[5] ^ r11_ts[5]), ~(r13_ts[4] ^ r11_ts[4]), ~(r13_ts[3] ^ r11_ts[3]),
-        ~(r13_ts[2] ^ r11_ts[2]), ~(r13_ts[1] ^ r11_ts[1])
-    };
-    wire [3:0] gt_13_11_l1;
-    assign gt_13_11_l1 = {
-        gt_13_11_l0[7] | (gt_13_11_e0[6] & gt_13_11_l0[6]), gt_13_11_l0[5] | (gt_13_11_e0[4] & gt_13_11_l0[4]),
-        gt_13_11_l0[3] | (gt_13_11_e0[2] & gt_13_11_l0[2]), gt_13_11_l0[1] | (gt_13_11_e0[0] & gt_13_11_l0[0])
-    };
-    wire [2:0] gt_13_11_e1;
-    assign gt_13_11_e1 = {gt_13_11_e0[6] & gt_13_11_e0[5], gt_13_11_e0[4] & gt_13_11_e0[3], gt_13_11_e0[2] & gt_13_11_e0[1]};
-    wire [1:0] gt_13_11_l2;
-    assign gt_13_11_l2 = {gt_13_11_l1[3] | (gt_13_11_e1[2] & gt_13_11_l1[2]), gt_13_11_l1[1] | (gt_13_11_e1[0] & gt_13_11_l1[0])};
-    wire gt_13_11_e2;
-    assign gt_13_11_e2 = gt_13_11_e1[2] & gt_13_11_e1[1];
-    wire gt_13_11_l3;
-    assign gt_13_11_l3 = gt_13_11_l2[1] | (gt_13_11_e2 & gt_13_11_l2[0]);
-    wire gk_13_11;
-    assign gk_13_11 = (r13_node < r11_node) | ((r13_node == r11_node) & ((r13_wrap_c_l3 == r11_wrap_c_l3) ? gt_13_11_l3 : r11_wrap_c_l3));
-    wire [7:0] gt_13_12_l0;
-    assign gt_13_12_l0 = {
-        (~r13_ts[7]) & r12_ts[7], (~r13_ts[6]) & r12_ts[6], (~r13_ts[5]) & r12_ts[5], (~r13_ts[4]) & r12_ts[4], (~r13_ts[3]) & r12_ts[3],
-        (~r13_ts[2]) & r12_ts[2], (~r13_ts[1]) & r12_ts[1], (~r13_ts[0]) & r12_ts[0]
-    };
-    wire [6:0] gt_13_12_e0;
-    assign gt_13_12_e0 = {
-        ~(r13_ts[7] ^ r12_ts[7]), ~(r13_ts[6] ^ r12_ts[6]), ~(r13_ts[5] ^ r12_ts[5]), ~(r13_ts[4] ^ r12_ts[4]), ~(r13_ts[3] ^ r12_ts[3]),
-        ~(r13_ts[2] ^ r12_ts[2]), ~(r13_ts[1] ^ r12_ts[1])
-    };
-    wire [3:0] gt_13_12_l1;
-    assign gt_13_12_l1 = {
-        gt_13_12_l0[7] | (gt_13_12_e0[6] & gt_13_12_l0[6]), gt_13_12_l0[5] | (gt_13_12_e0[4] & gt_13_12_l0[4]),
-        gt_13_12_l0[3] | (gt_13_12_e0[2] & gt_13_12_l0[2]), gt_13_12_l0[1] | (gt_13_12_e0[0] & gt_13_12_l0[0])
-    };
-    wire [2:0] gt_13_12_e1;
-    assign gt_13_12_e1 = {gt_13_12_e0[6] & gt_13_12_e0[5], gt_13_12_e0[4] & gt_13_12_e0[3], gt_13_12_e0[2] & gt_13_12_e0[1]};
-    wire [1:0] gt_13_12_l2;
-    assign gt_13_12_l2 = {gt_13_12_l1[3] | (gt_13_12_e1[2] & gt_13_12_l1[2]), gt_13_12_l1[1] | (gt_13_12_e1[0] & gt_13_12_l1[0])};
-    wire gt_13_12_e2;
-    assign gt_13_12_e2 = gt_13_12_e1[2] & gt_13_12_e1[1];
-    wire gt_13_12_l3;
-    assign gt_13_12_l3 = gt_13_12_l2[1] | (gt_13_12_e2 & gt_13_12_l2[0]);
-    wire gk_13_12;
-    assign gk_13_12 = (r13_node < r12_node) | ((r13_node == r12_node) & ((r13_wrap_c_l3 == r12_wrap_c_l3) ? gt_13_12_l3 : r12_wrap_c_l3));
-    wire [7:0] gt_14_0_l0;
-    assign gt_14_0_l0 = {
-        (~r14_ts[7]) & r0_ts[7], (~r14_ts[6]) & r0_ts[6], (~r14_ts[5]) & r0_ts[5], (~r14_ts[4]) & r0_ts[4], (~r14_ts[3]) & r0_ts[3],
-        (~r14_ts[2]) & r0_ts[2], (~r14_ts[1]) & r0_ts[1], (~r14_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_14_0_e0;
-    assign gt_14_0_e0 = {
-        ~(r14_ts[7] ^ r0_ts[7]), ~(r14_ts[6] ^ r0_ts[6]), ~(r14_ts[5] ^ r0_ts[5]), ~(r14_ts[4] ^ r0_ts[4]), ~(r14_ts[3] ^ r0_ts[3]),
-        ~(r14_ts[2] ^ r0_ts[2]), ~(r14_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_14_0_l1;
-    assign gt_14_0_l1 = {
-        gt_14_0_l0[7] | (gt_14_0_e0[6] & gt_14_0_l0[6]), gt_14_0_l0[5] | (gt_14_0_e0[4] & gt_14_0_l0[4]),
-        gt_14_0_l0[3] | (gt_14_0_e0[2] & gt_14_0_l0[2]), gt_14_0_l0[1] | (gt_14_0_e0[0] & gt_14_0_l0[0])
-    };
-    wire [2:0] gt_14_0_e1;
-    assign gt_14_0_e1 = {gt_14_0_e0[6] & gt_14_0_e0[5], gt_14_0_e0[4] & gt_14_0_e0[3], gt_14_0_e0[2] & gt_14_0_e0[1]};
-    wire [1:0] gt_14_0_l2;
-    assign gt_14_0_l2 = {gt_14_0_l1[3] | (gt_14_0_e1[2] & gt_14_0_l1[2]), gt_14_0_l1[1] | (gt_14_0_e1[0] & gt_14_0_l1[0])};
-    wire gt_14_0_e2;
-    assign gt_14_0_e2 = gt_14_0_e1[2] & gt_14_0_e1[1];
-    wire gt_14_0_l3;
-    assign gt_14_0_l3 = gt_14_0_l2[1] | (gt_14_0_e2 & gt_14_0_l2[0]);
-    wire gk_14_0;
-    assign gk_14_0 = (r14_node < r0_node) | ((r14_node == r0_node) & ((r14_wrap_c_l3 == r0_wrap_c_l3) ? gt_14_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_14_1_l0;
-    assign gt_14_1_l0 = {
-        (~r14_ts[7]) & r1_ts[7], (~r14_ts[6]) & r1_ts[6], (~r14_ts[5]) & r1_ts[5], (~r14_ts[4]) & r1_ts[4], (~r14_ts[3]) & r1_ts[3],
-        (~r14_ts[2]) & r1_ts[2], (~r14_ts[1]) & r1_ts[1], (~r14_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_14_1_e0;
-    assign gt_14_1_e0 = {
-        ~(r14_ts[7] ^ r1_ts[7]), ~(r14_ts[6] ^ r1_ts[6]), ~(r14_ts[5] ^ r1_ts[5]), ~(r14_ts[4] ^ r1_ts[4]), ~(r14_ts[3] ^ r1_ts[3]),
-        ~(r14_ts[2] ^ r1_ts[2]), ~(r14_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_14_1_l1;
-    assign gt_14_1_l1 = {
-        gt_14_1_l0[7] | (gt_14_1_e0[6] & gt_14_1_l0[6]), gt_14_1_l0[5] | (gt_14_1_e0[4] & gt_14_1_l0[4]),
-        gt_14_1_l0[3] | (gt_14_1_e0[2] & gt_14_1_l0[2]), gt_14_1_l0[1] | (gt_14_1_e0[0] & gt_14_1_l0[0])
-    };
-    wire [2:0] gt_14_1_e1;
-    assign gt_14_1_e1 = {gt_14_1_e0[6] & gt_14_1_e0[5], gt_14_1_e0[4] & gt_14_1_e0[3], gt_14_1_e0[2] & gt_14_1_e0[1]};
-    wire [1:0] gt_14_1_l2;
-    assign gt_14_1_l2 = {gt_14_1_l1[3] | (gt_14_1_e1[2] & gt_14_1_l1[2]), gt_14_1_l1[1] | (gt_14_1_e1[0] & gt_14_1_l1[0])};
-    wire gt_14_1_e2;
-    assign gt_14_1_e2 = gt_14_1_e1[2] & gt_14_1_e1[1];
-    wire gt_14_1_l3;
-    assign gt_14_1_l3 = gt_14_1_l2[1] | (gt_14_1_e2 & gt_14_1_l2[0]);
-    wire gk_14_1;
-    assign gk_14_1 = (r14_node < r1_node) | ((r14_node == r1_node) & ((r14_wrap_c_l3 == r1_wrap_c_l3) ? gt_14_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_14_2_l0;
-    assign gt_14_2_l0 = {
-        (~r14_ts[7]) & r2_ts[7], (~r14_ts[6]) & r2_ts[6], (~r14_ts[5]) & r2_ts[5], (~r14_ts[4]) & r2_ts[4], (~r14_ts[3]) & r2_ts[3],
-        (~r14_ts[2]) & r2_ts[2], (~r14_ts[1]) & r2_ts[1], (~r14_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_14_2_e0;
-    assign gt_14_2_e0 = {
-        ~(r14_ts[7] ^ r2_ts[7]), ~(r14_ts[6] ^ r2_ts[6]), ~(r14_ts[5] ^ r2_ts[5]), ~(r14_ts[4] ^ r2_ts[4]), ~(r14_ts[3] ^ r2_ts[3]),
-        ~(r14_ts[2] ^ r2_ts[2]), ~(r14_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_14_2_l1;
-    assign gt_14_2_l1 = {
-        gt_14_2_l0[7] | (gt_14_2_e0[6] & gt_14_2_l0[6]), gt_14_2_l0[5] | (gt_14_2_e0[4] & gt_14_2_l0[4]),
-        gt_14_2_l0[3] | (gt_14_2_e0[2] & gt_14_2_l0[2]), gt_14_2_l0[1] | (gt_14_2_e0[0] & gt_14_2_l0[0])
-    };
-    wire [2:0] gt_14_2_e1;
-    assign gt_14_2_e1 = {gt_14_2_e0[6] & gt_14_2_e0[5], gt_14_2_e0[4] & gt_14_2_e0[3], gt_14_2_e0[2] & gt_14_2_e0[1]};
-    wire [1:0] gt_14_2_l2;
-    assign gt_14_2_l2 = {gt_14_2_l1[3] | (gt_14_2_e1[2] & gt_14_2_l1[2]), gt_14_2_l1[1] | (gt_14_2_e1[0] & gt_14_2_l1[0])};
-    wire gt_14_2_e2;
-    assign gt_14_2_e2 = gt_14_2_e1[2] & gt_14_2_e1[1];
-    wire gt_14_2_l3;
-    assign gt_14_2_l3 = gt_14_2_l2[1] | (gt_14_2_e2 & gt_14_2_l2[0]);
-    wire gk_14_2;
-    assign gk_14_2 = (r14_node < r2_node) | ((r14_node == r2_node) & ((r14_wrap_c_l3 == r2_wrap_c_l3) ? gt_14_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_14_3_l0;
-    assign gt_14_3_l0 = {
-        (~r14_ts[7]) & r3_ts[7], (~r14_ts[6]) & r3_ts[6], (~r14_ts[5]) & r3_ts[5], (~r14_ts[4]) & r3_ts[4], (~r14_ts[3]) & r3_ts[3],
-        (~r14_ts[2]) & r3_ts[2], (~r14_ts[1]) & r3_ts[1], (~r14_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_14_3_e0;
-    assign gt_14_3_e0 = {
-        ~(r14_ts[7] ^ r3_ts[7]), ~(r14_ts[6] ^ r3_ts[6]), ~(r14_ts[5] ^ r3_ts[5]), ~(r14_ts[4] ^ r3_ts[4]), ~(r14_ts[3] ^ r3_ts[3]),
-        ~(r14_ts[2] ^ r3_ts[2]), ~(r14_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_14_3_l1;
-    assign gt_14_3_l1 = {
-        gt_14_3_l0[7] | (gt_14_3_e0[6] & gt_14_3_l0[6]), gt_14_3_l0[5] | (gt_14_3_e0[4] & gt_14_3_l0[4]),
-        gt_14_3_l0[3] | (gt_14_3_e0[2] & gt_14_3_l0[2]), gt_14_3_l0[1] | (gt_14_3_e0[0] & gt_14_3_l0[0])
-    };
-    wire [2:0] gt_14_3_e1;
-    assign gt_14_3_e1 = {gt_14_3_e0[6] & gt_14_3_e0[5], gt_14_3_e0[4] & gt_14_3_e0[3], gt_14_3_e0[2] & gt_14_3_e0[1]};
-    wire [1:0] gt_14_3_l2;
-    assign gt_14_3_l2 = {gt_14_3_l1[3] | (gt_14_3_e1[2] & gt_14_3_l1[2]), gt_14_3_l1[1] | (gt_14_3_e1[0] & gt_14_3_l1[0])};
-    wire gt_14_3_e2;
-    assign gt_14_3_e2 = gt_14_3_e1[2] & gt_14_3_e1[1];
-    wire gt_14_3_l3;
-    assign gt_14_3_l3 = gt_14_3_l2[1] | (gt_14_3_e2 & gt_14_3_l2[0]);
-    wire gk_14_3;
-    assign gk_14_3 = (r14_node < r3_node) | ((r14_node == r3_node) & ((r14_wrap_c_l3 == r3_wrap_c_l3) ? gt_14_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_14_4_l0;
-    assign gt_14_4_l0 = {
-        (~r14_ts[7]) & r4_ts[7], (~r14_ts[6]) & r4_ts[6], (~r14_ts[5]) & r4_ts[5], (~r14_ts[4]) & r4_ts[4], (~r14_ts[3]) & r4_ts[3],
-        (~r14_ts[2]) & r4_ts[2], (~r14_ts[1]) & r4_ts[1], (~r14_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_14_4_e0;
-    assign gt_14_4_e0 = {
-        ~(r14_ts[7] ^ r4_ts[7]), ~(r14_ts[6] ^ r4_ts[6]), ~(r14_ts[5] ^ r4_ts[5]), ~(r14_ts[4] ^ r4_ts[4]), ~(r14_ts[3] ^ r4_ts[3]),
-        ~(r14_ts[2] ^ r4_ts[2]), ~(r14_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_14_4_l1;
-    assign gt_14_4_l1 = {
-        gt_14_4_l0[7] | (gt_14_4_e0[6] & gt_14_4_l0[6]), gt_14_4_l0[5] | (gt_14_4_e0[4] & gt_14_4_l0[4]),
-        gt_14_4_l0[3] | (gt_14_4_e0[2] & gt_14_4_l0[2]), gt_14_4_l0[1] | (gt_14_4_e0[0] & gt_14_4_l0[0])
-    };
-    wire [2:0] gt_14_4_e1;
-    assign gt_14_4_e1 = {gt_14_4_e0[6] & gt_14_4_e0[5], gt_14_4_e0[4] & gt_14_4_e0[3], gt_14_4_e0[2] & gt_14_4_e0[1]};
-    wire [1:0] gt_14_4_l2;
-    assign gt_14_4_l2 = {gt_14_4_l1[3] | (gt_14_4_e1[2] & gt_14_4_l1[2]), gt_14_4_l1[1] | (gt_14_4_e1[0] & gt_14_4_l1[0])};
-    wire gt_14_4_e2;
-    assign gt_14_4_e2 = gt_14_4_e1[2] & gt_14_4_e1[1];
-    wire gt_14_4_l3;
-    assign gt_14_4_l3 = gt_14_4_l2[1] | (gt_14_4_e2 & gt_14_4_l2[0]);
-    wire gk_14_4;
-    assign gk_14_4 = (r14_node < r4_node) | ((r14_node == r4_node) & ((r14_wrap_c_l3 == r4_wrap_c_l3) ? gt_14_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_14_5_l0;
-    assign gt_14_5_l0 = {
-        (~r14_ts[7]) & r5_ts[7], (~r14_ts[6]) & r5_ts[6], (~r14_ts[5]) & r5_ts[5], (~r14_ts[4]) & r5_ts[4], (~r14_ts[3]) & r5_ts[3],
-        (~r14_ts[2]) & r5_ts[2], (~r14_ts[1]) & r5_ts[1], (~r14_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_14_5_e0;
-    assign gt_14_5_e0 = {
-        ~(r14_ts[7] ^ r5_ts[7]), ~(r14_ts[6] ^ r5_ts[6]), ~(r14_ts[5] ^ r5_ts[5]), ~(r14_ts[4] ^ r5_ts[4]), ~(r14_ts[3] ^ r5_ts[3]),
-        ~(r14_ts[2] ^ r5_ts[2]), ~(r14_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_14_5_l1;
-    assign gt_14_5_l1 = {
-        gt_14_5_l0[7] | (gt_14_5_e0[6] & gt_14_5_l0[6]), gt_14_5_l0[5] | (gt_14_5_e0[4] & gt_14_5_l0[4]),
-        gt_14_5_l0[3] | (gt_14_5_e0[2] & gt_14_5_l0[2]), gt_14_5_l0[1] | (gt_14_5_e0[0] & gt_14_5_l0[0])
-    };
-    wire [2:0] gt_14_5_e1;
-    assign gt_14_5_e1 = {gt_14_5_e0[6] & gt_14_5_e0[5], gt_14_5_e0[4] & gt_14_5_e0[3], gt_14_5_e0[2] & gt_14_5_e0[1]};
-    wire [1:0] gt_14_5_l2;
-    assign gt_14_5_l2 = {gt_14_5_l1[3] | (gt_14_5_e1[2] & gt_14_5_l1[2]), gt_14_5_l1[1] | (gt_14_5_e1[0] & gt_14_5_l1[0])};
-    wire gt_14_5_e2;
-    assign gt_14_5_e2 = gt_14_5_e1[2] & gt_14_5_e1[1];
-    wire gt_14_5_l3;
-    assign gt_14_5_l3 = gt_14_5_l2[1] | (gt_14_5_e2 & gt_14_5_l2[0]);
-    wire gk_14_5;
-    assign gk_14_5 = (r14_node < r5_node) | ((r14_node == r5_node) & ((r14_wrap_c_l3 == r5_wrap_c_l3) ? gt_14_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_14_6_l0;
-    assign gt_14_6_l0 = {
-        (~r14_ts[7]) & r6_ts[7], (~r14_ts[6]) & r6_ts[6], (~r14_ts[5]) & r6_ts[5], (~r14_ts[4]) & r6_ts[4], (~r14_ts[3]) & r6_ts[3],
-        (~r14_ts[2]) & r6_ts[2], (~r14_ts[1]) & r6_ts[1], (~r14_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_14_6_e0;
-    assign gt_14_6_e0 = {
-        ~(r14_ts[7] ^ r6_ts[7]), ~(r14_ts[6] ^ r6_ts[6]), ~(r14_ts[5] ^ r6_ts[5]), ~(r14_ts[4] ^ r6_ts[4]), ~(r14_ts[3] ^ r6_ts[3]),
-        ~(r14_ts[2] ^ r6_ts[2]), ~(r14_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_14_6_l1;
-    assign gt_14_6_l1 = {
-        gt_14_6_l0[7] | (gt_14_6_e0[6] & gt_14_6_l0[6]), gt_14_6_l0[5] | (gt_14_6_e0[4] & gt_14_6_l0[4]),
-        gt_14_6_l0[3] | (gt_14_6_e0[2] & gt_14_6_l0[2]), gt_14_6_l0[1] | (gt_14_6_e0[0] & gt_14_6_l0[0])
-    };
-    wire [2:0] gt_14_6_e1;
-    assign gt_14_6_e1 = {gt_14_6_e0[6] & gt_14_6_e0[5], gt_14_6_e0[4] & gt_14_6_e0[3], gt_14_6_e0[2] & gt_14_6_e0[1]};
-    wire [1:0] gt_14_6_l2;
-    assign gt_14_6_l2 = {gt_14_6_l1[3] | (gt_14_6_e1[2] & gt_14_6_l1[2]), gt_14_6_l1[1] | (gt_14_6_e1[0] & gt_14_6_l1[0])};
-    wire gt_14_6_e2;
-    assign gt_14_6_e2 = gt_14_6_e1[2] & gt_14_6_e1[1];
-    wire gt_14_6_l3;
-    assign gt_14_6_l3 = gt_14_6_l2[1] | (gt_14_6_e2 & gt_14_6_l2[0]);
-    wire gk_14_6;
-    assign gk_14_6 = (r14_node < r6_node) | ((r14_node == r6_node) & ((r14_wrap_c_l3 == r6_wrap_c_l3) ? gt_14_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_14_7_l0;
-    assign gt_14_7_l0 = {
-        (~r14_ts[7]) & r7_ts[7], (~r14_ts[6]) & r7_ts[6], (~r14_ts[5]) & r7_ts[5], (~r14_ts[4]) & r7_ts[4], (~r14_ts[3]) & r7_ts[3],
-        (~r14_ts[2]) & r7_ts[2], (~r14_ts[1]) & r7_ts[1], (~r14_ts[0]) & r7_ts[0]
-    };
-    wire [6:0] gt_14_7_e0;
-    assign gt_14_7_e0 = {
-        ~(r14_ts[7] ^ r7_ts[7]), ~(r14_ts[6] ^ r7_ts[6]), ~(r14_ts[5] ^ r7_ts[5]), ~(r14_ts[4] ^ r7_ts[4]), ~(r14_ts[3] ^ r7_ts[3]),
-        ~(r14_ts[2] ^ r7_ts[2]), ~(r14_ts[1] ^ r7_ts[1])
-    };
-    wire [3:0] gt_14_7_l1;
-    assign gt_14_7_l1 = {
-        gt_14_7_l0[7] | (gt_14_7_e0[6] & gt_14_7_l0[6]), gt_14_7_l0[5] | (gt_14_7_e0[4] & gt_14_7_l0[4]),
-        gt_14_7_l0[3] | (gt_14_7_e0[2] & gt_14_7_l0[2]), gt_14_7_l0[1] | (gt_14_7_e0[0] & gt_14_7_l0[0])
-    };
-    wire [2:0] gt_14_7_e1;
-    assign gt_14_7_e1 = {gt_14_7_e0[6] & gt_14_7_e0[5], gt_14_7_e0[4] & gt_14_7_e0[3], gt_14_7_e0[2] & gt_14_7_e0[1]};
-    wire [1:0] gt_14_7_l2;
-    assign gt_14_7_l2 = {gt_14_7_l1[3] | (gt_14_7_e1[2] & gt_14_7_l1[2]), gt_14_7_l1[1] | (gt_14_7_e1[0] & gt_14_7_l1[0])};
-    wire gt_14_7_e2;
-    assign gt_14_7_e2 = gt_14_7_e1[2] & gt_14_7_e1[1];
-    wire gt_14_7_l3;
-    assign gt_14_7_l3 = gt_14_7_l2[1] | (gt_14_7_e2 & gt_14_7_l2[0]);
-    wire gk_14_7;
-    assign gk_14_7 = (r14_node < r7_node) | ((r14_node == r7_node) & ((r14_wrap_c_l3 == r7_wrap_c_l3) ? gt_14_7_l3 : r7_wrap_c_l3));
-    wire [7:0] gt_14_8_l0;
-    assign gt_14_8_l0 = {
-        (~r14_ts[7]) & r8_ts[7], (~r14_ts[6]) & r8_ts[6], (~r14_ts[5]) & r8_ts[5], (~r14_ts[4]) & r8_ts[4], (~r14_ts[3]) & r8_ts[3],
-        (~r14_ts[2]) & r8_ts[2], (~r14_ts[1]) & r8_ts[1], (~r14_ts[0]) & r8_ts[0]
-    };
-    wire [6:0] gt_14_8_e0;
-    assign gt_14_8_e0 = {
-        ~(r14_ts[7] ^ r8_ts[7]), ~(r14_ts[6] ^ r8_ts[6]), ~(r14_ts[5] ^ r8_ts[5]), ~(r14_ts[4] ^ r8_ts[4]), ~(r14_ts[3] ^ r8_ts[3]),
-        ~(r14_ts[2] ^ r8_ts[2]), ~(r14_ts[1] ^ r8_ts[1])
-    };
-    wire [3:0] gt_14_8_l1;
-    assign gt_14_8_l1 = {
-        gt_14_8_l0[7] | (gt_14_8_e0[6] & gt_14_8_l0[6]), gt_14_8_l0[5] | (gt_14_8_e0[4] & gt_14_8_l0[4]),
-        gt_14_8_l0[3] | (gt_14_8_e0[2] & gt_14_8_l0[2]), gt_14_8_l0[1] | (gt_14_8_e0[0] & gt_14_8_l0[0])
-    };
-    wire [2:0] gt_14_8_e1;
-    assign gt_14_8_e1 = {gt_14_8_e0[6] & gt_14_8_e0[5], gt_14_8_e0[4] & gt_14_8_e0[3], gt_14_8_e0[2] & gt_14_8_e0[1]};
-    wire [1:0] gt_14_8_l2;
-    assign gt_14_8_l2 = {gt_14_8_l1[3] | (gt_14_8_e1[2] & gt_14_8_l1[2]), gt_14_8_l1[1] | (gt_14_8_e1[0] & gt_14_8_l1[0])};
-    wire gt_14_8_e2;
-    assign gt_14_8_e2 = gt_14_8_e1[2] & gt_14_8_e1[1];
-    wire gt_14_8_l3;
-    assign gt_14_8_l3 = gt_14_8_l2[1] | (gt_14_8_e2 & gt_14_8_l2[0]);
-    wire gk_14_8;
-    assign gk_14_8 = (r14_node < r8_node) | ((r14_node == r8_node) & ((r14_wrap_c_l3 == r8_wrap_c_l3) ? gt_14_8_l3 : r8_wrap_c_l3));
-    wire [7:0] gt_14_9_l0;
-    assign gt_14_9_l0 = {
-        (~r14_ts[7]) & r9_ts[7], (~r14_ts[6]) & r9_ts[6], (~r14_ts[5]) & r9_ts[5], (~r14_ts[4]) & r9_ts[4], (~r14_ts[3]) & r9_ts[3],
-        (~r14_ts[2]) & r9_ts[2], (~r14_ts[1]) & r9_ts[1], (~r14_ts[0]) & r9_ts[0]
-    };
-    wire [6:0] gt_14_9_e0;
-    assign gt_14_9_e0 = {
-        ~(r14_ts[7] ^ r9_ts[7]), ~(r14_ts[6] ^ r9_ts[6]), ~(r14_ts[5] ^ r9_ts[5]), ~(r14_ts[4] ^ r9_ts[4]), ~(r14_ts[3] ^ r9_ts[3]),
-        ~(r14_ts[2] ^ r9_ts[2]), ~(r14_ts[1] ^ r9_ts[1])
-    };
-    wire [3:0] gt_14_9_l1;
-    assign gt_14_9_l1 = {
-        gt_14_9_l0[7] | (gt_14_9_e0[6] & gt_14_9_l0[6]), gt_14_9_l0[5] | (gt_14_9_e0[4] & gt_14_9_l0[4]),
-        gt_14_9_l0[3] | (gt_14_9_e0[2] & gt_14_9_l0[2]), gt_14_9_l0[1] | (gt_14_9_e0[0] & gt_14_9_l0[0])
-    };
-    wire [2:0] gt_14_9_e1;
-    assign gt_14_9_e1 = {gt_14_9_e0[6] & gt_14_9_e0[5], gt_14_9_e0[4] & gt_14_9_e0[3], gt_14_9_e0[2] & gt_14_9_e0[1]};
-    wire [1:0] gt_14_9_l2;
-    assign gt_14_9_l2 = {gt_14_9_l1[3] | (gt_14_9_e1[2] & gt_14_9_l1[2]), gt_14_9_l1[1] | (gt_14_9_e1[0] & gt_14_9_l1[0])};
-    wire gt_14_9_e2;
-    assign gt_14_9_e2 = gt_14_9_e1[2] & gt_14_9_e1[1];
-    wire gt_14_9_l3;
-    assign gt_14_9_l3 = gt_14_9_l2[1] | (gt_14_9_e2 & gt_14_9_l2[0]);
-    wire gk_14_9;
-    assign gk_14_9 = (r14_node < r9_node) | ((r14_node == r9_node) & ((r14_wrap_c_l3 == r9_wrap_c_l3) ? gt_14_9_l3 : r9_wrap_c_l3));
-    wire [7:0] gt_14_10_l0;
-    assign gt_14_10_l0 = {
-        (~r14_ts[7]) & r10_ts[7], (~r14_ts[6]) & r10_ts[6], (~r14_ts[5]) & r10_ts[5], (~r14_ts[4]) & r10_ts[4], (~r14_ts[3]) & r10_ts[3],
-        (~r14_ts[2]) & r10_ts[2], (~r14_ts[1]) & r10_ts[1], (~r14_ts[0]) & r10_ts[0]
-    };
-    wire [6:0] gt_14_10_e0;
-    assign gt_14_10_e0 = {
-        ~(r14_ts[7] ^ r10_ts[7]), ~(r14_ts[6] ^ r10_ts[6]), ~(r14_ts[5] ^ r10_ts[5]), ~(r14_ts[4] ^ r10_ts[4]), ~(r14_ts[3] ^ r10_ts[3]),
-        ~(r14_ts[2] ^ r10_ts[2]), ~(r14_ts[1] ^ r10_ts[1])
-    };
-    wire [3:0] gt_14_10_l1;
-    assign gt_14_10_l1 = {
-        gt_14_10_l0[7] | (gt_14_10_e0[6] & gt_14_10_l0[6]), gt_14_10_l0[5] | (gt_14_10_e0[4] & gt_14_10_l0[4]),
-        gt_14_10_l0[3] | (gt_14_10_e0[2] & gt_14_10_l0[2]), gt_14_10_l0[1] | (gt_14_10_e0[0] & gt_14_10_l0[0])
-    };
-    wire [2:0] gt_14_10_e1;
-    assign gt_14_10_e1 = {gt_14_10_e0[6] & gt_14_10_e0[5], gt_14_10_e0[4] & gt_14_10_e0[3], gt_14_10_e0[2] & gt_14_10_e0[1]};
-    wire [1:0] gt_14_10_l2;
-    assign gt_14_10_l2 = {gt_14_10_l1[3] | (gt_14_10_e1[2] & gt_14_10_l1[2]), gt_14_10_l1[1] | (gt_14_10_e1[0] & gt_14_10_l1[0])};
-    wire gt_14_10_e2;
-    assign gt_14_10_e2 = gt_14_10_e1[2] & gt_14_10_e1[1];
-    wire gt_14_10_l3;
-    assign gt_14_10_l3 = gt_14_10_l2[1] | (gt_14_10_e2 & gt_14_10_l2[0]);
-    wire gk_14_10;
-    assign gk_14_10 = (r14_node < r10_node) | ((r14_node == r10_node) & ((r14_wrap_c_l3 == r10_wrap_c_l3) ? gt_14_10_l3 : r10_wrap_c_l3));
-    wire [7:0] gt_14_11_l0;
-    assign gt_14_11_l0 = {
-        (~r14_ts[7]) & r11_ts[7], (~r14_ts[6]) & r11_ts[6], (~r14_ts[5]) & r11_ts[5], (~r14_ts[4]) & r11_ts[4], (~r14_ts[3]) & r11_ts[3],
-        (~r14_ts[2]) & r11_ts[2], (~r14_ts[1]) & r11_ts[1], (~r14_ts[0]) & r11_ts[0]
-    };
-    wire [6:0] gt_14_11_e0;
-    assign gt_14_11_e0 = {
-        ~(r14_ts[7] ^ r11_ts[7]), ~(r14_ts[6] ^ r11_ts[6]), ~(r14_ts[5] ^ r11_ts[5]), ~(r14_ts[4] ^ r11_ts[4]), ~(r14_ts[3] ^ r11_ts[3]),
-        ~(r14_ts[2] ^ r11_ts[2]), ~(r14_ts[1] ^ r11_ts[1])
-    };
-    wire [3:0] gt_14_11_l1;
-    assign gt_14_11_l1 = {
-        gt_14_11_l0[7] | (gt_14_11_e0[6] & gt_14_11_l0[6]), gt_14_11_l0[5] | (gt_14_11_e0[4] & gt_14_11_l0[4]),
-        gt_14_11_l0[3] | (gt_14_11_e0[2] & gt_14_11_l0[2]), gt_14_11_l0[1] | (gt_14_11_e0[0] & gt_14_11_l0[0])
-    };
-    wire [2:0] gt_14_11_e1;
-    assign gt_14_11_e1 = {gt_14_11_e0[6] & gt_14_11_e0[5], gt_14_11_e0[4] & gt_14_11_e0[3], gt_14_11_e0[2] & gt_14_11_e0[1]};
-    wire [1:0] gt_14_11_l2;
-    assign gt_14_11_l2 = {gt_14_11_l1[3] | (gt_14_11_e1[2] & gt_14_11_l1[2]), gt_14_11_l1[1] | (gt_14_11_e1[0] & gt_14_11_l1[0])};
-    wire gt_14_11_e2;
-    assign gt_14_11_e2 = gt_14_11_e1[2] & gt_14_11_e1[1];
-    wire gt_14_11_l3;
-    assign gt_14_11_l3 = gt_14_11_l2[1] | (gt_14_11_e2 & gt_14_11_l2[0]);
-    wire gk_14_11;
-    assign gk_14_11 = (r14_node < r11_node) | ((r14_node == r11_node) & ((r14_wrap_c_l3 == r11_wrap_c_l3) ? gt_14_11_l3 : r11_wrap_c_l3));
-    wire [7:0] gt_14_12_l0;
-    assign gt_14_12_l0 = {
-        (~r14_ts[7]) & r12_ts[7], (~r14_ts[6]) & r12_ts[6], (~r14_ts[5]) & r12_ts[5], (~r14_ts[4]) & r12_ts[4], (~r14_ts[3]) & r12_ts[3],
-        (~r14_ts[2]) & r12_ts[2], (~r14_ts[1]) & r12_ts[1], (~r14_ts[0]) & r12_ts[0]
-    };
-    wire [6:0] gt_14_12_e0;
-    assign gt_14_12_e0 = {
-        ~(r14_ts[7] ^ r12_ts[7]), ~(r14_ts[6] ^ r12_ts[6]), ~(r14_ts[5] ^ r12_ts[5]), ~(r14_ts[4] ^ r12_ts[4]), ~(r14_ts[3] ^ r12_ts[3]),
-        ~(r14_ts[2] ^ r12_ts[2]), ~(r14_ts[1] ^ r12_ts[1])
-    };
-    wire [3:0] gt_14_12_l1;
-    assign gt_14_12_l1 = {
-        gt_14_12_l0[7] | (gt_14_12_e0[6] & gt_14_12_l0[6]), gt_14_12_l0[5] | (gt_14_12_e0[4] & gt_14_12_l0[4]),
-        gt_14_12_l0[3] | (gt_14_12_e0[2] & gt_14_12_l0[2]), gt_14_12_l0[1] | (gt_14_12_e0[0] & gt_14_12_l0[0])
-    };
-    wire [2:0] gt_14_12_e1;
-    assign gt_14_12_e1 = {gt_14_12_e0[6] & gt_14_12_e0[5], gt_14_12_e0[4] & gt_14_12_e0[3], gt_14_12_e0[2] & gt_14_12_e0[1]};
-    wire [1:0] gt_14_12_l2;
-    assign gt_14_12_l2 = {gt_14_12_l1[3] | (gt_14_12_e1[2] & gt_14_12_l1[2]), gt_14_12_l1[1] | (gt_14_12_e1[0] & gt_14_12_l1[0])};
-    wire gt_14_12_e2;
-    assign gt_14_12_e2 = gt_14_12_e1[2] & gt_14_12_e1[1];
-    wire gt_14_12_l3;
-    assign gt_14_12_l3 = gt_14_12_l2[1] | (gt_14_12_e2 & gt_14_12_l2[0]);
-    wire gk_14_12;
-    assign gk_14_12 = (r14_node < r12_node) | ((r14_node == r12_node) & ((r14_wrap_c_l3 == r12_wrap_c_l3) ? gt_14_12_l3 : r12_wrap_c_l3));
-    wire [7:0] gt_14_13_l0;
-    assign gt_14_13_l0 = {
-        (~r14_ts[7]) & r13_ts[7], (~r14_ts[6]) & r13_ts[6], (~r14_ts[5]) & r13_ts[5], (~r14_ts[4]) & r13_ts[4], (~r14_ts[3]) & r13_ts[3],
-        (~r14_ts[2]) & r13_ts[2], (~r14_ts[1]) & r13_ts[1], (~r14_ts[0]) & r13_ts[0]
-    };
-    wire [6:0] gt_14_13_e0;
-    assign gt_14_13_e0 = {
-        ~(r14_ts[7] ^ r13_ts[7]), ~(r14_ts[6] ^ r13_ts[6]), ~(r14_ts[5] ^ r13_ts[5]), ~(r14_ts[4] ^ r13_ts[4]), ~(r14_ts[3] ^ r13_ts[3]),
-        ~(r14_ts[2] ^ r13_ts[2]), ~(r14_ts[1] ^ r13_ts[1])
-    };
-    wire [3:0] gt_14_13_l1;
-    assign gt_14_13_l1 = {
-        gt_14_13_l0[7] | (gt_14_13_e0[6] & gt_14_13_l0[6]), gt_14_13_l0[5] | (gt_14_13_e0[4] & gt_14_13_l0[4]),
-        gt_14_13_l0[3] | (gt_14_13_e0[2] & gt_14_13_l0[2]), gt_14_13_l0[1] | (gt_14_13_e0[0] & gt_14_13_l0[0])
-    };
-    wire [2:0] gt_14_13_e1;
-    assign gt_14_13_e1 = {gt_14_13_e0[6] & gt_14_13_e0[5], gt_14_13_e0[4] & gt_14_13_e0[3], gt_14_13_e0[2] & gt_14_13_e0[1]};
-    wire [1:0] gt_14_13_l2;
-    assign gt_14_13_l2 = {gt_14_13_l1[3] | (gt_14_13_e1[2] & gt_14_13_l1[2]), gt_14_13_l1[1] | (gt_14_13_e1[0] & gt_14_13_l1[0])};
-    wire gt_14_13_e2;
-    assign gt_14_13_e2 = gt_14_13_e1[2] & gt_14_13_e1[1];
-    wire gt_14_13_l3;
-    assign gt_14_13_l3 = gt_14_13_l2[1] | (gt_14_13_e2 & gt_14_13_l2[0]);
-    wire gk_14_13;
-    assign gk_14_13 = (r14_node < r13_node) | ((r14_node == r13_node) & ((r14_wrap_c_l3 == r13_wrap_c_l3) ? gt_14_13_l3 : r13_wrap_c_l3));
-    wire [7:0] gt_15_0_l0;
-    assign gt_15_0_l0 = {
-        (~r15_ts[7]) & r0_ts[7], (~r15_ts[6]) & r0_ts[6], (~r15_ts[5]) & r0_ts[5], (~r15_ts[4]) & r0_ts[4], (~r15_ts[3]) & r0_ts[3],
-        (~r15_ts[2]) & r0_ts[2], (~r15_ts[1]) & r0_ts[1], (~r15_ts[0]) & r0_ts[0]
-    };
-    wire [6:0] gt_15_0_e0;
-    assign gt_15_0_e0 = {
-        ~(r15_ts[7] ^ r0_ts[7]), ~(r15_ts[6] ^ r0_ts[6]), ~(r15_ts[5] ^ r0_ts[5]), ~(r15_ts[4] ^ r0_ts[4]), ~(r15_ts[3] ^ r0_ts[3]),
-        ~(r15_ts[2] ^ r0_ts[2]), ~(r15_ts[1] ^ r0_ts[1])
-    };
-    wire [3:0] gt_15_0_l1;
-    assign gt_15_0_l1 = {
-        gt_15_0_l0[7] | (gt_15_0_e0[6] & gt_15_0_l0[6]), gt_15_0_l0[5] | (gt_15_0_e0[4] & gt_15_0_l0[4]),
-        gt_15_0_l0[3] | (gt_15_0_e0[2] & gt_15_0_l0[2]), gt_15_0_l0[1] | (gt_15_0_e0[0] & gt_15_0_l0[0])
-    };
-    wire [2:0] gt_15_0_e1;
-    assign gt_15_0_e1 = {gt_15_0_e0[6] & gt_15_0_e0[5], gt_15_0_e0[4] & gt_15_0_e0[3], gt_15_0_e0[2] & gt_15_0_e0[1]};
-    wire [1:0] gt_15_0_l2;
-    assign gt_15_0_l2 = {gt_15_0_l1[3] | (gt_15_0_e1[2] & gt_15_0_l1[2]), gt_15_0_l1[1] | (gt_15_0_e1[0] & gt_15_0_l1[0])};
-    wire gt_15_0_e2;
-    assign gt_15_0_e2 = gt_15_0_e1[2] & gt_15_0_e1[1];
-    wire gt_15_0_l3;
-    assign gt_15_0_l3 = gt_15_0_l2[1] | (gt_15_0_e2 & gt_15_0_l2[0]);
-    wire gk_15_0;
-    assign gk_15_0 = (r15_node < r0_node) | ((r15_node == r0_node) & ((r15_wrap_c_l3 == r0_wrap_c_l3) ? gt_15_0_l3 : r0_wrap_c_l3));
-    wire [7:0] gt_15_1_l0;
-    assign gt_15_1_l0 = {
-        (~r15_ts[7]) & r1_ts[7], (~r15_ts[6]) & r1_ts[6], (~r15_ts[5]) & r1_ts[5], (~r15_ts[4]) & r1_ts[4], (~r15_ts[3]) & r1_ts[3],
-        (~r15_ts[2]) & r1_ts[2], (~r15_ts[1]) & r1_ts[1], (~r15_ts[0]) & r1_ts[0]
-    };
-    wire [6:0] gt_15_1_e0;
-    assign gt_15_1_e0 = {
-        ~(r15_ts[7] ^ r1_ts[7]), ~(r15_ts[6] ^ r1_ts[6]), ~(r15_ts[5] ^ r1_ts[5]), ~(r15_ts[4] ^ r1_ts[4]), ~(r15_ts[3] ^ r1_ts[3]),
-        ~(r15_ts[2] ^ r1_ts[2]), ~(r15_ts[1] ^ r1_ts[1])
-    };
-    wire [3:0] gt_15_1_l1;
-    assign gt_15_1_l1 = {
-        gt_15_1_l0[7] | (gt_15_1_e0[6] & gt_15_1_l0[6]), gt_15_1_l0[5] | (gt_15_1_e0[4] & gt_15_1_l0[4]),
-        gt_15_1_l0[3] | (gt_15_1_e0[2] & gt_15_1_l0[2]), gt_15_1_l0[1] | (gt_15_1_e0[0] & gt_15_1_l0[0])
-    };
-    wire [2:0] gt_15_1_e1;
-    assign gt_15_1_e1 = {gt_15_1_e0[6] & gt_15_1_e0[5], gt_15_1_e0[4] & gt_15_1_e0[3], gt_15_1_e0[2] & gt_15_1_e0[1]};
-    wire [1:0] gt_15_1_l2;
-    assign gt_15_1_l2 = {gt_15_1_l1[3] | (gt_15_1_e1[2] & gt_15_1_l1[2]), gt_15_1_l1[1] | (gt_15_1_e1[0] & gt_15_1_l1[0])};
-    wire gt_15_1_e2;
-    assign gt_15_1_e2 = gt_15_1_e1[2] & gt_15_1_e1[1];
-    wire gt_15_1_l3;
-    assign gt_15_1_l3 = gt_15_1_l2[1] | (gt_15_1_e2 & gt_15_1_l2[0]);
-    wire gk_15_1;
-    assign gk_15_1 = (r15_node < r1_node) | ((r15_node == r1_node) & ((r15_wrap_c_l3 == r1_wrap_c_l3) ? gt_15_1_l3 : r1_wrap_c_l3));
-    wire [7:0] gt_15_2_l0;
-    assign gt_15_2_l0 = {
-        (~r15_ts[7]) & r2_ts[7], (~r15_ts[6]) & r2_ts[6], (~r15_ts[5]) & r2_ts[5], (~r15_ts[4]) & r2_ts[4], (~r15_ts[3]) & r2_ts[3],
-        (~r15_ts[2]) & r2_ts[2], (~r15_ts[1]) & r2_ts[1], (~r15_ts[0]) & r2_ts[0]
-    };
-    wire [6:0] gt_15_2_e0;
-    assign gt_15_2_e0 = {
-        ~(r15_ts[7] ^ r2_ts[7]), ~(r15_ts[6] ^ r2_ts[6]), ~(r15_ts[5] ^ r2_ts[5]), ~(r15_ts[4] ^ r2_ts[4]), ~(r15_ts[3] ^ r2_ts[3]),
-        ~(r15_ts[2] ^ r2_ts[2]), ~(r15_ts[1] ^ r2_ts[1])
-    };
-    wire [3:0] gt_15_2_l1;
-    assign gt_15_2_l1 = {
-        gt_15_2_l0[7] | (gt_15_2_e0[6] & gt_15_2_l0[6]), gt_15_2_l0[5] | (gt_15_2_e0[4] & gt_15_2_l0[4]),
-        gt_15_2_l0[3] | (gt_15_2_e0[2] & gt_15_2_l0[2]), gt_15_2_l0[1] | (gt_15_2_e0[0] & gt_15_2_l0[0])
-    };
-    wire [2:0] gt_15_2_e1;
-    assign gt_15_2_e1 = {gt_15_2_e0[6] & gt_15_2_e0[5], gt_15_2_e0[4] & gt_15_2_e0[3], gt_15_2_e0[2] & gt_15_2_e0[1]};
-    wire [1:0] gt_15_2_l2;
-    assign gt_15_2_l2 = {gt_15_2_l1[3] | (gt_15_2_e1[2] & gt_15_2_l1[2]), gt_15_2_l1[1] | (gt_15_2_e1[0] & gt_15_2_l1[0])};
-    wire gt_15_2_e2;
-    assign gt_15_2_e2 = gt_15_2_e1[2] & gt_15_2_e1[1];
-    wire gt_15_2_l3;
-    assign gt_15_2_l3 = gt_15_2_l2[1] | (gt_15_2_e2 & gt_15_2_l2[0]);
-    wire gk_15_2;
-    assign gk_15_2 = (r15_node < r2_node) | ((r15_node == r2_node) & ((r15_wrap_c_l3 == r2_wrap_c_l3) ? gt_15_2_l3 : r2_wrap_c_l3));
-    wire [7:0] gt_15_3_l0;
-    assign gt_15_3_l0 = {
-        (~r15_ts[7]) & r3_ts[7], (~r15_ts[6]) & r3_ts[6], (~r15_ts[5]) & r3_ts[5], (~r15_ts[4]) & r3_ts[4], (~r15_ts[3]) & r3_ts[3],
-        (~r15_ts[2]) & r3_ts[2], (~r15_ts[1]) & r3_ts[1], (~r15_ts[0]) & r3_ts[0]
-    };
-    wire [6:0] gt_15_3_e0;
-    assign gt_15_3_e0 = {
-        ~(r15_ts[7] ^ r3_ts[7]), ~(r15_ts[6] ^ r3_ts[6]), ~(r15_ts[5] ^ r3_ts[5]), ~(r15_ts[4] ^ r3_ts[4]), ~(r15_ts[3] ^ r3_ts[3]),
-        ~(r15_ts[2] ^ r3_ts[2]), ~(r15_ts[1] ^ r3_ts[1])
-    };
-    wire [3:0] gt_15_3_l1;
-    assign gt_15_3_l1 = {
-        gt_15_3_l0[7] | (gt_15_3_e0[6] & gt_15_3_l0[6]), gt_15_3_l0[5] | (gt_15_3_e0[4] & gt_15_3_l0[4]),
-        gt_15_3_l0[3] | (gt_15_3_e0[2] & gt_15_3_l0[2]), gt_15_3_l0[1] | (gt_15_3_e0[0] & gt_15_3_l0[0])
-    };
-    wire [2:0] gt_15_3_e1;
-    assign gt_15_3_e1 = {gt_15_3_e0[6] & gt_15_3_e0[5], gt_15_3_e0[4] & gt_15_3_e0[3], gt_15_3_e0[2] & gt_15_3_e0[1]};
-    wire [1:0] gt_15_3_l2;
-    assign gt_15_3_l2 = {gt_15_3_l1[3] | (gt_15_3_e1[2] & gt_15_3_l1[2]), gt_15_3_l1[1] | (gt_15_3_e1[0] & gt_15_3_l1[0])};
-    wire gt_15_3_e2;
-    assign gt_15_3_e2 = gt_15_3_e1[2] & gt_15_3_e1[1];
-    wire gt_15_3_l3;
-    assign gt_15_3_l3 = gt_15_3_l2[1] | (gt_15_3_e2 & gt_15_3_l2[0]);
-    wire gk_15_3;
-    assign gk_15_3 = (r15_node < r3_node) | ((r15_node == r3_node) & ((r15_wrap_c_l3 == r3_wrap_c_l3) ? gt_15_3_l3 : r3_wrap_c_l3));
-    wire [7:0] gt_15_4_l0;
-    assign gt_15_4_l0 = {
-        (~r15_ts[7]) & r4_ts[7], (~r15_ts[6]) & r4_ts[6], (~r15_ts[5]) & r4_ts[5], (~r15_ts[4]) & r4_ts[4], (~r15_ts[3]) & r4_ts[3],
-        (~r15_ts[2]) & r4_ts[2], (~r15_ts[1]) & r4_ts[1], (~r15_ts[0]) & r4_ts[0]
-    };
-    wire [6:0] gt_15_4_e0;
-    assign gt_15_4_e0 = {
-        ~(r15_ts[7] ^ r4_ts[7]), ~(r15_ts[6] ^ r4_ts[6]), ~(r15_ts[5] ^ r4_ts[5]), ~(r15_ts[4] ^ r4_ts[4]), ~(r15_ts[3] ^ r4_ts[3]),
-        ~(r15_ts[2] ^ r4_ts[2]), ~(r15_ts[1] ^ r4_ts[1])
-    };
-    wire [3:0] gt_15_4_l1;
-    assign gt_15_4_l1 = {
-        gt_15_4_l0[7] | (gt_15_4_e0[6] & gt_15_4_l0[6]), gt_15_4_l0[5] | (gt_15_4_e0[4] & gt_15_4_l0[4]),
-        gt_15_4_l0[3] | (gt_15_4_e0[2] & gt_15_4_l0[2]), gt_15_4_l0[1] | (gt_15_4_e0[0] & gt_15_4_l0[0])
-    };
-    wire [2:0] gt_15_4_e1;
-    assign gt_15_4_e1 = {gt_15_4_e0[6] & gt_15_4_e0[5], gt_15_4_e0[4] & gt_15_4_e0[3], gt_15_4_e0[2] & gt_15_4_e0[1]};
-    wire [1:0] gt_15_4_l2;
-    assign gt_15_4_l2 = {gt_15_4_l1[3] | (gt_15_4_e1[2] & gt_15_4_l1[2]), gt_15_4_l1[1] | (gt_15_4_e1[0] & gt_15_4_l1[0])};
-    wire gt_15_4_e2;
-    assign gt_15_4_e2 = gt_15_4_e1[2] & gt_15_4_e1[1];
-    wire gt_15_4_l3;
-    assign gt_15_4_l3 = gt_15_4_l2[1] | (gt_15_4_e2 & gt_15_4_l2[0]);
-    wire gk_15_4;
-    assign gk_15_4 = (r15_node < r4_node) | ((r15_node == r4_node) & ((r15_wrap_c_l3 == r4_wrap_c_l3) ? gt_15_4_l3 : r4_wrap_c_l3));
-    wire [7:0] gt_15_5_l0;
-    assign gt_15_5_l0 = {
-        (~r15_ts[7]) & r5_ts[7], (~r15_ts[6]) & r5_ts[6], (~r15_ts[5]) & r5_ts[5], (~r15_ts[4]) & r5_ts[4], (~r15_ts[3]) & r5_ts[3],
-        (~r15_ts[2]) & r5_ts[2], (~r15_ts[1]) & r5_ts[1], (~r15_ts[0]) & r5_ts[0]
-    };
-    wire [6:0] gt_15_5_e0;
-    assign gt_15_5_e0 = {
-        ~(r15_ts[7] ^ r5_ts[7]), ~(r15_ts[6] ^ r5_ts[6]), ~(r15_ts[5] ^ r5_ts[5]), ~(r15_ts[4] ^ r5_ts[4]), ~(r15_ts[3] ^ r5_ts[3]),
-        ~(r15_ts[2] ^ r5_ts[2]), ~(r15_ts[1] ^ r5_ts[1])
-    };
-    wire [3:0] gt_15_5_l1;
-    assign gt_15_5_l1 = {
-        gt_15_5_l0[7] | (gt_15_5_e0[6] & gt_15_5_l0[6]), gt_15_5_l0[5] | (gt_15_5_e0[4] & gt_15_5_l0[4]),
-        gt_15_5_l0[3] | (gt_15_5_e0[2] & gt_15_5_l0[2]), gt_15_5_l0[1] | (gt_15_5_e0[0] & gt_15_5_l0[0])
-    };
-    wire [2:0] gt_15_5_e1;
-    assign gt_15_5_e1 = {gt_15_5_e0[6] & gt_15_5_e0[5], gt_15_5_e0[4] & gt_15_5_e0[3], gt_15_5_e0[2] & gt_15_5_e0[1]};
-    wire [1:0] gt_15_5_l2;
-    assign gt_15_5_l2 = {gt_15_5_l1[3] | (gt_15_5_e1[2] & gt_15_5_l1[2]), gt_15_5_l1[1] | (gt_15_5_e1[0] & gt_15_5_l1[0])};
-    wire gt_15_5_e2;
-    assign gt_15_5_e2 = gt_15_5_e1[2] & gt_15_5_e1[1];
-    wire gt_15_5_l3;
-    assign gt_15_5_l3 = gt_15_5_l2[1] | (gt_15_5_e2 & gt_15_5_l2[0]);
-    wire gk_15_5;
-    assign gk_15_5 = (r15_node < r5_node) | ((r15_node == r5_node) & ((r15_wrap_c_l3 == r5_wrap_c_l3) ? gt_15_5_l3 : r5_wrap_c_l3));
-    wire [7:0] gt_15_6_l0;
-    assign gt_15_6_l0 = {
-        (~r15_ts[7]) & r6_ts[7], (~r15_ts[6]) & r6_ts[6], (~r15_ts[5]) & r6_ts[5], (~r15_ts[4]) & r6_ts[4], (~r15_ts[3]) & r6_ts[3],
-        (~r15_ts[2]) & r6_ts[2], (~r15_ts[1]) & r6_ts[1], (~r15_ts[0]) & r6_ts[0]
-    };
-    wire [6:0] gt_15_6_e0;
-    assign gt_15_6_e0 = {
-        ~(r15_ts[7] ^ r6_ts[7]), ~(r15_ts[6] ^ r6_ts[6]), ~(r15_ts[5] ^ r6_ts[5]), ~(r15_ts[4] ^ r6_ts[4]), ~(r15_ts[3] ^ r6_ts[3]),
-        ~(r15_ts[2] ^ r6_ts[2]), ~(r15_ts[1] ^ r6_ts[1])
-    };
-    wire [3:0] gt_15_6_l1;
-    assign gt_15_6_l1 = {
-        gt_15_6_l0[7] | (gt_15_6_e0[6] & gt_15_6_l0[6]), gt_15_6_l0[5] | (gt_15_6_e0[4] & gt_15_6_l0[4]),
-        gt_15_6_l0[3] | (gt_15_6_e0[2] & gt_15_6_l0[2]), gt_15_6_l0[1] | (gt_15_6_e0[0] & gt_15_6_l0[0])
-    };
-    wire [2:0] gt_15_6_e1;
-    assign gt_15_6_e1 = {gt_15_6_e0[6] & gt_15_6_e0[5], gt_15_6_e0[4] & gt_15_6_e0[3], gt_15_6_e0[2] & gt_15_6_e0[1]};
-    wire [1:0] gt_15_6_l2;
-    assign gt_15_6_l2 = {gt_15_6_l1[3] | (gt_15_6_e1[2] & gt_15_6_l1[2]), gt_15_6_l1[1] | (gt_15_6_e1[0] & gt_15_6_l1[0])};
-    wire gt_15_6_e2;
-    assign gt_15_6_e2 = gt_15_6_e1[2] & gt_15_6_e1[1];
-    wire gt_15_6_l3;
-    assign gt_15_6_l3 = gt_15_6_l2[1] | (gt_15_6_e2 & gt_15_6_l2[0]);
-    wire gk_15_6;
-    assign gk_15_6 = (r15_node < r6_node) | ((r15_node == r6_node) & ((r15_wrap_c_l3 == r6_wrap_c_l3) ? gt_15_6_l3 : r6_wrap_c_l3));
-    wire [7:0] gt_15_7_l0;
-    assign gt_15_7_l0 = {
-        (~r15_ts[7]) & r7_ts[7], (~r15_ts[6]) & r7_ts[6], (~r15_ts[5]) & r7_ts[5], (~r15_ts[4]) & r7_ts[4], (~r15_ts[3]) & r7_ts[3],
-        (~r15_ts[2]) & r7_ts[2], (~r15_ts[1]) & r7_ts[1], (~r15_ts[0]) & r7_ts[0]
-    };
-    wire [6:0] gt_15_7_e0;
-    assign gt_15_7_e0 = {
-        ~(r15_ts[7] ^ r7_ts[7]), ~(r15_ts[6] ^ r7_ts[6]), ~(r15_ts[5] ^ r7_ts[5]), ~(r15_ts[4] ^ r7_ts[4]), ~(r15_ts[3] ^ r7_ts[3]),
-        ~(r15_ts[2] ^ r7_ts[2]), ~(r15_ts[1] ^ r7_ts[1])
-    };
-    wire [3:0] gt_15_7_l1;
-    assign gt_15_7_l1 = {
-        gt_15_7_l0[7] | (gt_15_7_e0[6] & gt_15_7_l0[6]), gt_15_7_l0[5] | (gt_15_7_e0[4] & gt_15_7_l0[4]),
-        gt_15_7_l0[3] | (gt_15_7_e0[2] & gt_15_7_l0[2]), gt_15_7_l0[1] | (gt_15_7_e0[0] & gt_15_7_l0[0])
-    };
-    wire [2:0] gt_15_7_e1;
-    assign gt_15_7_e1 = {gt_15_7_e0[6] & gt_15_7_e0[5], gt_15_7_e0[4] & gt_15_7_e0[3], gt_15_7_e0[2] & gt_15_7_e0[1]};
-    wire [1:0] gt_15_7_l2;
-    assign gt_15_7_l2 = {gt_15_7_l1[3] | (gt_15_7_e1[2] & gt_15_7_l1[2]), gt_15_7_l1[1] | (gt_15_7_e1[0] & gt_15_7_l1[0])};
-    wire gt_15_7_e2;
-    assign gt_15_7_e2 = gt_15_7_e1[2] & gt_15_7_e1[1];
-    wire gt_15_7_l3;
-    assign gt_15_7_l3 = gt_15_7_l2[1] | (gt_15_7_e2 & gt_15_7_l2[0]);
-    wire gk_15_7;
-    assign gk_15_7 = (r15_node < r7_node) | ((r15_node == r7_node) & ((r15_wrap_c_l3 == r7_wrap_c_l3) ? gt_15_7_l3 : r7_wrap_c_l3));
-    wire [7:0] gt_15_8_l0;
-    assign gt_15_8_l0 = {
-        (~r15_ts[7]) & r8_ts[7], (~r15_ts[6]) & r8_ts[6], (~r15_ts[5]) & r8_ts[5], (~r15_ts[4]) & r8_ts[4], (~r15_ts[3]) & r8_ts[3],
-        (~r15_ts[2]) & r8_ts[2], (~r15_ts[1]) & r8_ts[1], (~r15_ts[0]) & r8_ts[0]
-    };
-    wire [6:0] gt_15_8_e0;
-    assign gt_15_8_e0 = {
-        ~(r15_ts[7] ^ r8_ts[7]), ~(r15_ts[6] ^ r8_ts[6]), ~(r15_ts[5] ^ r8_ts[5]), ~(r15_ts[4] ^ r8_ts[4]), ~(r15_ts[3] ^ r8_ts[3]),
-        ~(r15_ts[2] ^ r8_ts[2]), ~(r15_ts[1] ^ r8_ts[1])
-    };
-    wire [3:0] gt_15_8_l1;
-    assign gt_15_8_l1 = {
-        gt_15_8_l0[7] | (gt_15_8_e0[6] & gt_15_8_l0[6]), gt_15_8_l0[5] | (gt_15_8_e0[4] & gt_15_8_l0[4]),
-        gt_15_8_l0[3] | (gt_15_8_e0[2] & gt_15_8_l0[2]), gt_15_8_l0[1] | (gt_15_8_e0[0] & gt_15_8_l0[0])
-    };
-    wire [2:0] gt_15_8_e1;
-    assign gt_15_8_e1 = {gt_15_8_e0[6] & gt_15_8_e0[5], gt_15_8_e0[4] & gt_15_8_e0[3], gt_15_8_e0[2] & gt_15_8_e0[1]};
-    wire [1:0] gt_15_8_l2;
-    assign gt_15_8_l2 = {gt_15_8_l1[3] | (gt_15_8_e1[2] & gt_15_8_l1[2]), gt_15_8_l1[1] | (gt_15_8_e1[0] & gt_15_8_l1[0])};
-    wire gt_15_8_e2;
-    assign gt_15_8_e2 = gt_15_8_e1[2] & gt_15_8_e1[1];
-    wire gt_15_8_l3;
-    assign gt_15_8_l3 = gt_15_8_l2[1] | (gt_15_8_e2 & gt_15_8_l2[0]);
-    wire gk_15_8;
-    assign gk_15_8 = (r15_node < r8_node) | ((r15_node == r8_node) & ((r15_wrap_c_l3 == r8_wrap_c_l3) ? gt_15_8_l3 : r8_wrap_c_l3));
-    wire [7:0] gt_15_9_l0;
-    assign gt_15_9_l0 = {
-        (~r15_ts[7]) & r9_ts[7], (~r15_ts[6]) & r9_ts[6], (~r15_ts[5]) & r9_ts[5], (~r15_ts[4]) & r9_ts[4], (~r15_ts[3]) & r9_ts[3],
-        (~r15_ts[2]) & r9_ts[2], (~r15_ts[1]) & r9_ts[1], (~r15_ts[0]) & r9_ts[0]
-    };
-    wire [6:0] gt_15_9_e0;
-    assign gt_15_9_e0 = {
-        ~(r15_ts[7] ^ r9_ts[7]), ~(r15_ts[6] ^ r9_ts[6]), ~(r15_ts[5] ^ r9_ts[5]), ~(r15_ts[4] ^ r9_ts[4]), ~(r15_ts[3] ^ r9_ts[3]),
-        ~(r15_ts[2] ^ r9_ts[2]), ~(r15_ts[1] ^ r9_ts[1])
-    };
-    wire [3:0] gt_15_9_l1;
-    assign gt_15_9_l1 = {
-        gt_15_9_l0[7] | (gt_15_9_e0[6] & gt_15_9_l0[6]), gt_15_9_l0[5] | (gt_15_9_e0[4] & gt_15_9_l0[4]),
-        gt_15_9_l0[3] | (gt_15_9_e0[2] & gt_15_9_l0[2]), gt_15_9_l0[1] | (gt_15_9_e0[0] & gt_15_9_l0[0])
-    };
-    wire [2:0] gt_15_9_e1;
-    assign gt_15_9_e1 = {gt_15_9_e0[6] & gt_15_9_e0[5], gt_15_9_e0[4] & gt_15_9_e0[3], gt_15_9_e0[2] & gt_15_9_e0[1]};
-    wire [1:0] gt_15_9_l2;
-    assign gt_15_9_l2 = {gt_15_9_l1[3] | (gt_15_9_e1[2] & gt_15_9_l1[2]), gt_15_9_l1[1] | (gt_15_9_e1[0] & gt_15_9_l1[0])};
-    wire gt_15_9_e2;
-    assign gt_15_9_e2 = gt_15_9_e1[2] & gt_15_9_e1[1];
-    wire gt_15_9_l3;
-    assign gt_15_9_l3 = gt_15_9_l2[1] | (gt_15_9_e2 & gt_15_9_l2[0]);
-    wire gk_15_9;
-    assign gk_15_9 = (r15_node < r9_node) | ((r15_node == r9_node) & ((r15_wrap_c_l3 == r9_wrap_c_l3) ? gt_15_9_l3 : r9_wrap_c_l3));
-    wire [7:0] gt_15_10_l0;
-    assign gt_15_10_l0 = {
-        (~r15_ts[7]) & r10_ts[7], (~r15_ts[6]) & r10_ts[6], (~r15_ts[5]) & r10_ts[5], (~r15_ts[4]) & r10_ts[4], (~r15_ts[3]) & r10_ts[3],
-        (~r15_ts[2]) & r10_ts[2], (~r15_ts[1]) & r10_ts[1], (~r15_ts[0]) & r10_ts[0]
-    };
-    wire [6:0] gt_15_10_e0;
-    assign gt_15_10_e0 = {
-        ~(r15_ts[7] ^ r10_ts[7]), ~(r15_ts[6] ^ r10_ts[6]), ~(r15_ts[5] ^ r10_ts[5]), ~(r15_ts[4] ^ r10_ts[4]), ~(r15_ts[3] ^ r10_ts[3]),
-        ~(r15_ts[2] ^ r10_ts[2]), ~(r15_ts[1] ^ r10_ts[1])
-    };
-    wire [3:0] gt_15_10_l1;
-    assign gt_15_10_l1 = {
-        gt_15_10_l0[7] | (gt_15_10_e0[6] & gt_15_10_l0[6]), gt_15_10_l0[5] | (gt_15_10_e0[4] & gt_15_10_l0[4]),
-        gt_15_10_l0[3] | (gt_15_10_e0[2] & gt_15_10_l0[2]), gt_15_10_l0[1] | (gt_15_10_e0[0] & gt_15_10_l0[0])
-    };
-    wire [2:0] gt_15_10_e1;
-    assign gt_15_10_e1 = {gt_15_10_e0[6] & gt_15_10_e0[5], gt_15_10_e0[4] & gt_15_10_e0[3], gt_15_10_e0[2] & gt_15_10_e0[1]};
-    wire [1:0] gt_15_10_l2;
-    assign gt_15_10_l2 = {gt_15_10_l1[3] | (gt_15_10_e1[2] & gt_15_10_l1[2]), gt_15_10_l1[1] | (gt_15_10_e1[0] & gt_15_10_l1[0])};
-    wire gt_15_10_e2;
-    assign gt_15_10_e2 = gt_15_10_e1[2] & gt_15_10_e1[1];
-    wire gt_15_10_l3;
-    assign gt_15_10_l3 = gt_15_10_l2[1] | (gt_15_10_e2 & gt_15_10_l2[0]);
-    wire gk_15_10;
-    assign gk_15_10 = (r15_node < r10_node) | ((r15_node == r10_node) & ((r15_wrap_c_l3 == r10_wrap_c_l3) ? gt_15_10_l3 : r10_wrap_c_l3));
-    wire [7:0] gt_15_11_l0;
-    assign gt_15_11_l0 = {
-        (~r15_ts[7]) & r11_ts[7], (~r15_ts[6]) & r11_ts[6], (~r15_ts[5]) & r11_ts[5], (~r15_ts[4]) & r11_ts[4], (~r15_ts[3]) & r11_ts[3],
-        (~r15_ts[2]) & r11_ts[2], (~r15_ts[1]) & r11_ts[1], (~r15_ts[0]) & r11_ts[0]
-    };
-    wire [6:0] gt_15_11_e0;
-    assign gt_15_11_e0 = {
-        ~(r15_ts[7] ^ r11_ts[7]), ~(r15_ts[6] ^ r11_ts[6]), ~(r15_ts[5] ^ r11_ts[5]), ~(r15_ts[4] ^ r11_ts[4]), ~(r15_ts[3] ^ r11_ts[3]),
-        ~(r15_ts[2] ^ r11_ts[2]), ~(r15_ts[1] ^ r11_ts[1])
-    };
-    wire [3:0] gt_15_11_l1;
-    assign gt_15_11_l1 = {
-        gt_15_11_l0[7] | (gt_15_11_e0[6] & gt_15_11_l0[6]), gt_15_11_l0[5] | (gt_15_11_e0[4] & gt_15_11_l0[4]),
-        gt_15_11_l0[3] | (gt_15_11_e0[2] & gt_15_11_l0[2]), gt_15_11_l0[1] | (gt_15_11_e0[0] & gt_15_11_l0[0])
-    };
-    wire [2:0] gt_15_11_e1;
-    assign gt_15_11_e1 = {gt_15_11_e0[6] & gt_15_11_e0[5], gt_15_11_e0[4] & gt_15_11_e0[3], gt_15_11_e0[2] & gt_15_11_e0[1]};
-    wire [1:0] gt_15_11_l2;
-    assign gt_15_11_l2 = {gt_15_11_l1[3] | (gt_15_11_e1[2] & gt_15_11_l1[2]), gt_15_11_l1[1] | (gt_15_11_e1[0] & gt_15_11_l1[0])};
-    wire gt_15_11_e2;
-    assign gt_15_11_e2 = gt_15_11_e1[2] & gt_15_11_e1[1];
-    wire gt_15_11_l3;
-    assign gt_15_11_l3 = gt_15_11_l2[1] | (gt_15_11_e2 & gt_15_11_l2[0]);
-    wire gk_15_11;
-    assign gk_15_11 = (r15_node < r11_node) | ((r15_node == r11_node) & ((r15_wrap_c_l3 == r11_wrap_c_l3) ? gt_15_11_l3 : r11_wrap_c_l3));
-    wire [7:0] gt_15_12_l0;
-    assign gt_15_12_l0 = {
-        (~r15_ts[7]) & r12_ts[7], (~r15_ts[6]) & r12_ts[6], (~r15_ts[5]) & r12_ts[5], (~r15_ts[4]) & r12_ts[4], (~r15_ts[3]) & r12_ts[3],
-        (~r15_ts[2]) & r12_ts[2], (~r15_ts[1]) & r12_ts[1], (~r15_ts[0]) & r12_ts[0]
-    };
-    wire [6:0] gt_15_12_e0;
-    assign gt_15_12_e0 = {
-        ~(r15_ts[7] ^ r12_ts[7]), ~(r15_ts[6] ^ r12_ts[6]), ~(r15_ts[5] ^ r12_ts[5]), ~(r15_ts[4] ^ r12_ts[4]), ~(r15_ts[3] ^ r12_ts[3]),
-        ~(r15_ts[2] ^ r12_ts[2]), ~(r15_ts[1] ^ r12_ts[1])
-    };
-    wire [3:0] gt_15_12_l1;
-    assign gt_15_12_l1 = {
-        gt_15_12_l0[7] | (gt_15_12_e0[6] & gt_15_12_l0[6]), gt_15_12_l0[5] | (gt_15_12_e0[4] & gt_15_12_l0[4]),
-        gt_15_12_l0[3] | (gt_15_12_e0[2] & gt_15_12_l0[2]), gt_15_12_l0[1] | (gt_15_12_e0[0] & gt_15_12_l0[0])
-    };
-    wire [2:0] gt_15_12_e1;
-    assign gt_15_12_e1 = {gt_15_12_e0[6] & gt_15_12_e0[5], gt_15_12_e0[4] & gt_15_12_e0[3], gt_15_12_e0[2] & gt_15_12_e0[1]};
-    wire [1:0] gt_15_12_l2;
-    assign gt_15_12_l2 = {gt_15_12_l1[3] | (gt_15_12_e1[2] & gt_15_12_l1[2]), gt_15_12_l1[1] | (gt_15_12_e1[0] & gt_15_12_l1[0])};
-    wire gt_15_12_e2;
-    assign gt_15_12_e2 = gt_15_12_e1[2] & gt_15_12_e1[1];
-    wire gt_15_12_l3;
-    assign gt_15_12_l3 = gt_15_12_l2[1] | (gt_15_12_e2 & gt_15_12_l2[0]);
-    wire gk_15_12;
-    assign gk_15_12 = (r15_node < r12_node) | ((r15_node == r12_node) & ((r15_wrap_c_l3 == r12_wrap_c_l3) ? gt_15_12_l3 : r12_wrap_c_l3));
-    wire [7:0] gt_15_13_l0;
-    assign gt_15_13_l0 = {
-        (~r15_ts[7]) & r13_ts[7], (~r15_ts[6]) & r13_ts[6], (~r15_ts[5]) & r13_ts[5], (~r15_ts[4]) & r13_ts[4], (~r15_ts[3]) & r13_ts[3],
-        (~r15_ts[2]) & r13_ts[2], (~r15_ts[1]) & r13_ts[1], (~r15_ts[0]) & r13_ts[0]
-    };
-    wire [6:0] gt_15_13_e0;
-    assign gt_15_13_e0 = {
-        ~(r15_ts[7] ^ r13_ts[7]), ~(r15_ts[6] ^ r13_ts[6]), ~(r15_ts[5] ^ r13_ts[5]), ~(r15_ts[4] ^ r13_ts[4]), ~(r15_ts[3] ^ r13_ts[3]),
-        ~(r15_ts[2] ^ r13_ts[2]), ~(r15_ts[1] ^ r13_ts[1])
-    };
-    wire [3:0] gt_15_13_l1;
-    assign gt_15_13_l1 = {
-        gt_15_13_l0[7] | (gt_15_13_e0[6] & gt_15_13_l0[6]), gt_15_13_l0[5] | (gt_15_13_e0[4] & gt_15_13_l0[4]),
-        gt_15_13_l0[3] | (gt_15_13_e0[2] & gt_15_13_l0[2]), gt_15_13_l0[1] | (gt_15_13_e0[0] & gt_15_13_l0[0])
-    };
-    wire [2:0] gt_15_13_e1;
-    assign gt_15_13_e1 = {gt_15_13_e0[6] & gt_15_13_e0[5], gt_15_13_e0[4] & gt_15_13_e0[3], gt_15_13_e0[2] & gt_15_13_e0[1]};
-    wire [1:0] gt_15_13_l2;
-    assign gt_15_13_l2 = {gt_15_13_l1[3] | (gt_15_13_e1[2] & gt_15_13_l1[2]), gt_15_13_l1[1] | (gt_15_13_e1[0] & gt_15_13_l1[0])};
-    wire gt_15_13_e2;
-    assign gt_15_13_e2 = gt_15_13_e1[2] & gt_15_13_e1[1];
-    wire gt_15_13_l3;
-    assign gt_15_13_l3 = gt_15_13_l2[1] | (gt_15_13_e2 & gt_15_13_l2[0]);
-    wire gk_15_13;
-    assign gk_15_13 = (r15_node < r13_node) | ((r15_node == r13_node) & ((r15_wrap_c_l3 == r13_wrap_c_l3) ? gt_15_13_l3 : r13_wrap_c_l3));
-    wire [7:0] gt_15_14_l0;
-    assign gt_15_14_l0 = {
-        (~r15_ts[7]) & r14_ts[7], (~r15_ts[6]) & r14_ts[6], (~r15_ts[5]) & r14_ts[5], (~r15_ts[4]) & r14_ts[4], (~r15_ts[3]) & r14_ts[3],
-        (~r15_ts[2]) & r14_ts[2], (~r15_ts[1]) & r14_ts[1], (~r15_ts[0]) & r14_ts[0]
-    };
-    wire [6:0] gt_15_14_e0;
-    assign gt_15_14_e0 = {
-        ~(r15_ts[7] ^ r14_ts[7]), ~(r15_ts[6] ^ r14_ts[6]), ~(r15_ts[5] ^ r14_ts[5]), ~(r15_ts[4] ^ r14_ts[4]), ~(r15_ts[3] ^ r14_ts[3]),
-        ~(r15_ts[2] ^ r14_ts[2]), ~(r15_ts[1] ^ r14_ts[1])
-    };
-    wire [3:0] gt_15_14_l1;
-    assign gt_15_14_l1 = {
-        gt_15_14_l0[7] | (gt_15_14_e0[6] & gt_15_14_l0[6]), gt_15_14_l0[5] | (gt_15_14_e0[4] & gt_15_14_l0[4]),
-        gt_15_14_l0[3] | (gt_15_14_e0[2] & gt_15_14_l0[2]), gt_15_14_l0[1] | (gt_15_14_e0[0] & gt_15_14_l0[0])
-    };
-    wire [2:0] gt_15_14_e1;
-    assign gt_15_14_e1 = {gt_15_14_e0[6] & gt_15_14_e0[5], gt_15_14_e0[4] & gt_15_14_e0[3], gt_15_14_e0[2] & gt_15_14_e0[1]};
-    wire [1:0] gt_15_14_l2;
-    assign gt_15_14_l2 = {gt_15_14_l1[3] | (gt_15_14_e1[2] & gt_15_14_l1[2]), gt_15_14_l1[1] | (gt_15_14_e1[0] & gt_15_14_l1[0])};
-    wire gt_15_14_e2;
-    assign gt_15_14_e2 = gt_15_14_e1[2] & gt_15_14_e1[1];
-    wire gt_15_14_l3;
-    assign gt_15_14_l3 = gt_15_14_l2[1] | (gt_15_14_e2 & gt_15_14_l2[0]);
-    wire gk_15_14;
-    assign gk_15_14 = (r15_node < r14_node) | ((r15_node == r14_node) & ((r15_wrap_c_l3 == r14_wrap_c_l3) ? gt_15_14_l3 : r14_wrap_c_l3));
-    wire [15:0] gs_win;
-    assign gs_win = {
-        &{
-            r15_gv, (!r0_gv) | gk_15_0, (!r1_gv) | gk_15_1, (!r2_gv) | gk_15_2, (!r3_gv) | gk_15_3, (!r4_gv) | gk_15_4, (!r5_gv) | gk_15_5,
-            (!r6_gv) | gk_15_6, (!r7_gv) | gk_15_7, (!r8_gv) | gk_15_8, (!r9_gv) | gk_15_9, (!r10_gv) | gk_15_10, (!r11_gv) | gk_15_11,
-            (!r12_gv) | gk_15_12, (!r13_gv) | gk_15_13, (!r14_gv) | gk_15_14
-        },
-        &{
-            r14_gv, (!r0_gv) | gk_14_0, (!r1_gv) | gk_14_1, (!r2_gv) | gk_14_2, (!r3_gv) | gk_14_3, (!r4_gv) | gk_14_4, (!r5_gv) | gk_14_5,
-            (!r6_gv) | gk_14_6, (!r7_gv) | gk_14_7, (!r8_gv) | gk_14_8, (!r9_gv) | gk_14_9, (!r10_gv) | gk_14_10, (!r11_gv) | gk_14_11,
-            (!r12_gv) | gk_14_12, (!r13_gv) | gk_14_13, (!r15_gv) | (!gk_15_14)
-        },
-        &{
-            r13_gv, (!r0_gv) | gk_13_0, (!r1_gv) | gk_13_1, (!r2_gv) | gk_13_2, (!r3_gv) | gk_13_3, (!r4_gv) | gk_13_4, (!r5_gv) | gk_13_5,
-            (!r6_gv) | gk_13_6, (!r7_gv) | gk_13_7, (!r8_gv) | gk_13_8, (!r9_gv) | gk_13_9, (!r10_gv) | gk_13_10, (!r11_gv) | gk_13_11,
-            (!r12_gv) | gk_13_12, (!r14_gv) | (!gk_14_13), (!r15_gv) | (!gk_15_13)
-        },
-        &{
-            r12_gv, (!r0_gv) | gk_12_0, (!r1_gv) | gk_12_1, (!r2_gv) | gk_12_2, (!r3_gv) | gk_12_3, (!r4_gv) | gk_12_4, (!r5_gv) | gk_12_5,
-            (!r6_gv) | gk_12_6, (!r7_gv) | gk_12_7, (!r8_gv) | gk_12_8, (!r9_gv) | gk_12_9, (!r10_gv) | gk_12_10, (!r11_gv) | gk_12_11,
-            (!r13_gv) | (!gk_13_12), (!r14_gv) | (!gk_14_12), (!r15_gv) | (!gk_15_12)
-        },
-        &{
-            r11_gv, (!r0_gv) | gk_11_0, (!r1_gv) | gk_11_1, (!r2_gv) | gk_11_2, (!r3_gv) | gk_11_3, (!r4_gv) | gk_11_4, (!r5_gv) | gk_11_5,
-            (!r6_gv) | gk_11_6, (!r7_gv) | gk_11_7, (!r8_gv) | gk_11_8, (!r9_gv) | gk_11_9, (!r10_gv) | gk_11_10, (!r12_gv) | (!gk_12_11),
-            (!r13_gv) | (!gk_13_11), (!r14_gv) | (!gk_14_11), (!r15_gv) | (!gk_15_11)
-        },
-        &{
-            r10_gv, (!r0_gv) | gk_10_0, (!r1_gv) | gk_10_1, (!r2_gv) | gk_10_2, (!r3_gv) | gk_10_3, (!r4_gv) | gk_10_4, (!r5_gv) | gk_10_5,
-            (!r6_gv) | gk_10_6, (!r7_gv) | gk_10_7, (!r8_gv) | gk_10_8, (!r9_gv) | gk_10_9, (!r11_gv) | (!gk_11_10), (!r12_gv) | (!gk_12_10),
-            (!r13_gv) | (!gk_13_10), (!r14_gv) | (!gk_14_10), (!r15_gv) | (!gk_15_10)
-        },
-        &{
-            r9_gv, (!r0_gv) | gk_9_0, (!r1_gv) | gk_9_1, (!r2_gv) | gk_9_2, (!r3_gv) | gk_9_3, (!r4_gv) | gk_9_4, (!r5_gv) | gk_9_5,
-            (!r6_gv) | gk_9_6, (!r7_gv) | gk_9_7, (!r8_gv) | gk_9_8, (!r10_gv) | (!gk_10_9), (!r11_gv) | (!gk_11_9), (!r12_gv) | (!gk_12_9),
-            (!r13_gv) | (!gk_13_9), (!r14_gv) | (!gk_14_9), (!r15_gv) | (!gk_15_9)
-        },
-        &{
-            r8_gv, (!r0_gv) | gk_8_0, (!r1_gv) | gk_8_1, (!r2_gv) | gk_8_2, (!r3_gv) | gk_8_3, (!r4_gv) | gk_8_4, (!r5_gv) | gk_8_5,
-            (!r6_gv) | gk_8_6, (!r7_gv) | gk_8_7, (!r9_gv) | (!gk_9_8), (!r10_gv) | (!gk_10_8), (!r11_gv) | (!gk_11_8), (!r12_gv) | (!gk_12_8),
-            (!r13_gv) | (!gk_13_8), (!r14_gv) | (!gk_14_8), (!r15_gv) | (!gk_15_8)
-        },
-        &{
-            r7_gv, (!r0_gv) | gk_7_0, (!r1_gv) | gk_7_1, (!r2_gv) | gk_7_2, (!r3_gv) | gk_7_3, (!r4_gv) | gk_7_4, (!r5_gv) | gk_7_5,
-            (!r6_gv) | gk_7_6, (!r8_gv) | (!gk_8_7), (!r9_gv) | (!gk_9_7), (!r10_gv) | (!gk_10_7), (!r11_gv) | (!gk_11_7), (!r12_gv) | (!gk_12_7),
-            (!r13_gv) | (!gk_13_7), (!r14_gv) | (!gk_14_7), (!r15_gv) | (!gk_15_7)
-        },
-        &{
-            r6_gv, (!r0_gv) | gk_6_0, (!r1_gv) | gk_6_1, (!r2_gv) | gk_6_2, (!r3_gv) | gk_6_3, (!r4_gv) | gk_6_4, (!r5_gv) | gk_6_5,
-            (!r7_gv) | (!gk_7_6), (!r8_gv) | (!gk_8_6), (!r9_gv) | (!gk_9_6), (!r10_gv) | (!gk_10_6), (!r11_gv) | (!gk_11_6), (!r12_gv) | (!gk_12_6),
-            (!r13_gv) | (!gk_13_6), (!r14_gv) | (!gk_14_6), (!r15_gv) | (!gk_15_6)
-        },
-        &{
-            r5_gv, (!r0_gv) | gk_5_0, (!r1_gv) | gk_5_1, (!r2_gv) | gk_5_2, (!r3_gv) | gk_5_3, (!r4_gv) | gk_5_4, (!r6_gv) | (!gk_6_5),
-            (!r7_gv) | (!gk_7_5), (!r8_gv) | (!gk_8_5), (!r9_gv) | (!gk_9_5), (!r10_gv) | (!gk_10_5), (!r11_gv) | (!gk_11_5), (!r12_gv) | (!gk_12_5),
-            (!r13_gv) | (!gk_13_5), (!r14_gv) | (!gk_14_5), (!r15_gv) | (!gk_15_5)
-        },
-        &{
-            r4_gv, (!r0_gv) | gk_4_0, (!r1_gv) | gk_4_1, (!r2_gv) | gk_4_2, (!r3_gv) | gk_4_3, (!r5_gv) | (!gk_5_4), (!r6_gv) | (!gk_6_4),
-            (!r7_gv) | (!gk_7_4), (!r8_gv) | (!gk_8_4), (!r9_gv) | (!gk_9_4), (!r10_gv) | (!gk_10_4), (!r11_gv) | (!gk_11_4), (!r12_gv) | (!gk_12_4),
-            (!r13_gv) | (!gk_13_4), (!r14_gv) | (!gk_14_4), (!r15_gv) | (!gk_15_4)
-        },
-        &{
-            r3_gv, (!r0_gv) | gk_3_0, (!r1_gv) | gk_3_1, (!r2_gv) | gk_3_2, (!r4_gv) | (!gk_4_3), (!r5_gv) | (!gk_5_3), (!r6_gv) | (!gk_6_3),
-            (!r7_gv) | (!gk_7_3), (!r8_gv) | (!gk_8_3), (!r9_gv) | (!gk_9_3), (!r10_gv) | (!gk_10_3), (!r11_gv) | (!gk_11_3), (!r12_gv) | (!gk_12_3),
-            (!r13_gv) | (!gk_13_3), (!r14_gv) | (!gk_14_3), (!r15_gv) | (!gk_15_3)
-        },
-        &{
-            r2_gv, (!r0_gv) | gk_2_0, (!r1_gv) | gk_2_1, (!r3_gv) | (!gk_3_2), (!r4_gv) | (!gk_4_2), (!r5_gv) | (!gk_5_2), (!r6_gv) | (!gk_6_2),
-            (!r7_gv) | (!gk_7_2), (!r8_gv) | (!gk_8_2), (!r9_gv) | (!gk_9_2), (!r10_gv) | (!gk_10_2), (!r11_gv) | (!gk_11_2), (!r12_gv) | (!gk_12_2),
-            (!r13_gv) | (!gk_13_2), (!r14_gv) | (!gk_14_2), (!r15_gv) | (!gk_15_2)
-        },
-        &{
-            r1_gv, (!r0_gv) | gk_1_0, (!r2_gv) | (!gk_2_1), (!r3_gv) | (!gk_3_1), (!r4_gv) | (!gk_4_1), (!r5_gv) | (!gk_5_1), (!r6_gv) | (!gk_6_1),
-            (!r7_gv) | (!gk_7_1), (!r8_gv) | (!gk_8_1), (!r9_gv) | (!gk_9_1), (!r10_gv) | (!gk_10_1), (!r11_gv) | (!gk_11_1), (!r12_gv) | (!gk_12_1),
-            (!r13_gv) | (!gk_13_1), (!r14_gv) | (!gk_14_1), (!r15_gv) | (!gk_15_1)
-        },
-        &{
-            r0_gv, (!r1_gv) | (!gk_1_0), (!r2_gv) | (!gk_2_0), (!r3_gv) | (!gk_3_0), (!r4_gv) | (!gk_4_0), (!r5_gv) | (!gk_5_0), (!r6_gv) | (!gk_6_0),
-            (!r7_gv) | (!gk_7_0), (!r8_gv) | (!gk_8_0), (!r9_gv) | (!gk_9_0), (!r10_gv) | (!gk_10_0), (!r11_gv) | (!gk_11_0), (!r12_gv) | (!gk_12_0),
-            (!r13_gv) | (!gk_13_0), (!r14_gv) | (!gk_14_0), (!r15_gv) | (!gk_15_0)
-        }
-    };
+    // Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed.
+    wire gs1_0_t;
+    assign gs1_0_t = (r1_st == ROW_VALID) & r1_fail & ((!((r0_st == ROW_VALID) & r0_fail)) | ({r1_node, r1_gd} < {r0_node, r0_gd}));
+    wire gs1_0_v;
+    assign gs1_0_v = ((r0_st == ROW_VALID) & r0_fail) | ((r1_st == ROW_VALID) & r1_fail);
+    wire [9:0] gs1_0_k;
+    assign gs1_0_k = gs1_0_t ? {r1_node, r1_gd} : {r0_node, r0_gd};
+    wire [1:0] gs1_0_node;
+    assign gs1_0_node = gs1_0_t ? r1_node : r0_node;
+    wire [7:0] gs1_0_ts;
+    assign gs1_0_ts = gs1_0_t ? r1_ts : r0_ts;
+    wire gs1_1_t;
+    assign gs1_1_t = (r3_st == ROW_VALID) & r3_fail & ((!((r2_st == ROW_VALID) & r2_fail)) | ({r3_node, r3_gd} < {r2_node, r2_gd}));
+    wire gs1_1_v;
+    assign gs1_1_v = ((r2_st == ROW_VALID) & r2_fail) | ((r3_st == ROW_VALID) & r3_fail);
+    wire [9:0] gs1_1_k;
+    assign gs1_1_k = gs1_1_t ? {r3_node, r3_gd} : {r2_node, r2_gd};
+    wire [1:0] gs1_1_node;
+    assign gs1_1_node = gs1_1_t ? r3_node : r2_node;
+    wire [7:0] gs1_1_ts;
+    assign gs1_1_ts = gs1_1_t ? r3_ts : r2_ts;
+    wire gs1_2_t;
+    assign gs1_2_t = (r5_st == ROW_VALID) & r5_fail & ((!((r4_st == ROW_VALID) & r4_fail)) | ({r5_node, r5_gd} < {r4_node, r4_gd}));
+    wire gs1_2_v;
+    assign gs1_2_v = ((r4_st == ROW_VALID) & r4_fail) | ((r5_st == ROW_VALID) & r5_fail);
+    wire [9:0] gs1_2_k;
+    assign gs1_2_k = gs1_2_t ? {r5_node, r5_gd} : {r4_node, r4_gd};
+    wire [1:0] gs1_2_node;
+    assign gs1_2_node = gs1_2_t ? r5_node : r4_node;
+    wire [7:0] gs1_2_ts;
+    assign gs1_2_ts = gs1_2_t ? r5_ts : r4_ts;
+    wire gs1_3_t;
+    assign gs1_3_t = (r7_st == ROW_VALID) & r7_fail & ((!((r6_st == ROW_VALID) & r6_fail)) | ({r7_node, r7_gd} < {r6_node, r6_gd}));
+    wire gs1_3_v;
+    assign gs1_3_v = ((r6_st == ROW_VALID) & r6_fail) | ((r7_st == ROW_VALID) & r7_fail);
+    wire [9:0] gs1_3_k;
+    assign gs1_3_k = gs1_3_t ? {r7_node, r7_gd} : {r6_node, r6_gd};
+    wire [1:0] gs1_3_node;
+    assign gs1_3_node = gs1_3_t ? r7_node : r6_node;
+    wire [7:0] gs1_3_ts;
+    assign gs1_3_ts = gs1_3_t ? r7_ts : r6_ts;
+    wire gs1_4_t;
+    assign gs1_4_t = (r9_st == ROW_VALID) & r9_fail & ((!((r8_st == ROW_VALID) & r8_fail)) | ({r9_node, r9_gd} < {r8_node, r8_gd}));
+    wire gs1_4_v;
+    assign gs1_4_v = ((r8_st == ROW_VALID) & r8_fail) | ((r9_st == ROW_VALID) & r9_fail);
+    wire [9:0] gs1_4_k;
+    assign gs1_4_k = gs1_4_t ? {r9_node, r9_gd} : {r8_node, r8_gd};
+    wire [1:0] gs1_4_node;
+    assign gs1_4_node = gs1_4_t ? r9_node : r8_node;
+    wire [7:0] gs1_4_ts;
+    assign gs1_4_ts = gs1_4_t ? r9_ts : r8_ts;
+    wire gs1_5_t;
+    assign gs1_5_t = (r11_st == ROW_VALID) & r11_fail & ((!((r10_st == ROW_VALID) & r10_fail)) | ({r11_node, r11_gd} < {r10_node, r10_gd}));
+    wire gs1_5_v;
+    assign gs1_5_v = ((r10_st == ROW_VALID) & r10_fail) | ((r11_st == ROW_VALID) & r11_fail);
+    wire [9:0] gs1_5_k;
+    assign gs1_5_k = gs1_5_t ? {r11_node, r11_gd} : {r10_node, r10_gd};
+    wire [1:0] gs1_5_node;
+    assign gs1_5_node = gs1_5_t ? r11_node : r10_node;
+    wire [7:0] gs1_5_ts;
+    assign gs1_5_ts = gs1_5_t ? r11_ts : r10_ts;
+    wire gs1_6_t;
+    assign gs1_6_t = (r13_st == ROW_VALID) & r13_fail & ((!((r12_st == ROW_VALID) & r12_fail)) | ({r13_node, r13_gd} < {r12_node, r12_gd}));
+    wire gs1_6_v;
+    assign gs1_6_v = ((r12_st == ROW_VALID) & r12_fail) | ((r13_st == ROW_VALID) & r13_fail);
+    wire [9:0] gs1_6_k;
+    assign gs1_6_k = gs1_6_t ? {r13_node, r13_gd} : {r12_node, r12_gd};
+    wire [1:0] gs1_6_node;
+    assign gs1_6_node = gs1_6_t ? r13_node : r12_node;
+    wire [7:0] gs1_6_ts;
+    assign gs1_6_ts = gs1_6_t ? r13_ts : r12_ts;
+    wire gs1_7_t;
+    assign gs1_7_t = (r15_st == ROW_VALID) & r15_fail & ((!((r14_st == ROW_VALID) & r14_fail)) | ({r15_node, r15_gd} < {r14_node, r14_gd}));
+    wire gs1_7_v;
+    assign gs1_7_v = ((r14_st == ROW_VALID) & r14_fail) | ((r15_st == ROW_VALID) & r15_fail);
+    wire [9:0] gs1_7_k;
+    assign gs1_7_k = gs1_7_t ? {r15_node, r15_gd} : {r14_node, r14_gd};
+    wire [1:0] gs1_7_node;
+    assign gs1_7_node = gs1_7_t ? r15_node : r14_node;
+    wire [7:0] gs1_7_ts;
+    assign gs1_7_ts = gs1_7_t ? r15_ts : r14_ts;
+    wire gs2_0_t;
+    assign gs2_0_t = gs1_1_v & ((!gs1_0_v) | (gs1_1_k < gs1_0_k));
+    wire gs2_0_v;
+    assign gs2_0_v = gs1_0_v | gs1_1_v;
+    wire [9:0] gs2_0_k;
+    assign gs2_0_k = gs2_0_t ? gs1_1_k : gs1_0_k;
+    wire [1:0] gs2_0_node;
+    assign gs2_0_node = gs2_0_t ? gs1_1_node : gs1_0_node;
+    wire [7:0] gs2_0_ts;
+    assign gs2_0_ts = gs2_0_t ? gs1_1_ts : gs1_0_ts;
+    wire gs2_1_t;
+    assign gs2_1_t = gs1_3_v & ((!gs1_2_v) | (gs1_3_k < gs1_2_k));
+    wire gs2_1_v;
+    assign gs2_1_v = gs1_2_v | gs1_3_v;
+    wire [9:0] gs2_1_k;
+    assign gs2_1_k = gs2_1_t ? gs1_3_k : gs1_2_k;
+    wire [1:0] gs2_1_node;
+    assign gs2_1_node = gs2_1_t ? gs1_3_node : gs1_2_node;
+    wire [7:0] gs2_1_ts;
+    assign gs2_1_ts = gs2_1_t ? gs1_3_ts : gs1_2_ts;
+    wire gs2_2_t;
+    assign gs2_2_t = gs1_5_v & ((!gs1_4_v) | (gs1_5_k < gs1_4_k));
+    wire gs2_2_v;
+    assign gs2_2_v = gs1_4_v | gs1_5_v;
+    wire [9:0] gs2_2_k;
+    assign gs2_2_k = gs2_2_t ? gs1_5_k : gs1_4_k;
+    wire [1:0] gs2_2_node;
+    assign gs2_2_node = gs2_2_t ? gs1_5_node : gs1_4_node;
+    wire [7:0] gs2_2_ts;
+    assign gs2_2_ts = gs2_2_t ? gs1_5_ts : gs1_4_ts;
+    wire gs2_3_t;
+    assign gs2_3_t = gs1_7_v & ((!gs1_6_v) | (gs1_7_k < gs1_6_k));
+    wire gs2_3_v;
+    assign gs2_3_v = gs1_6_v | gs1_7_v;
+    wire [9:0] gs2_3_k;
+    assign gs2_3_k = gs2_3_t ? gs1_7_k : gs1_6_k;
+    wire [1:0] gs2_3_node;
+    assign gs2_3_node = gs2_3_t ? gs1_7_node : gs1_6_node;
+    wire [7:0] gs2_3_ts;
+    assign gs2_3_ts = gs2_3_t ? gs1_7_ts : gs1_6_ts;
+    wire gs3_0_t;
+    assign gs3_0_t = gs2_1_v & ((!gs2_0_v) | (gs2_1_k < gs2_0_k));
+    wire gs3_0_v;
+    assign gs3_0_v = gs2_0_v | gs2_1_v;
+    wire [9:0] gs3_0_k;
+    assign gs3_0_k = gs3_0_t ? gs2_1_k : gs2_0_k;
+    wire [1:0] gs3_0_node;
+    assign gs3_0_node = gs3_0_t ? gs2_1_node : gs2_0_node;
+    wire [7:0] gs3_0_ts;
+    assign gs3_0_ts = gs3_0_t ? gs2_1_ts : gs2_0_ts;
+    wire gs3_1_t;
+    assign gs3_1_t = gs2_3_v & ((!gs2_2_v) | (gs2_3_k < gs2_2_k));
+    wire gs3_1_v;
+    assign gs3_1_v = gs2_2_v | gs2_3_v;
+    wire [9:0] gs3_1_k;
+    assign gs3_1_k = gs3_1_t ? gs2_3_k : gs2_2_k;
+    wire [1:0] gs3_1_node;
+    assign gs3_1_node = gs3_1_t ? gs2_3_node : gs2_2_node;
+    wire [7:0] gs3_1_ts;
+    assign gs3_1_ts = gs3_1_t ? gs2_3_ts : gs2_2_ts;
+    wire gs_t;
+    assign gs_t = gs3_1_v & ((!gs3_0_v) | (gs3_1_k < gs3_0_k));
     wire gs_v;
-    assign gs_v = |{r0_gv, r1_gv, r2_gv, r3_gv, r4_gv, r5_gv, r6_gv, r7_gv, r8_gv, r9_gv, r10_gv, r11_gv, r12_gv, r13_gv, r14_gv, r15_gv};
+    assign gs_v = gs3_0_v | gs3_1_v;
     wire [1:0] gs_node;
-    assign gs_node = (r0_node & {2{gs_win[0]}})
-        | (r1_node & {2{gs_win[1]}})
-        | (r2_node & {2{gs_win[2]}})
-        | (r3_node & {2{gs_win[3]}})
-        | (r4_node & {2{gs_win[4]}})
-        | (r5_node & {2{gs_win[5]}})
-        | (r6_node & {2{gs_win[6]}})
-        | (r7_node & {2{gs_win[7]}})
-        | (r8_node & {2{gs_win[8]}})
-        | (r9_node & {2{gs_win[9]}})
-        | (r10_node & {2{gs_win[10]}})
-        | (r11_node & {2{gs_win[11]}})
-        | (r12_node & {2{gs_win[12]}})
-        | (r13_node & {2{gs_win[13]}})
-        | (r14_node & {2{gs_win[14]}})
-        | (r15_node & {2{gs_win[15]}});
+    assign gs_node = gs_t ? gs3_1_node : gs3_0_node;
     wire [7:0] gs_ts;
-    assign gs_ts = (r0_ts & {8{gs_win[0]}})
-        | (r1_ts & {8{gs_win[1]}})
-        | (r2_ts & {8{gs_win[2]}})
-        | (r3_ts & {8{gs_win[3]}})
-        | (r4_ts & {8{gs_win[4]}})
-        | (r5_ts & {8{gs_win[5]}})
-        | (r6_ts & {8{gs_win[6]}})
-        | (r7_ts & {8{gs_win[7]}})
-        | (r8_ts & {8{gs_win[8]}})
-        | (r9_ts & {8{gs_win[9]}})
-        | (r10_ts & {8{gs_win[10]}})
-        | (r11_ts & {8{gs_win[11]}})
-        | (r12_ts & {8{gs_win[12]}})
-        | (r13_ts & {8{gs_win[13]}})
-        | (r14_ts & {8{gs_win[14]}})
-        | (r15_ts & {8{gs_win[15]}});
+    assign gs_ts = gs_t ? gs3_1_ts : gs3_0_ts;
 
     // REPL: lowest free row; NACK when only the unused head reserve is left (H4).
     wire [15:0] alloc_row_hit;
@@ -6961,20 +1140,6 @@ module rtlgen_recxl_lu (
                 ? ((|alloc_row_hit[9:8]) ? (alloc_row_hit[8] ? 4'd8 : 4'd9) : (alloc_row_hit[10] ? 4'd10 : 4'd11))
                 : ((|alloc_row_hit[13:12]) ? (alloc_row_hit[12] ? 4'd12 : 4'd13) : (alloc_row_hit[14] ? 4'd14 : 4'd15))))
         : 4'd0;
-    wire [14:0] alloc_row_below_s0; // the input's low bits
-    assign alloc_row_below_s0 = alloc_row_hit[14:0];
-    wire [14:0] alloc_row_below_s1; // OR over spans of 2 bits
-    assign alloc_row_below_s1 = alloc_row_below_s0 | {alloc_row_below_s0[13:0], 1'd0};
-    wire [14:0] alloc_row_below_s2; // OR over spans of 4 bits
-    assign alloc_row_below_s2 = alloc_row_below_s1 | {alloc_row_below_s1[12:0], 2'd0};
-    wire [14:0] alloc_row_below_s3; // OR over spans of 8 bits
-    assign alloc_row_below_s3 = alloc_row_below_s2 | {alloc_row_below_s2[10:0], 4'd0};
-    wire [14:0] alloc_row_below_s4; // OR over spans of 16 bits
-    assign alloc_row_below_s4 = alloc_row_below_s3 | {alloc_row_below_s3[6:0], 8'd0};
-    wire [15:0] alloc_row_below; // a hit below this bit
-    assign alloc_row_below = {alloc_row_below_s4, 1'd0};
-    wire [15:0] alloc_row_oh;
-    assign alloc_row_oh = alloc_row_hit & (~alloc_row_below);
     wire repl_ready_w;
     assign repl_ready_w = (rows_used_q < ROWS) & (ack_cnt_q < 3'd4);
     wire repl_fire;
@@ -7011,25 +1176,78 @@ module rtlgen_recxl_lu (
     wire val_failed;
     assign val_failed = cfg_failed_mask[val_src_node];
     wire vm_any;
-    assign vm_any = |{r0_vm, r1_vm, r2_vm, r3_vm, r4_vm, r5_vm, r6_vm, r7_vm, r8_vm, r9_vm, r10_vm, r11_vm, r12_vm, r13_vm, r14_vm, r15_vm};
+    assign vm_any = r0_vm
+        | r1_vm
+        | r2_vm
+        | r3_vm
+        | r4_vm
+        | r5_vm
+        | r6_vm
+        | r7_vm
+        | r8_vm
+        | r9_vm
+        | r10_vm
+        | r11_vm
+        | r12_vm
+        | r13_vm
+        | r14_vm
+        | r15_vm;
+    wire vm1_seen;
+    assign vm1_seen = r0_vm | r1_vm;
+    wire vm2_seen;
+    assign vm2_seen = vm1_seen | r2_vm;
+    wire vm3_seen;
+    assign vm3_seen = vm2_seen | r3_vm;
+    wire vm4_seen;
+    assign vm4_seen = vm3_seen | r4_vm;
+    wire vm5_seen;
+    assign vm5_seen = vm4_seen | r5_vm;
+    wire vm6_seen;
+    assign vm6_seen = vm5_seen | r6_vm;
+    wire vm7_seen;
+    assign vm7_seen = vm6_seen | r7_vm;
+    wire vm8_seen;
+    assign vm8_seen = vm7_seen | r8_vm;
+    wire vm9_seen;
+    assign vm9_seen = vm8_seen | r9_vm;
+    wire vm10_seen;
+    assign vm10_seen = vm9_seen | r10_vm;
+    wire vm11_seen;
+    assign vm11_seen = vm10_seen | r11_vm;
+    wire vm12_seen;
+    assign vm12_seen = vm11_seen | r12_vm;
+    wire vm13_seen;
+    assign vm13_seen = vm12_seen | r13_vm;
+    wire vm14_seen;
+    assign vm14_seen = vm13_seen | r14_vm;
+    wire vm_multi;
+    assign vm_multi = (r1_vm & r0_vm)
+        | (r2_vm & vm1_seen)
+        | (r3_vm & vm2_seen)
+        | (r4_vm & vm3_seen)
+        | (r5_vm & vm4_seen)
+        | (r6_vm & vm5_seen)
+        | (r7_vm & vm6_seen)
+        | (r8_vm & vm7_seen)
+        | (r9_vm & vm8_seen)
+        | (r10_vm & vm9_seen)
+        | (r11_vm & vm10_seen)
+        | (r12_vm & vm11_seen)
+        | (r13_vm & vm12_seen)
+        | (r14_vm & vm13_seen)
+        | (r15_vm & vm14_seen);
     wire [15:0] vm_row_hit;
     assign vm_row_hit = {r15_vm, r14_vm, r13_vm, r12_vm, r11_vm, r10_vm, r9_vm, r8_vm, r7_vm, r6_vm, r5_vm, r4_vm, r3_vm, r2_vm, r1_vm, r0_vm};
-    wire [14:0] vm_row_below_s0; // the input's low bits
-    assign vm_row_below_s0 = vm_row_hit[14:0];
-    wire [14:0] vm_row_below_s1; // OR over spans of 2 bits
-    assign vm_row_below_s1 = vm_row_below_s0 | {vm_row_below_s0[13:0], 1'd0};
-    wire [14:0] vm_row_below_s2; // OR over spans of 4 bits
-    assign vm_row_below_s2 = vm_row_below_s1 | {vm_row_below_s1[12:0], 2'd0};
-    wire [14:0] vm_row_below_s3; // OR over spans of 8 bits
-    assign vm_row_below_s3 = vm_row_below_s2 | {vm_row_below_s2[10:0], 4'd0};
-    wire [14:0] vm_row_below_s4; // OR over spans of 16 bits
-    assign vm_row_below_s4 = vm_row_below_s3 | {vm_row_below_s3[6:0], 8'd0};
-    wire [15:0] vm_row_below; // a hit below this bit
-    assign vm_row_below = {vm_row_below_s4, 1'd0};
-    wire [15:0] vm_row_oh;
-    assign vm_row_oh = vm_row_hit & (~vm_row_below);
-    wire vm_multi;
-    assign vm_multi = |(vm_row_hit & vm_row_below);
+    wire [3:0] vm_row;
+    assign vm_row = (|vm_row_hit[15:0])
+        ? ((|vm_row_hit[7:0])
+            ? ((|vm_row_hit[3:0])
+                ? ((|vm_row_hit[1:0]) ? (vm_row_hit[0] ? 4'd0 : 4'd1) : (vm_row_hit[2] ? 4'd2 : 4'd3))
+                : ((|vm_row_hit[5:4]) ? (vm_row_hit[4] ? 4'd4 : 4'd5) : (vm_row_hit[6] ? 4'd6 : 4'd7)))
+            : ((|vm_row_hit[11:8])
+                ? ((|vm_row_hit[9:8]) ? (vm_row_hit[8] ? 4'd8 : 4'd9) : (vm_row_hit[10] ? 4'd10 : 4'd11))
+                : ((|vm_row_hit[13:12]) ? (vm_row_hit[12] ? 4'd12 : 4'd13) : (vm_row_hit[14] ? 4'd14 : 4'd15))))
+        : 4'd0;
     wire [7:0] val_nts;
     assign val_nts = val_src_node[1] ? (val_src_node[0] ? s3_nts : s2_nts) : (val_src_node[0] ? s1_nts : s0_nts);
     wire [7:0] val_d;
@@ -7038,16 +1256,35 @@ module rtlgen_recxl_lu (
     assign val_live = val_valid & (!val_failed);
     wire val_bad;
     assign val_bad = (val_d >= 8'd16)
-        | (|{r0_dup, r1_dup, r2_dup, r3_dup, r4_dup, r5_dup, r6_dup, r7_dup, r8_dup, r9_dup, r10_dup, r11_dup, r12_dup, r13_dup, r14_dup, r15_dup});
+        | (r0_dup
+            | r1_dup
+            | r2_dup
+            | r3_dup
+            | r4_dup
+            | r5_dup
+            | r6_dup
+            | r7_dup
+            | r8_dup
+            | r9_dup
+            | r10_dup
+            | r11_dup
+            | r12_dup
+            | r13_dup
+            | r14_dup
+            | r15_dup);
     wire val_ok;
     assign val_ok = val_live & vm_any & (!val_bad);
 
     // Release engine: one record per cycle, ascending word index; the row is freed one cycle after its last record.
     wire fetch_idle;
     assign fetch_idle = fstate_q == F_IDLE;
-    assign pick_fire = (!rel_busy_q) & any_rel & fetch_idle;
+    assign pick_fire = (!rel_busy_q) & pick_v & fetch_idle;
     wire gap_fire;
-    assign gap_fire = (!rel_busy_q) & fetch_idle & (!any_rel) & gs_v;
+    assign gap_fire = (!rel_busy_q) & fetch_idle & (!pick_v) & gs_v;
+    wire [1:0] pick_node;
+    assign pick_node = pick_k[1:0];
+    wire [31:0] pick_e;
+    assign pick_e = pick_k[33:2];
     wire rel_free;
     assign rel_free = rel_busy_q & (rel_mask_q == 16'd0);
     wire log_full;
@@ -7098,13 +1335,22 @@ module rtlgen_recxl_lu (
     wire [127:0] rel_rec;
     assign rel_rec = {1'd1, 46'd0, rel_csn_q, rel_node_q, rel_core_q, rel_line_q, rel_widx, rel_word};
     wire disc_fire;
-    assign disc_fire = |{
-        (r0_st == ROW_PENDING) & r0_fail, (r1_st == ROW_PENDING) & r1_fail, (r2_st == ROW_PENDING) & r2_fail, (r3_st == ROW_PENDING) & r3_fail,
-        (r4_st == ROW_PENDING) & r4_fail, (r5_st == ROW_PENDING) & r5_fail, (r6_st == ROW_PENDING) & r6_fail, (r7_st == ROW_PENDING) & r7_fail,
-        (r8_st == ROW_PENDING) & r8_fail, (r9_st == ROW_PENDING) & r9_fail, (r10_st == ROW_PENDING) & r10_fail, (r11_st == ROW_PENDING) & r11_fail,
-        (r12_st == ROW_PENDING) & r12_fail, (r13_st == ROW_PENDING) & r13_fail, (r14_st == ROW_PENDING) & r14_fail,
-        (r15_st == ROW_PENDING) & r15_fail
-    };
+    assign disc_fire = ((r0_st == ROW_PENDING) & r0_fail)
+        | ((r1_st == ROW_PENDING) & r1_fail)
+        | ((r2_st == ROW_PENDING) & r2_fail)
+        | ((r3_st == ROW_PENDING) & r3_fail)
+        | ((r4_st == ROW_PENDING) & r4_fail)
+        | ((r5_st == ROW_PENDING) & r5_fail)
+        | ((r6_st == ROW_PENDING) & r6_fail)
+        | ((r7_st == ROW_PENDING) & r7_fail)
+        | ((r8_st == ROW_PENDING) & r8_fail)
+        | ((r9_st == ROW_PENDING) & r9_fail)
+        | ((r10_st == ROW_PENDING) & r10_fail)
+        | ((r11_st == ROW_PENDING) & r11_fail)
+        | ((r12_st == ROW_PENDING) & r12_fail)
+        | ((r13_st == ROW_PENDING) & r13_fail)
+        | ((r14_st == ROW_PENDING) & r14_fail)
+        | ((r15_st == ROW_PENDING) & r15_fail);
     wire [15:0] disc_row_hit;
     assign disc_row_hit = {
         (r15_st == ROW_PENDING) & r15_fail, (r14_st == ROW_PENDING) & r14_fail, (r13_st == ROW_PENDING) & r13_fail,
@@ -7113,97 +1359,26 @@ module rtlgen_recxl_lu (
         (r4_st == ROW_PENDING) & r4_fail, (r3_st == ROW_PENDING) & r3_fail, (r2_st == ROW_PENDING) & r2_fail, (r1_st == ROW_PENDING) & r1_fail,
         (r0_st == ROW_PENDING) & r0_fail
     };
-    wire [14:0] disc_row_below_s0; // the input's low bits
-    assign disc_row_below_s0 = disc_row_hit[14:0];
-    wire [14:0] disc_row_below_s1; // OR over spans of 2 bits
-    assign disc_row_below_s1 = disc_row_below_s0 | {disc_row_below_s0[13:0], 1'd0};
-    wire [14:0] disc_row_below_s2; // OR over spans of 4 bits
-    assign disc_row_below_s2 = disc_row_below_s1 | {disc_row_below_s1[12:0], 2'd0};
-    wire [14:0] disc_row_below_s3; // OR over spans of 8 bits
-    assign disc_row_below_s3 = disc_row_below_s2 | {disc_row_below_s2[10:0], 4'd0};
-    wire [14:0] disc_row_below_s4; // OR over spans of 16 bits
-    assign disc_row_below_s4 = disc_row_below_s3 | {disc_row_below_s3[6:0], 8'd0};
-    wire [15:0] disc_row_below; // a hit below this bit
-    assign disc_row_below = {disc_row_below_s4, 1'd0};
-    wire [15:0] disc_row_oh;
-    assign disc_row_oh = disc_row_hit & (~disc_row_below);
+    wire [3:0] disc_row;
+    assign disc_row = (|disc_row_hit[15:0])
+        ? ((|disc_row_hit[7:0])
+            ? ((|disc_row_hit[3:0])
+                ? ((|disc_row_hit[1:0]) ? (disc_row_hit[0] ? 4'd0 : 4'd1) : (disc_row_hit[2] ? 4'd2 : 4'd3))
+                : ((|disc_row_hit[5:4]) ? (disc_row_hit[4] ? 4'd4 : 4'd5) : (disc_row_hit[6] ? 4'd6 : 4'd7)))
+            : ((|disc_row_hit[11:8])
+                ? ((|disc_row_hit[9:8]) ? (disc_row_hit[8] ? 4'd8 : 4'd9) : (disc_row_hit[10] ? 4'd10 : 4'd11))
+                : ((|disc_row_hit[13:12]) ? (disc_row_hit[12] ? 4'd12 : 4'd13) : (disc_row_hit[14] ? 4'd14 : 4'd15))))
+        : 4'd0;
 
     // Dump engine (epoch traversal, beats, trailer) and fetch engine share one outstanding log read.
     wire dump_trav;
     assign dump_trav = (dstate_q == D_TRAV) | (dstate_q == D_FLUSH);
     wire dump_want;
     assign dump_want = ((dstate_q == D_TRAV) & (beat_n_q == 3'd4)) | (dstate_q == D_FLUSH);
-    // verilator lint_off UNUSED
-
-    // Only the whole beats of the room are kept.
     wire [31:0] dump_room;
     assign dump_room = cfg_dump_limit - cfg_dump_base;
-    // verilator lint_on UNUSED
-    wire [25:0] dump_fits_l0;
-    assign dump_fits_l0 = {
-        (~woff_q[31]) & room_beats_q[25], (~woff_q[30]) & room_beats_q[24], (~woff_q[29]) & room_beats_q[23], (~woff_q[28]) & room_beats_q[22],
-        (~woff_q[27]) & room_beats_q[21], (~woff_q[26]) & room_beats_q[20], (~woff_q[25]) & room_beats_q[19], (~woff_q[24]) & room_beats_q[18],
-        (~woff_q[23]) & room_beats_q[17], (~woff_q[22]) & room_beats_q[16], (~woff_q[21]) & room_beats_q[15], (~woff_q[20]) & room_beats_q[14],
-        (~woff_q[19]) & room_beats_q[13], (~woff_q[18]) & room_beats_q[12], (~woff_q[17]) & room_beats_q[11], (~woff_q[16]) & room_beats_q[10],
-        (~woff_q[15]) & room_beats_q[9], (~woff_q[14]) & room_beats_q[8], (~woff_q[13]) & room_beats_q[7], (~woff_q[12]) & room_beats_q[6],
-        (~woff_q[11]) & room_beats_q[5], (~woff_q[10]) & room_beats_q[4], (~woff_q[9]) & room_beats_q[3], (~woff_q[8]) & room_beats_q[2],
-        (~woff_q[7]) & room_beats_q[1], (~woff_q[6]) & room_beats_q[0]
-    };
-    wire [24:0] dump_fits_e0;
-    assign dump_fits_e0 = {
-        ~(woff_q[31] ^ room_beats_q[25]), ~(woff_q[30] ^ room_beats_q[24]), ~(woff_q[29] ^ room_beats_q[23]), ~(woff_q[28] ^ room_beats_q[22]),
-        ~(woff_q[27] ^ room_beats_q[21]), ~(woff_q[26] ^ room_beats_q[20]), ~(woff_q[25] ^ room_beats_q[19]), ~(woff_q[24] ^ room_beats_q[18]),
-        ~(woff_q[23] ^ room_beats_q[17]), ~(woff_q[22] ^ room_beats_q[16]), ~(woff_q[21] ^ room_beats_q[15]), ~(woff_q[20] ^ room_beats_q[14]),
-        ~(woff_q[19] ^ room_beats_q[13]), ~(woff_q[18] ^ room_beats_q[12]), ~(woff_q[17] ^ room_beats_q[11]), ~(woff_q[16] ^ room_beats_q[10]),
-        ~(woff_q[15] ^ room_beats_q[9]), ~(woff_q[14] ^ room_beats_q[8]), ~(woff_q[13] ^ room_beats_q[7]), ~(woff_q[12] ^ room_beats_q[6]),
-        ~(woff_q[11] ^ room_beats_q[5]), ~(woff_q[10] ^ room_beats_q[4]), ~(woff_q[9] ^ room_beats_q[3]), ~(woff_q[8] ^ room_beats_q[2]),
-        ~(woff_q[7] ^ room_beats_q[1])
-    };
-    wire [12:0] dump_fits_l1;
-    assign dump_fits_l1 = {
-        dump_fits_l0[25] | (dump_fits_e0[24] & dump_fits_l0[24]), dump_fits_l0[23] | (dump_fits_e0[22] & dump_fits_l0[22]),
-        dump_fits_l0[21] | (dump_fits_e0[20] & dump_fits_l0[20]), dump_fits_l0[19] | (dump_fits_e0[18] & dump_fits_l0[18]),
-        dump_fits_l0[17] | (dump_fits_e0[16] & dump_fits_l0[16]), dump_fits_l0[15] | (dump_fits_e0[14] & dump_fits_l0[14]),
-        dump_fits_l0[13] | (dump_fits_e0[12] & dump_fits_l0[12]), dump_fits_l0[11] | (dump_fits_e0[10] & dump_fits_l0[10]),
-        dump_fits_l0[9] | (dump_fits_e0[8] & dump_fits_l0[8]), dump_fits_l0[7] | (dump_fits_e0[6] & dump_fits_l0[6]),
-        dump_fits_l0[5] | (dump_fits_e0[4] & dump_fits_l0[4]), dump_fits_l0[3] | (dump_fits_e0[2] & dump_fits_l0[2]),
-        dump_fits_l0[1] | (dump_fits_e0[0] & dump_fits_l0[0])
-    };
-    wire [11:0] dump_fits_e1;
-    assign dump_fits_e1 = {
-        dump_fits_e0[24] & dump_fits_e0[23], dump_fits_e0[22] & dump_fits_e0[21], dump_fits_e0[20] & dump_fits_e0[19],
-        dump_fits_e0[18] & dump_fits_e0[17], dump_fits_e0[16] & dump_fits_e0[15], dump_fits_e0[14] & dump_fits_e0[13],
-        dump_fits_e0[12] & dump_fits_e0[11], dump_fits_e0[10] & dump_fits_e0[9], dump_fits_e0[8] & dump_fits_e0[7], dump_fits_e0[6] & dump_fits_e0[5],
-        dump_fits_e0[4] & dump_fits_e0[3], dump_fits_e0[2] & dump_fits_e0[1]
-    };
-    wire [6:0] dump_fits_l2;
-    assign dump_fits_l2 = {
-        dump_fits_l1[12], dump_fits_l1[11] | (dump_fits_e1[10] & dump_fits_l1[10]), dump_fits_l1[9] | (dump_fits_e1[8] & dump_fits_l1[8]),
-        dump_fits_l1[7] | (dump_fits_e1[6] & dump_fits_l1[6]), dump_fits_l1[5] | (dump_fits_e1[4] & dump_fits_l1[4]),
-        dump_fits_l1[3] | (dump_fits_e1[2] & dump_fits_l1[2]), dump_fits_l1[1] | (dump_fits_e1[0] & dump_fits_l1[0])
-    };
-    wire [5:0] dump_fits_e2;
-    assign dump_fits_e2 = {
-        dump_fits_e1[11], dump_fits_e1[10] & dump_fits_e1[9], dump_fits_e1[8] & dump_fits_e1[7], dump_fits_e1[6] & dump_fits_e1[5],
-        dump_fits_e1[4] & dump_fits_e1[3], dump_fits_e1[2] & dump_fits_e1[1]
-    };
-    wire [3:0] dump_fits_l3;
-    assign dump_fits_l3 = {
-        dump_fits_l2[6], dump_fits_l2[5] | (dump_fits_e2[4] & dump_fits_l2[4]), dump_fits_l2[3] | (dump_fits_e2[2] & dump_fits_l2[2]),
-        dump_fits_l2[1] | (dump_fits_e2[0] & dump_fits_l2[0])
-    };
-    wire [2:0] dump_fits_e3;
-    assign dump_fits_e3 = {dump_fits_e2[5], dump_fits_e2[4] & dump_fits_e2[3], dump_fits_e2[2] & dump_fits_e2[1]};
-    wire [1:0] dump_fits_l4;
-    assign dump_fits_l4 = {dump_fits_l3[3] | (dump_fits_e3[2] & dump_fits_l3[2]), dump_fits_l3[1] | (dump_fits_e3[0] & dump_fits_l3[0])};
-    wire dump_fits_e4;
-    assign dump_fits_e4 = dump_fits_e3[2] & dump_fits_e3[1];
-    wire dump_fits_l5;
-    assign dump_fits_l5 = dump_fits_l4[1] | (dump_fits_e4 & dump_fits_l4[0]);
     wire dump_over;
-    assign dump_over = !dump_fits_l5;
-    wire [25:0] woff_beat;
-    assign woff_beat = woff_q[31:6];
+    assign dump_over = ({1'd0, woff_q} + 33'd64) > {1'd0, dump_room};
     wire dump_wr_valid_w;
     assign dump_wr_valid_w = dump_want & (!dump_over);
     wire dump_wr_fire;
@@ -7334,15 +1509,25 @@ module rtlgen_recxl_lu (
     // verilator lint_on UNUSED
     wire quiesced;
     assign quiesced = ctl_quiesce
-        & (!any_rel)
+        & (!pick_v)
         & (!rel_busy_q)
         & (!dump_trav)
-        & (!(|{
-            (r0_st != ROW_FREE) & r0_fail, (r1_st != ROW_FREE) & r1_fail, (r2_st != ROW_FREE) & r2_fail, (r3_st != ROW_FREE) & r3_fail,
-            (r4_st != ROW_FREE) & r4_fail, (r5_st != ROW_FREE) & r5_fail, (r6_st != ROW_FREE) & r6_fail, (r7_st != ROW_FREE) & r7_fail,
-            (r8_st != ROW_FREE) & r8_fail, (r9_st != ROW_FREE) & r9_fail, (r10_st != ROW_FREE) & r10_fail, (r11_st != ROW_FREE) & r11_fail,
-            (r12_st != ROW_FREE) & r12_fail, (r13_st != ROW_FREE) & r13_fail, (r14_st != ROW_FREE) & r14_fail, (r15_st != ROW_FREE) & r15_fail
-        }));
+        & (!(((r0_st != ROW_FREE) & r0_fail)
+            | ((r1_st != ROW_FREE) & r1_fail)
+            | ((r2_st != ROW_FREE) & r2_fail)
+            | ((r3_st != ROW_FREE) & r3_fail)
+            | ((r4_st != ROW_FREE) & r4_fail)
+            | ((r5_st != ROW_FREE) & r5_fail)
+            | ((r6_st != ROW_FREE) & r6_fail)
+            | ((r7_st != ROW_FREE) & r7_fail)
+            | ((r8_st != ROW_FREE) & r8_fail)
+            | ((r9_st != ROW_FREE) & r9_fail)
+            | ((r10_st != ROW_FREE) & r10_fail)
+            | ((r11_st != ROW_FREE) & r11_fail)
+            | ((r12_st != ROW_FREE) & r12_fail)
+            | ((r13_st != ROW_FREE) & r13_fail)
+            | ((r14_st != ROW_FREE) & r14_fail)
+            | ((r15_st != ROW_FREE) & r15_fail)));
     wire fq_ready_w;
     assign fq_ready_w = quiesced & fetch_idle;
     wire fq_fire;
@@ -7381,302 +1566,49 @@ module rtlgen_recxl_lu (
         + {4'd0, repl_mask[13]}
         + {4'd0, repl_mask[14]}
         + {4'd0, repl_mask[15]};
-    reg [15:0] cnt0_q; // counter 0 (contract §4.8)
-    reg [2:0] cnt0_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt0_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt0_q_en = {
-        alloc_fire & (~(&cnt0_q_ones[2:0])) & (&cnt0_q_ones[1:0]), alloc_fire & (~(&cnt0_q_ones[2:0])) & cnt0_q_ones[0],
-        alloc_fire & (~(&cnt0_q_ones[2:0]))
-    };
-    wire [15:0] cnt0_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt0_q_tgl = {
-        cnt0_q_en[2] & (&cnt0_q[14:12]), cnt0_q_en[2] & (&cnt0_q[13:12]), cnt0_q_en[2] & cnt0_q[12], cnt0_q_en[2], cnt0_q_en[1] & (&cnt0_q[10:6]),
-        cnt0_q_en[1] & (&cnt0_q[9:6]), cnt0_q_en[1] & (&cnt0_q[8:6]), cnt0_q_en[1] & (&cnt0_q[7:6]), cnt0_q_en[1] & cnt0_q[6], cnt0_q_en[1],
-        cnt0_q_en[0] & (&cnt0_q[4:0]), cnt0_q_en[0] & (&cnt0_q[3:0]), cnt0_q_en[0] & (&cnt0_q[2:0]), cnt0_q_en[0] & (&cnt0_q[1:0]),
-        cnt0_q_en[0] & cnt0_q[0], cnt0_q_en[0]
-    };
-    reg [15:0] cnt1_q; // counter 1 (contract §4.8)
-    wire [5:0] cnt1_q_lo; // low bits plus the addend, with the carry out
-    assign cnt1_q_lo = {1'd0, cnt1_q[4:0]} + {1'd0, alloc_fire ? repl_words : 5'd0};
-    reg [1:0] cnt1_q_ones; // per six-bit chunk: all its bits are one
-    wire [1:0] cnt1_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt1_q_en = {cnt1_q_lo[5] & (~(&cnt1_q_ones[1:0])) & cnt1_q_ones[0], cnt1_q_lo[5] & (~(&cnt1_q_ones[1:0]))};
-    wire [10:0] cnt1_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt1_q_tgl = {
-        cnt1_q_en[1] & (&cnt1_q[14:11]), cnt1_q_en[1] & (&cnt1_q[13:11]), cnt1_q_en[1] & (&cnt1_q[12:11]), cnt1_q_en[1] & cnt1_q[11], cnt1_q_en[1],
-        cnt1_q_en[0] & (&cnt1_q[9:5]), cnt1_q_en[0] & (&cnt1_q[8:5]), cnt1_q_en[0] & (&cnt1_q[7:5]), cnt1_q_en[0] & (&cnt1_q[6:5]),
-        cnt1_q_en[0] & cnt1_q[5], cnt1_q_en[0]
-    };
-    reg [15:0] cnt2_q; // counter 2 (contract §4.8)
-    reg [2:0] cnt2_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt2_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt2_q_en = {
-        nack_fire & (~(&cnt2_q_ones[2:0])) & (&cnt2_q_ones[1:0]), nack_fire & (~(&cnt2_q_ones[2:0])) & cnt2_q_ones[0],
-        nack_fire & (~(&cnt2_q_ones[2:0]))
-    };
-    wire [15:0] cnt2_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt2_q_tgl = {
-        cnt2_q_en[2] & (&cnt2_q[14:12]), cnt2_q_en[2] & (&cnt2_q[13:12]), cnt2_q_en[2] & cnt2_q[12], cnt2_q_en[2], cnt2_q_en[1] & (&cnt2_q[10:6]),
-        cnt2_q_en[1] & (&cnt2_q[9:6]), cnt2_q_en[1] & (&cnt2_q[8:6]), cnt2_q_en[1] & (&cnt2_q[7:6]), cnt2_q_en[1] & cnt2_q[6], cnt2_q_en[1],
-        cnt2_q_en[0] & (&cnt2_q[4:0]), cnt2_q_en[0] & (&cnt2_q[3:0]), cnt2_q_en[0] & (&cnt2_q[2:0]), cnt2_q_en[0] & (&cnt2_q[1:0]),
-        cnt2_q_en[0] & cnt2_q[0], cnt2_q_en[0]
-    };
-    reg [15:0] cnt3_q; // counter 3 (contract §4.8)
-    reg [2:0] cnt3_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt3_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt3_q_en = {
-        repl_valid & (!repl_ready_w) & (~(&cnt3_q_ones[2:0])) & (&cnt3_q_ones[1:0]),
-        repl_valid & (!repl_ready_w) & (~(&cnt3_q_ones[2:0])) & cnt3_q_ones[0], repl_valid & (!repl_ready_w) & (~(&cnt3_q_ones[2:0]))
-    };
-    wire [15:0] cnt3_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt3_q_tgl = {
-        cnt3_q_en[2] & (&cnt3_q[14:12]), cnt3_q_en[2] & (&cnt3_q[13:12]), cnt3_q_en[2] & cnt3_q[12], cnt3_q_en[2], cnt3_q_en[1] & (&cnt3_q[10:6]),
-        cnt3_q_en[1] & (&cnt3_q[9:6]), cnt3_q_en[1] & (&cnt3_q[8:6]), cnt3_q_en[1] & (&cnt3_q[7:6]), cnt3_q_en[1] & cnt3_q[6], cnt3_q_en[1],
-        cnt3_q_en[0] & (&cnt3_q[4:0]), cnt3_q_en[0] & (&cnt3_q[3:0]), cnt3_q_en[0] & (&cnt3_q[2:0]), cnt3_q_en[0] & (&cnt3_q[1:0]),
-        cnt3_q_en[0] & cnt3_q[0], cnt3_q_en[0]
-    };
-    reg [15:0] cnt4_q; // counter 4 (contract §4.8)
-    reg [2:0] cnt4_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt4_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt4_q_en = {
-        ack_valid_w & (!ack_ready) & (~(&cnt4_q_ones[2:0])) & (&cnt4_q_ones[1:0]),
-        ack_valid_w & (!ack_ready) & (~(&cnt4_q_ones[2:0])) & cnt4_q_ones[0], ack_valid_w & (!ack_ready) & (~(&cnt4_q_ones[2:0]))
-    };
-    wire [15:0] cnt4_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt4_q_tgl = {
-        cnt4_q_en[2] & (&cnt4_q[14:12]), cnt4_q_en[2] & (&cnt4_q[13:12]), cnt4_q_en[2] & cnt4_q[12], cnt4_q_en[2], cnt4_q_en[1] & (&cnt4_q[10:6]),
-        cnt4_q_en[1] & (&cnt4_q[9:6]), cnt4_q_en[1] & (&cnt4_q[8:6]), cnt4_q_en[1] & (&cnt4_q[7:6]), cnt4_q_en[1] & cnt4_q[6], cnt4_q_en[1],
-        cnt4_q_en[0] & (&cnt4_q[4:0]), cnt4_q_en[0] & (&cnt4_q[3:0]), cnt4_q_en[0] & (&cnt4_q[2:0]), cnt4_q_en[0] & (&cnt4_q[1:0]),
-        cnt4_q_en[0] & cnt4_q[0], cnt4_q_en[0]
-    };
-    reg [15:0] cnt5_q; // counter 5 (contract §4.8)
-    reg [2:0] cnt5_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt5_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt5_q_en = {
-        val_ok & (~(&cnt5_q_ones[2:0])) & (&cnt5_q_ones[1:0]), val_ok & (~(&cnt5_q_ones[2:0])) & cnt5_q_ones[0], val_ok & (~(&cnt5_q_ones[2:0]))
-    };
-    wire [15:0] cnt5_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt5_q_tgl = {
-        cnt5_q_en[2] & (&cnt5_q[14:12]), cnt5_q_en[2] & (&cnt5_q[13:12]), cnt5_q_en[2] & cnt5_q[12], cnt5_q_en[2], cnt5_q_en[1] & (&cnt5_q[10:6]),
-        cnt5_q_en[1] & (&cnt5_q[9:6]), cnt5_q_en[1] & (&cnt5_q[8:6]), cnt5_q_en[1] & (&cnt5_q[7:6]), cnt5_q_en[1] & cnt5_q[6], cnt5_q_en[1],
-        cnt5_q_en[0] & (&cnt5_q[4:0]), cnt5_q_en[0] & (&cnt5_q[3:0]), cnt5_q_en[0] & (&cnt5_q[2:0]), cnt5_q_en[0] & (&cnt5_q[1:0]),
-        cnt5_q_en[0] & cnt5_q[0], cnt5_q_en[0]
-    };
-    reg [15:0] cnt6_q; // counter 6 (contract §4.8)
-    reg [2:0] cnt6_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt6_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt6_q_en = {
-        val_live & (!vm_any) & (~(&cnt6_q_ones[2:0])) & (&cnt6_q_ones[1:0]), val_live & (!vm_any) & (~(&cnt6_q_ones[2:0])) & cnt6_q_ones[0],
-        val_live & (!vm_any) & (~(&cnt6_q_ones[2:0]))
-    };
-    wire [15:0] cnt6_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt6_q_tgl = {
-        cnt6_q_en[2] & (&cnt6_q[14:12]), cnt6_q_en[2] & (&cnt6_q[13:12]), cnt6_q_en[2] & cnt6_q[12], cnt6_q_en[2], cnt6_q_en[1] & (&cnt6_q[10:6]),
-        cnt6_q_en[1] & (&cnt6_q[9:6]), cnt6_q_en[1] & (&cnt6_q[8:6]), cnt6_q_en[1] & (&cnt6_q[7:6]), cnt6_q_en[1] & cnt6_q[6], cnt6_q_en[1],
-        cnt6_q_en[0] & (&cnt6_q[4:0]), cnt6_q_en[0] & (&cnt6_q[3:0]), cnt6_q_en[0] & (&cnt6_q[2:0]), cnt6_q_en[0] & (&cnt6_q[1:0]),
-        cnt6_q_en[0] & cnt6_q[0], cnt6_q_en[0]
-    };
-    reg [15:0] cnt7_q; // counter 7 (contract §4.8)
-    reg [2:0] cnt7_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt7_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt7_q_en = {
-        val_live & vm_multi & (~(&cnt7_q_ones[2:0])) & (&cnt7_q_ones[1:0]), val_live & vm_multi & (~(&cnt7_q_ones[2:0])) & cnt7_q_ones[0],
-        val_live & vm_multi & (~(&cnt7_q_ones[2:0]))
-    };
-    wire [15:0] cnt7_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt7_q_tgl = {
-        cnt7_q_en[2] & (&cnt7_q[14:12]), cnt7_q_en[2] & (&cnt7_q[13:12]), cnt7_q_en[2] & cnt7_q[12], cnt7_q_en[2], cnt7_q_en[1] & (&cnt7_q[10:6]),
-        cnt7_q_en[1] & (&cnt7_q[9:6]), cnt7_q_en[1] & (&cnt7_q[8:6]), cnt7_q_en[1] & (&cnt7_q[7:6]), cnt7_q_en[1] & cnt7_q[6], cnt7_q_en[1],
-        cnt7_q_en[0] & (&cnt7_q[4:0]), cnt7_q_en[0] & (&cnt7_q[3:0]), cnt7_q_en[0] & (&cnt7_q[2:0]), cnt7_q_en[0] & (&cnt7_q[1:0]),
-        cnt7_q_en[0] & cnt7_q[0], cnt7_q_en[0]
-    };
-    reg [15:0] cnt8_q; // counter 8 (contract §4.8)
-    reg [2:0] cnt8_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt8_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt8_q_en = {
-        val_live & vm_any & val_bad & (~(&cnt8_q_ones[2:0])) & (&cnt8_q_ones[1:0]),
-        val_live & vm_any & val_bad & (~(&cnt8_q_ones[2:0])) & cnt8_q_ones[0], val_live & vm_any & val_bad & (~(&cnt8_q_ones[2:0]))
-    };
-    wire [15:0] cnt8_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt8_q_tgl = {
-        cnt8_q_en[2] & (&cnt8_q[14:12]), cnt8_q_en[2] & (&cnt8_q[13:12]), cnt8_q_en[2] & cnt8_q[12], cnt8_q_en[2], cnt8_q_en[1] & (&cnt8_q[10:6]),
-        cnt8_q_en[1] & (&cnt8_q[9:6]), cnt8_q_en[1] & (&cnt8_q[8:6]), cnt8_q_en[1] & (&cnt8_q[7:6]), cnt8_q_en[1] & cnt8_q[6], cnt8_q_en[1],
-        cnt8_q_en[0] & (&cnt8_q[4:0]), cnt8_q_en[0] & (&cnt8_q[3:0]), cnt8_q_en[0] & (&cnt8_q[2:0]), cnt8_q_en[0] & (&cnt8_q[1:0]),
-        cnt8_q_en[0] & cnt8_q[0], cnt8_q_en[0]
-    };
-    reg [15:0] cnt9_q; // counter 9 (contract §4.8)
-    reg [2:0] cnt9_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt9_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt9_q_en = {
-        logw_fire & (~(&cnt9_q_ones[2:0])) & (&cnt9_q_ones[1:0]), logw_fire & (~(&cnt9_q_ones[2:0])) & cnt9_q_ones[0],
-        logw_fire & (~(&cnt9_q_ones[2:0]))
-    };
-    wire [15:0] cnt9_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt9_q_tgl = {
-        cnt9_q_en[2] & (&cnt9_q[14:12]), cnt9_q_en[2] & (&cnt9_q[13:12]), cnt9_q_en[2] & cnt9_q[12], cnt9_q_en[2], cnt9_q_en[1] & (&cnt9_q[10:6]),
-        cnt9_q_en[1] & (&cnt9_q[9:6]), cnt9_q_en[1] & (&cnt9_q[8:6]), cnt9_q_en[1] & (&cnt9_q[7:6]), cnt9_q_en[1] & cnt9_q[6], cnt9_q_en[1],
-        cnt9_q_en[0] & (&cnt9_q[4:0]), cnt9_q_en[0] & (&cnt9_q[3:0]), cnt9_q_en[0] & (&cnt9_q[2:0]), cnt9_q_en[0] & (&cnt9_q[1:0]),
-        cnt9_q_en[0] & cnt9_q[0], cnt9_q_en[0]
-    };
-    reg [15:0] cnt10_q; // counter 10 (contract §4.8)
-    reg [2:0] cnt10_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt10_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt10_q_en = {
-        rel_busy_q & (rel_mask_q != 16'd0) & log_full & (~(&cnt10_q_ones[2:0])) & (&cnt10_q_ones[1:0]),
-        rel_busy_q & (rel_mask_q != 16'd0) & log_full & (~(&cnt10_q_ones[2:0])) & cnt10_q_ones[0],
-        rel_busy_q & (rel_mask_q != 16'd0) & log_full & (~(&cnt10_q_ones[2:0]))
-    };
-    wire [15:0] cnt10_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt10_q_tgl = {
-        cnt10_q_en[2] & (&cnt10_q[14:12]), cnt10_q_en[2] & (&cnt10_q[13:12]), cnt10_q_en[2] & cnt10_q[12], cnt10_q_en[2],
-        cnt10_q_en[1] & (&cnt10_q[10:6]), cnt10_q_en[1] & (&cnt10_q[9:6]), cnt10_q_en[1] & (&cnt10_q[8:6]), cnt10_q_en[1] & (&cnt10_q[7:6]),
-        cnt10_q_en[1] & cnt10_q[6], cnt10_q_en[1], cnt10_q_en[0] & (&cnt10_q[4:0]), cnt10_q_en[0] & (&cnt10_q[3:0]), cnt10_q_en[0] & (&cnt10_q[2:0]),
-        cnt10_q_en[0] & (&cnt10_q[1:0]), cnt10_q_en[0] & cnt10_q[0], cnt10_q_en[0]
-    };
-    reg [15:0] cnt11_q; // counter 11 (contract §4.8)
-    reg [2:0] cnt11_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt11_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt11_q_en = {
-        commit_ok & (~(&cnt11_q_ones[2:0])) & (&cnt11_q_ones[1:0]), commit_ok & (~(&cnt11_q_ones[2:0])) & cnt11_q_ones[0],
-        commit_ok & (~(&cnt11_q_ones[2:0]))
-    };
-    wire [15:0] cnt11_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt11_q_tgl = {
-        cnt11_q_en[2] & (&cnt11_q[14:12]), cnt11_q_en[2] & (&cnt11_q[13:12]), cnt11_q_en[2] & cnt11_q[12], cnt11_q_en[2],
-        cnt11_q_en[1] & (&cnt11_q[10:6]), cnt11_q_en[1] & (&cnt11_q[9:6]), cnt11_q_en[1] & (&cnt11_q[8:6]), cnt11_q_en[1] & (&cnt11_q[7:6]),
-        cnt11_q_en[1] & cnt11_q[6], cnt11_q_en[1], cnt11_q_en[0] & (&cnt11_q[4:0]), cnt11_q_en[0] & (&cnt11_q[3:0]), cnt11_q_en[0] & (&cnt11_q[2:0]),
-        cnt11_q_en[0] & (&cnt11_q[1:0]), cnt11_q_en[0] & cnt11_q[0], cnt11_q_en[0]
-    };
-    reg [15:0] cnt12_q; // counter 12 (contract §4.8)
-    wire [3:0] cnt12_q_lo; // low bits plus the addend, with the carry out
-    assign cnt12_q_lo = {1'd0, cnt12_q[2:0]} + {1'd0, dump_wr_fire ? beat_n_q : 3'd0};
-    reg [2:0] cnt12_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt12_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt12_q_en = {
-        cnt12_q_lo[3] & (~(&cnt12_q_ones[2:0])) & (&cnt12_q_ones[1:0]), cnt12_q_lo[3] & (~(&cnt12_q_ones[2:0])) & cnt12_q_ones[0],
-        cnt12_q_lo[3] & (~(&cnt12_q_ones[2:0]))
-    };
-    wire [12:0] cnt12_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt12_q_tgl = {
-        cnt12_q_en[2], cnt12_q_en[1] & (&cnt12_q[13:9]), cnt12_q_en[1] & (&cnt12_q[12:9]), cnt12_q_en[1] & (&cnt12_q[11:9]),
-        cnt12_q_en[1] & (&cnt12_q[10:9]), cnt12_q_en[1] & cnt12_q[9], cnt12_q_en[1], cnt12_q_en[0] & (&cnt12_q[7:3]), cnt12_q_en[0] & (&cnt12_q[6:3]),
-        cnt12_q_en[0] & (&cnt12_q[5:3]), cnt12_q_en[0] & (&cnt12_q[4:3]), cnt12_q_en[0] & cnt12_q[3], cnt12_q_en[0]
-    };
-    reg [15:0] cnt13_q; // counter 13 (contract §4.8)
-    reg [2:0] cnt13_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt13_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt13_q_en = {
-        dump_wr_fire & (~(&cnt13_q_ones[2:0])) & (&cnt13_q_ones[1:0]), dump_wr_fire & (~(&cnt13_q_ones[2:0])) & cnt13_q_ones[0],
-        dump_wr_fire & (~(&cnt13_q_ones[2:0]))
-    };
-    wire [15:0] cnt13_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt13_q_tgl = {
-        cnt13_q_en[2] & (&cnt13_q[14:12]), cnt13_q_en[2] & (&cnt13_q[13:12]), cnt13_q_en[2] & cnt13_q[12], cnt13_q_en[2],
-        cnt13_q_en[1] & (&cnt13_q[10:6]), cnt13_q_en[1] & (&cnt13_q[9:6]), cnt13_q_en[1] & (&cnt13_q[8:6]), cnt13_q_en[1] & (&cnt13_q[7:6]),
-        cnt13_q_en[1] & cnt13_q[6], cnt13_q_en[1], cnt13_q_en[0] & (&cnt13_q[4:0]), cnt13_q_en[0] & (&cnt13_q[3:0]), cnt13_q_en[0] & (&cnt13_q[2:0]),
-        cnt13_q_en[0] & (&cnt13_q[1:0]), cnt13_q_en[0] & cnt13_q[0], cnt13_q_en[0]
-    };
-    reg [15:0] cnt14_q; // counter 14 (contract §4.8)
-    wire [2:0] cnt14_q_lo; // low bits plus the addend, with the carry out
-    assign cnt14_q_lo = {1'd0, cnt14_q[1:0]}
-        + {1'd0, {1'd0, ctl_dump_start & ((dstate_q != D_IDLE) | (!fetch_idle))} + {1'd0, ctl_dump_commit & ((!(dstate_q == D_DONE)) | mask_gained)}};
-    reg [2:0] cnt14_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt14_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt14_q_en = {
-        cnt14_q_lo[2] & (~(&cnt14_q_ones[2:0])) & (&cnt14_q_ones[1:0]), cnt14_q_lo[2] & (~(&cnt14_q_ones[2:0])) & cnt14_q_ones[0],
-        cnt14_q_lo[2] & (~(&cnt14_q_ones[2:0]))
-    };
-    wire [13:0] cnt14_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt14_q_tgl = {
-        cnt14_q_en[2] & cnt14_q[14], cnt14_q_en[2], cnt14_q_en[1] & (&cnt14_q[12:8]), cnt14_q_en[1] & (&cnt14_q[11:8]),
-        cnt14_q_en[1] & (&cnt14_q[10:8]), cnt14_q_en[1] & (&cnt14_q[9:8]), cnt14_q_en[1] & cnt14_q[8], cnt14_q_en[1], cnt14_q_en[0] & (&cnt14_q[6:2]),
-        cnt14_q_en[0] & (&cnt14_q[5:2]), cnt14_q_en[0] & (&cnt14_q[4:2]), cnt14_q_en[0] & (&cnt14_q[3:2]), cnt14_q_en[0] & cnt14_q[2], cnt14_q_en[0]
-    };
-    reg [15:0] cnt15_q; // counter 15 (contract §4.8)
-    wire [2:0] cnt15_q_lo; // low bits plus the addend, with the carry out
-    assign cnt15_q_lo = {1'd0, cnt15_q[1:0]} + {1'd0, {1'd0, repl_fire & repl_failed} + {1'd0, val_valid & val_failed}};
-    reg [2:0] cnt15_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt15_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt15_q_en = {
-        cnt15_q_lo[2] & (~(&cnt15_q_ones[2:0])) & (&cnt15_q_ones[1:0]), cnt15_q_lo[2] & (~(&cnt15_q_ones[2:0])) & cnt15_q_ones[0],
-        cnt15_q_lo[2] & (~(&cnt15_q_ones[2:0]))
-    };
-    wire [13:0] cnt15_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt15_q_tgl = {
-        cnt15_q_en[2] & cnt15_q[14], cnt15_q_en[2], cnt15_q_en[1] & (&cnt15_q[12:8]), cnt15_q_en[1] & (&cnt15_q[11:8]),
-        cnt15_q_en[1] & (&cnt15_q[10:8]), cnt15_q_en[1] & (&cnt15_q[9:8]), cnt15_q_en[1] & cnt15_q[8], cnt15_q_en[1], cnt15_q_en[0] & (&cnt15_q[6:2]),
-        cnt15_q_en[0] & (&cnt15_q[5:2]), cnt15_q_en[0] & (&cnt15_q[4:2]), cnt15_q_en[0] & (&cnt15_q[3:2]), cnt15_q_en[0] & cnt15_q[2], cnt15_q_en[0]
-    };
-    reg [15:0] cnt16_q; // counter 16 (contract §4.8)
-    reg [2:0] cnt16_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt16_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt16_q_en = {
-        disc_fire & (~(&cnt16_q_ones[2:0])) & (&cnt16_q_ones[1:0]), disc_fire & (~(&cnt16_q_ones[2:0])) & cnt16_q_ones[0],
-        disc_fire & (~(&cnt16_q_ones[2:0]))
-    };
-    wire [15:0] cnt16_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt16_q_tgl = {
-        cnt16_q_en[2] & (&cnt16_q[14:12]), cnt16_q_en[2] & (&cnt16_q[13:12]), cnt16_q_en[2] & cnt16_q[12], cnt16_q_en[2],
-        cnt16_q_en[1] & (&cnt16_q[10:6]), cnt16_q_en[1] & (&cnt16_q[9:6]), cnt16_q_en[1] & (&cnt16_q[8:6]), cnt16_q_en[1] & (&cnt16_q[7:6]),
-        cnt16_q_en[1] & cnt16_q[6], cnt16_q_en[1], cnt16_q_en[0] & (&cnt16_q[4:0]), cnt16_q_en[0] & (&cnt16_q[3:0]), cnt16_q_en[0] & (&cnt16_q[2:0]),
-        cnt16_q_en[0] & (&cnt16_q[1:0]), cnt16_q_en[0] & cnt16_q[0], cnt16_q_en[0]
-    };
-    reg [15:0] cnt17_q; // counter 17 (contract §4.8)
-    reg [2:0] cnt17_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt17_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt17_q_en = {
-        gap_fire & (~(&cnt17_q_ones[2:0])) & (&cnt17_q_ones[1:0]), gap_fire & (~(&cnt17_q_ones[2:0])) & cnt17_q_ones[0],
-        gap_fire & (~(&cnt17_q_ones[2:0]))
-    };
-    wire [15:0] cnt17_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt17_q_tgl = {
-        cnt17_q_en[2] & (&cnt17_q[14:12]), cnt17_q_en[2] & (&cnt17_q[13:12]), cnt17_q_en[2] & cnt17_q[12], cnt17_q_en[2],
-        cnt17_q_en[1] & (&cnt17_q[10:6]), cnt17_q_en[1] & (&cnt17_q[9:6]), cnt17_q_en[1] & (&cnt17_q[8:6]), cnt17_q_en[1] & (&cnt17_q[7:6]),
-        cnt17_q_en[1] & cnt17_q[6], cnt17_q_en[1], cnt17_q_en[0] & (&cnt17_q[4:0]), cnt17_q_en[0] & (&cnt17_q[3:0]), cnt17_q_en[0] & (&cnt17_q[2:0]),
-        cnt17_q_en[0] & (&cnt17_q[1:0]), cnt17_q_en[0] & cnt17_q[0], cnt17_q_en[0]
-    };
-    reg [15:0] cnt18_q; // counter 18 (contract §4.8)
-    reg [2:0] cnt18_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt18_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt18_q_en = {
-        (fstate_q == F_LAST) & fr_ready & (~(&cnt18_q_ones[2:0])) & (&cnt18_q_ones[1:0]),
-        (fstate_q == F_LAST) & fr_ready & (~(&cnt18_q_ones[2:0])) & cnt18_q_ones[0], (fstate_q == F_LAST) & fr_ready & (~(&cnt18_q_ones[2:0]))
-    };
-    wire [15:0] cnt18_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt18_q_tgl = {
-        cnt18_q_en[2] & (&cnt18_q[14:12]), cnt18_q_en[2] & (&cnt18_q[13:12]), cnt18_q_en[2] & cnt18_q[12], cnt18_q_en[2],
-        cnt18_q_en[1] & (&cnt18_q[10:6]), cnt18_q_en[1] & (&cnt18_q[9:6]), cnt18_q_en[1] & (&cnt18_q[8:6]), cnt18_q_en[1] & (&cnt18_q[7:6]),
-        cnt18_q_en[1] & cnt18_q[6], cnt18_q_en[1], cnt18_q_en[0] & (&cnt18_q[4:0]), cnt18_q_en[0] & (&cnt18_q[3:0]), cnt18_q_en[0] & (&cnt18_q[2:0]),
-        cnt18_q_en[0] & (&cnt18_q[1:0]), cnt18_q_en[0] & cnt18_q[0], cnt18_q_en[0]
-    };
-    reg [15:0] cnt19_q; // counter 19 (contract §4.8)
-    reg [2:0] cnt19_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt19_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt19_q_en = {
-        fr_fire & (fstate_q == F_TRAV) & (~(&cnt19_q_ones[2:0])) & (&cnt19_q_ones[1:0]),
-        fr_fire & (fstate_q == F_TRAV) & (~(&cnt19_q_ones[2:0])) & cnt19_q_ones[0], fr_fire & (fstate_q == F_TRAV) & (~(&cnt19_q_ones[2:0]))
-    };
-    wire [15:0] cnt19_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt19_q_tgl = {
-        cnt19_q_en[2] & (&cnt19_q[14:12]), cnt19_q_en[2] & (&cnt19_q[13:12]), cnt19_q_en[2] & cnt19_q[12], cnt19_q_en[2],
-        cnt19_q_en[1] & (&cnt19_q[10:6]), cnt19_q_en[1] & (&cnt19_q[9:6]), cnt19_q_en[1] & (&cnt19_q[8:6]), cnt19_q_en[1] & (&cnt19_q[7:6]),
-        cnt19_q_en[1] & cnt19_q[6], cnt19_q_en[1], cnt19_q_en[0] & (&cnt19_q[4:0]), cnt19_q_en[0] & (&cnt19_q[3:0]), cnt19_q_en[0] & (&cnt19_q[2:0]),
-        cnt19_q_en[0] & (&cnt19_q[1:0]), cnt19_q_en[0] & cnt19_q[0], cnt19_q_en[0]
-    };
-    reg [15:0] cnt22_q; // counter 22 (contract §4.8)
-    reg [2:0] cnt22_q_ones; // per six-bit chunk: all its bits are one
-    wire [2:0] cnt22_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
-    assign cnt22_q_en = {
-        alloc_fire & (repl_mask == 16'd0) & (~(&cnt22_q_ones[2:0])) & (&cnt22_q_ones[1:0]),
-        alloc_fire & (repl_mask == 16'd0) & (~(&cnt22_q_ones[2:0])) & cnt22_q_ones[0], alloc_fire & (repl_mask == 16'd0) & (~(&cnt22_q_ones[2:0]))
-    };
-    wire [15:0] cnt22_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
-    assign cnt22_q_tgl = {
-        cnt22_q_en[2] & (&cnt22_q[14:12]), cnt22_q_en[2] & (&cnt22_q[13:12]), cnt22_q_en[2] & cnt22_q[12], cnt22_q_en[2],
-        cnt22_q_en[1] & (&cnt22_q[10:6]), cnt22_q_en[1] & (&cnt22_q[9:6]), cnt22_q_en[1] & (&cnt22_q[8:6]), cnt22_q_en[1] & (&cnt22_q[7:6]),
-        cnt22_q_en[1] & cnt22_q[6], cnt22_q_en[1], cnt22_q_en[0] & (&cnt22_q[4:0]), cnt22_q_en[0] & (&cnt22_q[3:0]), cnt22_q_en[0] & (&cnt22_q[2:0]),
-        cnt22_q_en[0] & (&cnt22_q[1:0]), cnt22_q_en[0] & cnt22_q[0], cnt22_q_en[0]
-    };
+    wire [16:0] cnt0_sum;
+    assign cnt0_sum = {1'd0, cnt0_q} + {16'd0, alloc_fire};
+    wire [16:0] cnt1_sum;
+    assign cnt1_sum = {1'd0, cnt1_q} + {12'd0, alloc_fire ? repl_words : 5'd0};
+    wire [16:0] cnt2_sum;
+    assign cnt2_sum = {1'd0, cnt2_q} + {16'd0, nack_fire};
+    wire [16:0] cnt3_sum;
+    assign cnt3_sum = {1'd0, cnt3_q} + {16'd0, repl_valid & (!repl_ready_w)};
+    wire [16:0] cnt4_sum;
+    assign cnt4_sum = {1'd0, cnt4_q} + {16'd0, ack_valid_w & (!ack_ready)};
+    wire [16:0] cnt5_sum;
+    assign cnt5_sum = {1'd0, cnt5_q} + {16'd0, val_ok};
+    wire [16:0] cnt6_sum;
+    assign cnt6_sum = {1'd0, cnt6_q} + {16'd0, val_live & (!vm_any)};
+    wire [16:0] cnt7_sum;
+    assign cnt7_sum = {1'd0, cnt7_q} + {16'd0, val_live & vm_multi};
+    wire [16:0] cnt8_sum;
+    assign cnt8_sum = {1'd0, cnt8_q} + {16'd0, val_live & vm_any & val_bad};
+    wire [16:0] cnt9_sum;
+    assign cnt9_sum = {1'd0, cnt9_q} + {16'd0, logw_fire};
+    wire [16:0] cnt10_sum;
+    assign cnt10_sum = {1'd0, cnt10_q} + {16'd0, rel_busy_q & (rel_mask_q != 16'd0) & log_full};
+    wire [16:0] cnt11_sum;
+    assign cnt11_sum = {1'd0, cnt11_q} + {16'd0, commit_ok};
+    wire [16:0] cnt12_sum;
+    assign cnt12_sum = {1'd0, cnt12_q} + {14'd0, dump_wr_fire ? beat_n_q : 3'd0};
+    wire [16:0] cnt13_sum;
+    assign cnt13_sum = {1'd0, cnt13_q} + {16'd0, dump_wr_fire};
+    wire [16:0] cnt14_sum;
+    assign cnt14_sum = {1'd0, cnt14_q}
+        + {15'd0, {1'd0, ctl_dump_start & ((dstate_q != D_IDLE) | (!fetch_idle))} + {1'd0, ctl_dump_commit & ((!(dstate_q == D_DONE)) | mask_gained)}};
+    wire [16:0] cnt15_sum;
+    assign cnt15_sum = {1'd0, cnt15_q} + {15'd0, {1'd0, repl_fire & repl_failed} + {1'd0, val_valid & val_failed}};
+    wire [16:0] cnt16_sum;
+    assign cnt16_sum = {1'd0, cnt16_q} + {16'd0, disc_fire};
+    wire [16:0] cnt17_sum;
+    assign cnt17_sum = {1'd0, cnt17_q} + {16'd0, gap_fire};
+    wire [16:0] cnt18_sum;
+    assign cnt18_sum = {1'd0, cnt18_q} + {16'd0, (fstate_q == F_LAST) & fr_ready};
+    wire [16:0] cnt19_sum;
+    assign cnt19_sum = {1'd0, cnt19_q} + {16'd0, fr_fire & (fstate_q == F_TRAV)};
+    wire [16:0] cnt22_sum;
+    assign cnt22_sum = {1'd0, cnt22_q} + {16'd0, alloc_fire & (repl_mask == 16'd0)};
 
     // All registers with a reset.
     always @(posedge clk) begin
@@ -7900,7 +1832,6 @@ module rtlgen_recxl_lu (
             woff_q <= 32'd0;
             estart_q <= 32'd0;
             rbase_q <= 32'd0;
-            room_beats_q <= 26'd0;
             erecs_q <= 32'd0;
             overflow_q <= 1'd0;
             mask_seen_q <= 4'd0;
@@ -7918,54 +1849,33 @@ module rtlgen_recxl_lu (
             fnext_q <= 10'd0;
             frec_q <= 128'd0;
             fmatch_q <= 4'd0;
+            cnt0_q <= 16'd0;
+            cnt1_q <= 16'd0;
+            cnt2_q <= 16'd0;
+            cnt3_q <= 16'd0;
+            cnt4_q <= 16'd0;
+            cnt5_q <= 16'd0;
+            cnt6_q <= 16'd0;
+            cnt7_q <= 16'd0;
+            cnt8_q <= 16'd0;
+            cnt9_q <= 16'd0;
+            cnt10_q <= 16'd0;
+            cnt11_q <= 16'd0;
+            cnt12_q <= 16'd0;
+            cnt13_q <= 16'd0;
+            cnt14_q <= 16'd0;
+            cnt15_q <= 16'd0;
+            cnt16_q <= 16'd0;
+            cnt17_q <= 16'd0;
+            cnt18_q <= 16'd0;
+            cnt19_q <= 16'd0;
             cnt20_q <= 16'd0;
             cnt21_q <= 16'd0;
-            stat_q <= 16'd0;
-            cnt0_q <= 16'd0;
-            cnt0_q_ones <= 3'd0;
-            cnt1_q <= 16'd0;
-            cnt1_q_ones <= 2'd0;
-            cnt2_q <= 16'd0;
-            cnt2_q_ones <= 3'd0;
-            cnt3_q <= 16'd0;
-            cnt3_q_ones <= 3'd0;
-            cnt4_q <= 16'd0;
-            cnt4_q_ones <= 3'd0;
-            cnt5_q <= 16'd0;
-            cnt5_q_ones <= 3'd0;
-            cnt6_q <= 16'd0;
-            cnt6_q_ones <= 3'd0;
-            cnt7_q <= 16'd0;
-            cnt7_q_ones <= 3'd0;
-            cnt8_q <= 16'd0;
-            cnt8_q_ones <= 3'd0;
-            cnt9_q <= 16'd0;
-            cnt9_q_ones <= 3'd0;
-            cnt10_q <= 16'd0;
-            cnt10_q_ones <= 3'd0;
-            cnt11_q <= 16'd0;
-            cnt11_q_ones <= 3'd0;
-            cnt12_q <= 16'd0;
-            cnt12_q_ones <= 3'd0;
-            cnt13_q <= 16'd0;
-            cnt13_q_ones <= 3'd0;
-            cnt14_q <= 16'd0;
-            cnt14_q_ones <= 3'd0;
-            cnt15_q <= 16'd0;
-            cnt15_q_ones <= 3'd0;
-            cnt16_q <= 16'd0;
-            cnt16_q_ones <= 3'd0;
-            cnt17_q <= 16'd0;
-            cnt17_q_ones <= 3'd0;
-            cnt18_q <= 16'd0;
-            cnt18_q_ones <= 3'd0;
-            cnt19_q <= 16'd0;
-            cnt19_q_ones <= 3'd0;
             cnt22_q <= 16'd0;
-            cnt22_q_ones <= 3'd0;
+            stat_q <= 16'd0;
         end else begin
             // Rows: allocate, validate, free after release, discard failed sources.
-            if (alloc_fire & alloc_row_oh[0]) begin
+            if (alloc_fire & (alloc_row == 4'd0)) begin
                 r0_st <= ROW_PENDING;
                 r0_node <= repl_src_node;
                 r0_core <= repl_src_core;
@@ -7977,7 +1887,7 @@ module rtlgen_recxl_lu (
                 r0_stamp <= 32'd0;
                 r0_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[0]) begin
+            if (val_ok & (vm_row == 4'd0)) begin
                 r0_st <= ROW_VALID;
                 r0_ts <= val_ts;
                 r0_stamp <= now_q;
@@ -7986,10 +1896,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd0)) begin
                 r0_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[0]) begin
+            if (disc_fire & (disc_row == 4'd0)) begin
                 r0_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[1]) begin
+            if (alloc_fire & (alloc_row == 4'd1)) begin
                 r1_st <= ROW_PENDING;
                 r1_node <= repl_src_node;
                 r1_core <= repl_src_core;
@@ -8001,7 +1911,7 @@ module rtlgen_recxl_lu (
                 r1_stamp <= 32'd0;
                 r1_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[1]) begin
+            if (val_ok & (vm_row == 4'd1)) begin
                 r1_st <= ROW_VALID;
                 r1_ts <= val_ts;
                 r1_stamp <= now_q;
@@ -8010,10 +1920,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd1)) begin
                 r1_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[1]) begin
+            if (disc_fire & (disc_row == 4'd1)) begin
                 r1_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[2]) begin
+            if (alloc_fire & (alloc_row == 4'd2)) begin
                 r2_st <= ROW_PENDING;
                 r2_node <= repl_src_node;
                 r2_core <= repl_src_core;
@@ -8025,7 +1935,7 @@ module rtlgen_recxl_lu (
                 r2_stamp <= 32'd0;
                 r2_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[2]) begin
+            if (val_ok & (vm_row == 4'd2)) begin
                 r2_st <= ROW_VALID;
                 r2_ts <= val_ts;
                 r2_stamp <= now_q;
@@ -8034,10 +1944,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd2)) begin
                 r2_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[2]) begin
+            if (disc_fire & (disc_row == 4'd2)) begin
                 r2_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[3]) begin
+            if (alloc_fire & (alloc_row == 4'd3)) begin
                 r3_st <= ROW_PENDING;
                 r3_node <= repl_src_node;
                 r3_core <= repl_src_core;
@@ -8049,7 +1959,7 @@ module rtlgen_recxl_lu (
                 r3_stamp <= 32'd0;
                 r3_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[3]) begin
+            if (val_ok & (vm_row == 4'd3)) begin
                 r3_st <= ROW_VALID;
                 r3_ts <= val_ts;
                 r3_stamp <= now_q;
@@ -8058,10 +1968,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd3)) begin
                 r3_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[3]) begin
+            if (disc_fire & (disc_row == 4'd3)) begin
                 r3_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[4]) begin
+            if (alloc_fire & (alloc_row == 4'd4)) begin
                 r4_st <= ROW_PENDING;
                 r4_node <= repl_src_node;
                 r4_core <= repl_src_core;
@@ -8073,7 +1983,7 @@ module rtlgen_recxl_lu (
                 r4_stamp <= 32'd0;
                 r4_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[4]) begin
+            if (val_ok & (vm_row == 4'd4)) begin
                 r4_st <= ROW_VALID;
                 r4_ts <= val_ts;
                 r4_stamp <= now_q;
@@ -8082,10 +1992,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd4)) begin
                 r4_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[4]) begin
+            if (disc_fire & (disc_row == 4'd4)) begin
                 r4_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[5]) begin
+            if (alloc_fire & (alloc_row == 4'd5)) begin
                 r5_st <= ROW_PENDING;
                 r5_node <= repl_src_node;
                 r5_core <= repl_src_core;
@@ -8097,7 +2007,7 @@ module rtlgen_recxl_lu (
                 r5_stamp <= 32'd0;
                 r5_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[5]) begin
+            if (val_ok & (vm_row == 4'd5)) begin
                 r5_st <= ROW_VALID;
                 r5_ts <= val_ts;
                 r5_stamp <= now_q;
@@ -8106,10 +2016,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd5)) begin
                 r5_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[5]) begin
+            if (disc_fire & (disc_row == 4'd5)) begin
                 r5_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[6]) begin
+            if (alloc_fire & (alloc_row == 4'd6)) begin
                 r6_st <= ROW_PENDING;
                 r6_node <= repl_src_node;
                 r6_core <= repl_src_core;
@@ -8121,7 +2031,7 @@ module rtlgen_recxl_lu (
                 r6_stamp <= 32'd0;
                 r6_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[6]) begin
+            if (val_ok & (vm_row == 4'd6)) begin
                 r6_st <= ROW_VALID;
                 r6_ts <= val_ts;
                 r6_stamp <= now_q;
@@ -8130,10 +2040,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd6)) begin
                 r6_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[6]) begin
+            if (disc_fire & (disc_row == 4'd6)) begin
                 r6_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[7]) begin
+            if (alloc_fire & (alloc_row == 4'd7)) begin
                 r7_st <= ROW_PENDING;
                 r7_node <= repl_src_node;
                 r7_core <= repl_src_core;
@@ -8145,7 +2055,7 @@ module rtlgen_recxl_lu (
                 r7_stamp <= 32'd0;
                 r7_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[7]) begin
+            if (val_ok & (vm_row == 4'd7)) begin
                 r7_st <= ROW_VALID;
                 r7_ts <= val_ts;
                 r7_stamp <= now_q;
@@ -8154,10 +2064,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd7)) begin
                 r7_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[7]) begin
+            if (disc_fire & (disc_row == 4'd7)) begin
                 r7_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[8]) begin
+            if (alloc_fire & (alloc_row == 4'd8)) begin
                 r8_st <= ROW_PENDING;
                 r8_node <= repl_src_node;
                 r8_core <= repl_src_core;
@@ -8169,7 +2079,7 @@ module rtlgen_recxl_lu (
                 r8_stamp <= 32'd0;
                 r8_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[8]) begin
+            if (val_ok & (vm_row == 4'd8)) begin
                 r8_st <= ROW_VALID;
                 r8_ts <= val_ts;
                 r8_stamp <= now_q;
@@ -8178,10 +2088,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd8)) begin
                 r8_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[8]) begin
+            if (disc_fire & (disc_row == 4'd8)) begin
                 r8_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[9]) begin
+            if (alloc_fire & (alloc_row == 4'd9)) begin
                 r9_st <= ROW_PENDING;
                 r9_node <= repl_src_node;
                 r9_core <= repl_src_core;
@@ -8193,7 +2103,7 @@ module rtlgen_recxl_lu (
                 r9_stamp <= 32'd0;
                 r9_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[9]) begin
+            if (val_ok & (vm_row == 4'd9)) begin
                 r9_st <= ROW_VALID;
                 r9_ts <= val_ts;
                 r9_stamp <= now_q;
@@ -8202,10 +2112,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd9)) begin
                 r9_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[9]) begin
+            if (disc_fire & (disc_row == 4'd9)) begin
                 r9_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[10]) begin
+            if (alloc_fire & (alloc_row == 4'd10)) begin
                 r10_st <= ROW_PENDING;
                 r10_node <= repl_src_node;
                 r10_core <= repl_src_core;
@@ -8217,7 +2127,7 @@ module rtlgen_recxl_lu (
                 r10_stamp <= 32'd0;
                 r10_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[10]) begin
+            if (val_ok & (vm_row == 4'd10)) begin
                 r10_st <= ROW_VALID;
                 r10_ts <= val_ts;
                 r10_stamp <= now_q;
@@ -8226,10 +2136,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd10)) begin
                 r10_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[10]) begin
+            if (disc_fire & (disc_row == 4'd10)) begin
                 r10_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[11]) begin
+            if (alloc_fire & (alloc_row == 4'd11)) begin
                 r11_st <= ROW_PENDING;
                 r11_node <= repl_src_node;
                 r11_core <= repl_src_core;
@@ -8241,7 +2151,7 @@ module rtlgen_recxl_lu (
                 r11_stamp <= 32'd0;
                 r11_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[11]) begin
+            if (val_ok & (vm_row == 4'd11)) begin
                 r11_st <= ROW_VALID;
                 r11_ts <= val_ts;
                 r11_stamp <= now_q;
@@ -8250,10 +2160,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd11)) begin
                 r11_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[11]) begin
+            if (disc_fire & (disc_row == 4'd11)) begin
                 r11_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[12]) begin
+            if (alloc_fire & (alloc_row == 4'd12)) begin
                 r12_st <= ROW_PENDING;
                 r12_node <= repl_src_node;
                 r12_core <= repl_src_core;
@@ -8265,7 +2175,7 @@ module rtlgen_recxl_lu (
                 r12_stamp <= 32'd0;
                 r12_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[12]) begin
+            if (val_ok & (vm_row == 4'd12)) begin
                 r12_st <= ROW_VALID;
                 r12_ts <= val_ts;
                 r12_stamp <= now_q;
@@ -8274,10 +2184,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd12)) begin
                 r12_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[12]) begin
+            if (disc_fire & (disc_row == 4'd12)) begin
                 r12_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[13]) begin
+            if (alloc_fire & (alloc_row == 4'd13)) begin
                 r13_st <= ROW_PENDING;
                 r13_node <= repl_src_node;
                 r13_core <= repl_src_core;
@@ -8289,7 +2199,7 @@ module rtlgen_recxl_lu (
                 r13_stamp <= 32'd0;
                 r13_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[13]) begin
+            if (val_ok & (vm_row == 4'd13)) begin
                 r13_st <= ROW_VALID;
                 r13_ts <= val_ts;
                 r13_stamp <= now_q;
@@ -8298,10 +2208,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd13)) begin
                 r13_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[13]) begin
+            if (disc_fire & (disc_row == 4'd13)) begin
                 r13_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[14]) begin
+            if (alloc_fire & (alloc_row == 4'd14)) begin
                 r14_st <= ROW_PENDING;
                 r14_node <= repl_src_node;
                 r14_core <= repl_src_core;
@@ -8313,7 +2223,7 @@ module rtlgen_recxl_lu (
                 r14_stamp <= 32'd0;
                 r14_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[14]) begin
+            if (val_ok & (vm_row == 4'd14)) begin
                 r14_st <= ROW_VALID;
                 r14_ts <= val_ts;
                 r14_stamp <= now_q;
@@ -8322,10 +2232,10 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd14)) begin
                 r14_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[14]) begin
+            if (disc_fire & (disc_row == 4'd14)) begin
                 r14_st <= ROW_FREE;
             end
-            if (alloc_fire & alloc_row_oh[15]) begin
+            if (alloc_fire & (alloc_row == 4'd15)) begin
                 r15_st <= ROW_PENDING;
                 r15_node <= repl_src_node;
                 r15_core <= repl_src_core;
@@ -8337,7 +2247,7 @@ module rtlgen_recxl_lu (
                 r15_stamp <= 32'd0;
                 r15_csn <= 16'd0;
             end
-            if (val_ok & vm_row_oh[15]) begin
+            if (val_ok & (vm_row == 4'd15)) begin
                 r15_st <= ROW_VALID;
                 r15_ts <= val_ts;
                 r15_stamp <= now_q;
@@ -8346,7 +2256,7 @@ module rtlgen_recxl_lu (
             if (rel_free & (rel_row_q == 4'd15)) begin
                 r15_st <= ROW_FREE;
             end
-            if (disc_fire & disc_row_oh[15]) begin
+            if (disc_fire & (disc_row == 4'd15)) begin
                 r15_st <= ROW_FREE;
             end
             rows_used_q <= (rows_used_q + {4'd0, alloc_fire}) - ({4'd0, rel_free} + {4'd0, disc_fire});
@@ -8355,33 +2265,35 @@ module rtlgen_recxl_lu (
                     + {
                         4'd0,
                         disc_fire
-                            & (|(disc_row_oh
-                                & {
-                                    r15_head, r14_head, r13_head, r12_head, r11_head, r10_head, r9_head, r8_head, r7_head, r6_head, r5_head, r4_head,
-                                    r3_head, r2_head, r1_head, r0_head
-                                }))
+                            & (disc_row[3]
+                                ? (disc_row[2]
+                                    ? (disc_row[1] ? (disc_row[0] ? r15_head : r14_head) : (disc_row[0] ? r13_head : r12_head))
+                                    : (disc_row[1] ? (disc_row[0] ? r11_head : r10_head) : (disc_row[0] ? r9_head : r8_head)))
+                                : (disc_row[2]
+                                    ? (disc_row[1] ? (disc_row[0] ? r7_head : r6_head) : (disc_row[0] ? r5_head : r4_head))
+                                    : (disc_row[1] ? (disc_row[0] ? r3_head : r2_head) : (disc_row[0] ? r1_head : r0_head))))
                     });
-            if (pick_fire & pick_src[0]) begin
+            if (pick_fire & (pick_node == 2'd0)) begin
                 s0_nts <= s0_nts + 8'd1;
-                s0_el <= pe0;
+                s0_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd0)) begin
                 s0_nts <= gs_ts;
             end
-            if (pick_fire & pick_src[1]) begin
+            if (pick_fire & (pick_node == 2'd1)) begin
                 s1_nts <= s1_nts + 8'd1;
-                s1_el <= pe1;
+                s1_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd1)) begin
                 s1_nts <= gs_ts;
             end
-            if (pick_fire & pick_src[2]) begin
+            if (pick_fire & (pick_node == 2'd2)) begin
                 s2_nts <= s2_nts + 8'd1;
-                s2_el <= pe2;
+                s2_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd2)) begin
                 s2_nts <= gs_ts;
             end
-            if (pick_fire & pick_src[3]) begin
+            if (pick_fire & (pick_node == 2'd3)) begin
                 s3_nts <= s3_nts + 8'd1;
-                s3_el <= pe3;
+                s3_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd3)) begin
                 s3_nts <= gs_ts;
             end
@@ -8425,13 +2337,7 @@ module rtlgen_recxl_lu (
                 rel_busy_q <= 1'd0;
             end else if (logw_fire) begin
                 rel_mask_q <= rel_mask_q & (rel_mask_q - 16'd1);
-                tail_q <= (tail_q == 10'd1023)
-                    ? 10'd0
-                    : {
-                        tail_q[9] ^ (&tail_q[8:0]), tail_q[8] ^ (&tail_q[7:0]), tail_q[7] ^ (&tail_q[6:0]), tail_q[6] ^ (&tail_q[5:0]),
-                        tail_q[5] ^ (&tail_q[4:0]), tail_q[4] ^ (&tail_q[3:0]), tail_q[3] ^ (&tail_q[2:0]), tail_q[2] ^ (&tail_q[1:0]),
-                        tail_q[1] ^ tail_q[0], ~tail_q[0]
-                    };
+                tail_q <= (tail_q == 10'd1023) ? 10'd0 : (tail_q + 10'd1);
             end else if (pick_fire) begin
                 rel_busy_q <= 1'd1;
                 rel_row_q <= pick_row;
@@ -8451,7 +2357,6 @@ module rtlgen_recxl_lu (
                         woff_q <= dump_start_woff;
                         estart_q <= dump_start_woff;
                         rbase_q <= cfg_dump_base;
-                        room_beats_q <= dump_room[31:6];
                         overflow_q <= 1'd0;
                         snap_n_q <= count_q;
                         emask_q <= cfg_failed_mask;
@@ -8471,20 +2376,7 @@ module rtlgen_recxl_lu (
                         dstate_q <= D_IDLE;
                     end else if (dump_want) begin
                         if (dump_wr_ready) begin
-                            woff_q <= {
-                                {
-                                    woff_beat[25] ^ (&woff_beat[24:0]), woff_beat[24] ^ (&woff_beat[23:0]), woff_beat[23] ^ (&woff_beat[22:0]),
-                                    woff_beat[22] ^ (&woff_beat[21:0]), woff_beat[21] ^ (&woff_beat[20:0]), woff_beat[20] ^ (&woff_beat[19:0]),
-                                    woff_beat[19] ^ (&woff_beat[18:0]), woff_beat[18] ^ (&woff_beat[17:0]), woff_beat[17] ^ (&woff_beat[16:0]),
-                                    woff_beat[16] ^ (&woff_beat[15:0]), woff_beat[15] ^ (&woff_beat[14:0]), woff_beat[14] ^ (&woff_beat[13:0]),
-                                    woff_beat[13] ^ (&woff_beat[12:0]), woff_beat[12] ^ (&woff_beat[11:0]), woff_beat[11] ^ (&woff_beat[10:0]),
-                                    woff_beat[10] ^ (&woff_beat[9:0]), woff_beat[9] ^ (&woff_beat[8:0]), woff_beat[8] ^ (&woff_beat[7:0]),
-                                    woff_beat[7] ^ (&woff_beat[6:0]), woff_beat[6] ^ (&woff_beat[5:0]), woff_beat[5] ^ (&woff_beat[4:0]),
-                                    woff_beat[4] ^ (&woff_beat[3:0]), woff_beat[3] ^ (&woff_beat[2:0]), woff_beat[2] ^ (&woff_beat[1:0]),
-                                    woff_beat[1] ^ woff_beat[0], ~woff_beat[0]
-                                },
-                                woff_q[5:0]
-                            };
+                            woff_q <= woff_q + 32'd64;
                             beat_n_q <= 3'd0;
                             beat_q <= 512'd0;
                             if (dump_last) begin
@@ -8493,30 +2385,11 @@ module rtlgen_recxl_lu (
                         end
                     end else if (dstate_q == D_TRAV) begin
                         if (req_fire) begin
-                            trav_idx_q <= (trav_idx_q == 10'd1023)
-                                ? 10'd0
-                                : {
-                                    trav_idx_q[9] ^ (&trav_idx_q[8:0]), trav_idx_q[8] ^ (&trav_idx_q[7:0]), trav_idx_q[7] ^ (&trav_idx_q[6:0]),
-                                    trav_idx_q[6] ^ (&trav_idx_q[5:0]), trav_idx_q[5] ^ (&trav_idx_q[4:0]), trav_idx_q[4] ^ (&trav_idx_q[3:0]),
-                                    trav_idx_q[3] ^ (&trav_idx_q[2:0]), trav_idx_q[2] ^ (&trav_idx_q[1:0]), trav_idx_q[1] ^ trav_idx_q[0],
-                                    ~trav_idx_q[0]
-                                };
-                            trav_left_q <= {
-                                trav_left_q[10] ^ (~(|trav_left_q[9:0])), trav_left_q[9] ^ (~(|trav_left_q[8:0])),
-                                trav_left_q[8] ^ (~(|trav_left_q[7:0])), trav_left_q[7] ^ (~(|trav_left_q[6:0])),
-                                trav_left_q[6] ^ (~(|trav_left_q[5:0])), trav_left_q[5] ^ (~(|trav_left_q[4:0])),
-                                trav_left_q[4] ^ (~(|trav_left_q[3:0])), trav_left_q[3] ^ (~(|trav_left_q[2:0])),
-                                trav_left_q[2] ^ (~(|trav_left_q[1:0])), trav_left_q[1] ^ (~trav_left_q[0]), ~trav_left_q[0]
-                            };
+                            trav_idx_q <= (trav_idx_q == 10'd1023) ? 10'd0 : (trav_idx_q + 10'd1);
+                            trav_left_q <= trav_left_q - 11'd1;
                         end
                         if (rsp_fire & in_rescan) begin
-                            resc_left_q <= {
-                                resc_left_q[10] ^ (~(|resc_left_q[9:0])), resc_left_q[9] ^ (~(|resc_left_q[8:0])),
-                                resc_left_q[8] ^ (~(|resc_left_q[7:0])), resc_left_q[7] ^ (~(|resc_left_q[6:0])),
-                                resc_left_q[6] ^ (~(|resc_left_q[5:0])), resc_left_q[5] ^ (~(|resc_left_q[4:0])),
-                                resc_left_q[4] ^ (~(|resc_left_q[3:0])), resc_left_q[3] ^ (~(|resc_left_q[2:0])),
-                                resc_left_q[2] ^ (~(|resc_left_q[1:0])), resc_left_q[1] ^ (~resc_left_q[0]), ~resc_left_q[0]
-                            };
+                            resc_left_q <= resc_left_q - 11'd1;
                         end
                         if (dump_take) begin
                             if (beat_n_q == 3'd0) begin
@@ -8571,13 +2444,7 @@ module rtlgen_recxl_lu (
                         q_n_q <= q_n_q + 3'd1;
                         if (fq_start) begin
                             fstate_q <= F_TRAV;
-                            fidx_q <= (tail_q == 10'd0)
-                                ? 10'd1023
-                                : {
-                                    tail_q[9] ^ (~(|tail_q[8:0])), tail_q[8] ^ (~(|tail_q[7:0])), tail_q[7] ^ (~(|tail_q[6:0])),
-                                    tail_q[6] ^ (~(|tail_q[5:0])), tail_q[5] ^ (~(|tail_q[4:0])), tail_q[4] ^ (~(|tail_q[3:0])),
-                                    tail_q[3] ^ (~(|tail_q[2:0])), tail_q[2] ^ (~(|tail_q[1:0])), tail_q[1] ^ (~tail_q[0]), ~tail_q[0]
-                                };
+                            fidx_q <= (tail_q == 10'd0) ? 10'd1023 : (tail_q - 10'd1);
                             fleft_q <= count_q;
                             fage_q <= 10'd0;
                             fnext_q <= 10'd0;
@@ -8587,19 +2454,8 @@ module rtlgen_recxl_lu (
                 end
                 F_TRAV: begin
                     if (req_fire) begin
-                        fidx_q <= (fidx_q == 10'd0)
-                            ? 10'd1023
-                            : {
-                                fidx_q[9] ^ (~(|fidx_q[8:0])), fidx_q[8] ^ (~(|fidx_q[7:0])), fidx_q[7] ^ (~(|fidx_q[6:0])),
-                                fidx_q[6] ^ (~(|fidx_q[5:0])), fidx_q[5] ^ (~(|fidx_q[4:0])), fidx_q[4] ^ (~(|fidx_q[3:0])),
-                                fidx_q[3] ^ (~(|fidx_q[2:0])), fidx_q[2] ^ (~(|fidx_q[1:0])), fidx_q[1] ^ (~fidx_q[0]), ~fidx_q[0]
-                            };
-                        fleft_q <= {
-                            fleft_q[10] ^ (~(|fleft_q[9:0])), fleft_q[9] ^ (~(|fleft_q[8:0])), fleft_q[8] ^ (~(|fleft_q[7:0])),
-                            fleft_q[7] ^ (~(|fleft_q[6:0])), fleft_q[6] ^ (~(|fleft_q[5:0])), fleft_q[5] ^ (~(|fleft_q[4:0])),
-                            fleft_q[4] ^ (~(|fleft_q[3:0])), fleft_q[3] ^ (~(|fleft_q[2:0])), fleft_q[2] ^ (~(|fleft_q[1:0])),
-                            fleft_q[1] ^ (~fleft_q[0]), ~fleft_q[0]
-                        };
+                        fidx_q <= (fidx_q == 10'd0) ? 10'd1023 : (fidx_q - 10'd1);
+                        fleft_q <= fleft_q - 11'd1;
                     end
                     if (rsp_fire) begin
                         fmatch_q <= rsp_match;
@@ -8621,120 +2477,27 @@ module rtlgen_recxl_lu (
                 end
             endcase
             // Saturating counters (contract §4.8) and high-water marks.
-            cnt0_q_ones <= {
-                cnt0_q_en[2] ? ((&cnt0_q[15:13]) & (~cnt0_q[12])) : cnt0_q_ones[2], cnt0_q_en[1] ? ((&cnt0_q[11:7]) & (~cnt0_q[6])) : cnt0_q_ones[1],
-                cnt0_q_en[0] ? ((&cnt0_q[5:1]) & (~cnt0_q[0])) : cnt0_q_ones[0]
-            };
-            cnt0_q <= cnt0_q[15:0] ^ cnt0_q_tgl;
-            cnt1_q_ones <= {
-                cnt1_q_en[1] ? ((&cnt1_q[15:12]) & (~cnt1_q[11])) : cnt1_q_ones[1], cnt1_q_en[0] ? ((&cnt1_q[10:6]) & (~cnt1_q[5])) : cnt1_q_ones[0]
-            };
-            cnt1_q <= (cnt1_q_lo[5] & (&cnt1_q_ones[1:0])) ? 16'hffff : {cnt1_q[15:5] ^ cnt1_q_tgl, cnt1_q_lo[4:0]};
-            cnt2_q_ones <= {
-                cnt2_q_en[2] ? ((&cnt2_q[15:13]) & (~cnt2_q[12])) : cnt2_q_ones[2], cnt2_q_en[1] ? ((&cnt2_q[11:7]) & (~cnt2_q[6])) : cnt2_q_ones[1],
-                cnt2_q_en[0] ? ((&cnt2_q[5:1]) & (~cnt2_q[0])) : cnt2_q_ones[0]
-            };
-            cnt2_q <= cnt2_q[15:0] ^ cnt2_q_tgl;
-            cnt3_q_ones <= {
-                cnt3_q_en[2] ? ((&cnt3_q[15:13]) & (~cnt3_q[12])) : cnt3_q_ones[2], cnt3_q_en[1] ? ((&cnt3_q[11:7]) & (~cnt3_q[6])) : cnt3_q_ones[1],
-                cnt3_q_en[0] ? ((&cnt3_q[5:1]) & (~cnt3_q[0])) : cnt3_q_ones[0]
-            };
-            cnt3_q <= cnt3_q[15:0] ^ cnt3_q_tgl;
-            cnt4_q_ones <= {
-                cnt4_q_en[2] ? ((&cnt4_q[15:13]) & (~cnt4_q[12])) : cnt4_q_ones[2], cnt4_q_en[1] ? ((&cnt4_q[11:7]) & (~cnt4_q[6])) : cnt4_q_ones[1],
-                cnt4_q_en[0] ? ((&cnt4_q[5:1]) & (~cnt4_q[0])) : cnt4_q_ones[0]
-            };
-            cnt4_q <= cnt4_q[15:0] ^ cnt4_q_tgl;
-            cnt5_q_ones <= {
-                cnt5_q_en[2] ? ((&cnt5_q[15:13]) & (~cnt5_q[12])) : cnt5_q_ones[2], cnt5_q_en[1] ? ((&cnt5_q[11:7]) & (~cnt5_q[6])) : cnt5_q_ones[1],
-                cnt5_q_en[0] ? ((&cnt5_q[5:1]) & (~cnt5_q[0])) : cnt5_q_ones[0]
-            };
-            cnt5_q <= cnt5_q[15:0] ^ cnt5_q_tgl;
-            cnt6_q_ones <= {
-                cnt6_q_en[2] ? ((&cnt6_q[15:13]) & (~cnt6_q[12])) : cnt6_q_ones[2], cnt6_q_en[1] ? ((&cnt6_q[11:7]) & (~cnt6_q[6])) : cnt6_q_ones[1],
-                cnt6_q_en[0] ? ((&cnt6_q[5:1]) & (~cnt6_q[0])) : cnt6_q_ones[0]
-            };
-            cnt6_q <= cnt6_q[15:0] ^ cnt6_q_tgl;
-            cnt7_q_ones <= {
-                cnt7_q_en[2] ? ((&cnt7_q[15:13]) & (~cnt7_q[12])) : cnt7_q_ones[2], cnt7_q_en[1] ? ((&cnt7_q[11:7]) & (~cnt7_q[6])) : cnt7_q_ones[1],
-                cnt7_q_en[0] ? ((&cnt7_q[5:1]) & (~cnt7_q[0])) : cnt7_q_ones[0]
-            };
-            cnt7_q <= cnt7_q[15:0] ^ cnt7_q_tgl;
-            cnt8_q_ones <= {
-                cnt8_q_en[2] ? ((&cnt8_q[15:13]) & (~cnt8_q[12])) : cnt8_q_ones[2], cnt8_q_en[1] ? ((&cnt8_q[11:7]) & (~cnt8_q[6])) : cnt8_q_ones[1],
-                cnt8_q_en[0] ? ((&cnt8_q[5:1]) & (~cnt8_q[0])) : cnt8_q_ones[0]
-            };
-            cnt8_q <= cnt8_q[15:0] ^ cnt8_q_tgl;
-            cnt9_q_ones <= {
-                cnt9_q_en[2] ? ((&cnt9_q[15:13]) & (~cnt9_q[12])) : cnt9_q_ones[2], cnt9_q_en[1] ? ((&cnt9_q[11:7]) & (~cnt9_q[6])) : cnt9_q_ones[1],
-                cnt9_q_en[0] ? ((&cnt9_q[5:1]) & (~cnt9_q[0])) : cnt9_q_ones[0]
-            };
-            cnt9_q <= cnt9_q[15:0] ^ cnt9_q_tgl;
-            cnt10_q_ones <= {
-                cnt10_q_en[2] ? ((&cnt10_q[15:13]) & (~cnt10_q[12])) : cnt10_q_ones[2],
-                cnt10_q_en[1] ? ((&cnt10_q[11:7]) & (~cnt10_q[6])) : cnt10_q_ones[1],
-                cnt10_q_en[0] ? ((&cnt10_q[5:1]) & (~cnt10_q[0])) : cnt10_q_ones[0]
-            };
-            cnt10_q <= cnt10_q[15:0] ^ cnt10_q_tgl;
-            cnt11_q_ones <= {
-                cnt11_q_en[2] ? ((&cnt11_q[15:13]) & (~cnt11_q[12])) : cnt11_q_ones[2],
-                cnt11_q_en[1] ? ((&cnt11_q[11:7]) & (~cnt11_q[6])) : cnt11_q_ones[1],
-                cnt11_q_en[0] ? ((&cnt11_q[5:1]) & (~cnt11_q[0])) : cnt11_q_ones[0]
-            };
-            cnt11_q <= cnt11_q[15:0] ^ cnt11_q_tgl;
-            cnt12_q_ones <= {
-                cnt12_q_en[2] ? (~cnt12_q[15]) : cnt12_q_ones[2], cnt12_q_en[1] ? ((&cnt12_q[14:10]) & (~cnt12_q[9])) : cnt12_q_ones[1],
-                cnt12_q_en[0] ? ((&cnt12_q[8:4]) & (~cnt12_q[3])) : cnt12_q_ones[0]
-            };
-            cnt12_q <= (cnt12_q_lo[3] & (&cnt12_q_ones[2:0])) ? 16'hffff : {cnt12_q[15:3] ^ cnt12_q_tgl, cnt12_q_lo[2:0]};
-            cnt13_q_ones <= {
-                cnt13_q_en[2] ? ((&cnt13_q[15:13]) & (~cnt13_q[12])) : cnt13_q_ones[2],
-                cnt13_q_en[1] ? ((&cnt13_q[11:7]) & (~cnt13_q[6])) : cnt13_q_ones[1],
-                cnt13_q_en[0] ? ((&cnt13_q[5:1]) & (~cnt13_q[0])) : cnt13_q_ones[0]
-            };
-            cnt13_q <= cnt13_q[15:0] ^ cnt13_q_tgl;
-            cnt14_q_ones <= {
-                cnt14_q_en[2] ? (cnt14_q[15] & (~cnt14_q[14])) : cnt14_q_ones[2],
-                cnt14_q_en[1] ? ((&cnt14_q[13:9]) & (~cnt14_q[8])) : cnt14_q_ones[1],
-                cnt14_q_en[0] ? ((&cnt14_q[7:3]) & (~cnt14_q[2])) : cnt14_q_ones[0]
-            };
-            cnt14_q <= (cnt14_q_lo[2] & (&cnt14_q_ones[2:0])) ? 16'hffff : {cnt14_q[15:2] ^ cnt14_q_tgl, cnt14_q_lo[1:0]};
-            cnt15_q_ones <= {
-                cnt15_q_en[2] ? (cnt15_q[15] & (~cnt15_q[14])) : cnt15_q_ones[2],
-                cnt15_q_en[1] ? ((&cnt15_q[13:9]) & (~cnt15_q[8])) : cnt15_q_ones[1],
-                cnt15_q_en[0] ? ((&cnt15_q[7:3]) & (~cnt15_q[2])) : cnt15_q_ones[0]
-            };
-            cnt15_q <= (cnt15_q_lo[2] & (&cnt15_q_ones[2:0])) ? 16'hffff : {cnt15_q[15:2] ^ cnt15_q_tgl, cnt15_q_lo[1:0]};
-            cnt16_q_ones <= {
-                cnt16_q_en[2] ? ((&cnt16_q[15:13]) & (~cnt16_q[12])) : cnt16_q_ones[2],
-                cnt16_q_en[1] ? ((&cnt16_q[11:7]) & (~cnt16_q[6])) : cnt16_q_ones[1],
-                cnt16_q_en[0] ? ((&cnt16_q[5:1]) & (~cnt16_q[0])) : cnt16_q_ones[0]
-            };
-            cnt16_q <= cnt16_q[15:0] ^ cnt16_q_tgl;
-            cnt17_q_ones <= {
-                cnt17_q_en[2] ? ((&cnt17_q[15:13]) & (~cnt17_q[12])) : cnt17_q_ones[2],
-                cnt17_q_en[1] ? ((&cnt17_q[11:7]) & (~cnt17_q[6])) : cnt17_q_ones[1],
-                cnt17_q_en[0] ? ((&cnt17_q[5:1]) & (~cnt17_q[0])) : cnt17_q_ones[0]
-            };
-            cnt17_q <= cnt17_q[15:0] ^ cnt17_q_tgl;
-            cnt18_q_ones <= {
-                cnt18_q_en[2] ? ((&cnt18_q[15:13]) & (~cnt18_q[12])) : cnt18_q_ones[2],
-                cnt18_q_en[1] ? ((&cnt18_q[11:7]) & (~cnt18_q[6])) : cnt18_q_ones[1],
-                cnt18_q_en[0] ? ((&cnt18_q[5:1]) & (~cnt18_q[0])) : cnt18_q_ones[0]
-            };
-            cnt18_q <= cnt18_q[15:0] ^ cnt18_q_tgl;
-            cnt19_q_ones <= {
-                cnt19_q_en[2] ? ((&cnt19_q[15:13]) & (~cnt19_q[12])) : cnt19_q_ones[2],
-                cnt19_q_en[1] ? ((&cnt19_q[11:7]) & (~cnt19_q[6])) : cnt19_q_ones[1],
-                cnt19_q_en[0] ? ((&cnt19_q[5:1]) & (~cnt19_q[0])) : cnt19_q_ones[0]
-            };
-            cnt19_q <= cnt19_q[15:0] ^ cnt19_q_tgl;
-            cnt22_q_ones <= {
-                cnt22_q_en[2] ? ((&cnt22_q[15:13]) & (~cnt22_q[12])) : cnt22_q_ones[2],
-                cnt22_q_en[1] ? ((&cnt22_q[11:7]) & (~cnt22_q[6])) : cnt22_q_ones[1],
-                cnt22_q_en[0] ? ((&cnt22_q[5:1]) & (~cnt22_q[0])) : cnt22_q_ones[0]
-            };
-            cnt22_q <= cnt22_q[15:0] ^ cnt22_q_tgl;
+            cnt0_q <= cnt0_sum[16] ? 16'hffff : cnt0_sum[15:0];
+            cnt1_q <= cnt1_sum[16] ? 16'hffff : cnt1_sum[15:0];
+            cnt2_q <= cnt2_sum[16] ? 16'hffff : cnt2_sum[15:0];
+            cnt3_q <= cnt3_sum[16] ? 16'hffff : cnt3_sum[15:0];
+            cnt4_q <= cnt4_sum[16] ? 16'hffff : cnt4_sum[15:0];
+            cnt5_q <= cnt5_sum[16] ? 16'hffff : cnt5_sum[15:0];
+            cnt6_q <= cnt6_sum[16] ? 16'hffff : cnt6_sum[15:0];
+            cnt7_q <= cnt7_sum[16] ? 16'hffff : cnt7_sum[15:0];
+            cnt8_q <= cnt8_sum[16] ? 16'hffff : cnt8_sum[15:0];
+            cnt9_q <= cnt9_sum[16] ? 16'hffff : cnt9_sum[15:0];
+            cnt10_q <= cnt10_sum[16] ? 16'hffff : cnt10_sum[15:0];
+            cnt11_q <= cnt11_sum[16] ? 16'hffff : cnt11_sum[15:0];
+            cnt12_q <= cnt12_sum[16] ? 16'hffff : cnt12_sum[15:0];
+            cnt13_q <= cnt13_sum[16] ? 16'hffff : cnt13_sum[15:0];
+            cnt14_q <= cnt14_sum[16] ? 16'hffff : cnt14_sum[15:0];
+            cnt15_q <= cnt15_sum[16] ? 16'hffff : cnt15_sum[15:0];
+            cnt16_q <= cnt16_sum[16] ? 16'hffff : cnt16_sum[15:0];
+            cnt17_q <= cnt17_sum[16] ? 16'hffff : cnt17_sum[15:0];
+            cnt18_q <= cnt18_sum[16] ? 16'hffff : cnt18_sum[15:0];
+            cnt19_q <= cnt19_sum[16] ? 16'hffff : cnt19_sum[15:0];
+            cnt22_q <= cnt22_sum[16] ? 16'hffff : cnt22_sum[15:0];
             if ({11'd0, rows_used_q} > cnt20_q) begin
                 cnt20_q <= {11'd0, rows_used_q};
             end
@@ -8769,16 +2532,7 @@ module rtlgen_recxl_lu (
                     stat_q <= 16'd0;
                 end
             endcase
-            now_q <= {
-                now_q[31] ^ (&now_q[30:0]), now_q[30] ^ (&now_q[29:0]), now_q[29] ^ (&now_q[28:0]), now_q[28] ^ (&now_q[27:0]),
-                now_q[27] ^ (&now_q[26:0]), now_q[26] ^ (&now_q[25:0]), now_q[25] ^ (&now_q[24:0]), now_q[24] ^ (&now_q[23:0]),
-                now_q[23] ^ (&now_q[22:0]), now_q[22] ^ (&now_q[21:0]), now_q[21] ^ (&now_q[20:0]), now_q[20] ^ (&now_q[19:0]),
-                now_q[19] ^ (&now_q[18:0]), now_q[18] ^ (&now_q[17:0]), now_q[17] ^ (&now_q[16:0]), now_q[16] ^ (&now_q[15:0]),
-                now_q[15] ^ (&now_q[14:0]), now_q[14] ^ (&now_q[13:0]), now_q[13] ^ (&now_q[12:0]), now_q[12] ^ (&now_q[11:0]),
-                now_q[11] ^ (&now_q[10:0]), now_q[10] ^ (&now_q[9:0]), now_q[9] ^ (&now_q[8:0]), now_q[8] ^ (&now_q[7:0]), now_q[7] ^ (&now_q[6:0]),
-                now_q[6] ^ (&now_q[5:0]), now_q[5] ^ (&now_q[4:0]), now_q[4] ^ (&now_q[3:0]), now_q[3] ^ (&now_q[2:0]), now_q[2] ^ (&now_q[1:0]),
-                now_q[1] ^ now_q[0], ~now_q[0]
-            };
+            now_q <= now_q + 32'd1;
             quiesce_q <= ctl_quiesce;
         end
     end
@@ -8805,7 +2559,7 @@ module rtlgen_recxl_lu (
     assign logr_req_idx = (dstate_q == D_TRAV) ? trav_idx_q : fidx_q;
     assign logr_rsp_ready = rd_pend_q;
     assign dump_wr_valid = dump_wr_valid_w;
-    assign dump_wr_addr = rbase_q + woff_q;
+    assign dump_wr_addr = cfg_dump_base + woff_q;
     assign dump_wr_data = dump_last ? {400'd0, {14'd0, cfg_node_id}, erecs_q, epoch_q + 32'd1, 32'd1380145228} : beat_q;
     assign dump_wr_last = dump_last;
     assign fq_ready = fq_ready_w;

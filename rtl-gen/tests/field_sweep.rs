@@ -49,9 +49,8 @@ fn manifest_round_trip(design: &Design, root: &std::path::Path) -> Result<(), St
     Ok(())
 }
 
-/// The RAM wrappers of a written tree (manifest role `ram`), each with its shape class: read
-/// style and RAM style, plus the degenerate ends of the template (a 1-bit word, a 1-bit
-/// address), which print differently. Wrappers of one class differ only in their numbers.
+/// The RAM wrappers of a written tree (manifest role `ram`), each with its shape class
+/// ([`field_sweep::ram_shape_class`]).
 fn ram_shape_classes(root: &std::path::Path) -> std::collections::BTreeMap<String, String> {
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).expect("manifest")).expect("manifest JSON");
     let modules = json["modules"].as_array().expect("manifest modules");
@@ -61,7 +60,7 @@ fn ram_shape_classes(root: &std::path::Path) -> std::collections::BTreeMap<Strin
         .map(|m| {
             let p = &m["params"];
             let (width, depth) = (p["width"].as_u64().expect("RAM width"), p["depth"].as_u64().expect("RAM depth"));
-            let class = format!("ram wrapper: read {}, style {}, 1-bit word {}, 1-bit address {}", p["read"], p["style"], width == 1, depth <= 2);
+            let class = field_sweep::ram_shape_class(p["read"].as_str().expect("RAM read"), p["style"].as_str().expect("RAM style"), width, depth);
             (m["name"].as_str().expect("module name").to_string(), class)
         })
         .collect()
@@ -175,8 +174,7 @@ fn sweep(kinds: &dyn Fn(&str) -> bool, whole: bool, min_accepted: usize, min_mod
         for m in &manifest.modules {
             // A module counts once per body and, over stand-ins, per port list of what it
             // instantiates; over its whole hierarchy, per body of everything under it. A RAM
-            // wrapper counts once per shape class: its body is one template whose only
-            // variables are the width and the depth.
+            // wrapper counts once per shape class.
             let key: String = if let Some(class) = ram_shapes.get(&m.name).filter(|_| !whole) {
                 class.clone()
             } else if whole {

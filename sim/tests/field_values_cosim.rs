@@ -63,11 +63,11 @@ fn cosim_variants(kinds: &dyn Fn(&str) -> bool, vectors: u64) {
             }
         };
         for m in &bench.elab().modules {
-            // A RAM wrapper runs once per shape class: one template whose only variables are
-            // the width and the depth (its degenerate ends, a 1-bit word or address, apart).
+            // A RAM wrapper runs once per shape class.
             let key: String = if m.role == Role::Ram {
-                let param = |k: &str| m.params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or_default();
-                format!("ram wrapper: read {}, style {}, 1-bit word {}, 1-bit address {}", param("read"), param("style"), param("width") == "1", param("depth").parse::<u64>().is_ok_and(|d| d <= 2))
+                let param = |k: &str| m.params.iter().find(|(n, _)| *n == k).map_or("", |(_, v)| v.as_str());
+                let number = |k: &str| param(k).parse::<u64>().unwrap_or_else(|_| panic!("{}: RAM {k} {:?}", m.name(), param(k)));
+                field_sweep::ram_shape_class(param("read"), param("style"), number("width"), number("depth"))
             } else {
                 sources(&bench, m.name()).iter().map(|d| field_sweep::body(&std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module")).to_string()).collect()
             };

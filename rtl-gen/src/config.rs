@@ -173,6 +173,12 @@ impl Design {
                 reserved.push((c.clone(), format!("the module `{c}` the tree emits for block `{}` (its FPGA demo)", b.name())));
             }
         }
+        for (m, block) in &seen {
+            if crate::hw::ram::Shape::is_wrapper_name(m, &self.info.prefix) {
+                let what = format!("the names of the RAM wrappers (`{0}ram_1r1w_<W>x<D>`, `{0}ram_1r1w_async_<W>x<D>`, `{0}lutram_1r1w_…`)", self.info.prefix);
+                return Err(ConfigError::ModuleReserved { module: m.clone(), block: block.clone(), what });
+            }
+        }
         for (m, _) in &seen {
             reserved.push((blocks::fpga_wrapper_name(m), format!("the wrapper `rtl-gen fpga` builds around module `{m}`")));
         }

@@ -518,6 +518,25 @@ fn block_names_colliding_with_an_fpga_wrapper_are_refused() {
     refused(&format!("{HEADER}{a}{b}"), &["t_c_fpga_wrap", "collides", "rtl-gen fpga"]);
 }
 
+/// Which RAM wrappers a design emits is known only once its modules are built, so every name of
+/// a wrapper's form is refused as a block's module, whatever the shapes the design uses. Before
+/// the check a CRC named `ram_1r1w_64x16` beside a replay buffer of 64-bit entries silently
+/// replaced the buffer's RAM wrapper in the tree.
+#[test]
+fn block_names_of_the_ram_wrapper_form_are_refused() {
+    let rb = "[[blocks]]\nkind = \"replay_buffer\"\nname = \"rb\"\nentry_bits = 64\nseq_bits = 4\ndepth = 15\n";
+    for name in ["ram_1r1w_64x16", "ram_1r1w_async_8x4", "lutram_1r1w_1x2", "lutram_1r1w_async_640x1024"] {
+        let c = format!("[[blocks]]\nkind = \"crc\"\nname = \"{name}\"\n{GOOD}\nchecker = false\n");
+        refused(&format!("{HEADER}{rb}{c}"), &[&format!("t_{name}"), "RAM wrappers", "rename the block"]);
+        refused(&format!("{HEADER}{c}"), &[&format!("t_{name}"), "RAM wrappers"]);
+    }
+    // Names that only look alike stay free.
+    for name in ["ram_1r1w", "ram_1r1w_64x", "ram_1r1w_x16", "ram_1r1w_64x16_b", "myram_1r1w_8x8", "ram_2r1w_8x8"] {
+        let c = format!("[[blocks]]\nkind = \"crc\"\nname = \"{name}\"\n{GOOD}\nchecker = false\n");
+        Design::parse(&format!("{HEADER}{rb}{c}"), "ok.toml").unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
 /// A `crc_stream` of one-byte beats has no padding to undo, so any polynomial works, even ones
 /// without the x^0 term (which word_bytes > 1 refuses); its 1-bit `in_keep` is a scalar.
 #[test]

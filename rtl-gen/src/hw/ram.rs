@@ -45,6 +45,17 @@ impl Shape {
         format!("{prefix}{style}_1r1w_{read}{}x{}", self.width, self.depth)
     }
 
+    /// Whether `name` has the form of a wrapper's name under `prefix` (any width and depth):
+    /// which wrappers a design emits is known only after its modules are built, so a block's
+    /// module may not take any name of this form (the design check reserves the whole form).
+    pub fn is_wrapper_name(name: &str, prefix: &str) -> bool {
+        let Some(rest) = name.strip_prefix(prefix) else { return false };
+        let Some(rest) = rest.strip_prefix("ram_1r1w_").or_else(|| rest.strip_prefix("lutram_1r1w_")) else { return false };
+        let rest = rest.strip_prefix("async_").unwrap_or(rest);
+        let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        matches!(rest.split_once('x'), Some((w, d)) if number(w) && number(d))
+    }
+
     /// The wrapper's own parameters, as the manifest and banner list them.
     pub fn params(&self) -> Vec<(&'static str, String)> {
         vec![

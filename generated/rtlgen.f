@@ -42,7 +42,6 @@ rtl/rtlgen_rifl_encode.v
 rtl/rtlgen_rifl4_txgear.v
 rtl/rtlgen_rifl4_rxgear.v
 rtl/rtlgen_rifl4.v
-rtl/rtlgen_rifl4_encode.v
 rtl/rtlgen_ram_1r1w_1920x256.v
 rtl/rtlgen_rxl_ep_replay.v
 rtl/rtlgen_rxl_ep_crc.v

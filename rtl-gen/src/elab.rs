@@ -11,6 +11,10 @@
 //! - if a top module has that body too, every instance uses the top module;
 //! - otherwise the first such module in design order keeps its name and the others instantiate it.
 //!
+//! A top that is only a part of a larger block ([`Role::is_node_part`]: the RIFL frame encoder,
+//! which the node's transmitter does not instantiate) merges like an internal module: two RIFL
+//! nodes with the same lane parameters emit one encoder file, which both blocks list.
+//!
 //! Merging repeats until nothing changes, so a parent whose children merged can merge in turn.
 //! The surviving module records every block that uses it ([`ElabModule::shared_by`]).
 
@@ -120,7 +124,7 @@ fn mark_tops(modules: &mut [ElabModule]) {
     }
 }
 
-/// Merge internal modules with identical kind, role, parameters and body.
+/// Merge internal modules (and node parts) with identical kind, role, parameters and body.
 /// What two modules must share to be candidates for one shared module: kind, role, parameters.
 type Signature = (&'static str, Role, Vec<(&'static str, String)>);
 
@@ -134,7 +138,7 @@ fn deduplicate(modules: &mut Vec<ElabModule>) {
             by_sig.entry((m.kind, m.role, m.params.clone())).or_default().push(i);
         }
         let mut round: Vec<(usize, usize)> = Vec::new(); // (duplicate, survivor)
-        let mut groups: Vec<Vec<usize>> = by_sig.into_values().filter(|g| g.len() > 1 && g.iter().any(|&i| !modules[i].top)).collect();
+        let mut groups: Vec<Vec<usize>> = by_sig.into_values().filter(|g| g.len() > 1 && g.iter().any(|&i| !modules[i].top || modules[i].role.is_node_part())).collect();
         groups.sort();
         for group in groups {
             let mut by_body: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -142,10 +146,12 @@ fn deduplicate(modules: &mut Vec<ElabModule>) {
                 by_body.entry(body_key(&modules[i])).or_default().push(i);
             }
             for same in by_body.into_values().filter(|s| s.len() > 1) {
-                // A top keeps its name; internal copies of it use it. Else the first one wins.
-                let survivor = same.iter().copied().find(|&i| modules[i].top).unwrap_or(same[0]);
+                // An interface top keeps its name; internal copies of it use it. Else the first
+                // one wins, and node parts merge into it even when they are tops.
+                let keeps_name = |i: usize| modules[i].top && !modules[i].role.is_node_part();
+                let survivor = same.iter().copied().find(|&i| keeps_name(i)).unwrap_or(same[0]);
                 for &i in &same {
-                    if i != survivor && !modules[i].top {
+                    if i != survivor && !keeps_name(i) {
                         round.push((i, survivor));
                     }
                 }

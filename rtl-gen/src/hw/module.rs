@@ -130,6 +130,18 @@ impl Role {
         }
     }
 
+    /// A part of a RIFL node that the node's own modules may not instantiate (the frame
+    /// encoder, whose function the transmitter computes in its own network) but that the tree
+    /// keeps as a file for users and unit tests. Elaboration emits identical parts of two blocks
+    /// once even when nothing instantiates them; a block's interface modules (every other role)
+    /// always keep their own names.
+    pub fn is_node_part(self) -> bool {
+        matches!(
+            self,
+            Role::Tx | Role::Rx | Role::Fifo | Role::TxGear | Role::RxGear | Role::FrameEncode | Role::FrameCheck | Role::FrameCrc | Role::Scrambler | Role::Descrambler
+        )
+    }
+
     pub fn parse(s: &str) -> Option<Role> {
         Role::ALL.iter().copied().find(|r| r.as_str() == s)
     }

@@ -3,6 +3,8 @@
 //! clap's own usage errors); `check` and `lint` exit 1 when they find something.
 
 mod cmd;
+#[cfg(test)]
+mod docs_check;
 
 use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;

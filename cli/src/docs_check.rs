@@ -169,7 +169,10 @@ fn commands_in(body: &str, first_line: usize) -> Vec<(Vec<String>, usize)> {
         let full = full.split(" #").next().unwrap_or(full);
         for segment in full.split("&&").flat_map(|s| s.split(';')).flat_map(|s| s.split('|').take(1)) {
             let words: Vec<String> = shell_words(segment).iter().map(|w| expand_variables(w)).collect();
-            let at = words.iter().position(|w| !(w.contains('=') && !w.starts_with('-')) && !matches!(w.as_str(), "do" | "then" | "else" | "time"));
+            let at = words.iter().position(|w| {
+                let assignment = w.contains('=') && !w.starts_with('-');
+                !assignment && !matches!(w.as_str(), "do" | "then" | "else" | "time")
+            });
             let Some(at) = at else { continue };
             let program = words[at].rsplit('/').next().unwrap_or(&words[at]);
             if program != "rtl-gen" {

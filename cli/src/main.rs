@@ -5,6 +5,8 @@
 mod cmd;
 #[cfg(test)]
 mod docs_check;
+#[cfg(test)]
+mod reference;
 
 use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;

@@ -4,4 +4,5 @@
 pub mod banner;
 pub mod cdc_constraints;
 pub mod demo;
+pub mod reference;
 pub mod tree;

@@ -2,6 +2,9 @@
 //! and the allowed range, never a panic or silently wrong RTL.
 
 use rtl_gen::config::Design;
+#[path = "support/refused.rs"]
+mod refused;
+use refused::refused;
 
 const HEADER: &str = "[design]\nname = \"t\"\n";
 
@@ -14,14 +17,6 @@ fn stream(fields: &str) -> String {
 }
 
 const GOOD: &str = "width = 32\npoly = 0x04C11DB7\ndata_bits = 72";
-
-/// Parse `text`, expect an error, and check it contains every fragment.
-fn refused(text: &str, fragments: &[&str]) {
-    let err = Design::parse(text, "bad.toml").expect_err(&format!("accepted a bad design:\n{text}")).to_string();
-    for f in fragments {
-        assert!(err.contains(f), "error `{err}` does not mention `{f}`\n--- design ---\n{text}");
-    }
-}
 
 #[test]
 fn a_good_design_parses() {

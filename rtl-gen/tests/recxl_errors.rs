@@ -2,6 +2,9 @@
 //! field, the value and the allowed range.
 
 use rtl_gen::config::Design;
+#[path = "support/refused.rs"]
+mod refused;
+use refused::refused;
 
 fn lu(fields: &str) -> String {
     format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\n{fields}\n")
@@ -9,13 +12,6 @@ fn lu(fields: &str) -> String {
 
 fn map(fields: &str) -> String {
     format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_replica_map\"\nname = \"m\"\n{fields}\n")
-}
-
-fn refused(text: &str, fragments: &[&str]) {
-    let err = Design::parse(text, "bad.toml").expect_err(&format!("accepted a bad design:\n{text}")).to_string();
-    for f in fragments {
-        assert!(err.contains(f), "error `{err}` does not mention `{f}`");
-    }
 }
 
 #[test]

@@ -3,21 +3,12 @@
 //! allowed, never a panic.
 
 use rtl_gen::config::Design;
+#[path = "support/refused.rs"]
+mod refused;
+use refused::refused;
 
 fn packer(fields: &str) -> String {
     format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_packer\"\nname = \"pk\"\n{fields}\n")
-}
-
-fn refused(text: &str, fragments: &[&str]) {
-    let err = Design::parse(text, "bad.toml")
-        .expect_err(&format!("accepted a bad design:\n{text}"))
-        .to_string();
-    for f in fragments {
-        assert!(
-            err.contains(f),
-            "error `{err}` does not mention `{f}`\n--- design ---\n{text}"
-        );
-    }
 }
 
 #[test]

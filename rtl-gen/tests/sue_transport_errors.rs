@@ -3,23 +3,14 @@
 //! the block, the field, the value and what is allowed, never a panic.
 
 use rtl_gen::config::Design;
+#[path = "support/refused.rs"]
+mod refused;
+use refused::refused;
 
 fn transport(fields: &str) -> String {
     format!(
         "[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_transport\"\nname = \"tp\"\n{fields}\n"
     )
-}
-
-fn refused(text: &str, fragments: &[&str]) {
-    let err = Design::parse(text, "bad.toml")
-        .expect_err(&format!("accepted a bad design:\n{text}"))
-        .to_string();
-    for f in fragments {
-        assert!(
-            err.contains(f),
-            "error `{err}` does not mention `{f}`\n--- design ---\n{text}"
-        );
-    }
 }
 
 #[test]

@@ -71,6 +71,43 @@ fn ecp5_place_and_route_reports_real_figures() {
     assert_eq!(row["lut_map"], "wide", "Yosys's default ECP5 mapping");
 }
 
+/// A module with two clocks (the default design's asynchronous FIFO, `wr_clk` and `rd_clk`) is
+/// measured per clock: the wrapper gives each domain its own clock pin, input chain and output
+/// signature, and the row names both clocks' Fmax. Before, its clocks were fed from the input
+/// shift register like data and the row was a combinational one.
+#[test]
+fn a_two_clock_module_gets_an_fmax_per_clock() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("fpga.json");
+    let work = dir.path().join("work");
+    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+        .args(["fpga", "generated", "--module", "rtlgen_cdc_fifo", "--freq", "100", "--json"])
+        .arg(&json)
+        .arg("--work")
+        .arg(&work)
+        .current_dir(workspace())
+        .output()
+        .expect("run rtl-gen");
+    assert!(out.status.success(), "rtl-gen fpga failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
+    let row = &report[0];
+    assert_eq!(row["combinational"], false);
+    let fmax = row["fmax_mhz"].as_object().expect("fmax per clock");
+    assert_eq!(fmax.keys().collect::<Vec<_>>(), ["rd_clk", "wr_clk"], "one Fmax per clock: {fmax:?}");
+    for (clock, f) in fmax {
+        let f = f.as_f64().expect("MHz");
+        assert!(f > 100.0 && f < 1_000.0, "{clock}: {f}");
+    }
+    // Wrapper: wr side 1 + 64 input bits and 1 + 5 output bits (chain + out_q + sig), rd side
+    // 1 input bit and 1 + 5 + 64 output bits.
+    assert_eq!(row["wrapper_ffs"], 65 + 2 * 6 + 1 + 2 * 70);
+    let wrapper = std::fs::read_to_string(work.join("rtlgen_cdc_fifo").join("rtlgen_cdc_fifo_fpga_wrap.v")).expect("the wrapper is kept in the module's work folder");
+    for line in ["always @(posedge wr_clk)", "always @(posedge rd_clk)", "wr_in_sr <=", "rd_sig <="] {
+        assert!(wrapper.contains(line), "wrapper lacks `{line}`");
+    }
+    assert!(!wrapper.contains("posedge clk"), "no wrapper register on a clock the module lacks");
+}
+
 /// `--pnr-timeout` keeps the row (synthesis utilisation, no Fmax) instead of losing it, and a
 /// module larger than the part is reported with its numbers without running the placer.
 #[test]

@@ -29,6 +29,19 @@ pub fn multi_clock(m: &ElabModule) -> bool {
     clock_ports(m).len() > 1
 }
 
+/// The reset port of each clock domain of `m` (the register groups on that clock name it).
+pub fn domain_resets(m: &ElabModule) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for item in &m.module.items {
+        if let Item::AlwaysFfOn { domain, .. } = item {
+            if !out.iter().any(|(c, _)| *c == domain.clock) {
+                out.push((domain.clock.clone(), domain.reset.clone()));
+            }
+        }
+    }
+    out
+}
+
 /// The synchronizer inputs of `m`: every `*_s1` [`Item::SyncReg`] loaded from a plain register.
 pub fn crossings(m: &ElabModule) -> Vec<Crossing> {
     let sync1: Vec<&str> = m.module.items.iter().filter_map(|i| if let Item::SyncReg { name, .. } = i { name.ends_with("_s1").then_some(name.as_str()) } else { None }).collect();
@@ -48,7 +61,7 @@ pub fn crossings(m: &ElabModule) -> Vec<Crossing> {
 }
 
 /// MHz of each clock port: the block's `<clock>_mhz` parameter, else the design's clock.
-fn clocks(m: &ElabModule, design_mhz: f64) -> Vec<(String, f64)> {
+pub fn clocks(m: &ElabModule, design_mhz: f64) -> Vec<(String, f64)> {
     clock_ports(m)
         .into_iter()
         .map(|c| {

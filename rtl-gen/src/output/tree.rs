@@ -12,7 +12,7 @@ use super::demo;
 use crate::header::{prepend, CommentStyle, HeaderContext, HeaderError};
 use crate::blocks;
 use crate::config::Design;
-use crate::elab::Elaborated;
+use crate::elab::{ElabModule, Elaborated};
 use crate::hw::module::Role;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -70,8 +70,44 @@ struct ManifestModule<'a> {
     latency: u32,
     clock: Option<&'static str>,
     reset: Option<ManifestReset>,
+    /// Every clock port with its frequency and its domain's reset: the one `clk` of a
+    /// single-clock module, each `<side>_clk` of a multi-clock one (empty: combinational).
+    clocks: Vec<ManifestClock>,
     depends: &'a [String],
     ports: Vec<ManifestPort<'a>>,
+}
+
+#[derive(Serialize)]
+struct ManifestClock {
+    name: String,
+    mhz: f64,
+    reset: Option<ManifestDomainReset>,
+}
+
+#[derive(Serialize)]
+struct ManifestDomainReset {
+    name: String,
+    active_low: bool,
+}
+
+/// The clocks of `m` as the manifest lists them.
+fn manifest_clocks(m: &ElabModule, design_mhz: f64) -> Vec<ManifestClock> {
+    let active_low = m.module.reset.is_some_and(|r| r.active_low());
+    if cdc_constraints::multi_clock(m) {
+        let resets = cdc_constraints::domain_resets(m);
+        return cdc_constraints::clocks(m, design_mhz)
+            .into_iter()
+            .map(|(name, mhz)| {
+                let reset = resets.iter().find(|(c, _)| *c == name).filter(|(_, r)| m.port(r).is_some()).map(|(_, r)| ManifestDomainReset { name: r.clone(), active_low });
+                ManifestClock { name, mhz, reset }
+            })
+            .collect();
+    }
+    if !(m.clocked() && m.port("clk").is_some()) {
+        return Vec::new();
+    }
+    let reset = m.module.reset.filter(|r| m.port(r.port()).is_some()).map(|r| ManifestDomainReset { name: r.port().to_string(), active_low: r.active_low() });
+    vec![ManifestClock { name: "clk".to_string(), mhz: design_mhz, reset }]
 }
 
 #[derive(Serialize)]
@@ -268,6 +304,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             // A module with several clocks (`wr_clk`, `rd_clk`) has no single clock or reset to name.
             clock: (m.clocked() && m.port("clk").is_some()).then_some("clk"),
             reset: m.module.reset.filter(|r| m.port(r.port()).is_some()).map(|r| ManifestReset { name: r.port(), active_low: r.active_low() }),
+            clocks: manifest_clocks(m, design.info.clock_mhz),
             depends: &m.depends,
             ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
         })

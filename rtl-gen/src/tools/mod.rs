@@ -33,6 +33,17 @@ pub struct TreeModule {
     pub clock: Option<String>,
     #[serde(default)]
     pub reset: Option<TreeReset>,
+    /// Every clock port with its frequency and its domain's reset (empty: combinational).
+    #[serde(default)]
+    pub clocks: Vec<TreeClock>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TreeClock {
+    pub name: String,
+    pub mhz: f64,
+    #[serde(default)]
+    pub reset: Option<TreeReset>,
 }
 
 #[derive(Debug, Deserialize)]

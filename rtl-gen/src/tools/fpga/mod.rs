@@ -372,12 +372,15 @@ pub fn resources(family: Family, cells: &BTreeMap<String, u64>) -> (u64, u64, u6
 }
 
 /// Fmax per clock from nextpnr's `--report` JSON; nextpnr names a clock net after its buffer
-/// (`$glbnet$clk$TRELLIS_IO_IN`), mapped back to the wrapper's `clk`.
-pub fn fmax(report: &serde_json::Value) -> BTreeMap<String, f64> {
+/// (`$glbnet$clk$TRELLIS_IO_IN`, `$glbnet$wr_clk$TRELLIS_IO_IN`), mapped back to the wrapper's
+/// clock pin of that name (`clocks`; `clk` when none is given).
+pub fn fmax(report: &serde_json::Value, clocks: &[String]) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
+    let default = [String::from("clk")];
+    let clocks = if clocks.is_empty() { &default[..] } else { clocks };
     if let Some(map) = report.get("fmax").and_then(|f| f.as_object()) {
         for (net, v) in map {
-            let name = if net.split('$').any(|part| part == "clk") || net == "clk" { "clk".to_string() } else { net.clone() };
+            let name = clocks.iter().find(|c| net.split('$').any(|part| part == c.as_str())).cloned().unwrap_or_else(|| net.clone());
             if let Some(a) = v.get("achieved").and_then(|a| a.as_f64()) {
                 out.insert(name, (a * 100.0).round() / 100.0);
             }
@@ -395,13 +398,17 @@ fn tail(log: &str, n: usize) -> String {
 /// `work` (created).
 pub fn build_module(tree: &Path, manifest: &TreeManifest, module: &str, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
     let m = manifest.modules.iter().find(|m| m.name == module).ok_or_else(|| FpgaError::Failed { step: "lookup".into(), module: module.into(), tail: "no such module in the manifest".into() })?;
+    if let Some(why) = wrap::unwrappable(m) {
+        return Err(FpgaError::Failed { step: "wrapper".into(), module: module.into(), tail: why });
+    }
     std::fs::create_dir_all(work).map_err(ToolError::from)?;
     let top = wrap::wrapper_name(module);
     let wrapper_file = work.join(format!("{top}.v"));
     std::fs::write(&wrapper_file, wrap::wrapper_text(m)).map_err(ToolError::from)?;
     let mut files = manifest.sources(tree, module);
     files.push(wrapper_file);
-    let design = Build { label: module, top: &top, files: &files, combinational: m.clock.is_none(), wrapper_ffs: wrap::wrapper_ffs(m) };
+    let clocks: Vec<String> = m.clocks.iter().map(|c| c.name.clone()).collect();
+    let design = Build { label: module, top: &top, files: &files, combinational: m.clock.is_none() && m.clocks.is_empty(), wrapper_ffs: wrap::wrapper_ffs(m), clocks };
     build(&design, target, work)
 }
 
@@ -425,7 +432,7 @@ pub fn build_demo(tree: &Path, manifest: &TreeManifest, target: &Target, work: &
     let mut files = manifest.sources(tree, node);
     files.push(top_file.clone());
     std::fs::create_dir_all(work).map_err(ToolError::from)?;
-    let design = Build { label: &top, top: &top, files: &files, combinational: false, wrapper_ffs: 0 };
+    let design = Build { label: &top, top: &top, files: &files, combinational: false, wrapper_ffs: 0, clocks: Vec::new() };
     build(&design, target, work)
 }
 
@@ -437,6 +444,8 @@ struct Build<'a> {
     files: &'a [PathBuf],
     combinational: bool,
     wrapper_ffs: u64,
+    /// The top's clock pins (nextpnr's clock nets are named after them); empty: `clk`.
+    clocks: Vec<String>,
 }
 
 fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
@@ -550,7 +559,7 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
     }
     let text = std::fs::read_to_string(&report).map_err(ToolError::from)?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| FpgaError::Failed { step: "nextpnr report".into(), module: module.into(), tail: e.to_string() })?;
-    row.fmax_mhz = fmax(&json);
+    row.fmax_mhz = fmax(&json, &b.clocks);
     row.target_met = !row.fmax_mhz.is_empty() && row.fmax_mhz.values().all(|&f| f >= target.freq_mhz);
     if target.bitstream {
         let (tool, out) = match dev.family {
@@ -633,7 +642,14 @@ pub fn table(rows: &[FpgaRow]) -> String {
         } else {
             let f = r.fmax_mhz.values().cloned().fold(f64::INFINITY, f64::min);
             let comb = if r.combinational { " (c)" } else { "" };
-            if f.is_finite() { format!("{f:.1}{comb}") } else { "-".to_string() }
+            if r.fmax_mhz.len() > 1 {
+                // Several clocks: each one's Fmax, by name.
+                r.fmax_mhz.iter().map(|(c, f)| format!("{c} {f:.1}")).collect::<Vec<_>>().join(", ")
+            } else if f.is_finite() {
+                format!("{f:.1}{comb}")
+            } else {
+                "-".to_string()
+            }
         };
         s.push_str(&format!(
             "| {:<w$} | {:<10} | {:>15} | {:>15} | {:>9} | {:>7} | {:>11} | {:>6} | {:>6.1} |\n",
@@ -692,7 +708,10 @@ mod tests {
     #[test]
     fn fmax_maps_the_clock_net_back_to_clk() {
         let j: serde_json::Value = serde_json::from_str(r#"{"fmax": {"$glbnet$clk$TRELLIS_IO_IN": {"achieved": 273.373, "constraint": 200}}}"#).unwrap();
-        assert_eq!(fmax(&j).get("clk"), Some(&273.37));
+        assert_eq!(fmax(&j, &[]).get("clk"), Some(&273.37));
+        let two: serde_json::Value = serde_json::from_str(r#"{"fmax": {"$glbnet$wr_clk$TRELLIS_IO_IN": {"achieved": 301.2}, "$glbnet$rd_clk$TRELLIS_IO_IN": {"achieved": 287.04}}}"#).unwrap();
+        let f = fmax(&two, &["wr_clk".to_string(), "rd_clk".to_string()]);
+        assert_eq!((f.get("wr_clk"), f.get("rd_clk"), f.len()), (Some(&301.2), Some(&287.04), 2));
     }
 
     #[test]

@@ -557,7 +557,7 @@ impl Dut {
     /// single clock and a reset (combinational, or with several clocks) starts as it is.
     fn traffic_then_reset(&mut self, traffic: TrafficBeforeReset) -> Result<(), SimError> {
         let (Some(clock), Some((rst, active_low))) = (self.clock, self.reset) else { return Ok(()) };
-        let mut seed = traffic.seed ^ 0x5EED_0F_7AFF1C;
+        let mut seed = traffic.seed ^ 0x005E_ED0F_7AFF_1C00;
         for b in self.module.name.bytes() {
             seed = (seed ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
         }

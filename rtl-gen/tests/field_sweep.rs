@@ -109,6 +109,9 @@ fn every_kind_with_an_async_low_reset_is_clean_in_verilator_icarus_and_yosys() {
         if resets.is_empty() {
             continue;
         }
+        if m["reset"]["name"] == "rst_n" {
+            assert!(text.contains("// Reset  : rst_n, asynchronous, active low\n"), "{name}: the banner names the reset");
+        }
         // Its own registers (a top that only wires sub-modules has none) reset asynchronously.
         assert!(!text.contains("if (rst)") && (!text.contains("always @(posedge") || text.contains("negedge")), "{name}: reset not asynchronous active-low");
         kinds_with_reset.insert(m["block"].as_str().expect("block").to_string());

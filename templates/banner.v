@@ -7,7 +7,8 @@
 // Block  : {{ block }} (kind {{ block_kind }}){% if kind != block_kind %}; built by the {{ kind }} generator{% endif %}
 {% if !shared_by.is_empty() %}// Shared : also instantiated by block(s) {{ shared_by|join(", ") }}
 {% endif %}// Latency: {{ latency }} cycle(s){% if latency == 0 %} (combinational){% endif %}
-//
+{% if let Some(r) = reset %}// Reset  : {{ r }}
+{% endif %}//
 {% for line in summary %}// {{ line }}
 {% endfor %}//
 // Parameters ({{ kind }}):

@@ -14,6 +14,8 @@ use sha2::{Digest, Sha256};
 pub struct Design {
     pub info: DesignInfo,
     pub blocks: Vec<Box<dyn Block>>,
+    /// Each block's reset style (its own `reset` field, else the design's), by block index.
+    pub resets: Vec<ResetStyle>,
     /// sha256 of the canonical form of the design (key order and formatting do not matter).
     pub hash: String,
 }
@@ -92,15 +94,23 @@ impl Design {
             return Err(ConfigError::NoBlocks);
         }
         let mut blocks: Vec<Box<dyn Block>> = Vec::new();
+        let mut resets = Vec::new();
         for (index, table) in raw.blocks.iter().enumerate() {
-            let block = parse_block(index, table)?;
+            // `reset` is a field of every kind, read here rather than by each kind's parser.
+            let mut table = table.clone();
+            let reset = table.remove("reset");
+            let block = parse_block(index, &table)?;
             if let Some(first) = blocks.iter().position(|b| b.name() == block.name()) {
                 return Err(ConfigError::DuplicateName { block: block.name().to_string(), first });
             }
+            resets.push(match reset {
+                None => info.reset,
+                Some(v) => block_reset(block.as_ref(), &v)?,
+            });
             blocks.push(block);
         }
         let hash = canonical_hash(text, info.header_template.as_ref());
-        let design = Design { info, blocks, hash };
+        let design = Design { info, blocks, resets, hash };
         design.check_module_names()?;
         Ok(design)
     }
@@ -135,7 +145,10 @@ impl Design {
                 };
                 params.push((k.clone(), value));
             }
-            let t = block_table(&text_of(&b["kind"], "blocks[].kind")?, &text_of(&b["name"], "blocks[].name")?, params);
+            let mut t = block_table(&text_of(&b["kind"], "blocks[].kind")?, &text_of(&b["name"], "blocks[].name")?, params);
+            if let Some(reset) = b.get("reset") {
+                t.insert("reset".into(), toml::Value::String(text_of(reset, "blocks[].reset")?));
+            }
             blocks.push(toml::Value::Table(t));
         }
         let mut file = toml::Table::new();
@@ -155,8 +168,8 @@ impl Design {
     /// builds around each of them.
     fn check_module_names(&self) -> ConfigResult<()> {
         let mut seen: Vec<(String, String)> = Vec::new();
-        for b in &self.blocks {
-            for m in b.module_names(&self.info) {
+        for (bi, b) in self.blocks.iter().enumerate() {
+            for m in b.module_names(&self.block_info(bi)) {
                 if let Some(standard) = crate::keywords::reserved_by(&m) {
                     return Err(ConfigError::ReservedName { module: m, block: b.name().to_string(), standard });
                 }
@@ -190,6 +203,12 @@ impl Design {
         Ok(())
     }
 
+    /// The settings block `index` is generated with: the design's, with the block's own reset
+    /// style.
+    pub fn block_info(&self, index: usize) -> DesignInfo {
+        DesignInfo { reset: self.resets[index], ..self.info.clone() }
+    }
+
     pub fn block(&self, name: &str) -> Option<&dyn Block> {
         self.blocks.iter().find(|b| b.name() == name).map(|b| b.as_ref())
     }
@@ -215,11 +234,8 @@ fn validate_design(raw: RawDesign, dir: &std::path::Path) -> ConfigResult<Design
         });
     }
     let reset = match raw.reset.as_deref() {
-        None | Some("sync_high") => ResetStyle::SyncHigh,
-        Some("async_low") => ResetStyle::AsyncLow,
-        Some(other) => {
-            return Err(ConfigError::Design { field: "reset", problem: format!("= \"{other}\" is not allowed; allowed \"sync_high\" (port rst), \"async_low\" (port rst_n)") })
-        }
+        None => ResetStyle::SyncHigh,
+        Some(text) => ResetStyle::parse(text).ok_or_else(|| ConfigError::Design { field: "reset", problem: format!("= \"{text}\" is not allowed; allowed {}", ResetStyle::ALLOWED) })?,
     };
     let clock_mhz = raw.clock_mhz.unwrap_or(250.0);
     let (lo, hi) = CLOCK_MHZ_RANGE;
@@ -242,6 +258,18 @@ fn validate_design(raw: RawDesign, dir: &std::path::Path) -> ConfigResult<Design
         Some(path) => Some(HeaderTemplate::load(&path, dir).map_err(|problem| ConfigError::Design { field: "header_template", problem })?),
     };
     Ok(DesignInfo { name: raw.name, prefix, reset, clock_mhz, vivado_part, header_template })
+}
+
+/// A block's own `reset = "sync_high" | "async_low"`.
+fn block_reset(block: &dyn Block, value: &toml::Value) -> ConfigResult<ResetStyle> {
+    let problem = match value {
+        toml::Value::String(text) => match ResetStyle::parse(text) {
+            Some(style) => return Ok(style),
+            None => format!("= \"{text}\" is not allowed; allowed {}", ResetStyle::ALLOWED),
+        },
+        other => format!("= {other} is not a string; allowed {}", ResetStyle::ALLOWED),
+    };
+    Err(ConfigError::Field { block: block.name().to_string(), kind: block.kind(), field: "reset".into(), problem })
 }
 
 fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>> {

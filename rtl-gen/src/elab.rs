@@ -77,7 +77,11 @@ impl Design {
     pub fn elaborate(self) -> Elaborated {
         let mut modules: Vec<ElabModule> = Vec::new();
         for (bi, block) in self.blocks.iter().enumerate() {
-            for mut m in block.elaborate(&self.info) {
+            // Each block with its own reset style; its sub-modules (an endpoint's FEC, a node's
+            // lanes) are built with the same settings. Module names carry the block name, so
+            // two blocks of different styles never give two bodies one name; identical bodies
+            // of one style merge below (the reset port is part of the body).
+            for mut m in block.elaborate(&self.block_info(bi)) {
                 // Memory arrays become instances of one RAM wrapper per shape, emitted before
                 // their first user; identical shapes merge below like any shared module.
                 for ram in crate::hw::ram::wrap(&mut m.module, &self.info.prefix) {

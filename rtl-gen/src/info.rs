@@ -14,6 +14,13 @@ pub enum ResetStyle {
 }
 
 impl ResetStyle {
+    /// The values of a `reset` field, as error messages list them.
+    pub const ALLOWED: &'static str = "\"sync_high\" (port rst), \"async_low\" (port rst_n)";
+
+    /// The style a `reset` field names.
+    pub fn parse(text: &str) -> Option<ResetStyle> {
+        [ResetStyle::SyncHigh, ResetStyle::AsyncLow].into_iter().find(|s| s.as_str() == text)
+    }
     pub fn port(self) -> &'static str {
         match self {
             ResetStyle::SyncHigh => "rst",
@@ -27,6 +34,13 @@ impl ResetStyle {
         match self {
             ResetStyle::SyncHigh => "sync_high",
             ResetStyle::AsyncLow => "async_low",
+        }
+    }
+    /// The port and its behaviour, as banners and docs describe it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ResetStyle::SyncHigh => "rst, synchronous, active high",
+            ResetStyle::AsyncLow => "rst_n, asynchronous, active low",
         }
     }
 }

@@ -124,6 +124,20 @@ fn bad_design_name() {
 }
 
 #[test]
+fn bad_block_reset_style() {
+    refused(&block(&format!("{GOOD}\nreset = \"async_high\"")), &["block `c`", "(kind crc)", "field `reset`", "async_high", "\"sync_high\"", "\"async_low\""]);
+    refused(&block(&format!("{GOOD}\nreset = 1")), &["block `c`", "field `reset`", "not a string", "\"sync_high\"", "\"async_low\""]);
+}
+
+#[test]
+fn a_block_reset_overrides_the_design_default() {
+    let d = Design::parse(&format!("{HEADER}reset = \"async_low\"\n[[blocks]]\nkind = \"crc\"\nname = \"a\"\n{GOOD}\n[[blocks]]\nkind = \"crc\"\nname = \"b\"\nreset = \"sync_high\"\n{GOOD}\n"), "good.toml").expect("valid");
+    use rtl_gen::config::ResetStyle;
+    assert_eq!(d.resets, [ResetStyle::AsyncLow, ResetStyle::SyncHigh]);
+    assert_eq!(d.block_info(1).reset, ResetStyle::SyncHigh);
+}
+
+#[test]
 fn bad_reset_style() {
     refused(&format!("[design]\nname = \"t\"\nreset = \"async_high\"\n[[blocks]]\nkind = \"crc\"\nname = \"c\"\n{GOOD}\n"), &["`reset`", "async_high", "sync_high", "async_low"]);
 }

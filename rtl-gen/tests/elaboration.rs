@@ -171,3 +171,64 @@ fn memories_are_ram_wrappers_one_module_per_shape() {
     assert_eq!(shape.params, [("width", "330".to_string()), ("depth", "128".into()), ("read", "sync".into()), ("style", "block".into())]);
     assert_eq!(shape.latency, 1);
 }
+
+/// One kind three times, the middle block with its own reset style: every module (sub-modules
+/// included) gets its block's style, modules of different styles never merge (the reset port
+/// is part of the body) and keep distinct names, same-style copies and reset-free RAM wrappers
+/// still merge, and the manifest carries each block's style back into the design.
+#[test]
+fn a_block_reset_style_reaches_its_sub_modules_and_never_merges_across_styles() {
+    use rtl_gen::config::ResetStyle;
+    let text = "[design]\nname = \"mix\"\n\n[[blocks]]\nkind = \"rxl_endpoint\"\nname = \"a\"\n\n[[blocks]]\nkind = \"rxl_endpoint\"\nname = \"b\"\nreset = \"async_low\"\n\n[[blocks]]\nkind = \"rxl_endpoint\"\nname = \"c\"\n";
+    let design = Design::parse(text, "mix.toml").expect("valid");
+    let resets = design.resets.clone();
+    assert_eq!(resets, [ResetStyle::SyncHigh, ResetStyle::AsyncLow, ResetStyle::SyncHigh]);
+    let (json, elab) = manifest_of(design);
+    let names: Vec<&str> = elab.modules.iter().map(|m| m.name()).collect();
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "module names are unique: {names:?}");
+    let mut clocked = 0;
+    for m in &elab.modules {
+        // Every block using a module has the module's style.
+        for &b in std::iter::once(&m.block).chain(&m.shared_by) {
+            if let Some(style) = m.module.reset {
+                clocked += 1;
+                assert_eq!(style, resets[b], "{} used by block {}", m.name(), elab.design.blocks[b].name());
+            }
+        }
+        let text = m.module.render();
+        if let Some(style) = m.module.reset.filter(|r| m.port(r.port()).is_some()) {
+            let other = if style == ResetStyle::AsyncLow { "input  wire        rst," } else { "rst_n" };
+            assert!(!text.contains(other), "{} ({}) mentions `{other}`", m.name(), style.as_str());
+        }
+    }
+    assert_eq!(clocked, 6, "(clocked module, user) pairs: endpoints a, b, c; replay buffer of a, used by c too; of b");
+    for role in [Role::Endpoint, Role::Replay, Role::FecDec, Role::FecEnc, Role::Crc] {
+        let [a, b, c] = ["a", "b", "c"].map(|blk| elab.module(blk, role).unwrap_or_else(|| panic!("{blk} has a {role}")));
+        if let Some(r) = a.module.reset {
+            assert_eq!(r, ResetStyle::SyncHigh, "{role} of a");
+        }
+        if a.module.reset.is_some() {
+            assert_ne!(b.name(), a.name(), "{role}: the async_low block has its own module");
+        } else {
+            assert_eq!(b.name(), a.name(), "{role}: a module without reset (combinational) serves both styles");
+        }
+        if role != Role::Endpoint {
+            assert_eq!(c.name(), a.name(), "{role}: same style, same parameters: one module");
+        }
+        if let Some(r) = b.module.reset {
+            assert_eq!(r, ResetStyle::AsyncLow, "{role} of b");
+        }
+    }
+    // The replay buffer's RAM has no reset: one wrapper serves both styles.
+    let rams: Vec<&str> = names.iter().copied().filter(|n| n.starts_with("mix_ram_")).collect();
+    let ram_users: Vec<usize> = elab.modules.iter().filter(|m| m.role == Role::Ram).map(|m| 1 + m.shared_by.len()).collect();
+    assert!(!rams.is_empty() && ram_users.iter().all(|&u| u == 3), "RAM wrappers shared by all three blocks: {rams:?} {ram_users:?}");
+    // The manifest gives each block its style, and the design rebuilt from it has them.
+    let back = Design::from_manifest(&json, "manifest.json").expect("manifest rebuilds the design");
+    assert_eq!(back.resets, resets);
+    let (again, _) = manifest_of(back);
+    assert_eq!(again, json);
+}

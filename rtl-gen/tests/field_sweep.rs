@@ -83,6 +83,51 @@ fn every_one_field_variant_at_full_range_is_refused_clearly_or_lint_clean_over_i
     sweep(&|_| true, true, 150, 180);
 }
 
+/// Every kind with an asynchronous active-low reset: one design of every kind's base block with
+/// `reset = "async_low"`, every module with a reset (each kind has at least one) has the port
+/// `rst_n` and no `rst`, and is clean in Verilator `-Wall`, Icarus `-g2005` and Yosys (over
+/// stand-ins). Modules without a reset are the same text in either style and linted by the
+/// other sweeps.
+#[test]
+fn every_kind_with_an_async_low_reset_is_clean_in_verilator_icarus_and_yosys() {
+    let design = Design::parse(&field_sweep::every_kind_design("async_low"), "kinds.toml").expect("valid");
+    assert_eq!(design.blocks.len(), rtl_gen::blocks::KINDS.len(), "one block per kind");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let layout = Layout::for_design_file(dir.path(), &design);
+    let root = layout.root.clone();
+    tree::build(&design.elaborate(), layout).write().expect("write tree");
+    let manifest = TreeManifest::load(&root).expect("manifest");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).expect("manifest")).expect("manifest JSON");
+    let mut kinds_with_reset = BTreeSet::new();
+    let mut jobs = Vec::new();
+    for m in json["modules"].as_array().expect("modules") {
+        let name = m["name"].as_str().expect("name").to_string();
+        let text = std::fs::read_to_string(root.join(m["file"].as_str().expect("file"))).expect("module file");
+        let ports: Vec<&str> = m["ports"].as_array().expect("ports").iter().map(|p| p["name"].as_str().expect("port name")).collect();
+        assert!(!ports.contains(&"rst") && !ports.iter().any(|p| p.ends_with("_rst")), "{name} has an active-high reset port: {ports:?}");
+        let resets: Vec<&&str> = ports.iter().filter(|p| p.ends_with("rst_n")).collect();
+        if resets.is_empty() {
+            continue;
+        }
+        if m["reset"]["name"] == "rst_n" {
+            assert!(text.contains("// Reset  : rst_n, asynchronous, active low\n"), "{name}: the banner names the reset");
+        }
+        // Its own registers (a top that only wires sub-modules has none) reset asynchronously.
+        assert!(!text.contains("if (rst)") && (!text.contains("always @(posedge") || text.contains("negedge")), "{name}: reset not asynchronous active-low");
+        kinds_with_reset.insert(m["block"].as_str().expect("block").to_string());
+        jobs.push(name);
+    }
+    let kinds: BTreeSet<String> = field_sweep::BASES.iter().map(|(k, _)| k.to_string()).collect();
+    assert_eq!(kinds_with_reset, kinds, "every kind has a module with rst_n");
+    let stand_ins = lint::Scope::Alone(dir.path().join("stand_ins"));
+    let results = parallel_map(&jobs, default_jobs(), |m| lint::lint_module_in(&root, &manifest, m, &stand_ins).expect("tools installed (scripts/setup)"));
+    let results: Vec<_> = results.into_iter().flatten().collect();
+    assert_eq!(results.len(), 3 * jobs.len(), "Verilator, Icarus and Yosys per module");
+    let failures: Vec<String> = results.iter().filter(|r| !r.clean).map(|r| format!("{} {}:\n{}", r.tool, r.module, r.output)).collect();
+    assert!(failures.is_empty(), "async_low lint failures:\n{}", failures.join("\n"));
+    println!("{} modules with rst_n, {} kinds: clean in Verilator, Icarus and Yosys", jobs.len(), kinds.len());
+}
+
 /// The range `rtl-gen list` prints for a field is its real one: from the small base block, a
 /// number field accepts at least one end of its listed range (a listed `0..=65536` whose every
 /// legal value lies in `2..=8` would fail here) — unless the base itself pins the field, which

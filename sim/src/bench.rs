@@ -115,6 +115,13 @@ impl Bench {
         &self.tree
     }
 
+    /// Makes every module built from the bench from now on (by any driver or campaign node)
+    /// start as `start` says: random initial contents, or random traffic with the reset
+    /// asserted in it, before the driver's own reset.
+    pub fn set_start(&mut self, start: crate::Start) {
+        self.tree.set_start(start);
+    }
+
     /// The block called `name`, which must be of the concrete type `B` (e.g.
     /// `rtl_gen::blocks::crc::CrcBlock`).
     pub fn block<B: Block + 'static>(&self, name: &str) -> Result<&B, SimError> {

@@ -28,9 +28,10 @@ use crate::manifest::{Dir, Module, Tree};
 use crate::model_build::{self, BuildInfo};
 use crate::shim::{Storage, SHIM_ABI_VERSION};
 use crate::waves;
-use crate::{Bits, SimError};
+use crate::start::{Initial, TrafficBeforeReset};
+use crate::{Bits, SimError, TestRng};
 
-type CreateFn = unsafe extern "C" fn() -> *mut c_void;
+type CreateFn = unsafe extern "C" fn(u32, u32) -> *mut c_void;
 type HandleFn = unsafe extern "C" fn(*mut c_void);
 type SetTimeFn = unsafe extern "C" fn(*mut c_void, u64);
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
@@ -191,15 +192,20 @@ impl Dut {
     fn build_with(tree: &Tree, module: &str, trace: bool) -> Result<Dut, SimError> {
         let m = tree.module(module)?;
         let build = model_build::build_model(tree, m, trace)?;
-        let mut dut = Dut::instantiate(m, build)?;
+        let start = tree.start();
+        let mut dut = Dut::instantiate(m, build, start.initial)?;
         dut.eval();
+        if let Some(traffic) = start.traffic_before_reset {
+            dut.traffic_then_reset(traffic)?;
+        }
         Ok(dut)
     }
 
-    fn instantiate(m: &Module, build: BuildInfo) -> Result<Dut, SimError> {
+    fn instantiate(m: &Module, build: BuildInfo, initial: Initial) -> Result<Dut, SimError> {
         let model = load_model(&build.library, m.ports.len())?;
+        let (rand_reset, seed) = initial.verilator();
         // SAFETY: `create` has no preconditions; a null result is handled.
-        let handle = unsafe { (model.create)() };
+        let handle = unsafe { (model.create)(rand_reset, seed) };
         if handle.is_null() {
             return Err(SimError::CreateFailed {
                 module: m.name.clone(),
@@ -543,6 +549,43 @@ impl Dut {
         }
         unsafe { p.write(u8::from(active_low)) };
         self.eval();
+        Ok(())
+    }
+
+    /// [`TrafficBeforeReset`]: random traffic out of reset, the reset asserted in it (between
+    /// clock edges), the inputs back to zero with the reset still asserted. A module without a
+    /// single clock and a reset (combinational, or with several clocks) starts as it is.
+    fn traffic_then_reset(&mut self, traffic: TrafficBeforeReset) -> Result<(), SimError> {
+        let (Some(clock), Some((rst, active_low))) = (self.clock, self.reset) else { return Ok(()) };
+        let mut seed = traffic.seed ^ 0x005E_ED0F_7AFF_1C00;
+        for b in self.module.name.bytes() {
+            seed = (seed ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
+        }
+        let mut rng = TestRng::from_seed(seed);
+        let inputs: Vec<u32> = (0..self.slots.len() as u32).filter(|&i| self.slots[i as usize].dir == Dir::Input && i != clock && i != rst).collect();
+        let mut drive = |dut: &mut Dut, random: bool| -> Result<(), SimError> {
+            for &i in &inputs {
+                let w = dut.slots[i as usize].width as usize;
+                let v = if random { rng.bits(w) } else { Bits::zeros(w) };
+                dut.set_port(PortId { index: i, dut: dut.id }, &v)?;
+            }
+            Ok(())
+        };
+        let reset = self.slots[rst as usize].ptr;
+        // SAFETY: `reset` is the 1-byte storage of the (validated 1-bit input) reset port.
+        unsafe { reset.write(u8::from(active_low)) };
+        for _ in 0..traffic.cycles {
+            drive(self, true)?;
+            self.tick();
+        }
+        // Asserted after the falling edge, half a period before the next rising one.
+        unsafe { reset.write(u8::from(!active_low)) };
+        self.eval();
+        drive(self, true)?;
+        self.tick();
+        drive(self, false)?;
+        self.eval();
+        self.cycle = 0;
         Ok(())
     }
 

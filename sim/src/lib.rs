@@ -40,6 +40,7 @@ mod model_build;
 mod rng;
 mod scoreboard;
 mod shim;
+mod start;
 mod waves;
 
 pub use rtl_gen::bits::Bits;
@@ -49,6 +50,7 @@ pub use error::SimError;
 pub use manifest::{Dir, FileEntry, Manifest, Module, Port, Reset, Tree, MAX_PORT_WIDTH};
 pub use model_build::{cache_dir, target_dir, toolchain, BuildInfo, Toolchain};
 pub use rng::{TestRng, SEED_ENV};
+pub use start::{Initial, Start, TrafficBeforeReset};
 pub use scoreboard::{CountMismatch, Mismatch, RunContext, Scoreboard, ScoreboardError};
 pub use waves::{wave_path_for, waves_dir, waves_enabled, WAVES_ENV};
 

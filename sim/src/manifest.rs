@@ -183,6 +183,8 @@ pub struct Tree {
     root: PathBuf,
     manifest_path: PathBuf,
     manifest: Manifest,
+    /// How models built from the tree start ([`crate::Start`]).
+    start: crate::Start,
 }
 
 impl Tree {
@@ -214,7 +216,18 @@ impl Tree {
             root,
             manifest_path,
             manifest,
+            start: crate::Start::default(),
         })
+    }
+
+    /// How every [`crate::Dut`] built from the tree starts.
+    pub fn start(&self) -> crate::Start {
+        self.start
+    }
+
+    /// Makes every [`crate::Dut`] built from now on start as `start` says.
+    pub fn set_start(&mut self, start: crate::Start) {
+        self.start = start;
     }
 
     /// Root directory of the tree.

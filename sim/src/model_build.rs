@@ -42,8 +42,10 @@ use crate::SimError;
 const CACHE_FORMAT: &str = "rtl-gen-sim cache v1";
 
 /// Fixed Verilator flags (part of the cache key). `-Wno-fatal`: lint is a separate gate, a
-/// warning must not stop a simulation; `--x-assign 0 --x-initial 0`: deterministic zero for
-/// X assignments and uninitialised state; `--no-timing`: delays are ignored (synthesis
+/// warning must not stop a simulation; `--x-assign 0`: zero for X assignments (the generated
+/// RTL writes none); `--x-initial unique`: every variable's initial value comes from Verilator's
+/// random reset, chosen when the model is created ([`crate::Initial`]: zeros by default, or
+/// random from a seed): the flag is part of the cache key, and one cached build serves both; `--no-timing`: delays are ignored (synthesis
 /// semantics) instead of requiring coroutines. `--output-split` / `--output-split-cfuncs`:
 /// wide decoders (RS FEC) otherwise become one multi-megabyte C++ function, which g++ compiles
 /// in time far worse than linear; split, the units compile in parallel and each stays small.
@@ -72,7 +74,7 @@ const VERILATOR_FLAGS: &[&str] = &[
     "--x-assign",
     "0",
     "--x-initial",
-    "0",
+    "unique",
     "--no-timing",
 ];
 

@@ -19,7 +19,7 @@ use crate::SimError;
 
 /// Version of the C ABI between `dut.rs` and the generated shim. Bump on any signature change;
 /// it is checked when a library is loaded and is part of the cache key.
-pub const SHIM_ABI_VERSION: u32 = 1;
+pub const SHIM_ABI_VERSION: u32 = 2;
 
 /// Verilator `--prefix` of every model: fixed, so the shim template does not depend on names.
 /// Each model lives in its own `.so` loaded with `RTLD_LOCAL` and hidden visibility, so equal
@@ -213,14 +213,22 @@ pub fn generate(module: &Module, cxx_names: &[String]) -> String {
 #define RTLGEN_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {{
+// Verilator's random reset (0 zeros, 2 random) and seed, set before the model's constructor
+// gives every variable its initial value (`--x-initial unique`).
+int configure(VerilatedContext& ctx, int rand_reset, int seed) {{
+    ctx.randReset(rand_reset);
+    if (rand_reset != 0) ctx.randSeed(seed);
+    return rand_reset;
+}}
 struct Sim {{
     VerilatedContext ctx;
+    int rand_reset;
     {p} top;
 #if VM_TRACE
     VerilatedVcdC* vcd = nullptr;
 #endif
     bool finished = false;
-    Sim() : ctx(), top(&ctx, "TOP") {{}}
+    Sim(int mode, int seed) : ctx(), rand_reset(configure(ctx, mode, seed)), top(&ctx, "TOP") {{}}
 }};
 inline Sim* S(void* h) {{ return static_cast<Sim*>(h); }}
 }}  // namespace
@@ -242,8 +250,8 @@ inline Sim* S(void* h) {{ return static_cast<Sim*>(h); }}
 RTLGEN_EXPORT uint32_t rtlgen_sim_abi_version() {{ return {SHIM_ABI_VERSION}; }}
 RTLGEN_EXPORT uint32_t rtlgen_sim_port_count() {{ return {n}; }}
 
-RTLGEN_EXPORT void* rtlgen_sim_create() {{
-    Sim* s = new (std::nothrow) Sim();
+RTLGEN_EXPORT void* rtlgen_sim_create(uint32_t rand_reset, uint32_t seed) {{
+    Sim* s = new (std::nothrow) Sim(static_cast<int>(rand_reset), static_cast<int>(seed));
     if (!s) return nullptr;
 #if VM_TRACE
     // Must precede any trace() call; it only allows tracing, it does not start it.

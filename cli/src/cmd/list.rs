@@ -10,7 +10,7 @@ pub struct Args {}
 pub fn run(_: Args) -> CmdResult {
     println!("Design file: [design] name, prefix (default \"<name>_\"), reset (\"sync_high\" → rst | \"async_low\" → rst_n), clock_mhz (1..=2000, default 250),");
     println!("  header_template (optional: a Tera template file, relative to the design file, rendered as your own header above the banner of every file; variables {})", rtl_gen::header::VARIABLES);
-    println!("Then one [[blocks]] table per block with `kind`, `name` (lower snake case) and the kind's fields:\n");
+    println!("Then one [[blocks]] table per block with `kind`, `name` (lower snake case), optionally `reset` (the block's own style, default the design's) and the kind's fields:\n");
     for k in KINDS {
         println!("{} — {}", k.kind(), k.summary());
         let w = k.fields().iter().map(|f| f.name.len()).max().unwrap_or(0);

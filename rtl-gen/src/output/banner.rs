@@ -31,6 +31,8 @@ struct Banner<'a> {
     kind: &'a str,
     shared_by: &'a [&'a str],
     latency: u32,
+    /// The module's own reset port and style (none for a combinational or multi-clock module).
+    reset: Option<&'static str>,
     summary: Vec<String>,
     params: &'a [(&'static str, String)],
     notes: Vec<String>,
@@ -152,6 +154,7 @@ pub fn verilog_file(m: &ElabModule, p: &Provenance) -> String {
         kind: p.kind,
         shared_by: p.shared_by,
         latency: m.latency,
+        reset: m.module.reset.filter(|r| m.port(r.port()).is_some()).map(|r| r.describe()),
         summary: wrap(&m.summary, 92),
         params: p.params,
         notes,

@@ -135,6 +135,8 @@ struct ManifestFile {
 struct ManifestBlock<'a> {
     name: &'a str,
     kind: &'a str,
+    /// The block's reset style (its own `reset` field, else the design's).
+    reset: &'static str,
     params: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -244,8 +246,8 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             node: m.name(),
             user_bits: width("s_axis_tdata")?,
             line_bits: width("tx_frame")?,
-            reset: design.info.reset.port(),
-            reset_active_low: design.info.reset.active_low(),
+            reset: m.module.reset?.port(),
+            reset_active_low: m.module.reset?.active_low(),
         })
     });
     let core_demo = demo.as_ref().map(|d| banner::CoreDemo {
@@ -309,7 +311,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
         })
         .collect();
-    let manifest_blocks = design.blocks.iter().map(|b| ManifestBlock { name: b.name(), kind: b.kind(), params: param_map(b.kind(), &b.params()) }).collect();
+    let manifest_blocks = design.blocks.iter().zip(&design.resets).map(|(b, r)| ManifestBlock { name: b.name(), kind: b.kind(), reset: r.as_str(), params: param_map(b.kind(), &b.params()) }).collect();
     let manifest_files = files.iter().map(|(p, bytes)| ManifestFile { path: relative(&layout.root, p), sha256: sha256_hex(bytes) }).collect();
     let manifest = Manifest {
         generator: crate::GENERATOR,

@@ -91,6 +91,18 @@ pub fn design(kind: &str, set: Option<(&str, &str)>) -> String {
     format!("[design]\nname = \"sweep\"\n\n[[blocks]]\nkind = \"{kind}\"\nname = \"b\"\n{}\n", lines.join("\n"))
 }
 
+/// One design holding every kind's base block (each named after its kind), with the design's
+/// reset style `reset` (`"sync_high"` or `"async_low"`); the kinds whose base is combinational
+/// (CRC and RS networks) are pipelined one stage, so every kind has registers to reset.
+pub fn every_kind_design(reset: &str) -> String {
+    let mut text = format!("[design]\nname = \"kinds\"\nreset = \"{reset}\"\n");
+    for (kind, fields) in BASES {
+        let pipeline = if ["crc", "rs_crc", "rs_fec"].contains(kind) { "pipeline = 1\n" } else { "" };
+        text.push_str(&format!("\n[[blocks]]\nkind = \"{kind}\"\nname = \"{kind}\"\n{fields}\n{pipeline}"));
+    }
+    text
+}
+
 /// The values a field is swept to, as TOML text.
 fn values(kind: &str, spec: &FieldSpec) -> Vec<String> {
     match spec.ty {

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : crc32_pipe (kind crc)
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // 32-bit CRC over a 72-bit message in one cycle.
 //

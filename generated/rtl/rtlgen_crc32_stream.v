@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : crc32_stream (kind crc_stream)
 // Latency: 4 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // 32-bit CRC of messages of any length arriving as 64-byte beats, one beat per cycle with no
 // gap between messages; crc_valid pulses 4 cycles after the beat with in_last.

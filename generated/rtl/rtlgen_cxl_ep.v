@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : cxl_ep (kind rxl_endpoint)
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Full-duplex CXL 3.0 baseline (explicit FSN) link endpoint for 256-byte flits: payloads
 // numbered and kept in a 256-entry go-back-N replay buffer, PCIe 6.0 GF(2^8) flit CRC with

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : cxl_fec_pcie6 (kind rs_fec)
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Single-symbol-correcting Reed-Solomon decoder, PCIe 6.0 flit layout, 3 way(s): corrects one
 // symbol per way and flags ways with errors it cannot explain.

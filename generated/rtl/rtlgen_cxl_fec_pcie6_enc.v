@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : cxl_fec_pcie6 (kind rs_fec)
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Reed-Solomon encoder, PCIe 6.0 flit layout: 250 message symbols of 8 bits → 256-symbol
 // codeword (3 way(s), 2 check symbols each, t = 1).

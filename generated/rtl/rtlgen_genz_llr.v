@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : genz_llr (kind genz_llr)
 // Latency: 3 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Gen-Z link-level reliability, one interface (2 VCs, 8-byte beats): EE packets numbered
 // implicitly (16-bit TSEQ/RSEQ) and kept in a 16-slot retry buffer until acknowledged, LLR

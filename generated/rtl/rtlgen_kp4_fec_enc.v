@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : kp4_fec (kind rs_fec)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Streaming Reed-Solomon encoder RS(544,514) over GF(2^10), t = 15: 32 symbols per beat, 17
 // beats per codeword, one output register (latency 1 clock), AXI4-Stream-style ready/valid.

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : kr4_fec (kind rs_fec)
 // Latency: 54 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Streaming Reed-Solomon decoder RS(528,514) over GF(2^10), t = 7: 33 symbols per beat, one
 // codeword every 16 clocks; P-parallel syndromes, shared RiBM key-equation solver, P-parallel

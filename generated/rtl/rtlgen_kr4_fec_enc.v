@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : kr4_fec (kind rs_fec)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Streaming Reed-Solomon encoder RS(528,514) over GF(2^10), t = 7: 33 symbols per beat, 16
 // beats per codeword, one output register (latency 1 clock), AXI4-Stream-style ready/valid.

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : recxl_lu (kind recxl_logging_unit)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // ReCXL Logging Unit (paper §IV-B; contract recxl.md §4): 16 SRAM Log Buffer rows of one
 // 64-byte line, REPL → REPL_ACK, VAL with a 8-bit timestamp, release to a 1024-record DRAM

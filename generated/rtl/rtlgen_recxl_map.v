@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : recxl_map (kind recxl_replica_map)
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // ReCXL replica map (contract §4.9): the 3 CNs of 6 that log every update of a line (rotating
 // groups from an XOR-fold hash of the line address, paper §III-A), and the live member in

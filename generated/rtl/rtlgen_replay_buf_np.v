@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : replay_buf_np (kind replay_buffer)
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Go-back-N replay buffer of 20 entries of 33 bits with 8-bit sequence numbers: pushes are
 // numbered and kept until acknowledged, the output streams them in order at one per cycle and

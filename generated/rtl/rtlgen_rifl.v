@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rifl (kind rifl)
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // RIFL node (Shen, Zheng, Chow): 256-bit AXI4-Stream in and out, 1 lane(s) of 256-bit frames
 // with a 240-bit payload, CRC-12 ^ frame-ID verification, in-band NACK retransmission from a

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rifl4 (kind rifl)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // AXI4-Stream width converter (RX: lane groups to user beats): packs 120-byte beats into
 // 128-byte beats, each packet starting at byte 0 of an output beat, through a 480-byte ring

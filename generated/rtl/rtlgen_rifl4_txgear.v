@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rifl4 (kind rifl)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // AXI4-Stream width converter (TX: user beats to lane groups): packs 128-byte beats into
 // 120-byte beats, each packet starting at byte 0 of an output beat, through a 384-byte ring

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rifl_crc12 (kind crc)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // 12-bit CRC over a 248-bit message in one cycle.
 //

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rifl_crc12 (kind crc)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Checks a 12-bit CRC over a 248-bit message: ok = 1 iff crc_in matches.
 //

@@ -7,6 +7,7 @@
 // Block  : rifl (kind rifl)
 // Shared : also instantiated by block(s) rifl4
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Flow-control buffer of one lane (§4.D): a first-word-fall-through FIFO of 256 x 242-bit
 // entries in block RAM plus a head register; high/low drive the flow-control pause/resume

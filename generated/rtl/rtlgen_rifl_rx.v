@@ -7,6 +7,7 @@
 // Block  : rifl (kind rifl)
 // Shared : also instantiated by block(s) rifl4
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // One RIFL lane's receiver: verification code check, Listing 1's frame ID and threshold
 // counters with rollback, descrambling, delivery of new data frames, flow-control frame

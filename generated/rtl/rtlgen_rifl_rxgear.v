@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rifl (kind rifl)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // AXI4-Stream width converter (RX: lane groups to user beats): packs 30-byte beats into
 // 32-byte beats, each packet starting at byte 0 of an output beat, through a 120-byte ring (at

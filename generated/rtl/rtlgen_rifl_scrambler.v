@@ -7,6 +7,7 @@
 // Block  : rifl (kind rifl)
 // Shared : also instantiated by block(s) rifl4
 // Latency: 0 cycle(s) (combinational)
+// Reset  : rst, synchronous, active high
 //
 // Self-synchronous scrambler 1 + x^13 + x^33 over the 242-bit line region {meta, payload} of
 // each frame: y[j] = x[j] ^ y[j-13] ^ y[j-33].

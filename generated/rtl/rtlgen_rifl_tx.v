@@ -7,6 +7,7 @@
 // Block  : rifl (kind rifl)
 // Shared : also instantiated by block(s) rifl4
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // One RIFL lane's transmitter: the six-state controller of Fig. 4, a 256-frame retransmission
 // buffer in single-port LUT RAM, the retransmission procedure of 640 frames, flow-control

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rxl_ep_alt (kind rxl_endpoint)
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Full-duplex RXL (implicit sequence number) link endpoint for 256-byte flits: payloads
 // numbered and kept in a 96-entry go-back-N replay buffer, CRC-64/ECMA-182 CRC with

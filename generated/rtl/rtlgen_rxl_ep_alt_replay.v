@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rxl_ep_alt (kind rxl_endpoint); built by the replay_buffer generator
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Go-back-N replay buffer of 96 entries of 1920 bits with 10-bit sequence numbers: pushes are
 // numbered and kept until acknowledged, the output streams them in order at one per cycle and

@@ -7,6 +7,7 @@
 // Block  : rxl_ep (kind rxl_endpoint); built by the replay_buffer generator
 // Shared : also instantiated by block(s) cxl_ep
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // Go-back-N replay buffer of 256 entries of 1920 bits with 10-bit sequence numbers: pushes are
 // numbered and kept until acknowledged, the output streams them in order at one per cycle and

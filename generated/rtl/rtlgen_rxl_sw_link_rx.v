@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rxl_sw (kind rxl_switch)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // RXL switch ingress: pcie6 FEC decode and correct of a 256-byte flit, registered;
 // uncorrectable flits are dropped (out_valid stays low) and counted. No sequence state, no CRC

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : rxl_sw (kind rxl_switch)
 // Latency: 1 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // RXL switch egress: registers a flit's bytes 0-249 and re-encodes the pcie6 FEC bytes 250-255
 // for the next link.

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : sue_ep (kind sue_endpoint)
 // Latency: 6 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // SUE endpoint: rtlgen_sue_ep_packer (per-{destination, VC} packing, up to 256 bytes per PDU)
 // feeding rtlgen_sue_ep_transport (RH, R-CRC, go-back-N, ACK/NACK, per-VC receive buffers,

@@ -6,6 +6,7 @@
 // Design : rtlgen
 // Block  : sue_ep (kind sue_endpoint); built by the sue_transport generator
 // Latency: 2 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // SUE transport: 4 PSN spaces (per destination), window 4 in 4 slots of 256 bytes each; R-CRC
 // crc32; go-back-N on NACK and after 2048 cycles; receive buffers of 1024 bytes per VC (2

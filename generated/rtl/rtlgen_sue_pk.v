@@ -7,6 +7,7 @@
 // Block  : sue_pk (kind sue_packer)
 // Shared : also instantiated by block(s) sue_ep
 // Latency: 3 cycle(s)
+// Reset  : rst, synchronous, active high
 //
 // SUE packer: 8 command queues (4 destinations x 2 VCs, 16 commands of 32 bytes each) in block
 // RAM; round robin over VCs then destinations; each PDU packs up to 8 commands (256 bytes) of

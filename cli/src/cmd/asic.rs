@@ -1,8 +1,9 @@
 //! `rtl-gen asic [DIR] [--module M]… [--lib osu018|osu035|osu050|PATH.lib] [--clock-mhz F]
 //! [--ram macro|flops] [--json FILE] [--work DIR] [--package DIR] [--gate-tree DIR] [-j N]
-//! [--pnr [--pnr-dir DIR] [--pnr-picture FILE]]`: each module mapped to a standard-cell library with Yosys and timed by
+//! [--pnr [--pnr-dir DIR] [--pnr-picture FILE]]`: each module mapped to a standard-cell
+//! library with Yosys (RAM wrappers kept as SRAM macros unless `--ram flops`) and timed by
 //! OpenSTA against the SDC the generator emitted (`rtl_gen::tools::asic`): cells, area,
-//! flip-flops, worst slack and critical path, power; with `--pnr`, placed, routed, checked
+//! flip-flops, macros, worst slack and critical path, power; with `--pnr`, placed, routed, checked
 //! (DRC, LVS) and timed again on the routed netlist by qflow's tools (`asic::pnr`).
 
 use super::synth::write_file;

@@ -11,8 +11,8 @@
 //! [`liberty`]: the wrapper's ports treated as a register boundary, as its RTL describes them
 //! (every input sampled at the rising edge of `clk`, `rd_data` launched by it): setup
 //! [`MacroTiming::setup_ns`] and hold [`MacroTiming::hold_ns`] on every input,
-//! clock-to-output [`MacroTiming::clk_to_out_ns`] on `rd_data`. The defaults are the OSU
-//! 0.18 µm `DFFPOSX1` flip-flop's at a moderate load, the cell the wrapper's read register maps
+//! clock-to-output [`MacroTiming::clk_to_out_ns`] on `rd_data`. The defaults are about the OSU
+//! 0.18 µm `DFFPOSX1` flip-flop's, the cell the wrapper's read register maps
 //! to in `--ram flops`, so the two modes time the logic around the array alike; a real
 //! macro's access time is longer, and a team replaces this model with its compiler's Liberty
 //! file. The model has no area: the table's area is the standard cells', the macros are
@@ -52,8 +52,9 @@ pub struct MacroTiming {
     pub hold_ns: f64,
 }
 
-/// The OSU 0.18 µm `DFFPOSX1`'s clock-to-Q and setup at a moderate load (OpenSTA on the
-/// mapped replay buffer: 0.295 ns and 0.144 ns), rounded up.
+/// About the OSU 0.18 µm `DFFPOSX1`'s clock-to-Q and setup (OpenSTA on mapped modules of the
+/// default design: clock-to-Q 0.295 ns at a light load, setup 0.14 to 0.18 ns with the input's
+/// slew).
 pub const DEFAULT_TIMING: MacroTiming = MacroTiming { clk_to_out_ns: 0.30, setup_ns: 0.15, hold_ns: 0.05 };
 
 /// A RAM wrapper kept as a macro: its module and ports (from the manifest).

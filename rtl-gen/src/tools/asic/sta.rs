@@ -76,6 +76,10 @@ pub fn without_tied(problems: &[String], tied: &[String]) -> Vec<String> {
     let mut group: Vec<String> = Vec::new();
     let mut dropped = false;
     let mut close = |group: &mut Vec<String>, dropped: bool| {
+        if dropped && group.len() > 1 && group[0].contains("unconstrained endpoint") {
+            // OpenSTA's count included the tied pins.
+            group[0] = format!("Warning: There are {} unconstrained endpoints (macro pins tied to a constant not counted).", group.len() - 1);
+        }
         if !(dropped && group.len() == 1) {
             out.append(group);
         }
@@ -260,7 +264,7 @@ RTLGEN-END
         assert!(without_tied(&p(&["Warning: There is 1 unconstrained endpoint.", "u_ram/rd_en"]), &tied).is_empty());
         assert_eq!(
             without_tied(&p(&["Warning: There are 2 input ports missing set_input_delay.", "a", "Warning: There are 2 unconstrained endpoints.", "u_ram/rd_en", "_5_/D"]), &tied),
-            p(&["Warning: There are 2 input ports missing set_input_delay.", "a", "Warning: There are 2 unconstrained endpoints.", "_5_/D"])
+            p(&["Warning: There are 2 input ports missing set_input_delay.", "a", "Warning: There are 1 unconstrained endpoints (macro pins tied to a constant not counted).", "_5_/D"])
         );
         assert_eq!(without_tied(&p(&["Warning: loops."]), &tied), p(&["Warning: loops."]));
     }

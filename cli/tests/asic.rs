@@ -3,7 +3,7 @@
 //! figures must be real (area, a slack, the flip-flops the RTL has), the hand-off package must
 //! hold its files and never touch a folder it does not own, and bad options are refused.
 
-use rtl_gen::tools::asic::{self, LibraryChoice};
+use rtl_gen::tools::asic::{self, LibraryChoice, RamMode};
 use rtl_gen::tools::{yosys_words, TreeManifest};
 use std::path::Path;
 use std::process::Command;
@@ -47,7 +47,7 @@ fn small_modules_map_and_time_with_the_emitted_sdc_and_package() {
     let pkg = dir.path().join("pkg");
     let modules = ["rtlgen_crc32", "rtlgen_replay_buf", "rtlgen_rifl_rx"];
     let out = bin()
-        .args(["asic", "generated", "--lib", "osu018"])
+        .args(["asic", "generated", "--lib", "osu018", "--ram", "flops"])
         .args(modules.iter().flat_map(|m| ["--module", m]))
         .arg("--json")
         .arg(&json)
@@ -128,6 +128,73 @@ fn small_modules_map_and_time_with_the_emitted_sdc_and_package() {
     assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).expect("kept"), "mine");
 }
 
+/// The replay buffers with their RAM wrappers kept as SRAM macros (the default): one macro
+/// instance of each shape, no RAM bit left as a flip-flop, the read enable the buffers tie high
+/// listed as tied rather than unconstrained, every path to and from the macro pins timed, and
+/// the macro timing model in the package; with `--ram flops` the same modules hold the RAM bits
+/// as flip-flops and no macro.
+#[test]
+fn ram_wrappers_stay_macros_timed_at_their_pins() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let modules = ["rtlgen_replay_buf", "rtlgen_replay_buf_np"];
+    let shapes = [("rtlgen_ram_1r1w_64x16", 64, 16), ("rtlgen_ram_1r1w_33x32", 33, 32)];
+    let run = |ram: &str, json: &str, pkg: Option<&str>| -> Vec<serde_json::Value> {
+        let mut c = bin();
+        c.args(["asic", "generated", "--ram", ram]).args(modules.iter().flat_map(|m| ["--module", m])).arg("--json").arg(dir.path().join(json)).arg("--work").arg(dir.path().join(ram));
+        if let Some(p) = pkg {
+            c.arg("--package").arg(dir.path().join(p));
+        }
+        let out = c.output().expect("run rtl-gen");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "rtl-gen asic --ram {ram} failed:\n{text}");
+        for (m, (shape, w, d)) in modules.iter().zip(shapes) {
+            if ram == "macro" {
+                assert!(text.contains(&format!("{m}: RAM macro 1 × {shape} ({w} × {d} bits, {} bits)", w * d)), "{text}");
+            }
+        }
+        let rows: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(json)).expect("JSON")).expect("valid JSON");
+        rows.as_array().expect("rows").clone()
+    };
+    let macro_rows = run("macro", "m.json", Some("pkg"));
+    let flop_rows = run("flops", "f.json", None);
+    for ((m, (shape, w, d)), (mr, fr)) in modules.iter().zip(shapes).zip(macro_rows.iter().zip(&flop_rows)) {
+        assert_eq!(mr["ram"], "macro");
+        assert_eq!(mr["macros"], serde_json::json!([{ "module": shape, "width": w, "depth": d, "count": 1, "bits": w * d }]), "{m}: {mr}");
+        assert_eq!(mr["unconstrained"], serde_json::json!([]), "OpenSTA found unconstrained paths in {m}: {mr}");
+        assert_eq!(mr["macro_pins_tied"], serde_json::json!(["u_ram/rd_en = 1"]), "{m}: the buffer reads every cycle: {mr}");
+        assert_eq!(mr["macro_timing"]["clk_to_out_ns"].as_f64(), Some(0.3), "{mr}");
+        assert!(mr["worst_slack_ns"].as_f64().is_some() && mr["cells"].as_u64() > Some(100), "{mr}");
+        let (ff_macro, ff_flops) = (mr["flip_flops"].as_u64().expect("FFs"), fr["flip_flops"].as_u64().expect("FFs"));
+        assert_eq!(fr["ram"], "flops");
+        assert_eq!(fr["macros"], serde_json::json!([]), "{fr}");
+        assert_eq!(ff_flops, generic_flip_flops(m), "{m}: flip-flops mode keeps every register");
+        assert_eq!(ff_flops - ff_macro, u64::try_from(w * d + w).expect("bits"), "{m}: the words and the read register are the macro's");
+        assert!(mr["area_um2"].as_f64() < fr["area_um2"].as_f64(), "{m}: standard-cell area without the array");
+    }
+    // Paths through the macro pins are timed with the model (launch at rd_data, capture at wr_data).
+    let work = dir.path().join("macro/rtlgen_replay_buf");
+    let lib = std::fs::read_to_string(work.join("ram_macros.lib")).expect("macro model");
+    assert!(lib.contains("cell (rtlgen_ram_1r1w_64x16)") && lib.contains("timing_type : setup_rising") && lib.contains("timing_type : rising_edge"), "{lib}");
+    let netlist = std::fs::read_to_string(work.join("rtlgen_replay_buf.v")).expect("netlist");
+    assert!(netlist.contains("rtlgen_ram_1r1w_64x16 u_ram (") && !netlist.contains("module rtlgen_ram_1r1w_64x16"), "the wrapper is an instance, not a module of the netlist");
+    let tcl = std::fs::read_to_string(work.join("sta.tcl")).expect("script");
+    let probe = work.join("probe.tcl");
+    let through = tcl.replace("puts RTLGEN-WORST-PATH\n", "puts PROBE-FROM\nreport_checks -through [get_pins u_ram/rd_data*] -format full\nputs PROBE-TO\nreport_checks -to [get_pins u_ram/wr_data*] -format full\nputs RTLGEN-WORST-PATH\n");
+    std::fs::write(&probe, through).expect("write");
+    let out = Command::new("sta").args(["-no_splash", "-exit"]).arg(&probe).current_dir(workspace()).output().expect("sta installed");
+    let log = String::from_utf8_lossy(&out.stdout);
+    let (from, to) = log.split_once("PROBE-TO").expect("both reports");
+    assert!(from.contains("Startpoint: u_ram (rising edge-triggered flip-flop clocked by clk)") && from.contains("u_ram/rd_data[") && from.contains("slack ("), "{from}");
+    assert!(to.contains("Endpoint: u_ram (rising edge-triggered flip-flop clocked by clk)") && to.contains("library setup time") && to.contains("slack ("), "{to}");
+    let pkg = dir.path().join("pkg");
+    for m in modules {
+        let lib = std::fs::read_to_string(pkg.join(format!("{m}_ram_macros.lib"))).expect("macro model in the package");
+        assert!(lib.contains("library (rtlgen_ram_macros)"));
+    }
+    let readme = std::fs::read_to_string(pkg.join("README.md")).expect("readme");
+    assert!(readme.contains("| rtlgen_replay_buf | rtlgen_ram_1r1w_64x16 | 64 × 16 | 1 | 1024 |") && readme.contains("clean for every module"), "{readme}");
+}
+
 /// The SDC before it set input and output delays (a clock only) leaves every port path
 /// unconstrained: the check the test above relies on does fail.
 #[test]
@@ -142,15 +209,15 @@ fn an_sdc_with_only_a_clock_leaves_ports_unconstrained() {
     std::fs::write(tree.join("constraints/rtlgen.sdc"), "create_clock -name clk -period 2.000 [get_ports clk]\n").expect("write");
     let manifest = TreeManifest::load(&tree).expect("manifest");
     let library = LibraryChoice::Osu018.resolve().expect("qflow installed");
-    let run = asic::map_module(&tree, &manifest, "rtlgen_crc32_pipe", &library, None, &dir.path().join("work")).expect("mapped and timed");
+    let run = asic::map_module(&tree, &manifest, "rtlgen_crc32_pipe", &library, None, RamMode::Flops, &dir.path().join("work")).expect("mapped and timed");
     let problems = run.row.unconstrained.join("\n");
     assert!(problems.contains("input ports missing set_input_delay") && problems.contains("output ports missing set_output_delay"), "{problems}");
 
     // The same module at 100 MHz with the emitted SDC: more slack than at the design's clock.
     let tree = generated;
     let manifest = TreeManifest::load(&tree).expect("manifest");
-    let fast = asic::map_module(&tree, &manifest, "rtlgen_crc32_pipe", &library, None, &dir.path().join("w500")).expect("500 MHz");
-    let slow = asic::map_module(&tree, &manifest, "rtlgen_crc32_pipe", &library, Some(100.0), &dir.path().join("w100")).expect("100 MHz");
+    let fast = asic::map_module(&tree, &manifest, "rtlgen_crc32_pipe", &library, None, RamMode::Flops, &dir.path().join("w500")).expect("500 MHz");
+    let slow = asic::map_module(&tree, &manifest, "rtlgen_crc32_pipe", &library, Some(100.0), RamMode::Flops, &dir.path().join("w100")).expect("100 MHz");
     assert_eq!(slow.row.clock_mhz, 100.0);
     assert!(slow.row.unconstrained.is_empty() && fast.row.unconstrained.is_empty(), "{:?} {:?}", slow.row.unconstrained, fast.row.unconstrained);
     let (s100, s500) = (slow.row.worst_slack_ns.expect("slack"), fast.row.worst_slack_ns.expect("slack"));

@@ -78,7 +78,7 @@ fn a_small_crc_routes_drc_and_lvs_clean_and_a_fast_clock_shows_negative_slack() 
     std::fs::write(d.join("tiny.toml"), TINY).expect("write design");
     ok(&rtl_gen(&["generate", "tiny.toml", "--out", "out"], d));
     let out = ok(&rtl_gen(
-        &["asic", "out/tiny", "--module", "tiny_crc8", "--pnr", "--pnr-dir", "pnr", "--work", "work", "--json", "a.json", "--pnr-picture", "pics/tiny.png"],
+        &["asic", "out/tiny", "--module", "tiny_crc8", "--pnr", "--pnr-dir", "pnr", "--work", "work", "--json", "a.json", "--pnr-picture", "pics/tiny.png", "--package", "pkg"],
         d,
     ));
     let p = pnr_of(&d.join("a.json"));
@@ -89,6 +89,24 @@ fn a_small_crc_routes_drc_and_lvs_clean_and_a_fast_clock_shows_negative_slack() 
     assert!(p["critical_path"]["depth"].as_u64().expect("depth") >= 1, "{p}");
     assert!(out.contains("| tiny_crc8 |") && out.contains("match") && out.contains(&format!("{slack:.3}")), "{out}");
     assert_eq!(std::fs::read(d.join("pics/tiny.png")).expect("copied picture"), std::fs::read(d.join(p["picture"].as_str().expect("picture"))).expect("png"));
+
+    // The package carries the layout and the post-route reports, and its README lists them.
+    let pkg = d.join("pkg");
+    let read = |f: &str| std::fs::read(pkg.join(f)).unwrap_or_else(|e| panic!("{f} missing from the package: {e}"));
+    for f in ["tiny_crc8.gds", "tiny_crc8.def", "tiny_crc8_layout.png", "tiny_crc8_routed.v", "tiny_crc8_routed.spef", "tiny_crc8_drc.txt", "tiny_crc8_lvs.txt", "tiny_crc8_post_route_timing.txt"] {
+        assert!(!read(f).is_empty(), "{f} is empty");
+    }
+    assert_eq!(read("tiny_crc8.gds"), std::fs::read(d.join(p["gds"].as_str().expect("gds"))).expect("gds"));
+    assert_eq!(read("tiny_crc8_layout.png"), std::fs::read(d.join(p["picture"].as_str().expect("picture"))).expect("png"));
+    assert_eq!(&read("tiny_crc8.gds")[..4], [0x00, 0x06, 0x00, 0x02], "a GDSII HEADER record");
+    assert!(String::from_utf8_lossy(&read("tiny_crc8.def")).contains("DIEAREA"));
+    assert!(String::from_utf8_lossy(&read("tiny_crc8_post_route_timing.txt")).contains(&format!("{slack:.3}")), "the post-route report of the table's slack");
+    let lvs = String::from_utf8_lossy(&read("tiny_crc8_lvs.txt")).into_owned();
+    assert!(lvs.contains("match uniquely"), "{lvs}");
+    let readme = String::from_utf8_lossy(&read("README.md")).into_owned();
+    assert!(readme.contains("`<module>.gds`, `<module>.def`, `<module>_layout.png`") && readme.contains("| tiny_crc8 |") && readme.contains("| match |"), "{readme}");
+    let listed = String::from_utf8_lossy(&read("PACKAGE_FILES")).into_owned();
+    assert!(listed.lines().any(|l| l == "tiny_crc8.gds") && listed.lines().any(|l| l == "tiny_crc8_lvs.txt"), "{listed}");
 
     // 2 GHz: the same flow, into the same (now the tool's own) folder; the slack is negative
     // and reported so, in the JSON and the table.
@@ -135,6 +153,18 @@ fn missing_qflow_and_ambiguous_picture_are_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--pnr-picture needs exactly one --module"), "{err}");
+    // qflow synthesizes the RTL itself (RAMs as flip-flops): a module with RAM wrappers needs
+    // --ram flops, said before anything runs.
+    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+        .args(["asic", "generated", "--module", "rtlgen_replay_buf", "--pnr", "--pnr-dir"])
+        .arg(dir.path().join("pnr"))
+        .current_dir(workspace())
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--ram flops") && err.contains("rtlgen_replay_buf"), "{err}");
+    assert!(!dir.path().join("pnr").exists(), "nothing written");
     let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen")).args(["asic", "generated", "--pnr-dir", "x"]).current_dir(workspace()).output().expect("run");
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--pnr"), "--pnr-dir needs --pnr");
 }

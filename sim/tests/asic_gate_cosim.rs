@@ -8,24 +8,25 @@
 mod common;
 
 use common::{scaled, workspace};
-use rtl_gen::tools::asic::{self, gates, LibraryChoice};
+use rtl_gen::tools::asic::{self, gates, LibraryChoice, RamMode};
 use rtl_gen::tools::TreeManifest;
 use rtl_gen_sim::{cosim, Bench};
 use std::path::Path;
 
 /// `module` mapped, its netlist passed through `edit`, flattened, and co-simulated for
-/// `vectors` random vectors or cycles (plus the driver's corner cases).
-fn gate_level(module: &str, vectors: u64, edit: impl Fn(&str) -> String) -> cosim::Outcome {
+/// `vectors` random vectors or cycles (plus the driver's corner cases); RAM wrappers mapped as
+/// `ram` says (as macros, the wrapper's RTL is the macro's model in the gate-level tree).
+fn gate_level(module: &str, vectors: u64, ram: RamMode, edit: impl Fn(&str) -> String) -> cosim::Outcome {
     let tree = workspace().join("generated");
     let manifest = TreeManifest::load(&tree).expect("manifest");
     let library = LibraryChoice::Osu018.resolve().expect("qflow installed (scripts/setup)");
     let dir = tempfile::tempdir().expect("temp dir");
-    let run = asic::map_module(&tree, &manifest, module, &library, None, &dir.path().join("work")).expect("mapped");
+    let run = asic::map_module(&tree, &manifest, module, &library, None, ram, &dir.path().join("work")).expect("mapped");
     let mapped = std::fs::read_to_string(&run.netlist).expect("netlist");
     let edited = dir.path().join("edited.v");
     std::fs::write(&edited, edit(&mapped)).expect("write");
     let gate = dir.path().join("gate.v");
-    gates::simulation_netlist(&library, &edited, module, &gate).expect("flattened");
+    gates::simulation_netlist(&library, &edited, module, &run.macro_sources, &gate).expect("flattened");
     let gate_tree = gates::gate_tree(&tree, &manifest, module, &gate, &dir.path().join("tree")).expect("gate tree");
     let bench = Bench::from_tree(&gate_tree).expect("bench");
     let m = bench.elab().modules.iter().find(|m| m.name() == module).expect("module in the design");
@@ -41,22 +42,33 @@ fn unchanged(text: &str) -> String {
 
 #[test]
 fn crc32_gate_netlist_equals_the_model_and_a_changed_gate_does_not() {
-    let o = gate_level("rtlgen_crc32", scaled(2_000) as u64, unchanged);
+    let o = gate_level("rtlgen_crc32", scaled(2_000) as u64, RamMode::Flops, unchanged);
     o.check().expect("gate-level CRC-32 equals the model");
     // One XOR of the network turned into an XNOR (same pins): the netlist is wrong and the
     // co-simulation must say so.
-    let o = gate_level("rtlgen_crc32", scaled(2_000) as u64, |t| t.replacen("XOR2X1 ", "XNOR2X1 ", 1));
+    let o = gate_level("rtlgen_crc32", scaled(2_000) as u64, RamMode::Flops, |t| t.replacen("XOR2X1 ", "XNOR2X1 ", 1));
     assert!(o.mismatches > 0 && o.first.is_some(), "a changed gate went unnoticed: {o:?}");
 }
 
 #[test]
 fn replay_buffer_gate_netlist_equals_the_model() {
-    gate_level("rtlgen_replay_buf", scaled(3_000) as u64, unchanged).check().expect("gate-level replay buffer equals the model");
+    gate_level("rtlgen_replay_buf", scaled(3_000) as u64, RamMode::Flops, unchanged).check().expect("gate-level replay buffer equals the model");
+}
+
+/// The replay buffer with its RAM kept as a macro (`rtl-gen asic`'s default): the netlist
+/// around the macro instance, the wrapper's RTL standing in for the SRAM.
+#[test]
+fn replay_buffer_gate_netlist_around_its_ram_macro_equals_the_model() {
+    let o = gate_level("rtlgen_replay_buf", scaled(3_000) as u64, RamMode::Macro, |t| {
+        assert!(t.contains("rtlgen_ram_1r1w_64x16 u_ram ("), "the RAM is a macro instance");
+        t.to_string()
+    });
+    o.check().expect("gate-level replay buffer with its RAM macro equals the model");
 }
 
 #[test]
 fn rifl_receiver_gate_netlist_equals_the_model() {
-    gate_level("rtlgen_rifl_rx", scaled(3_000) as u64, unchanged).check().expect("gate-level RIFL receiver equals the model");
+    gate_level("rtlgen_rifl_rx", scaled(3_000) as u64, RamMode::Flops, unchanged).check().expect("gate-level RIFL receiver equals the model");
 }
 
 #[test]

@@ -1,14 +1,15 @@
 //! `rtl-gen asic [DIR] [--module M]… [--lib osu018|osu035|osu050|PATH.lib] [--clock-mhz F]
-//! [--json FILE] [--work DIR] [--package DIR] [--gate-tree DIR] [-j N] [--pnr [--pnr-dir DIR]
-//! [--pnr-picture FILE]]`: each module mapped to a standard-cell library with Yosys and timed by
+//! [--ram macro|flops] [--json FILE] [--work DIR] [--package DIR] [--gate-tree DIR] [-j N]
+//! [--pnr [--pnr-dir DIR] [--pnr-picture FILE]]`: each module mapped to a standard-cell
+//! library with Yosys (RAM wrappers kept as SRAM macros unless `--ram flops`) and timed by
 //! OpenSTA against the SDC the generator emitted (`rtl_gen::tools::asic`): cells, area,
-//! flip-flops, worst slack and critical path, power; with `--pnr`, placed, routed, checked
+//! flip-flops, macros, worst slack and critical path, power; with `--pnr`, placed, routed, checked
 //! (DRC, LVS) and timed again on the routed netlist by qflow's tools (`asic::pnr`).
 
 use super::synth::write_file;
 use super::CmdResult;
 use anyhow::Context;
-use rtl_gen::tools::asic::{self, gates, package, pnr, LibraryChoice};
+use rtl_gen::tools::asic::{self, gates, package, pnr, LibraryChoice, RamMode};
 use rtl_gen::tools::{parallel_map, TreeManifest};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +31,12 @@ pub struct Args {
     /// clock period (its input/output delays stay as emitted); default: the design's clock.
     #[arg(long, value_name = "F", value_parser = |s: &str| super::sim::in_range(s, 1.0, 5000.0))]
     pub clock_mhz: Option<f64>,
+    /// RAM wrappers: `macro` keeps each synchronous-read wrapper as a black box (an SRAM macro,
+    /// timed as a register boundary: setup and clock-to-output of the library's flip-flop) and
+    /// flattens the rest; `flops` flattens them into flip-flops too. --pnr needs `flops` for a
+    /// module with RAM wrappers (qflow synthesizes the RTL itself).
+    #[arg(long, value_name = "MODE", default_value = "macro", value_parser = RamMode::parse)]
+    pub ram: RamMode,
     /// Where to write the JSON report (default target/asic/<design>.json).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -86,12 +93,17 @@ pub fn run(a: Args) -> CmdResult {
         if a.pnr_picture.is_some() && names.len() != 1 {
             anyhow::bail!("--pnr-picture needs exactly one --module (the layout of {} modules was asked)", names.len());
         }
+        if a.ram == RamMode::Macro {
+            if let Some(m) = names.iter().find(|m| !asic::macros::wrappers(&manifest, m).is_empty()) {
+                anyhow::bail!("--pnr places qflow's own synthesis of the RTL, RAMs as flip-flops: pass --ram flops for {m}, which has RAM wrappers");
+            }
+        }
         pnr::own_dir(&pnr_dir)?;
     }
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/asic/{}", manifest.design)));
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {
-        let r = asic::map_module(&a.tree, &manifest, name, &library, a.clock_mhz, &work);
+        let r = asic::map_module(&a.tree, &manifest, name, &library, a.clock_mhz, a.ram, &work);
         if let Ok(run) = &r {
             eprintln!("mapped and timed {} in {:.1} s", name, run.row.yosys_seconds + run.row.sta_seconds);
         }
@@ -146,7 +158,7 @@ fn write_gate_tree(tree: &std::path::Path, manifest: &TreeManifest, library: &as
     for r in runs {
         let m = &r.row.module;
         let gate = r.netlist.with_file_name(format!("{m}_gates.v"));
-        gates::simulation_netlist(library, &r.netlist, m, &gate).with_context(|| format!("the gate-level netlist of {m}"))?;
+        gates::simulation_netlist(library, &r.netlist, m, &r.macro_sources, &gate).with_context(|| format!("the gate-level netlist of {m}"))?;
         gates::gate_tree(tree, manifest, m, &gate, dir).with_context(|| format!("--gate-tree {}", dir.display()))?;
         netlists.push((m, gate));
     }

@@ -24,6 +24,11 @@ pub struct TreeManifest {
 pub struct TreeModule {
     pub name: String,
     pub file: String,
+    /// `ram` for a RAM wrapper (its shape in `params`: `width`, `depth`, `read`, `style`).
+    #[serde(default)]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub params: std::collections::BTreeMap<String, serde_json::Value>,
     #[serde(default)]
     pub depends: Vec<String>,
     /// Ports, clock and reset (the FPGA measurement wrapper is built from them).

@@ -13,6 +13,10 @@
 //! [`gate_tree`] then copies the tree (manifest and sources) with the module's file replaced by
 //! that netlist, so `rtl-gen sim cosim --tree` and `sim::Bench::from_tree` run it against the
 //! reference model like any RTL.
+//!
+//! A netlist with RAM macros (`--ram macro`) keeps their instances: the wrappers' RTL is read as
+//! black boxes while flattening, so the gate-level tree runs the netlist around the wrapper's
+//! own RTL, the behavioural model of the macro.
 
 use super::super::{run, yosys_word, ToolError, TreeManifest};
 use super::Library;
@@ -21,14 +25,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The Yosys script writing `top` of the mapped `netlist` flattened into the cells' Liberty
-/// functions. Paths are quoted words, `top` a checked identifier.
-pub fn script(liberty: &str, netlist: &str, top: &str, out: &str) -> String {
-    format!("read_liberty -ignore_miss_func {liberty}; read_verilog {netlist}; hierarchy -top {top}; flatten; hierarchy -top {top}; opt_clean; write_verilog -noattr {out}")
+/// functions. Paths are quoted words (`macros`: the RAM wrappers' RTL, empty or words with a
+/// leading blank), `top` a checked identifier.
+pub fn script(liberty: &str, netlist: &str, top: &str, macros: &str, out: &str) -> String {
+    let macros = if macros.trim().is_empty() { String::new() } else { format!(" read_verilog -lib {};", macros.trim()) };
+    format!("read_liberty -ignore_miss_func {liberty};{macros} read_verilog {netlist}; hierarchy -top {top}; flatten; hierarchy -top {top}; opt_clean; write_verilog -noattr {out}")
 }
 
-/// Writes the simulation netlist of the mapped `netlist` of `top` to `out`.
-pub fn simulation_netlist(library: &Library, netlist: &Path, top: &str, out: &Path) -> Result<(), ToolError> {
-    let script = script(&yosys_word(&library.liberty)?, &yosys_word(netlist)?, top, &yosys_word(out)?);
+/// Writes the simulation netlist of the mapped `netlist` of `top` to `out`; `macros` the RTL
+/// files of the RAM wrappers it instantiates as macros (left as instances).
+pub fn simulation_netlist(library: &Library, netlist: &Path, top: &str, macros: &[PathBuf], out: &Path) -> Result<(), ToolError> {
+    let macro_words = if macros.is_empty() { String::new() } else { super::super::yosys_words(macros)? };
+    let script = script(&yosys_word(&library.liberty)?, &yosys_word(netlist)?, top, &macro_words, &yosys_word(out)?);
     let (ok, log) = run(Command::new("yosys").args(["-q", "-p", &script]))?;
     if !ok {
         return Err(ToolError::Io(std::io::Error::other(format!("yosys could not flatten the netlist of {top} into the cells of {}:\n{log}", library.name))));
@@ -62,8 +70,10 @@ pub fn gate_tree(tree: &Path, manifest: &TreeManifest, module: &str, gate_netlis
 mod tests {
     #[test]
     fn the_script_flattens_into_the_liberty_models_and_drops_them() {
-        let s = super::script("\"l.lib\"", "\"n.v\"", "top", "\"g.v\"");
+        let s = super::script("\"l.lib\"", "\"n.v\"", "top", "", "\"g.v\"");
         assert!(s.starts_with("read_liberty -ignore_miss_func \"l.lib\"; read_verilog \"n.v\""), "{s}");
         assert!(s.contains("flatten; hierarchy -top top") && s.ends_with("write_verilog -noattr \"g.v\""), "{s}");
+        let s = super::script("\"l.lib\"", "\"n.v\"", "top", "\"r.v\"", "\"g.v\"");
+        assert!(s.starts_with("read_liberty -ignore_miss_func \"l.lib\"; read_verilog -lib \"r.v\"; read_verilog \"n.v\""), "{s}");
     }
 }

@@ -20,11 +20,14 @@ pub const ABC_SCRIPT: &str = "+strash;&get,-n;&fraig,-x;&put;scorr;dc2;dretime;s
 
 /// The Yosys script mapping `top` from `files` to the library `liberty` and writing the netlist
 /// to `netlist`. `files`, `liberty` and `netlist` are quoted script words
-/// ([`crate::tools::yosys_words`]); `top` a checked identifier; `delay_ps` ABC's target.
-pub fn script(files: &str, top: &str, liberty: &str, delay_ps: u64, netlist: &str) -> String {
+/// ([`crate::tools::yosys_words`]); `top` a checked identifier; `delay_ps` ABC's target;
+/// `macros` the modules kept as black boxes (checked identifiers: RAM wrappers, emptied by
+/// `blackbox` before `synth -flatten`, which then keeps their instances).
+pub fn script(files: &str, top: &str, liberty: &str, delay_ps: u64, netlist: &str, macros: &[String]) -> String {
+    let blackbox = if macros.is_empty() { String::new() } else { format!(" blackbox {};", macros.join(" ")) };
     format!(
-        "read_verilog {files}; synth -flatten -top {top}; dfflibmap -liberty {liberty}; abc -liberty {liberty} -D {delay_ps} -script {ABC_SCRIPT}; splitnets; opt_clean -purge; \
-         log {STAT_MARK}; stat -liberty {liberty}; write_verilog -noattr -noexpr {netlist}"
+        "read_verilog {files};{blackbox} synth -flatten -top {top}; dfflibmap -liberty {liberty}; abc -liberty {liberty} -D {delay_ps} -script {ABC_SCRIPT}; splitnets; opt_clean -purge; \
+         log {STAT_MARK}; stat -liberty {liberty}; write_verilog -noattr -noexpr -simple-lhs {netlist}"
     )
 }
 
@@ -116,9 +119,12 @@ RTLGEN-ASIC-STAT
 
     #[test]
     fn the_script_maps_to_the_library_with_the_delay_target() {
-        let s = script("\"a.v\"", "top", "\"l.lib\"", 2000, "\"n.v\"");
+        let s = script("\"a.v\"", "top", "\"l.lib\"", 2000, "\"n.v\"", &[]);
         assert!(s.contains("dfflibmap -liberty \"l.lib\"") && s.contains("abc -liberty \"l.lib\" -D 2000 -script +strash;"), "{s}");
-        assert!(s.ends_with("write_verilog -noattr -noexpr \"n.v\""), "{s}");
+        assert!(s.ends_with("write_verilog -noattr -noexpr -simple-lhs \"n.v\""), "OpenSTA reads no concatenation on the left of an assign: {s}");
         assert!(!ABC_SCRIPT.contains(' '), "blanks are commas in an `abc -script +…` argument");
+        assert!(s.starts_with("read_verilog \"a.v\"; synth -flatten"), "{s}");
+        let s = script("\"a.v\"", "top", "\"l.lib\"", 2000, "\"n.v\"", &["x_ram_1r1w_8x4".into(), "x_ram_1r1w_9x4".into()]);
+        assert!(s.starts_with("read_verilog \"a.v\"; blackbox x_ram_1r1w_8x4 x_ram_1r1w_9x4; synth -flatten -top top;"), "{s}");
     }
 }

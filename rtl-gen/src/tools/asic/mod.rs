@@ -7,6 +7,7 @@
 
 pub mod gates;
 pub mod library;
+pub mod macros;
 pub mod mapping;
 pub mod package;
 pub mod pnr;
@@ -14,6 +15,7 @@ pub mod sta;
 
 use super::{run, yosys_word, yosys_words, ToolError, TreeManifest};
 pub use library::{Library, LibraryChoice};
+pub use macros::RamMode;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +33,16 @@ pub struct AsicRow {
     /// Sum of the cells' Liberty areas (µm² for the OSU libraries), before placement.
     pub area_um2: f64,
     pub flip_flops: u64,
+    /// How the RAM wrappers were synthesized.
+    pub ram: RamMode,
+    /// The RAM wrappers kept as macros (`--ram macro`): shape, instances, bits; their area is
+    /// not in `area_um2`.
+    pub macros: Vec<macros::RamMacro>,
+    /// Macro input pins the netlist ties to a constant (`pin = 0|1`, e.g. a read enable held
+    /// high): no path reaches them, so they are not counted in `unconstrained`.
+    pub macro_pins_tied: Vec<String>,
+    /// The assumed timing of the macro pins (`None` without macros).
+    pub macro_timing: Option<macros::MacroTiming>,
     pub cell_counts: BTreeMap<String, u64>,
     /// Yosys's `Warning:` lines (none expected).
     pub yosys_warnings: Vec<String>,
@@ -59,6 +71,10 @@ pub struct AsicRun {
     pub sdc: PathBuf,
     pub yosys_log: PathBuf,
     pub sta_log: PathBuf,
+    /// The macros' Liberty timing models (`None` without macros).
+    pub macro_liberty: Option<PathBuf>,
+    /// The RTL of the wrappers kept as macros (their behavioural models in a gate-level tree).
+    pub macro_sources: Vec<PathBuf>,
 }
 
 /// The SDC the generator wrote for the tree's design: `<tree>/constraints/<design>.sdc` (a
@@ -103,8 +119,9 @@ pub fn clock_of(manifest: &TreeManifest, clock_mhz: Option<f64>) -> Result<f64, 
 }
 
 /// `module` of `tree` mapped to `library` and timed, its files under `work/<module>/`.
-/// `clock_mhz` overrides the design's clock (ABC's target and the SDC's clock period).
-pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &Library, clock_mhz: Option<f64>, work: &Path) -> Result<AsicRun, ToolError> {
+/// `clock_mhz` overrides the design's clock (ABC's target and the SDC's clock period); `ram`
+/// says whether the synchronous-read RAM wrappers under it stay macros ([`macros`]).
+pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &Library, clock_mhz: Option<f64>, ram: RamMode, work: &Path) -> Result<AsicRun, ToolError> {
     if !manifest.modules.iter().any(|m| m.name == module) {
         return Err(ToolError::Io(std::io::Error::other(format!("no module {module} in design {}", manifest.design))));
     }
@@ -115,8 +132,13 @@ pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &
     let netlist = dir.join(format!("{module}.v"));
     let liberty = yosys_word(&library.liberty)?;
     let period_ns = 1000.0 / mhz;
+    let wrappers = if ram == RamMode::Macro { macros::wrappers(manifest, module) } else { Vec::new() };
+    if let Some(bad) = wrappers.iter().find(|w| !super::is_identifier(&w.module)) {
+        return Err(ToolError::Io(std::io::Error::other(format!("RAM wrapper {:?} is not a plain identifier", bad.module))));
+    }
+    let macro_names: Vec<String> = wrappers.iter().map(|w| w.module.clone()).collect();
 
-    let script = mapping::script(&yosys_words(&manifest.sources(tree, module))?, module, &liberty, (period_ns * 1000.0).round() as u64, &yosys_word(&netlist)?);
+    let script = mapping::script(&yosys_words(&manifest.sources(tree, module))?, module, &liberty, (period_ns * 1000.0).round() as u64, &yosys_word(&netlist)?, &macro_names);
     let start = Instant::now();
     let (ok, log) = run(Command::new("yosys").args(["-p", &script])).map_err(|e| missing(e, "yosys", "yosys"))?;
     let yosys_seconds = start.elapsed().as_secs_f64();
@@ -127,13 +149,25 @@ pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &
         _ => return Err(ToolError::Io(std::io::Error::other(format!("yosys failed to map {module} to {}:\n{}", library.name, tail(&log, 15))))),
     };
     // A generic cell (`$_AND_`) or a submodule left in the netlist is not a library cell.
-    let foreign: Vec<&str> = stat.cell_counts.keys().filter(|c| !library.cells.contains(c)).map(String::as_str).collect();
+    let foreign: Vec<&str> = stat.cell_counts.keys().filter(|c| !library.cells.contains(c) && !macro_names.contains(c)).map(String::as_str).collect();
     if !foreign.is_empty() {
         return Err(ToolError::Io(std::io::Error::other(format!("{module}: cells left unmapped to {} ({}); see {}", library.name, foreign.join(", "), yosys_log.display()))));
     }
 
     let override_ns = clock_mhz.map(|_| period_ns);
-    let tcl = sta::script(&liberty, &yosys_word(&netlist)?, module, &yosys_word(&sdc)?, override_ns);
+    let used = macros::used(&wrappers, &stat.cell_counts);
+    let macro_liberty = if used.is_empty() {
+        None
+    } else {
+        let lib = dir.join("ram_macros.lib");
+        let kept: Vec<macros::Wrapper> = wrappers.iter().filter(|w| used.iter().any(|u| u.module == w.module)).cloned().collect();
+        std::fs::write(&lib, macros::liberty(&kept, &macros::DEFAULT_TIMING))?;
+        Some(lib)
+    };
+    let mut tcl = sta::script(&liberty, &yosys_word(&netlist)?, module, &yosys_word(&sdc)?, override_ns);
+    if let Some(lib) = &macro_liberty {
+        tcl = sta::with_tied_macro_pins(&sta::with_library(&tcl, &yosys_word(lib)?), &used.iter().map(|u| u.module.clone()).collect::<Vec<_>>());
+    }
     let tcl_path = dir.join("sta.tcl");
     std::fs::write(&tcl_path, &tcl)?;
     let start = Instant::now();
@@ -149,6 +183,7 @@ pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &
             if report.errors.is_empty() { tail(&sta_text, 15) } else { report.errors.join("\n") }
         ))));
     }
+    let tied = sta::tied_pins(&sta_text);
     let row = AsicRow {
         module: module.to_string(),
         library: library.name.clone(),
@@ -156,17 +191,22 @@ pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &
         cells: stat.cells,
         area_um2: stat.area,
         flip_flops: mapping::flip_flops(&stat, &library.sequential),
+        ram,
+        macro_timing: macro_liberty.as_ref().map(|_| macros::DEFAULT_TIMING),
+        macros: used.clone(),
         cell_counts: stat.cell_counts,
         yosys_warnings: log.lines().map(str::trim).filter(|l| l.starts_with("Warning:")).map(String::from).collect(),
         worst_slack_ns: report.worst.as_ref().map(|p| p.slack_ns),
         critical_path: report.worst,
-        unconstrained: report.setup_problems,
+        unconstrained: sta::without_tied(&report.setup_problems, &tied),
+        macro_pins_tied: tied,
         power_mw: report.power_mw,
         yosys_seconds,
         sta_seconds,
         pnr: None,
     };
-    Ok(AsicRun { row, netlist, sdc, yosys_log, sta_log })
+    let macro_sources = used.iter().filter_map(|u| manifest.modules.iter().find(|m| m.name == u.module)).map(|m| tree.join(&m.file)).collect();
+    Ok(AsicRun { row, netlist, sdc, yosys_log, sta_log, macro_liberty, macro_sources })
 }
 
 /// The rows as an aligned text table.
@@ -199,6 +239,9 @@ pub fn table(rows: &[AsicRow]) -> String {
     for r in rows {
         if let Some(p) = &r.critical_path {
             s.push_str(&format!("{}: critical path {} -> {} ({} cells, {:.3} ns)\n", r.module, p.start, p.end, p.depth, p.arrival_ns));
+        }
+        for m in &r.macros {
+            s.push_str(&format!("{}: RAM macro {} × {} ({} × {} bits, {} bits)\n", r.module, m.count, m.module, m.width, m.depth, m.bits));
         }
         if !r.unconstrained.is_empty() {
             s.push_str(&format!("{}: OpenSTA check_setup: {}\n", r.module, r.unconstrained.join("; ")));

@@ -1,7 +1,10 @@
 //! The hand-off package of `rtl-gen asic --package DIR`: per module the mapped netlist, the
 //! synthesis statistics and the timing report; the SDC, the manifest entries of the packaged
 //! modules, the figures as JSON and a README of what was checked — what an IP vendor delivers
-//! with a hard-macro candidate.
+//! with a hard-macro candidate. A module kept with RAM macros adds their timing models
+//! (`<module>_ram_macros.lib`); a module placed and routed (`--pnr`) adds the layout: GDS,
+//! routed DEF, a PNG of it, the routed netlist and its parasitics, and the post-route reports
+//! (DRC, LVS, timing).
 //!
 //! The folder is the package's own: it must be absent, empty, or a package written before
 //! (it then holds [`OWNED_LIST`], the files this tool wrote). A file the tool did not write is
@@ -37,6 +40,12 @@ pub fn files(tree: &Path, manifest_text: &str, manifest: &TreeManifest, library:
         let stat = stat.trim().to_string() + "\n";
         out.push((format!("{m}_synth.txt"), stat.into_bytes()));
         out.push((format!("{m}_timing.txt"), std::fs::read(&r.sta_log)?));
+        if let Some(lib) = &r.macro_liberty {
+            out.push((format!("{m}_ram_macros.lib"), std::fs::read(lib)?));
+        }
+        if let Some(p) = &r.row.pnr {
+            out.extend(layout_files(m, p)?);
+        }
     }
     if let Some(sdc) = &sdc {
         out.push((format!("{}.sdc", manifest.design), std::fs::read(sdc)?));
@@ -48,6 +57,30 @@ pub fn files(tree: &Path, manifest_text: &str, manifest: &TreeManifest, library:
     let mut names: Vec<String> = out.iter().map(|(n, _)| n.clone()).collect();
     names.push(OWNED_LIST.into());
     out.push((OWNED_LIST.into(), (names.join("\n") + "\n").into_bytes()));
+    Ok(out)
+}
+
+/// The layout files of a placed and routed module, named for the package, from its qflow
+/// project folder (the folder of the routed DEF).
+fn layout_files(m: &str, p: &super::pnr::PnrFigures) -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
+    let dir = p.def.parent().unwrap_or(Path::new("."));
+    let mut out = vec![(format!("{m}.def"), std::fs::read(&p.def)?), (format!("{m}_layout.png"), std::fs::read(&p.picture)?)];
+    if let Some(gds) = &p.gds {
+        out.push((format!("{m}.gds"), std::fs::read(gds)?));
+    }
+    // netgen's comparison report (`comp.out`) where it wrote one, else qflow's LVS log.
+    let lvs = [dir.join("comp.out"), dir.join("log/lvs.log")].into_iter().find(|f| f.is_file());
+    let reports = [
+        (format!("{m}_routed.v"), Some(dir.join(format!("{m}.rtlnopwr.v")))),
+        (format!("{m}_routed.spef"), Some(dir.join(format!("{m}_opensta.spef")))),
+        (format!("{m}_drc.txt"), Some(dir.join("log/drc.log"))),
+        (format!("{m}_lvs.txt"), lvs),
+        (format!("{m}_post_route_timing.txt"), Some(dir.join("post_route_sta.log"))),
+    ];
+    for (name, file) in reports {
+        let file = file.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("{name}: no LVS report in {}", dir.display())))?;
+        out.push((name, std::fs::read(&file).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))?));
+    }
     Ok(out)
 }
 
@@ -79,18 +112,41 @@ fn readme(tree: &Path, manifest: &TreeManifest, library: &Library, runs: &[AsicR
         let slack = r.worst_slack_ns.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into());
         s.push_str(&format!("| {} | {:.1} | {} | {:.0} | {} | {} | {} |\n", r.module, r.clock_mhz, r.cells, r.area_um2, r.flip_flops, slack, path));
     }
+    let with_macros: Vec<&AsicRun> = runs.iter().filter(|r| !r.row.macros.is_empty()).collect();
+    if !with_macros.is_empty() {
+        s.push_str("\nRAM macros (the RAM wrappers kept as black boxes, one SRAM macro each; their area is not in the table):\n\n| module | macro | width × depth | instances | bits |\n|---|---|---|---|---|\n");
+        for r in &with_macros {
+            for m in &r.row.macros {
+                s.push_str(&format!("| {} | {} | {} × {} | {} | {} |\n", r.row.module, m.module, m.width, m.depth, m.count, m.bits));
+            }
+        }
+    }
+    let placed: Vec<(&str, &super::pnr::PnrFigures)> = runs.iter().filter_map(|r| r.row.pnr.as_ref().map(|p| (r.row.module.as_str(), p))).collect();
+    if !placed.is_empty() {
+        s.push_str("\nPlaced and routed (qflow: graywolf, qrouter, magic, netgen; OpenSTA on the routed netlist with the extracted parasitics):\n\n| module | die µm² | utilisation | cells | post-route slack ns | unrouted nets | DRC errors | LVS |\n|---|---|---|---|---|---|---|---|\n");
+        let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+        for (m, p) in &placed {
+            let slack = p.worst_slack_ns.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into());
+            s.push_str(&format!("| {m} | {:.0} | {:.1} % | {} | {slack} | {} | {} | {} |\n", p.die_area_um2, 100.0 * p.utilisation, p.cells, opt(p.failed_routes), opt(p.drc_errors), p.lvs));
+        }
+    }
     s.push_str(&format!(
         "\n## Files\n\n- `<module>.v`: the netlist mapped to `{lib}` cells (Yosys `synth`, `dfflibmap`, `abc -liberty` with the clock period as delay target, buffering and sizing).\n\
          - `<module>_synth.txt`: Yosys's cell statistics and area of that netlist.\n\
          - `<module>_timing.txt`: OpenSTA's log: `check_setup -verbose`, the worst setup path, `report_power`.\n\
          - `{design}.sdc`: the constraints the generator emitted for the design, read unchanged by OpenSTA.\n\
          - `manifest.json`: the generator's manifest of the packaged modules (ports, clock, reset, latency, parameters).\n\
-         - `asic.json`: the figures above, per module.\n\n\
+         - `asic.json`: the figures above, per module.\n{macro_files}{layout_files}\n\
          ## What was checked\n\n\
-         - Every cell of each netlist is a `{lib}` cell (no generic cell left by Yosys); Yosys warnings: {yw}.\n\
+         - Every cell of each netlist is a `{lib}` cell (no generic cell left by Yosys) or one of the RAM macros listed above; Yosys warnings: {yw}.\n\
          - OpenSTA read the library, the netlist and the SDC without an error; `check_setup -verbose` (unconstrained endpoints, ports without input or output delay, unclocked registers, combinational loops): {cs}.\n\
          - Slack is setup slack on ideal clocks (no placement, no wires); power is OpenSTA's estimate at its default switching activity, for comparing modules.\n\
-         - Not checked here: the gate-level simulation of these netlists against the reference models (the project's test suite runs it for a CRC, a replay buffer and a state machine: `cargo test -p rtl-gen-sim --test asic_gate_cosim`), placement and routing, hold timing, scan insertion.\n",
+         - Not checked here: the gate-level simulation of these netlists against the reference models (the project's test suite runs it for a CRC, a replay buffer and a state machine: `cargo test -p rtl-gen-sim --test asic_gate_cosim`), hold timing, scan insertion{pnr_note}.\n",
+        macro_files = if with_macros.is_empty() { "" } else { "- `<module>_ram_macros.lib`: the Liberty timing model OpenSTA used for the module's RAM macros: the wrapper's ports as a register boundary (setup and hold on every input, clock-to-output on `rd_data`, against `clk`); replace it with the SRAM compiler's.\n" },
+        layout_files = if placed.is_empty() { "" } else { "- `<module>.gds`, `<module>.def`, `<module>_layout.png`: the placed and routed layout (GDS with the library's LEF views of the cells), its routed DEF and a picture of it.\n\
+         - `<module>_routed.v`, `<module>_routed.spef`: the routed netlist (qflow's synthesis and fan-out buffering) and the parasitics extracted from its wires.\n\
+         - `<module>_drc.txt`, `<module>_lvs.txt`, `<module>_post_route_timing.txt`: magic's DRC log, netgen's LVS comparison, OpenSTA's post-route timing log.\n" },
+        pnr_note = if placed.is_empty() { ", placement and routing" } else { "; placement and routing only for the modules of the second table" },
         lib = library.name,
         design = manifest.design,
         yw = if runs.iter().all(|r| r.row.yosys_warnings.is_empty()) { "none".to_string() } else { runs.iter().filter(|r| !r.row.yosys_warnings.is_empty()).map(|r| format!("{} in {}", r.row.yosys_warnings.len(), r.row.module)).collect::<Vec<_>>().join(", ") },

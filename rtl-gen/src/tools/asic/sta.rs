@@ -13,6 +13,7 @@ pub const CHECK_MARK: &str = "RTLGEN-CHECK-SETUP";
 pub const PATH_MARK: &str = "RTLGEN-WORST-PATH";
 pub const POWER_MARK: &str = "RTLGEN-POWER";
 pub const END_MARK: &str = "RTLGEN-END";
+pub const TIED_MARK: &str = "RTLGEN-MACRO-CONSTANTS";
 
 /// The Tcl script. Paths are quoted words from [`crate::tools::yosys_word`] (no `$`, `[`, `\`,
 /// `"` inside, so Tcl substitutes nothing in them); `top` is a checked identifier. With
@@ -26,6 +27,77 @@ pub fn script(liberty: &str, netlist: &str, top: &str, sdc: &str, period_ns: Opt
          puts {PATH_MARK}\nreport_checks -path_delay max -format full -digits 3\n\
          puts {POWER_MARK}\nreport_power -digits 6\nputs {END_MARK}\nexit\n"
     )
+}
+
+/// `script` with a second Liberty library read after the first (the RAM macros' timing
+/// models, a quoted word).
+pub fn with_library(script: &str, liberty: &str) -> String {
+    script.replacen("\nread_verilog ", &format!("\nread_liberty {liberty}\nread_verilog "), 1)
+}
+
+/// `script` listing, before `check_setup`, every pin of an instance of the `macros` (checked
+/// identifiers) that the netlist ties to a constant (OpenSTA's nets `one_` and `zero_`): such
+/// a pin (a read enable tied high) has no arrival, so `check_setup` counts it as an
+/// unconstrained endpoint although no path can reach it ([`without_tied`]).
+pub fn with_tied_macro_pins(script: &str, macros: &[String]) -> String {
+    let list = macros.join(" ");
+    script.replacen(
+        &format!("puts {CHECK_MARK}\n"),
+        &format!(
+            "puts {TIED_MARK}\nset rtlgen_macros {{{list}}}\nforeach c [get_cells *] {{\n  if {{[lsearch -exact $rtlgen_macros [get_property $c ref_name]] >= 0}} {{\n    \
+             foreach p [get_pins -of_objects $c] {{\n      set n [get_nets -quiet -of_objects $p]\n      \
+             if {{[llength $n] == 1 && [lsearch -exact {{one_ zero_}} [get_full_name $n]] >= 0}} {{ puts \"[get_full_name $p] [get_full_name $n]\" }}\n    }}\n  }}\n}}\nputs {CHECK_MARK}\n"
+        ),
+        1,
+    )
+}
+
+/// The macro pins tied to a constant, `pin = 0|1`, as listed by [`with_tied_macro_pins`].
+pub fn tied_pins(log: &str) -> Vec<String> {
+    if !log.contains(&format!("{TIED_MARK}\n")) {
+        return Vec::new();
+    }
+    section(log, TIED_MARK, CHECK_MARK)
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            [pin, "one_"] => Some(format!("{pin} = 1")),
+            [pin, "zero_"] => Some(format!("{pin} = 0")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `check_setup` findings without the `tied` pins (`pin = v`) among the unconstrained
+/// endpoints; a warning whose every listed endpoint is tied goes with them.
+pub fn without_tied(problems: &[String], tied: &[String]) -> Vec<String> {
+    let tied: Vec<&str> = tied.iter().filter_map(|t| t.split(" = ").next()).collect();
+    let mut out = Vec::new();
+    // One warning and its listed items; `dropped` when a tied pin was taken out of it.
+    let mut group: Vec<String> = Vec::new();
+    let mut dropped = false;
+    let mut close = |group: &mut Vec<String>, dropped: bool| {
+        if dropped && group.len() > 1 && group[0].contains("unconstrained endpoint") {
+            // OpenSTA's count included the tied pins.
+            group[0] = format!("Warning: There are {} unconstrained endpoints (macro pins tied to a constant not counted).", group.len() - 1);
+        }
+        if !(dropped && group.len() == 1) {
+            out.append(group);
+        }
+        group.clear();
+    };
+    for line in problems {
+        if line.starts_with("Warning") || line.starts_with("Error") {
+            close(&mut group, dropped);
+            dropped = false;
+            group.push(line.clone());
+        } else if tied.contains(&line.as_str()) {
+            dropped = true;
+        } else {
+            group.push(line.clone());
+        }
+    }
+    close(&mut group, dropped);
+    out
 }
 
 /// The script for a routed netlist: [`script`] with the wire parasitics read after linking
@@ -183,6 +255,21 @@ RTLGEN-END
     }
 
     #[test]
+    fn macro_pins_tied_to_a_constant_are_not_unconstrained_endpoints() {
+        let log = "RTLGEN-MACRO-CONSTANTS\nu_ram/rd_en one_\nu_b/wr_addr[3] zero_\nRTLGEN-CHECK-SETUP\n";
+        let tied = tied_pins(log);
+        assert_eq!(tied, ["u_ram/rd_en = 1", "u_b/wr_addr[3] = 0"]);
+        assert!(tied_pins("RTLGEN-CHECK-SETUP\n").is_empty());
+        let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(without_tied(&p(&["Warning: There is 1 unconstrained endpoint.", "u_ram/rd_en"]), &tied).is_empty());
+        assert_eq!(
+            without_tied(&p(&["Warning: There are 2 input ports missing set_input_delay.", "a", "Warning: There are 2 unconstrained endpoints.", "u_ram/rd_en", "_5_/D"]), &tied),
+            p(&["Warning: There are 2 input ports missing set_input_delay.", "a", "Warning: There are 1 unconstrained endpoints (macro pins tied to a constant not counted).", "_5_/D"])
+        );
+        assert_eq!(without_tied(&p(&["Warning: loops."]), &tied), p(&["Warning: loops."]));
+    }
+
+    #[test]
     fn the_clock_is_redefined_after_the_sdc_only_when_asked() {
         let s = script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", None);
         assert!(s.contains("read_sdc \"d.sdc\"\nputs RTLGEN-CHECK-SETUP") && !s.contains("create_clock"), "{s}");
@@ -191,5 +278,9 @@ RTLGEN-END
         let s = post_route_script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", "\"r.spef\"", None);
         assert!(s.contains("link_design top\nread_spef \"r.spef\"\nread_sdc") && s.contains("set_propagated_clock [all_clocks]\nputs RTLGEN-CHECK-SETUP"), "{s}");
         assert!(s.contains("report_checks -path_delay max -sort_by_slack -format full"), "{s}");
+        let s = with_tied_macro_pins(&script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", None), &["x_ram".into()]);
+        assert!(s.contains("puts RTLGEN-MACRO-CONSTANTS\nset rtlgen_macros {x_ram}\n") && s.contains("}\nputs RTLGEN-CHECK-SETUP\ncheck_setup"), "{s}");
+        let s = with_library(&script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", None), "\"m.lib\"");
+        assert!(s.starts_with("read_liberty \"l.lib\"\nread_liberty \"m.lib\"\nread_verilog \"n.v\"\n"), "{s}");
     }
 }

@@ -23,7 +23,7 @@ pub fn kind_pages(default: &Elaborated) -> Vec<(String, String)> {
 
 fn index() -> String {
     let mut s = String::from("# Block kinds\n\n");
-    s.push_str("Generated from the field definitions (the ones `rtl-gen list` prints and design files are\nchecked against); do not edit. A design file holds one `[design]` table and one `[[blocks]]`\ntable per block, with `kind`, `name` (lower snake case) and the kind's fields.\n\n");
+    s.push_str(&format!("Generated from the field definitions (the ones `rtl-gen list` prints and design files are\nchecked against); do not edit. A design file holds one `[design]` table and one `[[blocks]]`\ntable per block, with `kind`, `name` (lower snake case) and the kind's fields. Every block may\nalso set `reset`: {} (default: the `[design]` table's `reset`, itself `\"sync_high\"` by\ndefault); the block's modules and every module it instantiates take that style.\n\n", crate::info::ResetStyle::ALLOWED));
     s.push_str("| kind | what it is |\n|---|---|\n");
     for k in KINDS {
         s.push_str(&format!("| [`{0}`]({0}.md) | {1} |\n", k.kind(), cell(k.summary())));

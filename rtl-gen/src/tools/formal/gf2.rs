@@ -11,11 +11,11 @@
 //! Measured on the 32-bit CRC over 72 bits: SymbiYosys with z3 had not finished after 5 minutes,
 //! Yosys's `equiv_simple` not after 2; this evaluation takes well under a second.
 //!
-//! When the condition is not the constant 1 the module is evaluated concretely on the all-zero
-//! input and every unit input: an affine difference that is not identically zero is 1 on one of
-//! them, so a wrong network always yields a counterexample. A condition that depends on a gate
-//! outside the affine fragment and holds on those inputs is reported as not proven, never as
-//! proven.
+//! When an affine condition is not the constant 1 the module is evaluated concretely on the
+//! all-zero input and every unit input: an affine difference that is not identically zero is 1
+//! on one of them, so a wrong network always yields a counterexample. A condition that depends
+//! on a gate outside the affine fragment is reported as not proven, never as proven, with the
+//! names of the assertions that were proven: `rtl-gen formal` hands the rest to Yosys `sat`.
 
 use crate::math::gf2::BitVec;
 use serde_json::Value;
@@ -339,6 +339,12 @@ pub fn prove(json: &str, top: &str) -> Result<Outcome, String> {
     if open.is_empty() {
         return Ok(Outcome::Proven);
     }
+    // Only assertions outside the XOR fragment are open: the probes below cannot prove them and
+    // cost a full evaluation per input bit, so they are left to the caller's SAT stage.
+    let affine_open = open.iter().any(|&ai| matches!((sym.input(ai, "EN"), sym.input(ai, "A")), (Some(_), Some(_))));
+    if !affine_open {
+        return Ok(Outcome::NotProven { reason: format!("{} assertion(s) depend on gates outside the XOR fragment", open.len()), proven });
+    }
     // Probe the all-zero input and every unit input.
     let probes = std::iter::once(None).chain((0..n).map(Some));
     for probe in probes {
@@ -391,10 +397,13 @@ mod tests {
             Outcome::Counterexample { inputs, .. } => assert_eq!(inputs.len(), 2),
             other => panic!("{other:?}"),
         }
-        // a | b differs from a ^ b only on a = b = 1, which no probe (zero or unit input) hits:
-        // outside the affine fragment the result is "not proven", never "proven".
-        assert!(matches!(prove(&netlist("$_OR_"), "m"), Ok(Outcome::NotProven { .. })));
-        // a & b differs from a ^ b on a unit input: a counterexample.
-        assert!(matches!(prove(&netlist("$_AND_"), "m"), Ok(Outcome::Counterexample { .. })));
+        // Outside the affine fragment the result is "not proven" (left to SAT), never "proven",
+        // whether or not the assertion holds.
+        for gate in ["$_OR_", "$_AND_"] {
+            match prove(&netlist(gate), "m") {
+                Ok(Outcome::NotProven { proven, .. }) => assert!(proven.is_empty()),
+                other => panic!("{gate}: {other:?}"),
+            }
+        }
     }
 }

@@ -217,10 +217,11 @@ fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path
 fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration, proven: &[String]) -> Result<Verdict, ToolError> {
     let sources = manifest.sources(tree, module);
     let file = manifest.modules.iter().find(|m| m.name == module).map(|m| tree.join(&m.file));
-    let cuts = match &file {
-        Some(f) => cut_points(&std::fs::read_to_string(f)?),
-        None => Vec::new(),
+    let source = match &file {
+        Some(f) => std::fs::read_to_string(f)?,
+        None => String::new(),
     };
+    let cuts = cut_points(&source);
     let vcd = work.join("cex.vcd");
     let script = |cut: bool| -> Result<String, ToolError> {
         let mut s = format!("read_verilog -formal {}; hierarchy -top {module}; proc; flatten", yosys_words(&sources)?);
@@ -232,7 +233,7 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
                 let _ = write!(s, "; cutpoint {module}/w:{c}");
             }
         }
-        let _ = write!(s, "; opt -fast; sat -prove-asserts -verify -dump_vcd {} {module}", yosys_word(&vcd)?);
+        let _ = write!(s, "; opt -fast; sat -prove-asserts -verify -show-inputs -dump_vcd {} {module}", yosys_word(&vcd)?);
         Ok(s)
     };
     let start = Instant::now();
@@ -256,7 +257,9 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
     let inputs: Vec<(String, Vec<bool>)> = values.into_iter().filter(|(n, _)| inputs.contains(n)).collect();
     let testbench = work.join("cex_tb.v");
     std::fs::write(&testbench, cex_testbench(module, &inputs))?;
-    let property = log.lines().find_map(|l| l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).find(|w| w.starts_with("p_") && super::is_identifier(w)).map(str::to_string));
+    // The failing assertion is named when SAT had only one to prove.
+    let open: Vec<String> = assertion_labels(&source).into_iter().filter(|l| !proven.contains(l)).collect();
+    let property = (open.len() == 1).then(|| open[0].clone());
     Ok(Verdict::Failed { property, vcd, testbench })
 }
 

@@ -50,6 +50,11 @@ pub struct Formal {
     /// `initial name = value;` for shadow registers the proof starts from.
     pub init: Vec<(String, Expr)>,
     pub checks: Vec<Check>,
+    /// Wires of the module a SAT proof of a combinational module treats as free inputs, printed
+    /// as `// cut point: <wire>` lines. Sound only when an assertion the GF(2) evaluation proves
+    /// pins the wire to its reference (the decoder's syndromes): the SAT proof then covers the
+    /// logic after the cut, the GF(2) proof the network before it.
+    pub cut_points: Vec<String>,
 }
 
 /// The register that is 0 in the first cycle of a trace and 1 afterwards.
@@ -152,6 +157,9 @@ impl Formal {
     /// The text after the shadow items: `initial`s and one `always @*` with every check.
     pub fn render_checks(&self) -> String {
         let mut out = String::new();
+        for c in &self.cut_points {
+            let _ = writeln!(out, "    // cut point: {c}");
+        }
         for (name, value) in &self.init {
             let _ = writeln!(out, "    initial {name} = {};", value.render());
         }

@@ -46,6 +46,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     if stages > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", stages);
     }
+    items.extend(super::props::encoder(b));
     let mut notes = layout_notes(b);
     notes.push(latency_note(stages));
     GeneratedModule {

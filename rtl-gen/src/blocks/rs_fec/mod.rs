@@ -26,6 +26,7 @@ mod dec_stream;
 mod dec_t1;
 mod enc;
 mod enc_stream;
+pub mod props;
 mod stream_common;
 pub mod model;
 pub mod model_stream;
@@ -156,6 +157,9 @@ impl FlitFec for RsFecModel {
     }
     fn decode(&self, cw: &[u8]) -> FecDecoded {
         self.as_flit_fec().decode(cw)
+    }
+    fn syndromes(&self, cw: &[u8]) -> Vec<Vec<u16>> {
+        self.as_flit_fec().syndromes(cw)
     }
     fn affine_columns(&self) -> AffineMasks {
         self.as_flit_fec().affine_columns()

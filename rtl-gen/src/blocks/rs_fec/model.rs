@@ -531,6 +531,11 @@ pub trait FlitFec {
     /// Codeword → corrected message and flags; panics unless `cw` holds ⌈cw_bits/8⌉ bytes.
     fn decode(&self, cw: &[u8]) -> FecDecoded;
 
+    /// The syndromes of every way of a received word, way after way (`cw` holds ⌈cw_bits/8⌉
+    /// bytes): generic, S_j = r(α^(fcr+j)) for j = 0..check_symbols; pcie6, the parity then the
+    /// check syndrome of each group. All zero exactly on codewords.
+    fn syndromes(&self, cw: &[u8]) -> Vec<Vec<u16>>;
+
     /// Codeword width in symbols.
     fn cw_symbols(&self) -> usize {
         self.cw_bits() / self.symbol_bits() as usize
@@ -741,6 +746,18 @@ impl FlitFec for InterleavedFec {
         )
     }
 
+    fn syndromes(&self, cw: &[u8]) -> Vec<Vec<u16>> {
+        let symbols = unpack_symbols(cw, self.symbol_bits(), self.cw_symbols());
+        let mut way_cw = Vec::new();
+        (0..self.ways)
+            .map(|way| {
+                way_cw.clear();
+                way_cw.extend(symbols.iter().skip(way).step_by(self.ways));
+                self.way_codes[way].syndromes(&way_cw)
+            })
+            .collect()
+    }
+
     fn decode(&self, cw: &[u8]) -> FecDecoded {
         assert_eq!(
             cw.len(),
@@ -917,6 +934,17 @@ impl FlitFec for Pcie6Fec {
         let mut flit = msg.to_vec();
         flit.extend_from_slice(&self.ecc(msg));
         flit
+    }
+
+    fn syndromes(&self, flit: &[u8]) -> Vec<Vec<u16>> {
+        let mut group_bytes = [0u8; Self::GROUP_LEN];
+        (0..Self::GROUPS)
+            .map(|group| {
+                Self::gather(flit, group, &mut group_bytes);
+                let (c, p) = self.check_and_parity(&group_bytes);
+                vec![u16::from(p ^ group_bytes[Self::PARITY_OFFSET]), u16::from(c ^ group_bytes[Self::CHECK_OFFSET])]
+            })
+            .collect()
     }
 
     fn decode(&self, flit: &[u8]) -> FecDecoded {

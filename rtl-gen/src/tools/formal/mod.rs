@@ -129,6 +129,13 @@ pub fn assertion_labels(source: &str) -> Vec<String> {
         .collect()
 }
 
+/// The wires a SAT proof cuts (`// cut point: <wire>` lines of the `ifdef FORMAL` block).
+pub fn cut_points(source: &str) -> Vec<String> {
+    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
+    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
+    block.lines().filter_map(|l| l.trim().strip_prefix("// cut point: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+}
+
 /// The modules of a tree that carry properties, in manifest order.
 pub fn modules_with_properties(tree: &Path, manifest: &TreeManifest) -> Vec<String> {
     manifest
@@ -182,7 +189,7 @@ pub fn prove_module(tree: &Path, manifest: &TreeManifest, module: &str, opts: &O
     let (method, verdict) = if m.clock.is_some() || multiclock(m) {
         (opts.engine.name().to_string(), sby(tree, manifest, module, opts, &work)?)
     } else {
-        ("gf2".to_string(), combinational(tree, manifest, module, &work, opts.limit)?)
+        combinational(tree, manifest, module, &work, opts.limit)?
     };
     Ok(FormalRow { module: module.into(), properties, method, verdict, seconds: start.elapsed().as_secs_f64() })
 }
@@ -193,7 +200,99 @@ fn multiclock(m: &super::TreeModule) -> bool {
     m.clock.is_none() && m.ports.iter().filter(|p| p.dir == "input" && p.width == 1 && p.name.ends_with("_clk")).count() >= 2
 }
 
-fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<Verdict, ToolError> {
+/// A combinational module: GF(2) evaluation of every assertion; the ones outside the XOR
+/// fragment (a decoder's decision logic) then by Yosys `sat -prove-asserts` on the word-level
+/// netlist, with the assertions GF(2) proved removed and the module's cut points free. Returns
+/// the method (`gf2` or `gf2+sat`) and the verdict.
+fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<(String, Verdict), ToolError> {
+    let start = Instant::now();
+    match gf2_stage(tree, manifest, module, work, limit)? {
+        Ok(verdict) => Ok(("gf2".into(), verdict)),
+        Err(proven) => Ok(("gf2+sat".into(), sat_stage(tree, manifest, module, work, limit.saturating_sub(start.elapsed()), &proven)?)),
+    }
+}
+
+/// The SAT stage of [`combinational`]. A failure with cut points is re-run without them, so the
+/// counterexample is an input of the module, not a value of a cut wire.
+fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration, proven: &[String]) -> Result<Verdict, ToolError> {
+    let sources = manifest.sources(tree, module);
+    let file = manifest.modules.iter().find(|m| m.name == module).map(|m| tree.join(&m.file));
+    let source = match &file {
+        Some(f) => std::fs::read_to_string(f)?,
+        None => String::new(),
+    };
+    let cuts = cut_points(&source);
+    let vcd = work.join("cex.vcd");
+    let script = |cut: bool| -> Result<String, ToolError> {
+        let mut s = format!("read_verilog -formal {}; hierarchy -top {module}; proc; flatten", yosys_words(&sources)?);
+        for p in proven.iter().filter(|p| super::is_identifier(p)) {
+            let _ = write!(s, "; chformal -remove {module}/{p}");
+        }
+        if cut {
+            for c in &cuts {
+                let _ = write!(s, "; cutpoint {module}/w:{c}");
+            }
+        }
+        let _ = write!(s, "; opt -fast; sat -prove-asserts -verify -show-inputs -dump_vcd {} {module}", yosys_word(&vcd)?);
+        Ok(s)
+    };
+    let start = Instant::now();
+    let (status, log) = run_limited(Command::new("yosys").args(["-q", "-p", &script(true)?]), limit)?;
+    std::fs::write(work.join("sat.log"), &log)?;
+    match status {
+        None => return Ok(Verdict::Unknown { reason: format!("Yosys sat stopped at the {} s limit", limit.as_secs()) }),
+        Some(true) => return Ok(Verdict::Proven),
+        Some(false) if !log.contains("proof did fail") => return Ok(Verdict::Unknown { reason: format!("Yosys sat failed: {}", last_lines(&log, 5)) }),
+        Some(false) => {}
+    }
+    if !cuts.is_empty() {
+        let (status, log) = run_limited(Command::new("yosys").args(["-q", "-p", &script(false)?]), limit.saturating_sub(start.elapsed()))?;
+        std::fs::write(work.join("sat_uncut.log"), &log)?;
+        if status != Some(false) || !log.contains("proof did fail") {
+            return Ok(Verdict::Unknown { reason: "an assertion fails with the cut points free, and no input reaching it was found without them".into() });
+        }
+    }
+    let inputs: Vec<String> = manifest.modules.iter().find(|m| m.name == module).map(|m| m.ports.iter().filter(|p| p.dir == "input").map(|p| p.name.clone()).collect()).unwrap_or_default();
+    let values = vcd_values(&std::fs::read_to_string(&vcd)?);
+    let inputs: Vec<(String, Vec<bool>)> = values.into_iter().filter(|(n, _)| inputs.contains(n)).collect();
+    let testbench = work.join("cex_tb.v");
+    std::fs::write(&testbench, cex_testbench(module, &inputs))?;
+    // The failing assertion is named when SAT had only one to prove.
+    let open: Vec<String> = assertion_labels(&source).into_iter().filter(|l| !proven.contains(l)).collect();
+    let property = (open.len() == 1).then(|| open[0].clone());
+    Ok(Verdict::Failed { property, vcd, testbench })
+}
+
+/// The last value of every variable of a VCD (as Yosys `sat -dump_vcd` writes it), bits LSB
+/// first, names without Yosys's leading backslash.
+fn vcd_values(vcd: &str) -> Vec<(String, Vec<bool>)> {
+    let mut ids: Vec<(String, String, usize)> = Vec::new();
+    let mut last: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for l in vcd.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if w.first() == Some(&"$var") && w.len() >= 5 {
+            ids.push((w[3].to_string(), w[4].trim_start_matches('\\').to_string(), w[2].parse().unwrap_or(1)));
+        } else if let Some(v) = w.first().and_then(|b| b.strip_prefix('b')) {
+            if let Some(id) = w.get(1) {
+                last.insert(id.to_string(), v.to_string());
+            }
+        } else if let Some(first) = w.first().filter(|t| t.len() >= 2 && (t.starts_with('0') || t.starts_with('1'))) {
+            last.insert(first[1..].to_string(), first[..1].to_string());
+        }
+    }
+    ids.into_iter()
+        .map(|(id, name, width)| {
+            let v = last.get(&id).cloned().unwrap_or_default();
+            let mut bits: Vec<bool> = v.chars().rev().map(|c| c == '1').collect();
+            bits.resize(width, false);
+            (name, bits)
+        })
+        .collect()
+}
+
+/// The GF(2) stage: `Ok(verdict)` when it decides, `Err(proven labels)` when assertions outside
+/// the XOR fragment are left for SAT.
+fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<Result<Verdict, Vec<String>>, ToolError> {
     let json = work.join(format!("{module}.json"));
     let script = format!(
         "read_verilog -formal {}; hierarchy -top {module}; proc; flatten; opt_clean; techmap; opt -fast; write_json {}",
@@ -202,21 +301,22 @@ fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path
     );
     let (status, log) = run_limited(Command::new("yosys").args(["-q", "-p", &script]), limit)?;
     match status {
-        None => return Ok(Verdict::Unknown { reason: format!("Yosys stopped at the {} s limit", limit.as_secs()) }),
-        Some(false) => return Ok(Verdict::Unknown { reason: format!("Yosys failed: {}", last_lines(&log, 5)) }),
+        None => return Ok(Ok(Verdict::Unknown { reason: format!("Yosys stopped at the {} s limit", limit.as_secs()) })),
+        Some(false) => return Ok(Ok(Verdict::Unknown { reason: format!("Yosys failed: {}", last_lines(&log, 5)) })),
         Some(true) => {}
     }
     let text = std::fs::read_to_string(&json)?;
     Ok(match gf2::prove(&text, module) {
-        Ok(gf2::Outcome::Proven) => Verdict::Proven,
+        Ok(gf2::Outcome::Proven) => Ok(Verdict::Proven),
         Ok(gf2::Outcome::Counterexample { inputs, outputs }) => {
             let vcd = work.join("cex.vcd");
             let testbench = work.join("cex_tb.v");
             std::fs::write(&vcd, cex_vcd(module, &inputs, &outputs))?;
             std::fs::write(&testbench, cex_testbench(module, &inputs))?;
-            Verdict::Failed { property: None, vcd, testbench }
+            Ok(Verdict::Failed { property: None, vcd, testbench })
         }
-        Ok(gf2::Outcome::NotProven(reason)) | Err(reason) => Verdict::Unknown { reason },
+        Ok(gf2::Outcome::NotProven { proven, .. }) => Err(proven),
+        Err(reason) => Ok(Verdict::Unknown { reason }),
     })
 }
 

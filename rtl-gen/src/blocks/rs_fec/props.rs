@@ -1,0 +1,213 @@
+//! Properties of the `rs_fec` whole-codeword generators: the encoder and the t = 1 decoder equal
+//! references built from the model's syndrome function ([`FlitFec::syndromes`]: Horner's rule
+//! at the generator's roots, pcie6 its parity and check sums), not from the code paths the
+//! generators use (the encoder is the model's `encode` probed on unit vectors, the decoder's
+//! syndromes are written from the field's α powers in `dec_t1`).
+//!
+//! - Encoder: `p_cw_msg` (the message passes unchanged) and `p_cw_codeword` (every syndrome of
+//!   `cw` is zero). A systematic code has exactly one codeword per message, so together they say
+//!   `cw` is the model's codeword of `msg` for every message. Both are affine: GF(2) evaluation.
+//! - t = 1 decoder: `p_syn_ref` (the decoder's syndrome wire `syn` equals the model's syndromes
+//!   of `cw`, affine: GF(2) evaluation) and `p_dec_ref` (every output equals a reference decision
+//!   computed from `syn`: SAT). The reference locates an error without the generator's
+//!   `S1 == α^d·S0` test: for each symbol i of a way, A_i is the model's syndrome of a single
+//!   error at i (m columns, probed), e_i = B_i·s with B_i a left inverse of A_i, and i is hit
+//!   when e_i != 0 and s == A_i·e_i (s lies in A_i's image). That is the model's t = 1 rule: a
+//!   single error anywhere in the way is located and corrected, any other nonzero syndrome is
+//!   uncorrectable (shortened positions and pcie6's constant zero are not symbols of `cw`, so
+//!   they are never hit). `p_dec_ref` reads the decoder's `syn` as a cut point; `p_syn_ref`
+//!   proves that cut equal to the model's syndromes, so the two compose to "the outputs are the
+//!   reference decoder's on every cw".
+//!
+//! Pipelined modules are the same networks behind registers and carry no properties (as the
+//! `crc` kind): they are proven through their unpipelined twins.
+
+use super::model::FlitFec;
+use super::RsFecBlock;
+use crate::hw::props::Formal;
+use crate::hw::verilog::{Expr, Item, UnOp};
+use crate::math::gf2::{BitMatrix, BitVec};
+use crate::math::gf2m::set_bit;
+
+/// The model's syndromes of every way as rows over the `cw` bits (row k: the cw bits syndrome
+/// bit k XORs), way after way, each syndrome LSB first; the syndromes are linear in `cw`.
+pub fn syndrome_rows(b: &RsFecBlock) -> Vec<BitVec> {
+    let model = b.model();
+    let m = b.symbol_bits as usize;
+    let cw_bits = b.cw_bits() as usize;
+    let flat = |cw: &[u8]| -> Vec<bool> { model.syndromes(cw).iter().flatten().flat_map(|&s| (0..m).map(move |i| s >> i & 1 == 1)).collect() };
+    let mut cw = vec![0u8; cw_bits.div_ceil(8)];
+    let zero = flat(&cw);
+    debug_assert!(zero.iter().all(|&x| !x), "syndromes of the zero word");
+    let mut rows = vec![BitVec::zeros(cw_bits); zero.len()];
+    for k in 0..cw_bits {
+        set_bit(&mut cw, k, true);
+        for (r, v) in flat(&cw).into_iter().enumerate() {
+            if v {
+                rows[r].set(k, true);
+            }
+        }
+        set_bit(&mut cw, k, false);
+    }
+    rows
+}
+
+/// One flat masked parity of `of` per row, row 0 the LSB.
+fn parities(of: &str, rows: &[BitVec]) -> Expr {
+    let bits: Vec<Expr> = rows.iter().rev().map(|r| Expr::parity(Expr::id(of), r.clone(), false)).collect();
+    if bits.len() == 1 {
+        bits.into_iter().next().expect("one bit")
+    } else {
+        Expr::Concat(bits)
+    }
+}
+
+/// The encoder's properties (combinational encoders only).
+pub fn encoder(b: &RsFecBlock) -> Option<Item> {
+    if b.enc_pipeline > 0 || b.stream.is_some() {
+        return None;
+    }
+    let rows = syndrome_rows(b);
+    let mut f = Formal::combinational();
+    f.items.push(Item::wire("f_ref_syn", rows.len() as u32, "reference: the model's syndromes of cw, one flat masked parity per bit"));
+    f.items.push(Item::assign(Expr::id("f_ref_syn"), parities("cw", &rows)));
+    let msg_bits = b.msg_bits();
+    f.assert("p_cw_msg", "the message passes unchanged", None, Expr::eq(Expr::slice("cw", msg_bits - 1, 0), Expr::id("msg")));
+    f.assert("p_cw_codeword", "cw is a codeword of the model's code: every syndrome zero", None, Expr::red(UnOp::RedOr, Expr::id("f_ref_syn")).lnot());
+    Some(Item::Formal(f))
+}
+
+/// A left inverse of the `r`×`c` matrix `a` (rank c): `c`×`r`, `l·a = I`.
+fn left_inverse(a: &BitMatrix) -> BitMatrix {
+    let (r, c) = (a.rows(), a.cols());
+    // Greedily pick c independent rows, reduced against the picked ones.
+    let mut picked: Vec<usize> = Vec::new();
+    let mut basis: Vec<(BitVec, usize)> = Vec::new();
+    for i in 0..r {
+        let mut v = a.row(i).clone();
+        for (bv, lead) in &basis {
+            if v.get(*lead) {
+                v.xor_assign(bv);
+            }
+        }
+        let lead = v.iter_ones().next();
+        if let Some(lead) = lead {
+            for (bv, _) in basis.iter_mut() {
+                if bv.get(lead) {
+                    bv.xor_assign(&v);
+                }
+            }
+            basis.push((v, lead));
+            picked.push(i);
+        }
+        if picked.len() == c {
+            break;
+        }
+    }
+    assert_eq!(picked.len(), c, "a single-error syndrome map has full column rank");
+    let square = BitMatrix::from_rows(c, picked.iter().map(|&i| a.row(i).clone()).collect());
+    let inv = square.inverse().expect("independent rows");
+    let mut l = BitMatrix::zeros(c, r);
+    for j in 0..c {
+        for (k, &i) in picked.iter().enumerate() {
+            if inv.get(j, k) {
+                l.set(j, i, true);
+            }
+        }
+    }
+    l
+}
+
+/// Rows of `m` (over `width` bits) shifted to start at bit `at` of a `total`-bit vector.
+fn placed(m: &BitMatrix, at: usize, total: usize) -> Vec<BitVec> {
+    m.row_iter()
+        .map(|row| {
+            let mut v = BitVec::zeros(total);
+            for k in row.iter_ones() {
+                v.set(at + k, true);
+            }
+            v
+        })
+        .collect()
+}
+
+/// The t = 1 decoder's properties (combinational decoders only).
+pub fn decoder_t1(b: &RsFecBlock) -> Option<Item> {
+    if b.pipeline > 0 || b.stream.is_some() || b.t() != 1 {
+        return None;
+    }
+    let model = b.model();
+    let m = b.symbol_bits as usize;
+    let ways = b.ways as usize;
+    let (msg_symbols, cw_symbols) = (b.msg_symbols as usize, b.cw_symbols() as usize);
+    let rows = syndrome_rows(b);
+    let syn_bits = rows.len();
+    assert_eq!(syn_bits, 2 * m * ways, "two syndromes per way");
+    let mut f = Formal::combinational();
+    f.items.push(Item::wire("f_ref_syn", syn_bits as u32, "reference: the model's syndromes of cw, one flat masked parity per bit"));
+    f.items.push(Item::assign(Expr::id("f_ref_syn"), parities("cw", &rows)));
+    f.assert("p_syn_ref", "the decoder's syndromes are the model's", None, Expr::eq(Expr::id("syn"), Expr::id("f_ref_syn")));
+    f.cut_points.push("syn".into());
+    // Per way: every symbol of the way, its error value e_i and its hit.
+    let mut fixes = vec![None; msg_symbols];
+    let (mut wc, mut wu) = (Vec::new(), Vec::new());
+    for w in 0..ways {
+        let at = 2 * m * w;
+        let symbols: Vec<usize> = (0..cw_symbols).filter(|&i| model.way_of(i) == w).collect();
+        let mut hits = Vec::with_capacity(symbols.len());
+        for &i in &symbols {
+            // A_i: the way's syndrome of a single error of value e at symbol i.
+            let a = BitMatrix::from_rows(m, (0..2 * m).map(|k| BitVec::from_u128(m, (0..m).fold(0u128, |acc, bit| acc | u128::from(rows[at + k].get(i * m + bit)) << bit))).collect());
+            let l = left_inverse(&a);
+            let residue = {
+                let mut p = a.mul(&l);
+                for k in 0..2 * m {
+                    p.set(k, k, !p.get(k, k));
+                }
+                p
+            };
+            let e = format!("f_e{i}");
+            f.items.push(Item::wire(&e, m as u32, &format!("reference: the error value if the error is at symbol {i}")));
+            f.items.push(Item::assign(Expr::id(&e), parities("syn", &placed(&l, at, syn_bits))));
+            let hit = format!("f_hit{i}");
+            f.items.push(Item::wire(&hit, 1, &format!("reference: syn is a single error at symbol {i}")));
+            let off_image = Expr::red(UnOp::RedOr, parities("syn", &placed(&residue, at, syn_bits)));
+            f.items.push(Item::assign(Expr::id(&hit), Expr::and(Expr::red(UnOp::RedOr, Expr::id(&e)), off_image.lnot())));
+            if i < msg_symbols {
+                fixes[i] = Some((e, hit.clone()));
+            }
+            hits.push(Expr::id(&hit));
+        }
+        let located = hits.into_iter().reduce(Expr::or).expect("a way has symbols");
+        let nonzero = Expr::red(UnOp::RedOr, Expr::slice("syn", (at + 2 * m - 1) as u32, at as u32));
+        wu.push(Expr::and(nonzero, located.clone().lnot()));
+        wc.push(located);
+    }
+    let msg = (0..msg_symbols)
+        .rev()
+        .map(|i| {
+            let (e, hit) = fixes[i].clone().expect("every message symbol belongs to a way");
+            let sym = Expr::slice("cw", (i * m + m - 1) as u32, (i * m) as u32);
+            Expr::xor(sym, Expr::and(Expr::Repeat(m as u32, Box::new(Expr::id(&hit))), Expr::id(&e)))
+        })
+        .collect();
+    let cat = |v: Vec<Expr>| if v.len() == 1 { v.into_iter().next().expect("one") } else { Expr::Concat(v.into_iter().rev().collect()) };
+    for (name, width, value, doc) in [
+        ("f_ref_msg", b.msg_bits(), Expr::Concat(msg), "reference: cw's message with the located error removed"),
+        ("f_ref_wc", b.ways, cat(wc), "reference: per way, a single error located"),
+        ("f_ref_wu", b.ways, cat(wu), "reference: per way, nonzero syndromes no single error explains"),
+    ] {
+        f.items.push(Item::wire(name, width, doc));
+        f.items.push(Item::assign(Expr::id(name), value));
+    }
+    let out = Expr::Concat(vec![Expr::id("msg"), Expr::id("way_corrected"), Expr::id("way_uncorrectable"), Expr::id("corrected"), Expr::id("uncorrectable")]);
+    let reference = Expr::Concat(vec![
+        Expr::id("f_ref_msg"),
+        Expr::id("f_ref_wc"),
+        Expr::id("f_ref_wu"),
+        Expr::red(UnOp::RedOr, Expr::id("f_ref_wc")),
+        Expr::red(UnOp::RedOr, Expr::id("f_ref_wu")),
+    ]);
+    f.assert("p_dec_ref", "every output is the reference t = 1 decoder's, from the syndromes", None, Expr::eq(out, reference));
+    Some(Item::Formal(f))
+}

@@ -187,7 +187,7 @@ impl Design {
             }
         }
         for (m, block) in &seen {
-            if crate::hw::ram::Shape::is_wrapper_name(m, &self.info.prefix) {
+            if crate::keywords::ram_wrapper_form(m, &self.info.prefix) {
                 let what = format!("the names of the RAM wrappers (`{0}ram_1r1w_<W>x<D>`, `{0}ram_1r1w_async_<W>x<D>`, `{0}lutram_1r1w_…`)", self.info.prefix);
                 return Err(ConfigError::ModuleReserved { module: m.clone(), block: block.clone(), what });
             }

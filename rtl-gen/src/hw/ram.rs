@@ -45,17 +45,6 @@ impl Shape {
         format!("{prefix}{style}_1r1w_{read}{}x{}", self.width, self.depth)
     }
 
-    /// Whether `name` has the form of a wrapper's name under `prefix` (any width and depth):
-    /// which wrappers a design emits is known only after its modules are built, so a block's
-    /// module may not take any name of this form (the design check reserves the whole form).
-    pub fn is_wrapper_name(name: &str, prefix: &str) -> bool {
-        let Some(rest) = name.strip_prefix(prefix) else { return false };
-        let Some(rest) = rest.strip_prefix("ram_1r1w_").or_else(|| rest.strip_prefix("lutram_1r1w_")) else { return false };
-        let rest = rest.strip_prefix("async_").unwrap_or(rest);
-        let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        matches!(rest.split_once('x'), Some((w, d)) if number(w) && number(d))
-    }
-
     /// The wrapper's own parameters, as the manifest and banner list them.
     pub fn params(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -429,6 +418,19 @@ mod tests {
         let ports = vec![Port::input("clk", 1, ""), Port::input("a", 4, ""), Port::input("d", 8, ""), Port::input("we", 1, ""), Port::output("q", 8, "")];
         Module { name: "t".into(), ports, items, reset: Some(ResetStyle::SyncHigh) }
     }
+    /// Every wrapper name has the form the design check reserves (`keywords::ram_wrapper_form`),
+    /// so no block's module can take it.
+    #[test]
+    fn wrapper_names_have_the_reserved_form() {
+        for (width, depth) in [(1, 2), (64, 16), (1920, 256), (33, 20)] {
+            for (sync_read, lut) in [(true, false), (false, false), (true, true), (false, true)] {
+                let name = Shape { width, depth, sync_read, lut }.module_name("p_");
+                assert!(crate::keywords::ram_wrapper_form(&name, "p_"), "{name}");
+                assert!(!crate::keywords::ram_wrapper_form(&name, "q_"), "{name} under another prefix");
+            }
+        }
+    }
+
     fn write() -> Stmt {
         Stmt::when(Expr::id("we"), vec![Stmt::set(Expr::Index("m".into(), Box::new(Expr::id("a"))), Expr::id("d"))])
     }

@@ -52,9 +52,10 @@ pub fn syndrome_rows(b: &RsFecBlock) -> Vec<BitVec> {
     rows
 }
 
-/// One flat masked parity of `of` per row, row 0 the LSB.
+/// One flat masked parity of `of` per row, row 0 the LSB; a row without a bit is the constant
+/// 0 (no `of & 0` in the text).
 fn parities(of: &str, rows: &[BitVec]) -> Expr {
-    let bits: Vec<Expr> = rows.iter().rev().map(|r| Expr::parity(Expr::id(of), r.clone(), false)).collect();
+    let bits: Vec<Expr> = rows.iter().rev().map(|r| if r.is_zero() { Expr::dec(1, 0) } else { Expr::parity(Expr::id(of), r.clone(), false) }).collect();
     if bits.len() == 1 {
         bits.into_iter().next().expect("one bit")
     } else {

@@ -40,18 +40,6 @@ pub fn reserved_by(name: &str) -> Option<&'static str> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::reserved_by;
-
-    #[test]
-    fn keywords_of_both_standards_are_reserved() {
-        assert_eq!(reserved_by("module"), Some("Verilog-2005"));
-        assert_eq!(reserved_by("logic"), Some("SystemVerilog"));
-        assert_eq!(reserved_by("crc32"), None);
-    }
-}
-
 /// Whether `name` has the form of a RAM wrapper's name under `prefix` (`<prefix>ram_1r1w_<W>x<D>`,
 /// `<prefix>ram_1r1w_async_<W>x<D>`, `<prefix>lutram_1r1w_…`, any width and depth): which
 /// wrappers a design emits is known only after its modules are built, so the design check
@@ -62,4 +50,16 @@ pub fn ram_wrapper_form(name: &str, prefix: &str) -> bool {
     let rest = rest.strip_prefix("async_").unwrap_or(rest);
     let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     matches!(rest.split_once('x'), Some((w, d)) if number(w) && number(d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reserved_by;
+
+    #[test]
+    fn keywords_of_both_standards_are_reserved() {
+        assert_eq!(reserved_by("module"), Some("Verilog-2005"));
+        assert_eq!(reserved_by("logic"), Some("SystemVerilog"));
+        assert_eq!(reserved_by("crc32"), None);
+    }
 }

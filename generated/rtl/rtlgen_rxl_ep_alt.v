@@ -6,7 +6,7 @@
 // Design : rtlgen
 // Block  : rxl_ep_alt (kind rxl_endpoint)
 // Latency: 2 cycle(s)
-// Reset  : rst, synchronous, active high
+// Reset  : rst_n, asynchronous, active low
 //
 // Full-duplex RXL (implicit sequence number) link endpoint for 256-byte flits: payloads
 // numbered and kept in a 96-entry go-back-N replay buffer, CRC-64/ECMA-182 CRC with
@@ -51,7 +51,7 @@
 
 module rtlgen_rxl_ep_alt (
     input  wire          clk,                   // clock
-    input  wire          rst,                   // synchronous reset, active high
+    input  wire          rst_n,                 // asynchronous reset, active low
     input  wire          s_valid,               // a payload is offered for transmission
     output wire          s_ready,               // the replay buffer has room: the payload is taken when s_valid && s_ready
     input  wire [1919:0] s_payload,             // 240-byte payload; byte j at [8j+7:8j], flit byte 2+j
@@ -210,7 +210,7 @@ module rtlgen_rxl_ep_alt (
     );
     rtlgen_rxl_ep_alt_replay u_replay (
         .clk          (clk),
-        .rst          (rst),
+        .rst_n        (rst_n),
         .push_valid   (s_valid),
         .push_ready   (rb_push_ready),
         .push_data    (s_payload),
@@ -233,8 +233,8 @@ module rtlgen_rxl_ep_alt (
     assign since_n = ack_sent ? {2'd0, deliver} : ((since_ack == ACK_EVERY) ? since_ack : (since_ack + {2'd0, deliver}));
 
     // Control registers (reset).
-    always @(posedge clk) begin
-        if (rst) begin
+    always @(posedge clk or negedge rst_n) begin
+        if (!rst_n) begin
             t1_valid <= 1'd0;
             ctl_valid <= 1'd0;
             stall_timer <= 11'd0;

@@ -6,7 +6,7 @@
 // Design : rtlgen
 // Block  : rxl_ep_alt (kind rxl_endpoint); built by the replay_buffer generator
 // Latency: 2 cycle(s)
-// Reset  : rst, synchronous, active high
+// Reset  : rst_n, asynchronous, active low
 //
 // Go-back-N replay buffer of 96 entries of 1920 bits with 10-bit sequence numbers: pushes are
 // numbered and kept until acknowledged, the output streams them in order at one per cycle and
@@ -34,7 +34,7 @@
 
 module rtlgen_rxl_ep_alt_replay (
     input  wire          clk,          // clock
-    input  wire          rst,          // synchronous reset, active high
+    input  wire          rst_n,        // asynchronous reset, active low
     input  wire          push_valid,   // an entry is offered
     output wire          push_ready,   // room for an entry (not full); push when push_valid && push_ready
     input  wire [1919:0] push_data,    // entry to store
@@ -145,8 +145,8 @@ module rtlgen_rxl_ep_alt_replay (
     // ack_seq + 1 does not itself wrap to 0); on an unwrapped window only a wrapping push wraps it.
     wire wrap_n; // tail_n < head_n
     assign wrap_n = ack_ok ? (wrap_q ? (ack_ge_head & (ack_seq != 10'd1023)) : tail_wraps) : (tail_wraps ? (head_q != 10'd0) : wrap_q);
-    always @(posedge clk) begin
-        if (rst) begin
+    always @(posedge clk or negedge rst_n) begin
+        if (!rst_n) begin
             head_q <= 10'd0;
             tail_q <= 10'd0;
             rd_q <= 10'd0;
@@ -191,8 +191,8 @@ module rtlgen_rxl_ep_alt_replay (
     reg [9:0] f_pops; // entries freed by acks since reset, mod 2^seq_bits
     reg f_held; // the tagged entry is pushed and not yet freed
     reg [1919:0] f_data; // the data pushed with the tagged entry
-    always @(posedge clk) begin
-        if (rst) begin
+    always @(posedge clk or negedge rst_n) begin
+        if (!rst_n) begin
             f_pushes <= 10'd0;
             f_pops <= 10'd0;
             f_held <= 1'd0;
@@ -209,7 +209,7 @@ module rtlgen_rxl_ep_alt_replay (
     end
     reg f_prev_valid_run; // the previous cycle was a cycle out of reset after the first
     always @(posedge clk) begin
-        f_prev_valid_run <= f_past_valid & (!rst);
+        f_prev_valid_run <= f_past_valid & rst_n;
     end
     reg [9:0] f_prev_head; // head one cycle ago
     always @(posedge clk) begin
@@ -221,7 +221,7 @@ module rtlgen_rxl_ep_alt_replay (
     end
     reg f_prev_replay; // a replay was accepted one cycle ago
     always @(posedge clk) begin
-        f_prev_replay <= f_replay & (!rst);
+        f_prev_replay <= f_replay & rst_n;
     end
     reg [9:0] f_prev_replay_seq; // replay_seq one cycle ago
     always @(posedge clk) begin
@@ -240,50 +240,50 @@ module rtlgen_rxl_ep_alt_replay (
     always @* begin
         // every trace starts in reset
         if (!f_past_valid) begin
-            a_reset_first: assume (rst);
+            a_reset_first: assume (!rst_n);
         end
         // never more than DEPTH entries held
-        if (f_past_valid & (!rst)) begin
+        if (f_past_valid & rst_n) begin
             p_no_overflow: assert (count_q <= DEPTH);
         end
         // no push is accepted when full
-        if (f_past_valid & (!rst)) begin
+        if (f_past_valid & rst_n) begin
             p_full_refuses: assert ((!full) | (!push_ready));
         end
         // occupancy = pushes - freed entries
-        if (f_past_valid & (!rst)) begin
+        if (f_past_valid & rst_n) begin
             p_occupancy: assert (count_q == (f_pushes - f_pops));
         end
         // push_seq counts accepted pushes
-        if (f_past_valid & (!rst)) begin
+        if (f_past_valid & rst_n) begin
             p_push_seq: assert (push_seq == f_pushes);
         end
         // head counts freed entries
-        if (f_past_valid & (!rst)) begin
+        if (f_past_valid & rst_n) begin
             p_head: assert (head == f_pops);
         end
         // an ack frees at most the entries held the cycle before
-        if (f_past_valid & (!rst) & f_prev_valid_run) begin
+        if (f_past_valid & rst_n & f_prev_valid_run) begin
             p_no_underflow: assert ((head_q - f_prev_head) <= f_prev_count);
         end
         // the registered flags agree with the pointers: full is count == DEPTH, wrap is tail < head
-        if (f_past_valid & (!rst)) begin
+        if (f_past_valid & rst_n) begin
             p_flags: assert ((full_q == (count_q == DEPTH)) & (wrap_q == (tail_q < head_q)));
         end
         // the output pointer stays within [head, push_seq]
-        if (f_past_valid & (!rst)) begin
+        if (f_past_valid & rst_n) begin
             p_out_window: assert ((out_seq - head_q) <= count_q);
         end
         // an entry on the output is held: pushed and not acknowledged, so never resent after its ack
-        if (f_past_valid & (!rst) & out_valid) begin
+        if (f_past_valid & rst_n & out_valid) begin
             p_out_held: assert ((out_seq - head_q) < count_q);
         end
         // after an accepted replay the output restarts at replay_seq, or at the oldest unacknowledged entry if an ack freed it
-        if (f_past_valid & (!rst) & f_prev_valid_run & f_prev_replay) begin
+        if (f_past_valid & rst_n & f_prev_valid_run & f_prev_replay) begin
             p_resend_start: assert (((f_prev_replay_seq - head_q) <= count_q) ? (out_seq == f_prev_replay_seq) : (out_seq == head_q));
         end
         // the tagged entry is tracked as held exactly when it is in the window
-        if (f_past_valid & (!rst)) begin
+        if (f_past_valid & rst_n) begin
             p_tag_held: assert (f_held == ((f_seq - head_q) < count_q));
         end
         // the RAM wrapper's read register reads the words the shadow holds
@@ -291,15 +291,15 @@ module rtlgen_rxl_ep_alt_replay (
             a_ram_read: assume (ram_q == f_ram_q);
         end
         // the tagged entry is stored unchanged while held
-        if (f_past_valid & (!rst) & f_held) begin
+        if (f_past_valid & rst_n & f_held) begin
             p_tag_stored: assert (f_ram[f_seq[6:0]] == f_data);
         end
         // the output register holds the stored entry it names
-        if (f_past_valid & (!rst) & q_ok) begin
+        if (f_past_valid & rst_n & q_ok) begin
             p_read_reg: assert (ram_q == f_ram[rd_q[6:0]]);
         end
         // the tagged entry leaves with the data pushed with it
-        if (f_past_valid & (!rst) & out_valid & (f_held & (out_seq == f_seq))) begin
+        if (f_past_valid & rst_n & out_valid & (f_held & (out_seq == f_seq))) begin
             p_data: assert (out_data == f_data);
         end
     end

@@ -230,7 +230,7 @@ fn unknown_xor_style() {
     refused(&block(&format!("{GOOD}\nxor_style = \"wallace\"")), &["`xor_style`", "wallace", "\"masked\", \"lut6_tree\""]);
 }
 
-// --- rifl (issue 6) ---
+// --- rifl ---
 
 fn rifl(fields: &str) -> String {
     format!("{HEADER}[[blocks]]\nkind = \"rifl\"\nname = \"r\"\n{fields}\n")
@@ -301,7 +301,7 @@ fn rifl_unknown_field() {
     refused(&rifl("retrans_treshold = 16"), &["block `r`", "`retrans_treshold`", "not a field of kind rifl", "retrans_threshold"]);
 }
 
-// --- rs_fec and rs_crc (issue 4) ---
+// --- rs_fec and rs_crc ---
 
 fn rs_fec(fields: &str) -> String {
     format!("{HEADER}[[blocks]]\nkind = \"rs_fec\"\nname = \"f\"\n{fields}\n")
@@ -431,7 +431,7 @@ fn rxl_module_names_collide_through_sub_modules() {
     refused(&text, &["t_e_crc", "collides"]);
 }
 
-// --- rs_fec streaming form (issue 15) ---
+// --- rs_fec streaming form ---
 
 const KP4: &str = "symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 30\nmsg_symbols = 514";
 

@@ -1,4 +1,4 @@
-//! ReCXL (issue 14) co-simulation: the replica map against the one Rust function every model
+//! ReCXL co-simulation: the replica map against the one Rust function every model
 //! uses (every 16-bit fold value, every failed mask of a few lines, random wide lines), and the
 //! logging unit in lockstep with its cycle-accurate model (contract recxl.md §5.2).
 

@@ -1,7 +1,8 @@
 //! Reset in the middle of traffic and random initial values, per family and per reset style:
 //! a CRC stream, a replay buffer, a RIFL node, a Gen-Z LLR interface, a SUE transport and a
 //! ReCXL replica map (pipelined), each once with `rst` (sync_high) and once with `rst_n`
-//! (async_low, the block's own `reset` field). Each module's co-simulation driver resets the
+//! (async_low, the block's own `reset` field), and the default design's two styles of RXL
+//! endpoint. Each module's co-simulation driver resets the
 //! module and its model and compares every output from there on; the bench makes the module
 //! start either in the middle of random traffic with the reset asserted in it (for `rst_n`
 //! between clock edges) or from random register and memory contents. A replay buffer with one
@@ -219,30 +220,17 @@ fn a_register_missing_from_the_reset_branch_is_caught() -> TestResult {
     Ok(())
 }
 
-/// The default design's `rxl_ep_alt` (binary CRC-64, generic FEC layout, 96 replay slots) with
-/// an asynchronous active-low reset; its `rst` twin is the default design's own, whose model the
-/// endpoint tests build too.
-const RXL_ASYNC: &str = r#"
-[design]
-name = "rstx"
-
-[[blocks]]
-kind = "rxl_endpoint"
-name = "ep_n"
-reset = "async_low"
-crc = "crc64"
-fec = "generic"
-replay_depth = 96
-ack_every = 4
-counter_bits = 16
-"#;
-
 /// The RXL endpoint (256-byte flits, FEC, flit CRC, replay buffer) in both styles, after a
-/// reset in traffic and from random contents.
+/// reset in traffic and from random contents: the default design's `rxl_ep` (`rst`) and
+/// `rxl_ep_alt` (its own `reset = "async_low"`: `rst_n`), whose models the endpoint tests build
+/// too.
 #[test]
 fn the_rxl_endpoint_matches_its_model_after_a_reset_in_traffic_and_from_random_values() -> TestResult {
     let mut outcomes = Vec::new();
-    for (mut bench, block) in [(Bench::default_design()?, "rxl_ep_alt"), (Bench::from_toml(RXL_ASYNC, "rstx.toml")?, "ep_n")] {
+    let mut bench = Bench::default_design()?;
+    for (block, port) in [("rxl_ep", "rst"), ("rxl_ep_alt", "rst_n")] {
+        let m = bench.module(block, Role::Endpoint)?;
+        assert_eq!(bench.tree().module(m.name())?.reset.as_ref().map(|r| r.name.as_str()), Some(port), "{block}");
         for start in [Start::reset_in_traffic(80, 1), Start::random(1), Start::random(2)] {
             outcomes.push(run(&mut bench, block, Role::Endpoint, start)?);
         }

@@ -1,5 +1,5 @@
 //! Every `rs_fec` encoder and decoder of the default design in Verilator against the Reed-Solomon
-//! models (issue 4): CXL flits in both layouts exhaustively for single-byte errors and 2-/3-byte
+//! models: CXL flits in both layouts exhaustively for single-byte errors and 2-/3-byte
 //! bursts, ≥100k random codewords with 1..8 symbol errors per configuration, KR4/KP4 included
 //! (miscorrections included, bit for bit), the detected fraction of 4-, 5-, 6-byte bursts and of
 //! random double errors inside one way measured on the RTL, and KR4/KP4 with ≤ t and t+1 symbol

@@ -12,7 +12,7 @@
 //!
 //! [`Flow::Bram`] is the full flow with the inferred memories mapped to Xilinx 7-series block
 //! RAM first (Yosys's `memory_libmap` with its `brams_xc4v.txt` library, as `synth_xilinx`
-//! does): the streaming RS decoders (issue 15) hold two 80-kbit RAMs that the other flows turn
+//! does): the streaming RS decoders hold two 80-kbit RAMs that the other flows turn
 //! into flip-flops and multiplexers. The block-RAM cells are counted, then deleted before
 //! `ltp -noff` so that the depth is the longest LUT path between registers, RAM ports being
 //! registers (the RAMs are written and read synchronously).

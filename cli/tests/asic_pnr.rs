@@ -130,41 +130,30 @@ fn a_small_crc_routes_drc_and_lvs_clean_and_a_fast_clock_shows_negative_slack() 
 #[test]
 fn missing_qflow_and_ambiguous_picture_are_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("bin");
-    std::fs::create_dir_all(&path).expect("mkdir");
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["asic", "generated", "--module", "rtlgen_crc32", "--pnr", "--pnr-dir"])
-        .arg(dir.path().join("pnr"))
-        .current_dir(workspace())
-        .env("PATH", &path)
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (pnr, empty_path) = (dir.path().join("pnr"), dir.path().join("bin"));
+    std::fs::create_dir_all(&empty_path).expect("mkdir");
+    // `rtl-gen asic generated ARGS --pnr --pnr-dir <pnr>` (with PATH = `path` if given) must
+    // exit 2 before writing anything; its error text.
+    let refused = |args: &[&str], path: Option<&Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rtl-gen"));
+        cmd.args(["asic", "generated"]).args(args).args(["--pnr", "--pnr-dir"]).arg(&pnr).current_dir(workspace());
+        if let Some(path) = path {
+            cmd.env("PATH", path);
+        }
+        let out = cmd.output().expect("run");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(!pnr.exists(), "{args:?}: nothing written before the run is refused");
+        err
+    };
+    let err = refused(&["--module", "rtlgen_crc32"], Some(&empty_path));
     assert!(err.contains("`qflow`") && err.contains("apt-get install -y qflow"), "{err}");
-    assert!(!dir.path().join("pnr").exists(), "nothing written before the tools are found");
-
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["asic", "generated", "--module", "rtlgen_crc32", "--module", "rtlgen_crc32_pipe", "--pnr", "--pnr-picture", "x.png", "--pnr-dir"])
-        .arg(dir.path().join("pnr"))
-        .current_dir(workspace())
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = refused(&["--module", "rtlgen_crc32", "--module", "rtlgen_crc32_pipe", "--pnr-picture", "x.png"], None);
     assert!(err.contains("--pnr-picture needs exactly one --module"), "{err}");
     // qflow synthesizes the RTL itself (RAMs as flip-flops): a module with RAM wrappers needs
     // --ram flops, said before anything runs.
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["asic", "generated", "--module", "rtlgen_replay_buf", "--pnr", "--pnr-dir"])
-        .arg(dir.path().join("pnr"))
-        .current_dir(workspace())
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = refused(&["--module", "rtlgen_replay_buf"], None);
     assert!(err.contains("--ram flops") && err.contains("rtlgen_replay_buf"), "{err}");
-    assert!(!dir.path().join("pnr").exists(), "nothing written");
     let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen")).args(["asic", "generated", "--pnr-dir", "x"]).current_dir(workspace()).output().expect("run");
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--pnr"), "--pnr-dir needs --pnr");
 }

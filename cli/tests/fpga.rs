@@ -8,13 +8,14 @@ use std::process::Command;
 mod common;
 use common::workspace;
 
-/// The row of `module` after synthesis only (`--pnr-timeout 1`), with `extra` flags, its JSON at
-/// `dir/json` and its work folder in `dir/work`.
-fn synthesis_row(dir: &Path, module: &str, extra: &[&str], json: &str) -> serde_json::Value {
+/// `rtl-gen fpga generated` with `args`, its JSON report at `dir/json` and its work folders in
+/// `dir/work`: the report's first row and the command's stdout and stderr. Fails the test when
+/// the command does.
+fn fpga_run(dir: &Path, args: &[&str], json: &str) -> (serde_json::Value, String) {
     let json = dir.join(json);
     let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["fpga", "generated", "--module", module, "--pnr-timeout", "1"])
-        .args(extra)
+        .args(["fpga", "generated"])
+        .args(args)
         .arg("--json")
         .arg(&json)
         .arg("--work")
@@ -22,9 +23,21 @@ fn synthesis_row(dir: &Path, module: &str, extra: &[&str], json: &str) -> serde_
         .current_dir(workspace())
         .output()
         .expect("run rtl-gen");
-    assert!(out.status.success(), "rtl-gen fpga {extra:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "rtl-gen fpga {args:?} failed:\n{text}");
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
-    report[0].clone()
+    (report[0].clone(), text)
+}
+
+/// The row of `module` after synthesis only (`--pnr-timeout 1`), with `extra` flags.
+fn synthesis_row(dir: &Path, module: &str, extra: &[&str], json: &str) -> serde_json::Value {
+    let args: Vec<&str> = ["--module", module, "--pnr-timeout", "1"].into_iter().chain(extra.iter().copied()).collect();
+    fpga_run(dir, &args, json).0
+}
+
+/// The `used` count of resource `what` (`lut4`, `ff`, `bram`) in a report row.
+fn used(row: &serde_json::Value, what: &str) -> u64 {
+    row[what]["used"].as_u64().unwrap_or_else(|| panic!("{what} of {row}"))
 }
 
 /// `rtl-gen fpga` on `module` for iCE40 with the ECP5-only `flags`: it must fail, and its error
@@ -43,17 +56,7 @@ fn refused_on_ice40(module: &str, flags: &[&str], named: &str) {
 #[test]
 fn ecp5_place_and_route_reports_real_figures() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let json = dir.path().join("fpga.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--freq", "100", "--json"])
-        .arg(&json)
-        .current_dir(workspace())
-        .output()
-        .expect("run rtl-gen");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "rtl-gen fpga failed:\n{err}");
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
-    let row = &report[0];
+    let (row, _) = fpga_run(dir.path(), &["--module", "rtlgen_crc32_pipe", "--freq", "100"], "fpga.json");
     assert_eq!(row["module"], "rtlgen_crc32_pipe");
     assert_eq!(row["part"], "LFE5U-85F");
     let lut4 = row["lut4"]["used"].as_u64().expect("lut4.used");
@@ -73,24 +76,12 @@ fn ecp5_place_and_route_reports_real_figures() {
 
 /// A module with two clocks (the default design's asynchronous FIFO, `wr_clk` and `rd_clk`) is
 /// measured per clock: the wrapper gives each domain its own clock pin, input chain and output
-/// signature, and the row names both clocks' Fmax. Before, its clocks were fed from the input
-/// shift register like data and the row was a combinational one.
+/// signature, and the row names both clocks' Fmax (a wrapper that fed the clocks from its input
+/// chain like data would make it a combinational row).
 #[test]
 fn a_two_clock_module_gets_an_fmax_per_clock() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let json = dir.path().join("fpga.json");
-    let work = dir.path().join("work");
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["fpga", "generated", "--module", "rtlgen_cdc_fifo", "--freq", "100", "--json"])
-        .arg(&json)
-        .arg("--work")
-        .arg(&work)
-        .current_dir(workspace())
-        .output()
-        .expect("run rtl-gen");
-    assert!(out.status.success(), "rtl-gen fpga failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
-    let row = &report[0];
+    let (row, _) = fpga_run(dir.path(), &["--module", "rtlgen_cdc_fifo", "--freq", "100"], "fpga.json");
     assert_eq!(row["combinational"], false);
     let fmax = row["fmax_mhz"].as_object().expect("fmax per clock");
     assert_eq!(fmax.keys().collect::<Vec<_>>(), ["rd_clk", "wr_clk"], "one Fmax per clock: {fmax:?}");
@@ -101,7 +92,7 @@ fn a_two_clock_module_gets_an_fmax_per_clock() {
     // Wrapper: wr side 1 + 64 input bits and 1 + 5 output bits (chain + out_q + sig), rd side
     // 1 input bit and 1 + 5 + 64 output bits.
     assert_eq!(row["wrapper_ffs"], 65 + 2 * 6 + 1 + 2 * 70);
-    let wrapper = std::fs::read_to_string(work.join("rtlgen_cdc_fifo").join("rtlgen_cdc_fifo_fpga_wrap.v")).expect("the wrapper is kept in the module's work folder");
+    let wrapper = std::fs::read_to_string(dir.path().join("work/rtlgen_cdc_fifo").join("rtlgen_cdc_fifo_fpga_wrap.v")).expect("the wrapper is kept in the module's work folder");
     for line in ["always @(posedge wr_clk)", "always @(posedge rd_clk)", "wr_in_sr <=", "rd_sig <="] {
         assert!(wrapper.contains(line), "wrapper lacks `{line}`");
     }
@@ -113,15 +104,8 @@ fn a_two_clock_module_gets_an_fmax_per_clock() {
 #[test]
 fn stopped_place_and_route_and_oversized_modules_keep_their_rows() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let run = |args: &[&str], json: &Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen")).args(args).arg("--json").arg(json).arg("--work").arg(dir.path().join("work")).current_dir(workspace()).output().expect("run rtl-gen");
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success(), "rtl-gen {args:?} failed:\n{text}");
-        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).expect("JSON report")).expect("valid JSON");
-        (report[0].clone(), text)
-    };
     // A 72-bit CRC-32 routes in seconds; a one-second limit stops its router.
-    let (row, text) = run(&["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--pnr-timeout", "1"], &dir.path().join("stopped.json"));
+    let (row, text) = fpga_run(dir.path(), &["--module", "rtlgen_crc32_pipe", "--pnr-timeout", "1"], "stopped.json");
     assert_eq!(row["pnr_stopped"], true);
     assert!(row["fmax_mhz"].as_object().expect("fmax map").is_empty(), "{row}");
     assert!(row["lut4"]["used"].as_u64().expect("lut4") > 100, "{row}");
@@ -130,7 +114,7 @@ fn stopped_place_and_route_and_oversized_modules_keep_their_rows() {
     assert!(["before placement", "while placing", "while routing"].iter().any(|stage| note.contains(stage)), "the note names where nextpnr stopped: {note}");
     // The RIFL TX lane (its buffer in iCE40 block RAM once the LUT-RAM hint is cleared) needs more
     // LUT4s and flip-flops than an iCE40 HX1K has.
-    let (row, text) = run(&["fpga", "generated", "--module", "rtlgen_rifl_tx", "--family", "ice40", "--device", "hx1k"], &dir.path().join("big.json"));
+    let (row, text) = fpga_run(dir.path(), &["--module", "rtlgen_rifl_tx", "--family", "ice40", "--device", "hx1k"], "big.json");
     assert_eq!(row["fits"], false);
     assert_eq!(row["pnr_stopped"], false);
     assert!(row["lut4"]["used"].as_u64().expect("lut4") > 1_280, "{row}");
@@ -144,20 +128,10 @@ fn stopped_place_and_route_and_oversized_modules_keep_their_rows() {
 #[test]
 fn router2_and_the_static_placer_reach_nextpnr_and_the_row() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (json, work) = (dir.path().join("router2.json"), dir.path().join("work"));
-    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
-        .args(["fpga", "generated", "--module", "rtlgen_crc32_pipe", "--router", "router2", "--placer", "static", "--json"])
-        .arg(&json)
-        .arg("--work")
-        .arg(&work)
-        .current_dir(workspace())
-        .output()
-        .expect("run rtl-gen");
-    assert!(out.status.success(), "rtl-gen fpga --router router2 failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON");
-    assert_eq!((report[0]["router"].as_str(), report[0]["placer"].as_str()), (Some("router2"), Some("static")));
-    assert!(report[0]["fmax_mhz"]["clk"].as_f64().expect("fmax of clk") > 50.0, "{}", report[0]);
-    let log = std::fs::read_to_string(work.join("rtlgen_crc32_pipe/nextpnr.log")).expect("nextpnr log");
+    let (row, _) = fpga_run(dir.path(), &["--module", "rtlgen_crc32_pipe", "--router", "router2", "--placer", "static"], "router2.json");
+    assert_eq!((row["router"].as_str(), row["placer"].as_str()), (Some("router2"), Some("static")));
+    assert!(row["fmax_mhz"]["clk"].as_f64().expect("fmax of clk") > 50.0, "{row}");
+    let log = std::fs::read_to_string(dir.path().join("work/rtlgen_crc32_pipe/nextpnr.log")).expect("nextpnr log");
     assert!(log.contains("Running router2"), "nextpnr did not run router2");
     assert!(log.contains("Running Static placer"), "nextpnr did not run the static placer");
     refused_on_ice40("rtlgen_crc32_pipe", &["--placer", "static"], "--placer static");
@@ -173,7 +147,6 @@ fn ram_hints_are_cleared_unless_kept() {
     let cleared = synthesis_row(dir.path(), "rtlgen_rifl_tx", &[], "cleared.json");
     let kept = synthesis_row(dir.path(), "rtlgen_rifl_tx", &["--keep-ram-hints"], "kept.json");
     assert_eq!((cleared["kept_ram_hints"].as_bool(), kept["kept_ram_hints"].as_bool()), (Some(false), Some(true)));
-    let used = |row: &serde_json::Value, what: &str| row[what]["used"].as_u64().unwrap_or_else(|| panic!("{what} of {row}"));
     // 256 × 242 bits: 7 DP16KD (512 × 36) in block RAM; 976 TRELLIS_DPR16X4 in LUT RAM.
     assert_eq!((used(&cleared, "bram"), used(&kept, "bram")), (7, 0), "{cleared}\n{kept}");
     assert!(used(&kept, "lut4") > used(&cleared, "lut4") + 6 * 976, "LUT RAM counts its LUT4 positions: {cleared}\n{kept}");
@@ -192,7 +165,6 @@ fn lut4_mapping_shrinks_an_xor_network_and_is_recorded() {
     let wide = synthesis_row(dir.path(), "rtlgen_crc32", &[], "wide.json");
     let lut4 = synthesis_row(dir.path(), "rtlgen_crc32", &["--lut-map", "lut4"], "lut4.json");
     assert_eq!((wide["lut_map"].as_str(), lut4["lut_map"].as_str()), (Some("wide"), Some("lut4")));
-    let used = |row: &serde_json::Value, what: &str| row[what]["used"].as_u64().unwrap_or_else(|| panic!("{what} of {row}"));
     assert!(5 * used(&lut4, "lut4") < 4 * used(&wide, "lut4"), "lut4 mapping should save over a fifth: {wide}\n{lut4}");
     assert_eq!(used(&lut4, "ff"), used(&wide, "ff"), "the mapping changes logic, not registers");
     refused_on_ice40("rtlgen_crc32", &["--lut-map", "lut4"], "--lut-map lut4");

@@ -39,12 +39,12 @@ fn figures_of(row: &str, cell: &str) -> Result<Vec<Figure>, String> {
     let mut rest = cell;
     while let Some(at) = rest.find("<!--") {
         let before = rest[..at].trim_end();
-        let end = rest[at..].find("-->").ok_or_else(|| format!("row `{row}`: an unclosed comment"))? + at;
+        let end = rest[at..].find("-->").ok_or_else(|| format!("row {row}: an unclosed comment"))? + at;
         let words: Vec<&str> = rest[at + 4..end].split_whitespace().collect();
-        let [file, key] = words[..] else { return Err(format!("row `{row}`: the comment `{}` is not `FILE KEY`", rest[at..end + 3].trim())) };
+        let [file, key] = words[..] else { return Err(format!("row {row}: the comment `{}` is not `FILE KEY`", rest[at..end + 3].trim())) };
         let number: String = before.chars().rev().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | '-')).collect::<Vec<_>>().into_iter().rev().collect();
         if number.is_empty() {
-            return Err(format!("row `{row}`: no figure before the comment naming {file} {key}"));
+            return Err(format!("row {row}: no figure before the comment naming {file} {key}"));
         }
         out.push(Figure { row: row.to_string(), shown: number, file: file.to_string(), key: key.to_string() });
         rest = &rest[end + 3..];
@@ -144,7 +144,7 @@ fn check(readme: &str) -> (Vec<String>, usize) {
         for (i, cell) in cells.iter().enumerate().skip(2) {
             // The figure columns (LUT4, Fmax, area) hold a sourced number or a dash.
             if (2..=4).contains(&i) && !cell.contains("<!--") && cell.trim() != "–" {
-                bad.push(format!("row `{row}`: the figure `{cell}` names no results file"));
+                bad.push(format!("row {row}: the figure `{cell}` names no results file"));
             }
             let figures = match figures_of(&row, cell) {
                 Ok(f) => f,
@@ -159,8 +159,8 @@ fn check(readme: &str) -> (Vec<String>, usize) {
                 let found = data.as_ref().map_err(|e| e.clone()).and_then(|d| lookup(d, &f.key));
                 match found {
                     Ok(v) if agrees(&f.shown, v) => {}
-                    Ok(v) => bad.push(format!("row `{}`: the README shows {}, {} {} holds {v}", f.row, f.shown, f.file, f.key)),
-                    Err(e) => bad.push(format!("row `{}`: {} {}: {e}", f.row, f.file, f.key)),
+                    Ok(v) => bad.push(format!("row {}: the README shows {}, {} {} holds {v}", f.row, f.shown, f.file, f.key)),
+                    Err(e) => bad.push(format!("row {}: {} {}: {e}", f.row, f.file, f.key)),
                 }
             }
         }

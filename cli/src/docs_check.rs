@@ -5,7 +5,8 @@
 //!   anchor rule: lower case, punctuation dropped, blanks to `-`, repeats numbered `-1`, `-2`);
 //! - every `rtl-gen …` command line in a fenced block is accepted by the argument parser, so a
 //!   renamed flag cannot leave a page that tells users to type it (the short ones are also run:
-//!   `cli/tests/docs_commands.rs`).
+//!   `cli/tests/docs_commands.rs`);
+//! - no page cites a contract or an issue number.
 
 use crate::docs_pages::{anchor_of, anchors, broken, command_lines, links, pages, read, relative, root};
 use crate::Cli;
@@ -46,6 +47,23 @@ fn every_rtl_gen_command_line_of_the_docs_parses() {
     }
     assert!(count >= 10, "the pages show command lines ({count} found)");
     assert!(bad.is_empty(), "command lines the parser refuses:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn no_page_cites_a_contract_or_an_issue_number() {
+    // The pages speak of the project in its own words: a choice is stated, not referred to a
+    // document outside the repository, and history (issue numbers) stays in git.
+    let mut bad = Vec::new();
+    for page in pages() {
+        for (i, line) in read(&page).lines().enumerate() {
+            let lower = line.to_lowercase();
+            let issue_number = lower.match_indices("issue ").any(|(at, m)| lower[at + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
+            if lower.contains("contract") || issue_number {
+                bad.push(format!("{}:{}: {}", relative(&page), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "pages citing a contract or an issue number:\n{}", bad.join("\n"));
 }
 
 #[test]

@@ -6,6 +6,10 @@ mod cmd;
 #[cfg(test)]
 mod docs_check;
 #[cfg(test)]
+mod docs_pages;
+#[cfg(test)]
+mod headline;
+#[cfg(test)]
 mod reference;
 
 use clap::{CommandFactory, FromArgMatches, Subcommand};

@@ -65,7 +65,7 @@ fn rxl_fig8_case_reproduced() {
 
 #[test]
 fn rxl_fec_fractions_from_the_code() {
-    // The t = 1 code's detected fractions against the RTL measurements in README's RS FEC table
+    // The t = 1 code's detected fractions against the RTL measurements of docs/results/rs-fec.md
     // (20,000 trials each, binomial σ ≈ 0.0033 at 2/3): within 3σ.
     assert!((1.0 - rxl::miscorrect_fraction(86) - 0.6695).abs() < 0.01);
     assert!((rxl::burst_detect_fraction(4) - 0.6733).abs() < 0.01);
@@ -122,7 +122,7 @@ fn rifl_eq1_and_table5() {
     // The 1e-5 row also carries a measured λ_actual Eq. 8 does not give (livelock region).
     assert!(t5[3].is_finite() && t5[3] > 0.0);
     // Eq. 8 with N_stall = 1280 at 1e-7: 0.968 (paper's measurement 0.963; the model's single-
-    // lane campaign 0.969, sim/RIFL.md): within 1 %.
+    // lane campaign 0.969, docs/results/rifl.md): within 1 %.
     assert!(rel(figure(&fs, "Eq. 8", "bandwidth ratio").value, 0.963) < 0.01);
 }
 

@@ -23,7 +23,7 @@ const VECTORS: usize = 300;
 /// 4,000.
 const RATIO: f64 = 40.0;
 
-/// The CRC-32C over 2,048 bits: the widest network the README's figures name.
+/// The CRC-32C over 2,048 bits: the widest network docs/results/crc.md names.
 const CRC32C_2048: &str = "width = 32\npoly = 0x1EDC6F41\ninit = \"0xFFFFFFFF\"\nrefin = true\nrefout = true\nxorout = \"0xFFFFFFFF\"\ndata_bits = 2048\nchecker = false";
 
 /// `[[blocks]]` text of a default-design block with its parameters, and of its masked twin.

@@ -103,7 +103,7 @@ fn wrong_or_missing_blocks_are_named() {
     assert!(e.to_string().contains("rifl") && e.to_string().contains("RxlEndpointBlock"), "{e}");
 }
 
-/// The committed sweep (`sim/results/rifl_sweep.csv`, the command in sim/RIFL.md) is what the
+/// The committed sweep (`sim/results/rifl_sweep.csv`, the command in docs/results/rifl.md) is what the
 /// code produces today: shard 0/20 of the same command (the error-free reference and 5.62e-8,
 /// with 111 frames hit) reproduces its two CSV rows character for character.
 /// A change to the channel, the RNG streams, the model or the statistics fails here.

@@ -335,7 +335,7 @@ fn wide_lut6_networks_of_several_polynomials_match_the_model() -> TestResult {
 /// LUT6 at depth 2 *and* that netlist, not just the RTL, computes the CRC (directed vectors and
 /// 3,000 random messages in Verilator against the model). An area figure is only worth quoting
 /// for a circuit that is right: lfsr.v's 103 LUT6 in the issue's table is Yosys's netlist of a
-/// different function (it ignores data bits 0–30; README, "CRC XOR networks against the
+/// different function (it ignores data bits 0–30; docs/results/crc.md, "CRC networks against the
 /// peers"). One LUT's truth table changed in the netlist is caught.
 #[test]
 fn crc32_over_64_bits_lut6_netlist_is_small_and_right() -> TestResult {

@@ -59,7 +59,7 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// The project's measured case (`sim/GENZ.md`): 64 Gb/s of 8-byte beats (1 ns cycles),
+    /// The project's measured case (`docs/results/genz.md`): 64 Gb/s of 8-byte beats (1 ns cycles),
     /// 64-byte packets, an ACK every 16, 100 m, BER 1e-6.
     pub fn measured_case() -> Inputs {
         Inputs { line_gbps: 64.0, lanes: 1, cable_m: 100.0, data_bytes: 8, packet_bytes: 64, ack_every: 16, ber: 1e-6 }
@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn recovery_time_matches_the_rtl_campaign_within_three_percent() {
-        // Mean recovery cycles measured on the RTL of both ends (sim/GENZ.md).
+        // Mean recovery cycles measured on the RTL of both ends (docs/results/genz.md).
         for (bytes, cable, measured) in [(64, 10.0, 237.0), (64, 100.0, 2034.0), (256, 10.0, 323.0), (256, 100.0, 2111.0)] {
             let predicted = recovery_cycles(&case(bytes, cable)) as f64;
             assert!((predicted / measured - 1.0).abs() < 0.03, "{bytes} B {cable} m: {predicted} vs {measured}");
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn slots_cover_the_measured_in_flight_maximum_with_little_to_spare() {
-        // Sent-and-unacknowledged maxima measured on the RTL (sim/GENZ.md occupancy table).
+        // Sent-and-unacknowledged maxima measured on the RTL (docs/results/genz.md, occupancy table).
         for (bytes, cable, measured) in [(64, 1.0, 17), (64, 10.0, 29), (64, 100.0, 139), (256, 10.0, 19), (256, 100.0, 47)] {
             let s = slots_for_full_rate(&case(bytes, cable));
             assert!(s >= measured && s <= measured + 4, "{bytes} B {cable} m: {s} slots vs {measured} measured");

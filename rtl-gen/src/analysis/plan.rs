@@ -11,7 +11,7 @@ use crate::blocks::rifl::model::params::{derived_frame_id_bits, rtt_frames, VCOD
 /// The largest frame ID width the `rifl` block generates.
 pub const MAX_FRAME_ID_BITS: u32 = 12;
 /// Expected bit errors per retransmission procedure from which a RIFL link livelocks (a new
-/// error restarts the procedure; `sim/RIFL.md`, BER sweep): the plan refuses at 1.
+/// error restarts the procedure; `docs/results/rifl.md`, BER sweep): the plan refuses at 1.
 pub const LIVELOCK_ERRORS_PER_PROCEDURE: f64 = 1.0;
 
 /// The requirements.

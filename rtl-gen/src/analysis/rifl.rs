@@ -232,7 +232,7 @@ pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
         pv(Figure::new("bandwidth efficiency of the frame format", eff, "fraction", "Eq. 11, Table 3"), 0.9325)
             .note("Table 3 prints 93.25 %; Eq. 11 gives 1 - 16/256 = 93.75 %"),
         pv(Figure::new("bandwidth ratio vs error-free", ratio, "fraction", "Eq. 8"), 0.963)
-            .note("the paper's 96.3 % is measured (Fig. 9); the model's campaign measures 0.969 for one lane at n = 8 (sim/RIFL.md)"),
+            .note("the paper's 96.3 % is measured (Fig. 9); the model's campaign measures 0.969 for one lane at n = 8 (docs/results/rifl.md)"),
     ]);
     for (b, paper_mtbf) in TABLE5 {
         let fer_b = frame_error_rate(b, i.frame_bits as u64);
@@ -255,7 +255,7 @@ pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
             f = f.paper(paper_mtbf).note(if b == 1e-7 {
                 "Table 5 prints 1.88e8, the text 1.88e7; the table's own BER^-4 scaling from 1e-9 (1.81e15 / 10^8 / 0.963) gives 1.88e7, so the table's 1.88e8 is the misprint; all rows sit a constant ~94x above Eq. 26 at 100 Gb/s"
             } else if b == 1e-5 {
-                "beyond the ~94x, the paper's row implies a measured bandwidth ratio of ~0.03 at 1e-5 where Eq. 8 gives 0.23 (the link livelocks there; sim/RIFL.md)"
+                "beyond the ~94x, the paper's row implies a measured bandwidth ratio of ~0.03 at 1e-5 where Eq. 8 gives 0.23 (the link livelocks there; docs/results/rifl.md)"
             } else {
                 "the paper's rows sit a constant ~94x above Eq. 26 at 100 Gb/s (same BER^-4 slope); it does not state the rate it used"
             });

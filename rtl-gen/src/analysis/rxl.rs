@@ -229,7 +229,7 @@ pub fn analyze(i: &Inputs) -> Result<Vec<Figure>, InputError> {
             "fraction",
             "code",
         )
-        .note("README RS FEC table measures 0.6695 / 0.6714 on the RTL"),
+        .note("docs/results/rs-fec.md: 0.6695 / 0.6714 measured on the RTL"),
         Figure::new(
             "FEC detects a 4-byte burst",
             burst_detect_fraction(4),

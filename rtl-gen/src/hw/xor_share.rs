@@ -34,7 +34,7 @@
 //! problem, not a routing-resource limit).
 //!
 //! Where the 114 stands (CRC-32/64, 82 level-1 nodes for 160 node uses; lfsr.v's 103 LUT6 in
-//! issue 16 turned out to be Yosys's netlist of a wrong function, see the README): the plan is
+//! the peer comparison turned out to be Yosys's netlist of a wrong function, see docs/results/crc.md): the plan is
 //! rigid, not just greedy-shaped. 26 of its 32 roots read exactly six terms; a search of covers
 //! (≤ 6 terms, cancellation allowed) finds one per row from the 82 nodes, so no node can be dropped; no two nodes merge into one; and CP-SAT, started
 //! from the plan, found nothing smaller either over all rows (82 free 6-input nodes, 9 minutes) or in

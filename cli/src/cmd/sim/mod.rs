@@ -39,7 +39,7 @@ pub enum Command {
     Genz(Box<genz::Args>),
     /// ReCXL multi-node system: store buffers (baseline/parallel/proactive), MESI homes, a
     /// reordering fabric, logging units, dumps, a random fail-stop crash and the Table I recovery;
-    /// scoreboards S1-S8 per trial (`--figures`: the contract §5.4 figure tables).
+    /// scoreboards S1-S8 per trial (`--figures`: the figure tables of docs/results/recxl.md).
     Recxl(recxl::Args),
 }
 

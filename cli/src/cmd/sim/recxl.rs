@@ -1,7 +1,7 @@
 //! `rtl-gen sim recxl [--variant baseline,parallel,proactive] [--geometry N,C,R]… [--trials T]
 //! [--cycles N] [--dump-period P] [--store-rate X] [--lu FIELD=VALUE]… [--seed S] [--shard K/N]
 //! [--out PREFIX] [--json FILE] [--csv FILE]`: the ReCXL multi-node system
-//! (`rtl_gen_sim::campaign::recxl`, contract recxl.md §5.3) with a random fail-stop crash per
+//! (`rtl_gen_sim::campaign::recxl`, docs/results/recxl.md) with a random fail-stop crash per
 //! trial, the Table I recovery and scoreboards S1–S8; exits 1 when any trial's scoreboard failed.
 //! `--figures` prints the §5.4 figure tables instead (traffic vs R, SRAM rows vs load, DRAM log vs
 //! dump period, dump bandwidth raw and ÷ 5.8, recovery time at the Fig. 15 sizes, the store-drain

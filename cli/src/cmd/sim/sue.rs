@@ -1,11 +1,11 @@
 //! `rtl-gen sim sue [DESIGN.toml] [--tree DIR] [--block B] [--cycles N] [--loads LIST]
 //! [--link-ratio R] [--seed S] [--csv FILE]`: packing efficiency of a `sue_packer` vs offered
-//! load (contract F1) on the Verilated RTL, checked in lockstep against the model and by the
+//! load (figure F1) on the Verilated RTL, checked in lockstep against the model and by the
 //! scoreboard while it measures; `rtl_gen_sim::campaign::sue::packing`.
 //!
 //! `--figures [--endpoint B] [--fabric-cycles N] [--models] [--shard K/N] [--out FILE.md]
 //! [--json FILE] [--csv FILE]`: the
-//! contract §5.6 figures on an N-XPU fabric of `sue_endpoint`s (Verilated RTL in lockstep with
+//! the F1–F7 figures of docs/results/sue.md on an N-XPU fabric of `sue_endpoint`s (Verilated RTL in lockstep with
 //! their models unless `--models`) through the switch model
 //! (`rtl_gen_sim::campaign::sue::figures`), plus packing vs `hold_cycles` on the packer; exits 1
 //! when any scoreboard or lockstep comparison failed. The seven figures are the units of a

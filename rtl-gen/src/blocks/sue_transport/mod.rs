@@ -509,7 +509,7 @@ mod tests {
 
     /// `space_state` = the registers the generated module declares for space 0 (RX and TX
     /// apart) and its slice of the `meta` memory, over windows, XPU counts, PSN scopes and
-    /// timers; the default `sue_ep` geometry gives the README's 39 + 117 bits + 4 × 28.
+    /// timers; the default `sue_ep` geometry gives the 39 + 117 bits + 4 × 28 of docs/protocol/sue.md.
     #[test]
     fn space_state_matches_the_declared_registers() {
         let base = "data_bytes = 16\ncmd_bytes = 32\nnum_vc = 2\nmax_pack_bytes = 256\nrto_cycles = 2048\nnack_timeout_cycles = 512";
@@ -543,7 +543,7 @@ mod tests {
         assert_eq!(seen[5].rx_bits, 16 + 3 + 1 + 10, "no ACK age or force register without a delay");
     }
 
-    /// The README / sim/SUE.md state table (F8) of `designs/sue_variants.toml`:
+    /// The state table (F8, docs/results/sue.md) of `designs/sue_variants.toml`:
     /// `cargo test -p rtl-gen --lib sue_variants_state_table -- --nocapture` prints it.
     #[test]
     fn sue_variants_state_table() {

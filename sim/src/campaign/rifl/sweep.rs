@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// Cycles from a frame entering a node's receive side to the node's transmit side answering
-/// it over a zero-delay cable (first beat in to first beat out: sim/RIFL.md).
+/// it over a zero-delay cable (first beat in to first beat out: docs/results/rifl.md).
 pub const NODE_PASS_CYCLES: u32 = 9;
 
 /// A sweep.

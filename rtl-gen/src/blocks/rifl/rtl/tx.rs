@@ -72,7 +72,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     // and leave half of each empty (2^n <= 256 entries of 512); writes (Init, Normal) and
     // reads (Retrans) never share a slot, so one address serves both.
     // The hint is for 7-series (64-deep LUT RAM); ECP5's is 16 deep, and `rtl-gen fpga` clears
-    // the hint there, so the buffer goes to 7 DP16KD per lane (README, FPGA section).
+    // the hint there, so the buffer goes to 7 DP16KD per lane (docs/results/fpga.md).
     it.push(Item::LutMemory { name: "mem".into(), width: r, depth: p.ids(), doc: "retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM)".into() });
 
     it.push(Item::comment("The state: Fig. 4's priority function of the flags."));

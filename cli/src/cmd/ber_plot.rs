@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 const W: f64 = 720.0;
-const H: f64 = 440.0;
+const H: f64 = 460.0;
 const LEFT: f64 = 80.0;
 const TOP: f64 = 50.0;
 const PLOT_W: f64 = 600.0;
@@ -72,7 +72,8 @@ pub fn svg(title: &str, y_label: &str, curve_label: &str, curve: &[(f64, f64)], 
     for &(b, v) in points {
         let _ = writeln!(s, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#c0392b\"/>", x(b), y(v));
     }
-    let ly = H - 22.0;
+    // The legend row sits well below the axis label (at TOP + PLOT_H + 36).
+    let ly = H - 14.0;
     let _ = writeln!(s, "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#2471a3\" stroke-width=\"2\"/><text x=\"{}\" y=\"{ly}\">{curve_label}</text>", LEFT + 24.0, ly - 4.0, ly - 4.0, LEFT + 30.0);
     if !points.is_empty() {
         let _ = writeln!(s, "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"#c0392b\"/><text x=\"{}\" y=\"{ly}\">campaign ({} points)</text>", LEFT + 252.0, ly - 4.0, LEFT + 262.0, points.len());

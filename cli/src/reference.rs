@@ -4,17 +4,13 @@
 //! naming each stale, missing or extra page, when the committed pages differ from what the code
 //! says; `RTLGEN_BLESS=1` with the same test writes them (only those two folders).
 
+use crate::docs_pages::root;
 use crate::Cli;
 use clap::CommandFactory;
 use rtl_gen::config::Design;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 const COMMANDS_DIR: &str = "docs/reference/commands";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
 
 /// `(file name, text)` of every command's page (subcommands of `sim`, `analyze` and `plan`
 /// each have their own) and the index.

@@ -1,7 +1,9 @@
-//! Every `crc` module of the default design in Verilator against the Rust model: catalogue
-//! vectors, all-zero/all-one data, walking ones, ≥100k random messages per module, every seq
-//! of the ISN variants, checkers rejecting every wrong expected seq, and pipelined variants
-//! compared cycle by cycle (latency and out_valid included).
+//! Every `crc` module of the default design in Verilator against the Rust model, through the
+//! co-simulation driver of `rtl-gen sim cosim` (`sim/src/cosim/crc.rs`): all-zero and all-one
+//! data, walking ones over every data bit, the catalogue message, ≥100k random messages per
+//! module, checkers fed a flipped CRC bit half of the time, pipelined variants compared cycle by
+//! cycle (latency and out_valid included); on top, every seq of the ISN variants and checkers
+//! rejecting every wrong expected seq.
 
 mod common;
 
@@ -9,6 +11,7 @@ use common::{bench, copy_tree, scaled, synthesize_in_place, TestResult};
 use rtl_gen::blocks::crc::model::CrcModel;
 use rtl_gen::blocks::crc::CrcBlock;
 use rtl_gen::hw::module::Role;
+use rtl_gen_sim::cosim::{self, Options};
 use rtl_gen_sim::{Bench, Bits, Scoreboard, TestRng};
 
 const RANDOM_MESSAGES: usize = 100_000;
@@ -16,134 +19,23 @@ const RANDOM_MESSAGES: usize = 100_000;
 /// CRC-32 (Ethernet, zlib) as `crc` block fields.
 const CRC32_ETHERNET: &str = "width = 32\npoly = 0x04C11DB7\ninit = \"0xFFFFFFFF\"\nrefin = true\nrefout = true\nxorout = \"0xFFFFFFFF\"";
 
-fn role(checker: bool) -> Role {
-    if checker {
-        Role::CrcCheck
-    } else {
-        Role::Crc
-    }
-}
-
 /// The model's view of one flit: CRC over data with seq folded in.
 fn model_crc(model: &CrcModel, b: &CrcBlock, data: &Bits, seq: u64) -> u64 {
     model.isn_checksum(&data.to_bytes(), seq, b.seq_bits)
 }
 
-/// Directed vectors: zeros, ones, walking one over every data bit, the catalogue message.
-fn directed(b: &CrcBlock) -> Vec<Bits> {
-    let n = b.data_bits as usize;
-    let mut v = vec![Bits::zeros(n), Bits::ones(n)];
-    for i in 0..n {
-        let mut w = Bits::zeros(n);
-        w.set(i, true);
-        v.push(w);
-    }
-    if n == 72 {
-        v.push(Bits::from_bytes(b"123456789"));
-    }
-    v
-}
-
-/// Combinational generator and checker: every directed and random vector through both.
-fn check_combinational(bench: &Bench, b: &CrcBlock) -> TestResult {
-    check_combinational_n(bench, b, scaled(RANDOM_MESSAGES))
-}
-
-fn check_combinational_n(bench: &Bench, b: &CrcBlock, random: usize) -> TestResult {
-    let test = format!("crc_comb_{}", b.name);
-    let mut rng = TestRng::for_test(&test)?;
-    let model = b.model();
-    let mut dut = bench.dut(&b.name, Role::Crc, &test)?;
-    let mut chk = if b.checker { Some(bench.dut(&b.name, Role::CrcCheck, &format!("{test}_check"))?) } else { None };
-    let mut sb = Scoreboard::new(format!("{} crc", b.name)).with_seed(rng.seed()).with_wave(dut.wave_path());
-    let mut sb_ok = Scoreboard::new(format!("{} ok", b.name)).with_seed(rng.seed());
-    let seq_mask = if b.seq_bits == 0 { 0 } else { (1u64 << b.seq_bits) - 1 };
-    let vectors = directed(b).into_iter().map(|d| (d, 0u64)).chain((0..random).map(|_| (Bits::zeros(0), 1)));
-    for (i, (data, random)) in vectors.enumerate() {
-        let data = if random == 1 { rng.bits(b.data_bits as usize) } else { data };
-        let seq = rng.range(0, seq_mask);
-        let expected = model_crc(&model, b, &data, seq);
-        dut.set("data", &data)?;
-        if b.seq_bits > 0 {
-            dut.set_u64("seq", seq)?;
-        }
-        dut.eval();
-        let got = dut.get_u64("crc")?;
-        sb.push_expected(i as u64, expected)?;
-        sb.push_actual(i as u64, got)?;
-        if let Some(chk) = chk.as_mut() {
-            // Half the time a correct CRC, half a CRC with one random bit flipped.
-            let corrupt = rng.chance(0.5);
-            let crc_in = if corrupt { expected ^ (1 << rng.range(0, b.algo.width as u64 - 1)) } else { expected };
-            chk.set("data", &data)?;
-            if b.seq_bits > 0 {
-                chk.set_u64("seq", seq)?;
-            }
-            chk.set("crc_in", &Bits::from_u64(crc_in, b.algo.width as usize))?;
-            chk.eval();
-            sb_ok.push_expected(i as u64, !corrupt)?;
-            sb_ok.push_actual(i as u64, chk.get_u64("ok")? == 1)?;
-        }
-    }
-    let n = sb.finish()?;
-    assert!(n >= random as u64, "{n} vectors compared");
-    if b.checker {
-        sb_ok.finish()?;
-    }
-    Ok(())
-}
-
-/// Pipelined generator and checker, cycle by cycle: random in_valid, every output compared at
-/// exactly `latency` cycles, no spurious out_valid, reset clears the pipeline.
-fn check_pipelined(bench: &Bench, b: &CrcBlock) -> TestResult {
-    let test = format!("crc_pipe_{}", b.name);
-    let mut rng = TestRng::for_test(&test)?;
-    let model = b.model();
-    let latency = b.pipeline as u64;
-    for checker in [false, true] {
-        if checker && !b.checker {
-            continue;
-        }
-        let m = bench.module(&b.name, role(checker))?;
-        let name = m.name().to_string();
-        let mut dut = bench.dut(&b.name, role(checker), &format!("{test}_{checker}"))?;
-        assert_eq!(bench.tree().module(&name)?.latency as u64, latency, "manifest latency of {name}");
-        // Garbage in flight before reset must not come out after it.
-        dut.set_u64("in_valid", 1)?;
-        dut.ticks(3);
-        dut.reset(2)?;
-        let mut sb: Scoreboard<(u64, u64)> = Scoreboard::new(format!("{name} (cycle, value)")).with_seed(rng.seed()).with_wave(dut.wave_path());
-        let seq_mask = if b.seq_bits == 0 { 0 } else { (1u64 << b.seq_bits) - 1 };
-        let cycles = scaled(RANDOM_MESSAGES) as u64 + latency;
-        for c in 0..cycles {
-            let valid = c + latency < cycles && rng.chance(0.8);
-            let data = rng.bits(b.data_bits as usize);
-            let seq = rng.range(0, seq_mask);
-            let crc = model_crc(&model, b, &data, seq);
-            dut.set_u64("in_valid", valid as u64)?;
-            dut.set("data", &data)?;
-            if b.seq_bits > 0 {
-                dut.set_u64("seq", seq)?;
-            }
-            let expected = if checker {
-                let corrupt = rng.chance(0.5);
-                let crc_in = if corrupt { crc ^ (1 << rng.range(0, b.algo.width as u64 - 1)) } else { crc };
-                dut.set("crc_in", &Bits::from_u64(crc_in, b.algo.width as usize))?;
-                !corrupt as u64
-            } else {
-                crc
-            };
-            if valid {
-                sb.push_expected(c + latency, (c + latency, expected))?;
-            }
-            dut.eval();
-            if dut.get_u64("out_valid")? == 1 {
-                let value = if checker { dut.get_u64("ok")? } else { dut.get_u64("crc")? };
-                sb.push_actual(c, (c, value))?;
-            }
-            dut.tick();
-        }
-        sb.finish()?;
+/// Every module of block `b` (generator, and checker if it has one) through the co-simulation
+/// driver `rtl-gen sim cosim` uses (corner messages, `random` random ones, a flipped CRC bit half
+/// of the time for the checker; pipelined modules cycle by cycle with idle cycles, `out_valid`
+/// at exactly the latency): no mismatch, and at least `random` vectors compared.
+fn check_block(bench: &Bench, b: &CrcBlock, random: usize) -> TestResult {
+    let seed = TestRng::for_test(&format!("crc_cosim_{}", b.name))?.seed();
+    for role in [Role::Crc, Role::CrcCheck].into_iter().filter(|r| *r == Role::Crc || b.checker) {
+        let m = bench.module(&b.name, role)?;
+        assert_eq!(bench.tree().module(m.name())?.latency, b.pipeline, "manifest latency of {}", m.name());
+        let outcome = cosim::module(bench, m, &Options { vectors: random as u64, seed })?;
+        outcome.check()?;
+        assert!(outcome.vectors >= random as u64, "{outcome}");
     }
     Ok(())
 }
@@ -191,11 +83,7 @@ fn every_crc_module_matches_the_model() -> TestResult {
     let blocks = bench.blocks::<CrcBlock>();
     assert!(blocks.len() >= 4, "the default design has its CRC blocks");
     for b in blocks {
-        if b.pipeline == 0 {
-            check_combinational(&bench, b)?;
-        } else {
-            check_pipelined(&bench, b)?;
-        }
+        check_block(&bench, b, scaled(RANDOM_MESSAGES))?;
     }
     Ok(())
 }
@@ -288,7 +176,7 @@ fn lut6_tree_style_matches_the_model() -> TestResult {
     let bench = Bench::from_toml(&text, "lut6_tree test")?;
     assert!(std::fs::read_to_string(bench.tree().root().join("rtl/tree_crc32.v"))?.contains("(* keep *) wire"), "tree style not emitted");
     for b in bench.blocks::<CrcBlock>() {
-        check_combinational_n(&bench, b, if b.data_bits > 1024 { 500 } else { 20_000 })?;
+        check_block(&bench, b, if b.data_bits > 1024 { 500 } else { 20_000 })?;
     }
     Ok(())
 }
@@ -325,7 +213,7 @@ fn wide_lut6_networks_of_several_polynomials_match_the_model() -> TestResult {
     let blocks = bench.blocks::<CrcBlock>();
     assert_eq!(blocks.len(), styles.len() * crcs.len());
     for b in blocks {
-        check_combinational_n(&bench, b, scaled(500))?;
+        check_block(&bench, b, scaled(500))?;
     }
     Ok(())
 }
@@ -376,7 +264,7 @@ fn crc32_over_64_bits_lut6_netlist_is_small_and_right() -> TestResult {
     let mapped = Bench::with_tree(design, dir.path())?;
     assert_eq!(mapped.differing_modules(), ["row_crc32_64"]);
     let block = mapped.blocks::<CrcBlock>()[0];
-    check_combinational_n(&mapped, block, 3_000)?;
+    check_block(&mapped, block, 3_000)?;
 
     // The same netlist with one LUT's truth table inverted in one bit: the check must fail.
     let at = netlist.find("64'h").expect("a 6-input LUT as a 64-bit truth table") + 4;
@@ -385,7 +273,7 @@ fn crc32_over_64_bits_lut6_netlist_is_small_and_right() -> TestResult {
     std::fs::write(&file, broken)?;
     let broken_bench = Bench::with_tree(Design::parse(&text, "issue 16 CRC-32/64 row")?, dir.path())?;
     let block = broken_bench.blocks::<CrcBlock>()[0];
-    let caught = check_combinational_n(&broken_bench, block, 3_000).expect_err("a wrong LUT went unnoticed");
+    let caught = check_block(&broken_bench, block, 3_000).expect_err("a wrong LUT went unnoticed");
     eprintln!("broken netlist: {caught}");
     assert!(caught.to_string().contains("mismatch"), "caught by a compared value, not a build error: {caught}");
     Ok(())

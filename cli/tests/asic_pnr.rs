@@ -2,7 +2,7 @@
 //! (Debian package `qflow`) must come out DRC-clean and LVS-matched with a post-route slack,
 //! a die larger than its cells, a GDS and a PNG of the layout; a clock it cannot meet must show
 //! as negative slack; the pnr folder must be the tool's own; a missing qflow names its package.
-//! The CRC-32 of the README runs with `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test asic_pnr
+//! The CRC-32 of the ASIC results page runs with `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test asic_pnr
 //! -- --ignored` (77 s here; up to 4 minutes on a loaded machine).
 
 use std::path::Path;
@@ -158,7 +158,7 @@ fn missing_qflow_and_ambiguous_picture_are_refused() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--pnr"), "--pnr-dir needs --pnr");
 }
 
-/// The README's layout: the pipelined CRC-32 of the default design at its 500 MHz.
+/// The ASIC results page's layout: the pipelined CRC-32 of the default design at its 500 MHz.
 #[test]
 #[ignore = "qflow synthesis, placement and routing of ~2,200 cells take 1 to 4 minutes; run with RTLGEN_LONG=1 and --ignored"]
 fn the_pipelined_crc32_routes_drc_and_lvs_clean() {

@@ -57,3 +57,42 @@ fn rifl_lane_tx_and_rx_hold_their_window_and_states_and_an_overlong_resend_is_ca
     assert_counterexample(&t, "frifl_rl_tx", dir.path());
     assert!(row(&t, "frifl_rl_tx").contains("(p_resend_window)"), "{t}");
 }
+
+/// A SUE packer of two one-beat queues of two 8-byte commands, PDUs of up to two commands,
+/// 2-bit status counters (they saturate within the depth).
+const SUE_PK: &str = r#"
+[design]
+name = "fsue"
+reset = "sync_high"
+
+[[blocks]]
+kind = "sue_packer"
+name = "pk"
+data_bytes = 8
+cmd_bytes = 8
+num_xpu = 2
+num_vc = 1
+max_pack_bytes = 16
+queue_depth = 2
+counter_bits = 2
+"#;
+
+const SUE_DEPTH: u32 = 20;
+
+/// The read engine's advance, and a mutant that advances whether or not the PDU beat was taken.
+const SUE_ADV: &str = "assign adv = (~out_valid_q) | m_axis_pdu_tready;";
+const SUE_ADV_MUTANT: &str = "assign adv = 1'b1;";
+
+#[test]
+fn a_small_sue_packer_keeps_its_stream_queues_and_counters_and_a_dropped_tready_is_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = generate(dir.path(), "sue.toml", SUE_PK, "out_sue", "fsue");
+    let (code, t) = bmc(dir.path(), &tree, "fsue_pk", SUE_DEPTH, "work");
+    assert_eq!(code, Some(0), "{t}");
+    assert!(row(&t, "fsue_pk").contains(&format!("| 10 | smtbmc-yices | bounded to depth {SUE_DEPTH} (BMC")), "{t}");
+    let mutant = mutate(&tree, dir.path(), "fsue_pk", SUE_ADV, SUE_ADV_MUTANT);
+    let (code, t) = bmc(dir.path(), &mutant, "fsue_pk", SUE_DEPTH, "work_mutant");
+    assert_eq!(code, Some(1), "{t}");
+    assert_counterexample(&t, "fsue_pk", dir.path());
+    assert!(row(&t, "fsue_pk").contains("(p_m_axis_pdu_stable)"), "{t}");
+}

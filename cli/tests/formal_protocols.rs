@@ -96,3 +96,47 @@ fn a_small_sue_packer_keeps_its_stream_queues_and_counters_and_a_dropped_tready_
     assert_counterexample(&t, "fsue_pk", dir.path());
     assert!(row(&t, "fsue_pk").contains("(p_m_axis_pdu_stable)"), "{t}");
 }
+
+/// A ReCXL Logging Unit of four SRAM rows (two nodes of one core, two replicas, a 512-byte log,
+/// the head reserve and NACKs on): four REPLs fill it within the depth.
+const RECXL_LU: &str = r#"
+[design]
+name = "flu"
+reset = "sync_high"
+
+[[blocks]]
+kind = "recxl_logging_unit"
+name = "lu"
+num_nodes = 2
+cores_per_node = 1
+replicas = 2
+addr_bits = 24
+word_bytes = 8
+ts_bits = 8
+tag_bits = 2
+csn_bits = 0
+sram_rows = 4
+log_bytes = 512
+fetch_queries = 1
+counter_bits = 16
+"#;
+
+const RECXL_DEPTH: u32 = 10;
+
+/// The REPL admission, and a mutant that admits a REPL into a full SRAM Log Buffer.
+const RECXL_READY: &str = "assign repl_ready_w = (rows_used_q < ROWS) & (ack_cnt_q < 3'd4);";
+const RECXL_READY_MUTANT: &str = "assign repl_ready_w = (rows_used_q <= ROWS) & (ack_cnt_q < 3'd4);";
+
+#[test]
+fn a_small_recxl_logging_unit_keeps_its_rows_and_states_and_an_overfull_admission_is_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = generate(dir.path(), "lu.toml", RECXL_LU, "out_lu", "flu");
+    let (code, t) = bmc(dir.path(), &tree, "flu_lu", RECXL_DEPTH, "work");
+    assert_eq!(code, Some(0), "{t}");
+    assert!(row(&t, "flu_lu").contains(&format!("| 4 | smtbmc-yices | bounded to depth {RECXL_DEPTH} (BMC")), "{t}");
+    let mutant = mutate(&tree, dir.path(), "flu_lu", RECXL_READY, RECXL_READY_MUTANT);
+    let (code, t) = bmc(dir.path(), &mutant, "flu_lu", RECXL_DEPTH, "work_mutant");
+    assert_eq!(code, Some(1), "{t}");
+    assert_counterexample(&t, "flu_lu", dir.path());
+    assert!(row(&t, "flu_lu").contains("(p_rows_used)"), "{t}");
+}

@@ -6,14 +6,10 @@
 //! `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test formal -- --ignored`.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 mod common;
+use common::formal::{assert_counterexample, mutate, row, text};
 use common::{workspace, long, rtl_gen};
-
-fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
 
 /// Small CRC configurations (one with an implicit sequence number) and a small replay buffer.
 const SMALL: &str = r#"
@@ -115,38 +111,8 @@ fn default_tree(dir: &Path) -> PathBuf {
     dir.join("default/rtlgen")
 }
 
-/// A copy of the tree with `from` replaced by `to` in `module`'s file (exactly once).
-fn mutate(tree: &Path, dir: &Path, module: &str, from: &str, to: &str) -> PathBuf {
-    let copy = dir.join(format!("mutant_{module}"));
-    std::fs::create_dir_all(copy.join("rtl")).expect("mkdir");
-    std::fs::copy(tree.join("manifest.json"), copy.join("manifest.json")).expect("copy manifest");
-    for f in std::fs::read_dir(tree.join("rtl")).expect("rtl folder") {
-        let f = f.expect("entry").path();
-        std::fs::copy(&f, copy.join("rtl").join(f.file_name().expect("name"))).expect("copy");
-    }
-    let file = copy.join(format!("rtl/{module}.v"));
-    let src = std::fs::read_to_string(&file).expect("read module");
-    assert_eq!(src.matches(from).count(), 1, "the mutation site `{from}` must occur once in {module}");
-    std::fs::write(&file, src.replace(from, to)).expect("write mutant");
-    copy
-}
 
-/// The result column of `module`'s row in the printed table.
-fn row<'a>(out: &'a str, module: &str) -> &'a str {
-    out.lines().find(|l| l.starts_with(&format!("| {module} |"))).unwrap_or_else(|| panic!("no row for {module}:\n{out}"))
-}
 
-/// The counterexample paths a FAILED row names: both files must exist.
-fn assert_counterexample(out: &str, module: &str, base: &Path) {
-    let r = row(out, module);
-    assert!(r.contains("FAILED"), "{module} must fail:\n{out}");
-    let vcd = r.split("counterexample ").nth(1).and_then(|t| t.split_whitespace().next()).expect("VCD path");
-    let tb = r.split("testbench ").nth(1).and_then(|t| t.split_whitespace().next()).expect("testbench path");
-    for p in [vcd, tb] {
-        let p = base.join(p);
-        assert!(p.is_file() && std::fs::metadata(&p).map(|m| m.len() > 0).unwrap_or(false), "{} missing or empty:\n{out}", p.display());
-    }
-}
 
 #[test]
 fn crc_networks_equal_their_model_reference() {

@@ -1,6 +1,8 @@
 //! Helpers shared by the CLI's integration tests (each test file uses its own subset).
 #![allow(dead_code)]
 
+pub mod formal;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -10,6 +10,7 @@
 //! dump duty is [`crate::blocks::recxl_replica_map::map`], the same function as everywhere else.
 
 pub mod model;
+mod props;
 pub mod rtl;
 
 use crate::blocks::recxl_replica_map::{read_shape, Shape, SHAPE_FIELDS};

@@ -880,6 +880,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     for (p, e) in outs {
         it.push(Item::assign(id(p), e));
     }
+    it.push(super::props::properties(design, rows, rcb));
     let _ = (rsp_fire, fr_clear, mold, rows_c);
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },

@@ -16,6 +16,7 @@
 //! The cycle-accurate reference model is [`model::PackerModel`].
 
 pub mod model;
+mod props;
 pub(crate) mod rtl;
 
 use crate::blocks::sue::{SueCommon, COMMON_FIELDS, MAX_STORAGE_BYTES};

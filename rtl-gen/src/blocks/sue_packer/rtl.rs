@@ -735,6 +735,7 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
     status_counters(&mut it, &g);
     ram(&mut it, &g);
     outputs(&mut it, &g);
+    it.push(super::props::properties(design, g.nq, g.qd, g.cw, g.dw, g.kb));
     let (x, v, nq, m, hold) = (g.x, g.v, g.nq, g.m, g.hold);
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },

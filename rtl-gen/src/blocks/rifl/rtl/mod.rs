@@ -8,6 +8,8 @@ mod gearbox;
 mod rx;
 mod top;
 mod tx;
+mod tx_props;
+mod rx_props;
 
 pub use codec::scrambler_maps;
 pub use top::COUNTER_BITS;

@@ -180,6 +180,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     ];
     it.push(Item::AlwaysFf { reset: Some(reset), body });
     it.push(Item::AlwaysFf { reset: None, body: vec![when(id("in_valid"), vec![set_id("out_raw_q", id("raw"))])] });
+    it.push(super::rx_props::properties(design, ib));
 
     GeneratedModule {
         module: Module { name: n.rx.clone(), ports, items: it, reset: Some(design.reset) },

@@ -174,6 +174,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         ],
     )];
     it.push(Item::AlwaysFf { reset: Some(reset), body });
+    it.push(super::tx_props::properties(design, ib, rw, r, ids));
 
     GeneratedModule {
         module: Module { name: n.tx.clone(), ports, items: it, reset: Some(design.reset) },

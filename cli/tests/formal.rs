@@ -179,7 +179,7 @@ fn crc_networks_equal_their_model_reference() {
 fn a_crc_checker_ignoring_a_syndrome_bit_fails_with_a_counterexample() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tree = small_tree(dir.path());
-    let mutant = mutate(&tree, dir.path(), "fsmall_crc8_check", "assign ok = ~(|syndrome);", "assign ok = ~(|syndrome[6:0]);");
+    let mutant = mutate(&tree, dir.path(), "fsmall_crc8_check", "assign ok = ~|syndrome;", "assign ok = ~|syndrome[6:0];");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "fsmall_crc8_check", "--work", "work"], dir.path());
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
@@ -520,4 +520,57 @@ fn default_rs_encoders_and_t1_decoders_equal_their_model_references() {
     for m in &mods[..] {
         assert!(row(&t, m).contains("| proven |"), "{t}");
     }
+}
+
+/// Flit CRCs over GF(2^m) (`rs_crc`): GF(2^8) with a 5-bit ISN, three roots, msb0 bus bits;
+/// GF(2^5) lsb_first from root α^0 with the burst-optimal bit map and a partial last symbol.
+const RS_CRC: &str = r#"
+[design]
+name = "frc"
+reset = "sync_high"
+
+[[blocks]]
+kind = "rs_crc"
+name = "a"
+data_bytes = 6
+seq_bits = 5
+root_count = 3
+bit_order = "msb0"
+
+[[blocks]]
+kind = "rs_crc"
+name = "b"
+symbol_bits = 5
+field_poly = 0x25
+first_root = 0
+root_count = 2
+data_bytes = 3
+orientation = "lsb_first"
+bit_order = "burst_optimal"
+"#;
+
+#[test]
+fn flit_crc_generators_and_checkers_equal_the_root_reference_and_a_mutant_fails() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("rc.toml"), RS_CRC).expect("write design");
+    let out = rtl_gen(&["generate", "rc.toml", "--out", "out_rc"], dir.path());
+    assert!(out.status.success(), "{}", text(&out));
+    let tree = dir.path().join("out_rc/frc");
+    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--work", "work"], dir.path());
+    let t = text(&out);
+    assert!(out.status.success() && t.contains("4 module(s): 4 proven"), "{t}");
+    for m in ["frc_a", "frc_b"] {
+        assert!(row(&t, m).contains("| 1 | gf2 | proven |"), "{t}");
+    }
+    // `ok` over the 10-bit cut syndrome by enumeration, over the 24-bit one by SAT.
+    assert!(row(&t, "frc_b_check").contains("| 2 | gf2+enum | proven |"), "{t}");
+    assert!(row(&t, "frc_a_check").contains("| 2 | gf2+enum+sat | proven |"), "{t}");
+    let src = std::fs::read_to_string(tree.join("rtl/frc_b.v")).expect("module");
+    let line = src.lines().find(|l| l.trim_start().starts_with("assign crc[0] = ")).expect("crc bit 0").trim().to_string();
+    let wrong = line.replacen("assign crc[0] = ", "assign crc[0] = ~", 1);
+    let mutant = mutate(&tree, dir.path(), "frc_b", &line, &wrong);
+    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frc_b", "--work", "work_m"], dir.path());
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_counterexample(&t, "frc_b", dir.path());
 }

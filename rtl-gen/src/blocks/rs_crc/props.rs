@@ -37,8 +37,8 @@ pub fn root_rows(model: &RsCrc) -> Vec<BitVec> {
     };
     for s in 0..d {
         let degree = if msb { d + count - 1 - s } else { count + s };
-        for b in 0..m {
-            let k = s * m + bus[b] as usize;
+        for (b, &at) in bus.iter().enumerate().take(m) {
+            let k = s * m + at as usize;
             if k < nd {
                 add(k, degree, b);
                 if k < ns {
@@ -49,8 +49,8 @@ pub fn root_rows(model: &RsCrc) -> Vec<BitVec> {
     }
     for j in 0..count {
         let degree = if msb { count - 1 - j } else { j };
-        for b in 0..m {
-            add(nd + ns + j * m + bus[b] as usize, degree, b);
+        for (b, &at) in bus.iter().enumerate().take(m) {
+            add(nd + ns + j * m + at as usize, degree, b);
         }
     }
     rows

@@ -398,9 +398,16 @@ enum Node {
     Gate { kind: String, a: Src, b: Src, s: Src },
 }
 
+/// An assertion's cone: its nodes leaves first, the slot of each net, and the cut bits it reads
+/// (indices into the cut nets, in the order of their `Node::Cut` numbers).
+type Cone = (Vec<Node>, HashMap<u64, usize>, Vec<usize>);
+
+/// Values of ports, LSB first.
+type PortValues = Vec<(String, Vec<bool>)>;
+
 /// The cone of `roots` in topological order (leaves first), stopping at inputs and cut nets;
 /// `None` when it reaches an undriven net or a gate without a Y output.
-fn cone(net: &Netlist, vars: &HashMap<u64, usize>, cut: &HashMap<u64, usize>, roots: &[Bit]) -> Option<(Vec<Node>, HashMap<u64, usize>, Vec<usize>)> {
+fn cone(net: &Netlist, vars: &HashMap<u64, usize>, cut: &HashMap<u64, usize>, roots: &[Bit]) -> Option<Cone> {
     let mut slot: HashMap<u64, usize> = HashMap::new();
     let mut nodes = Vec::new();
     let mut cut_bits: Vec<usize> = Vec::new();
@@ -552,7 +559,7 @@ fn solve(rows: Vec<BitVec>, n: usize) -> Option<Vec<bool>> {
 }
 
 /// The inputs and outputs of `net` on input `x`, and whether an open assertion fails there.
-fn run(net: &Netlist, vars: &HashMap<u64, usize>, x: &[bool], open: &[usize]) -> (bool, Vec<(String, Vec<bool>)>, Vec<(String, Vec<bool>)>) {
+fn run(net: &Netlist, vars: &HashMap<u64, usize>, x: &[bool], open: &[usize]) -> (bool, PortValues, PortValues) {
     let val = concrete(net, vars, x);
     let value = |b: Bit| match b {
         Bit::Zero => Some(false),

@@ -3,7 +3,8 @@
 //! matrix the generator shares and splits into XOR nodes. Column `k` of the reference is
 //! `CRC(e_k) ^ CRC(0)` for the unit message `e_k`, the constant is `CRC(0)`: a CRC is affine over
 //! GF(2), so these `n + 1` model evaluations define it on every message. Each reference bit is
-//! one flat masked parity; `rtl-gen formal` proves `crc == f_ref_crc` for every input.
+//! one flat masked parity; `rtl-gen formal` proves `crc == f_ref_crc` for every input, and the
+//! checker's syndrome equal to `f_ref_crc ^ crc_in` with `ok` its zero test.
 
 use super::model::CrcModel;
 use super::CrcBlock;
@@ -45,6 +46,27 @@ pub fn generator(b: &CrcBlock) -> Option<Item> {
     let bits = (0..w as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
     f.items.push(Item::assign(Expr::id("f_ref_crc"), Expr::Concat(bits)));
     f.assert("p_crc_ref", "the shared XOR network computes the model's CRC of every message", None, Expr::eq(Expr::id("crc"), Expr::id("f_ref_crc")));
+    Some(Item::Formal(f))
+}
+
+/// The checker's properties (combinational modules only): `p_syndrome_ref` (GF(2)): the
+/// checker's `syndrome` wire is the reference CRC of the message XOR `crc_in`; `p_ok`: `ok` is 1
+/// exactly when that syndrome is zero, proven with `syndrome` as a cut point (SAT never sees
+/// the XOR network). Together: `ok` = 1 iff `crc_in` equals the model's CRC of the message.
+pub fn checker(b: &CrcBlock) -> Option<Item> {
+    if b.pipeline > 0 {
+        return None;
+    }
+    let w = b.algo.width;
+    let (rows, c0) = reference(b);
+    let input = if b.seq_bits > 0 { Expr::Concat(vec![Expr::id("seq"), Expr::id("data")]) } else { Expr::id("data") };
+    let mut f = Formal::combinational();
+    f.items.push(Item::wire("f_ref_crc", w, "reference: one flat masked parity per CRC bit, from the table-driven model"));
+    let bits = (0..w as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
+    f.items.push(Item::assign(Expr::id("f_ref_crc"), Expr::Concat(bits)));
+    f.assert("p_syndrome_ref", "the syndrome is the model's CRC of the message XOR crc_in", None, Expr::eq(Expr::id("syndrome"), Expr::xor(Expr::id("f_ref_crc"), Expr::id("crc_in"))));
+    f.cut_points.push("syndrome".into());
+    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id("syndrome"), Expr::dec(w, 0))));
     Some(Item::Formal(f))
 }
 

@@ -91,6 +91,7 @@ pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule
     let mut items = Vec::new();
     let crc_map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
     xor_net::emit_crc_checker(&mut items, &crc_map, b.data_bits, b.seq_bits, b.xor_style, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ c ^ crc_in: {}.", b.xor_style.how(b.pipeline)));
+    items.extend(super::props::checker(b));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,

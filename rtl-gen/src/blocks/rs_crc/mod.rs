@@ -16,6 +16,7 @@
 //! [`model`]); `bit_order = "burst_optimal"` picks the first of the bit permutations that do.
 
 pub mod model;
+mod props;
 mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};

@@ -117,6 +117,7 @@ pub fn generator(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str)
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
+    items.extend(super::props::generator(b, model));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,
@@ -145,6 +146,7 @@ pub fn checker(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str) -
     }
     let mut items = Vec::new();
     xor_net::emit_crc_checker(&mut items, &crc_map(model), b.data_bits(), b.seq_bits, XorStyle::SHARED, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ crc_in: {}.", XorStyle::SHARED.how(b.pipeline)));
+    items.extend(super::props::checker(b, model));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },
         latency: b.pipeline,

@@ -8,14 +8,17 @@
 //!   `cw` is zero). A systematic code has exactly one codeword per message, so together they say
 //!   `cw` is the model's codeword of `msg` for every message. Both are affine: GF(2) evaluation.
 //! - t = 1 decoder: `p_syn_ref` (the decoder's syndrome wire `syn` equals the model's syndromes
-//!   of `cw`, affine: GF(2) evaluation) and `p_dec_ref` (every output equals a reference decision
-//!   computed from `syn`: SAT). The reference locates an error without the generator's
+//!   of `cw`, affine: GF(2) evaluation), one `p_dec_ref_w<k>` per way (the way's message
+//!   symbols and flags equal a reference decision computed from the way's syndromes in `syn`)
+//!   and `p_dec_flags` (the global flags are the OR of the per-way ones). A way's assertion
+//!   reads 2m bits of the cut, so `rtl-gen formal` proves it by enumerating them (GF(2) over
+//!   `cw` for every syndrome value). The reference locates an error without the generator's
 //!   `S1 == α^d·S0` test: for each symbol i of a way, A_i is the model's syndrome of a single
 //!   error at i (m columns, probed), e_i = B_i·s with B_i a left inverse of A_i, and i is hit
 //!   when e_i != 0 and s == A_i·e_i (s lies in A_i's image). That is the model's t = 1 rule: a
 //!   single error anywhere in the way is located and corrected, any other nonzero syndrome is
 //!   uncorrectable (shortened positions and pcie6's constant zero are not symbols of `cw`, so
-//!   they are never hit). `p_dec_ref` reads the decoder's `syn` as a cut point; `p_syn_ref`
+//!   they are never hit). The decision assertions read the decoder's `syn` as a cut point; `p_syn_ref`
 //!   proves that cut equal to the model's syndromes, so the two compose to "the outputs are the
 //!   reference decoder's on every cw".
 //!
@@ -201,14 +204,31 @@ pub fn decoder_t1(b: &RsFecBlock) -> Option<Item> {
         f.items.push(Item::wire(name, width, doc));
         f.items.push(Item::assign(Expr::id(name), value));
     }
-    let out = Expr::Concat(vec![Expr::id("msg"), Expr::id("way_corrected"), Expr::id("way_uncorrectable"), Expr::id("corrected"), Expr::id("uncorrectable")]);
-    let reference = Expr::Concat(vec![
-        Expr::id("f_ref_msg"),
-        Expr::id("f_ref_wc"),
-        Expr::id("f_ref_wu"),
-        Expr::red(UnOp::RedOr, Expr::id("f_ref_wc")),
-        Expr::red(UnOp::RedOr, Expr::id("f_ref_wu")),
-    ]);
-    f.assert("p_dec_ref", "every output is the reference t = 1 decoder's, from the syndromes", None, Expr::eq(out, reference));
+    // One assertion per way: a way's outputs depend only on its own two syndromes (2m bits
+    // of the cut), so each proof enumerates 2^(2m) syndrome values, not 2^(2m·ways).
+    let slice = |name: &str, i: usize| Expr::slice(name, (i * m + m - 1) as u32, (i * m) as u32);
+    for w in 0..ways {
+        let symbols: Vec<usize> = (0..msg_symbols).filter(|&i| model.way_of(i) == w).collect();
+        let mut out: Vec<Expr> = symbols.iter().map(|&i| slice("msg", i)).collect();
+        let mut reference: Vec<Expr> = symbols.iter().map(|&i| slice("f_ref_msg", i)).collect();
+        let bit = |name: &str| if ways == 1 { Expr::id(name) } else { Expr::bit(name, w as u32) };
+        out.extend([bit("way_corrected"), bit("way_uncorrectable")]);
+        reference.extend([bit("f_ref_wc"), bit("f_ref_wu")]);
+        f.assert(
+            &format!("p_dec_ref_w{w}"),
+            &format!("way {w}: its message symbols and flags are the reference t = 1 decoder's, from its syndromes"),
+            None,
+            Expr::eq(Expr::Concat(out), Expr::Concat(reference)),
+        );
+    }
+    f.assert(
+        "p_dec_flags",
+        "the global flags are the OR of the per-way flags",
+        None,
+        Expr::eq(
+            Expr::Concat(vec![Expr::id("corrected"), Expr::id("uncorrectable")]),
+            Expr::Concat(vec![Expr::red(UnOp::RedOr, Expr::id("way_corrected")), Expr::red(UnOp::RedOr, Expr::id("way_uncorrectable"))]),
+        ),
+    );
     Some(Item::Formal(f))
 }

@@ -30,7 +30,8 @@ pub enum Outcome {
     Proven,
     /// An input on which an assertion fails: `(port, value bits LSB first)` for every input port,
     /// and the values of the output ports there.
-    Counterexample { inputs: Vec<(String, Vec<bool>)>, outputs: Vec<(String, Vec<bool>)> },
+    /// `property` names the failing assertion where the proof knows it.
+    Counterexample { property: Option<String>, inputs: Vec<(String, Vec<bool>)>, outputs: Vec<(String, Vec<bool>)> },
     /// Neither: a non-affine gate on the path and no counterexample among the probes. `proven`
     /// names the assertions (cell names: their labels) whose condition is the constant 1.
     NotProven { reason: String, proven: Vec<String> },
@@ -58,6 +59,8 @@ struct Netlist {
     asserts: Vec<usize>,
     /// Cell name of each assertion (the check's label).
     assert_names: Vec<String>,
+    /// Named wires (Yosys `netnames`): name → bits, for the cut points.
+    netnames: HashMap<String, Vec<Bit>>,
 }
 
 fn bits(v: &Value) -> Vec<Bit> {
@@ -120,7 +123,12 @@ fn parse(json: &str, top: &str) -> Result<Netlist, String> {
             cells.push(Cell { kind, conns });
         }
     }
-    Ok(Netlist { inputs, outputs, cells, driver, asserts, assert_names })
+    let netnames = m
+        .get("netnames")
+        .and_then(Value::as_object)
+        .map(|ns| ns.iter().map(|(name, n)| (name.clone(), bits(&n["bits"]))).collect())
+        .unwrap_or_default();
+    Ok(Netlist { inputs, outputs, cells, driver, asserts, assert_names, netnames })
 }
 
 impl Netlist {
@@ -365,11 +373,335 @@ pub fn prove(json: &str, top: &str) -> Result<Outcome, String> {
         });
         if fails {
             let port_values = |ports: &[(String, Vec<Bit>)]| ports.iter().map(|(name, bs)| (name.clone(), bs.iter().map(|&b| value(b).unwrap_or(false)).collect())).collect();
-            return Ok(Outcome::Counterexample { inputs: port_values(&net.inputs), outputs: port_values(&net.outputs) });
+            return Ok(Outcome::Counterexample { property: None, inputs: port_values(&net.inputs), outputs: port_values(&net.outputs) });
         }
     }
     Ok(Outcome::NotProven { reason: format!("{} assertion(s) depend on gates outside the XOR fragment and hold on the {} probe inputs", open.len(), n + 1), proven })
 }
+
+/// Most cut bits one assertion may read for [`prove_cut`]: its cone is evaluated on every value
+/// of them (2^20 values are 16,384 passes of 64 lanes).
+pub const MAX_CUT_BITS: usize = 20;
+
+/// A pin of a gate in an assertion's cone: a constant or the slot of a net.
+#[derive(Clone, Copy)]
+enum Src {
+    Const(bool),
+    Slot(usize),
+}
+
+/// A net of an assertion's cone: a module input, a cut bit (its index among the cone's cut
+/// bits), or a gate.
+enum Node {
+    Input(usize),
+    Cut(usize),
+    Gate { kind: String, a: Src, b: Src, s: Src },
+}
+
+/// An assertion's cone: its nodes leaves first, the slot of each net, and the cut bits it reads
+/// (indices into the cut nets, in the order of their `Node::Cut` numbers).
+type Cone = (Vec<Node>, HashMap<u64, usize>, Vec<usize>);
+
+/// Values of ports, LSB first.
+type PortValues = Vec<(String, Vec<bool>)>;
+
+/// The cone of `roots` in topological order (leaves first), stopping at inputs and cut nets;
+/// `None` when it reaches an undriven net or a gate without a Y output.
+fn cone(net: &Netlist, vars: &HashMap<u64, usize>, cut: &HashMap<u64, usize>, roots: &[Bit]) -> Option<Cone> {
+    let mut slot: HashMap<u64, usize> = HashMap::new();
+    let mut nodes = Vec::new();
+    let mut cut_bits: Vec<usize> = Vec::new();
+    let pin = |slot: &HashMap<u64, usize>, cell: &Cell, p: &str| -> Option<Src> {
+        match cell.conns.get(p).and_then(|b| b.first().copied()) {
+            None | Some(Bit::Zero) => Some(Src::Const(false)),
+            Some(Bit::One) => Some(Src::Const(true)),
+            Some(Bit::Undef) => None,
+            Some(Bit::Net(m)) => slot.get(&m).map(|&i| Src::Slot(i)),
+        }
+    };
+    for root in roots {
+        let Bit::Net(root) = *root else { continue };
+        let mut stack = vec![root];
+        while let Some(&n) = stack.last() {
+            if slot.contains_key(&n) {
+                stack.pop();
+                continue;
+            }
+            let node = if let Some(&j) = cut.get(&n) {
+                let k = cut_bits.iter().position(|&c| c == j).unwrap_or_else(|| {
+                    cut_bits.push(j);
+                    cut_bits.len() - 1
+                });
+                Node::Cut(k)
+            } else if let Some(&k) = vars.get(&n) {
+                Node::Input(k)
+            } else {
+                let &(ci, _, _) = net.driver.get(&n)?;
+                let cell = &net.cells[ci];
+                let pending: Vec<u64> = ["A", "B", "S"]
+                    .iter()
+                    .filter_map(|p| cell.conns.get(*p).and_then(|b| b.first().copied()))
+                    .filter_map(|b| if let Bit::Net(m) = b { Some(m) } else { None })
+                    .filter(|m| !slot.contains_key(m))
+                    .collect();
+                if !pending.is_empty() {
+                    stack.extend(pending);
+                    continue;
+                }
+                Node::Gate { kind: cell.kind.clone(), a: pin(&slot, cell, "A")?, b: pin(&slot, cell, "B")?, s: pin(&slot, cell, "S")? }
+            };
+            slot.insert(n, nodes.len());
+            nodes.push(node);
+            stack.pop();
+        }
+    }
+    Some((nodes, slot, cut_bits))
+}
+
+/// The linear part over the inputs of every node of a cone (`None`: it depends on the cut bits
+/// only), or the reason the cone leaves the fragment [`prove_cut`] decides: a gate other than
+/// XOR, XNOR, NOT and buffers with an input that depends on the module inputs (a MUX may, when
+/// both data inputs have the same linear part and the select does not).
+fn linear_parts(nodes: &[Node], n: usize) -> Result<Vec<Option<BitVec>>, String> {
+    let mut lin: Vec<Option<BitVec>> = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let l = match node {
+            Node::Input(k) => Some(BitVec::unit(n, *k)),
+            Node::Cut(_) => None,
+            Node::Gate { kind, a, b, s } => {
+                let of = |p: &Src| match p {
+                    Src::Const(_) => None,
+                    Src::Slot(i) => lin[*i].clone(),
+                };
+                let (la, lb, ls) = (of(a), of(b), of(s));
+                match kind.as_str() {
+                    "$_BUF_" | "$_NOT_" => la,
+                    "$_XOR_" | "$_XNOR_" => match (la, lb) {
+                        (None, x) | (x, None) => x,
+                        (Some(mut x), Some(y)) => {
+                            x.xor_assign(&y);
+                            (!x.is_zero()).then_some(x)
+                        }
+                    },
+                    "$_AND_" | "$_NAND_" | "$_OR_" | "$_NOR_" | "$_ANDNOT_" | "$_ORNOT_" if la.is_none() && lb.is_none() => None,
+                    "$_MUX_" if ls.is_none() && la == lb => la,
+                    "$_AND_" | "$_NAND_" | "$_OR_" | "$_NOR_" | "$_ANDNOT_" | "$_ORNOT_" | "$_MUX_" => return Err(format!("a {kind} gate reads the module inputs, not only the cut")),
+                    other => return Err(format!("a {other} cell is not a gate this evaluation knows")),
+                }
+            }
+        };
+        lin.push(l);
+    }
+    Ok(lin)
+}
+
+/// One pass over the cone for 64 values of the cut bits (lane l of `chunk` is the cut value
+/// `64·chunk + l`): the part of every node that depends on the cut (inputs contribute 0).
+fn cut_words(nodes: &[Node], chunk: u64, words: &mut [u64]) {
+    const LANES: [u64; 6] = [0xAAAA_AAAA_AAAA_AAAA, 0xCCCC_CCCC_CCCC_CCCC, 0xF0F0_F0F0_F0F0_F0F0, 0xFF00_FF00_FF00_FF00, 0xFFFF_0000_FFFF_0000, 0xFFFF_FFFF_0000_0000];
+    for (i, node) in nodes.iter().enumerate() {
+        let w = match node {
+            Node::Input(_) => 0,
+            Node::Cut(j) if *j < 6 => LANES[*j],
+            Node::Cut(j) => 0u64.wrapping_sub((chunk >> (j - 6)) & 1),
+            Node::Gate { kind, a, b, s } => {
+                let v = |p: &Src| match p {
+                    Src::Const(c) => 0u64.wrapping_sub(u64::from(*c)),
+                    Src::Slot(k) => words[*k],
+                };
+                let (a, b, s) = (v(a), v(b), v(s));
+                match kind.as_str() {
+                    "$_BUF_" => a,
+                    "$_NOT_" => !a,
+                    "$_XOR_" => a ^ b,
+                    "$_XNOR_" => !(a ^ b),
+                    "$_AND_" => a & b,
+                    "$_NAND_" => !(a & b),
+                    "$_OR_" => a | b,
+                    "$_NOR_" => !(a | b),
+                    "$_ANDNOT_" => a & !b,
+                    "$_ORNOT_" => a | !b,
+                    _ => (a & !s) | (b & s),
+                }
+            }
+        };
+        words[i] = w;
+    }
+}
+
+/// An input `x` with `rows[j](x) = 0` for every j (each row an affine form: bit `n` its
+/// constant, the wanted value already folded in), or `None` when the system has no solution.
+fn solve(rows: Vec<BitVec>, n: usize) -> Option<Vec<bool>> {
+    let mut pivots: Vec<(usize, BitVec)> = Vec::new();
+    for mut r in rows {
+        for (p, pr) in &pivots {
+            if r.get(*p) {
+                r.xor_assign(pr);
+            }
+        }
+        let lead = r.iter_ones().find(|&c| c < n);
+        match lead {
+            Some(p) => pivots.push((p, r)),
+            // 1 = 0 left: no solution; 0 = 0: the row was implied.
+            None if r.get(n) => return None,
+            None => {}
+        }
+    }
+    let mut x = BitVec::zeros(n + 1);
+    for (p, r) in pivots.iter().rev() {
+        let mut v = r.clone();
+        v.set(*p, false);
+        v.set(n, false);
+        // r·(x, 1) = 0 with x[p] unknown: x[p] = const ^ (the rest of the row)·x.
+        x.set(*p, r.get(n) ^ v.dot(&x));
+    }
+    Some((0..n).map(|k| x.get(k)).collect())
+}
+
+/// The inputs and outputs of `net` on input `x`, and whether an open assertion fails there.
+fn run(net: &Netlist, vars: &HashMap<u64, usize>, x: &[bool], open: &[usize]) -> (bool, PortValues, PortValues) {
+    let val = concrete(net, vars, x);
+    let value = |b: Bit| match b {
+        Bit::Zero => Some(false),
+        Bit::One => Some(true),
+        Bit::Undef => None,
+        Bit::Net(m) => vars.get(&m).map(|&k| x[k]).or_else(|| val.get(&m).copied().flatten()),
+    };
+    let fails = open.iter().any(|&ai| {
+        let pin = |p: &str| net.cells[ai].conns.get(p).and_then(|b| b.first().copied()).and_then(value);
+        pin("EN") == Some(true) && pin("A") == Some(false)
+    });
+    let port_values = |ports: &[(String, Vec<Bit>)]| ports.iter().map(|(name, bs)| (name.clone(), bs.iter().map(|&b| value(b).unwrap_or(false)).collect())).collect();
+    (fails, port_values(&net.inputs), port_values(&net.outputs))
+}
+
+/// Prove the assertions of `top` not in `skip` over the cut points `cuts` (wires of the
+/// module): each assertion's cone is evaluated from the module inputs and the cut wires' bits,
+/// the cut bits free (so the proof covers every value they could take). A node is an affine
+/// form over the inputs plus a function of the cut bits; AND, OR and MUX selects may only read
+/// functions of the cut. For every value of the cut bits the cone reads (at most
+/// [`MAX_CUT_BITS`], 64 values per pass) the assertion must be the constant 1. This is the
+/// decoder's shape: its syndromes (the cut) feed the decision, and `cw` reaches the outputs only
+/// through XORs. A failure is turned into a module input by solving the cut's affine forms for
+/// the failing cut value (the cut is then reached by a real input), and confirmed by concrete
+/// evaluation. An assertion outside this fragment, with more cut bits, or failing only at a cut
+/// value no input reaches is left open (`NotProven`), never reported proven.
+pub fn prove_cut(json: &str, top: &str, cuts: &[String], skip: &[String]) -> Result<Outcome, String> {
+    let net = parse(json, top)?;
+    let n = net.width();
+    let vars = net.variables();
+    let mut cut: HashMap<u64, usize> = HashMap::new();
+    let mut cut_nets: Vec<u64> = Vec::new();
+    for c in cuts {
+        let bits = net.netnames.get(c).ok_or_else(|| format!("{top}: the cut point {c} is not a wire of the gate netlist"))?;
+        for b in bits {
+            if let Bit::Net(m) = b {
+                cut.entry(*m).or_insert_with(|| {
+                    cut_nets.push(*m);
+                    cut_nets.len() - 1
+                });
+            }
+        }
+    }
+    let mut sym = Symbolic { net: &net, vars: vars.clone(), n, memo: HashMap::new() };
+    let mut proven: Vec<String> = skip.to_vec();
+    let mut open_reasons = Vec::new();
+    for (&ai, name) in net.asserts.iter().zip(&net.assert_names) {
+        if skip.contains(name) {
+            continue;
+        }
+        let pins: Vec<Bit> = ["A", "EN"].iter().map(|p| net.cells[ai].conns.get(*p).and_then(|b| b.first().copied()).unwrap_or(Bit::One)).collect();
+        let Some((nodes, slot, cut_bits)) = cone(&net, &vars, &cut, &pins) else {
+            open_reasons.push(format!("{name}: its cone reaches an undriven net"));
+            continue;
+        };
+        if cut_bits.len() > MAX_CUT_BITS {
+            open_reasons.push(format!("{name}: it reads {} cut bits (at most {MAX_CUT_BITS} are enumerated)", cut_bits.len()));
+            continue;
+        }
+        let lin = match linear_parts(&nodes, n) {
+            Ok(l) => l,
+            Err(e) => {
+                open_reasons.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let src = |b: Bit| match b {
+            Bit::Net(m) => Src::Slot(slot[&m]),
+            other => Src::Const(other == Bit::One),
+        };
+        let (a, en) = (src(pins[0]), src(pins[1]));
+        let lin_of = |p: Src| if let Src::Slot(i) = p { lin[i].clone() } else { None };
+        if lin_of(en).is_some() {
+            open_reasons.push(format!("{name}: its enable depends on the module inputs"));
+            continue;
+        }
+        let values = 1u64 << cut_bits.len();
+        let valid = if values >= 64 { u64::MAX } else { (1u64 << values) - 1 };
+        let mut words = vec![0u64; nodes.len()];
+        let word = |words: &[u64], p: Src| match p {
+            Src::Const(c) => 0u64.wrapping_sub(u64::from(c)),
+            Src::Slot(i) => words[i],
+        };
+        let mut failing = None;
+        for chunk in 0..values.div_ceil(64) {
+            cut_words(&nodes, chunk, &mut words);
+            // An assertion with a linear part fails for some input wherever it is enabled.
+            let fail = if lin_of(a).is_some() { word(&words, en) } else { word(&words, en) & !word(&words, a) } & valid;
+            if fail != 0 {
+                let lane = u64::from(fail.trailing_zeros());
+                failing = Some((chunk * 64 + lane, word(&words, a) >> lane & 1 == 1));
+                break;
+            }
+        }
+        let Some((value, a_word)) = failing else {
+            proven.push(name.clone());
+            continue;
+        };
+        // An input reaching that cut value (and, with a linear part, making the assertion 0).
+        let mut rows = Vec::new();
+        for (k, &j) in cut_bits.iter().enumerate() {
+            let Some(mut f) = sym.net_form(cut_nets[j]) else {
+                open_reasons.push(format!("{name}: fails with the cut free, and the cut is not affine in the inputs"));
+                rows.clear();
+                break;
+            };
+            // f(x) = bit k of the value: f(x) ^ value_k = 0.
+            if value >> k & 1 == 1 {
+                f.flip(n);
+            }
+            rows.push(f);
+        }
+        if rows.len() != cut_bits.len() {
+            continue;
+        }
+        if let Some(l) = lin_of(a) {
+            // The assertion l·x ^ a_word is 0.
+            let mut f = BitVec::zeros(n + 1);
+            for k in l.iter_ones() {
+                f.set(k, true);
+            }
+            f.set(n, a_word);
+            rows.push(f);
+        }
+        let Some(x) = solve(rows, n) else {
+            open_reasons.push(format!("{name}: fails only at a cut value no input reaches"));
+            continue;
+        };
+        let (fails, inputs, outputs) = run(&net, &vars, &x, &[ai]);
+        if !fails {
+            open_reasons.push(format!("{name}: fails with the cut free; the input solved for it does not fail"));
+            continue;
+        }
+        return Ok(Outcome::Counterexample { property: Some(name.clone()), inputs, outputs });
+    }
+    if open_reasons.is_empty() {
+        Ok(Outcome::Proven)
+    } else {
+        Ok(Outcome::NotProven { reason: open_reasons.join("; "), proven })
+    }
+}
+
 
 #[cfg(test)]
 mod tests {
@@ -405,5 +737,57 @@ mod tests {
                 other => panic!("{gate}: {other:?}"),
             }
         }
+    }
+    /// y = x2 ^ (s & t) over the cut wires s = x0 ^ x1 and t = x1 ^ x2, against a reference
+    /// built with `gate` in place of the AND (operands swapped).
+    fn cut_netlist(gate: &str) -> String {
+        format!(
+            r#"{{"modules": {{"m": {{
+            "ports": {{"x": {{"direction": "input", "bits": [2, 3, 4]}}, "y": {{"direction": "output", "bits": [8]}}}},
+            "cells": {{
+              "s": {{"type": "$_XOR_", "connections": {{"A": [2], "B": [3], "Y": [5]}}}},
+              "t": {{"type": "$_XOR_", "connections": {{"A": [3], "B": [4], "Y": [6]}}}},
+              "g": {{"type": "$_AND_", "connections": {{"A": [5], "B": [6], "Y": [7]}}}},
+              "y": {{"type": "$_XOR_", "connections": {{"A": [4], "B": [7], "Y": [8]}}}},
+              "rg": {{"type": "{gate}", "connections": {{"A": [6], "B": [5], "Y": [9]}}}},
+              "ry": {{"type": "$_XOR_", "connections": {{"A": [9], "B": [4], "Y": [10]}}}},
+              "d": {{"type": "$_XNOR_", "connections": {{"A": [8], "B": [10], "Y": [11]}}}},
+              "p_y": {{"type": "$assert", "connections": {{"A": [11], "EN": ["1"]}}}}
+            }},
+            "netnames": {{"s": {{"bits": [5]}}, "t": {{"bits": [6]}}}}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_decision_after_a_cut_is_proven_by_enumerating_the_cut_and_a_wrong_one_gives_an_input() {
+        let cuts = ["s".to_string(), "t".to_string()];
+        // The AND of two non-constant forms is outside the XOR fragment: GF(2) alone leaves it.
+        assert!(matches!(prove(&cut_netlist("$_AND_"), "m"), Ok(Outcome::NotProven { .. })));
+        assert_eq!(prove_cut(&cut_netlist("$_AND_"), "m", &cuts, &[]), Ok(Outcome::Proven));
+        match prove_cut(&cut_netlist("$_OR_"), "m", &cuts, &[]).expect("parses") {
+            Outcome::Counterexample { property, inputs, .. } => {
+                assert_eq!(property.as_deref(), Some("p_y"));
+                // The input reaches a cut value where AND and OR differ: s != t.
+                let x = &inputs[0].1;
+                assert_ne!(x[0] ^ x[1], x[1] ^ x[2], "{inputs:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A wire that is no cut point of the netlist is an error, not a proof.
+        assert!(prove_cut(&cut_netlist("$_AND_"), "m", &["nope".to_string()], &[]).is_err());
+    }
+
+    #[test]
+    fn linear_systems_are_solved_and_inconsistent_ones_refused() {
+        // x0 ^ x1 = 1, x1 = 1 (rows: bits 0..2 the variables, bit 2 the constant).
+        let row = |bits: &[usize]| {
+            let mut v = BitVec::zeros(3);
+            for &b in bits {
+                v.set(b, true);
+            }
+            v
+        };
+        assert_eq!(solve(vec![row(&[0, 1, 2]), row(&[1, 2])], 2), Some(vec![false, true]));
+        assert_eq!(solve(vec![row(&[0]), row(&[0, 2])], 2), None);
     }
 }

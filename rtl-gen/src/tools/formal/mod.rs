@@ -200,16 +200,25 @@ fn multiclock(m: &super::TreeModule) -> bool {
     m.clock.is_none() && m.ports.iter().filter(|p| p.dir == "input" && p.width == 1 && p.name.ends_with("_clk")).count() >= 2
 }
 
-/// A combinational module: GF(2) evaluation of every assertion; the ones outside the XOR
-/// fragment (a decoder's decision logic) then by Yosys `sat -prove-asserts` on the word-level
-/// netlist, with the assertions GF(2) proved removed and the module's cut points free. Returns
-/// the method (`gf2` or `gf2+sat`) and the verdict.
+/// A combinational module: GF(2) evaluation of every assertion; with cut points, the ones
+/// outside the XOR fragment by GF(2) evaluation over every value of the cut bits they read
+/// ([`gf2::prove_cut`], the decoder's decision per way); what is left then by Yosys
+/// `sat -prove-asserts` on the word-level netlist, with the assertions proved so far removed
+/// and the cut points free. Returns the method (`gf2`, `gf2+enum`, `gf2+sat`, `gf2+enum+sat`)
+/// and the verdict.
 fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<(String, Verdict), ToolError> {
     let start = Instant::now();
     match gf2_stage(tree, manifest, module, work, limit)? {
-        Ok(verdict) => Ok(("gf2".into(), verdict)),
-        Err(proven) => Ok(("gf2+sat".into(), sat_stage(tree, manifest, module, work, limit.saturating_sub(start.elapsed()), &proven)?)),
+        Stage::Done(method, verdict) => Ok((method.into(), verdict)),
+        Stage::Open(method, proven) => Ok((format!("{method}+sat"), sat_stage(tree, manifest, module, work, limit.saturating_sub(start.elapsed()), &proven)?)),
     }
+}
+
+/// What the GF(2) stages decided: a verdict, or the assertions proven so far (the rest for SAT);
+/// with the method that got there.
+enum Stage {
+    Done(&'static str, Verdict),
+    Open(&'static str, Vec<String>),
 }
 
 /// The SAT stage of [`combinational`]. A failure with cut points is re-run without them, so the
@@ -290,9 +299,9 @@ fn vcd_values(vcd: &str) -> Vec<(String, Vec<bool>)> {
         .collect()
 }
 
-/// The GF(2) stage: `Ok(verdict)` when it decides, `Err(proven labels)` when assertions outside
-/// the XOR fragment are left for SAT.
-fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<Result<Verdict, Vec<String>>, ToolError> {
+/// The GF(2) stages: evaluation over the inputs, then (with cut points) over every value of
+/// the cut bits an open assertion reads.
+fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<Stage, ToolError> {
     let json = work.join(format!("{module}.json"));
     let script = format!(
         "read_verilog -formal {}; hierarchy -top {module}; proc; flatten; opt_clean; techmap; opt -fast; write_json {}",
@@ -301,22 +310,40 @@ fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
     );
     let (status, log) = run_limited(Command::new("yosys").args(["-q", "-p", &script]), limit)?;
     match status {
-        None => return Ok(Ok(Verdict::Unknown { reason: format!("Yosys stopped at the {} s limit", limit.as_secs()) })),
-        Some(false) => return Ok(Ok(Verdict::Unknown { reason: format!("Yosys failed: {}", last_lines(&log, 5)) })),
+        None => return Ok(Stage::Done("gf2", Verdict::Unknown { reason: format!("Yosys stopped at the {} s limit", limit.as_secs()) })),
+        Some(false) => return Ok(Stage::Done("gf2", Verdict::Unknown { reason: format!("Yosys failed: {}", last_lines(&log, 5)) })),
         Some(true) => {}
     }
     let text = std::fs::read_to_string(&json)?;
-    Ok(match gf2::prove(&text, module) {
-        Ok(gf2::Outcome::Proven) => Ok(Verdict::Proven),
-        Ok(gf2::Outcome::Counterexample { inputs, outputs }) => {
-            let vcd = work.join("cex.vcd");
-            let testbench = work.join("cex_tb.v");
-            std::fs::write(&vcd, cex_vcd(module, &inputs, &outputs))?;
-            std::fs::write(&testbench, cex_testbench(module, &inputs))?;
-            Ok(Verdict::Failed { property: None, vcd, testbench })
+    let failed = |property: Option<String>, inputs: &[(String, Vec<bool>)], outputs: &[(String, Vec<bool>)]| -> Result<Verdict, ToolError> {
+        let vcd = work.join("cex.vcd");
+        let testbench = work.join("cex_tb.v");
+        std::fs::write(&vcd, cex_vcd(module, inputs, outputs))?;
+        std::fs::write(&testbench, cex_testbench(module, inputs))?;
+        Ok(Verdict::Failed { property, vcd, testbench })
+    };
+    let proven = match gf2::prove(&text, module) {
+        Ok(gf2::Outcome::Proven) => return Ok(Stage::Done("gf2", Verdict::Proven)),
+        Ok(gf2::Outcome::Counterexample { property, inputs, outputs }) => return Ok(Stage::Done("gf2", failed(property, &inputs, &outputs)?)),
+        Ok(gf2::Outcome::NotProven { proven, .. }) => proven,
+        Err(reason) => return Ok(Stage::Done("gf2", Verdict::Unknown { reason })),
+    };
+    let source = match manifest.modules.iter().find(|m| m.name == module) {
+        Some(m) => std::fs::read_to_string(tree.join(&m.file))?,
+        None => String::new(),
+    };
+    let cuts = cut_points(&source);
+    if cuts.is_empty() {
+        return Ok(Stage::Open("gf2", proven));
+    }
+    Ok(match gf2::prove_cut(&text, module, &cuts, &proven) {
+        Ok(gf2::Outcome::Proven) => Stage::Done("gf2+enum", Verdict::Proven),
+        Ok(gf2::Outcome::Counterexample { property, inputs, outputs }) => Stage::Done("gf2+enum", failed(property, &inputs, &outputs)?),
+        Ok(gf2::Outcome::NotProven { proven, reason }) => {
+            std::fs::write(work.join("enum.log"), format!("left to SAT: {reason}\n"))?;
+            Stage::Open("gf2+enum", proven)
         }
-        Ok(gf2::Outcome::NotProven { proven, .. }) => Err(proven),
-        Err(reason) => Ok(Verdict::Unknown { reason }),
+        Err(reason) => Stage::Done("gf2+enum", Verdict::Unknown { reason }),
     })
 }
 

@@ -518,6 +518,27 @@ module rtlgen_crc32_check (
     assign syndrome[31] = ~(syndrome_n1_106 ^ syndrome_n1_2 ^ syndrome_n1_15 ^ syndrome_n1_28 ^ syndrome_n1_0 ^ syndrome_n1_107);
     assign ok = ~|syndrome;
 
+`ifdef FORMAL
+    wire [31:0] f_ref_crc; // reference: one flat masked parity per CRC bit, from the table-driven model
+    assign f_ref_crc = {
+        ~^(data & 72'h826880efa40da72d78), ~^(data & 72'hc35cc098760b74bbc4), ~^(data & 72'he3c6e0a39f081d709a), ^(data & 72'h71e37051cf840eb84d),
+        ^(data & 72'hba9938c743cfa0715e), ~^(data & 72'hdf241c8c05ea7715d7), ~^(data & 72'h6f920e4602f53b8aeb), ^(data & 72'hb5a187cca5773ae80d),
+        ^(data & 72'hd8b84309f6b63a597e), ^(data & 72'h6c5c2184fb5b1d2cbf), ^(data & 72'hb446902dd9a029bb27), ^(data & 72'hd84bc8f948ddb3f0eb),
+        ~^(data & 72'hee4d649300637ed50d), ^(data & 72'h7726b2498031bf6a86), ^(data & 72'h3b935924c018dfb543), ~^(data & 72'h1dc9ac92600c6fdaa1),
+        ^(data & 72'h8c8c56a6940b90c028), ^(data & 72'h46462b534a05c86014), ^(data & 72'h232315a9a502e4300a), ~^(data & 72'h11918ad4d281721805),
+        ^(data & 72'h08c8c56a6940b90c02), ~^(data & 72'h046462b534a05c8601), ^(data & 72'h805ab1b53e5d896e78), ^(data & 72'hc245d8353b23639a44),
+        ~^(data & 72'h6122ec1a9d91b1cd22), ^(data & 72'h3091760d4ec8d8e691), ~^(data & 72'h9a203be90369cb5e30), ^(data & 72'h4d101df481b4e5af18),
+        ~^(data & 72'h26880efa40da72d78c), ~^(data & 72'h1344077d206d396bc6), ~^(data & 72'h09a203be90369cb5e3), ^(data & 72'h04d101df481b4e5af1)
+    };
+    // cut point: syndrome
+    always @* begin
+        // the syndrome is the model's CRC of the message XOR crc_in
+        p_syndrome_ref: assert (syndrome == (f_ref_crc ^ crc_in));
+        // ok is 1 exactly when the syndrome is zero
+        p_ok: assert (ok == (syndrome == 32'd0));
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

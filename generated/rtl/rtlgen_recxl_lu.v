@@ -2577,6 +2577,68 @@ module rtlgen_recxl_lu (
     assign ack_tag = ack_h_tag;
     assign fr_csn = frec_q[80:65];
 
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    wire [4:0] f_rows_taken; // rows that are not FREE
+    assign f_rows_taken = {{4{1'd0}}, r0_st != ROW_FREE}
+        + {{4{1'd0}}, r1_st != ROW_FREE}
+        + {{4{1'd0}}, r2_st != ROW_FREE}
+        + {{4{1'd0}}, r3_st != ROW_FREE}
+        + {{4{1'd0}}, r4_st != ROW_FREE}
+        + {{4{1'd0}}, r5_st != ROW_FREE}
+        + {{4{1'd0}}, r6_st != ROW_FREE}
+        + {{4{1'd0}}, r7_st != ROW_FREE}
+        + {{4{1'd0}}, r8_st != ROW_FREE}
+        + {{4{1'd0}}, r9_st != ROW_FREE}
+        + {{4{1'd0}}, r10_st != ROW_FREE}
+        + {{4{1'd0}}, r11_st != ROW_FREE}
+        + {{4{1'd0}}, r12_st != ROW_FREE}
+        + {{4{1'd0}}, r13_st != ROW_FREE}
+        + {{4{1'd0}}, r14_st != ROW_FREE}
+        + {{4{1'd0}}, r15_st != ROW_FREE};
+    initial f_past_valid = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // every row is FREE, PENDING or VALID
+        if (f_past_valid & (!rst)) begin
+            p_rows_legal: assert ((r0_st != 2'd3)
+                & (r1_st != 2'd3)
+                & (r2_st != 2'd3)
+                & (r3_st != 2'd3)
+                & (r4_st != 2'd3)
+                & (r5_st != 2'd3)
+                & (r6_st != 2'd3)
+                & (r7_st != 2'd3)
+                & (r8_st != 2'd3)
+                & (r9_st != 2'd3)
+                & (r10_st != 2'd3)
+                & (r11_st != 2'd3)
+                & (r12_st != 2'd3)
+                & (r13_st != 2'd3)
+                & (r14_st != 2'd3)
+                & (r15_st != 2'd3));
+        end
+        // the fetch engine is in F_IDLE, F_TRAV or F_LAST
+        if (f_past_valid & (!rst)) begin
+            p_fetch_legal: assert (fstate_q != 2'd3);
+        end
+        // rows_used_q counts the rows that are not FREE, at most ROWS, and the SB-head rows are among them
+        if (f_past_valid & (!rst)) begin
+            p_rows_used: assert ((rows_used_q == f_rows_taken) & ((rows_used_q <= ROWS) & (head_used_q <= rows_used_q)));
+        end
+        // the DRAM log holds at most LOG_RECORDS records
+        if (f_past_valid & (!rst)) begin
+            p_log_count: assert (count_q <= LOG_RECORDS);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

@@ -233,6 +233,66 @@ module rtlgen_rifl_rx (
         end
     end
 
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    wire [7:0] f_lag; // threshold - frame_id (mod 2^n): frames the rolled-back count still has to catch up
+    assign f_lag = threshold - frame_id;
+    initial f_past_valid = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // frame_id lags threshold by at most RETRANS_THRESHOLD and never runs ahead of it
+        if (f_past_valid & (!rst)) begin
+            p_rx_window: assert (f_lag <= RETRANS_THRESHOLD);
+        end
+        // without a frame error the lane is in step: frame_id = threshold
+        if (f_past_valid & (!rst) & (~frame_error_q)) begin
+            p_rx_in_step: assert (f_lag == 8'd0);
+        end
+        // a delivered frame comes with no frame error and no new error
+        if (f_past_valid & (!rst) & out_valid_q) begin
+            p_rx_deliver: assert ((~frame_error_q) & (~err_pulse_q));
+        end
+        // a new error comes with the frame error flag
+        if (f_past_valid & (!rst) & err_pulse_q) begin
+            p_rx_err: assert (frame_error_q);
+        end
+        // the pause and retransmit request flags are never up together
+        if (f_past_valid & (!rst)) begin
+            p_rx_requests: assert (~(pause_req_q & retrans_req_q));
+        end
+        // no request flag is up while the lane is out of sync
+        if (f_past_valid & (!rst) & oos) begin
+            p_rx_sync_quiet: assert ((~pause_req_q) & (~retrans_req_q));
+        end
+        // sync_cnt saturates at CONTROL_REPEAT
+        if (f_past_valid & (!rst)) begin
+            p_rx_sync_cnt_max: assert (sync_cnt <= CONTROL_REPEAT);
+        end
+        // pause_cnt saturates at CONTROL_REPEAT
+        if (f_past_valid & (!rst)) begin
+            p_rx_pause_cnt_max: assert (pause_cnt <= CONTROL_REPEAT);
+        end
+        // retr_cnt saturates at CONTROL_REPEAT
+        if (f_past_valid & (!rst)) begin
+            p_rx_retr_cnt_max: assert (retr_cnt <= CONTROL_REPEAT);
+        end
+        // pause_quiet saturates at CONTROL_REPEAT
+        if (f_past_valid & (!rst)) begin
+            p_rx_pause_quiet_max: assert (pause_quiet <= CONTROL_REPEAT);
+        end
+        // retr_quiet saturates at CONTROL_REPEAT
+        if (f_past_valid & (!rst)) begin
+            p_rx_retr_quiet_max: assert (retr_quiet <= CONTROL_REPEAT);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

@@ -1112,6 +1112,101 @@ module rtlgen_rifl_tx (
         end
     end
 
+`ifdef FORMAL
+    (* anyconst *) reg [7:0] f_tag; // the tagged buffer entry
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg [7:0] f_start; // tx_id at the first slot of the current procedure (the oldest entry, skipped)
+    always @(posedge clk) begin
+        if (retrans_start) begin
+            f_start <= tx_id;
+        end
+    end
+    wire [9:0] f_done; // slots of the procedure that could resend, so far: min(rcnt, RESEND_END)
+    assign f_done = (rcnt < RESEND_END) ? rcnt : RESEND_END;
+    wire [7:0] f_proc_id; // the entry the procedure is at: f_start + 1 + resends so far (mod 2^n)
+    assign f_proc_id = f_start + 8'd1 + f_done[8:1];
+    reg f_ended; // the last slot of a procedure one cycle ago
+    always @(posedge clk) begin
+        f_ended <= en & is_retr & r_last;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg f_tag_full; // the tagged entry has been written since reset
+    reg [241:0] f_tag_data; // the data last written into the tagged entry
+    always @(posedge clk) begin
+        if (rst) begin
+            f_tag_full <= 1'd0;
+        end else begin
+            if (we & (waddr == f_tag)) begin
+                f_tag_full <= 1'd1;
+                f_tag_data <= new_raw;
+            end
+        end
+    end
+    reg f_tag_resent; // the tagged entry was resent one cycle ago
+    always @(posedge clk) begin
+        f_tag_resent <= en & resend & (tx_id == f_tag) & f_tag_full;
+    end
+    reg [9:0] f_quiet; // enabled slots in a row outside Normal with every RX flag low (saturating)
+    always @(posedge clk) begin
+        if (rst | (out_of_sync | pause_req | retrans_req | frame_error) | is_norm) begin
+            f_quiet <= 10'd0;
+        end else if (en & (f_quiet != 10'd640)) begin
+            f_quiet <= f_quiet + 10'd1;
+        end
+    end
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    initial f_quiet = 10'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // the state is one of the six of Fig. 4
+        if (f_past_valid & (!rst)) begin
+            p_state_legal: assert (st <= ST_NORMAL);
+        end
+        // the buffer fill counter stops at 2^n; while it fills (Init) no procedure is under way and tx_id is 0
+        if (f_past_valid & (!rst)) begin
+            p_init_fill: assert (((~init_cnt[8]) | (init_cnt[7:0] == 8'd0)) & (init_cnt[8] | ((rcnt == 10'd0) & (tx_id == 8'd0))));
+        end
+        // the procedure counter stays within its 2.5*2^n slots
+        if (f_past_valid & (!rst)) begin
+            p_rcnt_range: assert (rcnt <= RETRANS_LAST);
+        end
+        // during a procedure tx_id is its first entry + 1 + the resends so far (oldest first, starting after the skipped entry)
+        if (f_past_valid & (!rst) & rbusy) begin
+            p_proc_id: assert (tx_id == f_proc_id);
+        end
+        // a resend sends an entry inside the window S+1 .. S+2^n-1, never S (the frame a receiver in step already took)
+        if (f_past_valid & (!rst) & rbusy & resend) begin
+            p_resend_window: assert (tx_id != f_start);
+        end
+        // after a procedure's last slot tx_id is back at its first entry: no ID skipped or repeated
+        if (f_past_valid & (!rst) & f_prev_run & f_ended) begin
+            p_resume: assert (tx_id == f_start);
+        end
+        // a new frame (Normal) is stored at the entry of its own ID with the raw region stage 1 sends
+        if (f_past_valid & (!rst) & (en & is_norm)) begin
+            p_store: assert (we & (waddr == tx_id) & (new_raw == s1_next));
+        end
+        // a resend of the tagged entry sends the data last stored there, with its ID, as a data frame
+        if (f_past_valid & (!rst) & f_prev_run & f_tag_resent) begin
+            p_resend_data: assert ((s1_raw == f_tag_data) & (s1_id == f_tag) & (~s1_ctrl));
+        end
+        // with every RX flag low, the lane is back in Normal within RETRANS_LAST = 639 enabled slots
+        if (f_past_valid & (!rst)) begin
+            p_normal_bound: assert (f_quiet <= 10'd639);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

@@ -6139,8 +6139,96 @@ module rtlgen_rxl_ep_fec_dec (
     always @* begin
         // the decoder's syndromes are the model's
         p_syn_ref: assert (syn == f_ref_syn);
-        // every output is the reference t = 1 decoder's, from the syndromes
-        p_dec_ref: assert ({msg, way_corrected, way_uncorrectable, corrected, uncorrectable} == {f_ref_msg, f_ref_wc, f_ref_wu, |f_ref_wc, |f_ref_wu});
+        // way 0: its message symbols and flags are the reference t = 1 decoder's, from its syndromes
+        p_dec_ref_w0: assert ({
+            msg[7:0], msg[31:24], msg[55:48], msg[79:72], msg[103:96], msg[127:120], msg[151:144], msg[175:168], msg[199:192], msg[223:216],
+            msg[247:240], msg[271:264], msg[295:288], msg[319:312], msg[343:336], msg[367:360], msg[391:384], msg[415:408], msg[439:432],
+            msg[463:456], msg[487:480], msg[511:504], msg[535:528], msg[559:552], msg[583:576], msg[607:600], msg[631:624], msg[655:648],
+            msg[679:672], msg[703:696], msg[727:720], msg[751:744], msg[775:768], msg[799:792], msg[823:816], msg[847:840], msg[871:864],
+            msg[895:888], msg[919:912], msg[943:936], msg[967:960], msg[991:984], msg[1015:1008], msg[1039:1032], msg[1063:1056], msg[1087:1080],
+            msg[1111:1104], msg[1135:1128], msg[1159:1152], msg[1183:1176], msg[1207:1200], msg[1231:1224], msg[1255:1248], msg[1279:1272],
+            msg[1303:1296], msg[1327:1320], msg[1351:1344], msg[1375:1368], msg[1399:1392], msg[1423:1416], msg[1447:1440], msg[1471:1464],
+            msg[1495:1488], msg[1519:1512], msg[1543:1536], msg[1567:1560], msg[1591:1584], msg[1615:1608], msg[1639:1632], msg[1663:1656],
+            msg[1687:1680], msg[1711:1704], msg[1735:1728], msg[1759:1752], msg[1783:1776], msg[1807:1800], msg[1831:1824], msg[1855:1848],
+            msg[1879:1872], msg[1903:1896], msg[1927:1920], msg[1951:1944], msg[1975:1968], msg[1999:1992], way_corrected[0], way_uncorrectable[0]
+        }
+            == {
+                f_ref_msg[7:0], f_ref_msg[31:24], f_ref_msg[55:48], f_ref_msg[79:72], f_ref_msg[103:96], f_ref_msg[127:120], f_ref_msg[151:144],
+                f_ref_msg[175:168], f_ref_msg[199:192], f_ref_msg[223:216], f_ref_msg[247:240], f_ref_msg[271:264], f_ref_msg[295:288],
+                f_ref_msg[319:312], f_ref_msg[343:336], f_ref_msg[367:360], f_ref_msg[391:384], f_ref_msg[415:408], f_ref_msg[439:432],
+                f_ref_msg[463:456], f_ref_msg[487:480], f_ref_msg[511:504], f_ref_msg[535:528], f_ref_msg[559:552], f_ref_msg[583:576],
+                f_ref_msg[607:600], f_ref_msg[631:624], f_ref_msg[655:648], f_ref_msg[679:672], f_ref_msg[703:696], f_ref_msg[727:720],
+                f_ref_msg[751:744], f_ref_msg[775:768], f_ref_msg[799:792], f_ref_msg[823:816], f_ref_msg[847:840], f_ref_msg[871:864],
+                f_ref_msg[895:888], f_ref_msg[919:912], f_ref_msg[943:936], f_ref_msg[967:960], f_ref_msg[991:984], f_ref_msg[1015:1008],
+                f_ref_msg[1039:1032], f_ref_msg[1063:1056], f_ref_msg[1087:1080], f_ref_msg[1111:1104], f_ref_msg[1135:1128], f_ref_msg[1159:1152],
+                f_ref_msg[1183:1176], f_ref_msg[1207:1200], f_ref_msg[1231:1224], f_ref_msg[1255:1248], f_ref_msg[1279:1272], f_ref_msg[1303:1296],
+                f_ref_msg[1327:1320], f_ref_msg[1351:1344], f_ref_msg[1375:1368], f_ref_msg[1399:1392], f_ref_msg[1423:1416], f_ref_msg[1447:1440],
+                f_ref_msg[1471:1464], f_ref_msg[1495:1488], f_ref_msg[1519:1512], f_ref_msg[1543:1536], f_ref_msg[1567:1560], f_ref_msg[1591:1584],
+                f_ref_msg[1615:1608], f_ref_msg[1639:1632], f_ref_msg[1663:1656], f_ref_msg[1687:1680], f_ref_msg[1711:1704], f_ref_msg[1735:1728],
+                f_ref_msg[1759:1752], f_ref_msg[1783:1776], f_ref_msg[1807:1800], f_ref_msg[1831:1824], f_ref_msg[1855:1848], f_ref_msg[1879:1872],
+                f_ref_msg[1903:1896], f_ref_msg[1927:1920], f_ref_msg[1951:1944], f_ref_msg[1975:1968], f_ref_msg[1999:1992], f_ref_wc[0],
+                f_ref_wu[0]
+            });
+        // way 1: its message symbols and flags are the reference t = 1 decoder's, from its syndromes
+        p_dec_ref_w1: assert ({
+            msg[15:8], msg[39:32], msg[63:56], msg[87:80], msg[111:104], msg[135:128], msg[159:152], msg[183:176], msg[207:200], msg[231:224],
+            msg[255:248], msg[279:272], msg[303:296], msg[327:320], msg[351:344], msg[375:368], msg[399:392], msg[423:416], msg[447:440],
+            msg[471:464], msg[495:488], msg[519:512], msg[543:536], msg[567:560], msg[591:584], msg[615:608], msg[639:632], msg[663:656],
+            msg[687:680], msg[711:704], msg[735:728], msg[759:752], msg[783:776], msg[807:800], msg[831:824], msg[855:848], msg[879:872],
+            msg[903:896], msg[927:920], msg[951:944], msg[975:968], msg[999:992], msg[1023:1016], msg[1047:1040], msg[1071:1064], msg[1095:1088],
+            msg[1119:1112], msg[1143:1136], msg[1167:1160], msg[1191:1184], msg[1215:1208], msg[1239:1232], msg[1263:1256], msg[1287:1280],
+            msg[1311:1304], msg[1335:1328], msg[1359:1352], msg[1383:1376], msg[1407:1400], msg[1431:1424], msg[1455:1448], msg[1479:1472],
+            msg[1503:1496], msg[1527:1520], msg[1551:1544], msg[1575:1568], msg[1599:1592], msg[1623:1616], msg[1647:1640], msg[1671:1664],
+            msg[1695:1688], msg[1719:1712], msg[1743:1736], msg[1767:1760], msg[1791:1784], msg[1815:1808], msg[1839:1832], msg[1863:1856],
+            msg[1887:1880], msg[1911:1904], msg[1935:1928], msg[1959:1952], msg[1983:1976], way_corrected[1], way_uncorrectable[1]
+        }
+            == {
+                f_ref_msg[15:8], f_ref_msg[39:32], f_ref_msg[63:56], f_ref_msg[87:80], f_ref_msg[111:104], f_ref_msg[135:128], f_ref_msg[159:152],
+                f_ref_msg[183:176], f_ref_msg[207:200], f_ref_msg[231:224], f_ref_msg[255:248], f_ref_msg[279:272], f_ref_msg[303:296],
+                f_ref_msg[327:320], f_ref_msg[351:344], f_ref_msg[375:368], f_ref_msg[399:392], f_ref_msg[423:416], f_ref_msg[447:440],
+                f_ref_msg[471:464], f_ref_msg[495:488], f_ref_msg[519:512], f_ref_msg[543:536], f_ref_msg[567:560], f_ref_msg[591:584],
+                f_ref_msg[615:608], f_ref_msg[639:632], f_ref_msg[663:656], f_ref_msg[687:680], f_ref_msg[711:704], f_ref_msg[735:728],
+                f_ref_msg[759:752], f_ref_msg[783:776], f_ref_msg[807:800], f_ref_msg[831:824], f_ref_msg[855:848], f_ref_msg[879:872],
+                f_ref_msg[903:896], f_ref_msg[927:920], f_ref_msg[951:944], f_ref_msg[975:968], f_ref_msg[999:992], f_ref_msg[1023:1016],
+                f_ref_msg[1047:1040], f_ref_msg[1071:1064], f_ref_msg[1095:1088], f_ref_msg[1119:1112], f_ref_msg[1143:1136], f_ref_msg[1167:1160],
+                f_ref_msg[1191:1184], f_ref_msg[1215:1208], f_ref_msg[1239:1232], f_ref_msg[1263:1256], f_ref_msg[1287:1280], f_ref_msg[1311:1304],
+                f_ref_msg[1335:1328], f_ref_msg[1359:1352], f_ref_msg[1383:1376], f_ref_msg[1407:1400], f_ref_msg[1431:1424], f_ref_msg[1455:1448],
+                f_ref_msg[1479:1472], f_ref_msg[1503:1496], f_ref_msg[1527:1520], f_ref_msg[1551:1544], f_ref_msg[1575:1568], f_ref_msg[1599:1592],
+                f_ref_msg[1623:1616], f_ref_msg[1647:1640], f_ref_msg[1671:1664], f_ref_msg[1695:1688], f_ref_msg[1719:1712], f_ref_msg[1743:1736],
+                f_ref_msg[1767:1760], f_ref_msg[1791:1784], f_ref_msg[1815:1808], f_ref_msg[1839:1832], f_ref_msg[1863:1856], f_ref_msg[1887:1880],
+                f_ref_msg[1911:1904], f_ref_msg[1935:1928], f_ref_msg[1959:1952], f_ref_msg[1983:1976], f_ref_wc[1], f_ref_wu[1]
+            });
+        // way 2: its message symbols and flags are the reference t = 1 decoder's, from its syndromes
+        p_dec_ref_w2: assert ({
+            msg[23:16], msg[47:40], msg[71:64], msg[95:88], msg[119:112], msg[143:136], msg[167:160], msg[191:184], msg[215:208], msg[239:232],
+            msg[263:256], msg[287:280], msg[311:304], msg[335:328], msg[359:352], msg[383:376], msg[407:400], msg[431:424], msg[455:448],
+            msg[479:472], msg[503:496], msg[527:520], msg[551:544], msg[575:568], msg[599:592], msg[623:616], msg[647:640], msg[671:664],
+            msg[695:688], msg[719:712], msg[743:736], msg[767:760], msg[791:784], msg[815:808], msg[839:832], msg[863:856], msg[887:880],
+            msg[911:904], msg[935:928], msg[959:952], msg[983:976], msg[1007:1000], msg[1031:1024], msg[1055:1048], msg[1079:1072], msg[1103:1096],
+            msg[1127:1120], msg[1151:1144], msg[1175:1168], msg[1199:1192], msg[1223:1216], msg[1247:1240], msg[1271:1264], msg[1295:1288],
+            msg[1319:1312], msg[1343:1336], msg[1367:1360], msg[1391:1384], msg[1415:1408], msg[1439:1432], msg[1463:1456], msg[1487:1480],
+            msg[1511:1504], msg[1535:1528], msg[1559:1552], msg[1583:1576], msg[1607:1600], msg[1631:1624], msg[1655:1648], msg[1679:1672],
+            msg[1703:1696], msg[1727:1720], msg[1751:1744], msg[1775:1768], msg[1799:1792], msg[1823:1816], msg[1847:1840], msg[1871:1864],
+            msg[1895:1888], msg[1919:1912], msg[1943:1936], msg[1967:1960], msg[1991:1984], way_corrected[2], way_uncorrectable[2]
+        }
+            == {
+                f_ref_msg[23:16], f_ref_msg[47:40], f_ref_msg[71:64], f_ref_msg[95:88], f_ref_msg[119:112], f_ref_msg[143:136], f_ref_msg[167:160],
+                f_ref_msg[191:184], f_ref_msg[215:208], f_ref_msg[239:232], f_ref_msg[263:256], f_ref_msg[287:280], f_ref_msg[311:304],
+                f_ref_msg[335:328], f_ref_msg[359:352], f_ref_msg[383:376], f_ref_msg[407:400], f_ref_msg[431:424], f_ref_msg[455:448],
+                f_ref_msg[479:472], f_ref_msg[503:496], f_ref_msg[527:520], f_ref_msg[551:544], f_ref_msg[575:568], f_ref_msg[599:592],
+                f_ref_msg[623:616], f_ref_msg[647:640], f_ref_msg[671:664], f_ref_msg[695:688], f_ref_msg[719:712], f_ref_msg[743:736],
+                f_ref_msg[767:760], f_ref_msg[791:784], f_ref_msg[815:808], f_ref_msg[839:832], f_ref_msg[863:856], f_ref_msg[887:880],
+                f_ref_msg[911:904], f_ref_msg[935:928], f_ref_msg[959:952], f_ref_msg[983:976], f_ref_msg[1007:1000], f_ref_msg[1031:1024],
+                f_ref_msg[1055:1048], f_ref_msg[1079:1072], f_ref_msg[1103:1096], f_ref_msg[1127:1120], f_ref_msg[1151:1144], f_ref_msg[1175:1168],
+                f_ref_msg[1199:1192], f_ref_msg[1223:1216], f_ref_msg[1247:1240], f_ref_msg[1271:1264], f_ref_msg[1295:1288], f_ref_msg[1319:1312],
+                f_ref_msg[1343:1336], f_ref_msg[1367:1360], f_ref_msg[1391:1384], f_ref_msg[1415:1408], f_ref_msg[1439:1432], f_ref_msg[1463:1456],
+                f_ref_msg[1487:1480], f_ref_msg[1511:1504], f_ref_msg[1535:1528], f_ref_msg[1559:1552], f_ref_msg[1583:1576], f_ref_msg[1607:1600],
+                f_ref_msg[1631:1624], f_ref_msg[1655:1648], f_ref_msg[1679:1672], f_ref_msg[1703:1696], f_ref_msg[1727:1720], f_ref_msg[1751:1744],
+                f_ref_msg[1775:1768], f_ref_msg[1799:1792], f_ref_msg[1823:1816], f_ref_msg[1847:1840], f_ref_msg[1871:1864], f_ref_msg[1895:1888],
+                f_ref_msg[1919:1912], f_ref_msg[1943:1936], f_ref_msg[1967:1960], f_ref_msg[1991:1984], f_ref_wc[2], f_ref_wu[2]
+            });
+        // the global flags are the OR of the per-way flags
+        p_dec_flags: assert ({corrected, uncorrectable} == {|way_corrected, |way_uncorrectable});
     end
 `endif
 

@@ -1029,6 +1029,176 @@ module rtlgen_sue_pk (
     assign cnt_pdu_out = cnt_pdu_out_q;
     assign cnt_cmd_out = cnt_cmd_out_q;
 
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg f_s_axis_cmd_stall; // s_axis_cmd: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_s_axis_cmd_stall <= s_axis_cmd_tvalid & (~s_axis_cmd_tready);
+    end
+    reg [142:0] f_s_axis_cmd_pay; // s_axis_cmd: the payload one cycle ago
+    always @(posedge clk) begin
+        f_s_axis_cmd_pay <= {s_axis_cmd_tdata, s_axis_cmd_tlast, s_axis_cmd_tdest, s_axis_cmd_tuser};
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg f_m_axis_pdu_stall; // m_axis_pdu: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_pdu_stall <= m_axis_pdu_tvalid & (~m_axis_pdu_tready);
+    end
+    reg [150:0] f_m_axis_pdu_pay; // m_axis_pdu: the payload one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_pdu_pay <= {m_axis_pdu_tdata, m_axis_pdu_tlast, m_axis_pdu_tdest, m_axis_pdu_tuser};
+    end
+    reg [31:0] f_cnt_cmd_in_was; // cnt_cmd_in one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_in_was <= cnt_cmd_in;
+    end
+    reg [31:0] f_cnt_cmd_drop_framing_was; // cnt_cmd_drop_framing one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_drop_framing_was <= cnt_cmd_drop_framing;
+    end
+    reg [31:0] f_cnt_cmd_drop_dest_was; // cnt_cmd_drop_dest one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_drop_dest_was <= cnt_cmd_drop_dest;
+    end
+    reg [31:0] f_cnt_cmd_drop_vc_was; // cnt_cmd_drop_vc one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_drop_vc_was <= cnt_cmd_drop_vc;
+    end
+    reg [31:0] f_cnt_cmd_drop_err_was; // cnt_cmd_drop_err one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_drop_err_was <= cnt_cmd_drop_err;
+    end
+    reg [31:0] f_cnt_pdu_out_was; // cnt_pdu_out one cycle ago
+    always @(posedge clk) begin
+        f_cnt_pdu_out_was <= cnt_pdu_out;
+    end
+    reg [31:0] f_cnt_cmd_out_was; // cnt_cmd_out one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_out_was <= cnt_cmd_out;
+    end
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // s_axis_cmd: the sender keeps tvalid and the payload until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_s_axis_cmd_stall) begin
+            a_s_axis_cmd_stable: assume (s_axis_cmd_tvalid
+                & ({s_axis_cmd_tdata, s_axis_cmd_tlast, s_axis_cmd_tdest, s_axis_cmd_tuser} == f_s_axis_cmd_pay));
+        end
+        // m_axis_pdu: tvalid and the payload stay until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_m_axis_pdu_stall) begin
+            p_m_axis_pdu_stable: assert (m_axis_pdu_tvalid
+                & ({m_axis_pdu_tdata, m_axis_pdu_tlast, m_axis_pdu_tdest, m_axis_pdu_tuser} == f_m_axis_pdu_pay));
+        end
+        // queue 0: waiting <= holding RAM <= QUEUE_DEPTH, and its flags agree with the counts
+        if (f_past_valid & (!rst)) begin
+            p_q0_occupancy: assert ((q0_cnt <= q0_used)
+                & (q0_used <= QUEUE_DEPTH)
+                & (q0_nz == (q0_cnt != 5'd0))
+                & (q0_room1 == (q0_used < QUEUE_DEPTH))
+                & (q0_room2 == (q0_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // queue 1: waiting <= holding RAM <= QUEUE_DEPTH, and its flags agree with the counts
+        if (f_past_valid & (!rst)) begin
+            p_q1_occupancy: assert ((q1_cnt <= q1_used)
+                & (q1_used <= QUEUE_DEPTH)
+                & (q1_nz == (q1_cnt != 5'd0))
+                & (q1_room1 == (q1_used < QUEUE_DEPTH))
+                & (q1_room2 == (q1_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // queue 2: waiting <= holding RAM <= QUEUE_DEPTH, and its flags agree with the counts
+        if (f_past_valid & (!rst)) begin
+            p_q2_occupancy: assert ((q2_cnt <= q2_used)
+                & (q2_used <= QUEUE_DEPTH)
+                & (q2_nz == (q2_cnt != 5'd0))
+                & (q2_room1 == (q2_used < QUEUE_DEPTH))
+                & (q2_room2 == (q2_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // queue 3: waiting <= holding RAM <= QUEUE_DEPTH, and its flags agree with the counts
+        if (f_past_valid & (!rst)) begin
+            p_q3_occupancy: assert ((q3_cnt <= q3_used)
+                & (q3_used <= QUEUE_DEPTH)
+                & (q3_nz == (q3_cnt != 5'd0))
+                & (q3_room1 == (q3_used < QUEUE_DEPTH))
+                & (q3_room2 == (q3_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // queue 4: waiting <= holding RAM <= QUEUE_DEPTH, and its flags agree with the counts
+        if (f_past_valid & (!rst)) begin
+            p_q4_occupancy: assert ((q4_cnt <= q4_used)
+                & (q4_used <= QUEUE_DEPTH)
+                & (q4_nz == (q4_cnt != 5'd0))
+                & (q4_room1 == (q4_used < QUEUE_DEPTH))
+                & (q4_room2 == (q4_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // queue 5: waiting <= holding RAM <= QUEUE_DEPTH, and its flags agree with the counts
+        if (f_past_valid & (!rst)) begin
+            p_q5_occupancy: assert ((q5_cnt <= q5_used)
+                & (q5_used <= QUEUE_DEPTH)
+                & (q5_nz == (q5_cnt != 5'd0))
+                & (q5_room1 == (q5_used < QUEUE_DEPTH))
+                & (q5_room2 == (q5_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // queue 6: waiting <= holding RAM <= QUEUE_DEPTH, and its flags agree with the counts
+        if (f_past_valid & (!rst)) begin
+            p_q6_occupancy: assert ((q6_cnt <= q6_used)
+                & (q6_used <= QUEUE_DEPTH)
+                & (q6_nz == (q6_cnt != 5'd0))
+                & (q6_room1 == (q6_used < QUEUE_DEPTH))
+                & (q6_room2 == (q6_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // queue 7: waiting <= holding RAM <= QUEUE_DEPTH, and its flags agree with the counts
+        if (f_past_valid & (!rst)) begin
+            p_q7_occupancy: assert ((q7_cnt <= q7_used)
+                & (q7_used <= QUEUE_DEPTH)
+                & (q7_nz == (q7_cnt != 5'd0))
+                & (q7_room1 == (q7_used < QUEUE_DEPTH))
+                & (q7_room2 == (q7_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // cnt_cmd_in holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_in_sat: assert ((cnt_cmd_in == f_cnt_cmd_in_was) | ((cnt_cmd_in == (f_cnt_cmd_in_was + 32'd1)) & (f_cnt_cmd_in_was != CNT_MAX)));
+        end
+        // cnt_cmd_drop_framing holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_drop_framing_sat: assert ((cnt_cmd_drop_framing == f_cnt_cmd_drop_framing_was)
+                | ((cnt_cmd_drop_framing == (f_cnt_cmd_drop_framing_was + 32'd1)) & (f_cnt_cmd_drop_framing_was != CNT_MAX)));
+        end
+        // cnt_cmd_drop_dest holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_drop_dest_sat: assert ((cnt_cmd_drop_dest == f_cnt_cmd_drop_dest_was)
+                | ((cnt_cmd_drop_dest == (f_cnt_cmd_drop_dest_was + 32'd1)) & (f_cnt_cmd_drop_dest_was != CNT_MAX)));
+        end
+        // cnt_cmd_drop_vc holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_drop_vc_sat: assert ((cnt_cmd_drop_vc == f_cnt_cmd_drop_vc_was)
+                | ((cnt_cmd_drop_vc == (f_cnt_cmd_drop_vc_was + 32'd1)) & (f_cnt_cmd_drop_vc_was != CNT_MAX)));
+        end
+        // cnt_cmd_drop_err holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_drop_err_sat: assert ((cnt_cmd_drop_err == f_cnt_cmd_drop_err_was)
+                | ((cnt_cmd_drop_err == (f_cnt_cmd_drop_err_was + 32'd1)) & (f_cnt_cmd_drop_err_was != CNT_MAX)));
+        end
+        // cnt_pdu_out holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_pdu_out_sat: assert ((cnt_pdu_out == f_cnt_pdu_out_was)
+                | ((cnt_pdu_out == (f_cnt_pdu_out_was + 32'd1)) & (f_cnt_pdu_out_was != CNT_MAX)));
+        end
+        // cnt_cmd_out never decreases (it saturates at CNT_MAX, never wraps)
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_out_sat: assert (cnt_cmd_out >= f_cnt_cmd_out_was);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

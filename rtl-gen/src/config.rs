@@ -3,7 +3,7 @@
 
 use crate::blocks::{self, Block};
 use crate::error::{ConfigError, ConfigResult};
-use crate::fields::{FieldReader, FieldType};
+use crate::fields::FieldReader;
 pub use crate::info::{DesignInfo, ResetStyle};
 use crate::header::HeaderTemplate;
 use serde::Deserialize;
@@ -134,15 +134,7 @@ impl Design {
         for b in m["blocks"].as_array().ok_or_else(|| syntax("`blocks` is missing (a manifest written before rtl-gen listed blocks?)".into()))? {
             let mut params = Vec::new();
             for (k, v) in b["params"].as_object().ok_or_else(|| syntax("`blocks[].params` is missing".into()))? {
-                let value = match v {
-                    serde_json::Value::Bool(x) => toml::Value::Boolean(*x),
-                    serde_json::Value::Number(n) => match n.as_i64() {
-                        Some(i) => toml::Value::Integer(i),
-                        None => toml::Value::String(n.to_string()),
-                    },
-                    serde_json::Value::String(x) => toml::Value::String(x.clone()),
-                    other => return Err(syntax(format!("parameter `{k}` = {other} is not a boolean, number or string"))),
-                };
+                let value = json_to_toml(v).ok_or_else(|| syntax(format!("parameter `{k}` = {v} is not a boolean, number or string")))?;
                 params.push((k.clone(), value));
             }
             let mut t = block_table(&text_of(&b["kind"], "blocks[].kind")?, &text_of(&b["name"], "blocks[].name")?, params);
@@ -300,37 +292,26 @@ fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>
     Ok(block)
 }
 
-/// A block rebuilt from its kind and parameter list as banners and the manifest print them
-/// (`[("width", "32"), ("poly", "0x04C11DB7"), ...]`), through the kind's own field parser: how
-/// the simulator gets the model of a module built inside another block (an endpoint's FEC).
-pub fn block_from_params(kind: &str, name: &str, params: &[(&'static str, String)]) -> ConfigResult<Box<dyn Block>> {
-    let values = params.iter().map(|(k, v)| (k.to_string(), param_toml(kind, k, v)));
+/// A block rebuilt from its kind and typed parameter list as modules and the manifest carry it,
+/// through the kind's own field parser: how the simulator gets the model of a module of a kind
+/// without a parameter struct yet (see [`crate::elab::ElabModule::params`] for the others).
+pub fn block_from_params(kind: &str, name: &str, params: &[(&'static str, serde_json::Value)]) -> ConfigResult<Box<dyn Block>> {
+    let values = params.iter().filter_map(|(k, v)| Some((k.to_string(), json_to_toml(v)?)));
     parse_block(0, &block_table(kind, name, values.collect()))
 }
 
-/// A parameter's text from [`Block::params`] as the TOML value its field reads, typed by the
-/// kind's [`FieldSpec`] rather than guessed from the text: integers for `UInt` fields, booleans
-/// for `Bool`, strings for choices and `0x…` constants. `params()` prints design-file values
-/// only (what a block was parsed from); explanations of a value belong to
-/// [`blocks::BlockKind::value_note`], which banners and docs show beside it. Text a `UInt` field
-/// cannot read stays a string, so the field parser names the field and the allowed range.
-/// Parameters that are not fields (derived values a banner shows, such as rs_crc's `bit_map`)
-/// are typed by their text: a decimal integer, a boolean, else a string.
-pub fn param_toml(kind: &str, field: &str, text: &str) -> toml::Value {
-    let integer = || text.parse::<i64>().map(toml::Value::Integer).unwrap_or_else(|_| toml::Value::String(text.to_string()));
-    let boolean = || match text {
-        "true" => toml::Value::Boolean(true),
-        "false" => toml::Value::Boolean(false),
-        other => toml::Value::String(other.to_string()),
-    };
-    let spec = blocks::kind(kind).and_then(|k| k.fields().iter().find(|f| f.name == field));
-    match spec.map(|s| s.ty) {
-        Some(FieldType::UInt { .. } | FieldType::Bits { .. }) => integer(),
-        Some(FieldType::Bool) => boolean(),
-        Some(FieldType::Choice(_)) => toml::Value::String(text.to_string()),
-        None if text.bytes().all(|c| c.is_ascii_digit()) => integer(),
-        None => boolean(),
-    }
+/// A parameter value of a manifest or a module's origin as the TOML value a design file writes:
+/// numbers beyond TOML's integers become decimal strings, which the wide fields read.
+fn json_to_toml(v: &serde_json::Value) -> Option<toml::Value> {
+    Some(match v {
+        serde_json::Value::Bool(x) => toml::Value::Boolean(*x),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => toml::Value::Integer(i),
+            None => toml::Value::String(n.to_string()),
+        },
+        serde_json::Value::String(x) => toml::Value::String(x.clone()),
+        _ => return None,
+    })
 }
 
 /// The `[[blocks]]` table of a block given by kind, name and parameter values. Parameters that

@@ -33,8 +33,8 @@ pub struct ElabModule {
     pub block: usize,
     /// Kind of the generator that built it (`rs_fec` for the decoder inside an endpoint).
     pub kind: &'static str,
-    /// That generator's own parameters, defaults resolved.
-    pub params: Vec<(&'static str, String)>,
+    /// That generator's own parameters, defaults resolved, typed (see [`ElabModule::params`]).
+    pub params: crate::fields::ParamList,
     /// Cycles from an input sample to the matching output (0 = combinational).
     pub latency: u32,
     pub summary: String,
@@ -56,6 +56,14 @@ impl ElabModule {
     }
     pub fn port(&self, name: &str) -> Option<&Port> {
         self.module.ports.iter().find(|p| p.name == name)
+    }
+    /// The module's parameters as its kind's struct (`m.params::<CrcParams>()`): the exact
+    /// values its generator was built from, for the reference model.
+    pub fn params<P: crate::fields::KindParams>(&self) -> Result<P, String> {
+        if self.kind != P::KIND {
+            return Err(format!("module {} is of kind {}, not {}", self.name(), self.kind, P::KIND));
+        }
+        P::from_list(&self.params)
     }
     /// Whether the module has a clock (every clocked module has a `clk` port).
     pub fn clocked(&self) -> bool {
@@ -98,7 +106,7 @@ impl Design {
 fn from_generated(bi: usize, block: &dyn Block, mut m: GeneratedModule) -> ElabModule {
     crate::hw::tidy::tidy(&mut m.module);
     let depends = m.depends();
-    let origin = m.origin.unwrap_or_else(|| crate::hw::module::Origin { kind: block.kind(), params: block.params() });
+    let origin = m.origin.unwrap_or_else(|| crate::hw::module::Origin { kind: block.kind(), params: block.typed_params() });
     ElabModule {
         module: m.module,
         role: m.role,
@@ -132,6 +140,10 @@ fn mark_tops(modules: &mut [ElabModule]) {
 /// What two modules must share to be candidates for one shared module: kind, role, parameters.
 type Signature = (&'static str, Role, Vec<(&'static str, String)>);
 
+fn signature(m: &ElabModule) -> Signature {
+    (m.kind, m.role, m.params.iter().map(|(k, v)| (*k, v.to_string())).collect())
+}
+
 fn deduplicate(modules: &mut Vec<ElabModule>) {
     loop {
         mark_tops(modules);
@@ -139,7 +151,7 @@ fn deduplicate(modules: &mut Vec<ElabModule>) {
         // those are rendered (the KP4 decoder alone is megabytes of text).
         let mut by_sig: HashMap<Signature, Vec<usize>> = HashMap::new();
         for (i, m) in modules.iter().enumerate() {
-            by_sig.entry((m.kind, m.role, m.params.clone())).or_default().push(i);
+            by_sig.entry(signature(m)).or_default().push(i);
         }
         let mut round: Vec<(usize, usize)> = Vec::new(); // (duplicate, survivor)
         let mut groups: Vec<Vec<usize>> = by_sig.into_values().filter(|g| g.len() > 1 && g.iter().any(|&i| !modules[i].top || modules[i].role.is_node_part())).collect();

@@ -215,6 +215,91 @@ impl<'a> FieldReader<'a> {
     }
 }
 
+/// A parameter list as modules and the manifest carry it: each field of a block kind with its
+/// typed value (integers, booleans and strings as the kind's parameter struct serialises them),
+/// in the order of the kind's [`FieldSpec`] table.
+pub type ParamList = Vec<(&'static str, serde_json::Value)>;
+
+/// A kind's parameter struct: field names are the design-file names, and the kind's
+/// [`FieldSpec`] table is the one list of their types, ranges, defaults and docs.
+pub trait KindParams: serde::Serialize + serde::de::DeserializeOwned {
+    const KIND: &'static str;
+    fn fields() -> &'static [FieldSpec];
+
+    /// The struct as a [`ParamList`], in table order; unset optional fields left out.
+    fn to_list(&self) -> ParamList {
+        let serde_json::Value::Object(map) = serde_json::to_value(self).expect("a parameter struct serialises") else {
+            panic!("{} parameters do not serialise to an object", Self::KIND)
+        };
+        let mut out: ParamList = Vec::new();
+        for (key, value) in map {
+            if value.is_null() {
+                continue;
+            }
+            let spec = Self::fields().iter().find(|s| s.name == key).unwrap_or_else(|| panic!("{}.{key} is not in the kind's field table", Self::KIND));
+            out.push((spec.name, value));
+        }
+        let order = |name: &str| Self::fields().iter().position(|s| s.name == name);
+        out.sort_by_key(|(name, _)| order(name));
+        out
+    }
+
+    /// The struct back from a [`ParamList`] (a module's origin, a manifest entry).
+    fn from_list(list: &[(&'static str, serde_json::Value)]) -> Result<Self, String> {
+        let map: serde_json::Map<String, serde_json::Value> = list.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| format!("{} parameters: {e}", Self::KIND))
+    }
+}
+
+/// Read a whole `[[blocks]]` table into a kind's parameter struct: every field of the table is
+/// read and range-checked by its [`FieldSpec`] (the messages of the typed readers above),
+/// defaults are filled in, fields with a derived default stay unset when not given, and the
+/// result is deserialised. Combinations of fields are the struct's own validation.
+pub fn read_params<P: KindParams>(r: &mut FieldReader) -> ConfigResult<P> {
+    let mut map = serde_json::Map::new();
+    for spec in P::fields() {
+        if matches!(spec.default_value(), FieldDefault::Derived(_)) && !r.is_set(spec.name) {
+            continue;
+        }
+        let value = match spec.ty {
+            FieldType::UInt { .. } => serde_json::Value::from(r.uint(spec.name)?),
+            FieldType::Bool => serde_json::Value::Bool(r.bool(spec.name)?),
+            FieldType::Choice(_) => serde_json::Value::String(r.choice(spec.name)?.to_string()),
+            FieldType::Bits { width_field } => {
+                let width = map.get(width_field).and_then(|w| w.as_u64()).unwrap_or_else(|| panic!("{}.{} needs {width_field} earlier in the table", P::KIND, spec.name));
+                let n = r.bits(spec.name, width.min(128) as u32)?;
+                match u64::try_from(n) {
+                    Ok(n) => serde_json::Value::from(n),
+                    Err(_) => serde_json::Value::String(format!("0x{n:X}")),
+                }
+            }
+        };
+        map.insert(spec.name.to_string(), value);
+    }
+    serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| r.error("kind", format!("parameters do not match the kind's table: {e}")))
+}
+
+/// A parameter value as banners, docs and header templates print it: strings as they are,
+/// numbers in decimal, and a wide constant ([`FieldType::Bits`]) in hex with as many digits as
+/// its width field asks (`0x04C11DB7` for a 32-bit CRC).
+pub fn value_text(specs: &[FieldSpec], list: &[(&'static str, serde_json::Value)], field: &str, value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(n) => {
+            let width_field = specs.iter().find(|s| s.name == field).and_then(|s| match s.ty {
+                FieldType::Bits { width_field } => Some(width_field),
+                _ => None,
+            });
+            let width = width_field.and_then(|w| list.iter().find(|(k, _)| *k == w)).and_then(|(_, v)| v.as_u64());
+            match (width, n.as_u64()) {
+                (Some(w), Some(x)) => format!("0x{x:0digits$X}", digits = (w as usize).div_ceil(4)),
+                _ => n.to_string(),
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
 fn parse_wide(s: &str) -> Option<u128> {
     let t: String = s.trim().chars().filter(|c| *c != '_').collect();
     let lower = t.to_ascii_lowercase();

@@ -7,7 +7,7 @@
 
 use rtl_gen::blocks::crc::CrcBlock;
 use rtl_gen::blocks::Block;
-use rtl_gen::config::{param_toml, Design};
+use rtl_gen::config::Design;
 use rtl_gen::math::splitmix::SplitMix64;
 use rtl_gen::output::tree::{self, Layout};
 use std::path::Path;
@@ -29,10 +29,14 @@ const CRC32C_2048: &str = "width = 32\npoly = 0x1EDC6F41\ninit = \"0xFFFFFFFF\"\
 /// `[[blocks]]` text of a default-design block with its parameters, and of its masked twin.
 fn block_texts(b: &CrcBlock) -> (String, String) {
     let fields: Vec<String> = b
-        .params()
+        .typed_params()
         .into_iter()
         .filter(|(k, _)| !matches!(*k, "xor_style" | "xor_window" | "checker"))
-        .map(|(k, v)| format!("{k} = {}", param_toml("crc", k, &v)))
+        // Wide constants as "0x…" strings: TOML integers stop at 2^63.
+        .map(|(k, v)| match v.as_u64() {
+            Some(n) if n > i64::MAX as u64 => format!("{k} = \"0x{n:X}\""),
+            _ => format!("{k} = {v}"),
+        })
         .collect();
     let shared = format!("[[blocks]]\nkind = \"crc\"\nname = \"{}\"\n{}\nchecker = false\n", b.name, fields.join("\n"));
     let masked = format!("[[blocks]]\nkind = \"crc\"\nname = \"{}_masked\"\n{}\nchecker = false\nxor_style = \"masked\"\n", b.name, fields.join("\n"));

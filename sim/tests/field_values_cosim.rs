@@ -65,8 +65,8 @@ fn cosim_variants(kinds: &dyn Fn(&str) -> bool, vectors: u64) {
         for m in &bench.elab().modules {
             // A RAM wrapper runs once per shape class.
             let key: String = if m.role == Role::Ram {
-                let param = |k: &str| m.params.iter().find(|(n, _)| *n == k).map_or("", |(_, v)| v.as_str());
-                let number = |k: &str| param(k).parse::<u64>().unwrap_or_else(|_| panic!("{}: RAM {k} {:?}", m.name(), param(k)));
+                let param = |k: &str| m.params.iter().find(|(n, _)| *n == k).and_then(|(_, v)| v.as_str()).unwrap_or("");
+                let number = |k: &str| m.params.iter().find(|(n, _)| *n == k).and_then(|(_, v)| v.as_u64()).unwrap_or_else(|| panic!("{}: RAM {k} not a number", m.name()));
                 field_sweep::ram_shape_class(param("read"), param("style"), number("width"), number("depth"))
             } else {
                 sources(&bench, m.name()).iter().map(|d| field_sweep::body(&std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module")).to_string()).collect()

@@ -4,7 +4,7 @@
 use crate::info::DesignInfo;
 pub use crate::hw::module::{clock_ports, fpga_wrapper_name, GeneratedModule, Origin, Role};
 use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec};
+use crate::fields::{FieldReader, FieldSpec, FieldType, ParamList};
 use std::any::Any;
 
 pub mod async_fifo;
@@ -75,14 +75,57 @@ pub fn annotated_params(kind: &str, params: &[(&'static str, String)]) -> Vec<(&
         .collect()
 }
 
+/// A module's typed parameters as banners, docs and header templates print them (see
+/// [`crate::fields::value_text`]).
+pub fn param_texts(kind: &str, params: &[(&'static str, serde_json::Value)]) -> Vec<(&'static str, String)> {
+    let specs = self::kind(kind).map(|k| k.fields()).unwrap_or(&[]);
+    params.iter().map(|(name, v)| (*name, crate::fields::value_text(specs, params, name, v))).collect()
+}
+
+/// The text parameters of a kind still on [`Block::params`], typed by the kind's
+/// [`FieldSpec`]s: integers for `UInt` fields, booleans for `Bool`, strings for choices and
+/// `0x…` constants. Text a `UInt` field cannot read stays a string, so the field parser names
+/// the field and the allowed range. Parameters that are not fields (derived values a banner
+/// shows, such as rs_crc's `bit_map`) are typed by their text: a decimal integer, a boolean,
+/// else a string.
+pub fn typed_text_params(kind: &str, params: &[(&'static str, String)]) -> ParamList {
+    let spec = |field: &str| self::kind(kind).and_then(|k| k.fields().iter().find(|f| f.name == field)).map(|s| s.ty);
+    params
+        .iter()
+        .map(|(field, text)| {
+            let integer = || text.parse::<i64>().map(serde_json::Value::from).unwrap_or_else(|_| serde_json::Value::String(text.clone()));
+            let boolean = || match text.as_str() {
+                "true" => serde_json::Value::Bool(true),
+                "false" => serde_json::Value::Bool(false),
+                other => serde_json::Value::String(other.to_string()),
+            };
+            let value = match spec(field) {
+                Some(FieldType::UInt { .. } | FieldType::Bits { .. }) => integer(),
+                Some(FieldType::Bool) => boolean(),
+                Some(FieldType::Choice(_)) => serde_json::Value::String(text.clone()),
+                None if text.bytes().all(|c| c.is_ascii_digit()) => integer(),
+                None => boolean(),
+            };
+            (*field, value)
+        })
+        .collect()
+}
+
 /// One validated block of a design.
 pub trait Block: std::fmt::Debug + Any {
     fn name(&self) -> &str;
     fn kind(&self) -> &'static str;
-    /// Every parameter and its value (defaults resolved), for banners, docs and the manifest:
-    /// each value as a design file writes it (the field parser reads it back; notes go to
-    /// [`BlockKind::value_note`]).
-    fn params(&self) -> Vec<(&'static str, String)>;
+    /// Every parameter and its typed value (defaults resolved), for banners, docs and the
+    /// manifest: a kind with a parameter struct serialises it ([`crate::fields::KindParams::to_list`]);
+    /// the others type their [`Block::params`] text by their field table.
+    fn typed_params(&self) -> ParamList {
+        typed_text_params(self.kind(), &self.params())
+    }
+    /// Each parameter as a design file writes it, for kinds without a parameter struct (which
+    /// override [`Block::typed_params`] and leave this empty).
+    fn params(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
     /// Names of the modules `modules` will produce, without building them (collision checks).
     fn module_names(&self, design: &DesignInfo) -> Vec<String>;
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule>;
@@ -98,7 +141,7 @@ pub trait Block: std::fmt::Debug + Any {
         let mut out = self.modules(design);
         for m in &mut out {
             if m.origin.is_none() {
-                m.origin = Some(Origin { kind: self.kind(), params: self.params() });
+                m.origin = Some(Origin { kind: self.kind(), params: self.typed_params() });
             }
         }
         out

@@ -155,10 +155,11 @@ impl std::fmt::Display for Role {
 
 /// Which (sub-)block built a module: its kind and that block's own parameters. A module an
 /// endpoint builds through the `rs_fec` generator lists the FEC's parameters, not the endpoint's.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Origin {
     pub kind: &'static str,
-    pub params: Vec<(&'static str, String)>,
+    /// Typed values, in the order of the kind's field table.
+    pub params: Vec<(&'static str, serde_json::Value)>,
 }
 
 /// A module ready to emit, with what its banner and docs say about it.

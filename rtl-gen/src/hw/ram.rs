@@ -46,12 +46,12 @@ impl Shape {
     }
 
     /// The wrapper's own parameters, as the manifest and banner list them.
-    pub fn params(&self) -> Vec<(&'static str, String)> {
+    pub fn params(&self) -> Vec<(&'static str, serde_json::Value)> {
         vec![
-            ("width", self.width.to_string()),
-            ("depth", self.depth.to_string()),
-            ("read", if self.sync_read { "sync" } else { "async" }.to_string()),
-            ("style", if self.lut { "distributed" } else { "block" }.to_string()),
+            ("width", self.width.into()),
+            ("depth", self.depth.into()),
+            ("read", if self.sync_read { "sync" } else { "async" }.into()),
+            ("style", if self.lut { "distributed" } else { "block" }.into()),
         ]
     }
 

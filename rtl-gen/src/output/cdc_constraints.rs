@@ -66,7 +66,7 @@ pub fn clocks(m: &ElabModule, design_mhz: f64) -> Vec<(String, f64)> {
         .into_iter()
         .map(|c| {
             let key = format!("{c}_mhz");
-            let mhz = m.params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.parse::<f64>().ok()).unwrap_or(design_mhz);
+            let mhz = m.params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_f64()).unwrap_or(design_mhz);
             (c, mhz)
         })
         .collect()

@@ -153,20 +153,8 @@ struct Manifest<'a> {
     files: Vec<ManifestFile>,
 }
 
-/// A parameter value as JSON, typed by the kind's field ([`crate::config::param_toml`]):
-/// integers and booleans typed, choices and `0x…` constants as strings.
-/// [`crate::config::Design::from_manifest`] reads them back through the same field parser as a
-/// TOML file.
-pub fn param_value(kind: &str, field: &str, text: &str) -> serde_json::Value {
-    match crate::config::param_toml(kind, field, text) {
-        toml::Value::Integer(n) => serde_json::Value::from(n),
-        toml::Value::Boolean(b) => serde_json::Value::Bool(b),
-        _ => serde_json::Value::String(text.to_string()),
-    }
-}
-
-fn param_map(kind: &str, params: &[(&'static str, String)]) -> serde_json::Map<String, serde_json::Value> {
-    params.iter().map(|(k, v)| (k.to_string(), param_value(kind, k, v))).collect()
+fn param_map(params: &[(&'static str, serde_json::Value)]) -> serde_json::Map<String, serde_json::Value> {
+    params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
 }
 
 /// Every file of a design, keyed by path (relative to the current base), in memory.
@@ -216,7 +204,8 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     let block_kinds: Vec<&str> = design.blocks.iter().map(|b| b.kind()).collect();
     for m in &elab.modules {
         let shared: Vec<&str> = m.shared_by.iter().map(|&b| block_names[b]).collect();
-        let shown = blocks::annotated_params(m.kind, &m.params);
+        let texts = blocks::param_texts(m.kind, &m.params);
+        let shown = blocks::annotated_params(m.kind, &texts);
         let prov = Provenance {
             design: name,
             block: block_names[m.block],
@@ -227,7 +216,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             regenerate: &layout.regenerate,
         };
         let (v, md) = (format!("{}.v", m.name()), format!("{}.md", m.name()));
-        let ctx = HeaderContext { design: name, block: prov.block, kind: m.kind, module: m.name(), params: &m.params, file: &v };
+        let ctx = HeaderContext { design: name, block: prov.block, kind: m.kind, module: m.name(), params: &texts, file: &v };
         files.insert(layout.root.join(format!("rtl/{v}")), header(ctx, CommentStyle::Slash, banner::verilog_file(m, &prov))?);
         files.insert(layout.root.join(format!("docs/{md}")), header(HeaderContext { file: &md, ..ctx }, CommentStyle::Html, banner::module_doc(m, &prov))?);
     }
@@ -299,7 +288,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             role: m.role,
             block: block_names[m.block],
             kind: m.kind,
-            params: param_map(m.kind, &m.params),
+            params: param_map(&m.params),
             shared_by: m.shared_by.iter().map(|&b| block_names[b]).collect(),
             file: format!("rtl/{}.v", m.name()),
             latency: m.latency,
@@ -311,7 +300,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
             ports: m.ports().iter().map(|p| ManifestPort { name: &p.name, dir: p.dir, width: p.width }).collect(),
         })
         .collect();
-    let manifest_blocks = design.blocks.iter().zip(&design.resets).map(|(b, r)| ManifestBlock { name: b.name(), kind: b.kind(), reset: r.as_str(), params: param_map(b.kind(), &b.params()) }).collect();
+    let manifest_blocks = design.blocks.iter().zip(&design.resets).map(|(b, r)| ManifestBlock { name: b.name(), kind: b.kind(), reset: r.as_str(), params: param_map(&b.typed_params()) }).collect();
     let manifest_files = files.iter().map(|(p, bytes)| ManifestFile { path: relative(&layout.root, p), sha256: sha256_hex(bytes) }).collect();
     let manifest = Manifest {
         generator: crate::GENERATOR,

@@ -12,7 +12,7 @@ use super::{Options, Tally};
 use crate::clocks::{ClockSpec, Edge, Edges};
 use crate::{Bench, Bits, Dut, PortId, SimError, TestRng};
 use rtl_gen::blocks::async_fifo::model::AsyncFifoModel;
-use rtl_gen::blocks::async_fifo::AsyncFifoBlock;
+use rtl_gen::blocks::async_fifo::{AsyncFifoBlock, AsyncFifoParams};
 use rtl_gen::elab::ElabModule;
 use std::collections::VecDeque;
 
@@ -308,8 +308,7 @@ pub fn clock_pairs(rng: &mut TestRng) -> Vec<(&'static str, [ClockSpec; 2])> {
 }
 
 pub fn async_fifo(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<AsyncFifoBlock>(&own, m)?;
+    let b = &super::kind_params::<AsyncFifoParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let mut t = FifoTwin::new(b, Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?)?;
     for (_, clocks) in clock_pairs(rng) {
         // Each pair gets a quarter of the cycles: rising edges, so twice as many edges.

@@ -6,8 +6,8 @@
 use super::vectors::{run, Vector};
 use super::{Options, Tally};
 use crate::{Bench, Bits, SimError, TestRng};
-use rtl_gen::blocks::crc::CrcBlock;
-use rtl_gen::blocks::crc_stream::CrcStreamBlock;
+use rtl_gen::blocks::crc::{CrcBlock, CrcParams};
+use rtl_gen::blocks::crc_stream::CrcStreamParams;
 use rtl_gen::blocks::rs_crc::RsCrcBlock;
 use rtl_gen::elab::ElabModule;
 
@@ -69,15 +69,13 @@ fn crc_vectors(b: &CrcBlock, checker: bool, opts: &Options, rng: &mut TestRng) -
 }
 
 pub fn crc_generator(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<CrcBlock>(&own, m)?;
-    run(bench, m, crc_vectors(b, false, opts, rng).into_iter(), rng)
+    let b = super::kind_params::<CrcParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
+    run(bench, m, crc_vectors(&b, false, opts, rng).into_iter(), rng)
 }
 
 pub fn crc_checker(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<CrcBlock>(&own, m)?;
-    run(bench, m, crc_vectors(b, true, opts, rng).into_iter(), rng)
+    let b = super::kind_params::<CrcParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
+    run(bench, m, crc_vectors(&b, true, opts, rng).into_iter(), rng)
 }
 
 fn rs_crc_vectors(b: &RsCrcBlock, checker: bool, opts: &Options, rng: &mut TestRng) -> Vec<Vector> {
@@ -120,8 +118,7 @@ pub fn rs_crc_checker(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut T
 /// 4096 bytes, back to back with random idle cycles (garbage on the data lines) between and
 /// inside them; each CRC must appear exactly `latency` cycles after its last beat.
 pub fn crc_stream(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<CrcStreamBlock>(&own, m)?;
+    let b = super::kind_params::<CrcStreamParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let model = b.model();
     let wb = b.word_bytes as usize;
     let latency = m.latency as u64;

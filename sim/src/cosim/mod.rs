@@ -165,6 +165,16 @@ pub fn own_block(m: &ElabModule) -> Result<Box<dyn rtl_gen::blocks::Block>, SimE
     rtl_gen::config::block_from_params(m.kind, "model", &m.params).map_err(|e| SimError::Design { message: format!("module {}: {e}", m.name()) })
 }
 
+/// The module's parameters as its kind's struct ([`ElabModule::params`]).
+pub fn kind_params<P: rtl_gen::fields::KindParams>(m: &ElabModule) -> Result<P, SimError> {
+    m.params::<P>().map_err(|message| SimError::Design { message: format!("module {}: {message}", m.name()) })
+}
+
+/// A parameter struct that does not validate: the module names it.
+pub fn design_error(m: &ElabModule, e: rtl_gen::error::ConfigError) -> SimError {
+    SimError::Design { message: format!("module {}: {e}", m.name()) }
+}
+
 /// The concrete block type a driver needs.
 #[allow(clippy::borrowed_box)] // every driver holds the `own_block` box; `&dyn` would coerce the box itself
 pub fn downcast<'a, B: 'static>(b: &'a Box<dyn rtl_gen::blocks::Block>, m: &ElabModule) -> Result<&'a B, SimError> {

@@ -15,9 +15,10 @@ struct RamModel {
 
 pub fn ram(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let param = |k: &str| m.params.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or_default();
-    let width: usize = param("width").parse().map_err(|_| SimError::Design { message: format!("{}: no width parameter", m.name()) })?;
-    let depth: u64 = param("depth").parse().map_err(|_| SimError::Design { message: format!("{}: no depth parameter", m.name()) })?;
-    let sync = param("read") == "sync";
+    let number = |k: &str| param(k).as_u64().ok_or_else(|| SimError::Design { message: format!("{}: no {k} parameter", m.name()) });
+    let width = number("width")? as usize;
+    let depth = number("depth")?;
+    let sync = param("read").as_str() == Some("sync");
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     let (wr_en, wr_addr, wr_data, rd_addr, rd_data) = (dut.port("wr_en")?, dut.port("wr_addr")?, dut.port("wr_data")?, dut.port("rd_addr")?, dut.port("rd_data")?);
     let rd_en = if sync { Some(dut.port("rd_en")?) } else { None };

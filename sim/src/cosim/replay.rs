@@ -10,7 +10,7 @@
 use super::{Options, Tally};
 use crate::{Bench, Bits, Dut, PortId, SimError, TestRng};
 use rtl_gen::blocks::replay_buffer::model::{RbInputs, RbOutputs, ReplayBufferModel};
-use rtl_gen::blocks::replay_buffer::ReplayBufferBlock;
+use rtl_gen::blocks::replay_buffer::{ReplayBufferBlock, ReplayBufferParams};
 use rtl_gen::elab::ElabModule;
 
 /// The buffer's ports, resolved once.
@@ -155,8 +155,7 @@ impl ReplayTwin {
 }
 
 pub fn replay_buffer(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<ReplayBufferBlock>(&own, m)?;
+    let b = &super::kind_params::<ReplayBufferParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     let mut t = ReplayTwin::new(b, dut)?;
     let mask = (1u32 << b.seq_bits) - 1;

@@ -20,7 +20,7 @@ use crate::{Bench, SimError, TestRng};
 use rtl_gen::blocks::rxl_endpoint::flit::{FLIT_BYTES, MSG_BYTES};
 use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
-use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
+use rtl_gen::blocks::rxl_switch::{RxlSwitchBlock, RxlSwitchParams};
 use rtl_gen::elab::ElabModule;
 use std::rc::Rc;
 
@@ -30,8 +30,7 @@ fn endpoint_block(m: &ElabModule) -> Result<RxlEndpointBlock, SimError> {
 }
 
 fn switch_block(m: &ElabModule) -> Result<RxlSwitchBlock, SimError> {
-    let own = super::own_block(m)?;
-    Ok(super::downcast::<RxlSwitchBlock>(&own, m)?.clone())
+    Ok(super::kind_params::<RxlSwitchParams>(m)?.block("model"))
 }
 
 fn test_name(m: &ElabModule) -> String {

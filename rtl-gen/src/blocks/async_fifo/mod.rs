@@ -23,8 +23,9 @@ pub mod props;
 mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
+use serde::{Deserialize, Serialize};
 use crate::info::DesignInfo;
 use model::AsyncFifoModel;
 
@@ -42,6 +43,40 @@ static FIELDS: [FieldSpec; 6] = [
     FieldSpec { name: "wr_clk_mhz", ty: FieldType::UInt { min: 1, max: 2000 }, default: Some("250"), doc: "write clock frequency for the emitted create_clock" },
     FieldSpec { name: "rd_clk_mhz", ty: FieldType::UInt { min: 1, max: 2000 }, default: Some("250"), doc: "read clock frequency for the emitted create_clock" },
 ];
+
+/// The parameters of an `async_fifo` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AsyncFifoParams {
+    pub width: u32,
+    pub depth: u32,
+    pub sync_stages: u32,
+    pub registered_output: bool,
+    pub wr_clk_mhz: u32,
+    pub rd_clk_mhz: u32,
+}
+
+impl KindParams for AsyncFifoParams {
+    const KIND: &'static str = "async_fifo";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl AsyncFifoParams {
+    /// The validated block named `name`: the combinations the field ranges cannot express.
+    pub fn block(&self, name: &str) -> ConfigResult<AsyncFifoBlock> {
+        let AsyncFifoParams { width, depth, sync_stages, registered_output, wr_clk_mhz, rd_clk_mhz } = *self;
+        if !depth.is_power_of_two() {
+            return Err(ConfigError::Field {
+                block: name.to_string(),
+                kind: Self::KIND,
+                field: "depth".into(),
+                problem: format!("= {depth} is not a power of two; allowed 2, 4, 8, ..., {MAX_DEPTH}"),
+            });
+        }
+        Ok(AsyncFifoBlock { name: name.to_string(), width, depth, sync_stages, registered_output, wr_clk_mhz, rd_clk_mhz })
+    }
+}
 
 /// A validated `async_fifo` block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,16 +124,7 @@ impl BlockKind for AsyncFifoKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let width = r.u32("width")?;
-        let depth = r.u32("depth")?;
-        if !depth.is_power_of_two() {
-            return Err(r.error("depth", format!("= {depth} is not a power of two; allowed 2, 4, 8, ..., {MAX_DEPTH}")));
-        }
-        let sync_stages = r.u32("sync_stages")?;
-        let registered_output = r.bool("registered_output")?;
-        let wr_clk_mhz = r.u32("wr_clk_mhz")?;
-        let rd_clk_mhz = r.u32("rd_clk_mhz")?;
-        Ok(Box::new(AsyncFifoBlock { name: r.block().to_string(), width, depth, sync_stages, registered_output, wr_clk_mhz, rd_clk_mhz }))
+        Ok(Box::new(read_params::<AsyncFifoParams>(r)?.block(r.block())?))
     }
 }
 
@@ -109,15 +135,9 @@ impl Block for AsyncFifoBlock {
     fn kind(&self) -> &'static str {
         "async_fifo"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("width", self.width.to_string()),
-            ("depth", self.depth.to_string()),
-            ("sync_stages", self.sync_stages.to_string()),
-            ("registered_output", self.registered_output.to_string()),
-            ("wr_clk_mhz", self.wr_clk_mhz.to_string()),
-            ("rd_clk_mhz", self.rd_clk_mhz.to_string()),
-        ]
+    fn typed_params(&self) -> ParamList {
+        let b = self;
+        AsyncFifoParams { width: b.width, depth: b.depth, sync_stages: b.sync_stages, registered_output: b.registered_output, wr_clk_mhz: b.wr_clk_mhz, rd_clk_mhz: b.rd_clk_mhz }.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]
@@ -147,5 +167,18 @@ mod tests {
         let e = parse("width = 8\ndepth = 8\nsync_stages = 1").expect_err("one flop is no synchronizer");
         assert!(e.contains("`sync_stages`") && e.contains("2..=4"), "{e}");
         assert!(parse("width = 8\ndepth = 2\nsync_stages = 4\nregistered_output = true").is_ok());
+    }
+}
+
+#[cfg(test)]
+mod params_tests {
+    use super::*;
+
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        let b = AsyncFifoBlock { name: "f".into(), width: 8, depth: 16, sync_stages: 3, registered_output: true, wr_clk_mhz: 100, rd_clk_mhz: 300 };
+        let list = b.typed_params();
+        assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
+        assert_eq!(AsyncFifoParams::from_list(&list).expect("deserialises").block("f").expect("validates"), b);
     }
 }

@@ -11,9 +11,10 @@ mod rtl;
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::hw::xor_net::XorStyle;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
 use model::{CrcAlgo, CrcModel};
+use serde::{Deserialize, Serialize};
 
 pub struct CrcKind;
 
@@ -52,35 +53,130 @@ static FIELDS: [FieldSpec; 12] = [
     },
 ];
 
+/// The six Rocksoft fields ([`ALGO_FIELDS`]), as `crc` and `crc_stream` read them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlgoParams {
+    pub width: u32,
+    pub poly: u64,
+    pub init: u64,
+    pub refin: bool,
+    pub refout: bool,
+    pub xorout: u64,
+}
+
+impl AlgoParams {
+    /// The validated algorithm; `error(field, problem)` names the block.
+    pub fn algo(&self, error: impl Fn(&str, String) -> ConfigError) -> ConfigResult<CrcAlgo> {
+        if self.poly == 0 {
+            return Err(error("poly", format!("= 0x0 is not a generator polynomial; allowed 0x1..=0x{:X}", crate::math::lfsr::mask(self.width))));
+        }
+        let AlgoParams { width, poly, init, refin, refout, xorout } = *self;
+        Ok(CrcAlgo { width, poly, init, refin, refout, xorout })
+    }
+
+    pub fn of(a: &CrcAlgo) -> AlgoParams {
+        AlgoParams { width: a.width, poly: a.poly, init: a.init, refin: a.refin, refout: a.refout, xorout: a.xorout }
+    }
+}
+
+/// The design-file spelling of an XOR network style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum XorStyleName {
+    Lut6Shared,
+    Masked,
+    Lut6Tree,
+}
+
+impl XorStyleName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            XorStyleName::Lut6Shared => "lut6_shared",
+            XorStyleName::Masked => "masked",
+            XorStyleName::Lut6Tree => "lut6_tree",
+        }
+    }
+}
+
+/// The parameters of a `crc` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrcParams {
+    #[serde(flatten)]
+    pub algo: AlgoParams,
+    pub data_bits: u32,
+    pub seq_bits: u32,
+    pub pipeline: u32,
+    pub checker: bool,
+    pub xor_style: XorStyleName,
+    /// Only where a shared network is built (`lut6_shared`, `pipeline = 0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xor_window: Option<u32>,
+}
+
+impl KindParams for CrcParams {
+    const KIND: &'static str = "crc";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl CrcParams {
+    /// The validated block named `name`. `xor_window` counts as given when it is set (a
+    /// module's own parameters set it only where it applies).
+    pub fn block(&self, name: &str) -> ConfigResult<CrcBlock> {
+        self.validate(name, &|f| f == "xor_window" && self.xor_window.is_some())
+    }
+
+    /// The combinations the field ranges alone cannot express; `given(field)` says whether the
+    /// design file set a field (setting `xor_window` where it does not apply is an error).
+    pub fn validate(&self, name: &str, given: &dyn Fn(&str) -> bool) -> ConfigResult<CrcBlock> {
+        let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: "crc", field: field.to_string(), problem };
+        let algo = self.algo.algo(error)?;
+        let CrcParams { data_bits, seq_bits, pipeline, checker, xor_style: style, .. } = *self;
+        if data_bits % 8 != 0 {
+            return Err(error("data_bits", format!("= {data_bits} is not a multiple of 8; allowed 8, 16, …, 16384")));
+        }
+        if seq_bits > data_bits {
+            return Err(error("seq_bits", format!("= {seq_bits} exceeds data_bits = {data_bits}; allowed 0..={}", data_bits.min(32))));
+        }
+        let window = self.window(given, &error)?;
+        let xor_style = match style {
+            XorStyleName::Lut6Tree => XorStyle::Lut6Tree,
+            XorStyleName::Masked => XorStyle::Masked,
+            // Pipelined networks register masked partial parities whatever the style.
+            _ if pipeline > 0 => XorStyle::Masked,
+            XorStyleName::Lut6Shared => XorStyle::Lut6Shared { window },
+        };
+        if xor_style == XorStyle::Lut6Tree && pipeline > 0 {
+            return Err(error("xor_style", format!("= \"lut6_tree\" needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
+        }
+        Ok(CrcBlock { name: name.to_string(), algo, data_bits, seq_bits, pipeline, checker, xor_style })
+    }
+
+    /// `xor_window` as a planner window (0 → the whole input). Setting it where no shared
+    /// network is built is an error rather than a silently ignored field.
+    fn window(&self, given: &dyn Fn(&str) -> bool, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<usize> {
+        let given = given("xor_window");
+        let (style, pipeline) = (self.xor_style, self.pipeline);
+        if given && style != XorStyleName::Lut6Shared {
+            return Err(error("xor_window", format!("applies only to xor_style = \"lut6_shared\" (got \"{}\"); remove it", style.as_str())));
+        }
+        if given && pipeline > 0 {
+            return Err(error("xor_window", format!("needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
+        }
+        match self.xor_window.unwrap_or(DEFAULT_XOR_WINDOW) {
+            0 => Ok(usize::MAX),
+            w if w < MIN_XOR_WINDOW => Err(error("xor_window", format!("= {w} is narrower than one LUT6's {MIN_XOR_WINDOW} inputs and shares nothing; allowed 0 (whole input) or {MIN_XOR_WINDOW}..=16384"))),
+            w => Ok(w as usize),
+        }
+    }
+}
+
+/// `xor_window` when not given (as [`FIELDS`] says).
+const DEFAULT_XOR_WINDOW: u32 = 64;
+
 /// Narrowest useful sharing window: one LUT6's inputs.
 const MIN_XOR_WINDOW: u32 = 6;
-
-/// Read and validate the six Rocksoft fields.
-pub fn read_algo(r: &mut FieldReader) -> ConfigResult<CrcAlgo> {
-    let width = r.u32("width")?;
-    let poly = r.bits("poly", width)? as u64;
-    if poly == 0 {
-        return Err(r.error("poly", format!("= 0x0 is not a generator polynomial; allowed 0x1..=0x{:X}", crate::math::lfsr::mask(width))));
-    }
-    let init = r.bits("init", width)? as u64;
-    let refin = r.bool("refin")?;
-    let refout = r.bool("refout")?;
-    let xorout = r.bits("xorout", width)? as u64;
-    Ok(CrcAlgo { width, poly, init, refin, refout, xorout })
-}
-
-/// The Rocksoft parameters as banner/doc lines.
-pub fn algo_params(a: &CrcAlgo) -> Vec<(&'static str, String)> {
-    let digits = (a.width as usize).div_ceil(4);
-    vec![
-        ("width", a.width.to_string()),
-        ("poly", format!("0x{:0digits$X}", a.poly)),
-        ("init", format!("0x{:0digits$X}", a.init)),
-        ("refin", a.refin.to_string()),
-        ("refout", a.refout.to_string()),
-        ("xorout", format!("0x{:0digits$X}", a.xorout)),
-    ]
-}
 
 /// A validated `crc` block.
 #[derive(Debug, Clone)]
@@ -105,64 +201,26 @@ impl BlockKind for CrcKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let algo = read_algo(r)?;
-        let data_bits = r.u32("data_bits")?;
-        if data_bits % 8 != 0 {
-            return Err(r.error("data_bits", format!("= {data_bits} is not a multiple of 8; allowed 8, 16, …, 16384")));
-        }
-        let seq_bits = r.u32("seq_bits")?;
-        if seq_bits > data_bits {
-            return Err(r.error("seq_bits", format!("= {seq_bits} exceeds data_bits = {data_bits}; allowed 0..={}", data_bits.min(32))));
-        }
-        let pipeline = r.u32("pipeline")?;
-        let checker = r.bool("checker")?;
-        let style = r.choice("xor_style")?;
-        let window = read_window(r, style, pipeline)?;
-        let xor_style = match style {
-            "lut6_tree" => XorStyle::Lut6Tree,
-            "masked" => XorStyle::Masked,
-            // Pipelined networks register masked partial parities whatever the style.
-            _ if pipeline > 0 => XorStyle::Masked,
-            _ => XorStyle::Lut6Shared { window },
-        };
-        if xor_style == XorStyle::Lut6Tree && pipeline > 0 {
-            return Err(r.error("xor_style", format!("= \"lut6_tree\" needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
-        }
-        Ok(Box::new(CrcBlock { name: r.block().to_string(), algo, data_bits, seq_bits, pipeline, checker, xor_style }))
+        let p: CrcParams = read_params(r)?;
+        Ok(Box::new(p.validate(r.block(), &|f| r.is_set(f))?))
     }
     fn value_note(&self, field: &str, value: &str) -> Option<&'static str> {
         (field == "xor_window" && value == "0").then_some("whole input")
     }
 }
 
-/// `xor_window` as a planner window (0 → the whole input). Setting it where no shared network
-/// is built is an error rather than a silently ignored field.
-fn read_window(r: &mut FieldReader, style: &str, pipeline: u32) -> ConfigResult<usize> {
-    let given = r.is_set("xor_window");
-    let window = r.u32("xor_window")?;
-    if given && style != "lut6_shared" {
-        return Err(r.error("xor_window", format!("applies only to xor_style = \"lut6_shared\" (got \"{style}\"); remove it")));
-    }
-    if given && pipeline > 0 {
-        return Err(r.error("xor_window", format!("needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
-    }
-    match window {
-        0 => Ok(usize::MAX),
-        w if w < MIN_XOR_WINDOW => Err(r.error("xor_window", format!("= {w} is narrower than one LUT6's {MIN_XOR_WINDOW} inputs and shares nothing; allowed 0 (whole input) or {MIN_XOR_WINDOW}..=16384"))),
-        w => Ok(w as usize),
-    }
-}
-
-/// The design-file spelling of a style.
-fn style_name(style: XorStyle) -> &'static str {
-    match style {
-        XorStyle::Masked => "masked",
-        XorStyle::Lut6Tree => "lut6_tree",
-        XorStyle::Lut6Shared { .. } => "lut6_shared",
-    }
-}
-
 impl CrcBlock {
+    /// The block's parameters as a design file would give them (the style it builds, the
+    /// window only where a shared network is built).
+    pub fn params_struct(&self) -> CrcParams {
+        let (xor_style, xor_window) = match self.xor_style {
+            XorStyle::Masked => (XorStyleName::Masked, None),
+            XorStyle::Lut6Tree => (XorStyleName::Lut6Tree, None),
+            XorStyle::Lut6Shared { window } => (XorStyleName::Lut6Shared, Some(if window == usize::MAX { 0 } else { window as u32 })),
+        };
+        CrcParams { algo: AlgoParams::of(&self.algo), data_bits: self.data_bits, seq_bits: self.seq_bits, pipeline: self.pipeline, checker: self.checker, xor_style, xor_window }
+    }
+
     pub fn model(&self) -> CrcModel {
         CrcModel::new(self.algo)
     }
@@ -175,17 +233,8 @@ impl Block for CrcBlock {
     fn kind(&self) -> &'static str {
         "crc"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut p = algo_params(&self.algo);
-        p.push(("data_bits", self.data_bits.to_string()));
-        p.push(("seq_bits", self.seq_bits.to_string()));
-        p.push(("pipeline", self.pipeline.to_string()));
-        p.push(("checker", self.checker.to_string()));
-        p.push(("xor_style", style_name(self.xor_style).to_string()));
-        if let XorStyle::Lut6Shared { window } = self.xor_style {
-            p.push(("xor_window", if window == usize::MAX { "0".to_string() } else { window.to_string() }));
-        }
-        p
+    fn typed_params(&self) -> ParamList {
+        self.params_struct().to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         let base = format!("{}{}", design.prefix, self.name);
@@ -205,5 +254,29 @@ impl Block for CrcBlock {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Design;
+
+    /// The struct and the field table name the same fields, and a block's parameters rebuild
+    /// the same block (the whole-input window included).
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        let text = "[design]\nname = \"d\"\n[[blocks]]\nkind = \"crc\"\nname = \"c\"\nwidth = 64\npoly = \"0x42F0E1EBA9EA3693\"\nxorout = \"0xFFFFFFFFFFFFFFFF\"\ndata_bits = 72\nxor_window = 0\n";
+        let d = Design::parse(text, "test").expect("valid");
+        let list = d.blocks[0].typed_params();
+        let keys: Vec<&str> = list.iter().map(|(k, _)| *k).collect();
+        let names: Vec<&str> = FIELDS.iter().map(|f| f.name).collect();
+        assert_eq!(keys, names);
+        assert_eq!(list.iter().find(|(k, _)| *k == "xor_window").map(|(_, v)| v.clone()), Some(serde_json::json!(0)));
+        let p = CrcParams::from_list(&list).expect("deserialises");
+        let b = p.block("c").expect("validates");
+        assert_eq!(b.xor_style, XorStyle::Lut6Shared { window: usize::MAX });
+        assert_eq!(b.algo.xorout, u64::MAX);
+        assert_eq!(b.params_struct(), p);
     }
 }

@@ -11,11 +11,12 @@
 mod rtl;
 
 use crate::blocks::crc::model::{CrcAlgo, CrcModel};
-use crate::blocks::crc::{algo_params, read_algo, ALGO_FIELDS};
+use crate::blocks::crc::{AlgoParams, ALGO_FIELDS};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
+use serde::{Deserialize, Serialize};
 
 pub struct CrcStreamKind;
 
@@ -28,6 +29,37 @@ static FIELDS: [FieldSpec; 7] = [
     ALGO_FIELDS[5],
     FieldSpec { name: "word_bytes", ty: FieldType::UInt { min: 1, max: 128 }, default: None, doc: "bytes per beat; in_data is 8*word_bytes bits" },
 ];
+
+/// The parameters of a `crc_stream` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrcStreamParams {
+    #[serde(flatten)]
+    pub algo: AlgoParams,
+    pub word_bytes: u32,
+}
+
+impl KindParams for CrcStreamParams {
+    const KIND: &'static str = "crc_stream";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl CrcStreamParams {
+    /// The validated block named `name`: the combinations the field ranges cannot express.
+    pub fn block(&self, name: &str) -> ConfigResult<CrcStreamBlock> {
+        let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: "crc_stream", field: field.to_string(), problem };
+        let algo = self.algo.algo(error)?;
+        let word_bytes = self.word_bytes;
+        if word_bytes > 1 && algo.poly & 1 == 0 {
+            return Err(error(
+                "poly",
+                format!("= 0x{:X} has no x^0 term; crc_stream with word_bytes > 1 needs an odd polynomial (bit 0 set) to undo the zero padding of a partial last beat", algo.poly),
+            ));
+        }
+        Ok(CrcStreamBlock { name: name.to_string(), algo, word_bytes })
+    }
+}
 
 /// A validated `crc_stream` block.
 #[derive(Debug, Clone)]
@@ -65,15 +97,7 @@ impl BlockKind for CrcStreamKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let algo = read_algo(r)?;
-        let word_bytes = r.u32("word_bytes")?;
-        if word_bytes > 1 && algo.poly & 1 == 0 {
-            return Err(r.error(
-                "poly",
-                format!("= 0x{:X} has no x^0 term; crc_stream with word_bytes > 1 needs an odd polynomial (bit 0 set) to undo the zero padding of a partial last beat", algo.poly),
-            ));
-        }
-        Ok(Box::new(CrcStreamBlock { name: r.block().to_string(), algo, word_bytes }))
+        Ok(Box::new(read_params::<CrcStreamParams>(r)?.block(r.block())?))
     }
 }
 
@@ -84,10 +108,8 @@ impl Block for CrcStreamBlock {
     fn kind(&self) -> &'static str {
         "crc_stream"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut p = algo_params(&self.algo);
-        p.push(("word_bytes", self.word_bytes.to_string()));
-        p
+    fn typed_params(&self) -> ParamList {
+        CrcStreamParams { algo: AlgoParams::of(&self.algo), word_bytes: self.word_bytes }.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]
@@ -97,5 +119,22 @@ impl Block for CrcStreamBlock {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Design;
+
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        let text = "[design]\nname = \"d\"\n[[blocks]]\nkind = \"crc_stream\"\nname = \"s\"\nwidth = 32\npoly = 0x04C11DB7\nword_bytes = 8\n";
+        let d = Design::parse(text, "test").expect("valid");
+        let list = d.blocks[0].typed_params();
+        let keys: Vec<&str> = list.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
+        let b = CrcStreamParams::from_list(&list).expect("deserialises").block("s").expect("validates");
+        assert_eq!((b.algo.poly, b.word_bytes), (0x04C1_1DB7, 8));
     }
 }

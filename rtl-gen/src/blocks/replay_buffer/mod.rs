@@ -14,8 +14,9 @@ mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
+use serde::{Deserialize, Serialize};
 use model::ReplayBufferModel;
 
 pub struct ReplayBufferKind;
@@ -28,6 +29,38 @@ static FIELDS: [FieldSpec; 3] = [
     FieldSpec { name: "seq_bits", ty: FieldType::UInt { min: 2, max: 16 }, default: None, doc: "sequence number width; sequence numbers wrap modulo 2^seq_bits" },
     FieldSpec { name: "depth", ty: FieldType::UInt { min: 2, max: MAX_DEPTH }, default: None, doc: "entries held until acknowledged; at most 2^seq_bits - 1 so a window never wraps" },
 ];
+
+/// The parameters of a `replay_buffer` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayBufferParams {
+    pub entry_bits: u32,
+    pub seq_bits: u32,
+    pub depth: u32,
+}
+
+impl KindParams for ReplayBufferParams {
+    const KIND: &'static str = "replay_buffer";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl ReplayBufferParams {
+    /// The validated block named `name`: the combinations the field ranges cannot express.
+    pub fn block(&self, name: &str) -> ConfigResult<ReplayBufferBlock> {
+        let ReplayBufferParams { entry_bits, seq_bits, depth } = *self;
+        let max = (1u64 << seq_bits) - 1;
+        if u64::from(depth) > max {
+            return Err(ConfigError::Field {
+                block: name.to_string(),
+                kind: Self::KIND,
+                field: "depth".into(),
+                problem: format!("= {depth} exceeds 2^seq_bits - 1 = {max} (seq_bits = {seq_bits}): the sequence numbers of the stored entries would wrap; allowed 2..={}", max.min(MAX_DEPTH)),
+            });
+        }
+        Ok(ReplayBufferBlock { name: name.to_string(), entry_bits, seq_bits, depth })
+    }
+}
 
 /// A validated `replay_buffer` block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,17 +105,7 @@ impl BlockKind for ReplayBufferKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let entry_bits = r.u32("entry_bits")?;
-        let seq_bits = r.u32("seq_bits")?;
-        let depth = r.u32("depth")?;
-        let max = (1u64 << seq_bits) - 1;
-        if u64::from(depth) > max {
-            return Err(r.error(
-                "depth",
-                format!("= {depth} exceeds 2^seq_bits - 1 = {max} (seq_bits = {seq_bits}): the sequence numbers of the stored entries would wrap; allowed 2..={}", max.min(MAX_DEPTH)),
-            ));
-        }
-        Ok(Box::new(ReplayBufferBlock { name: r.block().to_string(), entry_bits, seq_bits, depth }))
+        Ok(Box::new(read_params::<ReplayBufferParams>(r)?.block(r.block())?))
     }
 }
 
@@ -93,8 +116,8 @@ impl Block for ReplayBufferBlock {
     fn kind(&self) -> &'static str {
         "replay_buffer"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        vec![("entry_bits", self.entry_bits.to_string()), ("seq_bits", self.seq_bits.to_string()), ("depth", self.depth.to_string())]
+    fn typed_params(&self) -> ParamList {
+        ReplayBufferParams { entry_bits: self.entry_bits, seq_bits: self.seq_bits, depth: self.depth }.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]
@@ -104,5 +127,18 @@ impl Block for ReplayBufferBlock {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        let b = ReplayBufferBlock { name: "r".into(), entry_bits: 72, seq_bits: 8, depth: 100 };
+        let list = b.typed_params();
+        assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
+        assert_eq!(ReplayBufferParams::from_list(&list).expect("deserialises").block("r").expect("validates"), b);
     }
 }

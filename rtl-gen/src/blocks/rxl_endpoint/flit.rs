@@ -75,8 +75,9 @@ pub enum CrcChoice {
     Crc64,
 }
 
-/// Which FEC layout the flit uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which FEC layout the flit uses (`fec = "pcie6" | "generic"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FecChoice {
     Pcie6,
     Generic,

@@ -14,7 +14,8 @@ use crate::blocks::rxl_endpoint::flit::FecChoice;
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
+use serde::{Deserialize, Serialize};
 
 pub struct RxlSwitchKind;
 
@@ -22,6 +23,27 @@ static FIELDS: [FieldSpec; 2] = [
     FieldSpec { name: "fec", ty: FieldType::Choice(&["pcie6", "generic"]), default: Some("\"pcie6\""), doc: "FEC layout of the flits (rs_fec), as the endpoints'" },
     FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
 ];
+
+/// The parameters of an `rxl_switch` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RxlSwitchParams {
+    pub fec: FecChoice,
+    pub counter_bits: u32,
+}
+
+impl KindParams for RxlSwitchParams {
+    const KIND: &'static str = "rxl_switch";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl RxlSwitchParams {
+    /// The block named `name` (every combination of the fields is valid).
+    pub fn block(&self, name: &str) -> RxlSwitchBlock {
+        RxlSwitchBlock { name: name.to_string(), fec: self.fec, counter_bits: self.counter_bits }
+    }
+}
 
 /// A validated `rxl_switch` block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,9 +71,7 @@ impl BlockKind for RxlSwitchKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let fec = if r.choice("fec")? == "pcie6" { FecChoice::Pcie6 } else { FecChoice::Generic };
-        let counter_bits = r.u32("counter_bits")?;
-        Ok(Box::new(RxlSwitchBlock { name: r.block().to_string(), fec, counter_bits }))
+        Ok(Box::new(read_params::<RxlSwitchParams>(r)?.block(r.block())))
     }
 }
 
@@ -62,15 +82,8 @@ impl Block for RxlSwitchBlock {
     fn kind(&self) -> &'static str {
         "rxl_switch"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("fec", match self.fec {
-                FecChoice::Pcie6 => "pcie6",
-                FecChoice::Generic => "generic",
-            }
-            .to_string()),
-            ("counter_bits", self.counter_bits.to_string()),
-        ]
+    fn typed_params(&self) -> ParamList {
+        RxlSwitchParams { fec: self.fec, counter_bits: self.counter_bits }.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         rtl::module_names(self, design)
@@ -80,5 +93,19 @@ impl Block for RxlSwitchBlock {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod params_tests {
+    use super::*;
+
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        let b = RxlSwitchBlock { name: "s".into(), fec: FecChoice::Generic, counter_bits: 16 };
+        let list = b.typed_params();
+        assert_eq!(list, vec![("fec", serde_json::json!("generic")), ("counter_bits", serde_json::json!(16))]);
+        assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
+        assert_eq!(RxlSwitchParams::from_list(&list).expect("deserialises").block("s"), b);
     }
 }

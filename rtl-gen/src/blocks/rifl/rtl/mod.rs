@@ -89,7 +89,7 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     }
     // The per-lane modules do not depend on the node's user width or lane count: their own
     // parameters leave those out, so two nodes that differ only there share them.
-    let lane_params: Vec<(&'static str, String)> = b.params().into_iter().filter(|(k, _)| !NODE_ONLY.contains(k)).collect();
+    let lane_params: crate::fields::ParamList = b.typed_params().into_iter().filter(|(k, _)| !NODE_ONLY.contains(k)).collect();
     for m in &mut out {
         if !matches!(m.role, Role::Node | Role::TxGear | Role::RxGear) {
             m.origin = Some(Origin { kind: "rifl", params: lane_params.clone() });

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::formal::{assert_counterexample, mutate, row, text};
+use common::formal::{assert_failed, mutate, row, text};
 use common::{workspace, long, rtl_gen};
 
 /// Small CRC configurations (one with an implicit sequence number) and a small replay buffer.
@@ -148,10 +148,8 @@ fn a_crc_checker_ignoring_a_syndrome_bit_fails_with_a_counterexample() {
     let tree = small_tree(dir.path());
     let mutant = mutate(&tree, dir.path(), "fsmall_crc8_check", "assign ok = ~|syndrome;", "assign ok = ~|syndrome[6:0];");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "fsmall_crc8_check", "--work", "work"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
+    let t = assert_failed(&out, "fsmall_crc8_check", dir.path());
     assert!(row(&t, "fsmall_crc8_check").contains("FAILED (p_ok)"), "{t}");
-    assert_counterexample(&t, "fsmall_crc8_check", dir.path());
     // The counterexample is a module input (solved back through the syndrome network), not a
     // value of the cut wire: replayed in Icarus, the mutant accepts a wrong CRC.
     let tb = std::fs::read_to_string(dir.path().join("work/fsmall_crc8_check/cex_tb.v")).expect("testbench");
@@ -163,9 +161,7 @@ fn a_miswired_crc_column_fails_with_a_counterexample() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mutant = mutate(&default_tree(dir.path()), dir.path(), "rtlgen_crc32", "assign crc_x5 = data[5];", "assign crc_x5 = data[6];");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "rtlgen_crc32", "--work", "work"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "rtlgen_crc32", dir.path());
+    let t = assert_failed(&out, "rtlgen_crc32", dir.path());
     assert!(t.contains("0 proven, 0 bounded or unknown, 1 failed"), "{t}");
 }
 
@@ -208,9 +204,7 @@ fn a_tiny_replay_buffer_is_proven_and_an_off_by_one_ack_window_fails() {
     assert!(out.status.success() && row(&t, "ftiny_rb").contains("| 14 | smtbmc-yices | proven |"), "{t}");
     let mutant = mutate(&tree, dir.path(), "ftiny_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "ftiny_rb", "--depth", "3", "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "ftiny_rb", dir.path());
+    let t = assert_failed(&out, "ftiny_rb", dir.path());
 }
 
 #[test]
@@ -228,9 +222,7 @@ fn replay_buffer_properties_are_proven_and_an_off_by_one_ack_window_fails() {
     // An ack naming the next sequence number to be pushed (one past the window) is taken.
     let mutant = mutate(&tree, dir.path(), "fsmall_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "fsmall_rb", "--work", "work_mutant"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "fsmall_rb", dir.path());
+    let t = assert_failed(&out, "fsmall_rb", dir.path());
 }
 
 #[test]
@@ -273,16 +265,12 @@ fn the_planted_genz_init_exchange_deadlock_and_a_dropped_tready_are_caught() {
     // leaves EE transmission disabled for good).
     let mutant = mutate(&tree, dir.path(), "fgz_llr", "end else if ((link == LINK_UP) & (~tx_en) & (~(llg & ll_op_hot[0]))) begin", "end else if (1'b0) begin");
     let out = run(&mutant, "work_init");
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "fgz_llr", dir.path());
+    let t = assert_failed(&out, "fgz_llr", dir.path());
     assert!(row(&t, "fgz_llr").contains("(p_fc_repeat)"), "{t}");
     // A dropped tready condition: the link output register reloads while the PHY stalls.
     let mutant = mutate(&tree, dir.path(), "fgz_llr", "assign load = phy_up & ((~lk_valid) | m_axis_link_tready);", "assign load = phy_up;");
     let out = run(&mutant, "work_tready");
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "fgz_llr", dir.path());
+    let t = assert_failed(&out, "fgz_llr", dir.path());
     assert!(row(&t, "fgz_llr").contains("(p_m_axis_link_stable)"), "{t}");
 }
 
@@ -337,9 +325,7 @@ fn async_fifos_keep_their_words_under_every_clock_interleaving_and_a_write_past_
     // The full flag no longer refuses a write: the oldest word is overwritten.
     let mutant = mutate(&tree, dir.path(), "ffifo_fwft", "assign wr_push = wr_en & (~wr_full_q);", "assign wr_push = wr_en;");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "ffifo_fwft", "--bmc", "--depth", FIFO_DEPTH, "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "ffifo_fwft", dir.path());
+    let t = assert_failed(&out, "ffifo_fwft", dir.path());
 }
 
 /// Steps of the FIFO runs (edges of either clock).
@@ -379,9 +365,7 @@ fn the_rifl_flow_control_buffer_keeps_its_entries_and_a_head_overwrite_is_caught
     // The head is reloaded while it still holds an entry that was not popped.
     let mutant = mutate(&tree, dir.path(), "frifl_rl_fifo", RIFL_FETCH, RIFL_FETCH_MUTANT);
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frifl_rl_fifo", "--bmc", "--depth", "10", "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "frifl_rl_fifo", dir.path());
+    let t = assert_failed(&out, "frifl_rl_fifo", dir.path());
 }
 
 /// Small Reed-Solomon FECs: t = 1 over GF(2^3) (two ways, fcr 1), GF(2^4) (one way, fcr 2) and
@@ -450,17 +434,13 @@ fn small_rs_encoders_and_t1_decoders_equal_their_model_references_and_mutants_fa
     // One encoder column miswired: check bit 0 also reads message bit 0.
     let mutant = mutate(&tree, dir.path(), "frs_g3_enc", "assign check[0] = ^(msg & 15'h0c08);", "assign check[0] = ^(msg & 15'h0c09);");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frs_g3_enc", "--work", "work_enc"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "frs_g3_enc", dir.path());
+    let t = assert_failed(&out, "frs_g3_enc", dir.path());
     // The decoder flags a way uncorrectable only when both syndromes are nonzero: no single-bit
     // input shows it (a single error makes both nonzero), so it is the SAT stage that fails.
     let mutant = mutate(&tree, dir.path(), "frs_g3_dec", "assign wu[0] = (w0_nz0 | w0_nz1) & (!(|w0_hit));", "assign wu[0] = (w0_nz0 & w0_nz1) & (!(|w0_hit));");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frs_g3_dec", "--work", "work_dec"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
+    let t = assert_failed(&out, "frs_g3_dec", dir.path());
     assert!(row(&t, "frs_g3_dec").contains("| gf2+enum | FAILED (p_dec_ref_w0)"), "{t}");
-    assert_counterexample(&t, "frs_g3_dec", dir.path());
     let tb = std::fs::read_to_string(dir.path().join("work_dec/frs_g3_dec/cex_tb.v")).expect("testbench");
     assert!(tb.contains("reg [26:0] cw = 27'b"), "the testbench applies a codeword:\n{tb}");
 }
@@ -537,9 +517,7 @@ fn flit_crc_generators_and_checkers_equal_the_root_reference_and_a_mutant_fails(
     let wrong = line.replacen("assign crc[0] = ", "assign crc[0] = ~", 1);
     let mutant = mutate(&tree, dir.path(), "frc_b", &line, &wrong);
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frc_b", "--work", "work_m"], dir.path());
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_counterexample(&t, "frc_b", dir.path());
+    let t = assert_failed(&out, "frc_b", dir.path());
 }
 
 #[test]

@@ -51,3 +51,12 @@ pub fn assert_counterexample(out: &str, module: &str, base: &Path) {
         assert!(p.is_file() && std::fs::metadata(&p).map(|m| m.len() > 0).unwrap_or(false), "{} missing or empty:\n{out}", p.display());
     }
 }
+
+/// A run that must fail on `module`: exit status 1, and the counterexample files its FAILED row
+/// names on disk (relative to `base`). Returns the printed text.
+pub fn assert_failed(out: &Output, module: &str, base: &Path) -> String {
+    let t = text(out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_counterexample(&t, module, base);
+    t
+}

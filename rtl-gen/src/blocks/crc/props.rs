@@ -32,19 +32,25 @@ pub fn reference(b: &CrcBlock) -> (Vec<BitVec>, u64) {
     (rows, c0)
 }
 
+/// A combinational property block holding `f_ref_crc`: the reference CRC of the module's input
+/// (`{seq, data}` with an ISN), one flat masked parity per CRC bit from the table-driven model.
+fn with_reference_crc(b: &CrcBlock) -> Formal {
+    let (rows, c0) = reference(b);
+    let input = if b.seq_bits > 0 { Expr::Concat(vec![Expr::id("seq"), Expr::id("data")]) } else { Expr::id("data") };
+    let mut f = Formal::combinational();
+    f.items.push(Item::wire("f_ref_crc", b.algo.width, "reference: one flat masked parity per CRC bit, from the table-driven model"));
+    let bits = (0..b.algo.width as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
+    f.items.push(Item::assign(Expr::id("f_ref_crc"), Expr::Concat(bits)));
+    f
+}
+
 /// The generator's properties (combinational modules only: a pipelined network is the same
 /// network behind registers, proven through its unpipelined twin).
 pub fn generator(b: &CrcBlock) -> Option<Item> {
     if b.pipeline > 0 {
         return None;
     }
-    let w = b.algo.width;
-    let (rows, c0) = reference(b);
-    let input = if b.seq_bits > 0 { Expr::Concat(vec![Expr::id("seq"), Expr::id("data")]) } else { Expr::id("data") };
-    let mut f = Formal::combinational();
-    f.items.push(Item::wire("f_ref_crc", w, "reference: one flat masked parity per CRC bit, from the table-driven model"));
-    let bits = (0..w as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
-    f.items.push(Item::assign(Expr::id("f_ref_crc"), Expr::Concat(bits)));
+    let mut f = with_reference_crc(b);
     f.assert("p_crc_ref", "the shared XOR network computes the model's CRC of every message", None, Expr::eq(Expr::id("crc"), Expr::id("f_ref_crc")));
     Some(Item::Formal(f))
 }
@@ -57,16 +63,10 @@ pub fn checker(b: &CrcBlock) -> Option<Item> {
     if b.pipeline > 0 {
         return None;
     }
-    let w = b.algo.width;
-    let (rows, c0) = reference(b);
-    let input = if b.seq_bits > 0 { Expr::Concat(vec![Expr::id("seq"), Expr::id("data")]) } else { Expr::id("data") };
-    let mut f = Formal::combinational();
-    f.items.push(Item::wire("f_ref_crc", w, "reference: one flat masked parity per CRC bit, from the table-driven model"));
-    let bits = (0..w as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
-    f.items.push(Item::assign(Expr::id("f_ref_crc"), Expr::Concat(bits)));
+    let mut f = with_reference_crc(b);
     f.assert("p_syndrome_ref", "the syndrome is the model's CRC of the message XOR crc_in", None, Expr::eq(Expr::id("syndrome"), Expr::xor(Expr::id("f_ref_crc"), Expr::id("crc_in"))));
     f.cut_points.push("syndrome".into());
-    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id("syndrome"), Expr::dec(w, 0))));
+    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id("syndrome"), Expr::dec(b.algo.width, 0))));
     Some(Item::Formal(f))
 }
 

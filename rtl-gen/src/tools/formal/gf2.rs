@@ -360,20 +360,9 @@ pub fn prove(json: &str, top: &str) -> Result<Outcome, String> {
         if let Some(k) = probe {
             x[k] = true;
         }
-        let val = concrete(&net, &vars, &x);
-        let value = |b: Bit| match b {
-            Bit::Zero => Some(false),
-            Bit::One => Some(true),
-            Bit::Undef => None,
-            Bit::Net(m) => vars.get(&m).map(|&k| x[k]).or_else(|| val.get(&m).copied().flatten()),
-        };
-        let fails = open.iter().any(|&ai| {
-            let pin = |p: &str| net.cells[ai].conns.get(p).and_then(|b| b.first().copied()).and_then(value);
-            pin("EN") == Some(true) && pin("A") == Some(false)
-        });
+        let (fails, inputs, outputs) = run(&net, &vars, &x, &open);
         if fails {
-            let port_values = |ports: &[(String, Vec<Bit>)]| ports.iter().map(|(name, bs)| (name.clone(), bs.iter().map(|&b| value(b).unwrap_or(false)).collect())).collect();
-            return Ok(Outcome::Counterexample { property: None, inputs: port_values(&net.inputs), outputs: port_values(&net.outputs) });
+            return Ok(Outcome::Counterexample { property: None, inputs, outputs });
         }
     }
     Ok(Outcome::NotProven { reason: format!("{} assertion(s) depend on gates outside the XOR fragment and hold on the {} probe inputs", open.len(), n + 1), proven })

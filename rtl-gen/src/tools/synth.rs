@@ -58,12 +58,21 @@ pub enum Flow {
 /// when their 256-flit replay buffer is flattened into flip-flops by [`Flow::Full`].
 pub const AUTO_FAST_BYTES: u64 = 1_400_000;
 
+/// The bytes of a source that synthesis reads: all before its `` `ifdef FORMAL `` block (the
+/// properties, which no synthesis run defines), so a module's proofs never change its flow.
+fn synthesizable_bytes(path: &Path) -> Option<u64> {
+    const FORMAL: &[u8] = b"\n`ifdef FORMAL\n";
+    let text = std::fs::read(path).ok()?;
+    let end = text.windows(FORMAL.len()).position(|w| w == FORMAL).unwrap_or(text.len());
+    Some(end as u64)
+}
+
 impl Flow {
     /// The flow `--flow auto` picks for `module`, by the size of its largest source: memories go to
     /// block RAM as an FPGA flow maps them (a replay buffer or a FIFO as flip-flops says little
     /// about its cost), and only the multi-megabyte modules take the fast LUT mapping.
     pub fn auto(tree: &Path, manifest: &TreeManifest, module: &str) -> Flow {
-        let bytes: u64 = manifest.sources(tree, module).iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).max().unwrap_or(0);
+        let bytes: u64 = manifest.sources(tree, module).iter().filter_map(|p| synthesizable_bytes(p)).max().unwrap_or(0);
         if bytes > AUTO_FAST_BYTES {
             Flow::Fast
         } else {

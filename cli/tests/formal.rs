@@ -169,7 +169,7 @@ fn a_miswired_crc_column_fails_with_a_counterexample() {
 fn formal_refuses_unknown_modules_and_engines() {
     let dir = tempfile::tempdir().expect("temp dir");
     let default = default_tree(dir.path());
-    let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--module", "rtlgen_crc32_check"], dir.path());
+    let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--module", "rtlgen_crc32_pipe"], dir.path());
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert!(t.contains("carries no properties") && t.contains("rtlgen_crc32"), "{t}");

@@ -8,9 +8,9 @@
 //! - the DRAM log holds at most LOG_RECORDS records (no overflow; the count is unsigned, so an
 //!   underflow would wrap above it).
 
-use crate::hw::build::{add, all, and, dec, eq, id, le, ne, zext};
+use crate::hw::build::{add, all, and, dec, eq, id, le, ne};
 use crate::hw::props::{running, Formal};
-use crate::hw::verilog::Item;
+use crate::hw::verilog::{Expr, Item};
 use crate::info::DesignInfo;
 
 /// `rows` SRAM rows, row counts of `rcb` bits.
@@ -22,7 +22,10 @@ pub fn properties(design: &DesignInfo, rows: u32, rcb: u32) -> Item {
     f.assert("p_rows_legal", "every row is FREE, PENDING or VALID", Some(run.clone()), all(legal));
     f.assert("p_fetch_legal", "the fetch engine is in F_IDLE, F_TRAV or F_LAST", Some(run.clone()), ne(id("fstate_q"), dec(2, 3)));
     f.items.push(Item::wire("f_rows_taken", rcb, "rows that are not FREE"));
-    let taken = (0..rows).map(|i| zext(ne(id(&format!("r{i}_st")), id("ROW_FREE")), 1, rcb)).reduce(add).expect("at least one row");
+    // Each row's "taken" bit widened to the count's width by a sized zero (`{3'd0, bit}`): the
+    // property block is printed as built, so no `{N{1'd0}}` replication.
+    let widen = |bit: Expr| if rcb > 1 { Expr::Concat(vec![dec(rcb - 1, 0), bit]) } else { bit };
+    let taken = (0..rows).map(|i| widen(ne(id(&format!("r{i}_st")), id("ROW_FREE")))).reduce(add).expect("at least one row");
     f.items.push(Item::assign(id("f_rows_taken"), taken));
     f.assert(
         "p_rows_used",

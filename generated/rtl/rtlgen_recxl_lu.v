@@ -2583,22 +2583,22 @@ module rtlgen_recxl_lu (
         f_past_valid <= 1'd1;
     end
     wire [4:0] f_rows_taken; // rows that are not FREE
-    assign f_rows_taken = {{4{1'd0}}, r0_st != ROW_FREE}
-        + {{4{1'd0}}, r1_st != ROW_FREE}
-        + {{4{1'd0}}, r2_st != ROW_FREE}
-        + {{4{1'd0}}, r3_st != ROW_FREE}
-        + {{4{1'd0}}, r4_st != ROW_FREE}
-        + {{4{1'd0}}, r5_st != ROW_FREE}
-        + {{4{1'd0}}, r6_st != ROW_FREE}
-        + {{4{1'd0}}, r7_st != ROW_FREE}
-        + {{4{1'd0}}, r8_st != ROW_FREE}
-        + {{4{1'd0}}, r9_st != ROW_FREE}
-        + {{4{1'd0}}, r10_st != ROW_FREE}
-        + {{4{1'd0}}, r11_st != ROW_FREE}
-        + {{4{1'd0}}, r12_st != ROW_FREE}
-        + {{4{1'd0}}, r13_st != ROW_FREE}
-        + {{4{1'd0}}, r14_st != ROW_FREE}
-        + {{4{1'd0}}, r15_st != ROW_FREE};
+    assign f_rows_taken = {4'd0, r0_st != ROW_FREE}
+        + {4'd0, r1_st != ROW_FREE}
+        + {4'd0, r2_st != ROW_FREE}
+        + {4'd0, r3_st != ROW_FREE}
+        + {4'd0, r4_st != ROW_FREE}
+        + {4'd0, r5_st != ROW_FREE}
+        + {4'd0, r6_st != ROW_FREE}
+        + {4'd0, r7_st != ROW_FREE}
+        + {4'd0, r8_st != ROW_FREE}
+        + {4'd0, r9_st != ROW_FREE}
+        + {4'd0, r10_st != ROW_FREE}
+        + {4'd0, r11_st != ROW_FREE}
+        + {4'd0, r12_st != ROW_FREE}
+        + {4'd0, r13_st != ROW_FREE}
+        + {4'd0, r14_st != ROW_FREE}
+        + {4'd0, r15_st != ROW_FREE};
     initial f_past_valid = 1'd0;
     always @* begin
         // every trace starts in reset

@@ -204,7 +204,7 @@ fn a_tiny_replay_buffer_is_proven_and_an_off_by_one_ack_window_fails() {
     assert!(out.status.success() && row(&t, "ftiny_rb").contains("| 14 | smtbmc-yices | proven |"), "{t}");
     let mutant = mutate(&tree, dir.path(), "ftiny_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "ftiny_rb", "--depth", "3", "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    let t = assert_failed(&out, "ftiny_rb", dir.path());
+    assert_failed(&out, "ftiny_rb", dir.path());
 }
 
 #[test]
@@ -222,7 +222,7 @@ fn replay_buffer_properties_are_proven_and_an_off_by_one_ack_window_fails() {
     // An ack naming the next sequence number to be pushed (one past the window) is taken.
     let mutant = mutate(&tree, dir.path(), "fsmall_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "fsmall_rb", "--work", "work_mutant"], dir.path());
-    let t = assert_failed(&out, "fsmall_rb", dir.path());
+    assert_failed(&out, "fsmall_rb", dir.path());
 }
 
 #[test]
@@ -325,7 +325,7 @@ fn async_fifos_keep_their_words_under_every_clock_interleaving_and_a_write_past_
     // The full flag no longer refuses a write: the oldest word is overwritten.
     let mutant = mutate(&tree, dir.path(), "ffifo_fwft", "assign wr_push = wr_en & (~wr_full_q);", "assign wr_push = wr_en;");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "ffifo_fwft", "--bmc", "--depth", FIFO_DEPTH, "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    let t = assert_failed(&out, "ffifo_fwft", dir.path());
+    assert_failed(&out, "ffifo_fwft", dir.path());
 }
 
 /// Steps of the FIFO runs (edges of either clock).
@@ -365,7 +365,7 @@ fn the_rifl_flow_control_buffer_keeps_its_entries_and_a_head_overwrite_is_caught
     // The head is reloaded while it still holds an entry that was not popped.
     let mutant = mutate(&tree, dir.path(), "frifl_rl_fifo", RIFL_FETCH, RIFL_FETCH_MUTANT);
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frifl_rl_fifo", "--bmc", "--depth", "10", "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    let t = assert_failed(&out, "frifl_rl_fifo", dir.path());
+    assert_failed(&out, "frifl_rl_fifo", dir.path());
 }
 
 /// Small Reed-Solomon FECs: t = 1 over GF(2^3) (two ways, fcr 1), GF(2^4) (one way, fcr 2) and
@@ -434,7 +434,7 @@ fn small_rs_encoders_and_t1_decoders_equal_their_model_references_and_mutants_fa
     // One encoder column miswired: check bit 0 also reads message bit 0.
     let mutant = mutate(&tree, dir.path(), "frs_g3_enc", "assign check[0] = ^(msg & 15'h0c08);", "assign check[0] = ^(msg & 15'h0c09);");
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frs_g3_enc", "--work", "work_enc"], dir.path());
-    let t = assert_failed(&out, "frs_g3_enc", dir.path());
+    assert_failed(&out, "frs_g3_enc", dir.path());
     // The decoder flags a way uncorrectable only when both syndromes are nonzero: no single-bit
     // input shows it (a single error makes both nonzero), so it is the SAT stage that fails.
     let mutant = mutate(&tree, dir.path(), "frs_g3_dec", "assign wu[0] = (w0_nz0 | w0_nz1) & (!(|w0_hit));", "assign wu[0] = (w0_nz0 & w0_nz1) & (!(|w0_hit));");
@@ -517,7 +517,7 @@ fn flit_crc_generators_and_checkers_equal_the_root_reference_and_a_mutant_fails(
     let wrong = line.replacen("assign crc[0] = ", "assign crc[0] = ~", 1);
     let mutant = mutate(&tree, dir.path(), "frc_b", &line, &wrong);
     let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frc_b", "--work", "work_m"], dir.path());
-    let t = assert_failed(&out, "frc_b", dir.path());
+    assert_failed(&out, "frc_b", dir.path());
 }
 
 #[test]

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::formal::{assert_failed, mutate, row, text};
+use common::formal::{assert_failed, mutant_fails, mutate, row, text};
 use common::{workspace, long, rtl_gen};
 
 /// Small CRC configurations (one with an implicit sequence number) and a small replay buffer.
@@ -146,9 +146,7 @@ fn crc_networks_equal_their_model_reference() {
 fn a_crc_checker_ignoring_a_syndrome_bit_fails_with_a_counterexample() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tree = small_tree(dir.path());
-    let mutant = mutate(&tree, dir.path(), "fsmall_crc8_check", "assign ok = ~|syndrome;", "assign ok = ~|syndrome[6:0];");
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "fsmall_crc8_check", "--work", "work"], dir.path());
-    let t = assert_failed(&out, "fsmall_crc8_check", dir.path());
+    let t = mutant_fails(&tree, dir.path(), "fsmall_crc8_check", "assign ok = ~|syndrome;", "assign ok = ~|syndrome[6:0];", &[], "work");
     assert!(row(&t, "fsmall_crc8_check").contains("FAILED (p_ok)"), "{t}");
     // The counterexample is a module input (solved back through the syndrome network), not a
     // value of the cut wire: replayed in Icarus, the mutant accepts a wrong CRC.
@@ -159,9 +157,7 @@ fn a_crc_checker_ignoring_a_syndrome_bit_fails_with_a_counterexample() {
 #[test]
 fn a_miswired_crc_column_fails_with_a_counterexample() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mutant = mutate(&default_tree(dir.path()), dir.path(), "rtlgen_crc32", "assign crc_x5 = data[5];", "assign crc_x5 = data[6];");
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "rtlgen_crc32", "--work", "work"], dir.path());
-    let t = assert_failed(&out, "rtlgen_crc32", dir.path());
+    let t = mutant_fails(&default_tree(dir.path()), dir.path(), "rtlgen_crc32", "assign crc_x5 = data[5];", "assign crc_x5 = data[6];", &[], "work");
     assert!(t.contains("0 proven, 0 bounded or unknown, 1 failed"), "{t}");
 }
 
@@ -202,9 +198,7 @@ fn a_tiny_replay_buffer_is_proven_and_an_off_by_one_ack_window_fails() {
     let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "ftiny_rb", "--depth", "1", "--engine", "smtbmc-yices", "--work", "work"], dir.path());
     let t = text(&out);
     assert!(out.status.success() && row(&t, "ftiny_rb").contains("| 14 | smtbmc-yices | proven |"), "{t}");
-    let mutant = mutate(&tree, dir.path(), "ftiny_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;");
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "ftiny_rb", "--depth", "3", "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    assert_failed(&out, "ftiny_rb", dir.path());
+    mutant_fails(&tree, dir.path(), "ftiny_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;", &["--depth", "3", "--engine", "smtbmc-yices"], "work_mutant");
 }
 
 #[test]
@@ -220,9 +214,7 @@ fn replay_buffer_properties_are_proven_and_an_off_by_one_ack_window_fails() {
     let t = text(&out);
     assert!(out.status.success() && row(&t, "fsmall_rb").contains("| 14 | smtbmc-z3 | proven |"), "{t}");
     // An ack naming the next sequence number to be pushed (one past the window) is taken.
-    let mutant = mutate(&tree, dir.path(), "fsmall_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;");
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "fsmall_rb", "--work", "work_mutant"], dir.path());
-    assert_failed(&out, "fsmall_rb", dir.path());
+    mutant_fails(&tree, dir.path(), "fsmall_rb", "assign ack_lt_tail = ack_seq < tail_q;", "assign ack_lt_tail = ack_seq <= tail_q;", &[], "work_mutant");
 }
 
 #[test]
@@ -323,9 +315,7 @@ fn async_fifos_keep_their_words_under_every_clock_interleaving_and_a_write_past_
         assert!(r.contains("| proven |") || r.contains(&format!("bounded to depth {FIFO_DEPTH} (induction")), "{t}");
     }
     // The full flag no longer refuses a write: the oldest word is overwritten.
-    let mutant = mutate(&tree, dir.path(), "ffifo_fwft", "assign wr_push = wr_en & (~wr_full_q);", "assign wr_push = wr_en;");
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "ffifo_fwft", "--bmc", "--depth", FIFO_DEPTH, "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    assert_failed(&out, "ffifo_fwft", dir.path());
+    mutant_fails(&tree, dir.path(), "ffifo_fwft", "assign wr_push = wr_en & (~wr_full_q);", "assign wr_push = wr_en;", &["--bmc", "--depth", FIFO_DEPTH, "--engine", "smtbmc-yices"], "work_mutant");
 }
 
 /// Steps of the FIFO runs (edges of either clock).
@@ -363,9 +353,7 @@ fn the_rifl_flow_control_buffer_keeps_its_entries_and_a_head_overwrite_is_caught
     let r = row(&t, "frifl_rl_fifo");
     assert!(r.contains("| proven |") || r.contains("bounded to depth 10 (induction"), "{t}");
     // The head is reloaded while it still holds an entry that was not popped.
-    let mutant = mutate(&tree, dir.path(), "frifl_rl_fifo", RIFL_FETCH, RIFL_FETCH_MUTANT);
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frifl_rl_fifo", "--bmc", "--depth", "10", "--engine", "smtbmc-yices", "--work", "work_mutant"], dir.path());
-    assert_failed(&out, "frifl_rl_fifo", dir.path());
+    mutant_fails(&tree, dir.path(), "frifl_rl_fifo", RIFL_FETCH, RIFL_FETCH_MUTANT, &["--bmc", "--depth", "10", "--engine", "smtbmc-yices"], "work_mutant");
 }
 
 /// Small Reed-Solomon FECs: t = 1 over GF(2^3) (two ways, fcr 1), GF(2^4) (one way, fcr 2) and
@@ -432,14 +420,10 @@ fn small_rs_encoders_and_t1_decoders_equal_their_model_references_and_mutants_fa
         assert!(r.contains(&format!("| {props} | gf2+enum")) && r.contains("| proven |"), "{t}");
     }
     // One encoder column miswired: check bit 0 also reads message bit 0.
-    let mutant = mutate(&tree, dir.path(), "frs_g3_enc", "assign check[0] = ^(msg & 15'h0c08);", "assign check[0] = ^(msg & 15'h0c09);");
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frs_g3_enc", "--work", "work_enc"], dir.path());
-    assert_failed(&out, "frs_g3_enc", dir.path());
+    mutant_fails(&tree, dir.path(), "frs_g3_enc", "assign check[0] = ^(msg & 15'h0c08);", "assign check[0] = ^(msg & 15'h0c09);", &[], "work_enc");
     // The decoder flags a way uncorrectable only when both syndromes are nonzero: no single-bit
     // input shows it (a single error makes both nonzero), so it is the SAT stage that fails.
-    let mutant = mutate(&tree, dir.path(), "frs_g3_dec", "assign wu[0] = (w0_nz0 | w0_nz1) & (!(|w0_hit));", "assign wu[0] = (w0_nz0 & w0_nz1) & (!(|w0_hit));");
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frs_g3_dec", "--work", "work_dec"], dir.path());
-    let t = assert_failed(&out, "frs_g3_dec", dir.path());
+    let t = mutant_fails(&tree, dir.path(), "frs_g3_dec", "assign wu[0] = (w0_nz0 | w0_nz1) & (!(|w0_hit));", "assign wu[0] = (w0_nz0 & w0_nz1) & (!(|w0_hit));", &[], "work_dec");
     assert!(row(&t, "frs_g3_dec").contains("| gf2+enum | FAILED (p_dec_ref_w0)"), "{t}");
     let tb = std::fs::read_to_string(dir.path().join("work_dec/frs_g3_dec/cex_tb.v")).expect("testbench");
     assert!(tb.contains("reg [26:0] cw = 27'b"), "the testbench applies a codeword:\n{tb}");
@@ -515,9 +499,7 @@ fn flit_crc_generators_and_checkers_equal_the_root_reference_and_a_mutant_fails(
     let src = std::fs::read_to_string(tree.join("rtl/frc_b.v")).expect("module");
     let line = src.lines().find(|l| l.trim_start().starts_with("assign crc[0] = ")).expect("crc bit 0").trim().to_string();
     let wrong = line.replacen("assign crc[0] = ", "assign crc[0] = ~", 1);
-    let mutant = mutate(&tree, dir.path(), "frc_b", &line, &wrong);
-    let out = rtl_gen(&["formal", mutant.to_str().expect("utf-8"), "--module", "frc_b", "--work", "work_m"], dir.path());
-    assert_failed(&out, "frc_b", dir.path());
+    mutant_fails(&tree, dir.path(), "frc_b", &line, &wrong, &[], "work_m");
 }
 
 #[test]

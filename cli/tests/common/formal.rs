@@ -60,3 +60,14 @@ pub fn assert_failed(out: &Output, module: &str, base: &Path) -> String {
     assert_counterexample(&t, module, base);
     t
 }
+
+/// `rtl-gen formal` on a copy of `tree` with `from` replaced by `to` in `module` ([`mutate`]),
+/// run in `dir` with `flags` and work folder `work`: it must fail with its counterexample files
+/// on disk ([`assert_failed`]). Returns the printed text.
+pub fn mutant_fails(tree: &Path, dir: &Path, module: &str, from: &str, to: &str, flags: &[&str], work: &str) -> String {
+    let mutant = mutate(tree, dir, module, from, to);
+    let mut args = vec!["formal", mutant.to_str().expect("utf-8"), "--module", module];
+    args.extend_from_slice(flags);
+    args.extend(["--work", work]);
+    assert_failed(&super::rtl_gen(&args, dir), module, dir)
+}

@@ -193,7 +193,7 @@ fn rs_codes_agree_with_reedsolo() {
             }
             let mut ours = received.clone();
             let outcome = code.decode(&mut ours);
-            // The streaming decoder's arithmetic (issue 15; even check-symbol counts, as the
+            // The streaming decoder's arithmetic (even check-symbol counts, as the
             // block requires) at a P that usually pads the last beat.
             if code.nroots() % 2 == 0 {
                 let p = (code.n() / 5).max(1);

@@ -136,8 +136,8 @@ fn blocks(bench: &Bench) -> Vec<&RsFecBlock> {
     bench.blocks::<RsFecBlock>().into_iter().filter(|b| b.stream.is_none()).collect()
 }
 
-/// The opt-in design with the whole-codeword Ethernet decoders (issue 15 moved them out of the
-/// default design: their Verilator builds took minutes).
+/// The opt-in design with the whole-codeword Ethernet decoders (kept out of the default
+/// design: their Verilator builds take minutes).
 fn whole_ethernet_bench() -> Bench {
     Bench::from_design_file(common::workspace().join("rtl-gen/designs/rs_fec_variants.toml")).expect("rs_fec_variants.toml")
 }

@@ -68,7 +68,7 @@ const LAST_LEVEL_SEEDS: u64 = 2;
 /// planned; a first version that took a window's six closest shared signals): whole input 4,336
 /// LUT6, 17,264 LUT4, not routed in 900 s; 256 columns 5,920 LUT6, 23,691 LUT4, 74.2 MHz; 128
 /// columns 6,617, 26,422, 82.7 MHz; 64 columns 7,458, 29,891, 85.1 MHz (`masked`: 29,101 LUT4,
-/// 81.1 MHz). Each of these windows keeps the CRCs of issue 16 below the peers in LUT6.
+/// 81.1 MHz). Each of these windows keeps the CRCs below the published peers in LUT6.
 pub const WINDOW: usize = 64;
 
 /// Positions are kept in 1/64 of a column so that a node's mean position stays exact enough to
@@ -558,7 +558,7 @@ mod tests {
         assert!(wrong.count() > 0, "a wrong node went unnoticed");
     }
 
-    /// CRC-32 over 64 bits (issue 16's first row): the last-level search plans 114 LUT6 where the
+    /// CRC-32 over 64 bits (the first area row): the last-level search plans 114 LUT6 where the
     /// row-pair greedy alone planned 125, and the same plan on every run. (lfsr.v's 103 LUT6 there
     /// is Yosys's netlist of a wrong function; `crc_cosim` checks that our mapped netlist is right.)
     #[test]
@@ -600,7 +600,7 @@ mod tests {
 
     /// Windowed sharing keeps the first level local on a flit-wide CRC (the one nextpnr could
     /// not route when shared across the whole input), and costs LUT6 but stays far below the
-    /// peers of issue 16 (Tbps_CRC: CRC-32/512 2,093, CRC-32/2048 8,616, CRC-64/512 4,271).
+    /// published peers (Tbps_CRC: CRC-32/512 2,093, CRC-32/2048 8,616, CRC-64/512 4,271).
     #[test]
     fn windows_keep_the_first_level_local() {
         let m = CRC64.affine(1936, 10).matrix;

@@ -1,4 +1,4 @@
-//! SUE (Scale-Up Ethernet) campaigns (issue 13, contract §5.5–§5.6):
+//! SUE (Scale-Up Ethernet) campaigns:
 //!
 //! | module | what |
 //! |---|---|

@@ -85,12 +85,20 @@ pub fn zeros(w: u32) -> Expr {
     Expr::Repeat(w, Box::new(Expr::zero()))
 }
 
-/// `x` zero-extended from `from` to `to` bits (`x` itself when no bits are added).
+/// `x` zero-extended from `from` to `to` bits (`x` itself when no bits are added). Extending an
+/// extension widens its leading zeros (`{2'd0, x}`, not `{1'd0, {1'd0, x}}`).
 pub fn zext(x: Expr, from: u32, to: u32) -> Expr {
-    if to > from {
-        Expr::Concat(vec![zeros(to - from), x])
-    } else {
-        x
+    if to <= from {
+        return x;
+    }
+    let added = to - from;
+    match x {
+        Expr::Concat(mut parts) if parts.len() == 2 && matches!(&parts[0], Expr::Repeat(n, z) if **z == Expr::zero() && *n > 0) => {
+            let Expr::Repeat(n, _) = parts[0] else { unreachable!("matched above") };
+            parts[0] = zeros(n + added);
+            Expr::Concat(parts)
+        }
+        x => Expr::Concat(vec![zeros(added), x]),
     }
 }
 

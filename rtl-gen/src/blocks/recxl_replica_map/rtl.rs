@@ -243,15 +243,16 @@ pub fn module(b: &RecxlReplicaMapBlock, design: &DesignInfo, name: &str) -> Gene
     push_unused_ok(&mut pipe.items, body);
     let g_lo = pipe.wire("m_g_lo", w, &format!("g = f mod {n}"));
     pipe.items.push(Item::assign(id(&g_lo), low(&g, w)));
-    let k_lo = pipe.wire("m_k_lo", w, &format!("k = (f >> {nb}) mod {r}"));
-    pipe.items.push(Item::assign(id(&k_lo), low(&k, w)));
+    // k < R fits the slot width: held (and registered) in SB bits, widened to W after the cut.
+    let k_lo = pipe.wire("m_k_lo", sb, &format!("k = (f >> {nb}) mod {r}"));
+    pipe.items.push(Item::assign(id(&k_lo), low(&k, sb)));
     if stages >= 2 {
         pipe.cut();
     }
     // The group members and the dump candidates from g and k.
     let (gq, kq) = (pipe.expr(&g_lo), pipe.at(&k_lo));
     let mut body = Vec::new();
-    let (nodes, live, slot) = emit_members(&mut body, "m_", shape, gq, id(&kq), &kq, w);
+    let (nodes, live, slot) = emit_members(&mut body, "m_", shape, gq, zext(id(&kq), sb, w), &kq, sb);
     push_unused_ok(&mut pipe.items, body);
     pipe.define(&slot, sb, pipe.stage());
     for (j, node) in nodes.iter().enumerate() {

@@ -84,6 +84,8 @@ pub enum Style {
     Smooth,
     /// Dots only (a scatter of measurements that are no sequence).
     Points,
+    /// Rings only: a second scatter that leaves a dot at the same place visible.
+    Rings,
 }
 
 /// One named line of a panel.
@@ -167,14 +169,16 @@ impl Plot {
                 };
                 let dash = if matches!(series.style, Style::Dashed | Style::Curve) { r#" stroke-dasharray="6 4""# } else { "" };
                 let dots = matches!(series.style, Style::Line | Style::Dashed | Style::Points);
+                let scatter = matches!(series.style, Style::Points | Style::Rings);
+                let ring = |x: f64, y: f64| format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="5" fill="none" stroke="{c}" stroke-width="1.5"/>"#);
                 let pts: Vec<(f64, f64)> = series.points.iter().filter_map(|&(x, y)| Some((xpos(x)?, ypos(y)?))).collect();
-                if pts.len() > 1 && series.style != Style::Points {
+                if pts.len() > 1 && !scatter {
                     let d: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
                     let _ = writeln!(s, r#"<polyline fill="none" stroke="{c}" stroke-width="2"{dash} points="{}"/>"#, d.join(" "));
                 }
-                if dots {
-                    for (x, y) in &pts {
-                        let _ = write!(s, r#"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="{c}"/>"#);
+                if dots || series.style == Style::Rings {
+                    for &(x, y) in &pts {
+                        let _ = if dots { write!(s, r#"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="{c}"/>"#) } else { write!(s, "{}", ring(x, y)) };
                     }
                     if !pts.is_empty() {
                         s.push('\n');
@@ -182,11 +186,13 @@ impl Plot {
                 }
                 // The legend entry, right of the plot area.
                 let ly = top + 12.0 + 18.0 * k as f64;
-                if series.style != Style::Points {
+                if !scatter {
                     let _ = write!(s, r#"<line x1="{LEGEND_X}" x2="{}" y1="{:.1}" y2="{:.1}" stroke="{c}" stroke-width="2"{dash}/>"#, LEGEND_X + 26.0, ly - 4.0, ly - 4.0);
                 }
                 if dots {
                     let _ = write!(s, r#"<circle cx="{}" cy="{:.1}" r="3" fill="{c}"/>"#, LEGEND_X + 13.0, ly - 4.0);
+                } else if series.style == Style::Rings {
+                    s.push_str(&ring(LEGEND_X + 13.0, ly - 4.0));
                 }
                 let _ = writeln!(s, r#"<text x="{}" y="{ly:.1}">{}</text>"#, LEGEND_X + 32.0, escape(&series.name));
             }

@@ -56,7 +56,8 @@ fn crc_rows(manifest: &rtl_gen::tools::TreeManifest, rows: &serde_json::Value) -
     Ok(out)
 }
 
-/// LUT6 (log) and FFs against data bits (log), one dotted series per CRC width and role.
+/// LUT6 (log) and FFs against data bits (log), one series per CRC width and role: generators as
+/// dots, checkers as rings (a checker sits at its generator's data width).
 fn crc_svg(rows: &[CrcRow], title: &str) -> String {
     use rtl_gen_sim::plot::{Axis, Panel, Plot, Scale, Series, Style};
     let mut keys: Vec<(u32, bool)> = rows.iter().map(|r| (r.1, r.3)).collect();
@@ -66,7 +67,8 @@ fn crc_svg(rows: &[CrcRow], title: &str) -> String {
         keys.iter()
             .map(|&(w, checker)| {
                 let pts = rows.iter().filter(|r| (r.1, r.3) == (w, checker)).map(|r| (r.2 as f64, value(r))).collect();
-                Series::new(format!("CRC-{w} {}", if checker { "checker" } else { "generator" }), pts, Style::Points)
+                let (role, style) = if checker { ("checker", Style::Rings) } else { ("generator", Style::Points) };
+                Series::new(format!("CRC-{w} {role}"), pts, style)
             })
             .collect()
     };
@@ -125,6 +127,7 @@ mod tests {
         assert!(s.contains(r#"<circle cx="90.0" cy="305.0""#), "{s}");
         assert!(s.contains(r#"<circle cx="640.0" cy="55.0""#), "{s}");
         assert!(s.contains(r#"<circle cx="640.0" cy="365.0""#), "{s}");
+        assert!(s.contains(r##"<circle cx="640.0" cy="55.0" r="5" fill="none""##), "the checker is a ring: {s}");
         assert_eq!(s.matches("<circle").count(), 3 * 2 + 2 * 2);
         assert!(!s.contains("<polyline"), "a scatter has no lines");
         for l in [">CRC-32 generator<", ">CRC-32 checker<", ">LUT6<", ">flip-flops<", ">data bits per cycle<", ">1e2<", ">1e3<"] {

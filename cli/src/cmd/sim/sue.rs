@@ -15,7 +15,7 @@
 use super::DesignArgs;
 use crate::cmd::CmdResult;
 use anyhow::Context;
-use rtl_gen_sim::campaign::sue::packing::{csv, run as packing, svg, table, PackingOptions};
+use rtl_gen_sim::campaign::sue::packing::{csv, full_pdu_efficiency, run as packing, svg, table, PackingOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -151,7 +151,8 @@ pub fn run(a: Args) -> CmdResult {
     }
     if let Some(p) = &a.svg {
         let title = format!("SUE packing vs offered load (RTL, block {}, link {} of the bus, {} cycles per point, seed {})", a.block, a.link_ratio, a.cycles, a.seed);
-        std::fs::write(p, svg(&points, &title)).with_context(|| format!("writing {}", p.display()))?;
+        let full = full_pdu_efficiency(&bench, &a.block)?;
+        std::fs::write(p, svg(&points, Some(full), &title)).with_context(|| format!("writing {}", p.display()))?;
     }
     let bad: u64 = points.iter().map(|p| p.mismatches).sum();
     if bad > 0 {

@@ -304,7 +304,7 @@ pub fn rows_vs_load_svg(points: &[(f64, Variant, u64)], title: &str) -> String {
     Plot {
         title: title.into(),
         x: Axis { label: "stores per core per cycle (2 ns cycles)".into(), scale: x },
-        panels: vec![Panel { y: Axis { label: "SRAM row high-water mark (64-byte rows)".into(), scale: Scale::linear_fit(&rows) }, series }],
+        panels: vec![Panel { y: Axis { label: "row high-water mark (64-byte rows)".into(), scale: Scale::linear_fit(&rows) }, series }],
     }
     .svg()
 }
@@ -520,7 +520,7 @@ mod tests {
         assert!(s.contains(r#"stroke-dasharray="6 4" points="90.0,76.4 640.0,76.4""#), "{s}");
         assert!(s.contains(r#"stroke-dasharray="6 4" points="90.0,190.7 640.0,190.7""#), "{s}");
         assert_eq!(s.matches("<circle").count(), 4 + 2);
-        for l in [">baseline<", ">proactive<", "4 KB of 64-byte rows (paper)", "SRAM row high-water mark (64-byte rows)", "stores per core per cycle (2 ns cycles)"] {
+        for l in [">baseline<", ">proactive<", "4 KB of 64-byte rows (paper)", "row high-water mark (64-byte rows)", "stores per core per cycle (2 ns cycles)"] {
             assert!(s.contains(l), "{l}");
         }
         let t = rows_vs_load_table(&pts);

@@ -113,7 +113,7 @@ pub fn run(a: Args) -> CmdResult {
         println!("## Store-drain proxy (not execution time; N = 4, C = 2, R = 2)\n\n{}", rc::drain_proxy(s)?);
         if let Some(p) = &a.outputs.svg {
             let title = format!("ReCXL SRAM log-buffer rows vs store rate (N = 4, C = 2, R = 2, seed {s})");
-            std::fs::write(p, &rc::rows_vs_load_svg(&rows, &title)).with_context(|| format!("writing {}", p.display()))?;
+            std::fs::write(p, rc::rows_vs_load_svg(&rows, &title)).with_context(|| format!("writing {}", p.display()))?;
             println!("wrote {}", p.display());
         }
         return Ok(ExitCode::SUCCESS);

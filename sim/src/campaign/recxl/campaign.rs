@@ -276,11 +276,6 @@ pub fn rows_vs_load_table(points: &[(f64, Variant, u64)]) -> String {
     s
 }
 
-/// SRAM row high-water mark vs store rate and variant (N = 4, C = 2, R = 2; 64-byte rows).
-pub fn rows_vs_load(seed: u64) -> Result<String, CampaignError> {
-    Ok(rows_vs_load_table(&rows_vs_load_points(seed)?))
-}
-
 /// [`rows_vs_load_points`] as a plot: one line per variant, the paper's 4 KB (64 rows) dashed.
 pub fn rows_vs_load_svg(points: &[(f64, Variant, u64)], title: &str) -> String {
     use crate::plot::{Axis, Panel, Plot, Scale, Series, Style};

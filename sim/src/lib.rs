@@ -37,6 +37,7 @@ mod error;
 pub mod campaign;
 mod manifest;
 mod model_build;
+pub mod plot;
 mod rng;
 mod scoreboard;
 mod shim;

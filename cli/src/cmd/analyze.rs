@@ -163,6 +163,28 @@ pub struct RsArgs {
     /// Also write the figures as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also plot the post-FEC codeword error rate against pre-FEC BER (1e-7 … 1e-2) of KR4, KP4
+    /// and the CXL flit code (and the custom code) as SVG, under the chosen error model.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+/// Post-FEC codeword error rate against pre-FEC BER, one curve per code, 10 points per decade;
+/// rates below 1e-30 are off the axis (left out).
+pub fn rs_svg(codes: &[rs::Code], errors: rs::Errors) -> String {
+    use rtl_gen_sim::plot::{Axis, Panel, Plot, Scale, Series, Style};
+    let bers: Vec<f64> = (0..=50).map(|k| 10f64.powf(-7.0 + k as f64 / 10.0)).collect();
+    let series = codes.iter().map(|c| Series::new(c.name.clone(), bers.iter().map(|&b| (b, rs::post_fec(c, b, errors).codeword_failure)).collect(), Style::Smooth)).collect();
+    let model = match errors {
+        rs::Errors::Random => "independent bit errors".to_string(),
+        rs::Errors::Dfe(tap) => format!("DFE bursts, tap {tap}"),
+    };
+    Plot {
+        title: format!("Reed-Solomon post-FEC codeword error rate vs pre-FEC BER ({model})"),
+        x: Axis { label: "pre-FEC bit error rate".into(), scale: Scale::Log { min_exp: -7, max_exp: -2, every: 1 } },
+        panels: vec![Panel { y: Axis { label: "codeword (flit) error rate after FEC".into(), scale: Scale::Log { min_exp: -30, max_exp: 0, every: 5 } }, series }],
+    }
+    .svg()
 }
 
 #[derive(clap::Args)]
@@ -347,7 +369,15 @@ pub fn run(c: Command) -> CmdResult {
             };
             let errors = a.dfe_tap.map_or(rs::Errors::Random, rs::Errors::Dfe);
             let i = rs::Inputs { codewords_per_s: a.codewords_per_s.unwrap_or_else(|| code.default_rate()), code, ber: a.ber, errors };
-            ("Reed-Solomon post-FEC error rates", rs::analyze(&i)?, a.json)
+            let figures = rs::analyze(&i)?;
+            if let Some(path) = &a.svg {
+                let mut codes = vec![rs::Code::kr4(), rs::Code::kp4(), rs::Code::cxl()];
+                if matches!(a.code, RsCodeArg::Custom) {
+                    codes.push(i.code.clone());
+                }
+                write_svg(path, &rs_svg(&codes, errors))?;
+            }
+            ("Reed-Solomon post-FEC error rates", figures, a.json)
         }
     };
     print!("{}", table(title, &figures));
@@ -359,6 +389,7 @@ pub fn run(c: Command) -> CmdResult {
 }
 
 fn write_svg(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    super::sim::output_file("--svg", path)?;
     std::fs::write(path, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
 }
 
@@ -425,4 +456,29 @@ fn json_text(figures: &[Figure]) -> String {
         })
         .collect();
     serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One curve per code at 10 points per decade, placed on the log-log axes; rates under
+    /// 1e-30 left out; the labels.
+    #[test]
+    fn rs_svg_places_the_curves() {
+        let s = rs_svg(&[rs::Code::kp4(), rs::Code::cxl()], rs::Errors::Random);
+        assert_eq!(s.matches("<polyline").count(), 2);
+        // KP4 at BER 1e-2 fails every codeword: the top right corner.
+        assert!(s.contains("640.0,55.0\""), "{s}");
+        // At 10^-3.6 (x = 464.0) the point sits at log10 of the model's rate.
+        let v = rs::post_fec(&rs::Code::kp4(), 10f64.powf(-3.6), rs::Errors::Random).codeword_failure;
+        assert!(v > 1e-30 && v < 1.0);
+        assert!(s.contains(&format!("464.0,{:.1}", 305.0 - (v.log10() + 30.0) / 30.0 * 250.0)), "{s}");
+        let kp4 = s.lines().find(|l| l.contains("<polyline")).unwrap();
+        let drawn = (0..=50).filter(|k| rs::post_fec(&rs::Code::kp4(), 10f64.powf(-7.0 + *k as f64 / 10.0), rs::Errors::Random).codeword_failure >= 1e-30).count();
+        assert_eq!(kp4.matches(',').count(), drawn);
+        for l in ["KP4 RS(544,514)", "CXL flit FEC (3 ways, t = 1)", "pre-FEC bit error rate", "codeword (flit) error rate after FEC", ">1e-30<", ">1e-7<"] {
+            assert!(s.contains(l), "{l}");
+        }
+    }
 }

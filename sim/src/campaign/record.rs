@@ -256,6 +256,39 @@ pub fn rxl_summary(records: &[RxlRecord]) -> String {
     s
 }
 
+/// The plot: bandwidth loss (%) per mode and direction against the switching levels, with
+/// Eq. 11–14's prediction.
+pub fn rxl_svg(records: &[RxlRecord]) -> String {
+    use crate::plot::{Axis, Panel, Plot, Scale, Series, Style};
+    let mut series: Vec<Series> = Vec::new();
+    let mut predicted = Series::new("Eq. 11–14 predicted", Vec::new(), Style::Curve);
+    for r in records {
+        for (d, x) in r.dirs.iter().enumerate() {
+            let name = format!("{} {}", r.mode, if d == 0 { "A→B" } else { "B→A" });
+            let style = if r.mode == "rxl" { Style::Line } else { Style::Dashed };
+            let p = (r.switches as f64, 100.0 * x.bw_loss());
+            match series.iter_mut().find(|s| s.name == name) {
+                Some(s) => s.points.push(p),
+                None => series.push(Series::new(name, vec![p], style)),
+            }
+        }
+        if !predicted.points.iter().any(|p| p.0 == r.switches as f64) {
+            predicted.points.push((r.switches as f64, 100.0 * r.predicted_bw_loss()));
+        }
+    }
+    predicted.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let ys: Vec<f64> = series.iter().chain([&predicted]).flat_map(|s| s.points.iter().map(|p| p.1)).collect();
+    let max_sw = records.iter().map(|r| r.switches).max().unwrap_or(1).max(1) as f64;
+    series.push(predicted);
+    let fer = records.first().map(|r| r.faults.uc).unwrap_or(0.0);
+    Plot {
+        title: format!("RXL and CXL 3.0 bandwidth loss per direction vs switches (FER_UC {fer:.0e} per link)"),
+        x: Axis { label: "switches on the path".into(), scale: Scale::Linear { min: 0.0, max: max_sw, step: 1.0 } },
+        panels: vec![Panel { y: Axis { label: "bandwidth loss (% of link cycles)".into(), scale: Scale::linear_fit(&ys) }, series }],
+    }
+    .svg()
+}
+
 /// CSV: one line per record and direction.
 pub fn rxl_csv(records: &[RxlRecord]) -> String {
     let mut s = String::from("endpoint,mode,switches,dir,segments,flits,cycles,drained,sent,wire_flits,in_order,silent_drops,channel_drops,switch_drops,bit_errors,bursts,uc_injected,internal_corruptions,replays,crc_fail,ordering_failures,ordering_events,eq7_predicted,data_failures,undelivered,p_ack,bw_loss,eq11_14_predicted,retry_loop_median\n");
@@ -499,4 +532,31 @@ pub fn sweep_svg(points: &[PointRecord], base: &PointRecord, cycle_ns: f64, titl
     let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">bit error ratio (both directions)</text>"#, (x0 + x1) / 2.0, h - 20.0);
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One line per mode and direction over the switches, the prediction dashed, the labels.
+    #[test]
+    fn rxl_svg_draws_each_direction() {
+        let rec = |switches: usize, a: u64, b: u64| {
+            let mut r = RxlRecord { mode: "rxl".into(), switches, ..RxlRecord::default() };
+            for (d, ok) in r.dirs.iter_mut().zip([a, b]) {
+                d.window_in_order = ok;
+                d.window_cycles = 1000;
+            }
+            r
+        };
+        let s = rxl_svg(&[rec(0, 990, 980), rec(1, 970, 960)]);
+        // x 0..1 over 90..640; y 0..4 % (step 0.5) over 305..55.
+        assert!(s.contains(r#"points="90.0,242.5 640.0,117.5""#), "{s}");
+        assert!(s.contains(r#"points="90.0,180.0 640.0,55.0""#), "{s}");
+        assert!(s.contains(r#"stroke-dasharray="6 4" points="90.0,305.0 640.0,305.0""#), "{s}");
+        assert_eq!(s.matches("<circle").count(), 4 + 2);
+        for l in [">rxl A→B<", ">rxl B→A<", "Eq. 11–14 predicted", "bandwidth loss (% of link cycles)", "switches on the path"] {
+            assert!(s.contains(l), "{l}");
+        }
+    }
 }

@@ -13,7 +13,7 @@ pub mod sue;
 use super::CmdResult;
 use anyhow::Context;
 use rtl_gen::blocks::Block;
-use rtl_gen_sim::campaign::record::{rxl_csv, write_file};
+use rtl_gen_sim::campaign::record::{rxl_csv, rxl_svg, write_file};
 use rtl_gen_sim::campaign::{ResultFile, Shard};
 use rtl_gen_sim::Bench;
 use std::path::{Path, PathBuf};
@@ -175,7 +175,7 @@ pub struct Outputs {
     /// Write the table as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    /// Write the plot as SVG (RIFL sweeps).
+    /// Write the plot as SVG (RIFL sweeps, Gen-Z and RXL campaigns, ReCXL figures).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
 }
@@ -184,7 +184,7 @@ impl Outputs {
     /// Every output folder exists or can be made: checked before a long run, not after it.
     pub fn check(&self, prefix: Option<&str>, svg_allowed: bool) -> anyhow::Result<()> {
         if let (Some(p), false) = (&self.svg, svg_allowed) {
-            anyhow::bail!("--svg {}: only RIFL sweeps have a plot", p.display());
+            anyhow::bail!("--svg {}: only RIFL sweeps, Gen-Z and RXL campaigns and `sim recxl --figures` have a plot", p.display());
         }
         if let Some(prefix) = prefix {
             output_file("--out", Path::new(&format!("{prefix}.md")))?;
@@ -225,7 +225,8 @@ impl Outputs {
                 ResultFile::RiflSweep(_) => anyhow::bail!("--svg {}: the results hold no BER-0 reference point (merge every shard first)", p.display()),
                 ResultFile::Genz(r) if r.shard.is_all() => write_file(p, &r.svg()).with_context(|| format!("writing {}", p.display()))?,
                 ResultFile::Genz(_) => anyhow::bail!("--svg {}: one shard holds part of the sweep (merge every shard first)", p.display()),
-                ResultFile::Rxl(_) | ResultFile::Recxl(_) | ResultFile::Sue(_) => anyhow::bail!("--svg {}: only RIFL sweeps and Gen-Z campaigns have a plot", p.display()),
+                ResultFile::Rxl(r) => write_file(p, &rxl_svg(&r.rows())).with_context(|| format!("writing {}", p.display()))?,
+                ResultFile::Recxl(_) | ResultFile::Sue(_) => anyhow::bail!("--svg {}: only RIFL sweeps, Gen-Z and RXL campaigns have a plot (ReCXL: `sim recxl --figures --svg`; SUE: `sim sue --svg`)", p.display()),
             }
             written.push(p.display().to_string());
         }

@@ -5,7 +5,7 @@
 //! trial, the Table I recovery and scoreboards S1–S8; exits 1 when any trial's scoreboard failed.
 //! `--figures` prints the §5.4 figure tables instead (traffic vs R, SRAM rows vs load, DRAM log vs
 //! dump period, dump bandwidth raw and ÷ 5.8, recovery time at the Fig. 15 sizes, the store-drain
-//! proxy). The logging units are the cycle-accurate model (the RTL twin runs in the test suite).
+//! proxy); with `--svg FILE` also the SRAM rows against load as a plot. The logging units are the cycle-accurate model (the RTL twin runs in the test suite).
 
 use super::{seed, shard, Outputs};
 use crate::cmd::CmdResult;
@@ -100,13 +100,22 @@ fn lu_field(f: &str) -> anyhow::Result<String> {
 
 pub fn run(a: Args) -> CmdResult {
     if a.figures {
+        if let Some(p) = &a.outputs.svg {
+            super::output_file("--svg", p)?;
+        }
         let s = a.seed;
         println!("## Replication traffic per store vs R (N = 6, C = 2, proactive, 1-word stores)\n\n{}", rc::traffic_vs_r(s)?);
-        println!("## SRAM log-buffer rows vs load and variant (N = 4, C = 2, R = 2)\n\n{}", rc::rows_vs_load(s)?);
+        let rows = rc::rows_vs_load_points(s)?;
+        println!("## SRAM log-buffer rows vs load and variant (N = 4, C = 2, R = 2)\n\n{}", rc::rows_vs_load_table(&rows));
         println!("## DRAM log high-water mark vs dump period (N = 4, C = 2, R = 2, proactive)\n\n{}", rc::log_vs_period(s)?);
         println!("## Dump bandwidth (N = 4, C = 2, R = 2, proactive, 500 MHz)\n\n{}", rc::dump_bandwidth(s)?);
         println!("## Recovery time at the Fig. 15 sizes (N = 16, R = 3)\n\n{}", rc::recovery_time(&[4_096, 65_536], &[64, 1024])?);
         println!("## Store-drain proxy (not execution time; N = 4, C = 2, R = 2)\n\n{}", rc::drain_proxy(s)?);
+        if let Some(p) = &a.outputs.svg {
+            let title = format!("ReCXL SRAM log-buffer rows vs store rate (N = 4, C = 2, R = 2, seed {s})");
+            std::fs::write(p, rc::rows_vs_load_svg(&rows, &title)).with_context(|| format!("writing {}", p.display()))?;
+            println!("wrote {}", p.display());
+        }
         return Ok(ExitCode::SUCCESS);
     }
     a.outputs.check(a.out.as_deref(), false)?;

@@ -1,7 +1,7 @@
 //! `rtl-gen sim rxl [DESIGN.toml] [--tree DIR] [--rxl-block B] [--cxl-block B] [--switch-block B]
 //! [--topology 0..=4|LIST|all] [--mode rxl|cxl_baseline|both] [--impl rtl|model|lockstep]
 //! [--ber P] [--drop P] [--uc P] [--burst P] [--burst-bits N] [--internal P] [--flits N]
-//! [--segments N] [--loop N] [--seed S] [--shard K/N] [--out PREFIX] [--json FILE] [--csv FILE]`:
+//! [--segments N] [--loop N] [--seed S] [--shard K/N] [--out PREFIX] [--json FILE] [--csv FILE] [--svg FILE]`:
 //! the options of `sim/examples/rxl.rs`, for any design with `rxl_endpoint` (and `rxl_switch`)
 //! blocks, on `rtl_gen_sim::campaign::rxl`.
 //!
@@ -140,7 +140,7 @@ pub fn run(a: Args) -> CmdResult {
     if let Some(sw) = &a.switch_block {
         a.target.block(&bench, "--switch-block", sw, &["rxl_switch"])?;
     }
-    a.outputs.check(a.out.as_deref(), false)?;
+    a.outputs.check(a.out.as_deref(), true)?;
     let opts = RxlOptions {
         implementation: match a.implementation {
             Impl::Rtl => rxl::Impl::Rtl,

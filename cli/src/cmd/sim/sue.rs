@@ -1,5 +1,5 @@
 //! `rtl-gen sim sue [DESIGN.toml] [--tree DIR] [--block B] [--cycles N] [--loads LIST]
-//! [--link-ratio R] [--seed S] [--csv FILE]`: packing efficiency of a `sue_packer` vs offered
+//! [--link-ratio R] [--seed S] [--csv FILE] [--svg FILE]`: packing efficiency of a `sue_packer` vs offered
 //! load (figure F1) on the Verilated RTL, checked in lockstep against the model and by the
 //! scoreboard while it measures; `rtl_gen_sim::campaign::sue::packing`.
 //!
@@ -15,7 +15,7 @@
 use super::DesignArgs;
 use crate::cmd::CmdResult;
 use anyhow::Context;
-use rtl_gen_sim::campaign::sue::packing::{csv, run as packing, table, PackingOptions};
+use rtl_gen_sim::campaign::sue::packing::{csv, full_pdu_efficiency, run as packing, svg, table, PackingOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,6 +41,10 @@ pub struct Args {
     /// Also write the points as CSV (with --figures: every fabric point of the figures).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Also plot the packing sweep as SVG: wire efficiency and packing latency against offered
+    /// load (not with --figures).
+    #[arg(long, value_name = "FILE", conflicts_with = "figures")]
+    pub svg: Option<PathBuf>,
     /// Run the figures (F5 cross-VC PSN, F3 goodput vs drop, F4 incast, F1/F2 load sweep,
     /// packing vs hold_cycles, F7 stalled consumer, F6 ACK overhead) instead of one packing sweep.
     #[arg(long)]
@@ -134,11 +138,21 @@ pub fn run(a: Args) -> CmdResult {
         opts.loads = l;
     }
     anyhow::ensure!(a.link_ratio > 0.0, "--link-ratio must be above 0");
+    for (option, path) in [("--csv", &a.csv), ("--svg", &a.svg)] {
+        if let Some(p) = path {
+            super::output_file(option, p)?;
+        }
+    }
     let points =
         packing(&bench, &opts).with_context(|| format!("packing campaign on block {}", a.block))?;
     print!("{}", table(&points));
     if let Some(p) = &a.csv {
         std::fs::write(p, csv(&points)).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if let Some(p) = &a.svg {
+        let title = format!("SUE packing vs offered load (RTL, block {}, link {} of the bus, {} cycles per point, seed {})", a.block, a.link_ratio, a.cycles, a.seed);
+        let full = full_pdu_efficiency(&bench, &a.block)?;
+        std::fs::write(p, svg(&points, Some(full), &title)).with_context(|| format!("writing {}", p.display()))?;
     }
     let bad: u64 = points.iter().map(|p| p.mismatches).sum();
     if bad > 0 {

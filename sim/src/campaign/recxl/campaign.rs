@@ -57,11 +57,14 @@ impl Default for RecxlOptions {
     }
 }
 
+/// SRAM rows of the campaign's logging units (small, so that heavy load exhausts them and NACKs).
+pub const SYSTEM_SRAM_ROWS: u64 = 32;
+
 /// The logging unit of a system geometry: small SRAM and log so that the campaign exercises
 /// wraps, NACKs and dumps, `head_reserve = N·C` (H4's deadlock-freedom bound).
 pub fn lu_block(g: Geometry, extra: &str) -> Result<RecxlLoggingUnitBlock, CampaignError> {
     let text = format!(
-        "[design]\nname = \"recxl_sys\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\nnum_nodes = {}\ncores_per_node = {}\nreplicas = {}\naddr_bits = 32\nts_bits = 8\nsram_rows = 32\nhead_reserve = {}\nlog_bytes = 65536\nfetch_queries = 8\ncounter_bits = 32\n{extra}\n",
+        "[design]\nname = \"recxl_sys\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\nnum_nodes = {}\ncores_per_node = {}\nreplicas = {}\naddr_bits = 32\nts_bits = 8\nsram_rows = {SYSTEM_SRAM_ROWS}\nhead_reserve = {}\nlog_bytes = 65536\nfetch_queries = 8\ncounter_bits = 32\n{extra}\n",
         g.n,
         g.c,
         g.r,
@@ -251,16 +254,54 @@ pub fn traffic_vs_r(seed: u64) -> Result<String, CampaignError> {
     Ok(s)
 }
 
-/// SRAM row high-water mark vs store rate and variant (N = 4, C = 2, R = 2; 64-byte rows).
-pub fn rows_vs_load(seed: u64) -> Result<String, CampaignError> {
-    let mut s = String::from("| stores per core per cycle (500 MHz) | variant | row high-water mark | bytes of line data (64 B/row) | within 4 KB (64 rows)? |\n|---|---|---|---|---|\n");
+/// SRAM row high-water mark vs store rate and variant (N = 4, C = 2, R = 2; 64-byte rows):
+/// `(stores per core per cycle, variant, rows)`.
+pub fn rows_vs_load_points(seed: u64) -> Result<Vec<(f64, Variant, u64)>, CampaignError> {
+    let mut out = Vec::new();
     for rate in [0.005, 0.02, 0.05] {
         for v in Variant::RECXL {
             let t = steady(Geometry { n: 4, c: 2, r: 2 }, "", SysOptions { variant: v, seed, store_rate: rate, sb_cap: 16, cycles: 5_000, ..SysOptions::default() })?;
-            let _ = writeln!(s, "| {rate} | {} | {} | {} | {} |", v.name(), t.row_hwm, 64 * t.row_hwm, if t.row_hwm <= 64 { "yes" } else { "no" });
+            out.push((rate, v, t.row_hwm));
         }
     }
-    Ok(s)
+    Ok(out)
+}
+
+/// [`rows_vs_load_points`] as a table.
+pub fn rows_vs_load_table(points: &[(f64, Variant, u64)]) -> String {
+    let mut s = String::from("| stores per core per cycle (500 MHz) | variant | row high-water mark | bytes of line data (64 B/row) | within 4 KB (64 rows)? |\n|---|---|---|---|---|\n");
+    for &(rate, v, rows) in points {
+        let _ = writeln!(s, "| {rate} | {} | {rows} | {} | {} |", v.name(), 64 * rows, if rows <= 64 { "yes" } else { "no" });
+    }
+    s
+}
+
+/// [`rows_vs_load_points`] as a plot: one line per variant, the paper's 4 KB (64 rows) dashed.
+pub fn rows_vs_load_svg(points: &[(f64, Variant, u64)], title: &str) -> String {
+    use crate::plot::{Axis, Panel, Plot, Scale, Series, Style};
+    let mut series: Vec<Series> = Vec::new();
+    for &(rate, v, rows) in points {
+        match series.iter_mut().find(|s| s.name == v.name()) {
+            Some(s) => s.points.push((rate, rows as f64)),
+            None => series.push(Series::new(v.name(), vec![(rate, rows as f64)], Style::Line)),
+        }
+    }
+    let rates: Vec<f64> = points.iter().map(|p| p.0).collect();
+    let x = Scale::linear_fit(&rates);
+    let (lo, hi) = match x {
+        Scale::Linear { min, max, .. } => (min, max),
+        Scale::Log { .. } => (0.0, 1.0),
+    };
+    let rows_of_unit = SYSTEM_SRAM_ROWS as f64;
+    series.push(Series::new(format!("the simulated unit's {SYSTEM_SRAM_ROWS} rows"), vec![(lo, rows_of_unit), (hi, rows_of_unit)], Style::Curve));
+    series.push(Series::new("4 KB of 64-byte rows (paper)", vec![(lo, 64.0), (hi, 64.0)], Style::Curve));
+    let rows: Vec<f64> = points.iter().map(|p| p.2 as f64).chain([64.0]).collect();
+    Plot {
+        title: title.into(),
+        x: Axis { label: "stores per core per cycle (2 ns cycles)".into(), scale: x },
+        panels: vec![Panel { y: Axis { label: "row high-water mark (64-byte rows)".into(), scale: Scale::linear_fit(&rows) }, series }],
+    }
+    .svg()
 }
 
 /// DRAM log high-water mark vs dump period (Fig. 13's method), with the derived expectation
@@ -457,4 +498,27 @@ fn lu_block_custom(g: Geometry, fq: u32, log_bytes: u64) -> Result<RecxlLoggingU
     );
     let d = Design::parse(&text, "recxl recovery").map_err(|e| CampaignError::Config(format!("recxl recovery logging unit: {e}")))?;
     Ok(d.blocks[0].as_any().downcast_ref::<RecxlLoggingUnitBlock>().expect("a recxl_logging_unit").clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One line per variant in the order met, the 64-row level dashed, the axes labelled.
+    #[test]
+    fn rows_vs_load_svg_draws_one_line_per_variant() {
+        let pts = [(0.01, Variant::Baseline, 5), (0.05, Variant::Baseline, 10), (0.01, Variant::Proactive, 20), (0.05, Variant::Proactive, 40)];
+        let s = rows_vs_load_svg(&pts, "rows");
+        // x 0..0.05 (step 0.01) over 90..640, y 0..70 (step 10) over 305..55.
+        assert!(s.contains(r#"points="200.0,287.1 640.0,269.3""#), "{s}");
+        assert!(s.contains(r#"points="200.0,233.6 640.0,162.1""#), "{s}");
+        assert!(s.contains(r#"stroke-dasharray="6 4" points="90.0,76.4 640.0,76.4""#), "{s}");
+        assert!(s.contains(r#"stroke-dasharray="6 4" points="90.0,190.7 640.0,190.7""#), "{s}");
+        assert_eq!(s.matches("<circle").count(), 4 + 2);
+        for l in [">baseline<", ">proactive<", "4 KB of 64-byte rows (paper)", "row high-water mark (64-byte rows)", "stores per core per cycle (2 ns cycles)"] {
+            assert!(s.contains(l), "{l}");
+        }
+        let t = rows_vs_load_table(&pts);
+        assert!(t.contains("| 0.05 | proactive | 40 | 2560 | yes |"), "{t}");
+    }
 }

@@ -194,6 +194,43 @@ pub fn csv(points: &[PackingPoint]) -> String {
     s
 }
 
+/// The wire efficiency of full PDUs of block `block` (its most commands per PDU) and that number
+/// of commands: the level the packing approaches at saturation.
+pub fn full_pdu_efficiency(bench: &Bench, block: &str) -> Result<(f64, u64), SimError> {
+    let c = &bench.block::<SuePackerBlock>(block)?.common;
+    let n = u64::from(c.max_cmds());
+    Ok((wire_efficiency(n as f64, u64::from(c.cmd_bytes), PDU_OVERHEAD), n))
+}
+
+/// The plot of the points: wire efficiency (%) with the full-PDU level `full` (efficiency,
+/// commands per PDU) dashed, and packing latency p50 / p99 (cycles) against offered load,
+/// `title` on top.
+pub fn svg(points: &[PackingPoint], full: Option<(f64, u64)>, title: &str) -> String {
+    use crate::plot::{Axis, Panel, Plot, Scale, Series, Style};
+    let load: Vec<f64> = points.iter().map(|p| p.load).collect();
+    let eff: Vec<(f64, f64)> = points.iter().map(|p| (p.load, 100.0 * p.wire_efficiency)).collect();
+    let p50: Vec<(f64, f64)> = points.iter().map(|p| (p.load, p.latency_p50 as f64)).collect();
+    let p99: Vec<(f64, f64)> = points.iter().map(|p| (p.load, p.latency_p99 as f64)).collect();
+    let lat: Vec<f64> = p99.iter().chain(&p50).map(|&(_, v)| v).collect();
+    let x = Scale::linear_fit(&load);
+    let mut efficiency = vec![Series::new("command bytes / wire bytes", eff, Style::Line)];
+    if let (Some((e, n)), Scale::Linear { min, max, .. }) = (full, &x) {
+        efficiency.push(Series::new(format!("{n} commands per PDU: {:.1} %", 100.0 * e), vec![(*min, 100.0 * e), (*max, 100.0 * e)], Style::Curve));
+    }
+    Plot {
+        title: title.into(),
+        x: Axis { label: "offered load (fraction of the link rate)".into(), scale: x },
+        panels: vec![
+            Panel { y: Axis { label: "wire efficiency (%)".into(), scale: Scale::Linear { min: 0.0, max: 100.0, step: 20.0 } }, series: efficiency },
+            Panel {
+                y: Axis { label: "packing latency (cycles)".into(), scale: Scale::linear_fit(&lat) },
+                series: vec![Series::new("p50 (tlast to first PDU beat)", p50, Style::Line), Series::new("p99", p99, Style::Dashed)],
+            },
+        ],
+    }
+    .svg()
+}
+
 /// `bench`'s `sue_packer` block `block` with `hold_cycles` replaced, as a one-block design
 /// (block `pk_h<hold>`), for the packing-vs-hold_cycles figure.
 pub fn with_hold(bench: &Bench, block: &str, hold: u32) -> Result<Bench, SimError> {
@@ -224,5 +261,22 @@ mod tests {
             }
         }
         assert_eq!(wire_efficiency(0.0, 64, 78), 0.0);
+    }
+
+    /// Two points: one dot per point and series, the efficiency in percent, the axis labels.
+    #[test]
+    fn svg_draws_efficiency_and_latency() {
+        let pt = |load: f64, eff: f64, p50: u64, p99: u64| PackingPoint { load, accepted_load: load, pdus: 1, cmds: 1, cmds_per_pdu: 1.0, wire_efficiency: eff, latency_p50: p50, latency_p99: p99, latency_max: p99, mismatches: 0 };
+        let s = svg(&[pt(0.5, 0.25, 10, 40), pt(1.0, 0.75, 20, 80)], Some((0.8, 8)), "SUE packing");
+        // x 0..1 over 90..640; efficiency 25 % / 75 % of 0..100 over 305..55.
+        assert!(s.contains(r#"points="365.0,242.5 640.0,117.5""#), "{s}");
+        // Latency axis 0..80 (step 10) over 615..365: p50 10 → 583.8, 20 → 552.5.
+        assert!(s.contains(r#"points="365.0,583.8 640.0,552.5""#), "{s}");
+        assert_eq!(s.matches("<circle").count(), 6 + 3);
+        // The full-PDU level, 80 %, across the axis.
+        assert!(s.contains(r#"stroke-dasharray="6 4" points="90.0,105.0 640.0,105.0""#), "{s}");
+        for l in ["8 commands per PDU: 80.0 %", "wire efficiency (%)", "packing latency (cycles)", "offered load (fraction of the link rate)", ">p99<", "SUE packing"] {
+            assert!(s.contains(l), "{l}");
+        }
     }
 }

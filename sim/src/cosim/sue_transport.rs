@@ -11,7 +11,7 @@ use super::sue_link::{CmdScoreboard, PduChannel, RxPdu};
 use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::sue_transport::model::{TpInputs, TpOutputs, TransportModel, COUNTER_NAMES};
-use rtl_gen::blocks::sue_transport::SueTransportBlock;
+use rtl_gen::blocks::sue_transport::{SueTransportBlock, SueTransportParams};
 use std::collections::VecDeque;
 
 /// A PDU offered to a transport's s_axis_pdu.
@@ -575,8 +575,7 @@ pub fn transport(
     opts: &super::Options,
     rng: &mut TestRng,
 ) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<SueTransportBlock>(&own, m)?;
+    let b = &super::kind_params::<SueTransportParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let faults = LinkFaults {
         drop: 0.02,
         corrupt: 0.01,

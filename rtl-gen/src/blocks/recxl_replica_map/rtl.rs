@@ -215,7 +215,7 @@ pub fn module(b: &RecxlReplicaMapBlock, design: &DesignInfo, name: &str) -> Gene
     let sb = shape.slot_bits();
     let w = nb.max(sb);
     let la = b.line_addr_bits();
-    let stages = b.pipeline;
+    let stages = b.params.pipeline;
     let mut ports = Vec::new();
     if stages > 0 {
         ports.extend(clock_ports(design));

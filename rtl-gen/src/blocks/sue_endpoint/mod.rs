@@ -6,57 +6,58 @@
 
 pub mod model;
 
-use crate::blocks::sue::{SueCommon, COMMON_FIELDS};
-use crate::blocks::sue_packer::{read_packer, SuePackerBlock};
-use crate::blocks::sue_transport::{read_transport, SueTransportBlock, TRANSPORT_FIELDS};
+use crate::blocks::sue::{SueCommon, TRANSPORT_COMMON_FIELDS, TRANSPORT_DATA_BYTES};
+use crate::blocks::sue_packer::{PackerFields, SuePackerBlock, PACKER_FIELDS};
+use crate::blocks::sue_transport::{SueTransportBlock, TransportFields, TRANSPORT_FIELDS};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::fields::{concat_fields, read_params, FieldReader, FieldSpec, KindParams, ParamList};
 use crate::hw::build::id;
 use crate::hw::module::{clock_ports, Role};
 use crate::hw::verilog::{Expr, Item, Module};
 use model::EndpointModel;
+use serde::{Deserialize, Serialize};
 
 pub struct SueEndpointKind;
 
-static FIELDS: [FieldSpec; 25] = [
-    crate::blocks::sue::TRANSPORT_DATA_BYTES_FIELD,
-    COMMON_FIELDS[1],
-    COMMON_FIELDS[2],
-    COMMON_FIELDS[3],
-    COMMON_FIELDS[4],
-    COMMON_FIELDS[5],
-    FieldSpec {
-        name: "queue_depth",
-        ty: FieldType::UInt { min: 1, max: 1024 },
-        default: Some("32"),
-        doc: "packer: commands per {destination, VC} queue",
-    },
-    FieldSpec {
-        name: "hold_cycles",
-        ty: FieldType::UInt { min: 0, max: 65535 },
-        default: Some("0"),
-        doc: "packer: 0 = never wait to pack (seed §4.4); > 0 our extension",
-    },
-    TRANSPORT_FIELDS[0],
-    TRANSPORT_FIELDS[1],
-    TRANSPORT_FIELDS[2],
-    TRANSPORT_FIELDS[3],
-    TRANSPORT_FIELDS[4],
-    TRANSPORT_FIELDS[5],
-    TRANSPORT_FIELDS[6],
-    TRANSPORT_FIELDS[7],
-    TRANSPORT_FIELDS[8],
-    TRANSPORT_FIELDS[9],
-    TRANSPORT_FIELDS[10],
-    TRANSPORT_FIELDS[11],
-    TRANSPORT_FIELDS[12],
-    TRANSPORT_FIELDS[13],
-    TRANSPORT_FIELDS[14],
-    TRANSPORT_FIELDS[15],
-    TRANSPORT_FIELDS[16],
-];
+/// The shared fields, the packer's, then the transport's.
+static FIELDS: [FieldSpec; 25] = concat_fields(concat_fields::<6, 2, 8>(TRANSPORT_COMMON_FIELDS, PACKER_FIELDS), TRANSPORT_FIELDS);
+
+/// The parameters of a `sue_endpoint` block: the packer's and the transport's, sharing the
+/// common SUE fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SueEndpointParams {
+    #[serde(flatten)]
+    pub common: SueCommon,
+    #[serde(flatten)]
+    pub packer: PackerFields,
+    #[serde(flatten)]
+    pub transport: TransportFields,
+}
+
+impl KindParams for SueEndpointParams {
+    const KIND: &'static str = "sue_endpoint";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl SueEndpointParams {
+    /// The validated block named `name` (its parts `<name>_packer`, `<name>_transport`).
+    pub fn block(&self, name: &str) -> ConfigResult<SueEndpointBlock> {
+        let common = &self.common;
+        common.check(name, Self::KIND, &TRANSPORT_DATA_BYTES)?;
+        self.packer.check(name, Self::KIND, common)?;
+        let p = self.transport.resolve(name, Self::KIND, common)?;
+        Ok(SueEndpointBlock {
+            name: name.to_string(),
+            common: common.clone(),
+            packer: SuePackerBlock { name: format!("{name}_packer"), common: common.clone(), queue_depth: self.packer.queue_depth, hold_cycles: self.packer.hold_cycles },
+            transport: SueTransportBlock { name: format!("{name}_transport"), common: common.clone(), p },
+        })
+    }
+}
 
 /// A validated `sue_endpoint` block: its two parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +80,11 @@ pub const PACKER_COUNTERS: [(&str, &str); 7] = [
 ];
 
 impl SueEndpointBlock {
+    /// The block's parameters as a design file gives them.
+    pub fn params_struct(&self) -> SueEndpointParams {
+        SueEndpointParams { common: self.common.clone(), packer: self.packer.params_struct().packer, transport: self.transport.p.fields() }
+    }
+
     pub fn model(&self) -> EndpointModel {
         EndpointModel::new(self)
     }
@@ -123,25 +129,8 @@ impl BlockKind for SueEndpointKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let common = SueCommon::read(r, &crate::blocks::sue::TRANSPORT_DATA_BYTES)?;
-        let (queue_depth, hold_cycles) = read_packer(r, &common)?;
-        let p = read_transport(r, &common)?;
-        let name = r.block().to_string();
-        Ok(Box::new(SueEndpointBlock {
-            packer: SuePackerBlock {
-                name: format!("{name}_packer"),
-                common: common.clone(),
-                queue_depth,
-                hold_cycles,
-            },
-            transport: SueTransportBlock {
-                name: format!("{name}_transport"),
-                common: common.clone(),
-                p,
-            },
-            name,
-            common,
-        }))
+        SueCommon::read_ranges(r, &TRANSPORT_DATA_BYTES)?;
+        Ok(Box::new(read_params::<SueEndpointParams>(r)?.block(r.block())?))
     }
 }
 
@@ -152,12 +141,8 @@ impl Block for SueEndpointBlock {
     fn kind(&self) -> &'static str {
         "sue_endpoint"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut p = self.common.params();
-        p.push(("queue_depth", self.packer.queue_depth.to_string()));
-        p.push(("hold_cycles", self.packer.hold_cycles.to_string()));
-        p.extend(self.transport.p.params());
-        p
+    fn typed_params(&self) -> ParamList {
+        self.params_struct().to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![

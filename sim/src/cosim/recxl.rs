@@ -3,7 +3,7 @@
 
 use super::{Options, Tally};
 use crate::{Bench, Bits, Dut, SimError, TestRng};
-use rtl_gen::blocks::recxl_replica_map::map::NodeMask;
+use rtl_gen::blocks::recxl_replica_map::model::NodeMask;
 use rtl_gen::blocks::recxl_replica_map::{RecxlReplicaMapBlock, RecxlReplicaMapParams};
 use rtl_gen::elab::ElabModule;
 

@@ -8,7 +8,7 @@ use super::sue_link::{CmdScoreboard, LinkFaults, PduChannel, RxPdu};
 use super::sue_transport::{build_with_xpuid, compare_transport, drive_xpuid, keep_bits};
 use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
-use rtl_gen::blocks::sue::wire::parse_pdu;
+use rtl_gen::blocks::protocol::sue::wire::parse_pdu;
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_packer::model::PkOutputs;
 use rtl_gen::blocks::sue_transport::model::TpOutputs;

@@ -282,7 +282,7 @@ impl TransportLink {
                         cyc,
                         "scoreboard: PDU as sent parses (R-CRC, whole commands)",
                         true,
-                        rtl_gen::blocks::sue::wire::parse_pdu(
+                        rtl_gen::blocks::protocol::sue::wire::parse_pdu(
                             &pdu,
                             c.cmd_bytes as usize,
                             self.b.p.rcrc,
@@ -324,7 +324,7 @@ impl TransportLink {
         d: &mut Dut,
         i: &TpInputs,
         db: usize,
-        _c: &rtl_gen::blocks::sue::SueCommon,
+        _c: &rtl_gen::blocks::protocol::sue::SueCommon,
     ) -> Result<(), SimError> {
         d.set_u64("s_axis_pdu_tvalid", i.pdu_valid as u64)?;
         d.set(

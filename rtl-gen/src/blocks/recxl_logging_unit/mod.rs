@@ -7,7 +7,7 @@
 //! listed in [`model`] (one outstanding log read, one row released at a time).
 //!
 //! The cycle-accurate reference model is [`model::LoggingUnitModel`]; the replica map it uses for
-//! dump duty is [`crate::blocks::recxl_replica_map::map`], the same function as everywhere else.
+//! dump duty is [`crate::blocks::recxl_replica_map::model`], the same function as everywhere else.
 
 pub mod model;
 mod props;
@@ -312,5 +312,28 @@ impl Block for RecxlLoggingUnitBlock {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list is the table's fields in order with `head_reserve` resolved, and it validates
+    /// back into the same block; the replica map's likewise.
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        let text = "[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\nnum_nodes = 6\nsram_rows = 16\n[[blocks]]\nkind = \"recxl_replica_map\"\nname = \"map\"\npipeline = 1\n";
+        let d = crate::config::Design::parse(text, "t.toml").expect("valid");
+        let list = d.blocks[0].typed_params();
+        assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
+        assert!(list.contains(&("head_reserve", serde_json::json!(16))) && list.contains(&("compression", serde_json::json!("none"))), "{list:?}");
+        let back = RecxlLoggingUnitParams::from_list(&list).expect("deserialises").block("lu").expect("validates");
+        assert_eq!(Some(&back), d.blocks[0].as_any().downcast_ref::<RecxlLoggingUnitBlock>());
+        let map = d.blocks[1].typed_params();
+        assert_eq!(map.iter().map(|(k, _)| *k).collect::<Vec<_>>(), ["num_nodes", "replicas", "line_bytes", "addr_bits", "pipeline"]);
+        let back = crate::blocks::recxl_replica_map::RecxlReplicaMapParams::from_list(&map).expect("deserialises").block("map").expect("validates");
+        assert_eq!(back.pipeline(), 1);
+        assert_eq!(Some(&back), d.blocks[1].as_any().downcast_ref());
     }
 }

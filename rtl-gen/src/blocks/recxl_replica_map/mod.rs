@@ -2,17 +2,17 @@
 //! live member of that replica group dumps it (ReCXL, "Towards CXL Resilience to CPU Failures",
 //! §III-A replica groups by address hash, §IV-E dump duty by address range; contract
 //! `recxl.md` §4.9, U1/U2/U5/U12). Combinational, or pipelined by `pipeline` register stages
-//! (one line per cycle, latency `pipeline`); the Rust function [`map::MapShape::map`] is the
+//! (one line per cycle, latency `pipeline`); the Rust function [`model::MapShape::map`] is the
 //! one every model (logging unit, system simulation) uses, and the RTL is checked against it.
 
-pub mod map;
+pub mod model;
 pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::{ConfigError, ConfigResult};
 use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
-use map::MapShape;
+use model::MapShape;
 use serde::{Deserialize, Serialize};
 
 pub struct RecxlReplicaMapKind;

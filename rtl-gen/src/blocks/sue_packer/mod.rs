@@ -19,7 +19,7 @@ pub mod model;
 mod props;
 pub(crate) mod rtl;
 
-use crate::blocks::sue::{field_error, SueCommon, COMMON_FIELDS, DATA_BYTES, MAX_STORAGE_BYTES};
+use crate::blocks::protocol::sue::{field_error, SueCommon, COMMON_FIELDS, DATA_BYTES, MAX_STORAGE_BYTES};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::ConfigResult;

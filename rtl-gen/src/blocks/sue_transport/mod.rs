@@ -9,15 +9,15 @@
 //! PDUs are checked (frame error, shape, R-CRC, header, partition), delivered in order exactly
 //! once per {source, VC} into per-VC receive buffers with pause outputs, and unpacked into
 //! commands. `psn_scope = "dest_vc"` (our extension) keeps one PSN space per {destination, VC}.
-//! The protocol rules are those of the untimed reference [`crate::blocks::sue::protocol`]; the
+//! The protocol rules are those of the untimed reference [`crate::blocks::protocol::sue::transport`]; the
 //! cycle-accurate model is [`model::TransportModel`].
 
 pub mod model;
 mod rtl;
 
-use crate::blocks::sue::protocol::PsnScope;
-use crate::blocks::sue::wire::Rcrc;
-use crate::blocks::sue::{field_error, SueCommon, MAX_STORAGE_BYTES, TRANSPORT_COMMON_FIELDS, TRANSPORT_DATA_BYTES};
+use crate::blocks::protocol::sue::transport::PsnScope;
+use crate::blocks::protocol::sue::wire::Rcrc;
+use crate::blocks::protocol::sue::{field_error, SueCommon, MAX_STORAGE_BYTES, TRANSPORT_COMMON_FIELDS, TRANSPORT_DATA_BYTES};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::ConfigResult;
@@ -325,7 +325,7 @@ impl SueTransportBlock {
                 format!("peer_down[d] rises after {} retransmission timeouts in a row on a PSN space to d (an ACK or NACK from d restarts the count); an acknowledgement acted on restarts the count; it is sticky until reset, tx_dest_ready[d] then stays low and PDUs offered to d are taken and dropped (cnt_tx_peer_down_drop).", p.max_retries + 1)
             },
         ];
-        n.extend(crate::blocks::sue::wire::wire_notes(&crate::blocks::sue::wire::RhDoc {
+        n.extend(crate::blocks::protocol::sue::wire::wire_notes(&crate::blocks::protocol::sue::wire::RhDoc {
             version: p.version,
             xpuid: &self.xpuid_doc(),
             ack_vc: p.ack_vc,

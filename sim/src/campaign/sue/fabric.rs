@@ -17,7 +17,7 @@ use crate::cosim::sue_endpoint::{compare_endpoint, drive_endpoint};
 use crate::cosim::sue_transport::build_with_xpuid;
 use crate::cosim::Tally;
 use crate::{Bench, Dut, TestRng};
-use rtl_gen::blocks::sue::wire::{parse_pdu, Op};
+use rtl_gen::blocks::protocol::sue::wire::{parse_pdu, Op};
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
 use std::collections::VecDeque;

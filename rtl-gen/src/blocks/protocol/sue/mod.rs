@@ -1,13 +1,14 @@
 //! Definitions shared by the Scale-Up Ethernet kinds (`sue_packer`, and the transport and
-//! endpoint built on it): the wire formats of [`wire`] (reliability header, R-CRC, PDU) and the
-//! fields every SUE kind has ([`SueCommon`]).
+//! endpoint built on it): the wire formats of [`wire`] (reliability header, R-CRC, PDU), the
+//! untimed reference of the reliable transport protocol, [`transport`], and the fields every
+//! SUE kind has ([`SueCommon`]).
 //!
 //! Source: the SUE specification (the seed `sue-scale-up-ethernet.txt`): §3.3 (PDU of up to
 //! 4096 bytes of packed commands, RH + R-CRC), Table 3 (RH field widths), §4.2 (processing
 //! flow), §4.4 (packing). Bit positions, the CRC model and the PDU byte layout are the choices
 //! of the contract `specs/sue.md` §4.2 (the seed's Fig. 8 exists only as a caption).
 
-pub mod protocol;
+pub mod transport;
 pub mod wire;
 
 use crate::error::{ConfigError, ConfigResult};

@@ -111,7 +111,7 @@ impl RecxlLoggingUnitParams {
         shape.check(name, Self::KIND)?;
         let RecxlLoggingUnitParams { cores_per_node, word_bytes, ts_bits, tag_bits, csn_bits, sram_rows, nack_enable, log_bytes, log_high_water_pct, free_lag, fetch_queries, counter_bits, .. } = *self;
         let lb = shape.line_bytes;
-        if ![1, 2, 4, 8].contains(&word_bytes) || lb % word_bytes != 0 {
+        if ![1, 2, 4, 8].contains(&word_bytes) || !lb.is_multiple_of(word_bytes) {
             return Err(err("word_bytes", word_rule(word_bytes.into(), lb)));
         }
         if !sram_rows.is_power_of_two() || !(4..=1024).contains(&sram_rows) {

@@ -184,7 +184,7 @@ impl TransportFields {
         }
         let mut rx_buf = self.rx_buf_bytes_per_vc;
         let min_buf = 2 * c.max_pack_bytes;
-        if rx_buf != 0 && (rx_buf < min_buf || rx_buf % c.data_bytes != 0) {
+        if rx_buf != 0 && (rx_buf < min_buf || !rx_buf.is_multiple_of(c.data_bytes)) {
             return Err(err(
                 "rx_buf_bytes_per_vc",
                 format!("= {rx_buf} is too small; allowed 0 (auto) or {min_buf}..=1048576 in multiples of data_bytes (two maximum PDUs, so one can drain while the next arrives)"),

@@ -300,6 +300,24 @@ pub fn value_text(specs: &[FieldSpec], list: &[(&'static str, serde_json::Value)
     }
 }
 
+/// Two field tables one after the other, as a constant (`N` = `A + B`, checked when it is
+/// evaluated): how a kind lists the fields it shares with others without repeating them.
+pub const fn concat_fields<const A: usize, const B: usize, const N: usize>(a: [FieldSpec; A], b: [FieldSpec; B]) -> [FieldSpec; N] {
+    assert!(A + B == N, "concat_fields: N must be A + B");
+    const BLANK: FieldSpec = FieldSpec { name: "", ty: FieldType::Bool, default: None, doc: "" };
+    let mut out = [BLANK; N];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
+}
+
 fn parse_wide(s: &str) -> Option<u128> {
     let t: String = s.trim().chars().filter(|c| *c != '_').collect();
     let lower = t.to_ascii_lowercase();

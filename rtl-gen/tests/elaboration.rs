@@ -29,7 +29,7 @@ fn a_tree_rebuilds_its_design_from_the_manifest() {
         assert_eq!(back.hash, elab.design.hash, "{name}: hash");
         assert_eq!(back.blocks.len(), elab.design.blocks.len());
         for (a, b) in back.blocks.iter().zip(&elab.design.blocks) {
-            assert_eq!((a.name(), a.kind(), a.params()), (b.name(), b.kind(), b.params()), "{name}: block {}", b.name());
+            assert_eq!((a.name(), a.kind(), a.typed_params()), (b.name(), b.kind(), b.typed_params()), "{name}: block {}", b.name());
         }
         // And the rebuilt design generates the same tree, byte for byte.
         let (again, _) = manifest_of(back);

@@ -16,7 +16,7 @@
 mod common;
 
 use common::TestResult;
-use rtl_gen::blocks::sue::wire::{beats, build_pdu, Op, Rh};
+use rtl_gen::blocks::protocol::sue::wire::{beats, build_pdu, Op, Rh};
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
 use rtl_gen::blocks::sue_packer::SuePackerBlock;
 use rtl_gen::blocks::sue_transport::SueTransportBlock;
@@ -191,7 +191,7 @@ fn sue_packer_latency_is_the_documented_one() -> TestResult {
 }
 
 /// Offers one data PDU of `ncmds` commands to `dest` on the transport's `s_axis_pdu`.
-fn offer_pdu(d: &mut Dut, c: &rtl_gen::blocks::sue::SueCommon, dest: u32, vc: u32, ncmds: u32) {
+fn offer_pdu(d: &mut Dut, c: &rtl_gen::blocks::protocol::sue::SueCommon, dest: u32, vc: u32, ncmds: u32) {
     offer(d, "s_axis_pdu", 8 * c.data_bytes as usize, (ncmds * c.cmd_beats()) as usize, &|d: &mut Dut| {
         d.set_u64("s_axis_pdu_tdest", u64::from(dest)).unwrap();
         d.set_u64("s_axis_pdu_tuser", u64::from((ncmds << 2) | vc)).unwrap();
@@ -217,7 +217,7 @@ fn rx_sample(d: &mut Dut, db: usize, pdu: &[u8]) -> u32 {
 }
 
 /// RX samples: data PDUs in order from XPU 1 (PSN psn_init, +1, …), one command each on VC 0.
-fn rx_samples(d: &mut Dut, c: &rtl_gen::blocks::sue::SueCommon, t: &SueTransportBlock, n: u16) -> Vec<u32> {
+fn rx_samples(d: &mut Dut, c: &rtl_gen::blocks::protocol::sue::SueCommon, t: &SueTransportBlock, n: u16) -> Vec<u32> {
     d.set_u64("m_axis_cmd_tready", 1).unwrap();
     (0..n)
         .map(|k| {

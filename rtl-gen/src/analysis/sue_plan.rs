@@ -4,7 +4,7 @@
 
 use super::sue::{self, Inputs, MAX_STORAGE_BYTES, MAX_WINDOW};
 use super::{check_range, InputError};
-use crate::blocks::sue::TRANSPORT_DATA_BYTES;
+use crate::blocks::protocol::sue::TRANSPORT_DATA_BYTES;
 
 /// The transport's timer ranges (`sue_transport` fields).
 pub const RTO_CYCLES: (u64, u64) = (64, 16_777_215);

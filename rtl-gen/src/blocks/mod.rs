@@ -17,7 +17,7 @@ pub mod rs_crc;
 pub mod rs_fec;
 pub mod rxl_endpoint;
 pub mod rxl_switch;
-pub mod sue;
+pub mod protocol;
 pub mod sue_packer;
 pub mod sue_endpoint;
 pub mod sue_transport;

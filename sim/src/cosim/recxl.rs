@@ -3,16 +3,15 @@
 
 use super::{Options, Tally};
 use crate::{Bench, Bits, Dut, SimError, TestRng};
-use rtl_gen::blocks::recxl_replica_map::map::NodeMask;
-use rtl_gen::blocks::recxl_replica_map::RecxlReplicaMapBlock;
+use rtl_gen::blocks::recxl_replica_map::model::NodeMask;
+use rtl_gen::blocks::recxl_replica_map::{RecxlReplicaMapBlock, RecxlReplicaMapParams};
 use rtl_gen::elab::ElabModule;
 
 /// The replica map: every 16-bit fold value (lines 0..2^16, or all lines when LA < 16) with a
 /// random failed mask, every failed mask (N <= 12) for a few lines, then `opts.vectors` random
 /// full-width lines with masks of 0, 1, R−1, R and random failures.
 pub fn replica_map(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<RecxlReplicaMapBlock>(&own, m)?;
+    let b = &super::kind_params::<RecxlReplicaMapParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     let mut tally = Tally::default();
     check_map(&mut dut, b, opts.vectors, rng, &mut tally)?;
@@ -71,7 +70,7 @@ pub fn check_map(dut: &mut Dut, b: &RecxlReplicaMapBlock, random: u64, rng: &mut
     }
     // A pipelined map (latency L = `pipeline`) takes a line per cycle: after the inputs of
     // vector i settle, the outputs belong to vector i − L; L trailing cycles drain the pipe.
-    let latency = b.pipeline as usize;
+    let latency = b.pipeline() as usize;
     if latency > 0 {
         dut.set_u64("in_valid", 0)?;
         dut.reset(1)?;
@@ -117,7 +116,7 @@ pub fn check_map(dut: &mut Dut, b: &RecxlReplicaMapBlock, random: u64, rng: &mut
 // ---- logging unit ----------------------------------------------------------------------------
 
 use rtl_gen::blocks::recxl_logging_unit::model::{LoggingUnitModel, LuInputs, LuOutputs, Mutation};
-use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitBlock;
+use rtl_gen::blocks::recxl_logging_unit::{RecxlLoggingUnitBlock, RecxlLoggingUnitParams};
 use std::collections::{HashMap, VecDeque};
 
 /// Knobs of one lockstep run (contract §5.2 stimulus).
@@ -568,8 +567,7 @@ pub fn compare(d: &Dut, b: &RecxlLoggingUnitBlock, o: &LuOutputs, c: u64, t: &mu
 
 /// The logging unit against its model: the default scenario, then one with a failure.
 pub fn logging_unit(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<RecxlLoggingUnitBlock>(&own, m)?;
+    let b = &super::kind_params::<RecxlLoggingUnitParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     let mut tally = Tally::default();
     let sc = LuScenario { cycles: opts.vectors.max(1_000), fail_at: Some(opts.vectors.max(1_000) * 2 / 3), ..Default::default() };

@@ -8,7 +8,7 @@
 use super::{Options, Tally};
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::sue_packer::model::{PackerModel, PkCounters, PkInputs};
-use rtl_gen::blocks::sue_packer::SuePackerBlock;
+use rtl_gen::blocks::sue_packer::{SuePackerBlock, SuePackerParams};
 use rtl_gen::elab::ElabModule;
 use std::collections::VecDeque;
 
@@ -384,8 +384,7 @@ pub fn packer(
     opts: &Options,
     rng: &mut TestRng,
 ) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<SuePackerBlock>(&own, m)?;
+    let b = &super::kind_params::<SuePackerParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let mut t = PackerLockstep::with_module(bench, b, m, &format!("cosim_{}", m.name()))?;
     random_traffic(&mut t, rng, opts.vectors)?;
     let mut tally = t.tally;

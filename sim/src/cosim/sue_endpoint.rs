@@ -8,11 +8,11 @@ use super::sue_link::{CmdScoreboard, LinkFaults, PduChannel, RxPdu};
 use super::sue_transport::{build_with_xpuid, compare_transport, drive_xpuid, keep_bits};
 use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
-use rtl_gen::blocks::sue::wire::parse_pdu;
+use rtl_gen::blocks::protocol::sue::wire::parse_pdu;
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_packer::model::PkOutputs;
 use rtl_gen::blocks::sue_transport::model::TpOutputs;
-use rtl_gen::blocks::sue_endpoint::{SueEndpointBlock, PACKER_COUNTERS};
+use rtl_gen::blocks::sue_endpoint::{SueEndpointBlock, SueEndpointParams, PACKER_COUNTERS};
 use std::collections::VecDeque;
 
 struct Ep {
@@ -314,8 +314,7 @@ pub fn endpoint(
     opts: &super::Options,
     rng: &mut TestRng,
 ) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<SueEndpointBlock>(&own, m)?;
+    let b = &super::kind_params::<SueEndpointParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let x = b.common.num_xpu as usize;
     // With the id on a port the RTL plays the highest XPU, so a nonzero id is exercised.
     let me = if b.transport.p.xpuid_port { x - 1 } else { b.transport.p.local_xpuid as usize };

@@ -5,7 +5,7 @@
 
 use super::Tally;
 use crate::TestRng;
-use rtl_gen::blocks::sue::wire::beats;
+use rtl_gen::blocks::protocol::sue::wire::beats;
 use std::collections::VecDeque;
 
 /// Channel faults and the wire latency.

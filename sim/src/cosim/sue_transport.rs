@@ -11,7 +11,7 @@ use super::sue_link::{CmdScoreboard, PduChannel, RxPdu};
 use super::Tally;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::sue_transport::model::{TpInputs, TpOutputs, TransportModel, COUNTER_NAMES};
-use rtl_gen::blocks::sue_transport::SueTransportBlock;
+use rtl_gen::blocks::sue_transport::{SueTransportBlock, SueTransportParams};
 use std::collections::VecDeque;
 
 /// A PDU offered to a transport's s_axis_pdu.
@@ -282,7 +282,7 @@ impl TransportLink {
                         cyc,
                         "scoreboard: PDU as sent parses (R-CRC, whole commands)",
                         true,
-                        rtl_gen::blocks::sue::wire::parse_pdu(
+                        rtl_gen::blocks::protocol::sue::wire::parse_pdu(
                             &pdu,
                             c.cmd_bytes as usize,
                             self.b.p.rcrc,
@@ -324,7 +324,7 @@ impl TransportLink {
         d: &mut Dut,
         i: &TpInputs,
         db: usize,
-        _c: &rtl_gen::blocks::sue::SueCommon,
+        _c: &rtl_gen::blocks::protocol::sue::SueCommon,
     ) -> Result<(), SimError> {
         d.set_u64("s_axis_pdu_tvalid", i.pdu_valid as u64)?;
         d.set(
@@ -575,8 +575,7 @@ pub fn transport(
     opts: &super::Options,
     rng: &mut TestRng,
 ) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<SueTransportBlock>(&own, m)?;
+    let b = &super::kind_params::<SueTransportParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let faults = LinkFaults {
         drop: 0.02,
         corrupt: 0.01,

@@ -7,28 +7,29 @@
 //! listed in [`model`] (one outstanding log read, one row released at a time).
 //!
 //! The cycle-accurate reference model is [`model::LoggingUnitModel`]; the replica map it uses for
-//! dump duty is [`crate::blocks::recxl_replica_map::map`], the same function as everywhere else.
+//! dump duty is [`crate::blocks::recxl_replica_map::model`], the same function as everywhere else.
 
 pub mod model;
 mod props;
 pub mod rtl;
 
-use crate::blocks::recxl_replica_map::{read_shape, Shape, SHAPE_FIELDS};
+use crate::blocks::recxl_replica_map::{Shape, ADDR_BITS_FIELD, LINE_BYTES_FIELD, NUM_NODES_FIELD, REPLICAS_FIELD};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
+use serde::{Deserialize, Serialize};
 use crate::hw::build::{bits_for, clog2};
 
 pub struct RecxlLoggingUnitKind;
 
 static FIELDS: [FieldSpec; 18] = [
-    SHAPE_FIELDS[0],
+    NUM_NODES_FIELD,
     FieldSpec { name: "cores_per_node", ty: FieldType::UInt { min: 1, max: 256 }, default: Some("4"), doc: "cores per CN C (Table II: 4)" },
-    SHAPE_FIELDS[1],
-    SHAPE_FIELDS[2],
+    REPLICAS_FIELD,
+    LINE_BYTES_FIELD,
     FieldSpec { name: "word_bytes", ty: FieldType::UInt { min: 1, max: 8 }, default: Some("4"), doc: "bytes per Word Mask bit (4, inferred from §IV-D.1); one of 1, 2, 4, 8" },
-    SHAPE_FIELDS[3],
+    ADDR_BITS_FIELD,
     FieldSpec { name: "ts_bits", ty: FieldType::UInt { min: 8, max: 32 }, default: Some("16"), doc: "VAL logical timestamp width (§IV-C); 2^(ts_bits-1) > sram_rows" },
     FieldSpec { name: "tag_bits", ty: FieldType::UInt { min: 0, max: 16 }, default: Some("7"), doc: "transaction tag in REPL/REPL_ACK/VAL (H1); 0 = paper-exact" },
     FieldSpec { name: "csn_bits", ty: FieldType::UInt { min: 0, max: 32 }, default: Some("32"), doc: "commit sequence number in VAL and the log record (H2); 0 = paper-exact, else 16..=32" },
@@ -42,6 +43,128 @@ static FIELDS: [FieldSpec; 18] = [
     FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 16, max: 64 }, default: Some("32"), doc: "width of the saturating counters (stat_sel/stat_data)" },
     FieldSpec { name: "compression", ty: FieldType::Choice(&["none", "gzip"]), default: Some("\"none\""), doc: "dump compression; only \"none\" is implemented (the paper's gzip 9 is out of RTL scope)" },
 ];
+
+/// Dump compression (`compression`); only `none` is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compression {
+    None,
+    Gzip,
+}
+
+/// The parameters of a `recxl_logging_unit` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecxlLoggingUnitParams {
+    #[serde(flatten)]
+    pub shape: Shape,
+    pub cores_per_node: u32,
+    pub word_bytes: u32,
+    pub ts_bits: u32,
+    pub tag_bits: u32,
+    pub csn_bits: u32,
+    pub sram_rows: u32,
+    pub nack_enable: bool,
+    /// min(num_nodes × cores_per_node, sram_rows) when not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_reserve: Option<u32>,
+    pub log_bytes: u64,
+    pub log_high_water_pct: u32,
+    pub free_lag: u32,
+    pub fetch_queries: u32,
+    pub counter_bits: u32,
+    pub compression: Compression,
+}
+
+impl KindParams for RecxlLoggingUnitParams {
+    const KIND: &'static str = "recxl_logging_unit";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+/// Why `word_bytes = n` is refused.
+fn word_rule(n: u64, line_bytes: u32) -> String {
+    format!("= {n} must be one of 1, 2, 4, 8 and divide line_bytes = {line_bytes}")
+}
+
+/// Why `sram_rows = n` is refused.
+fn rows_rule(n: u64) -> String {
+    format!("= {n} must be a power of two in 4..=1024")
+}
+
+impl RecxlLoggingUnitParams {
+    /// The range checks whose error says the kind's reason: run before
+    /// [`crate::fields::read_params`].
+    fn read_ranges(r: &mut FieldReader) -> ConfigResult<()> {
+        Shape::read_ranges(r)?;
+        r.u32("cores_per_node")?;
+        let lb = r.u32("line_bytes")?;
+        r.uint_with_reason("word_bytes", |n| word_rule(n, lb))?;
+        r.uint_with_reason("sram_rows", rows_rule)?;
+        Ok(())
+    }
+
+    /// The validated block named `name`: the combinations the field ranges cannot express.
+    pub fn block(&self, name: &str) -> ConfigResult<RecxlLoggingUnitBlock> {
+        let err = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
+        let shape = self.shape;
+        shape.check(name, Self::KIND)?;
+        let RecxlLoggingUnitParams { cores_per_node, word_bytes, ts_bits, tag_bits, csn_bits, sram_rows, nack_enable, log_bytes, log_high_water_pct, free_lag, fetch_queries, counter_bits, .. } = *self;
+        let lb = shape.line_bytes;
+        if ![1, 2, 4, 8].contains(&word_bytes) || !lb.is_multiple_of(word_bytes) {
+            return Err(err("word_bytes", word_rule(word_bytes.into(), lb)));
+        }
+        if !sram_rows.is_power_of_two() || !(4..=1024).contains(&sram_rows) {
+            return Err(err("sram_rows", rows_rule(sram_rows.into())));
+        }
+        if (1u64 << (ts_bits - 1)) <= sram_rows as u64 {
+            let need = sram_rows.trailing_zeros() + 2;
+            return Err(err(
+                "ts_bits",
+                format!("= {ts_bits} is too narrow for sram_rows = {sram_rows}: the per-source timestamp window needs 2^(ts_bits−1) > sram_rows, i.e. ts_bits >= {need}"),
+            ));
+        }
+        if csn_bits != 0 && csn_bits < 16 {
+            return Err(err("csn_bits", format!("= {csn_bits} is out of range; allowed 0 (paper-exact, H2) or 16..=32")));
+        }
+        let head_reserve = self.head_reserve.unwrap_or((shape.num_nodes * cores_per_node).min(sram_rows));
+        if head_reserve > sram_rows {
+            return Err(err("head_reserve", format!("= {head_reserve} exceeds sram_rows = {sram_rows}; allowed 0..={sram_rows}")));
+        }
+        if self.compression != Compression::None {
+            return Err(err("compression", "= \"gzip\" is not implemented in RTL (the paper's gzip level 9, §IV-E, is out of scope); allowed: \"none\"".into()));
+        }
+        let b = RecxlLoggingUnitBlock {
+            name: name.to_string(),
+            shape,
+            cores_per_node,
+            word_bytes,
+            ts_bits,
+            tag_bits,
+            csn_bits,
+            sram_rows,
+            nack_enable,
+            head_reserve,
+            log_bytes,
+            log_high_water_pct,
+            free_lag,
+            fetch_queries,
+            counter_bits,
+        };
+        let need = sram_rows as u64 * b.words() as u64;
+        if log_bytes % 64 != 0 || b.lr() < need {
+            let rb = b.rec() / 8;
+            return Err(err(
+                "log_bytes",
+                format!("= {log_bytes} must be a multiple of 64 and hold at least sram_rows × words per line = {need} records ({} bytes with {rb}-byte records)", need * rb as u64),
+            ));
+        }
+        if b.lib() > 40 {
+            return Err(err("log_bytes", format!("= {log_bytes} holds more than 2^40 records; allowed up to {} bytes", (1u64 << 40) * (b.rec() as u64 / 8))));
+        }
+        Ok(b)
+    }
+}
 
 /// A validated `recxl_logging_unit` block; every derived width of contract §4.2 is a method.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +190,27 @@ pub struct RecxlLoggingUnitBlock {
 pub const COUNTERS: usize = 23;
 
 impl RecxlLoggingUnitBlock {
+    /// The block's parameters as a design file gives them (`head_reserve` written out).
+    pub fn params_struct(&self) -> RecxlLoggingUnitParams {
+        RecxlLoggingUnitParams {
+            shape: self.shape,
+            cores_per_node: self.cores_per_node,
+            word_bytes: self.word_bytes,
+            ts_bits: self.ts_bits,
+            tag_bits: self.tag_bits,
+            csn_bits: self.csn_bits,
+            sram_rows: self.sram_rows,
+            nack_enable: self.nack_enable,
+            head_reserve: Some(self.head_reserve),
+            log_bytes: self.log_bytes,
+            log_high_water_pct: self.log_high_water_pct,
+            free_lag: self.free_lag,
+            fetch_queries: self.fetch_queries,
+            counter_bits: self.counter_bits,
+            compression: Compression::None,
+        }
+    }
+
     pub fn n(&self) -> u32 {
         self.shape.num_nodes
     }
@@ -145,75 +289,8 @@ impl BlockKind for RecxlLoggingUnitKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let shape = read_shape(r)?;
-        let cores_per_node = r.u32("cores_per_node")?;
-        let lb = shape.line_bytes;
-        let word_rule = |n: u64| format!("= {n} must be one of 1, 2, 4, 8 and divide line_bytes = {lb}");
-        let word_bytes = r.uint_with_reason("word_bytes", word_rule)? as u32;
-        if ![1, 2, 4, 8].contains(&word_bytes) || lb % word_bytes != 0 {
-            return Err(r.error("word_bytes", word_rule(word_bytes.into())));
-        }
-        let rows_rule = |n: u64| format!("= {n} must be a power of two in 4..=1024");
-        let sram_rows = r.uint_with_reason("sram_rows", rows_rule)? as u32;
-        if !sram_rows.is_power_of_two() || !(4..=1024).contains(&sram_rows) {
-            return Err(r.error("sram_rows", rows_rule(sram_rows.into())));
-        }
-        let ts_bits = r.u32("ts_bits")?;
-        if (1u64 << (ts_bits - 1)) <= sram_rows as u64 {
-            let need = sram_rows.trailing_zeros() + 2;
-            return Err(r.error(
-                "ts_bits",
-                format!("= {ts_bits} is too narrow for sram_rows = {sram_rows}: the per-source timestamp window needs 2^(ts_bits−1) > sram_rows, i.e. ts_bits >= {need}"),
-            ));
-        }
-        let tag_bits = r.u32("tag_bits")?;
-        let csn_bits = r.u32("csn_bits")?;
-        if csn_bits != 0 && csn_bits < 16 {
-            return Err(r.error("csn_bits", format!("= {csn_bits} is out of range; allowed 0 (paper-exact, H2) or 16..=32")));
-        }
-        let nack_enable = r.bool("nack_enable")?;
-        let n = shape.num_nodes;
-        let head_reserve = if r.is_set("head_reserve") { r.u32("head_reserve")? } else { (n * cores_per_node).min(sram_rows) };
-        if head_reserve > sram_rows {
-            return Err(r.error("head_reserve", format!("= {head_reserve} exceeds sram_rows = {sram_rows}; allowed 0..={sram_rows}")));
-        }
-        let log_bytes = r.uint("log_bytes")?;
-        let log_high_water_pct = r.u32("log_high_water_pct")?;
-        let free_lag = r.u32("free_lag")?;
-        let fetch_queries = r.u32("fetch_queries")?;
-        let counter_bits = r.u32("counter_bits")?;
-        if r.choice("compression")? != "none" {
-            return Err(r.error("compression", "= \"gzip\" is not implemented in RTL (the paper's gzip level 9, §IV-E, is out of scope); allowed: \"none\""));
-        }
-        let b = RecxlLoggingUnitBlock {
-            name: r.block().to_string(),
-            shape,
-            cores_per_node,
-            word_bytes,
-            ts_bits,
-            tag_bits,
-            csn_bits,
-            sram_rows,
-            nack_enable,
-            head_reserve,
-            log_bytes,
-            log_high_water_pct,
-            free_lag,
-            fetch_queries,
-            counter_bits,
-        };
-        let need = sram_rows as u64 * b.words() as u64;
-        if log_bytes % 64 != 0 || b.lr() < need {
-            let rb = b.rec() / 8;
-            return Err(r.error(
-                "log_bytes",
-                format!("= {log_bytes} must be a multiple of 64 and hold at least sram_rows × words per line = {need} records ({} bytes with {rb}-byte records)", need * rb as u64),
-            ));
-        }
-        if b.lib() > 40 {
-            return Err(r.error("log_bytes", format!("= {log_bytes} holds more than 2^40 records; allowed up to {} bytes", (1u64 << 40) * (b.rec() as u64 / 8))));
-        }
-        Ok(Box::new(b))
+        RecxlLoggingUnitParams::read_ranges(r)?;
+        Ok(Box::new(read_params::<RecxlLoggingUnitParams>(r)?.block(r.block())?))
     }
 }
 
@@ -224,25 +301,8 @@ impl Block for RecxlLoggingUnitBlock {
     fn kind(&self) -> &'static str {
         "recxl_logging_unit"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut p = self.shape.params();
-        p.insert(1, ("cores_per_node", self.cores_per_node.to_string()));
-        p.insert(4, ("word_bytes", self.word_bytes.to_string()));
-        p.extend([
-            ("ts_bits", self.ts_bits.to_string()),
-            ("tag_bits", self.tag_bits.to_string()),
-            ("csn_bits", self.csn_bits.to_string()),
-            ("sram_rows", self.sram_rows.to_string()),
-            ("nack_enable", self.nack_enable.to_string()),
-            ("head_reserve", self.head_reserve.to_string()),
-            ("log_bytes", self.log_bytes.to_string()),
-            ("log_high_water_pct", self.log_high_water_pct.to_string()),
-            ("free_lag", self.free_lag.to_string()),
-            ("fetch_queries", self.fetch_queries.to_string()),
-            ("counter_bits", self.counter_bits.to_string()),
-            ("compression", "none".to_string()),
-        ]);
-        p
+    fn typed_params(&self) -> ParamList {
+        self.params_struct().to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]
@@ -252,5 +312,28 @@ impl Block for RecxlLoggingUnitBlock {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list is the table's fields in order with `head_reserve` resolved, and it validates
+    /// back into the same block; the replica map's likewise.
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        let text = "[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\nnum_nodes = 6\nsram_rows = 16\n[[blocks]]\nkind = \"recxl_replica_map\"\nname = \"map\"\npipeline = 1\n";
+        let d = crate::config::Design::parse(text, "t.toml").expect("valid");
+        let list = d.blocks[0].typed_params();
+        assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
+        assert!(list.contains(&("head_reserve", serde_json::json!(16))) && list.contains(&("compression", serde_json::json!("none"))), "{list:?}");
+        let back = RecxlLoggingUnitParams::from_list(&list).expect("deserialises").block("lu").expect("validates");
+        assert_eq!(Some(&back), d.blocks[0].as_any().downcast_ref::<RecxlLoggingUnitBlock>());
+        let map = d.blocks[1].typed_params();
+        assert_eq!(map.iter().map(|(k, _)| *k).collect::<Vec<_>>(), ["num_nodes", "replicas", "line_bytes", "addr_bits", "pipeline"]);
+        let back = crate::blocks::recxl_replica_map::RecxlReplicaMapParams::from_list(&map).expect("deserialises").block("map").expect("validates");
+        assert_eq!(back.pipeline(), 1);
+        assert_eq!(Some(&back), d.blocks[1].as_any().downcast_ref());
     }
 }

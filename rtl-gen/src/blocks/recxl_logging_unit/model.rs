@@ -17,7 +17,7 @@
 
 use super::{RecxlLoggingUnitBlock, COUNTERS};
 use crate::bits::Bits;
-use crate::blocks::recxl_replica_map::map::{MapShape, NodeMask};
+use crate::blocks::recxl_replica_map::model::{MapShape, NodeMask};
 
 /// Row states.
 pub const FREE: u8 = 0;

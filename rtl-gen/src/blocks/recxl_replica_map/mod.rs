@@ -2,36 +2,36 @@
 //! live member of that replica group dumps it (ReCXL, "Towards CXL Resilience to CPU Failures",
 //! §III-A replica groups by address hash, §IV-E dump duty by address range; contract
 //! `recxl.md` §4.9, U1/U2/U5/U12). Combinational, or pipelined by `pipeline` register stages
-//! (one line per cycle, latency `pipeline`); the Rust function [`map::MapShape::map`] is the
+//! (one line per cycle, latency `pipeline`); the Rust function [`model::MapShape::map`] is the
 //! one every model (logging unit, system simulation) uses, and the RTL is checked against it.
 
-pub mod map;
+pub mod model;
 pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::{ConfigError, ConfigResult};
-use crate::fields::{FieldReader, FieldSpec, FieldType};
-use map::MapShape;
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
+use model::MapShape;
+use serde::{Deserialize, Serialize};
 
 pub struct RecxlReplicaMapKind;
 
-/// The fields the replica map shares with `recxl_logging_unit` (same names, same checks).
-pub const SHAPE_FIELDS: [FieldSpec; 4] = [
-    FieldSpec { name: "num_nodes", ty: FieldType::UInt { min: 2, max: 256 }, default: Some("16"), doc: "compute nodes N (paper Table II: 16); ReCXL needs at least 2" },
-    FieldSpec { name: "replicas", ty: FieldType::UInt { min: 2, max: 8 }, default: Some("3"), doc: "replication factor R (paper Table II: 3; \"2–4\" §III-A); at most num_nodes" },
-    FieldSpec { name: "line_bytes", ty: FieldType::UInt { min: 32, max: 128 }, default: Some("64"), doc: "cache line bytes (Table II: 64); 32, 64 or 128" },
-    FieldSpec { name: "addr_bits", ty: FieldType::UInt { min: 6, max: 64 }, default: Some("52"), doc: "physical byte-address bits; at least log2(line_bytes)+1" },
-];
+/// The [`Shape`] fields, which the replica map shares with `recxl_logging_unit` (same names,
+/// same checks; the logging unit lists its own fields between them).
+pub const NUM_NODES_FIELD: FieldSpec = FieldSpec { name: "num_nodes", ty: FieldType::UInt { min: 2, max: 256 }, default: Some("16"), doc: "compute nodes N (paper Table II: 16); ReCXL needs at least 2" };
+pub const REPLICAS_FIELD: FieldSpec = FieldSpec { name: "replicas", ty: FieldType::UInt { min: 2, max: 8 }, default: Some("3"), doc: "replication factor R (paper Table II: 3; \"2–4\" §III-A); at most num_nodes" };
+pub const LINE_BYTES_FIELD: FieldSpec = FieldSpec { name: "line_bytes", ty: FieldType::UInt { min: 32, max: 128 }, default: Some("64"), doc: "cache line bytes (Table II: 64); 32, 64 or 128" };
+pub const ADDR_BITS_FIELD: FieldSpec = FieldSpec { name: "addr_bits", ty: FieldType::UInt { min: 6, max: 64 }, default: Some("52"), doc: "physical byte-address bits; at least log2(line_bytes)+1" };
 
 /// Most register stages of the module ([`rtl::module`] has two places to cut).
 pub const MAX_PIPELINE: u64 = 2;
 
 static FIELDS: [FieldSpec; 5] = [
-    SHAPE_FIELDS[0],
-    SHAPE_FIELDS[1],
-    SHAPE_FIELDS[2],
-    SHAPE_FIELDS[3],
+    NUM_NODES_FIELD,
+    REPLICAS_FIELD,
+    LINE_BYTES_FIELD,
+    ADDR_BITS_FIELD,
     FieldSpec {
         name: "pipeline",
         ty: FieldType::UInt { min: 0, max: MAX_PIPELINE },
@@ -40,8 +40,9 @@ static FIELDS: [FieldSpec; 5] = [
     },
 ];
 
-/// The validated shape fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The shape fields, part of both ReCXL kinds' parameter structs (flattened: the design-file
+/// names are these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shape {
     pub num_nodes: u32,
     pub replicas: u32,
@@ -49,42 +50,84 @@ pub struct Shape {
     pub addr_bits: u32,
 }
 
-/// Read and check `num_nodes`, `replicas`, `line_bytes`, `addr_bits` (contract §6 texts).
-pub fn read_shape(r: &mut FieldReader) -> ConfigResult<Shape> {
-    // The range 2..=256 is the field's own (ReCXL needs 2 nodes to replicate anything; node IDs
-    // are at most 8 bits), so `rtl-gen list` and the range error show the one real range.
-    let num_nodes = r.u32("num_nodes").map_err(|e| match e {
-        ConfigError::Field { block, kind, field, problem } => {
-            ConfigError::Field { block, kind, field, problem: format!("{problem} (ReCXL needs at least 2 compute nodes; at most 256)") }
+fn shape_error(block: &str, kind: &'static str, field: &str, problem: String) -> ConfigError {
+    ConfigError::Field { block: block.to_string(), kind, field: field.to_string(), problem }
+}
+
+/// Why `replicas = n` is refused (allowed 2..=`max`).
+fn replicas_rule(n: u64, max: u32) -> String {
+    if n < 2 {
+        format!("= {n} tolerates no CN failure (ReCXL tolerates replicas − 1 failures, paper §IV-B); allowed 2..=min(8, num_nodes) = 2..={max}")
+    } else {
+        format!("= {n} is out of range; allowed 2..=min(8, num_nodes) = 2..={max}")
+    }
+}
+
+/// Why `addr_bits = n` leaves no line address.
+fn no_line_address(n: u64, line_bytes: u32) -> String {
+    format!("= {n} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})", line_bytes.trailing_zeros() + 1)
+}
+
+impl Shape {
+    /// The range checks of the shape fields whose error says ReCXL's reason (contract §6
+    /// texts; the other ranges are the field reader's): run before
+    /// [`crate::fields::read_params`].
+    pub fn read_ranges(r: &mut FieldReader) -> ConfigResult<()> {
+        // The range 2..=256 is the field's own (ReCXL needs 2 nodes to replicate anything; node
+        // IDs are at most 8 bits), so `rtl-gen list` and the range error show the one real range.
+        let num_nodes = r.u32("num_nodes").map_err(|e| match e {
+            ConfigError::Field { block, kind, field, problem } => {
+                ConfigError::Field { block, kind, field, problem: format!("{problem} (ReCXL needs at least 2 compute nodes; at most 256)") }
+            }
+            other => other,
+        })?;
+        // The field's range is 2..=8; the kind's reason says why, and the bound by num_nodes.
+        r.uint_with_reason("replicas", |n| replicas_rule(n, num_nodes.min(8)))?;
+        let line_bytes = r.u32("line_bytes")?;
+        let lb = line_bytes.trailing_zeros();
+        r.uint_with_reason("addr_bits", |n| if n <= lb.into() { no_line_address(n, line_bytes) } else { format!("= {n} is out of range; allowed {}..=64 for line_bytes = {line_bytes}", lb + 1) })?;
+        Ok(())
+    }
+
+    /// The combinations of the shape fields, for block `block` of kind `kind`.
+    pub fn check(&self, block: &str, kind: &'static str) -> ConfigResult<()> {
+        let Shape { num_nodes, replicas, line_bytes, addr_bits } = *self;
+        if replicas > num_nodes {
+            let max = num_nodes.min(8);
+            return Err(shape_error(block, kind, "replicas", format!("= {replicas} exceeds num_nodes = {num_nodes}; a replica group is replicas distinct CNs (allowed 2..=min(8, num_nodes) = 2..={max})")));
         }
-        other => other,
-    })?;
-    // The field's range is 2..=8; the kind's reason says why, and the bound by num_nodes.
-    let max = num_nodes.min(8);
-    let replicas = r.uint_with_reason("replicas", |n| {
-        if n < 2 {
-            format!("= {n} tolerates no CN failure (ReCXL tolerates replicas − 1 failures, paper §IV-B); allowed 2..=min(8, num_nodes) = 2..={max}")
-        } else {
-            format!("= {n} is out of range; allowed 2..=min(8, num_nodes) = 2..={max}")
+        if ![32, 64, 128].contains(&line_bytes) {
+            return Err(shape_error(block, kind, "line_bytes", format!("= {line_bytes} must be 32, 64 or 128")));
         }
-    })? as u32;
-    if replicas > num_nodes {
-        return Err(r.error(
-            "replicas",
-            format!("= {replicas} exceeds num_nodes = {num_nodes}; a replica group is replicas distinct CNs (allowed 2..=min(8, num_nodes) = 2..={max})"),
-        ));
+        if addr_bits <= line_bytes.trailing_zeros() {
+            return Err(shape_error(block, kind, "addr_bits", no_line_address(addr_bits.into(), line_bytes)));
+        }
+        Ok(())
     }
-    let line_bytes = r.u32("line_bytes")?;
-    if ![32, 64, 128].contains(&line_bytes) {
-        return Err(r.error("line_bytes", format!("= {line_bytes} must be 32, 64 or 128")));
+}
+
+/// The parameters of a `recxl_replica_map` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecxlReplicaMapParams {
+    #[serde(flatten)]
+    pub shape: Shape,
+    /// Register stages (the latency), 0..=[`MAX_PIPELINE`].
+    pub pipeline: u32,
+}
+
+impl KindParams for RecxlReplicaMapParams {
+    const KIND: &'static str = "recxl_replica_map";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
     }
-    let lb = line_bytes.trailing_zeros();
-    let no_line_address = |n: u64| format!("= {n} leaves no line-address bits (allowed {}..=64 for line_bytes = {line_bytes})", lb + 1);
-    let addr_bits = r.uint_with_reason("addr_bits", |n| if n <= lb.into() { no_line_address(n) } else { format!("= {n} is out of range; allowed {}..=64 for line_bytes = {line_bytes}", lb + 1) })? as u32;
-    if addr_bits <= lb {
-        return Err(r.error("addr_bits", no_line_address(addr_bits.into())));
+}
+
+impl RecxlReplicaMapParams {
+    /// The validated block named `name`.
+    pub fn block(&self, name: &str) -> ConfigResult<RecxlReplicaMapBlock> {
+        self.shape.check(name, Self::KIND)?;
+        Ok(RecxlReplicaMapBlock { name: name.to_string(), params: self.clone() })
     }
-    Ok(Shape { num_nodes, replicas, line_bytes, addr_bits })
 }
 
 impl Shape {
@@ -95,31 +138,25 @@ impl Shape {
     pub fn line_addr_bits(&self) -> u32 {
         self.addr_bits - self.line_bytes.trailing_zeros()
     }
-    pub fn params(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("num_nodes", self.num_nodes.to_string()),
-            ("replicas", self.replicas.to_string()),
-            ("line_bytes", self.line_bytes.to_string()),
-            ("addr_bits", self.addr_bits.to_string()),
-        ]
-    }
 }
 
 /// A validated `recxl_replica_map` block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecxlReplicaMapBlock {
     pub name: String,
-    pub shape: Shape,
-    /// Register stages (the latency), 0..=[`MAX_PIPELINE`].
-    pub pipeline: u32,
+    pub params: RecxlReplicaMapParams,
 }
 
 impl RecxlReplicaMapBlock {
     pub fn shape(&self) -> MapShape {
-        self.shape.map()
+        self.params.shape.map()
     }
     pub fn line_addr_bits(&self) -> u32 {
-        self.shape.line_addr_bits()
+        self.params.shape.line_addr_bits()
+    }
+    /// Register stages (the latency).
+    pub fn pipeline(&self) -> u32 {
+        self.params.pipeline
     }
 }
 
@@ -134,9 +171,8 @@ impl BlockKind for RecxlReplicaMapKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let shape = read_shape(r)?;
-        let pipeline = r.u32("pipeline")?;
-        Ok(Box::new(RecxlReplicaMapBlock { name: r.block().to_string(), shape, pipeline }))
+        Shape::read_ranges(r)?;
+        Ok(Box::new(read_params::<RecxlReplicaMapParams>(r)?.block(r.block())?))
     }
 }
 
@@ -147,10 +183,8 @@ impl Block for RecxlReplicaMapBlock {
     fn kind(&self) -> &'static str {
         "recxl_replica_map"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut p = self.shape.params();
-        p.push(("pipeline", self.pipeline.to_string()));
-        p
+    fn typed_params(&self) -> ParamList {
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

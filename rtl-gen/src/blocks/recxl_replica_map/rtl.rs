@@ -1,7 +1,7 @@
 //! `recxl_replica_map` as combinational logic, and the same network emitted inside the logging
 //! unit (its dump engine needs the in-charge node of every record it traverses).
 
-use super::map::MapShape;
+use super::model::MapShape;
 use super::RecxlReplicaMapBlock;
 use crate::info::DesignInfo;
 use crate::hw::build::{add, bits_for, dec, ge, id, mux, sub, zext};
@@ -215,7 +215,7 @@ pub fn module(b: &RecxlReplicaMapBlock, design: &DesignInfo, name: &str) -> Gene
     let sb = shape.slot_bits();
     let w = nb.max(sb);
     let la = b.line_addr_bits();
-    let stages = b.pipeline;
+    let stages = b.params.pipeline;
     let mut ports = Vec::new();
     if stages > 0 {
         ports.extend(clock_ports(design));
@@ -294,7 +294,7 @@ pub fn module(b: &RecxlReplicaMapBlock, design: &DesignInfo, name: &str) -> Gene
         ),
         notes: vec![
             timing,
-            "The identical Rust function is rtl_gen::blocks::recxl_replica_map::map::MapShape::map.".into(),
+            "The identical Rust function is rtl_gen::blocks::recxl_replica_map::model::MapShape::map.".into(),
             "The writer logs in its own unit when it is a member of the line's group (U2): the set depends on the address only.".into(),
         ],
         origin: None,

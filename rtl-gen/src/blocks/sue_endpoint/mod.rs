@@ -5,58 +5,57 @@
 //! `<name>_transport` and the top `<name>`. The reference model is [`model::EndpointModel`].
 
 pub mod model;
+mod rtl;
 
-use crate::blocks::sue::{SueCommon, COMMON_FIELDS};
-use crate::blocks::sue_packer::{read_packer, SuePackerBlock};
-use crate::blocks::sue_transport::{read_transport, SueTransportBlock, TRANSPORT_FIELDS};
+use crate::blocks::protocol::sue::{SueCommon, TRANSPORT_COMMON_FIELDS, TRANSPORT_DATA_BYTES};
+use crate::blocks::sue_packer::{PackerFields, SuePackerBlock, PACKER_FIELDS};
+use crate::blocks::sue_transport::{SueTransportBlock, TransportFields, TRANSPORT_FIELDS};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
-use crate::hw::build::id;
-use crate::hw::module::{clock_ports, Role};
-use crate::hw::verilog::{Expr, Item, Module};
+use crate::fields::{concat_fields, read_params, FieldReader, FieldSpec, KindParams, ParamList};
 use model::EndpointModel;
+use serde::{Deserialize, Serialize};
 
 pub struct SueEndpointKind;
 
-static FIELDS: [FieldSpec; 25] = [
-    crate::blocks::sue::TRANSPORT_DATA_BYTES_FIELD,
-    COMMON_FIELDS[1],
-    COMMON_FIELDS[2],
-    COMMON_FIELDS[3],
-    COMMON_FIELDS[4],
-    COMMON_FIELDS[5],
-    FieldSpec {
-        name: "queue_depth",
-        ty: FieldType::UInt { min: 1, max: 1024 },
-        default: Some("32"),
-        doc: "packer: commands per {destination, VC} queue",
-    },
-    FieldSpec {
-        name: "hold_cycles",
-        ty: FieldType::UInt { min: 0, max: 65535 },
-        default: Some("0"),
-        doc: "packer: 0 = never wait to pack (seed §4.4); > 0 our extension",
-    },
-    TRANSPORT_FIELDS[0],
-    TRANSPORT_FIELDS[1],
-    TRANSPORT_FIELDS[2],
-    TRANSPORT_FIELDS[3],
-    TRANSPORT_FIELDS[4],
-    TRANSPORT_FIELDS[5],
-    TRANSPORT_FIELDS[6],
-    TRANSPORT_FIELDS[7],
-    TRANSPORT_FIELDS[8],
-    TRANSPORT_FIELDS[9],
-    TRANSPORT_FIELDS[10],
-    TRANSPORT_FIELDS[11],
-    TRANSPORT_FIELDS[12],
-    TRANSPORT_FIELDS[13],
-    TRANSPORT_FIELDS[14],
-    TRANSPORT_FIELDS[15],
-    TRANSPORT_FIELDS[16],
-];
+/// The shared fields, the packer's, then the transport's.
+static FIELDS: [FieldSpec; 25] = concat_fields(concat_fields::<6, 2, 8>(TRANSPORT_COMMON_FIELDS, PACKER_FIELDS), TRANSPORT_FIELDS);
+
+/// The parameters of a `sue_endpoint` block: the packer's and the transport's, sharing the
+/// common SUE fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SueEndpointParams {
+    #[serde(flatten)]
+    pub common: SueCommon,
+    #[serde(flatten)]
+    pub packer: PackerFields,
+    #[serde(flatten)]
+    pub transport: TransportFields,
+}
+
+impl KindParams for SueEndpointParams {
+    const KIND: &'static str = "sue_endpoint";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl SueEndpointParams {
+    /// The validated block named `name` (its parts `<name>_packer`, `<name>_transport`).
+    pub fn block(&self, name: &str) -> ConfigResult<SueEndpointBlock> {
+        let common = &self.common;
+        common.check(name, Self::KIND, &TRANSPORT_DATA_BYTES)?;
+        self.packer.check(name, Self::KIND, common)?;
+        let p = self.transport.resolve(name, Self::KIND, common)?;
+        Ok(SueEndpointBlock {
+            name: name.to_string(),
+            common: common.clone(),
+            packer: SuePackerBlock { name: format!("{name}_packer"), common: common.clone(), queue_depth: self.packer.queue_depth, hold_cycles: self.packer.hold_cycles },
+            transport: SueTransportBlock { name: format!("{name}_transport"), common: common.clone(), p },
+        })
+    }
+}
 
 /// A validated `sue_endpoint` block: its two parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +78,11 @@ pub const PACKER_COUNTERS: [(&str, &str); 7] = [
 ];
 
 impl SueEndpointBlock {
+    /// The block's parameters as a design file gives them.
+    pub fn params_struct(&self) -> SueEndpointParams {
+        SueEndpointParams { common: self.common.clone(), packer: self.packer.params_struct().packer, transport: self.transport.p.fields() }
+    }
+
     pub fn model(&self) -> EndpointModel {
         EndpointModel::new(self)
     }
@@ -100,7 +104,7 @@ impl SueEndpointBlock {
 
     /// The module-doc lines: the endpoint's latencies, then the transport's notes but its
     /// latencies (the XPU id, the give-up rule and the wire format apply as they are).
-    fn notes(&self) -> Vec<String> {
+    pub(crate) fn notes(&self) -> Vec<String> {
         let (pk, cb, tx) = (self.packer.latency(), self.common.cmd_beats(), self.transport.tx_latency());
         let mut n = vec![
             format!("TX latency {}: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle endpoint's m_axis_tx as the first beat of its PDU in T+{} = packer {pk} (the PDU's first beat leaves the packer in T+{pk}) + {} more PDU beat(s) of a one-command PDU (cmd_bytes / data_bytes = {cb}; the transport stores a PDU whole) + transport {tx} (from the PDU's last beat to its first beat on m_axis_tx). A longer PDU adds its extra beats.", self.tx_latency(), self.tx_latency(), cb - 1),
@@ -123,25 +127,8 @@ impl BlockKind for SueEndpointKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let common = SueCommon::read(r, &crate::blocks::sue::TRANSPORT_DATA_BYTES)?;
-        let (queue_depth, hold_cycles) = read_packer(r, &common)?;
-        let p = read_transport(r, &common)?;
-        let name = r.block().to_string();
-        Ok(Box::new(SueEndpointBlock {
-            packer: SuePackerBlock {
-                name: format!("{name}_packer"),
-                common: common.clone(),
-                queue_depth,
-                hold_cycles,
-            },
-            transport: SueTransportBlock {
-                name: format!("{name}_transport"),
-                common: common.clone(),
-                p,
-            },
-            name,
-            common,
-        }))
+        SueCommon::read_ranges(r, &TRANSPORT_DATA_BYTES)?;
+        Ok(Box::new(read_params::<SueEndpointParams>(r)?.block(r.block())?))
     }
 }
 
@@ -152,12 +139,8 @@ impl Block for SueEndpointBlock {
     fn kind(&self) -> &'static str {
         "sue_endpoint"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut p = self.common.params();
-        p.push(("queue_depth", self.packer.queue_depth.to_string()));
-        p.push(("hold_cycles", self.packer.hold_cycles.to_string()));
-        p.extend(self.transport.p.params());
-        p
+    fn typed_params(&self) -> ParamList {
+        self.params_struct().to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![
@@ -170,7 +153,7 @@ impl Block for SueEndpointBlock {
         let names = self.module_names(design);
         let mut out = self.packer.elaborate(design);
         out.extend(self.transport.elaborate(design));
-        out.push(self.top(design, &names[0], &names[1], &names[2]));
+        out.push(rtl::module(self, design, &names[0], &names[1], &names[2]));
         out
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -178,82 +161,31 @@ impl Block for SueEndpointBlock {
     }
 }
 
-impl SueEndpointBlock {
-    fn top(&self, design: &DesignInfo, pk: &str, tp: &str, name: &str) -> GeneratedModule {
-        let c = &self.common;
-        let pkm = self.packer.module(design, pk).module;
-        let tpm = self.transport.module(design, tp).module;
-        let mut ports = clock_ports(design);
-        let mut it: Vec<Item> = Vec::new();
-        let mut pk_conns: Vec<(String, Expr)> = vec![
-            ("clk".into(), id("clk")),
-            (design.reset.port().into(), id(design.reset.port())),
-        ];
-        let mut tp_conns = pk_conns.clone();
-        it.push(Item::comment("Internal: the packer's PDU stream into the transport, the transport's slot state back as dest_ok."));
-        for p in &pkm.ports {
-            let n = p.name.as_str();
-            if n == "clk" || n == "rst" || n == "rst_n" {
-                continue;
-            }
-            if let Some(rest) = n.strip_prefix("m_axis_pdu_") {
-                let w = format!("pdu_{rest}");
-                it.push(Item::wire(&w, p.width, &p.doc));
-                pk_conns.push((n.to_string(), id(&w)));
-            } else if n == "dest_ok" {
-                pk_conns.push(("dest_ok".into(), id("tx_dest_ready_w")));
-            } else if n == "vc_pause" {
-                pk_conns.push(("vc_pause".into(), id("tx_vc_pause")));
-            } else {
-                let outer = PACKER_COUNTERS
-                    .iter()
-                    .find(|(a, _)| *a == n)
-                    .map_or(n, |(_, b)| b);
-                let mut q = p.clone();
-                q.name = outer.to_string();
-                ports.push(q);
-                pk_conns.push((n.to_string(), id(outer)));
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoint(fields: &str) -> (SueEndpointBlock, ParamList) {
+        let text = format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_endpoint\"\nname = \"ep\"\n{fields}\n");
+        let d = crate::config::Design::parse(&text, "t.toml").expect("valid");
+        (d.blocks[0].as_any().downcast_ref::<SueEndpointBlock>().expect("an endpoint").clone(), d.blocks[0].typed_params())
+    }
+
+    /// The list is the table's fields in order (the id only with a constant source), typed as
+    /// JSON, and it validates back into the same block, parts included.
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        for (fields, has_id) in [("", false), ("xpuid_source = \"constant\"\nlocal_xpuid = 3\nnum_vc = 3\npsn_scope = \"dest_vc\"\nrcrc = \"crc32c\"\npartition_check = true", true)] {
+            let (b, list) = endpoint(fields);
+            let names: Vec<&str> = FIELDS.iter().map(|f| f.name).filter(|n| has_id || *n != "local_xpuid").collect();
+            assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), names, "{fields}");
+            let back = SueEndpointParams::from_list(&list).expect("deserialises").block("ep").expect("validates");
+            assert_eq!(back, b, "{fields}");
+            assert_eq!(back.packer.typed_params().len(), 8);
         }
-        it.push(Item::wire(
-            "tx_dest_ready_w",
-            c.num_xpu,
-            "transport: a slot is free per destination (packer dest_ok)",
-        ));
-        for p in &tpm.ports {
-            let n = p.name.as_str();
-            if n == "clk" || n == "rst" || n == "rst_n" {
-                continue;
-            }
-            if let Some(rest) = n.strip_prefix("s_axis_pdu_") {
-                tp_conns.push((n.to_string(), id(&format!("pdu_{rest}"))));
-            } else if n == "tx_dest_ready" {
-                tp_conns.push(("tx_dest_ready".into(), id("tx_dest_ready_w")));
-            } else {
-                ports.push(p.clone());
-                tp_conns.push((n.to_string(), id(n)));
-            }
-        }
-        it.push(Item::Instance {
-            module: pk.to_string(),
-            name: "u_packer".into(),
-            conns: pk_conns,
-        });
-        it.push(Item::Instance {
-            module: tp.to_string(),
-            name: "u_transport".into(),
-            conns: tp_conns,
-        });
-        GeneratedModule {
-            module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
-            latency: self.tx_latency(),
-            summary: format!(
-                "SUE endpoint: {pk} (per-{{destination, VC}} packing, up to {} bytes per PDU) feeding {tp} (RH, R-CRC, go-back-N, ACK/NACK, per-VC receive buffers, unpacking).",
-                c.max_pack_bytes
-            ),
-            notes: self.notes(),
-            role: Role::Endpoint,
-            origin: None,
+        let (_, list) = endpoint("xpuid_source = \"constant\"\nlocal_xpuid = 3\nnum_vc = 3\npsn_scope = \"dest_vc\"\nrcrc = \"crc32c\"\npartition_check = true");
+        for want in [("local_xpuid", serde_json::json!(3)), ("ack_vc", serde_json::json!(2)), ("psn_scope", serde_json::json!("dest_vc")), ("rcrc", serde_json::json!("crc32c")), ("partition_check", serde_json::json!(true)), ("rx_buf_bytes_per_vc", serde_json::json!(8192))] {
+            assert!(list.contains(&want), "{want:?} in {list:?}");
         }
     }
 }

@@ -19,22 +19,18 @@ pub mod model;
 mod props;
 pub(crate) mod rtl;
 
-use crate::blocks::sue::{SueCommon, COMMON_FIELDS, MAX_STORAGE_BYTES};
+use crate::blocks::protocol::sue::{field_error, SueCommon, COMMON_FIELDS, DATA_BYTES, MAX_STORAGE_BYTES};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::fields::{concat_fields, read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
 use model::PackerModel;
+use serde::{Deserialize, Serialize};
 
 pub struct SuePackerKind;
 
-static FIELDS: [FieldSpec; 8] = [
-    COMMON_FIELDS[0],
-    COMMON_FIELDS[1],
-    COMMON_FIELDS[2],
-    COMMON_FIELDS[3],
-    COMMON_FIELDS[4],
-    COMMON_FIELDS[5],
+/// The packer's own fields (the endpoint lists them too, after the shared ones).
+pub const PACKER_FIELDS: [FieldSpec; 2] = [
     FieldSpec { name: "queue_depth", ty: FieldType::UInt { min: 1, max: 1024 }, default: Some("32"), doc: "commands per {destination, VC} queue (RAM rounded up to a power of two)" },
     FieldSpec {
         name: "hold_cycles",
@@ -43,6 +39,60 @@ static FIELDS: [FieldSpec; 8] = [
         doc: "0 = never wait to pack (seed §4.4); > 0 = our extension: a queue short of a full PDU may wait this many cycles for more commands unless flushed",
     },
 ];
+
+static FIELDS: [FieldSpec; 8] = concat_fields(COMMON_FIELDS, PACKER_FIELDS);
+
+/// The packer's own parameters, [`PACKER_FIELDS`] (part of the endpoint's struct too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackerFields {
+    pub queue_depth: u32,
+    pub hold_cycles: u32,
+}
+
+impl PackerFields {
+    /// The storage bound over the shared fields, for block `block` of kind `kind`.
+    pub fn check(&self, block: &str, kind: &'static str, common: &SueCommon) -> ConfigResult<()> {
+        let queue_depth = self.queue_depth;
+        let storage = u64::from(common.num_queues()) * u64::from(queue_depth) * u64::from(common.cmd_bytes);
+        if storage > MAX_STORAGE_BYTES {
+            return Err(field_error(
+                block,
+                kind,
+                "queue_depth",
+                format!(
+                    "= {queue_depth} makes the packer storage num_xpu × num_vc × queue_depth × cmd_bytes = {storage} bytes, over the 16 MiB limit; allowed 1..={}",
+                    (MAX_STORAGE_BYTES / (u64::from(common.num_queues()) * u64::from(common.cmd_bytes))).max(1)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The parameters of a `sue_packer` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuePackerParams {
+    #[serde(flatten)]
+    pub common: SueCommon,
+    #[serde(flatten)]
+    pub packer: PackerFields,
+}
+
+impl KindParams for SuePackerParams {
+    const KIND: &'static str = "sue_packer";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl SuePackerParams {
+    /// The validated block named `name`: the combinations the field ranges cannot express.
+    pub fn block(&self, name: &str) -> ConfigResult<SuePackerBlock> {
+        self.common.check(name, Self::KIND, &DATA_BYTES)?;
+        self.packer.check(name, Self::KIND, &self.common)?;
+        Ok(SuePackerBlock { name: name.to_string(), common: self.common.clone(), queue_depth: self.packer.queue_depth, hold_cycles: self.packer.hold_cycles })
+    }
+}
 
 /// A validated `sue_packer` block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +104,11 @@ pub struct SuePackerBlock {
 }
 
 impl SuePackerBlock {
+    /// The block's parameters as a design file gives them.
+    pub fn params_struct(&self) -> SuePackerParams {
+        SuePackerParams { common: self.common.clone(), packer: PackerFields { queue_depth: self.queue_depth, hold_cycles: self.hold_cycles } }
+    }
+
     pub fn model(&self) -> PackerModel {
         PackerModel::new(self)
     }
@@ -74,24 +129,6 @@ impl SuePackerBlock {
     }
 }
 
-/// Read the packer's own fields after the shared ones (also used by the endpoint).
-pub fn read_packer(r: &mut FieldReader, common: &SueCommon) -> ConfigResult<(u32, u32)> {
-    let queue_depth = r.u32("queue_depth")?;
-    let storage =
-        u64::from(common.num_queues()) * u64::from(queue_depth) * u64::from(common.cmd_bytes);
-    if storage > MAX_STORAGE_BYTES {
-        return Err(r.error(
-            "queue_depth",
-            format!(
-                "= {queue_depth} makes the packer storage num_xpu × num_vc × queue_depth × cmd_bytes = {storage} bytes, over the 16 MiB limit; allowed 1..={}",
-                (MAX_STORAGE_BYTES / (u64::from(common.num_queues()) * u64::from(common.cmd_bytes))).max(1)
-            ),
-        ));
-    }
-    let hold_cycles = r.u32("hold_cycles")?;
-    Ok((queue_depth, hold_cycles))
-}
-
 impl BlockKind for SuePackerKind {
     fn kind(&self) -> &'static str {
         "sue_packer"
@@ -103,14 +140,8 @@ impl BlockKind for SuePackerKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let common = SueCommon::read(r, &crate::blocks::sue::DATA_BYTES)?;
-        let (queue_depth, hold_cycles) = read_packer(r, &common)?;
-        Ok(Box::new(SuePackerBlock {
-            name: r.block().to_string(),
-            common,
-            queue_depth,
-            hold_cycles,
-        }))
+        SueCommon::read_ranges(r, &DATA_BYTES)?;
+        Ok(Box::new(read_params::<SuePackerParams>(r)?.block(r.block())?))
     }
 }
 
@@ -121,11 +152,8 @@ impl Block for SuePackerBlock {
     fn kind(&self) -> &'static str {
         "sue_packer"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut p = self.common.params();
-        p.push(("queue_depth", self.queue_depth.to_string()));
-        p.push(("hold_cycles", self.hold_cycles.to_string()));
-        p
+    fn typed_params(&self) -> ParamList {
+        self.params_struct().to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]
@@ -135,5 +163,20 @@ impl Block for SuePackerBlock {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_params_struct_is_the_field_table() {
+        let d = crate::config::Design::parse("[design]\nname = \"t\"\n[[blocks]]\nkind = \"sue_packer\"\nname = \"pk\"\nhold_cycles = 5\n", "t.toml").expect("valid");
+        let list = d.blocks[0].typed_params();
+        assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
+        assert!(list.contains(&("hold_cycles", serde_json::json!(5))), "{list:?}");
+        let back = SuePackerParams::from_list(&list).expect("deserialises").block("pk").expect("validates");
+        assert_eq!(Some(&back), d.blocks[0].as_any().downcast_ref::<SuePackerBlock>());
     }
 }

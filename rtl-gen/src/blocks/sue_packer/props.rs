@@ -9,7 +9,7 @@
 //! - the status counters saturate at CNT_MAX and never wrap (the event counters step by one,
 //!   the commands-sent accumulator never decreases).
 
-use crate::blocks::sue::XPUID_BITS;
+use crate::blocks::protocol::sue::XPUID_BITS;
 use crate::hw::build::{all, and, dec, eq, ge, id, le, lt, ne, sub};
 use crate::hw::props::{running, Formal};
 use crate::hw::verilog::Item;

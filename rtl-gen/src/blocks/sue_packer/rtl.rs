@@ -10,7 +10,7 @@
 //! still leave back to back).
 
 use super::SuePackerBlock;
-use crate::blocks::sue::XPUID_BITS;
+use crate::blocks::protocol::sue::XPUID_BITS;
 use crate::hw::build::{add, all, any, bit_of, bits_for, cat, clog2, dec, id, localparam, lt, mux, ne, set_id, sub, when, wire, zext};
 use crate::hw::count::{sat_accumulator, sat_counter};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};

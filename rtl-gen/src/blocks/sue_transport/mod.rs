@@ -9,27 +9,28 @@
 //! PDUs are checked (frame error, shape, R-CRC, header, partition), delivered in order exactly
 //! once per {source, VC} into per-VC receive buffers with pause outputs, and unpacked into
 //! commands. `psn_scope = "dest_vc"` (our extension) keeps one PSN space per {destination, VC}.
-//! The protocol rules are those of the untimed reference [`crate::blocks::sue::protocol`]; the
+//! The protocol rules are those of the untimed reference [`crate::blocks::protocol::sue::transport`]; the
 //! cycle-accurate model is [`model::TransportModel`].
 
 pub mod model;
 mod rtl;
 
-use crate::blocks::sue::protocol::PsnScope;
-use crate::blocks::sue::wire::Rcrc;
-use crate::blocks::sue::{SueCommon, COMMON_FIELDS, MAX_STORAGE_BYTES};
+use crate::blocks::protocol::sue::transport::PsnScope;
+use crate::blocks::protocol::sue::wire::Rcrc;
+use crate::blocks::protocol::sue::{field_error, SueCommon, MAX_STORAGE_BYTES, TRANSPORT_COMMON_FIELDS, TRANSPORT_DATA_BYTES};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::fields::{concat_fields, read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
 use model::TransportModel;
+use serde::{Deserialize, Serialize};
 
 pub struct SueTransportKind;
 
-/// The transport's own fields, after the shared ones.
+/// The transport's own fields, after the shared ones (the endpoint lists them too).
 pub const TRANSPORT_FIELDS: [FieldSpec; 17] = [
     FieldSpec { name: "xpuid_source", ty: FieldType::Choice(&["port", "constant"]), default: Some("\"port\""), doc: "where this XPU's id (the RH xpuid sent) comes from: port = the local_xpuid input (a strap or register, so one module serves every XPU of a fabric; hold it while out of reset); constant = the local_xpuid field, fixed at generation" },
-    FieldSpec { name: "local_xpuid", ty: FieldType::UInt { min: 0, max: 1023 }, default: Some("0"), doc: "this XPU's id with xpuid_source = \"constant\", sent as the RH xpuid; below num_xpu (not allowed with xpuid_source = \"port\")" },
+    FieldSpec { name: "local_xpuid", ty: FieldType::UInt { min: 0, max: 1023 }, default: Some("derived: xpuid_source: 0 with \"constant\", not set with \"port\""), doc: "this XPU's id with xpuid_source = \"constant\", sent as the RH xpuid; below num_xpu (not allowed with xpuid_source = \"port\")" },
     FieldSpec { name: "window", ty: FieldType::UInt { min: 1, max: 1024 }, default: Some("4"), doc: "PDUs per PSN space stored and unacknowledged (slots = next power of two, at least 2)" },
     FieldSpec { name: "psn_init", ty: FieldType::UInt { min: 0, max: 65535 }, default: Some("0"), doc: "PSN of the first PDU after reset, on both sides" },
     FieldSpec { name: "psn_scope", ty: FieldType::Choice(&["dest", "dest_vc"]), default: Some("\"dest\""), doc: "dest: one PSN space per {port, destination} (seed §4.2 step 4); dest_vc: one per {destination, VC} (our extension)" },
@@ -38,7 +39,7 @@ pub const TRANSPORT_FIELDS: [FieldSpec; 17] = [
     FieldSpec { name: "ack_coalesce", ty: FieldType::UInt { min: 1, max: 1024 }, default: Some("1"), doc: "accepted PDUs from a peer that make an ACK due, 1..=window" },
     FieldSpec { name: "ack_delay_cycles", ty: FieldType::UInt { min: 0, max: 65535 }, default: Some("0"), doc: "cycles a pending ACK may wait for a piggyback before it is due; below rto_cycles" },
     FieldSpec { name: "nack_timeout_cycles", ty: FieldType::UInt { min: 16, max: 65535 }, default: Some("1024"), doc: "a NACK is re-sent after this many cycles while its gap persists (our choice)" },
-    FieldSpec { name: "ack_vc", ty: FieldType::UInt { min: 0, max: 255 }, default: Some("255"), doc: "VC of control PDUs (the acknowledgement class, seed §3.4.6); default num_vc - 1" },
+    FieldSpec { name: "ack_vc", ty: FieldType::UInt { min: 0, max: 255 }, default: Some("derived: num_vc - 1"), doc: "VC of control PDUs (the acknowledgement class, seed §3.4.6)" },
     FieldSpec { name: "rcrc", ty: FieldType::Choice(&["crc32", "crc32c"]), default: Some("\"crc32\""), doc: "R-CRC model: CRC-32/ISO-HDLC or CRC-32/ISCSI" },
     FieldSpec { name: "version", ty: FieldType::UInt { min: 0, max: 3 }, default: Some("0"), doc: "RH ver sent and required" },
     FieldSpec { name: "partition", ty: FieldType::UInt { min: 0, max: 1023 }, default: Some("0"), doc: "RH partition sent" },
@@ -47,33 +48,74 @@ pub const TRANSPORT_FIELDS: [FieldSpec; 17] = [
     FieldSpec { name: "rx_pause_bytes", ty: FieldType::UInt { min: 0, max: 1_048_576 }, default: Some("0"), doc: "rx_vc_pause while a VC's free space is below this; 0 = 2 x max_pack_bytes" },
 ];
 
-static FIELDS: [FieldSpec; 23] = [
-    crate::blocks::sue::TRANSPORT_DATA_BYTES_FIELD,
-    COMMON_FIELDS[1],
-    COMMON_FIELDS[2],
-    COMMON_FIELDS[3],
-    COMMON_FIELDS[4],
-    COMMON_FIELDS[5],
-    TRANSPORT_FIELDS[0],
-    TRANSPORT_FIELDS[1],
-    TRANSPORT_FIELDS[2],
-    TRANSPORT_FIELDS[3],
-    TRANSPORT_FIELDS[4],
-    TRANSPORT_FIELDS[5],
-    TRANSPORT_FIELDS[6],
-    TRANSPORT_FIELDS[7],
-    TRANSPORT_FIELDS[8],
-    TRANSPORT_FIELDS[9],
-    TRANSPORT_FIELDS[10],
-    TRANSPORT_FIELDS[11],
-    TRANSPORT_FIELDS[12],
-    TRANSPORT_FIELDS[13],
-    TRANSPORT_FIELDS[14],
-    TRANSPORT_FIELDS[15],
-    TRANSPORT_FIELDS[16],
-];
+static FIELDS: [FieldSpec; 23] = concat_fields(TRANSPORT_COMMON_FIELDS, TRANSPORT_FIELDS);
 
-/// The transport's validated own fields.
+/// Where this XPU's id comes from (`xpuid_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum XpuidSource {
+    /// The `local_xpuid` input port.
+    Port,
+    /// The `local_xpuid` field, fixed at generation.
+    Constant,
+}
+
+/// The transport's own parameters as a design file gives them, [`TRANSPORT_FIELDS`] (part of
+/// the endpoint's struct too); [`TransportFields::resolve`] validates them into
+/// [`TransportParams`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransportFields {
+    pub xpuid_source: XpuidSource,
+    /// Only with `xpuid_source = "constant"` (0 when not set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_xpuid: Option<u32>,
+    pub window: u32,
+    pub psn_init: u32,
+    pub psn_scope: PsnScope,
+    pub rto_cycles: u32,
+    pub max_retries: u32,
+    pub ack_coalesce: u32,
+    pub ack_delay_cycles: u32,
+    pub nack_timeout_cycles: u32,
+    /// `num_vc - 1` when not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_vc: Option<u32>,
+    pub rcrc: Rcrc,
+    pub version: u32,
+    pub partition: u32,
+    pub partition_check: bool,
+    /// 0 = 4 × max_pack_bytes.
+    pub rx_buf_bytes_per_vc: u32,
+    /// 0 = 2 × max_pack_bytes (at most the buffer).
+    pub rx_pause_bytes: u32,
+}
+
+/// The parameters of a `sue_transport` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SueTransportParams {
+    #[serde(flatten)]
+    pub common: SueCommon,
+    #[serde(flatten)]
+    pub transport: TransportFields,
+}
+
+impl KindParams for SueTransportParams {
+    const KIND: &'static str = "sue_transport";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl SueTransportParams {
+    /// The validated block named `name`: the combinations the field ranges cannot express.
+    pub fn block(&self, name: &str) -> ConfigResult<SueTransportBlock> {
+        self.common.check(name, Self::KIND, &TRANSPORT_DATA_BYTES)?;
+        let p = self.transport.resolve(name, Self::KIND, &self.common)?;
+        Ok(SueTransportBlock { name: name.to_string(), common: self.common.clone(), p })
+    }
+}
+
+/// The transport's validated own fields, defaults resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TransportParams {
     /// The id is the `local_xpuid` input port (`xpuid_source = "port"`), not a constant.
@@ -98,121 +140,86 @@ pub struct TransportParams {
     pub rx_pause_bytes: u32,
 }
 
-/// Read and cross-check the transport's own fields (also used by the endpoint).
-pub fn read_transport(r: &mut FieldReader, c: &SueCommon) -> ConfigResult<TransportParams> {
-    let xpuid_port = r.choice("xpuid_source")? == "port";
-    if xpuid_port && r.is_set("local_xpuid") {
-        return Err(r.error(
-            "local_xpuid",
-            "is set, but xpuid_source = \"port\" (the default) takes the id from the local_xpuid input port; remove local_xpuid, or set xpuid_source = \"constant\" to fix the id at generation".to_string(),
-        ));
+impl TransportFields {
+    /// Cross-check the transport's own fields against the shared ones `c`, for block `block`
+    /// of kind `kind` (the endpoint's too), and resolve the automatic values.
+    pub fn resolve(&self, block: &str, kind: &'static str, c: &SueCommon) -> ConfigResult<TransportParams> {
+        let err = |field: &str, problem: String| field_error(block, kind, field, problem);
+        let xpuid_port = self.xpuid_source == XpuidSource::Port;
+        if xpuid_port && self.local_xpuid.is_some() {
+            return Err(err(
+                "local_xpuid",
+                "is set, but xpuid_source = \"port\" (the default) takes the id from the local_xpuid input port; remove local_xpuid, or set xpuid_source = \"constant\" to fix the id at generation".to_string(),
+            ));
+        }
+        let local_xpuid = self.local_xpuid.unwrap_or(0);
+        if local_xpuid >= c.num_xpu {
+            return Err(err("local_xpuid", format!("= {local_xpuid} must be below num_xpu ({}); allowed 0..={}", c.num_xpu, c.num_xpu - 1)));
+        }
+        let TransportFields { window, psn_scope, rto_cycles, ack_coalesce, ack_delay_cycles, .. } = *self;
+        let spaces = u64::from(c.num_xpu) * if psn_scope == PsnScope::DestVc { u64::from(c.num_vc) } else { 1 };
+        let slots = u64::from(window).next_power_of_two().max(2);
+        let storage = spaces * slots * u64::from(c.max_pack_bytes);
+        if storage > MAX_STORAGE_BYTES {
+            return Err(err(
+                "window",
+                format!(
+                    "= {window}: retransmission storage num_xpu × slots × max_pack_bytes = {} exceeds the 16 MiB limit; reduce num_xpu, window or max_pack_bytes",
+                    human_bytes(storage)
+                ),
+            ));
+        }
+        if ack_coalesce > window {
+            return Err(err("ack_coalesce", format!("= {ack_coalesce} exceeds window ({window}): the sender would stall until ack_delay_cycles; allowed 1..={window}")));
+        }
+        if ack_delay_cycles >= rto_cycles {
+            return Err(err(
+                "ack_delay_cycles",
+                format!("= {ack_delay_cycles} must be below rto_cycles ({rto_cycles}), else every delayed ACK arrives after a spurious timeout; allowed 0..={}", rto_cycles - 1),
+            ));
+        }
+        let ack_vc = self.ack_vc.unwrap_or(c.num_vc - 1);
+        if ack_vc >= c.num_vc {
+            return Err(err("ack_vc", format!("= {ack_vc} must name an existing VC; allowed 0..={}", c.num_vc - 1)));
+        }
+        let mut rx_buf = self.rx_buf_bytes_per_vc;
+        let min_buf = 2 * c.max_pack_bytes;
+        if rx_buf != 0 && (rx_buf < min_buf || !rx_buf.is_multiple_of(c.data_bytes)) {
+            return Err(err(
+                "rx_buf_bytes_per_vc",
+                format!("= {rx_buf} is too small; allowed 0 (auto) or {min_buf}..=1048576 in multiples of data_bytes (two maximum PDUs, so one can drain while the next arrives)"),
+            ));
+        }
+        if rx_buf == 0 {
+            rx_buf = 4 * c.max_pack_bytes;
+        }
+        let mut rx_pause = self.rx_pause_bytes;
+        if rx_pause != 0 && (rx_pause < c.max_pack_bytes || rx_pause > rx_buf) {
+            return Err(err("rx_pause_bytes", format!("= {rx_pause} is out of range; allowed 0 (auto) or {}..={rx_buf} (max_pack_bytes..=rx_buf_bytes_per_vc)", c.max_pack_bytes)));
+        }
+        if rx_pause == 0 {
+            rx_pause = (2 * c.max_pack_bytes).min(rx_buf);
+        }
+        Ok(TransportParams {
+            xpuid_port,
+            local_xpuid,
+            window,
+            psn_init: self.psn_init,
+            psn_scope,
+            rto_cycles,
+            max_retries: self.max_retries,
+            ack_coalesce,
+            ack_delay_cycles,
+            nack_timeout_cycles: self.nack_timeout_cycles,
+            ack_vc,
+            rcrc: self.rcrc,
+            version: self.version,
+            partition: self.partition,
+            partition_check: self.partition_check,
+            rx_buf_bytes_per_vc: rx_buf,
+            rx_pause_bytes: rx_pause,
+        })
     }
-    let local_xpuid = r.u32("local_xpuid")?;
-    if local_xpuid >= c.num_xpu {
-        return Err(r.error(
-            "local_xpuid",
-            format!(
-                "= {local_xpuid} must be below num_xpu ({}); allowed 0..={}",
-                c.num_xpu,
-                c.num_xpu - 1
-            ),
-        ));
-    }
-    let window = r.u32("window")?;
-    let psn_init = r.u32("psn_init")?;
-    let psn_scope = match r.choice("psn_scope")? {
-        "dest_vc" => PsnScope::DestVc,
-        _ => PsnScope::Dest,
-    };
-    let spaces = u64::from(c.num_xpu)
-        * if psn_scope == PsnScope::DestVc {
-            u64::from(c.num_vc)
-        } else {
-            1
-        };
-    let slots = u64::from(window).next_power_of_two().max(2);
-    let storage = spaces * slots * u64::from(c.max_pack_bytes);
-    if storage > MAX_STORAGE_BYTES {
-        return Err(r.error(
-            "window",
-            format!(
-                "= {window}: retransmission storage num_xpu × slots × max_pack_bytes = {} exceeds the 16 MiB limit; reduce num_xpu, window or max_pack_bytes",
-                human_bytes(storage)
-            ),
-        ));
-    }
-    let rto_cycles = r.u32("rto_cycles")?;
-    let max_retries = r.u32("max_retries")?;
-    let ack_coalesce = r.u32("ack_coalesce")?;
-    if ack_coalesce > window {
-        return Err(r.error("ack_coalesce", format!("= {ack_coalesce} exceeds window ({window}): the sender would stall until ack_delay_cycles; allowed 1..={window}")));
-    }
-    let ack_delay_cycles = r.u32("ack_delay_cycles")?;
-    if ack_delay_cycles >= rto_cycles {
-        return Err(r.error(
-            "ack_delay_cycles",
-            format!("= {ack_delay_cycles} must be below rto_cycles ({rto_cycles}), else every delayed ACK arrives after a spurious timeout; allowed 0..={}", rto_cycles - 1),
-        ));
-    }
-    let nack_timeout_cycles = r.u32("nack_timeout_cycles")?;
-    let ack_vc = if r.is_set("ack_vc") {
-        r.u32("ack_vc")?
-    } else {
-        c.num_vc - 1
-    };
-    if ack_vc >= c.num_vc {
-        return Err(r.error(
-            "ack_vc",
-            format!(
-                "= {ack_vc} must name an existing VC; allowed 0..={}",
-                c.num_vc - 1
-            ),
-        ));
-    }
-    let rcrc = match r.choice("rcrc")? {
-        "crc32c" => Rcrc::Crc32c,
-        _ => Rcrc::Crc32,
-    };
-    let version = r.u32("version")?;
-    let partition = r.u32("partition")?;
-    let partition_check = r.bool("partition_check")?;
-    let mut rx_buf = r.u32("rx_buf_bytes_per_vc")?;
-    let min_buf = 2 * c.max_pack_bytes;
-    if rx_buf != 0 && (rx_buf < min_buf || rx_buf % c.data_bytes != 0) {
-        return Err(r.error(
-            "rx_buf_bytes_per_vc",
-            format!("= {rx_buf} is too small; allowed 0 (auto) or {min_buf}..=1048576 in multiples of data_bytes (two maximum PDUs, so one can drain while the next arrives)"),
-        ));
-    }
-    if rx_buf == 0 {
-        rx_buf = 4 * c.max_pack_bytes;
-    }
-    let mut rx_pause = r.u32("rx_pause_bytes")?;
-    if rx_pause != 0 && (rx_pause < c.max_pack_bytes || rx_pause > rx_buf) {
-        return Err(r.error("rx_pause_bytes", format!("= {rx_pause} is out of range; allowed 0 (auto) or {}..={rx_buf} (max_pack_bytes..=rx_buf_bytes_per_vc)", c.max_pack_bytes)));
-    }
-    if rx_pause == 0 {
-        rx_pause = (2 * c.max_pack_bytes).min(rx_buf);
-    }
-    Ok(TransportParams {
-        xpuid_port,
-        local_xpuid,
-        window,
-        psn_init,
-        psn_scope,
-        rto_cycles,
-        max_retries,
-        ack_coalesce,
-        ack_delay_cycles,
-        nack_timeout_cycles,
-        ack_vc,
-        rcrc,
-        version,
-        partition,
-        partition_check,
-        rx_buf_bytes_per_vc: rx_buf,
-        rx_pause_bytes: rx_pause,
-    })
 }
 
 fn human_bytes(n: u64) -> String {
@@ -226,40 +233,28 @@ fn human_bytes(n: u64) -> String {
 }
 
 impl TransportParams {
-    pub fn params(&self) -> Vec<(&'static str, String)> {
-        let mut v = vec![(
-            "xpuid_source",
-            if self.xpuid_port { "port" } else { "constant" }.to_string(),
-        )];
-        if !self.xpuid_port {
-            v.push(("local_xpuid", self.local_xpuid.to_string()));
+    /// The resolved values as a design file gives them (the id only with `"constant"`, the
+    /// automatic values written out), which [`TransportFields::resolve`] takes back unchanged.
+    pub fn fields(&self) -> TransportFields {
+        TransportFields {
+            xpuid_source: if self.xpuid_port { XpuidSource::Port } else { XpuidSource::Constant },
+            local_xpuid: (!self.xpuid_port).then_some(self.local_xpuid),
+            window: self.window,
+            psn_init: self.psn_init,
+            psn_scope: self.psn_scope,
+            rto_cycles: self.rto_cycles,
+            max_retries: self.max_retries,
+            ack_coalesce: self.ack_coalesce,
+            ack_delay_cycles: self.ack_delay_cycles,
+            nack_timeout_cycles: self.nack_timeout_cycles,
+            ack_vc: Some(self.ack_vc),
+            rcrc: self.rcrc,
+            version: self.version,
+            partition: self.partition,
+            partition_check: self.partition_check,
+            rx_buf_bytes_per_vc: self.rx_buf_bytes_per_vc,
+            rx_pause_bytes: self.rx_pause_bytes,
         }
-        v.extend([
-            ("window", self.window.to_string()),
-            ("psn_init", self.psn_init.to_string()),
-            (
-                "psn_scope",
-                if self.psn_scope == PsnScope::DestVc {
-                    "dest_vc"
-                } else {
-                    "dest"
-                }
-                .to_string(),
-            ),
-            ("rto_cycles", self.rto_cycles.to_string()),
-            ("max_retries", self.max_retries.to_string()),
-            ("ack_coalesce", self.ack_coalesce.to_string()),
-            ("ack_delay_cycles", self.ack_delay_cycles.to_string()),
-            ("nack_timeout_cycles", self.nack_timeout_cycles.to_string()),
-            ("ack_vc", self.ack_vc.to_string()),
-            ("rcrc", self.rcrc.name().to_string()),
-            ("version", self.version.to_string()),
-            ("partition", self.partition.to_string()),
-            ("partition_check", self.partition_check.to_string()),
-            ("rx_buf_bytes_per_vc", self.rx_buf_bytes_per_vc.to_string()),
-            ("rx_pause_bytes", self.rx_pause_bytes.to_string()),
-        ]);
-        v
     }
 }
 
@@ -272,6 +267,11 @@ pub struct SueTransportBlock {
 }
 
 impl SueTransportBlock {
+    /// The block's parameters as a design file gives them.
+    pub fn params_struct(&self) -> SueTransportParams {
+        SueTransportParams { common: self.common.clone(), transport: self.p.fields() }
+    }
+
     pub fn model(&self) -> TransportModel {
         TransportModel::new(self)
     }
@@ -325,7 +325,7 @@ impl SueTransportBlock {
                 format!("peer_down[d] rises after {} retransmission timeouts in a row on a PSN space to d (an ACK or NACK from d restarts the count); an acknowledgement acted on restarts the count; it is sticky until reset, tx_dest_ready[d] then stays low and PDUs offered to d are taken and dropped (cnt_tx_peer_down_drop).", p.max_retries + 1)
             },
         ];
-        n.extend(crate::blocks::sue::wire::wire_notes(&crate::blocks::sue::wire::RhDoc {
+        n.extend(crate::blocks::protocol::sue::wire::wire_notes(&crate::blocks::protocol::sue::wire::RhDoc {
             version: p.version,
             xpuid: &self.xpuid_doc(),
             ack_vc: p.ack_vc,
@@ -463,13 +463,8 @@ impl BlockKind for SueTransportKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let common = SueCommon::read(r, &crate::blocks::sue::TRANSPORT_DATA_BYTES)?;
-        let p = read_transport(r, &common)?;
-        Ok(Box::new(SueTransportBlock {
-            name: r.block().to_string(),
-            common,
-            p,
-        }))
+        SueCommon::read_ranges(r, &TRANSPORT_DATA_BYTES)?;
+        Ok(Box::new(read_params::<SueTransportParams>(r)?.block(r.block())?))
     }
 }
 
@@ -480,10 +475,8 @@ impl Block for SueTransportBlock {
     fn kind(&self) -> &'static str {
         "sue_transport"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let mut p = self.common.params();
-        p.extend(self.p.params());
-        p
+    fn typed_params(&self) -> ParamList {
+        self.params_struct().to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

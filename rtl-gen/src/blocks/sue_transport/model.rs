@@ -1,13 +1,13 @@
 //! Cycle-accurate reference model of `sue_transport`: every register of the RTL, the same
-//! decision rules (contract §4.5 with the protocol rules of [`crate::blocks::sue::protocol`]) and
+//! decision rules (contract §4.5 with the protocol rules of [`crate::blocks::protocol::sue::transport`]) and
 //! the same same-edge precedence, evaluated on the state before the clock edge. The R-CRC
 //! functions here ([`crc_step`], [`crc_last8`]) are the ones the RTL's XOR networks are derived
 //! from.
 
 use super::SueTransportBlock;
 use crate::blocks::crc::model::CrcModel;
-use crate::blocks::sue::protocol::PsnScope;
-use crate::blocks::sue::wire::dist;
+use crate::blocks::protocol::sue::transport::PsnScope;
+use crate::blocks::protocol::sue::wire::dist;
 
 /// The CRC register (32 bits, not reflected, not inverted) after feeding `bytes`.
 pub fn crc_step(m: &CrcModel, reg: u32, bytes: &[u8]) -> u32 {

@@ -6,9 +6,9 @@
 use super::model::{crc_init, crc_last8, crc_step, COUNTER_NAMES};
 use super::{SueTransportBlock, TransportParams};
 use crate::blocks::crc::model::CrcModel;
-use crate::blocks::sue::protocol::PsnScope;
-use crate::blocks::sue::wire::Op;
-use crate::blocks::sue::XPUID_BITS;
+use crate::blocks::protocol::sue::transport::PsnScope;
+use crate::blocks::protocol::sue::wire::Op;
+use crate::blocks::protocol::sue::XPUID_BITS;
 use crate::hw::select::{encode, onehot_mux, rep, round_robin};
 use crate::info::DesignInfo;
 use crate::hw::build::{

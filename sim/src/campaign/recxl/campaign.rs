@@ -13,7 +13,7 @@ use crate::campaign::CampaignError;
 use rtl_gen::blocks::recxl_logging_unit::model::{LuInputs, LoggingUnitModel};
 use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitBlock;
 use rtl_gen::bits::Bits;
-use rtl_gen::blocks::recxl_replica_map::map::NodeMask;
+use rtl_gen::blocks::recxl_replica_map::model::NodeMask;
 use rtl_gen::config::Design;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;

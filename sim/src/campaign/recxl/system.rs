@@ -16,7 +16,7 @@ use crate::SimError;
 use rtl_gen::bits::Bits;
 use rtl_gen::blocks::recxl_logging_unit::model::{ctr, LuInputs, LuOutputs, Record, TRAILER_MAGIC};
 use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitBlock;
-use rtl_gen::blocks::recxl_replica_map::map::{MapShape, NodeMask};
+use rtl_gen::blocks::recxl_replica_map::model::{MapShape, NodeMask};
 use rtl_gen::math::splitmix::SplitMix64;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};

@@ -17,10 +17,9 @@ use crate::cosim::sue_endpoint::{compare_endpoint, drive_endpoint};
 use crate::cosim::sue_transport::build_with_xpuid;
 use crate::cosim::Tally;
 use crate::{Bench, Dut, TestRng};
-use rtl_gen::blocks::sue::wire::{parse_pdu, Op};
+use rtl_gen::blocks::protocol::sue::wire::{parse_pdu, Op};
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
-use rtl_gen::blocks::Block;
 use std::collections::VecDeque;
 
 /// Where sources send.
@@ -134,12 +133,12 @@ fn fabric_design(base: &SueEndpointBlock, n: usize, overrides: &str) -> (String,
         if !port {
             text += &format!("local_xpuid = {k}\n");
         }
-        for (f, v) in base.params() {
-            if ["name", "num_xpu", "local_xpuid"].contains(&f) || skip.contains(&f) {
+        // JSON integers, booleans and (simple) strings are TOML values as written.
+        for (f, v) in rtl_gen::fields::KindParams::to_list(&base.params_struct()) {
+            if ["num_xpu", "local_xpuid"].contains(&f) || skip.contains(&f) {
                 continue;
             }
-            let quoted = v.parse::<f64>().is_err() && v != "true" && v != "false";
-            text += &if quoted { format!("{f} = \"{v}\"\n") } else { format!("{f} = {v}\n") };
+            text += &format!("{f} = {v}\n");
         }
         text += overrides;
         text += "\n";

@@ -234,11 +234,12 @@ pub fn svg(points: &[PackingPoint], full: Option<(f64, u64)>, title: &str) -> St
 /// `bench`'s `sue_packer` block `block` with `hold_cycles` replaced, as a one-block design
 /// (block `pk_h<hold>`), for the packing-vs-hold_cycles figure.
 pub fn with_hold(bench: &Bench, block: &str, hold: u32) -> Result<Bench, SimError> {
-    use rtl_gen::blocks::Block;
+    use rtl_gen::fields::KindParams;
     let b = bench.block::<SuePackerBlock>(block)?;
     let mut text = format!("[design]\nname = \"sue_hold_{hold}\"\n[[blocks]]\nkind = \"sue_packer\"\nname = \"pk_h{hold}\"\nhold_cycles = {hold}\n");
-    for (f, v) in b.params() {
-        if f == "hold_cycles" || f == "name" {
+    // JSON integers, booleans and (simple) strings are TOML values as written.
+    for (f, v) in b.params_struct().to_list() {
+        if f == "hold_cycles" {
             continue;
         }
         text += &format!("{f} = {v}\n");

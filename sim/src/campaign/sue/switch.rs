@@ -18,7 +18,7 @@
 //! §3.4.6 / contract §1.19: a PSN space spanning VCs sees that as a gap).
 
 use crate::TestRng;
-use rtl_gen::blocks::sue::wire::{beats, Beat, Rcrc};
+use rtl_gen::blocks::protocol::sue::wire::{beats, Beat, Rcrc};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

@@ -12,8 +12,9 @@
 use super::wire::{build_pdu, dist, parse_pdu, Op, Rcrc, Rh};
 use std::collections::VecDeque;
 
-/// Which PSN space a PDU belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which PSN space a PDU belongs to (the `psn_scope` field: `"dest"`, `"dest_vc"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PsnScope {
     /// One space per destination across VCs (seed §4.2 step 4).
     Dest,

@@ -81,8 +81,9 @@ impl Rh {
     }
 }
 
-/// The R-CRC model (`rcrc` field).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The R-CRC model (`rcrc` field: `"crc32"`, `"crc32c"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Rcrc {
     /// CRC-32/ISO-HDLC (the Ethernet FCS polynomial), the default.
     Crc32,

@@ -4,7 +4,8 @@
 use super::{RxlSwitchBlock, DEC_STAGES, ENC_STAGES, LINK_RX_CYCLES, LINK_TX_CYCLES};
 use crate::blocks::rs_fec::RsFecBlock;
 use crate::blocks::rxl_endpoint::rtl::{fec_block, FLIT_BITS, MSG_BITS};
-use crate::hw::build::{and, clocked_instance, counter, id, localparam, unused_wires};
+use crate::hw::build::{and, clocked_instance, id, unused_wires};
+use crate::hw::count::sat_counter;
 use crate::hw::xor_net::emit_valid_pipe;
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
@@ -48,7 +49,6 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
         Port::output("cnt_dropped", cb, "uncorrectable flits dropped (saturating)"),
     ]);
     let mut items = Vec::new();
-    let max = cnt_max(&mut items, cb);
     items.extend([
         Item::wire("dec_valid", 1, &format!("the decoder's outputs hold the flit of {DEC_STAGES} cycles ago")),
         Item::wire("dec_msg", MSG_BITS, ""),
@@ -73,11 +73,12 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
     ));
     items.push(Item::reg("out_valid_q", 1, ""));
     items.push(Item::reg("out_msg_q", MSG_BITS, ""));
-    let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("dec_valid"), id("dec_uncorrectable").not()))]);
-    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("dec_valid"), max.clone(), "");
-    counter(&mut regs, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("dec_valid"), id("dec_corrected")), max.clone(), "");
-    counter(&mut regs, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("dec_valid"), id("dec_uncorrectable")), max, "");
-    items.extend(regs);
+    // Carry-free saturating counters (hw::count): a 32-bit `x + 1` with its `x != MAX` test maps
+    // to 7 LUT6 levels, these to 3.
+    let (mut reset, mut body) = (vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("dec_valid"), id("dec_uncorrectable").not()))]);
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("dec_valid"), "");
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("dec_valid"), id("dec_corrected")), "");
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("dec_valid"), id("dec_uncorrectable")), "");
     items.push(Item::AlwaysFf { reset: Some(reset), body });
     items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("dec_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
     for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q"), ("cnt_flits", "cnt_flits_q"), ("cnt_corrected", "cnt_corrected_q"), ("cnt_dropped", "cnt_dropped_q")] {
@@ -108,15 +109,13 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
         Port::output("cnt_flits", cb, "flits forwarded (saturating)"),
     ]);
     let mut items = Vec::new();
-    let max = cnt_max(&mut items, cb);
     items.push(clocked_instance(enc_name, "u_fec_enc", design.reset, vec![("in_valid", id("in_valid")), ("msg", id("in_msg")), ("cw", id("out_flit")), ("out_valid", id("out_valid"))]));
     // The counter sees a flit in the cycle before the encoder outputs it, so that it steps at
     // the same edge as out_valid.
     items.push(Item::wire("count_valid", 1, &format!("in_valid of {} cycle(s) ago", ENC_STAGES - 1)));
     emit_valid_pipe(&mut items, "count_pipe", "in_valid", "count_valid", ENC_STAGES - 1);
-    let (mut regs, mut reset, mut body) = (vec![], vec![], vec![]);
-    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("count_valid"), max, "");
-    items.extend(regs);
+    let (mut reset, mut body) = (vec![], vec![]);
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("count_valid"), "a carry-free saturating counter (hw::count): 3 LUT6 levels at any width");
     items.push(Item::AlwaysFf { reset: Some(reset), body });
     items.push(Item::assign(id("cnt_flits"), id("cnt_flits_q")));
     GeneratedModule {
@@ -129,9 +128,4 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
         role: Role::LinkTx,
         origin: None,
     }
-}
-
-/// `localparam CNT_MAX`: where the `cb`-bit status counters saturate.
-fn cnt_max(items: &mut Vec<Item>, cb: u32) -> Expr {
-    localparam(items, "CNT_MAX", cb, if cb >= 64 { u64::MAX } else { (1u64 << cb) - 1 }, "status counters saturate here")
 }

@@ -14,8 +14,20 @@ use std::path::{Path, PathBuf};
 const MAX_LUT_LEVELS: u64 = 5;
 
 /// The default design's sequential modules the gate maps: the small blocks of every family
-/// (replay buffers, RIFL transmitter and scrambler, ReCXL replica map, Gen-Z LLR, SUE packer).
-const DEFAULT_MODULES: [&str; 7] = ["rtlgen_genz_llr", "rtlgen_sue_pk", "rtlgen_replay_buf_np", "rtlgen_rxl_ep_replay", "rtlgen_rifl_tx", "rtlgen_rifl_scrambler", "rtlgen_recxl_map"];
+/// (replay buffers, RIFL transmitter and scrambler, ReCXL replica map, Gen-Z LLR, SUE packer)
+/// and the RXL switch port's halves with their pipelined flit FEC (about 70 CPU seconds of the
+/// gate's Yosys time between them).
+const DEFAULT_MODULES: [&str; 9] = [
+    "rtlgen_genz_llr",
+    "rtlgen_sue_pk",
+    "rtlgen_replay_buf_np",
+    "rtlgen_rxl_ep_replay",
+    "rtlgen_rifl_tx",
+    "rtlgen_rifl_scrambler",
+    "rtlgen_recxl_map",
+    "rtlgen_rxl_sw_link_rx",
+    "rtlgen_rxl_sw_link_tx",
+];
 
 /// A streaming RS decoder at a small P (the default design's KR4/KP4 decoders take minutes
 /// each): RS(64,60) over GF(2^8), t = 2, 4 symbols per clock.

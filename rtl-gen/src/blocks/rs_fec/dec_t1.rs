@@ -11,7 +11,7 @@
 //!
 //! Pipelining (`pipeline` = P ≤ 4, latency P): P = 1 registers the outputs; P = 2 also the
 //! syndromes; P = 3 adds a stage of partial parities inside the syndrome network; P = 4 a stage
-//! between the location and the correction.
+//! between the location (a hit per position) and the flags and the correction.
 
 use super::model::{Pcie6Fec, RsCode};
 use super::{latency_note, layout_notes, Layout, RsFecBlock};
@@ -183,9 +183,25 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     pipe.define("syn", syn_bits as u32, syn_stages);
     pipe.advance(syn_stages);
 
-    let wc = pipe.wire("wc", b.ways, "way corrected");
-    let wu = pipe.wire("wu", b.ways, "way uncorrectable");
-    // Per way: the location (hit per position) and the error values, then the flags.
+    // Per way: the location (hit per position) and the error values, then the flags (an OR over
+    // the hits). With the location cut the flags follow it, so that the cut halves the path from
+    // the syndromes to the flags, not only the one to the corrected message.
+    let flags = |pipe: &mut Pipe, w: usize, hit: &str, nz0: &str, nz1: &str| {
+        let (hit, nz0, nz1) = (pipe.expr(hit), pipe.expr(nz0), pipe.expr(nz1));
+        let located = Expr::red(UnOp::RedOr, hit);
+        let (corrected, uncorrectable) = if pcie6 {
+            // Only one syndrome nonzero: the error is in the check or the parity byte itself.
+            (Expr::or(located.clone(), Expr::xor(nz0.clone(), nz1.clone())), Expr::and(Expr::and(nz0, nz1), located.lnot()))
+        } else {
+            (located.clone(), Expr::and(Expr::or(nz0, nz1), located.lnot()))
+        };
+        pipe.items.push(Item::assign(bit_of("wc", ways_n, w), corrected));
+        pipe.items.push(Item::assign(bit_of("wu", ways_n, w), uncorrectable));
+    };
+    if !locate_cut {
+        pipe.wire("wc", b.ways, "way corrected");
+        pipe.wire("wu", b.ways, "way uncorrectable");
+    }
     let mut fixes = Vec::with_capacity(ways.len());
     for (w, way) in ways.iter().enumerate() {
         let p = format!("w{w}_");
@@ -218,24 +234,23 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             let scales: Vec<u16> = scaled.iter().map(|&(_, _, s)| s).collect();
             multiples(&mut pipe, &f, &s0, &format!("{p}v"), &scales, "error value S0·α^(−d·fcr) per message position")
         };
-        let located = Expr::red(UnOp::RedOr, Expr::id(&hit));
-        let (corrected, uncorrectable) = if pcie6 {
-            // Only one syndrome nonzero: the error is in the check or the parity byte itself.
-            (Expr::or(located.clone(), Expr::xor(Expr::id(&nz0), Expr::id(&nz1))), Expr::and(Expr::and(Expr::id(&nz0), Expr::id(&nz1)), located.lnot()))
-        } else {
-            (located.clone(), Expr::and(Expr::or(Expr::id(&nz0), Expr::id(&nz1)), located.lnot()))
-        };
-        pipe.items.push(Item::assign(bit_of(&wc, ways_n, w), corrected));
-        pipe.items.push(Item::assign(bit_of(&wu, ways_n, w), uncorrectable));
-        fixes.push((hit, npos, values, scaled));
+        if !locate_cut {
+            flags(&mut pipe, w, &hit, &nz0, &nz1);
+        }
+        fixes.push((hit, npos, values, scaled, nz0, nz1));
     }
     if locate_cut {
         pipe.items.push(Item::comment("Register stage between location and correction."));
         pipe.cut();
+        pipe.wire("wc", b.ways, "way corrected");
+        pipe.wire("wu", b.ways, "way uncorrectable");
+        for (w, (hit, _, _, _, nz0, nz1)) in fixes.iter().enumerate() {
+            flags(&mut pipe, w, hit, nz0, nz1);
+        }
     }
     let msg_c = pipe.wire("msg_c", msg_bits, "corrected message");
     let cw_msg = pipe.at("cw_msg");
-    for (hit, npos, values, scaled) in fixes {
+    for (hit, npos, values, scaled, _, _) in fixes {
         let (hit, values) = (pipe.at(&hit), pipe.at(&values));
         let per_position = pipe.width(&values) as usize > m;
         for (j, &(q, sym, _)) in scaled.iter().enumerate() {
@@ -247,7 +262,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     // Every message symbol is an existing position of its way, so msg_c is fully driven.
     let cor = pipe.wire("cor", 1, "");
     let unc = pipe.wire("unc", 1, "");
-    let (wc, wu) = (pipe.expr(&wc), pipe.expr(&wu));
+    let (wc, wu) = (pipe.expr("wc"), pipe.expr("wu"));
     pipe.items.push(Item::assign(Expr::id(&cor), Expr::red(UnOp::RedOr, wc)));
     pipe.items.push(Item::assign(Expr::id(&unc), Expr::red(UnOp::RedOr, wu)));
     if b.pipeline > 0 {

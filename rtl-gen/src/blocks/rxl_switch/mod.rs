@@ -4,8 +4,19 @@
 //! the next link. They are two modules so a campaign can corrupt a flit between them (an error
 //! inside the switch, which only the endpoints' end-to-end CRC can catch). See [`model`].
 
-/// Cycles a switch port adds per direction (`link_rx` and `link_tx` registers).
-pub const LATENCY_CYCLES: u32 = 2;
+/// Register stages of the switch's FEC decoder (`rs_fec` `pipeline`): partial parities inside
+/// the syndrome network, the syndromes, the located error, the corrected outputs. With two
+/// stages the syndrome network and the location each take 7 LUT6 levels in one cycle.
+pub const DEC_STAGES: u32 = 4;
+/// Register stages of the switch's FEC encoder (`rs_fec` `enc_pipeline`): partial parities,
+/// then the check bytes. One stage leaves 7 LUT6 levels before the flit output.
+pub const ENC_STAGES: u32 = 2;
+/// Cycles of `link_rx`, in_flit to out_msg and its counters: the decoder, then its register.
+pub const LINK_RX_CYCLES: u32 = DEC_STAGES + 1;
+/// Cycles of `link_tx`, in_msg to out_flit and its counter: the encoder.
+pub const LINK_TX_CYCLES: u32 = ENC_STAGES;
+/// Cycles a switch port adds per direction (`link_rx` then `link_tx`).
+pub const LATENCY_CYCLES: u32 = LINK_RX_CYCLES + LINK_TX_CYCLES;
 
 pub mod model;
 mod rtl;

@@ -1,9 +1,12 @@
 //! `…_link_rx` and `…_link_tx`, with the FEC decoder and encoder built by the rs_fec kind's
 //! generator as `<name>_fec_dec` / `<name>_fec_enc`.
 
-use super::RxlSwitchBlock;
+use super::{RxlSwitchBlock, DEC_STAGES, ENC_STAGES, LINK_RX_CYCLES, LINK_TX_CYCLES};
+use crate::blocks::rs_fec::RsFecBlock;
 use crate::blocks::rxl_endpoint::rtl::{fec_block, FLIT_BITS, MSG_BITS};
-use crate::hw::build::{and, counter, id, instance, localparam, unused_wires};
+use crate::hw::build::{and, clocked_instance, id, unused_wires};
+use crate::hw::count::sat_counter;
+use crate::hw::xor_net::emit_valid_pipe;
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
@@ -16,7 +19,10 @@ pub fn module_names(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<String> {
 
 pub fn modules(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let names = module_names(b, design);
-    let mut out = fec_block(b.fec, &format!("{}_fec", b.name)).elaborate(design);
+    // The flit codec pipelined so that no path crosses more than 5 LUT6 levels: the switch takes a
+    // flit every cycle, the stages only add latency.
+    let fec = RsFecBlock { pipeline: DEC_STAGES, enc_pipeline: ENC_STAGES, ..fec_block(b.fec, &format!("{}_fec", b.name)) };
+    let mut out = fec.elaborate(design);
     assert_eq!((out[0].name(), out[1].name()), (names[0].as_str(), names[1].as_str()), "FEC module names");
     out.push(link_rx(b, design, &names[2], &names[1]));
     out.push(link_tx(b, design, &names[3], &names[0]));
@@ -43,38 +49,47 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
         Port::output("cnt_dropped", cb, "uncorrectable flits dropped (saturating)"),
     ]);
     let mut items = Vec::new();
-    let max = cnt_max(&mut items, cb);
-    items.extend([Item::wire("dec_msg", MSG_BITS, ""), Item::wire("dec_corrected", 1, ""), Item::wire("dec_uncorrectable", 1, "")]);
+    items.extend([
+        Item::wire("dec_valid", 1, &format!("the decoder's outputs hold the flit of {DEC_STAGES} cycles ago")),
+        Item::wire("dec_msg", MSG_BITS, ""),
+        Item::wire("dec_corrected", 1, ""),
+        Item::wire("dec_uncorrectable", 1, ""),
+    ]);
     unused_wires(&mut items, &[("dec_way_corrected", 3, "per-way flags, not needed here"), ("dec_way_uncorrectable", 3, "")]);
-    items.push(instance(
+    items.push(clocked_instance(
         dec_name,
         "u_fec_dec",
+        design.reset,
         vec![
+            ("in_valid", id("in_valid")),
             ("cw", id("in_flit")),
             ("msg", id("dec_msg")),
             ("corrected", id("dec_corrected")),
             ("uncorrectable", id("dec_uncorrectable")),
             ("way_corrected", id("dec_way_corrected")),
             ("way_uncorrectable", id("dec_way_uncorrectable")),
+            ("out_valid", id("dec_valid")),
         ],
     ));
     items.push(Item::reg("out_valid_q", 1, ""));
     items.push(Item::reg("out_msg_q", MSG_BITS, ""));
-    let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("in_valid"), id("dec_uncorrectable").not()))]);
-    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), max.clone(), "");
-    counter(&mut regs, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("in_valid"), id("dec_corrected")), max.clone(), "");
-    counter(&mut regs, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("in_valid"), id("dec_uncorrectable")), max, "");
-    items.extend(regs);
+    // Carry-free saturating counters (hw::count): a 32-bit `x + 1` with its `x != MAX` test maps
+    // to 7 LUT6 levels, these to 3.
+    let (mut reset, mut body) = (vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("dec_valid"), id("dec_uncorrectable").not()))]);
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("dec_valid"), "");
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("dec_valid"), id("dec_corrected")), "");
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("dec_valid"), id("dec_uncorrectable")), "");
     items.push(Item::AlwaysFf { reset: Some(reset), body });
-    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("in_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
+    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("dec_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
     for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q"), ("cnt_flits", "cnt_flits_q"), ("cnt_corrected", "cnt_corrected_q"), ("cnt_dropped", "cnt_dropped_q")] {
         items.push(Item::assign(id(p), id(r)));
     }
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
-        latency: 1,
+        latency: LINK_RX_CYCLES,
         summary: format!("RXL switch ingress: {} FEC decode and correct of a 256-byte flit, registered; uncorrectable flits are dropped (out_valid stays low) and counted. No sequence state, no CRC check.", layout(b)),
         notes: vec![
+            format!("Latency {LINK_RX_CYCLES} cycles, one flit per cycle: the {DEC_STAGES}-stage pipelined decoder (partial syndrome parities, syndromes, located error, corrected message), then the output and counter registers. out_valid, out_msg and the three counters all reflect the flit of {LINK_RX_CYCLES} edges before."),
             "The end-to-end CRC in bytes 242-249 passes through unchecked: RXL moves the CRC to the endpoints (transport layer), switches only run the link-layer FEC.".into(),
             "Between link_rx and link_tx a flit is a bare 250-byte message; corruption there (an error inside the switch) is invisible to the FEC of the next link and caught by the endpoint's CRC.".into(),
         ],
@@ -90,32 +105,27 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
         Port::input("in_valid", 1, "in_msg holds a flit's bytes 0-249"),
         Port::input("in_msg", MSG_BITS, "header, payload, CRC"),
         Port::output("out_valid", 1, "out_flit holds a flit for the next link"),
-        Port::output("out_flit", FLIT_BITS, "in_msg with fresh FEC bytes 250-255"),
+        Port::output("out_flit", FLIT_BITS, "in_msg with fresh FEC bytes 250-255 (defined while out_valid)"),
         Port::output("cnt_flits", cb, "flits forwarded (saturating)"),
     ]);
     let mut items = Vec::new();
-    let max = cnt_max(&mut items, cb);
-    items.extend([Item::reg("out_valid_q", 1, ""), Item::reg("msg_q", MSG_BITS, "the message, encoded on the way out")]);
-    let (mut regs, mut reset, mut body) = (vec![], vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), id("in_valid"))]);
-    counter(&mut regs, &mut reset, &mut body, "cnt_flits_q", cb, id("in_valid"), max, "");
-    items.extend(regs);
+    items.push(clocked_instance(enc_name, "u_fec_enc", design.reset, vec![("in_valid", id("in_valid")), ("msg", id("in_msg")), ("cw", id("out_flit")), ("out_valid", id("out_valid"))]));
+    // The counter sees a flit in the cycle before the encoder outputs it, so that it steps at
+    // the same edge as out_valid.
+    items.push(Item::wire("count_valid", 1, &format!("in_valid of {} cycle(s) ago", ENC_STAGES - 1)));
+    emit_valid_pipe(&mut items, "count_pipe", "in_valid", "count_valid", ENC_STAGES - 1);
+    let (mut reset, mut body) = (vec![], vec![]);
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("count_valid"), "a carry-free saturating counter (hw::count): 3 LUT6 levels at any width");
     items.push(Item::AlwaysFf { reset: Some(reset), body });
-    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("in_valid"), vec![Stmt::set(id("msg_q"), id("in_msg"))])] });
-    items.push(instance(enc_name, "u_fec_enc", vec![("msg", id("msg_q")), ("cw", id("out_flit"))]));
-    for (p, r) in [("out_valid", "out_valid_q"), ("cnt_flits", "cnt_flits_q")] {
-        items.push(Item::assign(id(p), id(r)));
-    }
+    items.push(Item::assign(id("cnt_flits"), id("cnt_flits_q")));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
-        latency: 1,
-        summary: format!("RXL switch egress: registers a flit's bytes 0-249 and re-encodes the {} FEC bytes 250-255 for the next link.", layout(b)),
-        notes: vec!["The message register feeds the combinational FEC encoder, so out_flit is FEC(in_msg of the last valid cycle).".into()],
+        latency: LINK_TX_CYCLES,
+        summary: format!("RXL switch egress: re-encodes the {} FEC bytes 250-255 of a flit's bytes 0-249 for the next link.", layout(b)),
+        notes: vec![format!(
+            "Latency {LINK_TX_CYCLES} cycles, one flit per cycle: the {ENC_STAGES}-stage pipelined encoder (partial parities, then the check bytes); out_valid and the counter step at the same edge."
+        )],
         role: Role::LinkTx,
         origin: None,
     }
-}
-
-/// `localparam CNT_MAX`: where the `cb`-bit status counters saturate.
-fn cnt_max(items: &mut Vec<Item>, cb: u32) -> Expr {
-    localparam(items, "CNT_MAX", cb, if cb >= 64 { u64::MAX } else { (1u64 << cb) - 1 }, "status counters saturate here")
 }

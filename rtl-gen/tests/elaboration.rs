@@ -29,7 +29,7 @@ fn a_tree_rebuilds_its_design_from_the_manifest() {
         assert_eq!(back.hash, elab.design.hash, "{name}: hash");
         assert_eq!(back.blocks.len(), elab.design.blocks.len());
         for (a, b) in back.blocks.iter().zip(&elab.design.blocks) {
-            assert_eq!((a.name(), a.kind(), a.params()), (b.name(), b.kind(), b.params()), "{name}: block {}", b.name());
+            assert_eq!((a.name(), a.kind(), a.typed_params()), (b.name(), b.kind(), b.typed_params()), "{name}: block {}", b.name());
         }
         // And the rebuilt design generates the same tree, byte for byte.
         let (again, _) = manifest_of(back);
@@ -116,7 +116,7 @@ check_symbols = "0xE"
 msg_symbols = 514
 "#;
     let d = Design::parse(text, "hex.toml").expect("hex strings accepted");
-    let p = d.blocks[0].params();
+    let p = rtl_gen::blocks::param_texts("rs_fec", &d.blocks[0].typed_params());
     assert!(p.contains(&("field_poly", "0x409".to_string())), "{p:?}");
     assert!(p.contains(&("check_symbols", "14".to_string())), "{p:?}");
     let bad = Design::parse(&text.replace("\"0xE\"", "\"0xZZ\""), "hex.toml").expect_err("not a number");

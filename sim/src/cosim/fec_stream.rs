@@ -7,7 +7,7 @@
 use super::{Options, Tally};
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::rs_fec::model::{pack_symbols, unpack_symbols};
-use rtl_gen::blocks::rs_fec::model_stream::{DecIn, DecOut, EncIn, StreamDecoder, StreamEncoder};
+use rtl_gen::blocks::rs_fec::model::stream::{DecIn, DecOut, EncIn, StreamDecoder, StreamEncoder};
 use rtl_gen::blocks::rs_fec::RsFecBlock;
 use rtl_gen::elab::ElabModule;
 

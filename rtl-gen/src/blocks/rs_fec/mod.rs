@@ -3,11 +3,11 @@
 //!
 //! Emits `<prefix><name>_enc` (msg → cw, the model's encoder as one XOR network) and
 //! `<prefix><name>_dec` (cw → corrected msg and per-way flags). Decoders:
-//! - t = 1 (`check_symbols = 2`, both layouts), [`dec_t1`]: syndromes as XOR networks, then for
+//! - t = 1 (`check_symbols = 2`, both layouts), `rtl/dec_t1.rs`: syndromes as XOR networks, then for
 //!   every existing position of a way in parallel the test S1 == α^d·S0 (constant multipliers,
 //!   no ROM); a nonzero syndrome pair that matches no existing position (shortened positions
 //!   included) marks the way uncorrectable and its symbols pass through unchanged.
-//! - t > 1, [`dec_bm`]: syndromes, an unrolled inversionless Berlekamp–Massey, a Chien search
+//! - t > 1, `rtl/dec_bm.rs`: syndromes, an unrolled inversionless Berlekamp–Massey, a Chien search
 //!   over the existing positions, compaction of the located message positions into t slots and
 //!   Forney's formula per slot, with register stages placed by `pipeline`.
 //!
@@ -15,21 +15,16 @@
 //! ([`model::InterleavedFec`], [`model::Pcie6Fec`]), miscorrections included.
 //!
 //! `symbols_per_cycle` = P < N selects the streaming form (issue 15; generic layout, one way):
-//! [`enc_stream`] and [`dec_stream`] move P symbols per beat over tvalid/tready/tlast, one
+//! `rtl/enc_stream.rs` and `rtl/dec_stream.rs` move P symbols per beat over tvalid/tready/tlast, one
 //! codeword every ⌈N/P⌉ clocks, the decoder with P-parallel syndromes, a shared RiBM solver,
 //! P-parallel Chien/Forney, the received words in block RAM, bypass controls, saturating
 //! counters and a degraded-SER alarm (IEEE 802.3 clause 91 / 134 defaults). Its models are in
-//! [`model_stream`]: the arithmetic equal to [`model::RsCode::decode`], and the cycle behaviour.
+//! [`model::stream`]: the arithmetic equal to [`model::RsCode::decode`], and the cycle behaviour.
 
-mod dec_bm;
-mod dec_stream;
-mod dec_t1;
-mod enc;
-mod enc_stream;
-pub mod props;
-mod stream_common;
 pub mod model;
-pub mod model_stream;
+pub mod props;
+mod rtl;
+
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
@@ -214,21 +209,21 @@ impl RsFecBlock {
     }
 
     /// The streaming form's codec (panics for a whole-codeword block).
-    pub fn stream_code(&self) -> model_stream::StreamCode {
+    pub fn stream_code(&self) -> model::stream::StreamCode {
         let st = self.stream.expect("streaming block");
-        model_stream::StreamCode::new(self.generic_model().way_code(0).clone(), st.symbols_per_cycle as usize)
+        model::stream::StreamCode::new(self.generic_model().way_code(0).clone(), st.symbols_per_cycle as usize)
     }
 
     /// The streaming encoder's cycle model.
-    pub fn stream_encoder(&self) -> model_stream::StreamEncoder {
-        model_stream::StreamEncoder::new(self.stream_code())
+    pub fn stream_encoder(&self) -> model::stream::StreamEncoder {
+        model::stream::StreamEncoder::new(self.stream_code())
     }
 
     /// The streaming decoder's cycle model.
-    pub fn stream_decoder(&self) -> model_stream::StreamDecoder {
+    pub fn stream_decoder(&self) -> model::stream::StreamDecoder {
         let st = self.stream.expect("streaming block");
-        let settings = model_stream::DecSettings { counter_bits: st.counter_bits, ser_threshold: st.ser_threshold, ser_window: st.ser_window };
-        model_stream::StreamDecoder::new(self.stream_code(), settings)
+        let settings = model::stream::DecSettings { counter_bits: st.counter_bits, ser_threshold: st.ser_threshold, ser_window: st.ser_window };
+        model::stream::StreamDecoder::new(self.stream_code(), settings)
     }
 
     /// The largest `pipeline` the decoder takes (the encoder takes any up to the field's max).
@@ -236,7 +231,7 @@ impl RsFecBlock {
         if self.t() == 1 {
             MAX_T1_PIPELINE
         } else {
-            dec_bm::steps(self).len() as u32
+            rtl::decoder_steps(self)
         }
     }
 
@@ -385,7 +380,7 @@ impl RsFecParams {
             return Err(error("symbols_per_cycle", format!("= {p} (streaming) needs ways = 1 (here {}); allowed {n} (the whole codeword) with ways > 1", b.ways)));
         }
         let ser_window = self.ser_window.unwrap_or(DEFAULT_SER_WINDOW);
-        let ser_threshold = self.ser_threshold.unwrap_or_else(|| model_stream::default_ser_threshold(n as usize, b.msg_symbols as usize, ser_window));
+        let ser_threshold = self.ser_threshold.unwrap_or_else(|| model::stream::default_ser_threshold(n as usize, b.msg_symbols as usize, ser_window));
         let counter_bits = self.counter_bits.unwrap_or(DEFAULT_COUNTER_BITS);
         Ok(Some(Stream { symbols_per_cycle: p, ser_threshold, ser_window, counter_bits }))
     }
@@ -497,11 +492,7 @@ impl Block for RsFecBlock {
     }
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
         let names = self.module_names(design);
-        if self.stream.is_some() {
-            return vec![enc_stream::module(self, design, &names[0]), dec_stream::module(self, design, &names[1])];
-        }
-        let dec = if self.t() == 1 { dec_t1::module(self, design, &names[1]) } else { dec_bm::module(self, design, &names[1]) };
-        vec![enc::module(self, design, &names[0]), dec]
+        rtl::modules(self, design, &names[0], &names[1])
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -190,7 +190,7 @@ impl GenzLlrParams {
             return Err(error("data_bytes", format!("= {data_bytes}: a link-local packet is 16 bytes, whole beats of 4 or 8; allowed 4 or 8")));
         }
         let max_packet_bytes = p.max_packet_bytes;
-        if max_packet_bytes % data_bytes != 0 {
+        if !max_packet_bytes.is_multiple_of(data_bytes) {
             return Err(error("max_packet_bytes", format!("= {max_packet_bytes} is not a multiple of data_bytes = {data_bytes}; allowed multiples of {data_bytes} in 4..=4096")));
         }
         let retry_bytes = p.retry_bytes;

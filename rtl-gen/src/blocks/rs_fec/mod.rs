@@ -45,13 +45,13 @@ static FIELDS: [FieldSpec; 14] = [
     FieldSpec {
         name: "msg_bytes",
         ty: FieldType::UInt { min: 1, max: 8192 },
-        default: Some("derived: 250 with layout = \"pcie6\"; else give it or msg_symbols"),
+        default: Some("derived: layout = \"pcie6\" (250); otherwise this or msg_symbols is required"),
         doc: "message bytes of the whole flit (symbol_bits = 8; else give msg_symbols)",
     },
     FieldSpec {
         name: "msg_symbols",
         ty: FieldType::UInt { min: 1, max: 16384 },
-        default: Some("derived: msg_bytes; give one of the two"),
+        default: Some("derived: msg_bytes (one of the two is required)"),
         doc: "message symbols of the whole flit, packed LSB first (instead of msg_bytes)",
     },
     FieldSpec { name: "pipeline", ty: FieldType::UInt { min: 0, max: 80 }, default: Some("0"), doc: "register stages of each module (0 = combinational); latency in cycles" },

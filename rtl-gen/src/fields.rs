@@ -280,8 +280,9 @@ pub fn read_params<P: KindParams>(r: &mut FieldReader) -> ConfigResult<P> {
 }
 
 /// A parameter value as banners, docs and header templates print it: strings as they are,
-/// numbers in decimal, and a wide constant ([`FieldType::Bits`]) in hex with as many digits as
-/// its width field asks (`0x04C11DB7` for a 32-bit CRC).
+/// numbers in decimal, a wide constant ([`FieldType::Bits`]) in hex with as many digits as
+/// its width field asks (`0x04C11DB7` for a 32-bit CRC), and a polynomial given as an integer
+/// field (`crc_poly`, `field_poly`) in hex.
 pub fn value_text(specs: &[FieldSpec], list: &[(&'static str, serde_json::Value)], field: &str, value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::String(s) => s.clone(),
@@ -291,8 +292,11 @@ pub fn value_text(specs: &[FieldSpec], list: &[(&'static str, serde_json::Value)
                 _ => None,
             });
             let width = width_field.and_then(|w| list.iter().find(|(k, _)| *k == w)).and_then(|(_, v)| v.as_u64());
+            // A polynomial of a UInt field (`crc_poly`, `field_poly`) reads as one in hex.
+            let poly = field.ends_with("poly") && specs.iter().any(|s| s.name == field && matches!(s.ty, FieldType::UInt { .. }));
             match (width, n.as_u64()) {
                 (Some(w), Some(x)) => format!("0x{x:0digits$X}", digits = (w as usize).div_ceil(4)),
+                (None, Some(x)) if poly => format!("{x:#X}"),
                 _ => n.to_string(),
             }
         }

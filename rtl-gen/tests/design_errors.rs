@@ -387,7 +387,7 @@ fn endpoint(fields: &str) -> String {
 fn rxl_endpoint_defaults_parse() {
     let d = Design::parse(&endpoint(""), "good.toml").expect("every field has a default");
     assert_eq!(d.blocks[0].kind(), "rxl_endpoint");
-    assert!(d.blocks[0].params().contains(&("mode", "rxl".to_string())));
+    assert!(texts(&*d.blocks[0]).contains(&("mode", "rxl".to_string())));
 }
 
 #[test]
@@ -451,14 +451,14 @@ fn rs_fec_streaming_defaults_and_whole_codeword_equivalence() {
     // P = N is the whole-codeword form, byte for byte.
     let whole = Design::parse(&rs_fec(KP4), "a.toml").expect("valid");
     let same = Design::parse(&rs_fec(&format!("{KP4}\nsymbols_per_cycle = 544")), "b.toml").expect("valid");
-    assert_eq!(whole.blocks[0].params(), same.blocks[0].params());
+    assert_eq!(whole.blocks[0].typed_params(), same.blocks[0].typed_params());
     let d = Design::parse(&rs_fec(&format!("{KP4}\nsymbols_per_cycle = 32")), "c.toml").expect("valid");
-    let params = d.blocks[0].params();
+    let params = texts(&*d.blocks[0]);
     for (k, v) in [("symbols_per_cycle", "32"), ("ser_threshold", "6380"), ("ser_window", "8192"), ("counter_bits", "32")] {
         assert!(params.contains(&(k, v.to_string())), "{k} = {v} in {params:?}");
     }
     let kr4 = Design::parse(&rs_fec("symbol_bits = 10\nfield_poly = 0x409\ncheck_symbols = 14\nmsg_symbols = 514\nsymbols_per_cycle = 33"), "d.toml").expect("valid");
-    assert!(kr4.blocks[0].params().contains(&("ser_threshold", "417".to_string())));
+    assert!(texts(&*kr4.blocks[0]).contains(&("ser_threshold", "417".to_string())));
     let mods = d.blocks[0].modules(&d.info);
     assert_eq!(mods[1].latency, 57, "KP4 at P = 32: 2·17 + 15 + 5 + 3 popcount stages, within Intel's 57");
     let ports: Vec<&str> = mods[1].ports().iter().map(|p| p.name.as_str()).collect();
@@ -554,4 +554,9 @@ fn stream_of_single_bytes_takes_an_even_polynomial() {
     let e = d.elaborate();
     let text = e.modules[0].module.render();
     assert!(!text.contains("in_keep["), "a 1-bit in_keep indexed:\n{text}");
+}
+
+/// A block's parameters as banners print them.
+fn texts(b: &dyn rtl_gen::blocks::Block) -> Vec<(&'static str, String)> {
+    rtl_gen::blocks::param_texts(b.kind(), &b.typed_params())
 }

@@ -116,7 +116,7 @@ check_symbols = "0xE"
 msg_symbols = 514
 "#;
     let d = Design::parse(text, "hex.toml").expect("hex strings accepted");
-    let p = d.blocks[0].params();
+    let p = rtl_gen::blocks::param_texts("rs_fec", &d.blocks[0].typed_params());
     assert!(p.contains(&("field_poly", "0x409".to_string())), "{p:?}");
     assert!(p.contains(&("check_symbols", "14".to_string())), "{p:?}");
     let bad = Design::parse(&text.replace("\"0xE\"", "\"0xZZ\""), "hex.toml").expect_err("not a number");
@@ -231,4 +231,45 @@ fn a_block_reset_style_reaches_its_sub_modules_and_never_merges_across_styles() 
     assert_eq!(back.resets, resets);
     let (again, _) = manifest_of(back);
     assert_eq!(again, json);
+}
+
+#[test]
+fn rifl_lanes_are_shared_by_nodes_that_differ_only_in_width_lanes_and_link() {
+    use rtl_gen::blocks::rifl::{RiflGearParams, RiflLaneParams, RiflParams};
+    // Node b is wider, has two lanes and a given link, but the same frames, IDs and buffers.
+    let text = r#"
+[design]
+name = "lanes"
+[[blocks]]
+kind = "rifl"
+name = "a"
+frame_bits = 256
+user_bits = 256
+[[blocks]]
+kind = "rifl"
+name = "b"
+frame_bits = 256
+user_bits = 512
+lanes = 2
+cable_m = 1
+lane_gbps = 10
+frame_id_bits = 8
+"#;
+    let elab = Design::parse(text, "lanes.toml").expect("valid").elaborate();
+    for role in [Role::Tx, Role::Rx, Role::Fifo, Role::FrameEncode, Role::FrameCheck, Role::FrameCrc, Role::Scrambler, Role::Descrambler] {
+        let a = elab.module("a", role).unwrap_or_else(|| panic!("a has a {role:?}"));
+        assert_eq!(elab.module("b", role).map(|m| m.name()), Some(a.name()), "{role:?} is shared");
+        let lane: RiflLaneParams = a.params().expect("a lane module carries the lane parameters");
+        assert_eq!((lane.frame_bits, lane.frame_id_bits, lane.fc_buffer_frames), (256, 8, 256));
+        assert!(a.params::<RiflParams>().is_err(), "{role:?}: no node parameters");
+    }
+    for role in [Role::TxGear, Role::RxGear] {
+        let (a, b) = (elab.module("a", role).expect("gearbox"), elab.module("b", role).expect("gearbox"));
+        assert_ne!(a.name(), b.name(), "different widths");
+        let keys: Vec<&str> = b.params.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["frame_bits", "user_bits", "lanes"]);
+        assert_eq!(b.params::<RiflGearParams>().expect("gear parameters").group_bytes(), 60);
+    }
+    let node = elab.module("b", Role::Node).expect("node");
+    assert_eq!(node.params::<RiflParams>().expect("node parameters").cable_m, 1);
 }

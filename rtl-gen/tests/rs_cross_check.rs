@@ -14,7 +14,7 @@ use rtl_gen::blocks::rs_crc::model::{Orientation, RsCrc};
 use rtl_gen::blocks::rs_fec::model::{
     unpack_symbols, FlitFec, InterleavedFec, Outcome, Pcie6Fec, RsCode,
 };
-use rtl_gen::blocks::rs_fec::model_stream::StreamCode;
+use rtl_gen::blocks::rs_fec::model::stream::StreamCode;
 use rtl_gen::math::gf2m::Gf2m;
 
 const PIP_INSTALL: &str = "python3 -m pip install reedsolo==1.7.0";

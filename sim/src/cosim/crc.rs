@@ -8,7 +8,7 @@ use super::{Options, Tally};
 use crate::{Bench, Bits, SimError, TestRng};
 use rtl_gen::blocks::crc::{CrcBlock, CrcParams};
 use rtl_gen::blocks::crc_stream::CrcStreamParams;
-use rtl_gen::blocks::rs_crc::RsCrcBlock;
+use rtl_gen::blocks::rs_crc::{RsCrcBlock, RsCrcParams};
 use rtl_gen::elab::ElabModule;
 
 /// Corner messages of `bits` bits, then `random` random ones.
@@ -103,14 +103,12 @@ fn rs_crc_vectors(b: &RsCrcBlock, checker: bool, opts: &Options, rng: &mut TestR
 }
 
 pub fn rs_crc_generator(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<RsCrcBlock>(&own, m)?;
+    let b = &super::kind_params::<RsCrcParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     run(bench, m, rs_crc_vectors(b, false, opts, rng).into_iter(), rng)
 }
 
 pub fn rs_crc_checker(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<RsCrcBlock>(&own, m)?;
+    let b = &super::kind_params::<RsCrcParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     run(bench, m, rs_crc_vectors(b, true, opts, rng).into_iter(), rng)
 }
 

@@ -9,7 +9,7 @@ use super::vectors::{run, Vector};
 use super::{Options, Tally};
 use crate::{Bench, Bits, SimError, TestRng};
 use rtl_gen::blocks::rs_fec::model::FlitFec;
-use rtl_gen::blocks::rs_fec::RsFecBlock;
+use rtl_gen::blocks::rs_fec::{RsFecBlock, RsFecParams};
 use rtl_gen::elab::ElabModule;
 
 fn random_message(rng: &mut TestRng, b: &RsFecBlock) -> Vec<u8> {
@@ -34,9 +34,14 @@ fn flags(v: &[bool]) -> Bits {
     b
 }
 
+/// The `rs_fec` block module `m` was generated from (its own parameters: for an endpoint's
+/// FEC the sub-block's).
+pub fn block(m: &ElabModule) -> Result<RsFecBlock, SimError> {
+    super::kind_params::<RsFecParams>(m)?.block("model").map_err(|e| super::design_error(m, e))
+}
+
 pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<RsFecBlock>(&own, m)?;
+    let b = &super::fec::block(m)?;
     if b.stream.is_some() {
         return super::fec_stream::encoder(bench, m, opts, rng);
     }
@@ -52,8 +57,7 @@ pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng)
 }
 
 pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<RsFecBlock>(&own, m)?;
+    let b = &super::fec::block(m)?;
     if b.stream.is_some() {
         return super::fec_stream::decoder(bench, m, opts, rng);
     }

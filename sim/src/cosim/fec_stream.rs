@@ -7,7 +7,7 @@
 use super::{Options, Tally};
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::rs_fec::model::{pack_symbols, unpack_symbols};
-use rtl_gen::blocks::rs_fec::model_stream::{DecIn, DecOut, EncIn, StreamDecoder, StreamEncoder};
+use rtl_gen::blocks::rs_fec::model::stream::{DecIn, DecOut, EncIn, StreamDecoder, StreamEncoder};
 use rtl_gen::blocks::rs_fec::RsFecBlock;
 use rtl_gen::elab::ElabModule;
 
@@ -167,8 +167,7 @@ pub fn codewords(b: &RsFecBlock, errors: &[usize], rng: &mut TestRng) -> (Vec<Ve
 }
 
 pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<RsFecBlock>(&own, m)?;
+    let b = &super::fec::block(m)?;
     let dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     let mut ls = DecLockstep::new(dut, b)?;
     let t = b.t() as usize;
@@ -186,8 +185,7 @@ pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng)
 
 /// The encoder DUT and its model in lockstep.
 pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let own = super::own_block(m)?;
-    let b = super::downcast::<RsFecBlock>(&own, m)?;
+    let b = &super::fec::block(m)?;
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
     dut.set_u64("in_tvalid", 0)?;
     dut.reset(2)?;

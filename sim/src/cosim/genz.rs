@@ -11,7 +11,7 @@ use crate::campaign::genz::{keep, run_link, LinkOptions, LinkReport, LlrNode};
 use crate::campaign::Faults;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::genz_llr::model::{LlrConfig, LlrInputs, LlrModel, LlrOutputs, COUNTERS};
-use rtl_gen::blocks::genz_llr::GenzLlrBlock;
+use rtl_gen::blocks::genz_llr::{GenzLlrBlock, GenzLlrParams};
 use rtl_gen::elab::ElabModule;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -136,8 +136,7 @@ impl LlrNode for TwinInterface {
 
 /// The block a module was generated from.
 pub fn block_of(m: &ElabModule) -> Result<GenzLlrBlock, SimError> {
-    let own = super::own_block(m)?;
-    Ok(super::downcast::<GenzLlrBlock>(&own, m)?.clone())
+    super::kind_params::<GenzLlrParams>(m)?.block("model").map_err(|e| super::design_error(m, e))
 }
 
 /// Two Verilated interfaces of module `m` in lockstep with their models, over a link with

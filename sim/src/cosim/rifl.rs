@@ -32,16 +32,21 @@ use rtl_gen::blocks::rifl::model::rx::RxLane;
 use rtl_gen::blocks::rifl::model::scrambler::{Descrambler, Scrambler};
 use rtl_gen::blocks::rifl::model::tx::{TxIn, TxLane, TxState};
 use rtl_gen::blocks::rifl::model::Params;
-use rtl_gen::blocks::rifl::RiflBlock;
+use rtl_gen::blocks::rifl::{RiflGearParams, RiflLaneParams, RiflParams};
 use rtl_gen::elab::ElabModule;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-/// The parameters of the `rifl` block `m` belongs to.
+/// The parameters of the `rifl` node module `m`.
 pub fn params(m: &ElabModule) -> Result<Params, SimError> {
-    let own = super::own_block(m)?;
-    Ok(super::downcast::<RiflBlock>(&own, m)?.params)
+    Ok(super::kind_params::<RiflParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?.params)
+}
+
+/// The model parameters of a lane module `m` (`_tx`, `_rx`, `_fifo`, the codec and the
+/// scramblers), from the lane parameters it was built from.
+pub fn lane_params(m: &ElabModule) -> Result<Params, SimError> {
+    Ok(super::kind_params::<RiflLaneParams>(m)?.params())
 }
 
 fn build(bench: &Bench, m: &ElabModule, tag: &str) -> Result<Dut, SimError> {
@@ -126,7 +131,7 @@ fn codec_lines(c: &Codec, random: u64, rng: &mut TestRng) -> Vec<Line> {
 
 /// `frame_crc`: `data` = `{payload, 5'b0, syn[1], meta}` of a line `{meta, payload}`.
 pub fn frame_crc(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let p = params(m)?;
+    let p = lane_params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
     let mut t = Tally::default();
@@ -145,7 +150,7 @@ pub fn frame_crc(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRn
 
 /// `frame_encode`: the whole frame `{vcode, line, syn}`.
 pub fn frame_encode(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let p = params(m)?;
+    let p = lane_params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
     let mut t = Tally::default();
@@ -171,7 +176,7 @@ pub struct CheckStats {
 
 /// `frame_check` with its statistics.
 pub fn frame_check_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, CheckStats), SimError> {
-    let p = params(m)?;
+    let p = lane_params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
     let mut t = Tally::default();
@@ -236,7 +241,7 @@ pub fn frame_check(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut Test
 // ---- scrambler pair ----
 
 fn scrambler_pair(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng, descramble: bool) -> Result<Tally, SimError> {
-    let p = params(m)?;
+    let p = lane_params(m)?;
     let w = p.raw_bits();
     let mut dut = build(bench, m, "")?;
     dut.reset(1)?;
@@ -319,7 +324,7 @@ pub struct TxStats {
 
 /// `tx` with its statistics: `opts.vectors` cycles.
 pub fn tx_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, TxStats), SimError> {
-    let p = params(m)?;
+    let p = lane_params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
     dut.reset(2)?;
@@ -404,7 +409,7 @@ pub struct RxStats {
 
 /// `rx` with its statistics: `opts.vectors` cycles.
 pub fn rx_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, RxStats), SimError> {
-    let p = params(m)?;
+    let p = lane_params(m)?;
     let c = Codec::new(p);
     let mut dut = build(bench, m, "")?;
     dut.reset(2)?;
@@ -490,7 +495,7 @@ pub struct FifoStats {
 
 /// `fifo` with its statistics: `opts.vectors` cycles.
 pub fn fifo_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, FifoStats), SimError> {
-    let p = params(m)?;
+    let p = lane_params(m)?;
     let mut dut = build(bench, m, "")?;
     dut.reset(2)?;
     let mut model = Fifo::new(&p);
@@ -542,7 +547,7 @@ pub struct GearStats {
 /// `tx_gear` (user → group bytes) or `rx_gear` (group → user bytes, overlapping) with random
 /// packets, idle input beats and output backpressure: `opts.vectors` cycles.
 pub fn gear_run(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<(Tally, GearStats), SimError> {
-    let p = params(m)?;
+    let p = super::kind_params::<RiflGearParams>(m)?;
     let (u, g) = (p.user_bytes(), p.group_bytes());
     let (i_bytes, o_bytes, overlap) = match m.role {
         rtl_gen::hw::module::Role::RxGear => (g, u, true),

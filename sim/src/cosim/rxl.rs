@@ -18,15 +18,14 @@ use crate::campaign::rxl::rtl::{rtl_nodes, Check, CheckedLinkRx, CheckedLinkTx, 
 use crate::campaign::rxl::{self as campaign, CampaignConfig, CampaignError, Faults, LinkRxNode, LinkTxNode, Report};
 use crate::{Bench, SimError, TestRng};
 use rtl_gen::blocks::rxl_endpoint::flit::{FLIT_BYTES, MSG_BYTES};
-use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
+use rtl_gen::blocks::rxl_endpoint::{RxlEndpointBlock, RxlEndpointParams};
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
 use rtl_gen::blocks::rxl_switch::{RxlSwitchBlock, RxlSwitchParams};
 use rtl_gen::elab::ElabModule;
 use std::rc::Rc;
 
 fn endpoint_block(m: &ElabModule) -> Result<RxlEndpointBlock, SimError> {
-    let own = super::own_block(m)?;
-    Ok(super::downcast::<RxlEndpointBlock>(&own, m)?.clone())
+    super::kind_params::<RxlEndpointParams>(m)?.block("model").map_err(|e| super::design_error(m, e))
 }
 
 fn switch_block(m: &ElabModule) -> Result<RxlSwitchBlock, SimError> {

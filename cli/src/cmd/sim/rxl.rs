@@ -127,7 +127,7 @@ pub fn run(a: Args) -> CmdResult {
     for (option, mode, given) in [("--rxl-block", "rxl", &a.rxl_block), ("--cxl-block", "cxl_baseline", &a.cxl_block)] {
         let Some(name) = given else { continue };
         let block = a.target.block(&bench, option, name, &["rxl_endpoint"])?;
-        let actual = block.params().iter().find(|(k, _)| *k == "mode").map(|(_, v)| v.clone()).unwrap_or_default();
+        let actual = block.typed_params().iter().find(|(k, _)| *k == "mode").and_then(|(_, v)| v.as_str().map(str::to_string)).unwrap_or_default();
         if actual != mode {
             anyhow::bail!("{option} {name}: the endpoint's mode is {actual}, not {mode}; pass an rxl_endpoint block with mode = \"{mode}\"");
         }

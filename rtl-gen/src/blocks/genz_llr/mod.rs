@@ -110,9 +110,10 @@ pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
 use model::{LlrConfig, LlrModel};
+use serde::{Deserialize, Serialize};
 
 pub struct GenzLlrKind;
 
@@ -146,15 +147,129 @@ impl GenzLlrBlock {
     }
 }
 
-fn timer(r: &FieldReader, field: &str, ui: u64, upc: u64) -> ConfigResult<u64> {
-    if ui < upc {
-        return Err(r.error(field, format!("= {ui} UI is below one cycle (ui_per_cycle = {upc}); allowed {upc}..")));
+/// The parameters of a `genz_llr` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenzLlrParams {
+    pub data_bytes: u32,
+    pub max_packet_bytes: u32,
+    pub vcs: u32,
+    pub rx_credits: u32,
+    pub retry_bytes: u32,
+    pub retry_packets: u32,
+    pub ui_per_cycle: u64,
+    pub init_interval_ui: u64,
+    pub discard_interval_ui: u64,
+    pub discard_limit: u32,
+    pub llrt_ui: u64,
+    pub ack_every: u32,
+    pub ecrc_check: bool,
+    pub counter_bits: u32,
+}
+
+impl KindParams for GenzLlrParams {
+    const KIND: &'static str = "genz_llr";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
     }
-    let cycles = ui / upc;
-    if cycles > u32::MAX as u64 {
-        return Err(r.error(field, format!("= {ui} UI is {cycles} cycles; allowed at most 2^32 - 1 cycles ({} UI)", u32::MAX as u64 * upc)));
+}
+
+impl GenzLlrParams {
+    /// The validated block named `name` (`retry_packets` counts as given: a module's own
+    /// parameters carry the resolved slot count).
+    pub fn block(&self, name: &str) -> ConfigResult<GenzLlrBlock> {
+        self.validate(name, &|_| true)
     }
-    Ok(cycles)
+
+    /// The combinations the field ranges alone cannot express; `given(field)` says whether the
+    /// design file set a field (an unset `retry_packets` is capped to what `retry_bytes` holds).
+    pub fn validate(&self, name: &str, given: &dyn Fn(&str) -> bool) -> ConfigResult<GenzLlrBlock> {
+        let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
+        let p = self;
+        let data_bytes = p.data_bytes;
+        if data_bytes != 4 && data_bytes != 8 {
+            return Err(error("data_bytes", format!("= {data_bytes}: a link-local packet is 16 bytes, whole beats of 4 or 8; allowed 4 or 8")));
+        }
+        let max_packet_bytes = p.max_packet_bytes;
+        if !max_packet_bytes.is_multiple_of(data_bytes) {
+            return Err(error("max_packet_bytes", format!("= {max_packet_bytes} is not a multiple of data_bytes = {data_bytes}; allowed multiples of {data_bytes} in 4..=4096")));
+        }
+        let retry_bytes = p.retry_bytes;
+        if retry_bytes < max_packet_bytes {
+            return Err(error("retry_bytes", format!("= {retry_bytes} is smaller than one maximum packet (max_packet_bytes = {max_packet_bytes}); allowed {max_packet_bytes}..=16777216")));
+        }
+        let fit = retry_bytes / max_packet_bytes;
+        let retry_packets = if given("retry_packets") {
+            let n = p.retry_packets;
+            if n > fit {
+                let need = n as u64 * max_packet_bytes as u64;
+                let raise = if need <= 1 << 24 { format!(", or retry_bytes at least {need}") } else { String::new() };
+                return Err(error(
+                    "retry_packets",
+                    format!("= {n} slots of max_packet_bytes = {max_packet_bytes} need {need} bytes, but retry_bytes = {retry_bytes} holds {fit}; allowed 1..={fit}{raise}"),
+                ));
+            }
+            n
+        } else {
+            p.retry_packets.min(fit)
+        };
+        let upc = p.ui_per_cycle;
+        let timer = |field: &str, ui: u64| -> ConfigResult<u32> {
+            if ui < upc {
+                return Err(error(field, format!("= {ui} UI is below one cycle (ui_per_cycle = {upc}); allowed {upc}..")));
+            }
+            let cycles = ui / upc;
+            if cycles > u32::MAX as u64 {
+                return Err(error(field, format!("= {ui} UI is {cycles} cycles; allowed at most 2^32 - 1 cycles ({} UI)", u32::MAX as u64 * upc)));
+            }
+            Ok(cycles as u32)
+        };
+        let init_cycles = timer("init_interval_ui", p.init_interval_ui)?;
+        let discard_cycles = timer("discard_interval_ui", p.discard_interval_ui)?;
+        let llrt_cycles = timer("llrt_ui", p.llrt_ui)?;
+        if p.ack_every > p.rx_credits {
+            return Err(error("ack_every", format!("= {} exceeds rx_credits = {}: a VC could wait a whole LLR timer period for its credits; allowed 1..={}", p.ack_every, p.rx_credits, p.rx_credits)));
+        }
+        let cfg = LlrConfig {
+            data_bytes,
+            max_packet_bytes,
+            vcs: p.vcs,
+            rx_credits: p.rx_credits,
+            retry_bytes,
+            retry_packets,
+            ui_per_cycle: upc,
+            init_interval_ui: p.init_interval_ui,
+            discard_interval_ui: p.discard_interval_ui,
+            llrt_ui: p.llrt_ui,
+            init_cycles,
+            discard_cycles,
+            llrt_cycles,
+            discard_limit: p.discard_limit,
+            ack_every: p.ack_every,
+            ecrc_check: p.ecrc_check,
+            counter_bits: p.counter_bits,
+        };
+        Ok(GenzLlrBlock { name: name.to_string(), cfg })
+    }
+
+    /// The parameters of a validated configuration (its resolved `retry_packets`).
+    pub fn of(c: &LlrConfig) -> GenzLlrParams {
+        GenzLlrParams {
+            data_bytes: c.data_bytes,
+            max_packet_bytes: c.max_packet_bytes,
+            vcs: c.vcs,
+            rx_credits: c.rx_credits,
+            retry_bytes: c.retry_bytes,
+            retry_packets: c.retry_packets,
+            ui_per_cycle: c.ui_per_cycle,
+            init_interval_ui: c.init_interval_ui,
+            discard_interval_ui: c.discard_interval_ui,
+            discard_limit: c.discard_limit,
+            llrt_ui: c.llrt_ui,
+            ack_every: c.ack_every,
+            ecrc_check: c.ecrc_check,
+            counter_bits: c.counter_bits,
+        }
+    }
 }
 
 impl BlockKind for GenzLlrKind {
@@ -168,69 +283,8 @@ impl BlockKind for GenzLlrKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let data_bytes = r.u32("data_bytes")?;
-        if data_bytes != 4 && data_bytes != 8 {
-            return Err(r.error("data_bytes", format!("= {data_bytes}: a link-local packet is 16 bytes, whole beats of 4 or 8; allowed 4 or 8")));
-        }
-        let max_packet_bytes = r.u32("max_packet_bytes")?;
-        if max_packet_bytes % data_bytes != 0 {
-            return Err(r.error("max_packet_bytes", format!("= {max_packet_bytes} is not a multiple of data_bytes = {data_bytes}; allowed multiples of {data_bytes} in 4..=4096")));
-        }
-        let vcs = r.u32("vcs")?;
-        let rx_credits = r.u32("rx_credits")?;
-        let retry_bytes = r.u32("retry_bytes")?;
-        if retry_bytes < max_packet_bytes {
-            return Err(r.error("retry_bytes", format!("= {retry_bytes} is smaller than one maximum packet (max_packet_bytes = {max_packet_bytes}); allowed {max_packet_bytes}..=16777216")));
-        }
-        let fit = retry_bytes / max_packet_bytes;
-        let retry_packets = if r.is_set("retry_packets") {
-            let n = r.u32("retry_packets")?;
-            if n > fit {
-                let need = n as u64 * max_packet_bytes as u64;
-                let raise = if need <= 1 << 24 { format!(", or retry_bytes at least {need}") } else { String::new() };
-                return Err(r.error(
-                    "retry_packets",
-                    format!("= {n} slots of max_packet_bytes = {max_packet_bytes} need {need} bytes, but retry_bytes = {retry_bytes} holds {fit}; allowed 1..={fit}{raise}"),
-                ));
-            }
-            n
-        } else {
-            r.u32("retry_packets")?.min(fit)
-        };
-        let upc = r.uint("ui_per_cycle")?;
-        let init_ui = r.uint("init_interval_ui")?;
-        let init_cycles = timer(r, "init_interval_ui", init_ui, upc)?;
-        let disc_ui = r.uint("discard_interval_ui")?;
-        let discard_cycles = timer(r, "discard_interval_ui", disc_ui, upc)?;
-        let discard_limit = r.u32("discard_limit")?;
-        let llrt_ui = r.uint("llrt_ui")?;
-        let llrt_cycles = timer(r, "llrt_ui", llrt_ui, upc)?;
-        let ack_every = r.u32("ack_every")?;
-        if ack_every > rx_credits {
-            return Err(r.error("ack_every", format!("= {ack_every} exceeds rx_credits = {rx_credits}: a VC could wait a whole LLR timer period for its credits; allowed 1..={rx_credits}")));
-        }
-        let ecrc_check = r.bool("ecrc_check")?;
-        let counter_bits = r.u32("counter_bits")?;
-        let cfg = LlrConfig {
-            data_bytes,
-            max_packet_bytes,
-            vcs,
-            rx_credits,
-            retry_bytes,
-            retry_packets,
-            ui_per_cycle: upc,
-            init_interval_ui: init_ui,
-            discard_interval_ui: disc_ui,
-            llrt_ui,
-            init_cycles: init_cycles as u32,
-            discard_cycles: discard_cycles as u32,
-            llrt_cycles: llrt_cycles as u32,
-            discard_limit,
-            ack_every,
-            ecrc_check,
-            counter_bits,
-        };
-        Ok(Box::new(GenzLlrBlock { name: r.block().to_string(), cfg }))
+        let params = read_params::<GenzLlrParams>(r)?;
+        Ok(Box::new(params.validate(r.block(), &|f| r.is_set(f))?))
     }
 }
 
@@ -241,24 +295,8 @@ impl Block for GenzLlrBlock {
     fn kind(&self) -> &'static str {
         "genz_llr"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let c = &self.cfg;
-        vec![
-            ("data_bytes", c.data_bytes.to_string()),
-            ("max_packet_bytes", c.max_packet_bytes.to_string()),
-            ("vcs", c.vcs.to_string()),
-            ("rx_credits", c.rx_credits.to_string()),
-            ("retry_bytes", c.retry_bytes.to_string()),
-            ("retry_packets", c.retry_packets.to_string()),
-            ("ui_per_cycle", c.ui_per_cycle.to_string()),
-            ("init_interval_ui", c.init_interval_ui.to_string()),
-            ("discard_interval_ui", c.discard_interval_ui.to_string()),
-            ("discard_limit", c.discard_limit.to_string()),
-            ("llrt_ui", c.llrt_ui.to_string()),
-            ("ack_every", c.ack_every.to_string()),
-            ("ecrc_check", c.ecrc_check.to_string()),
-            ("counter_bits", c.counter_bits.to_string()),
-        ]
+    fn typed_params(&self) -> ParamList {
+        GenzLlrParams::of(&self.cfg).to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

@@ -7,16 +7,17 @@
 //! `<p>_rx` (descrambler, verification, control monitor), `<p>_fifo` (flow-control buffer),
 //! `<p>_txgear` / `<p>_rxgear` (AXI4-Stream width conversion), `<p>_encode` / `<p>_check`
 //! (frame codec), `<p>_crc` (CRC-12), and with `scrambler = true` `<p>_scrambler` /
-//! `<p>_descrambler`. The reference model is [`model`]; [`RiflBlock::params`] builds it.
+//! `<p>_descrambler`. The reference model is [`model`]; [`RiflBlock::model`] builds it.
 
 pub mod model;
 pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
 use crate::math::hd;
+use serde::{Deserialize, Serialize};
 use crate::math::lfsr::CrcRegister;
 use model::params::{derived_frame_id_bits, rtt_frames, table2_frame_id_bits, Params};
 
@@ -78,36 +79,180 @@ impl BlockKind for RiflKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let frame_bits = r.u32("frame_bits")?;
-        if !is_pow2(frame_bits as u64) {
-            return Err(r.error("frame_bits", format!("= {frame_bits} is not allowed; allowed 128, 256, 512, 1024, 2048 (the format code limits the payload to 256 bytes)")));
+        Ok(Box::new(read_params::<RiflParams>(r)?.block(r.block())?))
+    }
+}
+
+/// The parameters of a `rifl` block, named and typed as [`FIELDS`] lists them. A block's own
+/// parameters carry the derived values resolved (`frame_id_bits`, the flow-control levels), so
+/// they rebuild the same node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiflParams {
+    pub frame_bits: u32,
+    pub frame_id_bits: u32,
+    pub cable_m: u32,
+    pub lane_gbps: u32,
+    pub crc_poly: u32,
+    pub user_bits: u32,
+    pub lanes: u32,
+    pub fc_buffer_frames: u32,
+    pub fc_on_frames: u32,
+    pub fc_off_frames: u32,
+    pub scrambler: bool,
+    pub retrans_threshold: u32,
+    pub control_repeat: u32,
+}
+
+impl KindParams for RiflParams {
+    const KIND: &'static str = "rifl";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+/// What the per-lane modules of a node (`_tx`, `_rx`, `_fifo`, `_encode`, `_check`, `_crc`,
+/// `_scrambler`, `_descrambler`) are built from: the node's parameters without its user width,
+/// lane count and link (`cable_m`, `lane_gbps` only size the fields below), so the lanes of two
+/// nodes that differ only there are the same modules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiflLaneParams {
+    pub frame_bits: u32,
+    pub frame_id_bits: u32,
+    pub crc_poly: u32,
+    pub fc_buffer_frames: u32,
+    pub fc_on_frames: u32,
+    pub fc_off_frames: u32,
+    pub scrambler: bool,
+    pub retrans_threshold: u32,
+    pub control_repeat: u32,
+}
+
+impl KindParams for RiflLaneParams {
+    const KIND: &'static str = "rifl";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl RiflLaneParams {
+    pub fn of(p: &Params) -> RiflLaneParams {
+        RiflLaneParams {
+            frame_bits: p.frame_bits,
+            frame_id_bits: p.frame_id_bits,
+            crc_poly: p.crc_poly as u32,
+            fc_buffer_frames: p.fc_buffer_frames,
+            fc_on_frames: p.fc_on_frames,
+            fc_off_frames: p.fc_off_frames,
+            scrambler: p.scrambler,
+            retrans_threshold: p.retrans_threshold,
+            control_repeat: p.control_repeat,
         }
-        let cable_m = r.u32("cable_m")?;
-        let lane_gbps = r.u32("lane_gbps")?;
+    }
+
+    /// The model parameters of one lane: a single lane whose user width is its payload rounded
+    /// up to a power of two (no lane model reads either).
+    pub fn params(&self) -> Params {
+        let payload = self.frame_bits - 16;
+        Params {
+            frame_bits: self.frame_bits,
+            frame_id_bits: self.frame_id_bits,
+            crc_poly: self.crc_poly as u16,
+            user_bits: payload.next_power_of_two(),
+            lanes: 1,
+            fc_buffer_frames: self.fc_buffer_frames,
+            fc_on_frames: self.fc_on_frames,
+            fc_off_frames: self.fc_off_frames,
+            scrambler: self.scrambler,
+            retrans_threshold: self.retrans_threshold,
+            control_repeat: self.control_repeat,
+        }
+    }
+}
+
+/// What a node's gearboxes (`_txgear`, `_rxgear`) are built from: user beats of `user_bits`
+/// against groups of `lanes` payloads of a `frame_bits` frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiflGearParams {
+    pub frame_bits: u32,
+    pub user_bits: u32,
+    pub lanes: u32,
+}
+
+impl KindParams for RiflGearParams {
+    const KIND: &'static str = "rifl";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl RiflGearParams {
+    pub fn of(p: &Params) -> RiflGearParams {
+        RiflGearParams { frame_bits: p.frame_bits, user_bits: p.user_bits, lanes: p.lanes }
+    }
+
+    /// Bytes of one user beat.
+    pub fn user_bytes(&self) -> usize {
+        self.user_bits as usize / 8
+    }
+
+    /// Bytes of one lane group: a payload per lane.
+    pub fn group_bytes(&self) -> usize {
+        self.lanes as usize * (self.frame_bits as usize - 16) / 8
+    }
+}
+
+impl RiflParams {
+    /// The parameters of a validated block (derived values resolved).
+    pub fn of(b: &RiflBlock) -> RiflParams {
+        let p = &b.params;
+        RiflParams {
+            frame_bits: p.frame_bits,
+            frame_id_bits: p.frame_id_bits,
+            cable_m: b.cable_m,
+            lane_gbps: b.lane_gbps,
+            crc_poly: p.crc_poly as u32,
+            user_bits: p.user_bits,
+            lanes: p.lanes,
+            fc_buffer_frames: p.fc_buffer_frames,
+            fc_on_frames: p.fc_on_frames,
+            fc_off_frames: p.fc_off_frames,
+            scrambler: p.scrambler,
+            retrans_threshold: p.retrans_threshold,
+            control_repeat: p.control_repeat,
+        }
+    }
+
+    /// The validated block named `name`: the combinations the field ranges cannot express, and
+    /// the derived values (0 = derive) resolved.
+    pub fn block(&self, name: &str) -> ConfigResult<RiflBlock> {
+        let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
+        let RiflParams { frame_bits, cable_m, lane_gbps, retrans_threshold, user_bits, lanes, scrambler, control_repeat, .. } = *self;
+        if !is_pow2(frame_bits as u64) {
+            return Err(error("frame_bits", format!("= {frame_bits} is not allowed; allowed 128, 256, 512, 1024, 2048 (the format code limits the payload to 256 bytes)")));
+        }
         if (cable_m == 0) != (lane_gbps == 0) {
             let (given, missing) = if cable_m == 0 { ("lane_gbps", "cable_m") } else { ("cable_m", "lane_gbps") };
-            return Err(r.error(missing, format!("is required when {given} is given (the round trip needs both); allowed 1..={}", if missing == "cable_m" { 500 } else { 1000 })));
+            return Err(error(missing, format!("is required when {given} is given (the round trip needs both); allowed 1..={}", if missing == "cable_m" { 500 } else { 1000 })));
         }
-        let retrans_threshold = r.u32("retrans_threshold")?;
-        let explicit_id = r.u32("frame_id_bits")?;
+        let explicit_id = self.frame_id_bits;
         let frame_id_bits = if explicit_id != 0 {
             explicit_id
         } else if cable_m != 0 {
-            round_trip_fits(r, cable_m, lane_gbps, frame_bits)?;
+            round_trip_fits(&error, cable_m, lane_gbps, frame_bits)?;
             derived_frame_id_bits(cable_m, lane_gbps, frame_bits)
         } else {
             table2_frame_id_bits(frame_bits)
         };
         if (1u32 << frame_id_bits) < 2 * retrans_threshold {
-            return Err(r.error(
+            return Err(error(
                 "frame_id_bits",
                 format!("= {frame_id_bits} gives {} frame IDs, fewer than 2 x retrans_threshold = {}; allowed {}..=12", 1u32 << frame_id_bits, 2 * retrans_threshold, 32 - (2 * retrans_threshold - 1).leading_zeros()),
             ));
         }
         if explicit_id != 0 && cable_m != 0 && explicit_id < derived_frame_id_bits(cable_m, lane_gbps, frame_bits) {
             // No frame_id_bits covers a round trip beyond 12 bits: name what to change instead.
-            round_trip_fits(r, cable_m, lane_gbps, frame_bits)?;
-            return Err(r.error(
+            round_trip_fits(&error, cable_m, lane_gbps, frame_bits)?;
+            return Err(error(
                 "frame_id_bits",
                 format!(
                     "= {explicit_id} is too small for {cable_m} m at {lane_gbps} Gb/s ({} frames per round trip + 32); allowed {}..=12",
@@ -116,19 +261,17 @@ impl BlockKind for RiflKind {
                 ),
             ));
         }
-        let crc_poly = r.u32("crc_poly")? as u16;
+        let crc_poly = self.crc_poly as u16;
         if let Some(w) = crc_weakness(crc_poly, frame_bits) {
-            return Err(r.error(
+            return Err(error(
                 "crc_poly",
                 format!("= 0x{crc_poly:03X} misses an error of weight {w} within the {} protected bits of a {frame_bits}-bit frame (HD < 4); allowed: a CRC-12 with HD >= 4 at this length, e.g. 0x{DEFAULT_CRC_POLY:03X}", frame_bits - 1),
             ));
         }
-        let user_bits = r.u32("user_bits")?;
         if !is_pow2(user_bits as u64) {
-            return Err(r.error("user_bits", format!("= {user_bits} is not a power of two; allowed 8, 16, 32, …, 4096")));
+            return Err(error("user_bits", format!("= {user_bits} is not a power of two; allowed 8, 16, 32, …, 4096")));
         }
-        let lanes = r.u32("lanes")?;
-        let fc_given = r.u32("fc_buffer_frames")?;
+        let fc_given = self.fc_buffer_frames;
         let fc_buffer_frames = if fc_given == 0 {
             let base = 1u32 << frame_id_bits;
             if cable_m != 0 {
@@ -140,29 +283,26 @@ impl BlockKind for RiflKind {
             fc_given
         };
         if fc_buffer_frames < 4 {
-            return Err(r.error("fc_buffer_frames", format!("= {fc_buffer_frames} is too small; allowed 0 (derived) or 4..=65536")));
+            return Err(error("fc_buffer_frames", format!("= {fc_buffer_frames} is too small; allowed 0 (derived) or 4..=65536")));
         }
-        let on_given = r.u32("fc_on_frames")?;
-        let off_given = r.u32("fc_off_frames")?;
+        let (on_given, off_given) = (self.fc_on_frames, self.fc_off_frames);
         let fc_on_frames = if on_given == 0 { 2 * fc_buffer_frames / 3 } else { on_given };
         let fc_off_frames = if off_given == 0 { fc_buffer_frames / 3 } else { off_given };
         if fc_on_frames >= fc_buffer_frames {
-            return Err(r.error("fc_on_frames", format!("= {fc_on_frames} must be below fc_buffer_frames = {fc_buffer_frames}; allowed 1..={}", fc_buffer_frames - 1)));
+            return Err(error("fc_on_frames", format!("= {fc_on_frames} must be below fc_buffer_frames = {fc_buffer_frames}; allowed 1..={}", fc_buffer_frames - 1)));
         }
         if fc_off_frames == 0 || fc_off_frames >= fc_on_frames {
-            return Err(r.error("fc_off_frames", format!("= {fc_off_frames} must be between 1 and fc_on_frames - 1 = {}; allowed 1..={}", fc_on_frames.saturating_sub(1), fc_on_frames.saturating_sub(1))));
+            return Err(error("fc_off_frames", format!("= {fc_off_frames} must be between 1 and fc_on_frames - 1 = {}; allowed 1..={}", fc_on_frames.saturating_sub(1), fc_on_frames.saturating_sub(1))));
         }
         if cable_m != 0 {
             let rtt = rtt_frames(cable_m, lane_gbps, frame_bits);
             if fc_buffer_frames - fc_on_frames < rtt {
-                return Err(r.error(
+                return Err(error(
                     "fc_buffer_frames",
                     format!("= {fc_buffer_frames} with fc_on_frames = {fc_on_frames} leaves {} frames above ON, fewer than the {rtt} frames one round trip brings (Eq. 20); allowed: at least {}", fc_buffer_frames - fc_on_frames, fc_on_frames + rtt),
                 ));
             }
         }
-        let scrambler = r.bool("scrambler")?;
-        let control_repeat = r.u32("control_repeat")?;
         let params = Params {
             frame_bits,
             frame_id_bits,
@@ -176,7 +316,7 @@ impl BlockKind for RiflKind {
             retrans_threshold,
             control_repeat,
         };
-        Ok(Box::new(RiflBlock { name: r.block().to_string(), params, cable_m, lane_gbps }))
+        Ok(RiflBlock { name: name.to_string(), params, cable_m, lane_gbps })
     }
 }
 
@@ -193,23 +333,8 @@ impl Block for RiflBlock {
     fn kind(&self) -> &'static str {
         "rifl"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let p = &self.params;
-        vec![
-            ("frame_bits", p.frame_bits.to_string()),
-            ("frame_id_bits", p.frame_id_bits.to_string()),
-            ("cable_m", self.cable_m.to_string()),
-            ("lane_gbps", self.lane_gbps.to_string()),
-            ("crc_poly", format!("0x{:03X}", p.crc_poly)),
-            ("user_bits", p.user_bits.to_string()),
-            ("lanes", p.lanes.to_string()),
-            ("fc_buffer_frames", p.fc_buffer_frames.to_string()),
-            ("fc_on_frames", p.fc_on_frames.to_string()),
-            ("fc_off_frames", p.fc_off_frames.to_string()),
-            ("scrambler", p.scrambler.to_string()),
-            ("retrans_threshold", p.retrans_threshold.to_string()),
-            ("control_repeat", p.control_repeat.to_string()),
-        ]
+    fn typed_params(&self) -> ParamList {
+        RiflParams::of(self).to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         rtl::module_names(self, design)
@@ -232,7 +357,7 @@ const MAX_FRAME_ID_BITS: u32 = 12;
 /// The round trip of `cable_m` at `lane_gbps` fits 12 frame ID bits; else an error on `cable_m`
 /// naming the longest cable, the highest rate and the frame sizes that fit, each with the other
 /// settings kept.
-fn round_trip_fits(r: &FieldReader, cable_m: u32, lane_gbps: u32, frame_bits: u32) -> ConfigResult<()> {
+fn round_trip_fits(error: &dyn Fn(&str, String) -> ConfigError, cable_m: u32, lane_gbps: u32, frame_bits: u32) -> ConfigResult<()> {
     let fits = |c: u32, g: u32, f: u32| derived_frame_id_bits(c, g, f) <= MAX_FRAME_ID_BITS;
     if fits(cable_m, lane_gbps, frame_bits) {
         return Ok(());
@@ -248,7 +373,7 @@ fn round_trip_fits(r: &FieldReader, cable_m: u32, lane_gbps: u32, frame_bits: u3
         fixes.push(format!("frame_bits = {f} or more"));
     }
     let fixes = if fixes.is_empty() { "a shorter cable, a lower rate or larger frames".to_string() } else { fixes.join(", or ") };
-    Err(r.error(
+    Err(error(
         "cable_m",
         format!(
             "= {cable_m} at lane_gbps = {lane_gbps} with {frame_bits}-bit frames needs {} frames in flight per round trip + 32, more than {MAX_FRAME_ID_BITS} frame ID bits can name (no frame_id_bits fits); change instead: {fixes}",

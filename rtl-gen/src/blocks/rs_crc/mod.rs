@@ -21,10 +21,11 @@ mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
 use crate::math::gf2m::Gf2m;
 use model::{Orientation, RsCrc};
+use serde::{Deserialize, Serialize};
 
 pub struct RsCrcKind;
 
@@ -70,7 +71,8 @@ pub struct RsCrcBlock {
 }
 
 /// The `bit_order` field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BitOrder {
     Lsb0,
     Msb0,
@@ -119,69 +121,70 @@ impl BlockKind for RsCrcKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let symbol_bits = r.u32("symbol_bits")?;
-        let field_poly = r.u32("field_poly")?;
-        let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| r.error("field_poly", format!("= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}")))?;
+        Ok(Box::new(read_params::<RsCrcParams>(r)?.block(r.block())?))
+    }
+}
+
+/// The parameters of an `rs_crc` block, named and typed as [`FIELDS`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RsCrcParams {
+    pub symbol_bits: u32,
+    pub field_poly: u32,
+    pub first_root: u32,
+    pub root_count: u32,
+    pub data_bytes: u32,
+    pub seq_bits: u32,
+    pub pipeline: u32,
+    pub checker: bool,
+    pub orientation: Orientation,
+    pub bit_order: BitOrder,
+}
+
+impl KindParams for RsCrcParams {
+    const KIND: &'static str = "rs_crc";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl RsCrcParams {
+    /// The validated block named `name`: the combinations the field ranges cannot express, and
+    /// the bit map `bit_order` resolves to.
+    pub fn block(&self, name: &str) -> ConfigResult<RsCrcBlock> {
+        let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
+        let RsCrcParams { symbol_bits, field_poly, first_root, root_count, data_bytes, seq_bits, pipeline, checker, orientation, bit_order } = *self;
+        let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| error("field_poly", format!("= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}")))?;
         let order = field.order();
-        let first_root = r.u32("first_root")?;
         if first_root >= order {
-            return Err(r.error("first_root", format!("= {first_root} is out of range for GF(2^{symbol_bits}); allowed 0..={}", order - 1)));
+            return Err(error("first_root", format!("= {first_root} is out of range for GF(2^{symbol_bits}); allowed 0..={}", order - 1)));
         }
-        let root_count = r.u32("root_count")?;
         if root_count >= order {
-            return Err(r.error("root_count", format!("= {root_count} is out of range for GF(2^{symbol_bits}); allowed 1..={}", (order - 2).min(32))));
+            return Err(error("root_count", format!("= {root_count} is out of range for GF(2^{symbol_bits}); allowed 1..={}", (order - 2).min(32))));
         }
-        let data_bytes = r.u32("data_bytes")?;
         let data_symbols = (8 * data_bytes).div_ceil(symbol_bits);
         if data_symbols + root_count > order {
             let max_bytes = (order - root_count) * symbol_bits / 8;
-            return Err(r.error(
+            return Err(error(
                 "data_bytes",
                 format!(
                     "= {data_bytes} makes {data_symbols} data symbols + {root_count} check symbols, more than the {order} of a Reed-Solomon code over GF(2^{symbol_bits}); allowed 1..={max_bytes}"
                 ),
             ));
         }
-        let seq_bits = r.u32("seq_bits")?;
         if seq_bits > 8 * data_bytes {
-            return Err(r.error("seq_bits", format!("= {seq_bits} exceeds the {} data bits; allowed 0..={}", 8 * data_bytes, (8 * data_bytes).min(32))));
+            return Err(error("seq_bits", format!("= {seq_bits} exceeds the {} data bits; allowed 0..={}", 8 * data_bytes, (8 * data_bytes).min(32))));
         }
-        let pipeline = r.u32("pipeline")?;
-        let checker = r.bool("checker")?;
-        let orientation = match r.choice("orientation")? {
-            "lsb_first" => Orientation::LsbFirst,
-            _ => Orientation::MsbFirst,
-        };
-        let bit_order = match r.choice("bit_order")? {
-            "msb0" => BitOrder::Msb0,
-            "burst_optimal" => BitOrder::BurstOptimal,
-            _ => BitOrder::Lsb0,
-        };
         // Every rule of the model is checked above; this only guards against drift.
-        let model = RsCrc::new(symbol_bits, field_poly, first_root, root_count as usize, data_bytes as usize, seq_bits, orientation).map_err(|e| r.error("data_bytes", e.to_string()))?;
+        let model = RsCrc::new(symbol_bits, field_poly, first_root, root_count as usize, data_bytes as usize, seq_bits, orientation).map_err(|e| error("data_bytes", e.to_string()))?;
         let bit_map = match bit_order {
             BitOrder::Lsb0 => (0..symbol_bits as u8).collect(),
             BitOrder::Msb0 => (0..symbol_bits as u8).rev().collect(),
             BitOrder::BurstOptimal if symbol_bits > 8 => {
-                return Err(r.error("bit_order", format!("= \"burst_optimal\" searches all m! bit orders, up to symbol_bits = 8 (here {symbol_bits}); allowed \"lsb0\", \"msb0\"")))
+                return Err(error("bit_order", format!("= \"burst_optimal\" searches all m! bit orders, up to symbol_bits = 8 (here {symbol_bits}); allowed \"lsb0\", \"msb0\"")))
             }
             BitOrder::BurstOptimal => model.burst_optimal_bit_map().0,
         };
-        let block = RsCrcBlock {
-            name: r.block().to_string(),
-            symbol_bits,
-            field_poly,
-            first_root,
-            root_count,
-            data_bytes,
-            seq_bits,
-            pipeline,
-            checker,
-            orientation,
-            bit_order,
-            bit_map,
-        };
-        Ok(Box::new(block))
+        Ok(RsCrcBlock { name: name.to_string(), symbol_bits, field_poly, first_root, root_count, data_bytes, seq_bits, pipeline, checker, orientation, bit_order, bit_map })
     }
 }
 
@@ -192,25 +195,21 @@ impl Block for RsCrcBlock {
     fn kind(&self) -> &'static str {
         "rs_crc"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let digits = (self.symbol_bits as usize + 1).div_ceil(4);
-        vec![
-            ("symbol_bits", self.symbol_bits.to_string()),
-            ("field_poly", format!("0x{:0digits$X}", self.field_poly)),
-            ("first_root", self.first_root.to_string()),
-            ("root_count", self.root_count.to_string()),
-            ("data_bytes", self.data_bytes.to_string()),
-            ("seq_bits", self.seq_bits.to_string()),
-            ("pipeline", self.pipeline.to_string()),
-            ("checker", self.checker.to_string()),
-            ("orientation", match self.orientation {
-                Orientation::MsbFirst => "msb_first",
-                Orientation::LsbFirst => "lsb_first",
-            }
-            .to_string()),
-            ("bit_order", self.bit_order.as_str().to_string()),
-            ("bit_map", self.bit_map.iter().map(u8::to_string).collect::<Vec<_>>().join(",")),
-        ]
+    fn typed_params(&self) -> ParamList {
+        let b = self;
+        RsCrcParams {
+            symbol_bits: b.symbol_bits,
+            field_poly: b.field_poly,
+            first_root: b.first_root,
+            root_count: b.root_count,
+            data_bytes: b.data_bytes,
+            seq_bits: b.seq_bits,
+            pipeline: b.pipeline,
+            checker: b.checker,
+            orientation: b.orientation,
+            bit_order: b.bit_order,
+        }
+        .to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         let base = format!("{}{}", design.prefix, self.name);

@@ -51,7 +51,8 @@ use std::fmt;
 use crate::math::gf2m::{get_bit, set_bit, AffineMasks, Gf2m, Gf2mError};
 
 /// Which end of the data is the highest-degree coefficient (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Orientation {
     MsbFirst,
     LsbFirst,

@@ -3,11 +3,11 @@
 //!
 //! Emits `<prefix><name>_enc` (msg → cw, the model's encoder as one XOR network) and
 //! `<prefix><name>_dec` (cw → corrected msg and per-way flags). Decoders:
-//! - t = 1 (`check_symbols = 2`, both layouts), [`dec_t1`]: syndromes as XOR networks, then for
+//! - t = 1 (`check_symbols = 2`, both layouts), `rtl/dec_t1.rs`: syndromes as XOR networks, then for
 //!   every existing position of a way in parallel the test S1 == α^d·S0 (constant multipliers,
 //!   no ROM); a nonzero syndrome pair that matches no existing position (shortened positions
 //!   included) marks the way uncorrectable and its symbols pass through unchanged.
-//! - t > 1, [`dec_bm`]: syndromes, an unrolled inversionless Berlekamp–Massey, a Chien search
+//! - t > 1, `rtl/dec_bm.rs`: syndromes, an unrolled inversionless Berlekamp–Massey, a Chien search
 //!   over the existing positions, compaction of the located message positions into t slots and
 //!   Forney's formula per slot, with register stages placed by `pipeline`.
 //!
@@ -15,26 +15,22 @@
 //! ([`model::InterleavedFec`], [`model::Pcie6Fec`]), miscorrections included.
 //!
 //! `symbols_per_cycle` = P < N selects the streaming form (issue 15; generic layout, one way):
-//! [`enc_stream`] and [`dec_stream`] move P symbols per beat over tvalid/tready/tlast, one
+//! `rtl/enc_stream.rs` and `rtl/dec_stream.rs` move P symbols per beat over tvalid/tready/tlast, one
 //! codeword every ⌈N/P⌉ clocks, the decoder with P-parallel syndromes, a shared RiBM solver,
 //! P-parallel Chien/Forney, the received words in block RAM, bypass controls, saturating
 //! counters and a degraded-SER alarm (IEEE 802.3 clause 91 / 134 defaults). Its models are in
-//! [`model_stream`]: the arithmetic equal to [`model::RsCode::decode`], and the cycle behaviour.
+//! [`model::stream`]: the arithmetic equal to [`model::RsCode::decode`], and the cycle behaviour.
 
-mod dec_bm;
-mod dec_stream;
-mod dec_t1;
-mod enc;
-mod enc_stream;
-pub mod props;
-mod stream_common;
 pub mod model;
-pub mod model_stream;
+pub mod props;
+mod rtl;
+
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
+use serde::{Deserialize, Serialize};
 use crate::math::gf2m::{AffineMasks, Gf2m};
 use model::{FecDecoded, FlitFec, InterleavedFec, Pcie6Fec, FLIT_FEC_FIELD_POLY};
 
@@ -46,8 +42,18 @@ static FIELDS: [FieldSpec; 14] = [
     FieldSpec { name: "fcr", ty: FieldType::UInt { min: 0, max: 4094 }, default: Some("0"), doc: "first consecutive root: generator roots α^fcr … α^(fcr+check_symbols-1)" },
     FieldSpec { name: "check_symbols", ty: FieldType::UInt { min: 2, max: 64 }, default: Some("2"), doc: "check symbols per way, 2t (even): corrects t symbol errors per way" },
     FieldSpec { name: "ways", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("1"), doc: "interleave factor: flit symbol i belongs to way i mod ways" },
-    FieldSpec { name: "msg_bytes", ty: FieldType::UInt { min: 1, max: 8192 }, default: None, doc: "message bytes of the whole flit (symbol_bits = 8; else give msg_symbols)" },
-    FieldSpec { name: "msg_symbols", ty: FieldType::UInt { min: 1, max: 16384 }, default: None, doc: "message symbols of the whole flit, packed LSB first (instead of msg_bytes)" },
+    FieldSpec {
+        name: "msg_bytes",
+        ty: FieldType::UInt { min: 1, max: 8192 },
+        default: Some("derived: layout = \"pcie6\" (250); otherwise this or msg_symbols is required"),
+        doc: "message bytes of the whole flit (symbol_bits = 8; else give msg_symbols)",
+    },
+    FieldSpec {
+        name: "msg_symbols",
+        ty: FieldType::UInt { min: 1, max: 16384 },
+        default: Some("derived: msg_bytes (one of the two is required)"),
+        doc: "message symbols of the whole flit, packed LSB first (instead of msg_bytes)",
+    },
     FieldSpec { name: "pipeline", ty: FieldType::UInt { min: 0, max: 80 }, default: Some("0"), doc: "register stages of each module (0 = combinational); latency in cycles" },
     FieldSpec {
         name: "enc_pipeline",
@@ -88,7 +94,8 @@ pub struct Stream {
 }
 
 /// Which flit layout a block uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Layout {
     Generic,
     Pcie6,
@@ -202,21 +209,21 @@ impl RsFecBlock {
     }
 
     /// The streaming form's codec (panics for a whole-codeword block).
-    pub fn stream_code(&self) -> model_stream::StreamCode {
+    pub fn stream_code(&self) -> model::stream::StreamCode {
         let st = self.stream.expect("streaming block");
-        model_stream::StreamCode::new(self.generic_model().way_code(0).clone(), st.symbols_per_cycle as usize)
+        model::stream::StreamCode::new(self.generic_model().way_code(0).clone(), st.symbols_per_cycle as usize)
     }
 
     /// The streaming encoder's cycle model.
-    pub fn stream_encoder(&self) -> model_stream::StreamEncoder {
-        model_stream::StreamEncoder::new(self.stream_code())
+    pub fn stream_encoder(&self) -> model::stream::StreamEncoder {
+        model::stream::StreamEncoder::new(self.stream_code())
     }
 
     /// The streaming decoder's cycle model.
-    pub fn stream_decoder(&self) -> model_stream::StreamDecoder {
+    pub fn stream_decoder(&self) -> model::stream::StreamDecoder {
         let st = self.stream.expect("streaming block");
-        let settings = model_stream::DecSettings { counter_bits: st.counter_bits, ser_threshold: st.ser_threshold, ser_window: st.ser_window };
-        model_stream::StreamDecoder::new(self.stream_code(), settings)
+        let settings = model::stream::DecSettings { counter_bits: st.counter_bits, ser_threshold: st.ser_threshold, ser_window: st.ser_window };
+        model::stream::StreamDecoder::new(self.stream_code(), settings)
     }
 
     /// The largest `pipeline` the decoder takes (the encoder takes any up to the field's max).
@@ -224,7 +231,7 @@ impl RsFecBlock {
         if self.t() == 1 {
             MAX_T1_PIPELINE
         } else {
-            dec_bm::steps(self).len() as u32
+            rtl::decoder_steps(self)
         }
     }
 
@@ -237,162 +244,220 @@ impl RsFecBlock {
     }
 }
 
+/// The parameters of an `rs_fec` block, named and typed as [`FIELDS`] lists them; fields that
+/// only some blocks have (one of `msg_bytes`/`msg_symbols`, the override `enc_pipeline`, the
+/// streaming form's settings) are `None` where a block has none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RsFecParams {
+    pub symbol_bits: u32,
+    pub field_poly: u32,
+    pub fcr: u32,
+    pub check_symbols: u32,
+    pub ways: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_symbols: Option<u32>,
+    pub pipeline: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enc_pipeline: Option<u32>,
+    pub layout: Layout,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbols_per_cycle: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ser_threshold: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ser_window: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_bits: Option<u32>,
+}
+
+impl KindParams for RsFecParams {
+    const KIND: &'static str = "rs_fec";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+/// `ser_window` and `counter_bits` when not given (as [`FIELDS`] says).
+const DEFAULT_SER_WINDOW: u64 = 8192;
+const DEFAULT_COUNTER_BITS: u32 = 32;
+
 /// The PCIe 6.0 flit FEC's fixed values, checked against what the user wrote.
 const PCIE6_FIXED: [(&str, u32); 6] = [("symbol_bits", 8), ("field_poly", FLIT_FEC_FIELD_POLY), ("fcr", 0), ("check_symbols", 2), ("ways", 3), ("msg_bytes", 250)];
 
-fn parse_pcie6(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
-    for (field, value) in PCIE6_FIXED {
-        if r.is_set(field) {
-            let v = r.u32(field)?;
-            if v != value {
-                let shown = if field == "field_poly" { format!("{v:#X}") } else { v.to_string() };
-                let allowed = if field == "field_poly" { format!("{value:#X}") } else { value.to_string() };
-                return Err(r.error(
-                    field,
-                    format!("= {shown} does not fit layout = \"pcie6\" (the PCIe 6.0 / CXL 3 flit FEC: 250 message bytes in 3 groups with a check and a parity byte each, GF(2^8) mod 0x11D); allowed {allowed}, or leave it out"),
-                ));
+impl RsFecParams {
+    /// The validated block named `name`; a field counts as given when the struct lists it.
+    pub fn block(&self, name: &str) -> ConfigResult<RsFecBlock> {
+        let listed: Vec<&str> = self.to_list().iter().map(|(k, _)| *k).collect();
+        self.validate(name, &|f| listed.contains(&f))
+    }
+
+    /// The combinations the field ranges alone cannot express; `given(field)` says whether the
+    /// design file set a field (the pcie6 layout refuses values other than its own, a
+    /// whole-codeword block the streaming settings).
+    pub fn validate(&self, name: &str, given: &dyn Fn(&str) -> bool) -> ConfigResult<RsFecBlock> {
+        let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
+        match self.layout {
+            Layout::Pcie6 => self.pcie6(name, given, &error),
+            Layout::Generic => self.generic(name, given, &error),
+        }
+    }
+
+    fn value(&self, field: &str) -> Option<u64> {
+        self.to_list().into_iter().find(|(k, _)| *k == field).and_then(|(_, v)| v.as_u64())
+    }
+
+    fn pcie6(&self, name: &str, given: &dyn Fn(&str) -> bool, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<RsFecBlock> {
+        for (field, value) in PCIE6_FIXED {
+            if given(field) {
+                let v = self.value(field).unwrap_or_default() as u32;
+                if v != value {
+                    let shown = if field == "field_poly" { format!("{v:#X}") } else { v.to_string() };
+                    let allowed = if field == "field_poly" { format!("{value:#X}") } else { value.to_string() };
+                    return Err(error(
+                        field,
+                        format!("= {shown} does not fit layout = \"pcie6\" (the PCIe 6.0 / CXL 3 flit FEC: 250 message bytes in 3 groups with a check and a parity byte each, GF(2^8) mod 0x11D); allowed {allowed}, or leave it out"),
+                    ));
+                }
             }
         }
-    }
-    if r.is_set("msg_symbols") {
-        let v = r.u32("msg_symbols")?;
-        return Err(r.error("msg_symbols", format!("= {v} does not fit layout = \"pcie6\", which has 250 message bytes; leave it out")));
-    }
-    let pipeline = r.u32("pipeline")?;
-    if pipeline > MAX_T1_PIPELINE {
-        return Err(r.error("pipeline", format!("= {pipeline} is more than a t = 1 decoder can use; allowed 0..={MAX_T1_PIPELINE}")));
-    }
-    let enc_pipeline = enc_pipeline(r, pipeline)?;
-    if r.is_set("symbols_per_cycle") {
-        let v = r.u32("symbols_per_cycle")?;
-        if v != 256 {
-            return Err(r.error("symbols_per_cycle", format!("= {v}: the streaming form needs layout = \"generic\" with ways = 1; allowed 256 (the whole flit) with layout = \"pcie6\"")));
+        if let Some(v) = self.msg_symbols {
+            return Err(error("msg_symbols", format!("= {v} does not fit layout = \"pcie6\", which has 250 message bytes; leave it out")));
         }
+        let pipeline = self.pipeline;
+        if pipeline > MAX_T1_PIPELINE {
+            return Err(error("pipeline", format!("= {pipeline} is more than a t = 1 decoder can use; allowed 0..={MAX_T1_PIPELINE}")));
+        }
+        let enc_pipeline = self.enc_pipeline.unwrap_or(pipeline);
+        if let Some(v) = self.symbols_per_cycle {
+            if v != 256 {
+                return Err(error("symbols_per_cycle", format!("= {v}: the streaming form needs layout = \"generic\" with ways = 1; allowed 256 (the whole flit) with layout = \"pcie6\"")));
+            }
+        }
+        self.reject_stream_fields(given, error)?;
+        Ok(RsFecBlock {
+            name: name.to_string(),
+            layout: Layout::Pcie6,
+            symbol_bits: 8,
+            field_poly: FLIT_FEC_FIELD_POLY,
+            fcr: 0,
+            check_symbols: 2,
+            ways: 3,
+            msg_symbols: 250,
+            pipeline,
+            enc_pipeline,
+            stream: None,
+        })
     }
-    reject_stream_fields(r)?;
-    Ok(RsFecBlock {
-        name: r.block().to_string(),
-        layout: Layout::Pcie6,
-        symbol_bits: 8,
-        field_poly: FLIT_FEC_FIELD_POLY,
-        fcr: 0,
-        check_symbols: 2,
-        ways: 3,
-        msg_symbols: 250,
-        pipeline,
-        enc_pipeline,
-        stream: None,
-    })
-}
 
-/// `enc_pipeline` if given, else the block's `pipeline`.
-fn enc_pipeline(r: &mut FieldReader, pipeline: u32) -> ConfigResult<u32> {
-    if r.is_set("enc_pipeline") {
-        r.u32("enc_pipeline")
-    } else {
-        Ok(pipeline)
+    /// The streaming-only fields given to a whole-codeword block.
+    fn reject_stream_fields(&self, given: &dyn Fn(&str) -> bool, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<()> {
+        for field in ["ser_threshold", "ser_window", "counter_bits"] {
+            if given(field) {
+                let v = self.value(field).unwrap_or_default();
+                return Err(error(field, format!("= {v} applies to the streaming decoder only; set symbols_per_cycle below the codeword's symbols, or leave it out")));
+            }
+        }
+        Ok(())
     }
-}
 
-/// The streaming-only fields given to a whole-codeword block.
-fn reject_stream_fields(r: &mut FieldReader) -> ConfigResult<()> {
-    for field in ["ser_threshold", "ser_window", "counter_bits"] {
-        if r.is_set(field) {
-            let v = r.uint(field)?;
-            return Err(r.error(field, format!("= {v} applies to the streaming decoder only; set symbols_per_cycle below the codeword's symbols, or leave it out")));
+    /// `symbols_per_cycle` and the streaming decoder's settings; `None` for the whole-codeword form.
+    fn stream(&self, b: &RsFecBlock, given: &dyn Fn(&str) -> bool, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<Option<Stream>> {
+        let n = b.cw_symbols();
+        let Some(p) = self.symbols_per_cycle else {
+            self.reject_stream_fields(given, error)?;
+            return Ok(None);
+        };
+        if p > n {
+            return Err(error("symbols_per_cycle", format!("= {p} is more than the codeword's {n} symbols; allowed 1..={n}")));
         }
+        if p == n {
+            self.reject_stream_fields(given, error)?;
+            return Ok(None);
+        }
+        if b.ways != 1 {
+            return Err(error("symbols_per_cycle", format!("= {p} (streaming) needs ways = 1 (here {}); allowed {n} (the whole codeword) with ways > 1", b.ways)));
+        }
+        let ser_window = self.ser_window.unwrap_or(DEFAULT_SER_WINDOW);
+        let ser_threshold = self.ser_threshold.unwrap_or_else(|| model::stream::default_ser_threshold(n as usize, b.msg_symbols as usize, ser_window));
+        let counter_bits = self.counter_bits.unwrap_or(DEFAULT_COUNTER_BITS);
+        Ok(Some(Stream { symbols_per_cycle: p, ser_threshold, ser_window, counter_bits }))
     }
-    Ok(())
-}
 
-/// `symbols_per_cycle` and the streaming decoder's settings; `None` for the whole-codeword form.
-fn parse_stream(r: &mut FieldReader, b: &RsFecBlock) -> ConfigResult<Option<Stream>> {
-    let n = b.cw_symbols();
-    if !r.is_set("symbols_per_cycle") {
-        reject_stream_fields(r)?;
-        return Ok(None);
+    fn generic(&self, name: &str, given: &dyn Fn(&str) -> bool, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<RsFecBlock> {
+        let RsFecParams { symbol_bits, field_poly, fcr, check_symbols, ways, pipeline, .. } = *self;
+        let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| error("field_poly", format!("= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}")))?;
+        let order = field.order();
+        if fcr >= order {
+            return Err(error("fcr", format!("= {fcr} is out of range for GF(2^{symbol_bits}); allowed 0..={}", order - 1)));
+        }
+        if check_symbols % 2 != 0 {
+            return Err(error("check_symbols", format!("= {check_symbols} is odd; allowed an even number 2..=64 (2t check symbols correct t errors per way)")));
+        }
+        if check_symbols >= order {
+            return Err(error("check_symbols", format!("= {check_symbols} leaves no message symbol in a code over GF(2^{symbol_bits}); allowed 2..={}", (order - 2) & !1)));
+        }
+        let (msg_field, msg_symbols) = match (self.msg_bytes, self.msg_symbols) {
+            (Some(_), Some(v)) => return Err(error("msg_symbols", format!("= {v} given together with msg_bytes; allowed only one of them"))),
+            (Some(v), None) if symbol_bits != 8 => return Err(error("msg_bytes", format!("= {v} needs symbol_bits = 8 (here {symbol_bits}); give msg_symbols instead"))),
+            (Some(v), None) => ("msg_bytes", v),
+            (None, Some(v)) => ("msg_symbols", v),
+            (None, None) => {
+                let which = if symbol_bits == 8 { "msg_bytes" } else { "msg_symbols" };
+                return Err(error(which, "is required; allowed 1..=8192 (msg_bytes, symbol_bits = 8) or 1..=16384 (msg_symbols)".into()));
+            }
+        };
+        if msg_symbols < ways {
+            return Err(error(msg_field, format!("= {msg_symbols} is smaller than ways = {ways}: every way needs a message symbol; allowed {ways}..")));
+        }
+        let max_msg = ways * (order - check_symbols);
+        if msg_symbols > max_msg {
+            let longest = (msg_symbols + ways * check_symbols).div_ceil(ways);
+            return Err(error(
+                msg_field,
+                format!(
+                    "= {msg_symbols} makes way 0 a codeword of {longest} symbols, more than the {order} of a Reed-Solomon code over GF(2^{symbol_bits}); allowed {ways}..={max_msg} with ways = {ways} and check_symbols = {check_symbols}"
+                ),
+            ));
+        }
+        let cw_bits = (msg_symbols + ways * check_symbols) * symbol_bits;
+        if cw_bits > MAX_CW_BITS {
+            let max = MAX_CW_BITS / symbol_bits - ways * check_symbols;
+            return Err(error(msg_field, format!("= {msg_symbols} makes a {cw_bits}-bit codeword, more than the generator's {MAX_CW_BITS}; allowed {ways}..={max}")));
+        }
+        let enc_pipeline = self.enc_pipeline.unwrap_or(pipeline);
+        let mut block = RsFecBlock { name: name.to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline, enc_pipeline, stream: None };
+        block.stream = self.stream(&block, given, error)?;
+        if pipeline > block.max_pipeline() {
+            return Err(error("pipeline", format!("= {pipeline} is more stages than the t = {} decoder has places for; allowed 0..={}", block.t(), block.max_pipeline())));
+        }
+        // Every rule of the model is checked above; this only guards against drift.
+        InterleavedFec::new(symbol_bits, field_poly, fcr, msg_symbols as usize, ways as usize, check_symbols as usize).map_err(|e| error(msg_field, e.to_string()))?;
+        Ok(block)
     }
-    let p = r.u32("symbols_per_cycle")?;
-    if p > n {
-        return Err(r.error("symbols_per_cycle", format!("= {p} is more than the codeword's {n} symbols; allowed 1..={n}")));
-    }
-    if p == n {
-        reject_stream_fields(r)?;
-        return Ok(None);
-    }
-    if b.ways != 1 {
-        return Err(r.error("symbols_per_cycle", format!("= {p} (streaming) needs ways = 1 (here {}); allowed {n} (the whole codeword) with ways > 1", b.ways)));
-    }
-    let ser_window = r.uint("ser_window")?;
-    let ser_threshold = if r.is_set("ser_threshold") { r.uint("ser_threshold")? } else { model_stream::default_ser_threshold(n as usize, b.msg_symbols as usize, ser_window) };
-    let counter_bits = r.u32("counter_bits")?;
-    Ok(Some(Stream { symbols_per_cycle: p, ser_threshold, ser_window, counter_bits }))
-}
 
-fn parse_generic(r: &mut FieldReader) -> ConfigResult<RsFecBlock> {
-    let symbol_bits = r.u32("symbol_bits")?;
-    let field_poly = r.u32("field_poly")?;
-    let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| r.error("field_poly", format!("= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}")))?;
-    let order = field.order();
-    let fcr = r.u32("fcr")?;
-    if fcr >= order {
-        return Err(r.error("fcr", format!("= {fcr} is out of range for GF(2^{symbol_bits}); allowed 0..={}", order - 1)));
-    }
-    let check_symbols = r.u32("check_symbols")?;
-    if check_symbols % 2 != 0 {
-        return Err(r.error("check_symbols", format!("= {check_symbols} is odd; allowed an even number 2..=64 (2t check symbols correct t errors per way)")));
-    }
-    if check_symbols >= order {
-        return Err(r.error("check_symbols", format!("= {check_symbols} leaves no message symbol in a code over GF(2^{symbol_bits}); allowed 2..={}", (order - 2) & !1)));
-    }
-    let ways = r.u32("ways")?;
-    let (msg_field, msg_symbols) = match (r.is_set("msg_bytes"), r.is_set("msg_symbols")) {
-        (true, true) => {
-            let v = r.u32("msg_symbols")?;
-            return Err(r.error("msg_symbols", format!("= {v} given together with msg_bytes; allowed only one of them")));
+    /// The parameters of a validated block: the message field it uses, `enc_pipeline` only
+    /// where it overrides `pipeline`, the streaming settings only for the streaming form.
+    pub fn of(b: &RsFecBlock) -> RsFecParams {
+        let (msg_bytes, msg_symbols) = if b.msg_field() == "msg_bytes" { (Some(b.msg_symbols), None) } else { (None, Some(b.msg_symbols)) };
+        RsFecParams {
+            symbol_bits: b.symbol_bits,
+            field_poly: b.field_poly,
+            fcr: b.fcr,
+            check_symbols: b.check_symbols,
+            ways: b.ways,
+            msg_bytes,
+            msg_symbols,
+            pipeline: b.pipeline,
+            enc_pipeline: (b.enc_pipeline != b.pipeline).then_some(b.enc_pipeline),
+            layout: b.layout,
+            symbols_per_cycle: b.stream.map(|s| s.symbols_per_cycle),
+            ser_threshold: b.stream.map(|s| s.ser_threshold),
+            ser_window: b.stream.map(|s| s.ser_window),
+            counter_bits: b.stream.map(|s| s.counter_bits),
         }
-        (true, false) if symbol_bits != 8 => {
-            let v = r.u32("msg_bytes")?;
-            return Err(r.error("msg_bytes", format!("= {v} needs symbol_bits = 8 (here {symbol_bits}); give msg_symbols instead")));
-        }
-        (true, false) => ("msg_bytes", r.u32("msg_bytes")?),
-        (false, true) => ("msg_symbols", r.u32("msg_symbols")?),
-        (false, false) => {
-            let which = if symbol_bits == 8 { "msg_bytes" } else { "msg_symbols" };
-            return Err(r.error(which, "is required; allowed 1..=8192 (msg_bytes, symbol_bits = 8) or 1..=16384 (msg_symbols)"));
-        }
-    };
-    if msg_symbols < ways {
-        return Err(r.error(msg_field, format!("= {msg_symbols} is smaller than ways = {ways}: every way needs a message symbol; allowed {ways}..")));
     }
-    let max_msg = ways * (order - check_symbols);
-    if msg_symbols > max_msg {
-        let longest = (msg_symbols + ways * check_symbols).div_ceil(ways);
-        return Err(r.error(
-            msg_field,
-            format!(
-                "= {msg_symbols} makes way 0 a codeword of {longest} symbols, more than the {order} of a Reed-Solomon code over GF(2^{symbol_bits}); allowed {ways}..={max_msg} with ways = {ways} and check_symbols = {check_symbols}"
-            ),
-        ));
-    }
-    let cw_bits = (msg_symbols + ways * check_symbols) * symbol_bits;
-    if cw_bits > MAX_CW_BITS {
-        let max = MAX_CW_BITS / symbol_bits - ways * check_symbols;
-        return Err(r.error(msg_field, format!("= {msg_symbols} makes a {cw_bits}-bit codeword, more than the generator's {MAX_CW_BITS}; allowed {ways}..={max}")));
-    }
-    let pipeline = r.u32("pipeline")?;
-    let enc_pipeline = enc_pipeline(r, pipeline)?;
-    let mut block = RsFecBlock { name: r.block().to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline, enc_pipeline, stream: None };
-    block.stream = parse_stream(r, &block)?;
-    if pipeline > block.max_pipeline() {
-        return Err(r.error(
-            "pipeline",
-            format!("= {pipeline} is more stages than the t = {} decoder has places for; allowed 0..={}", block.t(), block.max_pipeline()),
-        ));
-    }
-    // Every rule of the model is checked above; this only guards against drift.
-    InterleavedFec::new(symbol_bits, field_poly, fcr, msg_symbols as usize, ways as usize, check_symbols as usize).map_err(|e| r.error(msg_field, e.to_string()))?;
-    Ok(block)
 }
 
 impl BlockKind for RsFecKind {
@@ -406,11 +471,8 @@ impl BlockKind for RsFecKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let block = match r.choice("layout")? {
-            "pcie6" => parse_pcie6(r)?,
-            _ => parse_generic(r)?,
-        };
-        Ok(Box::new(block))
+        let params = read_params::<RsFecParams>(r)?;
+        Ok(Box::new(params.validate(r.block(), &|f| r.is_set(f))?))
     }
 }
 
@@ -421,34 +483,8 @@ impl Block for RsFecBlock {
     fn kind(&self) -> &'static str {
         "rs_fec"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let digits = (self.symbol_bits as usize + 1).div_ceil(4);
-        let mut params = vec![
-            ("layout", match self.layout {
-                Layout::Generic => "generic",
-                Layout::Pcie6 => "pcie6",
-            }
-            .to_string()),
-            ("symbol_bits", self.symbol_bits.to_string()),
-            ("field_poly", format!("0x{:0digits$X}", self.field_poly)),
-            ("fcr", self.fcr.to_string()),
-            ("check_symbols", self.check_symbols.to_string()),
-            ("ways", self.ways.to_string()),
-            (self.msg_field(), self.msg_symbols.to_string()),
-            ("pipeline", self.pipeline.to_string()),
-        ];
-        // An override, listed only where it overrides (blocks without it keep their bytes).
-        if self.enc_pipeline != self.pipeline {
-            params.push(("enc_pipeline", self.enc_pipeline.to_string()));
-        }
-        // The streaming form's settings, listed only for it (whole-codeword blocks keep their bytes).
-        if let Some(st) = self.stream {
-            params.push(("symbols_per_cycle", st.symbols_per_cycle.to_string()));
-            params.push(("ser_threshold", st.ser_threshold.to_string()));
-            params.push(("ser_window", st.ser_window.to_string()));
-            params.push(("counter_bits", st.counter_bits.to_string()));
-        }
-        params
+    fn typed_params(&self) -> ParamList {
+        RsFecParams::of(self).to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         let base = format!("{}{}", design.prefix, self.name);
@@ -456,11 +492,7 @@ impl Block for RsFecBlock {
     }
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
         let names = self.module_names(design);
-        if self.stream.is_some() {
-            return vec![enc_stream::module(self, design, &names[0]), dec_stream::module(self, design, &names[1])];
-        }
-        let dec = if self.t() == 1 { dec_t1::module(self, design, &names[1]) } else { dec_bm::module(self, design, &names[1]) };
-        vec![enc::module(self, design, &names[0]), dec]
+        rtl::modules(self, design, &names[0], &names[1])
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

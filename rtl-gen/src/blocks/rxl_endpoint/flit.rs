@@ -66,8 +66,9 @@ impl Header {
     }
 }
 
-/// Which CRC the flit carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which CRC the flit carries (`crc = "rs_crc" | "crc64"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CrcChoice {
     /// The PCIe 6.0 flit CRC over GF(2^8) (`rs_crc`), orientation msb_first.
     RsCrc,

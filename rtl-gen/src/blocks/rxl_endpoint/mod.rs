@@ -18,9 +18,8 @@ pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
-use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType};
-use flit::{CrcChoice, FecChoice};
+use crate::error::{ConfigError, ConfigResult};
+use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
 use model::{EndpointConfig, EndpointModel, Mode};
 
 pub struct RxlEndpointKind;
@@ -101,26 +100,36 @@ impl BlockKind for RxlEndpointKind {
         &FIELDS
     }
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>> {
-        let mode = if r.choice("mode")? == "rxl" { Mode::Rxl } else { Mode::CxlBaseline };
-        let crc = if r.choice("crc")? == "rs_crc" { CrcChoice::RsCrc } else { CrcChoice::Crc64 };
-        let fec = if r.choice("fec")? == "pcie6" { FecChoice::Pcie6 } else { FecChoice::Generic };
-        let replay_depth = r.u32("replay_depth")?;
-        let ack_every = r.u32("ack_every")?;
+        Ok(Box::new(read_params::<RxlEndpointParams>(r)?.block(r.block())?))
+    }
+}
+
+/// The parameters of an `rxl_endpoint` block, named and typed as [`FIELDS`] lists them: the
+/// endpoint's configuration itself (every field is one of the model's settings).
+pub type RxlEndpointParams = EndpointConfig;
+
+impl KindParams for EndpointConfig {
+    const KIND: &'static str = "rxl_endpoint";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl EndpointConfig {
+    /// The validated block named `name`: the combinations the field ranges cannot express.
+    pub fn block(&self, name: &str) -> ConfigResult<RxlEndpointBlock> {
+        let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
+        let EndpointConfig { replay_depth, ack_every, ack_timeout, replay_timeout, .. } = *self;
         if ack_every >= replay_depth {
-            return Err(r.error("ack_every", format!("= {ack_every} is not below replay_depth = {replay_depth}: the buffer would fill before an ACK is due; allowed 1..={}", (replay_depth - 1).min(255))));
+            return Err(error("ack_every", format!("= {ack_every} is not below replay_depth = {replay_depth}: the buffer would fill before an ACK is due; allowed 1..={}", (replay_depth - 1).min(255))));
         }
-        let ack_timeout = r.u32("ack_timeout")?;
-        let nack_timeout = r.u32("nack_timeout")?;
-        let replay_timeout = r.u32("replay_timeout")?;
         if replay_timeout <= ack_timeout {
-            return Err(r.error(
+            return Err(error(
                 "replay_timeout",
                 format!("= {replay_timeout} is not above ack_timeout = {ack_timeout}: the sender would replay before the receiver acknowledges; allowed {}..=65535", ack_timeout + 1),
             ));
         }
-        let counter_bits = r.u32("counter_bits")?;
-        let cfg = EndpointConfig { mode, crc, fec, replay_depth, ack_every, ack_timeout, nack_timeout, replay_timeout, counter_bits };
-        Ok(Box::new(RxlEndpointBlock { name: r.block().to_string(), cfg }))
+        Ok(RxlEndpointBlock { name: name.to_string(), cfg: self.clone() })
     }
 }
 
@@ -131,27 +140,8 @@ impl Block for RxlEndpointBlock {
     fn kind(&self) -> &'static str {
         "rxl_endpoint"
     }
-    fn params(&self) -> Vec<(&'static str, String)> {
-        let c = &self.cfg;
-        vec![
-            ("mode", self.mode_name().to_string()),
-            ("crc", match c.crc {
-                CrcChoice::RsCrc => "rs_crc",
-                CrcChoice::Crc64 => "crc64",
-            }
-            .to_string()),
-            ("fec", match c.fec {
-                FecChoice::Pcie6 => "pcie6",
-                FecChoice::Generic => "generic",
-            }
-            .to_string()),
-            ("replay_depth", c.replay_depth.to_string()),
-            ("ack_every", c.ack_every.to_string()),
-            ("ack_timeout", c.ack_timeout.to_string()),
-            ("nack_timeout", c.nack_timeout.to_string()),
-            ("replay_timeout", c.replay_timeout.to_string()),
-            ("counter_bits", c.counter_bits.to_string()),
-        ]
+    fn typed_params(&self) -> ParamList {
+        self.cfg.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         rtl::module_names(self, design)

@@ -48,8 +48,9 @@
 use super::flit::{self, Decoded, FlitCodec, Flit, Header, Msg, Payload, CMD_ACK, CMD_NACK, CMD_NONE, SEQ_MASK, TYPE_IDLE, TYPE_PAYLOAD};
 use crate::blocks::replay_buffer::model::{RbInputs, ReplayBufferModel};
 
-/// Sequence-tracking mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Sequence-tracking mode (the design file's `mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Implicit sequence numbers: FSN carries only AckNums, SeqNum is folded into the CRC.
     Rxl,
@@ -58,7 +59,7 @@ pub enum Mode {
 }
 
 /// The parameters of an endpoint (the `rxl_endpoint` block's fields).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EndpointConfig {
     pub mode: Mode,
     pub crc: flit::CrcChoice,

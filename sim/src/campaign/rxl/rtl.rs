@@ -11,7 +11,7 @@ use crate::cosim::Tally;
 use crate::{Bench, Bits, Dut, SimError};
 use rtl_gen::blocks::rxl_endpoint::flit::{Flit, FlitCodec, Msg, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES};
 use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointModel, EpInputs, EpOutputs};
-use rtl_gen::blocks::rxl_endpoint::RxlEndpointBlock;
+use rtl_gen::blocks::rxl_endpoint::{RxlEndpointBlock, RxlEndpointParams};
 use rtl_gen::blocks::rxl_switch::model::{LinkRxModel, LinkTxModel};
 use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
 use rtl_gen::elab::ElabModule;
@@ -403,8 +403,7 @@ fn switch_for<'a>(bench: &'a Bench, endpoint: &RxlEndpointBlock, switch: Option<
 /// level and direction (named `sw<level>.d<direction>.rx/tx`); lockstep models come from the
 /// modules' own blocks, and every lockstep node reports into `tally`.
 pub fn rtl_nodes(bench: &Bench, ep: &ElabModule, switch: Option<&RxlSwitchBlock>, switches: usize, check: Check, tally: &SharedTally, test: &str) -> Result<Nodes, CampaignError> {
-    let own = crate::cosim::own_block(ep)?;
-    let endpoint = crate::cosim::downcast::<RxlEndpointBlock>(&own, ep)?;
+    let endpoint = &crate::cosim::kind_params::<RxlEndpointParams>(ep)?.block("model").map_err(|e| crate::cosim::design_error(ep, e))?;
     let codec = FlitCodec::new(endpoint.cfg.crc, endpoint.cfg.fec);
     let mut eps: Vec<Box<dyn EndpointNode>> = Vec::new();
     for side in ["A", "B"] {

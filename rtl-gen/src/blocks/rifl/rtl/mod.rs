@@ -14,8 +14,8 @@ mod rx_props;
 pub use codec::scrambler_maps;
 pub use top::COUNTER_BITS;
 
-use super::RiflBlock;
-use crate::blocks::Block;
+use super::{RiflBlock, RiflGearParams, RiflLaneParams};
+use crate::fields::KindParams;
 use crate::hw::module::{GeneratedModule, Origin, Role};
 use crate::info::DesignInfo;
 
@@ -87,16 +87,16 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
         out.push(codec::scrambler(p, design, &n, false));
         out.push(codec::scrambler(p, design, &n, true));
     }
-    // The per-lane modules do not depend on the node's user width or lane count: their own
-    // parameters leave those out, so two nodes that differ only there share them.
-    let lane_params: crate::fields::ParamList = b.typed_params().into_iter().filter(|(k, _)| !NODE_ONLY.contains(k)).collect();
+    // Each module carries what it is built from: the lane modules the lane parameters, the
+    // gearboxes their widths, so nodes that differ elsewhere share them.
+    let lane = Origin { kind: "rifl", params: RiflLaneParams::of(p).to_list() };
+    let gear = Origin { kind: "rifl", params: RiflGearParams::of(p).to_list() };
     for m in &mut out {
-        if !matches!(m.role, Role::Node | Role::TxGear | Role::RxGear) {
-            m.origin = Some(Origin { kind: "rifl", params: lane_params.clone() });
+        match m.role {
+            Role::Node => {}
+            Role::TxGear | Role::RxGear => m.origin = Some(gear.clone()),
+            _ => m.origin = Some(lane.clone()),
         }
     }
     out
 }
-
-/// Parameters only the node top and its gearboxes depend on.
-pub const NODE_ONLY: [&str; 2] = ["user_bits", "lanes"];

@@ -698,7 +698,7 @@ fn compress(names: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::rs_fec::dec_t1::tests::{run, words};
+    use crate::blocks::rs_fec::rtl::dec_t1::tests::{run, words};
     use crate::blocks::rs_fec::model::FlitFec;
     use crate::blocks::rs_fec::test_support::{block, design, hit_symbol, Rng};
 

@@ -20,6 +20,9 @@
 //! found an impossible error and reports the word uncorrectable — the "early detection" RXL
 //! switches rely on.
 
+/// The streaming form: its arithmetic and cycle models.
+pub mod stream;
+
 use std::fmt;
 
 use crate::math::gf2m::{get_bit, set_bit, AffineMasks, Gf2m, Gf2mError};

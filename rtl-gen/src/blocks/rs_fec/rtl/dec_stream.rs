@@ -1,5 +1,5 @@
 //! The streaming decoder `<prefix><name>_dec` (`symbols_per_cycle` = P < N), cycle for cycle
-//! the model [`StreamDecoder`](super::model_stream::StreamDecoder):
+//! the model [`StreamDecoder`](super::model::stream::StreamDecoder):
 //!
 //! 1. **Input**: a beat is taken while a codeword slot is free (`in_tready`); it is written to
 //!    the received-word RAM (`data_ram`, block-RAM inference pattern: one write port, a
@@ -27,7 +27,7 @@
 //!    register is free), XORed with its error values when it is corrected and correction is
 //!    not bypassed.
 
-use super::model_stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
+use super::model::stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
 use crate::hw::build::{add, and, bit_of, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, sub, when, wire, zeros, zext};

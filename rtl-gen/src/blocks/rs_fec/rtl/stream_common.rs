@@ -2,7 +2,7 @@
 //! slices, and linear maps over symbol vectors probed from the model.
 
 use super::model::{pack_symbols, unpack_symbols};
-use super::model_stream::StreamCode;
+use super::model::stream::StreamCode;
 use super::RsFecBlock;
 use crate::hw::gf_net::affine_of_masks;
 use crate::hw::verilog::{Expr, Item, Port};

@@ -15,7 +15,7 @@
 //! locations are the codeword's shifted by pad degrees, so the Chien search evaluates degree
 //! d' = B·P − 1 − p for codeword position p and no scaling step is needed.
 
-use super::model::RsCode;
+use super::RsCode;
 use crate::math::gf2m::Gf2m;
 use std::collections::VecDeque;
 

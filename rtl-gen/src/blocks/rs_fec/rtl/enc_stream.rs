@@ -9,7 +9,7 @@
 //! network over its message lanes only, and its result is both output (check lanes of that beat)
 //! and kept for later beats' check lanes.
 
-use super::model_stream::{last_message_beat, StreamCode};
+use super::model::stream::{last_message_beat, StreamCode};
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
 use crate::info::DesignInfo;
@@ -121,7 +121,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
 #[cfg(test)]
 mod tests {
     use super::super::model::pack_symbols;
-    use super::super::model_stream::EncIn;
+    use super::super::model::stream::EncIn;
     use super::super::test_support::{block, design, Rng};
     use crate::hw::eval::{Bits, Sim};
 

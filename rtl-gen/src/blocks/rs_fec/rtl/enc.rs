@@ -133,10 +133,10 @@ mod tests {
         let d = design(&format!("{kr4}\nenc_pipeline = 2"), "sync_high");
         let mods = d.blocks[0].modules(&d.info);
         assert_eq!((mods[0].latency, mods[1].latency), (2, 8), "encoder, decoder latency");
-        assert!(d.blocks[0].params().contains(&("enc_pipeline", "2".to_string())), "the header names the override");
+        assert!(d.blocks[0].typed_params().contains(&("enc_pipeline", 2.into())), "the header names the override");
         // Without the field the encoder follows `pipeline`, as before, and the header is unchanged.
         let d = design(kr4, "sync_high");
         assert_eq!(d.blocks[0].modules(&d.info)[0].latency, 8);
-        assert!(d.blocks[0].params().iter().all(|(k, _)| *k != "enc_pipeline"));
+        assert!(d.blocks[0].typed_params().iter().all(|(k, _)| *k != "enc_pipeline"));
     }
 }

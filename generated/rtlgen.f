@@ -53,6 +53,8 @@ rtl/rtlgen_cxl_ep.v
 rtl/rtlgen_ram_1r1w_1920x128.v
 rtl/rtlgen_rxl_ep_alt_replay.v
 rtl/rtlgen_rxl_ep_alt.v
+rtl/rtlgen_rxl_sw_fec_enc.v
+rtl/rtlgen_rxl_sw_fec_dec.v
 rtl/rtlgen_rxl_sw_link_rx.v
 rtl/rtlgen_rxl_sw_link_tx.v
 rtl/rtlgen_ram_1r1w_128x256.v

@@ -12,7 +12,6 @@
 // 256-symbol codeword (3 way(s), 2 check symbols each, t = 1).
 //
 // Parameters (rs_fec):
-//   layout = generic
 //   symbol_bits = 8
 //   field_poly = 0x11D
 //   fcr = 0
@@ -20,6 +19,7 @@
 //   ways = 3
 //   msg_bytes = 250
 //   pipeline = 0
+//   layout = generic
 //
 // Notes:
 //   Layout generic: cw holds 256 bytes (byte i at [8i+7:8i]): bytes 0..249 are the message

@@ -12,7 +12,6 @@
 // codeword (3 way(s), 2 check symbols each, t = 1).
 //
 // Parameters (rs_fec):
-//   layout = pcie6
 //   symbol_bits = 8
 //   field_poly = 0x11D
 //   fcr = 0
@@ -20,6 +19,7 @@
 //   ways = 3
 //   msg_bytes = 250
 //   pipeline = 2
+//   layout = pcie6
 //
 // Notes:
 //   Layout pcie6 (PCIe 6.0 / CXL 3 256-byte flit FEC, GF(2^8) mod x^8+x^4+x^3+x^2+1): flit

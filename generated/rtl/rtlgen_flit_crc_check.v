@@ -21,7 +21,6 @@
 //   checker = true
 //   orientation = msb_first
 //   bit_order = burst_optimal
-//   bit_map = 0,4,7,6,1,5,2,3
 //
 // Notes:
 //   crc = remainder of data(x)·x^8 mod g(x), g(x) = Π (x + α^i) over the 8 roots

@@ -12,7 +12,6 @@
 // beats per codeword, one output register (latency 1 clock), AXI4-Stream-style ready/valid.
 //
 // Parameters (rs_fec):
-//   layout = generic
 //   symbol_bits = 10
 //   field_poly = 0x409
 //   fcr = 0
@@ -20,6 +19,7 @@
 //   ways = 1
 //   msg_symbols = 514
 //   pipeline = 0
+//   layout = generic
 //   symbols_per_cycle = 32
 //   ser_threshold = 6380
 //   ser_window = 8192

@@ -13,7 +13,6 @@
 // Chien/Forney, received words in block RAM; bypass controls, counters, degraded-SER alarm.
 //
 // Parameters (rs_fec):
-//   layout = generic
 //   symbol_bits = 10
 //   field_poly = 0x409
 //   fcr = 0
@@ -21,6 +20,7 @@
 //   ways = 1
 //   msg_symbols = 514
 //   pipeline = 0
+//   layout = generic
 //   symbols_per_cycle = 33
 //   ser_threshold = 417
 //   ser_window = 8192

@@ -23,7 +23,7 @@
 //   Latency 2 cycles (pipeline = 2): register stages after the hash (g, k) and after the group
 //   members and dump candidates; failed_mask is delayed to the dump choice. One line per
 //   cycle.
-//   The identical Rust function is rtl_gen::blocks::recxl_replica_map::map::MapShape::map.
+//   The identical Rust function is rtl_gen::blocks::recxl_replica_map::model::MapShape::map.
 //   The writer logs in its own unit when it is a member of the line's group (U2): the set
 //   depends on the address only.
 // =============================================================================
@@ -100,10 +100,10 @@ module rtlgen_recxl_map (
     // verilator lint_on UNUSED
     wire [2:0] m_g_lo; // g = f mod 6
     assign m_g_lo = m_g_m[2:0];
-    wire [2:0] m_k_lo; // k = (f >> 3) mod 3
-    assign m_k_lo = m_k_m[2:0];
+    wire [1:0] m_k_lo; // k = (f >> 3) mod 3
+    assign m_k_lo = m_k_m[1:0];
     reg [2:0] m_g_lo_p1;
-    reg [2:0] m_k_lo_p1;
+    reg [1:0] m_k_lo_p1;
     // verilator lint_off UNUSED
     wire [3:0] m_node0_s;
     assign m_node0_s = {1'd0, m_g_lo_p1};
@@ -118,7 +118,7 @@ module rtlgen_recxl_map (
     wire [3:0] m_node2;
     assign m_node2 = (m_node2_s >= 4'd6) ? (m_node2_s - 4'd6) : m_node2_s;
     wire [3:0] m_dslot0_s;
-    assign m_dslot0_s = {1'd0, m_k_lo_p1};
+    assign m_dslot0_s = {2'd0, m_k_lo_p1};
     wire [3:0] m_dslot0;
     assign m_dslot0 = (m_dslot0_s >= 4'd3) ? (m_dslot0_s - 4'd3) : m_dslot0_s;
     wire [3:0] m_dnode0_s;
@@ -126,7 +126,7 @@ module rtlgen_recxl_map (
     wire [3:0] m_dnode0;
     assign m_dnode0 = (m_dnode0_s >= 4'd6) ? (m_dnode0_s - 4'd6) : m_dnode0_s;
     wire [3:0] m_dslot1_s;
-    assign m_dslot1_s = {1'd0, m_k_lo_p1} + 4'd1;
+    assign m_dslot1_s = {2'd0, m_k_lo_p1} + 4'd1;
     wire [3:0] m_dslot1;
     assign m_dslot1 = (m_dslot1_s >= 4'd3) ? (m_dslot1_s - 4'd3) : m_dslot1_s;
     wire [3:0] m_dnode1_s;
@@ -134,15 +134,13 @@ module rtlgen_recxl_map (
     wire [3:0] m_dnode1;
     assign m_dnode1 = (m_dnode1_s >= 4'd6) ? (m_dnode1_s - 4'd6) : m_dnode1_s;
     wire [3:0] m_dslot2_s;
-    assign m_dslot2_s = {1'd0, m_k_lo_p1} + 4'd2;
+    assign m_dslot2_s = {2'd0, m_k_lo_p1} + 4'd2;
     wire [3:0] m_dslot2;
     assign m_dslot2 = (m_dslot2_s >= 4'd3) ? (m_dslot2_s - 4'd3) : m_dslot2_s;
     wire [3:0] m_dnode2_s;
     assign m_dnode2_s = {1'd0, m_g_lo_p1} + {1'd0, m_dslot2[2:0]};
     wire [3:0] m_dnode2;
     assign m_dnode2 = (m_dnode2_s >= 4'd6) ? (m_dnode2_s - 4'd6) : m_dnode2_s;
-    wire [1:0] m_slot; // dump slot of the line
-    assign m_slot = m_k_lo_p1[1:0];
     // verilator lint_on UNUSED
     wire [2:0] m_rn0; // slot 0's node
     assign m_rn0 = m_node0[2:0];
@@ -190,7 +188,7 @@ module rtlgen_recxl_map (
         m_rn2_p2 <= m_rn2;
         m_rn1_p2 <= m_rn1;
         m_rn0_p2 <= m_rn0;
-        m_slot_p2 <= m_slot;
+        m_slot_p2 <= m_k_lo_p1;
     end
     reg [1:0] valid_pipe; // valid flag of each pipeline stage
     always @(posedge clk) begin

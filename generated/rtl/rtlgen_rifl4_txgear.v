@@ -14,18 +14,8 @@
 //
 // Parameters (rifl):
 //   frame_bits = 256
-//   frame_id_bits = 8
-//   cable_m = 0
-//   lane_gbps = 0
-//   crc_poly = 0x80F
 //   user_bits = 1024
 //   lanes = 4
-//   fc_buffer_frames = 256
-//   fc_on_frames = 170
-//   fc_off_frames = 85
-//   scrambler = true
-//   retrans_threshold = 16
-//   control_repeat = 8
 //
 // Notes:
 //   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = !eop and base + I

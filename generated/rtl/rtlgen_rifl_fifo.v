@@ -16,8 +16,6 @@
 // Parameters (rifl):
 //   frame_bits = 256
 //   frame_id_bits = 8
-//   cable_m = 0
-//   lane_gbps = 0
 //   crc_poly = 0x80F
 //   fc_buffer_frames = 256
 //   fc_on_frames = 170

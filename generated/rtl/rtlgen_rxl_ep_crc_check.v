@@ -22,7 +22,6 @@
 //   checker = true
 //   orientation = msb_first
 //   bit_order = lsb0
-//   bit_map = 0,1,2,3,4,5,6,7
 //
 // Notes:
 //   crc = remainder of data(x)·x^8 mod g(x), g(x) = Π (x + α^i) over the 8 roots

@@ -5,14 +5,13 @@
 //
 // Design : rtlgen
 // Block  : rxl_ep (kind rxl_endpoint); built by the rs_fec generator
-// Shared : also instantiated by block(s) cxl_ep, rxl_sw
+// Shared : also instantiated by block(s) cxl_ep
 // Latency: 0 cycle(s) (combinational)
 //
 // Single-symbol-correcting Reed-Solomon decoder, PCIe 6.0 flit layout, 3 way(s): corrects one
 // symbol per way and flags ways with errors it cannot explain.
 //
 // Parameters (rs_fec):
-//   layout = pcie6
 //   symbol_bits = 8
 //   field_poly = 0x11D
 //   fcr = 0
@@ -20,6 +19,7 @@
 //   ways = 3
 //   msg_bytes = 250
 //   pipeline = 0
+//   layout = pcie6
 //
 // Notes:
 //   Layout pcie6 (PCIe 6.0 / CXL 3 256-byte flit FEC, GF(2^8) mod x^8+x^4+x^3+x^2+1): flit

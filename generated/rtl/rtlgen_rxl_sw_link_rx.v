@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rxl_sw (kind rxl_switch)
-// Latency: 1 cycle(s)
+// Latency: 5 cycle(s)
 // Reset  : rst, synchronous, active high
 //
 // RXL switch ingress: pcie6 FEC decode and correct of a 256-byte flit, registered;
@@ -17,6 +17,10 @@
 //   counter_bits = 32
 //
 // Notes:
+//   Latency 5 cycles, one flit per cycle: the 4-stage pipelined decoder (partial syndrome
+//   parities, syndromes, located error, corrected message), then the output and counter
+//   registers. out_valid, out_msg and the three counters all reflect the flit of 5 edges
+//   before.
 //   The end-to-end CRC in bytes 242-249 passes through unchecked: RXL moves the CRC to the
 //   endpoints (transport layer), switches only run the link-layer FEC.
 //   Between link_rx and link_tx a flit is a bare 250-byte message; corruption there (an error
@@ -36,8 +40,7 @@ module rtlgen_rxl_sw_link_rx (
     output wire [31:0]   cnt_corrected, // flits the FEC corrected (saturating)
     output wire [31:0]   cnt_dropped    // uncorrectable flits dropped (saturating)
 );
-    localparam [31:0] CNT_MAX = 32'd4294967295; // status counters saturate here
-
+    wire dec_valid; // the decoder's outputs hold the flit of 4 cycles ago
     wire [1999:0] dec_msg;
     wire dec_corrected;
     wire dec_uncorrectable;
@@ -45,40 +48,134 @@ module rtlgen_rxl_sw_link_rx (
     wire [2:0] dec_way_corrected; // per-way flags, not needed here
     wire [2:0] dec_way_uncorrectable;
     // verilator lint_on UNUSED
-    rtlgen_rxl_ep_fec_dec u_fec_dec (
+    rtlgen_rxl_sw_fec_dec u_fec_dec (
+        .clk               (clk),
+        .rst               (rst),
+        .in_valid          (in_valid),
         .cw                (in_flit),
         .msg               (dec_msg),
         .corrected         (dec_corrected),
         .uncorrectable     (dec_uncorrectable),
         .way_corrected     (dec_way_corrected),
-        .way_uncorrectable (dec_way_uncorrectable)
+        .way_uncorrectable (dec_way_uncorrectable),
+        .out_valid         (dec_valid)
     );
     reg out_valid_q;
     reg [1999:0] out_msg_q;
     reg [31:0] cnt_flits_q;
+    reg [5:0] cnt_flits_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_flits_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_flits_q_en = {
+        dec_valid & (~(&cnt_flits_q_ones[5:0])) & (&cnt_flits_q_ones[4:0]), dec_valid & (~(&cnt_flits_q_ones[5:0])) & (&cnt_flits_q_ones[3:0]),
+        dec_valid & (~(&cnt_flits_q_ones[5:0])) & (&cnt_flits_q_ones[2:0]), dec_valid & (~(&cnt_flits_q_ones[5:0])) & (&cnt_flits_q_ones[1:0]),
+        dec_valid & (~(&cnt_flits_q_ones[5:0])) & cnt_flits_q_ones[0], dec_valid & (~(&cnt_flits_q_ones[5:0]))
+    };
+    wire [31:0] cnt_flits_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_flits_q_tgl = {
+        cnt_flits_q_en[5] & cnt_flits_q[30], cnt_flits_q_en[5], cnt_flits_q_en[4] & (&cnt_flits_q[28:24]), cnt_flits_q_en[4] & (&cnt_flits_q[27:24]),
+        cnt_flits_q_en[4] & (&cnt_flits_q[26:24]), cnt_flits_q_en[4] & (&cnt_flits_q[25:24]), cnt_flits_q_en[4] & cnt_flits_q[24], cnt_flits_q_en[4],
+        cnt_flits_q_en[3] & (&cnt_flits_q[22:18]), cnt_flits_q_en[3] & (&cnt_flits_q[21:18]), cnt_flits_q_en[3] & (&cnt_flits_q[20:18]),
+        cnt_flits_q_en[3] & (&cnt_flits_q[19:18]), cnt_flits_q_en[3] & cnt_flits_q[18], cnt_flits_q_en[3], cnt_flits_q_en[2] & (&cnt_flits_q[16:12]),
+        cnt_flits_q_en[2] & (&cnt_flits_q[15:12]), cnt_flits_q_en[2] & (&cnt_flits_q[14:12]), cnt_flits_q_en[2] & (&cnt_flits_q[13:12]),
+        cnt_flits_q_en[2] & cnt_flits_q[12], cnt_flits_q_en[2], cnt_flits_q_en[1] & (&cnt_flits_q[10:6]), cnt_flits_q_en[1] & (&cnt_flits_q[9:6]),
+        cnt_flits_q_en[1] & (&cnt_flits_q[8:6]), cnt_flits_q_en[1] & (&cnt_flits_q[7:6]), cnt_flits_q_en[1] & cnt_flits_q[6], cnt_flits_q_en[1],
+        cnt_flits_q_en[0] & (&cnt_flits_q[4:0]), cnt_flits_q_en[0] & (&cnt_flits_q[3:0]), cnt_flits_q_en[0] & (&cnt_flits_q[2:0]),
+        cnt_flits_q_en[0] & (&cnt_flits_q[1:0]), cnt_flits_q_en[0] & cnt_flits_q[0], cnt_flits_q_en[0]
+    };
     reg [31:0] cnt_corrected_q;
+    reg [5:0] cnt_corrected_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_corrected_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_corrected_q_en = {
+        dec_valid & dec_corrected & (~(&cnt_corrected_q_ones[5:0])) & (&cnt_corrected_q_ones[4:0]),
+        dec_valid & dec_corrected & (~(&cnt_corrected_q_ones[5:0])) & (&cnt_corrected_q_ones[3:0]),
+        dec_valid & dec_corrected & (~(&cnt_corrected_q_ones[5:0])) & (&cnt_corrected_q_ones[2:0]),
+        dec_valid & dec_corrected & (~(&cnt_corrected_q_ones[5:0])) & (&cnt_corrected_q_ones[1:0]),
+        dec_valid & dec_corrected & (~(&cnt_corrected_q_ones[5:0])) & cnt_corrected_q_ones[0],
+        dec_valid & dec_corrected & (~(&cnt_corrected_q_ones[5:0]))
+    };
+    wire [31:0] cnt_corrected_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_corrected_q_tgl = {
+        cnt_corrected_q_en[5] & cnt_corrected_q[30], cnt_corrected_q_en[5], cnt_corrected_q_en[4] & (&cnt_corrected_q[28:24]),
+        cnt_corrected_q_en[4] & (&cnt_corrected_q[27:24]), cnt_corrected_q_en[4] & (&cnt_corrected_q[26:24]),
+        cnt_corrected_q_en[4] & (&cnt_corrected_q[25:24]), cnt_corrected_q_en[4] & cnt_corrected_q[24], cnt_corrected_q_en[4],
+        cnt_corrected_q_en[3] & (&cnt_corrected_q[22:18]), cnt_corrected_q_en[3] & (&cnt_corrected_q[21:18]),
+        cnt_corrected_q_en[3] & (&cnt_corrected_q[20:18]), cnt_corrected_q_en[3] & (&cnt_corrected_q[19:18]),
+        cnt_corrected_q_en[3] & cnt_corrected_q[18], cnt_corrected_q_en[3], cnt_corrected_q_en[2] & (&cnt_corrected_q[16:12]),
+        cnt_corrected_q_en[2] & (&cnt_corrected_q[15:12]), cnt_corrected_q_en[2] & (&cnt_corrected_q[14:12]),
+        cnt_corrected_q_en[2] & (&cnt_corrected_q[13:12]), cnt_corrected_q_en[2] & cnt_corrected_q[12], cnt_corrected_q_en[2],
+        cnt_corrected_q_en[1] & (&cnt_corrected_q[10:6]), cnt_corrected_q_en[1] & (&cnt_corrected_q[9:6]),
+        cnt_corrected_q_en[1] & (&cnt_corrected_q[8:6]), cnt_corrected_q_en[1] & (&cnt_corrected_q[7:6]), cnt_corrected_q_en[1] & cnt_corrected_q[6],
+        cnt_corrected_q_en[1], cnt_corrected_q_en[0] & (&cnt_corrected_q[4:0]), cnt_corrected_q_en[0] & (&cnt_corrected_q[3:0]),
+        cnt_corrected_q_en[0] & (&cnt_corrected_q[2:0]), cnt_corrected_q_en[0] & (&cnt_corrected_q[1:0]), cnt_corrected_q_en[0] & cnt_corrected_q[0],
+        cnt_corrected_q_en[0]
+    };
     reg [31:0] cnt_dropped_q;
+    reg [5:0] cnt_dropped_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_dropped_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_dropped_q_en = {
+        dec_valid & dec_uncorrectable & (~(&cnt_dropped_q_ones[5:0])) & (&cnt_dropped_q_ones[4:0]),
+        dec_valid & dec_uncorrectable & (~(&cnt_dropped_q_ones[5:0])) & (&cnt_dropped_q_ones[3:0]),
+        dec_valid & dec_uncorrectable & (~(&cnt_dropped_q_ones[5:0])) & (&cnt_dropped_q_ones[2:0]),
+        dec_valid & dec_uncorrectable & (~(&cnt_dropped_q_ones[5:0])) & (&cnt_dropped_q_ones[1:0]),
+        dec_valid & dec_uncorrectable & (~(&cnt_dropped_q_ones[5:0])) & cnt_dropped_q_ones[0],
+        dec_valid & dec_uncorrectable & (~(&cnt_dropped_q_ones[5:0]))
+    };
+    wire [31:0] cnt_dropped_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_dropped_q_tgl = {
+        cnt_dropped_q_en[5] & cnt_dropped_q[30], cnt_dropped_q_en[5], cnt_dropped_q_en[4] & (&cnt_dropped_q[28:24]),
+        cnt_dropped_q_en[4] & (&cnt_dropped_q[27:24]), cnt_dropped_q_en[4] & (&cnt_dropped_q[26:24]), cnt_dropped_q_en[4] & (&cnt_dropped_q[25:24]),
+        cnt_dropped_q_en[4] & cnt_dropped_q[24], cnt_dropped_q_en[4], cnt_dropped_q_en[3] & (&cnt_dropped_q[22:18]),
+        cnt_dropped_q_en[3] & (&cnt_dropped_q[21:18]), cnt_dropped_q_en[3] & (&cnt_dropped_q[20:18]), cnt_dropped_q_en[3] & (&cnt_dropped_q[19:18]),
+        cnt_dropped_q_en[3] & cnt_dropped_q[18], cnt_dropped_q_en[3], cnt_dropped_q_en[2] & (&cnt_dropped_q[16:12]),
+        cnt_dropped_q_en[2] & (&cnt_dropped_q[15:12]), cnt_dropped_q_en[2] & (&cnt_dropped_q[14:12]), cnt_dropped_q_en[2] & (&cnt_dropped_q[13:12]),
+        cnt_dropped_q_en[2] & cnt_dropped_q[12], cnt_dropped_q_en[2], cnt_dropped_q_en[1] & (&cnt_dropped_q[10:6]),
+        cnt_dropped_q_en[1] & (&cnt_dropped_q[9:6]), cnt_dropped_q_en[1] & (&cnt_dropped_q[8:6]), cnt_dropped_q_en[1] & (&cnt_dropped_q[7:6]),
+        cnt_dropped_q_en[1] & cnt_dropped_q[6], cnt_dropped_q_en[1], cnt_dropped_q_en[0] & (&cnt_dropped_q[4:0]),
+        cnt_dropped_q_en[0] & (&cnt_dropped_q[3:0]), cnt_dropped_q_en[0] & (&cnt_dropped_q[2:0]), cnt_dropped_q_en[0] & (&cnt_dropped_q[1:0]),
+        cnt_dropped_q_en[0] & cnt_dropped_q[0], cnt_dropped_q_en[0]
+    };
     always @(posedge clk) begin
         if (rst) begin
             out_valid_q <= 1'd0;
             cnt_flits_q <= 32'd0;
+            cnt_flits_q_ones <= 6'd0;
             cnt_corrected_q <= 32'd0;
+            cnt_corrected_q_ones <= 6'd0;
             cnt_dropped_q <= 32'd0;
+            cnt_dropped_q_ones <= 6'd0;
         end else begin
-            out_valid_q <= in_valid & (~dec_uncorrectable);
-            if (in_valid & (cnt_flits_q != CNT_MAX)) begin
-                cnt_flits_q <= cnt_flits_q + 32'd1;
-            end
-            if (in_valid & dec_corrected & (cnt_corrected_q != CNT_MAX)) begin
-                cnt_corrected_q <= cnt_corrected_q + 32'd1;
-            end
-            if (in_valid & dec_uncorrectable & (cnt_dropped_q != CNT_MAX)) begin
-                cnt_dropped_q <= cnt_dropped_q + 32'd1;
-            end
+            out_valid_q <= dec_valid & (~dec_uncorrectable);
+            cnt_flits_q_ones <= {
+                cnt_flits_q_en[5] ? (cnt_flits_q[31] & (~cnt_flits_q[30])) : cnt_flits_q_ones[5],
+                cnt_flits_q_en[4] ? ((&cnt_flits_q[29:25]) & (~cnt_flits_q[24])) : cnt_flits_q_ones[4],
+                cnt_flits_q_en[3] ? ((&cnt_flits_q[23:19]) & (~cnt_flits_q[18])) : cnt_flits_q_ones[3],
+                cnt_flits_q_en[2] ? ((&cnt_flits_q[17:13]) & (~cnt_flits_q[12])) : cnt_flits_q_ones[2],
+                cnt_flits_q_en[1] ? ((&cnt_flits_q[11:7]) & (~cnt_flits_q[6])) : cnt_flits_q_ones[1],
+                cnt_flits_q_en[0] ? ((&cnt_flits_q[5:1]) & (~cnt_flits_q[0])) : cnt_flits_q_ones[0]
+            };
+            cnt_flits_q <= cnt_flits_q[31:0] ^ cnt_flits_q_tgl;
+            cnt_corrected_q_ones <= {
+                cnt_corrected_q_en[5] ? (cnt_corrected_q[31] & (~cnt_corrected_q[30])) : cnt_corrected_q_ones[5],
+                cnt_corrected_q_en[4] ? ((&cnt_corrected_q[29:25]) & (~cnt_corrected_q[24])) : cnt_corrected_q_ones[4],
+                cnt_corrected_q_en[3] ? ((&cnt_corrected_q[23:19]) & (~cnt_corrected_q[18])) : cnt_corrected_q_ones[3],
+                cnt_corrected_q_en[2] ? ((&cnt_corrected_q[17:13]) & (~cnt_corrected_q[12])) : cnt_corrected_q_ones[2],
+                cnt_corrected_q_en[1] ? ((&cnt_corrected_q[11:7]) & (~cnt_corrected_q[6])) : cnt_corrected_q_ones[1],
+                cnt_corrected_q_en[0] ? ((&cnt_corrected_q[5:1]) & (~cnt_corrected_q[0])) : cnt_corrected_q_ones[0]
+            };
+            cnt_corrected_q <= cnt_corrected_q[31:0] ^ cnt_corrected_q_tgl;
+            cnt_dropped_q_ones <= {
+                cnt_dropped_q_en[5] ? (cnt_dropped_q[31] & (~cnt_dropped_q[30])) : cnt_dropped_q_ones[5],
+                cnt_dropped_q_en[4] ? ((&cnt_dropped_q[29:25]) & (~cnt_dropped_q[24])) : cnt_dropped_q_ones[4],
+                cnt_dropped_q_en[3] ? ((&cnt_dropped_q[23:19]) & (~cnt_dropped_q[18])) : cnt_dropped_q_ones[3],
+                cnt_dropped_q_en[2] ? ((&cnt_dropped_q[17:13]) & (~cnt_dropped_q[12])) : cnt_dropped_q_ones[2],
+                cnt_dropped_q_en[1] ? ((&cnt_dropped_q[11:7]) & (~cnt_dropped_q[6])) : cnt_dropped_q_ones[1],
+                cnt_dropped_q_en[0] ? ((&cnt_dropped_q[5:1]) & (~cnt_dropped_q[0])) : cnt_dropped_q_ones[0]
+            };
+            cnt_dropped_q <= cnt_dropped_q[31:0] ^ cnt_dropped_q_tgl;
         end
     end
     always @(posedge clk) begin
-        if (in_valid) begin
+        if (dec_valid) begin
             out_msg_q <= dec_msg;
         end
     end

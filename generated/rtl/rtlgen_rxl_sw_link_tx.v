@@ -5,19 +5,19 @@
 //
 // Design : rtlgen
 // Block  : rxl_sw (kind rxl_switch)
-// Latency: 1 cycle(s)
+// Latency: 2 cycle(s)
 // Reset  : rst, synchronous, active high
 //
-// RXL switch egress: registers a flit's bytes 0-249 and re-encodes the pcie6 FEC bytes 250-255
-// for the next link.
+// RXL switch egress: re-encodes the pcie6 FEC bytes 250-255 of a flit's bytes 0-249 for the
+// next link.
 //
 // Parameters (rxl_switch):
 //   fec = pcie6
 //   counter_bits = 32
 //
 // Notes:
-//   The message register feeds the combinational FEC encoder, so out_flit is FEC(in_msg of the
-//   last valid cycle).
+//   Latency 2 cycles, one flit per cycle: the 2-stage pipelined encoder (partial parities,
+//   then the check bytes); out_valid and the counter step at the same edge.
 // =============================================================================
 `default_nettype none
 
@@ -27,35 +27,61 @@ module rtlgen_rxl_sw_link_tx (
     input  wire          in_valid,  // in_msg holds a flit's bytes 0-249
     input  wire [1999:0] in_msg,    // header, payload, CRC
     output wire          out_valid, // out_flit holds a flit for the next link
-    output wire [2047:0] out_flit,  // in_msg with fresh FEC bytes 250-255
+    output wire [2047:0] out_flit,  // in_msg with fresh FEC bytes 250-255 (defined while out_valid)
     output wire [31:0]   cnt_flits  // flits forwarded (saturating)
 );
-    localparam [31:0] CNT_MAX = 32'd4294967295; // status counters saturate here
-
-    reg out_valid_q;
-    reg [1999:0] msg_q; // the message, encoded on the way out
-    reg [31:0] cnt_flits_q;
+    rtlgen_rxl_sw_fec_enc u_fec_enc (
+        .clk       (clk),
+        .rst       (rst),
+        .in_valid  (in_valid),
+        .msg       (in_msg),
+        .cw        (out_flit),
+        .out_valid (out_valid)
+    );
+    reg count_pipe; // valid flag of each pipeline stage
     always @(posedge clk) begin
         if (rst) begin
-            out_valid_q <= 1'd0;
-            cnt_flits_q <= 32'd0;
+            count_pipe <= 1'd0;
         end else begin
-            out_valid_q <= in_valid;
-            if (in_valid & (cnt_flits_q != CNT_MAX)) begin
-                cnt_flits_q <= cnt_flits_q + 32'd1;
-            end
+            count_pipe <= in_valid;
         end
     end
+    reg [31:0] cnt_flits_q; // a carry-free saturating counter (hw::count): 3 LUT6 levels at any width
+    reg [5:0] cnt_flits_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_flits_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_flits_q_en = {
+        count_pipe & (~(&cnt_flits_q_ones[5:0])) & (&cnt_flits_q_ones[4:0]), count_pipe & (~(&cnt_flits_q_ones[5:0])) & (&cnt_flits_q_ones[3:0]),
+        count_pipe & (~(&cnt_flits_q_ones[5:0])) & (&cnt_flits_q_ones[2:0]), count_pipe & (~(&cnt_flits_q_ones[5:0])) & (&cnt_flits_q_ones[1:0]),
+        count_pipe & (~(&cnt_flits_q_ones[5:0])) & cnt_flits_q_ones[0], count_pipe & (~(&cnt_flits_q_ones[5:0]))
+    };
+    wire [31:0] cnt_flits_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_flits_q_tgl = {
+        cnt_flits_q_en[5] & cnt_flits_q[30], cnt_flits_q_en[5], cnt_flits_q_en[4] & (&cnt_flits_q[28:24]), cnt_flits_q_en[4] & (&cnt_flits_q[27:24]),
+        cnt_flits_q_en[4] & (&cnt_flits_q[26:24]), cnt_flits_q_en[4] & (&cnt_flits_q[25:24]), cnt_flits_q_en[4] & cnt_flits_q[24], cnt_flits_q_en[4],
+        cnt_flits_q_en[3] & (&cnt_flits_q[22:18]), cnt_flits_q_en[3] & (&cnt_flits_q[21:18]), cnt_flits_q_en[3] & (&cnt_flits_q[20:18]),
+        cnt_flits_q_en[3] & (&cnt_flits_q[19:18]), cnt_flits_q_en[3] & cnt_flits_q[18], cnt_flits_q_en[3], cnt_flits_q_en[2] & (&cnt_flits_q[16:12]),
+        cnt_flits_q_en[2] & (&cnt_flits_q[15:12]), cnt_flits_q_en[2] & (&cnt_flits_q[14:12]), cnt_flits_q_en[2] & (&cnt_flits_q[13:12]),
+        cnt_flits_q_en[2] & cnt_flits_q[12], cnt_flits_q_en[2], cnt_flits_q_en[1] & (&cnt_flits_q[10:6]), cnt_flits_q_en[1] & (&cnt_flits_q[9:6]),
+        cnt_flits_q_en[1] & (&cnt_flits_q[8:6]), cnt_flits_q_en[1] & (&cnt_flits_q[7:6]), cnt_flits_q_en[1] & cnt_flits_q[6], cnt_flits_q_en[1],
+        cnt_flits_q_en[0] & (&cnt_flits_q[4:0]), cnt_flits_q_en[0] & (&cnt_flits_q[3:0]), cnt_flits_q_en[0] & (&cnt_flits_q[2:0]),
+        cnt_flits_q_en[0] & (&cnt_flits_q[1:0]), cnt_flits_q_en[0] & cnt_flits_q[0], cnt_flits_q_en[0]
+    };
     always @(posedge clk) begin
-        if (in_valid) begin
-            msg_q <= in_msg;
+        if (rst) begin
+            cnt_flits_q <= 32'd0;
+            cnt_flits_q_ones <= 6'd0;
+        end else begin
+            cnt_flits_q_ones <= {
+                cnt_flits_q_en[5] ? (cnt_flits_q[31] & (~cnt_flits_q[30])) : cnt_flits_q_ones[5],
+                cnt_flits_q_en[4] ? ((&cnt_flits_q[29:25]) & (~cnt_flits_q[24])) : cnt_flits_q_ones[4],
+                cnt_flits_q_en[3] ? ((&cnt_flits_q[23:19]) & (~cnt_flits_q[18])) : cnt_flits_q_ones[3],
+                cnt_flits_q_en[2] ? ((&cnt_flits_q[17:13]) & (~cnt_flits_q[12])) : cnt_flits_q_ones[2],
+                cnt_flits_q_en[1] ? ((&cnt_flits_q[11:7]) & (~cnt_flits_q[6])) : cnt_flits_q_ones[1],
+                cnt_flits_q_en[0] ? ((&cnt_flits_q[5:1]) & (~cnt_flits_q[0])) : cnt_flits_q_ones[0]
+            };
+            cnt_flits_q <= cnt_flits_q[31:0] ^ cnt_flits_q_tgl;
         end
     end
-    rtlgen_rxl_ep_fec_enc u_fec_enc (
-        .msg (msg_q),
-        .cw  (out_flit)
-    );
-    assign out_valid = out_valid_q;
     assign cnt_flits = cnt_flits_q;
 
 endmodule

@@ -292,14 +292,6 @@ fn parse_block(index: usize, table: &toml::Table) -> ConfigResult<Box<dyn Block>
     Ok(block)
 }
 
-/// A block rebuilt from its kind and typed parameter list as modules and the manifest carry it,
-/// through the kind's own field parser: how the simulator gets the model of a module of a kind
-/// without a parameter struct yet (see [`crate::elab::ElabModule::params`] for the others).
-pub fn block_from_params(kind: &str, name: &str, params: &[(&'static str, serde_json::Value)]) -> ConfigResult<Box<dyn Block>> {
-    let values = params.iter().filter_map(|(k, v)| Some((k.to_string(), json_to_toml(v)?)));
-    parse_block(0, &block_table(kind, name, values.collect()))
-}
-
 /// A parameter value of a manifest or a module's origin as the TOML value a design file writes:
 /// numbers beyond TOML's integers become decimal strings, which the wide fields read.
 fn json_to_toml(v: &serde_json::Value) -> Option<toml::Value> {

@@ -4,7 +4,7 @@
 use crate::info::DesignInfo;
 pub use crate::hw::module::{clock_ports, fpga_wrapper_name, GeneratedModule, Origin, Role};
 use crate::error::ConfigResult;
-use crate::fields::{FieldReader, FieldSpec, FieldType, ParamList};
+use crate::fields::{FieldReader, FieldSpec, ParamList};
 use std::any::Any;
 
 pub mod async_fifo;
@@ -56,8 +56,8 @@ pub trait BlockKind: Sync {
     /// combinations the field ranges alone cannot express.
     fn parse(&self, r: &mut FieldReader) -> ConfigResult<Box<dyn Block>>;
     /// What a parameter value means where the number alone does not say it (`xor_window = 0`:
-    /// the whole input), shown beside the value in banners and docs. [`Block::params`] prints
-    /// only the design-file value, so the manifest and the simulator read it back unchanged.
+    /// the whole input), shown beside the value in banners and docs. [`Block::typed_params`]
+    /// carries only the design-file value, so the manifest and the simulator read it back unchanged.
     fn value_note(&self, _field: &str, _value: &str) -> Option<&'static str> {
         None
     }
@@ -82,50 +82,13 @@ pub fn param_texts(kind: &str, params: &[(&'static str, serde_json::Value)]) -> 
     params.iter().map(|(name, v)| (*name, crate::fields::value_text(specs, params, name, v))).collect()
 }
 
-/// The text parameters of a kind still on [`Block::params`], typed by the kind's
-/// [`FieldSpec`]s: integers for `UInt` fields, booleans for `Bool`, strings for choices and
-/// `0x…` constants. Text a `UInt` field cannot read stays a string, so the field parser names
-/// the field and the allowed range. Parameters that are not fields (derived values a banner
-/// shows, such as rs_crc's `bit_map`) are typed by their text: a decimal integer, a boolean,
-/// else a string.
-pub fn typed_text_params(kind: &str, params: &[(&'static str, String)]) -> ParamList {
-    let spec = |field: &str| self::kind(kind).and_then(|k| k.fields().iter().find(|f| f.name == field)).map(|s| s.ty);
-    params
-        .iter()
-        .map(|(field, text)| {
-            let integer = || text.parse::<i64>().map(serde_json::Value::from).unwrap_or_else(|_| serde_json::Value::String(text.clone()));
-            let boolean = || match text.as_str() {
-                "true" => serde_json::Value::Bool(true),
-                "false" => serde_json::Value::Bool(false),
-                other => serde_json::Value::String(other.to_string()),
-            };
-            let value = match spec(field) {
-                Some(FieldType::UInt { .. } | FieldType::Bits { .. }) => integer(),
-                Some(FieldType::Bool) => boolean(),
-                Some(FieldType::Choice(_)) => serde_json::Value::String(text.clone()),
-                None if text.bytes().all(|c| c.is_ascii_digit()) => integer(),
-                None => boolean(),
-            };
-            (*field, value)
-        })
-        .collect()
-}
-
 /// One validated block of a design.
 pub trait Block: std::fmt::Debug + Any {
     fn name(&self) -> &str;
     fn kind(&self) -> &'static str;
     /// Every parameter and its typed value (defaults resolved), for banners, docs and the
-    /// manifest: a kind with a parameter struct serialises it ([`crate::fields::KindParams::to_list`]);
-    /// the others type their [`Block::params`] text by their field table.
-    fn typed_params(&self) -> ParamList {
-        typed_text_params(self.kind(), &self.params())
-    }
-    /// Each parameter as a design file writes it, for kinds without a parameter struct (which
-    /// override [`Block::typed_params`] and leave this empty).
-    fn params(&self) -> Vec<(&'static str, String)> {
-        Vec::new()
-    }
+    /// manifest: the kind's parameter struct serialised ([`crate::fields::KindParams::to_list`]).
+    fn typed_params(&self) -> ParamList;
     /// Names of the modules `modules` will produce, without building them (collision checks).
     fn module_names(&self, design: &DesignInfo) -> Vec<String>;
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule>;

@@ -158,13 +158,6 @@ impl Tally {
     }
 }
 
-/// The block that generated `m`, rebuilt from the module's own kind and parameters (for a
-/// design block's module that is the block itself; for a module built inside another block, the
-/// sub-block), so the model is exactly the one the module was generated from.
-pub fn own_block(m: &ElabModule) -> Result<Box<dyn rtl_gen::blocks::Block>, SimError> {
-    rtl_gen::config::block_from_params(m.kind, "model", &m.params).map_err(|e| SimError::Design { message: format!("module {}: {e}", m.name()) })
-}
-
 /// The module's parameters as its kind's struct ([`ElabModule::params`]).
 pub fn kind_params<P: rtl_gen::fields::KindParams>(m: &ElabModule) -> Result<P, SimError> {
     m.params::<P>().map_err(|message| SimError::Design { message: format!("module {}: {message}", m.name()) })
@@ -173,12 +166,6 @@ pub fn kind_params<P: rtl_gen::fields::KindParams>(m: &ElabModule) -> Result<P, 
 /// A parameter struct that does not validate: the module names it.
 pub fn design_error(m: &ElabModule, e: rtl_gen::error::ConfigError) -> SimError {
     SimError::Design { message: format!("module {}: {e}", m.name()) }
-}
-
-/// The concrete block type a driver needs.
-#[allow(clippy::borrowed_box)] // every driver holds the `own_block` box; `&dyn` would coerce the box itself
-pub fn downcast<'a, B: 'static>(b: &'a Box<dyn rtl_gen::blocks::Block>, m: &ElabModule) -> Result<&'a B, SimError> {
-    b.as_any().downcast_ref::<B>().ok_or_else(|| SimError::WrongKind { block: m.name().to_string(), kind: m.kind.to_string(), expected: std::any::type_name::<B>().rsplit("::").next().unwrap_or("?").to_string() })
 }
 
 /// A driver: co-simulates one module against its block's model.

@@ -79,9 +79,10 @@ pub struct Args {
     /// Independent segments per topology (the work units --shard deals out), 1..=100000.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub segments: u32,
-    /// Go-back-N retry loop in flits (100 ns at 2 ns per flit = 50), 1..=100000.
-    #[arg(long = "loop", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    pub retry_loop: u32,
+    /// Go-back-N retry loop in flits, 1..=100000; default 50 (100 ns at 2 ns per flit), or the
+    /// shortest loop a topology's switches allow where that is longer (four levels: 73).
+    #[arg(long = "loop", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub retry_loop: Option<u32>,
     /// Traffic and fault seed, decimal or 0x….
     #[arg(long, default_value = "1", value_parser = super::seed)]
     pub seed: u64,

@@ -55,14 +55,15 @@ pub struct RxlOptions {
     /// Link cycles of traffic per (endpoint, topology), over all segments.
     pub flits: u64,
     pub segments: u32,
-    /// Go-back-N retry loop in flits.
-    pub retry_loop: u32,
+    /// Go-back-N retry loop in flits; `None`: [`CampaignConfig::new`]'s (50, or the shortest
+    /// loop the topology's switches allow).
+    pub retry_loop: Option<u32>,
     pub seed: u64,
 }
 
 impl Default for RxlOptions {
     fn default() -> RxlOptions {
-        RxlOptions { implementation: Impl::Rtl, endpoints: Vec::new(), switch: None, topologies: vec![0], faults: Faults::none(), internal: 0.0, flits: 100_000, segments: 1, retry_loop: 50, seed: 1 }
+        RxlOptions { implementation: Impl::Rtl, endpoints: Vec::new(), switch: None, topologies: vec![0], faults: Faults::none(), internal: 0.0, flits: 100_000, segments: 1, retry_loop: None, seed: 1 }
     }
 }
 
@@ -192,7 +193,9 @@ pub fn run(bench: &Bench, opts: &RxlOptions, shard: Shard, progress: &mut Progre
         cfg.endpoint = ep.cfg.clone();
         cfg.faults = opts.faults;
         cfg.internal = opts.internal;
-        cfg.retry_loop = opts.retry_loop;
+        if let Some(retry_loop) = opts.retry_loop {
+            cfg.retry_loop = retry_loop;
+        }
         cfg.seed = opts.segment_seed(u.segment);
         let test = format!("rxl_campaign_{}_{}", ep.name, u.switches);
         let nodes = match opts.implementation {

@@ -224,7 +224,8 @@ pub struct CampaignConfig {
     /// Most cycles to wait, traffic and faults off, for everything sent to be delivered.
     pub drain_cycles: u64,
     /// Go-back-N retry loop in flits (from a flit's first transmission to its replay); the
-    /// channel delays are chosen to make it so. Default 50 (100 ns at 2 ns per flit).
+    /// channel delays are chosen to make it so. Default 50 (100 ns at 2 ns per flit), or
+    /// [`CampaignConfig::shortest_retry_loop`] where the switches alone take longer.
     pub retry_loop: u32,
     /// Per link, per direction.
     pub faults: Faults,
@@ -246,13 +247,21 @@ impl CampaignConfig {
             traffic_cycles,
             warmup_cycles: 200,
             drain_cycles: 20_000,
-            retry_loop: 50,
+            retry_loop: 50.max(Self::shortest_retry_loop(switches)),
             faults: Faults::none(),
             internal: 0.0,
             tx_stall: 0.0,
             offered_load: 1.0,
             seed: 1,
         }
+    }
+
+    /// The shortest retry loop `switches` switch levels allow with every link at least one
+    /// cycle long in each direction: the endpoints' loop overhead, each switch twice, and the
+    /// links (four switches: 63 + 10 = 73 flits).
+    pub fn shortest_retry_loop(switches: usize) -> u32 {
+        let links = switches as u32 + 1;
+        ENDPOINT_LOOP_OVERHEAD + 2 * SWITCH_LATENCY * switches as u32 + 2 * links
     }
 
     /// Channel delays of each link, per direction, that make the retry loop `retry_loop`.

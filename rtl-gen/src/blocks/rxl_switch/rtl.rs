@@ -127,8 +127,8 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
 /// `cnt_<what>_q` (`bits` wide) counting the cycles where `event` holds, driving port
 /// `cnt_<what>`, in one register group with the caller's other registers `regs` (reset, update).
 fn counters(items: &mut Vec<Item>, bits: u32, regs: Vec<(Stmt, Stmt)>, events: &[(&str, Expr)]) {
-    // Carry-free saturating counters (hw::count): a 32-bit `x + 1` with its `x != MAX` test maps
-    // to 7 LUT6 levels, these to 3 at any width.
+    // A 32-bit `x + 1` with its `x != MAX` test maps to 7 LUT6 levels, these to 3.
+    items.push(Item::comment("Statistics: carry-free saturating counters (hw::count), 3 LUT6 levels at any width."));
     let (mut reset, mut body): (Vec<Stmt>, Vec<Stmt>) = regs.into_iter().unzip();
     for (what, event) in events {
         sat_counter(items, &mut reset, &mut body, &format!("cnt_{what}_q"), bits, event.clone(), "");

@@ -6,8 +6,8 @@
 // Design : {{ design }}
 // Block  : {{ block }} (kind {{ block_kind }}){% if kind != block_kind %}; built by the {{ kind }} generator{% endif %}
 {% if !shared_by.is_empty() %}// Shared : also instantiated by block(s) {{ shared_by|join(", ") }}
-{% endif %}// Latency: {{ latency }} cycle(s){% if latency == 0 %} (combinational){% endif %}
-{% if let Some(r) = reset %}// Reset  : {{ r }}
+{% endif %}{% if has_latency %}// Latency: {{ latency }} cycle(s){% if latency == 0 %} (combinational){% endif %}
+{% endif %}{% if let Some(r) = reset %}// Reset  : {{ r }}
 {% endif %}//
 {% for line in summary %}// {{ line }}
 {% endfor %}//

@@ -62,7 +62,9 @@ fn lint_target_passes_and_fails_on_a_warning() {
     copy_tree(&tree, copy.path());
     let top = copy.path().join("demo/rtlgen_rifl_demo.v");
     let v = std::fs::read_to_string(&top).expect("demo top");
-    let v = v.replacen("    // node interface\n", "    // node interface\n    wire        never_read = inject_line;\n", 1);
+    let anchor = "    // The node under demonstration.\n";
+    assert!(v.contains(anchor), "the demo top has its node section");
+    let v = v.replacen(anchor, &format!("{anchor}    wire never_read = inject_line;\n"), 1);
     std::fs::write(&top, v).expect("write");
     let (out, _work) = fusesoc(copy.path(), "lint", None);
     let log = text(&out);

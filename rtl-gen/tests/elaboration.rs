@@ -77,6 +77,30 @@ fn identical_internal_modules_are_emitted_once_and_tops_keep_their_names() {
 }
 
 #[test]
+fn fec_encoders_and_decoders_carry_only_their_own_parameters_and_are_shared() {
+    use rtl_gen::blocks::rs_fec::{RsFecEncParams, RsFecParams};
+    let elab = Design::builtin_default().elaborate();
+    // The switch's encoder (2 stages, its decoder 4) is the standalone pcie6 block's (2 and 2).
+    let enc = elab.module("cxl_fec_pcie6", Role::FecEnc).expect("pcie6 encoder");
+    assert_eq!(elab.module("rxl_sw", Role::FecEnc).map(|m| m.name()), Some(enc.name()), "the switch uses the standalone encoder");
+    assert!(!elab.modules.iter().any(|m| m.name() == "rtlgen_rxl_sw_fec_enc"), "no second copy");
+    let p: RsFecEncParams = enc.params().expect("encoder parameters");
+    assert_eq!(p.pipeline, 2);
+    let keys: Vec<&str> = enc.params.iter().map(|(k, _)| *k).collect();
+    assert!(!keys.contains(&"enc_pipeline"), "an encoder lists its stages as pipeline: {keys:?}");
+    assert_eq!(p.block("model").expect("valid").enc_pipeline, 2, "the model's encoder has the module's stages");
+    // The decoders differ in their stages and stay two modules, without the encoder's stages.
+    let dec = elab.module("rxl_sw", Role::FecDec).expect("switch decoder");
+    assert_ne!(elab.module("cxl_fec_pcie6", Role::FecDec).map(|m| m.name()), Some(dec.name()));
+    let d: RsFecParams = dec.params().expect("decoder parameters");
+    assert_eq!((d.pipeline, d.enc_pipeline), (4, None));
+    // A streaming encoder carries its beat width, not the decoder's counters.
+    let kr4: RsFecEncParams = elab.module("kr4_fec", Role::FecEnc).expect("kr4 encoder").params().expect("encoder parameters");
+    assert_eq!(kr4.symbols_per_cycle, Some(33));
+    assert!(elab.module("kr4_fec", Role::FecEnc).expect("kr4").params.iter().all(|(k, _)| !k.starts_with("ser_") && *k != "counter_bits"));
+}
+
+#[test]
 fn a_sub_block_lists_its_own_parameters_and_dependencies_come_from_instances() {
     let elab = Design::builtin_default().elaborate();
     let dec = elab.module("cxl_ep", Role::FecDec).expect("decoder");

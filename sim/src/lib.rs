@@ -29,6 +29,7 @@
 //! compiler processes.
 
 
+pub mod axis;
 mod bench;
 pub mod clocks;
 pub mod cosim;

@@ -85,6 +85,13 @@ pub fn zeros(w: u32) -> Expr {
     Expr::Repeat(w, Box::new(Expr::zero()))
 }
 
+/// The `w`-bit constant with every bit set, printed in hex (`8'hff`).
+pub fn ones(w: u32) -> Expr {
+    let mut v = crate::math::gf2::BitVec::zeros(w as usize);
+    (0..w as usize).for_each(|i| v.set(i, true));
+    Expr::Const(v)
+}
+
 /// `x` zero-extended from `from` to `to` bits (`x` itself when no bits are added). Extending an
 /// extension widens its leading zeros (`{2'd0, x}`, not `{1'd0, {1'd0, x}}`).
 pub fn zext(x: Expr, from: u32, to: u32) -> Expr {

@@ -2,7 +2,7 @@
 //! constraints, each rendered from one askama template in `templates/`.
 
 use crate::elab::ElabModule;
-use crate::hw::verilog::Dir;
+use crate::hw::verilog::{Dir, Module};
 use askama::Template;
 
 /// What every banner and doc says about where a module came from.
@@ -30,6 +30,8 @@ struct Banner<'a> {
     block_kind: &'a str,
     kind: &'a str,
     shared_by: &'a [&'a str],
+    /// Whether the module has one input-to-output latency (not the FPGA demo top).
+    has_latency: bool,
     latency: u32,
     /// The module's own reset port and style (none for a combinational or multi-clock module).
     reset: Option<&'static str>,
@@ -143,9 +145,15 @@ fn render<T: Template>(t: &T) -> String {
 
 /// The complete text of a module file: banner then module.
 pub fn verilog_file(m: &ElabModule, p: &Provenance) -> String {
-    let notes = m.notes.iter().flat_map(|n| wrap(n, 90)).collect();
+    module_file(&m.module, Some(m.latency), &m.summary, &m.notes, p)
+}
+
+/// The banner and text of `module`, a design module's or one around it (the FPGA demo top,
+/// `latency` `None`: it has no single input-to-output latency).
+pub fn module_file(module: &Module, latency: Option<u32>, summary: &str, notes: &[String], p: &Provenance) -> String {
+    let notes = notes.iter().flat_map(|n| wrap(n, 90)).collect();
     let banner = Banner {
-        module: m.name(),
+        module: &module.name,
         generator: crate::GENERATOR,
         regenerate: p.regenerate,
         design: p.design,
@@ -153,13 +161,14 @@ pub fn verilog_file(m: &ElabModule, p: &Provenance) -> String {
         block_kind: p.block_kind,
         kind: p.kind,
         shared_by: p.shared_by,
-        latency: m.latency,
-        reset: m.module.reset.filter(|r| m.port(r.port()).is_some()).map(|r| r.describe()),
-        summary: wrap(&m.summary, 92),
+        has_latency: latency.is_some(),
+        latency: latency.unwrap_or_default(),
+        reset: module.reset.filter(|r| module.ports.iter().any(|port| port.name == r.port())).map(|r| r.describe()),
+        summary: wrap(summary, 92),
         params: p.params,
         notes,
     };
-    format!("{}\n`default_nettype none\n\n{}\n`default_nettype wire\n", render(&banner), m.module.render())
+    format!("{}\n`default_nettype none\n\n{}\n`default_nettype wire\n", render(&banner), module.render())
 }
 
 pub fn module_doc(m: &ElabModule, p: &Provenance) -> String {

@@ -227,16 +227,19 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     let [f, core, xdc, sdc] = ["f", "core", "xdc", "sdc"].map(|ext| format!("{name}.{ext}"));
     files.insert(layout.root.join(&f), header(HeaderContext::design_file(name, &f), CommentStyle::Hash, ordered_files.join("\n") + "\n")?);
     // The FPGA demo of the design's first single-clock RIFL node, when it has one.
-    let demo = elab.modules.iter().find(|m| m.role == Role::Node && m.kind == "rifl").and_then(|m| {
+    let demo_node = elab.modules.iter().find(|m| m.role == Role::Node && m.kind == "rifl");
+    let demo_params = demo_node.map(|m| blocks::annotated_params(m.kind, &blocks::param_texts(m.kind, &m.params))).unwrap_or_default();
+    let demo = demo_node.and_then(|m| {
         let width = |p: &str| m.port(p).map(|p| p.width);
         Some(demo::DemoNode {
             design: name,
             regenerate: &layout.regenerate,
             node: m.name(),
+            block: block_names[m.block],
+            params: &demo_params,
             user_bits: width("s_axis_tdata")?,
             line_bits: width("tx_frame")?,
-            reset: m.module.reset?.port(),
-            reset_active_low: m.module.reset?.active_low(),
+            reset: m.module.reset?,
         })
     });
     let core_demo = demo.as_ref().map(|d| banner::CoreDemo {

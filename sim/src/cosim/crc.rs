@@ -1,7 +1,9 @@
 //! CRC generators and checkers (`crc`, `rs_crc`) and the streaming CRC (`crc_stream`).
 //! Stimulus: corner messages (all zeros, all ones, a walking one over every bit, the
-//! catalogue message "123456789" where it fits), random messages and sequence numbers, and for
-//! checkers a CRC with one flipped bit half of the time (the fault a checker exists to catch).
+//! catalogue message "123456789" where it fits), random messages and sequence numbers, for
+//! checkers a CRC with one flipped bit half of the time (the fault a checker exists to catch),
+//! and for a CRC with a short sequence number every value of it, the checker rejecting every
+//! wrong expected one.
 
 use super::vectors::{run, Vector};
 use super::{Options, Tally};
@@ -44,10 +46,43 @@ fn maybe_flip(v: &mut Bits, rng: &mut TestRng) -> bool {
     flip
 }
 
+/// Sequence numbers of at most this many bits are swept exhaustively.
+const SWEPT_SEQ_BITS: u32 = 10;
+
+/// Every sequence number on two fixed payloads (all zeros, all ones) and two random ones: the
+/// generator's CRC of each; the checker given each payload's CRC under one random sequence
+/// number must accept exactly that one and reject every other expected seq (the fault ISN
+/// exists to catch: a flit replayed or skipped).
+fn isn_sweep(b: &CrcBlock, checker: bool, rng: &mut TestRng) -> Vec<Vector> {
+    if b.seq_bits == 0 || b.seq_bits > SWEPT_SEQ_BITS {
+        return Vec::new();
+    }
+    let model = b.model();
+    let (bits, w, seqs) = (b.data_bits as usize, b.algo.width as usize, 1u64 << b.seq_bits);
+    let payloads = [Bits::zeros(bits), Bits::ones(bits), rng.bits(bits), rng.bits(bits)];
+    let mut out = Vec::new();
+    for data in payloads {
+        let sent = rng.range(0, seqs - 1);
+        let sent_crc = Bits::from_u64(model.isn_checksum(&data.to_bytes(), sent, b.seq_bits), w);
+        for seq in 0..seqs {
+            let mut inputs = vec![("data", data.clone()), ("seq", Bits::from_u64(seq, b.seq_bits as usize))];
+            let outputs = if checker {
+                inputs.push(("crc_in", sent_crc.clone()));
+                vec![("ok", Bits::from_u64((seq == sent) as u64, 1))]
+            } else {
+                vec![("crc", Bits::from_u64(model.isn_checksum(&data.to_bytes(), seq, b.seq_bits), w))]
+            };
+            out.push(Vector { inputs, outputs });
+        }
+    }
+    out
+}
+
 fn crc_vectors(b: &CrcBlock, checker: bool, opts: &Options, rng: &mut TestRng) -> Vec<Vector> {
     let model = b.model();
     let w = b.algo.width as usize;
     let msgs = messages(b.data_bits as usize, opts.vectors, rng);
+    let sweep = isn_sweep(b, checker, rng);
     msgs.into_iter()
         .map(|data| {
             let seq = seq_of(b.seq_bits, rng);
@@ -65,6 +100,7 @@ fn crc_vectors(b: &CrcBlock, checker: bool, opts: &Options, rng: &mut TestRng) -
                 Vector { inputs, outputs: vec![("crc", Bits::from_u64(crc, w))] }
             }
         })
+        .chain(sweep)
         .collect()
 }
 
@@ -117,7 +153,7 @@ pub fn rs_crc_checker(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut T
 /// inside them; each CRC must appear exactly `latency` cycles after its last beat.
 pub fn crc_stream(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let b = super::kind_params::<CrcStreamParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
-    let model = b.model();
+    let mut model = b.model();
     let wb = b.word_bytes as usize;
     let latency = m.latency as u64;
     let mut dut = crate::Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
@@ -163,14 +199,14 @@ pub fn crc_stream(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestR
             for i in 0..chunk.len() {
                 keep.set(i, true);
             }
-            let last = beat + 1 == beats;
+            let (first, last) = (beat == 0, beat + 1 == beats);
             dut.set_u64("in_valid", 1)?;
-            dut.set_u64("in_first", (beat == 0) as u64)?;
+            dut.set_u64("in_first", first as u64)?;
             dut.set_u64("in_last", last as u64)?;
             dut.set("in_keep", &keep)?;
             dut.set("in_data", &data)?;
-            if last {
-                due.push_back((cycle + latency, model.checksum(&msg)));
+            if let Some(crc) = model.beat(&data.to_bytes(), chunk.len(), first, last) {
+                due.push_back((cycle + latency, crc));
                 tally.vectors += 1;
             }
             step(&mut dut, &mut due, &mut cycle, &mut tally)?;

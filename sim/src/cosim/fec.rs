@@ -9,8 +9,9 @@ use super::vectors::{run, Vector};
 use super::{Options, Tally};
 use crate::{Bench, Bits, SimError, TestRng};
 use rtl_gen::blocks::rs_fec::model::FlitFec;
-use rtl_gen::blocks::rs_fec::{RsFecBlock, RsFecParams};
+use rtl_gen::blocks::rs_fec::{RsFecBlock, RsFecEncParams, RsFecParams};
 use rtl_gen::elab::ElabModule;
+use rtl_gen::hw::module::Role;
 
 fn random_message(rng: &mut TestRng, b: &RsFecBlock) -> Vec<u8> {
     rng.bits(b.msg_bits() as usize).to_bytes()
@@ -34,10 +35,15 @@ fn flags(v: &[bool]) -> Bits {
     b
 }
 
-/// The `rs_fec` block module `m` was generated from (its own parameters: for an endpoint's
-/// FEC the sub-block's).
+/// An `rs_fec` block whose encoder or decoder (by `m`'s role) is module `m`, built from the
+/// parameters the module carries: an encoder's code and stages, a decoder's code, stages and
+/// streaming settings (for an endpoint's or a switch's FEC the sub-block's).
 pub fn block(m: &ElabModule) -> Result<RsFecBlock, SimError> {
-    super::kind_params::<RsFecParams>(m)?.block("model").map_err(|e| super::design_error(m, e))
+    let block = match m.role {
+        Role::FecEnc => super::kind_params::<RsFecEncParams>(m)?.block("model"),
+        _ => super::kind_params::<RsFecParams>(m)?.block("model"),
+    };
+    block.map_err(|e| super::design_error(m, e))
 }
 
 pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {

@@ -5,7 +5,9 @@
 //! errors, random idle input cycles and output backpressure, both bypass controls.
 
 use super::{Options, Tally};
+use crate::axis::Axis;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
+use rtl_gen::hw::axis::Signal::{Data, Last, Ready, Valid};
 use rtl_gen::blocks::rs_fec::model::{pack_symbols, unpack_symbols};
 use rtl_gen::blocks::rs_fec::model::stream::{DecIn, DecOut, EncIn, StreamDecoder, StreamEncoder};
 use rtl_gen::blocks::rs_fec::RsFecBlock;
@@ -36,6 +38,9 @@ pub struct DecLockstep {
     pub model: StreamDecoder,
     pub tally: Tally,
     pub cycle: u64,
+    /// The codeword beats in and the corrected beats out.
+    input: Axis,
+    output: Axis,
     m: u32,
     p: usize,
     n: usize,
@@ -54,29 +59,30 @@ fn symbols_bits(s: &[u16], m: u32, width: usize) -> Bits {
 
 impl DecLockstep {
     pub fn new(mut dut: Dut, b: &RsFecBlock) -> Result<DecLockstep, SimError> {
-        dut.set_u64("in_tvalid", 0)?;
-        dut.set_u64("out_tready", 1)?;
+        let (input, output) = (Axis::of(&dut, "in")?, Axis::of(&dut, "out")?);
+        input.set_u64(&mut dut, Valid, 0)?;
+        output.set_u64(&mut dut, Ready, 1)?;
         dut.reset(2)?;
         let model = b.stream_decoder();
         let p = model.code.p;
         let n = model.code.code.n();
-        Ok(DecLockstep { dut, model, tally: Tally::default(), cycle: 0, m: b.symbol_bits, p, n, beat_bits: p * b.symbol_bits as usize, partial: Vec::new(), alarm_clocks: 0, alarm_rises: 0, alarm: false })
+        Ok(DecLockstep { dut, model, tally: Tally::default(), cycle: 0, input, output, m: b.symbol_bits, p, n, beat_bits: p * b.symbol_bits as usize, partial: Vec::new(), alarm_clocks: 0, alarm_rises: 0, alarm: false })
     }
 
     /// One clock; returns whether the input beat was taken and a codeword if its last beat left.
     pub fn step(&mut self, valid: bool, data: &[u16], tlast: bool, out_tready: bool, tr: &Traffic) -> Result<(bool, Option<Delivered>), SimError> {
-        let d = &mut self.dut;
-        d.set_u64("in_tvalid", valid as u64)?;
-        d.set("in_tdata", &symbols_bits(data, self.m, self.beat_bits))?;
-        d.set_u64("in_tlast", tlast as u64)?;
-        d.set_u64("out_tready", out_tready as u64)?;
+        let (d, i, out) = (&mut self.dut, &self.input, &self.output);
+        i.set_u64(d, Valid, valid as u64)?;
+        i.set(d, Data, &symbols_bits(data, self.m, self.beat_bits))?;
+        i.set_u64(d, Last, tlast as u64)?;
+        out.set_u64(d, Ready, out_tready as u64)?;
         d.set_u64("bypass_correction", tr.bypass_correction as u64)?;
         d.set_u64("bypass_indication", tr.bypass_indication as u64)?;
         d.eval();
         let o: DecOut = self.model.outputs();
         let (c, t) = (self.cycle, &mut self.tally);
-        t.compare(c, "in_tready", o.in_tready as u64, d.get_u64("in_tready")?);
-        t.compare(c, "out_tvalid", o.out_tvalid as u64, d.get_u64("out_tvalid")?);
+        t.compare(c, i.label(Ready), o.in_tready as u64, i.get_u64(d, Ready)?);
+        t.compare(c, out.label(Valid), o.out_tvalid as u64, out.get_u64(d, Valid)?);
         t.compare(c, "frame_error", o.frame_error as u64, d.get_u64("frame_error")?);
         t.compare(c, "corrected_symbols", o.corrected_symbols, d.get_u64("corrected_symbols")?);
         t.compare(c, "corrected_bits", o.corrected_bits, d.get_u64("corrected_bits")?);
@@ -84,13 +90,13 @@ impl DecLockstep {
         t.compare(c, "ser_alarm", o.ser_alarm as u64, d.get_u64("ser_alarm")?);
         let mut delivered = None;
         if o.out_tvalid {
-            t.compare_bits(c, "out_tdata", &symbols_bits(&o.out_tdata, self.m, self.beat_bits), &d.get("out_tdata")?);
-            t.compare(c, "out_tlast", o.out_tlast as u64, d.get_u64("out_tlast")?);
+            t.compare_bits(c, out.label(Data), &symbols_bits(&o.out_tdata, self.m, self.beat_bits), &out.get(d, Data)?);
+            t.compare(c, out.label(Last), o.out_tlast as u64, out.get_u64(d, Last)?);
             t.compare(c, "out_corrected", u64::from(o.out_corrected), d.get_u64("out_corrected")?);
             t.compare(c, "out_uncorrectable", o.out_uncorrectable as u64, d.get_u64("out_uncorrectable")?);
             if out_tready {
                 // What the RTL gave (the model's beat when they agree; a mismatch is tallied above).
-                let rtl = unpack_symbols(&d.get("out_tdata")?.to_bytes(), self.m, self.p);
+                let rtl = unpack_symbols(&out.get(d, Data)?.to_bytes(), self.m, self.p);
                 self.partial.extend(rtl);
                 if o.out_tlast {
                     let mut cw = std::mem::take(&mut self.partial);
@@ -187,7 +193,8 @@ pub fn decoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng)
 pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let b = &super::fec::block(m)?;
     let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
-    dut.set_u64("in_tvalid", 0)?;
+    let (input, output) = (Axis::of(&dut, "in")?, Axis::of(&dut, "out")?);
+    input.set_u64(&mut dut, Valid, 0)?;
     dut.reset(2)?;
     let mut model: StreamEncoder = b.stream_encoder();
     let code = b.stream_code();
@@ -203,17 +210,17 @@ pub fn encoder(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng)
         let valid = !rng.chance(0.2);
         let ready = !rng.chance(0.2);
         let tlast = (next + 1) % code.beats() == 0;
-        dut.set_u64("in_tvalid", valid as u64)?;
-        dut.set("in_tdata", &symbols_bits(&data, mm, width))?;
-        dut.set_u64("in_tlast", tlast as u64)?;
-        dut.set_u64("out_tready", ready as u64)?;
+        input.set_u64(&mut dut, Valid, valid as u64)?;
+        input.set(&mut dut, Data, &symbols_bits(&data, mm, width))?;
+        input.set_u64(&mut dut, Last, tlast as u64)?;
+        output.set_u64(&mut dut, Ready, ready as u64)?;
         dut.eval();
-        tally.compare(cycle, "in_tready", model.ready(ready) as u64, dut.get_u64("in_tready")?);
-        tally.compare(cycle, "out_tvalid", model.out_tvalid as u64, dut.get_u64("out_tvalid")?);
+        tally.compare(cycle, input.label(Ready), model.ready(ready) as u64, input.get_u64(&dut, Ready)?);
+        tally.compare(cycle, output.label(Valid), model.out_tvalid as u64, output.get_u64(&dut, Valid)?);
         tally.compare(cycle, "frame_error", model.frame_error as u64, dut.get_u64("frame_error")?);
         if model.out_tvalid {
-            tally.compare_bits(cycle, "out_tdata", &symbols_bits(&model.out_tdata, mm, width), &dut.get("out_tdata")?);
-            tally.compare(cycle, "out_tlast", model.out_tlast as u64, dut.get_u64("out_tlast")?);
+            tally.compare_bits(cycle, output.label(Data), &symbols_bits(&model.out_tdata, mm, width), &output.get(&dut, Data)?);
+            tally.compare(cycle, output.label(Last), model.out_tlast as u64, output.get_u64(&dut, Last)?);
         }
         let taken = valid && model.ready(ready);
         model.clock(&EncIn { tvalid: valid, tdata: &data, tlast, out_tready: ready });

@@ -8,9 +8,10 @@
 //! one per `in_keep` pattern. `x` is invertible mod P exactly when P has its `x^0` term, which is
 //! therefore required for word_bytes > 1 (every published CRC has it).
 
+pub mod model;
 mod rtl;
 
-use crate::blocks::crc::model::{CrcAlgo, CrcModel};
+use crate::blocks::crc::model::CrcAlgo;
 use crate::blocks::crc::{AlgoParams, ALGO_FIELDS};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
@@ -70,8 +71,9 @@ pub struct CrcStreamBlock {
 }
 
 impl CrcStreamBlock {
-    pub fn model(&self) -> CrcModel {
-        CrcModel::new(self.algo)
+    /// The beat-level reference model.
+    pub fn model(&self) -> model::CrcStreamModel {
+        model::CrcStreamModel::new(self.algo, self.word_bytes)
     }
 
     /// Conditional un-shift steps behind the loop: ⌈log2 word_bytes⌉.

@@ -460,6 +460,82 @@ impl RsFecParams {
     }
 }
 
+/// What an encoder is built from: the code, the encoder's own register stages (as `pipeline`,
+/// its latency) and the streaming form's beat width, without the decoder's stages and
+/// counters, so the encoders of blocks that differ only in their decoders are one module.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RsFecEncParams {
+    pub symbol_bits: u32,
+    pub field_poly: u32,
+    pub fcr: u32,
+    pub check_symbols: u32,
+    pub ways: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_symbols: Option<u32>,
+    /// The encoder's register stages (the block's `enc_pipeline`).
+    pub pipeline: u32,
+    pub layout: Layout,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbols_per_cycle: Option<u32>,
+}
+
+impl KindParams for RsFecEncParams {
+    const KIND: &'static str = "rs_fec";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl RsFecEncParams {
+    pub fn of(b: &RsFecBlock) -> RsFecEncParams {
+        let p = RsFecParams::of(b);
+        RsFecEncParams {
+            symbol_bits: p.symbol_bits,
+            field_poly: p.field_poly,
+            fcr: p.fcr,
+            check_symbols: p.check_symbols,
+            ways: p.ways,
+            msg_bytes: p.msg_bytes,
+            msg_symbols: p.msg_symbols,
+            pipeline: b.enc_pipeline,
+            layout: p.layout,
+            symbols_per_cycle: p.symbols_per_cycle,
+        }
+    }
+
+    /// A block whose encoder is this one (its decoder combinational, the streaming decoder's
+    /// settings their defaults): what the encoder's reference model is built from.
+    pub fn block(&self, name: &str) -> ConfigResult<RsFecBlock> {
+        let p = RsFecParams {
+            symbol_bits: self.symbol_bits,
+            field_poly: self.field_poly,
+            fcr: self.fcr,
+            check_symbols: self.check_symbols,
+            ways: self.ways,
+            msg_bytes: self.msg_bytes,
+            msg_symbols: self.msg_symbols,
+            pipeline: 0,
+            enc_pipeline: Some(self.pipeline),
+            layout: self.layout,
+            symbols_per_cycle: self.symbols_per_cycle,
+            ser_threshold: None,
+            ser_window: None,
+            counter_bits: None,
+        };
+        p.block(name)
+    }
+}
+
+impl RsFecParams {
+    /// What a decoder is built from: the block's parameters without the encoder's stages.
+    pub fn decoder_of(b: &RsFecBlock) -> RsFecParams {
+        RsFecParams { enc_pipeline: None, ..RsFecParams::of(b) }
+    }
+}
+
 impl BlockKind for RsFecKind {
     fn kind(&self) -> &'static str {
         "rs_fec"

@@ -73,15 +73,11 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
     ));
     items.push(Item::reg("out_valid_q", 1, ""));
     items.push(Item::reg("out_msg_q", MSG_BITS, ""));
-    // Carry-free saturating counters (hw::count): a 32-bit `x + 1` with its `x != MAX` test maps
-    // to 7 LUT6 levels, these to 3.
-    let (mut reset, mut body) = (vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("dec_valid"), id("dec_uncorrectable").not()))]);
-    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("dec_valid"), "");
-    sat_counter(&mut items, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("dec_valid"), id("dec_corrected")), "");
-    sat_counter(&mut items, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("dec_valid"), id("dec_uncorrectable")), "");
-    items.push(Item::AlwaysFf { reset: Some(reset), body });
+    let valid = (Stmt::set(id("out_valid_q"), Expr::zero()), Stmt::set(id("out_valid_q"), and(id("dec_valid"), id("dec_uncorrectable").not())));
+    let events = [("flits", id("dec_valid")), ("corrected", and(id("dec_valid"), id("dec_corrected"))), ("dropped", and(id("dec_valid"), id("dec_uncorrectable")))];
+    counters(&mut items, cb, vec![valid], &events);
     items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("dec_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
-    for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q"), ("cnt_flits", "cnt_flits_q"), ("cnt_corrected", "cnt_corrected_q"), ("cnt_dropped", "cnt_dropped_q")] {
+    for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q")] {
         items.push(Item::assign(id(p), id(r)));
     }
     GeneratedModule {
@@ -114,10 +110,7 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
     // the same edge as out_valid.
     items.push(Item::wire("count_valid", 1, &format!("in_valid of {} cycle(s) ago", ENC_STAGES - 1)));
     emit_valid_pipe(&mut items, "count_pipe", "in_valid", "count_valid", ENC_STAGES - 1);
-    let (mut reset, mut body) = (vec![], vec![]);
-    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("count_valid"), "a carry-free saturating counter (hw::count): 3 LUT6 levels at any width");
-    items.push(Item::AlwaysFf { reset: Some(reset), body });
-    items.push(Item::assign(id("cnt_flits"), id("cnt_flits_q")));
+    counters(&mut items, cb, vec![], &[("flits", id("count_valid"))]);
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
         latency: LINK_TX_CYCLES,
@@ -127,5 +120,21 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
         )],
         role: Role::LinkTx,
         origin: None,
+    }
+}
+
+/// The link module's statistics: for each `(what, event)` a saturating counter register
+/// `cnt_<what>_q` (`bits` wide) counting the cycles where `event` holds, driving port
+/// `cnt_<what>`, in one register group with the caller's other registers `regs` (reset, update).
+fn counters(items: &mut Vec<Item>, bits: u32, regs: Vec<(Stmt, Stmt)>, events: &[(&str, Expr)]) {
+    // A 32-bit `x + 1` with its `x != MAX` test maps to 7 LUT6 levels, these to 3.
+    items.push(Item::comment("Statistics: carry-free saturating counters (hw::count), 3 LUT6 levels at any width."));
+    let (mut reset, mut body): (Vec<Stmt>, Vec<Stmt>) = regs.into_iter().unzip();
+    for (what, event) in events {
+        sat_counter(items, &mut reset, &mut body, &format!("cnt_{what}_q"), bits, event.clone(), "");
+    }
+    items.push(Item::AlwaysFf { reset: Some(reset), body });
+    for (what, _) in events {
+        items.push(Item::assign(id(&format!("cnt_{what}")), id(&format!("cnt_{what}_q"))));
     }
 }

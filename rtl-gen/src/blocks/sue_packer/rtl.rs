@@ -14,6 +14,7 @@ use crate::blocks::protocol::sue::XPUID_BITS;
 use crate::hw::build::{add, all, any, bit_of, bits_for, cat, clog2, dec, id, localparam, lt, mux, ne, set_id, sub, when, wire, zext};
 use crate::hw::count::{sat_accumulator, sat_counter};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::hw::axis::Axis;
 use crate::hw::select::{encode, onehot_mux, rep, round_robin_oh};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
 use crate::info::DesignInfo;
@@ -141,24 +142,28 @@ const COUNTERS: [(&str, &str); 7] = [
 fn ports(design: &DesignInfo, g: &Geo) -> Vec<Port> {
     let (dw, nq, v, x) = (g.dw, g.nq, g.v, g.x);
     let mut ports = clock_ports(design);
+    let cmd = Axis::sink(
+        "s_axis_cmd",
+        dw,
+        "command beats; a command is cmd_bytes / data_bytes beats, byte i at [8i+7:8i]",
+        "a command beat is offered",
+        "beat taken; on a first beat = room in its queue (or a bad dest/vc, taken and dropped)",
+    )
+    .last("last beat of a command (must be beat cmd_bytes / data_bytes)")
+    .dest(XPUID_BITS, "destination xpuid, sampled on the first beat")
+    .user(4, "[1:0] vc and [2] flush (first beat), [3] err (any beat: drop the command)");
+    ports.extend(cmd.ports());
     ports.extend([
-        Port::input("s_axis_cmd_tdata", dw, "command beats; a command is cmd_bytes / data_bytes beats, byte i at [8i+7:8i]"),
-        Port::input("s_axis_cmd_tvalid", 1, "a command beat is offered"),
-        Port::output("s_axis_cmd_tready", 1, "beat taken; on a first beat = room in its queue (or a bad dest/vc, taken and dropped)"),
-        Port::input("s_axis_cmd_tlast", 1, "last beat of a command (must be beat cmd_bytes / data_bytes)"),
-        Port::input("s_axis_cmd_tdest", XPUID_BITS, "destination xpuid, sampled on the first beat"),
-        Port::input("s_axis_cmd_tuser", 4, "[1:0] vc and [2] flush (first beat), [3] err (any beat: drop the command)"),
         Port::output("q_space", nq, "bit q = vc * num_xpu + dest: queue q can take one more command (the per-{dest, VC} credit)"),
         Port::output("queued_cmds", g.tw, "commands held (queued or being sent)"),
         Port::input("vc_pause", v, "1 = do not start PDUs of this VC (PFC/CBFC state)"),
         Port::input("dest_ok", x, "1 = a PDU to this destination may start (transport tx_dest_ready)"),
-        Port::output("m_axis_pdu_tdata", dw, "packed payload: the PDU's commands in queue order"),
-        Port::output("m_axis_pdu_tvalid", 1, "a payload beat is presented"),
-        Port::input("m_axis_pdu_tready", 1, "the beat is taken"),
-        Port::output("m_axis_pdu_tlast", 1, "last beat of the PDU"),
-        Port::output("m_axis_pdu_tdest", XPUID_BITS, "destination of the PDU"),
-        Port::output("m_axis_pdu_tuser", 12, "{ncmds[9:0], vc[1:0]} of the PDU"),
     ]);
+    let pdu = Axis::source("m_axis_pdu", dw, "packed payload: the PDU's commands in queue order", "a payload beat is presented", "the beat is taken")
+        .last("last beat of the PDU")
+        .dest(XPUID_BITS, "destination of the PDU")
+        .user(12, "{ncmds[9:0], vc[1:0]} of the PDU");
+    ports.extend(pdu.ports());
     for (n, doc) in COUNTERS {
         ports.push(Port::output(n, g.kb, doc));
     }

@@ -16,6 +16,7 @@ use crate::hw::build::{
     set_id, sub, when, wire, zeros, zext,
 };
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::hw::axis::{Axis, Signal};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
@@ -187,35 +188,38 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
             "this XPU's id, sent as the RH xpuid (below num_xpu); a strap or register, changed only while in reset",
         ));
     }
+    let pdu = Axis::sink(
+        "s_axis_pdu",
+        dw,
+        "packed payload beats from the packer",
+        "a payload beat is offered",
+        "beat taken; on a first beat = a free slot for its PSN space (bad or peer-down PDUs are taken and dropped)",
+    )
+    .last("last beat of the PDU")
+    .dest(XPUID_BITS, "destination xpuid (first beat)")
+    .user(12, "{ncmds[9:0], vc[1:0]} (first beat)");
+    let tx = Axis::source("m_axis_tx", dw, "SUE PDU beats: RH, payload, R-CRC; byte 0 first", "a PDU beat is presented", "the beat is taken")
+        .keep("all ones, last beat the low 12 bytes")
+        .last("last beat of the PDU")
+        .dest(XPUID_BITS, "destination XPU of the PDU")
+        .user(2, "vc of the PDU (traffic class)");
+    let rx = Axis::sink("s_axis_rx", dw, "received SUE PDU beats", "a received beat is offered", "1 inside a PDU; between PDUs iff every VC buffer has room for a maximum PDU")
+        .keep("byte enables (all ones, last beat the low 12 bytes)")
+        .last("last beat of a received PDU")
+        .user(1, "frame error from the lower layer (any beat)");
+    let cmd = Axis::source("m_axis_cmd", dw, "unpacked command beats", "a command beat is presented", "the beat is taken")
+        .last("last beat of a command")
+        .id(XPUID_BITS, "source xpuid of the command")
+        .user(2, "vc of the command");
+    debug_assert_eq!(tx.width(Signal::Keep), db, "tkeep: a bit per byte of the beat");
+    ports.extend(pdu.ports());
+    ports.push(Port::output("tx_dest_ready", x, "a slot is free for this destination (every VC's space with dest_vc) and the peer is not down (to the packer's dest_ok)"));
+    ports.extend(tx.ports());
+    ports.push(Port::input("tx_vc_pause", v, "link partner's pause per class: do not start PDUs of a paused VC"));
+    ports.extend(rx.ports());
+    ports.push(Port::output("rx_vc_pause", v, "pause towards the link partner per class: that VC buffer's free space is below rx_pause_bytes"));
+    ports.extend(cmd.ports());
     ports.extend([
-        Port::input("s_axis_pdu_tdata", dw, "packed payload beats from the packer"),
-        Port::input("s_axis_pdu_tvalid", 1, "a payload beat is offered"),
-        Port::output("s_axis_pdu_tready", 1, "beat taken; on a first beat = a free slot for its PSN space (bad or peer-down PDUs are taken and dropped)"),
-        Port::input("s_axis_pdu_tlast", 1, "last beat of the PDU"),
-        Port::input("s_axis_pdu_tdest", XPUID_BITS, "destination xpuid (first beat)"),
-        Port::input("s_axis_pdu_tuser", 12, "{ncmds[9:0], vc[1:0]} (first beat)"),
-        Port::output("tx_dest_ready", x, "a slot is free for this destination (every VC's space with dest_vc) and the peer is not down (to the packer's dest_ok)"),
-        Port::output("m_axis_tx_tdata", dw, "SUE PDU beats: RH, payload, R-CRC; byte 0 first"),
-        Port::output("m_axis_tx_tkeep", db, "all ones, last beat the low 12 bytes"),
-        Port::output("m_axis_tx_tvalid", 1, "a PDU beat is presented"),
-        Port::input("m_axis_tx_tready", 1, "the beat is taken"),
-        Port::output("m_axis_tx_tlast", 1, "last beat of the PDU"),
-        Port::output("m_axis_tx_tdest", XPUID_BITS, "destination XPU of the PDU"),
-        Port::output("m_axis_tx_tuser", 2, "vc of the PDU (traffic class)"),
-        Port::input("tx_vc_pause", v, "link partner's pause per class: do not start PDUs of a paused VC"),
-        Port::input("s_axis_rx_tdata", dw, "received SUE PDU beats"),
-        Port::input("s_axis_rx_tkeep", db, "byte enables (all ones, last beat the low 12 bytes)"),
-        Port::input("s_axis_rx_tvalid", 1, "a received beat is offered"),
-        Port::output("s_axis_rx_tready", 1, "1 inside a PDU; between PDUs iff every VC buffer has room for a maximum PDU"),
-        Port::input("s_axis_rx_tlast", 1, "last beat of a received PDU"),
-        Port::input("s_axis_rx_tuser", 1, "frame error from the lower layer (any beat)"),
-        Port::output("rx_vc_pause", v, "pause towards the link partner per class: that VC buffer's free space is below rx_pause_bytes"),
-        Port::output("m_axis_cmd_tdata", dw, "unpacked command beats"),
-        Port::output("m_axis_cmd_tvalid", 1, "a command beat is presented"),
-        Port::input("m_axis_cmd_tready", 1, "the beat is taken"),
-        Port::output("m_axis_cmd_tlast", 1, "last beat of a command"),
-        Port::output("m_axis_cmd_tid", XPUID_BITS, "source xpuid of the command"),
-        Port::output("m_axis_cmd_tuser", 2, "vc of the command"),
         Port::input("xpu_vc_pause", v, "the XPU cannot take this VC now: the output skips it"),
         Port::output("cmpl_valid", 1, "one-cycle pulse: cmpl_cmds more commands to cmpl_dest acknowledged"),
         Port::output("cmpl_dest", XPUID_BITS, "destination of the acknowledged commands"),

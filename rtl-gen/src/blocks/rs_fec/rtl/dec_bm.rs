@@ -23,11 +23,11 @@
 
 use super::model::RsCode;
 use super::{latency_note, layout_notes, RsFecBlock};
-use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::hw::module::{GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::gf_net::{emit_inverse, emit_sum, inverse_chain, Term};
 use crate::hw::pipe::Pipe;
-use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, UnOp};
+use crate::hw::verilog::{BinOp, Expr, Item, Module, UnOp};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use crate::math::gf2m::Gf2m;
@@ -534,22 +534,15 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let (msg_bits, cw_bits) = (b.msg_bits(), b.cw_bits());
     let ways_n = b.ways as usize;
 
-    let mut ports = Vec::new();
-    if b.pipeline > 0 {
-        ports.extend(clock_ports(design));
-        ports.push(Port::input("in_valid", 1, "cw valid this cycle"));
-    }
-    ports.push(Port::input("cw", cw_bits, "received codeword, laid out as the encoder's cw"));
-    ports.extend([
-        Port::output("msg", msg_bits, "message, corrected where a way was correctable"),
-        Port::output("corrected", 1, "some way had errors and corrected them (possibly a miscorrection)"),
-        Port::output("uncorrectable", 1, "some way is uncorrectable; its symbols passed through unchanged"),
-        Port::output("way_corrected", b.ways, "per way: errors located and corrected"),
-        Port::output("way_uncorrectable", b.ways, "per way: L > t, or fewer than L roots at existing positions"),
-    ]);
-    if b.pipeline > 0 {
-        ports.push(Port::output("out_valid", 1, "outputs valid; in_valid delayed by the latency"));
-    }
+    let ports = super::decoder_ports(
+        b,
+        design,
+        super::FlagTexts {
+            corrected: "some way had errors and corrected them (possibly a miscorrection)",
+            way_corrected: "per way: errors located and corrected",
+            way_uncorrectable: "per way: L > t, or fewer than L roots at existing positions",
+        },
+    );
 
     let plan = steps(b);
     let weights: Vec<u32> = plan.iter().map(|s| s.weight).collect();

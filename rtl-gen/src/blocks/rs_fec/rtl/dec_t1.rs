@@ -15,10 +15,10 @@
 
 use super::model::{Pcie6Fec, RsCode};
 use super::{latency_note, layout_notes, Layout, RsFecBlock};
-use crate::hw::module::{clock_ports, GeneratedModule, Role};
+use crate::hw::module::{GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::pipe::Pipe;
-use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
+use crate::hw::verilog::{Expr, Item, Module, UnOp};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use crate::math::gf2m::Gf2m;
@@ -143,22 +143,15 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     };
     let pcie6 = b.layout == Layout::Pcie6;
 
-    let mut ports = Vec::new();
-    if b.pipeline > 0 {
-        ports.extend(clock_ports(design));
-        ports.push(Port::input("in_valid", 1, "cw valid this cycle"));
-    }
-    ports.push(Port::input("cw", cw_bits, "received codeword, laid out as the encoder's cw"));
-    ports.extend([
-        Port::output("msg", msg_bits, "message, corrected where a way was correctable"),
-        Port::output("corrected", 1, "some way had an error and corrected it (possibly a miscorrection)"),
-        Port::output("uncorrectable", 1, "some way is uncorrectable; its symbols passed through unchanged"),
-        Port::output("way_corrected", b.ways, "per way: an error was located and corrected"),
-        Port::output("way_uncorrectable", b.ways, "per way: nonzero syndromes that no existing position explains"),
-    ]);
-    if b.pipeline > 0 {
-        ports.push(Port::output("out_valid", 1, "outputs valid; in_valid delayed by the latency"));
-    }
+    let ports = super::decoder_ports(
+        b,
+        design,
+        super::FlagTexts {
+            corrected: "some way had an error and corrected it (possibly a miscorrection)",
+            way_corrected: "per way: an error was located and corrected",
+            way_uncorrectable: "per way: nonzero syndromes that no existing position explains",
+        },
+    );
 
     let mut pipe = Pipe::new();
     pipe.define("cw", cw_bits, 0);

@@ -5,6 +5,7 @@ use super::model::{pack_symbols, unpack_symbols};
 use super::model::stream::StreamCode;
 use super::RsFecBlock;
 use crate::hw::gf_net::affine_of_masks;
+use crate::hw::axis::Axis;
 use crate::hw::verilog::{Expr, Item, Port};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2m::AffineMasks;
@@ -20,16 +21,9 @@ pub fn beat_ports(b: &RsFecBlock, what: &str) -> Vec<Port> {
     let st = b.stream.expect("streaming block");
     let (m, p) = (b.symbol_bits, st.symbols_per_cycle);
     let lanes = format!("{p} symbols, symbol i of the beat at [{m}i+{}:{m}i]", m - 1);
-    vec![
-        Port::input("in_tvalid", 1, "input beat valid"),
-        Port::output("in_tready", 1, "the module takes the input beat this cycle"),
-        Port::input("in_tdata", p * m, &format!("{what} beat: {lanes}")),
-        Port::input("in_tlast", 1, "last beat of a codeword (checked against the beat count)"),
-        Port::output("out_tvalid", 1, "output beat valid"),
-        Port::input("out_tready", 1, "the sink takes the output beat"),
-        Port::output("out_tdata", p * m, &format!("codeword beat: {lanes}; padding lanes zero")),
-        Port::output("out_tlast", 1, "last beat of a codeword"),
-    ]
+    let input = Axis::sink("in", p * m, &format!("{what} beat: {lanes}"), "input beat valid", "the module takes the input beat this cycle").last("last beat of a codeword (checked against the beat count)");
+    let output = Axis::source("out", p * m, &format!("codeword beat: {lanes}; padding lanes zero"), "output beat valid", "the sink takes the output beat").last("last beat of a codeword");
+    [input.ports(), output.ports()].concat()
 }
 
 /// A GF(2)-linear map between symbol vectors, written as the wire `out`.

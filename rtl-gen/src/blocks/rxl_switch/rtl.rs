@@ -6,6 +6,7 @@ use crate::blocks::rs_fec::RsFecBlock;
 use crate::blocks::rxl_endpoint::rtl::{fec_block, FLIT_BITS, MSG_BITS};
 use crate::hw::build::{and, clocked_instance, id, unused_wires};
 use crate::hw::count::sat_counter;
+use crate::hw::props::Formal;
 use crate::hw::xor_net::emit_valid_pipe;
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
@@ -76,11 +77,13 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
     // Carry-free saturating counters (hw::count): a 32-bit `x + 1` with its `x != MAX` test maps
     // to 7 LUT6 levels, these to 3.
     let (mut reset, mut body) = (vec![Stmt::set(id("out_valid_q"), Expr::zero())], vec![Stmt::set(id("out_valid_q"), and(id("dec_valid"), id("dec_uncorrectable").not()))]);
-    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("dec_valid"), "");
-    sat_counter(&mut items, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("dec_valid"), id("dec_corrected")), "");
-    sat_counter(&mut items, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("dec_valid"), id("dec_uncorrectable")), "");
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("dec_valid"), "", design.reset);
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_corrected_q", cb, and(id("dec_valid"), id("dec_corrected")), "", design.reset);
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_dropped_q", cb, and(id("dec_valid"), id("dec_uncorrectable")), "", design.reset);
     items.push(Item::AlwaysFf { reset: Some(reset), body });
     items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("dec_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
+    // The counters' properties hold whatever the decoder outputs: its proof is its own.
+    items.push(Item::Formal(Formal::free(&["u_fec_dec"])));
     for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q"), ("cnt_flits", "cnt_flits_q"), ("cnt_corrected", "cnt_corrected_q"), ("cnt_dropped", "cnt_dropped_q")] {
         items.push(Item::assign(id(p), id(r)));
     }
@@ -115,9 +118,10 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
     items.push(Item::wire("count_valid", 1, &format!("in_valid of {} cycle(s) ago", ENC_STAGES - 1)));
     emit_valid_pipe(&mut items, "count_pipe", "in_valid", "count_valid", ENC_STAGES - 1);
     let (mut reset, mut body) = (vec![], vec![]);
-    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("count_valid"), "a carry-free saturating counter (hw::count): 3 LUT6 levels at any width");
+    sat_counter(&mut items, &mut reset, &mut body, "cnt_flits_q", cb, id("count_valid"), "a carry-free saturating counter (hw::count): 3 LUT6 levels at any width", design.reset);
     items.push(Item::AlwaysFf { reset: Some(reset), body });
     items.push(Item::assign(id("cnt_flits"), id("cnt_flits_q")));
+    items.push(Item::Formal(Formal::free(&["u_fec_enc"])));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
         latency: LINK_TX_CYCLES,

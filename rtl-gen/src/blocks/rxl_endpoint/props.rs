@@ -18,8 +18,8 @@
 //!   a NACK on the wire within [`nack_bound`] such cycles unless the expected flit arrives (one
 //!   lost NACK delays the recovery, never stalls it: the property the Gen-Z Init exchange once
 //!   broke), and payloads delivered are acknowledged within [`ack_bound`] such cycles (in the
-//!   CXL baseline, counted from the last replay start: the first flit of a replay carries its
-//!   SeqNum instead of an AckNum, so a peer that NACKs without end holds ACKs back);
+//!   CXL baseline both counted from the last replay start: the first flit of a replay carries
+//!   its SeqNum instead of an AckNum, so a peer that NACKs without end holds them back);
 //! - the six status counters saturate and never wrap.
 
 use super::model::Mode;
@@ -36,9 +36,10 @@ pub const COUNTERS: [&str; 6] = ["cnt_flits_sent", "cnt_replays", "cnt_crc_fail"
 const FREE: [&str; 5] = ["u_fec_dec", "u_crc_check", "u_crc", "u_fec_enc", "u_replay"];
 
 /// Cycles with `tx_ready` high within which a discarding end sends a NACK: the NACK timer's
-/// period, then the next flit the link takes carries it.
+/// period, then the next flit the link takes carries it (cxl_baseline: the one after, when that
+/// flit starts a replay).
 pub fn nack_bound(b: &RxlEndpointBlock) -> u32 {
-    b.cfg.nack_timeout + 1
+    b.cfg.nack_timeout + if b.cfg.mode == Mode::Rxl { 1 } else { 2 }
 }
 
 /// Cycles with `tx_ready` high within which delivered payloads are acknowledged: the ACK timer's
@@ -106,15 +107,14 @@ pub fn properties(b: &RxlEndpointBlock, design: &DesignInfo, seq_bits: u32) -> I
     // solver never compares the 2000-bit flit with a shadow copy.
     f.assert("p_tx_hold", "the flit held for the link stays until tx_ready: the flit register does not load while the link stalls it", Some(and(run.clone(), and(id("tx_valid"), id("tx_ready").not()))), id("load").not());
 
-    bounded_wait(&mut f, design, "f_nack_wait", "p_nack_repeat", "a discarding end sends a NACK", and(id("discard"), id("deliver").not()), id("nack_sent"), nack_bound(b));
     // The baseline's first flit of a replay carries its SeqNum, not an AckNum: a peer that
-    // NACKs without end would hold ACKs back, so the wait counts from the last replay start.
-    let (ack_done, ack_doc) = if cfg.mode == Mode::Rxl {
-        (id("ack_sent"), "payloads delivered are acknowledged")
-    } else {
-        (or(id("ack_sent"), id("replay_taken")), "payloads delivered are acknowledged (unless a replay starts)")
-    };
-    bounded_wait(&mut f, design, "f_ack_wait", "p_ack_repeat", ack_doc, ne(id("since_ack"), dec(bits_for(cfg.ack_every as u64), 0)), ack_done, ack_bound(b));
+    // NACKs without end would hold ACKs and NACKs back, so its waits count from the last replay
+    // start (a fair peer).
+    let rxl = cfg.mode == Mode::Rxl;
+    let sent = |done: &str| if rxl { id(done) } else { or(id(done), id("replay_taken")) };
+    let unless = if rxl { "" } else { " (unless a replay starts)" };
+    bounded_wait(&mut f, design, "f_nack_wait", "p_nack_repeat", &format!("a discarding end sends a NACK{unless}"), and(id("discard"), id("deliver").not()), sent("nack_sent"), nack_bound(b));
+    bounded_wait(&mut f, design, "f_ack_wait", "p_ack_repeat", &format!("payloads delivered are acknowledged{unless}"), ne(id("since_ack"), dec(bits_for(cfg.ack_every as u64), 0)), sent("ack_sent"), ack_bound(b));
 
     for c in COUNTERS {
         f.saturating(reset, c, c, cfg.counter_bits, id("CNT_MAX"));

@@ -49,10 +49,13 @@ pub fn ack_bound(b: &RxlEndpointBlock) -> u32 {
     b.cfg.ack_timeout + if b.cfg.mode == Mode::Rxl { 1 } else { 2 }
 }
 
-/// A saturating shadow counter `name` of the cycles with `tx_ready` high in which `waiting`
-/// holds, restarted by reset or `done`; asserts it never exceeds `bound`.
-fn bounded_wait(f: &mut Formal, design: &DesignInfo, name: &str, label: &str, doc: &str, waiting: Expr, done: Expr, bound: u32) {
+/// A saturating shadow counter `f_<what>_wait` of the cycles with `tx_ready` high in which
+/// `waiting` holds, restarted by reset or `done`; asserts it never exceeds `bound`
+/// (`p_<what>_repeat`).
+fn bounded_wait(f: &mut Formal, design: &DesignInfo, what: &str, doc: &str, waiting: Expr, done: Expr, bound: u32) {
     let reset = design.reset;
+    let (name, label) = (format!("f_{what}_wait"), format!("p_{what}_repeat"));
+    let (name, label) = (name.as_str(), label.as_str());
     let w = bits_for(bound as u64 + 1);
     f.items.push(Item::reg(name, w, &format!("cycles with tx_ready high spent waiting: {doc} (saturating)")));
     f.items.push(Item::AlwaysFf {
@@ -113,8 +116,8 @@ pub fn properties(b: &RxlEndpointBlock, design: &DesignInfo, seq_bits: u32) -> I
     let rxl = cfg.mode == Mode::Rxl;
     let sent = |done: &str| if rxl { id(done) } else { or(id(done), id("replay_taken")) };
     let unless = if rxl { "" } else { " (unless a replay starts)" };
-    bounded_wait(&mut f, design, "f_nack_wait", "p_nack_repeat", &format!("a discarding end sends a NACK{unless}"), and(id("discard"), id("deliver").not()), sent("nack_sent"), nack_bound(b));
-    bounded_wait(&mut f, design, "f_ack_wait", "p_ack_repeat", &format!("payloads delivered are acknowledged{unless}"), ne(id("since_ack"), dec(bits_for(cfg.ack_every as u64), 0)), sent("ack_sent"), ack_bound(b));
+    bounded_wait(&mut f, design, "nack", &format!("a discarding end sends a NACK{unless}"), and(id("discard"), id("deliver").not()), sent("nack_sent"), nack_bound(b));
+    bounded_wait(&mut f, design, "ack", &format!("payloads delivered are acknowledged{unless}"), ne(id("since_ack"), dec(bits_for(cfg.ack_every as u64), 0)), sent("ack_sent"), ack_bound(b));
 
     for c in COUNTERS {
         f.saturating(reset, c, c, cfg.counter_bits, id("CNT_MAX"));

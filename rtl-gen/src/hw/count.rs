@@ -6,7 +6,9 @@
 //! Same value every cycle as [`super::build::counter`], for the blocks whose timing needs it.
 
 use super::build::{add, dec, id, mux, set_id, wire, zext};
+use super::props::Formal;
 use super::verilog::{Expr, Item, Stmt, UnOp};
+use crate::info::ResetStyle;
 
 /// Chunk width: a chunk's "all ones but one" test is one LUT6.
 const CHUNK: u32 = 6;
@@ -76,23 +78,46 @@ fn chunked_increment(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Ve
     (Expr::xor(cur, id(&tgl)), full)
 }
 
+/// The label of a counter's property: its name without the register suffix `_q`.
+fn label(name: &str) -> &str {
+    name.strip_suffix("_q").unwrap_or(name)
+}
+
 /// A saturating event counter `name` (`bits` wide, reset to 0) counting the cycles where `inc`
 /// holds: its declarations and wires go to `items`, its reset and update to the caller's
-/// register group `reset` and `body`.
-pub fn sat_counter(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, inc: Expr, doc: &str) {
+/// register group `reset` and `body`. It brings its property (`p_<name>_sat`: it holds or
+/// counts up by one and never steps from all ones, so it never wraps), which the module's
+/// formal block takes in ([`crate::hw::props::gather`]).
+#[allow(clippy::too_many_arguments)] // the three lists are the parts of the caller's register group
+pub fn sat_counter(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, inc: Expr, doc: &str, style: ResetStyle) {
     items.push(Item::reg(name, bits, doc));
     reset.push(set_id(name, dec(bits, 0)));
     let (next, _) = chunked_increment(items, reset, body, name, bits, 0, inc);
     body.push(set_id(name, next));
+    let mut f = Formal::clocked(style);
+    f.saturating(style, name, label(name), bits, dec(bits, all_ones_value(bits)));
+    items.push(Item::Formal(f));
+}
+
+fn all_ones_value(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
 }
 
 /// A saturating accumulator `name` (`bits` wide, reset to 0) adding `n` (`nw` bits) every
 /// cycle: the low `nw` bits add with a carry out, the bits above increment on that carry
-/// chunk by chunk, and a carry out of the top saturates the whole register.
+/// chunk by chunk, and a carry out of the top saturates the whole register. It brings its
+/// property (`p_<name>_sat`: it never decreases, so it never wraps).
 #[allow(clippy::too_many_arguments)] // the three lists are the parts of the caller's register group
-pub fn sat_accumulator(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, n: Expr, nw: u32, max: Expr, doc: &str) {
+pub fn sat_accumulator(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, n: Expr, nw: u32, max: Expr, doc: &str, style: ResetStyle) {
     items.push(Item::reg(name, bits, doc));
     reset.push(set_id(name, dec(bits, 0)));
+    let mut f = Formal::clocked(style);
+    f.never_decreases(style, name, label(name), bits);
+    items.push(Item::Formal(f));
     if bits <= nw {
         let sw = nw + 1;
         let sum = format!("{name}_sum");
@@ -115,7 +140,6 @@ mod tests {
     use super::*;
     use crate::hw::eval::Sim;
     use crate::hw::verilog::{Module, Port};
-    use crate::info::ResetStyle;
 
     fn module(items: Vec<Item>, reset: Vec<Stmt>, body: Vec<Stmt>, ports: Vec<Port>) -> Module {
         let mut items = items;
@@ -127,7 +151,7 @@ mod tests {
     fn sat_counter_counts_and_saturates() {
         for bits in [1u32, 3, 5] {
             let (mut it, mut r, mut b) = (Vec::new(), Vec::new(), Vec::new());
-            sat_counter(&mut it, &mut r, &mut b, "k", bits, id("inc"), "");
+            sat_counter(&mut it, &mut r, &mut b, "k", bits, id("inc"), "", ResetStyle::SyncHigh);
             it.push(Item::assign(id("y"), id("k")));
             let ports = vec![Port::input("clk", 1, ""), Port::input("rst", 1, ""), Port::input("inc", 1, ""), Port::output("y", bits, "")];
             let mut sim = Sim::new(&module(it, r, b, ports));
@@ -154,7 +178,7 @@ mod tests {
         for (bits, nw) in [(7u32, 3u32), (3, 3), (2, 3), (4, 1)] {
             let (mut it, mut r, mut b) = (Vec::new(), Vec::new(), Vec::new());
             let max = (1u64 << bits) - 1;
-            sat_accumulator(&mut it, &mut r, &mut b, "k", bits, id("n"), nw, dec(bits, max), "");
+            sat_accumulator(&mut it, &mut r, &mut b, "k", bits, id("n"), nw, dec(bits, max), "", ResetStyle::SyncHigh);
             it.push(Item::assign(id("y"), id("k")));
             let ports = vec![Port::input("clk", 1, ""), Port::input("rst", 1, ""), Port::input("n", nw, ""), Port::output("y", bits, "")];
             let mut sim = Sim::new(&module(it, r, b, ports));

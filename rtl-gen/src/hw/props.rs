@@ -15,9 +15,10 @@
 //! A kind's generator builds its block with the helpers here in `blocks/<kind>/props.rs` and
 //! pushes it as one [`Item::Formal`] item, last in the module.
 
-use super::build::{add, and, dec, eq, id, ne, or};
+use super::build::{add, and, dec, eq, ge, id, ne, or};
 use super::verilog::{Expr, Item, Stmt};
 use crate::info::ResetStyle;
+use std::collections::HashSet;
 use std::fmt::Write;
 
 /// Assertion (proven) or assumption (constrains the inputs the proof considers).
@@ -55,6 +56,17 @@ pub struct Formal {
     /// pins the wire to its reference (the decoder's syndromes): the SAT proof then covers the
     /// logic after the cut, the GF(2) proof the network before it.
     pub cut_points: Vec<String>,
+    /// Instances a clocked proof removes, their outputs driven by free values every cycle
+    /// (Yosys `cutpoint`), printed as `// free instance: <instance>` lines. Always sound: the
+    /// free outputs include every value the sub-module could produce, so what holds with them
+    /// holds with it; a sub-module proven on its own (a CRC network, an FEC decoder) need not be
+    /// carried through every cycle of its user's proof.
+    pub free_instances: Vec<String>,
+    /// A pipelined network proven by GF(2) evaluation with its registers read as delays (printed
+    /// as `// registers: feed-forward delays`): its assertions compare the outputs with a
+    /// reference over the inputs delayed by shadow registers ([`Formal::delayed`]), and the
+    /// evaluation checks the pipeline is feed-forward and balanced before it reads through them.
+    pub retimed: bool,
 }
 
 /// The register that is 0 in the first cycle of a trace and 1 afterwards.
@@ -64,6 +76,24 @@ impl Formal {
     /// An empty block for a combinational module.
     pub fn combinational() -> Formal {
         Formal::default()
+    }
+
+    /// An empty block for a pipelined network ([`Formal::retimed`]).
+    pub fn retimed() -> Formal {
+        Formal { retimed: true, ..Formal::default() }
+    }
+
+    /// `value` (`width` bits) delayed by `stages` cycles through plain shadow registers
+    /// `f_<name>_d1` … (no reset: a pipeline's delay registers); `value` itself for 0 stages.
+    pub fn delayed(&mut self, name: &str, width: u32, value: Expr, stages: u32) -> Expr {
+        let mut prev = value;
+        for k in 1..=stages {
+            let reg = format!("f_{name}_d{k}");
+            self.items.push(Item::reg(&reg, width, &format!("{name} {k} cycle(s) ago")));
+            self.items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::set(id(&reg), prev)] });
+            prev = id(&reg);
+        }
+        prev
     }
 
     /// A block for a clocked module: [`PAST_VALID`] and the assumption that the design's reset is
@@ -141,6 +171,50 @@ impl Formal {
         self.assert(&format!("p_{label}_sat"), &format!("{name} holds or counts up by one, never past its saturation value"), Some(and(running(reset), prev)), or(eq(id(name), was), step));
     }
 
+    /// A value that never decreases (a saturating accumulator: it adds, and holds at its
+    /// maximum instead of wrapping; `p_<label>_sat`).
+    pub fn never_decreases(&mut self, reset: ResetStyle, name: &str, label: &str, width: u32) {
+        let was = self.past(&format!("f_{label}_was"), width, id(name), &format!("{name} one cycle ago"));
+        let prev = self.prev_run(reset);
+        self.assert(&format!("p_{label}_sat"), &format!("{name} never decreases: it saturates, never wraps"), Some(and(running(reset), prev)), ge(id(name), was));
+    }
+
+    /// A block that only names the instances a clocked proof leaves free ([`Formal::free_instances`]),
+    /// for a module whose properties come from the helpers it is built with; [`gather`] merges it.
+    pub fn free(instances: &[&str]) -> Formal {
+        Formal { free_instances: instances.iter().map(|i| i.to_string()).collect(), ..Formal::default() }
+    }
+
+    /// Adds `other`'s declarations and checks to this block; the shadow registers both declare
+    /// ([`PAST_VALID`], `f_prev_run`), their updates and initial values, and checks of a label
+    /// already here (the reset assumption) are kept once.
+    pub fn merge(&mut self, other: Formal) {
+        let declared: HashSet<String> = self.items.iter().filter_map(declared_name).collect();
+        for item in other.items {
+            let known = match &item {
+                Item::AlwaysFf { reset: None, body } => body.iter().all(|st| matches!(st, Stmt::Assign(Expr::Ident(n), _) if declared.contains(n))),
+                other => declared_name(other).is_some_and(|n| declared.contains(&n)),
+            };
+            if !known {
+                self.items.push(item);
+            }
+        }
+        for (name, value) in other.init {
+            if !self.init.iter().any(|(n, _)| *n == name) {
+                self.init.push((name, value));
+            }
+        }
+        for c in other.checks {
+            if !self.checks.iter().any(|h| h.label == c.label) {
+                self.checks.push(c);
+            }
+        }
+        self.anyconst.extend(other.anyconst);
+        self.cut_points.extend(other.cut_points);
+        self.free_instances.extend(other.free_instances);
+        self.retimed |= other.retimed;
+    }
+
     pub fn assert(&mut self, label: &str, doc: &str, guard: Option<Expr>, cond: Expr) {
         self.checks.push(Check { kind: CheckKind::Assert, label: label.into(), doc: doc.into(), guard, cond });
     }
@@ -159,6 +233,12 @@ impl Formal {
         let mut out = String::new();
         for c in &self.cut_points {
             let _ = writeln!(out, "    // cut point: {c}");
+        }
+        for i in &self.free_instances {
+            let _ = writeln!(out, "    // free instance: {i}");
+        }
+        if self.retimed {
+            out.push_str("    // registers: feed-forward delays\n");
         }
         for (name, value) in &self.init {
             let _ = writeln!(out, "    initial {name} = {};", value.render());
@@ -196,6 +276,38 @@ impl Formal {
             let _ = writeln!(out, "    (* anyconst *) reg {range}{name}; // {doc}");
         }
         out
+    }
+}
+
+fn declared_name(item: &Item) -> Option<String> {
+    match item {
+        Item::Reg { name, .. } | Item::Wire { name, .. } => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// Merges every formal block of a module (a kind's own properties and those the helpers it is
+/// built with emitted, such as [`super::count`]'s saturating counters) into one, last in the
+/// module, so the module has one `` `ifdef FORMAL `` block.
+pub fn gather(items: &mut Vec<Item>) {
+    let blocks = items.iter().filter(|i| matches!(i, Item::Formal(_))).count();
+    if blocks == 0 || (blocks == 1 && matches!(items.last(), Some(Item::Formal(_)))) {
+        return;
+    }
+    let mut merged: Option<Formal> = None;
+    items.retain_mut(|i| match i {
+        Item::Formal(f) => {
+            let f = std::mem::take(f);
+            match &mut merged {
+                Some(m) => m.merge(f),
+                None => merged = Some(f),
+            }
+            false
+        }
+        _ => true,
+    });
+    if let Some(f) = merged {
+        items.push(Item::Formal(f));
     }
 }
 
@@ -237,6 +349,27 @@ mod tests {
         assert!(block.contains("a_reset_first: assume (rst);"), "{text}");
         assert!(block.contains("p_q_moves: assert (q != f_prev_q);"), "{text}");
         assert!(block.contains("f_prev_q <= q;"), "{text}");
+    }
+
+    #[test]
+    fn the_blocks_of_a_module_merge_into_one_last_with_the_shared_shadows_once() {
+        let counter = |name: &str| {
+            let mut f = Formal::clocked(ResetStyle::SyncHigh);
+            f.saturating(ResetStyle::SyncHigh, name, name, 2, Expr::id("MAX"));
+            Item::Formal(f)
+        };
+        let mut items = vec![counter("a"), Item::Formal(Formal::free(&["u_sub"])), Item::wire("w", 1, ""), counter("b")];
+        gather(&mut items);
+        assert_eq!(items.iter().filter(|i| matches!(i, Item::Formal(_))).count(), 1);
+        let Some(Item::Formal(f)) = items.last() else { panic!("the block is last: {items:?}") };
+        assert_eq!(f.properties(), 2);
+        assert_eq!(f.free_instances, ["u_sub"]);
+        let m = Module { name: "m".into(), ports: vec![], items, reset: Some(ResetStyle::SyncHigh) };
+        let text = m.render();
+        for once in ["reg f_past_valid;", "reg f_prev_run;", "a_reset_first: assume", "initial f_prev_run", "f_past_valid <= 1'd1;", "// free instance: u_sub"] {
+            assert_eq!(text.matches(once).count(), 1, "{once}:\n{text}");
+        }
+        assert!(text.contains("p_a_sat: assert") && text.contains("p_b_sat: assert"), "{text}");
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! - identity wires dropped: an internal wire driven by exactly another whole signal of the same
 //!   width (`assign a = b;`) is replaced by that signal at every use;
 //! - every declaration before its first use: a declaration a generator placed after a use moves
-//!   up to just before it (with its `lint_off` bracket, if it had one).
+//!   up to just before it (with its `lint_off` bracket, if it had one);
+//! - one formal block: the kind's properties and those its helpers emitted, merged and last
+//!   ([`super::props::gather`]).
 //!
 //! Folding relies on the operands of `&`, `|` and `^` having the same width, which is what
 //! `verilator -Wall` enforces for every emitted module; an operand whose width is not known from
@@ -25,6 +27,7 @@ pub fn tidy(m: &mut Module) {
     }
     drop_identity_wires(m);
     declare_before_use(m);
+    super::props::gather(&mut m.items);
 }
 
 /// Signal widths from the module's declarations: ports, wires, regs, memories (by word),

@@ -4,7 +4,9 @@
 //! `CRC(e_k) ^ CRC(0)` for the unit message `e_k`, the constant is `CRC(0)`: a CRC is affine over
 //! GF(2), so these `n + 1` model evaluations define it on every message. Each reference bit is
 //! one flat masked parity; `rtl-gen formal` proves `crc == f_ref_crc` for every input, and the
-//! checker's syndrome equal to `f_ref_crc ^ crc_in` with `ok` its zero test.
+//! checker's syndrome equal to `f_ref_crc ^ crc_in` with `ok` its zero test. A pipelined
+//! generator is proven the same way with its delay registers read as delays, against the
+//! reference of the input its latency earlier (the checkers: unpipelined only).
 
 use super::model::CrcModel;
 use super::CrcBlock;
@@ -32,26 +34,27 @@ pub fn reference(b: &CrcBlock) -> (Vec<BitVec>, u64) {
     (rows, c0)
 }
 
-/// A combinational property block holding `f_ref_crc`: the reference CRC of the module's input
-/// (`{seq, data}` with an ISN), one flat masked parity per CRC bit from the table-driven model.
+/// A property block holding `f_ref_crc`: the reference CRC of the module's input (`{seq, data}`
+/// with an ISN), one flat masked parity per CRC bit from the table-driven model. Pipelined, the
+/// input is delayed by the latency through shadow registers and the registers of the network
+/// are read as delays ([`Formal::retimed`]).
 fn with_reference_crc(b: &CrcBlock) -> Formal {
     let (rows, c0) = reference(b);
     let input = if b.seq_bits > 0 { Expr::Concat(vec![Expr::id("seq"), Expr::id("data")]) } else { Expr::id("data") };
-    let mut f = Formal::combinational();
+    let mut f = if b.pipeline > 0 { Formal::retimed() } else { Formal::combinational() };
+    let input = f.delayed("in", b.data_bits + b.seq_bits, input, b.pipeline);
     f.items.push(Item::wire("f_ref_crc", b.algo.width, "reference: one flat masked parity per CRC bit, from the table-driven model"));
     let bits = (0..b.algo.width as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
     f.items.push(Item::assign(Expr::id("f_ref_crc"), Expr::Concat(bits)));
     f
 }
 
-/// The generator's properties (combinational modules only: a pipelined network is the same
-/// network behind registers, proven through its unpipelined twin).
+/// The generator's properties: `crc` is the reference CRC of the message (pipelined: of the
+/// message `pipeline` cycles earlier, in every cycle once the pipeline has filled).
 pub fn generator(b: &CrcBlock) -> Option<Item> {
-    if b.pipeline > 0 {
-        return None;
-    }
     let mut f = with_reference_crc(b);
-    f.assert("p_crc_ref", "the shared XOR network computes the model's CRC of every message", None, Expr::eq(Expr::id("crc"), Expr::id("f_ref_crc")));
+    let doc = if b.pipeline > 0 { "the pipelined XOR network computes the model's CRC of every message, its latency later" } else { "the shared XOR network computes the model's CRC of every message" };
+    f.assert("p_crc_ref", doc, None, Expr::eq(Expr::id("crc"), Expr::id("f_ref_crc")));
     Some(Item::Formal(f))
 }
 

@@ -22,8 +22,9 @@
 //!   proves that cut equal to the model's syndromes, so the two compose to "the outputs are the
 //!   reference decoder's on every cw".
 //!
-//! Pipelined modules are the same networks behind registers and carry no properties (as the
-//! `crc` kind): they are proven through their unpipelined twins.
+//! A pipelined encoder carries the same two properties, `p_cw_msg` against the message its
+//! latency earlier (shadow delay registers), and is proven with its registers read as delays
+//! ([`Formal::retimed`]); pipelined decoders and the streaming modules carry none yet.
 
 use super::model::FlitFec;
 use super::RsFecBlock;
@@ -66,17 +67,19 @@ fn parities(of: &str, rows: &[BitVec]) -> Expr {
     }
 }
 
-/// The encoder's properties (combinational encoders only).
+/// The encoder's properties (whole-codeword encoders; pipelined, against the message its
+/// latency earlier, the registers read as delays).
 pub fn encoder(b: &RsFecBlock) -> Option<Item> {
-    if b.enc_pipeline > 0 || b.stream.is_some() {
+    if b.stream.is_some() {
         return None;
     }
     let rows = syndrome_rows(b);
-    let mut f = Formal::combinational();
+    let mut f = if b.enc_pipeline > 0 { Formal::retimed() } else { Formal::combinational() };
     f.items.push(Item::wire("f_ref_syn", rows.len() as u32, "reference: the model's syndromes of cw, one flat masked parity per bit"));
     f.items.push(Item::assign(Expr::id("f_ref_syn"), parities("cw", &rows)));
     let msg_bits = b.msg_bits();
-    f.assert("p_cw_msg", "the message passes unchanged", None, Expr::eq(Expr::slice("cw", msg_bits - 1, 0), Expr::id("msg")));
+    let msg = f.delayed("msg", msg_bits, Expr::id("msg"), b.enc_pipeline);
+    f.assert("p_cw_msg", "the message passes unchanged", None, Expr::eq(Expr::slice("cw", msg_bits - 1, 0), msg));
     f.assert("p_cw_codeword", "cw is a codeword of the model's code: every syndrome zero", None, Expr::red(UnOp::RedOr, Expr::id("f_ref_syn")).lnot());
     Some(Item::Formal(f))
 }

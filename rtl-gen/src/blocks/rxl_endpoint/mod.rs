@@ -14,6 +14,7 @@ pub const LOOP_OVERHEAD_CYCLES: u32 = 7;
 
 pub mod flit;
 pub mod model;
+pub mod props;
 pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};

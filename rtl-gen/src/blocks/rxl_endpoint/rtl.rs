@@ -403,6 +403,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     ] {
         items.push(Item::assign(id(p), id(r)));
     }
+    items.push(super::props::properties(b, design, s));
 
     GeneratedModule {
         module: Module { name: names[5].clone(), ports, items, reset: Some(design.reset) },

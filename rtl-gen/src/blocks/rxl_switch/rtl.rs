@@ -6,10 +6,11 @@ use crate::blocks::rs_fec::RsFecBlock;
 use crate::blocks::rxl_endpoint::rtl::{fec_block, FLIT_BITS, MSG_BITS};
 use crate::hw::build::{and, clocked_instance, id, unused_wires};
 use crate::hw::count::sat_counter;
+use crate::hw::props::Formal;
 use crate::hw::xor_net::emit_valid_pipe;
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::info::DesignInfo;
+use crate::info::{DesignInfo, ResetStyle};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 
 pub fn module_names(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<String> {
@@ -75,8 +76,10 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
     items.push(Item::reg("out_msg_q", MSG_BITS, ""));
     let valid = (Stmt::set(id("out_valid_q"), Expr::zero()), Stmt::set(id("out_valid_q"), and(id("dec_valid"), id("dec_uncorrectable").not())));
     let events = [("flits", id("dec_valid")), ("corrected", and(id("dec_valid"), id("dec_corrected"))), ("dropped", and(id("dec_valid"), id("dec_uncorrectable")))];
-    counters(&mut items, cb, vec![valid], &events);
+    counters(&mut items, cb, design.reset, vec![valid], &events);
     items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("dec_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
+    // The counters' properties hold whatever the decoder outputs: its proof is its own.
+    items.push(Item::Formal(Formal::free(&["u_fec_dec"])));
     for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q")] {
         items.push(Item::assign(id(p), id(r)));
     }
@@ -110,7 +113,8 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
     // the same edge as out_valid.
     items.push(Item::wire("count_valid", 1, &format!("in_valid of {} cycle(s) ago", ENC_STAGES - 1)));
     emit_valid_pipe(&mut items, "count_pipe", "in_valid", "count_valid", ENC_STAGES - 1);
-    counters(&mut items, cb, vec![], &[("flits", id("count_valid"))]);
+    counters(&mut items, cb, design.reset, vec![], &[("flits", id("count_valid"))]);
+    items.push(Item::Formal(Formal::free(&["u_fec_enc"])));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
         latency: LINK_TX_CYCLES,
@@ -126,12 +130,12 @@ fn link_tx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, enc_name: &str) 
 /// The link module's statistics: for each `(what, event)` a saturating counter register
 /// `cnt_<what>_q` (`bits` wide) counting the cycles where `event` holds, driving port
 /// `cnt_<what>`, in one register group with the caller's other registers `regs` (reset, update).
-fn counters(items: &mut Vec<Item>, bits: u32, regs: Vec<(Stmt, Stmt)>, events: &[(&str, Expr)]) {
+fn counters(items: &mut Vec<Item>, bits: u32, reset_style: ResetStyle, regs: Vec<(Stmt, Stmt)>, events: &[(&str, Expr)]) {
     // A 32-bit `x + 1` with its `x != MAX` test maps to 7 LUT6 levels, these to 3.
     items.push(Item::comment("Statistics: carry-free saturating counters (hw::count), 3 LUT6 levels at any width."));
     let (mut reset, mut body): (Vec<Stmt>, Vec<Stmt>) = regs.into_iter().unzip();
     for (what, event) in events {
-        sat_counter(items, &mut reset, &mut body, &format!("cnt_{what}_q"), bits, event.clone(), "");
+        sat_counter(items, &mut reset, &mut body, &format!("cnt_{what}_q"), bits, event.clone(), "", reset_style);
     }
     items.push(Item::AlwaysFf { reset: Some(reset), body });
     for (what, _) in events {

@@ -17,7 +17,7 @@ use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::axis::Axis;
 use crate::hw::select::{encode, onehot_mux, rep, round_robin_oh};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
-use crate::info::DesignInfo;
+use crate::info::{DesignInfo, ResetStyle};
 
 /// `x` (`from` bits) resized to `to` bits: zero-extended or its low bits.
 fn resize(x: &str, from: u32, to: u32) -> Expr {
@@ -665,7 +665,7 @@ fn queue_registers(it: &mut Vec<Item>, g: &Geo) {
 
 /// The total held and the saturating status counters (carry-free, [`crate::hw::count`]), all
 /// from the registered events.
-fn status_counters(it: &mut Vec<Item>, g: &Geo) {
+fn status_counters(it: &mut Vec<Item>, g: &Geo, style: ResetStyle) {
     let (tw, kb, nw) = (g.tw, g.kb, g.nw);
     it.push(Item::reg("total_q", tw, "commands held"));
     let total_next = sub(add(id("total_q"), zext(id("ev_commit_q"), 1, tw)), resize("rl_n_q", nw, tw));
@@ -681,9 +681,9 @@ fn status_counters(it: &mut Vec<Item>, g: &Geo) {
         ("cnt_pdu_out_q", "ev_pdu_q"),
     ];
     for (n, inc) in incs {
-        sat_counter(&mut regs, &mut reset, &mut body, n, kb, id(inc), "");
+        sat_counter(&mut regs, &mut reset, &mut body, n, kb, id(inc), "", style);
     }
-    sat_accumulator(&mut regs, &mut reset, &mut body, "cnt_cmd_out_q", kb, id("ev_n_q"), nw, g.cnt_max.clone(), "");
+    sat_accumulator(&mut regs, &mut reset, &mut body, "cnt_cmd_out_q", kb, id("ev_n_q"), nw, g.cnt_max.clone(), "", style);
     it.extend(regs);
     it.push(Item::AlwaysFf { reset: Some(reset), body });
 }
@@ -737,10 +737,10 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
     arbiter(&mut it, &g);
     event_registers(&mut it, &g);
     queue_registers(&mut it, &g);
-    status_counters(&mut it, &g);
+    status_counters(&mut it, &g, design.reset);
     ram(&mut it, &g);
     outputs(&mut it, &g);
-    it.push(super::props::properties(design, g.nq, g.qd, g.cw, g.dw, g.kb));
+    it.push(super::props::properties(design, g.nq, g.qd, g.cw, g.dw));
     let (x, v, nq, m, hold) = (g.x, g.v, g.nq, g.m, g.hold);
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },

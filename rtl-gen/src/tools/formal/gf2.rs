@@ -197,7 +197,7 @@ impl Symbolic<'_> {
                 continue;
             };
             let cell = &self.net.cells[ci];
-            let pending: Vec<u64> = ["A", "B", "S"]
+            let pending: Vec<u64> = ["A", "B", "S", "D"]
                 .iter()
                 .filter_map(|p| cell.conns.get(*p))
                 .flatten()
@@ -237,6 +237,8 @@ impl Symbolic<'_> {
         let n = self.n;
         match kind.as_str() {
             "$_BUF_" => a,
+            // A feed-forward register: the value of its input some cycles earlier ([`stages`]).
+            REGISTER => self.input(ci, "D"),
             "$_NOT_" => not(a, n),
             "$_XOR_" => xor(a, b),
             "$_XNOR_" => not(xor(a, b), n),
@@ -270,6 +272,80 @@ impl Symbolic<'_> {
     }
 }
 
+/// The one register cell the evaluation reads through: a plain flip-flop (no reset, no enable),
+/// as the pipelines' delay registers are.
+const REGISTER: &str = "$_DFF_P_";
+
+/// Register stages between the module inputs and the cones of `roots`, checked to be a
+/// feed-forward pipeline the evaluation may read through: every register a plain
+/// [`REGISTER`], no loop through one, and every gate combining values of the same cycle (its
+/// inputs that depend on the module inputs are the same number of stages after them). Then a
+/// net carrying form `f` at stage `d` carries `f` of the inputs of `d` cycles earlier, in every
+/// cycle from the `d`-th on, for every input sequence: the evaluation with registers as wires
+/// proves the pipeline for all input sequences once it has filled. Returns the deepest stage
+/// (`None`: the cones read no input).
+fn stages(net: &Netlist, roots: &[Bit]) -> Result<Option<u32>, String> {
+    let vars = net.variables();
+    // Absent: not visited; None: on the search path; Some(d): done, d its stage (None: no input).
+    let mut stage: HashMap<u64, Option<Option<u32>>> = HashMap::new();
+    let mut deepest = None;
+    for root in roots {
+        let Bit::Net(root) = *root else { continue };
+        let mut stack = vec![root];
+        while let Some(&n) = stack.last() {
+            if matches!(stage.get(&n), Some(Some(_))) {
+                stack.pop();
+                continue;
+            }
+            if vars.contains_key(&n) {
+                stage.insert(n, Some(Some(0)));
+                stack.pop();
+                continue;
+            }
+            let Some(&(ci, _, _)) = net.driver.get(&n) else {
+                stage.insert(n, Some(None));
+                stack.pop();
+                continue;
+            };
+            let cell = &net.cells[ci];
+            if cell.conns.contains_key("Q") && cell.kind != REGISTER {
+                return Err(format!("a {} register (with reset or enable) is in an assertion's cone: only plain delay registers are read through", cell.kind));
+            }
+            let ins: Vec<u64> = ["A", "B", "S", "D"].iter().filter_map(|p| cell.conns.get(*p).and_then(|b| b.first().copied())).filter_map(|b| if let Bit::Net(m) = b { Some(m) } else { None }).collect();
+            stage.entry(n).or_insert(None);
+            let pending: Vec<u64> = ins.iter().copied().filter(|m| !matches!(stage.get(m), Some(Some(_)))).collect();
+            if pending.iter().any(|m| stage.contains_key(m)) {
+                return Err("a loop through a register reaches an assertion: the network is not feed-forward".into());
+            }
+            if !pending.is_empty() {
+                stack.extend(pending);
+                continue;
+            }
+            let mut d: Option<u32> = None;
+            for m in &ins {
+                if let Some(Some(Some(x))) = stage.get(m) {
+                    match d {
+                        Some(y) if y != *x => return Err(format!("a {} gate combines values of {y} and {x} register stages after the inputs: the pipeline is not balanced", cell.kind)),
+                        _ => d = Some(*x),
+                    }
+                }
+            }
+            let d = if cell.kind == REGISTER { d.map(|x| x + 1) } else { d };
+            deepest = deepest.max(d);
+            stage.insert(n, Some(d));
+            stack.pop();
+        }
+    }
+    Ok(deepest)
+}
+
+/// The deepest register stage in the cones of `top`'s assertions (0 for a combinational module).
+pub fn register_stages(json: &str, top: &str) -> Result<u32, String> {
+    let net = parse(json, top)?;
+    let roots: Vec<Bit> = net.asserts.iter().flat_map(|&ai| ["A", "EN"].map(|p| net.cells[ai].conns.get(p).and_then(|b| b.first().copied()).unwrap_or(Bit::One))).collect();
+    Ok(stages(&net, &roots)?.unwrap_or(0))
+}
+
 /// Concrete evaluation of the netlist on one input assignment (variables by index).
 fn concrete(net: &Netlist, vars: &HashMap<u64, usize>, x: &[bool]) -> HashMap<u64, Option<bool>> {
     let mut val: HashMap<u64, Option<bool>> = HashMap::new();
@@ -285,19 +361,21 @@ fn concrete(net: &Netlist, vars: &HashMap<u64, usize>, x: &[bool]) -> HashMap<u6
     loop {
         let mut changed = false;
         for c in &net.cells {
-            let Some(ys) = c.conns.get("Y") else { continue };
+            let Some(ys) = c.conns.get("Y").or_else(|| c.conns.get("Q").filter(|_| c.kind == REGISTER)) else { continue };
             let Some(Bit::Net(y)) = ys.first().copied() else { continue };
             if val.contains_key(&y) {
                 continue;
             }
             let pin = |p: &str| c.conns.get(p).and_then(|b| b.first().copied()).map(|b| get(&val, b));
-            let (a, b, s) = (pin("A"), pin("B"), pin("S"));
-            if [a, b, s].iter().any(|p| matches!(p, Some(None))) {
+            let (a, b, s, d) = (pin("A"), pin("B"), pin("S"), pin("D"));
+            if [a, b, s, d].iter().any(|p| matches!(p, Some(None))) {
                 continue;
             }
-            let (a, b, s) = (a.flatten().flatten(), b.flatten().flatten(), s.flatten().flatten());
+            let (a, b, s, d) = (a.flatten().flatten(), b.flatten().flatten(), s.flatten().flatten(), d.flatten().flatten());
             let v = match c.kind.as_str() {
                 "$_BUF_" => a,
+                // Inputs held for the pipeline's latency: a register holds its input's value.
+                REGISTER => d,
                 "$_NOT_" => a.map(|a| !a),
                 "$_XOR_" => a.zip(b).map(|(a, b)| a ^ b),
                 "$_XNOR_" => a.zip(b).map(|(a, b)| !(a ^ b)),
@@ -325,9 +403,11 @@ pub fn prove(json: &str, top: &str) -> Result<Outcome, String> {
     if net.asserts.is_empty() {
         return Err(format!("{top}: the netlist has no assertion"));
     }
-    if net.cells.iter().any(|c| c.conns.contains_key("Q") || c.kind.contains("mem")) {
-        return Err(format!("{top}: the module holds state; its properties are proven with SymbiYosys, not by GF(2) evaluation"));
+    if net.cells.iter().any(|c| c.kind.contains("mem")) {
+        return Err(format!("{top}: the module holds memories; its properties are proven with SymbiYosys, not by GF(2) evaluation"));
     }
+    let roots: Vec<Bit> = net.asserts.iter().flat_map(|&ai| ["A", "EN"].map(|p| net.cells[ai].conns.get(p).and_then(|b| b.first().copied()).unwrap_or(Bit::One))).collect();
+    stages(&net, &roots).map_err(|e| format!("{top}: {e}"))?;
     let n = net.width();
     let vars = net.variables();
     let mut sym = Symbolic { net: &net, vars: vars.clone(), n, memo: HashMap::new() };
@@ -764,6 +844,46 @@ mod tests {
         }
         // A wire that is no cut point of the netlist is an error, not a proof.
         assert!(prove_cut(&cut_netlist("$_AND_"), "m", &["nope".to_string()], &[]).is_err());
+    }
+
+    /// y = a ^ b registered once; the reference XORs the inputs delayed by `ra` and `rb`
+    /// registers (`loop_back`: the first delay register of `a` reads its own output instead).
+    fn pipe_netlist(ra: usize, rb: usize, loop_back: bool) -> String {
+        let mut cells = vec![
+            r#""x": {"type": "$_XOR_", "connections": {"A": [2], "B": [3], "Y": [4]}}"#.to_string(),
+            r#""q": {"type": "$_DFF_P_", "connections": {"C": [1], "D": [4], "Q": [5]}}"#.to_string(),
+        ];
+        let mut next = 10;
+        let mut chain = |from: u64, n: usize, cells: &mut Vec<String>, first_loops: bool| -> u64 {
+            let mut at = from;
+            for k in 0..n {
+                let d = if k == 0 && first_loops { next } else { at };
+                cells.push(format!(r#""r{next}": {{"type": "$_DFF_P_", "connections": {{"C": [1], "D": [{d}], "Q": [{next}]}}}}"#));
+                at = next;
+                next += 1;
+            }
+            at
+        };
+        let da = chain(2, ra, &mut cells, loop_back);
+        let db = chain(3, rb, &mut cells, false);
+        cells.push(format!(r#""r": {{"type": "$_XOR_", "connections": {{"A": [{da}], "B": [{db}], "Y": [6]}}}}"#));
+        cells.push(r#""d": {"type": "$_XNOR_", "connections": {"A": [5], "B": [6], "Y": [7]}}"#.to_string());
+        cells.push(r#""p_y": {"type": "$assert", "connections": {"A": [7], "EN": ["1"]}}"#.to_string());
+        format!(
+            r#"{{"modules": {{"m": {{"ports": {{"clk": {{"direction": "input", "bits": [1]}}, "a": {{"direction": "input", "bits": [2]}}, "b": {{"direction": "input", "bits": [3]}}, "y": {{"direction": "output", "bits": [5]}}}}, "cells": {{{}}}}}}}}}"#,
+            cells.join(", ")
+        )
+    }
+
+    #[test]
+    fn a_balanced_pipeline_is_read_through_and_unbalanced_or_looping_ones_are_refused() {
+        assert_eq!(prove(&pipe_netlist(1, 1, false), "m"), Ok(Outcome::Proven));
+        assert_eq!(register_stages(&pipe_netlist(1, 1, false), "m"), Ok(1));
+        // One input taken a cycle late: with held inputs it agrees, so only the stage count shows it.
+        let e = prove(&pipe_netlist(1, 2, false), "m").expect_err("unbalanced");
+        assert!(e.contains("not balanced"), "{e}");
+        let e = prove(&pipe_netlist(1, 1, true), "m").expect_err("a loop");
+        assert!(e.contains("not feed-forward"), "{e}");
     }
 
     #[test]

@@ -136,6 +136,22 @@ pub fn cut_points(source: &str) -> Vec<String> {
     block.lines().filter_map(|l| l.trim().strip_prefix("// cut point: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
 }
 
+/// The instances a clocked proof replaces by free outputs (`// free instance: <instance>` lines
+/// of the `ifdef FORMAL` block).
+pub fn free_instances(source: &str) -> Vec<String> {
+    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
+    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
+    block.lines().filter_map(|l| l.trim().strip_prefix("// free instance: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+}
+
+/// A pipelined network whose registers the GF(2) evaluation reads as delays (the
+/// `// registers: feed-forward delays` line of the `ifdef FORMAL` block).
+pub fn retimed(source: &str) -> bool {
+    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return false };
+    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
+    block.lines().any(|l| l.trim() == "// registers: feed-forward delays")
+}
+
 /// The modules of a tree that carry properties, in manifest order.
 pub fn modules_with_properties(tree: &Path, manifest: &TreeManifest) -> Vec<String> {
     manifest
@@ -186,7 +202,7 @@ pub fn prove_module(tree: &Path, manifest: &TreeManifest, module: &str, opts: &O
     }
     std::fs::create_dir_all(&work)?;
     let start = Instant::now();
-    let (method, verdict) = if m.clock.is_some() || multiclock(m) {
+    let (method, verdict) = if (m.clock.is_some() || multiclock(m)) && !retimed(&source) {
         (opts.engine.name().to_string(), sby(tree, manifest, module, opts, &work)?)
     } else {
         combinational(tree, manifest, module, &work, opts.limit)?
@@ -210,8 +226,14 @@ fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path
     let start = Instant::now();
     match gf2_stage(tree, manifest, module, work, limit)? {
         Stage::Done(method, verdict) => Ok((method.into(), verdict)),
+        // SAT would unroll the pipeline: not tried.
+        Stage::Open(method, _) if is_retimed(tree, manifest, module) => Ok((method.into(), Verdict::Unknown { reason: "an assertion of the pipelined network is outside the GF(2) fragment".into() })),
         Stage::Open(method, proven) => Ok((format!("{method}+sat"), sat_stage(tree, manifest, module, work, limit.saturating_sub(start.elapsed()), &proven)?)),
     }
+}
+
+fn is_retimed(tree: &Path, manifest: &TreeManifest, module: &str) -> bool {
+    manifest.modules.iter().find(|m| m.name == module).and_then(|m| std::fs::read_to_string(tree.join(&m.file)).ok()).is_some_and(|s| retimed(&s))
 }
 
 /// What the GF(2) stages decided: a verdict, or the assertions proven so far (the rest for SAT);
@@ -265,7 +287,7 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
     let values = vcd_values(&std::fs::read_to_string(&vcd)?);
     let inputs: Vec<(String, Vec<bool>)> = values.into_iter().filter(|(n, _)| inputs.contains(n)).collect();
     let testbench = work.join("cex_tb.v");
-    std::fs::write(&testbench, cex_testbench(module, &inputs))?;
+    std::fs::write(&testbench, cex_testbench(module, &inputs, 0))?;
     // The failing assertion is named when SAT had only one to prove.
     let open: Vec<String> = assertion_labels(&source).into_iter().filter(|l| !proven.contains(l)).collect();
     let property = (open.len() == 1).then(|| open[0].clone());
@@ -319,7 +341,9 @@ fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
         let vcd = work.join("cex.vcd");
         let testbench = work.join("cex_tb.v");
         std::fs::write(&vcd, cex_vcd(module, inputs, outputs))?;
-        std::fs::write(&testbench, cex_testbench(module, inputs))?;
+        // A pipelined network: the inputs held while the pipeline fills.
+        let cycles = if inputs.iter().any(|(n, _)| n == "clk") { gf2::register_stages(&text, module).unwrap_or(0) + 1 } else { 0 };
+        std::fs::write(&testbench, cex_testbench(module, inputs, cycles))?;
         Ok(Verdict::Failed { property, vcd, testbench })
     };
     let proven = match gf2::prove(&text, module) {
@@ -367,15 +391,25 @@ fn cex_vcd(module: &str, inputs: &[(String, Vec<bool>)], outputs: &[(String, Vec
 }
 
 /// A testbench that applies the counterexample and shows the outputs (`-DFORMAL` is not
-/// needed: it replays the input on the synthesizable module).
-fn cex_testbench(module: &str, inputs: &[(String, Vec<bool>)]) -> String {
+/// needed: it replays the input on the synthesizable module). With `cycles` > 0 (a pipelined
+/// network) it holds the inputs, out of reset, for that many clock cycles.
+fn cex_testbench(module: &str, inputs: &[(String, Vec<bool>)], cycles: u32) -> String {
     let mut out = format!("// Counterexample of rtl-gen formal for {module}: apply it and compare the outputs with the model.\nmodule {module}_cex_tb;\n");
     for (name, bits) in inputs {
-        let _ = writeln!(out, "    reg [{}:0] {name} = {}'b{};", bits.len() - 1, bits.len(), value_bits(bits));
+        let value = match (cycles > 0, name.as_str()) {
+            (true, "clk" | "rst") => "0".to_string(),
+            (true, "rst_n") => "1".to_string(),
+            _ => value_bits(bits),
+        };
+        let _ = writeln!(out, "    reg [{}:0] {name} = {}'b{value};", bits.len() - 1, bits.len());
     }
     let conns: Vec<String> = inputs.iter().map(|(n, _)| format!(".{n}({n})")).collect();
     let _ = writeln!(out, "    {module} dut ({});", conns.join(", "));
-    out.push_str("    initial begin\n        #1;\n        $dumpfile(\"cex_tb.vcd\");\n        $dumpvars(0, dut);\n        #1 $finish;\n    end\nendmodule\n");
+    out.push_str("    initial begin\n        #1;\n        $dumpfile(\"cex_tb.vcd\");\n        $dumpvars(0, dut);\n");
+    if cycles > 0 {
+        let _ = writeln!(out, "        repeat ({cycles}) begin\n            #1 clk = 1'b1;\n            #1 clk = 1'b0;\n        end");
+    }
+    out.push_str("        #1 $finish;\n    end\nendmodule\n");
     out
 }
 
@@ -397,8 +431,16 @@ pub fn sby_file(tree: &Path, manifest: &TreeManifest, module: &str, opts: &Optio
     }
     let m = manifest.modules.iter().find(|m| m.name == module);
     let clocks = if m.is_some_and(multiclock) { "multiclock on\n" } else { "" };
+    // Free instances are cut before elaboration, so the sub-modules only they use (and their own
+    // assertions) drop out of the proof.
+    let source = match m {
+        Some(m) => std::fs::read_to_string(tree.join(&m.file))?,
+        None => String::new(),
+    };
+    let cuts: Vec<String> = free_instances(&source).iter().map(|i| format!("{module}/c:{i}")).collect();
+    let cut = if cuts.is_empty() { String::new() } else { format!("hierarchy -top {module}\ncutpoint {}\n", cuts.join(" ")) };
     Ok(format!(
-        "[options]\nmode {mode}\ndepth {depth}\n{clocks}\n[engines]\n{engine}\n\n[script]\nread_verilog -formal {names}\nprep -top {module}\n\n[files]\n{files}",
+        "[options]\nmode {mode}\ndepth {depth}\n{clocks}\n[engines]\n{engine}\n\n[script]\nread_verilog -formal {names}\n{cut}prep -top {module}\n\n[files]\n{files}",
         mode = if opts.bmc { "bmc" } else { "prove" },
         depth = opts.depth,
         engine = opts.engine.sby_line(),

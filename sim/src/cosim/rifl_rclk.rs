@@ -122,8 +122,9 @@ pub fn rxcdc(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -
     let clocks = names.iter().map(|n| dut.port(n)).collect::<Result<Vec<_>, _>>()?;
     let (rsts, on) = resets(&dut, &names)?;
     let mut t = Tally::default();
-    // (clk ppm, rx_clk MHz ratio): clk slower than the frames by 200 ppm, 1.3x faster, 1.3x slower.
-    let runs: [(f64, f64); 3] = [(200.0, 1.0), (0.0, 1.0 / 1.3), (0.0, 1.3)];
+    // (clk ppm, rx_clk MHz ratio): clk slower than the frames by 200 ppm, 1.3x faster, 1.3x
+    // slower, and half the frame rate (the FIFO fills and refuses entries: overflow handling).
+    let runs: [(f64, f64); 4] = [(200.0, 1.0), (0.0, 1.0 / 1.3), (0.0, 1.3), (0.0, 2.0)];
     for (ppm, ratio) in runs {
         reset_all(&mut dut, &clocks, &rsts, on)?;
         let mut model = RxCdcLane::new(p);
@@ -136,7 +137,7 @@ pub fn rxcdc(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -
                 let seg = super::rifl::random_raw(rng, &c);
                 let en = rng.chance(0.95);
                 let ti = TxIn { en, out_of_sync: false, pause_req: false, retrans_req: model.rx.frame_error, frame_error: false, remote_fc: false, fc_high: false, fc_low: false, seg_take: false, seg_raw: &seg };
-                let take = src.comb(&ti).seg_ready && rng.chance(0.8);
+                let take = src.comb(&ti).seg_ready && rng.chance(if ratio > 1.5 { 0.98 } else { 0.8 });
                 let ti = TxIn { seg_take: take, ..ti };
                 let mut frame = src.frame.clone();
                 src.tick(&ti);
@@ -167,6 +168,9 @@ pub fn rxcdc(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -
             t.compare(cyc, "rx_cdc_overflow", model.overflow, dut.get_u64("rx_cdc_overflow")? == 1);
             t.vectors += 1;
             t.cycles += 1;
+        }
+        if ratio > 1.5 {
+            t.compare(t.cycles, "rx_cdc_overflow reached with rx_clk at twice clk", true, model.overflow);
         }
     }
     Ok(t)

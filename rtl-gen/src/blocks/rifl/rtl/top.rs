@@ -297,6 +297,13 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
 /// compensation, and each lane's CDC FIFO level and overflow flag.
 fn recovered_ports(ports: &mut Vec<Port>, design: &DesignInfo, l: u32, rec: &Recovered) {
     let (_, rx, free) = super::comp::domains(design);
+    for port in ports.iter_mut() {
+        match port.name.as_str() {
+            "rx_frame" => port.doc = "frames from the transceivers, lane j at [(j+1)*F-1:j*F], in the rx_clk[j] domain".into(),
+            "rx_valid" => port.doc = "rx_frame of lane j is valid at this rx_clk[j] edge".into(),
+            _ => {}
+        }
+    }
     let reset = if design.reset.active_low() { "asynchronous, active low" } else { "synchronous to rx_clk[j], active high" };
     ports.extend([
         Port::input(&rx.clock, l, "lane j's recovered clock at bit j: rx_frame and rx_valid of lane j are in its domain"),

@@ -282,7 +282,9 @@ impl RclkLink {
         node.dut.set_u64("s_axis_tvalid", u64::from(valid))?;
         node.dut.set_u64("m_axis_tready", 1)?;
         node.dut.eval();
-        let c = self.cycles[n];
+        // The scoreboard's cycle: one time base for both ends (node a's clock period), so a
+        // packet's latency never compares two nodes' cycle counts that drift apart at the ppm.
+        let c = self.now_fs / self.period_fs[0];
         if valid && node.dut.get_u64("s_axis_tready")? == 1 {
             self.flows[n].accepted(c, count, last);
         }

@@ -80,3 +80,34 @@ fn a_pointer_crossing_in_binary_is_found() {
     assert_eq!(raw.len(), 1, "{raw:?}");
     assert_eq!((raw[0].from.as_str(), raw[0].to.as_str()), ("rd_ptr_bin_q", "rd_ptr_sync_s1"));
 }
+
+fn rifl_recovered(reset: &str, extra: &str) -> Vec<rtl_gen::elab::ElabModule> {
+    let text = format!("[design]\nname = \"c\"\nreset = \"{reset}\"\n\n[[blocks]]\nkind = \"rifl\"\nname = \"r\"\nframe_bits = 128\nuser_bits = 256\nlanes = 2\nclocking = \"recovered\"\n{extra}\n");
+    Design::parse(&text, "c.toml").expect("design").elaborate().modules
+}
+
+#[test]
+fn a_rifl_node_on_recovered_clocks_crosses_only_through_the_kit() {
+    for reset in ["sync_high", "async_low"] {
+        for extra in ["", "compensation = false"] {
+            let modules = rifl_recovered(reset, extra);
+            let multi: Vec<&str> = modules.iter().filter(|m| m.module.items.iter().any(|i| matches!(i, Item::AlwaysFfOn { .. }))).map(|m| m.name()).collect();
+            let expected = if extra.is_empty() { 3 } else { 2 };
+            assert_eq!(multi.len(), expected, "{reset} {extra}: the CDC FIFO, the lane's receiver crossing and the compensation are multi-clock: {multi:?}");
+            for m in &modules {
+                let raw = raw_crossings(&m.module);
+                assert!(raw.is_empty(), "{reset} {extra} {}: {raw:?}", m.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_planted_raw_crossing_in_the_compensation_is_found() {
+    let modules = rifl_recovered("sync_high", "");
+    let mut m = modules.iter().find(|m| m.role == rtl_gen::hw::module::Role::ClockComp).expect("the compensation module").module.clone();
+    // The TX domain reads the free domain's owed count directly instead of its synchronized copy.
+    reassign(&mut m, "owed_seen", Expr::id("owed_bin_q"));
+    let raw = raw_crossings(&m);
+    assert!(raw.iter().any(|r| r.from == "owed_bin_q" && r.to_clock == "clk"), "{raw:?}");
+}

@@ -50,6 +50,10 @@ pub enum Role {
     Scrambler,
     /// RIFL descrambler.
     Descrambler,
+    /// RIFL receiver on its recovered clock with the crossing into the node clock.
+    RxCdc,
+    /// RIFL clock compensation (TX and RX cycle counters compared on a free-running clock).
+    ClockComp,
     /// SUE packer (`sue_packer`; the one inside a SUE endpoint).
     SuePacker,
     /// SUE transport (`sue_transport`; the one inside a SUE endpoint).
@@ -88,6 +92,8 @@ impl Role {
         Role::FrameCrc,
         Role::Scrambler,
         Role::Descrambler,
+        Role::RxCdc,
+        Role::ClockComp,
         Role::SuePacker,
         Role::SueTransport,
         Role::ReplicaMap,
@@ -120,6 +126,8 @@ impl Role {
             Role::FrameCrc => "frame_crc",
             Role::Scrambler => "scrambler",
             Role::Descrambler => "descrambler",
+            Role::RxCdc => "rx_cdc",
+            Role::ClockComp => "clock_comp",
             Role::SuePacker => "sue_packer",
             Role::SueTransport => "sue_transport",
             Role::ReplicaMap => "replica_map",
@@ -138,7 +146,7 @@ impl Role {
     pub fn is_node_part(self) -> bool {
         matches!(
             self,
-            Role::Tx | Role::Rx | Role::Fifo | Role::TxGear | Role::RxGear | Role::FrameEncode | Role::FrameCheck | Role::FrameCrc | Role::Scrambler | Role::Descrambler
+            Role::Tx | Role::Rx | Role::Fifo | Role::TxGear | Role::RxGear | Role::FrameEncode | Role::FrameCheck | Role::FrameCrc | Role::Scrambler | Role::Descrambler | Role::RxCdc | Role::ClockComp
         )
     }
 

@@ -17,6 +17,7 @@ pub mod genz;
 pub mod replay;
 pub mod recxl;
 pub mod rifl;
+pub mod rifl_rclk;
 pub mod ram;
 pub mod rxl;
 pub mod sue;
@@ -192,6 +193,8 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rifl", Role::FrameCrc) => rifl::frame_crc,
         ("rifl", Role::Scrambler) => rifl::scrambler,
         ("rifl", Role::Descrambler) => rifl::descrambler,
+        ("rifl", Role::RxCdc) => rifl_rclk::rxcdc,
+        ("rifl", Role::ClockComp) => rifl_rclk::comp,
         ("rxl_endpoint", Role::Endpoint) => rxl::endpoint,
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,

@@ -74,7 +74,7 @@ pub fn thermo_count(b: &Bits) -> Option<usize> {
 
 /// A raw region as a user segment could be: meta 01/10/11 with payload bytes (the partial one
 /// with its format code), or a filler.
-fn random_raw(rng: &mut TestRng, c: &Codec) -> Bits {
+pub(crate) fn random_raw(rng: &mut TestRng, c: &Codec) -> Bits {
     let s = c.p.payload_bytes();
     let bytes = rng.bytes(s);
     match rng.range(0, 3) {
@@ -824,6 +824,9 @@ pub fn node_run(bench: &Bench, m: &ElabModule, setup: &NodeLink, rng: &mut TestR
 
 /// `node` with [`NodeLink::busy`] traffic for about `opts.vectors` cycles.
 pub fn node(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
+    if super::kind_params::<RiflParams>(m)?.clocking == rtl_gen::blocks::rifl::Clocking::Recovered {
+        return super::rifl_rclk::node(bench, m, opts, rng);
+    }
     let setup = NodeLink::busy(&params(m)?, opts.vectors);
     node_run(bench, m, &setup, rng).map(|(t, _)| t)
 }

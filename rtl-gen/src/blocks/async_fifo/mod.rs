@@ -20,7 +20,7 @@
 
 pub mod model;
 pub mod props;
-mod rtl;
+pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::error::{ConfigError, ConfigResult};

@@ -28,7 +28,7 @@ pub struct RiflKind;
 /// block validation proves the HD at the actual frame length.
 pub const DEFAULT_CRC_POLY: u16 = 0x80F;
 
-static FIELDS: [FieldSpec; 13] = [
+static FIELDS: [FieldSpec; 17] = [
     FieldSpec { name: "frame_bits", ty: FieldType::UInt { min: 128, max: 2048 }, default: Some("256"), doc: "frame size F: 128, 256, 512, 1024 or 2048 (payload F-16 bits)" },
     FieldSpec {
         name: "frame_id_bits",
@@ -47,13 +47,55 @@ static FIELDS: [FieldSpec; 13] = [
     FieldSpec { name: "scrambler", ty: FieldType::Bool, default: Some("true"), doc: "scramble meta and payload with 1 + x^13 + x^33 (SYN and verification code are not)" },
     FieldSpec { name: "retrans_threshold", ty: FieldType::UInt { min: 1, max: 2048 }, default: Some("16"), doc: "Listing 1 rollback: good frames in sequence needed before delivery resumes" },
     FieldSpec { name: "control_repeat", ty: FieldType::UInt { min: 1, max: 255 }, default: Some("8"), doc: "consecutive requests that raise a control flag (and legal SYNs that end out-of-sync)" },
+    FieldSpec {
+        name: "clocking",
+        ty: FieldType::Choice(&["single", "recovered"]),
+        default: Some("\"single\""),
+        doc: "\"single\": one clock clk, rx_frame taken in it; \"recovered\": each lane's receiver on its recovered clock rx_clk[k], an asynchronous FIFO per lane into clk, clock compensation on free_clk",
+    },
+    FieldSpec { name: "compensation", ty: FieldType::Bool, default: Some("derived: true with clocking = \"recovered\" (only then allowed)"), doc: "insert one Idle slot per TX clock cycle gained on the far end's clock (false only to show the CDC FIFO overflow it prevents)" },
+    FieldSpec { name: "rx_clk_mhz", ty: FieldType::UInt { min: 1, max: 2000 }, default: Some("derived: the design clock with clocking = \"recovered\" (only then allowed)"), doc: "recovered RX clock frequency for the emitted create_clock" },
+    FieldSpec { name: "free_clk_mhz", ty: FieldType::UInt { min: 1, max: 2000 }, default: Some("derived: 100 with clocking = \"recovered\" and compensation (only then allowed)"), doc: "free-running clock of the compensation counters, for the emitted create_clock; at least 1/32 of clk and rx_clk" },
 ];
+
+/// Lowest `free_clk_mhz` without `free_clk_mhz` given.
+pub const DEFAULT_FREE_CLK_MHZ: u32 = 100;
+
+/// How a node's receivers are clocked (`clocking`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Clocking {
+    /// Everything on `clk`.
+    #[default]
+    Single,
+    /// Each lane's receiver on its recovered clock.
+    Recovered,
+}
+
+impl Clocking {
+    pub fn is_single(&self) -> bool {
+        *self == Clocking::Single
+    }
+}
+
+/// The settings of a node with `clocking = "recovered"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recovered {
+    /// Idle slots inserted for the cycles the TX clock gains on the far end's.
+    pub compensation: bool,
+    /// `rx_clk_mhz` when given (else the design clock).
+    pub rx_clk_mhz: Option<u32>,
+    /// `free_clk_mhz` resolved (with compensation).
+    pub free_clk_mhz: u32,
+}
 
 /// A validated `rifl` block.
 #[derive(Debug, Clone)]
 pub struct RiflBlock {
     pub name: String,
     pub params: Params,
+    /// `Some` with `clocking = "recovered"`.
+    pub recovered: Option<Recovered>,
     /// Given cable length and lane rate (0 = not given).
     pub cable_m: u32,
     pub lane_gbps: u32,
@@ -101,6 +143,14 @@ pub struct RiflParams {
     pub scrambler: bool,
     pub retrans_threshold: u32,
     pub control_repeat: u32,
+    #[serde(default, skip_serializing_if = "Clocking::is_single")]
+    pub clocking: Clocking,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensation: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx_clk_mhz: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_clk_mhz: Option<u32>,
 }
 
 impl KindParams for RiflParams {
@@ -169,6 +219,46 @@ impl RiflLaneParams {
     }
 }
 
+/// What the recovered-clock modules of a node (`_rxcdc`, `_comp`) are built from: the lane's
+/// receiver parameters and the clocks (so the emitted constraints find each clock's frequency).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiflClockParams {
+    pub frame_bits: u32,
+    pub frame_id_bits: u32,
+    pub crc_poly: u32,
+    pub scrambler: bool,
+    pub retrans_threshold: u32,
+    pub control_repeat: u32,
+    pub clocking: Clocking,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx_clk_mhz: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_clk_mhz: Option<u32>,
+}
+
+impl KindParams for RiflClockParams {
+    const KIND: &'static str = "rifl";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
+impl RiflClockParams {
+    pub fn of(p: &Params, rec: &Recovered) -> RiflClockParams {
+        RiflClockParams {
+            frame_bits: p.frame_bits,
+            frame_id_bits: p.frame_id_bits,
+            crc_poly: p.crc_poly as u32,
+            scrambler: p.scrambler,
+            retrans_threshold: p.retrans_threshold,
+            control_repeat: p.control_repeat,
+            clocking: Clocking::Recovered,
+            rx_clk_mhz: rec.rx_clk_mhz,
+            free_clk_mhz: rec.compensation.then_some(rec.free_clk_mhz),
+        }
+    }
+}
+
 /// What a node's gearboxes (`_txgear`, `_rxgear`) are built from: user beats of `user_bits`
 /// against groups of `lanes` payloads of a `frame_bits` frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,7 +309,28 @@ impl RiflParams {
             scrambler: p.scrambler,
             retrans_threshold: p.retrans_threshold,
             control_repeat: p.control_repeat,
+            clocking: if b.recovered.is_some() { Clocking::Recovered } else { Clocking::Single },
+            compensation: b.recovered.map(|r| r.compensation),
+            rx_clk_mhz: b.recovered.and_then(|r| r.rx_clk_mhz),
+            free_clk_mhz: b.recovered.filter(|r| r.compensation).map(|r| r.free_clk_mhz),
         }
+    }
+
+    /// The recovered-clock settings: `None` with `clocking = "single"`, which allows none of them.
+    fn recovered(&self, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<Option<Recovered>> {
+        if self.clocking.is_single() {
+            for (field, given) in [("compensation", self.compensation.is_some()), ("rx_clk_mhz", self.rx_clk_mhz.is_some()), ("free_clk_mhz", self.free_clk_mhz.is_some())] {
+                if given {
+                    return Err(error(field, "applies only with clocking = \"recovered\"; allowed: leave it out, or set clocking = \"recovered\"".into()));
+                }
+            }
+            return Ok(None);
+        }
+        let compensation = self.compensation.unwrap_or(true);
+        if !compensation && self.free_clk_mhz.is_some() {
+            return Err(error("free_clk_mhz", "applies only with compensation = true (without it there is no free_clk); allowed: leave it out".into()));
+        }
+        Ok(Some(Recovered { compensation, rx_clk_mhz: self.rx_clk_mhz, free_clk_mhz: self.free_clk_mhz.unwrap_or(DEFAULT_FREE_CLK_MHZ) }))
     }
 
     /// The validated block named `name`: the combinations the field ranges cannot express, and
@@ -316,7 +427,8 @@ impl RiflParams {
             retrans_threshold,
             control_repeat,
         };
-        Ok(RiflBlock { name: name.to_string(), params, cable_m, lane_gbps })
+        let recovered = self.recovered(&error)?;
+        Ok(RiflBlock { name: name.to_string(), params, recovered, cable_m, lane_gbps })
     }
 }
 

@@ -5,6 +5,7 @@
 //! [`Node`], the Verilated top ([`rtl::RtlNode`]) or both in lockstep ([`rtl::Twin`]).
 //! [`sweep`] is the BER sweep (Fig. 9).
 
+pub mod rclk;
 pub mod rtl;
 pub mod sweep;
 

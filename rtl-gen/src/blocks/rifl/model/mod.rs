@@ -9,16 +9,20 @@
 //! * [`fifo`]: the flow-control buffer.
 //! * [`gearbox`]: AXI4-Stream width conversion.
 //! * [`node`]: the top with channel bonding and status counters.
+//! * [`rxcdc`]: a lane's receiver on its recovered clock and the FIFO into the node clock.
+//! * [`comp`]: clock compensation (TX and recovered cycle counts compared on a free clock).
 //!
 //! Bit vectors are the workspace's one type, [`crate::bits::Bits`]. The link harness (two
 //! nodes, channels, traffic, scoreboard) is the simulator's `rtl_gen_sim::campaign::rifl`.
 
 pub mod codec;
+pub mod comp;
 pub mod fifo;
 pub mod gearbox;
 pub mod node;
 pub mod params;
 pub mod rx;
+pub mod rxcdc;
 pub mod scrambler;
 pub mod tx;
 

@@ -2,10 +2,12 @@
 //! `model` part.
 
 mod codec;
+mod comp;
 mod fifo;
 mod fifo_props;
 mod gearbox;
 mod rx;
+mod rxcdc;
 mod top;
 mod tx;
 mod tx_props;
@@ -14,7 +16,9 @@ mod rx_props;
 pub use codec::scrambler_maps;
 pub use top::COUNTER_BITS;
 
-use super::{RiflBlock, RiflGearParams, RiflLaneParams};
+use super::{Recovered, RiflBlock, RiflClockParams, RiflGearParams, RiflLaneParams};
+use crate::blocks::async_fifo::AsyncFifoParams;
+use crate::blocks::rifl::model::rxcdc::{Entry, CDC_DEPTH, CDC_SYNC_STAGES};
 use crate::fields::KindParams;
 use crate::hw::module::{GeneratedModule, Origin, Role};
 use crate::info::DesignInfo;
@@ -33,6 +37,11 @@ pub struct Names {
     pub crc: String,
     pub scrambler: String,
     pub descrambler: String,
+    /// With `clocking = "recovered"`: a lane's receiver on its recovered clock, its CDC FIFO,
+    /// the clock compensation.
+    pub rxcdc: String,
+    pub cdc: String,
+    pub comp: String,
 }
 
 impl Names {
@@ -51,29 +60,40 @@ impl Names {
             crc: m("_crc"),
             scrambler: m("_scrambler"),
             descrambler: m("_descrambler"),
+            rxcdc: m("_rxcdc"),
+            cdc: m("_cdc"),
+            comp: m("_comp"),
         }
     }
 
-    /// Every module of the block (the scrambler pair only with `scrambler = true`).
-    pub fn all(&self, scrambler: bool) -> Vec<String> {
+    /// Every module of the block (the scrambler pair only with `scrambler = true`; the
+    /// recovered-clock parts only with `recovered`, the compensation only with it on).
+    pub fn all(&self, scrambler: bool, recovered: Option<&Recovered>) -> Vec<String> {
         let mut v = vec![self.top.clone(), self.tx.clone(), self.rx.clone(), self.fifo.clone(), self.txgear.clone(), self.rxgear.clone(), self.encode.clone(), self.check.clone(), self.crc.clone()];
         if scrambler {
             v.push(self.scrambler.clone());
             v.push(self.descrambler.clone());
+        }
+        if let Some(rec) = recovered {
+            v.push(self.rxcdc.clone());
+            v.push(self.cdc.clone());
+            if rec.compensation {
+                v.push(self.comp.clone());
+            }
         }
         v
     }
 }
 
 pub fn module_names(b: &RiflBlock, design: &DesignInfo) -> Vec<String> {
-    Names::new(b, design).all(b.params.scrambler)
+    Names::new(b, design).all(b.params.scrambler, b.recovered.as_ref())
 }
 
 pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let p = &b.params;
     let n = Names::new(b, design);
     let mut out = vec![
-        top::module(p, design, &n),
+        top::module(p, design, &n, b.recovered.as_ref()),
         tx::module(p, design, &n),
         rx::module(p, design, &n),
         fifo::module(p, design, &n),
@@ -87,13 +107,27 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
         out.push(codec::scrambler(p, design, &n, false));
         out.push(codec::scrambler(p, design, &n, true));
     }
+    if let Some(rec) = &b.recovered {
+        out.push(rxcdc::module(p, design, &n));
+        let rx_mhz = rec.rx_clk_mhz.unwrap_or(design.clock_mhz.round() as u32);
+        let fifo = AsyncFifoParams { width: Entry::bits(p.raw_bits() as u32), depth: CDC_DEPTH, sync_stages: CDC_SYNC_STAGES, registered_output: false, wr_clk_mhz: rx_mhz, rd_clk_mhz: design.clock_mhz.round() as u32 };
+        let block = fifo.block(&n.cdc).expect("the CDC FIFO's shape is legal");
+        let mut m = crate::blocks::async_fifo::rtl::module(&block, design, &n.cdc);
+        m.origin = Some(Origin { kind: "async_fifo", params: fifo.to_list() });
+        out.push(m);
+        if rec.compensation {
+            out.push(comp::module(design, &n));
+        }
+    }
     // Each module carries what it is built from: the lane modules the lane parameters, the
     // gearboxes their widths, so nodes that differ elsewhere share them.
     let lane = Origin { kind: "rifl", params: RiflLaneParams::of(p).to_list() };
     let gear = Origin { kind: "rifl", params: RiflGearParams::of(p).to_list() };
+    let clocks = b.recovered.as_ref().map(|rec| Origin { kind: "rifl", params: RiflClockParams::of(p, rec).to_list() });
     for m in &mut out {
         match m.role {
-            Role::Node => {}
+            Role::Node | Role::AsyncFifo => {}
+            Role::RxCdc | Role::ClockComp => m.origin = clocks.clone(),
             Role::TxGear | Role::RxGear => m.origin = Some(gear.clone()),
             _ => m.origin = Some(lane.clone()),
         }

@@ -5,6 +5,7 @@
 use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
+use crate::blocks::rifl::Recovered;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
@@ -17,7 +18,7 @@ fn popcount(v: &str, l: u32, w: u32) -> Expr {
     (0..l).map(|j| cat(vec![zeros(w - 1), bit_of(v, l, j)])).reduce(add).expect("at least one lane")
 }
 
-pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
+pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered>) -> GeneratedModule {
     let (f, r, l) = (p.frame_bits, p.raw_bits() as u32, p.lanes);
     let s = p.payload_bytes() as u32;
     let u = p.user_bytes() as u32;
@@ -43,6 +44,9 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         Port::output("retransmissions", COUNTER_BITS, "retransmission procedures started, all lanes (saturating)"),
         Port::output("pause_events", COUNTER_BITS, "times a lane left data transfer for Send Pause or Pause (saturating)"),
     ]);
+    if let Some(rec) = rec {
+        recovered_ports(&mut ports, design, l, rec);
+    }
     let mut it: Vec<Item> = Vec::new();
     let lane = |base: &str, j: u32| format!("{base}_{j}");
     localparam(&mut it, "ST_RETRANS", 3, 3, "TX state Retrans; Send Retrans (4) and Normal (5) above it: the states that transfer data");
@@ -69,7 +73,14 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         ],
     ));
     it.push(Item::comment("Lock-step dispatch: a group leaves only when every lane takes user data in this slot."));
-    it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")))));
+    if let Some(rec) = rec.filter(|r| r.compensation) {
+        it.push(Item::comment("Clock compensation: a slot the local clock gained on the far end's carries no user data."));
+        it.push(Item::wire("comp_idle", 1, "this slot is an owed Idle slot"));
+        it.push(compensation(design, n, l, rec));
+        it.push(Item::assign(id("txg_ready"), all(vec![id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")), id("comp_idle").not()])));
+    } else {
+        it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")))));
+    }
     it.push(Item::assign(id("go"), Expr::and(id("txg_ready"), id("txg_valid"))));
 
     for j in 0..l {
@@ -132,23 +143,23 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
                 ("tx_frame", frame_slice("tx_frame")),
             ],
         ));
-        it.push(clocked_instance(
-            &n.rx,
-            &format!("u_rx{j}"),
-            design.reset,
-            vec![
-                ("in_valid", bit_of("rx_valid", l, j)),
-                ("in_frame", frame_slice("rx_frame")),
-                ("out_valid", id(&lane("rx_out_valid", j))),
-                ("out_raw", id(&lane("rx_out_raw", j))),
-                ("out_of_sync", id(&lane("oos", j))),
-                ("pause_req", id(&lane("preq", j))),
-                ("retrans_req", id(&lane("rreq", j))),
-                ("frame_error", id(&lane("ferr", j))),
-                ("remote_fc", id(&lane("rfc", j))),
-                ("err_pulse", id(&lane("errp", j))),
-            ],
-        ));
+        let rx_outs = vec![
+            ("out_valid", id(&lane("rx_out_valid", j))),
+            ("out_raw", id(&lane("rx_out_raw", j))),
+            ("out_of_sync", id(&lane("oos", j))),
+            ("pause_req", id(&lane("preq", j))),
+            ("retrans_req", id(&lane("rreq", j))),
+            ("frame_error", id(&lane("ferr", j))),
+            ("remote_fc", id(&lane("rfc", j))),
+            ("err_pulse", id(&lane("errp", j))),
+        ];
+        if rec.is_some() {
+            it.push(recovered_receiver(design, n, l, j, rx_outs, frame_slice("rx_frame")));
+        } else {
+            let mut conns = vec![("in_valid", bit_of("rx_valid", l, j)), ("in_frame", frame_slice("rx_frame"))];
+            conns.extend(rx_outs);
+            it.push(clocked_instance(&n.rx, &format!("u_rx{j}"), design.reset, conns));
+        }
         it.push(clocked_instance(
             &n.fifo,
             &format!("u_fifo{j}"),
@@ -249,6 +260,23 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     it.push(Item::assign(id("link_up"), id("link_up_q")));
     it.push(Item::AlwaysFf { reset: Some(reset), body });
 
+    let mut notes = vec![
+            super::codec::LAYOUT_NOTE.into(),
+            super::codec::CODES_NOTE.into(),
+            super::codec::CRC_NOTE.into(),
+            "Channel bonding: the TX gearbox cuts the user stream into groups of lanes x S bytes that never span two packets; a group leaves in one frame slot, payload j on lane j, only when every lane takes user data in that slot (lock step). Empty upper lanes of a packet's last group send fillers, which receivers do not buffer. At the receiver each lane's flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending the packet or being the last lane, and the next packet starts at lane 0 again.".to_string(),
+    ];
+    match rec {
+        None => notes.extend([
+            "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 9 cycles (82 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable.".to_string(),
+            format!("Status counters are {cb}-bit and saturate at 2^{cb}-1: frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
+            "One clock here: rx_frame is taken in the clk domain, as from a transceiver whose RX data is already moved to the TX clock. A version on the recovered RX clock needs, per lane, the RX logic (check, descrambler, Listing 1, control monitor) in the recovered clock domain and an asynchronous FIFO (Gray-coded pointers, two-flop synchronisers) carrying the delivered raw regions and the event flags into clk, which then replaces the flow-control buffer's write side; and clock compensation (§4.E, §5.B): Gray-coded cycle counters of the TX and RX clocks compared in a free-running domain, the TX controller inserting one Idle slot (no user data, no buffer write) per cycle the local clock gains, so the far end's buffer cannot overflow at a ppm offset. The SDC/XDC then get false paths only on those synchronisers.".to_string(),
+        ]),
+        Some(rec) => {
+            notes.push(format!("Status counters are {cb}-bit and saturate at 2^{cb}-1: frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."));
+            notes.extend(recovered_notes(n, rec));
+        }
+    }
     GeneratedModule {
         module: Module { name: n.top.clone(), ports, items: it, reset: Some(design.reset) },
         latency: 2,
@@ -259,16 +287,79 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             p.ids(),
             if p.scrambler { "1+x^13+x^33 scrambling, " } else { "" }
         ),
-        notes: vec![
-            super::codec::LAYOUT_NOTE.into(),
-            super::codec::CODES_NOTE.into(),
-            super::codec::CRC_NOTE.into(),
-            "Channel bonding: the TX gearbox cuts the user stream into groups of lanes x S bytes that never span two packets; a group leaves in one frame slot, payload j on lane j, only when every lane takes user data in that slot (lock step). Empty upper lanes of a packet's last group send fillers, which receivers do not buffer. At the receiver each lane's flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending the packet or being the last lane, and the next packet starts at lane 0 again.".into(),
-            "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 9 cycles (82 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable.".into(),
-            format!("Status counters are {cb}-bit and saturate at 2^{cb}-1: frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
-            "One clock here: rx_frame is taken in the clk domain, as from a transceiver whose RX data is already moved to the TX clock. A version on the recovered RX clock needs, per lane, the RX logic (check, descrambler, Listing 1, control monitor) in the recovered clock domain and an asynchronous FIFO (Gray-coded pointers, two-flop synchronisers) carrying the delivered raw regions and the event flags into clk, which then replaces the flow-control buffer's write side; and clock compensation (§4.E, §5.B): Gray-coded cycle counters of the TX and RX clocks compared in a free-running domain, the TX controller inserting one Idle slot (no user data, no buffer write) per cycle the local clock gains, so the far end's buffer cannot overflow at a ppm offset. The SDC/XDC then get false paths only on those synchronisers.".into(),
-        ],
+        notes,
         role: Role::Node,
         origin: None,
     }
+}
+
+/// The ports a node on recovered clocks adds: each lane's clock and reset, the free clock of the
+/// compensation, and each lane's CDC FIFO level and overflow flag.
+fn recovered_ports(ports: &mut Vec<Port>, design: &DesignInfo, l: u32, rec: &Recovered) {
+    let (_, rx, free) = super::comp::domains(design);
+    for port in ports.iter_mut() {
+        match port.name.as_str() {
+            "rx_frame" => port.doc = "frames from the transceivers, lane j at [(j+1)*F-1:j*F], in the rx_clk[j] domain".into(),
+            "rx_valid" => port.doc = "rx_frame of lane j is valid at this rx_clk[j] edge".into(),
+            _ => {}
+        }
+    }
+    let reset = if design.reset.active_low() { "asynchronous, active low" } else { "synchronous to rx_clk[j], active high" };
+    ports.extend([
+        Port::input(&rx.clock, l, "lane j's recovered clock at bit j: rx_frame and rx_valid of lane j are in its domain"),
+        Port::input(&rx.reset, l, &format!("lane j's receiver reset at bit j, {reset}")),
+        Port::output("rx_cdc_level", l * super::rxcdc::level_bits(), &format!("lane j's CDC FIFO level at [{w}j+{}:{w}j], as its rx_clk[j] side knows it", super::rxcdc::level_bits() - 1, w = super::rxcdc::level_bits())),
+        Port::output("rx_cdc_overflow", l, "lane j's CDC FIFO refused an entry while full (sticky; rx_clk[j] register): the far end sent faster than clk takes"),
+    ]);
+    if rec.compensation {
+        ports.extend([Port::input(&free.clock, 1, "free-running clock of the clock compensation (at least 1/32 of clk and rx_clk)"), Port::input(&free.reset, 1, &super::comp::reset_doc(design, &free.clock))]);
+    }
+}
+
+/// Lane `j`'s receiver on its recovered clock, its outputs `outs` in the clk domain.
+fn recovered_receiver(design: &DesignInfo, n: &Names, l: u32, j: u32, outs: Vec<(&str, Expr)>, frame: Expr) -> Item {
+    let (_, rx, _) = super::comp::domains(design);
+    let lb = super::rxcdc::level_bits();
+    let mut conns = vec![
+        (rx.clock.as_str(), bit_of(&rx.clock, l, j)),
+        (rx.reset.as_str(), bit_of(&rx.reset, l, j)),
+        ("rx_valid", bit_of("rx_valid", l, j)),
+        ("rx_frame", frame),
+        ("rx_cdc_level", if l == 1 { id("rx_cdc_level") } else { Expr::slice("rx_cdc_level", (j + 1) * lb - 1, j * lb) }),
+        ("rx_cdc_overflow", bit_of("rx_cdc_overflow", l, j)),
+    ];
+    conns.extend(outs);
+    clocked_instance(&n.rxcdc, &format!("u_rx{j}"), design.reset, conns)
+}
+
+/// The clock compensation against lane 0's recovered clock: `comp_idle` in the clk domain.
+fn compensation(design: &DesignInfo, n: &Names, l: u32, _rec: &Recovered) -> Item {
+    let (_, rx, free) = super::comp::domains(design);
+    clocked_instance(
+        &n.comp,
+        "u_comp",
+        design.reset,
+        vec![
+            ("slot", id("tx_ready")),
+            ("idle", id("comp_idle")),
+            (rx.clock.as_str(), bit_of(&rx.clock, l, 0)),
+            (rx.reset.as_str(), bit_of(&rx.reset, l, 0)),
+            (free.clock.as_str(), id(&free.clock)),
+            (free.reset.as_str(), id(&free.reset)),
+        ],
+    )
+}
+
+fn recovered_notes(n: &Names, rec: &Recovered) -> Vec<String> {
+    let mut v = vec![
+        format!("Clocks: clk (TX controller, TX gearbox, flow-control buffers, RX group assembly, RX gearbox, status); rx_clk[j] (lane j's receiver: verification, descrambler, Listing 1 counters, control and flow-control monitors, in {}){}. Every crossing is inside {}{}: the CDC kit's Gray-pointer FIFO and synchronizers, nothing else.", n.rxcdc, if rec.compensation { "; free_clk (the compensation's comparison)" } else { "" }, n.rxcdc, if rec.compensation { format!(" and {}", n.comp) } else { String::new() }),
+        format!("Receive path: each lane's receiver writes one entry per frame that delivers data, pulses an error or changes a flag into its {}-entry CDC FIFO ({}), which clk drains one entry per cycle into the lane's flow-control buffer and flags. Latency from rx_frame to the flow-control buffer: 1 rx_clk cycle + 4 clk cycles more than with one clock (one clk cycle more when an rx_clk edge falls in a synchronizer's sampling window); the TX path is unchanged (an s_axis beat accepted at one edge is in tx_frame two edges later).", crate::blocks::rifl::model::rxcdc::CDC_DEPTH, n.cdc),
+        "Resets: rst (or rst_n) resets the clk domain, rx_rst[j] lane j's receiver and the write side of its CDC FIFO, free_rst the compensation's free domain: assert them together (each for at least one edge of its clock with the synchronous reset), release in any order.".into(),
+    ];
+    if rec.compensation {
+        v.push(format!("Clock compensation ({}): cycle counts of clk and of rx_clk[0] (the far end's TX clock) are compared on free_clk; each clk cycle gained is paid by one frame slot that carries no user data (comp_idle holds the TX gearbox), so this node never sends data frames faster than the far end's clk drains its CDC FIFOs. The far end's FIFO level then stays at a few entries at any ppm offset; the slower node pays nothing.", n.comp));
+    } else {
+        v.push("compensation = false: no Idle slots are inserted; when this node's clk is faster than the far end's, the far end's CDC FIFOs fill at the ppm offset during long bursts and overflow (rx_cdc_overflow). Only for showing why compensation exists.".into());
+    }
+    v
 }

@@ -1,0 +1,344 @@
+//! Two Verilated RIFL nodes with `clocking = "recovered"` on unrelated clocks: each node's `clk`
+//! and `free_clk` are independent clocks (`crate::clocks`: their own ppm offset and phase), and
+//! each lane's `rx_clk` is the far end's `clk` as a transceiver recovers it: every edge of the far
+//! end's clock arrives after the lane's channel delay (lane skew included) plus a bounded
+//! random jitter of its own, carrying the frame the far end's transceiver took at that edge
+//! (with random bit errors). One evaluation per edge, in time order; the scoreboard ([`Flow`])
+//! checks every packet arrives exactly once, in order and bit-exact, and the run records each
+//! CDC FIFO's deepest level and whether one refused an entry.
+
+use super::{Flow, Rng};
+use crate::clocks::{ClockSpec, Edges};
+use crate::{Bench, Bits, Dut, PortId, SimError, TestRng};
+use rtl_gen::blocks::rifl::model::rxcdc::CDC_DEPTH;
+use rtl_gen::blocks::rifl::model::Params;
+use rtl_gen::blocks::rifl::RiflBlock;
+use rtl_gen::hw::module::Role;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// A Verilated recovered-clock node and the state of its multi-bit clock and RX inputs.
+pub struct RclkNode {
+    pub dut: Dut,
+    pub p: Params,
+    clk: PortId,
+    rst: PortId,
+    rx_clk: PortId,
+    rx_rst: PortId,
+    free: Option<(PortId, PortId)>,
+    active_low: bool,
+    rx_clk_bits: u64,
+    rx_valid_bits: u64,
+    rx_frame: Bits,
+    lb: usize,
+    /// Deepest CDC FIFO level seen on each lane (write side).
+    pub max_level: Vec<u64>,
+}
+
+impl RclkNode {
+    /// The top of the bench's `rifl` block `block` (which has `clocking = "recovered"`).
+    pub fn from_bench(bench: &Bench, block: &str, test: &str) -> Result<RclkNode, SimError> {
+        let b = bench.block::<RiflBlock>(block)?;
+        if b.recovered.is_none() {
+            return Err(SimError::Design { message: format!("rifl block {block} has clocking = \"single\"") });
+        }
+        RclkNode::new(bench.dut(block, Role::Node, test)?, b.params)
+    }
+
+    /// A Verilated recovered-clock top with parameters `p`.
+    pub fn new(dut: Dut, p: Params) -> Result<RclkNode, SimError> {
+        let active_low = dut.port("rst_n").is_ok();
+        let r = if active_low { "rst_n" } else { "rst" };
+        let clk = dut.port("clk")?;
+        let rst = dut.port(r)?;
+        let rx_clk = dut.port("rx_clk")?;
+        let rx_rst = dut.port(&format!("rx_{r}"))?;
+        let free = match dut.port("free_clk") {
+            Ok(c) => Some((c, dut.port(&format!("free_{r}"))?)),
+            Err(_) => None,
+        };
+        let l = p.lanes();
+        let lb = CDC_DEPTH.trailing_zeros() as usize + 1;
+        Ok(RclkNode { dut, p, clk, rst, rx_clk, rx_rst, free, active_low, rx_clk_bits: 0, rx_valid_bits: 0, rx_frame: Bits::zeros(l * p.frame_width()), lb, max_level: vec![0; l] })
+    }
+
+    /// Every reset port asserted (`on`) or released.
+    fn resets(&mut self, on: bool) -> Result<(), SimError> {
+        let v = u64::from(on != self.active_low);
+        let all = if v == 1 { (1u64 << self.p.lanes()) - 1 } else { 0 };
+        self.dut.set_port_u64(self.rst, v)?;
+        self.dut.set_port_u64(self.rx_rst, all)?;
+        if let Some((_, r)) = self.free {
+            self.dut.set_port_u64(r, v)?;
+        }
+        self.dut.eval();
+        Ok(())
+    }
+
+    /// An edge of lane `k`'s recovered clock; a rising edge carries the frame (if any).
+    fn rx_edge(&mut self, k: usize, rising: bool, frame: Option<&Bits>) -> Result<(), SimError> {
+        if rising {
+            let f = self.p.frame_width();
+            match frame {
+                Some(fr) => {
+                    self.rx_valid_bits |= 1 << k;
+                    self.rx_frame.set_slice(k * f, fr);
+                }
+                None => self.rx_valid_bits &= !(1 << k),
+            }
+            self.dut.set("rx_valid", &Bits::from_u64(self.rx_valid_bits, self.p.lanes()))?;
+            self.dut.set("rx_frame", &self.rx_frame)?;
+            self.rx_clk_bits |= 1 << k;
+        } else {
+            self.rx_clk_bits &= !(1 << k);
+        }
+        self.dut.set_port_u64(self.rx_clk, self.rx_clk_bits)?;
+        self.dut.eval();
+        if rising {
+            let level = self.dut.get("rx_cdc_level")?.field(k * self.lb, self.lb);
+            self.max_level[k] = self.max_level[k].max(level);
+        }
+        Ok(())
+    }
+
+    /// Whether a lane's CDC FIFO refused an entry.
+    pub fn overflowed(&self) -> Result<bool, SimError> {
+        Ok(self.dut.get_u64("rx_cdc_overflow")? != 0)
+    }
+}
+
+/// How the two nodes' clocks and channels are set up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RclkSetup {
+    /// clk of both nodes.
+    pub mhz: f64,
+    /// Offsets of node a's and node b's clk in ppm (positive: slower).
+    pub ppm: [f64; 2],
+    pub free_mhz: f64,
+    /// Channel delay in clk cycles.
+    pub delay: u64,
+    /// Most extra delay of a lane over lane 0, in cycles (each lane draws its own).
+    pub skew: u64,
+    /// Peak jitter of each recovered edge, in femtoseconds.
+    pub jitter_fs: u64,
+    pub ber: f64,
+    /// Packets per direction, and their lengths.
+    pub packets: u64,
+    pub min_len: usize,
+    pub max_len: usize,
+}
+
+/// A recovered edge in flight: node, lane, rising, frame (rising edges only).
+type RxEvent = (usize, usize, bool, Option<Bits>);
+
+/// Bit errors at a rate: the distance to the next flipped bit drawn from the geometric law.
+struct BitErrors {
+    ber: f64,
+    rng: Rng,
+    next: u64,
+    pub flipped: u64,
+}
+
+impl BitErrors {
+    fn new(ber: f64, seed: u64) -> BitErrors {
+        let mut e = BitErrors { ber, rng: Rng::new(seed), next: 0, flipped: 0 };
+        e.next = e.gap();
+        e
+    }
+    fn gap(&mut self) -> u64 {
+        if self.ber <= 0.0 {
+            return u64::MAX;
+        }
+        let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        ((1.0 - u).ln() / (1.0 - self.ber).ln()) as u64
+    }
+    fn apply(&mut self, frame: &mut Bits) {
+        let w = frame.width() as u64;
+        while self.next < w {
+            frame.flip(self.next as usize);
+            self.flipped += 1;
+            let g = self.gap();
+            self.next = self.next.saturating_add(1).saturating_add(g);
+        }
+        self.next -= w;
+    }
+}
+
+/// Two recovered-clock nodes and their traffic.
+pub struct RclkLink {
+    pub nodes: [RclkNode; 2],
+    /// Traffic a → b and b → a.
+    pub flows: [Flow; 2],
+    edges: std::iter::Peekable<Edges>,
+    /// Recovered edges in flight by (time, order of scheduling).
+    rx: BinaryHeap<Reverse<(u64, u64)>>,
+    rx_events: HashMap<u64, RxEvent>,
+    seq: u64,
+    /// Per direction (a → b, b → a), per lane: delay in femtoseconds.
+    lane_delay: [Vec<u64>; 2],
+    jitter_fs: u64,
+    errors: [BitErrors; 2],
+    rng: Rng,
+    /// clk cycles of each node.
+    pub cycles: [u64; 2],
+    /// Traffic flows once both nodes report link_up.
+    pub started: bool,
+    period_fs: [u64; 2],
+    now_fs: u64,
+}
+
+/// Clock order in the edge schedule: node a's clk, node b's clk, node a's free_clk, node b's.
+const CLK: [usize; 2] = [0, 1];
+const FREE: [usize; 2] = [2, 3];
+
+impl RclkLink {
+    pub fn new(a: RclkNode, b: RclkNode, s: RclkSetup, rng: &mut TestRng) -> Result<RclkLink, SimError> {
+        let mut seeds = Rng::new(rng.range(0, u64::MAX - 1));
+        let specs: Vec<ClockSpec> = [ClockSpec::mhz(s.mhz, s.ppm[0], 0), ClockSpec::mhz(s.mhz, s.ppm[1], 0), ClockSpec::mhz(s.free_mhz, 0.0, 0), ClockSpec::mhz(s.free_mhz, 37.0, 0)]
+            .into_iter()
+            .map(|c| c.random_phase(rng))
+            .collect();
+        let period_fs = [specs[0].period_fs, specs[1].period_fs];
+        let delays = |seeds: &mut Rng, lanes: usize, far_period: u64| -> Vec<u64> {
+            (0..lanes).map(|k| (s.delay + if k == 0 { 0 } else { seeds.range(0, s.skew) }) * far_period + seeds.range(0, far_period - 1)).collect()
+        };
+        let lane_delay = [delays(&mut seeds, b.p.lanes(), period_fs[0]), delays(&mut seeds, a.p.lanes(), period_fs[1])];
+        let flows = [Flow::new(&a.p, seeds.next_u64(), s.packets, s.min_len, s.max_len), Flow::new(&b.p, seeds.next_u64(), s.packets, s.min_len, s.max_len)];
+        let mut link = RclkLink {
+            edges: Edges::new(&specs, TestRng::from_seed(seeds.next_u64())).peekable(),
+            nodes: [a, b],
+            flows,
+            rx: BinaryHeap::new(),
+            rx_events: HashMap::new(),
+            seq: 0,
+            lane_delay,
+            jitter_fs: s.jitter_fs,
+            errors: [BitErrors::new(s.ber, seeds.next_u64()), BitErrors::new(s.ber, seeds.next_u64())],
+            rng: Rng::new(seeds.next_u64()),
+            cycles: [0, 0],
+            started: false,
+            period_fs,
+            now_fs: 0,
+        };
+        for n in &mut link.nodes {
+            n.resets(true)?;
+            n.dut.set_u64("tx_ready", 1)?;
+        }
+        // Reset: a few edges of every clock (the recovered ones included) with every reset held.
+        let until = 10 * period_fs[0].max(period_fs[1]) + link.lane_delay.iter().flatten().max().copied().unwrap_or(0) + 4 * specs[2].period_fs.max(specs[3].period_fs);
+        while link.now_fs < until {
+            link.step()?;
+        }
+        for n in &mut link.nodes {
+            n.resets(false)?;
+        }
+        Ok(link)
+    }
+
+    pub fn done(&self) -> bool {
+        self.flows.iter().all(Flow::done)
+    }
+
+    /// The next edge of any clock.
+    pub fn step(&mut self) -> Result<(), SimError> {
+        let next_rx = self.rx.peek().map(|Reverse(e)| e.0);
+        let next = self.edges.peek().expect("clocks never stop").time_fs;
+        if next_rx.is_some_and(|t| t <= next) {
+            let Reverse((t, seq)) = self.rx.pop().expect("peeked");
+            let (node, lane, rising, frame) = self.rx_events.remove(&seq).expect("scheduled");
+            self.now_fs = t;
+            return self.nodes[node].rx_edge(lane, rising, frame.as_ref());
+        }
+        let e = self.edges.next().expect("clocks never stop");
+        self.now_fs = e.time_fs;
+        if let Some(n) = FREE.iter().position(|&c| c == e.clock) {
+            // A node without compensation has no free_clk.
+            return match self.nodes[n].free {
+                Some((free, _)) => self.nodes[n].dut.clock_edge(free, e.rising),
+                None => Ok(()),
+            };
+        }
+        let n = CLK.iter().position(|&c| c == e.clock).expect("a clk edge");
+        if e.rising {
+            self.clk_rising(n)?;
+        } else {
+            let clk = self.nodes[n].clk;
+            self.nodes[n].dut.clock_edge(clk, false)?;
+        }
+        Ok(())
+    }
+
+    /// A rising edge of node `n`'s clk: the flows' beats, the edge, the frames the transceiver
+    /// took sent towards the far end.
+    fn clk_rising(&mut self, n: usize) -> Result<(), SimError> {
+        let p = self.nodes[n].p;
+        let u = p.user_bytes();
+        let far = 1 - n;
+        let (valid, data, count, last) = if self.started { self.flows[n].source() } else { (false, vec![0; u], u, false) };
+        let node = &mut self.nodes[n];
+        node.dut.set("s_axis_tdata", &Bits::from_bytes_width(&data[..u], 8 * u))?;
+        node.dut.set("s_axis_tkeep", &super::rtl::thermo(count, u))?;
+        node.dut.set_u64("s_axis_tlast", u64::from(last))?;
+        node.dut.set_u64("s_axis_tvalid", u64::from(valid))?;
+        node.dut.set_u64("m_axis_tready", 1)?;
+        node.dut.eval();
+        // The scoreboard's cycle: one time base for both ends (node a's clock period), so a
+        // packet's latency never compares two nodes' cycle counts that drift apart at the ppm.
+        let c = self.now_fs / self.period_fs[0];
+        if valid && node.dut.get_u64("s_axis_tready")? == 1 {
+            self.flows[n].accepted(c, count, last);
+        }
+        if node.dut.get_u64("m_axis_tvalid")? == 1 {
+            let keep = node.dut.get("m_axis_tkeep")?;
+            let data = node.dut.get("m_axis_tdata")?.to_bytes();
+            self.flows[far].delivered(c, &data, keep.count_ones() as usize, node.dut.get_u64("m_axis_tlast")? == 1);
+        }
+        let frames = node.dut.get("tx_frame")?;
+        let clk = node.clk;
+        node.dut.clock_edge(clk, true)?;
+        self.cycles[n] += 1;
+        self.started |= self.nodes.iter().all(|x| x.dut.get_u64("link_up").unwrap_or(0) == 1);
+        // tx_ready is always high: the transceiver takes every frame.
+        let f = p.frame_width();
+        let half = self.period_fs[n] / 2;
+        for k in 0..p.lanes() {
+            let mut frame = frames.slice(k * f, f);
+            self.errors[n].apply(&mut frame);
+            let j = self.jitter_fs;
+            let base = self.now_fs + self.lane_delay[n][k];
+            let rise = base + self.rng.range(0, 2 * j) - j;
+            let fall = base + half + self.rng.range(0, 2 * j) - j;
+            for (t, rising, fr) in [(rise, true, Some(frame)), (fall, false, None)] {
+                self.seq += 1;
+                self.rx.push(Reverse((t, self.seq)));
+                self.rx_events.insert(self.seq, (far, k, rising, fr));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs until both flows are done or `max_cycles` clk cycles of node a pass; `Err` with the
+    /// scoreboard's findings.
+    pub fn run(&mut self, max_cycles: u64) -> Result<(), String> {
+        while !self.done() && self.cycles[0] < max_cycles {
+            self.step().map_err(|e| e.to_string())?;
+            if self.flows.iter().any(|f| !f.errors.is_empty()) {
+                break;
+            }
+        }
+        let mut errs: Vec<String> = self.flows[0].errors.iter().map(|e| format!("a→b {e}")).chain(self.flows[1].errors.iter().map(|e| format!("b→a {e}"))).collect();
+        if !self.done() && errs.is_empty() {
+            errs.push(format!("not done after {} cycles: a→b {}/{} packets delivered, b→a {}/{}", self.cycles[0], self.flows[0].delivered_packets, self.flows[0].sent_packets + self.flows[0].to_send, self.flows[1].delivered_packets, self.flows[1].sent_packets + self.flows[1].to_send));
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(errs.join("\n"))
+        }
+    }
+
+    /// Bits flipped a → b and b → a.
+    pub fn flipped(&self) -> [u64; 2] {
+        [self.errors[0].flipped, self.errors[1].flipped]
+    }
+}

@@ -42,6 +42,10 @@ rtl/rtlgen_rifl_encode.v
 rtl/rtlgen_rifl4_txgear.v
 rtl/rtlgen_rifl4_rxgear.v
 rtl/rtlgen_rifl4.v
+rtl/rtlgen_rifl_rclk_comp.v
+rtl/rtlgen_rifl_rclk_cdc.v
+rtl/rtlgen_rifl_rclk_rxcdc.v
+rtl/rtlgen_rifl_rclk.v
 rtl/rtlgen_ram_1r1w_1920x256.v
 rtl/rtlgen_rxl_ep_replay.v
 rtl/rtlgen_rxl_ep_crc.v
@@ -53,7 +57,6 @@ rtl/rtlgen_cxl_ep.v
 rtl/rtlgen_ram_1r1w_1920x128.v
 rtl/rtlgen_rxl_ep_alt_replay.v
 rtl/rtlgen_rxl_ep_alt.v
-rtl/rtlgen_rxl_sw_fec_enc.v
 rtl/rtlgen_rxl_sw_fec_dec.v
 rtl/rtlgen_rxl_sw_link_rx.v
 rtl/rtlgen_rxl_sw_link_tx.v

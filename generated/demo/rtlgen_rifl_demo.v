@@ -4,74 +4,153 @@
 // Regenerate with: rtl-gen generate
 //
 // Design : rtlgen
-// Demo of: rtlgen_rifl
+// Block  : rifl (kind rifl)
+// Reset  : rst, synchronous, active high
 //
-// FPGA demo: the RIFL node looped back to itself (its tx_frame, through a one-register
-// cable, is its rx_frame), an LFSR packet generator on s_axis, a checker on m_axis and the
-// counters on pins. A rising edge on inject_line flips one line bit of one frame (the node
-// must detect it, retransmit and deliver every beat intact: frame_errors and
-// retransmissions count up, data_errors stays 0); a rising edge on inject_data flips bit 0
-// of one generated beat after the checker's reference (data_errors must count it).
-// Packets of 16 full beats; beat data = the generator's 32-bit LFSR (x^32+x^22+x^2+x+1,
-// advanced once per accepted beat) in every 32-bit word, word i XORed with i * 0x9E3779B9.
+// FPGA demo: the RIFL node rtlgen_rifl looped back to itself (its tx_frame, through a
+// one-register cable, is its rx_frame), an LFSR packet generator on s_axis, a checker on
+// m_axis and the counters on pins. A rising edge on inject_line flips line bit 40 of one frame
+// (the node must detect it, retransmit and deliver every beat intact: frame_errors and
+// retransmissions count up, data_errors stays 0); a rising edge on inject_data flips bit 0 of
+// one generated beat after the checker's reference (data_errors must count it).
+//
+// Parameters (rifl):
+//   frame_bits = 256
+//   frame_id_bits = 8
+//   cable_m = 0
+//   lane_gbps = 0
+//   crc_poly = 0x80F
+//   user_bits = 256
+//   lanes = 1
+//   fc_buffer_frames = 256
+//   fc_on_frames = 170
+//   fc_off_frames = 85
+//   scrambler = true
+//   retrans_threshold = 16
+//   control_repeat = 8
+//
+// Notes:
+//   Packets of 16 full beats; beat data = the generator's 32-bit LFSR (x^32+x^22+x^2+x+1,
+//   advanced once per accepted beat) in every 32-bit word, word i XORed with i * 0x9E3779B9.
+//   The buttons pass a two-flop synchronizer each; their rising edges arm one injection.
 // =============================================================================
 `default_nettype none
 
 module rtlgen_rifl_demo (
     input  wire        clk,             // the node's clock
-    input  wire        rst            , // synchronous reset, active high (the node's reset)
+    input  wire        rst,             // rst, synchronous, active high
     input  wire        inject_line,     // rising edge: flip line bit 40 of the next frame on the cable
     input  wire        inject_data,     // rising edge: flip bit 0 of the next generated beat
     output wire        link_up,         // the node transfers data (Normal, Retrans or Send Retrans)
-    output reg  [31:0] beats_ok,        // delivered beats equal to the expected ones (saturating)
-    output reg  [31:0] data_errors,     // delivered beats that differ from the expected ones (saturating)
+    output wire [31:0] beats_ok,        // delivered beats equal to the expected ones (saturating)
+    output wire [31:0] data_errors,     // delivered beats that differ from the expected ones (saturating)
     output wire [31:0] frame_errors,    // the node's frames detected in error
     output wire [31:0] retransmissions, // the node's retransmission procedures
     output wire        pause_seen       // the node has left data transfer for a pause at least once
 );
+    localparam [31:0] LFSR_SEED = 32'd1;        // generator and checker start here
+    localparam [31:0] LFSR_TAPS = 32'h80200003; // Galois taps of x^32+x^22+x^2+x+1
+    localparam [3:0] LAST_BEAT = 4'd15;         // beat index of tlast in a packet
+    localparam [31:0] ALL_BYTES = 32'hffffffff; // tkeep of a full beat
 
-    localparam [31:0] LFSR_SEED  = 32'h0000_0001; // generator and checker start here
-    localparam [31:0] LFSR_TAPS  = 32'h8020_0003; // Galois taps of x^32+x^22+x^2+x+1
-    localparam [3:0]  LAST_BEAT  = 4'd15;        // beat index of tlast in a packet
-    localparam [31:0] ALL_BYTES = 32'hffffffff;
+    // Buttons: a two-flop synchronizer each, then the previous value for the rising edge.
 
-    // node interface
-    wire [255:0] s_axis_tdata;
-    wire        s_axis_tready;
-    wire [255:0] m_axis_tdata;
-    wire [31:0]  m_axis_tkeep;
-    wire        m_axis_tlast;
-    wire        m_axis_tvalid;
-    wire [255:0] tx_frame;
-    wire [31:0] pause_events;
+    // inject_line, asynchronous to clk.
+    // 2-flop synchronizer into the clk domain (ASYNC_REG: one slice, no shift-register LUT).
+    (* ASYNC_REG = "TRUE", keep = "true" *) reg line_sync_s1; // samples the other clock domain (may go metastable)
+    (* ASYNC_REG = "TRUE", keep = "true" *) reg line_sync_s2; // stage 2 of 2
+    always @(posedge clk) begin
+        if (rst) begin
+            line_sync_s1 <= 1'd0;
+            line_sync_s2 <= 1'd0;
+        end else begin
+            line_sync_s1 <= inject_line;
+            line_sync_s2 <= line_sync_s1;
+        end
+    end
 
-    // generator: LFSR beats, always valid after reset
-    reg  [31:0] gen_lfsr;       // LFSR state of the beat on s_axis
-    reg  [3:0]  gen_beat;       // beat index inside the packet
-    reg         gen_valid;      // s_axis_tvalid (low only in reset)
-    // checker: the same LFSR, advanced per delivered beat
-    reg  [31:0] exp_lfsr;       // LFSR state of the next expected beat
-    reg  [3:0]  exp_beat;       // its index inside the packet
-    // the cable: one register of line frames, with the line-error injection
-    reg  [255:0] cable_q;      // frame on its way back to rx_frame
-    reg         cable_v;        // cable_q holds a frame (low only in reset)
-    // button synchronisers, edge detectors and pending injections
-    reg  [2:0]  line_sync;      // inject_line: two synchroniser stages and the previous value
-    reg  [2:0]  data_sync;      // inject_data: likewise
-    reg         line_pending;   // flip a bit of the next frame on the cable
-    reg         data_pending;   // flip bit 0 of the next accepted generated beat
+    // inject_data, likewise.
+    // 2-flop synchronizer into the clk domain (ASYNC_REG: one slice, no shift-register LUT).
+    (* ASYNC_REG = "TRUE", keep = "true" *) reg data_sync_s1; // samples the other clock domain (may go metastable)
+    (* ASYNC_REG = "TRUE", keep = "true" *) reg data_sync_s2; // stage 2 of 2
+    always @(posedge clk) begin
+        if (rst) begin
+            data_sync_s1 <= 1'd0;
+            data_sync_s2 <= 1'd0;
+        end else begin
+            data_sync_s1 <= inject_data;
+            data_sync_s2 <= data_sync_s1;
+        end
+    end
+    reg line_prev; // the synchronized inject_line one cycle before
+    reg data_prev; // the synchronized inject_data one cycle before
+    always @(posedge clk) begin
+        line_prev <= line_sync_s2;
+        data_prev <= data_sync_s2;
+    end
+    wire line_edge; // inject_line rose
+    assign line_edge = line_sync_s2 & (~line_prev);
+    wire data_edge; // inject_data rose
+    assign data_edge = data_sync_s2 & (~data_prev);
 
-    wire        line_edge = line_sync[1] & ~line_sync[2];
-    wire        data_edge = data_sync[1] & ~data_sync[2];
-    wire        gen_take  = gen_valid & s_axis_tready;
-    wire [255:0] gen_data  = {(gen_lfsr ^ 32'h5384540f), (gen_lfsr ^ 32'hb54cda56), (gen_lfsr ^ 32'h1715609d), (gen_lfsr ^ 32'h78dde6e4), (gen_lfsr ^ 32'hdaa66d2b), (gen_lfsr ^ 32'h3c6ef372), (gen_lfsr ^ 32'h9e3779b9), (gen_lfsr ^ 32'h00000000)};
-    wire [255:0] exp_data  = {(exp_lfsr ^ 32'h5384540f), (exp_lfsr ^ 32'hb54cda56), (exp_lfsr ^ 32'h1715609d), (exp_lfsr ^ 32'h78dde6e4), (exp_lfsr ^ 32'hdaa66d2b), (exp_lfsr ^ 32'h3c6ef372), (exp_lfsr ^ 32'h9e3779b9), (exp_lfsr ^ 32'h00000000)};
-    wire        beat_good = (m_axis_tdata == exp_data) & (m_axis_tkeep == ALL_BYTES) & (m_axis_tlast == (exp_beat == LAST_BEAT));
-
+    // Generator: LFSR beats, always valid after reset.
+    reg [31:0] gen_lfsr; // LFSR state of the beat on s_axis
+    reg [3:0] gen_beat; // beat index inside the packet
+    reg gen_valid; // s_axis_tvalid (low only in reset)
+    reg data_pending; // flip bit 0 of the next accepted generated beat
+    wire s_axis_tready; // the node takes the beat
+    wire gen_take; // a generated beat is accepted
+    assign gen_take = gen_valid & s_axis_tready;
+    wire [255:0] gen_data; // the generated beat
+    assign gen_data = {
+        gen_lfsr ^ 32'h5384540f, gen_lfsr ^ 32'hb54cda56, gen_lfsr ^ 32'h1715609d, gen_lfsr ^ 32'h78dde6e4, gen_lfsr ^ 32'hdaa66d2b,
+        gen_lfsr ^ 32'h3c6ef372, gen_lfsr ^ 32'h9e3779b9, gen_lfsr
+    };
+    wire [255:0] s_axis_tdata; // the beat, bit 0 flipped while a data error is pending
     assign s_axis_tdata = gen_data ^ {255'd0, data_pending};
-    assign pause_seen   = |pause_events;
+    always @(posedge clk) begin
+        if (rst) begin
+            gen_lfsr <= LFSR_SEED;
+            gen_beat <= 4'd0;
+            gen_valid <= 1'd0;
+            data_pending <= 1'd0;
+        end else begin
+            gen_valid <= 1'd1;
+            if (gen_take) begin
+                gen_lfsr <= {1'd0, gen_lfsr[31:1]} ^ (gen_lfsr[0] ? LFSR_TAPS : 32'd0);
+                gen_beat <= gen_beat + 4'd1;
+            end
+            if (data_edge) begin
+                data_pending <= 1'd1;
+            end else if (gen_take) begin
+                data_pending <= 1'd0;
+            end
+        end
+    end
 
-    // the node under demonstration
+    // The cable: every frame the node sends comes back one cycle later, with the line-error injection.
+    wire [255:0] tx_frame; // the node's line frames
+    reg [255:0] cable_q; // frame on its way back to rx_frame
+    reg cable_v; // cable_q holds a frame (low only in reset)
+    reg line_pending; // flip a bit of the next frame on the cable
+    always @(posedge clk) begin
+        if (rst) begin
+            cable_q <= 256'd0;
+            cable_v <= 1'd0;
+            line_pending <= 1'd0;
+        end else begin
+            cable_q <= tx_frame ^ {215'd0, line_pending, 40'd0};
+            cable_v <= 1'd1;
+            line_pending <= line_edge;
+        end
+    end
+
+    // The node under demonstration.
+    wire [255:0] m_axis_tdata; // delivered beat
+    wire [31:0] m_axis_tkeep; // its byte enables
+    wire m_axis_tlast; // its packet end
+    wire m_axis_tvalid; // a beat is delivered (always taken)
+    wire [31:0] pause_events; // the node's pauses
     rtlgen_rifl node (
         .clk             (clk),
         .rst             (rst),
@@ -84,9 +163,9 @@ module rtlgen_rifl_demo (
         .m_axis_tkeep    (m_axis_tkeep),
         .m_axis_tlast    (m_axis_tlast),
         .m_axis_tvalid   (m_axis_tvalid),
-        .m_axis_tready   (1'b1),
+        .m_axis_tready   (1'd1),
         .tx_frame        (tx_frame),
-        .tx_ready        (1'b1),
+        .tx_ready        (1'd1),
         .rx_frame        (cable_q),
         .rx_valid        (cable_v),
         .link_up         (link_up),
@@ -94,64 +173,41 @@ module rtlgen_rifl_demo (
         .retransmissions (retransmissions),
         .pause_events    (pause_events)
     );
+    assign pause_seen = |pause_events;
 
-    // buttons: two synchroniser flops, then the previous value for the edge
-    always @(posedge clk) begin
-        line_sync <= {line_sync[1:0], inject_line};
-        data_sync <= {data_sync[1:0], inject_data};
-    end
-
-    // generator
+    // Checker: the same LFSR, advanced per delivered beat; saturating counters of good and bad beats.
+    reg [31:0] exp_lfsr; // LFSR state of the next expected beat
+    reg [3:0] exp_beat; // its index inside the packet
+    wire [255:0] exp_data; // the expected beat
+    assign exp_data = {
+        exp_lfsr ^ 32'h5384540f, exp_lfsr ^ 32'hb54cda56, exp_lfsr ^ 32'h1715609d, exp_lfsr ^ 32'h78dde6e4, exp_lfsr ^ 32'hdaa66d2b,
+        exp_lfsr ^ 32'h3c6ef372, exp_lfsr ^ 32'h9e3779b9, exp_lfsr
+    };
+    wire beat_good; // the delivered beat is the expected one
+    assign beat_good = (m_axis_tdata == exp_data) & (m_axis_tkeep == ALL_BYTES) & (m_axis_tlast == (exp_beat == LAST_BEAT));
+    reg [31:0] beats_ok_q; // beats_ok
+    reg [31:0] data_errors_q; // data_errors
     always @(posedge clk) begin
         if (rst) begin
-            gen_lfsr     <= LFSR_SEED;
-            gen_beat     <= 4'd0;
-            gen_valid    <= 1'b0;
-            data_pending <= 1'b0;
+            exp_lfsr <= LFSR_SEED;
+            exp_beat <= 4'd0;
+            beats_ok_q <= 32'd0;
+            data_errors_q <= 32'd0;
         end else begin
-            gen_valid <= 1'b1;
-            if (gen_take) begin
-                gen_lfsr <= {1'b0, gen_lfsr[31:1]} ^ (gen_lfsr[0] ? LFSR_TAPS : 32'd0);
-                gen_beat <= gen_beat + 4'd1;
+            if (m_axis_tvalid) begin
+                exp_lfsr <= {1'd0, exp_lfsr[31:1]} ^ (exp_lfsr[0] ? LFSR_TAPS : 32'd0);
+                exp_beat <= exp_beat + 4'd1;
             end
-            if (data_edge) begin
-                data_pending <= 1'b1;
-            end else if (gen_take) begin
-                data_pending <= 1'b0;
+            if (m_axis_tvalid & beat_good & (beats_ok_q != 32'hffffffff)) begin
+                beats_ok_q <= beats_ok_q + 32'd1;
             end
-        end
-    end
-
-    // cable: every frame the node sends comes back one cycle later
-    always @(posedge clk) begin
-        if (rst) begin
-            cable_q      <= 256'd0;
-            cable_v      <= 1'b0;
-            line_pending <= 1'b0;
-        end else begin
-            cable_q      <= tx_frame ^ ({256{line_pending}} & (256'd1 << 40));
-            cable_v      <= 1'b1;
-            line_pending <= line_edge;
-        end
-    end
-
-    // checker
-    always @(posedge clk) begin
-        if (rst) begin
-            exp_lfsr    <= LFSR_SEED;
-            exp_beat    <= 4'd0;
-            beats_ok    <= 32'd0;
-            data_errors <= 32'd0;
-        end else if (m_axis_tvalid) begin
-            exp_lfsr <= {1'b0, exp_lfsr[31:1]} ^ (exp_lfsr[0] ? LFSR_TAPS : 32'd0);
-            exp_beat <= exp_beat + 4'd1;
-            if (beat_good) begin
-                beats_ok <= beats_ok + {31'd0, ~&beats_ok};
-            end else begin
-                data_errors <= data_errors + {31'd0, ~&data_errors};
+            if (m_axis_tvalid & (~beat_good) & (data_errors_q != 32'hffffffff)) begin
+                data_errors_q <= data_errors_q + 32'd1;
             end
         end
     end
+    assign beats_ok = beats_ok_q;
+    assign data_errors = data_errors_q;
 
 endmodule
 

@@ -325,6 +325,151 @@ module rtlgen_cxl_ep (
     assign cnt_fec_uncorrectable = cnt_fec_uncorrectable_q;
     assign cnt_nacks_sent = cnt_nacks_sent_q;
 
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg [9:0] f_delivered; // payloads delivered at m_payload before this cycle (mod 2^SeqNum bits)
+    always @(posedge clk) begin
+        if (rst) begin
+            f_delivered <= 10'd0;
+        end else if (m_valid) begin
+            f_delivered <= f_delivered + 10'd1;
+        end
+    end
+    reg [9:0] f_nack_wait; // cycles with tx_ready high spent waiting: a discarding end sends a NACK (unless a replay starts) (saturating)
+    always @(posedge clk) begin
+        if (rst | (~(discard & (~deliver))) | (nack_sent | replay_taken)) begin
+            f_nack_wait <= 10'd0;
+        end else if (tx_ready & (f_nack_wait != 10'd515)) begin
+            f_nack_wait <= f_nack_wait + 10'd1;
+        end
+    end
+    reg [6:0] f_ack_wait; // cycles with tx_ready high spent waiting: payloads delivered are acknowledged (unless a replay starts) (saturating)
+    always @(posedge clk) begin
+        if (rst | (~(since_ack != 4'd0)) | (ack_sent | replay_taken)) begin
+            f_ack_wait <= 7'd0;
+        end else if (tx_ready & (f_ack_wait != 7'd67)) begin
+            f_ack_wait <= f_ack_wait + 7'd1;
+        end
+    end
+    reg [31:0] f_cnt_flits_sent_was; // cnt_flits_sent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_flits_sent_was <= cnt_flits_sent;
+    end
+    reg [31:0] f_cnt_replays_was; // cnt_replays one cycle ago
+    always @(posedge clk) begin
+        f_cnt_replays_was <= cnt_replays;
+    end
+    reg [31:0] f_cnt_crc_fail_was; // cnt_crc_fail one cycle ago
+    always @(posedge clk) begin
+        f_cnt_crc_fail_was <= cnt_crc_fail;
+    end
+    reg [31:0] f_cnt_fec_corrected_was; // cnt_fec_corrected one cycle ago
+    always @(posedge clk) begin
+        f_cnt_fec_corrected_was <= cnt_fec_corrected;
+    end
+    reg [31:0] f_cnt_fec_uncorrectable_was; // cnt_fec_uncorrectable one cycle ago
+    always @(posedge clk) begin
+        f_cnt_fec_uncorrectable_was <= cnt_fec_uncorrectable;
+    end
+    reg [31:0] f_cnt_nacks_sent_was; // cnt_nacks_sent one cycle ago
+    always @(posedge clk) begin
+        f_cnt_nacks_sent_was <= cnt_nacks_sent;
+    end
+    // free instance: u_fec_dec
+    // free instance: u_crc_check
+    // free instance: u_crc
+    // free instance: u_fec_enc
+    // free instance: u_replay
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    initial f_delivered = 10'd0;
+    initial f_nack_wait = 10'd0;
+    initial f_ack_wait = 7'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // the replay timer stays below REPLAY_TIMEOUT
+        if (f_past_valid & (!rst)) begin
+            p_stall_timer: assert (stall_timer < REPLAY_TIMEOUT);
+        end
+        // the NACK timer stays below NACK_TIMEOUT
+        if (f_past_valid & (!rst)) begin
+            p_nack_timer: assert (nack_timer < NACK_TIMEOUT);
+        end
+        // ACK coalescing: since_ack <= ACK_EVERY and ack_timer <= ACK_TIMEOUT
+        if (f_past_valid & (!rst)) begin
+            p_ack_state: assert ((since_ack <= ACK_EVERY) & (ack_timer <= ACK_TIMEOUT));
+        end
+        // a NACK is pending, or its timer runs, only while discarding
+        if (f_past_valid & (!rst)) begin
+            p_nack_discard: assert (discard | ((~nack_pending) & (nack_timer == 10'd0)));
+        end
+        // an ACK or NACK sent names the last payload delivered at m_payload (AckNum = delivered - 1)
+        if (f_past_valid & (!rst) & load & (tx_cmd != REPLAY_CMD_NONE)) begin
+            p_acknum: assert (tx_fsn == ((f_delivered + {9'd0, m_valid}) - 10'd1));
+        end
+        // a replay on timeout starts at the oldest unacknowledged flit and is accepted
+        if (f_past_valid & (!rst) & timeout) begin
+            p_timeout_replay: assert ((replay_seq == rb_head) & replay_taken);
+        end
+        // tx_valid is high in every cycle after the first out of reset
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_tx_valid: assert (tx_valid);
+        end
+        // the flit held for the link stays until tx_ready: the flit register does not load while the link stalls it
+        if (f_past_valid & (!rst) & (tx_valid & (~tx_ready))) begin
+            p_tx_hold: assert (~load);
+        end
+        // a discarding end sends a NACK (unless a replay starts) within 514 cycles in which the link takes flits
+        if (f_past_valid & (!rst)) begin
+            p_nack_repeat: assert (f_nack_wait <= 10'd514);
+        end
+        // payloads delivered are acknowledged (unless a replay starts) within 66 cycles in which the link takes flits
+        if (f_past_valid & (!rst)) begin
+            p_ack_repeat: assert (f_ack_wait <= 7'd66);
+        end
+        // cnt_flits_sent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_flits_sent_sat: assert ((cnt_flits_sent == f_cnt_flits_sent_was)
+                | ((cnt_flits_sent == (f_cnt_flits_sent_was + 32'd1)) & (f_cnt_flits_sent_was != CNT_MAX)));
+        end
+        // cnt_replays holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_replays_sat: assert ((cnt_replays == f_cnt_replays_was)
+                | ((cnt_replays == (f_cnt_replays_was + 32'd1)) & (f_cnt_replays_was != CNT_MAX)));
+        end
+        // cnt_crc_fail holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_crc_fail_sat: assert ((cnt_crc_fail == f_cnt_crc_fail_was)
+                | ((cnt_crc_fail == (f_cnt_crc_fail_was + 32'd1)) & (f_cnt_crc_fail_was != CNT_MAX)));
+        end
+        // cnt_fec_corrected holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_fec_corrected_sat: assert ((cnt_fec_corrected == f_cnt_fec_corrected_was)
+                | ((cnt_fec_corrected == (f_cnt_fec_corrected_was + 32'd1)) & (f_cnt_fec_corrected_was != CNT_MAX)));
+        end
+        // cnt_fec_uncorrectable holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_fec_uncorrectable_sat: assert ((cnt_fec_uncorrectable == f_cnt_fec_uncorrectable_was)
+                | ((cnt_fec_uncorrectable == (f_cnt_fec_uncorrectable_was + 32'd1)) & (f_cnt_fec_uncorrectable_was != CNT_MAX)));
+        end
+        // cnt_nacks_sent holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_nacks_sent_sat: assert ((cnt_nacks_sent == f_cnt_nacks_sent_was)
+                | ((cnt_nacks_sent == (f_cnt_nacks_sent_was + 32'd1)) & (f_cnt_nacks_sent_was != CNT_MAX)));
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

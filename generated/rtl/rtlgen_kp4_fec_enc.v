@@ -21,9 +21,6 @@
 //   pipeline = 0
 //   layout = generic
 //   symbols_per_cycle = 32
-//   ser_threshold = 6380
-//   ser_window = 8192
-//   counter_bits = 32
 //
 // Notes:
 //   Beats: a codeword of 544 symbols takes 17 beats of 32 symbols; beat b carries codeword
@@ -40,13 +37,13 @@
 module rtlgen_kp4_fec_enc (
     input  wire         clk,         // clock
     input  wire         rst,         // synchronous reset, active high
+    input  wire [319:0] in_tdata,    // message beat: 32 symbols, symbol i of the beat at [10i+9:10i]
     input  wire         in_tvalid,   // input beat valid
     output wire         in_tready,   // the module takes the input beat this cycle
-    input  wire [319:0] in_tdata,    // message beat: 32 symbols, symbol i of the beat at [10i+9:10i]
     input  wire         in_tlast,    // last beat of a codeword (checked against the beat count)
+    output wire [319:0] out_tdata,   // codeword beat: 32 symbols, symbol i of the beat at [10i+9:10i]; padding lanes zero
     output wire         out_tvalid,  // output beat valid
     input  wire         out_tready,  // the sink takes the output beat
-    output wire [319:0] out_tdata,   // codeword beat: 32 symbols, symbol i of the beat at [10i+9:10i]; padding lanes zero
     output wire         out_tlast,   // last beat of a codeword
     output wire         frame_error  // pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)
 );

@@ -51,13 +51,13 @@
 module rtlgen_kr4_fec_dec (
     input  wire         clk,                     // clock
     input  wire         rst,                     // synchronous reset, active high
+    input  wire [329:0] in_tdata,                // received codeword beat: 33 symbols, symbol i of the beat at [10i+9:10i]
     input  wire         in_tvalid,               // input beat valid
     output wire         in_tready,               // the module takes the input beat this cycle
-    input  wire [329:0] in_tdata,                // received codeword beat: 33 symbols, symbol i of the beat at [10i+9:10i]
     input  wire         in_tlast,                // last beat of a codeword (checked against the beat count)
+    output wire [329:0] out_tdata,               // codeword beat: 33 symbols, symbol i of the beat at [10i+9:10i]; padding lanes zero
     output wire         out_tvalid,              // output beat valid
     input  wire         out_tready,              // the sink takes the output beat
-    output wire [329:0] out_tdata,               // codeword beat: 33 symbols, symbol i of the beat at [10i+9:10i]; padding lanes zero
     output wire         out_tlast,               // last beat of a codeword
     input  wire         bypass_correction,       // detect only: codewords pass uncorrected (flags and counters as usual); sampled at each codeword's decision
     input  wire         bypass_indication,       // never flag a codeword uncorrectable on out_uncorrectable (the counters still count it)

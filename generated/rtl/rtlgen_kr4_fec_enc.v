@@ -21,9 +21,6 @@
 //   pipeline = 0
 //   layout = generic
 //   symbols_per_cycle = 33
-//   ser_threshold = 417
-//   ser_window = 8192
-//   counter_bits = 32
 //
 // Notes:
 //   Beats: a codeword of 528 symbols takes 16 beats of 33 symbols; beat b carries codeword
@@ -40,13 +37,13 @@
 module rtlgen_kr4_fec_enc (
     input  wire         clk,         // clock
     input  wire         rst,         // synchronous reset, active high
+    input  wire [329:0] in_tdata,    // message beat: 33 symbols, symbol i of the beat at [10i+9:10i]
     input  wire         in_tvalid,   // input beat valid
     output wire         in_tready,   // the module takes the input beat this cycle
-    input  wire [329:0] in_tdata,    // message beat: 33 symbols, symbol i of the beat at [10i+9:10i]
     input  wire         in_tlast,    // last beat of a codeword (checked against the beat count)
+    output wire [329:0] out_tdata,   // codeword beat: 33 symbols, symbol i of the beat at [10i+9:10i]; padding lanes zero
     output wire         out_tvalid,  // output beat valid
     input  wire         out_tready,  // the sink takes the output beat
-    output wire [329:0] out_tdata,   // codeword beat: 33 symbols, symbol i of the beat at [10i+9:10i]; padding lanes zero
     output wire         out_tlast,   // last beat of a codeword
     output wire         frame_error  // pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)
 );

@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl4 (kind rifl)
+// Shared : also instantiated by block(s) rifl_rclk
 // Latency: 1 cycle(s)
 // Reset  : rst, synchronous, active high
 //

@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
-// Shared : also instantiated by block(s) rifl4
+// Shared : also instantiated by block(s) rifl4, rifl_rclk
 // Latency: 0 cycle(s) (combinational)
 //
 // Checks a received RIFL frame: SYN legality and the verification code against the expected

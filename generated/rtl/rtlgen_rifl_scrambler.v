@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
-// Shared : also instantiated by block(s) rifl4
+// Shared : also instantiated by block(s) rifl4, rifl_rclk
 // Latency: 0 cycle(s) (combinational)
 // Reset  : rst, synchronous, active high
 //

@@ -19,7 +19,6 @@
 //   ways = 3
 //   msg_bytes = 250
 //   pipeline = 4
-//   enc_pipeline = 2
 //   layout = pcie6
 //
 // Notes:

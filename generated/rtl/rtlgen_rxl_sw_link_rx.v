@@ -62,6 +62,8 @@ module rtlgen_rxl_sw_link_rx (
     );
     reg out_valid_q;
     reg [1999:0] out_msg_q;
+
+    // Statistics: carry-free saturating counters (hw::count), 3 LUT6 levels at any width.
     reg [31:0] cnt_flits_q;
     reg [5:0] cnt_flits_q_ones; // per six-bit chunk: all its bits are one
     wire [5:0] cnt_flits_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
@@ -174,6 +176,9 @@ module rtlgen_rxl_sw_link_rx (
             cnt_dropped_q <= cnt_dropped_q[31:0] ^ cnt_dropped_q_tgl;
         end
     end
+    assign cnt_flits = cnt_flits_q;
+    assign cnt_corrected = cnt_corrected_q;
+    assign cnt_dropped = cnt_dropped_q;
     always @(posedge clk) begin
         if (dec_valid) begin
             out_msg_q <= dec_msg;
@@ -181,9 +186,53 @@ module rtlgen_rxl_sw_link_rx (
     end
     assign out_valid = out_valid_q;
     assign out_msg = out_msg_q;
-    assign cnt_flits = cnt_flits_q;
-    assign cnt_corrected = cnt_corrected_q;
-    assign cnt_dropped = cnt_dropped_q;
+
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg [31:0] f_cnt_flits_was; // cnt_flits_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_flits_was <= cnt_flits_q;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg [31:0] f_cnt_corrected_was; // cnt_corrected_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_corrected_was <= cnt_corrected_q;
+    end
+    reg [31:0] f_cnt_dropped_was; // cnt_dropped_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_dropped_was <= cnt_dropped_q;
+    end
+    // free instance: u_fec_dec
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // cnt_flits_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_flits_sat: assert ((cnt_flits_q == f_cnt_flits_was)
+                | ((cnt_flits_q == (f_cnt_flits_was + 32'd1)) & (f_cnt_flits_was != 32'd4294967295)));
+        end
+        // cnt_corrected_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_corrected_sat: assert ((cnt_corrected_q == f_cnt_corrected_was)
+                | ((cnt_corrected_q == (f_cnt_corrected_was + 32'd1)) & (f_cnt_corrected_was != 32'd4294967295)));
+        end
+        // cnt_dropped_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_dropped_sat: assert ((cnt_dropped_q == f_cnt_dropped_was)
+                | ((cnt_dropped_q == (f_cnt_dropped_was + 32'd1)) & (f_cnt_dropped_was != 32'd4294967295)));
+        end
+    end
+`endif
 
 endmodule
 

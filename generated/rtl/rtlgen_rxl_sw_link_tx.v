@@ -30,7 +30,7 @@ module rtlgen_rxl_sw_link_tx (
     output wire [2047:0] out_flit,  // in_msg with fresh FEC bytes 250-255 (defined while out_valid)
     output wire [31:0]   cnt_flits  // flits forwarded (saturating)
 );
-    rtlgen_rxl_sw_fec_enc u_fec_enc (
+    rtlgen_cxl_fec_pcie6_enc u_fec_enc (
         .clk       (clk),
         .rst       (rst),
         .in_valid  (in_valid),
@@ -46,7 +46,9 @@ module rtlgen_rxl_sw_link_tx (
             count_pipe <= in_valid;
         end
     end
-    reg [31:0] cnt_flits_q; // a carry-free saturating counter (hw::count): 3 LUT6 levels at any width
+
+    // Statistics: carry-free saturating counters (hw::count), 3 LUT6 levels at any width.
+    reg [31:0] cnt_flits_q;
     reg [5:0] cnt_flits_q_ones; // per six-bit chunk: all its bits are one
     wire [5:0] cnt_flits_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
     assign cnt_flits_q_en = {
@@ -83,6 +85,35 @@ module rtlgen_rxl_sw_link_tx (
         end
     end
     assign cnt_flits = cnt_flits_q;
+
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg [31:0] f_cnt_flits_was; // cnt_flits_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_flits_was <= cnt_flits_q;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    // free instance: u_fec_enc
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // cnt_flits_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_flits_sat: assert ((cnt_flits_q == f_cnt_flits_was)
+                | ((cnt_flits_q == (f_cnt_flits_was + 32'd1)) & (f_cnt_flits_was != 32'd4294967295)));
+        end
+    end
+`endif
 
 endmodule
 

@@ -1034,6 +1034,38 @@ module rtlgen_sue_pk (
     always @(posedge clk) begin
         f_past_valid <= 1'd1;
     end
+    reg [31:0] f_cnt_cmd_in_was; // cnt_cmd_in_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_in_was <= cnt_cmd_in_q;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg [31:0] f_cnt_cmd_drop_framing_was; // cnt_cmd_drop_framing_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_drop_framing_was <= cnt_cmd_drop_framing_q;
+    end
+    reg [31:0] f_cnt_cmd_drop_dest_was; // cnt_cmd_drop_dest_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_drop_dest_was <= cnt_cmd_drop_dest_q;
+    end
+    reg [31:0] f_cnt_cmd_drop_vc_was; // cnt_cmd_drop_vc_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_drop_vc_was <= cnt_cmd_drop_vc_q;
+    end
+    reg [31:0] f_cnt_cmd_drop_err_was; // cnt_cmd_drop_err_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_drop_err_was <= cnt_cmd_drop_err_q;
+    end
+    reg [31:0] f_cnt_pdu_out_was; // cnt_pdu_out_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_pdu_out_was <= cnt_pdu_out_q;
+    end
+    reg [31:0] f_cnt_cmd_out_was; // cnt_cmd_out_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_cmd_out_was <= cnt_cmd_out_q;
+    end
     reg f_s_axis_cmd_stall; // s_axis_cmd: a beat presented and not taken one cycle ago
     always @(posedge clk) begin
         f_s_axis_cmd_stall <= s_axis_cmd_tvalid & (~s_axis_cmd_tready);
@@ -1041,10 +1073,6 @@ module rtlgen_sue_pk (
     reg [142:0] f_s_axis_cmd_pay; // s_axis_cmd: the payload one cycle ago
     always @(posedge clk) begin
         f_s_axis_cmd_pay <= {s_axis_cmd_tdata, s_axis_cmd_tlast, s_axis_cmd_tdest, s_axis_cmd_tuser};
-    end
-    reg f_prev_run; // the previous cycle ran out of reset after the first
-    always @(posedge clk) begin
-        f_prev_run <= f_past_valid & (!rst);
     end
     reg f_m_axis_pdu_stall; // m_axis_pdu: a beat presented and not taken one cycle ago
     always @(posedge clk) begin
@@ -1054,40 +1082,46 @@ module rtlgen_sue_pk (
     always @(posedge clk) begin
         f_m_axis_pdu_pay <= {m_axis_pdu_tdata, m_axis_pdu_tlast, m_axis_pdu_tdest, m_axis_pdu_tuser};
     end
-    reg [31:0] f_cnt_cmd_in_was; // cnt_cmd_in one cycle ago
-    always @(posedge clk) begin
-        f_cnt_cmd_in_was <= cnt_cmd_in;
-    end
-    reg [31:0] f_cnt_cmd_drop_framing_was; // cnt_cmd_drop_framing one cycle ago
-    always @(posedge clk) begin
-        f_cnt_cmd_drop_framing_was <= cnt_cmd_drop_framing;
-    end
-    reg [31:0] f_cnt_cmd_drop_dest_was; // cnt_cmd_drop_dest one cycle ago
-    always @(posedge clk) begin
-        f_cnt_cmd_drop_dest_was <= cnt_cmd_drop_dest;
-    end
-    reg [31:0] f_cnt_cmd_drop_vc_was; // cnt_cmd_drop_vc one cycle ago
-    always @(posedge clk) begin
-        f_cnt_cmd_drop_vc_was <= cnt_cmd_drop_vc;
-    end
-    reg [31:0] f_cnt_cmd_drop_err_was; // cnt_cmd_drop_err one cycle ago
-    always @(posedge clk) begin
-        f_cnt_cmd_drop_err_was <= cnt_cmd_drop_err;
-    end
-    reg [31:0] f_cnt_pdu_out_was; // cnt_pdu_out one cycle ago
-    always @(posedge clk) begin
-        f_cnt_pdu_out_was <= cnt_pdu_out;
-    end
-    reg [31:0] f_cnt_cmd_out_was; // cnt_cmd_out one cycle ago
-    always @(posedge clk) begin
-        f_cnt_cmd_out_was <= cnt_cmd_out;
-    end
     initial f_past_valid = 1'd0;
     initial f_prev_run = 1'd0;
     always @* begin
         // every trace starts in reset
         if (!f_past_valid) begin
             a_reset_first: assume (rst);
+        end
+        // cnt_cmd_in_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_in_sat: assert ((cnt_cmd_in_q == f_cnt_cmd_in_was)
+                | ((cnt_cmd_in_q == (f_cnt_cmd_in_was + 32'd1)) & (f_cnt_cmd_in_was != 32'd4294967295)));
+        end
+        // cnt_cmd_drop_framing_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_drop_framing_sat: assert ((cnt_cmd_drop_framing_q == f_cnt_cmd_drop_framing_was)
+                | ((cnt_cmd_drop_framing_q == (f_cnt_cmd_drop_framing_was + 32'd1)) & (f_cnt_cmd_drop_framing_was != 32'd4294967295)));
+        end
+        // cnt_cmd_drop_dest_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_drop_dest_sat: assert ((cnt_cmd_drop_dest_q == f_cnt_cmd_drop_dest_was)
+                | ((cnt_cmd_drop_dest_q == (f_cnt_cmd_drop_dest_was + 32'd1)) & (f_cnt_cmd_drop_dest_was != 32'd4294967295)));
+        end
+        // cnt_cmd_drop_vc_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_drop_vc_sat: assert ((cnt_cmd_drop_vc_q == f_cnt_cmd_drop_vc_was)
+                | ((cnt_cmd_drop_vc_q == (f_cnt_cmd_drop_vc_was + 32'd1)) & (f_cnt_cmd_drop_vc_was != 32'd4294967295)));
+        end
+        // cnt_cmd_drop_err_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_drop_err_sat: assert ((cnt_cmd_drop_err_q == f_cnt_cmd_drop_err_was)
+                | ((cnt_cmd_drop_err_q == (f_cnt_cmd_drop_err_was + 32'd1)) & (f_cnt_cmd_drop_err_was != 32'd4294967295)));
+        end
+        // cnt_pdu_out_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_pdu_out_sat: assert ((cnt_pdu_out_q == f_cnt_pdu_out_was)
+                | ((cnt_pdu_out_q == (f_cnt_pdu_out_was + 32'd1)) & (f_cnt_pdu_out_was != 32'd4294967295)));
+        end
+        // cnt_cmd_out_q never decreases: it saturates, never wraps
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_cmd_out_sat: assert (cnt_cmd_out_q >= f_cnt_cmd_out_was);
         end
         // s_axis_cmd: the sender keeps tvalid and the payload until tready
         if (f_past_valid & (!rst) & f_prev_run & f_s_axis_cmd_stall) begin
@@ -1162,39 +1196,6 @@ module rtlgen_sue_pk (
                 & (q7_nz == (q7_cnt != 5'd0))
                 & (q7_room1 == (q7_used < QUEUE_DEPTH))
                 & (q7_room2 == (q7_used < (QUEUE_DEPTH - 5'd1))));
-        end
-        // cnt_cmd_in holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
-            p_cnt_cmd_in_sat: assert ((cnt_cmd_in == f_cnt_cmd_in_was) | ((cnt_cmd_in == (f_cnt_cmd_in_was + 32'd1)) & (f_cnt_cmd_in_was != CNT_MAX)));
-        end
-        // cnt_cmd_drop_framing holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
-            p_cnt_cmd_drop_framing_sat: assert ((cnt_cmd_drop_framing == f_cnt_cmd_drop_framing_was)
-                | ((cnt_cmd_drop_framing == (f_cnt_cmd_drop_framing_was + 32'd1)) & (f_cnt_cmd_drop_framing_was != CNT_MAX)));
-        end
-        // cnt_cmd_drop_dest holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
-            p_cnt_cmd_drop_dest_sat: assert ((cnt_cmd_drop_dest == f_cnt_cmd_drop_dest_was)
-                | ((cnt_cmd_drop_dest == (f_cnt_cmd_drop_dest_was + 32'd1)) & (f_cnt_cmd_drop_dest_was != CNT_MAX)));
-        end
-        // cnt_cmd_drop_vc holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
-            p_cnt_cmd_drop_vc_sat: assert ((cnt_cmd_drop_vc == f_cnt_cmd_drop_vc_was)
-                | ((cnt_cmd_drop_vc == (f_cnt_cmd_drop_vc_was + 32'd1)) & (f_cnt_cmd_drop_vc_was != CNT_MAX)));
-        end
-        // cnt_cmd_drop_err holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
-            p_cnt_cmd_drop_err_sat: assert ((cnt_cmd_drop_err == f_cnt_cmd_drop_err_was)
-                | ((cnt_cmd_drop_err == (f_cnt_cmd_drop_err_was + 32'd1)) & (f_cnt_cmd_drop_err_was != CNT_MAX)));
-        end
-        // cnt_pdu_out holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
-            p_cnt_pdu_out_sat: assert ((cnt_pdu_out == f_cnt_pdu_out_was)
-                | ((cnt_pdu_out == (f_cnt_pdu_out_was + 32'd1)) & (f_cnt_pdu_out_was != CNT_MAX)));
-        end
-        // cnt_cmd_out never decreases (it saturates at CNT_MAX, never wraps)
-        if (f_past_valid & (!rst) & f_prev_run) begin
-            p_cnt_cmd_out_sat: assert (cnt_cmd_out >= f_cnt_cmd_out_was);
         end
     end
 `endif

@@ -161,7 +161,8 @@ fn rotated_up(v: &str, width: u32, n: u32) -> Expr {
     if n == 0 {
         id(v)
     } else {
-        cat(vec![Expr::slice(v, width - 1 - n, 0), Expr::slice(v, width - 1, width - n)])
+        let part = |hi: u32, lo: u32| if hi == lo { Expr::bit(v, lo) } else { Expr::slice(v, hi, lo) };
+        cat(vec![part(width - 1 - n, 0), part(width - 1, width - n)])
     }
 }
 
@@ -350,7 +351,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     };
     wire(&mut it, "at_a_next", aw, "", units("at_a", dec(aw, 0)));
     wire(&mut it, "at_b_next", aw, "", units("at_b", sub(dec(aw, 0), id("OUT_UNITS"))));
-    wire(&mut it, "wr_next", slots, &format!("the write position moved on by {} positions ({ib} bytes) with an input transfer", ib / gi), Expr::mux(id("do_in"), rotated_up("wr_at", slots, ib / gi), id("wr_at")));
+    wire(&mut it, "wr_next", slots, &format!("the write position after an input transfer: {ib} bytes on"), Expr::mux(id("do_in"), rotated_up("wr_at", slots, ib / gi), id("wr_at")));
     let rd_wrap = Expr::mux(le(id("rd_pos"), sub(id("RD_LAST"), id("RD_STEP"))), add(id("rd_pos"), id("RD_STEP")), sub(id("rd_pos"), sub(add(id("RD_LAST"), dec(rw, 1)), id("RD_STEP"))));
     wire(&mut it, "rd_step", rw, "", rd_wrap);
     wire(&mut it, "rd_next", rw, "", Expr::mux(id("flush"), dec(rw, 0), Expr::mux(id("do_out"), id("rd_step"), id("rd_pos"))));

@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 const MAX_LUT_LEVELS: u64 = 5;
 
 /// The default design's sequential modules the gate maps: the small blocks of every family
-/// (replay buffers, RIFL transmitter and scrambler, ReCXL replica map, Gen-Z LLR, SUE packer)
-/// and the RXL switch port's halves with their pipelined flit FEC (about 70 CPU seconds of the
-/// gate's Yosys time between them).
-const DEFAULT_MODULES: [&str; 9] = [
+/// (replay buffers, RIFL transmitter and scrambler, ReCXL replica map, Gen-Z LLR, SUE packer),
+/// the RXL switch port's halves with their pipelined flit FEC (about 70 CPU seconds of the
+/// gate's Yosys time between them) and the RIFL gearboxes of one and four lanes (about 50 more).
+const DEFAULT_MODULES: [&str; 13] = [
     "rtlgen_genz_llr",
     "rtlgen_sue_pk",
     "rtlgen_replay_buf_np",
@@ -27,6 +27,10 @@ const DEFAULT_MODULES: [&str; 9] = [
     "rtlgen_recxl_map",
     "rtlgen_rxl_sw_link_rx",
     "rtlgen_rxl_sw_link_tx",
+    "rtlgen_rifl_txgear",
+    "rtlgen_rifl_rxgear",
+    "rtlgen_rifl4_txgear",
+    "rtlgen_rifl4_rxgear",
 ];
 
 /// A streaming RS decoder at a small P (the default design's KR4/KP4 decoders take minutes

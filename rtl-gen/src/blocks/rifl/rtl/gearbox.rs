@@ -17,6 +17,7 @@ use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::info::ResetStyle;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::math::gf2::BitVec;
 
 fn gcd(a: u32, b: u32) -> u32 {
     if b == 0 {
@@ -120,6 +121,60 @@ fn rotated(src: &str, w: u32, n: u32, len: u32, g: u32, rot: &str, bits: u32, wa
     value
 }
 
+/// `src` (`width` bits) moved up by `n` bits within `width` bits, zeros below.
+fn shifted_up(src: &str, width: u32, n: u32) -> Expr {
+    if n == 0 {
+        id(src)
+    } else if n >= width {
+        zeros(width)
+    } else {
+        cat(vec![Expr::slice(src, width - 1 - n, 0), zeros(n)])
+    }
+}
+
+/// `name` = `keep_wide` moved up by `g`·`at` bytes (`at` a `bits`-bit register), `width` bits: a
+/// shifter in radix-4 stages of `at`'s digits, finest first (one LUT6 level each).
+fn placed(it: &mut Vec<Item>, name: &str, at: &str, bits: u32, g: u32, width: u32, doc: &str) {
+    // `at` is one LUT from registers (the transfers and the two candidate fill levels), so the
+    // shifter starts one level in.
+    let mut src = "keep_wide".to_string();
+    let mut lo = 0;
+    while lo < bits {
+        let db = (bits - lo).min(2);
+        let digit = if bits == 1 { id(at) } else if db == 1 { Expr::bit(at, lo) } else { Expr::slice(at, lo + 1, lo) };
+        let ways = 1u32 << db;
+        let mut value = shifted_up(&src, width, g * (ways - 1) << lo);
+        for d in (0..ways - 1).rev() {
+            value = Expr::mux(eq(digit.clone(), dec(db, d as u64)), shifted_up(&src, width, g * d << lo), value);
+        }
+        lo += db;
+        let out = if lo >= bits { name.to_string() } else { format!("{name}_{lo}") };
+        let what = if lo >= bits { doc.to_string() } else { format!("keep_wide moved up by {g}*{at}[{}:0] bytes", lo - 1) };
+        wire(it, &out, width, &what, value);
+        src = out;
+    }
+}
+
+/// `v` rotated up by `n` bits (`width` bits): bit i of the result is bit (i - n) mod width.
+fn rotated_up(v: &str, width: u32, n: u32) -> Expr {
+    let n = n % width;
+    if n == 0 {
+        id(v)
+    } else {
+        let part = |hi: u32, lo: u32| if hi == lo { Expr::bit(v, lo) } else { Expr::slice(v, hi, lo) };
+        cat(vec![part(width - 1 - n, 0), part(width - 1, width - n)])
+    }
+}
+
+/// The `units`-bit mask with bits `start .. start + count` set, wrapping.
+fn cover_mask(units: u32, start: u32, count: u32) -> Expr {
+    let mut m = BitVec::zeros(units as usize);
+    for t in 0..count {
+        m.set(((start + t) % units) as usize, true);
+    }
+    Expr::Const(m)
+}
+
 pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_bytes: u32, overlap: bool, what: &str) -> GeneratedModule {
     let (ib, ob) = (in_bytes, out_bytes);
     let cap = ib + ob;
@@ -128,10 +183,13 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     let slots = p / gi;
     let u = gcd(ob, p);
     let r = p / u;
-    let fw = bits_for(cap as u64);
-    let cw = bits_for(ib as u64);
-    let ww = bits_for((slots - 1) as u64);
+    let g = gcd(ib, ob);
     let rw = bits_for((r - 1) as u64);
+    // Within a packet the fill level is a multiple of g and an input beat is taken only while the
+    // level after the output transfer is at most O: the kept bytes are placed at g·at_a (no
+    // output transfer), g·at_b (after one: fill - O) or 0 (after a flush), all at most O/g.
+    let aw = bits_for((ob / g) as u64);
+    let k = ib / gi;
     let mut ports = clock_ports(design);
     ports.extend([
         Port::input("in_valid", 1, "input beat offered"),
@@ -146,26 +204,38 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         Port::output("out_last", 1, "last beat of a packet"),
     ]);
     let mut it: Vec<Item> = Vec::new();
-    localparam(&mut it, "OUT_BYTES", fw, ob as u64, "bytes of an output beat");
-    localparam(&mut it, "IN_ROOM", fw, (cap - ib) as u64, &format!("an input beat fits while base <= this ({cap} bytes held at most - {ib}-byte input beat)"));
-    localparam(&mut it, "WR_STEP", ww, (ib / gi) as u64, &format!("write position step per input beat, in {gi}-byte units"));
-    localparam(&mut it, "WR_LAST", ww, (slots - 1) as u64, &format!("last write position ({p}-byte ring in {gi}-byte units)"));
     localparam(&mut it, "RD_STEP", rw, (ob / u) as u64, &format!("read position step per output beat, in {u}-byte units"));
     localparam(&mut it, "RD_LAST", rw, (r - 1) as u64, &format!("last read position ({p}-byte ring in {u}-byte units)"));
+    localparam(&mut it, "IN_UNITS", aw, ((ib / g) % (1 << aw)) as u64, &format!("an input beat in {g}-byte units (mod 2^{aw})"));
+    localparam(&mut it, "OUT_UNITS", aw, ((ob / g) % (1 << aw)) as u64, &format!("an output beat in {g}-byte units (mod 2^{aw})"));
+    it.push(Item::Localparam { name: "WR_FIRST".into(), value: cover_mask(slots, 0, 1), doc: format!("write position of a packet's first input beat (one-hot over {slots} positions of {gi} bytes)") });
+    it.push(Item::Localparam { name: "RD_FIRST".into(), value: cover_mask(r, 0, ob / u), doc: format!("{u}-byte ring units of a packet's first output beat") });
     it.extend([
         Item::reg("ring", 8 * p, &format!("{p} bytes: the packet's held bytes from ring byte rd_pos*{u} on, zero elsewhere")),
-        Item::reg("wr_pos", ww, &format!("where the next input beat goes, in {gi}-byte units (0 at a packet's start)")),
         Item::reg("rd_pos", rw, &format!("where the output beat starts, in {u}-byte units (0 at a packet's start)")),
-        Item::reg("fill", fw, "bytes held"),
+        Item::reg("rd_cover", r, &format!("{u}-byte ring units the output beat reads (from rd_pos on)")),
+        Item::reg("wr_hot", slots, &format!("where the next input beat of the packet goes: one-hot over the ring's {slots} write positions (multiples of {gi} bytes)")),
+        Item::reg("held", cap, "thermometer code of the bytes held: bit i is set while fill > i"),
+        Item::reg("at_a", aw, &format!("fill / {g} mod 2^{aw} (within a packet the fill level is a multiple of {g})")),
+        Item::reg("at_b", aw, &format!("(fill - {ob}) / {g} mod 2^{aw}: the same after an output beat")),
         Item::reg("eop", 1, "the packet's last beat is in"),
     ]);
-    thermo_count(&mut it, "in_count", "in_keep", ib);
-    it.push(Item::comment("Output: the held bytes from rd_pos on; last when the packet ends within the beat."));
-    it.push(Item::assign(id("out_valid"), Expr::or(ge(id("fill"), id("OUT_BYTES")), id("eop"))));
-    it.push(Item::assign(id("out_last"), Expr::and(id("eop"), le(id("fill"), id("OUT_BYTES")))));
-    for i in 0..ob {
-        it.push(Item::assign(bit_of("out_keep", ob, i), lt(dec(fw, i as u64), id("fill"))));
-    }
+    it.push(Item::comment(&format!(
+        "Flow control from registers alone: fill >= {ob} is held[{}], fill > {ob} is held[{ob}], fill > {} is {}.",
+        ob - 1,
+        2 * ob,
+        if 2 * ob < cap { format!("held[{}]", 2 * ob) } else { "never".into() }
+    )));
+    it.push(Item::assign(id("out_valid"), Expr::or(Expr::bit("held", ob - 1), id("eop"))));
+    it.push(Item::assign(id("out_last"), Expr::and(id("eop"), Expr::bit("held", ob).not())));
+    it.push(Item::assign(id("out_keep"), Expr::slice("held", ob - 1, 0)));
+    wire(&mut it, "do_out", 1, "", Expr::and(id("out_valid"), id("out_ready")));
+    wire(&mut it, "flush", 1, "the packet's last beat leaves", Expr::and(id("out_ready"), id("out_last")));
+    let fits_out = if 2 * ob < cap { Expr::bit("held", 2 * ob).not() } else { Expr::one() };
+    wire(&mut it, "fits", 1, &format!("an input beat fits after this cycle's output transfer: fill, less {ob} with a transfer, at most {ob}"), Expr::mux(id("do_out"), fits_out, Expr::bit("held", ob).not()));
+    let open = Expr::and(id("eop").not(), id("fits"));
+    it.push(Item::assign(id("in_ready"), if overlap { Expr::or(open, id("flush")) } else { open }));
+    wire(&mut it, "do_in", 1, "", Expr::and(id("in_valid"), id("in_ready")));
     // Rotator: the ring from byte rd_pos*u, coarse digits of rd_pos first; each stage keeps the
     // bytes the finer stages can still reach.
     let (mut src, mut src_len, mut wrap) = ("ring".to_string(), p, true);
@@ -186,46 +256,26 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         }
         (src, src_len, wrap) = (name, width, false);
     }
-    wire(&mut it, "do_out", 1, "", Expr::and(id("out_valid"), id("out_ready")));
-    wire(&mut it, "do_in", 1, "", Expr::and(id("in_valid"), id("in_ready")));
-    wire(&mut it, "flush", 1, "the packet's last beat leaves", Expr::and(id("do_out"), id("out_last")));
-    wire(
-        &mut it,
-        "base",
-        fw,
-        "fill level after the output transfer",
-        Expr::mux(id("flush"), dec(fw, 0), Expr::mux(id("do_out"), sub(id("fill"), id("OUT_BYTES")), id("fill"))),
-    );
-    let open = if overlap { Expr::or(id("eop").not(), id("flush")) } else { id("eop").not() };
-    it.push(Item::assign(id("in_ready"), Expr::and(open, le(id("base"), id("IN_ROOM")))));
-    wire(&mut it, "wr_at", ww, "write position of this cycle's input (a new packet starts at 0)", Expr::mux(id("flush"), dec(ww, 0), id("wr_pos")));
     it.push(Item::comment(&format!(
         "Ring writes: ring byte j takes input byte (j - wr_at*{gi}) mod {p} when that is below {ib}; cleared when it leaves in an output beat or is written but not kept."
     )));
-    wire(&mut it, "wr_sel", slots, "this cycle's input beat goes to write position v", cat((0..slots).rev().map(|v| Expr::and(id("do_in"), eq(id("wr_at"), dec(ww, v as u64)))).collect()));
-    let span = ob / u;
-    wire(
-        &mut it,
-        "rd_clear",
-        r,
-        &format!("{u}-byte unit v leaves in this cycle's output beat"),
-        cat((0..r).rev().map(|v| Expr::and(id("do_out"), any((0..span).map(|s| eq(id("rd_pos"), dec(rw, ((v + r - s) % r) as u64))).collect()))).collect()),
-    );
+    wire(&mut it, "wr_at", slots, "write position of this cycle's input, one-hot (a new packet starts at 0)", Expr::mux(id("flush"), id("WR_FIRST"), id("wr_hot")));
+    wire(&mut it, "wr_sel", slots, "this cycle's input beat goes to write position v", Expr::and(Expr::Repeat(slots, Box::new(id("do_in"))), id("wr_at")));
+    wire(&mut it, "rd_clear", r, &format!("{u}-byte unit v leaves in this cycle's output beat"), Expr::and(Expr::Repeat(r, Box::new(id("do_out"))), id("rd_cover")));
     // Write sources. With I a multiple of the write step (k = 1) ring byte j always takes input
     // byte j mod I. Otherwise (k > 1 input bytes per ring byte) the input beat is first rotated by
     // its write offset mod I (k ways, one LUT6 level on the I-byte beat for k <= 4): ring byte j
     // then takes rotated byte j mod I, except that a beat wrapping past the ring's end lands on
     // ring bytes below I - g at another offset mod I, hence a second rotation for those bytes only.
     // That replaces a k-way multiplexer on every ring bit by two on the input beat.
-    let k = ib / gi;
     let kb = bits_for((k - 1) as u64);
     let lo_bytes = ib - gi;
     if k > 1 {
         let table = |f: &dyn Fn(u32) -> u32| -> Expr {
-            cat((0..kb).rev().map(|b| any((0..slots).filter(|&v| f(v) >> b & 1 == 1).map(|v| eq(id("wr_at"), dec(ww, v as u64))).collect())).collect())
+            cat((0..kb).rev().map(|b| any((0..slots).filter(|&v| f(v) >> b & 1 == 1).map(|v| bit_of("wr_at", slots, v)).collect())).collect())
         };
         let wrapped = |v: u32| v * gi + ib > p;
-        wire(&mut it, "wr_rot", kb, &format!("write offset mod {ib}, in {gi}-byte units"), if k.is_power_of_two() { Expr::slice("wr_at", kb - 1, 0) } else { table(&|v| v % k) });
+        wire(&mut it, "wr_rot", kb, &format!("write offset mod {ib}, in {gi}-byte units"), table(&|v| v % k));
         wire(
             &mut it,
             "wr_rot_lo",
@@ -242,17 +292,17 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     let mut clr = Vec::new();
     let mut body = Vec::new();
     for j in 0..p {
-        // (write position, input byte) pairs that land on ring byte j.
-        let srcs: Vec<(u32, u32)> = (0..slots).filter_map(|v| { let b = (j + p - v * gi) % p; (b < ib).then_some((v, b)) }).collect();
-        we.push(any(srcs.iter().map(|&(v, _)| bit_of("wr_sel", slots, v)).collect()));
+        // The write positions whose beat covers ring byte j.
+        let srcs: Vec<u32> = (0..slots).filter(|&v| (j + p - v * gi) % p < ib).collect();
+        we.push(any(srcs.iter().map(|&v| bit_of("wr_sel", slots, v)).collect()));
         let (data, kept) = if k == 1 {
-            (Expr::slice("in_data", 8 * srcs[0].1 + 7, 8 * srcs[0].1), bit_of("in_keep", ib, srcs[0].1))
+            (Expr::slice("in_data", 8 * (j % ib) + 7, 8 * (j % ib)), bit_of("in_keep", ib, j % ib))
         } else if j < lo_bytes {
             (Expr::slice("wr_data_lo", 8 * j + 7, 8 * j), bit_of("wr_keep_lo", lo_bytes, j))
         } else {
             (Expr::slice("wr_data", 8 * (j % ib) + 7, 8 * (j % ib)), Expr::bit("wr_keep", j % ib))
         };
-        let dropped = if k == 1 { Expr::and(bit_of("wr_sel", slots, srcs[0].0), kept.not()) } else { Expr::and(bit_of("ring_we", p, j), kept.not()) };
+        let dropped = Expr::and(bit_of("ring_we", p, j), kept.not());
         clr.push(Expr::or(Expr::and(bit_of("rd_clear", r, j / u), bit_of("ring_we", p, j).not()), dropped));
         let lhs = Expr::slice("ring", 8 * j + 7, 8 * j);
         body.push(if_else(bit_of("ring_zero", p, j), vec![Stmt::set(lhs.clone(), dec(8, 0))], vec![when(bit_of("ring_we", p, j), vec![Stmt::set(lhs, data)])]));
@@ -271,21 +321,60 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         ResetStyle::AsyncLow => (zero, Some(vec![set_id("ring", dec(8 * p, 0))])),
     };
     wire(&mut it, "ring_zero", p, "ring byte j is zeroed: cleared and not written, or reset", zero);
-    let count_ext = if fw > cw { cat(vec![zeros(fw - cw), id("in_count")]) } else { id("in_count") };
-    wire(&mut it, "fill_next", fw, "", Expr::mux(id("do_in"), add(id("base"), count_ext), id("base")));
-    let wrap_add = |pos: &str, w: u32, step: &str, last: &str| Expr::mux(le(id(pos), sub(id(last), id(step))), add(id(pos), id(step)), sub(id(pos), sub(add(id(last), dec(w, 1)), id(step))));
-    wire(&mut it, "wr_next", ww, "", Expr::mux(id("do_in"), wrap_add("wr_at", ww, "WR_STEP", "WR_LAST"), id("wr_at")));
-    wire(&mut it, "rd_step", rw, "", wrap_add("rd_pos", rw, "RD_STEP", "RD_LAST"));
+    it.push(Item::comment(&format!(
+        "Fill level: the held bytes after the output transfer (none after a flush, shifted down by {ob} after another transfer), with the kept input bytes placed above them."
+    )));
+    let high = |n: u32| if n >= cap { zeros(cap) } else { cat(vec![zeros(n), Expr::slice("held", cap - 1, n)]) };
+    wire(&mut it, "held_base", cap, "held after the output transfer", Expr::mux(id("flush"), zeros(cap), Expr::mux(id("do_out"), high(ob), id("held"))));
+    wire(&mut it, "keep_wide", cap, "in_keep, zero above", cat(vec![zeros(cap - ib), id("in_keep")]));
+    wire(
+        &mut it,
+        "place",
+        aw,
+        &format!("where the kept input bytes go, in {g}-byte units: the fill level after the output transfer"),
+        Expr::mux(id("flush"), dec(aw, 0), Expr::mux(id("do_out"), id("at_b"), id("at_a"))),
+    );
+    placed(&mut it, "keep_at", "place", aw, g, cap, "the kept input bytes at their place");
+    wire(&mut it, "held_next", cap, "", Expr::or(id("held_base"), Expr::and(Expr::Repeat(cap, Box::new(id("do_in"))), id("keep_at"))));
+    it.push(Item::comment(&format!("The fill level in {g}-byte units, candidates for the four transfer cases chosen by the transfers (modulo 2^{aw}; only read within a packet).")));
+    // After a flush the fill level starts from 0 (at_b from -O/g).
+    let units = |reg: &str, origin: Expr| {
+        Expr::mux(
+            id("flush"),
+            Expr::mux(id("do_in"), add(origin.clone(), id("IN_UNITS")), origin),
+            Expr::mux(
+                id("do_out"),
+                Expr::mux(id("do_in"), add(id(reg), sub(id("IN_UNITS"), id("OUT_UNITS"))), sub(id(reg), id("OUT_UNITS"))),
+                Expr::mux(id("do_in"), add(id(reg), id("IN_UNITS")), id(reg)),
+            ),
+        )
+    };
+    wire(&mut it, "at_a_next", aw, "", units("at_a", dec(aw, 0)));
+    wire(&mut it, "at_b_next", aw, "", units("at_b", sub(dec(aw, 0), id("OUT_UNITS"))));
+    wire(&mut it, "wr_next", slots, &format!("the write position after an input transfer: {ib} bytes on"), Expr::mux(id("do_in"), rotated_up("wr_at", slots, ib / gi), id("wr_at")));
+    let rd_wrap = Expr::mux(le(id("rd_pos"), sub(id("RD_LAST"), id("RD_STEP"))), add(id("rd_pos"), id("RD_STEP")), sub(id("rd_pos"), sub(add(id("RD_LAST"), dec(rw, 1)), id("RD_STEP"))));
+    wire(&mut it, "rd_step", rw, "", rd_wrap);
     wire(&mut it, "rd_next", rw, "", Expr::mux(id("flush"), dec(rw, 0), Expr::mux(id("do_out"), id("rd_step"), id("rd_pos"))));
-    it.push(Item::AlwaysFf {
-        reset: Some(vec![set_id("fill", dec(fw, 0)), set_id("eop", Expr::zero()), set_id("wr_pos", dec(ww, 0)), set_id("rd_pos", dec(rw, 0))]),
-        body: vec![
-            set_id("fill", id("fill_next")),
-            set_id("wr_pos", id("wr_next")),
-            set_id("rd_pos", id("rd_next")),
-            if_else(id("do_in"), vec![set_id("eop", id("in_last"))], vec![when(id("flush"), vec![set_id("eop", Expr::zero())])]),
-        ],
-    });
+    let rd_cover_next = Expr::mux(id("flush"), id("RD_FIRST"), Expr::mux(id("do_out"), rotated_up("rd_cover", r, ob / u), id("rd_cover")));
+    let reset = vec![
+        set_id("held", zeros(cap)),
+        set_id("at_a", dec(aw, 0)),
+        set_id("at_b", sub(dec(aw, 0), id("OUT_UNITS"))),
+        set_id("eop", Expr::zero()),
+        set_id("rd_pos", dec(rw, 0)),
+        set_id("rd_cover", id("RD_FIRST")),
+        set_id("wr_hot", id("WR_FIRST")),
+    ];
+    let regs = vec![
+        set_id("held", id("held_next")),
+        set_id("at_a", id("at_a_next")),
+        set_id("at_b", id("at_b_next")),
+        set_id("rd_pos", id("rd_next")),
+        set_id("rd_cover", rd_cover_next),
+        set_id("wr_hot", id("wr_next")),
+        if_else(id("do_in"), vec![set_id("eop", id("in_last"))], vec![when(id("flush"), vec![set_id("eop", Expr::zero())])]),
+    ];
+    it.push(Item::AlwaysFf { reset: Some(reset), body: regs });
     it.push(Item::AlwaysFf { reset: ring_reset, body });
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
@@ -295,7 +384,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         ),
         notes: vec![
             format!(
-                "out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = {} and base + I <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases (clears) its O ring bytes (with out_last: a flush, both positions back to 0), then an input transfer writes its kept bytes at wr_pos. {}",
+                "out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = {} and base + I <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases (clears) its O ring bytes (with out_last: a flush, both positions back to 0), then an input transfer writes its kept bytes at the write position. {}",
                 if overlap { "(!eop or flush)" } else { "!eop" },
                 if overlap {
                     "The next packet enters in the cycle the previous one's last beat leaves: the receive side loses at most one input slot per packet."
@@ -304,6 +393,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
                 }
             ),
             format!("Ring of {p} bytes: writes at multiples of {gi} bytes ({slots} positions, each ring byte fed by {} input byte(s)), reads at multiples of {u} bytes ({r} positions, rotator stages {:?} (digit low bit, bits, ways)).", ib / gi, rotator_stages(r)),
+            format!("Timing: the fill level is held as a thermometer code (held), so out_valid, out_last, out_keep and in_ready are one LUT from registers; the ring's write and clear enables come from registered one-hot positions (wr_hot, and rd_cover over the read units), not from adders; the kept input bytes are placed by a shifter over the fill level in {g}-byte units (at_a, at_b)."),
         ],
         role,
         origin: None,

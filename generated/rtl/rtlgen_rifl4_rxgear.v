@@ -22,11 +22,17 @@
 //   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = (!eop or flush) and
 //   base + I <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases
 //   (clears) its O ring bytes (with out_last: a flush, both positions back to 0), then an
-//   input transfer writes its kept bytes at wr_pos. The next packet enters in the cycle the
-//   previous one's last beat leaves: the receive side loses at most one input slot per packet.
+//   input transfer writes its kept bytes at the write position. The next packet enters in the
+//   cycle the previous one's last beat leaves: the receive side loses at most one input slot
+//   per packet.
 //   Ring of 480 bytes: writes at multiples of 120 bytes (4 positions, each ring byte fed by 1
 //   input byte(s)), reads at multiples of 32 bytes (15 positions, rotator stages [(2, 2, 4),
 //   (0, 2, 4)] (digit low bit, bits, ways)).
+//   Timing: the fill level is held as a thermometer code (held), so out_valid, out_last,
+//   out_keep and in_ready are one LUT from registers; the ring's write and clear enables come
+//   from registered one-hot positions (wr_hot, and rd_cover over the read units), not from
+//   adders; the kept input bytes are placed by a shifter over the fill level in 8-byte units
+//   (at_a, at_b).
 // =============================================================================
 `default_nettype none
 
@@ -44,158 +50,35 @@ module rtlgen_rifl4_rxgear (
     output wire [127:0]  out_keep,  // kept bytes, contiguous from byte 0
     output wire          out_last   // last beat of a packet
 );
-    localparam [7:0] OUT_BYTES = 8'd128; // bytes of an output beat
-    localparam [7:0] IN_ROOM = 8'd128;   // an input beat fits while base <= this (248 bytes held at most - 120-byte input beat)
-    localparam [1:0] WR_STEP = 2'd1;     // write position step per input beat, in 120-byte units
-    localparam [1:0] WR_LAST = 2'd3;     // last write position (480-byte ring in 120-byte units)
-    localparam [3:0] RD_STEP = 4'd4;     // read position step per output beat, in 32-byte units
-    localparam [3:0] RD_LAST = 4'd14;    // last read position (480-byte ring in 32-byte units)
+    localparam [3:0] RD_STEP = 4'd4;       // read position step per output beat, in 32-byte units
+    localparam [3:0] RD_LAST = 4'd14;      // last read position (480-byte ring in 32-byte units)
+    localparam [4:0] IN_UNITS = 5'd15;     // an input beat in 8-byte units (mod 2^5)
+    localparam [4:0] OUT_UNITS = 5'd16;    // an output beat in 8-byte units (mod 2^5)
+    localparam [3:0] WR_FIRST = 4'h1;      // write position of a packet's first input beat (one-hot over 4 positions of 120 bytes)
+    localparam [14:0] RD_FIRST = 15'h000f; // 32-byte ring units of a packet's first output beat
 
     reg [3839:0] ring; // 480 bytes: the packet's held bytes from ring byte rd_pos*32 on, zero elsewhere
-    reg [1:0] wr_pos; // where the next input beat goes, in 120-byte units (0 at a packet's start)
     reg [3:0] rd_pos; // where the output beat starts, in 32-byte units (0 at a packet's start)
-    reg [7:0] fill; // bytes held
+    reg [14:0] rd_cover; // 32-byte ring units the output beat reads (from rd_pos on)
+    reg [3:0] wr_hot; // where the next input beat of the packet goes: one-hot over the ring's 4 write positions (multiples of 120 bytes)
+    reg [247:0] held; // thermometer code of the bytes held: bit i is set while fill > i
+    reg [4:0] at_a; // fill / 8 mod 2^5 (within a packet the fill level is a multiple of 8)
+    reg [4:0] at_b; // (fill - 128) / 8 mod 2^5: the same after an output beat
     reg eop; // the packet's last beat is in
-    wire [6:0] in_count; // ones of the thermometer code in_keep
-    assign in_count[0] = ^in_keep;
-    assign in_count[1] = ^(in_keep & 120'haaaaaaaaaaaaaaaaaaaaaaaaaaaaaa);
-    assign in_count[2] = ^(in_keep & 120'h888888888888888888888888888888);
-    assign in_count[3] = ^(in_keep & 120'h808080808080808080808080808080);
-    assign in_count[4] = ^(in_keep & 120'h008000800080008000800080008000);
-    assign in_count[5] = ^(in_keep & 120'h000000800000008000000080000000);
-    assign in_count[6] = ^(in_keep & 120'h000000000000008000000000000000);
 
-    // Output: the held bytes from rd_pos on; last when the packet ends within the beat.
-    assign out_valid = (fill >= OUT_BYTES) | eop;
-    assign out_last = eop & (fill <= OUT_BYTES);
-    assign out_keep[0] = 8'd0 < fill;
-    assign out_keep[1] = 8'd1 < fill;
-    assign out_keep[2] = 8'd2 < fill;
-    assign out_keep[3] = 8'd3 < fill;
-    assign out_keep[4] = 8'd4 < fill;
-    assign out_keep[5] = 8'd5 < fill;
-    assign out_keep[6] = 8'd6 < fill;
-    assign out_keep[7] = 8'd7 < fill;
-    assign out_keep[8] = 8'd8 < fill;
-    assign out_keep[9] = 8'd9 < fill;
-    assign out_keep[10] = 8'd10 < fill;
-    assign out_keep[11] = 8'd11 < fill;
-    assign out_keep[12] = 8'd12 < fill;
-    assign out_keep[13] = 8'd13 < fill;
-    assign out_keep[14] = 8'd14 < fill;
-    assign out_keep[15] = 8'd15 < fill;
-    assign out_keep[16] = 8'd16 < fill;
-    assign out_keep[17] = 8'd17 < fill;
-    assign out_keep[18] = 8'd18 < fill;
-    assign out_keep[19] = 8'd19 < fill;
-    assign out_keep[20] = 8'd20 < fill;
-    assign out_keep[21] = 8'd21 < fill;
-    assign out_keep[22] = 8'd22 < fill;
-    assign out_keep[23] = 8'd23 < fill;
-    assign out_keep[24] = 8'd24 < fill;
-    assign out_keep[25] = 8'd25 < fill;
-    assign out_keep[26] = 8'd26 < fill;
-    assign out_keep[27] = 8'd27 < fill;
-    assign out_keep[28] = 8'd28 < fill;
-    assign out_keep[29] = 8'd29 < fill;
-    assign out_keep[30] = 8'd30 < fill;
-    assign out_keep[31] = 8'd31 < fill;
-    assign out_keep[32] = 8'd32 < fill;
-    assign out_keep[33] = 8'd33 < fill;
-    assign out_keep[34] = 8'd34 < fill;
-    assign out_keep[35] = 8'd35 < fill;
-    assign out_keep[36] = 8'd36 < fill;
-    assign out_keep[37] = 8'd37 < fill;
-    assign out_keep[38] = 8'd38 < fill;
-    assign out_keep[39] = 8'd39 < fill;
-    assign out_keep[40] = 8'd40 < fill;
-    assign out_keep[41] = 8'd41 < fill;
-    assign out_keep[42] = 8'd42 < fill;
-    assign out_keep[43] = 8'd43 < fill;
-    assign out_keep[44] = 8'd44 < fill;
-    assign out_keep[45] = 8'd45 < fill;
-    assign out_keep[46] = 8'd46 < fill;
-    assign out_keep[47] = 8'd47 < fill;
-    assign out_keep[48] = 8'd48 < fill;
-    assign out_keep[49] = 8'd49 < fill;
-    assign out_keep[50] = 8'd50 < fill;
-    assign out_keep[51] = 8'd51 < fill;
-    assign out_keep[52] = 8'd52 < fill;
-    assign out_keep[53] = 8'd53 < fill;
-    assign out_keep[54] = 8'd54 < fill;
-    assign out_keep[55] = 8'd55 < fill;
-    assign out_keep[56] = 8'd56 < fill;
-    assign out_keep[57] = 8'd57 < fill;
-    assign out_keep[58] = 8'd58 < fill;
-    assign out_keep[59] = 8'd59 < fill;
-    assign out_keep[60] = 8'd60 < fill;
-    assign out_keep[61] = 8'd61 < fill;
-    assign out_keep[62] = 8'd62 < fill;
-    assign out_keep[63] = 8'd63 < fill;
-    assign out_keep[64] = 8'd64 < fill;
-    assign out_keep[65] = 8'd65 < fill;
-    assign out_keep[66] = 8'd66 < fill;
-    assign out_keep[67] = 8'd67 < fill;
-    assign out_keep[68] = 8'd68 < fill;
-    assign out_keep[69] = 8'd69 < fill;
-    assign out_keep[70] = 8'd70 < fill;
-    assign out_keep[71] = 8'd71 < fill;
-    assign out_keep[72] = 8'd72 < fill;
-    assign out_keep[73] = 8'd73 < fill;
-    assign out_keep[74] = 8'd74 < fill;
-    assign out_keep[75] = 8'd75 < fill;
-    assign out_keep[76] = 8'd76 < fill;
-    assign out_keep[77] = 8'd77 < fill;
-    assign out_keep[78] = 8'd78 < fill;
-    assign out_keep[79] = 8'd79 < fill;
-    assign out_keep[80] = 8'd80 < fill;
-    assign out_keep[81] = 8'd81 < fill;
-    assign out_keep[82] = 8'd82 < fill;
-    assign out_keep[83] = 8'd83 < fill;
-    assign out_keep[84] = 8'd84 < fill;
-    assign out_keep[85] = 8'd85 < fill;
-    assign out_keep[86] = 8'd86 < fill;
-    assign out_keep[87] = 8'd87 < fill;
-    assign out_keep[88] = 8'd88 < fill;
-    assign out_keep[89] = 8'd89 < fill;
-    assign out_keep[90] = 8'd90 < fill;
-    assign out_keep[91] = 8'd91 < fill;
-    assign out_keep[92] = 8'd92 < fill;
-    assign out_keep[93] = 8'd93 < fill;
-    assign out_keep[94] = 8'd94 < fill;
-    assign out_keep[95] = 8'd95 < fill;
-    assign out_keep[96] = 8'd96 < fill;
-    assign out_keep[97] = 8'd97 < fill;
-    assign out_keep[98] = 8'd98 < fill;
-    assign out_keep[99] = 8'd99 < fill;
-    assign out_keep[100] = 8'd100 < fill;
-    assign out_keep[101] = 8'd101 < fill;
-    assign out_keep[102] = 8'd102 < fill;
-    assign out_keep[103] = 8'd103 < fill;
-    assign out_keep[104] = 8'd104 < fill;
-    assign out_keep[105] = 8'd105 < fill;
-    assign out_keep[106] = 8'd106 < fill;
-    assign out_keep[107] = 8'd107 < fill;
-    assign out_keep[108] = 8'd108 < fill;
-    assign out_keep[109] = 8'd109 < fill;
-    assign out_keep[110] = 8'd110 < fill;
-    assign out_keep[111] = 8'd111 < fill;
-    assign out_keep[112] = 8'd112 < fill;
-    assign out_keep[113] = 8'd113 < fill;
-    assign out_keep[114] = 8'd114 < fill;
-    assign out_keep[115] = 8'd115 < fill;
-    assign out_keep[116] = 8'd116 < fill;
-    assign out_keep[117] = 8'd117 < fill;
-    assign out_keep[118] = 8'd118 < fill;
-    assign out_keep[119] = 8'd119 < fill;
-    assign out_keep[120] = 8'd120 < fill;
-    assign out_keep[121] = 8'd121 < fill;
-    assign out_keep[122] = 8'd122 < fill;
-    assign out_keep[123] = 8'd123 < fill;
-    assign out_keep[124] = 8'd124 < fill;
-    assign out_keep[125] = 8'd125 < fill;
-    assign out_keep[126] = 8'd126 < fill;
-    assign out_keep[127] = 8'd127 < fill;
+    // Flow control from registers alone: fill >= 128 is held[127], fill > 128 is held[128], fill > 256 is never.
+    assign out_valid = held[127] | eop;
+    assign out_last = eop & (~held[128]);
+    assign out_keep = held[127:0];
+    wire do_out;
+    assign do_out = out_valid & out_ready;
+    wire flush; // the packet's last beat leaves
+    assign flush = out_ready & out_last;
+    wire fits; // an input beat fits after this cycle's output transfer: fill, less 128 with a transfer, at most 128
+    assign fits = do_out ? 1'd1 : (~held[128]);
+    assign in_ready = ((~eop) & fits) | flush;
+    wire do_in;
+    assign do_in = in_valid & in_ready;
     wire [1791:0] rot0; // ring bytes from rd_pos[3:2]*128 on
     assign rot0 = (rd_pos[3:2] == 2'd0)
         ? ring[1791:0]
@@ -203,39 +86,14 @@ module rtlgen_rifl4_rxgear (
     assign out_data = (rd_pos[1:0] == 2'd0)
         ? rot0[1023:0]
         : ((rd_pos[1:0] == 2'd1) ? rot0[1279:256] : ((rd_pos[1:0] == 2'd2) ? rot0[1535:512] : rot0[1791:768]));
-    wire do_out;
-    assign do_out = out_valid & out_ready;
-    wire do_in;
-    assign do_in = in_valid & in_ready;
-    wire flush; // the packet's last beat leaves
-    assign flush = do_out & out_last;
-    wire [7:0] base; // fill level after the output transfer
-    assign base = flush ? 8'd0 : (do_out ? (fill - OUT_BYTES) : fill);
-    assign in_ready = ((~eop) | flush) & (base <= IN_ROOM);
-    wire [1:0] wr_at; // write position of this cycle's input (a new packet starts at 0)
-    assign wr_at = flush ? 2'd0 : wr_pos;
 
     // Ring writes: ring byte j takes input byte (j - wr_at*120) mod 480 when that is below 120; cleared when it leaves in an output beat or is written but not kept.
+    wire [3:0] wr_at; // write position of this cycle's input, one-hot (a new packet starts at 0)
+    assign wr_at = flush ? WR_FIRST : wr_hot;
     wire [3:0] wr_sel; // this cycle's input beat goes to write position v
-    assign wr_sel = {do_in & (wr_at == 2'd3), do_in & (wr_at == 2'd2), do_in & (wr_at == 2'd1), do_in & (wr_at == 2'd0)};
+    assign wr_sel = {4{do_in}} & wr_at;
     wire [14:0] rd_clear; // 32-byte unit v leaves in this cycle's output beat
-    assign rd_clear = {
-        do_out & ((rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11)),
-        do_out & ((rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10)),
-        do_out & ((rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9)),
-        do_out & ((rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8)),
-        do_out & ((rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7)),
-        do_out & ((rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6)),
-        do_out & ((rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5)),
-        do_out & ((rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4)),
-        do_out & ((rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3)),
-        do_out & ((rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2)),
-        do_out & ((rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1)),
-        do_out & ((rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0)),
-        do_out & ((rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd14)),
-        do_out & ((rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd14) | (rd_pos == 4'd13)),
-        do_out & ((rd_pos == 4'd0) | (rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12))
-    };
+    assign rd_clear = {15{do_out}} & rd_cover;
     wire [479:0] ring_we; // this cycle's input beat covers ring byte j (its write position)
     assign ring_we = {
         wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3], wr_sel[3],
@@ -278,267 +136,301 @@ module rtlgen_rifl4_rxgear (
     };
     wire [479:0] ring_clr; // ring byte j is cleared: it leaves in the output beat and is not written, or the input beat covers it but does not keep it
     assign ring_clr = {
-        (rd_clear[14] & (~ring_we[479])) | (wr_sel[3] & (~in_keep[119])), (rd_clear[14] & (~ring_we[478])) | (wr_sel[3] & (~in_keep[118])),
-        (rd_clear[14] & (~ring_we[477])) | (wr_sel[3] & (~in_keep[117])), (rd_clear[14] & (~ring_we[476])) | (wr_sel[3] & (~in_keep[116])),
-        (rd_clear[14] & (~ring_we[475])) | (wr_sel[3] & (~in_keep[115])), (rd_clear[14] & (~ring_we[474])) | (wr_sel[3] & (~in_keep[114])),
-        (rd_clear[14] & (~ring_we[473])) | (wr_sel[3] & (~in_keep[113])), (rd_clear[14] & (~ring_we[472])) | (wr_sel[3] & (~in_keep[112])),
-        (rd_clear[14] & (~ring_we[471])) | (wr_sel[3] & (~in_keep[111])), (rd_clear[14] & (~ring_we[470])) | (wr_sel[3] & (~in_keep[110])),
-        (rd_clear[14] & (~ring_we[469])) | (wr_sel[3] & (~in_keep[109])), (rd_clear[14] & (~ring_we[468])) | (wr_sel[3] & (~in_keep[108])),
-        (rd_clear[14] & (~ring_we[467])) | (wr_sel[3] & (~in_keep[107])), (rd_clear[14] & (~ring_we[466])) | (wr_sel[3] & (~in_keep[106])),
-        (rd_clear[14] & (~ring_we[465])) | (wr_sel[3] & (~in_keep[105])), (rd_clear[14] & (~ring_we[464])) | (wr_sel[3] & (~in_keep[104])),
-        (rd_clear[14] & (~ring_we[463])) | (wr_sel[3] & (~in_keep[103])), (rd_clear[14] & (~ring_we[462])) | (wr_sel[3] & (~in_keep[102])),
-        (rd_clear[14] & (~ring_we[461])) | (wr_sel[3] & (~in_keep[101])), (rd_clear[14] & (~ring_we[460])) | (wr_sel[3] & (~in_keep[100])),
-        (rd_clear[14] & (~ring_we[459])) | (wr_sel[3] & (~in_keep[99])), (rd_clear[14] & (~ring_we[458])) | (wr_sel[3] & (~in_keep[98])),
-        (rd_clear[14] & (~ring_we[457])) | (wr_sel[3] & (~in_keep[97])), (rd_clear[14] & (~ring_we[456])) | (wr_sel[3] & (~in_keep[96])),
-        (rd_clear[14] & (~ring_we[455])) | (wr_sel[3] & (~in_keep[95])), (rd_clear[14] & (~ring_we[454])) | (wr_sel[3] & (~in_keep[94])),
-        (rd_clear[14] & (~ring_we[453])) | (wr_sel[3] & (~in_keep[93])), (rd_clear[14] & (~ring_we[452])) | (wr_sel[3] & (~in_keep[92])),
-        (rd_clear[14] & (~ring_we[451])) | (wr_sel[3] & (~in_keep[91])), (rd_clear[14] & (~ring_we[450])) | (wr_sel[3] & (~in_keep[90])),
-        (rd_clear[14] & (~ring_we[449])) | (wr_sel[3] & (~in_keep[89])), (rd_clear[14] & (~ring_we[448])) | (wr_sel[3] & (~in_keep[88])),
-        (rd_clear[13] & (~ring_we[447])) | (wr_sel[3] & (~in_keep[87])), (rd_clear[13] & (~ring_we[446])) | (wr_sel[3] & (~in_keep[86])),
-        (rd_clear[13] & (~ring_we[445])) | (wr_sel[3] & (~in_keep[85])), (rd_clear[13] & (~ring_we[444])) | (wr_sel[3] & (~in_keep[84])),
-        (rd_clear[13] & (~ring_we[443])) | (wr_sel[3] & (~in_keep[83])), (rd_clear[13] & (~ring_we[442])) | (wr_sel[3] & (~in_keep[82])),
-        (rd_clear[13] & (~ring_we[441])) | (wr_sel[3] & (~in_keep[81])), (rd_clear[13] & (~ring_we[440])) | (wr_sel[3] & (~in_keep[80])),
-        (rd_clear[13] & (~ring_we[439])) | (wr_sel[3] & (~in_keep[79])), (rd_clear[13] & (~ring_we[438])) | (wr_sel[3] & (~in_keep[78])),
-        (rd_clear[13] & (~ring_we[437])) | (wr_sel[3] & (~in_keep[77])), (rd_clear[13] & (~ring_we[436])) | (wr_sel[3] & (~in_keep[76])),
-        (rd_clear[13] & (~ring_we[435])) | (wr_sel[3] & (~in_keep[75])), (rd_clear[13] & (~ring_we[434])) | (wr_sel[3] & (~in_keep[74])),
-        (rd_clear[13] & (~ring_we[433])) | (wr_sel[3] & (~in_keep[73])), (rd_clear[13] & (~ring_we[432])) | (wr_sel[3] & (~in_keep[72])),
-        (rd_clear[13] & (~ring_we[431])) | (wr_sel[3] & (~in_keep[71])), (rd_clear[13] & (~ring_we[430])) | (wr_sel[3] & (~in_keep[70])),
-        (rd_clear[13] & (~ring_we[429])) | (wr_sel[3] & (~in_keep[69])), (rd_clear[13] & (~ring_we[428])) | (wr_sel[3] & (~in_keep[68])),
-        (rd_clear[13] & (~ring_we[427])) | (wr_sel[3] & (~in_keep[67])), (rd_clear[13] & (~ring_we[426])) | (wr_sel[3] & (~in_keep[66])),
-        (rd_clear[13] & (~ring_we[425])) | (wr_sel[3] & (~in_keep[65])), (rd_clear[13] & (~ring_we[424])) | (wr_sel[3] & (~in_keep[64])),
-        (rd_clear[13] & (~ring_we[423])) | (wr_sel[3] & (~in_keep[63])), (rd_clear[13] & (~ring_we[422])) | (wr_sel[3] & (~in_keep[62])),
-        (rd_clear[13] & (~ring_we[421])) | (wr_sel[3] & (~in_keep[61])), (rd_clear[13] & (~ring_we[420])) | (wr_sel[3] & (~in_keep[60])),
-        (rd_clear[13] & (~ring_we[419])) | (wr_sel[3] & (~in_keep[59])), (rd_clear[13] & (~ring_we[418])) | (wr_sel[3] & (~in_keep[58])),
-        (rd_clear[13] & (~ring_we[417])) | (wr_sel[3] & (~in_keep[57])), (rd_clear[13] & (~ring_we[416])) | (wr_sel[3] & (~in_keep[56])),
-        (rd_clear[12] & (~ring_we[415])) | (wr_sel[3] & (~in_keep[55])), (rd_clear[12] & (~ring_we[414])) | (wr_sel[3] & (~in_keep[54])),
-        (rd_clear[12] & (~ring_we[413])) | (wr_sel[3] & (~in_keep[53])), (rd_clear[12] & (~ring_we[412])) | (wr_sel[3] & (~in_keep[52])),
-        (rd_clear[12] & (~ring_we[411])) | (wr_sel[3] & (~in_keep[51])), (rd_clear[12] & (~ring_we[410])) | (wr_sel[3] & (~in_keep[50])),
-        (rd_clear[12] & (~ring_we[409])) | (wr_sel[3] & (~in_keep[49])), (rd_clear[12] & (~ring_we[408])) | (wr_sel[3] & (~in_keep[48])),
-        (rd_clear[12] & (~ring_we[407])) | (wr_sel[3] & (~in_keep[47])), (rd_clear[12] & (~ring_we[406])) | (wr_sel[3] & (~in_keep[46])),
-        (rd_clear[12] & (~ring_we[405])) | (wr_sel[3] & (~in_keep[45])), (rd_clear[12] & (~ring_we[404])) | (wr_sel[3] & (~in_keep[44])),
-        (rd_clear[12] & (~ring_we[403])) | (wr_sel[3] & (~in_keep[43])), (rd_clear[12] & (~ring_we[402])) | (wr_sel[3] & (~in_keep[42])),
-        (rd_clear[12] & (~ring_we[401])) | (wr_sel[3] & (~in_keep[41])), (rd_clear[12] & (~ring_we[400])) | (wr_sel[3] & (~in_keep[40])),
-        (rd_clear[12] & (~ring_we[399])) | (wr_sel[3] & (~in_keep[39])), (rd_clear[12] & (~ring_we[398])) | (wr_sel[3] & (~in_keep[38])),
-        (rd_clear[12] & (~ring_we[397])) | (wr_sel[3] & (~in_keep[37])), (rd_clear[12] & (~ring_we[396])) | (wr_sel[3] & (~in_keep[36])),
-        (rd_clear[12] & (~ring_we[395])) | (wr_sel[3] & (~in_keep[35])), (rd_clear[12] & (~ring_we[394])) | (wr_sel[3] & (~in_keep[34])),
-        (rd_clear[12] & (~ring_we[393])) | (wr_sel[3] & (~in_keep[33])), (rd_clear[12] & (~ring_we[392])) | (wr_sel[3] & (~in_keep[32])),
-        (rd_clear[12] & (~ring_we[391])) | (wr_sel[3] & (~in_keep[31])), (rd_clear[12] & (~ring_we[390])) | (wr_sel[3] & (~in_keep[30])),
-        (rd_clear[12] & (~ring_we[389])) | (wr_sel[3] & (~in_keep[29])), (rd_clear[12] & (~ring_we[388])) | (wr_sel[3] & (~in_keep[28])),
-        (rd_clear[12] & (~ring_we[387])) | (wr_sel[3] & (~in_keep[27])), (rd_clear[12] & (~ring_we[386])) | (wr_sel[3] & (~in_keep[26])),
-        (rd_clear[12] & (~ring_we[385])) | (wr_sel[3] & (~in_keep[25])), (rd_clear[12] & (~ring_we[384])) | (wr_sel[3] & (~in_keep[24])),
-        (rd_clear[11] & (~ring_we[383])) | (wr_sel[3] & (~in_keep[23])), (rd_clear[11] & (~ring_we[382])) | (wr_sel[3] & (~in_keep[22])),
-        (rd_clear[11] & (~ring_we[381])) | (wr_sel[3] & (~in_keep[21])), (rd_clear[11] & (~ring_we[380])) | (wr_sel[3] & (~in_keep[20])),
-        (rd_clear[11] & (~ring_we[379])) | (wr_sel[3] & (~in_keep[19])), (rd_clear[11] & (~ring_we[378])) | (wr_sel[3] & (~in_keep[18])),
-        (rd_clear[11] & (~ring_we[377])) | (wr_sel[3] & (~in_keep[17])), (rd_clear[11] & (~ring_we[376])) | (wr_sel[3] & (~in_keep[16])),
-        (rd_clear[11] & (~ring_we[375])) | (wr_sel[3] & (~in_keep[15])), (rd_clear[11] & (~ring_we[374])) | (wr_sel[3] & (~in_keep[14])),
-        (rd_clear[11] & (~ring_we[373])) | (wr_sel[3] & (~in_keep[13])), (rd_clear[11] & (~ring_we[372])) | (wr_sel[3] & (~in_keep[12])),
-        (rd_clear[11] & (~ring_we[371])) | (wr_sel[3] & (~in_keep[11])), (rd_clear[11] & (~ring_we[370])) | (wr_sel[3] & (~in_keep[10])),
-        (rd_clear[11] & (~ring_we[369])) | (wr_sel[3] & (~in_keep[9])), (rd_clear[11] & (~ring_we[368])) | (wr_sel[3] & (~in_keep[8])),
-        (rd_clear[11] & (~ring_we[367])) | (wr_sel[3] & (~in_keep[7])), (rd_clear[11] & (~ring_we[366])) | (wr_sel[3] & (~in_keep[6])),
-        (rd_clear[11] & (~ring_we[365])) | (wr_sel[3] & (~in_keep[5])), (rd_clear[11] & (~ring_we[364])) | (wr_sel[3] & (~in_keep[4])),
-        (rd_clear[11] & (~ring_we[363])) | (wr_sel[3] & (~in_keep[3])), (rd_clear[11] & (~ring_we[362])) | (wr_sel[3] & (~in_keep[2])),
-        (rd_clear[11] & (~ring_we[361])) | (wr_sel[3] & (~in_keep[1])), (rd_clear[11] & (~ring_we[360])) | (wr_sel[3] & (~in_keep[0])),
-        (rd_clear[11] & (~ring_we[359])) | (wr_sel[2] & (~in_keep[119])), (rd_clear[11] & (~ring_we[358])) | (wr_sel[2] & (~in_keep[118])),
-        (rd_clear[11] & (~ring_we[357])) | (wr_sel[2] & (~in_keep[117])), (rd_clear[11] & (~ring_we[356])) | (wr_sel[2] & (~in_keep[116])),
-        (rd_clear[11] & (~ring_we[355])) | (wr_sel[2] & (~in_keep[115])), (rd_clear[11] & (~ring_we[354])) | (wr_sel[2] & (~in_keep[114])),
-        (rd_clear[11] & (~ring_we[353])) | (wr_sel[2] & (~in_keep[113])), (rd_clear[11] & (~ring_we[352])) | (wr_sel[2] & (~in_keep[112])),
-        (rd_clear[10] & (~ring_we[351])) | (wr_sel[2] & (~in_keep[111])), (rd_clear[10] & (~ring_we[350])) | (wr_sel[2] & (~in_keep[110])),
-        (rd_clear[10] & (~ring_we[349])) | (wr_sel[2] & (~in_keep[109])), (rd_clear[10] & (~ring_we[348])) | (wr_sel[2] & (~in_keep[108])),
-        (rd_clear[10] & (~ring_we[347])) | (wr_sel[2] & (~in_keep[107])), (rd_clear[10] & (~ring_we[346])) | (wr_sel[2] & (~in_keep[106])),
-        (rd_clear[10] & (~ring_we[345])) | (wr_sel[2] & (~in_keep[105])), (rd_clear[10] & (~ring_we[344])) | (wr_sel[2] & (~in_keep[104])),
-        (rd_clear[10] & (~ring_we[343])) | (wr_sel[2] & (~in_keep[103])), (rd_clear[10] & (~ring_we[342])) | (wr_sel[2] & (~in_keep[102])),
-        (rd_clear[10] & (~ring_we[341])) | (wr_sel[2] & (~in_keep[101])), (rd_clear[10] & (~ring_we[340])) | (wr_sel[2] & (~in_keep[100])),
-        (rd_clear[10] & (~ring_we[339])) | (wr_sel[2] & (~in_keep[99])), (rd_clear[10] & (~ring_we[338])) | (wr_sel[2] & (~in_keep[98])),
-        (rd_clear[10] & (~ring_we[337])) | (wr_sel[2] & (~in_keep[97])), (rd_clear[10] & (~ring_we[336])) | (wr_sel[2] & (~in_keep[96])),
-        (rd_clear[10] & (~ring_we[335])) | (wr_sel[2] & (~in_keep[95])), (rd_clear[10] & (~ring_we[334])) | (wr_sel[2] & (~in_keep[94])),
-        (rd_clear[10] & (~ring_we[333])) | (wr_sel[2] & (~in_keep[93])), (rd_clear[10] & (~ring_we[332])) | (wr_sel[2] & (~in_keep[92])),
-        (rd_clear[10] & (~ring_we[331])) | (wr_sel[2] & (~in_keep[91])), (rd_clear[10] & (~ring_we[330])) | (wr_sel[2] & (~in_keep[90])),
-        (rd_clear[10] & (~ring_we[329])) | (wr_sel[2] & (~in_keep[89])), (rd_clear[10] & (~ring_we[328])) | (wr_sel[2] & (~in_keep[88])),
-        (rd_clear[10] & (~ring_we[327])) | (wr_sel[2] & (~in_keep[87])), (rd_clear[10] & (~ring_we[326])) | (wr_sel[2] & (~in_keep[86])),
-        (rd_clear[10] & (~ring_we[325])) | (wr_sel[2] & (~in_keep[85])), (rd_clear[10] & (~ring_we[324])) | (wr_sel[2] & (~in_keep[84])),
-        (rd_clear[10] & (~ring_we[323])) | (wr_sel[2] & (~in_keep[83])), (rd_clear[10] & (~ring_we[322])) | (wr_sel[2] & (~in_keep[82])),
-        (rd_clear[10] & (~ring_we[321])) | (wr_sel[2] & (~in_keep[81])), (rd_clear[10] & (~ring_we[320])) | (wr_sel[2] & (~in_keep[80])),
-        (rd_clear[9] & (~ring_we[319])) | (wr_sel[2] & (~in_keep[79])), (rd_clear[9] & (~ring_we[318])) | (wr_sel[2] & (~in_keep[78])),
-        (rd_clear[9] & (~ring_we[317])) | (wr_sel[2] & (~in_keep[77])), (rd_clear[9] & (~ring_we[316])) | (wr_sel[2] & (~in_keep[76])),
-        (rd_clear[9] & (~ring_we[315])) | (wr_sel[2] & (~in_keep[75])), (rd_clear[9] & (~ring_we[314])) | (wr_sel[2] & (~in_keep[74])),
-        (rd_clear[9] & (~ring_we[313])) | (wr_sel[2] & (~in_keep[73])), (rd_clear[9] & (~ring_we[312])) | (wr_sel[2] & (~in_keep[72])),
-        (rd_clear[9] & (~ring_we[311])) | (wr_sel[2] & (~in_keep[71])), (rd_clear[9] & (~ring_we[310])) | (wr_sel[2] & (~in_keep[70])),
-        (rd_clear[9] & (~ring_we[309])) | (wr_sel[2] & (~in_keep[69])), (rd_clear[9] & (~ring_we[308])) | (wr_sel[2] & (~in_keep[68])),
-        (rd_clear[9] & (~ring_we[307])) | (wr_sel[2] & (~in_keep[67])), (rd_clear[9] & (~ring_we[306])) | (wr_sel[2] & (~in_keep[66])),
-        (rd_clear[9] & (~ring_we[305])) | (wr_sel[2] & (~in_keep[65])), (rd_clear[9] & (~ring_we[304])) | (wr_sel[2] & (~in_keep[64])),
-        (rd_clear[9] & (~ring_we[303])) | (wr_sel[2] & (~in_keep[63])), (rd_clear[9] & (~ring_we[302])) | (wr_sel[2] & (~in_keep[62])),
-        (rd_clear[9] & (~ring_we[301])) | (wr_sel[2] & (~in_keep[61])), (rd_clear[9] & (~ring_we[300])) | (wr_sel[2] & (~in_keep[60])),
-        (rd_clear[9] & (~ring_we[299])) | (wr_sel[2] & (~in_keep[59])), (rd_clear[9] & (~ring_we[298])) | (wr_sel[2] & (~in_keep[58])),
-        (rd_clear[9] & (~ring_we[297])) | (wr_sel[2] & (~in_keep[57])), (rd_clear[9] & (~ring_we[296])) | (wr_sel[2] & (~in_keep[56])),
-        (rd_clear[9] & (~ring_we[295])) | (wr_sel[2] & (~in_keep[55])), (rd_clear[9] & (~ring_we[294])) | (wr_sel[2] & (~in_keep[54])),
-        (rd_clear[9] & (~ring_we[293])) | (wr_sel[2] & (~in_keep[53])), (rd_clear[9] & (~ring_we[292])) | (wr_sel[2] & (~in_keep[52])),
-        (rd_clear[9] & (~ring_we[291])) | (wr_sel[2] & (~in_keep[51])), (rd_clear[9] & (~ring_we[290])) | (wr_sel[2] & (~in_keep[50])),
-        (rd_clear[9] & (~ring_we[289])) | (wr_sel[2] & (~in_keep[49])), (rd_clear[9] & (~ring_we[288])) | (wr_sel[2] & (~in_keep[48])),
-        (rd_clear[8] & (~ring_we[287])) | (wr_sel[2] & (~in_keep[47])), (rd_clear[8] & (~ring_we[286])) | (wr_sel[2] & (~in_keep[46])),
-        (rd_clear[8] & (~ring_we[285])) | (wr_sel[2] & (~in_keep[45])), (rd_clear[8] & (~ring_we[284])) | (wr_sel[2] & (~in_keep[44])),
-        (rd_clear[8] & (~ring_we[283])) | (wr_sel[2] & (~in_keep[43])), (rd_clear[8] & (~ring_we[282])) | (wr_sel[2] & (~in_keep[42])),
-        (rd_clear[8] & (~ring_we[281])) | (wr_sel[2] & (~in_keep[41])), (rd_clear[8] & (~ring_we[280])) | (wr_sel[2] & (~in_keep[40])),
-        (rd_clear[8] & (~ring_we[279])) | (wr_sel[2] & (~in_keep[39])), (rd_clear[8] & (~ring_we[278])) | (wr_sel[2] & (~in_keep[38])),
-        (rd_clear[8] & (~ring_we[277])) | (wr_sel[2] & (~in_keep[37])), (rd_clear[8] & (~ring_we[276])) | (wr_sel[2] & (~in_keep[36])),
-        (rd_clear[8] & (~ring_we[275])) | (wr_sel[2] & (~in_keep[35])), (rd_clear[8] & (~ring_we[274])) | (wr_sel[2] & (~in_keep[34])),
-        (rd_clear[8] & (~ring_we[273])) | (wr_sel[2] & (~in_keep[33])), (rd_clear[8] & (~ring_we[272])) | (wr_sel[2] & (~in_keep[32])),
-        (rd_clear[8] & (~ring_we[271])) | (wr_sel[2] & (~in_keep[31])), (rd_clear[8] & (~ring_we[270])) | (wr_sel[2] & (~in_keep[30])),
-        (rd_clear[8] & (~ring_we[269])) | (wr_sel[2] & (~in_keep[29])), (rd_clear[8] & (~ring_we[268])) | (wr_sel[2] & (~in_keep[28])),
-        (rd_clear[8] & (~ring_we[267])) | (wr_sel[2] & (~in_keep[27])), (rd_clear[8] & (~ring_we[266])) | (wr_sel[2] & (~in_keep[26])),
-        (rd_clear[8] & (~ring_we[265])) | (wr_sel[2] & (~in_keep[25])), (rd_clear[8] & (~ring_we[264])) | (wr_sel[2] & (~in_keep[24])),
-        (rd_clear[8] & (~ring_we[263])) | (wr_sel[2] & (~in_keep[23])), (rd_clear[8] & (~ring_we[262])) | (wr_sel[2] & (~in_keep[22])),
-        (rd_clear[8] & (~ring_we[261])) | (wr_sel[2] & (~in_keep[21])), (rd_clear[8] & (~ring_we[260])) | (wr_sel[2] & (~in_keep[20])),
-        (rd_clear[8] & (~ring_we[259])) | (wr_sel[2] & (~in_keep[19])), (rd_clear[8] & (~ring_we[258])) | (wr_sel[2] & (~in_keep[18])),
-        (rd_clear[8] & (~ring_we[257])) | (wr_sel[2] & (~in_keep[17])), (rd_clear[8] & (~ring_we[256])) | (wr_sel[2] & (~in_keep[16])),
-        (rd_clear[7] & (~ring_we[255])) | (wr_sel[2] & (~in_keep[15])), (rd_clear[7] & (~ring_we[254])) | (wr_sel[2] & (~in_keep[14])),
-        (rd_clear[7] & (~ring_we[253])) | (wr_sel[2] & (~in_keep[13])), (rd_clear[7] & (~ring_we[252])) | (wr_sel[2] & (~in_keep[12])),
-        (rd_clear[7] & (~ring_we[251])) | (wr_sel[2] & (~in_keep[11])), (rd_clear[7] & (~ring_we[250])) | (wr_sel[2] & (~in_keep[10])),
-        (rd_clear[7] & (~ring_we[249])) | (wr_sel[2] & (~in_keep[9])), (rd_clear[7] & (~ring_we[248])) | (wr_sel[2] & (~in_keep[8])),
-        (rd_clear[7] & (~ring_we[247])) | (wr_sel[2] & (~in_keep[7])), (rd_clear[7] & (~ring_we[246])) | (wr_sel[2] & (~in_keep[6])),
-        (rd_clear[7] & (~ring_we[245])) | (wr_sel[2] & (~in_keep[5])), (rd_clear[7] & (~ring_we[244])) | (wr_sel[2] & (~in_keep[4])),
-        (rd_clear[7] & (~ring_we[243])) | (wr_sel[2] & (~in_keep[3])), (rd_clear[7] & (~ring_we[242])) | (wr_sel[2] & (~in_keep[2])),
-        (rd_clear[7] & (~ring_we[241])) | (wr_sel[2] & (~in_keep[1])), (rd_clear[7] & (~ring_we[240])) | (wr_sel[2] & (~in_keep[0])),
-        (rd_clear[7] & (~ring_we[239])) | (wr_sel[1] & (~in_keep[119])), (rd_clear[7] & (~ring_we[238])) | (wr_sel[1] & (~in_keep[118])),
-        (rd_clear[7] & (~ring_we[237])) | (wr_sel[1] & (~in_keep[117])), (rd_clear[7] & (~ring_we[236])) | (wr_sel[1] & (~in_keep[116])),
-        (rd_clear[7] & (~ring_we[235])) | (wr_sel[1] & (~in_keep[115])), (rd_clear[7] & (~ring_we[234])) | (wr_sel[1] & (~in_keep[114])),
-        (rd_clear[7] & (~ring_we[233])) | (wr_sel[1] & (~in_keep[113])), (rd_clear[7] & (~ring_we[232])) | (wr_sel[1] & (~in_keep[112])),
-        (rd_clear[7] & (~ring_we[231])) | (wr_sel[1] & (~in_keep[111])), (rd_clear[7] & (~ring_we[230])) | (wr_sel[1] & (~in_keep[110])),
-        (rd_clear[7] & (~ring_we[229])) | (wr_sel[1] & (~in_keep[109])), (rd_clear[7] & (~ring_we[228])) | (wr_sel[1] & (~in_keep[108])),
-        (rd_clear[7] & (~ring_we[227])) | (wr_sel[1] & (~in_keep[107])), (rd_clear[7] & (~ring_we[226])) | (wr_sel[1] & (~in_keep[106])),
-        (rd_clear[7] & (~ring_we[225])) | (wr_sel[1] & (~in_keep[105])), (rd_clear[7] & (~ring_we[224])) | (wr_sel[1] & (~in_keep[104])),
-        (rd_clear[6] & (~ring_we[223])) | (wr_sel[1] & (~in_keep[103])), (rd_clear[6] & (~ring_we[222])) | (wr_sel[1] & (~in_keep[102])),
-        (rd_clear[6] & (~ring_we[221])) | (wr_sel[1] & (~in_keep[101])), (rd_clear[6] & (~ring_we[220])) | (wr_sel[1] & (~in_keep[100])),
-        (rd_clear[6] & (~ring_we[219])) | (wr_sel[1] & (~in_keep[99])), (rd_clear[6] & (~ring_we[218])) | (wr_sel[1] & (~in_keep[98])),
-        (rd_clear[6] & (~ring_we[217])) | (wr_sel[1] & (~in_keep[97])), (rd_clear[6] & (~ring_we[216])) | (wr_sel[1] & (~in_keep[96])),
-        (rd_clear[6] & (~ring_we[215])) | (wr_sel[1] & (~in_keep[95])), (rd_clear[6] & (~ring_we[214])) | (wr_sel[1] & (~in_keep[94])),
-        (rd_clear[6] & (~ring_we[213])) | (wr_sel[1] & (~in_keep[93])), (rd_clear[6] & (~ring_we[212])) | (wr_sel[1] & (~in_keep[92])),
-        (rd_clear[6] & (~ring_we[211])) | (wr_sel[1] & (~in_keep[91])), (rd_clear[6] & (~ring_we[210])) | (wr_sel[1] & (~in_keep[90])),
-        (rd_clear[6] & (~ring_we[209])) | (wr_sel[1] & (~in_keep[89])), (rd_clear[6] & (~ring_we[208])) | (wr_sel[1] & (~in_keep[88])),
-        (rd_clear[6] & (~ring_we[207])) | (wr_sel[1] & (~in_keep[87])), (rd_clear[6] & (~ring_we[206])) | (wr_sel[1] & (~in_keep[86])),
-        (rd_clear[6] & (~ring_we[205])) | (wr_sel[1] & (~in_keep[85])), (rd_clear[6] & (~ring_we[204])) | (wr_sel[1] & (~in_keep[84])),
-        (rd_clear[6] & (~ring_we[203])) | (wr_sel[1] & (~in_keep[83])), (rd_clear[6] & (~ring_we[202])) | (wr_sel[1] & (~in_keep[82])),
-        (rd_clear[6] & (~ring_we[201])) | (wr_sel[1] & (~in_keep[81])), (rd_clear[6] & (~ring_we[200])) | (wr_sel[1] & (~in_keep[80])),
-        (rd_clear[6] & (~ring_we[199])) | (wr_sel[1] & (~in_keep[79])), (rd_clear[6] & (~ring_we[198])) | (wr_sel[1] & (~in_keep[78])),
-        (rd_clear[6] & (~ring_we[197])) | (wr_sel[1] & (~in_keep[77])), (rd_clear[6] & (~ring_we[196])) | (wr_sel[1] & (~in_keep[76])),
-        (rd_clear[6] & (~ring_we[195])) | (wr_sel[1] & (~in_keep[75])), (rd_clear[6] & (~ring_we[194])) | (wr_sel[1] & (~in_keep[74])),
-        (rd_clear[6] & (~ring_we[193])) | (wr_sel[1] & (~in_keep[73])), (rd_clear[6] & (~ring_we[192])) | (wr_sel[1] & (~in_keep[72])),
-        (rd_clear[5] & (~ring_we[191])) | (wr_sel[1] & (~in_keep[71])), (rd_clear[5] & (~ring_we[190])) | (wr_sel[1] & (~in_keep[70])),
-        (rd_clear[5] & (~ring_we[189])) | (wr_sel[1] & (~in_keep[69])), (rd_clear[5] & (~ring_we[188])) | (wr_sel[1] & (~in_keep[68])),
-        (rd_clear[5] & (~ring_we[187])) | (wr_sel[1] & (~in_keep[67])), (rd_clear[5] & (~ring_we[186])) | (wr_sel[1] & (~in_keep[66])),
-        (rd_clear[5] & (~ring_we[185])) | (wr_sel[1] & (~in_keep[65])), (rd_clear[5] & (~ring_we[184])) | (wr_sel[1] & (~in_keep[64])),
-        (rd_clear[5] & (~ring_we[183])) | (wr_sel[1] & (~in_keep[63])), (rd_clear[5] & (~ring_we[182])) | (wr_sel[1] & (~in_keep[62])),
-        (rd_clear[5] & (~ring_we[181])) | (wr_sel[1] & (~in_keep[61])), (rd_clear[5] & (~ring_we[180])) | (wr_sel[1] & (~in_keep[60])),
-        (rd_clear[5] & (~ring_we[179])) | (wr_sel[1] & (~in_keep[59])), (rd_clear[5] & (~ring_we[178])) | (wr_sel[1] & (~in_keep[58])),
-        (rd_clear[5] & (~ring_we[177])) | (wr_sel[1] & (~in_keep[57])), (rd_clear[5] & (~ring_we[176])) | (wr_sel[1] & (~in_keep[56])),
-        (rd_clear[5] & (~ring_we[175])) | (wr_sel[1] & (~in_keep[55])), (rd_clear[5] & (~ring_we[174])) | (wr_sel[1] & (~in_keep[54])),
-        (rd_clear[5] & (~ring_we[173])) | (wr_sel[1] & (~in_keep[53])), (rd_clear[5] & (~ring_we[172])) | (wr_sel[1] & (~in_keep[52])),
-        (rd_clear[5] & (~ring_we[171])) | (wr_sel[1] & (~in_keep[51])), (rd_clear[5] & (~ring_we[170])) | (wr_sel[1] & (~in_keep[50])),
-        (rd_clear[5] & (~ring_we[169])) | (wr_sel[1] & (~in_keep[49])), (rd_clear[5] & (~ring_we[168])) | (wr_sel[1] & (~in_keep[48])),
-        (rd_clear[5] & (~ring_we[167])) | (wr_sel[1] & (~in_keep[47])), (rd_clear[5] & (~ring_we[166])) | (wr_sel[1] & (~in_keep[46])),
-        (rd_clear[5] & (~ring_we[165])) | (wr_sel[1] & (~in_keep[45])), (rd_clear[5] & (~ring_we[164])) | (wr_sel[1] & (~in_keep[44])),
-        (rd_clear[5] & (~ring_we[163])) | (wr_sel[1] & (~in_keep[43])), (rd_clear[5] & (~ring_we[162])) | (wr_sel[1] & (~in_keep[42])),
-        (rd_clear[5] & (~ring_we[161])) | (wr_sel[1] & (~in_keep[41])), (rd_clear[5] & (~ring_we[160])) | (wr_sel[1] & (~in_keep[40])),
-        (rd_clear[4] & (~ring_we[159])) | (wr_sel[1] & (~in_keep[39])), (rd_clear[4] & (~ring_we[158])) | (wr_sel[1] & (~in_keep[38])),
-        (rd_clear[4] & (~ring_we[157])) | (wr_sel[1] & (~in_keep[37])), (rd_clear[4] & (~ring_we[156])) | (wr_sel[1] & (~in_keep[36])),
-        (rd_clear[4] & (~ring_we[155])) | (wr_sel[1] & (~in_keep[35])), (rd_clear[4] & (~ring_we[154])) | (wr_sel[1] & (~in_keep[34])),
-        (rd_clear[4] & (~ring_we[153])) | (wr_sel[1] & (~in_keep[33])), (rd_clear[4] & (~ring_we[152])) | (wr_sel[1] & (~in_keep[32])),
-        (rd_clear[4] & (~ring_we[151])) | (wr_sel[1] & (~in_keep[31])), (rd_clear[4] & (~ring_we[150])) | (wr_sel[1] & (~in_keep[30])),
-        (rd_clear[4] & (~ring_we[149])) | (wr_sel[1] & (~in_keep[29])), (rd_clear[4] & (~ring_we[148])) | (wr_sel[1] & (~in_keep[28])),
-        (rd_clear[4] & (~ring_we[147])) | (wr_sel[1] & (~in_keep[27])), (rd_clear[4] & (~ring_we[146])) | (wr_sel[1] & (~in_keep[26])),
-        (rd_clear[4] & (~ring_we[145])) | (wr_sel[1] & (~in_keep[25])), (rd_clear[4] & (~ring_we[144])) | (wr_sel[1] & (~in_keep[24])),
-        (rd_clear[4] & (~ring_we[143])) | (wr_sel[1] & (~in_keep[23])), (rd_clear[4] & (~ring_we[142])) | (wr_sel[1] & (~in_keep[22])),
-        (rd_clear[4] & (~ring_we[141])) | (wr_sel[1] & (~in_keep[21])), (rd_clear[4] & (~ring_we[140])) | (wr_sel[1] & (~in_keep[20])),
-        (rd_clear[4] & (~ring_we[139])) | (wr_sel[1] & (~in_keep[19])), (rd_clear[4] & (~ring_we[138])) | (wr_sel[1] & (~in_keep[18])),
-        (rd_clear[4] & (~ring_we[137])) | (wr_sel[1] & (~in_keep[17])), (rd_clear[4] & (~ring_we[136])) | (wr_sel[1] & (~in_keep[16])),
-        (rd_clear[4] & (~ring_we[135])) | (wr_sel[1] & (~in_keep[15])), (rd_clear[4] & (~ring_we[134])) | (wr_sel[1] & (~in_keep[14])),
-        (rd_clear[4] & (~ring_we[133])) | (wr_sel[1] & (~in_keep[13])), (rd_clear[4] & (~ring_we[132])) | (wr_sel[1] & (~in_keep[12])),
-        (rd_clear[4] & (~ring_we[131])) | (wr_sel[1] & (~in_keep[11])), (rd_clear[4] & (~ring_we[130])) | (wr_sel[1] & (~in_keep[10])),
-        (rd_clear[4] & (~ring_we[129])) | (wr_sel[1] & (~in_keep[9])), (rd_clear[4] & (~ring_we[128])) | (wr_sel[1] & (~in_keep[8])),
-        (rd_clear[3] & (~ring_we[127])) | (wr_sel[1] & (~in_keep[7])), (rd_clear[3] & (~ring_we[126])) | (wr_sel[1] & (~in_keep[6])),
-        (rd_clear[3] & (~ring_we[125])) | (wr_sel[1] & (~in_keep[5])), (rd_clear[3] & (~ring_we[124])) | (wr_sel[1] & (~in_keep[4])),
-        (rd_clear[3] & (~ring_we[123])) | (wr_sel[1] & (~in_keep[3])), (rd_clear[3] & (~ring_we[122])) | (wr_sel[1] & (~in_keep[2])),
-        (rd_clear[3] & (~ring_we[121])) | (wr_sel[1] & (~in_keep[1])), (rd_clear[3] & (~ring_we[120])) | (wr_sel[1] & (~in_keep[0])),
-        (rd_clear[3] & (~ring_we[119])) | (wr_sel[0] & (~in_keep[119])), (rd_clear[3] & (~ring_we[118])) | (wr_sel[0] & (~in_keep[118])),
-        (rd_clear[3] & (~ring_we[117])) | (wr_sel[0] & (~in_keep[117])), (rd_clear[3] & (~ring_we[116])) | (wr_sel[0] & (~in_keep[116])),
-        (rd_clear[3] & (~ring_we[115])) | (wr_sel[0] & (~in_keep[115])), (rd_clear[3] & (~ring_we[114])) | (wr_sel[0] & (~in_keep[114])),
-        (rd_clear[3] & (~ring_we[113])) | (wr_sel[0] & (~in_keep[113])), (rd_clear[3] & (~ring_we[112])) | (wr_sel[0] & (~in_keep[112])),
-        (rd_clear[3] & (~ring_we[111])) | (wr_sel[0] & (~in_keep[111])), (rd_clear[3] & (~ring_we[110])) | (wr_sel[0] & (~in_keep[110])),
-        (rd_clear[3] & (~ring_we[109])) | (wr_sel[0] & (~in_keep[109])), (rd_clear[3] & (~ring_we[108])) | (wr_sel[0] & (~in_keep[108])),
-        (rd_clear[3] & (~ring_we[107])) | (wr_sel[0] & (~in_keep[107])), (rd_clear[3] & (~ring_we[106])) | (wr_sel[0] & (~in_keep[106])),
-        (rd_clear[3] & (~ring_we[105])) | (wr_sel[0] & (~in_keep[105])), (rd_clear[3] & (~ring_we[104])) | (wr_sel[0] & (~in_keep[104])),
-        (rd_clear[3] & (~ring_we[103])) | (wr_sel[0] & (~in_keep[103])), (rd_clear[3] & (~ring_we[102])) | (wr_sel[0] & (~in_keep[102])),
-        (rd_clear[3] & (~ring_we[101])) | (wr_sel[0] & (~in_keep[101])), (rd_clear[3] & (~ring_we[100])) | (wr_sel[0] & (~in_keep[100])),
-        (rd_clear[3] & (~ring_we[99])) | (wr_sel[0] & (~in_keep[99])), (rd_clear[3] & (~ring_we[98])) | (wr_sel[0] & (~in_keep[98])),
-        (rd_clear[3] & (~ring_we[97])) | (wr_sel[0] & (~in_keep[97])), (rd_clear[3] & (~ring_we[96])) | (wr_sel[0] & (~in_keep[96])),
-        (rd_clear[2] & (~ring_we[95])) | (wr_sel[0] & (~in_keep[95])), (rd_clear[2] & (~ring_we[94])) | (wr_sel[0] & (~in_keep[94])),
-        (rd_clear[2] & (~ring_we[93])) | (wr_sel[0] & (~in_keep[93])), (rd_clear[2] & (~ring_we[92])) | (wr_sel[0] & (~in_keep[92])),
-        (rd_clear[2] & (~ring_we[91])) | (wr_sel[0] & (~in_keep[91])), (rd_clear[2] & (~ring_we[90])) | (wr_sel[0] & (~in_keep[90])),
-        (rd_clear[2] & (~ring_we[89])) | (wr_sel[0] & (~in_keep[89])), (rd_clear[2] & (~ring_we[88])) | (wr_sel[0] & (~in_keep[88])),
-        (rd_clear[2] & (~ring_we[87])) | (wr_sel[0] & (~in_keep[87])), (rd_clear[2] & (~ring_we[86])) | (wr_sel[0] & (~in_keep[86])),
-        (rd_clear[2] & (~ring_we[85])) | (wr_sel[0] & (~in_keep[85])), (rd_clear[2] & (~ring_we[84])) | (wr_sel[0] & (~in_keep[84])),
-        (rd_clear[2] & (~ring_we[83])) | (wr_sel[0] & (~in_keep[83])), (rd_clear[2] & (~ring_we[82])) | (wr_sel[0] & (~in_keep[82])),
-        (rd_clear[2] & (~ring_we[81])) | (wr_sel[0] & (~in_keep[81])), (rd_clear[2] & (~ring_we[80])) | (wr_sel[0] & (~in_keep[80])),
-        (rd_clear[2] & (~ring_we[79])) | (wr_sel[0] & (~in_keep[79])), (rd_clear[2] & (~ring_we[78])) | (wr_sel[0] & (~in_keep[78])),
-        (rd_clear[2] & (~ring_we[77])) | (wr_sel[0] & (~in_keep[77])), (rd_clear[2] & (~ring_we[76])) | (wr_sel[0] & (~in_keep[76])),
-        (rd_clear[2] & (~ring_we[75])) | (wr_sel[0] & (~in_keep[75])), (rd_clear[2] & (~ring_we[74])) | (wr_sel[0] & (~in_keep[74])),
-        (rd_clear[2] & (~ring_we[73])) | (wr_sel[0] & (~in_keep[73])), (rd_clear[2] & (~ring_we[72])) | (wr_sel[0] & (~in_keep[72])),
-        (rd_clear[2] & (~ring_we[71])) | (wr_sel[0] & (~in_keep[71])), (rd_clear[2] & (~ring_we[70])) | (wr_sel[0] & (~in_keep[70])),
-        (rd_clear[2] & (~ring_we[69])) | (wr_sel[0] & (~in_keep[69])), (rd_clear[2] & (~ring_we[68])) | (wr_sel[0] & (~in_keep[68])),
-        (rd_clear[2] & (~ring_we[67])) | (wr_sel[0] & (~in_keep[67])), (rd_clear[2] & (~ring_we[66])) | (wr_sel[0] & (~in_keep[66])),
-        (rd_clear[2] & (~ring_we[65])) | (wr_sel[0] & (~in_keep[65])), (rd_clear[2] & (~ring_we[64])) | (wr_sel[0] & (~in_keep[64])),
-        (rd_clear[1] & (~ring_we[63])) | (wr_sel[0] & (~in_keep[63])), (rd_clear[1] & (~ring_we[62])) | (wr_sel[0] & (~in_keep[62])),
-        (rd_clear[1] & (~ring_we[61])) | (wr_sel[0] & (~in_keep[61])), (rd_clear[1] & (~ring_we[60])) | (wr_sel[0] & (~in_keep[60])),
-        (rd_clear[1] & (~ring_we[59])) | (wr_sel[0] & (~in_keep[59])), (rd_clear[1] & (~ring_we[58])) | (wr_sel[0] & (~in_keep[58])),
-        (rd_clear[1] & (~ring_we[57])) | (wr_sel[0] & (~in_keep[57])), (rd_clear[1] & (~ring_we[56])) | (wr_sel[0] & (~in_keep[56])),
-        (rd_clear[1] & (~ring_we[55])) | (wr_sel[0] & (~in_keep[55])), (rd_clear[1] & (~ring_we[54])) | (wr_sel[0] & (~in_keep[54])),
-        (rd_clear[1] & (~ring_we[53])) | (wr_sel[0] & (~in_keep[53])), (rd_clear[1] & (~ring_we[52])) | (wr_sel[0] & (~in_keep[52])),
-        (rd_clear[1] & (~ring_we[51])) | (wr_sel[0] & (~in_keep[51])), (rd_clear[1] & (~ring_we[50])) | (wr_sel[0] & (~in_keep[50])),
-        (rd_clear[1] & (~ring_we[49])) | (wr_sel[0] & (~in_keep[49])), (rd_clear[1] & (~ring_we[48])) | (wr_sel[0] & (~in_keep[48])),
-        (rd_clear[1] & (~ring_we[47])) | (wr_sel[0] & (~in_keep[47])), (rd_clear[1] & (~ring_we[46])) | (wr_sel[0] & (~in_keep[46])),
-        (rd_clear[1] & (~ring_we[45])) | (wr_sel[0] & (~in_keep[45])), (rd_clear[1] & (~ring_we[44])) | (wr_sel[0] & (~in_keep[44])),
-        (rd_clear[1] & (~ring_we[43])) | (wr_sel[0] & (~in_keep[43])), (rd_clear[1] & (~ring_we[42])) | (wr_sel[0] & (~in_keep[42])),
-        (rd_clear[1] & (~ring_we[41])) | (wr_sel[0] & (~in_keep[41])), (rd_clear[1] & (~ring_we[40])) | (wr_sel[0] & (~in_keep[40])),
-        (rd_clear[1] & (~ring_we[39])) | (wr_sel[0] & (~in_keep[39])), (rd_clear[1] & (~ring_we[38])) | (wr_sel[0] & (~in_keep[38])),
-        (rd_clear[1] & (~ring_we[37])) | (wr_sel[0] & (~in_keep[37])), (rd_clear[1] & (~ring_we[36])) | (wr_sel[0] & (~in_keep[36])),
-        (rd_clear[1] & (~ring_we[35])) | (wr_sel[0] & (~in_keep[35])), (rd_clear[1] & (~ring_we[34])) | (wr_sel[0] & (~in_keep[34])),
-        (rd_clear[1] & (~ring_we[33])) | (wr_sel[0] & (~in_keep[33])), (rd_clear[1] & (~ring_we[32])) | (wr_sel[0] & (~in_keep[32])),
-        (rd_clear[0] & (~ring_we[31])) | (wr_sel[0] & (~in_keep[31])), (rd_clear[0] & (~ring_we[30])) | (wr_sel[0] & (~in_keep[30])),
-        (rd_clear[0] & (~ring_we[29])) | (wr_sel[0] & (~in_keep[29])), (rd_clear[0] & (~ring_we[28])) | (wr_sel[0] & (~in_keep[28])),
-        (rd_clear[0] & (~ring_we[27])) | (wr_sel[0] & (~in_keep[27])), (rd_clear[0] & (~ring_we[26])) | (wr_sel[0] & (~in_keep[26])),
-        (rd_clear[0] & (~ring_we[25])) | (wr_sel[0] & (~in_keep[25])), (rd_clear[0] & (~ring_we[24])) | (wr_sel[0] & (~in_keep[24])),
-        (rd_clear[0] & (~ring_we[23])) | (wr_sel[0] & (~in_keep[23])), (rd_clear[0] & (~ring_we[22])) | (wr_sel[0] & (~in_keep[22])),
-        (rd_clear[0] & (~ring_we[21])) | (wr_sel[0] & (~in_keep[21])), (rd_clear[0] & (~ring_we[20])) | (wr_sel[0] & (~in_keep[20])),
-        (rd_clear[0] & (~ring_we[19])) | (wr_sel[0] & (~in_keep[19])), (rd_clear[0] & (~ring_we[18])) | (wr_sel[0] & (~in_keep[18])),
-        (rd_clear[0] & (~ring_we[17])) | (wr_sel[0] & (~in_keep[17])), (rd_clear[0] & (~ring_we[16])) | (wr_sel[0] & (~in_keep[16])),
-        (rd_clear[0] & (~ring_we[15])) | (wr_sel[0] & (~in_keep[15])), (rd_clear[0] & (~ring_we[14])) | (wr_sel[0] & (~in_keep[14])),
-        (rd_clear[0] & (~ring_we[13])) | (wr_sel[0] & (~in_keep[13])), (rd_clear[0] & (~ring_we[12])) | (wr_sel[0] & (~in_keep[12])),
-        (rd_clear[0] & (~ring_we[11])) | (wr_sel[0] & (~in_keep[11])), (rd_clear[0] & (~ring_we[10])) | (wr_sel[0] & (~in_keep[10])),
-        (rd_clear[0] & (~ring_we[9])) | (wr_sel[0] & (~in_keep[9])), (rd_clear[0] & (~ring_we[8])) | (wr_sel[0] & (~in_keep[8])),
-        (rd_clear[0] & (~ring_we[7])) | (wr_sel[0] & (~in_keep[7])), (rd_clear[0] & (~ring_we[6])) | (wr_sel[0] & (~in_keep[6])),
-        (rd_clear[0] & (~ring_we[5])) | (wr_sel[0] & (~in_keep[5])), (rd_clear[0] & (~ring_we[4])) | (wr_sel[0] & (~in_keep[4])),
-        (rd_clear[0] & (~ring_we[3])) | (wr_sel[0] & (~in_keep[3])), (rd_clear[0] & (~ring_we[2])) | (wr_sel[0] & (~in_keep[2])),
-        (rd_clear[0] & (~ring_we[1])) | (wr_sel[0] & (~in_keep[1])), (rd_clear[0] & (~ring_we[0])) | (wr_sel[0] & (~in_keep[0]))
+        (rd_clear[14] & (~ring_we[479])) | (ring_we[479] & (~in_keep[119])), (rd_clear[14] & (~ring_we[478])) | (ring_we[478] & (~in_keep[118])),
+        (rd_clear[14] & (~ring_we[477])) | (ring_we[477] & (~in_keep[117])), (rd_clear[14] & (~ring_we[476])) | (ring_we[476] & (~in_keep[116])),
+        (rd_clear[14] & (~ring_we[475])) | (ring_we[475] & (~in_keep[115])), (rd_clear[14] & (~ring_we[474])) | (ring_we[474] & (~in_keep[114])),
+        (rd_clear[14] & (~ring_we[473])) | (ring_we[473] & (~in_keep[113])), (rd_clear[14] & (~ring_we[472])) | (ring_we[472] & (~in_keep[112])),
+        (rd_clear[14] & (~ring_we[471])) | (ring_we[471] & (~in_keep[111])), (rd_clear[14] & (~ring_we[470])) | (ring_we[470] & (~in_keep[110])),
+        (rd_clear[14] & (~ring_we[469])) | (ring_we[469] & (~in_keep[109])), (rd_clear[14] & (~ring_we[468])) | (ring_we[468] & (~in_keep[108])),
+        (rd_clear[14] & (~ring_we[467])) | (ring_we[467] & (~in_keep[107])), (rd_clear[14] & (~ring_we[466])) | (ring_we[466] & (~in_keep[106])),
+        (rd_clear[14] & (~ring_we[465])) | (ring_we[465] & (~in_keep[105])), (rd_clear[14] & (~ring_we[464])) | (ring_we[464] & (~in_keep[104])),
+        (rd_clear[14] & (~ring_we[463])) | (ring_we[463] & (~in_keep[103])), (rd_clear[14] & (~ring_we[462])) | (ring_we[462] & (~in_keep[102])),
+        (rd_clear[14] & (~ring_we[461])) | (ring_we[461] & (~in_keep[101])), (rd_clear[14] & (~ring_we[460])) | (ring_we[460] & (~in_keep[100])),
+        (rd_clear[14] & (~ring_we[459])) | (ring_we[459] & (~in_keep[99])), (rd_clear[14] & (~ring_we[458])) | (ring_we[458] & (~in_keep[98])),
+        (rd_clear[14] & (~ring_we[457])) | (ring_we[457] & (~in_keep[97])), (rd_clear[14] & (~ring_we[456])) | (ring_we[456] & (~in_keep[96])),
+        (rd_clear[14] & (~ring_we[455])) | (ring_we[455] & (~in_keep[95])), (rd_clear[14] & (~ring_we[454])) | (ring_we[454] & (~in_keep[94])),
+        (rd_clear[14] & (~ring_we[453])) | (ring_we[453] & (~in_keep[93])), (rd_clear[14] & (~ring_we[452])) | (ring_we[452] & (~in_keep[92])),
+        (rd_clear[14] & (~ring_we[451])) | (ring_we[451] & (~in_keep[91])), (rd_clear[14] & (~ring_we[450])) | (ring_we[450] & (~in_keep[90])),
+        (rd_clear[14] & (~ring_we[449])) | (ring_we[449] & (~in_keep[89])), (rd_clear[14] & (~ring_we[448])) | (ring_we[448] & (~in_keep[88])),
+        (rd_clear[13] & (~ring_we[447])) | (ring_we[447] & (~in_keep[87])), (rd_clear[13] & (~ring_we[446])) | (ring_we[446] & (~in_keep[86])),
+        (rd_clear[13] & (~ring_we[445])) | (ring_we[445] & (~in_keep[85])), (rd_clear[13] & (~ring_we[444])) | (ring_we[444] & (~in_keep[84])),
+        (rd_clear[13] & (~ring_we[443])) | (ring_we[443] & (~in_keep[83])), (rd_clear[13] & (~ring_we[442])) | (ring_we[442] & (~in_keep[82])),
+        (rd_clear[13] & (~ring_we[441])) | (ring_we[441] & (~in_keep[81])), (rd_clear[13] & (~ring_we[440])) | (ring_we[440] & (~in_keep[80])),
+        (rd_clear[13] & (~ring_we[439])) | (ring_we[439] & (~in_keep[79])), (rd_clear[13] & (~ring_we[438])) | (ring_we[438] & (~in_keep[78])),
+        (rd_clear[13] & (~ring_we[437])) | (ring_we[437] & (~in_keep[77])), (rd_clear[13] & (~ring_we[436])) | (ring_we[436] & (~in_keep[76])),
+        (rd_clear[13] & (~ring_we[435])) | (ring_we[435] & (~in_keep[75])), (rd_clear[13] & (~ring_we[434])) | (ring_we[434] & (~in_keep[74])),
+        (rd_clear[13] & (~ring_we[433])) | (ring_we[433] & (~in_keep[73])), (rd_clear[13] & (~ring_we[432])) | (ring_we[432] & (~in_keep[72])),
+        (rd_clear[13] & (~ring_we[431])) | (ring_we[431] & (~in_keep[71])), (rd_clear[13] & (~ring_we[430])) | (ring_we[430] & (~in_keep[70])),
+        (rd_clear[13] & (~ring_we[429])) | (ring_we[429] & (~in_keep[69])), (rd_clear[13] & (~ring_we[428])) | (ring_we[428] & (~in_keep[68])),
+        (rd_clear[13] & (~ring_we[427])) | (ring_we[427] & (~in_keep[67])), (rd_clear[13] & (~ring_we[426])) | (ring_we[426] & (~in_keep[66])),
+        (rd_clear[13] & (~ring_we[425])) | (ring_we[425] & (~in_keep[65])), (rd_clear[13] & (~ring_we[424])) | (ring_we[424] & (~in_keep[64])),
+        (rd_clear[13] & (~ring_we[423])) | (ring_we[423] & (~in_keep[63])), (rd_clear[13] & (~ring_we[422])) | (ring_we[422] & (~in_keep[62])),
+        (rd_clear[13] & (~ring_we[421])) | (ring_we[421] & (~in_keep[61])), (rd_clear[13] & (~ring_we[420])) | (ring_we[420] & (~in_keep[60])),
+        (rd_clear[13] & (~ring_we[419])) | (ring_we[419] & (~in_keep[59])), (rd_clear[13] & (~ring_we[418])) | (ring_we[418] & (~in_keep[58])),
+        (rd_clear[13] & (~ring_we[417])) | (ring_we[417] & (~in_keep[57])), (rd_clear[13] & (~ring_we[416])) | (ring_we[416] & (~in_keep[56])),
+        (rd_clear[12] & (~ring_we[415])) | (ring_we[415] & (~in_keep[55])), (rd_clear[12] & (~ring_we[414])) | (ring_we[414] & (~in_keep[54])),
+        (rd_clear[12] & (~ring_we[413])) | (ring_we[413] & (~in_keep[53])), (rd_clear[12] & (~ring_we[412])) | (ring_we[412] & (~in_keep[52])),
+        (rd_clear[12] & (~ring_we[411])) | (ring_we[411] & (~in_keep[51])), (rd_clear[12] & (~ring_we[410])) | (ring_we[410] & (~in_keep[50])),
+        (rd_clear[12] & (~ring_we[409])) | (ring_we[409] & (~in_keep[49])), (rd_clear[12] & (~ring_we[408])) | (ring_we[408] & (~in_keep[48])),
+        (rd_clear[12] & (~ring_we[407])) | (ring_we[407] & (~in_keep[47])), (rd_clear[12] & (~ring_we[406])) | (ring_we[406] & (~in_keep[46])),
+        (rd_clear[12] & (~ring_we[405])) | (ring_we[405] & (~in_keep[45])), (rd_clear[12] & (~ring_we[404])) | (ring_we[404] & (~in_keep[44])),
+        (rd_clear[12] & (~ring_we[403])) | (ring_we[403] & (~in_keep[43])), (rd_clear[12] & (~ring_we[402])) | (ring_we[402] & (~in_keep[42])),
+        (rd_clear[12] & (~ring_we[401])) | (ring_we[401] & (~in_keep[41])), (rd_clear[12] & (~ring_we[400])) | (ring_we[400] & (~in_keep[40])),
+        (rd_clear[12] & (~ring_we[399])) | (ring_we[399] & (~in_keep[39])), (rd_clear[12] & (~ring_we[398])) | (ring_we[398] & (~in_keep[38])),
+        (rd_clear[12] & (~ring_we[397])) | (ring_we[397] & (~in_keep[37])), (rd_clear[12] & (~ring_we[396])) | (ring_we[396] & (~in_keep[36])),
+        (rd_clear[12] & (~ring_we[395])) | (ring_we[395] & (~in_keep[35])), (rd_clear[12] & (~ring_we[394])) | (ring_we[394] & (~in_keep[34])),
+        (rd_clear[12] & (~ring_we[393])) | (ring_we[393] & (~in_keep[33])), (rd_clear[12] & (~ring_we[392])) | (ring_we[392] & (~in_keep[32])),
+        (rd_clear[12] & (~ring_we[391])) | (ring_we[391] & (~in_keep[31])), (rd_clear[12] & (~ring_we[390])) | (ring_we[390] & (~in_keep[30])),
+        (rd_clear[12] & (~ring_we[389])) | (ring_we[389] & (~in_keep[29])), (rd_clear[12] & (~ring_we[388])) | (ring_we[388] & (~in_keep[28])),
+        (rd_clear[12] & (~ring_we[387])) | (ring_we[387] & (~in_keep[27])), (rd_clear[12] & (~ring_we[386])) | (ring_we[386] & (~in_keep[26])),
+        (rd_clear[12] & (~ring_we[385])) | (ring_we[385] & (~in_keep[25])), (rd_clear[12] & (~ring_we[384])) | (ring_we[384] & (~in_keep[24])),
+        (rd_clear[11] & (~ring_we[383])) | (ring_we[383] & (~in_keep[23])), (rd_clear[11] & (~ring_we[382])) | (ring_we[382] & (~in_keep[22])),
+        (rd_clear[11] & (~ring_we[381])) | (ring_we[381] & (~in_keep[21])), (rd_clear[11] & (~ring_we[380])) | (ring_we[380] & (~in_keep[20])),
+        (rd_clear[11] & (~ring_we[379])) | (ring_we[379] & (~in_keep[19])), (rd_clear[11] & (~ring_we[378])) | (ring_we[378] & (~in_keep[18])),
+        (rd_clear[11] & (~ring_we[377])) | (ring_we[377] & (~in_keep[17])), (rd_clear[11] & (~ring_we[376])) | (ring_we[376] & (~in_keep[16])),
+        (rd_clear[11] & (~ring_we[375])) | (ring_we[375] & (~in_keep[15])), (rd_clear[11] & (~ring_we[374])) | (ring_we[374] & (~in_keep[14])),
+        (rd_clear[11] & (~ring_we[373])) | (ring_we[373] & (~in_keep[13])), (rd_clear[11] & (~ring_we[372])) | (ring_we[372] & (~in_keep[12])),
+        (rd_clear[11] & (~ring_we[371])) | (ring_we[371] & (~in_keep[11])), (rd_clear[11] & (~ring_we[370])) | (ring_we[370] & (~in_keep[10])),
+        (rd_clear[11] & (~ring_we[369])) | (ring_we[369] & (~in_keep[9])), (rd_clear[11] & (~ring_we[368])) | (ring_we[368] & (~in_keep[8])),
+        (rd_clear[11] & (~ring_we[367])) | (ring_we[367] & (~in_keep[7])), (rd_clear[11] & (~ring_we[366])) | (ring_we[366] & (~in_keep[6])),
+        (rd_clear[11] & (~ring_we[365])) | (ring_we[365] & (~in_keep[5])), (rd_clear[11] & (~ring_we[364])) | (ring_we[364] & (~in_keep[4])),
+        (rd_clear[11] & (~ring_we[363])) | (ring_we[363] & (~in_keep[3])), (rd_clear[11] & (~ring_we[362])) | (ring_we[362] & (~in_keep[2])),
+        (rd_clear[11] & (~ring_we[361])) | (ring_we[361] & (~in_keep[1])), (rd_clear[11] & (~ring_we[360])) | (ring_we[360] & (~in_keep[0])),
+        (rd_clear[11] & (~ring_we[359])) | (ring_we[359] & (~in_keep[119])), (rd_clear[11] & (~ring_we[358])) | (ring_we[358] & (~in_keep[118])),
+        (rd_clear[11] & (~ring_we[357])) | (ring_we[357] & (~in_keep[117])), (rd_clear[11] & (~ring_we[356])) | (ring_we[356] & (~in_keep[116])),
+        (rd_clear[11] & (~ring_we[355])) | (ring_we[355] & (~in_keep[115])), (rd_clear[11] & (~ring_we[354])) | (ring_we[354] & (~in_keep[114])),
+        (rd_clear[11] & (~ring_we[353])) | (ring_we[353] & (~in_keep[113])), (rd_clear[11] & (~ring_we[352])) | (ring_we[352] & (~in_keep[112])),
+        (rd_clear[10] & (~ring_we[351])) | (ring_we[351] & (~in_keep[111])), (rd_clear[10] & (~ring_we[350])) | (ring_we[350] & (~in_keep[110])),
+        (rd_clear[10] & (~ring_we[349])) | (ring_we[349] & (~in_keep[109])), (rd_clear[10] & (~ring_we[348])) | (ring_we[348] & (~in_keep[108])),
+        (rd_clear[10] & (~ring_we[347])) | (ring_we[347] & (~in_keep[107])), (rd_clear[10] & (~ring_we[346])) | (ring_we[346] & (~in_keep[106])),
+        (rd_clear[10] & (~ring_we[345])) | (ring_we[345] & (~in_keep[105])), (rd_clear[10] & (~ring_we[344])) | (ring_we[344] & (~in_keep[104])),
+        (rd_clear[10] & (~ring_we[343])) | (ring_we[343] & (~in_keep[103])), (rd_clear[10] & (~ring_we[342])) | (ring_we[342] & (~in_keep[102])),
+        (rd_clear[10] & (~ring_we[341])) | (ring_we[341] & (~in_keep[101])), (rd_clear[10] & (~ring_we[340])) | (ring_we[340] & (~in_keep[100])),
+        (rd_clear[10] & (~ring_we[339])) | (ring_we[339] & (~in_keep[99])), (rd_clear[10] & (~ring_we[338])) | (ring_we[338] & (~in_keep[98])),
+        (rd_clear[10] & (~ring_we[337])) | (ring_we[337] & (~in_keep[97])), (rd_clear[10] & (~ring_we[336])) | (ring_we[336] & (~in_keep[96])),
+        (rd_clear[10] & (~ring_we[335])) | (ring_we[335] & (~in_keep[95])), (rd_clear[10] & (~ring_we[334])) | (ring_we[334] & (~in_keep[94])),
+        (rd_clear[10] & (~ring_we[333])) | (ring_we[333] & (~in_keep[93])), (rd_clear[10] & (~ring_we[332])) | (ring_we[332] & (~in_keep[92])),
+        (rd_clear[10] & (~ring_we[331])) | (ring_we[331] & (~in_keep[91])), (rd_clear[10] & (~ring_we[330])) | (ring_we[330] & (~in_keep[90])),
+        (rd_clear[10] & (~ring_we[329])) | (ring_we[329] & (~in_keep[89])), (rd_clear[10] & (~ring_we[328])) | (ring_we[328] & (~in_keep[88])),
+        (rd_clear[10] & (~ring_we[327])) | (ring_we[327] & (~in_keep[87])), (rd_clear[10] & (~ring_we[326])) | (ring_we[326] & (~in_keep[86])),
+        (rd_clear[10] & (~ring_we[325])) | (ring_we[325] & (~in_keep[85])), (rd_clear[10] & (~ring_we[324])) | (ring_we[324] & (~in_keep[84])),
+        (rd_clear[10] & (~ring_we[323])) | (ring_we[323] & (~in_keep[83])), (rd_clear[10] & (~ring_we[322])) | (ring_we[322] & (~in_keep[82])),
+        (rd_clear[10] & (~ring_we[321])) | (ring_we[321] & (~in_keep[81])), (rd_clear[10] & (~ring_we[320])) | (ring_we[320] & (~in_keep[80])),
+        (rd_clear[9] & (~ring_we[319])) | (ring_we[319] & (~in_keep[79])), (rd_clear[9] & (~ring_we[318])) | (ring_we[318] & (~in_keep[78])),
+        (rd_clear[9] & (~ring_we[317])) | (ring_we[317] & (~in_keep[77])), (rd_clear[9] & (~ring_we[316])) | (ring_we[316] & (~in_keep[76])),
+        (rd_clear[9] & (~ring_we[315])) | (ring_we[315] & (~in_keep[75])), (rd_clear[9] & (~ring_we[314])) | (ring_we[314] & (~in_keep[74])),
+        (rd_clear[9] & (~ring_we[313])) | (ring_we[313] & (~in_keep[73])), (rd_clear[9] & (~ring_we[312])) | (ring_we[312] & (~in_keep[72])),
+        (rd_clear[9] & (~ring_we[311])) | (ring_we[311] & (~in_keep[71])), (rd_clear[9] & (~ring_we[310])) | (ring_we[310] & (~in_keep[70])),
+        (rd_clear[9] & (~ring_we[309])) | (ring_we[309] & (~in_keep[69])), (rd_clear[9] & (~ring_we[308])) | (ring_we[308] & (~in_keep[68])),
+        (rd_clear[9] & (~ring_we[307])) | (ring_we[307] & (~in_keep[67])), (rd_clear[9] & (~ring_we[306])) | (ring_we[306] & (~in_keep[66])),
+        (rd_clear[9] & (~ring_we[305])) | (ring_we[305] & (~in_keep[65])), (rd_clear[9] & (~ring_we[304])) | (ring_we[304] & (~in_keep[64])),
+        (rd_clear[9] & (~ring_we[303])) | (ring_we[303] & (~in_keep[63])), (rd_clear[9] & (~ring_we[302])) | (ring_we[302] & (~in_keep[62])),
+        (rd_clear[9] & (~ring_we[301])) | (ring_we[301] & (~in_keep[61])), (rd_clear[9] & (~ring_we[300])) | (ring_we[300] & (~in_keep[60])),
+        (rd_clear[9] & (~ring_we[299])) | (ring_we[299] & (~in_keep[59])), (rd_clear[9] & (~ring_we[298])) | (ring_we[298] & (~in_keep[58])),
+        (rd_clear[9] & (~ring_we[297])) | (ring_we[297] & (~in_keep[57])), (rd_clear[9] & (~ring_we[296])) | (ring_we[296] & (~in_keep[56])),
+        (rd_clear[9] & (~ring_we[295])) | (ring_we[295] & (~in_keep[55])), (rd_clear[9] & (~ring_we[294])) | (ring_we[294] & (~in_keep[54])),
+        (rd_clear[9] & (~ring_we[293])) | (ring_we[293] & (~in_keep[53])), (rd_clear[9] & (~ring_we[292])) | (ring_we[292] & (~in_keep[52])),
+        (rd_clear[9] & (~ring_we[291])) | (ring_we[291] & (~in_keep[51])), (rd_clear[9] & (~ring_we[290])) | (ring_we[290] & (~in_keep[50])),
+        (rd_clear[9] & (~ring_we[289])) | (ring_we[289] & (~in_keep[49])), (rd_clear[9] & (~ring_we[288])) | (ring_we[288] & (~in_keep[48])),
+        (rd_clear[8] & (~ring_we[287])) | (ring_we[287] & (~in_keep[47])), (rd_clear[8] & (~ring_we[286])) | (ring_we[286] & (~in_keep[46])),
+        (rd_clear[8] & (~ring_we[285])) | (ring_we[285] & (~in_keep[45])), (rd_clear[8] & (~ring_we[284])) | (ring_we[284] & (~in_keep[44])),
+        (rd_clear[8] & (~ring_we[283])) | (ring_we[283] & (~in_keep[43])), (rd_clear[8] & (~ring_we[282])) | (ring_we[282] & (~in_keep[42])),
+        (rd_clear[8] & (~ring_we[281])) | (ring_we[281] & (~in_keep[41])), (rd_clear[8] & (~ring_we[280])) | (ring_we[280] & (~in_keep[40])),
+        (rd_clear[8] & (~ring_we[279])) | (ring_we[279] & (~in_keep[39])), (rd_clear[8] & (~ring_we[278])) | (ring_we[278] & (~in_keep[38])),
+        (rd_clear[8] & (~ring_we[277])) | (ring_we[277] & (~in_keep[37])), (rd_clear[8] & (~ring_we[276])) | (ring_we[276] & (~in_keep[36])),
+        (rd_clear[8] & (~ring_we[275])) | (ring_we[275] & (~in_keep[35])), (rd_clear[8] & (~ring_we[274])) | (ring_we[274] & (~in_keep[34])),
+        (rd_clear[8] & (~ring_we[273])) | (ring_we[273] & (~in_keep[33])), (rd_clear[8] & (~ring_we[272])) | (ring_we[272] & (~in_keep[32])),
+        (rd_clear[8] & (~ring_we[271])) | (ring_we[271] & (~in_keep[31])), (rd_clear[8] & (~ring_we[270])) | (ring_we[270] & (~in_keep[30])),
+        (rd_clear[8] & (~ring_we[269])) | (ring_we[269] & (~in_keep[29])), (rd_clear[8] & (~ring_we[268])) | (ring_we[268] & (~in_keep[28])),
+        (rd_clear[8] & (~ring_we[267])) | (ring_we[267] & (~in_keep[27])), (rd_clear[8] & (~ring_we[266])) | (ring_we[266] & (~in_keep[26])),
+        (rd_clear[8] & (~ring_we[265])) | (ring_we[265] & (~in_keep[25])), (rd_clear[8] & (~ring_we[264])) | (ring_we[264] & (~in_keep[24])),
+        (rd_clear[8] & (~ring_we[263])) | (ring_we[263] & (~in_keep[23])), (rd_clear[8] & (~ring_we[262])) | (ring_we[262] & (~in_keep[22])),
+        (rd_clear[8] & (~ring_we[261])) | (ring_we[261] & (~in_keep[21])), (rd_clear[8] & (~ring_we[260])) | (ring_we[260] & (~in_keep[20])),
+        (rd_clear[8] & (~ring_we[259])) | (ring_we[259] & (~in_keep[19])), (rd_clear[8] & (~ring_we[258])) | (ring_we[258] & (~in_keep[18])),
+        (rd_clear[8] & (~ring_we[257])) | (ring_we[257] & (~in_keep[17])), (rd_clear[8] & (~ring_we[256])) | (ring_we[256] & (~in_keep[16])),
+        (rd_clear[7] & (~ring_we[255])) | (ring_we[255] & (~in_keep[15])), (rd_clear[7] & (~ring_we[254])) | (ring_we[254] & (~in_keep[14])),
+        (rd_clear[7] & (~ring_we[253])) | (ring_we[253] & (~in_keep[13])), (rd_clear[7] & (~ring_we[252])) | (ring_we[252] & (~in_keep[12])),
+        (rd_clear[7] & (~ring_we[251])) | (ring_we[251] & (~in_keep[11])), (rd_clear[7] & (~ring_we[250])) | (ring_we[250] & (~in_keep[10])),
+        (rd_clear[7] & (~ring_we[249])) | (ring_we[249] & (~in_keep[9])), (rd_clear[7] & (~ring_we[248])) | (ring_we[248] & (~in_keep[8])),
+        (rd_clear[7] & (~ring_we[247])) | (ring_we[247] & (~in_keep[7])), (rd_clear[7] & (~ring_we[246])) | (ring_we[246] & (~in_keep[6])),
+        (rd_clear[7] & (~ring_we[245])) | (ring_we[245] & (~in_keep[5])), (rd_clear[7] & (~ring_we[244])) | (ring_we[244] & (~in_keep[4])),
+        (rd_clear[7] & (~ring_we[243])) | (ring_we[243] & (~in_keep[3])), (rd_clear[7] & (~ring_we[242])) | (ring_we[242] & (~in_keep[2])),
+        (rd_clear[7] & (~ring_we[241])) | (ring_we[241] & (~in_keep[1])), (rd_clear[7] & (~ring_we[240])) | (ring_we[240] & (~in_keep[0])),
+        (rd_clear[7] & (~ring_we[239])) | (ring_we[239] & (~in_keep[119])), (rd_clear[7] & (~ring_we[238])) | (ring_we[238] & (~in_keep[118])),
+        (rd_clear[7] & (~ring_we[237])) | (ring_we[237] & (~in_keep[117])), (rd_clear[7] & (~ring_we[236])) | (ring_we[236] & (~in_keep[116])),
+        (rd_clear[7] & (~ring_we[235])) | (ring_we[235] & (~in_keep[115])), (rd_clear[7] & (~ring_we[234])) | (ring_we[234] & (~in_keep[114])),
+        (rd_clear[7] & (~ring_we[233])) | (ring_we[233] & (~in_keep[113])), (rd_clear[7] & (~ring_we[232])) | (ring_we[232] & (~in_keep[112])),
+        (rd_clear[7] & (~ring_we[231])) | (ring_we[231] & (~in_keep[111])), (rd_clear[7] & (~ring_we[230])) | (ring_we[230] & (~in_keep[110])),
+        (rd_clear[7] & (~ring_we[229])) | (ring_we[229] & (~in_keep[109])), (rd_clear[7] & (~ring_we[228])) | (ring_we[228] & (~in_keep[108])),
+        (rd_clear[7] & (~ring_we[227])) | (ring_we[227] & (~in_keep[107])), (rd_clear[7] & (~ring_we[226])) | (ring_we[226] & (~in_keep[106])),
+        (rd_clear[7] & (~ring_we[225])) | (ring_we[225] & (~in_keep[105])), (rd_clear[7] & (~ring_we[224])) | (ring_we[224] & (~in_keep[104])),
+        (rd_clear[6] & (~ring_we[223])) | (ring_we[223] & (~in_keep[103])), (rd_clear[6] & (~ring_we[222])) | (ring_we[222] & (~in_keep[102])),
+        (rd_clear[6] & (~ring_we[221])) | (ring_we[221] & (~in_keep[101])), (rd_clear[6] & (~ring_we[220])) | (ring_we[220] & (~in_keep[100])),
+        (rd_clear[6] & (~ring_we[219])) | (ring_we[219] & (~in_keep[99])), (rd_clear[6] & (~ring_we[218])) | (ring_we[218] & (~in_keep[98])),
+        (rd_clear[6] & (~ring_we[217])) | (ring_we[217] & (~in_keep[97])), (rd_clear[6] & (~ring_we[216])) | (ring_we[216] & (~in_keep[96])),
+        (rd_clear[6] & (~ring_we[215])) | (ring_we[215] & (~in_keep[95])), (rd_clear[6] & (~ring_we[214])) | (ring_we[214] & (~in_keep[94])),
+        (rd_clear[6] & (~ring_we[213])) | (ring_we[213] & (~in_keep[93])), (rd_clear[6] & (~ring_we[212])) | (ring_we[212] & (~in_keep[92])),
+        (rd_clear[6] & (~ring_we[211])) | (ring_we[211] & (~in_keep[91])), (rd_clear[6] & (~ring_we[210])) | (ring_we[210] & (~in_keep[90])),
+        (rd_clear[6] & (~ring_we[209])) | (ring_we[209] & (~in_keep[89])), (rd_clear[6] & (~ring_we[208])) | (ring_we[208] & (~in_keep[88])),
+        (rd_clear[6] & (~ring_we[207])) | (ring_we[207] & (~in_keep[87])), (rd_clear[6] & (~ring_we[206])) | (ring_we[206] & (~in_keep[86])),
+        (rd_clear[6] & (~ring_we[205])) | (ring_we[205] & (~in_keep[85])), (rd_clear[6] & (~ring_we[204])) | (ring_we[204] & (~in_keep[84])),
+        (rd_clear[6] & (~ring_we[203])) | (ring_we[203] & (~in_keep[83])), (rd_clear[6] & (~ring_we[202])) | (ring_we[202] & (~in_keep[82])),
+        (rd_clear[6] & (~ring_we[201])) | (ring_we[201] & (~in_keep[81])), (rd_clear[6] & (~ring_we[200])) | (ring_we[200] & (~in_keep[80])),
+        (rd_clear[6] & (~ring_we[199])) | (ring_we[199] & (~in_keep[79])), (rd_clear[6] & (~ring_we[198])) | (ring_we[198] & (~in_keep[78])),
+        (rd_clear[6] & (~ring_we[197])) | (ring_we[197] & (~in_keep[77])), (rd_clear[6] & (~ring_we[196])) | (ring_we[196] & (~in_keep[76])),
+        (rd_clear[6] & (~ring_we[195])) | (ring_we[195] & (~in_keep[75])), (rd_clear[6] & (~ring_we[194])) | (ring_we[194] & (~in_keep[74])),
+        (rd_clear[6] & (~ring_we[193])) | (ring_we[193] & (~in_keep[73])), (rd_clear[6] & (~ring_we[192])) | (ring_we[192] & (~in_keep[72])),
+        (rd_clear[5] & (~ring_we[191])) | (ring_we[191] & (~in_keep[71])), (rd_clear[5] & (~ring_we[190])) | (ring_we[190] & (~in_keep[70])),
+        (rd_clear[5] & (~ring_we[189])) | (ring_we[189] & (~in_keep[69])), (rd_clear[5] & (~ring_we[188])) | (ring_we[188] & (~in_keep[68])),
+        (rd_clear[5] & (~ring_we[187])) | (ring_we[187] & (~in_keep[67])), (rd_clear[5] & (~ring_we[186])) | (ring_we[186] & (~in_keep[66])),
+        (rd_clear[5] & (~ring_we[185])) | (ring_we[185] & (~in_keep[65])), (rd_clear[5] & (~ring_we[184])) | (ring_we[184] & (~in_keep[64])),
+        (rd_clear[5] & (~ring_we[183])) | (ring_we[183] & (~in_keep[63])), (rd_clear[5] & (~ring_we[182])) | (ring_we[182] & (~in_keep[62])),
+        (rd_clear[5] & (~ring_we[181])) | (ring_we[181] & (~in_keep[61])), (rd_clear[5] & (~ring_we[180])) | (ring_we[180] & (~in_keep[60])),
+        (rd_clear[5] & (~ring_we[179])) | (ring_we[179] & (~in_keep[59])), (rd_clear[5] & (~ring_we[178])) | (ring_we[178] & (~in_keep[58])),
+        (rd_clear[5] & (~ring_we[177])) | (ring_we[177] & (~in_keep[57])), (rd_clear[5] & (~ring_we[176])) | (ring_we[176] & (~in_keep[56])),
+        (rd_clear[5] & (~ring_we[175])) | (ring_we[175] & (~in_keep[55])), (rd_clear[5] & (~ring_we[174])) | (ring_we[174] & (~in_keep[54])),
+        (rd_clear[5] & (~ring_we[173])) | (ring_we[173] & (~in_keep[53])), (rd_clear[5] & (~ring_we[172])) | (ring_we[172] & (~in_keep[52])),
+        (rd_clear[5] & (~ring_we[171])) | (ring_we[171] & (~in_keep[51])), (rd_clear[5] & (~ring_we[170])) | (ring_we[170] & (~in_keep[50])),
+        (rd_clear[5] & (~ring_we[169])) | (ring_we[169] & (~in_keep[49])), (rd_clear[5] & (~ring_we[168])) | (ring_we[168] & (~in_keep[48])),
+        (rd_clear[5] & (~ring_we[167])) | (ring_we[167] & (~in_keep[47])), (rd_clear[5] & (~ring_we[166])) | (ring_we[166] & (~in_keep[46])),
+        (rd_clear[5] & (~ring_we[165])) | (ring_we[165] & (~in_keep[45])), (rd_clear[5] & (~ring_we[164])) | (ring_we[164] & (~in_keep[44])),
+        (rd_clear[5] & (~ring_we[163])) | (ring_we[163] & (~in_keep[43])), (rd_clear[5] & (~ring_we[162])) | (ring_we[162] & (~in_keep[42])),
+        (rd_clear[5] & (~ring_we[161])) | (ring_we[161] & (~in_keep[41])), (rd_clear[5] & (~ring_we[160])) | (ring_we[160] & (~in_keep[40])),
+        (rd_clear[4] & (~ring_we[159])) | (ring_we[159] & (~in_keep[39])), (rd_clear[4] & (~ring_we[158])) | (ring_we[158] & (~in_keep[38])),
+        (rd_clear[4] & (~ring_we[157])) | (ring_we[157] & (~in_keep[37])), (rd_clear[4] & (~ring_we[156])) | (ring_we[156] & (~in_keep[36])),
+        (rd_clear[4] & (~ring_we[155])) | (ring_we[155] & (~in_keep[35])), (rd_clear[4] & (~ring_we[154])) | (ring_we[154] & (~in_keep[34])),
+        (rd_clear[4] & (~ring_we[153])) | (ring_we[153] & (~in_keep[33])), (rd_clear[4] & (~ring_we[152])) | (ring_we[152] & (~in_keep[32])),
+        (rd_clear[4] & (~ring_we[151])) | (ring_we[151] & (~in_keep[31])), (rd_clear[4] & (~ring_we[150])) | (ring_we[150] & (~in_keep[30])),
+        (rd_clear[4] & (~ring_we[149])) | (ring_we[149] & (~in_keep[29])), (rd_clear[4] & (~ring_we[148])) | (ring_we[148] & (~in_keep[28])),
+        (rd_clear[4] & (~ring_we[147])) | (ring_we[147] & (~in_keep[27])), (rd_clear[4] & (~ring_we[146])) | (ring_we[146] & (~in_keep[26])),
+        (rd_clear[4] & (~ring_we[145])) | (ring_we[145] & (~in_keep[25])), (rd_clear[4] & (~ring_we[144])) | (ring_we[144] & (~in_keep[24])),
+        (rd_clear[4] & (~ring_we[143])) | (ring_we[143] & (~in_keep[23])), (rd_clear[4] & (~ring_we[142])) | (ring_we[142] & (~in_keep[22])),
+        (rd_clear[4] & (~ring_we[141])) | (ring_we[141] & (~in_keep[21])), (rd_clear[4] & (~ring_we[140])) | (ring_we[140] & (~in_keep[20])),
+        (rd_clear[4] & (~ring_we[139])) | (ring_we[139] & (~in_keep[19])), (rd_clear[4] & (~ring_we[138])) | (ring_we[138] & (~in_keep[18])),
+        (rd_clear[4] & (~ring_we[137])) | (ring_we[137] & (~in_keep[17])), (rd_clear[4] & (~ring_we[136])) | (ring_we[136] & (~in_keep[16])),
+        (rd_clear[4] & (~ring_we[135])) | (ring_we[135] & (~in_keep[15])), (rd_clear[4] & (~ring_we[134])) | (ring_we[134] & (~in_keep[14])),
+        (rd_clear[4] & (~ring_we[133])) | (ring_we[133] & (~in_keep[13])), (rd_clear[4] & (~ring_we[132])) | (ring_we[132] & (~in_keep[12])),
+        (rd_clear[4] & (~ring_we[131])) | (ring_we[131] & (~in_keep[11])), (rd_clear[4] & (~ring_we[130])) | (ring_we[130] & (~in_keep[10])),
+        (rd_clear[4] & (~ring_we[129])) | (ring_we[129] & (~in_keep[9])), (rd_clear[4] & (~ring_we[128])) | (ring_we[128] & (~in_keep[8])),
+        (rd_clear[3] & (~ring_we[127])) | (ring_we[127] & (~in_keep[7])), (rd_clear[3] & (~ring_we[126])) | (ring_we[126] & (~in_keep[6])),
+        (rd_clear[3] & (~ring_we[125])) | (ring_we[125] & (~in_keep[5])), (rd_clear[3] & (~ring_we[124])) | (ring_we[124] & (~in_keep[4])),
+        (rd_clear[3] & (~ring_we[123])) | (ring_we[123] & (~in_keep[3])), (rd_clear[3] & (~ring_we[122])) | (ring_we[122] & (~in_keep[2])),
+        (rd_clear[3] & (~ring_we[121])) | (ring_we[121] & (~in_keep[1])), (rd_clear[3] & (~ring_we[120])) | (ring_we[120] & (~in_keep[0])),
+        (rd_clear[3] & (~ring_we[119])) | (ring_we[119] & (~in_keep[119])), (rd_clear[3] & (~ring_we[118])) | (ring_we[118] & (~in_keep[118])),
+        (rd_clear[3] & (~ring_we[117])) | (ring_we[117] & (~in_keep[117])), (rd_clear[3] & (~ring_we[116])) | (ring_we[116] & (~in_keep[116])),
+        (rd_clear[3] & (~ring_we[115])) | (ring_we[115] & (~in_keep[115])), (rd_clear[3] & (~ring_we[114])) | (ring_we[114] & (~in_keep[114])),
+        (rd_clear[3] & (~ring_we[113])) | (ring_we[113] & (~in_keep[113])), (rd_clear[3] & (~ring_we[112])) | (ring_we[112] & (~in_keep[112])),
+        (rd_clear[3] & (~ring_we[111])) | (ring_we[111] & (~in_keep[111])), (rd_clear[3] & (~ring_we[110])) | (ring_we[110] & (~in_keep[110])),
+        (rd_clear[3] & (~ring_we[109])) | (ring_we[109] & (~in_keep[109])), (rd_clear[3] & (~ring_we[108])) | (ring_we[108] & (~in_keep[108])),
+        (rd_clear[3] & (~ring_we[107])) | (ring_we[107] & (~in_keep[107])), (rd_clear[3] & (~ring_we[106])) | (ring_we[106] & (~in_keep[106])),
+        (rd_clear[3] & (~ring_we[105])) | (ring_we[105] & (~in_keep[105])), (rd_clear[3] & (~ring_we[104])) | (ring_we[104] & (~in_keep[104])),
+        (rd_clear[3] & (~ring_we[103])) | (ring_we[103] & (~in_keep[103])), (rd_clear[3] & (~ring_we[102])) | (ring_we[102] & (~in_keep[102])),
+        (rd_clear[3] & (~ring_we[101])) | (ring_we[101] & (~in_keep[101])), (rd_clear[3] & (~ring_we[100])) | (ring_we[100] & (~in_keep[100])),
+        (rd_clear[3] & (~ring_we[99])) | (ring_we[99] & (~in_keep[99])), (rd_clear[3] & (~ring_we[98])) | (ring_we[98] & (~in_keep[98])),
+        (rd_clear[3] & (~ring_we[97])) | (ring_we[97] & (~in_keep[97])), (rd_clear[3] & (~ring_we[96])) | (ring_we[96] & (~in_keep[96])),
+        (rd_clear[2] & (~ring_we[95])) | (ring_we[95] & (~in_keep[95])), (rd_clear[2] & (~ring_we[94])) | (ring_we[94] & (~in_keep[94])),
+        (rd_clear[2] & (~ring_we[93])) | (ring_we[93] & (~in_keep[93])), (rd_clear[2] & (~ring_we[92])) | (ring_we[92] & (~in_keep[92])),
+        (rd_clear[2] & (~ring_we[91])) | (ring_we[91] & (~in_keep[91])), (rd_clear[2] & (~ring_we[90])) | (ring_we[90] & (~in_keep[90])),
+        (rd_clear[2] & (~ring_we[89])) | (ring_we[89] & (~in_keep[89])), (rd_clear[2] & (~ring_we[88])) | (ring_we[88] & (~in_keep[88])),
+        (rd_clear[2] & (~ring_we[87])) | (ring_we[87] & (~in_keep[87])), (rd_clear[2] & (~ring_we[86])) | (ring_we[86] & (~in_keep[86])),
+        (rd_clear[2] & (~ring_we[85])) | (ring_we[85] & (~in_keep[85])), (rd_clear[2] & (~ring_we[84])) | (ring_we[84] & (~in_keep[84])),
+        (rd_clear[2] & (~ring_we[83])) | (ring_we[83] & (~in_keep[83])), (rd_clear[2] & (~ring_we[82])) | (ring_we[82] & (~in_keep[82])),
+        (rd_clear[2] & (~ring_we[81])) | (ring_we[81] & (~in_keep[81])), (rd_clear[2] & (~ring_we[80])) | (ring_we[80] & (~in_keep[80])),
+        (rd_clear[2] & (~ring_we[79])) | (ring_we[79] & (~in_keep[79])), (rd_clear[2] & (~ring_we[78])) | (ring_we[78] & (~in_keep[78])),
+        (rd_clear[2] & (~ring_we[77])) | (ring_we[77] & (~in_keep[77])), (rd_clear[2] & (~ring_we[76])) | (ring_we[76] & (~in_keep[76])),
+        (rd_clear[2] & (~ring_we[75])) | (ring_we[75] & (~in_keep[75])), (rd_clear[2] & (~ring_we[74])) | (ring_we[74] & (~in_keep[74])),
+        (rd_clear[2] & (~ring_we[73])) | (ring_we[73] & (~in_keep[73])), (rd_clear[2] & (~ring_we[72])) | (ring_we[72] & (~in_keep[72])),
+        (rd_clear[2] & (~ring_we[71])) | (ring_we[71] & (~in_keep[71])), (rd_clear[2] & (~ring_we[70])) | (ring_we[70] & (~in_keep[70])),
+        (rd_clear[2] & (~ring_we[69])) | (ring_we[69] & (~in_keep[69])), (rd_clear[2] & (~ring_we[68])) | (ring_we[68] & (~in_keep[68])),
+        (rd_clear[2] & (~ring_we[67])) | (ring_we[67] & (~in_keep[67])), (rd_clear[2] & (~ring_we[66])) | (ring_we[66] & (~in_keep[66])),
+        (rd_clear[2] & (~ring_we[65])) | (ring_we[65] & (~in_keep[65])), (rd_clear[2] & (~ring_we[64])) | (ring_we[64] & (~in_keep[64])),
+        (rd_clear[1] & (~ring_we[63])) | (ring_we[63] & (~in_keep[63])), (rd_clear[1] & (~ring_we[62])) | (ring_we[62] & (~in_keep[62])),
+        (rd_clear[1] & (~ring_we[61])) | (ring_we[61] & (~in_keep[61])), (rd_clear[1] & (~ring_we[60])) | (ring_we[60] & (~in_keep[60])),
+        (rd_clear[1] & (~ring_we[59])) | (ring_we[59] & (~in_keep[59])), (rd_clear[1] & (~ring_we[58])) | (ring_we[58] & (~in_keep[58])),
+        (rd_clear[1] & (~ring_we[57])) | (ring_we[57] & (~in_keep[57])), (rd_clear[1] & (~ring_we[56])) | (ring_we[56] & (~in_keep[56])),
+        (rd_clear[1] & (~ring_we[55])) | (ring_we[55] & (~in_keep[55])), (rd_clear[1] & (~ring_we[54])) | (ring_we[54] & (~in_keep[54])),
+        (rd_clear[1] & (~ring_we[53])) | (ring_we[53] & (~in_keep[53])), (rd_clear[1] & (~ring_we[52])) | (ring_we[52] & (~in_keep[52])),
+        (rd_clear[1] & (~ring_we[51])) | (ring_we[51] & (~in_keep[51])), (rd_clear[1] & (~ring_we[50])) | (ring_we[50] & (~in_keep[50])),
+        (rd_clear[1] & (~ring_we[49])) | (ring_we[49] & (~in_keep[49])), (rd_clear[1] & (~ring_we[48])) | (ring_we[48] & (~in_keep[48])),
+        (rd_clear[1] & (~ring_we[47])) | (ring_we[47] & (~in_keep[47])), (rd_clear[1] & (~ring_we[46])) | (ring_we[46] & (~in_keep[46])),
+        (rd_clear[1] & (~ring_we[45])) | (ring_we[45] & (~in_keep[45])), (rd_clear[1] & (~ring_we[44])) | (ring_we[44] & (~in_keep[44])),
+        (rd_clear[1] & (~ring_we[43])) | (ring_we[43] & (~in_keep[43])), (rd_clear[1] & (~ring_we[42])) | (ring_we[42] & (~in_keep[42])),
+        (rd_clear[1] & (~ring_we[41])) | (ring_we[41] & (~in_keep[41])), (rd_clear[1] & (~ring_we[40])) | (ring_we[40] & (~in_keep[40])),
+        (rd_clear[1] & (~ring_we[39])) | (ring_we[39] & (~in_keep[39])), (rd_clear[1] & (~ring_we[38])) | (ring_we[38] & (~in_keep[38])),
+        (rd_clear[1] & (~ring_we[37])) | (ring_we[37] & (~in_keep[37])), (rd_clear[1] & (~ring_we[36])) | (ring_we[36] & (~in_keep[36])),
+        (rd_clear[1] & (~ring_we[35])) | (ring_we[35] & (~in_keep[35])), (rd_clear[1] & (~ring_we[34])) | (ring_we[34] & (~in_keep[34])),
+        (rd_clear[1] & (~ring_we[33])) | (ring_we[33] & (~in_keep[33])), (rd_clear[1] & (~ring_we[32])) | (ring_we[32] & (~in_keep[32])),
+        (rd_clear[0] & (~ring_we[31])) | (ring_we[31] & (~in_keep[31])), (rd_clear[0] & (~ring_we[30])) | (ring_we[30] & (~in_keep[30])),
+        (rd_clear[0] & (~ring_we[29])) | (ring_we[29] & (~in_keep[29])), (rd_clear[0] & (~ring_we[28])) | (ring_we[28] & (~in_keep[28])),
+        (rd_clear[0] & (~ring_we[27])) | (ring_we[27] & (~in_keep[27])), (rd_clear[0] & (~ring_we[26])) | (ring_we[26] & (~in_keep[26])),
+        (rd_clear[0] & (~ring_we[25])) | (ring_we[25] & (~in_keep[25])), (rd_clear[0] & (~ring_we[24])) | (ring_we[24] & (~in_keep[24])),
+        (rd_clear[0] & (~ring_we[23])) | (ring_we[23] & (~in_keep[23])), (rd_clear[0] & (~ring_we[22])) | (ring_we[22] & (~in_keep[22])),
+        (rd_clear[0] & (~ring_we[21])) | (ring_we[21] & (~in_keep[21])), (rd_clear[0] & (~ring_we[20])) | (ring_we[20] & (~in_keep[20])),
+        (rd_clear[0] & (~ring_we[19])) | (ring_we[19] & (~in_keep[19])), (rd_clear[0] & (~ring_we[18])) | (ring_we[18] & (~in_keep[18])),
+        (rd_clear[0] & (~ring_we[17])) | (ring_we[17] & (~in_keep[17])), (rd_clear[0] & (~ring_we[16])) | (ring_we[16] & (~in_keep[16])),
+        (rd_clear[0] & (~ring_we[15])) | (ring_we[15] & (~in_keep[15])), (rd_clear[0] & (~ring_we[14])) | (ring_we[14] & (~in_keep[14])),
+        (rd_clear[0] & (~ring_we[13])) | (ring_we[13] & (~in_keep[13])), (rd_clear[0] & (~ring_we[12])) | (ring_we[12] & (~in_keep[12])),
+        (rd_clear[0] & (~ring_we[11])) | (ring_we[11] & (~in_keep[11])), (rd_clear[0] & (~ring_we[10])) | (ring_we[10] & (~in_keep[10])),
+        (rd_clear[0] & (~ring_we[9])) | (ring_we[9] & (~in_keep[9])), (rd_clear[0] & (~ring_we[8])) | (ring_we[8] & (~in_keep[8])),
+        (rd_clear[0] & (~ring_we[7])) | (ring_we[7] & (~in_keep[7])), (rd_clear[0] & (~ring_we[6])) | (ring_we[6] & (~in_keep[6])),
+        (rd_clear[0] & (~ring_we[5])) | (ring_we[5] & (~in_keep[5])), (rd_clear[0] & (~ring_we[4])) | (ring_we[4] & (~in_keep[4])),
+        (rd_clear[0] & (~ring_we[3])) | (ring_we[3] & (~in_keep[3])), (rd_clear[0] & (~ring_we[2])) | (ring_we[2] & (~in_keep[2])),
+        (rd_clear[0] & (~ring_we[1])) | (ring_we[1] & (~in_keep[1])), (rd_clear[0] & (~ring_we[0])) | (ring_we[0] & (~in_keep[0]))
     };
     wire [479:0] ring_zero; // ring byte j is zeroed: cleared and not written, or reset
     assign ring_zero = {480{rst}} | ring_clr;
-    wire [7:0] fill_next;
-    assign fill_next = do_in ? (base + {1'd0, in_count}) : base;
-    wire [1:0] wr_next;
-    assign wr_next = do_in ? ((wr_at <= (WR_LAST - WR_STEP)) ? (wr_at + WR_STEP) : (wr_at - ((WR_LAST + 2'd1) - WR_STEP))) : wr_at;
+
+    // Fill level: the held bytes after the output transfer (none after a flush, shifted down by 128 after another transfer), with the kept input bytes placed above them.
+    wire [247:0] held_base; // held after the output transfer
+    assign held_base = flush ? 248'd0 : (do_out ? {128'd0, held[247:128]} : held);
+    wire [247:0] keep_wide; // in_keep, zero above
+    assign keep_wide = {128'd0, in_keep};
+    wire [4:0] place; // where the kept input bytes go, in 8-byte units: the fill level after the output transfer
+    assign place = flush ? 5'd0 : (do_out ? at_b : at_a);
+    wire [247:0] keep_at_2; // keep_wide moved up by 8*place[1:0] bytes
+    assign keep_at_2 = (place[1:0] == 2'd0)
+        ? keep_wide
+        : ((place[1:0] == 2'd1) ? {keep_wide[239:0], 8'd0} : ((place[1:0] == 2'd2) ? {keep_wide[231:0], 16'd0} : {keep_wide[223:0], 24'd0}));
+    wire [247:0] keep_at_4; // keep_wide moved up by 8*place[3:0] bytes
+    assign keep_at_4 = (place[3:2] == 2'd0)
+        ? keep_at_2
+        : ((place[3:2] == 2'd1) ? {keep_at_2[215:0], 32'd0} : ((place[3:2] == 2'd2) ? {keep_at_2[183:0], 64'd0} : {keep_at_2[151:0], 96'd0}));
+    wire [247:0] keep_at; // the kept input bytes at their place
+    assign keep_at = (place[4] == 1'd0) ? keep_at_4 : {keep_at_4[119:0], 128'd0};
+    wire [247:0] held_next;
+    assign held_next = held_base | ({248{do_in}} & keep_at);
+
+    // The fill level in 8-byte units, candidates for the four transfer cases chosen by the transfers (modulo 2^5; only read within a packet).
+    wire [4:0] at_a_next;
+    assign at_a_next = flush
+        ? (do_in ? IN_UNITS : 5'd0)
+        : (do_out ? (do_in ? (at_a + (IN_UNITS - OUT_UNITS)) : (at_a - OUT_UNITS)) : (do_in ? (at_a + IN_UNITS) : at_a));
+    wire [4:0] at_b_next;
+    assign at_b_next = flush
+        ? (do_in ? ((5'd0 - OUT_UNITS) + IN_UNITS) : (5'd0 - OUT_UNITS))
+        : (do_out ? (do_in ? (at_b + (IN_UNITS - OUT_UNITS)) : (at_b - OUT_UNITS)) : (do_in ? (at_b + IN_UNITS) : at_b));
+    wire [3:0] wr_next; // the write position after an input transfer: 120 bytes on
+    assign wr_next = do_in ? {wr_at[2:0], wr_at[3]} : wr_at;
     wire [3:0] rd_step;
     assign rd_step = (rd_pos <= (RD_LAST - RD_STEP)) ? (rd_pos + RD_STEP) : (rd_pos - ((RD_LAST + 4'd1) - RD_STEP));
     wire [3:0] rd_next;
     assign rd_next = flush ? 4'd0 : (do_out ? rd_step : rd_pos);
     always @(posedge clk) begin
         if (rst) begin
-            fill <= 8'd0;
+            held <= 248'd0;
+            at_a <= 5'd0;
+            at_b <= 5'd0 - OUT_UNITS;
             eop <= 1'd0;
-            wr_pos <= 2'd0;
             rd_pos <= 4'd0;
+            rd_cover <= RD_FIRST;
+            wr_hot <= WR_FIRST;
         end else begin
-            fill <= fill_next;
-            wr_pos <= wr_next;
+            held <= held_next;
+            at_a <= at_a_next;
+            at_b <= at_b_next;
             rd_pos <= rd_next;
+            rd_cover <= flush ? RD_FIRST : (do_out ? {rd_cover[10:0], rd_cover[14:11]} : rd_cover);
+            wr_hot <= wr_next;
             if (do_in) begin
                 eop <= in_last;
             end else if (flush) begin

@@ -21,12 +21,17 @@
 //   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = !eop and base + I
 //   <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases (clears)
 //   its O ring bytes (with out_last: a flush, both positions back to 0), then an input
-//   transfer writes its kept bytes at wr_pos. The next packet enters the cycle after the
-//   previous one's last beat left: a packet boundary costs exactly one slot, so the far
-//   receiver keeps up.
+//   transfer writes its kept bytes at the write position. The next packet enters the cycle
+//   after the previous one's last beat left: a packet boundary costs exactly one slot, so the
+//   far receiver keeps up.
 //   Ring of 96 bytes: writes at multiples of 32 bytes (3 positions, each ring byte fed by 1
 //   input byte(s)), reads at multiples of 6 bytes (16 positions, rotator stages [(2, 2, 4),
 //   (0, 2, 4)] (digit low bit, bits, ways)).
+//   Timing: the fill level is held as a thermometer code (held), so out_valid, out_last,
+//   out_keep and in_ready are one LUT from registers; the ring's write and clear enables come
+//   from registered one-hot positions (wr_hot, and rd_cover over the read units), not from
+//   adders; the kept input bytes are placed by a shifter over the fill level in 2-byte units
+//   (at_a, at_b).
 // =============================================================================
 `default_nettype none
 
@@ -44,59 +49,35 @@ module rtlgen_rifl_txgear (
     output wire [29:0]  out_keep,  // kept bytes, contiguous from byte 0
     output wire         out_last   // last beat of a packet
 );
-    localparam [5:0] OUT_BYTES = 6'd30; // bytes of an output beat
-    localparam [5:0] IN_ROOM = 6'd30;   // an input beat fits while base <= this (62 bytes held at most - 32-byte input beat)
-    localparam [1:0] WR_STEP = 2'd1;    // write position step per input beat, in 32-byte units
-    localparam [1:0] WR_LAST = 2'd2;    // last write position (96-byte ring in 32-byte units)
-    localparam [3:0] RD_STEP = 4'd5;    // read position step per output beat, in 6-byte units
-    localparam [3:0] RD_LAST = 4'd15;   // last read position (96-byte ring in 6-byte units)
+    localparam [3:0] RD_STEP = 4'd5;       // read position step per output beat, in 6-byte units
+    localparam [3:0] RD_LAST = 4'd15;      // last read position (96-byte ring in 6-byte units)
+    localparam [3:0] IN_UNITS = 4'd0;      // an input beat in 2-byte units (mod 2^4)
+    localparam [3:0] OUT_UNITS = 4'd15;    // an output beat in 2-byte units (mod 2^4)
+    localparam [2:0] WR_FIRST = 3'h1;      // write position of a packet's first input beat (one-hot over 3 positions of 32 bytes)
+    localparam [15:0] RD_FIRST = 16'h001f; // 6-byte ring units of a packet's first output beat
 
     reg [767:0] ring; // 96 bytes: the packet's held bytes from ring byte rd_pos*6 on, zero elsewhere
-    reg [1:0] wr_pos; // where the next input beat goes, in 32-byte units (0 at a packet's start)
     reg [3:0] rd_pos; // where the output beat starts, in 6-byte units (0 at a packet's start)
-    reg [5:0] fill; // bytes held
+    reg [15:0] rd_cover; // 6-byte ring units the output beat reads (from rd_pos on)
+    reg [2:0] wr_hot; // where the next input beat of the packet goes: one-hot over the ring's 3 write positions (multiples of 32 bytes)
+    reg [61:0] held; // thermometer code of the bytes held: bit i is set while fill > i
+    reg [3:0] at_a; // fill / 2 mod 2^4 (within a packet the fill level is a multiple of 2)
+    reg [3:0] at_b; // (fill - 30) / 2 mod 2^4: the same after an output beat
     reg eop; // the packet's last beat is in
-    wire [5:0] in_count; // ones of the thermometer code in_keep
-    assign in_count[0] = ^in_keep;
-    assign in_count[1] = ^(in_keep & 32'haaaaaaaa);
-    assign in_count[2] = ^(in_keep & 32'h88888888);
-    assign in_count[3] = ^(in_keep & 32'h80808080);
-    assign in_count[4] = ^(in_keep & 32'h80008000);
-    assign in_count[5] = ^(in_keep & 32'h80000000);
 
-    // Output: the held bytes from rd_pos on; last when the packet ends within the beat.
-    assign out_valid = (fill >= OUT_BYTES) | eop;
-    assign out_last = eop & (fill <= OUT_BYTES);
-    assign out_keep[0] = 6'd0 < fill;
-    assign out_keep[1] = 6'd1 < fill;
-    assign out_keep[2] = 6'd2 < fill;
-    assign out_keep[3] = 6'd3 < fill;
-    assign out_keep[4] = 6'd4 < fill;
-    assign out_keep[5] = 6'd5 < fill;
-    assign out_keep[6] = 6'd6 < fill;
-    assign out_keep[7] = 6'd7 < fill;
-    assign out_keep[8] = 6'd8 < fill;
-    assign out_keep[9] = 6'd9 < fill;
-    assign out_keep[10] = 6'd10 < fill;
-    assign out_keep[11] = 6'd11 < fill;
-    assign out_keep[12] = 6'd12 < fill;
-    assign out_keep[13] = 6'd13 < fill;
-    assign out_keep[14] = 6'd14 < fill;
-    assign out_keep[15] = 6'd15 < fill;
-    assign out_keep[16] = 6'd16 < fill;
-    assign out_keep[17] = 6'd17 < fill;
-    assign out_keep[18] = 6'd18 < fill;
-    assign out_keep[19] = 6'd19 < fill;
-    assign out_keep[20] = 6'd20 < fill;
-    assign out_keep[21] = 6'd21 < fill;
-    assign out_keep[22] = 6'd22 < fill;
-    assign out_keep[23] = 6'd23 < fill;
-    assign out_keep[24] = 6'd24 < fill;
-    assign out_keep[25] = 6'd25 < fill;
-    assign out_keep[26] = 6'd26 < fill;
-    assign out_keep[27] = 6'd27 < fill;
-    assign out_keep[28] = 6'd28 < fill;
-    assign out_keep[29] = 6'd29 < fill;
+    // Flow control from registers alone: fill >= 30 is held[29], fill > 30 is held[30], fill > 60 is held[60].
+    assign out_valid = held[29] | eop;
+    assign out_last = eop & (~held[30]);
+    assign out_keep = held[29:0];
+    wire do_out;
+    assign do_out = out_valid & out_ready;
+    wire flush; // the packet's last beat leaves
+    assign flush = out_ready & out_last;
+    wire fits; // an input beat fits after this cycle's output transfer: fill, less 30 with a transfer, at most 30
+    assign fits = do_out ? (~held[60]) : (~held[30]);
+    assign in_ready = (~eop) & fits;
+    wire do_in;
+    assign do_in = in_valid & in_ready;
     wire [383:0] rot0; // ring bytes from rd_pos[3:2]*24 on
     assign rot0 = (rd_pos[3:2] == 2'd0)
         ? ring[383:0]
@@ -104,40 +85,14 @@ module rtlgen_rifl_txgear (
     assign out_data = (rd_pos[1:0] == 2'd0)
         ? rot0[239:0]
         : ((rd_pos[1:0] == 2'd1) ? rot0[287:48] : ((rd_pos[1:0] == 2'd2) ? rot0[335:96] : rot0[383:144]));
-    wire do_out;
-    assign do_out = out_valid & out_ready;
-    wire do_in;
-    assign do_in = in_valid & in_ready;
-    wire flush; // the packet's last beat leaves
-    assign flush = do_out & out_last;
-    wire [5:0] base; // fill level after the output transfer
-    assign base = flush ? 6'd0 : (do_out ? (fill - OUT_BYTES) : fill);
-    assign in_ready = (~eop) & (base <= IN_ROOM);
-    wire [1:0] wr_at; // write position of this cycle's input (a new packet starts at 0)
-    assign wr_at = flush ? 2'd0 : wr_pos;
 
     // Ring writes: ring byte j takes input byte (j - wr_at*32) mod 96 when that is below 32; cleared when it leaves in an output beat or is written but not kept.
+    wire [2:0] wr_at; // write position of this cycle's input, one-hot (a new packet starts at 0)
+    assign wr_at = flush ? WR_FIRST : wr_hot;
     wire [2:0] wr_sel; // this cycle's input beat goes to write position v
-    assign wr_sel = {do_in & (wr_at == 2'd2), do_in & (wr_at == 2'd1), do_in & (wr_at == 2'd0)};
+    assign wr_sel = {3{do_in}} & wr_at;
     wire [15:0] rd_clear; // 6-byte unit v leaves in this cycle's output beat
-    assign rd_clear = {
-        do_out & ((rd_pos == 4'd15) | (rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11)),
-        do_out & ((rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10)),
-        do_out & ((rd_pos == 4'd13) | (rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9)),
-        do_out & ((rd_pos == 4'd12) | (rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8)),
-        do_out & ((rd_pos == 4'd11) | (rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7)),
-        do_out & ((rd_pos == 4'd10) | (rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6)),
-        do_out & ((rd_pos == 4'd9) | (rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5)),
-        do_out & ((rd_pos == 4'd8) | (rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4)),
-        do_out & ((rd_pos == 4'd7) | (rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3)),
-        do_out & ((rd_pos == 4'd6) | (rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2)),
-        do_out & ((rd_pos == 4'd5) | (rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1)),
-        do_out & ((rd_pos == 4'd4) | (rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0)),
-        do_out & ((rd_pos == 4'd3) | (rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd15)),
-        do_out & ((rd_pos == 4'd2) | (rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd15) | (rd_pos == 4'd14)),
-        do_out & ((rd_pos == 4'd1) | (rd_pos == 4'd0) | (rd_pos == 4'd15) | (rd_pos == 4'd14) | (rd_pos == 4'd13)),
-        do_out & ((rd_pos == 4'd0) | (rd_pos == 4'd15) | (rd_pos == 4'd14) | (rd_pos == 4'd13) | (rd_pos == 4'd12))
-    };
+    assign rd_clear = {16{do_out}} & rd_cover;
     wire [95:0] ring_we; // this cycle's input beat covers ring byte j (its write position)
     assign ring_we = {
         wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
@@ -151,75 +106,107 @@ module rtlgen_rifl_txgear (
     };
     wire [95:0] ring_clr; // ring byte j is cleared: it leaves in the output beat and is not written, or the input beat covers it but does not keep it
     assign ring_clr = {
-        (rd_clear[15] & (~ring_we[95])) | (wr_sel[2] & (~in_keep[31])), (rd_clear[15] & (~ring_we[94])) | (wr_sel[2] & (~in_keep[30])),
-        (rd_clear[15] & (~ring_we[93])) | (wr_sel[2] & (~in_keep[29])), (rd_clear[15] & (~ring_we[92])) | (wr_sel[2] & (~in_keep[28])),
-        (rd_clear[15] & (~ring_we[91])) | (wr_sel[2] & (~in_keep[27])), (rd_clear[15] & (~ring_we[90])) | (wr_sel[2] & (~in_keep[26])),
-        (rd_clear[14] & (~ring_we[89])) | (wr_sel[2] & (~in_keep[25])), (rd_clear[14] & (~ring_we[88])) | (wr_sel[2] & (~in_keep[24])),
-        (rd_clear[14] & (~ring_we[87])) | (wr_sel[2] & (~in_keep[23])), (rd_clear[14] & (~ring_we[86])) | (wr_sel[2] & (~in_keep[22])),
-        (rd_clear[14] & (~ring_we[85])) | (wr_sel[2] & (~in_keep[21])), (rd_clear[14] & (~ring_we[84])) | (wr_sel[2] & (~in_keep[20])),
-        (rd_clear[13] & (~ring_we[83])) | (wr_sel[2] & (~in_keep[19])), (rd_clear[13] & (~ring_we[82])) | (wr_sel[2] & (~in_keep[18])),
-        (rd_clear[13] & (~ring_we[81])) | (wr_sel[2] & (~in_keep[17])), (rd_clear[13] & (~ring_we[80])) | (wr_sel[2] & (~in_keep[16])),
-        (rd_clear[13] & (~ring_we[79])) | (wr_sel[2] & (~in_keep[15])), (rd_clear[13] & (~ring_we[78])) | (wr_sel[2] & (~in_keep[14])),
-        (rd_clear[12] & (~ring_we[77])) | (wr_sel[2] & (~in_keep[13])), (rd_clear[12] & (~ring_we[76])) | (wr_sel[2] & (~in_keep[12])),
-        (rd_clear[12] & (~ring_we[75])) | (wr_sel[2] & (~in_keep[11])), (rd_clear[12] & (~ring_we[74])) | (wr_sel[2] & (~in_keep[10])),
-        (rd_clear[12] & (~ring_we[73])) | (wr_sel[2] & (~in_keep[9])), (rd_clear[12] & (~ring_we[72])) | (wr_sel[2] & (~in_keep[8])),
-        (rd_clear[11] & (~ring_we[71])) | (wr_sel[2] & (~in_keep[7])), (rd_clear[11] & (~ring_we[70])) | (wr_sel[2] & (~in_keep[6])),
-        (rd_clear[11] & (~ring_we[69])) | (wr_sel[2] & (~in_keep[5])), (rd_clear[11] & (~ring_we[68])) | (wr_sel[2] & (~in_keep[4])),
-        (rd_clear[11] & (~ring_we[67])) | (wr_sel[2] & (~in_keep[3])), (rd_clear[11] & (~ring_we[66])) | (wr_sel[2] & (~in_keep[2])),
-        (rd_clear[10] & (~ring_we[65])) | (wr_sel[2] & (~in_keep[1])), (rd_clear[10] & (~ring_we[64])) | (wr_sel[2] & (~in_keep[0])),
-        (rd_clear[10] & (~ring_we[63])) | (wr_sel[1] & (~in_keep[31])), (rd_clear[10] & (~ring_we[62])) | (wr_sel[1] & (~in_keep[30])),
-        (rd_clear[10] & (~ring_we[61])) | (wr_sel[1] & (~in_keep[29])), (rd_clear[10] & (~ring_we[60])) | (wr_sel[1] & (~in_keep[28])),
-        (rd_clear[9] & (~ring_we[59])) | (wr_sel[1] & (~in_keep[27])), (rd_clear[9] & (~ring_we[58])) | (wr_sel[1] & (~in_keep[26])),
-        (rd_clear[9] & (~ring_we[57])) | (wr_sel[1] & (~in_keep[25])), (rd_clear[9] & (~ring_we[56])) | (wr_sel[1] & (~in_keep[24])),
-        (rd_clear[9] & (~ring_we[55])) | (wr_sel[1] & (~in_keep[23])), (rd_clear[9] & (~ring_we[54])) | (wr_sel[1] & (~in_keep[22])),
-        (rd_clear[8] & (~ring_we[53])) | (wr_sel[1] & (~in_keep[21])), (rd_clear[8] & (~ring_we[52])) | (wr_sel[1] & (~in_keep[20])),
-        (rd_clear[8] & (~ring_we[51])) | (wr_sel[1] & (~in_keep[19])), (rd_clear[8] & (~ring_we[50])) | (wr_sel[1] & (~in_keep[18])),
-        (rd_clear[8] & (~ring_we[49])) | (wr_sel[1] & (~in_keep[17])), (rd_clear[8] & (~ring_we[48])) | (wr_sel[1] & (~in_keep[16])),
-        (rd_clear[7] & (~ring_we[47])) | (wr_sel[1] & (~in_keep[15])), (rd_clear[7] & (~ring_we[46])) | (wr_sel[1] & (~in_keep[14])),
-        (rd_clear[7] & (~ring_we[45])) | (wr_sel[1] & (~in_keep[13])), (rd_clear[7] & (~ring_we[44])) | (wr_sel[1] & (~in_keep[12])),
-        (rd_clear[7] & (~ring_we[43])) | (wr_sel[1] & (~in_keep[11])), (rd_clear[7] & (~ring_we[42])) | (wr_sel[1] & (~in_keep[10])),
-        (rd_clear[6] & (~ring_we[41])) | (wr_sel[1] & (~in_keep[9])), (rd_clear[6] & (~ring_we[40])) | (wr_sel[1] & (~in_keep[8])),
-        (rd_clear[6] & (~ring_we[39])) | (wr_sel[1] & (~in_keep[7])), (rd_clear[6] & (~ring_we[38])) | (wr_sel[1] & (~in_keep[6])),
-        (rd_clear[6] & (~ring_we[37])) | (wr_sel[1] & (~in_keep[5])), (rd_clear[6] & (~ring_we[36])) | (wr_sel[1] & (~in_keep[4])),
-        (rd_clear[5] & (~ring_we[35])) | (wr_sel[1] & (~in_keep[3])), (rd_clear[5] & (~ring_we[34])) | (wr_sel[1] & (~in_keep[2])),
-        (rd_clear[5] & (~ring_we[33])) | (wr_sel[1] & (~in_keep[1])), (rd_clear[5] & (~ring_we[32])) | (wr_sel[1] & (~in_keep[0])),
-        (rd_clear[5] & (~ring_we[31])) | (wr_sel[0] & (~in_keep[31])), (rd_clear[5] & (~ring_we[30])) | (wr_sel[0] & (~in_keep[30])),
-        (rd_clear[4] & (~ring_we[29])) | (wr_sel[0] & (~in_keep[29])), (rd_clear[4] & (~ring_we[28])) | (wr_sel[0] & (~in_keep[28])),
-        (rd_clear[4] & (~ring_we[27])) | (wr_sel[0] & (~in_keep[27])), (rd_clear[4] & (~ring_we[26])) | (wr_sel[0] & (~in_keep[26])),
-        (rd_clear[4] & (~ring_we[25])) | (wr_sel[0] & (~in_keep[25])), (rd_clear[4] & (~ring_we[24])) | (wr_sel[0] & (~in_keep[24])),
-        (rd_clear[3] & (~ring_we[23])) | (wr_sel[0] & (~in_keep[23])), (rd_clear[3] & (~ring_we[22])) | (wr_sel[0] & (~in_keep[22])),
-        (rd_clear[3] & (~ring_we[21])) | (wr_sel[0] & (~in_keep[21])), (rd_clear[3] & (~ring_we[20])) | (wr_sel[0] & (~in_keep[20])),
-        (rd_clear[3] & (~ring_we[19])) | (wr_sel[0] & (~in_keep[19])), (rd_clear[3] & (~ring_we[18])) | (wr_sel[0] & (~in_keep[18])),
-        (rd_clear[2] & (~ring_we[17])) | (wr_sel[0] & (~in_keep[17])), (rd_clear[2] & (~ring_we[16])) | (wr_sel[0] & (~in_keep[16])),
-        (rd_clear[2] & (~ring_we[15])) | (wr_sel[0] & (~in_keep[15])), (rd_clear[2] & (~ring_we[14])) | (wr_sel[0] & (~in_keep[14])),
-        (rd_clear[2] & (~ring_we[13])) | (wr_sel[0] & (~in_keep[13])), (rd_clear[2] & (~ring_we[12])) | (wr_sel[0] & (~in_keep[12])),
-        (rd_clear[1] & (~ring_we[11])) | (wr_sel[0] & (~in_keep[11])), (rd_clear[1] & (~ring_we[10])) | (wr_sel[0] & (~in_keep[10])),
-        (rd_clear[1] & (~ring_we[9])) | (wr_sel[0] & (~in_keep[9])), (rd_clear[1] & (~ring_we[8])) | (wr_sel[0] & (~in_keep[8])),
-        (rd_clear[1] & (~ring_we[7])) | (wr_sel[0] & (~in_keep[7])), (rd_clear[1] & (~ring_we[6])) | (wr_sel[0] & (~in_keep[6])),
-        (rd_clear[0] & (~ring_we[5])) | (wr_sel[0] & (~in_keep[5])), (rd_clear[0] & (~ring_we[4])) | (wr_sel[0] & (~in_keep[4])),
-        (rd_clear[0] & (~ring_we[3])) | (wr_sel[0] & (~in_keep[3])), (rd_clear[0] & (~ring_we[2])) | (wr_sel[0] & (~in_keep[2])),
-        (rd_clear[0] & (~ring_we[1])) | (wr_sel[0] & (~in_keep[1])), (rd_clear[0] & (~ring_we[0])) | (wr_sel[0] & (~in_keep[0]))
+        (rd_clear[15] & (~ring_we[95])) | (ring_we[95] & (~in_keep[31])), (rd_clear[15] & (~ring_we[94])) | (ring_we[94] & (~in_keep[30])),
+        (rd_clear[15] & (~ring_we[93])) | (ring_we[93] & (~in_keep[29])), (rd_clear[15] & (~ring_we[92])) | (ring_we[92] & (~in_keep[28])),
+        (rd_clear[15] & (~ring_we[91])) | (ring_we[91] & (~in_keep[27])), (rd_clear[15] & (~ring_we[90])) | (ring_we[90] & (~in_keep[26])),
+        (rd_clear[14] & (~ring_we[89])) | (ring_we[89] & (~in_keep[25])), (rd_clear[14] & (~ring_we[88])) | (ring_we[88] & (~in_keep[24])),
+        (rd_clear[14] & (~ring_we[87])) | (ring_we[87] & (~in_keep[23])), (rd_clear[14] & (~ring_we[86])) | (ring_we[86] & (~in_keep[22])),
+        (rd_clear[14] & (~ring_we[85])) | (ring_we[85] & (~in_keep[21])), (rd_clear[14] & (~ring_we[84])) | (ring_we[84] & (~in_keep[20])),
+        (rd_clear[13] & (~ring_we[83])) | (ring_we[83] & (~in_keep[19])), (rd_clear[13] & (~ring_we[82])) | (ring_we[82] & (~in_keep[18])),
+        (rd_clear[13] & (~ring_we[81])) | (ring_we[81] & (~in_keep[17])), (rd_clear[13] & (~ring_we[80])) | (ring_we[80] & (~in_keep[16])),
+        (rd_clear[13] & (~ring_we[79])) | (ring_we[79] & (~in_keep[15])), (rd_clear[13] & (~ring_we[78])) | (ring_we[78] & (~in_keep[14])),
+        (rd_clear[12] & (~ring_we[77])) | (ring_we[77] & (~in_keep[13])), (rd_clear[12] & (~ring_we[76])) | (ring_we[76] & (~in_keep[12])),
+        (rd_clear[12] & (~ring_we[75])) | (ring_we[75] & (~in_keep[11])), (rd_clear[12] & (~ring_we[74])) | (ring_we[74] & (~in_keep[10])),
+        (rd_clear[12] & (~ring_we[73])) | (ring_we[73] & (~in_keep[9])), (rd_clear[12] & (~ring_we[72])) | (ring_we[72] & (~in_keep[8])),
+        (rd_clear[11] & (~ring_we[71])) | (ring_we[71] & (~in_keep[7])), (rd_clear[11] & (~ring_we[70])) | (ring_we[70] & (~in_keep[6])),
+        (rd_clear[11] & (~ring_we[69])) | (ring_we[69] & (~in_keep[5])), (rd_clear[11] & (~ring_we[68])) | (ring_we[68] & (~in_keep[4])),
+        (rd_clear[11] & (~ring_we[67])) | (ring_we[67] & (~in_keep[3])), (rd_clear[11] & (~ring_we[66])) | (ring_we[66] & (~in_keep[2])),
+        (rd_clear[10] & (~ring_we[65])) | (ring_we[65] & (~in_keep[1])), (rd_clear[10] & (~ring_we[64])) | (ring_we[64] & (~in_keep[0])),
+        (rd_clear[10] & (~ring_we[63])) | (ring_we[63] & (~in_keep[31])), (rd_clear[10] & (~ring_we[62])) | (ring_we[62] & (~in_keep[30])),
+        (rd_clear[10] & (~ring_we[61])) | (ring_we[61] & (~in_keep[29])), (rd_clear[10] & (~ring_we[60])) | (ring_we[60] & (~in_keep[28])),
+        (rd_clear[9] & (~ring_we[59])) | (ring_we[59] & (~in_keep[27])), (rd_clear[9] & (~ring_we[58])) | (ring_we[58] & (~in_keep[26])),
+        (rd_clear[9] & (~ring_we[57])) | (ring_we[57] & (~in_keep[25])), (rd_clear[9] & (~ring_we[56])) | (ring_we[56] & (~in_keep[24])),
+        (rd_clear[9] & (~ring_we[55])) | (ring_we[55] & (~in_keep[23])), (rd_clear[9] & (~ring_we[54])) | (ring_we[54] & (~in_keep[22])),
+        (rd_clear[8] & (~ring_we[53])) | (ring_we[53] & (~in_keep[21])), (rd_clear[8] & (~ring_we[52])) | (ring_we[52] & (~in_keep[20])),
+        (rd_clear[8] & (~ring_we[51])) | (ring_we[51] & (~in_keep[19])), (rd_clear[8] & (~ring_we[50])) | (ring_we[50] & (~in_keep[18])),
+        (rd_clear[8] & (~ring_we[49])) | (ring_we[49] & (~in_keep[17])), (rd_clear[8] & (~ring_we[48])) | (ring_we[48] & (~in_keep[16])),
+        (rd_clear[7] & (~ring_we[47])) | (ring_we[47] & (~in_keep[15])), (rd_clear[7] & (~ring_we[46])) | (ring_we[46] & (~in_keep[14])),
+        (rd_clear[7] & (~ring_we[45])) | (ring_we[45] & (~in_keep[13])), (rd_clear[7] & (~ring_we[44])) | (ring_we[44] & (~in_keep[12])),
+        (rd_clear[7] & (~ring_we[43])) | (ring_we[43] & (~in_keep[11])), (rd_clear[7] & (~ring_we[42])) | (ring_we[42] & (~in_keep[10])),
+        (rd_clear[6] & (~ring_we[41])) | (ring_we[41] & (~in_keep[9])), (rd_clear[6] & (~ring_we[40])) | (ring_we[40] & (~in_keep[8])),
+        (rd_clear[6] & (~ring_we[39])) | (ring_we[39] & (~in_keep[7])), (rd_clear[6] & (~ring_we[38])) | (ring_we[38] & (~in_keep[6])),
+        (rd_clear[6] & (~ring_we[37])) | (ring_we[37] & (~in_keep[5])), (rd_clear[6] & (~ring_we[36])) | (ring_we[36] & (~in_keep[4])),
+        (rd_clear[5] & (~ring_we[35])) | (ring_we[35] & (~in_keep[3])), (rd_clear[5] & (~ring_we[34])) | (ring_we[34] & (~in_keep[2])),
+        (rd_clear[5] & (~ring_we[33])) | (ring_we[33] & (~in_keep[1])), (rd_clear[5] & (~ring_we[32])) | (ring_we[32] & (~in_keep[0])),
+        (rd_clear[5] & (~ring_we[31])) | (ring_we[31] & (~in_keep[31])), (rd_clear[5] & (~ring_we[30])) | (ring_we[30] & (~in_keep[30])),
+        (rd_clear[4] & (~ring_we[29])) | (ring_we[29] & (~in_keep[29])), (rd_clear[4] & (~ring_we[28])) | (ring_we[28] & (~in_keep[28])),
+        (rd_clear[4] & (~ring_we[27])) | (ring_we[27] & (~in_keep[27])), (rd_clear[4] & (~ring_we[26])) | (ring_we[26] & (~in_keep[26])),
+        (rd_clear[4] & (~ring_we[25])) | (ring_we[25] & (~in_keep[25])), (rd_clear[4] & (~ring_we[24])) | (ring_we[24] & (~in_keep[24])),
+        (rd_clear[3] & (~ring_we[23])) | (ring_we[23] & (~in_keep[23])), (rd_clear[3] & (~ring_we[22])) | (ring_we[22] & (~in_keep[22])),
+        (rd_clear[3] & (~ring_we[21])) | (ring_we[21] & (~in_keep[21])), (rd_clear[3] & (~ring_we[20])) | (ring_we[20] & (~in_keep[20])),
+        (rd_clear[3] & (~ring_we[19])) | (ring_we[19] & (~in_keep[19])), (rd_clear[3] & (~ring_we[18])) | (ring_we[18] & (~in_keep[18])),
+        (rd_clear[2] & (~ring_we[17])) | (ring_we[17] & (~in_keep[17])), (rd_clear[2] & (~ring_we[16])) | (ring_we[16] & (~in_keep[16])),
+        (rd_clear[2] & (~ring_we[15])) | (ring_we[15] & (~in_keep[15])), (rd_clear[2] & (~ring_we[14])) | (ring_we[14] & (~in_keep[14])),
+        (rd_clear[2] & (~ring_we[13])) | (ring_we[13] & (~in_keep[13])), (rd_clear[2] & (~ring_we[12])) | (ring_we[12] & (~in_keep[12])),
+        (rd_clear[1] & (~ring_we[11])) | (ring_we[11] & (~in_keep[11])), (rd_clear[1] & (~ring_we[10])) | (ring_we[10] & (~in_keep[10])),
+        (rd_clear[1] & (~ring_we[9])) | (ring_we[9] & (~in_keep[9])), (rd_clear[1] & (~ring_we[8])) | (ring_we[8] & (~in_keep[8])),
+        (rd_clear[1] & (~ring_we[7])) | (ring_we[7] & (~in_keep[7])), (rd_clear[1] & (~ring_we[6])) | (ring_we[6] & (~in_keep[6])),
+        (rd_clear[0] & (~ring_we[5])) | (ring_we[5] & (~in_keep[5])), (rd_clear[0] & (~ring_we[4])) | (ring_we[4] & (~in_keep[4])),
+        (rd_clear[0] & (~ring_we[3])) | (ring_we[3] & (~in_keep[3])), (rd_clear[0] & (~ring_we[2])) | (ring_we[2] & (~in_keep[2])),
+        (rd_clear[0] & (~ring_we[1])) | (ring_we[1] & (~in_keep[1])), (rd_clear[0] & (~ring_we[0])) | (ring_we[0] & (~in_keep[0]))
     };
     wire [95:0] ring_zero; // ring byte j is zeroed: cleared and not written, or reset
     assign ring_zero = {96{rst}} | ring_clr;
-    wire [5:0] fill_next;
-    assign fill_next = do_in ? (base + in_count) : base;
-    wire [1:0] wr_next;
-    assign wr_next = do_in ? ((wr_at <= (WR_LAST - WR_STEP)) ? (wr_at + WR_STEP) : (wr_at - ((WR_LAST + 2'd1) - WR_STEP))) : wr_at;
+
+    // Fill level: the held bytes after the output transfer (none after a flush, shifted down by 30 after another transfer), with the kept input bytes placed above them.
+    wire [61:0] held_base; // held after the output transfer
+    assign held_base = flush ? 62'd0 : (do_out ? {30'd0, held[61:30]} : held);
+    wire [61:0] keep_wide; // in_keep, zero above
+    assign keep_wide = {30'd0, in_keep};
+    wire [3:0] place; // where the kept input bytes go, in 2-byte units: the fill level after the output transfer
+    assign place = flush ? 4'd0 : (do_out ? at_b : at_a);
+    wire [61:0] keep_at_2; // keep_wide moved up by 2*place[1:0] bytes
+    assign keep_at_2 = (place[1:0] == 2'd0)
+        ? keep_wide
+        : ((place[1:0] == 2'd1) ? {keep_wide[59:0], 2'd0} : ((place[1:0] == 2'd2) ? {keep_wide[57:0], 4'd0} : {keep_wide[55:0], 6'd0}));
+    wire [61:0] keep_at; // the kept input bytes at their place
+    assign keep_at = (place[3:2] == 2'd0)
+        ? keep_at_2
+        : ((place[3:2] == 2'd1) ? {keep_at_2[53:0], 8'd0} : ((place[3:2] == 2'd2) ? {keep_at_2[45:0], 16'd0} : {keep_at_2[37:0], 24'd0}));
+    wire [61:0] held_next;
+    assign held_next = held_base | ({62{do_in}} & keep_at);
+
+    // The fill level in 2-byte units, candidates for the four transfer cases chosen by the transfers (modulo 2^4; only read within a packet).
+    wire [3:0] at_a_next;
+    assign at_a_next = flush
+        ? (do_in ? IN_UNITS : 4'd0)
+        : (do_out ? (do_in ? (at_a + (IN_UNITS - OUT_UNITS)) : (at_a - OUT_UNITS)) : (do_in ? (at_a + IN_UNITS) : at_a));
+    wire [3:0] at_b_next;
+    assign at_b_next = flush
+        ? (do_in ? ((4'd0 - OUT_UNITS) + IN_UNITS) : (4'd0 - OUT_UNITS))
+        : (do_out ? (do_in ? (at_b + (IN_UNITS - OUT_UNITS)) : (at_b - OUT_UNITS)) : (do_in ? (at_b + IN_UNITS) : at_b));
+    wire [2:0] wr_next; // the write position after an input transfer: 32 bytes on
+    assign wr_next = do_in ? {wr_at[1:0], wr_at[2]} : wr_at;
     wire [3:0] rd_step;
     assign rd_step = (rd_pos <= (RD_LAST - RD_STEP)) ? (rd_pos + RD_STEP) : (rd_pos - ((RD_LAST + 4'd1) - RD_STEP));
     wire [3:0] rd_next;
     assign rd_next = flush ? 4'd0 : (do_out ? rd_step : rd_pos);
     always @(posedge clk) begin
         if (rst) begin
-            fill <= 6'd0;
+            held <= 62'd0;
+            at_a <= 4'd0;
+            at_b <= 4'd0 - OUT_UNITS;
             eop <= 1'd0;
-            wr_pos <= 2'd0;
             rd_pos <= 4'd0;
+            rd_cover <= RD_FIRST;
+            wr_hot <= WR_FIRST;
         end else begin
-            fill <= fill_next;
-            wr_pos <= wr_next;
+            held <= held_next;
+            at_a <= at_a_next;
+            at_b <= at_b_next;
             rd_pos <= rd_next;
+            rd_cover <= flush ? RD_FIRST : (do_out ? {rd_cover[10:0], rd_cover[15:11]} : rd_cover);
+            wr_hot <= wr_next;
             if (do_in) begin
                 eop <= in_last;
             end else if (flush) begin

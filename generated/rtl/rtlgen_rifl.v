@@ -61,16 +61,12 @@
 //   recovery; frames failing during the recovery are not counted), retransmissions counts
 //   procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer
 //   for Send Pause (local loss of sync) or Pause (the far end's).
-//   One clock here: rx_frame is taken in the clk domain, as from a transceiver whose RX data
-//   is already moved to the TX clock. A version on the recovered RX clock needs, per lane, the
-//   RX logic (check, descrambler, Listing 1, control monitor) in the recovered clock domain
-//   and an asynchronous FIFO (Gray-coded pointers, two-flop synchronisers) carrying the
-//   delivered raw regions and the event flags into clk, which then replaces the flow-control
-//   buffer's write side; and clock compensation (§4.E, §5.B): Gray-coded cycle counters of
-//   the TX and RX clocks compared in a free-running domain, the TX controller inserting one
-//   Idle slot (no user data, no buffer write) per cycle the local clock gains, so the far
-//   end's buffer cannot overflow at a ppm offset. The SDC/XDC then get false paths only on
-//   those synchronisers.
+//   One clock here (clocking = "single"): rx_frame is taken in the clk domain, as from a
+//   transceiver whose RX data is already moved to the TX clock. With clocking = "recovered"
+//   the same node takes each lane on its recovered clock rx_clk[j]: that lane's receiver runs
+//   there and an asynchronous FIFO of the CDC kit carries its delivered raw regions and event
+//   flags into clk, and clock compensation on a free-running clock pauses the TX controller
+//   for each cycle the local clock gains over the far end's.
 // =============================================================================
 `default_nettype none
 

@@ -136,6 +136,16 @@ pub fn run(a: Args) -> CmdResult {
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
     if a.demo {
         names = vec![format!("{}_demo", manifest.design)];
+    } else if a.modules.is_empty() {
+        // A whole-tree run measures what the wrapper can drive and says what it leaves out; a
+        // module named with --module is built or refused with the reason.
+        names.retain(|n| {
+            let why = manifest.modules.iter().find(|m| &m.name == n).and_then(fpga::wrap::unwrappable);
+            if let Some(why) = &why {
+                eprintln!("skipped {n}: {why}");
+            }
+            why.is_none()
+        });
     }
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {

@@ -77,8 +77,10 @@ fn domains(m: &TreeModule) -> Result<Vec<Domain<'_>>, String> {
         .iter()
         .map(|c| Domain { clock: &c.name, prefix: c.name.strip_suffix("clk").unwrap_or(&c.name), reset: c.reset.as_ref().map(|r| r.name.as_str()), ports: Vec::new() })
         .collect();
+    // A port belongs to the clock with the longest prefix it carries; `clk` (no prefix) takes
+    // the ports no other clock claims.
     for p in m.ports.iter().filter(|p| !is_clock_or_reset(m, p)) {
-        match out.iter_mut().find(|d| !d.prefix.is_empty() && p.name.starts_with(d.prefix)) {
+        match out.iter_mut().filter(|d| p.name.starts_with(d.prefix)).max_by_key(|d| d.prefix.len()) {
             Some(d) => d.ports.push(p),
             None => return Err(p.name.clone()),
         }
@@ -86,8 +88,21 @@ fn domains(m: &TreeModule) -> Result<Vec<Domain<'_>>, String> {
     Ok(out)
 }
 
-/// Why `m` cannot be wrapped, if it cannot: a multi-clock module's port that belongs to no clock.
+/// A clock port of several bits (a recovered clock per lane, `rx_clk[k]`), if `m` has one.
+fn vector_clock(m: &TreeModule) -> Option<&TreePort> {
+    m.ports.iter().find(|p| p.dir == "input" && p.width > 1 && (p.name == "clk" || p.name.ends_with("_clk")))
+}
+
+/// Why `m` cannot be wrapped, if it cannot: a clock port of several bits (the wrapper drives each
+/// clock from a pin of its own and would otherwise feed those bits from a data chain), or a
+/// multi-clock module's port that belongs to no clock.
 pub fn unwrappable(m: &TreeModule) -> Option<String> {
+    if let Some(p) = vector_clock(m) {
+        return Some(format!(
+            "module {}: clock port `{}` has {} bits (one clock per lane); the measurement wrapper drives 1-bit clocks only: measure its per-lane parts (the modules under it) instead",
+            m.name, p.name, p.width
+        ));
+    }
     if m.clocks.len() < 2 {
         return None;
     }
@@ -172,6 +187,11 @@ fn multi_clock_wrapper(m: &TreeModule) -> Module {
         ports.push(Port::input(&format!("{}din", d.prefix), 1, &format!("serial data shifted into {}in_sr", d.prefix)));
         ports.push(Port::output(&format!("{}dout", d.prefix), 1, &format!("top bit of {}sig", d.prefix)));
     }
+    // The module's own reset, when no domain lists it (the `clk` side's registers of a module
+    // whose other domains name theirs), comes from a pin too.
+    if let Some(r) = m.reset.as_ref().filter(|r| !domains.iter().any(|d| d.reset == Some(r.name.as_str()))) {
+        ports.push(Port::input(&r.name, 1, "the module's reset, straight from a pin"));
+    }
     let mut items = Vec::new();
     let mut conns: Vec<(String, Expr)> = Vec::new();
     let mut per_domain: Vec<Vec<Expr>> = Vec::new();
@@ -237,4 +257,44 @@ pub fn wrapper_text(m: &TreeModule) -> String {
         m.name
     );
     format!("{head}{}", wrapper(m).render())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Design;
+    use crate::output::tree::{self, Layout};
+    use crate::tools::TreeManifest;
+
+    /// A two-lane recovered-clock RIFL node written as a tree, with its manifest.
+    fn recovered_tree(dir: &std::path::Path) -> (std::path::PathBuf, TreeManifest) {
+        let text = "[design]\nname = \"d\"\n\n[[blocks]]\nkind = \"rifl\"\nname = \"r\"\nframe_bits = 128\nuser_bits = 128\nlanes = 2\nclocking = \"recovered\"\n";
+        let design = Design::parse(text, "d.toml").expect("design");
+        let layout = Layout::for_design_file(dir, &design);
+        let root = layout.root.clone();
+        tree::build(&design.elaborate(), layout).write().expect("write tree");
+        let manifest = TreeManifest::load(&root).expect("manifest");
+        (root, manifest)
+    }
+
+    #[test]
+    fn a_per_lane_clock_vector_is_refused_and_its_two_clock_parts_are_wrapped_per_domain() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (_, manifest) = recovered_tree(dir.path());
+        let module = |n: &str| manifest.modules.iter().find(|m| m.name == n).unwrap_or_else(|| panic!("{n}"));
+        let why = unwrappable(module("d_r")).expect("the node's rx_clk vector is refused");
+        assert!(why.contains("`rx_clk` has 2 bits"), "{why}");
+        let lane = module("d_r_rxcdc");
+        assert_eq!(unwrappable(lane), None);
+        let domains = domains(lane).expect("every port in a domain");
+        let names = |clock: &str| -> Vec<&str> { domains.iter().find(|d| d.clock == clock).expect("domain").ports.iter().map(|p| p.name.as_str()).collect() };
+        assert!(names("clk").contains(&"out_valid") && !names("clk").iter().any(|p| p.starts_with("rx_")), "{:?}", names("clk"));
+        assert!(names("rx_clk").contains(&"rx_frame") && names("rx_clk").contains(&"rx_cdc_overflow"), "{:?}", names("rx_clk"));
+        let text = wrapper_text(lane);
+        assert!(text.contains("rx_din") && text.contains("posedge rx_clk") && text.contains("posedge clk"), "{text}");
+        // Every port the instance connects is declared: the clk side's reset comes from a pin.
+        for reset in ["rst", "rx_rst"] {
+            assert!(text.contains(&format!("input  wire {reset}")) || text.contains(&format!("input wire {reset}")) || text.contains(&format!(" {reset},")), "{reset} not a port of\n{text}");
+        }
+    }
 }

@@ -236,6 +236,23 @@ impl Elaborated {
         self.modules.iter().filter(|m| m.block == bi || m.shared_by.contains(&bi)).collect()
     }
 
+    /// `m` and every module under it (what it instantiates, and so on), each once, `m` first.
+    pub fn hierarchy<'a>(&'a self, m: &'a ElabModule) -> Vec<&'a ElabModule> {
+        let mut out = vec![m];
+        let mut i = 0;
+        while i < out.len() {
+            for d in &out[i].depends {
+                if let Some(sub) = self.modules.iter().find(|x| x.name() == d) {
+                    if !out.iter().any(|x| x.name() == sub.name()) {
+                        out.push(sub);
+                    }
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
     /// Indices of `modules` in dependency order: a module after everything it instantiates.
     pub fn dependency_order(&self) -> Vec<usize> {
         let index: HashMap<&str, usize> = self.modules.iter().enumerate().map(|(i, m)| (m.name(), i)).collect();

@@ -27,19 +27,6 @@ fn long() -> bool {
     std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1")
 }
 
-/// `module` and every module under it, each once.
-fn sources(bench: &Bench, module: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut todo = vec![module.to_string()];
-    while let Some(n) = todo.pop() {
-        if let Some(m) = bench.elab().modules.iter().find(|m| m.name() == n) {
-            todo.extend(m.depends.iter().cloned());
-        }
-        out.insert(n);
-    }
-    out
-}
-
 /// Co-simulate every accepted enumerated variant of `kinds`; every failure listed at once.
 fn cosim_variants(kinds: &dyn Fn(&str) -> bool, vectors: u64) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -69,7 +56,8 @@ fn cosim_variants(kinds: &dyn Fn(&str) -> bool, vectors: u64) {
                 let number = |k: &str| m.params.iter().find(|(n, _)| *n == k).and_then(|(_, v)| v.as_u64()).unwrap_or_else(|| panic!("{}: RAM {k} not a number", m.name()));
                 field_sweep::ram_shape_class(param("read"), param("style"), number("width"), number("depth"))
             } else {
-                sources(&bench, m.name()).iter().map(|d| field_sweep::body(&std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module")).to_string()).collect()
+                let names: BTreeSet<&str> = bench.elab().hierarchy(m).iter().map(|d| d.name()).collect();
+                names.iter().map(|d| field_sweep::body(&std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module")).to_string()).collect()
             };
             if cosim::driver(m.kind, m.role).is_none() || !seen.insert(key) {
                 continue;

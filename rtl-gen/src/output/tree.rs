@@ -90,23 +90,6 @@ struct ManifestDomainReset {
     active_low: bool,
 }
 
-/// `m` and every module under it, each once, `m` first.
-fn hierarchy<'a>(elab: &'a Elaborated, m: &'a ElabModule) -> Vec<&'a ElabModule> {
-    let mut out = vec![m];
-    let mut i = 0;
-    while i < out.len() {
-        for d in &out[i].depends {
-            if let Some(sub) = elab.modules.iter().find(|x| x.name() == d) {
-                if !out.iter().any(|x| x.name() == sub.name()) {
-                    out.push(sub);
-                }
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
 /// The clocks of `m` as the manifest lists them.
 fn manifest_clocks(m: &ElabModule, design_mhz: f64) -> Vec<ManifestClock> {
     let active_low = m.module.reset.is_some_and(|r| r.active_low());
@@ -296,7 +279,7 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     // A module with several clocks gets constraint files of its own: its clocks and crossings.
     for m in elab.modules.iter().filter(|m| cdc_constraints::needs_constraints(m)) {
         let (mx, ms) = (format!("{}.xdc", m.name()), format!("{}.sdc", m.name()));
-        let under = hierarchy(elab, m);
+        let under = elab.hierarchy(m);
         files.insert(layout.constraints.join(&mx), header(HeaderContext::design_file(name, &mx), CommentStyle::Hash, cdc_constraints::xdc(m, &under, name, &layout.regenerate, design.info.clock_mhz))?);
         files.insert(layout.constraints.join(&ms), header(HeaderContext::design_file(name, &ms), CommentStyle::Hash, cdc_constraints::sdc(m, &under, name, &layout.regenerate, design.info.clock_mhz))?);
     }

@@ -138,7 +138,7 @@ module rtlgen_rifl_rclk_comp (
     wire [9:0] balance_sum; // the balance after this edge before clamping (two's complement)
     assign balance_sum = (({2'd0, balance_q} + {3'd0, tx_step}) - {3'd0, rx_step}) - {9'd0, pay};
     wire [7:0] balance_n; // clamped to 0..BALANCE_MAX
-    assign balance_n = balance_sum[9] ? 8'd0 : ((balance_sum > BALANCE_MAX) ? 8'd255 : balance_sum[7:0]);
+    assign balance_n = balance_sum[9] ? 8'd0 : ((balance_sum > BALANCE_MAX) ? 8'hff : balance_sum[7:0]);
     always @(posedge free_clk) begin
         if (free_rst) begin
             tx_prev_q <= 7'd0;

@@ -22,6 +22,16 @@ pub fn stage_name(name: &str, i: u32) -> String {
     format!("{name}_s{i}")
 }
 
+/// The doc of a clock domain's reset port, `what` naming it ("write domain reset"): asynchronous
+/// active low, or synchronous to `clock` active high, as the design's reset style says.
+pub fn domain_reset_doc(style: crate::info::ResetStyle, what: &str, clock: &str) -> String {
+    if style.active_low() {
+        format!("{what}, asynchronous, active low")
+    } else {
+        format!("{what}, synchronous to {clock}, active high")
+    }
+}
+
 /// An N-flop synchronizer of `width` bits: `d` (registers of another clock domain, at most one
 /// bit changing between two edges of `domain`'s clock) sampled into `domain` through `stages`
 /// flops. Returns the declarations and the register group, and the name of the last stage (the

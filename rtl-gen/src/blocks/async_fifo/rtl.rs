@@ -13,13 +13,7 @@ pub fn module(b: &AsyncFifoBlock, design: &DesignInfo, name: &str) -> GeneratedM
     let (a, p) = (b.addr_bits(), b.ptr_bits());
     let wr = ClockDomain::named("wr", design.reset);
     let rd = ClockDomain::named("rd", design.reset);
-    let reset_doc = |side: &str, clock: &str| {
-        if design.reset.active_low() {
-            format!("{side} domain reset, asynchronous, active low")
-        } else {
-            format!("{side} domain reset, synchronous to {clock}, active high")
-        }
-    };
+    let reset_doc = |side: &str, clock: &str| crate::hw::cdc::domain_reset_doc(design.reset, &format!("{side} domain reset"), clock);
     let mut ports = vec![
         Port::input("wr_clk", 1, "write clock"),
         Port::input(&wr.reset, 1, &reset_doc("write", &wr.clock)),

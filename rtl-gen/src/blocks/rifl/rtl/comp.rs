@@ -9,7 +9,7 @@
 use super::Names;
 use crate::blocks::rifl::model::comp::{BALANCE_BITS, BALANCE_FLOOR, COUNT_BITS, OWED_BITS, SYNC_STAGES};
 use crate::hw::build::*;
-use crate::hw::cdc::{bin_of_gray, gray_counter, synchronizer};
+use crate::hw::cdc::{bin_of_gray, domain_reset_doc, gray_counter, synchronizer};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{ClockDomain, Expr, Item, Module, Port, Stmt};
 use crate::info::DesignInfo;
@@ -22,11 +22,7 @@ pub fn domains(design: &DesignInfo) -> (ClockDomain, ClockDomain, ClockDomain) {
 
 /// The reset port's doc for the domain of `clock`.
 pub fn reset_doc(design: &DesignInfo, clock: &str) -> String {
-    if design.reset.active_low() {
-        format!("reset of the {clock} domain, asynchronous, active low")
-    } else {
-        format!("reset of the {clock} domain, synchronous to {clock}, active high")
-    }
+    domain_reset_doc(design.reset, &format!("reset of the {clock} domain"), clock)
 }
 
 pub fn module(design: &DesignInfo, n: &Names) -> GeneratedModule {
@@ -75,7 +71,7 @@ pub fn module(design: &DesignInfo, n: &Names) -> GeneratedModule {
         "balance_n",
         bw,
         "clamped to 0..BALANCE_MAX",
-        Expr::mux(Expr::bit("balance_sum", sw - 1), dec(bw, 0), Expr::mux(gt(id("balance_sum"), id("BALANCE_MAX")), Expr::Repeat(bw, Box::new(Expr::one())), Expr::slice("balance_sum", bw - 1, 0))),
+        Expr::mux(Expr::bit("balance_sum", sw - 1), dec(bw, 0), Expr::mux(gt(id("balance_sum"), id("BALANCE_MAX")), ones(bw), Expr::slice("balance_sum", bw - 1, 0))),
     );
     it.push(Item::AlwaysFfOn {
         domain: free.clone(),

@@ -4,6 +4,8 @@ rtl/rtlgen_crc32_pipe.v
 rtl/rtlgen_crc32_pipe_check.v
 rtl/rtlgen_isn_crc64.v
 rtl/rtlgen_isn_crc64_check.v
+rtl/rtlgen_isn_crc64_pipe.v
+rtl/rtlgen_isn_crc64_pipe_check.v
 rtl/rtlgen_flit_crc64.v
 rtl/rtlgen_rifl_crc12.v
 rtl/rtlgen_rifl_crc12_check.v

@@ -96,7 +96,7 @@ fn fec_encoders_and_decoders_carry_only_their_own_parameters_and_are_shared() {
     assert_eq!((d.pipeline, d.enc_pipeline), (4, None));
     // A streaming encoder carries its beat width, not the decoder's counters.
     let kr4: RsFecEncParams = elab.module("kr4_fec", Role::FecEnc).expect("kr4 encoder").params().expect("encoder parameters");
-    assert_eq!(kr4.symbols_per_cycle, Some(33));
+    assert_eq!(kr4.code.symbols_per_cycle, Some(33));
     assert!(elab.module("kr4_fec", Role::FecEnc).expect("kr4").params.iter().all(|(k, _)| !k.starts_with("ser_") && *k != "counter_bits"));
 }
 

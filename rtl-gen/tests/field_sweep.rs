@@ -93,7 +93,7 @@ fn leaf_key(text: &str, name: &str) -> String {
 }
 
 /// Kinds whose one-field changes the default run lints in their own sweep
-/// (`sue_lint_sweep.rs`, `genz_llr_lint.rs`, `recxl_fields_lint.rs`, each a few seconds to a
+/// (`sue_lint_sweep.rs`, `genz_llr_lint.rs`, `recxl_lint_sweep.rs`, each a few seconds to a
 /// minute); this sweep covers them with `RTLGEN_LONG=1`.
 const OWN_SWEEP: &[&str] = &["sue_transport", "sue_endpoint", "genz_llr", "recxl_logging_unit"];
 

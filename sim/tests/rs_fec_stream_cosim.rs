@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bench, scaled, TestResult};
+use common::{bench, copy_tree, scaled, TestResult};
 use rtl_gen::blocks::rs_fec::RsFecBlock;
 use rtl_gen::hw::module::Role;
 use rtl_gen_sim::cosim::fec_stream::{codewords, DecLockstep, Traffic};
@@ -134,20 +134,6 @@ fn a_broken_decoder_is_caught() -> TestResult {
     let (sent, _) = codewords(&b, &[1, 2, 0, 3], &mut rng);
     ls.run(&sent, &Traffic::default(), &mut rng)?;
     assert!(ls.tally.mismatches > 0, "the mutated syndrome network must differ from the model");
-    Ok(())
-}
-
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
-    for e in std::fs::read_dir(from)? {
-        let p = e?.path();
-        let dst = to.join(p.file_name().expect("name"));
-        if p.is_dir() {
-            std::fs::create_dir_all(&dst)?;
-            copy_tree(&p, &dst)?;
-        } else {
-            std::fs::copy(&p, dst)?;
-        }
-    }
     Ok(())
 }
 

@@ -138,7 +138,7 @@ fn sue_packer_no_delay_back_to_back_and_limit() -> TestResult {
     );
     assert_eq!(t.pdus.len() - before, 6, "six PDUs, (0,1) packed");
     // Packing limit: queue_depth commands to one queue with the output stalled.
-    let n = b.queue_depth;
+    let n = b.packer.queue_depth;
     let cmds: Vec<(u32, u32)> = (0..n).map(|_| (2, 0)).collect();
     let before = t.pdus.len();
     feed(&mut t, &mut rng, &cmds)?;
@@ -238,9 +238,9 @@ fn a_broken_packer_model_is_caught() -> TestResult {
     let mut rng = TestRng::from_seed(3);
     let mut t = PackerLockstep::new(&bench, b, "sue_packer_broken")?;
     let mut wrong = b.clone();
-    wrong.common.max_pack_bytes -= wrong.common.cmd_bytes;
+    wrong.params.common.max_pack_bytes -= wrong.common.cmd_bytes;
     t.model = PackerModel::new(&wrong);
-    let cmds: Vec<(u32, u32)> = (0..b.queue_depth).map(|_| (1, 1)).collect();
+    let cmds: Vec<(u32, u32)> = (0..b.packer.queue_depth).map(|_| (1, 1)).collect();
     feed(&mut t, &mut rng, &cmds)?;
     for _ in 0..200 {
         t.step(open())?;
@@ -329,7 +329,7 @@ fn sue_packer_round_robin_order_and_full_queue() -> TestResult {
 
     // Full queue (3, 1): queue_depth commands with the output stalled, then one more offered.
     let q = b.common.queue(3, 1) as usize;
-    let full: Vec<(u32, u32)> = (0..b.queue_depth).map(|_| (3, 1)).collect();
+    let full: Vec<(u32, u32)> = (0..b.packer.queue_depth).map(|_| (3, 1)).collect();
     feed(&mut t, &mut rng, &full)?;
     let extra = t.command(&mut rng, 99, 3, 1);
     t.pending.push_back(extra);
@@ -384,7 +384,7 @@ fn sue_packer_hold_with_and_without_flush() -> TestResult {
     assert_eq!(flushed, 3, "flush: T+3");
     assert_eq!(
         held,
-        3 + u64::from(b.hold_cycles),
+        3 + u64::from(b.packer.hold_cycles),
         "a lone command waits hold_cycles"
     );
     Ok(())

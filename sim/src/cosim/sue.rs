@@ -6,7 +6,9 @@
 //! order per {destination, VC}, in PDUs of at most max_pack_bytes whose tdest/tuser match.
 
 use super::{Options, Tally};
+use crate::axis::Axis;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
+use rtl_gen::hw::axis::Signal::{Data, Dest, Last, Ready, User, Valid};
 use rtl_gen::blocks::sue_packer::model::{PackerModel, PkCounters, PkInputs};
 use rtl_gen::blocks::sue_packer::{SuePackerBlock, SuePackerParams};
 use rtl_gen::elab::ElabModule;
@@ -40,6 +42,9 @@ pub struct Pdu {
 pub struct PackerLockstep {
     pub b: SuePackerBlock,
     pub dut: Dut,
+    /// The command stream in and the PDU stream out.
+    cmd: Axis,
+    pdu: Axis,
     pub model: PackerModel,
     pub tally: Tally,
     pub cycle: u64,
@@ -74,12 +79,15 @@ impl PackerLockstep {
     ) -> Result<PackerLockstep, SimError> {
         let mut dut = Dut::build_named(bench.tree(), m.name(), dut_name)?;
         dut.reset(2)?;
+        let (cmd, pdu) = (Axis::of(&dut, "s_axis_cmd")?, Axis::of(&dut, "m_axis_pdu")?);
         let mut model = b.model();
         model.reset();
         let nq = b.common.num_queues() as usize;
         Ok(PackerLockstep {
             b: b.clone(),
             dut,
+            cmd,
+            pdu,
             model,
             tally: Tally::default(),
             cycle: 0,
@@ -110,73 +118,35 @@ impl PackerLockstep {
         if inp.dest_ok.is_empty() {
             inp.dest_ok = vec![true; self.b.common.num_xpu as usize];
         }
-        let d = &mut self.dut;
-        d.set_u64("s_axis_cmd_tvalid", inp.cmd_valid as u64)?;
-        d.set(
-            "s_axis_cmd_tdata",
-            &Bits::from_bytes_width(&inp.cmd_data, 8 * db),
-        )?;
-        d.set_u64("s_axis_cmd_tlast", inp.cmd_last as u64)?;
-        d.set_u64("s_axis_cmd_tdest", u64::from(inp.cmd_dest))?;
-        d.set_u64("s_axis_cmd_tuser", u64::from(inp.cmd_user))?;
+        let (d, cmd, pdu) = (&mut self.dut, &self.cmd, &self.pdu);
+        cmd.set_u64(d, Valid, inp.cmd_valid as u64)?;
+        cmd.set(d, Data, &Bits::from_bytes_width(&inp.cmd_data, 8 * db))?;
+        cmd.set_u64(d, Last, inp.cmd_last as u64)?;
+        cmd.set_u64(d, Dest, u64::from(inp.cmd_dest))?;
+        cmd.set_u64(d, User, u64::from(inp.cmd_user))?;
         d.set_u64("vc_pause", u64::from(inp.vc_pause))?;
         let mut ok = Bits::zeros(inp.dest_ok.len());
         for (i, &b) in inp.dest_ok.iter().enumerate() {
             ok.set(i, b);
         }
         d.set("dest_ok", &ok)?;
-        d.set_u64("m_axis_pdu_tready", inp.pdu_ready as u64)?;
+        pdu.set_u64(d, Ready, inp.pdu_ready as u64)?;
         d.eval();
         let o = self.model.outputs(&inp);
         let (c, t) = (self.cycle, &mut self.tally);
-        t.compare(
-            c,
-            "s_axis_cmd_tready",
-            o.cmd_ready as u64,
-            d.get_u64("s_axis_cmd_tready")?,
-        );
+        t.compare(c, cmd.label(Ready), o.cmd_ready as u64, cmd.get_u64(d, Ready)?);
         let mut qs = Bits::zeros(nq);
         for (i, &b) in o.q_space.iter().enumerate() {
             qs.set(i, b);
         }
         t.compare_bits(c, "q_space", &qs, &d.get("q_space")?);
-        t.compare(
-            c,
-            "queued_cmds",
-            u64::from(o.queued_cmds),
-            d.get_u64("queued_cmds")?,
-        );
-        t.compare(
-            c,
-            "m_axis_pdu_tvalid",
-            o.pdu_valid as u64,
-            d.get_u64("m_axis_pdu_tvalid")?,
-        );
+        t.compare(c, "queued_cmds", u64::from(o.queued_cmds), d.get_u64("queued_cmds")?);
+        t.compare(c, pdu.label(Valid), o.pdu_valid as u64, pdu.get_u64(d, Valid)?);
         if o.pdu_valid {
-            t.compare(
-                c,
-                "m_axis_pdu_tlast",
-                o.pdu_last as u64,
-                d.get_u64("m_axis_pdu_tlast")?,
-            );
-            t.compare(
-                c,
-                "m_axis_pdu_tdest",
-                u64::from(o.pdu_dest),
-                d.get_u64("m_axis_pdu_tdest")?,
-            );
-            t.compare(
-                c,
-                "m_axis_pdu_tuser",
-                u64::from(o.pdu_user),
-                d.get_u64("m_axis_pdu_tuser")?,
-            );
-            t.compare_bits(
-                c,
-                "m_axis_pdu_tdata",
-                &Bits::from_bytes_width(self.model.pdu_data(), 8 * db),
-                &d.get("m_axis_pdu_tdata")?,
-            );
+            t.compare(c, pdu.label(Last), o.pdu_last as u64, pdu.get_u64(d, Last)?);
+            t.compare(c, pdu.label(Dest), u64::from(o.pdu_dest), pdu.get_u64(d, Dest)?);
+            t.compare(c, pdu.label(User), u64::from(o.pdu_user), pdu.get_u64(d, User)?);
+            t.compare_bits(c, pdu.label(Data), &Bits::from_bytes_width(self.model.pdu_data(), 8 * db), &pdu.get(d, Data)?);
         }
         for (name, v) in PkCounters::NAMES.iter().zip(o.counters.values()) {
             t.compare(c, name, v, d.get_u64(name)?);
@@ -373,7 +343,7 @@ pub fn random_traffic(
         t.step(inp)?;
     }
     t.drain(
-        20 * (c.num_queues() as u64) * u64::from(t.b.queue_depth) * u64::from(c.cmd_beats()) + 1000,
+        20 * (c.num_queues() as u64) * u64::from(t.b.packer.queue_depth) * u64::from(c.cmd_beats()) + 1000,
     )
 }
 

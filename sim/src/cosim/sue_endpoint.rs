@@ -5,9 +5,11 @@
 //! over max_pack_bytes and completions equal to the commands accepted once all is quiet.
 
 use super::sue_link::{CmdScoreboard, LinkFaults, PduChannel, RxPdu};
-use super::sue_transport::{build_with_xpuid, compare_transport, drive_xpuid, keep_bits};
+use super::sue_transport::{build_with_xpuid, compare_transport, drive_xpuid, keep_bits, TransportPorts};
 use super::Tally;
+use crate::axis::Axis;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
+use rtl_gen::hw::axis::Signal::{Data, Dest, Keep, Last, Ready, User, Valid};
 use rtl_gen::blocks::protocol::sue::wire::parse_pdu;
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_packer::model::PkOutputs;
@@ -18,7 +20,7 @@ use std::collections::VecDeque;
 struct Ep {
     b: SueEndpointBlock,
     model: EndpointModel,
-    dut: Option<Dut>,
+    dut: Option<EndpointDut>,
     /// Commands to offer: (dest, vc, bytes).
     cmds: VecDeque<(u32, u32, Vec<u8>)>,
     beat: usize,
@@ -76,12 +78,7 @@ impl EndpointLink {
         let mut eps = Vec::new();
         for (k, (b, m)) in blocks.iter().zip(mods).enumerate() {
             let dut = match m {
-                Some(m) => Some(build_with_xpuid(
-                    bench.tree(),
-                    m.name(),
-                    &format!("{test}_{}_x{k}", b.name),
-                    k as u32,
-                )?),
+                Some(m) => Some(EndpointDut::new(build_with_xpuid(bench.tree(), m.name(), &format!("{test}_{}_x{k}", b.name), k as u32)?)?),
                 None => None,
             };
             eps.push(Ep {
@@ -189,8 +186,8 @@ impl EndpointLink {
             }
             let (po, o) = ep.model.outputs(&i);
             if let Some(d) = ep.dut.as_mut() {
-                drive_endpoint(d, &i, db)?;
-                compare_endpoint(&mut self.tally, cyc, d, &po, &o, db)?;
+                d.drive(&i, db)?;
+                d.compare(&mut self.tally, cyc, &po, &o, db)?;
             }
             // Handshakes from the compared model outputs.
             if i.cmd_valid && po.cmd_ready {
@@ -242,7 +239,7 @@ impl EndpointLink {
             }
             ep.model.clock(&i);
             if let Some(d) = ep.dut.as_mut() {
-                d.tick();
+                d.dut.tick();
             }
         }
         self.cycle += 1;
@@ -250,60 +247,60 @@ impl EndpointLink {
     }
 }
 
-/// Set every input of an endpoint DUT for this cycle and evaluate it.
-pub fn drive_endpoint(d: &mut Dut, i: &EpInputs, db: usize) -> Result<(), SimError> {
-    d.set_u64("s_axis_cmd_tvalid", i.cmd_valid as u64)?;
-    d.set("s_axis_cmd_tdata", &Bits::from_bytes_width(&i.cmd_data, 8 * db))?;
-    d.set_u64("s_axis_cmd_tlast", i.cmd_last as u64)?;
-    d.set_u64("s_axis_cmd_tdest", u64::from(i.cmd_dest))?;
-    d.set_u64("s_axis_cmd_tuser", u64::from(i.cmd_user))?;
-    d.set_u64("m_axis_tx_tready", i.tx_ready as u64)?;
-    d.set_u64("tx_vc_pause", u64::from(i.tx_vc_pause))?;
-    d.set_u64("s_axis_rx_tvalid", i.rx_valid as u64)?;
-    d.set("s_axis_rx_tdata", &Bits::from_bytes_width(&i.rx_data, 8 * db))?;
-    d.set("s_axis_rx_tkeep", &keep_bits(i.rx_keep, db))?;
-    d.set_u64("s_axis_rx_tlast", i.rx_last as u64)?;
-    d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
-    d.set_u64("m_axis_cmd_tready", i.out_ready as u64)?;
-    d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
-    drive_xpuid(d, i.local_xpuid)?;
-    d.eval();
-    Ok(())
+/// An endpoint in Verilator with its streams, found once from its ports: the commands in
+/// (`s_axis_cmd`) and the transport's streams.
+pub struct EndpointDut {
+    pub dut: Dut,
+    cmd_in: Axis,
+    transport: TransportPorts,
 }
 
-/// Compare every top-level output of an endpoint DUT with its model's (packer side `po`,
-/// transport side `o`) in this cycle.
-pub fn compare_endpoint(
-    t: &mut Tally,
-    cyc: u64,
-    d: &Dut,
-    po: &PkOutputs,
-    o: &TpOutputs,
-    db: usize,
-) -> Result<(), SimError> {
-    t.compare(
-        cyc,
-        "s_axis_cmd_tready",
-        po.cmd_ready as u64,
-        d.get_u64("s_axis_cmd_tready")?,
-    );
-    let mut qs = Bits::zeros(po.q_space.len());
-    for (j, &b) in po.q_space.iter().enumerate() {
-        qs.set(j, b);
+impl EndpointDut {
+    pub fn new(dut: Dut) -> Result<EndpointDut, SimError> {
+        let (cmd_in, transport) = (Axis::of(&dut, "s_axis_cmd")?, TransportPorts::of(&dut, false)?);
+        Ok(EndpointDut { dut, cmd_in, transport })
     }
-    t.compare_bits(cyc, "q_space", &qs, &d.get("q_space")?);
-    t.compare(
-        cyc,
-        "queued_cmds",
-        u64::from(po.queued_cmds),
-        d.get_u64("queued_cmds")?,
-    );
-    for ((_, outer), val) in PACKER_COUNTERS.iter().zip(po.counters.values()) {
-        t.compare(cyc, outer, val, d.get_u64(outer)?);
+
+    /// Set every input for this cycle and evaluate.
+    pub fn drive(&mut self, i: &EpInputs, db: usize) -> Result<(), SimError> {
+        let (d, cmd_in, TransportPorts { tx, rx, cmd, .. }) = (&mut self.dut, &self.cmd_in, &self.transport);
+        cmd_in.set_u64(d, Valid, i.cmd_valid as u64)?;
+        cmd_in.set(d, Data, &Bits::from_bytes_width(&i.cmd_data, 8 * db))?;
+        cmd_in.set_u64(d, Last, i.cmd_last as u64)?;
+        cmd_in.set_u64(d, Dest, u64::from(i.cmd_dest))?;
+        cmd_in.set_u64(d, User, u64::from(i.cmd_user))?;
+        tx.set_u64(d, Ready, i.tx_ready as u64)?;
+        d.set_u64("tx_vc_pause", u64::from(i.tx_vc_pause))?;
+        rx.set_u64(d, Valid, i.rx_valid as u64)?;
+        rx.set(d, Data, &Bits::from_bytes_width(&i.rx_data, 8 * db))?;
+        rx.set(d, Keep, &keep_bits(i.rx_keep, db))?;
+        rx.set_u64(d, Last, i.rx_last as u64)?;
+        rx.set_u64(d, User, i.rx_user as u64)?;
+        cmd.set_u64(d, Ready, i.out_ready as u64)?;
+        d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
+        drive_xpuid(d, i.local_xpuid)?;
+        d.eval();
+        Ok(())
     }
-    compare_transport(t, cyc, d, o, db, false)?;
-    t.vectors += 1;
-    Ok(())
+
+    /// Compare every top-level output with the model's (packer side `po`, transport side `o`)
+    /// in this cycle.
+    pub fn compare(&self, t: &mut Tally, cyc: u64, po: &PkOutputs, o: &TpOutputs, db: usize) -> Result<(), SimError> {
+        let d = &self.dut;
+        t.compare(cyc, self.cmd_in.label(Ready), po.cmd_ready as u64, self.cmd_in.get_u64(d, Ready)?);
+        let mut qs = Bits::zeros(po.q_space.len());
+        for (j, &b) in po.q_space.iter().enumerate() {
+            qs.set(j, b);
+        }
+        t.compare_bits(cyc, "q_space", &qs, &d.get("q_space")?);
+        t.compare(cyc, "queued_cmds", u64::from(po.queued_cmds), d.get_u64("queued_cmds")?);
+        for ((_, outer), val) in PACKER_COUNTERS.iter().zip(po.counters.values()) {
+            t.compare(cyc, outer, val, d.get_u64(outer)?);
+        }
+        compare_transport(t, cyc, d, &self.transport, o, db)?;
+        t.vectors += 1;
+        Ok(())
+    }
 }
 
 /// `rtl-gen cosim` driver: the endpoint in Verilator against its model, linked to model

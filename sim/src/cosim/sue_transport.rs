@@ -9,7 +9,9 @@
 pub use super::sue_link::LinkFaults;
 use super::sue_link::{CmdScoreboard, PduChannel, RxPdu};
 use super::Tally;
+use crate::axis::Axis;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
+use rtl_gen::hw::axis::Signal::{Data, Dest, Id, Keep, Last, Ready, User, Valid};
 use rtl_gen::blocks::sue_transport::model::{TpInputs, TpOutputs, TransportModel, COUNTER_NAMES};
 use rtl_gen::blocks::sue_transport::{SueTransportBlock, SueTransportParams};
 use std::collections::VecDeque;
@@ -29,7 +31,8 @@ struct Offer {
 /// One XPU: its transport model (and the RTL for node 0) and its traffic.
 struct Node {
     model: TransportModel,
-    dut: Option<Dut>,
+    /// Node 0's RTL and its streams.
+    dut: Option<(Dut, TransportPorts)>,
     offers: VecDeque<Offer>,
     beat: usize,
     tx_pdu: Vec<u8>,
@@ -69,6 +72,29 @@ pub fn build_with_xpuid(tree: &crate::Tree, module: &str, name: &str, xpuid: u32
     Ok(d)
 }
 
+/// The streams a transport shares with the endpoint around it, found from the module's ports:
+/// the PDU stream in (`s_axis_pdu`, a standalone transport's only: an endpoint packs its own),
+/// the link (`m_axis_tx` out, `s_axis_rx` in) and the commands out (`m_axis_cmd`).
+#[derive(Debug, Clone)]
+pub struct TransportPorts {
+    pub pdu: Option<Axis>,
+    pub tx: Axis,
+    pub rx: Axis,
+    pub cmd: Axis,
+}
+
+impl TransportPorts {
+    /// `ingest`: the module takes PDUs on `s_axis_pdu` (a transport, not an endpoint).
+    pub fn of(d: &Dut, ingest: bool) -> Result<TransportPorts, SimError> {
+        Ok(TransportPorts {
+            pdu: if ingest { Some(Axis::of(d, "s_axis_pdu")?) } else { None },
+            tx: Axis::of(d, "m_axis_tx")?,
+            rx: Axis::of(d, "s_axis_rx")?,
+            cmd: Axis::of(d, "m_axis_cmd")?,
+        })
+    }
+}
+
 pub(crate) fn keep_bits(keep: u128, db: usize) -> Bits {
     Bits::from_bytes_width(&keep.to_le_bytes()[..db.div_ceil(8).max(1)], db)
 }
@@ -99,7 +125,7 @@ impl TransportLink {
         let dut = build_with_xpuid(bench.tree(), m.name(), dut_name, 0)?;
         let x = b.common.num_xpu as usize;
         let v = b.common.num_vc as usize;
-        let mk = |blk: &SueTransportBlock, dut: Option<Dut>| Node {
+        let mk = |blk: &SueTransportBlock, dut: Option<(Dut, TransportPorts)>| Node {
             model: blk.model(),
             dut,
             offers: VecDeque::new(),
@@ -110,7 +136,8 @@ impl TransportLink {
             cmd_cur: Vec::new(),
             completed: vec![0; x],
         };
-        let mut nodes = vec![mk(b, Some(dut))];
+        let ports = TransportPorts::of(&dut, true)?;
+        let mut nodes = vec![mk(b, Some((dut, ports)))];
         for p in peers {
             nodes.push(mk(p, None));
         }
@@ -245,10 +272,10 @@ impl TransportLink {
                 }
             }
             let o = node.model.outputs(&i);
-            if let Some(d) = node.dut.as_mut() {
-                Self::drive(d, &i, db, &c)?;
+            if let Some((d, ports)) = node.dut.as_mut() {
+                Self::drive(d, ports, &i, db)?;
                 d.eval();
-                compare_transport(&mut self.tally, cyc, d, &o, db, true)?;
+                compare_transport(&mut self.tally, cyc, d, ports, &o, db)?;
                 self.tally.vectors += 1;
             }
             // Handshakes, from the (compared) model outputs.
@@ -307,7 +334,7 @@ impl TransportLink {
                 node.completed[o.cmpl_dest as usize] += u64::from(o.cmpl_cmds);
             }
             node.model.clock(&i);
-            if let Some(d) = node.dut.as_mut() {
+            if let Some((d, _)) = node.dut.as_mut() {
                 d.tick();
             }
         }
@@ -320,47 +347,31 @@ impl TransportLink {
         self.nodes[node].completed[dest]
     }
 
-    fn drive(
-        d: &mut Dut,
-        i: &TpInputs,
-        db: usize,
-        _c: &rtl_gen::blocks::protocol::sue::SueCommon,
-    ) -> Result<(), SimError> {
-        d.set_u64("s_axis_pdu_tvalid", i.pdu_valid as u64)?;
-        d.set(
-            "s_axis_pdu_tdata",
-            &Bits::from_bytes_width(&i.pdu_data, 8 * db),
-        )?;
-        d.set_u64("s_axis_pdu_tlast", i.pdu_last as u64)?;
-        d.set_u64("s_axis_pdu_tdest", u64::from(i.pdu_dest))?;
-        d.set_u64("s_axis_pdu_tuser", u64::from(i.pdu_user))?;
-        d.set_u64("m_axis_tx_tready", i.tx_ready as u64)?;
+    fn drive(d: &mut Dut, ports: &TransportPorts, i: &TpInputs, db: usize) -> Result<(), SimError> {
+        if let Some(pdu) = &ports.pdu {
+            pdu.set_u64(d, Valid, i.pdu_valid as u64)?;
+            pdu.set(d, Data, &Bits::from_bytes_width(&i.pdu_data, 8 * db))?;
+            pdu.set_u64(d, Last, i.pdu_last as u64)?;
+            pdu.set_u64(d, Dest, u64::from(i.pdu_dest))?;
+            pdu.set_u64(d, User, u64::from(i.pdu_user))?;
+        }
+        ports.tx.set_u64(d, Ready, i.tx_ready as u64)?;
         d.set_u64("tx_vc_pause", u64::from(i.tx_vc_pause))?;
-        d.set_u64("s_axis_rx_tvalid", i.rx_valid as u64)?;
-        d.set(
-            "s_axis_rx_tdata",
-            &Bits::from_bytes_width(&i.rx_data, 8 * db),
-        )?;
-        d.set("s_axis_rx_tkeep", &keep_bits(i.rx_keep, db))?;
-        d.set_u64("s_axis_rx_tlast", i.rx_last as u64)?;
-        d.set_u64("s_axis_rx_tuser", i.rx_user as u64)?;
-        d.set_u64("m_axis_cmd_tready", i.cmd_ready as u64)?;
+        ports.rx.set_u64(d, Valid, i.rx_valid as u64)?;
+        ports.rx.set(d, Data, &Bits::from_bytes_width(&i.rx_data, 8 * db))?;
+        ports.rx.set(d, Keep, &keep_bits(i.rx_keep, db))?;
+        ports.rx.set_u64(d, Last, i.rx_last as u64)?;
+        ports.rx.set_u64(d, User, i.rx_user as u64)?;
+        ports.cmd.set_u64(d, Ready, i.cmd_ready as u64)?;
         d.set_u64("xpu_vc_pause", u64::from(i.xpu_vc_pause))?;
         drive_xpuid(d, i.local_xpuid)?;
         Ok(())
     }
 }
 
-/// Compare a transport's outputs (`ingest`: also its s_axis_pdu_tready and tx_dest_ready, which
-/// an endpoint keeps inside) with the model's.
-pub fn compare_transport(
-    t: &mut Tally,
-    c: u64,
-    d: &Dut,
-    o: &TpOutputs,
-    db: usize,
-    ingest: bool,
-) -> Result<(), SimError> {
+/// Compare a transport's outputs with the model's (with a PDU stream in, `ports.pdu`: also its
+/// tready and tx_dest_ready, which an endpoint keeps inside).
+pub fn compare_transport(t: &mut Tally, c: u64, d: &Dut, ports: &TransportPorts, o: &TpOutputs, db: usize) -> Result<(), SimError> {
     let vec_bits = |v: &[bool]| {
         let mut b = Bits::zeros(v.len());
         for (i, &x) in v.iter().enumerate() {
@@ -368,101 +379,27 @@ pub fn compare_transport(
         }
         b
     };
-    if ingest {
-        t.compare(
-            c,
-            "s_axis_pdu_tready",
-            o.pdu_ready as u64,
-            d.get_u64("s_axis_pdu_tready")?,
-        );
-        t.compare_bits(
-            c,
-            "tx_dest_ready",
-            &vec_bits(&o.tx_dest_ready),
-            &d.get("tx_dest_ready")?,
-        );
+    let TransportPorts { pdu, tx, rx, cmd } = ports;
+    if let Some(pdu) = pdu {
+        t.compare(c, pdu.label(Ready), o.pdu_ready as u64, pdu.get_u64(d, Ready)?);
+        t.compare_bits(c, "tx_dest_ready", &vec_bits(&o.tx_dest_ready), &d.get("tx_dest_ready")?);
     }
-    t.compare(
-        c,
-        "m_axis_tx_tvalid",
-        o.tx_valid as u64,
-        d.get_u64("m_axis_tx_tvalid")?,
-    );
+    t.compare(c, tx.label(Valid), o.tx_valid as u64, tx.get_u64(d, Valid)?);
     if o.tx_valid {
-        t.compare_bits(
-            c,
-            "m_axis_tx_tdata",
-            &Bits::from_bytes_width(&o.tx_data, 8 * db),
-            &d.get("m_axis_tx_tdata")?,
-        );
-        t.compare_bits(
-            c,
-            "m_axis_tx_tkeep",
-            &keep_bits(o.tx_keep, db),
-            &d.get("m_axis_tx_tkeep")?,
-        );
-        t.compare(
-            c,
-            "m_axis_tx_tlast",
-            o.tx_last as u64,
-            d.get_u64("m_axis_tx_tlast")?,
-        );
-        t.compare(
-            c,
-            "m_axis_tx_tdest",
-            u64::from(o.tx_dest),
-            d.get_u64("m_axis_tx_tdest")?,
-        );
-        t.compare(
-            c,
-            "m_axis_tx_tuser",
-            u64::from(o.tx_user),
-            d.get_u64("m_axis_tx_tuser")?,
-        );
+        t.compare_bits(c, tx.label(Data), &Bits::from_bytes_width(&o.tx_data, 8 * db), &tx.get(d, Data)?);
+        t.compare_bits(c, tx.label(Keep), &keep_bits(o.tx_keep, db), &tx.get(d, Keep)?);
+        t.compare(c, tx.label(Last), o.tx_last as u64, tx.get_u64(d, Last)?);
+        t.compare(c, tx.label(Dest), u64::from(o.tx_dest), tx.get_u64(d, Dest)?);
+        t.compare(c, tx.label(User), u64::from(o.tx_user), tx.get_u64(d, User)?);
     }
-    t.compare(
-        c,
-        "s_axis_rx_tready",
-        o.rx_ready as u64,
-        d.get_u64("s_axis_rx_tready")?,
-    );
-    t.compare(
-        c,
-        "rx_vc_pause",
-        u64::from(o.rx_vc_pause),
-        d.get_u64("rx_vc_pause")?,
-    );
-    t.compare(
-        c,
-        "m_axis_cmd_tvalid",
-        o.cmd_valid as u64,
-        d.get_u64("m_axis_cmd_tvalid")?,
-    );
+    t.compare(c, rx.label(Ready), o.rx_ready as u64, rx.get_u64(d, Ready)?);
+    t.compare(c, "rx_vc_pause", u64::from(o.rx_vc_pause), d.get_u64("rx_vc_pause")?);
+    t.compare(c, cmd.label(Valid), o.cmd_valid as u64, cmd.get_u64(d, Valid)?);
     if o.cmd_valid {
-        t.compare_bits(
-            c,
-            "m_axis_cmd_tdata",
-            &Bits::from_bytes_width(&o.cmd_data, 8 * db),
-            &d.get("m_axis_cmd_tdata")?,
-        );
-        t.compare(
-            c,
-            "m_axis_cmd_tlast",
-            o.cmd_last as u64,
-            d.get_u64("m_axis_cmd_tlast")?,
-        );
-        t.compare(
-            c,
-            "m_axis_cmd_tid",
-            u64::from(o.cmd_tid),
-            d.get_u64("m_axis_cmd_tid")?,
-        );
-        t.compare(
-            c,
-            "m_axis_cmd_tuser",
-            u64::from(o.cmd_user),
-            d.get_u64("m_axis_cmd_tuser")?,
-        );
+        t.compare_bits(c, cmd.label(Data), &Bits::from_bytes_width(&o.cmd_data, 8 * db), &cmd.get(d, Data)?);
+        t.compare(c, cmd.label(Last), o.cmd_last as u64, cmd.get_u64(d, Last)?);
+        t.compare(c, cmd.label(Id), u64::from(o.cmd_tid), cmd.get_u64(d, Id)?);
+        t.compare(c, cmd.label(User), u64::from(o.cmd_user), cmd.get_u64(d, User)?);
     }
     t.compare(
         c,

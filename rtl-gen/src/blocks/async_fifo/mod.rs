@@ -65,7 +65,7 @@ impl KindParams for AsyncFifoParams {
 impl AsyncFifoParams {
     /// The validated block named `name`: the combinations the field ranges cannot express.
     pub fn block(&self, name: &str) -> ConfigResult<AsyncFifoBlock> {
-        let AsyncFifoParams { width, depth, sync_stages, registered_output, wr_clk_mhz, rd_clk_mhz } = *self;
+        let depth = self.depth;
         if !depth.is_power_of_two() {
             return Err(ConfigError::Field {
                 block: name.to_string(),
@@ -74,20 +74,22 @@ impl AsyncFifoParams {
                 problem: format!("= {depth} is not a power of two; allowed 2, 4, 8, ..., {MAX_DEPTH}"),
             });
         }
-        Ok(AsyncFifoBlock { name: name.to_string(), width, depth, sync_stages, registered_output, wr_clk_mhz, rd_clk_mhz })
+        Ok(AsyncFifoBlock { name: name.to_string(), params: self.clone() })
     }
 }
 
-/// A validated `async_fifo` block.
+/// A validated `async_fifo` block: its parameters under a name (`b.depth` reads the parameter).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsyncFifoBlock {
     pub name: String,
-    pub width: u32,
-    pub depth: u32,
-    pub sync_stages: u32,
-    pub registered_output: bool,
-    pub wr_clk_mhz: u32,
-    pub rd_clk_mhz: u32,
+    pub params: AsyncFifoParams,
+}
+
+impl std::ops::Deref for AsyncFifoBlock {
+    type Target = AsyncFifoParams;
+    fn deref(&self) -> &AsyncFifoParams {
+        &self.params
+    }
 }
 
 impl AsyncFifoBlock {
@@ -136,8 +138,7 @@ impl Block for AsyncFifoBlock {
         "async_fifo"
     }
     fn typed_params(&self) -> ParamList {
-        let b = self;
-        AsyncFifoParams { width: b.width, depth: b.depth, sync_stages: b.sync_stages, registered_output: b.registered_output, wr_clk_mhz: b.wr_clk_mhz, rd_clk_mhz: b.rd_clk_mhz }.to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]
@@ -176,7 +177,8 @@ mod params_tests {
 
     #[test]
     fn the_params_struct_is_the_field_table() {
-        let b = AsyncFifoBlock { name: "f".into(), width: 8, depth: 16, sync_stages: 3, registered_output: true, wr_clk_mhz: 100, rd_clk_mhz: 300 };
+        let params = AsyncFifoParams { width: 8, depth: 16, sync_stages: 3, registered_output: true, wr_clk_mhz: 100, rd_clk_mhz: 300 };
+        let b = params.block("f").expect("validates");
         let list = b.typed_params();
         assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
         assert_eq!(AsyncFifoParams::from_list(&list).expect("deserialises").block("f").expect("validates"), b);

@@ -58,16 +58,25 @@ impl CrcStreamParams {
                 format!("= 0x{:X} has no x^0 term; crc_stream with word_bytes > 1 needs an odd polynomial (bit 0 set) to undo the zero padding of a partial last beat", algo.poly),
             ));
         }
-        Ok(CrcStreamBlock { name: name.to_string(), algo, word_bytes })
+        Ok(CrcStreamBlock { name: name.to_string(), params: self.clone(), algo })
     }
 }
 
-/// A validated `crc_stream` block.
+/// A validated `crc_stream` block: its parameters under a name (`b.word_bytes` reads the
+/// parameter) and the algorithm they give.
 #[derive(Debug, Clone)]
 pub struct CrcStreamBlock {
     pub name: String,
+    pub params: CrcStreamParams,
+    /// The validated algorithm of `params.algo`.
     pub algo: CrcAlgo,
-    pub word_bytes: u32,
+}
+
+impl std::ops::Deref for CrcStreamBlock {
+    type Target = CrcStreamParams;
+    fn deref(&self) -> &CrcStreamParams {
+        &self.params
+    }
 }
 
 impl CrcStreamBlock {
@@ -111,7 +120,7 @@ impl Block for CrcStreamBlock {
         "crc_stream"
     }
     fn typed_params(&self) -> ParamList {
-        CrcStreamParams { algo: AlgoParams::of(&self.algo), word_bytes: self.word_bytes }.to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

@@ -109,7 +109,7 @@ impl RecxlLoggingUnitParams {
         let err = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
         let shape = self.shape;
         shape.check(name, Self::KIND)?;
-        let RecxlLoggingUnitParams { cores_per_node, word_bytes, ts_bits, tag_bits, csn_bits, sram_rows, nack_enable, log_bytes, log_high_water_pct, free_lag, fetch_queries, counter_bits, .. } = *self;
+        let RecxlLoggingUnitParams { cores_per_node, word_bytes, ts_bits, csn_bits, sram_rows, log_bytes, .. } = *self;
         let lb = shape.line_bytes;
         if ![1, 2, 4, 8].contains(&word_bytes) || !lb.is_multiple_of(word_bytes) {
             return Err(err("word_bytes", word_rule(word_bytes.into(), lb)));
@@ -134,23 +134,7 @@ impl RecxlLoggingUnitParams {
         if self.compression != Compression::None {
             return Err(err("compression", "= \"gzip\" is not implemented in RTL (the paper's gzip level 9, §IV-E, is out of scope); allowed: \"none\"".into()));
         }
-        let b = RecxlLoggingUnitBlock {
-            name: name.to_string(),
-            shape,
-            cores_per_node,
-            word_bytes,
-            ts_bits,
-            tag_bits,
-            csn_bits,
-            sram_rows,
-            nack_enable,
-            head_reserve,
-            log_bytes,
-            log_high_water_pct,
-            free_lag,
-            fetch_queries,
-            counter_bits,
-        };
+        let b = RecxlLoggingUnitBlock { name: name.to_string(), params: RecxlLoggingUnitParams { head_reserve: Some(head_reserve), ..self.clone() } };
         let need = sram_rows as u64 * b.words() as u64;
         if log_bytes % 64 != 0 || b.lr() < need {
             let rb = b.rec() / 8;
@@ -166,49 +150,28 @@ impl RecxlLoggingUnitParams {
     }
 }
 
-/// A validated `recxl_logging_unit` block; every derived width of contract §4.2 is a method.
+/// A validated `recxl_logging_unit` block: its parameters under a name (`b.sram_rows` reads the
+/// parameter), `head_reserve` written out; every derived width of contract §4.2 is a method.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecxlLoggingUnitBlock {
     pub name: String,
-    pub shape: Shape,
-    pub cores_per_node: u32,
-    pub word_bytes: u32,
-    pub ts_bits: u32,
-    pub tag_bits: u32,
-    pub csn_bits: u32,
-    pub sram_rows: u32,
-    pub nack_enable: bool,
-    pub head_reserve: u32,
-    pub log_bytes: u64,
-    pub log_high_water_pct: u32,
-    pub free_lag: u32,
-    pub fetch_queries: u32,
-    pub counter_bits: u32,
+    pub params: RecxlLoggingUnitParams,
+}
+
+impl std::ops::Deref for RecxlLoggingUnitBlock {
+    type Target = RecxlLoggingUnitParams;
+    fn deref(&self) -> &RecxlLoggingUnitParams {
+        &self.params
+    }
 }
 
 /// Number of saturating counters (contract §4.8).
 pub const COUNTERS: usize = 23;
 
 impl RecxlLoggingUnitBlock {
-    /// The block's parameters as a design file gives them (`head_reserve` written out).
-    pub fn params_struct(&self) -> RecxlLoggingUnitParams {
-        RecxlLoggingUnitParams {
-            shape: self.shape,
-            cores_per_node: self.cores_per_node,
-            word_bytes: self.word_bytes,
-            ts_bits: self.ts_bits,
-            tag_bits: self.tag_bits,
-            csn_bits: self.csn_bits,
-            sram_rows: self.sram_rows,
-            nack_enable: self.nack_enable,
-            head_reserve: Some(self.head_reserve),
-            log_bytes: self.log_bytes,
-            log_high_water_pct: self.log_high_water_pct,
-            free_lag: self.free_lag,
-            fetch_queries: self.fetch_queries,
-            counter_bits: self.counter_bits,
-            compression: Compression::None,
-        }
+    /// Rows kept for the head of each source's queue (the default resolved when validated).
+    pub fn head_reserve(&self) -> u32 {
+        self.params.head_reserve.expect("resolved when the block was validated")
     }
 
     pub fn n(&self) -> u32 {
@@ -302,7 +265,7 @@ impl Block for RecxlLoggingUnitBlock {
         "recxl_logging_unit"
     }
     fn typed_params(&self) -> ParamList {
-        self.params_struct().to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

@@ -626,7 +626,7 @@ impl LoggingUnitModel {
                 inc[ctr::FAILED_DROPPED] += 1;
             } else {
                 let free = p.sram_rows - old.rows_used;
-                let reserve = p.head_reserve.saturating_sub(old.head_used);
+                let reserve = p.head_reserve().saturating_sub(old.head_used);
                 if p.nack_enable && !inp.repl_at_head && free <= reserve {
                     push = Some(AckEntry { nack: true, ..entry });
                     inc[ctr::NACKED] += 1;

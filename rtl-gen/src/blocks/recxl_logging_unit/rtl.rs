@@ -31,8 +31,13 @@ fn w(items: &mut Vec<Item>, name: &str, width: u32, value: Expr) -> Expr {
 }
 
 fn reg(items: &mut Vec<Item>, rst: &mut Vec<Stmt>, name: &str, width: u32, init: u64, doc: &str) {
+    state_reg(items, rst, name, width, dec(width, init), doc);
+}
+
+/// A register whose reset value has a name (a state machine's idle state).
+fn state_reg(items: &mut Vec<Item>, rst: &mut Vec<Stmt>, name: &str, width: u32, init: Expr, doc: &str) {
     items.push(Item::reg(name, width, doc));
-    rst.push(set_id(name, dec(width, init)));
+    rst.push(set_id(name, init));
 }
 
 /// A priority encoder: the first `i` (lowest) for which `cond(i)` holds gives `val(i)`, else
@@ -240,7 +245,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     // ---- registers -------------------------------------------------------------------------
     reg(&mut it, &mut rst, "now_q", 32, 0, "cycle counter: VAL stamps");
     for i in 0..rows {
-        reg(&mut it, &mut rst, &format!("r{i}_st"), 2, 0, &format!("row {i} state"));
+        state_reg(&mut it, &mut rst, &format!("r{i}_st"), 2, st_free.clone(), &format!("row {i} state"));
         reg(&mut it, &mut rst, &format!("r{i}_node"), nb, 0, "");
         reg(&mut it, &mut rst, &format!("r{i}_core"), cb, 0, "");
         if tg > 0 {
@@ -292,7 +297,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     if b.free_lag == 1 {
         reg(&mut it, &mut rst, "prev_n_q", lcb, 0, "records from head to the previous epoch's boundary (free_lag = 1)");
     }
-    reg(&mut it, &mut rst, "dstate_q", 2, 0, "dump engine state");
+    state_reg(&mut it, &mut rst, "dstate_q", 2, d_idle.clone(), "dump engine state");
     reg(&mut it, &mut rst, "quiesce_q", 1, 0, "ctl_quiesce of the previous cycle (a done epoch is abandoned when it rises)");
     reg(&mut it, &mut rst, "trav_idx_q", lib, 0, "next record the dump reads");
     reg(&mut it, &mut rst, "trav_left_q", lcb, 0, "records left to read");
@@ -309,7 +314,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     reg(&mut it, &mut rst, "mask_seen_q", n, 0, "failed mask of the last committed epoch");
     reg(&mut it, &mut rst, "emask_q", n, 0, "failed mask of this epoch");
     reg(&mut it, &mut rst, "epoch_q", 32, 0, "committed epochs");
-    reg(&mut it, &mut rst, "fstate_q", 2, 0, "fetch engine state");
+    state_reg(&mut it, &mut rst, "fstate_q", 2, f_idle.clone(), "fetch engine state");
     for k in 0..q {
         reg(&mut it, &mut rst, &format!("q{k}_line"), la, 0, &format!("query {k}"));
     }
@@ -408,10 +413,10 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
         let free = w(&mut it, "rows_free", rcb, sub(n_rows.clone(), id("rows_used_q")));
         // With no reserve the NACK condition is "no row free", which repl_ready already
         // excludes; it is kept as that comparison (a constant 0 > head_used_q would not lint).
-        let short = if b.head_reserve == 0 {
+        let short = if b.head_reserve() == 0 {
             eq(free, dec(rcb, 0))
         } else {
-            let hr = dec(rcb, b.head_reserve as u64);
+            let hr = dec(rcb, b.head_reserve() as u64);
             let reserve = w(&mut it, "reserve_left", rcb, mux(gt(hr.clone(), id("head_used_q")), sub(hr, id("head_used_q")), dec(rcb, 0)));
             ge(reserve, free)
         };

@@ -52,22 +52,21 @@ static FIELDS: [FieldSpec; 10] = [
     },
 ];
 
-/// A validated `rs_crc` block.
+/// A validated `rs_crc` block: its parameters under a name (`b.symbol_bits` reads the
+/// parameter) and the bit map `bit_order` resolves to.
 #[derive(Debug, Clone)]
 pub struct RsCrcBlock {
     pub name: String,
-    pub symbol_bits: u32,
-    pub field_poly: u32,
-    pub first_root: u32,
-    pub root_count: u32,
-    pub data_bytes: u32,
-    pub seq_bits: u32,
-    pub pipeline: u32,
-    pub checker: bool,
-    pub orientation: Orientation,
-    pub bit_order: BitOrder,
+    pub params: RsCrcParams,
     /// `bit_map[b]`: the bus bit of a symbol carrying α^b (resolved from `bit_order`).
     pub bit_map: Vec<u8>,
+}
+
+impl std::ops::Deref for RsCrcBlock {
+    type Target = RsCrcParams;
+    fn deref(&self) -> &RsCrcParams {
+        &self.params
+    }
 }
 
 /// The `bit_order` field.
@@ -152,7 +151,7 @@ impl RsCrcParams {
     /// the bit map `bit_order` resolves to.
     pub fn block(&self, name: &str) -> ConfigResult<RsCrcBlock> {
         let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
-        let RsCrcParams { symbol_bits, field_poly, first_root, root_count, data_bytes, seq_bits, pipeline, checker, orientation, bit_order } = *self;
+        let RsCrcParams { symbol_bits, field_poly, first_root, root_count, data_bytes, seq_bits, orientation, bit_order, .. } = *self;
         let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| error("field_poly", format!("= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}")))?;
         let order = field.order();
         if first_root >= order {
@@ -184,7 +183,7 @@ impl RsCrcParams {
             }
             BitOrder::BurstOptimal => model.burst_optimal_bit_map().0,
         };
-        Ok(RsCrcBlock { name: name.to_string(), symbol_bits, field_poly, first_root, root_count, data_bytes, seq_bits, pipeline, checker, orientation, bit_order, bit_map })
+        Ok(RsCrcBlock { name: name.to_string(), params: self.clone(), bit_map })
     }
 }
 
@@ -196,20 +195,7 @@ impl Block for RsCrcBlock {
         "rs_crc"
     }
     fn typed_params(&self) -> ParamList {
-        let b = self;
-        RsCrcParams {
-            symbol_bits: b.symbol_bits,
-            field_poly: b.field_poly,
-            first_root: b.first_root,
-            root_count: b.root_count,
-            data_bytes: b.data_bytes,
-            seq_bits: b.seq_bits,
-            pipeline: b.pipeline,
-            checker: b.checker,
-            orientation: b.orientation,
-            bit_order: b.bit_order,
-        }
-        .to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         let base = format!("{}{}", design.prefix, self.name);

@@ -244,11 +244,11 @@ impl RsFecBlock {
     }
 }
 
-/// The parameters of an `rs_fec` block, named and typed as [`FIELDS`] lists them; fields that
-/// only some blocks have (one of `msg_bytes`/`msg_symbols`, the override `enc_pipeline`, the
-/// streaming form's settings) are `None` where a block has none.
+/// What the encoder and the decoder of a block share: the code, its place in the flit and the
+/// beat width. One of `msg_bytes`/`msg_symbols` is set, `symbols_per_cycle` only for the
+/// streaming form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RsFecParams {
+pub struct RsFecCode {
     pub symbol_bits: u32,
     pub field_poly: u32,
     pub fcr: u32,
@@ -258,12 +258,22 @@ pub struct RsFecParams {
     pub msg_bytes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub msg_symbols: Option<u32>,
-    pub pipeline: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enc_pipeline: Option<u32>,
     pub layout: Layout,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbols_per_cycle: Option<u32>,
+}
+
+/// The parameters of an `rs_fec` block, named and typed as [`FIELDS`] lists them: the code and
+/// the stages and counters of the decoder and the encoder. Fields that only some blocks have
+/// (the override `enc_pipeline`, the streaming decoder's settings) are `None` where a block
+/// has none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RsFecParams {
+    #[serde(flatten)]
+    pub code: RsFecCode,
+    pub pipeline: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enc_pipeline: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ser_threshold: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -298,7 +308,7 @@ impl RsFecParams {
     /// whole-codeword block the streaming settings).
     pub fn validate(&self, name: &str, given: &dyn Fn(&str) -> bool) -> ConfigResult<RsFecBlock> {
         let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: Self::KIND, field: field.to_string(), problem };
-        match self.layout {
+        match self.code.layout {
             Layout::Pcie6 => self.pcie6(name, given, &error),
             Layout::Generic => self.generic(name, given, &error),
         }
@@ -322,7 +332,7 @@ impl RsFecParams {
                 }
             }
         }
-        if let Some(v) = self.msg_symbols {
+        if let Some(v) = self.code.msg_symbols {
             return Err(error("msg_symbols", format!("= {v} does not fit layout = \"pcie6\", which has 250 message bytes; leave it out")));
         }
         let pipeline = self.pipeline;
@@ -330,7 +340,7 @@ impl RsFecParams {
             return Err(error("pipeline", format!("= {pipeline} is more than a t = 1 decoder can use; allowed 0..={MAX_T1_PIPELINE}")));
         }
         let enc_pipeline = self.enc_pipeline.unwrap_or(pipeline);
-        if let Some(v) = self.symbols_per_cycle {
+        if let Some(v) = self.code.symbols_per_cycle {
             if v != 256 {
                 return Err(error("symbols_per_cycle", format!("= {v}: the streaming form needs layout = \"generic\" with ways = 1; allowed 256 (the whole flit) with layout = \"pcie6\"")));
             }
@@ -365,7 +375,7 @@ impl RsFecParams {
     /// `symbols_per_cycle` and the streaming decoder's settings; `None` for the whole-codeword form.
     fn stream(&self, b: &RsFecBlock, given: &dyn Fn(&str) -> bool, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<Option<Stream>> {
         let n = b.cw_symbols();
-        let Some(p) = self.symbols_per_cycle else {
+        let Some(p) = self.code.symbols_per_cycle else {
             self.reject_stream_fields(given, error)?;
             return Ok(None);
         };
@@ -386,7 +396,8 @@ impl RsFecParams {
     }
 
     fn generic(&self, name: &str, given: &dyn Fn(&str) -> bool, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<RsFecBlock> {
-        let RsFecParams { symbol_bits, field_poly, fcr, check_symbols, ways, pipeline, .. } = *self;
+        let RsFecCode { symbol_bits, field_poly, fcr, check_symbols, ways, .. } = self.code;
+        let pipeline = self.pipeline;
         let field = Gf2m::new(symbol_bits, field_poly).map_err(|e| error("field_poly", format!("= {field_poly:#X}: {e}; allowed a primitive polynomial of degree {symbol_bits}")))?;
         let order = field.order();
         if fcr >= order {
@@ -398,7 +409,7 @@ impl RsFecParams {
         if check_symbols >= order {
             return Err(error("check_symbols", format!("= {check_symbols} leaves no message symbol in a code over GF(2^{symbol_bits}); allowed 2..={}", (order - 2) & !1)));
         }
-        let (msg_field, msg_symbols) = match (self.msg_bytes, self.msg_symbols) {
+        let (msg_field, msg_symbols) = match (self.code.msg_bytes, self.code.msg_symbols) {
             (Some(_), Some(v)) => return Err(error("msg_symbols", format!("= {v} given together with msg_bytes; allowed only one of them"))),
             (Some(v), None) if symbol_bits != 8 => return Err(error("msg_bytes", format!("= {v} needs symbol_bits = 8 (here {symbol_bits}); give msg_symbols instead"))),
             (Some(v), None) => ("msg_bytes", v),
@@ -440,19 +451,10 @@ impl RsFecParams {
     /// The parameters of a validated block: the message field it uses, `enc_pipeline` only
     /// where it overrides `pipeline`, the streaming settings only for the streaming form.
     pub fn of(b: &RsFecBlock) -> RsFecParams {
-        let (msg_bytes, msg_symbols) = if b.msg_field() == "msg_bytes" { (Some(b.msg_symbols), None) } else { (None, Some(b.msg_symbols)) };
         RsFecParams {
-            symbol_bits: b.symbol_bits,
-            field_poly: b.field_poly,
-            fcr: b.fcr,
-            check_symbols: b.check_symbols,
-            ways: b.ways,
-            msg_bytes,
-            msg_symbols,
+            code: RsFecCode::of(b),
             pipeline: b.pipeline,
             enc_pipeline: (b.enc_pipeline != b.pipeline).then_some(b.enc_pipeline),
-            layout: b.layout,
-            symbols_per_cycle: b.stream.map(|s| s.symbols_per_cycle),
             ser_threshold: b.stream.map(|s| s.ser_threshold),
             ser_window: b.stream.map(|s| s.ser_window),
             counter_bits: b.stream.map(|s| s.counter_bits),
@@ -460,26 +462,34 @@ impl RsFecParams {
     }
 }
 
+impl RsFecCode {
+    /// The code of a validated block: the message field it uses, the beat width only for the
+    /// streaming form.
+    pub fn of(b: &RsFecBlock) -> RsFecCode {
+        let (msg_bytes, msg_symbols) = if b.msg_field() == "msg_bytes" { (Some(b.msg_symbols), None) } else { (None, Some(b.msg_symbols)) };
+        RsFecCode {
+            symbol_bits: b.symbol_bits,
+            field_poly: b.field_poly,
+            fcr: b.fcr,
+            check_symbols: b.check_symbols,
+            ways: b.ways,
+            msg_bytes,
+            msg_symbols,
+            layout: b.layout,
+            symbols_per_cycle: b.stream.map(|s| s.symbols_per_cycle),
+        }
+    }
+}
+
 /// What an encoder is built from: the code, the encoder's own register stages (as `pipeline`,
-/// its latency) and the streaming form's beat width, without the decoder's stages and
-/// counters, so the encoders of blocks that differ only in their decoders are one module.
+/// its latency), without the decoder's stages and counters, so the encoders of blocks that
+/// differ only in their decoders are one module.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct RsFecEncParams {
-    pub symbol_bits: u32,
-    pub field_poly: u32,
-    pub fcr: u32,
-    pub check_symbols: u32,
-    pub ways: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub msg_bytes: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub msg_symbols: Option<u32>,
+    #[serde(flatten)]
+    pub code: RsFecCode,
     /// The encoder's register stages (the block's `enc_pipeline`).
     pub pipeline: u32,
-    pub layout: Layout,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub symbols_per_cycle: Option<u32>,
 }
 
 impl KindParams for RsFecEncParams {
@@ -491,40 +501,13 @@ impl KindParams for RsFecEncParams {
 
 impl RsFecEncParams {
     pub fn of(b: &RsFecBlock) -> RsFecEncParams {
-        let p = RsFecParams::of(b);
-        RsFecEncParams {
-            symbol_bits: p.symbol_bits,
-            field_poly: p.field_poly,
-            fcr: p.fcr,
-            check_symbols: p.check_symbols,
-            ways: p.ways,
-            msg_bytes: p.msg_bytes,
-            msg_symbols: p.msg_symbols,
-            pipeline: b.enc_pipeline,
-            layout: p.layout,
-            symbols_per_cycle: p.symbols_per_cycle,
-        }
+        RsFecEncParams { code: RsFecCode::of(b), pipeline: b.enc_pipeline }
     }
 
     /// A block whose encoder is this one (its decoder combinational, the streaming decoder's
     /// settings their defaults): what the encoder's reference model is built from.
     pub fn block(&self, name: &str) -> ConfigResult<RsFecBlock> {
-        let p = RsFecParams {
-            symbol_bits: self.symbol_bits,
-            field_poly: self.field_poly,
-            fcr: self.fcr,
-            check_symbols: self.check_symbols,
-            ways: self.ways,
-            msg_bytes: self.msg_bytes,
-            msg_symbols: self.msg_symbols,
-            pipeline: 0,
-            enc_pipeline: Some(self.pipeline),
-            layout: self.layout,
-            symbols_per_cycle: self.symbols_per_cycle,
-            ser_threshold: None,
-            ser_window: None,
-            counter_bits: None,
-        };
+        let p = RsFecParams { code: self.code.clone(), pipeline: 0, enc_pipeline: Some(self.pipeline), ser_threshold: None, ser_window: None, counter_bits: None };
         p.block(name)
     }
 }

@@ -9,7 +9,7 @@ use super::RxlEndpointBlock;
 use crate::blocks::crc::CrcBlock;
 use crate::blocks::replay_buffer::ReplayBufferBlock;
 use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
-use crate::blocks::rs_crc::{BitOrder, RsCrcBlock};
+use crate::blocks::rs_crc::{BitOrder, RsCrcParams};
 use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
 use crate::blocks::rs_fec::{Layout, RsFecBlock};
 use crate::blocks::Block;
@@ -47,8 +47,7 @@ pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
 /// The CRC sub-block (generator + checker, combinational, 10-bit ISN) named `name`.
 fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<GeneratedModule> {
     match b.cfg.crc {
-        CrcChoice::RsCrc => RsCrcBlock {
-            name: name.to_string(),
+        CrcChoice::RsCrc => RsCrcParams {
             symbol_bits: 8,
             field_poly: PCIE6_CRC_FIELD_POLY,
             first_root: 1,
@@ -59,8 +58,9 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
             checker: true,
             orientation: Orientation::MsbFirst,
             bit_order: BitOrder::Lsb0,
-            bit_map: (0..8).collect(),
         }
+        .block(name)
+        .expect("the PCIe 6.0 flit CRC is a valid rs_crc block")
         .elaborate(design),
         CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::SHARED }.elaborate(design),
     }

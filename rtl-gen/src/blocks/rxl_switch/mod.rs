@@ -52,7 +52,7 @@ impl KindParams for RxlSwitchParams {
 impl RxlSwitchParams {
     /// The block named `name` (every combination of the fields is valid).
     pub fn block(&self, name: &str) -> RxlSwitchBlock {
-        RxlSwitchBlock { name: name.to_string(), fec: self.fec, counter_bits: self.counter_bits }
+        RxlSwitchBlock { name: name.to_string(), params: self.clone() }
     }
 }
 
@@ -60,8 +60,15 @@ impl RxlSwitchParams {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RxlSwitchBlock {
     pub name: String,
-    pub fec: FecChoice,
-    pub counter_bits: u32,
+    pub params: RxlSwitchParams,
+}
+
+/// The block is its parameters under a name: `b.fec` reads the parameter.
+impl std::ops::Deref for RxlSwitchBlock {
+    type Target = RxlSwitchParams;
+    fn deref(&self) -> &RxlSwitchParams {
+        &self.params
+    }
 }
 
 impl RxlSwitchBlock {
@@ -94,7 +101,7 @@ impl Block for RxlSwitchBlock {
         "rxl_switch"
     }
     fn typed_params(&self) -> ParamList {
-        RxlSwitchParams { fec: self.fec, counter_bits: self.counter_bits }.to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         rtl::module_names(self, design)
@@ -113,7 +120,7 @@ mod params_tests {
 
     #[test]
     fn the_params_struct_is_the_field_table() {
-        let b = RxlSwitchBlock { name: "s".into(), fec: FecChoice::Generic, counter_bits: 16 };
+        let b = RxlSwitchParams { fec: FecChoice::Generic, counter_bits: 16 }.block("s");
         let list = b.typed_params();
         assert_eq!(list, vec![("fec", serde_json::json!("generic")), ("counter_bits", serde_json::json!(16))]);
         assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());

@@ -8,7 +8,7 @@ pub mod model;
 mod rtl;
 
 use crate::blocks::protocol::sue::{SueCommon, TRANSPORT_COMMON_FIELDS, TRANSPORT_DATA_BYTES};
-use crate::blocks::sue_packer::{PackerFields, SuePackerBlock, PACKER_FIELDS};
+use crate::blocks::sue_packer::{PackerFields, SuePackerBlock, SuePackerParams, PACKER_FIELDS};
 use crate::blocks::sue_transport::{SueTransportBlock, TransportFields, TRANSPORT_FIELDS};
 use crate::blocks::{Block, BlockKind, GeneratedModule};
 use crate::info::DesignInfo;
@@ -51,7 +51,7 @@ impl SueEndpointParams {
         Ok(SueEndpointBlock {
             name: name.to_string(),
             common: common.clone(),
-            packer: SuePackerBlock { name: format!("{name}_packer"), common: common.clone(), queue_depth: self.packer.queue_depth, hold_cycles: self.packer.hold_cycles },
+            packer: SuePackerBlock { name: format!("{name}_packer"), params: SuePackerParams { common: common.clone(), packer: self.packer.clone() } },
             transport: SueTransportBlock { name: format!("{name}_transport"), common: common.clone(), p },
         })
     }
@@ -80,7 +80,7 @@ pub const PACKER_COUNTERS: [(&str, &str); 7] = [
 impl SueEndpointBlock {
     /// The block's parameters as a design file gives them.
     pub fn params_struct(&self) -> SueEndpointParams {
-        SueEndpointParams { common: self.common.clone(), packer: self.packer.params_struct().packer, transport: self.transport.p.fields() }
+        SueEndpointParams { common: self.common.clone(), packer: self.packer.packer.clone(), transport: self.transport.p.fields() }
     }
 
     pub fn model(&self) -> EndpointModel {

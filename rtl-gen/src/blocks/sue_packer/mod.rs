@@ -90,25 +90,26 @@ impl SuePackerParams {
     pub fn block(&self, name: &str) -> ConfigResult<SuePackerBlock> {
         self.common.check(name, Self::KIND, &DATA_BYTES)?;
         self.packer.check(name, Self::KIND, &self.common)?;
-        Ok(SuePackerBlock { name: name.to_string(), common: self.common.clone(), queue_depth: self.packer.queue_depth, hold_cycles: self.packer.hold_cycles })
+        Ok(SuePackerBlock { name: name.to_string(), params: self.clone() })
     }
 }
 
-/// A validated `sue_packer` block.
+/// A validated `sue_packer` block: its parameters under a name (`b.common.num_vc`,
+/// `b.packer.queue_depth` read the parameters).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SuePackerBlock {
     pub name: String,
-    pub common: SueCommon,
-    pub queue_depth: u32,
-    pub hold_cycles: u32,
+    pub params: SuePackerParams,
+}
+
+impl std::ops::Deref for SuePackerBlock {
+    type Target = SuePackerParams;
+    fn deref(&self) -> &SuePackerParams {
+        &self.params
+    }
 }
 
 impl SuePackerBlock {
-    /// The block's parameters as a design file gives them.
-    pub fn params_struct(&self) -> SuePackerParams {
-        SuePackerParams { common: self.common.clone(), packer: PackerFields { queue_depth: self.queue_depth, hold_cycles: self.hold_cycles } }
-    }
-
     pub fn model(&self) -> PackerModel {
         PackerModel::new(self)
     }
@@ -153,7 +154,7 @@ impl Block for SuePackerBlock {
         "sue_packer"
     }
     fn typed_params(&self) -> ParamList {
-        self.params_struct().to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

@@ -210,7 +210,7 @@ impl PackerModel {
     fn space(&self, q: usize) -> bool {
         let reserved =
             self.in_beat > 0 && !self.in_dest_bad && !self.in_vc_bad && self.in_q as usize == q;
-        self.q[q].used + u32::from(reserved) + u32::from(self.committed_to(q)) < self.b.queue_depth
+        self.q[q].used + u32::from(reserved) + u32::from(self.committed_to(q)) < self.b.packer.queue_depth
     }
 
     fn ready(&self, i: &PkInputs) -> bool {
@@ -242,7 +242,7 @@ impl PackerModel {
         let (v, d) = (q as u32 / c.num_xpu, q as u32 % c.num_xpu);
         let qu = &self.q[q];
         let n = qu.cmds.len() as u32;
-        let h = self.b.hold_cycles;
+        let h = self.b.packer.hold_cycles;
         (n > 0 || self.committed_to(q))
             && (i.vc_pause >> v) & 1 == 0
             && i.dest_ok.get(d as usize).copied().unwrap_or(true)
@@ -279,7 +279,7 @@ impl PackerModel {
     pub fn tick(&mut self, i: &PkInputs) {
         let c = self.b.common.clone();
         let cmd_beats = c.cmd_beats();
-        let h = self.b.hold_cycles;
+        let h = self.b.packer.hold_cycles;
         // ---- Everything below reads the state before the edge.
         let adv = !self.out_valid || i.pdu_ready;
         let busy = !self.rd_beats.is_empty();

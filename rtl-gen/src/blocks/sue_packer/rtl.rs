@@ -83,7 +83,7 @@ impl Geo {
     fn new(b: &SuePackerBlock, it: &mut Vec<Item>) -> Geo {
         let c = &b.common;
         let (x, v, nq) = (c.num_xpu, c.num_vc, c.num_queues());
-        let (qd, m, cbt, hold) = (b.queue_depth, c.max_cmds(), c.cmd_beats(), b.hold_cycles);
+        let (qd, m, cbt, hold) = (b.packer.queue_depth, c.max_cmds(), c.cmd_beats(), b.packer.hold_cycles);
         let cw = bits_for(qd as u64);
         let nw = bits_for(m.min(qd) as u64);
         let bb = if cbt == 1 { 0 } else { clog2(cbt as u64) };

@@ -13,10 +13,10 @@
 
 use super::switch::{Switch, SwitchConfig};
 use crate::campaign::CampaignError;
-use crate::cosim::sue_endpoint::{compare_endpoint, drive_endpoint};
+use crate::cosim::sue_endpoint::EndpointDut;
 use crate::cosim::sue_transport::build_with_xpuid;
 use crate::cosim::Tally;
-use crate::{Bench, Dut, TestRng};
+use crate::{Bench, TestRng};
 use rtl_gen::blocks::protocol::sue::wire::{parse_pdu, Op};
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};
 use rtl_gen::blocks::sue_endpoint::SueEndpointBlock;
@@ -41,7 +41,7 @@ pub struct Traffic {
     pub vc_weights: Vec<f64>,
     /// Commands a source holds before it stops generating (the excess is counted as refused).
     pub backlog: usize,
-    /// Per cycle probability an XPU takes a command beat (m_axis_cmd_tready).
+    /// Per cycle probability an XPU takes a command beat (tready of its m_axis_cmd stream).
     pub out_ready: f64,
     /// Per XPU: `xpu_vc_pause` held while traffic is generated (a stalled consumer, F7).
     pub xpu_vc_pause: Vec<u32>,
@@ -62,7 +62,7 @@ impl Default for Traffic {
 
 struct Xpu {
     model: EndpointModel,
-    dut: Option<Dut>,
+    dut: Option<EndpointDut>,
     /// Commands to offer: (dest, vc, bytes).
     cmds: VecDeque<(usize, usize, Vec<u8>)>,
     beat: usize,
@@ -232,7 +232,7 @@ impl Fabric {
         for (k, b) in blocks.iter().enumerate() {
             let dut = if rtl.get(k).copied().unwrap_or(false) {
                 let m = bench.module(&b.name, rtl_gen::hw::module::Role::Endpoint)?;
-                Some(build_with_xpuid(bench.tree(), m.name(), &format!("{test}_{}_x{k}", b.name), k as u32)?)
+                Some(EndpointDut::new(build_with_xpuid(bench.tree(), m.name(), &format!("{test}_{}_x{k}", b.name), k as u32)?)?)
             } else {
                 None
             };
@@ -290,7 +290,7 @@ impl Fabric {
 
     /// The Verilated module of each RTL XPU, in XPU order.
     pub fn rtl_modules(&self) -> Vec<String> {
-        self.xpus.iter().filter_map(|x| x.dut.as_ref().map(|d| d.info().name.clone())).collect()
+        self.xpus.iter().filter_map(|x| x.dut.as_ref().map(|d| d.dut.info().name.clone())).collect()
     }
 
     /// Sum of one transport counter over every XPU.
@@ -411,8 +411,8 @@ impl Fabric {
             }
             let (po, o) = x.model.outputs(&i);
             if let Some(d) = x.dut.as_mut() {
-                drive_endpoint(d, &i, db)?;
-                compare_endpoint(&mut self.tally, cyc, d, &po, &o, db)?;
+                d.drive(&i, db)?;
+                d.compare(&mut self.tally, cyc, &po, &o, db)?;
             }
             if i.cmd_valid && po.cmd_ready {
                 if i.cmd_last {
@@ -510,7 +510,7 @@ impl Fabric {
             }
             x.model.clock(&i);
             if let Some(d) = x.dut.as_mut() {
-                d.tick();
+                d.dut.tick();
             }
         }
         self.switch.tick();

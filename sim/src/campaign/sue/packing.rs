@@ -3,7 +3,7 @@
 //! The XPU side offers commands to uniformly random {destination, VC} queues at a fraction of
 //! the Ethernet link rate; the link is slower than the command bus (seed §4.4: "the XPU to SUE
 //! interface is at higher speed than the SUE to Ethernet interface"), modelled as a byte token
-//! bucket on `m_axis_pdu_tready` that also charges every PDU its fixed overhead (RH + R-CRC
+//! bucket on the PDU stream's tready that also charges every PDU its fixed overhead (RH + R-CRC
 //! 12 B plus Ethernet/IPv4/UDP 66 B incl. preamble, IFG and FCS, the contract's §3 table). Each
 //! point reports commands per PDU, the wire efficiency it gives, and the packing latency
 //! (command tlast → its PDU's first beat) in cycles.
@@ -238,7 +238,7 @@ pub fn with_hold(bench: &Bench, block: &str, hold: u32) -> Result<Bench, SimErro
     let b = bench.block::<SuePackerBlock>(block)?;
     let mut text = format!("[design]\nname = \"sue_hold_{hold}\"\n[[blocks]]\nkind = \"sue_packer\"\nname = \"pk_h{hold}\"\nhold_cycles = {hold}\n");
     // JSON integers, booleans and (simple) strings are TOML values as written.
-    for (f, v) in b.params_struct().to_list() {
+    for (f, v) in b.params.to_list() {
         if f == "hold_cycles" {
             continue;
         }

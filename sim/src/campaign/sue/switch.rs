@@ -29,7 +29,7 @@ pub struct LinkFaults {
     pub drop: f64,
     /// Probability one bit of the PDU flips after the FCS check (only the R-CRC can see it).
     pub corrupt: f64,
-    /// Probability the PDU arrives with the lower layer's frame-error flag (`s_axis_rx_tuser`).
+    /// Probability the PDU arrives with the lower layer's frame-error flag (tuser of the s_axis_rx stream).
     pub fcs_err: f64,
 }
 
@@ -247,7 +247,7 @@ impl Switch {
         self.cfg.data_bytes as f64 + if first { self.cfg.frame_overhead as f64 } else { 0.0 }
     }
 
-    /// `m_axis_tx_tready` of endpoint `port`: its uplink has the bytes for the next beat.
+    /// tready of endpoint `port`'s m_axis_tx stream: its uplink has the bytes for the next beat.
     pub fn tx_ready(&self, port: usize) -> bool {
         self.up_bucket[port] >= self.beat_cost(self.up_first[port])
     }

@@ -74,7 +74,9 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             } else {
                 symbol("state", m, pos - k)
             };
-            e = mux(eq(id("beat"), dec(bw, bt as u64)), src, e);
+            // The last beat is `is_last` (beat == LAST_BEAT), the others by their index.
+            let at = if bt == beats - 1 { id("is_last") } else { eq(id("beat"), dec(bw, bt as u64)) };
+            e = mux(at, src, e);
         }
         lanes.push(e);
     }

@@ -1,5 +1,5 @@
-//! ReCXL bad inputs (contract recxl.md §6): each refused with an error naming the block, the
-//! field, the value and the allowed range.
+//! Bad `recxl_logging_unit` fields (contract recxl.md §6): each refused with an error naming the
+//! block, the field, the value and the allowed range.
 
 use rtl_gen::config::Design;
 #[path = "support/refused.rs"]
@@ -10,20 +10,14 @@ fn lu(fields: &str) -> String {
     format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\n{fields}\n")
 }
 
-fn map(fields: &str) -> String {
-    format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_replica_map\"\nname = \"m\"\n{fields}\n")
-}
-
 #[test]
 fn defaults_parse() {
     Design::parse(&lu(""), "ok.toml").expect("the contract defaults are valid");
-    Design::parse(&map(""), "ok.toml").expect("valid");
 }
 
 #[test]
 fn replicas_exceed_num_nodes() {
     refused(&lu("replicas = 4\nnum_nodes = 3"), &["block `lu`", "recxl_logging_unit", "`replicas`", "= 4 exceeds num_nodes = 3", "a replica group is replicas distinct CNs", "2..=min(8, num_nodes) = 2..=3"]);
-    refused(&map("replicas = 4\nnum_nodes = 3"), &["block `m`", "`replicas`", "= 4 exceeds num_nodes = 3"]);
 }
 
 #[test]
@@ -35,7 +29,6 @@ fn one_replica_tolerates_nothing() {
 fn num_nodes_out_of_range() {
     refused(&lu("num_nodes = 1"), &["`num_nodes`", "= 1 is out of range; allowed 2..=256", "ReCXL needs at least 2 compute nodes"]);
     refused(&lu("num_nodes = 300"), &["`num_nodes`", "= 300", "allowed 2..=256"]);
-    refused(&map("num_nodes = 0"), &["`num_nodes`", "= 0 is out of range; allowed 2..=256"]);
 }
 
 #[test]
@@ -53,7 +46,6 @@ fn ts_bits_too_narrow_for_the_rows() {
 #[test]
 fn addr_bits_leave_no_line_address() {
     refused(&lu("addr_bits = 6"), &["`addr_bits`", "= 6 leaves no line-address bits (allowed 7..=64 for line_bytes = 64)"]);
-    refused(&map("addr_bits = 5\nline_bytes = 32"), &["`addr_bits`", "allowed 6..=64 for line_bytes = 32"]);
 }
 
 #[test]
@@ -78,18 +70,12 @@ fn csn_and_head_reserve_ranges() {
 }
 
 /// `rtl-gen list` prints a field's doc and its allowed range: `num_nodes` shows one range, the
-/// real one, in both kinds (the doc states no second range).
+/// real one (the doc states no second range).
 #[test]
 fn num_nodes_lists_one_range() {
     use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitKind;
-    use rtl_gen::blocks::recxl_replica_map::RecxlReplicaMapKind;
     use rtl_gen::blocks::BlockKind;
-    let kinds: [&dyn BlockKind; 2] = [&RecxlLoggingUnitKind, &RecxlReplicaMapKind];
-    for k in kinds {
-        let f = k.fields().iter().find(|f| f.name == "num_nodes").expect("num_nodes");
-        assert_eq!(f.allowed(), "2..=256", "{}", k.kind());
-        assert!(!f.doc.contains("..="), "{}: the doc states a second range: {}", k.kind(), f.doc);
-    }
-    Design::parse(&map("num_nodes = 2\nreplicas = 2"), "ok.toml").expect("2 nodes");
-    Design::parse(&map("num_nodes = 256\nreplicas = 8\naddr_bits = 20"), "ok.toml").expect("256 nodes");
+    let f = RecxlLoggingUnitKind.fields().iter().find(|f| f.name == "num_nodes").expect("num_nodes");
+    assert_eq!(f.allowed(), "2..=256");
+    assert!(!f.doc.contains("..="), "the doc states a second range: {}", f.doc);
 }

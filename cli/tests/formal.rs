@@ -3,7 +3,9 @@
 //! tiny replay buffer by k-induction and catches an off-by-one in its ack window, and catches
 //! the planted Gen-Z Init-exchange deadlock and a dropped `tready` condition in a small Gen-Z
 //! LLR interface (bounded model checks with Yices), the CRC checkers and flit CRCs, the RS
-//! encoders and t = 1 decoders of small codes (each with a mutant); larger proofs run with
+//! encoders and t = 1 decoders of small codes (each with a mutant), small ReCXL replica maps,
+//! pipelined checkers and a RIFL frame codec with its scramblers (each family with a mutant);
+//! larger proofs run with
 //! `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test formal -- --ignored`.
 
 use std::path::{Path, PathBuf};
@@ -734,4 +736,26 @@ fn rifl_frame_codec_and_scramblers_equal_the_model_and_a_wrong_tap_fails() {
     assert!(row(&t, "fcodec_rl_descrambler").contains("| gf2 | FAILED"), "{t}");
     let tb = std::fs::read_to_string(dir.path().join("work_tap/fcodec_rl_descrambler/cex_tb.v")).expect("testbench");
     assert!(tb.starts_with("// in the state state = 33'b"), "{tb}");
+}
+
+#[test]
+#[ignore = "about a minute of proofs on the default design; run with RTLGEN_LONG=1 and --ignored"]
+fn default_replica_map_pipelined_checkers_and_rifl_codec_are_proven() {
+    if !long() {
+        eprintln!("skipped: set RTLGEN_LONG=1");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let default = default_tree(dir.path());
+    let mods = ["rtlgen_recxl_map", "rtlgen_crc32_pipe_check", "rtlgen_rifl_crc12_check", "rtlgen_rifl_crc", "rtlgen_rifl_encode", "rtlgen_rifl_check", "rtlgen_rifl_scrambler", "rtlgen_rifl_descrambler"];
+    let mut args = vec!["formal", default.to_str().expect("utf-8"), "--work", "work", "--engine", "smtbmc-yices"];
+    for m in &mods {
+        args.extend(["--module", m]);
+    }
+    let out = rtl_gen(&args, dir.path());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for m in &mods {
+        assert!(row(&t, m).contains("| proven |"), "{t}");
+    }
 }

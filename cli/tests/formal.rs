@@ -528,7 +528,8 @@ fn default_crc_checkers_and_flit_crcs_equal_their_references() {
 }
 
 /// Pipelined networks: a CRC-16 with an ISN over 24 bits in 2 stages, a CRC-8 in 3 (the last
-/// only delays), and RS encoders over GF(2^3) and GF(2^4) in 1 and 3 stages. Their registers
+/// only delays), and RS encoders over GF(2^3) and GF(2^4) in 1 and 3 stages, their t = 1
+/// decoders in 4 and 2. Their registers
 /// are plain delays, so the GF(2) evaluation reads through them against the references of the
 /// inputs their latency earlier (milliseconds).
 const PIPES: &str = r#"
@@ -572,6 +573,7 @@ msg_symbols = 5
 ways = 2
 fcr = 1
 enc_pipeline = 1
+pipeline = 4
 
 [[blocks]]
 kind = "rs_fec"
@@ -581,6 +583,7 @@ field_poly = 0x13
 msg_symbols = 9
 fcr = 2
 enc_pipeline = 3
+pipeline = 2
 "#;
 
 /// One bit of the CRC-16's first stage miswired: its first partial parity also reads input bit 0.
@@ -595,7 +598,7 @@ fn pipelined_crcs_and_rs_encoders_equal_their_references_through_the_registers_a
     assert!(out.status.success(), "{}", text(&out));
     let tree = dir.path().join("out_pipe/fpipe");
     let mut args = vec!["formal", tree.to_str().expect("utf-8"), "--work", "work"];
-    for m in ["fpipe_crc16", "fpipe_crc8", "fpipe_g3_enc", "fpipe_g4_enc"] {
+    for m in ["fpipe_crc16", "fpipe_crc8", "fpipe_g3_enc", "fpipe_g4_enc", "fpipe_g3_dec", "fpipe_g4_dec"] {
         args.extend(["--module", m]);
     }
     let out = rtl_gen(&args, dir.path());
@@ -604,6 +607,14 @@ fn pipelined_crcs_and_rs_encoders_equal_their_references_through_the_registers_a
     for (m, n) in [("fpipe_crc16", 1), ("fpipe_crc8", 1), ("fpipe_g3_enc", 2), ("fpipe_g4_enc", 2)] {
         assert!(row(&t, m).contains(&format!("| {n} | gf2 | proven |")), "{t}");
     }
+    // The t = 1 decoders: 4 stages (a register between location and correction) and 2; the
+    // decision by enumerating the registered syndromes, read through the registers after them.
+    for (m, n) in [("fpipe_g3_dec", 4), ("fpipe_g4_dec", 3)] {
+        assert!(row(&t, m).contains(&format!("| {n} | gf2+enum | proven |")), "{t}");
+    }
+    // Way 0 flagged uncorrectable only when both registered syndromes are nonzero.
+    let t = mutant_fails(&tree, dir.path(), "fpipe_g3_dec", "assign wu[0] = (w0_nz0_p3 | w0_nz1_p3) & (!(|w0_hit_p3));", "assign wu[0] = (w0_nz0_p3 & w0_nz1_p3) & (!(|w0_hit_p3));", &[], "work_dec");
+    assert!(row(&t, "fpipe_g3_dec").contains("| gf2+enum | FAILED (p_dec_ref_w0)"), "{t}");
     let t = mutant_fails(&tree, dir.path(), "fpipe_crc16", PIPE_STAGE_BIT, PIPE_STAGE_BIT_MUTANT, &[], "work_mutant");
     assert!(row(&t, "fpipe_crc16").contains("| gf2 | FAILED"), "{t}");
     // The testbench holds the inputs out of reset while the two stages fill.

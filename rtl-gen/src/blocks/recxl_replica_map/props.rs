@@ -20,12 +20,13 @@ const F_BITS: u32 = 16;
 /// solver than the hash's 16 bits).
 const S_BITS: u32 = 9;
 
-fn modulo(x: Expr, m: u32) -> Expr {
-    Expr::bin(BinOp::Mod, x, dec(F_BITS, m.into()))
+/// `x % m`, the constant `width` bits wide.
+fn modulo(x: Expr, m: u32, width: u32) -> Expr {
+    Expr::bin(BinOp::Mod, x, dec(width, m.into()))
 }
 
 fn modulo_s(x: Expr, m: u32) -> Expr {
-    Expr::bin(BinOp::Mod, x, dec(S_BITS, m.into()))
+    modulo(x, m, S_BITS)
 }
 
 fn low(name: &str, w: u32) -> Expr {
@@ -55,20 +56,24 @@ pub fn map(b: &RecxlReplicaMapBlock) -> Item {
         _ => "failed_mask".to_string(),
     };
     // f bit j: the parity of line bits j, j + 16, j + 32, …
-    let fold: Vec<Expr> = (0..F_BITS)
+    // f has at most as many bits as the line (its bits above are zero): the residues are taken
+    // over `hw` bits, small dividers for a short line.
+    let fw = F_BITS.min(la);
+    let hw = fw.max(S_BITS);
+    let fold: Vec<Expr> = (0..fw)
         .rev()
         .map(|j| {
             let mut m = BitVec::zeros(la as usize);
             (j..la).step_by(F_BITS as usize).for_each(|i| m.set(i as usize, true));
-            if j < la { Expr::parity(line.clone(), m, false) } else { Expr::zero() }
+            Expr::parity(line.clone(), m, false)
         })
         .collect();
-    let fv = wire(&mut f, "f_ref_f", F_BITS, Expr::Concat(fold), "reference: XOR of the 16-bit chunks of the line, one masked parity per bit");
-    wire(&mut f, "f_ref_g16", F_BITS, modulo(fv, n), &format!("reference: g = f mod {n}"));
-    let g = wire(&mut f, "f_ref_g", S_BITS, Expr::slice("f_ref_g16", S_BITS - 1, 0), "g (below N)");
-    let shifted = Expr::Concat(vec![dec(nb, 0), Expr::slice("f_ref_f", F_BITS - 1, nb)]);
-    wire(&mut f, "f_ref_k16", F_BITS, modulo(shifted, r), &format!("reference: the dump slot k = (f >> {nb}) mod {r}"));
-    let k = wire(&mut f, "f_ref_k", S_BITS, Expr::slice("f_ref_k16", S_BITS - 1, 0), "k (below R)");
+    let fv = wire(&mut f, "f_ref_f", fw, Expr::Concat(fold), "reference: XOR of the 16-bit chunks of the line, one masked parity per bit");
+    wire(&mut f, "f_ref_g_mod", hw, modulo(fv, n, hw), &format!("reference: g = f mod {n}"));
+    let g = wire(&mut f, "f_ref_g", S_BITS, Expr::slice("f_ref_g_mod", S_BITS - 1, 0), "g (below N)");
+    let shifted = if fw > nb { Expr::Concat(vec![dec(nb, 0), Expr::slice("f_ref_f", fw - 1, nb)]) } else { dec(fw, 0) };
+    wire(&mut f, "f_ref_k_mod", hw, modulo(shifted, r, hw), &format!("reference: the dump slot k = (f >> {nb}) mod {r}"));
+    let k = wire(&mut f, "f_ref_k", S_BITS, Expr::slice("f_ref_k_mod", S_BITS - 1, 0), "k (below R)");
     let nodes: Vec<Expr> = (0..r).map(|j| wire(&mut f, &format!("f_ref_node{j}"), S_BITS, modulo_s(add(g.clone(), dec(S_BITS, j.into())), n), &format!("reference: slot {j}'s node (g + {j}) mod {n}"))).collect();
     let cands: Vec<Expr> = (0..r)
         .map(|i| {

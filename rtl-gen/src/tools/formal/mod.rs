@@ -259,13 +259,18 @@ enum Stage {
     Open(&'static str, Vec<String>),
 }
 
+/// Yosys techmap rules that turn a plain register into a wire (the SAT stage of a pipelined
+/// network, whose registers the GF(2) stage reads as delays).
+const DELAYS_AS_WIRES: &str = "(* techmap_celltype = \"$dff\" *)\nmodule delay_as_wire (CLK, D, Q);\n    parameter WIDTH = 1;\n    parameter CLK_POLARITY = 1'b1;\n    input CLK;\n    input [WIDTH-1:0] D;\n    output [WIDTH-1:0] Q;\n    assign Q = D;\nendmodule\n";
+
 /// The SAT stage of [`combinational`]. A failure with cut points is re-run without them, so the
 /// counterexample is an input of the module, not a value of a cut wire. In a pipelined network
-/// (registers read as delays) the cut is a register's output and the assertions left read only
-/// cut wires: the registers still in the netlist (the valid pipe, the delays no open assertion
-/// reads) are left out as free cells (`-ignore_unknown_cells`, which can only widen what SAT
-/// considers, so a proof stands), and a failure names the cut's value: the GF(2) proof of the
-/// cut's own assertion says which inputs reach it.
+/// (registers read as delays) the cut is a register's output: the plain registers become wires
+/// ([`DELAYS_AS_WIRES`]), as the GF(2) stage reads them once it has checked the assertions'
+/// cones balanced and feed-forward; the registers with a reset (the valid pipe) are left out
+/// as free cells (`-ignore_unknown_cells`, which can only widen what SAT considers, so a proof
+/// stands), and a failure names the cut's value: the GF(2) proof of the cut's own assertion
+/// says which inputs reach it.
 fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration, proven: &[String]) -> Result<Verdict, ToolError> {
     let sources = manifest.sources(tree, module);
     let file = manifest.modules.iter().find(|m| m.name == module).map(|m| tree.join(&m.file));
@@ -276,8 +281,18 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
     let cuts = cut_points(&source);
     let pipelined = retimed(&source);
     let vcd = work.join("cex.vcd");
+    // A pipelined module's plain registers become wires (the GF(2) stage has checked that the
+    // assertions' cones are balanced feed-forward pipelines of them, so a value is the same
+    // function of the inputs its stage earlier in every cycle once the pipeline has filled).
+    let delays = work.join("delays.v");
+    if pipelined {
+        std::fs::write(&delays, DELAYS_AS_WIRES)?;
+    }
     let script = |cut: bool| -> Result<String, ToolError> {
         let mut s = format!("read_verilog -formal {}; hierarchy -top {module}; proc; flatten", yosys_words(&sources)?);
+        if pipelined {
+            let _ = write!(s, "; techmap -map {}", yosys_word(&delays)?);
+        }
         // A sub-module's assertion is named `<instance>.<label>` after `flatten`.
         for p in proven.iter().filter(|p| p.split('.').all(super::is_identifier)) {
             let _ = write!(s, "; chformal -remove {module}/{p}");

@@ -3,7 +3,9 @@
 //! tiny replay buffer by k-induction and catches an off-by-one in its ack window, and catches
 //! the planted Gen-Z Init-exchange deadlock and a dropped `tready` condition in a small Gen-Z
 //! LLR interface (bounded model checks with Yices), the CRC checkers and flit CRCs, the RS
-//! encoders and t = 1 decoders of small codes (each with a mutant); larger proofs run with
+//! encoders and t = 1 decoders of small codes (each with a mutant), small ReCXL replica maps,
+//! pipelined checkers and a RIFL frame codec with its scramblers (each family with a mutant);
+//! larger proofs run with
 //! `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test formal -- --ignored`.
 
 use std::path::{Path, PathBuf};
@@ -439,7 +441,7 @@ fn default_rs_encoders_and_t1_decoders_equal_their_model_references() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let default = default_tree(dir.path());
-    let mods = ["rtlgen_cxl_fec_enc", "rtlgen_cxl_fec_dec", "rtlgen_rxl_ep_fec_enc", "rtlgen_rxl_ep_fec_dec"];
+    let mods = ["rtlgen_cxl_fec_enc", "rtlgen_cxl_fec_dec", "rtlgen_rxl_ep_fec_enc", "rtlgen_rxl_ep_fec_dec", "rtlgen_cxl_fec_pcie6_dec", "rtlgen_rxl_sw_fec_dec"];
     let mut args = vec!["formal", default.to_str().expect("utf-8"), "--work", "work"];
     for m in &mods {
         args.extend(["--module", m]);
@@ -448,7 +450,9 @@ fn default_rs_encoders_and_t1_decoders_equal_their_model_references() {
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     // The encoders by GF(2) evaluation; the decoders' syndromes by GF(2) evaluation, each way's
-    // decision over all 2^16 values of its syndromes, the global flags by SAT with the cut.
+    // decision over all 2^16 values of its syndromes, the global flags by SAT with the cut
+    // (the pipelined decoders: the registered syndromes the cut, the registers after it read
+    // as delays).
     for m in &mods[..] {
         assert!(row(&t, m).contains("| proven |"), "{t}");
     }
@@ -526,7 +530,8 @@ fn default_crc_checkers_and_flit_crcs_equal_their_references() {
 }
 
 /// Pipelined networks: a CRC-16 with an ISN over 24 bits in 2 stages, a CRC-8 in 3 (the last
-/// only delays), and RS encoders over GF(2^3) and GF(2^4) in 1 and 3 stages. Their registers
+/// only delays), and RS encoders over GF(2^3) and GF(2^4) in 1 and 3 stages, their t = 1
+/// decoders in 4 and 2. Their registers
 /// are plain delays, so the GF(2) evaluation reads through them against the references of the
 /// inputs their latency earlier (milliseconds).
 const PIPES: &str = r#"
@@ -570,6 +575,7 @@ msg_symbols = 5
 ways = 2
 fcr = 1
 enc_pipeline = 1
+pipeline = 4
 
 [[blocks]]
 kind = "rs_fec"
@@ -579,6 +585,7 @@ field_poly = 0x13
 msg_symbols = 9
 fcr = 2
 enc_pipeline = 3
+pipeline = 2
 "#;
 
 /// One bit of the CRC-16's first stage miswired: its first partial parity also reads input bit 0.
@@ -593,7 +600,7 @@ fn pipelined_crcs_and_rs_encoders_equal_their_references_through_the_registers_a
     assert!(out.status.success(), "{}", text(&out));
     let tree = dir.path().join("out_pipe/fpipe");
     let mut args = vec!["formal", tree.to_str().expect("utf-8"), "--work", "work"];
-    for m in ["fpipe_crc16", "fpipe_crc8", "fpipe_g3_enc", "fpipe_g4_enc"] {
+    for m in ["fpipe_crc16", "fpipe_crc8", "fpipe_g3_enc", "fpipe_g4_enc", "fpipe_g3_dec", "fpipe_g4_dec"] {
         args.extend(["--module", m]);
     }
     let out = rtl_gen(&args, dir.path());
@@ -602,9 +609,166 @@ fn pipelined_crcs_and_rs_encoders_equal_their_references_through_the_registers_a
     for (m, n) in [("fpipe_crc16", 1), ("fpipe_crc8", 1), ("fpipe_g3_enc", 2), ("fpipe_g4_enc", 2)] {
         assert!(row(&t, m).contains(&format!("| {n} | gf2 | proven |")), "{t}");
     }
+    // The t = 1 decoders: 4 stages (a register between location and correction) and 2; the
+    // decision by enumerating the registered syndromes, read through the registers after them.
+    for (m, n) in [("fpipe_g3_dec", 4), ("fpipe_g4_dec", 3)] {
+        assert!(row(&t, m).contains(&format!("| {n} | gf2+enum | proven |")), "{t}");
+    }
+    // Way 0 flagged uncorrectable only when both registered syndromes are nonzero.
+    let t = mutant_fails(&tree, dir.path(), "fpipe_g3_dec", "assign wu[0] = (w0_nz0_p3 | w0_nz1_p3) & (!(|w0_hit_p3));", "assign wu[0] = (w0_nz0_p3 & w0_nz1_p3) & (!(|w0_hit_p3));", &[], "work_dec");
+    assert!(row(&t, "fpipe_g3_dec").contains("| gf2+enum | FAILED (p_dec_ref_w0)"), "{t}");
     let t = mutant_fails(&tree, dir.path(), "fpipe_crc16", PIPE_STAGE_BIT, PIPE_STAGE_BIT_MUTANT, &[], "work_mutant");
     assert!(row(&t, "fpipe_crc16").contains("| gf2 | FAILED"), "{t}");
     // The testbench holds the inputs out of reset while the two stages fill.
     let tb = std::fs::read_to_string(dir.path().join("work_mutant/fpipe_crc16/cex_tb.v")).expect("testbench");
     assert!(tb.contains("reg [0:0] rst = 1'b0;") && tb.contains("repeat (3) begin"), "{tb}");
+}
+
+/// ReCXL replica maps (pipelined over two 16-bit chunks of the line, combinational over a
+/// 32-byte line, a power-of-two group count at one stage), and pipelined checkers: a binary
+/// CRC-16 with an ISN in 2 stages and a flit CRC over GF(2^8) with an ISN in 1.
+const MAPS: &str = r#"
+[design]
+name = "fnet"
+reset = "sync_high"
+
+[[blocks]]
+kind = "recxl_replica_map"
+name = "map6"
+num_nodes = 6
+replicas = 3
+addr_bits = 26
+pipeline = 2
+
+[[blocks]]
+kind = "recxl_replica_map"
+name = "map5"
+num_nodes = 5
+replicas = 2
+line_bytes = 32
+addr_bits = 12
+pipeline = 0
+
+[[blocks]]
+kind = "recxl_replica_map"
+name = "map16"
+num_nodes = 16
+replicas = 4
+addr_bits = 40
+pipeline = 1
+
+[[blocks]]
+kind = "crc"
+name = "crc16"
+width = 16
+poly = 0x1021
+init = "0xFFFF"
+refin = false
+refout = false
+xorout = "0x0000"
+data_bits = 24
+seq_bits = 4
+pipeline = 2
+
+[[blocks]]
+kind = "rs_crc"
+name = "rc"
+data_bytes = 6
+seq_bits = 5
+root_count = 3
+pipeline = 1
+"#;
+
+#[test]
+fn replica_maps_and_pipelined_checkers_equal_their_model_references_and_mutants_fail() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = common::formal::generate(dir.path(), "maps.toml", MAPS, "out_maps", "fnet");
+    let mods = ["fnet_map6", "fnet_map5", "fnet_map16", "fnet_crc16_check", "fnet_rc", "fnet_rc_check"];
+    let mut args = vec!["formal", tree.to_str().expect("utf-8"), "--work", "work", "--engine", "smtbmc-yices"];
+    for m in &mods {
+        args.extend(["--module", m]);
+    }
+    let out = rtl_gen(&args, dir.path());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    // The pipelined maps by k-induction past their latency, the combinational one by SAT.
+    for m in ["fnet_map6", "fnet_map16"] {
+        assert!(row(&t, m).contains("| 4 | smtbmc-yices | proven |"), "{t}");
+    }
+    assert!(row(&t, "fnet_map5").contains("| 4 | gf2+sat | proven |"), "{t}");
+    // The checkers' zero test after the registered syndrome: Yosys shares it with the
+    // assertion's own, so GF(2) evaluation proves it; a wrong one goes to the cut (below).
+    for (m, n) in [("fnet_crc16_check", 2), ("fnet_rc", 1), ("fnet_rc_check", 2)] {
+        assert!(row(&t, m).contains(&format!("| {n} | gf2 | proven |")), "{t}");
+    }
+    // The second member of every group one node too far.
+    let flags = ["--engine", "smtbmc-yices"];
+    let t = mutant_fails(&tree, dir.path(), "fnet_map6", "assign m_node1_s = {1'd0, m_g_lo_p1} + 4'd1;", "assign m_node1_s = {1'd0, m_g_lo_p1} + 4'd2;", &flags, "work_map");
+    assert!(row(&t, "fnet_map6").contains("FAILED (p_replica_nodes)"), "{t}");
+    // The registered zero test ignoring syndrome bit 7.
+    let t = mutant_fails(&tree, dir.path(), "fnet_crc16_check", "assign ok = ~|syndrome_q;", "assign ok = ~|{syndrome_q[15:8], syndrome_q[6:0]};", &[], "work_ok");
+    assert!(row(&t, "fnet_crc16_check").contains("| gf2+enum | FAILED (p_ok)"), "{t}");
+}
+
+/// A RIFL node with the scrambler on, at 128-bit frames and 4-bit frame IDs.
+const RIFL_CODEC: &str = r#"
+[design]
+name = "fcodec"
+reset = "sync_high"
+
+[[blocks]]
+kind = "rifl"
+name = "rl"
+frame_bits = 128
+frame_id_bits = 4
+retrans_threshold = 1
+control_repeat = 2
+scrambler = true
+fc_buffer_frames = 4
+fc_on_frames = 2
+fc_off_frames = 1
+"#;
+
+#[test]
+fn rifl_frame_codec_and_scramblers_equal_the_model_and_a_wrong_tap_fails() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = common::formal::generate(dir.path(), "codec.toml", RIFL_CODEC, "out_codec", "fcodec");
+    let mods = [("fcodec_rl_crc", 1, "gf2"), ("fcodec_rl_encode", 1, "gf2"), ("fcodec_rl_check", 3, "gf2+enum+sat"), ("fcodec_rl_scrambler", 2, "gf2"), ("fcodec_rl_descrambler", 2, "gf2")];
+    let mut args = vec!["formal", tree.to_str().expect("utf-8"), "--work", "work"];
+    for (m, _, _) in &mods {
+        args.extend(["--module", m]);
+    }
+    let out = rtl_gen(&args, dir.path());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for (m, n, method) in mods {
+        assert!(row(&t, m).contains(&format!("| {n} | {method} | proven |")), "{t}");
+    }
+    // The descrambler's first tap at x^14 instead of x^13 (114-bit line region).
+    let t = mutant_fails(&tree, dir.path(), "fcodec_rl_descrambler", "assign dout = din ^ hist[133:20] ^ hist[113:0];", "assign dout = din ^ hist[132:19] ^ hist[113:0];", &[], "work_tap");
+    assert!(row(&t, "fcodec_rl_descrambler").contains("| gf2 | FAILED"), "{t}");
+    let tb = std::fs::read_to_string(dir.path().join("work_tap/fcodec_rl_descrambler/cex_tb.v")).expect("testbench");
+    assert!(tb.starts_with("// in the state state = 33'b"), "{tb}");
+}
+
+#[test]
+#[ignore = "about a minute of proofs on the default design; run with RTLGEN_LONG=1 and --ignored"]
+fn default_replica_map_pipelined_checkers_and_rifl_codec_are_proven() {
+    if !long() {
+        eprintln!("skipped: set RTLGEN_LONG=1");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let default = default_tree(dir.path());
+    let mods = ["rtlgen_recxl_map", "rtlgen_crc32_pipe_check", "rtlgen_rifl_crc12_check", "rtlgen_rifl_crc", "rtlgen_rifl_encode", "rtlgen_rifl_check", "rtlgen_rifl_scrambler", "rtlgen_rifl_descrambler"];
+    let mut args = vec!["formal", default.to_str().expect("utf-8"), "--work", "work", "--engine", "smtbmc-yices"];
+    for m in &mods {
+        args.extend(["--module", m]);
+    }
+    let out = rtl_gen(&args, dir.path());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for m in &mods {
+        assert!(row(&t, m).contains("| proven |"), "{t}");
+    }
 }

@@ -27,6 +27,7 @@ trait Ops: Sized {
     fn parity(&self) -> bool;
     fn add(&self, other: &Self, subtract: bool) -> Self;
     fn less_than(&self, other: &Self) -> bool;
+    fn modulo(&self, other: &Self) -> Self;
     fn bool(v: bool) -> Self;
     fn cat(parts: &[Self]) -> Self;
 }
@@ -71,6 +72,16 @@ impl Ops for Bits {
             })
             .collect();
         Bits::from_words(&words, width)
+    }
+
+    /// The remainder, in the wider operand's width, for a divisor of at most 64 bits (the
+    /// formal references divide by small constants); zero for a zero divisor (Verilog: X).
+    fn modulo(&self, other: &Bits) -> Bits {
+        let width = self.width().max(other.width());
+        let m = other.words().iter().skip(1).all(|w| *w == 0).then(|| other.words().first().copied().unwrap_or(0)).filter(|m| *m != 0);
+        let Some(m) = m else { return Bits::zeros(width) };
+        let r = self.words().iter().rev().fold(0u128, |r, w| ((r << 64) | u128::from(*w)) % u128::from(m));
+        Bits::from_words(&[r as u64], width)
     }
 
     fn less_than(&self, other: &Bits) -> bool {
@@ -494,6 +505,7 @@ fn eval(e: &CExpr, v: &[Bits], widths: &[usize]) -> Bits {
                 BinOp::Sub => x.add(&y, true),
                 BinOp::LogicAnd => Bits::bool(!x.is_zero() && !y.is_zero()),
                 BinOp::LogicOr => Bits::bool(!x.is_zero() || !y.is_zero()),
+                BinOp::Mod => x.modulo(&y),
             }
         }
         CExpr::Ternary(c, a, b) => {

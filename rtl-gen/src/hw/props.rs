@@ -67,6 +67,11 @@ pub struct Formal {
     /// reference over the inputs delayed by shadow registers ([`Formal::delayed`]), and the
     /// evaluation checks the pipeline is feed-forward and balanced before it reads through them.
     pub retimed: bool,
+    /// Registers the GF(2) evaluation reads as free inputs (printed as `// free register:
+    /// <reg>` lines): the assertions are about the combinational logic around them (output and
+    /// next state from the state and the inputs) and hold for every state, reachable or not, so
+    /// the clocked module is proven like a combinational one.
+    pub free_registers: Vec<String>,
 }
 
 /// The register that is 0 in the first cycle of a trace and 1 afterwards.
@@ -213,6 +218,7 @@ impl Formal {
         self.cut_points.extend(other.cut_points);
         self.free_instances.extend(other.free_instances);
         self.retimed |= other.retimed;
+        self.free_registers.extend(other.free_registers);
     }
 
     pub fn assert(&mut self, label: &str, doc: &str, guard: Option<Expr>, cond: Expr) {
@@ -239,6 +245,9 @@ impl Formal {
         }
         if self.retimed {
             out.push_str("    // registers: feed-forward delays\n");
+        }
+        for r in &self.free_registers {
+            let _ = writeln!(out, "    // free register: {r}");
         }
         for (name, value) in &self.init {
             let _ = writeln!(out, "    initial {name} = {};", value.render());

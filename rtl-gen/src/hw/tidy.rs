@@ -82,7 +82,7 @@ impl Widths {
             Expr::Un(UnOp::Not, x) => self.width(x)?,
             Expr::Un(..) => 1,
             Expr::Bin(op, a, b) => match op {
-                BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Sub => self.width(a)?.max(self.width(b)?),
+                BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Sub | BinOp::Mod => self.width(a)?.max(self.width(b)?),
                 _ => 1,
             },
             Expr::Ternary(_, a, b) => self.width(a)?.max(self.width(b)?),

@@ -45,6 +45,9 @@ pub enum BinOp {
     Ge,
     LogicAnd,
     LogicOr,
+    /// `a % b`: only the formal references use it (a residue written as the model states it,
+    /// next to the generator's own reduction network).
+    Mod,
 }
 
 impl BinOp {
@@ -63,6 +66,7 @@ impl BinOp {
             BinOp::Ge => ">=",
             BinOp::LogicAnd => "&&",
             BinOp::LogicOr => "||",
+            BinOp::Mod => "%",
         }
     }
 

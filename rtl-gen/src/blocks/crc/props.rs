@@ -6,7 +6,8 @@
 //! one flat masked parity; `rtl-gen formal` proves `crc == f_ref_crc` for every input, and the
 //! checker's syndrome equal to `f_ref_crc ^ crc_in` with `ok` its zero test. A pipelined
 //! generator is proven the same way with its delay registers read as delays, against the
-//! reference of the input its latency earlier (the checkers: unpipelined only).
+//! reference of the input its latency earlier (the checker's zero test after its registered
+//! syndrome with that register as the cut).
 
 use super::model::CrcModel;
 use super::CrcBlock;
@@ -58,18 +59,19 @@ pub fn generator(b: &CrcBlock) -> Option<Item> {
     Some(Item::Formal(f))
 }
 
-/// The checker's properties (combinational modules only): `p_syndrome_ref` (GF(2)): the
-/// checker's `syndrome` wire is the reference CRC of the message XOR `crc_in`; `p_ok`: `ok` is 1
-/// exactly when that syndrome is zero, proven with `syndrome` as a cut point (SAT never sees
-/// the XOR network). Together: `ok` = 1 iff `crc_in` equals the model's CRC of the message.
+/// The checker's properties: `p_syndrome_ref` (GF(2)): the checker's syndrome is the
+/// reference CRC of the message XOR `crc_in`; `p_ok`: `ok` is 1 exactly when that syndrome is
+/// zero, proven with the syndrome as a cut point (SAT never sees the XOR network). Together:
+/// `ok` = 1 iff `crc_in` equals the model's CRC of the message. Pipelined, the syndrome is the
+/// network's output register `syndrome_q`, compared with the reference of the inputs its
+/// latency earlier, and the zero test after it is proven with that register as the cut.
 pub fn checker(b: &CrcBlock) -> Option<Item> {
-    if b.pipeline > 0 {
-        return None;
-    }
     let mut f = with_reference_crc(b);
-    f.assert("p_syndrome_ref", "the syndrome is the model's CRC of the message XOR crc_in", None, Expr::eq(Expr::id("syndrome"), Expr::xor(Expr::id("f_ref_crc"), Expr::id("crc_in"))));
-    f.cut_points.push("syndrome".into());
-    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id("syndrome"), Expr::dec(b.algo.width, 0))));
+    let syndrome = if b.pipeline > 0 { "syndrome_q" } else { "syndrome" };
+    let crc_in = f.delayed("crc_in", b.algo.width, Expr::id("crc_in"), b.pipeline);
+    f.assert("p_syndrome_ref", "the syndrome is the model's CRC of the message XOR crc_in", None, Expr::eq(Expr::id(syndrome), Expr::xor(Expr::id("f_ref_crc"), crc_in)));
+    f.cut_points.push(syndrome.into());
+    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id(syndrome), Expr::dec(b.algo.width, 0))));
     Some(Item::Formal(f))
 }
 

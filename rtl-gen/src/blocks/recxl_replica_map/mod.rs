@@ -6,6 +6,7 @@
 //! one every model (logging unit, system simulation) uses, and the RTL is checked against it.
 
 pub mod model;
+mod props;
 pub mod rtl;
 
 use crate::blocks::{Block, BlockKind, GeneratedModule};

@@ -280,6 +280,7 @@ pub fn module(b: &RecxlReplicaMapBlock, design: &DesignInfo, name: &str) -> Gene
     if stages > 0 {
         emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", stages);
     }
+    items.push(super::props::map(b));
     let timing = match stages {
         0 => "Combinational (pipeline = 0).".to_string(),
         1 => "Latency 1 cycle (pipeline = 1): one register stage after the group members and dump candidates; the dump choice under failed_mask (delayed with them) follows it. One line per cycle.".to_string(),

@@ -8,7 +8,10 @@
 //! symbols making every syndrome zero are unique: `p_crc_roots` says `crc` is the remainder for
 //! every message. The checker: `p_syndrome_ref` (its `syndrome` XOR `crc_in` makes every
 //! syndrome zero: it is the remainder XOR `crc_in`) and `p_ok` (`ok` is the zero test of the
-//! syndrome, with `syndrome` as a cut point). Pipelined modules carry none (as the `crc` kind).
+//! syndrome, with `syndrome` as a cut point). Pipelined, the same properties read the message
+//! (and `crc_in`) its latency earlier through plain shadow delay registers, and the network's
+//! registers are read as delays; the checker's zero test is proven after its output register
+//! `syndrome_q`, the cut.
 
 use super::model::{Orientation, RsCrc};
 use super::RsCrcBlock;
@@ -62,12 +65,14 @@ fn any_syndrome(of: Expr, rows: &[BitVec]) -> Expr {
     Expr::red(UnOp::RedOr, Expr::Concat(bits))
 }
 
-fn word(b: &RsCrcBlock, check: Expr) -> Expr {
+/// `{check, seq, data}` with the message `pipeline` cycles earlier (the check bits are the
+/// caller's, already of that cycle).
+fn word(b: &RsCrcBlock, f: &mut Formal, check: Expr) -> Expr {
     let mut parts = vec![check];
     if b.seq_bits > 0 {
-        parts.push(Expr::id("seq"));
+        parts.push(f.delayed("seq", b.seq_bits, Expr::id("seq"), b.pipeline));
     }
-    parts.push(Expr::id("data"));
+    parts.push(f.delayed("data", b.data_bits(), Expr::id("data"), b.pipeline));
     Expr::Concat(parts)
 }
 
@@ -78,26 +83,32 @@ fn with_reference(model: &RsCrc, f: &mut Formal, of: Expr) -> Expr {
     any_syndrome(Expr::id("f_ref_word"), &rows).lnot()
 }
 
-/// The generator's properties (combinational only).
-pub fn generator(b: &RsCrcBlock, model: &RsCrc) -> Option<Item> {
+fn block(b: &RsCrcBlock) -> Formal {
     if b.pipeline > 0 {
-        return None;
+        Formal::retimed()
+    } else {
+        Formal::combinational()
     }
-    let mut f = Formal::combinational();
-    let zero = with_reference(model, &mut f, word(b, Expr::id("crc")));
+}
+
+/// The generator's properties.
+pub fn generator(b: &RsCrcBlock, model: &RsCrc) -> Option<Item> {
+    let mut f = block(b);
+    let of = word(b, &mut f, Expr::id("crc"));
+    let zero = with_reference(model, &mut f, of);
     f.assert("p_crc_roots", "data(x)·x^count + crc(x) vanishes at every root of g: crc is the remainder", None, zero);
     Some(Item::Formal(f))
 }
 
-/// The checker's properties (combinational only).
+/// The checker's properties.
 pub fn checker(b: &RsCrcBlock, model: &RsCrc) -> Option<Item> {
-    if b.pipeline > 0 {
-        return None;
-    }
-    let mut f = Formal::combinational();
-    let zero = with_reference(model, &mut f, word(b, Expr::xor(Expr::id("syndrome"), Expr::id("crc_in"))));
+    let mut f = block(b);
+    let syndrome = if b.pipeline > 0 { "syndrome_q" } else { "syndrome" };
+    let crc_in = f.delayed("crc_in", b.crc_bits(), Expr::id("crc_in"), b.pipeline);
+    let of = word(b, &mut f, Expr::xor(Expr::id(syndrome), crc_in));
+    let zero = with_reference(model, &mut f, of);
     f.assert("p_syndrome_ref", "syndrome ^ crc_in is the remainder: the syndrome is the remainder XOR crc_in", None, zero);
-    f.cut_points.push("syndrome".into());
-    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id("syndrome"), Expr::dec(model.crc_bits_len() as u32, 0))));
+    f.cut_points.push(syndrome.into());
+    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id(syndrome), Expr::dec(model.crc_bits_len() as u32, 0))));
     Some(Item::Formal(f))
 }

@@ -24,7 +24,11 @@
 //!
 //! A pipelined encoder carries the same two properties, `p_cw_msg` against the message its
 //! latency earlier (shadow delay registers), and is proven with its registers read as delays
-//! ([`Formal::retimed`]); pipelined decoders and the streaming modules carry none yet.
+//! ([`Formal::retimed`]). A pipelined t = 1 decoder carries the decoder's: `p_syn_ref` for its
+//! syndrome register `syn_q` against `cw` the syndrome network's stages earlier, the decision
+//! against `syn_q` delayed to the output by shadow registers and `cw` the latency earlier, with
+//! `syn_q` the cut (the enumeration reads the plain registers after it as delays). The
+//! streaming modules carry none yet.
 
 use super::model::FlitFec;
 use super::RsFecBlock;
@@ -138,9 +142,10 @@ fn placed(m: &BitMatrix, at: usize, total: usize) -> Vec<BitVec> {
         .collect()
 }
 
-/// The t = 1 decoder's properties (combinational decoders only).
-pub fn decoder_t1(b: &RsFecBlock) -> Option<Item> {
-    if b.pipeline > 0 || b.stream.is_some() || b.t() != 1 {
+/// The t = 1 decoder's properties (whole-codeword decoders; pipelined, `syn_stages` of its
+/// `pipeline` stages in the syndrome network, whose output register `syn_q` is the cut).
+pub fn decoder_t1(b: &RsFecBlock, syn_stages: u32) -> Option<Item> {
+    if b.stream.is_some() || b.t() != 1 {
         return None;
     }
     let model = b.model();
@@ -150,11 +155,20 @@ pub fn decoder_t1(b: &RsFecBlock) -> Option<Item> {
     let rows = syndrome_rows(b);
     let syn_bits = rows.len();
     assert_eq!(syn_bits, 2 * m * ways, "two syndromes per way");
-    let mut f = Formal::combinational();
+    let mut f = if b.pipeline > 0 { Formal::retimed() } else { Formal::combinational() };
+    // The cut: the syndromes (registered at the end of a pipelined syndrome network), the
+    // codeword at its stage, and both as the decision's reference reads them at the output.
+    let syn = if syn_stages > 0 { "syn_q" } else { "syn" };
+    let name = |e: &Expr, default: &str| if let Expr::Ident(n) = e { n.clone() } else { default.to_string() };
+    let cw_at_syn = f.delayed("cw", b.cw_bits(), Expr::id("cw"), syn_stages);
+    let cw_at_out = f.delayed("cw_out", b.cw_bits(), cw_at_syn.clone(), b.pipeline - syn_stages);
+    let syn_at_out = f.delayed("syn", syn_bits as u32, Expr::id(syn), b.pipeline - syn_stages);
+    let (cw_syn, cw_out, syn_out) = (name(&cw_at_syn, "cw"), name(&cw_at_out, "cw"), name(&syn_at_out, syn));
     f.items.push(Item::wire("f_ref_syn", syn_bits as u32, "reference: the model's syndromes of cw, one flat masked parity per bit"));
-    f.items.push(Item::assign(Expr::id("f_ref_syn"), parities("cw", &rows)));
-    f.assert("p_syn_ref", "the decoder's syndromes are the model's", None, Expr::eq(Expr::id("syn"), Expr::id("f_ref_syn")));
-    f.cut_points.push("syn".into());
+    f.items.push(Item::assign(Expr::id("f_ref_syn"), parities(&cw_syn, &rows)));
+    f.assert("p_syn_ref", "the decoder's syndromes are the model's", None, Expr::eq(Expr::id(syn), Expr::id("f_ref_syn")));
+    f.cut_points.push(syn.into());
+    let (cw, syn) = (cw_out.as_str(), syn_out.as_str());
     // Per way: every symbol of the way, its error value e_i and its hit.
     let mut fixes = vec![None; msg_symbols];
     let (mut wc, mut wu) = (Vec::new(), Vec::new());
@@ -175,10 +189,10 @@ pub fn decoder_t1(b: &RsFecBlock) -> Option<Item> {
             };
             let e = format!("f_e{i}");
             f.items.push(Item::wire(&e, m as u32, &format!("reference: the error value if the error is at symbol {i}")));
-            f.items.push(Item::assign(Expr::id(&e), parities("syn", &placed(&l, at, syn_bits))));
+            f.items.push(Item::assign(Expr::id(&e), parities(syn, &placed(&l, at, syn_bits))));
             let hit = format!("f_hit{i}");
             f.items.push(Item::wire(&hit, 1, &format!("reference: syn is a single error at symbol {i}")));
-            let off_image = Expr::red(UnOp::RedOr, parities("syn", &placed(&residue, at, syn_bits)));
+            let off_image = Expr::red(UnOp::RedOr, parities(syn, &placed(&residue, at, syn_bits)));
             f.items.push(Item::assign(Expr::id(&hit), Expr::and(Expr::red(UnOp::RedOr, Expr::id(&e)), off_image.lnot())));
             if i < msg_symbols {
                 fixes[i] = Some((e, hit.clone()));
@@ -186,7 +200,7 @@ pub fn decoder_t1(b: &RsFecBlock) -> Option<Item> {
             hits.push(Expr::id(&hit));
         }
         let located = hits.into_iter().reduce(Expr::or).expect("a way has symbols");
-        let nonzero = Expr::red(UnOp::RedOr, Expr::slice("syn", (at + 2 * m - 1) as u32, at as u32));
+        let nonzero = Expr::red(UnOp::RedOr, Expr::slice(syn, (at + 2 * m - 1) as u32, at as u32));
         wu.push(Expr::and(nonzero, located.clone().lnot()));
         wc.push(located);
     }
@@ -194,7 +208,7 @@ pub fn decoder_t1(b: &RsFecBlock) -> Option<Item> {
         .rev()
         .map(|i| {
             let (e, hit) = fixes[i].clone().expect("every message symbol belongs to a way");
-            let sym = Expr::slice("cw", (i * m + m - 1) as u32, (i * m) as u32);
+            let sym = Expr::slice(cw, (i * m + m - 1) as u32, (i * m) as u32);
             Expr::xor(sym, Expr::and(Expr::Repeat(m as u32, Box::new(Expr::id(&hit))), Expr::id(&e)))
         })
         .collect();

@@ -152,6 +152,14 @@ pub fn retimed(source: &str) -> bool {
     block.lines().any(|l| l.trim() == "// registers: feed-forward delays")
 }
 
+/// The registers the GF(2) evaluation reads as free inputs (`// free register: <reg>` lines of
+/// the `ifdef FORMAL` block).
+pub fn free_registers(source: &str) -> Vec<String> {
+    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
+    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
+    block.lines().filter_map(|l| l.trim().strip_prefix("// free register: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+}
+
 /// The modules of a tree that carry properties, in manifest order.
 pub fn modules_with_properties(tree: &Path, manifest: &TreeManifest) -> Vec<String> {
     manifest
@@ -202,7 +210,8 @@ pub fn prove_module(tree: &Path, manifest: &TreeManifest, module: &str, opts: &O
     }
     std::fs::create_dir_all(&work)?;
     let start = Instant::now();
-    let (method, verdict) = if (m.clock.is_some() || multiclock(m)) && !retimed(&source) {
+    let by_gf2 = retimed(&source) || !free_registers(&source).is_empty();
+    let (method, verdict) = if (m.clock.is_some() || multiclock(m)) && !by_gf2 {
         (opts.engine.name().to_string(), sby(tree, manifest, module, opts, &work)?)
     } else {
         combinational(tree, manifest, module, &work, opts.limit)?
@@ -226,14 +235,21 @@ fn combinational(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path
     let start = Instant::now();
     match gf2_stage(tree, manifest, module, work, limit)? {
         Stage::Done(method, verdict) => Ok((method.into(), verdict)),
-        // SAT would unroll the pipeline: not tried.
-        Stage::Open(method, _) if is_retimed(tree, manifest, module) => Ok((method.into(), Verdict::Unknown { reason: "an assertion of the pipelined network is outside the GF(2) fragment".into() })),
+        // SAT would unroll the pipeline: tried only behind cut points (a pipelined checker's
+        // registered syndrome), where the assertions left read no register.
+        Stage::Open(method, _) if is_retimed(tree, manifest, module) && !has_cut_points(tree, manifest, module) => {
+            Ok((method.into(), Verdict::Unknown { reason: "an assertion of the pipelined network is outside the GF(2) fragment".into() }))
+        }
         Stage::Open(method, proven) => Ok((format!("{method}+sat"), sat_stage(tree, manifest, module, work, limit.saturating_sub(start.elapsed()), &proven)?)),
     }
 }
 
 fn is_retimed(tree: &Path, manifest: &TreeManifest, module: &str) -> bool {
     manifest.modules.iter().find(|m| m.name == module).and_then(|m| std::fs::read_to_string(tree.join(&m.file)).ok()).is_some_and(|s| retimed(&s))
+}
+
+fn has_cut_points(tree: &Path, manifest: &TreeManifest, module: &str) -> bool {
+    manifest.modules.iter().find(|m| m.name == module).and_then(|m| std::fs::read_to_string(tree.join(&m.file)).ok()).is_some_and(|s| !cut_points(&s).is_empty())
 }
 
 /// What the GF(2) stages decided: a verdict, or the assertions proven so far (the rest for SAT);
@@ -243,8 +259,18 @@ enum Stage {
     Open(&'static str, Vec<String>),
 }
 
+/// Yosys techmap rules that turn a plain register into a wire (the SAT stage of a pipelined
+/// network, whose registers the GF(2) stage reads as delays).
+const DELAYS_AS_WIRES: &str = "(* techmap_celltype = \"$dff\" *)\nmodule delay_as_wire (CLK, D, Q);\n    parameter WIDTH = 1;\n    parameter CLK_POLARITY = 1'b1;\n    input CLK;\n    input [WIDTH-1:0] D;\n    output [WIDTH-1:0] Q;\n    assign Q = D;\nendmodule\n";
+
 /// The SAT stage of [`combinational`]. A failure with cut points is re-run without them, so the
-/// counterexample is an input of the module, not a value of a cut wire.
+/// counterexample is an input of the module, not a value of a cut wire. In a pipelined network
+/// (registers read as delays) the cut is a register's output: the plain registers become wires
+/// ([`DELAYS_AS_WIRES`]), as the GF(2) stage reads them once it has checked the assertions'
+/// cones balanced and feed-forward; the registers with a reset (the valid pipe) are left out
+/// as free cells (`-ignore_unknown_cells`, which can only widen what SAT considers, so a proof
+/// stands), and a failure names the cut's value: the GF(2) proof of the cut's own assertion
+/// says which inputs reach it.
 fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration, proven: &[String]) -> Result<Verdict, ToolError> {
     let sources = manifest.sources(tree, module);
     let file = manifest.modules.iter().find(|m| m.name == module).map(|m| tree.join(&m.file));
@@ -253,10 +279,22 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
         None => String::new(),
     };
     let cuts = cut_points(&source);
+    let pipelined = retimed(&source);
     let vcd = work.join("cex.vcd");
+    // A pipelined module's plain registers become wires (the GF(2) stage has checked that the
+    // assertions' cones are balanced feed-forward pipelines of them, so a value is the same
+    // function of the inputs its stage earlier in every cycle once the pipeline has filled).
+    let delays = work.join("delays.v");
+    if pipelined {
+        std::fs::write(&delays, DELAYS_AS_WIRES)?;
+    }
     let script = |cut: bool| -> Result<String, ToolError> {
         let mut s = format!("read_verilog -formal {}; hierarchy -top {module}; proc; flatten", yosys_words(&sources)?);
-        for p in proven.iter().filter(|p| super::is_identifier(p)) {
+        if pipelined {
+            let _ = write!(s, "; techmap -map {}", yosys_word(&delays)?);
+        }
+        // A sub-module's assertion is named `<instance>.<label>` after `flatten`.
+        for p in proven.iter().filter(|p| p.split('.').all(super::is_identifier)) {
             let _ = write!(s, "; chformal -remove {module}/{p}");
         }
         if cut {
@@ -264,7 +302,8 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
                 let _ = write!(s, "; cutpoint {module}/w:{c}");
             }
         }
-        let _ = write!(s, "; opt -fast; sat -prove-asserts -verify -show-inputs -dump_vcd {} {module}", yosys_word(&vcd)?);
+        let free = if pipelined { " -ignore_unknown_cells" } else { "" };
+        let _ = write!(s, "; opt -fast; sat -prove-asserts{free} -verify -show-inputs -dump_vcd {} {module}", yosys_word(&vcd)?);
         Ok(s)
     };
     let start = Instant::now();
@@ -276,7 +315,7 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
         Some(false) if !log.contains("proof did fail") => return Ok(Verdict::Unknown { reason: format!("Yosys sat failed: {}", last_lines(&log, 5)) }),
         Some(false) => {}
     }
-    if !cuts.is_empty() {
+    if !cuts.is_empty() && !pipelined {
         let (status, log) = run_limited(Command::new("yosys").args(["-q", "-p", &script(false)?]), limit.saturating_sub(start.elapsed()))?;
         std::fs::write(work.join("sat_uncut.log"), &log)?;
         if status != Some(false) || !log.contains("proof did fail") {
@@ -285,9 +324,12 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
     }
     let inputs: Vec<String> = manifest.modules.iter().find(|m| m.name == module).map(|m| m.ports.iter().filter(|p| p.dir == "input").map(|p| p.name.clone()).collect()).unwrap_or_default();
     let values = vcd_values(&std::fs::read_to_string(&vcd)?);
+    let cut_values: Vec<String> = values.iter().filter(|(n, _)| cuts.contains(n)).map(|(n, b)| format!("// the registered cut {n} = {}'b{}: an input the GF(2) proof maps to it fails\n", b.len(), value_bits(b))).collect();
     let inputs: Vec<(String, Vec<bool>)> = values.into_iter().filter(|(n, _)| inputs.contains(n)).collect();
     let testbench = work.join("cex_tb.v");
-    std::fs::write(&testbench, cex_testbench(module, &inputs, 0))?;
+    let mut tb = if pipelined { cut_values.concat() } else { String::new() };
+    tb.push_str(&cex_testbench(module, &inputs, 0));
+    std::fs::write(&testbench, tb)?;
     // The failing assertion is named when SAT had only one to prove.
     let open: Vec<String> = assertion_labels(&source).into_iter().filter(|l| !proven.contains(l)).collect();
     let property = (open.len() == 1).then(|| open[0].clone());
@@ -337,24 +379,30 @@ fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
         Some(true) => {}
     }
     let text = std::fs::read_to_string(&json)?;
+    let source = match manifest.modules.iter().find(|m| m.name == module) {
+        Some(m) => std::fs::read_to_string(tree.join(&m.file))?,
+        None => String::new(),
+    };
+    let free = free_registers(&source);
     let failed = |property: Option<String>, inputs: &[(String, Vec<bool>)], outputs: &[(String, Vec<bool>)]| -> Result<Verdict, ToolError> {
         let vcd = work.join("cex.vcd");
         let testbench = work.join("cex_tb.v");
         std::fs::write(&vcd, cex_vcd(module, inputs, outputs))?;
+        // A free register's value is no port: the testbench names it (the logic around the
+        // register fails in that state) and applies the ports without clocking.
+        let mut tb: String = inputs.iter().filter(|(n, _)| free.contains(n)).map(|(n, b)| format!("// in the state {n} = {}'b{}\n", b.len(), value_bits(b))).collect();
+        let ports: Vec<(String, Vec<bool>)> = inputs.iter().filter(|(n, _)| !free.contains(n)).cloned().collect();
         // A pipelined network: the inputs held while the pipeline fills.
-        let cycles = if inputs.iter().any(|(n, _)| n == "clk") { gf2::register_stages(&text, module).unwrap_or(0) + 1 } else { 0 };
-        std::fs::write(&testbench, cex_testbench(module, inputs, cycles))?;
+        let cycles = if free.is_empty() && inputs.iter().any(|(n, _)| n == "clk") { gf2::register_stages(&text, module).unwrap_or(0) + 1 } else { 0 };
+        tb.push_str(&cex_testbench(module, &ports, cycles));
+        std::fs::write(&testbench, tb)?;
         Ok(Verdict::Failed { property, vcd, testbench })
     };
-    let proven = match gf2::prove(&text, module) {
+    let proven = match gf2::prove_free(&text, module, &free) {
         Ok(gf2::Outcome::Proven) => return Ok(Stage::Done("gf2", Verdict::Proven)),
         Ok(gf2::Outcome::Counterexample { property, inputs, outputs }) => return Ok(Stage::Done("gf2", failed(property, &inputs, &outputs)?)),
         Ok(gf2::Outcome::NotProven { proven, .. }) => proven,
         Err(reason) => return Ok(Stage::Done("gf2", Verdict::Unknown { reason })),
-    };
-    let source = match manifest.modules.iter().find(|m| m.name == module) {
-        Some(m) => std::fs::read_to_string(tree.join(&m.file))?,
-        None => String::new(),
     };
     let cuts = cut_points(&source);
     if cuts.is_empty() {

@@ -32,6 +32,7 @@ pub fn crc(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     let mut items = vec![Item::comment("crc = M·data over GF(2): one masked parity per bit.")];
     let map = crc_algo(p.crc_poly).affine(p.crc_msg_bits(), 0);
     affine(&mut items, "crc", "data", &map);
+    items.push(super::codec_props::crc(p));
     let _ = design;
     GeneratedModule {
         module: Module { name: n.crc.clone(), ports, items, reset: None },
@@ -63,6 +64,7 @@ pub fn encode(p: &Params, n: &Names) -> GeneratedModule {
     items.push(Item::Instance { module: n.crc.clone(), name: "u_crc".into(), conns: vec![("data".into(), crc_feed(p, Expr::bit("syn", 1), "line")), ("crc".into(), id("crc"))] });
     let idx = if ib == 12 { id("id") } else { cat(vec![zeros(12 - ib), id("id")]) };
     items.push(Item::assign(id("frame"), cat(vec![Expr::xor(id("crc"), idx), id("line"), id("syn")])));
+    items.push(super::codec_props::encode(p));
     GeneratedModule {
         module: Module { name: n.encode.clone(), ports, items, reset: None },
         latency: 0,
@@ -89,6 +91,7 @@ pub fn check(p: &Params, n: &Names) -> GeneratedModule {
     let idx = if ib == 12 { id("id") } else { cat(vec![zeros(12 - ib), id("id")]) };
     items.push(Item::assign(id("legal"), Expr::xor(Expr::bit("frame", 1), Expr::bit("frame", 0))));
     items.push(Item::assign(id("ok"), Expr::and(id("legal"), Expr::eq(Expr::slice("frame", f - 1, f - 12), Expr::xor(id("crc"), idx)))));
+    items.push(super::codec_props::check(p));
     GeneratedModule {
         module: Module { name: n.check.clone(), ports, items, reset: None },
         latency: 0,
@@ -165,6 +168,7 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
     items.push(Item::wire("state_next", 33, "the frame's last 33 line bits"));
     items.push(Item::assign(id("state_next"), cat(state_next.into_iter().rev().collect())));
     items.push(Item::AlwaysFf { reset: Some(vec![set_id("state", dec(33, 0))]), body: vec![when(id("en"), vec![set_id("state", id("state_next"))])] });
+    items.push(super::codec_props::scrambler(p, descramble));
     let name = if descramble { n.descrambler.clone() } else { n.scrambler.clone() };
     GeneratedModule {
         module: Module { name, ports, items, reset: Some(design.reset) },

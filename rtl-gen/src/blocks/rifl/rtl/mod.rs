@@ -2,6 +2,7 @@
 //! `model` part.
 
 mod codec;
+mod codec_props;
 mod comp;
 mod fifo;
 mod fifo_props;

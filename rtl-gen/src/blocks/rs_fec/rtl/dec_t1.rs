@@ -270,7 +270,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
-    items.extend(super::props::decoder_t1(b));
+    items.extend(super::props::decoder_t1(b, syn_stages));
     let mut notes = layout_notes(b);
     notes.push("Single pass, no ROM: per way the syndromes come from one XOR network; every existing position d tests S1 == α^d·S0 with S0 != 0 (constant multipliers as XOR networks) and a match XORs the error value into its symbol. Nonzero syndromes matching no existing position (a shortened, always-zero position included) flag the way uncorrectable and leave its symbols unchanged.".into());
     notes.push(latency_note(b.pipeline));

@@ -72,6 +72,10 @@ pub(super) struct Ctx<'a> {
     pub sb: u32,
     pub slots: u32,
     pub seq_slots: bool,
+    /// The retry RAM keeps each beat's last flag; otherwise the packet's end comes from
+    /// `slot_last` (at most [`tx::SLOT_LAST_MAX`] slots) or every packet is one beat, so no
+    /// control path starts at the RAM's data output.
+    pub ram_last: bool,
     /// Receive FIFO address bits, its word width, the receive beat counter's width.
     pub ra: u32,
     pub ww: u32,
@@ -104,6 +108,10 @@ impl Ctx<'_> {
     /// The received link-local packet with opcode `op` is acted on this cycle.
     pub fn got(&self, op: u8) -> Expr {
         crate::hw::build::and(id("rx_ll_valid"), Expr::bit("rx_ll_op_hot", op as u32 - 1))
+    }
+    /// Width of a retry RAM word.
+    pub fn tx_word(&self) -> u32 {
+        self.dw + self.ram_last as u32
     }
     /// `name` of VC `v`.
     pub fn vc(name: &str, v: u32) -> String {
@@ -178,6 +186,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         sb: cfg.slot_bits(),
         slots: cfg.slots(),
         seq_slots: cfg.slots().is_power_of_two() && cfg.slots() >= 2,
+        ram_last: cfg.beat_bits() > 0 && cfg.slots() > tx::SLOT_LAST_MAX,
         ra: cfg.rx_addr_bits(),
         ww: 8 * d + 1 + cfg.vc_bits(),
         rbw: bits_for(cfg.rx_beat_max() as u64),
@@ -252,8 +261,8 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
 fn rams(c: &Ctx) -> Vec<Item> {
     vec![
         Item::comment("Retry buffer and receive FIFO (block RAM, registered read)."),
-        Item::Memory { name: "tx_ram".into(), width: c.dw + 1, depth: c.cfg.retry_words(), doc: "retry buffer: {last, beat} at {slot, beat}".into() },
-        Item::reg("tx_q", c.dw + 1, "retry RAM read register: word {send_slot, send_beat}"),
+        Item::Memory { name: "tx_ram".into(), width: c.tx_word(), depth: c.cfg.retry_words(), doc: if c.ram_last { "retry buffer: {last, beat} at {slot, beat}" } else { "retry buffer: the beat at {slot, beat}" }.into() },
+        Item::reg("tx_q", c.tx_word(), "retry RAM read register: word {send_slot, send_beat}"),
         Item::Memory { name: "rx_ram".into(), width: c.ww, depth: 1 << c.ra, doc: "receive FIFO: {vc, last, beat}".into() },
         Item::reg("rx_q", c.ww, "receive RAM read register: word rx_rd"),
     ]
@@ -266,7 +275,7 @@ fn ram_blocks(c: &Ctx) -> Vec<Item> {
     let rx_addr = Expr::slice("rx_rd_n", c.ra - 1, 0);
     let body = vec![
         Stmt::Comment("Block RAM inference pattern: registered read (read-first), write enable, no reset.".into()),
-        crate::hw::build::when(id("tx_we"), vec![set(Expr::Index("tx_ram".into(), Box::new(slot_addr(id("head_slot"), id("wr_beat")))), cat(vec![id("tx_wlast"), id("s_axis_tdata")]))]),
+        crate::hw::build::when(id("tx_we"), vec![set(Expr::Index("tx_ram".into(), Box::new(slot_addr(id("head_slot"), id("wr_beat")))), if c.ram_last { cat(vec![id("tx_wlast"), id("s_axis_tdata")]) } else { id("s_axis_tdata") })]),
         set(id("tx_q"), Expr::Index("tx_ram".into(), Box::new(tx_addr))),
         crate::hw::build::when(
             id("rx_write"),

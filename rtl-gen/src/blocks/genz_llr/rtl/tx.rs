@@ -3,19 +3,26 @@
 //! output register, which starts a pending link-local packet, rewinds to the acknowledged
 //! point, or sends the next EE packet from the retry RAM). A link-local packet's 12-byte body
 //! is registered when it starts; its CRC (the last 4 bytes) is computed from that register
-//! while the earlier beats are on the link.
+//! while the earlier beats are on the link. Where each packet ends is kept per slot in
+//! flip-flops (`slot_last`, up to [`SLOT_LAST_MAX`] slots), so the send point's next beat and
+//! slot (the retry RAM's read address) never wait for the RAM's data output.
 
 use super::super::model::LL_BYTES;
 use super::control::PENDING;
 use super::crc::ll_crc_map;
 use super::Ctx;
-use crate::hw::build::{add, all, and, any, cat, dec, eq, ge, id, if_else, lt, mux, ne, or, set_id, sub, when};
+use crate::hw::build::{add, all, and, any, bit_of, cat, dec, eq, ge, id, if_else, lt, mux, ne, or, set_id, sub, when};
 use crate::hw::groups::set_next;
 use crate::hw::verilog::{Expr, Item};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
 
 /// Bits of a link-local packet's body (bytes 0-11, before its CRC).
 const BODY: u32 = 96;
+
+/// Most retry slots whose packets' last beats are kept in flip-flops (`slot_last`) rather than
+/// as a flag in the retry RAM: the send point's next beat then never waits for the RAM's data
+/// output (a block RAM's clock-to-out without its output register is most of a cycle at 125 MHz).
+pub(super) const SLOT_LAST_MAX: u32 = 16;
 
 pub(super) fn declare(c: &mut Ctx) {
     let (bb, sb) = (c.bb, c.sb);
@@ -29,6 +36,9 @@ pub(super) fn declare(c: &mut Ctx) {
         r.reg(g, &Ctx::vc("no_credit", v), 1, &format!("VC {v} has no credit (without a packet started last cycle)"));
         r.reg(g, &Ctx::vc("no_credit_after_one", v), 1, &format!("VC {v} would have no credit after one more packet"));
         r.reg(g, &Ctx::vc("started_vc", v), 1, &format!("a packet of VC {v} started last cycle"));
+    }
+    if !c.ram_last && bb > 0 {
+        r.reg(g, "slot_last", c.slots * bb, "beat index of the last beat of the packet in each slot (slot k at [k*bits +: bits])");
     }
     r.pulse(g, "tx_we", 1, "write the s_axis beat into the retry RAM");
     r.pulse(g, "tx_wlast", 1, "its last flag");
@@ -128,7 +138,17 @@ pub(super) fn write_side(c: &mut Ctx) {
             when(id("wr_active").not(), take_credit),
             if_else(
                 id("tx_wlast"),
-                vec![set_next("wr_active", Expr::zero()), set_next("wr_beat", dec(bb, 0)), set_next("head_seq", add(id("head_seq"), dec(16, 1))), set_next("head_slot", id("head_slot_inc"))],
+                {
+                    let mut done = vec![set_next("wr_active", Expr::zero()), set_next("wr_beat", dec(bb, 0)), set_next("head_seq", add(id("head_seq"), dec(16, 1))), set_next("head_slot", id("head_slot_inc"))];
+                    if !c.ram_last && bb > 0 {
+                        // The packet's last beat index, into its slot's field.
+                        for k in 0..c.slots {
+                            let field = crate::hw::verilog::Stmt::set(Expr::slice("slot_last_n", (k + 1) * bb - 1, k * bb), id("wr_beat"));
+                            done.push(if c.slots == 1 { field } else { when(eq(id("head_slot"), dec(sb, k as u64)), vec![field]) });
+                        }
+                    }
+                    done
+                },
                 vec![set_next("wr_active", Expr::one()), set_next("wr_beat", add(id("wr_beat"), dec(bb, 1)))],
             ),
         ],
@@ -140,6 +160,25 @@ pub(super) fn write_side(c: &mut Ctx) {
         let after_one = if c.cfg.rx_credits >= 2 { ge(used, dec(8, c.cfg.rx_credits as u64 - 1)) } else { Expr::one() };
         c.step(set_next(&Ctx::vc("no_credit_after_one", v), after_one));
         c.step(set_next(&Ctx::vc("started_vc", v), all(vec![id("s_fire"), id("wr_active").not(), vc_is(v)])));
+    }
+}
+
+/// `slot_last[send_slot]`: a tree of 2:1 selects on the bits of `send_slot`.
+fn slot_select(slots: u32, sb: u32, bb: u32) -> Expr {
+    fn tree(lo: u32, span: u32, level: u32, slots: u32, sb: u32, bb: u32) -> Expr {
+        if span == 1 {
+            return Expr::slice("slot_last", (lo + 1) * bb - 1, lo * bb);
+        }
+        let half = span / 2;
+        if lo + half >= slots {
+            return tree(lo, half, level - 1, slots, sb, bb);
+        }
+        mux(bit_of("send_slot", sb, level - 1), tree(lo + half, half, level - 1, slots, sb, bb), tree(lo, half, level - 1, slots, sb, bb))
+    }
+    if sb == 0 {
+        Expr::slice("slot_last", bb - 1, 0)
+    } else {
+        tree(0, 1 << sb, sb, slots, sb, bb)
     }
 }
 
@@ -194,7 +233,14 @@ pub(super) fn send_side(c: &mut Ctx) {
         mux(id("send_rewound"), id("head_ne_ack"), mux(id("send_stepped"), id("head_ne_send1"), id("head_ne_send"))),
     );
     c.wire("retry_q_data", dw, "the retry RAM's beat", Expr::slice("tx_q", dw - 1, 0));
-    c.wire("retry_q_last", 1, "its last flag", Expr::bit("tx_q", dw));
+    if c.ram_last {
+        c.wire("retry_q_last", 1, "its last flag", Expr::bit("tx_q", dw));
+    } else if bb == 0 {
+        c.wire("retry_q_last", 1, "every packet is one beat", Expr::one());
+    } else {
+        c.wire("send_last_beat", bb, "the last beat index of the packet in slot send_slot", slot_select(c.slots, c.sb, bb));
+        c.wire("retry_q_last", 1, "the beat read is its packet's last", eq(id("send_beat"), id("send_last_beat")));
+    }
     c.wire("ee_ready", 1, "an EE packet may start", all(vec![eq(id("link"), id("LINK_UP")), id("tx_en"), id("tx_stop").not(), id("ee_unsent")]));
     c.wire("idle_slot", 1, "the link output register may start a packet", all(vec![id("load"), id("sending_ll").not(), id("sending_ee").not(), id("ll_pending").not()]));
     c.wire("rewind_go", 1, "the send point goes back to the acknowledged point", all(vec![id("idle_slot"), id("rewind"), id("rx_ll_valid").not()]));

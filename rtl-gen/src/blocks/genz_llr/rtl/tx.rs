@@ -143,7 +143,7 @@ pub(super) fn write_side(c: &mut Ctx) {
                     if !c.ram_last && bb > 0 {
                         // The packet's last beat index, into its slot's field.
                         for k in 0..c.slots {
-                            let field = crate::hw::verilog::Stmt::set(Expr::slice("slot_last_n", (k + 1) * bb - 1, k * bb), id("wr_beat"));
+                            let field = crate::hw::verilog::Stmt::set(slot_field("slot_last_n", c.slots, bb, k), id("wr_beat"));
                             done.push(if c.slots == 1 { field } else { when(eq(id("head_slot"), dec(sb, k as u64)), vec![field]) });
                         }
                     }
@@ -163,11 +163,20 @@ pub(super) fn write_side(c: &mut Ctx) {
     }
 }
 
+/// Slot `k`'s field of `name` (`slots` fields of `bb` bits; a one-bit register whole).
+fn slot_field(name: &str, slots: u32, bb: u32, k: u32) -> Expr {
+    if slots * bb == 1 {
+        id(name)
+    } else {
+        Expr::slice(name, (k + 1) * bb - 1, k * bb)
+    }
+}
+
 /// `slot_last[send_slot]`: a tree of 2:1 selects on the bits of `send_slot`.
 fn slot_select(slots: u32, sb: u32, bb: u32) -> Expr {
     fn tree(lo: u32, span: u32, level: u32, slots: u32, sb: u32, bb: u32) -> Expr {
         if span == 1 {
-            return Expr::slice("slot_last", (lo + 1) * bb - 1, lo * bb);
+            return slot_field("slot_last", slots, bb, lo);
         }
         let half = span / 2;
         if lo + half >= slots {
@@ -176,7 +185,7 @@ fn slot_select(slots: u32, sb: u32, bb: u32) -> Expr {
         mux(bit_of("send_slot", sb, level - 1), tree(lo + half, half, level - 1, slots, sb, bb), tree(lo, half, level - 1, slots, sb, bb))
     }
     if sb == 0 {
-        Expr::slice("slot_last", bb - 1, 0)
+        slot_field("slot_last", slots, bb, 0)
     } else {
         tree(0, 1 << sb, sb, slots, sb, bb)
     }

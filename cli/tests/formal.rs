@@ -258,12 +258,12 @@ fn the_planted_genz_init_exchange_deadlock_and_a_dropped_tready_are_caught() {
     };
     // The planted bug: the waiting end's periodic FC removed (an FC lost in the Init exchange then
     // leaves EE transmission disabled for good).
-    let mutant = mutate(&tree, dir.path(), "fgz_llr", "end else if ((link == LINK_UP) & (~tx_en) & (~(llg & ll_op_hot[0]))) begin", "end else if (1'b0) begin");
+    let mutant = mutate(&tree, dir.path(), "fgz_llr", "if (init_timer == 1'd0) begin\n                pend_fc_n = 1'd1;", "if (1'b0) begin\n                pend_fc_n = 1'd1;");
     let out = run(&mutant, "work_init");
     let t = assert_failed(&out, "fgz_llr", dir.path());
     assert!(row(&t, "fgz_llr").contains("(p_fc_repeat)"), "{t}");
     // A dropped tready condition: the link output register reloads while the PHY stalls.
-    let mutant = mutate(&tree, dir.path(), "fgz_llr", "assign load = phy_up & ((~lk_valid) | m_axis_link_tready);", "assign load = phy_up;");
+    let mutant = mutate(&tree, dir.path(), "fgz_llr", "assign load = phy_up & ((~out_valid) | m_axis_link_tready);", "assign load = phy_up;");
     let out = run(&mutant, "work_tready");
     let t = assert_failed(&out, "fgz_llr", dir.path());
     assert!(row(&t, "fgz_llr").contains("(p_m_axis_link_stable)"), "{t}");

@@ -1,5 +1,6 @@
 //! The hardware-construction kit every block kind builds with: the typed Verilog tree and its
-//! printer ([`verilog`]), short-hand builders ([`build`]), AXI4-Stream port bundles ([`axis`]), carry-free saturating counters
+//! printer ([`verilog`]), short-hand builders ([`build`]), AXI4-Stream port bundles ([`axis`]), register groups
+//! printed from one next-state description ([`groups`]), carry-free saturating counters
 //! ([`count`]), XOR / GF(2^m) networks ([`xor_net`], [`gf_net`]), pipelines ([`pipe`]), one-hot
 //! selects and round-robin arbiters ([`select`]), the clock-domain-crossing kit ([`cdc`]), formal
 //! properties ([`props`]), the generated-module record ([`module`]) and a cycle evaluator of the
@@ -10,6 +11,7 @@ pub mod build;
 pub mod cdc;
 pub mod count;
 pub mod eval;
+pub mod groups;
 pub mod gf_net;
 pub mod module;
 pub mod pipe;

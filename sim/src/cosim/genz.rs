@@ -7,11 +7,14 @@
 //! delivery on top.
 
 use super::{Options, Tally};
+use crate::axis::Axis;
 use crate::campaign::genz::{keep, run_link, LinkOptions, LinkReport, LlrNode};
 use crate::campaign::Faults;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::genz_llr::model::{LlrConfig, LlrInputs, LlrModel, LlrOutputs, COUNTERS};
+use rtl_gen::blocks::genz_llr::rtl::ports;
 use rtl_gen::blocks::genz_llr::{GenzLlrBlock, GenzLlrParams};
+use rtl_gen::hw::axis::Signal;
 use rtl_gen::elab::ElabModule;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -20,6 +23,11 @@ use std::rc::Rc;
 pub struct TwinInterface {
     name: String,
     dut: Dut,
+    /// The four stream bundles, found by the names the generator gives them.
+    ee_in: Axis,
+    ee_out: Axis,
+    link_out: Axis,
+    link_in: Axis,
     pub model: LlrModel,
     out: LlrOutputs,
     tally: Rc<RefCell<Tally>>,
@@ -37,12 +45,16 @@ fn bytes(b: &Bits, n: usize) -> Vec<u8> {
 
 impl TwinInterface {
     pub fn new(name: &str, mut dut: Dut, model: LlrModel, tally: Rc<RefCell<Tally>>) -> Result<TwinInterface, SimError> {
+        let ee_in = Axis::of(&dut, ports::EE_IN)?;
+        let ee_out = Axis::of(&dut, ports::EE_OUT)?;
+        let link_out = Axis::of(&dut, ports::LINK_OUT)?;
+        let link_in = Axis::of(&dut, ports::LINK_IN)?;
         dut.set_u64("phy_up", 0)?;
-        dut.set_u64("m_axis_tready", 0)?;
-        dut.set_u64("m_axis_link_tready", 0)?;
+        ee_out.set_u64(&mut dut, Signal::Ready, 0)?;
+        link_out.set_u64(&mut dut, Signal::Ready, 0)?;
         dut.reset(2)?;
         let out = model.outputs();
-        let mut t = TwinInterface { name: name.to_string(), dut, model, out, tally, cycle: 0, phy_up: false };
+        let mut t = TwinInterface { name: name.to_string(), dut, ee_in, ee_out, link_out, link_in, model, out, tally, cycle: 0, phy_up: false };
         t.read_and_compare()?;
         Ok(t)
     }
@@ -54,15 +66,16 @@ impl TwinInterface {
         for (v, p) in counters.iter_mut().zip(COUNTERS) {
             *v = d.get_u64(p)?;
         }
+        let (m, l) = (&self.ee_out, &self.link_out);
         self.out = LlrOutputs {
-            m_valid: d.get_u64("m_axis_tvalid")? == 1,
-            m_data: bytes(&d.get("m_axis_tdata")?, db),
-            m_last: d.get_u64("m_axis_tlast")? == 1,
-            m_user: d.get_u64("m_axis_tuser")? as u8,
-            ltx_valid: d.get_u64("m_axis_link_tvalid")? == 1,
-            ltx_data: bytes(&d.get("m_axis_link_tdata")?, db),
-            ltx_last: d.get_u64("m_axis_link_tlast")? == 1,
-            ltx_user: d.get_u64("m_axis_link_tuser")? == 1,
+            m_valid: m.get_u64(d, Signal::Valid)? == 1,
+            m_data: bytes(&m.get(d, Signal::Data)?, db),
+            m_last: m.get_u64(d, Signal::Last)? == 1,
+            m_user: m.get_u64(d, Signal::User)? as u8,
+            ltx_valid: l.get_u64(d, Signal::Valid)? == 1,
+            ltx_data: bytes(&l.get(d, Signal::Data)?, db),
+            ltx_last: l.get_u64(d, Signal::Last)? == 1,
+            ltx_user: l.get_u64(d, Signal::User)? == 1,
             retrain: d.get_u64("retrain")? == 1,
             llr_state: d.get_u64("llr_state")? as u8,
             counters,
@@ -70,17 +83,18 @@ impl TwinInterface {
         let w = self.model.outputs();
         let (r, n, cy) = (&self.out, &self.name, self.cycle);
         let mut t = self.tally.borrow_mut();
-        t.compare(cy, &format!("{n}.m_axis_tvalid"), w.m_valid, r.m_valid);
+        let (m, l) = (|s| format!("{n}.{}", self.ee_out.label(s)), |s| format!("{n}.{}", self.link_out.label(s)));
+        t.compare(cy, &m(Signal::Valid), w.m_valid, r.m_valid);
         if w.m_valid {
-            t.compare(cy, &format!("{n}.m_axis_tdata"), &w.m_data, &r.m_data);
-            t.compare(cy, &format!("{n}.m_axis_tlast"), w.m_last, r.m_last);
-            t.compare(cy, &format!("{n}.m_axis_tuser"), w.m_user, r.m_user);
+            t.compare(cy, &m(Signal::Data), &w.m_data, &r.m_data);
+            t.compare(cy, &m(Signal::Last), w.m_last, r.m_last);
+            t.compare(cy, &m(Signal::User), w.m_user, r.m_user);
         }
-        t.compare(cy, &format!("{n}.m_axis_link_tvalid"), w.ltx_valid && self.phy_up, r.ltx_valid);
+        t.compare(cy, &l(Signal::Valid), w.ltx_valid && self.phy_up, r.ltx_valid);
         if w.ltx_valid && self.phy_up {
-            t.compare(cy, &format!("{n}.m_axis_link_tdata"), &w.ltx_data, &r.ltx_data);
-            t.compare(cy, &format!("{n}.m_axis_link_tlast"), w.ltx_last, r.ltx_last);
-            t.compare(cy, &format!("{n}.m_axis_link_tuser"), w.ltx_user, r.ltx_user);
+            t.compare(cy, &l(Signal::Data), &w.ltx_data, &r.ltx_data);
+            t.compare(cy, &l(Signal::Last), w.ltx_last, r.ltx_last);
+            t.compare(cy, &l(Signal::User), w.ltx_user, r.ltx_user);
         }
         t.compare(cy, &format!("{n}.retrain"), w.retrain, r.retrain);
         t.compare(cy, &format!("{n}.llr_state"), w.llr_state, r.llr_state);
@@ -99,26 +113,27 @@ impl LlrNode for TwinInterface {
     }
     fn tick(&mut self, i: &LlrInputs) -> Result<bool, SimError> {
         let d = &mut self.dut;
-        d.set_u64("s_axis_tvalid", i.s_valid as u64)?;
-        d.set("s_axis_tdata", &Bits::from_bytes(&i.s_data))?;
-        d.set_u64("s_axis_tlast", i.s_last as u64)?;
-        d.set_u64("s_axis_tuser", i.s_user as u64)?;
-        d.set_u64("m_axis_tready", i.m_ready as u64)?;
-        d.set_u64("m_axis_link_tready", i.ltx_ready as u64)?;
-        d.set_u64("s_axis_link_tvalid", i.lrx_valid as u64)?;
-        d.set("s_axis_link_tdata", &Bits::from_bytes(&i.lrx_data))?;
-        d.set_u64("s_axis_link_tlast", i.lrx_last as u64)?;
-        d.set_u64("s_axis_link_tuser", i.lrx_user as u64)?;
+        let (s, l) = (&self.ee_in, &self.link_in);
+        s.set_u64(d, Signal::Valid, i.s_valid as u64)?;
+        s.set(d, Signal::Data, &Bits::from_bytes(&i.s_data))?;
+        s.set_u64(d, Signal::Last, i.s_last as u64)?;
+        s.set_u64(d, Signal::User, i.s_user as u64)?;
+        self.ee_out.set_u64(d, Signal::Ready, i.m_ready as u64)?;
+        self.link_out.set_u64(d, Signal::Ready, i.ltx_ready as u64)?;
+        l.set_u64(d, Signal::Valid, i.lrx_valid as u64)?;
+        l.set(d, Signal::Data, &Bits::from_bytes(&i.lrx_data))?;
+        l.set_u64(d, Signal::Last, i.lrx_last as u64)?;
+        l.set_u64(d, Signal::User, i.lrx_user as u64)?;
         d.set_u64("phy_up", i.phy_up as u64)?;
         d.set_u64("phy_error", i.phy_error as u64)?;
         d.eval();
         self.phy_up = i.phy_up;
-        let ready = d.get_u64("s_axis_tready")? == 1;
+        let ready = s.get_u64(d, Signal::Ready)? == 1;
         let want = self.model.s_ready(i.s_user);
-        let link_valid = d.get_u64("m_axis_link_tvalid")? == 1;
+        let link_valid = self.link_out.get_u64(d, Signal::Valid)? == 1;
         let mut t = self.tally.borrow_mut();
-        t.compare(self.cycle, &format!("{}.s_axis_tready", self.name), want, ready);
-        t.compare(self.cycle, &format!("{}.m_axis_link_tvalid (phy_up {})", self.name, i.phy_up as u8), self.model.r.lk_valid && i.phy_up, link_valid);
+        t.compare(self.cycle, &format!("{}.{}", self.name, s.label(Signal::Ready)), want, ready);
+        t.compare(self.cycle, &format!("{}.{} (phy_up {})", self.name, self.link_out.label(Signal::Valid), i.phy_up as u8), self.model.r.lk_valid && i.phy_up, link_valid);
         drop(t);
         d.tick();
         self.model.tick(i);

@@ -100,7 +100,9 @@
 //!   is presented (or taken) in a cycle `phy_up` is low, and nothing new is loaded then; the
 //!   register is cleared when the link goes down. `cnt_ee_sent` counts an EE packet when the
 //!   PHY takes its last beat for the first time, `cnt_ee_resent` every later time: a packet cut
-//!   off by a link-down is counted once, when it is first taken whole.
+//!   off by a link-down is counted once, when it is first taken whole. Every status counter
+//!   shows its event one cycle after it (the increments are registered, so no counter's carry
+//!   logic hangs off the control paths).
 //!
 //! [`model`] is the cycle-accurate reference model, [`rtl`] the generator.
 

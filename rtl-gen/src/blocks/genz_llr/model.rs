@@ -331,6 +331,9 @@ pub struct Regs {
     pub ll: LlPacket,
     pub freed: [u8; 4],
     pub rx_q: Word,
+    /// The events of the previous cycle: a status counter counts its event one cycle late
+    /// (the increments are registered, so the counters' carry logic starts from a flip-flop).
+    pub inc_q: [bool; 13],
     pub counters: [u64; 13],
 }
 
@@ -414,6 +417,7 @@ impl LlrModel {
             ll: LlPacket::default(),
             freed: [0; 4],
             rx_q: word.clone(),
+            inc_q: [false; 13],
             counters: [0; 13],
         };
         let tx_ram = vec![word.clone(); cfg.retry_words() as usize];
@@ -936,11 +940,12 @@ impl LlrModel {
             self.rx_ram[a as usize] = w;
         }
         let max = cfg.counter_max();
-        for (k, &b) in inc.iter().enumerate() {
+        for (k, &b) in c.inc_q.iter().enumerate() {
             if b && n.counters[k] != max {
                 n.counters[k] += 1;
             }
         }
+        n.inc_q = inc;
         self.r = n;
     }
 }

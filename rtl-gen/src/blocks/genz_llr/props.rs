@@ -74,7 +74,7 @@ pub fn properties(b: &GenzLlrBlock, design: &DesignInfo) -> Item {
     let bound = fc_bound(b);
     let ww = bits_for(bound as u64 + 1);
     f.items.push(Item::reg("f_wait", ww, "cycles with m_axis_link_tready high spent waiting since the last FC started (saturating)"));
-    let restart = any(vec![in_reset(reset), id("phy_up").not(), id("f_waiting").not(), id("f_fc_start"), and(id("llg"), eq(id("ll_op"), id("OP_INIT")))]);
+    let restart = any(vec![in_reset(reset), id("phy_up").not(), id("f_waiting").not(), id("f_fc_start"), and(id("rx_ll_valid"), Expr::bit("rx_ll_op_hot", super::model::OP_INIT as u32 - 1))]);
     f.items.push(Item::AlwaysFf {
         reset: None,
         body: vec![Stmt::If(

@@ -71,7 +71,7 @@ rtl/rtlgen_sue_ep.v
 rtl/rtlgen_recxl_map.v
 rtl/rtlgen_ram_1r1w_512x16.v
 rtl/rtlgen_recxl_lu.v
-rtl/rtlgen_ram_1r1w_65x64.v
+rtl/rtlgen_ram_1r1w_64x64.v
 rtl/rtlgen_ram_1r1w_66x64.v
 rtl/rtlgen_genz_llr.v
 rtl/rtlgen_cdc_fifo.v

@@ -376,6 +376,47 @@ module rtlgen_crc32_pipe_check (
     end
     assign out_valid = valid_pipe[1];
 
+`ifdef FORMAL
+    reg [71:0] f_in_d1; // in 1 cycle(s) ago
+    always @(posedge clk) begin
+        f_in_d1 <= data;
+    end
+    reg [71:0] f_in_d2; // in 2 cycle(s) ago
+    always @(posedge clk) begin
+        f_in_d2 <= f_in_d1;
+    end
+    wire [31:0] f_ref_crc; // reference: one flat masked parity per CRC bit, from the table-driven model
+    assign f_ref_crc = {
+        ~^(f_in_d2 & 72'h826880efa40da72d78), ~^(f_in_d2 & 72'hc35cc098760b74bbc4), ~^(f_in_d2 & 72'he3c6e0a39f081d709a),
+        ^(f_in_d2 & 72'h71e37051cf840eb84d), ^(f_in_d2 & 72'hba9938c743cfa0715e), ~^(f_in_d2 & 72'hdf241c8c05ea7715d7),
+        ~^(f_in_d2 & 72'h6f920e4602f53b8aeb), ^(f_in_d2 & 72'hb5a187cca5773ae80d), ^(f_in_d2 & 72'hd8b84309f6b63a597e),
+        ^(f_in_d2 & 72'h6c5c2184fb5b1d2cbf), ^(f_in_d2 & 72'hb446902dd9a029bb27), ^(f_in_d2 & 72'hd84bc8f948ddb3f0eb),
+        ~^(f_in_d2 & 72'hee4d649300637ed50d), ^(f_in_d2 & 72'h7726b2498031bf6a86), ^(f_in_d2 & 72'h3b935924c018dfb543),
+        ~^(f_in_d2 & 72'h1dc9ac92600c6fdaa1), ^(f_in_d2 & 72'h8c8c56a6940b90c028), ^(f_in_d2 & 72'h46462b534a05c86014),
+        ^(f_in_d2 & 72'h232315a9a502e4300a), ~^(f_in_d2 & 72'h11918ad4d281721805), ^(f_in_d2 & 72'h08c8c56a6940b90c02),
+        ~^(f_in_d2 & 72'h046462b534a05c8601), ^(f_in_d2 & 72'h805ab1b53e5d896e78), ^(f_in_d2 & 72'hc245d8353b23639a44),
+        ~^(f_in_d2 & 72'h6122ec1a9d91b1cd22), ^(f_in_d2 & 72'h3091760d4ec8d8e691), ~^(f_in_d2 & 72'h9a203be90369cb5e30),
+        ^(f_in_d2 & 72'h4d101df481b4e5af18), ~^(f_in_d2 & 72'h26880efa40da72d78c), ~^(f_in_d2 & 72'h1344077d206d396bc6),
+        ~^(f_in_d2 & 72'h09a203be90369cb5e3), ^(f_in_d2 & 72'h04d101df481b4e5af1)
+    };
+    reg [31:0] f_crc_in_d1; // crc_in 1 cycle(s) ago
+    always @(posedge clk) begin
+        f_crc_in_d1 <= crc_in;
+    end
+    reg [31:0] f_crc_in_d2; // crc_in 2 cycle(s) ago
+    always @(posedge clk) begin
+        f_crc_in_d2 <= f_crc_in_d1;
+    end
+    // cut point: syndrome_q
+    // registers: feed-forward delays
+    always @* begin
+        // the syndrome is the model's CRC of the message XOR crc_in
+        p_syndrome_ref: assert (syndrome_q == (f_ref_crc ^ f_crc_in_d2));
+        // ok is 1 exactly when the syndrome is zero
+        p_ok: assert (ok == (syndrome_q == 32'd0));
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

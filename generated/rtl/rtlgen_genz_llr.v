@@ -35,8 +35,9 @@
 //   Link-local packet, 16 bytes, byte 0 first, tuser = 1 on every beat: [0] opcode (1 Init, 2
 //   Init ACK, 3 FC, 4 ACK, 5 Discard, 6 Clear Discard, 7 Exit Discard), [1:2] TSEQ MSB first,
 //   [3:4] RSEQ MSB first, [5:8] delivered packets per VC mod 256 (credits), [9] epoch of the
-//   sender, [10] echo (the epoch an Init ACK / FC / Exit Discard answers), [11] zero, [12:15]
-//   CRC-32/ISO-HDLC of bytes 0-11 XOR 0x4C4C5231, LSB first.
+//   sender, [10] echo (the epoch an Init ACK / FC / Exit Discard answers), [11] bit 0: the
+//   sender's EE transmission is enabled, [12:15] CRC-32/ISO-HDLC of bytes 0-11 XOR 0x4C4C5231,
+//   LSB first.
 //   EE packets: whole beats, unchanged on the link (tuser = 0), last 4 bytes the ECRC
 //   (CRC-32/ISO-HDLC of the rest, LSB first); VC = byte 0 [vc_bits-1:0] at the receiver.
 //   llr_state: [1:0] 0 down / 1 init / 2 up, [2] EE transmission enabled, [3] receiver
@@ -45,7 +46,8 @@
 //   earliest (retry RAM write, visibility register, RAM read); a received EE packet is
 //   presented on m_axis 3 cycles after its last beat (receive input register with the CRC
 //   syndromes, commit, visibility; RAM read-first), and a received link-local packet is acted
-//   on 2 cycles after its last beat.
+//   on 2 cycles after its last beat. The status counters show an event one cycle after it
+//   (registered increments).
 // =============================================================================
 `default_nettype none
 
@@ -54,28 +56,28 @@ module rtlgen_genz_llr (
     input  wire        rst,                       // synchronous reset, active high
     input  wire [63:0] s_axis_tdata,              // EE packet beat from the upper layer; byte i at [8i+7:8i], byte 0 first
     input  wire [7:0]  s_axis_tkeep,              // must be all ones (EE packets are whole beats); not looked at
-    input  wire        s_axis_tlast,              // last beat of the EE packet (its last 4 bytes are the ECRC)
-    input  wire        s_axis_tuser,              // VC of the packet (sampled on its first beat; must equal byte 0 [vc_bits-1:0])
     input  wire        s_axis_tvalid,             // a beat is offered
     output wire        s_axis_tready,             // taken: mid-packet always; a new packet needs a free retry slot and a credit for its VC
+    input  wire        s_axis_tlast,              // last beat of the EE packet (its last 4 bytes are the ECRC)
+    input  wire        s_axis_tuser,              // VC of the packet (sampled on its first beat; must equal byte 0 [vc_bits-1:0])
     output wire [63:0] m_axis_tdata,              // delivered EE beat (only packets whose ECRC passed, exactly once, in order)
     output wire [7:0]  m_axis_tkeep,              // all ones
-    output wire        m_axis_tlast,              // last beat of the EE packet
-    output wire        m_axis_tuser,              // VC of the packet (byte 0 [vc_bits-1:0])
     output wire        m_axis_tvalid,             // a delivered beat is presented
     input  wire        m_axis_tready,             // the upper layer takes it
+    output wire        m_axis_tlast,              // last beat of the EE packet
+    output wire        m_axis_tuser,              // VC of the packet (byte 0 [vc_bits-1:0])
     output wire [63:0] m_axis_link_tdata,         // beat to the PHY framing layer
     output wire [7:0]  m_axis_link_tkeep,         // all ones
-    output wire        m_axis_link_tlast,         // last beat of an EE or link-local packet
-    output wire        m_axis_link_tuser,         // 1 on every beat of a link-local packet, 0 on EE beats
     output wire        m_axis_link_tvalid,        // a beat is presented: the output register's valid AND phy_up (combinational in phy_up, so low in every cycle phy_up is low; no beat is taken then)
     input  wire        m_axis_link_tready,        // the PHY takes it
+    output wire        m_axis_link_tlast,         // last beat of an EE or link-local packet
+    output wire        m_axis_link_tuser,         // 1 on every beat of a link-local packet, 0 on EE beats
     input  wire [63:0] s_axis_link_tdata,         // beat from the PHY framing layer
     input  wire [7:0]  s_axis_link_tkeep,         // must be all ones; not looked at
-    input  wire        s_axis_link_tlast,         // last beat of a packet
-    input  wire        s_axis_link_tuser,         // link-local marker (checked: the same on every beat of a packet)
     input  wire        s_axis_link_tvalid,        // a beat arrives
     output wire        s_axis_link_tready,        // always 1: the receiver never stalls the link
+    input  wire        s_axis_link_tlast,         // last beat of a packet
+    input  wire        s_axis_link_tuser,         // link-local marker (checked: the same on every beat of a packet)
     input  wire        phy_up,                    // the physical layer is trained; low: link down, Init again when high
     input  wire        phy_error,                 // pulse: an error that resynchronises the link (or a lost packet): LLR error recovery
     output wire        retrain,                   // pulse: request a physical retrain (Discard limit, or 4 LLR timer periods without ACK)
@@ -107,7 +109,6 @@ module rtlgen_genz_llr (
     localparam [7:0] OP_CLEAR = 8'd6;         // LL opcode: LLR Clear Discard
     localparam [7:0] OP_EXIT = 8'd7;          // LL opcode: LLR Exit Discard
     localparam [1:0] BEAT_LAST = 2'd3;        // beat index of the last beat of a maximum EE packet
-    localparam [2:0] MAX_BEATS = 3'd4;        // beats of a maximum EE packet
     localparam [2:0] LL_LAST = 3'd1;          // beat index of the last beat of a link-local packet
     localparam [4:0] INIT_RELOAD = 5'd31;     // init_interval_ui / ui_per_cycle - 1
     localparam [4:0] DISC_RELOAD = 5'd31;     // discard_interval_ui / ui_per_cycle - 1
@@ -118,7 +119,7 @@ module rtlgen_genz_llr (
     localparam [7:0] RX_CREDITS = 8'd4;       // receive credits per VC
     localparam [15:0] CNT_MAX = 16'hffff;     // counter saturation
 
-    // Registers x and their next values x_n (computed in the always @* block below).
+    // Link state and epochs: registers x and their next values x_n.
     reg [1:0] link; // link state: LINK_DOWN / LINK_INIT / LINK_UP (llr_state[1:0])
     reg [1:0] link_n;
     reg tx_en; // EE transmission enabled (llr_state[2])
@@ -127,146 +128,118 @@ module rtlgen_genz_llr (
     reg rx_disc_n;
     reg tx_stop; // transmitter stopped, awaiting Exit Discard (llr_state[4])
     reg tx_stop_n;
-    reg retrain_q; // the retrain output pulse
-    reg retrain_q_n;
     reg [7:0] epoch; // stop epoch: bumped whenever EE transmission stops
     reg [7:0] epoch_n;
-    reg [7:0] iack_echo; // epoch of the Init the pending Init ACK answers
-    reg [7:0] iack_echo_n;
-    reg [7:0] fc_echo; // epoch the pending FC answers
+    reg [7:0] init_ack_echo; // the epoch of the Init the pending Init ACK answers
+    reg [7:0] init_ack_echo_n;
+    reg [7:0] fc_echo; // the epoch the pending FC answers
     reg [7:0] fc_echo_n;
-    reg [7:0] exit_echo; // epoch of the Clear Discard the pending Exit Discard answers
+    reg [7:0] exit_echo; // the epoch of the Clear Discard the pending Exit Discard answers
     reg [7:0] exit_echo_n;
-    reg [7:0] ll_epoch; // received LL packet: the sender's epoch
-    reg [7:0] ll_epoch_n;
-    reg [7:0] ll_echo; // received LL packet: the epoch it answers
-    reg [7:0] ll_echo_n;
-    reg [4:0] init_cnt; // Init / FC repeat timer (cycles to the next)
-    reg [4:0] init_cnt_n;
-    reg [4:0] disc_cnt; // Discard repeat timer
-    reg [4:0] disc_cnt_n;
-    reg [4:0] clr_cnt; // Clear Discard repeat timer
-    reg [4:0] clr_cnt_n;
-    reg [11:0] llrt_cnt; // LLR timer (cycles to the next expiry)
-    reg [11:0] llrt_cnt_n;
-    reg llrt_nonzero; // llrt_cnt is not zero (kept beside it, so the expiry test is one LUT)
-    reg llrt_nonzero_n;
-    reg [1:0] noack; // LLR timer expiries without an ACK received
-    reg [1:0] noack_n;
-    reg [1:0] stall; // LLR timer expiries without acknowledgement progress
-    reg [1:0] stall_n;
-    reg ack_prog; // the acknowledged point moved in this LLR timer period
-    reg ack_prog_n;
-    reg progressed_q; // the acknowledged point moved in the previous cycle
-    reg progressed_q_n;
-    reg [8:0] dsc; // Discards sent without a Clear Discard received
-    reg [8:0] dsc_n;
-    reg since_ack; // EE packets delivered since the last ACK was queued
-    reg since_ack_n;
-    reg p_init; // pending LL packet: Init
-    reg p_init_n;
-    reg p_iack; // pending LL packet: Init ACK
-    reg p_iack_n;
-    reg p_fc; // pending LL packet: flow control
-    reg p_fc_n;
-    reg p_ack; // pending LL packet: ACK
-    reg p_ack_n;
-    reg p_disc; // pending LL packet: Discard
-    reg p_disc_n;
-    reg p_clr; // pending LL packet: Clear Discard
-    reg p_clr_n;
-    reg p_exit; // pending LL packet: Exit Discard
-    reg p_exit_n;
+    reg retrain_pulse; // the retrain output
+    reg retrain_pulse_n;
+    reg epoch_bump; // EE transmission stops this cycle: the epoch steps
+
+    // Timers and acknowledgement progress: registers x and their next values x_n.
+    reg [4:0] init_timer; // Init / FC repeat timer (cycles to the next)
+    reg [4:0] init_timer_n;
+    reg [4:0] discard_timer; // Discard repeat timer
+    reg [4:0] discard_timer_n;
+    reg [4:0] clear_timer; // Clear Discard repeat timer
+    reg [4:0] clear_timer_n;
+    reg [11:0] llr_timer; // LLR timer (cycles to the next expiry)
+    reg [11:0] llr_timer_n;
+    reg llr_timer_running; // llr_timer is not zero (kept beside it, so the expiry test is one LUT)
+    reg llr_timer_running_n;
+    reg [1:0] expiries_no_ack; // LLR timer expiries without an ACK received
+    reg [1:0] expiries_no_ack_n;
+    reg [1:0] expiries_no_progress; // LLR timer expiries without acknowledgement progress
+    reg [1:0] expiries_no_progress_n;
+    reg ack_moved_period; // the acknowledged point moved in this LLR timer period
+    reg ack_moved_period_n;
+    reg ack_moved_q; // the acknowledged point moved in the previous cycle
+    reg ack_moved_q_n;
+    reg [8:0] discards_unanswered; // Discards sent without a Clear Discard received
+    reg [8:0] discards_unanswered_n;
+    reg delivered_since_ack; // EE packets delivered since the last ACK was queued
+    reg delivered_since_ack_n;
+    reg ack_moved; // the acknowledged point moves this cycle
+
+    // Link-local packets waiting to be sent: registers x and their next values x_n.
+    reg pend_init_ack; // pending link-local packet: Init ACK
+    reg pend_init_ack_n;
+    reg pend_fc; // pending link-local packet: flow control
+    reg pend_fc_n;
+    reg pend_init; // pending link-local packet: Init
+    reg pend_init_n;
+    reg pend_exit; // pending link-local packet: Exit Discard
+    reg pend_exit_n;
+    reg pend_discard; // pending link-local packet: Discard
+    reg pend_discard_n;
+    reg pend_clear; // pending link-local packet: Clear Discard
+    reg pend_clear_n;
+    reg pend_ack; // pending link-local packet: ACK
+    reg pend_ack_n;
+
+    // Retry buffer write side and credits: registers x and their next values x_n.
+    reg [1:0] wr_beat; // beat index of the packet being written
+    reg [1:0] wr_beat_n;
+    reg wr_active; // a packet is being written (past its first beat)
+    reg wr_active_n;
+    reg [7:0] credit_taken0; // credits of VC 0 used (mod 256)
+    reg [7:0] credit_taken0_n;
+    reg [7:0] credit_returned0; // credits of VC 0 returned by the peer (mod 256)
+    reg [7:0] credit_returned0_n;
+    reg no_credit0; // VC 0 has no credit (without a packet started last cycle)
+    reg no_credit0_n;
+    reg no_credit_after_one0; // VC 0 would have no credit after one more packet
+    reg no_credit_after_one0_n;
+    reg started_vc0; // a packet of VC 0 started last cycle
+    reg started_vc0_n;
+    reg [7:0] credit_taken1; // credits of VC 1 used (mod 256)
+    reg [7:0] credit_taken1_n;
+    reg [7:0] credit_returned1; // credits of VC 1 returned by the peer (mod 256)
+    reg [7:0] credit_returned1_n;
+    reg no_credit1; // VC 1 has no credit (without a packet started last cycle)
+    reg no_credit1_n;
+    reg no_credit_after_one1; // VC 1 would have no credit after one more packet
+    reg no_credit_after_one1_n;
+    reg started_vc1; // a packet of VC 1 started last cycle
+    reg started_vc1_n;
+    reg [31:0] slot_last; // beat index of the last beat of the packet in each slot (slot k at [k*bits +: bits])
+    reg [31:0] slot_last_n;
+    reg tx_we; // write the s_axis beat into the retry RAM
+    reg tx_wlast; // its last flag
+
+    // Sequence numbers: head, acknowledged point, send point: registers x and their next values x_n.
     reg [15:0] head_seq; // sequence number of the next EE packet written into the retry buffer
     reg [15:0] head_seq_n;
     reg [3:0] head_slot; // its retry slot
     reg [3:0] head_slot_n;
-    reg [1:0] wr_beat; // beat index of the packet being written
-    reg [1:0] wr_beat_n;
-    reg wr_act; // a packet is being written (past its first beat)
-    reg wr_act_n;
-    reg [15:0] ack_seq; // acknowledged point: oldest EE packet not acknowledged
+    reg [15:0] ack_seq; // acknowledged point: the oldest EE packet not acknowledged
     reg [15:0] ack_seq_n;
+    reg [15:0] ack_seq_inc; // ack_seq + 1, kept beside it
+    reg [15:0] ack_seq_inc_n;
     reg [3:0] ack_slot; // its retry slot
     reg [3:0] ack_slot_n;
-    reg [15:0] send_seq; // TSEQ: next EE packet to put on the link
+    reg [15:0] send_seq; // TSEQ: the next EE packet to put on the link
     reg [15:0] send_seq_n;
+    reg [15:0] send_seq_inc; // send_seq + 1, kept beside it
+    reg [15:0] send_seq_inc_n;
+    reg send_ne_ack; // send_seq differs from ack_seq: packets are sent and unacknowledged
+    reg send_ne_ack_n;
     reg [3:0] send_slot; // its retry slot
     reg [3:0] send_slot_n;
     reg [1:0] send_beat; // beat index of the packet being sent
     reg [1:0] send_beat_n;
-    reg snd_ee; // an EE packet is being sent (past its first beat)
-    reg snd_ee_n;
-    reg [15:0] sent_max; // EE packets ever sent whole (for counting resends)
-    reg [15:0] sent_max_n;
-    reg lk_new; // the link output beat ends a packet not sent before
-    reg lk_new_n;
+    reg sending_ee; // an EE packet is being sent (past its first beat)
+    reg sending_ee_n;
     reg rewind; // a go-back to the acknowledged point is due
     reg rewind_n;
-    reg snd_ll; // an LL packet is being sent (past its first beat)
-    reg snd_ll_n;
-    reg ll_beat; // beat index of the LL packet being sent
-    reg ll_beat_n;
-    reg [63:0] ll_buf; // the LL packet's remaining beats
-    reg [63:0] ll_buf_n;
-    reg lk_valid; // link output register: valid
-    reg lk_valid_n;
-    reg [63:0] lk_data; // link output register: beat
-    reg [63:0] lk_data_n;
-    reg lk_last; // link output register: last
-    reg lk_last_n;
-    reg lk_user; // link output register: LL marker
-    reg lk_user_n;
-    reg rxin_valid; // receive input register: a link beat
-    reg rxin_valid_n;
-    reg rxin_last; // receive input register: its tlast
-    reg rxin_last_n;
-    reg rxin_user; // receive input register: its LL marker
-    reg rxin_user_n;
-    reg rxin_phy_error; // receive input register: phy_error
-    reg rxin_phy_error_n;
-    reg rxin_drop; // receive input register: phy_error or phy_up low (drop the packet in progress)
-    reg rxin_drop_n;
-    reg [127:0] rx_window; // the last 16 bytes received (the registered beat in the top bits)
-    reg [127:0] rx_window_n;
-    reg [31:0] rx_crc_start; // CRC register the next link beat starts from (all ones at a packet start)
-    reg [31:0] rx_crc_start_n;
-    reg [5:0] ll_crc_diff; // LL CRC syndrome of rx_window, OR-ed in groups (zero: the LL CRC passes)
-    reg [5:0] ll_crc_diff_n;
-    reg [2:0] rx_beat; // beat index of the packet being received (saturating)
-    reg [2:0] rx_beat_n;
-    reg rx_mark; // its LL marker
-    reg rx_mark_n;
-    reg rx_bad; // its marker changed between beats
-    reg rx_bad_n;
-    reg rx_vc; // its VC (byte 0)
-    reg rx_vc_n;
-    reg [6:0] rx_wr; // receive FIFO write pointer (the packet being checked)
-    reg [6:0] rx_wr_n;
-    reg [6:0] rx_cm; // receive FIFO commit pointer (end of the last intact packet)
-    reg [6:0] rx_cm_n;
-    reg [6:0] rx_cm_vis; // rx_cm one cycle late: words m_axis may read
-    reg [6:0] rx_cm_vis_n;
-    reg [6:0] rx_rd; // receive FIFO read pointer
-    reg [6:0] rx_rd_n;
-    reg [15:0] rseq; // RSEQ: EE packets received intact
-    reg [15:0] rseq_n;
-    reg llg; // an intact LL packet was received last cycle: act on ll_*
-    reg llg_n;
-    reg [7:0] ll_op; // received LL packet: opcode
-    reg [7:0] ll_op_n;
-    reg [6:0] ll_op_hot; // received LL packet: opcode one-hot (bit k: opcode k+1)
-    reg [6:0] ll_op_hot_n;
-    reg [15:0] ll_rseq; // received LL packet: RSEQ
-    reg [15:0] ll_rseq_n;
-    reg ll_tx_en; // received LL packet: the sender's EE transmission is enabled
-    reg ll_tx_en_n;
-    reg [15:0] ll_ack_dist; // received RSEQ minus ack_seq (the acknowledgement's advance)
-    reg [15:0] ll_ack_dist_n;
-    reg ll_ack_zero; // received RSEQ equals ack_seq
-    reg ll_ack_zero_n;
-    reg [15:0] ll_gap; // send_seq minus received RSEQ, without this cycle's send step
-    reg [15:0] ll_gap_n;
+    reg [15:0] sent_max; // EE packets ever sent whole (for counting resends)
+    reg [15:0] sent_max_n;
+    reg [15:0] sent_max_inc; // sent_max + 1, kept beside it
+    reg [15:0] sent_max_inc_n;
     reg send_stepped; // send_seq stepped by one at the last edge
     reg send_stepped_n;
     reg send_rewound; // send_seq went back to ack_seq at the last edge
@@ -277,72 +250,134 @@ module rtlgen_genz_llr (
     reg head_ne_send1_n;
     reg head_ne_ack; // head_seq differed from ack_seq before the last edge
     reg head_ne_ack_n;
-    reg ll_echo_eq0; // received echo equals epoch as it was
-    reg ll_echo_eq0_n;
-    reg ll_echo_eq1; // received echo equals epoch + 1
-    reg ll_echo_eq1_n;
-    reg ll_epoch_lsb; // epoch[0] when the two above were computed
-    reg ll_epoch_lsb_n;
+
+    // Link output register and the link-local packet being sent: registers x and their next values x_n.
+    reg out_valid; // link output register: valid
+    reg out_valid_n;
+    reg [63:0] out_data; // link output register: beat
+    reg [63:0] out_data_n;
+    reg out_last; // link output register: last
+    reg out_last_n;
+    reg out_user; // link output register: LL marker
+    reg out_user_n;
+    reg out_first_send; // the output beat ends an EE packet never taken whole before
+    reg out_first_send_n;
+    reg sending_ll; // a link-local packet is being sent (past its first beat)
+    reg sending_ll_n;
+    reg tx_ll_beat; // beat index of the link-local packet being sent
+    reg tx_ll_beat_n;
+    reg [95:0] tx_ll_body; // its bytes 0-11 (its CRC follows from them)
+    reg [95:0] tx_ll_body_n;
+
+    // Receive input stage: the arriving beat with its CRC state and syndromes: registers x and their next values x_n.
+    reg rx_in_valid; // a link beat (registered s_axis_link_tvalid)
+    reg rx_in_valid_n;
+    reg rx_in_last; // its tlast
+    reg rx_in_last_n;
+    reg rx_in_user; // its LL marker
+    reg rx_in_user_n;
+    reg rx_in_phy_error; // phy_error, registered with it
+    reg rx_in_phy_error_n;
+    reg rx_in_drop; // phy_error or phy_up low: drop the packet in progress
+    reg rx_in_drop_n;
+    reg [127:0] rx_window; // the last 16 bytes received (the registered beat in the top bits)
+    reg [127:0] rx_window_n;
+    reg [31:0] rx_crc_start; // CRC register the next link beat starts from (all ones at a packet start)
+    reg [31:0] rx_crc_start_n;
+    reg [5:0] rx_ll_crc_diff; // LL CRC syndrome of rx_window, OR-ed in groups (zero: the LL CRC passes)
+    reg [5:0] rx_ll_crc_diff_n;
     reg [5:0] ecrc_diff; // ECRC syndrome of the registered beat, OR-ed in groups (zero: the ECRC passes)
     reg [5:0] ecrc_diff_n;
-    reg [7:0] consumed0; // credits of VC 0 used (mod 256)
-    reg [7:0] consumed0_n;
-    reg [7:0] returned0; // credits of VC 0 returned by the peer (mod 256)
-    reg [7:0] returned0_n;
-    reg [7:0] freed0; // EE packets of VC 0 delivered on m_axis (mod 256)
-    reg [7:0] freed0_n;
-    reg [7:0] ll_freed0; // received LL packet: credits of VC 0
-    reg [7:0] ll_freed0_n;
-    reg credit_short0; // VC 0 has no credit (without a packet started last cycle)
-    reg credit_short0_n;
-    reg credit_short1_0; // VC 0 would have no credit after one more packet
-    reg credit_short1_0_n;
-    reg started0; // a packet of VC 0 started last cycle
-    reg started0_n;
-    reg [7:0] consumed1; // credits of VC 1 used (mod 256)
-    reg [7:0] consumed1_n;
-    reg [7:0] returned1; // credits of VC 1 returned by the peer (mod 256)
-    reg [7:0] returned1_n;
-    reg [7:0] freed1; // EE packets of VC 1 delivered on m_axis (mod 256)
-    reg [7:0] freed1_n;
-    reg [7:0] ll_freed1; // received LL packet: credits of VC 1
-    reg [7:0] ll_freed1_n;
-    reg credit_short1; // VC 1 has no credit (without a packet started last cycle)
-    reg credit_short1_n;
-    reg credit_short1_1; // VC 1 would have no credit after one more packet
-    reg credit_short1_1_n;
-    reg started1; // a packet of VC 1 started last cycle
-    reg started1_n;
 
-    // retry buffer: {last, beat} at {slot, beat}: rtlgen_ram_1r1w_65x64 (registered read).
-    reg tx_we; // write the s_axis beat into the retry RAM
-    reg tx_wlast; // its last flag
-    wire [64:0] tx_q; // retry RAM read register: word {send_slot, send_beat}
-    rtlgen_ram_1r1w_65x64 u_tx_ram (
-        .clk     (clk),
-        .wr_en   (tx_we),
-        .wr_addr ({head_slot, wr_beat}),
-        .wr_data ({tx_wlast, s_axis_tdata}),
-        .rd_en   (1'd1),
-        .rd_addr ({send_slot_n, send_beat_n}),
-        .rd_data (tx_q)
-    );
+    // Receive checks, receive FIFO and delivery: registers x and their next values x_n.
+    reg [2:0] rx_beat; // beat index of the packet being received (saturating at RX_BEAT_MAX)
+    reg [2:0] rx_beat_n;
+    reg rx_first; // rx_beat is zero: the registered beat starts a packet
+    reg rx_first_n;
+    reg rx_fits; // rx_beat is below a maximum EE packet's beats
+    reg rx_fits_n;
+    reg rx_mark; // the LL marker of the packet being received
+    reg rx_mark_n;
+    reg rx_bad; // its marker changed between beats
+    reg rx_bad_n;
+    reg rx_vc; // its VC (byte 0 of its first beat)
+    reg rx_vc_n;
+    reg [6:0] rx_wr; // receive FIFO write pointer (the packet being checked)
+    reg [6:0] rx_wr_n;
+    reg [6:0] rx_commit; // receive FIFO commit pointer (end of the last intact packet)
+    reg [6:0] rx_commit_n;
+    reg [6:0] rx_commit_vis; // rx_commit one cycle late: the words m_axis may read
+    reg [6:0] rx_commit_vis_n;
+    reg [6:0] rx_rd; // receive FIFO read pointer
+    reg [6:0] rx_rd_n;
+    reg [15:0] rseq; // RSEQ: EE packets received intact
+    reg [15:0] rseq_n;
+    reg [7:0] delivered0; // EE packets of VC 0 delivered on m_axis (mod 256): the credits it returns
+    reg [7:0] delivered0_n;
+    reg [7:0] delivered1; // EE packets of VC 1 delivered on m_axis (mod 256): the credits it returns
+    reg [7:0] delivered1_n;
 
-    // receive FIFO: {vc, last, beat}: rtlgen_ram_1r1w_66x64 (registered read).
-    wire ee_beat; // an EE beat arrives
-    wire rx_room; // the beat fits: within a maximum packet and the FIFO
-    wire rx_vc_now; // VC of the packet: byte 0 [vc_bits-1:0] of its first beat
-    wire [63:0] rxin_data; // the registered beat
-    wire [65:0] rx_q; // receive RAM read register: word rx_rd
-    rtlgen_ram_1r1w_66x64 u_rx_ram (
-        .clk     (clk),
-        .wr_en   (ee_beat & rx_room),
-        .wr_addr (rx_wr[5:0]),
-        .wr_data ({rx_vc_now, rxin_last, rxin_data}),
-        .rd_en   (1'd1),
-        .rd_addr (rx_rd_n[5:0]),
-        .rd_data (rx_q)
-    );
+    // The received link-local packet, with its compares for the next cycle: registers x and their next values x_n.
+    reg rx_ll_valid; // an intact LL packet was received last cycle: act on rx_ll_*
+    reg rx_ll_valid_n;
+    reg [6:0] rx_ll_op_hot; // its opcode, one-hot (bit k: opcode k+1)
+    reg [6:0] rx_ll_op_hot_n;
+    reg [15:0] rx_ll_rseq; // its RSEQ
+    reg [15:0] rx_ll_rseq_n;
+    reg rx_ll_tx_en; // the sender's EE transmission is enabled
+    reg rx_ll_tx_en_n;
+    reg [7:0] rx_ll_epoch; // the sender's epoch
+    reg [7:0] rx_ll_epoch_n;
+    reg [7:0] rx_ll_echo; // the epoch it answers
+    reg [7:0] rx_ll_echo_n;
+    reg [7:0] rx_ll_delivered0; // its credits of VC 0 (the peer's delivered count)
+    reg [7:0] rx_ll_delivered0_n;
+    reg [7:0] rx_ll_delivered1; // its credits of VC 1 (the peer's delivered count)
+    reg [7:0] rx_ll_delivered1_n;
+    reg [15:0] rx_ll_rseq_inc; // its RSEQ + 1
+    reg [15:0] rx_ll_rseq_inc_n;
+    reg rx_ll_ack_same; // its RSEQ equals ack_seq
+    reg rx_ll_ack_same_n;
+    reg rx_ll_in_window; // its RSEQ lay between ack_seq and send_seq (cyclically) when it was compared
+    reg rx_ll_in_window_n;
+    reg rx_ll_at_send; // its RSEQ equalled send_seq when compared
+    reg rx_ll_at_send_n;
+    reg rx_ll_at_send1; // its RSEQ equalled send_seq + 1 when compared
+    reg rx_ll_at_send1_n;
+    reg rx_ll_echo_is_epoch; // its echo equals epoch as it was
+    reg rx_ll_echo_is_epoch_n;
+    reg rx_ll_echo_is_epoch1; // its echo equals epoch + 1
+    reg rx_ll_echo_is_epoch1_n;
+    reg rx_ll_epoch_lsb; // epoch[0] when the two above were compared
+    reg rx_ll_epoch_lsb_n;
+
+    // Events of this cycle (status counter increments, registered for the counters; retrain request): registers x and their next values x_n.
+    reg inc_ee_sent_q;
+    reg inc_ee_sent_q_n;
+    reg inc_ee_resent_q;
+    reg inc_ee_resent_q_n;
+    reg inc_ee_delivered_q;
+    reg inc_ee_delivered_q_n;
+    reg inc_ecrc_errors_q;
+    reg inc_ecrc_errors_q_n;
+    reg inc_discards_sent_q;
+    reg inc_discards_sent_q_n;
+    reg inc_discards_received_q;
+    reg inc_discards_received_q_n;
+    reg inc_clear_discards_sent_q;
+    reg inc_clear_discards_sent_q_n;
+    reg inc_exit_discards_sent_q;
+    reg inc_exit_discards_sent_q_n;
+    reg inc_acks_sent_q;
+    reg inc_acks_sent_q_n;
+    reg inc_acks_received_q;
+    reg inc_acks_received_q_n;
+    reg inc_inits_sent_q;
+    reg inc_inits_sent_q_n;
+    reg inc_retrains_q;
+    reg inc_retrains_q_n;
+    reg inc_timer_retransmissions_q;
+    reg inc_timer_retransmissions_q_n;
     reg inc_ee_sent;
     reg inc_ee_resent;
     reg inc_ee_delivered;
@@ -357,7 +392,35 @@ module rtlgen_genz_llr (
     reg inc_retrains;
     reg inc_timer_retransmissions;
     reg retrain_req; // a retrain is requested this cycle
-    reg progressed; // the acknowledged point moved this cycle
+
+    // Retry buffer and receive FIFO (block RAM, registered read).
+
+    // retry buffer: the beat at {slot, beat}: rtlgen_ram_1r1w_64x64 (registered read).
+    wire [63:0] tx_q; // retry RAM read register: word {send_slot, send_beat}
+    rtlgen_ram_1r1w_64x64 u_tx_ram (
+        .clk     (clk),
+        .wr_en   (tx_we),
+        .wr_addr ({head_slot, wr_beat}),
+        .wr_data (s_axis_tdata),
+        .rd_en   (1'd1),
+        .rd_addr ({send_slot_n, send_beat_n}),
+        .rd_data (tx_q)
+    );
+
+    // receive FIFO: {vc, last, beat}: rtlgen_ram_1r1w_66x64 (registered read).
+    wire rx_write; // the EE beat is written into the receive FIFO
+    wire rx_vc_now; // VC of the packet: byte 0 [vc_bits-1:0] of its first beat
+    wire [63:0] rx_in_data; // the registered beat
+    wire [65:0] rx_q; // receive RAM read register: word rx_rd
+    rtlgen_ram_1r1w_66x64 u_rx_ram (
+        .clk     (clk),
+        .wr_en   (rx_write),
+        .wr_addr (rx_wr[5:0]),
+        .wr_data ({rx_vc_now, rx_in_last, rx_in_data}),
+        .rd_en   (1'd1),
+        .rd_addr (rx_rd_n[5:0]),
+        .rd_data (rx_q)
+    );
     reg [15:0] cnt_ee_sent_q;
     reg [15:0] cnt_ee_resent_q;
     reg [15:0] cnt_ee_delivered_q;
@@ -870,7 +933,9 @@ module rtlgen_genz_llr (
     assign crc_beat[29] = crc_beat_x_n1_37 ^ crc_beat_x_n1_27 ^ crc_beat_x_n2_27 ^ crc_beat_x_n1_97;
     assign crc_beat[30] = crc_beat_x_n1_98 ^ crc_beat_x_n2_28 ^ crc_beat_x_n1_27 ^ crc_beat_x_n1_99;
     assign crc_beat[31] = crc_beat_x_n1_100 ^ crc_beat_x_n2_29 ^ crc_beat_x_n1_45;
-    wire [31:0] ecrc_syn; // ECRC syndrome if the arriving beat ends an EE packet
+
+    // ECRC syndrome if the arriving beat ends an EE packet.
+    (* keep *) wire [31:0] ecrc_syn;
 
     // the 96 input columns the network reads, one wire each
     wire ecrc_syn_x_x0;
@@ -1251,7 +1316,9 @@ module rtlgen_genz_llr (
     assign ecrc_syn[31] = ~(ecrc_syn_x_n1_74 ^ ecrc_syn_x_n1_0 ^ ecrc_syn_x_n1_1 ^ ecrc_syn_x_n1_16 ^ ecrc_syn_x_n1_6 ^ ecrc_syn_x_x95);
     wire [127:0] rx_window_now; // the last 16 bytes including the arriving beat
     assign rx_window_now = {s_axis_link_tdata, rx_window[127:64]};
-    wire [31:0] ll_syn; // LL CRC syndrome if the arriving beat ends an LL packet
+
+    // LL CRC syndrome if the arriving beat ends an LL packet.
+    (* keep *) wire [31:0] ll_syn;
 
     // the 128 input columns the network reads, one wire each
     wire ll_syn_x_x0;
@@ -1893,96 +1960,99 @@ module rtlgen_genz_llr (
     assign ll_syn[30] = ll_syn_x_n1_131 ^ ll_syn_x_n1_132 ^ ll_syn_x_n2_34 ^ ll_syn_x_n1_133;
     assign ll_syn[31] = ll_syn_x_n1_134 ^ ll_syn_x_n1_135 ^ ll_syn_x_n2_35 ^ ll_syn_x_n1_136;
 
-    // RX: the registered beat from the link.
-    assign rxin_data = rx_window[127:64];
-    wire rx_first; // first beat of a packet
-    assign rx_first = rx_beat == 3'd0;
-    wire rx_mark_now; // the packet's link-local marker (first beat's tuser)
-    assign rx_mark_now = rx_first ? rxin_user : rx_mark;
-    wire rx_bad_now; // marker differs between beats
-    assign rx_bad_now = rx_bad | ((~rx_first) & (rxin_user != rx_mark));
+    // Receive checks of the registered beat.
+    assign rx_in_data = rx_window[127:64];
+    wire rx_mark_now; // the packet's link-local marker (its first beat's tuser)
+    assign rx_mark_now = rx_first ? rx_in_user : rx_mark;
+    wire rx_bad_now; // the marker differs between beats
+    assign rx_bad_now = rx_bad | ((~rx_first) & (rx_in_user != rx_mark));
     wire ecrc_fail; // the ECRC in the last 4 bytes differs
     assign ecrc_fail = |ecrc_diff;
-    assign rx_vc_now = rx_first ? rxin_data[0] : rx_vc;
+    assign rx_vc_now = rx_first ? rx_in_data[0] : rx_vc;
     wire rx_vc_ok; // the VC exists
     assign rx_vc_ok = 1'd1;
     wire rx_full; // the receive FIFO is full (committed words, or of the packet being checked)
     assign rx_full = (rx_wr[6] != rx_rd[6]) & (rx_wr[5:0] == rx_rd[5:0]);
-    assign rx_room = (rx_beat < MAX_BEATS) & (~rx_full);
-    assign ee_beat = rxin_valid & (~rx_mark_now);
-    wire ee_end;
-    assign ee_end = ee_beat & rxin_last;
+    wire rx_room; // the beat fits: within a maximum packet and the FIFO
+    assign rx_room = rx_fits & (~rx_full);
+    wire ee_beat; // an EE beat arrives
+    assign ee_beat = rx_in_valid & (~rx_mark_now);
+    assign rx_write = ee_beat & rx_room;
+    wire ee_end; // the last beat of an EE packet arrives
+    assign ee_end = ee_beat & rx_in_last;
     wire ee_good; // a whole, intact EE packet
     assign ee_good = ee_end & (~rx_bad_now) & rx_room & (~ecrc_fail) & rx_vc_ok;
     wire rx_accept; // EE packets are accepted: link up (Init exchange done), not discarding, no PHY error
-    assign rx_accept = (link == LINK_UP) & (~rx_disc) & (~rxin_drop);
+    assign rx_accept = (link == LINK_UP) & (~rx_disc) & (~rx_in_drop);
     wire commit; // deliver the packet
     assign commit = ee_good & rx_accept;
-    wire ll_end;
-    assign ll_end = rxin_valid & rx_mark_now & rxin_last;
-    wire [7:0] ll_op_now;
+    wire ll_end; // the last beat of a link-local packet arrives
+    assign ll_end = rx_in_valid & rx_mark_now & rx_in_last;
+    wire [7:0] ll_op_now; // opcode of the link-local packet in the window
     assign ll_op_now = rx_window[7:0];
     wire ll_ok; // a whole, intact link-local packet with a known opcode
-    assign ll_ok = ll_end & (~rx_bad_now) & (rx_beat == LL_LAST) & (~(|ll_crc_diff)) & (ll_op_now >= OP_INIT) & (ll_op_now <= OP_EXIT);
+    assign ll_ok = ll_end & (~rx_bad_now) & (rx_beat == LL_LAST) & (~(|rx_ll_crc_diff)) & (ll_op_now >= OP_INIT) & (ll_op_now <= OP_EXIT);
     wire rx_err; // a packet error or a PHY error
-    assign rx_err = (ee_end & (~ee_good)) | (ll_end & (~ll_ok)) | rxin_phy_error;
+    assign rx_err = (ee_end & (~ee_good)) | (ll_end & (~ll_ok)) | rx_in_phy_error;
+    wire [15:0] ll_rseq_now; // RSEQ field of the link-local packet in the window
+    assign ll_rseq_now = {rx_window[31:24], rx_window[39:32]};
     wire m_valid; // committed words not yet delivered
-    assign m_valid = rx_rd != rx_cm_vis;
-    wire m_fire;
+    assign m_valid = rx_rd != rx_commit_vis;
+    wire m_fire; // the upper layer takes a delivered beat
     assign m_fire = m_valid & m_axis_tready;
 
-    // LL packet received last cycle: moving the acknowledged point to its RSEQ.
+    // The link-local packet received last cycle: acknowledgement and resume decisions.
     wire echo_ok; // the received echo equals epoch (which moved by at most one since the compares)
-    assign echo_ok = (epoch[0] != ll_epoch_lsb) ? ll_echo_eq1 : ll_echo_eq0;
+    assign echo_ok = (epoch[0] != rx_ll_epoch_lsb) ? rx_ll_echo_is_epoch1 : rx_ll_echo_is_epoch;
     wire enable; // an Init ACK or FC answering a packet sent since our last stop: resume EE from its RSEQ
-    assign enable = ((llg & ll_op_hot[1]) | (llg & ll_op_hot[2])) & echo_ok & (~tx_en);
+    assign enable = ((rx_ll_valid & rx_ll_op_hot[1]) | (rx_ll_valid & rx_ll_op_hot[2])) & echo_ok & (~tx_en);
     wire exit_ok; // an Exit Discard answering a Clear Discard sent since our stop: resume from its RSEQ
-    assign exit_ok = llg & ll_op_hot[6] & (link != LINK_DOWN) & tx_stop & echo_ok;
-    // verilator lint_off UNUSED
-    wire [16:0] window_sum; // (RSEQ - ack_seq) + (send_seq - RSEQ), from the registered distances
-    assign window_sum = {1'd0, ll_ack_dist} + {1'd0, ll_gap} + {16'd0, send_stepped};
-    // verilator lint_on UNUSED
+    assign exit_ok = rx_ll_valid & rx_ll_op_hot[6] & (link != LINK_DOWN) & tx_stop & echo_ok;
     wire ack_ok; // RSEQ lies between the acknowledged point and the send point
-    assign ack_ok = send_rewound ? ll_ack_zero : (~window_sum[16]);
+    assign ack_ok = send_rewound ? rx_ll_ack_same : (rx_ll_in_window | (send_stepped & rx_ll_at_send1));
     wire [3:0] ack_slot_new; // the slot of RSEQ (slots are the low bits of the sequence number)
-    assign ack_slot_new = ll_rseq[3:0];
+    assign ack_slot_new = rx_ll_rseq[3:0];
     wire do_ack; // an enabling Init ACK / FC, ACK, Discard, Exit Discard (stopped) carry an acknowledgement
-    assign do_ack = enable | (llg & ll_op_hot[3]) | (llg & ll_op_hot[4] & (link != LINK_DOWN)) | exit_ok;
+    assign do_ack = enable | (rx_ll_valid & rx_ll_op_hot[3]) | (rx_ll_valid & rx_ll_op_hot[4] & (link != LINK_DOWN)) | exit_ok;
     wire ack_move; // the acknowledged point moves to RSEQ
     assign ack_move = do_ack & ack_ok;
     wire expiry; // the LLR timer expires
-    assign expiry = (link == LINK_UP) & (~llrt_nonzero);
+    assign expiry = (link == LINK_UP) & (~llr_timer_running);
 
-    // TX write side: credits and room for a new packet.
+    // Retry buffer write side: credits and room for a new packet.
     wire credit_ok; // the offered VC has a credit
-    assign credit_ok = ((s_axis_tuser == 1'd0) & (~(started0 ? credit_short1_0 : credit_short0)))
-        | ((s_axis_tuser == 1'd1) & (~(started1 ? credit_short1_1 : credit_short1)));
-    wire [7:0] credit_used0; // credits of VC 0 in use after this cycle, without a packet started now
-    assign credit_used0 = consumed0 - (llg ? ll_freed0 : returned0);
-    wire [7:0] credit_used1; // credits of VC 1 in use after this cycle, without a packet started now
-    assign credit_used1 = consumed1 - (llg ? ll_freed1 : returned1);
+    assign credit_ok = ((s_axis_tuser == 1'd0) & (~(started_vc0 ? no_credit_after_one0 : no_credit0)))
+        | ((s_axis_tuser == 1'd1) & (~(started_vc1 ? no_credit_after_one1 : no_credit1)));
+    wire [7:0] credits_in_use0; // credits of VC 0 in use after this cycle, without a packet started now
+    assign credits_in_use0 = credit_taken0 - (rx_ll_valid ? rx_ll_delivered0 : credit_returned0);
+    wire [7:0] credits_in_use1; // credits of VC 1 in use after this cycle, without a packet started now
+    assign credits_in_use1 = credit_taken1 - (rx_ll_valid ? rx_ll_delivered1 : credit_returned1);
     wire slot_free; // a retry slot is free (fewer than SLOTS packets held)
     assign slot_free = ~((head_seq[3:0] == ack_seq[3:0]) & (head_seq[4] != ack_seq[4]));
-    wire s_ready;
-    assign s_ready = wr_act | (slot_free & credit_ok);
-    wire s_fire;
+    wire s_ready; // s_axis takes the beat: mid-packet, or a free slot and a credit
+    assign s_ready = wr_active | (slot_free & credit_ok);
+    wire s_fire; // a beat enters the retry buffer
     assign s_fire = s_axis_tvalid & s_ready;
     wire [3:0] head_slot_inc; // the next slot
     assign head_slot_inc = head_slot + 4'd1;
     wire [3:0] send_slot_inc; // the next slot
     assign send_slot_inc = send_slot + 4'd1;
 
-    // TX send side: the link-local packet to start (priority Init ACK, FC, Init, Exit, Discard, Clear, ACK).
-    wire ll_pending;
-    assign ll_pending = p_iack | p_fc | p_init | p_exit | p_disc | p_clr | p_ack;
-    wire [7:0] tx_op;
-    assign tx_op = p_iack
+    // Send side: the link-local packet to start (priority Init ACK, FC, Init, Exit, Discard, Clear, ACK).
+    wire ll_pending; // a link-local packet waits
+    assign ll_pending = pend_init_ack | pend_fc | pend_init | pend_exit | pend_discard | pend_clear | pend_ack;
+    wire [7:0] tx_op; // its opcode
+    assign tx_op = pend_init_ack
         ? OP_INIT_ACK
-        : (p_fc ? OP_FC : (p_init ? OP_INIT : (p_exit ? OP_EXIT : (p_disc ? OP_DISCARD : (p_clr ? OP_CLEAR : OP_ACK)))));
+        : (pend_fc ? OP_FC : (pend_init ? OP_INIT : (pend_exit ? OP_EXIT : (pend_discard ? OP_DISCARD : (pend_clear ? OP_CLEAR : OP_ACK)))));
     wire [7:0] tx_echo; // the epoch an Init ACK / FC / Exit Discard answers
-    assign tx_echo = p_iack ? iack_echo : (p_fc ? fc_echo : (p_init ? 8'd0 : (p_exit ? exit_echo : 8'd0)));
-    wire [95:0] tx_ll_body; // bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, EE enabled
-    assign tx_ll_body = {{7'd0, tx_en}, tx_echo, epoch, 8'd0, 8'd0, freed1, freed0, rseq[7:0], rseq[15:8], send_seq[7:0], send_seq[15:8], tx_op};
+    assign tx_echo = pend_init_ack ? init_ack_echo : (pend_fc ? fc_echo : (pend_init ? 8'd0 : (pend_exit ? exit_echo : 8'd0)));
+    wire [95:0] tx_ll_fields; // bytes 0-11: opcode, TSEQ, RSEQ, credits, epoch, echo, EE enabled
+    assign tx_ll_fields = {
+        {7'd0, tx_en}, tx_echo, epoch, 8'd0, 8'd0, delivered1, delivered0, rseq[7:0], rseq[15:8], send_seq[7:0], send_seq[15:8], tx_op
+    };
+
+    // The link-local packet being sent: its CRC from the registered body, and its later beats.
     wire [31:0] tx_ll_crc; // bytes 12-15
 
     // the 96 input columns the network reads, one wire each
@@ -2502,133 +2572,1043 @@ module rtlgen_genz_llr (
     assign tx_ll_crc[29] = ~(tx_ll_crc_x_n1_105 ^ tx_ll_crc_x_n1_56 ^ tx_ll_crc_x_n2_30 ^ tx_ll_crc_x_n1_106);
     assign tx_ll_crc[30] = tx_ll_crc_x_n1_107 ^ tx_ll_crc_x_n2_31 ^ tx_ll_crc_x_n1_108;
     assign tx_ll_crc[31] = tx_ll_crc_x_n1_109 ^ tx_ll_crc_x_n1_110 ^ tx_ll_crc_x_n1_11 ^ tx_ll_crc_x_n2_2 ^ tx_ll_crc_x_n1_111 ^ tx_ll_crc_x_x89;
-    wire [127:0] tx_ll; // the whole link-local packet
-    assign tx_ll = {tx_ll_crc, tx_ll_body};
+    // verilator lint_off UNUSED
+    wire [127:0] tx_ll_packet; // the whole packet (its first beat went out from tx_ll_fields)
+    assign tx_ll_packet = {tx_ll_crc, tx_ll_body};
+    // verilator lint_on UNUSED
+    wire [63:0] tx_ll_beat_data; // beat tx_ll_beat of the packet
+    assign tx_ll_beat_data = tx_ll_packet[127:64];
+
+    // Send side: the link output register and the send point.
     wire link_valid; // a beat is presented: the output register's, while phy_up is high
-    assign link_valid = lk_valid & phy_up;
+    assign link_valid = out_valid & phy_up;
     wire ee_done; // the PHY takes the last beat of an EE packet
-    assign ee_done = link_valid & m_axis_link_tready & lk_last & (~lk_user);
+    assign ee_done = link_valid & m_axis_link_tready & out_last & (~out_user);
     wire load; // the link output register takes a new beat (never while phy_up is low)
-    assign load = phy_up & ((~lk_valid) | m_axis_link_tready);
-    wire ee_unsent; // send_seq differs from head_vis: a written packet waits to be sent
+    assign load = phy_up & ((~out_valid) | m_axis_link_tready);
+    wire ee_unsent; // a written packet waits to be sent (send_seq differs from head_seq as it was)
     assign ee_unsent = send_rewound ? head_ne_ack : (send_stepped ? head_ne_send1 : head_ne_send);
-    wire [63:0] tq_data;
-    assign tq_data = tx_q[63:0];
-    wire tq_last;
-    assign tq_last = tx_q[64];
+    wire [63:0] retry_q_data; // the retry RAM's beat
+    assign retry_q_data = tx_q[63:0];
+    wire [1:0] send_last_beat; // the last beat index of the packet in slot send_slot
+    assign send_last_beat = send_slot[3]
+        ? (send_slot[2]
+            ? (send_slot[1] ? (send_slot[0] ? slot_last[31:30] : slot_last[29:28]) : (send_slot[0] ? slot_last[27:26] : slot_last[25:24]))
+            : (send_slot[1] ? (send_slot[0] ? slot_last[23:22] : slot_last[21:20]) : (send_slot[0] ? slot_last[19:18] : slot_last[17:16])))
+        : (send_slot[2]
+            ? (send_slot[1] ? (send_slot[0] ? slot_last[15:14] : slot_last[13:12]) : (send_slot[0] ? slot_last[11:10] : slot_last[9:8]))
+            : (send_slot[1] ? (send_slot[0] ? slot_last[7:6] : slot_last[5:4]) : (send_slot[0] ? slot_last[3:2] : slot_last[1:0])));
+    wire retry_q_last; // the beat read is its packet's last
+    assign retry_q_last = send_beat == send_last_beat;
     wire ee_ready; // an EE packet may start
     assign ee_ready = (link == LINK_UP) & tx_en & (~tx_stop) & ee_unsent;
     wire idle_slot; // the link output register may start a packet
-    assign idle_slot = load & (~snd_ll) & (~snd_ee) & (~ll_pending);
+    assign idle_slot = load & (~sending_ll) & (~sending_ee) & (~ll_pending);
     wire rewind_go; // the send point goes back to the acknowledged point
-    assign rewind_go = idle_slot & rewind & (~llg);
+    assign rewind_go = idle_slot & rewind & (~rx_ll_valid);
     wire ee_start; // an EE packet starts
     assign ee_start = idle_slot & (~rewind) & ee_ready;
     wire send_step; // the send point steps past a packet
-    assign send_step = load & (~snd_ll) & tq_last & (snd_ee | ee_start);
-    wire [15:0] ll_rseq_now; // RSEQ field of the registered LL packet
-    assign ll_rseq_now = {rx_window[31:24], rx_window[39:32]};
+    assign send_step = load & (~sending_ll) & retry_q_last & (sending_ee | ee_start);
+    wire first_sent_now; // the PHY takes a packet whole for the first time: sent_max steps
+    assign first_sent_now = ee_done & out_first_send;
+    wire send_at_max; // send_seq equals sent_max
+    assign send_at_max = send_seq == sent_max;
+    wire send_at_max1; // send_seq equals sent_max + 1
+    assign send_at_max1 = send_seq == sent_max_inc;
+    wire ll_first_beat; // a loaded beat that is not the middle of a packet is the first beat of a link-local packet (if any)
+    assign ll_first_beat = (~sending_ee) & ll_pending;
 
-    // Next state, in the reference model's order.
+    // Link state and epochs: next state.
     always @* begin
-        // Defaults: hold.
         link_n = link;
         tx_en_n = tx_en;
         rx_disc_n = rx_disc;
         tx_stop_n = tx_stop;
-        retrain_q_n = retrain_q;
         epoch_n = epoch;
-        iack_echo_n = iack_echo;
+        init_ack_echo_n = init_ack_echo;
         fc_echo_n = fc_echo;
         exit_echo_n = exit_echo;
-        ll_epoch_n = ll_epoch;
-        ll_echo_n = ll_echo;
-        init_cnt_n = init_cnt;
-        disc_cnt_n = disc_cnt;
-        clr_cnt_n = clr_cnt;
-        llrt_cnt_n = llrt_cnt;
-        llrt_nonzero_n = llrt_nonzero;
-        noack_n = noack;
-        stall_n = stall;
-        ack_prog_n = ack_prog;
-        progressed_q_n = progressed_q;
-        dsc_n = dsc;
-        since_ack_n = since_ack;
-        p_init_n = p_init;
-        p_iack_n = p_iack;
-        p_fc_n = p_fc;
-        p_ack_n = p_ack;
-        p_disc_n = p_disc;
-        p_clr_n = p_clr;
-        p_exit_n = p_exit;
+        retrain_pulse_n = retrain_pulse;
+        epoch_bump = 1'd0;
+        // The link-local packet received last cycle.
+        if (rx_ll_valid & rx_ll_op_hot[0]) begin
+            init_ack_echo_n = rx_ll_epoch;
+            epoch_bump = 1'd1;
+            tx_en_n = 1'd0;
+            tx_stop_n = 1'd0;
+            rx_disc_n = 1'd0;
+        end
+        if (rx_ll_valid & rx_ll_op_hot[1]) begin
+            fc_echo_n = rx_ll_epoch;
+            if (link == LINK_INIT) begin
+                link_n = LINK_UP;
+            end
+        end
+        if (rx_ll_valid & rx_ll_op_hot[2] & (~rx_ll_tx_en)) begin
+            fc_echo_n = rx_ll_epoch;
+        end
+        if (enable) begin
+            tx_en_n = 1'd1;
+            tx_stop_n = 1'd0;
+        end
+        if (rx_ll_valid & rx_ll_op_hot[4]) begin
+            if (link != LINK_DOWN) begin
+                if (~tx_stop) begin
+                    epoch_bump = 1'd1;
+                end
+                tx_stop_n = 1'd1;
+            end
+        end
+        if (rx_ll_valid & rx_ll_op_hot[5] & (link != LINK_DOWN)) begin
+            exit_echo_n = rx_ll_epoch;
+            rx_disc_n = 1'd0;
+        end
+        if (exit_ok) begin
+            tx_stop_n = 1'd0;
+            tx_en_n = 1'd1;
+        end
+        // Receive error: start discarding (a Discard goes out next cycle).
+        if (rx_err & (link != LINK_DOWN) & (~rx_disc)) begin
+            rx_disc_n = 1'd1;
+        end
+        // Timers.
+        if (expiry) begin
+            if (send_ne_ack & (~ack_moved_period) & (~ack_moved_q) & (~tx_stop)) begin
+                if (expiries_no_progress == STALL_LAST) begin
+                    epoch_bump = 1'd1;
+                    tx_stop_n = 1'd1;
+                end
+            end
+        end
+        // Physical layer: a PHY error (registered with the beat) drops the packet being received; phy_up low takes the link down.
+        if (~phy_up) begin
+            link_n = LINK_DOWN;
+            tx_en_n = 1'd0;
+            rx_disc_n = 1'd0;
+            tx_stop_n = 1'd0;
+            if (link != LINK_DOWN) begin
+                epoch_bump = 1'd1;
+            end
+        end else if (link == LINK_DOWN) begin
+            link_n = LINK_INIT;
+        end
+        if (epoch_bump) begin
+            epoch_n = epoch + 8'd1;
+        end
+        retrain_pulse_n = retrain_req;
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            link <= LINK_DOWN;
+            tx_en <= 1'd0;
+            rx_disc <= 1'd0;
+            tx_stop <= 1'd0;
+            epoch <= 8'd0;
+            init_ack_echo <= 8'd0;
+            fc_echo <= 8'd0;
+            exit_echo <= 8'd0;
+            retrain_pulse <= 1'd0;
+        end else begin
+            link <= link_n;
+            tx_en <= tx_en_n;
+            rx_disc <= rx_disc_n;
+            tx_stop <= tx_stop_n;
+            epoch <= epoch_n;
+            init_ack_echo <= init_ack_echo_n;
+            fc_echo <= fc_echo_n;
+            exit_echo <= exit_echo_n;
+            retrain_pulse <= retrain_pulse_n;
+        end
+    end
+
+    // Timers and acknowledgement progress: next state.
+    always @* begin
+        init_timer_n = init_timer;
+        discard_timer_n = discard_timer;
+        clear_timer_n = clear_timer;
+        llr_timer_n = llr_timer;
+        llr_timer_running_n = llr_timer_running;
+        expiries_no_ack_n = expiries_no_ack;
+        expiries_no_progress_n = expiries_no_progress;
+        ack_moved_period_n = ack_moved_period;
+        ack_moved_q_n = ack_moved_q;
+        discards_unanswered_n = discards_unanswered;
+        delivered_since_ack_n = delivered_since_ack;
+        ack_moved = 1'd0;
+        // Receive: delivery; credits return as delivered-packet counts per VC.
+        if (m_fire) begin
+            if (rx_q[64]) begin
+                if (delivered_since_ack == ACK_LAST) begin
+                    delivered_since_ack_n = 1'd0;
+                end else begin
+                    delivered_since_ack_n = delivered_since_ack + 1'd1;
+                end
+            end
+        end
+        // The link-local packet received last cycle.
+        if (ack_move) begin
+            ack_moved = ~rx_ll_ack_same;
+        end
+        ack_moved_q_n = ack_moved;
+        if (rx_ll_valid & rx_ll_op_hot[0]) begin
+            if (link == LINK_UP) begin
+                init_timer_n = INIT_RELOAD;
+            end
+        end
+        if (rx_ll_valid & rx_ll_op_hot[1]) begin
+            if (link == LINK_INIT) begin
+                init_timer_n = INIT_RELOAD;
+            end
+        end
+        if (rx_ll_valid & rx_ll_op_hot[4]) begin
+            if (link != LINK_DOWN) begin
+                clear_timer_n = DISC_RELOAD;
+            end
+        end
+        if (rx_ll_valid & rx_ll_op_hot[5] & (link != LINK_DOWN)) begin
+            discards_unanswered_n = 9'd0;
+        end
+        // Receive error: start discarding (a Discard goes out next cycle).
+        if (rx_err & (link != LINK_DOWN) & (~rx_disc)) begin
+            discard_timer_n = 5'd0;
+        end
+        // Timers.
+        if ((link == LINK_INIT) & (~(rx_ll_valid & rx_ll_op_hot[1]))) begin
+            if (init_timer == 5'd0) begin
+                init_timer_n = INIT_RELOAD;
+            end else begin
+                init_timer_n = init_timer - 5'd1;
+            end
+        end else if ((link == LINK_UP) & (~tx_en) & (~(rx_ll_valid & rx_ll_op_hot[0]))) begin
+            if (init_timer == 5'd0) begin
+                init_timer_n = INIT_RELOAD;
+            end else begin
+                init_timer_n = init_timer - 5'd1;
+            end
+        end
+        if ((link != LINK_DOWN) & rx_disc) begin
+            if (discard_timer == 5'd0) begin
+                discard_timer_n = DISC_RELOAD;
+            end else begin
+                discard_timer_n = discard_timer - 5'd1;
+            end
+        end
+        if ((link != LINK_DOWN) & tx_stop) begin
+            if (clear_timer == 5'd0) begin
+                clear_timer_n = DISC_RELOAD;
+            end else begin
+                clear_timer_n = clear_timer - 5'd1;
+            end
+        end
+        if (link == LINK_UP) begin
+            llr_timer_n = expiry ? LLRT_RELOAD : (llr_timer - 12'd1);
+            llr_timer_running_n = expiry ? (LLRT_RELOAD != 12'd0) : (llr_timer != 12'd1);
+        end
+        if (rx_ll_valid & rx_ll_op_hot[3]) begin
+            expiries_no_ack_n = 2'd0;
+        end else if (expiry) begin
+            if (expiries_no_ack == NOACK_LAST) begin
+                expiries_no_ack_n = 2'd0;
+            end else begin
+                expiries_no_ack_n = expiries_no_ack + 2'd1;
+            end
+        end
+        ack_moved_period_n = expiry ? ack_moved_q : (ack_moved_period | ack_moved_q);
+        if (expiry) begin
+            if (send_ne_ack & (~ack_moved_period) & (~ack_moved_q) & (~tx_stop)) begin
+                if (expiries_no_progress == STALL_LAST) begin
+                    expiries_no_progress_n = 2'd0;
+                    clear_timer_n = DISC_RELOAD;
+                end else begin
+                    expiries_no_progress_n = expiries_no_progress + 2'd1;
+                end
+            end else begin
+                expiries_no_progress_n = 2'd0;
+            end
+        end
+        if (rx_ll_valid & rx_ll_op_hot[1] & (link == LINK_INIT)) begin
+            llr_timer_n = LLRT_RELOAD;
+            llr_timer_running_n = LLRT_RELOAD != 12'd0;
+            expiries_no_ack_n = 2'd0;
+            expiries_no_progress_n = 2'd0;
+            ack_moved_period_n = 1'd0;
+        end
+        // Send side: the link output register.
+        if (load) begin
+            if (~sending_ll) begin
+                if (~sending_ee) begin
+                    if (ll_pending) begin
+                        if (~pend_init_ack) begin
+                            if (~pend_fc) begin
+                                if (~pend_init) begin
+                                    if (~pend_exit) begin
+                                        if (pend_discard) begin
+                                            if (discards_unanswered >= DISCARD_LIMIT) begin
+                                                discards_unanswered_n = 9'd0;
+                                            end else begin
+                                                discards_unanswered_n = discards_unanswered + 9'd1;
+                                            end
+                                        end
+                                    end
+                                end
+                            end
+                        end
+                    end
+                end
+            end
+        end
+        // Physical layer: a PHY error (registered with the beat) drops the packet being received; phy_up low takes the link down.
+        if (~phy_up) begin
+            expiries_no_ack_n = 2'd0;
+            expiries_no_progress_n = 2'd0;
+            discards_unanswered_n = 9'd0;
+        end else if (link == LINK_DOWN) begin
+            init_timer_n = 5'd0;
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            init_timer <= 5'd0;
+            discard_timer <= 5'd0;
+            clear_timer <= 5'd0;
+            llr_timer <= 12'd0;
+            llr_timer_running <= 1'd0;
+            expiries_no_ack <= 2'd0;
+            expiries_no_progress <= 2'd0;
+            ack_moved_period <= 1'd0;
+            ack_moved_q <= 1'd0;
+            discards_unanswered <= 9'd0;
+            delivered_since_ack <= 1'd0;
+        end else begin
+            init_timer <= init_timer_n;
+            discard_timer <= discard_timer_n;
+            clear_timer <= clear_timer_n;
+            llr_timer <= llr_timer_n;
+            llr_timer_running <= llr_timer_running_n;
+            expiries_no_ack <= expiries_no_ack_n;
+            expiries_no_progress <= expiries_no_progress_n;
+            ack_moved_period <= ack_moved_period_n;
+            ack_moved_q <= ack_moved_q_n;
+            discards_unanswered <= discards_unanswered_n;
+            delivered_since_ack <= delivered_since_ack_n;
+        end
+    end
+
+    // Link-local packets waiting to be sent: next state.
+    always @* begin
+        pend_init_ack_n = pend_init_ack;
+        pend_fc_n = pend_fc;
+        pend_init_n = pend_init;
+        pend_exit_n = pend_exit;
+        pend_discard_n = pend_discard;
+        pend_clear_n = pend_clear;
+        pend_ack_n = pend_ack;
+        // Receive: delivery; credits return as delivered-packet counts per VC.
+        if (m_fire) begin
+            if (rx_q[64]) begin
+                if (delivered_since_ack == ACK_LAST) begin
+                    pend_ack_n = 1'd1;
+                end
+            end
+        end
+        // The link-local packet received last cycle.
+        if (rx_ll_valid & rx_ll_op_hot[0]) begin
+            pend_init_ack_n = 1'd1;
+        end
+        if (rx_ll_valid & rx_ll_op_hot[1]) begin
+            pend_fc_n = 1'd1;
+            if (link == LINK_INIT) begin
+                pend_init_n = 1'd0;
+            end
+        end
+        if (rx_ll_valid & rx_ll_op_hot[2] & (~rx_ll_tx_en)) begin
+            pend_fc_n = 1'd1;
+        end
+        if (rx_ll_valid & rx_ll_op_hot[4]) begin
+            if (link != LINK_DOWN) begin
+                pend_clear_n = 1'd1;
+            end
+        end
+        if (rx_ll_valid & rx_ll_op_hot[5] & (link != LINK_DOWN)) begin
+            pend_exit_n = 1'd1;
+            pend_discard_n = 1'd0;
+        end
+        // Timers.
+        if ((link == LINK_INIT) & (~(rx_ll_valid & rx_ll_op_hot[1]))) begin
+            if (init_timer == 5'd0) begin
+                pend_init_n = 1'd1;
+            end
+        end else if ((link == LINK_UP) & (~tx_en) & (~(rx_ll_valid & rx_ll_op_hot[0]))) begin
+            if (init_timer == 5'd0) begin
+                pend_fc_n = 1'd1;
+            end
+        end
+        if ((link != LINK_DOWN) & rx_disc) begin
+            if (discard_timer == 5'd0) begin
+                pend_discard_n = 1'd1;
+            end
+        end
+        if ((link != LINK_DOWN) & tx_stop) begin
+            if (clear_timer == 5'd0) begin
+                pend_clear_n = 1'd1;
+            end
+        end
+        if (expiry) begin
+            pend_ack_n = 1'd1;
+            if (send_ne_ack & (~ack_moved_period) & (~ack_moved_q) & (~tx_stop)) begin
+                if (expiries_no_progress == STALL_LAST) begin
+                    pend_clear_n = 1'd1;
+                end
+            end
+        end
+        // Send side: the link output register.
+        if (load) begin
+            if (~sending_ll) begin
+                if (~sending_ee) begin
+                    if (ll_pending) begin
+                        if (pend_init_ack) begin
+                            pend_init_ack_n = 1'd0;
+                        end else if (pend_fc) begin
+                            pend_fc_n = 1'd0;
+                        end else if (pend_init) begin
+                            pend_init_n = 1'd0;
+                        end else if (pend_exit) begin
+                            pend_exit_n = 1'd0;
+                        end else if (pend_discard) begin
+                            pend_discard_n = 1'd0;
+                        end else if (pend_clear) begin
+                            pend_clear_n = 1'd0;
+                        end else begin
+                            pend_ack_n = 1'd0;
+                        end
+                    end
+                end
+            end
+        end
+        // Physical layer: a PHY error (registered with the beat) drops the packet being received; phy_up low takes the link down.
+        if (~phy_up) begin
+            pend_init_ack_n = 1'd0;
+            pend_fc_n = 1'd0;
+            pend_init_n = 1'd0;
+            pend_exit_n = 1'd0;
+            pend_discard_n = 1'd0;
+            pend_clear_n = 1'd0;
+            pend_ack_n = 1'd0;
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            pend_init_ack <= 1'd0;
+            pend_fc <= 1'd0;
+            pend_init <= 1'd0;
+            pend_exit <= 1'd0;
+            pend_discard <= 1'd0;
+            pend_clear <= 1'd0;
+            pend_ack <= 1'd0;
+        end else begin
+            pend_init_ack <= pend_init_ack_n;
+            pend_fc <= pend_fc_n;
+            pend_init <= pend_init_n;
+            pend_exit <= pend_exit_n;
+            pend_discard <= pend_discard_n;
+            pend_clear <= pend_clear_n;
+            pend_ack <= pend_ack_n;
+        end
+    end
+
+    // Retry buffer write side and credits: next state.
+    always @* begin
+        wr_beat_n = wr_beat;
+        wr_active_n = wr_active;
+        credit_taken0_n = credit_taken0;
+        credit_returned0_n = credit_returned0;
+        no_credit0_n = no_credit0;
+        no_credit_after_one0_n = no_credit_after_one0;
+        started_vc0_n = started_vc0;
+        credit_taken1_n = credit_taken1;
+        credit_returned1_n = credit_returned1;
+        no_credit1_n = no_credit1;
+        no_credit_after_one1_n = no_credit_after_one1;
+        started_vc1_n = started_vc1;
+        slot_last_n = slot_last;
+        tx_we = 1'd0;
+        tx_wlast = 1'd0;
+        // The link-local packet received last cycle.
+        if (rx_ll_valid) begin
+            credit_returned0_n = rx_ll_delivered0;
+            credit_returned1_n = rx_ll_delivered1;
+        end
+        // Retry buffer write side: s_axis into the slot head_slot.
+        if (s_fire) begin
+            tx_we = 1'd1;
+            tx_wlast = s_axis_tlast | (wr_beat == BEAT_LAST);
+            if (~wr_active) begin
+                if (s_axis_tuser == 1'd0) begin
+                    credit_taken0_n = credit_taken0 + 8'd1;
+                end
+                if (s_axis_tuser == 1'd1) begin
+                    credit_taken1_n = credit_taken1 + 8'd1;
+                end
+            end
+            if (tx_wlast) begin
+                wr_active_n = 1'd0;
+                wr_beat_n = 2'd0;
+                if (head_slot == 4'd0) begin
+                    slot_last_n[1:0] = wr_beat;
+                end
+                if (head_slot == 4'd1) begin
+                    slot_last_n[3:2] = wr_beat;
+                end
+                if (head_slot == 4'd2) begin
+                    slot_last_n[5:4] = wr_beat;
+                end
+                if (head_slot == 4'd3) begin
+                    slot_last_n[7:6] = wr_beat;
+                end
+                if (head_slot == 4'd4) begin
+                    slot_last_n[9:8] = wr_beat;
+                end
+                if (head_slot == 4'd5) begin
+                    slot_last_n[11:10] = wr_beat;
+                end
+                if (head_slot == 4'd6) begin
+                    slot_last_n[13:12] = wr_beat;
+                end
+                if (head_slot == 4'd7) begin
+                    slot_last_n[15:14] = wr_beat;
+                end
+                if (head_slot == 4'd8) begin
+                    slot_last_n[17:16] = wr_beat;
+                end
+                if (head_slot == 4'd9) begin
+                    slot_last_n[19:18] = wr_beat;
+                end
+                if (head_slot == 4'd10) begin
+                    slot_last_n[21:20] = wr_beat;
+                end
+                if (head_slot == 4'd11) begin
+                    slot_last_n[23:22] = wr_beat;
+                end
+                if (head_slot == 4'd12) begin
+                    slot_last_n[25:24] = wr_beat;
+                end
+                if (head_slot == 4'd13) begin
+                    slot_last_n[27:26] = wr_beat;
+                end
+                if (head_slot == 4'd14) begin
+                    slot_last_n[29:28] = wr_beat;
+                end
+                if (head_slot == 4'd15) begin
+                    slot_last_n[31:30] = wr_beat;
+                end
+            end else begin
+                wr_active_n = 1'd1;
+                wr_beat_n = wr_beat + 2'd1;
+            end
+        end
+        // Credit flags for the next cycle: in use after this cycle, with or without one more packet.
+        no_credit0_n = credits_in_use0 >= RX_CREDITS;
+        no_credit_after_one0_n = credits_in_use0 >= 8'd3;
+        started_vc0_n = s_fire & (~wr_active) & (s_axis_tuser == 1'd0);
+        no_credit1_n = credits_in_use1 >= RX_CREDITS;
+        no_credit_after_one1_n = credits_in_use1 >= 8'd3;
+        started_vc1_n = s_fire & (~wr_active) & (s_axis_tuser == 1'd1);
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            wr_beat <= 2'd0;
+            wr_active <= 1'd0;
+            credit_taken0 <= 8'd0;
+            credit_returned0 <= 8'd0;
+            no_credit0 <= 1'd0;
+            no_credit_after_one0 <= 1'd0;
+            started_vc0 <= 1'd0;
+            credit_taken1 <= 8'd0;
+            credit_returned1 <= 8'd0;
+            no_credit1 <= 1'd0;
+            no_credit_after_one1 <= 1'd0;
+            started_vc1 <= 1'd0;
+            slot_last <= 32'd0;
+        end else begin
+            wr_beat <= wr_beat_n;
+            wr_active <= wr_active_n;
+            credit_taken0 <= credit_taken0_n;
+            credit_returned0 <= credit_returned0_n;
+            no_credit0 <= no_credit0_n;
+            no_credit_after_one0 <= no_credit_after_one0_n;
+            started_vc0 <= started_vc0_n;
+            credit_taken1 <= credit_taken1_n;
+            credit_returned1 <= credit_returned1_n;
+            no_credit1 <= no_credit1_n;
+            no_credit_after_one1 <= no_credit_after_one1_n;
+            started_vc1 <= started_vc1_n;
+            slot_last <= slot_last_n;
+        end
+    end
+
+    // Sequence numbers: head, acknowledged point, send point: next state.
+    always @* begin
         head_seq_n = head_seq;
         head_slot_n = head_slot;
-        wr_beat_n = wr_beat;
-        wr_act_n = wr_act;
         ack_seq_n = ack_seq;
+        ack_seq_inc_n = ack_seq_inc;
         ack_slot_n = ack_slot;
         send_seq_n = send_seq;
+        send_seq_inc_n = send_seq_inc;
+        send_ne_ack_n = send_ne_ack;
         send_slot_n = send_slot;
         send_beat_n = send_beat;
-        snd_ee_n = snd_ee;
-        sent_max_n = sent_max;
-        lk_new_n = lk_new;
+        sending_ee_n = sending_ee;
         rewind_n = rewind;
-        snd_ll_n = snd_ll;
-        ll_beat_n = ll_beat;
-        ll_buf_n = ll_buf;
-        lk_valid_n = lk_valid;
-        lk_data_n = lk_data;
-        lk_last_n = lk_last;
-        lk_user_n = lk_user;
-        rxin_valid_n = rxin_valid;
-        rxin_last_n = rxin_last;
-        rxin_user_n = rxin_user;
-        rxin_phy_error_n = rxin_phy_error;
-        rxin_drop_n = rxin_drop;
-        rx_window_n = rx_window;
-        rx_crc_start_n = rx_crc_start;
-        ll_crc_diff_n = ll_crc_diff;
-        rx_beat_n = rx_beat;
-        rx_mark_n = rx_mark;
-        rx_bad_n = rx_bad;
-        rx_vc_n = rx_vc;
-        rx_wr_n = rx_wr;
-        rx_cm_n = rx_cm;
-        rx_cm_vis_n = rx_cm_vis;
-        rx_rd_n = rx_rd;
-        rseq_n = rseq;
-        llg_n = llg;
-        ll_op_n = ll_op;
-        ll_op_hot_n = ll_op_hot;
-        ll_rseq_n = ll_rseq;
-        ll_tx_en_n = ll_tx_en;
-        ll_ack_dist_n = ll_ack_dist;
-        ll_ack_zero_n = ll_ack_zero;
-        ll_gap_n = ll_gap;
+        sent_max_n = sent_max;
+        sent_max_inc_n = sent_max_inc;
         send_stepped_n = send_stepped;
         send_rewound_n = send_rewound;
         head_ne_send_n = head_ne_send;
         head_ne_send1_n = head_ne_send1;
         head_ne_ack_n = head_ne_ack;
-        ll_echo_eq0_n = ll_echo_eq0;
-        ll_echo_eq1_n = ll_echo_eq1;
-        ll_epoch_lsb_n = ll_epoch_lsb;
+        // The link-local packet received last cycle.
+        if (ack_move) begin
+            ack_seq_n = rx_ll_rseq;
+            ack_seq_inc_n = rx_ll_rseq_inc;
+            ack_slot_n = ack_slot_new;
+        end
+        if (enable) begin
+            rewind_n = 1'd1;
+        end
+        if (exit_ok) begin
+            rewind_n = 1'd1;
+        end
+        // Retry buffer write side: s_axis into the slot head_slot.
+        if (s_fire) begin
+            if (tx_wlast) begin
+                head_seq_n = head_seq + 16'd1;
+                head_slot_n = head_slot_inc;
+            end
+        end
+        // Send side: an EE packet counts as transmitted when the PHY takes its last beat.
+        if (ee_done) begin
+            if (out_first_send) begin
+                sent_max_n = sent_max_inc;
+                sent_max_inc_n = sent_max_inc + 16'd1;
+            end
+        end
+        // Send side: the link output register.
+        if (load) begin
+            if (~sending_ll) begin
+                if (sending_ee) begin
+                    if (retry_q_last) begin
+                        send_seq_n = send_seq_inc;
+                        send_seq_inc_n = send_seq_inc + 16'd1;
+                        send_slot_n = send_slot_inc;
+                        send_beat_n = 2'd0;
+                        sending_ee_n = 1'd0;
+                    end else begin
+                        send_beat_n = send_beat + 2'd1;
+                    end
+                end else if (~ll_pending) begin
+                    if (rewind) begin
+                        if (~rx_ll_valid) begin
+                            rewind_n = 1'd0;
+                            send_seq_n = ack_seq;
+                            send_seq_inc_n = ack_seq_inc;
+                            send_slot_n = ack_slot;
+                            send_beat_n = 2'd0;
+                        end
+                    end else if (ee_ready) begin
+                        if (retry_q_last) begin
+                            send_seq_n = send_seq_inc;
+                            send_seq_inc_n = send_seq_inc + 16'd1;
+                            send_slot_n = send_slot_inc;
+                            send_beat_n = 2'd0;
+                            sending_ee_n = 1'd0;
+                        end else begin
+                            sending_ee_n = 1'd1;
+                            send_beat_n = 2'd1;
+                        end
+                    end
+                end
+            end
+        end
+        // Send side: send_seq != ack_seq for the LLR timer's progress test.
+        if (rewind_go) begin
+            send_ne_ack_n = 1'd0;
+        end else if (send_step) begin
+            send_ne_ack_n = 1'd1;
+        end else if (ack_move) begin
+            send_ne_ack_n = (~send_rewound) & (~(rx_ll_at_send & (~send_stepped)));
+        end
+        // Compares for the next cycle's ee_unsent (head_seq against where send_seq may be).
+        send_stepped_n = send_step;
+        send_rewound_n = rewind_go;
+        head_ne_send_n = head_seq != send_seq;
+        head_ne_send1_n = head_seq != send_seq_inc;
+        head_ne_ack_n = head_seq != ack_seq;
+        // Physical layer: a PHY error (registered with the beat) drops the packet being received; phy_up low takes the link down.
+        if (~phy_up) begin
+            sending_ee_n = 1'd0;
+            rewind_n = 1'd0;
+            send_beat_n = 2'd0;
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            head_seq <= 16'd0;
+            head_slot <= 4'd0;
+            ack_seq <= 16'd0;
+            ack_seq_inc <= 16'd1;
+            ack_slot <= 4'd0;
+            send_seq <= 16'd0;
+            send_seq_inc <= 16'd1;
+            send_ne_ack <= 1'd0;
+            send_slot <= 4'd0;
+            send_beat <= 2'd0;
+            sending_ee <= 1'd0;
+            rewind <= 1'd0;
+            sent_max <= 16'd0;
+            sent_max_inc <= 16'd1;
+            send_stepped <= 1'd0;
+            send_rewound <= 1'd0;
+            head_ne_send <= 1'd0;
+            head_ne_send1 <= 1'd0;
+            head_ne_ack <= 1'd0;
+        end else begin
+            head_seq <= head_seq_n;
+            head_slot <= head_slot_n;
+            ack_seq <= ack_seq_n;
+            ack_seq_inc <= ack_seq_inc_n;
+            ack_slot <= ack_slot_n;
+            send_seq <= send_seq_n;
+            send_seq_inc <= send_seq_inc_n;
+            send_ne_ack <= send_ne_ack_n;
+            send_slot <= send_slot_n;
+            send_beat <= send_beat_n;
+            sending_ee <= sending_ee_n;
+            rewind <= rewind_n;
+            sent_max <= sent_max_n;
+            sent_max_inc <= sent_max_inc_n;
+            send_stepped <= send_stepped_n;
+            send_rewound <= send_rewound_n;
+            head_ne_send <= head_ne_send_n;
+            head_ne_send1 <= head_ne_send1_n;
+            head_ne_ack <= head_ne_ack_n;
+        end
+    end
+
+    // Link output register and the link-local packet being sent: next state.
+    always @* begin
+        out_valid_n = out_valid;
+        out_data_n = out_data;
+        out_last_n = out_last;
+        out_user_n = out_user;
+        out_first_send_n = out_first_send;
+        sending_ll_n = sending_ll;
+        tx_ll_beat_n = tx_ll_beat;
+        tx_ll_body_n = tx_ll_body;
+        // Send side: the link output register.
+        if (load) begin
+            if (sending_ll) begin
+                out_valid_n = 1'd1;
+                if (tx_ll_beat == 1'd1) begin
+                    sending_ll_n = 1'd0;
+                    tx_ll_beat_n = 1'd0;
+                end else begin
+                    tx_ll_beat_n = tx_ll_beat + 1'd1;
+                end
+            end else if (sending_ee) begin
+                out_valid_n = 1'd1;
+            end else if (ll_pending) begin
+                out_valid_n = 1'd1;
+                sending_ll_n = 1'd1;
+                tx_ll_beat_n = 1'd1;
+                tx_ll_body_n = tx_ll_fields;
+            end else if (rewind) begin
+                out_valid_n = 1'd0;
+            end else if (ee_ready) begin
+                out_valid_n = 1'd1;
+            end else begin
+                out_valid_n = 1'd0;
+            end
+        end
+        // Send side: the payload of the link output register (any value when out_valid is clear).
+        if (load) begin
+            out_data_n = sending_ll ? tx_ll_beat_data : (ll_first_beat ? tx_ll_fields[63:0] : retry_q_data);
+            out_user_n = sending_ll | ll_first_beat;
+            out_last_n = sending_ll ? (tx_ll_beat == 1'd1) : ((~ll_first_beat) & retry_q_last);
+        end
+        // Send side: whether the EE packet finishing now is sent for the first time (sent_max as it will be after this edge).
+        if (send_step) begin
+            out_first_send_n = first_sent_now ? send_at_max1 : send_at_max;
+        end
+        // Physical layer: a PHY error (registered with the beat) drops the packet being received; phy_up low takes the link down.
+        if (~phy_up) begin
+            out_valid_n = 1'd0;
+            sending_ll_n = 1'd0;
+            tx_ll_beat_n = 1'd0;
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            out_valid <= 1'd0;
+            out_data <= 64'd0;
+            out_last <= 1'd0;
+            out_user <= 1'd0;
+            out_first_send <= 1'd0;
+            sending_ll <= 1'd0;
+            tx_ll_beat <= 1'd0;
+            tx_ll_body <= 96'd0;
+        end else begin
+            out_valid <= out_valid_n;
+            out_data <= out_data_n;
+            out_last <= out_last_n;
+            out_user <= out_user_n;
+            out_first_send <= out_first_send_n;
+            sending_ll <= sending_ll_n;
+            tx_ll_beat <= tx_ll_beat_n;
+            tx_ll_body <= tx_ll_body_n;
+        end
+    end
+
+    // Receive input stage: the arriving beat with its CRC state and syndromes: next state.
+    always @* begin
+        rx_in_valid_n = rx_in_valid;
+        rx_in_last_n = rx_in_last;
+        rx_in_user_n = rx_in_user;
+        rx_in_phy_error_n = rx_in_phy_error;
+        rx_in_drop_n = rx_in_drop;
+        rx_window_n = rx_window;
+        rx_crc_start_n = rx_crc_start;
+        rx_ll_crc_diff_n = rx_ll_crc_diff;
         ecrc_diff_n = ecrc_diff;
-        consumed0_n = consumed0;
-        returned0_n = returned0;
-        freed0_n = freed0;
-        ll_freed0_n = ll_freed0;
-        credit_short0_n = credit_short0;
-        credit_short1_0_n = credit_short1_0;
-        started0_n = started0;
-        consumed1_n = consumed1;
-        returned1_n = returned1;
-        freed1_n = freed1;
-        ll_freed1_n = ll_freed1;
-        credit_short1_n = credit_short1;
-        credit_short1_1_n = credit_short1_1;
-        started1_n = started1;
+        // Receive input stage: register the arriving beat, its CRC state and syndromes.
+        rx_in_valid_n = s_axis_link_tvalid;
+        rx_in_last_n = s_axis_link_tlast;
+        rx_in_user_n = s_axis_link_tuser;
+        rx_in_phy_error_n = phy_error;
+        rx_in_drop_n = rx_drop_now;
+        if (s_axis_link_tvalid) begin
+            rx_window_n = rx_window_now;
+            rx_crc_start_n = s_axis_link_tlast ? 32'hffffffff : crc_beat;
+        end
+        if (rx_drop_now) begin
+            rx_crc_start_n = 32'hffffffff;
+        end
+        ecrc_diff_n = {|ecrc_syn[31:30], |ecrc_syn[29:24], |ecrc_syn[23:18], |ecrc_syn[17:12], |ecrc_syn[11:6], |ecrc_syn[5:0]};
+        rx_ll_crc_diff_n = {|ll_syn[31:30], |ll_syn[29:24], |ll_syn[23:18], |ll_syn[17:12], |ll_syn[11:6], |ll_syn[5:0]};
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            rx_in_valid <= 1'd0;
+            rx_in_last <= 1'd0;
+            rx_in_user <= 1'd0;
+            rx_in_phy_error <= 1'd0;
+            rx_in_drop <= 1'd0;
+            rx_window <= 128'd0;
+            rx_crc_start <= 32'hffffffff;
+            rx_ll_crc_diff <= 6'd0;
+            ecrc_diff <= 6'd0;
+        end else begin
+            rx_in_valid <= rx_in_valid_n;
+            rx_in_last <= rx_in_last_n;
+            rx_in_user <= rx_in_user_n;
+            rx_in_phy_error <= rx_in_phy_error_n;
+            rx_in_drop <= rx_in_drop_n;
+            rx_window <= rx_window_n;
+            rx_crc_start <= rx_crc_start_n;
+            rx_ll_crc_diff <= rx_ll_crc_diff_n;
+            ecrc_diff <= ecrc_diff_n;
+        end
+    end
+
+    // Receive checks, receive FIFO and delivery: next state.
+    always @* begin
+        rx_beat_n = rx_beat;
+        rx_first_n = rx_first;
+        rx_fits_n = rx_fits;
+        rx_mark_n = rx_mark;
+        rx_bad_n = rx_bad;
+        rx_vc_n = rx_vc;
+        rx_wr_n = rx_wr;
+        rx_commit_n = rx_commit;
+        rx_commit_vis_n = rx_commit_vis;
+        rx_rd_n = rx_rd;
+        rseq_n = rseq;
+        delivered0_n = delivered0;
+        delivered1_n = delivered1;
+        // Receive: the registered beat.
+        if (rx_in_valid) begin
+            rx_beat_n = rx_in_last ? 3'd0 : ((rx_beat == RX_BEAT_MAX) ? rx_beat : (rx_beat + 3'd1));
+            rx_first_n = rx_in_last;
+            rx_fits_n = rx_in_last | (rx_beat < 3'd3);
+            rx_mark_n = rx_mark_now;
+            rx_bad_n = (~rx_in_last) & rx_bad_now;
+            rx_vc_n = rx_vc_now;
+            if (rx_write) begin
+                rx_wr_n = rx_wr + 7'd1;
+            end
+            if (ee_end) begin
+                if (commit) begin
+                    rx_commit_n = rx_wr + 7'd1;
+                end else begin
+                    rx_wr_n = rx_commit;
+                end
+            end
+        end
+        // Distances and compares for the LL packet acted on next cycle (ack_seq cannot move in between: LL packets are two beats or more).
+        if (commit) begin
+            rseq_n = rseq + 16'd1;
+        end
+        // Receive: delivery; credits return as delivered-packet counts per VC.
+        if (m_fire) begin
+            rx_rd_n = rx_rd + 7'd1;
+            if (rx_q[64]) begin
+                if (rx_q[65:65] == 1'd0) begin
+                    delivered0_n = delivered0 + 8'd1;
+                end
+                if (rx_q[65:65] == 1'd1) begin
+                    delivered1_n = delivered1 + 8'd1;
+                end
+            end
+        end
+        rx_commit_vis_n = rx_commit;
+        // Physical layer: a PHY error (registered with the beat) drops the packet being received; phy_up low takes the link down.
+        if (rx_in_drop) begin
+            rx_beat_n = 3'd0;
+            rx_first_n = 1'd1;
+            rx_fits_n = 1'd1;
+            rx_bad_n = 1'd0;
+            rx_wr_n = rx_commit;
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            rx_beat <= 3'd0;
+            rx_first <= 1'd1;
+            rx_fits <= 1'd1;
+            rx_mark <= 1'd0;
+            rx_bad <= 1'd0;
+            rx_vc <= 1'd0;
+            rx_wr <= 7'd0;
+            rx_commit <= 7'd0;
+            rx_commit_vis <= 7'd0;
+            rx_rd <= 7'd0;
+            rseq <= 16'd0;
+            delivered0 <= 8'd0;
+            delivered1 <= 8'd0;
+        end else begin
+            rx_beat <= rx_beat_n;
+            rx_first <= rx_first_n;
+            rx_fits <= rx_fits_n;
+            rx_mark <= rx_mark_n;
+            rx_bad <= rx_bad_n;
+            rx_vc <= rx_vc_n;
+            rx_wr <= rx_wr_n;
+            rx_commit <= rx_commit_n;
+            rx_commit_vis <= rx_commit_vis_n;
+            rx_rd <= rx_rd_n;
+            rseq <= rseq_n;
+            delivered0 <= delivered0_n;
+            delivered1 <= delivered1_n;
+        end
+    end
+
+    // The received link-local packet, with its compares for the next cycle: next state.
+    always @* begin
+        rx_ll_valid_n = rx_ll_valid;
+        rx_ll_op_hot_n = rx_ll_op_hot;
+        rx_ll_rseq_n = rx_ll_rseq;
+        rx_ll_tx_en_n = rx_ll_tx_en;
+        rx_ll_epoch_n = rx_ll_epoch;
+        rx_ll_echo_n = rx_ll_echo;
+        rx_ll_delivered0_n = rx_ll_delivered0;
+        rx_ll_delivered1_n = rx_ll_delivered1;
+        rx_ll_rseq_inc_n = rx_ll_rseq_inc;
+        rx_ll_ack_same_n = rx_ll_ack_same;
+        rx_ll_in_window_n = rx_ll_in_window;
+        rx_ll_at_send_n = rx_ll_at_send;
+        rx_ll_at_send1_n = rx_ll_at_send1;
+        rx_ll_echo_is_epoch_n = rx_ll_echo_is_epoch;
+        rx_ll_echo_is_epoch1_n = rx_ll_echo_is_epoch1;
+        rx_ll_epoch_lsb_n = rx_ll_epoch_lsb;
+        // Receive: the registered beat.
+        rx_ll_valid_n = ll_ok & phy_up;
+        if (ll_ok) begin
+            rx_ll_op_hot_n = {
+                ll_op_now == 8'd7, ll_op_now == 8'd6, ll_op_now == 8'd5, ll_op_now == 8'd4, ll_op_now == 8'd3, ll_op_now == 8'd2, ll_op_now == 8'd1
+            };
+            rx_ll_epoch_n = rx_window[79:72];
+            rx_ll_echo_n = rx_window[87:80];
+            rx_ll_rseq_n = ll_rseq_now;
+            rx_ll_rseq_inc_n = ll_rseq_now + 16'd1;
+            rx_ll_tx_en_n = rx_window[88];
+            rx_ll_delivered0_n = rx_window[47:40];
+            rx_ll_delivered1_n = rx_window[55:48];
+        end
+        // Distances and compares for the LL packet acted on next cycle (ack_seq cannot move in between: LL packets are two beats or more).
+        rx_ll_ack_same_n = ll_rseq_now == ack_seq;
+        rx_ll_in_window_n = (ack_seq <= send_seq)
+            ? ((ll_rseq_now >= ack_seq) & (ll_rseq_now <= send_seq))
+            : ((ll_rseq_now >= ack_seq) | (ll_rseq_now <= send_seq));
+        rx_ll_at_send_n = ll_rseq_now == send_seq;
+        rx_ll_at_send1_n = ll_rseq_now == send_seq_inc;
+        rx_ll_echo_is_epoch_n = rx_window[87:80] == epoch;
+        rx_ll_echo_is_epoch1_n = rx_window[87:80] == (epoch + 8'd1);
+        rx_ll_epoch_lsb_n = epoch[0];
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            rx_ll_valid <= 1'd0;
+            rx_ll_op_hot <= 7'd0;
+            rx_ll_rseq <= 16'd0;
+            rx_ll_tx_en <= 1'd0;
+            rx_ll_epoch <= 8'd0;
+            rx_ll_echo <= 8'd0;
+            rx_ll_delivered0 <= 8'd0;
+            rx_ll_delivered1 <= 8'd0;
+            rx_ll_rseq_inc <= 16'd1;
+            rx_ll_ack_same <= 1'd0;
+            rx_ll_in_window <= 1'd0;
+            rx_ll_at_send <= 1'd0;
+            rx_ll_at_send1 <= 1'd0;
+            rx_ll_echo_is_epoch <= 1'd0;
+            rx_ll_echo_is_epoch1 <= 1'd0;
+            rx_ll_epoch_lsb <= 1'd0;
+        end else begin
+            rx_ll_valid <= rx_ll_valid_n;
+            rx_ll_op_hot <= rx_ll_op_hot_n;
+            rx_ll_rseq <= rx_ll_rseq_n;
+            rx_ll_tx_en <= rx_ll_tx_en_n;
+            rx_ll_epoch <= rx_ll_epoch_n;
+            rx_ll_echo <= rx_ll_echo_n;
+            rx_ll_delivered0 <= rx_ll_delivered0_n;
+            rx_ll_delivered1 <= rx_ll_delivered1_n;
+            rx_ll_rseq_inc <= rx_ll_rseq_inc_n;
+            rx_ll_ack_same <= rx_ll_ack_same_n;
+            rx_ll_in_window <= rx_ll_in_window_n;
+            rx_ll_at_send <= rx_ll_at_send_n;
+            rx_ll_at_send1 <= rx_ll_at_send1_n;
+            rx_ll_echo_is_epoch <= rx_ll_echo_is_epoch_n;
+            rx_ll_echo_is_epoch1 <= rx_ll_echo_is_epoch1_n;
+            rx_ll_epoch_lsb <= rx_ll_epoch_lsb_n;
+        end
+    end
+
+    // Events of this cycle (status counter increments, registered for the counters; retrain request): next state.
+    always @* begin
+        inc_ee_sent_q_n = inc_ee_sent_q;
+        inc_ee_resent_q_n = inc_ee_resent_q;
+        inc_ee_delivered_q_n = inc_ee_delivered_q;
+        inc_ecrc_errors_q_n = inc_ecrc_errors_q;
+        inc_discards_sent_q_n = inc_discards_sent_q;
+        inc_discards_received_q_n = inc_discards_received_q;
+        inc_clear_discards_sent_q_n = inc_clear_discards_sent_q;
+        inc_exit_discards_sent_q_n = inc_exit_discards_sent_q;
+        inc_acks_sent_q_n = inc_acks_sent_q;
+        inc_acks_received_q_n = inc_acks_received_q;
+        inc_inits_sent_q_n = inc_inits_sent_q;
+        inc_retrains_q_n = inc_retrains_q;
+        inc_timer_retransmissions_q_n = inc_timer_retransmissions_q;
         inc_ee_sent = 1'd0;
         inc_ee_resent = 1'd0;
         inc_ee_delivered = 1'd0;
@@ -2643,497 +3623,123 @@ module rtlgen_genz_llr (
         inc_retrains = 1'd0;
         inc_timer_retransmissions = 1'd0;
         retrain_req = 1'd0;
-        progressed = 1'd0;
-        tx_we = 1'd0;
-        tx_wlast = 1'd0;
-        inc_ecrc_errors = ee_end & ecrc_fail;
         // Receive input stage: register the arriving beat, its CRC state and syndromes.
-        rxin_valid_n = s_axis_link_tvalid;
-        rxin_last_n = s_axis_link_tlast;
-        rxin_user_n = s_axis_link_tuser;
-        rxin_phy_error_n = phy_error;
-        rxin_drop_n = rx_drop_now;
-        if (s_axis_link_tvalid) begin
-            rx_window_n = rx_window_now;
-            rx_crc_start_n = s_axis_link_tlast ? 32'hffffffff : crc_beat;
-        end
-        if (rx_drop_now) begin
-            rx_crc_start_n = 32'hffffffff;
-        end
-        ecrc_diff_n = {|ecrc_syn[31:30], |ecrc_syn[29:24], |ecrc_syn[23:18], |ecrc_syn[17:12], |ecrc_syn[11:6], |ecrc_syn[5:0]};
-        ll_crc_diff_n = {|ll_syn[31:30], |ll_syn[29:24], |ll_syn[23:18], |ll_syn[17:12], |ll_syn[11:6], |ll_syn[5:0]};
-        // RX: the registered beat.
-        if (rxin_valid) begin
-            rx_beat_n = rxin_last ? 3'd0 : ((rx_beat == RX_BEAT_MAX) ? rx_beat : (rx_beat + 3'd1));
-            rx_mark_n = rx_mark_now;
-            rx_bad_n = (~rxin_last) & rx_bad_now;
-            rx_vc_n = rx_vc_now;
-            if (ee_beat & rx_room) begin
-                rx_wr_n = rx_wr + 7'd1;
-            end
-            if (ee_end) begin
-                if (commit) begin
-                    rx_cm_n = rx_wr + 7'd1;
-                end else begin
-                    rx_wr_n = rx_cm;
-                end
-            end
-        end
-        llg_n = ll_ok & phy_up;
-        if (ll_ok) begin
-            ll_op_n = ll_op_now;
-            ll_op_hot_n = {
-                ll_op_now == 8'd7, ll_op_now == 8'd6, ll_op_now == 8'd5, ll_op_now == 8'd4, ll_op_now == 8'd3, ll_op_now == 8'd2, ll_op_now == 8'd1
-            };
-            ll_epoch_n = rx_window[79:72];
-            ll_echo_n = rx_window[87:80];
-            ll_rseq_n = ll_rseq_now;
-            ll_tx_en_n = rx_window[88];
-            ll_freed0_n = rx_window[47:40];
-            ll_freed1_n = rx_window[55:48];
-        end
-        // Distances and compares for the LL packet acted on next cycle (ack_seq cannot move in between: LL packets are two beats or more).
-        ll_ack_dist_n = ll_rseq_now - ack_seq;
-        ll_ack_zero_n = ll_rseq_now == ack_seq;
-        ll_gap_n = send_seq - ll_rseq_now;
-        send_stepped_n = send_step;
-        send_rewound_n = rewind_go;
-        head_ne_send_n = head_seq != send_seq;
-        head_ne_send1_n = head_seq != (send_seq + 16'd1);
-        head_ne_ack_n = head_seq != ack_seq;
-        ll_echo_eq0_n = rx_window[87:80] == epoch;
-        ll_echo_eq1_n = rx_window[87:80] == (epoch + 8'd1);
-        ll_epoch_lsb_n = epoch[0];
-        if (commit) begin
-            rseq_n = rseq + 16'd1;
-        end
-        // RX: delivery; credits return as delivered-packet counts per VC.
+        inc_ecrc_errors = ee_end & ecrc_fail;
+        // Receive: delivery; credits return as delivered-packet counts per VC.
         if (m_fire) begin
-            rx_rd_n = rx_rd + 7'd1;
             if (rx_q[64]) begin
                 inc_ee_delivered = 1'd1;
-                if (since_ack == ACK_LAST) begin
-                    p_ack_n = 1'd1;
-                    since_ack_n = 1'd0;
-                end else begin
-                    since_ack_n = since_ack + 1'd1;
-                end
-                if (rx_q[65:65] == 1'd0) begin
-                    freed0_n = freed0 + 8'd1;
-                end
-                if (rx_q[65:65] == 1'd1) begin
-                    freed1_n = freed1 + 8'd1;
-                end
             end
         end
-        rx_cm_vis_n = rx_cm;
-        // LL packet received last cycle.
-        if (llg) begin
-            returned0_n = ll_freed0;
-            returned1_n = ll_freed1;
-        end
-        if (ack_move) begin
-            ack_seq_n = ll_rseq;
-            ack_slot_n = ack_slot_new;
-            progressed = ~ll_ack_zero;
-        end
-        progressed_q_n = progressed;
-        if (llg & ll_op_hot[0]) begin
-            p_iack_n = 1'd1;
-            iack_echo_n = ll_epoch;
-            epoch_n = epoch + 8'd1;
-            tx_en_n = 1'd0;
-            tx_stop_n = 1'd0;
-            rx_disc_n = 1'd0;
-            if (link == LINK_UP) begin
-                init_cnt_n = INIT_RELOAD;
-            end
-        end
-        if (llg & ll_op_hot[1]) begin
-            p_fc_n = 1'd1;
-            fc_echo_n = ll_epoch;
-            if (link == LINK_INIT) begin
-                link_n = LINK_UP;
-                p_init_n = 1'd0;
-                init_cnt_n = INIT_RELOAD;
-            end
-        end
-        if (llg & ll_op_hot[2] & (~ll_tx_en)) begin
-            p_fc_n = 1'd1;
-            fc_echo_n = ll_epoch;
-        end
-        if (enable) begin
-            rewind_n = 1'd1;
-            tx_en_n = 1'd1;
-            tx_stop_n = 1'd0;
-        end
-        if (llg & ll_op_hot[3]) begin
+        // The link-local packet received last cycle.
+        if (rx_ll_valid & rx_ll_op_hot[3]) begin
             inc_acks_received = 1'd1;
         end
-        if (llg & ll_op_hot[4]) begin
+        if (rx_ll_valid & rx_ll_op_hot[4]) begin
             inc_discards_received = 1'd1;
-            if (link != LINK_DOWN) begin
-                if (~tx_stop) begin
-                    epoch_n = epoch + 8'd1;
-                end
-                tx_stop_n = 1'd1;
-                p_clr_n = 1'd1;
-                clr_cnt_n = DISC_RELOAD;
-            end
-        end
-        if (llg & ll_op_hot[5] & (link != LINK_DOWN)) begin
-            p_exit_n = 1'd1;
-            exit_echo_n = ll_epoch;
-            p_disc_n = 1'd0;
-            rx_disc_n = 1'd0;
-            dsc_n = 9'd0;
-        end
-        if (exit_ok) begin
-            rewind_n = 1'd1;
-            tx_stop_n = 1'd0;
-            tx_en_n = 1'd1;
-        end
-        // RX error: start discarding (a Discard goes out next cycle).
-        if (rx_err & (link != LINK_DOWN) & (~rx_disc)) begin
-            rx_disc_n = 1'd1;
-            disc_cnt_n = 5'd0;
         end
         // Timers.
-        if ((link == LINK_INIT) & (~(llg & ll_op_hot[1]))) begin
-            if (init_cnt == 5'd0) begin
-                p_init_n = 1'd1;
-                init_cnt_n = INIT_RELOAD;
-            end else begin
-                init_cnt_n = init_cnt - 5'd1;
-            end
-        end else if ((link == LINK_UP) & (~tx_en) & (~(llg & ll_op_hot[0]))) begin
-            if (init_cnt == 5'd0) begin
-                p_fc_n = 1'd1;
-                init_cnt_n = INIT_RELOAD;
-            end else begin
-                init_cnt_n = init_cnt - 5'd1;
+        if (~(rx_ll_valid & rx_ll_op_hot[3])) begin
+            if (expiry) begin
+                if (expiries_no_ack == NOACK_LAST) begin
+                    retrain_req = 1'd1;
+                end
             end
         end
-        if ((link != LINK_DOWN) & rx_disc) begin
-            if (disc_cnt == 5'd0) begin
-                p_disc_n = 1'd1;
-                disc_cnt_n = DISC_RELOAD;
-            end else begin
-                disc_cnt_n = disc_cnt - 5'd1;
-            end
-        end
-        if ((link != LINK_DOWN) & tx_stop) begin
-            if (clr_cnt == 5'd0) begin
-                p_clr_n = 1'd1;
-                clr_cnt_n = DISC_RELOAD;
-            end else begin
-                clr_cnt_n = clr_cnt - 5'd1;
-            end
-        end
-        if (link == LINK_UP) begin
-            llrt_cnt_n = expiry ? LLRT_RELOAD : (llrt_cnt - 12'd1);
-            llrt_nonzero_n = expiry ? (LLRT_RELOAD != 12'd0) : (llrt_cnt != 12'd1);
-        end
-        if (llg & ll_op_hot[3]) begin
-            noack_n = 2'd0;
-        end else if (expiry) begin
-            if (noack == NOACK_LAST) begin
-                noack_n = 2'd0;
-                retrain_req = 1'd1;
-            end else begin
-                noack_n = noack + 2'd1;
-            end
-        end
-        ack_prog_n = expiry ? progressed_q : (ack_prog | progressed_q);
         if (expiry) begin
-            p_ack_n = 1'd1;
-            if ((send_seq != ack_seq) & (~ack_prog) & (~progressed_q) & (~tx_stop)) begin
-                if (stall == STALL_LAST) begin
-                    stall_n = 2'd0;
-                    epoch_n = epoch + 8'd1;
-                    tx_stop_n = 1'd1;
-                    p_clr_n = 1'd1;
-                    clr_cnt_n = DISC_RELOAD;
+            if (send_ne_ack & (~ack_moved_period) & (~ack_moved_q) & (~tx_stop)) begin
+                if (expiries_no_progress == STALL_LAST) begin
                     inc_timer_retransmissions = 1'd1;
-                end else begin
-                    stall_n = stall + 2'd1;
-                end
-            end else begin
-                stall_n = 2'd0;
-            end
-        end
-        if (llg & ll_op_hot[1] & (link == LINK_INIT)) begin
-            llrt_cnt_n = LLRT_RELOAD;
-            llrt_nonzero_n = LLRT_RELOAD != 12'd0;
-            noack_n = 2'd0;
-            stall_n = 2'd0;
-            ack_prog_n = 1'd0;
-        end
-        // TX write side: s_axis into the retry buffer slot head_slot.
-        if (s_fire) begin
-            tx_we = 1'd1;
-            tx_wlast = s_axis_tlast | (wr_beat == BEAT_LAST);
-            if (~wr_act) begin
-                if (s_axis_tuser == 1'd0) begin
-                    consumed0_n = consumed0 + 8'd1;
-                end
-                if (s_axis_tuser == 1'd1) begin
-                    consumed1_n = consumed1 + 8'd1;
                 end
             end
-            if (tx_wlast) begin
-                wr_act_n = 1'd0;
-                wr_beat_n = 2'd0;
-                head_seq_n = head_seq + 16'd1;
-                head_slot_n = head_slot_inc;
-            end else begin
-                wr_act_n = 1'd1;
-                wr_beat_n = wr_beat + 2'd1;
-            end
         end
-        // Credit flags for next cycle: in use after this cycle, with or without one more packet.
-        credit_short0_n = credit_used0 >= RX_CREDITS;
-        credit_short1_0_n = credit_used0 >= 8'd3;
-        started0_n = s_fire & (~wr_act) & (s_axis_tuser == 1'd0);
-        credit_short1_n = credit_used1 >= RX_CREDITS;
-        credit_short1_1_n = credit_used1 >= 8'd3;
-        started1_n = s_fire & (~wr_act) & (s_axis_tuser == 1'd1);
-        // TX send side: an EE packet counts as transmitted when the PHY takes its last beat.
+        // Send side: an EE packet counts as transmitted when the PHY takes its last beat.
         if (ee_done) begin
-            if (lk_new) begin
+            if (out_first_send) begin
                 inc_ee_sent = 1'd1;
-                sent_max_n = sent_max + 16'd1;
             end else begin
                 inc_ee_resent = 1'd1;
             end
         end
-        // TX send side: the link output register.
+        // Send side: the link output register.
         if (load) begin
-            if (snd_ll) begin
-                lk_valid_n = 1'd1;
-                lk_data_n = ll_buf[63:0];
-                lk_user_n = 1'd1;
-                lk_last_n = ll_beat == 1'd1;
-                ll_buf_n = 64'd0;
-                if (ll_beat == 1'd1) begin
-                    snd_ll_n = 1'd0;
-                    ll_beat_n = 1'd0;
-                end else begin
-                    ll_beat_n = ll_beat + 1'd1;
-                end
-            end else if (snd_ee) begin
-                lk_valid_n = 1'd1;
-                lk_data_n = tq_data;
-                lk_user_n = 1'd0;
-                lk_last_n = tq_last;
-                if (tq_last) begin
-                    send_seq_n = send_seq + 16'd1;
-                    send_slot_n = send_slot_inc;
-                    send_beat_n = 2'd0;
-                    snd_ee_n = 1'd0;
-                    lk_new_n = send_seq == sent_max_n;
-                end else begin
-                    send_beat_n = send_beat + 2'd1;
-                end
-            end else if (ll_pending) begin
-                if (p_iack) begin
-                    p_iack_n = 1'd0;
-                end else if (p_fc) begin
-                    p_fc_n = 1'd0;
-                end else if (p_init) begin
-                    p_init_n = 1'd0;
-                    inc_inits_sent = 1'd1;
-                end else if (p_exit) begin
-                    p_exit_n = 1'd0;
-                    inc_exit_discards_sent = 1'd1;
-                end else if (p_disc) begin
-                    p_disc_n = 1'd0;
-                    inc_discards_sent = 1'd1;
-                    if (dsc >= DISCARD_LIMIT) begin
-                        dsc_n = 9'd0;
-                        retrain_req = 1'd1;
-                    end else begin
-                        dsc_n = dsc + 9'd1;
+            if (~sending_ll) begin
+                if (~sending_ee) begin
+                    if (ll_pending) begin
+                        if (~pend_init_ack) begin
+                            if (~pend_fc) begin
+                                if (pend_init) begin
+                                    inc_inits_sent = 1'd1;
+                                end else if (pend_exit) begin
+                                    inc_exit_discards_sent = 1'd1;
+                                end else if (pend_discard) begin
+                                    inc_discards_sent = 1'd1;
+                                    if (discards_unanswered >= DISCARD_LIMIT) begin
+                                        retrain_req = 1'd1;
+                                    end
+                                end else if (pend_clear) begin
+                                    inc_clear_discards_sent = 1'd1;
+                                end else begin
+                                    inc_acks_sent = 1'd1;
+                                end
+                            end
+                        end
                     end
-                end else if (p_clr) begin
-                    p_clr_n = 1'd0;
-                    inc_clear_discards_sent = 1'd1;
-                end else begin
-                    p_ack_n = 1'd0;
-                    inc_acks_sent = 1'd1;
                 end
-                lk_valid_n = 1'd1;
-                lk_data_n = tx_ll[63:0];
-                lk_user_n = 1'd1;
-                lk_last_n = 1'd0;
-                snd_ll_n = 1'd1;
-                ll_beat_n = 1'd1;
-                ll_buf_n = tx_ll[127:64];
-            end else if (rewind) begin
-                lk_valid_n = 1'd0;
-                if (~llg) begin
-                    rewind_n = 1'd0;
-                    send_seq_n = ack_seq;
-                    send_slot_n = ack_slot;
-                    send_beat_n = 2'd0;
-                end
-            end else if (ee_ready) begin
-                lk_valid_n = 1'd1;
-                lk_data_n = tq_data;
-                lk_user_n = 1'd0;
-                lk_last_n = tq_last;
-                if (tq_last) begin
-                    send_seq_n = send_seq + 16'd1;
-                    send_slot_n = send_slot_inc;
-                    send_beat_n = 2'd0;
-                    snd_ee_n = 1'd0;
-                    lk_new_n = send_seq == sent_max_n;
-                end else begin
-                    snd_ee_n = 1'd1;
-                    send_beat_n = 2'd1;
-                end
-            end else begin
-                lk_valid_n = 1'd0;
             end
         end
         // Physical layer: a PHY error (registered with the beat) drops the packet being received; phy_up low takes the link down.
-        if (rxin_drop) begin
-            rx_beat_n = 3'd0;
-            rx_bad_n = 1'd0;
-            rx_wr_n = rx_cm;
-        end
-        if (~phy_up) begin
-            link_n = LINK_DOWN;
-            tx_en_n = 1'd0;
-            rx_disc_n = 1'd0;
-            tx_stop_n = 1'd0;
-            p_init_n = 1'd0;
-            p_iack_n = 1'd0;
-            p_fc_n = 1'd0;
-            p_ack_n = 1'd0;
-            p_disc_n = 1'd0;
-            p_clr_n = 1'd0;
-            p_exit_n = 1'd0;
-            lk_valid_n = 1'd0;
-            snd_ll_n = 1'd0;
-            snd_ee_n = 1'd0;
-            rewind_n = 1'd0;
-            if (link != LINK_DOWN) begin
-                epoch_n = epoch + 8'd1;
-            end
-            ll_beat_n = 1'd0;
-            send_beat_n = 2'd0;
-            noack_n = 2'd0;
-            stall_n = 2'd0;
-            dsc_n = 9'd0;
-        end else if (link == LINK_DOWN) begin
-            link_n = LINK_INIT;
-            init_cnt_n = 5'd0;
-        end
         inc_retrains = retrain_req;
-        retrain_q_n = retrain_req;
+        // The status counters count this cycle's events at the next edge (registered increments).
+        inc_ee_sent_q_n = inc_ee_sent;
+        inc_ee_resent_q_n = inc_ee_resent;
+        inc_ee_delivered_q_n = inc_ee_delivered;
+        inc_ecrc_errors_q_n = inc_ecrc_errors;
+        inc_discards_sent_q_n = inc_discards_sent;
+        inc_discards_received_q_n = inc_discards_received;
+        inc_clear_discards_sent_q_n = inc_clear_discards_sent;
+        inc_exit_discards_sent_q_n = inc_exit_discards_sent;
+        inc_acks_sent_q_n = inc_acks_sent;
+        inc_acks_received_q_n = inc_acks_received;
+        inc_inits_sent_q_n = inc_inits_sent;
+        inc_retrains_q_n = inc_retrains;
+        inc_timer_retransmissions_q_n = inc_timer_retransmissions;
     end
-
-    // State registers.
     always @(posedge clk) begin
         if (rst) begin
-            link <= LINK_DOWN;
-            tx_en <= 1'd0;
-            rx_disc <= 1'd0;
-            tx_stop <= 1'd0;
-            retrain_q <= 1'd0;
-            epoch <= 8'd0;
-            iack_echo <= 8'd0;
-            fc_echo <= 8'd0;
-            exit_echo <= 8'd0;
-            ll_epoch <= 8'd0;
-            ll_echo <= 8'd0;
-            init_cnt <= 5'd0;
-            disc_cnt <= 5'd0;
-            clr_cnt <= 5'd0;
-            llrt_cnt <= 12'd0;
-            llrt_nonzero <= 1'd0;
-            noack <= 2'd0;
-            stall <= 2'd0;
-            ack_prog <= 1'd0;
-            progressed_q <= 1'd0;
-            dsc <= 9'd0;
-            since_ack <= 1'd0;
-            p_init <= 1'd0;
-            p_iack <= 1'd0;
-            p_fc <= 1'd0;
-            p_ack <= 1'd0;
-            p_disc <= 1'd0;
-            p_clr <= 1'd0;
-            p_exit <= 1'd0;
-            head_seq <= 16'd0;
-            head_slot <= 4'd0;
-            wr_beat <= 2'd0;
-            wr_act <= 1'd0;
-            ack_seq <= 16'd0;
-            ack_slot <= 4'd0;
-            send_seq <= 16'd0;
-            send_slot <= 4'd0;
-            send_beat <= 2'd0;
-            snd_ee <= 1'd0;
-            sent_max <= 16'd0;
-            lk_new <= 1'd0;
-            rewind <= 1'd0;
-            snd_ll <= 1'd0;
-            ll_beat <= 1'd0;
-            ll_buf <= 64'd0;
-            lk_valid <= 1'd0;
-            lk_data <= 64'd0;
-            lk_last <= 1'd0;
-            lk_user <= 1'd0;
-            rxin_valid <= 1'd0;
-            rxin_last <= 1'd0;
-            rxin_user <= 1'd0;
-            rxin_phy_error <= 1'd0;
-            rxin_drop <= 1'd0;
-            rx_window <= 128'd0;
-            rx_crc_start <= 32'hffffffff;
-            ll_crc_diff <= 6'd0;
-            rx_beat <= 3'd0;
-            rx_mark <= 1'd0;
-            rx_bad <= 1'd0;
-            rx_vc <= 1'd0;
-            rx_wr <= 7'd0;
-            rx_cm <= 7'd0;
-            rx_cm_vis <= 7'd0;
-            rx_rd <= 7'd0;
-            rseq <= 16'd0;
-            llg <= 1'd0;
-            ll_op <= 8'd0;
-            ll_op_hot <= 7'd0;
-            ll_rseq <= 16'd0;
-            ll_tx_en <= 1'd0;
-            ll_ack_dist <= 16'd0;
-            ll_ack_zero <= 1'd0;
-            ll_gap <= 16'd0;
-            send_stepped <= 1'd0;
-            send_rewound <= 1'd0;
-            head_ne_send <= 1'd0;
-            head_ne_send1 <= 1'd0;
-            head_ne_ack <= 1'd0;
-            ll_echo_eq0 <= 1'd0;
-            ll_echo_eq1 <= 1'd0;
-            ll_epoch_lsb <= 1'd0;
-            ecrc_diff <= 6'd0;
-            consumed0 <= 8'd0;
-            returned0 <= 8'd0;
-            freed0 <= 8'd0;
-            ll_freed0 <= 8'd0;
-            credit_short0 <= 1'd0;
-            credit_short1_0 <= 1'd0;
-            started0 <= 1'd0;
-            consumed1 <= 8'd0;
-            returned1 <= 8'd0;
-            freed1 <= 8'd0;
-            ll_freed1 <= 8'd0;
-            credit_short1 <= 1'd0;
-            credit_short1_1 <= 1'd0;
-            started1 <= 1'd0;
+            inc_ee_sent_q <= 1'd0;
+            inc_ee_resent_q <= 1'd0;
+            inc_ee_delivered_q <= 1'd0;
+            inc_ecrc_errors_q <= 1'd0;
+            inc_discards_sent_q <= 1'd0;
+            inc_discards_received_q <= 1'd0;
+            inc_clear_discards_sent_q <= 1'd0;
+            inc_exit_discards_sent_q <= 1'd0;
+            inc_acks_sent_q <= 1'd0;
+            inc_acks_received_q <= 1'd0;
+            inc_inits_sent_q <= 1'd0;
+            inc_retrains_q <= 1'd0;
+            inc_timer_retransmissions_q <= 1'd0;
+        end else begin
+            inc_ee_sent_q <= inc_ee_sent_q_n;
+            inc_ee_resent_q <= inc_ee_resent_q_n;
+            inc_ee_delivered_q <= inc_ee_delivered_q_n;
+            inc_ecrc_errors_q <= inc_ecrc_errors_q_n;
+            inc_discards_sent_q <= inc_discards_sent_q_n;
+            inc_discards_received_q <= inc_discards_received_q_n;
+            inc_clear_discards_sent_q <= inc_clear_discards_sent_q_n;
+            inc_exit_discards_sent_q <= inc_exit_discards_sent_q_n;
+            inc_acks_sent_q <= inc_acks_sent_q_n;
+            inc_acks_received_q <= inc_acks_received_q_n;
+            inc_inits_sent_q <= inc_inits_sent_q_n;
+            inc_retrains_q <= inc_retrains_q_n;
+            inc_timer_retransmissions_q <= inc_timer_retransmissions_q_n;
+        end
+    end
+
+    // Status counters (saturating).
+    always @(posedge clk) begin
+        if (rst) begin
             cnt_ee_sent_q <= 16'd0;
             cnt_ee_resent_q <= 16'd0;
             cnt_ee_delivered_q <= 16'd0;
@@ -3148,140 +3754,43 @@ module rtlgen_genz_llr (
             cnt_retrains_q <= 16'd0;
             cnt_timer_retransmissions_q <= 16'd0;
         end else begin
-            link <= link_n;
-            tx_en <= tx_en_n;
-            rx_disc <= rx_disc_n;
-            tx_stop <= tx_stop_n;
-            retrain_q <= retrain_q_n;
-            epoch <= epoch_n;
-            iack_echo <= iack_echo_n;
-            fc_echo <= fc_echo_n;
-            exit_echo <= exit_echo_n;
-            ll_epoch <= ll_epoch_n;
-            ll_echo <= ll_echo_n;
-            init_cnt <= init_cnt_n;
-            disc_cnt <= disc_cnt_n;
-            clr_cnt <= clr_cnt_n;
-            llrt_cnt <= llrt_cnt_n;
-            llrt_nonzero <= llrt_nonzero_n;
-            noack <= noack_n;
-            stall <= stall_n;
-            ack_prog <= ack_prog_n;
-            progressed_q <= progressed_q_n;
-            dsc <= dsc_n;
-            since_ack <= since_ack_n;
-            p_init <= p_init_n;
-            p_iack <= p_iack_n;
-            p_fc <= p_fc_n;
-            p_ack <= p_ack_n;
-            p_disc <= p_disc_n;
-            p_clr <= p_clr_n;
-            p_exit <= p_exit_n;
-            head_seq <= head_seq_n;
-            head_slot <= head_slot_n;
-            wr_beat <= wr_beat_n;
-            wr_act <= wr_act_n;
-            ack_seq <= ack_seq_n;
-            ack_slot <= ack_slot_n;
-            send_seq <= send_seq_n;
-            send_slot <= send_slot_n;
-            send_beat <= send_beat_n;
-            snd_ee <= snd_ee_n;
-            sent_max <= sent_max_n;
-            lk_new <= lk_new_n;
-            rewind <= rewind_n;
-            snd_ll <= snd_ll_n;
-            ll_beat <= ll_beat_n;
-            ll_buf <= ll_buf_n;
-            lk_valid <= lk_valid_n;
-            lk_data <= lk_data_n;
-            lk_last <= lk_last_n;
-            lk_user <= lk_user_n;
-            rxin_valid <= rxin_valid_n;
-            rxin_last <= rxin_last_n;
-            rxin_user <= rxin_user_n;
-            rxin_phy_error <= rxin_phy_error_n;
-            rxin_drop <= rxin_drop_n;
-            rx_window <= rx_window_n;
-            rx_crc_start <= rx_crc_start_n;
-            ll_crc_diff <= ll_crc_diff_n;
-            rx_beat <= rx_beat_n;
-            rx_mark <= rx_mark_n;
-            rx_bad <= rx_bad_n;
-            rx_vc <= rx_vc_n;
-            rx_wr <= rx_wr_n;
-            rx_cm <= rx_cm_n;
-            rx_cm_vis <= rx_cm_vis_n;
-            rx_rd <= rx_rd_n;
-            rseq <= rseq_n;
-            llg <= llg_n;
-            ll_op <= ll_op_n;
-            ll_op_hot <= ll_op_hot_n;
-            ll_rseq <= ll_rseq_n;
-            ll_tx_en <= ll_tx_en_n;
-            ll_ack_dist <= ll_ack_dist_n;
-            ll_ack_zero <= ll_ack_zero_n;
-            ll_gap <= ll_gap_n;
-            send_stepped <= send_stepped_n;
-            send_rewound <= send_rewound_n;
-            head_ne_send <= head_ne_send_n;
-            head_ne_send1 <= head_ne_send1_n;
-            head_ne_ack <= head_ne_ack_n;
-            ll_echo_eq0 <= ll_echo_eq0_n;
-            ll_echo_eq1 <= ll_echo_eq1_n;
-            ll_epoch_lsb <= ll_epoch_lsb_n;
-            ecrc_diff <= ecrc_diff_n;
-            consumed0 <= consumed0_n;
-            returned0 <= returned0_n;
-            freed0 <= freed0_n;
-            ll_freed0 <= ll_freed0_n;
-            credit_short0 <= credit_short0_n;
-            credit_short1_0 <= credit_short1_0_n;
-            started0 <= started0_n;
-            consumed1 <= consumed1_n;
-            returned1 <= returned1_n;
-            freed1 <= freed1_n;
-            ll_freed1 <= ll_freed1_n;
-            credit_short1 <= credit_short1_n;
-            credit_short1_1 <= credit_short1_1_n;
-            started1 <= started1_n;
-            if (inc_ee_sent & (cnt_ee_sent_q != CNT_MAX)) begin
+            if (inc_ee_sent_q & (cnt_ee_sent_q != CNT_MAX)) begin
                 cnt_ee_sent_q <= cnt_ee_sent_q + 16'd1;
             end
-            if (inc_ee_resent & (cnt_ee_resent_q != CNT_MAX)) begin
+            if (inc_ee_resent_q & (cnt_ee_resent_q != CNT_MAX)) begin
                 cnt_ee_resent_q <= cnt_ee_resent_q + 16'd1;
             end
-            if (inc_ee_delivered & (cnt_ee_delivered_q != CNT_MAX)) begin
+            if (inc_ee_delivered_q & (cnt_ee_delivered_q != CNT_MAX)) begin
                 cnt_ee_delivered_q <= cnt_ee_delivered_q + 16'd1;
             end
-            if (inc_ecrc_errors & (cnt_ecrc_errors_q != CNT_MAX)) begin
+            if (inc_ecrc_errors_q & (cnt_ecrc_errors_q != CNT_MAX)) begin
                 cnt_ecrc_errors_q <= cnt_ecrc_errors_q + 16'd1;
             end
-            if (inc_discards_sent & (cnt_discards_sent_q != CNT_MAX)) begin
+            if (inc_discards_sent_q & (cnt_discards_sent_q != CNT_MAX)) begin
                 cnt_discards_sent_q <= cnt_discards_sent_q + 16'd1;
             end
-            if (inc_discards_received & (cnt_discards_received_q != CNT_MAX)) begin
+            if (inc_discards_received_q & (cnt_discards_received_q != CNT_MAX)) begin
                 cnt_discards_received_q <= cnt_discards_received_q + 16'd1;
             end
-            if (inc_clear_discards_sent & (cnt_clear_discards_sent_q != CNT_MAX)) begin
+            if (inc_clear_discards_sent_q & (cnt_clear_discards_sent_q != CNT_MAX)) begin
                 cnt_clear_discards_sent_q <= cnt_clear_discards_sent_q + 16'd1;
             end
-            if (inc_exit_discards_sent & (cnt_exit_discards_sent_q != CNT_MAX)) begin
+            if (inc_exit_discards_sent_q & (cnt_exit_discards_sent_q != CNT_MAX)) begin
                 cnt_exit_discards_sent_q <= cnt_exit_discards_sent_q + 16'd1;
             end
-            if (inc_acks_sent & (cnt_acks_sent_q != CNT_MAX)) begin
+            if (inc_acks_sent_q & (cnt_acks_sent_q != CNT_MAX)) begin
                 cnt_acks_sent_q <= cnt_acks_sent_q + 16'd1;
             end
-            if (inc_acks_received & (cnt_acks_received_q != CNT_MAX)) begin
+            if (inc_acks_received_q & (cnt_acks_received_q != CNT_MAX)) begin
                 cnt_acks_received_q <= cnt_acks_received_q + 16'd1;
             end
-            if (inc_inits_sent & (cnt_inits_sent_q != CNT_MAX)) begin
+            if (inc_inits_sent_q & (cnt_inits_sent_q != CNT_MAX)) begin
                 cnt_inits_sent_q <= cnt_inits_sent_q + 16'd1;
             end
-            if (inc_retrains & (cnt_retrains_q != CNT_MAX)) begin
+            if (inc_retrains_q & (cnt_retrains_q != CNT_MAX)) begin
                 cnt_retrains_q <= cnt_retrains_q + 16'd1;
             end
-            if (inc_timer_retransmissions & (cnt_timer_retransmissions_q != CNT_MAX)) begin
+            if (inc_timer_retransmissions_q & (cnt_timer_retransmissions_q != CNT_MAX)) begin
                 cnt_timer_retransmissions_q <= cnt_timer_retransmissions_q + 16'd1;
             end
         end
@@ -3298,13 +3807,13 @@ module rtlgen_genz_llr (
     assign m_axis_tlast = rx_q[64];
     assign m_axis_tuser = rx_q[65];
     assign m_axis_tvalid = m_valid;
-    assign m_axis_link_tdata = lk_data;
+    assign m_axis_link_tdata = out_data;
     assign m_axis_link_tkeep = 8'hff;
-    assign m_axis_link_tlast = lk_last;
-    assign m_axis_link_tuser = lk_user;
+    assign m_axis_link_tlast = out_last;
+    assign m_axis_link_tuser = out_user;
     assign m_axis_link_tvalid = link_valid;
     assign s_axis_link_tready = 1'd1;
-    assign retrain = retrain_q;
+    assign retrain = retrain_pulse;
     assign llr_state = {tx_stop, rx_disc, tx_en, link};
     assign cnt_ee_sent = cnt_ee_sent_q;
     assign cnt_ee_resent = cnt_ee_resent_q;
@@ -3367,7 +3876,7 @@ module rtlgen_genz_llr (
     assign f_waiting = (llr_state[1:0] == LINK_UP) & (~llr_state[2]);
     reg [5:0] f_wait; // cycles with m_axis_link_tready high spent waiting since the last FC started (saturating)
     always @(posedge clk) begin
-        if (rst | (~phy_up) | (~f_waiting) | f_fc_start | (llg & (ll_op == OP_INIT))) begin
+        if (rst | (~phy_up) | (~f_waiting) | f_fc_start | (rx_ll_valid & rx_ll_op_hot[0])) begin
             f_wait <= 6'd0;
         end else if (m_axis_link_tready & (f_wait != 6'd39)) begin
             f_wait <= f_wait + 6'd1;

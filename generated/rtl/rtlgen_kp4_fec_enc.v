@@ -672,21 +672,20 @@ module rtlgen_kp4_fec_enc (
     assign rem_end[299] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000f0618000000000000000000000000000000000000000000000000000000000000000000000000000f0618);
     wire [319:0] enc_beat; // the encoded beat
     assign enc_beat = {
-        (beat == 5'd16) ? rem_end[299:290] : in_tdata[319:310], (beat == 5'd16) ? rem_end[289:280] : in_tdata[309:300],
-        (beat == 5'd16) ? rem_end[279:270] : in_tdata[299:290], (beat == 5'd16) ? rem_end[269:260] : in_tdata[289:280],
-        (beat == 5'd16) ? rem_end[259:250] : in_tdata[279:270], (beat == 5'd16) ? rem_end[249:240] : in_tdata[269:260],
-        (beat == 5'd16) ? rem_end[239:230] : in_tdata[259:250], (beat == 5'd16) ? rem_end[229:220] : in_tdata[249:240],
-        (beat == 5'd16) ? rem_end[219:210] : in_tdata[239:230], (beat == 5'd16) ? rem_end[209:200] : in_tdata[229:220],
-        (beat == 5'd16) ? rem_end[199:190] : in_tdata[219:210], (beat == 5'd16) ? rem_end[189:180] : in_tdata[209:200],
-        (beat == 5'd16) ? rem_end[179:170] : in_tdata[199:190], (beat == 5'd16) ? rem_end[169:160] : in_tdata[189:180],
-        (beat == 5'd16) ? rem_end[159:150] : in_tdata[179:170], (beat == 5'd16) ? rem_end[149:140] : in_tdata[169:160],
-        (beat == 5'd16) ? rem_end[139:130] : in_tdata[159:150], (beat == 5'd16) ? rem_end[129:120] : in_tdata[149:140],
-        (beat == 5'd16) ? rem_end[119:110] : in_tdata[139:130], (beat == 5'd16) ? rem_end[109:100] : in_tdata[129:120],
-        (beat == 5'd16) ? rem_end[99:90] : in_tdata[119:110], (beat == 5'd16) ? rem_end[89:80] : in_tdata[109:100],
-        (beat == 5'd16) ? rem_end[79:70] : in_tdata[99:90], (beat == 5'd16) ? rem_end[69:60] : in_tdata[89:80],
-        (beat == 5'd16) ? rem_end[59:50] : in_tdata[79:70], (beat == 5'd16) ? rem_end[49:40] : in_tdata[69:60],
-        (beat == 5'd16) ? rem_end[39:30] : in_tdata[59:50], (beat == 5'd16) ? rem_end[29:20] : in_tdata[49:40],
-        (beat == 5'd16) ? rem_end[19:10] : in_tdata[39:30], (beat == 5'd16) ? rem_end[9:0] : in_tdata[29:20], in_tdata[19:10], in_tdata[9:0]
+        is_last ? rem_end[299:290] : in_tdata[319:310], is_last ? rem_end[289:280] : in_tdata[309:300],
+        is_last ? rem_end[279:270] : in_tdata[299:290], is_last ? rem_end[269:260] : in_tdata[289:280],
+        is_last ? rem_end[259:250] : in_tdata[279:270], is_last ? rem_end[249:240] : in_tdata[269:260],
+        is_last ? rem_end[239:230] : in_tdata[259:250], is_last ? rem_end[229:220] : in_tdata[249:240],
+        is_last ? rem_end[219:210] : in_tdata[239:230], is_last ? rem_end[209:200] : in_tdata[229:220],
+        is_last ? rem_end[199:190] : in_tdata[219:210], is_last ? rem_end[189:180] : in_tdata[209:200],
+        is_last ? rem_end[179:170] : in_tdata[199:190], is_last ? rem_end[169:160] : in_tdata[189:180],
+        is_last ? rem_end[159:150] : in_tdata[179:170], is_last ? rem_end[149:140] : in_tdata[169:160],
+        is_last ? rem_end[139:130] : in_tdata[159:150], is_last ? rem_end[129:120] : in_tdata[149:140],
+        is_last ? rem_end[119:110] : in_tdata[139:130], is_last ? rem_end[109:100] : in_tdata[129:120], is_last ? rem_end[99:90] : in_tdata[119:110],
+        is_last ? rem_end[89:80] : in_tdata[109:100], is_last ? rem_end[79:70] : in_tdata[99:90], is_last ? rem_end[69:60] : in_tdata[89:80],
+        is_last ? rem_end[59:50] : in_tdata[79:70], is_last ? rem_end[49:40] : in_tdata[69:60], is_last ? rem_end[39:30] : in_tdata[59:50],
+        is_last ? rem_end[29:20] : in_tdata[49:40], is_last ? rem_end[19:10] : in_tdata[39:30], is_last ? rem_end[9:0] : in_tdata[29:20],
+        in_tdata[19:10], in_tdata[9:0]
     };
     always @(posedge clk) begin
         if (rst) begin

@@ -352,16 +352,14 @@ module rtlgen_kr4_fec_enc (
     assign rem_end[139] = ^(div_in & 470'h1e8c6ef19aabf73e06253e42ac42aafea1f00000000000000000000000000000000000336409a933b997a31bbc66aafdcf81894f90ab10aabfa87c);
     wire [329:0] enc_beat; // the encoded beat
     assign enc_beat = {
-        (beat == 4'd15) ? rem_end[139:130] : in_tdata[329:320], (beat == 4'd15) ? rem_end[129:120] : in_tdata[319:310],
-        (beat == 4'd15) ? rem_end[119:110] : in_tdata[309:300], (beat == 4'd15) ? rem_end[109:100] : in_tdata[299:290],
-        (beat == 4'd15) ? rem_end[99:90] : in_tdata[289:280], (beat == 4'd15) ? rem_end[89:80] : in_tdata[279:270],
-        (beat == 4'd15) ? rem_end[79:70] : in_tdata[269:260], (beat == 4'd15) ? rem_end[69:60] : in_tdata[259:250],
-        (beat == 4'd15) ? rem_end[59:50] : in_tdata[249:240], (beat == 4'd15) ? rem_end[49:40] : in_tdata[239:230],
-        (beat == 4'd15) ? rem_end[39:30] : in_tdata[229:220], (beat == 4'd15) ? rem_end[29:20] : in_tdata[219:210],
-        (beat == 4'd15) ? rem_end[19:10] : in_tdata[209:200], (beat == 4'd15) ? rem_end[9:0] : in_tdata[199:190], in_tdata[189:180],
-        in_tdata[179:170], in_tdata[169:160], in_tdata[159:150], in_tdata[149:140], in_tdata[139:130], in_tdata[129:120], in_tdata[119:110],
-        in_tdata[109:100], in_tdata[99:90], in_tdata[89:80], in_tdata[79:70], in_tdata[69:60], in_tdata[59:50], in_tdata[49:40], in_tdata[39:30],
-        in_tdata[29:20], in_tdata[19:10], in_tdata[9:0]
+        is_last ? rem_end[139:130] : in_tdata[329:320], is_last ? rem_end[129:120] : in_tdata[319:310],
+        is_last ? rem_end[119:110] : in_tdata[309:300], is_last ? rem_end[109:100] : in_tdata[299:290], is_last ? rem_end[99:90] : in_tdata[289:280],
+        is_last ? rem_end[89:80] : in_tdata[279:270], is_last ? rem_end[79:70] : in_tdata[269:260], is_last ? rem_end[69:60] : in_tdata[259:250],
+        is_last ? rem_end[59:50] : in_tdata[249:240], is_last ? rem_end[49:40] : in_tdata[239:230], is_last ? rem_end[39:30] : in_tdata[229:220],
+        is_last ? rem_end[29:20] : in_tdata[219:210], is_last ? rem_end[19:10] : in_tdata[209:200], is_last ? rem_end[9:0] : in_tdata[199:190],
+        in_tdata[189:180], in_tdata[179:170], in_tdata[169:160], in_tdata[159:150], in_tdata[149:140], in_tdata[139:130], in_tdata[129:120],
+        in_tdata[119:110], in_tdata[109:100], in_tdata[99:90], in_tdata[89:80], in_tdata[79:70], in_tdata[69:60], in_tdata[59:50], in_tdata[49:40],
+        in_tdata[39:30], in_tdata[29:20], in_tdata[19:10], in_tdata[9:0]
     };
     always @(posedge clk) begin
         if (rst) begin

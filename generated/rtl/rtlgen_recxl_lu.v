@@ -1615,7 +1615,7 @@ module rtlgen_recxl_lu (
     always @(posedge clk) begin
         if (rst) begin
             now_q <= 32'd0;
-            r0_st <= 2'd0;
+            r0_st <= ROW_FREE;
             r0_node <= 2'd0;
             r0_core <= 1'd0;
             r0_tag <= 4'd0;
@@ -1625,7 +1625,7 @@ module rtlgen_recxl_lu (
             r0_ts <= 8'd0;
             r0_csn <= 16'd0;
             r0_stamp <= 32'd0;
-            r1_st <= 2'd0;
+            r1_st <= ROW_FREE;
             r1_node <= 2'd0;
             r1_core <= 1'd0;
             r1_tag <= 4'd0;
@@ -1635,7 +1635,7 @@ module rtlgen_recxl_lu (
             r1_ts <= 8'd0;
             r1_csn <= 16'd0;
             r1_stamp <= 32'd0;
-            r2_st <= 2'd0;
+            r2_st <= ROW_FREE;
             r2_node <= 2'd0;
             r2_core <= 1'd0;
             r2_tag <= 4'd0;
@@ -1645,7 +1645,7 @@ module rtlgen_recxl_lu (
             r2_ts <= 8'd0;
             r2_csn <= 16'd0;
             r2_stamp <= 32'd0;
-            r3_st <= 2'd0;
+            r3_st <= ROW_FREE;
             r3_node <= 2'd0;
             r3_core <= 1'd0;
             r3_tag <= 4'd0;
@@ -1655,7 +1655,7 @@ module rtlgen_recxl_lu (
             r3_ts <= 8'd0;
             r3_csn <= 16'd0;
             r3_stamp <= 32'd0;
-            r4_st <= 2'd0;
+            r4_st <= ROW_FREE;
             r4_node <= 2'd0;
             r4_core <= 1'd0;
             r4_tag <= 4'd0;
@@ -1665,7 +1665,7 @@ module rtlgen_recxl_lu (
             r4_ts <= 8'd0;
             r4_csn <= 16'd0;
             r4_stamp <= 32'd0;
-            r5_st <= 2'd0;
+            r5_st <= ROW_FREE;
             r5_node <= 2'd0;
             r5_core <= 1'd0;
             r5_tag <= 4'd0;
@@ -1675,7 +1675,7 @@ module rtlgen_recxl_lu (
             r5_ts <= 8'd0;
             r5_csn <= 16'd0;
             r5_stamp <= 32'd0;
-            r6_st <= 2'd0;
+            r6_st <= ROW_FREE;
             r6_node <= 2'd0;
             r6_core <= 1'd0;
             r6_tag <= 4'd0;
@@ -1685,7 +1685,7 @@ module rtlgen_recxl_lu (
             r6_ts <= 8'd0;
             r6_csn <= 16'd0;
             r6_stamp <= 32'd0;
-            r7_st <= 2'd0;
+            r7_st <= ROW_FREE;
             r7_node <= 2'd0;
             r7_core <= 1'd0;
             r7_tag <= 4'd0;
@@ -1695,7 +1695,7 @@ module rtlgen_recxl_lu (
             r7_ts <= 8'd0;
             r7_csn <= 16'd0;
             r7_stamp <= 32'd0;
-            r8_st <= 2'd0;
+            r8_st <= ROW_FREE;
             r8_node <= 2'd0;
             r8_core <= 1'd0;
             r8_tag <= 4'd0;
@@ -1705,7 +1705,7 @@ module rtlgen_recxl_lu (
             r8_ts <= 8'd0;
             r8_csn <= 16'd0;
             r8_stamp <= 32'd0;
-            r9_st <= 2'd0;
+            r9_st <= ROW_FREE;
             r9_node <= 2'd0;
             r9_core <= 1'd0;
             r9_tag <= 4'd0;
@@ -1715,7 +1715,7 @@ module rtlgen_recxl_lu (
             r9_ts <= 8'd0;
             r9_csn <= 16'd0;
             r9_stamp <= 32'd0;
-            r10_st <= 2'd0;
+            r10_st <= ROW_FREE;
             r10_node <= 2'd0;
             r10_core <= 1'd0;
             r10_tag <= 4'd0;
@@ -1725,7 +1725,7 @@ module rtlgen_recxl_lu (
             r10_ts <= 8'd0;
             r10_csn <= 16'd0;
             r10_stamp <= 32'd0;
-            r11_st <= 2'd0;
+            r11_st <= ROW_FREE;
             r11_node <= 2'd0;
             r11_core <= 1'd0;
             r11_tag <= 4'd0;
@@ -1735,7 +1735,7 @@ module rtlgen_recxl_lu (
             r11_ts <= 8'd0;
             r11_csn <= 16'd0;
             r11_stamp <= 32'd0;
-            r12_st <= 2'd0;
+            r12_st <= ROW_FREE;
             r12_node <= 2'd0;
             r12_core <= 1'd0;
             r12_tag <= 4'd0;
@@ -1745,7 +1745,7 @@ module rtlgen_recxl_lu (
             r12_ts <= 8'd0;
             r12_csn <= 16'd0;
             r12_stamp <= 32'd0;
-            r13_st <= 2'd0;
+            r13_st <= ROW_FREE;
             r13_node <= 2'd0;
             r13_core <= 1'd0;
             r13_tag <= 4'd0;
@@ -1755,7 +1755,7 @@ module rtlgen_recxl_lu (
             r13_ts <= 8'd0;
             r13_csn <= 16'd0;
             r13_stamp <= 32'd0;
-            r14_st <= 2'd0;
+            r14_st <= ROW_FREE;
             r14_node <= 2'd0;
             r14_core <= 1'd0;
             r14_tag <= 4'd0;
@@ -1765,7 +1765,7 @@ module rtlgen_recxl_lu (
             r14_ts <= 8'd0;
             r14_csn <= 16'd0;
             r14_stamp <= 32'd0;
-            r15_st <= 2'd0;
+            r15_st <= ROW_FREE;
             r15_node <= 2'd0;
             r15_core <= 1'd0;
             r15_tag <= 4'd0;
@@ -1821,7 +1821,7 @@ module rtlgen_recxl_lu (
             count_q <= 11'd0;
             dumped_n_q <= 11'd0;
             prev_n_q <= 11'd0;
-            dstate_q <= 2'd0;
+            dstate_q <= D_IDLE;
             quiesce_q <= 1'd0;
             trav_idx_q <= 10'd0;
             trav_left_q <= 11'd0;
@@ -1838,7 +1838,7 @@ module rtlgen_recxl_lu (
             mask_seen_q <= 4'd0;
             emask_q <= 4'd0;
             epoch_q <= 32'd0;
-            fstate_q <= 2'd0;
+            fstate_q <= F_IDLE;
             q0_line <= 26'd0;
             q1_line <= 26'd0;
             q2_line <= 26'd0;

@@ -200,6 +200,82 @@ module rtlgen_recxl_map (
     end
     assign out_valid = valid_pipe[1];
 
+`ifdef FORMAL
+    reg [25:0] f_line_d1; // line 1 cycle(s) ago
+    always @(posedge clk) begin
+        f_line_d1 <= line;
+    end
+    reg [25:0] f_line_d2; // line 2 cycle(s) ago
+    always @(posedge clk) begin
+        f_line_d2 <= f_line_d1;
+    end
+    reg [5:0] f_mask_d1; // mask 1 cycle(s) ago
+    always @(posedge clk) begin
+        f_mask_d1 <= failed_mask;
+    end
+    reg [5:0] f_mask_d2; // mask 2 cycle(s) ago
+    always @(posedge clk) begin
+        f_mask_d2 <= f_mask_d1;
+    end
+    wire [15:0] f_ref_f; // reference: XOR of the 16-bit chunks of the line, one masked parity per bit
+    assign f_ref_f = {
+        ^(f_line_d2 & 26'h0008000), ^(f_line_d2 & 26'h0004000), ^(f_line_d2 & 26'h0002000), ^(f_line_d2 & 26'h0001000), ^(f_line_d2 & 26'h0000800),
+        ^(f_line_d2 & 26'h0000400), ^(f_line_d2 & 26'h2000200), ^(f_line_d2 & 26'h1000100), ^(f_line_d2 & 26'h0800080), ^(f_line_d2 & 26'h0400040),
+        ^(f_line_d2 & 26'h0200020), ^(f_line_d2 & 26'h0100010), ^(f_line_d2 & 26'h0080008), ^(f_line_d2 & 26'h0040004), ^(f_line_d2 & 26'h0020002),
+        ^(f_line_d2 & 26'h0010001)
+    };
+    wire [15:0] f_ref_g_mod; // reference: g = f mod 6
+    assign f_ref_g_mod = f_ref_f % 16'd6;
+    wire [8:0] f_ref_g; // g (below N)
+    assign f_ref_g = f_ref_g_mod[8:0];
+    wire [15:0] f_ref_k_mod; // reference: the dump slot k = (f >> 3) mod 3
+    assign f_ref_k_mod = {3'd0, f_ref_f[15:3]} % 16'd3;
+    wire [8:0] f_ref_k; // k (below R)
+    assign f_ref_k = f_ref_k_mod[8:0];
+    wire [8:0] f_ref_node0; // reference: slot 0's node (g + 0) mod 6
+    assign f_ref_node0 = (f_ref_g + 9'd0) % 9'd6;
+    wire [8:0] f_ref_node1; // reference: slot 1's node (g + 1) mod 6
+    assign f_ref_node1 = (f_ref_g + 9'd1) % 9'd6;
+    wire [8:0] f_ref_node2; // reference: slot 2's node (g + 2) mod 6
+    assign f_ref_node2 = (f_ref_g + 9'd2) % 9'd6;
+    wire [8:0] f_ref_cand0; // reference: the member 0 slots after the dump slot
+    assign f_ref_cand0 = (f_ref_g + ((f_ref_k + 9'd0) % 9'd3)) % 9'd6;
+    wire [8:0] f_ref_cand1; // reference: the member 1 slots after the dump slot
+    assign f_ref_cand1 = (f_ref_g + ((f_ref_k + 9'd1) % 9'd3)) % 9'd6;
+    wire [8:0] f_ref_cand2; // reference: the member 2 slots after the dump slot
+    assign f_ref_cand2 = (f_ref_g + ((f_ref_k + 9'd2) % 9'd3)) % 9'd6;
+    wire [8:0] f_ref_dump; // reference: the first live member from the dump slot on
+    assign f_ref_dump = (~f_mask_d2[f_ref_cand0]) ? f_ref_cand0 : ((~f_mask_d2[f_ref_cand1]) ? f_ref_cand1 : f_ref_cand2);
+    reg f_fill_d1; // fill 1 cycle(s) ago
+    always @(posedge clk) begin
+        f_fill_d1 <= 1'd1;
+    end
+    reg f_fill_d2; // fill 2 cycle(s) ago
+    always @(posedge clk) begin
+        f_fill_d2 <= f_fill_d1;
+    end
+    initial f_fill_d1 = 1'd0;
+    initial f_fill_d2 = 1'd0;
+    always @* begin
+        // every slot's node is the model's (f mod N + j) mod N
+        if (f_fill_d2) begin
+            p_replica_nodes: assert (replica_nodes == {f_ref_node2[2:0], f_ref_node1[2:0], f_ref_node0[2:0]});
+        end
+        // the dump slot is the model's (f >> NB) mod R
+        if (f_fill_d2) begin
+            p_dump_slot: assert (dump_slot == f_ref_k[1:0]);
+        end
+        // dump_node_valid is 1 exactly when some member of the group is alive
+        if (f_fill_d2) begin
+            p_dump_valid: assert (dump_node_valid == ((~f_mask_d2[f_ref_cand0]) | (~f_mask_d2[f_ref_cand1]) | (~f_mask_d2[f_ref_cand2])));
+        end
+        // with a member alive, dump_node is the model's first live member from the dump slot on
+        if (f_fill_d2 & ((~f_mask_d2[f_ref_cand0]) | (~f_mask_d2[f_ref_cand1]) | (~f_mask_d2[f_ref_cand2]))) begin
+            p_dump_node: assert (dump_node == f_ref_dump[2:0]);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

@@ -69,6 +69,40 @@ module rtlgen_rifl_crc12_check (
     end
     assign out_valid = valid_pipe;
 
+`ifdef FORMAL
+    reg [247:0] f_in_d1; // in 1 cycle(s) ago
+    always @(posedge clk) begin
+        f_in_d1 <= data;
+    end
+    wire [11:0] f_ref_crc; // reference: one flat masked parity per CRC bit, from the table-driven model
+    assign f_ref_crc = {
+        ^(f_in_d1 & 248'hfffce13307c82fdeb20c83e1301904d7e9622dce124c07cb31124a3b53c07d),
+        ^(f_in_d1 & 248'h800211aa042c38b1eb8a4291a815863c9dd33ba91bea842e291befa67a2043),
+        ^(f_in_d1 & 248'h4081085502169cd87545a148d40a439ecee99dd40d754297948d77533d90a1),
+        ^(f_in_d1 & 248'ha040842a010b4eecbaa250246a85214fe7f44eea863aa14bcac6bba91ec8d0),
+        ^(f_in_d1 & 248'h50204295800527765d512812b5c290a7737a2775439dd02565e3dd540f64e8),
+        ^(f_in_d1 & 248'h2810a14ac08213bbae2814895a61c8d339bd93baa14ee892b2f16eaa0732f4),
+        ^(f_in_d1 & 248'h1488502560c1895d57148a44ad30e4e99cde49dd50277449d97837d50319fa),
+        ^(f_in_d1 & 248'h0a44a812b0e0c4ae2b0a45a25618f2744eefa46ea813baa46cbc9bea810c7d),
+        ^(f_in_d1 & 248'h05225409587062d7158522512b0c793aa7775237d4095d5236de4df540863e),
+        ^(f_in_d1 & 248'hfded4b372bf09e35384e1249259f384a3a5984d5f8c829e22afdec417383e2),
+        ^(f_in_d1 & 248'h010a44a812b0e0c4ae2b0a45a25618f2744eefa46ea813baa46cbc9bea810c),
+        ^(f_in_d1 & 248'hfff9c3670e905fbc651906c3613208aed3c55a9c25980e9663249476a680fb)
+    };
+    reg [11:0] f_crc_in_d1; // crc_in 1 cycle(s) ago
+    always @(posedge clk) begin
+        f_crc_in_d1 <= crc_in;
+    end
+    // cut point: syndrome_q
+    // registers: feed-forward delays
+    always @* begin
+        // the syndrome is the model's CRC of the message XOR crc_in
+        p_syndrome_ref: assert (syndrome_q == (f_ref_crc ^ f_crc_in_d1));
+        // ok is 1 exactly when the syndrome is zero
+        p_ok: assert (ok == (syndrome_q == 12'd0));
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

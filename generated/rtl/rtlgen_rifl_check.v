@@ -78,7 +78,7 @@ module rtlgen_rifl_check (
         // legal is 1 exactly when SYN is 01 (data) or 10 (control)
         p_legal: assert (legal == ((frame[1:0] == 2'd1) | (frame[1:0] == 2'd2)));
         // ok is the model's check: a legal SYN and the verification code equal to the CRC XOR the expected frame ID
-        p_ok: assert (ok == (((frame[1:0] == 2'd1) | (frame[1:0] == 2'd2)) & (frame[255:244] == (crc ^ {{4{1'd0}}, id}))));
+        p_ok: assert (ok == (((frame[1:0] == 2'd1) | (frame[1:0] == 2'd2)) & (frame[255:244] == (crc ^ {4'd0, id}))));
     end
 `endif
 

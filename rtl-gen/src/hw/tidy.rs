@@ -302,6 +302,17 @@ pub(crate) fn for_each_expr_in_item(item: &mut Item, f: &mut impl FnMut(&mut Exp
         }
         Item::AlwaysComb(body) | Item::Function { body, .. } => for_each_expr_in_stmts(body, f),
         Item::Instance { conns, .. } => conns.iter_mut().for_each(|(_, e)| f(e)),
+        // The properties read the module's signals: they are folded and renamed with it.
+        Item::Formal(formal) => {
+            formal.items.iter_mut().for_each(|i| for_each_expr_in_item(i, f));
+            formal.init.iter_mut().for_each(|(_, v)| f(v));
+            for check in &mut formal.checks {
+                if let Some(g) = &mut check.guard {
+                    f(g);
+                }
+                f(&mut check.cond);
+            }
+        }
         _ => {}
     }
 }
@@ -418,6 +429,10 @@ fn drop_identity_wires(m: &mut Module) {
                         *doc = a_doc.clone();
                     }
                 }
+            }
+            if let Item::Formal(formal) = item {
+                // Cut points and free registers name signals as text.
+                formal.cut_points.iter_mut().chain(formal.free_registers.iter_mut()).filter(|n| **n == from).for_each(|n| *n = to.clone());
             }
             for_each_expr_in_item(item, &mut |e| rename(e, &from, &to));
         }

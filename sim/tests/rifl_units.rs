@@ -124,7 +124,7 @@ fn gearboxes_match_the_model() -> TestResult {
 
 /// Gearboxes the default design does not have: RIFL(512,512) on four lanes (64 -> 248 bytes, a
 /// 496-byte ring written at 31 offsets, so each ring byte has four input bytes as sources and a
-/// beat can wrap past the ring's end; 248 -> 64 bytes, read at 31 offsets through a rotator with
+/// beat can wrap past the ring's end; 248 -> 64 bytes, a 744-byte ring read at 93 offsets through a rotator with
 /// an odd number of digit bits, its 2:1 stage last) and RIFL(512,128) on one lane (16 -> 62 bytes,
 /// a 124-byte ring, four sources per ring byte, wrapping beats).
 const WIDE_GEARS: &str = r#"

@@ -23,7 +23,7 @@
 //! n·I and output beat m starts at packet byte m·O (after a partial last beat nothing is placed
 //! until the flush, base 0). The RTL uses that: it never shifts held bytes but keeps them in a
 //! ring written at n·I and read at m·O (both mod the ring size), with the same ports cycle for
-//! cycle (bytes are cleared as they leave, so the ring is zero outside the held bytes).
+//! cycle (bytes outside the held ones are never read: the output beat is masked by `out_keep`).
 
 /// The state of one converter.
 #[derive(Debug, Clone, PartialEq, Eq)]

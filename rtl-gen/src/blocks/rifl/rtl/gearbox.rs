@@ -7,15 +7,20 @@
 //! few values, so each ring byte is written from a few input bytes (one when I divides P; else
 //! the input beat is rotated once by its offset mod I) and
 //! each output byte is read through a rotator over a few offsets, instead of a logarithmic
-//! shifter placing every input at any fill level plus a 2:1 shift of the whole buffer. A byte
-//! that leaves in an output beat (and a written byte that `in_keep` drops) is cleared, so the
-//! ring is zero outside the packet's held bytes and the output beat is zero above `fill`, as in
-//! the model.
+//! shifter placing every input at any fill level plus a 2:1 shift of the whole buffer.
+//!
+//! No ring byte is ever cleared and no write waits for the transfer decision: every cycle the
+//! input beat is written at the write position, taken or not. The ring holds at least 2·I + O
+//! bytes, so that write area lies outside the held bytes (which with the gap a partial last beat
+//! leaves span at most I + O bytes from the read position) and an untaken beat only fills bytes
+//! nobody reads. The output beat is masked by the registered fill level (`out_keep`), so it is
+//! zero above `fill` as in the model. The ring's enables are thus one LUT from the registered
+//! write position and the flush (`out_ready` with the registered last-beat flag), instead of the
+//! transfer decision fanned out to every ring byte's clear and enable.
 
 use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
-use crate::info::ResetStyle;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
 use crate::math::gf2::BitVec;
 
@@ -63,7 +68,7 @@ fn window_bytes(ob: u32, u: u32, lo: u32) -> u32 {
     ob + u * ((1u32 << lo) - 1)
 }
 
-/// The ring size: the multiple of g = gcd(I, O) in [I + O, 4·(I + O)] with the fewest estimated
+/// The ring size: the multiple of g = gcd(I, O) in [2·I + O, 4·(I + O)] with the fewest estimated
 /// LUTs (the two input rotations when a ring byte has several sources, rotator stages per window
 /// bit, per-byte controls), flip-flops weighted a quarter of a LUT.
 pub fn ring_bytes(ib: u32, ob: u32) -> u32 {
@@ -74,7 +79,9 @@ pub fn ring_bytes(ib: u32, ob: u32) -> u32 {
         let write = if gi == ib { 0 } else { 8 * (2 * ib - gi) * mux_luts(ib / gi) };
         4 * (write + rot + 2 * p) + 8 * p
     };
-    (ib + ob..=4 * (ib + ob)).step_by(g as usize).min_by_key(|&p| (cost(p), p)).expect("a ring size")
+    // At least 2I + O: the held bytes with a partial last beat's gap (I + O) and the write area
+    // (I) beside them, so an untaken beat's write never lands on a held byte.
+    (2 * ib + ob..=4 * (ib + ob)).step_by(g as usize).min_by_key(|&p| (cost(p), p)).expect("a ring size")
 }
 
 /// Bytes `start .. start + len` of the `src_len`-byte vector `src`, wrapping at `src_len`, as a
@@ -209,11 +216,9 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     localparam(&mut it, "IN_UNITS", aw, ((ib / g) % (1 << aw)) as u64, &format!("an input beat in {g}-byte units (mod 2^{aw})"));
     localparam(&mut it, "OUT_UNITS", aw, ((ob / g) % (1 << aw)) as u64, &format!("an output beat in {g}-byte units (mod 2^{aw})"));
     it.push(Item::Localparam { name: "WR_FIRST".into(), value: cover_mask(slots, 0, 1), doc: format!("write position of a packet's first input beat (one-hot over {slots} positions of {gi} bytes)") });
-    it.push(Item::Localparam { name: "RD_FIRST".into(), value: cover_mask(r, 0, ob / u), doc: format!("{u}-byte ring units of a packet's first output beat") });
     it.extend([
-        Item::reg("ring", 8 * p, &format!("{p} bytes: the packet's held bytes from ring byte rd_pos*{u} on, zero elsewhere")),
+        Item::reg("ring", 8 * p, &format!("{p} bytes: the packet's held bytes from ring byte rd_pos*{u} on (other bytes: whatever was last written, never read out)")),
         Item::reg("rd_pos", rw, &format!("where the output beat starts, in {u}-byte units (0 at a packet's start)")),
-        Item::reg("rd_cover", r, &format!("{u}-byte ring units the output beat reads (from rd_pos on)")),
         Item::reg("wr_hot", slots, &format!("where the next input beat of the packet goes: one-hot over the ring's {slots} write positions (multiples of {gi} bytes)")),
         Item::reg("held", cap, "thermometer code of the bytes held: bit i is set while fill > i"),
         Item::reg("at_a", aw, &format!("fill / {g} mod 2^{aw} (within a packet the fill level is a multiple of {g})")),
@@ -241,7 +246,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     let (mut src, mut src_len, mut wrap) = ("ring".to_string(), p, true);
     for (k, &(lo, bits, ways)) in rotator_stages(r).iter().enumerate() {
         let width = window_bytes(ob, u, lo);
-        let name = if lo == 0 { "out_data".to_string() } else { format!("rot{k}") };
+        let name = if lo == 0 { "rd_data".to_string() } else { format!("rot{k}") };
         let step = u << lo;
         let digit = if rw == 1 { id("rd_pos") } else if bits == 1 { Expr::bit("rd_pos", lo) } else { Expr::slice("rd_pos", lo + bits - 1, lo) };
         let run = |d: u32| if wrap { byte_run(&src, src_len, d * step, width) } else { Expr::slice(&src, 8 * (d * step + width) - 1, 8 * d * step) };
@@ -249,19 +254,17 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         for d in (0..ways - 1).rev() {
             value = Expr::mux(eq(digit.clone(), dec(bits, d as u64)), run(d), value);
         }
-        if lo == 0 {
-            it.push(Item::assign(id("out_data"), value));
-        } else {
-            wire(&mut it, &name, 8 * width, &format!("ring bytes from rd_pos[{}:{lo}]*{step} on", rw - 1), value);
-        }
+        let doc = if lo == 0 { format!("the output beat's ring bytes, from rd_pos*{u} on") } else { format!("ring bytes from rd_pos[{}:{lo}]*{step} on", rw - 1) };
+        wire(&mut it, &name, 8 * width, &doc, value);
         (src, src_len, wrap) = (name, width, false);
     }
+    it.push(Item::comment("Ring bytes outside the held ones are never cleared: the output beat is masked by the fill level."));
+    wire(&mut it, "keep_mask", 8 * ob, "out_keep, one bit per data bit", cat((0..ob).rev().map(|i| Expr::Repeat(8, Box::new(Expr::bit("held", i)))).collect()));
+    it.push(Item::assign(id("out_data"), Expr::and(id("rd_data"), id("keep_mask"))));
     it.push(Item::comment(&format!(
-        "Ring writes: ring byte j takes input byte (j - wr_at*{gi}) mod {p} when that is below {ib}; cleared when it leaves in an output beat or is written but not kept."
+        "Ring writes: every cycle, taken or not, ring byte j takes input byte (j - wr_at*{gi}) mod {p} when that is below {ib}:\nthe write area lies beyond the held bytes, so an untaken beat is never read, and the enables need no transfer decision."
     )));
     wire(&mut it, "wr_at", slots, "write position of this cycle's input, one-hot (a new packet starts at 0)", Expr::mux(id("flush"), id("WR_FIRST"), id("wr_hot")));
-    wire(&mut it, "wr_sel", slots, "this cycle's input beat goes to write position v", Expr::and(Expr::Repeat(slots, Box::new(id("do_in"))), id("wr_at")));
-    wire(&mut it, "rd_clear", r, &format!("{u}-byte unit v leaves in this cycle's output beat"), Expr::and(Expr::Repeat(r, Box::new(id("do_out"))), id("rd_cover")));
     // Write sources. With I a multiple of the write step (k = 1) ring byte j always takes input
     // byte j mod I. Otherwise (k > 1 input bytes per ring byte) the input beat is first rotated by
     // its write offset mod I (k ways, one LUT6 level on the I-byte beat for k <= 4): ring byte j
@@ -284,43 +287,25 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
             table(&|v| if wrapped(v) { ((v * gi + ib - p % ib) % ib) / gi } else { v % k }),
         );
         wire(&mut it, "wr_data", 8 * ib, &format!("the input beat rotated by wr_rot: ring byte j takes byte j mod {ib}"), rotated("in_data", 8, ib, ib, gi, "wr_rot", kb, k));
-        wire(&mut it, "wr_keep", ib, "in_keep rotated the same way", rotated("in_keep", 1, ib, ib, gi, "wr_rot", kb, k));
         wire(&mut it, "wr_data_lo", 8 * lo_bytes, &format!("the input beat rotated by wr_rot_lo: ring byte j < {lo_bytes} takes byte j"), rotated("in_data", 8, ib, lo_bytes, gi, "wr_rot_lo", kb, k));
-        wire(&mut it, "wr_keep_lo", lo_bytes, "in_keep rotated the same way", rotated("in_keep", 1, ib, lo_bytes, gi, "wr_rot_lo", kb, k));
     }
     let mut we = Vec::new();
-    let mut clr = Vec::new();
     let mut body = Vec::new();
     for j in 0..p {
         // The write positions whose beat covers ring byte j.
         let srcs: Vec<u32> = (0..slots).filter(|&v| (j + p - v * gi) % p < ib).collect();
-        we.push(any(srcs.iter().map(|&v| bit_of("wr_sel", slots, v)).collect()));
-        let (data, kept) = if k == 1 {
-            (Expr::slice("in_data", 8 * (j % ib) + 7, 8 * (j % ib)), bit_of("in_keep", ib, j % ib))
+        we.push(any(srcs.iter().map(|&v| bit_of("wr_at", slots, v)).collect()));
+        let data = if k == 1 {
+            Expr::slice("in_data", 8 * (j % ib) + 7, 8 * (j % ib))
         } else if j < lo_bytes {
-            (Expr::slice("wr_data_lo", 8 * j + 7, 8 * j), bit_of("wr_keep_lo", lo_bytes, j))
+            Expr::slice("wr_data_lo", 8 * j + 7, 8 * j)
         } else {
-            (Expr::slice("wr_data", 8 * (j % ib) + 7, 8 * (j % ib)), Expr::bit("wr_keep", j % ib))
+            Expr::slice("wr_data", 8 * (j % ib) + 7, 8 * (j % ib))
         };
-        let dropped = Expr::and(bit_of("ring_we", p, j), kept.not());
-        clr.push(Expr::or(Expr::and(bit_of("rd_clear", r, j / u), bit_of("ring_we", p, j).not()), dropped));
-        let lhs = Expr::slice("ring", 8 * j + 7, 8 * j);
-        body.push(if_else(bit_of("ring_zero", p, j), vec![Stmt::set(lhs.clone(), dec(8, 0))], vec![when(bit_of("ring_we", p, j), vec![Stmt::set(lhs, data)])]));
+        body.push(when(bit_of("ring_we", p, j), vec![Stmt::set(Expr::slice("ring", 8 * j + 7, 8 * j), data)]));
     }
     we.reverse();
-    clr.reverse();
-    wire(&mut it, "ring_we", p, "this cycle's input beat covers ring byte j (its write position)", cat(we));
-    wire(&mut it, "ring_clr", p, "ring byte j is cleared: it leaves in the output beat and is not written, or the input beat covers it but does not keep it", cat(clr));
-    // The clear (and a synchronous reset) as one zeroing condition ahead of the write enable, so
-    // synthesis maps them to the flip-flops' reset and enable pins (FDRE R, CE) with the input
-    // byte straight on D, instead of a multiplexer per bit; the enable is the write position
-    // alone (shared by its bytes), in_keep only enters the per-byte zeroing.
-    let zero = id("ring_clr");
-    let (zero, ring_reset) = match design.reset {
-        ResetStyle::SyncHigh => (Expr::or(Expr::Repeat(p, Box::new(id("rst"))), zero), None),
-        ResetStyle::AsyncLow => (zero, Some(vec![set_id("ring", dec(8 * p, 0))])),
-    };
-    wire(&mut it, "ring_zero", p, "ring byte j is zeroed: cleared and not written, or reset", zero);
+    wire(&mut it, "ring_we", p, "this cycle's write area covers ring byte j (the write position, whether the beat is taken or not)", cat(we));
     it.push(Item::comment(&format!(
         "Fill level: the held bytes after the output transfer (none after a flush, shifted down by {ob} after another transfer), with the kept input bytes placed above them."
     )));
@@ -355,14 +340,12 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     let rd_wrap = Expr::mux(le(id("rd_pos"), sub(id("RD_LAST"), id("RD_STEP"))), add(id("rd_pos"), id("RD_STEP")), sub(id("rd_pos"), sub(add(id("RD_LAST"), dec(rw, 1)), id("RD_STEP"))));
     wire(&mut it, "rd_step", rw, "", rd_wrap);
     wire(&mut it, "rd_next", rw, "", Expr::mux(id("flush"), dec(rw, 0), Expr::mux(id("do_out"), id("rd_step"), id("rd_pos"))));
-    let rd_cover_next = Expr::mux(id("flush"), id("RD_FIRST"), Expr::mux(id("do_out"), rotated_up("rd_cover", r, ob / u), id("rd_cover")));
     let reset = vec![
         set_id("held", zeros(cap)),
         set_id("at_a", dec(aw, 0)),
         set_id("at_b", sub(dec(aw, 0), id("OUT_UNITS"))),
         set_id("eop", Expr::zero()),
         set_id("rd_pos", dec(rw, 0)),
-        set_id("rd_cover", id("RD_FIRST")),
         set_id("wr_hot", id("WR_FIRST")),
     ];
     let regs = vec![
@@ -370,12 +353,13 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         set_id("at_a", id("at_a_next")),
         set_id("at_b", id("at_b_next")),
         set_id("rd_pos", id("rd_next")),
-        set_id("rd_cover", rd_cover_next),
         set_id("wr_hot", id("wr_next")),
         if_else(id("do_in"), vec![set_id("eop", id("in_last"))], vec![when(id("flush"), vec![set_id("eop", Expr::zero())])]),
     ];
     it.push(Item::AlwaysFf { reset: Some(reset), body: regs });
-    it.push(Item::AlwaysFf { reset: ring_reset, body });
+    // No reset and no clear: the ring's flip-flops have only an enable, the write position (shared
+    // by its bytes), with the input byte straight on D; the reset empties the ring through held.
+    it.push(Item::AlwaysFf { reset: None, body });
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
         latency: 1,
@@ -384,7 +368,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         ),
         notes: vec![
             format!(
-                "out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = {} and base + I <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases (clears) its O ring bytes (with out_last: a flush, both positions back to 0), then an input transfer writes its kept bytes at the write position. {}",
+                "out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = {} and base + I <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases its O ring bytes (with out_last: a flush, both positions back to 0), then an input transfer places its kept bytes at the write position. {}",
                 if overlap { "(!eop or flush)" } else { "!eop" },
                 if overlap {
                     "The next packet enters in the cycle the previous one's last beat leaves: the receive side loses at most one input slot per packet."
@@ -393,7 +377,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
                 }
             ),
             format!("Ring of {p} bytes: writes at multiples of {gi} bytes ({slots} positions, each ring byte fed by {} input byte(s)), reads at multiples of {u} bytes ({r} positions, rotator stages {:?} (digit low bit, bits, ways)).", ib / gi, rotator_stages(r)),
-            format!("Timing: the fill level is held as a thermometer code (held), so out_valid, out_last, out_keep and in_ready are one LUT from registers; the ring's write and clear enables come from registered one-hot positions (wr_hot, and rd_cover over the read units), not from adders; the kept input bytes are placed by a shifter over the fill level in {g}-byte units (at_a, at_b)."),
+            format!("Timing: the fill level is held as a thermometer code (held), so out_valid, out_last, out_keep and in_ready are one LUT from registers; the ring is written every cycle at the registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables wait for no transfer decision, and out_data is the read-out masked by out_keep; the kept input bytes are placed by a shifter over the fill level in {g}-byte units (at_a, at_b)."),
         ],
         role,
         origin: None,
@@ -408,7 +392,7 @@ mod tests {
     fn ring_sizes_of_the_table_4_nodes() {
         // (I, O) of the gearboxes of RIFL(256,256), RIFL(256,1024) and RIFL(512,512) on four lanes.
         let rings: Vec<u32> = [(32, 120), (120, 32), (128, 120), (120, 128), (64, 248), (248, 64)].iter().map(|&(i, o)| ring_bytes(i, o)).collect();
-        assert_eq!(rings, [160, 240, 384, 480, 496, 496]);
+        assert_eq!(rings, [240, 480, 384, 480, 496, 744]);
     }
 
     #[test]

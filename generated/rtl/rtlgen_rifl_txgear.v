@@ -19,19 +19,20 @@
 //
 // Notes:
 //   out_valid = fill >= O or eop; out_last = eop and fill <= O; in_ready = !eop and base + I
-//   <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases (clears)
-//   its O ring bytes (with out_last: a flush, both positions back to 0), then an input
-//   transfer writes its kept bytes at the write position. The next packet enters the cycle
-//   after the previous one's last beat left: a packet boundary costs exactly one slot, so the
-//   far receiver keeps up.
+//   <= I + O, so in_ready looks at out_ready. At the edge an output transfer releases its O
+//   ring bytes (with out_last: a flush, both positions back to 0), then an input transfer
+//   places its kept bytes at the write position. The next packet enters the cycle after the
+//   previous one's last beat left: a packet boundary costs exactly one slot, so the far
+//   receiver keeps up.
 //   Ring of 96 bytes: writes at multiples of 32 bytes (3 positions, each ring byte fed by 1
 //   input byte(s)), reads at multiples of 6 bytes (16 positions, rotator stages [(2, 2, 4),
 //   (0, 2, 4)] (digit low bit, bits, ways)).
 //   Timing: the fill level is held as a thermometer code (held), so out_valid, out_last,
-//   out_keep and in_ready are one LUT from registers; the ring's write and clear enables come
-//   from registered one-hot positions (wr_hot, and rd_cover over the read units), not from
-//   adders; the kept input bytes are placed by a shifter over the fill level in 2-byte units
-//   (at_a, at_b).
+//   out_keep and in_ready are one LUT from registers; the ring is written every cycle at the
+//   registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes
+//   outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables
+//   wait for no transfer decision, and out_data is the read-out masked by out_keep; the kept
+//   input bytes are placed by a shifter over the fill level in 2-byte units (at_a, at_b).
 // =============================================================================
 `default_nettype none
 
@@ -49,16 +50,14 @@ module rtlgen_rifl_txgear (
     output wire [29:0]  out_keep,  // kept bytes, contiguous from byte 0
     output wire         out_last   // last beat of a packet
 );
-    localparam [3:0] RD_STEP = 4'd5;       // read position step per output beat, in 6-byte units
-    localparam [3:0] RD_LAST = 4'd15;      // last read position (96-byte ring in 6-byte units)
-    localparam [3:0] IN_UNITS = 4'd0;      // an input beat in 2-byte units (mod 2^4)
-    localparam [3:0] OUT_UNITS = 4'd15;    // an output beat in 2-byte units (mod 2^4)
-    localparam [2:0] WR_FIRST = 3'h1;      // write position of a packet's first input beat (one-hot over 3 positions of 32 bytes)
-    localparam [15:0] RD_FIRST = 16'h001f; // 6-byte ring units of a packet's first output beat
+    localparam [3:0] RD_STEP = 4'd5;    // read position step per output beat, in 6-byte units
+    localparam [3:0] RD_LAST = 4'd15;   // last read position (96-byte ring in 6-byte units)
+    localparam [3:0] IN_UNITS = 4'd0;   // an input beat in 2-byte units (mod 2^4)
+    localparam [3:0] OUT_UNITS = 4'd15; // an output beat in 2-byte units (mod 2^4)
+    localparam [2:0] WR_FIRST = 3'h1;   // write position of a packet's first input beat (one-hot over 3 positions of 32 bytes)
 
-    reg [767:0] ring; // 96 bytes: the packet's held bytes from ring byte rd_pos*6 on, zero elsewhere
+    reg [767:0] ring; // 96 bytes: the packet's held bytes from ring byte rd_pos*6 on (other bytes: whatever was last written, never read out)
     reg [3:0] rd_pos; // where the output beat starts, in 6-byte units (0 at a packet's start)
-    reg [15:0] rd_cover; // 6-byte ring units the output beat reads (from rd_pos on)
     reg [2:0] wr_hot; // where the next input beat of the packet goes: one-hot over the ring's 3 write positions (multiples of 32 bytes)
     reg [61:0] held; // thermometer code of the bytes held: bit i is set while fill > i
     reg [3:0] at_a; // fill / 2 mod 2^4 (within a packet the fill level is a multiple of 2)
@@ -82,81 +81,35 @@ module rtlgen_rifl_txgear (
     assign rot0 = (rd_pos[3:2] == 2'd0)
         ? ring[383:0]
         : ((rd_pos[3:2] == 2'd1) ? ring[575:192] : ((rd_pos[3:2] == 2'd2) ? ring[767:384] : {ring[191:0], ring[767:576]}));
-    assign out_data = (rd_pos[1:0] == 2'd0)
+    wire [239:0] rd_data; // the output beat's ring bytes, from rd_pos*6 on
+    assign rd_data = (rd_pos[1:0] == 2'd0)
         ? rot0[239:0]
         : ((rd_pos[1:0] == 2'd1) ? rot0[287:48] : ((rd_pos[1:0] == 2'd2) ? rot0[335:96] : rot0[383:144]));
 
-    // Ring writes: ring byte j takes input byte (j - wr_at*32) mod 96 when that is below 32; cleared when it leaves in an output beat or is written but not kept.
+    // Ring bytes outside the held ones are never cleared: the output beat is masked by the fill level.
+    wire [239:0] keep_mask; // out_keep, one bit per data bit
+    assign keep_mask = {
+        {8{held[29]}}, {8{held[28]}}, {8{held[27]}}, {8{held[26]}}, {8{held[25]}}, {8{held[24]}}, {8{held[23]}}, {8{held[22]}}, {8{held[21]}},
+        {8{held[20]}}, {8{held[19]}}, {8{held[18]}}, {8{held[17]}}, {8{held[16]}}, {8{held[15]}}, {8{held[14]}}, {8{held[13]}}, {8{held[12]}},
+        {8{held[11]}}, {8{held[10]}}, {8{held[9]}}, {8{held[8]}}, {8{held[7]}}, {8{held[6]}}, {8{held[5]}}, {8{held[4]}}, {8{held[3]}}, {8{held[2]}},
+        {8{held[1]}}, {8{held[0]}}
+    };
+    assign out_data = rd_data & keep_mask;
+
+    // Ring writes: every cycle, taken or not, ring byte j takes input byte (j - wr_at*32) mod 96 when that is below 32:
+    // the write area lies beyond the held bytes, so an untaken beat is never read, and the enables need no transfer decision.
     wire [2:0] wr_at; // write position of this cycle's input, one-hot (a new packet starts at 0)
     assign wr_at = flush ? WR_FIRST : wr_hot;
-    wire [2:0] wr_sel; // this cycle's input beat goes to write position v
-    assign wr_sel = {3{do_in}} & wr_at;
-    wire [15:0] rd_clear; // 6-byte unit v leaves in this cycle's output beat
-    assign rd_clear = {16{do_out}} & rd_cover;
-    wire [95:0] ring_we; // this cycle's input beat covers ring byte j (its write position)
+    wire [95:0] ring_we; // this cycle's write area covers ring byte j (the write position, whether the beat is taken or not)
     assign ring_we = {
-        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
-        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2],
-        wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[2], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
-        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1],
-        wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[1], wr_sel[0],
-        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
-        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0],
-        wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0], wr_sel[0]
+        wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2],
+        wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2],
+        wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1],
+        wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1],
+        wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0],
+        wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0],
+        wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0]
     };
-    wire [95:0] ring_clr; // ring byte j is cleared: it leaves in the output beat and is not written, or the input beat covers it but does not keep it
-    assign ring_clr = {
-        (rd_clear[15] & (~ring_we[95])) | (ring_we[95] & (~in_keep[31])), (rd_clear[15] & (~ring_we[94])) | (ring_we[94] & (~in_keep[30])),
-        (rd_clear[15] & (~ring_we[93])) | (ring_we[93] & (~in_keep[29])), (rd_clear[15] & (~ring_we[92])) | (ring_we[92] & (~in_keep[28])),
-        (rd_clear[15] & (~ring_we[91])) | (ring_we[91] & (~in_keep[27])), (rd_clear[15] & (~ring_we[90])) | (ring_we[90] & (~in_keep[26])),
-        (rd_clear[14] & (~ring_we[89])) | (ring_we[89] & (~in_keep[25])), (rd_clear[14] & (~ring_we[88])) | (ring_we[88] & (~in_keep[24])),
-        (rd_clear[14] & (~ring_we[87])) | (ring_we[87] & (~in_keep[23])), (rd_clear[14] & (~ring_we[86])) | (ring_we[86] & (~in_keep[22])),
-        (rd_clear[14] & (~ring_we[85])) | (ring_we[85] & (~in_keep[21])), (rd_clear[14] & (~ring_we[84])) | (ring_we[84] & (~in_keep[20])),
-        (rd_clear[13] & (~ring_we[83])) | (ring_we[83] & (~in_keep[19])), (rd_clear[13] & (~ring_we[82])) | (ring_we[82] & (~in_keep[18])),
-        (rd_clear[13] & (~ring_we[81])) | (ring_we[81] & (~in_keep[17])), (rd_clear[13] & (~ring_we[80])) | (ring_we[80] & (~in_keep[16])),
-        (rd_clear[13] & (~ring_we[79])) | (ring_we[79] & (~in_keep[15])), (rd_clear[13] & (~ring_we[78])) | (ring_we[78] & (~in_keep[14])),
-        (rd_clear[12] & (~ring_we[77])) | (ring_we[77] & (~in_keep[13])), (rd_clear[12] & (~ring_we[76])) | (ring_we[76] & (~in_keep[12])),
-        (rd_clear[12] & (~ring_we[75])) | (ring_we[75] & (~in_keep[11])), (rd_clear[12] & (~ring_we[74])) | (ring_we[74] & (~in_keep[10])),
-        (rd_clear[12] & (~ring_we[73])) | (ring_we[73] & (~in_keep[9])), (rd_clear[12] & (~ring_we[72])) | (ring_we[72] & (~in_keep[8])),
-        (rd_clear[11] & (~ring_we[71])) | (ring_we[71] & (~in_keep[7])), (rd_clear[11] & (~ring_we[70])) | (ring_we[70] & (~in_keep[6])),
-        (rd_clear[11] & (~ring_we[69])) | (ring_we[69] & (~in_keep[5])), (rd_clear[11] & (~ring_we[68])) | (ring_we[68] & (~in_keep[4])),
-        (rd_clear[11] & (~ring_we[67])) | (ring_we[67] & (~in_keep[3])), (rd_clear[11] & (~ring_we[66])) | (ring_we[66] & (~in_keep[2])),
-        (rd_clear[10] & (~ring_we[65])) | (ring_we[65] & (~in_keep[1])), (rd_clear[10] & (~ring_we[64])) | (ring_we[64] & (~in_keep[0])),
-        (rd_clear[10] & (~ring_we[63])) | (ring_we[63] & (~in_keep[31])), (rd_clear[10] & (~ring_we[62])) | (ring_we[62] & (~in_keep[30])),
-        (rd_clear[10] & (~ring_we[61])) | (ring_we[61] & (~in_keep[29])), (rd_clear[10] & (~ring_we[60])) | (ring_we[60] & (~in_keep[28])),
-        (rd_clear[9] & (~ring_we[59])) | (ring_we[59] & (~in_keep[27])), (rd_clear[9] & (~ring_we[58])) | (ring_we[58] & (~in_keep[26])),
-        (rd_clear[9] & (~ring_we[57])) | (ring_we[57] & (~in_keep[25])), (rd_clear[9] & (~ring_we[56])) | (ring_we[56] & (~in_keep[24])),
-        (rd_clear[9] & (~ring_we[55])) | (ring_we[55] & (~in_keep[23])), (rd_clear[9] & (~ring_we[54])) | (ring_we[54] & (~in_keep[22])),
-        (rd_clear[8] & (~ring_we[53])) | (ring_we[53] & (~in_keep[21])), (rd_clear[8] & (~ring_we[52])) | (ring_we[52] & (~in_keep[20])),
-        (rd_clear[8] & (~ring_we[51])) | (ring_we[51] & (~in_keep[19])), (rd_clear[8] & (~ring_we[50])) | (ring_we[50] & (~in_keep[18])),
-        (rd_clear[8] & (~ring_we[49])) | (ring_we[49] & (~in_keep[17])), (rd_clear[8] & (~ring_we[48])) | (ring_we[48] & (~in_keep[16])),
-        (rd_clear[7] & (~ring_we[47])) | (ring_we[47] & (~in_keep[15])), (rd_clear[7] & (~ring_we[46])) | (ring_we[46] & (~in_keep[14])),
-        (rd_clear[7] & (~ring_we[45])) | (ring_we[45] & (~in_keep[13])), (rd_clear[7] & (~ring_we[44])) | (ring_we[44] & (~in_keep[12])),
-        (rd_clear[7] & (~ring_we[43])) | (ring_we[43] & (~in_keep[11])), (rd_clear[7] & (~ring_we[42])) | (ring_we[42] & (~in_keep[10])),
-        (rd_clear[6] & (~ring_we[41])) | (ring_we[41] & (~in_keep[9])), (rd_clear[6] & (~ring_we[40])) | (ring_we[40] & (~in_keep[8])),
-        (rd_clear[6] & (~ring_we[39])) | (ring_we[39] & (~in_keep[7])), (rd_clear[6] & (~ring_we[38])) | (ring_we[38] & (~in_keep[6])),
-        (rd_clear[6] & (~ring_we[37])) | (ring_we[37] & (~in_keep[5])), (rd_clear[6] & (~ring_we[36])) | (ring_we[36] & (~in_keep[4])),
-        (rd_clear[5] & (~ring_we[35])) | (ring_we[35] & (~in_keep[3])), (rd_clear[5] & (~ring_we[34])) | (ring_we[34] & (~in_keep[2])),
-        (rd_clear[5] & (~ring_we[33])) | (ring_we[33] & (~in_keep[1])), (rd_clear[5] & (~ring_we[32])) | (ring_we[32] & (~in_keep[0])),
-        (rd_clear[5] & (~ring_we[31])) | (ring_we[31] & (~in_keep[31])), (rd_clear[5] & (~ring_we[30])) | (ring_we[30] & (~in_keep[30])),
-        (rd_clear[4] & (~ring_we[29])) | (ring_we[29] & (~in_keep[29])), (rd_clear[4] & (~ring_we[28])) | (ring_we[28] & (~in_keep[28])),
-        (rd_clear[4] & (~ring_we[27])) | (ring_we[27] & (~in_keep[27])), (rd_clear[4] & (~ring_we[26])) | (ring_we[26] & (~in_keep[26])),
-        (rd_clear[4] & (~ring_we[25])) | (ring_we[25] & (~in_keep[25])), (rd_clear[4] & (~ring_we[24])) | (ring_we[24] & (~in_keep[24])),
-        (rd_clear[3] & (~ring_we[23])) | (ring_we[23] & (~in_keep[23])), (rd_clear[3] & (~ring_we[22])) | (ring_we[22] & (~in_keep[22])),
-        (rd_clear[3] & (~ring_we[21])) | (ring_we[21] & (~in_keep[21])), (rd_clear[3] & (~ring_we[20])) | (ring_we[20] & (~in_keep[20])),
-        (rd_clear[3] & (~ring_we[19])) | (ring_we[19] & (~in_keep[19])), (rd_clear[3] & (~ring_we[18])) | (ring_we[18] & (~in_keep[18])),
-        (rd_clear[2] & (~ring_we[17])) | (ring_we[17] & (~in_keep[17])), (rd_clear[2] & (~ring_we[16])) | (ring_we[16] & (~in_keep[16])),
-        (rd_clear[2] & (~ring_we[15])) | (ring_we[15] & (~in_keep[15])), (rd_clear[2] & (~ring_we[14])) | (ring_we[14] & (~in_keep[14])),
-        (rd_clear[2] & (~ring_we[13])) | (ring_we[13] & (~in_keep[13])), (rd_clear[2] & (~ring_we[12])) | (ring_we[12] & (~in_keep[12])),
-        (rd_clear[1] & (~ring_we[11])) | (ring_we[11] & (~in_keep[11])), (rd_clear[1] & (~ring_we[10])) | (ring_we[10] & (~in_keep[10])),
-        (rd_clear[1] & (~ring_we[9])) | (ring_we[9] & (~in_keep[9])), (rd_clear[1] & (~ring_we[8])) | (ring_we[8] & (~in_keep[8])),
-        (rd_clear[1] & (~ring_we[7])) | (ring_we[7] & (~in_keep[7])), (rd_clear[1] & (~ring_we[6])) | (ring_we[6] & (~in_keep[6])),
-        (rd_clear[0] & (~ring_we[5])) | (ring_we[5] & (~in_keep[5])), (rd_clear[0] & (~ring_we[4])) | (ring_we[4] & (~in_keep[4])),
-        (rd_clear[0] & (~ring_we[3])) | (ring_we[3] & (~in_keep[3])), (rd_clear[0] & (~ring_we[2])) | (ring_we[2] & (~in_keep[2])),
-        (rd_clear[0] & (~ring_we[1])) | (ring_we[1] & (~in_keep[1])), (rd_clear[0] & (~ring_we[0])) | (ring_we[0] & (~in_keep[0]))
-    };
-    wire [95:0] ring_zero; // ring byte j is zeroed: cleared and not written, or reset
-    assign ring_zero = {96{rst}} | ring_clr;
 
     // Fill level: the held bytes after the output transfer (none after a flush, shifted down by 30 after another transfer), with the kept input bytes placed above them.
     wire [61:0] held_base; // held after the output transfer
@@ -198,14 +151,12 @@ module rtlgen_rifl_txgear (
             at_b <= 4'd0 - OUT_UNITS;
             eop <= 1'd0;
             rd_pos <= 4'd0;
-            rd_cover <= RD_FIRST;
             wr_hot <= WR_FIRST;
         end else begin
             held <= held_next;
             at_a <= at_a_next;
             at_b <= at_b_next;
             rd_pos <= rd_next;
-            rd_cover <= flush ? RD_FIRST : (do_out ? {rd_cover[10:0], rd_cover[15:11]} : rd_cover);
             wr_hot <= wr_next;
             if (do_in) begin
                 eop <= in_last;
@@ -215,484 +166,292 @@ module rtlgen_rifl_txgear (
         end
     end
     always @(posedge clk) begin
-        if (ring_zero[0]) begin
-            ring[7:0] <= 8'd0;
-        end else if (ring_we[0]) begin
+        if (ring_we[0]) begin
             ring[7:0] <= in_data[7:0];
         end
-        if (ring_zero[1]) begin
-            ring[15:8] <= 8'd0;
-        end else if (ring_we[1]) begin
+        if (ring_we[1]) begin
             ring[15:8] <= in_data[15:8];
         end
-        if (ring_zero[2]) begin
-            ring[23:16] <= 8'd0;
-        end else if (ring_we[2]) begin
+        if (ring_we[2]) begin
             ring[23:16] <= in_data[23:16];
         end
-        if (ring_zero[3]) begin
-            ring[31:24] <= 8'd0;
-        end else if (ring_we[3]) begin
+        if (ring_we[3]) begin
             ring[31:24] <= in_data[31:24];
         end
-        if (ring_zero[4]) begin
-            ring[39:32] <= 8'd0;
-        end else if (ring_we[4]) begin
+        if (ring_we[4]) begin
             ring[39:32] <= in_data[39:32];
         end
-        if (ring_zero[5]) begin
-            ring[47:40] <= 8'd0;
-        end else if (ring_we[5]) begin
+        if (ring_we[5]) begin
             ring[47:40] <= in_data[47:40];
         end
-        if (ring_zero[6]) begin
-            ring[55:48] <= 8'd0;
-        end else if (ring_we[6]) begin
+        if (ring_we[6]) begin
             ring[55:48] <= in_data[55:48];
         end
-        if (ring_zero[7]) begin
-            ring[63:56] <= 8'd0;
-        end else if (ring_we[7]) begin
+        if (ring_we[7]) begin
             ring[63:56] <= in_data[63:56];
         end
-        if (ring_zero[8]) begin
-            ring[71:64] <= 8'd0;
-        end else if (ring_we[8]) begin
+        if (ring_we[8]) begin
             ring[71:64] <= in_data[71:64];
         end
-        if (ring_zero[9]) begin
-            ring[79:72] <= 8'd0;
-        end else if (ring_we[9]) begin
+        if (ring_we[9]) begin
             ring[79:72] <= in_data[79:72];
         end
-        if (ring_zero[10]) begin
-            ring[87:80] <= 8'd0;
-        end else if (ring_we[10]) begin
+        if (ring_we[10]) begin
             ring[87:80] <= in_data[87:80];
         end
-        if (ring_zero[11]) begin
-            ring[95:88] <= 8'd0;
-        end else if (ring_we[11]) begin
+        if (ring_we[11]) begin
             ring[95:88] <= in_data[95:88];
         end
-        if (ring_zero[12]) begin
-            ring[103:96] <= 8'd0;
-        end else if (ring_we[12]) begin
+        if (ring_we[12]) begin
             ring[103:96] <= in_data[103:96];
         end
-        if (ring_zero[13]) begin
-            ring[111:104] <= 8'd0;
-        end else if (ring_we[13]) begin
+        if (ring_we[13]) begin
             ring[111:104] <= in_data[111:104];
         end
-        if (ring_zero[14]) begin
-            ring[119:112] <= 8'd0;
-        end else if (ring_we[14]) begin
+        if (ring_we[14]) begin
             ring[119:112] <= in_data[119:112];
         end
-        if (ring_zero[15]) begin
-            ring[127:120] <= 8'd0;
-        end else if (ring_we[15]) begin
+        if (ring_we[15]) begin
             ring[127:120] <= in_data[127:120];
         end
-        if (ring_zero[16]) begin
-            ring[135:128] <= 8'd0;
-        end else if (ring_we[16]) begin
+        if (ring_we[16]) begin
             ring[135:128] <= in_data[135:128];
         end
-        if (ring_zero[17]) begin
-            ring[143:136] <= 8'd0;
-        end else if (ring_we[17]) begin
+        if (ring_we[17]) begin
             ring[143:136] <= in_data[143:136];
         end
-        if (ring_zero[18]) begin
-            ring[151:144] <= 8'd0;
-        end else if (ring_we[18]) begin
+        if (ring_we[18]) begin
             ring[151:144] <= in_data[151:144];
         end
-        if (ring_zero[19]) begin
-            ring[159:152] <= 8'd0;
-        end else if (ring_we[19]) begin
+        if (ring_we[19]) begin
             ring[159:152] <= in_data[159:152];
         end
-        if (ring_zero[20]) begin
-            ring[167:160] <= 8'd0;
-        end else if (ring_we[20]) begin
+        if (ring_we[20]) begin
             ring[167:160] <= in_data[167:160];
         end
-        if (ring_zero[21]) begin
-            ring[175:168] <= 8'd0;
-        end else if (ring_we[21]) begin
+        if (ring_we[21]) begin
             ring[175:168] <= in_data[175:168];
         end
-        if (ring_zero[22]) begin
-            ring[183:176] <= 8'd0;
-        end else if (ring_we[22]) begin
+        if (ring_we[22]) begin
             ring[183:176] <= in_data[183:176];
         end
-        if (ring_zero[23]) begin
-            ring[191:184] <= 8'd0;
-        end else if (ring_we[23]) begin
+        if (ring_we[23]) begin
             ring[191:184] <= in_data[191:184];
         end
-        if (ring_zero[24]) begin
-            ring[199:192] <= 8'd0;
-        end else if (ring_we[24]) begin
+        if (ring_we[24]) begin
             ring[199:192] <= in_data[199:192];
         end
-        if (ring_zero[25]) begin
-            ring[207:200] <= 8'd0;
-        end else if (ring_we[25]) begin
+        if (ring_we[25]) begin
             ring[207:200] <= in_data[207:200];
         end
-        if (ring_zero[26]) begin
-            ring[215:208] <= 8'd0;
-        end else if (ring_we[26]) begin
+        if (ring_we[26]) begin
             ring[215:208] <= in_data[215:208];
         end
-        if (ring_zero[27]) begin
-            ring[223:216] <= 8'd0;
-        end else if (ring_we[27]) begin
+        if (ring_we[27]) begin
             ring[223:216] <= in_data[223:216];
         end
-        if (ring_zero[28]) begin
-            ring[231:224] <= 8'd0;
-        end else if (ring_we[28]) begin
+        if (ring_we[28]) begin
             ring[231:224] <= in_data[231:224];
         end
-        if (ring_zero[29]) begin
-            ring[239:232] <= 8'd0;
-        end else if (ring_we[29]) begin
+        if (ring_we[29]) begin
             ring[239:232] <= in_data[239:232];
         end
-        if (ring_zero[30]) begin
-            ring[247:240] <= 8'd0;
-        end else if (ring_we[30]) begin
+        if (ring_we[30]) begin
             ring[247:240] <= in_data[247:240];
         end
-        if (ring_zero[31]) begin
-            ring[255:248] <= 8'd0;
-        end else if (ring_we[31]) begin
+        if (ring_we[31]) begin
             ring[255:248] <= in_data[255:248];
         end
-        if (ring_zero[32]) begin
-            ring[263:256] <= 8'd0;
-        end else if (ring_we[32]) begin
+        if (ring_we[32]) begin
             ring[263:256] <= in_data[7:0];
         end
-        if (ring_zero[33]) begin
-            ring[271:264] <= 8'd0;
-        end else if (ring_we[33]) begin
+        if (ring_we[33]) begin
             ring[271:264] <= in_data[15:8];
         end
-        if (ring_zero[34]) begin
-            ring[279:272] <= 8'd0;
-        end else if (ring_we[34]) begin
+        if (ring_we[34]) begin
             ring[279:272] <= in_data[23:16];
         end
-        if (ring_zero[35]) begin
-            ring[287:280] <= 8'd0;
-        end else if (ring_we[35]) begin
+        if (ring_we[35]) begin
             ring[287:280] <= in_data[31:24];
         end
-        if (ring_zero[36]) begin
-            ring[295:288] <= 8'd0;
-        end else if (ring_we[36]) begin
+        if (ring_we[36]) begin
             ring[295:288] <= in_data[39:32];
         end
-        if (ring_zero[37]) begin
-            ring[303:296] <= 8'd0;
-        end else if (ring_we[37]) begin
+        if (ring_we[37]) begin
             ring[303:296] <= in_data[47:40];
         end
-        if (ring_zero[38]) begin
-            ring[311:304] <= 8'd0;
-        end else if (ring_we[38]) begin
+        if (ring_we[38]) begin
             ring[311:304] <= in_data[55:48];
         end
-        if (ring_zero[39]) begin
-            ring[319:312] <= 8'd0;
-        end else if (ring_we[39]) begin
+        if (ring_we[39]) begin
             ring[319:312] <= in_data[63:56];
         end
-        if (ring_zero[40]) begin
-            ring[327:320] <= 8'd0;
-        end else if (ring_we[40]) begin
+        if (ring_we[40]) begin
             ring[327:320] <= in_data[71:64];
         end
-        if (ring_zero[41]) begin
-            ring[335:328] <= 8'd0;
-        end else if (ring_we[41]) begin
+        if (ring_we[41]) begin
             ring[335:328] <= in_data[79:72];
         end
-        if (ring_zero[42]) begin
-            ring[343:336] <= 8'd0;
-        end else if (ring_we[42]) begin
+        if (ring_we[42]) begin
             ring[343:336] <= in_data[87:80];
         end
-        if (ring_zero[43]) begin
-            ring[351:344] <= 8'd0;
-        end else if (ring_we[43]) begin
+        if (ring_we[43]) begin
             ring[351:344] <= in_data[95:88];
         end
-        if (ring_zero[44]) begin
-            ring[359:352] <= 8'd0;
-        end else if (ring_we[44]) begin
+        if (ring_we[44]) begin
             ring[359:352] <= in_data[103:96];
         end
-        if (ring_zero[45]) begin
-            ring[367:360] <= 8'd0;
-        end else if (ring_we[45]) begin
+        if (ring_we[45]) begin
             ring[367:360] <= in_data[111:104];
         end
-        if (ring_zero[46]) begin
-            ring[375:368] <= 8'd0;
-        end else if (ring_we[46]) begin
+        if (ring_we[46]) begin
             ring[375:368] <= in_data[119:112];
         end
-        if (ring_zero[47]) begin
-            ring[383:376] <= 8'd0;
-        end else if (ring_we[47]) begin
+        if (ring_we[47]) begin
             ring[383:376] <= in_data[127:120];
         end
-        if (ring_zero[48]) begin
-            ring[391:384] <= 8'd0;
-        end else if (ring_we[48]) begin
+        if (ring_we[48]) begin
             ring[391:384] <= in_data[135:128];
         end
-        if (ring_zero[49]) begin
-            ring[399:392] <= 8'd0;
-        end else if (ring_we[49]) begin
+        if (ring_we[49]) begin
             ring[399:392] <= in_data[143:136];
         end
-        if (ring_zero[50]) begin
-            ring[407:400] <= 8'd0;
-        end else if (ring_we[50]) begin
+        if (ring_we[50]) begin
             ring[407:400] <= in_data[151:144];
         end
-        if (ring_zero[51]) begin
-            ring[415:408] <= 8'd0;
-        end else if (ring_we[51]) begin
+        if (ring_we[51]) begin
             ring[415:408] <= in_data[159:152];
         end
-        if (ring_zero[52]) begin
-            ring[423:416] <= 8'd0;
-        end else if (ring_we[52]) begin
+        if (ring_we[52]) begin
             ring[423:416] <= in_data[167:160];
         end
-        if (ring_zero[53]) begin
-            ring[431:424] <= 8'd0;
-        end else if (ring_we[53]) begin
+        if (ring_we[53]) begin
             ring[431:424] <= in_data[175:168];
         end
-        if (ring_zero[54]) begin
-            ring[439:432] <= 8'd0;
-        end else if (ring_we[54]) begin
+        if (ring_we[54]) begin
             ring[439:432] <= in_data[183:176];
         end
-        if (ring_zero[55]) begin
-            ring[447:440] <= 8'd0;
-        end else if (ring_we[55]) begin
+        if (ring_we[55]) begin
             ring[447:440] <= in_data[191:184];
         end
-        if (ring_zero[56]) begin
-            ring[455:448] <= 8'd0;
-        end else if (ring_we[56]) begin
+        if (ring_we[56]) begin
             ring[455:448] <= in_data[199:192];
         end
-        if (ring_zero[57]) begin
-            ring[463:456] <= 8'd0;
-        end else if (ring_we[57]) begin
+        if (ring_we[57]) begin
             ring[463:456] <= in_data[207:200];
         end
-        if (ring_zero[58]) begin
-            ring[471:464] <= 8'd0;
-        end else if (ring_we[58]) begin
+        if (ring_we[58]) begin
             ring[471:464] <= in_data[215:208];
         end
-        if (ring_zero[59]) begin
-            ring[479:472] <= 8'd0;
-        end else if (ring_we[59]) begin
+        if (ring_we[59]) begin
             ring[479:472] <= in_data[223:216];
         end
-        if (ring_zero[60]) begin
-            ring[487:480] <= 8'd0;
-        end else if (ring_we[60]) begin
+        if (ring_we[60]) begin
             ring[487:480] <= in_data[231:224];
         end
-        if (ring_zero[61]) begin
-            ring[495:488] <= 8'd0;
-        end else if (ring_we[61]) begin
+        if (ring_we[61]) begin
             ring[495:488] <= in_data[239:232];
         end
-        if (ring_zero[62]) begin
-            ring[503:496] <= 8'd0;
-        end else if (ring_we[62]) begin
+        if (ring_we[62]) begin
             ring[503:496] <= in_data[247:240];
         end
-        if (ring_zero[63]) begin
-            ring[511:504] <= 8'd0;
-        end else if (ring_we[63]) begin
+        if (ring_we[63]) begin
             ring[511:504] <= in_data[255:248];
         end
-        if (ring_zero[64]) begin
-            ring[519:512] <= 8'd0;
-        end else if (ring_we[64]) begin
+        if (ring_we[64]) begin
             ring[519:512] <= in_data[7:0];
         end
-        if (ring_zero[65]) begin
-            ring[527:520] <= 8'd0;
-        end else if (ring_we[65]) begin
+        if (ring_we[65]) begin
             ring[527:520] <= in_data[15:8];
         end
-        if (ring_zero[66]) begin
-            ring[535:528] <= 8'd0;
-        end else if (ring_we[66]) begin
+        if (ring_we[66]) begin
             ring[535:528] <= in_data[23:16];
         end
-        if (ring_zero[67]) begin
-            ring[543:536] <= 8'd0;
-        end else if (ring_we[67]) begin
+        if (ring_we[67]) begin
             ring[543:536] <= in_data[31:24];
         end
-        if (ring_zero[68]) begin
-            ring[551:544] <= 8'd0;
-        end else if (ring_we[68]) begin
+        if (ring_we[68]) begin
             ring[551:544] <= in_data[39:32];
         end
-        if (ring_zero[69]) begin
-            ring[559:552] <= 8'd0;
-        end else if (ring_we[69]) begin
+        if (ring_we[69]) begin
             ring[559:552] <= in_data[47:40];
         end
-        if (ring_zero[70]) begin
-            ring[567:560] <= 8'd0;
-        end else if (ring_we[70]) begin
+        if (ring_we[70]) begin
             ring[567:560] <= in_data[55:48];
         end
-        if (ring_zero[71]) begin
-            ring[575:568] <= 8'd0;
-        end else if (ring_we[71]) begin
+        if (ring_we[71]) begin
             ring[575:568] <= in_data[63:56];
         end
-        if (ring_zero[72]) begin
-            ring[583:576] <= 8'd0;
-        end else if (ring_we[72]) begin
+        if (ring_we[72]) begin
             ring[583:576] <= in_data[71:64];
         end
-        if (ring_zero[73]) begin
-            ring[591:584] <= 8'd0;
-        end else if (ring_we[73]) begin
+        if (ring_we[73]) begin
             ring[591:584] <= in_data[79:72];
         end
-        if (ring_zero[74]) begin
-            ring[599:592] <= 8'd0;
-        end else if (ring_we[74]) begin
+        if (ring_we[74]) begin
             ring[599:592] <= in_data[87:80];
         end
-        if (ring_zero[75]) begin
-            ring[607:600] <= 8'd0;
-        end else if (ring_we[75]) begin
+        if (ring_we[75]) begin
             ring[607:600] <= in_data[95:88];
         end
-        if (ring_zero[76]) begin
-            ring[615:608] <= 8'd0;
-        end else if (ring_we[76]) begin
+        if (ring_we[76]) begin
             ring[615:608] <= in_data[103:96];
         end
-        if (ring_zero[77]) begin
-            ring[623:616] <= 8'd0;
-        end else if (ring_we[77]) begin
+        if (ring_we[77]) begin
             ring[623:616] <= in_data[111:104];
         end
-        if (ring_zero[78]) begin
-            ring[631:624] <= 8'd0;
-        end else if (ring_we[78]) begin
+        if (ring_we[78]) begin
             ring[631:624] <= in_data[119:112];
         end
-        if (ring_zero[79]) begin
-            ring[639:632] <= 8'd0;
-        end else if (ring_we[79]) begin
+        if (ring_we[79]) begin
             ring[639:632] <= in_data[127:120];
         end
-        if (ring_zero[80]) begin
-            ring[647:640] <= 8'd0;
-        end else if (ring_we[80]) begin
+        if (ring_we[80]) begin
             ring[647:640] <= in_data[135:128];
         end
-        if (ring_zero[81]) begin
-            ring[655:648] <= 8'd0;
-        end else if (ring_we[81]) begin
+        if (ring_we[81]) begin
             ring[655:648] <= in_data[143:136];
         end
-        if (ring_zero[82]) begin
-            ring[663:656] <= 8'd0;
-        end else if (ring_we[82]) begin
+        if (ring_we[82]) begin
             ring[663:656] <= in_data[151:144];
         end
-        if (ring_zero[83]) begin
-            ring[671:664] <= 8'd0;
-        end else if (ring_we[83]) begin
+        if (ring_we[83]) begin
             ring[671:664] <= in_data[159:152];
         end
-        if (ring_zero[84]) begin
-            ring[679:672] <= 8'd0;
-        end else if (ring_we[84]) begin
+        if (ring_we[84]) begin
             ring[679:672] <= in_data[167:160];
         end
-        if (ring_zero[85]) begin
-            ring[687:680] <= 8'd0;
-        end else if (ring_we[85]) begin
+        if (ring_we[85]) begin
             ring[687:680] <= in_data[175:168];
         end
-        if (ring_zero[86]) begin
-            ring[695:688] <= 8'd0;
-        end else if (ring_we[86]) begin
+        if (ring_we[86]) begin
             ring[695:688] <= in_data[183:176];
         end
-        if (ring_zero[87]) begin
-            ring[703:696] <= 8'd0;
-        end else if (ring_we[87]) begin
+        if (ring_we[87]) begin
             ring[703:696] <= in_data[191:184];
         end
-        if (ring_zero[88]) begin
-            ring[711:704] <= 8'd0;
-        end else if (ring_we[88]) begin
+        if (ring_we[88]) begin
             ring[711:704] <= in_data[199:192];
         end
-        if (ring_zero[89]) begin
-            ring[719:712] <= 8'd0;
-        end else if (ring_we[89]) begin
+        if (ring_we[89]) begin
             ring[719:712] <= in_data[207:200];
         end
-        if (ring_zero[90]) begin
-            ring[727:720] <= 8'd0;
-        end else if (ring_we[90]) begin
+        if (ring_we[90]) begin
             ring[727:720] <= in_data[215:208];
         end
-        if (ring_zero[91]) begin
-            ring[735:728] <= 8'd0;
-        end else if (ring_we[91]) begin
+        if (ring_we[91]) begin
             ring[735:728] <= in_data[223:216];
         end
-        if (ring_zero[92]) begin
-            ring[743:736] <= 8'd0;
-        end else if (ring_we[92]) begin
+        if (ring_we[92]) begin
             ring[743:736] <= in_data[231:224];
         end
-        if (ring_zero[93]) begin
-            ring[751:744] <= 8'd0;
-        end else if (ring_we[93]) begin
+        if (ring_we[93]) begin
             ring[751:744] <= in_data[239:232];
         end
-        if (ring_zero[94]) begin
-            ring[759:752] <= 8'd0;
-        end else if (ring_we[94]) begin
+        if (ring_we[94]) begin
             ring[759:752] <= in_data[247:240];
         end
-        if (ring_zero[95]) begin
-            ring[767:760] <= 8'd0;
-        end else if (ring_we[95]) begin
+        if (ring_we[95]) begin
             ring[767:760] <= in_data[255:248];
         end
     end

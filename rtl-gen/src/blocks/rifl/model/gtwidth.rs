@@ -6,8 +6,8 @@
 //! of two) and every rising edge of `clk` is also one of `tx_fast_clk`. The crossing is a
 //! synchronous-ratio one, no FIFO: the fast side learns the slow edges' phase from a toggle the
 //! `clk` side flips at each of its edges (`slow_toggle`), seen one fast cycle after the slow
-//! edge (`load`, a one-fast-cycle path); its phase counter then names the fast edge that is
-//! also a slow edge (count R − 1), and there it takes the lane's `tx_frame` register, launched a
+//! edge (`load`, a one-fast-cycle path); its phase counter (set to 1 by `load`) then names the fast edge
+//! that is also a slow edge (count R − 1), and there it takes the lane's `tx_frame` register, launched a
 //! whole `clk` cycle (R fast cycles) before: the multicycle path the constraint files bound.
 //! At that edge word 0 goes out and words 1..R−1 are held in a shift register that moves one
 //! word down at each of the next R − 1 fast edges, its bottom word going out. Latency: a frame registered at a `clk` edge leaves at the next `clk` edge as word
@@ -55,7 +55,9 @@ impl TxGtConverter {
     /// A rising edge of `tx_fast_clk`; `tx_frame` is the lane's frame register before the edge.
     pub fn fast_edge(&mut self, tx_frame: &Bits) {
         let load = self.seen != self.slow_toggle;
-        if self.phase == self.r - 1 {
+        // A clk edge seen sets the phase even where the count says capture (out of phase after
+        // reset); in phase the two never meet.
+        if self.phase == self.r - 1 && !load {
             self.hold = tx_frame.slice(self.w, tx_frame.width() - self.w);
             self.out = tx_frame.slice(0, self.w);
             self.phase = 0;

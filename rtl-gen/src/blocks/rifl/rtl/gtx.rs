@@ -42,7 +42,7 @@ pub fn module(frame_bits: u32, gt_bits: u32, design: &DesignInfo, n: &Names) -> 
     reg(&mut it, "gt_hold_q", (r - 1) * w, "frame words 1..R-1 still to go, the next at the bottom");
     reg(&mut it, "gt_word_q", w, "");
     wire(&mut it, "load", 1, "a clk edge was the last fast edge (related clocks: a one-fast-cycle path)", ne(id("seen_q"), id("slow_toggle_q")));
-    wire(&mut it, "capture", 1, "this fast edge is also a clk edge: take the frame (a path of one clk cycle)", eq(id("phase_q"), id("LAST_PHASE")));
+    wire(&mut it, "capture", 1, "this fast edge is also a clk edge: take the frame (a path of one clk cycle); load wins out of phase", Expr::and(eq(id("phase_q"), id("LAST_PHASE")), id("load").not()));
     let shifted = if r == 2 { id("gt_hold_q") } else { cat(vec![zeros(w), Expr::slice("gt_hold_q", (r - 1) * w - 1, w)]) };
     it.push(Item::AlwaysFfOn {
         domain: fast.clone(),

@@ -137,7 +137,7 @@ fn four_skewed_lanes_deliver_every_packet_across_200_ppm_with_bit_errors() -> Te
 /// bit-exact, after both ends' Lane Aligners found the frames.
 #[test]
 fn the_gt_width_form_delivers_every_packet_with_bit_skewed_lanes() -> TestResult {
-    delivers("gt", scaled(24) as u64, 4096, 1e-6)
+    delivers("gt", scaled(8) as u64, 4096, 1e-6)
 }
 
 /// Long bursts one way (node a's clock is the faster) until node b's CDC FIFO would have
@@ -170,17 +170,30 @@ fn compensation_keeps_the_slower_end_s_fifo_shallow_and_without_it_it_overflows(
     Ok(())
 }
 
-/// The recovered-clock parts against their models on unrelated clocks; the transceiver-width
-/// parts (Lane Aligner at every bit offset and with faults, TX GT width converter at every
-/// start phase) against theirs.
+/// The recovered-clock parts against their models on unrelated clocks.
 #[test]
 fn rx_cdc_and_clock_comp_match_their_models() -> TestResult {
     let bench = bench();
     let opts = Options { vectors: 5000, ..Options::default() };
-    for (block, role) in [("one", Role::RxCdc), ("one", Role::ClockComp), ("four", Role::RxCdc), ("four", Role::ClockComp), ("gt", Role::ClockComp), ("gt", Role::LaneAligner), ("gt", Role::GtTxWidth)] {
+    for (block, role) in [("one", Role::RxCdc), ("one", Role::ClockComp), ("four", Role::RxCdc), ("four", Role::ClockComp), ("gt", Role::ClockComp)] {
         let m = bench.module(block, role)?;
         let o = cosim::module(&bench, m, &opts)?;
         println!("{block} {role}: {} vectors, {} mismatches", o.vectors, o.mismatches);
+        o.check()?;
+    }
+    Ok(())
+}
+
+/// The transceiver-width parts against their models: the Lane Aligner at every bit offset of
+/// the frame boundary and with faults, the TX GT width converter at every start phase.
+#[test]
+fn the_lane_aligner_and_the_gt_width_converter_match_their_models() -> TestResult {
+    let bench = bench();
+    let opts = Options { vectors: 5000, ..Options::default() };
+    for role in [Role::LaneAligner, Role::GtTxWidth] {
+        let m = bench.module("gt", role)?;
+        let o = cosim::module(&bench, m, &opts)?;
+        println!("gt {role}: {} vectors, {} mismatches", o.vectors, o.mismatches);
         o.check()?;
     }
     Ok(())

@@ -33,7 +33,7 @@ pub struct LaneAligner {
     f: usize,
     w: usize,
     repeat: u32,
-    /// The word before the one at the input.
+    /// The word before the one at the input (zero after reset).
     prev: Bits,
     /// Bit shift of the first mux level, 0..W.
     pub shift: usize,

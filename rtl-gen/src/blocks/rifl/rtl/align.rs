@@ -56,7 +56,7 @@ pub fn module(p: &Params, gt_bits: u32, design: &DesignInfo, n: &Names) -> Gener
     let word_writes: Vec<Stmt> = (0..r - 1)
         .map(|k| Stmt::when(eq(id("phase_q"), dec(pw, k as u64)), vec![set(Expr::slice("words_q", (k + 1) * w - 1, k * w), id("aligned_word"))]))
         .collect();
-    it.push(Item::AlwaysFf { reset: None, body: vec![set_id("prev_q", id("gt_data")), Stmt::when(Expr::and(id("take"), id("complete").not()), word_writes), Stmt::when(id("complete"), vec![set_id("frame_q", id("frame_n"))])] });
+    it.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(Expr::and(id("take"), id("complete").not()), word_writes), Stmt::when(id("complete"), vec![set_id("frame_q", id("frame_n"))])] });
 
     it.push(Item::comment("Alignment: the SYN of each frame; searching, an illegal one slips the boundary a bit later."));
     reg(&mut it, "locked_q", 1, "");
@@ -76,8 +76,10 @@ pub fn module(p: &Params, gt_bits: u32, design: &DesignInfo, n: &Names) -> Gener
             set_id("locked_q", Expr::zero()),
             set_id("good_q", dec(cw, 0)),
             set_id("bad_q", dec(cw, 0)),
+            set_id("prev_q", dec(w, 0)),
         ]),
         body: vec![
+            set_id("prev_q", id("gt_data")),
             set_id("frame_valid_q", id("complete")),
             set_id("skip_q", Expr::and(id("slip"), eq(id("shift_q"), id("LAST_SHIFT")))),
             Stmt::when(id("take"), vec![set_id("phase_q", Expr::mux(id("complete"), dec(pw, 0), last))]),

@@ -176,7 +176,7 @@ mod tests {
     #[test]
     fn every_bit_offset_of_the_boundary_locks_and_then_delivers_the_frames_bit_exact() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
-        for (f, w) in [(128u32, 32u32), (256, 64), (128, 128), (512, 128)] {
+        for (f, w) in [(128u32, 32u32), (256, 64), (256, 128)] {
             let sent: Vec<Bits> = (0..(2 * f as usize + 200)).map(|k| frame(f as usize, k, &mut rng)).collect();
             for offset in 0..f as usize {
                 let mut al = LaneAligner::new(f, w, 8);

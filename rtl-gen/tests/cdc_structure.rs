@@ -111,3 +111,32 @@ fn a_planted_raw_crossing_in_the_compensation_is_found() {
     let raw = raw_crossings(&m);
     assert!(raw.iter().any(|r| r.from == "owed_bin_q" && r.to_clock == "clk"), "{raw:?}");
 }
+
+/// The transceiver-width form: the GT width converter's paths between clk and tx_fast_clk (one
+/// source) are synchronous, everything else still crosses only through the kit; a path from
+/// the recovered domain into the fast TX domain is still found.
+#[test]
+fn the_gt_width_form_crosses_only_through_the_kit_and_its_related_clocks() {
+    for reset in ["sync_high", "async_low"] {
+        let modules = rifl_recovered(reset, "gt_bits = 32");
+        for m in &modules {
+            let raw = raw_crossings(&m.module);
+            assert!(raw.is_empty(), "{reset} {}: {raw:?}", m.name());
+        }
+        let gtx = modules.iter().find(|m| m.role == rtl_gen::hw::module::Role::GtTxWidth).expect("the GT width converter");
+        assert!(gtx.module.items.iter().any(|i| matches!(i, Item::AlwaysFfOn { domain, .. } if domain.clock == "tx_fast_clk")));
+    }
+    let modules = rifl_recovered("sync_high", "gt_bits = 32");
+    let mut m = modules.iter().find(|m| m.role == rtl_gen::hw::module::Role::ClockComp).expect("the compensation module").module.clone();
+    // A fast TX clock is related to clk only: the recovered count read there raw is a crossing.
+    for item in &mut m.items {
+        if let Item::AlwaysFfOn { domain, .. } = item {
+            if domain.clock == "clk" {
+                domain.clock = "tx_fast_clk".into();
+            }
+        }
+    }
+    reassign(&mut m, "owed_seen", Expr::id("rx_cnt_gray_q"));
+    let raw = raw_crossings(&m);
+    assert!(raw.iter().any(|r| r.from == "rx_cnt_gray_q" && r.to_clock == "tx_fast_clk"), "{raw:?}");
+}

@@ -299,3 +299,32 @@ frame_id_bits = 8
     let node = elab.module("b", Role::Node).expect("node");
     assert_eq!(node.params::<RiflParams>().expect("node parameters").cable_m, 1);
 }
+
+/// The manifest lists every clock the constraint files create, each with its domain's reset:
+/// a recovered-clock RIFL node's `clk` with the node's reset, one clock per bit of its per-lane
+/// `rx_clk` (named `rx_clk_<k>` as the XDC names it) at `rx_clk_mhz` with that lane's reset bit,
+/// `free_clk` with `free_rst`; its lane receiver's `clk` with the module's reset; an
+/// asynchronous FIFO's active-low side resets as active low.
+#[test]
+fn the_manifest_lists_every_clock_with_its_frequency_and_reset() {
+    let text = "[design]\nname = \"d\"\nreset = \"async_low\"\nclock_mhz = 300.0\n\n[[blocks]]\nkind = \"rifl\"\nname = \"r\"\nframe_bits = 128\nuser_bits = 128\nlanes = 2\nclocking = \"recovered\"\nrx_clk_mhz = 250\nfree_clk_mhz = 80\n";
+    let (json, _) = manifest_of(Design::parse(text, "d.toml").expect("design"));
+    let manifest: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let clocks = |module: &str| -> Vec<(String, Option<String>, f64, Option<String>, bool)> {
+        let m = manifest["modules"].as_array().expect("modules").iter().find(|m| m["name"] == module).unwrap_or_else(|| panic!("{module}"));
+        m["clocks"]
+            .as_array()
+            .expect("clocks")
+            .iter()
+            .map(|c| (c["name"].as_str().expect("name").to_string(), c["port"].as_str().map(str::to_string), c["mhz"].as_f64().expect("mhz"), c["reset"]["name"].as_str().map(str::to_string), c["reset"]["active_low"].as_bool().unwrap_or(false)))
+            .collect()
+    };
+    let c = |name: &str, port: Option<&str>, mhz: f64, reset: &str| (name.to_string(), port.map(str::to_string), mhz, Some(reset.to_string()), true);
+    assert_eq!(
+        clocks("d_r"),
+        [c("clk", None, 300.0, "rst_n"), c("rx_clk_0", Some("rx_clk[0]"), 250.0, "rx_rst_n[0]"), c("rx_clk_1", Some("rx_clk[1]"), 250.0, "rx_rst_n[1]"), c("free_clk", None, 80.0, "free_rst_n")]
+    );
+    assert_eq!(clocks("d_r_rxcdc"), [c("clk", None, 300.0, "rst_n"), c("rx_clk", None, 250.0, "rx_rst_n")]);
+    assert_eq!(clocks("d_r_cdc"), [c("wr_clk", None, 250.0, "wr_rst_n"), c("rd_clk", None, 300.0, "rd_rst_n")]);
+    assert_eq!(clocks("d_r_comp"), [c("clk", None, 300.0, "rst_n"), c("rx_clk", None, 250.0, "rx_rst_n"), c("free_clk", None, 80.0, "free_rst_n")]);
+}

@@ -4,8 +4,10 @@
 //! cycles of lane skew and a bounded jitter, bit errors on the way, random packets both ways:
 //! every packet delivered exactly once, in order and bit-exact, and every CDC FIFO stays as
 //! shallow as the compensation guarantees. The same run without compensation overflows the
-//! slower node's CDC FIFO. The parts (`_rxcdc`, `_comp`) are compared with their edge-by-edge
-//! models. `RTLGEN_LONG=1` runs a million frames per direction.
+//! slower node's CDC FIFO. The transceiver-width form (`gt_bits`) runs the same link at the word
+//! rate with each lane's bit stream delayed by its own number of bits. The parts (`_rxcdc`,
+//! `_comp`, `_align`, `_gtx`) are compared with their edge-by-edge models. `RTLGEN_LONG=1` runs
+//! a million frames per direction.
 
 mod common;
 
@@ -18,7 +20,8 @@ use rtl_gen_sim::{Bench, TestRng};
 use std::time::Instant;
 
 /// One lane and four lanes (the shapes of the default design's rifl and rifl4) with
-/// compensation, one lane without; asynchronous active-low resets for the four-lane node.
+/// compensation, one lane without; asynchronous active-low resets for the four-lane node; two
+/// lanes in the transceiver-width form (64-bit words, R = 4).
 const DESIGN: &str = r#"
 [design]
 name = "rclk"
@@ -44,6 +47,15 @@ reset = "async_low"
 
 [[blocks]]
 kind = "rifl"
+name = "gt"
+frame_bits = 256
+user_bits = 512
+lanes = 2
+clocking = "recovered"
+gt_bits = 64
+
+[[blocks]]
+kind = "rifl"
 name = "nocomp"
 frame_bits = 256
 user_bits = 256
@@ -61,7 +73,7 @@ fn bench() -> Bench {
 }
 
 fn setup(packets: u64, max_len: usize, ber: f64) -> RclkSetup {
-    RclkSetup { mhz: 250.0, ppm: [-100.0, 100.0], free_mhz: 100.0, delay: 30, skew: 6, jitter_fs: 150_000, ber, packets, min_len: 1, max_len }
+    RclkSetup { mhz: 250.0, ppm: [-100.0, 100.0], free_mhz: 100.0, delay: 30, skew: 6, skew_bits: 777, jitter_fs: 150_000, ber, packets, min_len: 1, max_len }
 }
 
 fn link(bench: &Bench, block: &str, s: RclkSetup, test: &str) -> Result<RclkLink, Box<dyn std::error::Error>> {
@@ -119,6 +131,15 @@ fn four_skewed_lanes_deliver_every_packet_across_200_ppm_with_bit_errors() -> Te
     delivers("four", scaled(60) as u64, 8192, 1e-6)
 }
 
+/// The transceiver-width form: each lane's bit stream delayed by its own number of bits (up to
+/// 777, so every lane's frame boundary sits at some bit of its 64-bit words), the fast TX
+/// clocks 4 x clk, lane skew, jitter, bit errors: every packet exactly once, in order,
+/// bit-exact, after both ends' Lane Aligners found the frames.
+#[test]
+fn the_gt_width_form_delivers_every_packet_with_bit_skewed_lanes() -> TestResult {
+    delivers("gt", scaled(8) as u64, 4096, 1e-6)
+}
+
 /// Long bursts one way (node a's clock is the faster) until node b's CDC FIFO would have
 /// overflowed twice over without compensation: with it, the level stays low; without it, the
 /// FIFO overflows.
@@ -154,10 +175,25 @@ fn compensation_keeps_the_slower_end_s_fifo_shallow_and_without_it_it_overflows(
 fn rx_cdc_and_clock_comp_match_their_models() -> TestResult {
     let bench = bench();
     let opts = Options { vectors: 5000, ..Options::default() };
-    for (block, role) in [("one", Role::RxCdc), ("one", Role::ClockComp), ("four", Role::RxCdc), ("four", Role::ClockComp)] {
+    for (block, role) in [("one", Role::RxCdc), ("one", Role::ClockComp), ("four", Role::RxCdc), ("four", Role::ClockComp), ("gt", Role::ClockComp)] {
         let m = bench.module(block, role)?;
         let o = cosim::module(&bench, m, &opts)?;
         println!("{block} {role}: {} vectors, {} mismatches", o.vectors, o.mismatches);
+        o.check()?;
+    }
+    Ok(())
+}
+
+/// The transceiver-width parts against their models: the Lane Aligner at every bit offset of
+/// the frame boundary and with faults, the TX GT width converter at every start phase.
+#[test]
+fn the_lane_aligner_and_the_gt_width_converter_match_their_models() -> TestResult {
+    let bench = bench();
+    let opts = Options { vectors: 5000, ..Options::default() };
+    for role in [Role::LaneAligner, Role::GtTxWidth] {
+        let m = bench.module("gt", role)?;
+        let o = cosim::module(&bench, m, &opts)?;
+        println!("gt {role}: {} vectors, {} mismatches", o.vectors, o.mismatches);
         o.check()?;
     }
     Ok(())

@@ -126,6 +126,16 @@ pub fn pulse_detect(items: &mut Vec<Item>, name: &str, toggle: &str, stages: u32
     pulse
 }
 
+/// Whether clock ports `a` and `b` come from one source: `clk` and a `<side>_fast_clk`, which
+/// runs at a power of two times `clk` with every `clk` rising edge one of its own (the module's
+/// docs give the ratio; RIFL's fast TX clock). Paths between the two are synchronous,
+/// phase-known transfers that the constraint files time (the clocks related, a multicycle path
+/// where the fast side takes a `clk` register at the edge the two clocks share), not crossings.
+pub fn same_source(a: &str, b: &str) -> bool {
+    let fast = |c: &str| c.ends_with("_fast_clk");
+    (a == "clk" && fast(b)) || (b == "clk" && fast(a))
+}
+
 /// A signal that passes from one clock domain into another other than through a kit cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawCrossing {
@@ -228,7 +238,8 @@ fn is_gray_code(e: &Expr) -> bool {
 /// `*_s1` loaded directly from the source, no logic between; a source of several bits must be a
 /// register loaded only with Gray codes, as [`gray_counter`] keeps them), or out of a memory (an
 /// asynchronous FIFO's storage, read by the other side at pointers the synchronizers proved
-/// written). Returns every other path. A single-clock module has none by construction.
+/// written). Paths between two clocks of one source ([`same_source`]) are synchronous, not
+/// crossings. Returns every other path. A single-clock module has none by construction.
 pub fn raw_crossings(m: &crate::hw::verilog::Module) -> Vec<RawCrossing> {
     use crate::hw::verilog::Dir;
     use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -291,7 +302,7 @@ pub fn raw_crossings(m: &crate::hw::verilog::Module) -> Vec<RawCrossing> {
     let mut found = BTreeMap::new();
     let mut flag = |from: &str, to: &str, to_clock: &str| {
         let from_clock = &clock_of[from];
-        if from_clock != to_clock && !memories.contains(from) {
+        if from_clock != to_clock && !same_source(from_clock, to_clock) && !memories.contains(from) {
             found.insert((from.to_string(), to.to_string()), RawCrossing { from: from.into(), from_clock: from_clock.clone(), to: to.into(), to_clock: to_clock.into() });
         }
     };

@@ -54,6 +54,10 @@ pub enum Role {
     RxCdc,
     /// RIFL clock compensation (TX and RX cycle counters compared on a free-running clock).
     ClockComp,
+    /// RIFL Lane Aligner: transceiver words to aligned frames on a recovered clock.
+    LaneAligner,
+    /// RIFL TX GT width converter: frames on clk to transceiver words on the fast TX clock.
+    GtTxWidth,
     /// SUE packer (`sue_packer`; the one inside a SUE endpoint).
     SuePacker,
     /// SUE transport (`sue_transport`; the one inside a SUE endpoint).
@@ -94,6 +98,8 @@ impl Role {
         Role::Descrambler,
         Role::RxCdc,
         Role::ClockComp,
+        Role::LaneAligner,
+        Role::GtTxWidth,
         Role::SuePacker,
         Role::SueTransport,
         Role::ReplicaMap,
@@ -128,6 +134,8 @@ impl Role {
             Role::Descrambler => "descrambler",
             Role::RxCdc => "rx_cdc",
             Role::ClockComp => "clock_comp",
+            Role::LaneAligner => "lane_aligner",
+            Role::GtTxWidth => "gt_tx_width",
             Role::SuePacker => "sue_packer",
             Role::SueTransport => "sue_transport",
             Role::ReplicaMap => "replica_map",
@@ -146,7 +154,7 @@ impl Role {
     pub fn is_node_part(self) -> bool {
         matches!(
             self,
-            Role::Tx | Role::Rx | Role::Fifo | Role::TxGear | Role::RxGear | Role::FrameEncode | Role::FrameCheck | Role::FrameCrc | Role::Scrambler | Role::Descrambler | Role::RxCdc | Role::ClockComp
+            Role::Tx | Role::Rx | Role::Fifo | Role::TxGear | Role::RxGear | Role::FrameEncode | Role::FrameCheck | Role::FrameCrc | Role::Scrambler | Role::Descrambler | Role::RxCdc | Role::ClockComp | Role::LaneAligner | Role::GtTxWidth
         )
     }
 

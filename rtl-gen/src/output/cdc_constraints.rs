@@ -38,14 +38,31 @@ pub struct ConstraintClock {
     pub mhz: f64,
 }
 
+/// How many times `clk` a `<side>_fast_clk` of `m` runs (see [`crate::hw::cdc::same_source`]):
+/// RIFL's fast TX clock carries a frame of `frame_bits` as words of `gt_bits`, one per cycle.
+pub fn fast_ratio(m: &ElabModule) -> Option<u32> {
+    let param = |key: &str| m.params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_u64());
+    Some((param("frame_bits")? / param("gt_bits")?) as u32)
+}
+
 /// Every clock the constraint files of `m` create: `clk`, each 1-bit `*_clk` input and each bit
 /// of a vector `*_clk` input (a recovered clock per lane: bit k is clock `<port>_<k>`), at the
-/// block's `<port>_mhz` field, else the design's clock.
+/// block's `<port>_mhz` field, else the design's clock; a `<side>_fast_clk` at its ratio times
+/// `clk`, and with one the other clocks without a field of their own at that ratio too.
 pub fn constraint_clocks(m: &ElabModule, design_mhz: f64) -> Vec<ConstraintClock> {
     let mut out = Vec::new();
+    // With a fast clock (a transceiver-width RIFL node) a recovered clock without a frequency
+    // of its own is the far end's fast clock.
+    let mhz_of = |port: &str| {
+        let key = format!("{port}_mhz");
+        let own = if port == "clk" { design_mhz } else { design_mhz * f64::from(fast_ratio(m).unwrap_or(1)) };
+        m.params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_f64()).unwrap_or(own)
+    };
     for p in m.ports().iter().filter(|p| p.dir == crate::hw::verilog::Dir::Input && (p.name == "clk" || p.name.ends_with("_clk"))) {
-        let key = format!("{}_mhz", p.name);
-        let mhz = m.params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_f64()).unwrap_or(design_mhz);
+        let mhz = match fast_ratio(m).filter(|_| crate::hw::cdc::same_source("clk", &p.name)) {
+            Some(r) => design_mhz * f64::from(r),
+            None => mhz_of(&p.name),
+        };
         if p.width == 1 {
             out.push(ConstraintClock { name: p.name.clone(), port: p.name.clone(), mhz });
         } else {
@@ -156,12 +173,28 @@ pub fn xdc(m: &ElabModule, hierarchy: &[&ElabModule], design: &str, regenerate: 
     for c in &clocks {
         let _ = writeln!(s, "create_clock -period {:.3} -name {} [get_ports {}]", period(c.mhz), c.name, c.port);
     }
+    let related = related_pairs(&clocks);
+    for (slow, fast) in &related {
+        let r = (fast.mhz / slow.mhz).round() as u32;
+        let _ = writeln!(
+            s,
+            "\n# {} and {} come from one source ({} = {r} x {}, every {} rising edge one of its own): related\n\
+             # clocks, timed as such. The fast side takes the {} frame registers at the edge the two share, a whole\n\
+             # {} cycle after they are launched: a multicycle path of {r} {} cycles. Its phase toggle is a\n\
+             # one-cycle path and keeps the default timing.",
+            slow.name, fast.name, fast.name, slow.name, slow.name, slow.name, slow.name, fast.name
+        );
+        let cells = "[get_cells -hier -filter {NAME =~ *gt_hold_q_reg* || NAME =~ *gt_word_q_reg*}]";
+        let _ = writeln!(s, "set_multicycle_path {r} -setup -end -from [get_clocks {}] -to {cells}", slow.name);
+        let _ = writeln!(s, "set_multicycle_path {} -hold -end -from [get_clocks {}] -to {cells}", r - 1, slow.name);
+    }
     let _ = writeln!(
         s,
-        "\n# The clocks are unrelated. Every path between them is one of the crossings below, each with a\n\
+        "\n# The {}clocks are unrelated. Every path between them is one of the crossings below, each with a\n\
          # datapath-only maximum delay of one period of the fastest clock ({bound:.3} ns). No\n\
          # set_clock_groups -asynchronous: it would take precedence over these maximum delays and leave\n\
-         # the skew between the bits of a Gray pointer unbounded."
+         # the skew between the bits of a Gray pointer unbounded.",
+        if related.is_empty() { "" } else { "other " }
     );
     for x in hierarchy_crossings(hierarchy) {
         let _ = writeln!(s, "set_max_delay -datapath_only -from [get_cells -hier -filter {{NAME =~ *{}_reg*}}] -to [get_cells -hier -filter {{NAME =~ *{}_reg*}}] {bound:.3}", x.from, x.to);
@@ -169,10 +202,8 @@ pub fn xdc(m: &ElabModule, hierarchy: &[&ElabModule], design: &str, regenerate: 
     }
     if hierarchy_has_storage(hierarchy) {
         let _ = writeln!(s, "# The storage: written on one clock, read by the other side's logic.");
-        for a in &clocks {
-            for b in clocks.iter().filter(|b| b.name != a.name) {
-                let _ = writeln!(s, "set_max_delay -datapath_only -from [get_clocks {}] -to [get_clocks {}] {bound:.3}", a.name, b.name);
-            }
+        for (a, b) in unrelated_pairs(&clocks) {
+            let _ = writeln!(s, "set_max_delay -datapath_only -from [get_clocks {}] -to [get_clocks {}] {bound:.3}", a.name, b.name);
         }
     }
     let _ = writeln!(s, "\n# Synchronizer flops (the RTL marks them too): one slice per chain, never a shift-register LUT.");
@@ -224,16 +255,31 @@ pub fn sdc(m: &ElabModule, hierarchy: &[&ElabModule], design: &str, regenerate: 
     }
     let _ = writeln!(
         s,
-        "\n# The clocks are unrelated; every path between them is a CDC-kit crossing, bounded to one period\n# of the fastest clock ({bound:.3} ns) rather than timed as a synchronous path:{}{}",
+        "\n# The {}clocks are unrelated; every path between them is a CDC-kit crossing, bounded to one period\n# of the fastest clock ({bound:.3} ns) rather than timed as a synchronous path:{}{}",
+        if related_pairs(&clocks).is_empty() { "" } else { "other " },
         hierarchy_crossings(hierarchy).iter().map(|x| format!("\n#   {} -> {} ({})", x.from, x.to, x.clock)).collect::<String>(),
         if hierarchy_has_storage(hierarchy) { "\n#   the storage, written on one clock and read by the other side" } else { "" }
     );
-    for a in &clocks {
-        for b in clocks.iter().filter(|b| b.name != a.name) {
-            let _ = writeln!(s, "set_max_delay {bound:.3} -from [get_clocks {}] -to [get_clocks {}]", a.name, b.name);
-        }
+    for (a, b) in unrelated_pairs(&clocks) {
+        let _ = writeln!(s, "set_max_delay {bound:.3} -from [get_clocks {}] -to [get_clocks {}]", a.name, b.name);
+    }
+    for (slow, fast) in related_pairs(&clocks) {
+        let r = (fast.mhz / slow.mhz).round() as u32;
+        let _ = writeln!(s, "# {} = {r} x {} from one source: related; the frame registers are taken a whole {} cycle after launch.", fast.name, slow.name, slow.name);
+        let _ = writeln!(s, "set_multicycle_path {r} -setup -end -from [get_clocks {}] -to [get_cells -hierarchical {{*gt_hold_q* *gt_word_q*}}]", slow.name);
+        let _ = writeln!(s, "set_multicycle_path {} -hold -end -from [get_clocks {}] -to [get_cells -hierarchical {{*gt_hold_q* *gt_word_q*}}]", r - 1, slow.name);
     }
     s
+}
+
+/// Every ordered pair of distinct clocks that are unrelated (not of one source).
+fn unrelated_pairs(clocks: &[ConstraintClock]) -> Vec<(&ConstraintClock, &ConstraintClock)> {
+    clocks.iter().flat_map(|a| clocks.iter().filter(move |b| b.name != a.name && !crate::hw::cdc::same_source(&a.port, &b.port)).map(move |b| (a, b))).collect()
+}
+
+/// The (clk, fast clock) pairs of one source.
+fn related_pairs(clocks: &[ConstraintClock]) -> Vec<(&ConstraintClock, &ConstraintClock)> {
+    clocks.iter().filter(|a| a.name == "clk").flat_map(|a| clocks.iter().filter(move |b| crate::hw::cdc::same_source(&a.port, &b.port) && b.name != a.name).map(move |b| (a, b))).collect()
 }
 
 #[cfg(test)]
@@ -260,6 +306,26 @@ mod tests {
         let sdc = super::sdc(top, &under, "d", "rtl-gen generate d.toml", 500.0);
         let clk_inputs = sdc.lines().find(|l| l.starts_with("set_input_delay -clock clk ")).expect("clk inputs");
         assert!(!clk_inputs.contains("rx_") && !clk_inputs.contains("free_"), "{clk_inputs}");
+    }
+
+    /// The transceiver-width form: tx_fast_clk at R x clk, timed as related to clk (multicycle
+    /// into the converter's frame registers), unrelated to every other clock.
+    #[test]
+    fn the_fast_tx_clock_is_related_to_clk_and_its_frame_path_is_a_multicycle_path() {
+        let text = "[design]\nname = \"d\"\nclock_mhz = 250.0\n\n[[blocks]]\nkind = \"rifl\"\nname = \"r\"\nframe_bits = 256\nuser_bits = 256\nclocking = \"recovered\"\ngt_bits = 64\n";
+        let elab = Design::parse(text, "d.toml").expect("design").elaborate();
+        let top = elab.modules.iter().find(|m| m.name() == "d_r").expect("top");
+        let names: Vec<(String, f64)> = super::constraint_clocks(top, 250.0).into_iter().map(|c| (c.name, c.mhz)).collect();
+        assert_eq!(names, [("clk".to_string(), 250.0), ("rx_clk".to_string(), 1000.0), ("tx_fast_clk".to_string(), 1000.0), ("free_clk".to_string(), 100.0)]);
+        let under = elab.hierarchy(top);
+        let xdc = super::xdc(top, &under, "d", "rtl-gen generate d.toml", 250.0);
+        for line in ["create_clock -period 1.000 -name tx_fast_clk [get_ports tx_fast_clk]", "set_multicycle_path 4 -setup -end -from [get_clocks clk]", "set_multicycle_path 3 -hold -end -from [get_clocks clk]", "# The other clocks are unrelated."] {
+            assert!(xdc.contains(line), "`{line}` missing from\n{xdc}");
+        }
+        for pair in ["[get_clocks clk] -to [get_clocks tx_fast_clk]", "[get_clocks tx_fast_clk] -to [get_clocks clk]"] {
+            assert!(!xdc.contains(pair) && !super::sdc(top, &under, "d", "r", 250.0).contains(pair), "{pair} bounded as unrelated");
+        }
+        assert!(xdc.contains("-from [get_clocks rx_clk] -to [get_clocks tx_fast_clk]"), "{xdc}");
     }
 
     #[test]

@@ -70,8 +70,10 @@ struct ManifestModule<'a> {
     latency: u32,
     clock: Option<&'static str>,
     reset: Option<ManifestReset>,
-    /// Every clock port with its frequency and its domain's reset: the one `clk` of a
-    /// single-clock module, each `<side>_clk` of a multi-clock one (empty: combinational).
+    /// Every clock with its frequency and its domain's reset: the one `clk` of a single-clock
+    /// module, each `<side>_clk` of a multi-clock one and each bit of a per-lane clock vector
+    /// (`rx_clk_0` on port bit `rx_clk[0]`, reset `rx_rst[0]`), as the constraint files name
+    /// them (empty: combinational).
     clocks: Vec<ManifestClock>,
     depends: &'a [String],
     ports: Vec<ManifestPort<'a>>,
@@ -79,27 +81,36 @@ struct ManifestModule<'a> {
 
 #[derive(Serialize)]
 struct ManifestClock {
+    /// The clock's name, as the constraint files' `create_clock -name` gives it: the port, or
+    /// `<port>_<k>` for bit k of a per-lane clock vector.
     name: String,
+    /// The port bit it enters on, when that is not `name` (`rx_clk[0]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    port: Option<String>,
     mhz: f64,
     reset: Option<ManifestDomainReset>,
 }
 
 #[derive(Serialize)]
 struct ManifestDomainReset {
+    /// The reset port, or its bit (`rx_rst[0]`) for a per-lane clock.
     name: String,
     active_low: bool,
 }
 
-/// The clocks of `m` as the manifest lists them.
+/// The clocks of `m` as the manifest lists them: every clock the constraint files create (each
+/// bit of a per-lane clock vector its own), each with its domain's reset.
 fn manifest_clocks(m: &ElabModule, design_mhz: f64) -> Vec<ManifestClock> {
-    let active_low = m.module.reset.is_some_and(|r| r.active_low());
-    if cdc_constraints::multi_clock(m) {
-        let resets = cdc_constraints::domain_resets(m);
-        return cdc_constraints::clocks(m, design_mhz)
+    if cdc_constraints::needs_constraints(m) {
+        return cdc_constraints::constraint_clocks(m, design_mhz)
             .into_iter()
-            .map(|(name, mhz)| {
-                let reset = resets.iter().find(|(c, _)| *c == name).filter(|(_, r)| m.port(r).is_some()).map(|(_, r)| ManifestDomainReset { name: r.clone(), active_low });
-                ManifestClock { name, mhz, reset }
+            .map(|c| {
+                let (port, bit) = match c.port.strip_prefix('{').and_then(|p| p.strip_suffix("]}")).and_then(|p| p.split_once('[')) {
+                    Some((port, k)) => (port.to_string(), k.parse::<u32>().ok()),
+                    None => (c.port.clone(), None),
+                };
+                let reset = domain_reset(m, &port).map(|(name, active_low)| ManifestDomainReset { name: bit.map_or(name.clone(), |k| format!("{name}[{k}]")), active_low });
+                ManifestClock { port: bit.map(|k| format!("{port}[{k}]")), name: c.name, mhz: c.mhz, reset }
             })
             .collect();
     }
@@ -107,7 +118,27 @@ fn manifest_clocks(m: &ElabModule, design_mhz: f64) -> Vec<ManifestClock> {
         return Vec::new();
     }
     let reset = m.module.reset.filter(|r| m.port(r.port()).is_some()).map(|r| ManifestDomainReset { name: r.port().to_string(), active_low: r.active_low() });
-    vec![ManifestClock { name: "clk".to_string(), mhz: design_mhz, reset }]
+    vec![ManifestClock { name: "clk".to_string(), port: None, mhz: design_mhz, reset }]
+}
+
+/// The reset port of the domain of clock port `clock` and whether it is active low: the one its
+/// register groups name, else the module's reset for `clk`, else the CDC kit's name for the
+/// domain (`<side>_rst`, `<side>_rst_n`) when the module has that port (a module whose domain's
+/// registers all sit in sub-modules, as a recovered RIFL node's per-lane receivers do).
+fn domain_reset(m: &ElabModule, clock: &str) -> Option<(String, bool)> {
+    let active_low = |name: &str| m.module.reset.map_or(name.ends_with("_n"), |r| r.active_low());
+    if let Some((_, r)) = cdc_constraints::domain_resets(m).into_iter().find(|(c, r)| c == clock && m.port(r).is_some()) {
+        let low = active_low(&r);
+        return Some((r, low));
+    }
+    if clock == "clk" {
+        return m.module.reset.filter(|r| m.port(r.port()).is_some()).map(|r| (r.port().to_string(), r.active_low()));
+    }
+    let side = clock.strip_suffix("clk")?;
+    ["rst", "rst_n"].iter().map(|r| format!("{side}{r}")).find(|r| m.port(r).is_some()).map(|r| {
+        let low = active_low(&r);
+        (r, low)
+    })
 }
 
 #[derive(Serialize)]

@@ -17,6 +17,7 @@ pub mod genz;
 pub mod replay;
 pub mod recxl;
 pub mod rifl;
+pub mod rifl_gt;
 pub mod rifl_rclk;
 pub mod ram;
 pub mod rxl;
@@ -195,6 +196,8 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rifl", Role::Descrambler) => rifl::descrambler,
         ("rifl", Role::RxCdc) => rifl_rclk::rxcdc,
         ("rifl", Role::ClockComp) => rifl_rclk::comp,
+        ("rifl", Role::LaneAligner) => rifl_gt::lane_aligner,
+        ("rifl", Role::GtTxWidth) => rifl_gt::gt_tx_width,
         ("rxl_endpoint", Role::Endpoint) => rxl::endpoint,
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,

@@ -28,7 +28,7 @@ pub struct RiflKind;
 /// block validation proves the HD at the actual frame length.
 pub const DEFAULT_CRC_POLY: u16 = 0x80F;
 
-static FIELDS: [FieldSpec; 17] = [
+static FIELDS: [FieldSpec; 18] = [
     FieldSpec { name: "frame_bits", ty: FieldType::UInt { min: 128, max: 2048 }, default: Some("256"), doc: "frame size F: 128, 256, 512, 1024 or 2048 (payload F-16 bits)" },
     FieldSpec {
         name: "frame_id_bits",
@@ -54,7 +54,13 @@ static FIELDS: [FieldSpec; 17] = [
         doc: "\"single\": one clock clk, rx_frame taken in it; \"recovered\": each lane's receiver on its recovered clock rx_clk[k], an asynchronous FIFO per lane into clk, clock compensation on free_clk",
     },
     FieldSpec { name: "compensation", ty: FieldType::Bool, default: Some("derived: true with clocking = \"recovered\" (only then allowed)"), doc: "insert one Idle slot per TX clock cycle gained on the far end's clock (false only to show the CDC FIFO overflow it prevents)" },
-    FieldSpec { name: "rx_clk_mhz", ty: FieldType::UInt { min: 1, max: 2000 }, default: Some("derived: the design clock with clocking = \"recovered\" (only then allowed)"), doc: "recovered RX clock frequency for the emitted create_clock" },
+    FieldSpec { name: "rx_clk_mhz", ty: FieldType::UInt { min: 1, max: 2000 }, default: Some("derived: the design clock with clocking = \"recovered\" (only then allowed); with gt_bits frame_bits/gt_bits times it, the far end's tx_fast_clk"), doc: "recovered RX clock frequency for the emitted create_clock" },
+    FieldSpec {
+        name: "gt_bits",
+        ty: FieldType::UInt { min: 32, max: 128 },
+        default: Some("derived: none, frames whole on rx_frame/tx_frame (only with clocking = \"recovered\")"),
+        doc: "transceiver width W: 32, 64 or 128, below frame_bits: each lane's words on rx_gt_data (rx_clk[k], the Lane Aligner finds the frames) and tx_fast_gt_data (tx_fast_clk = frame_bits/W x clk, same source)",
+    },
     FieldSpec { name: "free_clk_mhz", ty: FieldType::UInt { min: 1, max: 2000 }, default: Some("derived: 100 with clocking = \"recovered\" and compensation (only then allowed)"), doc: "free-running clock of the compensation counters, for the emitted create_clock; at least 1/32 of clk and rx_clk" },
 ];
 
@@ -87,6 +93,8 @@ pub struct Recovered {
     pub rx_clk_mhz: Option<u32>,
     /// `free_clk_mhz` resolved (with compensation).
     pub free_clk_mhz: u32,
+    /// `gt_bits` when given: the transceiver-width form (Lane Aligner, GT width converters).
+    pub gt_bits: Option<u32>,
 }
 
 /// A validated `rifl` block.
@@ -151,6 +159,8 @@ pub struct RiflParams {
     pub rx_clk_mhz: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub free_clk_mhz: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gt_bits: Option<u32>,
 }
 
 impl KindParams for RiflParams {
@@ -234,6 +244,8 @@ pub struct RiflClockParams {
     pub rx_clk_mhz: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub free_clk_mhz: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gt_bits: Option<u32>,
 }
 
 impl KindParams for RiflClockParams {
@@ -255,6 +267,7 @@ impl RiflClockParams {
             clocking: Clocking::Recovered,
             rx_clk_mhz: rec.rx_clk_mhz,
             free_clk_mhz: rec.compensation.then_some(rec.free_clk_mhz),
+            gt_bits: rec.gt_bits,
         }
     }
 }
@@ -313,13 +326,14 @@ impl RiflParams {
             compensation: b.recovered.map(|r| r.compensation),
             rx_clk_mhz: b.recovered.and_then(|r| r.rx_clk_mhz),
             free_clk_mhz: b.recovered.filter(|r| r.compensation).map(|r| r.free_clk_mhz),
+            gt_bits: b.recovered.and_then(|r| r.gt_bits),
         }
     }
 
     /// The recovered-clock settings: `None` with `clocking = "single"`, which allows none of them.
     fn recovered(&self, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<Option<Recovered>> {
         if self.clocking.is_single() {
-            for (field, given) in [("compensation", self.compensation.is_some()), ("rx_clk_mhz", self.rx_clk_mhz.is_some()), ("free_clk_mhz", self.free_clk_mhz.is_some())] {
+            for (field, given) in [("compensation", self.compensation.is_some()), ("rx_clk_mhz", self.rx_clk_mhz.is_some()), ("free_clk_mhz", self.free_clk_mhz.is_some()), ("gt_bits", self.gt_bits.is_some())] {
                 if given {
                     return Err(error(field, "applies only with clocking = \"recovered\"; allowed: leave it out, or set clocking = \"recovered\"".into()));
                 }
@@ -330,7 +344,13 @@ impl RiflParams {
         if !compensation && self.free_clk_mhz.is_some() {
             return Err(error("free_clk_mhz", "applies only with compensation = true (without it there is no free_clk); allowed: leave it out".into()));
         }
-        Ok(Some(Recovered { compensation, rx_clk_mhz: self.rx_clk_mhz, free_clk_mhz: self.free_clk_mhz.unwrap_or(DEFAULT_FREE_CLK_MHZ) }))
+        if let Some(w) = self.gt_bits {
+            if !matches!(w, 32 | 64 | 128) || w >= self.frame_bits {
+                let allowed: Vec<String> = [32u32, 64, 128].into_iter().filter(|&a| a < self.frame_bits).map(|a| a.to_string()).collect();
+                return Err(error("gt_bits", format!("= {w} is not allowed with frame_bits = {}; allowed {} (a transceiver width below the frame, so the frame is 2 or more words)", self.frame_bits, allowed.join(", "))));
+            }
+        }
+        Ok(Some(Recovered { compensation, rx_clk_mhz: self.rx_clk_mhz, free_clk_mhz: self.free_clk_mhz.unwrap_or(DEFAULT_FREE_CLK_MHZ), gt_bits: self.gt_bits }))
     }
 
     /// The validated block named `name`: the combinations the field ranges cannot express, and

@@ -6,6 +6,13 @@
 //! (with random bit errors). One evaluation per edge, in time order; the scoreboard ([`Flow`])
 //! checks every packet arrives exactly once, in order and bit-exact, and the run records each
 //! CDC FIFO's deepest level and whether one refused an entry.
+//!
+//! A node with `gt_bits` (the transceiver-width form) is driven the same way at the word rate:
+//! its `tx_fast_clk` is scheduled (R = frame_bits / gt_bits times `clk`, from one source) and
+//! `clk` derived from it, rising with every R-th fast rising edge in the same evaluation; each
+//! fast edge's `tx_fast_gt_data` word goes through the lane's channel, a bit stream delayed by
+//! a whole number of *bits* of its own (so the far end's Lane Aligner must find a boundary that
+//! sits anywhere in its words), and arrives on a recovered edge of the far end's lane clock.
 
 use super::{Flow, Rng};
 use crate::clocks::{ClockSpec, Edges};
@@ -15,7 +22,7 @@ use rtl_gen::blocks::rifl::model::Params;
 use rtl_gen::blocks::rifl::RiflBlock;
 use rtl_gen::hw::module::Role;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// A Verilated recovered-clock node and the state of its multi-bit clock and RX inputs.
 pub struct RclkNode {
@@ -33,6 +40,9 @@ pub struct RclkNode {
     lb: usize,
     /// Deepest CDC FIFO level seen on each lane (write side).
     pub max_level: Vec<u64>,
+    /// With `gt_bits`: the fast TX clock and its reset, and the word width.
+    gt: Option<(PortId, PortId, usize)>,
+    rx_gt_data: Bits,
 }
 
 impl RclkNode {
@@ -59,7 +69,25 @@ impl RclkNode {
         };
         let l = p.lanes();
         let lb = CDC_DEPTH.trailing_zeros() as usize + 1;
-        Ok(RclkNode { dut, p, clk, rst, rx_clk, rx_rst, free, active_low, rx_clk_bits: 0, rx_valid_bits: 0, rx_frame: Bits::zeros(l * p.frame_width()), lb, max_level: vec![0; l] })
+        let gt = match dut.port("tx_fast_clk") {
+            Ok(c) => Some((c, dut.port(&format!("tx_fast_{r}"))?, dut.get("rx_gt_data")?.width() / l)),
+            Err(_) => None,
+        };
+        let rx_gt_data = Bits::zeros(gt.map_or(0, |g| g.2 * l));
+        Ok(RclkNode { dut, p, clk, rst, rx_clk, rx_rst, free, active_low, rx_clk_bits: 0, rx_valid_bits: 0, rx_frame: Bits::zeros(l * p.frame_width()), lb, max_level: vec![0; l], gt, rx_gt_data })
+    }
+
+    /// Frame bits per transceiver word (R; 1 for a node that takes whole frames).
+    pub fn ratio(&self) -> usize {
+        self.gt.map_or(1, |g| self.p.frame_width() / g.2)
+    }
+
+    /// Lanes whose Lane Aligner has locked (all of them for a node that takes whole frames).
+    pub fn aligned(&self) -> Result<bool, SimError> {
+        match self.gt {
+            Some(_) => Ok(self.dut.get("rx_aligned")?.count_ones() as usize == self.p.lanes()),
+            None => Ok(true),
+        }
     }
 
     /// Every reset port asserted (`on`) or released.
@@ -71,13 +99,22 @@ impl RclkNode {
         if let Some((_, r)) = self.free {
             self.dut.set_port_u64(r, v)?;
         }
+        if let Some((_, r, _)) = self.gt {
+            self.dut.set_port_u64(r, v)?;
+        }
         self.dut.eval();
         Ok(())
     }
 
     /// An edge of lane `k`'s recovered clock; a rising edge carries the frame (if any).
     fn rx_edge(&mut self, k: usize, rising: bool, frame: Option<&Bits>) -> Result<(), SimError> {
-        if rising {
+        if let (true, Some((_, _, w))) = (rising, self.gt) {
+            if let Some(word) = frame {
+                self.rx_gt_data.set_slice(k * w, word);
+            }
+            self.dut.set("rx_gt_data", &self.rx_gt_data)?;
+            self.rx_clk_bits |= 1 << k;
+        } else if rising {
             let f = self.p.frame_width();
             match frame {
                 Some(fr) => {
@@ -119,6 +156,9 @@ pub struct RclkSetup {
     pub delay: u64,
     /// Most extra delay of a lane over lane 0, in cycles (each lane draws its own).
     pub skew: u64,
+    /// With `gt_bits`: most delay of a lane's bit stream in bits (each lane draws its own, so
+    /// the frame boundary sits at any bit of the far end's words).
+    pub skew_bits: u64,
     /// Peak jitter of each recovered edge, in femtoseconds.
     pub jitter_fs: u64,
     pub ber: f64,
@@ -185,6 +225,11 @@ pub struct RclkLink {
     pub started: bool,
     period_fs: [u64; 2],
     now_fs: u64,
+    /// Per node: R, and the fast rising edges so far (the GT-width form).
+    ratio: [usize; 2],
+    fast_rises: [u64; 2],
+    /// Per direction, per lane: the bits in flight on the channel (the GT-width form).
+    channel: [Vec<VecDeque<bool>>; 2],
 }
 
 /// Clock order in the edge schedule: node a's clk, node b's clk, node a's free_clk, node b's.
@@ -194,15 +239,18 @@ const FREE: [usize; 2] = [2, 3];
 impl RclkLink {
     pub fn new(a: RclkNode, b: RclkNode, s: RclkSetup, rng: &mut TestRng) -> Result<RclkLink, SimError> {
         let mut seeds = Rng::new(rng.range(0, u64::MAX - 1));
-        let specs: Vec<ClockSpec> = [ClockSpec::mhz(s.mhz, s.ppm[0], 0), ClockSpec::mhz(s.mhz, s.ppm[1], 0), ClockSpec::mhz(s.free_mhz, 0.0, 0), ClockSpec::mhz(s.free_mhz, 37.0, 0)]
-            .into_iter()
-            .map(|c| c.random_phase(rng))
-            .collect();
-        let period_fs = [specs[0].period_fs, specs[1].period_fs];
+        let ratio = [a.ratio(), b.ratio()];
+        // A node's scheduled clock is its fast TX clock (clk itself without gt_bits); clk's
+        // period is exactly R of its periods.
+        let fast = |k: usize| ClockSpec::mhz(s.mhz * ratio[k] as f64, s.ppm[k], 0);
+        let specs: Vec<ClockSpec> = [fast(0), fast(1), ClockSpec::mhz(s.free_mhz, 0.0, 0), ClockSpec::mhz(s.free_mhz, 37.0, 0)].into_iter().map(|c| c.random_phase(rng)).collect();
+        let period_fs = [specs[0].period_fs * ratio[0] as u64, specs[1].period_fs * ratio[1] as u64];
         let delays = |seeds: &mut Rng, lanes: usize, far_period: u64| -> Vec<u64> {
             (0..lanes).map(|k| (s.delay + if k == 0 { 0 } else { seeds.range(0, s.skew) }) * far_period + seeds.range(0, far_period - 1)).collect()
         };
         let lane_delay = [delays(&mut seeds, b.p.lanes(), period_fs[0]), delays(&mut seeds, a.p.lanes(), period_fs[1])];
+        let channel = |seeds: &mut Rng, lanes: usize| -> Vec<VecDeque<bool>> { (0..lanes).map(|_| (0..seeds.range(0, s.skew_bits)).map(|_| seeds.next_u64() & 1 == 1).collect()).collect() };
+        let channel = [channel(&mut seeds, b.p.lanes()), channel(&mut seeds, a.p.lanes())];
         let flows = [Flow::new(&a.p, seeds.next_u64(), s.packets, s.min_len, s.max_len), Flow::new(&b.p, seeds.next_u64(), s.packets, s.min_len, s.max_len)];
         let mut link = RclkLink {
             edges: Edges::new(&specs, TestRng::from_seed(seeds.next_u64())).peekable(),
@@ -219,10 +267,15 @@ impl RclkLink {
             started: false,
             period_fs,
             now_fs: 0,
+            ratio,
+            fast_rises: [0, 0],
+            channel,
         };
         for n in &mut link.nodes {
             n.resets(true)?;
-            n.dut.set_u64("tx_ready", 1)?;
+            if n.gt.is_none() {
+                n.dut.set_u64("tx_ready", 1)?;
+            }
         }
         // Reset: a few edges of every clock (the recovered ones included) with every reset held.
         let until = 10 * period_fs[0].max(period_fs[1]) + link.lane_delay.iter().flatten().max().copied().unwrap_or(0) + 4 * specs[2].period_fs.max(specs[3].period_fs);
@@ -259,6 +312,9 @@ impl RclkLink {
             };
         }
         let n = CLK.iter().position(|&c| c == e.clock).expect("a clk edge");
+        if self.ratio[n] > 1 {
+            return self.fast_edge(n, e.rising);
+        }
         if e.rising {
             self.clk_rising(n)?;
         } else {
@@ -271,6 +327,82 @@ impl RclkLink {
     /// A rising edge of node `n`'s clk: the flows' beats, the edge, the frames the transceiver
     /// took sent towards the far end.
     fn clk_rising(&mut self, n: usize) -> Result<(), SimError> {
+        self.user_side(n)?;
+        let p = self.nodes[n].p;
+        let node = &mut self.nodes[n];
+        let frames = node.dut.get("tx_frame")?;
+        let clk = node.clk;
+        node.dut.clock_edge(clk, true)?;
+        self.cycles[n] += 1;
+        self.started |= self.nodes.iter().all(|x| x.dut.get_u64("link_up").unwrap_or(0) == 1);
+        // tx_ready is always high: the transceiver takes every frame.
+        let f = p.frame_width();
+        let half = self.period_fs[n] / 2;
+        for k in 0..p.lanes() {
+            let mut frame = frames.slice(k * f, f);
+            self.errors[n].apply(&mut frame);
+            self.send(n, k, frame, half);
+        }
+        Ok(())
+    }
+
+    /// A recovered edge pair of lane `k` of the far end of node `n`: rising with `data` after
+    /// the lane's delay (and jitter), falling `half` later.
+    fn send(&mut self, n: usize, k: usize, data: Bits, half: u64) {
+        let j = self.jitter_fs;
+        let base = self.now_fs + self.lane_delay[n][k];
+        let rise = base + self.rng.range(0, 2 * j) - j;
+        let fall = base + half + self.rng.range(0, 2 * j) - j;
+        for (t, rising, d) in [(rise, true, Some(data)), (fall, false, None)] {
+            self.seq += 1;
+            self.rx.push(Reverse((t, self.seq)));
+            self.rx_events.insert(self.seq, (1 - n, k, rising, d));
+        }
+    }
+
+    /// An edge of node `n`'s fast TX clock (the GT-width form): every R-th rising edge is also
+    /// one of clk (one evaluation), clk falls at the rising edge half way; each rising edge
+    /// sends every lane's word through its channel.
+    fn fast_edge(&mut self, n: usize, rising: bool) -> Result<(), SimError> {
+        let (fast, _, w) = self.nodes[n].gt.expect("a GT-width node");
+        if !rising {
+            return self.nodes[n].dut.clock_edge(fast, false);
+        }
+        let r = self.ratio[n] as u64;
+        let phase = self.fast_rises[n] % r;
+        self.fast_rises[n] += 1;
+        if phase == 0 {
+            self.user_side(n)?;
+        }
+        let node = &mut self.nodes[n];
+        let words = node.dut.get("tx_fast_gt_data")?;
+        match phase {
+            0 => node.dut.set_port_u64(node.clk, 1)?,
+            p if p == r / 2 => node.dut.set_port_u64(node.clk, 0)?,
+            _ => {}
+        }
+        node.dut.clock_edge(fast, true)?;
+        if phase == 0 {
+            self.cycles[n] += 1;
+            self.started |= self.nodes.iter().all(|x| x.dut.get_u64("link_up").unwrap_or(0) == 1 && x.aligned().unwrap_or(false));
+        }
+        let half = self.period_fs[n] / r / 2;
+        for k in 0..self.nodes[n].p.lanes() {
+            let mut word = words.slice(k * w, w);
+            self.errors[n].apply(&mut word);
+            let ch = &mut self.channel[n][k];
+            ch.extend((0..w).map(|i| word.get(i)));
+            let mut out = Bits::zeros(w);
+            for i in 0..w {
+                out.set(i, ch.pop_front().expect("a word in, a word out"));
+            }
+            self.send(n, k, out, half);
+        }
+        Ok(())
+    }
+
+    /// The user side of node `n` before a clk edge: the flows' beats in, delivered beats out.
+    fn user_side(&mut self, n: usize) -> Result<(), SimError> {
         let p = self.nodes[n].p;
         let u = p.user_bytes();
         let far = 1 - n;
@@ -292,27 +424,6 @@ impl RclkLink {
             let keep = node.dut.get("m_axis_tkeep")?;
             let data = node.dut.get("m_axis_tdata")?.to_bytes();
             self.flows[far].delivered(c, &data, keep.count_ones() as usize, node.dut.get_u64("m_axis_tlast")? == 1);
-        }
-        let frames = node.dut.get("tx_frame")?;
-        let clk = node.clk;
-        node.dut.clock_edge(clk, true)?;
-        self.cycles[n] += 1;
-        self.started |= self.nodes.iter().all(|x| x.dut.get_u64("link_up").unwrap_or(0) == 1);
-        // tx_ready is always high: the transceiver takes every frame.
-        let f = p.frame_width();
-        let half = self.period_fs[n] / 2;
-        for k in 0..p.lanes() {
-            let mut frame = frames.slice(k * f, f);
-            self.errors[n].apply(&mut frame);
-            let j = self.jitter_fs;
-            let base = self.now_fs + self.lane_delay[n][k];
-            let rise = base + self.rng.range(0, 2 * j) - j;
-            let fall = base + half + self.rng.range(0, 2 * j) - j;
-            for (t, rising, fr) in [(rise, true, Some(frame)), (fall, false, None)] {
-                self.seq += 1;
-                self.rx.push(Reverse((t, self.seq)));
-                self.rx_events.insert(self.seq, (far, k, rising, fr));
-            }
         }
         Ok(())
     }

@@ -88,6 +88,16 @@ impl Compensation {
 
     /// A rising edge of the recovered clock.
     pub fn rx_edge(&mut self) {
+        self.rx_tick_edge(true);
+    }
+
+    /// A rising edge of the recovered clock with `rx_tick` (the node with `gt_bits`: its
+    /// recovered clock is the far end's transceiver clock, R times its clk, and the count
+    /// advances once per frame the lane aligner completes).
+    pub fn rx_tick_edge(&mut self, tick: bool) {
+        if !tick {
+            return;
+        }
         self.rx_bin = (self.rx_bin + 1) & mask(COUNT_BITS);
         self.rx_gray = gray(self.rx_bin);
     }

@@ -11,14 +11,18 @@
 //! * [`node`]: the top with channel bonding and status counters.
 //! * [`rxcdc`]: a lane's receiver on its recovered clock and the FIFO into the node clock.
 //! * [`comp`]: clock compensation (TX and recovered cycle counts compared on a free clock).
+//! * [`align`]: the Lane Aligner on the transceiver-width stream (with `gt_bits`).
+//! * [`gtwidth`]: the TX GT width converter, frame-wide on clk to `gt_bits` on the fast clock.
 //!
 //! Bit vectors are the workspace's one type, [`crate::bits::Bits`]. The link harness (two
 //! nodes, channels, traffic, scoreboard) is the simulator's `rtl_gen_sim::campaign::rifl`.
 
+pub mod align;
 pub mod codec;
 pub mod comp;
 pub mod fifo;
 pub mod gearbox;
+pub mod gtwidth;
 pub mod node;
 pub mod params;
 pub mod rx;

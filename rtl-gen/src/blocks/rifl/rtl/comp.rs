@@ -25,7 +25,9 @@ pub fn reset_doc(design: &DesignInfo, clock: &str) -> String {
     domain_reset_doc(design.reset, &format!("reset of the {clock} domain"), clock)
 }
 
-pub fn module(design: &DesignInfo, n: &Names) -> GeneratedModule {
+/// `rx_tick`: the recovered clock is a transceiver clock (the node with `gt_bits`), and the
+/// recovered count advances only at edges with the `rx_tick` input (one per frame).
+pub fn module(design: &DesignInfo, n: &Names, rx_tick: bool) -> GeneratedModule {
     let (tx, rx, free) = domains(design);
     let (cw, bw, ow) = (COUNT_BITS, BALANCE_BITS, OWED_BITS);
     let sw = bw + 2;
@@ -35,6 +37,11 @@ pub fn module(design: &DesignInfo, n: &Names) -> GeneratedModule {
         Port::output("idle", 1, "the slot at this edge must carry no user data (an owed Idle slot); from clk registers"),
         Port::input(&rx.clock, 1, "lane 0's recovered clock: the far end's TX clock"),
         Port::input(&rx.reset, 1, &reset_doc(design, &rx.clock)),
+    ]);
+    if rx_tick {
+        ports.push(Port::input("rx_tick", 1, "a frame of the far end passed on lane 0 at this rx_clk edge (the lane aligner's frame_valid): one per far-end clk cycle"));
+    }
+    ports.extend([
         Port::input(&free.clock, 1, "free-running clock (at least 1/32 of clk and rx_clk)"),
         Port::input(&free.reset, 1, &reset_doc(design, &free.clock)),
     ]);
@@ -44,7 +51,11 @@ pub fn module(design: &DesignInfo, n: &Names) -> GeneratedModule {
 
     it.push(Item::comment("Cycle counters of the two clocks (Gray codes cross)."));
     let txc = gray_counter(&mut it, "tx_cnt", cw, Expr::one(), &tx, "TX clock cycles.");
-    let rxc = gray_counter(&mut it, "rx_cnt", cw, Expr::one(), &rx, "Recovered clock cycles (the far end's TX clock).");
+    let rxc = if rx_tick {
+        gray_counter(&mut it, "rx_cnt", cw, id("rx_tick"), &rx, "Frames received on lane 0: the far end's TX clock cycles.")
+    } else {
+        gray_counter(&mut it, "rx_cnt", cw, Expr::one(), &rx, "Recovered clock cycles (the far end's TX clock).")
+    };
 
     it.push(Item::comment("Free-running domain: both counts sampled, their steps since the last free_clk edge compared."));
     let tx_s = synchronizer(&mut it, "tx_cnt_sync", id(&txc.gray), cw, SYNC_STAGES, &free, "The TX cycle count seen by the free domain.");

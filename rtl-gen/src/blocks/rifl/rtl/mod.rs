@@ -1,12 +1,14 @@
 //! The RTL of a `rifl` block: one generator per module, each the machine of the matching
 //! `model` part.
 
+mod align;
 mod codec;
 mod codec_props;
 mod comp;
 mod fifo;
 mod fifo_props;
 mod gearbox;
+mod gtx;
 mod rx;
 mod rxcdc;
 mod top;
@@ -15,6 +17,7 @@ mod tx_props;
 mod rx_props;
 
 pub use codec::scrambler_maps;
+pub use gtx::fast_domain;
 pub use top::COUNTER_BITS;
 
 use super::{Recovered, RiflBlock, RiflClockParams, RiflGearParams, RiflLaneParams};
@@ -43,6 +46,9 @@ pub struct Names {
     pub rxcdc: String,
     pub cdc: String,
     pub comp: String,
+    /// With `gt_bits`: a lane's Lane Aligner and TX GT width converter.
+    pub align: String,
+    pub gtx: String,
 }
 
 impl Names {
@@ -64,6 +70,8 @@ impl Names {
             rxcdc: m("_rxcdc"),
             cdc: m("_cdc"),
             comp: m("_comp"),
+            align: m("_align"),
+            gtx: m("_gtx"),
         }
     }
 
@@ -80,6 +88,10 @@ impl Names {
             v.push(self.cdc.clone());
             if rec.compensation {
                 v.push(self.comp.clone());
+            }
+            if rec.gt_bits.is_some() {
+                v.push(self.align.clone());
+                v.push(self.gtx.clone());
             }
         }
         v
@@ -110,14 +122,19 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     }
     if let Some(rec) = &b.recovered {
         out.push(rxcdc::module(p, design, &n));
-        let rx_mhz = rec.rx_clk_mhz.unwrap_or(design.clock_mhz.round() as u32);
+        // Without rx_clk_mhz the recovered clock is the far end's clk, or with gt_bits its fast clock.
+        let rx_mhz = rec.rx_clk_mhz.unwrap_or(design.clock_mhz.round() as u32 * rec.gt_bits.map_or(1, |w| p.frame_bits / w));
         let fifo = AsyncFifoParams { width: Entry::bits(p.raw_bits() as u32), depth: CDC_DEPTH, sync_stages: CDC_SYNC_STAGES, registered_output: false, wr_clk_mhz: rx_mhz, rd_clk_mhz: design.clock_mhz.round() as u32 };
         let block = fifo.block(&n.cdc).expect("the CDC FIFO's shape is legal");
         let mut m = crate::blocks::async_fifo::rtl::module(&block, design, &n.cdc);
         m.origin = Some(Origin { kind: "async_fifo", params: fifo.to_list() });
         out.push(m);
         if rec.compensation {
-            out.push(comp::module(design, &n));
+            out.push(comp::module(design, &n, rec.gt_bits.is_some()));
+        }
+        if let Some(w) = rec.gt_bits {
+            out.push(align::module(p, w, design, &n));
+            out.push(gtx::module(p.frame_bits, w, design, &n));
         }
     }
     // Each module carries what it is built from: the lane modules the lane parameters, the
@@ -128,7 +145,7 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     for m in &mut out {
         match m.role {
             Role::Node | Role::AsyncFifo => {}
-            Role::RxCdc | Role::ClockComp => m.origin = clocks.clone(),
+            Role::RxCdc | Role::ClockComp | Role::LaneAligner | Role::GtTxWidth => m.origin = clocks.clone(),
             Role::TxGear | Role::RxGear => m.origin = Some(gear.clone()),
             _ => m.origin = Some(lane.clone()),
         }

@@ -47,7 +47,15 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     if let Some(rec) = rec {
         recovered_ports(&mut ports, design, l, rec);
     }
+    let gt = rec.and_then(|r| r.gt_bits);
     let mut it: Vec<Item> = Vec::new();
+    if gt.is_some() {
+        it.push(Item::wire("tx_frame", l * f, "each lane's frame register, lane j at [(j+1)*F-1:j*F] (clk), into its GT width converter"));
+        it.push(Item::wire("rx_frame", l * f, "each lane's aligned frame, lane j at [(j+1)*F-1:j*F] (rx_clk[j])"));
+        it.push(Item::wire("rx_valid", l, "lane j's aligner completed a frame at this rx_clk[j] edge"));
+    }
+    // The transceivers take a frame at every clk edge through the GT width converters.
+    let tx_ready = if gt.is_some() { Expr::one() } else { id("tx_ready") };
     let lane = |base: &str, j: u32| format!("{base}_{j}");
     localparam(&mut it, "ST_RETRANS", 3, 3, "TX state Retrans; Send Retrans (4) and Normal (5) above it: the states that transfer data");
 
@@ -77,7 +85,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
         it.push(Item::comment("Clock compensation: a slot the local clock gained on the far end's carries no user data."));
         it.push(Item::wire("comp_idle", 1, "this slot is an owed Idle slot"));
         it.push(compensation(design, n, l, rec));
-        it.push(Item::assign(id("txg_ready"), all(vec![id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")), id("comp_idle").not()])));
+        let mut terms = vec![Expr::red(UnOp::RedAnd, id("seg_ready")), id("comp_idle").not()];
+        if gt.is_none() {
+            terms.insert(0, id("tx_ready"));
+        }
+        it.push(Item::assign(id("txg_ready"), all(terms)));
     } else {
         it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")))));
     }
@@ -126,7 +138,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             &format!("u_tx{j}"),
             design.reset,
             vec![
-                ("en", id("tx_ready")),
+                ("en", tx_ready.clone()),
                 ("out_of_sync", id(&lane("oos", j))),
                 ("pause_req", id(&lane("preq", j))),
                 ("retrans_req", id(&lane("rreq", j))),
@@ -143,6 +155,9 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
                 ("tx_frame", frame_slice("tx_frame")),
             ],
         ));
+        if let Some(w) = gt {
+            it.push(gt_converter(design, n, j, w, frame_slice("tx_frame")));
+        }
         let rx_outs = vec![
             ("out_valid", id(&lane("rx_out_valid", j))),
             ("out_raw", id(&lane("rx_out_raw", j))),
@@ -153,6 +168,9 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             ("remote_fc", id(&lane("rfc", j))),
             ("err_pulse", id(&lane("errp", j))),
         ];
+        if let Some(w) = gt {
+            it.push(lane_aligner(design, n, l, j, w, frame_slice("rx_frame")));
+        }
         if rec.is_some() {
             it.push(recovered_receiver(design, n, l, j, rx_outs, frame_slice("rx_frame")));
         } else {
@@ -311,6 +329,18 @@ fn recovered_ports(ports: &mut Vec<Port>, design: &DesignInfo, l: u32, rec: &Rec
         Port::output("rx_cdc_level", l * super::rxcdc::level_bits(), &format!("lane j's CDC FIFO level at [{w}j+{}:{w}j], as its rx_clk[j] side knows it", super::rxcdc::level_bits() - 1, w = super::rxcdc::level_bits())),
         Port::output("rx_cdc_overflow", l, "lane j's CDC FIFO refused an entry while full (sticky; rx_clk[j] register): the far end sent faster than clk takes"),
     ]);
+    if let Some(w) = rec.gt_bits {
+        let fast = super::gtx::fast_domain(design);
+        let ratio = ports.iter().find(|p| p.name == "tx_frame").map_or(0, |p| p.width / l) / w;
+        ports.retain(|p| !matches!(p.name.as_str(), "tx_frame" | "tx_ready" | "rx_frame" | "rx_valid"));
+        ports.extend([
+            Port::input(&fast.clock, 1, &format!("fast TX clock, {ratio} x clk from the same source (every clk rising edge is one of its rising edges): the GT width converters")),
+            Port::input(&fast.reset, 1, &super::comp::reset_doc(design, &fast.clock)),
+            Port::output("tx_fast_gt_data", l * w, &format!("words to the transceivers, lane j at [(j+1)*{w}-1:j*{w}], one per tx_fast_clk cycle, bit 0 first on the wire (tx_fast_clk registers)")),
+            Port::input("rx_gt_data", l * w, &format!("words from the transceivers, lane j at [(j+1)*{w}-1:j*{w}] at every rx_clk[j] edge, bit 0 first on the wire, frame boundary anywhere")),
+            Port::output("rx_aligned", l, "lane j's Lane Aligner has locked on the frame boundary (rx_clk[j] register)"),
+        ]);
+    }
     if rec.compensation {
         ports.extend([Port::input(&free.clock, 1, "free-running clock of the clock compensation (at least 1/32 of clk and rx_clk)"), Port::input(&free.reset, 1, &super::comp::reset_doc(design, &free.clock))]);
     }
@@ -333,29 +363,70 @@ fn recovered_receiver(design: &DesignInfo, n: &Names, l: u32, j: u32, outs: Vec<
 }
 
 /// The clock compensation against lane 0's recovered clock: `comp_idle` in the clk domain.
-fn compensation(design: &DesignInfo, n: &Names, l: u32, _rec: &Recovered) -> Item {
+/// With `gt_bits` the recovered clock is the far end's transceiver clock: the count takes lane
+/// 0's completed frames (one per far-end clk cycle).
+fn compensation(design: &DesignInfo, n: &Names, l: u32, rec: &Recovered) -> Item {
     let (_, rx, free) = super::comp::domains(design);
+    let gt = rec.gt_bits.is_some();
+    let mut conns = vec![
+        ("slot", if gt { Expr::one() } else { id("tx_ready") }),
+        ("idle", id("comp_idle")),
+        (rx.clock.as_str(), bit_of(&rx.clock, l, 0)),
+        (rx.reset.as_str(), bit_of(&rx.reset, l, 0)),
+    ];
+    if gt {
+        conns.push(("rx_tick", bit_of("rx_valid", l, 0)));
+    }
+    conns.extend([(free.clock.as_str(), id(&free.clock)), (free.reset.as_str(), id(&free.reset))]);
+    clocked_instance(&n.comp, "u_comp", design.reset, conns)
+}
+
+/// Lane `j`'s TX GT width converter: its frame register out as `gt_bits` words on tx_fast_clk.
+fn gt_converter(design: &DesignInfo, n: &Names, j: u32, w: u32, frame: Expr) -> Item {
+    let fast = super::gtx::fast_domain(design);
     clocked_instance(
-        &n.comp,
-        "u_comp",
+        &n.gtx,
+        &format!("u_gtx{j}"),
         design.reset,
+        vec![("frame", frame), (fast.clock.as_str(), id(&fast.clock)), (fast.reset.as_str(), id(&fast.reset)), ("tx_fast_data", Expr::slice("tx_fast_gt_data", (j + 1) * w - 1, j * w))],
+    )
+}
+
+/// Lane `j`'s Lane Aligner on its recovered clock: transceiver words in, frames into the lane's
+/// receiver (`rx_frame`, `rx_valid`).
+fn lane_aligner(design: &DesignInfo, n: &Names, l: u32, j: u32, w: u32, frame: Expr) -> Item {
+    let (_, rx, _) = super::comp::domains(design);
+    instance(
+        &n.align,
+        &format!("u_align{j}"),
         vec![
-            ("slot", id("tx_ready")),
-            ("idle", id("comp_idle")),
-            (rx.clock.as_str(), bit_of(&rx.clock, l, 0)),
-            (rx.reset.as_str(), bit_of(&rx.reset, l, 0)),
-            (free.clock.as_str(), id(&free.clock)),
-            (free.reset.as_str(), id(&free.reset)),
+            ("clk", bit_of(&rx.clock, l, j)),
+            (design.reset.port(), bit_of(&rx.reset, l, j)),
+            ("gt_data", Expr::slice("rx_gt_data", (j + 1) * w - 1, j * w)),
+            ("frame", frame),
+            ("frame_valid", bit_of("rx_valid", l, j)),
+            ("aligned", bit_of("rx_aligned", l, j)),
         ],
     )
 }
 
 fn recovered_notes(n: &Names, rec: &Recovered) -> Vec<String> {
     let mut v = vec![
-        format!("Clocks: clk (TX controller, TX gearbox, flow-control buffers, RX group assembly, RX gearbox, status); rx_clk[j] (lane j's receiver: verification, descrambler, Listing 1 counters, control and flow-control monitors, in {}){}. Every crossing is inside {}{}: the CDC kit's Gray-pointer FIFO and synchronizers, nothing else.", n.rxcdc, if rec.compensation { "; free_clk (the compensation's comparison)" } else { "" }, n.rxcdc, if rec.compensation { format!(" and {}", n.comp) } else { String::new() }),
+        format!("Clocks: clk (TX controller, TX gearbox, flow-control buffers, RX group assembly, RX gearbox, status); rx_clk[j] (lane j's {}receiver: verification, descrambler, Listing 1 counters, control and flow-control monitors, in {}){}{}. Every crossing is inside {}{}: the CDC kit's Gray-pointer FIFO and synchronizers, nothing else.", if rec.gt_bits.is_some() { "Lane Aligner and " } else { "" }, n.rxcdc, if rec.gt_bits.is_some() { "; tx_fast_clk (the GT width converters, related to clk)" } else { "" }, if rec.compensation { "; free_clk (the compensation's comparison)" } else { "" }, n.rxcdc, if rec.compensation { format!(" and {}", n.comp) } else { String::new() }),
         format!("Receive path: each lane's receiver writes one entry per frame that delivers data, pulses an error or changes a flag into its {}-entry CDC FIFO ({}), which clk drains one entry per cycle into the lane's flow-control buffer and flags. Latency from rx_frame to the flow-control buffer: 1 rx_clk cycle + 4 clk cycles more than with one clock (one clk cycle more when an rx_clk edge falls in a synchronizer's sampling window); the TX path is unchanged (an s_axis beat accepted at one edge is in tx_frame two edges later).", crate::blocks::rifl::model::rxcdc::CDC_DEPTH, n.cdc),
-        "Resets: rst (or rst_n) resets the clk domain, rx_rst[j] lane j's receiver and the write side of its CDC FIFO, free_rst the compensation's free domain: assert them together (each for at least one edge of its clock with the synchronous reset), release in any order.".into(),
+        "Resets: rst (or rst_n) resets the clk domain, rx_rst[j] lane j's receiver and the write side of its CDC FIFO, free_rst the compensation's free domain, tx_fast_rst (with gt_bits) the fast TX domain: assert them together (each for at least one edge of its clock with the synchronous reset), release in any order.".into(),
     ];
+    if let Some(w) = rec.gt_bits {
+        v.push(format!(
+            "Transceiver width {w} bits (gt_bits): tx_fast_clk runs at frame_bits/{w} = R times clk from the same source, every clk rising edge one of its own. Each lane's GT width converter ({}) takes the lane's frame register at the edge the two clocks share and sends it as R words on tx_fast_gt_data, word 0 (frame[{}:0], the SYN first on the wire) first, one per tx_fast_clk cycle: a frame registered at a clk edge leaves from the next clk edge on (1 clk cycle). The transceivers take a frame every clk cycle: there is no tx_ready. The TX controller, scrambler and verification-code generator stay on clk.",
+            n.gtx,
+            w - 1
+        ));
+        v.push(format!(
+            "Receive path per lane, all on rx_clk[j] (the transceiver's recovered clock, the far end's tx_fast_clk): rx_gt_data -> Lane Aligner ({}: finds the frame boundary by the SYN, one-bit slips while searching, rx_aligned once locked) -> the lane receiver ({}), which takes a frame every R rx_clk cycles. A frame leaves the aligner 1 rx_clk cycle after its last word arrived; the compensation counts lane 0's frames, one per far-end clk cycle.",
+            n.align, n.rxcdc
+        ));
+    }
     if rec.compensation {
         v.push(format!("Clock compensation ({}): cycle counts of clk and of rx_clk[0] (the far end's TX clock) are compared on free_clk; each clk cycle gained is paid by one frame slot that carries no user data (comp_idle holds the TX gearbox), so this node never sends data frames faster than the far end's clk drains its CDC FIFOs. The far end's FIFO level then stays at a few entries at any ppm offset; the slower node pays nothing.", n.comp));
     } else {

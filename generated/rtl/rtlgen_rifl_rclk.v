@@ -73,8 +73,9 @@
 //   the TX path is unchanged (an s_axis beat accepted at one edge is in tx_frame two edges
 //   later).
 //   Resets: rst (or rst_n) resets the clk domain, rx_rst[j] lane j's receiver and the write
-//   side of its CDC FIFO, free_rst the compensation's free domain: assert them together (each
-//   for at least one edge of its clock with the synchronous reset), release in any order.
+//   side of its CDC FIFO, free_rst the compensation's free domain, tx_fast_rst (with gt_bits)
+//   the fast TX domain: assert them together (each for at least one edge of its clock with the
+//   synchronous reset), release in any order.
 //   Clock compensation (rtlgen_rifl_rclk_comp): cycle counts of clk and of rx_clk[0] (the far
 //   end's TX clock) are compared on free_clk; each clk cycle gained is paid by one frame slot
 //   that carries no user data (comp_idle holds the TX gearbox), so this node never sends data

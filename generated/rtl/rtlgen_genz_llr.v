@@ -3535,7 +3535,8 @@ module rtlgen_genz_llr (
         rx_ll_valid_n = ll_ok & phy_up;
         if (ll_ok) begin
             rx_ll_op_hot_n = {
-                ll_op_now == 8'd7, ll_op_now == 8'd6, ll_op_now == 8'd5, ll_op_now == 8'd4, ll_op_now == 8'd3, ll_op_now == 8'd2, ll_op_now == 8'd1
+                ll_op_now == OP_EXIT, ll_op_now == OP_CLEAR, ll_op_now == OP_DISCARD, ll_op_now == OP_ACK, ll_op_now == OP_FC,
+                ll_op_now == OP_INIT_ACK, ll_op_now == OP_INIT
             };
             rx_ll_epoch_n = rx_window[79:72];
             rx_ll_echo_n = rx_window[87:80];

@@ -29,7 +29,7 @@ use crate::info::DesignInfo;
 use crate::math::gf2::BitVec;
 
 /// The link-local opcodes: localparam name, value, doc.
-const OPCODES: [(&str, u8, &str); 7] = [
+pub(super) const OPCODES: [(&str, u8, &str); 7] = [
     ("OP_INIT", OP_INIT, "LL opcode: LLR Init"),
     ("OP_INIT_ACK", OP_INIT_ACK, "LL opcode: LLR Init ACK"),
     ("OP_FC", OP_FC, "LL opcode: flow control"),

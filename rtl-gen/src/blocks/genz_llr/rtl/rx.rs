@@ -6,7 +6,7 @@
 
 use super::super::model::{LL_BYTES, OP_EXIT, OP_INIT};
 use super::crc::{beat_map, ecrc_syndrome_map, group_or, ll_syndrome_map, syndrome_groups};
-use super::Ctx;
+use super::{Ctx, OPCODES};
 use crate::hw::build::{add, all, and, cat, dec, eq, ge, id, if_else, le, lt, mux, ne, or, set_id, sub, when};
 use crate::hw::groups::set_next;
 use crate::hw::verilog::{Expr, Item, UnOp};
@@ -173,7 +173,9 @@ pub(super) fn checks(c: &mut Ctx) {
         ],
     ));
     c.step(set_next("rx_ll_valid", and(id("ll_ok"), id("phy_up"))));
-    let hot = cat((OP_INIT as u64..=OP_EXIT as u64).rev().map(|k| eq(id("ll_op_now"), dec(8, k))).collect());
+    // Bit k - OP_INIT is opcode k, compared by its localparam (the codes are contiguous).
+    let op_name = |k: u64| OPCODES.iter().find(|(_, code, _)| u64::from(*code) == k).map(|(name, _, _)| *name).expect("the link-local opcodes are contiguous");
+    let hot = cat((OP_INIT as u64..=OP_EXIT as u64).rev().map(|k| eq(id("ll_op_now"), id(op_name(k)))).collect());
     let mut load = vec![
         set_next("rx_ll_op_hot", hot),
         set_next("rx_ll_epoch", Expr::slice("rx_window", 79, 72)),

@@ -22,6 +22,7 @@
 //! assert so that a quiet run cannot pass for a thorough one.
 
 use super::{Options, Tally};
+use crate::campaign::rifl::rtl::UserStreams;
 use crate::campaign::rifl::{Link, LinkSetup, NodeIo};
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::rifl::model::codec::{Codec, Ctrl, SYN_CTRL, SYN_DATA};
@@ -34,6 +35,7 @@ use rtl_gen::blocks::rifl::model::tx::{TxIn, TxLane, TxState};
 use rtl_gen::blocks::rifl::model::Params;
 use rtl_gen::blocks::rifl::{RiflGearParams, RiflLaneParams, RiflParams};
 use rtl_gen::elab::ElabModule;
+use rtl_gen::hw::axis::Signal;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -612,6 +614,7 @@ pub fn gear(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) ->
 /// every output compared every cycle into the shared tally (ports prefixed with the side).
 struct TwinNode {
     dut: Dut,
+    user: UserStreams,
     model: Node,
     p: Params,
     side: &'static str,
@@ -625,11 +628,7 @@ impl TwinNode {
     fn set_inputs(&mut self, i: &NodeIn) -> Result<(), SimError> {
         let (u, f, l) = (self.p.user_bytes(), self.p.frame_width(), self.p.lanes());
         let d = &mut self.dut;
-        d.set("s_axis_tdata", &Bits::from_bytes_width(&i.s_data[..u], 8 * u))?;
-        d.set("s_axis_tkeep", &thermo(i.s_count, u))?;
-        d.set_u64("s_axis_tlast", i.s_last as u64)?;
-        d.set_u64("s_axis_tvalid", i.s_valid as u64)?;
-        d.set_u64("m_axis_tready", i.m_ready as u64)?;
+        self.user.drive(d, &i.s_data[..u], i.s_count, i.s_last, i.s_valid, i.m_ready)?;
         d.set_u64("tx_ready", i.tx_ready as u64)?;
         let mut rx = Bits::zeros(l * f);
         let mut valid = Bits::zeros(l);
@@ -645,15 +644,14 @@ impl TwinNode {
     fn read_and_compare(&mut self, want: &NodeOut) -> Result<NodeOut, SimError> {
         let d = &self.dut;
         let f = self.p.frame_width();
-        let keep = d.get("m_axis_tkeep")?;
-        let m_valid = bit(d, "m_axis_tvalid")?;
+        let user = self.user.read(d)?;
         let frames = d.get("tx_frame")?;
         let got = NodeOut {
-            s_ready: bit(d, "s_axis_tready")?,
-            m_valid,
-            m_data: d.get("m_axis_tdata")?.to_bytes(),
-            m_count: thermo_count(&keep).unwrap_or(usize::MAX),
-            m_last: bit(d, "m_axis_tlast")?,
+            s_ready: user.s_ready,
+            m_valid: user.m_valid,
+            m_data: user.m_data,
+            m_count: thermo_count(&user.m_keep).unwrap_or(usize::MAX),
+            m_last: user.m_last,
             tx_frame: (0..self.p.lanes()).map(|j| frames.slice(j * f, f)).collect(),
             link_up: bit(d, "link_up")?,
             frame_errors: d.get_u64("frame_errors")? as u32,
@@ -664,14 +662,15 @@ impl TwinNode {
         let c = self.cycle;
         let mut t = self.tally.borrow_mut();
         let port = |n: &str| format!("{side}.{n}");
-        t.compare(c, &port("s_axis_tready"), want.s_ready, got.s_ready);
-        t.compare(c, &port("m_axis_tvalid"), want.m_valid, got.m_valid);
+        let (user_in, user_out) = (&self.user.user_in, &self.user.user_out);
+        t.compare(c, &port(user_in.label(Signal::Ready)), want.s_ready, got.s_ready);
+        t.compare(c, &port(user_out.label(Signal::Valid)), want.m_valid, got.m_valid);
         if want.m_valid {
             // tkeep as a count (`usize::MAX`: not contiguous); the data bytes after the kept
             // ones too, as the model defines them.
-            t.compare(c, &port("m_axis_tkeep"), want.m_count, got.m_count);
-            t.compare(c, &port("m_axis_tlast"), want.m_last, got.m_last);
-            t.compare(c, &port("m_axis_tdata"), &want.m_data, &got.m_data);
+            t.compare(c, &port(user_out.label(Signal::Keep)), want.m_count, got.m_count);
+            t.compare(c, &port(user_out.label(Signal::Last)), want.m_last, got.m_last);
+            t.compare(c, &port(user_out.label(Signal::Data)), &want.m_data, &got.m_data);
         }
         for j in 0..self.p.lanes() {
             t.compare_bits(c, &port(&format!("tx_frame[lane {j}]")), &want.tx_frame[j], &got.tx_frame[j]);
@@ -778,7 +777,7 @@ pub fn node_run(bench: &Bench, m: &ElabModule, setup: &NodeLink, rng: &mut TestR
     let twin = |side: &'static str| -> Result<TwinNode, SimError> {
         let mut dut = build(bench, m, &format!("_{side}"))?;
         dut.reset(2)?;
-        Ok(TwinNode { dut, model: Node::new(p), p, side, tally: tally.clone(), cycle: 0, error: error.clone() })
+        Ok(TwinNode { user: UserStreams::of(&dut)?, dut, model: Node::new(p), p, side, tally: tally.clone(), cycle: 0, error: error.clone() })
     };
     let (a, b) = (twin("a")?, twin("b")?);
     let seed = rng.range(0, u64::MAX);

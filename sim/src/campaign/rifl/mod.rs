@@ -16,7 +16,7 @@ use rtl_gen::blocks::rifl::model::params::Params;
 use std::collections::VecDeque;
 
 /// One node as the link drives it: a cycle is `eval(inputs)` (the outputs given this cycle's
-/// inputs; only `s_axis_tready` depends on one, `tx_ready`) then `tick(inputs)`.
+/// inputs; only the user stream in's `tready` depends on one, `tx_ready`) then `tick(inputs)`.
 pub trait NodeIo {
     fn params(&self) -> Params;
     fn eval(&mut self, i: &NodeIn) -> NodeOut;

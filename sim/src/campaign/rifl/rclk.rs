@@ -14,6 +14,7 @@
 //! a whole number of *bits* of its own (so the far end's Lane Aligner must find a boundary that
 //! sits anywhere in its words), and arrives on a recovered edge of the far end's lane clock.
 
+use super::rtl::UserStreams;
 use super::{Flow, Rng};
 use crate::clocks::{ClockSpec, Edges};
 use crate::{Bench, Bits, Dut, PortId, SimError, TestRng};
@@ -28,6 +29,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 pub struct RclkNode {
     pub dut: Dut,
     pub p: Params,
+    user: UserStreams,
     clk: PortId,
     rst: PortId,
     rx_clk: PortId,
@@ -74,7 +76,8 @@ impl RclkNode {
             Err(_) => None,
         };
         let rx_gt_data = Bits::zeros(gt.map_or(0, |g| g.2 * l));
-        Ok(RclkNode { dut, p, clk, rst, rx_clk, rx_rst, free, active_low, rx_clk_bits: 0, rx_valid_bits: 0, rx_frame: Bits::zeros(l * p.frame_width()), lb, max_level: vec![0; l], gt, rx_gt_data })
+        let user = UserStreams::of(&dut)?;
+        Ok(RclkNode { dut, p, user, clk, rst, rx_clk, rx_rst, free, active_low, rx_clk_bits: 0, rx_valid_bits: 0, rx_frame: Bits::zeros(l * p.frame_width()), lb, max_level: vec![0; l], gt, rx_gt_data })
     }
 
     /// Frame bits per transceiver word (R; 1 for a node that takes whole frames).
@@ -408,22 +411,17 @@ impl RclkLink {
         let far = 1 - n;
         let (valid, data, count, last) = if self.started { self.flows[n].source() } else { (false, vec![0; u], u, false) };
         let node = &mut self.nodes[n];
-        node.dut.set("s_axis_tdata", &Bits::from_bytes_width(&data[..u], 8 * u))?;
-        node.dut.set("s_axis_tkeep", &super::rtl::thermo(count, u))?;
-        node.dut.set_u64("s_axis_tlast", u64::from(last))?;
-        node.dut.set_u64("s_axis_tvalid", u64::from(valid))?;
-        node.dut.set_u64("m_axis_tready", 1)?;
+        node.user.drive(&mut node.dut, &data, count, last, valid, true)?;
         node.dut.eval();
         // The scoreboard's cycle: one time base for both ends (node a's clock period), so a
         // packet's latency never compares two nodes' cycle counts that drift apart at the ppm.
         let c = self.now_fs / self.period_fs[0];
-        if valid && node.dut.get_u64("s_axis_tready")? == 1 {
+        let out = node.user.read(&node.dut)?;
+        if valid && out.s_ready {
             self.flows[n].accepted(c, count, last);
         }
-        if node.dut.get_u64("m_axis_tvalid")? == 1 {
-            let keep = node.dut.get("m_axis_tkeep")?;
-            let data = node.dut.get("m_axis_tdata")?.to_bytes();
-            self.flows[far].delivered(c, &data, keep.count_ones() as usize, node.dut.get_u64("m_axis_tlast")? == 1);
+        if out.m_valid {
+            self.flows[far].delivered(c, &out.m_data, out.m_keep.count_ones() as usize, out.m_last);
         }
         Ok(())
     }

@@ -2,7 +2,10 @@
 //! inputs, every output compared every cycle.
 
 use super::NodeIo;
+use crate::axis::Axis;
 use crate::{Bench, Bits, Dut, SimError, Tree};
+use rtl_gen::blocks::rifl::rtl::{USER_IN, USER_OUT};
+use rtl_gen::hw::axis::{signal_name, Signal};
 use rtl_gen::blocks::rifl::model::node::{NodeIn, NodeOut};
 use rtl_gen::blocks::rifl::model::{Node, Params};
 use rtl_gen::blocks::rifl::RiflBlock;
@@ -23,18 +26,72 @@ pub fn thermo_count(b: &Bits) -> Option<usize> {
     (0..b.width()).all(|i| b.get(i) == (i < n)).then_some(n)
 }
 
-/// The top's ports the model's `NodeIn`/`NodeOut` map to (issue-fixed names); checked to exist
-/// when the node is built, so reading and writing them by name cannot fail afterwards.
-const PORTS: [&str; 18] = [
-    "s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "s_axis_tvalid", "s_axis_tready",
-    "m_axis_tdata", "m_axis_tkeep", "m_axis_tlast", "m_axis_tvalid", "m_axis_tready",
-    "tx_frame", "tx_ready", "rx_frame", "rx_valid", "link_up", "frame_errors", "retransmissions", "pause_events",
-];
+/// A node's user streams ([`USER_IN`], [`USER_OUT`]), found from its ports.
+#[derive(Debug, Clone)]
+pub struct UserStreams {
+    pub user_in: Axis,
+    pub user_out: Axis,
+}
+
+/// One look at a node's user side after an evaluation.
+#[derive(Debug, Clone)]
+pub struct UserOut {
+    /// `tready` of the user stream in.
+    pub s_ready: bool,
+    pub m_valid: bool,
+    pub m_data: Vec<u8>,
+    /// The raw `tkeep` of the user stream out.
+    pub m_keep: Bits,
+    pub m_last: bool,
+}
+
+impl UserStreams {
+    /// The streams of a RIFL top; every signal the node has must be there.
+    pub fn of(dut: &Dut) -> Result<UserStreams, SimError> {
+        let s = UserStreams { user_in: Axis::of(dut, USER_IN)?, user_out: Axis::of(dut, USER_OUT)? };
+        for a in [&s.user_in, &s.user_out] {
+            for signal in [Signal::Keep, Signal::Last] {
+                if !a.has(signal) {
+                    return Err(SimError::Design { message: format!("RIFL top: stream {} has no {}", a.name, signal.suffix()) });
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    /// Offers a beat of `count` bytes of `data` (at least a beat's width) on the user stream in
+    /// and sets `tready` of the user stream out.
+    pub fn drive(&self, dut: &mut Dut, data: &[u8], count: usize, last: bool, valid: bool, m_ready: bool) -> Result<(), SimError> {
+        let (i, u) = (&self.user_in, self.user_in.width(Signal::Keep));
+        i.set(dut, Signal::Data, &Bits::from_bytes_width(&data[..u], 8 * u))?;
+        i.set(dut, Signal::Keep, &thermo(count, u))?;
+        i.set_u64(dut, Signal::Last, u64::from(last))?;
+        i.set_u64(dut, Signal::Valid, u64::from(valid))?;
+        self.user_out.set_u64(dut, Signal::Ready, u64::from(m_ready))
+    }
+
+    /// The user side as it is now (after the last evaluation).
+    pub fn read(&self, dut: &Dut) -> Result<UserOut, SimError> {
+        let o = &self.user_out;
+        Ok(UserOut {
+            s_ready: self.user_in.get_u64(dut, Signal::Ready)? == 1,
+            m_valid: o.get_u64(dut, Signal::Valid)? == 1,
+            m_data: o.get(dut, Signal::Data)?.to_bytes(),
+            m_keep: o.get(dut, Signal::Keep)?,
+            m_last: o.get_u64(dut, Signal::Last)? == 1,
+        })
+    }
+}
+
+/// The top's other ports the model's `NodeIn`/`NodeOut` map to; checked to exist when the node
+/// is built, so reading and writing them by name cannot fail afterwards.
+const PORTS: [&str; 8] = ["tx_frame", "tx_ready", "rx_frame", "rx_valid", "link_up", "frame_errors", "retransmissions", "pause_events"];
 
 /// A Verilated RIFL top, driven like the model node.
 pub struct RtlNode {
     pub dut: Dut,
     p: Params,
+    user: UserStreams,
     /// tkeep values seen that were not contiguous (must stay 0).
     pub bad_keep: u64,
 }
@@ -53,11 +110,12 @@ impl RtlNode {
         for name in PORTS {
             dut.port(name)?;
         }
+        let user = UserStreams::of(&dut)?;
         dut.reset(2)?;
-        Ok(RtlNode { dut, p, bad_keep: 0 })
+        Ok(RtlNode { dut, p, user, bad_keep: 0 })
     }
 
-    // Ports in `PORTS` exist (checked in `new`) and Bits values are sized by the port: these
+    // Ports in `PORTS` and the user streams exist (checked in `new`) and Bits values are sized by the port: these
     // accesses cannot fail.
     fn get(&self, port: &str) -> Bits {
         self.dut.get(port).expect("a port checked in RtlNode::new")
@@ -73,7 +131,7 @@ impl RtlNode {
     }
     /// The raw tkeep of the output beat.
     pub fn m_tkeep(&self) -> Bits {
-        self.get("m_axis_tkeep")
+        self.user.user_out.get(&self.dut, Signal::Keep).expect("a port checked in RtlNode::new")
     }
 }
 
@@ -82,11 +140,7 @@ impl RtlNode {
         let u = self.p.user_bytes();
         let f = self.p.frame_width();
         let l = self.p.lanes();
-        self.set("s_axis_tdata", &Bits::from_bytes_width(&i.s_data[..u], 8 * u));
-        self.set("s_axis_tkeep", &thermo(i.s_count, u));
-        self.set_u64("s_axis_tlast", i.s_last as u64);
-        self.set_u64("s_axis_tvalid", i.s_valid as u64);
-        self.set_u64("m_axis_tready", i.m_ready as u64);
+        self.user.drive(&mut self.dut, &i.s_data[..u], i.s_count, i.s_last, i.s_valid, i.m_ready).expect("a port checked in RtlNode::new");
         self.set_u64("tx_ready", i.tx_ready as u64);
         let mut rx = Bits::zeros(l * f);
         let mut valid = 0u64;
@@ -100,9 +154,9 @@ impl RtlNode {
 
     /// The outputs as they are now (after the last eval).
     pub fn read(&mut self) -> NodeOut {
-        let keep = self.get("m_axis_tkeep");
-        let m_valid = self.get_u64("m_axis_tvalid") == 1;
-        let m_count = match thermo_count(&keep) {
+        let user = self.user.read(&self.dut).expect("a port checked in RtlNode::new");
+        let (keep, m_valid) = (&user.m_keep, user.m_valid);
+        let m_count = match thermo_count(keep) {
             Some(n) => n,
             None => {
                 if m_valid {
@@ -114,11 +168,11 @@ impl RtlNode {
         let frames = self.get("tx_frame");
         let f = self.p.frame_width();
         NodeOut {
-            s_ready: self.get_u64("s_axis_tready") == 1,
+            s_ready: user.s_ready,
             m_valid,
-            m_data: self.get("m_axis_tdata").to_bytes(),
+            m_data: user.m_data,
             m_count,
-            m_last: self.get_u64("m_axis_tlast") == 1,
+            m_last: user.m_last,
             tx_frame: (0..self.p.lanes()).map(|j| frames.slice(j * f, f)).collect(),
             link_up: self.get_u64("link_up") == 1,
             frame_errors: self.get_u64("frame_errors") as u32,
@@ -164,12 +218,12 @@ impl Twin {
 pub fn diff_outputs(a: &NodeOut, b: &NodeOut) -> Option<String> {
     let mut d = Vec::new();
     if a.s_ready != b.s_ready {
-        d.push(format!("s_axis_tready rtl {} model {}", a.s_ready, b.s_ready));
+        d.push(format!("{} rtl {} model {}", signal_name(USER_IN, Signal::Ready), a.s_ready, b.s_ready));
     }
     if a.m_valid != b.m_valid {
-        d.push(format!("m_axis_tvalid rtl {} model {}", a.m_valid, b.m_valid));
+        d.push(format!("{} rtl {} model {}", signal_name(USER_OUT, Signal::Valid), a.m_valid, b.m_valid));
     } else if a.m_valid && (a.m_count != b.m_count || a.m_last != b.m_last || a.m_data != b.m_data) {
-        d.push(format!("m_axis beat rtl (keep {} last {}) model (keep {} last {}), data equal: {}", a.m_count, a.m_last, b.m_count, b.m_last, a.m_data == b.m_data));
+        d.push(format!("{USER_OUT} beat rtl (keep {} last {}) model (keep {} last {}), data equal: {}", a.m_count, a.m_last, b.m_count, b.m_last, a.m_data == b.m_data));
     }
     for (j, (x, y)) in a.tx_frame.iter().zip(&b.tx_frame).enumerate() {
         if x != y {

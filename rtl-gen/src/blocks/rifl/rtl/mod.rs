@@ -18,7 +18,7 @@ mod rx_props;
 
 pub use codec::scrambler_maps;
 pub use gtx::fast_domain;
-pub use top::COUNTER_BITS;
+pub use top::{streams, COUNTER_BITS, USER_IN, USER_OUT};
 
 use super::{Recovered, RiflBlock, RiflClockParams, RiflGearParams, RiflLaneParams};
 use crate::blocks::async_fifo::AsyncFifoParams;

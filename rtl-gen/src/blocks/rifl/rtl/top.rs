@@ -6,12 +6,30 @@ use crate::hw::build::*;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
 use crate::blocks::rifl::Recovered;
+use crate::hw::axis::{Axis, Signal};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, UnOp};
 
 /// Width of the status counters.
 pub const COUNTER_BITS: u32 = 32;
+
+/// User beats into the node.
+pub const USER_IN: &str = "s_axis";
+/// Delivered user beats out of the node.
+pub const USER_OUT: &str = "m_axis";
+
+/// The user stream bundles of a node with `u`-byte beats: [`USER_IN`], [`USER_OUT`].
+pub fn streams(u: u32) -> [Axis; 2] {
+    [
+        Axis::sink(USER_IN, 8 * u, "user data in; byte i at [8i+7:8i]", "a user beat is offered", "registered state only (no path from any input)")
+            .keep("kept bytes, contiguous from byte 0; all ones except on the tlast beat")
+            .last("last beat of a packet"),
+        Axis::source(USER_OUT, 8 * u, "user data out; bytes not kept are zero", "a delivered beat is presented", "the user takes the beat (backpressure fills the flow-control buffers, which pause the far end)")
+            .keep("kept bytes, contiguous from byte 0")
+            .last("last beat of a packet"),
+    ]
+}
 
 /// The sum of the bits of an `l`-bit vector as a `w`-bit number.
 fn popcount(v: &str, l: u32, w: u32) -> Expr {
@@ -23,18 +41,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     let s = p.payload_bytes() as u32;
     let u = p.user_bytes() as u32;
     let g = p.group_bytes() as u32;
+    let [user_in, user_out] = streams(u);
     let mut ports = clock_ports(design);
+    ports.extend(user_in.ports());
+    ports.extend(user_out.ports());
     ports.extend([
-        Port::input("s_axis_tdata", 8 * u, "user data in; byte i at [8i+7:8i]"),
-        Port::input("s_axis_tkeep", u, "kept bytes, contiguous from byte 0; all ones except on the tlast beat"),
-        Port::input("s_axis_tlast", 1, "last beat of a packet"),
-        Port::input("s_axis_tvalid", 1, ""),
-        Port::output("s_axis_tready", 1, "registered state only (no path from any input)"),
-        Port::output("m_axis_tdata", 8 * u, "user data out; bytes not kept are zero"),
-        Port::output("m_axis_tkeep", u, "kept bytes, contiguous from byte 0"),
-        Port::output("m_axis_tlast", 1, "last beat of a packet"),
-        Port::output("m_axis_tvalid", 1, ""),
-        Port::input("m_axis_tready", 1, "the user takes the beat (backpressure fills the flow-control buffers, which pause the far end)"),
         Port::output("tx_frame", l * f, "frames to the transceivers, lane j at [(j+1)*F-1:j*F] (registered)"),
         Port::input("tx_ready", 1, "the transceivers take tx_frame at this edge (all lanes)"),
         Port::input("rx_frame", l * f, "frames from the transceivers, lane j at [(j+1)*F-1:j*F]"),
@@ -68,11 +79,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
         "u_txgear",
         design.reset,
         vec![
-            ("in_valid", id("s_axis_tvalid")),
-            ("in_ready", id("s_axis_tready")),
-            ("in_data", id("s_axis_tdata")),
-            ("in_keep", id("s_axis_tkeep")),
-            ("in_last", id("s_axis_tlast")),
+            ("in_valid", user_in.sig(Signal::Valid)),
+            ("in_ready", user_in.sig(Signal::Ready)),
+            ("in_data", user_in.sig(Signal::Data)),
+            ("in_keep", user_in.sig(Signal::Keep)),
+            ("in_last", user_in.sig(Signal::Last)),
             ("out_valid", id("txg_valid")),
             ("out_ready", id("txg_ready")),
             ("out_data", id("txg_data")),
@@ -244,11 +255,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             ("in_data", id("grp_data")),
             ("in_keep", id("grp_keep")),
             ("in_last", id("grp_last")),
-            ("out_valid", id("m_axis_tvalid")),
-            ("out_ready", id("m_axis_tready")),
-            ("out_data", id("m_axis_tdata")),
-            ("out_keep", id("m_axis_tkeep")),
-            ("out_last", id("m_axis_tlast")),
+            ("out_valid", user_out.sig(Signal::Valid)),
+            ("out_ready", user_out.sig(Signal::Ready)),
+            ("out_data", user_out.sig(Signal::Data)),
+            ("out_keep", user_out.sig(Signal::Keep)),
+            ("out_last", user_out.sig(Signal::Last)),
         ],
     ));
 

@@ -14,7 +14,7 @@ fn rifl(fields: &str) -> String {
 
 fn rifl_params(fields: &str) -> rtl_gen::blocks::rifl::model::Params {
     let d = Design::parse(&rifl(fields), "rifl.toml").expect("valid rifl block");
-    d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::rifl::RiflBlock>().expect("a rifl block").params
+    d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::rifl::RiflBlock>().expect("a rifl block").model_params
 }
 
 #[test]

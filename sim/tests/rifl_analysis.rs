@@ -22,7 +22,7 @@ fn eq8_bandwidth_ratio_inside_the_campaigns_confidence_interval() {
                 .filter(|r| r.name == "rifl")
         })
         .expect("default design has block rifl");
-    let p = block.params;
+    let p = block.model_params;
     let o = SweepOptions {
         block: "rifl".into(),
         packets: 1500,

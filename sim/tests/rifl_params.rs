@@ -54,7 +54,7 @@ fn scaled(n: u64) -> u64 {
 
 fn lockstep(name: &str, ber: f64, packets: u64, max_len: usize, backpressure: f64) -> TestResult {
     let bench = Bench::from_toml(DESIGN, "rifl_params.toml")?;
-    let p = bench.block::<RiflBlock>(name)?.params;
+    let p = bench.block::<RiflBlock>(name)?.model_params;
     let m = bench.module(name, Role::Node)?;
     let mut rng = TestRng::for_test(&format!("rifl_params_{name}"))?;
     let setup = NodeLink { ber, delay: 9, packets, min_len: 1, max_len, tx_stall: 0.05, backpressure, idle: 0.3, traffic_cycles: 0, max_cycles: 2_000_000 };

@@ -42,7 +42,7 @@ use std::rc::Rc;
 
 /// The parameters of the `rifl` node module `m`.
 pub fn params(m: &ElabModule) -> Result<Params, SimError> {
-    Ok(super::kind_params::<RiflParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?.params)
+    Ok(super::kind_params::<RiflParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?.model_params)
 }
 
 /// The model parameters of a lane module `m` (`_tx`, `_rx`, `_fifo`, the codec and the

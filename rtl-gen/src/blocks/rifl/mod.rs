@@ -97,16 +97,24 @@ pub struct Recovered {
     pub gt_bits: Option<u32>,
 }
 
-/// A validated `rifl` block.
+/// A validated `rifl` block: its fields with the derived values resolved, and what they derive
+/// beside them.
 #[derive(Debug, Clone)]
 pub struct RiflBlock {
     pub name: String,
-    pub params: Params,
+    /// The fields, `frame_id_bits` and the flow-control levels resolved.
+    pub params: RiflParams,
+    /// The node's model parameters, derived from [`RiflBlock::params`].
+    pub model_params: Params,
     /// `Some` with `clocking = "recovered"`.
     pub recovered: Option<Recovered>,
-    /// Given cable length and lane rate (0 = not given).
-    pub cable_m: u32,
-    pub lane_gbps: u32,
+}
+
+impl std::ops::Deref for RiflBlock {
+    type Target = RiflParams;
+    fn deref(&self) -> &RiflParams {
+        &self.params
+    }
 }
 
 fn is_pow2(v: u64) -> bool {
@@ -305,31 +313,6 @@ impl RiflGearParams {
 }
 
 impl RiflParams {
-    /// The parameters of a validated block (derived values resolved).
-    pub fn of(b: &RiflBlock) -> RiflParams {
-        let p = &b.params;
-        RiflParams {
-            frame_bits: p.frame_bits,
-            frame_id_bits: p.frame_id_bits,
-            cable_m: b.cable_m,
-            lane_gbps: b.lane_gbps,
-            crc_poly: p.crc_poly as u32,
-            user_bits: p.user_bits,
-            lanes: p.lanes,
-            fc_buffer_frames: p.fc_buffer_frames,
-            fc_on_frames: p.fc_on_frames,
-            fc_off_frames: p.fc_off_frames,
-            scrambler: p.scrambler,
-            retrans_threshold: p.retrans_threshold,
-            control_repeat: p.control_repeat,
-            clocking: if b.recovered.is_some() { Clocking::Recovered } else { Clocking::Single },
-            compensation: b.recovered.map(|r| r.compensation),
-            rx_clk_mhz: b.recovered.and_then(|r| r.rx_clk_mhz),
-            free_clk_mhz: b.recovered.filter(|r| r.compensation).map(|r| r.free_clk_mhz),
-            gt_bits: b.recovered.and_then(|r| r.gt_bits),
-        }
-    }
-
     /// The recovered-clock settings: `None` with `clocking = "single"`, which allows none of them.
     fn recovered(&self, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<Option<Recovered>> {
         if self.clocking.is_single() {
@@ -448,13 +431,22 @@ impl RiflParams {
             control_repeat,
         };
         let recovered = self.recovered(&error)?;
-        Ok(RiflBlock { name: name.to_string(), params, recovered, cable_m, lane_gbps })
+        let resolved = RiflParams {
+            frame_id_bits,
+            fc_buffer_frames,
+            fc_on_frames,
+            fc_off_frames,
+            compensation: recovered.map(|r| r.compensation),
+            free_clk_mhz: recovered.filter(|r| r.compensation).map(|r| r.free_clk_mhz),
+            ..*self
+        };
+        Ok(RiflBlock { name: name.to_string(), params: resolved, model_params: params, recovered })
     }
 }
 
 impl RiflBlock {
     pub fn model(&self) -> model::Node {
-        model::Node::new(self.params)
+        model::Node::new(self.model_params)
     }
 }
 
@@ -466,7 +458,7 @@ impl Block for RiflBlock {
         "rifl"
     }
     fn typed_params(&self) -> ParamList {
-        RiflParams::of(self).to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         rtl::module_names(self, design)

@@ -74,7 +74,7 @@ fn genz(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, Cam
 }
 
 fn rifl(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, CampaignError> {
-    let mut p = bench.block::<RiflBlock>("rifl")?.params;
+    let mut p = bench.block::<RiflBlock>("rifl")?.model_params;
     let line_bits = (p.frame_bits * p.lanes) as f64;
     let cycle_ns = line_bits / o.line_gbps;
     let delay = ((o.cable_m * 5.0 / cycle_ns).ceil() as u32).max(1);

@@ -54,7 +54,7 @@ impl RclkNode {
         if b.recovered.is_none() {
             return Err(SimError::Design { message: format!("rifl block {block} has clocking = \"single\"") });
         }
-        RclkNode::new(bench.dut(block, Role::Node, test)?, b.params)
+        RclkNode::new(bench.dut(block, Role::Node, test)?, b.model_params)
     }
 
     /// A Verilated recovered-clock top with parameters `p`.

@@ -99,7 +99,7 @@ pub struct RtlNode {
 impl RtlNode {
     /// The top (role `Node`) of the bench's `rifl` block `block`, with that block's parameters.
     pub fn from_bench(bench: &Bench, block: &str, test_name: &str) -> Result<RtlNode, SimError> {
-        let p = bench.block::<RiflBlock>(block)?.params;
+        let p = bench.block::<RiflBlock>(block)?.model_params;
         let module = bench.module(block, Role::Node)?.name().to_string();
         RtlNode::new(bench.tree(), &module, test_name, p)
     }

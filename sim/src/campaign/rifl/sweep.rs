@@ -108,7 +108,7 @@ pub struct SweepResults {
 /// The block's parameters with the options applied, or why they cannot run.
 pub fn sweep_params(bench: &Bench, o: &SweepOptions) -> Result<Params, CampaignError> {
     let block = bench.block::<RiflBlock>(&o.block)?;
-    let mut p = block.params;
+    let mut p = block.model_params;
     if let Some(n) = o.frame_id_bits {
         if !(5..=12).contains(&n) || (1u32 << n) < 2 * p.retrans_threshold {
             return Err(CampaignError::Config(format!(

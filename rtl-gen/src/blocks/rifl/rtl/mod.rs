@@ -103,7 +103,7 @@ pub fn module_names(b: &RiflBlock, design: &DesignInfo) -> Vec<String> {
 }
 
 pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
-    let p = &b.params;
+    let p = &b.model_params;
     let n = Names::new(b, design);
     let mut out = vec![
         top::module(p, design, &n, b.recovered.as_ref()),

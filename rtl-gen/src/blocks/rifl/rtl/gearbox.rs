@@ -17,6 +17,11 @@
 //! zero above `fill` as in the model. The ring's enables are thus one LUT from the registered
 //! write position and the flush (`out_ready` with the registered last-beat flag), instead of the
 //! transfer decision fanned out to every ring byte's clear and enable.
+//!
+//! The read position selects every output bit's rotator multiplexer, so it is held in one copy per
+//! 16 bytes of the rotator's widest window (`rd_pos_0`, `rd_pos_1`, ...; plain `rd_pos` when one
+//! suffices), each stepping from its own value: Yosys merges flip-flops with one D input even when
+//! `(* keep *)`, and copies that share no input stay apart, each driving one region of the die.
 
 use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};

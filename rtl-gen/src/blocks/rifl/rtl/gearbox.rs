@@ -17,6 +17,11 @@
 //! zero above `fill` as in the model. The ring's enables are thus one LUT from the registered
 //! write position and the flush (`out_ready` with the registered last-beat flag), instead of the
 //! transfer decision fanned out to every ring byte's clear and enable.
+//!
+//! The read position selects every output bit's rotator multiplexer, so it is held in one copy per
+//! 16 bytes of the rotator's widest window (`rd_pos_0`, `rd_pos_1`, ...; plain `rd_pos` when one
+//! suffices), each stepping from its own value: Yosys merges flip-flops with one D input even when
+//! `(* keep *)`, and copies that share no input stay apart, each driving one region of the die.
 
 use crate::hw::build::*;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
@@ -66,6 +71,19 @@ fn rotator_stages(r: u32) -> Vec<(u32, u32, u32)> {
 /// Bytes held by the output window after the stage whose digit starts at bit `lo`.
 fn window_bytes(ob: u32, u: u32, lo: u32) -> u32 {
     ob + u * ((1u32 << lo) - 1)
+}
+
+/// Window bytes whose rotator multiplexers share one copy of the read position: its select bits
+/// then drive 128 multiplexers each, in one region of the die, rather than every output bit.
+const SELECT_REGION_BYTES: u32 = 16;
+
+/// The read position's copy serving byte `b` of a rotator window.
+fn rd_copy(copies: u32, b: u32) -> String {
+    if copies == 1 {
+        "rd_pos".to_string()
+    } else {
+        format!("rd_pos_{}", b / SELECT_REGION_BYTES)
+    }
 }
 
 /// The ring size: the multiple of g = gcd(I, O) in [2·I + O, 4·(I + O)] with the fewest estimated
@@ -210,6 +228,10 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         Port::output("out_keep", ob, "kept bytes, contiguous from byte 0"),
         Port::output("out_last", 1, "last beat of a packet"),
     ]);
+    let stages = rotator_stages(r);
+    let copies = window_bytes(ob, u, stages[0].0).div_ceil(SELECT_REGION_BYTES);
+    // How the docs name the read position: the register, or its first copy (all copies are equal).
+    let rp = if copies == 1 { "rd_pos" } else { "rd_pos_0" };
     let mut it: Vec<Item> = Vec::new();
     localparam(&mut it, "RD_STEP", rw, (ob / u) as u64, &format!("read position step per output beat, in {u}-byte units"));
     localparam(&mut it, "RD_LAST", rw, (r - 1) as u64, &format!("last read position ({p}-byte ring in {u}-byte units)"));
@@ -217,14 +239,24 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     localparam(&mut it, "OUT_UNITS", aw, ((ob / g) % (1 << aw)) as u64, &format!("an output beat in {g}-byte units (mod 2^{aw})"));
     it.push(Item::Localparam { name: "WR_FIRST".into(), value: cover_mask(slots, 0, 1), doc: format!("write position of a packet's first input beat (one-hot over {slots} positions of {gi} bytes)") });
     it.extend([
-        Item::reg("ring", 8 * p, &format!("{p} bytes: the packet's held bytes from ring byte rd_pos*{u} on (other bytes: whatever was last written, never read out)")),
-        Item::reg("rd_pos", rw, &format!("where the output beat starts, in {u}-byte units (0 at a packet's start)")),
+        Item::reg("ring", 8 * p, &format!("{p} bytes: the packet's held bytes from ring byte {rp}*{u} on (other bytes: whatever was last written, never read out)")),
         Item::reg("wr_hot", slots, &format!("where the next input beat of the packet goes: one-hot over the ring's {slots} write positions (multiples of {gi} bytes)")),
         Item::reg("held", cap, "thermometer code of the bytes held: bit i is set while fill > i"),
         Item::reg("at_a", aw, &format!("fill / {g} mod 2^{aw} (within a packet the fill level is a multiple of {g})")),
         Item::reg("at_b", aw, &format!("(fill - {ob}) / {g} mod 2^{aw}: the same after an output beat")),
         Item::reg("eop", 1, "the packet's last beat is in"),
     ]);
+    // The read position selects every output bit's rotator multiplexer. One register would fan out
+    // across the whole ring, so it is held in one copy per 16 window bytes, each copy stepping
+    // from its own value: no two copies share a D input, so synthesis cannot merge them.
+    for q in 0..copies {
+        let doc = if copies == 1 {
+            format!("where the output beat starts, in {u}-byte units (0 at a packet's start)")
+        } else {
+            format!("where the output beat starts, in {u}-byte units (0 at a packet's start): the copy selecting rotator window bytes {}..{}", q * SELECT_REGION_BYTES, (q + 1) * SELECT_REGION_BYTES - 1)
+        };
+        it.push(Item::reg(&rd_copy(copies, q * SELECT_REGION_BYTES), rw, &doc));
+    }
     it.push(Item::comment(&format!(
         "Flow control from registers alone: fill >= {ob} is held[{}], fill > {ob} is held[{ob}], fill > {} is {}.",
         ob - 1,
@@ -244,18 +276,26 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     // Rotator: the ring from byte rd_pos*u, coarse digits of rd_pos first; each stage keeps the
     // bytes the finer stages can still reach.
     let (mut src, mut src_len, mut wrap) = ("ring".to_string(), p, true);
-    for (k, &(lo, bits, ways)) in rotator_stages(r).iter().enumerate() {
+    for (k, &(lo, bits, ways)) in stages.iter().enumerate() {
         let width = window_bytes(ob, u, lo);
         let name = if lo == 0 { "rd_data".to_string() } else { format!("rot{k}") };
         let step = u << lo;
-        let digit = if rw == 1 { id("rd_pos") } else if bits == 1 { Expr::bit("rd_pos", lo) } else { Expr::slice("rd_pos", lo + bits - 1, lo) };
-        let run = |d: u32| if wrap { byte_run(&src, src_len, d * step, width) } else { Expr::slice(&src, 8 * (d * step + width) - 1, 8 * d * step) };
-        let mut value = run(ways - 1);
-        for d in (0..ways - 1).rev() {
-            value = Expr::mux(eq(digit.clone(), dec(bits, d as u64)), run(d), value);
+        // One multiplexer per region of the window, selected by that region's copy of rd_pos.
+        let mut regions = Vec::new();
+        for first in (0..width).step_by(SELECT_REGION_BYTES as usize) {
+            let len = SELECT_REGION_BYTES.min(width - first);
+            let pos = rd_copy(copies, first);
+            let digit = if rw == 1 { id(&pos) } else if bits == 1 { Expr::bit(&pos, lo) } else { Expr::slice(&pos, lo + bits - 1, lo) };
+            let run = |d: u32| if wrap { byte_run(&src, src_len, d * step + first, len) } else { Expr::slice(&src, 8 * (d * step + first + len) - 1, 8 * (d * step + first)) };
+            let mut value = run(ways - 1);
+            for d in (0..ways - 1).rev() {
+                value = Expr::mux(eq(digit.clone(), dec(bits, d as u64)), run(d), value);
+            }
+            regions.push(value);
         }
-        let doc = if lo == 0 { format!("the output beat's ring bytes, from rd_pos*{u} on") } else { format!("ring bytes from rd_pos[{}:{lo}]*{step} on", rw - 1) };
-        wire(&mut it, &name, 8 * width, &doc, value);
+        regions.reverse();
+        let doc = if lo == 0 { format!("the output beat's ring bytes, from {rp}*{u} on") } else { format!("ring bytes from {rp}[{}:{lo}]*{step} on", rw - 1) };
+        wire(&mut it, &name, 8 * width, &doc, cat(regions));
         (src, src_len, wrap) = (name, width, false);
     }
     it.push(Item::comment("Ring bytes outside the held ones are never cleared: the output beat is masked by the fill level."));
@@ -337,25 +377,23 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     wire(&mut it, "at_a_next", aw, "", units("at_a", dec(aw, 0)));
     wire(&mut it, "at_b_next", aw, "", units("at_b", sub(dec(aw, 0), id("OUT_UNITS"))));
     wire(&mut it, "wr_next", slots, &format!("the write position after an input transfer: {ib} bytes on"), Expr::mux(id("do_in"), rotated_up("wr_at", slots, ib / gi), id("wr_at")));
-    let rd_wrap = Expr::mux(le(id("rd_pos"), sub(id("RD_LAST"), id("RD_STEP"))), add(id("rd_pos"), id("RD_STEP")), sub(id("rd_pos"), sub(add(id("RD_LAST"), dec(rw, 1)), id("RD_STEP"))));
-    wire(&mut it, "rd_step", rw, "", rd_wrap);
-    wire(&mut it, "rd_next", rw, "", Expr::mux(id("flush"), dec(rw, 0), Expr::mux(id("do_out"), id("rd_step"), id("rd_pos"))));
-    let reset = vec![
-        set_id("held", zeros(cap)),
-        set_id("at_a", dec(aw, 0)),
-        set_id("at_b", sub(dec(aw, 0), id("OUT_UNITS"))),
-        set_id("eop", Expr::zero()),
-        set_id("rd_pos", dec(rw, 0)),
-        set_id("wr_hot", id("WR_FIRST")),
-    ];
-    let regs = vec![
-        set_id("held", id("held_next")),
-        set_id("at_a", id("at_a_next")),
-        set_id("at_b", id("at_b_next")),
-        set_id("rd_pos", id("rd_next")),
-        set_id("wr_hot", id("wr_next")),
-        if_else(id("do_in"), vec![set_id("eop", id("in_last"))], vec![when(id("flush"), vec![set_id("eop", Expr::zero())])]),
-    ];
+    for q in 0..copies {
+        let pos = rd_copy(copies, q * SELECT_REGION_BYTES);
+        let suffix = if copies == 1 { String::new() } else { format!("_{q}") };
+        let rd_wrap = Expr::mux(le(id(&pos), sub(id("RD_LAST"), id("RD_STEP"))), add(id(&pos), id("RD_STEP")), sub(id(&pos), sub(add(id("RD_LAST"), dec(rw, 1)), id("RD_STEP"))));
+        wire(&mut it, &format!("rd_step{suffix}"), rw, "", rd_wrap);
+        wire(&mut it, &format!("rd_next{suffix}"), rw, "", Expr::mux(id("flush"), dec(rw, 0), Expr::mux(id("do_out"), id(&format!("rd_step{suffix}")), id(&pos))));
+    }
+    let mut reset = vec![set_id("held", zeros(cap)), set_id("at_a", dec(aw, 0)), set_id("at_b", sub(dec(aw, 0), id("OUT_UNITS"))), set_id("eop", Expr::zero())];
+    let mut regs = vec![set_id("held", id("held_next")), set_id("at_a", id("at_a_next")), set_id("at_b", id("at_b_next"))];
+    for q in 0..copies {
+        let pos = rd_copy(copies, q * SELECT_REGION_BYTES);
+        let suffix = if copies == 1 { String::new() } else { format!("_{q}") };
+        reset.push(set_id(&pos, dec(rw, 0)));
+        regs.push(set_id(&pos, id(&format!("rd_next{suffix}"))));
+    }
+    reset.push(set_id("wr_hot", id("WR_FIRST")));
+    regs.extend([set_id("wr_hot", id("wr_next")), if_else(id("do_in"), vec![set_id("eop", id("in_last"))], vec![when(id("flush"), vec![set_id("eop", Expr::zero())])])]);
     it.push(Item::AlwaysFf { reset: Some(reset), body: regs });
     // No reset and no clear: the ring's flip-flops have only an enable, the write position (shared
     // by its bytes), with the input byte straight on D; the reset empties the ring through held.
@@ -377,7 +415,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
                 }
             ),
             format!("Ring of {p} bytes: writes at multiples of {gi} bytes ({slots} positions, each ring byte fed by {} input byte(s)), reads at multiples of {u} bytes ({r} positions, rotator stages {:?} (digit low bit, bits, ways)).", ib / gi, rotator_stages(r)),
-            format!("Timing: the fill level is held as a thermometer code (held), so out_valid, out_last, out_keep and in_ready are one LUT from registers; the ring is written every cycle at the registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables wait for no transfer decision, and out_data is the read-out masked by out_keep; the kept input bytes are placed by a shifter over the fill level in {g}-byte units (at_a, at_b)."),
+            format!("Timing: the fill level is held as a thermometer code (held), so out_valid, out_last, out_keep and in_ready are one LUT from registers; the ring is written every cycle at the registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables wait for no transfer decision, and out_data is the read-out masked by out_keep; the read position is held in {copies} copies (one per {SELECT_REGION_BYTES} bytes of the rotator's widest window, each stepping from its own value so synthesis keeps them apart), so no select net spans the whole ring; the kept input bytes are placed by a shifter over the fill level in {g}-byte units (at_a, at_b)."),
         ],
         role,
         origin: None,

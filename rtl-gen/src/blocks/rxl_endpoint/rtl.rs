@@ -6,7 +6,7 @@
 use super::flit::{CrcChoice, FecChoice, CRC64_ALGO, SEQ_BITS};
 use super::model::Mode;
 use super::RxlEndpointBlock;
-use crate::blocks::crc::CrcBlock;
+use crate::blocks::crc::{AlgoParams, CrcParams, XorStyleName};
 use crate::blocks::replay_buffer::ReplayBufferBlock;
 use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
 use crate::blocks::rs_crc::{BitOrder, RsCrcParams};
@@ -17,7 +17,6 @@ use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::build::{add, and, bits_for, counter, dec, eq, id, instance, le, localparam, mux, ne, or, sub, unused_wires, wire, zext};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
-use crate::hw::xor_net::XorStyle;
 
 pub const PAYLOAD_BITS: u32 = 1920;
 pub const FLIT_BITS: u32 = 2048;
@@ -62,7 +61,18 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
         .block(name)
         .expect("the PCIe 6.0 flit CRC is a valid rs_crc block")
         .elaborate(design),
-        CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::SHARED }.elaborate(design),
+        CrcChoice::Crc64 => CrcParams {
+            algo: AlgoParams::of(&CRC64_ALGO),
+            data_bits: CRC_DATA_BITS,
+            seq_bits: SEQ_BITS,
+            pipeline: 0,
+            checker: true,
+            xor_style: XorStyleName::Lut6Shared,
+            xor_window: None,
+        }
+        .block(name)
+        .expect("the RXL CRC-64 is a valid crc block")
+        .elaborate(design),
     }
 }
 

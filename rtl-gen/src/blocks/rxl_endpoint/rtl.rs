@@ -11,7 +11,7 @@ use crate::blocks::replay_buffer::ReplayBufferBlock;
 use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
 use crate::blocks::rs_crc::{BitOrder, RsCrcParams};
 use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
-use crate::blocks::rs_fec::{Layout, RsFecBlock};
+use crate::blocks::rs_fec::{Layout, RsFecBlock, RsFecCode, RsFecParams};
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
@@ -23,24 +23,19 @@ pub const FLIT_BITS: u32 = 2048;
 pub const MSG_BITS: u32 = 2000;
 pub const CRC_DATA_BITS: u32 = 1936;
 
+/// The FEC sub-block's parameters (combinational) for the chosen layout.
+pub fn fec_params(fec: FecChoice) -> RsFecParams {
+    let layout = match fec {
+        FecChoice::Pcie6 => Layout::Pcie6,
+        FecChoice::Generic => Layout::Generic,
+    };
+    let code = RsFecCode { symbol_bits: 8, field_poly: FLIT_FEC_FIELD_POLY, fcr: 0, check_symbols: 2, ways: 3, msg_bytes: Some(MSG_BITS / 8), msg_symbols: None, layout, symbols_per_cycle: None };
+    RsFecParams { code, pipeline: 0, enc_pipeline: None, ser_threshold: None, ser_window: None, counter_bits: None }
+}
+
 /// The FEC sub-block (combinational) of the chosen layout, named `name`.
 pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
-    RsFecBlock {
-        name: name.to_string(),
-        layout: match fec {
-            FecChoice::Pcie6 => Layout::Pcie6,
-            FecChoice::Generic => Layout::Generic,
-        },
-        symbol_bits: 8,
-        field_poly: FLIT_FEC_FIELD_POLY,
-        fcr: 0,
-        check_symbols: 2,
-        ways: 3,
-        msg_symbols: MSG_BITS / 8,
-        pipeline: 0,
-        enc_pipeline: 0,
-        stream: None,
-    }
+    fec_params(fec).block(name).expect("the RXL flit FEC is a valid rs_fec block")
 }
 
 /// The CRC sub-block (generator + checker, combinational, 10-bit ISN) named `name`.

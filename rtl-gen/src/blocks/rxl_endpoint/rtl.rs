@@ -7,7 +7,7 @@ use super::flit::{CrcChoice, FecChoice, CRC64_ALGO, SEQ_BITS};
 use super::model::Mode;
 use super::RxlEndpointBlock;
 use crate::blocks::crc::{AlgoParams, CrcParams, XorStyleName};
-use crate::blocks::replay_buffer::ReplayBufferBlock;
+use crate::blocks::replay_buffer::{ReplayBufferBlock, ReplayBufferParams};
 use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
 use crate::blocks::rs_crc::{BitOrder, RsCrcParams};
 use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
@@ -79,7 +79,7 @@ pub fn module_names(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<String> {
 
 pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let names = module_names(b, design);
-    let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.cfg.replay_depth };
+    let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), params: ReplayBufferParams { entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.cfg.replay_depth } };
     let mut out = rb.elaborate(design);
     assert_eq!(out[0].name(), names[0], "replay module name");
     let crc = crc_modules(b, design, &format!("{}_crc", b.name));

@@ -134,7 +134,7 @@ fn fabric_design(base: &SueEndpointBlock, n: usize, overrides: &str) -> (String,
             text += &format!("local_xpuid = {k}\n");
         }
         // JSON integers, booleans and (simple) strings are TOML values as written.
-        for (f, v) in rtl_gen::fields::KindParams::to_list(&base.params_struct()) {
+        for (f, v) in rtl_gen::fields::KindParams::to_list(&base.params) {
             if ["num_xpu", "local_xpuid"].contains(&f) || skip.contains(&f) {
                 continue;
             }

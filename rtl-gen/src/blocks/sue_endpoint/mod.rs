@@ -52,7 +52,7 @@ impl SueEndpointParams {
             name: name.to_string(),
             params: SueEndpointParams { common: common.clone(), packer: self.packer.clone(), transport: p.fields() },
             packer: SuePackerBlock { name: format!("{name}_packer"), params: SuePackerParams { common: common.clone(), packer: self.packer.clone() } },
-            transport: SueTransportBlock { name: format!("{name}_transport"), common: common.clone(), p },
+            transport: SueTransportBlock::new(&format!("{name}_transport"), common, p),
         })
     }
 }

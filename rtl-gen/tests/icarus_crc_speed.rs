@@ -53,7 +53,7 @@ fn hex(bytes: &[u8]) -> String {
 fn simulate(root: &Path, work: &Path, module: &str, b: &CrcBlock) -> Duration {
     let mut rng = SplitMix64::new(0x1CA2_u64 ^ b.data_bits as u64);
     let model = b.model();
-    let (n, w, s) = (b.data_bits as usize, b.algo.width as usize, b.seq_bits as usize);
+    let (n, w, s) = (b.data_bits as usize, b.algorithm.width as usize, b.seq_bits as usize);
     let (mut data, mut seqs, mut crcs) = (String::new(), String::new(), String::new());
     for _ in 0..VECTORS {
         let bytes = rng.bytes(n / 8);

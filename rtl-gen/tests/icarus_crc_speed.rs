@@ -95,7 +95,7 @@ fn shared_crc_networks_simulate_in_icarus_about_as_fast_as_masked_ones() {
     let mut text = String::from("[design]\nname = \"speed\"\n\n");
     let mut names = Vec::new();
     for b in default.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<CrcBlock>()) {
-        if b.pipeline == 0 && matches!(b.xor_style, rtl_gen::hw::xor_net::XorStyle::Lut6Shared { .. }) {
+        if b.pipeline == 0 && matches!(b.network, rtl_gen::hw::xor_net::XorStyle::Lut6Shared { .. }) {
             let (shared, masked) = block_texts(b);
             text += &shared;
             text += &masked;

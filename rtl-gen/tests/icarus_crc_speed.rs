@@ -53,7 +53,7 @@ fn hex(bytes: &[u8]) -> String {
 fn simulate(root: &Path, work: &Path, module: &str, b: &CrcBlock) -> Duration {
     let mut rng = SplitMix64::new(0x1CA2_u64 ^ b.data_bits as u64);
     let model = b.model();
-    let (n, w, s) = (b.data_bits as usize, b.algo.width as usize, b.seq_bits as usize);
+    let (n, w, s) = (b.data_bits as usize, b.algorithm.width as usize, b.seq_bits as usize);
     let (mut data, mut seqs, mut crcs) = (String::new(), String::new(), String::new());
     for _ in 0..VECTORS {
         let bytes = rng.bytes(n / 8);
@@ -95,7 +95,7 @@ fn shared_crc_networks_simulate_in_icarus_about_as_fast_as_masked_ones() {
     let mut text = String::from("[design]\nname = \"speed\"\n\n");
     let mut names = Vec::new();
     for b in default.blocks.iter().filter_map(|b| b.as_any().downcast_ref::<CrcBlock>()) {
-        if b.pipeline == 0 && matches!(b.xor_style, rtl_gen::hw::xor_net::XorStyle::Lut6Shared { .. }) {
+        if b.pipeline == 0 && matches!(b.network, rtl_gen::hw::xor_net::XorStyle::Lut6Shared { .. }) {
             let (shared, masked) = block_texts(b);
             text += &shared;
             text += &masked;

@@ -47,10 +47,10 @@ fn local_xpuid_needs_a_constant_id_source() {
     refused(&transport("xpuid_source = \"strap\""), &["field `xpuid_source`"]);
     let d = Design::parse(&transport("xpuid_source = \"constant\"\nlocal_xpuid = 3"), "good.toml").expect("a constant id");
     let b = d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>().expect("transport");
-    assert!(!b.p.xpuid_port && b.p.local_xpuid == 3);
+    assert!(!b.resolved.xpuid_port && b.resolved.local_xpuid == 3);
     let d = Design::parse(&transport(""), "good.toml").expect("the default");
     let b = d.blocks[0].as_any().downcast_ref::<rtl_gen::blocks::sue_transport::SueTransportBlock>().expect("transport");
-    assert!(b.p.xpuid_port, "the id is a port by default");
+    assert!(b.resolved.xpuid_port, "the id is a port by default");
     // The transport itself, not the RAM wrappers elaborated beside it.
     let elab = d.elaborate();
     let m = elab.modules.iter().find(|m| m.role != rtl_gen::hw::module::Role::Ram).expect("the transport module");

@@ -81,7 +81,7 @@ fn crc32_reproduces_the_catalogue_check_value() -> TestResult {
 fn a_broken_model_is_caught() -> TestResult {
     let bench = bench();
     let b = bench.block::<CrcBlock>("crc32")?;
-    let mut wrong = b.algo;
+    let mut wrong = b.algorithm;
     wrong.xorout ^= 0x0000_0100;
     let broken = CrcModel::new(wrong);
     let mut rng = TestRng::for_test("crc_broken_model")?;

@@ -221,8 +221,8 @@ fn rx_samples(d: &mut Dut, c: &rtl_gen::blocks::protocol::sue::SueCommon, t: &Su
     d.set_u64("m_axis_cmd_tready", 1).unwrap();
     (0..n)
         .map(|k| {
-            let rh = Rh { ver: t.p.version as u8, op: Op::None, xpuid: 1, psn: (t.p.psn_init as u16).wrapping_add(k), vc: 0, partition: t.p.partition as u16, rpsn: 0 };
-            let pdu = build_pdu(&rh, &vec![k as u8; c.cmd_bytes as usize], t.p.rcrc);
+            let rh = Rh { ver: t.resolved.version as u8, op: Op::None, xpuid: 1, psn: (t.resolved.psn_init as u16).wrapping_add(k), vc: 0, partition: t.resolved.partition as u16, rpsn: 0 };
+            let pdu = build_pdu(&rh, &vec![k as u8; c.cmd_bytes as usize], t.resolved.rcrc);
             let l = rx_sample(d, c.data_bytes as usize, &pdu);
             settle(d, "m_axis_cmd_tvalid");
             l

@@ -127,7 +127,7 @@ fn a_broken_transport_model_is_caught() -> TestResult {
     let mut rng = TestRng::from_seed(7);
     let mut link = TransportLink::new(&bench, b, &[peer], faults, "sue_transport_broken")?;
     let mut wrong = b.clone();
-    wrong.p.ack_coalesce = 1;
+    wrong.resolved.ack_coalesce = 1;
     link.set_model(0, wrong.model());
     for _ in 0..2000 {
         if link.pending_offers(1) < 2 && rng.chance(0.1) {

@@ -312,7 +312,7 @@ impl TransportLink {
                         rtl_gen::blocks::protocol::sue::wire::parse_pdu(
                             &pdu,
                             c.cmd_bytes as usize,
-                            self.b.p.rcrc,
+                            self.b.resolved.rcrc,
                         )
                         .is_ok(),
                     );
@@ -492,11 +492,11 @@ pub fn random_traffic(
 /// The peers of `b`: the same block as XPUs other than its own (models only).
 pub fn peers_of(b: &SueTransportBlock) -> Vec<SueTransportBlock> {
     (0..b.common.num_xpu)
-        .filter(|&x| x != b.p.local_xpuid)
+        .filter(|&x| x != b.resolved.local_xpuid)
         .map(|x| {
             let mut p = b.clone();
-            if !p.p.xpuid_port {
-                p.p.local_xpuid = x;
+            if !p.resolved.xpuid_port {
+                p.resolved.local_xpuid = x;
             }
             p.name = format!("{}_peer{x}", b.name);
             p

@@ -132,7 +132,7 @@ impl CrcParams {
     pub fn validate(&self, name: &str, given: &dyn Fn(&str) -> bool) -> ConfigResult<CrcBlock> {
         let error = |field: &str, problem: String| ConfigError::Field { block: name.to_string(), kind: "crc", field: field.to_string(), problem };
         let algo = self.algo.algo(error)?;
-        let CrcParams { data_bits, seq_bits, pipeline, checker, xor_style: style, .. } = *self;
+        let CrcParams { data_bits, seq_bits, pipeline, xor_style: style, .. } = *self;
         if data_bits % 8 != 0 {
             return Err(error("data_bits", format!("= {data_bits} is not a multiple of 8; allowed 8, 16, …, 16384")));
         }
@@ -150,7 +150,18 @@ impl CrcParams {
         if xor_style == XorStyle::Lut6Tree && pipeline > 0 {
             return Err(error("xor_style", format!("= \"lut6_tree\" needs pipeline = 0 (got {pipeline}); pipelined networks register masked partial parities")));
         }
-        Ok(CrcBlock { name: name.to_string(), algo, data_bits, seq_bits, pipeline, checker, xor_style })
+        Ok(CrcBlock { name: name.to_string(), params: self.as_built(xor_style), algorithm: algo, network: xor_style })
+    }
+
+    /// These parameters as the block builds them: the style of `network`, the window only
+    /// where a shared network is built (so a module's own parameters rebuild the same block).
+    fn as_built(&self, network: XorStyle) -> CrcParams {
+        let (xor_style, xor_window) = match network {
+            XorStyle::Masked => (XorStyleName::Masked, None),
+            XorStyle::Lut6Tree => (XorStyleName::Lut6Tree, None),
+            XorStyle::Lut6Shared { window } => (XorStyleName::Lut6Shared, Some(if window == usize::MAX { 0 } else { window as u32 })),
+        };
+        CrcParams { xor_style, xor_window, ..self.clone() }
     }
 
     /// `xor_window` as a planner window (0 → the whole input). Setting it where no shared
@@ -178,16 +189,24 @@ const DEFAULT_XOR_WINDOW: u32 = 64;
 /// Narrowest useful sharing window: one LUT6's inputs.
 const MIN_XOR_WINDOW: u32 = 6;
 
-/// A validated `crc` block.
+/// A validated `crc` block: its parameters as it builds them (`b.data_bits` reads the
+/// parameter; the XOR style it builds, the window only where a shared network is built), and
+/// the algorithm and XOR network they resolve to.
 #[derive(Debug, Clone)]
 pub struct CrcBlock {
     pub name: String,
-    pub algo: CrcAlgo,
-    pub data_bits: u32,
-    pub seq_bits: u32,
-    pub pipeline: u32,
-    pub checker: bool,
-    pub xor_style: XorStyle,
+    pub params: CrcParams,
+    /// The Rocksoft algorithm of the `width`..`xorout` fields.
+    pub algorithm: CrcAlgo,
+    /// The XOR network `xor_style`, `xor_window` and `pipeline` resolve to.
+    pub network: XorStyle,
+}
+
+impl std::ops::Deref for CrcBlock {
+    type Target = CrcParams;
+    fn deref(&self) -> &CrcParams {
+        &self.params
+    }
 }
 
 impl BlockKind for CrcKind {
@@ -210,19 +229,8 @@ impl BlockKind for CrcKind {
 }
 
 impl CrcBlock {
-    /// The block's parameters as a design file would give them (the style it builds, the
-    /// window only where a shared network is built).
-    pub fn params_struct(&self) -> CrcParams {
-        let (xor_style, xor_window) = match self.xor_style {
-            XorStyle::Masked => (XorStyleName::Masked, None),
-            XorStyle::Lut6Tree => (XorStyleName::Lut6Tree, None),
-            XorStyle::Lut6Shared { window } => (XorStyleName::Lut6Shared, Some(if window == usize::MAX { 0 } else { window as u32 })),
-        };
-        CrcParams { algo: AlgoParams::of(&self.algo), data_bits: self.data_bits, seq_bits: self.seq_bits, pipeline: self.pipeline, checker: self.checker, xor_style, xor_window }
-    }
-
     pub fn model(&self) -> CrcModel {
-        CrcModel::new(self.algo)
+        CrcModel::new(self.algorithm)
     }
 }
 
@@ -234,7 +242,7 @@ impl Block for CrcBlock {
         "crc"
     }
     fn typed_params(&self) -> ParamList {
-        self.params_struct().to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         let base = format!("{}{}", design.prefix, self.name);
@@ -275,8 +283,8 @@ mod tests {
         assert_eq!(list.iter().find(|(k, _)| *k == "xor_window").map(|(_, v)| v.clone()), Some(serde_json::json!(0)));
         let p = CrcParams::from_list(&list).expect("deserialises");
         let b = p.block("c").expect("validates");
-        assert_eq!(b.xor_style, XorStyle::Lut6Shared { window: usize::MAX });
-        assert_eq!(b.algo.xorout, u64::MAX);
-        assert_eq!(b.params_struct(), p);
+        assert_eq!(b.network, XorStyle::Lut6Shared { window: usize::MAX });
+        assert_eq!(b.algorithm.xorout, u64::MAX);
+        assert_eq!(b.params, p);
     }
 }

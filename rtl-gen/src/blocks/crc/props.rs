@@ -18,11 +18,11 @@ use crate::math::gf2::BitVec;
 /// The reference columns and constant: `(rows[j]` = mask of the inputs output bit `j` reads,
 /// `constant)`, inputs ordered as the Verilog vector `{seq, data}`.
 pub fn reference(b: &CrcBlock) -> (Vec<BitVec>, u64) {
-    let model = CrcModel::new(b.algo);
+    let model = CrcModel::new(b.algorithm);
     let (n, s) = (b.data_bits as usize, b.seq_bits);
     let zero = BitVec::zeros(n);
     let c0 = model.of_bits(&zero, 0, s);
-    let mut rows = vec![BitVec::zeros(n + s as usize); b.algo.width as usize];
+    let mut rows = vec![BitVec::zeros(n + s as usize); b.algorithm.width as usize];
     let columns = (0..n).map(|k| model.of_bits(&BitVec::unit(n, k), 0, s)).chain((0..s).map(|j| model.of_bits(&zero, 1 << j, s)));
     for (k, crc) in columns.enumerate() {
         let col = crc ^ c0;
@@ -44,8 +44,8 @@ fn with_reference_crc(b: &CrcBlock) -> Formal {
     let input = if b.seq_bits > 0 { Expr::Concat(vec![Expr::id("seq"), Expr::id("data")]) } else { Expr::id("data") };
     let mut f = if b.pipeline > 0 { Formal::retimed() } else { Formal::combinational() };
     let input = f.delayed("in", b.data_bits + b.seq_bits, input, b.pipeline);
-    f.items.push(Item::wire("f_ref_crc", b.algo.width, "reference: one flat masked parity per CRC bit, from the table-driven model"));
-    let bits = (0..b.algo.width as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
+    f.items.push(Item::wire("f_ref_crc", b.algorithm.width, "reference: one flat masked parity per CRC bit, from the table-driven model"));
+    let bits = (0..b.algorithm.width as usize).rev().map(|j| Expr::parity(input.clone(), rows[j].clone(), (c0 >> j) & 1 == 1)).collect();
     f.items.push(Item::assign(Expr::id("f_ref_crc"), Expr::Concat(bits)));
     f
 }
@@ -68,10 +68,10 @@ pub fn generator(b: &CrcBlock) -> Option<Item> {
 pub fn checker(b: &CrcBlock) -> Option<Item> {
     let mut f = with_reference_crc(b);
     let syndrome = if b.pipeline > 0 { "syndrome_q" } else { "syndrome" };
-    let crc_in = f.delayed("crc_in", b.algo.width, Expr::id("crc_in"), b.pipeline);
+    let crc_in = f.delayed("crc_in", b.algorithm.width, Expr::id("crc_in"), b.pipeline);
     f.assert("p_syndrome_ref", "the syndrome is the model's CRC of the message XOR crc_in", None, Expr::eq(Expr::id(syndrome), Expr::xor(Expr::id("f_ref_crc"), crc_in)));
     f.cut_points.push(syndrome.into());
-    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id(syndrome), Expr::dec(b.algo.width, 0))));
+    f.assert("p_ok", "ok is 1 exactly when the syndrome is zero", None, Expr::eq(Expr::id("ok"), Expr::eq(Expr::id(syndrome), Expr::dec(b.algorithm.width, 0))));
     Some(Item::Formal(f))
 }
 
@@ -84,7 +84,8 @@ mod tests {
     fn the_reference_matrix_is_the_generators_affine_map() {
         // Two derivations of one function must agree; the proof then checks the emitted netlist.
         let algo = super::super::model::CrcAlgo { width: 32, poly: 0x04C1_1DB7, init: 0xFFFF_FFFF, refin: true, refout: true, xorout: 0xFFFF_FFFF };
-        let b = CrcBlock { name: "c".into(), algo, data_bits: 72, seq_bits: 0, pipeline: 0, checker: false, xor_style: crate::hw::xor_net::XorStyle::Masked };
+        let params = super::super::CrcParams { algo: super::super::AlgoParams::of(&algo), data_bits: 72, seq_bits: 0, pipeline: 0, checker: false, xor_style: super::super::XorStyleName::Masked, xor_window: None };
+        let b = params.block("c").expect("a valid crc block");
         let (rows, c0) = reference(&b);
         let map = algo.affine(72, 0);
         for (j, row) in rows.iter().enumerate() {

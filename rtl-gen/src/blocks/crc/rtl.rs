@@ -50,15 +50,15 @@ fn notes(b: &CrcBlock) -> Vec<String> {
 
 pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
     let mut ports = input_ports(b, design, "sequence number XORed into data[seq_bits-1:0] (ISN)");
-    ports.push(Port::output("crc", b.algo.width, "CRC of the message"));
+    ports.push(Port::output("crc", b.algorithm.width, "CRC of the message"));
     if b.pipeline > 0 {
         ports.push(Port::output("out_valid", 1, "crc valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
     let input = feed(b, &mut items);
-    let map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
-    items.push(Item::comment(&format!("crc = M·{input} ^ c over GF(2) (inverted where c is 1): {}.", b.xor_style.how(b.pipeline))));
-    xor_net::emit(&mut items, &XorNet { name: "crc", input, map: &map, style: b.xor_style }, "crc", b.pipeline);
+    let map = b.algorithm.affine(b.data_bits as usize, b.seq_bits as usize);
+    items.push(Item::comment(&format!("crc = M·{input} ^ c over GF(2) (inverted where c is 1): {}.", b.network.how(b.pipeline))));
+    xor_net::emit(&mut items, &XorNet { name: "crc", input, map: &map, style: b.network }, "crc", b.pipeline);
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }
@@ -68,7 +68,7 @@ pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModu
         latency: b.pipeline,
         summary: format!(
             "{}-bit CRC over a {}-bit message in one cycle{}.",
-            b.algo.width,
+            b.algorithm.width,
             b.data_bits,
             if b.seq_bits > 0 { format!(", with a {}-bit implicit sequence number", b.seq_bits) } else { String::new() }
         ),
@@ -81,7 +81,7 @@ pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModu
 /// The checker computes the syndrome `CRC(data, seq) ^ crc_in` with `crc_in` as extra
 /// identity columns of the same network, so checking costs no comparator level of its own.
 pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
-    let w = b.algo.width;
+    let w = b.algorithm.width;
     let mut ports = input_ports(b, design, "the receiver's expected sequence number (ISN)");
     ports.push(Port::input("crc_in", w, "received CRC"));
     ports.push(Port::output("ok", 1, "1 iff crc_in equals the CRC of data (with seq)"));
@@ -89,8 +89,8 @@ pub fn checker(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModule
         ports.push(Port::output("out_valid", 1, "ok valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
-    let crc_map = b.algo.affine(b.data_bits as usize, b.seq_bits as usize);
-    xor_net::emit_crc_checker(&mut items, &crc_map, b.data_bits, b.seq_bits, b.xor_style, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ c ^ crc_in: {}.", b.xor_style.how(b.pipeline)));
+    let crc_map = b.algorithm.affine(b.data_bits as usize, b.seq_bits as usize);
+    xor_net::emit_crc_checker(&mut items, &crc_map, b.data_bits, b.seq_bits, b.network, b.pipeline, &format!("syndrome = M·{{seq, data}} ^ c ^ crc_in: {}.", b.network.how(b.pipeline)));
     items.extend(super::props::checker(b));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: reset_of(b, design) },

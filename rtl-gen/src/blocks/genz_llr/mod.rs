@@ -140,7 +140,17 @@ static FIELDS: [FieldSpec; 14] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GenzLlrBlock {
     pub name: String,
+    /// The parameters with `retry_packets` resolved (`b.vcs` reads the parameter).
+    pub params: GenzLlrParams,
+    /// The model's configuration the parameters resolve to: the intervals in cycles.
     pub cfg: LlrConfig,
+}
+
+impl std::ops::Deref for GenzLlrBlock {
+    type Target = GenzLlrParams;
+    fn deref(&self) -> &GenzLlrParams {
+        &self.params
+    }
 }
 
 impl GenzLlrBlock {
@@ -250,7 +260,7 @@ impl GenzLlrParams {
             ecrc_check: p.ecrc_check,
             counter_bits: p.counter_bits,
         };
-        Ok(GenzLlrBlock { name: name.to_string(), cfg })
+        Ok(GenzLlrBlock { name: name.to_string(), params: GenzLlrParams::of(&cfg), cfg })
     }
 
     /// The parameters of a validated configuration (its resolved `retry_packets`).
@@ -298,7 +308,7 @@ impl Block for GenzLlrBlock {
         "genz_llr"
     }
     fn typed_params(&self) -> ParamList {
-        GenzLlrParams::of(&self.cfg).to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

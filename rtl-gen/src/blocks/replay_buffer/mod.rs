@@ -48,7 +48,7 @@ impl KindParams for ReplayBufferParams {
 impl ReplayBufferParams {
     /// The validated block named `name`: the combinations the field ranges cannot express.
     pub fn block(&self, name: &str) -> ConfigResult<ReplayBufferBlock> {
-        let ReplayBufferParams { entry_bits, seq_bits, depth } = *self;
+        let ReplayBufferParams { seq_bits, depth, .. } = *self;
         let max = (1u64 << seq_bits) - 1;
         if u64::from(depth) > max {
             return Err(ConfigError::Field {
@@ -58,17 +58,23 @@ impl ReplayBufferParams {
                 problem: format!("= {depth} exceeds 2^seq_bits - 1 = {max} (seq_bits = {seq_bits}): the sequence numbers of the stored entries would wrap; allowed 2..={}", max.min(MAX_DEPTH)),
             });
         }
-        Ok(ReplayBufferBlock { name: name.to_string(), entry_bits, seq_bits, depth })
+        Ok(ReplayBufferBlock { name: name.to_string(), params: self.clone() })
     }
 }
 
-/// A validated `replay_buffer` block.
+/// A validated `replay_buffer` block: its parameters under a name (`b.depth` reads the
+/// parameter); nothing is derived beyond the RAM shape its methods compute.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplayBufferBlock {
     pub name: String,
-    pub entry_bits: u32,
-    pub seq_bits: u32,
-    pub depth: u32,
+    pub params: ReplayBufferParams,
+}
+
+impl std::ops::Deref for ReplayBufferBlock {
+    type Target = ReplayBufferParams;
+    fn deref(&self) -> &ReplayBufferParams {
+        &self.params
+    }
 }
 
 impl ReplayBufferBlock {
@@ -117,7 +123,7 @@ impl Block for ReplayBufferBlock {
         "replay_buffer"
     }
     fn typed_params(&self) -> ParamList {
-        ReplayBufferParams { entry_bits: self.entry_bits, seq_bits: self.seq_bits, depth: self.depth }.to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]
@@ -136,7 +142,7 @@ mod tests {
 
     #[test]
     fn the_params_struct_is_the_field_table() {
-        let b = ReplayBufferBlock { name: "r".into(), entry_bits: 72, seq_bits: 8, depth: 100 };
+        let b = ReplayBufferBlock { name: "r".into(), params: ReplayBufferParams { entry_bits: 72, seq_bits: 8, depth: 100 } };
         let list = b.typed_params();
         assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), FIELDS.iter().map(|f| f.name).collect::<Vec<_>>());
         assert_eq!(ReplayBufferParams::from_list(&list).expect("deserialises").block("r").expect("validates"), b);

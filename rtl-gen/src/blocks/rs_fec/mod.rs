@@ -107,24 +107,37 @@ const MAX_CW_BITS: u32 = 65536;
 /// location, the output register.
 const MAX_T1_PIPELINE: u32 = 4;
 
-/// A validated `rs_fec` block.
+/// A validated `rs_fec` block: its parameters as validation normalised them (`b.ways` reads
+/// the parameter; the pcie6 layout's fixed code values filled in, the message field the block
+/// uses, `enc_pipeline` only where it overrides `pipeline`, the streaming settings only for the
+/// streaming form) and, beside them, the values they resolve to.
 #[derive(Debug, Clone)]
 pub struct RsFecBlock {
     pub name: String,
-    pub layout: Layout,
-    pub symbol_bits: u32,
-    pub field_poly: u32,
-    pub fcr: u32,
-    pub check_symbols: u32,
-    pub ways: u32,
+    pub params: RsFecParams,
+    /// Message symbols of the flit, whichever of `msg_bytes`/`msg_symbols` gave them.
     pub msg_symbols: u32,
-    /// Register stages of the decoder (and of the encoder unless `enc_pipeline` says otherwise).
-    pub pipeline: u32,
-    /// Register stages of the encoder: its latency. A KR4/KP4 decoder needs 8–12 stages, an
-    /// encoder's XOR network only 2; carrying the message through the rest costs flip-flops.
+    /// Register stages of the encoder: its latency (`enc_pipeline`, else `pipeline`). A KR4/KP4
+    /// decoder needs 8–12 stages, an encoder's XOR network only 2; carrying the message through
+    /// the rest costs flip-flops.
     pub enc_pipeline: u32,
     /// The streaming form, or `None` for the whole-codeword form (P = N).
     pub stream: Option<Stream>,
+}
+
+impl std::ops::Deref for RsFecBlock {
+    type Target = RsFecParams;
+    fn deref(&self) -> &RsFecParams {
+        &self.params
+    }
+}
+
+/// The code's fields read through the parameters (`p.symbol_bits`).
+impl std::ops::Deref for RsFecParams {
+    type Target = RsFecCode;
+    fn deref(&self) -> &RsFecCode {
+        &self.code
+    }
 }
 
 /// The reference model of a block: either layout, driven through [`FlitFec`].
@@ -174,6 +187,22 @@ impl FlitFec for RsFecModel {
 }
 
 impl RsFecBlock {
+    /// The block of a validated code: `code` with the message field it uses and without a beat
+    /// width, `msg_symbols` its message symbols; the parameters are normalised here.
+    fn resolved(name: &str, code: RsFecCode, msg_symbols: u32, pipeline: u32, enc_pipeline: u32, stream: Option<Stream>) -> RsFecBlock {
+        let (msg_bytes, message_symbols) = if code.symbol_bits == 8 { (Some(msg_symbols), None) } else { (None, Some(msg_symbols)) };
+        let code = RsFecCode { msg_bytes, msg_symbols: message_symbols, symbols_per_cycle: stream.map(|s| s.symbols_per_cycle), ..code };
+        let params = RsFecParams {
+            code,
+            pipeline,
+            enc_pipeline: (enc_pipeline != pipeline).then_some(enc_pipeline),
+            ser_threshold: stream.map(|s| s.ser_threshold),
+            ser_window: stream.map(|s| s.ser_window),
+            counter_bits: stream.map(|s| s.counter_bits),
+        };
+        RsFecBlock { name: name.to_string(), params, msg_symbols, enc_pipeline, stream }
+    }
+
     /// Correctable symbol errors per way.
     pub fn t(&self) -> u32 {
         self.check_symbols / 2
@@ -235,13 +264,6 @@ impl RsFecBlock {
         }
     }
 
-    fn msg_field(&self) -> &'static str {
-        if self.symbol_bits == 8 {
-            "msg_bytes"
-        } else {
-            "msg_symbols"
-        }
-    }
 }
 
 /// What the encoder and the decoder of a block share: the code, its place in the flit and the
@@ -346,19 +368,8 @@ impl RsFecParams {
             }
         }
         self.reject_stream_fields(given, error)?;
-        Ok(RsFecBlock {
-            name: name.to_string(),
-            layout: Layout::Pcie6,
-            symbol_bits: 8,
-            field_poly: FLIT_FEC_FIELD_POLY,
-            fcr: 0,
-            check_symbols: 2,
-            ways: 3,
-            msg_symbols: 250,
-            pipeline,
-            enc_pipeline,
-            stream: None,
-        })
+        let code = RsFecCode { symbol_bits: 8, field_poly: FLIT_FEC_FIELD_POLY, fcr: 0, check_symbols: 2, ways: 3, msg_bytes: None, msg_symbols: None, layout: Layout::Pcie6, symbols_per_cycle: None };
+        Ok(RsFecBlock::resolved(name, code, 250, pipeline, enc_pipeline, None))
     }
 
     /// The streaming-only fields given to a whole-codeword block.
@@ -438,8 +449,8 @@ impl RsFecParams {
             return Err(error(msg_field, format!("= {msg_symbols} makes a {cw_bits}-bit codeword, more than the generator's {MAX_CW_BITS}; allowed {ways}..={max}")));
         }
         let enc_pipeline = self.enc_pipeline.unwrap_or(pipeline);
-        let mut block = RsFecBlock { name: name.to_string(), layout: Layout::Generic, symbol_bits, field_poly, fcr, check_symbols, ways, msg_symbols, pipeline, enc_pipeline, stream: None };
-        block.stream = self.stream(&block, given, error)?;
+        let stream = self.stream(&RsFecBlock::resolved(name, self.code.clone(), msg_symbols, pipeline, enc_pipeline, None), given, error)?;
+        let block = RsFecBlock::resolved(name, self.code.clone(), msg_symbols, pipeline, enc_pipeline, stream);
         if pipeline > block.max_pipeline() {
             return Err(error("pipeline", format!("= {pipeline} is more stages than the t = {} decoder has places for; allowed 0..={}", block.t(), block.max_pipeline())));
         }
@@ -448,37 +459,6 @@ impl RsFecParams {
         Ok(block)
     }
 
-    /// The parameters of a validated block: the message field it uses, `enc_pipeline` only
-    /// where it overrides `pipeline`, the streaming settings only for the streaming form.
-    pub fn of(b: &RsFecBlock) -> RsFecParams {
-        RsFecParams {
-            code: RsFecCode::of(b),
-            pipeline: b.pipeline,
-            enc_pipeline: (b.enc_pipeline != b.pipeline).then_some(b.enc_pipeline),
-            ser_threshold: b.stream.map(|s| s.ser_threshold),
-            ser_window: b.stream.map(|s| s.ser_window),
-            counter_bits: b.stream.map(|s| s.counter_bits),
-        }
-    }
-}
-
-impl RsFecCode {
-    /// The code of a validated block: the message field it uses, the beat width only for the
-    /// streaming form.
-    pub fn of(b: &RsFecBlock) -> RsFecCode {
-        let (msg_bytes, msg_symbols) = if b.msg_field() == "msg_bytes" { (Some(b.msg_symbols), None) } else { (None, Some(b.msg_symbols)) };
-        RsFecCode {
-            symbol_bits: b.symbol_bits,
-            field_poly: b.field_poly,
-            fcr: b.fcr,
-            check_symbols: b.check_symbols,
-            ways: b.ways,
-            msg_bytes,
-            msg_symbols,
-            layout: b.layout,
-            symbols_per_cycle: b.stream.map(|s| s.symbols_per_cycle),
-        }
-    }
 }
 
 /// What an encoder is built from: the code, the encoder's own register stages (as `pipeline`,
@@ -501,7 +481,7 @@ impl KindParams for RsFecEncParams {
 
 impl RsFecEncParams {
     pub fn of(b: &RsFecBlock) -> RsFecEncParams {
-        RsFecEncParams { code: RsFecCode::of(b), pipeline: b.enc_pipeline }
+        RsFecEncParams { code: b.code.clone(), pipeline: b.enc_pipeline }
     }
 
     /// A block whose encoder is this one (its decoder combinational, the streaming decoder's
@@ -515,7 +495,7 @@ impl RsFecEncParams {
 impl RsFecParams {
     /// What a decoder is built from: the block's parameters without the encoder's stages.
     pub fn decoder_of(b: &RsFecBlock) -> RsFecParams {
-        RsFecParams { enc_pipeline: None, ..RsFecParams::of(b) }
+        RsFecParams { enc_pipeline: None, ..b.params.clone() }
     }
 }
 
@@ -543,7 +523,7 @@ impl Block for RsFecBlock {
         "rs_fec"
     }
     fn typed_params(&self) -> ParamList {
-        RsFecParams::of(self).to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         let base = format!("{}{}", design.prefix, self.name);

@@ -6,42 +6,36 @@
 use super::flit::{CrcChoice, FecChoice, CRC64_ALGO, SEQ_BITS};
 use super::model::Mode;
 use super::RxlEndpointBlock;
-use crate::blocks::crc::CrcBlock;
-use crate::blocks::replay_buffer::ReplayBufferBlock;
+use crate::blocks::crc::{AlgoParams, CrcParams, XorStyleName};
+use crate::blocks::replay_buffer::{ReplayBufferBlock, ReplayBufferParams};
 use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
 use crate::blocks::rs_crc::{BitOrder, RsCrcParams};
 use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
-use crate::blocks::rs_fec::{Layout, RsFecBlock};
+use crate::blocks::rs_fec::{Layout, RsFecBlock, RsFecCode, RsFecParams};
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::build::{add, and, bits_for, counter, dec, eq, id, instance, le, localparam, mux, ne, or, sub, unused_wires, wire, zext};
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
-use crate::hw::xor_net::XorStyle;
 
 pub const PAYLOAD_BITS: u32 = 1920;
 pub const FLIT_BITS: u32 = 2048;
 pub const MSG_BITS: u32 = 2000;
 pub const CRC_DATA_BITS: u32 = 1936;
 
+/// The FEC sub-block's parameters (combinational) for the chosen layout.
+pub fn fec_params(fec: FecChoice) -> RsFecParams {
+    let layout = match fec {
+        FecChoice::Pcie6 => Layout::Pcie6,
+        FecChoice::Generic => Layout::Generic,
+    };
+    let code = RsFecCode { symbol_bits: 8, field_poly: FLIT_FEC_FIELD_POLY, fcr: 0, check_symbols: 2, ways: 3, msg_bytes: Some(MSG_BITS / 8), msg_symbols: None, layout, symbols_per_cycle: None };
+    RsFecParams { code, pipeline: 0, enc_pipeline: None, ser_threshold: None, ser_window: None, counter_bits: None }
+}
+
 /// The FEC sub-block (combinational) of the chosen layout, named `name`.
 pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
-    RsFecBlock {
-        name: name.to_string(),
-        layout: match fec {
-            FecChoice::Pcie6 => Layout::Pcie6,
-            FecChoice::Generic => Layout::Generic,
-        },
-        symbol_bits: 8,
-        field_poly: FLIT_FEC_FIELD_POLY,
-        fcr: 0,
-        check_symbols: 2,
-        ways: 3,
-        msg_symbols: MSG_BITS / 8,
-        pipeline: 0,
-        enc_pipeline: 0,
-        stream: None,
-    }
+    fec_params(fec).block(name).expect("the RXL flit FEC is a valid rs_fec block")
 }
 
 /// The CRC sub-block (generator + checker, combinational, 10-bit ISN) named `name`.
@@ -62,7 +56,18 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
         .block(name)
         .expect("the PCIe 6.0 flit CRC is a valid rs_crc block")
         .elaborate(design),
-        CrcChoice::Crc64 => CrcBlock { name: name.to_string(), algo: CRC64_ALGO, data_bits: CRC_DATA_BITS, seq_bits: SEQ_BITS, pipeline: 0, checker: true, xor_style: XorStyle::SHARED }.elaborate(design),
+        CrcChoice::Crc64 => CrcParams {
+            algo: AlgoParams::of(&CRC64_ALGO),
+            data_bits: CRC_DATA_BITS,
+            seq_bits: SEQ_BITS,
+            pipeline: 0,
+            checker: true,
+            xor_style: XorStyleName::Lut6Shared,
+            xor_window: None,
+        }
+        .block(name)
+        .expect("the RXL CRC-64 is a valid crc block")
+        .elaborate(design),
     }
 }
 
@@ -74,7 +79,7 @@ pub fn module_names(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<String> {
 
 pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let names = module_names(b, design);
-    let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.cfg.replay_depth };
+    let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), params: ReplayBufferParams { entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.cfg.replay_depth } };
     let mut out = rb.elaborate(design);
     assert_eq!(out[0].name(), names[0], "replay module name");
     let crc = crc_modules(b, design, &format!("{}_crc", b.name));

@@ -2,8 +2,8 @@
 //! generator as `<name>_fec_dec` / `<name>_fec_enc`.
 
 use super::{RxlSwitchBlock, DEC_STAGES, ENC_STAGES, LINK_RX_CYCLES, LINK_TX_CYCLES};
-use crate::blocks::rs_fec::RsFecBlock;
-use crate::blocks::rxl_endpoint::rtl::{fec_block, FLIT_BITS, MSG_BITS};
+use crate::blocks::rs_fec::RsFecParams;
+use crate::blocks::rxl_endpoint::rtl::{fec_params, FLIT_BITS, MSG_BITS};
 use crate::hw::build::{and, clocked_instance, id, unused_wires};
 use crate::hw::count::sat_counter;
 use crate::hw::props::Formal;
@@ -22,7 +22,7 @@ pub fn modules(b: &RxlSwitchBlock, design: &DesignInfo) -> Vec<GeneratedModule> 
     let names = module_names(b, design);
     // The flit codec pipelined so that no path crosses more than 5 LUT6 levels: the switch takes a
     // flit every cycle, the stages only add latency.
-    let fec = RsFecBlock { pipeline: DEC_STAGES, enc_pipeline: ENC_STAGES, ..fec_block(b.fec, &format!("{}_fec", b.name)) };
+    let fec = RsFecParams { pipeline: DEC_STAGES, enc_pipeline: Some(ENC_STAGES), ..fec_params(b.fec) }.block(&format!("{}_fec", b.name)).expect("the switch's pipelined flit FEC is a valid rs_fec block");
     let mut out = fec.elaborate(design);
     assert_eq!((out[0].name(), out[1].name()), (names[0].as_str(), names[1].as_str()), "FEC module names");
     out.push(link_rx(b, design, &names[2], &names[1]));

@@ -50,20 +50,30 @@ impl SueEndpointParams {
         let p = self.transport.resolve(name, Self::KIND, common)?;
         Ok(SueEndpointBlock {
             name: name.to_string(),
-            common: common.clone(),
+            params: SueEndpointParams { common: common.clone(), packer: self.packer.clone(), transport: p.fields() },
             packer: SuePackerBlock { name: format!("{name}_packer"), params: SuePackerParams { common: common.clone(), packer: self.packer.clone() } },
-            transport: SueTransportBlock { name: format!("{name}_transport"), common: common.clone(), p },
+            transport: SueTransportBlock::new(&format!("{name}_transport"), common, p),
         })
     }
 }
 
-/// A validated `sue_endpoint` block: its two parts.
+/// A validated `sue_endpoint` block: its parameters (`b.common` reads the shared fields; the
+/// transport's as it resolves them) and, beside them, its two parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SueEndpointBlock {
     pub name: String,
-    pub common: SueCommon,
+    pub params: SueEndpointParams,
+    /// `<name>_packer`, built from the common and the packer fields.
     pub packer: SuePackerBlock,
+    /// `<name>_transport`, built from the common and the transport fields.
     pub transport: SueTransportBlock,
+}
+
+impl std::ops::Deref for SueEndpointBlock {
+    type Target = SueEndpointParams;
+    fn deref(&self) -> &SueEndpointParams {
+        &self.params
+    }
 }
 
 /// The packer's counters as the endpoint exposes them (`cnt_pk_*`).
@@ -78,11 +88,6 @@ pub const PACKER_COUNTERS: [(&str, &str); 7] = [
 ];
 
 impl SueEndpointBlock {
-    /// The block's parameters as a design file gives them.
-    pub fn params_struct(&self) -> SueEndpointParams {
-        SueEndpointParams { common: self.common.clone(), packer: self.packer.packer.clone(), transport: self.transport.p.fields() }
-    }
-
     pub fn model(&self) -> EndpointModel {
         EndpointModel::new(self)
     }
@@ -140,7 +145,7 @@ impl Block for SueEndpointBlock {
         "sue_endpoint"
     }
     fn typed_params(&self) -> ParamList {
-        self.params_struct().to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![

@@ -110,8 +110,8 @@ impl SueTransportParams {
     /// The validated block named `name`: the combinations the field ranges cannot express.
     pub fn block(&self, name: &str) -> ConfigResult<SueTransportBlock> {
         self.common.check(name, Self::KIND, &TRANSPORT_DATA_BYTES)?;
-        let p = self.transport.resolve(name, Self::KIND, &self.common)?;
-        Ok(SueTransportBlock { name: name.to_string(), common: self.common.clone(), p })
+        let resolved = self.transport.resolve(name, Self::KIND, &self.common)?;
+        Ok(SueTransportBlock::new(name, &self.common, resolved))
     }
 }
 
@@ -258,18 +258,29 @@ impl TransportParams {
     }
 }
 
-/// A validated `sue_transport` block.
+/// A validated `sue_transport` block: its parameters with the automatic values resolved
+/// (`b.common` reads the shared fields), and the transport's own fields as validation resolved
+/// them, typed for the generator and the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SueTransportBlock {
     pub name: String,
-    pub common: SueCommon,
-    pub p: TransportParams,
+    pub params: SueTransportParams,
+    /// The transport's own fields, defaults and automatic sizes resolved.
+    pub resolved: TransportParams,
+}
+
+impl std::ops::Deref for SueTransportBlock {
+    type Target = SueTransportParams;
+    fn deref(&self) -> &SueTransportParams {
+        &self.params
+    }
 }
 
 impl SueTransportBlock {
-    /// The block's parameters as a design file gives them.
-    pub fn params_struct(&self) -> SueTransportParams {
-        SueTransportParams { common: self.common.clone(), transport: self.p.fields() }
+    /// The block named `name` of the shared fields `common` and the resolved own fields (the
+    /// endpoint builds its transport part so).
+    pub fn new(name: &str, common: &SueCommon, resolved: TransportParams) -> SueTransportBlock {
+        SueTransportBlock { name: name.to_string(), params: SueTransportParams { common: common.clone(), transport: resolved.fields() }, resolved }
     }
 
     pub fn model(&self) -> TransportModel {
@@ -300,17 +311,17 @@ impl SueTransportBlock {
 
     /// What the RH xpuid carries, for the docs.
     pub fn xpuid_doc(&self) -> String {
-        if self.p.xpuid_port {
+        if self.resolved.xpuid_port {
             "the local_xpuid input".into()
         } else {
-            format!("{} (local_xpuid, fixed at generation)", self.p.local_xpuid)
+            format!("{} (local_xpuid, fixed at generation)", self.resolved.local_xpuid)
         }
     }
 
     /// The module-doc lines of the transport (the endpoint repeats them): latencies, the XPU
     /// id, give-up rule, wire format.
     pub fn notes(&self) -> Vec<String> {
-        let p = &self.p;
+        let p = &self.resolved;
         let mut n = vec![
             format!("TX latency {}: the last beat of a PDU taken on s_axis_pdu in cycle T reaches an idle transport's m_axis_tx as the PDU's first beat in T+{} (the PDU is stored whole in its slot in T, decided in T+1, its first beat presented in T+2); the next PDU is decided in the cycle its predecessor's tail is taken, so PDUs leave back to back.", self.tx_latency(), self.tx_latency()),
             format!("RX latency {}: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the PDU is checked and committed at its tlast) gives its first command beat on m_axis_cmd in T+{} when that output is idle and its VC not paused.", self.rx_latency(), self.rx_latency()),
@@ -340,7 +351,7 @@ impl SueTransportBlock {
 
     /// PSN spaces per peer: 1 (seed) or num_vc (`psn_scope = "dest_vc"`).
     pub fn per_peer(&self) -> u32 {
-        if self.p.psn_scope == PsnScope::DestVc {
+        if self.resolved.psn_scope == PsnScope::DestVc {
             self.common.num_vc
         } else {
             1
@@ -354,7 +365,7 @@ impl SueTransportBlock {
 
     /// Retransmission slots per space: the window rounded up to a power of two, at least 2.
     pub fn slots(&self) -> u32 {
-        self.p.window.next_power_of_two().max(2)
+        self.resolved.window.next_power_of_two().max(2)
     }
 
     /// Beats per retransmission slot: max_pack_bytes / data_bytes rounded up to a power of two.
@@ -366,7 +377,7 @@ impl SueTransportBlock {
 
     /// Receive buffer beats per VC (accounted) and the RAM's per-VC size (a power of two).
     pub fn rx_beats(&self) -> u32 {
-        self.p.rx_buf_bytes_per_vc / self.common.data_bytes
+        self.resolved.rx_buf_bytes_per_vc / self.common.data_bytes
     }
 
     pub fn rx_ram_beats(&self) -> u32 {
@@ -375,7 +386,7 @@ impl SueTransportBlock {
 
     /// PDUs a VC buffer can hold at most (one command each), rounded up to a power of two.
     pub fn rx_meta_depth(&self) -> u32 {
-        (self.p.rx_buf_bytes_per_vc / self.common.cmd_bytes)
+        (self.resolved.rx_buf_bytes_per_vc / self.common.cmd_bytes)
             .next_power_of_two()
             .max(2)
     }
@@ -413,7 +424,7 @@ impl SpaceState {
 impl SueTransportBlock {
     /// The state of one PSN space (see [`SpaceState`]); a peer has [`Self::per_peer`] of them.
     pub fn space_state(&self) -> SpaceState {
-        let p = &self.p;
+        let p = &self.resolved;
         let bits_for = crate::hw::build::bits_for;
         let delay = if p.ack_delay_cycles > 0 { bits_for(u64::from(p.ack_delay_cycles)) } else { 0 };
         let slots = self.slots();
@@ -438,7 +449,7 @@ pub fn state_table<'a>(rows: impl IntoIterator<Item = (&'a str, &'a SueTransport
         s += &format!(
             "| {name} | {} | {} | {ns} | {} | {} | {} ({} × {META_BITS}) | {} | {} | {} | {} |\n",
             b.common.num_xpu,
-            b.p.window,
+            b.resolved.window,
             st.rx_bits,
             st.tx_bits,
             st.meta_bits,
@@ -476,7 +487,7 @@ impl Block for SueTransportBlock {
         "sue_transport"
     }
     fn typed_params(&self) -> ParamList {
-        self.params_struct().to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         vec![format!("{}{}", design.prefix, self.name)]

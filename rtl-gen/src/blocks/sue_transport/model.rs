@@ -241,8 +241,8 @@ impl TransportModel {
         let db = c.data_bytes as usize;
         let ns = b.spaces() as usize;
         let nv = c.num_vc as usize;
-        let p = b.p.psn_init as u16;
-        let crc = b.p.rcrc.model();
+        let p = b.resolved.psn_init as u16;
+        let crc = b.resolved.rcrc.model();
         TransportModel {
             b: b.clone(),
             crc_q: crc_init(&crc),
@@ -345,10 +345,10 @@ impl TransportModel {
     }
 
     fn ctl_vc(&self, s: u32) -> u32 {
-        if self.b.p.psn_scope == PsnScope::DestVc {
+        if self.b.resolved.psn_scope == PsnScope::DestVc {
             s % self.b.per_peer()
         } else {
-            self.b.p.ack_vc
+            self.b.resolved.ack_vc
         }
     }
 
@@ -378,15 +378,15 @@ impl TransportModel {
     }
 
     fn free_slot(&self, s: u32) -> bool {
-        u32::from(dist(self.base(s), self.tx[s as usize].next)) < self.b.p.window
+        u32::from(dist(self.base(s), self.tx[s as usize].next)) < self.b.resolved.window
     }
 
     fn ack_due(&self, s: usize) -> bool {
         let r = &self.rx[s];
         r.ack_pending
             && (r.ack_force
-                || r.unacked >= self.b.p.ack_coalesce
-                || r.ack_age >= self.b.p.ack_delay_cycles)
+                || r.unacked >= self.b.resolved.ack_coalesce
+                || r.ack_age >= self.b.resolved.ack_delay_cycles)
     }
 
     fn has_data(&self, s: u32, pause: u32) -> bool {
@@ -468,7 +468,7 @@ impl TransportModel {
                     let s = (d * k + v) as u32;
                     let t = &self.tx[s as usize];
                     let ingesting = u32::from(self.in_busy && self.in_good && self.in_s == s);
-                    !t.down && u32::from(dist(self.base(s), t.next)) + ingesting < self.b.p.window
+                    !t.down && u32::from(dist(self.base(s), t.next)) + ingesting < self.b.resolved.window
                 })
             })
             .collect();
@@ -477,7 +477,7 @@ impl TransportModel {
             .collect();
         let (tx_data, tx_keep, tx_last) = self.tx_beat();
         let pause = (0..c.num_vc)
-            .filter(|&v| self.rx_free(v as usize) < self.b.p.rx_pause_bytes / c.data_bytes)
+            .filter(|&v| self.rx_free(v as usize) < self.b.resolved.rx_pause_bytes / c.data_bytes)
             .fold(0, |a, v| a | 1 << v);
         TpOutputs {
             pdu_ready: self.pdu_ready(i),
@@ -535,7 +535,7 @@ impl TransportModel {
     pub fn clock(&mut self, i: &TpInputs) {
         let o = self.outputs(i);
         let c = self.b.common.clone();
-        let p = self.b.p.clone();
+        let p = self.b.resolved.clone();
         let db = self.db();
         let max = c.counter_max();
         let slots = self.b.slots();

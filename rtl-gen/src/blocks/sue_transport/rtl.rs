@@ -143,7 +143,7 @@ fn counted(p: &TransportParams, name: &str) -> bool {
 
 pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
     let c = &b.common;
-    let p = &b.p;
+    let p = &b.resolved;
     let (x, v) = (c.num_xpu, c.num_vc);
     let kpp = b.per_peer();
     let ns = b.spaces();

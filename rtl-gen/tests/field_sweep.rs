@@ -186,6 +186,7 @@ fn every_number_field_accepts_an_end_of_its_listed_range() {
         // Only with clocking = "recovered"; the base is the single-clock node.
         ("rifl", "rx_clk_mhz"),
         ("rifl", "free_clk_mhz"),
+        ("rifl", "gt_bits"),
     ];
     let mut refused = Vec::new();
     for v in field_sweep::all() {

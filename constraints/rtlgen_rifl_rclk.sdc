@@ -18,8 +18,8 @@ create_clock -name free_clk -period 10.000 [get_ports free_clk]
 set_clock_uncertainty 0.500 [get_clocks free_clk]
 # No input or output delays for the ports of the per-lane clocks (rx_clk_0, rx_clk_1, rx_clk_2, rx_clk_3): each lane's slice of
 # those ports is timed against its own clock by the surrounding design (the module's docs give the slices).
-set_input_delay -clock clk 0.400 [get_ports {rst s_axis_tdata s_axis_tkeep s_axis_tlast s_axis_tvalid m_axis_tready tx_ready}]
-set_output_delay -clock clk 0.400 [get_ports {s_axis_tready m_axis_tdata m_axis_tkeep m_axis_tlast m_axis_tvalid tx_frame link_up frame_errors retransmissions pause_events}]
+set_input_delay -clock clk 0.400 [get_ports {rst s_axis_tdata s_axis_tkeep s_axis_tvalid s_axis_tlast m_axis_tready tx_ready}]
+set_output_delay -clock clk 0.400 [get_ports {s_axis_tready m_axis_tdata m_axis_tkeep m_axis_tvalid m_axis_tlast tx_frame link_up frame_errors retransmissions pause_events}]
 set_input_delay -clock free_clk 2.000 [get_ports {free_rst}]
 
 # The clocks are unrelated; every path between them is a CDC-kit crossing, bounded to one period

@@ -32,8 +32,11 @@
 //   out_keep and in_ready are one LUT from registers; the ring is written every cycle at the
 //   registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes
 //   outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables
-//   wait for no transfer decision, and out_data is the read-out masked by out_keep; the kept
-//   input bytes are placed by a shifter over the fill level in 8-byte units (at_a, at_b).
+//   wait for no transfer decision, and out_data is the read-out masked by out_keep; the read
+//   position is held in 14 copies (one per 16 bytes of the rotator's widest window, each
+//   stepping from its own value so synthesis keeps them apart), so no select net spans the
+//   whole ring; the kept input bytes are placed by a shifter over the fill level in 8-byte
+//   units (at_a, at_b).
 // =============================================================================
 `default_nettype none
 
@@ -57,13 +60,26 @@ module rtlgen_rifl4_rxgear (
     localparam [4:0] OUT_UNITS = 5'd16; // an output beat in 8-byte units (mod 2^5)
     localparam [3:0] WR_FIRST = 4'h1;   // write position of a packet's first input beat (one-hot over 4 positions of 120 bytes)
 
-    reg [3839:0] ring; // 480 bytes: the packet's held bytes from ring byte rd_pos*32 on (other bytes: whatever was last written, never read out)
-    reg [3:0] rd_pos; // where the output beat starts, in 32-byte units (0 at a packet's start)
+    reg [3839:0] ring; // 480 bytes: the packet's held bytes from ring byte rd_pos_0*32 on (other bytes: whatever was last written, never read out)
     reg [3:0] wr_hot; // where the next input beat of the packet goes: one-hot over the ring's 4 write positions (multiples of 120 bytes)
     reg [247:0] held; // thermometer code of the bytes held: bit i is set while fill > i
     reg [4:0] at_a; // fill / 8 mod 2^5 (within a packet the fill level is a multiple of 8)
     reg [4:0] at_b; // (fill - 128) / 8 mod 2^5: the same after an output beat
     reg eop; // the packet's last beat is in
+    reg [3:0] rd_pos_0; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 0..15
+    reg [3:0] rd_pos_1; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 16..31
+    reg [3:0] rd_pos_2; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 32..47
+    reg [3:0] rd_pos_3; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 48..63
+    reg [3:0] rd_pos_4; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 64..79
+    reg [3:0] rd_pos_5; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 80..95
+    reg [3:0] rd_pos_6; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 96..111
+    reg [3:0] rd_pos_7; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 112..127
+    reg [3:0] rd_pos_8; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 128..143
+    reg [3:0] rd_pos_9; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 144..159
+    reg [3:0] rd_pos_10; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 160..175
+    reg [3:0] rd_pos_11; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 176..191
+    reg [3:0] rd_pos_12; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 192..207
+    reg [3:0] rd_pos_13; // where the output beat starts, in 32-byte units (0 at a packet's start): the copy selecting rotator window bytes 208..223
 
     // Flow control from registers alone: fill >= 128 is held[127], fill > 128 is held[128], fill > 256 is never.
     assign out_valid = held[127] | eop;
@@ -78,14 +94,76 @@ module rtlgen_rifl4_rxgear (
     assign in_ready = ((~eop) & fits) | flush;
     wire do_in;
     assign do_in = in_valid & in_ready;
-    wire [1791:0] rot0; // ring bytes from rd_pos[3:2]*128 on
-    assign rot0 = (rd_pos[3:2] == 2'd0)
-        ? ring[1791:0]
-        : ((rd_pos[3:2] == 2'd1) ? ring[2815:1024] : ((rd_pos[3:2] == 2'd2) ? ring[3839:2048] : {ring[1023:0], ring[3839:3072]}));
-    wire [1023:0] rd_data; // the output beat's ring bytes, from rd_pos*32 on
-    assign rd_data = (rd_pos[1:0] == 2'd0)
-        ? rot0[1023:0]
-        : ((rd_pos[1:0] == 2'd1) ? rot0[1279:256] : ((rd_pos[1:0] == 2'd2) ? rot0[1535:512] : rot0[1791:768]));
+    wire [1791:0] rot0; // ring bytes from rd_pos_0[3:2]*128 on
+    assign rot0 = {
+        (rd_pos_13[3:2] == 2'd0)
+            ? ring[1791:1664]
+            : ((rd_pos_13[3:2] == 2'd1) ? ring[2815:2688] : ((rd_pos_13[3:2] == 2'd2) ? ring[3839:3712] : ring[1023:896])),
+        (rd_pos_12[3:2] == 2'd0)
+            ? ring[1663:1536]
+            : ((rd_pos_12[3:2] == 2'd1) ? ring[2687:2560] : ((rd_pos_12[3:2] == 2'd2) ? ring[3711:3584] : ring[895:768])),
+        (rd_pos_11[3:2] == 2'd0)
+            ? ring[1535:1408]
+            : ((rd_pos_11[3:2] == 2'd1) ? ring[2559:2432] : ((rd_pos_11[3:2] == 2'd2) ? ring[3583:3456] : ring[767:640])),
+        (rd_pos_10[3:2] == 2'd0)
+            ? ring[1407:1280]
+            : ((rd_pos_10[3:2] == 2'd1) ? ring[2431:2304] : ((rd_pos_10[3:2] == 2'd2) ? ring[3455:3328] : ring[639:512])),
+        (rd_pos_9[3:2] == 2'd0)
+            ? ring[1279:1152]
+            : ((rd_pos_9[3:2] == 2'd1) ? ring[2303:2176] : ((rd_pos_9[3:2] == 2'd2) ? ring[3327:3200] : ring[511:384])),
+        (rd_pos_8[3:2] == 2'd0)
+            ? ring[1151:1024]
+            : ((rd_pos_8[3:2] == 2'd1) ? ring[2175:2048] : ((rd_pos_8[3:2] == 2'd2) ? ring[3199:3072] : ring[383:256])),
+        (rd_pos_7[3:2] == 2'd0)
+            ? ring[1023:896]
+            : ((rd_pos_7[3:2] == 2'd1) ? ring[2047:1920] : ((rd_pos_7[3:2] == 2'd2) ? ring[3071:2944] : ring[255:128])),
+        (rd_pos_6[3:2] == 2'd0)
+            ? ring[895:768]
+            : ((rd_pos_6[3:2] == 2'd1) ? ring[1919:1792] : ((rd_pos_6[3:2] == 2'd2) ? ring[2943:2816] : ring[127:0])),
+        (rd_pos_5[3:2] == 2'd0)
+            ? ring[767:640]
+            : ((rd_pos_5[3:2] == 2'd1) ? ring[1791:1664] : ((rd_pos_5[3:2] == 2'd2) ? ring[2815:2688] : ring[3839:3712])),
+        (rd_pos_4[3:2] == 2'd0)
+            ? ring[639:512]
+            : ((rd_pos_4[3:2] == 2'd1) ? ring[1663:1536] : ((rd_pos_4[3:2] == 2'd2) ? ring[2687:2560] : ring[3711:3584])),
+        (rd_pos_3[3:2] == 2'd0)
+            ? ring[511:384]
+            : ((rd_pos_3[3:2] == 2'd1) ? ring[1535:1408] : ((rd_pos_3[3:2] == 2'd2) ? ring[2559:2432] : ring[3583:3456])),
+        (rd_pos_2[3:2] == 2'd0)
+            ? ring[383:256]
+            : ((rd_pos_2[3:2] == 2'd1) ? ring[1407:1280] : ((rd_pos_2[3:2] == 2'd2) ? ring[2431:2304] : ring[3455:3328])),
+        (rd_pos_1[3:2] == 2'd0)
+            ? ring[255:128]
+            : ((rd_pos_1[3:2] == 2'd1) ? ring[1279:1152] : ((rd_pos_1[3:2] == 2'd2) ? ring[2303:2176] : ring[3327:3200])),
+        (rd_pos_0[3:2] == 2'd0)
+            ? ring[127:0]
+            : ((rd_pos_0[3:2] == 2'd1) ? ring[1151:1024] : ((rd_pos_0[3:2] == 2'd2) ? ring[2175:2048] : ring[3199:3072]))
+    };
+    wire [1023:0] rd_data; // the output beat's ring bytes, from rd_pos_0*32 on
+    assign rd_data = {
+        (rd_pos_7[1:0] == 2'd0)
+            ? rot0[1023:896]
+            : ((rd_pos_7[1:0] == 2'd1) ? rot0[1279:1152] : ((rd_pos_7[1:0] == 2'd2) ? rot0[1535:1408] : rot0[1791:1664])),
+        (rd_pos_6[1:0] == 2'd0)
+            ? rot0[895:768]
+            : ((rd_pos_6[1:0] == 2'd1) ? rot0[1151:1024] : ((rd_pos_6[1:0] == 2'd2) ? rot0[1407:1280] : rot0[1663:1536])),
+        (rd_pos_5[1:0] == 2'd0)
+            ? rot0[767:640]
+            : ((rd_pos_5[1:0] == 2'd1) ? rot0[1023:896] : ((rd_pos_5[1:0] == 2'd2) ? rot0[1279:1152] : rot0[1535:1408])),
+        (rd_pos_4[1:0] == 2'd0)
+            ? rot0[639:512]
+            : ((rd_pos_4[1:0] == 2'd1) ? rot0[895:768] : ((rd_pos_4[1:0] == 2'd2) ? rot0[1151:1024] : rot0[1407:1280])),
+        (rd_pos_3[1:0] == 2'd0)
+            ? rot0[511:384]
+            : ((rd_pos_3[1:0] == 2'd1) ? rot0[767:640] : ((rd_pos_3[1:0] == 2'd2) ? rot0[1023:896] : rot0[1279:1152])),
+        (rd_pos_2[1:0] == 2'd0)
+            ? rot0[383:256]
+            : ((rd_pos_2[1:0] == 2'd1) ? rot0[639:512] : ((rd_pos_2[1:0] == 2'd2) ? rot0[895:768] : rot0[1151:1024])),
+        (rd_pos_1[1:0] == 2'd0)
+            ? rot0[255:128]
+            : ((rd_pos_1[1:0] == 2'd1) ? rot0[511:384] : ((rd_pos_1[1:0] == 2'd2) ? rot0[767:640] : rot0[1023:896])),
+        (rd_pos_0[1:0] == 2'd0) ? rot0[127:0] : ((rd_pos_0[1:0] == 2'd1) ? rot0[383:256] : ((rd_pos_0[1:0] == 2'd2) ? rot0[639:512] : rot0[895:768]))
+    };
 
     // Ring bytes outside the held ones are never cleared: the output beat is masked by the fill level.
     wire [1023:0] keep_mask; // out_keep, one bit per data bit
@@ -182,23 +260,101 @@ module rtlgen_rifl4_rxgear (
         : (do_out ? (do_in ? (at_b + (IN_UNITS - OUT_UNITS)) : (at_b - OUT_UNITS)) : (do_in ? (at_b + IN_UNITS) : at_b));
     wire [3:0] wr_next; // the write position after an input transfer: 120 bytes on
     assign wr_next = do_in ? {wr_at[2:0], wr_at[3]} : wr_at;
-    wire [3:0] rd_step;
-    assign rd_step = (rd_pos <= (RD_LAST - RD_STEP)) ? (rd_pos + RD_STEP) : (rd_pos - ((RD_LAST + 4'd1) - RD_STEP));
-    wire [3:0] rd_next;
-    assign rd_next = flush ? 4'd0 : (do_out ? rd_step : rd_pos);
+    wire [3:0] rd_step_0;
+    assign rd_step_0 = (rd_pos_0 <= (RD_LAST - RD_STEP)) ? (rd_pos_0 + RD_STEP) : (rd_pos_0 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_0;
+    assign rd_next_0 = flush ? 4'd0 : (do_out ? rd_step_0 : rd_pos_0);
+    wire [3:0] rd_step_1;
+    assign rd_step_1 = (rd_pos_1 <= (RD_LAST - RD_STEP)) ? (rd_pos_1 + RD_STEP) : (rd_pos_1 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_1;
+    assign rd_next_1 = flush ? 4'd0 : (do_out ? rd_step_1 : rd_pos_1);
+    wire [3:0] rd_step_2;
+    assign rd_step_2 = (rd_pos_2 <= (RD_LAST - RD_STEP)) ? (rd_pos_2 + RD_STEP) : (rd_pos_2 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_2;
+    assign rd_next_2 = flush ? 4'd0 : (do_out ? rd_step_2 : rd_pos_2);
+    wire [3:0] rd_step_3;
+    assign rd_step_3 = (rd_pos_3 <= (RD_LAST - RD_STEP)) ? (rd_pos_3 + RD_STEP) : (rd_pos_3 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_3;
+    assign rd_next_3 = flush ? 4'd0 : (do_out ? rd_step_3 : rd_pos_3);
+    wire [3:0] rd_step_4;
+    assign rd_step_4 = (rd_pos_4 <= (RD_LAST - RD_STEP)) ? (rd_pos_4 + RD_STEP) : (rd_pos_4 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_4;
+    assign rd_next_4 = flush ? 4'd0 : (do_out ? rd_step_4 : rd_pos_4);
+    wire [3:0] rd_step_5;
+    assign rd_step_5 = (rd_pos_5 <= (RD_LAST - RD_STEP)) ? (rd_pos_5 + RD_STEP) : (rd_pos_5 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_5;
+    assign rd_next_5 = flush ? 4'd0 : (do_out ? rd_step_5 : rd_pos_5);
+    wire [3:0] rd_step_6;
+    assign rd_step_6 = (rd_pos_6 <= (RD_LAST - RD_STEP)) ? (rd_pos_6 + RD_STEP) : (rd_pos_6 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_6;
+    assign rd_next_6 = flush ? 4'd0 : (do_out ? rd_step_6 : rd_pos_6);
+    wire [3:0] rd_step_7;
+    assign rd_step_7 = (rd_pos_7 <= (RD_LAST - RD_STEP)) ? (rd_pos_7 + RD_STEP) : (rd_pos_7 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_7;
+    assign rd_next_7 = flush ? 4'd0 : (do_out ? rd_step_7 : rd_pos_7);
+    wire [3:0] rd_step_8;
+    assign rd_step_8 = (rd_pos_8 <= (RD_LAST - RD_STEP)) ? (rd_pos_8 + RD_STEP) : (rd_pos_8 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_8;
+    assign rd_next_8 = flush ? 4'd0 : (do_out ? rd_step_8 : rd_pos_8);
+    wire [3:0] rd_step_9;
+    assign rd_step_9 = (rd_pos_9 <= (RD_LAST - RD_STEP)) ? (rd_pos_9 + RD_STEP) : (rd_pos_9 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_9;
+    assign rd_next_9 = flush ? 4'd0 : (do_out ? rd_step_9 : rd_pos_9);
+    wire [3:0] rd_step_10;
+    assign rd_step_10 = (rd_pos_10 <= (RD_LAST - RD_STEP)) ? (rd_pos_10 + RD_STEP) : (rd_pos_10 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_10;
+    assign rd_next_10 = flush ? 4'd0 : (do_out ? rd_step_10 : rd_pos_10);
+    wire [3:0] rd_step_11;
+    assign rd_step_11 = (rd_pos_11 <= (RD_LAST - RD_STEP)) ? (rd_pos_11 + RD_STEP) : (rd_pos_11 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_11;
+    assign rd_next_11 = flush ? 4'd0 : (do_out ? rd_step_11 : rd_pos_11);
+    wire [3:0] rd_step_12;
+    assign rd_step_12 = (rd_pos_12 <= (RD_LAST - RD_STEP)) ? (rd_pos_12 + RD_STEP) : (rd_pos_12 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_12;
+    assign rd_next_12 = flush ? 4'd0 : (do_out ? rd_step_12 : rd_pos_12);
+    wire [3:0] rd_step_13;
+    assign rd_step_13 = (rd_pos_13 <= (RD_LAST - RD_STEP)) ? (rd_pos_13 + RD_STEP) : (rd_pos_13 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_13;
+    assign rd_next_13 = flush ? 4'd0 : (do_out ? rd_step_13 : rd_pos_13);
     always @(posedge clk) begin
         if (rst) begin
             held <= 248'd0;
             at_a <= 5'd0;
             at_b <= 5'd0 - OUT_UNITS;
             eop <= 1'd0;
-            rd_pos <= 4'd0;
+            rd_pos_0 <= 4'd0;
+            rd_pos_1 <= 4'd0;
+            rd_pos_2 <= 4'd0;
+            rd_pos_3 <= 4'd0;
+            rd_pos_4 <= 4'd0;
+            rd_pos_5 <= 4'd0;
+            rd_pos_6 <= 4'd0;
+            rd_pos_7 <= 4'd0;
+            rd_pos_8 <= 4'd0;
+            rd_pos_9 <= 4'd0;
+            rd_pos_10 <= 4'd0;
+            rd_pos_11 <= 4'd0;
+            rd_pos_12 <= 4'd0;
+            rd_pos_13 <= 4'd0;
             wr_hot <= WR_FIRST;
         end else begin
             held <= held_next;
             at_a <= at_a_next;
             at_b <= at_b_next;
-            rd_pos <= rd_next;
+            rd_pos_0 <= rd_next_0;
+            rd_pos_1 <= rd_next_1;
+            rd_pos_2 <= rd_next_2;
+            rd_pos_3 <= rd_next_3;
+            rd_pos_4 <= rd_next_4;
+            rd_pos_5 <= rd_next_5;
+            rd_pos_6 <= rd_next_6;
+            rd_pos_7 <= rd_next_7;
+            rd_pos_8 <= rd_next_8;
+            rd_pos_9 <= rd_next_9;
+            rd_pos_10 <= rd_next_10;
+            rd_pos_11 <= rd_next_11;
+            rd_pos_12 <= rd_next_12;
+            rd_pos_13 <= rd_next_13;
             wr_hot <= wr_next;
             if (do_in) begin
                 eop <= in_last;

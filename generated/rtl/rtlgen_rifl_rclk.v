@@ -89,14 +89,14 @@ module rtlgen_rifl_rclk (
     input  wire          rst,             // synchronous reset, active high
     input  wire [1023:0] s_axis_tdata,    // user data in; byte i at [8i+7:8i]
     input  wire [127:0]  s_axis_tkeep,    // kept bytes, contiguous from byte 0; all ones except on the tlast beat
-    input  wire          s_axis_tlast,    // last beat of a packet
-    input  wire          s_axis_tvalid,
+    input  wire          s_axis_tvalid,   // a user beat is offered
     output wire          s_axis_tready,   // registered state only (no path from any input)
+    input  wire          s_axis_tlast,    // last beat of a packet
     output wire [1023:0] m_axis_tdata,    // user data out; bytes not kept are zero
     output wire [127:0]  m_axis_tkeep,    // kept bytes, contiguous from byte 0
-    output wire          m_axis_tlast,    // last beat of a packet
-    output wire          m_axis_tvalid,
+    output wire          m_axis_tvalid,   // a delivered beat is presented
     input  wire          m_axis_tready,   // the user takes the beat (backpressure fills the flow-control buffers, which pause the far end)
+    output wire          m_axis_tlast,    // last beat of a packet
     output wire [1023:0] tx_frame,        // frames to the transceivers, lane j at [(j+1)*F-1:j*F] (registered)
     input  wire          tx_ready,        // the transceivers take tx_frame at this edge (all lanes)
     input  wire [1023:0] rx_frame,        // frames from the transceivers, lane j at [(j+1)*F-1:j*F], in the rx_clk[j] domain

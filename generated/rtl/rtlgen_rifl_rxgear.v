@@ -31,8 +31,11 @@
 //   out_keep and in_ready are one LUT from registers; the ring is written every cycle at the
 //   registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes
 //   outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables
-//   wait for no transfer decision, and out_data is the read-out masked by out_keep; the kept
-//   input bytes are placed by a shifter over the fill level in 2-byte units (at_a, at_b).
+//   wait for no transfer decision, and out_data is the read-out masked by out_keep; the read
+//   position is held in 4 copies (one per 16 bytes of the rotator's widest window, each
+//   stepping from its own value so synthesis keeps them apart), so no select net spans the
+//   whole ring; the kept input bytes are placed by a shifter over the fill level in 2-byte
+//   units (at_a, at_b).
 // =============================================================================
 `default_nettype none
 
@@ -56,13 +59,16 @@ module rtlgen_rifl_rxgear (
     localparam [4:0] OUT_UNITS = 5'd16; // an output beat in 2-byte units (mod 2^5)
     localparam [3:0] WR_FIRST = 4'h1;   // write position of a packet's first input beat (one-hot over 4 positions of 30 bytes)
 
-    reg [959:0] ring; // 120 bytes: the packet's held bytes from ring byte rd_pos*8 on (other bytes: whatever was last written, never read out)
-    reg [3:0] rd_pos; // where the output beat starts, in 8-byte units (0 at a packet's start)
+    reg [959:0] ring; // 120 bytes: the packet's held bytes from ring byte rd_pos_0*8 on (other bytes: whatever was last written, never read out)
     reg [3:0] wr_hot; // where the next input beat of the packet goes: one-hot over the ring's 4 write positions (multiples of 30 bytes)
     reg [61:0] held; // thermometer code of the bytes held: bit i is set while fill > i
     reg [4:0] at_a; // fill / 2 mod 2^5 (within a packet the fill level is a multiple of 2)
     reg [4:0] at_b; // (fill - 32) / 2 mod 2^5: the same after an output beat
     reg eop; // the packet's last beat is in
+    reg [3:0] rd_pos_0; // where the output beat starts, in 8-byte units (0 at a packet's start): the copy selecting rotator window bytes 0..15
+    reg [3:0] rd_pos_1; // where the output beat starts, in 8-byte units (0 at a packet's start): the copy selecting rotator window bytes 16..31
+    reg [3:0] rd_pos_2; // where the output beat starts, in 8-byte units (0 at a packet's start): the copy selecting rotator window bytes 32..47
+    reg [3:0] rd_pos_3; // where the output beat starts, in 8-byte units (0 at a packet's start): the copy selecting rotator window bytes 48..63
 
     // Flow control from registers alone: fill >= 32 is held[31], fill > 32 is held[32], fill > 64 is never.
     assign out_valid = held[31] | eop;
@@ -77,14 +83,24 @@ module rtlgen_rifl_rxgear (
     assign in_ready = ((~eop) & fits) | flush;
     wire do_in;
     assign do_in = in_valid & in_ready;
-    wire [447:0] rot0; // ring bytes from rd_pos[3:2]*32 on
-    assign rot0 = (rd_pos[3:2] == 2'd0)
-        ? ring[447:0]
-        : ((rd_pos[3:2] == 2'd1) ? ring[703:256] : ((rd_pos[3:2] == 2'd2) ? ring[959:512] : {ring[255:0], ring[959:768]}));
-    wire [255:0] rd_data; // the output beat's ring bytes, from rd_pos*8 on
-    assign rd_data = (rd_pos[1:0] == 2'd0)
-        ? rot0[255:0]
-        : ((rd_pos[1:0] == 2'd1) ? rot0[319:64] : ((rd_pos[1:0] == 2'd2) ? rot0[383:128] : rot0[447:192]));
+    wire [447:0] rot0; // ring bytes from rd_pos_0[3:2]*32 on
+    assign rot0 = {
+        (rd_pos_3[3:2] == 2'd0)
+            ? ring[447:384]
+            : ((rd_pos_3[3:2] == 2'd1) ? ring[703:640] : ((rd_pos_3[3:2] == 2'd2) ? ring[959:896] : ring[255:192])),
+        (rd_pos_2[3:2] == 2'd0) ? ring[383:256] : ((rd_pos_2[3:2] == 2'd1) ? ring[639:512] : ((rd_pos_2[3:2] == 2'd2) ? ring[895:768] : ring[191:64])),
+        (rd_pos_1[3:2] == 2'd0)
+            ? ring[255:128]
+            : ((rd_pos_1[3:2] == 2'd1) ? ring[511:384] : ((rd_pos_1[3:2] == 2'd2) ? ring[767:640] : {ring[63:0], ring[959:896]})),
+        (rd_pos_0[3:2] == 2'd0) ? ring[127:0] : ((rd_pos_0[3:2] == 2'd1) ? ring[383:256] : ((rd_pos_0[3:2] == 2'd2) ? ring[639:512] : ring[895:768]))
+    };
+    wire [255:0] rd_data; // the output beat's ring bytes, from rd_pos_0*8 on
+    assign rd_data = {
+        (rd_pos_1[1:0] == 2'd0)
+            ? rot0[255:128]
+            : ((rd_pos_1[1:0] == 2'd1) ? rot0[319:192] : ((rd_pos_1[1:0] == 2'd2) ? rot0[383:256] : rot0[447:320])),
+        (rd_pos_0[1:0] == 2'd0) ? rot0[127:0] : ((rd_pos_0[1:0] == 2'd1) ? rot0[191:64] : ((rd_pos_0[1:0] == 2'd2) ? rot0[255:128] : rot0[319:192]))
+    };
 
     // Ring bytes outside the held ones are never cleared: the output beat is masked by the fill level.
     wire [255:0] keep_mask; // out_keep, one bit per data bit
@@ -144,23 +160,41 @@ module rtlgen_rifl_rxgear (
         : (do_out ? (do_in ? (at_b + (IN_UNITS - OUT_UNITS)) : (at_b - OUT_UNITS)) : (do_in ? (at_b + IN_UNITS) : at_b));
     wire [3:0] wr_next; // the write position after an input transfer: 30 bytes on
     assign wr_next = do_in ? {wr_at[2:0], wr_at[3]} : wr_at;
-    wire [3:0] rd_step;
-    assign rd_step = (rd_pos <= (RD_LAST - RD_STEP)) ? (rd_pos + RD_STEP) : (rd_pos - ((RD_LAST + 4'd1) - RD_STEP));
-    wire [3:0] rd_next;
-    assign rd_next = flush ? 4'd0 : (do_out ? rd_step : rd_pos);
+    wire [3:0] rd_step_0;
+    assign rd_step_0 = (rd_pos_0 <= (RD_LAST - RD_STEP)) ? (rd_pos_0 + RD_STEP) : (rd_pos_0 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_0;
+    assign rd_next_0 = flush ? 4'd0 : (do_out ? rd_step_0 : rd_pos_0);
+    wire [3:0] rd_step_1;
+    assign rd_step_1 = (rd_pos_1 <= (RD_LAST - RD_STEP)) ? (rd_pos_1 + RD_STEP) : (rd_pos_1 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_1;
+    assign rd_next_1 = flush ? 4'd0 : (do_out ? rd_step_1 : rd_pos_1);
+    wire [3:0] rd_step_2;
+    assign rd_step_2 = (rd_pos_2 <= (RD_LAST - RD_STEP)) ? (rd_pos_2 + RD_STEP) : (rd_pos_2 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_2;
+    assign rd_next_2 = flush ? 4'd0 : (do_out ? rd_step_2 : rd_pos_2);
+    wire [3:0] rd_step_3;
+    assign rd_step_3 = (rd_pos_3 <= (RD_LAST - RD_STEP)) ? (rd_pos_3 + RD_STEP) : (rd_pos_3 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_3;
+    assign rd_next_3 = flush ? 4'd0 : (do_out ? rd_step_3 : rd_pos_3);
     always @(posedge clk) begin
         if (rst) begin
             held <= 62'd0;
             at_a <= 5'd0;
             at_b <= 5'd0 - OUT_UNITS;
             eop <= 1'd0;
-            rd_pos <= 4'd0;
+            rd_pos_0 <= 4'd0;
+            rd_pos_1 <= 4'd0;
+            rd_pos_2 <= 4'd0;
+            rd_pos_3 <= 4'd0;
             wr_hot <= WR_FIRST;
         end else begin
             held <= held_next;
             at_a <= at_a_next;
             at_b <= at_b_next;
-            rd_pos <= rd_next;
+            rd_pos_0 <= rd_next_0;
+            rd_pos_1 <= rd_next_1;
+            rd_pos_2 <= rd_next_2;
+            rd_pos_3 <= rd_next_3;
             wr_hot <= wr_next;
             if (do_in) begin
                 eop <= in_last;

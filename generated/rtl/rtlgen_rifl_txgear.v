@@ -31,8 +31,11 @@
 //   out_keep and in_ready are one LUT from registers; the ring is written every cycle at the
 //   registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes
 //   outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables
-//   wait for no transfer decision, and out_data is the read-out masked by out_keep; the kept
-//   input bytes are placed by a shifter over the fill level in 2-byte units (at_a, at_b).
+//   wait for no transfer decision, and out_data is the read-out masked by out_keep; the read
+//   position is held in 3 copies (one per 16 bytes of the rotator's widest window, each
+//   stepping from its own value so synthesis keeps them apart), so no select net spans the
+//   whole ring; the kept input bytes are placed by a shifter over the fill level in 2-byte
+//   units (at_a, at_b).
 // =============================================================================
 `default_nettype none
 
@@ -56,13 +59,15 @@ module rtlgen_rifl_txgear (
     localparam [3:0] OUT_UNITS = 4'd15; // an output beat in 2-byte units (mod 2^4)
     localparam [2:0] WR_FIRST = 3'h1;   // write position of a packet's first input beat (one-hot over 3 positions of 32 bytes)
 
-    reg [767:0] ring; // 96 bytes: the packet's held bytes from ring byte rd_pos*6 on (other bytes: whatever was last written, never read out)
-    reg [3:0] rd_pos; // where the output beat starts, in 6-byte units (0 at a packet's start)
+    reg [767:0] ring; // 96 bytes: the packet's held bytes from ring byte rd_pos_0*6 on (other bytes: whatever was last written, never read out)
     reg [2:0] wr_hot; // where the next input beat of the packet goes: one-hot over the ring's 3 write positions (multiples of 32 bytes)
     reg [61:0] held; // thermometer code of the bytes held: bit i is set while fill > i
     reg [3:0] at_a; // fill / 2 mod 2^4 (within a packet the fill level is a multiple of 2)
     reg [3:0] at_b; // (fill - 30) / 2 mod 2^4: the same after an output beat
     reg eop; // the packet's last beat is in
+    reg [3:0] rd_pos_0; // where the output beat starts, in 6-byte units (0 at a packet's start): the copy selecting rotator window bytes 0..15
+    reg [3:0] rd_pos_1; // where the output beat starts, in 6-byte units (0 at a packet's start): the copy selecting rotator window bytes 16..31
+    reg [3:0] rd_pos_2; // where the output beat starts, in 6-byte units (0 at a packet's start): the copy selecting rotator window bytes 32..47
 
     // Flow control from registers alone: fill >= 30 is held[29], fill > 30 is held[30], fill > 60 is held[60].
     assign out_valid = held[29] | eop;
@@ -77,14 +82,21 @@ module rtlgen_rifl_txgear (
     assign in_ready = (~eop) & fits;
     wire do_in;
     assign do_in = in_valid & in_ready;
-    wire [383:0] rot0; // ring bytes from rd_pos[3:2]*24 on
-    assign rot0 = (rd_pos[3:2] == 2'd0)
-        ? ring[383:0]
-        : ((rd_pos[3:2] == 2'd1) ? ring[575:192] : ((rd_pos[3:2] == 2'd2) ? ring[767:384] : {ring[191:0], ring[767:576]}));
-    wire [239:0] rd_data; // the output beat's ring bytes, from rd_pos*6 on
-    assign rd_data = (rd_pos[1:0] == 2'd0)
-        ? rot0[239:0]
-        : ((rd_pos[1:0] == 2'd1) ? rot0[287:48] : ((rd_pos[1:0] == 2'd2) ? rot0[335:96] : rot0[383:144]));
+    wire [383:0] rot0; // ring bytes from rd_pos_0[3:2]*24 on
+    assign rot0 = {
+        (rd_pos_2[3:2] == 2'd0) ? ring[383:256] : ((rd_pos_2[3:2] == 2'd1) ? ring[575:448] : ((rd_pos_2[3:2] == 2'd2) ? ring[767:640] : ring[191:64])),
+        (rd_pos_1[3:2] == 2'd0)
+            ? ring[255:128]
+            : ((rd_pos_1[3:2] == 2'd1) ? ring[447:320] : ((rd_pos_1[3:2] == 2'd2) ? ring[639:512] : {ring[63:0], ring[767:704]})),
+        (rd_pos_0[3:2] == 2'd0) ? ring[127:0] : ((rd_pos_0[3:2] == 2'd1) ? ring[319:192] : ((rd_pos_0[3:2] == 2'd2) ? ring[511:384] : ring[703:576]))
+    };
+    wire [239:0] rd_data; // the output beat's ring bytes, from rd_pos_0*6 on
+    assign rd_data = {
+        (rd_pos_1[1:0] == 2'd0)
+            ? rot0[239:128]
+            : ((rd_pos_1[1:0] == 2'd1) ? rot0[287:176] : ((rd_pos_1[1:0] == 2'd2) ? rot0[335:224] : rot0[383:272])),
+        (rd_pos_0[1:0] == 2'd0) ? rot0[127:0] : ((rd_pos_0[1:0] == 2'd1) ? rot0[175:48] : ((rd_pos_0[1:0] == 2'd2) ? rot0[223:96] : rot0[271:144]))
+    };
 
     // Ring bytes outside the held ones are never cleared: the output beat is masked by the fill level.
     wire [239:0] keep_mask; // out_keep, one bit per data bit
@@ -140,23 +152,35 @@ module rtlgen_rifl_txgear (
         : (do_out ? (do_in ? (at_b + (IN_UNITS - OUT_UNITS)) : (at_b - OUT_UNITS)) : (do_in ? (at_b + IN_UNITS) : at_b));
     wire [2:0] wr_next; // the write position after an input transfer: 32 bytes on
     assign wr_next = do_in ? {wr_at[1:0], wr_at[2]} : wr_at;
-    wire [3:0] rd_step;
-    assign rd_step = (rd_pos <= (RD_LAST - RD_STEP)) ? (rd_pos + RD_STEP) : (rd_pos - ((RD_LAST + 4'd1) - RD_STEP));
-    wire [3:0] rd_next;
-    assign rd_next = flush ? 4'd0 : (do_out ? rd_step : rd_pos);
+    wire [3:0] rd_step_0;
+    assign rd_step_0 = (rd_pos_0 <= (RD_LAST - RD_STEP)) ? (rd_pos_0 + RD_STEP) : (rd_pos_0 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_0;
+    assign rd_next_0 = flush ? 4'd0 : (do_out ? rd_step_0 : rd_pos_0);
+    wire [3:0] rd_step_1;
+    assign rd_step_1 = (rd_pos_1 <= (RD_LAST - RD_STEP)) ? (rd_pos_1 + RD_STEP) : (rd_pos_1 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_1;
+    assign rd_next_1 = flush ? 4'd0 : (do_out ? rd_step_1 : rd_pos_1);
+    wire [3:0] rd_step_2;
+    assign rd_step_2 = (rd_pos_2 <= (RD_LAST - RD_STEP)) ? (rd_pos_2 + RD_STEP) : (rd_pos_2 - ((RD_LAST + 4'd1) - RD_STEP));
+    wire [3:0] rd_next_2;
+    assign rd_next_2 = flush ? 4'd0 : (do_out ? rd_step_2 : rd_pos_2);
     always @(posedge clk) begin
         if (rst) begin
             held <= 62'd0;
             at_a <= 4'd0;
             at_b <= 4'd0 - OUT_UNITS;
             eop <= 1'd0;
-            rd_pos <= 4'd0;
+            rd_pos_0 <= 4'd0;
+            rd_pos_1 <= 4'd0;
+            rd_pos_2 <= 4'd0;
             wr_hot <= WR_FIRST;
         end else begin
             held <= held_next;
             at_a <= at_a_next;
             at_b <= at_b_next;
-            rd_pos <= rd_next;
+            rd_pos_0 <= rd_next_0;
+            rd_pos_1 <= rd_next_1;
+            rd_pos_2 <= rd_next_2;
             wr_hot <= wr_next;
             if (do_in) begin
                 eop <= in_last;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::manifest::Dir;
+use crate::port::Dir;
 use crate::scoreboard::ScoreboardError;
 
 /// Everything that can go wrong while building or driving a simulated module.

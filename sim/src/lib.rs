@@ -34,11 +34,13 @@ mod bench;
 pub mod clocks;
 pub mod cosim;
 mod dut;
+mod env_vars;
 mod error;
 pub mod campaign;
 mod manifest;
 mod model_build;
 pub mod plot;
+mod port;
 mod rng;
 mod scoreboard;
 mod shim;
@@ -51,10 +53,11 @@ pub use dut::{Dut, PortId};
 pub use error::SimError;
 pub use manifest::{Dir, FileEntry, Manifest, Module, Port, Reset, Tree, MAX_PORT_WIDTH};
 pub use model_build::{cache_dir, target_dir, toolchain, BuildInfo, Toolchain};
-pub use rng::{TestRng, SEED_ENV};
+pub use env_vars::{SEED_ENV, WAVES_ENV};
+pub use rng::TestRng;
 pub use start::{Initial, Start, TrafficBeforeReset};
 pub use scoreboard::{CountMismatch, Mismatch, RunContext, Scoreboard, ScoreboardError};
-pub use waves::{wave_path_for, waves_dir, waves_enabled, WAVES_ENV};
+pub use waves::{wave_path_for, waves_dir, waves_enabled};
 
 /// Re-exported so tests can use `Rng` methods on [`TestRng`] without naming a rand version.
 pub use rand;

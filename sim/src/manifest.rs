@@ -15,30 +15,11 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 
+pub use crate::port::Dir;
 use crate::SimError;
 
 /// Widest port the harness accepts (the manifest contract: 1..=16384 bits).
 pub const MAX_PORT_WIDTH: u32 = 16384;
-
-/// Port direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dir {
-    Input,
-    Output,
-    /// Parsed so that a manifest containing one still loads; building such a module fails.
-    Inout,
-}
-
-impl std::fmt::Display for Dir {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Dir::Input => "input",
-            Dir::Output => "output",
-            Dir::Inout => "inout",
-        })
-    }
-}
 
 /// One port of a module.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -19,11 +19,9 @@ use rand::{Rng, RngCore};
 use rtl_gen::math::splitmix::SplitMix64;
 use sha2::{Digest, Sha256};
 
+use crate::env_vars::SEED_ENV;
 use crate::SimError;
 use rtl_gen::bits::Bits;
-
-/// Name of the seed environment variable.
-pub const SEED_ENV: &str = "RTLGEN_SEED";
 
 /// A seeded RNG that remembers its seed. Implements [`RngCore`], so all of `rand::Rng` works.
 #[derive(Clone)]

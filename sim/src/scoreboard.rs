@@ -12,8 +12,7 @@ use std::collections::VecDeque;
 use std::fmt::{self, Debug};
 use std::path::{Path, PathBuf};
 
-use crate::rng::SEED_ENV;
-use crate::waves::WAVES_ENV;
+use crate::env_vars::{SEED_ENV, WAVES_ENV};
 
 /// Seed and waveform of a run, appended to every scoreboard failure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

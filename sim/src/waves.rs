@@ -10,10 +10,8 @@ use std::cell::{Cell, RefCell};
 use std::env;
 use std::path::PathBuf;
 
+use crate::env_vars::WAVES_ENV;
 use crate::model_build::target_dir;
-
-/// Name of the waveform switch.
-pub const WAVES_ENV: &str = "RTLGEN_WAVES";
 
 thread_local! {
     /// Set by [`traced`]: trace every model this thread builds, whatever `RTLGEN_WAVES` says.

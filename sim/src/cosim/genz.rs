@@ -1,5 +1,5 @@
 //! Gen-Z LLR (`genz_llr`): two Verilated interfaces, each with its cycle-accurate model in
-//! lockstep, joined by the shared campaign channel ([`crate::campaign::genz`]). Every output
+//! lockstep, joined by the shared campaign channel ([`crate::link::genz`]). Every output
 //! (`s_axis_tready` for the offered beat, every `m_axis_*` and `m_axis_link_*` signal while
 //! valid, `retrain`, `llr_state`, every counter) is compared every cycle under random traffic on
 //! every VC, backpressure on every stream, bit errors (marker included), bursts, dropped beats
@@ -8,8 +8,8 @@
 
 use super::{Options, Tally};
 use crate::axis::Axis;
-use crate::campaign::genz::{keep, run_link, LinkOptions, LinkReport, LlrNode};
-use crate::campaign::Faults;
+use crate::link::genz::{keep, run_link, LinkOptions, LinkReport, LlrNode};
+use crate::link::channel::Faults;
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::genz_llr::model::{LlrConfig, LlrInputs, LlrModel, LlrOutputs, COUNTERS};
 use rtl_gen::blocks::genz_llr::rtl::ports;
@@ -156,7 +156,7 @@ pub fn block_of(m: &ElabModule) -> Result<GenzLlrBlock, SimError> {
 
 /// Two Verilated interfaces of module `m` in lockstep with their models, over a link with
 /// `o`'s faults; `hook` sees every beat entering the channels.
-pub fn twin_link(bench: &Bench, m: &ElabModule, o: &LinkOptions, hook: &mut crate::campaign::genz::Hook) -> Result<(LinkReport, Tally), SimError> {
+pub fn twin_link(bench: &Bench, m: &ElabModule, o: &LinkOptions, hook: &mut crate::link::genz::Hook) -> Result<(LinkReport, Tally), SimError> {
     let cfg: LlrConfig = block_of(m)?.cfg;
     let tally = Rc::new(RefCell::new(Tally::default()));
     let mk = |side: &str| -> Result<TwinInterface, SimError> {

@@ -27,7 +27,10 @@ pub mod sue_endpoint;
 pub mod sue_transport;
 mod vectors;
 
-use crate::{Bench, Bits, SimError, TestRng};
+pub use crate::module_params::{design_error, kind_params};
+pub use crate::link::{FirstMismatch, Tally};
+
+use crate::{Bench, SimError, TestRng};
 use rtl_gen::elab::ElabModule;
 use rtl_gen::hw::module::Role;
 use std::fmt;
@@ -56,22 +59,6 @@ impl Options {
             h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
         }
         TestRng::from_seed(h)
-    }
-}
-
-/// The first output that differed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FirstMismatch {
-    /// Vector index (combinational) or clock cycle (clocked) where it happened.
-    pub cycle: u64,
-    pub port: String,
-    pub expected: String,
-    pub actual: String,
-}
-
-impl fmt::Display for FirstMismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cycle {} on port `{}`: expected {}, got {}", self.cycle, self.port, self.expected, self.actual)
     }
 }
 
@@ -120,31 +107,8 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// Counts mismatches per port and keeps the first.
-#[derive(Debug, Default)]
-pub struct Tally {
-    pub vectors: u64,
-    pub cycles: u64,
-    pub mismatches: u64,
-    pub first: Option<FirstMismatch>,
-}
-
+/// A driver's tally as the outcome of its module.
 impl Tally {
-    /// Compare one output value.
-    pub fn compare<T: PartialEq + fmt::Debug>(&mut self, cycle: u64, port: &str, expected: T, actual: T) {
-        if expected != actual {
-            self.mismatches += 1;
-            if self.first.is_none() {
-                self.first = Some(FirstMismatch { cycle, port: port.to_string(), expected: format!("{expected:?}"), actual: format!("{actual:?}") });
-            }
-        }
-    }
-
-    /// Compare bit vectors (printed in hex by their `Debug`).
-    pub fn compare_bits(&mut self, cycle: u64, port: &str, expected: &Bits, actual: &Bits) {
-        self.compare(cycle, port, expected, actual);
-    }
-
     fn outcome(self, m: &ElabModule, bench: &Bench, seed: u64) -> Outcome {
         Outcome {
             module: m.name().to_string(),
@@ -158,16 +122,6 @@ impl Tally {
             differs_from_design: false,
         }
     }
-}
-
-/// The module's parameters as its kind's struct ([`ElabModule::params`]).
-pub fn kind_params<P: rtl_gen::fields::KindParams>(m: &ElabModule) -> Result<P, SimError> {
-    m.params::<P>().map_err(|message| SimError::Design { message: format!("module {}: {message}", m.name()) })
-}
-
-/// A parameter struct that does not validate: the module names it.
-pub fn design_error(m: &ElabModule, e: rtl_gen::error::ConfigError) -> SimError {
-    SimError::Design { message: format!("module {}: {e}", m.name()) }
 }
 
 /// A driver: co-simulates one module against its block's model.

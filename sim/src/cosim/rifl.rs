@@ -22,8 +22,8 @@
 //! assert so that a quiet run cannot pass for a thorough one.
 
 use super::{Options, Tally};
-use crate::campaign::rifl::rtl::UserStreams;
-use crate::campaign::rifl::{Link, LinkSetup, NodeIo};
+use crate::link::rifl::rtl::UserStreams;
+use crate::link::rifl::{Link, LinkSetup, NodeIo};
 use crate::{Bench, Bits, Dut, SimError, TestRng};
 use rtl_gen::blocks::rifl::model::codec::{Codec, Ctrl, SYN_CTRL, SYN_DATA};
 use rtl_gen::blocks::rifl::model::fifo::Fifo;

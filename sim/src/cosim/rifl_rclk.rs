@@ -10,10 +10,10 @@
 //!   equal within ppm, or faster; every output (the replayed receiver outputs on clk, the write
 //!   side's level and overflow flag on rx_clk) compared after every edge.
 //! * the node (`node` with `clocking = "recovered"`): two Verilated nodes on unrelated clocks
-//!   ([`crate::campaign::rifl::rclk`]) with the link's scoreboard.
+//!   ([`crate::link::rifl::rclk`]) with the link's scoreboard.
 
 use super::{Options, Tally};
-use crate::campaign::rifl::rclk::{RclkLink, RclkNode, RclkSetup};
+use crate::link::rifl::rclk::{RclkLink, RclkNode, RclkSetup};
 use crate::clocks::{ClockSpec, Edges};
 use crate::{Bench, Dut, PortId, SimError, TestRng};
 use rtl_gen::blocks::rifl::model::codec::{Codec, Ctrl, SYN_CTRL};

@@ -1,7 +1,7 @@
 //! RXL (`rxl_endpoint`, `rxl_switch`): the endpoint and the switch halves against their
 //! cycle-accurate models.
 //!
-//! * `endpoint`: a link campaign (`campaign::rxl`) between two Verilated endpoints, each with its
+//! * `endpoint`: an RXL link (`link::rxl`) between two Verilated endpoints, each with its
 //!   model in lockstep, optionally through levels of Verilated switch halves (also in lockstep):
 //!   every output (`s_ready`, `tx_valid`, `tx_flit`, `m_valid`, `m_payload`, every counter) every
 //!   cycle, under random bit errors, bursts, uncorrectable flits, forced drops, switch-internal
@@ -14,8 +14,8 @@
 //!   the counter every cycle.
 
 use super::{Options, Tally};
-use crate::campaign::rxl::rtl::{rtl_nodes, Check, CheckedLinkRx, CheckedLinkTx, RtlLinkRx, RtlLinkTx, SharedTally, Stop};
-use crate::campaign::rxl::{self as campaign, CampaignConfig, CampaignError, Faults, LinkRxNode, LinkTxNode, Report};
+use crate::link::rxl::rtl::{rtl_nodes, Check, CheckedLinkRx, CheckedLinkTx, RtlLinkRx, RtlLinkTx, SharedTally, Stop};
+use crate::link::rxl::{self as link, CampaignConfig, CampaignError, Faults, LinkRxNode, LinkTxNode, Report};
 use crate::{Bench, SimError, TestRng};
 use rtl_gen::blocks::rxl_endpoint::flit::{FLIT_BYTES, MSG_BYTES};
 use rtl_gen::blocks::rxl_endpoint::{RxlEndpointBlock, RxlEndpointParams};
@@ -60,7 +60,7 @@ pub fn campaign_config(m: &ElabModule, switches: usize, traffic_cycles: u64) -> 
     c.tx_stall = 0.05;
     c.offered_load = 0.9;
     // 20 flits, or what the switch levels need plus 20.
-    c.retry_loop = 20 + 2 * campaign::SWITCH_LATENCY * switches as u32;
+    c.retry_loop = 20 + 2 * link::SWITCH_LATENCY * switches as u32;
     c.internal = if switches > 0 { 1e-3 } else { 0.0 };
     Ok(c)
 }
@@ -75,7 +75,7 @@ pub fn endpoint_run(bench: &Bench, m: &ElabModule, cfg: &CampaignConfig, rng: &m
     cfg.seed = rng.range(0, u64::MAX);
     let tally = SharedTally::default();
     let nodes = rtl_nodes(bench, m, None, cfg.switches, Check::Lockstep(Stop::Never), &tally, &test_name(m)).map_err(|e| link_error(m, e))?;
-    let report = campaign::run_config(&cfg, nodes, &mut |_, _| {}).map_err(|e| link_error(m, e))?;
+    let report = link::run_config(&cfg, nodes, &mut |_, _| {}).map_err(|e| link_error(m, e))?;
     Ok((take(tally, report.cycles), report))
 }
 

@@ -1,7 +1,7 @@
 //! The Gen-Z LLR campaign behind `rtl-gen sim genz --figures`: two interfaces (Verilated RTL,
 //! each in lockstep with its model, or the models alone) on the shared [`super::run_link`] link,
 //! as a fixed list of work units sharded and merged like the RXL and RIFL campaigns
-//! ([`crate::campaign::shard`], [`crate::campaign::record::ResultFile::Genz`]):
+//! ([`crate::campaign::shard`], [`crate::results::ResultFile::Genz`]):
 //!
 //! - **faults** (per cable): random EE traffic on both VCs, backpressure on every stream, random
 //!   bit errors (data and the link-local marker), bursts, dropped beats (reported as
@@ -19,8 +19,8 @@
 //! The block is [`FIGURES_DESIGN`]'s `genz_fig` (256-byte slots, credits and retry slots for a
 //! 100 m cable), not the default design's small interface (32-byte packets, 16 slots).
 
-use super::{run_link, Beat, Fate, LinkOptions, LinkReport};
-use crate::campaign::channel::Faults;
+use crate::link::channel::Faults;
+use crate::link::genz::{run_link, Beat, Fate, LinkOptions, LinkReport};
 use crate::campaign::progress::Progress;
 use crate::campaign::shard::{self, Shard};
 use crate::campaign::CampaignError;

@@ -5,7 +5,7 @@
 //! is its word width ÷ the line rate and the cable delay is converted to its cycles. All three
 //! are the cycle-accurate models (which their co-simulation tests hold equal to the RTL cycle
 //! by cycle), run with the existing campaigns' links: [`super::run_link`] (Gen-Z),
-//! [`crate::campaign::rifl::Link`] (RIFL) and [`crate::campaign::rxl::run_config`] (RXL).
+//! [`crate::link::rifl::Link`] (RIFL) and [`crate::link::rxl::run_config`] (RXL).
 //!
 //! Per point: goodput = payload bytes delivered in order ÷ line bytes in the same time, and the
 //! error events each scheme recovered from (Gen-Z: Discard episodes; RIFL: frame errors; RXL:
@@ -16,10 +16,10 @@
 //! payload bytes in 256 (its framing, the flit CRC and the FEC are its overhead).
 
 use super::campaign::{figures_bench, goodput_svg, FIGURES_BLOCK};
-use super::{keep, run_link, LinkOptions};
-use crate::campaign::channel::Faults;
-use crate::campaign::rifl::{Link as RiflLink, LinkSetup};
-use crate::campaign::rxl::{run_config, CampaignConfig, Nodes, ENDPOINT_LOOP_OVERHEAD};
+use crate::link::channel::Faults;
+use crate::link::genz::{keep, run_link, LinkOptions};
+use crate::link::rifl::{Link as RiflLink, LinkSetup};
+use crate::link::rxl::{run_config, CampaignConfig, Nodes, ENDPOINT_LOOP_OVERHEAD};
 use crate::campaign::CampaignError;
 use crate::Bench;
 use rtl_gen::blocks::genz_llr::model::LlrModel;

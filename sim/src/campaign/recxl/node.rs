@@ -2,7 +2,7 @@
 //! Verilated RTL with its own model in lockstep (every output compared every cycle).
 
 use crate::cosim::recxl::{compare, drive};
-use crate::cosim::Tally;
+use crate::link::Tally;
 use crate::{Dut, SimError};
 use rtl_gen::blocks::recxl_logging_unit::model::{LoggingUnitModel, LuInputs, LuOutputs};
 use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitBlock;

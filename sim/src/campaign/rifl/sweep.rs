@@ -12,11 +12,10 @@
 //! campaign seed itself (the same packets and error positions up to the first error at every
 //! BER), so a shard's points are exactly the single run's.
 
-use super::{percentile, Link, LinkSetup};
+use crate::link::rifl::{percentile, Link, LinkSetup};
 use crate::campaign::progress::Progress;
-use crate::campaign::record::sweep_svg;
+use crate::link::CampaignError;
 use crate::campaign::shard::{self, Shard};
-use crate::campaign::CampaignError;
 use crate::Bench;
 use rtl_gen::blocks::rifl::model::{Node, Params};
 use rtl_gen::blocks::rifl::RiflBlock;
@@ -377,4 +376,83 @@ impl SweepResults {
         let fer = |ber: f64| self.slot_fer(ber);
         sweep_svg(&pts, base, self.cycle_ns(), &self.title(), Some((n, &fer)))
     }
+}
+
+/// A hand-written SVG: bandwidth ratio and latency against BER (log axis), with the paper's
+/// two reference points marked and the Eq. 8 fit `(N_stall, slot FER)` if given.
+pub fn sweep_svg(points: &[PointRecord], base: &PointRecord, cycle_ns: f64, title: &str, fit: Option<(f64, &dyn Fn(f64) -> f64)>) -> String {
+    let (w, h) = (900.0, 640.0);
+    let (x0, x1) = (90.0, 860.0);
+    let panels = [(60.0, 280.0), (360.0, 580.0)];
+    let lx = |ber: f64| x0 + (ber.log10() + 12.0) / 7.0 * (x1 - x0);
+    let mut s = String::new();
+    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#);
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/><text x="{}" y="25" text-anchor="middle" font-size="15">{title}</text>"#, w / 2.0);
+    // Bandwidth ratio panel: 0..1.02.
+    let (t0, t1) = panels[0];
+    let ybw = |r: f64| t1 - (r.clamp(0.0, 1.02) / 1.02) * (t1 - t0);
+    for k in 0..=5 {
+        let r = k as f64 * 0.2;
+        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{r:.1}</text>"##, x0 - 6.0, ybw(r) + 4.0, y = ybw(r));
+    }
+    let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">bandwidth ratio</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
+    let line = |pts: Vec<(f64, f64)>, color: &str, dash: &str| -> String {
+        let d: Vec<String> = pts.iter().enumerate().map(|(i, (x, y))| format!("{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" })).collect();
+        let mut o = format!(r#"<path d="{}" fill="none" stroke="{color}" stroke-width="2" {dash}/>"#, d.join(" "));
+        for (x, y) in pts {
+            let _ = write!(o, r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.5" fill="{color}"/>"#);
+        }
+        o
+    };
+    let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ybw(p.bw / base.bw))).collect(), "#1f77b4", ""));
+    let _ = writeln!(s, r##"<text x="{:.1}" y="{:.1}" fill="#1f77b4">measured</text>"##, x0 + 10.0, t1 - 40.0);
+    if let Some((n, slot_fer)) = fit.filter(|(n, _)| n.is_finite()) {
+        let d: Vec<String> = (0..=280)
+            .map(|k| {
+                let ber = 10f64.powf(-12.0 + k as f64 / 40.0);
+                format!("{}{:.1},{:.1}", if k == 0 { "M" } else { "L" }, lx(ber), ybw(1.0 / (1.0 + n * slot_fer(ber))))
+            })
+            .collect();
+        let _ = writeln!(s, r##"<path d="{}" fill="none" stroke="#7f7f7f" stroke-width="1.5" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="#7f7f7f">Eq. 8 fit, N_stall = {n:.0} slots per error</text>"##, d.join(" "), x0 + 10.0, t1 - 24.0);
+    }
+    // The paper's points: the ratio starts to drop at 5.6e-10, 96.3 % at 1e-7.
+    for (ber, r, label) in [(5.6e-10, 1.0, "paper: drop starts 5.6e-10"), (1e-7, 0.963, "paper: 96.3 % at 1e-7")] {
+        let _ = writeln!(s, r##"<rect x="{:.1}" y="{:.1}" width="8" height="8" fill="none" stroke="#d62728" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="#d62728">{label}</text>"##, lx(ber) - 4.0, ybw(r) - 4.0, lx(ber) + 8.0, ybw(r) + 18.0);
+    }
+    // Latency panel: log scale in ns.
+    let (t0, t1) = panels[1];
+    let all: Vec<f64> = points.iter().flat_map(|p| [p.lat_avg, p.lat_p99, p.lat_p999]).map(|c| c * cycle_ns).filter(|v| v.is_finite() && *v > 0.0).collect();
+    let lo = all.iter().cloned().fold(100.0, f64::min).max(1.0).log10().floor();
+    let hi = all.iter().cloned().fold(0.0, f64::max).max(10.0).log10().ceil().max(lo + 1.0);
+    let ylat = |ns: f64| t1 - ((ns.max(1.0).log10() - lo) / (hi - lo)) * (t1 - t0);
+    for e in lo as i32..=hi as i32 {
+        let v = 10f64.powi(e);
+        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">1e{e}</text>"##, x0 - 6.0, ylat(v) + 4.0, y = ylat(v));
+    }
+    let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">packet latency (ns)</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
+    // (value of a point, colour, extra SVG attributes, legend)
+    type Series = (fn(&PointRecord) -> f64, &'static str, &'static str, &'static str);
+    let series: [Series; 3] = [
+        (|p| p.lat_avg, "#2ca02c", "", "average"),
+        (|p| p.lat_p99, "#ff7f0e", r#"stroke-dasharray="6 3""#, "99th percentile"),
+        (|p| p.lat_p999, "#9467bd", r#"stroke-dasharray="2 3""#, "99.9th percentile"),
+    ];
+    for (i, (f, color, dash, name)) in series.iter().enumerate() {
+        let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ylat(f(p) * cycle_ns))).collect(), color, dash));
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" fill="{color}">{name}</text>"#, x0 + 10.0, t0 + 14.0 + 14.0 * i as f64);
+    }
+    // The paper: average and tail latencies within 107 ns for BER better than 1e-7.
+    let y107 = ylat(107.0);
+    let _ = writeln!(s, r##"<line x1="{x0}" x2="{:.1}" y1="{y107:.1}" y2="{y107:.1}" stroke="#d62728" stroke-dasharray="4 3"/><text x="{:.1}" y="{:.1}" fill="#d62728">paper: average and tails within 107 ns below 1e-7 (dashed)</text>"##, lx(1e-7), x0 + 10.0, t0 + 14.0 + 14.0 * 3.0);
+    // The BER axis under both panels.
+    for (pt0, pt1) in panels {
+        let _ = writeln!(s, r#"<line x1="{x0}" x2="{x1}" y1="{pt1}" y2="{pt1}" stroke="black"/><line x1="{x0}" x2="{x0}" y1="{pt0}" y2="{pt1}" stroke="black"/>"#);
+        for e in -12..=-5 {
+            let x = lx(10f64.powi(e));
+            let _ = writeln!(s, r#"<line x1="{x:.1}" x2="{x:.1}" y1="{pt1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">1e{e}</text>"#, pt1 + 5.0, pt1 + 18.0);
+        }
+    }
+    let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">bit error ratio (both directions)</text>"#, (x0 + x1) / 2.0, h - 20.0);
+    s.push_str("</svg>\n");
+    s
 }

@@ -2,10 +2,10 @@
 //! [`Bench`]'s design, on the RTL, the models or both in lockstep, sharded, with progress and
 //! records.
 
-use super::rtl::{rtl_nodes, Check, Stop};
-use super::{run_config, CampaignConfig, CampaignError, Faults, Nodes};
+use super::record::{rxl_summary, rxl_table, RxlRecord};
+use crate::link::rxl::rtl::{rtl_nodes, Check, Stop};
+use crate::link::rxl::{run_config, CampaignConfig, CampaignError, Faults, Nodes};
 use crate::campaign::progress::Progress;
-use crate::campaign::record::{rxl_summary, rxl_table, RxlRecord};
 use crate::campaign::shard::{self, Shard};
 use crate::Bench;
 use rtl_gen::blocks::rxl_endpoint::model::Mode;

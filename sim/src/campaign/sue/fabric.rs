@@ -15,7 +15,7 @@ use super::switch::{Switch, SwitchConfig};
 use crate::campaign::CampaignError;
 use crate::cosim::sue_endpoint::EndpointDut;
 use crate::cosim::sue_transport::build_with_xpuid;
-use crate::cosim::Tally;
+use crate::link::Tally;
 use crate::{Bench, TestRng};
 use rtl_gen::blocks::protocol::sue::wire::{parse_pdu, Op};
 use rtl_gen::blocks::sue_endpoint::model::{EndpointModel, EpInputs};

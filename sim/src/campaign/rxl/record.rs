@@ -1,23 +1,15 @@
-//! Result records of every campaign: serde-serialisable (the JSON a shard writes and
-//! `merge` reads), with the tables (Markdown), CSV and the SVG plot computed from them.
+//! The RXL campaign's records: serde-serialisable (the JSON a shard writes and `merge` reads),
+//! with the tables (Markdown), CSV and the SVG plot computed from them.
 //!
 //! A record holds counts, not ratios, wherever records are summed (RXL segments), so merged
 //! records are exact; ratios are methods.
 
-use super::channel::{ChannelStats, Faults};
-use super::rifl::sweep::{SweepResults, PointRecord};
-use super::genz::campaign::GenzResults;
-use super::rxl::RxlResults;
-use super::recxl::campaign::RecxlResults;
-use super::sue::campaign::SueResults;
-use super::CampaignError;
-use rtl_gen::blocks::rxl_endpoint::model::Counters;
+use crate::link::channel::{ChannelStats, Faults};
+use crate::link::rxl::Report;
+use rtl_gen::blocks::rxl_endpoint::model::{Counters, Mode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
-
-// ---- RXL ----
 
 /// An endpoint's saturating counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,7 +175,7 @@ impl RxlRecord {
     }
     /// Eq. 11–14.
     pub fn predicted_bw_loss(&self) -> f64 {
-        super::rxl::predicted_bw_loss(self.retry_probability(), self.retry_loop as f64)
+        crate::link::rxl::predicted_bw_loss(self.retry_probability(), self.retry_loop as f64)
     }
     /// Zero ordering and data failures, nothing undelivered, drained.
     pub fn exactly_once(&self) -> bool {
@@ -332,206 +324,63 @@ pub fn rxl_csv(records: &[RxlRecord]) -> String {
     s
 }
 
-// ---- result files ----
-
-/// What a campaign (or one shard of it) writes as JSON, and `merge` reads.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "campaign", rename_all = "snake_case")]
-pub enum ResultFile {
-    Rxl(RxlResults),
-    RiflSweep(SweepResults),
-    Genz(GenzResults),
-    Recxl(RecxlResults),
-    Sue(SueResults),
+/// The campaign table of `reports` (one row per report and direction; see
+/// [`rxl_table`]).
+pub fn table(reports: &[Report]) -> String {
+    rxl_table(&reports.iter().map(Report::record).collect::<Vec<_>>())
 }
 
-impl ResultFile {
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("records serialise")
-    }
-
-    pub fn from_json(text: &str, origin: &str) -> Result<ResultFile, CampaignError> {
-        serde_json::from_str(text).map_err(|e| CampaignError::Config(format!("{origin}: not a campaign result file ({e})")))
-    }
-
-    pub fn read(path: &Path) -> Result<ResultFile, CampaignError> {
-        let text = std::fs::read_to_string(path).map_err(|e| crate::SimError::io(format!("reading {}", path.display()), e))?;
-        ResultFile::from_json(&text, &path.display().to_string())
-    }
-
-    pub fn write_json(&self, path: &Path) -> Result<(), CampaignError> {
-        write_file(path, &self.to_json())
-    }
-
-    /// Merges the shards of one campaign (all of the same kind, options and seed, every shard
-    /// exactly once) into the result of the single run.
-    pub fn merge(files: Vec<ResultFile>) -> Result<ResultFile, CampaignError> {
-        let mut rxl = Vec::new();
-        let mut rifl = Vec::new();
-        let mut genz = Vec::new();
-        let mut recxl = Vec::new();
-        let mut sue = Vec::new();
-        for f in files {
-            match f {
-                ResultFile::Rxl(r) => rxl.push(r),
-                ResultFile::RiflSweep(r) => rifl.push(r),
-                ResultFile::Genz(r) => genz.push(r),
-                ResultFile::Recxl(r) => recxl.push(r),
-                ResultFile::Sue(r) => sue.push(r),
-            }
-        }
-        let kinds = [!rxl.is_empty(), !rifl.is_empty(), !genz.is_empty(), !recxl.is_empty(), !sue.is_empty()];
-        if kinds.iter().filter(|&&k| k).count() > 1 {
-            return Err(CampaignError::Config("cannot merge results of different campaigns (RXL, RIFL sweep, Gen-Z, ReCXL, SUE) into one".into()));
-        }
-        if !genz.is_empty() {
-            return Ok(ResultFile::Genz(GenzResults::merge(genz)?));
-        }
-        if !recxl.is_empty() {
-            return Ok(ResultFile::Recxl(RecxlResults::merge(recxl)?));
-        }
-        if !sue.is_empty() {
-            return Ok(ResultFile::Sue(SueResults::merge(sue)?));
-        }
-        match (rxl.is_empty(), rifl.is_empty()) {
-            (false, _) => Ok(ResultFile::Rxl(RxlResults::merge(rxl)?)),
-            (true, false) => Ok(ResultFile::RiflSweep(SweepResults::merge(rifl)?)),
-            (true, true) => Err(CampaignError::Config("nothing to merge: no result files".into())),
-        }
-    }
-
-    /// Reads and merges result files.
-    pub fn merge_files<P: AsRef<Path>>(paths: &[P]) -> Result<ResultFile, CampaignError> {
-        ResultFile::merge(paths.iter().map(|p| ResultFile::read(p.as_ref())).collect::<Result<Vec<_>, _>>()?)
-    }
-
-    /// The campaign's Markdown report (tables as a single run prints them).
-    pub fn report(&self) -> String {
-        match self {
-            ResultFile::Rxl(r) => r.report(),
-            ResultFile::RiflSweep(r) => r.report(),
-            ResultFile::Genz(r) => r.report(),
-            ResultFile::Recxl(r) => r.report(),
-            ResultFile::Sue(r) => r.report(),
-        }
-    }
-
-    /// Writes `PREFIX.json`, `PREFIX.csv`, `PREFIX.md` (and `PREFIX.svg` for the sweep); returns
-    /// the paths written.
-    pub fn write_all(&self, prefix: &str) -> Result<Vec<String>, CampaignError> {
-        let mut files = vec![(format!("{prefix}.json"), self.to_json()), (format!("{prefix}.md"), self.report())];
-        match self {
-            ResultFile::Rxl(r) => files.push((format!("{prefix}.csv"), rxl_csv(&r.rows()))),
-            ResultFile::Recxl(r) => files.push((format!("{prefix}.csv"), r.csv())),
-            ResultFile::Sue(r) => files.push((format!("{prefix}.csv"), r.csv())),
-            ResultFile::RiflSweep(r) => {
-                files.push((format!("{prefix}.csv"), r.csv()));
-                if r.reference().is_some() {
-                    files.push((format!("{prefix}.svg"), r.svg()));
+impl Report {
+    /// The serialisable record of this run (no wall time: `seconds` is kept apart so records of
+    /// the same run compare equal).
+    pub fn record(&self) -> RxlRecord {
+        let mode = match self.cfg.endpoint.mode {
+            Mode::Rxl => "rxl",
+            Mode::CxlBaseline => "cxl_baseline",
+        };
+        RxlRecord {
+            unit: 0,
+            endpoint: String::new(),
+            mode: mode.into(),
+            switches: self.cfg.switches,
+            segments: 1,
+            flits: self.cfg.traffic_cycles,
+            cycles: self.cycles,
+            drained: self.drained,
+            retry_loop: self.cfg.retry_loop,
+            faults: self.cfg.faults,
+            internal: self.cfg.internal,
+            dirs: [0, 1].map(|d| {
+                let x = &self.dirs[d];
+                let mut loops = std::collections::BTreeMap::new();
+                for &l in &x.loop_samples {
+                    *loops.entry(l).or_insert(0u64) += 1;
                 }
-            }
-            ResultFile::Genz(r) => {
-                files.push((format!("{prefix}.csv"), r.csv()));
-                if r.shard.is_all() {
-                    files.push((format!("{prefix}.svg"), r.svg()));
+                RxlDirRecord {
+                    sent: x.sent,
+                    delivered: x.sink.delivered,
+                    in_order: x.sink.in_order,
+                    ordering_failures: x.sink.ordering_failures,
+                    ordering_events: x.sink.ordering_events,
+                    duplicates: x.sink.duplicates,
+                    skipped: x.sink.skipped,
+                    data_failures: x.sink.data_failures,
+                    window_in_order: x.sink.window_in_order,
+                    window_cycles: x.window_cycles,
+                    wire_flits: x.wire_flits,
+                    wire_payload: x.wire_payload,
+                    wire_payload_with_ack: x.wire_payload_with_ack,
+                    channels: x.channels,
+                    switch_drops: x.switch_drops,
+                    switch_corrected: x.switch_corrected,
+                    internal_corruptions: x.internal_corruptions,
+                    rx_counters: x.rx_counters.into(),
+                    tx_counters: x.tx_counters.into(),
+                    loops,
                 }
-            }
-        }
-        for (path, text) in &files {
-            write_file(Path::new(path), text)?;
-        }
-        Ok(files.into_iter().map(|(p, _)| p).collect())
-    }
-}
-
-/// Writes `text` to `path`, creating the folder.
-pub fn write_file(path: &Path, text: &str) -> Result<(), CampaignError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| crate::SimError::io(format!("creating {}", dir.display()), e))?;
-    }
-    std::fs::write(path, text).map_err(|e| crate::SimError::io(format!("writing {}", path.display()), e))?;
-    Ok(())
-}
-
-// ---- RIFL sweep plot ----
-
-/// A hand-written SVG: bandwidth ratio and latency against BER (log axis), with the paper's
-/// two reference points marked and the Eq. 8 fit `(N_stall, slot FER)` if given.
-pub fn sweep_svg(points: &[PointRecord], base: &PointRecord, cycle_ns: f64, title: &str, fit: Option<(f64, &dyn Fn(f64) -> f64)>) -> String {
-    let (w, h) = (900.0, 640.0);
-    let (x0, x1) = (90.0, 860.0);
-    let panels = [(60.0, 280.0), (360.0, 580.0)];
-    let lx = |ber: f64| x0 + (ber.log10() + 12.0) / 7.0 * (x1 - x0);
-    let mut s = String::new();
-    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#);
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/><text x="{}" y="25" text-anchor="middle" font-size="15">{title}</text>"#, w / 2.0);
-    // Bandwidth ratio panel: 0..1.02.
-    let (t0, t1) = panels[0];
-    let ybw = |r: f64| t1 - (r.clamp(0.0, 1.02) / 1.02) * (t1 - t0);
-    for k in 0..=5 {
-        let r = k as f64 * 0.2;
-        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{r:.1}</text>"##, x0 - 6.0, ybw(r) + 4.0, y = ybw(r));
-    }
-    let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">bandwidth ratio</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
-    let line = |pts: Vec<(f64, f64)>, color: &str, dash: &str| -> String {
-        let d: Vec<String> = pts.iter().enumerate().map(|(i, (x, y))| format!("{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" })).collect();
-        let mut o = format!(r#"<path d="{}" fill="none" stroke="{color}" stroke-width="2" {dash}/>"#, d.join(" "));
-        for (x, y) in pts {
-            let _ = write!(o, r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.5" fill="{color}"/>"#);
-        }
-        o
-    };
-    let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ybw(p.bw / base.bw))).collect(), "#1f77b4", ""));
-    let _ = writeln!(s, r##"<text x="{:.1}" y="{:.1}" fill="#1f77b4">measured</text>"##, x0 + 10.0, t1 - 40.0);
-    if let Some((n, slot_fer)) = fit.filter(|(n, _)| n.is_finite()) {
-        let d: Vec<String> = (0..=280)
-            .map(|k| {
-                let ber = 10f64.powf(-12.0 + k as f64 / 40.0);
-                format!("{}{:.1},{:.1}", if k == 0 { "M" } else { "L" }, lx(ber), ybw(1.0 / (1.0 + n * slot_fer(ber))))
-            })
-            .collect();
-        let _ = writeln!(s, r##"<path d="{}" fill="none" stroke="#7f7f7f" stroke-width="1.5" stroke-dasharray="5 4"/><text x="{:.1}" y="{:.1}" fill="#7f7f7f">Eq. 8 fit, N_stall = {n:.0} slots per error</text>"##, d.join(" "), x0 + 10.0, t1 - 24.0);
-    }
-    // The paper's points: the ratio starts to drop at 5.6e-10, 96.3 % at 1e-7.
-    for (ber, r, label) in [(5.6e-10, 1.0, "paper: drop starts 5.6e-10"), (1e-7, 0.963, "paper: 96.3 % at 1e-7")] {
-        let _ = writeln!(s, r##"<rect x="{:.1}" y="{:.1}" width="8" height="8" fill="none" stroke="#d62728" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="#d62728">{label}</text>"##, lx(ber) - 4.0, ybw(r) - 4.0, lx(ber) + 8.0, ybw(r) + 18.0);
-    }
-    // Latency panel: log scale in ns.
-    let (t0, t1) = panels[1];
-    let all: Vec<f64> = points.iter().flat_map(|p| [p.lat_avg, p.lat_p99, p.lat_p999]).map(|c| c * cycle_ns).filter(|v| v.is_finite() && *v > 0.0).collect();
-    let lo = all.iter().cloned().fold(100.0, f64::min).max(1.0).log10().floor();
-    let hi = all.iter().cloned().fold(0.0, f64::max).max(10.0).log10().ceil().max(lo + 1.0);
-    let ylat = |ns: f64| t1 - ((ns.max(1.0).log10() - lo) / (hi - lo)) * (t1 - t0);
-    for e in lo as i32..=hi as i32 {
-        let v = 10f64.powi(e);
-        let _ = writeln!(s, r##"<line x1="{x0}" x2="{x1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">1e{e}</text>"##, x0 - 6.0, ylat(v) + 4.0, y = ylat(v));
-    }
-    let _ = writeln!(s, r#"<text x="20" y="{:.1}" transform="rotate(-90 20 {:.1})" text-anchor="middle">packet latency (ns)</text>"#, (t0 + t1) / 2.0, (t0 + t1) / 2.0);
-    // (value of a point, colour, extra SVG attributes, legend)
-    type Series = (fn(&PointRecord) -> f64, &'static str, &'static str, &'static str);
-    let series: [Series; 3] = [
-        (|p| p.lat_avg, "#2ca02c", "", "average"),
-        (|p| p.lat_p99, "#ff7f0e", r#"stroke-dasharray="6 3""#, "99th percentile"),
-        (|p| p.lat_p999, "#9467bd", r#"stroke-dasharray="2 3""#, "99.9th percentile"),
-    ];
-    for (i, (f, color, dash, name)) in series.iter().enumerate() {
-        let _ = writeln!(s, "{}", line(points.iter().map(|p| (lx(p.ber), ylat(f(p) * cycle_ns))).collect(), color, dash));
-        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" fill="{color}">{name}</text>"#, x0 + 10.0, t0 + 14.0 + 14.0 * i as f64);
-    }
-    // The paper: average and tail latencies within 107 ns for BER better than 1e-7.
-    let y107 = ylat(107.0);
-    let _ = writeln!(s, r##"<line x1="{x0}" x2="{:.1}" y1="{y107:.1}" y2="{y107:.1}" stroke="#d62728" stroke-dasharray="4 3"/><text x="{:.1}" y="{:.1}" fill="#d62728">paper: average and tails within 107 ns below 1e-7 (dashed)</text>"##, lx(1e-7), x0 + 10.0, t0 + 14.0 + 14.0 * 3.0);
-    // The BER axis under both panels.
-    for (pt0, pt1) in panels {
-        let _ = writeln!(s, r#"<line x1="{x0}" x2="{x1}" y1="{pt1}" y2="{pt1}" stroke="black"/><line x1="{x0}" x2="{x0}" y1="{pt0}" y2="{pt1}" stroke="black"/>"#);
-        for e in -12..=-5 {
-            let x = lx(10f64.powi(e));
-            let _ = writeln!(s, r#"<line x1="{x:.1}" x2="{x:.1}" y1="{pt1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">1e{e}</text>"#, pt1 + 5.0, pt1 + 18.0);
+            }),
         }
     }
-    let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">bit error ratio (both directions)</text>"#, (x0 + x1) / 2.0, h - 20.0);
-    s.push_str("</svg>\n");
-    s
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! count in.
 
 use super::{CampaignError, EndpointNode, LinkRxNode, LinkTxNode, Nodes, SwitchPair};
-use crate::cosim::Tally;
+use crate::module_params::{design_error, kind_params};
+use crate::link::Tally;
 use crate::{Bench, Bits, Dut, SimError};
 use rtl_gen::blocks::rxl_endpoint::flit::{Flit, FlitCodec, Msg, FLIT_BYTES, MSG_BYTES, PAYLOAD_BYTES};
 use rtl_gen::blocks::rxl_endpoint::model::{Counters, EndpointModel, EpInputs, EpOutputs};
@@ -403,7 +404,7 @@ fn switch_for<'a>(bench: &'a Bench, endpoint: &RxlEndpointBlock, switch: Option<
 /// level and direction (named `sw<level>.d<direction>.rx/tx`); lockstep models come from the
 /// modules' own blocks, and every lockstep node reports into `tally`.
 pub fn rtl_nodes(bench: &Bench, ep: &ElabModule, switch: Option<&RxlSwitchBlock>, switches: usize, check: Check, tally: &SharedTally, test: &str) -> Result<Nodes, CampaignError> {
-    let endpoint = &crate::cosim::kind_params::<RxlEndpointParams>(ep)?.block("model").map_err(|e| crate::cosim::design_error(ep, e))?;
+    let endpoint = &kind_params::<RxlEndpointParams>(ep)?.block("model").map_err(|e| design_error(ep, e))?;
     let codec = FlitCodec::new(endpoint.cfg.crc, endpoint.cfg.fec);
     let mut eps: Vec<Box<dyn EndpointNode>> = Vec::new();
     for side in ["A", "B"] {

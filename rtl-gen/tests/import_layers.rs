@@ -1,16 +1,36 @@
-//! The import rules of ARCHITECTURE.md hold in the code: every `crate::<module>` path in
-//! `rtl-gen/src` outside test modules and comments names a module its top-level module may
-//! import, and the rules themselves have no cycle.
+//! The import rules of ARCHITECTURE.md hold in the code, for both library crates: every
+//! `crate::<module>` path in `rtl-gen/src` and `sim/src` outside test modules and comments names
+//! a module its top-level module may import, and the rules themselves have no cycle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The rule list of ARCHITECTURE.md: lines `- `a`, `b` (what): `c`, `d`` or `…: leaves`.
-fn documented_rules() -> BTreeMap<String, BTreeSet<String>> {
-    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md")).expect("ARCHITECTURE.md");
-    let start = doc.find("Import rules inside `rtl-gen`").expect("the import rules section");
+type Rules = BTreeMap<String, BTreeSet<String>>;
+
+/// One library crate: its sources and the heading of its rule list in ARCHITECTURE.md.
+struct Crate {
+    src: &'static str,
+    heading: &'static str,
+}
+
+const RTL_GEN: Crate = Crate { src: "src", heading: "Import rules inside `rtl-gen`" };
+const SIM: Crate = Crate { src: "../sim/src", heading: "Import rules inside `rtl-gen-sim`" };
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A rule list of ARCHITECTURE.md: lines `- `a`, `b` (what): `c`, `d`` or `…: leaves`, right
+/// after the line that starts with `heading`.
+fn documented_rules(heading: &str) -> Rules {
+    let doc = std::fs::read_to_string(root().join("../ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let start = doc.find(heading).unwrap_or_else(|| panic!("the section `{heading}`"));
+    parse_rules(&doc[start..])
+}
+
+fn parse_rules(section: &str) -> Rules {
     let mut rules = BTreeMap::new();
-    for line in doc[start..].lines().skip(1).skip_while(|l| !l.starts_with("- ")).take_while(|l| l.starts_with("- ")) {
+    for line in section.lines().skip(1).skip_while(|l| !l.starts_with("- ")).take_while(|l| l.starts_with("- ")) {
         let (who, imports) = line[2..].rsplit_once(": ").expect("`- modules: imports`");
         let names = |s: &str| -> Vec<String> { s.split('`').skip(1).step_by(2).map(str::to_string).collect() };
         let allowed: BTreeSet<String> = names(imports).into_iter().collect();
@@ -33,31 +53,77 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `crate::<module>` paths of a file's code: comments and everything from the test module on
-/// (`#[cfg(test)]`, which the crate keeps at the end of a file) left out.
-fn imports(text: &str) -> BTreeSet<String> {
-    let code = text.split("#[cfg(test)]").next().unwrap_or("");
-    let mut out = BTreeSet::new();
-    for line in code.lines() {
-        let line = line.split("//").next().unwrap_or("");
-        let mut rest = line;
-        while let Some(at) = rest.find("crate::") {
-            let tail = &rest[at + 7..];
-            let name: String = tail.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            // Items of the crate root (`crate::GENERATOR`) are not modules.
-            if name.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
-                out.insert(name);
+/// The crate root's re-exports (`pub use module::{A, B};`, `pub use module::A;` in `lib.rs`):
+/// item name → the module that defines it, so `crate::SimError` counts as an import of `error`.
+fn reexports(lib: &str) -> BTreeMap<String, String> {
+    let code: String = lib.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    let statements: Vec<&str> = code.split(';').map(str::trim).collect();
+    let modules: BTreeSet<&str> = statements.iter().filter_map(|s| s.strip_prefix("pub mod ").or_else(|| s.strip_prefix("mod "))).collect();
+    let mut out = BTreeMap::new();
+    for stmt in &statements {
+        let Some(path) = stmt.strip_prefix("pub use ") else { continue };
+        let Some((module, items)) = path.split_once("::").filter(|(m, _)| modules.contains(m)) else { continue };
+        for item in items.trim_matches(|c| c == '{' || c == '}').split(',') {
+            let name = item.rsplit(" as ").next().unwrap_or(item).rsplit("::").next().unwrap_or(item).trim();
+            if !name.is_empty() {
+                out.insert(name.to_string(), module.to_string());
             }
-            rest = tail;
         }
     }
     out
 }
 
-#[test]
-fn every_import_is_one_the_architecture_allows() {
-    let rules = documented_rules();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// The leading identifier of `s`.
+fn ident(s: &str) -> &str {
+    let end = s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(s.len());
+    &s[..end]
+}
+
+/// Top-level modules a file's code names through `crate::` (`crate::a::b`, `crate::{a, B}`;
+/// an item the root re-exports counts as its module): comments and everything from the test
+/// module on (`#[cfg(test)]`, which both crates keep at the end of a file) left out.
+fn imports(text: &str, reexported: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let code: String = text.split("#[cfg(test)]").next().unwrap_or("").lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    let mut names = Vec::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("crate::") {
+        let tail = &rest[at + 7..];
+        if let Some(group) = tail.strip_prefix('{') {
+            // `crate::{a::X, B}`: the first name of every item at the group's top level.
+            let (mut depth, mut item_start) = (0usize, true);
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    c if item_start && !c.is_whitespace() => {
+                        names.push(ident(&group[i..]).to_string());
+                        item_start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            names.push(ident(tail).to_string());
+        }
+        rest = tail;
+    }
+    names
+        .into_iter()
+        .filter_map(|n| match reexported.get(&n) {
+            Some(module) => Some(module.clone()),
+            // Other items of the crate root (`crate::GENERATOR`) are not modules.
+            None => n.chars().next().is_some_and(|c| c.is_ascii_lowercase()).then_some(n),
+        })
+        .collect()
+}
+
+/// Every import of `krate`'s sources that its rules do not allow, and every top-level module
+/// without a rule.
+fn violations(krate: &Crate, rules: &Rules) -> Vec<String> {
+    let src = root().join(krate.src);
+    let reexported = reexports(&std::fs::read_to_string(src.join("lib.rs")).expect("lib.rs"));
     let mut files = Vec::new();
     sources(&src, &mut files);
     files.sort();
@@ -72,20 +138,19 @@ fn every_import_is_one_the_architecture_allows() {
             bad.push(format!("{}: module `{top}` has no import rule in ARCHITECTURE.md", rel.display()));
             continue;
         };
-        for m in imports(&std::fs::read_to_string(f).expect("read")) {
+        for m in imports(&std::fs::read_to_string(f).expect("read"), &reexported) {
             if m != top && !allowed.contains(&m) {
                 bad.push(format!("{}: `{top}` imports `crate::{m}`, which ARCHITECTURE.md does not allow (allowed: {allowed:?})", rel.display()));
             }
         }
     }
-    assert!(bad.is_empty(), "imports against the documented layers:\n{}", bad.join("\n"));
+    bad
 }
 
-#[test]
-fn the_documented_rules_have_no_cycle() {
-    let rules = documented_rules();
+/// A cycle of the rules (modules in import order), if they have one.
+fn cycle(rules: &Rules) -> Option<Vec<String>> {
     // Depth-first search for a back edge.
-    fn visit(m: &str, rules: &BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> Option<Vec<String>> {
+    fn visit(m: &str, rules: &Rules, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> Option<Vec<String>> {
         if let Some(i) = path.iter().position(|p| p == m) {
             return Some(path[i..].to_vec());
         }
@@ -102,14 +167,45 @@ fn the_documented_rules_have_no_cycle() {
         None
     }
     let mut done = BTreeSet::new();
-    for m in rules.keys() {
-        let mut path = Vec::new();
-        assert_eq!(visit(m, &rules, &mut path, &mut done), None, "a cycle in the documented import rules");
+    rules.keys().find_map(|m| visit(m, rules, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn every_rtl_gen_import_is_one_the_architecture_allows() {
+    let bad = violations(&RTL_GEN, &documented_rules(RTL_GEN.heading));
+    assert!(bad.is_empty(), "imports against the documented layers:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn every_sim_import_is_one_the_architecture_allows() {
+    let bad = violations(&SIM, &documented_rules(SIM.heading));
+    assert!(bad.is_empty(), "imports against the documented layers:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_documented_rules_have_no_cycle() {
+    for krate in [RTL_GEN, SIM] {
+        assert_eq!(cycle(&documented_rules(krate.heading)), None, "a cycle in the documented import rules of {}", krate.src);
     }
+}
+
+#[test]
+fn the_cycle_finder_finds_a_back_edge() {
+    let mut rules = parse_rules("rules\n- `a`, `b`, `c`, `d`, `e`, `f`, `g`, `h`: leaves\n- `i` (above): `a`\n- `j`: `i`, `a`\n- `k`: `j`\n");
+    assert_eq!(cycle(&rules), None);
+    rules.get_mut("i").expect("i").insert("k".into());
+    assert_eq!(cycle(&rules), Some(vec!["i".to_string(), "k".into(), "j".into()]));
 }
 
 #[test]
 fn the_checker_sees_an_import_and_skips_comments_and_tests() {
     let text = "use crate::hw::verilog::Expr;\n/// see [`crate::blocks::Block`]\nlet x = crate::math::gf2::BitVec::zeros(1); // crate::config\n#[cfg(test)]\nmod tests { use crate::config::Design; }\n";
-    assert_eq!(imports(text), ["hw", "math"].iter().map(|s| s.to_string()).collect());
+    assert_eq!(imports(text, &BTreeMap::new()), ["hw", "math"].iter().map(|s| s.to_string()).collect());
+}
+
+#[test]
+fn the_checker_reads_groups_and_the_roots_reexports() {
+    let lib = "//! The crate.\n\nmod bench;\npub mod manifest;\npub use bench::Bench;\npub use manifest::{Dir, Tree as T};\npub use rtl_gen::bits::Bits;\n";
+    let text = "use crate::{\n    cosim::{self, Tally},\n    Bench, Bits,\n    T,\n};\nlet g = crate::GENERATOR;\n";
+    assert_eq!(imports(text, &reexports(lib)), ["bench", "cosim", "manifest"].iter().map(|s| s.to_string()).collect());
 }

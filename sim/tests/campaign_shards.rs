@@ -5,7 +5,8 @@
 
 use rtl_gen_sim::campaign::rifl::sweep::{self, SweepOptions};
 use rtl_gen_sim::campaign::rxl::{self, Impl, ModeSel, RxlOptions};
-use rtl_gen_sim::campaign::{Faults, Progress, ResultFile, Shard};
+use rtl_gen_sim::campaign::{Faults, Progress, Shard};
+use rtl_gen_sim::results::ResultFile;
 use rtl_gen_sim::Bench;
 
 fn bench() -> Bench {

@@ -3,15 +3,15 @@
 //! confidence interval, the measured recovery time near the predicted one, and the retry
 //! slots the analysis asks for must cover what the link really kept in flight. The ends are the
 //! cycle-accurate model the co-simulation tests hold equal to the RTL; the link is the
-//! campaign's (`campaign::genz::run_link`), with the campaign's block (255 slots, an ACK every
+//! campaign's (`link::genz::run_link`), with the campaign's block (255 slots, an ACK every
 //! 16 packets).
 
 use rtl_gen::analysis::genz::{self, Inputs};
 use rtl_gen::blocks::genz_llr::model::LlrModel;
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
-use rtl_gen_sim::campaign::channel::Faults;
+use rtl_gen_sim::link::channel::Faults;
 use rtl_gen_sim::campaign::genz::campaign::{figures_bench, FIGURES_BLOCK};
-use rtl_gen_sim::campaign::genz::{keep, run_link, LinkOptions, LinkReport};
+use rtl_gen_sim::link::genz::{keep, run_link, LinkOptions, LinkReport};
 
 /// 64 Gb/s over 10 m with 64-byte packets, as the campaign's first goodput column.
 fn inputs(ber: f64) -> Inputs {

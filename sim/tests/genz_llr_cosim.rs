@@ -6,7 +6,7 @@ mod common;
 
 use rtl_gen::blocks::genz_llr::model::*;
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
-use rtl_gen_sim::campaign::genz::{keep, run_link, Beat, Fate, Hook, LinkOptions, LinkReport, LlrNode};
+use rtl_gen_sim::link::genz::{keep, run_link, Beat, Fate, Hook, LinkOptions, LinkReport, LlrNode};
 use rtl_gen_sim::campaign::Faults;
 use rtl_gen_sim::Bench;
 use std::path::Path;

@@ -19,7 +19,7 @@ use rtl_gen::blocks::genz_llr::model::*;
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
 use rtl_gen::hw::module::Role;
 use rtl_gen_sim::campaign::genz::campaign::delay_cycles;
-use rtl_gen_sim::campaign::genz::{run_link, Beat, Fate, Hook, LinkOptions, LinkReport};
+use rtl_gen_sim::link::genz::{run_link, Beat, Fate, Hook, LinkOptions, LinkReport};
 use rtl_gen_sim::Bench;
 
 #[derive(Clone, Copy, Debug)]

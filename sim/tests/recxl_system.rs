@@ -10,7 +10,8 @@ use rtl_gen::blocks::recxl_logging_unit::RecxlLoggingUnitBlock;
 use rtl_gen::hw::module::Role;
 use rtl_gen_sim::campaign::recxl::campaign::{self as rc, lu_block, models, Geometry, RecxlOptions};
 use rtl_gen_sim::campaign::recxl::{Crash, CrashWhen, Defect, LuNode, RtlTwin, ScriptStore, SysOptions, System, Trial, Variant};
-use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
+use rtl_gen_sim::campaign::{Progress, Shard};
+use rtl_gen_sim::results::ResultFile;
 
 const G4: Geometry = Geometry { n: 4, c: 2, r: 2 };
 const G6: Geometry = Geometry { n: 6, c: 2, r: 3 };

@@ -4,10 +4,11 @@
 //! exactly once, in order and bit-exact, at BER 0, 1e-7, 1e-6 and 1e-5 (shortened runs;
 //! `RTLGEN_LONG=1` sends ten times as many packets).
 
-mod rifl_common;
+mod common;
 
-use rifl_common::*;
-use rtl_gen_sim::campaign::rifl::{Link, LinkSetup};
+use common::*;
+use rtl_gen_sim::link::rifl::rtl::{RtlNode, Twin};
+use rtl_gen_sim::link::rifl::{Link, LinkSetup};
 use rtl_gen_sim::{Bench, TestRng};
 use std::time::Instant;
 

@@ -14,7 +14,7 @@ mod common;
 use common::{scaled, TestResult};
 use rtl_gen::blocks::rifl::model::rxcdc::CDC_DEPTH;
 use rtl_gen::hw::module::Role;
-use rtl_gen_sim::campaign::rifl::rclk::{RclkLink, RclkNode, RclkSetup};
+use rtl_gen_sim::link::rifl::rclk::{RclkLink, RclkNode, RclkSetup};
 use rtl_gen_sim::cosim::{self, Options};
 use rtl_gen_sim::{Bench, TestRng};
 use std::time::Instant;

@@ -14,12 +14,13 @@ mod common;
 
 use common::scaled;
 use rtl_gen::blocks::rxl_endpoint::model::Mode;
-use rtl_gen_sim::campaign::rxl::{self, CampaignConfig, Faults, Nodes, Report};
+use rtl_gen_sim::campaign::rxl::record::table;
+use rtl_gen_sim::link::rxl::{self, CampaignConfig, Faults, Nodes, Report};
 
 fn run(cfg: &CampaignConfig) -> Report {
     let nodes = Nodes::models(&cfg.endpoint, cfg.switches);
     let r = rxl::run_config(cfg, nodes, &mut |_, _| {}).expect("campaign runs");
-    print!("{}", rxl::table(std::slice::from_ref(&r)));
+    print!("{}", table(std::slice::from_ref(&r)));
     r
 }
 

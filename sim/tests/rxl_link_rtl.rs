@@ -11,8 +11,8 @@ mod common;
 
 use common::scaled;
 use rtl_gen::blocks::rxl_endpoint::model::Mode;
-use rtl_gen_sim::campaign::rxl::rtl::Check;
-use rtl_gen_sim::campaign::rxl::{CampaignConfig, Faults, Report};
+use rtl_gen_sim::link::rxl::rtl::Check;
+use rtl_gen_sim::link::rxl::{CampaignConfig, Faults, Report};
 
 fn long() -> bool {
     std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1")

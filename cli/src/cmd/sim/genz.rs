@@ -1,6 +1,6 @@
 //! `rtl-gen sim genz [DESIGN.toml] [--tree DIR] [--block B] [--impl model|lockstep]
 //! [--cable-m M] [--cycle-ns T] [--ber P] [--burst P] [--burst-bits N] [--drop P] [--down P]
-//! [--cycles N] [--seed S]`: two `genz_llr` interfaces on a link (`rtl_gen_sim::campaign::genz`)
+//! [--cycles N] [--seed S]`: two `genz_llr` interfaces on a link (`rtl_gen_sim::link::genz`)
 //! with random EE traffic on every VC and backpressure on every stream; prints the scoreboard
 //! (delivered exactly once, in order per VC, bit exact) and both interfaces' counters.
 //! `--impl lockstep` runs the Verilated RTL of both ends with the models beside them and counts
@@ -21,12 +21,13 @@
 use super::{probability, seed, DesignArgs, Outputs};
 use anyhow::Context;
 use rtl_gen_sim::campaign::genz::campaign::{self as figures, GenzImpl, GenzOptions};
-use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
+use rtl_gen_sim::campaign::{Progress, Shard};
+use rtl_gen_sim::results::ResultFile;
 use crate::cmd::CmdResult;
 use rtl_gen::blocks::genz_llr::model::{LlrModel, COUNTERS};
 use rtl_gen::blocks::genz_llr::GenzLlrBlock;
 use rtl_gen::hw::module::Role;
-use rtl_gen_sim::campaign::genz::{keep, run_link, LinkOptions};
+use rtl_gen_sim::link::genz::{keep, run_link, LinkOptions};
 use rtl_gen_sim::campaign::Faults;
 use std::process::ExitCode;
 
@@ -152,7 +153,7 @@ fn packet_size(s: &str) -> Result<u32, String> {
 
 fn run_compare(a: &Args) -> CmdResult {
     use rtl_gen_sim::campaign::genz::compare::{compare, csv, svg, table, CompareOptions};
-    use rtl_gen_sim::campaign::record::write_file;
+    use rtl_gen_sim::results::write_file;
     if !(a.line_gbps > 0.0 && a.line_gbps <= 10_000.0 && a.line_us >= 1.0 && a.line_us <= 1e7 && a.cable_m >= 0.0 && a.cable_m <= 1000.0) {
         anyhow::bail!("--line-gbps allowed (0, 10000], --line-us [1, 1e7], --cable-m [0, 1000]");
     }

@@ -5,7 +5,7 @@
 use super::Outputs;
 use crate::cmd::CmdResult;
 use anyhow::Context;
-use rtl_gen_sim::campaign::ResultFile;
+use rtl_gen_sim::results::ResultFile;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

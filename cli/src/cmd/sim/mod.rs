@@ -13,8 +13,9 @@ pub mod sue;
 use super::CmdResult;
 use anyhow::Context;
 use rtl_gen::blocks::Block;
-use rtl_gen_sim::campaign::record::{rxl_csv, rxl_svg, write_file};
-use rtl_gen_sim::campaign::{ResultFile, Shard};
+use rtl_gen_sim::campaign::rxl::record::{rxl_csv, rxl_svg};
+use rtl_gen_sim::campaign::Shard;
+use rtl_gen_sim::results::{write_file, ResultFile};
 use rtl_gen_sim::Bench;
 use std::path::{Path, PathBuf};
 

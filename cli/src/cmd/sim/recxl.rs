@@ -12,7 +12,8 @@ use crate::cmd::CmdResult;
 use anyhow::Context;
 use rtl_gen_sim::campaign::recxl::campaign::{self as rc, Geometry, RecxlOptions};
 use rtl_gen_sim::campaign::recxl::Variant;
-use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
+use rtl_gen_sim::campaign::{Progress, Shard};
+use rtl_gen_sim::results::ResultFile;
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Debug)]

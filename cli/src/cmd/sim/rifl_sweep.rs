@@ -15,7 +15,8 @@ use super::{DesignArgs, Outputs};
 use crate::cmd::CmdResult;
 use anyhow::Context;
 use rtl_gen_sim::campaign::rifl::sweep::{default_bers, sweep, sweep_params, SweepOptions};
-use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
+use rtl_gen_sim::campaign::{Progress, Shard};
+use rtl_gen_sim::results::ResultFile;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]

@@ -13,8 +13,9 @@
 use super::{probability, DesignArgs, Outputs};
 use crate::cmd::CmdResult;
 use anyhow::Context;
-use rtl_gen_sim::campaign::rxl::{self, Faults, ModeSel, RxlOptions};
-use rtl_gen_sim::campaign::{Progress, ResultFile, Shard};
+use rtl_gen_sim::campaign::rxl::{self, ModeSel, RxlOptions};
+use rtl_gen_sim::campaign::{Faults, Progress, Shard};
+use rtl_gen_sim::results::ResultFile;
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Debug)]

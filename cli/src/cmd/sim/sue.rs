@@ -85,7 +85,8 @@ fn window_rto(s: &str) -> Result<(u32, u32), String> {
 /// result files, so `--shard K/N --json F` parts merge with `rtl-gen sim merge`.
 fn figures(a: &Args, bench: &rtl_gen_sim::Bench) -> anyhow::Result<ExitCode> {
     use rtl_gen_sim::campaign::sue::campaign::{run, SueOptions};
-    use rtl_gen_sim::campaign::{Progress, ResultFile};
+    use rtl_gen_sim::campaign::Progress;
+    use rtl_gen_sim::results::ResultFile;
     a.target.block(bench, "--endpoint", &a.endpoint, &["sue_endpoint"])?;
     a.target.block(bench, "--block", &a.block, &["sue_packer"])?;
     anyhow::ensure!(a.link_ratio > 0.0, "--link-ratio must be above 0");

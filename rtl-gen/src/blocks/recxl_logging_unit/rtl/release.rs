@@ -1,0 +1,167 @@
+//! The release engine: the release pick (the releasable row with the smallest eligibility
+//! time and source, H3) and the gap skip of failed sources as compare-and-select tournaments,
+//! one record per cycle from the row being released, the per-source timestamps and eligibility
+//! times the picks move, and the row-data RAM's write and read.
+
+use super::admission::Admission;
+use super::kit::{and2, first_of, sl, tournament, w, Entrant};
+use super::Lu;
+use crate::hw::build::{add, all, bit_of, cat, dec, eq, id, if_else, ne, set_id, sub, when, zeros};
+use crate::hw::verilog::{Expr, Item, Stmt};
+
+/// The winners of the release pick and of the gap skip.
+pub(super) struct Picks {
+    /// Some row is releasable, and the pick tournament's winner (carried: row, mask, core, line,
+    /// head flag, CSN).
+    pub any_rel: Expr,
+    pub pick: Entrant,
+    pub pick_row: Expr,
+    pub gs_any: Expr,
+    pub gs_node: Expr,
+    pub gs_ts: Expr,
+}
+
+/// The release engine's decisions this cycle.
+pub(super) struct Release {
+    pub f_is_idle: Expr,
+    pub pick_fire: Expr,
+    pub gap_fire: Expr,
+    pub pick_node: Expr,
+    pub pick_e: Expr,
+    pub rel_free: Expr,
+    pub log_full: Expr,
+    pub logw_valid: Expr,
+    pub logw_fire: Expr,
+}
+
+pub(super) fn picks(lu: &mut Lu) -> Picks {
+    let (rows, rb, nb, wd, cb, la, cs, ts) = (lu.rows, lu.rb, lu.nb, lu.wd, lu.cb, lu.la, lu.cs, lu.ts);
+    let st_valid = lu.st_valid.clone();
+    let r_ = |i: u32, f: &str| id(&format!("r{i}_{f}"));
+    let rowc = |i: u32| dec(rb, i as u64);
+    // Release pick: smallest {E, node}, the lower row on a tie (H3). The row's mask, core, line,
+    // head flag (and CSN) ride along so the release registers load without a row mux after it.
+    lu.it.push(Item::comment("Release pick: the releasable row with the smallest {E, source} (eligibility order, H3), lower row on a tie."));
+    let kw = 32 + nb;
+    let mut pick_fields = vec![("row", rb), ("mask", wd), ("core", cb), ("line", la), ("head", 1)];
+    if cs > 0 {
+        pick_fields.push(("csn", cs));
+    }
+    let pick_entrants = (0..rows)
+        .map(|i| {
+            let mut carried = vec![rowc(i), r_(i, "mask"), r_(i, "core"), r_(i, "line"), r_(i, "head")];
+            if cs > 0 {
+                carried.push(r_(i, "csn"));
+            }
+            Entrant { valid: r_(i, "rel"), key: cat(vec![r_(i, "e"), r_(i, "node")]), carried }
+        })
+        .collect();
+    let pick = tournament(&mut lu.it, "pick", kw, true, &pick_fields, pick_entrants);
+    let any_rel = pick.valid.clone();
+    let pick_row = pick.carried[0].clone();
+    // Gap skip among VALID rows of failed sources: smallest {node, TS distance}, lower row on a tie.
+    lu.it.push(Item::comment("Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed."));
+    let gkw = nb + ts;
+    let gap_entrants = (0..rows)
+        .map(|i| Entrant { valid: and2(eq(r_(i, "st"), st_valid.clone()), r_(i, "fail")), key: cat(vec![r_(i, "node"), r_(i, "gd")]), carried: vec![r_(i, "node"), r_(i, "ts")] })
+        .collect();
+    let gap = tournament(&mut lu.it, "gs", gkw, false, &[("node", nb), ("ts", ts)], gap_entrants);
+    let gs_any = gap.valid;
+    let gs_node = gap.carried[0].clone();
+    let gs_ts = gap.carried[1].clone();
+    Picks { any_rel, pick, pick_row, gs_any, gs_node, gs_ts }
+}
+
+pub(super) fn comb(lu: &mut Lu, p: &Picks) -> Release {
+    let (nb, wd, wib, dw, rec, cs, cb, la) = (lu.nb, lu.wd, lu.wib, lu.dw, lu.rec, lu.cs, lu.cb, lu.la);
+    let (f_idle, lr_c, any_rel, gs_any) = (lu.f_idle.clone(), lu.lr_c.clone(), p.any_rel.clone(), p.gs_any.clone());
+    let kw = 32 + nb;
+    lu.it.push(Item::comment("Release engine: one record per cycle, ascending word index; the row is freed one cycle after its last record."));
+    let f_is_idle = w(&mut lu.it, "fetch_idle", 1, eq(id("fstate_q"), f_idle.clone()));
+    let pick_fire = w(&mut lu.it, "pick_fire", 1, all(vec![id("rel_busy_q").lnot(), any_rel.clone(), f_is_idle.clone()]));
+    let gap_fire = w(&mut lu.it, "gap_fire", 1, all(vec![id("rel_busy_q").lnot(), f_is_idle.clone(), any_rel.clone().lnot(), gs_any]));
+    let pick_node = w(&mut lu.it, "pick_node", nb, sl("pick_k", nb - 1, 0));
+    let pick_e = w(&mut lu.it, "pick_e", 32, sl("pick_k", kw - 1, nb));
+    let rel_free = w(&mut lu.it, "rel_free", 1, and2(id("rel_busy_q"), eq(id("rel_mask_q"), dec(wd, 0))));
+    let log_full = w(&mut lu.it, "log_full", 1, eq(id("count_q"), lr_c.clone()));
+    let logw_valid = w(&mut lu.it, "logw_valid_w", 1, all(vec![id("rel_busy_q"), ne(id("rel_mask_q"), dec(wd, 0)), log_full.clone().lnot()]));
+    let logw_fire = w(&mut lu.it, "logw_fire", 1, and2(logw_valid.clone(), id("logw_ready")));
+    let widx = first_of(&mut lu.it, "rel_widx", wib, wd, |k| bit_of("rel_mask_q", wd, k), |k| dec(wib, k as u64), dec(wib, 0));
+    lu.it.push(Item::reg("rel_word", dw, "word rel_widx of the row being released"));
+    lu.it.push(Item::AlwaysComb(vec![Stmt::Case(
+        widx.clone(),
+        (0..wd).map(|k| (vec![dec(wib, k as u64)], vec![set_id("rel_word", sl("rel_data_q", dw * k + dw - 1, dw * k))])).collect(),
+        vec![set_id("rel_word", dec(dw, 0))],
+    )]));
+    let used = 1 + cs + nb + cb + la + wib + dw;
+    let mut recp = vec![Expr::one()];
+    if rec > used {
+        recp.push(zeros(rec - used));
+    }
+    if cs > 0 {
+        recp.push(id("rel_csn_q"));
+    }
+    recp.extend([id("rel_node_q"), id("rel_core_q"), id("rel_line_q"), widx, id("rel_word")]);
+    w(&mut lu.it, "rel_rec", rec, cat(recp));
+    Release { f_is_idle, pick_fire, gap_fire, pick_node, pick_e, rel_free, log_full, logw_valid, logw_fire }
+}
+
+/// Per source: a release of its row advances its next timestamp and sets its eligibility time;
+/// a gap skip moves its next timestamp to the skipped-to row's.
+pub(super) fn source_update(lu: &mut Lu, p: &Picks, r: &Release) {
+    let (n, nb, ts) = (lu.n, lu.nb, lu.ts);
+    let (pick_fire, pick_node, pick_e, gap_fire, gs_node, gs_ts) = (r.pick_fire.clone(), r.pick_node.clone(), r.pick_e.clone(), r.gap_fire.clone(), p.gs_node.clone(), p.gs_ts.clone());
+    // Per-source TS and eligibility.
+    for s in 0..n {
+        let sc = dec(nb, s as u64);
+        lu.body.push(if_else(
+            and2(pick_fire.clone(), eq(pick_node.clone(), sc.clone())),
+            vec![set_id(&format!("s{s}_nts"), add(id(&format!("s{s}_nts")), dec(ts, 1))), set_id(&format!("s{s}_el"), pick_e.clone())],
+            vec![when(and2(gap_fire.clone(), eq(gs_node.clone(), sc)), vec![set_id(&format!("s{s}_nts"), gs_ts.clone())])],
+        ));
+    }
+}
+
+/// The release registers: free the row after its last record, else log one record, else load
+/// the picked row.
+pub(super) fn update(lu: &mut Lu, p: &Picks, r: &Release) {
+    let (cs, wd) = (lu.cs, lu.wd);
+    let (pick, pick_row, pick_node, pick_fire, rel_free, logw_fire) = (&p.pick, p.pick_row.clone(), r.pick_node.clone(), r.pick_fire.clone(), r.rel_free.clone(), r.logw_fire.clone());
+    let inc_tail = lu.inc_mod(id("tail_q"));
+    // Release engine.
+    let mut pick_s = vec![
+        set_id("rel_busy_q", Expr::one()),
+        set_id("rel_row_q", pick_row.clone()),
+        set_id("rel_mask_q", pick.carried[1].clone()),
+        set_id("rel_node_q", pick_node.clone()),
+        set_id("rel_core_q", pick.carried[2].clone()),
+        set_id("rel_line_q", pick.carried[3].clone()),
+        set_id("rel_head_q", pick.carried[4].clone()),
+    ];
+    if cs > 0 {
+        pick_s.push(set_id("rel_csn_q", pick.carried[5].clone()));
+    }
+    lu.body.push(Stmt::Comment("Release engine.".into()));
+    lu.body.push(if_else(
+        rel_free.clone(),
+        vec![set_id("rel_busy_q", Expr::zero())],
+        vec![if_else(
+            logw_fire.clone(),
+            vec![set_id("rel_mask_q", Expr::and(id("rel_mask_q"), sub(id("rel_mask_q"), dec(wd, 1)))), set_id("tail_q", inc_tail)],
+            vec![when(pick_fire.clone(), pick_s)],
+        )],
+    ));
+}
+
+/// The row-data RAM: written at allocation, read into `rel_data_q` at a pick.
+pub(super) fn row_ram(lu: &mut Lu, adm: &Admission, p: &Picks, r: &Release) {
+    let (alloc, alloc_row, pick_fire, pick_row) = (adm.alloc.clone(), adm.alloc_row.clone(), r.pick_fire.clone(), p.pick_row.clone());
+    lu.it.push(Item::comment("Row data RAM: written on allocation, read into rel_data_q when the release engine picks a row."));
+    lu.it.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![
+            when(alloc.clone(), vec![Stmt::set(Expr::Index("row_data".into(), Box::new(alloc_row.clone())), id("repl_data"))]),
+            when(pick_fire.clone(), vec![set_id("rel_data_q", Expr::Index("row_data".into(), Box::new(pick_row.clone())))]),
+        ],
+    });
+}

@@ -88,7 +88,7 @@ fn fec_encoders_and_decoders_carry_only_their_own_parameters_and_are_shared() {
     assert_eq!(p.pipeline, 2);
     let keys: Vec<&str> = enc.params.iter().map(|(k, _)| *k).collect();
     assert!(!keys.contains(&"enc_pipeline"), "an encoder lists its stages as pipeline: {keys:?}");
-    assert_eq!(p.block("model").expect("valid").enc_pipeline, 2, "the model's encoder has the module's stages");
+    assert_eq!(p.block("model").expect("valid").enc_stages, 2, "the model's encoder has the module's stages");
     // The decoders differ in their stages and stay two modules, without the encoder's stages.
     let dec = elab.module("rxl_sw", Role::FecDec).expect("switch decoder");
     assert_ne!(elab.module("cxl_fec_pcie6", Role::FecDec).map(|m| m.name()), Some(dec.name()));

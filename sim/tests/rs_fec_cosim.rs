@@ -152,7 +152,7 @@ fn encoders_match_the_model() -> TestResult {
         let mut rng = TestRng::for_test(&test)?;
         let model = b.model();
         let mut dut = bench.dut(&b.name, Role::FecEnc, &test)?;
-        let latency = b.enc_pipeline as u64;
+        let latency = b.enc_stages as u64;
         assert_eq!(u64::from(dut.info().latency), latency, "{name}: manifest latency vs enc_pipeline");
         if latency > 0 {
             dut.reset(2)?;

@@ -12,7 +12,7 @@ use rtl_gen_sim::Bench;
 fn go_back_n_goodput_inside_the_model_fabrics_interval() {
     let bench = Bench::default_design().unwrap();
     let mut r = Runner::new(&bench, FigureOptions { cycles: 30_000, seed: 5, rtl: false, ..FigureOptions::default() }).unwrap();
-    let window = u64::from(r.base().transport.resolved.window);
+    let window = u64::from(r.base().transport_block.resolved.window);
     let drop = 2e-2;
     let fig = goodput_vs_drop(&mut r, &[1e-6, drop], &[]).unwrap();
     let (base, hit) = (&fig.points[0], &fig.points[1]);

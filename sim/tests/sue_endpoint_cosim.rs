@@ -27,7 +27,7 @@ fn two_sue_endpoints_back_to_back_over_a_lossy_link() -> TestResult {
     let text = format!("[design]\nname = \"sue_ep_test\"\n{}", ep("ep"));
     let bench = Bench::from_toml(&text, "sue_endpoint_cosim")?;
     let ep = bench.block::<SueEndpointBlock>("ep")?.clone();
-    assert!(ep.transport.resolved.xpuid_port, "the id is a port by default");
+    assert!(ep.transport_block.resolved.xpuid_port, "the id is a port by default");
     let blocks = vec![ep.clone(), ep];
     let mut rng = TestRng::for_test("sue_endpoint_link")?;
     let mut link = EndpointLink::new(&bench, &blocks, "sue_endpoint_link")?;

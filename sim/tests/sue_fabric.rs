@@ -123,7 +123,7 @@ fn sixteen_xpus_long() -> TestResult {
 /// transport check, so only the fabric's content scoreboard can see it — and must.
 #[test]
 fn a_switch_that_recomputes_the_rcrc_after_corrupting_is_caught() -> TestResult {
-    let rcrc = bench().block::<SueEndpointBlock>("sue_ep")?.transport.resolved.rcrc;
+    let rcrc = bench().block::<SueEndpointBlock>("sue_ep")?.transport_block.resolved.rcrc;
     let f = run(4, 0, 3_000, "sue_fabric_bug", |sw| {
         sw.faults(LinkFaults::default());
         sw.bug = Some(SwitchBug::CorruptWithFreshCrc { prob: 0.01, rcrc });

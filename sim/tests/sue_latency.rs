@@ -284,7 +284,7 @@ fn sue_endpoint_latency_is_the_documented_one() -> TestResult {
         }
         println!("{name} TX: documented {want}, measured {seen:?}");
         assert!(seen.iter().all(|&l| l == want), "{name} TX: documented {want}, measured {seen:?}");
-        let rx = rx_samples(&mut d, c, &b.transport, 8);
+        let rx = rx_samples(&mut d, c, &b.transport_block, 8);
         println!("{name} RX: documented {}, measured {rx:?}", b.rx_latency());
         assert!(rx.iter().all(|&l| l == b.rx_latency()), "{name} RX: documented {}, measured {rx:?}", b.rx_latency());
     }

@@ -482,6 +482,14 @@ pub(crate) fn exprs_of(item: &Item) -> Vec<&Expr> {
         }
         Item::AlwaysComb(body) | Item::Function { body, .. } => stmts(body, &mut out),
         Item::Instance { conns, .. } => out.extend(conns.iter().map(|(_, e)| e)),
+        Item::Formal(formal) => {
+            formal.items.iter().for_each(|i| out.extend(exprs_of(i)));
+            out.extend(formal.init.iter().map(|(_, v)| v));
+            for check in &formal.checks {
+                out.extend(check.guard.iter());
+                out.push(&check.cond);
+            }
+        }
         _ => {}
     }
     out
@@ -532,6 +540,23 @@ mod tests {
     fn module(items: Vec<Item>) -> Module {
         let ports = vec![Port::input("a", 1, ""), Port::input("v", 4, ""), Port::output("y", 1, ""), Port::output("z", 4, "")];
         Module { name: "m".into(), ports, items, reset: None }
+    }
+
+    #[test]
+    fn the_read_only_walk_visits_what_the_mutable_walk_visits() {
+        // A formal block with every part that holds expressions: a shadow item, an initial
+        // value and a guarded check.
+        let mut formal = crate::hw::props::Formal::default();
+        formal.items.push(Item::assign(Expr::id("y"), Expr::id("a")));
+        formal.init.push(("s".into(), Expr::zero()));
+        formal.assert("p_y", "y follows a", Some(Expr::id("a")), Expr::id("y"));
+        let items = [Item::assign(Expr::id("z"), Expr::id("v")), Item::Formal(formal)];
+        for item in items {
+            let read: Vec<String> = exprs_of(&item).into_iter().map(|e| format!("{e:?}")).collect();
+            let mut walked = Vec::new();
+            for_each_expr_in_item(&mut item.clone(), &mut |e| walked.push(format!("{e:?}")));
+            assert_eq!(read, walked);
+        }
     }
 
     #[test]

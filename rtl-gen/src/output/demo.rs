@@ -5,7 +5,9 @@
 //! and repair, a data error the checker must count). `rtl-gen fpga --demo` builds the top into
 //! a bitstream; the core's `sim` target runs the testbench.
 
-use crate::hw::build::{add, and, cat, counter, dec, eq, id, if_else, instance, localparam, ones, set_id, when, wire};
+use crate::blocks::rifl::rtl as rifl_rtl;
+use crate::hw::axis::Signal;
+use crate::hw::build::{add, and, cat, counter, dec, eq, id, if_else, localparam, ones, set_id, when, wire};
 use crate::hw::cdc::synchronizer;
 use crate::hw::verilog::{ClockDomain, Expr, Item, Module, Port, UnOp};
 use crate::info::ResetStyle;
@@ -118,6 +120,10 @@ fn line_error(lines: u32, flip: u32) -> Expr {
 pub fn top_module(n: &DemoNode) -> Module {
     let (w, lines) = (n.user_bits, n.line_bits);
     let k = w / 8;
+    // The node's user streams, named as the node's generator names them.
+    let [user_in, user_out] = rifl_rtl::streams(k);
+    let (in_data, in_ready) = (user_in.port(Signal::Data), user_in.port(Signal::Ready));
+    let [out_data, out_keep, out_last, out_valid] = [Signal::Data, Signal::Keep, Signal::Last, Signal::Valid].map(|s| user_out.port(s));
     let flip = flip_bit(lines);
     let rst = n.reset.port();
     let c = COUNT_BITS;
@@ -152,13 +158,13 @@ pub fn top_module(n: &DemoNode) -> Module {
     items.push(Item::comment("Generator: LFSR beats, always valid after reset."));
     items.push(Item::reg("gen_lfsr", 32, "LFSR state of the beat on s_axis"));
     items.push(Item::reg("gen_beat", 4, "beat index inside the packet"));
-    items.push(Item::reg("gen_valid", 1, "s_axis_tvalid (low only in reset)"));
+    items.push(Item::reg("gen_valid", 1, "the generated beat's tvalid (low only in reset)"));
     items.push(Item::reg("data_pending", 1, "flip bit 0 of the next accepted generated beat"));
-    items.push(Item::wire("s_axis_tready", 1, "the node takes the beat"));
-    wire(&mut items, "gen_take", 1, "a generated beat is accepted", and(id("gen_valid"), id("s_axis_tready")));
+    items.push(Item::wire(&in_ready, 1, "the node takes the beat"));
+    wire(&mut items, "gen_take", 1, "a generated beat is accepted", and(id("gen_valid"), id(&in_ready)));
     beat(&mut items, "gen_data", "gen_lfsr", w, "the generated beat");
     let flipped = if w == 1 { id("data_pending") } else { cat(vec![dec(w - 1, 0), id("data_pending")]) };
-    wire(&mut items, "s_axis_tdata", w, "the beat, bit 0 flipped while a data error is pending", Expr::xor(id("gen_data"), flipped));
+    wire(&mut items, &in_data, w, "the beat, bit 0 flipped while a data error is pending", Expr::xor(id("gen_data"), flipped));
     items.push(Item::AlwaysFf {
         reset: Some(vec![set_id("gen_lfsr", id("LFSR_SEED")), set_id("gen_beat", dec(4, 0)), set_id("gen_valid", Expr::zero()), set_id("data_pending", Expr::zero())]),
         body: vec![
@@ -183,48 +189,48 @@ pub fn top_module(n: &DemoNode) -> Module {
     });
 
     items.push(Item::comment("The node under demonstration."));
-    items.push(Item::wire("m_axis_tdata", w, "delivered beat"));
-    items.push(Item::wire("m_axis_tkeep", k, "its byte enables"));
-    items.push(Item::wire("m_axis_tlast", 1, "its packet end"));
-    items.push(Item::wire("m_axis_tvalid", 1, "a beat is delivered (always taken)"));
+    items.push(Item::wire(&out_data, w, "delivered beat"));
+    items.push(Item::wire(&out_keep, k, "its byte enables"));
+    items.push(Item::wire(&out_last, 1, "its packet end"));
+    items.push(Item::wire(&out_valid, 1, "a beat is delivered (always taken)"));
     items.push(Item::wire("pause_events", 32, "the node's pauses"));
-    items.push(instance(
-        n.node,
-        "node",
-        vec![
-            ("clk", id("clk")),
-            (rst, id(rst)),
-            ("s_axis_tdata", id("s_axis_tdata")),
-            ("s_axis_tkeep", id("ALL_BYTES")),
-            ("s_axis_tlast", eq(id("gen_beat"), last_beat.clone())),
-            ("s_axis_tvalid", id("gen_valid")),
-            ("s_axis_tready", id("s_axis_tready")),
-            ("m_axis_tdata", id("m_axis_tdata")),
-            ("m_axis_tkeep", id("m_axis_tkeep")),
-            ("m_axis_tlast", id("m_axis_tlast")),
-            ("m_axis_tvalid", id("m_axis_tvalid")),
-            ("m_axis_tready", Expr::one()),
-            ("tx_frame", id("tx_frame")),
-            ("tx_ready", Expr::one()),
-            ("rx_frame", id("cable_q")),
-            ("rx_valid", id("cable_v")),
-            ("link_up", id("link_up")),
-            ("frame_errors", id("frame_errors")),
-            ("retransmissions", id("retransmissions")),
-            ("pause_events", id("pause_events")),
-        ],
-    ));
+    // Both user bundles, every port in the node's order, then the line and the status.
+    let mut conns: Vec<(String, Expr)> = vec![("clk".into(), id("clk")), (rst.into(), id(rst))];
+    for s in Signal::ALL.into_iter().filter(|&s| user_in.has(s)) {
+        let value = match s {
+            Signal::Keep => id("ALL_BYTES"),
+            Signal::Last => eq(id("gen_beat"), last_beat.clone()),
+            Signal::Valid => id("gen_valid"),
+            _ => id(&user_in.port(s)),
+        };
+        conns.push((user_in.port(s), value));
+    }
+    for s in Signal::ALL.into_iter().filter(|&s| user_out.has(s)) {
+        conns.push((user_out.port(s), if s == Signal::Ready { Expr::one() } else { id(&user_out.port(s)) }));
+    }
+    let line_and_status = [
+        ("tx_frame", id("tx_frame")),
+        ("tx_ready", Expr::one()),
+        ("rx_frame", id("cable_q")),
+        ("rx_valid", id("cable_v")),
+        ("link_up", id("link_up")),
+        ("frame_errors", id("frame_errors")),
+        ("retransmissions", id("retransmissions")),
+        ("pause_events", id("pause_events")),
+    ];
+    conns.extend(line_and_status.map(|(port, e)| (port.to_string(), e)));
+    items.push(Item::Instance { module: n.node.into(), name: "node".into(), conns });
     items.push(Item::assign(id("pause_seen"), Expr::red(UnOp::RedOr, id("pause_events"))));
 
     items.push(Item::comment("Checker: the same LFSR, advanced per delivered beat; saturating counters of good and bad beats."));
     items.push(Item::reg("exp_lfsr", 32, "LFSR state of the next expected beat"));
     items.push(Item::reg("exp_beat", 4, "its index inside the packet"));
     beat(&mut items, "exp_data", "exp_lfsr", w, "the expected beat");
-    let good = and(and(eq(id("m_axis_tdata"), id("exp_data")), eq(id("m_axis_tkeep"), id("ALL_BYTES"))), eq(id("m_axis_tlast"), eq(id("exp_beat"), last_beat)));
+    let good = and(and(eq(id(&out_data), id("exp_data")), eq(id(&out_keep), id("ALL_BYTES"))), eq(id(&out_last), eq(id("exp_beat"), last_beat)));
     wire(&mut items, "beat_good", 1, "the delivered beat is the expected one", good);
-    let (mut reset, mut body) = (vec![set_id("exp_lfsr", id("LFSR_SEED")), set_id("exp_beat", dec(4, 0))], vec![when(id("m_axis_tvalid"), vec![set_id("exp_lfsr", lfsr_step("exp_lfsr")), set_id("exp_beat", add(id("exp_beat"), dec(4, 1)))])]);
-    counter(&mut items, &mut reset, &mut body, "beats_ok_q", c, and(id("m_axis_tvalid"), id("beat_good")), ones(c), "beats_ok");
-    counter(&mut items, &mut reset, &mut body, "data_errors_q", c, and(id("m_axis_tvalid"), id("beat_good").not()), ones(c), "data_errors");
+    let (mut reset, mut body) = (vec![set_id("exp_lfsr", id("LFSR_SEED")), set_id("exp_beat", dec(4, 0))], vec![when(id(&out_valid), vec![set_id("exp_lfsr", lfsr_step("exp_lfsr")), set_id("exp_beat", add(id("exp_beat"), dec(4, 1)))])]);
+    counter(&mut items, &mut reset, &mut body, "beats_ok_q", c, and(id(&out_valid), id("beat_good")), ones(c), "beats_ok");
+    counter(&mut items, &mut reset, &mut body, "data_errors_q", c, and(id(&out_valid), id("beat_good").not()), ones(c), "data_errors");
     items.push(Item::AlwaysFf { reset: Some(reset), body });
     items.push(Item::assign(id("beats_ok"), id("beats_ok_q")));
     items.push(Item::assign(id("data_errors"), id("data_errors_q")));

@@ -214,7 +214,7 @@ impl EndpointLink {
                         "scoreboard: PDU within max_pack_bytes and well formed",
                         true,
                         payload <= c.max_pack_bytes as usize
-                            && parse_pdu(&pdu, c.cmd_bytes as usize, ep.b.transport.resolved.rcrc).is_ok(),
+                            && parse_pdu(&pdu, c.cmd_bytes as usize, ep.b.transport_block.resolved.rcrc).is_ok(),
                     );
                     if payload > 0 {
                         self.pdus += 1;
@@ -314,12 +314,12 @@ pub fn endpoint(
     let b = &super::kind_params::<SueEndpointParams>(m)?.block("model").map_err(|e| super::design_error(m, e))?;
     let x = b.common.num_xpu as usize;
     // With the id on a port the RTL plays the highest XPU, so a nonzero id is exercised.
-    let me = if b.transport.resolved.xpuid_port { x - 1 } else { b.transport.resolved.local_xpuid as usize };
+    let me = if b.transport_block.resolved.xpuid_port { x - 1 } else { b.transport_block.resolved.local_xpuid as usize };
     let blocks: Vec<SueEndpointBlock> = (0..x)
         .map(|k| {
             let mut p = b.clone();
-            if !p.transport.resolved.xpuid_port {
-                p.transport.resolved.local_xpuid = k as u32;
+            if !p.transport_block.resolved.xpuid_port {
+                p.transport_block.resolved.local_xpuid = k as u32;
             }
             p
         })

@@ -116,11 +116,11 @@ pub struct RsFecBlock {
     pub name: String,
     pub params: RsFecParams,
     /// Message symbols of the flit, whichever of `msg_bytes`/`msg_symbols` gave them.
-    pub msg_symbols: u32,
+    pub flit_msg_symbols: u32,
     /// Register stages of the encoder: its latency (`enc_pipeline`, else `pipeline`). A KR4/KP4
     /// decoder needs 8–12 stages, an encoder's XOR network only 2; carrying the message through
     /// the rest costs flip-flops.
-    pub enc_pipeline: u32,
+    pub enc_stages: u32,
     /// The streaming form, or `None` for the whole-codeword form (P = N).
     pub stream: Option<Stream>,
 }
@@ -188,7 +188,7 @@ impl FlitFec for RsFecModel {
 
 impl RsFecBlock {
     /// The block of a validated code: `code` with the message field it uses and without a beat
-    /// width, `msg_symbols` its message symbols; the parameters are normalised here.
+    /// width, `msg_symbols` its message symbols (the block's `flit_msg_symbols`); the parameters are normalised here.
     fn resolved(name: &str, code: RsFecCode, msg_symbols: u32, pipeline: u32, enc_pipeline: u32, stream: Option<Stream>) -> RsFecBlock {
         let (msg_bytes, message_symbols) = if code.symbol_bits == 8 { (Some(msg_symbols), None) } else { (None, Some(msg_symbols)) };
         let code = RsFecCode { msg_bytes, msg_symbols: message_symbols, symbols_per_cycle: stream.map(|s| s.symbols_per_cycle), ..code };
@@ -200,7 +200,7 @@ impl RsFecBlock {
             ser_window: stream.map(|s| s.ser_window),
             counter_bits: stream.map(|s| s.counter_bits),
         };
-        RsFecBlock { name: name.to_string(), params, msg_symbols, enc_pipeline, stream }
+        RsFecBlock { name: name.to_string(), params, flit_msg_symbols: msg_symbols, enc_stages: enc_pipeline, stream }
     }
 
     /// Correctable symbol errors per way.
@@ -209,11 +209,11 @@ impl RsFecBlock {
     }
 
     pub fn msg_bits(&self) -> u32 {
-        self.msg_symbols * self.symbol_bits
+        self.flit_msg_symbols * self.symbol_bits
     }
 
     pub fn cw_symbols(&self) -> u32 {
-        self.msg_symbols + self.ways * self.check_symbols
+        self.flit_msg_symbols + self.ways * self.check_symbols
     }
 
     pub fn cw_bits(&self) -> u32 {
@@ -233,7 +233,7 @@ impl RsFecBlock {
     }
 
     fn generic_model(&self) -> InterleavedFec {
-        InterleavedFec::new(self.symbol_bits, self.field_poly, self.fcr, self.msg_symbols as usize, self.ways as usize, self.check_symbols as usize)
+        InterleavedFec::new(self.symbol_bits, self.field_poly, self.fcr, self.flit_msg_symbols as usize, self.ways as usize, self.check_symbols as usize)
             .expect("validated when the design was parsed")
     }
 
@@ -401,7 +401,7 @@ impl RsFecParams {
             return Err(error("symbols_per_cycle", format!("= {p} (streaming) needs ways = 1 (here {}); allowed {n} (the whole codeword) with ways > 1", b.ways)));
         }
         let ser_window = self.ser_window.unwrap_or(DEFAULT_SER_WINDOW);
-        let ser_threshold = self.ser_threshold.unwrap_or_else(|| model::stream::default_ser_threshold(n as usize, b.msg_symbols as usize, ser_window));
+        let ser_threshold = self.ser_threshold.unwrap_or_else(|| model::stream::default_ser_threshold(n as usize, b.flit_msg_symbols as usize, ser_window));
         let counter_bits = self.counter_bits.unwrap_or(DEFAULT_COUNTER_BITS);
         Ok(Some(Stream { symbols_per_cycle: p, ser_threshold, ser_window, counter_bits }))
     }
@@ -481,7 +481,7 @@ impl KindParams for RsFecEncParams {
 
 impl RsFecEncParams {
     pub fn of(b: &RsFecBlock) -> RsFecEncParams {
-        RsFecEncParams { code: b.code.clone(), pipeline: b.enc_pipeline }
+        RsFecEncParams { code: b.code.clone(), pipeline: b.enc_stages }
     }
 
     /// A block whose encoder is this one (its decoder combinational, the streaming decoder's
@@ -557,7 +557,7 @@ fn layout_notes(b: &RsFecBlock) -> Vec<String> {
                 format!(
                     "Layout generic: cw holds {} {unit}s ({packing}): {unit}s 0..{} are the message unchanged, the {} check {unit}s follow. Flit {unit} i belongs to way i mod {}; a way's codeword is its {unit}s in increasing index, the first the highest-degree coefficient.",
                     b.cw_symbols(),
-                    b.msg_symbols - 1,
+                    b.flit_msg_symbols - 1,
                     b.ways * b.check_symbols,
                     b.ways
                 ),

@@ -78,11 +78,11 @@ pub fn encoder(b: &RsFecBlock) -> Option<Item> {
         return None;
     }
     let rows = syndrome_rows(b);
-    let mut f = if b.enc_pipeline > 0 { Formal::retimed() } else { Formal::combinational() };
+    let mut f = if b.enc_stages > 0 { Formal::retimed() } else { Formal::combinational() };
     f.items.push(Item::wire("f_ref_syn", rows.len() as u32, "reference: the model's syndromes of cw, one flat masked parity per bit"));
     f.items.push(Item::assign(Expr::id("f_ref_syn"), parities("cw", &rows)));
     let msg_bits = b.msg_bits();
-    let msg = f.delayed("msg", msg_bits, Expr::id("msg"), b.enc_pipeline);
+    let msg = f.delayed("msg", msg_bits, Expr::id("msg"), b.enc_stages);
     f.assert("p_cw_msg", "the message passes unchanged", None, Expr::eq(Expr::slice("cw", msg_bits - 1, 0), msg));
     f.assert("p_cw_codeword", "cw is a codeword of the model's code: every syndrome zero", None, Expr::red(UnOp::RedOr, Expr::id("f_ref_syn")).lnot());
     Some(Item::Formal(f))
@@ -151,7 +151,7 @@ pub fn decoder_t1(b: &RsFecBlock, syn_stages: u32) -> Option<Item> {
     let model = b.model();
     let m = b.symbol_bits as usize;
     let ways = b.ways as usize;
-    let (msg_symbols, cw_symbols) = (b.msg_symbols as usize, b.cw_symbols() as usize);
+    let (msg_symbols, cw_symbols) = (b.flit_msg_symbols as usize, b.cw_symbols() as usize);
     let rows = syndrome_rows(b);
     let syn_bits = rows.len();
     assert_eq!(syn_bits, 2 * m * ways, "two syndromes per way");

@@ -51,8 +51,8 @@ impl SueEndpointParams {
         Ok(SueEndpointBlock {
             name: name.to_string(),
             params: SueEndpointParams { common: common.clone(), packer: self.packer.clone(), transport: p.fields() },
-            packer: SuePackerBlock { name: format!("{name}_packer"), params: SuePackerParams { common: common.clone(), packer: self.packer.clone() } },
-            transport: SueTransportBlock::new(&format!("{name}_transport"), common, p),
+            packer_block: SuePackerBlock { name: format!("{name}_packer"), params: SuePackerParams { common: common.clone(), packer: self.packer.clone() } },
+            transport_block: SueTransportBlock::new(&format!("{name}_transport"), common, p),
         })
     }
 }
@@ -63,10 +63,12 @@ impl SueEndpointParams {
 pub struct SueEndpointBlock {
     pub name: String,
     pub params: SueEndpointParams,
-    /// `<name>_packer`, built from the common and the packer fields.
-    pub packer: SuePackerBlock,
-    /// `<name>_transport`, built from the common and the transport fields.
-    pub transport: SueTransportBlock,
+    /// `<name>_packer`, built from the common and the packer fields (beside `params.packer`,
+    /// the fields as given).
+    pub packer_block: SuePackerBlock,
+    /// `<name>_transport`, built from the common and the transport fields (its automatic
+    /// sizes resolved).
+    pub transport_block: SueTransportBlock,
 }
 
 impl std::ops::Deref for SueEndpointBlock {
@@ -99,24 +101,24 @@ impl SueEndpointBlock {
     /// then the transport's latency from the PDU's last beat. Measured on the RTL by
     /// `sim/tests/sue_latency.rs`.
     pub fn tx_latency(&self) -> u32 {
-        self.packer.latency() + self.common.cmd_beats() - 1 + self.transport.tx_latency()
+        self.packer_block.latency() + self.common.cmd_beats() - 1 + self.transport_block.tx_latency()
     }
 
     /// RX latency: the transport's (received PDU's last beat taken → first command beat).
     pub fn rx_latency(&self) -> u32 {
-        self.transport.rx_latency()
+        self.transport_block.rx_latency()
     }
 
     /// The module-doc lines: the endpoint's latencies, then the transport's notes but its
     /// latencies (the XPU id, the give-up rule and the wire format apply as they are).
     pub(crate) fn notes(&self) -> Vec<String> {
-        let (pk, cb, tx) = (self.packer.latency(), self.common.cmd_beats(), self.transport.tx_latency());
+        let (pk, cb, tx) = (self.packer_block.latency(), self.common.cmd_beats(), self.transport_block.tx_latency());
         let mut n = vec![
             format!("TX latency {}: a command whose last beat is taken on s_axis_cmd in cycle T reaches an idle endpoint's m_axis_tx as the first beat of its PDU in T+{} = packer {pk} (the PDU's first beat leaves the packer in T+{pk}) + {} more PDU beat(s) of a one-command PDU (cmd_bytes / data_bytes = {cb}; the transport stores a PDU whole) + transport {tx} (from the PDU's last beat to its first beat on m_axis_tx). A longer PDU adds its extra beats.", self.tx_latency(), self.tx_latency(), cb - 1),
             format!("RX latency {}: as the transport's, from the last beat of a good in-order PDU taken on s_axis_rx to its first command beat on m_axis_cmd.", self.rx_latency()),
             "tx_vc_pause pauses both the packer's VC selection and the transport's PDU starts.".into(),
         ];
-        n.extend(self.transport.notes().into_iter().skip(2));
+        n.extend(self.transport_block.notes().into_iter().skip(2));
         n
     }
 }
@@ -156,8 +158,8 @@ impl Block for SueEndpointBlock {
     }
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
         let names = self.module_names(design);
-        let mut out = self.packer.elaborate(design);
-        out.extend(self.transport.elaborate(design));
+        let mut out = self.packer_block.elaborate(design);
+        out.extend(self.transport_block.elaborate(design));
         out.push(rtl::module(self, design, &names[0], &names[1], &names[2]));
         out
     }
@@ -186,7 +188,7 @@ mod tests {
             assert_eq!(list.iter().map(|(k, _)| *k).collect::<Vec<_>>(), names, "{fields}");
             let back = SueEndpointParams::from_list(&list).expect("deserialises").block("ep").expect("validates");
             assert_eq!(back, b, "{fields}");
-            assert_eq!(back.packer.typed_params().len(), 8);
+            assert_eq!(back.packer_block.typed_params().len(), 8);
         }
         let (_, list) = endpoint("xpuid_source = \"constant\"\nlocal_xpuid = 3\nnum_vc = 3\npsn_scope = \"dest_vc\"\nrcrc = \"crc32c\"\npartition_check = true");
         for want in [("local_xpuid", serde_json::json!(3)), ("ack_vc", serde_json::json!(2)), ("psn_scope", serde_json::json!("dest_vc")), ("rcrc", serde_json::json!("crc32c")), ("partition_check", serde_json::json!(true)), ("rx_buf_bytes_per_vc", serde_json::json!(8192))] {

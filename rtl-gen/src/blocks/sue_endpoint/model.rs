@@ -36,8 +36,8 @@ pub struct EndpointModel {
 impl EndpointModel {
     pub fn new(b: &SueEndpointBlock) -> EndpointModel {
         EndpointModel {
-            pk: b.packer.model(),
-            tp: b.transport.model(),
+            pk: b.packer_block.model(),
+            tp: b.transport_block.model(),
         }
     }
 

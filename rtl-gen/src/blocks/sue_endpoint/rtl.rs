@@ -13,8 +13,8 @@ use crate::info::DesignInfo;
 /// The top module `name`, instantiating the packer module `pk` and the transport module `tp`.
 pub(crate) fn module(b: &SueEndpointBlock, design: &DesignInfo, pk: &str, tp: &str, name: &str) -> GeneratedModule {
     let c = &b.common;
-    let pkm = b.packer.module(design, pk).module;
-    let tpm = b.transport.module(design, tp).module;
+    let pkm = b.packer_block.module(design, pk).module;
+    let tpm = b.transport_block.module(design, tp).module;
     let mut ports = clock_ports(design);
     let mut it: Vec<Item> = Vec::new();
     let mut pk_conns: Vec<(String, Expr)> = vec![

@@ -553,7 +553,7 @@ mod tests {
     fn sue_variants_state_table() {
         let d = crate::config::Design::parse(include_str!("../../../designs/sue_variants.toml"), "sue_variants.toml").expect("valid");
         let eps: Vec<&crate::blocks::sue_endpoint::SueEndpointBlock> = d.blocks.iter().map(|b| b.as_any().downcast_ref().expect("sue_endpoint blocks")).collect();
-        let t = state_table(eps.iter().map(|e| (e.name.as_str(), &e.transport)));
+        let t = state_table(eps.iter().map(|e| (e.name.as_str(), &e.transport_block)));
         print!("{t}");
         assert_eq!(eps.len(), 5);
         assert!(t.contains("| x4_w4 | 4 | 4 | 4 | 39 | 117 | 112 (4 × 28) | 268 | 624 | 448 | 4 |"), "{t}");

@@ -105,7 +105,7 @@ pub fn fabric_blocks(base: &SueEndpointBlock, n: usize, overrides: &str) -> Resu
 fn port_ids(base: &SueEndpointBlock, overrides: &str) -> bool {
     match overrides.lines().find_map(|l| l.split_once('=').filter(|(k, _)| k.trim() == "xpuid_source")) {
         Some((_, v)) => v.trim().trim_matches('"') == "port",
-        None => base.transport.resolved.xpuid_port,
+        None => base.transport_block.resolved.xpuid_port,
     }
 }
 
@@ -214,7 +214,7 @@ impl Fabric {
             )));
         }
         for (k, b) in blocks.iter().enumerate() {
-            let id_ok = b.transport.resolved.xpuid_port || b.transport.resolved.local_xpuid as usize == k;
+            let id_ok = b.transport_block.resolved.xpuid_port || b.transport_block.resolved.local_xpuid as usize == k;
             if !id_ok || b.common != *c {
                 return Err(CampaignError::Config(format!(
                     "sue fabric: block `{}` must take its id from the local_xpuid port or have local_xpuid = {k}, and the same shared fields as `{}`",
@@ -382,7 +382,7 @@ impl Fabric {
         let c = self.blocks[0].common.clone();
         let db = c.data_bytes as usize;
         let cbt = c.cmd_beats() as usize;
-        let rcrc = self.blocks[0].transport.resolved.rcrc;
+        let rcrc = self.blocks[0].transport_block.resolved.rcrc;
         for k in 0..self.n() {
             let mut i = EpInputs {
                 tx_ready: self.switch.tx_ready(k),
@@ -526,7 +526,7 @@ impl Fabric {
         let start = self.cycle;
         // Quiet must hold for longer than a delayed ACK can wait: a receiver may still owe a
         // cumulative ACK (duplicates re-ACKed) after the last completion.
-        let settle = u64::from(self.blocks[0].transport.resolved.ack_delay_cycles) + 64;
+        let settle = u64::from(self.blocks[0].transport_block.resolved.ack_delay_cycles) + 64;
         let mut calm = 0;
         while calm < settle && self.cycle - start < limit {
             self.step()?;

@@ -256,7 +256,7 @@ pub fn psn_scope(r: &mut Runner, load: f64) -> Result<Figure, CampaignError> {
 /// further fabric design, Verilated when the endpoints run their RTL).
 pub fn goodput_vs_drop(r: &mut Runner, drops: &[f64], variants: &[(u32, u32)]) -> Result<Figure, CampaignError> {
     let n = r.base().common.num_xpu as usize;
-    let window = r.base().transport.resolved.window;
+    let window = r.base().transport_block.resolved.window;
     let mut pts = Vec::new();
     for (u, &p) in drops.iter().enumerate() {
         let mut sw = r.switch(n);

@@ -580,7 +580,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             }
         })
         .collect();
-    let mut fixed: Vec<Option<Expr>> = vec![None; b.msg_symbols as usize];
+    let mut fixed: Vec<Option<Expr>> = vec![None; b.flit_msg_symbols as usize];
     let mut stage_of_step = Vec::with_capacity(plan.len());
     for (i, step) in plan.iter().enumerate() {
         pipe.items.push(Item::comment(&format!("Step {}: {} (stage {}).", i, step.name, pipe.stage())));

@@ -15,7 +15,7 @@ use crate::hw::xor_net::{self, XorNet, XorStyle};
 pub const MAX_NET_STAGES: u32 = 2;
 
 pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
-    let stages = b.enc_pipeline;
+    let stages = b.enc_stages;
     let (msg_bits, cw_bits) = (b.msg_bits(), b.cw_bits());
     let check_bits = cw_bits - msg_bits;
     let unit = if b.symbol_bits == 8 { "byte i at [8i+7:8i]".to_string() } else { format!("symbol i at [{m}i+{}:{m}i]", b.symbol_bits - 1, m = b.symbol_bits) };
@@ -55,7 +55,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         summary: format!(
             "Reed-Solomon encoder, {} layout: {} message symbols of {} bits → {}-symbol codeword ({} way(s), {} check symbols each, t = {}).",
             if b.layout == super::Layout::Pcie6 { "PCIe 6.0 flit" } else { "generic interleaved" },
-            b.msg_symbols,
+            b.flit_msg_symbols,
             b.symbol_bits,
             b.cw_symbols(),
             b.ways,
@@ -81,8 +81,8 @@ mod tests {
         let mods = d.blocks[0].modules(&d.info);
         assert_eq!(mods[0].name(), "t_f_enc");
         let mut sim = Sim::new(&mods[0].module);
-        let mut rng = Rng::new(u64::from(b.msg_symbols));
-        let p = b.enc_pipeline as usize;
+        let mut rng = Rng::new(u64::from(b.flit_msg_symbols));
+        let p = b.enc_stages as usize;
         let mut expected = Vec::new();
         if p > 0 {
             sim.set_u64("rst", 1);

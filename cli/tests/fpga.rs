@@ -169,3 +169,53 @@ fn lut4_mapping_shrinks_an_xor_network_and_is_recorded() {
     assert_eq!(used(&lut4, "ff"), used(&wide, "ff"), "the mapping changes logic, not registers");
     refused_on_ice40("rtlgen_crc32", &["--lut-map", "lut4"], "--lut-map lut4");
 }
+
+/// A recovered-clock RIFL node in the transceiver-width form (two lanes, 128-bit frames on
+/// 32-bit words: R = 4), written from its design file: the TX GT width converter's two clocks
+/// of one source are each timed at their own target (`tx_fast_clk` at 4 x the target, given to
+/// nextpnr in an LPF) and the row has both Fmax and the longest `clk -> tx_fast_clk` path (the
+/// multicycle frame path nextpnr does not time). With `RTLGEN_LONG=1` (its synthesis takes
+/// minutes on a loaded machine), the node itself, whose `rx_clk` has a bit per lane: wrapped with
+/// a clock pin per lane, every clock with its target, and it synthesises.
+#[test]
+fn related_and_per_lane_clocks_each_get_their_target_and_fmax() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let design = dir.path().join("gt.toml");
+    std::fs::write(&design, "[design]\nname = \"gt\"\nclock_mhz = 125.0\n\n[[blocks]]\nkind = \"rifl\"\nname = \"r\"\nframe_bits = 128\nuser_bits = 64\nlanes = 2\nclocking = \"recovered\"\ngt_bits = 32\n").expect("design file");
+    let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen")).arg("generate").arg(&design).arg("--out").arg(dir.path().join("tree")).output().expect("run rtl-gen");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = |module: &str, extra: &[&str]| -> serde_json::Value {
+        let json = dir.path().join(format!("{module}.json"));
+        let out = Command::new(env!("CARGO_BIN_EXE_rtl-gen"))
+            .arg("fpga")
+            .arg(dir.path().join("tree/gt"))
+            .args(["--module", module, "--freq", "50"])
+            .args(extra)
+            .arg("--json")
+            .arg(&json)
+            .arg("--work")
+            .arg(dir.path().join("work"))
+            .output()
+            .expect("run rtl-gen");
+        assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&json).expect("JSON report")).expect("valid JSON")[0].clone()
+    };
+    let gtx = run("gt_r_gtx", &[]);
+    assert_eq!(gtx["clock_targets_mhz"], serde_json::json!({"clk": 50.0, "tx_fast_clk": 200.0}), "{gtx}");
+    let fmax = gtx["fmax_mhz"].as_object().expect("fmax per clock");
+    assert_eq!(fmax.keys().collect::<Vec<_>>(), ["clk", "tx_fast_clk"], "{gtx}");
+    let lpf = std::fs::read_to_string(dir.path().join("work/gt_r_gtx/clocks.lpf")).expect("the clocks' LPF");
+    assert!(lpf.contains("FREQUENCY PORT \"tx_fast_clk\" 200 MHZ;"), "{lpf}");
+    assert!(gtx["cross_clock_ns"]["clk -> tx_fast_clk"].as_f64().is_some_and(|ns| ns > 0.0 && ns < 20.0), "{gtx}");
+    if !common::long() {
+        return;
+    }
+    let node = run("gt_r", &["--pnr-timeout", "1"]);
+    let targets = node["clock_targets_mhz"].as_object().expect("targets per clock");
+    assert_eq!(targets.keys().collect::<Vec<_>>(), ["clk", "free_clk", "rx_clk_0", "rx_clk_1", "tx_fast_clk"], "{node}");
+    assert_eq!((targets["rx_clk_1"].as_f64(), targets["tx_fast_clk"].as_f64()), (Some(200.0), Some(200.0)), "the recovered clock is the far end's fast clock: {node}");
+    let wrapper = std::fs::read_to_string(dir.path().join("work/gt_r/gt_r_fpga_wrap.v")).expect("the node's wrapper");
+    for line in ["always @(posedge rx_clk_1)", "{rx_clk_1, rx_clk_0}", "rx_1_in_sr <="] {
+        assert!(wrapper.contains(line), "wrapper lacks `{line}`");
+    }
+}

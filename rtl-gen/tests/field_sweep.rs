@@ -183,10 +183,6 @@ fn every_number_field_accepts_an_end_of_its_listed_range() {
         // Only with xpuid_source = "constant"; the base takes the id from its port.
         ("sue_transport", "local_xpuid"),
         ("sue_endpoint", "local_xpuid"),
-        // Only with clocking = "recovered"; the base is the single-clock node.
-        ("rifl", "rx_clk_mhz"),
-        ("rifl", "free_clk_mhz"),
-        ("rifl", "gt_bits"),
     ];
     let mut refused = Vec::new();
     for v in field_sweep::all() {

@@ -51,7 +51,9 @@ pub struct Args {
     /// 85k (CABGA381) for ecp5, hx8k (ct256) for ice40.
     #[arg(long)]
     pub device: Option<String>,
-    /// Target clock frequency in MHz (0.1..=2000).
+    /// Target clock frequency in MHz (0.1..=2000). A module with several clocks times each one at
+    /// its design frequency scaled as `clk`'s is to this target (ecp5: a `tx_fast_clk` at 4 x clk
+    /// gets 4 x the target), and reports each clock's Fmax and the longest path between clocks.
     #[arg(long, default_value_t = 100.0, value_parser = |s: &str| super::sim::in_range(s, 0.1, 2000.0))]
     pub freq: f64,
     /// nextpnr placement seed.

@@ -46,6 +46,9 @@ pub struct TreeModule {
 #[derive(Debug, Deserialize)]
 pub struct TreeClock {
     pub name: String,
+    /// The port bit of a clock that is one bit of a per-lane vector (`rx_clk[0]` of `rx_clk_0`).
+    #[serde(default)]
+    pub port: Option<String>,
     pub mhz: f64,
     #[serde(default)]
     pub reset: Option<TreeReset>,

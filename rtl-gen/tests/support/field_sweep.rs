@@ -32,6 +32,12 @@ pub const BASES: &[(&str, &str)] = &[
     ("async_fifo", "width = 8\ndepth = 8"),
 ];
 
+/// Fields that apply only beside other fields than their kind's small base has, each swept on a
+/// base of its own: RIFL's recovered-clock numbers on a recovered node in the transceiver-width
+/// form (the base itself has `gt_bits = 64`, the sweep's ends 32 and 128, so every legal
+/// transceiver width is linted; 128 needs frames of 256 bits).
+pub const OTHER_BASES: &[(&str, &[&str], &str)] = &[("rifl", &["rx_clk_mhz", "free_clk_mhz", "gt_bits"], "frame_bits = 256\nuser_bits = 64\nclocking = \"recovered\"\ngt_bits = 64")];
+
 /// Top ends of ranges swept at a smaller value in the default run, because the top end makes
 /// one module large enough that linting or simulating it alone takes minutes: the CRC and
 /// GF(2^m) networks grow with the square of their input width, an RS decoder with its check
@@ -85,9 +91,15 @@ fn cap(kind: &str, field: &str) -> Option<u64> {
     CAPS.iter().find(|(k, f, _)| *k == kind && *f == field).map(|(_, _, c)| *c)
 }
 
+/// The base `field` of `kind` is swept on: its own one in [`OTHER_BASES`], else the kind's.
+fn base_for(kind: &str, field: &str) -> &'static str {
+    OTHER_BASES.iter().find(|(k, fields, _)| *k == kind && fields.contains(&field)).map_or_else(|| base(kind), |(_, _, b)| *b)
+}
+
 /// The design text of `kind`'s base block with `field` set to `value` (or unchanged).
 pub fn design(kind: &str, set: Option<(&str, &str)>) -> String {
-    let mut lines: Vec<String> = base(kind).lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+    let base = set.map_or_else(|| base(kind), |(field, _)| base_for(kind, field));
+    let mut lines: Vec<String> = base.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
     if let Some((field, value)) = set {
         lines.retain(|l| l.split('=').next().map(str::trim) != Some(field));
         lines.push(format!("{field} = {value}"));

@@ -198,7 +198,7 @@ pub fn rxcdc(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -
 pub fn node(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
     let p = super::rifl::params(m)?;
     let side = |tag: &str| -> Result<RclkNode, SimError> { RclkNode::new(Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}_{tag}", m.name()))?, p) };
-    let setup = RclkSetup { mhz: 250.0, ppm: [-100.0, 100.0], free_mhz: 100.0, delay: 20, skew: 6, skew_bits: 777, jitter_fs: 100_000, ber: 1e-6, packets: (opts.vectors / 100).max(20), min_len: 1, max_len: 4 * p.user_bytes() };
+    let setup = RclkSetup { mhz: 250.0, ppm: [-100.0, 100.0], free_mhz: 100.0, delay: 20, delay_fs: None, skew: 6, skew_bits: 777, jitter_fs: 100_000, ber: 1e-6, packets: (opts.vectors / 100).max(20), min_len: 1, max_len: 4 * p.user_bytes() };
     let mut link = RclkLink::new(side("a")?, side("b")?, setup, rng)?;
     let result = link.run(opts.vectors.max(20_000) * 20);
     let mut t = Tally { cycles: link.cycles[0], vectors: link.cycles[0], ..Tally::default() };

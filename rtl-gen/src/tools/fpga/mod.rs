@@ -7,11 +7,16 @@
 //!
 //! Utilisation is counted on the synthesised netlist (so a module that does not fit still gets
 //! its numbers) against the device's capacity; Fmax per clock comes from nextpnr's JSON report.
+//! A module with several clocks has a wrapper pin per clock (per lane of a per-lane clock
+//! vector); on ECP5 each clock gets its own target in an LPF (`FREQUENCY PORT`): its design
+//! frequency scaled as `clk`'s is to the target, so a `tx_fast_clk` at R x `clk` is timed at R x
+//! the target; the longest path between two clocks (which nextpnr does not time against a
+//! period) is reported beside the Fmax, to be read against the bound the constraint files give.
 //! Nothing is installed here: a missing tool is an error naming its package.
 
 pub mod wrap;
 
-use super::{run, run_limited, ToolError, TreeManifest};
+use super::{run, run_limited, ToolError, TreeManifest, TreeModule};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -321,7 +326,18 @@ pub struct FpgaRow {
     /// Placed and routed Fmax per clock, MHz (empty when it did not fit).
     pub fmax_mhz: BTreeMap<String, f64>,
     pub target_mhz: f64,
+    /// Each clock's own target where a module has several (empty: every clock at
+    /// `target_mhz`): the design's frequency of that clock scaled as `clk`'s is to `target_mhz`,
+    /// so a `tx_fast_clk` at R x `clk` is timed at R x the target.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub clock_targets_mhz: BTreeMap<String, f64>,
+    /// Every clock reached its own target.
     pub target_met: bool,
+    /// The longest path between two clocks of a module with several (`clk -> tx_fast_clk`), ns:
+    /// nextpnr does not time these against a period (the clocks come from separate pins), so a
+    /// path the constraint files declare multicycle or bounded is read against its bound here.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub cross_clock_ns: BTreeMap<String, f64>,
     pub fits: bool,
     /// Why it did not fit (nextpnr's message or the synthesis count against the device) or why
     /// it has no Fmax (place and route stopped at `--pnr-timeout`), else empty.
@@ -389,6 +405,27 @@ pub fn fmax(report: &serde_json::Value, clocks: &[String]) -> BTreeMap<String, f
     out
 }
 
+/// The clock pin a nextpnr clock net (`posedge $glbnet$clk$TRELLIS_IO_IN`) is named after.
+fn clock_of<'a>(net: &str, clocks: &'a [String]) -> Option<&'a str> {
+    clocks.iter().find(|c| net.split(['$', ' ']).any(|part| part == c.as_str())).map(String::as_str)
+}
+
+/// The longest path from one clock to another of `clocks` in nextpnr's `--report` JSON
+/// (`critical_paths` between two clock nets), ns, by `from -> to`.
+pub fn cross_clock(report: &serde_json::Value, clocks: &[String]) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for p in report.get("critical_paths").and_then(|p| p.as_array()).into_iter().flatten() {
+        let end = |k: &str| p.get(k).and_then(|v| v.as_str()).and_then(|n| clock_of(n, clocks));
+        if let (Some(from), Some(to)) = (end("from"), end("to")) {
+            if from != to {
+                let ns: f64 = p.get("path").and_then(|v| v.as_array()).into_iter().flatten().filter_map(|s| s.get("delay").and_then(|d| d.as_f64())).sum();
+                out.insert(format!("{from} -> {to}"), (ns * 100.0).round() / 100.0);
+            }
+        }
+    }
+    out
+}
+
 fn tail(log: &str, n: usize) -> String {
     let lines: Vec<&str> = log.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
@@ -407,7 +444,7 @@ pub fn build_module(tree: &Path, manifest: &TreeManifest, module: &str, target: 
     std::fs::write(&wrapper_file, wrap::wrapper_text(m)).map_err(ToolError::from)?;
     let mut files = manifest.sources(tree, module);
     files.push(wrapper_file);
-    let clocks: Vec<String> = m.clocks.iter().map(|c| c.name.clone()).collect();
+    let clocks = clock_targets(m, target.freq_mhz);
     let design = Build { label: module, top: &top, files: &files, combinational: m.clock.is_none() && m.clocks.is_empty(), wrapper_ffs: wrap::wrapper_ffs(m), clocks };
     build(&design, target, work)
 }
@@ -436,6 +473,18 @@ pub fn build_demo(tree: &Path, manifest: &TreeManifest, target: &Target, work: &
     build(&design, target, work)
 }
 
+/// Each clock pin of `m`'s wrapper with its target: the clock's design frequency times
+/// `freq_mhz` / `clk`'s (a module without `clk` scales by its fastest clock), rounded to kHz.
+fn clock_targets(m: &TreeModule, freq_mhz: f64) -> Vec<(String, f64)> {
+    let reference = m.clocks.iter().find(|c| c.name == "clk").or_else(|| m.clocks.iter().max_by(|a, b| a.mhz.total_cmp(&b.mhz))).map(|c| c.mhz).filter(|&f| f > 0.0);
+    m.clocks.iter().map(|c| (c.name.clone(), reference.map_or(freq_mhz, |r| (freq_mhz * c.mhz / r * 1000.0).round() / 1000.0))).collect()
+}
+
+/// nextpnr-ecp5's constraint file giving each clock pin its own target.
+fn frequency_lpf(clocks: &[(String, f64)]) -> String {
+    clocks.iter().map(|(c, f)| format!("FREQUENCY PORT \"{c}\" {f} MHZ;\n")).collect()
+}
+
 /// One design to take through the flow.
 struct Build<'a> {
     /// The row's name.
@@ -444,8 +493,9 @@ struct Build<'a> {
     files: &'a [PathBuf],
     combinational: bool,
     wrapper_ffs: u64,
-    /// The top's clock pins (nextpnr's clock nets are named after them); empty: `clk`.
-    clocks: Vec<String>,
+    /// The top's clock pins (nextpnr's clock nets are named after them) and each one's target;
+    /// empty: `clk` at the target.
+    clocks: Vec<(String, f64)>,
 }
 
 fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
@@ -504,6 +554,10 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
             Family::Ice40 => "--asc",
         })
         .arg(&routed);
+    if b.clocks.len() > 1 && dev.family == Family::Ecp5 {
+        std::fs::write(work.join("clocks.lpf"), frequency_lpf(&b.clocks)).map_err(ToolError::from)?;
+        pnr.args(["--lpf", "clocks.lpf", "--lpf-allow-unconstrained"]);
+    }
     let mut row = FpgaRow {
         module: module.to_string(),
         family: dev.family,
@@ -518,7 +572,9 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
         wrapper_ffs: b.wrapper_ffs,
         fmax_mhz: BTreeMap::new(),
         target_mhz: target.freq_mhz,
+        clock_targets_mhz: if b.clocks.len() > 1 { b.clocks.iter().cloned().collect() } else { BTreeMap::new() },
         target_met: false,
+        cross_clock_ns: BTreeMap::new(),
         fits: true,
         note: String::new(),
         pnr_stopped: false,
@@ -559,8 +615,12 @@ fn build(b: &Build, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> 
     }
     let text = std::fs::read_to_string(&report).map_err(ToolError::from)?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| FpgaError::Failed { step: "nextpnr report".into(), module: module.into(), tail: e.to_string() })?;
-    row.fmax_mhz = fmax(&json, &b.clocks);
-    row.target_met = !row.fmax_mhz.is_empty() && row.fmax_mhz.values().all(|&f| f >= target.freq_mhz);
+    let names: Vec<String> = b.clocks.iter().map(|(c, _)| c.clone()).collect();
+    row.fmax_mhz = fmax(&json, &names);
+    if names.len() > 1 {
+        row.cross_clock_ns = cross_clock(&json, &names);
+    }
+    row.target_met = !row.fmax_mhz.is_empty() && row.fmax_mhz.iter().all(|(c, &f)| f >= row.clock_targets_mhz.get(c).copied().unwrap_or(target.freq_mhz));
     if target.bitstream {
         let (tool, out) = match dev.family {
             Family::Ecp5 => ("yowasp-ecppack", format!("{top}.bit")),

@@ -155,8 +155,11 @@ pub struct RclkSetup {
     /// Offsets of node a's and node b's clk in ppm (positive: slower).
     pub ppm: [f64; 2],
     pub free_mhz: f64,
-    /// Channel delay in clk cycles.
+    /// Channel delay in clk cycles (plus a random fraction of one, drawn per lane).
     pub delay: u64,
+    /// An exact channel delay of lane 0 in femtoseconds in place of `delay` (a cable's length:
+    /// 10 m at 5 ns/m is 50 ns); the other lanes add their skew to it.
+    pub delay_fs: Option<u64>,
     /// Most extra delay of a lane over lane 0, in cycles (each lane draws its own).
     pub skew: u64,
     /// With `gt_bits`: most delay of a lane's bit stream in bits (each lane draws its own, so
@@ -226,6 +229,9 @@ pub struct RclkLink {
     pub cycles: [u64; 2],
     /// Traffic flows once both nodes report link_up.
     pub started: bool,
+    /// The scoreboard's time unit (the cycles of [`Flow`]'s latencies and windows): node a's
+    /// clk period unless set (1000 gives latencies in picoseconds).
+    pub tick_fs: u64,
     period_fs: [u64; 2],
     now_fs: u64,
     /// Per node: R, and the fast rising edges so far (the GT-width form).
@@ -249,7 +255,13 @@ impl RclkLink {
         let specs: Vec<ClockSpec> = [fast(0), fast(1), ClockSpec::mhz(s.free_mhz, 0.0, 0), ClockSpec::mhz(s.free_mhz, 37.0, 0)].into_iter().map(|c| c.random_phase(rng)).collect();
         let period_fs = [specs[0].period_fs * ratio[0] as u64, specs[1].period_fs * ratio[1] as u64];
         let delays = |seeds: &mut Rng, lanes: usize, far_period: u64| -> Vec<u64> {
-            (0..lanes).map(|k| (s.delay + if k == 0 { 0 } else { seeds.range(0, s.skew) }) * far_period + seeds.range(0, far_period - 1)).collect()
+            (0..lanes)
+                .map(|k| {
+                    let skew = if k == 0 { 0 } else { seeds.range(0, s.skew) } * far_period;
+                    let fraction = seeds.range(0, far_period - 1);
+                    skew + s.delay_fs.unwrap_or(s.delay * far_period + fraction)
+                })
+                .collect()
         };
         let lane_delay = [delays(&mut seeds, b.p.lanes(), period_fs[0]), delays(&mut seeds, a.p.lanes(), period_fs[1])];
         let channel = |seeds: &mut Rng, lanes: usize| -> Vec<VecDeque<bool>> { (0..lanes).map(|_| (0..seeds.range(0, s.skew_bits)).map(|_| seeds.next_u64() & 1 == 1).collect()).collect() };
@@ -268,6 +280,7 @@ impl RclkLink {
             rng: Rng::new(seeds.next_u64()),
             cycles: [0, 0],
             started: false,
+            tick_fs: period_fs[0],
             period_fs,
             now_fs: 0,
             ratio,
@@ -413,9 +426,10 @@ impl RclkLink {
         let node = &mut self.nodes[n];
         node.user.drive(&mut node.dut, &data, count, last, valid, true)?;
         node.dut.eval();
-        // The scoreboard's cycle: one time base for both ends (node a's clock period), so a
-        // packet's latency never compares two nodes' cycle counts that drift apart at the ppm.
-        let c = self.now_fs / self.period_fs[0];
+        // The scoreboard's cycle: one time base for both ends (node a's clock period unless
+        // `tick_fs` says otherwise), so a packet's latency never compares two nodes' cycle
+        // counts that drift apart at the ppm.
+        let c = self.now_fs / self.tick_fs;
         let out = node.user.read(&node.dut)?;
         if valid && out.s_ready {
             self.flows[n].accepted(c, count, last);

@@ -109,6 +109,39 @@ fn rifl_gearboxes_pass_every_byte_in_order_and_a_dropped_tready_and_a_corrupted_
     }
 }
 
+/// An RXL switch with 2-bit status counters (they saturate within the depth); its link modules'
+/// FEC decoder and encoder are free instances of the proof.
+const RXL_SW: &str = r#"
+[design]
+name = "fsw"
+reset = "sync_high"
+
+[[blocks]]
+kind = "rxl_switch"
+name = "sw"
+counter_bits = 2
+"#;
+
+const RXL_SW_DEPTH: u32 = 6;
+
+/// The ingress delivering a flit the decoder found uncorrectable (and counting it dropped too).
+const RXL_SW_DROP: &str = "out_valid_q <= dec_valid & (~dec_uncorrectable);";
+const RXL_SW_DROP_MUTANT: &str = "out_valid_q <= dec_valid;";
+
+#[test]
+fn the_rxl_switch_ingress_delivers_or_drops_every_flit_and_a_delivered_uncorrectable_flit_is_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = generate(dir.path(), "sw.toml", RXL_SW, "out_sw", "fsw");
+    let (code, t) = bmc(dir.path(), &tree, "fsw_sw_link_rx", RXL_SW_DEPTH, "work");
+    assert_eq!(code, Some(0), "{t}");
+    assert!(row(&t, "fsw_sw_link_rx").contains(&format!("| 4 | smtbmc-yices | bounded to depth {RXL_SW_DEPTH} (BMC")), "{t}");
+    let mutant = mutate(&tree, dir.path(), "fsw_sw_link_rx", RXL_SW_DROP, RXL_SW_DROP_MUTANT);
+    let (code, t) = bmc(dir.path(), &mutant, "fsw_sw_link_rx", RXL_SW_DEPTH, "work_mutant");
+    assert_eq!(code, Some(1), "{t}");
+    assert_counterexample(&t, "fsw_sw_link_rx", dir.path());
+    assert!(row(&t, "fsw_sw_link_rx").contains("(p_flits_conserved)"), "{t}");
+}
+
 /// A SUE packer of two one-beat queues of two 8-byte commands, PDUs of up to two commands,
 /// 2-bit status counters (they saturate within the depth).
 const SUE_PK: &str = r#"

@@ -15,7 +15,7 @@
 //! byte, all bytes unless `in_last`); it is not assumed to hold its beat until `in_ready`: the
 //! gearbox writes the offered beat every cycle and reads it only when it takes it.
 
-use crate::hw::build::{add, all, and, bits_for, dec, eq, id, le, lt, ones, sub, thermo_count, zeros, zext};
+use crate::hw::build::{add, all, and, bit_of, bits_for, dec, eq, id, le, lt, ones, sub, thermo_count, zeros, zext};
 use crate::hw::props::{running, Formal};
 use crate::hw::verilog::{Expr, Item, Stmt};
 use crate::info::DesignInfo;
@@ -31,7 +31,7 @@ fn byte_at(data: &str, bytes: u32, at: Expr, w: u32) -> Expr {
     (0..bytes - 1).rev().fold(byte(bytes - 1), |rest, k| Expr::mux(eq(at.clone(), dec(w, k as u64)), byte(k), rest))
 }
 
-/// `ib` input bytes, `ob` output bytes per beat.
+/// `ib` input bytes, `ob` output bytes per beat (a one-byte side's keep is a scalar).
 pub fn properties(design: &DesignInfo, ib: u32, ob: u32) -> Item {
     let reset = design.reset;
     let cap = ib + ob;
@@ -44,10 +44,10 @@ pub fn properties(design: &DesignInfo, ib: u32, ob: u32) -> Item {
         "a_in_keep",
         "in_keep is contiguous from byte 0 with at least one byte, all bytes unless in_last",
         Some(id("in_valid")),
-        all(vec![Expr::bit("in_keep", 0), thermometer("in_keep", ib), Expr::or(id("in_last"), eq(id("in_keep"), ones(ib)))]),
+        all(vec![bit_of("in_keep", ib, 0), thermometer("in_keep", ib), Expr::or(id("in_last"), eq(id("in_keep"), ones(ib)))]),
     );
     f.handshake_out(reset, "out", "out_valid", "out_ready", &[("out_data", 8 * ob), ("out_keep", ob), ("out_last", 1)]);
-    f.assert("p_out_keep", "out_keep is contiguous from byte 0 with at least one byte", Some(and(run.clone(), id("out_valid"))), and(Expr::bit("out_keep", 0), thermometer("out_keep", ob)));
+    f.assert("p_out_keep", "out_keep is contiguous from byte 0 with at least one byte", Some(and(run.clone(), id("out_valid"))), and(bit_of("out_keep", ob, 0), thermometer("out_keep", ob)));
     f.items.push(Item::wire("f_in", 1, "an input beat is taken"));
     f.items.push(Item::assign(id("f_in"), and(id("in_valid"), id("in_ready"))));
     f.items.push(Item::wire("f_out", 1, "an output beat is taken"));

@@ -58,6 +58,90 @@ fn rifl_lane_tx_and_rx_hold_their_window_and_states_and_an_overlong_resend_is_ca
     assert!(row(&t, "frifl_rl_tx").contains("(p_resend_window)"), "{t}");
 }
 
+/// The same lane with 16-bit user beats: gearboxes of 2 into 14 bytes (TX) and 14 into 2 (RX),
+/// rings of 28 and 42 bytes.
+const RIFL_GEAR: &str = r#"
+[design]
+name = "fgear"
+reset = "sync_high"
+
+[[blocks]]
+kind = "rifl"
+name = "rl"
+frame_bits = 128
+frame_id_bits = 1
+retrans_threshold = 1
+control_repeat = 2
+scrambler = false
+user_bits = 16
+fc_buffer_frames = 4
+fc_on_frames = 2
+fc_off_frames = 1
+"#;
+
+/// Depth 8 covers three 14-byte input beats of the RX gearbox with their packet ends and output
+/// beats, and one full output beat of the TX gearbox.
+const GEAR_DEPTH: u32 = 8;
+
+/// Two mutants of the RX gearbox: the output transfer without `out_ready` (a dropped tready: the
+/// beat leaves untaken), and ring byte 1 written from input byte 0 (a byte corrupted on its way).
+const GEAR_MUTANTS: [(&str, &str, &str); 2] = [
+    ("assign do_out = out_valid & out_ready;", "assign do_out = out_valid;", "p_fill"),
+    ("ring[15:8] <= in_data[15:8];", "ring[15:8] <= in_data[7:0];", "p_tag_byte"),
+];
+
+#[test]
+fn rifl_gearboxes_pass_every_byte_in_order_and_a_dropped_tready_and_a_corrupted_byte_are_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = generate(dir.path(), "gear.toml", RIFL_GEAR, "out_gear", "fgear");
+    for m in ["fgear_rl_txgear", "fgear_rl_rxgear"] {
+        let (code, t) = bmc(dir.path(), &tree, m, GEAR_DEPTH, &format!("work_{m}"));
+        assert_eq!(code, Some(0), "{t}");
+        assert!(row(&t, m).contains(&format!("| 5 | smtbmc-yices | bounded to depth {GEAR_DEPTH} (BMC")), "{t}");
+    }
+    for (from, to, property) in GEAR_MUTANTS {
+        let mutant = mutate(&tree, dir.path(), "fgear_rl_rxgear", from, to);
+        let (code, t) = bmc(dir.path(), &mutant, "fgear_rl_rxgear", GEAR_DEPTH, &format!("work_{property}"));
+        assert_eq!(code, Some(1), "{t}");
+        assert_counterexample(&t, "fgear_rl_rxgear", dir.path());
+        assert!(row(&t, "fgear_rl_rxgear").contains(&format!("({property})")), "{t}");
+        std::fs::remove_dir_all(&mutant).expect("remove the mutant");
+    }
+}
+
+/// An RXL switch with 2-bit status counters (they saturate within the depth); its link modules'
+/// FEC decoder and encoder are free instances of the proof.
+const RXL_SW: &str = r#"
+[design]
+name = "fsw"
+reset = "sync_high"
+
+[[blocks]]
+kind = "rxl_switch"
+name = "sw"
+counter_bits = 2
+"#;
+
+const RXL_SW_DEPTH: u32 = 6;
+
+/// The ingress delivering a flit the decoder found uncorrectable (and counting it dropped too).
+const RXL_SW_DROP: &str = "out_valid_q <= dec_valid & (~dec_uncorrectable);";
+const RXL_SW_DROP_MUTANT: &str = "out_valid_q <= dec_valid;";
+
+#[test]
+fn the_rxl_switch_ingress_delivers_or_drops_every_flit_and_a_delivered_uncorrectable_flit_is_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = generate(dir.path(), "sw.toml", RXL_SW, "out_sw", "fsw");
+    let (code, t) = bmc(dir.path(), &tree, "fsw_sw_link_rx", RXL_SW_DEPTH, "work");
+    assert_eq!(code, Some(0), "{t}");
+    assert!(row(&t, "fsw_sw_link_rx").contains(&format!("| 4 | smtbmc-yices | bounded to depth {RXL_SW_DEPTH} (BMC")), "{t}");
+    let mutant = mutate(&tree, dir.path(), "fsw_sw_link_rx", RXL_SW_DROP, RXL_SW_DROP_MUTANT);
+    let (code, t) = bmc(dir.path(), &mutant, "fsw_sw_link_rx", RXL_SW_DEPTH, "work_mutant");
+    assert_eq!(code, Some(1), "{t}");
+    assert_counterexample(&t, "fsw_sw_link_rx", dir.path());
+    assert!(row(&t, "fsw_sw_link_rx").contains("(p_flits_conserved)"), "{t}");
+}
+
 /// A SUE packer of two one-beat queues of two 8-byte commands, PDUs of up to two commands,
 /// 2-bit status counters (they saturate within the depth).
 const SUE_PK: &str = r#"

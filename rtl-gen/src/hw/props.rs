@@ -133,18 +133,25 @@ impl Formal {
     }
 
     /// The beat held since last cycle on the AXI4-Stream port `name` (`name_tvalid`,
-    /// `name_tready`, payload ports `name_<field>` in order): shadows of the last cycle's stall
-    /// and payload; returns (guard: running, last cycle running and stalled; the rule).
+    /// `name_tready`, payload ports `name_<field>` in order).
     fn stream_rule(&mut self, reset: ResetStyle, name: &str, fields: &[(&str, u32)]) -> (Expr, Expr) {
-        let parts: Vec<Expr> = fields.iter().map(|(f, _)| id(&format!("{name}_{f}"))).collect();
-        let width = fields.iter().map(|(_, w)| w).sum();
+        let payload: Vec<(String, u32)> = fields.iter().map(|(f, w)| (format!("{name}_{f}"), *w)).collect();
+        self.handshake_rule(reset, name, &format!("{name}_tvalid"), &format!("{name}_tready"), &payload)
+    }
+
+    /// The beat held since last cycle on a valid/ready port whose signals are named freely
+    /// (`valid`, `ready`, the payload signals in order; `label` names the shadows `f_<label>_…`):
+    /// shadows of the last cycle's stall and payload; returns (guard: running, last cycle running
+    /// and stalled; the rule).
+    fn handshake_rule(&mut self, reset: ResetStyle, label: &str, valid: &str, ready: &str, payload: &[(String, u32)]) -> (Expr, Expr) {
+        let parts: Vec<Expr> = payload.iter().map(|(f, _)| id(f)).collect();
+        let width = payload.iter().map(|(_, w)| w).sum();
         let payload = if parts.len() == 1 { parts.into_iter().next().expect("one field") } else { Expr::Concat(parts) };
-        let valid = id(&format!("{name}_tvalid"));
-        let stalled = and(valid.clone(), id(&format!("{name}_tready")).not());
-        let held = self.past(&format!("f_{name}_stall"), 1, stalled, &format!("{name}: a beat presented and not taken one cycle ago"));
-        let was = self.past(&format!("f_{name}_pay"), width, payload.clone(), &format!("{name}: the payload one cycle ago"));
+        let stalled = and(id(valid), id(ready).not());
+        let held = self.past(&format!("f_{label}_stall"), 1, stalled, &format!("{label}: a beat presented and not taken one cycle ago"));
+        let was = self.past(&format!("f_{label}_pay"), width, payload.clone(), &format!("{label}: the payload one cycle ago"));
         let prev = self.prev_run(reset);
-        (and(and(running(reset), prev), held), and(valid, eq(payload, was)))
+        (and(and(running(reset), prev), held), and(id(valid), eq(payload, was)))
     }
 
     /// The AXI4-Stream rule on an output port: once `tvalid` is high and `tready` low, the next
@@ -157,6 +164,14 @@ impl Formal {
             guard = and(guard, h);
         }
         self.assert(&format!("p_{name}_stable"), &format!("{name}: tvalid and the payload stay until tready"), Some(guard), rule);
+    }
+
+    /// The same rule on an output port whose signals are not `<name>_t…` (`valid`, `ready`,
+    /// payload signals; `p_<label>_stable`): a module-internal stream such as a gearbox's.
+    pub fn handshake_out(&mut self, reset: ResetStyle, label: &str, valid: &str, ready: &str, payload: &[(&str, u32)]) {
+        let payload: Vec<(String, u32)> = payload.iter().map(|(f, w)| (f.to_string(), *w)).collect();
+        let (guard, rule) = self.handshake_rule(reset, label, valid, ready, &payload);
+        self.assert(&format!("p_{label}_stable"), &format!("{label}: {valid} and the payload stay until {ready}"), Some(guard), rule);
     }
 
     /// The same rule assumed of an input port (`a_<name>_stable`): the proof considers only

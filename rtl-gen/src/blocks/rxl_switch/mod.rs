@@ -19,6 +19,7 @@ pub const LINK_TX_CYCLES: u32 = ENC_STAGES;
 pub const LATENCY_CYCLES: u32 = LINK_RX_CYCLES + LINK_TX_CYCLES;
 
 pub mod model;
+mod props;
 mod rtl;
 
 use crate::blocks::rxl_endpoint::flit::FecChoice;

@@ -80,6 +80,7 @@ fn link_rx(b: &RxlSwitchBlock, design: &DesignInfo, name: &str, dec_name: &str) 
     items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("dec_valid"), vec![Stmt::set(id("out_msg_q"), id("dec_msg"))])] });
     // The counters' properties hold whatever the decoder outputs: its proof is its own.
     items.push(Item::Formal(Formal::free(&["u_fec_dec"])));
+    items.push(super::props::link_rx(design, cb));
     for (p, r) in [("out_valid", "out_valid_q"), ("out_msg", "out_msg_q")] {
         items.push(Item::assign(id(p), id(r)));
     }

@@ -398,6 +398,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     // No reset and no clear: the ring's flip-flops have only an enable, the write position (shared
     // by its bytes), with the input byte straight on D; the reset empties the ring through held.
     it.push(Item::AlwaysFf { reset: None, body });
+    it.push(super::gear_props::properties(design, ib, ob));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
         latency: 1,

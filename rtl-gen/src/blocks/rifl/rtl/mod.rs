@@ -7,6 +7,7 @@ mod codec_props;
 mod comp;
 mod fifo;
 mod fifo_props;
+mod gear_props;
 mod gearbox;
 mod gtx;
 mod rx;

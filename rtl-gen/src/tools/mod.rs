@@ -299,13 +299,41 @@ pub fn run_limited(cmd: &mut Command, limit: std::time::Duration) -> Result<(Opt
             break Some(status);
         }
         if start.elapsed() >= limit {
+            // The tool's own children (SymbiYosys's solvers, Yosys's ABC) go with it: left
+            // running they would hold the output pipes open and the machine busy.
+            let family = descendants(child.id());
             let _ = child.kill();
+            for pid in family {
+                // SAFETY: kill(2) with a pid read from /proc as a descendant of our child.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
             let _ = child.wait();
             break None;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
     Ok((status.map(|s| s.success()), Piped::text(out, err)))
+}
+
+/// Every process below `root` (children, their children, ...), read from `/proc/<pid>/stat`;
+/// empty where there is no `/proc`.
+fn descendants(root: u32) -> Vec<i32> {
+    let parent_of = |pid: i32| -> Option<i32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so read after the last `)`.
+        stat[stat.rfind(')')? + 1..].split_whitespace().nth(1)?.parse().ok()
+    };
+    let links: Vec<(i32, i32)> = std::fs::read_dir("/proc")
+        .map(|dir| dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()).filter_map(|pid| Some((pid, parent_of(pid)?))).collect())
+        .unwrap_or_default();
+    let mut family = vec![root as i32];
+    let mut i = 0;
+    while i < family.len() {
+        let parent = family[i];
+        family.extend(links.iter().filter(|&&(_, pp)| pp == parent).map(|&(pid, _)| pid));
+        i += 1;
+    }
+    family.split_off(1)
 }
 
 #[cfg(test)]
@@ -320,6 +348,26 @@ mod tests {
         assert!(text.contains("placing"), "the output up to the stop is kept: {text:?}");
         let (status, text) = run_limited(Command::new("sh").args(["-c", "echo done; exit 2"]), limit * 15).expect("sh runs");
         assert_eq!((status, text.as_str()), (Some(false), "done\n"));
+    }
+
+    #[test]
+    fn a_limited_run_stops_the_tools_children_too() {
+        // The solver runs below the tool, as z3 under SymbiYosys: it must not outlive the limit
+        // (nor hold the output pipe open until it ends).
+        let started = std::time::Instant::now();
+        let (status, text) = run_limited(Command::new("sh").args(["-c", "sleep 60 & echo $!; wait"]), std::time::Duration::from_secs(2)).expect("sh runs");
+        assert_eq!(status, None, "stopped at the limit");
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "returned without waiting for the grandchild");
+        let grandchild: u32 = text.trim().parse().expect("the grandchild's pid");
+        let gone = (0..50).any(|_| {
+            let state = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).ok();
+            let alive = state.is_some_and(|s| s.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')));
+            if alive {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            !alive
+        });
+        assert!(gone, "the grandchild {grandchild} still runs");
     }
 
     #[test]

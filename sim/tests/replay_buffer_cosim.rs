@@ -31,6 +31,8 @@ struct Lockstep {
     replays: u64,
     acks: u64,
     pushes: u64,
+    /// The ack and replay presented last cycle (valid, seq): the buffer judges them this cycle.
+    pending: [(bool, u32); 2],
 }
 
 impl Lockstep {
@@ -40,7 +42,7 @@ impl Lockstep {
     }
 
     fn around(twin: ReplayTwin, seed: u64) -> Lockstep {
-        Lockstep { twin, seed, pushed: HashMap::new(), next_out: None, outs: 0, replays: 0, acks: 0, pushes: 0 }
+        Lockstep { twin, seed, pushed: HashMap::new(), next_out: None, outs: 0, replays: 0, acks: 0, pushes: 0, pending: [(false, 0); 2] }
     }
 
     fn b(&self) -> &ReplayBufferBlock {
@@ -78,8 +80,11 @@ impl Lockstep {
             self.pushed.insert(o.push_seq, inp.push_data.clone());
             self.pushes += 1;
         }
-        let ack_taken = inp.ack_valid && (inp.ack_seq.wrapping_sub(o.head) & mask) < o.count;
-        let replay_taken = inp.replay_valid && (inp.replay_seq.wrapping_sub(o.head) & mask) <= o.count;
+        // Acks and replays are judged the cycle after they are presented, against its window.
+        let [(ack_valid, ack_seq), (replay_valid, replay_seq)] = self.pending;
+        self.pending = [(inp.ack_valid, inp.ack_seq), (inp.replay_valid, inp.replay_seq)];
+        let ack_taken = ack_valid && (ack_seq.wrapping_sub(o.head) & mask) < o.count;
+        let replay_taken = replay_valid && (replay_seq.wrapping_sub(o.head) & mask) <= o.count;
         self.acks += ack_taken as u64;
         self.replays += replay_taken as u64;
         if o.out_valid && inp.out_ready && !replay_taken {
@@ -136,13 +141,14 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
         t.step(&RbInputs { replay_valid: true, replay_seq: target, ..idle() })?;
         t.step(&idle())?;
         let o = t.model().outputs();
-        assert_eq!(o.out_seq, target & mask, "{}: replay to {target}", b.name);
-        assert_eq!(o.out_valid, target != depth, "{}: replay to the tail leaves nothing to send", b.name);
+        assert_eq!((o.out_seq, o.out_valid), (target & mask, false), "{}: replay to {target}: judged, the RAM reads it", b.name);
+        t.step(&idle())?;
+        assert_eq!(t.model().outputs().out_valid, target != depth, "{}: replay to the tail leaves nothing to send", b.name);
     }
     // Stream everything out, replay the oldest and stream again.
     for _ in 0..2 {
         t.step(&RbInputs { replay_valid: true, replay_seq: 0, ..idle() })?;
-        for _ in 0..depth + 2 {
+        for _ in 0..depth + 4 {
             t.step(&RbInputs { out_ready: true, ..idle() })?;
         }
         assert!(!t.model().outputs().out_valid, "{}: all sent", b.name);
@@ -150,6 +156,7 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
     // Stale, future and out-of-window commands are ignored.
     t.step(&RbInputs { ack_valid: true, ack_seq: depth, ..idle() })?;
     t.step(&RbInputs { replay_valid: true, replay_seq: (depth + 1) & mask, ..idle() })?;
+    t.step(&idle())?;
     assert_eq!(t.model().outputs().count, depth, "{}: out-of-window ack ignored", b.name);
     // Ack in the same cycle as a replay to an entry the ack frees: the pointer goes to the new head.
     t.step(&RbInputs { ack_valid: true, ack_seq: 2, replay_valid: true, replay_seq: 1, ..idle() })?;
@@ -158,18 +165,22 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
     if depth > 7 {
         // The replay target is the very entry the ack names: freed, so the new head again.
         t.step(&RbInputs { ack_valid: true, ack_seq: 4, replay_valid: true, replay_seq: 4, ..idle() })?;
-        assert_eq!(t.model().outputs().out_seq, 5, "{}: replay to the acked entry lands on the new head", b.name);
-        // An ack naming the entry on the output while it is taken: the pointer moves on to the new head.
         t.step(&idle())?;
-        t.step(&RbInputs { ack_valid: true, ack_seq: 5, out_ready: true, ..idle() })?;
+        assert_eq!(t.model().outputs().out_seq, 5, "{}: replay to the acked entry lands on the new head", b.name);
+        // An ack naming the entry on the output, judged while it is taken: the pointer moves on to the new head.
+        t.step(&RbInputs { ack_valid: true, ack_seq: 5, ..idle() })?;
+        assert!(t.model().outputs().out_valid, "{}: entry 5 presented", b.name);
+        t.step(&RbInputs { out_ready: true, ..idle() })?;
         let o = t.model().outputs();
         assert!(o.out_seq == 6 && t.model().head() == 6, "{}: ack of the entry being taken: {o:?}", b.name);
     }
     // Ack of everything.
     t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
+    t.step(&idle())?;
     let o = t.model().outputs();
     assert!(o.count == 0 && !o.full && o.push_ready, "{}: empty after acking everything: {o:?}", b.name);
     t.step(&RbInputs { ack_valid: true, ack_seq: depth - 1, ..idle() })?;
+    t.step(&idle())?;
     assert_eq!(t.model().outputs().count, 0, "{}: a second ack of everything is stale", b.name);
 
     // Wrap the sequence numbers three times: streaming with acks trailing a few entries behind.
@@ -184,13 +195,15 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
         t.step(&inp)?;
     }
     assert!(t.model().outputs().push_seq != 0 || t.pushes > laps, "{}: sequence numbers wrapped", b.name);
-    // Replay of the oldest after the wrap, and ack of everything again.
+    // Replay of the oldest after the wrap (once the last ack is judged), and ack of everything again.
+    t.step(&idle())?;
     let head = t.model().head();
     t.step(&RbInputs { replay_valid: true, replay_seq: head, ..idle() })?;
     t.step(&idle())?;
     assert_eq!(t.model().outputs().out_seq, head, "{}: replay of the oldest after wrapping", b.name);
     let last = (t.model().outputs().push_seq + mask) & mask;
     t.step(&RbInputs { ack_valid: true, ack_seq: last, ..idle() })?;
+    t.step(&idle())?;
     assert_eq!(t.model().outputs().count, 0, "{}: ack of everything after wrapping", b.name);
     // Push into the empty buffer with the output waiting: out_valid two cycles later.
     let o0 = t.model().outputs();

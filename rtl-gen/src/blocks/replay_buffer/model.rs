@@ -8,21 +8,30 @@
 //! `seq_bits` wide and wrap; every comparison is made on offsets from `head`, which stay below
 //! 2^seq_bits because `depth` ≤ 2^seq_bits − 1.
 //!
+//! Acks and replays are registered: the request presented in a cycle (`ack_*`, `replay_*`) is
+//! judged in the next one, by the rules below, against that cycle's pointers.
+//!
 //! Per clock edge, from the values before it:
 //! - `head` is an output; `count = tail − head` (a register in the RTL, updated from the next
 //!   head and tail), `full = count == depth`, `push_ready = !full`, `push_seq = tail`;
 //!   `out_valid = q_ok`, `out_seq = rd`, `out_data` = the read register.
 //! - A push (push_valid && push_ready) writes entry `tail` and increments it.
-//! - An ack is taken when `ack_seq − head < count` (an entry actually held); others are stale
+//! - An ack (the one presented the cycle before) is taken when `ack_seq − head < count` (an entry actually held); others are stale
 //!   and ignored. It moves `head` to `ack_seq + 1`.
 //! - The output pointer: a replay with `replay_seq − head ≤ count` moves it to `replay_seq`
 //!   (even while the output is stalled: the presented entry is withdrawn); otherwise an output
-//!   transfer (out_valid && out_ready) increments it. If a same-cycle ack frees the entry the
-//!   pointer lands on, it moves to the new head instead (acknowledged entries are not re-sent).
-//! - The RAM reads the pointer's new value; the read register is valid next cycle unless the
-//!   pointer equals the old `tail` (nothing there yet, or the entry being written at this
-//!   edge, which the read-first RAM does not return): so a push reaches the output two cycles
-//!   later when the output had caught up, and the stream runs at one entry per cycle.
+//!   transfer (out_valid && out_ready) increments it. If the ack judged at the same edge frees
+//!   the replayed entry, or (without a replay) the presented one, it moves to the new head
+//!   instead (acknowledged entries are not re-sent).
+//! - The RAM's read register loads unless it presents an entry the consumer does not take
+//!   (`q_ok && !out_ready`); it reads `rd + 1` while an entry is presented (the next one, taken
+//!   at this edge), else `rd` itself. It is valid next cycle when it holds (and was valid), or
+//!   when it read an address other than the old `tail` (nothing there yet, or the entry being
+//!   written at this edge, which the read-first RAM does not return), unless the pointer jumped
+//!   (a replay, or an ack that freed the pointer's entry): then it read the old stream's entry,
+//!   and the new one follows the cycle after. So a push reaches the output two cycles later
+//!   when the output had caught up, a replayed entry two cycles after the replay, and the
+//!   stream runs at one entry per cycle.
 
 /// Inputs of one clock cycle.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,6 +70,9 @@ pub struct ReplayBufferModel {
     q_ok: bool,
     ram: Vec<Vec<u8>>,
     ram_q: Vec<u8>,
+    /// The ack and replay presented last cycle, judged at this edge.
+    ack: (bool, u32),
+    replay: (bool, u32),
 }
 
 impl ReplayBufferModel {
@@ -79,6 +91,8 @@ impl ReplayBufferModel {
             q_ok: false,
             ram: vec![vec![0; entry_bytes]; ram_entries],
             ram_q: vec![0; entry_bytes],
+            ack: (false, 0),
+            replay: (false, 0),
         }
     }
 
@@ -88,6 +102,8 @@ impl ReplayBufferModel {
         self.tail = 0;
         self.rd = 0;
         self.q_ok = false;
+        self.ack = (false, 0);
+        self.replay = (false, 0);
     }
 
     fn sub(&self, a: u32, b: u32) -> u32 {
@@ -124,25 +140,35 @@ impl ReplayBufferModel {
         let full = count == self.depth;
         let push = inp.push_valid && !full;
         let out_fire = self.q_ok && inp.out_ready;
-        let ack_off = self.sub(inp.ack_seq, self.head);
-        let ack_ok = inp.ack_valid && ack_off < count;
-        let head_n = if ack_ok { (inp.ack_seq + 1) & self.seq_mask } else { self.head };
-        let replay_ok = inp.replay_valid && self.sub(inp.replay_seq, self.head) <= count;
-        let rd_a = if replay_ok {
-            inp.replay_seq & self.seq_mask
-        } else if out_fire {
-            (self.rd + 1) & self.seq_mask
+        let ((ack_valid, ack_seq), (replay_valid, replay_seq)) = (self.ack, self.replay);
+        self.ack = (inp.ack_valid, inp.ack_seq & self.seq_mask);
+        self.replay = (inp.replay_valid, inp.replay_seq & self.seq_mask);
+        let ack_off = self.sub(ack_seq, self.head);
+        let ack_ok = ack_valid && ack_off < count;
+        let head_n = if ack_ok { (ack_seq + 1) & self.seq_mask } else { self.head };
+        let replay_ok = replay_valid && self.sub(replay_seq, self.head) <= count;
+        // A taken ack frees the entries from the head to ack_seq: the replayed one, or the
+        // presented one (then the stepped pointer, rd + 1, is the new head or freed too).
+        let frees = |x: u32| ack_ok && self.sub(x, self.head) <= ack_off;
+        let (free_rd, rd_n) = if replay_ok {
+            (false, if frees(replay_seq) { head_n } else { replay_seq })
+        } else if frees(self.rd) {
+            (true, head_n)
         } else {
-            self.rd
+            (false, if out_fire { (self.rd + 1) & self.seq_mask } else { self.rd })
         };
-        let rd_n = if ack_ok && self.sub(rd_a, self.head) < ack_off + 1 { head_n } else { rd_a };
+        let jump = replay_ok || free_rd;
         // Read-first RAM: the read register gets the contents before this edge's write.
-        self.ram_q.clone_from(&self.ram[(rd_n & self.addr_mask) as usize]);
+        let rd_en = !self.q_ok || inp.out_ready;
+        let rd_addr = if self.q_ok { (self.rd + 1) & self.seq_mask } else { self.rd };
+        if rd_en {
+            self.ram_q.clone_from(&self.ram[(rd_addr & self.addr_mask) as usize]);
+        }
         if push {
             assert_eq!(inp.push_data.len(), self.entry_bytes, "push_data length in bytes");
             self.ram[(self.tail & self.addr_mask) as usize].clone_from(&inp.push_data);
         }
-        self.q_ok = rd_n != self.tail;
+        self.q_ok = !jump && ((self.q_ok && !inp.out_ready) || rd_addr != self.tail);
         self.tail = (self.tail + push as u32) & self.seq_mask;
         self.head = head_n;
         self.rd = rd_n;
@@ -186,17 +212,25 @@ mod tests {
         }
         assert!(m.outputs().full);
         m.tick(&RbInputs { ack_valid: true, ack_seq: 2, out_ready: true, ..Default::default() });
+        assert_eq!(m.outputs().count, 8, "judged the cycle after");
+        m.tick(&RbInputs::default());
         assert_eq!(m.outputs().count, 5);
         // Stale ack (already freed) and an ack beyond the tail are ignored.
         m.tick(&RbInputs { ack_valid: true, ack_seq: 1, ..Default::default() });
         m.tick(&RbInputs { ack_valid: true, ack_seq: 9, ..Default::default() });
+        m.tick(&RbInputs::default());
         assert_eq!(m.outputs().count, 5);
         m.tick(&RbInputs { replay_valid: true, replay_seq: 4, ..Default::default() });
+        m.tick(&RbInputs::default());
+        let o = m.outputs();
+        assert_eq!((o.out_valid, o.out_seq), (false, 4), "the RAM reads the replayed entry");
+        m.tick(&RbInputs::default());
         let o = m.outputs();
         assert!(o.out_valid);
         assert_eq!((o.out_seq, m.out_data()[0]), (4, 4));
         // Replay of an acknowledged entry is ignored.
         m.tick(&RbInputs { replay_valid: true, replay_seq: 1, ..Default::default() });
+        m.tick(&RbInputs::default());
         assert_eq!(m.outputs().out_seq, 4);
     }
 }

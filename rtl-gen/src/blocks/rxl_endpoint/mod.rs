@@ -9,8 +9,9 @@
 
 /// Cycles from an endpoint's flit register to its own replay of that flit, beyond the channel
 /// and switch latencies of the NACK's round trip: RX decode register, decision, NACK flit
-/// register, (the peer's) decode register, decision, control register, replay-buffer read.
-pub const LOOP_OVERHEAD_CYCLES: u32 = 7;
+/// register, (the peer's) decode register, decision, control register, the replay buffer's
+/// request register, its pointer jump, its RAM read.
+pub const LOOP_OVERHEAD_CYCLES: u32 = 9;
 
 pub mod flit;
 pub mod model;
@@ -85,7 +86,7 @@ impl RxlEndpointBlock {
             "ACK coalescing: an ACK is piggybacked once ack_every = {} flits were delivered since the last ACK/NACK, or when some were and ack_timeout = {} cycles passed. Replay timeout: {} cycles without ACK/NACK while flits are held replays from the oldest.",
             self.cfg.ack_every, self.cfg.ack_timeout, self.cfg.replay_timeout
         ));
-        n.push("A received ACK/NACK reaches the replay buffer one cycle after the decision (ctl register). Counters saturate at 2^counter_bits - 1.".into());
+        n.push("A received ACK/NACK reaches the replay buffer one cycle after the decision (ctl register), which judges it the cycle after (its request register); a NACK's first replayed flit is in the flit register five cycles after the NACK's decision. Counters saturate at 2^counter_bits - 1.".into());
         n
     }
 }

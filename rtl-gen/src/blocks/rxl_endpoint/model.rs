@@ -33,8 +33,9 @@
 //!   it is a sequence error (discard + NACK); one with ReplayCmd ≠ 0 carries an AckNum instead
 //!   of its SeqNum and is delivered unchecked unless discarding — the weakness of Fig. 4;
 //! - a good flit's ReplayCmd/FSN (ACK or NACK of our own transmissions) goes to the `ctl`
-//!   register and, one cycle later, to the replay buffer: ACK frees up to FSN, NACK frees up
-//!   to FSN and replays from FSN + 1;
+//!   register and, one cycle later, to the replay buffer, which judges it the cycle after: ACK
+//!   frees up to FSN, NACK frees up to FSN and replays from FSN + 1 (a replay is counted, and
+//!   in `cxl_baseline` marks the next payload flit, when the buffer takes it);
 //! - delivered payloads appear on `m_valid`/`m_payload` the next cycle.
 //!
 //! ACK coalescing: an ACK is due once `ack_every` flits were delivered since the last ACK or
@@ -144,6 +145,8 @@ pub struct EndpointModel {
     t1_msg: Msg,
     tx_flit: Flit,
     replay_start: bool,
+    /// The replay request given to the buffer last cycle: the buffer judges it this cycle.
+    replay_req: (bool, u32),
     ctl_valid: bool,
     ctl_cmd: u8,
     ctl_fsn: u32,
@@ -186,6 +189,7 @@ impl EndpointModel {
             t1_msg: zero_msg,
             tx_flit,
             replay_start: false,
+            replay_req: (false, 0),
             ctl_valid: false,
             ctl_cmd: 0,
             ctl_fsn: 0,
@@ -290,7 +294,9 @@ impl EndpointModel {
         let timeout = !ctl_ack && rbo.count > 0 && self.stall_timer + 1 >= cfg.replay_timeout;
         let replay_seq = if ctl_nack { (self.ctl_fsn + 1) & SEQ_MASK } else { head };
         let replay_valid = ctl_nack || timeout;
-        let replay_taken = replay_valid && (replay_seq.wrapping_sub(head) & SEQ_MASK) <= rbo.count;
+        // The buffer judges a replay the cycle after it is requested, against that cycle's window.
+        let (req_valid, req_seq) = self.replay_req;
+        let replay_taken = req_valid && (req_seq.wrapping_sub(head) & SEQ_MASK) <= rbo.count;
         let stall_timer_n = if ctl_ack || timeout || rbo.count == 0 { 0 } else { self.stall_timer + 1 };
 
         // ---- TX: load the flit register ----
@@ -396,6 +402,7 @@ impl EndpointModel {
         (self.ctl_valid, self.ctl_cmd, self.ctl_fsn) = ctl_n;
         self.stall_timer = stall_timer_n;
         self.replay_start = replay_start_n;
+        self.replay_req = (replay_valid, replay_seq);
     }
 }
 

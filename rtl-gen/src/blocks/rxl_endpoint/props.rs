@@ -10,7 +10,7 @@
 //! - sequence numbers: an ACK or NACK sent names the SeqNum of the last payload delivered at
 //!   `m_payload` (AckNum = delivered − 1, counted at the port), so the peer never frees a flit
 //!   this end has not delivered; a replay on timeout starts at the oldest unacknowledged flit
-//!   (the buffer's head) and is accepted;
+//!   (the buffer's head), inside the window the buffer accepts;
 //! - the link port: `tx_valid` is high in every cycle after the first out of reset, and the
 //!   flit held for the link (`t1_msg`, which the FEC encoder turns into `tx_flit`, and which
 //!   loads only on `load`) does not load while the link stalls it;
@@ -103,7 +103,12 @@ pub fn properties(b: &RxlEndpointBlock, design: &DesignInfo, seq_bits: u32) -> I
         Some(all(vec![run.clone(), id("load"), ne(id("tx_cmd"), id("REPLAY_CMD_NONE"))])),
         eq(id("tx_fsn"), sub(delivered, dec(s, 1))),
     );
-    f.assert("p_timeout_replay", "a replay on timeout starts at the oldest unacknowledged flit and is accepted", Some(and(run.clone(), id("timeout"))), and(eq(id("replay_seq"), id("rb_head")), id("replay_taken")));
+    f.assert(
+        "p_timeout_replay",
+        "a replay on timeout starts at the oldest unacknowledged flit, inside the buffer's window (replay_seq - head <= count)",
+        Some(and(run.clone(), id("timeout"))),
+        and(eq(id("replay_seq"), id("rb_head")), le(sub(id("replay_seq"), id("rb_head")), id("rb_count"))),
+    );
 
     f.assert("p_tx_valid", "tx_valid is high in every cycle after the first out of reset", Some(and(run.clone(), prev)), id("tx_valid"));
     // `t1_msg` (tx_flit's source) changes only when `load` is high: stated at its enable, so the

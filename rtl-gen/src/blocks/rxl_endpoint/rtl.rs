@@ -146,6 +146,8 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         Item::reg("ctl_cmd", 2, "its ReplayCmd"),
         Item::reg("ctl_fsn", s, "its FSN (AckNum)"),
         Item::reg("stall_timer", w_rt, "cycles without ACK/NACK while the replay buffer holds flits"),
+        Item::reg("rq_valid", 1, "a replay was requested last cycle: the buffer judges it now"),
+        Item::reg("rq_seq", s, "its first sequence number"),
         Item::reg("d_valid", 1, "RX stage 1: a decoded flit"),
         Item::reg("d_msg", MSG_BITS, "its FEC-corrected bytes 0-249"),
         Item::reg("d_corrected", 1, "the FEC corrected it"),
@@ -167,6 +169,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         ("t1_valid", 1),
         ("ctl_valid", 1),
         ("stall_timer", w_rt),
+        ("rq_valid", 1),
         ("d_valid", 1),
         ("eseq", s),
         ("discard", 1),
@@ -265,7 +268,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     );
     wire(&mut c, "replay_seq", s, "NACK: after the last good SeqNum; timeout: the oldest", mux(id("ctl_nack"), add(id("ctl_fsn"), dec(s, 1)), id("rb_head")));
     wire(&mut c, "replay_valid", 1, "", or(id("ctl_nack"), id("timeout")));
-    wire(&mut c, "replay_taken", 1, "the buffer accepts it (replay_seq - head <= count)", and(id("replay_valid"), le(sub(id("replay_seq"), id("rb_head")), id("rb_count"))));
+    wire(&mut c, "replay_taken", 1, "the buffer takes last cycle's request now (rq_seq - head <= count)", and(id("rq_valid"), le(sub(id("rq_seq"), id("rb_head")), id("rb_count"))));
     c.push(Item::comment("TX: the flit register loads when the link takes the current flit (or holds none)."));
     wire(&mut c, "load", 1, "", or(id("tx_ready"), id("t1_valid").not()));
     let payload_cond = if rxl { and(and(id("load"), id("rb_out_valid")), id("nack_pending").not()) } else { and(id("load"), id("rb_out_valid")) };
@@ -343,6 +346,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         Stmt::Comment("TX".into()),
         Stmt::when(id("load"), vec![Stmt::set(id("t1_valid"), Expr::one())]),
         Stmt::set(id("ctl_valid"), and(id("good"), id("h_has_ack"))),
+        Stmt::set(id("rq_valid"), id("replay_valid")),
         Stmt::set(id("stall_timer"), mux(or(or(id("ctl_ack"), id("timeout")), eq(id("rb_count"), dec(s, 0))), dec(w_rt, 0), add(id("stall_timer"), dec(w_rt, 1)))),
     ];
     if !rxl {
@@ -390,6 +394,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
             Stmt::when(id("load"), vec![Stmt::set(id("t1_msg"), Expr::Concat(vec![id("tx_crc"), id("tx_data")]))]),
             Stmt::set(id("ctl_cmd"), id("h_cmd")),
             Stmt::set(id("ctl_fsn"), id("h_fsn")),
+            Stmt::set(id("rq_seq"), id("replay_seq")),
             Stmt::when(id("rx_valid"), vec![Stmt::set(id("d_msg"), id("dec_msg")), Stmt::set(id("d_corrected"), id("dec_corrected")), Stmt::set(id("d_uncorrectable"), id("dec_uncorrectable"))]),
             Stmt::when(id("deliver"), vec![Stmt::set(id("m_payload_q"), Expr::slice("d_msg", CRC_DATA_BITS - 1, 16))]),
         ],

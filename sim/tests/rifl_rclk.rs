@@ -76,7 +76,7 @@ compensation = false
 
 /// The deepest a CDC FIFO gets with compensation: the read side's view of a write (3 clk
 /// edges) and the write side's view of a read (3 rx_clk edges) in flight, the compensation's
-/// reaction (2 free_clk edges + 3 clk edges at a 2.5:1 clock ratio) and sampling noise.
+/// reaction (4 free_clk edges + 3 clk edges at a 2.5:1 clock ratio) and sampling noise.
 const COMPENSATED_LEVEL: u64 = 10;
 
 fn bench() -> Bench {

@@ -48,9 +48,14 @@ pub struct Compensation {
     // free_clk domain
     tx_sync: [u32; SYNC_STAGES as usize],
     rx_sync: [u32; SYNC_STAGES as usize],
+    tx_seen: u32,
+    rx_seen: u32,
     tx_prev: u32,
     rx_prev: u32,
+    seen: bool,
     primed: bool,
+    /// TX steps minus recovered steps between the last two samples.
+    net: i64,
     balance: u32,
     owed_bin: u32,
     owed_gray: u32,
@@ -102,17 +107,20 @@ impl Compensation {
         self.rx_gray = gray(self.rx_bin);
     }
 
-    /// A rising edge of the free-running clock.
+    /// A rising edge of the free-running clock: three register stages (the counts in binary,
+    /// their net step, the balance), each from the values before the edge.
     pub fn free_edge(&mut self) {
         let m = mask(COUNT_BITS);
-        let (tx_seen, rx_seen) = (bin(self.tx_sync[SYNC_STAGES as usize - 1]), bin(self.rx_sync[SYNC_STAGES as usize - 1]));
-        let (tx_step, rx_step) = if self.primed { (tx_seen.wrapping_sub(self.tx_prev) & m, rx_seen.wrapping_sub(self.rx_prev) & m) } else { (0, 0) };
         let pay = self.balance > BALANCE_FLOOR;
-        let sum = self.balance as i64 + tx_step as i64 - rx_step as i64 - pay as i64;
+        let sum = self.balance as i64 + self.net - pay as i64;
         self.balance = sum.clamp(0, mask(BALANCE_BITS) as i64) as u32;
-        self.tx_prev = tx_seen;
-        self.rx_prev = rx_seen;
-        self.primed = true;
+        self.net = if self.primed { (self.tx_seen.wrapping_sub(self.tx_prev) & m) as i64 - (self.rx_seen.wrapping_sub(self.rx_prev) & m) as i64 } else { 0 };
+        self.tx_prev = self.tx_seen;
+        self.rx_prev = self.rx_seen;
+        self.primed = self.seen;
+        self.seen = true;
+        self.tx_seen = bin(self.tx_sync[SYNC_STAGES as usize - 1]);
+        self.rx_seen = bin(self.rx_sync[SYNC_STAGES as usize - 1]);
         if pay {
             self.owed_bin = (self.owed_bin + 1) & mask(OWED_BITS);
             self.owed_gray = gray(self.owed_bin);

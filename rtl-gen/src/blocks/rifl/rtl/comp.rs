@@ -57,25 +57,30 @@ pub fn module(design: &DesignInfo, n: &Names, rx_tick: bool) -> GeneratedModule 
         gray_counter(&mut it, "rx_cnt", cw, Expr::one(), &rx, "Recovered clock cycles (the far end's TX clock).")
     };
 
-    it.push(Item::comment("Free-running domain: both counts sampled, their steps since the last free_clk edge compared."));
+    it.push(Item::comment("Free-running domain, three register stages: the counts in binary, their net step, the balance."));
     let tx_s = synchronizer(&mut it, "tx_cnt_sync", id(&txc.gray), cw, SYNC_STAGES, &free, "The TX cycle count seen by the free domain.");
     let rx_s = synchronizer(&mut it, "rx_cnt_sync", id(&rxc.gray), cw, SYNC_STAGES, &free, "The recovered cycle count seen by the free domain.");
-    wire(&mut it, "tx_seen", cw, "the synchronized TX count in binary", bin_of_gray(&tx_s, cw));
-    wire(&mut it, "rx_seen", cw, "the synchronized recovered count in binary", bin_of_gray(&rx_s, cw));
-    reg(&mut it, "tx_prev_q", cw, "tx_seen at the last free_clk edge");
-    reg(&mut it, "rx_prev_q", cw, "rx_seen at the last free_clk edge");
-    reg(&mut it, "primed_q", 1, "the previous counts are samples (not the reset values)");
+    let nw = cw + 2;
+    reg(&mut it, "tx_seen_q", cw, "the synchronized TX count in binary");
+    reg(&mut it, "rx_seen_q", cw, "the synchronized recovered count in binary");
+    reg(&mut it, "tx_prev_q", cw, "tx_seen_q at the last free_clk edge");
+    reg(&mut it, "rx_prev_q", cw, "rx_seen_q at the last free_clk edge");
+    reg(&mut it, "seen_q", 1, "tx_seen_q and rx_seen_q hold samples (not the reset values)");
+    reg(&mut it, "primed_q", 1, "tx_prev_q and rx_prev_q hold samples too: the steps are real");
+    reg(&mut it, "net_q", nw, "TX cycles minus recovered cycles over one free_clk period (two's complement)");
     reg(&mut it, "balance_q", bw, "BALANCE_FLOOR + TX cycles gained and not yet paid (floored at 0: a far end that is faster earns no credit beyond the floor)");
     let widen = |e: Expr, w: u32| cat(vec![zeros(sw - w), e]);
-    wire(&mut it, "tx_step", cw, "TX cycles since the last free_clk edge", Expr::and(sub(id("tx_seen"), id("tx_prev_q")), Expr::Repeat(cw, Box::new(id("primed_q")))));
-    wire(&mut it, "rx_step", cw, "recovered cycles since the last free_clk edge", Expr::and(sub(id("rx_seen"), id("rx_prev_q")), Expr::Repeat(cw, Box::new(id("primed_q")))));
+    // Each step is below 2^(cw-1) (the free clock's bound), so the steps' difference fits nw signed bits.
+    wire(&mut it, "tx_step", cw, "TX cycles between the last two samples", sub(id("tx_seen_q"), id("tx_prev_q")));
+    wire(&mut it, "rx_step", cw, "recovered cycles between the last two samples", sub(id("rx_seen_q"), id("rx_prev_q")));
+    wire(&mut it, "net_n", nw, "tx_step - rx_step (two's complement)", sub(cat(vec![zeros(2), id("tx_step")]), cat(vec![zeros(2), id("rx_step")])));
     wire(&mut it, "pay", 1, "the TX clock is ahead: owe one more Idle slot", gt(id("balance_q"), id("BALANCE_FLOOR")));
     wire(
         &mut it,
         "balance_sum",
         sw,
         "the balance after this edge before clamping (two's complement)",
-        sub(sub(add(widen(id("balance_q"), bw), widen(id("tx_step"), cw)), widen(id("rx_step"), cw)), widen(id("pay"), 1)),
+        sub(add(widen(id("balance_q"), bw), cat(vec![Expr::Repeat(sw - nw, Box::new(Expr::bit("net_q", nw - 1))), id("net_q")])), widen(id("pay"), 1)),
     );
     wire(
         &mut it,
@@ -86,8 +91,26 @@ pub fn module(design: &DesignInfo, n: &Names, rx_tick: bool) -> GeneratedModule 
     );
     it.push(Item::AlwaysFfOn {
         domain: free.clone(),
-        reset: Some(vec![set_id("tx_prev_q", dec(cw, 0)), set_id("rx_prev_q", dec(cw, 0)), set_id("primed_q", Expr::zero()), set_id("balance_q", id("BALANCE_FLOOR"))]),
-        body: vec![set_id("tx_prev_q", id("tx_seen")), set_id("rx_prev_q", id("rx_seen")), set_id("primed_q", Expr::one()), set_id("balance_q", id("balance_n"))],
+        reset: Some(vec![
+            set_id("tx_seen_q", dec(cw, 0)),
+            set_id("rx_seen_q", dec(cw, 0)),
+            set_id("tx_prev_q", dec(cw, 0)),
+            set_id("rx_prev_q", dec(cw, 0)),
+            set_id("seen_q", Expr::zero()),
+            set_id("primed_q", Expr::zero()),
+            set_id("net_q", dec(nw, 0)),
+            set_id("balance_q", id("BALANCE_FLOOR")),
+        ]),
+        body: vec![
+            set_id("tx_seen_q", bin_of_gray(&tx_s, cw)),
+            set_id("rx_seen_q", bin_of_gray(&rx_s, cw)),
+            set_id("tx_prev_q", id("tx_seen_q")),
+            set_id("rx_prev_q", id("rx_seen_q")),
+            set_id("seen_q", Expr::one()),
+            set_id("primed_q", id("seen_q")),
+            set_id("net_q", Expr::and(id("net_n"), Expr::Repeat(nw, Box::new(id("primed_q"))))),
+            set_id("balance_q", id("balance_n")),
+        ],
     });
     let owed = gray_counter(&mut it, "owed", ow, id("pay"), &free, "Idle slots owed in total (steps at most once per free_clk edge, so its Gray code crosses).");
 
@@ -104,13 +127,13 @@ pub fn module(design: &DesignInfo, n: &Names, rx_tick: bool) -> GeneratedModule 
     let s = SYNC_STAGES;
     GeneratedModule {
         module: Module { name: n.comp.clone(), ports, items: it, reset: Some(design.reset) },
-        latency: 2 * s + 1,
+        latency: 2 * s + 3,
         summary: format!("RIFL clock compensation: {cw}-bit Gray cycle counters of clk and rx_clk compared on free_clk, one Idle slot owed per TX cycle gained, the owed count crossing back into clk."),
         notes: vec![
-            format!("Domains: tx_cnt and paid_q on clk; rx_cnt on rx_clk; the synchronized counts, balance_q and the owed counter on free_clk. Crossings: tx_cnt_gray_q and rx_cnt_gray_q into free_clk, owed_gray_q into clk, each through a {s}-flop synchronizer."),
+            format!("Domains: tx_cnt and paid_q on clk; rx_cnt on rx_clk; the synchronized counts, tx_seen_q/rx_seen_q, net_q, balance_q and the owed counter on free_clk. Crossings: tx_cnt_gray_q and rx_cnt_gray_q into free_clk, owed_gray_q into clk, each through a {s}-flop synchronizer."),
             format!("The free clock must tick at least once per {} cycles of clk and of rx_clk (the {cw}-bit counts wrap at {}); its frequency does not matter otherwise.", (1u32 << (cw - 2)), 1u32 << cw),
-            format!("balance_q starts at BALANCE_FLOOR ({BALANCE_FLOOR}) and moves by the TX steps minus the recovered steps at each free_clk edge, floored at 0: the far end being faster lowers it at most to 0, and sampling noise of a cycle or two around equal frequencies is absorbed. While it is above the floor, each free_clk edge owes one Idle slot and lowers it by one."),
-            format!("Latency: a TX cycle gained is owed {s} free_clk edges after the counts show it and shows as idle {} clk edges after that; idle stays high until a slot (tx_ready) passes. Up to {} owed slots may wait (tx_ready low that long wraps the owed count).", s + 1, (1u32 << ow) - 1),
+            format!("balance_q starts at BALANCE_FLOOR ({BALANCE_FLOOR}) and moves by net_q (the TX steps minus the recovered steps between the last two samples) at each free_clk edge, floored at 0: the far end being faster lowers it at most to 0, and sampling noise of a cycle or two around equal frequencies is absorbed. While it is above the floor, each free_clk edge owes one Idle slot and lowers it by one."),
+            format!("Latency: a TX cycle gained is owed 4 free_clk edges after its count leaves the {s}-flop synchronizer (one register stage each: the count in binary, the net step, the balance, the owed count; staged so that no carry chain feeds another in one free_clk cycle) and shows as idle {} clk edges after that; idle stays high until a slot (tx_ready) passes. Up to {} owed slots may wait (tx_ready low that long wraps the owed count).", s + 1, (1u32 << ow) - 1),
         ],
         role: Role::ClockComp,
         origin: None,

@@ -8,7 +8,7 @@ use crate::blocks::protocol::sue::XPUID_BITS;
 use crate::hw::build::{
     add, affine, all, any, cat, dec, id, lt, mux, ne, set_id, sub, when, wire, zext,
 };
-use crate::hw::select::{encode, onehot_mux};
+use crate::hw::select::{encode, onehot_mux, rep};
 use crate::hw::verilog::{BinOp, Expr, Item, Stmt};
 
 /// Framing: readiness, the beat index, tkeep and length checks, the tentative buffer write
@@ -450,13 +450,13 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
         ok_terms.push(bad.clone().not());
     }
     wire(it, "r_ok", 1, "the PDU passed every check", all(ok_terms));
+    // The space is picked from the RH alone, in parallel with the checks, so the space's TX
+    // state is read while the R-CRC is still being compared; only the enables (`sr_oh`) wait
+    // for `r_ok`. Every use of the selected state is gated by `r_ok`.
     let sr: Vec<Expr> = (0..ns)
         .rev()
         .map(|s| {
-            let mut t = vec![
-                id("r_ok"),
-                Expr::eq(id("r_xpu"), dec(XPUID_BITS, cx.dest_of(s) as u64)),
-            ];
+            let mut t = vec![Expr::eq(id("r_xpu"), dec(XPUID_BITS, cx.dest_of(s) as u64))];
             if kpp > 1 {
                 t.push(Expr::eq(id("r_vc"), dec(2, cx.vc_of(s) as u64)));
             }
@@ -465,39 +465,46 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
         .collect();
     wire(
         it,
+        "sr_sel",
+        ns,
+        "space the RH names, one-hot (zero if none)",
+        cat(sr),
+    );
+    wire(
+        it,
         "sr_oh",
         ns,
         "space of a good received PDU, one-hot",
-        cat(sr),
+        Expr::and(id("sr_sel"), rep(ns, id("r_ok"))),
     );
-    encode(it, "sr_i", "sr_oh", ns, snb, "");
+    encode(it, "sr_i", "sr_sel", ns, snb, "");
     wire(
         it,
         "r_una",
         16,
         "",
-        onehot_mux("sr_oh", ns, |s| sp(s, "una"), 16),
+        onehot_mux("sr_sel", ns, |s| sp(s, "una"), 16),
     );
     wire(
         it,
         "r_hwm",
         16,
         "",
-        onehot_mux("sr_oh", ns, |s| sp(s, "hwm"), 16),
+        onehot_mux("sr_sel", ns, |s| sp(s, "hwm"), 16),
     );
     wire(
         it,
         "r_cacc",
         16,
         "",
-        onehot_mux("sr_oh", ns, |s| sp(s, "cacc"), 16),
+        onehot_mux("sr_sel", ns, |s| sp(s, "cacc"), 16),
     );
     wire(
         it,
         "r_epsn",
         16,
         "",
-        onehot_mux("sr_oh", ns, |s| sp(s, "epsn"), 16),
+        onehot_mux("sr_sel", ns, |s| sp(s, "epsn"), 16),
     );
 }
 

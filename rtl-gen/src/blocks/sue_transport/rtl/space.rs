@@ -100,14 +100,17 @@ fn tx_state(cx: &Ctx, it: &mut Vec<Item>, s: u32) {
     );
     wire(
         it,
+        &f("sndd"),
+        16,
+        "snd after a data PDU sent",
+        mux(id(&f("dd")), add(id(&f("snd")), dec(16, 1)), id(&f("snd"))),
+    );
+    wire(
+        it,
         &f("snd1"),
         16,
         "snd after the TX side",
-        mux(
-            id(&f("to")),
-            id(&f("una")),
-            mux(id(&f("dd")), add(id(&f("snd")), dec(16, 1)), id(&f("snd"))),
-        ),
+        mux(id(&f("to")), id(&f("una")), id(&f("sndd"))),
     );
     wire(
         it,
@@ -124,9 +127,9 @@ fn tx_state(cx: &Ctx, it: &mut Vec<Item>, s: u32) {
         it,
         &f("behind"),
         1,
-        "snd before the new una",
+        "snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)",
         gt(
-            sub(id(&f("snd1")), id("una2")),
+            sub(id(&f("sndd")), id("una2")),
             sub(id(&f("hwm1")), id("una2")),
         ),
     );

@@ -96,7 +96,7 @@ module rtlgen_rifl_demo (
     // Generator: LFSR beats, always valid after reset.
     reg [31:0] gen_lfsr; // LFSR state of the beat on s_axis
     reg [3:0] gen_beat; // beat index inside the packet
-    reg gen_valid; // s_axis_tvalid (low only in reset)
+    reg gen_valid; // the generated beat's tvalid (low only in reset)
     reg data_pending; // flip bit 0 of the next accepted generated beat
     wire s_axis_tready; // the node takes the beat
     wire gen_take; // a generated beat is accepted
@@ -156,14 +156,14 @@ module rtlgen_rifl_demo (
         .rst             (rst),
         .s_axis_tdata    (s_axis_tdata),
         .s_axis_tkeep    (ALL_BYTES),
-        .s_axis_tlast    (gen_beat == LAST_BEAT),
         .s_axis_tvalid   (gen_valid),
         .s_axis_tready   (s_axis_tready),
+        .s_axis_tlast    (gen_beat == LAST_BEAT),
         .m_axis_tdata    (m_axis_tdata),
         .m_axis_tkeep    (m_axis_tkeep),
-        .m_axis_tlast    (m_axis_tlast),
         .m_axis_tvalid   (m_axis_tvalid),
         .m_axis_tready   (1'd1),
+        .m_axis_tlast    (m_axis_tlast),
         .tx_frame        (tx_frame),
         .tx_ready        (1'd1),
         .rx_frame        (cable_q),

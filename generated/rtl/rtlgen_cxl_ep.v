@@ -44,8 +44,10 @@
 //   ACK coalescing: an ACK is piggybacked once ack_every = 10 flits were delivered since the
 //   last ACK/NACK, or when some were and ack_timeout = 64 cycles passed. Replay timeout: 1024
 //   cycles without ACK/NACK while flits are held replays from the oldest.
-//   A received ACK/NACK reaches the replay buffer one cycle after the decision (ctl register).
-//   Counters saturate at 2^counter_bits - 1.
+//   A received ACK/NACK reaches the replay buffer one cycle after the decision (ctl register),
+//   which judges it the cycle after (its request register); a NACK's first replayed flit is in
+//   the flit register five cycles after the NACK's decision. Counters saturate at
+//   2^counter_bits - 1.
 // =============================================================================
 `default_nettype none
 
@@ -88,6 +90,8 @@ module rtlgen_cxl_ep (
     reg [1:0] ctl_cmd; // its ReplayCmd
     reg [9:0] ctl_fsn; // its FSN (AckNum)
     reg [10:0] stall_timer; // cycles without ACK/NACK while the replay buffer holds flits
+    reg rq_valid; // a replay was requested last cycle: the buffer judges it now
+    reg [9:0] rq_seq; // its first sequence number
     reg d_valid; // RX stage 1: a decoded flit
     reg [1999:0] d_msg; // its FEC-corrected bytes 0-249
     reg d_corrected; // the FEC corrected it
@@ -177,8 +181,8 @@ module rtlgen_cxl_ep (
     assign replay_seq = ctl_nack ? (ctl_fsn + 10'd1) : rb_head;
     wire replay_valid;
     assign replay_valid = ctl_nack | timeout;
-    wire replay_taken; // the buffer accepts it (replay_seq - head <= count)
-    assign replay_taken = replay_valid & ((replay_seq - rb_head) <= rb_count);
+    wire replay_taken; // the buffer takes last cycle's request now (rq_seq - head <= count)
+    assign replay_taken = rq_valid & ((rq_seq - rb_head) <= rb_count);
 
     // TX: the flit register loads when the link takes the current flit (or holds none).
     wire load;
@@ -239,6 +243,7 @@ module rtlgen_cxl_ep (
             t1_valid <= 1'd0;
             ctl_valid <= 1'd0;
             stall_timer <= 11'd0;
+            rq_valid <= 1'd0;
             d_valid <= 1'd0;
             eseq <= 10'd0;
             discard <= 1'd0;
@@ -260,6 +265,7 @@ module rtlgen_cxl_ep (
                 t1_valid <= 1'd1;
             end
             ctl_valid <= good & h_has_ack;
+            rq_valid <= replay_valid;
             stall_timer <= (ctl_ack | timeout | (rb_count == 10'd0)) ? 11'd0 : (stall_timer + 11'd1);
             if (replay_taken) begin
                 replay_start <= 1'd1;
@@ -305,6 +311,7 @@ module rtlgen_cxl_ep (
         end
         ctl_cmd <= h_cmd;
         ctl_fsn <= h_fsn;
+        rq_seq <= replay_seq;
         if (rx_valid) begin
             d_msg <= dec_msg;
             d_corrected <= dec_corrected;
@@ -417,9 +424,9 @@ module rtlgen_cxl_ep (
         if (f_past_valid & (!rst) & load & (tx_cmd != REPLAY_CMD_NONE)) begin
             p_acknum: assert (tx_fsn == ((f_delivered + {9'd0, m_valid}) - 10'd1));
         end
-        // a replay on timeout starts at the oldest unacknowledged flit and is accepted
+        // a replay on timeout starts at the oldest unacknowledged flit (the replay buffer's head)
         if (f_past_valid & (!rst) & timeout) begin
-            p_timeout_replay: assert ((replay_seq == rb_head) & replay_taken);
+            p_timeout_replay: assert (replay_seq == rb_head);
         end
         // tx_valid is high in every cycle after the first out of reset
         if (f_past_valid & (!rst) & f_prev_run) begin

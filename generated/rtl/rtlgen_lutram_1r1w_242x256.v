@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl); built by the ram generator
-// Shared : also instantiated by block(s) rifl4, rifl_rclk
+// Shared : also instantiated by block(s) rifl4, rifl_rclk, rifl_gt
 // Latency: 1 cycle(s)
 //
 // Generic RAM of 256 words of 242 bits, one write port and one registered read port, inferred

@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
-// Shared : also instantiated by block(s) rifl4, rifl_rclk
+// Shared : also instantiated by block(s) rifl4, rifl_rclk, rifl_gt
 // Latency: 0 cycle(s) (combinational)
 //
 // Checks a received RIFL frame: SYN legality and the verification code against the expected

@@ -68,10 +68,10 @@
 //   Receive path: each lane's receiver writes one entry per frame that delivers data, pulses
 //   an error or changes a flag into its 16-entry CDC FIFO (rtlgen_rifl_rclk_cdc), which clk
 //   drains one entry per cycle into the lane's flow-control buffer and flags. Latency from
-//   rx_frame to the flow-control buffer: 1 rx_clk cycle + 4 clk cycles more than with one
-//   clock (one clk cycle more when an rx_clk edge falls in a synchronizer's sampling window);
-//   the TX path is unchanged (an s_axis beat accepted at one edge is in tx_frame two edges
-//   later).
+//   rx_frame to the flow-control buffer: 1 rx_clk cycle + 2 clk cycles more than with one
+//   clock, plus the wait for the first clk edge after the FIFO write (up to one clk cycle; one
+//   clk cycle more when an rx_clk edge falls in a synchronizer's sampling window); the TX path
+//   is unchanged (an s_axis beat accepted at one edge is in tx_frame two edges later).
 //   Resets: rst (or rst_n) resets the clk domain, rx_rst[j] lane j's receiver and the write
 //   side of its CDC FIFO, free_rst the compensation's free domain, tx_fast_rst (with gt_bits)
 //   the fast TX domain: assert them together (each for at least one edge of its clock with the

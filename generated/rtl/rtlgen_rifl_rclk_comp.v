@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl_rclk (kind rifl)
-// Latency: 5 cycle(s)
+// Latency: 7 cycle(s)
 // Reset  : rst, synchronous, active high
 //
 // RIFL clock compensation: 7-bit Gray cycle counters of clk and rx_clk compared on free_clk,
@@ -22,17 +22,21 @@
 //   free_clk_mhz = 100
 //
 // Notes:
-//   Domains: tx_cnt and paid_q on clk; rx_cnt on rx_clk; the synchronized counts, balance_q
-//   and the owed counter on free_clk. Crossings: tx_cnt_gray_q and rx_cnt_gray_q into
-//   free_clk, owed_gray_q into clk, each through a 2-flop synchronizer.
+//   Domains: tx_cnt and paid_q on clk; rx_cnt on rx_clk; the synchronized counts,
+//   tx_seen_q/rx_seen_q, net_q, balance_q and the owed counter on free_clk. Crossings:
+//   tx_cnt_gray_q and rx_cnt_gray_q into free_clk, owed_gray_q into clk, each through a 2-flop
+//   synchronizer.
 //   The free clock must tick at least once per 32 cycles of clk and of rx_clk (the 7-bit
 //   counts wrap at 128); its frequency does not matter otherwise.
-//   balance_q starts at BALANCE_FLOOR (16) and moves by the TX steps minus the recovered steps
-//   at each free_clk edge, floored at 0: the far end being faster lowers it at most to 0, and
-//   sampling noise of a cycle or two around equal frequencies is absorbed. While it is above
-//   the floor, each free_clk edge owes one Idle slot and lowers it by one.
-//   Latency: a TX cycle gained is owed 2 free_clk edges after the counts show it and shows as
-//   idle 3 clk edges after that; idle stays high until a slot (tx_ready) passes. Up to 255
+//   balance_q starts at BALANCE_FLOOR (16) and moves by net_q (the TX steps minus the
+//   recovered steps between the last two samples) at each free_clk edge, floored at 0: the far
+//   end being faster lowers it at most to 0, and sampling noise of a cycle or two around equal
+//   frequencies is absorbed. While it is above the floor, each free_clk edge owes one Idle
+//   slot and lowers it by one.
+//   Latency: a TX cycle gained is owed 4 free_clk edges after its count leaves the 2-flop
+//   synchronizer (one register stage each: the count in binary, the net step, the balance, the
+//   owed count; staged so that no carry chain feeds another in one free_clk cycle) and shows
+//   as idle 3 clk edges after that; idle stays high until a slot (tx_ready) passes. Up to 255
 //   owed slots may wait (tx_ready low that long wraps the owed count).
 // =============================================================================
 `default_nettype none
@@ -86,7 +90,7 @@ module rtlgen_rifl_rclk_comp (
         end
     end
 
-    // Free-running domain: both counts sampled, their steps since the last free_clk edge compared.
+    // Free-running domain, three register stages: the counts in binary, their net step, the balance.
 
     // The TX cycle count seen by the free domain.
     // 2-flop synchronizer into the free_clk domain (ASYNC_REG: one slice, no shift-register LUT).
@@ -115,40 +119,50 @@ module rtlgen_rifl_rclk_comp (
             rx_cnt_sync_s2 <= rx_cnt_sync_s1;
         end
     end
-    wire [6:0] tx_seen; // the synchronized TX count in binary
-    assign tx_seen = {
-        tx_cnt_sync_s2[6], ^tx_cnt_sync_s2[6:5], ^tx_cnt_sync_s2[6:4], ^tx_cnt_sync_s2[6:3], ^tx_cnt_sync_s2[6:2], ^tx_cnt_sync_s2[6:1],
-        ^tx_cnt_sync_s2[6:0]
-    };
-    wire [6:0] rx_seen; // the synchronized recovered count in binary
-    assign rx_seen = {
-        rx_cnt_sync_s2[6], ^rx_cnt_sync_s2[6:5], ^rx_cnt_sync_s2[6:4], ^rx_cnt_sync_s2[6:3], ^rx_cnt_sync_s2[6:2], ^rx_cnt_sync_s2[6:1],
-        ^rx_cnt_sync_s2[6:0]
-    };
-    reg [6:0] tx_prev_q; // tx_seen at the last free_clk edge
-    reg [6:0] rx_prev_q; // rx_seen at the last free_clk edge
-    reg primed_q; // the previous counts are samples (not the reset values)
+    reg [6:0] tx_seen_q; // the synchronized TX count in binary
+    reg [6:0] rx_seen_q; // the synchronized recovered count in binary
+    reg [6:0] tx_prev_q; // tx_seen_q at the last free_clk edge
+    reg [6:0] rx_prev_q; // rx_seen_q at the last free_clk edge
+    reg seen_q; // tx_seen_q and rx_seen_q hold samples (not the reset values)
+    reg primed_q; // tx_prev_q and rx_prev_q hold samples too: the steps are real
+    reg [8:0] net_q; // TX cycles minus recovered cycles over one free_clk period (two's complement)
     reg [7:0] balance_q; // BALANCE_FLOOR + TX cycles gained and not yet paid (floored at 0: a far end that is faster earns no credit beyond the floor)
-    wire [6:0] tx_step; // TX cycles since the last free_clk edge
-    assign tx_step = (tx_seen - tx_prev_q) & {7{primed_q}};
-    wire [6:0] rx_step; // recovered cycles since the last free_clk edge
-    assign rx_step = (rx_seen - rx_prev_q) & {7{primed_q}};
+    wire [6:0] tx_step; // TX cycles between the last two samples
+    assign tx_step = tx_seen_q - tx_prev_q;
+    wire [6:0] rx_step; // recovered cycles between the last two samples
+    assign rx_step = rx_seen_q - rx_prev_q;
+    wire [8:0] net_n; // tx_step - rx_step (two's complement)
+    assign net_n = {2'd0, tx_step} - {2'd0, rx_step};
     wire pay; // the TX clock is ahead: owe one more Idle slot
     assign pay = balance_q > BALANCE_FLOOR;
     wire [9:0] balance_sum; // the balance after this edge before clamping (two's complement)
-    assign balance_sum = (({2'd0, balance_q} + {3'd0, tx_step}) - {3'd0, rx_step}) - {9'd0, pay};
+    assign balance_sum = ({2'd0, balance_q} + {net_q[8], net_q}) - {9'd0, pay};
     wire [7:0] balance_n; // clamped to 0..BALANCE_MAX
     assign balance_n = balance_sum[9] ? 8'd0 : ((balance_sum > BALANCE_MAX) ? 8'hff : balance_sum[7:0]);
     always @(posedge free_clk) begin
         if (free_rst) begin
+            tx_seen_q <= 7'd0;
+            rx_seen_q <= 7'd0;
             tx_prev_q <= 7'd0;
             rx_prev_q <= 7'd0;
+            seen_q <= 1'd0;
             primed_q <= 1'd0;
+            net_q <= 9'd0;
             balance_q <= BALANCE_FLOOR;
         end else begin
-            tx_prev_q <= tx_seen;
-            rx_prev_q <= rx_seen;
-            primed_q <= 1'd1;
+            tx_seen_q <= {
+                tx_cnt_sync_s2[6], ^tx_cnt_sync_s2[6:5], ^tx_cnt_sync_s2[6:4], ^tx_cnt_sync_s2[6:3], ^tx_cnt_sync_s2[6:2], ^tx_cnt_sync_s2[6:1],
+                ^tx_cnt_sync_s2[6:0]
+            };
+            rx_seen_q <= {
+                rx_cnt_sync_s2[6], ^rx_cnt_sync_s2[6:5], ^rx_cnt_sync_s2[6:4], ^rx_cnt_sync_s2[6:3], ^rx_cnt_sync_s2[6:2], ^rx_cnt_sync_s2[6:1],
+                ^rx_cnt_sync_s2[6:0]
+            };
+            tx_prev_q <= tx_seen_q;
+            rx_prev_q <= rx_seen_q;
+            seen_q <= 1'd1;
+            primed_q <= seen_q;
+            net_q <= net_n & {9{primed_q}};
             balance_q <= balance_n;
         end
     end

@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl (kind rifl)
+// Shared : also instantiated by block(s) rifl_gt
 // Latency: 1 cycle(s)
 // Reset  : rst, synchronous, active high
 //
@@ -479,6 +480,246 @@ module rtlgen_rifl_txgear (
             ring[767:760] <= in_data[255:248];
         end
     end
+
+`ifdef FORMAL
+    (* anyconst *) reg [6:0] f_tag; // the tagged byte's position in the stream (mod 2^w)
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg f_out_stall; // out: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_out_stall <= out_valid & (~out_ready);
+    end
+    reg [270:0] f_out_pay; // out: the payload one cycle ago
+    always @(posedge clk) begin
+        f_out_pay <= {out_data, out_keep, out_last};
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    wire f_in; // an input beat is taken
+    assign f_in = in_valid & in_ready;
+    wire f_out; // an output beat is taken
+    assign f_out = out_valid & out_ready;
+    wire [5:0] f_in_n; // ones of the thermometer code in_keep
+    assign f_in_n[0] = ^in_keep;
+    assign f_in_n[1] = ^(in_keep & 32'haaaaaaaa);
+    assign f_in_n[2] = ^(in_keep & 32'h88888888);
+    assign f_in_n[3] = ^(in_keep & 32'h80808080);
+    assign f_in_n[4] = ^(in_keep & 32'h80008000);
+    assign f_in_n[5] = ^(in_keep & 32'h80000000);
+    wire [4:0] f_out_n; // ones of the thermometer code out_keep
+    assign f_out_n[0] = ^out_keep;
+    assign f_out_n[1] = ^(out_keep & 30'h2aaaaaaa);
+    assign f_out_n[2] = ^(out_keep & 30'h08888888);
+    assign f_out_n[3] = ^(out_keep & 30'h00808080);
+    assign f_out_n[4] = ^(out_keep & 30'h00008000);
+    wire [5:0] f_fill; // ones of the thermometer code held
+    assign f_fill[0] = ^held;
+    assign f_fill[1] = ^(held & 62'h2aaaaaaaaaaaaaaa);
+    assign f_fill[2] = ^(held & 62'h0888888888888888);
+    assign f_fill[3] = ^(held & 62'h0080808080808080);
+    assign f_fill[4] = ^(held & 62'h0000800080008000);
+    assign f_fill[5] = ^(held & 62'h0000000080000000);
+    reg [6:0] f_bytes_in; // kept bytes taken in since reset, mod 2^w
+    reg [6:0] f_bytes_out; // kept bytes sent out since reset, mod 2^w
+    reg [1:0] f_packets_in; // last beats taken in since reset, mod 4
+    reg [1:0] f_packets_out; // last beats sent out since reset, mod 4
+    wire [6:0] f_in_at; // the tagged byte's place in the input beat (when below f_in_n)
+    assign f_in_at = f_tag - f_bytes_in;
+    wire [6:0] f_out_at; // the tagged byte's place in the output beat (when below f_out_n)
+    assign f_out_at = f_tag - f_bytes_out;
+    wire [7:0] f_in_byte; // the input beat's byte at f_in_at
+    assign f_in_byte = (f_in_at == 7'd0)
+        ? in_data[7:0]
+        : ((f_in_at == 7'd1)
+            ? in_data[15:8]
+            : ((f_in_at == 7'd2)
+                ? in_data[23:16]
+                : ((f_in_at == 7'd3)
+                    ? in_data[31:24]
+                    : ((f_in_at == 7'd4)
+                        ? in_data[39:32]
+                        : ((f_in_at == 7'd5)
+                            ? in_data[47:40]
+                            : ((f_in_at == 7'd6)
+                                ? in_data[55:48]
+                                : ((f_in_at == 7'd7)
+                                    ? in_data[63:56]
+                                    : ((f_in_at == 7'd8)
+                                        ? in_data[71:64]
+                                        : ((f_in_at == 7'd9)
+                                            ? in_data[79:72]
+                                            : ((f_in_at == 7'd10)
+                                                ? in_data[87:80]
+                                                : ((f_in_at == 7'd11)
+                                                    ? in_data[95:88]
+                                                    : ((f_in_at == 7'd12)
+                                                        ? in_data[103:96]
+                                                        : ((f_in_at == 7'd13)
+                                                            ? in_data[111:104]
+                                                            : ((f_in_at == 7'd14)
+                                                                ? in_data[119:112]
+                                                                : ((f_in_at == 7'd15)
+                                                                    ? in_data[127:120]
+                                                                    : ((f_in_at == 7'd16)
+                                                                        ? in_data[135:128]
+                                                                        : ((f_in_at == 7'd17)
+                                                                            ? in_data[143:136]
+                                                                            : ((f_in_at == 7'd18)
+                                                                                ? in_data[151:144]
+                                                                                : ((f_in_at == 7'd19)
+                                                                                    ? in_data[159:152]
+                                                                                    : ((f_in_at == 7'd20)
+                                                                                        ? in_data[167:160]
+                                                                                        : ((f_in_at == 7'd21)
+                                                                                            ? in_data[175:168]
+                                                                                            : ((f_in_at == 7'd22)
+                                                                                                ? in_data[183:176]
+                                                                                                : ((f_in_at == 7'd23)
+                                                                                                    ? in_data[191:184]
+                                                                                                    : ((f_in_at == 7'd24)
+                                                                                                        ? in_data[199:192]
+                                                                                                        : ((f_in_at == 7'd25)
+                                                                                                            ? in_data[207:200]
+                                                                                                            : ((f_in_at == 7'd26)
+                                                                                                                ? in_data[215:208]
+                                                                                                                : ((f_in_at == 7'd27)
+                                                                                                                    ? in_data[223:216]
+                                                                                                                    : ((f_in_at == 7'd28)
+                                                                                                                        ? in_data[231:224]
+                                                                                                                        : ((f_in_at == 7'd29)
+                                                                                                                            ? in_data[239:232]
+                                                                                                                            : ((f_in_at == 7'd30)
+                                                                                                                                ? in_data[247:240]
+                                                                                                                                : in_data[255:248]))))))))))))))))))))))))))))));
+    wire [7:0] f_out_byte; // the output beat's byte at f_out_at
+    assign f_out_byte = (f_out_at == 7'd0)
+        ? out_data[7:0]
+        : ((f_out_at == 7'd1)
+            ? out_data[15:8]
+            : ((f_out_at == 7'd2)
+                ? out_data[23:16]
+                : ((f_out_at == 7'd3)
+                    ? out_data[31:24]
+                    : ((f_out_at == 7'd4)
+                        ? out_data[39:32]
+                        : ((f_out_at == 7'd5)
+                            ? out_data[47:40]
+                            : ((f_out_at == 7'd6)
+                                ? out_data[55:48]
+                                : ((f_out_at == 7'd7)
+                                    ? out_data[63:56]
+                                    : ((f_out_at == 7'd8)
+                                        ? out_data[71:64]
+                                        : ((f_out_at == 7'd9)
+                                            ? out_data[79:72]
+                                            : ((f_out_at == 7'd10)
+                                                ? out_data[87:80]
+                                                : ((f_out_at == 7'd11)
+                                                    ? out_data[95:88]
+                                                    : ((f_out_at == 7'd12)
+                                                        ? out_data[103:96]
+                                                        : ((f_out_at == 7'd13)
+                                                            ? out_data[111:104]
+                                                            : ((f_out_at == 7'd14)
+                                                                ? out_data[119:112]
+                                                                : ((f_out_at == 7'd15)
+                                                                    ? out_data[127:120]
+                                                                    : ((f_out_at == 7'd16)
+                                                                        ? out_data[135:128]
+                                                                        : ((f_out_at == 7'd17)
+                                                                            ? out_data[143:136]
+                                                                            : ((f_out_at == 7'd18)
+                                                                                ? out_data[151:144]
+                                                                                : ((f_out_at == 7'd19)
+                                                                                    ? out_data[159:152]
+                                                                                    : ((f_out_at == 7'd20)
+                                                                                        ? out_data[167:160]
+                                                                                        : ((f_out_at == 7'd21)
+                                                                                            ? out_data[175:168]
+                                                                                            : ((f_out_at == 7'd22)
+                                                                                                ? out_data[183:176]
+                                                                                                : ((f_out_at == 7'd23)
+                                                                                                    ? out_data[191:184]
+                                                                                                    : ((f_out_at == 7'd24)
+                                                                                                        ? out_data[199:192]
+                                                                                                        : ((f_out_at == 7'd25)
+                                                                                                            ? out_data[207:200]
+                                                                                                            : ((f_out_at == 7'd26)
+                                                                                                                ? out_data[215:208]
+                                                                                                                : ((f_out_at == 7'd27)
+                                                                                                                    ? out_data[223:216]
+                                                                                                                    : ((f_out_at == 7'd28)
+                                                                                                                        ? out_data[231:224]
+                                                                                                                        : out_data[239:232]))))))))))))))))))))))))))));
+    reg f_tag_in; // the tagged byte has been taken in
+    reg [7:0] f_tag_byte; // the tagged byte's value
+    reg f_tag_last; // the tagged byte ended its input packet
+    always @(posedge clk) begin
+        if (rst) begin
+            f_bytes_in <= 7'd0;
+            f_bytes_out <= 7'd0;
+            f_packets_in <= 2'd0;
+            f_packets_out <= 2'd0;
+            f_tag_in <= 1'd0;
+        end else begin
+            if (f_in) begin
+                f_bytes_in <= f_bytes_in + {1'd0, f_in_n};
+            end
+            if (f_out) begin
+                f_bytes_out <= f_bytes_out + {2'd0, f_out_n};
+            end
+            if (f_in & in_last) begin
+                f_packets_in <= f_packets_in + 2'd1;
+            end
+            if (f_out & out_last) begin
+                f_packets_out <= f_packets_out + 2'd1;
+            end
+            if (f_in & (f_in_at < {1'd0, f_in_n})) begin
+                f_tag_in <= 1'd1;
+                f_tag_byte <= f_in_byte;
+                f_tag_last <= in_last & (f_in_at == ({1'd0, f_in_n} - 7'd1));
+            end
+        end
+    end
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // in_keep is contiguous from byte 0 with at least one byte, all bytes unless in_last
+        if (in_valid) begin
+            a_in_keep: assume (in_keep[0] & ((in_keep & (in_keep + 32'd1)) == 32'd0) & (in_last | (in_keep == 32'hffffffff)));
+        end
+        // out: out_valid and the payload stay until out_ready
+        if (f_past_valid & (!rst) & f_prev_run & f_out_stall) begin
+            p_out_stable: assert (out_valid & ({out_data, out_keep, out_last} == f_out_pay));
+        end
+        // out_keep is contiguous from byte 0 with at least one byte
+        if (f_past_valid & (!rst) & out_valid) begin
+            p_out_keep: assert (out_keep[0] & ((out_keep & (out_keep + 30'd1)) == 30'd0));
+        end
+        // the fill level is a thermometer code of the bytes taken in minus those sent out, at most I + O
+        if (f_past_valid & (!rst)) begin
+            p_fill: assert (((held & (held + 62'd1)) == 62'd0)
+                & ({1'd0, f_fill} == (f_bytes_in - f_bytes_out))
+                & ((f_bytes_in - f_bytes_out) <= 7'd62));
+        end
+        // the packets taken in minus those sent out: the last beat's flag (one packet inside at most, and whole)
+        if (f_past_valid & (!rst)) begin
+            p_packets: assert ((f_packets_in - f_packets_out) == {1'd0, eop});
+        end
+        // the tagged byte leaves at its position with its value, ending an output packet exactly when it ended its input packet
+        if (f_past_valid & (!rst) & (f_out & (f_out_at < {2'd0, f_out_n}))) begin
+            p_tag_byte: assert (f_tag_in & (f_out_byte == f_tag_byte) & ((out_last & (f_out_at == ({2'd0, f_out_n} - 7'd1))) == f_tag_last));
+        end
+    end
+`endif
 
 endmodule
 

@@ -21,15 +21,20 @@
 // Notes:
 //   Latency 2: a push reaches out_valid two cycles later when the output had caught up (the
 //   read-first RAM cannot return the entry written at the same edge).
+//   Acks and replays are registered: one presented in cycle t is judged against the pointers
+//   of cycle t + 1 and applied at the edge that ends it. Replay latency 3: the replayed entry
+//   is on the output three cycles after the replay is presented (out_seq names it two cycles
+//   after, with out_valid low, while the RAM reads it).
 //   ack: every entry up to and including ack_seq is freed if ack_seq is held (ack_seq - head <
 //   count); stale or future acks are ignored.
 //   replay: the output restarts at replay_seq if replay_seq - head <= count, even while
-//   stalled (the presented entry is withdrawn); a replay wins over a same-cycle output
-//   transfer.
+//   stalled (the presented entry is withdrawn for one cycle); a replay wins over a same-cycle
+//   output transfer.
 //   An ack that frees the entry the output pointer would land on moves the pointer to the new
-//   head: acknowledged entries are never sent again.
-//   All decisions use the register values before the clock edge: a same-cycle ack does not
-//   make room for a push.
+//   head (out_valid low for one cycle while the RAM reads it): acknowledged entries are never
+//   sent again.
+//   All decisions use the register values before the clock edge: an ack does not make room for
+//   a push judged in the same cycle.
 // =============================================================================
 `default_nettype none
 
@@ -40,10 +45,10 @@ module rtlgen_rxl_ep_replay (
     output wire          push_ready,   // room for an entry (not full); push when push_valid && push_ready
     input  wire [1919:0] push_data,    // entry to store
     output wire [9:0]    push_seq,     // sequence number the pushed entry gets
-    input  wire          ack_valid,    // acknowledge: free every entry up to and including ack_seq
-    input  wire [9:0]    ack_seq,      // last acknowledged sequence number; ignored unless an entry with it is held
-    input  wire          replay_valid, // go back: the output stream restarts from replay_seq
-    input  wire [9:0]    replay_seq,   // first sequence number to send again; ignored unless held (or the next to be pushed)
+    input  wire          ack_valid,    // acknowledge: free every entry up to and including ack_seq (judged and applied the next cycle)
+    input  wire [9:0]    ack_seq,      // last acknowledged sequence number; ignored unless an entry with it is held the next cycle
+    input  wire          replay_valid, // go back: the output stream restarts from replay_seq (judged and applied the next cycle)
+    input  wire [9:0]    replay_seq,   // first sequence number to send again; ignored unless held (or the next to be pushed) the next cycle
     output wire          out_valid,    // out_data/out_seq hold an entry
     input  wire          out_ready,    // the consumer takes the entry (transfer when out_valid && out_ready)
     output wire [1919:0] out_data,     // entry, new or replayed, in sequence order
@@ -55,114 +60,177 @@ module rtlgen_rxl_ep_replay (
     localparam [9:0] DEPTH = 10'd256; // entries held at most
 
     // Storage: 256 x 1920 bits of block RAM addressed by seq[7:0] (depth 256 rounded up to a power of two);
-    // write port for pushes, synchronous read-first port for the output.
+    // write port for pushes, synchronous read-first port with a read enable for the output.
 
     // entries by sequence number: rtlgen_ram_1r1w_1920x256 (registered read).
     wire push_fire; // a push is accepted
     reg [9:0] tail_q; // sequence number of the next push
-    wire [9:0] rd_n; // output pointer after replay or transfer, moved to the new head if an ack freed its entry
+    wire rd_en; // load the read register unless it presents an entry the consumer does not take
+    wire [7:0] rd_addr; // the entry after the presented one, or rd_q's own while none is presented
     wire [1919:0] ram_q; // RAM read register: entry rd_q when q_ok
     rtlgen_ram_1r1w_1920x256 u_ram (
         .clk     (clk),
         .wr_en   (push_fire),
         .wr_addr (tail_q[7:0]),
         .wr_data (push_data),
-        .rd_en   (1'd1),
-        .rd_addr (rd_n[7:0]),
+        .rd_en   (rd_en),
+        .rd_addr (rd_addr),
         .rd_data (ram_q)
     );
     reg [9:0] head_q; // oldest unacknowledged sequence number
+    reg [9:0] tail_inc_q; // tail_q + 1, kept in a register so comparisons with the next tail are with registers
     reg [9:0] rd_q; // sequence number on the output
+    reg [9:0] rd_inc_q; // rd_q + 1, kept in a register so the RAM's read address is a select between registers
     reg q_ok; // ram_q holds entry rd_q
     reg [9:0] count_q; // tail_q - head_q, kept in a register so no decision waits for the subtraction
     reg full_q; // count_q == DEPTH, kept in a register so a push does not wait for the comparison
     reg wrap_q; // tail_q < head_q: the held window [head_q, tail_q) wraps past the largest sequence number
+    reg rd_ge_head_q; // rd_q >= head_q
+    reg ack_v_q; // an ack was presented last cycle: judged now
+    reg [9:0] ack_seq_q; // its sequence number
+    reg [9:0] ack_next_q; // ack_seq_q + 1: the head after it is taken
+    reg ack_ge_head_q; // ack_seq_q >= head_q (compared on entry with the head this cycle holds)
+    reg ack_lt_tail_q; // ack_seq_q < tail_q (compared on entry)
+    reg rd_le_ack_q; // rd_q <= ack_seq_q (compared on entry)
+    reg rp_v_q; // a replay was presented last cycle: judged now
+    reg [9:0] rp_seq_q; // its sequence number
+    reg [9:0] rp_inc_q; // rp_seq_q + 1
+    reg rp_ge_head_q; // rp_seq_q >= head_q (compared on entry)
+    reg rp_le_tail_q; // rp_seq_q <= tail_q (compared on entry)
+    reg rp_le_ack_q; // rp_seq_q <= ack_seq_q (compared on entry)
 
-    // Window tests as comparisons with the pointers, all in parallel. The held entries are [head_q, tail_q) in
-    // circular order (wrapped when wrap_q); an accepted replay names one of [head_q, tail_q]; a taken ack frees
-    // [head_q, ack_seq], which wraps when ack_seq < head_q.
+    // Decisions from registered flags. The held entries are [head_q, tail_q) in circular order (wrapped when wrap_q);
+    // an accepted replay names one of [head_q, tail_q]; a taken ack frees [head_q, ack_seq_q], which wraps when
+    // ack_seq_q < head_q.
     assign push_fire = push_valid & (~full_q);
     wire out_fire; // the output entry is taken
     assign out_fire = q_ok & out_ready;
-    wire ack_ge_head; // ack_seq >= head_q
-    assign ack_ge_head = ack_seq >= head_q;
-    wire ack_lt_tail; // ack_seq < tail_q
-    assign ack_lt_tail = ack_seq < tail_q;
-    wire rp_ge_head; // replay_seq >= head_q
-    assign rp_ge_head = replay_seq >= head_q;
-    wire rp_le_tail; // replay_seq <= tail_q
-    assign rp_le_tail = replay_seq <= tail_q;
-    wire rp_le_ack; // replay_seq <= ack_seq
-    assign rp_le_ack = replay_seq <= ack_seq;
-    wire rd_ge_head; // rd_q >= head_q
-    assign rd_ge_head = rd_q >= head_q;
-    wire rd_le_ack; // rd_q <= ack_seq
-    assign rd_le_ack = rd_q <= ack_seq;
-    wire ack_ok; // the ack names a held entry (ack_seq - head_q < count_q)
-    assign ack_ok = ack_valid & (wrap_q ? (ack_ge_head | ack_lt_tail) : (ack_ge_head & ack_lt_tail));
-    wire replay_ok; // replay_seq - head_q <= count_q
-    assign replay_ok = replay_valid & (wrap_q ? (rp_ge_head | rp_le_tail) : (rp_ge_head & rp_le_tail));
+    wire ack_ok; // the ack names a held entry (ack_seq_q - head_q < count_q)
+    assign ack_ok = ack_v_q & (wrap_q ? (ack_ge_head_q | ack_lt_tail_q) : (ack_ge_head_q & ack_lt_tail_q));
+    wire replay_ok; // replay_seq_q - head_q <= count_q
+    assign replay_ok = rp_v_q & (wrap_q ? (rp_ge_head_q | rp_le_tail_q) : (rp_ge_head_q & rp_le_tail_q));
+    wire free_rp; // a taken ack frees the replayed entry
+    assign free_rp = ack_ok & ((~ack_ge_head_q) ? (rp_ge_head_q | rp_le_ack_q) : (rp_ge_head_q & rp_le_ack_q));
+    wire free_rd; // a taken ack frees the presented entry rd_q
+    assign free_rd = ack_ok & ((~ack_ge_head_q) ? (rd_ge_head_q | rd_le_ack_q) : (rd_ge_head_q & rd_le_ack_q));
+    wire jump; // a replay, or an ack that frees rd_q's entry, moves the output pointer
+    assign jump = replay_ok | free_rd;
 
-    // Whether a taken ack frees the entry the output pointer lands on, one LUT each from the comparisons: the
-    // replayed entry (replay_seq - head_q <= ack_seq - head_q), or without a replay rd_q's (the pointer is rd_q or
-    // rd_q + 1; the ack frees rd_q + 1 exactly when it frees rd_q, except when it names rd_q itself, and then
-    // rd_q + 1 is the new head anyway).
-    wire free_rp; // a taken ack frees replay_seq's entry
-    assign free_rp = ack_ok & ((~ack_ge_head) ? (rp_ge_head | rp_le_ack) : (rp_ge_head & rp_le_ack));
-    wire free_rd; // a taken ack frees rd_q's entry
-    assign free_rd = ack_ok & ((~ack_ge_head) ? (rd_ge_head | rd_le_ack) : (rd_ge_head & rd_le_ack));
+    // RAM read: address from registers, enable from out_ready; no decision on the way.
+    assign rd_en = (~q_ok) | out_ready;
+    assign rd_addr = q_ok ? rd_inc_q[7:0] : rd_q[7:0];
 
-    // Pointers: selects among candidates computed in parallel with the window tests.
-    wire [9:0] ack_next; // the head after a taken ack
-    assign ack_next = ack_seq + 10'd1;
+    // Pointers: selects among registered candidates.
     wire [9:0] head_n;
-    assign head_n = ack_ok ? ack_next : head_q;
+    assign head_n = ack_ok ? ack_next_q : head_q;
     wire [9:0] tail_n;
-    assign tail_n = tail_q + {9'd0, push_fire};
-    wire [9:0] rd_step; // output pointer without replay or ack: advanced by a transfer
-    assign rd_step = out_fire ? (rd_q + 10'd1) : rd_q;
-    assign rd_n = replay_ok ? (free_rp ? ack_next : replay_seq) : (free_rd ? ack_next : rd_step);
+    assign tail_n = push_fire ? tail_inc_q : tail_q;
+    wire [9:0] tail_inc_n; // tail_n + 1
+    assign tail_inc_n = push_fire ? (tail_inc_q + 10'd1) : tail_inc_q;
+    wire [9:0] rd_n; // output pointer after replay or transfer, moved to the new head if an ack freed its entry
+    assign rd_n = replay_ok ? (free_rp ? ack_next_q : rp_seq_q) : (free_rd ? ack_next_q : (out_fire ? rd_inc_q : rd_q));
+    wire [9:0] rd_inc_n; // rd_n + 1, from the same select
+    assign rd_inc_n = replay_ok
+        ? (free_rp ? (ack_next_q + 10'd1) : rp_inc_q)
+        : (free_rd ? (ack_next_q + 10'd1) : (out_fire ? (rd_inc_q + 10'd1) : rd_inc_q));
 
-    // The read register is valid unless it reads the old tail (empty, or written at this edge): each candidate compared
-    // with tail_q beside the pointer select, then the same select.
-    wire step_at_tail; // rd_step == tail_q
-    assign step_at_tail = out_fire ? ((rd_q + 10'd1) == tail_q) : (rd_q == tail_q);
-    wire q_ok_n; // rd_n != tail_q
-    assign q_ok_n = replay_ok ? (free_rp ? (ack_next != tail_q) : (replay_seq != tail_q)) : (free_rd ? (ack_next != tail_q) : (~step_at_tail));
+    // The read register holds rd_n's entry next cycle unless the pointer jumps (the RAM read the old stream's next
+    // entry) or it reads the old tail (empty, or written at this edge: the read-first RAM returns the old word).
+    wire rd_addr_at_tail; // rd_addr == tail_q, compared per candidate
+    assign rd_addr_at_tail = q_ok ? (rd_inc_q == tail_q) : (rd_q == tail_q);
+    wire q_ok_n;
+    assign q_ok_n = (~jump) & ((q_ok & (~out_ready)) | (~rd_addr_at_tail));
+
+    // rd_n >= head_n, per candidate: the new head itself, or a candidate against the head that holds next cycle.
+    wire step_ge_head; // the stepped pointer >= head_n
+    assign step_ge_head = out_fire ? (ack_ok ? (rd_inc_q >= ack_next_q) : (rd_inc_q >= head_q)) : (ack_ok ? (rd_q >= ack_next_q) : rd_ge_head_q);
+    wire rd_ge_head_n;
+    assign rd_ge_head_n = replay_ok ? (free_rp ? 1'd1 : (ack_ok ? (rp_seq_q >= ack_next_q) : rp_ge_head_q)) : (free_rd ? 1'd1 : step_ge_head);
 
     // Occupancy: count, full and wrap from the cases, not from the new pointers.
     wire [9:0] count_n; // tail_n - head_n
-    assign count_n = ack_ok ? (tail_q + (~ack_seq) + {9'd0, push_fire}) : (count_q + {9'd0, push_fire});
+    assign count_n = ack_ok ? (tail_q + (~ack_seq_q) + {9'd0, push_fire}) : (count_q + {9'd0, push_fire});
 
     // A taken ack frees at least one entry and a push adds at most one (none when full), so after an ack the buffer
     // is not full.
     wire full_n; // count_n == DEPTH
     assign full_n = (~ack_ok) & (push_fire ? (count_q == (DEPTH - 10'd1)) : full_q);
     wire tail_wraps; // a push takes the tail from the largest sequence number to 0
-    assign tail_wraps = push_fire & (tail_q == 10'd1023);
+    assign tail_wraps = push_fire & (tail_inc_q == 10'd0);
 
     // wrap_n = tail_n < head_n. Without an ack the window wraps once the tail wraps past a nonzero head. A taken ack
-    // leaves a wrapped window [ack_seq + 1, tail_n) when it lies in the upper part (ack_seq >= head_q, and
-    // ack_seq + 1 does not itself wrap to 0); on an unwrapped window only a wrapping push wraps it.
+    // leaves a wrapped window [ack_seq_q + 1, tail_n) when it lies in the upper part (ack_seq_q >= head_q, and
+    // ack_seq_q + 1 does not itself wrap to 0); on an unwrapped window only a wrapping push wraps it.
     wire wrap_n; // tail_n < head_n
-    assign wrap_n = ack_ok ? (wrap_q ? (ack_ge_head & (ack_seq != 10'd1023)) : tail_wraps) : (tail_wraps ? (head_q != 10'd0) : wrap_q);
+    assign wrap_n = ack_ok ? (wrap_q ? (ack_ge_head_q & (ack_next_q != 10'd0)) : tail_wraps) : (tail_wraps ? (head_q != 10'd0) : wrap_q);
+
+    // Requests: registered on entry with their comparisons against the next cycle's pointers, each a select
+    // between comparisons of the input with registers.
+    wire [9:0] ack_next_n;
+    assign ack_next_n = ack_seq + 10'd1;
+    wire ack_ge_head_n; // ack_seq >= head_n
+    assign ack_ge_head_n = ack_ok ? (ack_seq >= ack_next_q) : (ack_seq >= head_q);
+    wire ack_lt_tail_n; // ack_seq < tail_n
+    assign ack_lt_tail_n = push_fire ? (ack_seq < tail_inc_q) : (ack_seq < tail_q);
+    wire rd_le_ack_n; // rd_n <= ack_seq
+    assign rd_le_ack_n = replay_ok
+        ? (free_rp ? (ack_next_q <= ack_seq) : (rp_seq_q <= ack_seq))
+        : (free_rd ? (ack_next_q <= ack_seq) : (out_fire ? (rd_inc_q <= ack_seq) : (rd_q <= ack_seq)));
+    wire [9:0] rp_inc_n;
+    assign rp_inc_n = replay_seq + 10'd1;
+    wire rp_ge_head_n; // replay_seq >= head_n
+    assign rp_ge_head_n = ack_ok ? (replay_seq >= ack_next_q) : (replay_seq >= head_q);
+    wire rp_le_tail_n; // replay_seq <= tail_n
+    assign rp_le_tail_n = push_fire ? (replay_seq <= tail_inc_q) : (replay_seq <= tail_q);
+    wire rp_le_ack_n; // replay_seq <= ack_seq
+    assign rp_le_ack_n = replay_seq <= ack_seq;
     always @(posedge clk) begin
         if (rst) begin
             head_q <= 10'd0;
             tail_q <= 10'd0;
+            tail_inc_q <= 10'd1;
             rd_q <= 10'd0;
+            rd_inc_q <= 10'd1;
             q_ok <= 1'd0;
             count_q <= 10'd0;
             full_q <= 1'd0;
             wrap_q <= 1'd0;
+            rd_ge_head_q <= 1'd1;
+            ack_v_q <= 1'd0;
+            ack_seq_q <= 10'd0;
+            ack_next_q <= 10'd1;
+            ack_ge_head_q <= 1'd1;
+            ack_lt_tail_q <= 1'd0;
+            rd_le_ack_q <= 1'd1;
+            rp_v_q <= 1'd0;
+            rp_seq_q <= 10'd0;
+            rp_inc_q <= 10'd1;
+            rp_ge_head_q <= 1'd1;
+            rp_le_tail_q <= 1'd1;
+            rp_le_ack_q <= 1'd1;
         end else begin
             head_q <= head_n;
             tail_q <= tail_n;
+            tail_inc_q <= tail_inc_n;
             rd_q <= rd_n;
+            rd_inc_q <= rd_inc_n;
             q_ok <= q_ok_n;
             count_q <= count_n;
             full_q <= full_n;
             wrap_q <= wrap_n;
+            rd_ge_head_q <= rd_ge_head_n;
+            ack_v_q <= ack_valid;
+            ack_seq_q <= ack_seq;
+            ack_next_q <= ack_next_n;
+            ack_ge_head_q <= ack_ge_head_n;
+            ack_lt_tail_q <= ack_lt_tail_n;
+            rd_le_ack_q <= rd_le_ack_n;
+            rp_v_q <= replay_valid;
+            rp_seq_q <= replay_seq;
+            rp_inc_q <= rp_inc_n;
+            rp_ge_head_q <= rp_ge_head_n;
+            rp_le_tail_q <= rp_le_tail_n;
+            rp_le_ack_q <= rp_le_ack_n;
         end
     end
     assign push_ready = ~full_q;
@@ -180,14 +248,31 @@ module rtlgen_rxl_ep_replay (
     always @(posedge clk) begin
         f_past_valid <= 1'd1;
     end
+    reg f_ack_valid; // ack_valid one cycle ago: the request judged this cycle
+    reg [9:0] f_ack_seq; // ack_seq one cycle ago: the request judged this cycle
+    reg f_replay_valid; // replay_valid one cycle ago: the request judged this cycle
+    reg [9:0] f_replay_seq; // replay_seq one cycle ago: the request judged this cycle
+    always @(posedge clk) begin
+        if (rst) begin
+            f_ack_valid <= 1'd0;
+            f_ack_seq <= 10'd0;
+            f_replay_valid <= 1'd0;
+            f_replay_seq <= 10'd0;
+        end else begin
+            f_ack_valid <= ack_valid;
+            f_ack_seq <= ack_seq;
+            f_replay_valid <= replay_valid;
+            f_replay_seq <= replay_seq;
+        end
+    end
     wire f_push; // a push is accepted (push_valid while push_ready)
     assign f_push = push_valid & push_ready;
     wire f_ack; // an ack names a held entry and frees it and every older one
-    assign f_ack = ack_valid & ((ack_seq - head_q) < count_q);
+    assign f_ack = f_ack_valid & ((f_ack_seq - head_q) < count_q);
     wire [9:0] f_freed; // entries the ack frees this cycle
-    assign f_freed = f_ack ? ((ack_seq - head_q) + 10'd1) : 10'd0;
+    assign f_freed = f_ack ? ((f_ack_seq - head_q) + 10'd1) : 10'd0;
     wire f_replay; // a replay is accepted: replay_seq held or the next to be pushed
-    assign f_replay = replay_valid & ((replay_seq - head_q) <= count_q);
+    assign f_replay = f_replay_valid & ((f_replay_seq - head_q) <= count_q);
     reg [9:0] f_pushes; // accepted pushes since reset, mod 2^seq_bits
     reg [9:0] f_pops; // entries freed by acks since reset, mod 2^seq_bits
     reg f_held; // the tagged entry is pushed and not yet freed
@@ -203,7 +288,7 @@ module rtlgen_rxl_ep_replay (
             if (f_push & (tail_q == f_seq)) begin
                 f_held <= 1'd1;
                 f_data <= push_data;
-            end else if (f_ack & ((f_seq - head_q) < ((ack_seq - head_q) + 10'd1))) begin
+            end else if (f_ack & ((f_seq - head_q) < ((f_ack_seq - head_q) + 10'd1))) begin
                 f_held <= 1'd0;
             end
         end
@@ -224,9 +309,9 @@ module rtlgen_rxl_ep_replay (
     always @(posedge clk) begin
         f_prev_replay <= f_replay & (!rst);
     end
-    reg [9:0] f_prev_replay_seq; // replay_seq one cycle ago
+    reg [9:0] f_prev_replay_seq; // the replay judged one cycle ago
     always @(posedge clk) begin
-        f_prev_replay_seq <= replay_seq;
+        f_prev_replay_seq <= f_replay_seq;
     end
     reg [1919:0] f_ram [0:255]; // shadow of the RAM wrapper's words
     reg [1919:0] f_ram_q; // shadow of the RAM wrapper's read register
@@ -234,7 +319,9 @@ module rtlgen_rxl_ep_replay (
         if (push_fire) begin
             f_ram[tail_q[7:0]] <= push_data;
         end
-        f_ram_q <= f_ram[rd_n[7:0]];
+        if (rd_en) begin
+            f_ram_q <= f_ram[rd_addr];
+        end
     end
     initial f_past_valid = 1'd0;
     initial f_prev_valid_run = 1'd0;
@@ -267,9 +354,25 @@ module rtlgen_rxl_ep_replay (
         if (f_past_valid & (!rst) & f_prev_valid_run) begin
             p_no_underflow: assert ((head_q - f_prev_head) <= f_prev_count);
         end
-        // the registered flags agree with the pointers: full is count == DEPTH, wrap is tail < head
+        // the registered flags, copies and comparisons agree with the pointers and the requests: full is count == DEPTH, wrap is tail < head, each +1 copy and registered comparison its expression
         if (f_past_valid & (!rst)) begin
-            p_flags: assert ((full_q == (count_q == DEPTH)) & (wrap_q == (tail_q < head_q)));
+            p_flags: assert ((full_q == (count_q == DEPTH))
+                & (wrap_q == (tail_q < head_q))
+                & (tail_inc_q == (tail_q + 10'd1))
+                & (rd_inc_q == (rd_q + 10'd1))
+                & (rd_ge_head_q == (rd_q >= head_q))
+                & (ack_v_q == f_ack_valid)
+                & (ack_seq_q == f_ack_seq)
+                & (ack_next_q == (f_ack_seq + 10'd1))
+                & (ack_ge_head_q == (f_ack_seq >= head_q))
+                & (ack_lt_tail_q == (f_ack_seq < tail_q))
+                & (rd_le_ack_q == (rd_q <= f_ack_seq))
+                & (rp_v_q == f_replay_valid)
+                & (rp_seq_q == f_replay_seq)
+                & (rp_inc_q == (f_replay_seq + 10'd1))
+                & (rp_ge_head_q == (f_replay_seq >= head_q))
+                & (rp_le_tail_q == (f_replay_seq <= tail_q))
+                & (rp_le_ack_q == (f_replay_seq <= f_ack_seq)));
         end
         // the output pointer stays within [head, push_seq]
         if (f_past_valid & (!rst)) begin

@@ -208,6 +208,16 @@ module rtlgen_rxl_sw_link_rx (
     always @(posedge clk) begin
         f_cnt_dropped_was <= cnt_dropped_q;
     end
+    reg [31:0] f_delivered; // flits delivered on out_valid before this cycle (below cnt_flits, so it does not wrap while that counts)
+    always @(posedge clk) begin
+        if (rst) begin
+            f_delivered <= 32'd0;
+        end else begin
+            if (out_valid) begin
+                f_delivered <= f_delivered + 32'd1;
+            end
+        end
+    end
     // free instance: u_fec_dec
     initial f_past_valid = 1'd0;
     initial f_prev_run = 1'd0;
@@ -230,6 +240,10 @@ module rtlgen_rxl_sw_link_rx (
         if (f_past_valid & (!rst) & f_prev_run) begin
             p_cnt_dropped_sat: assert ((cnt_dropped_q == f_cnt_dropped_was)
                 | ((cnt_dropped_q == (f_cnt_dropped_was + 32'd1)) & (f_cnt_dropped_was != 32'd4294967295)));
+        end
+        // until cnt_flits saturates: flits received = flits delivered (this cycle's included) + flits dropped
+        if (f_past_valid & (!rst) & (cnt_flits != 32'hffffffff)) begin
+            p_flits_conserved: assert (cnt_flits == (f_delivered + {31'd0, out_valid} + cnt_dropped));
         end
     end
 `endif

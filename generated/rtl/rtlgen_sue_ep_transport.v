@@ -809,19 +809,21 @@ module rtlgen_sue_ep_transport (
     assign e_hdr = pre_ok & hdr_bad;
     wire r_ok; // the PDU passed every check
     assign r_ok = pre_ok & (~hdr_bad);
+    wire [3:0] sr_sel; // space the RH names, one-hot (zero if none)
+    assign sr_sel = {r_xpu == 10'd3, r_xpu == 10'd2, r_xpu == 10'd1, r_xpu == 10'd0};
     wire [3:0] sr_oh; // space of a good received PDU, one-hot
-    assign sr_oh = {r_ok & (r_xpu == 10'd3), r_ok & (r_xpu == 10'd2), r_ok & (r_xpu == 10'd1), r_ok & (r_xpu == 10'd0)};
+    assign sr_oh = sr_sel & {4{r_ok}};
     wire [1:0] sr_i;
-    assign sr_i[0] = ^(sr_oh & 4'ha);
-    assign sr_i[1] = ^(sr_oh & 4'hc);
+    assign sr_i[0] = ^(sr_sel & 4'ha);
+    assign sr_i[1] = ^(sr_sel & 4'hc);
     wire [15:0] r_una;
-    assign r_una = (s0_una & {16{sr_oh[0]}}) | (s1_una & {16{sr_oh[1]}}) | (s2_una & {16{sr_oh[2]}}) | (s3_una & {16{sr_oh[3]}});
+    assign r_una = (s0_una & {16{sr_sel[0]}}) | (s1_una & {16{sr_sel[1]}}) | (s2_una & {16{sr_sel[2]}}) | (s3_una & {16{sr_sel[3]}});
     wire [15:0] r_hwm;
-    assign r_hwm = (s0_hwm & {16{sr_oh[0]}}) | (s1_hwm & {16{sr_oh[1]}}) | (s2_hwm & {16{sr_oh[2]}}) | (s3_hwm & {16{sr_oh[3]}});
+    assign r_hwm = (s0_hwm & {16{sr_sel[0]}}) | (s1_hwm & {16{sr_sel[1]}}) | (s2_hwm & {16{sr_sel[2]}}) | (s3_hwm & {16{sr_sel[3]}});
     wire [15:0] r_cacc;
-    assign r_cacc = (s0_cacc & {16{sr_oh[0]}}) | (s1_cacc & {16{sr_oh[1]}}) | (s2_cacc & {16{sr_oh[2]}}) | (s3_cacc & {16{sr_oh[3]}});
+    assign r_cacc = (s0_cacc & {16{sr_sel[0]}}) | (s1_cacc & {16{sr_sel[1]}}) | (s2_cacc & {16{sr_sel[2]}}) | (s3_cacc & {16{sr_sel[3]}});
     wire [15:0] r_epsn;
-    assign r_epsn = (s0_epsn & {16{sr_oh[0]}}) | (s1_epsn & {16{sr_oh[1]}}) | (s2_epsn & {16{sr_oh[2]}}) | (s3_epsn & {16{sr_oh[3]}});
+    assign r_epsn = (s0_epsn & {16{sr_sel[0]}}) | (s1_epsn & {16{sr_sel[1]}}) | (s2_epsn & {16{sr_sel[2]}}) | (s3_epsn & {16{sr_sel[3]}});
     wire [15:0] r_du; // rpsn - una
     assign r_du = r_rpsn - r_una;
     wire [15:0] r_dh; // hwm - una
@@ -907,12 +909,14 @@ module rtlgen_sue_ep_transport (
     assign s0_tch = ackev & sr_oh[0];
     wire s0_to; // timeout
     assign s0_to = s0_cen & (s0_timer >= RTO_LAST) & (~s0_tch);
+    wire [15:0] s0_sndd; // snd after a data PDU sent
+    assign s0_sndd = s0_dd ? (s0_snd + 16'd1) : s0_snd;
     wire [15:0] s0_snd1; // snd after the TX side
-    assign s0_snd1 = s0_to ? s0_una : (s0_dd ? (s0_snd + 16'd1) : s0_snd);
+    assign s0_snd1 = s0_to ? s0_una : s0_sndd;
     wire [15:0] s0_hwm1; // hwm after the TX side
     assign s0_hwm1 = (s0_dd & (s0_snd == s0_hwm)) ? (s0_hwm + 16'd1) : s0_hwm;
-    wire s0_behind; // snd before the new una
-    assign s0_behind = (s0_snd1 - una2) > (s0_hwm1 - una2);
+    wire s0_behind; // snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)
+    assign s0_behind = (s0_sndd - una2) > (s0_hwm1 - una2);
     always @(posedge clk) begin
         if (rst) begin
             s0_next <= 16'd0;
@@ -1018,12 +1022,14 @@ module rtlgen_sue_ep_transport (
     assign s1_tch = ackev & sr_oh[1];
     wire s1_to; // timeout
     assign s1_to = s1_cen & (s1_timer >= RTO_LAST) & (~s1_tch);
+    wire [15:0] s1_sndd; // snd after a data PDU sent
+    assign s1_sndd = s1_dd ? (s1_snd + 16'd1) : s1_snd;
     wire [15:0] s1_snd1; // snd after the TX side
-    assign s1_snd1 = s1_to ? s1_una : (s1_dd ? (s1_snd + 16'd1) : s1_snd);
+    assign s1_snd1 = s1_to ? s1_una : s1_sndd;
     wire [15:0] s1_hwm1; // hwm after the TX side
     assign s1_hwm1 = (s1_dd & (s1_snd == s1_hwm)) ? (s1_hwm + 16'd1) : s1_hwm;
-    wire s1_behind; // snd before the new una
-    assign s1_behind = (s1_snd1 - una2) > (s1_hwm1 - una2);
+    wire s1_behind; // snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)
+    assign s1_behind = (s1_sndd - una2) > (s1_hwm1 - una2);
     always @(posedge clk) begin
         if (rst) begin
             s1_next <= 16'd0;
@@ -1129,12 +1135,14 @@ module rtlgen_sue_ep_transport (
     assign s2_tch = ackev & sr_oh[2];
     wire s2_to; // timeout
     assign s2_to = s2_cen & (s2_timer >= RTO_LAST) & (~s2_tch);
+    wire [15:0] s2_sndd; // snd after a data PDU sent
+    assign s2_sndd = s2_dd ? (s2_snd + 16'd1) : s2_snd;
     wire [15:0] s2_snd1; // snd after the TX side
-    assign s2_snd1 = s2_to ? s2_una : (s2_dd ? (s2_snd + 16'd1) : s2_snd);
+    assign s2_snd1 = s2_to ? s2_una : s2_sndd;
     wire [15:0] s2_hwm1; // hwm after the TX side
     assign s2_hwm1 = (s2_dd & (s2_snd == s2_hwm)) ? (s2_hwm + 16'd1) : s2_hwm;
-    wire s2_behind; // snd before the new una
-    assign s2_behind = (s2_snd1 - una2) > (s2_hwm1 - una2);
+    wire s2_behind; // snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)
+    assign s2_behind = (s2_sndd - una2) > (s2_hwm1 - una2);
     always @(posedge clk) begin
         if (rst) begin
             s2_next <= 16'd0;
@@ -1240,12 +1248,14 @@ module rtlgen_sue_ep_transport (
     assign s3_tch = ackev & sr_oh[3];
     wire s3_to; // timeout
     assign s3_to = s3_cen & (s3_timer >= RTO_LAST) & (~s3_tch);
+    wire [15:0] s3_sndd; // snd after a data PDU sent
+    assign s3_sndd = s3_dd ? (s3_snd + 16'd1) : s3_snd;
     wire [15:0] s3_snd1; // snd after the TX side
-    assign s3_snd1 = s3_to ? s3_una : (s3_dd ? (s3_snd + 16'd1) : s3_snd);
+    assign s3_snd1 = s3_to ? s3_una : s3_sndd;
     wire [15:0] s3_hwm1; // hwm after the TX side
     assign s3_hwm1 = (s3_dd & (s3_snd == s3_hwm)) ? (s3_hwm + 16'd1) : s3_hwm;
-    wire s3_behind; // snd before the new una
-    assign s3_behind = (s3_snd1 - una2) > (s3_hwm1 - una2);
+    wire s3_behind; // snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)
+    assign s3_behind = (s3_sndd - una2) > (s3_hwm1 - una2);
     always @(posedge clk) begin
         if (rst) begin
             s3_next <= 16'd0;

@@ -54,8 +54,8 @@ pub fn busy_faults() -> Faults {
 /// there are any).
 pub fn campaign_config(m: &ElabModule, switches: usize, traffic_cycles: u64) -> Result<CampaignConfig, SimError> {
     let ep = endpoint_block(m)?;
-    let mut c = CampaignConfig::new(ep.cfg.mode, switches, traffic_cycles);
-    c.endpoint = ep.cfg.clone();
+    let mut c = CampaignConfig::new(ep.mode, switches, traffic_cycles);
+    c.endpoint = ep.params.clone();
     c.faults = busy_faults();
     c.tx_stall = 0.05;
     c.offered_load = 0.9;

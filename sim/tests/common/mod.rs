@@ -86,9 +86,9 @@ pub fn rxl_campaign(
     use rtl_gen_sim::link::rxl::{self, rtl::rtl_nodes, CampaignConfig};
     let bench = rtl_gen_sim::Bench::default_design().expect("the default design and generated/");
     let ep = bench.block::<RxlEndpointBlock>(ep_name).expect("endpoint block");
-    let sw = bench.blocks::<RxlSwitchBlock>().into_iter().find(|s| s.fec == ep.cfg.fec);
-    let mut cfg = CampaignConfig::new(ep.cfg.mode, switches, cycles);
-    cfg.endpoint = ep.cfg.clone();
+    let sw = bench.blocks::<RxlSwitchBlock>().into_iter().find(|s| s.fec == ep.fec);
+    let mut cfg = CampaignConfig::new(ep.mode, switches, cycles);
+    cfg.endpoint = ep.params.clone();
     cfg.faults = faults;
     tweak(&mut cfg);
     let ep_module = bench.module(ep_name, rtl_gen::hw::module::Role::Endpoint).expect("endpoint module");

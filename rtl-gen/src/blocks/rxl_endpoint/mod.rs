@@ -48,20 +48,27 @@ static FIELDS: [FieldSpec; 9] = [
     FieldSpec { name: "counter_bits", ty: FieldType::UInt { min: 1, max: 64 }, default: Some("32"), doc: "width of the saturating status counters" },
 ];
 
-/// A validated `rxl_endpoint` block.
+/// A validated `rxl_endpoint` block: its parameters, read through it (`b.mode`, `b.replay_depth`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RxlEndpointBlock {
     pub name: String,
-    pub cfg: EndpointConfig,
+    pub params: RxlEndpointParams,
+}
+
+impl std::ops::Deref for RxlEndpointBlock {
+    type Target = RxlEndpointParams;
+    fn deref(&self) -> &RxlEndpointParams {
+        &self.params
+    }
 }
 
 impl RxlEndpointBlock {
     pub fn model(&self) -> EndpointModel {
-        EndpointModel::new(self.cfg.clone())
+        EndpointModel::new(self.params.clone())
     }
 
     pub fn mode_name(&self) -> &'static str {
-        match self.cfg.mode {
+        match self.mode {
             Mode::Rxl => "rxl",
             Mode::CxlBaseline => "cxl_baseline",
         }
@@ -69,7 +76,7 @@ impl RxlEndpointBlock {
 
     /// Banner/doc lines: the header layout and the protocol in brief.
     pub fn notes(&self) -> Vec<String> {
-        let rxl = self.cfg.mode == Mode::Rxl;
+        let rxl = self.mode == Mode::Rxl;
         let mut n = vec![
             "Flit, byte 0 first: bytes 0-1 header (little-endian word: [9:0] FSN, [11:10] ReplayCmd 0 none / 1 ACK / 2 NACK, [15:12] type 0 idle-control / 1 payload), 2-241 payload, 242-249 CRC over bytes 0-241, 250-255 FEC over bytes 0-249.".into(),
             "Latency: rx_flit to m_payload 2 cycles (FEC decode register, decision register); s_payload to tx_flit 3 cycles when the link was idle (replay-buffer RAM read, flit register).".into(),
@@ -84,7 +91,7 @@ impl RxlEndpointBlock {
         }
         n.push(format!(
             "ACK coalescing: an ACK is piggybacked once ack_every = {} flits were delivered since the last ACK/NACK, or when some were and ack_timeout = {} cycles passed. Replay timeout: {} cycles without ACK/NACK while flits are held replays from the oldest.",
-            self.cfg.ack_every, self.cfg.ack_timeout, self.cfg.replay_timeout
+            self.ack_every, self.ack_timeout, self.replay_timeout
         ));
         n.push("A received ACK/NACK reaches the replay buffer one cycle after the decision (ctl register), which judges it the cycle after (its request register); a NACK's first replayed flit is in the flit register five cycles after the NACK's decision. Counters saturate at 2^counter_bits - 1.".into());
         n
@@ -131,7 +138,7 @@ impl EndpointConfig {
                 format!("= {replay_timeout} is not above ack_timeout = {ack_timeout}: the sender would replay before the receiver acknowledges; allowed {}..=65535", ack_timeout + 1),
             ));
         }
-        Ok(RxlEndpointBlock { name: name.to_string(), cfg: self.clone() })
+        Ok(RxlEndpointBlock { name: name.to_string(), params: self.clone() })
     }
 }
 
@@ -143,7 +150,7 @@ impl Block for RxlEndpointBlock {
         "rxl_endpoint"
     }
     fn typed_params(&self) -> ParamList {
-        self.cfg.to_list()
+        self.params.to_list()
     }
     fn module_names(&self, design: &DesignInfo) -> Vec<String> {
         rtl::module_names(self, design)

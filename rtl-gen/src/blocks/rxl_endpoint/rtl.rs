@@ -40,7 +40,7 @@ pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
 
 /// The CRC sub-block (generator + checker, combinational, 10-bit ISN) named `name`.
 fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<GeneratedModule> {
-    match b.cfg.crc {
+    match b.crc {
         CrcChoice::RsCrc => RsCrcParams {
             symbol_bits: 8,
             field_poly: PCIE6_CRC_FIELD_POLY,
@@ -79,13 +79,13 @@ pub fn module_names(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<String> {
 
 pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let names = module_names(b, design);
-    let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), params: ReplayBufferParams { entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.cfg.replay_depth } };
+    let rb = ReplayBufferBlock { name: format!("{}_replay", b.name), params: ReplayBufferParams { entry_bits: PAYLOAD_BITS, seq_bits: SEQ_BITS, depth: b.replay_depth } };
     let mut out = rb.elaborate(design);
     assert_eq!(out[0].name(), names[0], "replay module name");
     let crc = crc_modules(b, design, &format!("{}_crc", b.name));
     assert_eq!((crc[0].name(), crc[1].name()), (names[1].as_str(), names[2].as_str()), "CRC module names");
     out.extend(crc);
-    let fec = fec_block(b.cfg.fec, &format!("{}_fec", b.name)).elaborate(design);
+    let fec = fec_block(b.fec, &format!("{}_fec", b.name)).elaborate(design);
     assert_eq!((fec[0].name(), fec[1].name()), (names[3].as_str(), names[4].as_str()), "FEC module names");
     out.extend(fec);
     out.push(endpoint(b, design, &names));
@@ -93,7 +93,7 @@ pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule
 }
 
 fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> GeneratedModule {
-    let cfg = &b.cfg;
+    let cfg = &b.params;
     let rxl = cfg.mode == Mode::Rxl;
     let cb = cfg.counter_bits;
     let s = SEQ_BITS;

@@ -92,12 +92,12 @@ fn rifl(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, Cam
 }
 
 fn rxl(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, CampaignError> {
-    let ep = bench.blocks::<RxlEndpointBlock>().into_iter().find(|b| b.cfg.mode == Mode::Rxl).ok_or_else(|| CampaignError::Config("the default design has no rxl_endpoint in rxl mode".into()))?;
+    let ep = bench.blocks::<RxlEndpointBlock>().into_iter().find(|b| b.mode == Mode::Rxl).ok_or_else(|| CampaignError::Config("the default design has no rxl_endpoint in rxl mode".into()))?;
     let cycle_ns = 8.0 * FLIT_BYTES as f64 / o.line_gbps;
     let delay = ((o.cable_m * 5.0 / cycle_ns).ceil() as u32).max(1);
     let flits = (o.line_us * 1000.0 / cycle_ns) as u64;
     let mut c = CampaignConfig::new(Mode::Rxl, 0, flits);
-    c.endpoint = ep.cfg.clone();
+    c.endpoint = ep.params.clone();
     c.retry_loop = ENDPOINT_LOOP_OVERHEAD + 2 * delay;
     c.faults = Faults::ber(ber);
     c.seed = o.seed;

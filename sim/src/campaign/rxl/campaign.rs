@@ -156,7 +156,7 @@ pub fn endpoints_for_mode(bench: &Bench, mode: ModeSel) -> Result<Vec<String>, C
     };
     want.iter()
         .map(|m| {
-            eps.iter().find(|b| b.cfg.mode == *m).map(|b| b.name.clone()).ok_or_else(|| {
+            eps.iter().find(|b| b.mode == *m).map(|b| b.name.clone()).ok_or_else(|| {
                 CampaignError::Config(format!(
                     "the design has no rxl_endpoint block with mode {}; its rxl_endpoint blocks: {}",
                     if *m == Mode::Rxl { "rxl" } else { "cxl_baseline" },
@@ -172,7 +172,7 @@ pub fn endpoints_for_mode(bench: &Bench, mode: ModeSel) -> Result<Vec<String>, C
 fn switch_for<'a>(bench: &'a Bench, opts: &RxlOptions, ep: &RxlEndpointBlock) -> Result<Option<&'a RxlSwitchBlock>, CampaignError> {
     match &opts.switch {
         Some(name) => Ok(Some(bench.block::<RxlSwitchBlock>(name)?)),
-        None => Ok(bench.blocks::<RxlSwitchBlock>().into_iter().find(|s| s.fec == ep.cfg.fec)),
+        None => Ok(bench.blocks::<RxlSwitchBlock>().into_iter().find(|s| s.fec == ep.fec)),
     }
 }
 
@@ -189,8 +189,8 @@ pub fn run(bench: &Bench, opts: &RxlOptions, shard: Shard, progress: &mut Progre
         if u.switches > 0 && sw.is_none() {
             return Err(CampaignError::Config(format!("{} switch levels need an rxl_switch block with the FEC layout of endpoint `{}`; the design has none", u.switches, ep.name)));
         }
-        let mut cfg = CampaignConfig::new(ep.cfg.mode, u.switches, opts.segment_flits(u.segment));
-        cfg.endpoint = ep.cfg.clone();
+        let mut cfg = CampaignConfig::new(ep.mode, u.switches, opts.segment_flits(u.segment));
+        cfg.endpoint = ep.params.clone();
         cfg.faults = opts.faults;
         cfg.internal = opts.internal;
         if let Some(retry_loop) = opts.retry_loop {

@@ -390,10 +390,10 @@ fn switch_for<'a>(bench: &'a Bench, endpoint: &RxlEndpointBlock, switch: Option<
         None => bench
             .blocks::<RxlSwitchBlock>()
             .into_iter()
-            .find(|s| s.fec == endpoint.cfg.fec)
+            .find(|s| s.fec == endpoint.fec)
             .ok_or_else(|| CampaignError::Config(format!("switch levels need an rxl_switch block with the FEC layout of endpoint `{}`", endpoint.name)))?,
     };
-    if s.fec != endpoint.cfg.fec {
+    if s.fec != endpoint.fec {
         return Err(CampaignError::Config(format!("switch `{}` and endpoint `{}` use different FEC layouts", s.name, endpoint.name)));
     }
     Ok(s)
@@ -405,13 +405,13 @@ fn switch_for<'a>(bench: &'a Bench, endpoint: &RxlEndpointBlock, switch: Option<
 /// modules' own blocks, and every lockstep node reports into `tally`.
 pub fn rtl_nodes(bench: &Bench, ep: &ElabModule, switch: Option<&RxlSwitchBlock>, switches: usize, check: Check, tally: &SharedTally, test: &str) -> Result<Nodes, CampaignError> {
     let endpoint = &kind_params::<RxlEndpointParams>(ep)?.block("model").map_err(|e| design_error(ep, e))?;
-    let codec = FlitCodec::new(endpoint.cfg.crc, endpoint.cfg.fec);
+    let codec = FlitCodec::new(endpoint.crc, endpoint.fec);
     let mut eps: Vec<Box<dyn EndpointNode>> = Vec::new();
     for side in ["A", "B"] {
         let rtl = RtlEndpoint::new(bench, ep, &format!("{test}_{side}"))?;
         eps.push(match check {
             Check::RtlOnly => Box::new(rtl),
-            Check::Lockstep(stop) => Box::new(CheckedEndpoint::new(side, rtl, EndpointModel::with_codec(endpoint.cfg.clone(), codec.clone()), tally.clone(), stop)?),
+            Check::Lockstep(stop) => Box::new(CheckedEndpoint::new(side, rtl, EndpointModel::with_codec(endpoint.params.clone(), codec.clone()), tally.clone(), stop)?),
         });
     }
     let mut sw: [Vec<SwitchPair>; 2] = [Vec::new(), Vec::new()];

@@ -1,8 +1,9 @@
 //! One lane's receiver (§4.B, §4.C, Listing 1): verification, the frame ID and threshold
 //! counters, the control event monitor, out-of-sync detection and the flow-control detector.
 //!
-//! Cycle behaviour (the RTL module `<prefix><name>_rx`): at every clock edge with `in_valid`
-//! the frame on `in_frame` is processed; every output is a register.
+//! Cycle behaviour (the RTL module `<prefix><name>_rx`): a frame taken at a clock edge with
+//! `in_valid` (its CRC and descrambling registered: stage 1) is processed at the next edge
+//! (stage 2); every output is a register, two edges after the frame.
 //!
 //! * Verification (Listing 1, the text's order: compare, then increment): the frame is *ok*
 //!   when its SYN is legal and its verification code equals `CRC12 ^ frame_id`. An ok data
@@ -55,6 +56,8 @@ pub struct RxLane {
     pub out_valid: bool,
     pub out_raw: Bits,
     pub err_pulse: bool,
+    /// The frame in stage 1 (taken at the last edge, processed at the next), if any.
+    stage1: Option<Bits>,
     /// Statistics (not in the RTL): data frames accepted, frames failing verification.
     pub accepted: u64,
     pub failed: u64,
@@ -79,6 +82,7 @@ impl RxLane {
             out_valid: false,
             out_raw: Bits::zeros(p.raw_bits()),
             err_pulse: false,
+            stage1: None,
             accepted: 0,
             failed: 0,
             codec: Codec::new(p),
@@ -89,12 +93,23 @@ impl RxLane {
         &self.codec.p
     }
 
+    /// A clock edge: the frame in stage 1 is processed, and `frame` (with `valid`) enters it.
     pub fn tick(&mut self, valid: bool, frame: &Bits) {
+        let taken = if valid { Some(frame.clone()) } else { None };
+        match std::mem::replace(&mut self.stage1, taken) {
+            Some(f) => self.process(&f),
+            None => {
+                self.out_valid = false;
+                self.err_pulse = false;
+            }
+        }
+    }
+
+    /// Stage 2 on one frame: the check against frame_id, Listing 1 and the monitors. The
+    /// descrambler advances here too: it sees the frames in their order, as stage 1 does.
+    fn process(&mut self, frame: &Bits) {
         self.out_valid = false;
         self.err_pulse = false;
-        if !valid {
-            return;
-        }
         let p = self.codec.p;
         let r = p.control_repeat;
         let mask = p.id_mask();

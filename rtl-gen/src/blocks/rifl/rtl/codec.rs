@@ -46,7 +46,7 @@ pub fn crc(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
 
 /// `data` of the CRC module from a frame's SYN and line region `{meta, payload}`:
 /// `{payload, 5'b0, syn[1], meta}`.
-fn crc_feed(p: &Params, syn1: Expr, line: &str) -> Expr {
+pub(super) fn crc_feed(p: &Params, syn1: Expr, line: &str) -> Expr {
     let pb = p.payload_bits() as u32;
     cat(vec![Expr::slice(line, pb - 1, 0), zeros(5), syn1, Expr::slice(line, pb + 1, pb)])
 }

@@ -1,4 +1,6 @@
-//! `<p>_rx`: one lane's receiver (see `model::rx` for the cycle behaviour it implements).
+//! `<p>_rx`: one lane's receiver (see `model::rx` for the cycle behaviour it implements), in two
+//! stages: the frame's CRC and descrambling, then the check against the expected frame ID with
+//! Listing 1 (the frame-ID loop alone in its cycle).
 
 use crate::hw::build::*;
 use super::Names;
@@ -61,21 +63,42 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     reg(&mut it, "err_pulse_q", 1, "");
     reg(&mut it, "out_raw_q", r, "");
 
-    it.push(Item::comment("Verification code check against the expected frame ID; descrambling after it."));
-    it.push(Item::wire("legal", 1, "SYN is 01 or 10"));
-    it.push(Item::wire("ok", 1, "legal and the verification code matches frame_id"));
-    it.push(instance(&n.check, "u_check", vec![("frame", id("in_frame")), ("id", id("frame_id")), ("legal", id("legal")), ("ok", id("ok"))]));
+    it.push(Item::comment("Stage 1, at every received frame: the verification code's syndrome (vcode ^ CRC12: the frame ID of an intact frame) and the descrambled raw region, registered."));
+    reg(&mut it, "frame_valid_q", 1, "a frame is in stage 2 this cycle");
+    reg(&mut it, "legal_q", 1, "its SYN is 01 or 10");
+    reg(&mut it, "frame_ctrl_q", 1, "its SYN's bit 1: a control frame when legal");
+    reg(&mut it, "syndrome_q", 12, "its vcode ^ CRC12: the frame ID it carries when intact");
+    reg(&mut it, "raw_q", r, "its descrambled {payload, meta}");
+    wire(&mut it, "line", r, "{meta, payload} as received (scrambled)", Expr::slice("in_frame", r + 1, 2));
+    it.push(Item::wire("crc", 12, "CRC-12 of {payload, 5'b0, syn[1], meta}"));
+    it.push(instance(&n.crc, "u_crc", vec![("data", super::codec::crc_feed(p, Expr::bit("in_frame", 1), "line")), ("crc", id("crc"))]));
     it.push(Item::wire("dline", r, "descrambled line region {meta, payload}"));
     if p.scrambler {
-        it.push(clocked_instance(&n.descrambler, "u_descrambler", design.reset, vec![("en", id("in_valid")), ("din", Expr::slice("in_frame", r + 1, 2)), ("dout", id("dline"))]));
+        it.push(clocked_instance(&n.descrambler, "u_descrambler", design.reset, vec![("en", id("in_valid")), ("din", id("line")), ("dout", id("dline"))]));
     } else {
-        it.push(Item::assign(id("dline"), Expr::slice("in_frame", r + 1, 2)));
+        it.push(Item::assign(id("dline"), id("line")));
     }
-    wire(&mut it, "raw", r, "descrambled {payload, meta}", cat(vec![Expr::slice("dline", r - 3, 0), Expr::slice("dline", r - 1, r - 2)]));
-    wire(&mut it, "is_data", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1).not()));
-    wire(&mut it, "is_ctrl", 1, "", Expr::and(id("legal"), Expr::bit("in_frame", 1)));
-    wire(&mut it, "code", 8, "last payload byte: format, flow-control or control code", Expr::slice("raw", r - 1, r - 8));
-    wire(&mut it, "meta_zero", 1, "", Expr::eq(Expr::slice("raw", 1, 0), id("META_NONE")));
+    it.push(Item::AlwaysFf { reset: Some(vec![set_id("frame_valid_q", Expr::zero())]), body: vec![set_id("frame_valid_q", id("in_valid"))] });
+    it.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![when(
+            id("in_valid"),
+            vec![
+                set_id("legal_q", Expr::xor(Expr::bit("in_frame", 1), Expr::bit("in_frame", 0))),
+                set_id("frame_ctrl_q", Expr::bit("in_frame", 1)),
+                set_id("syndrome_q", Expr::xor(Expr::slice("in_frame", f - 1, f - 12), id("crc"))),
+                set_id("raw_q", cat(vec![Expr::slice("dline", r - 3, 0), Expr::slice("dline", r - 1, r - 2)])),
+            ],
+        )],
+    });
+
+    it.push(Item::comment("Stage 2: the check against the expected frame ID, Listing 1 and the monitors."));
+    let idx = if ib == 12 { id("frame_id") } else { cat(vec![zeros(12 - ib), id("frame_id")]) };
+    wire(&mut it, "ok", 1, "legal and the verification code matches frame_id", Expr::and(id("legal_q"), Expr::eq(id("syndrome_q"), idx)));
+    wire(&mut it, "is_data", 1, "", Expr::and(id("legal_q"), id("frame_ctrl_q").not()));
+    wire(&mut it, "is_ctrl", 1, "", Expr::and(id("legal_q"), id("frame_ctrl_q")));
+    wire(&mut it, "code", 8, "last payload byte: format, flow-control or control code", Expr::slice("raw_q", r - 1, r - 8));
+    wire(&mut it, "meta_zero", 1, "", Expr::eq(Expr::slice("raw_q", 1, 0), id("META_NONE")));
     wire(&mut it, "is_pause", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), id("CTRL_PAUSE_REQUEST"))));
     wire(&mut it, "is_retr", 1, "", Expr::and(id("is_ctrl"), Expr::eq(id("code"), id("CTRL_RETRANSMIT_REQUEST"))));
     wire(&mut it, "hit", 1, "frame_id == threshold: an ok data frame is new", Expr::eq(id("frame_id"), id("threshold")));
@@ -174,19 +197,20 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         set_id("err_pulse_q", Expr::zero()),
     ];
     let body = vec![
-        set_id("out_valid_q", all(vec![id("in_valid"), id("deliver"), id("meta_zero").not()])),
-        set_id("err_pulse_q", all(vec![id("in_valid"), id("oos").not(), id("ok").not(), id("frame_error_q").not()])),
-        when(id("in_valid"), vec![when(id("oos").not(), vec![verify]), if_else(id("legal").not(), clear_all, monitor)]),
+        set_id("out_valid_q", all(vec![id("frame_valid_q"), id("deliver"), id("meta_zero").not()])),
+        set_id("err_pulse_q", all(vec![id("frame_valid_q"), id("oos").not(), id("ok").not(), id("frame_error_q").not()])),
+        when(id("frame_valid_q"), vec![when(id("oos").not(), vec![verify]), if_else(id("legal_q").not(), clear_all, monitor)]),
     ];
     it.push(Item::AlwaysFf { reset: Some(reset), body });
-    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("in_valid"), vec![set_id("out_raw_q", id("raw"))])] });
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("frame_valid_q"), vec![set_id("out_raw_q", id("raw_q"))])] });
     it.push(super::rx_props::properties(design, ib));
 
     GeneratedModule {
         module: Module { name: n.rx.clone(), ports, items: it, reset: Some(design.reset) },
-        latency: 1,
-        summary: "One RIFL lane's receiver: verification code check, Listing 1's frame ID and threshold counters with rollback, descrambling, delivery of new data frames, flow-control frame detection, the control event monitor and out-of-sync detection. Every output is a register updated at each frame.".into(),
+        latency: 2,
+        summary: "One RIFL lane's receiver: verification code check, Listing 1's frame ID and threshold counters with rollback, descrambling, delivery of new data frames, flow-control frame detection, the control event monitor and out-of-sync detection. Two register stages: every output is a register updated two edges after the frame.".into(),
         notes: vec![
+            "Pipeline: stage 1 registers, at the edge that takes a frame (in_valid), its syndrome vcode ^ CRC12 (the frame ID an intact frame carries), its SYN and its descrambled raw region; stage 2, at the next edge, compares the syndrome with frame_id and updates Listing 1's counters, the monitors and every output. Only stage 2 holds the frame-ID loop, so a frame per cycle still passes; latency 2 cycles from in_frame to the outputs.".into(),
             format!(
                 "Listing 1: an ok data frame with frame_id == threshold is new (delivered if its meta code is not 00, else its flow-control code is taken), frame_id += 1 for every ok data frame, a frame that fails rolls frame_id back to threshold - {} and raises frame_error. frame_error clears when frame_id is back at threshold. Both counters reset to 0 and count modulo 2^{}.",
                 p.retrans_threshold, ib

@@ -297,7 +297,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     ];
     match rec {
         None => notes.extend([
-            "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 9 cycles (82 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable.".to_string(),
+            "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 10 cycles (91 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable.".to_string(),
             format!("Status counters are {cb}-bit and saturate at 2^{cb}-1: frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
             "One clock here (clocking = \"single\"): rx_frame is taken in the clk domain, as from a transceiver whose RX data is already moved to the TX clock. With clocking = \"recovered\" the same node takes each lane on its recovered clock rx_clk[j]: that lane's receiver runs there and an asynchronous FIFO of the CDC kit carries its delivered raw regions and event flags into clk, and clock compensation on a free-running clock pauses the TX controller for each cycle the local clock gains over the far end's.".to_string(),
         ]),

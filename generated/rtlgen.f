@@ -33,7 +33,6 @@ rtl/rtlgen_lutram_1r1w_242x256.v
 rtl/rtlgen_rifl_scrambler.v
 rtl/rtlgen_rifl_tx.v
 rtl/rtlgen_rifl_crc.v
-rtl/rtlgen_rifl_check.v
 rtl/rtlgen_rifl_descrambler.v
 rtl/rtlgen_rifl_rx.v
 rtl/rtlgen_ram_1r1w_242x256.v
@@ -41,6 +40,7 @@ rtl/rtlgen_rifl_fifo.v
 rtl/rtlgen_rifl_rxgear.v
 rtl/rtlgen_rifl.v
 rtl/rtlgen_rifl_encode.v
+rtl/rtlgen_rifl_check.v
 rtl/rtlgen_rifl4_txgear.v
 rtl/rtlgen_rifl4_rxgear.v
 rtl/rtlgen_rifl4.v

@@ -54,7 +54,7 @@
 //   the packet or being the last lane, and the next packet starts at lane 0 again.
 //   Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in
 //   tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat
-//   through a zero-delay cable is 9 cycles (82 ns at the 109.4 MHz frame clock of 256-bit
+//   through a zero-delay cable is 10 cycles (91 ns at the 109.4 MHz frame clock of 256-bit
 //   frames at 28 Gb/s), plus the cable.
 //   Status counters are 32-bit and saturate at 2^32-1: frame_errors counts frames failing
 //   verification while the lane was in sync and in step (a detected error that starts a

@@ -31,11 +31,11 @@
 //   after a frame that delivered data, pulsed err_pulse or changed a flag; frames that change
 //   nothing (idle, filler, control frames once a request stands) write none, so the FIFO's
 //   write rate is the far end's data rate.
-//   Latency: the receiver's outputs change at the rx_clk edge that takes the frame; the entry
-//   is written at the next rx_clk edge; the FIFO's rd_empty falls 3 clk edges after the write,
-//   and the clk edge after that takes it onto out_valid/out_raw/flags: 1 rx_clk cycle + 4 clk
-//   cycles from the receiver to the node (one clk cycle more when an rx_clk edge falls in the
-//   synchronizer's sampling window).
+//   Latency: the receiver's outputs change at the second rx_clk edge after the one that takes
+//   the frame (its two stages); the entry is written at the next rx_clk edge; the FIFO's
+//   rd_empty falls 3 clk edges after the write, and the clk edge after that takes it onto
+//   out_valid/out_raw/flags: 1 rx_clk cycle + 4 clk cycles from the receiver to the node (one
+//   clk cycle more when an rx_clk edge falls in the synchronizer's sampling window).
 //   The FIFO is popped at every clk edge it holds an entry: it stays shallow as long as the
 //   far end sends data no faster than clk (clock compensation in the far end's node).
 //   rx_cdc_level is the write side's level (late by the read pointer's synchronizer);

@@ -6,13 +6,13 @@
 // Design : rtlgen
 // Block  : rifl (kind rifl)
 // Shared : also instantiated by block(s) rifl4, rifl_rclk, rifl_gt
-// Latency: 1 cycle(s)
+// Latency: 2 cycle(s)
 // Reset  : rst, synchronous, active high
 //
 // One RIFL lane's receiver: verification code check, Listing 1's frame ID and threshold
 // counters with rollback, descrambling, delivery of new data frames, flow-control frame
-// detection, the control event monitor and out-of-sync detection. Every output is a register
-// updated at each frame.
+// detection, the control event monitor and out-of-sync detection. Two register stages: every
+// output is a register updated two edges after the frame.
 //
 // Parameters (rifl):
 //   frame_bits = 256
@@ -26,6 +26,11 @@
 //   control_repeat = 8
 //
 // Notes:
+//   Pipeline: stage 1 registers, at the edge that takes a frame (in_valid), its syndrome vcode
+//   ^ CRC12 (the frame ID an intact frame carries), its SYN and its descrambled raw region;
+//   stage 2, at the next edge, compares the syndrome with frame_id and updates Listing 1's
+//   counters, the monitors and every output. Only stage 2 holds the frame-ID loop, so a frame
+//   per cycle still passes; latency 2 cycles from in_frame to the outputs.
 //   Listing 1: an ok data frame with frame_id == threshold is new (delivered if its meta code
 //   is not 00, else its flow-control code is taken), frame_id += 1 for every ok data frame, a
 //   frame that fails rolls frame_id back to threshold - 16 and raises frame_error. frame_error
@@ -75,33 +80,54 @@ module rtlgen_rifl_rx (
     reg err_pulse_q;
     reg [241:0] out_raw_q;
 
-    // Verification code check against the expected frame ID; descrambling after it.
-    wire legal; // SYN is 01 or 10
-    wire ok; // legal and the verification code matches frame_id
-    rtlgen_rifl_check u_check (
-        .frame (in_frame),
-        .id    (frame_id),
-        .legal (legal),
-        .ok    (ok)
+    // Stage 1, at every received frame: the verification code's syndrome (vcode ^ CRC12: the frame ID of an intact frame) and the descrambled raw region, registered.
+    reg frame_valid_q; // a frame is in stage 2 this cycle
+    reg legal_q; // its SYN is 01 or 10
+    reg frame_ctrl_q; // its SYN's bit 1: a control frame when legal
+    reg [11:0] syndrome_q; // its vcode ^ CRC12: the frame ID it carries when intact
+    reg [241:0] raw_q; // its descrambled {payload, meta}
+    wire [241:0] line; // {meta, payload} as received (scrambled)
+    assign line = in_frame[243:2];
+    wire [11:0] crc; // CRC-12 of {payload, 5'b0, syn[1], meta}
+    rtlgen_rifl_crc u_crc (
+        .data ({line[239:0], 5'd0, in_frame[1], line[241:240]}),
+        .crc  (crc)
     );
     wire [241:0] dline; // descrambled line region {meta, payload}
     rtlgen_rifl_descrambler u_descrambler (
         .clk  (clk),
         .rst  (rst),
         .en   (in_valid),
-        .din  (in_frame[243:2]),
+        .din  (line),
         .dout (dline)
     );
-    wire [241:0] raw; // descrambled {payload, meta}
-    assign raw = {dline[239:0], dline[241:240]};
+    always @(posedge clk) begin
+        if (rst) begin
+            frame_valid_q <= 1'd0;
+        end else begin
+            frame_valid_q <= in_valid;
+        end
+    end
+    always @(posedge clk) begin
+        if (in_valid) begin
+            legal_q <= in_frame[1] ^ in_frame[0];
+            frame_ctrl_q <= in_frame[1];
+            syndrome_q <= in_frame[255:244] ^ crc;
+            raw_q <= {dline[239:0], dline[241:240]};
+        end
+    end
+
+    // Stage 2: the check against the expected frame ID, Listing 1 and the monitors.
+    wire ok; // legal and the verification code matches frame_id
+    assign ok = legal_q & (syndrome_q == {4'd0, frame_id});
     wire is_data;
-    assign is_data = legal & (~in_frame[1]);
+    assign is_data = legal_q & (~frame_ctrl_q);
     wire is_ctrl;
-    assign is_ctrl = legal & in_frame[1];
+    assign is_ctrl = legal_q & frame_ctrl_q;
     wire [7:0] code; // last payload byte: format, flow-control or control code
-    assign code = raw[241:234];
+    assign code = raw_q[241:234];
     wire meta_zero;
-    assign meta_zero = raw[1:0] == META_NONE;
+    assign meta_zero = raw_q[1:0] == META_NONE;
     wire is_pause;
     assign is_pause = is_ctrl & (code == CTRL_PAUSE_REQUEST);
     wire is_retr;
@@ -143,9 +169,9 @@ module rtlgen_rifl_rx (
             out_valid_q <= 1'd0;
             err_pulse_q <= 1'd0;
         end else begin
-            out_valid_q <= in_valid & deliver & (~meta_zero);
-            err_pulse_q <= in_valid & (~oos) & (~ok) & (~frame_error_q);
-            if (in_valid) begin
+            out_valid_q <= frame_valid_q & deliver & (~meta_zero);
+            err_pulse_q <= frame_valid_q & (~oos) & (~ok) & (~frame_error_q);
+            if (frame_valid_q) begin
                 if (~oos) begin
                     if (ok) begin
                         if (is_data) begin
@@ -169,7 +195,7 @@ module rtlgen_rifl_rx (
                         frame_error_q <= 1'd1;
                     end
                 end
-                if (~legal) begin
+                if (~legal_q) begin
                     oos <= 1'd1;
                     sync_cnt <= 4'd0;
                     pause_cnt <= 4'd0;
@@ -226,8 +252,8 @@ module rtlgen_rifl_rx (
         end
     end
     always @(posedge clk) begin
-        if (in_valid) begin
-            out_raw_q <= raw;
+        if (frame_valid_q) begin
+            out_raw_q <= raw_q;
         end
     end
 

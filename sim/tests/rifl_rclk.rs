@@ -226,19 +226,21 @@ const CROSSING_CLK_CYCLES: u64 = 2;
 /// A packet's first beat from node a's s_axis edge to node b's m_axis edge, in femtoseconds,
 /// before the wait for the first clk edge of node b after the CDC FIFO write (0 < wait <= one
 /// clk period), and the clk period:
-/// - the single-clock node's pass-through (`NODE_PASS_CYCLES`, which counts one cycle for the
-///   transceiver taking the frame: here the cable's delay takes its place);
+/// - the single-clock node's pass-through (`NODE_PASS_CYCLES`) less the lane receiver's documented
+///   cycles, which that count holds (the channel hands a frame straight to the receiver's first
+///   register) and which run on the recovered clock here;
 /// - the transceiver-width form's own: word 0 leaves the TX GT width converter at the clk edge
 ///   the single-clock node hands its frame to the transceiver and is taken at the next fast
 ///   edge; the far end's Lane Aligner takes R recovered cycles (its documented latency) from
-///   word 0 to `frame_valid`, and the receiver takes the frame one cycle later;
+///   word 0 to `frame_valid`, and the lane receiver its documented cycles after that;
 /// - the CDC FIFO write (one recovered cycle) and the crossing into clk.
 fn documented_latency_fs(bench: &Bench, block: &str, s: &RclkSetup) -> Result<(u64, u64), Box<dyn std::error::Error>> {
     let r = u64::from(bench.module(block, Role::LaneAligner)?.latency);
+    let rx = u64::from(bench.module(block, Role::Rx)?.latency);
     let fast = ClockSpec::mhz(s.mhz * r as f64, 0.0, 0).period_fs;
     let clk = r * fast;
-    let node = (u64::from(NODE_PASS_CYCLES) - 1) * clk;
-    let gt = fast + r * fast + fast;
+    let node = (u64::from(NODE_PASS_CYCLES) - rx) * clk;
+    let gt = fast + r * fast + rx * fast;
     let crossing = fast + CROSSING_CLK_CYCLES * clk;
     Ok((node + s.delay_fs.expect("an exact cable") + gt + crossing, clk))
 }

@@ -15,7 +15,7 @@ mod common;
 use common::scaled;
 use rtl_gen::blocks::rxl_endpoint::model::Mode;
 use rtl_gen_sim::campaign::rxl::record::table;
-use rtl_gen_sim::link::rxl::{self, CampaignConfig, Faults, Nodes, Report};
+use rtl_gen_sim::link::rxl::{self, CampaignConfig, DirectionFigures, Faults, Nodes, Report};
 
 fn run(cfg: &CampaignConfig) -> Report {
     let nodes = Nodes::models(&cfg.endpoint, cfg.switches);

@@ -12,7 +12,7 @@ mod common;
 use common::scaled;
 use rtl_gen::blocks::rxl_endpoint::model::Mode;
 use rtl_gen_sim::link::rxl::rtl::Check;
-use rtl_gen_sim::link::rxl::{CampaignConfig, Faults, Report};
+use rtl_gen_sim::link::rxl::{CampaignConfig, DirectionFigures, Faults, Report};
 
 fn long() -> bool {
     std::env::var("RTLGEN_LONG").is_ok_and(|v| v == "1")

@@ -5,7 +5,7 @@
 //! records are exact; ratios are methods.
 
 use crate::link::channel::{ChannelStats, Faults};
-use crate::link::rxl::Report;
+use crate::link::rxl::{DirectionFigures, Report};
 use rtl_gen::blocks::rxl_endpoint::model::{Counters, Mode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -86,23 +86,29 @@ mod pairs {
     }
 }
 
+impl DirectionFigures for RxlDirRecord {
+    fn wire_payload(&self) -> u64 {
+        self.wire_payload
+    }
+    fn wire_payload_with_ack(&self) -> u64 {
+        self.wire_payload_with_ack
+    }
+    fn channel_drops(&self) -> u64 {
+        self.channels.drops
+    }
+    fn switch_drops(&self) -> u64 {
+        self.switch_drops
+    }
+    fn window_in_order(&self) -> u64 {
+        self.window_in_order
+    }
+    fn window_cycles(&self) -> u64 {
+        self.window_cycles
+    }
+}
+
 impl RxlDirRecord {
-    /// Fraction of payload flits carrying an AckNum (p_coalescing of Eq. 7).
-    pub fn p_ack(&self) -> f64 {
-        self.wire_payload_with_ack as f64 / self.wire_payload.max(1) as f64
-    }
-    /// Forced channel drops plus switch drops.
-    pub fn silent_drops(&self) -> u64 {
-        self.channels.drops + self.switch_drops
-    }
-    /// Eq. 7: ordering failure events expected from the silent drops.
-    pub fn predicted_ordering_events(&self) -> f64 {
-        self.silent_drops() as f64 * self.p_ack()
-    }
-    /// 1 − in-order deliveries per cycle over the measurement window.
-    pub fn bw_loss(&self) -> f64 {
-        1.0 - self.window_in_order as f64 / self.window_cycles.max(1) as f64
-    }
+    /// The median observed retry loop.
     pub fn loop_median(&self) -> Option<u64> {
         let n: u64 = self.loops.values().sum();
         let mut seen = 0;

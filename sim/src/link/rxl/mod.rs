@@ -299,23 +299,60 @@ pub struct DirectionReport {
     pub window_cycles: u64,
 }
 
-impl DirectionReport {
+/// The figures of one direction that Eq. 7 and the bandwidth loss read, defined once for every
+/// form that holds a direction's counts (the live [`DirectionReport`], the campaign's stored
+/// record): an implementor gives the six counts, the figures come with the trait.
+pub trait DirectionFigures {
+    /// Payload flits on the wire, and those whose FSN carried an AckNum instead of a SeqNum.
+    fn wire_payload(&self) -> u64;
+    fn wire_payload_with_ack(&self) -> u64;
+    /// Forced channel drops, and flits the switches dropped as uncorrectable.
+    fn channel_drops(&self) -> u64;
+    fn switch_drops(&self) -> u64;
+    /// In-order payload deliveries over the measurement window, and the window's cycles.
+    fn window_in_order(&self) -> u64;
+    fn window_cycles(&self) -> u64;
+
     /// Fraction of payload flits carrying an AckNum (p_coalescing of Eq. 7).
-    pub fn p_ack(&self) -> f64 {
-        self.wire_payload_with_ack as f64 / self.wire_payload.max(1) as f64
+    fn p_ack(&self) -> f64 {
+        self.wire_payload_with_ack() as f64 / self.wire_payload().max(1) as f64
     }
     /// Flits silently lost on the way: forced channel drops plus switch drops.
-    pub fn silent_drops(&self) -> u64 {
-        self.channels.drops + self.switch_drops
+    fn silent_drops(&self) -> u64 {
+        self.channel_drops() + self.switch_drops()
     }
-    /// Eq. 7: ordering failures expected from the silent drops.
-    pub fn predicted_ordering_events(&self) -> f64 {
+    /// Eq. 7: ordering failure events expected from the silent drops.
+    fn predicted_ordering_events(&self) -> f64 {
         self.silent_drops() as f64 * self.p_ack()
     }
     /// 1 − in-order payload deliveries per cycle over the measurement window.
-    pub fn bw_loss(&self) -> f64 {
-        1.0 - self.sink.window_in_order as f64 / self.window_cycles.max(1) as f64
+    fn bw_loss(&self) -> f64 {
+        1.0 - self.window_in_order() as f64 / self.window_cycles().max(1) as f64
     }
+}
+
+impl DirectionFigures for DirectionReport {
+    fn wire_payload(&self) -> u64 {
+        self.wire_payload
+    }
+    fn wire_payload_with_ack(&self) -> u64 {
+        self.wire_payload_with_ack
+    }
+    fn channel_drops(&self) -> u64 {
+        self.channels.drops
+    }
+    fn switch_drops(&self) -> u64 {
+        self.switch_drops
+    }
+    fn window_in_order(&self) -> u64 {
+        self.sink.window_in_order
+    }
+    fn window_cycles(&self) -> u64 {
+        self.window_cycles
+    }
+}
+
+impl DirectionReport {
     /// The median observed retry loop.
     pub fn loop_median(&self) -> Option<u64> {
         let mut v = self.loop_samples.clone();

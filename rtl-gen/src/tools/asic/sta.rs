@@ -257,7 +257,7 @@ RTLGEN-END
         assert_eq!((p.start.as_str(), p.end.as_str(), p.depth, p.slack_ns), ("data[70]", "crc[22]", 1, -0.148));
         assert_eq!(r.power_mw, None);
         assert_eq!(parse_path("No paths found.\n"), None);
-        assert!(r.sdc_warnings.is_empty(), "{r:?}");
+        assert!(r.sdc_warnings.is_empty(), "{:?}", r.sdc_warnings);
     }
 
     /// OpenSTA 2.0.17 on a multicycle path whose `-to` pattern matches no cell: the line is

@@ -264,3 +264,41 @@ fn a_missing_tool_names_its_debian_package() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("`sta` is not installed") && err.contains("apt-get install -y qflow"), "{err}");
 }
+
+/// A transceiver-width RIFL node (128-bit frames as four 32-bit words on tx_fast_clk, small
+/// enough to map in seconds): OpenSTA takes every line of the SDC of its GT width converter and
+/// of the node (the multicycle path finds the frame registers: the mapped flip-flops keep the
+/// registers' names), and times the frame path into the converter as the multicycle path it is,
+/// captured four tx_fast_clk cycles (one clk cycle) after launch rather than one. The
+/// converter alone by default; the node too with `RTLGEN_LONG=1`.
+#[test]
+fn a_gt_node_sdc_is_read_whole_and_its_multicycle_path_timed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let design = dir.path().join("g.toml");
+    std::fs::write(&design, "[design]\nname = \"g\"\nclock_mhz = 100.0\n\n[[blocks]]\nkind = \"rifl\"\nname = \"n\"\nframe_bits = 128\nuser_bits = 128\nclocking = \"recovered\"\ngt_bits = 32\nframe_id_bits = 5\n").expect("write");
+    let out = common::rtl_gen(&["generate", "g.toml", "--out", "out"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tree = dir.path().join("out/g");
+    let manifest = TreeManifest::load(&tree).expect("manifest");
+    let library = LibraryChoice::Osu018.resolve().expect("qflow installed");
+    // The whole node (about a minute) with RTLGEN_LONG=1.
+    let modules: &[&str] = if common::long() { &["g_n_gtx", "g_n"] } else { &["g_n_gtx"] };
+    for &module in modules {
+        let run = asic::map_module(&tree, &manifest, module, &library, None, RamMode::Macro, &dir.path().join("work")).unwrap_or_else(|e| panic!("{module}: every SDC line taken: {e}"));
+        assert!(run.sdc.ends_with(format!("{module}.sdc")), "{module}: its own SDC, {}", run.sdc.display());
+        assert!(std::fs::read_to_string(&run.sdc).expect("sdc").contains("set_multicycle_path 4 -setup -end -from [get_clocks clk]"));
+        assert!(run.row.worst_slack_ns.is_some(), "{module}: {:?}", run.row);
+        // The frame path alone: required at four fast periods (10 ns) after its clk launch, not at the next fast edge (2.5 ns).
+        let tcl = std::fs::read_to_string(run.sta_log.with_file_name("sta.tcl")).expect("script");
+        let probe = run.sta_log.with_file_name("probe.tcl");
+        std::fs::write(&probe, tcl.replace("puts RTLGEN-WORST-PATH\n", "puts PROBE\nreport_checks -from [get_clocks clk] -to [get_cells -hierarchical *gt_word_q*] -format full -digits 3\nputs RTLGEN-WORST-PATH\n")).expect("write");
+        let out = Command::new("sta").args(["-no_splash", "-exit"]).arg(&probe).output().expect("sta installed");
+        let log = String::from_utf8_lossy(&out.stdout).into_owned();
+        let report = log.split("PROBE\n").nth(1).and_then(|r| r.split("RTLGEN-WORST-PATH").next()).expect("the probe's report");
+        let path = asic::sta::parse_path(report).unwrap_or_else(|| panic!("{module}: a timed path into gt_word_q:\n{report}"));
+        assert!(path.end.contains("gt_word_q"), "{module}: {path:?}");
+        let required: f64 = report.lines().find(|l| l.contains("data required time")).and_then(|l| l.split_whitespace().next()).and_then(|v| v.parse().ok()).expect("required time");
+        assert!(required > 9.0 && required < 10.0, "{module}: the multicycle path is captured at 10 ns less uncertainty and setup, not {required}:\n{report}");
+        eprintln!("{module}: multicycle path {} -> {}: slack {:.3} ns", path.start, path.end, path.slack_ns);
+    }
+}

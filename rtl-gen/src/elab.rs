@@ -15,6 +15,12 @@
 //! which the node's transmitter does not instantiate) merges like an internal module: two RIFL
 //! nodes with the same lane parameters emit one encoder file, which both blocks list.
 //!
+//! The frequencies of a module's clocks (its `<clock>_mhz` parameters: an asynchronous FIFO's
+//! `wr_clk_mhz`) are not part of what it is: they only time it. Internal modules that differ in
+//! nothing else are one module too, timed alone at the fastest of each clock its users give it
+//! ([`clock_frequency`]); each user's own constraint files name the clocks of its instance. A
+//! top keeps the frequencies its block sets: only internal modules at exactly those merge into it.
+//!
 //! Merging repeats until nothing changes, so a parent whose children merged can merge in turn.
 //! The surviving module records every block that uses it ([`ElabModule::shared_by`]).
 
@@ -141,7 +147,28 @@ fn mark_tops(modules: &mut [ElabModule]) {
 type Signature = (&'static str, Role, Vec<(&'static str, String)>);
 
 fn signature(m: &ElabModule) -> Signature {
-    (m.kind, m.role, m.params.iter().map(|(k, v)| (*k, v.to_string())).collect())
+    (m.kind, m.role, m.params.iter().filter(|(k, _)| !clock_frequency(k)).map(|(k, v)| (*k, v.to_string())).collect())
+}
+
+/// The start of the note a module shared at different clock frequencies carries.
+const SHARED_CLOCKS_NOTE: &str = "Shared by users on different clocks:";
+
+/// Whether parameter `key` is the frequency of one of the module's clocks (`wr_clk_mhz`): it
+/// goes into the constraint files, not the module.
+pub fn clock_frequency(key: &str) -> bool {
+    key.ends_with("clk_mhz")
+}
+
+/// `into`'s clock frequencies raised to `from`'s where `from`'s are higher: a module timed at
+/// the faster of two users' clocks meets both.
+fn fastest_clocks(into: &mut crate::fields::ParamList, from: &crate::fields::ParamList) {
+    for (k, v) in into.iter_mut().filter(|(k, _)| clock_frequency(k)) {
+        if let Some(theirs) = from.iter().find(|(f, _)| f == k).and_then(|(_, w)| w.as_f64()) {
+            if v.as_f64().is_some_and(|mine| theirs > mine) {
+                *v = from.iter().find(|(f, _)| f == k).map(|(_, w)| w.clone()).unwrap_or_default();
+            }
+        }
+    }
 }
 
 fn deduplicate(modules: &mut Vec<ElabModule>) {
@@ -164,10 +191,18 @@ fn deduplicate(modules: &mut Vec<ElabModule>) {
             for same in by_body.into_values().filter(|s| s.len() > 1) {
                 // An interface top keeps its name; internal copies of it use it. Else the first
                 // one wins, and node parts merge into it even when they are tops.
+                // A top keeps its own clocks: only modules at exactly those merge into it.
                 let keeps_name = |i: usize| modules[i].top && !modules[i].role.is_node_part();
-                let survivor = same.iter().copied().find(|&i| keeps_name(i)).unwrap_or(same[0]);
-                for &i in &same {
-                    if i != survivor && !keeps_name(i) {
+                let tops: Vec<usize> = same.iter().copied().filter(|&i| keeps_name(i)).collect();
+                let mut free: Vec<usize> = Vec::new();
+                for &i in same.iter().filter(|&&i| !keeps_name(i)) {
+                    match tops.iter().find(|&&t| modules[t].params == modules[i].params) {
+                        Some(&t) => round.push((i, t)),
+                        None => free.push(i),
+                    }
+                }
+                if let Some((&survivor, rest)) = free.split_first() {
+                    for &i in rest {
                         round.push((i, survivor));
                     }
                 }
@@ -179,7 +214,12 @@ fn deduplicate(modules: &mut Vec<ElabModule>) {
         let map: HashMap<String, String> = round.iter().map(|&(d, s)| (modules[d].name().to_string(), modules[s].name().to_string())).collect();
         for &(d, s) in &round {
             let blk = modules[d].block;
+            let theirs = modules[d].params.clone();
             let sv = &mut modules[s];
+            if sv.params != theirs && !sv.notes.iter().any(|n| n.starts_with(SHARED_CLOCKS_NOTE)) {
+                sv.notes.push(format!("{SHARED_CLOCKS_NOTE} each of its clock frequencies is the fastest its users give that clock; each user's constraint files name the clocks of its own instance."));
+            }
+            fastest_clocks(&mut sv.params, &theirs);
             if blk != sv.block && !sv.shared_by.contains(&blk) {
                 sv.shared_by.push(blk);
             }

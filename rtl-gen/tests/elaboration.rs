@@ -183,9 +183,9 @@ fn memories_are_ram_wrappers_one_module_per_shape() {
     let rams: Vec<&rtl_gen::elab::ElabModule> = elab.modules.iter().filter(|m| m.role == Role::Ram).collect();
     arrays.retain(|a| !rams.iter().any(|r| a.starts_with(&format!("{}.", r.name()))));
     // The asynchronous FIFOs' storage (the async_fifo block's and the recovered-clock RIFL
-    // nodes' CDC FIFOs, one module per node: their clocks' frequencies differ) stays in the
-    // module: its two sides are on two clocks.
-    assert_eq!(arrays, ["rtlgen_rifl_rclk_cdc.mem", "rtlgen_rifl_gt_cdc.mem", "rtlgen_sue_ep_transport.meta", "rtlgen_cdc_fifo.mem"]);
+    // nodes' CDC FIFO, one module for both nodes: only their clocks' frequencies differ) stays
+    // in the module: its two sides are on two clocks.
+    assert_eq!(arrays, ["rtlgen_rifl_rclk_cdc.mem", "rtlgen_sue_ep_transport.meta", "rtlgen_cdc_fifo.mem"]);
     let mut names: Vec<&str> = rams.iter().map(|m| m.name()).collect();
     names.sort_unstable();
     names.dedup();
@@ -328,4 +328,36 @@ fn the_manifest_lists_every_clock_with_its_frequency_and_reset() {
     assert_eq!(clocks("d_r_rxcdc"), [c("clk", None, 300.0, "rst_n"), c("rx_clk", None, 250.0, "rx_rst_n")]);
     assert_eq!(clocks("d_r_cdc"), [c("wr_clk", None, 250.0, "wr_rst_n"), c("rd_clk", None, 300.0, "rd_rst_n")]);
     assert_eq!(clocks("d_r_comp"), [c("clk", None, 300.0, "rst_n"), c("rx_clk", None, 250.0, "rx_rst_n"), c("free_clk", None, 80.0, "free_rst_n")]);
+}
+
+/// Two recovered-clock RIFL nodes whose CDC FIFOs differ only in their clocks' frequencies emit
+/// one FIFO module, timed alone at the faster write clock; each node's constraint files name
+/// its own recovered clock and bound the shared FIFO's crossings at it. A top async_fifo block
+/// keeps the frequencies it sets.
+#[test]
+fn cdc_fifos_that_differ_only_in_clock_frequencies_are_one_module() {
+    let node = |name: &str, mhz: u32| format!("\n[[blocks]]\nkind = \"rifl\"\nname = \"{name}\"\nframe_bits = 128\nuser_bits = 128\nlanes = 2\nclocking = \"recovered\"\nrx_clk_mhz = {mhz}\n");
+    let text = format!("[design]\nname = \"d\"\nclock_mhz = 300.0\n{}{}", node("a", 250), node("b", 310));
+    let (json, elab) = manifest_of(Design::parse(&text, "d.toml").expect("design"));
+    let fifos: Vec<&rtl_gen::elab::ElabModule> = elab.modules.iter().filter(|m| m.role == Role::AsyncFifo).collect();
+    assert_eq!(fifos.iter().map(|m| m.name()).collect::<Vec<_>>(), ["d_a_cdc"], "one FIFO module");
+    let fifo = fifos[0];
+    assert_eq!(fifo.shared_by, [1], "used by block b too");
+    let mhz = |key: &str| fifo.params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_u64());
+    assert_eq!((mhz("wr_clk_mhz"), mhz("rd_clk_mhz")), (Some(310), Some(300)), "timed alone at the faster write clock");
+    assert!(fifo.notes.iter().any(|n| n.contains("the fastest its users give that clock")), "{:?}", fifo.notes);
+    for (top, period) in [("d_a", "4.000"), ("d_b", "3.226")] {
+        let m = elab.modules.iter().find(|m| m.name() == top).expect("node");
+        assert!(elab.hierarchy(m).iter().any(|h| h.name() == "d_a_cdc"), "{top} instances the shared FIFO");
+        let xdc = rtl_gen::output::cdc_constraints::xdc(m, &elab.hierarchy(m), "d", "r", 300.0);
+        assert!(xdc.contains(&format!("create_clock -period {period} -name rx_clk_0 [get_ports {{rx_clk[0]}}]")), "{top}: its own recovered clock\n{xdc}");
+        assert!(xdc.contains("*wr_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *wr_ptr_sync_s1_reg*}]"), "{top}: the FIFO's crossings\n{xdc}");
+    }
+    let manifest: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let entry = manifest["modules"].as_array().expect("modules").iter().find(|m| m["name"] == "d_a_cdc").expect("the FIFO");
+    assert_eq!(entry["clocks"][0]["mhz"].as_f64(), Some(310.0), "{entry}");
+    // Differing in more than the clocks (the FIFO's width) keeps them apart.
+    let text = format!("[design]\nname = \"d\"\nclock_mhz = 300.0\n{}{}", node("a", 250), node("b", 310).replace("frame_bits = 128\nuser_bits = 128", "frame_bits = 256\nuser_bits = 256"));
+    let elab = Design::parse(&text, "d.toml").expect("design").elaborate();
+    assert_eq!(elab.modules.iter().filter(|m| m.role == Role::AsyncFifo).count(), 2);
 }

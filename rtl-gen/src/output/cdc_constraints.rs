@@ -253,19 +253,22 @@ pub fn sdc(m: &ElabModule, hierarchy: &[&ElabModule], design: &str, regenerate: 
             let _ = writeln!(s, "set_output_delay -clock {c} {d:.3} [get_ports {{{}}}]", outs.join(" "));
         }
     }
-    let _ = writeln!(
-        s,
-        "\n# The {}clocks are unrelated; every path between them is a CDC-kit crossing, bounded to one period\n# of the fastest clock ({bound:.3} ns) rather than timed as a synchronous path:{}{}",
-        if related_pairs(&clocks).is_empty() { "" } else { "other " },
-        hierarchy_crossings(hierarchy).iter().map(|x| format!("\n#   {} -> {} ({})", x.from, x.to, x.clock)).collect::<String>(),
-        if hierarchy_has_storage(hierarchy) { "\n#   the storage, written on one clock and read by the other side" } else { "" }
-    );
+    if !unrelated_pairs(&clocks).is_empty() {
+        let _ = writeln!(
+            s,
+            "\n# The {}clocks are unrelated; every path between them is a CDC-kit crossing, bounded to one period\n# of the fastest clock ({bound:.3} ns) rather than timed as a synchronous path:{}{}",
+            if related_pairs(&clocks).is_empty() { "" } else { "other " },
+            hierarchy_crossings(hierarchy).iter().map(|x| format!("\n#   {} -> {} ({})", x.from, x.to, x.clock)).collect::<String>(),
+            if hierarchy_has_storage(hierarchy) { "\n#   the storage, written on one clock and read by the other side" } else { "" }
+        );
+    }
     for (a, b) in unrelated_pairs(&clocks) {
         let _ = writeln!(s, "set_max_delay {bound:.3} -from [get_clocks {}] -to [get_clocks {}]", a.name, b.name);
     }
     for (slow, fast) in related_pairs(&clocks) {
         let r = (fast.mhz / slow.mhz).round() as u32;
-        let _ = writeln!(s, "# {} = {r} x {} from one source: related; the frame registers are taken a whole {} cycle after launch.", fast.name, slow.name, slow.name);
+        let _ = writeln!(s, "\n# {} = {r} x {} from one source: related; the frame registers are taken a whole {} cycle after launch.", fast.name, slow.name, slow.name);
+        let _ = writeln!(s, "# The flip-flops are found by the registers' names: the mapping must keep them (rtl-gen asic names each\n# flip-flop <register>[<bit>]_reg, as `rename -wire` does in Yosys).");
         let _ = writeln!(s, "set_multicycle_path {r} -setup -end -from [get_clocks {}] -to [get_cells -hierarchical {{*gt_hold_q* *gt_word_q*}}]", slow.name);
         let _ = writeln!(s, "set_multicycle_path {} -hold -end -from [get_clocks {}] -to [get_cells -hierarchical {{*gt_hold_q* *gt_word_q*}}]", r - 1, slow.name);
     }

@@ -8,11 +8,22 @@
 //! script followed by ABC's buffering and gate sizing against the same target (`buffer -p;
 //! upsize; dnsize`, as OpenLane's synthesis scripts do): −1.0 ns on the same buffer for 10 %
 //! more cells.
+//!
+//! The flip-flops keep the names of the registers they implement: after `synth` each is a
+//! one-bit `$_*DFF*` cell with a private name, which `splitnets; rename -wire -suffix _reg`
+//! turns into `<register>[<bit>]_reg` (the one-bit wire it drives, [`FLOP_SUFFIX`]) before
+//! `dfflibmap` maps it. The emitted SDC names registers (a multicycle path into the RIFL GT
+//! converter's frame registers, `*gt_word_q*`); with the `_NNN_` names of a plain mapping
+//! OpenSTA finds no such cell and refuses the line. Constraining by the ports instead cannot
+//! say it: the path starts and ends at registers inside the module.
 
 use std::collections::BTreeMap;
 
 /// Marks the log line after which the `stat` of the mapped netlist follows.
 pub const STAT_MARK: &str = "RTLGEN-ASIC-STAT";
+
+/// What `rename -wire` appends to a register bit's name to name its flip-flop.
+pub const FLOP_SUFFIX: &str = "_reg";
 
 /// Yosys 0.23's `abc -liberty -D` script (`&nf` delay mapping) plus buffering and sizing, in
 /// `abc -script +…` form (commas for blanks; Yosys substitutes `{D}`, the delay target in ps).
@@ -22,11 +33,12 @@ pub const ABC_SCRIPT: &str = "+strash;&get,-n;&fraig,-x;&put;scorr;dc2;dretime;s
 /// to `netlist`. `files`, `liberty` and `netlist` are quoted script words
 /// ([`crate::tools::yosys_words`]); `top` a checked identifier; `delay_ps` ABC's target;
 /// `macros` the modules kept as black boxes (checked identifiers: RAM wrappers, emptied by
-/// `blackbox` before `synth -flatten`, which then keeps their instances).
+/// `blackbox` before `synth -flatten`, which then keeps their instances). Flip-flops are named
+/// after their register bits.
 pub fn script(files: &str, top: &str, liberty: &str, delay_ps: u64, netlist: &str, macros: &[String]) -> String {
     let blackbox = if macros.is_empty() { String::new() } else { format!(" blackbox {};", macros.join(" ")) };
     format!(
-        "read_verilog {files};{blackbox} synth -flatten -top {top}; dfflibmap -liberty {liberty}; abc -liberty {liberty} -D {delay_ps} -script {ABC_SCRIPT}; splitnets; opt_clean -purge; \
+        "read_verilog {files};{blackbox} synth -flatten -top {top}; splitnets; rename -wire -suffix {FLOP_SUFFIX} t:$_*DFF*; dfflibmap -liberty {liberty}; abc -liberty {liberty} -D {delay_ps} -script {ABC_SCRIPT}; splitnets; opt_clean -purge; \
          log {STAT_MARK}; stat -liberty {liberty}; write_verilog -noattr -noexpr -simple-lhs {netlist}"
     )
 }
@@ -124,6 +136,7 @@ RTLGEN-ASIC-STAT
         assert!(s.ends_with("write_verilog -noattr -noexpr -simple-lhs \"n.v\""), "OpenSTA reads no concatenation on the left of an assign: {s}");
         assert!(!ABC_SCRIPT.contains(' '), "blanks are commas in an `abc -script +…` argument");
         assert!(s.starts_with("read_verilog \"a.v\"; synth -flatten"), "{s}");
+        assert!(s.contains("synth -flatten -top top; splitnets; rename -wire -suffix _reg t:$_*DFF*; dfflibmap"), "flip-flops named after their registers before mapping: {s}");
         let s = script("\"a.v\"", "top", "\"l.lib\"", 2000, "\"n.v\"", &["x_ram_1r1w_8x4".into(), "x_ram_1r1w_9x4".into()]);
         assert!(s.starts_with("read_verilog \"a.v\"; blackbox x_ram_1r1w_8x4 x_ram_1r1w_9x4; synth -flatten -top top;"), "{s}");
     }

@@ -183,6 +183,13 @@ pub fn map_module(tree: &Path, manifest: &TreeManifest, module: &str, library: &
             if report.errors.is_empty() { tail(&sta_text, 15) } else { report.errors.join("\n") }
         ))));
     }
+    if !report.sdc_warnings.is_empty() {
+        return Err(ToolError::Io(std::io::Error::other(format!(
+            "OpenSTA ignored part of the SDC of {module} ({}): the module would not be timed as it says:\n{}",
+            sdc.display(),
+            report.sdc_warnings.join("\n")
+        ))));
+    }
     let tied = sta::tied_pins(&sta_text);
     let row = AsicRow {
         module: module.to_string(),

@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+pub const SDC_MARK: &str = "RTLGEN-READ-SDC";
 pub const CHECK_MARK: &str = "RTLGEN-CHECK-SETUP";
 pub const PATH_MARK: &str = "RTLGEN-WORST-PATH";
 pub const POWER_MARK: &str = "RTLGEN-POWER";
@@ -22,7 +23,7 @@ pub const TIED_MARK: &str = "RTLGEN-MACRO-CONSTANTS";
 pub fn script(liberty: &str, netlist: &str, top: &str, sdc: &str, period_ns: Option<f64>) -> String {
     let clock = period_ns.map(|p| format!("create_clock -name clk -period {p:.3} [get_ports -quiet clk]\n")).unwrap_or_default();
     format!(
-        "read_liberty {liberty}\nread_verilog {netlist}\nlink_design {top}\nread_sdc {sdc}\n{clock}\
+        "read_liberty {liberty}\nread_verilog {netlist}\nlink_design {top}\nputs {SDC_MARK}\nread_sdc {sdc}\n{clock}\
          puts {CHECK_MARK}\ncheck_setup -verbose\n\
          puts {PATH_MARK}\nreport_checks -path_delay max -format full -digits 3\n\
          puts {POWER_MARK}\nreport_power -digits 6\nputs {END_MARK}\nexit\n"
@@ -132,6 +133,9 @@ pub struct StaReport {
     pub setup_problems: Vec<String>,
     /// `Error:` and `Warning:` lines anywhere in the log.
     pub errors: Vec<String>,
+    /// The `Warning:` lines while reading the SDC: a constraint OpenSTA dropped in part (a
+    /// pattern that matched no cell), so the design is not timed as the SDC says.
+    pub sdc_warnings: Vec<String>,
     pub warnings: Vec<String>,
     /// `None` when no constrained path exists.
     pub worst: Option<CriticalPath>,
@@ -150,6 +154,7 @@ pub fn parse(log: &str) -> StaReport {
     StaReport {
         setup_problems: section(log, CHECK_MARK, PATH_MARK).lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect(),
         errors: lines_with("Error"),
+        sdc_warnings: section(log, SDC_MARK, CHECK_MARK).lines().map(str::trim).filter(|l| l.starts_with("Warning")).map(String::from).collect(),
         warnings: lines_with("Warning"),
         worst: parse_path(section(log, PATH_MARK, POWER_MARK)),
         power_mw: section(log, POWER_MARK, END_MARK)
@@ -252,6 +257,18 @@ RTLGEN-END
         assert_eq!((p.start.as_str(), p.end.as_str(), p.depth, p.slack_ns), ("data[70]", "crc[22]", 1, -0.148));
         assert_eq!(r.power_mw, None);
         assert_eq!(parse_path("No paths found.\n"), None);
+        assert!(r.sdc_warnings.is_empty(), "{:?}", r.sdc_warnings);
+    }
+
+    /// OpenSTA 2.0.17 on a multicycle path whose `-to` pattern matches no cell: the line is
+    /// refused (an error) and its pattern reported as a warning while the SDC is read.
+    #[test]
+    fn warnings_while_reading_the_sdc_are_kept_apart() {
+        let log = "Warning: osu018_stdcells.lib line 1, library has no units.\nRTLGEN-READ-SDC\n\
+                   Warning: d.sdc, 18 instance '*gt_word_q*' not found.\nError: d.sdc, 18 set_multicycle_path command failed.\nRTLGEN-CHECK-SETUP\nRTLGEN-END\n";
+        let r = parse(log);
+        assert_eq!(r.sdc_warnings, ["Warning: d.sdc, 18 instance '*gt_word_q*' not found."]);
+        assert_eq!((r.warnings.len(), r.errors.len()), (2, 1));
     }
 
     #[test]
@@ -272,11 +289,11 @@ RTLGEN-END
     #[test]
     fn the_clock_is_redefined_after_the_sdc_only_when_asked() {
         let s = script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", None);
-        assert!(s.contains("read_sdc \"d.sdc\"\nputs RTLGEN-CHECK-SETUP") && !s.contains("create_clock"), "{s}");
+        assert!(s.contains("link_design top\nputs RTLGEN-READ-SDC\nread_sdc \"d.sdc\"\nputs RTLGEN-CHECK-SETUP") && !s.contains("create_clock"), "{s}");
         let s = script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", Some(4.0));
         assert!(s.contains("read_sdc \"d.sdc\"\ncreate_clock -name clk -period 4.000 [get_ports -quiet clk]\n"), "{s}");
         let s = post_route_script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", "\"r.spef\"", None);
-        assert!(s.contains("link_design top\nread_spef \"r.spef\"\nread_sdc") && s.contains("set_propagated_clock [all_clocks]\nputs RTLGEN-CHECK-SETUP"), "{s}");
+        assert!(s.contains("link_design top\nread_spef \"r.spef\"\nputs RTLGEN-READ-SDC\nread_sdc") && s.contains("set_propagated_clock [all_clocks]\nputs RTLGEN-CHECK-SETUP"), "{s}");
         assert!(s.contains("report_checks -path_delay max -sort_by_slack -format full"), "{s}");
         let s = with_tied_macro_pins(&script("\"l.lib\"", "\"n.v\"", "top", "\"d.sdc\"", None), &["x_ram".into()]);
         assert!(s.contains("puts RTLGEN-MACRO-CONSTANTS\nset rtlgen_macros {x_ram}\n") && s.contains("}\nputs RTLGEN-CHECK-SETUP\ncheck_setup"), "{s}");

@@ -80,7 +80,7 @@ fn identical_internal_modules_are_emitted_once_and_tops_keep_their_names() {
 fn fec_encoders_and_decoders_carry_only_their_own_parameters_and_are_shared() {
     use rtl_gen::blocks::rs_fec::{RsFecEncParams, RsFecParams};
     let elab = Design::builtin_default().elaborate();
-    // The switch's encoder (2 stages, its decoder 4) is the standalone pcie6 block's (2 and 2).
+    // The switch's encoder (2 stages, its decoder 4) is the standalone pcie6 block's (2 and 3).
     let enc = elab.module("cxl_fec_pcie6", Role::FecEnc).expect("pcie6 encoder");
     assert_eq!(elab.module("rxl_sw", Role::FecEnc).map(|m| m.name()), Some(enc.name()), "the switch uses the standalone encoder");
     assert!(!elab.modules.iter().any(|m| m.name() == "rtlgen_rxl_sw_fec_enc"), "no second copy");

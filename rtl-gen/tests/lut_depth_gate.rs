@@ -16,8 +16,9 @@ const MAX_LUT_LEVELS: u64 = 5;
 /// The default design's sequential modules the gate maps: the small blocks of every family
 /// (replay buffers, RIFL transmitter and scrambler, ReCXL replica map, Gen-Z LLR, SUE packer),
 /// the RXL switch port's halves with their pipelined flit FEC (about 70 CPU seconds of the
-/// gate's Yosys time between them) and the RIFL gearboxes of one and four lanes (about 50 more).
-const DEFAULT_MODULES: [&str; 13] = [
+/// gate's Yosys time between them), the RIFL gearboxes of one and four lanes (about 50 more)
+/// and the three-stage PCIe 6 flit FEC decoder (about 30 more).
+const DEFAULT_MODULES: [&str; 14] = [
     "rtlgen_genz_llr",
     "rtlgen_sue_pk",
     "rtlgen_replay_buf_np",
@@ -31,6 +32,7 @@ const DEFAULT_MODULES: [&str; 13] = [
     "rtlgen_rifl_rxgear",
     "rtlgen_rifl4_txgear",
     "rtlgen_rifl4_rxgear",
+    "rtlgen_cxl_fec_pcie6_dec",
 ];
 
 /// A streaming RS decoder at a small P (the default design's KR4/KP4 decoders take minutes

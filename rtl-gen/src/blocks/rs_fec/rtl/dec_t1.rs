@@ -9,16 +9,19 @@
 //! of pcie6 groups 1 and 2, or none at all) mark the way uncorrectable, and its symbols pass
 //! through unchanged: the early detection RXL switches rely on.
 //!
-//! Pipelining (`pipeline` = P ≤ 4, latency P): P = 1 registers the outputs; P = 2 also the
-//! syndromes; P = 3 adds a stage of partial parities inside the syndrome network; P = 4 a stage
-//! between the location (a hit per position) and the flags and the correction.
+//! Pipelining (`pipeline` = P ≤ 4, latency P, one word per cycle): P = 1 registers the outputs;
+//! P = 2 also the syndromes, computed by the shared 6-input XOR network; P = 3 adds a stage
+//! between the location (a hit per position) and the flags and the correction; P = 4 instead
+//! computes the syndromes as registered partial parities of masked column groups, then the
+//! syndromes. On the CXL flit (Yosys `abc -lut 6`) P = 3 and P = 4 keep every register-to-register
+//! path within 5 LUT6 levels; P = 2 leaves the location and the flags (7 levels) in one stage.
 
 use super::model::{Pcie6Fec, RsCode};
 use super::{latency_note, layout_notes, Layout, RsFecBlock};
 use crate::hw::module::{GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::pipe::Pipe;
-use crate::hw::verilog::{Expr, Item, Module, UnOp};
+use crate::hw::verilog::{Expr, Item, Module, Stmt, UnOp};
 use crate::hw::xor_net::{self, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use crate::math::gf2m::Gf2m;
@@ -132,6 +135,20 @@ fn multiples(pipe: &mut Pipe, f: &Gf2m, input: &str, out: &str, mults: &[u16], d
     out.to_string()
 }
 
+/// The first `pipeline` that registers the location (a hit per position) before the flags and
+/// the correction: from there on every stage is within 5 LUT6 levels on the CXL flit.
+const LOCATE_CUT_FROM: u32 = 3;
+
+/// Register stages inside the syndrome network, its output register included, for `pipeline`
+/// stages: none at 0 and 1 (1 registers only the outputs), one at 2 and 3, two at 4.
+fn syndrome_stages(pipeline: u32) -> u32 {
+    match pipeline {
+        0 | 1 => 0,
+        2 | 3 => 1,
+        _ => super::enc::MAX_NET_STAGES,
+    }
+}
+
 pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
     let f = b.field();
     let m = f.m() as usize;
@@ -159,10 +176,11 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let cw_msg = pipe.wire("cw_msg", msg_bits, "cw[msg bits]");
     pipe.items.push(Item::assign(Expr::id(&cw_msg), Expr::slice("cw", msg_bits - 1, 0)));
 
-    // Syndromes of every way: one network over cw, pipelined by up to two of the P − 1 stages
-    // before the output register; a fourth stage goes after the location.
-    let syn_stages = b.pipeline.saturating_sub(1).min(super::enc::MAX_NET_STAGES);
-    let locate_cut = b.pipeline > syn_stages + 1;
+    // Syndromes of every way: one network over cw. Registered once (P = 2, 3) it is the shared
+    // 6-input XOR network (⌈log6 w⌉ LUT levels) and its output register; P = 4 splits it into
+    // registered partial parities and the syndromes. P ≥ 3 cuts again after the location.
+    let syn_stages = syndrome_stages(b.pipeline);
+    let locate_cut = b.pipeline >= LOCATE_CUT_FROM;
     let syn_bits = 2 * m * ways_n;
     let rows: Vec<BitVec> = ways.iter().flat_map(|w| w.rows.iter().cloned()).collect();
     let map = AffineMap { matrix: BitMatrix::from_rows(cw_bits as usize, rows), constant: BitVec::zeros(syn_bits) };
@@ -172,7 +190,16 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         "Syndromes per way w (bits [2m·w+2m-1:2m·w]): {S1, S0}, S_j = r(α^(fcr+j))."
     }));
     pipe.items.push(Item::wire("syn", syn_bits as u32, "syndromes of all ways"));
-    xor_net::emit(&mut pipe.items, &XorNet { name: "syn", input: "cw", map: &map, style: XorStyle::Masked }, "syn", syn_stages);
+    if syn_stages == 1 {
+        pipe.items.push(Item::comment(XorStyle::SHARED.how(0)));
+        pipe.items.push(Item::wire("syn_d", syn_bits as u32, "syndromes of all ways, into their register"));
+        xor_net::emit(&mut pipe.items, &XorNet { name: "syn", input: "cw", map: &map, style: XorStyle::SHARED }, "syn_d", 0);
+        pipe.items.push(Item::reg("syn_q", syn_bits as u32, "the syndromes, registered"));
+        pipe.items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::set(Expr::id("syn_q"), Expr::id("syn_d"))] });
+        pipe.items.push(Item::assign(Expr::id("syn"), Expr::id("syn_q")));
+    } else {
+        xor_net::emit(&mut pipe.items, &XorNet { name: "syn", input: "cw", map: &map, style: XorStyle::Masked }, "syn", syn_stages);
+    }
     pipe.define("syn", syn_bits as u32, syn_stages);
     pipe.advance(syn_stages);
 
@@ -388,6 +415,7 @@ pub(crate) mod tests {
         run(f, &words(f, 300, 3));
         run(&format!("{f}\npipeline = 1"), &words(f, 100, 4));
         run(&format!("{f}\npipeline = 2"), &words(f, 100, 5));
+        run(&format!("{f}\npipeline = 3"), &words(f, 100, 7));
     }
 
     /// Every single-byte error at every position, for a few values (the co-simulation does all

@@ -194,7 +194,7 @@ pub(super) fn engine(cx: &Ctx, it: &mut Vec<Item>, dest_pick: Expr) {
             set_id("crc_q", init_e.clone()),
             set_id("rd_left_q", dec(pbw, 0)),
             set_id("rd_s_q", dec(snb, 0)),
-            set_id("cur_psn_q", dec(16, 0)),
+            set_id("cur_psn_q", dec(cx.pw, 0)),
             set_id("rd_slot_q", dec(sb, 0)),
             set_id("rd_beat_q", dec(bb, 0)),
             set_id("out_dest_q", dec(XPUID_BITS, 0)),
@@ -242,7 +242,7 @@ pub(super) fn engine(cx: &Ctx, it: &mut Vec<Item>, dest_pick: Expr) {
                                 id("pick_data"),
                                 vec![
                                     set_id("rd_s_q", id("pick_s")),
-                                    set_id("cur_psn_q", id("p_snd")),
+                                    set_id("cur_psn_q", cx.psn_lo("p_snd")),
                                     set_id("rd_slot_q", Expr::slice("p_snd", sb - 1, 0)),
                                     set_id("rd_beat_q", dec(bb, 1)),
                                     set_id("rd_left_q", sub(id("p_beats"), dec(pbw, 1))),

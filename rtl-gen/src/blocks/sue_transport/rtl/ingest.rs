@@ -4,7 +4,7 @@
 
 use super::{ge, gt, mul_const, partly_used, sp, Ctx};
 use crate::blocks::protocol::sue::XPUID_BITS;
-use crate::hw::build::{add, all, any, cat, dec, id, lt, mux, ne, set_id, sub, when, wire, zext};
+use crate::hw::build::{add, all, any, cat, dec, id, lt, mux, ne, set_id, when, wire, zext};
 use crate::hw::select::{encode, onehot_mux, rep};
 use crate::hw::verilog::{Expr, Item, Stmt, UnOp};
 
@@ -162,6 +162,7 @@ pub(super) fn window(cx: &Ctx, it: &mut Vec<Item>) {
         ns,
         snb,
         pbw,
+        pw,
         ref window_e,
         ..
     } = cx;
@@ -171,7 +172,11 @@ pub(super) fn window(cx: &Ctx, it: &mut Vec<Item>) {
         "payload beats still to read from the slot RAM (0 = none)",
     ));
     it.push(Item::reg("rd_s_q", snb, "space of the slot being read"));
-    it.push(Item::reg("cur_psn_q", 16, "PSN of the slot being read"));
+    it.push(Item::reg(
+        "cur_psn_q",
+        pw,
+        "PSN of the slot being read (its window bits)",
+    ));
     for s in 0..ns {
         wire(
             it,
@@ -183,21 +188,21 @@ pub(super) fn window(cx: &Ctx, it: &mut Vec<Item>) {
         wire(
             it,
             &sp(s, "dn"),
-            16,
-            "next - una",
-            sub(id(&sp(s, "next")), id(&sp(s, "una"))),
+            pw,
+            "next - una (at most WINDOW: compared on the low bits)",
+            cx.psn_diff(&sp(s, "next"), &sp(s, "una")),
         );
         wire(
             it,
             &sp(s, "dc"),
-            16,
-            "next - PSN being read",
-            sub(id(&sp(s, "next")), id("cur_psn_q")),
+            pw,
+            "next - PSN being read (at most WINDOW while it is read)",
+            cx.psn_diff(&sp(s, "next"), "cur_psn_q"),
         );
         wire(
             it,
             &sp(s, "used"),
-            16,
+            pw,
             "slots in use: from una, or from the PSN being read if older",
             mux(
                 all(vec![

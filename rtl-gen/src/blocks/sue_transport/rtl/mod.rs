@@ -22,7 +22,7 @@ use crate::blocks::crc::model::CrcModel;
 use crate::blocks::protocol::sue::wire::Op;
 use crate::blocks::protocol::sue::XPUID_BITS;
 use crate::hw::build::{
-    add, any, bit_of, bits_for, cat, clog2, dec, id, localparam, wire, zeros, zext,
+    add, any, bit_of, bits_for, cat, clog2, dec, id, localparam, sub, wire, zeros, zext,
 };
 use crate::hw::module::{GeneratedModule, Role};
 use crate::hw::select::rep;
@@ -72,6 +72,10 @@ pub(super) struct Ctx<'a> {
     /// Beat-within-command bits; command output beat count width.
     pub cbw: u32,
     pub olw: u32,
+    /// Window arithmetic bits: every PSN difference the sender compares (`next - una`,
+    /// `hwm - snd`, `snd - una` after an ACK) lies in `-window..=window`, so it is exact modulo
+    /// `2^pw` with `2^pw > 2·window + 1`: the compares use the PSNs' low `pw` bits only, not 16.
+    pub pw: u32,
     /// The localparams: `WINDOW`, `MAX_CMDS`, `PACK_BEATS`, `RTO_LAST`, `ACK_COALESCE`,
     /// `ACK_DELAY` (only with a delay), `NACK_LAST`, `RX_ROOM`, `RX_PAUSE_AT`, `CNT_MAX`,
     /// `CRC_INIT`, the RH ops, and `NUM_XPU` / `NUM_VC` where below the field's range.
@@ -119,6 +123,18 @@ impl Ctx<'_> {
                 )
             })
             .collect())
+    }
+    /// The low window-arithmetic bits of PSN register or wire `name`.
+    pub fn psn_lo(&self, name: &str) -> Expr {
+        Expr::slice(name, self.pw - 1, 0)
+    }
+    /// `a - b` of two PSNs known to be within a window of each other, on `pw` bits.
+    pub fn psn_diff(&self, a: &str, b: &str) -> Expr {
+        sub(self.psn_lo(a), self.psn_lo(b))
+    }
+    /// `a == b` of two PSNs known to be within a window of each other.
+    pub fn psn_same(&self, a: &str, b: &str) -> Expr {
+        Expr::eq(self.psn_lo(a), self.psn_lo(b))
     }
 }
 
@@ -215,6 +231,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
     let mcw = bits_for(md as u64);
     let cbw = clog2(cbt as u64);
     let olw = bits_for(cbt as u64);
+    let pw = (clog2(u64::from(p.window) + 1) + 1).min(16);
     let crc = p.rcrc.model();
 
     let ports = ports::ports(b, design);
@@ -222,7 +239,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
     let window_e = localparam(
         &mut it,
         "WINDOW",
-        16,
+        pw,
         p.window as u64,
         "PDUs per PSN space stored and unacknowledged",
     );
@@ -368,6 +385,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         mcw,
         cbw,
         olw,
+        pw,
         window_e,
         m_e,
         pb_e,

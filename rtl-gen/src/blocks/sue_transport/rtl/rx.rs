@@ -6,7 +6,7 @@ use super::crc::{last8_map, step_map};
 use super::{ge, gt, partly_used, sp, Ctx};
 use crate::blocks::protocol::sue::XPUID_BITS;
 use crate::hw::build::{
-    add, affine, all, any, cat, dec, id, lt, mux, ne, set_id, sub, when, wire, zext,
+    add, affine, all, any, bit_of, cat, dec, id, lt, mux, ne, set_id, sub, when, wire, zext,
 };
 use crate::hw::select::{encode, onehot_mux, rep};
 use crate::hw::verilog::{BinOp, Expr, Item, Stmt};
@@ -488,9 +488,16 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
     wire(
         it,
         "r_hwm",
-        16,
-        "",
-        onehot_mux("sr_sel", ns, |s| sp(s, "hwm"), 16),
+        cx.pw,
+        "hwm's window bits (it is within a window of una)",
+        any((0..ns)
+            .map(|s| {
+                Expr::and(
+                    cx.psn_lo(&sp(s, "hwm")),
+                    rep(cx.pw, bit_of("sr_sel", ns, s)),
+                )
+            })
+            .collect()),
     );
     wire(
         it,
@@ -513,12 +520,33 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
 pub(super) fn verdict(cx: &Ctx, it: &mut Vec<Item>) {
     let &Ctx {
         pbw,
+        pw,
         ref op_ack,
         ref op_nack,
         ..
     } = cx;
     wire(it, "r_du", 16, "rpsn - una", sub(id("r_rpsn"), id("r_una")));
-    wire(it, "r_dh", 16, "hwm - una", sub(id("r_hwm"), id("r_una")));
+    wire(
+        it,
+        "r_dh",
+        pw,
+        "hwm - una (at most WINDOW)",
+        cx.psn_diff("r_hwm", "r_una"),
+    );
+    // rpsn comes from the wire, so only its distance's high bits being zero puts it near the
+    // window; the rest compares on the window bits.
+    let near = if pw < 16 {
+        Expr::eq(Expr::slice("r_du", 15, pw), dec(16 - pw, 0))
+    } else {
+        Expr::one()
+    };
+    wire(
+        it,
+        "r_near",
+        1,
+        "rpsn - una below 2^pw (its window bits decide)",
+        near,
+    );
     wire(
         it,
         "ack_ok",
@@ -527,7 +555,8 @@ pub(super) fn verdict(cx: &Ctx, it: &mut Vec<Item>) {
         all(vec![
             id("r_ok"),
             Expr::eq(id("r_op"), op_ack.clone()),
-            lt(id("r_du"), id("r_dh")),
+            id("r_near"),
+            lt(cx.psn_lo("r_du"), id("r_dh")),
         ]),
     );
     wire(
@@ -538,7 +567,8 @@ pub(super) fn verdict(cx: &Ctx, it: &mut Vec<Item>) {
         all(vec![
             id("r_ok"),
             Expr::eq(id("r_op"), op_nack.clone()),
-            Expr::bin(BinOp::Le, id("r_du"), id("r_dh")),
+            id("r_near"),
+            Expr::bin(BinOp::Le, cx.psn_lo("r_du"), id("r_dh")),
         ]),
     );
     wire(it, "ackev", 1, "", Expr::or(id("ack_ok"), id("nack_ok")));
@@ -593,7 +623,7 @@ pub(super) fn verdict(cx: &Ctx, it: &mut Vec<Item>) {
         "moved",
         1,
         "the ACK/NACK frees slots",
-        Expr::and(id("ackev"), ne(id("una2"), id("r_una"))),
+        Expr::and(id("ackev"), cx.psn_same("una2", "r_una").not()),
     );
     wire(
         it,

@@ -5,7 +5,7 @@
 use super::{ge, mul_const, partly_used, sp, vc_bit, Ctx};
 use crate::blocks::protocol::sue::transport::PsnScope;
 use crate::blocks::protocol::sue::XPUID_BITS;
-use crate::hw::build::{all, any, bit_of, cat, dec, id, mux, ne, sub, wire, zext};
+use crate::hw::build::{all, any, bit_of, cat, dec, id, mux, sub, wire, zext};
 use crate::hw::select::{encode, onehot_mux, round_robin};
 use crate::hw::verilog::{Expr, Item, UnOp};
 
@@ -39,7 +39,7 @@ pub(super) fn select(cx: &Ctx, it: &mut Vec<Item>) -> Expr {
             Expr::slice(&sp(s, "m"), 1, 0),
         );
         let d = all(vec![
-            ne(id(&sp(s, "snd")), id(&sp(s, "next"))),
+            cx.psn_same(&sp(s, "snd"), &sp(s, "next")).not(),
             id(&sp(s, "down")).not(),
             vc_bit("tx_vc_pause", v, id(&sp(s, "vcs"))).not(),
         ]);

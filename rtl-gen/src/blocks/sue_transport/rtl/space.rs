@@ -5,7 +5,7 @@
 
 use super::{ge, gt, sp, Ctx};
 use crate::blocks::protocol::sue::XPUID_BITS;
-use crate::hw::build::{add, all, any, dec, id, lt, mux, ne, set_id, sub, when, wire};
+use crate::hw::build::{add, all, any, dec, id, lt, mux, set_id, sub, when, wire};
 use crate::hw::verilog::{Expr, Item, Stmt};
 
 /// Every space's TX state and RX flags, the timeout summary and the completion output.
@@ -78,7 +78,10 @@ fn tx_state(cx: &Ctx, it: &mut Vec<Item>, s: u32) {
         &f("cen"),
         1,
         "the timer runs",
-        Expr::and(ne(id(&f("una")), id(&f("hwm"))), id(&f("down")).not()),
+        Expr::and(
+            cx.psn_same(&f("una"), &f("hwm")).not(),
+            id(&f("down")).not(),
+        ),
     );
     wire(
         it,
@@ -114,11 +117,18 @@ fn tx_state(cx: &Ctx, it: &mut Vec<Item>, s: u32) {
     );
     wire(
         it,
+        &f("dnew"),
+        1,
+        "snd is at hwm: the PDU at snd goes out for the first time",
+        cx.psn_same(&f("snd"), &f("hwm")),
+    );
+    wire(
+        it,
         &f("hwm1"),
         16,
         "hwm after the TX side",
         mux(
-            Expr::and(id(&f("dd")), Expr::eq(id(&f("snd")), id(&f("hwm")))),
+            Expr::and(id(&f("dd")), id(&f("dnew"))),
             add(id(&f("hwm")), dec(16, 1)),
             id(&f("hwm")),
         ),
@@ -129,8 +139,8 @@ fn tx_state(cx: &Ctx, it: &mut Vec<Item>, s: u32) {
         1,
         "snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)",
         gt(
-            sub(id(&f("sndd")), id("una2")),
-            sub(id(&f("hwm1")), id("una2")),
+            cx.psn_diff(&f("sndd"), "una2"),
+            cx.psn_diff(&f("hwm1"), "una2"),
         ),
     );
     let retr_down = if p.max_retries > 0 {
@@ -176,7 +186,7 @@ fn tx_state(cx: &Ctx, it: &mut Vec<Item>, s: u32) {
             set_id(&f("snd"), id(&f("snd1"))),
             set_id(&f("hwm"), id(&f("hwm1"))),
             when(
-                Expr::and(id(&f("dd")), Expr::eq(id(&f("una")), id(&f("hwm")))),
+                Expr::and(id(&f("dd")), cx.psn_same(&f("una"), &f("hwm"))),
                 vec![set_id(&f("timer"), dec(tw, 0))],
             ),
             when(

@@ -2,8 +2,7 @@
 
 use super::{counted, sp, Ctx};
 use crate::blocks::sue_transport::model::COUNTER_NAMES;
-use crate::hw::build::{add, all, any, cat, counter, dec, id, lt, mux, ne, zext};
-use crate::hw::select::onehot_mux;
+use crate::hw::build::{add, all, any, cat, counter, dec, id, lt, mux, zext};
 use crate::hw::verilog::{Expr, Item};
 
 /// One saturating counter per event of the model's counter list.
@@ -19,14 +18,12 @@ pub(super) fn counters(cx: &Ctx, it: &mut Vec<Item>) {
     let mut c_reset = Vec::new();
     let mut c_body = Vec::new();
     let incs: [Expr; 24] = [
-        all(vec![
-            id("decide_data"),
-            Expr::eq(id("p_snd"), onehot_mux("pick_oh", ns, |s| sp(s, "hwm"), 16)),
-        ]),
-        all(vec![
-            id("decide_data"),
-            ne(id("p_snd"), onehot_mux("pick_oh", ns, |s| sp(s, "hwm"), 16)),
-        ]),
+        any((0..ns)
+            .map(|s| Expr::and(id(&sp(s, "dd")), id(&sp(s, "dnew"))))
+            .collect()),
+        any((0..ns)
+            .map(|s| Expr::and(id(&sp(s, "dd")), id(&sp(s, "dnew")).not()))
+            .collect()),
         all(vec![id("decide"), id("pick_data").not(), id("p_ack")]),
         all(vec![id("decide"), id("pick_data").not(), id("p_nack")]),
         all(vec![id("decide_data"), id("p_ack")]),
@@ -80,6 +77,7 @@ pub(super) fn outputs(cx: &Ctx, it: &mut Vec<Item>) {
         db,
         kb,
         p,
+        pw,
         ref window_e,
         ..
     } = cx;
@@ -96,7 +94,7 @@ pub(super) fn outputs(cx: &Ctx, it: &mut Vec<Item>) {
                             Expr::bit("in_s_q", s),
                         ]),
                         1,
-                        16,
+                        pw,
                     );
                     Expr::and(
                         id(&sp(s, "down")).not(),

@@ -3,7 +3,10 @@
 //! registers before the edge. Choices where the contract leaves freedom (written down so model
 //! and RTL agree): the lowest free row is allocated; the lowest PENDING row matches a VAL; the
 //! release engine takes the releasable row with the smallest (E, source) and writes one record
-//! per cycle in ascending word index, then frees the row one cycle after its last record; one log
+//! per cycle in ascending word index, then frees the row one cycle after its last record; the
+//! pick is made among per-source candidates registered the cycle before, so a row is picked
+//! two cycles after its VAL at the earliest (the pick never waits on the candidate stage while
+//! the engine is busy: back-to-back releases keep their spacing); one log
 //! read is outstanding at a time (dump and fetch traverse one record per read round trip); the
 //! lowest PENDING row of a failed source is discarded each cycle; a gap skip happens only when no
 //! row is releasable; the dump engine's beat is written before the next read is issued.
@@ -208,6 +211,9 @@ pub struct LoggingUnitModel {
     data: Vec<Bits>,
     next_ts: Vec<u32>,
     elig_last: Vec<u32>,
+    /// Per source, its lowest releasable row as it was in the previous cycle (the release
+    /// pick's registered first stage).
+    rel_cand: Vec<Option<usize>>,
     rows_used: u32,
     head_used: u32,
     ack: [AckEntry; 4],
@@ -281,6 +287,7 @@ impl LoggingUnitModel {
             data: vec![Bits::zeros(b.lw() as usize); rows],
             next_ts: vec![1; n],
             elig_last: vec![0; n],
+            rel_cand: vec![None; n],
             rows_used: 0,
             head_used: 0,
             ack: [AckEntry::default(); 4],
@@ -354,6 +361,7 @@ impl LoggingUnitModel {
             data: vec![Bits::zeros(b.lw() as usize); rows],
             next_ts: vec![1; n],
             elig_last: vec![0; n],
+            rel_cand: vec![None; n],
             rows_used: 0,
             head_used: 0,
             ack: [AckEntry::default(); 4],
@@ -477,30 +485,45 @@ impl LoggingUnitModel {
         mask_bits(self.p.counter_bits)
     }
 
-    /// Row i can be released now: VALID and carrying its source's next timestamp.
+    /// Row i can be released now: VALID and carrying its source's next timestamp (under the
+    /// ArrivalOrder defect: any VALID row but the one being released).
     fn releasable(&self, i: usize) -> bool {
         let r = &self.rows[i];
-        r.state == VALID && (self.mutation == Mutation::ArrivalOrder || r.ts == self.next_ts[r.node as usize])
+        let in_turn = match self.mutation {
+            Mutation::ArrivalOrder => !(self.rel_busy && self.rel_row as usize == i),
+            _ => r.ts == self.next_ts[r.node as usize],
+        };
+        r.state == VALID && in_turn
     }
     fn elig(&self, i: usize) -> u32 {
         let r = &self.rows[i];
         r.stamp.max(self.elig_last[r.node as usize])
     }
-    /// The releasable row with the smallest (E, source): scanned from row 0, a later row wins
-    /// only with a strictly smaller key (one row per source is releasable, so keys differ).
+    /// Whether some row is releasable now.
+    fn any_releasable(&self) -> bool {
+        (0..self.rows.len()).any(|i| self.releasable(i))
+    }
+    /// Per source, its lowest releasable row (one row per source is releasable, except under
+    /// the ArrivalOrder defect): the release pick's first stage, registered.
+    fn candidates(&self) -> Vec<Option<usize>> {
+        (0..self.p.n()).map(|s| (0..self.rows.len()).find(|&i| self.rows[i].node == s && self.releasable(i))).collect()
+    }
+    /// The release pick's second stage: among the previous cycle's candidates, the one with the
+    /// smallest (E, source), E from the source's current eligibility time. A candidate is still
+    /// releasable when the engine can pick (a pick in the previous cycle keeps it busy), so the
+    /// pick differs from one on the current rows only in seeing a row that became releasable
+    /// one cycle later.
     fn pick(&self) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for i in 0..self.rows.len() {
-            if !self.releasable(i) {
-                continue;
-            }
-            let k = (self.elig(i), self.rows[i].node);
-            match best {
-                Some(b) if (self.elig(b), self.rows[b].node) <= k => {}
-                _ => best = Some(i),
+        let mut best: Option<(u32, u32, usize)> = None;
+        for (s, c) in self.rel_cand.iter().enumerate() {
+            if let Some(i) = *c {
+                let k = (self.elig(i), s as u32, i);
+                if best.is_none_or(|b| (k.0, k.1) < (b.0, b.1)) {
+                    best = Some(k);
+                }
             }
         }
-        best
+        best.map(|b| b.2)
     }
     fn any_failed_row(&self, failed: &NodeMask) -> bool {
         self.rows.iter().any(|r| r.state != FREE && failed.has(r.node))
@@ -509,7 +532,7 @@ impl LoggingUnitModel {
         self.dstate == D_TRAV || self.dstate == D_FLUSH
     }
     fn quiesced(&self, inp: &LuInputs) -> bool {
-        inp.quiesce && self.pick().is_none() && !self.rel_busy && !self.dump_traversing() && !self.any_failed_row(&inp.failed)
+        inp.quiesce && !self.any_releasable() && !self.rel_busy && !self.dump_traversing() && !self.any_failed_row(&inp.failed)
     }
     /// Beat write wanted by the dump engine, and whether it would pass the region's end.
     fn dump_write(&self, inp: &LuInputs) -> (bool, bool) {
@@ -733,6 +756,7 @@ impl LoggingUnitModel {
                 inc[ctr::LOG_FULL_STALL] += 1;
             }
         } else if let (Some(i), true) = (old.pick(), fetch_idle) {
+            debug_assert!(old.mutation != Mutation::None || old.releasable(i), "a registered release candidate is still releasable when picked");
             let r = old.rows[i];
             let e = old.elig(i);
             self.elig_last[r.node as usize] = e;
@@ -742,7 +766,7 @@ impl LoggingUnitModel {
             self.rel_mask = r.mask;
             self.rel_data = old.data[i].clone();
             self.rel = r;
-        } else if fetch_idle && old.pick().is_none() {
+        } else if fetch_idle && !old.any_releasable() {
             // Failed-source gap skip: the VALID row of a failed source nearest its next TS.
             let mut best: Option<(u32, u32, usize)> = None;
             for (i, r) in old.rows.iter().enumerate() {
@@ -973,6 +997,7 @@ impl LoggingUnitModel {
         self.stat_q = if (inp.stat_sel as usize) < COUNTERS { old.ctr[inp.stat_sel as usize] } else { 0 };
         self.now = old.now.wrapping_add(1);
         self.quiesce_prev = inp.quiesce;
+        self.rel_cand = old.candidates();
     }
 
     // ---- inspection (tests, system simulation) -------------------------------------------

@@ -4,7 +4,7 @@
 
 use super::kit::{and2, by_index, first_of, or2, w};
 use super::{Lu, Mutation};
-use crate::hw::build::{add, all, any, dec, eq, ge, gt, id, lt, mux, ne, set_id, sub, when, zext};
+use crate::hw::build::{add, all, any, cat, dec, eq, ge, gt, id, lt, mux, ne, set_id, sub, when, zext};
 use crate::hw::verilog::{Expr, Item};
 
 /// The admission signals the row table, the counters and the outputs read.
@@ -91,15 +91,7 @@ pub(super) fn comb(lu: &mut Lu) -> Admission {
     lu.it.push(Item::comment("VAL: lowest matching PENDING row; timestamp window and duplicate check."));
     let val_failed = w(&mut lu.it, "val_failed", 1, failed(id("val_src_node")));
     let vm_any = w(&mut lu.it, "vm_any", 1, any((0..rows).map(|i| r_(i, "vm")).collect()));
-    let mut seen = Expr::zero();
-    let mut multi = Vec::new();
-    for i in 0..rows {
-        multi.push(and2(r_(i, "vm"), seen.clone()));
-        if i + 1 < rows {
-            seen = w(&mut lu.it, &format!("vm{i}_seen"), 1, or2(seen, r_(i, "vm")));
-        }
-    }
-    let vm_multi = w(&mut lu.it, "vm_multi", 1, any(multi));
+    let vm_multi = more_than_one(&mut lu.it, "vm", rows, |i| r_(i, "vm"));
     let vm_row = first_of(&mut lu.it, "vm_row", rb, rows, |i| r_(i, "vm"), rowc, dec(rb, 0));
     let val_nts = w(&mut lu.it, "val_nts", ts, by_index("val_src_node", nb, n, &|s| id(&format!("s{s}_nts"))));
     let val_d = w(&mut lu.it, "val_d", ts, sub(id("val_ts"), val_nts));
@@ -127,4 +119,42 @@ pub(super) fn ack_update(lu: &mut Lu, adm: &Admission) {
     lu.body.push(when(ack_pop.clone(), vec![set_id("ack_rd_q", add(id("ack_rd_q"), dec(2, 1)))]));
     lu.body.push(when(ack_push.clone(), vec![set_id("ack_wr_q", add(id("ack_wr_q"), dec(2, 1)))]));
     lu.body.push(set_id("ack_cnt_q", sub(add(id("ack_cnt_q"), zext(ack_push.clone(), 1, 3)), zext(ack_pop.clone(), 1, 3))));
+}
+
+/// Whether more than one of the `n` bits `bit(i)` is set (`n` a power of two), as a balanced
+/// tree: level `k` pairs the blocks of level `k − 1` into `{name}_any{k}` (some bit set in the
+/// block) and `{name}_two{k}` (two or more), so the depth grows with log2 n, not with n. The
+/// result is the wire `{name}_multi` (`{name}_two{log2 n}`).
+fn more_than_one(it: &mut Vec<Item>, name: &str, n: u32, bit: impl Fn(u32) -> Expr) -> Expr {
+    let mut any_prev: Vec<Expr> = (0..n).map(bit).collect();
+    let mut two_prev: Option<Vec<Expr>> = None;
+    let mut k = 0;
+    while any_prev.len() > 1 {
+        k += 1;
+        let half = any_prev.len() as u32 / 2;
+        let any_k = format!("{name}_any{k}");
+        let two_k = format!("{name}_two{k}");
+        let pair_any = (0..half).rev().map(|j| or2(any_prev[2 * j as usize].clone(), any_prev[2 * j as usize + 1].clone())).collect();
+        let pair_two = (0..half)
+            .rev()
+            .map(|j| {
+                let (lo, hi) = (2 * j as usize, 2 * j as usize + 1);
+                let both = and2(any_prev[lo].clone(), any_prev[hi].clone());
+                match &two_prev {
+                    Some(t) => any(vec![t[lo].clone(), t[hi].clone(), both]),
+                    None => both,
+                }
+            })
+            .collect();
+        w(it, &two_k, half, cat(pair_two));
+        if half == 1 {
+            // The last level's "some bit set" is the caller's own OR of the bits.
+            return w(it, &format!("{name}_multi"), 1, id(&two_k));
+        }
+        w(it, &any_k, half, cat(pair_any));
+        let bits = |nm: &str| (0..half).map(|j| Expr::bit(nm, j)).collect();
+        any_prev = bits(&any_k);
+        two_prev = Some(bits(&two_k));
+    }
+    w(it, &format!("{name}_multi"), 1, Expr::zero())
 }

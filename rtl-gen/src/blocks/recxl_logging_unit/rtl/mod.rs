@@ -217,6 +217,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let ports = ports::ports(b, design);
     let mut lu = Lu::new(b, mutation);
     regs::declare(&mut lu);
+    release::declare_candidates(&mut lu);
     rows::decode(&mut lu);
     let picks = release::picks(&mut lu);
     let adm = admission::comb(&mut lu);
@@ -226,6 +227,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let fe = fetch::comb(&mut lu, &picks, &rel, &disc, &eng);
     rows::update(&mut lu, &adm, &rel, &disc);
     release::source_update(&mut lu, &picks, &rel);
+    release::candidate_update(&mut lu);
     admission::ack_update(&mut lu, &adm);
     release::update(&mut lu, &picks, &rel);
     dump::update(&mut lu, &rel, &eng);

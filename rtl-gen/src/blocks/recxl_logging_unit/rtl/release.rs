@@ -6,12 +6,13 @@
 use super::admission::Admission;
 use super::kit::{and2, first_of, sl, tournament, w, Entrant};
 use super::Lu;
-use crate::hw::build::{add, all, bit_of, cat, dec, eq, id, if_else, ne, set_id, sub, when, zeros};
+use crate::hw::build::{add, all, any, bit_of, cat, dec, eq, gt, id, if_else, mux, ne, set_id, sub, when, zeros};
 use crate::hw::verilog::{Expr, Item, Stmt};
 
 /// The winners of the release pick and of the gap skip.
 pub(super) struct Picks {
-    /// Some row is releasable, and the pick tournament's winner (carried: row, mask, core, line,
+    /// Some row is releasable now (the gap skip and quiesce read it), and the pick
+    /// tournament's winner among the registered candidates (carried: row, mask, core, line,
     /// head flag, CSN).
     pub any_rel: Expr,
     pub pick: Entrant,
@@ -19,6 +20,77 @@ pub(super) struct Picks {
     pub gs_any: Expr,
     pub gs_node: Expr,
     pub gs_ts: Expr,
+}
+
+/// The fields of a release candidate register `rc{s}_<field>` after its valid bit, with their
+/// widths, in the order the candidate's next value packs them (most significant first).
+fn cand_fields(lu: &Lu) -> Vec<(&'static str, u32)> {
+    let mut f = vec![("row", lu.rb), ("stamp", 32), ("mask", lu.wd), ("core", lu.cb), ("line", lu.la), ("head", 1)];
+    if lu.cs > 0 {
+        f.push(("csn", lu.cs));
+    }
+    f
+}
+
+/// The release candidate registers: per source, whether it has a releasable row and that row's
+/// number, VAL stamp and header fields, as they were in the previous cycle.
+pub(super) fn declare_candidates(lu: &mut Lu) {
+    for s in 0..lu.n {
+        super::kit::reg(&mut lu.it, &mut lu.rst, &format!("rc{s}_v"), 1, 0, &format!("CN {s} had a releasable row last cycle"));
+        for (f, fw) in cand_fields(lu) {
+            super::kit::reg(&mut lu.it, &mut lu.rst, &format!("rc{s}_{f}"), fw, 0, "");
+        }
+    }
+}
+
+pub(super) fn picks(lu: &mut Lu) -> Picks {
+    let (rows, rb, n, nb, ts) = (lu.rows, lu.rb, lu.n, lu.nb, lu.ts);
+    let st_valid = lu.st_valid.clone();
+    let r_ = |i: u32, f: &str| id(&format!("r{i}_{f}"));
+    let rowc = |i: u32| dec(rb, i as u64);
+    let fields = cand_fields(lu);
+    let cw: u32 = fields.iter().map(|f| f.1).sum();
+    // First stage, registered: per source its releasable row (at most one: the row holding the
+    // source's next timestamp), the lowest if several. A candidate stays releasable until it is
+    // picked, and a pick keeps the engine busy for the next cycle, so a registered candidate is
+    // never stale when the engine can use it; a row becomes releasable to the pick one cycle
+    // after it becomes releasable.
+    lu.it.push(Item::comment("Release candidates: per source, its releasable row (registered into rc<s>_* below)."));
+    for s in 0..n {
+        let name = format!("rc{s}_d");
+        let conds: Vec<Expr> = (0..rows).map(|i| and2(r_(i, "rel"), eq(r_(i, "node"), dec(nb, s as u64)))).collect();
+        let vals: Vec<Expr> = (0..rows)
+            .map(|i| cat(fields.iter().map(|&(f, _)| if f == "row" { rowc(i) } else { r_(i, f) }).collect()))
+            .collect();
+        first_of(&mut lu.it, &name, cw, rows, |i| conds[i as usize].clone(), |i| vals[i as usize].clone(), dec(cw, 0));
+    }
+    let any_rel = w(&mut lu.it, "any_rel", 1, any((0..rows).map(|i| r_(i, "rel")).collect()));
+    // Second stage: the candidate with the smallest {E, source} (eligibility order, H3), E the
+    // later of its VAL stamp and the source's last eligibility time. Sources differ, so keys do.
+    lu.it.push(Item::comment("Release pick: the registered candidate with the smallest {E, source} (eligibility order, H3)."));
+    let kw = 32 + nb;
+    let pick_fields: Vec<(&str, u32)> = fields.iter().copied().filter(|f| f.0 != "stamp").collect();
+    let mut entrants = Vec::new();
+    for s in 0..n {
+        let rc = |f: &str| id(&format!("rc{s}_{f}"));
+        let el = id(&format!("s{s}_el"));
+        let e = w(&mut lu.it, &format!("rc{s}_e"), 32, mux(gt(rc("stamp"), el.clone()), rc("stamp"), el));
+        let carried = pick_fields.iter().map(|&(f, _)| rc(f)).collect();
+        entrants.push(Entrant { valid: rc("v"), key: cat(vec![e, dec(nb, s as u64)]), carried });
+    }
+    let pick = tournament(&mut lu.it, "pick", kw, true, &pick_fields, entrants);
+    let pick_row = pick.carried[0].clone();
+    // Gap skip among VALID rows of failed sources: smallest {node, TS distance}, lower row on a tie.
+    lu.it.push(Item::comment("Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed."));
+    let gkw = nb + ts;
+    let gap_entrants = (0..rows)
+        .map(|i| Entrant { valid: and2(eq(r_(i, "st"), st_valid.clone()), r_(i, "fail")), key: cat(vec![r_(i, "node"), r_(i, "gd")]), carried: vec![r_(i, "node"), r_(i, "ts")] })
+        .collect();
+    let gap = tournament(&mut lu.it, "gs", gkw, false, &[("node", nb), ("ts", ts)], gap_entrants);
+    let gs_any = gap.valid;
+    let gs_node = gap.carried[0].clone();
+    let gs_ts = gap.carried[1].clone();
+    Picks { any_rel, pick, pick_row, gs_any, gs_node, gs_ts }
 }
 
 /// The release engine's decisions this cycle.
@@ -34,51 +106,29 @@ pub(super) struct Release {
     pub logw_fire: Expr,
 }
 
-pub(super) fn picks(lu: &mut Lu) -> Picks {
-    let (rows, rb, nb, wd, cb, la, cs, ts) = (lu.rows, lu.rb, lu.nb, lu.wd, lu.cb, lu.la, lu.cs, lu.ts);
-    let st_valid = lu.st_valid.clone();
-    let r_ = |i: u32, f: &str| id(&format!("r{i}_{f}"));
-    let rowc = |i: u32| dec(rb, i as u64);
-    // Release pick: smallest {E, node}, the lower row on a tie (H3). The row's mask, core, line,
-    // head flag (and CSN) ride along so the release registers load without a row mux after it.
-    lu.it.push(Item::comment("Release pick: the releasable row with the smallest {E, source} (eligibility order, H3), lower row on a tie."));
-    let kw = 32 + nb;
-    let mut pick_fields = vec![("row", rb), ("mask", wd), ("core", cb), ("line", la), ("head", 1)];
-    if cs > 0 {
-        pick_fields.push(("csn", cs));
+/// The release candidate registers load every cycle.
+pub(super) fn candidate_update(lu: &mut Lu) {
+    let fields = cand_fields(lu);
+    let cw: u32 = fields.iter().map(|f| f.1).sum();
+    lu.body.push(Stmt::Comment("Release candidates.".into()));
+    for s in 0..lu.n {
+        let d = format!("rc{s}_d");
+        lu.body.push(set_id(&format!("rc{s}_v"), Expr::red(crate::hw::verilog::UnOp::RedOr, id(&format!("{d}_hit")))));
+        let mut hi = cw;
+        for &(f, fw) in &fields {
+            lu.body.push(set_id(&format!("rc{s}_{f}"), sl(&d, hi - 1, hi - fw)));
+            hi -= fw;
+        }
     }
-    let pick_entrants = (0..rows)
-        .map(|i| {
-            let mut carried = vec![rowc(i), r_(i, "mask"), r_(i, "core"), r_(i, "line"), r_(i, "head")];
-            if cs > 0 {
-                carried.push(r_(i, "csn"));
-            }
-            Entrant { valid: r_(i, "rel"), key: cat(vec![r_(i, "e"), r_(i, "node")]), carried }
-        })
-        .collect();
-    let pick = tournament(&mut lu.it, "pick", kw, true, &pick_fields, pick_entrants);
-    let any_rel = pick.valid.clone();
-    let pick_row = pick.carried[0].clone();
-    // Gap skip among VALID rows of failed sources: smallest {node, TS distance}, lower row on a tie.
-    lu.it.push(Item::comment("Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed."));
-    let gkw = nb + ts;
-    let gap_entrants = (0..rows)
-        .map(|i| Entrant { valid: and2(eq(r_(i, "st"), st_valid.clone()), r_(i, "fail")), key: cat(vec![r_(i, "node"), r_(i, "gd")]), carried: vec![r_(i, "node"), r_(i, "ts")] })
-        .collect();
-    let gap = tournament(&mut lu.it, "gs", gkw, false, &[("node", nb), ("ts", ts)], gap_entrants);
-    let gs_any = gap.valid;
-    let gs_node = gap.carried[0].clone();
-    let gs_ts = gap.carried[1].clone();
-    Picks { any_rel, pick, pick_row, gs_any, gs_node, gs_ts }
 }
 
 pub(super) fn comb(lu: &mut Lu, p: &Picks) -> Release {
     let (nb, wd, wib, dw, rec, cs, cb, la) = (lu.nb, lu.wd, lu.wib, lu.dw, lu.rec, lu.cs, lu.cb, lu.la);
-    let (f_idle, lr_c, any_rel, gs_any) = (lu.f_idle.clone(), lu.lr_c.clone(), p.any_rel.clone(), p.gs_any.clone());
+    let (f_idle, lr_c, any_rel, any_cand, gs_any) = (lu.f_idle.clone(), lu.lr_c.clone(), p.any_rel.clone(), p.pick.valid.clone(), p.gs_any.clone());
     let kw = 32 + nb;
     lu.it.push(Item::comment("Release engine: one record per cycle, ascending word index; the row is freed one cycle after its last record."));
     let f_is_idle = w(&mut lu.it, "fetch_idle", 1, eq(id("fstate_q"), f_idle.clone()));
-    let pick_fire = w(&mut lu.it, "pick_fire", 1, all(vec![id("rel_busy_q").lnot(), any_rel.clone(), f_is_idle.clone()]));
+    let pick_fire = w(&mut lu.it, "pick_fire", 1, all(vec![id("rel_busy_q").lnot(), any_cand, f_is_idle.clone()]));
     let gap_fire = w(&mut lu.it, "gap_fire", 1, all(vec![id("rel_busy_q").lnot(), f_is_idle.clone(), any_rel.clone().lnot(), gs_any]));
     let pick_node = w(&mut lu.it, "pick_node", nb, sl("pick_k", nb - 1, 0));
     let pick_e = w(&mut lu.it, "pick_e", 32, sl("pick_k", kw - 1, nb));

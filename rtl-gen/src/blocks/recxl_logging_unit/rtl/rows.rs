@@ -6,7 +6,7 @@ use super::admission::Admission;
 use super::kit::{and2, by_index, first_of};
 use super::release::Release;
 use super::Lu;
-use crate::hw::build::{add, all, any, dec, eq, gt, id, mux, ne, set_id, sub, when, zext};
+use crate::hw::build::{add, all, any, dec, eq, id, ne, set_id, sub, when, zext};
 use crate::hw::verilog::{Expr, Item, Stmt};
 
 /// The discard of failed sources' PENDING rows: whether one goes this cycle, which, and whether
@@ -17,19 +17,17 @@ pub(super) struct Discard {
     pub any_failed_row: Expr,
 }
 
-/// Per row: the source's next TS (`_nts`) and last eligibility (`_el`), the row's eligibility
-/// time (`_e`), failed source (`_fail`), releasable (`_rel`), VAL match (`_vm`), duplicate
-/// timestamp (`_dup`) and TS distance from the source's next (`_gd`, the gap-skip key).
+/// Per row: the source's next TS (`_nts`), failed source (`_fail`), releasable (`_rel`), VAL
+/// match (`_vm`), duplicate timestamp (`_dup`) and TS distance from the source's next (`_gd`,
+/// the gap-skip key).
 pub(super) fn decode(lu: &mut Lu) {
-    lu.it.push(Item::comment("Per row: source's next TS and eligibility, releasable, VAL match, failed source."));
+    lu.it.push(Item::comment("Per row: source's next TS, releasable, VAL match, failed source."));
     for i in 0..lu.rows {
         let r = |f: &str| lu.r(i, f);
         let node = format!("r{i}_node");
         let nts = lu.src_mux(&node, &|s| id(&format!("s{s}_nts")));
-        let el = lu.src_mux(&node, &|s| id(&format!("s{s}_el")));
-        let e = mux(gt(r("stamp"), r("el")), r("stamp"), r("el"));
         let fail = lu.failed(r("node"));
-        let ts_ok = if lu.mutation == super::Mutation::ArrivalOrder { Expr::one() } else { eq(r("ts"), r("nts")) };
+        let ts_ok = if lu.mutation == super::Mutation::ArrivalOrder { and2(id("rel_busy_q"), eq(id("rel_row_q"), lu.rowc(i))).lnot() } else { eq(r("ts"), r("nts")) };
         let rel = all(vec![eq(r("st"), lu.st_valid.clone()), ts_ok]);
         let mut key = vec![eq(r("st"), lu.st_pend.clone()), eq(r("node"), id("val_src_node")), eq(r("core"), id("val_src_core")), eq(r("line"), id("val_line"))];
         if lu.tg > 0 {
@@ -39,8 +37,6 @@ pub(super) fn decode(lu: &mut Lu) {
         let gd = sub(r("ts"), r("nts"));
         let ts = lu.ts;
         lu.w(&format!("r{i}_nts"), ts, nts);
-        lu.w(&format!("r{i}_el"), 32, el);
-        lu.w(&format!("r{i}_e"), 32, e);
         lu.w(&format!("r{i}_fail"), 1, fail);
         lu.w(&format!("r{i}_rel"), 1, rel);
         lu.w(&format!("r{i}_vm"), 1, all(key));

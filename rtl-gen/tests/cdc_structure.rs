@@ -140,3 +140,52 @@ fn the_gt_width_form_crosses_only_through_the_kit_and_its_related_clocks() {
     let raw = raw_crossings(&m);
     assert!(raw.iter().any(|r| r.from == "rx_cnt_gray_q" && r.to_clock == "tx_fast_clk"), "{raw:?}");
 }
+
+/// The temporal bonding stages of a node (T = 2 and 4, both reset styles): clk and user_clk are
+/// one source, so nothing crosses raw; the paths between the two go only into the documented
+/// cells: the phase toggle into the phase learner (`seen_q`, `phase_q`, `locked_q`: one-cycle
+/// paths) and into the `shared`-gated loads of the `bond_*` registers, and `bond_out_*` /
+/// `bond_ready_q` into clk (the multicycle paths the constraint files declare). A planted path
+/// from a user_clk register that changes at any user_clk edge into clk is found.
+#[test]
+fn temporal_bonding_passes_between_its_clocks_only_through_the_documented_registers() {
+    use rtl_gen::hw::cdc::related_paths;
+    use rtl_gen::hw::module::Role;
+    let stages = |reset: &str, t: u32| {
+        let text = format!("[design]\nname = \"c\"\nreset = \"{reset}\"\n\n[[blocks]]\nkind = \"rifl\"\nname = \"r\"\nframe_bits = 128\nuser_bits = 32\nlanes = 2\nuser_clk_ratio = {t}\n");
+        let elab = Design::parse(&text, "c.toml").expect("design").elaborate();
+        elab.modules.into_iter().filter(|m| matches!(m.role, Role::TemporalBondTx | Role::TemporalBondRx | Role::Node)).collect::<Vec<_>>()
+    };
+    let documented = |to: &str, from: &str| (from == "slow_toggle_q" && (["seen_q", "phase_q", "locked_q"].contains(&to) || to.starts_with("bond_"))) || from.starts_with("bond_out_") || from == "bond_ready_q";
+    for reset in ["sync_high", "async_low"] {
+        for t in [2, 4] {
+            let modules = stages(reset, t);
+            assert_eq!(modules.len(), 3, "node and two stages");
+            for m in &modules {
+                let raw = raw_crossings(&m.module);
+                assert!(raw.is_empty(), "{reset} T={t} {}: {raw:?}", m.name());
+                let related = related_paths(&m.module);
+                let stray: Vec<_> = related.iter().filter(|p| !documented(&p.to, &p.from)).collect();
+                assert!(stray.is_empty(), "{reset} T={t} {}: {stray:?}", m.name());
+                if m.role != Role::Node {
+                    assert!(related.iter().any(|p| p.from == "slow_toggle_q" && p.to == "seen_q"), "{}: the toggle path is seen", m.name());
+                }
+            }
+        }
+    }
+    let mut m = stages("sync_high", 4).into_iter().find(|m| m.role == Role::TemporalBondTx).expect("the TX stage").module;
+    // The clk toggle made to depend on the accumulator, which changes at any user_clk edge.
+    for item in &mut m.items {
+        if let Item::AlwaysFf { body, .. } = item {
+            for s in body.iter_mut() {
+                if let Stmt::Assign(Expr::Ident(to), rhs) = s {
+                    if to == "slow_toggle_q" {
+                        *rhs = Expr::xor(Expr::id("slow_toggle_q").not(), Expr::id("bond_acc_done_q"));
+                    }
+                }
+            }
+        }
+    }
+    let stray: Vec<_> = related_paths(&m).into_iter().filter(|p| !documented(&p.to, &p.from)).collect();
+    assert!(stray.iter().any(|p| p.from == "bond_acc_done_q" && p.to == "slow_toggle_q"), "{stray:?}");
+}

@@ -98,3 +98,27 @@ fn rifl_round_trip_beyond_12_id_bits_names_what_to_change() {
         assert!(round_trip_refused(fields.replace("cable_m = 500", &format!("cable_m = {}", cable + 1))), "cable_m = {} fits too", cable + 1);
     }
 }
+
+/// Temporal bonding: the paper's three interfaces of four 256-bit lanes (1024 bits at clk, 512
+/// at 2 x clk, 256 at 4 x clk) are legal and all carry 1024 bits per clk cycle; a ratio that is
+/// not 1, 2 or 4, or a clk-side stream wider than the lanes carry, is refused naming the field;
+/// `user_clk_ratio = 1` is the node without the field (same parameters, same modules).
+#[test]
+fn rifl_user_clk_ratio() {
+    for (user, t) in [(1024, 1), (512, 2), (256, 4)] {
+        let p = rifl_params(&format!("lanes = 4\nuser_bits = {user}\nuser_clk_ratio = {t}"));
+        assert_eq!(p.user_bits, 1024, "user_bits = {user} at T = {t}: the clk side");
+    }
+    refused(&rifl("user_clk_ratio = 3"), &["block `r`", "`user_clk_ratio`", "3", "1, 2 or 4"]);
+    refused(&rifl("lanes = 4\nuser_bits = 512\nuser_clk_ratio = 4"), &["`user_clk_ratio`", "2048 bits", "user_bits at most 256"]);
+    refused(&rifl("user_bits = 256\nuser_clk_ratio = 2"), &["`user_clk_ratio`", "user_bits at most 128"]);
+    let names = |fields: &str| {
+        let d = Design::parse(&rifl(fields), "rifl.toml").expect("valid rifl block");
+        let params = d.blocks[0].typed_params();
+        let e = d.elaborate();
+        (params, e.modules.iter().map(|m| (m.name().to_string(), m.module.ports.len())).collect::<Vec<_>>())
+    };
+    assert_eq!(names("user_clk_ratio = 1"), names(""));
+    let (_, bonded) = names("user_bits = 64\nuser_clk_ratio = 2");
+    assert!(bonded.iter().any(|(n, _)| n == "t_r_tbond_tx") && bonded.iter().any(|(n, _)| n == "t_r_tbond_rx"), "{bonded:?}");
+}

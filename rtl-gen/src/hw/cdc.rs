@@ -126,13 +126,14 @@ pub fn pulse_detect(items: &mut Vec<Item>, name: &str, toggle: &str, stages: u32
     pulse
 }
 
-/// Whether clock ports `a` and `b` come from one source: `clk` and a `<side>_fast_clk`, which
-/// runs at a power of two times `clk` with every `clk` rising edge one of its own (the module's
-/// docs give the ratio; RIFL's fast TX clock). Paths between the two are synchronous,
-/// phase-known transfers that the constraint files time (the clocks related, a multicycle path
-/// where the fast side takes a `clk` register at the edge the two clocks share), not crossings.
+/// Whether clock ports `a` and `b` come from one source: `clk` and a `<side>_fast_clk` or
+/// `user_clk`, which run at a power of two times `clk` with every `clk` rising edge one of their
+/// own (the module's docs give the ratio; RIFL's fast TX clock and its temporally bonded user
+/// clock). Paths between the two are synchronous, phase-known transfers that the constraint
+/// files time (the clocks related, multicycle paths where one side takes the other's registers
+/// at the edges the two clocks share), not crossings.
 pub fn same_source(a: &str, b: &str) -> bool {
-    let fast = |c: &str| c.ends_with("_fast_clk");
+    let fast = |c: &str| c.ends_with("_fast_clk") || c == "user_clk";
     (a == "clk" && fast(b)) || (b == "clk" && fast(a))
 }
 
@@ -241,6 +242,18 @@ fn is_gray_code(e: &Expr) -> bool {
 /// written). Paths between two clocks of one source ([`same_source`]) are synchronous, not
 /// crossings. Returns every other path. A single-clock module has none by construction.
 pub fn raw_crossings(m: &crate::hw::verilog::Module) -> Vec<RawCrossing> {
+    clock_paths(m, &|a, b| !same_source(a, b))
+}
+
+/// The paths between two clocks of one source ([`same_source`]), by the same analysis as
+/// [`raw_crossings`]: what the constraint files' multicycle paths must cover.
+pub fn related_paths(m: &crate::hw::verilog::Module) -> Vec<RawCrossing> {
+    clock_paths(m, &|a, b| same_source(a, b))
+}
+
+/// The paths from a register or input of one clock to a register or output of another whose
+/// clock pair `pair` selects (synchronizer inputs and memory reads excepted).
+fn clock_paths(m: &crate::hw::verilog::Module, pair: &dyn Fn(&str, &str) -> bool) -> Vec<RawCrossing> {
     use crate::hw::verilog::Dir;
     use std::collections::{BTreeMap, BTreeSet, HashMap};
     let mut clock_of: HashMap<String, String> = HashMap::new();
@@ -302,7 +315,7 @@ pub fn raw_crossings(m: &crate::hw::verilog::Module) -> Vec<RawCrossing> {
     let mut found = BTreeMap::new();
     let mut flag = |from: &str, to: &str, to_clock: &str| {
         let from_clock = &clock_of[from];
-        if from_clock != to_clock && !same_source(from_clock, to_clock) && !memories.contains(from) {
+        if from_clock != to_clock && pair(from_clock, to_clock) && !memories.contains(from) {
             found.insert((from.to_string(), to.to_string()), RawCrossing { from: from.into(), from_clock: from_clock.clone(), to: to.into(), to_clock: to_clock.into() });
         }
     };

@@ -58,6 +58,10 @@ pub enum Role {
     LaneAligner,
     /// RIFL TX GT width converter: frames on clk to transceiver words on the fast TX clock.
     GtTxWidth,
+    /// RIFL temporal channel bonding, TX: user beats on the user clock into groups on clk.
+    TemporalBondTx,
+    /// RIFL temporal channel bonding, RX: groups on clk out as user beats on the user clock.
+    TemporalBondRx,
     /// SUE packer (`sue_packer`; the one inside a SUE endpoint).
     SuePacker,
     /// SUE transport (`sue_transport`; the one inside a SUE endpoint).
@@ -100,6 +104,8 @@ impl Role {
         Role::ClockComp,
         Role::LaneAligner,
         Role::GtTxWidth,
+        Role::TemporalBondTx,
+        Role::TemporalBondRx,
         Role::SuePacker,
         Role::SueTransport,
         Role::ReplicaMap,
@@ -136,6 +142,8 @@ impl Role {
             Role::ClockComp => "clock_comp",
             Role::LaneAligner => "lane_aligner",
             Role::GtTxWidth => "gt_tx_width",
+            Role::TemporalBondTx => "temporal_bond_tx",
+            Role::TemporalBondRx => "temporal_bond_rx",
             Role::SuePacker => "sue_packer",
             Role::SueTransport => "sue_transport",
             Role::ReplicaMap => "replica_map",
@@ -154,7 +162,7 @@ impl Role {
     pub fn is_node_part(self) -> bool {
         matches!(
             self,
-            Role::Tx | Role::Rx | Role::Fifo | Role::TxGear | Role::RxGear | Role::FrameEncode | Role::FrameCheck | Role::FrameCrc | Role::Scrambler | Role::Descrambler | Role::RxCdc | Role::ClockComp | Role::LaneAligner | Role::GtTxWidth
+            Role::Tx | Role::Rx | Role::Fifo | Role::TxGear | Role::RxGear | Role::FrameEncode | Role::FrameCheck | Role::FrameCrc | Role::Scrambler | Role::Descrambler | Role::RxCdc | Role::ClockComp | Role::LaneAligner | Role::GtTxWidth | Role::TemporalBondTx | Role::TemporalBondRx
         )
     }
 

@@ -45,6 +45,34 @@ pub fn fast_ratio(m: &ElabModule) -> Option<u32> {
     Some((param("frame_bits")? / param("gt_bits")?) as u32)
 }
 
+/// How many times `clk` the related clock `port` of `m` runs: `user_clk` at the block's
+/// `user_clk_ratio`, a `<side>_fast_clk` at [`fast_ratio`].
+pub fn related_ratio(m: &ElabModule, port: &str) -> Option<u32> {
+    if port == "user_clk" {
+        return m.params.iter().find(|(k, _)| *k == "user_clk_ratio").and_then(|(_, v)| v.as_u64()).map(|r| r as u32);
+    }
+    fast_ratio(m)
+}
+
+/// The registers a related clock's multicycle paths end at (from `clk`) and start from (to
+/// `clk`), as name patterns: the GT width converter's frame registers; the temporal bonding
+/// stages' `bond_*` registers, of which `bond_out_*` and `bond_ready_q` are read by `clk`.
+fn multicycle_cells(fast: &str) -> (&'static [&'static str], &'static [&'static str]) {
+    if fast == "user_clk" {
+        (&["bond_*_q"], &["bond_out_*_q", "bond_ready_q"])
+    } else {
+        (&["gt_hold_q", "gt_word_q"], &[])
+    }
+}
+
+/// Vivado's and OpenSTA's forms of a cell list by name patterns.
+fn xdc_cells(patterns: &[&str]) -> String {
+    format!("[get_cells -hier -filter {{{}}}]", patterns.iter().map(|p| format!("NAME =~ *{p}_reg*")).collect::<Vec<_>>().join(" || "))
+}
+fn sdc_cells(patterns: &[&str]) -> String {
+    format!("[get_cells -hierarchical {{{}}}]", patterns.iter().map(|p| format!("*{p}*")).collect::<Vec<_>>().join(" "))
+}
+
 /// Every clock the constraint files of `m` create: `clk`, each 1-bit `*_clk` input and each bit
 /// of a vector `*_clk` input (a recovered clock per lane: bit k is clock `<port>_<k>`), at the
 /// block's `<port>_mhz` field, else the design's clock; a `<side>_fast_clk` at its ratio times
@@ -59,7 +87,7 @@ pub fn constraint_clocks(m: &ElabModule, design_mhz: f64) -> Vec<ConstraintClock
         m.params.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_f64()).unwrap_or(own)
     };
     for p in m.ports().iter().filter(|p| p.dir == crate::hw::verilog::Dir::Input && (p.name == "clk" || p.name.ends_with("_clk"))) {
-        let mhz = match fast_ratio(m).filter(|_| crate::hw::cdc::same_source("clk", &p.name)) {
+        let mhz = match related_ratio(m, &p.name).filter(|_| crate::hw::cdc::same_source("clk", &p.name)) {
             Some(r) => design_mhz * f64::from(r),
             None => mhz_of(&p.name),
         };
@@ -176,17 +204,27 @@ pub fn xdc(m: &ElabModule, hierarchy: &[&ElabModule], design: &str, regenerate: 
     let related = related_pairs(&clocks);
     for (slow, fast) in &related {
         let r = (fast.mhz / slow.mhz).round() as u32;
+        let (into_fast, out_of_fast) = multicycle_cells(&fast.port);
+        let what = if out_of_fast.is_empty() {
+            format!("The fast side takes the {} frame registers at the edge the two share, a whole\n# {} cycle after they are launched", slow.name, slow.name)
+        } else {
+            format!("The {} side samples {} signals only at the edges the two share, and its registers that {} reads\n# change only there, each way", fast.name, slow.name, slow.name)
+        };
         let _ = writeln!(
             s,
             "\n# {} and {} come from one source ({} = {r} x {}, every {} rising edge one of its own): related\n\
-             # clocks, timed as such. The fast side takes the {} frame registers at the edge the two share, a whole\n\
-             # {} cycle after they are launched: a multicycle path of {r} {} cycles. Its phase toggle is a\n\
+             # clocks, timed as such. {what}: a multicycle path of {r} {} cycles. Its phase toggle is a\n\
              # one-cycle path and keeps the default timing.",
-            slow.name, fast.name, fast.name, slow.name, slow.name, slow.name, slow.name, fast.name
+            slow.name, fast.name, fast.name, slow.name, slow.name, fast.name
         );
-        let cells = "[get_cells -hier -filter {NAME =~ *gt_hold_q_reg* || NAME =~ *gt_word_q_reg*}]";
+        let cells = xdc_cells(into_fast);
         let _ = writeln!(s, "set_multicycle_path {r} -setup -end -from [get_clocks {}] -to {cells}", slow.name);
         let _ = writeln!(s, "set_multicycle_path {} -hold -end -from [get_clocks {}] -to {cells}", r - 1, slow.name);
+        if !out_of_fast.is_empty() {
+            let cells = xdc_cells(out_of_fast);
+            let _ = writeln!(s, "set_multicycle_path {r} -setup -start -from {cells} -to [get_clocks {}]", slow.name);
+            let _ = writeln!(s, "set_multicycle_path {} -hold -start -from {cells} -to [get_clocks {}]", r - 1, slow.name);
+        }
     }
     let _ = writeln!(
         s,
@@ -240,7 +278,9 @@ pub fn sdc(m: &ElabModule, hierarchy: &[&ElabModule], design: &str, regenerate: 
     }
     // Each port belongs to the clock port with the longest prefix it carries (`clk`: no prefix).
     let clock_port_names: Vec<&str> = m.ports().iter().filter(|p| p.dir == crate::hw::verilog::Dir::Input && (p.name == "clk" || p.name.ends_with("_clk"))).map(|p| p.name.as_str()).collect();
-    let owner = |port: &str| clock_port_names.iter().copied().filter(|c| port.starts_with(c.strip_suffix("clk").unwrap_or(c))).max_by_key(|c| c.len());
+    // A temporally bonded node's user streams (`s_axis_*`, `m_axis_*`) are `user_clk`'s.
+    let user_stream = |port: &str| clock_port_names.contains(&"user_clk") && (port.starts_with("s_axis_") || port.starts_with("m_axis_"));
+    let owner = |port: &str| if user_stream(port) { Some("user_clk") } else { clock_port_names.iter().copied().filter(|c| port.starts_with(c.strip_suffix("clk").unwrap_or(c))).max_by_key(|c| c.len()) };
     for ConstraintClock { name: c, mhz, .. } in clocks.iter().filter(|c| c.port == c.name) {
         let d = period(*mhz) * f64::from(io) / 100.0;
         let mine = |p: &&crate::hw::verilog::Port| !clock_port_names.contains(&p.name.as_str()) && owner(&p.name) == Some(c.as_str());
@@ -267,10 +307,18 @@ pub fn sdc(m: &ElabModule, hierarchy: &[&ElabModule], design: &str, regenerate: 
     }
     for (slow, fast) in related_pairs(&clocks) {
         let r = (fast.mhz / slow.mhz).round() as u32;
-        let _ = writeln!(s, "\n# {} = {r} x {} from one source: related; the frame registers are taken a whole {} cycle after launch.", fast.name, slow.name, slow.name);
+        let (into_fast, out_of_fast) = multicycle_cells(&fast.port);
+        let what = if out_of_fast.is_empty() { "the frame registers are taken" } else { "each side takes the other's registers" };
+        let _ = writeln!(s, "\n# {} = {r} x {} from one source: related; {what} a whole {} cycle after launch.", fast.name, slow.name, slow.name);
         let _ = writeln!(s, "# The flip-flops are found by the registers' names: the mapping must keep them (rtl-gen asic names each\n# flip-flop <register>[<bit>]_reg, as `rename -wire` does in Yosys).");
-        let _ = writeln!(s, "set_multicycle_path {r} -setup -end -from [get_clocks {}] -to [get_cells -hierarchical {{*gt_hold_q* *gt_word_q*}}]", slow.name);
-        let _ = writeln!(s, "set_multicycle_path {} -hold -end -from [get_clocks {}] -to [get_cells -hierarchical {{*gt_hold_q* *gt_word_q*}}]", r - 1, slow.name);
+        let cells = sdc_cells(into_fast);
+        let _ = writeln!(s, "set_multicycle_path {r} -setup -end -from [get_clocks {}] -to {cells}", slow.name);
+        let _ = writeln!(s, "set_multicycle_path {} -hold -end -from [get_clocks {}] -to {cells}", r - 1, slow.name);
+        if !out_of_fast.is_empty() {
+            let cells = sdc_cells(out_of_fast);
+            let _ = writeln!(s, "set_multicycle_path {r} -setup -start -from {cells} -to [get_clocks {}]", slow.name);
+            let _ = writeln!(s, "set_multicycle_path {} -hold -start -from {cells} -to [get_clocks {}]", r - 1, slow.name);
+        }
     }
     s
 }
@@ -329,6 +377,33 @@ mod tests {
             assert!(!xdc.contains(pair) && !super::sdc(top, &under, "d", "r", 250.0).contains(pair), "{pair} bounded as unrelated");
         }
         assert!(xdc.contains("-from [get_clocks rx_clk] -to [get_clocks tx_fast_clk]"), "{xdc}");
+    }
+
+    /// Temporal bonding beside the transceiver-width form: user_clk at user_clk_ratio x clk and
+    /// tx_fast_clk at R x clk, each related to clk with its own multicycle paths (both ways for
+    /// the bonding stages), the user streams' I/O budget on user_clk.
+    #[test]
+    fn the_user_clock_is_related_to_clk_with_multicycle_paths_both_ways() {
+        let text = "[design]\nname = \"d\"\nclock_mhz = 250.0\n\n[[blocks]]\nkind = \"rifl\"\nname = \"r\"\nframe_bits = 256\nuser_bits = 128\nlanes = 2\nuser_clk_ratio = 4\nclocking = \"recovered\"\ngt_bits = 64\n";
+        let elab = Design::parse(text, "d.toml").expect("design").elaborate();
+        let top = elab.modules.iter().find(|m| m.name() == "d_r").expect("top");
+        let clocks: Vec<(String, f64)> = super::constraint_clocks(top, 250.0).into_iter().map(|c| (c.name, c.mhz)).collect();
+        assert!(clocks.contains(&("user_clk".to_string(), 1000.0)) && clocks.contains(&("tx_fast_clk".to_string(), 1000.0)), "{clocks:?}");
+        let under = elab.hierarchy(top);
+        let (xdc, sdc) = (super::xdc(top, &under, "d", "r", 250.0), super::sdc(top, &under, "d", "r", 250.0));
+        for line in [
+            "set_multicycle_path 4 -setup -end -from [get_clocks clk] -to [get_cells -hier -filter {NAME =~ *bond_*_q_reg*}]",
+            "set_multicycle_path 3 -hold -start -from [get_cells -hier -filter {NAME =~ *bond_out_*_q_reg* || NAME =~ *bond_ready_q_reg*}] -to [get_clocks clk]",
+            "-to [get_cells -hier -filter {NAME =~ *gt_hold_q_reg* || NAME =~ *gt_word_q_reg*}]",
+        ] {
+            assert!(xdc.contains(line), "`{line}` missing from\n{xdc}");
+        }
+        assert!(sdc.contains("set_multicycle_path 4 -setup -start -from [get_cells -hierarchical {*bond_out_*_q* *bond_ready_q*}] -to [get_clocks clk]"), "{sdc}");
+        assert!(sdc.lines().any(|l| l.starts_with("set_input_delay -clock user_clk") && l.contains("s_axis_tdata")), "{sdc}");
+        for pair in ["[get_clocks clk] -to [get_clocks user_clk]", "[get_clocks user_clk] -to [get_clocks clk]"] {
+            assert!(!xdc.contains(pair) && !sdc.contains(pair), "{pair} bounded as unrelated");
+        }
+        assert!(xdc.contains("-from [get_clocks rx_clk_0] -to [get_clocks user_clk]"), "{xdc}");
     }
 
     #[test]

@@ -35,8 +35,12 @@ pub const BASES: &[(&str, &str)] = &[
 /// Fields that apply only beside other fields than their kind's small base has, each swept on a
 /// base of its own: RIFL's recovered-clock numbers on a recovered node in the transceiver-width
 /// form (the base itself has `gt_bits = 64`, the sweep's ends 32 and 128, so every legal
-/// transceiver width is linted; 128 needs frames of 256 bits).
-pub const OTHER_BASES: &[(&str, &[&str], &str)] = &[("rifl", &["rx_clk_mhz", "free_clk_mhz", "gt_bits"], "frame_bits = 256\nuser_bits = 64\nclocking = \"recovered\"\ngt_bits = 64")];
+/// transceiver width is linted; 128 needs frames of 256 bits); its temporal bonding ratio on two
+/// lanes of narrow user beats, where the top ratio (4 x 32 bits on clk) fits what the lanes carry.
+pub const OTHER_BASES: &[(&str, &[&str], &str)] = &[
+    ("rifl", &["rx_clk_mhz", "free_clk_mhz", "gt_bits"], "frame_bits = 256\nuser_bits = 64\nclocking = \"recovered\"\ngt_bits = 64"),
+    ("rifl", &["user_clk_ratio"], "frame_bits = 128\nuser_bits = 32\nlanes = 2"),
+];
 
 /// Top ends of ranges swept at a smaller value in the default run, because the top end makes
 /// one module large enough that linting or simulating it alone takes minutes: the CRC and

@@ -17,6 +17,7 @@ pub mod genz;
 pub mod replay;
 pub mod recxl;
 pub mod rifl;
+pub mod rifl_bond;
 pub mod rifl_gt;
 pub mod rifl_rclk;
 pub mod ram;
@@ -152,6 +153,8 @@ pub fn driver(kind: &str, role: Role) -> Option<Driver> {
         ("rifl", Role::ClockComp) => rifl_rclk::comp,
         ("rifl", Role::LaneAligner) => rifl_gt::lane_aligner,
         ("rifl", Role::GtTxWidth) => rifl_gt::gt_tx_width,
+        ("rifl", Role::TemporalBondTx) => rifl_bond::bond_tx,
+        ("rifl", Role::TemporalBondRx) => rifl_bond::bond_rx,
         ("rxl_endpoint", Role::Endpoint) => rxl::endpoint,
         ("rxl_switch", Role::LinkRx) => rxl::link_rx,
         ("rxl_switch", Role::LinkTx) => rxl::link_tx,

@@ -28,7 +28,7 @@ pub struct RiflKind;
 /// block validation proves the HD at the actual frame length.
 pub const DEFAULT_CRC_POLY: u16 = 0x80F;
 
-static FIELDS: [FieldSpec; 18] = [
+static FIELDS: [FieldSpec; 19] = [
     FieldSpec { name: "frame_bits", ty: FieldType::UInt { min: 128, max: 2048 }, default: Some("256"), doc: "frame size F: 128, 256, 512, 1024 or 2048 (payload F-16 bits)" },
     FieldSpec {
         name: "frame_id_bits",
@@ -61,8 +61,22 @@ static FIELDS: [FieldSpec; 18] = [
         default: Some("derived: none, frames whole on rx_frame/tx_frame (only with clocking = \"recovered\")"),
         doc: "transceiver width W: 32, 64 or 128, below frame_bits: each lane's words on rx_gt_data (rx_clk[k], the Lane Aligner finds the frames) and tx_fast_gt_data (tx_fast_clk = frame_bits/W x clk, same source)",
     },
+    FieldSpec {
+        name: "user_clk_ratio",
+        ty: FieldType::UInt { min: 1, max: 4 },
+        default: Some("derived: 1, the user streams on clk"),
+        doc: "temporal channel bonding T: 1, 2 or 4. With 2 or 4 s_axis and m_axis run on user_clk = T x clk (same source, every clk rising edge one of its own), user_bits per beat, and the node carries T user beats per clk cycle; T x user_bits at most lanes x (frame_bits - 16) rounded up to a power of two",
+    },
     FieldSpec { name: "free_clk_mhz", ty: FieldType::UInt { min: 1, max: 2000 }, default: Some("derived: 100 with clocking = \"recovered\" and compensation (only then allowed)"), doc: "free-running clock of the compensation counters, for the emitted create_clock; at least 1/32 of clk and rx_clk" },
 ];
+
+/// The widest user stream a node has (`user_bits`' range), also on `clk` with temporal bonding.
+fn most_user_bits() -> u32 {
+    match FIELDS.iter().find(|f| f.name == "user_bits").map(|f| f.ty) {
+        Some(FieldType::UInt { max, .. }) => max as u32,
+        _ => 4096,
+    }
+}
 
 /// Lowest `free_clk_mhz` without `free_clk_mhz` given.
 pub const DEFAULT_FREE_CLK_MHZ: u32 = 100;
@@ -108,6 +122,9 @@ pub struct RiflBlock {
     pub model_params: Params,
     /// `Some` with `clocking = "recovered"`.
     pub recovered: Option<Recovered>,
+    /// `Some(T)` with temporal bonding (`user_clk_ratio` 2 or 4): the user streams on
+    /// `user_clk`, `user_bits` wide; `model_params.user_bits` is the `clk` side's T x `user_bits`.
+    pub temporal: Option<u32>,
 }
 
 impl std::ops::Deref for RiflBlock {
@@ -169,6 +186,8 @@ pub struct RiflParams {
     pub free_clk_mhz: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gt_bits: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_clk_ratio: Option<u32>,
 }
 
 impl KindParams for RiflParams {
@@ -312,6 +331,21 @@ impl RiflGearParams {
     }
 }
 
+/// What a node's temporal bonding stages (`_tbond_tx`, `_tbond_rx`) are built from: the user
+/// beat width and the ratio of `user_clk` to `clk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiflBondParams {
+    pub user_bits: u32,
+    pub user_clk_ratio: u32,
+}
+
+impl KindParams for RiflBondParams {
+    const KIND: &'static str = "rifl";
+    fn fields() -> &'static [FieldSpec] {
+        &FIELDS
+    }
+}
+
 impl RiflParams {
     /// The recovered-clock settings: `None` with `clocking = "single"`, which allows none of them.
     fn recovered(&self, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<Option<Recovered>> {
@@ -334,6 +368,38 @@ impl RiflParams {
             }
         }
         Ok(Some(Recovered { compensation, rx_clk_mhz: self.rx_clk_mhz, free_clk_mhz: self.free_clk_mhz.unwrap_or(DEFAULT_FREE_CLK_MHZ), gt_bits: self.gt_bits }))
+    }
+
+    /// The temporal bonding ratio: `None` for 1 (the user streams on `clk`, as without the
+    /// field), else 2 or 4 with T x `user_bits` within what the lanes carry.
+    fn temporal(&self, error: &dyn Fn(&str, String) -> ConfigError) -> ConfigResult<Option<u32>> {
+        let t = match self.user_clk_ratio {
+            None | Some(1) => return Ok(None),
+            Some(t) => t,
+        };
+        if !matches!(t, 2 | 4) {
+            return Err(error("user_clk_ratio", format!("= {t} is not allowed; allowed 1, 2 or 4 (user_clk a power of two times clk)")));
+        }
+        let group = self.lanes * (self.frame_bits - 16);
+        let widest = group.next_power_of_two();
+        if t * self.user_bits > widest {
+            let most = widest / t;
+            return Err(error(
+                "user_clk_ratio",
+                format!(
+                    "= {t} with user_bits = {} makes the clk-side stream {} bits, wider than the {} lane(s) carry ({} x {} = {group} payload bits per clk cycle, {widest} rounded up); allowed: user_bits at most {most} with user_clk_ratio = {t}, or a lower ratio",
+                    self.user_bits,
+                    t * self.user_bits,
+                    self.lanes,
+                    self.lanes,
+                    self.frame_bits - 16,
+                ),
+            ));
+        }
+        if most_user_bits() < t * self.user_bits {
+            return Err(error("user_clk_ratio", format!("= {t} with user_bits = {} makes the clk-side stream wider than 4096 bits; allowed: user_bits at most {}", self.user_bits, most_user_bits() / t)));
+        }
+        Ok(Some(t))
     }
 
     /// The validated block named `name`: the combinations the field ranges cannot express, and
@@ -385,6 +451,7 @@ impl RiflParams {
         if !is_pow2(user_bits as u64) {
             return Err(error("user_bits", format!("= {user_bits} is not a power of two; allowed 8, 16, 32, …, 4096")));
         }
+        let temporal = self.temporal(&error)?;
         let fc_given = self.fc_buffer_frames;
         let fc_buffer_frames = if fc_given == 0 {
             let base = 1u32 << frame_id_bits;
@@ -421,7 +488,7 @@ impl RiflParams {
             frame_bits,
             frame_id_bits,
             crc_poly,
-            user_bits,
+            user_bits: user_bits * temporal.unwrap_or(1),
             lanes,
             fc_buffer_frames,
             fc_on_frames,
@@ -438,9 +505,10 @@ impl RiflParams {
             fc_off_frames,
             compensation: recovered.map(|r| r.compensation),
             free_clk_mhz: recovered.filter(|r| r.compensation).map(|r| r.free_clk_mhz),
+            user_clk_ratio: temporal,
             ..*self
         };
-        Ok(RiflBlock { name: name.to_string(), params: resolved, model_params: params, recovered })
+        Ok(RiflBlock { name: name.to_string(), params: resolved, model_params: params, recovered, temporal })
     }
 }
 

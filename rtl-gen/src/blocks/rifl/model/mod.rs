@@ -13,6 +13,7 @@
 //! * [`comp`]: clock compensation (TX and recovered cycle counts compared on a free clock).
 //! * [`align`]: the Lane Aligner on the transceiver-width stream (with `gt_bits`).
 //! * [`gtwidth`]: the TX GT width converter, frame-wide on clk to `gt_bits` on the fast clock.
+//! * [`tbond`]: temporal channel bonding, user streams on `user_clk` (T x clk) to T-beat groups on clk.
 //!
 //! Bit vectors are the workspace's one type, [`crate::bits::Bits`]. The link harness (two
 //! nodes, channels, traffic, scoreboard) is the simulator's `rtl_gen_sim::campaign::rifl`.
@@ -28,6 +29,7 @@ pub mod params;
 pub mod rx;
 pub mod rxcdc;
 pub mod scrambler;
+pub mod tbond;
 pub mod tx;
 
 pub use node::Node;

@@ -12,6 +12,7 @@ mod gearbox;
 mod gtx;
 mod rx;
 mod rxcdc;
+mod tbond;
 mod top;
 mod tx;
 mod tx_props;
@@ -19,9 +20,10 @@ mod rx_props;
 
 pub use codec::scrambler_maps;
 pub use gtx::fast_domain;
+pub use tbond::user_domain;
 pub use top::{streams, COUNTER_BITS, USER_IN, USER_OUT};
 
-use super::{Recovered, RiflBlock, RiflClockParams, RiflGearParams, RiflLaneParams};
+use super::{Recovered, RiflBlock, RiflBondParams, RiflClockParams, RiflGearParams, RiflLaneParams};
 use crate::blocks::async_fifo::AsyncFifoParams;
 use crate::blocks::rifl::model::rxcdc::{Entry, CDC_DEPTH, CDC_SYNC_STAGES};
 use crate::fields::KindParams;
@@ -50,6 +52,9 @@ pub struct Names {
     /// With `gt_bits`: a lane's Lane Aligner and TX GT width converter.
     pub align: String,
     pub gtx: String,
+    /// With `user_clk_ratio` 2 or 4: the temporal bonding stages.
+    pub tbond_tx: String,
+    pub tbond_rx: String,
 }
 
 impl Names {
@@ -73,12 +78,15 @@ impl Names {
             comp: m("_comp"),
             align: m("_align"),
             gtx: m("_gtx"),
+            tbond_tx: m("_tbond_tx"),
+            tbond_rx: m("_tbond_rx"),
         }
     }
 
     /// Every module of the block (the scrambler pair only with `scrambler = true`; the
-    /// recovered-clock parts only with `recovered`, the compensation only with it on).
-    pub fn all(&self, scrambler: bool, recovered: Option<&Recovered>) -> Vec<String> {
+    /// recovered-clock parts only with `recovered`, the compensation only with it on, the
+    /// temporal bonding stages only with `temporal`).
+    pub fn all(&self, scrambler: bool, recovered: Option<&Recovered>, temporal: Option<u32>) -> Vec<String> {
         let mut v = vec![self.top.clone(), self.tx.clone(), self.rx.clone(), self.fifo.clone(), self.txgear.clone(), self.rxgear.clone(), self.encode.clone(), self.check.clone(), self.crc.clone()];
         if scrambler {
             v.push(self.scrambler.clone());
@@ -95,19 +103,23 @@ impl Names {
                 v.push(self.gtx.clone());
             }
         }
+        if temporal.is_some() {
+            v.push(self.tbond_tx.clone());
+            v.push(self.tbond_rx.clone());
+        }
         v
     }
 }
 
 pub fn module_names(b: &RiflBlock, design: &DesignInfo) -> Vec<String> {
-    Names::new(b, design).all(b.params.scrambler, b.recovered.as_ref())
+    Names::new(b, design).all(b.params.scrambler, b.recovered.as_ref(), b.temporal)
 }
 
 pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
     let p = &b.model_params;
     let n = Names::new(b, design);
     let mut out = vec![
-        top::module(p, design, &n, b.recovered.as_ref()),
+        top::module(p, design, &n, b.recovered.as_ref(), b.temporal),
         tx::module(p, design, &n),
         rx::module(p, design, &n),
         fifo::module(p, design, &n),
@@ -138,16 +150,23 @@ pub fn modules(b: &RiflBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
             out.push(gtx::module(p.frame_bits, w, design, &n));
         }
     }
+    if let Some(t) = b.temporal {
+        let w = p.user_bits / t;
+        out.push(tbond::tx_module(w, t, design, &n));
+        out.push(tbond::rx_module(w, t, design, &n));
+    }
     // Each module carries what it is built from: the lane modules the lane parameters, the
     // gearboxes their widths, so nodes that differ elsewhere share them.
     let lane = Origin { kind: "rifl", params: RiflLaneParams::of(p).to_list() };
     let gear = Origin { kind: "rifl", params: RiflGearParams::of(p).to_list() };
+    let bond = b.temporal.map(|t| Origin { kind: "rifl", params: RiflBondParams { user_bits: p.user_bits / t, user_clk_ratio: t }.to_list() });
     let clocks = b.recovered.as_ref().map(|rec| Origin { kind: "rifl", params: RiflClockParams::of(p, rec).to_list() });
     for m in &mut out {
         match m.role {
             Role::Node | Role::AsyncFifo => {}
             Role::RxCdc | Role::ClockComp | Role::LaneAligner | Role::GtTxWidth => m.origin = clocks.clone(),
             Role::TxGear | Role::RxGear => m.origin = Some(gear.clone()),
+            Role::TemporalBondTx | Role::TemporalBondRx => m.origin = bond.clone(),
             _ => m.origin = Some(lane.clone()),
         }
     }

@@ -36,15 +36,25 @@ fn popcount(v: &str, l: u32, w: u32) -> Expr {
     (0..l).map(|j| cat(vec![zeros(w - 1), bit_of(v, l, j)])).reduce(add).expect("at least one lane")
 }
 
-pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered>) -> GeneratedModule {
+pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered>, temporal: Option<u32>) -> GeneratedModule {
     let (f, r, l) = (p.frame_bits, p.raw_bits() as u32, p.lanes);
     let s = p.payload_bytes() as u32;
+    // u: the user beat on clk (with temporal bonding a group of T user beats), g: a lane group.
     let u = p.user_bytes() as u32;
     let g = p.group_bytes() as u32;
-    let [user_in, user_out] = streams(u);
+    let t = temporal.unwrap_or(1);
+    let [user_in, user_out] = streams(u / t);
     let mut ports = clock_ports(design);
+    if let Some(t) = temporal {
+        ports.extend(super::tbond::user_clock_ports(design, t));
+    }
     ports.extend(user_in.ports());
     ports.extend(user_out.ports());
+    if temporal.is_some() {
+        for port in ports.iter_mut().filter(|p| p.name.starts_with(USER_IN) || p.name.starts_with(USER_OUT)) {
+            port.doc = format!("{} (user_clk)", port.doc);
+        }
+    }
     ports.extend([
         Port::output("tx_frame", l * f, "frames to the transceivers, lane j at [(j+1)*F-1:j*F] (registered)"),
         Port::input("tx_ready", 1, "the transceivers take tx_frame at this edge (all lanes)"),
@@ -70,6 +80,12 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     let lane = |base: &str, j: u32| format!("{base}_{j}");
     localparam(&mut it, "ST_RETRANS", 3, 3, "TX state Retrans; Send Retrans (4) and Normal (5) above it: the states that transfer data");
 
+    if let Some(t) = temporal {
+        it.push(Item::comment(&format!("Temporal bonding: {t} user beats of {} bytes on user_clk <-> one beat of {u} bytes on clk.", u / t)));
+        it.extend(temporal_stages(design, n, &user_in, &user_out, u));
+    }
+    // The gearboxes' user side: the user streams, or with temporal bonding the clk side of its stages.
+    let user_side = |axis: &Axis, sig: Signal, bonded: &str| if temporal.is_some() { id(&format!("{bonded}_{}", bond_suffix(sig))) } else { axis.sig(sig) };
     it.push(Item::comment(&format!("TX: user beats of {u} bytes -> groups of {l} x {s} payload bytes.")));
     for (name, w) in [("txg_valid", 1), ("txg_ready", 1), ("txg_data", 8 * g), ("txg_keep", g), ("txg_last", 1), ("seg_ready", l), ("go", 1)] {
         it.push(Item::wire(name, w, ""));
@@ -79,11 +95,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
         "u_txgear",
         design.reset,
         vec![
-            ("in_valid", user_in.sig(Signal::Valid)),
-            ("in_ready", user_in.sig(Signal::Ready)),
-            ("in_data", user_in.sig(Signal::Data)),
-            ("in_keep", user_in.sig(Signal::Keep)),
-            ("in_last", user_in.sig(Signal::Last)),
+            ("in_valid", user_side(&user_in, Signal::Valid, "txb")),
+            ("in_ready", user_side(&user_in, Signal::Ready, "txb")),
+            ("in_data", user_side(&user_in, Signal::Data, "txb")),
+            ("in_keep", user_side(&user_in, Signal::Keep, "txb")),
+            ("in_last", user_side(&user_in, Signal::Last, "txb")),
             ("out_valid", id("txg_valid")),
             ("out_ready", id("txg_ready")),
             ("out_data", id("txg_data")),
@@ -255,11 +271,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             ("in_data", id("grp_data")),
             ("in_keep", id("grp_keep")),
             ("in_last", id("grp_last")),
-            ("out_valid", user_out.sig(Signal::Valid)),
-            ("out_ready", user_out.sig(Signal::Ready)),
-            ("out_data", user_out.sig(Signal::Data)),
-            ("out_keep", user_out.sig(Signal::Keep)),
-            ("out_last", user_out.sig(Signal::Last)),
+            ("out_valid", user_side(&user_out, Signal::Valid, "rxb")),
+            ("out_ready", user_side(&user_out, Signal::Ready, "rxb")),
+            ("out_data", user_side(&user_out, Signal::Data, "rxb")),
+            ("out_keep", user_side(&user_out, Signal::Keep, "rxb")),
+            ("out_last", user_side(&user_out, Signal::Last, "rxb")),
         ],
     ));
 
@@ -306,12 +322,16 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             notes.extend(recovered_notes(n, rec));
         }
     }
+    if let Some(t) = temporal {
+        notes.push(temporal_note(n, t, u));
+    }
     GeneratedModule {
         module: Module { name: n.top.clone(), ports, items: it, reset: Some(design.reset) },
         latency: 2,
         summary: format!(
-            "RIFL node (Shen, Zheng, Chow): {}-bit AXI4-Stream in and out, {l} lane(s) of {f}-bit frames with a {}-bit payload, CRC-12 ^ frame-ID verification, in-band NACK retransmission from a {}-frame buffer, flow control, {}channel bonding.",
-            8 * u,
+            "RIFL node (Shen, Zheng, Chow): {}-bit AXI4-Stream in and out{}, {l} lane(s) of {f}-bit frames with a {}-bit payload, CRC-12 ^ frame-ID verification, in-band NACK retransmission from a {}-frame buffer, flow control, {}channel bonding.",
+            8 * u / t,
+            temporal.map_or(String::new(), |t| format!(" on user_clk ({t} x clk, temporal bonding)")),
             p.payload_bits(),
             p.ids(),
             if p.scrambler { "1+x^13+x^33 scrambling, " } else { "" }
@@ -320,6 +340,55 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
         role: Role::Node,
         origin: None,
     }
+}
+
+/// The suffix of a temporal bonding stage's clk-side signal (`txb_valid`, `rxb_data`, ...).
+fn bond_suffix(sig: Signal) -> &'static str {
+    match sig {
+        Signal::Valid => "valid",
+        Signal::Ready => "ready",
+        Signal::Data => "data",
+        Signal::Keep => "keep",
+        Signal::Last => "last",
+        Signal::Id | Signal::Dest | Signal::User => unreachable!("a node's user streams carry no {sig:?}"),
+    }
+}
+
+/// The temporal bonding stages: the user streams on user_clk, their clk sides `txb_*` (into
+/// the TX gearbox) and `rxb_*` (out of the RX gearbox), `u` bytes per clk beat.
+fn temporal_stages(design: &DesignInfo, n: &Names, user_in: &Axis, user_out: &Axis, u: u32) -> Vec<Item> {
+    let user = super::tbond::user_domain(design);
+    let mut it = Vec::new();
+    for side in ["txb", "rxb"] {
+        for (sig, w) in [(Signal::Valid, 1), (Signal::Ready, 1), (Signal::Data, 8 * u), (Signal::Keep, u), (Signal::Last, 1)] {
+            it.push(Item::wire(&format!("{side}_{}", bond_suffix(sig)), w, if side == "txb" { "clk side of the TX bonding stage" } else { "clk side of the RX bonding stage" }));
+        }
+    }
+    let stage = |module: &str, inst: &str, user_stream: &Axis, user_is_in: bool, side: &str| {
+        let (user_port, clk_port) = if user_is_in { ("in", "out") } else { ("out", "in") };
+        let mut conns: Vec<(String, Expr)> = vec![(user.clock.clone(), id(&user.clock)), (user.reset.clone(), id(&user.reset))];
+        for sig in [Signal::Valid, Signal::Ready, Signal::Data, Signal::Keep, Signal::Last] {
+            conns.push((format!("{user_port}_{}", bond_suffix(sig)), user_stream.sig(sig)));
+            conns.push((format!("{clk_port}_{}", bond_suffix(sig)), id(&format!("{side}_{}", bond_suffix(sig)))));
+        }
+        let conns: Vec<(&str, Expr)> = conns.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+        clocked_instance(module, inst, design.reset, conns)
+    };
+    it.push(stage(&n.tbond_tx, "u_tbond_tx", user_in, true, "txb"));
+    it.push(stage(&n.tbond_rx, "u_tbond_rx", user_out, false, "rxb"));
+    it
+}
+
+fn temporal_note(n: &Names, t: u32, u: u32) -> String {
+    format!(
+        "Temporal channel bonding (user_clk_ratio = {t}): s_axis and m_axis run on user_clk, {t} x clk from the same source (every clk rising edge one of its own), {}-bit beats; {} collects up to {t} beats of a packet into one {}-bit beat on clk for the TX gearbox (a group ends at tlast), and {} sends each {}-bit beat of the RX gearbox as up to {t} user beats. The node carries {t} user beats per clk cycle; at full rate within a packet no user beat waits. Latency on top of the clk-side figures: TX 2 to {} user_clk cycles until the group is offered to clk, RX none (a group's first beat is presented at the clk edge it is taken). Reset user_rst with rst.",
+        8 * u / t,
+        n.tbond_tx,
+        8 * u,
+        n.tbond_rx,
+        8 * u,
+        t + 1
+    )
 }
 
 /// The ports a node on recovered clocks adds: each lane's clock and reset, the free clock of the

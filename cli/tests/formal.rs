@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::formal::{assert_failed, mutant_fails, mutate, row, text};
+use common::formal::{assert_failed, generate, mutant_fails, mutate, row, text};
 use common::{workspace, long, rtl_gen};
 
 /// Small CRC configurations (one with an implicit sequence number) and a small replay buffer.
@@ -142,6 +142,67 @@ fn crc_networks_equal_their_model_reference() {
     let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--module", "rtlgen_crc32_check", "--work", w], dir.path());
     let t = text(&out);
     assert!(out.status.success() && row(&t, "rtlgen_crc32_check").contains("| 2 | gf2+enum+sat | proven |"), "{t}");
+}
+
+/// Streaming CRCs: 4-byte beats (two un-shift steps), 5-byte beats (three, pad counts above the
+/// word), 1-byte beats (none).
+const STREAM: &str = r#"
+[design]
+name = "fstream"
+reset = "sync_high"
+
+[[blocks]]
+kind = "crc_stream"
+name = "crc16"
+width = 16
+poly = 0x1021
+init = "0xFFFF"
+refin = true
+refout = true
+xorout = "0xFFFF"
+word_bytes = 4
+
+[[blocks]]
+kind = "crc_stream"
+name = "crc8"
+width = 8
+poly = 0x07
+init = "0x00"
+refin = false
+refout = false
+xorout = "0x55"
+word_bytes = 5
+
+[[blocks]]
+kind = "crc_stream"
+name = "crc5"
+width = 5
+poly = 0x05
+init = "0x1F"
+refin = true
+refout = true
+xorout = "0x1F"
+word_bytes = 1
+"#;
+
+#[test]
+fn streaming_crcs_step_and_finish_as_the_model_and_a_wrong_unshift_or_loop_term_fails() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = generate(dir.path(), "stream.toml", STREAM, "out_stream", "fstream");
+    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--work", "work"], dir.path());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for m in ["fstream_crc16", "fstream_crc8"] {
+        assert!(row(&t, m).contains("| 3 | gf2+enum+sat | proven |"), "{t}");
+    }
+    assert!(row(&t, "fstream_crc5").contains("| 2 | gf2 | proven |"), "{t}");
+    // An un-shift stage dividing by a wrong power of x, and a loop bit missing a term.
+    let unshift = "assign s1_unshift0[3] = s1_pad[0] ? ^(s1_state & 16'h0842) : s1_state[3];";
+    let t = mutant_fails(&tree, dir.path(), "fstream_crc16", unshift, &unshift.replace("0842", "0843"), &[], "work_unshift");
+    assert!(row(&t, "fstream_crc16").contains("FAILED (p_crc_ref)"), "{t}");
+    let step = "assign state_next[2] = loop_n1_8 ^ loop_n1_0 ^ loop_n1_2 ^ loop_n1_9 ^ loop_x42;";
+    let t = mutant_fails(&tree, dir.path(), "fstream_crc8", step, &step.replace(" ^ loop_x42", ""), &[], "work_step");
+    assert!(t.contains("0 proven, 0 bounded or unknown, 1 failed"), "{t}");
 }
 
 #[test]

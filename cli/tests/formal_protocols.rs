@@ -161,24 +161,34 @@ queue_depth = 2
 counter_bits = 2
 "#;
 
-const SUE_DEPTH: u32 = 20;
+/// The clean check's depth (the tagged command's counters make deeper steps slow); the mutants
+/// stop at their first failure, found within `SUE_MUTANT_DEPTH`.
+const SUE_DEPTH: u32 = 8;
+const SUE_MUTANT_DEPTH: u32 = 20;
 
 /// The read engine's advance, and a mutant that advances whether or not the PDU beat was taken.
 const SUE_ADV: &str = "assign adv = (~out_valid_q) | m_axis_pdu_tready;";
 const SUE_ADV_MUTANT: &str = "assign adv = 1'b1;";
 
+/// Every command of a queue written to its slot 0 (the next command overwrites a waiting one).
+const SUE_WADDR: &str = "assign waddr = {q_first, wptr_cur};";
+const SUE_WADDR_MUTANT: &str = "assign waddr = {q_first, 1'b0};";
+
 #[test]
-fn a_small_sue_packer_keeps_its_stream_queues_and_counters_and_a_dropped_tready_is_caught() {
+fn a_small_sue_packer_keeps_its_stream_queues_commands_and_counters_and_mutants_are_caught() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tree = generate(dir.path(), "sue.toml", SUE_PK, "out_sue", "fsue");
     let (code, t) = bmc(dir.path(), &tree, "fsue_pk", SUE_DEPTH, "work");
     assert_eq!(code, Some(0), "{t}");
-    assert!(row(&t, "fsue_pk").contains(&format!("| 10 | smtbmc-yices | bounded to depth {SUE_DEPTH} (BMC")), "{t}");
-    let mutant = mutate(&tree, dir.path(), "fsue_pk", SUE_ADV, SUE_ADV_MUTANT);
-    let (code, t) = bmc(dir.path(), &mutant, "fsue_pk", SUE_DEPTH, "work_mutant");
-    assert_eq!(code, Some(1), "{t}");
-    assert_counterexample(&t, "fsue_pk", dir.path());
-    assert!(row(&t, "fsue_pk").contains("(p_m_axis_pdu_stable)"), "{t}");
+    assert!(row(&t, "fsue_pk").contains(&format!("| 12 | smtbmc-yices | bounded to depth {SUE_DEPTH} (BMC")), "{t}");
+    for (from, to, property) in [(SUE_ADV, SUE_ADV_MUTANT, "p_m_axis_pdu_stable"), (SUE_WADDR, SUE_WADDR_MUTANT, "p_tag_data")] {
+        let mutant = mutate(&tree, dir.path(), "fsue_pk", from, to);
+        let (code, t) = bmc(dir.path(), &mutant, "fsue_pk", SUE_MUTANT_DEPTH, &format!("work_{property}"));
+        assert_eq!(code, Some(1), "{t}");
+        assert_counterexample(&t, "fsue_pk", dir.path());
+        assert!(row(&t, "fsue_pk").contains(&format!("({property})")), "{t}");
+        std::fs::remove_dir_all(&mutant).expect("remove the mutant");
+    }
 }
 
 /// A ReCXL Logging Unit of four SRAM rows (two nodes of one core, two replicas, a 512-byte log,

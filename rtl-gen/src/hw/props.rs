@@ -72,6 +72,12 @@ pub struct Formal {
     /// next state from the state and the inputs) and hold for every state, reachable or not, so
     /// the clocked module is proven like a combinational one.
     pub free_registers: Vec<String>,
+    /// Wires the GF(2) evaluation reads as free inputs, their driving logic cut off (printed as
+    /// `// free wire: <wire>` lines): an assertion proven so holds for every value of the wire,
+    /// so for the one its logic gives. A loop's step is stated so over the value it is fed (a
+    /// streaming CRC's `feed`, the masked beat and the selected start register) when the logic
+    /// that selects it (a byte mask, a start-of-message mux) is not affine in the ports.
+    pub free_wires: Vec<String>,
 }
 
 /// The register that is 0 in the first cycle of a trace and 1 afterwards.
@@ -234,6 +240,7 @@ impl Formal {
         self.free_instances.extend(other.free_instances);
         self.retimed |= other.retimed;
         self.free_registers.extend(other.free_registers);
+        self.free_wires.extend(other.free_wires);
     }
 
     pub fn assert(&mut self, label: &str, doc: &str, guard: Option<Expr>, cond: Expr) {
@@ -263,6 +270,9 @@ impl Formal {
         }
         for r in &self.free_registers {
             let _ = writeln!(out, "    // free register: {r}");
+        }
+        for w in &self.free_wires {
+            let _ = writeln!(out, "    // free wire: {w}");
         }
         for (name, value) in &self.init {
             let _ = writeln!(out, "    initial {name} = {};", value.render());

@@ -9,6 +9,7 @@
 //! therefore required for word_bytes > 1 (every published CRC has it).
 
 pub mod model;
+pub mod props;
 mod rtl;
 
 use crate::blocks::crc::model::CrcAlgo;

@@ -162,6 +162,7 @@ pub fn module(b: &CrcStreamBlock, design: &DesignInfo, name: &str) -> GeneratedM
     let out = if bits.len() == 1 { bits.into_iter().next().expect("one bit") } else { Expr::Concat(bits) };
     let out = if b.algo.xorout != 0 { Expr::xor(out, Expr::Const(BitVec::from_u128(w as usize, b.algo.xorout as u128))) } else { out };
     items.push(Item::assign(Expr::id("crc"), out));
+    items.push(super::props::properties(b));
 
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },

@@ -740,7 +740,8 @@ pub fn module(b: &SuePackerBlock, design: &DesignInfo, name: &str) -> GeneratedM
     status_counters(&mut it, &g, design.reset);
     ram(&mut it, &g);
     outputs(&mut it, &g);
-    it.push(super::props::properties(design, g.nq, g.qd, g.cw, g.dw));
+    let shape = super::props::Shape { nq: g.nq, qd: g.qd, cw: g.cw, dw: g.dw, cmd_beats: g.cbt, beat_bits: g.bb, num_xpu: g.x, num_vc: g.v };
+    it.push(super::props::properties(design, &shape));
     let (x, v, nq, m, hold) = (g.x, g.v, g.nq, g.m, g.hold);
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },

@@ -402,17 +402,36 @@ const PROBE_INPUTS: usize = 1024;
 
 /// Prove every `$assert` of `top` in the Yosys JSON netlist `json`.
 pub fn prove(json: &str, top: &str) -> Result<Outcome, String> {
-    prove_free(json, top, &[])
+    prove_free(json, top, &Free::default())
 }
 
-/// [`parse`], with the registers named `free` read as free inputs: their flip-flops are cut
-/// off and their outputs become variables after the module inputs (named by the register in a
-/// counterexample). An assertion proven so holds for every value of those registers, reachable
-/// or not: the combinational logic around a state register (a scrambler's output and next
-/// state from its state and input) is proven for every state.
-fn parse_free(json: &str, top: &str, free: &[String]) -> Result<Netlist, String> {
+/// What the evaluation reads as free inputs besides the module's ports: registers (their
+/// flip-flops cut off) and wires (their driving logic cut off).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Free {
+    pub registers: Vec<String>,
+    pub wires: Vec<String>,
+}
+
+impl Free {
+    pub fn contains(&self, name: &str) -> bool {
+        self.registers.iter().chain(&self.wires).any(|n| n == name)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.registers.is_empty() && self.wires.is_empty()
+    }
+}
+
+/// [`parse`], with the registers and wires named in `free` read as free inputs: their drivers
+/// are cut off and their bits become variables after the module inputs (named by the register
+/// or wire in a counterexample). An assertion proven so holds for every value of them,
+/// reachable or not: the combinational logic around a state register (a scrambler's output
+/// and next state from its state and input) is proven for every state, a loop's step for every
+/// value it is fed. A free register must be one (every bit a flip-flop's output).
+fn parse_free(json: &str, top: &str, free: &Free) -> Result<Netlist, String> {
     let mut net = parse(json, top)?;
-    for name in free {
+    for name in &free.registers {
         let bits = net.netnames.get(name).cloned().ok_or_else(|| format!("{top}: the free register {name} is not a wire of the gate netlist"))?;
         for b in &bits {
             match b {
@@ -424,11 +443,23 @@ fn parse_free(json: &str, top: &str, free: &[String]) -> Result<Netlist, String>
         }
         net.inputs.push((name.clone(), bits));
     }
+    for name in &free.wires {
+        let bits = net.netnames.get(name).cloned().ok_or_else(|| format!("{top}: the free wire {name} is not a wire of the gate netlist"))?;
+        for b in &bits {
+            match b {
+                Bit::Net(m) if net.driver.contains_key(m) => {
+                    net.driver.remove(m);
+                }
+                _ => return Err(format!("{top}: a bit of the free wire {name} is a module input or a constant, not driven by logic")),
+            }
+        }
+        net.inputs.push((name.clone(), bits));
+    }
     Ok(net)
 }
 
-/// [`prove`] with the registers `free` read as free inputs ([`parse_free`]).
-pub fn prove_free(json: &str, top: &str, free: &[String]) -> Result<Outcome, String> {
+/// [`prove`] with the registers and wires `free` read as free inputs ([`parse_free`]).
+pub fn prove_free(json: &str, top: &str, free: &Free) -> Result<Outcome, String> {
     let net = parse_free(json, top, free)?;
     if net.asserts.is_empty() {
         return Err(format!("{top}: the netlist has no assertion"));
@@ -568,6 +599,50 @@ fn cone(net: &Netlist, vars: &HashMap<u64, usize>, cut: &HashMap<u64, usize>, ro
     Some((nodes, slot, cut_bits))
 }
 
+/// Most cut bits an assertion outside the [`linear_parts`] fragment may read: its cone is
+/// evaluated once per value of them.
+pub const MAX_VALUE_BITS: usize = 12;
+
+/// An assertion whose cone selects among different linear maps by the cut (a multiplication by
+/// one of several matrices, chosen by a pad count), decided one cut value at a time: with the
+/// cut bits `cut_bits` set to the value, every net of the cone is an affine form over the
+/// inputs, so the assertion is the constant 1 (or disabled) for every input, or an affine form
+/// that is 0 for some input. `Ok(None)`: it holds for every cut value; `Ok(Some(x))`: an input
+/// reaching a failing cut value and failing there (the cut's affine forms and the assertion's
+/// form solved together); `Err`: outside the fragment even with the cut fixed, or failing only
+/// at a cut value no input reaches.
+fn per_cut_value(net: &Netlist, vars: &HashMap<u64, usize>, n: usize, cut_bits: &[u64], ai: usize) -> Result<Option<Vec<bool>>, String> {
+    let mut free = Symbolic { net, vars: vars.clone(), n, memo: HashMap::new() };
+    for value in 0..1u64 << cut_bits.len() {
+        let mut sym = Symbolic { net, vars: vars.clone(), n, memo: HashMap::new() };
+        for (k, &m) in cut_bits.iter().enumerate() {
+            let c = sym.constant(value >> k & 1 == 1);
+            sym.memo.insert(m, Some(c));
+        }
+        let en = sym.input(ai, "EN").ok_or("its enable is outside the XOR fragment with the cut fixed")?;
+        match sym.is_const(&en) {
+            Some(false) => continue,
+            Some(true) => {}
+            None => return Err("its enable depends on the module inputs".into()),
+        }
+        let a = sym.input(ai, "A").ok_or_else(|| format!("outside the XOR fragment with the cut fixed at {value}"))?;
+        if sym.is_const(&a) == Some(true) {
+            continue;
+        }
+        // Fails where the cut takes the value and the assertion's form is 0.
+        let mut rows = vec![a];
+        for (k, &m) in cut_bits.iter().enumerate() {
+            let mut f = free.net_form(m).ok_or("fails at a cut value, and the cut is not affine in the inputs")?;
+            if value >> k & 1 == 1 {
+                f.flip(n);
+            }
+            rows.push(f);
+        }
+        return solve(rows, n).map(Some).ok_or_else(|| format!("fails only at the cut value {value}, which no input reaches"));
+    }
+    Ok(None)
+}
+
 /// The linear part over the inputs of every node of a cone (`None`: it depends on the cut bits
 /// only), or the reason the cone leaves the fragment [`prove_cut`] decides: a gate other than
 /// XOR, XNOR, NOT and buffers with an input that depends on the module inputs (a MUX may, when
@@ -695,9 +770,11 @@ fn run(net: &Netlist, vars: &HashMap<u64, usize>, x: &[bool], open: &[usize]) ->
 /// through XORs. A failure is turned into a module input by solving the cut's affine forms for
 /// the failing cut value (the cut is then reached by a real input), and confirmed by concrete
 /// evaluation. An assertion outside this fragment, with more cut bits, or failing only at a cut
-/// value no input reaches is left open (`NotProven`), never reported proven.
-pub fn prove_cut(json: &str, top: &str, cuts: &[String], skip: &[String]) -> Result<Outcome, String> {
-    let net = parse(json, top)?;
+/// value no input reaches is left open (`NotProven`), never reported proven. The registers and
+/// wires `free` are free inputs as in [`prove_free`] (a free register may also be a cut: its
+/// bits are then enumerated).
+pub fn prove_cut(json: &str, top: &str, free: &Free, cuts: &[String], skip: &[String]) -> Result<Outcome, String> {
+    let net = parse_free(json, top, free)?;
     let n = net.width();
     let vars = net.variables();
     let mut cut: HashMap<u64, usize> = HashMap::new();
@@ -731,8 +808,23 @@ pub fn prove_cut(json: &str, top: &str, cuts: &[String], skip: &[String]) -> Res
         }
         let lin = match linear_parts(&nodes, n) {
             Ok(l) => l,
-            Err(e) => {
-                open_reasons.push(format!("{name}: {e}"));
+            Err(e) if cut_bits.len() > MAX_VALUE_BITS => {
+                open_reasons.push(format!("{name}: {e}, and it reads {} cut bits (at most {MAX_VALUE_BITS} are evaluated one value at a time)", cut_bits.len()));
+                continue;
+            }
+            Err(_) => {
+                let bits: Vec<u64> = cut_bits.iter().map(|&j| cut_nets[j]).collect();
+                match per_cut_value(&net, &vars, n, &bits, ai) {
+                    Ok(None) => proven.push(name.clone()),
+                    Ok(Some(x)) => {
+                        let (fails, inputs, outputs) = run(&net, &vars, &x, &[ai]);
+                        if fails {
+                            return Ok(Outcome::Counterexample { property: Some(name.clone()), inputs, outputs });
+                        }
+                        open_reasons.push(format!("{name}: fails at a cut value; the input solved for it does not fail"));
+                    }
+                    Err(e) => open_reasons.push(format!("{name}: {e}")),
+                }
                 continue;
             }
         };
@@ -851,6 +943,67 @@ mod tests {
             other => panic!("$_OR_: {other:?}"),
         }
     }
+    /// y = s ? x0 ^ x1 : x0 (two linear maps selected by the cut wire s = x2), against the
+    /// reference x0 ^ (s & `term`).
+    fn select_netlist(term: u32) -> String {
+        format!(
+            r#"{{"modules": {{"m": {{
+            "ports": {{"x": {{"direction": "input", "bits": [2, 3, 4]}}, "y": {{"direction": "output", "bits": [6]}}}},
+            "cells": {{
+              "s": {{"type": "$_BUF_", "connections": {{"A": [4], "Y": [9]}}}},
+              "t": {{"type": "$_XOR_", "connections": {{"A": [2], "B": [3], "Y": [5]}}}},
+              "y": {{"type": "$_MUX_", "connections": {{"A": [2], "B": [5], "S": [9], "Y": [6]}}}},
+              "g": {{"type": "$_AND_", "connections": {{"A": [9], "B": [{term}], "Y": [7]}}}},
+              "r": {{"type": "$_XOR_", "connections": {{"A": [2], "B": [7], "Y": [8]}}}},
+              "d": {{"type": "$_XNOR_", "connections": {{"A": [6], "B": [8], "Y": [10]}}}},
+              "p_y": {{"type": "$assert", "connections": {{"A": [10], "EN": ["1"]}}}}
+            }},
+            "netnames": {{"s": {{"bits": [9]}}}}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn maps_selected_by_the_cut_are_proven_one_value_at_a_time_and_a_wrong_one_gives_an_input() {
+        let cuts = ["s".to_string()];
+        assert_eq!(prove_cut(&select_netlist(3), "m", &Free::default(), &cuts, &[]), Ok(Outcome::Proven));
+        match prove_cut(&select_netlist(4), "m", &Free::default(), &cuts, &[]).expect("parses") {
+            // x0 ^ x1 against x0 ^ x2 with s = x2 = 1: differ where x1 = 0.
+            Outcome::Counterexample { inputs, .. } => assert_eq!(inputs[0].1[1..], [false, true], "{inputs:?}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// y = g ^ c with the wire g = a & b, against the reference g ^ `other` (a second read of g).
+    fn free_wire_netlist(other: u32) -> String {
+        format!(
+            r#"{{"modules": {{"m": {{
+            "ports": {{"a": {{"direction": "input", "bits": [2]}}, "b": {{"direction": "input", "bits": [3]}}, "c": {{"direction": "input", "bits": [4]}}, "y": {{"direction": "output", "bits": [6]}}}},
+            "cells": {{
+              "g": {{"type": "$_AND_", "connections": {{"A": [2], "B": [3], "Y": [5]}}}},
+              "y": {{"type": "$_XOR_", "connections": {{"A": [5], "B": [4], "Y": [6]}}}},
+              "r": {{"type": "$_XOR_", "connections": {{"A": [{other}], "B": [5], "Y": [7]}}}},
+              "d": {{"type": "$_XNOR_", "connections": {{"A": [6], "B": [7], "Y": [8]}}}},
+              "p_y": {{"type": "$assert", "connections": {{"A": [8], "EN": ["1"]}}}}
+            }},
+            "netnames": {{"g": {{"bits": [5]}}, "a": {{"bits": [2]}}}}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_step_over_a_free_wire_is_proven_for_every_value_of_it_and_a_wrong_one_names_it() {
+        let free = Free { registers: vec![], wires: vec!["g".into()] };
+        // g = a & b is outside the XOR fragment; with g free the XOR around it is affine.
+        assert!(matches!(prove(&free_wire_netlist(4), "m"), Ok(Outcome::NotProven { .. })));
+        assert_eq!(prove_free(&free_wire_netlist(4), "m", &free), Ok(Outcome::Proven));
+        match prove_free(&free_wire_netlist(2), "m", &free).expect("parses") {
+            Outcome::Counterexample { inputs, .. } => assert!(inputs.iter().any(|(n, _)| n == "g"), "{inputs:?}"),
+            other => panic!("{other:?}"),
+        }
+        // A module input is no wire to cut.
+        let input = Free { registers: vec![], wires: vec!["a".into()] };
+        assert!(prove_free(&free_wire_netlist(4), "m", &input).is_err());
+    }
+
     /// y = x2 ^ (s & t) over the cut wires s = x0 ^ x1 and t = x1 ^ x2, against a reference
     /// built with `gate` in place of the AND (operands swapped).
     fn cut_netlist(gate: &str) -> String {
@@ -876,8 +1029,8 @@ mod tests {
         let cuts = ["s".to_string(), "t".to_string()];
         // The AND of two non-constant forms is outside the XOR fragment: GF(2) alone leaves it.
         assert!(matches!(prove(&cut_netlist("$_AND_"), "m"), Ok(Outcome::NotProven { .. })));
-        assert_eq!(prove_cut(&cut_netlist("$_AND_"), "m", &cuts, &[]), Ok(Outcome::Proven));
-        match prove_cut(&cut_netlist("$_OR_"), "m", &cuts, &[]).expect("parses") {
+        assert_eq!(prove_cut(&cut_netlist("$_AND_"), "m", &Free::default(), &cuts, &[]), Ok(Outcome::Proven));
+        match prove_cut(&cut_netlist("$_OR_"), "m", &Free::default(), &cuts, &[]).expect("parses") {
             Outcome::Counterexample { property, inputs, .. } => {
                 assert_eq!(property.as_deref(), Some("p_y"));
                 // The input reaches a cut value where AND and OR differ: s != t.
@@ -887,7 +1040,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // A wire that is no cut point of the netlist is an error, not a proof.
-        assert!(prove_cut(&cut_netlist("$_AND_"), "m", &["nope".to_string()], &[]).is_err());
+        assert!(prove_cut(&cut_netlist("$_AND_"), "m", &Free::default(), &["nope".to_string()], &[]).is_err());
     }
 
     /// y = a ^ b registered once; the reference XORs the inputs delayed by `ra` and `rb`

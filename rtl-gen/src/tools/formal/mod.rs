@@ -160,6 +160,14 @@ pub fn free_registers(source: &str) -> Vec<String> {
     block.lines().filter_map(|l| l.trim().strip_prefix("// free register: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
 }
 
+/// The wires the GF(2) evaluation reads as free inputs (`// free wire: <wire>` lines of the
+/// `ifdef FORMAL` block).
+pub fn free_wires(source: &str) -> Vec<String> {
+    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
+    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
+    block.lines().filter_map(|l| l.trim().strip_prefix("// free wire: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+}
+
 /// The modules of a tree that carry properties, in manifest order.
 pub fn modules_with_properties(tree: &Path, manifest: &TreeManifest) -> Vec<String> {
     manifest
@@ -210,7 +218,7 @@ pub fn prove_module(tree: &Path, manifest: &TreeManifest, module: &str, opts: &O
     }
     std::fs::create_dir_all(&work)?;
     let start = Instant::now();
-    let by_gf2 = retimed(&source) || !free_registers(&source).is_empty();
+    let by_gf2 = retimed(&source) || !free_registers(&source).is_empty() || !free_wires(&source).is_empty();
     let (method, verdict) = if (m.clock.is_some() || multiclock(m)) && !by_gf2 {
         (opts.engine.name().to_string(), sby(tree, manifest, module, opts, &work)?)
     } else {
@@ -383,14 +391,18 @@ fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
         Some(m) => std::fs::read_to_string(tree.join(&m.file))?,
         None => String::new(),
     };
-    let free = free_registers(&source);
+    let free = gf2::Free { registers: free_registers(&source), wires: free_wires(&source) };
     let failed = |property: Option<String>, inputs: &[(String, Vec<bool>)], outputs: &[(String, Vec<bool>)]| -> Result<Verdict, ToolError> {
         let vcd = work.join("cex.vcd");
         let testbench = work.join("cex_tb.v");
         std::fs::write(&vcd, cex_vcd(module, inputs, outputs))?;
-        // A free register's value is no port: the testbench names it (the logic around the
-        // register fails in that state) and applies the ports without clocking.
-        let mut tb: String = inputs.iter().filter(|(n, _)| free.contains(n)).map(|(n, b)| format!("// in the state {n} = {}'b{}\n", b.len(), value_bits(b))).collect();
+        // A free register's or wire's value is no port: the testbench names it (the logic
+        // around it fails at that value) and applies the ports without clocking.
+        let mut tb: String = inputs
+            .iter()
+            .filter(|(n, _)| free.contains(n))
+            .map(|(n, b)| if free.registers.contains(n) { format!("// in the state {n} = {}'b{}\n", b.len(), value_bits(b)) } else { format!("// with the wire {n} = {}'b{}\n", b.len(), value_bits(b)) })
+            .collect();
         let ports: Vec<(String, Vec<bool>)> = inputs.iter().filter(|(n, _)| !free.contains(n)).cloned().collect();
         // A pipelined network: the inputs held while the pipeline fills.
         let cycles = if free.is_empty() && inputs.iter().any(|(n, _)| n == "clk") { gf2::register_stages(&text, module).unwrap_or(0) + 1 } else { 0 };
@@ -408,7 +420,7 @@ fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
     if cuts.is_empty() {
         return Ok(Stage::Open("gf2", proven));
     }
-    Ok(match gf2::prove_cut(&text, module, &cuts, &proven) {
+    Ok(match gf2::prove_cut(&text, module, &free, &cuts, &proven) {
         Ok(gf2::Outcome::Proven) => Stage::Done("gf2+enum", Verdict::Proven),
         Ok(gf2::Outcome::Counterexample { property, inputs, outputs }) => Stage::Done("gf2+enum", failed(property, &inputs, &outputs)?),
         Ok(gf2::Outcome::NotProven { proven, reason }) => {

@@ -38,6 +38,9 @@ set_max_delay 0.500 -from [get_clocks tx_fast_clk] -to [get_clocks free_clk]
 set_max_delay 0.500 -from [get_clocks free_clk] -to [get_clocks clk]
 set_max_delay 0.500 -from [get_clocks free_clk] -to [get_clocks rx_clk]
 set_max_delay 0.500 -from [get_clocks free_clk] -to [get_clocks tx_fast_clk]
+
 # tx_fast_clk = 4 x clk from one source: related; the frame registers are taken a whole clk cycle after launch.
+# The flip-flops are found by the registers' names: the mapping must keep them (rtl-gen asic names each
+# flip-flop <register>[<bit>]_reg, as `rename -wire` does in Yosys).
 set_multicycle_path 4 -setup -end -from [get_clocks clk] -to [get_cells -hierarchical {*gt_hold_q* *gt_word_q*}]
 set_multicycle_path 3 -hold -end -from [get_clocks clk] -to [get_cells -hierarchical {*gt_hold_q* *gt_word_q*}]

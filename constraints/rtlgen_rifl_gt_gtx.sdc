@@ -12,8 +12,8 @@ set_input_delay -clock clk 0.400 [get_ports {rst frame}]
 set_input_delay -clock tx_fast_clk 0.100 [get_ports {tx_fast_rst}]
 set_output_delay -clock tx_fast_clk 0.100 [get_ports {tx_fast_data}]
 
-# The other clocks are unrelated; every path between them is a CDC-kit crossing, bounded to one period
-# of the fastest clock (0.500 ns) rather than timed as a synchronous path:
 # tx_fast_clk = 4 x clk from one source: related; the frame registers are taken a whole clk cycle after launch.
+# The flip-flops are found by the registers' names: the mapping must keep them (rtl-gen asic names each
+# flip-flop <register>[<bit>]_reg, as `rename -wire` does in Yosys).
 set_multicycle_path 4 -setup -end -from [get_clocks clk] -to [get_cells -hierarchical {*gt_hold_q* *gt_word_q*}]
 set_multicycle_path 3 -hold -end -from [get_clocks clk] -to [get_cells -hierarchical {*gt_hold_q* *gt_word_q*}]

@@ -4,19 +4,19 @@
 # Uncertainty 5 % of each period; ports of a domain (named by its prefix) get 20 % of its period
 # as input and output delay against their own clock.
 
-create_clock -name wr_clk -period 2.000 [get_ports wr_clk]
-set_clock_uncertainty 0.100 [get_clocks wr_clk]
+create_clock -name wr_clk -period 0.500 [get_ports wr_clk]
+set_clock_uncertainty 0.025 [get_clocks wr_clk]
 create_clock -name rd_clk -period 2.000 [get_ports rd_clk]
 set_clock_uncertainty 0.100 [get_clocks rd_clk]
-set_input_delay -clock wr_clk 0.400 [get_ports {wr_rst wr_en wr_data}]
-set_output_delay -clock wr_clk 0.400 [get_ports {wr_full wr_level}]
+set_input_delay -clock wr_clk 0.100 [get_ports {wr_rst wr_en wr_data}]
+set_output_delay -clock wr_clk 0.100 [get_ports {wr_full wr_level}]
 set_input_delay -clock rd_clk 0.400 [get_ports {rd_rst rd_en}]
 set_output_delay -clock rd_clk 0.400 [get_ports {rd_empty rd_level rd_data}]
 
 # The clocks are unrelated; every path between them is a CDC-kit crossing, bounded to one period
-# of the fastest clock (2.000 ns) rather than timed as a synchronous path:
+# of the fastest clock (0.500 ns) rather than timed as a synchronous path:
 #   rd_ptr_gray_q -> rd_ptr_sync_s1 (wr_clk)
 #   wr_ptr_gray_q -> wr_ptr_sync_s1 (rd_clk)
 #   the storage, written on one clock and read by the other side
-set_max_delay 2.000 -from [get_clocks wr_clk] -to [get_clocks rd_clk]
-set_max_delay 2.000 -from [get_clocks rd_clk] -to [get_clocks wr_clk]
+set_max_delay 0.500 -from [get_clocks wr_clk] -to [get_clocks rd_clk]
+set_max_delay 0.500 -from [get_clocks rd_clk] -to [get_clocks wr_clk]

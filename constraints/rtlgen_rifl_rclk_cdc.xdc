@@ -4,20 +4,20 @@
 # With the module as top, read as is; inside a larger design, scope it to the module:
 #   set_property SCOPED_TO_REF rtlgen_rifl_rclk_cdc [get_files rtlgen_rifl_rclk_cdc.xdc]
 
-create_clock -period 2.000 -name wr_clk [get_ports wr_clk]
+create_clock -period 0.500 -name wr_clk [get_ports wr_clk]
 create_clock -period 2.000 -name rd_clk [get_ports rd_clk]
 
 # The clocks are unrelated. Every path between them is one of the crossings below, each with a
-# datapath-only maximum delay of one period of the fastest clock (2.000 ns). No
+# datapath-only maximum delay of one period of the fastest clock (0.500 ns). No
 # set_clock_groups -asynchronous: it would take precedence over these maximum delays and leave
 # the skew between the bits of a Gray pointer unbounded.
-set_max_delay -datapath_only -from [get_cells -hier -filter {NAME =~ *rd_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *rd_ptr_sync_s1_reg*}] 2.000
-set_bus_skew -from [get_cells -hier -filter {NAME =~ *rd_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *rd_ptr_sync_s1_reg*}] 2.000
-set_max_delay -datapath_only -from [get_cells -hier -filter {NAME =~ *wr_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *wr_ptr_sync_s1_reg*}] 2.000
-set_bus_skew -from [get_cells -hier -filter {NAME =~ *wr_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *wr_ptr_sync_s1_reg*}] 2.000
+set_max_delay -datapath_only -from [get_cells -hier -filter {NAME =~ *rd_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *rd_ptr_sync_s1_reg*}] 0.500
+set_bus_skew -from [get_cells -hier -filter {NAME =~ *rd_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *rd_ptr_sync_s1_reg*}] 0.500
+set_max_delay -datapath_only -from [get_cells -hier -filter {NAME =~ *wr_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *wr_ptr_sync_s1_reg*}] 0.500
+set_bus_skew -from [get_cells -hier -filter {NAME =~ *wr_ptr_gray_q_reg*}] -to [get_cells -hier -filter {NAME =~ *wr_ptr_sync_s1_reg*}] 0.500
 # The storage: written on one clock, read by the other side's logic.
-set_max_delay -datapath_only -from [get_clocks wr_clk] -to [get_clocks rd_clk] 2.000
-set_max_delay -datapath_only -from [get_clocks rd_clk] -to [get_clocks wr_clk] 2.000
+set_max_delay -datapath_only -from [get_clocks wr_clk] -to [get_clocks rd_clk] 0.500
+set_max_delay -datapath_only -from [get_clocks rd_clk] -to [get_clocks wr_clk] 0.500
 
 # Synchronizer flops (the RTL marks them too): one slice per chain, never a shift-register LUT.
 set_property ASYNC_REG TRUE [get_cells -hier -filter {NAME =~ *rd_ptr_sync_s1_reg*}]

@@ -51,7 +51,6 @@ rtl/rtlgen_rifl_rclk.v
 rtl/rtlgen_rifl_gt_comp.v
 rtl/rtlgen_rifl_gt_gtx.v
 rtl/rtlgen_rifl_gt_align.v
-rtl/rtlgen_rifl_gt_cdc.v
 rtl/rtlgen_rifl_gt_rxcdc.v
 rtl/rtlgen_rifl_gt.v
 rtl/rtlgen_ram_1r1w_1920x256.v

@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : cxl_fec_pcie6 (kind rs_fec)
-// Latency: 2 cycle(s)
+// Latency: 3 cycle(s)
 // Reset  : rst, synchronous, active high
 //
 // Single-symbol-correcting Reed-Solomon decoder, PCIe 6.0 flit layout, 3 way(s): corrects one
@@ -18,7 +18,7 @@
 //   check_symbols = 2
 //   ways = 3
 //   msg_bytes = 250
-//   pipeline = 2
+//   pipeline = 3
 //   layout = pcie6
 //
 // Notes:
@@ -38,7 +38,7 @@
 //   match XORs the error value into its symbol. Nonzero syndromes matching no existing
 //   position (a shortened, always-zero position included) flag the way uncorrectable and leave
 //   its symbols unchanged.
-//   Latency 2 cycles: out_valid is in_valid delayed by 2; a new word can enter every cycle.
+//   Latency 3 cycles: out_valid is in_valid delayed by 3; a new word can enter every cycle.
 // =============================================================================
 `default_nettype none
 
@@ -61,60 +61,7188 @@ module rtlgen_cxl_fec_pcie6_dec (
 
     // Syndromes per group g (bits [16g+15:16g]): {sc, sp}, sp = parity syndrome, sc = check syndrome.
 
-    // stage 1: output register
-    reg [47:0] syn_q; // output register of the network
+    // 6-input XOR nodes shared between the output bits, one kept wire per node
+    wire [47:0] syn_d; // syndromes of all ways, into their register
+
+    // the 2048 input columns the network reads, one wire each
+    wire syn_x0;
+    wire syn_x1;
+    wire syn_x2;
+    wire syn_x3;
+    wire syn_x4;
+    wire syn_x5;
+    wire syn_x6;
+    wire syn_x7;
+    wire syn_x8;
+    wire syn_x9;
+    wire syn_x10;
+    wire syn_x11;
+    wire syn_x12;
+    wire syn_x13;
+    wire syn_x14;
+    wire syn_x15;
+    wire syn_x16;
+    wire syn_x17;
+    wire syn_x18;
+    wire syn_x19;
+    wire syn_x20;
+    wire syn_x21;
+    wire syn_x22;
+    wire syn_x23;
+    wire syn_x24;
+    wire syn_x25;
+    wire syn_x26;
+    wire syn_x27;
+    wire syn_x28;
+    wire syn_x29;
+    wire syn_x30;
+    wire syn_x31;
+    wire syn_x32;
+    wire syn_x33;
+    wire syn_x34;
+    wire syn_x35;
+    wire syn_x36;
+    wire syn_x37;
+    wire syn_x38;
+    wire syn_x39;
+    wire syn_x40;
+    wire syn_x41;
+    wire syn_x42;
+    wire syn_x43;
+    wire syn_x44;
+    wire syn_x45;
+    wire syn_x46;
+    wire syn_x47;
+    wire syn_x48;
+    wire syn_x49;
+    wire syn_x50;
+    wire syn_x51;
+    wire syn_x52;
+    wire syn_x53;
+    wire syn_x54;
+    wire syn_x55;
+    wire syn_x56;
+    wire syn_x57;
+    wire syn_x58;
+    wire syn_x59;
+    wire syn_x60;
+    wire syn_x61;
+    wire syn_x62;
+    wire syn_x63;
+    wire syn_x64;
+    wire syn_x65;
+    wire syn_x66;
+    wire syn_x67;
+    wire syn_x68;
+    wire syn_x69;
+    wire syn_x70;
+    wire syn_x71;
+    wire syn_x72;
+    wire syn_x73;
+    wire syn_x74;
+    wire syn_x75;
+    wire syn_x76;
+    wire syn_x77;
+    wire syn_x78;
+    wire syn_x79;
+    wire syn_x80;
+    wire syn_x81;
+    wire syn_x82;
+    wire syn_x83;
+    wire syn_x84;
+    wire syn_x85;
+    wire syn_x86;
+    wire syn_x87;
+    wire syn_x88;
+    wire syn_x89;
+    wire syn_x90;
+    wire syn_x91;
+    wire syn_x92;
+    wire syn_x93;
+    wire syn_x94;
+    wire syn_x95;
+    wire syn_x96;
+    wire syn_x97;
+    wire syn_x98;
+    wire syn_x99;
+    wire syn_x100;
+    wire syn_x101;
+    wire syn_x102;
+    wire syn_x103;
+    wire syn_x104;
+    wire syn_x105;
+    wire syn_x106;
+    wire syn_x107;
+    wire syn_x108;
+    wire syn_x109;
+    wire syn_x110;
+    wire syn_x111;
+    wire syn_x112;
+    wire syn_x113;
+    wire syn_x114;
+    wire syn_x115;
+    wire syn_x116;
+    wire syn_x117;
+    wire syn_x118;
+    wire syn_x119;
+    wire syn_x120;
+    wire syn_x121;
+    wire syn_x122;
+    wire syn_x123;
+    wire syn_x124;
+    wire syn_x125;
+    wire syn_x126;
+    wire syn_x127;
+    wire syn_x128;
+    wire syn_x129;
+    wire syn_x130;
+    wire syn_x131;
+    wire syn_x132;
+    wire syn_x133;
+    wire syn_x134;
+    wire syn_x135;
+    wire syn_x136;
+    wire syn_x137;
+    wire syn_x138;
+    wire syn_x139;
+    wire syn_x140;
+    wire syn_x141;
+    wire syn_x142;
+    wire syn_x143;
+    wire syn_x144;
+    wire syn_x145;
+    wire syn_x146;
+    wire syn_x147;
+    wire syn_x148;
+    wire syn_x149;
+    wire syn_x150;
+    wire syn_x151;
+    wire syn_x152;
+    wire syn_x153;
+    wire syn_x154;
+    wire syn_x155;
+    wire syn_x156;
+    wire syn_x157;
+    wire syn_x158;
+    wire syn_x159;
+    wire syn_x160;
+    wire syn_x161;
+    wire syn_x162;
+    wire syn_x163;
+    wire syn_x164;
+    wire syn_x165;
+    wire syn_x166;
+    wire syn_x167;
+    wire syn_x168;
+    wire syn_x169;
+    wire syn_x170;
+    wire syn_x171;
+    wire syn_x172;
+    wire syn_x173;
+    wire syn_x174;
+    wire syn_x175;
+    wire syn_x176;
+    wire syn_x177;
+    wire syn_x178;
+    wire syn_x179;
+    wire syn_x180;
+    wire syn_x181;
+    wire syn_x182;
+    wire syn_x183;
+    wire syn_x184;
+    wire syn_x185;
+    wire syn_x186;
+    wire syn_x187;
+    wire syn_x188;
+    wire syn_x189;
+    wire syn_x190;
+    wire syn_x191;
+    wire syn_x192;
+    wire syn_x193;
+    wire syn_x194;
+    wire syn_x195;
+    wire syn_x196;
+    wire syn_x197;
+    wire syn_x198;
+    wire syn_x199;
+    wire syn_x200;
+    wire syn_x201;
+    wire syn_x202;
+    wire syn_x203;
+    wire syn_x204;
+    wire syn_x205;
+    wire syn_x206;
+    wire syn_x207;
+    wire syn_x208;
+    wire syn_x209;
+    wire syn_x210;
+    wire syn_x211;
+    wire syn_x212;
+    wire syn_x213;
+    wire syn_x214;
+    wire syn_x215;
+    wire syn_x216;
+    wire syn_x217;
+    wire syn_x218;
+    wire syn_x219;
+    wire syn_x220;
+    wire syn_x221;
+    wire syn_x222;
+    wire syn_x223;
+    wire syn_x224;
+    wire syn_x225;
+    wire syn_x226;
+    wire syn_x227;
+    wire syn_x228;
+    wire syn_x229;
+    wire syn_x230;
+    wire syn_x231;
+    wire syn_x232;
+    wire syn_x233;
+    wire syn_x234;
+    wire syn_x235;
+    wire syn_x236;
+    wire syn_x237;
+    wire syn_x238;
+    wire syn_x239;
+    wire syn_x240;
+    wire syn_x241;
+    wire syn_x242;
+    wire syn_x243;
+    wire syn_x244;
+    wire syn_x245;
+    wire syn_x246;
+    wire syn_x247;
+    wire syn_x248;
+    wire syn_x249;
+    wire syn_x250;
+    wire syn_x251;
+    wire syn_x252;
+    wire syn_x253;
+    wire syn_x254;
+    wire syn_x255;
+    wire syn_x256;
+    wire syn_x257;
+    wire syn_x258;
+    wire syn_x259;
+    wire syn_x260;
+    wire syn_x261;
+    wire syn_x262;
+    wire syn_x263;
+    wire syn_x264;
+    wire syn_x265;
+    wire syn_x266;
+    wire syn_x267;
+    wire syn_x268;
+    wire syn_x269;
+    wire syn_x270;
+    wire syn_x271;
+    wire syn_x272;
+    wire syn_x273;
+    wire syn_x274;
+    wire syn_x275;
+    wire syn_x276;
+    wire syn_x277;
+    wire syn_x278;
+    wire syn_x279;
+    wire syn_x280;
+    wire syn_x281;
+    wire syn_x282;
+    wire syn_x283;
+    wire syn_x284;
+    wire syn_x285;
+    wire syn_x286;
+    wire syn_x287;
+    wire syn_x288;
+    wire syn_x289;
+    wire syn_x290;
+    wire syn_x291;
+    wire syn_x292;
+    wire syn_x293;
+    wire syn_x294;
+    wire syn_x295;
+    wire syn_x296;
+    wire syn_x297;
+    wire syn_x298;
+    wire syn_x299;
+    wire syn_x300;
+    wire syn_x301;
+    wire syn_x302;
+    wire syn_x303;
+    wire syn_x304;
+    wire syn_x305;
+    wire syn_x306;
+    wire syn_x307;
+    wire syn_x308;
+    wire syn_x309;
+    wire syn_x310;
+    wire syn_x311;
+    wire syn_x312;
+    wire syn_x313;
+    wire syn_x314;
+    wire syn_x315;
+    wire syn_x316;
+    wire syn_x317;
+    wire syn_x318;
+    wire syn_x319;
+    wire syn_x320;
+    wire syn_x321;
+    wire syn_x322;
+    wire syn_x323;
+    wire syn_x324;
+    wire syn_x325;
+    wire syn_x326;
+    wire syn_x327;
+    wire syn_x328;
+    wire syn_x329;
+    wire syn_x330;
+    wire syn_x331;
+    wire syn_x332;
+    wire syn_x333;
+    wire syn_x334;
+    wire syn_x335;
+    wire syn_x336;
+    wire syn_x337;
+    wire syn_x338;
+    wire syn_x339;
+    wire syn_x340;
+    wire syn_x341;
+    wire syn_x342;
+    wire syn_x343;
+    wire syn_x344;
+    wire syn_x345;
+    wire syn_x346;
+    wire syn_x347;
+    wire syn_x348;
+    wire syn_x349;
+    wire syn_x350;
+    wire syn_x351;
+    wire syn_x352;
+    wire syn_x353;
+    wire syn_x354;
+    wire syn_x355;
+    wire syn_x356;
+    wire syn_x357;
+    wire syn_x358;
+    wire syn_x359;
+    wire syn_x360;
+    wire syn_x361;
+    wire syn_x362;
+    wire syn_x363;
+    wire syn_x364;
+    wire syn_x365;
+    wire syn_x366;
+    wire syn_x367;
+    wire syn_x368;
+    wire syn_x369;
+    wire syn_x370;
+    wire syn_x371;
+    wire syn_x372;
+    wire syn_x373;
+    wire syn_x374;
+    wire syn_x375;
+    wire syn_x376;
+    wire syn_x377;
+    wire syn_x378;
+    wire syn_x379;
+    wire syn_x380;
+    wire syn_x381;
+    wire syn_x382;
+    wire syn_x383;
+    wire syn_x384;
+    wire syn_x385;
+    wire syn_x386;
+    wire syn_x387;
+    wire syn_x388;
+    wire syn_x389;
+    wire syn_x390;
+    wire syn_x391;
+    wire syn_x392;
+    wire syn_x393;
+    wire syn_x394;
+    wire syn_x395;
+    wire syn_x396;
+    wire syn_x397;
+    wire syn_x398;
+    wire syn_x399;
+    wire syn_x400;
+    wire syn_x401;
+    wire syn_x402;
+    wire syn_x403;
+    wire syn_x404;
+    wire syn_x405;
+    wire syn_x406;
+    wire syn_x407;
+    wire syn_x408;
+    wire syn_x409;
+    wire syn_x410;
+    wire syn_x411;
+    wire syn_x412;
+    wire syn_x413;
+    wire syn_x414;
+    wire syn_x415;
+    wire syn_x416;
+    wire syn_x417;
+    wire syn_x418;
+    wire syn_x419;
+    wire syn_x420;
+    wire syn_x421;
+    wire syn_x422;
+    wire syn_x423;
+    wire syn_x424;
+    wire syn_x425;
+    wire syn_x426;
+    wire syn_x427;
+    wire syn_x428;
+    wire syn_x429;
+    wire syn_x430;
+    wire syn_x431;
+    wire syn_x432;
+    wire syn_x433;
+    wire syn_x434;
+    wire syn_x435;
+    wire syn_x436;
+    wire syn_x437;
+    wire syn_x438;
+    wire syn_x439;
+    wire syn_x440;
+    wire syn_x441;
+    wire syn_x442;
+    wire syn_x443;
+    wire syn_x444;
+    wire syn_x445;
+    wire syn_x446;
+    wire syn_x447;
+    wire syn_x448;
+    wire syn_x449;
+    wire syn_x450;
+    wire syn_x451;
+    wire syn_x452;
+    wire syn_x453;
+    wire syn_x454;
+    wire syn_x455;
+    wire syn_x456;
+    wire syn_x457;
+    wire syn_x458;
+    wire syn_x459;
+    wire syn_x460;
+    wire syn_x461;
+    wire syn_x462;
+    wire syn_x463;
+    wire syn_x464;
+    wire syn_x465;
+    wire syn_x466;
+    wire syn_x467;
+    wire syn_x468;
+    wire syn_x469;
+    wire syn_x470;
+    wire syn_x471;
+    wire syn_x472;
+    wire syn_x473;
+    wire syn_x474;
+    wire syn_x475;
+    wire syn_x476;
+    wire syn_x477;
+    wire syn_x478;
+    wire syn_x479;
+    wire syn_x480;
+    wire syn_x481;
+    wire syn_x482;
+    wire syn_x483;
+    wire syn_x484;
+    wire syn_x485;
+    wire syn_x486;
+    wire syn_x487;
+    wire syn_x488;
+    wire syn_x489;
+    wire syn_x490;
+    wire syn_x491;
+    wire syn_x492;
+    wire syn_x493;
+    wire syn_x494;
+    wire syn_x495;
+    wire syn_x496;
+    wire syn_x497;
+    wire syn_x498;
+    wire syn_x499;
+    wire syn_x500;
+    wire syn_x501;
+    wire syn_x502;
+    wire syn_x503;
+    wire syn_x504;
+    wire syn_x505;
+    wire syn_x506;
+    wire syn_x507;
+    wire syn_x508;
+    wire syn_x509;
+    wire syn_x510;
+    wire syn_x511;
+    wire syn_x512;
+    wire syn_x513;
+    wire syn_x514;
+    wire syn_x515;
+    wire syn_x516;
+    wire syn_x517;
+    wire syn_x518;
+    wire syn_x519;
+    wire syn_x520;
+    wire syn_x521;
+    wire syn_x522;
+    wire syn_x523;
+    wire syn_x524;
+    wire syn_x525;
+    wire syn_x526;
+    wire syn_x527;
+    wire syn_x528;
+    wire syn_x529;
+    wire syn_x530;
+    wire syn_x531;
+    wire syn_x532;
+    wire syn_x533;
+    wire syn_x534;
+    wire syn_x535;
+    wire syn_x536;
+    wire syn_x537;
+    wire syn_x538;
+    wire syn_x539;
+    wire syn_x540;
+    wire syn_x541;
+    wire syn_x542;
+    wire syn_x543;
+    wire syn_x544;
+    wire syn_x545;
+    wire syn_x546;
+    wire syn_x547;
+    wire syn_x548;
+    wire syn_x549;
+    wire syn_x550;
+    wire syn_x551;
+    wire syn_x552;
+    wire syn_x553;
+    wire syn_x554;
+    wire syn_x555;
+    wire syn_x556;
+    wire syn_x557;
+    wire syn_x558;
+    wire syn_x559;
+    wire syn_x560;
+    wire syn_x561;
+    wire syn_x562;
+    wire syn_x563;
+    wire syn_x564;
+    wire syn_x565;
+    wire syn_x566;
+    wire syn_x567;
+    wire syn_x568;
+    wire syn_x569;
+    wire syn_x570;
+    wire syn_x571;
+    wire syn_x572;
+    wire syn_x573;
+    wire syn_x574;
+    wire syn_x575;
+    wire syn_x576;
+    wire syn_x577;
+    wire syn_x578;
+    wire syn_x579;
+    wire syn_x580;
+    wire syn_x581;
+    wire syn_x582;
+    wire syn_x583;
+    wire syn_x584;
+    wire syn_x585;
+    wire syn_x586;
+    wire syn_x587;
+    wire syn_x588;
+    wire syn_x589;
+    wire syn_x590;
+    wire syn_x591;
+    wire syn_x592;
+    wire syn_x593;
+    wire syn_x594;
+    wire syn_x595;
+    wire syn_x596;
+    wire syn_x597;
+    wire syn_x598;
+    wire syn_x599;
+    wire syn_x600;
+    wire syn_x601;
+    wire syn_x602;
+    wire syn_x603;
+    wire syn_x604;
+    wire syn_x605;
+    wire syn_x606;
+    wire syn_x607;
+    wire syn_x608;
+    wire syn_x609;
+    wire syn_x610;
+    wire syn_x611;
+    wire syn_x612;
+    wire syn_x613;
+    wire syn_x614;
+    wire syn_x615;
+    wire syn_x616;
+    wire syn_x617;
+    wire syn_x618;
+    wire syn_x619;
+    wire syn_x620;
+    wire syn_x621;
+    wire syn_x622;
+    wire syn_x623;
+    wire syn_x624;
+    wire syn_x625;
+    wire syn_x626;
+    wire syn_x627;
+    wire syn_x628;
+    wire syn_x629;
+    wire syn_x630;
+    wire syn_x631;
+    wire syn_x632;
+    wire syn_x633;
+    wire syn_x634;
+    wire syn_x635;
+    wire syn_x636;
+    wire syn_x637;
+    wire syn_x638;
+    wire syn_x639;
+    wire syn_x640;
+    wire syn_x641;
+    wire syn_x642;
+    wire syn_x643;
+    wire syn_x644;
+    wire syn_x645;
+    wire syn_x646;
+    wire syn_x647;
+    wire syn_x648;
+    wire syn_x649;
+    wire syn_x650;
+    wire syn_x651;
+    wire syn_x652;
+    wire syn_x653;
+    wire syn_x654;
+    wire syn_x655;
+    wire syn_x656;
+    wire syn_x657;
+    wire syn_x658;
+    wire syn_x659;
+    wire syn_x660;
+    wire syn_x661;
+    wire syn_x662;
+    wire syn_x663;
+    wire syn_x664;
+    wire syn_x665;
+    wire syn_x666;
+    wire syn_x667;
+    wire syn_x668;
+    wire syn_x669;
+    wire syn_x670;
+    wire syn_x671;
+    wire syn_x672;
+    wire syn_x673;
+    wire syn_x674;
+    wire syn_x675;
+    wire syn_x676;
+    wire syn_x677;
+    wire syn_x678;
+    wire syn_x679;
+    wire syn_x680;
+    wire syn_x681;
+    wire syn_x682;
+    wire syn_x683;
+    wire syn_x684;
+    wire syn_x685;
+    wire syn_x686;
+    wire syn_x687;
+    wire syn_x688;
+    wire syn_x689;
+    wire syn_x690;
+    wire syn_x691;
+    wire syn_x692;
+    wire syn_x693;
+    wire syn_x694;
+    wire syn_x695;
+    wire syn_x696;
+    wire syn_x697;
+    wire syn_x698;
+    wire syn_x699;
+    wire syn_x700;
+    wire syn_x701;
+    wire syn_x702;
+    wire syn_x703;
+    wire syn_x704;
+    wire syn_x705;
+    wire syn_x706;
+    wire syn_x707;
+    wire syn_x708;
+    wire syn_x709;
+    wire syn_x710;
+    wire syn_x711;
+    wire syn_x712;
+    wire syn_x713;
+    wire syn_x714;
+    wire syn_x715;
+    wire syn_x716;
+    wire syn_x717;
+    wire syn_x718;
+    wire syn_x719;
+    wire syn_x720;
+    wire syn_x721;
+    wire syn_x722;
+    wire syn_x723;
+    wire syn_x724;
+    wire syn_x725;
+    wire syn_x726;
+    wire syn_x727;
+    wire syn_x728;
+    wire syn_x729;
+    wire syn_x730;
+    wire syn_x731;
+    wire syn_x732;
+    wire syn_x733;
+    wire syn_x734;
+    wire syn_x735;
+    wire syn_x736;
+    wire syn_x737;
+    wire syn_x738;
+    wire syn_x739;
+    wire syn_x740;
+    wire syn_x741;
+    wire syn_x742;
+    wire syn_x743;
+    wire syn_x744;
+    wire syn_x745;
+    wire syn_x746;
+    wire syn_x747;
+    wire syn_x748;
+    wire syn_x749;
+    wire syn_x750;
+    wire syn_x751;
+    wire syn_x752;
+    wire syn_x753;
+    wire syn_x754;
+    wire syn_x755;
+    wire syn_x756;
+    wire syn_x757;
+    wire syn_x758;
+    wire syn_x759;
+    wire syn_x760;
+    wire syn_x761;
+    wire syn_x762;
+    wire syn_x763;
+    wire syn_x764;
+    wire syn_x765;
+    wire syn_x766;
+    wire syn_x767;
+    wire syn_x768;
+    wire syn_x769;
+    wire syn_x770;
+    wire syn_x771;
+    wire syn_x772;
+    wire syn_x773;
+    wire syn_x774;
+    wire syn_x775;
+    wire syn_x776;
+    wire syn_x777;
+    wire syn_x778;
+    wire syn_x779;
+    wire syn_x780;
+    wire syn_x781;
+    wire syn_x782;
+    wire syn_x783;
+    wire syn_x784;
+    wire syn_x785;
+    wire syn_x786;
+    wire syn_x787;
+    wire syn_x788;
+    wire syn_x789;
+    wire syn_x790;
+    wire syn_x791;
+    wire syn_x792;
+    wire syn_x793;
+    wire syn_x794;
+    wire syn_x795;
+    wire syn_x796;
+    wire syn_x797;
+    wire syn_x798;
+    wire syn_x799;
+    wire syn_x800;
+    wire syn_x801;
+    wire syn_x802;
+    wire syn_x803;
+    wire syn_x804;
+    wire syn_x805;
+    wire syn_x806;
+    wire syn_x807;
+    wire syn_x808;
+    wire syn_x809;
+    wire syn_x810;
+    wire syn_x811;
+    wire syn_x812;
+    wire syn_x813;
+    wire syn_x814;
+    wire syn_x815;
+    wire syn_x816;
+    wire syn_x817;
+    wire syn_x818;
+    wire syn_x819;
+    wire syn_x820;
+    wire syn_x821;
+    wire syn_x822;
+    wire syn_x823;
+    wire syn_x824;
+    wire syn_x825;
+    wire syn_x826;
+    wire syn_x827;
+    wire syn_x828;
+    wire syn_x829;
+    wire syn_x830;
+    wire syn_x831;
+    wire syn_x832;
+    wire syn_x833;
+    wire syn_x834;
+    wire syn_x835;
+    wire syn_x836;
+    wire syn_x837;
+    wire syn_x838;
+    wire syn_x839;
+    wire syn_x840;
+    wire syn_x841;
+    wire syn_x842;
+    wire syn_x843;
+    wire syn_x844;
+    wire syn_x845;
+    wire syn_x846;
+    wire syn_x847;
+    wire syn_x848;
+    wire syn_x849;
+    wire syn_x850;
+    wire syn_x851;
+    wire syn_x852;
+    wire syn_x853;
+    wire syn_x854;
+    wire syn_x855;
+    wire syn_x856;
+    wire syn_x857;
+    wire syn_x858;
+    wire syn_x859;
+    wire syn_x860;
+    wire syn_x861;
+    wire syn_x862;
+    wire syn_x863;
+    wire syn_x864;
+    wire syn_x865;
+    wire syn_x866;
+    wire syn_x867;
+    wire syn_x868;
+    wire syn_x869;
+    wire syn_x870;
+    wire syn_x871;
+    wire syn_x872;
+    wire syn_x873;
+    wire syn_x874;
+    wire syn_x875;
+    wire syn_x876;
+    wire syn_x877;
+    wire syn_x878;
+    wire syn_x879;
+    wire syn_x880;
+    wire syn_x881;
+    wire syn_x882;
+    wire syn_x883;
+    wire syn_x884;
+    wire syn_x885;
+    wire syn_x886;
+    wire syn_x887;
+    wire syn_x888;
+    wire syn_x889;
+    wire syn_x890;
+    wire syn_x891;
+    wire syn_x892;
+    wire syn_x893;
+    wire syn_x894;
+    wire syn_x895;
+    wire syn_x896;
+    wire syn_x897;
+    wire syn_x898;
+    wire syn_x899;
+    wire syn_x900;
+    wire syn_x901;
+    wire syn_x902;
+    wire syn_x903;
+    wire syn_x904;
+    wire syn_x905;
+    wire syn_x906;
+    wire syn_x907;
+    wire syn_x908;
+    wire syn_x909;
+    wire syn_x910;
+    wire syn_x911;
+    wire syn_x912;
+    wire syn_x913;
+    wire syn_x914;
+    wire syn_x915;
+    wire syn_x916;
+    wire syn_x917;
+    wire syn_x918;
+    wire syn_x919;
+    wire syn_x920;
+    wire syn_x921;
+    wire syn_x922;
+    wire syn_x923;
+    wire syn_x924;
+    wire syn_x925;
+    wire syn_x926;
+    wire syn_x927;
+    wire syn_x928;
+    wire syn_x929;
+    wire syn_x930;
+    wire syn_x931;
+    wire syn_x932;
+    wire syn_x933;
+    wire syn_x934;
+    wire syn_x935;
+    wire syn_x936;
+    wire syn_x937;
+    wire syn_x938;
+    wire syn_x939;
+    wire syn_x940;
+    wire syn_x941;
+    wire syn_x942;
+    wire syn_x943;
+    wire syn_x944;
+    wire syn_x945;
+    wire syn_x946;
+    wire syn_x947;
+    wire syn_x948;
+    wire syn_x949;
+    wire syn_x950;
+    wire syn_x951;
+    wire syn_x952;
+    wire syn_x953;
+    wire syn_x954;
+    wire syn_x955;
+    wire syn_x956;
+    wire syn_x957;
+    wire syn_x958;
+    wire syn_x959;
+    wire syn_x960;
+    wire syn_x961;
+    wire syn_x962;
+    wire syn_x963;
+    wire syn_x964;
+    wire syn_x965;
+    wire syn_x966;
+    wire syn_x967;
+    wire syn_x968;
+    wire syn_x969;
+    wire syn_x970;
+    wire syn_x971;
+    wire syn_x972;
+    wire syn_x973;
+    wire syn_x974;
+    wire syn_x975;
+    wire syn_x976;
+    wire syn_x977;
+    wire syn_x978;
+    wire syn_x979;
+    wire syn_x980;
+    wire syn_x981;
+    wire syn_x982;
+    wire syn_x983;
+    wire syn_x984;
+    wire syn_x985;
+    wire syn_x986;
+    wire syn_x987;
+    wire syn_x988;
+    wire syn_x989;
+    wire syn_x990;
+    wire syn_x991;
+    wire syn_x992;
+    wire syn_x993;
+    wire syn_x994;
+    wire syn_x995;
+    wire syn_x996;
+    wire syn_x997;
+    wire syn_x998;
+    wire syn_x999;
+    wire syn_x1000;
+    wire syn_x1001;
+    wire syn_x1002;
+    wire syn_x1003;
+    wire syn_x1004;
+    wire syn_x1005;
+    wire syn_x1006;
+    wire syn_x1007;
+    wire syn_x1008;
+    wire syn_x1009;
+    wire syn_x1010;
+    wire syn_x1011;
+    wire syn_x1012;
+    wire syn_x1013;
+    wire syn_x1014;
+    wire syn_x1015;
+    wire syn_x1016;
+    wire syn_x1017;
+    wire syn_x1018;
+    wire syn_x1019;
+    wire syn_x1020;
+    wire syn_x1021;
+    wire syn_x1022;
+    wire syn_x1023;
+    wire syn_x1024;
+    wire syn_x1025;
+    wire syn_x1026;
+    wire syn_x1027;
+    wire syn_x1028;
+    wire syn_x1029;
+    wire syn_x1030;
+    wire syn_x1031;
+    wire syn_x1032;
+    wire syn_x1033;
+    wire syn_x1034;
+    wire syn_x1035;
+    wire syn_x1036;
+    wire syn_x1037;
+    wire syn_x1038;
+    wire syn_x1039;
+    wire syn_x1040;
+    wire syn_x1041;
+    wire syn_x1042;
+    wire syn_x1043;
+    wire syn_x1044;
+    wire syn_x1045;
+    wire syn_x1046;
+    wire syn_x1047;
+    wire syn_x1048;
+    wire syn_x1049;
+    wire syn_x1050;
+    wire syn_x1051;
+    wire syn_x1052;
+    wire syn_x1053;
+    wire syn_x1054;
+    wire syn_x1055;
+    wire syn_x1056;
+    wire syn_x1057;
+    wire syn_x1058;
+    wire syn_x1059;
+    wire syn_x1060;
+    wire syn_x1061;
+    wire syn_x1062;
+    wire syn_x1063;
+    wire syn_x1064;
+    wire syn_x1065;
+    wire syn_x1066;
+    wire syn_x1067;
+    wire syn_x1068;
+    wire syn_x1069;
+    wire syn_x1070;
+    wire syn_x1071;
+    wire syn_x1072;
+    wire syn_x1073;
+    wire syn_x1074;
+    wire syn_x1075;
+    wire syn_x1076;
+    wire syn_x1077;
+    wire syn_x1078;
+    wire syn_x1079;
+    wire syn_x1080;
+    wire syn_x1081;
+    wire syn_x1082;
+    wire syn_x1083;
+    wire syn_x1084;
+    wire syn_x1085;
+    wire syn_x1086;
+    wire syn_x1087;
+    wire syn_x1088;
+    wire syn_x1089;
+    wire syn_x1090;
+    wire syn_x1091;
+    wire syn_x1092;
+    wire syn_x1093;
+    wire syn_x1094;
+    wire syn_x1095;
+    wire syn_x1096;
+    wire syn_x1097;
+    wire syn_x1098;
+    wire syn_x1099;
+    wire syn_x1100;
+    wire syn_x1101;
+    wire syn_x1102;
+    wire syn_x1103;
+    wire syn_x1104;
+    wire syn_x1105;
+    wire syn_x1106;
+    wire syn_x1107;
+    wire syn_x1108;
+    wire syn_x1109;
+    wire syn_x1110;
+    wire syn_x1111;
+    wire syn_x1112;
+    wire syn_x1113;
+    wire syn_x1114;
+    wire syn_x1115;
+    wire syn_x1116;
+    wire syn_x1117;
+    wire syn_x1118;
+    wire syn_x1119;
+    wire syn_x1120;
+    wire syn_x1121;
+    wire syn_x1122;
+    wire syn_x1123;
+    wire syn_x1124;
+    wire syn_x1125;
+    wire syn_x1126;
+    wire syn_x1127;
+    wire syn_x1128;
+    wire syn_x1129;
+    wire syn_x1130;
+    wire syn_x1131;
+    wire syn_x1132;
+    wire syn_x1133;
+    wire syn_x1134;
+    wire syn_x1135;
+    wire syn_x1136;
+    wire syn_x1137;
+    wire syn_x1138;
+    wire syn_x1139;
+    wire syn_x1140;
+    wire syn_x1141;
+    wire syn_x1142;
+    wire syn_x1143;
+    wire syn_x1144;
+    wire syn_x1145;
+    wire syn_x1146;
+    wire syn_x1147;
+    wire syn_x1148;
+    wire syn_x1149;
+    wire syn_x1150;
+    wire syn_x1151;
+    wire syn_x1152;
+    wire syn_x1153;
+    wire syn_x1154;
+    wire syn_x1155;
+    wire syn_x1156;
+    wire syn_x1157;
+    wire syn_x1158;
+    wire syn_x1159;
+    wire syn_x1160;
+    wire syn_x1161;
+    wire syn_x1162;
+    wire syn_x1163;
+    wire syn_x1164;
+    wire syn_x1165;
+    wire syn_x1166;
+    wire syn_x1167;
+    wire syn_x1168;
+    wire syn_x1169;
+    wire syn_x1170;
+    wire syn_x1171;
+    wire syn_x1172;
+    wire syn_x1173;
+    wire syn_x1174;
+    wire syn_x1175;
+    wire syn_x1176;
+    wire syn_x1177;
+    wire syn_x1178;
+    wire syn_x1179;
+    wire syn_x1180;
+    wire syn_x1181;
+    wire syn_x1182;
+    wire syn_x1183;
+    wire syn_x1184;
+    wire syn_x1185;
+    wire syn_x1186;
+    wire syn_x1187;
+    wire syn_x1188;
+    wire syn_x1189;
+    wire syn_x1190;
+    wire syn_x1191;
+    wire syn_x1192;
+    wire syn_x1193;
+    wire syn_x1194;
+    wire syn_x1195;
+    wire syn_x1196;
+    wire syn_x1197;
+    wire syn_x1198;
+    wire syn_x1199;
+    wire syn_x1200;
+    wire syn_x1201;
+    wire syn_x1202;
+    wire syn_x1203;
+    wire syn_x1204;
+    wire syn_x1205;
+    wire syn_x1206;
+    wire syn_x1207;
+    wire syn_x1208;
+    wire syn_x1209;
+    wire syn_x1210;
+    wire syn_x1211;
+    wire syn_x1212;
+    wire syn_x1213;
+    wire syn_x1214;
+    wire syn_x1215;
+    wire syn_x1216;
+    wire syn_x1217;
+    wire syn_x1218;
+    wire syn_x1219;
+    wire syn_x1220;
+    wire syn_x1221;
+    wire syn_x1222;
+    wire syn_x1223;
+    wire syn_x1224;
+    wire syn_x1225;
+    wire syn_x1226;
+    wire syn_x1227;
+    wire syn_x1228;
+    wire syn_x1229;
+    wire syn_x1230;
+    wire syn_x1231;
+    wire syn_x1232;
+    wire syn_x1233;
+    wire syn_x1234;
+    wire syn_x1235;
+    wire syn_x1236;
+    wire syn_x1237;
+    wire syn_x1238;
+    wire syn_x1239;
+    wire syn_x1240;
+    wire syn_x1241;
+    wire syn_x1242;
+    wire syn_x1243;
+    wire syn_x1244;
+    wire syn_x1245;
+    wire syn_x1246;
+    wire syn_x1247;
+    wire syn_x1248;
+    wire syn_x1249;
+    wire syn_x1250;
+    wire syn_x1251;
+    wire syn_x1252;
+    wire syn_x1253;
+    wire syn_x1254;
+    wire syn_x1255;
+    wire syn_x1256;
+    wire syn_x1257;
+    wire syn_x1258;
+    wire syn_x1259;
+    wire syn_x1260;
+    wire syn_x1261;
+    wire syn_x1262;
+    wire syn_x1263;
+    wire syn_x1264;
+    wire syn_x1265;
+    wire syn_x1266;
+    wire syn_x1267;
+    wire syn_x1268;
+    wire syn_x1269;
+    wire syn_x1270;
+    wire syn_x1271;
+    wire syn_x1272;
+    wire syn_x1273;
+    wire syn_x1274;
+    wire syn_x1275;
+    wire syn_x1276;
+    wire syn_x1277;
+    wire syn_x1278;
+    wire syn_x1279;
+    wire syn_x1280;
+    wire syn_x1281;
+    wire syn_x1282;
+    wire syn_x1283;
+    wire syn_x1284;
+    wire syn_x1285;
+    wire syn_x1286;
+    wire syn_x1287;
+    wire syn_x1288;
+    wire syn_x1289;
+    wire syn_x1290;
+    wire syn_x1291;
+    wire syn_x1292;
+    wire syn_x1293;
+    wire syn_x1294;
+    wire syn_x1295;
+    wire syn_x1296;
+    wire syn_x1297;
+    wire syn_x1298;
+    wire syn_x1299;
+    wire syn_x1300;
+    wire syn_x1301;
+    wire syn_x1302;
+    wire syn_x1303;
+    wire syn_x1304;
+    wire syn_x1305;
+    wire syn_x1306;
+    wire syn_x1307;
+    wire syn_x1308;
+    wire syn_x1309;
+    wire syn_x1310;
+    wire syn_x1311;
+    wire syn_x1312;
+    wire syn_x1313;
+    wire syn_x1314;
+    wire syn_x1315;
+    wire syn_x1316;
+    wire syn_x1317;
+    wire syn_x1318;
+    wire syn_x1319;
+    wire syn_x1320;
+    wire syn_x1321;
+    wire syn_x1322;
+    wire syn_x1323;
+    wire syn_x1324;
+    wire syn_x1325;
+    wire syn_x1326;
+    wire syn_x1327;
+    wire syn_x1328;
+    wire syn_x1329;
+    wire syn_x1330;
+    wire syn_x1331;
+    wire syn_x1332;
+    wire syn_x1333;
+    wire syn_x1334;
+    wire syn_x1335;
+    wire syn_x1336;
+    wire syn_x1337;
+    wire syn_x1338;
+    wire syn_x1339;
+    wire syn_x1340;
+    wire syn_x1341;
+    wire syn_x1342;
+    wire syn_x1343;
+    wire syn_x1344;
+    wire syn_x1345;
+    wire syn_x1346;
+    wire syn_x1347;
+    wire syn_x1348;
+    wire syn_x1349;
+    wire syn_x1350;
+    wire syn_x1351;
+    wire syn_x1352;
+    wire syn_x1353;
+    wire syn_x1354;
+    wire syn_x1355;
+    wire syn_x1356;
+    wire syn_x1357;
+    wire syn_x1358;
+    wire syn_x1359;
+    wire syn_x1360;
+    wire syn_x1361;
+    wire syn_x1362;
+    wire syn_x1363;
+    wire syn_x1364;
+    wire syn_x1365;
+    wire syn_x1366;
+    wire syn_x1367;
+    wire syn_x1368;
+    wire syn_x1369;
+    wire syn_x1370;
+    wire syn_x1371;
+    wire syn_x1372;
+    wire syn_x1373;
+    wire syn_x1374;
+    wire syn_x1375;
+    wire syn_x1376;
+    wire syn_x1377;
+    wire syn_x1378;
+    wire syn_x1379;
+    wire syn_x1380;
+    wire syn_x1381;
+    wire syn_x1382;
+    wire syn_x1383;
+    wire syn_x1384;
+    wire syn_x1385;
+    wire syn_x1386;
+    wire syn_x1387;
+    wire syn_x1388;
+    wire syn_x1389;
+    wire syn_x1390;
+    wire syn_x1391;
+    wire syn_x1392;
+    wire syn_x1393;
+    wire syn_x1394;
+    wire syn_x1395;
+    wire syn_x1396;
+    wire syn_x1397;
+    wire syn_x1398;
+    wire syn_x1399;
+    wire syn_x1400;
+    wire syn_x1401;
+    wire syn_x1402;
+    wire syn_x1403;
+    wire syn_x1404;
+    wire syn_x1405;
+    wire syn_x1406;
+    wire syn_x1407;
+    wire syn_x1408;
+    wire syn_x1409;
+    wire syn_x1410;
+    wire syn_x1411;
+    wire syn_x1412;
+    wire syn_x1413;
+    wire syn_x1414;
+    wire syn_x1415;
+    wire syn_x1416;
+    wire syn_x1417;
+    wire syn_x1418;
+    wire syn_x1419;
+    wire syn_x1420;
+    wire syn_x1421;
+    wire syn_x1422;
+    wire syn_x1423;
+    wire syn_x1424;
+    wire syn_x1425;
+    wire syn_x1426;
+    wire syn_x1427;
+    wire syn_x1428;
+    wire syn_x1429;
+    wire syn_x1430;
+    wire syn_x1431;
+    wire syn_x1432;
+    wire syn_x1433;
+    wire syn_x1434;
+    wire syn_x1435;
+    wire syn_x1436;
+    wire syn_x1437;
+    wire syn_x1438;
+    wire syn_x1439;
+    wire syn_x1440;
+    wire syn_x1441;
+    wire syn_x1442;
+    wire syn_x1443;
+    wire syn_x1444;
+    wire syn_x1445;
+    wire syn_x1446;
+    wire syn_x1447;
+    wire syn_x1448;
+    wire syn_x1449;
+    wire syn_x1450;
+    wire syn_x1451;
+    wire syn_x1452;
+    wire syn_x1453;
+    wire syn_x1454;
+    wire syn_x1455;
+    wire syn_x1456;
+    wire syn_x1457;
+    wire syn_x1458;
+    wire syn_x1459;
+    wire syn_x1460;
+    wire syn_x1461;
+    wire syn_x1462;
+    wire syn_x1463;
+    wire syn_x1464;
+    wire syn_x1465;
+    wire syn_x1466;
+    wire syn_x1467;
+    wire syn_x1468;
+    wire syn_x1469;
+    wire syn_x1470;
+    wire syn_x1471;
+    wire syn_x1472;
+    wire syn_x1473;
+    wire syn_x1474;
+    wire syn_x1475;
+    wire syn_x1476;
+    wire syn_x1477;
+    wire syn_x1478;
+    wire syn_x1479;
+    wire syn_x1480;
+    wire syn_x1481;
+    wire syn_x1482;
+    wire syn_x1483;
+    wire syn_x1484;
+    wire syn_x1485;
+    wire syn_x1486;
+    wire syn_x1487;
+    wire syn_x1488;
+    wire syn_x1489;
+    wire syn_x1490;
+    wire syn_x1491;
+    wire syn_x1492;
+    wire syn_x1493;
+    wire syn_x1494;
+    wire syn_x1495;
+    wire syn_x1496;
+    wire syn_x1497;
+    wire syn_x1498;
+    wire syn_x1499;
+    wire syn_x1500;
+    wire syn_x1501;
+    wire syn_x1502;
+    wire syn_x1503;
+    wire syn_x1504;
+    wire syn_x1505;
+    wire syn_x1506;
+    wire syn_x1507;
+    wire syn_x1508;
+    wire syn_x1509;
+    wire syn_x1510;
+    wire syn_x1511;
+    wire syn_x1512;
+    wire syn_x1513;
+    wire syn_x1514;
+    wire syn_x1515;
+    wire syn_x1516;
+    wire syn_x1517;
+    wire syn_x1518;
+    wire syn_x1519;
+    wire syn_x1520;
+    wire syn_x1521;
+    wire syn_x1522;
+    wire syn_x1523;
+    wire syn_x1524;
+    wire syn_x1525;
+    wire syn_x1526;
+    wire syn_x1527;
+    wire syn_x1528;
+    wire syn_x1529;
+    wire syn_x1530;
+    wire syn_x1531;
+    wire syn_x1532;
+    wire syn_x1533;
+    wire syn_x1534;
+    wire syn_x1535;
+    wire syn_x1536;
+    wire syn_x1537;
+    wire syn_x1538;
+    wire syn_x1539;
+    wire syn_x1540;
+    wire syn_x1541;
+    wire syn_x1542;
+    wire syn_x1543;
+    wire syn_x1544;
+    wire syn_x1545;
+    wire syn_x1546;
+    wire syn_x1547;
+    wire syn_x1548;
+    wire syn_x1549;
+    wire syn_x1550;
+    wire syn_x1551;
+    wire syn_x1552;
+    wire syn_x1553;
+    wire syn_x1554;
+    wire syn_x1555;
+    wire syn_x1556;
+    wire syn_x1557;
+    wire syn_x1558;
+    wire syn_x1559;
+    wire syn_x1560;
+    wire syn_x1561;
+    wire syn_x1562;
+    wire syn_x1563;
+    wire syn_x1564;
+    wire syn_x1565;
+    wire syn_x1566;
+    wire syn_x1567;
+    wire syn_x1568;
+    wire syn_x1569;
+    wire syn_x1570;
+    wire syn_x1571;
+    wire syn_x1572;
+    wire syn_x1573;
+    wire syn_x1574;
+    wire syn_x1575;
+    wire syn_x1576;
+    wire syn_x1577;
+    wire syn_x1578;
+    wire syn_x1579;
+    wire syn_x1580;
+    wire syn_x1581;
+    wire syn_x1582;
+    wire syn_x1583;
+    wire syn_x1584;
+    wire syn_x1585;
+    wire syn_x1586;
+    wire syn_x1587;
+    wire syn_x1588;
+    wire syn_x1589;
+    wire syn_x1590;
+    wire syn_x1591;
+    wire syn_x1592;
+    wire syn_x1593;
+    wire syn_x1594;
+    wire syn_x1595;
+    wire syn_x1596;
+    wire syn_x1597;
+    wire syn_x1598;
+    wire syn_x1599;
+    wire syn_x1600;
+    wire syn_x1601;
+    wire syn_x1602;
+    wire syn_x1603;
+    wire syn_x1604;
+    wire syn_x1605;
+    wire syn_x1606;
+    wire syn_x1607;
+    wire syn_x1608;
+    wire syn_x1609;
+    wire syn_x1610;
+    wire syn_x1611;
+    wire syn_x1612;
+    wire syn_x1613;
+    wire syn_x1614;
+    wire syn_x1615;
+    wire syn_x1616;
+    wire syn_x1617;
+    wire syn_x1618;
+    wire syn_x1619;
+    wire syn_x1620;
+    wire syn_x1621;
+    wire syn_x1622;
+    wire syn_x1623;
+    wire syn_x1624;
+    wire syn_x1625;
+    wire syn_x1626;
+    wire syn_x1627;
+    wire syn_x1628;
+    wire syn_x1629;
+    wire syn_x1630;
+    wire syn_x1631;
+    wire syn_x1632;
+    wire syn_x1633;
+    wire syn_x1634;
+    wire syn_x1635;
+    wire syn_x1636;
+    wire syn_x1637;
+    wire syn_x1638;
+    wire syn_x1639;
+    wire syn_x1640;
+    wire syn_x1641;
+    wire syn_x1642;
+    wire syn_x1643;
+    wire syn_x1644;
+    wire syn_x1645;
+    wire syn_x1646;
+    wire syn_x1647;
+    wire syn_x1648;
+    wire syn_x1649;
+    wire syn_x1650;
+    wire syn_x1651;
+    wire syn_x1652;
+    wire syn_x1653;
+    wire syn_x1654;
+    wire syn_x1655;
+    wire syn_x1656;
+    wire syn_x1657;
+    wire syn_x1658;
+    wire syn_x1659;
+    wire syn_x1660;
+    wire syn_x1661;
+    wire syn_x1662;
+    wire syn_x1663;
+    wire syn_x1664;
+    wire syn_x1665;
+    wire syn_x1666;
+    wire syn_x1667;
+    wire syn_x1668;
+    wire syn_x1669;
+    wire syn_x1670;
+    wire syn_x1671;
+    wire syn_x1672;
+    wire syn_x1673;
+    wire syn_x1674;
+    wire syn_x1675;
+    wire syn_x1676;
+    wire syn_x1677;
+    wire syn_x1678;
+    wire syn_x1679;
+    wire syn_x1680;
+    wire syn_x1681;
+    wire syn_x1682;
+    wire syn_x1683;
+    wire syn_x1684;
+    wire syn_x1685;
+    wire syn_x1686;
+    wire syn_x1687;
+    wire syn_x1688;
+    wire syn_x1689;
+    wire syn_x1690;
+    wire syn_x1691;
+    wire syn_x1692;
+    wire syn_x1693;
+    wire syn_x1694;
+    wire syn_x1695;
+    wire syn_x1696;
+    wire syn_x1697;
+    wire syn_x1698;
+    wire syn_x1699;
+    wire syn_x1700;
+    wire syn_x1701;
+    wire syn_x1702;
+    wire syn_x1703;
+    wire syn_x1704;
+    wire syn_x1705;
+    wire syn_x1706;
+    wire syn_x1707;
+    wire syn_x1708;
+    wire syn_x1709;
+    wire syn_x1710;
+    wire syn_x1711;
+    wire syn_x1712;
+    wire syn_x1713;
+    wire syn_x1714;
+    wire syn_x1715;
+    wire syn_x1716;
+    wire syn_x1717;
+    wire syn_x1718;
+    wire syn_x1719;
+    wire syn_x1720;
+    wire syn_x1721;
+    wire syn_x1722;
+    wire syn_x1723;
+    wire syn_x1724;
+    wire syn_x1725;
+    wire syn_x1726;
+    wire syn_x1727;
+    wire syn_x1728;
+    wire syn_x1729;
+    wire syn_x1730;
+    wire syn_x1731;
+    wire syn_x1732;
+    wire syn_x1733;
+    wire syn_x1734;
+    wire syn_x1735;
+    wire syn_x1736;
+    wire syn_x1737;
+    wire syn_x1738;
+    wire syn_x1739;
+    wire syn_x1740;
+    wire syn_x1741;
+    wire syn_x1742;
+    wire syn_x1743;
+    wire syn_x1744;
+    wire syn_x1745;
+    wire syn_x1746;
+    wire syn_x1747;
+    wire syn_x1748;
+    wire syn_x1749;
+    wire syn_x1750;
+    wire syn_x1751;
+    wire syn_x1752;
+    wire syn_x1753;
+    wire syn_x1754;
+    wire syn_x1755;
+    wire syn_x1756;
+    wire syn_x1757;
+    wire syn_x1758;
+    wire syn_x1759;
+    wire syn_x1760;
+    wire syn_x1761;
+    wire syn_x1762;
+    wire syn_x1763;
+    wire syn_x1764;
+    wire syn_x1765;
+    wire syn_x1766;
+    wire syn_x1767;
+    wire syn_x1768;
+    wire syn_x1769;
+    wire syn_x1770;
+    wire syn_x1771;
+    wire syn_x1772;
+    wire syn_x1773;
+    wire syn_x1774;
+    wire syn_x1775;
+    wire syn_x1776;
+    wire syn_x1777;
+    wire syn_x1778;
+    wire syn_x1779;
+    wire syn_x1780;
+    wire syn_x1781;
+    wire syn_x1782;
+    wire syn_x1783;
+    wire syn_x1784;
+    wire syn_x1785;
+    wire syn_x1786;
+    wire syn_x1787;
+    wire syn_x1788;
+    wire syn_x1789;
+    wire syn_x1790;
+    wire syn_x1791;
+    wire syn_x1792;
+    wire syn_x1793;
+    wire syn_x1794;
+    wire syn_x1795;
+    wire syn_x1796;
+    wire syn_x1797;
+    wire syn_x1798;
+    wire syn_x1799;
+    wire syn_x1800;
+    wire syn_x1801;
+    wire syn_x1802;
+    wire syn_x1803;
+    wire syn_x1804;
+    wire syn_x1805;
+    wire syn_x1806;
+    wire syn_x1807;
+    wire syn_x1808;
+    wire syn_x1809;
+    wire syn_x1810;
+    wire syn_x1811;
+    wire syn_x1812;
+    wire syn_x1813;
+    wire syn_x1814;
+    wire syn_x1815;
+    wire syn_x1816;
+    wire syn_x1817;
+    wire syn_x1818;
+    wire syn_x1819;
+    wire syn_x1820;
+    wire syn_x1821;
+    wire syn_x1822;
+    wire syn_x1823;
+    wire syn_x1824;
+    wire syn_x1825;
+    wire syn_x1826;
+    wire syn_x1827;
+    wire syn_x1828;
+    wire syn_x1829;
+    wire syn_x1830;
+    wire syn_x1831;
+    wire syn_x1832;
+    wire syn_x1833;
+    wire syn_x1834;
+    wire syn_x1835;
+    wire syn_x1836;
+    wire syn_x1837;
+    wire syn_x1838;
+    wire syn_x1839;
+    wire syn_x1840;
+    wire syn_x1841;
+    wire syn_x1842;
+    wire syn_x1843;
+    wire syn_x1844;
+    wire syn_x1845;
+    wire syn_x1846;
+    wire syn_x1847;
+    wire syn_x1848;
+    wire syn_x1849;
+    wire syn_x1850;
+    wire syn_x1851;
+    wire syn_x1852;
+    wire syn_x1853;
+    wire syn_x1854;
+    wire syn_x1855;
+    wire syn_x1856;
+    wire syn_x1857;
+    wire syn_x1858;
+    wire syn_x1859;
+    wire syn_x1860;
+    wire syn_x1861;
+    wire syn_x1862;
+    wire syn_x1863;
+    wire syn_x1864;
+    wire syn_x1865;
+    wire syn_x1866;
+    wire syn_x1867;
+    wire syn_x1868;
+    wire syn_x1869;
+    wire syn_x1870;
+    wire syn_x1871;
+    wire syn_x1872;
+    wire syn_x1873;
+    wire syn_x1874;
+    wire syn_x1875;
+    wire syn_x1876;
+    wire syn_x1877;
+    wire syn_x1878;
+    wire syn_x1879;
+    wire syn_x1880;
+    wire syn_x1881;
+    wire syn_x1882;
+    wire syn_x1883;
+    wire syn_x1884;
+    wire syn_x1885;
+    wire syn_x1886;
+    wire syn_x1887;
+    wire syn_x1888;
+    wire syn_x1889;
+    wire syn_x1890;
+    wire syn_x1891;
+    wire syn_x1892;
+    wire syn_x1893;
+    wire syn_x1894;
+    wire syn_x1895;
+    wire syn_x1896;
+    wire syn_x1897;
+    wire syn_x1898;
+    wire syn_x1899;
+    wire syn_x1900;
+    wire syn_x1901;
+    wire syn_x1902;
+    wire syn_x1903;
+    wire syn_x1904;
+    wire syn_x1905;
+    wire syn_x1906;
+    wire syn_x1907;
+    wire syn_x1908;
+    wire syn_x1909;
+    wire syn_x1910;
+    wire syn_x1911;
+    wire syn_x1912;
+    wire syn_x1913;
+    wire syn_x1914;
+    wire syn_x1915;
+    wire syn_x1916;
+    wire syn_x1917;
+    wire syn_x1918;
+    wire syn_x1919;
+    wire syn_x1920;
+    wire syn_x1921;
+    wire syn_x1922;
+    wire syn_x1923;
+    wire syn_x1924;
+    wire syn_x1925;
+    wire syn_x1926;
+    wire syn_x1927;
+    wire syn_x1928;
+    wire syn_x1929;
+    wire syn_x1930;
+    wire syn_x1931;
+    wire syn_x1932;
+    wire syn_x1933;
+    wire syn_x1934;
+    wire syn_x1935;
+    wire syn_x1936;
+    wire syn_x1937;
+    wire syn_x1938;
+    wire syn_x1939;
+    wire syn_x1940;
+    wire syn_x1941;
+    wire syn_x1942;
+    wire syn_x1943;
+    wire syn_x1944;
+    wire syn_x1945;
+    wire syn_x1946;
+    wire syn_x1947;
+    wire syn_x1948;
+    wire syn_x1949;
+    wire syn_x1950;
+    wire syn_x1951;
+    wire syn_x1952;
+    wire syn_x1953;
+    wire syn_x1954;
+    wire syn_x1955;
+    wire syn_x1956;
+    wire syn_x1957;
+    wire syn_x1958;
+    wire syn_x1959;
+    wire syn_x1960;
+    wire syn_x1961;
+    wire syn_x1962;
+    wire syn_x1963;
+    wire syn_x1964;
+    wire syn_x1965;
+    wire syn_x1966;
+    wire syn_x1967;
+    wire syn_x1968;
+    wire syn_x1969;
+    wire syn_x1970;
+    wire syn_x1971;
+    wire syn_x1972;
+    wire syn_x1973;
+    wire syn_x1974;
+    wire syn_x1975;
+    wire syn_x1976;
+    wire syn_x1977;
+    wire syn_x1978;
+    wire syn_x1979;
+    wire syn_x1980;
+    wire syn_x1981;
+    wire syn_x1982;
+    wire syn_x1983;
+    wire syn_x1984;
+    wire syn_x1985;
+    wire syn_x1986;
+    wire syn_x1987;
+    wire syn_x1988;
+    wire syn_x1989;
+    wire syn_x1990;
+    wire syn_x1991;
+    wire syn_x1992;
+    wire syn_x1993;
+    wire syn_x1994;
+    wire syn_x1995;
+    wire syn_x1996;
+    wire syn_x1997;
+    wire syn_x1998;
+    wire syn_x1999;
+    wire syn_x2000;
+    wire syn_x2001;
+    wire syn_x2002;
+    wire syn_x2003;
+    wire syn_x2004;
+    wire syn_x2005;
+    wire syn_x2006;
+    wire syn_x2007;
+    wire syn_x2008;
+    wire syn_x2009;
+    wire syn_x2010;
+    wire syn_x2011;
+    wire syn_x2012;
+    wire syn_x2013;
+    wire syn_x2014;
+    wire syn_x2015;
+    wire syn_x2016;
+    wire syn_x2017;
+    wire syn_x2018;
+    wire syn_x2019;
+    wire syn_x2020;
+    wire syn_x2021;
+    wire syn_x2022;
+    wire syn_x2023;
+    wire syn_x2024;
+    wire syn_x2025;
+    wire syn_x2026;
+    wire syn_x2027;
+    wire syn_x2028;
+    wire syn_x2029;
+    wire syn_x2030;
+    wire syn_x2031;
+    wire syn_x2032;
+    wire syn_x2033;
+    wire syn_x2034;
+    wire syn_x2035;
+    wire syn_x2036;
+    wire syn_x2037;
+    wire syn_x2038;
+    wire syn_x2039;
+    wire syn_x2040;
+    wire syn_x2041;
+    wire syn_x2042;
+    wire syn_x2043;
+    wire syn_x2044;
+    wire syn_x2045;
+    wire syn_x2046;
+    wire syn_x2047;
+    assign syn_x0 = cw[0];
+    assign syn_x1 = cw[1];
+    assign syn_x2 = cw[2];
+    assign syn_x3 = cw[3];
+    assign syn_x4 = cw[4];
+    assign syn_x5 = cw[5];
+    assign syn_x6 = cw[6];
+    assign syn_x7 = cw[7];
+    assign syn_x8 = cw[8];
+    assign syn_x9 = cw[9];
+    assign syn_x10 = cw[10];
+    assign syn_x11 = cw[11];
+    assign syn_x12 = cw[12];
+    assign syn_x13 = cw[13];
+    assign syn_x14 = cw[14];
+    assign syn_x15 = cw[15];
+    assign syn_x16 = cw[16];
+    assign syn_x17 = cw[17];
+    assign syn_x18 = cw[18];
+    assign syn_x19 = cw[19];
+    assign syn_x20 = cw[20];
+    assign syn_x21 = cw[21];
+    assign syn_x22 = cw[22];
+    assign syn_x23 = cw[23];
+    assign syn_x24 = cw[24];
+    assign syn_x25 = cw[25];
+    assign syn_x26 = cw[26];
+    assign syn_x27 = cw[27];
+    assign syn_x28 = cw[28];
+    assign syn_x29 = cw[29];
+    assign syn_x30 = cw[30];
+    assign syn_x31 = cw[31];
+    assign syn_x32 = cw[32];
+    assign syn_x33 = cw[33];
+    assign syn_x34 = cw[34];
+    assign syn_x35 = cw[35];
+    assign syn_x36 = cw[36];
+    assign syn_x37 = cw[37];
+    assign syn_x38 = cw[38];
+    assign syn_x39 = cw[39];
+    assign syn_x40 = cw[40];
+    assign syn_x41 = cw[41];
+    assign syn_x42 = cw[42];
+    assign syn_x43 = cw[43];
+    assign syn_x44 = cw[44];
+    assign syn_x45 = cw[45];
+    assign syn_x46 = cw[46];
+    assign syn_x47 = cw[47];
+    assign syn_x48 = cw[48];
+    assign syn_x49 = cw[49];
+    assign syn_x50 = cw[50];
+    assign syn_x51 = cw[51];
+    assign syn_x52 = cw[52];
+    assign syn_x53 = cw[53];
+    assign syn_x54 = cw[54];
+    assign syn_x55 = cw[55];
+    assign syn_x56 = cw[56];
+    assign syn_x57 = cw[57];
+    assign syn_x58 = cw[58];
+    assign syn_x59 = cw[59];
+    assign syn_x60 = cw[60];
+    assign syn_x61 = cw[61];
+    assign syn_x62 = cw[62];
+    assign syn_x63 = cw[63];
+    assign syn_x64 = cw[64];
+    assign syn_x65 = cw[65];
+    assign syn_x66 = cw[66];
+    assign syn_x67 = cw[67];
+    assign syn_x68 = cw[68];
+    assign syn_x69 = cw[69];
+    assign syn_x70 = cw[70];
+    assign syn_x71 = cw[71];
+    assign syn_x72 = cw[72];
+    assign syn_x73 = cw[73];
+    assign syn_x74 = cw[74];
+    assign syn_x75 = cw[75];
+    assign syn_x76 = cw[76];
+    assign syn_x77 = cw[77];
+    assign syn_x78 = cw[78];
+    assign syn_x79 = cw[79];
+    assign syn_x80 = cw[80];
+    assign syn_x81 = cw[81];
+    assign syn_x82 = cw[82];
+    assign syn_x83 = cw[83];
+    assign syn_x84 = cw[84];
+    assign syn_x85 = cw[85];
+    assign syn_x86 = cw[86];
+    assign syn_x87 = cw[87];
+    assign syn_x88 = cw[88];
+    assign syn_x89 = cw[89];
+    assign syn_x90 = cw[90];
+    assign syn_x91 = cw[91];
+    assign syn_x92 = cw[92];
+    assign syn_x93 = cw[93];
+    assign syn_x94 = cw[94];
+    assign syn_x95 = cw[95];
+    assign syn_x96 = cw[96];
+    assign syn_x97 = cw[97];
+    assign syn_x98 = cw[98];
+    assign syn_x99 = cw[99];
+    assign syn_x100 = cw[100];
+    assign syn_x101 = cw[101];
+    assign syn_x102 = cw[102];
+    assign syn_x103 = cw[103];
+    assign syn_x104 = cw[104];
+    assign syn_x105 = cw[105];
+    assign syn_x106 = cw[106];
+    assign syn_x107 = cw[107];
+    assign syn_x108 = cw[108];
+    assign syn_x109 = cw[109];
+    assign syn_x110 = cw[110];
+    assign syn_x111 = cw[111];
+    assign syn_x112 = cw[112];
+    assign syn_x113 = cw[113];
+    assign syn_x114 = cw[114];
+    assign syn_x115 = cw[115];
+    assign syn_x116 = cw[116];
+    assign syn_x117 = cw[117];
+    assign syn_x118 = cw[118];
+    assign syn_x119 = cw[119];
+    assign syn_x120 = cw[120];
+    assign syn_x121 = cw[121];
+    assign syn_x122 = cw[122];
+    assign syn_x123 = cw[123];
+    assign syn_x124 = cw[124];
+    assign syn_x125 = cw[125];
+    assign syn_x126 = cw[126];
+    assign syn_x127 = cw[127];
+    assign syn_x128 = cw[128];
+    assign syn_x129 = cw[129];
+    assign syn_x130 = cw[130];
+    assign syn_x131 = cw[131];
+    assign syn_x132 = cw[132];
+    assign syn_x133 = cw[133];
+    assign syn_x134 = cw[134];
+    assign syn_x135 = cw[135];
+    assign syn_x136 = cw[136];
+    assign syn_x137 = cw[137];
+    assign syn_x138 = cw[138];
+    assign syn_x139 = cw[139];
+    assign syn_x140 = cw[140];
+    assign syn_x141 = cw[141];
+    assign syn_x142 = cw[142];
+    assign syn_x143 = cw[143];
+    assign syn_x144 = cw[144];
+    assign syn_x145 = cw[145];
+    assign syn_x146 = cw[146];
+    assign syn_x147 = cw[147];
+    assign syn_x148 = cw[148];
+    assign syn_x149 = cw[149];
+    assign syn_x150 = cw[150];
+    assign syn_x151 = cw[151];
+    assign syn_x152 = cw[152];
+    assign syn_x153 = cw[153];
+    assign syn_x154 = cw[154];
+    assign syn_x155 = cw[155];
+    assign syn_x156 = cw[156];
+    assign syn_x157 = cw[157];
+    assign syn_x158 = cw[158];
+    assign syn_x159 = cw[159];
+    assign syn_x160 = cw[160];
+    assign syn_x161 = cw[161];
+    assign syn_x162 = cw[162];
+    assign syn_x163 = cw[163];
+    assign syn_x164 = cw[164];
+    assign syn_x165 = cw[165];
+    assign syn_x166 = cw[166];
+    assign syn_x167 = cw[167];
+    assign syn_x168 = cw[168];
+    assign syn_x169 = cw[169];
+    assign syn_x170 = cw[170];
+    assign syn_x171 = cw[171];
+    assign syn_x172 = cw[172];
+    assign syn_x173 = cw[173];
+    assign syn_x174 = cw[174];
+    assign syn_x175 = cw[175];
+    assign syn_x176 = cw[176];
+    assign syn_x177 = cw[177];
+    assign syn_x178 = cw[178];
+    assign syn_x179 = cw[179];
+    assign syn_x180 = cw[180];
+    assign syn_x181 = cw[181];
+    assign syn_x182 = cw[182];
+    assign syn_x183 = cw[183];
+    assign syn_x184 = cw[184];
+    assign syn_x185 = cw[185];
+    assign syn_x186 = cw[186];
+    assign syn_x187 = cw[187];
+    assign syn_x188 = cw[188];
+    assign syn_x189 = cw[189];
+    assign syn_x190 = cw[190];
+    assign syn_x191 = cw[191];
+    assign syn_x192 = cw[192];
+    assign syn_x193 = cw[193];
+    assign syn_x194 = cw[194];
+    assign syn_x195 = cw[195];
+    assign syn_x196 = cw[196];
+    assign syn_x197 = cw[197];
+    assign syn_x198 = cw[198];
+    assign syn_x199 = cw[199];
+    assign syn_x200 = cw[200];
+    assign syn_x201 = cw[201];
+    assign syn_x202 = cw[202];
+    assign syn_x203 = cw[203];
+    assign syn_x204 = cw[204];
+    assign syn_x205 = cw[205];
+    assign syn_x206 = cw[206];
+    assign syn_x207 = cw[207];
+    assign syn_x208 = cw[208];
+    assign syn_x209 = cw[209];
+    assign syn_x210 = cw[210];
+    assign syn_x211 = cw[211];
+    assign syn_x212 = cw[212];
+    assign syn_x213 = cw[213];
+    assign syn_x214 = cw[214];
+    assign syn_x215 = cw[215];
+    assign syn_x216 = cw[216];
+    assign syn_x217 = cw[217];
+    assign syn_x218 = cw[218];
+    assign syn_x219 = cw[219];
+    assign syn_x220 = cw[220];
+    assign syn_x221 = cw[221];
+    assign syn_x222 = cw[222];
+    assign syn_x223 = cw[223];
+    assign syn_x224 = cw[224];
+    assign syn_x225 = cw[225];
+    assign syn_x226 = cw[226];
+    assign syn_x227 = cw[227];
+    assign syn_x228 = cw[228];
+    assign syn_x229 = cw[229];
+    assign syn_x230 = cw[230];
+    assign syn_x231 = cw[231];
+    assign syn_x232 = cw[232];
+    assign syn_x233 = cw[233];
+    assign syn_x234 = cw[234];
+    assign syn_x235 = cw[235];
+    assign syn_x236 = cw[236];
+    assign syn_x237 = cw[237];
+    assign syn_x238 = cw[238];
+    assign syn_x239 = cw[239];
+    assign syn_x240 = cw[240];
+    assign syn_x241 = cw[241];
+    assign syn_x242 = cw[242];
+    assign syn_x243 = cw[243];
+    assign syn_x244 = cw[244];
+    assign syn_x245 = cw[245];
+    assign syn_x246 = cw[246];
+    assign syn_x247 = cw[247];
+    assign syn_x248 = cw[248];
+    assign syn_x249 = cw[249];
+    assign syn_x250 = cw[250];
+    assign syn_x251 = cw[251];
+    assign syn_x252 = cw[252];
+    assign syn_x253 = cw[253];
+    assign syn_x254 = cw[254];
+    assign syn_x255 = cw[255];
+    assign syn_x256 = cw[256];
+    assign syn_x257 = cw[257];
+    assign syn_x258 = cw[258];
+    assign syn_x259 = cw[259];
+    assign syn_x260 = cw[260];
+    assign syn_x261 = cw[261];
+    assign syn_x262 = cw[262];
+    assign syn_x263 = cw[263];
+    assign syn_x264 = cw[264];
+    assign syn_x265 = cw[265];
+    assign syn_x266 = cw[266];
+    assign syn_x267 = cw[267];
+    assign syn_x268 = cw[268];
+    assign syn_x269 = cw[269];
+    assign syn_x270 = cw[270];
+    assign syn_x271 = cw[271];
+    assign syn_x272 = cw[272];
+    assign syn_x273 = cw[273];
+    assign syn_x274 = cw[274];
+    assign syn_x275 = cw[275];
+    assign syn_x276 = cw[276];
+    assign syn_x277 = cw[277];
+    assign syn_x278 = cw[278];
+    assign syn_x279 = cw[279];
+    assign syn_x280 = cw[280];
+    assign syn_x281 = cw[281];
+    assign syn_x282 = cw[282];
+    assign syn_x283 = cw[283];
+    assign syn_x284 = cw[284];
+    assign syn_x285 = cw[285];
+    assign syn_x286 = cw[286];
+    assign syn_x287 = cw[287];
+    assign syn_x288 = cw[288];
+    assign syn_x289 = cw[289];
+    assign syn_x290 = cw[290];
+    assign syn_x291 = cw[291];
+    assign syn_x292 = cw[292];
+    assign syn_x293 = cw[293];
+    assign syn_x294 = cw[294];
+    assign syn_x295 = cw[295];
+    assign syn_x296 = cw[296];
+    assign syn_x297 = cw[297];
+    assign syn_x298 = cw[298];
+    assign syn_x299 = cw[299];
+    assign syn_x300 = cw[300];
+    assign syn_x301 = cw[301];
+    assign syn_x302 = cw[302];
+    assign syn_x303 = cw[303];
+    assign syn_x304 = cw[304];
+    assign syn_x305 = cw[305];
+    assign syn_x306 = cw[306];
+    assign syn_x307 = cw[307];
+    assign syn_x308 = cw[308];
+    assign syn_x309 = cw[309];
+    assign syn_x310 = cw[310];
+    assign syn_x311 = cw[311];
+    assign syn_x312 = cw[312];
+    assign syn_x313 = cw[313];
+    assign syn_x314 = cw[314];
+    assign syn_x315 = cw[315];
+    assign syn_x316 = cw[316];
+    assign syn_x317 = cw[317];
+    assign syn_x318 = cw[318];
+    assign syn_x319 = cw[319];
+    assign syn_x320 = cw[320];
+    assign syn_x321 = cw[321];
+    assign syn_x322 = cw[322];
+    assign syn_x323 = cw[323];
+    assign syn_x324 = cw[324];
+    assign syn_x325 = cw[325];
+    assign syn_x326 = cw[326];
+    assign syn_x327 = cw[327];
+    assign syn_x328 = cw[328];
+    assign syn_x329 = cw[329];
+    assign syn_x330 = cw[330];
+    assign syn_x331 = cw[331];
+    assign syn_x332 = cw[332];
+    assign syn_x333 = cw[333];
+    assign syn_x334 = cw[334];
+    assign syn_x335 = cw[335];
+    assign syn_x336 = cw[336];
+    assign syn_x337 = cw[337];
+    assign syn_x338 = cw[338];
+    assign syn_x339 = cw[339];
+    assign syn_x340 = cw[340];
+    assign syn_x341 = cw[341];
+    assign syn_x342 = cw[342];
+    assign syn_x343 = cw[343];
+    assign syn_x344 = cw[344];
+    assign syn_x345 = cw[345];
+    assign syn_x346 = cw[346];
+    assign syn_x347 = cw[347];
+    assign syn_x348 = cw[348];
+    assign syn_x349 = cw[349];
+    assign syn_x350 = cw[350];
+    assign syn_x351 = cw[351];
+    assign syn_x352 = cw[352];
+    assign syn_x353 = cw[353];
+    assign syn_x354 = cw[354];
+    assign syn_x355 = cw[355];
+    assign syn_x356 = cw[356];
+    assign syn_x357 = cw[357];
+    assign syn_x358 = cw[358];
+    assign syn_x359 = cw[359];
+    assign syn_x360 = cw[360];
+    assign syn_x361 = cw[361];
+    assign syn_x362 = cw[362];
+    assign syn_x363 = cw[363];
+    assign syn_x364 = cw[364];
+    assign syn_x365 = cw[365];
+    assign syn_x366 = cw[366];
+    assign syn_x367 = cw[367];
+    assign syn_x368 = cw[368];
+    assign syn_x369 = cw[369];
+    assign syn_x370 = cw[370];
+    assign syn_x371 = cw[371];
+    assign syn_x372 = cw[372];
+    assign syn_x373 = cw[373];
+    assign syn_x374 = cw[374];
+    assign syn_x375 = cw[375];
+    assign syn_x376 = cw[376];
+    assign syn_x377 = cw[377];
+    assign syn_x378 = cw[378];
+    assign syn_x379 = cw[379];
+    assign syn_x380 = cw[380];
+    assign syn_x381 = cw[381];
+    assign syn_x382 = cw[382];
+    assign syn_x383 = cw[383];
+    assign syn_x384 = cw[384];
+    assign syn_x385 = cw[385];
+    assign syn_x386 = cw[386];
+    assign syn_x387 = cw[387];
+    assign syn_x388 = cw[388];
+    assign syn_x389 = cw[389];
+    assign syn_x390 = cw[390];
+    assign syn_x391 = cw[391];
+    assign syn_x392 = cw[392];
+    assign syn_x393 = cw[393];
+    assign syn_x394 = cw[394];
+    assign syn_x395 = cw[395];
+    assign syn_x396 = cw[396];
+    assign syn_x397 = cw[397];
+    assign syn_x398 = cw[398];
+    assign syn_x399 = cw[399];
+    assign syn_x400 = cw[400];
+    assign syn_x401 = cw[401];
+    assign syn_x402 = cw[402];
+    assign syn_x403 = cw[403];
+    assign syn_x404 = cw[404];
+    assign syn_x405 = cw[405];
+    assign syn_x406 = cw[406];
+    assign syn_x407 = cw[407];
+    assign syn_x408 = cw[408];
+    assign syn_x409 = cw[409];
+    assign syn_x410 = cw[410];
+    assign syn_x411 = cw[411];
+    assign syn_x412 = cw[412];
+    assign syn_x413 = cw[413];
+    assign syn_x414 = cw[414];
+    assign syn_x415 = cw[415];
+    assign syn_x416 = cw[416];
+    assign syn_x417 = cw[417];
+    assign syn_x418 = cw[418];
+    assign syn_x419 = cw[419];
+    assign syn_x420 = cw[420];
+    assign syn_x421 = cw[421];
+    assign syn_x422 = cw[422];
+    assign syn_x423 = cw[423];
+    assign syn_x424 = cw[424];
+    assign syn_x425 = cw[425];
+    assign syn_x426 = cw[426];
+    assign syn_x427 = cw[427];
+    assign syn_x428 = cw[428];
+    assign syn_x429 = cw[429];
+    assign syn_x430 = cw[430];
+    assign syn_x431 = cw[431];
+    assign syn_x432 = cw[432];
+    assign syn_x433 = cw[433];
+    assign syn_x434 = cw[434];
+    assign syn_x435 = cw[435];
+    assign syn_x436 = cw[436];
+    assign syn_x437 = cw[437];
+    assign syn_x438 = cw[438];
+    assign syn_x439 = cw[439];
+    assign syn_x440 = cw[440];
+    assign syn_x441 = cw[441];
+    assign syn_x442 = cw[442];
+    assign syn_x443 = cw[443];
+    assign syn_x444 = cw[444];
+    assign syn_x445 = cw[445];
+    assign syn_x446 = cw[446];
+    assign syn_x447 = cw[447];
+    assign syn_x448 = cw[448];
+    assign syn_x449 = cw[449];
+    assign syn_x450 = cw[450];
+    assign syn_x451 = cw[451];
+    assign syn_x452 = cw[452];
+    assign syn_x453 = cw[453];
+    assign syn_x454 = cw[454];
+    assign syn_x455 = cw[455];
+    assign syn_x456 = cw[456];
+    assign syn_x457 = cw[457];
+    assign syn_x458 = cw[458];
+    assign syn_x459 = cw[459];
+    assign syn_x460 = cw[460];
+    assign syn_x461 = cw[461];
+    assign syn_x462 = cw[462];
+    assign syn_x463 = cw[463];
+    assign syn_x464 = cw[464];
+    assign syn_x465 = cw[465];
+    assign syn_x466 = cw[466];
+    assign syn_x467 = cw[467];
+    assign syn_x468 = cw[468];
+    assign syn_x469 = cw[469];
+    assign syn_x470 = cw[470];
+    assign syn_x471 = cw[471];
+    assign syn_x472 = cw[472];
+    assign syn_x473 = cw[473];
+    assign syn_x474 = cw[474];
+    assign syn_x475 = cw[475];
+    assign syn_x476 = cw[476];
+    assign syn_x477 = cw[477];
+    assign syn_x478 = cw[478];
+    assign syn_x479 = cw[479];
+    assign syn_x480 = cw[480];
+    assign syn_x481 = cw[481];
+    assign syn_x482 = cw[482];
+    assign syn_x483 = cw[483];
+    assign syn_x484 = cw[484];
+    assign syn_x485 = cw[485];
+    assign syn_x486 = cw[486];
+    assign syn_x487 = cw[487];
+    assign syn_x488 = cw[488];
+    assign syn_x489 = cw[489];
+    assign syn_x490 = cw[490];
+    assign syn_x491 = cw[491];
+    assign syn_x492 = cw[492];
+    assign syn_x493 = cw[493];
+    assign syn_x494 = cw[494];
+    assign syn_x495 = cw[495];
+    assign syn_x496 = cw[496];
+    assign syn_x497 = cw[497];
+    assign syn_x498 = cw[498];
+    assign syn_x499 = cw[499];
+    assign syn_x500 = cw[500];
+    assign syn_x501 = cw[501];
+    assign syn_x502 = cw[502];
+    assign syn_x503 = cw[503];
+    assign syn_x504 = cw[504];
+    assign syn_x505 = cw[505];
+    assign syn_x506 = cw[506];
+    assign syn_x507 = cw[507];
+    assign syn_x508 = cw[508];
+    assign syn_x509 = cw[509];
+    assign syn_x510 = cw[510];
+    assign syn_x511 = cw[511];
+    assign syn_x512 = cw[512];
+    assign syn_x513 = cw[513];
+    assign syn_x514 = cw[514];
+    assign syn_x515 = cw[515];
+    assign syn_x516 = cw[516];
+    assign syn_x517 = cw[517];
+    assign syn_x518 = cw[518];
+    assign syn_x519 = cw[519];
+    assign syn_x520 = cw[520];
+    assign syn_x521 = cw[521];
+    assign syn_x522 = cw[522];
+    assign syn_x523 = cw[523];
+    assign syn_x524 = cw[524];
+    assign syn_x525 = cw[525];
+    assign syn_x526 = cw[526];
+    assign syn_x527 = cw[527];
+    assign syn_x528 = cw[528];
+    assign syn_x529 = cw[529];
+    assign syn_x530 = cw[530];
+    assign syn_x531 = cw[531];
+    assign syn_x532 = cw[532];
+    assign syn_x533 = cw[533];
+    assign syn_x534 = cw[534];
+    assign syn_x535 = cw[535];
+    assign syn_x536 = cw[536];
+    assign syn_x537 = cw[537];
+    assign syn_x538 = cw[538];
+    assign syn_x539 = cw[539];
+    assign syn_x540 = cw[540];
+    assign syn_x541 = cw[541];
+    assign syn_x542 = cw[542];
+    assign syn_x543 = cw[543];
+    assign syn_x544 = cw[544];
+    assign syn_x545 = cw[545];
+    assign syn_x546 = cw[546];
+    assign syn_x547 = cw[547];
+    assign syn_x548 = cw[548];
+    assign syn_x549 = cw[549];
+    assign syn_x550 = cw[550];
+    assign syn_x551 = cw[551];
+    assign syn_x552 = cw[552];
+    assign syn_x553 = cw[553];
+    assign syn_x554 = cw[554];
+    assign syn_x555 = cw[555];
+    assign syn_x556 = cw[556];
+    assign syn_x557 = cw[557];
+    assign syn_x558 = cw[558];
+    assign syn_x559 = cw[559];
+    assign syn_x560 = cw[560];
+    assign syn_x561 = cw[561];
+    assign syn_x562 = cw[562];
+    assign syn_x563 = cw[563];
+    assign syn_x564 = cw[564];
+    assign syn_x565 = cw[565];
+    assign syn_x566 = cw[566];
+    assign syn_x567 = cw[567];
+    assign syn_x568 = cw[568];
+    assign syn_x569 = cw[569];
+    assign syn_x570 = cw[570];
+    assign syn_x571 = cw[571];
+    assign syn_x572 = cw[572];
+    assign syn_x573 = cw[573];
+    assign syn_x574 = cw[574];
+    assign syn_x575 = cw[575];
+    assign syn_x576 = cw[576];
+    assign syn_x577 = cw[577];
+    assign syn_x578 = cw[578];
+    assign syn_x579 = cw[579];
+    assign syn_x580 = cw[580];
+    assign syn_x581 = cw[581];
+    assign syn_x582 = cw[582];
+    assign syn_x583 = cw[583];
+    assign syn_x584 = cw[584];
+    assign syn_x585 = cw[585];
+    assign syn_x586 = cw[586];
+    assign syn_x587 = cw[587];
+    assign syn_x588 = cw[588];
+    assign syn_x589 = cw[589];
+    assign syn_x590 = cw[590];
+    assign syn_x591 = cw[591];
+    assign syn_x592 = cw[592];
+    assign syn_x593 = cw[593];
+    assign syn_x594 = cw[594];
+    assign syn_x595 = cw[595];
+    assign syn_x596 = cw[596];
+    assign syn_x597 = cw[597];
+    assign syn_x598 = cw[598];
+    assign syn_x599 = cw[599];
+    assign syn_x600 = cw[600];
+    assign syn_x601 = cw[601];
+    assign syn_x602 = cw[602];
+    assign syn_x603 = cw[603];
+    assign syn_x604 = cw[604];
+    assign syn_x605 = cw[605];
+    assign syn_x606 = cw[606];
+    assign syn_x607 = cw[607];
+    assign syn_x608 = cw[608];
+    assign syn_x609 = cw[609];
+    assign syn_x610 = cw[610];
+    assign syn_x611 = cw[611];
+    assign syn_x612 = cw[612];
+    assign syn_x613 = cw[613];
+    assign syn_x614 = cw[614];
+    assign syn_x615 = cw[615];
+    assign syn_x616 = cw[616];
+    assign syn_x617 = cw[617];
+    assign syn_x618 = cw[618];
+    assign syn_x619 = cw[619];
+    assign syn_x620 = cw[620];
+    assign syn_x621 = cw[621];
+    assign syn_x622 = cw[622];
+    assign syn_x623 = cw[623];
+    assign syn_x624 = cw[624];
+    assign syn_x625 = cw[625];
+    assign syn_x626 = cw[626];
+    assign syn_x627 = cw[627];
+    assign syn_x628 = cw[628];
+    assign syn_x629 = cw[629];
+    assign syn_x630 = cw[630];
+    assign syn_x631 = cw[631];
+    assign syn_x632 = cw[632];
+    assign syn_x633 = cw[633];
+    assign syn_x634 = cw[634];
+    assign syn_x635 = cw[635];
+    assign syn_x636 = cw[636];
+    assign syn_x637 = cw[637];
+    assign syn_x638 = cw[638];
+    assign syn_x639 = cw[639];
+    assign syn_x640 = cw[640];
+    assign syn_x641 = cw[641];
+    assign syn_x642 = cw[642];
+    assign syn_x643 = cw[643];
+    assign syn_x644 = cw[644];
+    assign syn_x645 = cw[645];
+    assign syn_x646 = cw[646];
+    assign syn_x647 = cw[647];
+    assign syn_x648 = cw[648];
+    assign syn_x649 = cw[649];
+    assign syn_x650 = cw[650];
+    assign syn_x651 = cw[651];
+    assign syn_x652 = cw[652];
+    assign syn_x653 = cw[653];
+    assign syn_x654 = cw[654];
+    assign syn_x655 = cw[655];
+    assign syn_x656 = cw[656];
+    assign syn_x657 = cw[657];
+    assign syn_x658 = cw[658];
+    assign syn_x659 = cw[659];
+    assign syn_x660 = cw[660];
+    assign syn_x661 = cw[661];
+    assign syn_x662 = cw[662];
+    assign syn_x663 = cw[663];
+    assign syn_x664 = cw[664];
+    assign syn_x665 = cw[665];
+    assign syn_x666 = cw[666];
+    assign syn_x667 = cw[667];
+    assign syn_x668 = cw[668];
+    assign syn_x669 = cw[669];
+    assign syn_x670 = cw[670];
+    assign syn_x671 = cw[671];
+    assign syn_x672 = cw[672];
+    assign syn_x673 = cw[673];
+    assign syn_x674 = cw[674];
+    assign syn_x675 = cw[675];
+    assign syn_x676 = cw[676];
+    assign syn_x677 = cw[677];
+    assign syn_x678 = cw[678];
+    assign syn_x679 = cw[679];
+    assign syn_x680 = cw[680];
+    assign syn_x681 = cw[681];
+    assign syn_x682 = cw[682];
+    assign syn_x683 = cw[683];
+    assign syn_x684 = cw[684];
+    assign syn_x685 = cw[685];
+    assign syn_x686 = cw[686];
+    assign syn_x687 = cw[687];
+    assign syn_x688 = cw[688];
+    assign syn_x689 = cw[689];
+    assign syn_x690 = cw[690];
+    assign syn_x691 = cw[691];
+    assign syn_x692 = cw[692];
+    assign syn_x693 = cw[693];
+    assign syn_x694 = cw[694];
+    assign syn_x695 = cw[695];
+    assign syn_x696 = cw[696];
+    assign syn_x697 = cw[697];
+    assign syn_x698 = cw[698];
+    assign syn_x699 = cw[699];
+    assign syn_x700 = cw[700];
+    assign syn_x701 = cw[701];
+    assign syn_x702 = cw[702];
+    assign syn_x703 = cw[703];
+    assign syn_x704 = cw[704];
+    assign syn_x705 = cw[705];
+    assign syn_x706 = cw[706];
+    assign syn_x707 = cw[707];
+    assign syn_x708 = cw[708];
+    assign syn_x709 = cw[709];
+    assign syn_x710 = cw[710];
+    assign syn_x711 = cw[711];
+    assign syn_x712 = cw[712];
+    assign syn_x713 = cw[713];
+    assign syn_x714 = cw[714];
+    assign syn_x715 = cw[715];
+    assign syn_x716 = cw[716];
+    assign syn_x717 = cw[717];
+    assign syn_x718 = cw[718];
+    assign syn_x719 = cw[719];
+    assign syn_x720 = cw[720];
+    assign syn_x721 = cw[721];
+    assign syn_x722 = cw[722];
+    assign syn_x723 = cw[723];
+    assign syn_x724 = cw[724];
+    assign syn_x725 = cw[725];
+    assign syn_x726 = cw[726];
+    assign syn_x727 = cw[727];
+    assign syn_x728 = cw[728];
+    assign syn_x729 = cw[729];
+    assign syn_x730 = cw[730];
+    assign syn_x731 = cw[731];
+    assign syn_x732 = cw[732];
+    assign syn_x733 = cw[733];
+    assign syn_x734 = cw[734];
+    assign syn_x735 = cw[735];
+    assign syn_x736 = cw[736];
+    assign syn_x737 = cw[737];
+    assign syn_x738 = cw[738];
+    assign syn_x739 = cw[739];
+    assign syn_x740 = cw[740];
+    assign syn_x741 = cw[741];
+    assign syn_x742 = cw[742];
+    assign syn_x743 = cw[743];
+    assign syn_x744 = cw[744];
+    assign syn_x745 = cw[745];
+    assign syn_x746 = cw[746];
+    assign syn_x747 = cw[747];
+    assign syn_x748 = cw[748];
+    assign syn_x749 = cw[749];
+    assign syn_x750 = cw[750];
+    assign syn_x751 = cw[751];
+    assign syn_x752 = cw[752];
+    assign syn_x753 = cw[753];
+    assign syn_x754 = cw[754];
+    assign syn_x755 = cw[755];
+    assign syn_x756 = cw[756];
+    assign syn_x757 = cw[757];
+    assign syn_x758 = cw[758];
+    assign syn_x759 = cw[759];
+    assign syn_x760 = cw[760];
+    assign syn_x761 = cw[761];
+    assign syn_x762 = cw[762];
+    assign syn_x763 = cw[763];
+    assign syn_x764 = cw[764];
+    assign syn_x765 = cw[765];
+    assign syn_x766 = cw[766];
+    assign syn_x767 = cw[767];
+    assign syn_x768 = cw[768];
+    assign syn_x769 = cw[769];
+    assign syn_x770 = cw[770];
+    assign syn_x771 = cw[771];
+    assign syn_x772 = cw[772];
+    assign syn_x773 = cw[773];
+    assign syn_x774 = cw[774];
+    assign syn_x775 = cw[775];
+    assign syn_x776 = cw[776];
+    assign syn_x777 = cw[777];
+    assign syn_x778 = cw[778];
+    assign syn_x779 = cw[779];
+    assign syn_x780 = cw[780];
+    assign syn_x781 = cw[781];
+    assign syn_x782 = cw[782];
+    assign syn_x783 = cw[783];
+    assign syn_x784 = cw[784];
+    assign syn_x785 = cw[785];
+    assign syn_x786 = cw[786];
+    assign syn_x787 = cw[787];
+    assign syn_x788 = cw[788];
+    assign syn_x789 = cw[789];
+    assign syn_x790 = cw[790];
+    assign syn_x791 = cw[791];
+    assign syn_x792 = cw[792];
+    assign syn_x793 = cw[793];
+    assign syn_x794 = cw[794];
+    assign syn_x795 = cw[795];
+    assign syn_x796 = cw[796];
+    assign syn_x797 = cw[797];
+    assign syn_x798 = cw[798];
+    assign syn_x799 = cw[799];
+    assign syn_x800 = cw[800];
+    assign syn_x801 = cw[801];
+    assign syn_x802 = cw[802];
+    assign syn_x803 = cw[803];
+    assign syn_x804 = cw[804];
+    assign syn_x805 = cw[805];
+    assign syn_x806 = cw[806];
+    assign syn_x807 = cw[807];
+    assign syn_x808 = cw[808];
+    assign syn_x809 = cw[809];
+    assign syn_x810 = cw[810];
+    assign syn_x811 = cw[811];
+    assign syn_x812 = cw[812];
+    assign syn_x813 = cw[813];
+    assign syn_x814 = cw[814];
+    assign syn_x815 = cw[815];
+    assign syn_x816 = cw[816];
+    assign syn_x817 = cw[817];
+    assign syn_x818 = cw[818];
+    assign syn_x819 = cw[819];
+    assign syn_x820 = cw[820];
+    assign syn_x821 = cw[821];
+    assign syn_x822 = cw[822];
+    assign syn_x823 = cw[823];
+    assign syn_x824 = cw[824];
+    assign syn_x825 = cw[825];
+    assign syn_x826 = cw[826];
+    assign syn_x827 = cw[827];
+    assign syn_x828 = cw[828];
+    assign syn_x829 = cw[829];
+    assign syn_x830 = cw[830];
+    assign syn_x831 = cw[831];
+    assign syn_x832 = cw[832];
+    assign syn_x833 = cw[833];
+    assign syn_x834 = cw[834];
+    assign syn_x835 = cw[835];
+    assign syn_x836 = cw[836];
+    assign syn_x837 = cw[837];
+    assign syn_x838 = cw[838];
+    assign syn_x839 = cw[839];
+    assign syn_x840 = cw[840];
+    assign syn_x841 = cw[841];
+    assign syn_x842 = cw[842];
+    assign syn_x843 = cw[843];
+    assign syn_x844 = cw[844];
+    assign syn_x845 = cw[845];
+    assign syn_x846 = cw[846];
+    assign syn_x847 = cw[847];
+    assign syn_x848 = cw[848];
+    assign syn_x849 = cw[849];
+    assign syn_x850 = cw[850];
+    assign syn_x851 = cw[851];
+    assign syn_x852 = cw[852];
+    assign syn_x853 = cw[853];
+    assign syn_x854 = cw[854];
+    assign syn_x855 = cw[855];
+    assign syn_x856 = cw[856];
+    assign syn_x857 = cw[857];
+    assign syn_x858 = cw[858];
+    assign syn_x859 = cw[859];
+    assign syn_x860 = cw[860];
+    assign syn_x861 = cw[861];
+    assign syn_x862 = cw[862];
+    assign syn_x863 = cw[863];
+    assign syn_x864 = cw[864];
+    assign syn_x865 = cw[865];
+    assign syn_x866 = cw[866];
+    assign syn_x867 = cw[867];
+    assign syn_x868 = cw[868];
+    assign syn_x869 = cw[869];
+    assign syn_x870 = cw[870];
+    assign syn_x871 = cw[871];
+    assign syn_x872 = cw[872];
+    assign syn_x873 = cw[873];
+    assign syn_x874 = cw[874];
+    assign syn_x875 = cw[875];
+    assign syn_x876 = cw[876];
+    assign syn_x877 = cw[877];
+    assign syn_x878 = cw[878];
+    assign syn_x879 = cw[879];
+    assign syn_x880 = cw[880];
+    assign syn_x881 = cw[881];
+    assign syn_x882 = cw[882];
+    assign syn_x883 = cw[883];
+    assign syn_x884 = cw[884];
+    assign syn_x885 = cw[885];
+    assign syn_x886 = cw[886];
+    assign syn_x887 = cw[887];
+    assign syn_x888 = cw[888];
+    assign syn_x889 = cw[889];
+    assign syn_x890 = cw[890];
+    assign syn_x891 = cw[891];
+    assign syn_x892 = cw[892];
+    assign syn_x893 = cw[893];
+    assign syn_x894 = cw[894];
+    assign syn_x895 = cw[895];
+    assign syn_x896 = cw[896];
+    assign syn_x897 = cw[897];
+    assign syn_x898 = cw[898];
+    assign syn_x899 = cw[899];
+    assign syn_x900 = cw[900];
+    assign syn_x901 = cw[901];
+    assign syn_x902 = cw[902];
+    assign syn_x903 = cw[903];
+    assign syn_x904 = cw[904];
+    assign syn_x905 = cw[905];
+    assign syn_x906 = cw[906];
+    assign syn_x907 = cw[907];
+    assign syn_x908 = cw[908];
+    assign syn_x909 = cw[909];
+    assign syn_x910 = cw[910];
+    assign syn_x911 = cw[911];
+    assign syn_x912 = cw[912];
+    assign syn_x913 = cw[913];
+    assign syn_x914 = cw[914];
+    assign syn_x915 = cw[915];
+    assign syn_x916 = cw[916];
+    assign syn_x917 = cw[917];
+    assign syn_x918 = cw[918];
+    assign syn_x919 = cw[919];
+    assign syn_x920 = cw[920];
+    assign syn_x921 = cw[921];
+    assign syn_x922 = cw[922];
+    assign syn_x923 = cw[923];
+    assign syn_x924 = cw[924];
+    assign syn_x925 = cw[925];
+    assign syn_x926 = cw[926];
+    assign syn_x927 = cw[927];
+    assign syn_x928 = cw[928];
+    assign syn_x929 = cw[929];
+    assign syn_x930 = cw[930];
+    assign syn_x931 = cw[931];
+    assign syn_x932 = cw[932];
+    assign syn_x933 = cw[933];
+    assign syn_x934 = cw[934];
+    assign syn_x935 = cw[935];
+    assign syn_x936 = cw[936];
+    assign syn_x937 = cw[937];
+    assign syn_x938 = cw[938];
+    assign syn_x939 = cw[939];
+    assign syn_x940 = cw[940];
+    assign syn_x941 = cw[941];
+    assign syn_x942 = cw[942];
+    assign syn_x943 = cw[943];
+    assign syn_x944 = cw[944];
+    assign syn_x945 = cw[945];
+    assign syn_x946 = cw[946];
+    assign syn_x947 = cw[947];
+    assign syn_x948 = cw[948];
+    assign syn_x949 = cw[949];
+    assign syn_x950 = cw[950];
+    assign syn_x951 = cw[951];
+    assign syn_x952 = cw[952];
+    assign syn_x953 = cw[953];
+    assign syn_x954 = cw[954];
+    assign syn_x955 = cw[955];
+    assign syn_x956 = cw[956];
+    assign syn_x957 = cw[957];
+    assign syn_x958 = cw[958];
+    assign syn_x959 = cw[959];
+    assign syn_x960 = cw[960];
+    assign syn_x961 = cw[961];
+    assign syn_x962 = cw[962];
+    assign syn_x963 = cw[963];
+    assign syn_x964 = cw[964];
+    assign syn_x965 = cw[965];
+    assign syn_x966 = cw[966];
+    assign syn_x967 = cw[967];
+    assign syn_x968 = cw[968];
+    assign syn_x969 = cw[969];
+    assign syn_x970 = cw[970];
+    assign syn_x971 = cw[971];
+    assign syn_x972 = cw[972];
+    assign syn_x973 = cw[973];
+    assign syn_x974 = cw[974];
+    assign syn_x975 = cw[975];
+    assign syn_x976 = cw[976];
+    assign syn_x977 = cw[977];
+    assign syn_x978 = cw[978];
+    assign syn_x979 = cw[979];
+    assign syn_x980 = cw[980];
+    assign syn_x981 = cw[981];
+    assign syn_x982 = cw[982];
+    assign syn_x983 = cw[983];
+    assign syn_x984 = cw[984];
+    assign syn_x985 = cw[985];
+    assign syn_x986 = cw[986];
+    assign syn_x987 = cw[987];
+    assign syn_x988 = cw[988];
+    assign syn_x989 = cw[989];
+    assign syn_x990 = cw[990];
+    assign syn_x991 = cw[991];
+    assign syn_x992 = cw[992];
+    assign syn_x993 = cw[993];
+    assign syn_x994 = cw[994];
+    assign syn_x995 = cw[995];
+    assign syn_x996 = cw[996];
+    assign syn_x997 = cw[997];
+    assign syn_x998 = cw[998];
+    assign syn_x999 = cw[999];
+    assign syn_x1000 = cw[1000];
+    assign syn_x1001 = cw[1001];
+    assign syn_x1002 = cw[1002];
+    assign syn_x1003 = cw[1003];
+    assign syn_x1004 = cw[1004];
+    assign syn_x1005 = cw[1005];
+    assign syn_x1006 = cw[1006];
+    assign syn_x1007 = cw[1007];
+    assign syn_x1008 = cw[1008];
+    assign syn_x1009 = cw[1009];
+    assign syn_x1010 = cw[1010];
+    assign syn_x1011 = cw[1011];
+    assign syn_x1012 = cw[1012];
+    assign syn_x1013 = cw[1013];
+    assign syn_x1014 = cw[1014];
+    assign syn_x1015 = cw[1015];
+    assign syn_x1016 = cw[1016];
+    assign syn_x1017 = cw[1017];
+    assign syn_x1018 = cw[1018];
+    assign syn_x1019 = cw[1019];
+    assign syn_x1020 = cw[1020];
+    assign syn_x1021 = cw[1021];
+    assign syn_x1022 = cw[1022];
+    assign syn_x1023 = cw[1023];
+    assign syn_x1024 = cw[1024];
+    assign syn_x1025 = cw[1025];
+    assign syn_x1026 = cw[1026];
+    assign syn_x1027 = cw[1027];
+    assign syn_x1028 = cw[1028];
+    assign syn_x1029 = cw[1029];
+    assign syn_x1030 = cw[1030];
+    assign syn_x1031 = cw[1031];
+    assign syn_x1032 = cw[1032];
+    assign syn_x1033 = cw[1033];
+    assign syn_x1034 = cw[1034];
+    assign syn_x1035 = cw[1035];
+    assign syn_x1036 = cw[1036];
+    assign syn_x1037 = cw[1037];
+    assign syn_x1038 = cw[1038];
+    assign syn_x1039 = cw[1039];
+    assign syn_x1040 = cw[1040];
+    assign syn_x1041 = cw[1041];
+    assign syn_x1042 = cw[1042];
+    assign syn_x1043 = cw[1043];
+    assign syn_x1044 = cw[1044];
+    assign syn_x1045 = cw[1045];
+    assign syn_x1046 = cw[1046];
+    assign syn_x1047 = cw[1047];
+    assign syn_x1048 = cw[1048];
+    assign syn_x1049 = cw[1049];
+    assign syn_x1050 = cw[1050];
+    assign syn_x1051 = cw[1051];
+    assign syn_x1052 = cw[1052];
+    assign syn_x1053 = cw[1053];
+    assign syn_x1054 = cw[1054];
+    assign syn_x1055 = cw[1055];
+    assign syn_x1056 = cw[1056];
+    assign syn_x1057 = cw[1057];
+    assign syn_x1058 = cw[1058];
+    assign syn_x1059 = cw[1059];
+    assign syn_x1060 = cw[1060];
+    assign syn_x1061 = cw[1061];
+    assign syn_x1062 = cw[1062];
+    assign syn_x1063 = cw[1063];
+    assign syn_x1064 = cw[1064];
+    assign syn_x1065 = cw[1065];
+    assign syn_x1066 = cw[1066];
+    assign syn_x1067 = cw[1067];
+    assign syn_x1068 = cw[1068];
+    assign syn_x1069 = cw[1069];
+    assign syn_x1070 = cw[1070];
+    assign syn_x1071 = cw[1071];
+    assign syn_x1072 = cw[1072];
+    assign syn_x1073 = cw[1073];
+    assign syn_x1074 = cw[1074];
+    assign syn_x1075 = cw[1075];
+    assign syn_x1076 = cw[1076];
+    assign syn_x1077 = cw[1077];
+    assign syn_x1078 = cw[1078];
+    assign syn_x1079 = cw[1079];
+    assign syn_x1080 = cw[1080];
+    assign syn_x1081 = cw[1081];
+    assign syn_x1082 = cw[1082];
+    assign syn_x1083 = cw[1083];
+    assign syn_x1084 = cw[1084];
+    assign syn_x1085 = cw[1085];
+    assign syn_x1086 = cw[1086];
+    assign syn_x1087 = cw[1087];
+    assign syn_x1088 = cw[1088];
+    assign syn_x1089 = cw[1089];
+    assign syn_x1090 = cw[1090];
+    assign syn_x1091 = cw[1091];
+    assign syn_x1092 = cw[1092];
+    assign syn_x1093 = cw[1093];
+    assign syn_x1094 = cw[1094];
+    assign syn_x1095 = cw[1095];
+    assign syn_x1096 = cw[1096];
+    assign syn_x1097 = cw[1097];
+    assign syn_x1098 = cw[1098];
+    assign syn_x1099 = cw[1099];
+    assign syn_x1100 = cw[1100];
+    assign syn_x1101 = cw[1101];
+    assign syn_x1102 = cw[1102];
+    assign syn_x1103 = cw[1103];
+    assign syn_x1104 = cw[1104];
+    assign syn_x1105 = cw[1105];
+    assign syn_x1106 = cw[1106];
+    assign syn_x1107 = cw[1107];
+    assign syn_x1108 = cw[1108];
+    assign syn_x1109 = cw[1109];
+    assign syn_x1110 = cw[1110];
+    assign syn_x1111 = cw[1111];
+    assign syn_x1112 = cw[1112];
+    assign syn_x1113 = cw[1113];
+    assign syn_x1114 = cw[1114];
+    assign syn_x1115 = cw[1115];
+    assign syn_x1116 = cw[1116];
+    assign syn_x1117 = cw[1117];
+    assign syn_x1118 = cw[1118];
+    assign syn_x1119 = cw[1119];
+    assign syn_x1120 = cw[1120];
+    assign syn_x1121 = cw[1121];
+    assign syn_x1122 = cw[1122];
+    assign syn_x1123 = cw[1123];
+    assign syn_x1124 = cw[1124];
+    assign syn_x1125 = cw[1125];
+    assign syn_x1126 = cw[1126];
+    assign syn_x1127 = cw[1127];
+    assign syn_x1128 = cw[1128];
+    assign syn_x1129 = cw[1129];
+    assign syn_x1130 = cw[1130];
+    assign syn_x1131 = cw[1131];
+    assign syn_x1132 = cw[1132];
+    assign syn_x1133 = cw[1133];
+    assign syn_x1134 = cw[1134];
+    assign syn_x1135 = cw[1135];
+    assign syn_x1136 = cw[1136];
+    assign syn_x1137 = cw[1137];
+    assign syn_x1138 = cw[1138];
+    assign syn_x1139 = cw[1139];
+    assign syn_x1140 = cw[1140];
+    assign syn_x1141 = cw[1141];
+    assign syn_x1142 = cw[1142];
+    assign syn_x1143 = cw[1143];
+    assign syn_x1144 = cw[1144];
+    assign syn_x1145 = cw[1145];
+    assign syn_x1146 = cw[1146];
+    assign syn_x1147 = cw[1147];
+    assign syn_x1148 = cw[1148];
+    assign syn_x1149 = cw[1149];
+    assign syn_x1150 = cw[1150];
+    assign syn_x1151 = cw[1151];
+    assign syn_x1152 = cw[1152];
+    assign syn_x1153 = cw[1153];
+    assign syn_x1154 = cw[1154];
+    assign syn_x1155 = cw[1155];
+    assign syn_x1156 = cw[1156];
+    assign syn_x1157 = cw[1157];
+    assign syn_x1158 = cw[1158];
+    assign syn_x1159 = cw[1159];
+    assign syn_x1160 = cw[1160];
+    assign syn_x1161 = cw[1161];
+    assign syn_x1162 = cw[1162];
+    assign syn_x1163 = cw[1163];
+    assign syn_x1164 = cw[1164];
+    assign syn_x1165 = cw[1165];
+    assign syn_x1166 = cw[1166];
+    assign syn_x1167 = cw[1167];
+    assign syn_x1168 = cw[1168];
+    assign syn_x1169 = cw[1169];
+    assign syn_x1170 = cw[1170];
+    assign syn_x1171 = cw[1171];
+    assign syn_x1172 = cw[1172];
+    assign syn_x1173 = cw[1173];
+    assign syn_x1174 = cw[1174];
+    assign syn_x1175 = cw[1175];
+    assign syn_x1176 = cw[1176];
+    assign syn_x1177 = cw[1177];
+    assign syn_x1178 = cw[1178];
+    assign syn_x1179 = cw[1179];
+    assign syn_x1180 = cw[1180];
+    assign syn_x1181 = cw[1181];
+    assign syn_x1182 = cw[1182];
+    assign syn_x1183 = cw[1183];
+    assign syn_x1184 = cw[1184];
+    assign syn_x1185 = cw[1185];
+    assign syn_x1186 = cw[1186];
+    assign syn_x1187 = cw[1187];
+    assign syn_x1188 = cw[1188];
+    assign syn_x1189 = cw[1189];
+    assign syn_x1190 = cw[1190];
+    assign syn_x1191 = cw[1191];
+    assign syn_x1192 = cw[1192];
+    assign syn_x1193 = cw[1193];
+    assign syn_x1194 = cw[1194];
+    assign syn_x1195 = cw[1195];
+    assign syn_x1196 = cw[1196];
+    assign syn_x1197 = cw[1197];
+    assign syn_x1198 = cw[1198];
+    assign syn_x1199 = cw[1199];
+    assign syn_x1200 = cw[1200];
+    assign syn_x1201 = cw[1201];
+    assign syn_x1202 = cw[1202];
+    assign syn_x1203 = cw[1203];
+    assign syn_x1204 = cw[1204];
+    assign syn_x1205 = cw[1205];
+    assign syn_x1206 = cw[1206];
+    assign syn_x1207 = cw[1207];
+    assign syn_x1208 = cw[1208];
+    assign syn_x1209 = cw[1209];
+    assign syn_x1210 = cw[1210];
+    assign syn_x1211 = cw[1211];
+    assign syn_x1212 = cw[1212];
+    assign syn_x1213 = cw[1213];
+    assign syn_x1214 = cw[1214];
+    assign syn_x1215 = cw[1215];
+    assign syn_x1216 = cw[1216];
+    assign syn_x1217 = cw[1217];
+    assign syn_x1218 = cw[1218];
+    assign syn_x1219 = cw[1219];
+    assign syn_x1220 = cw[1220];
+    assign syn_x1221 = cw[1221];
+    assign syn_x1222 = cw[1222];
+    assign syn_x1223 = cw[1223];
+    assign syn_x1224 = cw[1224];
+    assign syn_x1225 = cw[1225];
+    assign syn_x1226 = cw[1226];
+    assign syn_x1227 = cw[1227];
+    assign syn_x1228 = cw[1228];
+    assign syn_x1229 = cw[1229];
+    assign syn_x1230 = cw[1230];
+    assign syn_x1231 = cw[1231];
+    assign syn_x1232 = cw[1232];
+    assign syn_x1233 = cw[1233];
+    assign syn_x1234 = cw[1234];
+    assign syn_x1235 = cw[1235];
+    assign syn_x1236 = cw[1236];
+    assign syn_x1237 = cw[1237];
+    assign syn_x1238 = cw[1238];
+    assign syn_x1239 = cw[1239];
+    assign syn_x1240 = cw[1240];
+    assign syn_x1241 = cw[1241];
+    assign syn_x1242 = cw[1242];
+    assign syn_x1243 = cw[1243];
+    assign syn_x1244 = cw[1244];
+    assign syn_x1245 = cw[1245];
+    assign syn_x1246 = cw[1246];
+    assign syn_x1247 = cw[1247];
+    assign syn_x1248 = cw[1248];
+    assign syn_x1249 = cw[1249];
+    assign syn_x1250 = cw[1250];
+    assign syn_x1251 = cw[1251];
+    assign syn_x1252 = cw[1252];
+    assign syn_x1253 = cw[1253];
+    assign syn_x1254 = cw[1254];
+    assign syn_x1255 = cw[1255];
+    assign syn_x1256 = cw[1256];
+    assign syn_x1257 = cw[1257];
+    assign syn_x1258 = cw[1258];
+    assign syn_x1259 = cw[1259];
+    assign syn_x1260 = cw[1260];
+    assign syn_x1261 = cw[1261];
+    assign syn_x1262 = cw[1262];
+    assign syn_x1263 = cw[1263];
+    assign syn_x1264 = cw[1264];
+    assign syn_x1265 = cw[1265];
+    assign syn_x1266 = cw[1266];
+    assign syn_x1267 = cw[1267];
+    assign syn_x1268 = cw[1268];
+    assign syn_x1269 = cw[1269];
+    assign syn_x1270 = cw[1270];
+    assign syn_x1271 = cw[1271];
+    assign syn_x1272 = cw[1272];
+    assign syn_x1273 = cw[1273];
+    assign syn_x1274 = cw[1274];
+    assign syn_x1275 = cw[1275];
+    assign syn_x1276 = cw[1276];
+    assign syn_x1277 = cw[1277];
+    assign syn_x1278 = cw[1278];
+    assign syn_x1279 = cw[1279];
+    assign syn_x1280 = cw[1280];
+    assign syn_x1281 = cw[1281];
+    assign syn_x1282 = cw[1282];
+    assign syn_x1283 = cw[1283];
+    assign syn_x1284 = cw[1284];
+    assign syn_x1285 = cw[1285];
+    assign syn_x1286 = cw[1286];
+    assign syn_x1287 = cw[1287];
+    assign syn_x1288 = cw[1288];
+    assign syn_x1289 = cw[1289];
+    assign syn_x1290 = cw[1290];
+    assign syn_x1291 = cw[1291];
+    assign syn_x1292 = cw[1292];
+    assign syn_x1293 = cw[1293];
+    assign syn_x1294 = cw[1294];
+    assign syn_x1295 = cw[1295];
+    assign syn_x1296 = cw[1296];
+    assign syn_x1297 = cw[1297];
+    assign syn_x1298 = cw[1298];
+    assign syn_x1299 = cw[1299];
+    assign syn_x1300 = cw[1300];
+    assign syn_x1301 = cw[1301];
+    assign syn_x1302 = cw[1302];
+    assign syn_x1303 = cw[1303];
+    assign syn_x1304 = cw[1304];
+    assign syn_x1305 = cw[1305];
+    assign syn_x1306 = cw[1306];
+    assign syn_x1307 = cw[1307];
+    assign syn_x1308 = cw[1308];
+    assign syn_x1309 = cw[1309];
+    assign syn_x1310 = cw[1310];
+    assign syn_x1311 = cw[1311];
+    assign syn_x1312 = cw[1312];
+    assign syn_x1313 = cw[1313];
+    assign syn_x1314 = cw[1314];
+    assign syn_x1315 = cw[1315];
+    assign syn_x1316 = cw[1316];
+    assign syn_x1317 = cw[1317];
+    assign syn_x1318 = cw[1318];
+    assign syn_x1319 = cw[1319];
+    assign syn_x1320 = cw[1320];
+    assign syn_x1321 = cw[1321];
+    assign syn_x1322 = cw[1322];
+    assign syn_x1323 = cw[1323];
+    assign syn_x1324 = cw[1324];
+    assign syn_x1325 = cw[1325];
+    assign syn_x1326 = cw[1326];
+    assign syn_x1327 = cw[1327];
+    assign syn_x1328 = cw[1328];
+    assign syn_x1329 = cw[1329];
+    assign syn_x1330 = cw[1330];
+    assign syn_x1331 = cw[1331];
+    assign syn_x1332 = cw[1332];
+    assign syn_x1333 = cw[1333];
+    assign syn_x1334 = cw[1334];
+    assign syn_x1335 = cw[1335];
+    assign syn_x1336 = cw[1336];
+    assign syn_x1337 = cw[1337];
+    assign syn_x1338 = cw[1338];
+    assign syn_x1339 = cw[1339];
+    assign syn_x1340 = cw[1340];
+    assign syn_x1341 = cw[1341];
+    assign syn_x1342 = cw[1342];
+    assign syn_x1343 = cw[1343];
+    assign syn_x1344 = cw[1344];
+    assign syn_x1345 = cw[1345];
+    assign syn_x1346 = cw[1346];
+    assign syn_x1347 = cw[1347];
+    assign syn_x1348 = cw[1348];
+    assign syn_x1349 = cw[1349];
+    assign syn_x1350 = cw[1350];
+    assign syn_x1351 = cw[1351];
+    assign syn_x1352 = cw[1352];
+    assign syn_x1353 = cw[1353];
+    assign syn_x1354 = cw[1354];
+    assign syn_x1355 = cw[1355];
+    assign syn_x1356 = cw[1356];
+    assign syn_x1357 = cw[1357];
+    assign syn_x1358 = cw[1358];
+    assign syn_x1359 = cw[1359];
+    assign syn_x1360 = cw[1360];
+    assign syn_x1361 = cw[1361];
+    assign syn_x1362 = cw[1362];
+    assign syn_x1363 = cw[1363];
+    assign syn_x1364 = cw[1364];
+    assign syn_x1365 = cw[1365];
+    assign syn_x1366 = cw[1366];
+    assign syn_x1367 = cw[1367];
+    assign syn_x1368 = cw[1368];
+    assign syn_x1369 = cw[1369];
+    assign syn_x1370 = cw[1370];
+    assign syn_x1371 = cw[1371];
+    assign syn_x1372 = cw[1372];
+    assign syn_x1373 = cw[1373];
+    assign syn_x1374 = cw[1374];
+    assign syn_x1375 = cw[1375];
+    assign syn_x1376 = cw[1376];
+    assign syn_x1377 = cw[1377];
+    assign syn_x1378 = cw[1378];
+    assign syn_x1379 = cw[1379];
+    assign syn_x1380 = cw[1380];
+    assign syn_x1381 = cw[1381];
+    assign syn_x1382 = cw[1382];
+    assign syn_x1383 = cw[1383];
+    assign syn_x1384 = cw[1384];
+    assign syn_x1385 = cw[1385];
+    assign syn_x1386 = cw[1386];
+    assign syn_x1387 = cw[1387];
+    assign syn_x1388 = cw[1388];
+    assign syn_x1389 = cw[1389];
+    assign syn_x1390 = cw[1390];
+    assign syn_x1391 = cw[1391];
+    assign syn_x1392 = cw[1392];
+    assign syn_x1393 = cw[1393];
+    assign syn_x1394 = cw[1394];
+    assign syn_x1395 = cw[1395];
+    assign syn_x1396 = cw[1396];
+    assign syn_x1397 = cw[1397];
+    assign syn_x1398 = cw[1398];
+    assign syn_x1399 = cw[1399];
+    assign syn_x1400 = cw[1400];
+    assign syn_x1401 = cw[1401];
+    assign syn_x1402 = cw[1402];
+    assign syn_x1403 = cw[1403];
+    assign syn_x1404 = cw[1404];
+    assign syn_x1405 = cw[1405];
+    assign syn_x1406 = cw[1406];
+    assign syn_x1407 = cw[1407];
+    assign syn_x1408 = cw[1408];
+    assign syn_x1409 = cw[1409];
+    assign syn_x1410 = cw[1410];
+    assign syn_x1411 = cw[1411];
+    assign syn_x1412 = cw[1412];
+    assign syn_x1413 = cw[1413];
+    assign syn_x1414 = cw[1414];
+    assign syn_x1415 = cw[1415];
+    assign syn_x1416 = cw[1416];
+    assign syn_x1417 = cw[1417];
+    assign syn_x1418 = cw[1418];
+    assign syn_x1419 = cw[1419];
+    assign syn_x1420 = cw[1420];
+    assign syn_x1421 = cw[1421];
+    assign syn_x1422 = cw[1422];
+    assign syn_x1423 = cw[1423];
+    assign syn_x1424 = cw[1424];
+    assign syn_x1425 = cw[1425];
+    assign syn_x1426 = cw[1426];
+    assign syn_x1427 = cw[1427];
+    assign syn_x1428 = cw[1428];
+    assign syn_x1429 = cw[1429];
+    assign syn_x1430 = cw[1430];
+    assign syn_x1431 = cw[1431];
+    assign syn_x1432 = cw[1432];
+    assign syn_x1433 = cw[1433];
+    assign syn_x1434 = cw[1434];
+    assign syn_x1435 = cw[1435];
+    assign syn_x1436 = cw[1436];
+    assign syn_x1437 = cw[1437];
+    assign syn_x1438 = cw[1438];
+    assign syn_x1439 = cw[1439];
+    assign syn_x1440 = cw[1440];
+    assign syn_x1441 = cw[1441];
+    assign syn_x1442 = cw[1442];
+    assign syn_x1443 = cw[1443];
+    assign syn_x1444 = cw[1444];
+    assign syn_x1445 = cw[1445];
+    assign syn_x1446 = cw[1446];
+    assign syn_x1447 = cw[1447];
+    assign syn_x1448 = cw[1448];
+    assign syn_x1449 = cw[1449];
+    assign syn_x1450 = cw[1450];
+    assign syn_x1451 = cw[1451];
+    assign syn_x1452 = cw[1452];
+    assign syn_x1453 = cw[1453];
+    assign syn_x1454 = cw[1454];
+    assign syn_x1455 = cw[1455];
+    assign syn_x1456 = cw[1456];
+    assign syn_x1457 = cw[1457];
+    assign syn_x1458 = cw[1458];
+    assign syn_x1459 = cw[1459];
+    assign syn_x1460 = cw[1460];
+    assign syn_x1461 = cw[1461];
+    assign syn_x1462 = cw[1462];
+    assign syn_x1463 = cw[1463];
+    assign syn_x1464 = cw[1464];
+    assign syn_x1465 = cw[1465];
+    assign syn_x1466 = cw[1466];
+    assign syn_x1467 = cw[1467];
+    assign syn_x1468 = cw[1468];
+    assign syn_x1469 = cw[1469];
+    assign syn_x1470 = cw[1470];
+    assign syn_x1471 = cw[1471];
+    assign syn_x1472 = cw[1472];
+    assign syn_x1473 = cw[1473];
+    assign syn_x1474 = cw[1474];
+    assign syn_x1475 = cw[1475];
+    assign syn_x1476 = cw[1476];
+    assign syn_x1477 = cw[1477];
+    assign syn_x1478 = cw[1478];
+    assign syn_x1479 = cw[1479];
+    assign syn_x1480 = cw[1480];
+    assign syn_x1481 = cw[1481];
+    assign syn_x1482 = cw[1482];
+    assign syn_x1483 = cw[1483];
+    assign syn_x1484 = cw[1484];
+    assign syn_x1485 = cw[1485];
+    assign syn_x1486 = cw[1486];
+    assign syn_x1487 = cw[1487];
+    assign syn_x1488 = cw[1488];
+    assign syn_x1489 = cw[1489];
+    assign syn_x1490 = cw[1490];
+    assign syn_x1491 = cw[1491];
+    assign syn_x1492 = cw[1492];
+    assign syn_x1493 = cw[1493];
+    assign syn_x1494 = cw[1494];
+    assign syn_x1495 = cw[1495];
+    assign syn_x1496 = cw[1496];
+    assign syn_x1497 = cw[1497];
+    assign syn_x1498 = cw[1498];
+    assign syn_x1499 = cw[1499];
+    assign syn_x1500 = cw[1500];
+    assign syn_x1501 = cw[1501];
+    assign syn_x1502 = cw[1502];
+    assign syn_x1503 = cw[1503];
+    assign syn_x1504 = cw[1504];
+    assign syn_x1505 = cw[1505];
+    assign syn_x1506 = cw[1506];
+    assign syn_x1507 = cw[1507];
+    assign syn_x1508 = cw[1508];
+    assign syn_x1509 = cw[1509];
+    assign syn_x1510 = cw[1510];
+    assign syn_x1511 = cw[1511];
+    assign syn_x1512 = cw[1512];
+    assign syn_x1513 = cw[1513];
+    assign syn_x1514 = cw[1514];
+    assign syn_x1515 = cw[1515];
+    assign syn_x1516 = cw[1516];
+    assign syn_x1517 = cw[1517];
+    assign syn_x1518 = cw[1518];
+    assign syn_x1519 = cw[1519];
+    assign syn_x1520 = cw[1520];
+    assign syn_x1521 = cw[1521];
+    assign syn_x1522 = cw[1522];
+    assign syn_x1523 = cw[1523];
+    assign syn_x1524 = cw[1524];
+    assign syn_x1525 = cw[1525];
+    assign syn_x1526 = cw[1526];
+    assign syn_x1527 = cw[1527];
+    assign syn_x1528 = cw[1528];
+    assign syn_x1529 = cw[1529];
+    assign syn_x1530 = cw[1530];
+    assign syn_x1531 = cw[1531];
+    assign syn_x1532 = cw[1532];
+    assign syn_x1533 = cw[1533];
+    assign syn_x1534 = cw[1534];
+    assign syn_x1535 = cw[1535];
+    assign syn_x1536 = cw[1536];
+    assign syn_x1537 = cw[1537];
+    assign syn_x1538 = cw[1538];
+    assign syn_x1539 = cw[1539];
+    assign syn_x1540 = cw[1540];
+    assign syn_x1541 = cw[1541];
+    assign syn_x1542 = cw[1542];
+    assign syn_x1543 = cw[1543];
+    assign syn_x1544 = cw[1544];
+    assign syn_x1545 = cw[1545];
+    assign syn_x1546 = cw[1546];
+    assign syn_x1547 = cw[1547];
+    assign syn_x1548 = cw[1548];
+    assign syn_x1549 = cw[1549];
+    assign syn_x1550 = cw[1550];
+    assign syn_x1551 = cw[1551];
+    assign syn_x1552 = cw[1552];
+    assign syn_x1553 = cw[1553];
+    assign syn_x1554 = cw[1554];
+    assign syn_x1555 = cw[1555];
+    assign syn_x1556 = cw[1556];
+    assign syn_x1557 = cw[1557];
+    assign syn_x1558 = cw[1558];
+    assign syn_x1559 = cw[1559];
+    assign syn_x1560 = cw[1560];
+    assign syn_x1561 = cw[1561];
+    assign syn_x1562 = cw[1562];
+    assign syn_x1563 = cw[1563];
+    assign syn_x1564 = cw[1564];
+    assign syn_x1565 = cw[1565];
+    assign syn_x1566 = cw[1566];
+    assign syn_x1567 = cw[1567];
+    assign syn_x1568 = cw[1568];
+    assign syn_x1569 = cw[1569];
+    assign syn_x1570 = cw[1570];
+    assign syn_x1571 = cw[1571];
+    assign syn_x1572 = cw[1572];
+    assign syn_x1573 = cw[1573];
+    assign syn_x1574 = cw[1574];
+    assign syn_x1575 = cw[1575];
+    assign syn_x1576 = cw[1576];
+    assign syn_x1577 = cw[1577];
+    assign syn_x1578 = cw[1578];
+    assign syn_x1579 = cw[1579];
+    assign syn_x1580 = cw[1580];
+    assign syn_x1581 = cw[1581];
+    assign syn_x1582 = cw[1582];
+    assign syn_x1583 = cw[1583];
+    assign syn_x1584 = cw[1584];
+    assign syn_x1585 = cw[1585];
+    assign syn_x1586 = cw[1586];
+    assign syn_x1587 = cw[1587];
+    assign syn_x1588 = cw[1588];
+    assign syn_x1589 = cw[1589];
+    assign syn_x1590 = cw[1590];
+    assign syn_x1591 = cw[1591];
+    assign syn_x1592 = cw[1592];
+    assign syn_x1593 = cw[1593];
+    assign syn_x1594 = cw[1594];
+    assign syn_x1595 = cw[1595];
+    assign syn_x1596 = cw[1596];
+    assign syn_x1597 = cw[1597];
+    assign syn_x1598 = cw[1598];
+    assign syn_x1599 = cw[1599];
+    assign syn_x1600 = cw[1600];
+    assign syn_x1601 = cw[1601];
+    assign syn_x1602 = cw[1602];
+    assign syn_x1603 = cw[1603];
+    assign syn_x1604 = cw[1604];
+    assign syn_x1605 = cw[1605];
+    assign syn_x1606 = cw[1606];
+    assign syn_x1607 = cw[1607];
+    assign syn_x1608 = cw[1608];
+    assign syn_x1609 = cw[1609];
+    assign syn_x1610 = cw[1610];
+    assign syn_x1611 = cw[1611];
+    assign syn_x1612 = cw[1612];
+    assign syn_x1613 = cw[1613];
+    assign syn_x1614 = cw[1614];
+    assign syn_x1615 = cw[1615];
+    assign syn_x1616 = cw[1616];
+    assign syn_x1617 = cw[1617];
+    assign syn_x1618 = cw[1618];
+    assign syn_x1619 = cw[1619];
+    assign syn_x1620 = cw[1620];
+    assign syn_x1621 = cw[1621];
+    assign syn_x1622 = cw[1622];
+    assign syn_x1623 = cw[1623];
+    assign syn_x1624 = cw[1624];
+    assign syn_x1625 = cw[1625];
+    assign syn_x1626 = cw[1626];
+    assign syn_x1627 = cw[1627];
+    assign syn_x1628 = cw[1628];
+    assign syn_x1629 = cw[1629];
+    assign syn_x1630 = cw[1630];
+    assign syn_x1631 = cw[1631];
+    assign syn_x1632 = cw[1632];
+    assign syn_x1633 = cw[1633];
+    assign syn_x1634 = cw[1634];
+    assign syn_x1635 = cw[1635];
+    assign syn_x1636 = cw[1636];
+    assign syn_x1637 = cw[1637];
+    assign syn_x1638 = cw[1638];
+    assign syn_x1639 = cw[1639];
+    assign syn_x1640 = cw[1640];
+    assign syn_x1641 = cw[1641];
+    assign syn_x1642 = cw[1642];
+    assign syn_x1643 = cw[1643];
+    assign syn_x1644 = cw[1644];
+    assign syn_x1645 = cw[1645];
+    assign syn_x1646 = cw[1646];
+    assign syn_x1647 = cw[1647];
+    assign syn_x1648 = cw[1648];
+    assign syn_x1649 = cw[1649];
+    assign syn_x1650 = cw[1650];
+    assign syn_x1651 = cw[1651];
+    assign syn_x1652 = cw[1652];
+    assign syn_x1653 = cw[1653];
+    assign syn_x1654 = cw[1654];
+    assign syn_x1655 = cw[1655];
+    assign syn_x1656 = cw[1656];
+    assign syn_x1657 = cw[1657];
+    assign syn_x1658 = cw[1658];
+    assign syn_x1659 = cw[1659];
+    assign syn_x1660 = cw[1660];
+    assign syn_x1661 = cw[1661];
+    assign syn_x1662 = cw[1662];
+    assign syn_x1663 = cw[1663];
+    assign syn_x1664 = cw[1664];
+    assign syn_x1665 = cw[1665];
+    assign syn_x1666 = cw[1666];
+    assign syn_x1667 = cw[1667];
+    assign syn_x1668 = cw[1668];
+    assign syn_x1669 = cw[1669];
+    assign syn_x1670 = cw[1670];
+    assign syn_x1671 = cw[1671];
+    assign syn_x1672 = cw[1672];
+    assign syn_x1673 = cw[1673];
+    assign syn_x1674 = cw[1674];
+    assign syn_x1675 = cw[1675];
+    assign syn_x1676 = cw[1676];
+    assign syn_x1677 = cw[1677];
+    assign syn_x1678 = cw[1678];
+    assign syn_x1679 = cw[1679];
+    assign syn_x1680 = cw[1680];
+    assign syn_x1681 = cw[1681];
+    assign syn_x1682 = cw[1682];
+    assign syn_x1683 = cw[1683];
+    assign syn_x1684 = cw[1684];
+    assign syn_x1685 = cw[1685];
+    assign syn_x1686 = cw[1686];
+    assign syn_x1687 = cw[1687];
+    assign syn_x1688 = cw[1688];
+    assign syn_x1689 = cw[1689];
+    assign syn_x1690 = cw[1690];
+    assign syn_x1691 = cw[1691];
+    assign syn_x1692 = cw[1692];
+    assign syn_x1693 = cw[1693];
+    assign syn_x1694 = cw[1694];
+    assign syn_x1695 = cw[1695];
+    assign syn_x1696 = cw[1696];
+    assign syn_x1697 = cw[1697];
+    assign syn_x1698 = cw[1698];
+    assign syn_x1699 = cw[1699];
+    assign syn_x1700 = cw[1700];
+    assign syn_x1701 = cw[1701];
+    assign syn_x1702 = cw[1702];
+    assign syn_x1703 = cw[1703];
+    assign syn_x1704 = cw[1704];
+    assign syn_x1705 = cw[1705];
+    assign syn_x1706 = cw[1706];
+    assign syn_x1707 = cw[1707];
+    assign syn_x1708 = cw[1708];
+    assign syn_x1709 = cw[1709];
+    assign syn_x1710 = cw[1710];
+    assign syn_x1711 = cw[1711];
+    assign syn_x1712 = cw[1712];
+    assign syn_x1713 = cw[1713];
+    assign syn_x1714 = cw[1714];
+    assign syn_x1715 = cw[1715];
+    assign syn_x1716 = cw[1716];
+    assign syn_x1717 = cw[1717];
+    assign syn_x1718 = cw[1718];
+    assign syn_x1719 = cw[1719];
+    assign syn_x1720 = cw[1720];
+    assign syn_x1721 = cw[1721];
+    assign syn_x1722 = cw[1722];
+    assign syn_x1723 = cw[1723];
+    assign syn_x1724 = cw[1724];
+    assign syn_x1725 = cw[1725];
+    assign syn_x1726 = cw[1726];
+    assign syn_x1727 = cw[1727];
+    assign syn_x1728 = cw[1728];
+    assign syn_x1729 = cw[1729];
+    assign syn_x1730 = cw[1730];
+    assign syn_x1731 = cw[1731];
+    assign syn_x1732 = cw[1732];
+    assign syn_x1733 = cw[1733];
+    assign syn_x1734 = cw[1734];
+    assign syn_x1735 = cw[1735];
+    assign syn_x1736 = cw[1736];
+    assign syn_x1737 = cw[1737];
+    assign syn_x1738 = cw[1738];
+    assign syn_x1739 = cw[1739];
+    assign syn_x1740 = cw[1740];
+    assign syn_x1741 = cw[1741];
+    assign syn_x1742 = cw[1742];
+    assign syn_x1743 = cw[1743];
+    assign syn_x1744 = cw[1744];
+    assign syn_x1745 = cw[1745];
+    assign syn_x1746 = cw[1746];
+    assign syn_x1747 = cw[1747];
+    assign syn_x1748 = cw[1748];
+    assign syn_x1749 = cw[1749];
+    assign syn_x1750 = cw[1750];
+    assign syn_x1751 = cw[1751];
+    assign syn_x1752 = cw[1752];
+    assign syn_x1753 = cw[1753];
+    assign syn_x1754 = cw[1754];
+    assign syn_x1755 = cw[1755];
+    assign syn_x1756 = cw[1756];
+    assign syn_x1757 = cw[1757];
+    assign syn_x1758 = cw[1758];
+    assign syn_x1759 = cw[1759];
+    assign syn_x1760 = cw[1760];
+    assign syn_x1761 = cw[1761];
+    assign syn_x1762 = cw[1762];
+    assign syn_x1763 = cw[1763];
+    assign syn_x1764 = cw[1764];
+    assign syn_x1765 = cw[1765];
+    assign syn_x1766 = cw[1766];
+    assign syn_x1767 = cw[1767];
+    assign syn_x1768 = cw[1768];
+    assign syn_x1769 = cw[1769];
+    assign syn_x1770 = cw[1770];
+    assign syn_x1771 = cw[1771];
+    assign syn_x1772 = cw[1772];
+    assign syn_x1773 = cw[1773];
+    assign syn_x1774 = cw[1774];
+    assign syn_x1775 = cw[1775];
+    assign syn_x1776 = cw[1776];
+    assign syn_x1777 = cw[1777];
+    assign syn_x1778 = cw[1778];
+    assign syn_x1779 = cw[1779];
+    assign syn_x1780 = cw[1780];
+    assign syn_x1781 = cw[1781];
+    assign syn_x1782 = cw[1782];
+    assign syn_x1783 = cw[1783];
+    assign syn_x1784 = cw[1784];
+    assign syn_x1785 = cw[1785];
+    assign syn_x1786 = cw[1786];
+    assign syn_x1787 = cw[1787];
+    assign syn_x1788 = cw[1788];
+    assign syn_x1789 = cw[1789];
+    assign syn_x1790 = cw[1790];
+    assign syn_x1791 = cw[1791];
+    assign syn_x1792 = cw[1792];
+    assign syn_x1793 = cw[1793];
+    assign syn_x1794 = cw[1794];
+    assign syn_x1795 = cw[1795];
+    assign syn_x1796 = cw[1796];
+    assign syn_x1797 = cw[1797];
+    assign syn_x1798 = cw[1798];
+    assign syn_x1799 = cw[1799];
+    assign syn_x1800 = cw[1800];
+    assign syn_x1801 = cw[1801];
+    assign syn_x1802 = cw[1802];
+    assign syn_x1803 = cw[1803];
+    assign syn_x1804 = cw[1804];
+    assign syn_x1805 = cw[1805];
+    assign syn_x1806 = cw[1806];
+    assign syn_x1807 = cw[1807];
+    assign syn_x1808 = cw[1808];
+    assign syn_x1809 = cw[1809];
+    assign syn_x1810 = cw[1810];
+    assign syn_x1811 = cw[1811];
+    assign syn_x1812 = cw[1812];
+    assign syn_x1813 = cw[1813];
+    assign syn_x1814 = cw[1814];
+    assign syn_x1815 = cw[1815];
+    assign syn_x1816 = cw[1816];
+    assign syn_x1817 = cw[1817];
+    assign syn_x1818 = cw[1818];
+    assign syn_x1819 = cw[1819];
+    assign syn_x1820 = cw[1820];
+    assign syn_x1821 = cw[1821];
+    assign syn_x1822 = cw[1822];
+    assign syn_x1823 = cw[1823];
+    assign syn_x1824 = cw[1824];
+    assign syn_x1825 = cw[1825];
+    assign syn_x1826 = cw[1826];
+    assign syn_x1827 = cw[1827];
+    assign syn_x1828 = cw[1828];
+    assign syn_x1829 = cw[1829];
+    assign syn_x1830 = cw[1830];
+    assign syn_x1831 = cw[1831];
+    assign syn_x1832 = cw[1832];
+    assign syn_x1833 = cw[1833];
+    assign syn_x1834 = cw[1834];
+    assign syn_x1835 = cw[1835];
+    assign syn_x1836 = cw[1836];
+    assign syn_x1837 = cw[1837];
+    assign syn_x1838 = cw[1838];
+    assign syn_x1839 = cw[1839];
+    assign syn_x1840 = cw[1840];
+    assign syn_x1841 = cw[1841];
+    assign syn_x1842 = cw[1842];
+    assign syn_x1843 = cw[1843];
+    assign syn_x1844 = cw[1844];
+    assign syn_x1845 = cw[1845];
+    assign syn_x1846 = cw[1846];
+    assign syn_x1847 = cw[1847];
+    assign syn_x1848 = cw[1848];
+    assign syn_x1849 = cw[1849];
+    assign syn_x1850 = cw[1850];
+    assign syn_x1851 = cw[1851];
+    assign syn_x1852 = cw[1852];
+    assign syn_x1853 = cw[1853];
+    assign syn_x1854 = cw[1854];
+    assign syn_x1855 = cw[1855];
+    assign syn_x1856 = cw[1856];
+    assign syn_x1857 = cw[1857];
+    assign syn_x1858 = cw[1858];
+    assign syn_x1859 = cw[1859];
+    assign syn_x1860 = cw[1860];
+    assign syn_x1861 = cw[1861];
+    assign syn_x1862 = cw[1862];
+    assign syn_x1863 = cw[1863];
+    assign syn_x1864 = cw[1864];
+    assign syn_x1865 = cw[1865];
+    assign syn_x1866 = cw[1866];
+    assign syn_x1867 = cw[1867];
+    assign syn_x1868 = cw[1868];
+    assign syn_x1869 = cw[1869];
+    assign syn_x1870 = cw[1870];
+    assign syn_x1871 = cw[1871];
+    assign syn_x1872 = cw[1872];
+    assign syn_x1873 = cw[1873];
+    assign syn_x1874 = cw[1874];
+    assign syn_x1875 = cw[1875];
+    assign syn_x1876 = cw[1876];
+    assign syn_x1877 = cw[1877];
+    assign syn_x1878 = cw[1878];
+    assign syn_x1879 = cw[1879];
+    assign syn_x1880 = cw[1880];
+    assign syn_x1881 = cw[1881];
+    assign syn_x1882 = cw[1882];
+    assign syn_x1883 = cw[1883];
+    assign syn_x1884 = cw[1884];
+    assign syn_x1885 = cw[1885];
+    assign syn_x1886 = cw[1886];
+    assign syn_x1887 = cw[1887];
+    assign syn_x1888 = cw[1888];
+    assign syn_x1889 = cw[1889];
+    assign syn_x1890 = cw[1890];
+    assign syn_x1891 = cw[1891];
+    assign syn_x1892 = cw[1892];
+    assign syn_x1893 = cw[1893];
+    assign syn_x1894 = cw[1894];
+    assign syn_x1895 = cw[1895];
+    assign syn_x1896 = cw[1896];
+    assign syn_x1897 = cw[1897];
+    assign syn_x1898 = cw[1898];
+    assign syn_x1899 = cw[1899];
+    assign syn_x1900 = cw[1900];
+    assign syn_x1901 = cw[1901];
+    assign syn_x1902 = cw[1902];
+    assign syn_x1903 = cw[1903];
+    assign syn_x1904 = cw[1904];
+    assign syn_x1905 = cw[1905];
+    assign syn_x1906 = cw[1906];
+    assign syn_x1907 = cw[1907];
+    assign syn_x1908 = cw[1908];
+    assign syn_x1909 = cw[1909];
+    assign syn_x1910 = cw[1910];
+    assign syn_x1911 = cw[1911];
+    assign syn_x1912 = cw[1912];
+    assign syn_x1913 = cw[1913];
+    assign syn_x1914 = cw[1914];
+    assign syn_x1915 = cw[1915];
+    assign syn_x1916 = cw[1916];
+    assign syn_x1917 = cw[1917];
+    assign syn_x1918 = cw[1918];
+    assign syn_x1919 = cw[1919];
+    assign syn_x1920 = cw[1920];
+    assign syn_x1921 = cw[1921];
+    assign syn_x1922 = cw[1922];
+    assign syn_x1923 = cw[1923];
+    assign syn_x1924 = cw[1924];
+    assign syn_x1925 = cw[1925];
+    assign syn_x1926 = cw[1926];
+    assign syn_x1927 = cw[1927];
+    assign syn_x1928 = cw[1928];
+    assign syn_x1929 = cw[1929];
+    assign syn_x1930 = cw[1930];
+    assign syn_x1931 = cw[1931];
+    assign syn_x1932 = cw[1932];
+    assign syn_x1933 = cw[1933];
+    assign syn_x1934 = cw[1934];
+    assign syn_x1935 = cw[1935];
+    assign syn_x1936 = cw[1936];
+    assign syn_x1937 = cw[1937];
+    assign syn_x1938 = cw[1938];
+    assign syn_x1939 = cw[1939];
+    assign syn_x1940 = cw[1940];
+    assign syn_x1941 = cw[1941];
+    assign syn_x1942 = cw[1942];
+    assign syn_x1943 = cw[1943];
+    assign syn_x1944 = cw[1944];
+    assign syn_x1945 = cw[1945];
+    assign syn_x1946 = cw[1946];
+    assign syn_x1947 = cw[1947];
+    assign syn_x1948 = cw[1948];
+    assign syn_x1949 = cw[1949];
+    assign syn_x1950 = cw[1950];
+    assign syn_x1951 = cw[1951];
+    assign syn_x1952 = cw[1952];
+    assign syn_x1953 = cw[1953];
+    assign syn_x1954 = cw[1954];
+    assign syn_x1955 = cw[1955];
+    assign syn_x1956 = cw[1956];
+    assign syn_x1957 = cw[1957];
+    assign syn_x1958 = cw[1958];
+    assign syn_x1959 = cw[1959];
+    assign syn_x1960 = cw[1960];
+    assign syn_x1961 = cw[1961];
+    assign syn_x1962 = cw[1962];
+    assign syn_x1963 = cw[1963];
+    assign syn_x1964 = cw[1964];
+    assign syn_x1965 = cw[1965];
+    assign syn_x1966 = cw[1966];
+    assign syn_x1967 = cw[1967];
+    assign syn_x1968 = cw[1968];
+    assign syn_x1969 = cw[1969];
+    assign syn_x1970 = cw[1970];
+    assign syn_x1971 = cw[1971];
+    assign syn_x1972 = cw[1972];
+    assign syn_x1973 = cw[1973];
+    assign syn_x1974 = cw[1974];
+    assign syn_x1975 = cw[1975];
+    assign syn_x1976 = cw[1976];
+    assign syn_x1977 = cw[1977];
+    assign syn_x1978 = cw[1978];
+    assign syn_x1979 = cw[1979];
+    assign syn_x1980 = cw[1980];
+    assign syn_x1981 = cw[1981];
+    assign syn_x1982 = cw[1982];
+    assign syn_x1983 = cw[1983];
+    assign syn_x1984 = cw[1984];
+    assign syn_x1985 = cw[1985];
+    assign syn_x1986 = cw[1986];
+    assign syn_x1987 = cw[1987];
+    assign syn_x1988 = cw[1988];
+    assign syn_x1989 = cw[1989];
+    assign syn_x1990 = cw[1990];
+    assign syn_x1991 = cw[1991];
+    assign syn_x1992 = cw[1992];
+    assign syn_x1993 = cw[1993];
+    assign syn_x1994 = cw[1994];
+    assign syn_x1995 = cw[1995];
+    assign syn_x1996 = cw[1996];
+    assign syn_x1997 = cw[1997];
+    assign syn_x1998 = cw[1998];
+    assign syn_x1999 = cw[1999];
+    assign syn_x2000 = cw[2000];
+    assign syn_x2001 = cw[2001];
+    assign syn_x2002 = cw[2002];
+    assign syn_x2003 = cw[2003];
+    assign syn_x2004 = cw[2004];
+    assign syn_x2005 = cw[2005];
+    assign syn_x2006 = cw[2006];
+    assign syn_x2007 = cw[2007];
+    assign syn_x2008 = cw[2008];
+    assign syn_x2009 = cw[2009];
+    assign syn_x2010 = cw[2010];
+    assign syn_x2011 = cw[2011];
+    assign syn_x2012 = cw[2012];
+    assign syn_x2013 = cw[2013];
+    assign syn_x2014 = cw[2014];
+    assign syn_x2015 = cw[2015];
+    assign syn_x2016 = cw[2016];
+    assign syn_x2017 = cw[2017];
+    assign syn_x2018 = cw[2018];
+    assign syn_x2019 = cw[2019];
+    assign syn_x2020 = cw[2020];
+    assign syn_x2021 = cw[2021];
+    assign syn_x2022 = cw[2022];
+    assign syn_x2023 = cw[2023];
+    assign syn_x2024 = cw[2024];
+    assign syn_x2025 = cw[2025];
+    assign syn_x2026 = cw[2026];
+    assign syn_x2027 = cw[2027];
+    assign syn_x2028 = cw[2028];
+    assign syn_x2029 = cw[2029];
+    assign syn_x2030 = cw[2030];
+    assign syn_x2031 = cw[2031];
+    assign syn_x2032 = cw[2032];
+    assign syn_x2033 = cw[2033];
+    assign syn_x2034 = cw[2034];
+    assign syn_x2035 = cw[2035];
+    assign syn_x2036 = cw[2036];
+    assign syn_x2037 = cw[2037];
+    assign syn_x2038 = cw[2038];
+    assign syn_x2039 = cw[2039];
+    assign syn_x2040 = cw[2040];
+    assign syn_x2041 = cw[2041];
+    assign syn_x2042 = cw[2042];
+    assign syn_x2043 = cw[2043];
+    assign syn_x2044 = cw[2044];
+    assign syn_x2045 = cw[2045];
+    assign syn_x2046 = cw[2046];
+    assign syn_x2047 = cw[2047];
+
+    // level 1: 1221 shared 6-input XOR nodes
+    (* keep *) wire syn_n1_0;
+    (* keep *) wire syn_n1_1;
+    (* keep *) wire syn_n1_2;
+    (* keep *) wire syn_n1_3;
+    (* keep *) wire syn_n1_4;
+    (* keep *) wire syn_n1_5;
+    (* keep *) wire syn_n1_6;
+    (* keep *) wire syn_n1_7;
+    (* keep *) wire syn_n1_8;
+    (* keep *) wire syn_n1_9;
+    (* keep *) wire syn_n1_10;
+    (* keep *) wire syn_n1_11;
+    (* keep *) wire syn_n1_12;
+    (* keep *) wire syn_n1_13;
+    (* keep *) wire syn_n1_14;
+    (* keep *) wire syn_n1_15;
+    (* keep *) wire syn_n1_16;
+    (* keep *) wire syn_n1_17;
+    (* keep *) wire syn_n1_18;
+    (* keep *) wire syn_n1_19;
+    (* keep *) wire syn_n1_20;
+    (* keep *) wire syn_n1_21;
+    (* keep *) wire syn_n1_22;
+    (* keep *) wire syn_n1_23;
+    (* keep *) wire syn_n1_24;
+    (* keep *) wire syn_n1_25;
+    (* keep *) wire syn_n1_26;
+    (* keep *) wire syn_n1_27;
+    (* keep *) wire syn_n1_28;
+    (* keep *) wire syn_n1_29;
+    (* keep *) wire syn_n1_30;
+    (* keep *) wire syn_n1_31;
+    (* keep *) wire syn_n1_32;
+    (* keep *) wire syn_n1_33;
+    (* keep *) wire syn_n1_34;
+    (* keep *) wire syn_n1_35;
+    (* keep *) wire syn_n1_36;
+    (* keep *) wire syn_n1_37;
+    (* keep *) wire syn_n1_38;
+    (* keep *) wire syn_n1_39;
+    (* keep *) wire syn_n1_40;
+    (* keep *) wire syn_n1_41;
+    (* keep *) wire syn_n1_42;
+    (* keep *) wire syn_n1_43;
+    (* keep *) wire syn_n1_44;
+    (* keep *) wire syn_n1_45;
+    (* keep *) wire syn_n1_46;
+    (* keep *) wire syn_n1_47;
+    (* keep *) wire syn_n1_48;
+    (* keep *) wire syn_n1_49;
+    (* keep *) wire syn_n1_50;
+    (* keep *) wire syn_n1_51;
+    (* keep *) wire syn_n1_52;
+    (* keep *) wire syn_n1_53;
+    (* keep *) wire syn_n1_54;
+    (* keep *) wire syn_n1_55;
+    (* keep *) wire syn_n1_56;
+    (* keep *) wire syn_n1_57;
+    (* keep *) wire syn_n1_58;
+    (* keep *) wire syn_n1_59;
+    (* keep *) wire syn_n1_60;
+    (* keep *) wire syn_n1_61;
+    (* keep *) wire syn_n1_62;
+    (* keep *) wire syn_n1_63;
+    (* keep *) wire syn_n1_64;
+    (* keep *) wire syn_n1_65;
+    (* keep *) wire syn_n1_66;
+    (* keep *) wire syn_n1_67;
+    (* keep *) wire syn_n1_68;
+    (* keep *) wire syn_n1_69;
+    (* keep *) wire syn_n1_70;
+    (* keep *) wire syn_n1_71;
+    (* keep *) wire syn_n1_72;
+    (* keep *) wire syn_n1_73;
+    (* keep *) wire syn_n1_74;
+    (* keep *) wire syn_n1_75;
+    (* keep *) wire syn_n1_76;
+    (* keep *) wire syn_n1_77;
+    (* keep *) wire syn_n1_78;
+    (* keep *) wire syn_n1_79;
+    (* keep *) wire syn_n1_80;
+    (* keep *) wire syn_n1_81;
+    (* keep *) wire syn_n1_82;
+    (* keep *) wire syn_n1_83;
+    (* keep *) wire syn_n1_84;
+    (* keep *) wire syn_n1_85;
+    (* keep *) wire syn_n1_86;
+    (* keep *) wire syn_n1_87;
+    (* keep *) wire syn_n1_88;
+    (* keep *) wire syn_n1_89;
+    (* keep *) wire syn_n1_90;
+    (* keep *) wire syn_n1_91;
+    (* keep *) wire syn_n1_92;
+    (* keep *) wire syn_n1_93;
+    (* keep *) wire syn_n1_94;
+    (* keep *) wire syn_n1_95;
+    (* keep *) wire syn_n1_96;
+    (* keep *) wire syn_n1_97;
+    (* keep *) wire syn_n1_98;
+    (* keep *) wire syn_n1_99;
+    (* keep *) wire syn_n1_100;
+    (* keep *) wire syn_n1_101;
+    (* keep *) wire syn_n1_102;
+    (* keep *) wire syn_n1_103;
+    (* keep *) wire syn_n1_104;
+    (* keep *) wire syn_n1_105;
+    (* keep *) wire syn_n1_106;
+    (* keep *) wire syn_n1_107;
+    (* keep *) wire syn_n1_108;
+    (* keep *) wire syn_n1_109;
+    (* keep *) wire syn_n1_110;
+    (* keep *) wire syn_n1_111;
+    (* keep *) wire syn_n1_112;
+    (* keep *) wire syn_n1_113;
+    (* keep *) wire syn_n1_114;
+    (* keep *) wire syn_n1_115;
+    (* keep *) wire syn_n1_116;
+    (* keep *) wire syn_n1_117;
+    (* keep *) wire syn_n1_118;
+    (* keep *) wire syn_n1_119;
+    (* keep *) wire syn_n1_120;
+    (* keep *) wire syn_n1_121;
+    (* keep *) wire syn_n1_122;
+    (* keep *) wire syn_n1_123;
+    (* keep *) wire syn_n1_124;
+    (* keep *) wire syn_n1_125;
+    (* keep *) wire syn_n1_126;
+    (* keep *) wire syn_n1_127;
+    (* keep *) wire syn_n1_128;
+    (* keep *) wire syn_n1_129;
+    (* keep *) wire syn_n1_130;
+    (* keep *) wire syn_n1_131;
+    (* keep *) wire syn_n1_132;
+    (* keep *) wire syn_n1_133;
+    (* keep *) wire syn_n1_134;
+    (* keep *) wire syn_n1_135;
+    (* keep *) wire syn_n1_136;
+    (* keep *) wire syn_n1_137;
+    (* keep *) wire syn_n1_138;
+    (* keep *) wire syn_n1_139;
+    (* keep *) wire syn_n1_140;
+    (* keep *) wire syn_n1_141;
+    (* keep *) wire syn_n1_142;
+    (* keep *) wire syn_n1_143;
+    (* keep *) wire syn_n1_144;
+    (* keep *) wire syn_n1_145;
+    (* keep *) wire syn_n1_146;
+    (* keep *) wire syn_n1_147;
+    (* keep *) wire syn_n1_148;
+    (* keep *) wire syn_n1_149;
+    (* keep *) wire syn_n1_150;
+    (* keep *) wire syn_n1_151;
+    (* keep *) wire syn_n1_152;
+    (* keep *) wire syn_n1_153;
+    (* keep *) wire syn_n1_154;
+    (* keep *) wire syn_n1_155;
+    (* keep *) wire syn_n1_156;
+    (* keep *) wire syn_n1_157;
+    (* keep *) wire syn_n1_158;
+    (* keep *) wire syn_n1_159;
+    (* keep *) wire syn_n1_160;
+    (* keep *) wire syn_n1_161;
+    (* keep *) wire syn_n1_162;
+    (* keep *) wire syn_n1_163;
+    (* keep *) wire syn_n1_164;
+    (* keep *) wire syn_n1_165;
+    (* keep *) wire syn_n1_166;
+    (* keep *) wire syn_n1_167;
+    (* keep *) wire syn_n1_168;
+    (* keep *) wire syn_n1_169;
+    (* keep *) wire syn_n1_170;
+    (* keep *) wire syn_n1_171;
+    (* keep *) wire syn_n1_172;
+    (* keep *) wire syn_n1_173;
+    (* keep *) wire syn_n1_174;
+    (* keep *) wire syn_n1_175;
+    (* keep *) wire syn_n1_176;
+    (* keep *) wire syn_n1_177;
+    (* keep *) wire syn_n1_178;
+    (* keep *) wire syn_n1_179;
+    (* keep *) wire syn_n1_180;
+    (* keep *) wire syn_n1_181;
+    (* keep *) wire syn_n1_182;
+    (* keep *) wire syn_n1_183;
+    (* keep *) wire syn_n1_184;
+    (* keep *) wire syn_n1_185;
+    (* keep *) wire syn_n1_186;
+    (* keep *) wire syn_n1_187;
+    (* keep *) wire syn_n1_188;
+    (* keep *) wire syn_n1_189;
+    (* keep *) wire syn_n1_190;
+    (* keep *) wire syn_n1_191;
+    (* keep *) wire syn_n1_192;
+    (* keep *) wire syn_n1_193;
+    (* keep *) wire syn_n1_194;
+    (* keep *) wire syn_n1_195;
+    (* keep *) wire syn_n1_196;
+    (* keep *) wire syn_n1_197;
+    (* keep *) wire syn_n1_198;
+    (* keep *) wire syn_n1_199;
+    (* keep *) wire syn_n1_200;
+    (* keep *) wire syn_n1_201;
+    (* keep *) wire syn_n1_202;
+    (* keep *) wire syn_n1_203;
+    (* keep *) wire syn_n1_204;
+    (* keep *) wire syn_n1_205;
+    (* keep *) wire syn_n1_206;
+    (* keep *) wire syn_n1_207;
+    (* keep *) wire syn_n1_208;
+    (* keep *) wire syn_n1_209;
+    (* keep *) wire syn_n1_210;
+    (* keep *) wire syn_n1_211;
+    (* keep *) wire syn_n1_212;
+    (* keep *) wire syn_n1_213;
+    (* keep *) wire syn_n1_214;
+    (* keep *) wire syn_n1_215;
+    (* keep *) wire syn_n1_216;
+    (* keep *) wire syn_n1_217;
+    (* keep *) wire syn_n1_218;
+    (* keep *) wire syn_n1_219;
+    (* keep *) wire syn_n1_220;
+    (* keep *) wire syn_n1_221;
+    (* keep *) wire syn_n1_222;
+    (* keep *) wire syn_n1_223;
+    (* keep *) wire syn_n1_224;
+    (* keep *) wire syn_n1_225;
+    (* keep *) wire syn_n1_226;
+    (* keep *) wire syn_n1_227;
+    (* keep *) wire syn_n1_228;
+    (* keep *) wire syn_n1_229;
+    (* keep *) wire syn_n1_230;
+    (* keep *) wire syn_n1_231;
+    (* keep *) wire syn_n1_232;
+    (* keep *) wire syn_n1_233;
+    (* keep *) wire syn_n1_234;
+    (* keep *) wire syn_n1_235;
+    (* keep *) wire syn_n1_236;
+    (* keep *) wire syn_n1_237;
+    (* keep *) wire syn_n1_238;
+    (* keep *) wire syn_n1_239;
+    (* keep *) wire syn_n1_240;
+    (* keep *) wire syn_n1_241;
+    (* keep *) wire syn_n1_242;
+    (* keep *) wire syn_n1_243;
+    (* keep *) wire syn_n1_244;
+    (* keep *) wire syn_n1_245;
+    (* keep *) wire syn_n1_246;
+    (* keep *) wire syn_n1_247;
+    (* keep *) wire syn_n1_248;
+    (* keep *) wire syn_n1_249;
+    (* keep *) wire syn_n1_250;
+    (* keep *) wire syn_n1_251;
+    (* keep *) wire syn_n1_252;
+    (* keep *) wire syn_n1_253;
+    (* keep *) wire syn_n1_254;
+    (* keep *) wire syn_n1_255;
+    (* keep *) wire syn_n1_256;
+    (* keep *) wire syn_n1_257;
+    (* keep *) wire syn_n1_258;
+    (* keep *) wire syn_n1_259;
+    (* keep *) wire syn_n1_260;
+    (* keep *) wire syn_n1_261;
+    (* keep *) wire syn_n1_262;
+    (* keep *) wire syn_n1_263;
+    (* keep *) wire syn_n1_264;
+    (* keep *) wire syn_n1_265;
+    (* keep *) wire syn_n1_266;
+    (* keep *) wire syn_n1_267;
+    (* keep *) wire syn_n1_268;
+    (* keep *) wire syn_n1_269;
+    (* keep *) wire syn_n1_270;
+    (* keep *) wire syn_n1_271;
+    (* keep *) wire syn_n1_272;
+    (* keep *) wire syn_n1_273;
+    (* keep *) wire syn_n1_274;
+    (* keep *) wire syn_n1_275;
+    (* keep *) wire syn_n1_276;
+    (* keep *) wire syn_n1_277;
+    (* keep *) wire syn_n1_278;
+    (* keep *) wire syn_n1_279;
+    (* keep *) wire syn_n1_280;
+    (* keep *) wire syn_n1_281;
+    (* keep *) wire syn_n1_282;
+    (* keep *) wire syn_n1_283;
+    (* keep *) wire syn_n1_284;
+    (* keep *) wire syn_n1_285;
+    (* keep *) wire syn_n1_286;
+    (* keep *) wire syn_n1_287;
+    (* keep *) wire syn_n1_288;
+    (* keep *) wire syn_n1_289;
+    (* keep *) wire syn_n1_290;
+    (* keep *) wire syn_n1_291;
+    (* keep *) wire syn_n1_292;
+    (* keep *) wire syn_n1_293;
+    (* keep *) wire syn_n1_294;
+    (* keep *) wire syn_n1_295;
+    (* keep *) wire syn_n1_296;
+    (* keep *) wire syn_n1_297;
+    (* keep *) wire syn_n1_298;
+    (* keep *) wire syn_n1_299;
+    (* keep *) wire syn_n1_300;
+    (* keep *) wire syn_n1_301;
+    (* keep *) wire syn_n1_302;
+    (* keep *) wire syn_n1_303;
+    (* keep *) wire syn_n1_304;
+    (* keep *) wire syn_n1_305;
+    (* keep *) wire syn_n1_306;
+    (* keep *) wire syn_n1_307;
+    (* keep *) wire syn_n1_308;
+    (* keep *) wire syn_n1_309;
+    (* keep *) wire syn_n1_310;
+    (* keep *) wire syn_n1_311;
+    (* keep *) wire syn_n1_312;
+    (* keep *) wire syn_n1_313;
+    (* keep *) wire syn_n1_314;
+    (* keep *) wire syn_n1_315;
+    (* keep *) wire syn_n1_316;
+    (* keep *) wire syn_n1_317;
+    (* keep *) wire syn_n1_318;
+    (* keep *) wire syn_n1_319;
+    (* keep *) wire syn_n1_320;
+    (* keep *) wire syn_n1_321;
+    (* keep *) wire syn_n1_322;
+    (* keep *) wire syn_n1_323;
+    (* keep *) wire syn_n1_324;
+    (* keep *) wire syn_n1_325;
+    (* keep *) wire syn_n1_326;
+    (* keep *) wire syn_n1_327;
+    (* keep *) wire syn_n1_328;
+    (* keep *) wire syn_n1_329;
+    (* keep *) wire syn_n1_330;
+    (* keep *) wire syn_n1_331;
+    (* keep *) wire syn_n1_332;
+    (* keep *) wire syn_n1_333;
+    (* keep *) wire syn_n1_334;
+    (* keep *) wire syn_n1_335;
+    (* keep *) wire syn_n1_336;
+    (* keep *) wire syn_n1_337;
+    (* keep *) wire syn_n1_338;
+    (* keep *) wire syn_n1_339;
+    (* keep *) wire syn_n1_340;
+    (* keep *) wire syn_n1_341;
+    (* keep *) wire syn_n1_342;
+    (* keep *) wire syn_n1_343;
+    (* keep *) wire syn_n1_344;
+    (* keep *) wire syn_n1_345;
+    (* keep *) wire syn_n1_346;
+    (* keep *) wire syn_n1_347;
+    (* keep *) wire syn_n1_348;
+    (* keep *) wire syn_n1_349;
+    (* keep *) wire syn_n1_350;
+    (* keep *) wire syn_n1_351;
+    (* keep *) wire syn_n1_352;
+    (* keep *) wire syn_n1_353;
+    (* keep *) wire syn_n1_354;
+    (* keep *) wire syn_n1_355;
+    (* keep *) wire syn_n1_356;
+    (* keep *) wire syn_n1_357;
+    (* keep *) wire syn_n1_358;
+    (* keep *) wire syn_n1_359;
+    (* keep *) wire syn_n1_360;
+    (* keep *) wire syn_n1_361;
+    (* keep *) wire syn_n1_362;
+    (* keep *) wire syn_n1_363;
+    (* keep *) wire syn_n1_364;
+    (* keep *) wire syn_n1_365;
+    (* keep *) wire syn_n1_366;
+    (* keep *) wire syn_n1_367;
+    (* keep *) wire syn_n1_368;
+    (* keep *) wire syn_n1_369;
+    (* keep *) wire syn_n1_370;
+    (* keep *) wire syn_n1_371;
+    (* keep *) wire syn_n1_372;
+    (* keep *) wire syn_n1_373;
+    (* keep *) wire syn_n1_374;
+    (* keep *) wire syn_n1_375;
+    (* keep *) wire syn_n1_376;
+    (* keep *) wire syn_n1_377;
+    (* keep *) wire syn_n1_378;
+    (* keep *) wire syn_n1_379;
+    (* keep *) wire syn_n1_380;
+    (* keep *) wire syn_n1_381;
+    (* keep *) wire syn_n1_382;
+    (* keep *) wire syn_n1_383;
+    (* keep *) wire syn_n1_384;
+    (* keep *) wire syn_n1_385;
+    (* keep *) wire syn_n1_386;
+    (* keep *) wire syn_n1_387;
+    (* keep *) wire syn_n1_388;
+    (* keep *) wire syn_n1_389;
+    (* keep *) wire syn_n1_390;
+    (* keep *) wire syn_n1_391;
+    (* keep *) wire syn_n1_392;
+    (* keep *) wire syn_n1_393;
+    (* keep *) wire syn_n1_394;
+    (* keep *) wire syn_n1_395;
+    (* keep *) wire syn_n1_396;
+    (* keep *) wire syn_n1_397;
+    (* keep *) wire syn_n1_398;
+    (* keep *) wire syn_n1_399;
+    (* keep *) wire syn_n1_400;
+    (* keep *) wire syn_n1_401;
+    (* keep *) wire syn_n1_402;
+    (* keep *) wire syn_n1_403;
+    (* keep *) wire syn_n1_404;
+    (* keep *) wire syn_n1_405;
+    (* keep *) wire syn_n1_406;
+    (* keep *) wire syn_n1_407;
+    (* keep *) wire syn_n1_408;
+    (* keep *) wire syn_n1_409;
+    (* keep *) wire syn_n1_410;
+    (* keep *) wire syn_n1_411;
+    (* keep *) wire syn_n1_412;
+    (* keep *) wire syn_n1_413;
+    (* keep *) wire syn_n1_414;
+    (* keep *) wire syn_n1_415;
+    (* keep *) wire syn_n1_416;
+    (* keep *) wire syn_n1_417;
+    (* keep *) wire syn_n1_418;
+    (* keep *) wire syn_n1_419;
+    (* keep *) wire syn_n1_420;
+    (* keep *) wire syn_n1_421;
+    (* keep *) wire syn_n1_422;
+    (* keep *) wire syn_n1_423;
+    (* keep *) wire syn_n1_424;
+    (* keep *) wire syn_n1_425;
+    (* keep *) wire syn_n1_426;
+    (* keep *) wire syn_n1_427;
+    (* keep *) wire syn_n1_428;
+    (* keep *) wire syn_n1_429;
+    (* keep *) wire syn_n1_430;
+    (* keep *) wire syn_n1_431;
+    (* keep *) wire syn_n1_432;
+    (* keep *) wire syn_n1_433;
+    (* keep *) wire syn_n1_434;
+    (* keep *) wire syn_n1_435;
+    (* keep *) wire syn_n1_436;
+    (* keep *) wire syn_n1_437;
+    (* keep *) wire syn_n1_438;
+    (* keep *) wire syn_n1_439;
+    (* keep *) wire syn_n1_440;
+    (* keep *) wire syn_n1_441;
+    (* keep *) wire syn_n1_442;
+    (* keep *) wire syn_n1_443;
+    (* keep *) wire syn_n1_444;
+    (* keep *) wire syn_n1_445;
+    (* keep *) wire syn_n1_446;
+    (* keep *) wire syn_n1_447;
+    (* keep *) wire syn_n1_448;
+    (* keep *) wire syn_n1_449;
+    (* keep *) wire syn_n1_450;
+    (* keep *) wire syn_n1_451;
+    (* keep *) wire syn_n1_452;
+    (* keep *) wire syn_n1_453;
+    (* keep *) wire syn_n1_454;
+    (* keep *) wire syn_n1_455;
+    (* keep *) wire syn_n1_456;
+    (* keep *) wire syn_n1_457;
+    (* keep *) wire syn_n1_458;
+    (* keep *) wire syn_n1_459;
+    (* keep *) wire syn_n1_460;
+    (* keep *) wire syn_n1_461;
+    (* keep *) wire syn_n1_462;
+    (* keep *) wire syn_n1_463;
+    (* keep *) wire syn_n1_464;
+    (* keep *) wire syn_n1_465;
+    (* keep *) wire syn_n1_466;
+    (* keep *) wire syn_n1_467;
+    (* keep *) wire syn_n1_468;
+    (* keep *) wire syn_n1_469;
+    (* keep *) wire syn_n1_470;
+    (* keep *) wire syn_n1_471;
+    (* keep *) wire syn_n1_472;
+    (* keep *) wire syn_n1_473;
+    (* keep *) wire syn_n1_474;
+    (* keep *) wire syn_n1_475;
+    (* keep *) wire syn_n1_476;
+    (* keep *) wire syn_n1_477;
+    (* keep *) wire syn_n1_478;
+    (* keep *) wire syn_n1_479;
+    (* keep *) wire syn_n1_480;
+    (* keep *) wire syn_n1_481;
+    (* keep *) wire syn_n1_482;
+    (* keep *) wire syn_n1_483;
+    (* keep *) wire syn_n1_484;
+    (* keep *) wire syn_n1_485;
+    (* keep *) wire syn_n1_486;
+    (* keep *) wire syn_n1_487;
+    (* keep *) wire syn_n1_488;
+    (* keep *) wire syn_n1_489;
+    (* keep *) wire syn_n1_490;
+    (* keep *) wire syn_n1_491;
+    (* keep *) wire syn_n1_492;
+    (* keep *) wire syn_n1_493;
+    (* keep *) wire syn_n1_494;
+    (* keep *) wire syn_n1_495;
+    (* keep *) wire syn_n1_496;
+    (* keep *) wire syn_n1_497;
+    (* keep *) wire syn_n1_498;
+    (* keep *) wire syn_n1_499;
+    (* keep *) wire syn_n1_500;
+    (* keep *) wire syn_n1_501;
+    (* keep *) wire syn_n1_502;
+    (* keep *) wire syn_n1_503;
+    (* keep *) wire syn_n1_504;
+    (* keep *) wire syn_n1_505;
+    (* keep *) wire syn_n1_506;
+    (* keep *) wire syn_n1_507;
+    (* keep *) wire syn_n1_508;
+    (* keep *) wire syn_n1_509;
+    (* keep *) wire syn_n1_510;
+    (* keep *) wire syn_n1_511;
+    (* keep *) wire syn_n1_512;
+    (* keep *) wire syn_n1_513;
+    (* keep *) wire syn_n1_514;
+    (* keep *) wire syn_n1_515;
+    (* keep *) wire syn_n1_516;
+    (* keep *) wire syn_n1_517;
+    (* keep *) wire syn_n1_518;
+    (* keep *) wire syn_n1_519;
+    (* keep *) wire syn_n1_520;
+    (* keep *) wire syn_n1_521;
+    (* keep *) wire syn_n1_522;
+    (* keep *) wire syn_n1_523;
+    (* keep *) wire syn_n1_524;
+    (* keep *) wire syn_n1_525;
+    (* keep *) wire syn_n1_526;
+    (* keep *) wire syn_n1_527;
+    (* keep *) wire syn_n1_528;
+    (* keep *) wire syn_n1_529;
+    (* keep *) wire syn_n1_530;
+    (* keep *) wire syn_n1_531;
+    (* keep *) wire syn_n1_532;
+    (* keep *) wire syn_n1_533;
+    (* keep *) wire syn_n1_534;
+    (* keep *) wire syn_n1_535;
+    (* keep *) wire syn_n1_536;
+    (* keep *) wire syn_n1_537;
+    (* keep *) wire syn_n1_538;
+    (* keep *) wire syn_n1_539;
+    (* keep *) wire syn_n1_540;
+    (* keep *) wire syn_n1_541;
+    (* keep *) wire syn_n1_542;
+    (* keep *) wire syn_n1_543;
+    (* keep *) wire syn_n1_544;
+    (* keep *) wire syn_n1_545;
+    (* keep *) wire syn_n1_546;
+    (* keep *) wire syn_n1_547;
+    (* keep *) wire syn_n1_548;
+    (* keep *) wire syn_n1_549;
+    (* keep *) wire syn_n1_550;
+    (* keep *) wire syn_n1_551;
+    (* keep *) wire syn_n1_552;
+    (* keep *) wire syn_n1_553;
+    (* keep *) wire syn_n1_554;
+    (* keep *) wire syn_n1_555;
+    (* keep *) wire syn_n1_556;
+    (* keep *) wire syn_n1_557;
+    (* keep *) wire syn_n1_558;
+    (* keep *) wire syn_n1_559;
+    (* keep *) wire syn_n1_560;
+    (* keep *) wire syn_n1_561;
+    (* keep *) wire syn_n1_562;
+    (* keep *) wire syn_n1_563;
+    (* keep *) wire syn_n1_564;
+    (* keep *) wire syn_n1_565;
+    (* keep *) wire syn_n1_566;
+    (* keep *) wire syn_n1_567;
+    (* keep *) wire syn_n1_568;
+    (* keep *) wire syn_n1_569;
+    (* keep *) wire syn_n1_570;
+    (* keep *) wire syn_n1_571;
+    (* keep *) wire syn_n1_572;
+    (* keep *) wire syn_n1_573;
+    (* keep *) wire syn_n1_574;
+    (* keep *) wire syn_n1_575;
+    (* keep *) wire syn_n1_576;
+    (* keep *) wire syn_n1_577;
+    (* keep *) wire syn_n1_578;
+    (* keep *) wire syn_n1_579;
+    (* keep *) wire syn_n1_580;
+    (* keep *) wire syn_n1_581;
+    (* keep *) wire syn_n1_582;
+    (* keep *) wire syn_n1_583;
+    (* keep *) wire syn_n1_584;
+    (* keep *) wire syn_n1_585;
+    (* keep *) wire syn_n1_586;
+    (* keep *) wire syn_n1_587;
+    (* keep *) wire syn_n1_588;
+    (* keep *) wire syn_n1_589;
+    (* keep *) wire syn_n1_590;
+    (* keep *) wire syn_n1_591;
+    (* keep *) wire syn_n1_592;
+    (* keep *) wire syn_n1_593;
+    (* keep *) wire syn_n1_594;
+    (* keep *) wire syn_n1_595;
+    (* keep *) wire syn_n1_596;
+    (* keep *) wire syn_n1_597;
+    (* keep *) wire syn_n1_598;
+    (* keep *) wire syn_n1_599;
+    (* keep *) wire syn_n1_600;
+    (* keep *) wire syn_n1_601;
+    (* keep *) wire syn_n1_602;
+    (* keep *) wire syn_n1_603;
+    (* keep *) wire syn_n1_604;
+    (* keep *) wire syn_n1_605;
+    (* keep *) wire syn_n1_606;
+    (* keep *) wire syn_n1_607;
+    (* keep *) wire syn_n1_608;
+    (* keep *) wire syn_n1_609;
+    (* keep *) wire syn_n1_610;
+    (* keep *) wire syn_n1_611;
+    (* keep *) wire syn_n1_612;
+    (* keep *) wire syn_n1_613;
+    (* keep *) wire syn_n1_614;
+    (* keep *) wire syn_n1_615;
+    (* keep *) wire syn_n1_616;
+    (* keep *) wire syn_n1_617;
+    (* keep *) wire syn_n1_618;
+    (* keep *) wire syn_n1_619;
+    (* keep *) wire syn_n1_620;
+    (* keep *) wire syn_n1_621;
+    (* keep *) wire syn_n1_622;
+    (* keep *) wire syn_n1_623;
+    (* keep *) wire syn_n1_624;
+    (* keep *) wire syn_n1_625;
+    (* keep *) wire syn_n1_626;
+    (* keep *) wire syn_n1_627;
+    (* keep *) wire syn_n1_628;
+    (* keep *) wire syn_n1_629;
+    (* keep *) wire syn_n1_630;
+    (* keep *) wire syn_n1_631;
+    (* keep *) wire syn_n1_632;
+    (* keep *) wire syn_n1_633;
+    (* keep *) wire syn_n1_634;
+    (* keep *) wire syn_n1_635;
+    (* keep *) wire syn_n1_636;
+    (* keep *) wire syn_n1_637;
+    (* keep *) wire syn_n1_638;
+    (* keep *) wire syn_n1_639;
+    (* keep *) wire syn_n1_640;
+    (* keep *) wire syn_n1_641;
+    (* keep *) wire syn_n1_642;
+    (* keep *) wire syn_n1_643;
+    (* keep *) wire syn_n1_644;
+    (* keep *) wire syn_n1_645;
+    (* keep *) wire syn_n1_646;
+    (* keep *) wire syn_n1_647;
+    (* keep *) wire syn_n1_648;
+    (* keep *) wire syn_n1_649;
+    (* keep *) wire syn_n1_650;
+    (* keep *) wire syn_n1_651;
+    (* keep *) wire syn_n1_652;
+    (* keep *) wire syn_n1_653;
+    (* keep *) wire syn_n1_654;
+    (* keep *) wire syn_n1_655;
+    (* keep *) wire syn_n1_656;
+    (* keep *) wire syn_n1_657;
+    (* keep *) wire syn_n1_658;
+    (* keep *) wire syn_n1_659;
+    (* keep *) wire syn_n1_660;
+    (* keep *) wire syn_n1_661;
+    (* keep *) wire syn_n1_662;
+    (* keep *) wire syn_n1_663;
+    (* keep *) wire syn_n1_664;
+    (* keep *) wire syn_n1_665;
+    (* keep *) wire syn_n1_666;
+    (* keep *) wire syn_n1_667;
+    (* keep *) wire syn_n1_668;
+    (* keep *) wire syn_n1_669;
+    (* keep *) wire syn_n1_670;
+    (* keep *) wire syn_n1_671;
+    (* keep *) wire syn_n1_672;
+    (* keep *) wire syn_n1_673;
+    (* keep *) wire syn_n1_674;
+    (* keep *) wire syn_n1_675;
+    (* keep *) wire syn_n1_676;
+    (* keep *) wire syn_n1_677;
+    (* keep *) wire syn_n1_678;
+    (* keep *) wire syn_n1_679;
+    (* keep *) wire syn_n1_680;
+    (* keep *) wire syn_n1_681;
+    (* keep *) wire syn_n1_682;
+    (* keep *) wire syn_n1_683;
+    (* keep *) wire syn_n1_684;
+    (* keep *) wire syn_n1_685;
+    (* keep *) wire syn_n1_686;
+    (* keep *) wire syn_n1_687;
+    (* keep *) wire syn_n1_688;
+    (* keep *) wire syn_n1_689;
+    (* keep *) wire syn_n1_690;
+    (* keep *) wire syn_n1_691;
+    (* keep *) wire syn_n1_692;
+    (* keep *) wire syn_n1_693;
+    (* keep *) wire syn_n1_694;
+    (* keep *) wire syn_n1_695;
+    (* keep *) wire syn_n1_696;
+    (* keep *) wire syn_n1_697;
+    (* keep *) wire syn_n1_698;
+    (* keep *) wire syn_n1_699;
+    (* keep *) wire syn_n1_700;
+    (* keep *) wire syn_n1_701;
+    (* keep *) wire syn_n1_702;
+    (* keep *) wire syn_n1_703;
+    (* keep *) wire syn_n1_704;
+    (* keep *) wire syn_n1_705;
+    (* keep *) wire syn_n1_706;
+    (* keep *) wire syn_n1_707;
+    (* keep *) wire syn_n1_708;
+    (* keep *) wire syn_n1_709;
+    (* keep *) wire syn_n1_710;
+    (* keep *) wire syn_n1_711;
+    (* keep *) wire syn_n1_712;
+    (* keep *) wire syn_n1_713;
+    (* keep *) wire syn_n1_714;
+    (* keep *) wire syn_n1_715;
+    (* keep *) wire syn_n1_716;
+    (* keep *) wire syn_n1_717;
+    (* keep *) wire syn_n1_718;
+    (* keep *) wire syn_n1_719;
+    (* keep *) wire syn_n1_720;
+    (* keep *) wire syn_n1_721;
+    (* keep *) wire syn_n1_722;
+    (* keep *) wire syn_n1_723;
+    (* keep *) wire syn_n1_724;
+    (* keep *) wire syn_n1_725;
+    (* keep *) wire syn_n1_726;
+    (* keep *) wire syn_n1_727;
+    (* keep *) wire syn_n1_728;
+    (* keep *) wire syn_n1_729;
+    (* keep *) wire syn_n1_730;
+    (* keep *) wire syn_n1_731;
+    (* keep *) wire syn_n1_732;
+    (* keep *) wire syn_n1_733;
+    (* keep *) wire syn_n1_734;
+    (* keep *) wire syn_n1_735;
+    (* keep *) wire syn_n1_736;
+    (* keep *) wire syn_n1_737;
+    (* keep *) wire syn_n1_738;
+    (* keep *) wire syn_n1_739;
+    (* keep *) wire syn_n1_740;
+    (* keep *) wire syn_n1_741;
+    (* keep *) wire syn_n1_742;
+    (* keep *) wire syn_n1_743;
+    (* keep *) wire syn_n1_744;
+    (* keep *) wire syn_n1_745;
+    (* keep *) wire syn_n1_746;
+    (* keep *) wire syn_n1_747;
+    (* keep *) wire syn_n1_748;
+    (* keep *) wire syn_n1_749;
+    (* keep *) wire syn_n1_750;
+    (* keep *) wire syn_n1_751;
+    (* keep *) wire syn_n1_752;
+    (* keep *) wire syn_n1_753;
+    (* keep *) wire syn_n1_754;
+    (* keep *) wire syn_n1_755;
+    (* keep *) wire syn_n1_756;
+    (* keep *) wire syn_n1_757;
+    (* keep *) wire syn_n1_758;
+    (* keep *) wire syn_n1_759;
+    (* keep *) wire syn_n1_760;
+    (* keep *) wire syn_n1_761;
+    (* keep *) wire syn_n1_762;
+    (* keep *) wire syn_n1_763;
+    (* keep *) wire syn_n1_764;
+    (* keep *) wire syn_n1_765;
+    (* keep *) wire syn_n1_766;
+    (* keep *) wire syn_n1_767;
+    (* keep *) wire syn_n1_768;
+    (* keep *) wire syn_n1_769;
+    (* keep *) wire syn_n1_770;
+    (* keep *) wire syn_n1_771;
+    (* keep *) wire syn_n1_772;
+    (* keep *) wire syn_n1_773;
+    (* keep *) wire syn_n1_774;
+    (* keep *) wire syn_n1_775;
+    (* keep *) wire syn_n1_776;
+    (* keep *) wire syn_n1_777;
+    (* keep *) wire syn_n1_778;
+    (* keep *) wire syn_n1_779;
+    (* keep *) wire syn_n1_780;
+    (* keep *) wire syn_n1_781;
+    (* keep *) wire syn_n1_782;
+    (* keep *) wire syn_n1_783;
+    (* keep *) wire syn_n1_784;
+    (* keep *) wire syn_n1_785;
+    (* keep *) wire syn_n1_786;
+    (* keep *) wire syn_n1_787;
+    (* keep *) wire syn_n1_788;
+    (* keep *) wire syn_n1_789;
+    (* keep *) wire syn_n1_790;
+    (* keep *) wire syn_n1_791;
+    (* keep *) wire syn_n1_792;
+    (* keep *) wire syn_n1_793;
+    (* keep *) wire syn_n1_794;
+    (* keep *) wire syn_n1_795;
+    (* keep *) wire syn_n1_796;
+    (* keep *) wire syn_n1_797;
+    (* keep *) wire syn_n1_798;
+    (* keep *) wire syn_n1_799;
+    (* keep *) wire syn_n1_800;
+    (* keep *) wire syn_n1_801;
+    (* keep *) wire syn_n1_802;
+    (* keep *) wire syn_n1_803;
+    (* keep *) wire syn_n1_804;
+    (* keep *) wire syn_n1_805;
+    (* keep *) wire syn_n1_806;
+    (* keep *) wire syn_n1_807;
+    (* keep *) wire syn_n1_808;
+    (* keep *) wire syn_n1_809;
+    (* keep *) wire syn_n1_810;
+    (* keep *) wire syn_n1_811;
+    (* keep *) wire syn_n1_812;
+    (* keep *) wire syn_n1_813;
+    (* keep *) wire syn_n1_814;
+    (* keep *) wire syn_n1_815;
+    (* keep *) wire syn_n1_816;
+    (* keep *) wire syn_n1_817;
+    (* keep *) wire syn_n1_818;
+    (* keep *) wire syn_n1_819;
+    (* keep *) wire syn_n1_820;
+    (* keep *) wire syn_n1_821;
+    (* keep *) wire syn_n1_822;
+    (* keep *) wire syn_n1_823;
+    (* keep *) wire syn_n1_824;
+    (* keep *) wire syn_n1_825;
+    (* keep *) wire syn_n1_826;
+    (* keep *) wire syn_n1_827;
+    (* keep *) wire syn_n1_828;
+    (* keep *) wire syn_n1_829;
+    (* keep *) wire syn_n1_830;
+    (* keep *) wire syn_n1_831;
+    (* keep *) wire syn_n1_832;
+    (* keep *) wire syn_n1_833;
+    (* keep *) wire syn_n1_834;
+    (* keep *) wire syn_n1_835;
+    (* keep *) wire syn_n1_836;
+    (* keep *) wire syn_n1_837;
+    (* keep *) wire syn_n1_838;
+    (* keep *) wire syn_n1_839;
+    (* keep *) wire syn_n1_840;
+    (* keep *) wire syn_n1_841;
+    (* keep *) wire syn_n1_842;
+    (* keep *) wire syn_n1_843;
+    (* keep *) wire syn_n1_844;
+    (* keep *) wire syn_n1_845;
+    (* keep *) wire syn_n1_846;
+    (* keep *) wire syn_n1_847;
+    (* keep *) wire syn_n1_848;
+    (* keep *) wire syn_n1_849;
+    (* keep *) wire syn_n1_850;
+    (* keep *) wire syn_n1_851;
+    (* keep *) wire syn_n1_852;
+    (* keep *) wire syn_n1_853;
+    (* keep *) wire syn_n1_854;
+    (* keep *) wire syn_n1_855;
+    (* keep *) wire syn_n1_856;
+    (* keep *) wire syn_n1_857;
+    (* keep *) wire syn_n1_858;
+    (* keep *) wire syn_n1_859;
+    (* keep *) wire syn_n1_860;
+    (* keep *) wire syn_n1_861;
+    (* keep *) wire syn_n1_862;
+    (* keep *) wire syn_n1_863;
+    (* keep *) wire syn_n1_864;
+    (* keep *) wire syn_n1_865;
+    (* keep *) wire syn_n1_866;
+    (* keep *) wire syn_n1_867;
+    (* keep *) wire syn_n1_868;
+    (* keep *) wire syn_n1_869;
+    (* keep *) wire syn_n1_870;
+    (* keep *) wire syn_n1_871;
+    (* keep *) wire syn_n1_872;
+    (* keep *) wire syn_n1_873;
+    (* keep *) wire syn_n1_874;
+    (* keep *) wire syn_n1_875;
+    (* keep *) wire syn_n1_876;
+    (* keep *) wire syn_n1_877;
+    (* keep *) wire syn_n1_878;
+    (* keep *) wire syn_n1_879;
+    (* keep *) wire syn_n1_880;
+    (* keep *) wire syn_n1_881;
+    (* keep *) wire syn_n1_882;
+    (* keep *) wire syn_n1_883;
+    (* keep *) wire syn_n1_884;
+    (* keep *) wire syn_n1_885;
+    (* keep *) wire syn_n1_886;
+    (* keep *) wire syn_n1_887;
+    (* keep *) wire syn_n1_888;
+    (* keep *) wire syn_n1_889;
+    (* keep *) wire syn_n1_890;
+    (* keep *) wire syn_n1_891;
+    (* keep *) wire syn_n1_892;
+    (* keep *) wire syn_n1_893;
+    (* keep *) wire syn_n1_894;
+    (* keep *) wire syn_n1_895;
+    (* keep *) wire syn_n1_896;
+    (* keep *) wire syn_n1_897;
+    (* keep *) wire syn_n1_898;
+    (* keep *) wire syn_n1_899;
+    (* keep *) wire syn_n1_900;
+    (* keep *) wire syn_n1_901;
+    (* keep *) wire syn_n1_902;
+    (* keep *) wire syn_n1_903;
+    (* keep *) wire syn_n1_904;
+    (* keep *) wire syn_n1_905;
+    (* keep *) wire syn_n1_906;
+    (* keep *) wire syn_n1_907;
+    (* keep *) wire syn_n1_908;
+    (* keep *) wire syn_n1_909;
+    (* keep *) wire syn_n1_910;
+    (* keep *) wire syn_n1_911;
+    (* keep *) wire syn_n1_912;
+    (* keep *) wire syn_n1_913;
+    (* keep *) wire syn_n1_914;
+    (* keep *) wire syn_n1_915;
+    (* keep *) wire syn_n1_916;
+    (* keep *) wire syn_n1_917;
+    (* keep *) wire syn_n1_918;
+    (* keep *) wire syn_n1_919;
+    (* keep *) wire syn_n1_920;
+    (* keep *) wire syn_n1_921;
+    (* keep *) wire syn_n1_922;
+    (* keep *) wire syn_n1_923;
+    (* keep *) wire syn_n1_924;
+    (* keep *) wire syn_n1_925;
+    (* keep *) wire syn_n1_926;
+    (* keep *) wire syn_n1_927;
+    (* keep *) wire syn_n1_928;
+    (* keep *) wire syn_n1_929;
+    (* keep *) wire syn_n1_930;
+    (* keep *) wire syn_n1_931;
+    (* keep *) wire syn_n1_932;
+    (* keep *) wire syn_n1_933;
+    (* keep *) wire syn_n1_934;
+    (* keep *) wire syn_n1_935;
+    (* keep *) wire syn_n1_936;
+    (* keep *) wire syn_n1_937;
+    (* keep *) wire syn_n1_938;
+    (* keep *) wire syn_n1_939;
+    (* keep *) wire syn_n1_940;
+    (* keep *) wire syn_n1_941;
+    (* keep *) wire syn_n1_942;
+    (* keep *) wire syn_n1_943;
+    (* keep *) wire syn_n1_944;
+    (* keep *) wire syn_n1_945;
+    (* keep *) wire syn_n1_946;
+    (* keep *) wire syn_n1_947;
+    (* keep *) wire syn_n1_948;
+    (* keep *) wire syn_n1_949;
+    (* keep *) wire syn_n1_950;
+    (* keep *) wire syn_n1_951;
+    (* keep *) wire syn_n1_952;
+    (* keep *) wire syn_n1_953;
+    (* keep *) wire syn_n1_954;
+    (* keep *) wire syn_n1_955;
+    (* keep *) wire syn_n1_956;
+    (* keep *) wire syn_n1_957;
+    (* keep *) wire syn_n1_958;
+    (* keep *) wire syn_n1_959;
+    (* keep *) wire syn_n1_960;
+    (* keep *) wire syn_n1_961;
+    (* keep *) wire syn_n1_962;
+    (* keep *) wire syn_n1_963;
+    (* keep *) wire syn_n1_964;
+    (* keep *) wire syn_n1_965;
+    (* keep *) wire syn_n1_966;
+    (* keep *) wire syn_n1_967;
+    (* keep *) wire syn_n1_968;
+    (* keep *) wire syn_n1_969;
+    (* keep *) wire syn_n1_970;
+    (* keep *) wire syn_n1_971;
+    (* keep *) wire syn_n1_972;
+    (* keep *) wire syn_n1_973;
+    (* keep *) wire syn_n1_974;
+    (* keep *) wire syn_n1_975;
+    (* keep *) wire syn_n1_976;
+    (* keep *) wire syn_n1_977;
+    (* keep *) wire syn_n1_978;
+    (* keep *) wire syn_n1_979;
+    (* keep *) wire syn_n1_980;
+    (* keep *) wire syn_n1_981;
+    (* keep *) wire syn_n1_982;
+    (* keep *) wire syn_n1_983;
+    (* keep *) wire syn_n1_984;
+    (* keep *) wire syn_n1_985;
+    (* keep *) wire syn_n1_986;
+    (* keep *) wire syn_n1_987;
+    (* keep *) wire syn_n1_988;
+    (* keep *) wire syn_n1_989;
+    (* keep *) wire syn_n1_990;
+    (* keep *) wire syn_n1_991;
+    (* keep *) wire syn_n1_992;
+    (* keep *) wire syn_n1_993;
+    (* keep *) wire syn_n1_994;
+    (* keep *) wire syn_n1_995;
+    (* keep *) wire syn_n1_996;
+    (* keep *) wire syn_n1_997;
+    (* keep *) wire syn_n1_998;
+    (* keep *) wire syn_n1_999;
+    (* keep *) wire syn_n1_1000;
+    (* keep *) wire syn_n1_1001;
+    (* keep *) wire syn_n1_1002;
+    (* keep *) wire syn_n1_1003;
+    (* keep *) wire syn_n1_1004;
+    (* keep *) wire syn_n1_1005;
+    (* keep *) wire syn_n1_1006;
+    (* keep *) wire syn_n1_1007;
+    (* keep *) wire syn_n1_1008;
+    (* keep *) wire syn_n1_1009;
+    (* keep *) wire syn_n1_1010;
+    (* keep *) wire syn_n1_1011;
+    (* keep *) wire syn_n1_1012;
+    (* keep *) wire syn_n1_1013;
+    (* keep *) wire syn_n1_1014;
+    (* keep *) wire syn_n1_1015;
+    (* keep *) wire syn_n1_1016;
+    (* keep *) wire syn_n1_1017;
+    (* keep *) wire syn_n1_1018;
+    (* keep *) wire syn_n1_1019;
+    (* keep *) wire syn_n1_1020;
+    (* keep *) wire syn_n1_1021;
+    (* keep *) wire syn_n1_1022;
+    (* keep *) wire syn_n1_1023;
+    (* keep *) wire syn_n1_1024;
+    (* keep *) wire syn_n1_1025;
+    (* keep *) wire syn_n1_1026;
+    (* keep *) wire syn_n1_1027;
+    (* keep *) wire syn_n1_1028;
+    (* keep *) wire syn_n1_1029;
+    (* keep *) wire syn_n1_1030;
+    (* keep *) wire syn_n1_1031;
+    (* keep *) wire syn_n1_1032;
+    (* keep *) wire syn_n1_1033;
+    (* keep *) wire syn_n1_1034;
+    (* keep *) wire syn_n1_1035;
+    (* keep *) wire syn_n1_1036;
+    (* keep *) wire syn_n1_1037;
+    (* keep *) wire syn_n1_1038;
+    (* keep *) wire syn_n1_1039;
+    (* keep *) wire syn_n1_1040;
+    (* keep *) wire syn_n1_1041;
+    (* keep *) wire syn_n1_1042;
+    (* keep *) wire syn_n1_1043;
+    (* keep *) wire syn_n1_1044;
+    (* keep *) wire syn_n1_1045;
+    (* keep *) wire syn_n1_1046;
+    (* keep *) wire syn_n1_1047;
+    (* keep *) wire syn_n1_1048;
+    (* keep *) wire syn_n1_1049;
+    (* keep *) wire syn_n1_1050;
+    (* keep *) wire syn_n1_1051;
+    (* keep *) wire syn_n1_1052;
+    (* keep *) wire syn_n1_1053;
+    (* keep *) wire syn_n1_1054;
+    (* keep *) wire syn_n1_1055;
+    (* keep *) wire syn_n1_1056;
+    (* keep *) wire syn_n1_1057;
+    (* keep *) wire syn_n1_1058;
+    (* keep *) wire syn_n1_1059;
+    (* keep *) wire syn_n1_1060;
+    (* keep *) wire syn_n1_1061;
+    (* keep *) wire syn_n1_1062;
+    (* keep *) wire syn_n1_1063;
+    (* keep *) wire syn_n1_1064;
+    (* keep *) wire syn_n1_1065;
+    (* keep *) wire syn_n1_1066;
+    (* keep *) wire syn_n1_1067;
+    (* keep *) wire syn_n1_1068;
+    (* keep *) wire syn_n1_1069;
+    (* keep *) wire syn_n1_1070;
+    (* keep *) wire syn_n1_1071;
+    (* keep *) wire syn_n1_1072;
+    (* keep *) wire syn_n1_1073;
+    (* keep *) wire syn_n1_1074;
+    (* keep *) wire syn_n1_1075;
+    (* keep *) wire syn_n1_1076;
+    (* keep *) wire syn_n1_1077;
+    (* keep *) wire syn_n1_1078;
+    (* keep *) wire syn_n1_1079;
+    (* keep *) wire syn_n1_1080;
+    (* keep *) wire syn_n1_1081;
+    (* keep *) wire syn_n1_1082;
+    (* keep *) wire syn_n1_1083;
+    (* keep *) wire syn_n1_1084;
+    (* keep *) wire syn_n1_1085;
+    (* keep *) wire syn_n1_1086;
+    (* keep *) wire syn_n1_1087;
+    (* keep *) wire syn_n1_1088;
+    (* keep *) wire syn_n1_1089;
+    (* keep *) wire syn_n1_1090;
+    (* keep *) wire syn_n1_1091;
+    (* keep *) wire syn_n1_1092;
+    (* keep *) wire syn_n1_1093;
+    (* keep *) wire syn_n1_1094;
+    (* keep *) wire syn_n1_1095;
+    (* keep *) wire syn_n1_1096;
+    (* keep *) wire syn_n1_1097;
+    (* keep *) wire syn_n1_1098;
+    (* keep *) wire syn_n1_1099;
+    (* keep *) wire syn_n1_1100;
+    (* keep *) wire syn_n1_1101;
+    (* keep *) wire syn_n1_1102;
+    (* keep *) wire syn_n1_1103;
+    (* keep *) wire syn_n1_1104;
+    (* keep *) wire syn_n1_1105;
+    (* keep *) wire syn_n1_1106;
+    (* keep *) wire syn_n1_1107;
+    (* keep *) wire syn_n1_1108;
+    (* keep *) wire syn_n1_1109;
+    (* keep *) wire syn_n1_1110;
+    (* keep *) wire syn_n1_1111;
+    (* keep *) wire syn_n1_1112;
+    (* keep *) wire syn_n1_1113;
+    (* keep *) wire syn_n1_1114;
+    (* keep *) wire syn_n1_1115;
+    (* keep *) wire syn_n1_1116;
+    (* keep *) wire syn_n1_1117;
+    (* keep *) wire syn_n1_1118;
+    (* keep *) wire syn_n1_1119;
+    (* keep *) wire syn_n1_1120;
+    (* keep *) wire syn_n1_1121;
+    (* keep *) wire syn_n1_1122;
+    (* keep *) wire syn_n1_1123;
+    (* keep *) wire syn_n1_1124;
+    (* keep *) wire syn_n1_1125;
+    (* keep *) wire syn_n1_1126;
+    (* keep *) wire syn_n1_1127;
+    (* keep *) wire syn_n1_1128;
+    (* keep *) wire syn_n1_1129;
+    (* keep *) wire syn_n1_1130;
+    (* keep *) wire syn_n1_1131;
+    (* keep *) wire syn_n1_1132;
+    (* keep *) wire syn_n1_1133;
+    (* keep *) wire syn_n1_1134;
+    (* keep *) wire syn_n1_1135;
+    (* keep *) wire syn_n1_1136;
+    (* keep *) wire syn_n1_1137;
+    (* keep *) wire syn_n1_1138;
+    (* keep *) wire syn_n1_1139;
+    (* keep *) wire syn_n1_1140;
+    (* keep *) wire syn_n1_1141;
+    (* keep *) wire syn_n1_1142;
+    (* keep *) wire syn_n1_1143;
+    (* keep *) wire syn_n1_1144;
+    (* keep *) wire syn_n1_1145;
+    (* keep *) wire syn_n1_1146;
+    (* keep *) wire syn_n1_1147;
+    (* keep *) wire syn_n1_1148;
+    (* keep *) wire syn_n1_1149;
+    (* keep *) wire syn_n1_1150;
+    (* keep *) wire syn_n1_1151;
+    (* keep *) wire syn_n1_1152;
+    (* keep *) wire syn_n1_1153;
+    (* keep *) wire syn_n1_1154;
+    (* keep *) wire syn_n1_1155;
+    (* keep *) wire syn_n1_1156;
+    (* keep *) wire syn_n1_1157;
+    (* keep *) wire syn_n1_1158;
+    (* keep *) wire syn_n1_1159;
+    (* keep *) wire syn_n1_1160;
+    (* keep *) wire syn_n1_1161;
+    (* keep *) wire syn_n1_1162;
+    (* keep *) wire syn_n1_1163;
+    (* keep *) wire syn_n1_1164;
+    (* keep *) wire syn_n1_1165;
+    (* keep *) wire syn_n1_1166;
+    (* keep *) wire syn_n1_1167;
+    (* keep *) wire syn_n1_1168;
+    (* keep *) wire syn_n1_1169;
+    (* keep *) wire syn_n1_1170;
+    (* keep *) wire syn_n1_1171;
+    (* keep *) wire syn_n1_1172;
+    (* keep *) wire syn_n1_1173;
+    (* keep *) wire syn_n1_1174;
+    (* keep *) wire syn_n1_1175;
+    (* keep *) wire syn_n1_1176;
+    (* keep *) wire syn_n1_1177;
+    (* keep *) wire syn_n1_1178;
+    (* keep *) wire syn_n1_1179;
+    (* keep *) wire syn_n1_1180;
+    (* keep *) wire syn_n1_1181;
+    (* keep *) wire syn_n1_1182;
+    (* keep *) wire syn_n1_1183;
+    (* keep *) wire syn_n1_1184;
+    (* keep *) wire syn_n1_1185;
+    (* keep *) wire syn_n1_1186;
+    (* keep *) wire syn_n1_1187;
+    (* keep *) wire syn_n1_1188;
+    (* keep *) wire syn_n1_1189;
+    (* keep *) wire syn_n1_1190;
+    (* keep *) wire syn_n1_1191;
+    (* keep *) wire syn_n1_1192;
+    (* keep *) wire syn_n1_1193;
+    (* keep *) wire syn_n1_1194;
+    (* keep *) wire syn_n1_1195;
+    (* keep *) wire syn_n1_1196;
+    (* keep *) wire syn_n1_1197;
+    (* keep *) wire syn_n1_1198;
+    (* keep *) wire syn_n1_1199;
+    (* keep *) wire syn_n1_1200;
+    (* keep *) wire syn_n1_1201;
+    (* keep *) wire syn_n1_1202;
+    (* keep *) wire syn_n1_1203;
+    (* keep *) wire syn_n1_1204;
+    (* keep *) wire syn_n1_1205;
+    (* keep *) wire syn_n1_1206;
+    (* keep *) wire syn_n1_1207;
+    (* keep *) wire syn_n1_1208;
+    (* keep *) wire syn_n1_1209;
+    (* keep *) wire syn_n1_1210;
+    (* keep *) wire syn_n1_1211;
+    (* keep *) wire syn_n1_1212;
+    (* keep *) wire syn_n1_1213;
+    (* keep *) wire syn_n1_1214;
+    (* keep *) wire syn_n1_1215;
+    (* keep *) wire syn_n1_1216;
+    (* keep *) wire syn_n1_1217;
+    (* keep *) wire syn_n1_1218;
+    (* keep *) wire syn_n1_1219;
+    (* keep *) wire syn_n1_1220;
+    assign syn_n1_0 = syn_x2 ^ syn_x5 ^ syn_x7 ^ syn_x27 ^ syn_x30 ^ syn_x52;
+    assign syn_n1_1 = syn_x1 ^ syn_x26 ^ syn_x51 ^ syn_x4 ^ syn_x6 ^ syn_x29;
+    assign syn_n1_2 = syn_x10 ^ syn_x13 ^ syn_x15 ^ syn_x35 ^ syn_x38 ^ syn_x60;
+    assign syn_n1_3 = syn_x9 ^ syn_x34 ^ syn_x59 ^ syn_x12 ^ syn_x14 ^ syn_x37;
+    assign syn_n1_4 = syn_x0 ^ syn_x25 ^ syn_x50 ^ syn_x3 ^ syn_x28 ^ syn_x53;
+    assign syn_n1_5 = syn_x8 ^ syn_x33 ^ syn_x58 ^ syn_x11 ^ syn_x36 ^ syn_x61;
+    assign syn_n1_6 = syn_x18 ^ syn_x21 ^ syn_x23 ^ syn_x43 ^ syn_x46 ^ syn_x40;
+    assign syn_n1_7 = syn_x17 ^ syn_x42 ^ syn_x20 ^ syn_x22 ^ syn_x45 ^ syn_x47;
+    assign syn_n1_8 = syn_x22 ^ syn_x47 ^ syn_x16 ^ syn_x41 ^ syn_x19 ^ syn_x44;
+    assign syn_n1_9 = syn_x77 ^ syn_x102 ^ syn_x127 ^ syn_x74 ^ syn_x99 ^ syn_x124;
+    assign syn_n1_10 = syn_x66 ^ syn_x91 ^ syn_x116 ^ syn_x69 ^ syn_x94 ^ syn_x119;
+    assign syn_n1_11 = syn_x75 ^ syn_x100 ^ syn_x125 ^ syn_x72 ^ syn_x97 ^ syn_x122;
+    assign syn_n1_12 = syn_x64 ^ syn_x67 ^ syn_x89 ^ syn_x92 ^ syn_x114 ^ syn_x117;
+    assign syn_n1_13 = syn_x73 ^ syn_x76 ^ syn_x98 ^ syn_x101 ^ syn_x123 ^ syn_x126;
+    assign syn_n1_14 = syn_x68 ^ syn_x93 ^ syn_x118 ^ syn_x65 ^ syn_x90 ^ syn_x115;
+    assign syn_n1_15 = syn_x83 ^ syn_x108 ^ syn_x80 ^ syn_x105 ^ syn_x86 ^ syn_x111;
+    assign syn_n1_16 = syn_x81 ^ syn_x84 ^ syn_x106 ^ syn_x109 ^ syn_x82 ^ syn_x107;
+    assign syn_n1_17 = syn_x74 ^ syn_x99 ^ syn_x124 ^ syn_x78 ^ syn_x79 ^ syn_x103;
+    assign syn_n1_18 = syn_x72 ^ syn_x97 ^ syn_x122 ^ syn_x79 ^ syn_x96 ^ syn_x121;
+    assign syn_n1_19 = syn_x79 ^ syn_x120 ^ syn_x78 ^ syn_x96 ^ syn_x103 ^ syn_x121;
+    assign syn_n1_20 = syn_x69 ^ syn_x94 ^ syn_x119 ^ syn_x70 ^ syn_x95 ^ syn_x112;
+    assign syn_n1_21 = syn_x71 ^ syn_x70 ^ syn_x95 ^ syn_x112 ^ syn_x88 ^ syn_x113;
+    assign syn_n1_22 = syn_x128 ^ syn_x153 ^ syn_x178 ^ syn_x129 ^ syn_x154 ^ syn_x179;
+    assign syn_n1_23 = syn_x136 ^ syn_x161 ^ syn_x186 ^ syn_x137 ^ syn_x162 ^ syn_x187;
+    assign syn_n1_24 = syn_x131 ^ syn_x156 ^ syn_x181 ^ syn_x130 ^ syn_x155 ^ syn_x180;
+    assign syn_n1_25 = syn_x139 ^ syn_x164 ^ syn_x189 ^ syn_x138 ^ syn_x163 ^ syn_x188;
+    assign syn_n1_26 = syn_x145 ^ syn_x170 ^ syn_x147 ^ syn_x172 ^ syn_x146 ^ syn_x171;
+    assign syn_n1_27 = syn_x133 ^ syn_x158 ^ syn_x183 ^ syn_x132 ^ syn_x157 ^ syn_x182;
+    assign syn_n1_28 = syn_x141 ^ syn_x166 ^ syn_x191 ^ syn_x140 ^ syn_x165 ^ syn_x190;
+    assign syn_n1_29 = syn_x147 ^ syn_x172 ^ syn_x148 ^ syn_x150 ^ syn_x173 ^ syn_x175;
+    assign syn_n1_30 = syn_x144 ^ syn_x146 ^ syn_x168 ^ syn_x169 ^ syn_x171 ^ syn_x149;
+    assign syn_n1_31 = syn_x132 ^ syn_x157 ^ syn_x182 ^ syn_x135 ^ syn_x134 ^ syn_x159;
+    assign syn_n1_32 = syn_x140 ^ syn_x165 ^ syn_x190 ^ syn_x143 ^ syn_x142 ^ syn_x167;
+    assign syn_n1_33 = syn_x194 ^ syn_x219 ^ syn_x244 ^ syn_x196 ^ syn_x221 ^ syn_x246;
+    assign syn_n1_34 = syn_x202 ^ syn_x227 ^ syn_x252 ^ syn_x204 ^ syn_x229 ^ syn_x254;
+    assign syn_n1_35 = syn_x196 ^ syn_x221 ^ syn_x246 ^ syn_x197 ^ syn_x222 ^ syn_x247;
+    assign syn_n1_36 = syn_x204 ^ syn_x229 ^ syn_x254 ^ syn_x205 ^ syn_x230 ^ syn_x255;
+    assign syn_n1_37 = syn_x209 ^ syn_x210 ^ syn_x234 ^ syn_x235 ^ syn_x215 ^ syn_x212;
+    assign syn_n1_38 = syn_x192 ^ syn_x193 ^ syn_x217 ^ syn_x218 ^ syn_x242 ^ syn_x243;
+    assign syn_n1_39 = syn_x200 ^ syn_x201 ^ syn_x225 ^ syn_x226 ^ syn_x250 ^ syn_x251;
+    assign syn_n1_40 = syn_x212 ^ syn_x214 ^ syn_x239 ^ syn_x213 ^ syn_x238 ^ syn_x237;
+    assign syn_n1_41 = syn_x195 ^ syn_x220 ^ syn_x245 ^ syn_x198 ^ syn_x223 ^ syn_x199;
+    assign syn_n1_42 = syn_x195 ^ syn_x220 ^ syn_x245 ^ syn_x197 ^ syn_x222 ^ syn_x247;
+    assign syn_n1_43 = syn_x203 ^ syn_x228 ^ syn_x253 ^ syn_x206 ^ syn_x231 ^ syn_x207;
+    assign syn_n1_44 = syn_x203 ^ syn_x228 ^ syn_x253 ^ syn_x205 ^ syn_x230 ^ syn_x255;
+    assign syn_n1_45 = syn_x267 ^ syn_x268 ^ syn_x292 ^ syn_x293 ^ syn_x317 ^ syn_x318;
+    assign syn_n1_46 = syn_x258 ^ syn_x259 ^ syn_x283 ^ syn_x284 ^ syn_x308 ^ syn_x309;
+    assign syn_n1_47 = syn_x260 ^ syn_x261 ^ syn_x285 ^ syn_x286 ^ syn_x310 ^ syn_x311;
+    assign syn_n1_48 = syn_x265 ^ syn_x290 ^ syn_x315 ^ syn_x264 ^ syn_x289 ^ syn_x314;
+    assign syn_n1_49 = syn_x269 ^ syn_x270 ^ syn_x294 ^ syn_x295 ^ syn_x319 ^ syn_x271;
+    assign syn_n1_50 = syn_x256 ^ syn_x281 ^ syn_x306 ^ syn_x257 ^ syn_x282 ^ syn_x307;
+    assign syn_n1_51 = syn_x274 ^ syn_x275 ^ syn_x276 ^ syn_x299 ^ syn_x300 ^ syn_x301;
+    assign syn_n1_52 = syn_x276 ^ syn_x301 ^ syn_x277 ^ syn_x278 ^ syn_x302 ^ syn_x303;
+    assign syn_n1_53 = syn_x266 ^ syn_x271 ^ syn_x288 ^ syn_x291 ^ syn_x313 ^ syn_x316;
+    assign syn_n1_54 = syn_x325 ^ syn_x326 ^ syn_x350 ^ syn_x351 ^ syn_x375 ^ syn_x320;
+    assign syn_n1_55 = syn_x333 ^ syn_x334 ^ syn_x358 ^ syn_x359 ^ syn_x383 ^ syn_x328;
+    assign syn_n1_56 = syn_x342 ^ syn_x343 ^ syn_x367 ^ syn_x336 ^ syn_x337 ^ syn_x361;
+    assign syn_n1_57 = syn_x324 ^ syn_x349 ^ syn_x374 ^ syn_x344 ^ syn_x368 ^ syn_x369;
+    assign syn_n1_58 = syn_x332 ^ syn_x357 ^ syn_x382 ^ syn_x352 ^ syn_x376 ^ syn_x377;
+    assign syn_n1_59 = syn_x323 ^ syn_x348 ^ syn_x373 ^ syn_x322 ^ syn_x347 ^ syn_x372;
+    assign syn_n1_60 = syn_x331 ^ syn_x356 ^ syn_x381 ^ syn_x330 ^ syn_x355 ^ syn_x380;
+    assign syn_n1_61 = syn_x384 ^ syn_x409 ^ syn_x434 ^ syn_x387 ^ syn_x412 ^ syn_x437;
+    assign syn_n1_62 = syn_x392 ^ syn_x417 ^ syn_x442 ^ syn_x395 ^ syn_x420 ^ syn_x445;
+    assign syn_n1_63 = syn_x391 ^ syn_x385 ^ syn_x386 ^ syn_x410 ^ syn_x411 ^ syn_x435;
+    assign syn_n1_64 = syn_x399 ^ syn_x393 ^ syn_x394 ^ syn_x418 ^ syn_x419 ^ syn_x443;
+    assign syn_n1_65 = syn_x406 ^ syn_x431 ^ syn_x400 ^ syn_x405 ^ syn_x425 ^ syn_x430;
+    assign syn_n1_66 = syn_x385 ^ syn_x410 ^ syn_x435 ^ syn_x432 ^ syn_x388 ^ syn_x413;
+    assign syn_n1_67 = syn_x393 ^ syn_x418 ^ syn_x443 ^ syn_x440 ^ syn_x396 ^ syn_x421;
+    assign syn_n1_68 = syn_x407 ^ syn_x401 ^ syn_x402 ^ syn_x403 ^ syn_x426 ^ syn_x427;
+    assign syn_n1_69 = syn_x408 ^ syn_x433 ^ syn_x389 ^ syn_x414 ^ syn_x439 ^ syn_x436;
+    assign syn_n1_70 = syn_x416 ^ syn_x441 ^ syn_x397 ^ syn_x422 ^ syn_x447 ^ syn_x444;
+    assign syn_n1_71 = syn_x461 ^ syn_x486 ^ syn_x511 ^ syn_x456 ^ syn_x480 ^ syn_x481;
+    assign syn_n1_72 = syn_x452 ^ syn_x477 ^ syn_x502 ^ syn_x472 ^ syn_x496 ^ syn_x497;
+    assign syn_n1_73 = syn_x469 ^ syn_x470 ^ syn_x494 ^ syn_x495 ^ syn_x464 ^ syn_x488;
+    assign syn_n1_74 = syn_x457 ^ syn_x482 ^ syn_x504 ^ syn_x507 ^ syn_x463 ^ syn_x460;
+    assign syn_n1_75 = syn_x448 ^ syn_x473 ^ syn_x498 ^ syn_x454 ^ syn_x479 ^ syn_x451;
+    assign syn_n1_76 = syn_x460 ^ syn_x462 ^ syn_x485 ^ syn_x487 ^ syn_x510 ^ syn_x505;
+    assign syn_n1_77 = syn_x450 ^ syn_x475 ^ syn_x500 ^ syn_x453 ^ syn_x478 ^ syn_x503;
+    assign syn_n1_78 = syn_x462 ^ syn_x487 ^ syn_x459 ^ syn_x484 ^ syn_x509 ^ syn_x506;
+    assign syn_n1_79 = syn_x519 ^ syn_x513 ^ syn_x536 ^ syn_x538 ^ syn_x561 ^ syn_x563;
+    assign syn_n1_80 = syn_x527 ^ syn_x521 ^ syn_x544 ^ syn_x546 ^ syn_x569 ^ syn_x571;
+    assign syn_n1_81 = syn_x512 ^ syn_x515 ^ syn_x537 ^ syn_x540 ^ syn_x562 ^ syn_x565;
+    assign syn_n1_82 = syn_x520 ^ syn_x523 ^ syn_x545 ^ syn_x548 ^ syn_x570 ^ syn_x573;
+    assign syn_n1_83 = syn_x528 ^ syn_x530 ^ syn_x531 ^ syn_x553 ^ syn_x555 ^ syn_x556;
+    assign syn_n1_84 = syn_x529 ^ syn_x532 ^ syn_x554 ^ syn_x557 ^ syn_x535 ^ syn_x552;
+    assign syn_n1_85 = syn_x517 ^ syn_x542 ^ syn_x567 ^ syn_x518 ^ syn_x543 ^ syn_x560;
+    assign syn_n1_86 = syn_x518 ^ syn_x543 ^ syn_x560 ^ syn_x514 ^ syn_x539 ^ syn_x564;
+    assign syn_n1_87 = syn_x517 ^ syn_x542 ^ syn_x567 ^ syn_x514 ^ syn_x539 ^ syn_x564;
+    assign syn_n1_88 = syn_x525 ^ syn_x550 ^ syn_x575 ^ syn_x526 ^ syn_x551 ^ syn_x568;
+    assign syn_n1_89 = syn_x526 ^ syn_x551 ^ syn_x568 ^ syn_x522 ^ syn_x547 ^ syn_x572;
+    assign syn_n1_90 = syn_x525 ^ syn_x550 ^ syn_x575 ^ syn_x522 ^ syn_x547 ^ syn_x572;
+    assign syn_n1_91 = syn_x624 ^ syn_x576 ^ syn_x601 ^ syn_x626 ^ syn_x577 ^ syn_x602;
+    assign syn_n1_92 = syn_x578 ^ syn_x581 ^ syn_x603 ^ syn_x606 ^ syn_x628 ^ syn_x631;
+    assign syn_n1_93 = syn_x632 ^ syn_x584 ^ syn_x609 ^ syn_x634 ^ syn_x585 ^ syn_x610;
+    assign syn_n1_94 = syn_x586 ^ syn_x589 ^ syn_x611 ^ syn_x614 ^ syn_x636 ^ syn_x639;
+    assign syn_n1_95 = syn_x577 ^ syn_x602 ^ syn_x580 ^ syn_x605 ^ syn_x627 ^ syn_x630;
+    assign syn_n1_96 = syn_x585 ^ syn_x610 ^ syn_x588 ^ syn_x613 ^ syn_x635 ^ syn_x638;
+    assign syn_n1_97 = syn_x595 ^ syn_x598 ^ syn_x620 ^ syn_x623 ^ syn_x592 ^ syn_x617;
+    assign syn_n1_98 = syn_x593 ^ syn_x594 ^ syn_x596 ^ syn_x618 ^ syn_x619 ^ syn_x621;
+    assign syn_n1_99 = syn_x594 ^ syn_x619 ^ syn_x592 ^ syn_x617 ^ syn_x616 ^ syn_x597;
+    assign syn_n1_100 = syn_x579 ^ syn_x582 ^ syn_x604 ^ syn_x607 ^ syn_x627 ^ syn_x629;
+    assign syn_n1_101 = syn_x587 ^ syn_x590 ^ syn_x612 ^ syn_x615 ^ syn_x635 ^ syn_x637;
+    assign syn_n1_102 = syn_x649 ^ syn_x674 ^ syn_x699 ^ syn_x652 ^ syn_x677 ^ syn_x702;
+    assign syn_n1_103 = syn_x648 ^ syn_x651 ^ syn_x673 ^ syn_x676 ^ syn_x698 ^ syn_x701;
+    assign syn_n1_104 = syn_x640 ^ syn_x665 ^ syn_x690 ^ syn_x643 ^ syn_x668 ^ syn_x693;
+    assign syn_n1_105 = syn_x642 ^ syn_x664 ^ syn_x667 ^ syn_x689 ^ syn_x692 ^ syn_x647;
+    assign syn_n1_106 = syn_x650 ^ syn_x675 ^ syn_x700 ^ syn_x653 ^ syn_x678 ^ syn_x703;
+    assign syn_n1_107 = syn_x643 ^ syn_x647 ^ syn_x668 ^ syn_x693 ^ syn_x644 ^ syn_x646;
+    assign syn_n1_108 = syn_x641 ^ syn_x644 ^ syn_x666 ^ syn_x691 ^ syn_x669 ^ syn_x694;
+    assign syn_n1_109 = syn_x657 ^ syn_x682 ^ syn_x680 ^ syn_x660 ^ syn_x663 ^ syn_x685;
+    assign syn_n1_110 = syn_x656 ^ syn_x659 ^ syn_x681 ^ syn_x684 ^ syn_x661 ^ syn_x686;
+    assign syn_n1_111 = syn_x653 ^ syn_x678 ^ syn_x703 ^ syn_x672 ^ syn_x697 ^ syn_x655;
+    assign syn_n1_112 = syn_x707 ^ syn_x732 ^ syn_x757 ^ syn_x709 ^ syn_x734 ^ syn_x759;
+    assign syn_n1_113 = syn_x715 ^ syn_x740 ^ syn_x765 ^ syn_x717 ^ syn_x742 ^ syn_x767;
+    assign syn_n1_114 = syn_x708 ^ syn_x733 ^ syn_x758 ^ syn_x706 ^ syn_x731 ^ syn_x756;
+    assign syn_n1_115 = syn_x716 ^ syn_x741 ^ syn_x766 ^ syn_x714 ^ syn_x739 ^ syn_x764;
+    assign syn_n1_116 = syn_x744 ^ syn_x724 ^ syn_x749 ^ syn_x723 ^ syn_x726 ^ syn_x748;
+    assign syn_n1_117 = syn_x720 ^ syn_x745 ^ syn_x725 ^ syn_x750 ^ syn_x722 ^ syn_x747;
+    assign syn_n1_118 = syn_x705 ^ syn_x730 ^ syn_x755 ^ syn_x710 ^ syn_x711 ^ syn_x735;
+    assign syn_n1_119 = syn_x713 ^ syn_x738 ^ syn_x763 ^ syn_x718 ^ syn_x719 ^ syn_x743;
+    assign syn_n1_120 = syn_x769 ^ syn_x794 ^ syn_x819 ^ syn_x774 ^ syn_x799 ^ syn_x773;
+    assign syn_n1_121 = syn_x777 ^ syn_x802 ^ syn_x827 ^ syn_x782 ^ syn_x807 ^ syn_x781;
+    assign syn_n1_122 = syn_x770 ^ syn_x795 ^ syn_x820 ^ syn_x775 ^ syn_x772 ^ syn_x797;
+    assign syn_n1_123 = syn_x778 ^ syn_x803 ^ syn_x828 ^ syn_x783 ^ syn_x780 ^ syn_x805;
+    assign syn_n1_124 = syn_x785 ^ syn_x810 ^ syn_x790 ^ syn_x815 ^ syn_x789 ^ syn_x814;
+    assign syn_n1_125 = syn_x964 ^ syn_x989 ^ syn_x1014 ^ syn_x960 ^ syn_x984 ^ syn_x985;
+    assign syn_n1_126 = syn_x972 ^ syn_x997 ^ syn_x1022 ^ syn_x968 ^ syn_x992 ^ syn_x993;
+    assign syn_n1_127 = syn_x965 ^ syn_x990 ^ syn_x1015 ^ syn_x962 ^ syn_x987 ^ syn_x1010;
+    assign syn_n1_128 = syn_x973 ^ syn_x998 ^ syn_x1023 ^ syn_x970 ^ syn_x995 ^ syn_x1018;
+    assign syn_n1_129 = syn_x962 ^ syn_x963 ^ syn_x987 ^ syn_x988 ^ syn_x1013 ^ syn_x1009;
+    assign syn_n1_130 = syn_x970 ^ syn_x971 ^ syn_x995 ^ syn_x996 ^ syn_x1021 ^ syn_x1017;
+    assign syn_n1_131 = syn_x980 ^ syn_x1005 ^ syn_x976 ^ syn_x978 ^ syn_x1000 ^ syn_x1001;
+    assign syn_n1_132 = syn_x981 ^ syn_x1006 ^ syn_x976 ^ syn_x978 ^ syn_x1001 ^ syn_x1003;
+    assign syn_n1_133 = syn_x1080 ^ syn_x1033 ^ syn_x1058 ^ syn_x1083 ^ syn_x1034 ^ syn_x1059;
+    assign syn_n1_134 = syn_x1024 ^ syn_x1049 ^ syn_x1074 ^ syn_x1028 ^ syn_x1053 ^ syn_x1078;
+    assign syn_n1_135 = syn_x1025 ^ syn_x1026 ^ syn_x1050 ^ syn_x1051 ^ syn_x1075 ^ syn_x1076;
+    assign syn_n1_136 = syn_x1056 ^ syn_x1081 ^ syn_x1035 ^ syn_x1060 ^ syn_x1084 ^ syn_x1085;
+    assign syn_n1_137 = syn_x1032 ^ syn_x1057 ^ syn_x1082 ^ syn_x1037 ^ syn_x1062 ^ syn_x1087;
+    assign syn_n1_138 = syn_x1040 ^ syn_x1065 ^ syn_x1041 ^ syn_x1066 ^ syn_x1045 ^ syn_x1070;
+    assign syn_n1_139 = syn_x1046 ^ syn_x1071 ^ syn_x1064 ^ syn_x1042 ^ syn_x1043 ^ syn_x1067;
+    assign syn_n1_140 = syn_x1088 ^ syn_x1113 ^ syn_x1138 ^ syn_x1091 ^ syn_x1116 ^ syn_x1141;
+    assign syn_n1_141 = syn_x1096 ^ syn_x1121 ^ syn_x1146 ^ syn_x1099 ^ syn_x1124 ^ syn_x1149;
+    assign syn_n1_142 = syn_x1104 ^ syn_x1129 ^ syn_x1107 ^ syn_x1132 ^ syn_x1108 ^ syn_x1133;
+    assign syn_n1_143 = syn_x1089 ^ syn_x1114 ^ syn_x1139 ^ syn_x1093 ^ syn_x1118 ^ syn_x1143;
+    assign syn_n1_144 = syn_x1097 ^ syn_x1122 ^ syn_x1147 ^ syn_x1101 ^ syn_x1126 ^ syn_x1151;
+    assign syn_n1_145 = syn_x1112 ^ syn_x1137 ^ syn_x1090 ^ syn_x1115 ^ syn_x1140 ^ syn_x1095;
+    assign syn_n1_146 = syn_x1120 ^ syn_x1145 ^ syn_x1098 ^ syn_x1123 ^ syn_x1148 ^ syn_x1103;
+    assign syn_n1_147 = syn_x1106 ^ syn_x1131 ^ syn_x1109 ^ syn_x1110 ^ syn_x1134 ^ syn_x1135;
+    assign syn_n1_148 = syn_x1154 ^ syn_x1179 ^ syn_x1204 ^ syn_x1157 ^ syn_x1176 ^ syn_x1182;
+    assign syn_n1_149 = syn_x1162 ^ syn_x1187 ^ syn_x1212 ^ syn_x1165 ^ syn_x1184 ^ syn_x1190;
+    assign syn_n1_150 = syn_x1170 ^ syn_x1195 ^ syn_x1173 ^ syn_x1192 ^ syn_x1198 ^ syn_x1174;
+    assign syn_n1_151 = syn_x1155 ^ syn_x1180 ^ syn_x1205 ^ syn_x1158 ^ syn_x1183 ^ syn_x1159;
+    assign syn_n1_152 = syn_x1163 ^ syn_x1188 ^ syn_x1213 ^ syn_x1166 ^ syn_x1191 ^ syn_x1167;
+    assign syn_n1_153 = syn_x1153 ^ syn_x1178 ^ syn_x1203 ^ syn_x1156 ^ syn_x1181 ^ syn_x1200;
+    assign syn_n1_154 = syn_x1161 ^ syn_x1186 ^ syn_x1211 ^ syn_x1164 ^ syn_x1189 ^ syn_x1208;
+    assign syn_n1_155 = syn_x1168 ^ syn_x1193 ^ syn_x1171 ^ syn_x1196 ^ syn_x1199 ^ syn_x1175;
+    assign syn_n1_156 = syn_x1220 ^ syn_x1245 ^ syn_x1270 ^ syn_x1217 ^ syn_x1223 ^ syn_x1242;
+    assign syn_n1_157 = syn_x1227 ^ syn_x1252 ^ syn_x1277 ^ syn_x1224 ^ syn_x1230 ^ syn_x1249;
+    assign syn_n1_158 = syn_x1229 ^ syn_x1254 ^ syn_x1279 ^ syn_x1226 ^ syn_x1251 ^ syn_x1276;
+    assign syn_n1_159 = syn_x1218 ^ syn_x1243 ^ syn_x1268 ^ syn_x1221 ^ syn_x1240 ^ syn_x1246;
+    assign syn_n1_160 = syn_x1219 ^ syn_x1244 ^ syn_x1269 ^ syn_x1216 ^ syn_x1222 ^ syn_x1241;
+    assign syn_n1_161 = syn_x1228 ^ syn_x1253 ^ syn_x1278 ^ syn_x1225 ^ syn_x1231 ^ syn_x1250;
+    assign syn_n1_162 = syn_x1235 ^ syn_x1260 ^ syn_x1232 ^ syn_x1238 ^ syn_x1257 ^ syn_x1263;
+    assign syn_n1_163 = syn_x1285 ^ syn_x1310 ^ syn_x1335 ^ syn_x1282 ^ syn_x1307 ^ syn_x1332;
+    assign syn_n1_164 = syn_x1284 ^ syn_x1309 ^ syn_x1334 ^ syn_x1281 ^ syn_x1306 ^ syn_x1331;
+    assign syn_n1_165 = syn_x1293 ^ syn_x1318 ^ syn_x1343 ^ syn_x1290 ^ syn_x1315 ^ syn_x1340;
+    assign syn_n1_166 = syn_x1292 ^ syn_x1317 ^ syn_x1342 ^ syn_x1289 ^ syn_x1314 ^ syn_x1339;
+    assign syn_n1_167 = syn_x1302 ^ syn_x1327 ^ syn_x1299 ^ syn_x1324 ^ syn_x1298 ^ syn_x1323;
+    assign syn_n1_168 = syn_x1368 ^ syn_x1393 ^ syn_x1350 ^ syn_x1351 ^ syn_x1375 ^ syn_x1348;
+    assign syn_n1_169 = syn_x1376 ^ syn_x1401 ^ syn_x1358 ^ syn_x1359 ^ syn_x1383 ^ syn_x1356;
+    assign syn_n1_170 = syn_x1384 ^ syn_x1366 ^ syn_x1367 ^ syn_x1391 ^ syn_x1364 ^ syn_x1389;
+    assign syn_n1_171 = syn_x1418 ^ syn_x1443 ^ syn_x1468 ^ syn_x1423 ^ syn_x1440 ^ syn_x1465;
+    assign syn_n1_172 = syn_x1409 ^ syn_x1434 ^ syn_x1459 ^ syn_x1414 ^ syn_x1439 ^ syn_x1456;
+    assign syn_n1_173 = syn_x1472 ^ syn_x1497 ^ syn_x1522 ^ syn_x1473 ^ syn_x1498 ^ syn_x1523;
+    assign syn_n1_174 = syn_x1480 ^ syn_x1505 ^ syn_x1530 ^ syn_x1481 ^ syn_x1506 ^ syn_x1531;
+    assign syn_n1_175 = syn_x1489 ^ syn_x1514 ^ syn_x1488 ^ syn_x1490 ^ syn_x1513 ^ syn_x1515;
+    assign syn_n1_176 = syn_x1473 ^ syn_x1475 ^ syn_x1498 ^ syn_x1500 ^ syn_x1523 ^ syn_x1525;
+    assign syn_n1_177 = syn_x1481 ^ syn_x1483 ^ syn_x1506 ^ syn_x1508 ^ syn_x1531 ^ syn_x1533;
+    assign syn_n1_178 = syn_x1539 ^ syn_x1564 ^ syn_x1589 ^ syn_x1538 ^ syn_x1563 ^ syn_x1588;
+    assign syn_n1_179 = syn_x1547 ^ syn_x1572 ^ syn_x1597 ^ syn_x1546 ^ syn_x1571 ^ syn_x1596;
+    assign syn_n1_180 = syn_x1584 ^ syn_x1537 ^ syn_x1540 ^ syn_x1562 ^ syn_x1565 ^ syn_x1587;
+    assign syn_n1_181 = syn_x1592 ^ syn_x1545 ^ syn_x1548 ^ syn_x1570 ^ syn_x1573 ^ syn_x1595;
+    assign syn_n1_182 = syn_x1537 ^ syn_x1562 ^ syn_x1587 ^ syn_x1536 ^ syn_x1561 ^ syn_x1586;
+    assign syn_n1_183 = syn_x1545 ^ syn_x1570 ^ syn_x1595 ^ syn_x1544 ^ syn_x1569 ^ syn_x1594;
+    assign syn_n1_184 = syn_x1555 ^ syn_x1580 ^ syn_x1554 ^ syn_x1556 ^ syn_x1579 ^ syn_x1581;
+    assign syn_n1_185 = syn_x1611 ^ syn_x1636 ^ syn_x1661 ^ syn_x1612 ^ syn_x1637 ^ syn_x1662;
+    assign syn_n1_186 = syn_x1610 ^ syn_x1635 ^ syn_x1660 ^ syn_x1613 ^ syn_x1638 ^ syn_x1663;
+    assign syn_n1_187 = syn_x1605 ^ syn_x1630 ^ syn_x1655 ^ syn_x1604 ^ syn_x1629 ^ syn_x1654;
+    assign syn_n1_188 = syn_x1602 ^ syn_x1627 ^ syn_x1652 ^ syn_x1603 ^ syn_x1628 ^ syn_x1653;
+    assign syn_n1_189 = syn_x1640 ^ syn_x1618 ^ syn_x1622 ^ syn_x1643 ^ syn_x1647 ^ syn_x1621;
+    assign syn_n1_190 = syn_x1609 ^ syn_x1614 ^ syn_x1634 ^ syn_x1639 ^ syn_x1659 ^ syn_x1615;
+    assign syn_n1_191 = syn_x1617 ^ syn_x1619 ^ syn_x1642 ^ syn_x1644 ^ syn_x1620 ^ syn_x1645;
+    assign syn_n1_192 = syn_x1648 ^ syn_x1600 ^ syn_x1625 ^ syn_x1650 ^ syn_x1606 ^ syn_x1631;
+    assign syn_n1_193 = syn_x1664 ^ syn_x1689 ^ syn_x1714 ^ syn_x1667 ^ syn_x1669 ^ syn_x1692;
+    assign syn_n1_194 = syn_x1672 ^ syn_x1697 ^ syn_x1722 ^ syn_x1675 ^ syn_x1677 ^ syn_x1700;
+    assign syn_n1_195 = syn_x1681 ^ syn_x1706 ^ syn_x1684 ^ syn_x1686 ^ syn_x1709 ^ syn_x1711;
+    assign syn_n1_196 = syn_x1665 ^ syn_x1690 ^ syn_x1715 ^ syn_x1668 ^ syn_x1693 ^ syn_x1718;
+    assign syn_n1_197 = syn_x1673 ^ syn_x1698 ^ syn_x1723 ^ syn_x1676 ^ syn_x1701 ^ syn_x1726;
+    assign syn_n1_198 = syn_x1669 ^ syn_x1666 ^ syn_x1691 ^ syn_x1716 ^ syn_x1694 ^ syn_x1719;
+    assign syn_n1_199 = syn_x1677 ^ syn_x1674 ^ syn_x1699 ^ syn_x1724 ^ syn_x1702 ^ syn_x1727;
+    assign syn_n1_200 = syn_x1732 ^ syn_x1757 ^ syn_x1782 ^ syn_x1728 ^ syn_x1753 ^ syn_x1778;
+    assign syn_n1_201 = syn_x1740 ^ syn_x1765 ^ syn_x1790 ^ syn_x1736 ^ syn_x1761 ^ syn_x1786;
+    assign syn_n1_202 = syn_x1730 ^ syn_x1755 ^ syn_x1780 ^ syn_x1729 ^ syn_x1754 ^ syn_x1779;
+    assign syn_n1_203 = syn_x1731 ^ syn_x1756 ^ syn_x1781 ^ syn_x1734 ^ syn_x1759 ^ syn_x1776;
+    assign syn_n1_204 = syn_x1738 ^ syn_x1763 ^ syn_x1788 ^ syn_x1737 ^ syn_x1762 ^ syn_x1787;
+    assign syn_n1_205 = syn_x1739 ^ syn_x1764 ^ syn_x1789 ^ syn_x1742 ^ syn_x1767 ^ syn_x1784;
+    assign syn_n1_206 = syn_x1745 ^ syn_x1750 ^ syn_x1770 ^ syn_x1775 ^ syn_x1744 ^ syn_x1769;
+    assign syn_n1_207 = syn_x1744 ^ syn_x1748 ^ syn_x1769 ^ syn_x1773 ^ syn_x1751 ^ syn_x1768;
+    assign syn_n1_208 = syn_x1804 ^ syn_x1829 ^ syn_x1854 ^ syn_x1803 ^ syn_x1828 ^ syn_x1853;
+    assign syn_n1_209 = syn_x1798 ^ syn_x1823 ^ syn_x1792 ^ syn_x1817 ^ syn_x1842 ^ syn_x1794;
+    assign syn_n1_210 = syn_x1803 ^ syn_x1828 ^ syn_x1853 ^ syn_x1807 ^ syn_x1802 ^ syn_x1827;
+    assign syn_n1_211 = syn_x1794 ^ syn_x1799 ^ syn_x1793 ^ syn_x1818 ^ syn_x1843 ^ syn_x1819;
+    assign syn_n1_212 = syn_x1805 ^ syn_x1830 ^ syn_x1855 ^ syn_x1800 ^ syn_x1825 ^ syn_x1850;
+    assign syn_n1_213 = syn_x1796 ^ syn_x1821 ^ syn_x1846 ^ syn_x1795 ^ syn_x1820 ^ syn_x1845;
+    assign syn_n1_214 = syn_x1857 ^ syn_x1882 ^ syn_x1907 ^ syn_x1861 ^ syn_x1886 ^ syn_x1911;
+    assign syn_n1_215 = syn_x1865 ^ syn_x1890 ^ syn_x1915 ^ syn_x1869 ^ syn_x1894 ^ syn_x1919;
+    assign syn_n1_216 = syn_x1858 ^ syn_x1860 ^ syn_x1883 ^ syn_x1885 ^ syn_x1908 ^ syn_x1910;
+    assign syn_n1_217 = syn_x1860 ^ syn_x1861 ^ syn_x1885 ^ syn_x1886 ^ syn_x1910 ^ syn_x1911;
+    assign syn_n1_218 = syn_x1866 ^ syn_x1868 ^ syn_x1891 ^ syn_x1893 ^ syn_x1916 ^ syn_x1918;
+    assign syn_n1_219 = syn_x1868 ^ syn_x1869 ^ syn_x1893 ^ syn_x1894 ^ syn_x1918 ^ syn_x1919;
+    assign syn_n1_220 = syn_x1924 ^ syn_x1925 ^ syn_x1949 ^ syn_x1950 ^ syn_x1974 ^ syn_x1975;
+    assign syn_n1_221 = syn_x1932 ^ syn_x1933 ^ syn_x1957 ^ syn_x1958 ^ syn_x1982 ^ syn_x1983;
+    assign syn_n1_222 = syn_x0 ^ syn_x24 ^ syn_x48 ^ syn_x72 ^ syn_x96 ^ syn_x120;
+    assign syn_n1_223 = syn_x144 ^ syn_x168 ^ syn_x192 ^ syn_x216 ^ syn_x240 ^ syn_x264;
+    assign syn_n1_224 = syn_x288 ^ syn_x312 ^ syn_x336 ^ syn_x360 ^ syn_x384 ^ syn_x408;
+    assign syn_n1_225 = syn_x432 ^ syn_x456 ^ syn_x480 ^ syn_x504 ^ syn_x528 ^ syn_x552;
+    assign syn_n1_226 = syn_x576 ^ syn_x600 ^ syn_x624 ^ syn_x648 ^ syn_x672 ^ syn_x696;
+    assign syn_n1_227 = syn_x720 ^ syn_x744 ^ syn_x768 ^ syn_x792 ^ syn_x816 ^ syn_x840;
+    assign syn_n1_228 = syn_x864 ^ syn_x888 ^ syn_x912 ^ syn_x936 ^ syn_x960 ^ syn_x984;
+    assign syn_n1_229 = syn_x1008 ^ syn_x1032 ^ syn_x1056 ^ syn_x1080 ^ syn_x1104 ^ syn_x1128;
+    assign syn_n1_230 = syn_x1152 ^ syn_x1176 ^ syn_x1200 ^ syn_x1224 ^ syn_x1248 ^ syn_x1272;
+    assign syn_n1_231 = syn_x1296 ^ syn_x1320 ^ syn_x1344 ^ syn_x1368 ^ syn_x1392 ^ syn_x1416;
+    assign syn_n1_232 = syn_x1440 ^ syn_x1464 ^ syn_x1488 ^ syn_x1512 ^ syn_x1536 ^ syn_x1560;
+    assign syn_n1_233 = syn_x1584 ^ syn_x1608 ^ syn_x1632 ^ syn_x1656 ^ syn_x1680 ^ syn_x1704;
+    assign syn_n1_234 = syn_x1728 ^ syn_x1752 ^ syn_x1776 ^ syn_x1800 ^ syn_x1824 ^ syn_x1848;
+    assign syn_n1_235 = syn_x1872 ^ syn_x1896 ^ syn_x1920 ^ syn_x1944 ^ syn_x1968 ^ syn_x1992;
+    assign syn_n1_236 = syn_x1 ^ syn_x25 ^ syn_x49 ^ syn_x73 ^ syn_x97 ^ syn_x121;
+    assign syn_n1_237 = syn_x145 ^ syn_x169 ^ syn_x193 ^ syn_x217 ^ syn_x241 ^ syn_x265;
+    assign syn_n1_238 = syn_x289 ^ syn_x313 ^ syn_x337 ^ syn_x361 ^ syn_x385 ^ syn_x409;
+    assign syn_n1_239 = syn_x433 ^ syn_x457 ^ syn_x481 ^ syn_x505 ^ syn_x529 ^ syn_x553;
+    assign syn_n1_240 = syn_x577 ^ syn_x601 ^ syn_x625 ^ syn_x649 ^ syn_x673 ^ syn_x697;
+    assign syn_n1_241 = syn_x721 ^ syn_x745 ^ syn_x769 ^ syn_x793 ^ syn_x817 ^ syn_x841;
+    assign syn_n1_242 = syn_x865 ^ syn_x889 ^ syn_x913 ^ syn_x937 ^ syn_x961 ^ syn_x985;
+    assign syn_n1_243 = syn_x1009 ^ syn_x1033 ^ syn_x1057 ^ syn_x1081 ^ syn_x1105 ^ syn_x1129;
+    assign syn_n1_244 = syn_x1153 ^ syn_x1177 ^ syn_x1201 ^ syn_x1225 ^ syn_x1249 ^ syn_x1273;
+    assign syn_n1_245 = syn_x1297 ^ syn_x1321 ^ syn_x1345 ^ syn_x1369 ^ syn_x1393 ^ syn_x1417;
+    assign syn_n1_246 = syn_x1441 ^ syn_x1465 ^ syn_x1489 ^ syn_x1513 ^ syn_x1537 ^ syn_x1561;
+    assign syn_n1_247 = syn_x1585 ^ syn_x1609 ^ syn_x1633 ^ syn_x1657 ^ syn_x1681 ^ syn_x1705;
+    assign syn_n1_248 = syn_x1729 ^ syn_x1753 ^ syn_x1777 ^ syn_x1801 ^ syn_x1825 ^ syn_x1849;
+    assign syn_n1_249 = syn_x1873 ^ syn_x1897 ^ syn_x1921 ^ syn_x1945 ^ syn_x1969 ^ syn_x1993;
+    assign syn_n1_250 = syn_x2 ^ syn_x26 ^ syn_x50 ^ syn_x74 ^ syn_x98 ^ syn_x122;
+    assign syn_n1_251 = syn_x146 ^ syn_x170 ^ syn_x194 ^ syn_x218 ^ syn_x242 ^ syn_x266;
+    assign syn_n1_252 = syn_x290 ^ syn_x314 ^ syn_x338 ^ syn_x362 ^ syn_x386 ^ syn_x410;
+    assign syn_n1_253 = syn_x434 ^ syn_x458 ^ syn_x482 ^ syn_x506 ^ syn_x530 ^ syn_x554;
+    assign syn_n1_254 = syn_x578 ^ syn_x602 ^ syn_x626 ^ syn_x650 ^ syn_x674 ^ syn_x698;
+    assign syn_n1_255 = syn_x722 ^ syn_x746 ^ syn_x770 ^ syn_x794 ^ syn_x818 ^ syn_x842;
+    assign syn_n1_256 = syn_x866 ^ syn_x890 ^ syn_x914 ^ syn_x938 ^ syn_x962 ^ syn_x986;
+    assign syn_n1_257 = syn_x1010 ^ syn_x1034 ^ syn_x1058 ^ syn_x1082 ^ syn_x1106 ^ syn_x1130;
+    assign syn_n1_258 = syn_x1154 ^ syn_x1178 ^ syn_x1202 ^ syn_x1226 ^ syn_x1250 ^ syn_x1274;
+    assign syn_n1_259 = syn_x1298 ^ syn_x1322 ^ syn_x1346 ^ syn_x1370 ^ syn_x1394 ^ syn_x1418;
+    assign syn_n1_260 = syn_x1442 ^ syn_x1466 ^ syn_x1490 ^ syn_x1514 ^ syn_x1538 ^ syn_x1562;
+    assign syn_n1_261 = syn_x1586 ^ syn_x1610 ^ syn_x1634 ^ syn_x1658 ^ syn_x1682 ^ syn_x1706;
+    assign syn_n1_262 = syn_x1730 ^ syn_x1754 ^ syn_x1778 ^ syn_x1802 ^ syn_x1826 ^ syn_x1850;
+    assign syn_n1_263 = syn_x1874 ^ syn_x1898 ^ syn_x1922 ^ syn_x1946 ^ syn_x1970 ^ syn_x1994;
+    assign syn_n1_264 = syn_x3 ^ syn_x27 ^ syn_x51 ^ syn_x75 ^ syn_x99 ^ syn_x123;
+    assign syn_n1_265 = syn_x147 ^ syn_x171 ^ syn_x195 ^ syn_x219 ^ syn_x243 ^ syn_x267;
+    assign syn_n1_266 = syn_x291 ^ syn_x315 ^ syn_x339 ^ syn_x363 ^ syn_x387 ^ syn_x411;
+    assign syn_n1_267 = syn_x435 ^ syn_x459 ^ syn_x483 ^ syn_x507 ^ syn_x531 ^ syn_x555;
+    assign syn_n1_268 = syn_x579 ^ syn_x603 ^ syn_x627 ^ syn_x651 ^ syn_x675 ^ syn_x699;
+    assign syn_n1_269 = syn_x723 ^ syn_x747 ^ syn_x771 ^ syn_x795 ^ syn_x819 ^ syn_x843;
+    assign syn_n1_270 = syn_x867 ^ syn_x891 ^ syn_x915 ^ syn_x939 ^ syn_x963 ^ syn_x987;
+    assign syn_n1_271 = syn_x1011 ^ syn_x1035 ^ syn_x1059 ^ syn_x1083 ^ syn_x1107 ^ syn_x1131;
+    assign syn_n1_272 = syn_x1155 ^ syn_x1179 ^ syn_x1203 ^ syn_x1227 ^ syn_x1251 ^ syn_x1275;
+    assign syn_n1_273 = syn_x1299 ^ syn_x1323 ^ syn_x1347 ^ syn_x1371 ^ syn_x1395 ^ syn_x1419;
+    assign syn_n1_274 = syn_x1443 ^ syn_x1467 ^ syn_x1491 ^ syn_x1515 ^ syn_x1539 ^ syn_x1563;
+    assign syn_n1_275 = syn_x1587 ^ syn_x1611 ^ syn_x1635 ^ syn_x1659 ^ syn_x1683 ^ syn_x1707;
+    assign syn_n1_276 = syn_x1731 ^ syn_x1755 ^ syn_x1779 ^ syn_x1803 ^ syn_x1827 ^ syn_x1851;
+    assign syn_n1_277 = syn_x1875 ^ syn_x1899 ^ syn_x1923 ^ syn_x1947 ^ syn_x1971 ^ syn_x1995;
+    assign syn_n1_278 = syn_x4 ^ syn_x28 ^ syn_x52 ^ syn_x76 ^ syn_x100 ^ syn_x124;
+    assign syn_n1_279 = syn_x148 ^ syn_x172 ^ syn_x196 ^ syn_x220 ^ syn_x244 ^ syn_x268;
+    assign syn_n1_280 = syn_x292 ^ syn_x316 ^ syn_x340 ^ syn_x364 ^ syn_x388 ^ syn_x412;
+    assign syn_n1_281 = syn_x436 ^ syn_x460 ^ syn_x484 ^ syn_x508 ^ syn_x532 ^ syn_x556;
+    assign syn_n1_282 = syn_x580 ^ syn_x604 ^ syn_x628 ^ syn_x652 ^ syn_x676 ^ syn_x700;
+    assign syn_n1_283 = syn_x724 ^ syn_x748 ^ syn_x772 ^ syn_x796 ^ syn_x820 ^ syn_x844;
+    assign syn_n1_284 = syn_x868 ^ syn_x892 ^ syn_x916 ^ syn_x940 ^ syn_x964 ^ syn_x988;
+    assign syn_n1_285 = syn_x1012 ^ syn_x1036 ^ syn_x1060 ^ syn_x1084 ^ syn_x1108 ^ syn_x1132;
+    assign syn_n1_286 = syn_x1156 ^ syn_x1180 ^ syn_x1204 ^ syn_x1228 ^ syn_x1252 ^ syn_x1276;
+    assign syn_n1_287 = syn_x1300 ^ syn_x1324 ^ syn_x1348 ^ syn_x1372 ^ syn_x1396 ^ syn_x1420;
+    assign syn_n1_288 = syn_x1444 ^ syn_x1468 ^ syn_x1492 ^ syn_x1516 ^ syn_x1540 ^ syn_x1564;
+    assign syn_n1_289 = syn_x1588 ^ syn_x1612 ^ syn_x1636 ^ syn_x1660 ^ syn_x1684 ^ syn_x1708;
+    assign syn_n1_290 = syn_x1732 ^ syn_x1756 ^ syn_x1780 ^ syn_x1804 ^ syn_x1828 ^ syn_x1852;
+    assign syn_n1_291 = syn_x1876 ^ syn_x1900 ^ syn_x1924 ^ syn_x1948 ^ syn_x1972 ^ syn_x1996;
+    assign syn_n1_292 = syn_x5 ^ syn_x29 ^ syn_x53 ^ syn_x77 ^ syn_x101 ^ syn_x125;
+    assign syn_n1_293 = syn_x149 ^ syn_x173 ^ syn_x197 ^ syn_x221 ^ syn_x245 ^ syn_x269;
+    assign syn_n1_294 = syn_x293 ^ syn_x317 ^ syn_x341 ^ syn_x365 ^ syn_x389 ^ syn_x413;
+    assign syn_n1_295 = syn_x437 ^ syn_x461 ^ syn_x485 ^ syn_x509 ^ syn_x533 ^ syn_x557;
+    assign syn_n1_296 = syn_x581 ^ syn_x605 ^ syn_x629 ^ syn_x653 ^ syn_x677 ^ syn_x701;
+    assign syn_n1_297 = syn_x725 ^ syn_x749 ^ syn_x773 ^ syn_x797 ^ syn_x821 ^ syn_x845;
+    assign syn_n1_298 = syn_x869 ^ syn_x893 ^ syn_x917 ^ syn_x941 ^ syn_x965 ^ syn_x989;
+    assign syn_n1_299 = syn_x1013 ^ syn_x1037 ^ syn_x1061 ^ syn_x1085 ^ syn_x1109 ^ syn_x1133;
+    assign syn_n1_300 = syn_x1157 ^ syn_x1181 ^ syn_x1205 ^ syn_x1229 ^ syn_x1253 ^ syn_x1277;
+    assign syn_n1_301 = syn_x1301 ^ syn_x1325 ^ syn_x1349 ^ syn_x1373 ^ syn_x1397 ^ syn_x1421;
+    assign syn_n1_302 = syn_x1445 ^ syn_x1469 ^ syn_x1493 ^ syn_x1517 ^ syn_x1541 ^ syn_x1565;
+    assign syn_n1_303 = syn_x1589 ^ syn_x1613 ^ syn_x1637 ^ syn_x1661 ^ syn_x1685 ^ syn_x1709;
+    assign syn_n1_304 = syn_x1733 ^ syn_x1757 ^ syn_x1781 ^ syn_x1805 ^ syn_x1829 ^ syn_x1853;
+    assign syn_n1_305 = syn_x1877 ^ syn_x1901 ^ syn_x1925 ^ syn_x1949 ^ syn_x1973 ^ syn_x1997;
+    assign syn_n1_306 = syn_x6 ^ syn_x30 ^ syn_x54 ^ syn_x78 ^ syn_x102 ^ syn_x126;
+    assign syn_n1_307 = syn_x150 ^ syn_x174 ^ syn_x198 ^ syn_x222 ^ syn_x246 ^ syn_x270;
+    assign syn_n1_308 = syn_x294 ^ syn_x318 ^ syn_x342 ^ syn_x366 ^ syn_x390 ^ syn_x414;
+    assign syn_n1_309 = syn_x438 ^ syn_x462 ^ syn_x486 ^ syn_x510 ^ syn_x534 ^ syn_x558;
+    assign syn_n1_310 = syn_x582 ^ syn_x606 ^ syn_x630 ^ syn_x654 ^ syn_x678 ^ syn_x702;
+    assign syn_n1_311 = syn_x726 ^ syn_x750 ^ syn_x774 ^ syn_x798 ^ syn_x822 ^ syn_x846;
+    assign syn_n1_312 = syn_x870 ^ syn_x894 ^ syn_x918 ^ syn_x942 ^ syn_x966 ^ syn_x990;
+    assign syn_n1_313 = syn_x1014 ^ syn_x1038 ^ syn_x1062 ^ syn_x1086 ^ syn_x1110 ^ syn_x1134;
+    assign syn_n1_314 = syn_x1158 ^ syn_x1182 ^ syn_x1206 ^ syn_x1230 ^ syn_x1254 ^ syn_x1278;
+    assign syn_n1_315 = syn_x1302 ^ syn_x1326 ^ syn_x1350 ^ syn_x1374 ^ syn_x1398 ^ syn_x1422;
+    assign syn_n1_316 = syn_x1446 ^ syn_x1470 ^ syn_x1494 ^ syn_x1518 ^ syn_x1542 ^ syn_x1566;
+    assign syn_n1_317 = syn_x1590 ^ syn_x1614 ^ syn_x1638 ^ syn_x1662 ^ syn_x1686 ^ syn_x1710;
+    assign syn_n1_318 = syn_x1734 ^ syn_x1758 ^ syn_x1782 ^ syn_x1806 ^ syn_x1830 ^ syn_x1854;
+    assign syn_n1_319 = syn_x1878 ^ syn_x1902 ^ syn_x1926 ^ syn_x1950 ^ syn_x1974 ^ syn_x1998;
+    assign syn_n1_320 = syn_x7 ^ syn_x31 ^ syn_x55 ^ syn_x79 ^ syn_x103 ^ syn_x127;
+    assign syn_n1_321 = syn_x151 ^ syn_x175 ^ syn_x199 ^ syn_x223 ^ syn_x247 ^ syn_x271;
+    assign syn_n1_322 = syn_x295 ^ syn_x319 ^ syn_x343 ^ syn_x367 ^ syn_x391 ^ syn_x415;
+    assign syn_n1_323 = syn_x439 ^ syn_x463 ^ syn_x487 ^ syn_x511 ^ syn_x535 ^ syn_x559;
+    assign syn_n1_324 = syn_x583 ^ syn_x607 ^ syn_x631 ^ syn_x655 ^ syn_x679 ^ syn_x703;
+    assign syn_n1_325 = syn_x727 ^ syn_x751 ^ syn_x775 ^ syn_x799 ^ syn_x823 ^ syn_x847;
+    assign syn_n1_326 = syn_x871 ^ syn_x895 ^ syn_x919 ^ syn_x943 ^ syn_x967 ^ syn_x991;
+    assign syn_n1_327 = syn_x1015 ^ syn_x1039 ^ syn_x1063 ^ syn_x1087 ^ syn_x1111 ^ syn_x1135;
+    assign syn_n1_328 = syn_x1159 ^ syn_x1183 ^ syn_x1207 ^ syn_x1231 ^ syn_x1255 ^ syn_x1279;
+    assign syn_n1_329 = syn_x1303 ^ syn_x1327 ^ syn_x1351 ^ syn_x1375 ^ syn_x1399 ^ syn_x1423;
+    assign syn_n1_330 = syn_x1447 ^ syn_x1471 ^ syn_x1495 ^ syn_x1519 ^ syn_x1543 ^ syn_x1567;
+    assign syn_n1_331 = syn_x1591 ^ syn_x1615 ^ syn_x1639 ^ syn_x1663 ^ syn_x1687 ^ syn_x1711;
+    assign syn_n1_332 = syn_x1735 ^ syn_x1759 ^ syn_x1783 ^ syn_x1807 ^ syn_x1831 ^ syn_x1855;
+    assign syn_n1_333 = syn_x1879 ^ syn_x1903 ^ syn_x1927 ^ syn_x1951 ^ syn_x1975 ^ syn_x1999;
+    assign syn_n1_334 = syn_x6 ^ syn_x24 ^ syn_x31 ^ syn_x48 ^ syn_x49 ^ syn_x55;
+    assign syn_n1_335 = syn_x73 ^ syn_x78 ^ syn_x96 ^ syn_x98 ^ syn_x103 ^ syn_x121;
+    assign syn_n1_336 = syn_x123 ^ syn_x146 ^ syn_x149 ^ syn_x171 ^ syn_x174 ^ syn_x198;
+    assign syn_n1_337 = syn_x199 ^ syn_x216 ^ syn_x223 ^ syn_x240 ^ syn_x241 ^ syn_x265;
+    assign syn_n1_338 = syn_x290 ^ syn_x315 ^ syn_x338 ^ syn_x340 ^ syn_x341 ^ syn_x360;
+    assign syn_n1_339 = syn_x363 ^ syn_x365 ^ syn_x366 ^ syn_x384 ^ syn_x390 ^ syn_x391;
+    assign syn_n1_340 = syn_x409 ^ syn_x415 ^ syn_x434 ^ syn_x438 ^ syn_x459 ^ syn_x480;
+    assign syn_n1_341 = syn_x484 ^ syn_x485 ^ syn_x505 ^ syn_x509 ^ syn_x510 ^ syn_x530;
+    assign syn_n1_342 = syn_x534 ^ syn_x555 ^ syn_x559 ^ syn_x580 ^ syn_x605 ^ syn_x630;
+    assign syn_n1_343 = syn_x651 ^ syn_x654 ^ syn_x655 ^ syn_x672 ^ syn_x676 ^ syn_x679;
+    assign syn_n1_344 = syn_x697 ^ syn_x701 ^ syn_x722 ^ syn_x724 ^ syn_x726 ^ syn_x727;
+    assign syn_n1_345 = syn_x747 ^ syn_x749 ^ syn_x751 ^ syn_x772 ^ syn_x774 ^ syn_x797;
+    assign syn_n1_346 = syn_x799 ^ syn_x816 ^ syn_x822 ^ syn_x841 ^ syn_x847 ^ syn_x866;
+    assign syn_n1_347 = syn_x888 ^ syn_x891 ^ syn_x912 ^ syn_x913 ^ syn_x916 ^ syn_x936;
+    assign syn_n1_348 = syn_x937 ^ syn_x938 ^ syn_x941 ^ syn_x961 ^ syn_x966 ^ syn_x984;
+    assign syn_n1_349 = syn_x986 ^ syn_x991 ^ syn_x1008 ^ syn_x1011 ^ syn_x1012 ^ syn_x1036;
+    assign syn_n1_350 = syn_x1037 ^ syn_x1038 ^ syn_x1061 ^ syn_x1062 ^ syn_x1063 ^ syn_x1084;
+    assign syn_n1_351 = syn_x1086 ^ syn_x1087 ^ syn_x1105 ^ syn_x1108 ^ syn_x1109 ^ syn_x1111;
+    assign syn_n1_352 = syn_x1130 ^ syn_x1133 ^ syn_x1134 ^ syn_x1152 ^ syn_x1177 ^ syn_x1202;
+    assign syn_n1_353 = syn_x1248 ^ syn_x1255 ^ syn_x1273 ^ syn_x1274 ^ syn_x1348 ^ syn_x1349;
+    assign syn_n1_354 = syn_x1373 ^ syn_x1374 ^ syn_x1398 ^ syn_x1399 ^ syn_x1416 ^ syn_x1423;
+    assign syn_n1_355 = syn_x1440 ^ syn_x1441 ^ syn_x1464 ^ syn_x1465 ^ syn_x1466 ^ syn_x1489;
+    assign syn_n1_356 = syn_x1490 ^ syn_x1491 ^ syn_x1512 ^ syn_x1514 ^ syn_x1515 ^ syn_x1516;
+    assign syn_n1_357 = syn_x1539 ^ syn_x1541 ^ syn_x1564 ^ syn_x1566 ^ syn_x1589 ^ syn_x1590;
+    assign syn_n1_358 = syn_x1591 ^ syn_x1612 ^ syn_x1637 ^ syn_x1662 ^ syn_x1680 ^ syn_x1684;
+    assign syn_n1_359 = syn_x1687 ^ syn_x1704 ^ syn_x1705 ^ syn_x1709 ^ syn_x1728 ^ syn_x1734;
+    assign syn_n1_360 = syn_x1753 ^ syn_x1759 ^ syn_x1778 ^ syn_x1805 ^ syn_x1824 ^ syn_x1830;
+    assign syn_n1_361 = syn_x1849 ^ syn_x1855 ^ syn_x1874 ^ syn_x1878 ^ syn_x1879 ^ syn_x1899;
+    assign syn_n1_362 = syn_x1903 ^ syn_x1924 ^ syn_x1949 ^ syn_x1974 ^ syn_x1999 ^ syn_x2016;
+    assign syn_n1_363 = syn_x7 ^ syn_x24 ^ syn_x31 ^ syn_x48 ^ syn_x49 ^ syn_x54;
+    assign syn_n1_364 = syn_x149 ^ syn_x151 ^ syn_x174 ^ syn_x192 ^ syn_x197 ^ syn_x198;
+    assign syn_n1_365 = syn_x199 ^ syn_x216 ^ syn_x217 ^ syn_x222 ^ syn_x223 ^ syn_x241;
+    assign syn_n1_366 = syn_x242 ^ syn_x247 ^ syn_x264 ^ syn_x266 ^ syn_x267 ^ syn_x289;
+    assign syn_n1_367 = syn_x291 ^ syn_x292 ^ syn_x314 ^ syn_x316 ^ syn_x317 ^ syn_x336;
+    assign syn_n1_368 = syn_x339 ^ syn_x341 ^ syn_x342 ^ syn_x360 ^ syn_x361 ^ syn_x364;
+    assign syn_n1_369 = syn_x366 ^ syn_x367 ^ syn_x458 ^ syn_x460 ^ syn_x483 ^ syn_x485;
+    assign syn_n1_370 = syn_x505 ^ syn_x506 ^ syn_x508 ^ syn_x510 ^ syn_x533 ^ syn_x535;
+    assign syn_n1_371 = syn_x552 ^ syn_x558 ^ syn_x583 ^ syn_x600 ^ syn_x625 ^ syn_x648;
+    assign syn_n1_372 = syn_x652 ^ syn_x655 ^ syn_x673 ^ syn_x677 ^ syn_x698 ^ syn_x702;
+    assign syn_n1_373 = syn_x723 ^ syn_x725 ^ syn_x727 ^ syn_x748 ^ syn_x750 ^ syn_x773;
+    assign syn_n1_374 = syn_x775 ^ syn_x792 ^ syn_x798 ^ syn_x817 ^ syn_x823 ^ syn_x842;
+    assign syn_n1_375 = syn_x864 ^ syn_x867 ^ syn_x888 ^ syn_x889 ^ syn_x892 ^ syn_x912;
+    assign syn_n1_376 = syn_x913 ^ syn_x914 ^ syn_x917 ^ syn_x937 ^ syn_x938 ^ syn_x939;
+    assign syn_n1_377 = syn_x942 ^ syn_x967 ^ syn_x1010 ^ syn_x1012 ^ syn_x1034 ^ syn_x1037;
+    assign syn_n1_378 = syn_x1038 ^ syn_x1039 ^ syn_x1059 ^ syn_x1062 ^ syn_x1063 ^ syn_x1087;
+    assign syn_n1_379 = syn_x1128 ^ syn_x1159 ^ syn_x1206 ^ syn_x1224 ^ syn_x1249 ^ syn_x1274;
+    assign syn_n1_380 = syn_x1275 ^ syn_x1299 ^ syn_x1300 ^ syn_x1303 ^ syn_x1324 ^ syn_x1325;
+    assign syn_n1_381 = syn_x1349 ^ syn_x1350 ^ syn_x1374 ^ syn_x1375 ^ syn_x1392 ^ syn_x1399;
+    assign syn_n1_382 = syn_x1416 ^ syn_x1417 ^ syn_x1440 ^ syn_x1441 ^ syn_x1442 ^ syn_x1465;
+    assign syn_n1_383 = syn_x1466 ^ syn_x1467 ^ syn_x1488 ^ syn_x1490 ^ syn_x1491 ^ syn_x1492;
+    assign syn_n1_384 = syn_x1513 ^ syn_x1515 ^ syn_x1516 ^ syn_x1517 ^ syn_x1538 ^ syn_x1540;
+    assign syn_n1_385 = syn_x1541 ^ syn_x1542 ^ syn_x1560 ^ syn_x1563 ^ syn_x1565 ^ syn_x1566;
+    assign syn_n1_386 = syn_x1567 ^ syn_x1585 ^ syn_x1588 ^ syn_x1590 ^ syn_x1591 ^ syn_x1615;
+    assign syn_n1_387 = syn_x1656 ^ syn_x1680 ^ syn_x1681 ^ syn_x1685 ^ syn_x1704 ^ syn_x1705;
+    assign syn_n1_388 = syn_x1706 ^ syn_x1710 ^ syn_x1731 ^ syn_x1735 ^ syn_x1756 ^ syn_x1781;
+    assign syn_n1_389 = syn_x1804 ^ syn_x1806 ^ syn_x1829 ^ syn_x1831 ^ syn_x1854 ^ syn_x1875;
+    assign syn_n1_390 = syn_x1879 ^ syn_x1900 ^ syn_x1925 ^ syn_x1950 ^ syn_x1975 ^ syn_x1992;
+    assign syn_n1_391 = syn_x3 ^ syn_x28 ^ syn_x31 ^ syn_x53 ^ syn_x54 ^ syn_x76;
+    assign syn_n1_392 = syn_x78 ^ syn_x101 ^ syn_x103 ^ syn_x126 ^ syn_x146 ^ syn_x147;
+    assign syn_n1_393 = syn_x151 ^ syn_x168 ^ syn_x171 ^ syn_x172 ^ syn_x216 ^ syn_x241;
+    assign syn_n1_394 = syn_x312 ^ syn_x338 ^ syn_x341 ^ syn_x360 ^ syn_x362 ^ syn_x363;
+    assign syn_n1_395 = syn_x366 ^ syn_x387 ^ syn_x388 ^ syn_x412 ^ syn_x413 ^ syn_x436;
+    assign syn_n1_396 = syn_x437 ^ syn_x438 ^ syn_x463 ^ syn_x506 ^ syn_x535 ^ syn_x552;
+    assign syn_n1_397 = syn_x652 ^ syn_x677 ^ syn_x702 ^ syn_x722 ^ syn_x727 ^ syn_x747;
+    assign syn_n1_398 = syn_x768 ^ syn_x772 ^ syn_x793 ^ syn_x797 ^ syn_x816 ^ syn_x818;
+    assign syn_n1_399 = syn_x822 ^ syn_x840 ^ syn_x841 ^ syn_x843 ^ syn_x847 ^ syn_x864;
+    assign syn_n1_400 = syn_x865 ^ syn_x866 ^ syn_x868 ^ syn_x889 ^ syn_x890 ^ syn_x891;
+    assign syn_n1_401 = syn_x893 ^ syn_x912 ^ syn_x914 ^ syn_x915 ^ syn_x916 ^ syn_x918;
+    assign syn_n1_402 = syn_x937 ^ syn_x939 ^ syn_x940 ^ syn_x941 ^ syn_x943 ^ syn_x966;
+    assign syn_n1_403 = syn_x991 ^ syn_x1008 ^ syn_x1009 ^ syn_x1012 ^ syn_x1035 ^ syn_x1039;
+    assign syn_n1_404 = syn_x1060 ^ syn_x1084 ^ syn_x1085 ^ syn_x1105 ^ syn_x1109 ^ syn_x1110;
+    assign syn_n1_405 = syn_x1130 ^ syn_x1134 ^ syn_x1135 ^ syn_x1152 ^ syn_x1177 ^ syn_x1200;
+    assign syn_n1_406 = syn_x1201 ^ syn_x1202 ^ syn_x1207 ^ syn_x1225 ^ syn_x1248 ^ syn_x1250;
+    assign syn_n1_407 = syn_x1255 ^ syn_x1273 ^ syn_x1274 ^ syn_x1275 ^ syn_x1300 ^ syn_x1301;
+    assign syn_n1_408 = syn_x1325 ^ syn_x1326 ^ syn_x1349 ^ syn_x1373 ^ syn_x1374 ^ syn_x1392;
+    assign syn_n1_409 = syn_x1398 ^ syn_x1399 ^ syn_x1417 ^ syn_x1442 ^ syn_x1467 ^ syn_x1490;
+    assign syn_n1_410 = syn_x1492 ^ syn_x1493 ^ syn_x1512 ^ syn_x1515 ^ syn_x1517 ^ syn_x1518;
+    assign syn_n1_411 = syn_x1536 ^ syn_x1542 ^ syn_x1543 ^ syn_x1561 ^ syn_x1567 ^ syn_x1586;
+    assign syn_n1_412 = syn_x1590 ^ syn_x1609 ^ syn_x1615 ^ syn_x1632 ^ syn_x1634 ^ syn_x1656;
+    assign syn_n1_413 = syn_x1657 ^ syn_x1659 ^ syn_x1682 ^ syn_x1687 ^ syn_x1704 ^ syn_x1707;
+    assign syn_n1_414 = syn_x1729 ^ syn_x1754 ^ syn_x1779 ^ syn_x1801 ^ syn_x1806 ^ syn_x1807;
+    assign syn_n1_415 = syn_x1824 ^ syn_x1826 ^ syn_x1831 ^ syn_x1849 ^ syn_x1851 ^ syn_x1874;
+    assign syn_n1_416 = syn_x1876 ^ syn_x1878 ^ syn_x1879 ^ syn_x1899 ^ syn_x1901 ^ syn_x1903;
+    assign syn_n1_417 = syn_x1924 ^ syn_x1926 ^ syn_x1949 ^ syn_x1951 ^ syn_x1968 ^ syn_x1974;
+    assign syn_n1_418 = syn_x4 ^ syn_x6 ^ syn_x24 ^ syn_x29 ^ syn_x31 ^ syn_x49;
+    assign syn_n1_419 = syn_x54 ^ syn_x75 ^ syn_x96 ^ syn_x100 ^ syn_x121 ^ syn_x125;
+    assign syn_n1_420 = syn_x150 ^ syn_x174 ^ syn_x175 ^ syn_x199 ^ syn_x216 ^ syn_x240;
+    assign syn_n1_421 = syn_x241 ^ syn_x266 ^ syn_x269 ^ syn_x271 ^ syn_x291 ^ syn_x294;
+    assign syn_n1_422 = syn_x312 ^ syn_x316 ^ syn_x319 ^ syn_x339 ^ syn_x340 ^ syn_x341;
+    assign syn_n1_423 = syn_x360 ^ syn_x362 ^ syn_x364 ^ syn_x365 ^ syn_x366 ^ syn_x389;
+    assign syn_n1_424 = syn_x390 ^ syn_x414 ^ syn_x415 ^ syn_x436 ^ syn_x439 ^ syn_x459;
+    assign syn_n1_425 = syn_x484 ^ syn_x506 ^ syn_x509 ^ syn_x534 ^ syn_x535 ^ syn_x552;
+    assign syn_n1_426 = syn_x559 ^ syn_x580 ^ syn_x605 ^ syn_x627 ^ syn_x630 ^ syn_x722;
+    assign syn_n1_427 = syn_x727 ^ syn_x747 ^ syn_x751 ^ syn_x772 ^ syn_x792 ^ syn_x797;
+    assign syn_n1_428 = syn_x798 ^ syn_x817 ^ syn_x822 ^ syn_x823 ^ syn_x840 ^ syn_x842;
+    assign syn_n1_429 = syn_x844 ^ syn_x847 ^ syn_x865 ^ syn_x867 ^ syn_x869 ^ syn_x890;
+    assign syn_n1_430 = syn_x892 ^ syn_x894 ^ syn_x912 ^ syn_x915 ^ syn_x917 ^ syn_x919;
+    assign syn_n1_431 = syn_x937 ^ syn_x940 ^ syn_x942 ^ syn_x960 ^ syn_x967 ^ syn_x985;
+    assign syn_n1_432 = syn_x1012 ^ syn_x1035 ^ syn_x1037 ^ syn_x1056 ^ syn_x1060 ^ syn_x1062;
+    assign syn_n1_433 = syn_x1081 ^ syn_x1085 ^ syn_x1087 ^ syn_x1106 ^ syn_x1110 ^ syn_x1128;
+    assign syn_n1_434 = syn_x1131 ^ syn_x1135 ^ syn_x1176 ^ syn_x1201 ^ syn_x1206 ^ syn_x1226;
+    assign syn_n1_435 = syn_x1248 ^ syn_x1251 ^ syn_x1273 ^ syn_x1275 ^ syn_x1276 ^ syn_x1298;
+    assign syn_n1_436 = syn_x1300 ^ syn_x1301 ^ syn_x1303 ^ syn_x1323 ^ syn_x1325 ^ syn_x1326;
+    assign syn_n1_437 = syn_x1344 ^ syn_x1369 ^ syn_x1373 ^ syn_x1394 ^ syn_x1398 ^ syn_x1419;
+    assign syn_n1_438 = syn_x1444 ^ syn_x1464 ^ syn_x1469 ^ syn_x1493 ^ syn_x1494 ^ syn_x1518;
+    assign syn_n1_439 = syn_x1519 ^ syn_x1540 ^ syn_x1543 ^ syn_x1560 ^ syn_x1565 ^ syn_x1584;
+    assign syn_n1_440 = syn_x1585 ^ syn_x1590 ^ syn_x1608 ^ syn_x1632 ^ syn_x1633 ^ syn_x1657;
+    assign syn_n1_441 = syn_x1658 ^ syn_x1682 ^ syn_x1683 ^ syn_x1684 ^ syn_x1685 ^ syn_x1707;
+    assign syn_n1_442 = syn_x1708 ^ syn_x1709 ^ syn_x1710 ^ syn_x1733 ^ syn_x1734 ^ syn_x1735;
+    assign syn_n1_443 = syn_x1752 ^ syn_x1758 ^ syn_x1759 ^ syn_x1777 ^ syn_x1783 ^ syn_x1800;
+    assign syn_n1_444 = syn_x1824 ^ syn_x1825 ^ syn_x1849 ^ syn_x1850 ^ syn_x1852 ^ syn_x1874;
+    assign syn_n1_445 = syn_x1875 ^ syn_x1877 ^ syn_x1878 ^ syn_x1899 ^ syn_x1900 ^ syn_x1902;
+    assign syn_n1_446 = syn_x1903 ^ syn_x1927 ^ syn_x1944 ^ syn_x1969 ^ syn_x1994 ^ syn_x1999;
+    assign syn_n1_447 = syn_x2 ^ syn_x3 ^ syn_x24 ^ syn_x27 ^ syn_x28 ^ syn_x31;
+    assign syn_n1_448 = syn_x48 ^ syn_x49 ^ syn_x52 ^ syn_x53 ^ syn_x54 ^ syn_x145;
+    assign syn_n1_449 = syn_x148 ^ syn_x151 ^ syn_x170 ^ syn_x173 ^ syn_x174 ^ syn_x312;
+    assign syn_n1_450 = syn_x362 ^ syn_x386 ^ syn_x411 ^ syn_x436 ^ syn_x505 ^ syn_x534;
+    assign syn_n1_451 = syn_x559 ^ syn_x576 ^ syn_x580 ^ syn_x600 ^ syn_x601 ^ syn_x605;
+    assign syn_n1_452 = syn_x625 ^ syn_x626 ^ syn_x630 ^ syn_x655 ^ syn_x672 ^ syn_x697;
+    assign syn_n1_453 = syn_x723 ^ syn_x726 ^ syn_x748 ^ syn_x751 ^ syn_x768 ^ syn_x773;
+    assign syn_n1_454 = syn_x793 ^ syn_x798 ^ syn_x818 ^ syn_x822 ^ syn_x823 ^ syn_x843;
+    assign syn_n1_455 = syn_x845 ^ syn_x847 ^ syn_x868 ^ syn_x870 ^ syn_x893 ^ syn_x895;
+    assign syn_n1_456 = syn_x912 ^ syn_x918 ^ syn_x937 ^ syn_x943 ^ syn_x962 ^ syn_x984;
+    assign syn_n1_457 = syn_x987 ^ syn_x1008 ^ syn_x1009 ^ syn_x1012 ^ syn_x1084 ^ syn_x1105;
+    assign syn_n1_458 = syn_x1109 ^ syn_x1130 ^ syn_x1134 ^ syn_x1201 ^ syn_x1207 ^ syn_x1230;
+    assign syn_n1_459 = syn_x1248 ^ syn_x1255 ^ syn_x1273 ^ syn_x1298 ^ syn_x1301 ^ syn_x1320;
+    assign syn_n1_460 = syn_x1323 ^ syn_x1326 ^ syn_x1344 ^ syn_x1345 ^ syn_x1348 ^ syn_x1351;
+    assign syn_n1_461 = syn_x1369 ^ syn_x1370 ^ syn_x1373 ^ syn_x1394 ^ syn_x1395 ^ syn_x1398;
+    assign syn_n1_462 = syn_x1419 ^ syn_x1420 ^ syn_x1423 ^ syn_x1444 ^ syn_x1445 ^ syn_x1469;
+    assign syn_n1_463 = syn_x1470 ^ syn_x1494 ^ syn_x1495 ^ syn_x1512 ^ syn_x1519 ^ syn_x1560;
+    assign syn_n1_464 = syn_x1585 ^ syn_x1608 ^ syn_x1610 ^ syn_x1633 ^ syn_x1635 ^ syn_x1658;
+    assign syn_n1_465 = syn_x1660 ^ syn_x1680 ^ syn_x1683 ^ syn_x1685 ^ syn_x1686 ^ syn_x1687;
+    assign syn_n1_466 = syn_x1705 ^ syn_x1708 ^ syn_x1710 ^ syn_x1711 ^ syn_x1730 ^ syn_x1733;
+    assign syn_n1_467 = syn_x1735 ^ syn_x1755 ^ syn_x1758 ^ syn_x1776 ^ syn_x1780 ^ syn_x1783;
+    assign syn_n1_468 = syn_x1801 ^ syn_x1824 ^ syn_x1826 ^ syn_x1849 ^ syn_x1851 ^ syn_x1874;
+    assign syn_n1_469 = syn_x1875 ^ syn_x1876 ^ syn_x1899 ^ syn_x1900 ^ syn_x1901 ^ syn_x1920;
+    assign syn_n1_470 = syn_x1926 ^ syn_x1945 ^ syn_x1951 ^ syn_x1970 ^ syn_x1995 ^ syn_x1999;
+    assign syn_n1_471 = syn_x4 ^ syn_x24 ^ syn_x29 ^ syn_x49 ^ syn_x54 ^ syn_x55;
+    assign syn_n1_472 = syn_x144 ^ syn_x149 ^ syn_x150 ^ syn_x168 ^ syn_x169 ^ syn_x174;
+    assign syn_n1_473 = syn_x175 ^ syn_x193 ^ syn_x199 ^ syn_x218 ^ syn_x243 ^ syn_x268;
+    assign syn_n1_474 = syn_x288 ^ syn_x293 ^ syn_x312 ^ syn_x313 ^ syn_x318 ^ syn_x337;
+    assign syn_n1_475 = syn_x338 ^ syn_x343 ^ syn_x360 ^ syn_x362 ^ syn_x363 ^ syn_x387;
+    assign syn_n1_476 = syn_x412 ^ syn_x437 ^ syn_x438 ^ syn_x456 ^ syn_x462 ^ syn_x481;
+    assign syn_n1_477 = syn_x485 ^ syn_x487 ^ syn_x506 ^ syn_x510 ^ syn_x531 ^ syn_x556;
+    assign syn_n1_478 = syn_x581 ^ syn_x606 ^ syn_x631 ^ syn_x654 ^ syn_x679 ^ syn_x696;
+    assign syn_n1_479 = syn_x721 ^ syn_x727 ^ syn_x746 ^ syn_x751 ^ syn_x771 ^ syn_x796;
+    assign syn_n1_480 = syn_x798 ^ syn_x821 ^ syn_x823 ^ syn_x844 ^ syn_x846 ^ syn_x869;
+    assign syn_n1_481 = syn_x871 ^ syn_x888 ^ syn_x894 ^ syn_x913 ^ syn_x919 ^ syn_x938;
+    assign syn_n1_482 = syn_x960 ^ syn_x963 ^ syn_x984 ^ syn_x985 ^ syn_x988 ^ syn_x1008;
+    assign syn_n1_483 = syn_x1009 ^ syn_x1010 ^ syn_x1013 ^ syn_x1038 ^ syn_x1063 ^ syn_x1105;
+    assign syn_n1_484 = syn_x1108 ^ syn_x1130 ^ syn_x1133 ^ syn_x1152 ^ syn_x1156 ^ syn_x1177;
+    assign syn_n1_485 = syn_x1181 ^ syn_x1202 ^ syn_x1206 ^ syn_x1231 ^ syn_x1255 ^ syn_x1274;
+    assign syn_n1_486 = syn_x1296 ^ syn_x1299 ^ syn_x1302 ^ syn_x1320 ^ syn_x1321 ^ syn_x1324;
+    assign syn_n1_487 = syn_x1327 ^ syn_x1345 ^ syn_x1346 ^ syn_x1349 ^ syn_x1370 ^ syn_x1371;
+    assign syn_n1_488 = syn_x1374 ^ syn_x1395 ^ syn_x1396 ^ syn_x1399 ^ syn_x1420 ^ syn_x1421;
+    assign syn_n1_489 = syn_x1445 ^ syn_x1446 ^ syn_x1470 ^ syn_x1471 ^ syn_x1488 ^ syn_x1495;
+    assign syn_n1_490 = syn_x1512 ^ syn_x1513 ^ syn_x1538 ^ syn_x1563 ^ syn_x1584 ^ syn_x1588;
+    assign syn_n1_491 = syn_x1609 ^ syn_x1613 ^ syn_x1634 ^ syn_x1638 ^ syn_x1656 ^ syn_x1659;
+    assign syn_n1_492 = syn_x1663 ^ syn_x1687 ^ syn_x1752 ^ syn_x1777 ^ syn_x1800 ^ syn_x1801;
+    assign syn_n1_493 = syn_x1802 ^ syn_x1806 ^ syn_x1825 ^ syn_x1826 ^ syn_x1827 ^ syn_x1831;
+    assign syn_n1_494 = syn_x1850 ^ syn_x1851 ^ syn_x1852 ^ syn_x1875 ^ syn_x1876 ^ syn_x1877;
+    assign syn_n1_495 = syn_x1896 ^ syn_x1900 ^ syn_x1901 ^ syn_x1902 ^ syn_x1921 ^ syn_x1925;
+    assign syn_n1_496 = syn_x1926 ^ syn_x1927 ^ syn_x1946 ^ syn_x1950 ^ syn_x1951 ^ syn_x1971;
+    assign syn_n1_497 = syn_x5 ^ syn_x30 ^ syn_x31 ^ syn_x48 ^ syn_x54 ^ syn_x55;
+    assign syn_n1_498 = syn_x144 ^ syn_x148 ^ syn_x150 ^ syn_x151 ^ syn_x169 ^ syn_x173;
+    assign syn_n1_499 = syn_x175 ^ syn_x198 ^ syn_x223 ^ syn_x264 ^ syn_x288 ^ syn_x289;
+    assign syn_n1_500 = syn_x313 ^ syn_x314 ^ syn_x336 ^ syn_x338 ^ syn_x339 ^ syn_x361;
+    assign syn_n1_501 = syn_x363 ^ syn_x364 ^ syn_x386 ^ syn_x388 ^ syn_x411 ^ syn_x413;
+    assign syn_n1_502 = syn_x432 ^ syn_x438 ^ syn_x457 ^ syn_x458 ^ syn_x461 ^ syn_x463;
+    assign syn_n1_503 = syn_x480 ^ syn_x482 ^ syn_x483 ^ syn_x486 ^ syn_x505 ^ syn_x507;
+    assign syn_n1_504 = syn_x508 ^ syn_x511 ^ syn_x528 ^ syn_x530 ^ syn_x532 ^ syn_x533;
+    assign syn_n1_505 = syn_x552 ^ syn_x553 ^ syn_x555 ^ syn_x557 ^ syn_x558 ^ syn_x578;
+    assign syn_n1_506 = syn_x582 ^ syn_x583 ^ syn_x600 ^ syn_x603 ^ syn_x607 ^ syn_x624;
+    assign syn_n1_507 = syn_x625 ^ syn_x628 ^ syn_x655 ^ syn_x672 ^ syn_x697 ^ syn_x724;
+    assign syn_n1_508 = syn_x727 ^ syn_x749 ^ syn_x774 ^ syn_x799 ^ syn_x822 ^ syn_x845;
+    assign syn_n1_509 = syn_x847 ^ syn_x864 ^ syn_x870 ^ syn_x889 ^ syn_x895 ^ syn_x914;
+    assign syn_n1_510 = syn_x936 ^ syn_x939 ^ syn_x961 ^ syn_x986 ^ syn_x1009 ^ syn_x1010;
+    assign syn_n1_511 = syn_x1011 ^ syn_x1032 ^ syn_x1034 ^ syn_x1036 ^ syn_x1039 ^ syn_x1057;
+    assign syn_n1_512 = syn_x1059 ^ syn_x1061 ^ syn_x1082 ^ syn_x1086 ^ syn_x1107 ^ syn_x1111;
+    assign syn_n1_513 = syn_x1128 ^ syn_x1132 ^ syn_x1157 ^ syn_x1159 ^ syn_x1182 ^ syn_x1206;
+    assign syn_n1_514 = syn_x1207 ^ syn_x1272 ^ syn_x1275 ^ syn_x1296 ^ syn_x1297 ^ syn_x1300;
+    assign syn_n1_515 = syn_x1303 ^ syn_x1321 ^ syn_x1322 ^ syn_x1325 ^ syn_x1346 ^ syn_x1347;
+    assign syn_n1_516 = syn_x1350 ^ syn_x1371 ^ syn_x1372 ^ syn_x1375 ^ syn_x1396 ^ syn_x1397;
+    assign syn_n1_517 = syn_x1421 ^ syn_x1422 ^ syn_x1446 ^ syn_x1447 ^ syn_x1464 ^ syn_x1471;
+    assign syn_n1_518 = syn_x1488 ^ syn_x1489 ^ syn_x1512 ^ syn_x1513 ^ syn_x1514 ^ syn_x1537;
+    assign syn_n1_519 = syn_x1560 ^ syn_x1562 ^ syn_x1585 ^ syn_x1587 ^ syn_x1612 ^ syn_x1614;
+    assign syn_n1_520 = syn_x1632 ^ syn_x1637 ^ syn_x1639 ^ syn_x1657 ^ syn_x1662 ^ syn_x1682;
+    assign syn_n1_521 = syn_x1685 ^ syn_x1687 ^ syn_x1707 ^ syn_x1710 ^ syn_x1735 ^ syn_x1752;
+    assign syn_n1_522 = syn_x1776 ^ syn_x1777 ^ syn_x1801 ^ syn_x1826 ^ syn_x1851 ^ syn_x1852;
+    assign syn_n1_523 = syn_x1872 ^ syn_x1876 ^ syn_x1877 ^ syn_x1878 ^ syn_x1897 ^ syn_x1901;
+    assign syn_n1_524 = syn_x1902 ^ syn_x1903 ^ syn_x1922 ^ syn_x1926 ^ syn_x1927 ^ syn_x1947;
+    assign syn_n1_525 = syn_x24 ^ syn_x31 ^ syn_x48 ^ syn_x49 ^ syn_x54 ^ syn_x55;
+    assign syn_n1_526 = syn_x120 ^ syn_x148 ^ syn_x149 ^ syn_x151 ^ syn_x173 ^ syn_x174;
+    assign syn_n1_527 = syn_x240 ^ syn_x270 ^ syn_x271 ^ syn_x295 ^ syn_x312 ^ syn_x337;
+    assign syn_n1_528 = syn_x339 ^ syn_x340 ^ syn_x362 ^ syn_x364 ^ syn_x365 ^ syn_x389;
+    assign syn_n1_529 = syn_x390 ^ syn_x408 ^ syn_x414 ^ syn_x415 ^ syn_x433 ^ syn_x439;
+    assign syn_n1_530 = syn_x456 ^ syn_x458 ^ syn_x481 ^ syn_x483 ^ syn_x504 ^ syn_x508;
+    assign syn_n1_531 = syn_x528 ^ syn_x529 ^ syn_x531 ^ syn_x533 ^ syn_x534 ^ syn_x553;
+    assign syn_n1_532 = syn_x554 ^ syn_x556 ^ syn_x558 ^ syn_x559 ^ syn_x576 ^ syn_x579;
+    assign syn_n1_533 = syn_x583 ^ syn_x600 ^ syn_x601 ^ syn_x604 ^ syn_x625 ^ syn_x626;
+    assign syn_n1_534 = syn_x629 ^ syn_x654 ^ syn_x679 ^ syn_x696 ^ syn_x721 ^ syn_x723;
+    assign syn_n1_535 = syn_x725 ^ syn_x726 ^ syn_x746 ^ syn_x748 ^ syn_x750 ^ syn_x751;
+    assign syn_n1_536 = syn_x771 ^ syn_x773 ^ syn_x775 ^ syn_x796 ^ syn_x798 ^ syn_x821;
+    assign syn_n1_537 = syn_x823 ^ syn_x840 ^ syn_x846 ^ syn_x865 ^ syn_x871 ^ syn_x890;
+    assign syn_n1_538 = syn_x912 ^ syn_x915 ^ syn_x936 ^ syn_x937 ^ syn_x940 ^ syn_x960;
+    assign syn_n1_539 = syn_x961 ^ syn_x985 ^ syn_x986 ^ syn_x1008 ^ syn_x1011 ^ syn_x1012;
+    assign syn_n1_540 = syn_x1033 ^ syn_x1035 ^ syn_x1036 ^ syn_x1058 ^ syn_x1060 ^ syn_x1061;
+    assign syn_n1_541 = syn_x1083 ^ syn_x1085 ^ syn_x1086 ^ syn_x1110 ^ syn_x1111 ^ syn_x1135;
+    assign syn_n1_542 = syn_x1158 ^ syn_x1183 ^ syn_x1201 ^ syn_x1207 ^ syn_x1248 ^ syn_x1272;
+    assign syn_n1_543 = syn_x1273 ^ syn_x1297 ^ syn_x1298 ^ syn_x1301 ^ syn_x1322 ^ syn_x1323;
+    assign syn_n1_544 = syn_x1326 ^ syn_x1347 ^ syn_x1348 ^ syn_x1351 ^ syn_x1372 ^ syn_x1373;
+    assign syn_n1_545 = syn_x1397 ^ syn_x1398 ^ syn_x1422 ^ syn_x1423 ^ syn_x1440 ^ syn_x1447;
+    assign syn_n1_546 = syn_x1464 ^ syn_x1465 ^ syn_x1536 ^ syn_x1540 ^ syn_x1561 ^ syn_x1565;
+    assign syn_n1_547 = syn_x1586 ^ syn_x1590 ^ syn_x1608 ^ syn_x1611 ^ syn_x1613 ^ syn_x1614;
+    assign syn_n1_548 = syn_x1615 ^ syn_x1633 ^ syn_x1636 ^ syn_x1638 ^ syn_x1639 ^ syn_x1658;
+    assign syn_n1_549 = syn_x1661 ^ syn_x1663 ^ syn_x1683 ^ syn_x1686 ^ syn_x1704 ^ syn_x1708;
+    assign syn_n1_550 = syn_x1711 ^ syn_x1728 ^ syn_x1729 ^ syn_x1733 ^ syn_x1752 ^ syn_x1753;
+    assign syn_n1_551 = syn_x1754 ^ syn_x1758 ^ syn_x1777 ^ syn_x1778 ^ syn_x1779 ^ syn_x1783;
+    assign syn_n1_552 = syn_x1802 ^ syn_x1827 ^ syn_x1848 ^ syn_x1852 ^ syn_x1873 ^ syn_x1877;
+    assign syn_n1_553 = syn_x1878 ^ syn_x1879 ^ syn_x1898 ^ syn_x1902 ^ syn_x1903 ^ syn_x1923;
+    assign syn_n1_554 = syn_x8 ^ syn_x32 ^ syn_x56 ^ syn_x80 ^ syn_x104 ^ syn_x128;
+    assign syn_n1_555 = syn_x152 ^ syn_x176 ^ syn_x200 ^ syn_x224 ^ syn_x248 ^ syn_x272;
+    assign syn_n1_556 = syn_x296 ^ syn_x320 ^ syn_x344 ^ syn_x368 ^ syn_x392 ^ syn_x416;
+    assign syn_n1_557 = syn_x440 ^ syn_x464 ^ syn_x488 ^ syn_x512 ^ syn_x536 ^ syn_x560;
+    assign syn_n1_558 = syn_x584 ^ syn_x608 ^ syn_x632 ^ syn_x656 ^ syn_x680 ^ syn_x704;
+    assign syn_n1_559 = syn_x728 ^ syn_x752 ^ syn_x776 ^ syn_x800 ^ syn_x824 ^ syn_x848;
+    assign syn_n1_560 = syn_x872 ^ syn_x896 ^ syn_x920 ^ syn_x944 ^ syn_x968 ^ syn_x992;
+    assign syn_n1_561 = syn_x1016 ^ syn_x1040 ^ syn_x1064 ^ syn_x1088 ^ syn_x1112 ^ syn_x1136;
+    assign syn_n1_562 = syn_x1160 ^ syn_x1184 ^ syn_x1208 ^ syn_x1232 ^ syn_x1256 ^ syn_x1280;
+    assign syn_n1_563 = syn_x1304 ^ syn_x1328 ^ syn_x1352 ^ syn_x1376 ^ syn_x1400 ^ syn_x1424;
+    assign syn_n1_564 = syn_x1448 ^ syn_x1472 ^ syn_x1496 ^ syn_x1520 ^ syn_x1544 ^ syn_x1568;
+    assign syn_n1_565 = syn_x1592 ^ syn_x1616 ^ syn_x1640 ^ syn_x1664 ^ syn_x1688 ^ syn_x1712;
+    assign syn_n1_566 = syn_x1736 ^ syn_x1760 ^ syn_x1784 ^ syn_x1808 ^ syn_x1832 ^ syn_x1856;
+    assign syn_n1_567 = syn_x1880 ^ syn_x1904 ^ syn_x1928 ^ syn_x1952 ^ syn_x1976 ^ syn_x2024;
+    assign syn_n1_568 = syn_x9 ^ syn_x33 ^ syn_x57 ^ syn_x81 ^ syn_x105 ^ syn_x129;
+    assign syn_n1_569 = syn_x153 ^ syn_x177 ^ syn_x201 ^ syn_x225 ^ syn_x249 ^ syn_x273;
+    assign syn_n1_570 = syn_x297 ^ syn_x321 ^ syn_x345 ^ syn_x369 ^ syn_x393 ^ syn_x417;
+    assign syn_n1_571 = syn_x441 ^ syn_x465 ^ syn_x489 ^ syn_x513 ^ syn_x537 ^ syn_x561;
+    assign syn_n1_572 = syn_x585 ^ syn_x609 ^ syn_x633 ^ syn_x657 ^ syn_x681 ^ syn_x705;
+    assign syn_n1_573 = syn_x729 ^ syn_x753 ^ syn_x777 ^ syn_x801 ^ syn_x825 ^ syn_x849;
+    assign syn_n1_574 = syn_x873 ^ syn_x897 ^ syn_x921 ^ syn_x945 ^ syn_x969 ^ syn_x993;
+    assign syn_n1_575 = syn_x1017 ^ syn_x1041 ^ syn_x1065 ^ syn_x1089 ^ syn_x1113 ^ syn_x1137;
+    assign syn_n1_576 = syn_x1161 ^ syn_x1185 ^ syn_x1209 ^ syn_x1233 ^ syn_x1257 ^ syn_x1281;
+    assign syn_n1_577 = syn_x1305 ^ syn_x1329 ^ syn_x1353 ^ syn_x1377 ^ syn_x1401 ^ syn_x1425;
+    assign syn_n1_578 = syn_x1449 ^ syn_x1473 ^ syn_x1497 ^ syn_x1521 ^ syn_x1545 ^ syn_x1569;
+    assign syn_n1_579 = syn_x1593 ^ syn_x1617 ^ syn_x1641 ^ syn_x1665 ^ syn_x1689 ^ syn_x1713;
+    assign syn_n1_580 = syn_x1737 ^ syn_x1761 ^ syn_x1785 ^ syn_x1809 ^ syn_x1833 ^ syn_x1857;
+    assign syn_n1_581 = syn_x1881 ^ syn_x1905 ^ syn_x1929 ^ syn_x1953 ^ syn_x1977 ^ syn_x2025;
+    assign syn_n1_582 = syn_x10 ^ syn_x34 ^ syn_x58 ^ syn_x82 ^ syn_x106 ^ syn_x130;
+    assign syn_n1_583 = syn_x154 ^ syn_x178 ^ syn_x202 ^ syn_x226 ^ syn_x250 ^ syn_x274;
+    assign syn_n1_584 = syn_x298 ^ syn_x322 ^ syn_x346 ^ syn_x370 ^ syn_x394 ^ syn_x418;
+    assign syn_n1_585 = syn_x442 ^ syn_x466 ^ syn_x490 ^ syn_x514 ^ syn_x538 ^ syn_x562;
+    assign syn_n1_586 = syn_x586 ^ syn_x610 ^ syn_x634 ^ syn_x658 ^ syn_x682 ^ syn_x706;
+    assign syn_n1_587 = syn_x730 ^ syn_x754 ^ syn_x778 ^ syn_x802 ^ syn_x826 ^ syn_x850;
+    assign syn_n1_588 = syn_x874 ^ syn_x898 ^ syn_x922 ^ syn_x946 ^ syn_x970 ^ syn_x994;
+    assign syn_n1_589 = syn_x1018 ^ syn_x1042 ^ syn_x1066 ^ syn_x1090 ^ syn_x1114 ^ syn_x1138;
+    assign syn_n1_590 = syn_x1162 ^ syn_x1186 ^ syn_x1210 ^ syn_x1234 ^ syn_x1258 ^ syn_x1282;
+    assign syn_n1_591 = syn_x1306 ^ syn_x1330 ^ syn_x1354 ^ syn_x1378 ^ syn_x1402 ^ syn_x1426;
+    assign syn_n1_592 = syn_x1450 ^ syn_x1474 ^ syn_x1498 ^ syn_x1522 ^ syn_x1546 ^ syn_x1570;
+    assign syn_n1_593 = syn_x1594 ^ syn_x1618 ^ syn_x1642 ^ syn_x1666 ^ syn_x1690 ^ syn_x1714;
+    assign syn_n1_594 = syn_x1738 ^ syn_x1762 ^ syn_x1786 ^ syn_x1810 ^ syn_x1834 ^ syn_x1858;
+    assign syn_n1_595 = syn_x1882 ^ syn_x1906 ^ syn_x1930 ^ syn_x1954 ^ syn_x1978 ^ syn_x2026;
+    assign syn_n1_596 = syn_x11 ^ syn_x35 ^ syn_x59 ^ syn_x83 ^ syn_x107 ^ syn_x131;
+    assign syn_n1_597 = syn_x155 ^ syn_x179 ^ syn_x203 ^ syn_x227 ^ syn_x251 ^ syn_x275;
+    assign syn_n1_598 = syn_x299 ^ syn_x323 ^ syn_x347 ^ syn_x371 ^ syn_x395 ^ syn_x419;
+    assign syn_n1_599 = syn_x443 ^ syn_x467 ^ syn_x491 ^ syn_x515 ^ syn_x539 ^ syn_x563;
+    assign syn_n1_600 = syn_x587 ^ syn_x611 ^ syn_x635 ^ syn_x659 ^ syn_x683 ^ syn_x707;
+    assign syn_n1_601 = syn_x731 ^ syn_x755 ^ syn_x779 ^ syn_x803 ^ syn_x827 ^ syn_x851;
+    assign syn_n1_602 = syn_x875 ^ syn_x899 ^ syn_x923 ^ syn_x947 ^ syn_x971 ^ syn_x995;
+    assign syn_n1_603 = syn_x1019 ^ syn_x1043 ^ syn_x1067 ^ syn_x1091 ^ syn_x1115 ^ syn_x1139;
+    assign syn_n1_604 = syn_x1163 ^ syn_x1187 ^ syn_x1211 ^ syn_x1235 ^ syn_x1259 ^ syn_x1283;
+    assign syn_n1_605 = syn_x1307 ^ syn_x1331 ^ syn_x1355 ^ syn_x1379 ^ syn_x1403 ^ syn_x1427;
+    assign syn_n1_606 = syn_x1451 ^ syn_x1475 ^ syn_x1499 ^ syn_x1523 ^ syn_x1547 ^ syn_x1571;
+    assign syn_n1_607 = syn_x1595 ^ syn_x1619 ^ syn_x1643 ^ syn_x1667 ^ syn_x1691 ^ syn_x1715;
+    assign syn_n1_608 = syn_x1739 ^ syn_x1763 ^ syn_x1787 ^ syn_x1811 ^ syn_x1835 ^ syn_x1859;
+    assign syn_n1_609 = syn_x1883 ^ syn_x1907 ^ syn_x1931 ^ syn_x1955 ^ syn_x1979 ^ syn_x2027;
+    assign syn_n1_610 = syn_x12 ^ syn_x36 ^ syn_x60 ^ syn_x84 ^ syn_x108 ^ syn_x132;
+    assign syn_n1_611 = syn_x156 ^ syn_x180 ^ syn_x204 ^ syn_x228 ^ syn_x252 ^ syn_x276;
+    assign syn_n1_612 = syn_x300 ^ syn_x324 ^ syn_x348 ^ syn_x372 ^ syn_x396 ^ syn_x420;
+    assign syn_n1_613 = syn_x444 ^ syn_x468 ^ syn_x492 ^ syn_x516 ^ syn_x540 ^ syn_x564;
+    assign syn_n1_614 = syn_x588 ^ syn_x612 ^ syn_x636 ^ syn_x660 ^ syn_x684 ^ syn_x708;
+    assign syn_n1_615 = syn_x732 ^ syn_x756 ^ syn_x780 ^ syn_x804 ^ syn_x828 ^ syn_x852;
+    assign syn_n1_616 = syn_x876 ^ syn_x900 ^ syn_x924 ^ syn_x948 ^ syn_x972 ^ syn_x996;
+    assign syn_n1_617 = syn_x1020 ^ syn_x1044 ^ syn_x1068 ^ syn_x1092 ^ syn_x1116 ^ syn_x1140;
+    assign syn_n1_618 = syn_x1164 ^ syn_x1188 ^ syn_x1212 ^ syn_x1236 ^ syn_x1260 ^ syn_x1284;
+    assign syn_n1_619 = syn_x1308 ^ syn_x1332 ^ syn_x1356 ^ syn_x1380 ^ syn_x1404 ^ syn_x1428;
+    assign syn_n1_620 = syn_x1452 ^ syn_x1476 ^ syn_x1500 ^ syn_x1524 ^ syn_x1548 ^ syn_x1572;
+    assign syn_n1_621 = syn_x1596 ^ syn_x1620 ^ syn_x1644 ^ syn_x1668 ^ syn_x1692 ^ syn_x1716;
+    assign syn_n1_622 = syn_x1740 ^ syn_x1764 ^ syn_x1788 ^ syn_x1812 ^ syn_x1836 ^ syn_x1860;
+    assign syn_n1_623 = syn_x1884 ^ syn_x1908 ^ syn_x1932 ^ syn_x1956 ^ syn_x1980 ^ syn_x2028;
+    assign syn_n1_624 = syn_x13 ^ syn_x37 ^ syn_x61 ^ syn_x85 ^ syn_x109 ^ syn_x133;
+    assign syn_n1_625 = syn_x157 ^ syn_x181 ^ syn_x205 ^ syn_x229 ^ syn_x253 ^ syn_x277;
+    assign syn_n1_626 = syn_x301 ^ syn_x325 ^ syn_x349 ^ syn_x373 ^ syn_x397 ^ syn_x421;
+    assign syn_n1_627 = syn_x445 ^ syn_x469 ^ syn_x493 ^ syn_x517 ^ syn_x541 ^ syn_x565;
+    assign syn_n1_628 = syn_x589 ^ syn_x613 ^ syn_x637 ^ syn_x661 ^ syn_x685 ^ syn_x709;
+    assign syn_n1_629 = syn_x733 ^ syn_x757 ^ syn_x781 ^ syn_x805 ^ syn_x829 ^ syn_x853;
+    assign syn_n1_630 = syn_x877 ^ syn_x901 ^ syn_x925 ^ syn_x949 ^ syn_x973 ^ syn_x997;
+    assign syn_n1_631 = syn_x1021 ^ syn_x1045 ^ syn_x1069 ^ syn_x1093 ^ syn_x1117 ^ syn_x1141;
+    assign syn_n1_632 = syn_x1165 ^ syn_x1189 ^ syn_x1213 ^ syn_x1237 ^ syn_x1261 ^ syn_x1285;
+    assign syn_n1_633 = syn_x1309 ^ syn_x1333 ^ syn_x1357 ^ syn_x1381 ^ syn_x1405 ^ syn_x1429;
+    assign syn_n1_634 = syn_x1453 ^ syn_x1477 ^ syn_x1501 ^ syn_x1525 ^ syn_x1549 ^ syn_x1573;
+    assign syn_n1_635 = syn_x1597 ^ syn_x1621 ^ syn_x1645 ^ syn_x1669 ^ syn_x1693 ^ syn_x1717;
+    assign syn_n1_636 = syn_x1741 ^ syn_x1765 ^ syn_x1789 ^ syn_x1813 ^ syn_x1837 ^ syn_x1861;
+    assign syn_n1_637 = syn_x1885 ^ syn_x1909 ^ syn_x1933 ^ syn_x1957 ^ syn_x1981 ^ syn_x2029;
+    assign syn_n1_638 = syn_x14 ^ syn_x38 ^ syn_x62 ^ syn_x86 ^ syn_x110 ^ syn_x134;
+    assign syn_n1_639 = syn_x158 ^ syn_x182 ^ syn_x206 ^ syn_x230 ^ syn_x254 ^ syn_x278;
+    assign syn_n1_640 = syn_x302 ^ syn_x326 ^ syn_x350 ^ syn_x374 ^ syn_x398 ^ syn_x422;
+    assign syn_n1_641 = syn_x446 ^ syn_x470 ^ syn_x494 ^ syn_x518 ^ syn_x542 ^ syn_x566;
+    assign syn_n1_642 = syn_x590 ^ syn_x614 ^ syn_x638 ^ syn_x662 ^ syn_x686 ^ syn_x710;
+    assign syn_n1_643 = syn_x734 ^ syn_x758 ^ syn_x782 ^ syn_x806 ^ syn_x830 ^ syn_x854;
+    assign syn_n1_644 = syn_x878 ^ syn_x902 ^ syn_x926 ^ syn_x950 ^ syn_x974 ^ syn_x998;
+    assign syn_n1_645 = syn_x1022 ^ syn_x1046 ^ syn_x1070 ^ syn_x1094 ^ syn_x1118 ^ syn_x1142;
+    assign syn_n1_646 = syn_x1166 ^ syn_x1190 ^ syn_x1214 ^ syn_x1238 ^ syn_x1262 ^ syn_x1286;
+    assign syn_n1_647 = syn_x1310 ^ syn_x1334 ^ syn_x1358 ^ syn_x1382 ^ syn_x1406 ^ syn_x1430;
+    assign syn_n1_648 = syn_x1454 ^ syn_x1478 ^ syn_x1502 ^ syn_x1526 ^ syn_x1550 ^ syn_x1574;
+    assign syn_n1_649 = syn_x1598 ^ syn_x1622 ^ syn_x1646 ^ syn_x1670 ^ syn_x1694 ^ syn_x1718;
+    assign syn_n1_650 = syn_x1742 ^ syn_x1766 ^ syn_x1790 ^ syn_x1814 ^ syn_x1838 ^ syn_x1862;
+    assign syn_n1_651 = syn_x1886 ^ syn_x1910 ^ syn_x1934 ^ syn_x1958 ^ syn_x1982 ^ syn_x2030;
+    assign syn_n1_652 = syn_x15 ^ syn_x39 ^ syn_x63 ^ syn_x87 ^ syn_x111 ^ syn_x135;
+    assign syn_n1_653 = syn_x159 ^ syn_x183 ^ syn_x207 ^ syn_x231 ^ syn_x255 ^ syn_x279;
+    assign syn_n1_654 = syn_x303 ^ syn_x327 ^ syn_x351 ^ syn_x375 ^ syn_x399 ^ syn_x423;
+    assign syn_n1_655 = syn_x447 ^ syn_x471 ^ syn_x495 ^ syn_x519 ^ syn_x543 ^ syn_x567;
+    assign syn_n1_656 = syn_x591 ^ syn_x615 ^ syn_x639 ^ syn_x663 ^ syn_x687 ^ syn_x711;
+    assign syn_n1_657 = syn_x735 ^ syn_x759 ^ syn_x783 ^ syn_x807 ^ syn_x831 ^ syn_x855;
+    assign syn_n1_658 = syn_x879 ^ syn_x903 ^ syn_x927 ^ syn_x951 ^ syn_x975 ^ syn_x999;
+    assign syn_n1_659 = syn_x1023 ^ syn_x1047 ^ syn_x1071 ^ syn_x1095 ^ syn_x1119 ^ syn_x1143;
+    assign syn_n1_660 = syn_x1167 ^ syn_x1191 ^ syn_x1215 ^ syn_x1239 ^ syn_x1263 ^ syn_x1287;
+    assign syn_n1_661 = syn_x1311 ^ syn_x1335 ^ syn_x1359 ^ syn_x1383 ^ syn_x1407 ^ syn_x1431;
+    assign syn_n1_662 = syn_x1455 ^ syn_x1479 ^ syn_x1503 ^ syn_x1527 ^ syn_x1551 ^ syn_x1575;
+    assign syn_n1_663 = syn_x1599 ^ syn_x1623 ^ syn_x1647 ^ syn_x1671 ^ syn_x1695 ^ syn_x1719;
+    assign syn_n1_664 = syn_x1743 ^ syn_x1767 ^ syn_x1791 ^ syn_x1815 ^ syn_x1839 ^ syn_x1863;
+    assign syn_n1_665 = syn_x1887 ^ syn_x1911 ^ syn_x1935 ^ syn_x1959 ^ syn_x1983 ^ syn_x2031;
+    assign syn_n1_666 = syn_x14 ^ syn_x32 ^ syn_x39 ^ syn_x56 ^ syn_x57 ^ syn_x63;
+    assign syn_n1_667 = syn_x81 ^ syn_x82 ^ syn_x85 ^ syn_x104 ^ syn_x106 ^ syn_x107;
+    assign syn_n1_668 = syn_x110 ^ syn_x129 ^ syn_x135 ^ syn_x154 ^ syn_x179 ^ syn_x206;
+    assign syn_n1_669 = syn_x207 ^ syn_x224 ^ syn_x231 ^ syn_x248 ^ syn_x249 ^ syn_x273;
+    assign syn_n1_670 = syn_x274 ^ syn_x279 ^ syn_x296 ^ syn_x298 ^ syn_x299 ^ syn_x321;
+    assign syn_n1_671 = syn_x323 ^ syn_x324 ^ syn_x346 ^ syn_x348 ^ syn_x349 ^ syn_x368;
+    assign syn_n1_672 = syn_x371 ^ syn_x373 ^ syn_x374 ^ syn_x392 ^ syn_x398 ^ syn_x399;
+    assign syn_n1_673 = syn_x417 ^ syn_x423 ^ syn_x442 ^ syn_x446 ^ syn_x465 ^ syn_x467;
+    assign syn_n1_674 = syn_x468 ^ syn_x471 ^ syn_x488 ^ syn_x490 ^ syn_x492 ^ syn_x493;
+    assign syn_n1_675 = syn_x513 ^ syn_x538 ^ syn_x563 ^ syn_x588 ^ syn_x613 ^ syn_x638;
+    assign syn_n1_676 = syn_x659 ^ syn_x662 ^ syn_x684 ^ syn_x687 ^ syn_x705 ^ syn_x710;
+    assign syn_n1_677 = syn_x730 ^ syn_x735 ^ syn_x755 ^ syn_x780 ^ syn_x782 ^ syn_x805;
+    assign syn_n1_678 = syn_x807 ^ syn_x824 ^ syn_x830 ^ syn_x849 ^ syn_x855 ^ syn_x874;
+    assign syn_n1_679 = syn_x896 ^ syn_x899 ^ syn_x920 ^ syn_x921 ^ syn_x924 ^ syn_x944;
+    assign syn_n1_680 = syn_x945 ^ syn_x946 ^ syn_x949 ^ syn_x969 ^ syn_x974 ^ syn_x992;
+    assign syn_n1_681 = syn_x994 ^ syn_x999 ^ syn_x1016 ^ syn_x1019 ^ syn_x1020 ^ syn_x1041;
+    assign syn_n1_682 = syn_x1042 ^ syn_x1044 ^ syn_x1045 ^ syn_x1046 ^ syn_x1066 ^ syn_x1067;
+    assign syn_n1_683 = syn_x1069 ^ syn_x1070 ^ syn_x1071 ^ syn_x1092 ^ syn_x1094 ^ syn_x1095;
+    assign syn_n1_684 = syn_x1117 ^ syn_x1119 ^ syn_x1142 ^ syn_x1160 ^ syn_x1185 ^ syn_x1210;
+    assign syn_n1_685 = syn_x1256 ^ syn_x1281 ^ syn_x1306 ^ syn_x1331 ^ syn_x1356 ^ syn_x1357;
+    assign syn_n1_686 = syn_x1381 ^ syn_x1382 ^ syn_x1406 ^ syn_x1407 ^ syn_x1424 ^ syn_x1431;
+    assign syn_n1_687 = syn_x1448 ^ syn_x1449 ^ syn_x1474 ^ syn_x1499 ^ syn_x1520 ^ syn_x1524;
+    assign syn_n1_688 = syn_x1547 ^ syn_x1549 ^ syn_x1572 ^ syn_x1574 ^ syn_x1597 ^ syn_x1598;
+    assign syn_n1_689 = syn_x1599 ^ syn_x1617 ^ syn_x1620 ^ syn_x1622 ^ syn_x1623 ^ syn_x1642;
+    assign syn_n1_690 = syn_x1645 ^ syn_x1647 ^ syn_x1667 ^ syn_x1670 ^ syn_x1688 ^ syn_x1692;
+    assign syn_n1_691 = syn_x1695 ^ syn_x1712 ^ syn_x1713 ^ syn_x1717 ^ syn_x1736 ^ syn_x1742;
+    assign syn_n1_692 = syn_x1761 ^ syn_x1767 ^ syn_x1786 ^ syn_x1811 ^ syn_x1812 ^ syn_x1813;
+    assign syn_n1_693 = syn_x1832 ^ syn_x1836 ^ syn_x1837 ^ syn_x1838 ^ syn_x1862 ^ syn_x1863;
+    assign syn_n1_694 = syn_x15 ^ syn_x32 ^ syn_x39 ^ syn_x56 ^ syn_x57 ^ syn_x62;
+    assign syn_n1_695 = syn_x87 ^ syn_x134 ^ syn_x159 ^ syn_x200 ^ syn_x205 ^ syn_x206;
+    assign syn_n1_696 = syn_x207 ^ syn_x224 ^ syn_x225 ^ syn_x230 ^ syn_x231 ^ syn_x249;
+    assign syn_n1_697 = syn_x250 ^ syn_x255 ^ syn_x272 ^ syn_x274 ^ syn_x275 ^ syn_x297;
+    assign syn_n1_698 = syn_x299 ^ syn_x300 ^ syn_x322 ^ syn_x325 ^ syn_x347 ^ syn_x350;
+    assign syn_n1_699 = syn_x372 ^ syn_x375 ^ syn_x464 ^ syn_x466 ^ syn_x468 ^ syn_x469;
+    assign syn_n1_700 = syn_x488 ^ syn_x489 ^ syn_x491 ^ syn_x493 ^ syn_x494 ^ syn_x516;
+    assign syn_n1_701 = syn_x541 ^ syn_x566 ^ syn_x591 ^ syn_x608 ^ syn_x633 ^ syn_x656;
+    assign syn_n1_702 = syn_x658 ^ syn_x660 ^ syn_x661 ^ syn_x663 ^ syn_x681 ^ syn_x683;
+    assign syn_n1_703 = syn_x685 ^ syn_x686 ^ syn_x710 ^ syn_x711 ^ syn_x735 ^ syn_x781;
+    assign syn_n1_704 = syn_x783 ^ syn_x800 ^ syn_x806 ^ syn_x825 ^ syn_x831 ^ syn_x850;
+    assign syn_n1_705 = syn_x872 ^ syn_x875 ^ syn_x896 ^ syn_x897 ^ syn_x900 ^ syn_x920;
+    assign syn_n1_706 = syn_x921 ^ syn_x922 ^ syn_x925 ^ syn_x945 ^ syn_x946 ^ syn_x947;
+    assign syn_n1_707 = syn_x950 ^ syn_x975 ^ syn_x1018 ^ syn_x1020 ^ syn_x1045 ^ syn_x1047;
+    assign syn_n1_708 = syn_x1068 ^ syn_x1070 ^ syn_x1092 ^ syn_x1095 ^ syn_x1117 ^ syn_x1136;
+    assign syn_n1_709 = syn_x1142 ^ syn_x1167 ^ syn_x1214 ^ syn_x1232 ^ syn_x1233 ^ syn_x1236;
+    assign syn_n1_710 = syn_x1239 ^ syn_x1257 ^ syn_x1258 ^ syn_x1261 ^ syn_x1282 ^ syn_x1283;
+    assign syn_n1_711 = syn_x1286 ^ syn_x1307 ^ syn_x1308 ^ syn_x1311 ^ syn_x1332 ^ syn_x1333;
+    assign syn_n1_712 = syn_x1357 ^ syn_x1358 ^ syn_x1382 ^ syn_x1383 ^ syn_x1400 ^ syn_x1407;
+    assign syn_n1_713 = syn_x1424 ^ syn_x1425 ^ syn_x1448 ^ syn_x1449 ^ syn_x1450 ^ syn_x1474;
+    assign syn_n1_714 = syn_x1496 ^ syn_x1499 ^ syn_x1521 ^ syn_x1524 ^ syn_x1546 ^ syn_x1548;
+    assign syn_n1_715 = syn_x1549 ^ syn_x1550 ^ syn_x1568 ^ syn_x1571 ^ syn_x1573 ^ syn_x1574;
+    assign syn_n1_716 = syn_x1575 ^ syn_x1593 ^ syn_x1596 ^ syn_x1598 ^ syn_x1599 ^ syn_x1618;
+    assign syn_n1_717 = syn_x1621 ^ syn_x1623 ^ syn_x1643 ^ syn_x1646 ^ syn_x1664 ^ syn_x1668;
+    assign syn_n1_718 = syn_x1671 ^ syn_x1688 ^ syn_x1689 ^ syn_x1693 ^ syn_x1712 ^ syn_x1713;
+    assign syn_n1_719 = syn_x1714 ^ syn_x1718 ^ syn_x1739 ^ syn_x1743 ^ syn_x1764 ^ syn_x1789;
+    assign syn_n1_720 = syn_x1808 ^ syn_x1812 ^ syn_x1813 ^ syn_x1814 ^ syn_x1833 ^ syn_x1837;
+    assign syn_n1_721 = syn_x1838 ^ syn_x1839 ^ syn_x1858 ^ syn_x1862 ^ syn_x1863 ^ syn_x1883;
+    assign syn_n1_722 = syn_x1887 ^ syn_x1908 ^ syn_x1933 ^ syn_x1958 ^ syn_x1983 ^ syn_x2001;
+    assign syn_n1_723 = syn_x11 ^ syn_x36 ^ syn_x39 ^ syn_x61 ^ syn_x62 ^ syn_x80;
+    assign syn_n1_724 = syn_x84 ^ syn_x86 ^ syn_x87 ^ syn_x104 ^ syn_x105 ^ syn_x109;
+    assign syn_n1_725 = syn_x111 ^ syn_x129 ^ syn_x130 ^ syn_x134 ^ syn_x154 ^ syn_x155;
+    assign syn_n1_726 = syn_x159 ^ syn_x176 ^ syn_x179 ^ syn_x180 ^ syn_x224 ^ syn_x249;
+    assign syn_n1_727 = syn_x279 ^ syn_x296 ^ syn_x321 ^ syn_x345 ^ syn_x346 ^ syn_x370;
+    assign syn_n1_728 = syn_x371 ^ syn_x395 ^ syn_x396 ^ syn_x420 ^ syn_x421 ^ syn_x444;
+    assign syn_n1_729 = syn_x445 ^ syn_x446 ^ syn_x468 ^ syn_x471 ^ syn_x489 ^ syn_x493;
+    assign syn_n1_730 = syn_x660 ^ syn_x661 ^ syn_x663 ^ syn_x680 ^ syn_x685 ^ syn_x686;
+    assign syn_n1_731 = syn_x776 ^ syn_x780 ^ syn_x801 ^ syn_x805 ^ syn_x824 ^ syn_x826;
+    assign syn_n1_732 = syn_x830 ^ syn_x848 ^ syn_x849 ^ syn_x851 ^ syn_x855 ^ syn_x872;
+    assign syn_n1_733 = syn_x873 ^ syn_x874 ^ syn_x876 ^ syn_x897 ^ syn_x898 ^ syn_x899;
+    assign syn_n1_734 = syn_x901 ^ syn_x920 ^ syn_x922 ^ syn_x923 ^ syn_x924 ^ syn_x926;
+    assign syn_n1_735 = syn_x945 ^ syn_x947 ^ syn_x948 ^ syn_x949 ^ syn_x951 ^ syn_x974;
+    assign syn_n1_736 = syn_x999 ^ syn_x1016 ^ syn_x1017 ^ syn_x1020 ^ syn_x1042 ^ syn_x1043;
+    assign syn_n1_737 = syn_x1047 ^ syn_x1067 ^ syn_x1068 ^ syn_x1092 ^ syn_x1093 ^ syn_x1117;
+    assign syn_n1_738 = syn_x1118 ^ syn_x1142 ^ syn_x1143 ^ syn_x1160 ^ syn_x1185 ^ syn_x1208;
+    assign syn_n1_739 = syn_x1209 ^ syn_x1210 ^ syn_x1215 ^ syn_x1233 ^ syn_x1234 ^ syn_x1237;
+    assign syn_n1_740 = syn_x1256 ^ syn_x1258 ^ syn_x1259 ^ syn_x1262 ^ syn_x1283 ^ syn_x1287;
+    assign syn_n1_741 = syn_x1308 ^ syn_x1333 ^ syn_x1357 ^ syn_x1381 ^ syn_x1382 ^ syn_x1400;
+    assign syn_n1_742 = syn_x1406 ^ syn_x1407 ^ syn_x1425 ^ syn_x1426 ^ syn_x1431 ^ syn_x1448;
+    assign syn_n1_743 = syn_x1450 ^ syn_x1451 ^ syn_x1476 ^ syn_x1501 ^ syn_x1520 ^ syn_x1526;
+    assign syn_n1_744 = syn_x1544 ^ syn_x1550 ^ syn_x1551 ^ syn_x1569 ^ syn_x1575 ^ syn_x1594;
+    assign syn_n1_745 = syn_x1598 ^ syn_x1623 ^ syn_x1640 ^ syn_x1665 ^ syn_x1670 ^ syn_x1690;
+    assign syn_n1_746 = syn_x1694 ^ syn_x1695 ^ syn_x1712 ^ syn_x1715 ^ syn_x1717 ^ syn_x1719;
+    assign syn_n1_747 = syn_x1737 ^ syn_x1762 ^ syn_x1787 ^ syn_x1809 ^ syn_x1811 ^ syn_x1812;
+    assign syn_n1_748 = syn_x1814 ^ syn_x1815 ^ syn_x1832 ^ syn_x1834 ^ syn_x1836 ^ syn_x1837;
+    assign syn_n1_749 = syn_x1839 ^ syn_x1859 ^ syn_x1862 ^ syn_x1884 ^ syn_x1887 ^ syn_x1909;
+    assign syn_n1_750 = syn_x1932 ^ syn_x1934 ^ syn_x1957 ^ syn_x1959 ^ syn_x1976 ^ syn_x1982;
+    assign syn_n1_751 = syn_x12 ^ syn_x14 ^ syn_x32 ^ syn_x37 ^ syn_x39 ^ syn_x57;
+    assign syn_n1_752 = syn_x62 ^ syn_x82 ^ syn_x83 ^ syn_x86 ^ syn_x87 ^ syn_x104;
+    assign syn_n1_753 = syn_x107 ^ syn_x108 ^ syn_x111 ^ syn_x129 ^ syn_x152 ^ syn_x154;
+    assign syn_n1_754 = syn_x176 ^ syn_x177 ^ syn_x179 ^ syn_x207 ^ syn_x224 ^ syn_x248;
+    assign syn_n1_755 = syn_x249 ^ syn_x272 ^ syn_x273 ^ syn_x277 ^ syn_x279 ^ syn_x297;
+    assign syn_n1_756 = syn_x298 ^ syn_x302 ^ syn_x327 ^ syn_x345 ^ syn_x370 ^ syn_x397;
+    assign syn_n1_757 = syn_x398 ^ syn_x422 ^ syn_x423 ^ syn_x444 ^ syn_x447 ^ syn_x467;
+    assign syn_n1_758 = syn_x468 ^ syn_x489 ^ syn_x492 ^ syn_x493 ^ syn_x514 ^ syn_x539;
+    assign syn_n1_759 = syn_x564 ^ syn_x588 ^ syn_x613 ^ syn_x635 ^ syn_x638 ^ syn_x706;
+    assign syn_n1_760 = syn_x731 ^ syn_x752 ^ syn_x756 ^ syn_x780 ^ syn_x800 ^ syn_x805;
+    assign syn_n1_761 = syn_x806 ^ syn_x825 ^ syn_x830 ^ syn_x831 ^ syn_x848 ^ syn_x850;
+    assign syn_n1_762 = syn_x852 ^ syn_x855 ^ syn_x873 ^ syn_x875 ^ syn_x877 ^ syn_x898;
+    assign syn_n1_763 = syn_x900 ^ syn_x902 ^ syn_x920 ^ syn_x923 ^ syn_x925 ^ syn_x927;
+    assign syn_n1_764 = syn_x945 ^ syn_x948 ^ syn_x950 ^ syn_x968 ^ syn_x975 ^ syn_x993;
+    assign syn_n1_765 = syn_x1020 ^ syn_x1043 ^ syn_x1045 ^ syn_x1064 ^ syn_x1068 ^ syn_x1070;
+    assign syn_n1_766 = syn_x1095 ^ syn_x1136 ^ syn_x1184 ^ syn_x1209 ^ syn_x1214 ^ syn_x1233;
+    assign syn_n1_767 = syn_x1234 ^ syn_x1236 ^ syn_x1239 ^ syn_x1256 ^ syn_x1258 ^ syn_x1259;
+    assign syn_n1_768 = syn_x1261 ^ syn_x1283 ^ syn_x1286 ^ syn_x1308 ^ syn_x1311 ^ syn_x1333;
+    assign syn_n1_769 = syn_x1352 ^ syn_x1377 ^ syn_x1381 ^ syn_x1402 ^ syn_x1406 ^ syn_x1426;
+    assign syn_n1_770 = syn_x1427 ^ syn_x1431 ^ syn_x1448 ^ syn_x1451 ^ syn_x1452 ^ syn_x1476;
+    assign syn_n1_771 = syn_x1477 ^ syn_x1496 ^ syn_x1501 ^ syn_x1502 ^ syn_x1521 ^ syn_x1526;
+    assign syn_n1_772 = syn_x1527 ^ syn_x1548 ^ syn_x1551 ^ syn_x1568 ^ syn_x1573 ^ syn_x1592;
+    assign syn_n1_773 = syn_x1593 ^ syn_x1598 ^ syn_x1616 ^ syn_x1617 ^ syn_x1623 ^ syn_x1641;
+    assign syn_n1_774 = syn_x1642 ^ syn_x1646 ^ syn_x1666 ^ syn_x1667 ^ syn_x1671 ^ syn_x1691;
+    assign syn_n1_775 = syn_x1692 ^ syn_x1716 ^ syn_x1717 ^ syn_x1741 ^ syn_x1742 ^ syn_x1743;
+    assign syn_n1_776 = syn_x1760 ^ syn_x1766 ^ syn_x1767 ^ syn_x1785 ^ syn_x1791 ^ syn_x1808;
+    assign syn_n1_777 = syn_x1810 ^ syn_x1811 ^ syn_x1815 ^ syn_x1832 ^ syn_x1833 ^ syn_x1835;
+    assign syn_n1_778 = syn_x10 ^ syn_x11 ^ syn_x32 ^ syn_x35 ^ syn_x36 ^ syn_x39;
+    assign syn_n1_779 = syn_x56 ^ syn_x57 ^ syn_x60 ^ syn_x61 ^ syn_x62 ^ syn_x85;
+    assign syn_n1_780 = syn_x86 ^ syn_x87 ^ syn_x104 ^ syn_x110 ^ syn_x111 ^ syn_x131;
+    assign syn_n1_781 = syn_x152 ^ syn_x156 ^ syn_x176 ^ syn_x177 ^ syn_x181 ^ syn_x275;
+    assign syn_n1_782 = syn_x279 ^ syn_x300 ^ syn_x327 ^ syn_x344 ^ syn_x345 ^ syn_x369;
+    assign syn_n1_783 = syn_x370 ^ syn_x394 ^ syn_x419 ^ syn_x444 ^ syn_x467 ^ syn_x489;
+    assign syn_n1_784 = syn_x492 ^ syn_x584 ^ syn_x588 ^ syn_x608 ^ syn_x609 ^ syn_x613;
+    assign syn_n1_785 = syn_x633 ^ syn_x634 ^ syn_x638 ^ syn_x658 ^ syn_x663 ^ syn_x680;
+    assign syn_n1_786 = syn_x683 ^ syn_x705 ^ syn_x709 ^ syn_x711 ^ syn_x728 ^ syn_x730;
+    assign syn_n1_787 = syn_x734 ^ syn_x753 ^ syn_x755 ^ syn_x759 ^ syn_x776 ^ syn_x781;
+    assign syn_n1_788 = syn_x801 ^ syn_x806 ^ syn_x826 ^ syn_x830 ^ syn_x831 ^ syn_x851;
+    assign syn_n1_789 = syn_x853 ^ syn_x855 ^ syn_x876 ^ syn_x878 ^ syn_x901 ^ syn_x903;
+    assign syn_n1_790 = syn_x920 ^ syn_x926 ^ syn_x945 ^ syn_x951 ^ syn_x970 ^ syn_x992;
+    assign syn_n1_791 = syn_x995 ^ syn_x1016 ^ syn_x1017 ^ syn_x1020 ^ syn_x1042 ^ syn_x1067;
+    assign syn_n1_792 = syn_x1092 ^ syn_x1117 ^ syn_x1142 ^ syn_x1209 ^ syn_x1215 ^ syn_x1234;
+    assign syn_n1_793 = syn_x1237 ^ syn_x1238 ^ syn_x1256 ^ syn_x1259 ^ syn_x1262 ^ syn_x1263;
+    assign syn_n1_794 = syn_x1287 ^ syn_x1328 ^ syn_x1352 ^ syn_x1353 ^ syn_x1356 ^ syn_x1359;
+    assign syn_n1_795 = syn_x1377 ^ syn_x1378 ^ syn_x1381 ^ syn_x1402 ^ syn_x1403 ^ syn_x1406;
+    assign syn_n1_796 = syn_x1427 ^ syn_x1428 ^ syn_x1431 ^ syn_x1452 ^ syn_x1453 ^ syn_x1477;
+    assign syn_n1_797 = syn_x1478 ^ syn_x1502 ^ syn_x1503 ^ syn_x1520 ^ syn_x1527 ^ syn_x1568;
+    assign syn_n1_798 = syn_x1593 ^ syn_x1616 ^ syn_x1618 ^ syn_x1619 ^ syn_x1620 ^ syn_x1641;
+    assign syn_n1_799 = syn_x1643 ^ syn_x1644 ^ syn_x1645 ^ syn_x1668 ^ syn_x1670 ^ syn_x1688;
+    assign syn_n1_800 = syn_x1693 ^ syn_x1695 ^ syn_x1713 ^ syn_x1718 ^ syn_x1738 ^ syn_x1741;
+    assign syn_n1_801 = syn_x1743 ^ syn_x1763 ^ syn_x1766 ^ syn_x1784 ^ syn_x1788 ^ syn_x1791;
+    assign syn_n1_802 = syn_x1808 ^ syn_x1809 ^ syn_x1813 ^ syn_x1832 ^ syn_x1833 ^ syn_x1834;
+    assign syn_n1_803 = syn_x1838 ^ syn_x1857 ^ syn_x1858 ^ syn_x1859 ^ syn_x1863 ^ syn_x1882;
+    assign syn_n1_804 = syn_x1883 ^ syn_x1884 ^ syn_x1907 ^ syn_x1908 ^ syn_x1909 ^ syn_x1928;
+    assign syn_n1_805 = syn_x12 ^ syn_x32 ^ syn_x37 ^ syn_x57 ^ syn_x62 ^ syn_x63;
+    assign syn_n1_806 = syn_x82 ^ syn_x85 ^ syn_x87 ^ syn_x104 ^ syn_x107 ^ syn_x110;
+    assign syn_n1_807 = syn_x130 ^ syn_x135 ^ syn_x152 ^ syn_x155 ^ syn_x176 ^ syn_x177;
+    assign syn_n1_808 = syn_x180 ^ syn_x201 ^ syn_x207 ^ syn_x226 ^ syn_x251 ^ syn_x279;
+    assign syn_n1_809 = syn_x296 ^ syn_x320 ^ syn_x321 ^ syn_x326 ^ syn_x327 ^ syn_x345;
+    assign syn_n1_810 = syn_x346 ^ syn_x351 ^ syn_x368 ^ syn_x370 ^ syn_x371 ^ syn_x395;
+    assign syn_n1_811 = syn_x420 ^ syn_x445 ^ syn_x446 ^ syn_x464 ^ syn_x465 ^ syn_x468;
+    assign syn_n1_812 = syn_x470 ^ syn_x471 ^ syn_x489 ^ syn_x490 ^ syn_x493 ^ syn_x495;
+    assign syn_n1_813 = syn_x589 ^ syn_x614 ^ syn_x639 ^ syn_x656 ^ syn_x657 ^ syn_x659;
+    assign syn_n1_814 = syn_x660 ^ syn_x662 ^ syn_x681 ^ syn_x682 ^ syn_x684 ^ syn_x685;
+    assign syn_n1_815 = syn_x687 ^ syn_x704 ^ syn_x706 ^ syn_x710 ^ syn_x729 ^ syn_x731;
+    assign syn_n1_816 = syn_x735 ^ syn_x752 ^ syn_x754 ^ syn_x756 ^ syn_x779 ^ syn_x804;
+    assign syn_n1_817 = syn_x806 ^ syn_x829 ^ syn_x831 ^ syn_x852 ^ syn_x854 ^ syn_x877;
+    assign syn_n1_818 = syn_x879 ^ syn_x896 ^ syn_x902 ^ syn_x921 ^ syn_x927 ^ syn_x946;
+    assign syn_n1_819 = syn_x968 ^ syn_x971 ^ syn_x992 ^ syn_x993 ^ syn_x996 ^ syn_x1016;
+    assign syn_n1_820 = syn_x1017 ^ syn_x1018 ^ syn_x1021 ^ syn_x1041 ^ syn_x1066 ^ syn_x1068;
+    assign syn_n1_821 = syn_x1092 ^ syn_x1117 ^ syn_x1142 ^ syn_x1160 ^ syn_x1164 ^ syn_x1185;
+    assign syn_n1_822 = syn_x1189 ^ syn_x1210 ^ syn_x1214 ^ syn_x1239 ^ syn_x1304 ^ syn_x1328;
+    assign syn_n1_823 = syn_x1329 ^ syn_x1353 ^ syn_x1354 ^ syn_x1357 ^ syn_x1378 ^ syn_x1379;
+    assign syn_n1_824 = syn_x1382 ^ syn_x1403 ^ syn_x1404 ^ syn_x1407 ^ syn_x1428 ^ syn_x1429;
+    assign syn_n1_825 = syn_x1453 ^ syn_x1454 ^ syn_x1478 ^ syn_x1479 ^ syn_x1496 ^ syn_x1503;
+    assign syn_n1_826 = syn_x1520 ^ syn_x1521 ^ syn_x1546 ^ syn_x1571 ^ syn_x1592 ^ syn_x1596;
+    assign syn_n1_827 = syn_x1621 ^ syn_x1646 ^ syn_x1670 ^ syn_x1671 ^ syn_x1694 ^ syn_x1695;
+    assign syn_n1_828 = syn_x1717 ^ syn_x1719 ^ syn_x1760 ^ syn_x1785 ^ syn_x1808 ^ syn_x1809;
+    assign syn_n1_829 = syn_x1810 ^ syn_x1814 ^ syn_x1833 ^ syn_x1834 ^ syn_x1835 ^ syn_x1839;
+    assign syn_n1_830 = syn_x1859 ^ syn_x1884 ^ syn_x1904 ^ syn_x1909 ^ syn_x1929 ^ syn_x1933;
+    assign syn_n1_831 = syn_x1934 ^ syn_x1935 ^ syn_x1954 ^ syn_x1958 ^ syn_x1959 ^ syn_x1979;
+    assign syn_n1_832 = syn_x13 ^ syn_x38 ^ syn_x39 ^ syn_x56 ^ syn_x62 ^ syn_x63;
+    assign syn_n1_833 = syn_x81 ^ syn_x84 ^ syn_x87 ^ syn_x104 ^ syn_x106 ^ syn_x109;
+    assign syn_n1_834 = syn_x133 ^ syn_x134 ^ syn_x152 ^ syn_x158 ^ syn_x159 ^ syn_x177;
+    assign syn_n1_835 = syn_x183 ^ syn_x206 ^ syn_x231 ^ syn_x272 ^ syn_x277 ^ syn_x278;
+    assign syn_n1_836 = syn_x279 ^ syn_x296 ^ syn_x297 ^ syn_x302 ^ syn_x303 ^ syn_x321;
+    assign syn_n1_837 = syn_x322 ^ syn_x327 ^ syn_x344 ^ syn_x346 ^ syn_x347 ^ syn_x369;
+    assign syn_n1_838 = syn_x371 ^ syn_x372 ^ syn_x394 ^ syn_x396 ^ syn_x419 ^ syn_x421;
+    assign syn_n1_839 = syn_x440 ^ syn_x446 ^ syn_x465 ^ syn_x466 ^ syn_x469 ^ syn_x471;
+    assign syn_n1_840 = syn_x488 ^ syn_x490 ^ syn_x491 ^ syn_x494 ^ syn_x515 ^ syn_x516;
+    assign syn_n1_841 = syn_x540 ^ syn_x541 ^ syn_x560 ^ syn_x565 ^ syn_x566 ^ syn_x586;
+    assign syn_n1_842 = syn_x590 ^ syn_x591 ^ syn_x608 ^ syn_x611 ^ syn_x615 ^ syn_x632;
+    assign syn_n1_843 = syn_x633 ^ syn_x636 ^ syn_x658 ^ syn_x661 ^ syn_x683 ^ syn_x686;
+    assign syn_n1_844 = syn_x707 ^ syn_x708 ^ syn_x728 ^ syn_x732 ^ syn_x733 ^ syn_x753;
+    assign syn_n1_845 = syn_x757 ^ syn_x758 ^ syn_x782 ^ syn_x807 ^ syn_x830 ^ syn_x853;
+    assign syn_n1_846 = syn_x855 ^ syn_x872 ^ syn_x878 ^ syn_x897 ^ syn_x903 ^ syn_x922;
+    assign syn_n1_847 = syn_x944 ^ syn_x947 ^ syn_x969 ^ syn_x994 ^ syn_x1017 ^ syn_x1018;
+    assign syn_n1_848 = syn_x1019 ^ syn_x1040 ^ syn_x1042 ^ syn_x1043 ^ syn_x1044 ^ syn_x1047;
+    assign syn_n1_849 = syn_x1064 ^ syn_x1065 ^ syn_x1067 ^ syn_x1068 ^ syn_x1069 ^ syn_x1090;
+    assign syn_n1_850 = syn_x1092 ^ syn_x1094 ^ syn_x1115 ^ syn_x1117 ^ syn_x1119 ^ syn_x1136;
+    assign syn_n1_851 = syn_x1140 ^ syn_x1142 ^ syn_x1165 ^ syn_x1167 ^ syn_x1190 ^ syn_x1214;
+    assign syn_n1_852 = syn_x1215 ^ syn_x1233 ^ syn_x1236 ^ syn_x1239 ^ syn_x1258 ^ syn_x1261;
+    assign syn_n1_853 = syn_x1280 ^ syn_x1283 ^ syn_x1286 ^ syn_x1304 ^ syn_x1305 ^ syn_x1308;
+    assign syn_n1_854 = syn_x1311 ^ syn_x1329 ^ syn_x1330 ^ syn_x1333 ^ syn_x1354 ^ syn_x1355;
+    assign syn_n1_855 = syn_x1358 ^ syn_x1379 ^ syn_x1380 ^ syn_x1383 ^ syn_x1404 ^ syn_x1405;
+    assign syn_n1_856 = syn_x1429 ^ syn_x1430 ^ syn_x1454 ^ syn_x1455 ^ syn_x1472 ^ syn_x1479;
+    assign syn_n1_857 = syn_x1496 ^ syn_x1497 ^ syn_x1520 ^ syn_x1521 ^ syn_x1522 ^ syn_x1545;
+    assign syn_n1_858 = syn_x1568 ^ syn_x1570 ^ syn_x1593 ^ syn_x1595 ^ syn_x1620 ^ syn_x1645;
+    assign syn_n1_859 = syn_x1646 ^ syn_x1670 ^ syn_x1671 ^ syn_x1695 ^ syn_x1743 ^ syn_x1760;
+    assign syn_n1_860 = syn_x1784 ^ syn_x1785 ^ syn_x1809 ^ syn_x1810 ^ syn_x1811 ^ syn_x1815;
+    assign syn_n1_861 = syn_x1834 ^ syn_x1835 ^ syn_x1836 ^ syn_x1859 ^ syn_x1880 ^ syn_x1884;
+    assign syn_n1_862 = syn_x1905 ^ syn_x1909 ^ syn_x1930 ^ syn_x1934 ^ syn_x1935 ^ syn_x1955;
+    assign syn_n1_863 = syn_x32 ^ syn_x39 ^ syn_x56 ^ syn_x57 ^ syn_x62 ^ syn_x63;
+    assign syn_n1_864 = syn_x80 ^ syn_x85 ^ syn_x87 ^ syn_x104 ^ syn_x105 ^ syn_x110;
+    assign syn_n1_865 = syn_x248 ^ syn_x272 ^ syn_x273 ^ syn_x278 ^ syn_x279 ^ syn_x297;
+    assign syn_n1_866 = syn_x298 ^ syn_x303 ^ syn_x320 ^ syn_x345 ^ syn_x370 ^ syn_x397;
+    assign syn_n1_867 = syn_x398 ^ syn_x416 ^ syn_x422 ^ syn_x423 ^ syn_x441 ^ syn_x447;
+    assign syn_n1_868 = syn_x464 ^ syn_x466 ^ syn_x467 ^ syn_x470 ^ syn_x489 ^ syn_x491;
+    assign syn_n1_869 = syn_x492 ^ syn_x495 ^ syn_x512 ^ syn_x516 ^ syn_x536 ^ syn_x537;
+    assign syn_n1_870 = syn_x541 ^ syn_x561 ^ syn_x562 ^ syn_x566 ^ syn_x584 ^ syn_x587;
+    assign syn_n1_871 = syn_x591 ^ syn_x608 ^ syn_x609 ^ syn_x612 ^ syn_x633 ^ syn_x634;
+    assign syn_n1_872 = syn_x637 ^ syn_x658 ^ syn_x662 ^ syn_x683 ^ syn_x687 ^ syn_x704;
+    assign syn_n1_873 = syn_x709 ^ syn_x711 ^ syn_x729 ^ syn_x734 ^ syn_x754 ^ syn_x759;
+    assign syn_n1_874 = syn_x779 ^ syn_x781 ^ syn_x783 ^ syn_x804 ^ syn_x806 ^ syn_x829;
+    assign syn_n1_875 = syn_x831 ^ syn_x848 ^ syn_x854 ^ syn_x873 ^ syn_x879 ^ syn_x898;
+    assign syn_n1_876 = syn_x920 ^ syn_x923 ^ syn_x944 ^ syn_x945 ^ syn_x948 ^ syn_x968;
+    assign syn_n1_877 = syn_x969 ^ syn_x993 ^ syn_x994 ^ syn_x1016 ^ syn_x1019 ^ syn_x1020;
+    assign syn_n1_878 = syn_x1043 ^ syn_x1044 ^ syn_x1068 ^ syn_x1069 ^ syn_x1091 ^ syn_x1093;
+    assign syn_n1_879 = syn_x1094 ^ syn_x1116 ^ syn_x1118 ^ syn_x1119 ^ syn_x1141 ^ syn_x1143;
+    assign syn_n1_880 = syn_x1166 ^ syn_x1191 ^ syn_x1209 ^ syn_x1215 ^ syn_x1234 ^ syn_x1237;
+    assign syn_n1_881 = syn_x1256 ^ syn_x1259 ^ syn_x1262 ^ syn_x1280 ^ syn_x1287 ^ syn_x1305;
+    assign syn_n1_882 = syn_x1330 ^ syn_x1355 ^ syn_x1356 ^ syn_x1359 ^ syn_x1380 ^ syn_x1381;
+    assign syn_n1_883 = syn_x1405 ^ syn_x1406 ^ syn_x1430 ^ syn_x1431 ^ syn_x1448 ^ syn_x1455;
+    assign syn_n1_884 = syn_x1496 ^ syn_x1521 ^ syn_x1544 ^ syn_x1548 ^ syn_x1569 ^ syn_x1573;
+    assign syn_n1_885 = syn_x1594 ^ syn_x1598 ^ syn_x1616 ^ syn_x1619 ^ syn_x1621 ^ syn_x1622;
+    assign syn_n1_886 = syn_x1623 ^ syn_x1641 ^ syn_x1644 ^ syn_x1646 ^ syn_x1647 ^ syn_x1671;
+    assign syn_n1_887 = syn_x1712 ^ syn_x1736 ^ syn_x1737 ^ syn_x1741 ^ syn_x1760 ^ syn_x1761;
+    assign syn_n1_888 = syn_x1762 ^ syn_x1766 ^ syn_x1785 ^ syn_x1786 ^ syn_x1787 ^ syn_x1791;
+    assign syn_n1_889 = syn_x1810 ^ syn_x1811 ^ syn_x1812 ^ syn_x1835 ^ syn_x1836 ^ syn_x1837;
+    assign syn_n1_890 = syn_x1856 ^ syn_x1862 ^ syn_x1881 ^ syn_x1887 ^ syn_x1906 ^ syn_x1931;
+    assign syn_n1_891 = syn_x16 ^ syn_x40 ^ syn_x64 ^ syn_x88 ^ syn_x112 ^ syn_x136;
+    assign syn_n1_892 = syn_x160 ^ syn_x184 ^ syn_x208 ^ syn_x232 ^ syn_x256 ^ syn_x280;
+    assign syn_n1_893 = syn_x304 ^ syn_x328 ^ syn_x352 ^ syn_x376 ^ syn_x400 ^ syn_x424;
+    assign syn_n1_894 = syn_x448 ^ syn_x472 ^ syn_x496 ^ syn_x520 ^ syn_x544 ^ syn_x568;
+    assign syn_n1_895 = syn_x592 ^ syn_x616 ^ syn_x640 ^ syn_x664 ^ syn_x688 ^ syn_x712;
+    assign syn_n1_896 = syn_x736 ^ syn_x760 ^ syn_x784 ^ syn_x808 ^ syn_x832 ^ syn_x856;
+    assign syn_n1_897 = syn_x880 ^ syn_x904 ^ syn_x928 ^ syn_x952 ^ syn_x976 ^ syn_x1000;
+    assign syn_n1_898 = syn_x1024 ^ syn_x1048 ^ syn_x1072 ^ syn_x1096 ^ syn_x1120 ^ syn_x1144;
+    assign syn_n1_899 = syn_x1168 ^ syn_x1192 ^ syn_x1216 ^ syn_x1240 ^ syn_x1264 ^ syn_x1288;
+    assign syn_n1_900 = syn_x1312 ^ syn_x1336 ^ syn_x1360 ^ syn_x1384 ^ syn_x1408 ^ syn_x1432;
+    assign syn_n1_901 = syn_x1456 ^ syn_x1480 ^ syn_x1504 ^ syn_x1528 ^ syn_x1552 ^ syn_x1576;
+    assign syn_n1_902 = syn_x1600 ^ syn_x1624 ^ syn_x1648 ^ syn_x1672 ^ syn_x1696 ^ syn_x1720;
+    assign syn_n1_903 = syn_x1744 ^ syn_x1768 ^ syn_x1792 ^ syn_x1816 ^ syn_x1840 ^ syn_x1864;
+    assign syn_n1_904 = syn_x1888 ^ syn_x1912 ^ syn_x1936 ^ syn_x1960 ^ syn_x1984 ^ syn_x2032;
+    assign syn_n1_905 = syn_x17 ^ syn_x41 ^ syn_x65 ^ syn_x89 ^ syn_x113 ^ syn_x137;
+    assign syn_n1_906 = syn_x161 ^ syn_x185 ^ syn_x209 ^ syn_x233 ^ syn_x257 ^ syn_x281;
+    assign syn_n1_907 = syn_x305 ^ syn_x329 ^ syn_x353 ^ syn_x377 ^ syn_x401 ^ syn_x425;
+    assign syn_n1_908 = syn_x449 ^ syn_x473 ^ syn_x497 ^ syn_x521 ^ syn_x545 ^ syn_x569;
+    assign syn_n1_909 = syn_x593 ^ syn_x617 ^ syn_x641 ^ syn_x665 ^ syn_x689 ^ syn_x713;
+    assign syn_n1_910 = syn_x737 ^ syn_x761 ^ syn_x785 ^ syn_x809 ^ syn_x833 ^ syn_x857;
+    assign syn_n1_911 = syn_x881 ^ syn_x905 ^ syn_x929 ^ syn_x953 ^ syn_x977 ^ syn_x1001;
+    assign syn_n1_912 = syn_x1025 ^ syn_x1049 ^ syn_x1073 ^ syn_x1097 ^ syn_x1121 ^ syn_x1145;
+    assign syn_n1_913 = syn_x1169 ^ syn_x1193 ^ syn_x1217 ^ syn_x1241 ^ syn_x1265 ^ syn_x1289;
+    assign syn_n1_914 = syn_x1313 ^ syn_x1337 ^ syn_x1361 ^ syn_x1385 ^ syn_x1409 ^ syn_x1433;
+    assign syn_n1_915 = syn_x1457 ^ syn_x1481 ^ syn_x1505 ^ syn_x1529 ^ syn_x1553 ^ syn_x1577;
+    assign syn_n1_916 = syn_x1601 ^ syn_x1625 ^ syn_x1649 ^ syn_x1673 ^ syn_x1697 ^ syn_x1721;
+    assign syn_n1_917 = syn_x1745 ^ syn_x1769 ^ syn_x1793 ^ syn_x1817 ^ syn_x1841 ^ syn_x1865;
+    assign syn_n1_918 = syn_x1889 ^ syn_x1913 ^ syn_x1937 ^ syn_x1961 ^ syn_x1985 ^ syn_x2033;
+    assign syn_n1_919 = syn_x18 ^ syn_x42 ^ syn_x66 ^ syn_x90 ^ syn_x114 ^ syn_x138;
+    assign syn_n1_920 = syn_x162 ^ syn_x186 ^ syn_x210 ^ syn_x234 ^ syn_x258 ^ syn_x282;
+    assign syn_n1_921 = syn_x306 ^ syn_x330 ^ syn_x354 ^ syn_x378 ^ syn_x402 ^ syn_x426;
+    assign syn_n1_922 = syn_x450 ^ syn_x474 ^ syn_x498 ^ syn_x522 ^ syn_x546 ^ syn_x570;
+    assign syn_n1_923 = syn_x594 ^ syn_x618 ^ syn_x642 ^ syn_x666 ^ syn_x690 ^ syn_x714;
+    assign syn_n1_924 = syn_x738 ^ syn_x762 ^ syn_x786 ^ syn_x810 ^ syn_x834 ^ syn_x858;
+    assign syn_n1_925 = syn_x882 ^ syn_x906 ^ syn_x930 ^ syn_x954 ^ syn_x978 ^ syn_x1002;
+    assign syn_n1_926 = syn_x1026 ^ syn_x1050 ^ syn_x1074 ^ syn_x1098 ^ syn_x1122 ^ syn_x1146;
+    assign syn_n1_927 = syn_x1170 ^ syn_x1194 ^ syn_x1218 ^ syn_x1242 ^ syn_x1266 ^ syn_x1290;
+    assign syn_n1_928 = syn_x1314 ^ syn_x1338 ^ syn_x1362 ^ syn_x1386 ^ syn_x1410 ^ syn_x1434;
+    assign syn_n1_929 = syn_x1458 ^ syn_x1482 ^ syn_x1506 ^ syn_x1530 ^ syn_x1554 ^ syn_x1578;
+    assign syn_n1_930 = syn_x1602 ^ syn_x1626 ^ syn_x1650 ^ syn_x1674 ^ syn_x1698 ^ syn_x1722;
+    assign syn_n1_931 = syn_x1746 ^ syn_x1770 ^ syn_x1794 ^ syn_x1818 ^ syn_x1842 ^ syn_x1866;
+    assign syn_n1_932 = syn_x1890 ^ syn_x1914 ^ syn_x1938 ^ syn_x1962 ^ syn_x1986 ^ syn_x2034;
+    assign syn_n1_933 = syn_x19 ^ syn_x43 ^ syn_x67 ^ syn_x91 ^ syn_x115 ^ syn_x139;
+    assign syn_n1_934 = syn_x163 ^ syn_x187 ^ syn_x211 ^ syn_x235 ^ syn_x259 ^ syn_x283;
+    assign syn_n1_935 = syn_x307 ^ syn_x331 ^ syn_x355 ^ syn_x379 ^ syn_x403 ^ syn_x427;
+    assign syn_n1_936 = syn_x451 ^ syn_x475 ^ syn_x499 ^ syn_x523 ^ syn_x547 ^ syn_x571;
+    assign syn_n1_937 = syn_x595 ^ syn_x619 ^ syn_x643 ^ syn_x667 ^ syn_x691 ^ syn_x715;
+    assign syn_n1_938 = syn_x739 ^ syn_x763 ^ syn_x787 ^ syn_x811 ^ syn_x835 ^ syn_x859;
+    assign syn_n1_939 = syn_x883 ^ syn_x907 ^ syn_x931 ^ syn_x955 ^ syn_x979 ^ syn_x1003;
+    assign syn_n1_940 = syn_x1027 ^ syn_x1051 ^ syn_x1075 ^ syn_x1099 ^ syn_x1123 ^ syn_x1147;
+    assign syn_n1_941 = syn_x1171 ^ syn_x1195 ^ syn_x1219 ^ syn_x1243 ^ syn_x1267 ^ syn_x1291;
+    assign syn_n1_942 = syn_x1315 ^ syn_x1339 ^ syn_x1363 ^ syn_x1387 ^ syn_x1411 ^ syn_x1435;
+    assign syn_n1_943 = syn_x1459 ^ syn_x1483 ^ syn_x1507 ^ syn_x1531 ^ syn_x1555 ^ syn_x1579;
+    assign syn_n1_944 = syn_x1603 ^ syn_x1627 ^ syn_x1651 ^ syn_x1675 ^ syn_x1699 ^ syn_x1723;
+    assign syn_n1_945 = syn_x1747 ^ syn_x1771 ^ syn_x1795 ^ syn_x1819 ^ syn_x1843 ^ syn_x1867;
+    assign syn_n1_946 = syn_x1891 ^ syn_x1915 ^ syn_x1939 ^ syn_x1963 ^ syn_x1987 ^ syn_x2035;
+    assign syn_n1_947 = syn_x20 ^ syn_x44 ^ syn_x68 ^ syn_x92 ^ syn_x116 ^ syn_x140;
+    assign syn_n1_948 = syn_x164 ^ syn_x188 ^ syn_x212 ^ syn_x236 ^ syn_x260 ^ syn_x284;
+    assign syn_n1_949 = syn_x308 ^ syn_x332 ^ syn_x356 ^ syn_x380 ^ syn_x404 ^ syn_x428;
+    assign syn_n1_950 = syn_x452 ^ syn_x476 ^ syn_x500 ^ syn_x524 ^ syn_x548 ^ syn_x572;
+    assign syn_n1_951 = syn_x596 ^ syn_x620 ^ syn_x644 ^ syn_x668 ^ syn_x692 ^ syn_x716;
+    assign syn_n1_952 = syn_x740 ^ syn_x764 ^ syn_x788 ^ syn_x812 ^ syn_x836 ^ syn_x860;
+    assign syn_n1_953 = syn_x884 ^ syn_x908 ^ syn_x932 ^ syn_x956 ^ syn_x980 ^ syn_x1004;
+    assign syn_n1_954 = syn_x1028 ^ syn_x1052 ^ syn_x1076 ^ syn_x1100 ^ syn_x1124 ^ syn_x1148;
+    assign syn_n1_955 = syn_x1172 ^ syn_x1196 ^ syn_x1220 ^ syn_x1244 ^ syn_x1268 ^ syn_x1292;
+    assign syn_n1_956 = syn_x1316 ^ syn_x1340 ^ syn_x1364 ^ syn_x1388 ^ syn_x1412 ^ syn_x1436;
+    assign syn_n1_957 = syn_x1460 ^ syn_x1484 ^ syn_x1508 ^ syn_x1532 ^ syn_x1556 ^ syn_x1580;
+    assign syn_n1_958 = syn_x1604 ^ syn_x1628 ^ syn_x1652 ^ syn_x1676 ^ syn_x1700 ^ syn_x1724;
+    assign syn_n1_959 = syn_x1748 ^ syn_x1772 ^ syn_x1796 ^ syn_x1820 ^ syn_x1844 ^ syn_x1868;
+    assign syn_n1_960 = syn_x1892 ^ syn_x1916 ^ syn_x1940 ^ syn_x1964 ^ syn_x1988 ^ syn_x2036;
+    assign syn_n1_961 = syn_x21 ^ syn_x45 ^ syn_x69 ^ syn_x93 ^ syn_x117 ^ syn_x141;
+    assign syn_n1_962 = syn_x165 ^ syn_x189 ^ syn_x213 ^ syn_x237 ^ syn_x261 ^ syn_x285;
+    assign syn_n1_963 = syn_x309 ^ syn_x333 ^ syn_x357 ^ syn_x381 ^ syn_x405 ^ syn_x429;
+    assign syn_n1_964 = syn_x453 ^ syn_x477 ^ syn_x501 ^ syn_x525 ^ syn_x549 ^ syn_x573;
+    assign syn_n1_965 = syn_x597 ^ syn_x621 ^ syn_x645 ^ syn_x669 ^ syn_x693 ^ syn_x717;
+    assign syn_n1_966 = syn_x741 ^ syn_x765 ^ syn_x789 ^ syn_x813 ^ syn_x837 ^ syn_x861;
+    assign syn_n1_967 = syn_x885 ^ syn_x909 ^ syn_x933 ^ syn_x957 ^ syn_x981 ^ syn_x1005;
+    assign syn_n1_968 = syn_x1029 ^ syn_x1053 ^ syn_x1077 ^ syn_x1101 ^ syn_x1125 ^ syn_x1149;
+    assign syn_n1_969 = syn_x1173 ^ syn_x1197 ^ syn_x1221 ^ syn_x1245 ^ syn_x1269 ^ syn_x1293;
+    assign syn_n1_970 = syn_x1317 ^ syn_x1341 ^ syn_x1365 ^ syn_x1389 ^ syn_x1413 ^ syn_x1437;
+    assign syn_n1_971 = syn_x1461 ^ syn_x1485 ^ syn_x1509 ^ syn_x1533 ^ syn_x1557 ^ syn_x1581;
+    assign syn_n1_972 = syn_x1605 ^ syn_x1629 ^ syn_x1653 ^ syn_x1677 ^ syn_x1701 ^ syn_x1725;
+    assign syn_n1_973 = syn_x1749 ^ syn_x1773 ^ syn_x1797 ^ syn_x1821 ^ syn_x1845 ^ syn_x1869;
+    assign syn_n1_974 = syn_x1893 ^ syn_x1917 ^ syn_x1941 ^ syn_x1965 ^ syn_x1989 ^ syn_x2037;
+    assign syn_n1_975 = syn_x22 ^ syn_x46 ^ syn_x70 ^ syn_x94 ^ syn_x118 ^ syn_x142;
+    assign syn_n1_976 = syn_x166 ^ syn_x190 ^ syn_x214 ^ syn_x238 ^ syn_x262 ^ syn_x286;
+    assign syn_n1_977 = syn_x310 ^ syn_x334 ^ syn_x358 ^ syn_x382 ^ syn_x406 ^ syn_x430;
+    assign syn_n1_978 = syn_x454 ^ syn_x478 ^ syn_x502 ^ syn_x526 ^ syn_x550 ^ syn_x574;
+    assign syn_n1_979 = syn_x598 ^ syn_x622 ^ syn_x646 ^ syn_x670 ^ syn_x694 ^ syn_x718;
+    assign syn_n1_980 = syn_x742 ^ syn_x766 ^ syn_x790 ^ syn_x814 ^ syn_x838 ^ syn_x862;
+    assign syn_n1_981 = syn_x886 ^ syn_x910 ^ syn_x934 ^ syn_x958 ^ syn_x982 ^ syn_x1006;
+    assign syn_n1_982 = syn_x1030 ^ syn_x1054 ^ syn_x1078 ^ syn_x1102 ^ syn_x1126 ^ syn_x1150;
+    assign syn_n1_983 = syn_x1174 ^ syn_x1198 ^ syn_x1222 ^ syn_x1246 ^ syn_x1270 ^ syn_x1294;
+    assign syn_n1_984 = syn_x1318 ^ syn_x1342 ^ syn_x1366 ^ syn_x1390 ^ syn_x1414 ^ syn_x1438;
+    assign syn_n1_985 = syn_x1462 ^ syn_x1486 ^ syn_x1510 ^ syn_x1534 ^ syn_x1558 ^ syn_x1582;
+    assign syn_n1_986 = syn_x1606 ^ syn_x1630 ^ syn_x1654 ^ syn_x1678 ^ syn_x1702 ^ syn_x1726;
+    assign syn_n1_987 = syn_x1750 ^ syn_x1774 ^ syn_x1798 ^ syn_x1822 ^ syn_x1846 ^ syn_x1870;
+    assign syn_n1_988 = syn_x1894 ^ syn_x1918 ^ syn_x1942 ^ syn_x1966 ^ syn_x1990 ^ syn_x2038;
+    assign syn_n1_989 = syn_x23 ^ syn_x47 ^ syn_x71 ^ syn_x95 ^ syn_x119 ^ syn_x143;
+    assign syn_n1_990 = syn_x167 ^ syn_x191 ^ syn_x215 ^ syn_x239 ^ syn_x263 ^ syn_x287;
+    assign syn_n1_991 = syn_x311 ^ syn_x335 ^ syn_x359 ^ syn_x383 ^ syn_x407 ^ syn_x431;
+    assign syn_n1_992 = syn_x455 ^ syn_x479 ^ syn_x503 ^ syn_x527 ^ syn_x551 ^ syn_x575;
+    assign syn_n1_993 = syn_x599 ^ syn_x623 ^ syn_x647 ^ syn_x671 ^ syn_x695 ^ syn_x719;
+    assign syn_n1_994 = syn_x743 ^ syn_x767 ^ syn_x791 ^ syn_x815 ^ syn_x839 ^ syn_x863;
+    assign syn_n1_995 = syn_x887 ^ syn_x911 ^ syn_x935 ^ syn_x959 ^ syn_x983 ^ syn_x1007;
+    assign syn_n1_996 = syn_x1031 ^ syn_x1055 ^ syn_x1079 ^ syn_x1103 ^ syn_x1127 ^ syn_x1151;
+    assign syn_n1_997 = syn_x1175 ^ syn_x1199 ^ syn_x1223 ^ syn_x1247 ^ syn_x1271 ^ syn_x1295;
+    assign syn_n1_998 = syn_x1319 ^ syn_x1343 ^ syn_x1367 ^ syn_x1391 ^ syn_x1415 ^ syn_x1439;
+    assign syn_n1_999 = syn_x1463 ^ syn_x1487 ^ syn_x1511 ^ syn_x1535 ^ syn_x1559 ^ syn_x1583;
+    assign syn_n1_1000 = syn_x1607 ^ syn_x1631 ^ syn_x1655 ^ syn_x1679 ^ syn_x1703 ^ syn_x1727;
+    assign syn_n1_1001 = syn_x1751 ^ syn_x1775 ^ syn_x1799 ^ syn_x1823 ^ syn_x1847 ^ syn_x1871;
+    assign syn_n1_1002 = syn_x1895 ^ syn_x1919 ^ syn_x1943 ^ syn_x1967 ^ syn_x1991 ^ syn_x2039;
+    assign syn_n1_1003 = syn_x64 ^ syn_x71 ^ syn_x88 ^ syn_x89 ^ syn_x112 ^ syn_x113;
+    assign syn_n1_1004 = syn_x114 ^ syn_x137 ^ syn_x143 ^ syn_x162 ^ syn_x187 ^ syn_x215;
+    assign syn_n1_1005 = syn_x232 ^ syn_x262 ^ syn_x263 ^ syn_x287 ^ syn_x304 ^ syn_x329;
+    assign syn_n1_1006 = syn_x331 ^ syn_x332 ^ syn_x354 ^ syn_x356 ^ syn_x357 ^ syn_x376;
+    assign syn_n1_1007 = syn_x379 ^ syn_x381 ^ syn_x382 ^ syn_x400 ^ syn_x401 ^ syn_x404;
+    assign syn_n1_1008 = syn_x406 ^ syn_x407 ^ syn_x425 ^ syn_x426 ^ syn_x429 ^ syn_x431;
+    assign syn_n1_1009 = syn_x450 ^ syn_x475 ^ syn_x476 ^ syn_x496 ^ syn_x500 ^ syn_x501;
+    assign syn_n1_1010 = syn_x521 ^ syn_x546 ^ syn_x571 ^ syn_x593 ^ syn_x596 ^ syn_x618;
+    assign syn_n1_1011 = syn_x621 ^ syn_x642 ^ syn_x645 ^ syn_x646 ^ syn_x667 ^ syn_x670;
+    assign syn_n1_1012 = syn_x671 ^ syn_x688 ^ syn_x692 ^ syn_x695 ^ syn_x713 ^ syn_x718;
+    assign syn_n1_1013 = syn_x738 ^ syn_x743 ^ syn_x763 ^ syn_x788 ^ syn_x790 ^ syn_x813;
+    assign syn_n1_1014 = syn_x815 ^ syn_x832 ^ syn_x838 ^ syn_x857 ^ syn_x863 ^ syn_x882;
+    assign syn_n1_1015 = syn_x904 ^ syn_x907 ^ syn_x928 ^ syn_x929 ^ syn_x932 ^ syn_x952;
+    assign syn_n1_1016 = syn_x953 ^ syn_x954 ^ syn_x957 ^ syn_x977 ^ syn_x978 ^ syn_x979;
+    assign syn_n1_1017 = syn_x982 ^ syn_x1000 ^ syn_x1002 ^ syn_x1003 ^ syn_x1004 ^ syn_x1007;
+    assign syn_n1_1018 = syn_x1025 ^ syn_x1027 ^ syn_x1029 ^ syn_x1050 ^ syn_x1052 ^ syn_x1054;
+    assign syn_n1_1019 = syn_x1075 ^ syn_x1077 ^ syn_x1079 ^ syn_x1100 ^ syn_x1102 ^ syn_x1103;
+    assign syn_n1_1020 = syn_x1125 ^ syn_x1127 ^ syn_x1150 ^ syn_x1174 ^ syn_x1264 ^ syn_x1265;
+    assign syn_n1_1021 = syn_x1271 ^ syn_x1289 ^ syn_x1314 ^ syn_x1339 ^ syn_x1364 ^ syn_x1365;
+    assign syn_n1_1022 = syn_x1389 ^ syn_x1390 ^ syn_x1414 ^ syn_x1415 ^ syn_x1432 ^ syn_x1439;
+    assign syn_n1_1023 = syn_x1456 ^ syn_x1457 ^ syn_x1482 ^ syn_x1507 ^ syn_x1528 ^ syn_x1532;
+    assign syn_n1_1024 = syn_x1553 ^ syn_x1555 ^ syn_x1556 ^ syn_x1557 ^ syn_x1578 ^ syn_x1580;
+    assign syn_n1_1025 = syn_x1581 ^ syn_x1582 ^ syn_x1600 ^ syn_x1603 ^ syn_x1605 ^ syn_x1606;
+    assign syn_n1_1026 = syn_x1607 ^ syn_x1625 ^ syn_x1628 ^ syn_x1630 ^ syn_x1631 ^ syn_x1650;
+    assign syn_n1_1027 = syn_x1653 ^ syn_x1655 ^ syn_x1675 ^ syn_x1678 ^ syn_x1696 ^ syn_x1700;
+    assign syn_n1_1028 = syn_x1703 ^ syn_x1720 ^ syn_x1721 ^ syn_x1725 ^ syn_x1746 ^ syn_x1771;
+    assign syn_n1_1029 = syn_x1794 ^ syn_x1819 ^ syn_x1840 ^ syn_x1844 ^ syn_x1870 ^ syn_x1871;
+    assign syn_n1_1030 = syn_x16 ^ syn_x19 ^ syn_x23 ^ syn_x40 ^ syn_x41 ^ syn_x44;
+    assign syn_n1_1031 = syn_x65 ^ syn_x70 ^ syn_x88 ^ syn_x90 ^ syn_x95 ^ syn_x113;
+    assign syn_n1_1032 = syn_x115 ^ syn_x142 ^ syn_x167 ^ syn_x208 ^ syn_x213 ^ syn_x214;
+    assign syn_n1_1033 = syn_x215 ^ syn_x232 ^ syn_x233 ^ syn_x238 ^ syn_x239 ^ syn_x257;
+    assign syn_n1_1034 = syn_x258 ^ syn_x263 ^ syn_x280 ^ syn_x282 ^ syn_x283 ^ syn_x305;
+    assign syn_n1_1035 = syn_x307 ^ syn_x308 ^ syn_x330 ^ syn_x333 ^ syn_x355 ^ syn_x358;
+    assign syn_n1_1036 = syn_x380 ^ syn_x383 ^ syn_x401 ^ syn_x402 ^ syn_x405 ^ syn_x407;
+    assign syn_n1_1037 = syn_x424 ^ syn_x426 ^ syn_x427 ^ syn_x430 ^ syn_x449 ^ syn_x451;
+    assign syn_n1_1038 = syn_x455 ^ syn_x474 ^ syn_x476 ^ syn_x499 ^ syn_x501 ^ syn_x524;
+    assign syn_n1_1039 = syn_x549 ^ syn_x574 ^ syn_x597 ^ syn_x599 ^ syn_x616 ^ syn_x622;
+    assign syn_n1_1040 = syn_x641 ^ syn_x664 ^ syn_x666 ^ syn_x669 ^ syn_x671 ^ syn_x689;
+    assign syn_n1_1041 = syn_x691 ^ syn_x694 ^ syn_x718 ^ syn_x719 ^ syn_x743 ^ syn_x789;
+    assign syn_n1_1042 = syn_x791 ^ syn_x808 ^ syn_x814 ^ syn_x833 ^ syn_x839 ^ syn_x858;
+    assign syn_n1_1043 = syn_x880 ^ syn_x883 ^ syn_x904 ^ syn_x905 ^ syn_x908 ^ syn_x928;
+    assign syn_n1_1044 = syn_x929 ^ syn_x930 ^ syn_x933 ^ syn_x953 ^ syn_x954 ^ syn_x955;
+    assign syn_n1_1045 = syn_x958 ^ syn_x979 ^ syn_x983 ^ syn_x1003 ^ syn_x1004 ^ syn_x1028;
+    assign syn_n1_1046 = syn_x1029 ^ syn_x1030 ^ syn_x1053 ^ syn_x1054 ^ syn_x1055 ^ syn_x1072;
+    assign syn_n1_1047 = syn_x1078 ^ syn_x1079 ^ syn_x1100 ^ syn_x1103 ^ syn_x1125 ^ syn_x1144;
+    assign syn_n1_1048 = syn_x1150 ^ syn_x1169 ^ syn_x1172 ^ syn_x1175 ^ syn_x1194 ^ syn_x1197;
+    assign syn_n1_1049 = syn_x1240 ^ syn_x1247 ^ syn_x1265 ^ syn_x1266 ^ syn_x1290 ^ syn_x1291;
+    assign syn_n1_1050 = syn_x1294 ^ syn_x1315 ^ syn_x1316 ^ syn_x1319 ^ syn_x1340 ^ syn_x1341;
+    assign syn_n1_1051 = syn_x1365 ^ syn_x1366 ^ syn_x1390 ^ syn_x1391 ^ syn_x1408 ^ syn_x1415;
+    assign syn_n1_1052 = syn_x1432 ^ syn_x1433 ^ syn_x1456 ^ syn_x1457 ^ syn_x1458 ^ syn_x1482;
+    assign syn_n1_1053 = syn_x1504 ^ syn_x1507 ^ syn_x1529 ^ syn_x1532 ^ syn_x1554 ^ syn_x1556;
+    assign syn_n1_1054 = syn_x1557 ^ syn_x1558 ^ syn_x1576 ^ syn_x1579 ^ syn_x1581 ^ syn_x1582;
+    assign syn_n1_1055 = syn_x1583 ^ syn_x1601 ^ syn_x1604 ^ syn_x1606 ^ syn_x1607 ^ syn_x1626;
+    assign syn_n1_1056 = syn_x1629 ^ syn_x1631 ^ syn_x1651 ^ syn_x1654 ^ syn_x1672 ^ syn_x1676;
+    assign syn_n1_1057 = syn_x1679 ^ syn_x1696 ^ syn_x1697 ^ syn_x1701 ^ syn_x1720 ^ syn_x1721;
+    assign syn_n1_1058 = syn_x1722 ^ syn_x1726 ^ syn_x1745 ^ syn_x1746 ^ syn_x1747 ^ syn_x1751;
+    assign syn_n1_1059 = syn_x1770 ^ syn_x1771 ^ syn_x1772 ^ syn_x1797 ^ syn_x1816 ^ syn_x1822;
+    assign syn_n1_1060 = syn_x1841 ^ syn_x1847 ^ syn_x1866 ^ syn_x1870 ^ syn_x1871 ^ syn_x1891;
+    assign syn_n1_1061 = syn_x1895 ^ syn_x1916 ^ syn_x1941 ^ syn_x1966 ^ syn_x1991 ^ syn_x2009;
+    assign syn_n1_1062 = syn_x19 ^ syn_x44 ^ syn_x67 ^ syn_x88 ^ syn_x92 ^ syn_x113;
+    assign syn_n1_1063 = syn_x117 ^ syn_x137 ^ syn_x138 ^ syn_x142 ^ syn_x162 ^ syn_x163;
+    assign syn_n1_1064 = syn_x167 ^ syn_x184 ^ syn_x187 ^ syn_x188 ^ syn_x208 ^ syn_x209;
+    assign syn_n1_1065 = syn_x212 ^ syn_x213 ^ syn_x232 ^ syn_x233 ^ syn_x234 ^ syn_x237;
+    assign syn_n1_1066 = syn_x238 ^ syn_x257 ^ syn_x262 ^ syn_x263 ^ syn_x282 ^ syn_x287;
+    assign syn_n1_1067 = syn_x304 ^ syn_x307 ^ syn_x329 ^ syn_x353 ^ syn_x354 ^ syn_x378;
+    assign syn_n1_1068 = syn_x379 ^ syn_x404 ^ syn_x428 ^ syn_x429 ^ syn_x451 ^ syn_x453;
+    assign syn_n1_1069 = syn_x454 ^ syn_x476 ^ syn_x478 ^ syn_x479 ^ syn_x501 ^ syn_x503;
+    assign syn_n1_1070 = syn_x597 ^ syn_x622 ^ syn_x669 ^ syn_x671 ^ syn_x688 ^ syn_x694;
+    assign syn_n1_1071 = syn_x784 ^ syn_x788 ^ syn_x809 ^ syn_x813 ^ syn_x832 ^ syn_x834;
+    assign syn_n1_1072 = syn_x838 ^ syn_x856 ^ syn_x857 ^ syn_x859 ^ syn_x863 ^ syn_x880;
+    assign syn_n1_1073 = syn_x881 ^ syn_x882 ^ syn_x884 ^ syn_x905 ^ syn_x906 ^ syn_x907;
+    assign syn_n1_1074 = syn_x909 ^ syn_x928 ^ syn_x930 ^ syn_x931 ^ syn_x932 ^ syn_x934;
+    assign syn_n1_1075 = syn_x953 ^ syn_x955 ^ syn_x956 ^ syn_x957 ^ syn_x959 ^ syn_x981;
+    assign syn_n1_1076 = syn_x982 ^ syn_x1003 ^ syn_x1006 ^ syn_x1007 ^ syn_x1030 ^ syn_x1031;
+    assign syn_n1_1077 = syn_x1048 ^ syn_x1055 ^ syn_x1073 ^ syn_x1100 ^ syn_x1101 ^ syn_x1125;
+    assign syn_n1_1078 = syn_x1126 ^ syn_x1150 ^ syn_x1151 ^ syn_x1216 ^ syn_x1241 ^ syn_x1264;
+    assign syn_n1_1079 = syn_x1265 ^ syn_x1266 ^ syn_x1267 ^ syn_x1271 ^ syn_x1291 ^ syn_x1295;
+    assign syn_n1_1080 = syn_x1316 ^ syn_x1341 ^ syn_x1365 ^ syn_x1390 ^ syn_x1408 ^ syn_x1415;
+    assign syn_n1_1081 = syn_x1433 ^ syn_x1458 ^ syn_x1484 ^ syn_x1509 ^ syn_x1528 ^ syn_x1534;
+    assign syn_n1_1082 = syn_x1552 ^ syn_x1553 ^ syn_x1556 ^ syn_x1558 ^ syn_x1559 ^ syn_x1577;
+    assign syn_n1_1083 = syn_x1578 ^ syn_x1581 ^ syn_x1583 ^ syn_x1673 ^ syn_x1678 ^ syn_x1698;
+    assign syn_n1_1084 = syn_x1702 ^ syn_x1703 ^ syn_x1720 ^ syn_x1723 ^ syn_x1725 ^ syn_x1727;
+    assign syn_n1_1085 = syn_x1747 ^ syn_x1748 ^ syn_x1772 ^ syn_x1773 ^ syn_x1795 ^ syn_x1797;
+    assign syn_n1_1086 = syn_x1819 ^ syn_x1820 ^ syn_x1822 ^ syn_x1840 ^ syn_x1844 ^ syn_x1845;
+    assign syn_n1_1087 = syn_x1847 ^ syn_x1867 ^ syn_x1870 ^ syn_x1892 ^ syn_x1895 ^ syn_x1917;
+    assign syn_n1_1088 = syn_x1940 ^ syn_x1942 ^ syn_x1965 ^ syn_x1967 ^ syn_x1984 ^ syn_x1990;
+    assign syn_n1_1089 = syn_x20 ^ syn_x40 ^ syn_x45 ^ syn_x65 ^ syn_x70 ^ syn_x90;
+    assign syn_n1_1090 = syn_x95 ^ syn_x112 ^ syn_x115 ^ syn_x137 ^ syn_x160 ^ syn_x162;
+    assign syn_n1_1091 = syn_x184 ^ syn_x185 ^ syn_x187 ^ syn_x208 ^ syn_x232 ^ syn_x233;
+    assign syn_n1_1092 = syn_x237 ^ syn_x260 ^ syn_x262 ^ syn_x280 ^ syn_x285 ^ syn_x287;
+    assign syn_n1_1093 = syn_x305 ^ syn_x310 ^ syn_x335 ^ syn_x353 ^ syn_x378 ^ syn_x428;
+    assign syn_n1_1094 = syn_x451 ^ syn_x455 ^ syn_x476 ^ syn_x501 ^ syn_x522 ^ syn_x547;
+    assign syn_n1_1095 = syn_x572 ^ syn_x592 ^ syn_x597 ^ syn_x617 ^ syn_x622 ^ syn_x644;
+    assign syn_n1_1096 = syn_x646 ^ syn_x669 ^ syn_x671 ^ syn_x688 ^ syn_x694 ^ syn_x714;
+    assign syn_n1_1097 = syn_x739 ^ syn_x760 ^ syn_x764 ^ syn_x788 ^ syn_x808 ^ syn_x813;
+    assign syn_n1_1098 = syn_x833 ^ syn_x835 ^ syn_x838 ^ syn_x839 ^ syn_x856 ^ syn_x858;
+    assign syn_n1_1099 = syn_x860 ^ syn_x863 ^ syn_x881 ^ syn_x883 ^ syn_x885 ^ syn_x906;
+    assign syn_n1_1100 = syn_x908 ^ syn_x910 ^ syn_x928 ^ syn_x931 ^ syn_x933 ^ syn_x935;
+    assign syn_n1_1101 = syn_x953 ^ syn_x956 ^ syn_x958 ^ syn_x983 ^ syn_x1026 ^ syn_x1028;
+    assign syn_n1_1102 = syn_x1031 ^ syn_x1051 ^ syn_x1053 ^ syn_x1072 ^ syn_x1076 ^ syn_x1078;
+    assign syn_n1_1103 = syn_x1103 ^ syn_x1144 ^ syn_x1169 ^ syn_x1172 ^ syn_x1192 ^ syn_x1194;
+    assign syn_n1_1104 = syn_x1197 ^ syn_x1217 ^ syn_x1242 ^ syn_x1247 ^ syn_x1264 ^ syn_x1266;
+    assign syn_n1_1105 = syn_x1267 ^ syn_x1291 ^ syn_x1294 ^ syn_x1316 ^ syn_x1319 ^ syn_x1341;
+    assign syn_n1_1106 = syn_x1360 ^ syn_x1385 ^ syn_x1410 ^ syn_x1435 ^ syn_x1460 ^ syn_x1484;
+    assign syn_n1_1107 = syn_x1485 ^ syn_x1504 ^ syn_x1509 ^ syn_x1510 ^ syn_x1529 ^ syn_x1534;
+    assign syn_n1_1108 = syn_x1535 ^ syn_x1559 ^ syn_x1576 ^ syn_x1601 ^ syn_x1624 ^ syn_x1626;
+    assign syn_n1_1109 = syn_x1649 ^ syn_x1651 ^ syn_x1674 ^ syn_x1675 ^ syn_x1679 ^ syn_x1699;
+    assign syn_n1_1110 = syn_x1700 ^ syn_x1724 ^ syn_x1725 ^ syn_x1749 ^ syn_x1750 ^ syn_x1774;
+    assign syn_n1_1111 = syn_x1775 ^ syn_x1798 ^ syn_x1816 ^ syn_x1823 ^ syn_x1840 ^ syn_x1841;
+    assign syn_n1_1112 = syn_x1844 ^ syn_x1940 ^ syn_x1941 ^ syn_x1943 ^ syn_x1960 ^ syn_x1965;
+    assign syn_n1_1113 = syn_x18 ^ syn_x19 ^ syn_x40 ^ syn_x43 ^ syn_x44 ^ syn_x139;
+    assign syn_n1_1114 = syn_x160 ^ syn_x164 ^ syn_x184 ^ syn_x185 ^ syn_x189 ^ syn_x208;
+    assign syn_n1_1115 = syn_x211 ^ syn_x214 ^ syn_x233 ^ syn_x236 ^ syn_x237 ^ syn_x239;
+    assign syn_n1_1116 = syn_x262 ^ syn_x287 ^ syn_x335 ^ syn_x352 ^ syn_x353 ^ syn_x377;
+    assign syn_n1_1117 = syn_x378 ^ syn_x400 ^ syn_x402 ^ syn_x403 ^ syn_x425 ^ syn_x427;
+    assign syn_n1_1118 = syn_x428 ^ syn_x596 ^ syn_x621 ^ syn_x622 ^ syn_x646 ^ syn_x671;
+    assign syn_n1_1119 = syn_x688 ^ syn_x713 ^ syn_x717 ^ syn_x719 ^ syn_x736 ^ syn_x738;
+    assign syn_n1_1120 = syn_x742 ^ syn_x761 ^ syn_x763 ^ syn_x767 ^ syn_x784 ^ syn_x786;
+    assign syn_n1_1121 = syn_x788 ^ syn_x789 ^ syn_x791 ^ syn_x809 ^ syn_x811 ^ syn_x813;
+    assign syn_n1_1122 = syn_x814 ^ syn_x834 ^ syn_x836 ^ syn_x838 ^ syn_x839 ^ syn_x859;
+    assign syn_n1_1123 = syn_x861 ^ syn_x863 ^ syn_x884 ^ syn_x886 ^ syn_x909 ^ syn_x911;
+    assign syn_n1_1124 = syn_x928 ^ syn_x934 ^ syn_x953 ^ syn_x959 ^ syn_x978 ^ syn_x1000;
+    assign syn_n1_1125 = syn_x1003 ^ syn_x1025 ^ syn_x1048 ^ syn_x1050 ^ syn_x1073 ^ syn_x1075;
+    assign syn_n1_1126 = syn_x1100 ^ syn_x1125 ^ syn_x1150 ^ syn_x1171 ^ syn_x1175 ^ syn_x1196;
+    assign syn_n1_1127 = syn_x1199 ^ syn_x1221 ^ syn_x1246 ^ syn_x1264 ^ syn_x1267 ^ syn_x1271;
+    assign syn_n1_1128 = syn_x1295 ^ syn_x1336 ^ syn_x1360 ^ syn_x1361 ^ syn_x1364 ^ syn_x1367;
+    assign syn_n1_1129 = syn_x1385 ^ syn_x1386 ^ syn_x1389 ^ syn_x1410 ^ syn_x1411 ^ syn_x1414;
+    assign syn_n1_1130 = syn_x1435 ^ syn_x1436 ^ syn_x1439 ^ syn_x1460 ^ syn_x1461 ^ syn_x1485;
+    assign syn_n1_1131 = syn_x1486 ^ syn_x1510 ^ syn_x1511 ^ syn_x1528 ^ syn_x1535 ^ syn_x1552;
+    assign syn_n1_1132 = syn_x1553 ^ syn_x1576 ^ syn_x1577 ^ syn_x1578 ^ syn_x1601 ^ syn_x1624;
+    assign syn_n1_1133 = syn_x1626 ^ syn_x1649 ^ syn_x1651 ^ syn_x1676 ^ syn_x1678 ^ syn_x1696;
+    assign syn_n1_1134 = syn_x1701 ^ syn_x1703 ^ syn_x1721 ^ syn_x1726 ^ syn_x1746 ^ syn_x1749;
+    assign syn_n1_1135 = syn_x1751 ^ syn_x1771 ^ syn_x1774 ^ syn_x1792 ^ syn_x1796 ^ syn_x1799;
+    assign syn_n1_1136 = syn_x1816 ^ syn_x1817 ^ syn_x1821 ^ syn_x1840 ^ syn_x1841 ^ syn_x1842;
+    assign syn_n1_1137 = syn_x1846 ^ syn_x1865 ^ syn_x1866 ^ syn_x1867 ^ syn_x1871 ^ syn_x1890;
+    assign syn_n1_1138 = syn_x1891 ^ syn_x1892 ^ syn_x1915 ^ syn_x1916 ^ syn_x1917 ^ syn_x1936;
+    assign syn_n1_1139 = syn_x1940 ^ syn_x1941 ^ syn_x1942 ^ syn_x1961 ^ syn_x1965 ^ syn_x1966;
+    assign syn_n1_1140 = syn_x16 ^ syn_x19 ^ syn_x20 ^ syn_x41 ^ syn_x44 ^ syn_x45;
+    assign syn_n1_1141 = syn_x138 ^ syn_x143 ^ syn_x160 ^ syn_x163 ^ syn_x184 ^ syn_x185;
+    assign syn_n1_1142 = syn_x188 ^ syn_x211 ^ syn_x213 ^ syn_x236 ^ syn_x237 ^ syn_x238;
+    assign syn_n1_1143 = syn_x259 ^ syn_x262 ^ syn_x263 ^ syn_x284 ^ syn_x287 ^ syn_x304;
+    assign syn_n1_1144 = syn_x309 ^ syn_x328 ^ syn_x329 ^ syn_x334 ^ syn_x335 ^ syn_x353;
+    assign syn_n1_1145 = syn_x354 ^ syn_x359 ^ syn_x376 ^ syn_x378 ^ syn_x379 ^ syn_x401;
+    assign syn_n1_1146 = syn_x403 ^ syn_x404 ^ syn_x426 ^ syn_x428 ^ syn_x429 ^ syn_x453;
+    assign syn_n1_1147 = syn_x472 ^ syn_x476 ^ syn_x478 ^ syn_x497 ^ syn_x501 ^ syn_x503;
+    assign syn_n1_1148 = syn_x593 ^ syn_x597 ^ syn_x618 ^ syn_x622 ^ syn_x645 ^ syn_x670;
+    assign syn_n1_1149 = syn_x695 ^ syn_x712 ^ syn_x714 ^ syn_x718 ^ syn_x737 ^ syn_x739;
+    assign syn_n1_1150 = syn_x743 ^ syn_x760 ^ syn_x762 ^ syn_x764 ^ syn_x787 ^ syn_x812;
+    assign syn_n1_1151 = syn_x835 ^ syn_x837 ^ syn_x839 ^ syn_x860 ^ syn_x862 ^ syn_x885;
+    assign syn_n1_1152 = syn_x887 ^ syn_x904 ^ syn_x910 ^ syn_x929 ^ syn_x935 ^ syn_x954;
+    assign syn_n1_1153 = syn_x976 ^ syn_x979 ^ syn_x1000 ^ syn_x1001 ^ syn_x1004 ^ syn_x1024;
+    assign syn_n1_1154 = syn_x1029 ^ syn_x1049 ^ syn_x1054 ^ syn_x1072 ^ syn_x1074 ^ syn_x1079;
+    assign syn_n1_1155 = syn_x1100 ^ syn_x1125 ^ syn_x1150 ^ syn_x1172 ^ syn_x1174 ^ syn_x1197;
+    assign syn_n1_1156 = syn_x1222 ^ syn_x1247 ^ syn_x1265 ^ syn_x1271 ^ syn_x1312 ^ syn_x1336;
+    assign syn_n1_1157 = syn_x1337 ^ syn_x1361 ^ syn_x1362 ^ syn_x1365 ^ syn_x1386 ^ syn_x1387;
+    assign syn_n1_1158 = syn_x1390 ^ syn_x1411 ^ syn_x1412 ^ syn_x1415 ^ syn_x1436 ^ syn_x1437;
+    assign syn_n1_1159 = syn_x1461 ^ syn_x1462 ^ syn_x1486 ^ syn_x1487 ^ syn_x1504 ^ syn_x1511;
+    assign syn_n1_1160 = syn_x1528 ^ syn_x1529 ^ syn_x1552 ^ syn_x1553 ^ syn_x1554 ^ syn_x1577;
+    assign syn_n1_1161 = syn_x1578 ^ syn_x1579 ^ syn_x1600 ^ syn_x1604 ^ syn_x1625 ^ syn_x1629;
+    assign syn_n1_1162 = syn_x1650 ^ syn_x1654 ^ syn_x1678 ^ syn_x1679 ^ syn_x1702 ^ syn_x1703;
+    assign syn_n1_1163 = syn_x1725 ^ syn_x1727 ^ syn_x1747 ^ syn_x1750 ^ syn_x1768 ^ syn_x1772;
+    assign syn_n1_1164 = syn_x1775 ^ syn_x1792 ^ syn_x1793 ^ syn_x1797 ^ syn_x1816 ^ syn_x1817;
+    assign syn_n1_1165 = syn_x1818 ^ syn_x1822 ^ syn_x1841 ^ syn_x1842 ^ syn_x1843 ^ syn_x1847;
+    assign syn_n1_1166 = syn_x1867 ^ syn_x1892 ^ syn_x1912 ^ syn_x1917 ^ syn_x1937 ^ syn_x1941;
+    assign syn_n1_1167 = syn_x1942 ^ syn_x1943 ^ syn_x1962 ^ syn_x1966 ^ syn_x1967 ^ syn_x1987;
+    assign syn_n1_1168 = syn_x16 ^ syn_x19 ^ syn_x21 ^ syn_x41 ^ syn_x44 ^ syn_x46;
+    assign syn_n1_1169 = syn_x141 ^ syn_x142 ^ syn_x160 ^ syn_x166 ^ syn_x167 ^ syn_x185;
+    assign syn_n1_1170 = syn_x191 ^ syn_x210 ^ syn_x211 ^ syn_x235 ^ syn_x236 ^ syn_x262;
+    assign syn_n1_1171 = syn_x263 ^ syn_x280 ^ syn_x287 ^ syn_x304 ^ syn_x305 ^ syn_x329;
+    assign syn_n1_1172 = syn_x330 ^ syn_x335 ^ syn_x352 ^ syn_x354 ^ syn_x355 ^ syn_x377;
+    assign syn_n1_1173 = syn_x379 ^ syn_x380 ^ syn_x402 ^ syn_x404 ^ syn_x405 ^ syn_x424;
+    assign syn_n1_1174 = syn_x427 ^ syn_x429 ^ syn_x430 ^ syn_x448 ^ syn_x449 ^ syn_x452;
+    assign syn_n1_1175 = syn_x454 ^ syn_x455 ^ syn_x473 ^ syn_x474 ^ syn_x477 ^ syn_x479;
+    assign syn_n1_1176 = syn_x496 ^ syn_x498 ^ syn_x499 ^ syn_x502 ^ syn_x523 ^ syn_x524;
+    assign syn_n1_1177 = syn_x548 ^ syn_x549 ^ syn_x568 ^ syn_x573 ^ syn_x574 ^ syn_x598;
+    assign syn_n1_1178 = syn_x599 ^ syn_x616 ^ syn_x623 ^ syn_x646 ^ syn_x671 ^ syn_x688;
+    assign syn_n1_1179 = syn_x715 ^ syn_x716 ^ syn_x736 ^ syn_x740 ^ syn_x741 ^ syn_x761;
+    assign syn_n1_1180 = syn_x765 ^ syn_x766 ^ syn_x786 ^ syn_x788 ^ syn_x790 ^ syn_x791;
+    assign syn_n1_1181 = syn_x811 ^ syn_x813 ^ syn_x815 ^ syn_x836 ^ syn_x838 ^ syn_x861;
+    assign syn_n1_1182 = syn_x863 ^ syn_x880 ^ syn_x886 ^ syn_x905 ^ syn_x911 ^ syn_x930;
+    assign syn_n1_1183 = syn_x952 ^ syn_x955 ^ syn_x976 ^ syn_x977 ^ syn_x980 ^ syn_x1000;
+    assign syn_n1_1184 = syn_x1001 ^ syn_x1002 ^ syn_x1005 ^ syn_x1027 ^ syn_x1030 ^ syn_x1048;
+    assign syn_n1_1185 = syn_x1052 ^ syn_x1055 ^ syn_x1072 ^ syn_x1073 ^ syn_x1077 ^ syn_x1098;
+    assign syn_n1_1186 = syn_x1100 ^ syn_x1102 ^ syn_x1123 ^ syn_x1125 ^ syn_x1127 ^ syn_x1144;
+    assign syn_n1_1187 = syn_x1148 ^ syn_x1150 ^ syn_x1169 ^ syn_x1172 ^ syn_x1173 ^ syn_x1175;
+    assign syn_n1_1188 = syn_x1194 ^ syn_x1197 ^ syn_x1198 ^ syn_x1223 ^ syn_x1247 ^ syn_x1266;
+    assign syn_n1_1189 = syn_x1288 ^ syn_x1291 ^ syn_x1294 ^ syn_x1312 ^ syn_x1313 ^ syn_x1316;
+    assign syn_n1_1190 = syn_x1319 ^ syn_x1337 ^ syn_x1338 ^ syn_x1341 ^ syn_x1362 ^ syn_x1363;
+    assign syn_n1_1191 = syn_x1366 ^ syn_x1387 ^ syn_x1388 ^ syn_x1391 ^ syn_x1412 ^ syn_x1413;
+    assign syn_n1_1192 = syn_x1437 ^ syn_x1438 ^ syn_x1462 ^ syn_x1463 ^ syn_x1480 ^ syn_x1487;
+    assign syn_n1_1193 = syn_x1504 ^ syn_x1505 ^ syn_x1528 ^ syn_x1529 ^ syn_x1530 ^ syn_x1553;
+    assign syn_n1_1194 = syn_x1554 ^ syn_x1555 ^ syn_x1576 ^ syn_x1578 ^ syn_x1579 ^ syn_x1580;
+    assign syn_n1_1195 = syn_x1601 ^ syn_x1603 ^ syn_x1626 ^ syn_x1628 ^ syn_x1648 ^ syn_x1651;
+    assign syn_n1_1196 = syn_x1653 ^ syn_x1678 ^ syn_x1679 ^ syn_x1703 ^ syn_x1793 ^ syn_x1818;
+    assign syn_n1_1197 = syn_x1819 ^ syn_x1843 ^ syn_x1844 ^ syn_x1867 ^ syn_x1888 ^ syn_x1892;
+    assign syn_n1_1198 = syn_x1913 ^ syn_x1917 ^ syn_x1938 ^ syn_x1942 ^ syn_x1943 ^ syn_x1963;
+    assign syn_n1_1199 = syn_x211 ^ syn_x215 ^ syn_x236 ^ syn_x256 ^ syn_x261 ^ syn_x262;
+    assign syn_n1_1200 = syn_x263 ^ syn_x280 ^ syn_x281 ^ syn_x286 ^ syn_x287 ^ syn_x305;
+    assign syn_n1_1201 = syn_x306 ^ syn_x311 ^ syn_x328 ^ syn_x353 ^ syn_x378 ^ syn_x403;
+    assign syn_n1_1202 = syn_x424 ^ syn_x428 ^ syn_x449 ^ syn_x455 ^ syn_x472 ^ syn_x474;
+    assign syn_n1_1203 = syn_x497 ^ syn_x499 ^ syn_x520 ^ syn_x524 ^ syn_x544 ^ syn_x545;
+    assign syn_n1_1204 = syn_x549 ^ syn_x569 ^ syn_x570 ^ syn_x574 ^ syn_x595 ^ syn_x599;
+    assign syn_n1_1205 = syn_x620 ^ syn_x622 ^ syn_x645 ^ syn_x670 ^ syn_x695 ^ syn_x712;
+    assign syn_n1_1206 = syn_x717 ^ syn_x719 ^ syn_x737 ^ syn_x742 ^ syn_x762 ^ syn_x767;
+    assign syn_n1_1207 = syn_x787 ^ syn_x789 ^ syn_x791 ^ syn_x812 ^ syn_x814 ^ syn_x837;
+    assign syn_n1_1208 = syn_x839 ^ syn_x856 ^ syn_x862 ^ syn_x881 ^ syn_x887 ^ syn_x906;
+    assign syn_n1_1209 = syn_x928 ^ syn_x931 ^ syn_x952 ^ syn_x953 ^ syn_x956 ^ syn_x977;
+    assign syn_n1_1210 = syn_x1002 ^ syn_x1026 ^ syn_x1027 ^ syn_x1031 ^ syn_x1048 ^ syn_x1051;
+    assign syn_n1_1211 = syn_x1052 ^ syn_x1073 ^ syn_x1076 ^ syn_x1077 ^ syn_x1099 ^ syn_x1101;
+    assign syn_n1_1212 = syn_x1102 ^ syn_x1124 ^ syn_x1126 ^ syn_x1127 ^ syn_x1149 ^ syn_x1151;
+    assign syn_n1_1213 = syn_x1199 ^ syn_x1264 ^ syn_x1267 ^ syn_x1288 ^ syn_x1295 ^ syn_x1313;
+    assign syn_n1_1214 = syn_x1338 ^ syn_x1363 ^ syn_x1364 ^ syn_x1367 ^ syn_x1388 ^ syn_x1389;
+    assign syn_n1_1215 = syn_x1413 ^ syn_x1414 ^ syn_x1438 ^ syn_x1439 ^ syn_x1456 ^ syn_x1463;
+    assign syn_n1_1216 = syn_x1504 ^ syn_x1529 ^ syn_x1552 ^ syn_x1577 ^ syn_x1602 ^ syn_x1606;
+    assign syn_n1_1217 = syn_x1624 ^ syn_x1627 ^ syn_x1631 ^ syn_x1649 ^ syn_x1652 ^ syn_x1679;
+    assign syn_n1_1218 = syn_x1720 ^ syn_x1744 ^ syn_x1745 ^ syn_x1749 ^ syn_x1768 ^ syn_x1769;
+    assign syn_n1_1219 = syn_x1770 ^ syn_x1774 ^ syn_x1795 ^ syn_x1820 ^ syn_x1844 ^ syn_x1845;
+    assign syn_n1_1220 = syn_x1864 ^ syn_x1870 ^ syn_x1889 ^ syn_x1895 ^ syn_x1914 ^ syn_x1939;
+
+    // level 2: 261 shared 6-input XOR nodes
+    (* keep *) wire syn_n2_0;
+    (* keep *) wire syn_n2_1;
+    (* keep *) wire syn_n2_2;
+    (* keep *) wire syn_n2_3;
+    (* keep *) wire syn_n2_4;
+    (* keep *) wire syn_n2_5;
+    (* keep *) wire syn_n2_6;
+    (* keep *) wire syn_n2_7;
+    (* keep *) wire syn_n2_8;
+    (* keep *) wire syn_n2_9;
+    (* keep *) wire syn_n2_10;
+    (* keep *) wire syn_n2_11;
+    (* keep *) wire syn_n2_12;
+    (* keep *) wire syn_n2_13;
+    (* keep *) wire syn_n2_14;
+    (* keep *) wire syn_n2_15;
+    (* keep *) wire syn_n2_16;
+    (* keep *) wire syn_n2_17;
+    (* keep *) wire syn_n2_18;
+    (* keep *) wire syn_n2_19;
+    (* keep *) wire syn_n2_20;
+    (* keep *) wire syn_n2_21;
+    (* keep *) wire syn_n2_22;
+    (* keep *) wire syn_n2_23;
+    (* keep *) wire syn_n2_24;
+    (* keep *) wire syn_n2_25;
+    (* keep *) wire syn_n2_26;
+    (* keep *) wire syn_n2_27;
+    (* keep *) wire syn_n2_28;
+    (* keep *) wire syn_n2_29;
+    (* keep *) wire syn_n2_30;
+    (* keep *) wire syn_n2_31;
+    (* keep *) wire syn_n2_32;
+    (* keep *) wire syn_n2_33;
+    (* keep *) wire syn_n2_34;
+    (* keep *) wire syn_n2_35;
+    (* keep *) wire syn_n2_36;
+    (* keep *) wire syn_n2_37;
+    (* keep *) wire syn_n2_38;
+    (* keep *) wire syn_n2_39;
+    (* keep *) wire syn_n2_40;
+    (* keep *) wire syn_n2_41;
+    (* keep *) wire syn_n2_42;
+    (* keep *) wire syn_n2_43;
+    (* keep *) wire syn_n2_44;
+    (* keep *) wire syn_n2_45;
+    (* keep *) wire syn_n2_46;
+    (* keep *) wire syn_n2_47;
+    (* keep *) wire syn_n2_48;
+    (* keep *) wire syn_n2_49;
+    (* keep *) wire syn_n2_50;
+    (* keep *) wire syn_n2_51;
+    (* keep *) wire syn_n2_52;
+    (* keep *) wire syn_n2_53;
+    (* keep *) wire syn_n2_54;
+    (* keep *) wire syn_n2_55;
+    (* keep *) wire syn_n2_56;
+    (* keep *) wire syn_n2_57;
+    (* keep *) wire syn_n2_58;
+    (* keep *) wire syn_n2_59;
+    (* keep *) wire syn_n2_60;
+    (* keep *) wire syn_n2_61;
+    (* keep *) wire syn_n2_62;
+    (* keep *) wire syn_n2_63;
+    (* keep *) wire syn_n2_64;
+    (* keep *) wire syn_n2_65;
+    (* keep *) wire syn_n2_66;
+    (* keep *) wire syn_n2_67;
+    (* keep *) wire syn_n2_68;
+    (* keep *) wire syn_n2_69;
+    (* keep *) wire syn_n2_70;
+    (* keep *) wire syn_n2_71;
+    (* keep *) wire syn_n2_72;
+    (* keep *) wire syn_n2_73;
+    (* keep *) wire syn_n2_74;
+    (* keep *) wire syn_n2_75;
+    (* keep *) wire syn_n2_76;
+    (* keep *) wire syn_n2_77;
+    (* keep *) wire syn_n2_78;
+    (* keep *) wire syn_n2_79;
+    (* keep *) wire syn_n2_80;
+    (* keep *) wire syn_n2_81;
+    (* keep *) wire syn_n2_82;
+    (* keep *) wire syn_n2_83;
+    (* keep *) wire syn_n2_84;
+    (* keep *) wire syn_n2_85;
+    (* keep *) wire syn_n2_86;
+    (* keep *) wire syn_n2_87;
+    (* keep *) wire syn_n2_88;
+    (* keep *) wire syn_n2_89;
+    (* keep *) wire syn_n2_90;
+    (* keep *) wire syn_n2_91;
+    (* keep *) wire syn_n2_92;
+    (* keep *) wire syn_n2_93;
+    (* keep *) wire syn_n2_94;
+    (* keep *) wire syn_n2_95;
+    (* keep *) wire syn_n2_96;
+    (* keep *) wire syn_n2_97;
+    (* keep *) wire syn_n2_98;
+    (* keep *) wire syn_n2_99;
+    (* keep *) wire syn_n2_100;
+    (* keep *) wire syn_n2_101;
+    (* keep *) wire syn_n2_102;
+    (* keep *) wire syn_n2_103;
+    (* keep *) wire syn_n2_104;
+    (* keep *) wire syn_n2_105;
+    (* keep *) wire syn_n2_106;
+    (* keep *) wire syn_n2_107;
+    (* keep *) wire syn_n2_108;
+    (* keep *) wire syn_n2_109;
+    (* keep *) wire syn_n2_110;
+    (* keep *) wire syn_n2_111;
+    (* keep *) wire syn_n2_112;
+    (* keep *) wire syn_n2_113;
+    (* keep *) wire syn_n2_114;
+    (* keep *) wire syn_n2_115;
+    (* keep *) wire syn_n2_116;
+    (* keep *) wire syn_n2_117;
+    (* keep *) wire syn_n2_118;
+    (* keep *) wire syn_n2_119;
+    (* keep *) wire syn_n2_120;
+    (* keep *) wire syn_n2_121;
+    (* keep *) wire syn_n2_122;
+    (* keep *) wire syn_n2_123;
+    (* keep *) wire syn_n2_124;
+    (* keep *) wire syn_n2_125;
+    (* keep *) wire syn_n2_126;
+    (* keep *) wire syn_n2_127;
+    (* keep *) wire syn_n2_128;
+    (* keep *) wire syn_n2_129;
+    (* keep *) wire syn_n2_130;
+    (* keep *) wire syn_n2_131;
+    (* keep *) wire syn_n2_132;
+    (* keep *) wire syn_n2_133;
+    (* keep *) wire syn_n2_134;
+    (* keep *) wire syn_n2_135;
+    (* keep *) wire syn_n2_136;
+    (* keep *) wire syn_n2_137;
+    (* keep *) wire syn_n2_138;
+    (* keep *) wire syn_n2_139;
+    (* keep *) wire syn_n2_140;
+    (* keep *) wire syn_n2_141;
+    (* keep *) wire syn_n2_142;
+    (* keep *) wire syn_n2_143;
+    (* keep *) wire syn_n2_144;
+    (* keep *) wire syn_n2_145;
+    (* keep *) wire syn_n2_146;
+    (* keep *) wire syn_n2_147;
+    (* keep *) wire syn_n2_148;
+    (* keep *) wire syn_n2_149;
+    (* keep *) wire syn_n2_150;
+    (* keep *) wire syn_n2_151;
+    (* keep *) wire syn_n2_152;
+    (* keep *) wire syn_n2_153;
+    (* keep *) wire syn_n2_154;
+    (* keep *) wire syn_n2_155;
+    (* keep *) wire syn_n2_156;
+    (* keep *) wire syn_n2_157;
+    (* keep *) wire syn_n2_158;
+    (* keep *) wire syn_n2_159;
+    (* keep *) wire syn_n2_160;
+    (* keep *) wire syn_n2_161;
+    (* keep *) wire syn_n2_162;
+    (* keep *) wire syn_n2_163;
+    (* keep *) wire syn_n2_164;
+    (* keep *) wire syn_n2_165;
+    (* keep *) wire syn_n2_166;
+    (* keep *) wire syn_n2_167;
+    (* keep *) wire syn_n2_168;
+    (* keep *) wire syn_n2_169;
+    (* keep *) wire syn_n2_170;
+    (* keep *) wire syn_n2_171;
+    (* keep *) wire syn_n2_172;
+    (* keep *) wire syn_n2_173;
+    (* keep *) wire syn_n2_174;
+    (* keep *) wire syn_n2_175;
+    (* keep *) wire syn_n2_176;
+    (* keep *) wire syn_n2_177;
+    (* keep *) wire syn_n2_178;
+    (* keep *) wire syn_n2_179;
+    (* keep *) wire syn_n2_180;
+    (* keep *) wire syn_n2_181;
+    (* keep *) wire syn_n2_182;
+    (* keep *) wire syn_n2_183;
+    (* keep *) wire syn_n2_184;
+    (* keep *) wire syn_n2_185;
+    (* keep *) wire syn_n2_186;
+    (* keep *) wire syn_n2_187;
+    (* keep *) wire syn_n2_188;
+    (* keep *) wire syn_n2_189;
+    (* keep *) wire syn_n2_190;
+    (* keep *) wire syn_n2_191;
+    (* keep *) wire syn_n2_192;
+    (* keep *) wire syn_n2_193;
+    (* keep *) wire syn_n2_194;
+    (* keep *) wire syn_n2_195;
+    (* keep *) wire syn_n2_196;
+    (* keep *) wire syn_n2_197;
+    (* keep *) wire syn_n2_198;
+    (* keep *) wire syn_n2_199;
+    (* keep *) wire syn_n2_200;
+    (* keep *) wire syn_n2_201;
+    (* keep *) wire syn_n2_202;
+    (* keep *) wire syn_n2_203;
+    (* keep *) wire syn_n2_204;
+    (* keep *) wire syn_n2_205;
+    (* keep *) wire syn_n2_206;
+    (* keep *) wire syn_n2_207;
+    (* keep *) wire syn_n2_208;
+    (* keep *) wire syn_n2_209;
+    (* keep *) wire syn_n2_210;
+    (* keep *) wire syn_n2_211;
+    (* keep *) wire syn_n2_212;
+    (* keep *) wire syn_n2_213;
+    (* keep *) wire syn_n2_214;
+    (* keep *) wire syn_n2_215;
+    (* keep *) wire syn_n2_216;
+    (* keep *) wire syn_n2_217;
+    (* keep *) wire syn_n2_218;
+    (* keep *) wire syn_n2_219;
+    (* keep *) wire syn_n2_220;
+    (* keep *) wire syn_n2_221;
+    (* keep *) wire syn_n2_222;
+    (* keep *) wire syn_n2_223;
+    (* keep *) wire syn_n2_224;
+    (* keep *) wire syn_n2_225;
+    (* keep *) wire syn_n2_226;
+    (* keep *) wire syn_n2_227;
+    (* keep *) wire syn_n2_228;
+    (* keep *) wire syn_n2_229;
+    (* keep *) wire syn_n2_230;
+    (* keep *) wire syn_n2_231;
+    (* keep *) wire syn_n2_232;
+    (* keep *) wire syn_n2_233;
+    (* keep *) wire syn_n2_234;
+    (* keep *) wire syn_n2_235;
+    (* keep *) wire syn_n2_236;
+    (* keep *) wire syn_n2_237;
+    (* keep *) wire syn_n2_238;
+    (* keep *) wire syn_n2_239;
+    (* keep *) wire syn_n2_240;
+    (* keep *) wire syn_n2_241;
+    (* keep *) wire syn_n2_242;
+    (* keep *) wire syn_n2_243;
+    (* keep *) wire syn_n2_244;
+    (* keep *) wire syn_n2_245;
+    (* keep *) wire syn_n2_246;
+    (* keep *) wire syn_n2_247;
+    (* keep *) wire syn_n2_248;
+    (* keep *) wire syn_n2_249;
+    (* keep *) wire syn_n2_250;
+    (* keep *) wire syn_n2_251;
+    (* keep *) wire syn_n2_252;
+    (* keep *) wire syn_n2_253;
+    (* keep *) wire syn_n2_254;
+    (* keep *) wire syn_n2_255;
+    (* keep *) wire syn_n2_256;
+    (* keep *) wire syn_n2_257;
+    (* keep *) wire syn_n2_258;
+    (* keep *) wire syn_n2_259;
+    (* keep *) wire syn_n2_260;
+    assign syn_n2_0 = syn_n1_42 ^ syn_n1_19 ^ syn_n1_26 ^ syn_n1_49 ^ syn_n1_11 ^ syn_n1_33;
+    assign syn_n2_1 = syn_n1_21 ^ syn_n1_40 ^ syn_n1_12 ^ syn_n1_23 ^ syn_n1_25 ^ syn_n1_7;
+    assign syn_n2_2 = syn_n1_66 ^ syn_n1_74 ^ syn_n1_84 ^ syn_n1_100 ^ syn_n1_91 ^ syn_n1_102;
+    assign syn_n2_3 = syn_n1_76 ^ syn_n1_111 ^ syn_n1_63 ^ syn_n1_71 ^ syn_n1_83 ^ syn_n1_92;
+    assign syn_n2_4 = syn_n1_90 ^ syn_n1_99 ^ syn_n1_77 ^ syn_n1_108 ^ syn_n1_115 ^ syn_n1_105;
+    assign syn_n2_5 = syn_n1_222 ^ syn_n1_223 ^ syn_n1_224 ^ syn_n1_225 ^ syn_n1_226 ^ syn_n1_227;
+    assign syn_n2_6 = syn_n1_228 ^ syn_n1_229 ^ syn_n1_230 ^ syn_n1_231 ^ syn_n1_232 ^ syn_n1_233;
+    assign syn_n2_7 = syn_n1_236 ^ syn_n1_237 ^ syn_n1_238 ^ syn_n1_239 ^ syn_n1_240 ^ syn_n1_241;
+    assign syn_n2_8 = syn_n1_242 ^ syn_n1_243 ^ syn_n1_244 ^ syn_n1_245 ^ syn_n1_246 ^ syn_n1_247;
+    assign syn_n2_9 = syn_n1_250 ^ syn_n1_251 ^ syn_n1_252 ^ syn_n1_253 ^ syn_n1_254 ^ syn_n1_255;
+    assign syn_n2_10 = syn_n1_256 ^ syn_n1_257 ^ syn_n1_258 ^ syn_n1_259 ^ syn_n1_260 ^ syn_n1_261;
+    assign syn_n2_11 = syn_n1_264 ^ syn_n1_265 ^ syn_n1_266 ^ syn_n1_267 ^ syn_n1_268 ^ syn_n1_269;
+    assign syn_n2_12 = syn_n1_270 ^ syn_n1_271 ^ syn_n1_272 ^ syn_n1_273 ^ syn_n1_274 ^ syn_n1_275;
+    assign syn_n2_13 = syn_n1_278 ^ syn_n1_279 ^ syn_n1_280 ^ syn_n1_281 ^ syn_n1_282 ^ syn_n1_283;
+    assign syn_n2_14 = syn_n1_284 ^ syn_n1_285 ^ syn_n1_286 ^ syn_n1_287 ^ syn_n1_288 ^ syn_n1_289;
+    assign syn_n2_15 = syn_n1_292 ^ syn_n1_293 ^ syn_n1_294 ^ syn_n1_295 ^ syn_n1_296 ^ syn_n1_297;
+    assign syn_n2_16 = syn_n1_298 ^ syn_n1_299 ^ syn_n1_300 ^ syn_n1_301 ^ syn_n1_302 ^ syn_n1_303;
+    assign syn_n2_17 = syn_n1_306 ^ syn_n1_307 ^ syn_n1_308 ^ syn_n1_309 ^ syn_n1_310 ^ syn_n1_311;
+    assign syn_n2_18 = syn_n1_312 ^ syn_n1_313 ^ syn_n1_314 ^ syn_n1_315 ^ syn_n1_316 ^ syn_n1_317;
+    assign syn_n2_19 = syn_n1_320 ^ syn_n1_321 ^ syn_n1_322 ^ syn_n1_323 ^ syn_n1_324 ^ syn_n1_325;
+    assign syn_n2_20 = syn_n1_326 ^ syn_n1_327 ^ syn_n1_328 ^ syn_n1_329 ^ syn_n1_330 ^ syn_n1_331;
+    assign syn_n2_21 = syn_n1_0 ^ syn_n1_4 ^ syn_n1_334 ^ syn_n1_335 ^ syn_n1_11 ^ syn_n1_9;
+    assign syn_n2_22 = syn_n1_336 ^ syn_n1_29 ^ syn_n1_35 ^ syn_n1_337 ^ syn_n1_53 ^ syn_n1_338;
+    assign syn_n2_23 = syn_n1_339 ^ syn_n1_340 ^ syn_n1_341 ^ syn_n1_342 ^ syn_n1_343 ^ syn_n1_344;
+    assign syn_n2_24 = syn_n1_345 ^ syn_n1_346 ^ syn_n1_347 ^ syn_n1_348 ^ syn_n1_129 ^ syn_n1_349;
+    assign syn_n2_25 = syn_n1_350 ^ syn_n1_133 ^ syn_n1_351 ^ syn_n1_352 ^ syn_n1_151 ^ syn_n1_157;
+    assign syn_n2_26 = syn_n1_353 ^ syn_n1_167 ^ syn_n1_354 ^ syn_n1_355 ^ syn_n1_356 ^ syn_n1_180;
+    assign syn_n2_27 = syn_n1_357 ^ syn_n1_190 ^ syn_n1_358 ^ syn_n1_359 ^ syn_n1_202 ^ syn_n1_360;
+    assign syn_n2_28 = syn_n1_1 ^ syn_n1_4 ^ syn_n1_363 ^ syn_n1_17 ^ syn_n1_11 ^ syn_n1_13;
+    assign syn_n2_29 = syn_n1_29 ^ syn_n1_364 ^ syn_n1_365 ^ syn_n1_366 ^ syn_n1_367 ^ syn_n1_368;
+    assign syn_n2_30 = syn_n1_63 ^ syn_n1_69 ^ syn_n1_369 ^ syn_n1_71 ^ syn_n1_370 ^ syn_n1_83;
+    assign syn_n2_31 = syn_n1_371 ^ syn_n1_95 ^ syn_n1_92 ^ syn_n1_372 ^ syn_n1_106 ^ syn_n1_373;
+    assign syn_n2_32 = syn_n1_374 ^ syn_n1_375 ^ syn_n1_376 ^ syn_n1_125 ^ syn_n1_129 ^ syn_n1_377;
+    assign syn_n2_33 = syn_n1_378 ^ syn_n1_136 ^ syn_n1_147 ^ syn_n1_153 ^ syn_n1_379 ^ syn_n1_161;
+    assign syn_n2_34 = syn_n1_380 ^ syn_n1_381 ^ syn_n1_382 ^ syn_n1_383 ^ syn_n1_384 ^ syn_n1_385;
+    assign syn_n2_35 = syn_n1_386 ^ syn_n1_186 ^ syn_n1_387 ^ syn_n1_388 ^ syn_n1_202 ^ syn_n1_212;
+    assign syn_n2_36 = syn_n1_1 ^ syn_n1_391 ^ syn_n1_18 ^ syn_n1_392 ^ syn_n1_393 ^ syn_n1_38;
+    assign syn_n2_37 = syn_n1_35 ^ syn_n1_53 ^ syn_n1_45 ^ syn_n1_394 ^ syn_n1_56 ^ syn_n1_395;
+    assign syn_n2_38 = syn_n1_396 ^ syn_n1_95 ^ syn_n1_397 ^ syn_n1_398 ^ syn_n1_399 ^ syn_n1_400;
+    assign syn_n2_39 = syn_n1_401 ^ syn_n1_402 ^ syn_n1_125 ^ syn_n1_127 ^ syn_n1_403 ^ syn_n1_133;
+    assign syn_n2_40 = syn_n1_137 ^ syn_n1_404 ^ syn_n1_142 ^ syn_n1_405 ^ syn_n1_151 ^ syn_n1_148;
+    assign syn_n2_41 = syn_n1_406 ^ syn_n1_157 ^ syn_n1_158 ^ syn_n1_407 ^ syn_n1_167 ^ syn_n1_408;
+    assign syn_n2_42 = syn_n1_168 ^ syn_n1_409 ^ syn_n1_171 ^ syn_n1_410 ^ syn_n1_411 ^ syn_n1_180;
+    assign syn_n2_43 = syn_n1_412 ^ syn_n1_185 ^ syn_n1_413 ^ syn_n1_195 ^ syn_n1_200 ^ syn_n1_203;
+    assign syn_n2_44 = syn_n1_414 ^ syn_n1_208 ^ syn_n1_415 ^ syn_n1_416 ^ syn_n1_417 ^ syn_x1993;
+    assign syn_n2_45 = syn_n1_418 ^ syn_n1_4 ^ syn_n1_17 ^ syn_n1_419 ^ syn_n1_30 ^ syn_n1_420;
+    assign syn_n2_46 = syn_n1_38 ^ syn_n1_33 ^ syn_n1_421 ^ syn_n1_48 ^ syn_n1_45 ^ syn_n1_422;
+    assign syn_n2_47 = syn_n1_56 ^ syn_n1_423 ^ syn_n1_61 ^ syn_n1_424 ^ syn_n1_425 ^ syn_n1_91;
+    assign syn_n2_48 = syn_n1_426 ^ syn_n1_103 ^ syn_n1_102 ^ syn_n1_116 ^ syn_n1_427 ^ syn_n1_120;
+    assign syn_n2_49 = syn_n1_428 ^ syn_n1_429 ^ syn_n1_430 ^ syn_n1_431 ^ syn_n1_127 ^ syn_n1_432;
+    assign syn_n2_50 = syn_n1_433 ^ syn_n1_153 ^ syn_n1_434 ^ syn_n1_161 ^ syn_n1_435 ^ syn_n1_436;
+    assign syn_n2_51 = syn_n1_168 ^ syn_n1_437 ^ syn_n1_171 ^ syn_n1_438 ^ syn_n1_175 ^ syn_n1_439;
+    assign syn_n2_52 = syn_n1_178 ^ syn_n1_440 ^ syn_n1_190 ^ syn_n1_186 ^ syn_n1_441 ^ syn_n1_442;
+    assign syn_n2_53 = syn_n1_200 ^ syn_n1_443 ^ syn_n1_210 ^ syn_n1_444 ^ syn_n1_445 ^ syn_n1_220;
+    assign syn_n2_54 = syn_n1_447 ^ syn_n1_1 ^ syn_n1_448 ^ syn_n1_13 ^ syn_n1_19 ^ syn_n1_9;
+    assign syn_n2_55 = syn_n1_30 ^ syn_n1_449 ^ syn_n1_41 ^ syn_n1_38 ^ syn_n1_33 ^ syn_n1_49;
+    assign syn_n2_56 = syn_n1_45 ^ syn_n1_56 ^ syn_n1_61 ^ syn_n1_450 ^ syn_n1_71 ^ syn_n1_78;
+    assign syn_n2_57 = syn_n1_83 ^ syn_n1_451 ^ syn_n1_92 ^ syn_n1_452 ^ syn_n1_103 ^ syn_n1_106;
+    assign syn_n2_58 = syn_n1_117 ^ syn_n1_453 ^ syn_n1_122 ^ syn_n1_454 ^ syn_n1_455 ^ syn_n1_456;
+    assign syn_n2_59 = syn_n1_457 ^ syn_n1_133 ^ syn_n1_137 ^ syn_n1_142 ^ syn_n1_458 ^ syn_n1_151;
+    assign syn_n2_60 = syn_n1_148 ^ syn_n1_158 ^ syn_n1_459 ^ syn_n1_460 ^ syn_n1_461 ^ syn_n1_462;
+    assign syn_n2_61 = syn_n1_463 ^ syn_n1_182 ^ syn_n1_464 ^ syn_n1_185 ^ syn_n1_465 ^ syn_n1_466;
+    assign syn_n2_62 = syn_n1_467 ^ syn_n1_212 ^ syn_n1_468 ^ syn_n1_469 ^ syn_n1_220 ^ syn_n1_470;
+    assign syn_n2_63 = syn_n1_0 ^ syn_n1_4 ^ syn_n1_471 ^ syn_n1_9 ^ syn_n1_472 ^ syn_n1_473;
+    assign syn_n2_64 = syn_n1_474 ^ syn_n1_475 ^ syn_n1_476 ^ syn_n1_477 ^ syn_n1_478 ^ syn_n1_103;
+    assign syn_n2_65 = syn_n1_116 ^ syn_n1_479 ^ syn_n1_120 ^ syn_n1_480 ^ syn_n1_481 ^ syn_n1_482;
+    assign syn_n2_66 = syn_n1_483 ^ syn_n1_133 ^ syn_n1_136 ^ syn_n1_147 ^ syn_n1_484 ^ syn_n1_151;
+    assign syn_n2_67 = syn_n1_485 ^ syn_n1_157 ^ syn_n1_486 ^ syn_n1_487 ^ syn_n1_488 ^ syn_n1_489;
+    assign syn_n2_68 = syn_n1_490 ^ syn_n1_182 ^ syn_n1_491 ^ syn_n1_185 ^ syn_n1_195 ^ syn_n1_492;
+    assign syn_n2_69 = syn_n1_203 ^ syn_n1_493 ^ syn_n1_494 ^ syn_n1_495 ^ syn_n1_496 ^ syn_x1975;
+    assign syn_n2_70 = syn_n1_1 ^ syn_n1_4 ^ syn_n1_497 ^ syn_n1_13 ^ syn_n1_498 ^ syn_n1_499;
+    assign syn_n2_71 = syn_n1_500 ^ syn_n1_501 ^ syn_n1_69 ^ syn_n1_502 ^ syn_n1_503 ^ syn_n1_504;
+    assign syn_n2_72 = syn_n1_505 ^ syn_n1_506 ^ syn_n1_95 ^ syn_n1_507 ^ syn_n1_102 ^ syn_n1_106;
+    assign syn_n2_73 = syn_n1_117 ^ syn_n1_508 ^ syn_n1_122 ^ syn_n1_509 ^ syn_n1_510 ^ syn_n1_125;
+    assign syn_n2_74 = syn_n1_511 ^ syn_n1_136 ^ syn_n1_512 ^ syn_n1_147 ^ syn_n1_513 ^ syn_n1_153;
+    assign syn_n2_75 = syn_n1_161 ^ syn_n1_514 ^ syn_n1_515 ^ syn_n1_516 ^ syn_n1_517 ^ syn_n1_518;
+    assign syn_n2_76 = syn_n1_178 ^ syn_n1_519 ^ syn_n1_186 ^ syn_n1_520 ^ syn_n1_521 ^ syn_n1_200;
+    assign syn_n2_77 = syn_n1_522 ^ syn_n1_210 ^ syn_n1_523 ^ syn_n1_524 ^ syn_x1951 ^ syn_x1972;
+    assign syn_n2_78 = syn_n1_1 ^ syn_n1_0 ^ syn_n1_525 ^ syn_n1_18 ^ syn_n1_13 ^ syn_n1_9;
+    assign syn_n2_79 = syn_n1_526 ^ syn_n1_26 ^ syn_n1_41 ^ syn_n1_35 ^ syn_n1_527 ^ syn_n1_48;
+    assign syn_n2_80 = syn_n1_528 ^ syn_n1_61 ^ syn_n1_529 ^ syn_n1_530 ^ syn_n1_78 ^ syn_n1_531;
+    assign syn_n2_81 = syn_n1_532 ^ syn_n1_92 ^ syn_n1_533 ^ syn_n1_103 ^ syn_n1_106 ^ syn_n1_534;
+    assign syn_n2_82 = syn_n1_535 ^ syn_n1_536 ^ syn_n1_537 ^ syn_n1_538 ^ syn_n1_127 ^ syn_n1_539;
+    assign syn_n2_83 = syn_n1_540 ^ syn_n1_137 ^ syn_n1_541 ^ syn_n1_142 ^ syn_n1_148 ^ syn_n1_542;
+    assign syn_n2_84 = syn_n1_158 ^ syn_n1_543 ^ syn_n1_544 ^ syn_n1_545 ^ syn_n1_175 ^ syn_n1_546;
+    assign syn_n2_85 = syn_n1_178 ^ syn_n1_547 ^ syn_n1_548 ^ syn_n1_549 ^ syn_n1_550 ^ syn_n1_551;
+    assign syn_n2_86 = syn_n1_208 ^ syn_n1_552 ^ syn_n1_553 ^ syn_x1927 ^ syn_x1948 ^ syn_x1973;
+    assign syn_n2_87 = syn_n1_554 ^ syn_n1_555 ^ syn_n1_556 ^ syn_n1_557 ^ syn_n1_558 ^ syn_n1_559;
+    assign syn_n2_88 = syn_n1_560 ^ syn_n1_561 ^ syn_n1_562 ^ syn_n1_563 ^ syn_n1_564 ^ syn_n1_565;
+    assign syn_n2_89 = syn_n1_568 ^ syn_n1_569 ^ syn_n1_570 ^ syn_n1_571 ^ syn_n1_572 ^ syn_n1_573;
+    assign syn_n2_90 = syn_n1_574 ^ syn_n1_575 ^ syn_n1_576 ^ syn_n1_577 ^ syn_n1_578 ^ syn_n1_579;
+    assign syn_n2_91 = syn_n1_582 ^ syn_n1_583 ^ syn_n1_584 ^ syn_n1_585 ^ syn_n1_586 ^ syn_n1_587;
+    assign syn_n2_92 = syn_n1_588 ^ syn_n1_589 ^ syn_n1_590 ^ syn_n1_591 ^ syn_n1_592 ^ syn_n1_593;
+    assign syn_n2_93 = syn_n1_596 ^ syn_n1_597 ^ syn_n1_598 ^ syn_n1_599 ^ syn_n1_600 ^ syn_n1_601;
+    assign syn_n2_94 = syn_n1_602 ^ syn_n1_603 ^ syn_n1_604 ^ syn_n1_605 ^ syn_n1_606 ^ syn_n1_607;
+    assign syn_n2_95 = syn_n1_610 ^ syn_n1_611 ^ syn_n1_612 ^ syn_n1_613 ^ syn_n1_614 ^ syn_n1_615;
+    assign syn_n2_96 = syn_n1_616 ^ syn_n1_617 ^ syn_n1_618 ^ syn_n1_619 ^ syn_n1_620 ^ syn_n1_621;
+    assign syn_n2_97 = syn_n1_624 ^ syn_n1_625 ^ syn_n1_626 ^ syn_n1_627 ^ syn_n1_628 ^ syn_n1_629;
+    assign syn_n2_98 = syn_n1_630 ^ syn_n1_631 ^ syn_n1_632 ^ syn_n1_633 ^ syn_n1_634 ^ syn_n1_635;
+    assign syn_n2_99 = syn_n1_638 ^ syn_n1_639 ^ syn_n1_640 ^ syn_n1_641 ^ syn_n1_642 ^ syn_n1_643;
+    assign syn_n2_100 = syn_n1_644 ^ syn_n1_645 ^ syn_n1_646 ^ syn_n1_647 ^ syn_n1_648 ^ syn_n1_649;
+    assign syn_n2_101 = syn_n1_652 ^ syn_n1_653 ^ syn_n1_654 ^ syn_n1_655 ^ syn_n1_656 ^ syn_n1_657;
+    assign syn_n2_102 = syn_n1_658 ^ syn_n1_659 ^ syn_n1_660 ^ syn_n1_661 ^ syn_n1_662 ^ syn_n1_663;
+    assign syn_n2_103 = syn_n1_2 ^ syn_n1_5 ^ syn_n1_666 ^ syn_n1_667 ^ syn_n1_15 ^ syn_n1_668;
+    assign syn_n2_104 = syn_n1_24 ^ syn_n1_27 ^ syn_n1_36 ^ syn_n1_669 ^ syn_n1_670 ^ syn_n1_671;
+    assign syn_n2_105 = syn_n1_672 ^ syn_n1_67 ^ syn_n1_673 ^ syn_n1_674 ^ syn_n1_81 ^ syn_n1_85;
+    assign syn_n2_106 = syn_n1_675 ^ syn_n1_93 ^ syn_n1_101 ^ syn_n1_109 ^ syn_n1_676 ^ syn_n1_112;
+    assign syn_n2_107 = syn_n1_677 ^ syn_n1_678 ^ syn_n1_679 ^ syn_n1_680 ^ syn_n1_130 ^ syn_n1_681;
+    assign syn_n2_108 = syn_n1_682 ^ syn_n1_683 ^ syn_n1_140 ^ syn_n1_684 ^ syn_n1_152 ^ syn_n1_162;
+    assign syn_n2_109 = syn_n1_163 ^ syn_n1_685 ^ syn_n1_686 ^ syn_n1_687 ^ syn_n1_173 ^ syn_n1_181;
+    assign syn_n2_110 = syn_n1_688 ^ syn_n1_689 ^ syn_n1_690 ^ syn_n1_691 ^ syn_n1_204 ^ syn_n1_692;
+    assign syn_n2_111 = syn_n1_693 ^ syn_n1_214 ^ syn_x1887 ^ syn_x1932 ^ syn_x1957 ^ syn_x1982;
+    assign syn_n2_112 = syn_n1_3 ^ syn_n1_5 ^ syn_n1_694 ^ syn_n1_16 ^ syn_n1_15 ^ syn_n1_24;
+    assign syn_n2_113 = syn_n1_27 ^ syn_n1_695 ^ syn_n1_696 ^ syn_n1_697 ^ syn_n1_698 ^ syn_n1_57;
+    assign syn_n2_114 = syn_n1_64 ^ syn_n1_70 ^ syn_n1_699 ^ syn_n1_700 ^ syn_n1_79 ^ syn_n1_86;
+    assign syn_n2_115 = syn_n1_701 ^ syn_n1_96 ^ syn_n1_94 ^ syn_n1_702 ^ syn_n1_703 ^ syn_n1_114;
+    assign syn_n2_116 = syn_n1_704 ^ syn_n1_705 ^ syn_n1_706 ^ syn_n1_126 ^ syn_n1_130 ^ syn_n1_707;
+    assign syn_n2_117 = syn_n1_139 ^ syn_n1_708 ^ syn_n1_143 ^ syn_n1_154 ^ syn_n1_709 ^ syn_n1_710;
+    assign syn_n2_118 = syn_n1_711 ^ syn_n1_712 ^ syn_n1_713 ^ syn_n1_176 ^ syn_n1_714 ^ syn_n1_715;
+    assign syn_n2_119 = syn_n1_716 ^ syn_n1_717 ^ syn_n1_718 ^ syn_n1_719 ^ syn_n1_204 ^ syn_n1_720;
+    assign syn_n2_120 = syn_n1_3 ^ syn_n1_723 ^ syn_n1_724 ^ syn_n1_725 ^ syn_n1_726 ^ syn_n1_39;
+    assign syn_n2_121 = syn_n1_36 ^ syn_n1_51 ^ syn_n1_727 ^ syn_n1_54 ^ syn_n1_57 ^ syn_n1_728;
+    assign syn_n2_122 = syn_n1_64 ^ syn_n1_729 ^ syn_n1_73 ^ syn_n1_79 ^ syn_n1_86 ^ syn_n1_96;
+    assign syn_n2_123 = syn_n1_94 ^ syn_n1_730 ^ syn_n1_118 ^ syn_n1_731 ^ syn_n1_732 ^ syn_n1_733;
+    assign syn_n2_124 = syn_n1_734 ^ syn_n1_735 ^ syn_n1_126 ^ syn_n1_128 ^ syn_n1_736 ^ syn_n1_138;
+    assign syn_n2_125 = syn_n1_737 ^ syn_n1_140 ^ syn_n1_145 ^ syn_n1_738 ^ syn_n1_152 ^ syn_n1_149;
+    assign syn_n2_126 = syn_n1_739 ^ syn_n1_162 ^ syn_n1_740 ^ syn_n1_164 ^ syn_n1_163 ^ syn_n1_741;
+    assign syn_n2_127 = syn_n1_169 ^ syn_n1_742 ^ syn_n1_743 ^ syn_n1_176 ^ syn_n1_744 ^ syn_n1_181;
+    assign syn_n2_128 = syn_n1_191 ^ syn_n1_745 ^ syn_n1_193 ^ syn_n1_746 ^ syn_n1_201 ^ syn_n1_205;
+    assign syn_n2_129 = syn_n1_747 ^ syn_n1_748 ^ syn_n1_749 ^ syn_n1_214 ^ syn_n1_750 ^ syn_x2002;
+    assign syn_n2_130 = syn_n1_751 ^ syn_n1_5 ^ syn_n1_752 ^ syn_n1_753 ^ syn_n1_27 ^ syn_n1_754;
+    assign syn_n2_131 = syn_n1_39 ^ syn_n1_34 ^ syn_n1_755 ^ syn_n1_51 ^ syn_n1_756 ^ syn_n1_54;
+    assign syn_n2_132 = syn_n1_59 ^ syn_n1_57 ^ syn_n1_64 ^ syn_n1_62 ^ syn_n1_757 ^ syn_n1_73;
+    assign syn_n2_133 = syn_n1_758 ^ syn_n1_79 ^ syn_n1_85 ^ syn_n1_93 ^ syn_n1_94 ^ syn_n1_759;
+    assign syn_n2_134 = syn_n1_109 ^ syn_n1_110 ^ syn_n1_118 ^ syn_n1_112 ^ syn_n1_760 ^ syn_n1_121;
+    assign syn_n2_135 = syn_n1_761 ^ syn_n1_762 ^ syn_n1_763 ^ syn_n1_764 ^ syn_n1_128 ^ syn_n1_765;
+    assign syn_n2_136 = syn_n1_143 ^ syn_n1_766 ^ syn_n1_154 ^ syn_n1_767 ^ syn_n1_768 ^ syn_n1_164;
+    assign syn_n2_137 = syn_n1_169 ^ syn_n1_769 ^ syn_n1_770 ^ syn_n1_173 ^ syn_n1_771 ^ syn_n1_772;
+    assign syn_n2_138 = syn_n1_179 ^ syn_n1_773 ^ syn_n1_189 ^ syn_n1_774 ^ syn_n1_196 ^ syn_n1_775;
+    assign syn_n2_139 = syn_n1_201 ^ syn_n1_776 ^ syn_n1_777 ^ syn_x1836 ^ syn_n1_214 ^ syn_n1_216;
+    assign syn_n2_140 = syn_n1_778 ^ syn_n1_3 ^ syn_n1_779 ^ syn_n1_16 ^ syn_n1_780 ^ syn_n1_31;
+    assign syn_n2_141 = syn_n1_22 ^ syn_n1_781 ^ syn_n1_43 ^ syn_n1_39 ^ syn_n1_34 ^ syn_n1_52;
+    assign syn_n2_142 = syn_n1_782 ^ syn_n1_54 ^ syn_n1_62 ^ syn_n1_783 ^ syn_n1_73 ^ syn_n1_79;
+    assign syn_n2_143 = syn_n1_87 ^ syn_n1_784 ^ syn_n1_94 ^ syn_n1_785 ^ syn_n1_110 ^ syn_n1_786;
+    assign syn_n2_144 = syn_n1_114 ^ syn_n1_787 ^ syn_n1_123 ^ syn_n1_788 ^ syn_n1_789 ^ syn_n1_790;
+    assign syn_n2_145 = syn_n1_791 ^ syn_n1_138 ^ syn_n1_140 ^ syn_n1_145 ^ syn_n1_792 ^ syn_n1_152;
+    assign syn_n2_146 = syn_n1_149 ^ syn_n1_793 ^ syn_n1_164 ^ syn_n1_794 ^ syn_n1_795 ^ syn_n1_796;
+    assign syn_n2_147 = syn_n1_797 ^ syn_n1_183 ^ syn_n1_798 ^ syn_n1_799 ^ syn_n1_198 ^ syn_n1_800;
+    assign syn_n2_148 = syn_n1_801 ^ syn_n1_802 ^ syn_n1_803 ^ syn_n1_804 ^ syn_x1934 ^ syn_x1953;
+    assign syn_n2_149 = syn_n1_2 ^ syn_n1_5 ^ syn_n1_805 ^ syn_n1_15 ^ syn_n1_806 ^ syn_n1_22;
+    assign syn_n2_150 = syn_n1_807 ^ syn_n1_27 ^ syn_n1_808 ^ syn_n1_34 ^ syn_n1_44 ^ syn_n1_52;
+    assign syn_n2_151 = syn_n1_809 ^ syn_n1_810 ^ syn_n1_67 ^ syn_n1_811 ^ syn_n1_812 ^ syn_n1_81;
+    assign syn_n2_152 = syn_n1_86 ^ syn_n1_93 ^ syn_n1_101 ^ syn_n1_813 ^ syn_n1_814 ^ syn_n1_815;
+    assign syn_n2_153 = syn_n1_112 ^ syn_n1_816 ^ syn_n1_121 ^ syn_n1_817 ^ syn_n1_818 ^ syn_n1_819;
+    assign syn_n2_154 = syn_n1_820 ^ syn_n1_139 ^ syn_n1_140 ^ syn_n1_143 ^ syn_n1_821 ^ syn_n1_152;
+    assign syn_n2_155 = syn_n1_822 ^ syn_n1_162 ^ syn_n1_163 ^ syn_n1_823 ^ syn_n1_824 ^ syn_n1_825;
+    assign syn_n2_156 = syn_n1_826 ^ syn_n1_183 ^ syn_n1_191 ^ syn_n1_827 ^ syn_n1_193 ^ syn_n1_205;
+    assign syn_n2_157 = syn_n1_828 ^ syn_n1_829 ^ syn_n1_216 ^ syn_n1_830 ^ syn_n1_831 ^ syn_x1983;
+    assign syn_n2_158 = syn_n1_3 ^ syn_n1_5 ^ syn_n1_832 ^ syn_n1_833 ^ syn_n1_15 ^ syn_n1_834;
+    assign syn_n2_159 = syn_n1_22 ^ syn_n1_24 ^ syn_n1_34 ^ syn_n1_44 ^ syn_n1_835 ^ syn_n1_836;
+    assign syn_n2_160 = syn_n1_837 ^ syn_n1_838 ^ syn_n1_70 ^ syn_n1_839 ^ syn_n1_840 ^ syn_n1_79;
+    assign syn_n2_161 = syn_n1_841 ^ syn_n1_842 ^ syn_n1_96 ^ syn_n1_843 ^ syn_n1_109 ^ syn_n1_118;
+    assign syn_n2_162 = syn_n1_844 ^ syn_n1_123 ^ syn_n1_845 ^ syn_n1_846 ^ syn_n1_847 ^ syn_n1_126;
+    assign syn_n2_163 = syn_n1_848 ^ syn_n1_849 ^ syn_n1_850 ^ syn_n1_143 ^ syn_n1_851 ^ syn_n1_154;
+    assign syn_n2_164 = syn_n1_852 ^ syn_n1_853 ^ syn_n1_854 ^ syn_n1_855 ^ syn_n1_856 ^ syn_n1_857;
+    assign syn_n2_165 = syn_n1_179 ^ syn_n1_858 ^ syn_n1_189 ^ syn_n1_196 ^ syn_n1_859 ^ syn_n1_201;
+    assign syn_n2_166 = syn_n1_860 ^ syn_n1_861 ^ syn_n1_217 ^ syn_n1_862 ^ syn_x1959 ^ syn_x1980;
+    assign syn_n2_167 = syn_n1_3 ^ syn_n1_2 ^ syn_n1_863 ^ syn_n1_16 ^ syn_n1_864 ^ syn_n1_31;
+    assign syn_n2_168 = syn_n1_22 ^ syn_n1_24 ^ syn_n1_43 ^ syn_n1_36 ^ syn_n1_865 ^ syn_n1_866;
+    assign syn_n2_169 = syn_n1_59 ^ syn_n1_62 ^ syn_n1_867 ^ syn_n1_868 ^ syn_n1_869 ^ syn_n1_87;
+    assign syn_n2_170 = syn_n1_870 ^ syn_n1_94 ^ syn_n1_871 ^ syn_n1_110 ^ syn_n1_872 ^ syn_n1_114;
+    assign syn_n2_171 = syn_n1_873 ^ syn_n1_874 ^ syn_n1_875 ^ syn_n1_876 ^ syn_n1_128 ^ syn_n1_877;
+    assign syn_n2_172 = syn_n1_138 ^ syn_n1_878 ^ syn_n1_145 ^ syn_n1_879 ^ syn_n1_149 ^ syn_n1_880;
+    assign syn_n2_173 = syn_n1_881 ^ syn_n1_164 ^ syn_n1_882 ^ syn_n1_883 ^ syn_n1_173 ^ syn_n1_884;
+    assign syn_n2_174 = syn_n1_179 ^ syn_n1_885 ^ syn_n1_886 ^ syn_n1_198 ^ syn_n1_887 ^ syn_n1_888;
+    assign syn_n2_175 = syn_n1_889 ^ syn_n1_217 ^ syn_n1_890 ^ syn_x1935 ^ syn_x1956 ^ syn_x1981;
+    assign syn_n2_176 = syn_n1_891 ^ syn_n1_892 ^ syn_n1_893 ^ syn_n1_894 ^ syn_n1_895 ^ syn_n1_896;
+    assign syn_n2_177 = syn_n1_897 ^ syn_n1_898 ^ syn_n1_899 ^ syn_n1_900 ^ syn_n1_901 ^ syn_n1_902;
+    assign syn_n2_178 = syn_n1_905 ^ syn_n1_906 ^ syn_n1_907 ^ syn_n1_908 ^ syn_n1_909 ^ syn_n1_910;
+    assign syn_n2_179 = syn_n1_911 ^ syn_n1_912 ^ syn_n1_913 ^ syn_n1_914 ^ syn_n1_915 ^ syn_n1_916;
+    assign syn_n2_180 = syn_n1_919 ^ syn_n1_920 ^ syn_n1_921 ^ syn_n1_922 ^ syn_n1_923 ^ syn_n1_924;
+    assign syn_n2_181 = syn_n1_925 ^ syn_n1_926 ^ syn_n1_927 ^ syn_n1_928 ^ syn_n1_929 ^ syn_n1_930;
+    assign syn_n2_182 = syn_n1_933 ^ syn_n1_934 ^ syn_n1_935 ^ syn_n1_936 ^ syn_n1_937 ^ syn_n1_938;
+    assign syn_n2_183 = syn_n1_939 ^ syn_n1_940 ^ syn_n1_941 ^ syn_n1_942 ^ syn_n1_943 ^ syn_n1_944;
+    assign syn_n2_184 = syn_n1_947 ^ syn_n1_948 ^ syn_n1_949 ^ syn_n1_950 ^ syn_n1_951 ^ syn_n1_952;
+    assign syn_n2_185 = syn_n1_953 ^ syn_n1_954 ^ syn_n1_955 ^ syn_n1_956 ^ syn_n1_957 ^ syn_n1_958;
+    assign syn_n2_186 = syn_n1_961 ^ syn_n1_962 ^ syn_n1_963 ^ syn_n1_964 ^ syn_n1_965 ^ syn_n1_966;
+    assign syn_n2_187 = syn_n1_967 ^ syn_n1_968 ^ syn_n1_969 ^ syn_n1_970 ^ syn_n1_971 ^ syn_n1_972;
+    assign syn_n2_188 = syn_n1_975 ^ syn_n1_976 ^ syn_n1_977 ^ syn_n1_978 ^ syn_n1_979 ^ syn_n1_980;
+    assign syn_n2_189 = syn_n1_981 ^ syn_n1_982 ^ syn_n1_983 ^ syn_n1_984 ^ syn_n1_985 ^ syn_n1_986;
+    assign syn_n2_190 = syn_n1_989 ^ syn_n1_990 ^ syn_n1_991 ^ syn_n1_992 ^ syn_n1_993 ^ syn_n1_994;
+    assign syn_n2_191 = syn_n1_995 ^ syn_n1_996 ^ syn_n1_997 ^ syn_n1_998 ^ syn_n1_999 ^ syn_n1_1000;
+    assign syn_n2_192 = syn_n1_8 ^ syn_n1_6 ^ syn_n1_1003 ^ syn_n1_14 ^ syn_n1_10 ^ syn_n1_1004;
+    assign syn_n2_193 = syn_n1_25 ^ syn_n1_28 ^ syn_n1_40 ^ syn_n1_1005 ^ syn_n1_50 ^ syn_n1_1006;
+    assign syn_n2_194 = syn_n1_1007 ^ syn_n1_1008 ^ syn_n1_75 ^ syn_n1_1009 ^ syn_n1_82 ^ syn_n1_88;
+    assign syn_n2_195 = syn_n1_1010 ^ syn_n1_97 ^ syn_n1_1011 ^ syn_n1_104 ^ syn_n1_1012 ^ syn_n1_113;
+    assign syn_n2_196 = syn_n1_1013 ^ syn_n1_1014 ^ syn_n1_1015 ^ syn_n1_1016 ^ syn_n1_1017 ^ syn_n1_1018;
+    assign syn_n2_197 = syn_n1_134 ^ syn_n1_1019 ^ syn_n1_141 ^ syn_n1_155 ^ syn_n1_1020 ^ syn_n1_159;
+    assign syn_n2_198 = syn_n1_165 ^ syn_n1_1021 ^ syn_n1_1022 ^ syn_n1_1023 ^ syn_n1_174 ^ syn_n1_1024;
+    assign syn_n2_199 = syn_n1_1025 ^ syn_n1_1026 ^ syn_n1_1027 ^ syn_n1_1028 ^ syn_n1_206 ^ syn_n1_213;
+    assign syn_n2_200 = syn_n1_1029 ^ syn_n1_215 ^ syn_x1895 ^ syn_x1940 ^ syn_x1965 ^ syn_x1990;
+    assign syn_n2_201 = syn_n1_1030 ^ syn_n1_7 ^ syn_n1_1031 ^ syn_n1_12 ^ syn_n1_10 ^ syn_n1_25;
+    assign syn_n2_202 = syn_n1_28 ^ syn_n1_1032 ^ syn_n1_1033 ^ syn_n1_1034 ^ syn_n1_1035 ^ syn_n1_58;
+    assign syn_n2_203 = syn_n1_1036 ^ syn_n1_1037 ^ syn_n1_72 ^ syn_n1_1038 ^ syn_n1_80 ^ syn_n1_89;
+    assign syn_n2_204 = syn_n1_1039 ^ syn_n1_98 ^ syn_n1_107 ^ syn_n1_1040 ^ syn_n1_1041 ^ syn_n1_115;
+    assign syn_n2_205 = syn_n1_1042 ^ syn_n1_1043 ^ syn_n1_1044 ^ syn_n1_131 ^ syn_n1_1045 ^ syn_n1_1046;
+    assign syn_n2_206 = syn_n1_135 ^ syn_n1_1047 ^ syn_n1_144 ^ syn_n1_1048 ^ syn_n1_160 ^ syn_n1_1049;
+    assign syn_n2_207 = syn_n1_1050 ^ syn_n1_1051 ^ syn_n1_1052 ^ syn_n1_177 ^ syn_n1_1053 ^ syn_n1_1054;
+    assign syn_n2_208 = syn_n1_1055 ^ syn_n1_1056 ^ syn_n1_1057 ^ syn_n1_1058 ^ syn_n1_1059 ^ syn_n1_213;
+    assign syn_n2_209 = syn_n1_7 ^ syn_n1_1062 ^ syn_n1_20 ^ syn_n1_1063 ^ syn_n1_1064 ^ syn_n1_1065;
+    assign syn_n2_210 = syn_n1_1066 ^ syn_n1_46 ^ syn_n1_1067 ^ syn_n1_55 ^ syn_n1_58 ^ syn_n1_68;
+    assign syn_n2_211 = syn_n1_1068 ^ syn_n1_1069 ^ syn_n1_72 ^ syn_n1_80 ^ syn_n1_89 ^ syn_n1_98;
+    assign syn_n2_212 = syn_n1_107 ^ syn_n1_1070 ^ syn_n1_119 ^ syn_n1_1071 ^ syn_n1_1072 ^ syn_n1_1073;
+    assign syn_n2_213 = syn_n1_1074 ^ syn_n1_1075 ^ syn_n1_131 ^ syn_n1_1076 ^ syn_n1_135 ^ syn_n1_134;
+    assign syn_n2_214 = syn_n1_1077 ^ syn_n1_141 ^ syn_n1_146 ^ syn_n1_150 ^ syn_n1_155 ^ syn_n1_1078;
+    assign syn_n2_215 = syn_n1_156 ^ syn_n1_159 ^ syn_n1_1079 ^ syn_n1_166 ^ syn_n1_165 ^ syn_n1_1080;
+    assign syn_n2_216 = syn_n1_170 ^ syn_n1_172 ^ syn_n1_1081 ^ syn_n1_177 ^ syn_n1_1082 ^ syn_n1_192;
+    assign syn_n2_217 = syn_n1_188 ^ syn_n1_1083 ^ syn_n1_194 ^ syn_n1_1084 ^ syn_n1_206 ^ syn_n1_1085;
+    assign syn_n2_218 = syn_n1_209 ^ syn_n1_1086 ^ syn_n1_1087 ^ syn_n1_215 ^ syn_n1_1088 ^ syn_x2010;
+    assign syn_n2_219 = syn_n1_8 ^ syn_n1_1089 ^ syn_n1_10 ^ syn_n1_1090 ^ syn_n1_28 ^ syn_n1_1091;
+    assign syn_n2_220 = syn_n1_37 ^ syn_n1_1092 ^ syn_n1_50 ^ syn_n1_46 ^ syn_n1_55 ^ syn_n1_1093;
+    assign syn_n2_221 = syn_n1_60 ^ syn_n1_58 ^ syn_n1_68 ^ syn_n1_65 ^ syn_n1_77 ^ syn_n1_72;
+    assign syn_n2_222 = syn_n1_1094 ^ syn_n1_80 ^ syn_n1_88 ^ syn_n1_98 ^ syn_n1_1095 ^ syn_n1_104;
+    assign syn_n2_223 = syn_n1_105 ^ syn_n1_1096 ^ syn_n1_119 ^ syn_n1_113 ^ syn_n1_1097 ^ syn_n1_124;
+    assign syn_n2_224 = syn_n1_1098 ^ syn_n1_1099 ^ syn_n1_1100 ^ syn_n1_1101 ^ syn_n1_132 ^ syn_n1_1102;
+    assign syn_n2_225 = syn_n1_144 ^ syn_n1_1103 ^ syn_n1_160 ^ syn_n1_1104 ^ syn_n1_1105 ^ syn_n1_166;
+    assign syn_n2_226 = syn_n1_170 ^ syn_n1_1106 ^ syn_n1_172 ^ syn_n1_174 ^ syn_n1_1107 ^ syn_n1_184;
+    assign syn_n2_227 = syn_n1_1108 ^ syn_n1_192 ^ syn_n1_187 ^ syn_n1_1109 ^ syn_n1_197 ^ syn_n1_1110;
+    assign syn_n2_228 = syn_n1_207 ^ syn_n1_211 ^ syn_n1_1111 ^ syn_n1_215 ^ syn_n1_218 ^ syn_n1_1112;
+    assign syn_n2_229 = syn_n1_7 ^ syn_n1_1113 ^ syn_n1_12 ^ syn_n1_14 ^ syn_n1_20 ^ syn_n1_32;
+    assign syn_n2_230 = syn_n1_23 ^ syn_n1_1114 ^ syn_n1_37 ^ syn_n1_1115 ^ syn_n1_46 ^ syn_n1_47;
+    assign syn_n2_231 = syn_n1_1116 ^ syn_n1_55 ^ syn_n1_1117 ^ syn_n1_72 ^ syn_n1_80 ^ syn_n1_1118;
+    assign syn_n2_232 = syn_n1_1119 ^ syn_n1_1120 ^ syn_n1_1121 ^ syn_n1_1122 ^ syn_n1_1123 ^ syn_n1_1124;
+    assign syn_n2_233 = syn_n1_1125 ^ syn_n1_134 ^ syn_n1_141 ^ syn_n1_146 ^ syn_n1_1126 ^ syn_n1_150;
+    assign syn_n2_234 = syn_n1_156 ^ syn_n1_1127 ^ syn_n1_166 ^ syn_n1_1128 ^ syn_n1_1129 ^ syn_n1_1130;
+    assign syn_n2_235 = syn_n1_1131 ^ syn_n1_1132 ^ syn_n1_188 ^ syn_n1_1133 ^ syn_n1_199 ^ syn_n1_1134;
+    assign syn_n2_236 = syn_n1_1135 ^ syn_n1_1136 ^ syn_n1_1137 ^ syn_n1_1138 ^ syn_n1_1139 ^ syn_x1967;
+    assign syn_n2_237 = syn_n1_1140 ^ syn_n1_6 ^ syn_n1_14 ^ syn_n1_21 ^ syn_n1_10 ^ syn_n1_23;
+    assign syn_n2_238 = syn_n1_1141 ^ syn_n1_28 ^ syn_n1_37 ^ syn_n1_1142 ^ syn_n1_1143 ^ syn_n1_47;
+    assign syn_n2_239 = syn_n1_1144 ^ syn_n1_1145 ^ syn_n1_1146 ^ syn_n1_75 ^ syn_n1_1147 ^ syn_n1_82;
+    assign syn_n2_240 = syn_n1_89 ^ syn_n1_97 ^ syn_n1_1148 ^ syn_n1_104 ^ syn_n1_105 ^ syn_n1_1149;
+    assign syn_n2_241 = syn_n1_113 ^ syn_n1_1150 ^ syn_n1_124 ^ syn_n1_1151 ^ syn_n1_1152 ^ syn_n1_1153;
+    assign syn_n2_242 = syn_n1_135 ^ syn_n1_1154 ^ syn_n1_141 ^ syn_n1_144 ^ syn_n1_1155 ^ syn_n1_155;
+    assign syn_n2_243 = syn_n1_159 ^ syn_n1_1156 ^ syn_n1_165 ^ syn_n1_1157 ^ syn_n1_1158 ^ syn_n1_1159;
+    assign syn_n2_244 = syn_n1_1160 ^ syn_n1_1161 ^ syn_n1_188 ^ syn_n1_1162 ^ syn_n1_194 ^ syn_n1_1163;
+    assign syn_n2_245 = syn_n1_1164 ^ syn_n1_1165 ^ syn_n1_218 ^ syn_n1_1166 ^ syn_n1_1167 ^ syn_x1991;
+    assign syn_n2_246 = syn_n1_1168 ^ syn_n1_10 ^ syn_n1_1169 ^ syn_n1_1170 ^ syn_n1_47 ^ syn_n1_1171;
+    assign syn_n2_247 = syn_n1_1172 ^ syn_n1_1173 ^ syn_n1_1174 ^ syn_n1_1175 ^ syn_n1_1176 ^ syn_n1_80;
+    assign syn_n2_248 = syn_n1_1177 ^ syn_n1_98 ^ syn_n1_1178 ^ syn_n1_104 ^ syn_n1_108 ^ syn_n1_119;
+    assign syn_n2_249 = syn_n1_1179 ^ syn_n1_1180 ^ syn_n1_1181 ^ syn_n1_1182 ^ syn_n1_1183 ^ syn_n1_1184;
+    assign syn_n2_250 = syn_n1_135 ^ syn_n1_1185 ^ syn_n1_1186 ^ syn_n1_144 ^ syn_n1_1187 ^ syn_n1_1188;
+    assign syn_n2_251 = syn_n1_160 ^ syn_n1_1189 ^ syn_n1_1190 ^ syn_n1_1191 ^ syn_n1_1192 ^ syn_n1_1193;
+    assign syn_n2_252 = syn_n1_1194 ^ syn_n1_1195 ^ syn_n1_187 ^ syn_n1_197 ^ syn_n1_1196 ^ syn_n1_207;
+    assign syn_n2_253 = syn_n1_209 ^ syn_n1_1197 ^ syn_n1_219 ^ syn_n1_1198 ^ syn_x1967 ^ syn_x1988;
+    assign syn_n2_254 = syn_n1_6 ^ syn_n1_14 ^ syn_n1_32 ^ syn_n1_1199 ^ syn_n1_1200 ^ syn_n1_1201;
+    assign syn_n2_255 = syn_n1_60 ^ syn_n1_65 ^ syn_n1_1202 ^ syn_n1_1203 ^ syn_n1_1204 ^ syn_n1_1205;
+    assign syn_n2_256 = syn_n1_1206 ^ syn_n1_1207 ^ syn_n1_1208 ^ syn_n1_1209 ^ syn_n1_132 ^ syn_n1_1210;
+    assign syn_n2_257 = syn_n1_134 ^ syn_n1_1211 ^ syn_n1_146 ^ syn_n1_1212 ^ syn_n1_150 ^ syn_n1_156;
+    assign syn_n2_258 = syn_n1_1213 ^ syn_n1_166 ^ syn_n1_1214 ^ syn_n1_1215 ^ syn_n1_174 ^ syn_n1_1216;
+    assign syn_n2_259 = syn_n1_184 ^ syn_n1_187 ^ syn_n1_1217 ^ syn_n1_199 ^ syn_n1_1218 ^ syn_n1_1219;
+    assign syn_n2_260 = syn_n1_211 ^ syn_n1_219 ^ syn_n1_1220 ^ syn_x1943 ^ syn_x1964 ^ syn_x1989;
+
+    // level 3: 30 shared 6-input XOR nodes
+    (* keep *) wire syn_n3_0;
+    (* keep *) wire syn_n3_1;
+    (* keep *) wire syn_n3_2;
+    (* keep *) wire syn_n3_3;
+    (* keep *) wire syn_n3_4;
+    (* keep *) wire syn_n3_5;
+    (* keep *) wire syn_n3_6;
+    (* keep *) wire syn_n3_7;
+    (* keep *) wire syn_n3_8;
+    (* keep *) wire syn_n3_9;
+    (* keep *) wire syn_n3_10;
+    (* keep *) wire syn_n3_11;
+    (* keep *) wire syn_n3_12;
+    (* keep *) wire syn_n3_13;
+    (* keep *) wire syn_n3_14;
+    (* keep *) wire syn_n3_15;
+    (* keep *) wire syn_n3_16;
+    (* keep *) wire syn_n3_17;
+    (* keep *) wire syn_n3_18;
+    (* keep *) wire syn_n3_19;
+    (* keep *) wire syn_n3_20;
+    (* keep *) wire syn_n3_21;
+    (* keep *) wire syn_n3_22;
+    (* keep *) wire syn_n3_23;
+    (* keep *) wire syn_n3_24;
+    (* keep *) wire syn_n3_25;
+    (* keep *) wire syn_n3_26;
+    (* keep *) wire syn_n3_27;
+    (* keep *) wire syn_n3_28;
+    (* keep *) wire syn_n3_29;
+    assign syn_n3_0 = syn_n2_21 ^ syn_n2_22 ^ syn_n2_23 ^ syn_n2_2 ^ syn_n2_24 ^ syn_n2_25;
+    assign syn_n3_1 = syn_n2_28 ^ syn_n2_29 ^ syn_n2_30 ^ syn_n2_31 ^ syn_n2_32 ^ syn_n2_33;
+    assign syn_n3_2 = syn_n2_36 ^ syn_n2_37 ^ syn_n2_3 ^ syn_n2_38 ^ syn_n2_39 ^ syn_n2_40;
+    assign syn_n3_3 = syn_n2_41 ^ syn_n2_42 ^ syn_n2_43 ^ syn_n2_44 ^ syn_x1999 ^ syn_x2018;
+    assign syn_n3_4 = syn_n2_45 ^ syn_n2_46 ^ syn_n2_47 ^ syn_n2_3 ^ syn_n2_48 ^ syn_n2_49;
+    assign syn_n3_5 = syn_n2_50 ^ syn_n2_51 ^ syn_n2_52 ^ syn_n2_53 ^ syn_n1_446 ^ syn_x2019;
+    assign syn_n3_6 = syn_n2_54 ^ syn_n2_55 ^ syn_n2_56 ^ syn_n2_57 ^ syn_n2_58 ^ syn_n2_59;
+    assign syn_n3_7 = syn_n2_63 ^ syn_n2_0 ^ syn_n2_64 ^ syn_n2_2 ^ syn_n2_65 ^ syn_n2_66;
+    assign syn_n3_8 = syn_n2_70 ^ syn_n2_0 ^ syn_n2_71 ^ syn_n2_72 ^ syn_n2_73 ^ syn_n2_74;
+    assign syn_n3_9 = syn_n2_78 ^ syn_n2_79 ^ syn_n2_80 ^ syn_n2_81 ^ syn_n2_82 ^ syn_n2_83;
+    assign syn_n3_10 = syn_n2_103 ^ syn_n2_104 ^ syn_n2_105 ^ syn_n2_106 ^ syn_n2_107 ^ syn_n2_108;
+    assign syn_n3_11 = syn_n2_112 ^ syn_n2_113 ^ syn_n2_114 ^ syn_n2_115 ^ syn_n2_116 ^ syn_n2_117;
+    assign syn_n3_12 = syn_n2_120 ^ syn_n2_121 ^ syn_n2_122 ^ syn_n2_123 ^ syn_n2_124 ^ syn_n2_125;
+    assign syn_n3_13 = syn_n2_130 ^ syn_n2_131 ^ syn_n2_132 ^ syn_n2_133 ^ syn_n2_134 ^ syn_n2_135;
+    assign syn_n3_14 = syn_n2_136 ^ syn_n2_137 ^ syn_n2_138 ^ syn_n2_139 ^ syn_x1935 ^ syn_x1952;
+    assign syn_n3_15 = syn_n2_140 ^ syn_n2_141 ^ syn_n2_142 ^ syn_n2_143 ^ syn_n2_144 ^ syn_n2_145;
+    assign syn_n3_16 = syn_n2_146 ^ syn_n2_147 ^ syn_n2_148 ^ syn_n1_221 ^ syn_x1959 ^ syn_x1978;
+    assign syn_n3_17 = syn_n2_149 ^ syn_n2_150 ^ syn_n2_151 ^ syn_n2_152 ^ syn_n2_153 ^ syn_n2_154;
+    assign syn_n3_18 = syn_n2_158 ^ syn_n2_159 ^ syn_n2_160 ^ syn_n2_161 ^ syn_n2_162 ^ syn_n2_163;
+    assign syn_n3_19 = syn_n2_167 ^ syn_n2_168 ^ syn_n2_169 ^ syn_n2_170 ^ syn_n2_171 ^ syn_n2_172;
+    assign syn_n3_20 = syn_n2_192 ^ syn_n2_193 ^ syn_n2_194 ^ syn_n2_195 ^ syn_n2_196 ^ syn_n2_197;
+    assign syn_n3_21 = syn_n2_201 ^ syn_n2_202 ^ syn_n2_203 ^ syn_n2_204 ^ syn_n2_205 ^ syn_n2_206;
+    assign syn_n3_22 = syn_n2_209 ^ syn_n2_210 ^ syn_n2_211 ^ syn_n2_212 ^ syn_n2_213 ^ syn_n2_214;
+    assign syn_n3_23 = syn_n2_219 ^ syn_n2_220 ^ syn_n2_221 ^ syn_n2_222 ^ syn_n2_223 ^ syn_n2_224;
+    assign syn_n3_24 = syn_n2_225 ^ syn_n2_226 ^ syn_n2_227 ^ syn_n2_228 ^ syn_x1966 ^ syn_x1985;
+    assign syn_n3_25 = syn_n2_229 ^ syn_n2_230 ^ syn_n2_231 ^ syn_n2_4 ^ syn_n2_232 ^ syn_n2_233;
+    assign syn_n3_26 = syn_n2_234 ^ syn_n2_235 ^ syn_n2_236 ^ syn_x1986 ^ syn_x1990 ^ syn_x1991;
+    assign syn_n3_27 = syn_n2_237 ^ syn_n2_238 ^ syn_n2_239 ^ syn_n2_240 ^ syn_n2_241 ^ syn_n2_242;
+    assign syn_n3_28 = syn_n2_1 ^ syn_n2_246 ^ syn_n2_247 ^ syn_n2_248 ^ syn_n2_249 ^ syn_n2_250;
+    assign syn_n3_29 = syn_n2_1 ^ syn_n2_254 ^ syn_n2_255 ^ syn_n2_4 ^ syn_n2_256 ^ syn_n2_257;
+    assign syn_d[0] = syn_n2_5 ^ syn_n2_6 ^ syn_n1_234 ^ syn_n1_235 ^ syn_x2040;
+    assign syn_d[1] = syn_n2_7 ^ syn_n2_8 ^ syn_n1_248 ^ syn_n1_249 ^ syn_x2041;
+    assign syn_d[2] = syn_n2_9 ^ syn_n2_10 ^ syn_n1_262 ^ syn_n1_263 ^ syn_x2042;
+    assign syn_d[3] = syn_n2_11 ^ syn_n2_12 ^ syn_n1_276 ^ syn_n1_277 ^ syn_x2043;
+    assign syn_d[4] = syn_n2_13 ^ syn_n2_14 ^ syn_n1_290 ^ syn_n1_291 ^ syn_x2044;
+    assign syn_d[5] = syn_n2_15 ^ syn_n2_16 ^ syn_n1_304 ^ syn_n1_305 ^ syn_x2045;
+    assign syn_d[6] = syn_n2_17 ^ syn_n2_18 ^ syn_n1_318 ^ syn_n1_319 ^ syn_x2046;
+    assign syn_d[7] = syn_n2_19 ^ syn_n2_20 ^ syn_n1_332 ^ syn_n1_333 ^ syn_x2047;
+    assign syn_d[8] = syn_n3_0 ^ syn_n2_26 ^ syn_n2_27 ^ syn_n1_208 ^ syn_n1_361 ^ syn_n1_362;
+    assign syn_d[9] = syn_n3_1 ^ syn_n2_34 ^ syn_n2_35 ^ syn_n1_389 ^ syn_n1_390 ^ syn_x2017;
+    assign syn_d[10] = syn_n3_2 ^ syn_n3_3;
+    assign syn_d[11] = syn_n3_4 ^ syn_n3_5;
+    assign syn_d[12] = syn_n3_6 ^ syn_n2_60 ^ syn_n2_61 ^ syn_n2_62 ^ syn_x2020;
+    assign syn_d[13] = syn_n3_7 ^ syn_n2_67 ^ syn_n2_68 ^ syn_n2_69 ^ syn_x1996 ^ syn_x2021;
+    assign syn_d[14] = syn_n3_8 ^ syn_n2_75 ^ syn_n2_76 ^ syn_n2_77 ^ syn_x1997 ^ syn_x2022;
+    assign syn_d[15] = syn_n3_9 ^ syn_n2_84 ^ syn_n2_85 ^ syn_n2_86 ^ syn_x1998 ^ syn_x2023;
+    assign syn_d[16] = syn_n2_87 ^ syn_n2_88 ^ syn_n1_566 ^ syn_n1_567;
+    assign syn_d[17] = syn_n2_89 ^ syn_n2_90 ^ syn_n1_580 ^ syn_n1_581;
+    assign syn_d[18] = syn_n2_91 ^ syn_n2_92 ^ syn_n1_594 ^ syn_n1_595;
+    assign syn_d[19] = syn_n2_93 ^ syn_n2_94 ^ syn_n1_608 ^ syn_n1_609;
+    assign syn_d[20] = syn_n2_95 ^ syn_n2_96 ^ syn_n1_622 ^ syn_n1_623;
+    assign syn_d[21] = syn_n2_97 ^ syn_n2_98 ^ syn_n1_636 ^ syn_n1_637;
+    assign syn_d[22] = syn_n2_99 ^ syn_n2_100 ^ syn_n1_650 ^ syn_n1_651;
+    assign syn_d[23] = syn_n2_101 ^ syn_n2_102 ^ syn_n1_664 ^ syn_n1_665;
+    assign syn_d[24] = syn_n3_10 ^ syn_n2_109 ^ syn_n2_110 ^ syn_n2_111 ^ syn_x2000;
+    assign syn_d[25] = syn_n3_11 ^ syn_n2_118 ^ syn_n2_119 ^ syn_n1_721 ^ syn_n1_722;
+    assign syn_d[26] = syn_n3_12 ^ syn_n2_126 ^ syn_n2_127 ^ syn_n2_128 ^ syn_n2_129;
+    assign syn_d[27] = syn_n3_13 ^ syn_n3_14 ^ syn_n1_221 ^ syn_x1977 ^ syn_x2003;
+    assign syn_d[28] = syn_n3_15 ^ syn_n3_16 ^ syn_x2004;
+    assign syn_d[29] = syn_n3_17 ^ syn_n2_155 ^ syn_n2_156 ^ syn_n2_157 ^ syn_x2005;
+    assign syn_d[30] = syn_n3_18 ^ syn_n2_164 ^ syn_n2_165 ^ syn_n2_166 ^ syn_x2006;
+    assign syn_d[31] = syn_n3_19 ^ syn_n2_173 ^ syn_n2_174 ^ syn_n2_175 ^ syn_x2007;
+    assign syn_d[32] = syn_n2_176 ^ syn_n2_177 ^ syn_n1_903 ^ syn_n1_904;
+    assign syn_d[33] = syn_n2_178 ^ syn_n2_179 ^ syn_n1_917 ^ syn_n1_918;
+    assign syn_d[34] = syn_n2_180 ^ syn_n2_181 ^ syn_n1_931 ^ syn_n1_932;
+    assign syn_d[35] = syn_n2_182 ^ syn_n2_183 ^ syn_n1_945 ^ syn_n1_946;
+    assign syn_d[36] = syn_n2_184 ^ syn_n2_185 ^ syn_n1_959 ^ syn_n1_960;
+    assign syn_d[37] = syn_n2_186 ^ syn_n2_187 ^ syn_n1_973 ^ syn_n1_974;
+    assign syn_d[38] = syn_n2_188 ^ syn_n2_189 ^ syn_n1_987 ^ syn_n1_988;
+    assign syn_d[39] = syn_n2_190 ^ syn_n2_191 ^ syn_n1_1001 ^ syn_n1_1002;
+    assign syn_d[40] = syn_n3_20 ^ syn_n2_198 ^ syn_n2_199 ^ syn_n2_200 ^ syn_x2008;
+    assign syn_d[41] = syn_n3_21 ^ syn_n2_207 ^ syn_n2_208 ^ syn_n1_1060 ^ syn_n1_1061;
+    assign syn_d[42] = syn_n3_22 ^ syn_n2_215 ^ syn_n2_216 ^ syn_n2_217 ^ syn_n2_218;
+    assign syn_d[43] = syn_n3_23 ^ syn_n3_24 ^ syn_x1990 ^ syn_x1991 ^ syn_x2011;
+    assign syn_d[44] = syn_n3_25 ^ syn_n3_26 ^ syn_x2012;
+    assign syn_d[45] = syn_n3_27 ^ syn_n2_243 ^ syn_n2_244 ^ syn_n2_245 ^ syn_x2013;
+    assign syn_d[46] = syn_n3_28 ^ syn_n2_251 ^ syn_n2_252 ^ syn_n2_253 ^ syn_x2014;
+    assign syn_d[47] = syn_n3_29 ^ syn_n2_258 ^ syn_n2_259 ^ syn_n2_260 ^ syn_x2015;
+    reg [47:0] syn_q; // the syndromes, registered
     always @(posedge clk) begin
-        syn_q[0] <= ^(cw & 2048'h01000000000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001);
-        syn_q[1] <= ^(cw & 2048'h02000000000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002);
-        syn_q[2] <= ^(cw & 2048'h04000000000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004);
-        syn_q[3] <= ^(cw & 2048'h08000000000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008);
-        syn_q[4] <= ^(cw & 2048'h10000000000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010);
-        syn_q[5] <= ^(cw & 2048'h20000000000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020);
-        syn_q[6] <= ^(cw & 2048'h40000000000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040);
-        syn_q[7] <= ^(cw & 2048'h80000000000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080);
-        syn_q[8] <= ^(cw & 2048'h000000010000800000400000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed);
-        syn_q[9] <= ^(cw & 2048'h000000020000010000800000400000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db);
-        syn_q[10] <= ^(cw & 2048'h000000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd00005e0000af0000d70000eb0000750000ba00005d00002e00001700008b0000450000220000110000080000840000c20000610000b00000d800006c00003600001b00008d0000c60000e30000f100007800003c00009e0000cf0000e700007300003900009c0000ce00006700003300001900008c0000460000a30000d10000680000b400005a);
-        syn_q[11] <= ^(cw & 2048'h000000080000840000c20000610000b00000d800006c00003600001b00008d0000c60000e30000f100007800003c00009e0000cf0000e700007300003900009c0000ce00006700003300001900008c0000460000a30000d10000680000b400005a00002d00009600004b0000250000120000890000440000a200005100002800009400004a0000a50000520000a900005400002a0000950000ca0000e50000720000b90000dc0000ee0000770000bb0000dd00006e00003700009b0000cd0000e60000f30000790000bc0000de0000ef0000f70000fb0000fd00007e0000bf00005f00002f0000970000cb0000650000320000990000cc0000660000b3000059);
-        syn_q[12] <= ^(cw & 2048'h000000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd00005e);
-        syn_q[13] <= ^(cw & 2048'h000000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd);
-        syn_q[14] <= ^(cw & 2048'h000000400000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b);
-        syn_q[15] <= ^(cw & 2048'h000000800000400000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f6);
-        syn_q[16] <= ^(cw & 2048'h00000100000000000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100);
-        syn_q[17] <= ^(cw & 2048'h00000200000000000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200);
-        syn_q[18] <= ^(cw & 2048'h00000400000000000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400);
-        syn_q[19] <= ^(cw & 2048'h00000800000000000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800);
-        syn_q[20] <= ^(cw & 2048'h00001000000000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000001000);
-        syn_q[21] <= ^(cw & 2048'h00002000000000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000002000);
-        syn_q[22] <= ^(cw & 2048'h00004000000000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000004000);
-        syn_q[23] <= ^(cw & 2048'h00008000000000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000008000);
-        syn_q[24] <= ^(cw & 2048'h0000000000010000400000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed00);
-        syn_q[25] <= ^(cw & 2048'h0000000000020000800000400000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db00);
-        syn_q[26] <= ^(cw & 2048'h0000000000040000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd00005e0000af0000d70000eb0000750000ba00005d00002e00001700008b0000450000220000110000080000840000c20000610000b00000d800006c00003600001b00008d0000c60000e30000f100007800003c00009e0000cf0000e700007300003900009c0000ce00006700003300001900008c0000460000a30000d10000680000b400005a00);
-        syn_q[27] <= ^(cw & 2048'h0000000000080000c20000610000b00000d800006c00003600001b00008d0000c60000e30000f100007800003c00009e0000cf0000e700007300003900009c0000ce00006700003300001900008c0000460000a30000d10000680000b400005a00002d00009600004b0000250000120000890000440000a200005100002800009400004a0000a50000520000a900005400002a0000950000ca0000e50000720000b90000dc0000ee0000770000bb0000dd00006e00003700009b0000cd0000e60000f30000790000bc0000de0000ef0000f70000fb0000fd00007e0000bf00005f00002f0000970000cb0000650000320000990000cc0000660000b300005900);
-        syn_q[28] <= ^(cw & 2048'h0000000000100000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd00005e00);
-        syn_q[29] <= ^(cw & 2048'h0000000000200000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd00);
-        syn_q[30] <= ^(cw & 2048'h0000000000400000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b00);
-        syn_q[31] <= ^(cw & 2048'h0000000000800000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600);
-        syn_q[32] <= ^(cw & 2048'h00010000000000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000010000);
-        syn_q[33] <= ^(cw & 2048'h00020000000000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000020000);
-        syn_q[34] <= ^(cw & 2048'h00040000000000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000040000);
-        syn_q[35] <= ^(cw & 2048'h00080000000000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000080000);
-        syn_q[36] <= ^(cw & 2048'h00100000000000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000100000);
-        syn_q[37] <= ^(cw & 2048'h00200000000000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000200000);
-        syn_q[38] <= ^(cw & 2048'h00400000000000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000400000);
-        syn_q[39] <= ^(cw & 2048'h00800000000000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000800000);
-        syn_q[40] <= ^(cw & 2048'h00000000010000400000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000);
-        syn_q[41] <= ^(cw & 2048'h00000000020000800000400000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000);
-        syn_q[42] <= ^(cw & 2048'h00000000040000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd00005e0000af0000d70000eb0000750000ba00005d00002e00001700008b0000450000220000110000080000840000c20000610000b00000d800006c00003600001b00008d0000c60000e30000f100007800003c00009e0000cf0000e700007300003900009c0000ce00006700003300001900008c0000460000a30000d10000680000b400005a0000);
-        syn_q[43] <= ^(cw & 2048'h00000000080000c20000610000b00000d800006c00003600001b00008d0000c60000e30000f100007800003c00009e0000cf0000e700007300003900009c0000ce00006700003300001900008c0000460000a30000d10000680000b400005a00002d00009600004b0000250000120000890000440000a200005100002800009400004a0000a50000520000a900005400002a0000950000ca0000e50000720000b90000dc0000ee0000770000bb0000dd00006e00003700009b0000cd0000e60000f30000790000bc0000de0000ef0000f70000fb0000fd00007e0000bf00005f00002f0000970000cb0000650000320000990000cc0000660000b30000590000);
-        syn_q[44] <= ^(cw & 2048'h00000000100000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd00005e0000);
-        syn_q[45] <= ^(cw & 2048'h00000000200000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000bd0000);
-        syn_q[46] <= ^(cw & 2048'h00000000400000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f600007b0000);
-        syn_q[47] <= ^(cw & 2048'h00000000800000200000100000880000c40000e200007100003800001c00008e0000470000230000910000480000a40000d20000e900007400003a00001d00000e0000070000030000810000c000006000003000009800004c0000260000930000490000240000920000c90000640000b20000d90000ec00007600003b00009d00004e0000270000130000090000040000820000410000a00000500000a80000d400006a0000b50000da00006d0000b600005b0000ad0000d600006b00003500009a00004d0000a60000d300006900003400001a00000d0000860000c30000e10000f00000f800007c0000be0000df00006f0000b70000db0000ed0000f60000);
+        syn_q <= syn_d;
     end
-    wire [2:0] wc; // way corrected
-    wire [2:0] wu; // way uncorrectable
 
     // Group 0: 84 existing positions; a match S1 == α^d·S0 (S0 != 0) locates the error.
     wire [7:0] w0_s0; // parity syndrome sp
@@ -883,8 +8011,6 @@ module rtlgen_cxl_fec_pcie6_dec (
     assign w0_hit[81] = w0_nz0 & (w0_t[655:648] == w0_s1);
     assign w0_hit[82] = w0_nz0 & (w0_t[663:656] == w0_s1);
     assign w0_hit[83] = w0_nz0 & (w0_t[671:664] == w0_s1);
-    assign wc[0] = (|w0_hit) | (w0_nz0 ^ w0_nz1);
-    assign wu[0] = w0_nz0 & w0_nz1 & (!(|w0_hit));
 
     // Group 1: 83 existing positions; a match S1 == α^d·S0 (S0 != 0) locates the error.
     wire [7:0] w1_s0; // parity syndrome sp
@@ -1644,8 +8770,6 @@ module rtlgen_cxl_fec_pcie6_dec (
     assign w1_hit[80] = w1_nz0 & (w1_t[647:640] == w1_s1);
     assign w1_hit[81] = w1_nz0 & (w1_t[655:648] == w1_s1);
     assign w1_hit[82] = w1_nz0 & (w1_t[663:656] == w1_s1);
-    assign wc[1] = (|w1_hit) | (w1_nz0 ^ w1_nz1);
-    assign wu[1] = w1_nz0 & w1_nz1 & (!(|w1_hit));
 
     // Group 2: 83 existing positions; a match S1 == α^d·S0 (S0 != 0) locates the error.
     wire [7:0] w2_s0; // parity syndrome sp
@@ -2405,276 +9529,297 @@ module rtlgen_cxl_fec_pcie6_dec (
     assign w2_hit[80] = w2_nz0 & (w2_t[647:640] == w2_s1);
     assign w2_hit[81] = w2_nz0 & (w2_t[655:648] == w2_s1);
     assign w2_hit[82] = w2_nz0 & (w2_t[663:656] == w2_s1);
-    assign wc[2] = (|w2_hit) | (w2_nz0 ^ w2_nz1);
-    assign wu[2] = w2_nz0 & w2_nz1 & (!(|w2_hit));
+
+    // Register stage between location and correction.
+    wire [2:0] wc; // way corrected
+    wire [2:0] wu; // way uncorrectable
+    reg [83:0] w0_hit_p2;
+    reg w0_nz0_p2;
+    reg w0_nz1_p2;
+    assign wc[0] = (|w0_hit_p2) | (w0_nz0_p2 ^ w0_nz1_p2);
+    assign wu[0] = w0_nz0_p2 & w0_nz1_p2 & (!(|w0_hit_p2));
+    reg [82:0] w1_hit_p2;
+    reg w1_nz0_p2;
+    reg w1_nz1_p2;
+    assign wc[1] = (|w1_hit_p2) | (w1_nz0_p2 ^ w1_nz1_p2);
+    assign wu[1] = w1_nz0_p2 & w1_nz1_p2 & (!(|w1_hit_p2));
+    reg [82:0] w2_hit_p2;
+    reg w2_nz0_p2;
+    reg w2_nz1_p2;
+    assign wc[2] = (|w2_hit_p2) | (w2_nz0_p2 ^ w2_nz1_p2);
+    assign wu[2] = w2_nz0_p2 & w2_nz1_p2 & (!(|w2_hit_p2));
     wire [1999:0] msg_c; // corrected message
     reg [1999:0] cw_msg_p1;
-    assign msg_c[7:0] = cw_msg_p1[7:0] ^ ({8{w0_hit[0]}} & w0_s0);
-    assign msg_c[31:24] = cw_msg_p1[31:24] ^ ({8{w0_hit[1]}} & w0_s0);
-    assign msg_c[55:48] = cw_msg_p1[55:48] ^ ({8{w0_hit[2]}} & w0_s0);
-    assign msg_c[79:72] = cw_msg_p1[79:72] ^ ({8{w0_hit[3]}} & w0_s0);
-    assign msg_c[103:96] = cw_msg_p1[103:96] ^ ({8{w0_hit[4]}} & w0_s0);
-    assign msg_c[127:120] = cw_msg_p1[127:120] ^ ({8{w0_hit[5]}} & w0_s0);
-    assign msg_c[151:144] = cw_msg_p1[151:144] ^ ({8{w0_hit[6]}} & w0_s0);
-    assign msg_c[175:168] = cw_msg_p1[175:168] ^ ({8{w0_hit[7]}} & w0_s0);
-    assign msg_c[199:192] = cw_msg_p1[199:192] ^ ({8{w0_hit[8]}} & w0_s0);
-    assign msg_c[223:216] = cw_msg_p1[223:216] ^ ({8{w0_hit[9]}} & w0_s0);
-    assign msg_c[247:240] = cw_msg_p1[247:240] ^ ({8{w0_hit[10]}} & w0_s0);
-    assign msg_c[271:264] = cw_msg_p1[271:264] ^ ({8{w0_hit[11]}} & w0_s0);
-    assign msg_c[295:288] = cw_msg_p1[295:288] ^ ({8{w0_hit[12]}} & w0_s0);
-    assign msg_c[319:312] = cw_msg_p1[319:312] ^ ({8{w0_hit[13]}} & w0_s0);
-    assign msg_c[343:336] = cw_msg_p1[343:336] ^ ({8{w0_hit[14]}} & w0_s0);
-    assign msg_c[367:360] = cw_msg_p1[367:360] ^ ({8{w0_hit[15]}} & w0_s0);
-    assign msg_c[391:384] = cw_msg_p1[391:384] ^ ({8{w0_hit[16]}} & w0_s0);
-    assign msg_c[415:408] = cw_msg_p1[415:408] ^ ({8{w0_hit[17]}} & w0_s0);
-    assign msg_c[439:432] = cw_msg_p1[439:432] ^ ({8{w0_hit[18]}} & w0_s0);
-    assign msg_c[463:456] = cw_msg_p1[463:456] ^ ({8{w0_hit[19]}} & w0_s0);
-    assign msg_c[487:480] = cw_msg_p1[487:480] ^ ({8{w0_hit[20]}} & w0_s0);
-    assign msg_c[511:504] = cw_msg_p1[511:504] ^ ({8{w0_hit[21]}} & w0_s0);
-    assign msg_c[535:528] = cw_msg_p1[535:528] ^ ({8{w0_hit[22]}} & w0_s0);
-    assign msg_c[559:552] = cw_msg_p1[559:552] ^ ({8{w0_hit[23]}} & w0_s0);
-    assign msg_c[583:576] = cw_msg_p1[583:576] ^ ({8{w0_hit[24]}} & w0_s0);
-    assign msg_c[607:600] = cw_msg_p1[607:600] ^ ({8{w0_hit[25]}} & w0_s0);
-    assign msg_c[631:624] = cw_msg_p1[631:624] ^ ({8{w0_hit[26]}} & w0_s0);
-    assign msg_c[655:648] = cw_msg_p1[655:648] ^ ({8{w0_hit[27]}} & w0_s0);
-    assign msg_c[679:672] = cw_msg_p1[679:672] ^ ({8{w0_hit[28]}} & w0_s0);
-    assign msg_c[703:696] = cw_msg_p1[703:696] ^ ({8{w0_hit[29]}} & w0_s0);
-    assign msg_c[727:720] = cw_msg_p1[727:720] ^ ({8{w0_hit[30]}} & w0_s0);
-    assign msg_c[751:744] = cw_msg_p1[751:744] ^ ({8{w0_hit[31]}} & w0_s0);
-    assign msg_c[775:768] = cw_msg_p1[775:768] ^ ({8{w0_hit[32]}} & w0_s0);
-    assign msg_c[799:792] = cw_msg_p1[799:792] ^ ({8{w0_hit[33]}} & w0_s0);
-    assign msg_c[823:816] = cw_msg_p1[823:816] ^ ({8{w0_hit[34]}} & w0_s0);
-    assign msg_c[847:840] = cw_msg_p1[847:840] ^ ({8{w0_hit[35]}} & w0_s0);
-    assign msg_c[871:864] = cw_msg_p1[871:864] ^ ({8{w0_hit[36]}} & w0_s0);
-    assign msg_c[895:888] = cw_msg_p1[895:888] ^ ({8{w0_hit[37]}} & w0_s0);
-    assign msg_c[919:912] = cw_msg_p1[919:912] ^ ({8{w0_hit[38]}} & w0_s0);
-    assign msg_c[943:936] = cw_msg_p1[943:936] ^ ({8{w0_hit[39]}} & w0_s0);
-    assign msg_c[967:960] = cw_msg_p1[967:960] ^ ({8{w0_hit[40]}} & w0_s0);
-    assign msg_c[991:984] = cw_msg_p1[991:984] ^ ({8{w0_hit[41]}} & w0_s0);
-    assign msg_c[1015:1008] = cw_msg_p1[1015:1008] ^ ({8{w0_hit[42]}} & w0_s0);
-    assign msg_c[1039:1032] = cw_msg_p1[1039:1032] ^ ({8{w0_hit[43]}} & w0_s0);
-    assign msg_c[1063:1056] = cw_msg_p1[1063:1056] ^ ({8{w0_hit[44]}} & w0_s0);
-    assign msg_c[1087:1080] = cw_msg_p1[1087:1080] ^ ({8{w0_hit[45]}} & w0_s0);
-    assign msg_c[1111:1104] = cw_msg_p1[1111:1104] ^ ({8{w0_hit[46]}} & w0_s0);
-    assign msg_c[1135:1128] = cw_msg_p1[1135:1128] ^ ({8{w0_hit[47]}} & w0_s0);
-    assign msg_c[1159:1152] = cw_msg_p1[1159:1152] ^ ({8{w0_hit[48]}} & w0_s0);
-    assign msg_c[1183:1176] = cw_msg_p1[1183:1176] ^ ({8{w0_hit[49]}} & w0_s0);
-    assign msg_c[1207:1200] = cw_msg_p1[1207:1200] ^ ({8{w0_hit[50]}} & w0_s0);
-    assign msg_c[1231:1224] = cw_msg_p1[1231:1224] ^ ({8{w0_hit[51]}} & w0_s0);
-    assign msg_c[1255:1248] = cw_msg_p1[1255:1248] ^ ({8{w0_hit[52]}} & w0_s0);
-    assign msg_c[1279:1272] = cw_msg_p1[1279:1272] ^ ({8{w0_hit[53]}} & w0_s0);
-    assign msg_c[1303:1296] = cw_msg_p1[1303:1296] ^ ({8{w0_hit[54]}} & w0_s0);
-    assign msg_c[1327:1320] = cw_msg_p1[1327:1320] ^ ({8{w0_hit[55]}} & w0_s0);
-    assign msg_c[1351:1344] = cw_msg_p1[1351:1344] ^ ({8{w0_hit[56]}} & w0_s0);
-    assign msg_c[1375:1368] = cw_msg_p1[1375:1368] ^ ({8{w0_hit[57]}} & w0_s0);
-    assign msg_c[1399:1392] = cw_msg_p1[1399:1392] ^ ({8{w0_hit[58]}} & w0_s0);
-    assign msg_c[1423:1416] = cw_msg_p1[1423:1416] ^ ({8{w0_hit[59]}} & w0_s0);
-    assign msg_c[1447:1440] = cw_msg_p1[1447:1440] ^ ({8{w0_hit[60]}} & w0_s0);
-    assign msg_c[1471:1464] = cw_msg_p1[1471:1464] ^ ({8{w0_hit[61]}} & w0_s0);
-    assign msg_c[1495:1488] = cw_msg_p1[1495:1488] ^ ({8{w0_hit[62]}} & w0_s0);
-    assign msg_c[1519:1512] = cw_msg_p1[1519:1512] ^ ({8{w0_hit[63]}} & w0_s0);
-    assign msg_c[1543:1536] = cw_msg_p1[1543:1536] ^ ({8{w0_hit[64]}} & w0_s0);
-    assign msg_c[1567:1560] = cw_msg_p1[1567:1560] ^ ({8{w0_hit[65]}} & w0_s0);
-    assign msg_c[1591:1584] = cw_msg_p1[1591:1584] ^ ({8{w0_hit[66]}} & w0_s0);
-    assign msg_c[1615:1608] = cw_msg_p1[1615:1608] ^ ({8{w0_hit[67]}} & w0_s0);
-    assign msg_c[1639:1632] = cw_msg_p1[1639:1632] ^ ({8{w0_hit[68]}} & w0_s0);
-    assign msg_c[1663:1656] = cw_msg_p1[1663:1656] ^ ({8{w0_hit[69]}} & w0_s0);
-    assign msg_c[1687:1680] = cw_msg_p1[1687:1680] ^ ({8{w0_hit[70]}} & w0_s0);
-    assign msg_c[1711:1704] = cw_msg_p1[1711:1704] ^ ({8{w0_hit[71]}} & w0_s0);
-    assign msg_c[1735:1728] = cw_msg_p1[1735:1728] ^ ({8{w0_hit[72]}} & w0_s0);
-    assign msg_c[1759:1752] = cw_msg_p1[1759:1752] ^ ({8{w0_hit[73]}} & w0_s0);
-    assign msg_c[1783:1776] = cw_msg_p1[1783:1776] ^ ({8{w0_hit[74]}} & w0_s0);
-    assign msg_c[1807:1800] = cw_msg_p1[1807:1800] ^ ({8{w0_hit[75]}} & w0_s0);
-    assign msg_c[1831:1824] = cw_msg_p1[1831:1824] ^ ({8{w0_hit[76]}} & w0_s0);
-    assign msg_c[1855:1848] = cw_msg_p1[1855:1848] ^ ({8{w0_hit[77]}} & w0_s0);
-    assign msg_c[1879:1872] = cw_msg_p1[1879:1872] ^ ({8{w0_hit[78]}} & w0_s0);
-    assign msg_c[1903:1896] = cw_msg_p1[1903:1896] ^ ({8{w0_hit[79]}} & w0_s0);
-    assign msg_c[1927:1920] = cw_msg_p1[1927:1920] ^ ({8{w0_hit[80]}} & w0_s0);
-    assign msg_c[1951:1944] = cw_msg_p1[1951:1944] ^ ({8{w0_hit[81]}} & w0_s0);
-    assign msg_c[1975:1968] = cw_msg_p1[1975:1968] ^ ({8{w0_hit[82]}} & w0_s0);
-    assign msg_c[1999:1992] = cw_msg_p1[1999:1992] ^ ({8{w0_hit[83]}} & w0_s0);
-    assign msg_c[15:8] = cw_msg_p1[15:8] ^ ({8{w1_hit[0]}} & w1_s0);
-    assign msg_c[39:32] = cw_msg_p1[39:32] ^ ({8{w1_hit[1]}} & w1_s0);
-    assign msg_c[63:56] = cw_msg_p1[63:56] ^ ({8{w1_hit[2]}} & w1_s0);
-    assign msg_c[87:80] = cw_msg_p1[87:80] ^ ({8{w1_hit[3]}} & w1_s0);
-    assign msg_c[111:104] = cw_msg_p1[111:104] ^ ({8{w1_hit[4]}} & w1_s0);
-    assign msg_c[135:128] = cw_msg_p1[135:128] ^ ({8{w1_hit[5]}} & w1_s0);
-    assign msg_c[159:152] = cw_msg_p1[159:152] ^ ({8{w1_hit[6]}} & w1_s0);
-    assign msg_c[183:176] = cw_msg_p1[183:176] ^ ({8{w1_hit[7]}} & w1_s0);
-    assign msg_c[207:200] = cw_msg_p1[207:200] ^ ({8{w1_hit[8]}} & w1_s0);
-    assign msg_c[231:224] = cw_msg_p1[231:224] ^ ({8{w1_hit[9]}} & w1_s0);
-    assign msg_c[255:248] = cw_msg_p1[255:248] ^ ({8{w1_hit[10]}} & w1_s0);
-    assign msg_c[279:272] = cw_msg_p1[279:272] ^ ({8{w1_hit[11]}} & w1_s0);
-    assign msg_c[303:296] = cw_msg_p1[303:296] ^ ({8{w1_hit[12]}} & w1_s0);
-    assign msg_c[327:320] = cw_msg_p1[327:320] ^ ({8{w1_hit[13]}} & w1_s0);
-    assign msg_c[351:344] = cw_msg_p1[351:344] ^ ({8{w1_hit[14]}} & w1_s0);
-    assign msg_c[375:368] = cw_msg_p1[375:368] ^ ({8{w1_hit[15]}} & w1_s0);
-    assign msg_c[399:392] = cw_msg_p1[399:392] ^ ({8{w1_hit[16]}} & w1_s0);
-    assign msg_c[423:416] = cw_msg_p1[423:416] ^ ({8{w1_hit[17]}} & w1_s0);
-    assign msg_c[447:440] = cw_msg_p1[447:440] ^ ({8{w1_hit[18]}} & w1_s0);
-    assign msg_c[471:464] = cw_msg_p1[471:464] ^ ({8{w1_hit[19]}} & w1_s0);
-    assign msg_c[495:488] = cw_msg_p1[495:488] ^ ({8{w1_hit[20]}} & w1_s0);
-    assign msg_c[519:512] = cw_msg_p1[519:512] ^ ({8{w1_hit[21]}} & w1_s0);
-    assign msg_c[543:536] = cw_msg_p1[543:536] ^ ({8{w1_hit[22]}} & w1_s0);
-    assign msg_c[567:560] = cw_msg_p1[567:560] ^ ({8{w1_hit[23]}} & w1_s0);
-    assign msg_c[591:584] = cw_msg_p1[591:584] ^ ({8{w1_hit[24]}} & w1_s0);
-    assign msg_c[615:608] = cw_msg_p1[615:608] ^ ({8{w1_hit[25]}} & w1_s0);
-    assign msg_c[639:632] = cw_msg_p1[639:632] ^ ({8{w1_hit[26]}} & w1_s0);
-    assign msg_c[663:656] = cw_msg_p1[663:656] ^ ({8{w1_hit[27]}} & w1_s0);
-    assign msg_c[687:680] = cw_msg_p1[687:680] ^ ({8{w1_hit[28]}} & w1_s0);
-    assign msg_c[711:704] = cw_msg_p1[711:704] ^ ({8{w1_hit[29]}} & w1_s0);
-    assign msg_c[735:728] = cw_msg_p1[735:728] ^ ({8{w1_hit[30]}} & w1_s0);
-    assign msg_c[759:752] = cw_msg_p1[759:752] ^ ({8{w1_hit[31]}} & w1_s0);
-    assign msg_c[783:776] = cw_msg_p1[783:776] ^ ({8{w1_hit[32]}} & w1_s0);
-    assign msg_c[807:800] = cw_msg_p1[807:800] ^ ({8{w1_hit[33]}} & w1_s0);
-    assign msg_c[831:824] = cw_msg_p1[831:824] ^ ({8{w1_hit[34]}} & w1_s0);
-    assign msg_c[855:848] = cw_msg_p1[855:848] ^ ({8{w1_hit[35]}} & w1_s0);
-    assign msg_c[879:872] = cw_msg_p1[879:872] ^ ({8{w1_hit[36]}} & w1_s0);
-    assign msg_c[903:896] = cw_msg_p1[903:896] ^ ({8{w1_hit[37]}} & w1_s0);
-    assign msg_c[927:920] = cw_msg_p1[927:920] ^ ({8{w1_hit[38]}} & w1_s0);
-    assign msg_c[951:944] = cw_msg_p1[951:944] ^ ({8{w1_hit[39]}} & w1_s0);
-    assign msg_c[975:968] = cw_msg_p1[975:968] ^ ({8{w1_hit[40]}} & w1_s0);
-    assign msg_c[999:992] = cw_msg_p1[999:992] ^ ({8{w1_hit[41]}} & w1_s0);
-    assign msg_c[1023:1016] = cw_msg_p1[1023:1016] ^ ({8{w1_hit[42]}} & w1_s0);
-    assign msg_c[1047:1040] = cw_msg_p1[1047:1040] ^ ({8{w1_hit[43]}} & w1_s0);
-    assign msg_c[1071:1064] = cw_msg_p1[1071:1064] ^ ({8{w1_hit[44]}} & w1_s0);
-    assign msg_c[1095:1088] = cw_msg_p1[1095:1088] ^ ({8{w1_hit[45]}} & w1_s0);
-    assign msg_c[1119:1112] = cw_msg_p1[1119:1112] ^ ({8{w1_hit[46]}} & w1_s0);
-    assign msg_c[1143:1136] = cw_msg_p1[1143:1136] ^ ({8{w1_hit[47]}} & w1_s0);
-    assign msg_c[1167:1160] = cw_msg_p1[1167:1160] ^ ({8{w1_hit[48]}} & w1_s0);
-    assign msg_c[1191:1184] = cw_msg_p1[1191:1184] ^ ({8{w1_hit[49]}} & w1_s0);
-    assign msg_c[1215:1208] = cw_msg_p1[1215:1208] ^ ({8{w1_hit[50]}} & w1_s0);
-    assign msg_c[1239:1232] = cw_msg_p1[1239:1232] ^ ({8{w1_hit[51]}} & w1_s0);
-    assign msg_c[1263:1256] = cw_msg_p1[1263:1256] ^ ({8{w1_hit[52]}} & w1_s0);
-    assign msg_c[1287:1280] = cw_msg_p1[1287:1280] ^ ({8{w1_hit[53]}} & w1_s0);
-    assign msg_c[1311:1304] = cw_msg_p1[1311:1304] ^ ({8{w1_hit[54]}} & w1_s0);
-    assign msg_c[1335:1328] = cw_msg_p1[1335:1328] ^ ({8{w1_hit[55]}} & w1_s0);
-    assign msg_c[1359:1352] = cw_msg_p1[1359:1352] ^ ({8{w1_hit[56]}} & w1_s0);
-    assign msg_c[1383:1376] = cw_msg_p1[1383:1376] ^ ({8{w1_hit[57]}} & w1_s0);
-    assign msg_c[1407:1400] = cw_msg_p1[1407:1400] ^ ({8{w1_hit[58]}} & w1_s0);
-    assign msg_c[1431:1424] = cw_msg_p1[1431:1424] ^ ({8{w1_hit[59]}} & w1_s0);
-    assign msg_c[1455:1448] = cw_msg_p1[1455:1448] ^ ({8{w1_hit[60]}} & w1_s0);
-    assign msg_c[1479:1472] = cw_msg_p1[1479:1472] ^ ({8{w1_hit[61]}} & w1_s0);
-    assign msg_c[1503:1496] = cw_msg_p1[1503:1496] ^ ({8{w1_hit[62]}} & w1_s0);
-    assign msg_c[1527:1520] = cw_msg_p1[1527:1520] ^ ({8{w1_hit[63]}} & w1_s0);
-    assign msg_c[1551:1544] = cw_msg_p1[1551:1544] ^ ({8{w1_hit[64]}} & w1_s0);
-    assign msg_c[1575:1568] = cw_msg_p1[1575:1568] ^ ({8{w1_hit[65]}} & w1_s0);
-    assign msg_c[1599:1592] = cw_msg_p1[1599:1592] ^ ({8{w1_hit[66]}} & w1_s0);
-    assign msg_c[1623:1616] = cw_msg_p1[1623:1616] ^ ({8{w1_hit[67]}} & w1_s0);
-    assign msg_c[1647:1640] = cw_msg_p1[1647:1640] ^ ({8{w1_hit[68]}} & w1_s0);
-    assign msg_c[1671:1664] = cw_msg_p1[1671:1664] ^ ({8{w1_hit[69]}} & w1_s0);
-    assign msg_c[1695:1688] = cw_msg_p1[1695:1688] ^ ({8{w1_hit[70]}} & w1_s0);
-    assign msg_c[1719:1712] = cw_msg_p1[1719:1712] ^ ({8{w1_hit[71]}} & w1_s0);
-    assign msg_c[1743:1736] = cw_msg_p1[1743:1736] ^ ({8{w1_hit[72]}} & w1_s0);
-    assign msg_c[1767:1760] = cw_msg_p1[1767:1760] ^ ({8{w1_hit[73]}} & w1_s0);
-    assign msg_c[1791:1784] = cw_msg_p1[1791:1784] ^ ({8{w1_hit[74]}} & w1_s0);
-    assign msg_c[1815:1808] = cw_msg_p1[1815:1808] ^ ({8{w1_hit[75]}} & w1_s0);
-    assign msg_c[1839:1832] = cw_msg_p1[1839:1832] ^ ({8{w1_hit[76]}} & w1_s0);
-    assign msg_c[1863:1856] = cw_msg_p1[1863:1856] ^ ({8{w1_hit[77]}} & w1_s0);
-    assign msg_c[1887:1880] = cw_msg_p1[1887:1880] ^ ({8{w1_hit[78]}} & w1_s0);
-    assign msg_c[1911:1904] = cw_msg_p1[1911:1904] ^ ({8{w1_hit[79]}} & w1_s0);
-    assign msg_c[1935:1928] = cw_msg_p1[1935:1928] ^ ({8{w1_hit[80]}} & w1_s0);
-    assign msg_c[1959:1952] = cw_msg_p1[1959:1952] ^ ({8{w1_hit[81]}} & w1_s0);
-    assign msg_c[1983:1976] = cw_msg_p1[1983:1976] ^ ({8{w1_hit[82]}} & w1_s0);
-    assign msg_c[23:16] = cw_msg_p1[23:16] ^ ({8{w2_hit[0]}} & w2_s0);
-    assign msg_c[47:40] = cw_msg_p1[47:40] ^ ({8{w2_hit[1]}} & w2_s0);
-    assign msg_c[71:64] = cw_msg_p1[71:64] ^ ({8{w2_hit[2]}} & w2_s0);
-    assign msg_c[95:88] = cw_msg_p1[95:88] ^ ({8{w2_hit[3]}} & w2_s0);
-    assign msg_c[119:112] = cw_msg_p1[119:112] ^ ({8{w2_hit[4]}} & w2_s0);
-    assign msg_c[143:136] = cw_msg_p1[143:136] ^ ({8{w2_hit[5]}} & w2_s0);
-    assign msg_c[167:160] = cw_msg_p1[167:160] ^ ({8{w2_hit[6]}} & w2_s0);
-    assign msg_c[191:184] = cw_msg_p1[191:184] ^ ({8{w2_hit[7]}} & w2_s0);
-    assign msg_c[215:208] = cw_msg_p1[215:208] ^ ({8{w2_hit[8]}} & w2_s0);
-    assign msg_c[239:232] = cw_msg_p1[239:232] ^ ({8{w2_hit[9]}} & w2_s0);
-    assign msg_c[263:256] = cw_msg_p1[263:256] ^ ({8{w2_hit[10]}} & w2_s0);
-    assign msg_c[287:280] = cw_msg_p1[287:280] ^ ({8{w2_hit[11]}} & w2_s0);
-    assign msg_c[311:304] = cw_msg_p1[311:304] ^ ({8{w2_hit[12]}} & w2_s0);
-    assign msg_c[335:328] = cw_msg_p1[335:328] ^ ({8{w2_hit[13]}} & w2_s0);
-    assign msg_c[359:352] = cw_msg_p1[359:352] ^ ({8{w2_hit[14]}} & w2_s0);
-    assign msg_c[383:376] = cw_msg_p1[383:376] ^ ({8{w2_hit[15]}} & w2_s0);
-    assign msg_c[407:400] = cw_msg_p1[407:400] ^ ({8{w2_hit[16]}} & w2_s0);
-    assign msg_c[431:424] = cw_msg_p1[431:424] ^ ({8{w2_hit[17]}} & w2_s0);
-    assign msg_c[455:448] = cw_msg_p1[455:448] ^ ({8{w2_hit[18]}} & w2_s0);
-    assign msg_c[479:472] = cw_msg_p1[479:472] ^ ({8{w2_hit[19]}} & w2_s0);
-    assign msg_c[503:496] = cw_msg_p1[503:496] ^ ({8{w2_hit[20]}} & w2_s0);
-    assign msg_c[527:520] = cw_msg_p1[527:520] ^ ({8{w2_hit[21]}} & w2_s0);
-    assign msg_c[551:544] = cw_msg_p1[551:544] ^ ({8{w2_hit[22]}} & w2_s0);
-    assign msg_c[575:568] = cw_msg_p1[575:568] ^ ({8{w2_hit[23]}} & w2_s0);
-    assign msg_c[599:592] = cw_msg_p1[599:592] ^ ({8{w2_hit[24]}} & w2_s0);
-    assign msg_c[623:616] = cw_msg_p1[623:616] ^ ({8{w2_hit[25]}} & w2_s0);
-    assign msg_c[647:640] = cw_msg_p1[647:640] ^ ({8{w2_hit[26]}} & w2_s0);
-    assign msg_c[671:664] = cw_msg_p1[671:664] ^ ({8{w2_hit[27]}} & w2_s0);
-    assign msg_c[695:688] = cw_msg_p1[695:688] ^ ({8{w2_hit[28]}} & w2_s0);
-    assign msg_c[719:712] = cw_msg_p1[719:712] ^ ({8{w2_hit[29]}} & w2_s0);
-    assign msg_c[743:736] = cw_msg_p1[743:736] ^ ({8{w2_hit[30]}} & w2_s0);
-    assign msg_c[767:760] = cw_msg_p1[767:760] ^ ({8{w2_hit[31]}} & w2_s0);
-    assign msg_c[791:784] = cw_msg_p1[791:784] ^ ({8{w2_hit[32]}} & w2_s0);
-    assign msg_c[815:808] = cw_msg_p1[815:808] ^ ({8{w2_hit[33]}} & w2_s0);
-    assign msg_c[839:832] = cw_msg_p1[839:832] ^ ({8{w2_hit[34]}} & w2_s0);
-    assign msg_c[863:856] = cw_msg_p1[863:856] ^ ({8{w2_hit[35]}} & w2_s0);
-    assign msg_c[887:880] = cw_msg_p1[887:880] ^ ({8{w2_hit[36]}} & w2_s0);
-    assign msg_c[911:904] = cw_msg_p1[911:904] ^ ({8{w2_hit[37]}} & w2_s0);
-    assign msg_c[935:928] = cw_msg_p1[935:928] ^ ({8{w2_hit[38]}} & w2_s0);
-    assign msg_c[959:952] = cw_msg_p1[959:952] ^ ({8{w2_hit[39]}} & w2_s0);
-    assign msg_c[983:976] = cw_msg_p1[983:976] ^ ({8{w2_hit[40]}} & w2_s0);
-    assign msg_c[1007:1000] = cw_msg_p1[1007:1000] ^ ({8{w2_hit[41]}} & w2_s0);
-    assign msg_c[1031:1024] = cw_msg_p1[1031:1024] ^ ({8{w2_hit[42]}} & w2_s0);
-    assign msg_c[1055:1048] = cw_msg_p1[1055:1048] ^ ({8{w2_hit[43]}} & w2_s0);
-    assign msg_c[1079:1072] = cw_msg_p1[1079:1072] ^ ({8{w2_hit[44]}} & w2_s0);
-    assign msg_c[1103:1096] = cw_msg_p1[1103:1096] ^ ({8{w2_hit[45]}} & w2_s0);
-    assign msg_c[1127:1120] = cw_msg_p1[1127:1120] ^ ({8{w2_hit[46]}} & w2_s0);
-    assign msg_c[1151:1144] = cw_msg_p1[1151:1144] ^ ({8{w2_hit[47]}} & w2_s0);
-    assign msg_c[1175:1168] = cw_msg_p1[1175:1168] ^ ({8{w2_hit[48]}} & w2_s0);
-    assign msg_c[1199:1192] = cw_msg_p1[1199:1192] ^ ({8{w2_hit[49]}} & w2_s0);
-    assign msg_c[1223:1216] = cw_msg_p1[1223:1216] ^ ({8{w2_hit[50]}} & w2_s0);
-    assign msg_c[1247:1240] = cw_msg_p1[1247:1240] ^ ({8{w2_hit[51]}} & w2_s0);
-    assign msg_c[1271:1264] = cw_msg_p1[1271:1264] ^ ({8{w2_hit[52]}} & w2_s0);
-    assign msg_c[1295:1288] = cw_msg_p1[1295:1288] ^ ({8{w2_hit[53]}} & w2_s0);
-    assign msg_c[1319:1312] = cw_msg_p1[1319:1312] ^ ({8{w2_hit[54]}} & w2_s0);
-    assign msg_c[1343:1336] = cw_msg_p1[1343:1336] ^ ({8{w2_hit[55]}} & w2_s0);
-    assign msg_c[1367:1360] = cw_msg_p1[1367:1360] ^ ({8{w2_hit[56]}} & w2_s0);
-    assign msg_c[1391:1384] = cw_msg_p1[1391:1384] ^ ({8{w2_hit[57]}} & w2_s0);
-    assign msg_c[1415:1408] = cw_msg_p1[1415:1408] ^ ({8{w2_hit[58]}} & w2_s0);
-    assign msg_c[1439:1432] = cw_msg_p1[1439:1432] ^ ({8{w2_hit[59]}} & w2_s0);
-    assign msg_c[1463:1456] = cw_msg_p1[1463:1456] ^ ({8{w2_hit[60]}} & w2_s0);
-    assign msg_c[1487:1480] = cw_msg_p1[1487:1480] ^ ({8{w2_hit[61]}} & w2_s0);
-    assign msg_c[1511:1504] = cw_msg_p1[1511:1504] ^ ({8{w2_hit[62]}} & w2_s0);
-    assign msg_c[1535:1528] = cw_msg_p1[1535:1528] ^ ({8{w2_hit[63]}} & w2_s0);
-    assign msg_c[1559:1552] = cw_msg_p1[1559:1552] ^ ({8{w2_hit[64]}} & w2_s0);
-    assign msg_c[1583:1576] = cw_msg_p1[1583:1576] ^ ({8{w2_hit[65]}} & w2_s0);
-    assign msg_c[1607:1600] = cw_msg_p1[1607:1600] ^ ({8{w2_hit[66]}} & w2_s0);
-    assign msg_c[1631:1624] = cw_msg_p1[1631:1624] ^ ({8{w2_hit[67]}} & w2_s0);
-    assign msg_c[1655:1648] = cw_msg_p1[1655:1648] ^ ({8{w2_hit[68]}} & w2_s0);
-    assign msg_c[1679:1672] = cw_msg_p1[1679:1672] ^ ({8{w2_hit[69]}} & w2_s0);
-    assign msg_c[1703:1696] = cw_msg_p1[1703:1696] ^ ({8{w2_hit[70]}} & w2_s0);
-    assign msg_c[1727:1720] = cw_msg_p1[1727:1720] ^ ({8{w2_hit[71]}} & w2_s0);
-    assign msg_c[1751:1744] = cw_msg_p1[1751:1744] ^ ({8{w2_hit[72]}} & w2_s0);
-    assign msg_c[1775:1768] = cw_msg_p1[1775:1768] ^ ({8{w2_hit[73]}} & w2_s0);
-    assign msg_c[1799:1792] = cw_msg_p1[1799:1792] ^ ({8{w2_hit[74]}} & w2_s0);
-    assign msg_c[1823:1816] = cw_msg_p1[1823:1816] ^ ({8{w2_hit[75]}} & w2_s0);
-    assign msg_c[1847:1840] = cw_msg_p1[1847:1840] ^ ({8{w2_hit[76]}} & w2_s0);
-    assign msg_c[1871:1864] = cw_msg_p1[1871:1864] ^ ({8{w2_hit[77]}} & w2_s0);
-    assign msg_c[1895:1888] = cw_msg_p1[1895:1888] ^ ({8{w2_hit[78]}} & w2_s0);
-    assign msg_c[1919:1912] = cw_msg_p1[1919:1912] ^ ({8{w2_hit[79]}} & w2_s0);
-    assign msg_c[1943:1936] = cw_msg_p1[1943:1936] ^ ({8{w2_hit[80]}} & w2_s0);
-    assign msg_c[1967:1960] = cw_msg_p1[1967:1960] ^ ({8{w2_hit[81]}} & w2_s0);
-    assign msg_c[1991:1984] = cw_msg_p1[1991:1984] ^ ({8{w2_hit[82]}} & w2_s0);
+    reg [1999:0] cw_msg_p2;
+    reg [7:0] w0_s0_p2;
+    assign msg_c[7:0] = cw_msg_p2[7:0] ^ ({8{w0_hit_p2[0]}} & w0_s0_p2);
+    assign msg_c[31:24] = cw_msg_p2[31:24] ^ ({8{w0_hit_p2[1]}} & w0_s0_p2);
+    assign msg_c[55:48] = cw_msg_p2[55:48] ^ ({8{w0_hit_p2[2]}} & w0_s0_p2);
+    assign msg_c[79:72] = cw_msg_p2[79:72] ^ ({8{w0_hit_p2[3]}} & w0_s0_p2);
+    assign msg_c[103:96] = cw_msg_p2[103:96] ^ ({8{w0_hit_p2[4]}} & w0_s0_p2);
+    assign msg_c[127:120] = cw_msg_p2[127:120] ^ ({8{w0_hit_p2[5]}} & w0_s0_p2);
+    assign msg_c[151:144] = cw_msg_p2[151:144] ^ ({8{w0_hit_p2[6]}} & w0_s0_p2);
+    assign msg_c[175:168] = cw_msg_p2[175:168] ^ ({8{w0_hit_p2[7]}} & w0_s0_p2);
+    assign msg_c[199:192] = cw_msg_p2[199:192] ^ ({8{w0_hit_p2[8]}} & w0_s0_p2);
+    assign msg_c[223:216] = cw_msg_p2[223:216] ^ ({8{w0_hit_p2[9]}} & w0_s0_p2);
+    assign msg_c[247:240] = cw_msg_p2[247:240] ^ ({8{w0_hit_p2[10]}} & w0_s0_p2);
+    assign msg_c[271:264] = cw_msg_p2[271:264] ^ ({8{w0_hit_p2[11]}} & w0_s0_p2);
+    assign msg_c[295:288] = cw_msg_p2[295:288] ^ ({8{w0_hit_p2[12]}} & w0_s0_p2);
+    assign msg_c[319:312] = cw_msg_p2[319:312] ^ ({8{w0_hit_p2[13]}} & w0_s0_p2);
+    assign msg_c[343:336] = cw_msg_p2[343:336] ^ ({8{w0_hit_p2[14]}} & w0_s0_p2);
+    assign msg_c[367:360] = cw_msg_p2[367:360] ^ ({8{w0_hit_p2[15]}} & w0_s0_p2);
+    assign msg_c[391:384] = cw_msg_p2[391:384] ^ ({8{w0_hit_p2[16]}} & w0_s0_p2);
+    assign msg_c[415:408] = cw_msg_p2[415:408] ^ ({8{w0_hit_p2[17]}} & w0_s0_p2);
+    assign msg_c[439:432] = cw_msg_p2[439:432] ^ ({8{w0_hit_p2[18]}} & w0_s0_p2);
+    assign msg_c[463:456] = cw_msg_p2[463:456] ^ ({8{w0_hit_p2[19]}} & w0_s0_p2);
+    assign msg_c[487:480] = cw_msg_p2[487:480] ^ ({8{w0_hit_p2[20]}} & w0_s0_p2);
+    assign msg_c[511:504] = cw_msg_p2[511:504] ^ ({8{w0_hit_p2[21]}} & w0_s0_p2);
+    assign msg_c[535:528] = cw_msg_p2[535:528] ^ ({8{w0_hit_p2[22]}} & w0_s0_p2);
+    assign msg_c[559:552] = cw_msg_p2[559:552] ^ ({8{w0_hit_p2[23]}} & w0_s0_p2);
+    assign msg_c[583:576] = cw_msg_p2[583:576] ^ ({8{w0_hit_p2[24]}} & w0_s0_p2);
+    assign msg_c[607:600] = cw_msg_p2[607:600] ^ ({8{w0_hit_p2[25]}} & w0_s0_p2);
+    assign msg_c[631:624] = cw_msg_p2[631:624] ^ ({8{w0_hit_p2[26]}} & w0_s0_p2);
+    assign msg_c[655:648] = cw_msg_p2[655:648] ^ ({8{w0_hit_p2[27]}} & w0_s0_p2);
+    assign msg_c[679:672] = cw_msg_p2[679:672] ^ ({8{w0_hit_p2[28]}} & w0_s0_p2);
+    assign msg_c[703:696] = cw_msg_p2[703:696] ^ ({8{w0_hit_p2[29]}} & w0_s0_p2);
+    assign msg_c[727:720] = cw_msg_p2[727:720] ^ ({8{w0_hit_p2[30]}} & w0_s0_p2);
+    assign msg_c[751:744] = cw_msg_p2[751:744] ^ ({8{w0_hit_p2[31]}} & w0_s0_p2);
+    assign msg_c[775:768] = cw_msg_p2[775:768] ^ ({8{w0_hit_p2[32]}} & w0_s0_p2);
+    assign msg_c[799:792] = cw_msg_p2[799:792] ^ ({8{w0_hit_p2[33]}} & w0_s0_p2);
+    assign msg_c[823:816] = cw_msg_p2[823:816] ^ ({8{w0_hit_p2[34]}} & w0_s0_p2);
+    assign msg_c[847:840] = cw_msg_p2[847:840] ^ ({8{w0_hit_p2[35]}} & w0_s0_p2);
+    assign msg_c[871:864] = cw_msg_p2[871:864] ^ ({8{w0_hit_p2[36]}} & w0_s0_p2);
+    assign msg_c[895:888] = cw_msg_p2[895:888] ^ ({8{w0_hit_p2[37]}} & w0_s0_p2);
+    assign msg_c[919:912] = cw_msg_p2[919:912] ^ ({8{w0_hit_p2[38]}} & w0_s0_p2);
+    assign msg_c[943:936] = cw_msg_p2[943:936] ^ ({8{w0_hit_p2[39]}} & w0_s0_p2);
+    assign msg_c[967:960] = cw_msg_p2[967:960] ^ ({8{w0_hit_p2[40]}} & w0_s0_p2);
+    assign msg_c[991:984] = cw_msg_p2[991:984] ^ ({8{w0_hit_p2[41]}} & w0_s0_p2);
+    assign msg_c[1015:1008] = cw_msg_p2[1015:1008] ^ ({8{w0_hit_p2[42]}} & w0_s0_p2);
+    assign msg_c[1039:1032] = cw_msg_p2[1039:1032] ^ ({8{w0_hit_p2[43]}} & w0_s0_p2);
+    assign msg_c[1063:1056] = cw_msg_p2[1063:1056] ^ ({8{w0_hit_p2[44]}} & w0_s0_p2);
+    assign msg_c[1087:1080] = cw_msg_p2[1087:1080] ^ ({8{w0_hit_p2[45]}} & w0_s0_p2);
+    assign msg_c[1111:1104] = cw_msg_p2[1111:1104] ^ ({8{w0_hit_p2[46]}} & w0_s0_p2);
+    assign msg_c[1135:1128] = cw_msg_p2[1135:1128] ^ ({8{w0_hit_p2[47]}} & w0_s0_p2);
+    assign msg_c[1159:1152] = cw_msg_p2[1159:1152] ^ ({8{w0_hit_p2[48]}} & w0_s0_p2);
+    assign msg_c[1183:1176] = cw_msg_p2[1183:1176] ^ ({8{w0_hit_p2[49]}} & w0_s0_p2);
+    assign msg_c[1207:1200] = cw_msg_p2[1207:1200] ^ ({8{w0_hit_p2[50]}} & w0_s0_p2);
+    assign msg_c[1231:1224] = cw_msg_p2[1231:1224] ^ ({8{w0_hit_p2[51]}} & w0_s0_p2);
+    assign msg_c[1255:1248] = cw_msg_p2[1255:1248] ^ ({8{w0_hit_p2[52]}} & w0_s0_p2);
+    assign msg_c[1279:1272] = cw_msg_p2[1279:1272] ^ ({8{w0_hit_p2[53]}} & w0_s0_p2);
+    assign msg_c[1303:1296] = cw_msg_p2[1303:1296] ^ ({8{w0_hit_p2[54]}} & w0_s0_p2);
+    assign msg_c[1327:1320] = cw_msg_p2[1327:1320] ^ ({8{w0_hit_p2[55]}} & w0_s0_p2);
+    assign msg_c[1351:1344] = cw_msg_p2[1351:1344] ^ ({8{w0_hit_p2[56]}} & w0_s0_p2);
+    assign msg_c[1375:1368] = cw_msg_p2[1375:1368] ^ ({8{w0_hit_p2[57]}} & w0_s0_p2);
+    assign msg_c[1399:1392] = cw_msg_p2[1399:1392] ^ ({8{w0_hit_p2[58]}} & w0_s0_p2);
+    assign msg_c[1423:1416] = cw_msg_p2[1423:1416] ^ ({8{w0_hit_p2[59]}} & w0_s0_p2);
+    assign msg_c[1447:1440] = cw_msg_p2[1447:1440] ^ ({8{w0_hit_p2[60]}} & w0_s0_p2);
+    assign msg_c[1471:1464] = cw_msg_p2[1471:1464] ^ ({8{w0_hit_p2[61]}} & w0_s0_p2);
+    assign msg_c[1495:1488] = cw_msg_p2[1495:1488] ^ ({8{w0_hit_p2[62]}} & w0_s0_p2);
+    assign msg_c[1519:1512] = cw_msg_p2[1519:1512] ^ ({8{w0_hit_p2[63]}} & w0_s0_p2);
+    assign msg_c[1543:1536] = cw_msg_p2[1543:1536] ^ ({8{w0_hit_p2[64]}} & w0_s0_p2);
+    assign msg_c[1567:1560] = cw_msg_p2[1567:1560] ^ ({8{w0_hit_p2[65]}} & w0_s0_p2);
+    assign msg_c[1591:1584] = cw_msg_p2[1591:1584] ^ ({8{w0_hit_p2[66]}} & w0_s0_p2);
+    assign msg_c[1615:1608] = cw_msg_p2[1615:1608] ^ ({8{w0_hit_p2[67]}} & w0_s0_p2);
+    assign msg_c[1639:1632] = cw_msg_p2[1639:1632] ^ ({8{w0_hit_p2[68]}} & w0_s0_p2);
+    assign msg_c[1663:1656] = cw_msg_p2[1663:1656] ^ ({8{w0_hit_p2[69]}} & w0_s0_p2);
+    assign msg_c[1687:1680] = cw_msg_p2[1687:1680] ^ ({8{w0_hit_p2[70]}} & w0_s0_p2);
+    assign msg_c[1711:1704] = cw_msg_p2[1711:1704] ^ ({8{w0_hit_p2[71]}} & w0_s0_p2);
+    assign msg_c[1735:1728] = cw_msg_p2[1735:1728] ^ ({8{w0_hit_p2[72]}} & w0_s0_p2);
+    assign msg_c[1759:1752] = cw_msg_p2[1759:1752] ^ ({8{w0_hit_p2[73]}} & w0_s0_p2);
+    assign msg_c[1783:1776] = cw_msg_p2[1783:1776] ^ ({8{w0_hit_p2[74]}} & w0_s0_p2);
+    assign msg_c[1807:1800] = cw_msg_p2[1807:1800] ^ ({8{w0_hit_p2[75]}} & w0_s0_p2);
+    assign msg_c[1831:1824] = cw_msg_p2[1831:1824] ^ ({8{w0_hit_p2[76]}} & w0_s0_p2);
+    assign msg_c[1855:1848] = cw_msg_p2[1855:1848] ^ ({8{w0_hit_p2[77]}} & w0_s0_p2);
+    assign msg_c[1879:1872] = cw_msg_p2[1879:1872] ^ ({8{w0_hit_p2[78]}} & w0_s0_p2);
+    assign msg_c[1903:1896] = cw_msg_p2[1903:1896] ^ ({8{w0_hit_p2[79]}} & w0_s0_p2);
+    assign msg_c[1927:1920] = cw_msg_p2[1927:1920] ^ ({8{w0_hit_p2[80]}} & w0_s0_p2);
+    assign msg_c[1951:1944] = cw_msg_p2[1951:1944] ^ ({8{w0_hit_p2[81]}} & w0_s0_p2);
+    assign msg_c[1975:1968] = cw_msg_p2[1975:1968] ^ ({8{w0_hit_p2[82]}} & w0_s0_p2);
+    assign msg_c[1999:1992] = cw_msg_p2[1999:1992] ^ ({8{w0_hit_p2[83]}} & w0_s0_p2);
+    reg [7:0] w1_s0_p2;
+    assign msg_c[15:8] = cw_msg_p2[15:8] ^ ({8{w1_hit_p2[0]}} & w1_s0_p2);
+    assign msg_c[39:32] = cw_msg_p2[39:32] ^ ({8{w1_hit_p2[1]}} & w1_s0_p2);
+    assign msg_c[63:56] = cw_msg_p2[63:56] ^ ({8{w1_hit_p2[2]}} & w1_s0_p2);
+    assign msg_c[87:80] = cw_msg_p2[87:80] ^ ({8{w1_hit_p2[3]}} & w1_s0_p2);
+    assign msg_c[111:104] = cw_msg_p2[111:104] ^ ({8{w1_hit_p2[4]}} & w1_s0_p2);
+    assign msg_c[135:128] = cw_msg_p2[135:128] ^ ({8{w1_hit_p2[5]}} & w1_s0_p2);
+    assign msg_c[159:152] = cw_msg_p2[159:152] ^ ({8{w1_hit_p2[6]}} & w1_s0_p2);
+    assign msg_c[183:176] = cw_msg_p2[183:176] ^ ({8{w1_hit_p2[7]}} & w1_s0_p2);
+    assign msg_c[207:200] = cw_msg_p2[207:200] ^ ({8{w1_hit_p2[8]}} & w1_s0_p2);
+    assign msg_c[231:224] = cw_msg_p2[231:224] ^ ({8{w1_hit_p2[9]}} & w1_s0_p2);
+    assign msg_c[255:248] = cw_msg_p2[255:248] ^ ({8{w1_hit_p2[10]}} & w1_s0_p2);
+    assign msg_c[279:272] = cw_msg_p2[279:272] ^ ({8{w1_hit_p2[11]}} & w1_s0_p2);
+    assign msg_c[303:296] = cw_msg_p2[303:296] ^ ({8{w1_hit_p2[12]}} & w1_s0_p2);
+    assign msg_c[327:320] = cw_msg_p2[327:320] ^ ({8{w1_hit_p2[13]}} & w1_s0_p2);
+    assign msg_c[351:344] = cw_msg_p2[351:344] ^ ({8{w1_hit_p2[14]}} & w1_s0_p2);
+    assign msg_c[375:368] = cw_msg_p2[375:368] ^ ({8{w1_hit_p2[15]}} & w1_s0_p2);
+    assign msg_c[399:392] = cw_msg_p2[399:392] ^ ({8{w1_hit_p2[16]}} & w1_s0_p2);
+    assign msg_c[423:416] = cw_msg_p2[423:416] ^ ({8{w1_hit_p2[17]}} & w1_s0_p2);
+    assign msg_c[447:440] = cw_msg_p2[447:440] ^ ({8{w1_hit_p2[18]}} & w1_s0_p2);
+    assign msg_c[471:464] = cw_msg_p2[471:464] ^ ({8{w1_hit_p2[19]}} & w1_s0_p2);
+    assign msg_c[495:488] = cw_msg_p2[495:488] ^ ({8{w1_hit_p2[20]}} & w1_s0_p2);
+    assign msg_c[519:512] = cw_msg_p2[519:512] ^ ({8{w1_hit_p2[21]}} & w1_s0_p2);
+    assign msg_c[543:536] = cw_msg_p2[543:536] ^ ({8{w1_hit_p2[22]}} & w1_s0_p2);
+    assign msg_c[567:560] = cw_msg_p2[567:560] ^ ({8{w1_hit_p2[23]}} & w1_s0_p2);
+    assign msg_c[591:584] = cw_msg_p2[591:584] ^ ({8{w1_hit_p2[24]}} & w1_s0_p2);
+    assign msg_c[615:608] = cw_msg_p2[615:608] ^ ({8{w1_hit_p2[25]}} & w1_s0_p2);
+    assign msg_c[639:632] = cw_msg_p2[639:632] ^ ({8{w1_hit_p2[26]}} & w1_s0_p2);
+    assign msg_c[663:656] = cw_msg_p2[663:656] ^ ({8{w1_hit_p2[27]}} & w1_s0_p2);
+    assign msg_c[687:680] = cw_msg_p2[687:680] ^ ({8{w1_hit_p2[28]}} & w1_s0_p2);
+    assign msg_c[711:704] = cw_msg_p2[711:704] ^ ({8{w1_hit_p2[29]}} & w1_s0_p2);
+    assign msg_c[735:728] = cw_msg_p2[735:728] ^ ({8{w1_hit_p2[30]}} & w1_s0_p2);
+    assign msg_c[759:752] = cw_msg_p2[759:752] ^ ({8{w1_hit_p2[31]}} & w1_s0_p2);
+    assign msg_c[783:776] = cw_msg_p2[783:776] ^ ({8{w1_hit_p2[32]}} & w1_s0_p2);
+    assign msg_c[807:800] = cw_msg_p2[807:800] ^ ({8{w1_hit_p2[33]}} & w1_s0_p2);
+    assign msg_c[831:824] = cw_msg_p2[831:824] ^ ({8{w1_hit_p2[34]}} & w1_s0_p2);
+    assign msg_c[855:848] = cw_msg_p2[855:848] ^ ({8{w1_hit_p2[35]}} & w1_s0_p2);
+    assign msg_c[879:872] = cw_msg_p2[879:872] ^ ({8{w1_hit_p2[36]}} & w1_s0_p2);
+    assign msg_c[903:896] = cw_msg_p2[903:896] ^ ({8{w1_hit_p2[37]}} & w1_s0_p2);
+    assign msg_c[927:920] = cw_msg_p2[927:920] ^ ({8{w1_hit_p2[38]}} & w1_s0_p2);
+    assign msg_c[951:944] = cw_msg_p2[951:944] ^ ({8{w1_hit_p2[39]}} & w1_s0_p2);
+    assign msg_c[975:968] = cw_msg_p2[975:968] ^ ({8{w1_hit_p2[40]}} & w1_s0_p2);
+    assign msg_c[999:992] = cw_msg_p2[999:992] ^ ({8{w1_hit_p2[41]}} & w1_s0_p2);
+    assign msg_c[1023:1016] = cw_msg_p2[1023:1016] ^ ({8{w1_hit_p2[42]}} & w1_s0_p2);
+    assign msg_c[1047:1040] = cw_msg_p2[1047:1040] ^ ({8{w1_hit_p2[43]}} & w1_s0_p2);
+    assign msg_c[1071:1064] = cw_msg_p2[1071:1064] ^ ({8{w1_hit_p2[44]}} & w1_s0_p2);
+    assign msg_c[1095:1088] = cw_msg_p2[1095:1088] ^ ({8{w1_hit_p2[45]}} & w1_s0_p2);
+    assign msg_c[1119:1112] = cw_msg_p2[1119:1112] ^ ({8{w1_hit_p2[46]}} & w1_s0_p2);
+    assign msg_c[1143:1136] = cw_msg_p2[1143:1136] ^ ({8{w1_hit_p2[47]}} & w1_s0_p2);
+    assign msg_c[1167:1160] = cw_msg_p2[1167:1160] ^ ({8{w1_hit_p2[48]}} & w1_s0_p2);
+    assign msg_c[1191:1184] = cw_msg_p2[1191:1184] ^ ({8{w1_hit_p2[49]}} & w1_s0_p2);
+    assign msg_c[1215:1208] = cw_msg_p2[1215:1208] ^ ({8{w1_hit_p2[50]}} & w1_s0_p2);
+    assign msg_c[1239:1232] = cw_msg_p2[1239:1232] ^ ({8{w1_hit_p2[51]}} & w1_s0_p2);
+    assign msg_c[1263:1256] = cw_msg_p2[1263:1256] ^ ({8{w1_hit_p2[52]}} & w1_s0_p2);
+    assign msg_c[1287:1280] = cw_msg_p2[1287:1280] ^ ({8{w1_hit_p2[53]}} & w1_s0_p2);
+    assign msg_c[1311:1304] = cw_msg_p2[1311:1304] ^ ({8{w1_hit_p2[54]}} & w1_s0_p2);
+    assign msg_c[1335:1328] = cw_msg_p2[1335:1328] ^ ({8{w1_hit_p2[55]}} & w1_s0_p2);
+    assign msg_c[1359:1352] = cw_msg_p2[1359:1352] ^ ({8{w1_hit_p2[56]}} & w1_s0_p2);
+    assign msg_c[1383:1376] = cw_msg_p2[1383:1376] ^ ({8{w1_hit_p2[57]}} & w1_s0_p2);
+    assign msg_c[1407:1400] = cw_msg_p2[1407:1400] ^ ({8{w1_hit_p2[58]}} & w1_s0_p2);
+    assign msg_c[1431:1424] = cw_msg_p2[1431:1424] ^ ({8{w1_hit_p2[59]}} & w1_s0_p2);
+    assign msg_c[1455:1448] = cw_msg_p2[1455:1448] ^ ({8{w1_hit_p2[60]}} & w1_s0_p2);
+    assign msg_c[1479:1472] = cw_msg_p2[1479:1472] ^ ({8{w1_hit_p2[61]}} & w1_s0_p2);
+    assign msg_c[1503:1496] = cw_msg_p2[1503:1496] ^ ({8{w1_hit_p2[62]}} & w1_s0_p2);
+    assign msg_c[1527:1520] = cw_msg_p2[1527:1520] ^ ({8{w1_hit_p2[63]}} & w1_s0_p2);
+    assign msg_c[1551:1544] = cw_msg_p2[1551:1544] ^ ({8{w1_hit_p2[64]}} & w1_s0_p2);
+    assign msg_c[1575:1568] = cw_msg_p2[1575:1568] ^ ({8{w1_hit_p2[65]}} & w1_s0_p2);
+    assign msg_c[1599:1592] = cw_msg_p2[1599:1592] ^ ({8{w1_hit_p2[66]}} & w1_s0_p2);
+    assign msg_c[1623:1616] = cw_msg_p2[1623:1616] ^ ({8{w1_hit_p2[67]}} & w1_s0_p2);
+    assign msg_c[1647:1640] = cw_msg_p2[1647:1640] ^ ({8{w1_hit_p2[68]}} & w1_s0_p2);
+    assign msg_c[1671:1664] = cw_msg_p2[1671:1664] ^ ({8{w1_hit_p2[69]}} & w1_s0_p2);
+    assign msg_c[1695:1688] = cw_msg_p2[1695:1688] ^ ({8{w1_hit_p2[70]}} & w1_s0_p2);
+    assign msg_c[1719:1712] = cw_msg_p2[1719:1712] ^ ({8{w1_hit_p2[71]}} & w1_s0_p2);
+    assign msg_c[1743:1736] = cw_msg_p2[1743:1736] ^ ({8{w1_hit_p2[72]}} & w1_s0_p2);
+    assign msg_c[1767:1760] = cw_msg_p2[1767:1760] ^ ({8{w1_hit_p2[73]}} & w1_s0_p2);
+    assign msg_c[1791:1784] = cw_msg_p2[1791:1784] ^ ({8{w1_hit_p2[74]}} & w1_s0_p2);
+    assign msg_c[1815:1808] = cw_msg_p2[1815:1808] ^ ({8{w1_hit_p2[75]}} & w1_s0_p2);
+    assign msg_c[1839:1832] = cw_msg_p2[1839:1832] ^ ({8{w1_hit_p2[76]}} & w1_s0_p2);
+    assign msg_c[1863:1856] = cw_msg_p2[1863:1856] ^ ({8{w1_hit_p2[77]}} & w1_s0_p2);
+    assign msg_c[1887:1880] = cw_msg_p2[1887:1880] ^ ({8{w1_hit_p2[78]}} & w1_s0_p2);
+    assign msg_c[1911:1904] = cw_msg_p2[1911:1904] ^ ({8{w1_hit_p2[79]}} & w1_s0_p2);
+    assign msg_c[1935:1928] = cw_msg_p2[1935:1928] ^ ({8{w1_hit_p2[80]}} & w1_s0_p2);
+    assign msg_c[1959:1952] = cw_msg_p2[1959:1952] ^ ({8{w1_hit_p2[81]}} & w1_s0_p2);
+    assign msg_c[1983:1976] = cw_msg_p2[1983:1976] ^ ({8{w1_hit_p2[82]}} & w1_s0_p2);
+    reg [7:0] w2_s0_p2;
+    assign msg_c[23:16] = cw_msg_p2[23:16] ^ ({8{w2_hit_p2[0]}} & w2_s0_p2);
+    assign msg_c[47:40] = cw_msg_p2[47:40] ^ ({8{w2_hit_p2[1]}} & w2_s0_p2);
+    assign msg_c[71:64] = cw_msg_p2[71:64] ^ ({8{w2_hit_p2[2]}} & w2_s0_p2);
+    assign msg_c[95:88] = cw_msg_p2[95:88] ^ ({8{w2_hit_p2[3]}} & w2_s0_p2);
+    assign msg_c[119:112] = cw_msg_p2[119:112] ^ ({8{w2_hit_p2[4]}} & w2_s0_p2);
+    assign msg_c[143:136] = cw_msg_p2[143:136] ^ ({8{w2_hit_p2[5]}} & w2_s0_p2);
+    assign msg_c[167:160] = cw_msg_p2[167:160] ^ ({8{w2_hit_p2[6]}} & w2_s0_p2);
+    assign msg_c[191:184] = cw_msg_p2[191:184] ^ ({8{w2_hit_p2[7]}} & w2_s0_p2);
+    assign msg_c[215:208] = cw_msg_p2[215:208] ^ ({8{w2_hit_p2[8]}} & w2_s0_p2);
+    assign msg_c[239:232] = cw_msg_p2[239:232] ^ ({8{w2_hit_p2[9]}} & w2_s0_p2);
+    assign msg_c[263:256] = cw_msg_p2[263:256] ^ ({8{w2_hit_p2[10]}} & w2_s0_p2);
+    assign msg_c[287:280] = cw_msg_p2[287:280] ^ ({8{w2_hit_p2[11]}} & w2_s0_p2);
+    assign msg_c[311:304] = cw_msg_p2[311:304] ^ ({8{w2_hit_p2[12]}} & w2_s0_p2);
+    assign msg_c[335:328] = cw_msg_p2[335:328] ^ ({8{w2_hit_p2[13]}} & w2_s0_p2);
+    assign msg_c[359:352] = cw_msg_p2[359:352] ^ ({8{w2_hit_p2[14]}} & w2_s0_p2);
+    assign msg_c[383:376] = cw_msg_p2[383:376] ^ ({8{w2_hit_p2[15]}} & w2_s0_p2);
+    assign msg_c[407:400] = cw_msg_p2[407:400] ^ ({8{w2_hit_p2[16]}} & w2_s0_p2);
+    assign msg_c[431:424] = cw_msg_p2[431:424] ^ ({8{w2_hit_p2[17]}} & w2_s0_p2);
+    assign msg_c[455:448] = cw_msg_p2[455:448] ^ ({8{w2_hit_p2[18]}} & w2_s0_p2);
+    assign msg_c[479:472] = cw_msg_p2[479:472] ^ ({8{w2_hit_p2[19]}} & w2_s0_p2);
+    assign msg_c[503:496] = cw_msg_p2[503:496] ^ ({8{w2_hit_p2[20]}} & w2_s0_p2);
+    assign msg_c[527:520] = cw_msg_p2[527:520] ^ ({8{w2_hit_p2[21]}} & w2_s0_p2);
+    assign msg_c[551:544] = cw_msg_p2[551:544] ^ ({8{w2_hit_p2[22]}} & w2_s0_p2);
+    assign msg_c[575:568] = cw_msg_p2[575:568] ^ ({8{w2_hit_p2[23]}} & w2_s0_p2);
+    assign msg_c[599:592] = cw_msg_p2[599:592] ^ ({8{w2_hit_p2[24]}} & w2_s0_p2);
+    assign msg_c[623:616] = cw_msg_p2[623:616] ^ ({8{w2_hit_p2[25]}} & w2_s0_p2);
+    assign msg_c[647:640] = cw_msg_p2[647:640] ^ ({8{w2_hit_p2[26]}} & w2_s0_p2);
+    assign msg_c[671:664] = cw_msg_p2[671:664] ^ ({8{w2_hit_p2[27]}} & w2_s0_p2);
+    assign msg_c[695:688] = cw_msg_p2[695:688] ^ ({8{w2_hit_p2[28]}} & w2_s0_p2);
+    assign msg_c[719:712] = cw_msg_p2[719:712] ^ ({8{w2_hit_p2[29]}} & w2_s0_p2);
+    assign msg_c[743:736] = cw_msg_p2[743:736] ^ ({8{w2_hit_p2[30]}} & w2_s0_p2);
+    assign msg_c[767:760] = cw_msg_p2[767:760] ^ ({8{w2_hit_p2[31]}} & w2_s0_p2);
+    assign msg_c[791:784] = cw_msg_p2[791:784] ^ ({8{w2_hit_p2[32]}} & w2_s0_p2);
+    assign msg_c[815:808] = cw_msg_p2[815:808] ^ ({8{w2_hit_p2[33]}} & w2_s0_p2);
+    assign msg_c[839:832] = cw_msg_p2[839:832] ^ ({8{w2_hit_p2[34]}} & w2_s0_p2);
+    assign msg_c[863:856] = cw_msg_p2[863:856] ^ ({8{w2_hit_p2[35]}} & w2_s0_p2);
+    assign msg_c[887:880] = cw_msg_p2[887:880] ^ ({8{w2_hit_p2[36]}} & w2_s0_p2);
+    assign msg_c[911:904] = cw_msg_p2[911:904] ^ ({8{w2_hit_p2[37]}} & w2_s0_p2);
+    assign msg_c[935:928] = cw_msg_p2[935:928] ^ ({8{w2_hit_p2[38]}} & w2_s0_p2);
+    assign msg_c[959:952] = cw_msg_p2[959:952] ^ ({8{w2_hit_p2[39]}} & w2_s0_p2);
+    assign msg_c[983:976] = cw_msg_p2[983:976] ^ ({8{w2_hit_p2[40]}} & w2_s0_p2);
+    assign msg_c[1007:1000] = cw_msg_p2[1007:1000] ^ ({8{w2_hit_p2[41]}} & w2_s0_p2);
+    assign msg_c[1031:1024] = cw_msg_p2[1031:1024] ^ ({8{w2_hit_p2[42]}} & w2_s0_p2);
+    assign msg_c[1055:1048] = cw_msg_p2[1055:1048] ^ ({8{w2_hit_p2[43]}} & w2_s0_p2);
+    assign msg_c[1079:1072] = cw_msg_p2[1079:1072] ^ ({8{w2_hit_p2[44]}} & w2_s0_p2);
+    assign msg_c[1103:1096] = cw_msg_p2[1103:1096] ^ ({8{w2_hit_p2[45]}} & w2_s0_p2);
+    assign msg_c[1127:1120] = cw_msg_p2[1127:1120] ^ ({8{w2_hit_p2[46]}} & w2_s0_p2);
+    assign msg_c[1151:1144] = cw_msg_p2[1151:1144] ^ ({8{w2_hit_p2[47]}} & w2_s0_p2);
+    assign msg_c[1175:1168] = cw_msg_p2[1175:1168] ^ ({8{w2_hit_p2[48]}} & w2_s0_p2);
+    assign msg_c[1199:1192] = cw_msg_p2[1199:1192] ^ ({8{w2_hit_p2[49]}} & w2_s0_p2);
+    assign msg_c[1223:1216] = cw_msg_p2[1223:1216] ^ ({8{w2_hit_p2[50]}} & w2_s0_p2);
+    assign msg_c[1247:1240] = cw_msg_p2[1247:1240] ^ ({8{w2_hit_p2[51]}} & w2_s0_p2);
+    assign msg_c[1271:1264] = cw_msg_p2[1271:1264] ^ ({8{w2_hit_p2[52]}} & w2_s0_p2);
+    assign msg_c[1295:1288] = cw_msg_p2[1295:1288] ^ ({8{w2_hit_p2[53]}} & w2_s0_p2);
+    assign msg_c[1319:1312] = cw_msg_p2[1319:1312] ^ ({8{w2_hit_p2[54]}} & w2_s0_p2);
+    assign msg_c[1343:1336] = cw_msg_p2[1343:1336] ^ ({8{w2_hit_p2[55]}} & w2_s0_p2);
+    assign msg_c[1367:1360] = cw_msg_p2[1367:1360] ^ ({8{w2_hit_p2[56]}} & w2_s0_p2);
+    assign msg_c[1391:1384] = cw_msg_p2[1391:1384] ^ ({8{w2_hit_p2[57]}} & w2_s0_p2);
+    assign msg_c[1415:1408] = cw_msg_p2[1415:1408] ^ ({8{w2_hit_p2[58]}} & w2_s0_p2);
+    assign msg_c[1439:1432] = cw_msg_p2[1439:1432] ^ ({8{w2_hit_p2[59]}} & w2_s0_p2);
+    assign msg_c[1463:1456] = cw_msg_p2[1463:1456] ^ ({8{w2_hit_p2[60]}} & w2_s0_p2);
+    assign msg_c[1487:1480] = cw_msg_p2[1487:1480] ^ ({8{w2_hit_p2[61]}} & w2_s0_p2);
+    assign msg_c[1511:1504] = cw_msg_p2[1511:1504] ^ ({8{w2_hit_p2[62]}} & w2_s0_p2);
+    assign msg_c[1535:1528] = cw_msg_p2[1535:1528] ^ ({8{w2_hit_p2[63]}} & w2_s0_p2);
+    assign msg_c[1559:1552] = cw_msg_p2[1559:1552] ^ ({8{w2_hit_p2[64]}} & w2_s0_p2);
+    assign msg_c[1583:1576] = cw_msg_p2[1583:1576] ^ ({8{w2_hit_p2[65]}} & w2_s0_p2);
+    assign msg_c[1607:1600] = cw_msg_p2[1607:1600] ^ ({8{w2_hit_p2[66]}} & w2_s0_p2);
+    assign msg_c[1631:1624] = cw_msg_p2[1631:1624] ^ ({8{w2_hit_p2[67]}} & w2_s0_p2);
+    assign msg_c[1655:1648] = cw_msg_p2[1655:1648] ^ ({8{w2_hit_p2[68]}} & w2_s0_p2);
+    assign msg_c[1679:1672] = cw_msg_p2[1679:1672] ^ ({8{w2_hit_p2[69]}} & w2_s0_p2);
+    assign msg_c[1703:1696] = cw_msg_p2[1703:1696] ^ ({8{w2_hit_p2[70]}} & w2_s0_p2);
+    assign msg_c[1727:1720] = cw_msg_p2[1727:1720] ^ ({8{w2_hit_p2[71]}} & w2_s0_p2);
+    assign msg_c[1751:1744] = cw_msg_p2[1751:1744] ^ ({8{w2_hit_p2[72]}} & w2_s0_p2);
+    assign msg_c[1775:1768] = cw_msg_p2[1775:1768] ^ ({8{w2_hit_p2[73]}} & w2_s0_p2);
+    assign msg_c[1799:1792] = cw_msg_p2[1799:1792] ^ ({8{w2_hit_p2[74]}} & w2_s0_p2);
+    assign msg_c[1823:1816] = cw_msg_p2[1823:1816] ^ ({8{w2_hit_p2[75]}} & w2_s0_p2);
+    assign msg_c[1847:1840] = cw_msg_p2[1847:1840] ^ ({8{w2_hit_p2[76]}} & w2_s0_p2);
+    assign msg_c[1871:1864] = cw_msg_p2[1871:1864] ^ ({8{w2_hit_p2[77]}} & w2_s0_p2);
+    assign msg_c[1895:1888] = cw_msg_p2[1895:1888] ^ ({8{w2_hit_p2[78]}} & w2_s0_p2);
+    assign msg_c[1919:1912] = cw_msg_p2[1919:1912] ^ ({8{w2_hit_p2[79]}} & w2_s0_p2);
+    assign msg_c[1943:1936] = cw_msg_p2[1943:1936] ^ ({8{w2_hit_p2[80]}} & w2_s0_p2);
+    assign msg_c[1967:1960] = cw_msg_p2[1967:1960] ^ ({8{w2_hit_p2[81]}} & w2_s0_p2);
+    assign msg_c[1991:1984] = cw_msg_p2[1991:1984] ^ ({8{w2_hit_p2[82]}} & w2_s0_p2);
     wire cor;
     wire unc;
     assign cor = |wc;
     assign unc = |wu;
 
     // Output register.
-    reg [1999:0] msg_c_p2;
-    assign msg = msg_c_p2;
-    reg cor_p2;
-    assign corrected = cor_p2;
-    reg unc_p2;
-    assign uncorrectable = unc_p2;
-    reg [2:0] wc_p2;
-    assign way_corrected = wc_p2;
-    reg [2:0] wu_p2;
-    assign way_uncorrectable = wu_p2;
+    reg [1999:0] msg_c_p3;
+    assign msg = msg_c_p3;
+    reg cor_p3;
+    assign corrected = cor_p3;
+    reg unc_p3;
+    assign uncorrectable = unc_p3;
+    reg [2:0] wc_p3;
+    assign way_corrected = wc_p3;
+    reg [2:0] wu_p3;
+    assign way_uncorrectable = wu_p3;
 
     // pipeline registers into stage 1
     always @(posedge clk) begin
@@ -2683,21 +9828,38 @@ module rtlgen_cxl_fec_pcie6_dec (
 
     // pipeline registers into stage 2
     always @(posedge clk) begin
-        msg_c_p2 <= msg_c;
-        cor_p2 <= cor;
-        unc_p2 <= unc;
-        wc_p2 <= wc;
-        wu_p2 <= wu;
+        w0_hit_p2 <= w0_hit;
+        w0_nz0_p2 <= w0_nz0;
+        w0_nz1_p2 <= w0_nz1;
+        w1_hit_p2 <= w1_hit;
+        w1_nz0_p2 <= w1_nz0;
+        w1_nz1_p2 <= w1_nz1;
+        w2_hit_p2 <= w2_hit;
+        w2_nz0_p2 <= w2_nz0;
+        w2_nz1_p2 <= w2_nz1;
+        cw_msg_p2 <= cw_msg_p1;
+        w0_s0_p2 <= w0_s0;
+        w1_s0_p2 <= w1_s0;
+        w2_s0_p2 <= w2_s0;
     end
-    reg [1:0] valid_pipe; // valid flag of each pipeline stage
+
+    // pipeline registers into stage 3
+    always @(posedge clk) begin
+        msg_c_p3 <= msg_c;
+        cor_p3 <= cor;
+        unc_p3 <= unc;
+        wc_p3 <= wc;
+        wu_p3 <= wu;
+    end
+    reg [2:0] valid_pipe; // valid flag of each pipeline stage
     always @(posedge clk) begin
         if (rst) begin
-            valid_pipe <= 2'd0;
+            valid_pipe <= 3'd0;
         end else begin
-            valid_pipe <= {valid_pipe[0:0], in_valid};
+            valid_pipe <= {valid_pipe[1:0], in_valid};
         end
     end
-    assign out_valid = valid_pipe[1];
+    assign out_valid = valid_pipe[2];
 
 `ifdef FORMAL
     reg [2047:0] f_cw_d1; // cw 1 cycle(s) ago
@@ -2708,9 +9870,17 @@ module rtlgen_cxl_fec_pcie6_dec (
     always @(posedge clk) begin
         f_cw_out_d1 <= f_cw_d1;
     end
+    reg [2047:0] f_cw_out_d2; // cw_out 2 cycle(s) ago
+    always @(posedge clk) begin
+        f_cw_out_d2 <= f_cw_out_d1;
+    end
     reg [47:0] f_syn_d1; // syn 1 cycle(s) ago
     always @(posedge clk) begin
         f_syn_d1 <= syn_q;
+    end
+    reg [47:0] f_syn_d2; // syn 2 cycle(s) ago
+    always @(posedge clk) begin
+        f_syn_d2 <= f_syn_d1;
     end
     wire [47:0] f_ref_syn; // reference: the model's syndromes of cw, one flat masked parity per bit
     assign f_ref_syn = {
@@ -2765,3187 +9935,3187 @@ module rtlgen_cxl_fec_pcie6_dec (
     };
     wire [7:0] f_e0; // reference: the error value if the error is at symbol 0
     assign f_e0 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit0; // reference: syn is a single error at symbol 0
     assign f_hit0 = (|f_e0)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080f6), ^(f_syn_d1 & 48'h00000000407b), ^(f_syn_d1 & 48'h0000000020bd), ^(f_syn_d1 & 48'h00000000105e),
-            ^(f_syn_d1 & 48'h000000000859), ^(f_syn_d1 & 48'h00000000045a), ^(f_syn_d1 & 48'h0000000002db), ^(f_syn_d1 & 48'h0000000001ed), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080f6), ^(f_syn_d2 & 48'h00000000407b), ^(f_syn_d2 & 48'h0000000020bd), ^(f_syn_d2 & 48'h00000000105e),
+            ^(f_syn_d2 & 48'h000000000859), ^(f_syn_d2 & 48'h00000000045a), ^(f_syn_d2 & 48'h0000000002db), ^(f_syn_d2 & 48'h0000000001ed), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e3; // reference: the error value if the error is at symbol 3
     assign f_e3 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit3; // reference: syn is a single error at symbol 3
     assign f_hit3 = (|f_e3)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080ed), ^(f_syn_d1 & 48'h0000000040f6), ^(f_syn_d1 & 48'h00000000207b), ^(f_syn_d1 & 48'h0000000010bd),
-            ^(f_syn_d1 & 48'h0000000008b3), ^(f_syn_d1 & 48'h0000000004b4), ^(f_syn_d1 & 48'h0000000002b7), ^(f_syn_d1 & 48'h0000000001db), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080ed), ^(f_syn_d2 & 48'h0000000040f6), ^(f_syn_d2 & 48'h00000000207b), ^(f_syn_d2 & 48'h0000000010bd),
+            ^(f_syn_d2 & 48'h0000000008b3), ^(f_syn_d2 & 48'h0000000004b4), ^(f_syn_d2 & 48'h0000000002b7), ^(f_syn_d2 & 48'h0000000001db), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e6; // reference: the error value if the error is at symbol 6
     assign f_e6 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit6; // reference: syn is a single error at symbol 6
     assign f_hit6 = (|f_e6)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080db), ^(f_syn_d1 & 48'h0000000040ed), ^(f_syn_d1 & 48'h0000000020f6), ^(f_syn_d1 & 48'h00000000107b),
-            ^(f_syn_d1 & 48'h000000000866), ^(f_syn_d1 & 48'h000000000468), ^(f_syn_d1 & 48'h00000000026f), ^(f_syn_d1 & 48'h0000000001b7), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080db), ^(f_syn_d2 & 48'h0000000040ed), ^(f_syn_d2 & 48'h0000000020f6), ^(f_syn_d2 & 48'h00000000107b),
+            ^(f_syn_d2 & 48'h000000000866), ^(f_syn_d2 & 48'h000000000468), ^(f_syn_d2 & 48'h00000000026f), ^(f_syn_d2 & 48'h0000000001b7), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e9; // reference: the error value if the error is at symbol 9
     assign f_e9 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit9; // reference: syn is a single error at symbol 9
     assign f_hit9 = (|f_e9)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080b7), ^(f_syn_d1 & 48'h0000000040db), ^(f_syn_d1 & 48'h0000000020ed), ^(f_syn_d1 & 48'h0000000010f6),
-            ^(f_syn_d1 & 48'h0000000008cc), ^(f_syn_d1 & 48'h0000000004d1), ^(f_syn_d1 & 48'h0000000002df), ^(f_syn_d1 & 48'h00000000016f), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080b7), ^(f_syn_d2 & 48'h0000000040db), ^(f_syn_d2 & 48'h0000000020ed), ^(f_syn_d2 & 48'h0000000010f6),
+            ^(f_syn_d2 & 48'h0000000008cc), ^(f_syn_d2 & 48'h0000000004d1), ^(f_syn_d2 & 48'h0000000002df), ^(f_syn_d2 & 48'h00000000016f), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e12; // reference: the error value if the error is at symbol 12
     assign f_e12 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit12; // reference: syn is a single error at symbol 12
     assign f_hit12 = (|f_e12)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000806f), ^(f_syn_d1 & 48'h0000000040b7), ^(f_syn_d1 & 48'h0000000020db), ^(f_syn_d1 & 48'h0000000010ed),
-            ^(f_syn_d1 & 48'h000000000899), ^(f_syn_d1 & 48'h0000000004a3), ^(f_syn_d1 & 48'h0000000002be), ^(f_syn_d1 & 48'h0000000001df), 1'd0,
+            ^(f_syn_d2 & 48'h00000000806f), ^(f_syn_d2 & 48'h0000000040b7), ^(f_syn_d2 & 48'h0000000020db), ^(f_syn_d2 & 48'h0000000010ed),
+            ^(f_syn_d2 & 48'h000000000899), ^(f_syn_d2 & 48'h0000000004a3), ^(f_syn_d2 & 48'h0000000002be), ^(f_syn_d2 & 48'h0000000001df), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e15; // reference: the error value if the error is at symbol 15
     assign f_e15 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit15; // reference: syn is a single error at symbol 15
     assign f_hit15 = (|f_e15)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080df), ^(f_syn_d1 & 48'h00000000406f), ^(f_syn_d1 & 48'h0000000020b7), ^(f_syn_d1 & 48'h0000000010db),
-            ^(f_syn_d1 & 48'h000000000832), ^(f_syn_d1 & 48'h000000000446), ^(f_syn_d1 & 48'h00000000027c), ^(f_syn_d1 & 48'h0000000001be), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080df), ^(f_syn_d2 & 48'h00000000406f), ^(f_syn_d2 & 48'h0000000020b7), ^(f_syn_d2 & 48'h0000000010db),
+            ^(f_syn_d2 & 48'h000000000832), ^(f_syn_d2 & 48'h000000000446), ^(f_syn_d2 & 48'h00000000027c), ^(f_syn_d2 & 48'h0000000001be), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e18; // reference: the error value if the error is at symbol 18
     assign f_e18 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit18; // reference: syn is a single error at symbol 18
     assign f_hit18 = (|f_e18)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080be), ^(f_syn_d1 & 48'h0000000040df), ^(f_syn_d1 & 48'h00000000206f), ^(f_syn_d1 & 48'h0000000010b7),
-            ^(f_syn_d1 & 48'h000000000865), ^(f_syn_d1 & 48'h00000000048c), ^(f_syn_d1 & 48'h0000000002f8), ^(f_syn_d1 & 48'h00000000017c), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080be), ^(f_syn_d2 & 48'h0000000040df), ^(f_syn_d2 & 48'h00000000206f), ^(f_syn_d2 & 48'h0000000010b7),
+            ^(f_syn_d2 & 48'h000000000865), ^(f_syn_d2 & 48'h00000000048c), ^(f_syn_d2 & 48'h0000000002f8), ^(f_syn_d2 & 48'h00000000017c), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e21; // reference: the error value if the error is at symbol 21
     assign f_e21 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit21; // reference: syn is a single error at symbol 21
     assign f_hit21 = (|f_e21)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000807c), ^(f_syn_d1 & 48'h0000000040be), ^(f_syn_d1 & 48'h0000000020df), ^(f_syn_d1 & 48'h00000000106f),
-            ^(f_syn_d1 & 48'h0000000008cb), ^(f_syn_d1 & 48'h000000000419), ^(f_syn_d1 & 48'h0000000002f0), ^(f_syn_d1 & 48'h0000000001f8), 1'd0,
+            ^(f_syn_d2 & 48'h00000000807c), ^(f_syn_d2 & 48'h0000000040be), ^(f_syn_d2 & 48'h0000000020df), ^(f_syn_d2 & 48'h00000000106f),
+            ^(f_syn_d2 & 48'h0000000008cb), ^(f_syn_d2 & 48'h000000000419), ^(f_syn_d2 & 48'h0000000002f0), ^(f_syn_d2 & 48'h0000000001f8), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e24; // reference: the error value if the error is at symbol 24
     assign f_e24 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit24; // reference: syn is a single error at symbol 24
     assign f_hit24 = (|f_e24)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080f8), ^(f_syn_d1 & 48'h00000000407c), ^(f_syn_d1 & 48'h0000000020be), ^(f_syn_d1 & 48'h0000000010df),
-            ^(f_syn_d1 & 48'h000000000897), ^(f_syn_d1 & 48'h000000000433), ^(f_syn_d1 & 48'h0000000002e1), ^(f_syn_d1 & 48'h0000000001f0), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080f8), ^(f_syn_d2 & 48'h00000000407c), ^(f_syn_d2 & 48'h0000000020be), ^(f_syn_d2 & 48'h0000000010df),
+            ^(f_syn_d2 & 48'h000000000897), ^(f_syn_d2 & 48'h000000000433), ^(f_syn_d2 & 48'h0000000002e1), ^(f_syn_d2 & 48'h0000000001f0), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e27; // reference: the error value if the error is at symbol 27
     assign f_e27 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit27; // reference: syn is a single error at symbol 27
     assign f_hit27 = (|f_e27)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080f0), ^(f_syn_d1 & 48'h0000000040f8), ^(f_syn_d1 & 48'h00000000207c), ^(f_syn_d1 & 48'h0000000010be),
-            ^(f_syn_d1 & 48'h00000000082f), ^(f_syn_d1 & 48'h000000000467), ^(f_syn_d1 & 48'h0000000002c3), ^(f_syn_d1 & 48'h0000000001e1), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080f0), ^(f_syn_d2 & 48'h0000000040f8), ^(f_syn_d2 & 48'h00000000207c), ^(f_syn_d2 & 48'h0000000010be),
+            ^(f_syn_d2 & 48'h00000000082f), ^(f_syn_d2 & 48'h000000000467), ^(f_syn_d2 & 48'h0000000002c3), ^(f_syn_d2 & 48'h0000000001e1), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e30; // reference: the error value if the error is at symbol 30
     assign f_e30 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit30; // reference: syn is a single error at symbol 30
     assign f_hit30 = (|f_e30)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080e1), ^(f_syn_d1 & 48'h0000000040f0), ^(f_syn_d1 & 48'h0000000020f8), ^(f_syn_d1 & 48'h00000000107c),
-            ^(f_syn_d1 & 48'h00000000085f), ^(f_syn_d1 & 48'h0000000004ce), ^(f_syn_d1 & 48'h000000000286), ^(f_syn_d1 & 48'h0000000001c3), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080e1), ^(f_syn_d2 & 48'h0000000040f0), ^(f_syn_d2 & 48'h0000000020f8), ^(f_syn_d2 & 48'h00000000107c),
+            ^(f_syn_d2 & 48'h00000000085f), ^(f_syn_d2 & 48'h0000000004ce), ^(f_syn_d2 & 48'h000000000286), ^(f_syn_d2 & 48'h0000000001c3), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e33; // reference: the error value if the error is at symbol 33
     assign f_e33 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit33; // reference: syn is a single error at symbol 33
     assign f_hit33 = (|f_e33)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080c3), ^(f_syn_d1 & 48'h0000000040e1), ^(f_syn_d1 & 48'h0000000020f0), ^(f_syn_d1 & 48'h0000000010f8),
-            ^(f_syn_d1 & 48'h0000000008bf), ^(f_syn_d1 & 48'h00000000049c), ^(f_syn_d1 & 48'h00000000020d), ^(f_syn_d1 & 48'h000000000186), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080c3), ^(f_syn_d2 & 48'h0000000040e1), ^(f_syn_d2 & 48'h0000000020f0), ^(f_syn_d2 & 48'h0000000010f8),
+            ^(f_syn_d2 & 48'h0000000008bf), ^(f_syn_d2 & 48'h00000000049c), ^(f_syn_d2 & 48'h00000000020d), ^(f_syn_d2 & 48'h000000000186), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e36; // reference: the error value if the error is at symbol 36
     assign f_e36 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit36; // reference: syn is a single error at symbol 36
     assign f_hit36 = (|f_e36)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008086), ^(f_syn_d1 & 48'h0000000040c3), ^(f_syn_d1 & 48'h0000000020e1), ^(f_syn_d1 & 48'h0000000010f0),
-            ^(f_syn_d1 & 48'h00000000087e), ^(f_syn_d1 & 48'h000000000439), ^(f_syn_d1 & 48'h00000000021a), ^(f_syn_d1 & 48'h00000000010d), 1'd0,
+            ^(f_syn_d2 & 48'h000000008086), ^(f_syn_d2 & 48'h0000000040c3), ^(f_syn_d2 & 48'h0000000020e1), ^(f_syn_d2 & 48'h0000000010f0),
+            ^(f_syn_d2 & 48'h00000000087e), ^(f_syn_d2 & 48'h000000000439), ^(f_syn_d2 & 48'h00000000021a), ^(f_syn_d2 & 48'h00000000010d), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e39; // reference: the error value if the error is at symbol 39
     assign f_e39 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit39; // reference: syn is a single error at symbol 39
     assign f_hit39 = (|f_e39)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000800d), ^(f_syn_d1 & 48'h000000004086), ^(f_syn_d1 & 48'h0000000020c3), ^(f_syn_d1 & 48'h0000000010e1),
-            ^(f_syn_d1 & 48'h0000000008fd), ^(f_syn_d1 & 48'h000000000473), ^(f_syn_d1 & 48'h000000000234), ^(f_syn_d1 & 48'h00000000011a), 1'd0,
+            ^(f_syn_d2 & 48'h00000000800d), ^(f_syn_d2 & 48'h000000004086), ^(f_syn_d2 & 48'h0000000020c3), ^(f_syn_d2 & 48'h0000000010e1),
+            ^(f_syn_d2 & 48'h0000000008fd), ^(f_syn_d2 & 48'h000000000473), ^(f_syn_d2 & 48'h000000000234), ^(f_syn_d2 & 48'h00000000011a), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e42; // reference: the error value if the error is at symbol 42
     assign f_e42 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit42; // reference: syn is a single error at symbol 42
     assign f_hit42 = (|f_e42)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000801a), ^(f_syn_d1 & 48'h00000000400d), ^(f_syn_d1 & 48'h000000002086), ^(f_syn_d1 & 48'h0000000010c3),
-            ^(f_syn_d1 & 48'h0000000008fb), ^(f_syn_d1 & 48'h0000000004e7), ^(f_syn_d1 & 48'h000000000269), ^(f_syn_d1 & 48'h000000000134), 1'd0,
+            ^(f_syn_d2 & 48'h00000000801a), ^(f_syn_d2 & 48'h00000000400d), ^(f_syn_d2 & 48'h000000002086), ^(f_syn_d2 & 48'h0000000010c3),
+            ^(f_syn_d2 & 48'h0000000008fb), ^(f_syn_d2 & 48'h0000000004e7), ^(f_syn_d2 & 48'h000000000269), ^(f_syn_d2 & 48'h000000000134), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e45; // reference: the error value if the error is at symbol 45
     assign f_e45 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit45; // reference: syn is a single error at symbol 45
     assign f_hit45 = (|f_e45)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008034), ^(f_syn_d1 & 48'h00000000401a), ^(f_syn_d1 & 48'h00000000200d), ^(f_syn_d1 & 48'h000000001086),
-            ^(f_syn_d1 & 48'h0000000008f7), ^(f_syn_d1 & 48'h0000000004cf), ^(f_syn_d1 & 48'h0000000002d3), ^(f_syn_d1 & 48'h000000000169), 1'd0,
+            ^(f_syn_d2 & 48'h000000008034), ^(f_syn_d2 & 48'h00000000401a), ^(f_syn_d2 & 48'h00000000200d), ^(f_syn_d2 & 48'h000000001086),
+            ^(f_syn_d2 & 48'h0000000008f7), ^(f_syn_d2 & 48'h0000000004cf), ^(f_syn_d2 & 48'h0000000002d3), ^(f_syn_d2 & 48'h000000000169), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e48; // reference: the error value if the error is at symbol 48
     assign f_e48 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit48; // reference: syn is a single error at symbol 48
     assign f_hit48 = (|f_e48)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008069), ^(f_syn_d1 & 48'h000000004034), ^(f_syn_d1 & 48'h00000000201a), ^(f_syn_d1 & 48'h00000000100d),
-            ^(f_syn_d1 & 48'h0000000008ef), ^(f_syn_d1 & 48'h00000000049e), ^(f_syn_d1 & 48'h0000000002a6), ^(f_syn_d1 & 48'h0000000001d3), 1'd0,
+            ^(f_syn_d2 & 48'h000000008069), ^(f_syn_d2 & 48'h000000004034), ^(f_syn_d2 & 48'h00000000201a), ^(f_syn_d2 & 48'h00000000100d),
+            ^(f_syn_d2 & 48'h0000000008ef), ^(f_syn_d2 & 48'h00000000049e), ^(f_syn_d2 & 48'h0000000002a6), ^(f_syn_d2 & 48'h0000000001d3), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e51; // reference: the error value if the error is at symbol 51
     assign f_e51 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit51; // reference: syn is a single error at symbol 51
     assign f_hit51 = (|f_e51)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080d3), ^(f_syn_d1 & 48'h000000004069), ^(f_syn_d1 & 48'h000000002034), ^(f_syn_d1 & 48'h00000000101a),
-            ^(f_syn_d1 & 48'h0000000008de), ^(f_syn_d1 & 48'h00000000043c), ^(f_syn_d1 & 48'h00000000024d), ^(f_syn_d1 & 48'h0000000001a6), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080d3), ^(f_syn_d2 & 48'h000000004069), ^(f_syn_d2 & 48'h000000002034), ^(f_syn_d2 & 48'h00000000101a),
+            ^(f_syn_d2 & 48'h0000000008de), ^(f_syn_d2 & 48'h00000000043c), ^(f_syn_d2 & 48'h00000000024d), ^(f_syn_d2 & 48'h0000000001a6), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e54; // reference: the error value if the error is at symbol 54
     assign f_e54 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit54; // reference: syn is a single error at symbol 54
     assign f_hit54 = (|f_e54)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080a6), ^(f_syn_d1 & 48'h0000000040d3), ^(f_syn_d1 & 48'h000000002069), ^(f_syn_d1 & 48'h000000001034),
-            ^(f_syn_d1 & 48'h0000000008bc), ^(f_syn_d1 & 48'h000000000478), ^(f_syn_d1 & 48'h00000000029a), ^(f_syn_d1 & 48'h00000000014d), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080a6), ^(f_syn_d2 & 48'h0000000040d3), ^(f_syn_d2 & 48'h000000002069), ^(f_syn_d2 & 48'h000000001034),
+            ^(f_syn_d2 & 48'h0000000008bc), ^(f_syn_d2 & 48'h000000000478), ^(f_syn_d2 & 48'h00000000029a), ^(f_syn_d2 & 48'h00000000014d), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e57; // reference: the error value if the error is at symbol 57
     assign f_e57 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit57; // reference: syn is a single error at symbol 57
     assign f_hit57 = (|f_e57)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000804d), ^(f_syn_d1 & 48'h0000000040a6), ^(f_syn_d1 & 48'h0000000020d3), ^(f_syn_d1 & 48'h000000001069),
-            ^(f_syn_d1 & 48'h000000000879), ^(f_syn_d1 & 48'h0000000004f1), ^(f_syn_d1 & 48'h000000000235), ^(f_syn_d1 & 48'h00000000019a), 1'd0,
+            ^(f_syn_d2 & 48'h00000000804d), ^(f_syn_d2 & 48'h0000000040a6), ^(f_syn_d2 & 48'h0000000020d3), ^(f_syn_d2 & 48'h000000001069),
+            ^(f_syn_d2 & 48'h000000000879), ^(f_syn_d2 & 48'h0000000004f1), ^(f_syn_d2 & 48'h000000000235), ^(f_syn_d2 & 48'h00000000019a), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e60; // reference: the error value if the error is at symbol 60
     assign f_e60 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit60; // reference: syn is a single error at symbol 60
     assign f_hit60 = (|f_e60)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000809a), ^(f_syn_d1 & 48'h00000000404d), ^(f_syn_d1 & 48'h0000000020a6), ^(f_syn_d1 & 48'h0000000010d3),
-            ^(f_syn_d1 & 48'h0000000008f3), ^(f_syn_d1 & 48'h0000000004e3), ^(f_syn_d1 & 48'h00000000026b), ^(f_syn_d1 & 48'h000000000135), 1'd0,
+            ^(f_syn_d2 & 48'h00000000809a), ^(f_syn_d2 & 48'h00000000404d), ^(f_syn_d2 & 48'h0000000020a6), ^(f_syn_d2 & 48'h0000000010d3),
+            ^(f_syn_d2 & 48'h0000000008f3), ^(f_syn_d2 & 48'h0000000004e3), ^(f_syn_d2 & 48'h00000000026b), ^(f_syn_d2 & 48'h000000000135), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e63; // reference: the error value if the error is at symbol 63
     assign f_e63 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit63; // reference: syn is a single error at symbol 63
     assign f_hit63 = (|f_e63)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008035), ^(f_syn_d1 & 48'h00000000409a), ^(f_syn_d1 & 48'h00000000204d), ^(f_syn_d1 & 48'h0000000010a6),
-            ^(f_syn_d1 & 48'h0000000008e6), ^(f_syn_d1 & 48'h0000000004c6), ^(f_syn_d1 & 48'h0000000002d6), ^(f_syn_d1 & 48'h00000000016b), 1'd0,
+            ^(f_syn_d2 & 48'h000000008035), ^(f_syn_d2 & 48'h00000000409a), ^(f_syn_d2 & 48'h00000000204d), ^(f_syn_d2 & 48'h0000000010a6),
+            ^(f_syn_d2 & 48'h0000000008e6), ^(f_syn_d2 & 48'h0000000004c6), ^(f_syn_d2 & 48'h0000000002d6), ^(f_syn_d2 & 48'h00000000016b), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e66; // reference: the error value if the error is at symbol 66
     assign f_e66 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit66; // reference: syn is a single error at symbol 66
     assign f_hit66 = (|f_e66)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000806b), ^(f_syn_d1 & 48'h000000004035), ^(f_syn_d1 & 48'h00000000209a), ^(f_syn_d1 & 48'h00000000104d),
-            ^(f_syn_d1 & 48'h0000000008cd), ^(f_syn_d1 & 48'h00000000048d), ^(f_syn_d1 & 48'h0000000002ad), ^(f_syn_d1 & 48'h0000000001d6), 1'd0,
+            ^(f_syn_d2 & 48'h00000000806b), ^(f_syn_d2 & 48'h000000004035), ^(f_syn_d2 & 48'h00000000209a), ^(f_syn_d2 & 48'h00000000104d),
+            ^(f_syn_d2 & 48'h0000000008cd), ^(f_syn_d2 & 48'h00000000048d), ^(f_syn_d2 & 48'h0000000002ad), ^(f_syn_d2 & 48'h0000000001d6), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e69; // reference: the error value if the error is at symbol 69
     assign f_e69 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit69; // reference: syn is a single error at symbol 69
     assign f_hit69 = (|f_e69)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080d6), ^(f_syn_d1 & 48'h00000000406b), ^(f_syn_d1 & 48'h000000002035), ^(f_syn_d1 & 48'h00000000109a),
-            ^(f_syn_d1 & 48'h00000000089b), ^(f_syn_d1 & 48'h00000000041b), ^(f_syn_d1 & 48'h00000000025b), ^(f_syn_d1 & 48'h0000000001ad), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080d6), ^(f_syn_d2 & 48'h00000000406b), ^(f_syn_d2 & 48'h000000002035), ^(f_syn_d2 & 48'h00000000109a),
+            ^(f_syn_d2 & 48'h00000000089b), ^(f_syn_d2 & 48'h00000000041b), ^(f_syn_d2 & 48'h00000000025b), ^(f_syn_d2 & 48'h0000000001ad), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e72; // reference: the error value if the error is at symbol 72
     assign f_e72 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit72; // reference: syn is a single error at symbol 72
     assign f_hit72 = (|f_e72)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080ad), ^(f_syn_d1 & 48'h0000000040d6), ^(f_syn_d1 & 48'h00000000206b), ^(f_syn_d1 & 48'h000000001035),
-            ^(f_syn_d1 & 48'h000000000837), ^(f_syn_d1 & 48'h000000000436), ^(f_syn_d1 & 48'h0000000002b6), ^(f_syn_d1 & 48'h00000000015b), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080ad), ^(f_syn_d2 & 48'h0000000040d6), ^(f_syn_d2 & 48'h00000000206b), ^(f_syn_d2 & 48'h000000001035),
+            ^(f_syn_d2 & 48'h000000000837), ^(f_syn_d2 & 48'h000000000436), ^(f_syn_d2 & 48'h0000000002b6), ^(f_syn_d2 & 48'h00000000015b), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e75; // reference: the error value if the error is at symbol 75
     assign f_e75 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit75; // reference: syn is a single error at symbol 75
     assign f_hit75 = (|f_e75)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000805b), ^(f_syn_d1 & 48'h0000000040ad), ^(f_syn_d1 & 48'h0000000020d6), ^(f_syn_d1 & 48'h00000000106b),
-            ^(f_syn_d1 & 48'h00000000086e), ^(f_syn_d1 & 48'h00000000046c), ^(f_syn_d1 & 48'h00000000026d), ^(f_syn_d1 & 48'h0000000001b6), 1'd0,
+            ^(f_syn_d2 & 48'h00000000805b), ^(f_syn_d2 & 48'h0000000040ad), ^(f_syn_d2 & 48'h0000000020d6), ^(f_syn_d2 & 48'h00000000106b),
+            ^(f_syn_d2 & 48'h00000000086e), ^(f_syn_d2 & 48'h00000000046c), ^(f_syn_d2 & 48'h00000000026d), ^(f_syn_d2 & 48'h0000000001b6), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e78; // reference: the error value if the error is at symbol 78
     assign f_e78 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit78; // reference: syn is a single error at symbol 78
     assign f_hit78 = (|f_e78)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080b6), ^(f_syn_d1 & 48'h00000000405b), ^(f_syn_d1 & 48'h0000000020ad), ^(f_syn_d1 & 48'h0000000010d6),
-            ^(f_syn_d1 & 48'h0000000008dd), ^(f_syn_d1 & 48'h0000000004d8), ^(f_syn_d1 & 48'h0000000002da), ^(f_syn_d1 & 48'h00000000016d), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080b6), ^(f_syn_d2 & 48'h00000000405b), ^(f_syn_d2 & 48'h0000000020ad), ^(f_syn_d2 & 48'h0000000010d6),
+            ^(f_syn_d2 & 48'h0000000008dd), ^(f_syn_d2 & 48'h0000000004d8), ^(f_syn_d2 & 48'h0000000002da), ^(f_syn_d2 & 48'h00000000016d), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e81; // reference: the error value if the error is at symbol 81
     assign f_e81 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit81; // reference: syn is a single error at symbol 81
     assign f_hit81 = (|f_e81)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000806d), ^(f_syn_d1 & 48'h0000000040b6), ^(f_syn_d1 & 48'h00000000205b), ^(f_syn_d1 & 48'h0000000010ad),
-            ^(f_syn_d1 & 48'h0000000008bb), ^(f_syn_d1 & 48'h0000000004b0), ^(f_syn_d1 & 48'h0000000002b5), ^(f_syn_d1 & 48'h0000000001da), 1'd0,
+            ^(f_syn_d2 & 48'h00000000806d), ^(f_syn_d2 & 48'h0000000040b6), ^(f_syn_d2 & 48'h00000000205b), ^(f_syn_d2 & 48'h0000000010ad),
+            ^(f_syn_d2 & 48'h0000000008bb), ^(f_syn_d2 & 48'h0000000004b0), ^(f_syn_d2 & 48'h0000000002b5), ^(f_syn_d2 & 48'h0000000001da), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e84; // reference: the error value if the error is at symbol 84
     assign f_e84 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit84; // reference: syn is a single error at symbol 84
     assign f_hit84 = (|f_e84)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080da), ^(f_syn_d1 & 48'h00000000406d), ^(f_syn_d1 & 48'h0000000020b6), ^(f_syn_d1 & 48'h00000000105b),
-            ^(f_syn_d1 & 48'h000000000877), ^(f_syn_d1 & 48'h000000000461), ^(f_syn_d1 & 48'h00000000026a), ^(f_syn_d1 & 48'h0000000001b5), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080da), ^(f_syn_d2 & 48'h00000000406d), ^(f_syn_d2 & 48'h0000000020b6), ^(f_syn_d2 & 48'h00000000105b),
+            ^(f_syn_d2 & 48'h000000000877), ^(f_syn_d2 & 48'h000000000461), ^(f_syn_d2 & 48'h00000000026a), ^(f_syn_d2 & 48'h0000000001b5), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e87; // reference: the error value if the error is at symbol 87
     assign f_e87 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit87; // reference: syn is a single error at symbol 87
     assign f_hit87 = (|f_e87)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080b5), ^(f_syn_d1 & 48'h0000000040da), ^(f_syn_d1 & 48'h00000000206d), ^(f_syn_d1 & 48'h0000000010b6),
-            ^(f_syn_d1 & 48'h0000000008ee), ^(f_syn_d1 & 48'h0000000004c2), ^(f_syn_d1 & 48'h0000000002d4), ^(f_syn_d1 & 48'h00000000016a), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080b5), ^(f_syn_d2 & 48'h0000000040da), ^(f_syn_d2 & 48'h00000000206d), ^(f_syn_d2 & 48'h0000000010b6),
+            ^(f_syn_d2 & 48'h0000000008ee), ^(f_syn_d2 & 48'h0000000004c2), ^(f_syn_d2 & 48'h0000000002d4), ^(f_syn_d2 & 48'h00000000016a), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e90; // reference: the error value if the error is at symbol 90
     assign f_e90 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit90; // reference: syn is a single error at symbol 90
     assign f_hit90 = (|f_e90)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000806a), ^(f_syn_d1 & 48'h0000000040b5), ^(f_syn_d1 & 48'h0000000020da), ^(f_syn_d1 & 48'h00000000106d),
-            ^(f_syn_d1 & 48'h0000000008dc), ^(f_syn_d1 & 48'h000000000484), ^(f_syn_d1 & 48'h0000000002a8), ^(f_syn_d1 & 48'h0000000001d4), 1'd0,
+            ^(f_syn_d2 & 48'h00000000806a), ^(f_syn_d2 & 48'h0000000040b5), ^(f_syn_d2 & 48'h0000000020da), ^(f_syn_d2 & 48'h00000000106d),
+            ^(f_syn_d2 & 48'h0000000008dc), ^(f_syn_d2 & 48'h000000000484), ^(f_syn_d2 & 48'h0000000002a8), ^(f_syn_d2 & 48'h0000000001d4), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e93; // reference: the error value if the error is at symbol 93
     assign f_e93 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit93; // reference: syn is a single error at symbol 93
     assign f_hit93 = (|f_e93)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080d4), ^(f_syn_d1 & 48'h00000000406a), ^(f_syn_d1 & 48'h0000000020b5), ^(f_syn_d1 & 48'h0000000010da),
-            ^(f_syn_d1 & 48'h0000000008b9), ^(f_syn_d1 & 48'h000000000408), ^(f_syn_d1 & 48'h000000000250), ^(f_syn_d1 & 48'h0000000001a8), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080d4), ^(f_syn_d2 & 48'h00000000406a), ^(f_syn_d2 & 48'h0000000020b5), ^(f_syn_d2 & 48'h0000000010da),
+            ^(f_syn_d2 & 48'h0000000008b9), ^(f_syn_d2 & 48'h000000000408), ^(f_syn_d2 & 48'h000000000250), ^(f_syn_d2 & 48'h0000000001a8), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e96; // reference: the error value if the error is at symbol 96
     assign f_e96 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit96; // reference: syn is a single error at symbol 96
     assign f_hit96 = (|f_e96)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080a8), ^(f_syn_d1 & 48'h0000000040d4), ^(f_syn_d1 & 48'h00000000206a), ^(f_syn_d1 & 48'h0000000010b5),
-            ^(f_syn_d1 & 48'h000000000872), ^(f_syn_d1 & 48'h000000000411), ^(f_syn_d1 & 48'h0000000002a0), ^(f_syn_d1 & 48'h000000000150), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080a8), ^(f_syn_d2 & 48'h0000000040d4), ^(f_syn_d2 & 48'h00000000206a), ^(f_syn_d2 & 48'h0000000010b5),
+            ^(f_syn_d2 & 48'h000000000872), ^(f_syn_d2 & 48'h000000000411), ^(f_syn_d2 & 48'h0000000002a0), ^(f_syn_d2 & 48'h000000000150), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e99; // reference: the error value if the error is at symbol 99
     assign f_e99 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit99; // reference: syn is a single error at symbol 99
     assign f_hit99 = (|f_e99)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008050), ^(f_syn_d1 & 48'h0000000040a8), ^(f_syn_d1 & 48'h0000000020d4), ^(f_syn_d1 & 48'h00000000106a),
-            ^(f_syn_d1 & 48'h0000000008e5), ^(f_syn_d1 & 48'h000000000422), ^(f_syn_d1 & 48'h000000000241), ^(f_syn_d1 & 48'h0000000001a0), 1'd0,
+            ^(f_syn_d2 & 48'h000000008050), ^(f_syn_d2 & 48'h0000000040a8), ^(f_syn_d2 & 48'h0000000020d4), ^(f_syn_d2 & 48'h00000000106a),
+            ^(f_syn_d2 & 48'h0000000008e5), ^(f_syn_d2 & 48'h000000000422), ^(f_syn_d2 & 48'h000000000241), ^(f_syn_d2 & 48'h0000000001a0), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e102; // reference: the error value if the error is at symbol 102
     assign f_e102 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit102; // reference: syn is a single error at symbol 102
     assign f_hit102 = (|f_e102)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080a0), ^(f_syn_d1 & 48'h000000004050), ^(f_syn_d1 & 48'h0000000020a8), ^(f_syn_d1 & 48'h0000000010d4),
-            ^(f_syn_d1 & 48'h0000000008ca), ^(f_syn_d1 & 48'h000000000445), ^(f_syn_d1 & 48'h000000000282), ^(f_syn_d1 & 48'h000000000141), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080a0), ^(f_syn_d2 & 48'h000000004050), ^(f_syn_d2 & 48'h0000000020a8), ^(f_syn_d2 & 48'h0000000010d4),
+            ^(f_syn_d2 & 48'h0000000008ca), ^(f_syn_d2 & 48'h000000000445), ^(f_syn_d2 & 48'h000000000282), ^(f_syn_d2 & 48'h000000000141), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e105; // reference: the error value if the error is at symbol 105
     assign f_e105 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit105; // reference: syn is a single error at symbol 105
     assign f_hit105 = (|f_e105)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008041), ^(f_syn_d1 & 48'h0000000040a0), ^(f_syn_d1 & 48'h000000002050), ^(f_syn_d1 & 48'h0000000010a8),
-            ^(f_syn_d1 & 48'h000000000895), ^(f_syn_d1 & 48'h00000000048b), ^(f_syn_d1 & 48'h000000000204), ^(f_syn_d1 & 48'h000000000182), 1'd0,
+            ^(f_syn_d2 & 48'h000000008041), ^(f_syn_d2 & 48'h0000000040a0), ^(f_syn_d2 & 48'h000000002050), ^(f_syn_d2 & 48'h0000000010a8),
+            ^(f_syn_d2 & 48'h000000000895), ^(f_syn_d2 & 48'h00000000048b), ^(f_syn_d2 & 48'h000000000204), ^(f_syn_d2 & 48'h000000000182), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e108; // reference: the error value if the error is at symbol 108
     assign f_e108 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit108; // reference: syn is a single error at symbol 108
     assign f_hit108 = (|f_e108)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008082), ^(f_syn_d1 & 48'h000000004041), ^(f_syn_d1 & 48'h0000000020a0), ^(f_syn_d1 & 48'h000000001050),
-            ^(f_syn_d1 & 48'h00000000082a), ^(f_syn_d1 & 48'h000000000417), ^(f_syn_d1 & 48'h000000000209), ^(f_syn_d1 & 48'h000000000104), 1'd0,
+            ^(f_syn_d2 & 48'h000000008082), ^(f_syn_d2 & 48'h000000004041), ^(f_syn_d2 & 48'h0000000020a0), ^(f_syn_d2 & 48'h000000001050),
+            ^(f_syn_d2 & 48'h00000000082a), ^(f_syn_d2 & 48'h000000000417), ^(f_syn_d2 & 48'h000000000209), ^(f_syn_d2 & 48'h000000000104), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e111; // reference: the error value if the error is at symbol 111
     assign f_e111 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit111; // reference: syn is a single error at symbol 111
     assign f_hit111 = (|f_e111)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008004), ^(f_syn_d1 & 48'h000000004082), ^(f_syn_d1 & 48'h000000002041), ^(f_syn_d1 & 48'h0000000010a0),
-            ^(f_syn_d1 & 48'h000000000854), ^(f_syn_d1 & 48'h00000000042e), ^(f_syn_d1 & 48'h000000000213), ^(f_syn_d1 & 48'h000000000109), 1'd0,
+            ^(f_syn_d2 & 48'h000000008004), ^(f_syn_d2 & 48'h000000004082), ^(f_syn_d2 & 48'h000000002041), ^(f_syn_d2 & 48'h0000000010a0),
+            ^(f_syn_d2 & 48'h000000000854), ^(f_syn_d2 & 48'h00000000042e), ^(f_syn_d2 & 48'h000000000213), ^(f_syn_d2 & 48'h000000000109), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e114; // reference: the error value if the error is at symbol 114
     assign f_e114 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit114; // reference: syn is a single error at symbol 114
     assign f_hit114 = (|f_e114)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008009), ^(f_syn_d1 & 48'h000000004004), ^(f_syn_d1 & 48'h000000002082), ^(f_syn_d1 & 48'h000000001041),
-            ^(f_syn_d1 & 48'h0000000008a9), ^(f_syn_d1 & 48'h00000000045d), ^(f_syn_d1 & 48'h000000000227), ^(f_syn_d1 & 48'h000000000113), 1'd0,
+            ^(f_syn_d2 & 48'h000000008009), ^(f_syn_d2 & 48'h000000004004), ^(f_syn_d2 & 48'h000000002082), ^(f_syn_d2 & 48'h000000001041),
+            ^(f_syn_d2 & 48'h0000000008a9), ^(f_syn_d2 & 48'h00000000045d), ^(f_syn_d2 & 48'h000000000227), ^(f_syn_d2 & 48'h000000000113), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e117; // reference: the error value if the error is at symbol 117
     assign f_e117 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit117; // reference: syn is a single error at symbol 117
     assign f_hit117 = (|f_e117)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008013), ^(f_syn_d1 & 48'h000000004009), ^(f_syn_d1 & 48'h000000002004), ^(f_syn_d1 & 48'h000000001082),
-            ^(f_syn_d1 & 48'h000000000852), ^(f_syn_d1 & 48'h0000000004ba), ^(f_syn_d1 & 48'h00000000024e), ^(f_syn_d1 & 48'h000000000127), 1'd0,
+            ^(f_syn_d2 & 48'h000000008013), ^(f_syn_d2 & 48'h000000004009), ^(f_syn_d2 & 48'h000000002004), ^(f_syn_d2 & 48'h000000001082),
+            ^(f_syn_d2 & 48'h000000000852), ^(f_syn_d2 & 48'h0000000004ba), ^(f_syn_d2 & 48'h00000000024e), ^(f_syn_d2 & 48'h000000000127), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e120; // reference: the error value if the error is at symbol 120
     assign f_e120 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit120; // reference: syn is a single error at symbol 120
     assign f_hit120 = (|f_e120)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008027), ^(f_syn_d1 & 48'h000000004013), ^(f_syn_d1 & 48'h000000002009), ^(f_syn_d1 & 48'h000000001004),
-            ^(f_syn_d1 & 48'h0000000008a5), ^(f_syn_d1 & 48'h000000000475), ^(f_syn_d1 & 48'h00000000029d), ^(f_syn_d1 & 48'h00000000014e), 1'd0,
+            ^(f_syn_d2 & 48'h000000008027), ^(f_syn_d2 & 48'h000000004013), ^(f_syn_d2 & 48'h000000002009), ^(f_syn_d2 & 48'h000000001004),
+            ^(f_syn_d2 & 48'h0000000008a5), ^(f_syn_d2 & 48'h000000000475), ^(f_syn_d2 & 48'h00000000029d), ^(f_syn_d2 & 48'h00000000014e), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e123; // reference: the error value if the error is at symbol 123
     assign f_e123 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit123; // reference: syn is a single error at symbol 123
     assign f_hit123 = (|f_e123)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000804e), ^(f_syn_d1 & 48'h000000004027), ^(f_syn_d1 & 48'h000000002013), ^(f_syn_d1 & 48'h000000001009),
-            ^(f_syn_d1 & 48'h00000000084a), ^(f_syn_d1 & 48'h0000000004eb), ^(f_syn_d1 & 48'h00000000023b), ^(f_syn_d1 & 48'h00000000019d), 1'd0,
+            ^(f_syn_d2 & 48'h00000000804e), ^(f_syn_d2 & 48'h000000004027), ^(f_syn_d2 & 48'h000000002013), ^(f_syn_d2 & 48'h000000001009),
+            ^(f_syn_d2 & 48'h00000000084a), ^(f_syn_d2 & 48'h0000000004eb), ^(f_syn_d2 & 48'h00000000023b), ^(f_syn_d2 & 48'h00000000019d), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e126; // reference: the error value if the error is at symbol 126
     assign f_e126 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit126; // reference: syn is a single error at symbol 126
     assign f_hit126 = (|f_e126)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000809d), ^(f_syn_d1 & 48'h00000000404e), ^(f_syn_d1 & 48'h000000002027), ^(f_syn_d1 & 48'h000000001013),
-            ^(f_syn_d1 & 48'h000000000894), ^(f_syn_d1 & 48'h0000000004d7), ^(f_syn_d1 & 48'h000000000276), ^(f_syn_d1 & 48'h00000000013b), 1'd0,
+            ^(f_syn_d2 & 48'h00000000809d), ^(f_syn_d2 & 48'h00000000404e), ^(f_syn_d2 & 48'h000000002027), ^(f_syn_d2 & 48'h000000001013),
+            ^(f_syn_d2 & 48'h000000000894), ^(f_syn_d2 & 48'h0000000004d7), ^(f_syn_d2 & 48'h000000000276), ^(f_syn_d2 & 48'h00000000013b), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e129; // reference: the error value if the error is at symbol 129
     assign f_e129 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit129; // reference: syn is a single error at symbol 129
     assign f_hit129 = (|f_e129)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000803b), ^(f_syn_d1 & 48'h00000000409d), ^(f_syn_d1 & 48'h00000000204e), ^(f_syn_d1 & 48'h000000001027),
-            ^(f_syn_d1 & 48'h000000000828), ^(f_syn_d1 & 48'h0000000004af), ^(f_syn_d1 & 48'h0000000002ec), ^(f_syn_d1 & 48'h000000000176), 1'd0,
+            ^(f_syn_d2 & 48'h00000000803b), ^(f_syn_d2 & 48'h00000000409d), ^(f_syn_d2 & 48'h00000000204e), ^(f_syn_d2 & 48'h000000001027),
+            ^(f_syn_d2 & 48'h000000000828), ^(f_syn_d2 & 48'h0000000004af), ^(f_syn_d2 & 48'h0000000002ec), ^(f_syn_d2 & 48'h000000000176), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e132; // reference: the error value if the error is at symbol 132
     assign f_e132 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit132; // reference: syn is a single error at symbol 132
     assign f_hit132 = (|f_e132)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008076), ^(f_syn_d1 & 48'h00000000403b), ^(f_syn_d1 & 48'h00000000209d), ^(f_syn_d1 & 48'h00000000104e),
-            ^(f_syn_d1 & 48'h000000000851), ^(f_syn_d1 & 48'h00000000045e), ^(f_syn_d1 & 48'h0000000002d9), ^(f_syn_d1 & 48'h0000000001ec), 1'd0,
+            ^(f_syn_d2 & 48'h000000008076), ^(f_syn_d2 & 48'h00000000403b), ^(f_syn_d2 & 48'h00000000209d), ^(f_syn_d2 & 48'h00000000104e),
+            ^(f_syn_d2 & 48'h000000000851), ^(f_syn_d2 & 48'h00000000045e), ^(f_syn_d2 & 48'h0000000002d9), ^(f_syn_d2 & 48'h0000000001ec), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e135; // reference: the error value if the error is at symbol 135
     assign f_e135 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit135; // reference: syn is a single error at symbol 135
     assign f_hit135 = (|f_e135)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080ec), ^(f_syn_d1 & 48'h000000004076), ^(f_syn_d1 & 48'h00000000203b), ^(f_syn_d1 & 48'h00000000109d),
-            ^(f_syn_d1 & 48'h0000000008a2), ^(f_syn_d1 & 48'h0000000004bd), ^(f_syn_d1 & 48'h0000000002b2), ^(f_syn_d1 & 48'h0000000001d9), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080ec), ^(f_syn_d2 & 48'h000000004076), ^(f_syn_d2 & 48'h00000000203b), ^(f_syn_d2 & 48'h00000000109d),
+            ^(f_syn_d2 & 48'h0000000008a2), ^(f_syn_d2 & 48'h0000000004bd), ^(f_syn_d2 & 48'h0000000002b2), ^(f_syn_d2 & 48'h0000000001d9), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e138; // reference: the error value if the error is at symbol 138
     assign f_e138 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit138; // reference: syn is a single error at symbol 138
     assign f_hit138 = (|f_e138)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080d9), ^(f_syn_d1 & 48'h0000000040ec), ^(f_syn_d1 & 48'h000000002076), ^(f_syn_d1 & 48'h00000000103b),
-            ^(f_syn_d1 & 48'h000000000844), ^(f_syn_d1 & 48'h00000000047b), ^(f_syn_d1 & 48'h000000000264), ^(f_syn_d1 & 48'h0000000001b2), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080d9), ^(f_syn_d2 & 48'h0000000040ec), ^(f_syn_d2 & 48'h000000002076), ^(f_syn_d2 & 48'h00000000103b),
+            ^(f_syn_d2 & 48'h000000000844), ^(f_syn_d2 & 48'h00000000047b), ^(f_syn_d2 & 48'h000000000264), ^(f_syn_d2 & 48'h0000000001b2), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e141; // reference: the error value if the error is at symbol 141
     assign f_e141 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit141; // reference: syn is a single error at symbol 141
     assign f_hit141 = (|f_e141)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080b2), ^(f_syn_d1 & 48'h0000000040d9), ^(f_syn_d1 & 48'h0000000020ec), ^(f_syn_d1 & 48'h000000001076),
-            ^(f_syn_d1 & 48'h000000000889), ^(f_syn_d1 & 48'h0000000004f6), ^(f_syn_d1 & 48'h0000000002c9), ^(f_syn_d1 & 48'h000000000164), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080b2), ^(f_syn_d2 & 48'h0000000040d9), ^(f_syn_d2 & 48'h0000000020ec), ^(f_syn_d2 & 48'h000000001076),
+            ^(f_syn_d2 & 48'h000000000889), ^(f_syn_d2 & 48'h0000000004f6), ^(f_syn_d2 & 48'h0000000002c9), ^(f_syn_d2 & 48'h000000000164), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e144; // reference: the error value if the error is at symbol 144
     assign f_e144 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit144; // reference: syn is a single error at symbol 144
     assign f_hit144 = (|f_e144)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008064), ^(f_syn_d1 & 48'h0000000040b2), ^(f_syn_d1 & 48'h0000000020d9), ^(f_syn_d1 & 48'h0000000010ec),
-            ^(f_syn_d1 & 48'h000000000812), ^(f_syn_d1 & 48'h0000000004ed), ^(f_syn_d1 & 48'h000000000292), ^(f_syn_d1 & 48'h0000000001c9), 1'd0,
+            ^(f_syn_d2 & 48'h000000008064), ^(f_syn_d2 & 48'h0000000040b2), ^(f_syn_d2 & 48'h0000000020d9), ^(f_syn_d2 & 48'h0000000010ec),
+            ^(f_syn_d2 & 48'h000000000812), ^(f_syn_d2 & 48'h0000000004ed), ^(f_syn_d2 & 48'h000000000292), ^(f_syn_d2 & 48'h0000000001c9), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e147; // reference: the error value if the error is at symbol 147
     assign f_e147 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit147; // reference: syn is a single error at symbol 147
     assign f_hit147 = (|f_e147)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080c9), ^(f_syn_d1 & 48'h000000004064), ^(f_syn_d1 & 48'h0000000020b2), ^(f_syn_d1 & 48'h0000000010d9),
-            ^(f_syn_d1 & 48'h000000000825), ^(f_syn_d1 & 48'h0000000004db), ^(f_syn_d1 & 48'h000000000224), ^(f_syn_d1 & 48'h000000000192), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080c9), ^(f_syn_d2 & 48'h000000004064), ^(f_syn_d2 & 48'h0000000020b2), ^(f_syn_d2 & 48'h0000000010d9),
+            ^(f_syn_d2 & 48'h000000000825), ^(f_syn_d2 & 48'h0000000004db), ^(f_syn_d2 & 48'h000000000224), ^(f_syn_d2 & 48'h000000000192), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e150; // reference: the error value if the error is at symbol 150
     assign f_e150 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit150; // reference: syn is a single error at symbol 150
     assign f_hit150 = (|f_e150)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008092), ^(f_syn_d1 & 48'h0000000040c9), ^(f_syn_d1 & 48'h000000002064), ^(f_syn_d1 & 48'h0000000010b2),
-            ^(f_syn_d1 & 48'h00000000084b), ^(f_syn_d1 & 48'h0000000004b7), ^(f_syn_d1 & 48'h000000000249), ^(f_syn_d1 & 48'h000000000124), 1'd0,
+            ^(f_syn_d2 & 48'h000000008092), ^(f_syn_d2 & 48'h0000000040c9), ^(f_syn_d2 & 48'h000000002064), ^(f_syn_d2 & 48'h0000000010b2),
+            ^(f_syn_d2 & 48'h00000000084b), ^(f_syn_d2 & 48'h0000000004b7), ^(f_syn_d2 & 48'h000000000249), ^(f_syn_d2 & 48'h000000000124), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e153; // reference: the error value if the error is at symbol 153
     assign f_e153 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit153; // reference: syn is a single error at symbol 153
     assign f_hit153 = (|f_e153)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008024), ^(f_syn_d1 & 48'h000000004092), ^(f_syn_d1 & 48'h0000000020c9), ^(f_syn_d1 & 48'h000000001064),
-            ^(f_syn_d1 & 48'h000000000896), ^(f_syn_d1 & 48'h00000000046f), ^(f_syn_d1 & 48'h000000000293), ^(f_syn_d1 & 48'h000000000149), 1'd0,
+            ^(f_syn_d2 & 48'h000000008024), ^(f_syn_d2 & 48'h000000004092), ^(f_syn_d2 & 48'h0000000020c9), ^(f_syn_d2 & 48'h000000001064),
+            ^(f_syn_d2 & 48'h000000000896), ^(f_syn_d2 & 48'h00000000046f), ^(f_syn_d2 & 48'h000000000293), ^(f_syn_d2 & 48'h000000000149), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e156; // reference: the error value if the error is at symbol 156
     assign f_e156 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit156; // reference: syn is a single error at symbol 156
     assign f_hit156 = (|f_e156)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008049), ^(f_syn_d1 & 48'h000000004024), ^(f_syn_d1 & 48'h000000002092), ^(f_syn_d1 & 48'h0000000010c9),
-            ^(f_syn_d1 & 48'h00000000082d), ^(f_syn_d1 & 48'h0000000004df), ^(f_syn_d1 & 48'h000000000226), ^(f_syn_d1 & 48'h000000000193), 1'd0,
+            ^(f_syn_d2 & 48'h000000008049), ^(f_syn_d2 & 48'h000000004024), ^(f_syn_d2 & 48'h000000002092), ^(f_syn_d2 & 48'h0000000010c9),
+            ^(f_syn_d2 & 48'h00000000082d), ^(f_syn_d2 & 48'h0000000004df), ^(f_syn_d2 & 48'h000000000226), ^(f_syn_d2 & 48'h000000000193), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e159; // reference: the error value if the error is at symbol 159
     assign f_e159 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit159; // reference: syn is a single error at symbol 159
     assign f_hit159 = (|f_e159)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008093), ^(f_syn_d1 & 48'h000000004049), ^(f_syn_d1 & 48'h000000002024), ^(f_syn_d1 & 48'h000000001092),
-            ^(f_syn_d1 & 48'h00000000085a), ^(f_syn_d1 & 48'h0000000004be), ^(f_syn_d1 & 48'h00000000024c), ^(f_syn_d1 & 48'h000000000126), 1'd0,
+            ^(f_syn_d2 & 48'h000000008093), ^(f_syn_d2 & 48'h000000004049), ^(f_syn_d2 & 48'h000000002024), ^(f_syn_d2 & 48'h000000001092),
+            ^(f_syn_d2 & 48'h00000000085a), ^(f_syn_d2 & 48'h0000000004be), ^(f_syn_d2 & 48'h00000000024c), ^(f_syn_d2 & 48'h000000000126), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e162; // reference: the error value if the error is at symbol 162
     assign f_e162 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit162; // reference: syn is a single error at symbol 162
     assign f_hit162 = (|f_e162)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008026), ^(f_syn_d1 & 48'h000000004093), ^(f_syn_d1 & 48'h000000002049), ^(f_syn_d1 & 48'h000000001024),
-            ^(f_syn_d1 & 48'h0000000008b4), ^(f_syn_d1 & 48'h00000000047c), ^(f_syn_d1 & 48'h000000000298), ^(f_syn_d1 & 48'h00000000014c), 1'd0,
+            ^(f_syn_d2 & 48'h000000008026), ^(f_syn_d2 & 48'h000000004093), ^(f_syn_d2 & 48'h000000002049), ^(f_syn_d2 & 48'h000000001024),
+            ^(f_syn_d2 & 48'h0000000008b4), ^(f_syn_d2 & 48'h00000000047c), ^(f_syn_d2 & 48'h000000000298), ^(f_syn_d2 & 48'h00000000014c), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e165; // reference: the error value if the error is at symbol 165
     assign f_e165 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit165; // reference: syn is a single error at symbol 165
     assign f_hit165 = (|f_e165)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000804c), ^(f_syn_d1 & 48'h000000004026), ^(f_syn_d1 & 48'h000000002093), ^(f_syn_d1 & 48'h000000001049),
-            ^(f_syn_d1 & 48'h000000000868), ^(f_syn_d1 & 48'h0000000004f8), ^(f_syn_d1 & 48'h000000000230), ^(f_syn_d1 & 48'h000000000198), 1'd0,
+            ^(f_syn_d2 & 48'h00000000804c), ^(f_syn_d2 & 48'h000000004026), ^(f_syn_d2 & 48'h000000002093), ^(f_syn_d2 & 48'h000000001049),
+            ^(f_syn_d2 & 48'h000000000868), ^(f_syn_d2 & 48'h0000000004f8), ^(f_syn_d2 & 48'h000000000230), ^(f_syn_d2 & 48'h000000000198), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e168; // reference: the error value if the error is at symbol 168
     assign f_e168 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit168; // reference: syn is a single error at symbol 168
     assign f_hit168 = (|f_e168)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008098), ^(f_syn_d1 & 48'h00000000404c), ^(f_syn_d1 & 48'h000000002026), ^(f_syn_d1 & 48'h000000001093),
-            ^(f_syn_d1 & 48'h0000000008d1), ^(f_syn_d1 & 48'h0000000004f0), ^(f_syn_d1 & 48'h000000000260), ^(f_syn_d1 & 48'h000000000130), 1'd0,
+            ^(f_syn_d2 & 48'h000000008098), ^(f_syn_d2 & 48'h00000000404c), ^(f_syn_d2 & 48'h000000002026), ^(f_syn_d2 & 48'h000000001093),
+            ^(f_syn_d2 & 48'h0000000008d1), ^(f_syn_d2 & 48'h0000000004f0), ^(f_syn_d2 & 48'h000000000260), ^(f_syn_d2 & 48'h000000000130), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e171; // reference: the error value if the error is at symbol 171
     assign f_e171 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit171; // reference: syn is a single error at symbol 171
     assign f_hit171 = (|f_e171)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008030), ^(f_syn_d1 & 48'h000000004098), ^(f_syn_d1 & 48'h00000000204c), ^(f_syn_d1 & 48'h000000001026),
-            ^(f_syn_d1 & 48'h0000000008a3), ^(f_syn_d1 & 48'h0000000004e1), ^(f_syn_d1 & 48'h0000000002c0), ^(f_syn_d1 & 48'h000000000160), 1'd0,
+            ^(f_syn_d2 & 48'h000000008030), ^(f_syn_d2 & 48'h000000004098), ^(f_syn_d2 & 48'h00000000204c), ^(f_syn_d2 & 48'h000000001026),
+            ^(f_syn_d2 & 48'h0000000008a3), ^(f_syn_d2 & 48'h0000000004e1), ^(f_syn_d2 & 48'h0000000002c0), ^(f_syn_d2 & 48'h000000000160), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e174; // reference: the error value if the error is at symbol 174
     assign f_e174 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit174; // reference: syn is a single error at symbol 174
     assign f_hit174 = (|f_e174)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008060), ^(f_syn_d1 & 48'h000000004030), ^(f_syn_d1 & 48'h000000002098), ^(f_syn_d1 & 48'h00000000104c),
-            ^(f_syn_d1 & 48'h000000000846), ^(f_syn_d1 & 48'h0000000004c3), ^(f_syn_d1 & 48'h000000000281), ^(f_syn_d1 & 48'h0000000001c0), 1'd0,
+            ^(f_syn_d2 & 48'h000000008060), ^(f_syn_d2 & 48'h000000004030), ^(f_syn_d2 & 48'h000000002098), ^(f_syn_d2 & 48'h00000000104c),
+            ^(f_syn_d2 & 48'h000000000846), ^(f_syn_d2 & 48'h0000000004c3), ^(f_syn_d2 & 48'h000000000281), ^(f_syn_d2 & 48'h0000000001c0), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e177; // reference: the error value if the error is at symbol 177
     assign f_e177 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit177; // reference: syn is a single error at symbol 177
     assign f_hit177 = (|f_e177)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080c0), ^(f_syn_d1 & 48'h000000004060), ^(f_syn_d1 & 48'h000000002030), ^(f_syn_d1 & 48'h000000001098),
-            ^(f_syn_d1 & 48'h00000000088c), ^(f_syn_d1 & 48'h000000000486), ^(f_syn_d1 & 48'h000000000203), ^(f_syn_d1 & 48'h000000000181), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080c0), ^(f_syn_d2 & 48'h000000004060), ^(f_syn_d2 & 48'h000000002030), ^(f_syn_d2 & 48'h000000001098),
+            ^(f_syn_d2 & 48'h00000000088c), ^(f_syn_d2 & 48'h000000000486), ^(f_syn_d2 & 48'h000000000203), ^(f_syn_d2 & 48'h000000000181), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e180; // reference: the error value if the error is at symbol 180
     assign f_e180 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit180; // reference: syn is a single error at symbol 180
     assign f_hit180 = (|f_e180)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008081), ^(f_syn_d1 & 48'h0000000040c0), ^(f_syn_d1 & 48'h000000002060), ^(f_syn_d1 & 48'h000000001030),
-            ^(f_syn_d1 & 48'h000000000819), ^(f_syn_d1 & 48'h00000000040d), ^(f_syn_d1 & 48'h000000000207), ^(f_syn_d1 & 48'h000000000103), 1'd0,
+            ^(f_syn_d2 & 48'h000000008081), ^(f_syn_d2 & 48'h0000000040c0), ^(f_syn_d2 & 48'h000000002060), ^(f_syn_d2 & 48'h000000001030),
+            ^(f_syn_d2 & 48'h000000000819), ^(f_syn_d2 & 48'h00000000040d), ^(f_syn_d2 & 48'h000000000207), ^(f_syn_d2 & 48'h000000000103), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e183; // reference: the error value if the error is at symbol 183
     assign f_e183 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit183; // reference: syn is a single error at symbol 183
     assign f_hit183 = (|f_e183)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008003), ^(f_syn_d1 & 48'h000000004081), ^(f_syn_d1 & 48'h0000000020c0), ^(f_syn_d1 & 48'h000000001060),
-            ^(f_syn_d1 & 48'h000000000833), ^(f_syn_d1 & 48'h00000000041a), ^(f_syn_d1 & 48'h00000000020e), ^(f_syn_d1 & 48'h000000000107), 1'd0,
+            ^(f_syn_d2 & 48'h000000008003), ^(f_syn_d2 & 48'h000000004081), ^(f_syn_d2 & 48'h0000000020c0), ^(f_syn_d2 & 48'h000000001060),
+            ^(f_syn_d2 & 48'h000000000833), ^(f_syn_d2 & 48'h00000000041a), ^(f_syn_d2 & 48'h00000000020e), ^(f_syn_d2 & 48'h000000000107), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e186; // reference: the error value if the error is at symbol 186
     assign f_e186 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit186; // reference: syn is a single error at symbol 186
     assign f_hit186 = (|f_e186)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008007), ^(f_syn_d1 & 48'h000000004003), ^(f_syn_d1 & 48'h000000002081), ^(f_syn_d1 & 48'h0000000010c0),
-            ^(f_syn_d1 & 48'h000000000867), ^(f_syn_d1 & 48'h000000000434), ^(f_syn_d1 & 48'h00000000021d), ^(f_syn_d1 & 48'h00000000010e), 1'd0,
+            ^(f_syn_d2 & 48'h000000008007), ^(f_syn_d2 & 48'h000000004003), ^(f_syn_d2 & 48'h000000002081), ^(f_syn_d2 & 48'h0000000010c0),
+            ^(f_syn_d2 & 48'h000000000867), ^(f_syn_d2 & 48'h000000000434), ^(f_syn_d2 & 48'h00000000021d), ^(f_syn_d2 & 48'h00000000010e), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e189; // reference: the error value if the error is at symbol 189
     assign f_e189 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit189; // reference: syn is a single error at symbol 189
     assign f_hit189 = (|f_e189)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000800e), ^(f_syn_d1 & 48'h000000004007), ^(f_syn_d1 & 48'h000000002003), ^(f_syn_d1 & 48'h000000001081),
-            ^(f_syn_d1 & 48'h0000000008ce), ^(f_syn_d1 & 48'h000000000469), ^(f_syn_d1 & 48'h00000000023a), ^(f_syn_d1 & 48'h00000000011d), 1'd0,
+            ^(f_syn_d2 & 48'h00000000800e), ^(f_syn_d2 & 48'h000000004007), ^(f_syn_d2 & 48'h000000002003), ^(f_syn_d2 & 48'h000000001081),
+            ^(f_syn_d2 & 48'h0000000008ce), ^(f_syn_d2 & 48'h000000000469), ^(f_syn_d2 & 48'h00000000023a), ^(f_syn_d2 & 48'h00000000011d), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e192; // reference: the error value if the error is at symbol 192
     assign f_e192 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit192; // reference: syn is a single error at symbol 192
     assign f_hit192 = (|f_e192)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000801d), ^(f_syn_d1 & 48'h00000000400e), ^(f_syn_d1 & 48'h000000002007), ^(f_syn_d1 & 48'h000000001003),
-            ^(f_syn_d1 & 48'h00000000089c), ^(f_syn_d1 & 48'h0000000004d3), ^(f_syn_d1 & 48'h000000000274), ^(f_syn_d1 & 48'h00000000013a), 1'd0,
+            ^(f_syn_d2 & 48'h00000000801d), ^(f_syn_d2 & 48'h00000000400e), ^(f_syn_d2 & 48'h000000002007), ^(f_syn_d2 & 48'h000000001003),
+            ^(f_syn_d2 & 48'h00000000089c), ^(f_syn_d2 & 48'h0000000004d3), ^(f_syn_d2 & 48'h000000000274), ^(f_syn_d2 & 48'h00000000013a), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e195; // reference: the error value if the error is at symbol 195
     assign f_e195 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit195; // reference: syn is a single error at symbol 195
     assign f_hit195 = (|f_e195)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000803a), ^(f_syn_d1 & 48'h00000000401d), ^(f_syn_d1 & 48'h00000000200e), ^(f_syn_d1 & 48'h000000001007),
-            ^(f_syn_d1 & 48'h000000000839), ^(f_syn_d1 & 48'h0000000004a6), ^(f_syn_d1 & 48'h0000000002e9), ^(f_syn_d1 & 48'h000000000174), 1'd0,
+            ^(f_syn_d2 & 48'h00000000803a), ^(f_syn_d2 & 48'h00000000401d), ^(f_syn_d2 & 48'h00000000200e), ^(f_syn_d2 & 48'h000000001007),
+            ^(f_syn_d2 & 48'h000000000839), ^(f_syn_d2 & 48'h0000000004a6), ^(f_syn_d2 & 48'h0000000002e9), ^(f_syn_d2 & 48'h000000000174), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e198; // reference: the error value if the error is at symbol 198
     assign f_e198 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit198; // reference: syn is a single error at symbol 198
     assign f_hit198 = (|f_e198)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008074), ^(f_syn_d1 & 48'h00000000403a), ^(f_syn_d1 & 48'h00000000201d), ^(f_syn_d1 & 48'h00000000100e),
-            ^(f_syn_d1 & 48'h000000000873), ^(f_syn_d1 & 48'h00000000044d), ^(f_syn_d1 & 48'h0000000002d2), ^(f_syn_d1 & 48'h0000000001e9), 1'd0,
+            ^(f_syn_d2 & 48'h000000008074), ^(f_syn_d2 & 48'h00000000403a), ^(f_syn_d2 & 48'h00000000201d), ^(f_syn_d2 & 48'h00000000100e),
+            ^(f_syn_d2 & 48'h000000000873), ^(f_syn_d2 & 48'h00000000044d), ^(f_syn_d2 & 48'h0000000002d2), ^(f_syn_d2 & 48'h0000000001e9), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e201; // reference: the error value if the error is at symbol 201
     assign f_e201 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit201; // reference: syn is a single error at symbol 201
     assign f_hit201 = (|f_e201)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080e9), ^(f_syn_d1 & 48'h000000004074), ^(f_syn_d1 & 48'h00000000203a), ^(f_syn_d1 & 48'h00000000101d),
-            ^(f_syn_d1 & 48'h0000000008e7), ^(f_syn_d1 & 48'h00000000049a), ^(f_syn_d1 & 48'h0000000002a4), ^(f_syn_d1 & 48'h0000000001d2), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080e9), ^(f_syn_d2 & 48'h000000004074), ^(f_syn_d2 & 48'h00000000203a), ^(f_syn_d2 & 48'h00000000101d),
+            ^(f_syn_d2 & 48'h0000000008e7), ^(f_syn_d2 & 48'h00000000049a), ^(f_syn_d2 & 48'h0000000002a4), ^(f_syn_d2 & 48'h0000000001d2), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e204; // reference: the error value if the error is at symbol 204
     assign f_e204 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit204; // reference: syn is a single error at symbol 204
     assign f_hit204 = (|f_e204)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080d2), ^(f_syn_d1 & 48'h0000000040e9), ^(f_syn_d1 & 48'h000000002074), ^(f_syn_d1 & 48'h00000000103a),
-            ^(f_syn_d1 & 48'h0000000008cf), ^(f_syn_d1 & 48'h000000000435), ^(f_syn_d1 & 48'h000000000248), ^(f_syn_d1 & 48'h0000000001a4), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080d2), ^(f_syn_d2 & 48'h0000000040e9), ^(f_syn_d2 & 48'h000000002074), ^(f_syn_d2 & 48'h00000000103a),
+            ^(f_syn_d2 & 48'h0000000008cf), ^(f_syn_d2 & 48'h000000000435), ^(f_syn_d2 & 48'h000000000248), ^(f_syn_d2 & 48'h0000000001a4), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e207; // reference: the error value if the error is at symbol 207
     assign f_e207 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit207; // reference: syn is a single error at symbol 207
     assign f_hit207 = (|f_e207)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080a4), ^(f_syn_d1 & 48'h0000000040d2), ^(f_syn_d1 & 48'h0000000020e9), ^(f_syn_d1 & 48'h000000001074),
-            ^(f_syn_d1 & 48'h00000000089e), ^(f_syn_d1 & 48'h00000000046b), ^(f_syn_d1 & 48'h000000000291), ^(f_syn_d1 & 48'h000000000148), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080a4), ^(f_syn_d2 & 48'h0000000040d2), ^(f_syn_d2 & 48'h0000000020e9), ^(f_syn_d2 & 48'h000000001074),
+            ^(f_syn_d2 & 48'h00000000089e), ^(f_syn_d2 & 48'h00000000046b), ^(f_syn_d2 & 48'h000000000291), ^(f_syn_d2 & 48'h000000000148), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e210; // reference: the error value if the error is at symbol 210
     assign f_e210 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit210; // reference: syn is a single error at symbol 210
     assign f_hit210 = (|f_e210)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008048), ^(f_syn_d1 & 48'h0000000040a4), ^(f_syn_d1 & 48'h0000000020d2), ^(f_syn_d1 & 48'h0000000010e9),
-            ^(f_syn_d1 & 48'h00000000083c), ^(f_syn_d1 & 48'h0000000004d6), ^(f_syn_d1 & 48'h000000000223), ^(f_syn_d1 & 48'h000000000191), 1'd0,
+            ^(f_syn_d2 & 48'h000000008048), ^(f_syn_d2 & 48'h0000000040a4), ^(f_syn_d2 & 48'h0000000020d2), ^(f_syn_d2 & 48'h0000000010e9),
+            ^(f_syn_d2 & 48'h00000000083c), ^(f_syn_d2 & 48'h0000000004d6), ^(f_syn_d2 & 48'h000000000223), ^(f_syn_d2 & 48'h000000000191), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e213; // reference: the error value if the error is at symbol 213
     assign f_e213 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit213; // reference: syn is a single error at symbol 213
     assign f_hit213 = (|f_e213)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008091), ^(f_syn_d1 & 48'h000000004048), ^(f_syn_d1 & 48'h0000000020a4), ^(f_syn_d1 & 48'h0000000010d2),
-            ^(f_syn_d1 & 48'h000000000878), ^(f_syn_d1 & 48'h0000000004ad), ^(f_syn_d1 & 48'h000000000247), ^(f_syn_d1 & 48'h000000000123), 1'd0,
+            ^(f_syn_d2 & 48'h000000008091), ^(f_syn_d2 & 48'h000000004048), ^(f_syn_d2 & 48'h0000000020a4), ^(f_syn_d2 & 48'h0000000010d2),
+            ^(f_syn_d2 & 48'h000000000878), ^(f_syn_d2 & 48'h0000000004ad), ^(f_syn_d2 & 48'h000000000247), ^(f_syn_d2 & 48'h000000000123), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e216; // reference: the error value if the error is at symbol 216
     assign f_e216 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit216; // reference: syn is a single error at symbol 216
     assign f_hit216 = (|f_e216)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008023), ^(f_syn_d1 & 48'h000000004091), ^(f_syn_d1 & 48'h000000002048), ^(f_syn_d1 & 48'h0000000010a4),
-            ^(f_syn_d1 & 48'h0000000008f1), ^(f_syn_d1 & 48'h00000000045b), ^(f_syn_d1 & 48'h00000000028e), ^(f_syn_d1 & 48'h000000000147), 1'd0,
+            ^(f_syn_d2 & 48'h000000008023), ^(f_syn_d2 & 48'h000000004091), ^(f_syn_d2 & 48'h000000002048), ^(f_syn_d2 & 48'h0000000010a4),
+            ^(f_syn_d2 & 48'h0000000008f1), ^(f_syn_d2 & 48'h00000000045b), ^(f_syn_d2 & 48'h00000000028e), ^(f_syn_d2 & 48'h000000000147), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e219; // reference: the error value if the error is at symbol 219
     assign f_e219 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit219; // reference: syn is a single error at symbol 219
     assign f_hit219 = (|f_e219)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008047), ^(f_syn_d1 & 48'h000000004023), ^(f_syn_d1 & 48'h000000002091), ^(f_syn_d1 & 48'h000000001048),
-            ^(f_syn_d1 & 48'h0000000008e3), ^(f_syn_d1 & 48'h0000000004b6), ^(f_syn_d1 & 48'h00000000021c), ^(f_syn_d1 & 48'h00000000018e), 1'd0,
+            ^(f_syn_d2 & 48'h000000008047), ^(f_syn_d2 & 48'h000000004023), ^(f_syn_d2 & 48'h000000002091), ^(f_syn_d2 & 48'h000000001048),
+            ^(f_syn_d2 & 48'h0000000008e3), ^(f_syn_d2 & 48'h0000000004b6), ^(f_syn_d2 & 48'h00000000021c), ^(f_syn_d2 & 48'h00000000018e), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e222; // reference: the error value if the error is at symbol 222
     assign f_e222 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit222; // reference: syn is a single error at symbol 222
     assign f_hit222 = (|f_e222)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000808e), ^(f_syn_d1 & 48'h000000004047), ^(f_syn_d1 & 48'h000000002023), ^(f_syn_d1 & 48'h000000001091),
-            ^(f_syn_d1 & 48'h0000000008c6), ^(f_syn_d1 & 48'h00000000046d), ^(f_syn_d1 & 48'h000000000238), ^(f_syn_d1 & 48'h00000000011c), 1'd0,
+            ^(f_syn_d2 & 48'h00000000808e), ^(f_syn_d2 & 48'h000000004047), ^(f_syn_d2 & 48'h000000002023), ^(f_syn_d2 & 48'h000000001091),
+            ^(f_syn_d2 & 48'h0000000008c6), ^(f_syn_d2 & 48'h00000000046d), ^(f_syn_d2 & 48'h000000000238), ^(f_syn_d2 & 48'h00000000011c), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e225; // reference: the error value if the error is at symbol 225
     assign f_e225 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit225; // reference: syn is a single error at symbol 225
     assign f_hit225 = (|f_e225)
         & (!(|{
-            ^(f_syn_d1 & 48'h00000000801c), ^(f_syn_d1 & 48'h00000000408e), ^(f_syn_d1 & 48'h000000002047), ^(f_syn_d1 & 48'h000000001023),
-            ^(f_syn_d1 & 48'h00000000088d), ^(f_syn_d1 & 48'h0000000004da), ^(f_syn_d1 & 48'h000000000271), ^(f_syn_d1 & 48'h000000000138), 1'd0,
+            ^(f_syn_d2 & 48'h00000000801c), ^(f_syn_d2 & 48'h00000000408e), ^(f_syn_d2 & 48'h000000002047), ^(f_syn_d2 & 48'h000000001023),
+            ^(f_syn_d2 & 48'h00000000088d), ^(f_syn_d2 & 48'h0000000004da), ^(f_syn_d2 & 48'h000000000271), ^(f_syn_d2 & 48'h000000000138), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e228; // reference: the error value if the error is at symbol 228
     assign f_e228 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit228; // reference: syn is a single error at symbol 228
     assign f_hit228 = (|f_e228)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008038), ^(f_syn_d1 & 48'h00000000401c), ^(f_syn_d1 & 48'h00000000208e), ^(f_syn_d1 & 48'h000000001047),
-            ^(f_syn_d1 & 48'h00000000081b), ^(f_syn_d1 & 48'h0000000004b5), ^(f_syn_d1 & 48'h0000000002e2), ^(f_syn_d1 & 48'h000000000171), 1'd0,
+            ^(f_syn_d2 & 48'h000000008038), ^(f_syn_d2 & 48'h00000000401c), ^(f_syn_d2 & 48'h00000000208e), ^(f_syn_d2 & 48'h000000001047),
+            ^(f_syn_d2 & 48'h00000000081b), ^(f_syn_d2 & 48'h0000000004b5), ^(f_syn_d2 & 48'h0000000002e2), ^(f_syn_d2 & 48'h000000000171), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e231; // reference: the error value if the error is at symbol 231
     assign f_e231 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit231; // reference: syn is a single error at symbol 231
     assign f_hit231 = (|f_e231)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008071), ^(f_syn_d1 & 48'h000000004038), ^(f_syn_d1 & 48'h00000000201c), ^(f_syn_d1 & 48'h00000000108e),
-            ^(f_syn_d1 & 48'h000000000836), ^(f_syn_d1 & 48'h00000000046a), ^(f_syn_d1 & 48'h0000000002c4), ^(f_syn_d1 & 48'h0000000001e2), 1'd0,
+            ^(f_syn_d2 & 48'h000000008071), ^(f_syn_d2 & 48'h000000004038), ^(f_syn_d2 & 48'h00000000201c), ^(f_syn_d2 & 48'h00000000108e),
+            ^(f_syn_d2 & 48'h000000000836), ^(f_syn_d2 & 48'h00000000046a), ^(f_syn_d2 & 48'h0000000002c4), ^(f_syn_d2 & 48'h0000000001e2), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e234; // reference: the error value if the error is at symbol 234
     assign f_e234 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit234; // reference: syn is a single error at symbol 234
     assign f_hit234 = (|f_e234)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080e2), ^(f_syn_d1 & 48'h000000004071), ^(f_syn_d1 & 48'h000000002038), ^(f_syn_d1 & 48'h00000000101c),
-            ^(f_syn_d1 & 48'h00000000086c), ^(f_syn_d1 & 48'h0000000004d4), ^(f_syn_d1 & 48'h000000000288), ^(f_syn_d1 & 48'h0000000001c4), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080e2), ^(f_syn_d2 & 48'h000000004071), ^(f_syn_d2 & 48'h000000002038), ^(f_syn_d2 & 48'h00000000101c),
+            ^(f_syn_d2 & 48'h00000000086c), ^(f_syn_d2 & 48'h0000000004d4), ^(f_syn_d2 & 48'h000000000288), ^(f_syn_d2 & 48'h0000000001c4), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e237; // reference: the error value if the error is at symbol 237
     assign f_e237 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit237; // reference: syn is a single error at symbol 237
     assign f_hit237 = (|f_e237)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000000080c4), ^(f_syn_d1 & 48'h0000000040e2), ^(f_syn_d1 & 48'h000000002071), ^(f_syn_d1 & 48'h000000001038),
-            ^(f_syn_d1 & 48'h0000000008d8), ^(f_syn_d1 & 48'h0000000004a8), ^(f_syn_d1 & 48'h000000000210), ^(f_syn_d1 & 48'h000000000188), 1'd0,
+            ^(f_syn_d2 & 48'h0000000080c4), ^(f_syn_d2 & 48'h0000000040e2), ^(f_syn_d2 & 48'h000000002071), ^(f_syn_d2 & 48'h000000001038),
+            ^(f_syn_d2 & 48'h0000000008d8), ^(f_syn_d2 & 48'h0000000004a8), ^(f_syn_d2 & 48'h000000000210), ^(f_syn_d2 & 48'h000000000188), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e240; // reference: the error value if the error is at symbol 240
     assign f_e240 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit240; // reference: syn is a single error at symbol 240
     assign f_hit240 = (|f_e240)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008088), ^(f_syn_d1 & 48'h0000000040c4), ^(f_syn_d1 & 48'h0000000020e2), ^(f_syn_d1 & 48'h000000001071),
-            ^(f_syn_d1 & 48'h0000000008b0), ^(f_syn_d1 & 48'h000000000450), ^(f_syn_d1 & 48'h000000000220), ^(f_syn_d1 & 48'h000000000110), 1'd0,
+            ^(f_syn_d2 & 48'h000000008088), ^(f_syn_d2 & 48'h0000000040c4), ^(f_syn_d2 & 48'h0000000020e2), ^(f_syn_d2 & 48'h000000001071),
+            ^(f_syn_d2 & 48'h0000000008b0), ^(f_syn_d2 & 48'h000000000450), ^(f_syn_d2 & 48'h000000000220), ^(f_syn_d2 & 48'h000000000110), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e243; // reference: the error value if the error is at symbol 243
     assign f_e243 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit243; // reference: syn is a single error at symbol 243
     assign f_hit243 = (|f_e243)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008010), ^(f_syn_d1 & 48'h000000004088), ^(f_syn_d1 & 48'h0000000020c4), ^(f_syn_d1 & 48'h0000000010e2),
-            ^(f_syn_d1 & 48'h000000000861), ^(f_syn_d1 & 48'h0000000004a0), ^(f_syn_d1 & 48'h000000000240), ^(f_syn_d1 & 48'h000000000120), 1'd0,
+            ^(f_syn_d2 & 48'h000000008010), ^(f_syn_d2 & 48'h000000004088), ^(f_syn_d2 & 48'h0000000020c4), ^(f_syn_d2 & 48'h0000000010e2),
+            ^(f_syn_d2 & 48'h000000000861), ^(f_syn_d2 & 48'h0000000004a0), ^(f_syn_d2 & 48'h000000000240), ^(f_syn_d2 & 48'h000000000120), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e246; // reference: the error value if the error is at symbol 246
     assign f_e246 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit246; // reference: syn is a single error at symbol 246
     assign f_hit246 = (|f_e246)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008020), ^(f_syn_d1 & 48'h000000004010), ^(f_syn_d1 & 48'h000000002088), ^(f_syn_d1 & 48'h0000000010c4),
-            ^(f_syn_d1 & 48'h0000000008c2), ^(f_syn_d1 & 48'h000000000441), ^(f_syn_d1 & 48'h000000000280), ^(f_syn_d1 & 48'h000000000140), 1'd0,
+            ^(f_syn_d2 & 48'h000000008020), ^(f_syn_d2 & 48'h000000004010), ^(f_syn_d2 & 48'h000000002088), ^(f_syn_d2 & 48'h0000000010c4),
+            ^(f_syn_d2 & 48'h0000000008c2), ^(f_syn_d2 & 48'h000000000441), ^(f_syn_d2 & 48'h000000000280), ^(f_syn_d2 & 48'h000000000140), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e249; // reference: the error value if the error is at symbol 249
     assign f_e249 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit249; // reference: syn is a single error at symbol 249
     assign f_hit249 = (|f_e249)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008040), ^(f_syn_d1 & 48'h000000004020), ^(f_syn_d1 & 48'h000000002010), ^(f_syn_d1 & 48'h000000001088),
-            ^(f_syn_d1 & 48'h000000000884), ^(f_syn_d1 & 48'h000000000482), ^(f_syn_d1 & 48'h000000000201), ^(f_syn_d1 & 48'h000000000180), 1'd0,
+            ^(f_syn_d2 & 48'h000000008040), ^(f_syn_d2 & 48'h000000004020), ^(f_syn_d2 & 48'h000000002010), ^(f_syn_d2 & 48'h000000001088),
+            ^(f_syn_d2 & 48'h000000000884), ^(f_syn_d2 & 48'h000000000482), ^(f_syn_d2 & 48'h000000000201), ^(f_syn_d2 & 48'h000000000180), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e252; // reference: the error value if the error is at symbol 252
     assign f_e252 = {
-        ^(f_syn_d1 & 48'h000000008000), ^(f_syn_d1 & 48'h000000004000), ^(f_syn_d1 & 48'h000000002000), ^(f_syn_d1 & 48'h000000001000),
-        ^(f_syn_d1 & 48'h000000000800), ^(f_syn_d1 & 48'h000000000400), ^(f_syn_d1 & 48'h000000000200), ^(f_syn_d1 & 48'h000000000100)
+        ^(f_syn_d2 & 48'h000000008000), ^(f_syn_d2 & 48'h000000004000), ^(f_syn_d2 & 48'h000000002000), ^(f_syn_d2 & 48'h000000001000),
+        ^(f_syn_d2 & 48'h000000000800), ^(f_syn_d2 & 48'h000000000400), ^(f_syn_d2 & 48'h000000000200), ^(f_syn_d2 & 48'h000000000100)
     };
     wire f_hit252; // reference: syn is a single error at symbol 252
     assign f_hit252 = (|f_e252)
         & (!(|{
-            1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040),
-            ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010), ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004),
-            ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+            1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040),
+            ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010), ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004),
+            ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
         }));
     wire [7:0] f_e255; // reference: the error value if the error is at symbol 255
     assign f_e255 = {
-        ^(f_syn_d1 & 48'h000000000080), ^(f_syn_d1 & 48'h000000000040), ^(f_syn_d1 & 48'h000000000020), ^(f_syn_d1 & 48'h000000000010),
-        ^(f_syn_d1 & 48'h000000000008), ^(f_syn_d1 & 48'h000000000004), ^(f_syn_d1 & 48'h000000000002), ^(f_syn_d1 & 48'h000000000001)
+        ^(f_syn_d2 & 48'h000000000080), ^(f_syn_d2 & 48'h000000000040), ^(f_syn_d2 & 48'h000000000020), ^(f_syn_d2 & 48'h000000000010),
+        ^(f_syn_d2 & 48'h000000000008), ^(f_syn_d2 & 48'h000000000004), ^(f_syn_d2 & 48'h000000000002), ^(f_syn_d2 & 48'h000000000001)
     };
     wire f_hit255; // reference: syn is a single error at symbol 255
     assign f_hit255 = (|f_e255)
         & (!(|{
-            ^(f_syn_d1 & 48'h000000008000), ^(f_syn_d1 & 48'h000000004000), ^(f_syn_d1 & 48'h000000002000), ^(f_syn_d1 & 48'h000000001000),
-            ^(f_syn_d1 & 48'h000000000800), ^(f_syn_d1 & 48'h000000000400), ^(f_syn_d1 & 48'h000000000200), ^(f_syn_d1 & 48'h000000000100), 1'd0,
+            ^(f_syn_d2 & 48'h000000008000), ^(f_syn_d2 & 48'h000000004000), ^(f_syn_d2 & 48'h000000002000), ^(f_syn_d2 & 48'h000000001000),
+            ^(f_syn_d2 & 48'h000000000800), ^(f_syn_d2 & 48'h000000000400), ^(f_syn_d2 & 48'h000000000200), ^(f_syn_d2 & 48'h000000000100), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e1; // reference: the error value if the error is at symbol 1
     assign f_e1 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit1; // reference: syn is a single error at symbol 1
     assign f_hit1 = (|f_e1)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080f60000), ^(f_syn_d1 & 48'h0000407b0000), ^(f_syn_d1 & 48'h000020bd0000), ^(f_syn_d1 & 48'h0000105e0000),
-            ^(f_syn_d1 & 48'h000008590000), ^(f_syn_d1 & 48'h0000045a0000), ^(f_syn_d1 & 48'h000002db0000), ^(f_syn_d1 & 48'h000001ed0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080f60000), ^(f_syn_d2 & 48'h0000407b0000), ^(f_syn_d2 & 48'h000020bd0000), ^(f_syn_d2 & 48'h0000105e0000),
+            ^(f_syn_d2 & 48'h000008590000), ^(f_syn_d2 & 48'h0000045a0000), ^(f_syn_d2 & 48'h000002db0000), ^(f_syn_d2 & 48'h000001ed0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e4; // reference: the error value if the error is at symbol 4
     assign f_e4 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit4; // reference: syn is a single error at symbol 4
     assign f_hit4 = (|f_e4)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080ed0000), ^(f_syn_d1 & 48'h000040f60000), ^(f_syn_d1 & 48'h0000207b0000), ^(f_syn_d1 & 48'h000010bd0000),
-            ^(f_syn_d1 & 48'h000008b30000), ^(f_syn_d1 & 48'h000004b40000), ^(f_syn_d1 & 48'h000002b70000), ^(f_syn_d1 & 48'h000001db0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080ed0000), ^(f_syn_d2 & 48'h000040f60000), ^(f_syn_d2 & 48'h0000207b0000), ^(f_syn_d2 & 48'h000010bd0000),
+            ^(f_syn_d2 & 48'h000008b30000), ^(f_syn_d2 & 48'h000004b40000), ^(f_syn_d2 & 48'h000002b70000), ^(f_syn_d2 & 48'h000001db0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e7; // reference: the error value if the error is at symbol 7
     assign f_e7 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit7; // reference: syn is a single error at symbol 7
     assign f_hit7 = (|f_e7)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080db0000), ^(f_syn_d1 & 48'h000040ed0000), ^(f_syn_d1 & 48'h000020f60000), ^(f_syn_d1 & 48'h0000107b0000),
-            ^(f_syn_d1 & 48'h000008660000), ^(f_syn_d1 & 48'h000004680000), ^(f_syn_d1 & 48'h0000026f0000), ^(f_syn_d1 & 48'h000001b70000), 1'd0,
+            ^(f_syn_d2 & 48'h000080db0000), ^(f_syn_d2 & 48'h000040ed0000), ^(f_syn_d2 & 48'h000020f60000), ^(f_syn_d2 & 48'h0000107b0000),
+            ^(f_syn_d2 & 48'h000008660000), ^(f_syn_d2 & 48'h000004680000), ^(f_syn_d2 & 48'h0000026f0000), ^(f_syn_d2 & 48'h000001b70000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e10; // reference: the error value if the error is at symbol 10
     assign f_e10 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit10; // reference: syn is a single error at symbol 10
     assign f_hit10 = (|f_e10)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080b70000), ^(f_syn_d1 & 48'h000040db0000), ^(f_syn_d1 & 48'h000020ed0000), ^(f_syn_d1 & 48'h000010f60000),
-            ^(f_syn_d1 & 48'h000008cc0000), ^(f_syn_d1 & 48'h000004d10000), ^(f_syn_d1 & 48'h000002df0000), ^(f_syn_d1 & 48'h0000016f0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080b70000), ^(f_syn_d2 & 48'h000040db0000), ^(f_syn_d2 & 48'h000020ed0000), ^(f_syn_d2 & 48'h000010f60000),
+            ^(f_syn_d2 & 48'h000008cc0000), ^(f_syn_d2 & 48'h000004d10000), ^(f_syn_d2 & 48'h000002df0000), ^(f_syn_d2 & 48'h0000016f0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e13; // reference: the error value if the error is at symbol 13
     assign f_e13 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit13; // reference: syn is a single error at symbol 13
     assign f_hit13 = (|f_e13)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000806f0000), ^(f_syn_d1 & 48'h000040b70000), ^(f_syn_d1 & 48'h000020db0000), ^(f_syn_d1 & 48'h000010ed0000),
-            ^(f_syn_d1 & 48'h000008990000), ^(f_syn_d1 & 48'h000004a30000), ^(f_syn_d1 & 48'h000002be0000), ^(f_syn_d1 & 48'h000001df0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000806f0000), ^(f_syn_d2 & 48'h000040b70000), ^(f_syn_d2 & 48'h000020db0000), ^(f_syn_d2 & 48'h000010ed0000),
+            ^(f_syn_d2 & 48'h000008990000), ^(f_syn_d2 & 48'h000004a30000), ^(f_syn_d2 & 48'h000002be0000), ^(f_syn_d2 & 48'h000001df0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e16; // reference: the error value if the error is at symbol 16
     assign f_e16 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit16; // reference: syn is a single error at symbol 16
     assign f_hit16 = (|f_e16)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080df0000), ^(f_syn_d1 & 48'h0000406f0000), ^(f_syn_d1 & 48'h000020b70000), ^(f_syn_d1 & 48'h000010db0000),
-            ^(f_syn_d1 & 48'h000008320000), ^(f_syn_d1 & 48'h000004460000), ^(f_syn_d1 & 48'h0000027c0000), ^(f_syn_d1 & 48'h000001be0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080df0000), ^(f_syn_d2 & 48'h0000406f0000), ^(f_syn_d2 & 48'h000020b70000), ^(f_syn_d2 & 48'h000010db0000),
+            ^(f_syn_d2 & 48'h000008320000), ^(f_syn_d2 & 48'h000004460000), ^(f_syn_d2 & 48'h0000027c0000), ^(f_syn_d2 & 48'h000001be0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e19; // reference: the error value if the error is at symbol 19
     assign f_e19 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit19; // reference: syn is a single error at symbol 19
     assign f_hit19 = (|f_e19)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080be0000), ^(f_syn_d1 & 48'h000040df0000), ^(f_syn_d1 & 48'h0000206f0000), ^(f_syn_d1 & 48'h000010b70000),
-            ^(f_syn_d1 & 48'h000008650000), ^(f_syn_d1 & 48'h0000048c0000), ^(f_syn_d1 & 48'h000002f80000), ^(f_syn_d1 & 48'h0000017c0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080be0000), ^(f_syn_d2 & 48'h000040df0000), ^(f_syn_d2 & 48'h0000206f0000), ^(f_syn_d2 & 48'h000010b70000),
+            ^(f_syn_d2 & 48'h000008650000), ^(f_syn_d2 & 48'h0000048c0000), ^(f_syn_d2 & 48'h000002f80000), ^(f_syn_d2 & 48'h0000017c0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e22; // reference: the error value if the error is at symbol 22
     assign f_e22 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit22; // reference: syn is a single error at symbol 22
     assign f_hit22 = (|f_e22)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000807c0000), ^(f_syn_d1 & 48'h000040be0000), ^(f_syn_d1 & 48'h000020df0000), ^(f_syn_d1 & 48'h0000106f0000),
-            ^(f_syn_d1 & 48'h000008cb0000), ^(f_syn_d1 & 48'h000004190000), ^(f_syn_d1 & 48'h000002f00000), ^(f_syn_d1 & 48'h000001f80000), 1'd0,
+            ^(f_syn_d2 & 48'h0000807c0000), ^(f_syn_d2 & 48'h000040be0000), ^(f_syn_d2 & 48'h000020df0000), ^(f_syn_d2 & 48'h0000106f0000),
+            ^(f_syn_d2 & 48'h000008cb0000), ^(f_syn_d2 & 48'h000004190000), ^(f_syn_d2 & 48'h000002f00000), ^(f_syn_d2 & 48'h000001f80000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e25; // reference: the error value if the error is at symbol 25
     assign f_e25 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit25; // reference: syn is a single error at symbol 25
     assign f_hit25 = (|f_e25)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080f80000), ^(f_syn_d1 & 48'h0000407c0000), ^(f_syn_d1 & 48'h000020be0000), ^(f_syn_d1 & 48'h000010df0000),
-            ^(f_syn_d1 & 48'h000008970000), ^(f_syn_d1 & 48'h000004330000), ^(f_syn_d1 & 48'h000002e10000), ^(f_syn_d1 & 48'h000001f00000), 1'd0,
+            ^(f_syn_d2 & 48'h000080f80000), ^(f_syn_d2 & 48'h0000407c0000), ^(f_syn_d2 & 48'h000020be0000), ^(f_syn_d2 & 48'h000010df0000),
+            ^(f_syn_d2 & 48'h000008970000), ^(f_syn_d2 & 48'h000004330000), ^(f_syn_d2 & 48'h000002e10000), ^(f_syn_d2 & 48'h000001f00000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e28; // reference: the error value if the error is at symbol 28
     assign f_e28 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit28; // reference: syn is a single error at symbol 28
     assign f_hit28 = (|f_e28)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080f00000), ^(f_syn_d1 & 48'h000040f80000), ^(f_syn_d1 & 48'h0000207c0000), ^(f_syn_d1 & 48'h000010be0000),
-            ^(f_syn_d1 & 48'h0000082f0000), ^(f_syn_d1 & 48'h000004670000), ^(f_syn_d1 & 48'h000002c30000), ^(f_syn_d1 & 48'h000001e10000), 1'd0,
+            ^(f_syn_d2 & 48'h000080f00000), ^(f_syn_d2 & 48'h000040f80000), ^(f_syn_d2 & 48'h0000207c0000), ^(f_syn_d2 & 48'h000010be0000),
+            ^(f_syn_d2 & 48'h0000082f0000), ^(f_syn_d2 & 48'h000004670000), ^(f_syn_d2 & 48'h000002c30000), ^(f_syn_d2 & 48'h000001e10000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e31; // reference: the error value if the error is at symbol 31
     assign f_e31 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit31; // reference: syn is a single error at symbol 31
     assign f_hit31 = (|f_e31)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080e10000), ^(f_syn_d1 & 48'h000040f00000), ^(f_syn_d1 & 48'h000020f80000), ^(f_syn_d1 & 48'h0000107c0000),
-            ^(f_syn_d1 & 48'h0000085f0000), ^(f_syn_d1 & 48'h000004ce0000), ^(f_syn_d1 & 48'h000002860000), ^(f_syn_d1 & 48'h000001c30000), 1'd0,
+            ^(f_syn_d2 & 48'h000080e10000), ^(f_syn_d2 & 48'h000040f00000), ^(f_syn_d2 & 48'h000020f80000), ^(f_syn_d2 & 48'h0000107c0000),
+            ^(f_syn_d2 & 48'h0000085f0000), ^(f_syn_d2 & 48'h000004ce0000), ^(f_syn_d2 & 48'h000002860000), ^(f_syn_d2 & 48'h000001c30000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e34; // reference: the error value if the error is at symbol 34
     assign f_e34 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit34; // reference: syn is a single error at symbol 34
     assign f_hit34 = (|f_e34)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080c30000), ^(f_syn_d1 & 48'h000040e10000), ^(f_syn_d1 & 48'h000020f00000), ^(f_syn_d1 & 48'h000010f80000),
-            ^(f_syn_d1 & 48'h000008bf0000), ^(f_syn_d1 & 48'h0000049c0000), ^(f_syn_d1 & 48'h0000020d0000), ^(f_syn_d1 & 48'h000001860000), 1'd0,
+            ^(f_syn_d2 & 48'h000080c30000), ^(f_syn_d2 & 48'h000040e10000), ^(f_syn_d2 & 48'h000020f00000), ^(f_syn_d2 & 48'h000010f80000),
+            ^(f_syn_d2 & 48'h000008bf0000), ^(f_syn_d2 & 48'h0000049c0000), ^(f_syn_d2 & 48'h0000020d0000), ^(f_syn_d2 & 48'h000001860000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e37; // reference: the error value if the error is at symbol 37
     assign f_e37 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit37; // reference: syn is a single error at symbol 37
     assign f_hit37 = (|f_e37)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080860000), ^(f_syn_d1 & 48'h000040c30000), ^(f_syn_d1 & 48'h000020e10000), ^(f_syn_d1 & 48'h000010f00000),
-            ^(f_syn_d1 & 48'h0000087e0000), ^(f_syn_d1 & 48'h000004390000), ^(f_syn_d1 & 48'h0000021a0000), ^(f_syn_d1 & 48'h0000010d0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080860000), ^(f_syn_d2 & 48'h000040c30000), ^(f_syn_d2 & 48'h000020e10000), ^(f_syn_d2 & 48'h000010f00000),
+            ^(f_syn_d2 & 48'h0000087e0000), ^(f_syn_d2 & 48'h000004390000), ^(f_syn_d2 & 48'h0000021a0000), ^(f_syn_d2 & 48'h0000010d0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e40; // reference: the error value if the error is at symbol 40
     assign f_e40 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit40; // reference: syn is a single error at symbol 40
     assign f_hit40 = (|f_e40)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000800d0000), ^(f_syn_d1 & 48'h000040860000), ^(f_syn_d1 & 48'h000020c30000), ^(f_syn_d1 & 48'h000010e10000),
-            ^(f_syn_d1 & 48'h000008fd0000), ^(f_syn_d1 & 48'h000004730000), ^(f_syn_d1 & 48'h000002340000), ^(f_syn_d1 & 48'h0000011a0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000800d0000), ^(f_syn_d2 & 48'h000040860000), ^(f_syn_d2 & 48'h000020c30000), ^(f_syn_d2 & 48'h000010e10000),
+            ^(f_syn_d2 & 48'h000008fd0000), ^(f_syn_d2 & 48'h000004730000), ^(f_syn_d2 & 48'h000002340000), ^(f_syn_d2 & 48'h0000011a0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e43; // reference: the error value if the error is at symbol 43
     assign f_e43 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit43; // reference: syn is a single error at symbol 43
     assign f_hit43 = (|f_e43)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000801a0000), ^(f_syn_d1 & 48'h0000400d0000), ^(f_syn_d1 & 48'h000020860000), ^(f_syn_d1 & 48'h000010c30000),
-            ^(f_syn_d1 & 48'h000008fb0000), ^(f_syn_d1 & 48'h000004e70000), ^(f_syn_d1 & 48'h000002690000), ^(f_syn_d1 & 48'h000001340000), 1'd0,
+            ^(f_syn_d2 & 48'h0000801a0000), ^(f_syn_d2 & 48'h0000400d0000), ^(f_syn_d2 & 48'h000020860000), ^(f_syn_d2 & 48'h000010c30000),
+            ^(f_syn_d2 & 48'h000008fb0000), ^(f_syn_d2 & 48'h000004e70000), ^(f_syn_d2 & 48'h000002690000), ^(f_syn_d2 & 48'h000001340000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e46; // reference: the error value if the error is at symbol 46
     assign f_e46 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit46; // reference: syn is a single error at symbol 46
     assign f_hit46 = (|f_e46)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080340000), ^(f_syn_d1 & 48'h0000401a0000), ^(f_syn_d1 & 48'h0000200d0000), ^(f_syn_d1 & 48'h000010860000),
-            ^(f_syn_d1 & 48'h000008f70000), ^(f_syn_d1 & 48'h000004cf0000), ^(f_syn_d1 & 48'h000002d30000), ^(f_syn_d1 & 48'h000001690000), 1'd0,
+            ^(f_syn_d2 & 48'h000080340000), ^(f_syn_d2 & 48'h0000401a0000), ^(f_syn_d2 & 48'h0000200d0000), ^(f_syn_d2 & 48'h000010860000),
+            ^(f_syn_d2 & 48'h000008f70000), ^(f_syn_d2 & 48'h000004cf0000), ^(f_syn_d2 & 48'h000002d30000), ^(f_syn_d2 & 48'h000001690000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e49; // reference: the error value if the error is at symbol 49
     assign f_e49 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit49; // reference: syn is a single error at symbol 49
     assign f_hit49 = (|f_e49)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080690000), ^(f_syn_d1 & 48'h000040340000), ^(f_syn_d1 & 48'h0000201a0000), ^(f_syn_d1 & 48'h0000100d0000),
-            ^(f_syn_d1 & 48'h000008ef0000), ^(f_syn_d1 & 48'h0000049e0000), ^(f_syn_d1 & 48'h000002a60000), ^(f_syn_d1 & 48'h000001d30000), 1'd0,
+            ^(f_syn_d2 & 48'h000080690000), ^(f_syn_d2 & 48'h000040340000), ^(f_syn_d2 & 48'h0000201a0000), ^(f_syn_d2 & 48'h0000100d0000),
+            ^(f_syn_d2 & 48'h000008ef0000), ^(f_syn_d2 & 48'h0000049e0000), ^(f_syn_d2 & 48'h000002a60000), ^(f_syn_d2 & 48'h000001d30000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e52; // reference: the error value if the error is at symbol 52
     assign f_e52 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit52; // reference: syn is a single error at symbol 52
     assign f_hit52 = (|f_e52)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080d30000), ^(f_syn_d1 & 48'h000040690000), ^(f_syn_d1 & 48'h000020340000), ^(f_syn_d1 & 48'h0000101a0000),
-            ^(f_syn_d1 & 48'h000008de0000), ^(f_syn_d1 & 48'h0000043c0000), ^(f_syn_d1 & 48'h0000024d0000), ^(f_syn_d1 & 48'h000001a60000), 1'd0,
+            ^(f_syn_d2 & 48'h000080d30000), ^(f_syn_d2 & 48'h000040690000), ^(f_syn_d2 & 48'h000020340000), ^(f_syn_d2 & 48'h0000101a0000),
+            ^(f_syn_d2 & 48'h000008de0000), ^(f_syn_d2 & 48'h0000043c0000), ^(f_syn_d2 & 48'h0000024d0000), ^(f_syn_d2 & 48'h000001a60000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e55; // reference: the error value if the error is at symbol 55
     assign f_e55 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit55; // reference: syn is a single error at symbol 55
     assign f_hit55 = (|f_e55)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080a60000), ^(f_syn_d1 & 48'h000040d30000), ^(f_syn_d1 & 48'h000020690000), ^(f_syn_d1 & 48'h000010340000),
-            ^(f_syn_d1 & 48'h000008bc0000), ^(f_syn_d1 & 48'h000004780000), ^(f_syn_d1 & 48'h0000029a0000), ^(f_syn_d1 & 48'h0000014d0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080a60000), ^(f_syn_d2 & 48'h000040d30000), ^(f_syn_d2 & 48'h000020690000), ^(f_syn_d2 & 48'h000010340000),
+            ^(f_syn_d2 & 48'h000008bc0000), ^(f_syn_d2 & 48'h000004780000), ^(f_syn_d2 & 48'h0000029a0000), ^(f_syn_d2 & 48'h0000014d0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e58; // reference: the error value if the error is at symbol 58
     assign f_e58 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit58; // reference: syn is a single error at symbol 58
     assign f_hit58 = (|f_e58)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000804d0000), ^(f_syn_d1 & 48'h000040a60000), ^(f_syn_d1 & 48'h000020d30000), ^(f_syn_d1 & 48'h000010690000),
-            ^(f_syn_d1 & 48'h000008790000), ^(f_syn_d1 & 48'h000004f10000), ^(f_syn_d1 & 48'h000002350000), ^(f_syn_d1 & 48'h0000019a0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000804d0000), ^(f_syn_d2 & 48'h000040a60000), ^(f_syn_d2 & 48'h000020d30000), ^(f_syn_d2 & 48'h000010690000),
+            ^(f_syn_d2 & 48'h000008790000), ^(f_syn_d2 & 48'h000004f10000), ^(f_syn_d2 & 48'h000002350000), ^(f_syn_d2 & 48'h0000019a0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e61; // reference: the error value if the error is at symbol 61
     assign f_e61 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit61; // reference: syn is a single error at symbol 61
     assign f_hit61 = (|f_e61)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000809a0000), ^(f_syn_d1 & 48'h0000404d0000), ^(f_syn_d1 & 48'h000020a60000), ^(f_syn_d1 & 48'h000010d30000),
-            ^(f_syn_d1 & 48'h000008f30000), ^(f_syn_d1 & 48'h000004e30000), ^(f_syn_d1 & 48'h0000026b0000), ^(f_syn_d1 & 48'h000001350000), 1'd0,
+            ^(f_syn_d2 & 48'h0000809a0000), ^(f_syn_d2 & 48'h0000404d0000), ^(f_syn_d2 & 48'h000020a60000), ^(f_syn_d2 & 48'h000010d30000),
+            ^(f_syn_d2 & 48'h000008f30000), ^(f_syn_d2 & 48'h000004e30000), ^(f_syn_d2 & 48'h0000026b0000), ^(f_syn_d2 & 48'h000001350000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e64; // reference: the error value if the error is at symbol 64
     assign f_e64 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit64; // reference: syn is a single error at symbol 64
     assign f_hit64 = (|f_e64)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080350000), ^(f_syn_d1 & 48'h0000409a0000), ^(f_syn_d1 & 48'h0000204d0000), ^(f_syn_d1 & 48'h000010a60000),
-            ^(f_syn_d1 & 48'h000008e60000), ^(f_syn_d1 & 48'h000004c60000), ^(f_syn_d1 & 48'h000002d60000), ^(f_syn_d1 & 48'h0000016b0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080350000), ^(f_syn_d2 & 48'h0000409a0000), ^(f_syn_d2 & 48'h0000204d0000), ^(f_syn_d2 & 48'h000010a60000),
+            ^(f_syn_d2 & 48'h000008e60000), ^(f_syn_d2 & 48'h000004c60000), ^(f_syn_d2 & 48'h000002d60000), ^(f_syn_d2 & 48'h0000016b0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e67; // reference: the error value if the error is at symbol 67
     assign f_e67 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit67; // reference: syn is a single error at symbol 67
     assign f_hit67 = (|f_e67)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000806b0000), ^(f_syn_d1 & 48'h000040350000), ^(f_syn_d1 & 48'h0000209a0000), ^(f_syn_d1 & 48'h0000104d0000),
-            ^(f_syn_d1 & 48'h000008cd0000), ^(f_syn_d1 & 48'h0000048d0000), ^(f_syn_d1 & 48'h000002ad0000), ^(f_syn_d1 & 48'h000001d60000), 1'd0,
+            ^(f_syn_d2 & 48'h0000806b0000), ^(f_syn_d2 & 48'h000040350000), ^(f_syn_d2 & 48'h0000209a0000), ^(f_syn_d2 & 48'h0000104d0000),
+            ^(f_syn_d2 & 48'h000008cd0000), ^(f_syn_d2 & 48'h0000048d0000), ^(f_syn_d2 & 48'h000002ad0000), ^(f_syn_d2 & 48'h000001d60000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e70; // reference: the error value if the error is at symbol 70
     assign f_e70 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit70; // reference: syn is a single error at symbol 70
     assign f_hit70 = (|f_e70)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080d60000), ^(f_syn_d1 & 48'h0000406b0000), ^(f_syn_d1 & 48'h000020350000), ^(f_syn_d1 & 48'h0000109a0000),
-            ^(f_syn_d1 & 48'h0000089b0000), ^(f_syn_d1 & 48'h0000041b0000), ^(f_syn_d1 & 48'h0000025b0000), ^(f_syn_d1 & 48'h000001ad0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080d60000), ^(f_syn_d2 & 48'h0000406b0000), ^(f_syn_d2 & 48'h000020350000), ^(f_syn_d2 & 48'h0000109a0000),
+            ^(f_syn_d2 & 48'h0000089b0000), ^(f_syn_d2 & 48'h0000041b0000), ^(f_syn_d2 & 48'h0000025b0000), ^(f_syn_d2 & 48'h000001ad0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e73; // reference: the error value if the error is at symbol 73
     assign f_e73 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit73; // reference: syn is a single error at symbol 73
     assign f_hit73 = (|f_e73)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080ad0000), ^(f_syn_d1 & 48'h000040d60000), ^(f_syn_d1 & 48'h0000206b0000), ^(f_syn_d1 & 48'h000010350000),
-            ^(f_syn_d1 & 48'h000008370000), ^(f_syn_d1 & 48'h000004360000), ^(f_syn_d1 & 48'h000002b60000), ^(f_syn_d1 & 48'h0000015b0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080ad0000), ^(f_syn_d2 & 48'h000040d60000), ^(f_syn_d2 & 48'h0000206b0000), ^(f_syn_d2 & 48'h000010350000),
+            ^(f_syn_d2 & 48'h000008370000), ^(f_syn_d2 & 48'h000004360000), ^(f_syn_d2 & 48'h000002b60000), ^(f_syn_d2 & 48'h0000015b0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e76; // reference: the error value if the error is at symbol 76
     assign f_e76 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit76; // reference: syn is a single error at symbol 76
     assign f_hit76 = (|f_e76)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000805b0000), ^(f_syn_d1 & 48'h000040ad0000), ^(f_syn_d1 & 48'h000020d60000), ^(f_syn_d1 & 48'h0000106b0000),
-            ^(f_syn_d1 & 48'h0000086e0000), ^(f_syn_d1 & 48'h0000046c0000), ^(f_syn_d1 & 48'h0000026d0000), ^(f_syn_d1 & 48'h000001b60000), 1'd0,
+            ^(f_syn_d2 & 48'h0000805b0000), ^(f_syn_d2 & 48'h000040ad0000), ^(f_syn_d2 & 48'h000020d60000), ^(f_syn_d2 & 48'h0000106b0000),
+            ^(f_syn_d2 & 48'h0000086e0000), ^(f_syn_d2 & 48'h0000046c0000), ^(f_syn_d2 & 48'h0000026d0000), ^(f_syn_d2 & 48'h000001b60000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e79; // reference: the error value if the error is at symbol 79
     assign f_e79 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit79; // reference: syn is a single error at symbol 79
     assign f_hit79 = (|f_e79)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080b60000), ^(f_syn_d1 & 48'h0000405b0000), ^(f_syn_d1 & 48'h000020ad0000), ^(f_syn_d1 & 48'h000010d60000),
-            ^(f_syn_d1 & 48'h000008dd0000), ^(f_syn_d1 & 48'h000004d80000), ^(f_syn_d1 & 48'h000002da0000), ^(f_syn_d1 & 48'h0000016d0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080b60000), ^(f_syn_d2 & 48'h0000405b0000), ^(f_syn_d2 & 48'h000020ad0000), ^(f_syn_d2 & 48'h000010d60000),
+            ^(f_syn_d2 & 48'h000008dd0000), ^(f_syn_d2 & 48'h000004d80000), ^(f_syn_d2 & 48'h000002da0000), ^(f_syn_d2 & 48'h0000016d0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e82; // reference: the error value if the error is at symbol 82
     assign f_e82 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit82; // reference: syn is a single error at symbol 82
     assign f_hit82 = (|f_e82)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000806d0000), ^(f_syn_d1 & 48'h000040b60000), ^(f_syn_d1 & 48'h0000205b0000), ^(f_syn_d1 & 48'h000010ad0000),
-            ^(f_syn_d1 & 48'h000008bb0000), ^(f_syn_d1 & 48'h000004b00000), ^(f_syn_d1 & 48'h000002b50000), ^(f_syn_d1 & 48'h000001da0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000806d0000), ^(f_syn_d2 & 48'h000040b60000), ^(f_syn_d2 & 48'h0000205b0000), ^(f_syn_d2 & 48'h000010ad0000),
+            ^(f_syn_d2 & 48'h000008bb0000), ^(f_syn_d2 & 48'h000004b00000), ^(f_syn_d2 & 48'h000002b50000), ^(f_syn_d2 & 48'h000001da0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e85; // reference: the error value if the error is at symbol 85
     assign f_e85 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit85; // reference: syn is a single error at symbol 85
     assign f_hit85 = (|f_e85)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080da0000), ^(f_syn_d1 & 48'h0000406d0000), ^(f_syn_d1 & 48'h000020b60000), ^(f_syn_d1 & 48'h0000105b0000),
-            ^(f_syn_d1 & 48'h000008770000), ^(f_syn_d1 & 48'h000004610000), ^(f_syn_d1 & 48'h0000026a0000), ^(f_syn_d1 & 48'h000001b50000), 1'd0,
+            ^(f_syn_d2 & 48'h000080da0000), ^(f_syn_d2 & 48'h0000406d0000), ^(f_syn_d2 & 48'h000020b60000), ^(f_syn_d2 & 48'h0000105b0000),
+            ^(f_syn_d2 & 48'h000008770000), ^(f_syn_d2 & 48'h000004610000), ^(f_syn_d2 & 48'h0000026a0000), ^(f_syn_d2 & 48'h000001b50000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e88; // reference: the error value if the error is at symbol 88
     assign f_e88 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit88; // reference: syn is a single error at symbol 88
     assign f_hit88 = (|f_e88)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080b50000), ^(f_syn_d1 & 48'h000040da0000), ^(f_syn_d1 & 48'h0000206d0000), ^(f_syn_d1 & 48'h000010b60000),
-            ^(f_syn_d1 & 48'h000008ee0000), ^(f_syn_d1 & 48'h000004c20000), ^(f_syn_d1 & 48'h000002d40000), ^(f_syn_d1 & 48'h0000016a0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080b50000), ^(f_syn_d2 & 48'h000040da0000), ^(f_syn_d2 & 48'h0000206d0000), ^(f_syn_d2 & 48'h000010b60000),
+            ^(f_syn_d2 & 48'h000008ee0000), ^(f_syn_d2 & 48'h000004c20000), ^(f_syn_d2 & 48'h000002d40000), ^(f_syn_d2 & 48'h0000016a0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e91; // reference: the error value if the error is at symbol 91
     assign f_e91 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit91; // reference: syn is a single error at symbol 91
     assign f_hit91 = (|f_e91)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000806a0000), ^(f_syn_d1 & 48'h000040b50000), ^(f_syn_d1 & 48'h000020da0000), ^(f_syn_d1 & 48'h0000106d0000),
-            ^(f_syn_d1 & 48'h000008dc0000), ^(f_syn_d1 & 48'h000004840000), ^(f_syn_d1 & 48'h000002a80000), ^(f_syn_d1 & 48'h000001d40000), 1'd0,
+            ^(f_syn_d2 & 48'h0000806a0000), ^(f_syn_d2 & 48'h000040b50000), ^(f_syn_d2 & 48'h000020da0000), ^(f_syn_d2 & 48'h0000106d0000),
+            ^(f_syn_d2 & 48'h000008dc0000), ^(f_syn_d2 & 48'h000004840000), ^(f_syn_d2 & 48'h000002a80000), ^(f_syn_d2 & 48'h000001d40000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e94; // reference: the error value if the error is at symbol 94
     assign f_e94 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit94; // reference: syn is a single error at symbol 94
     assign f_hit94 = (|f_e94)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080d40000), ^(f_syn_d1 & 48'h0000406a0000), ^(f_syn_d1 & 48'h000020b50000), ^(f_syn_d1 & 48'h000010da0000),
-            ^(f_syn_d1 & 48'h000008b90000), ^(f_syn_d1 & 48'h000004080000), ^(f_syn_d1 & 48'h000002500000), ^(f_syn_d1 & 48'h000001a80000), 1'd0,
+            ^(f_syn_d2 & 48'h000080d40000), ^(f_syn_d2 & 48'h0000406a0000), ^(f_syn_d2 & 48'h000020b50000), ^(f_syn_d2 & 48'h000010da0000),
+            ^(f_syn_d2 & 48'h000008b90000), ^(f_syn_d2 & 48'h000004080000), ^(f_syn_d2 & 48'h000002500000), ^(f_syn_d2 & 48'h000001a80000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e97; // reference: the error value if the error is at symbol 97
     assign f_e97 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit97; // reference: syn is a single error at symbol 97
     assign f_hit97 = (|f_e97)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080a80000), ^(f_syn_d1 & 48'h000040d40000), ^(f_syn_d1 & 48'h0000206a0000), ^(f_syn_d1 & 48'h000010b50000),
-            ^(f_syn_d1 & 48'h000008720000), ^(f_syn_d1 & 48'h000004110000), ^(f_syn_d1 & 48'h000002a00000), ^(f_syn_d1 & 48'h000001500000), 1'd0,
+            ^(f_syn_d2 & 48'h000080a80000), ^(f_syn_d2 & 48'h000040d40000), ^(f_syn_d2 & 48'h0000206a0000), ^(f_syn_d2 & 48'h000010b50000),
+            ^(f_syn_d2 & 48'h000008720000), ^(f_syn_d2 & 48'h000004110000), ^(f_syn_d2 & 48'h000002a00000), ^(f_syn_d2 & 48'h000001500000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e100; // reference: the error value if the error is at symbol 100
     assign f_e100 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit100; // reference: syn is a single error at symbol 100
     assign f_hit100 = (|f_e100)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080500000), ^(f_syn_d1 & 48'h000040a80000), ^(f_syn_d1 & 48'h000020d40000), ^(f_syn_d1 & 48'h0000106a0000),
-            ^(f_syn_d1 & 48'h000008e50000), ^(f_syn_d1 & 48'h000004220000), ^(f_syn_d1 & 48'h000002410000), ^(f_syn_d1 & 48'h000001a00000), 1'd0,
+            ^(f_syn_d2 & 48'h000080500000), ^(f_syn_d2 & 48'h000040a80000), ^(f_syn_d2 & 48'h000020d40000), ^(f_syn_d2 & 48'h0000106a0000),
+            ^(f_syn_d2 & 48'h000008e50000), ^(f_syn_d2 & 48'h000004220000), ^(f_syn_d2 & 48'h000002410000), ^(f_syn_d2 & 48'h000001a00000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e103; // reference: the error value if the error is at symbol 103
     assign f_e103 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit103; // reference: syn is a single error at symbol 103
     assign f_hit103 = (|f_e103)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080a00000), ^(f_syn_d1 & 48'h000040500000), ^(f_syn_d1 & 48'h000020a80000), ^(f_syn_d1 & 48'h000010d40000),
-            ^(f_syn_d1 & 48'h000008ca0000), ^(f_syn_d1 & 48'h000004450000), ^(f_syn_d1 & 48'h000002820000), ^(f_syn_d1 & 48'h000001410000), 1'd0,
+            ^(f_syn_d2 & 48'h000080a00000), ^(f_syn_d2 & 48'h000040500000), ^(f_syn_d2 & 48'h000020a80000), ^(f_syn_d2 & 48'h000010d40000),
+            ^(f_syn_d2 & 48'h000008ca0000), ^(f_syn_d2 & 48'h000004450000), ^(f_syn_d2 & 48'h000002820000), ^(f_syn_d2 & 48'h000001410000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e106; // reference: the error value if the error is at symbol 106
     assign f_e106 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit106; // reference: syn is a single error at symbol 106
     assign f_hit106 = (|f_e106)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080410000), ^(f_syn_d1 & 48'h000040a00000), ^(f_syn_d1 & 48'h000020500000), ^(f_syn_d1 & 48'h000010a80000),
-            ^(f_syn_d1 & 48'h000008950000), ^(f_syn_d1 & 48'h0000048b0000), ^(f_syn_d1 & 48'h000002040000), ^(f_syn_d1 & 48'h000001820000), 1'd0,
+            ^(f_syn_d2 & 48'h000080410000), ^(f_syn_d2 & 48'h000040a00000), ^(f_syn_d2 & 48'h000020500000), ^(f_syn_d2 & 48'h000010a80000),
+            ^(f_syn_d2 & 48'h000008950000), ^(f_syn_d2 & 48'h0000048b0000), ^(f_syn_d2 & 48'h000002040000), ^(f_syn_d2 & 48'h000001820000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e109; // reference: the error value if the error is at symbol 109
     assign f_e109 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit109; // reference: syn is a single error at symbol 109
     assign f_hit109 = (|f_e109)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080820000), ^(f_syn_d1 & 48'h000040410000), ^(f_syn_d1 & 48'h000020a00000), ^(f_syn_d1 & 48'h000010500000),
-            ^(f_syn_d1 & 48'h0000082a0000), ^(f_syn_d1 & 48'h000004170000), ^(f_syn_d1 & 48'h000002090000), ^(f_syn_d1 & 48'h000001040000), 1'd0,
+            ^(f_syn_d2 & 48'h000080820000), ^(f_syn_d2 & 48'h000040410000), ^(f_syn_d2 & 48'h000020a00000), ^(f_syn_d2 & 48'h000010500000),
+            ^(f_syn_d2 & 48'h0000082a0000), ^(f_syn_d2 & 48'h000004170000), ^(f_syn_d2 & 48'h000002090000), ^(f_syn_d2 & 48'h000001040000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e112; // reference: the error value if the error is at symbol 112
     assign f_e112 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit112; // reference: syn is a single error at symbol 112
     assign f_hit112 = (|f_e112)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080040000), ^(f_syn_d1 & 48'h000040820000), ^(f_syn_d1 & 48'h000020410000), ^(f_syn_d1 & 48'h000010a00000),
-            ^(f_syn_d1 & 48'h000008540000), ^(f_syn_d1 & 48'h0000042e0000), ^(f_syn_d1 & 48'h000002130000), ^(f_syn_d1 & 48'h000001090000), 1'd0,
+            ^(f_syn_d2 & 48'h000080040000), ^(f_syn_d2 & 48'h000040820000), ^(f_syn_d2 & 48'h000020410000), ^(f_syn_d2 & 48'h000010a00000),
+            ^(f_syn_d2 & 48'h000008540000), ^(f_syn_d2 & 48'h0000042e0000), ^(f_syn_d2 & 48'h000002130000), ^(f_syn_d2 & 48'h000001090000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e115; // reference: the error value if the error is at symbol 115
     assign f_e115 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit115; // reference: syn is a single error at symbol 115
     assign f_hit115 = (|f_e115)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080090000), ^(f_syn_d1 & 48'h000040040000), ^(f_syn_d1 & 48'h000020820000), ^(f_syn_d1 & 48'h000010410000),
-            ^(f_syn_d1 & 48'h000008a90000), ^(f_syn_d1 & 48'h0000045d0000), ^(f_syn_d1 & 48'h000002270000), ^(f_syn_d1 & 48'h000001130000), 1'd0,
+            ^(f_syn_d2 & 48'h000080090000), ^(f_syn_d2 & 48'h000040040000), ^(f_syn_d2 & 48'h000020820000), ^(f_syn_d2 & 48'h000010410000),
+            ^(f_syn_d2 & 48'h000008a90000), ^(f_syn_d2 & 48'h0000045d0000), ^(f_syn_d2 & 48'h000002270000), ^(f_syn_d2 & 48'h000001130000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e118; // reference: the error value if the error is at symbol 118
     assign f_e118 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit118; // reference: syn is a single error at symbol 118
     assign f_hit118 = (|f_e118)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080130000), ^(f_syn_d1 & 48'h000040090000), ^(f_syn_d1 & 48'h000020040000), ^(f_syn_d1 & 48'h000010820000),
-            ^(f_syn_d1 & 48'h000008520000), ^(f_syn_d1 & 48'h000004ba0000), ^(f_syn_d1 & 48'h0000024e0000), ^(f_syn_d1 & 48'h000001270000), 1'd0,
+            ^(f_syn_d2 & 48'h000080130000), ^(f_syn_d2 & 48'h000040090000), ^(f_syn_d2 & 48'h000020040000), ^(f_syn_d2 & 48'h000010820000),
+            ^(f_syn_d2 & 48'h000008520000), ^(f_syn_d2 & 48'h000004ba0000), ^(f_syn_d2 & 48'h0000024e0000), ^(f_syn_d2 & 48'h000001270000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e121; // reference: the error value if the error is at symbol 121
     assign f_e121 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit121; // reference: syn is a single error at symbol 121
     assign f_hit121 = (|f_e121)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080270000), ^(f_syn_d1 & 48'h000040130000), ^(f_syn_d1 & 48'h000020090000), ^(f_syn_d1 & 48'h000010040000),
-            ^(f_syn_d1 & 48'h000008a50000), ^(f_syn_d1 & 48'h000004750000), ^(f_syn_d1 & 48'h0000029d0000), ^(f_syn_d1 & 48'h0000014e0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080270000), ^(f_syn_d2 & 48'h000040130000), ^(f_syn_d2 & 48'h000020090000), ^(f_syn_d2 & 48'h000010040000),
+            ^(f_syn_d2 & 48'h000008a50000), ^(f_syn_d2 & 48'h000004750000), ^(f_syn_d2 & 48'h0000029d0000), ^(f_syn_d2 & 48'h0000014e0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e124; // reference: the error value if the error is at symbol 124
     assign f_e124 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit124; // reference: syn is a single error at symbol 124
     assign f_hit124 = (|f_e124)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000804e0000), ^(f_syn_d1 & 48'h000040270000), ^(f_syn_d1 & 48'h000020130000), ^(f_syn_d1 & 48'h000010090000),
-            ^(f_syn_d1 & 48'h0000084a0000), ^(f_syn_d1 & 48'h000004eb0000), ^(f_syn_d1 & 48'h0000023b0000), ^(f_syn_d1 & 48'h0000019d0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000804e0000), ^(f_syn_d2 & 48'h000040270000), ^(f_syn_d2 & 48'h000020130000), ^(f_syn_d2 & 48'h000010090000),
+            ^(f_syn_d2 & 48'h0000084a0000), ^(f_syn_d2 & 48'h000004eb0000), ^(f_syn_d2 & 48'h0000023b0000), ^(f_syn_d2 & 48'h0000019d0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e127; // reference: the error value if the error is at symbol 127
     assign f_e127 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit127; // reference: syn is a single error at symbol 127
     assign f_hit127 = (|f_e127)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000809d0000), ^(f_syn_d1 & 48'h0000404e0000), ^(f_syn_d1 & 48'h000020270000), ^(f_syn_d1 & 48'h000010130000),
-            ^(f_syn_d1 & 48'h000008940000), ^(f_syn_d1 & 48'h000004d70000), ^(f_syn_d1 & 48'h000002760000), ^(f_syn_d1 & 48'h0000013b0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000809d0000), ^(f_syn_d2 & 48'h0000404e0000), ^(f_syn_d2 & 48'h000020270000), ^(f_syn_d2 & 48'h000010130000),
+            ^(f_syn_d2 & 48'h000008940000), ^(f_syn_d2 & 48'h000004d70000), ^(f_syn_d2 & 48'h000002760000), ^(f_syn_d2 & 48'h0000013b0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e130; // reference: the error value if the error is at symbol 130
     assign f_e130 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit130; // reference: syn is a single error at symbol 130
     assign f_hit130 = (|f_e130)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000803b0000), ^(f_syn_d1 & 48'h0000409d0000), ^(f_syn_d1 & 48'h0000204e0000), ^(f_syn_d1 & 48'h000010270000),
-            ^(f_syn_d1 & 48'h000008280000), ^(f_syn_d1 & 48'h000004af0000), ^(f_syn_d1 & 48'h000002ec0000), ^(f_syn_d1 & 48'h000001760000), 1'd0,
+            ^(f_syn_d2 & 48'h0000803b0000), ^(f_syn_d2 & 48'h0000409d0000), ^(f_syn_d2 & 48'h0000204e0000), ^(f_syn_d2 & 48'h000010270000),
+            ^(f_syn_d2 & 48'h000008280000), ^(f_syn_d2 & 48'h000004af0000), ^(f_syn_d2 & 48'h000002ec0000), ^(f_syn_d2 & 48'h000001760000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e133; // reference: the error value if the error is at symbol 133
     assign f_e133 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit133; // reference: syn is a single error at symbol 133
     assign f_hit133 = (|f_e133)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080760000), ^(f_syn_d1 & 48'h0000403b0000), ^(f_syn_d1 & 48'h0000209d0000), ^(f_syn_d1 & 48'h0000104e0000),
-            ^(f_syn_d1 & 48'h000008510000), ^(f_syn_d1 & 48'h0000045e0000), ^(f_syn_d1 & 48'h000002d90000), ^(f_syn_d1 & 48'h000001ec0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080760000), ^(f_syn_d2 & 48'h0000403b0000), ^(f_syn_d2 & 48'h0000209d0000), ^(f_syn_d2 & 48'h0000104e0000),
+            ^(f_syn_d2 & 48'h000008510000), ^(f_syn_d2 & 48'h0000045e0000), ^(f_syn_d2 & 48'h000002d90000), ^(f_syn_d2 & 48'h000001ec0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e136; // reference: the error value if the error is at symbol 136
     assign f_e136 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit136; // reference: syn is a single error at symbol 136
     assign f_hit136 = (|f_e136)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080ec0000), ^(f_syn_d1 & 48'h000040760000), ^(f_syn_d1 & 48'h0000203b0000), ^(f_syn_d1 & 48'h0000109d0000),
-            ^(f_syn_d1 & 48'h000008a20000), ^(f_syn_d1 & 48'h000004bd0000), ^(f_syn_d1 & 48'h000002b20000), ^(f_syn_d1 & 48'h000001d90000), 1'd0,
+            ^(f_syn_d2 & 48'h000080ec0000), ^(f_syn_d2 & 48'h000040760000), ^(f_syn_d2 & 48'h0000203b0000), ^(f_syn_d2 & 48'h0000109d0000),
+            ^(f_syn_d2 & 48'h000008a20000), ^(f_syn_d2 & 48'h000004bd0000), ^(f_syn_d2 & 48'h000002b20000), ^(f_syn_d2 & 48'h000001d90000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e139; // reference: the error value if the error is at symbol 139
     assign f_e139 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit139; // reference: syn is a single error at symbol 139
     assign f_hit139 = (|f_e139)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080d90000), ^(f_syn_d1 & 48'h000040ec0000), ^(f_syn_d1 & 48'h000020760000), ^(f_syn_d1 & 48'h0000103b0000),
-            ^(f_syn_d1 & 48'h000008440000), ^(f_syn_d1 & 48'h0000047b0000), ^(f_syn_d1 & 48'h000002640000), ^(f_syn_d1 & 48'h000001b20000), 1'd0,
+            ^(f_syn_d2 & 48'h000080d90000), ^(f_syn_d2 & 48'h000040ec0000), ^(f_syn_d2 & 48'h000020760000), ^(f_syn_d2 & 48'h0000103b0000),
+            ^(f_syn_d2 & 48'h000008440000), ^(f_syn_d2 & 48'h0000047b0000), ^(f_syn_d2 & 48'h000002640000), ^(f_syn_d2 & 48'h000001b20000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e142; // reference: the error value if the error is at symbol 142
     assign f_e142 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit142; // reference: syn is a single error at symbol 142
     assign f_hit142 = (|f_e142)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080b20000), ^(f_syn_d1 & 48'h000040d90000), ^(f_syn_d1 & 48'h000020ec0000), ^(f_syn_d1 & 48'h000010760000),
-            ^(f_syn_d1 & 48'h000008890000), ^(f_syn_d1 & 48'h000004f60000), ^(f_syn_d1 & 48'h000002c90000), ^(f_syn_d1 & 48'h000001640000), 1'd0,
+            ^(f_syn_d2 & 48'h000080b20000), ^(f_syn_d2 & 48'h000040d90000), ^(f_syn_d2 & 48'h000020ec0000), ^(f_syn_d2 & 48'h000010760000),
+            ^(f_syn_d2 & 48'h000008890000), ^(f_syn_d2 & 48'h000004f60000), ^(f_syn_d2 & 48'h000002c90000), ^(f_syn_d2 & 48'h000001640000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e145; // reference: the error value if the error is at symbol 145
     assign f_e145 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit145; // reference: syn is a single error at symbol 145
     assign f_hit145 = (|f_e145)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080640000), ^(f_syn_d1 & 48'h000040b20000), ^(f_syn_d1 & 48'h000020d90000), ^(f_syn_d1 & 48'h000010ec0000),
-            ^(f_syn_d1 & 48'h000008120000), ^(f_syn_d1 & 48'h000004ed0000), ^(f_syn_d1 & 48'h000002920000), ^(f_syn_d1 & 48'h000001c90000), 1'd0,
+            ^(f_syn_d2 & 48'h000080640000), ^(f_syn_d2 & 48'h000040b20000), ^(f_syn_d2 & 48'h000020d90000), ^(f_syn_d2 & 48'h000010ec0000),
+            ^(f_syn_d2 & 48'h000008120000), ^(f_syn_d2 & 48'h000004ed0000), ^(f_syn_d2 & 48'h000002920000), ^(f_syn_d2 & 48'h000001c90000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e148; // reference: the error value if the error is at symbol 148
     assign f_e148 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit148; // reference: syn is a single error at symbol 148
     assign f_hit148 = (|f_e148)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080c90000), ^(f_syn_d1 & 48'h000040640000), ^(f_syn_d1 & 48'h000020b20000), ^(f_syn_d1 & 48'h000010d90000),
-            ^(f_syn_d1 & 48'h000008250000), ^(f_syn_d1 & 48'h000004db0000), ^(f_syn_d1 & 48'h000002240000), ^(f_syn_d1 & 48'h000001920000), 1'd0,
+            ^(f_syn_d2 & 48'h000080c90000), ^(f_syn_d2 & 48'h000040640000), ^(f_syn_d2 & 48'h000020b20000), ^(f_syn_d2 & 48'h000010d90000),
+            ^(f_syn_d2 & 48'h000008250000), ^(f_syn_d2 & 48'h000004db0000), ^(f_syn_d2 & 48'h000002240000), ^(f_syn_d2 & 48'h000001920000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e151; // reference: the error value if the error is at symbol 151
     assign f_e151 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit151; // reference: syn is a single error at symbol 151
     assign f_hit151 = (|f_e151)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080920000), ^(f_syn_d1 & 48'h000040c90000), ^(f_syn_d1 & 48'h000020640000), ^(f_syn_d1 & 48'h000010b20000),
-            ^(f_syn_d1 & 48'h0000084b0000), ^(f_syn_d1 & 48'h000004b70000), ^(f_syn_d1 & 48'h000002490000), ^(f_syn_d1 & 48'h000001240000), 1'd0,
+            ^(f_syn_d2 & 48'h000080920000), ^(f_syn_d2 & 48'h000040c90000), ^(f_syn_d2 & 48'h000020640000), ^(f_syn_d2 & 48'h000010b20000),
+            ^(f_syn_d2 & 48'h0000084b0000), ^(f_syn_d2 & 48'h000004b70000), ^(f_syn_d2 & 48'h000002490000), ^(f_syn_d2 & 48'h000001240000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e154; // reference: the error value if the error is at symbol 154
     assign f_e154 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit154; // reference: syn is a single error at symbol 154
     assign f_hit154 = (|f_e154)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080240000), ^(f_syn_d1 & 48'h000040920000), ^(f_syn_d1 & 48'h000020c90000), ^(f_syn_d1 & 48'h000010640000),
-            ^(f_syn_d1 & 48'h000008960000), ^(f_syn_d1 & 48'h0000046f0000), ^(f_syn_d1 & 48'h000002930000), ^(f_syn_d1 & 48'h000001490000), 1'd0,
+            ^(f_syn_d2 & 48'h000080240000), ^(f_syn_d2 & 48'h000040920000), ^(f_syn_d2 & 48'h000020c90000), ^(f_syn_d2 & 48'h000010640000),
+            ^(f_syn_d2 & 48'h000008960000), ^(f_syn_d2 & 48'h0000046f0000), ^(f_syn_d2 & 48'h000002930000), ^(f_syn_d2 & 48'h000001490000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e157; // reference: the error value if the error is at symbol 157
     assign f_e157 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit157; // reference: syn is a single error at symbol 157
     assign f_hit157 = (|f_e157)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080490000), ^(f_syn_d1 & 48'h000040240000), ^(f_syn_d1 & 48'h000020920000), ^(f_syn_d1 & 48'h000010c90000),
-            ^(f_syn_d1 & 48'h0000082d0000), ^(f_syn_d1 & 48'h000004df0000), ^(f_syn_d1 & 48'h000002260000), ^(f_syn_d1 & 48'h000001930000), 1'd0,
+            ^(f_syn_d2 & 48'h000080490000), ^(f_syn_d2 & 48'h000040240000), ^(f_syn_d2 & 48'h000020920000), ^(f_syn_d2 & 48'h000010c90000),
+            ^(f_syn_d2 & 48'h0000082d0000), ^(f_syn_d2 & 48'h000004df0000), ^(f_syn_d2 & 48'h000002260000), ^(f_syn_d2 & 48'h000001930000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e160; // reference: the error value if the error is at symbol 160
     assign f_e160 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit160; // reference: syn is a single error at symbol 160
     assign f_hit160 = (|f_e160)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080930000), ^(f_syn_d1 & 48'h000040490000), ^(f_syn_d1 & 48'h000020240000), ^(f_syn_d1 & 48'h000010920000),
-            ^(f_syn_d1 & 48'h0000085a0000), ^(f_syn_d1 & 48'h000004be0000), ^(f_syn_d1 & 48'h0000024c0000), ^(f_syn_d1 & 48'h000001260000), 1'd0,
+            ^(f_syn_d2 & 48'h000080930000), ^(f_syn_d2 & 48'h000040490000), ^(f_syn_d2 & 48'h000020240000), ^(f_syn_d2 & 48'h000010920000),
+            ^(f_syn_d2 & 48'h0000085a0000), ^(f_syn_d2 & 48'h000004be0000), ^(f_syn_d2 & 48'h0000024c0000), ^(f_syn_d2 & 48'h000001260000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e163; // reference: the error value if the error is at symbol 163
     assign f_e163 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit163; // reference: syn is a single error at symbol 163
     assign f_hit163 = (|f_e163)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080260000), ^(f_syn_d1 & 48'h000040930000), ^(f_syn_d1 & 48'h000020490000), ^(f_syn_d1 & 48'h000010240000),
-            ^(f_syn_d1 & 48'h000008b40000), ^(f_syn_d1 & 48'h0000047c0000), ^(f_syn_d1 & 48'h000002980000), ^(f_syn_d1 & 48'h0000014c0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080260000), ^(f_syn_d2 & 48'h000040930000), ^(f_syn_d2 & 48'h000020490000), ^(f_syn_d2 & 48'h000010240000),
+            ^(f_syn_d2 & 48'h000008b40000), ^(f_syn_d2 & 48'h0000047c0000), ^(f_syn_d2 & 48'h000002980000), ^(f_syn_d2 & 48'h0000014c0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e166; // reference: the error value if the error is at symbol 166
     assign f_e166 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit166; // reference: syn is a single error at symbol 166
     assign f_hit166 = (|f_e166)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000804c0000), ^(f_syn_d1 & 48'h000040260000), ^(f_syn_d1 & 48'h000020930000), ^(f_syn_d1 & 48'h000010490000),
-            ^(f_syn_d1 & 48'h000008680000), ^(f_syn_d1 & 48'h000004f80000), ^(f_syn_d1 & 48'h000002300000), ^(f_syn_d1 & 48'h000001980000), 1'd0,
+            ^(f_syn_d2 & 48'h0000804c0000), ^(f_syn_d2 & 48'h000040260000), ^(f_syn_d2 & 48'h000020930000), ^(f_syn_d2 & 48'h000010490000),
+            ^(f_syn_d2 & 48'h000008680000), ^(f_syn_d2 & 48'h000004f80000), ^(f_syn_d2 & 48'h000002300000), ^(f_syn_d2 & 48'h000001980000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e169; // reference: the error value if the error is at symbol 169
     assign f_e169 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit169; // reference: syn is a single error at symbol 169
     assign f_hit169 = (|f_e169)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080980000), ^(f_syn_d1 & 48'h0000404c0000), ^(f_syn_d1 & 48'h000020260000), ^(f_syn_d1 & 48'h000010930000),
-            ^(f_syn_d1 & 48'h000008d10000), ^(f_syn_d1 & 48'h000004f00000), ^(f_syn_d1 & 48'h000002600000), ^(f_syn_d1 & 48'h000001300000), 1'd0,
+            ^(f_syn_d2 & 48'h000080980000), ^(f_syn_d2 & 48'h0000404c0000), ^(f_syn_d2 & 48'h000020260000), ^(f_syn_d2 & 48'h000010930000),
+            ^(f_syn_d2 & 48'h000008d10000), ^(f_syn_d2 & 48'h000004f00000), ^(f_syn_d2 & 48'h000002600000), ^(f_syn_d2 & 48'h000001300000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e172; // reference: the error value if the error is at symbol 172
     assign f_e172 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit172; // reference: syn is a single error at symbol 172
     assign f_hit172 = (|f_e172)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080300000), ^(f_syn_d1 & 48'h000040980000), ^(f_syn_d1 & 48'h0000204c0000), ^(f_syn_d1 & 48'h000010260000),
-            ^(f_syn_d1 & 48'h000008a30000), ^(f_syn_d1 & 48'h000004e10000), ^(f_syn_d1 & 48'h000002c00000), ^(f_syn_d1 & 48'h000001600000), 1'd0,
+            ^(f_syn_d2 & 48'h000080300000), ^(f_syn_d2 & 48'h000040980000), ^(f_syn_d2 & 48'h0000204c0000), ^(f_syn_d2 & 48'h000010260000),
+            ^(f_syn_d2 & 48'h000008a30000), ^(f_syn_d2 & 48'h000004e10000), ^(f_syn_d2 & 48'h000002c00000), ^(f_syn_d2 & 48'h000001600000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e175; // reference: the error value if the error is at symbol 175
     assign f_e175 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit175; // reference: syn is a single error at symbol 175
     assign f_hit175 = (|f_e175)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080600000), ^(f_syn_d1 & 48'h000040300000), ^(f_syn_d1 & 48'h000020980000), ^(f_syn_d1 & 48'h0000104c0000),
-            ^(f_syn_d1 & 48'h000008460000), ^(f_syn_d1 & 48'h000004c30000), ^(f_syn_d1 & 48'h000002810000), ^(f_syn_d1 & 48'h000001c00000), 1'd0,
+            ^(f_syn_d2 & 48'h000080600000), ^(f_syn_d2 & 48'h000040300000), ^(f_syn_d2 & 48'h000020980000), ^(f_syn_d2 & 48'h0000104c0000),
+            ^(f_syn_d2 & 48'h000008460000), ^(f_syn_d2 & 48'h000004c30000), ^(f_syn_d2 & 48'h000002810000), ^(f_syn_d2 & 48'h000001c00000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e178; // reference: the error value if the error is at symbol 178
     assign f_e178 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit178; // reference: syn is a single error at symbol 178
     assign f_hit178 = (|f_e178)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080c00000), ^(f_syn_d1 & 48'h000040600000), ^(f_syn_d1 & 48'h000020300000), ^(f_syn_d1 & 48'h000010980000),
-            ^(f_syn_d1 & 48'h0000088c0000), ^(f_syn_d1 & 48'h000004860000), ^(f_syn_d1 & 48'h000002030000), ^(f_syn_d1 & 48'h000001810000), 1'd0,
+            ^(f_syn_d2 & 48'h000080c00000), ^(f_syn_d2 & 48'h000040600000), ^(f_syn_d2 & 48'h000020300000), ^(f_syn_d2 & 48'h000010980000),
+            ^(f_syn_d2 & 48'h0000088c0000), ^(f_syn_d2 & 48'h000004860000), ^(f_syn_d2 & 48'h000002030000), ^(f_syn_d2 & 48'h000001810000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e181; // reference: the error value if the error is at symbol 181
     assign f_e181 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit181; // reference: syn is a single error at symbol 181
     assign f_hit181 = (|f_e181)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080810000), ^(f_syn_d1 & 48'h000040c00000), ^(f_syn_d1 & 48'h000020600000), ^(f_syn_d1 & 48'h000010300000),
-            ^(f_syn_d1 & 48'h000008190000), ^(f_syn_d1 & 48'h0000040d0000), ^(f_syn_d1 & 48'h000002070000), ^(f_syn_d1 & 48'h000001030000), 1'd0,
+            ^(f_syn_d2 & 48'h000080810000), ^(f_syn_d2 & 48'h000040c00000), ^(f_syn_d2 & 48'h000020600000), ^(f_syn_d2 & 48'h000010300000),
+            ^(f_syn_d2 & 48'h000008190000), ^(f_syn_d2 & 48'h0000040d0000), ^(f_syn_d2 & 48'h000002070000), ^(f_syn_d2 & 48'h000001030000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e184; // reference: the error value if the error is at symbol 184
     assign f_e184 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit184; // reference: syn is a single error at symbol 184
     assign f_hit184 = (|f_e184)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080030000), ^(f_syn_d1 & 48'h000040810000), ^(f_syn_d1 & 48'h000020c00000), ^(f_syn_d1 & 48'h000010600000),
-            ^(f_syn_d1 & 48'h000008330000), ^(f_syn_d1 & 48'h0000041a0000), ^(f_syn_d1 & 48'h0000020e0000), ^(f_syn_d1 & 48'h000001070000), 1'd0,
+            ^(f_syn_d2 & 48'h000080030000), ^(f_syn_d2 & 48'h000040810000), ^(f_syn_d2 & 48'h000020c00000), ^(f_syn_d2 & 48'h000010600000),
+            ^(f_syn_d2 & 48'h000008330000), ^(f_syn_d2 & 48'h0000041a0000), ^(f_syn_d2 & 48'h0000020e0000), ^(f_syn_d2 & 48'h000001070000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e187; // reference: the error value if the error is at symbol 187
     assign f_e187 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit187; // reference: syn is a single error at symbol 187
     assign f_hit187 = (|f_e187)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080070000), ^(f_syn_d1 & 48'h000040030000), ^(f_syn_d1 & 48'h000020810000), ^(f_syn_d1 & 48'h000010c00000),
-            ^(f_syn_d1 & 48'h000008670000), ^(f_syn_d1 & 48'h000004340000), ^(f_syn_d1 & 48'h0000021d0000), ^(f_syn_d1 & 48'h0000010e0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080070000), ^(f_syn_d2 & 48'h000040030000), ^(f_syn_d2 & 48'h000020810000), ^(f_syn_d2 & 48'h000010c00000),
+            ^(f_syn_d2 & 48'h000008670000), ^(f_syn_d2 & 48'h000004340000), ^(f_syn_d2 & 48'h0000021d0000), ^(f_syn_d2 & 48'h0000010e0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e190; // reference: the error value if the error is at symbol 190
     assign f_e190 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit190; // reference: syn is a single error at symbol 190
     assign f_hit190 = (|f_e190)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000800e0000), ^(f_syn_d1 & 48'h000040070000), ^(f_syn_d1 & 48'h000020030000), ^(f_syn_d1 & 48'h000010810000),
-            ^(f_syn_d1 & 48'h000008ce0000), ^(f_syn_d1 & 48'h000004690000), ^(f_syn_d1 & 48'h0000023a0000), ^(f_syn_d1 & 48'h0000011d0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000800e0000), ^(f_syn_d2 & 48'h000040070000), ^(f_syn_d2 & 48'h000020030000), ^(f_syn_d2 & 48'h000010810000),
+            ^(f_syn_d2 & 48'h000008ce0000), ^(f_syn_d2 & 48'h000004690000), ^(f_syn_d2 & 48'h0000023a0000), ^(f_syn_d2 & 48'h0000011d0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e193; // reference: the error value if the error is at symbol 193
     assign f_e193 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit193; // reference: syn is a single error at symbol 193
     assign f_hit193 = (|f_e193)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000801d0000), ^(f_syn_d1 & 48'h0000400e0000), ^(f_syn_d1 & 48'h000020070000), ^(f_syn_d1 & 48'h000010030000),
-            ^(f_syn_d1 & 48'h0000089c0000), ^(f_syn_d1 & 48'h000004d30000), ^(f_syn_d1 & 48'h000002740000), ^(f_syn_d1 & 48'h0000013a0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000801d0000), ^(f_syn_d2 & 48'h0000400e0000), ^(f_syn_d2 & 48'h000020070000), ^(f_syn_d2 & 48'h000010030000),
+            ^(f_syn_d2 & 48'h0000089c0000), ^(f_syn_d2 & 48'h000004d30000), ^(f_syn_d2 & 48'h000002740000), ^(f_syn_d2 & 48'h0000013a0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e196; // reference: the error value if the error is at symbol 196
     assign f_e196 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit196; // reference: syn is a single error at symbol 196
     assign f_hit196 = (|f_e196)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000803a0000), ^(f_syn_d1 & 48'h0000401d0000), ^(f_syn_d1 & 48'h0000200e0000), ^(f_syn_d1 & 48'h000010070000),
-            ^(f_syn_d1 & 48'h000008390000), ^(f_syn_d1 & 48'h000004a60000), ^(f_syn_d1 & 48'h000002e90000), ^(f_syn_d1 & 48'h000001740000), 1'd0,
+            ^(f_syn_d2 & 48'h0000803a0000), ^(f_syn_d2 & 48'h0000401d0000), ^(f_syn_d2 & 48'h0000200e0000), ^(f_syn_d2 & 48'h000010070000),
+            ^(f_syn_d2 & 48'h000008390000), ^(f_syn_d2 & 48'h000004a60000), ^(f_syn_d2 & 48'h000002e90000), ^(f_syn_d2 & 48'h000001740000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e199; // reference: the error value if the error is at symbol 199
     assign f_e199 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit199; // reference: syn is a single error at symbol 199
     assign f_hit199 = (|f_e199)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080740000), ^(f_syn_d1 & 48'h0000403a0000), ^(f_syn_d1 & 48'h0000201d0000), ^(f_syn_d1 & 48'h0000100e0000),
-            ^(f_syn_d1 & 48'h000008730000), ^(f_syn_d1 & 48'h0000044d0000), ^(f_syn_d1 & 48'h000002d20000), ^(f_syn_d1 & 48'h000001e90000), 1'd0,
+            ^(f_syn_d2 & 48'h000080740000), ^(f_syn_d2 & 48'h0000403a0000), ^(f_syn_d2 & 48'h0000201d0000), ^(f_syn_d2 & 48'h0000100e0000),
+            ^(f_syn_d2 & 48'h000008730000), ^(f_syn_d2 & 48'h0000044d0000), ^(f_syn_d2 & 48'h000002d20000), ^(f_syn_d2 & 48'h000001e90000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e202; // reference: the error value if the error is at symbol 202
     assign f_e202 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit202; // reference: syn is a single error at symbol 202
     assign f_hit202 = (|f_e202)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080e90000), ^(f_syn_d1 & 48'h000040740000), ^(f_syn_d1 & 48'h0000203a0000), ^(f_syn_d1 & 48'h0000101d0000),
-            ^(f_syn_d1 & 48'h000008e70000), ^(f_syn_d1 & 48'h0000049a0000), ^(f_syn_d1 & 48'h000002a40000), ^(f_syn_d1 & 48'h000001d20000), 1'd0,
+            ^(f_syn_d2 & 48'h000080e90000), ^(f_syn_d2 & 48'h000040740000), ^(f_syn_d2 & 48'h0000203a0000), ^(f_syn_d2 & 48'h0000101d0000),
+            ^(f_syn_d2 & 48'h000008e70000), ^(f_syn_d2 & 48'h0000049a0000), ^(f_syn_d2 & 48'h000002a40000), ^(f_syn_d2 & 48'h000001d20000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e205; // reference: the error value if the error is at symbol 205
     assign f_e205 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit205; // reference: syn is a single error at symbol 205
     assign f_hit205 = (|f_e205)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080d20000), ^(f_syn_d1 & 48'h000040e90000), ^(f_syn_d1 & 48'h000020740000), ^(f_syn_d1 & 48'h0000103a0000),
-            ^(f_syn_d1 & 48'h000008cf0000), ^(f_syn_d1 & 48'h000004350000), ^(f_syn_d1 & 48'h000002480000), ^(f_syn_d1 & 48'h000001a40000), 1'd0,
+            ^(f_syn_d2 & 48'h000080d20000), ^(f_syn_d2 & 48'h000040e90000), ^(f_syn_d2 & 48'h000020740000), ^(f_syn_d2 & 48'h0000103a0000),
+            ^(f_syn_d2 & 48'h000008cf0000), ^(f_syn_d2 & 48'h000004350000), ^(f_syn_d2 & 48'h000002480000), ^(f_syn_d2 & 48'h000001a40000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e208; // reference: the error value if the error is at symbol 208
     assign f_e208 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit208; // reference: syn is a single error at symbol 208
     assign f_hit208 = (|f_e208)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080a40000), ^(f_syn_d1 & 48'h000040d20000), ^(f_syn_d1 & 48'h000020e90000), ^(f_syn_d1 & 48'h000010740000),
-            ^(f_syn_d1 & 48'h0000089e0000), ^(f_syn_d1 & 48'h0000046b0000), ^(f_syn_d1 & 48'h000002910000), ^(f_syn_d1 & 48'h000001480000), 1'd0,
+            ^(f_syn_d2 & 48'h000080a40000), ^(f_syn_d2 & 48'h000040d20000), ^(f_syn_d2 & 48'h000020e90000), ^(f_syn_d2 & 48'h000010740000),
+            ^(f_syn_d2 & 48'h0000089e0000), ^(f_syn_d2 & 48'h0000046b0000), ^(f_syn_d2 & 48'h000002910000), ^(f_syn_d2 & 48'h000001480000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e211; // reference: the error value if the error is at symbol 211
     assign f_e211 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit211; // reference: syn is a single error at symbol 211
     assign f_hit211 = (|f_e211)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080480000), ^(f_syn_d1 & 48'h000040a40000), ^(f_syn_d1 & 48'h000020d20000), ^(f_syn_d1 & 48'h000010e90000),
-            ^(f_syn_d1 & 48'h0000083c0000), ^(f_syn_d1 & 48'h000004d60000), ^(f_syn_d1 & 48'h000002230000), ^(f_syn_d1 & 48'h000001910000), 1'd0,
+            ^(f_syn_d2 & 48'h000080480000), ^(f_syn_d2 & 48'h000040a40000), ^(f_syn_d2 & 48'h000020d20000), ^(f_syn_d2 & 48'h000010e90000),
+            ^(f_syn_d2 & 48'h0000083c0000), ^(f_syn_d2 & 48'h000004d60000), ^(f_syn_d2 & 48'h000002230000), ^(f_syn_d2 & 48'h000001910000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e214; // reference: the error value if the error is at symbol 214
     assign f_e214 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit214; // reference: syn is a single error at symbol 214
     assign f_hit214 = (|f_e214)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080910000), ^(f_syn_d1 & 48'h000040480000), ^(f_syn_d1 & 48'h000020a40000), ^(f_syn_d1 & 48'h000010d20000),
-            ^(f_syn_d1 & 48'h000008780000), ^(f_syn_d1 & 48'h000004ad0000), ^(f_syn_d1 & 48'h000002470000), ^(f_syn_d1 & 48'h000001230000), 1'd0,
+            ^(f_syn_d2 & 48'h000080910000), ^(f_syn_d2 & 48'h000040480000), ^(f_syn_d2 & 48'h000020a40000), ^(f_syn_d2 & 48'h000010d20000),
+            ^(f_syn_d2 & 48'h000008780000), ^(f_syn_d2 & 48'h000004ad0000), ^(f_syn_d2 & 48'h000002470000), ^(f_syn_d2 & 48'h000001230000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e217; // reference: the error value if the error is at symbol 217
     assign f_e217 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit217; // reference: syn is a single error at symbol 217
     assign f_hit217 = (|f_e217)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080230000), ^(f_syn_d1 & 48'h000040910000), ^(f_syn_d1 & 48'h000020480000), ^(f_syn_d1 & 48'h000010a40000),
-            ^(f_syn_d1 & 48'h000008f10000), ^(f_syn_d1 & 48'h0000045b0000), ^(f_syn_d1 & 48'h0000028e0000), ^(f_syn_d1 & 48'h000001470000), 1'd0,
+            ^(f_syn_d2 & 48'h000080230000), ^(f_syn_d2 & 48'h000040910000), ^(f_syn_d2 & 48'h000020480000), ^(f_syn_d2 & 48'h000010a40000),
+            ^(f_syn_d2 & 48'h000008f10000), ^(f_syn_d2 & 48'h0000045b0000), ^(f_syn_d2 & 48'h0000028e0000), ^(f_syn_d2 & 48'h000001470000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e220; // reference: the error value if the error is at symbol 220
     assign f_e220 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit220; // reference: syn is a single error at symbol 220
     assign f_hit220 = (|f_e220)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080470000), ^(f_syn_d1 & 48'h000040230000), ^(f_syn_d1 & 48'h000020910000), ^(f_syn_d1 & 48'h000010480000),
-            ^(f_syn_d1 & 48'h000008e30000), ^(f_syn_d1 & 48'h000004b60000), ^(f_syn_d1 & 48'h0000021c0000), ^(f_syn_d1 & 48'h0000018e0000), 1'd0,
+            ^(f_syn_d2 & 48'h000080470000), ^(f_syn_d2 & 48'h000040230000), ^(f_syn_d2 & 48'h000020910000), ^(f_syn_d2 & 48'h000010480000),
+            ^(f_syn_d2 & 48'h000008e30000), ^(f_syn_d2 & 48'h000004b60000), ^(f_syn_d2 & 48'h0000021c0000), ^(f_syn_d2 & 48'h0000018e0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e223; // reference: the error value if the error is at symbol 223
     assign f_e223 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit223; // reference: syn is a single error at symbol 223
     assign f_hit223 = (|f_e223)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000808e0000), ^(f_syn_d1 & 48'h000040470000), ^(f_syn_d1 & 48'h000020230000), ^(f_syn_d1 & 48'h000010910000),
-            ^(f_syn_d1 & 48'h000008c60000), ^(f_syn_d1 & 48'h0000046d0000), ^(f_syn_d1 & 48'h000002380000), ^(f_syn_d1 & 48'h0000011c0000), 1'd0,
+            ^(f_syn_d2 & 48'h0000808e0000), ^(f_syn_d2 & 48'h000040470000), ^(f_syn_d2 & 48'h000020230000), ^(f_syn_d2 & 48'h000010910000),
+            ^(f_syn_d2 & 48'h000008c60000), ^(f_syn_d2 & 48'h0000046d0000), ^(f_syn_d2 & 48'h000002380000), ^(f_syn_d2 & 48'h0000011c0000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e226; // reference: the error value if the error is at symbol 226
     assign f_e226 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit226; // reference: syn is a single error at symbol 226
     assign f_hit226 = (|f_e226)
         & (!(|{
-            ^(f_syn_d1 & 48'h0000801c0000), ^(f_syn_d1 & 48'h0000408e0000), ^(f_syn_d1 & 48'h000020470000), ^(f_syn_d1 & 48'h000010230000),
-            ^(f_syn_d1 & 48'h0000088d0000), ^(f_syn_d1 & 48'h000004da0000), ^(f_syn_d1 & 48'h000002710000), ^(f_syn_d1 & 48'h000001380000), 1'd0,
+            ^(f_syn_d2 & 48'h0000801c0000), ^(f_syn_d2 & 48'h0000408e0000), ^(f_syn_d2 & 48'h000020470000), ^(f_syn_d2 & 48'h000010230000),
+            ^(f_syn_d2 & 48'h0000088d0000), ^(f_syn_d2 & 48'h000004da0000), ^(f_syn_d2 & 48'h000002710000), ^(f_syn_d2 & 48'h000001380000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e229; // reference: the error value if the error is at symbol 229
     assign f_e229 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit229; // reference: syn is a single error at symbol 229
     assign f_hit229 = (|f_e229)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080380000), ^(f_syn_d1 & 48'h0000401c0000), ^(f_syn_d1 & 48'h0000208e0000), ^(f_syn_d1 & 48'h000010470000),
-            ^(f_syn_d1 & 48'h0000081b0000), ^(f_syn_d1 & 48'h000004b50000), ^(f_syn_d1 & 48'h000002e20000), ^(f_syn_d1 & 48'h000001710000), 1'd0,
+            ^(f_syn_d2 & 48'h000080380000), ^(f_syn_d2 & 48'h0000401c0000), ^(f_syn_d2 & 48'h0000208e0000), ^(f_syn_d2 & 48'h000010470000),
+            ^(f_syn_d2 & 48'h0000081b0000), ^(f_syn_d2 & 48'h000004b50000), ^(f_syn_d2 & 48'h000002e20000), ^(f_syn_d2 & 48'h000001710000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e232; // reference: the error value if the error is at symbol 232
     assign f_e232 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit232; // reference: syn is a single error at symbol 232
     assign f_hit232 = (|f_e232)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080710000), ^(f_syn_d1 & 48'h000040380000), ^(f_syn_d1 & 48'h0000201c0000), ^(f_syn_d1 & 48'h0000108e0000),
-            ^(f_syn_d1 & 48'h000008360000), ^(f_syn_d1 & 48'h0000046a0000), ^(f_syn_d1 & 48'h000002c40000), ^(f_syn_d1 & 48'h000001e20000), 1'd0,
+            ^(f_syn_d2 & 48'h000080710000), ^(f_syn_d2 & 48'h000040380000), ^(f_syn_d2 & 48'h0000201c0000), ^(f_syn_d2 & 48'h0000108e0000),
+            ^(f_syn_d2 & 48'h000008360000), ^(f_syn_d2 & 48'h0000046a0000), ^(f_syn_d2 & 48'h000002c40000), ^(f_syn_d2 & 48'h000001e20000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e235; // reference: the error value if the error is at symbol 235
     assign f_e235 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit235; // reference: syn is a single error at symbol 235
     assign f_hit235 = (|f_e235)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080e20000), ^(f_syn_d1 & 48'h000040710000), ^(f_syn_d1 & 48'h000020380000), ^(f_syn_d1 & 48'h0000101c0000),
-            ^(f_syn_d1 & 48'h0000086c0000), ^(f_syn_d1 & 48'h000004d40000), ^(f_syn_d1 & 48'h000002880000), ^(f_syn_d1 & 48'h000001c40000), 1'd0,
+            ^(f_syn_d2 & 48'h000080e20000), ^(f_syn_d2 & 48'h000040710000), ^(f_syn_d2 & 48'h000020380000), ^(f_syn_d2 & 48'h0000101c0000),
+            ^(f_syn_d2 & 48'h0000086c0000), ^(f_syn_d2 & 48'h000004d40000), ^(f_syn_d2 & 48'h000002880000), ^(f_syn_d2 & 48'h000001c40000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e238; // reference: the error value if the error is at symbol 238
     assign f_e238 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit238; // reference: syn is a single error at symbol 238
     assign f_hit238 = (|f_e238)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080c40000), ^(f_syn_d1 & 48'h000040e20000), ^(f_syn_d1 & 48'h000020710000), ^(f_syn_d1 & 48'h000010380000),
-            ^(f_syn_d1 & 48'h000008d80000), ^(f_syn_d1 & 48'h000004a80000), ^(f_syn_d1 & 48'h000002100000), ^(f_syn_d1 & 48'h000001880000), 1'd0,
+            ^(f_syn_d2 & 48'h000080c40000), ^(f_syn_d2 & 48'h000040e20000), ^(f_syn_d2 & 48'h000020710000), ^(f_syn_d2 & 48'h000010380000),
+            ^(f_syn_d2 & 48'h000008d80000), ^(f_syn_d2 & 48'h000004a80000), ^(f_syn_d2 & 48'h000002100000), ^(f_syn_d2 & 48'h000001880000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e241; // reference: the error value if the error is at symbol 241
     assign f_e241 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit241; // reference: syn is a single error at symbol 241
     assign f_hit241 = (|f_e241)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080880000), ^(f_syn_d1 & 48'h000040c40000), ^(f_syn_d1 & 48'h000020e20000), ^(f_syn_d1 & 48'h000010710000),
-            ^(f_syn_d1 & 48'h000008b00000), ^(f_syn_d1 & 48'h000004500000), ^(f_syn_d1 & 48'h000002200000), ^(f_syn_d1 & 48'h000001100000), 1'd0,
+            ^(f_syn_d2 & 48'h000080880000), ^(f_syn_d2 & 48'h000040c40000), ^(f_syn_d2 & 48'h000020e20000), ^(f_syn_d2 & 48'h000010710000),
+            ^(f_syn_d2 & 48'h000008b00000), ^(f_syn_d2 & 48'h000004500000), ^(f_syn_d2 & 48'h000002200000), ^(f_syn_d2 & 48'h000001100000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e244; // reference: the error value if the error is at symbol 244
     assign f_e244 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit244; // reference: syn is a single error at symbol 244
     assign f_hit244 = (|f_e244)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080100000), ^(f_syn_d1 & 48'h000040880000), ^(f_syn_d1 & 48'h000020c40000), ^(f_syn_d1 & 48'h000010e20000),
-            ^(f_syn_d1 & 48'h000008610000), ^(f_syn_d1 & 48'h000004a00000), ^(f_syn_d1 & 48'h000002400000), ^(f_syn_d1 & 48'h000001200000), 1'd0,
+            ^(f_syn_d2 & 48'h000080100000), ^(f_syn_d2 & 48'h000040880000), ^(f_syn_d2 & 48'h000020c40000), ^(f_syn_d2 & 48'h000010e20000),
+            ^(f_syn_d2 & 48'h000008610000), ^(f_syn_d2 & 48'h000004a00000), ^(f_syn_d2 & 48'h000002400000), ^(f_syn_d2 & 48'h000001200000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e247; // reference: the error value if the error is at symbol 247
     assign f_e247 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit247; // reference: syn is a single error at symbol 247
     assign f_hit247 = (|f_e247)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080200000), ^(f_syn_d1 & 48'h000040100000), ^(f_syn_d1 & 48'h000020880000), ^(f_syn_d1 & 48'h000010c40000),
-            ^(f_syn_d1 & 48'h000008c20000), ^(f_syn_d1 & 48'h000004410000), ^(f_syn_d1 & 48'h000002800000), ^(f_syn_d1 & 48'h000001400000), 1'd0,
+            ^(f_syn_d2 & 48'h000080200000), ^(f_syn_d2 & 48'h000040100000), ^(f_syn_d2 & 48'h000020880000), ^(f_syn_d2 & 48'h000010c40000),
+            ^(f_syn_d2 & 48'h000008c20000), ^(f_syn_d2 & 48'h000004410000), ^(f_syn_d2 & 48'h000002800000), ^(f_syn_d2 & 48'h000001400000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e250; // reference: the error value if the error is at symbol 250
     assign f_e250 = {
-        ^(f_syn_d1 & 48'h000080000000), ^(f_syn_d1 & 48'h000040000000), ^(f_syn_d1 & 48'h000020000000), ^(f_syn_d1 & 48'h000010000000),
-        ^(f_syn_d1 & 48'h000008000000), ^(f_syn_d1 & 48'h000004000000), ^(f_syn_d1 & 48'h000002000000), ^(f_syn_d1 & 48'h000001000000)
+        ^(f_syn_d2 & 48'h000080000000), ^(f_syn_d2 & 48'h000040000000), ^(f_syn_d2 & 48'h000020000000), ^(f_syn_d2 & 48'h000010000000),
+        ^(f_syn_d2 & 48'h000008000000), ^(f_syn_d2 & 48'h000004000000), ^(f_syn_d2 & 48'h000002000000), ^(f_syn_d2 & 48'h000001000000)
     };
     wire f_hit250; // reference: syn is a single error at symbol 250
     assign f_hit250 = (|f_e250)
         & (!(|{
-            1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000),
-            ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000), ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000),
-            ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+            1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000),
+            ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000), ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000),
+            ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
         }));
     wire [7:0] f_e253; // reference: the error value if the error is at symbol 253
     assign f_e253 = {
-        ^(f_syn_d1 & 48'h000000800000), ^(f_syn_d1 & 48'h000000400000), ^(f_syn_d1 & 48'h000000200000), ^(f_syn_d1 & 48'h000000100000),
-        ^(f_syn_d1 & 48'h000000080000), ^(f_syn_d1 & 48'h000000040000), ^(f_syn_d1 & 48'h000000020000), ^(f_syn_d1 & 48'h000000010000)
+        ^(f_syn_d2 & 48'h000000800000), ^(f_syn_d2 & 48'h000000400000), ^(f_syn_d2 & 48'h000000200000), ^(f_syn_d2 & 48'h000000100000),
+        ^(f_syn_d2 & 48'h000000080000), ^(f_syn_d2 & 48'h000000040000), ^(f_syn_d2 & 48'h000000020000), ^(f_syn_d2 & 48'h000000010000)
     };
     wire f_hit253; // reference: syn is a single error at symbol 253
     assign f_hit253 = (|f_e253)
         & (!(|{
-            ^(f_syn_d1 & 48'h000080000000), ^(f_syn_d1 & 48'h000040000000), ^(f_syn_d1 & 48'h000020000000), ^(f_syn_d1 & 48'h000010000000),
-            ^(f_syn_d1 & 48'h000008000000), ^(f_syn_d1 & 48'h000004000000), ^(f_syn_d1 & 48'h000002000000), ^(f_syn_d1 & 48'h000001000000), 1'd0,
+            ^(f_syn_d2 & 48'h000080000000), ^(f_syn_d2 & 48'h000040000000), ^(f_syn_d2 & 48'h000020000000), ^(f_syn_d2 & 48'h000010000000),
+            ^(f_syn_d2 & 48'h000008000000), ^(f_syn_d2 & 48'h000004000000), ^(f_syn_d2 & 48'h000002000000), ^(f_syn_d2 & 48'h000001000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e2; // reference: the error value if the error is at symbol 2
     assign f_e2 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit2; // reference: syn is a single error at symbol 2
     assign f_hit2 = (|f_e2)
         & (!(|{
-            ^(f_syn_d1 & 48'h80f600000000), ^(f_syn_d1 & 48'h407b00000000), ^(f_syn_d1 & 48'h20bd00000000), ^(f_syn_d1 & 48'h105e00000000),
-            ^(f_syn_d1 & 48'h085900000000), ^(f_syn_d1 & 48'h045a00000000), ^(f_syn_d1 & 48'h02db00000000), ^(f_syn_d1 & 48'h01ed00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80f600000000), ^(f_syn_d2 & 48'h407b00000000), ^(f_syn_d2 & 48'h20bd00000000), ^(f_syn_d2 & 48'h105e00000000),
+            ^(f_syn_d2 & 48'h085900000000), ^(f_syn_d2 & 48'h045a00000000), ^(f_syn_d2 & 48'h02db00000000), ^(f_syn_d2 & 48'h01ed00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e5; // reference: the error value if the error is at symbol 5
     assign f_e5 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit5; // reference: syn is a single error at symbol 5
     assign f_hit5 = (|f_e5)
         & (!(|{
-            ^(f_syn_d1 & 48'h80ed00000000), ^(f_syn_d1 & 48'h40f600000000), ^(f_syn_d1 & 48'h207b00000000), ^(f_syn_d1 & 48'h10bd00000000),
-            ^(f_syn_d1 & 48'h08b300000000), ^(f_syn_d1 & 48'h04b400000000), ^(f_syn_d1 & 48'h02b700000000), ^(f_syn_d1 & 48'h01db00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80ed00000000), ^(f_syn_d2 & 48'h40f600000000), ^(f_syn_d2 & 48'h207b00000000), ^(f_syn_d2 & 48'h10bd00000000),
+            ^(f_syn_d2 & 48'h08b300000000), ^(f_syn_d2 & 48'h04b400000000), ^(f_syn_d2 & 48'h02b700000000), ^(f_syn_d2 & 48'h01db00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e8; // reference: the error value if the error is at symbol 8
     assign f_e8 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit8; // reference: syn is a single error at symbol 8
     assign f_hit8 = (|f_e8)
         & (!(|{
-            ^(f_syn_d1 & 48'h80db00000000), ^(f_syn_d1 & 48'h40ed00000000), ^(f_syn_d1 & 48'h20f600000000), ^(f_syn_d1 & 48'h107b00000000),
-            ^(f_syn_d1 & 48'h086600000000), ^(f_syn_d1 & 48'h046800000000), ^(f_syn_d1 & 48'h026f00000000), ^(f_syn_d1 & 48'h01b700000000), 1'd0,
+            ^(f_syn_d2 & 48'h80db00000000), ^(f_syn_d2 & 48'h40ed00000000), ^(f_syn_d2 & 48'h20f600000000), ^(f_syn_d2 & 48'h107b00000000),
+            ^(f_syn_d2 & 48'h086600000000), ^(f_syn_d2 & 48'h046800000000), ^(f_syn_d2 & 48'h026f00000000), ^(f_syn_d2 & 48'h01b700000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e11; // reference: the error value if the error is at symbol 11
     assign f_e11 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit11; // reference: syn is a single error at symbol 11
     assign f_hit11 = (|f_e11)
         & (!(|{
-            ^(f_syn_d1 & 48'h80b700000000), ^(f_syn_d1 & 48'h40db00000000), ^(f_syn_d1 & 48'h20ed00000000), ^(f_syn_d1 & 48'h10f600000000),
-            ^(f_syn_d1 & 48'h08cc00000000), ^(f_syn_d1 & 48'h04d100000000), ^(f_syn_d1 & 48'h02df00000000), ^(f_syn_d1 & 48'h016f00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80b700000000), ^(f_syn_d2 & 48'h40db00000000), ^(f_syn_d2 & 48'h20ed00000000), ^(f_syn_d2 & 48'h10f600000000),
+            ^(f_syn_d2 & 48'h08cc00000000), ^(f_syn_d2 & 48'h04d100000000), ^(f_syn_d2 & 48'h02df00000000), ^(f_syn_d2 & 48'h016f00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e14; // reference: the error value if the error is at symbol 14
     assign f_e14 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit14; // reference: syn is a single error at symbol 14
     assign f_hit14 = (|f_e14)
         & (!(|{
-            ^(f_syn_d1 & 48'h806f00000000), ^(f_syn_d1 & 48'h40b700000000), ^(f_syn_d1 & 48'h20db00000000), ^(f_syn_d1 & 48'h10ed00000000),
-            ^(f_syn_d1 & 48'h089900000000), ^(f_syn_d1 & 48'h04a300000000), ^(f_syn_d1 & 48'h02be00000000), ^(f_syn_d1 & 48'h01df00000000), 1'd0,
+            ^(f_syn_d2 & 48'h806f00000000), ^(f_syn_d2 & 48'h40b700000000), ^(f_syn_d2 & 48'h20db00000000), ^(f_syn_d2 & 48'h10ed00000000),
+            ^(f_syn_d2 & 48'h089900000000), ^(f_syn_d2 & 48'h04a300000000), ^(f_syn_d2 & 48'h02be00000000), ^(f_syn_d2 & 48'h01df00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e17; // reference: the error value if the error is at symbol 17
     assign f_e17 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit17; // reference: syn is a single error at symbol 17
     assign f_hit17 = (|f_e17)
         & (!(|{
-            ^(f_syn_d1 & 48'h80df00000000), ^(f_syn_d1 & 48'h406f00000000), ^(f_syn_d1 & 48'h20b700000000), ^(f_syn_d1 & 48'h10db00000000),
-            ^(f_syn_d1 & 48'h083200000000), ^(f_syn_d1 & 48'h044600000000), ^(f_syn_d1 & 48'h027c00000000), ^(f_syn_d1 & 48'h01be00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80df00000000), ^(f_syn_d2 & 48'h406f00000000), ^(f_syn_d2 & 48'h20b700000000), ^(f_syn_d2 & 48'h10db00000000),
+            ^(f_syn_d2 & 48'h083200000000), ^(f_syn_d2 & 48'h044600000000), ^(f_syn_d2 & 48'h027c00000000), ^(f_syn_d2 & 48'h01be00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e20; // reference: the error value if the error is at symbol 20
     assign f_e20 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit20; // reference: syn is a single error at symbol 20
     assign f_hit20 = (|f_e20)
         & (!(|{
-            ^(f_syn_d1 & 48'h80be00000000), ^(f_syn_d1 & 48'h40df00000000), ^(f_syn_d1 & 48'h206f00000000), ^(f_syn_d1 & 48'h10b700000000),
-            ^(f_syn_d1 & 48'h086500000000), ^(f_syn_d1 & 48'h048c00000000), ^(f_syn_d1 & 48'h02f800000000), ^(f_syn_d1 & 48'h017c00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80be00000000), ^(f_syn_d2 & 48'h40df00000000), ^(f_syn_d2 & 48'h206f00000000), ^(f_syn_d2 & 48'h10b700000000),
+            ^(f_syn_d2 & 48'h086500000000), ^(f_syn_d2 & 48'h048c00000000), ^(f_syn_d2 & 48'h02f800000000), ^(f_syn_d2 & 48'h017c00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e23; // reference: the error value if the error is at symbol 23
     assign f_e23 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit23; // reference: syn is a single error at symbol 23
     assign f_hit23 = (|f_e23)
         & (!(|{
-            ^(f_syn_d1 & 48'h807c00000000), ^(f_syn_d1 & 48'h40be00000000), ^(f_syn_d1 & 48'h20df00000000), ^(f_syn_d1 & 48'h106f00000000),
-            ^(f_syn_d1 & 48'h08cb00000000), ^(f_syn_d1 & 48'h041900000000), ^(f_syn_d1 & 48'h02f000000000), ^(f_syn_d1 & 48'h01f800000000), 1'd0,
+            ^(f_syn_d2 & 48'h807c00000000), ^(f_syn_d2 & 48'h40be00000000), ^(f_syn_d2 & 48'h20df00000000), ^(f_syn_d2 & 48'h106f00000000),
+            ^(f_syn_d2 & 48'h08cb00000000), ^(f_syn_d2 & 48'h041900000000), ^(f_syn_d2 & 48'h02f000000000), ^(f_syn_d2 & 48'h01f800000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e26; // reference: the error value if the error is at symbol 26
     assign f_e26 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit26; // reference: syn is a single error at symbol 26
     assign f_hit26 = (|f_e26)
         & (!(|{
-            ^(f_syn_d1 & 48'h80f800000000), ^(f_syn_d1 & 48'h407c00000000), ^(f_syn_d1 & 48'h20be00000000), ^(f_syn_d1 & 48'h10df00000000),
-            ^(f_syn_d1 & 48'h089700000000), ^(f_syn_d1 & 48'h043300000000), ^(f_syn_d1 & 48'h02e100000000), ^(f_syn_d1 & 48'h01f000000000), 1'd0,
+            ^(f_syn_d2 & 48'h80f800000000), ^(f_syn_d2 & 48'h407c00000000), ^(f_syn_d2 & 48'h20be00000000), ^(f_syn_d2 & 48'h10df00000000),
+            ^(f_syn_d2 & 48'h089700000000), ^(f_syn_d2 & 48'h043300000000), ^(f_syn_d2 & 48'h02e100000000), ^(f_syn_d2 & 48'h01f000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e29; // reference: the error value if the error is at symbol 29
     assign f_e29 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit29; // reference: syn is a single error at symbol 29
     assign f_hit29 = (|f_e29)
         & (!(|{
-            ^(f_syn_d1 & 48'h80f000000000), ^(f_syn_d1 & 48'h40f800000000), ^(f_syn_d1 & 48'h207c00000000), ^(f_syn_d1 & 48'h10be00000000),
-            ^(f_syn_d1 & 48'h082f00000000), ^(f_syn_d1 & 48'h046700000000), ^(f_syn_d1 & 48'h02c300000000), ^(f_syn_d1 & 48'h01e100000000), 1'd0,
+            ^(f_syn_d2 & 48'h80f000000000), ^(f_syn_d2 & 48'h40f800000000), ^(f_syn_d2 & 48'h207c00000000), ^(f_syn_d2 & 48'h10be00000000),
+            ^(f_syn_d2 & 48'h082f00000000), ^(f_syn_d2 & 48'h046700000000), ^(f_syn_d2 & 48'h02c300000000), ^(f_syn_d2 & 48'h01e100000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e32; // reference: the error value if the error is at symbol 32
     assign f_e32 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit32; // reference: syn is a single error at symbol 32
     assign f_hit32 = (|f_e32)
         & (!(|{
-            ^(f_syn_d1 & 48'h80e100000000), ^(f_syn_d1 & 48'h40f000000000), ^(f_syn_d1 & 48'h20f800000000), ^(f_syn_d1 & 48'h107c00000000),
-            ^(f_syn_d1 & 48'h085f00000000), ^(f_syn_d1 & 48'h04ce00000000), ^(f_syn_d1 & 48'h028600000000), ^(f_syn_d1 & 48'h01c300000000), 1'd0,
+            ^(f_syn_d2 & 48'h80e100000000), ^(f_syn_d2 & 48'h40f000000000), ^(f_syn_d2 & 48'h20f800000000), ^(f_syn_d2 & 48'h107c00000000),
+            ^(f_syn_d2 & 48'h085f00000000), ^(f_syn_d2 & 48'h04ce00000000), ^(f_syn_d2 & 48'h028600000000), ^(f_syn_d2 & 48'h01c300000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e35; // reference: the error value if the error is at symbol 35
     assign f_e35 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit35; // reference: syn is a single error at symbol 35
     assign f_hit35 = (|f_e35)
         & (!(|{
-            ^(f_syn_d1 & 48'h80c300000000), ^(f_syn_d1 & 48'h40e100000000), ^(f_syn_d1 & 48'h20f000000000), ^(f_syn_d1 & 48'h10f800000000),
-            ^(f_syn_d1 & 48'h08bf00000000), ^(f_syn_d1 & 48'h049c00000000), ^(f_syn_d1 & 48'h020d00000000), ^(f_syn_d1 & 48'h018600000000), 1'd0,
+            ^(f_syn_d2 & 48'h80c300000000), ^(f_syn_d2 & 48'h40e100000000), ^(f_syn_d2 & 48'h20f000000000), ^(f_syn_d2 & 48'h10f800000000),
+            ^(f_syn_d2 & 48'h08bf00000000), ^(f_syn_d2 & 48'h049c00000000), ^(f_syn_d2 & 48'h020d00000000), ^(f_syn_d2 & 48'h018600000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e38; // reference: the error value if the error is at symbol 38
     assign f_e38 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit38; // reference: syn is a single error at symbol 38
     assign f_hit38 = (|f_e38)
         & (!(|{
-            ^(f_syn_d1 & 48'h808600000000), ^(f_syn_d1 & 48'h40c300000000), ^(f_syn_d1 & 48'h20e100000000), ^(f_syn_d1 & 48'h10f000000000),
-            ^(f_syn_d1 & 48'h087e00000000), ^(f_syn_d1 & 48'h043900000000), ^(f_syn_d1 & 48'h021a00000000), ^(f_syn_d1 & 48'h010d00000000), 1'd0,
+            ^(f_syn_d2 & 48'h808600000000), ^(f_syn_d2 & 48'h40c300000000), ^(f_syn_d2 & 48'h20e100000000), ^(f_syn_d2 & 48'h10f000000000),
+            ^(f_syn_d2 & 48'h087e00000000), ^(f_syn_d2 & 48'h043900000000), ^(f_syn_d2 & 48'h021a00000000), ^(f_syn_d2 & 48'h010d00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e41; // reference: the error value if the error is at symbol 41
     assign f_e41 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit41; // reference: syn is a single error at symbol 41
     assign f_hit41 = (|f_e41)
         & (!(|{
-            ^(f_syn_d1 & 48'h800d00000000), ^(f_syn_d1 & 48'h408600000000), ^(f_syn_d1 & 48'h20c300000000), ^(f_syn_d1 & 48'h10e100000000),
-            ^(f_syn_d1 & 48'h08fd00000000), ^(f_syn_d1 & 48'h047300000000), ^(f_syn_d1 & 48'h023400000000), ^(f_syn_d1 & 48'h011a00000000), 1'd0,
+            ^(f_syn_d2 & 48'h800d00000000), ^(f_syn_d2 & 48'h408600000000), ^(f_syn_d2 & 48'h20c300000000), ^(f_syn_d2 & 48'h10e100000000),
+            ^(f_syn_d2 & 48'h08fd00000000), ^(f_syn_d2 & 48'h047300000000), ^(f_syn_d2 & 48'h023400000000), ^(f_syn_d2 & 48'h011a00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e44; // reference: the error value if the error is at symbol 44
     assign f_e44 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit44; // reference: syn is a single error at symbol 44
     assign f_hit44 = (|f_e44)
         & (!(|{
-            ^(f_syn_d1 & 48'h801a00000000), ^(f_syn_d1 & 48'h400d00000000), ^(f_syn_d1 & 48'h208600000000), ^(f_syn_d1 & 48'h10c300000000),
-            ^(f_syn_d1 & 48'h08fb00000000), ^(f_syn_d1 & 48'h04e700000000), ^(f_syn_d1 & 48'h026900000000), ^(f_syn_d1 & 48'h013400000000), 1'd0,
+            ^(f_syn_d2 & 48'h801a00000000), ^(f_syn_d2 & 48'h400d00000000), ^(f_syn_d2 & 48'h208600000000), ^(f_syn_d2 & 48'h10c300000000),
+            ^(f_syn_d2 & 48'h08fb00000000), ^(f_syn_d2 & 48'h04e700000000), ^(f_syn_d2 & 48'h026900000000), ^(f_syn_d2 & 48'h013400000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e47; // reference: the error value if the error is at symbol 47
     assign f_e47 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit47; // reference: syn is a single error at symbol 47
     assign f_hit47 = (|f_e47)
         & (!(|{
-            ^(f_syn_d1 & 48'h803400000000), ^(f_syn_d1 & 48'h401a00000000), ^(f_syn_d1 & 48'h200d00000000), ^(f_syn_d1 & 48'h108600000000),
-            ^(f_syn_d1 & 48'h08f700000000), ^(f_syn_d1 & 48'h04cf00000000), ^(f_syn_d1 & 48'h02d300000000), ^(f_syn_d1 & 48'h016900000000), 1'd0,
+            ^(f_syn_d2 & 48'h803400000000), ^(f_syn_d2 & 48'h401a00000000), ^(f_syn_d2 & 48'h200d00000000), ^(f_syn_d2 & 48'h108600000000),
+            ^(f_syn_d2 & 48'h08f700000000), ^(f_syn_d2 & 48'h04cf00000000), ^(f_syn_d2 & 48'h02d300000000), ^(f_syn_d2 & 48'h016900000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e50; // reference: the error value if the error is at symbol 50
     assign f_e50 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit50; // reference: syn is a single error at symbol 50
     assign f_hit50 = (|f_e50)
         & (!(|{
-            ^(f_syn_d1 & 48'h806900000000), ^(f_syn_d1 & 48'h403400000000), ^(f_syn_d1 & 48'h201a00000000), ^(f_syn_d1 & 48'h100d00000000),
-            ^(f_syn_d1 & 48'h08ef00000000), ^(f_syn_d1 & 48'h049e00000000), ^(f_syn_d1 & 48'h02a600000000), ^(f_syn_d1 & 48'h01d300000000), 1'd0,
+            ^(f_syn_d2 & 48'h806900000000), ^(f_syn_d2 & 48'h403400000000), ^(f_syn_d2 & 48'h201a00000000), ^(f_syn_d2 & 48'h100d00000000),
+            ^(f_syn_d2 & 48'h08ef00000000), ^(f_syn_d2 & 48'h049e00000000), ^(f_syn_d2 & 48'h02a600000000), ^(f_syn_d2 & 48'h01d300000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e53; // reference: the error value if the error is at symbol 53
     assign f_e53 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit53; // reference: syn is a single error at symbol 53
     assign f_hit53 = (|f_e53)
         & (!(|{
-            ^(f_syn_d1 & 48'h80d300000000), ^(f_syn_d1 & 48'h406900000000), ^(f_syn_d1 & 48'h203400000000), ^(f_syn_d1 & 48'h101a00000000),
-            ^(f_syn_d1 & 48'h08de00000000), ^(f_syn_d1 & 48'h043c00000000), ^(f_syn_d1 & 48'h024d00000000), ^(f_syn_d1 & 48'h01a600000000), 1'd0,
+            ^(f_syn_d2 & 48'h80d300000000), ^(f_syn_d2 & 48'h406900000000), ^(f_syn_d2 & 48'h203400000000), ^(f_syn_d2 & 48'h101a00000000),
+            ^(f_syn_d2 & 48'h08de00000000), ^(f_syn_d2 & 48'h043c00000000), ^(f_syn_d2 & 48'h024d00000000), ^(f_syn_d2 & 48'h01a600000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e56; // reference: the error value if the error is at symbol 56
     assign f_e56 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit56; // reference: syn is a single error at symbol 56
     assign f_hit56 = (|f_e56)
         & (!(|{
-            ^(f_syn_d1 & 48'h80a600000000), ^(f_syn_d1 & 48'h40d300000000), ^(f_syn_d1 & 48'h206900000000), ^(f_syn_d1 & 48'h103400000000),
-            ^(f_syn_d1 & 48'h08bc00000000), ^(f_syn_d1 & 48'h047800000000), ^(f_syn_d1 & 48'h029a00000000), ^(f_syn_d1 & 48'h014d00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80a600000000), ^(f_syn_d2 & 48'h40d300000000), ^(f_syn_d2 & 48'h206900000000), ^(f_syn_d2 & 48'h103400000000),
+            ^(f_syn_d2 & 48'h08bc00000000), ^(f_syn_d2 & 48'h047800000000), ^(f_syn_d2 & 48'h029a00000000), ^(f_syn_d2 & 48'h014d00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e59; // reference: the error value if the error is at symbol 59
     assign f_e59 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit59; // reference: syn is a single error at symbol 59
     assign f_hit59 = (|f_e59)
         & (!(|{
-            ^(f_syn_d1 & 48'h804d00000000), ^(f_syn_d1 & 48'h40a600000000), ^(f_syn_d1 & 48'h20d300000000), ^(f_syn_d1 & 48'h106900000000),
-            ^(f_syn_d1 & 48'h087900000000), ^(f_syn_d1 & 48'h04f100000000), ^(f_syn_d1 & 48'h023500000000), ^(f_syn_d1 & 48'h019a00000000), 1'd0,
+            ^(f_syn_d2 & 48'h804d00000000), ^(f_syn_d2 & 48'h40a600000000), ^(f_syn_d2 & 48'h20d300000000), ^(f_syn_d2 & 48'h106900000000),
+            ^(f_syn_d2 & 48'h087900000000), ^(f_syn_d2 & 48'h04f100000000), ^(f_syn_d2 & 48'h023500000000), ^(f_syn_d2 & 48'h019a00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e62; // reference: the error value if the error is at symbol 62
     assign f_e62 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit62; // reference: syn is a single error at symbol 62
     assign f_hit62 = (|f_e62)
         & (!(|{
-            ^(f_syn_d1 & 48'h809a00000000), ^(f_syn_d1 & 48'h404d00000000), ^(f_syn_d1 & 48'h20a600000000), ^(f_syn_d1 & 48'h10d300000000),
-            ^(f_syn_d1 & 48'h08f300000000), ^(f_syn_d1 & 48'h04e300000000), ^(f_syn_d1 & 48'h026b00000000), ^(f_syn_d1 & 48'h013500000000), 1'd0,
+            ^(f_syn_d2 & 48'h809a00000000), ^(f_syn_d2 & 48'h404d00000000), ^(f_syn_d2 & 48'h20a600000000), ^(f_syn_d2 & 48'h10d300000000),
+            ^(f_syn_d2 & 48'h08f300000000), ^(f_syn_d2 & 48'h04e300000000), ^(f_syn_d2 & 48'h026b00000000), ^(f_syn_d2 & 48'h013500000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e65; // reference: the error value if the error is at symbol 65
     assign f_e65 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit65; // reference: syn is a single error at symbol 65
     assign f_hit65 = (|f_e65)
         & (!(|{
-            ^(f_syn_d1 & 48'h803500000000), ^(f_syn_d1 & 48'h409a00000000), ^(f_syn_d1 & 48'h204d00000000), ^(f_syn_d1 & 48'h10a600000000),
-            ^(f_syn_d1 & 48'h08e600000000), ^(f_syn_d1 & 48'h04c600000000), ^(f_syn_d1 & 48'h02d600000000), ^(f_syn_d1 & 48'h016b00000000), 1'd0,
+            ^(f_syn_d2 & 48'h803500000000), ^(f_syn_d2 & 48'h409a00000000), ^(f_syn_d2 & 48'h204d00000000), ^(f_syn_d2 & 48'h10a600000000),
+            ^(f_syn_d2 & 48'h08e600000000), ^(f_syn_d2 & 48'h04c600000000), ^(f_syn_d2 & 48'h02d600000000), ^(f_syn_d2 & 48'h016b00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e68; // reference: the error value if the error is at symbol 68
     assign f_e68 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit68; // reference: syn is a single error at symbol 68
     assign f_hit68 = (|f_e68)
         & (!(|{
-            ^(f_syn_d1 & 48'h806b00000000), ^(f_syn_d1 & 48'h403500000000), ^(f_syn_d1 & 48'h209a00000000), ^(f_syn_d1 & 48'h104d00000000),
-            ^(f_syn_d1 & 48'h08cd00000000), ^(f_syn_d1 & 48'h048d00000000), ^(f_syn_d1 & 48'h02ad00000000), ^(f_syn_d1 & 48'h01d600000000), 1'd0,
+            ^(f_syn_d2 & 48'h806b00000000), ^(f_syn_d2 & 48'h403500000000), ^(f_syn_d2 & 48'h209a00000000), ^(f_syn_d2 & 48'h104d00000000),
+            ^(f_syn_d2 & 48'h08cd00000000), ^(f_syn_d2 & 48'h048d00000000), ^(f_syn_d2 & 48'h02ad00000000), ^(f_syn_d2 & 48'h01d600000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e71; // reference: the error value if the error is at symbol 71
     assign f_e71 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit71; // reference: syn is a single error at symbol 71
     assign f_hit71 = (|f_e71)
         & (!(|{
-            ^(f_syn_d1 & 48'h80d600000000), ^(f_syn_d1 & 48'h406b00000000), ^(f_syn_d1 & 48'h203500000000), ^(f_syn_d1 & 48'h109a00000000),
-            ^(f_syn_d1 & 48'h089b00000000), ^(f_syn_d1 & 48'h041b00000000), ^(f_syn_d1 & 48'h025b00000000), ^(f_syn_d1 & 48'h01ad00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80d600000000), ^(f_syn_d2 & 48'h406b00000000), ^(f_syn_d2 & 48'h203500000000), ^(f_syn_d2 & 48'h109a00000000),
+            ^(f_syn_d2 & 48'h089b00000000), ^(f_syn_d2 & 48'h041b00000000), ^(f_syn_d2 & 48'h025b00000000), ^(f_syn_d2 & 48'h01ad00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e74; // reference: the error value if the error is at symbol 74
     assign f_e74 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit74; // reference: syn is a single error at symbol 74
     assign f_hit74 = (|f_e74)
         & (!(|{
-            ^(f_syn_d1 & 48'h80ad00000000), ^(f_syn_d1 & 48'h40d600000000), ^(f_syn_d1 & 48'h206b00000000), ^(f_syn_d1 & 48'h103500000000),
-            ^(f_syn_d1 & 48'h083700000000), ^(f_syn_d1 & 48'h043600000000), ^(f_syn_d1 & 48'h02b600000000), ^(f_syn_d1 & 48'h015b00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80ad00000000), ^(f_syn_d2 & 48'h40d600000000), ^(f_syn_d2 & 48'h206b00000000), ^(f_syn_d2 & 48'h103500000000),
+            ^(f_syn_d2 & 48'h083700000000), ^(f_syn_d2 & 48'h043600000000), ^(f_syn_d2 & 48'h02b600000000), ^(f_syn_d2 & 48'h015b00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e77; // reference: the error value if the error is at symbol 77
     assign f_e77 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit77; // reference: syn is a single error at symbol 77
     assign f_hit77 = (|f_e77)
         & (!(|{
-            ^(f_syn_d1 & 48'h805b00000000), ^(f_syn_d1 & 48'h40ad00000000), ^(f_syn_d1 & 48'h20d600000000), ^(f_syn_d1 & 48'h106b00000000),
-            ^(f_syn_d1 & 48'h086e00000000), ^(f_syn_d1 & 48'h046c00000000), ^(f_syn_d1 & 48'h026d00000000), ^(f_syn_d1 & 48'h01b600000000), 1'd0,
+            ^(f_syn_d2 & 48'h805b00000000), ^(f_syn_d2 & 48'h40ad00000000), ^(f_syn_d2 & 48'h20d600000000), ^(f_syn_d2 & 48'h106b00000000),
+            ^(f_syn_d2 & 48'h086e00000000), ^(f_syn_d2 & 48'h046c00000000), ^(f_syn_d2 & 48'h026d00000000), ^(f_syn_d2 & 48'h01b600000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e80; // reference: the error value if the error is at symbol 80
     assign f_e80 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit80; // reference: syn is a single error at symbol 80
     assign f_hit80 = (|f_e80)
         & (!(|{
-            ^(f_syn_d1 & 48'h80b600000000), ^(f_syn_d1 & 48'h405b00000000), ^(f_syn_d1 & 48'h20ad00000000), ^(f_syn_d1 & 48'h10d600000000),
-            ^(f_syn_d1 & 48'h08dd00000000), ^(f_syn_d1 & 48'h04d800000000), ^(f_syn_d1 & 48'h02da00000000), ^(f_syn_d1 & 48'h016d00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80b600000000), ^(f_syn_d2 & 48'h405b00000000), ^(f_syn_d2 & 48'h20ad00000000), ^(f_syn_d2 & 48'h10d600000000),
+            ^(f_syn_d2 & 48'h08dd00000000), ^(f_syn_d2 & 48'h04d800000000), ^(f_syn_d2 & 48'h02da00000000), ^(f_syn_d2 & 48'h016d00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e83; // reference: the error value if the error is at symbol 83
     assign f_e83 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit83; // reference: syn is a single error at symbol 83
     assign f_hit83 = (|f_e83)
         & (!(|{
-            ^(f_syn_d1 & 48'h806d00000000), ^(f_syn_d1 & 48'h40b600000000), ^(f_syn_d1 & 48'h205b00000000), ^(f_syn_d1 & 48'h10ad00000000),
-            ^(f_syn_d1 & 48'h08bb00000000), ^(f_syn_d1 & 48'h04b000000000), ^(f_syn_d1 & 48'h02b500000000), ^(f_syn_d1 & 48'h01da00000000), 1'd0,
+            ^(f_syn_d2 & 48'h806d00000000), ^(f_syn_d2 & 48'h40b600000000), ^(f_syn_d2 & 48'h205b00000000), ^(f_syn_d2 & 48'h10ad00000000),
+            ^(f_syn_d2 & 48'h08bb00000000), ^(f_syn_d2 & 48'h04b000000000), ^(f_syn_d2 & 48'h02b500000000), ^(f_syn_d2 & 48'h01da00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e86; // reference: the error value if the error is at symbol 86
     assign f_e86 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit86; // reference: syn is a single error at symbol 86
     assign f_hit86 = (|f_e86)
         & (!(|{
-            ^(f_syn_d1 & 48'h80da00000000), ^(f_syn_d1 & 48'h406d00000000), ^(f_syn_d1 & 48'h20b600000000), ^(f_syn_d1 & 48'h105b00000000),
-            ^(f_syn_d1 & 48'h087700000000), ^(f_syn_d1 & 48'h046100000000), ^(f_syn_d1 & 48'h026a00000000), ^(f_syn_d1 & 48'h01b500000000), 1'd0,
+            ^(f_syn_d2 & 48'h80da00000000), ^(f_syn_d2 & 48'h406d00000000), ^(f_syn_d2 & 48'h20b600000000), ^(f_syn_d2 & 48'h105b00000000),
+            ^(f_syn_d2 & 48'h087700000000), ^(f_syn_d2 & 48'h046100000000), ^(f_syn_d2 & 48'h026a00000000), ^(f_syn_d2 & 48'h01b500000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e89; // reference: the error value if the error is at symbol 89
     assign f_e89 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit89; // reference: syn is a single error at symbol 89
     assign f_hit89 = (|f_e89)
         & (!(|{
-            ^(f_syn_d1 & 48'h80b500000000), ^(f_syn_d1 & 48'h40da00000000), ^(f_syn_d1 & 48'h206d00000000), ^(f_syn_d1 & 48'h10b600000000),
-            ^(f_syn_d1 & 48'h08ee00000000), ^(f_syn_d1 & 48'h04c200000000), ^(f_syn_d1 & 48'h02d400000000), ^(f_syn_d1 & 48'h016a00000000), 1'd0,
+            ^(f_syn_d2 & 48'h80b500000000), ^(f_syn_d2 & 48'h40da00000000), ^(f_syn_d2 & 48'h206d00000000), ^(f_syn_d2 & 48'h10b600000000),
+            ^(f_syn_d2 & 48'h08ee00000000), ^(f_syn_d2 & 48'h04c200000000), ^(f_syn_d2 & 48'h02d400000000), ^(f_syn_d2 & 48'h016a00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e92; // reference: the error value if the error is at symbol 92
     assign f_e92 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit92; // reference: syn is a single error at symbol 92
     assign f_hit92 = (|f_e92)
         & (!(|{
-            ^(f_syn_d1 & 48'h806a00000000), ^(f_syn_d1 & 48'h40b500000000), ^(f_syn_d1 & 48'h20da00000000), ^(f_syn_d1 & 48'h106d00000000),
-            ^(f_syn_d1 & 48'h08dc00000000), ^(f_syn_d1 & 48'h048400000000), ^(f_syn_d1 & 48'h02a800000000), ^(f_syn_d1 & 48'h01d400000000), 1'd0,
+            ^(f_syn_d2 & 48'h806a00000000), ^(f_syn_d2 & 48'h40b500000000), ^(f_syn_d2 & 48'h20da00000000), ^(f_syn_d2 & 48'h106d00000000),
+            ^(f_syn_d2 & 48'h08dc00000000), ^(f_syn_d2 & 48'h048400000000), ^(f_syn_d2 & 48'h02a800000000), ^(f_syn_d2 & 48'h01d400000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e95; // reference: the error value if the error is at symbol 95
     assign f_e95 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit95; // reference: syn is a single error at symbol 95
     assign f_hit95 = (|f_e95)
         & (!(|{
-            ^(f_syn_d1 & 48'h80d400000000), ^(f_syn_d1 & 48'h406a00000000), ^(f_syn_d1 & 48'h20b500000000), ^(f_syn_d1 & 48'h10da00000000),
-            ^(f_syn_d1 & 48'h08b900000000), ^(f_syn_d1 & 48'h040800000000), ^(f_syn_d1 & 48'h025000000000), ^(f_syn_d1 & 48'h01a800000000), 1'd0,
+            ^(f_syn_d2 & 48'h80d400000000), ^(f_syn_d2 & 48'h406a00000000), ^(f_syn_d2 & 48'h20b500000000), ^(f_syn_d2 & 48'h10da00000000),
+            ^(f_syn_d2 & 48'h08b900000000), ^(f_syn_d2 & 48'h040800000000), ^(f_syn_d2 & 48'h025000000000), ^(f_syn_d2 & 48'h01a800000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e98; // reference: the error value if the error is at symbol 98
     assign f_e98 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit98; // reference: syn is a single error at symbol 98
     assign f_hit98 = (|f_e98)
         & (!(|{
-            ^(f_syn_d1 & 48'h80a800000000), ^(f_syn_d1 & 48'h40d400000000), ^(f_syn_d1 & 48'h206a00000000), ^(f_syn_d1 & 48'h10b500000000),
-            ^(f_syn_d1 & 48'h087200000000), ^(f_syn_d1 & 48'h041100000000), ^(f_syn_d1 & 48'h02a000000000), ^(f_syn_d1 & 48'h015000000000), 1'd0,
+            ^(f_syn_d2 & 48'h80a800000000), ^(f_syn_d2 & 48'h40d400000000), ^(f_syn_d2 & 48'h206a00000000), ^(f_syn_d2 & 48'h10b500000000),
+            ^(f_syn_d2 & 48'h087200000000), ^(f_syn_d2 & 48'h041100000000), ^(f_syn_d2 & 48'h02a000000000), ^(f_syn_d2 & 48'h015000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e101; // reference: the error value if the error is at symbol 101
     assign f_e101 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit101; // reference: syn is a single error at symbol 101
     assign f_hit101 = (|f_e101)
         & (!(|{
-            ^(f_syn_d1 & 48'h805000000000), ^(f_syn_d1 & 48'h40a800000000), ^(f_syn_d1 & 48'h20d400000000), ^(f_syn_d1 & 48'h106a00000000),
-            ^(f_syn_d1 & 48'h08e500000000), ^(f_syn_d1 & 48'h042200000000), ^(f_syn_d1 & 48'h024100000000), ^(f_syn_d1 & 48'h01a000000000), 1'd0,
+            ^(f_syn_d2 & 48'h805000000000), ^(f_syn_d2 & 48'h40a800000000), ^(f_syn_d2 & 48'h20d400000000), ^(f_syn_d2 & 48'h106a00000000),
+            ^(f_syn_d2 & 48'h08e500000000), ^(f_syn_d2 & 48'h042200000000), ^(f_syn_d2 & 48'h024100000000), ^(f_syn_d2 & 48'h01a000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e104; // reference: the error value if the error is at symbol 104
     assign f_e104 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit104; // reference: syn is a single error at symbol 104
     assign f_hit104 = (|f_e104)
         & (!(|{
-            ^(f_syn_d1 & 48'h80a000000000), ^(f_syn_d1 & 48'h405000000000), ^(f_syn_d1 & 48'h20a800000000), ^(f_syn_d1 & 48'h10d400000000),
-            ^(f_syn_d1 & 48'h08ca00000000), ^(f_syn_d1 & 48'h044500000000), ^(f_syn_d1 & 48'h028200000000), ^(f_syn_d1 & 48'h014100000000), 1'd0,
+            ^(f_syn_d2 & 48'h80a000000000), ^(f_syn_d2 & 48'h405000000000), ^(f_syn_d2 & 48'h20a800000000), ^(f_syn_d2 & 48'h10d400000000),
+            ^(f_syn_d2 & 48'h08ca00000000), ^(f_syn_d2 & 48'h044500000000), ^(f_syn_d2 & 48'h028200000000), ^(f_syn_d2 & 48'h014100000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e107; // reference: the error value if the error is at symbol 107
     assign f_e107 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit107; // reference: syn is a single error at symbol 107
     assign f_hit107 = (|f_e107)
         & (!(|{
-            ^(f_syn_d1 & 48'h804100000000), ^(f_syn_d1 & 48'h40a000000000), ^(f_syn_d1 & 48'h205000000000), ^(f_syn_d1 & 48'h10a800000000),
-            ^(f_syn_d1 & 48'h089500000000), ^(f_syn_d1 & 48'h048b00000000), ^(f_syn_d1 & 48'h020400000000), ^(f_syn_d1 & 48'h018200000000), 1'd0,
+            ^(f_syn_d2 & 48'h804100000000), ^(f_syn_d2 & 48'h40a000000000), ^(f_syn_d2 & 48'h205000000000), ^(f_syn_d2 & 48'h10a800000000),
+            ^(f_syn_d2 & 48'h089500000000), ^(f_syn_d2 & 48'h048b00000000), ^(f_syn_d2 & 48'h020400000000), ^(f_syn_d2 & 48'h018200000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e110; // reference: the error value if the error is at symbol 110
     assign f_e110 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit110; // reference: syn is a single error at symbol 110
     assign f_hit110 = (|f_e110)
         & (!(|{
-            ^(f_syn_d1 & 48'h808200000000), ^(f_syn_d1 & 48'h404100000000), ^(f_syn_d1 & 48'h20a000000000), ^(f_syn_d1 & 48'h105000000000),
-            ^(f_syn_d1 & 48'h082a00000000), ^(f_syn_d1 & 48'h041700000000), ^(f_syn_d1 & 48'h020900000000), ^(f_syn_d1 & 48'h010400000000), 1'd0,
+            ^(f_syn_d2 & 48'h808200000000), ^(f_syn_d2 & 48'h404100000000), ^(f_syn_d2 & 48'h20a000000000), ^(f_syn_d2 & 48'h105000000000),
+            ^(f_syn_d2 & 48'h082a00000000), ^(f_syn_d2 & 48'h041700000000), ^(f_syn_d2 & 48'h020900000000), ^(f_syn_d2 & 48'h010400000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e113; // reference: the error value if the error is at symbol 113
     assign f_e113 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit113; // reference: syn is a single error at symbol 113
     assign f_hit113 = (|f_e113)
         & (!(|{
-            ^(f_syn_d1 & 48'h800400000000), ^(f_syn_d1 & 48'h408200000000), ^(f_syn_d1 & 48'h204100000000), ^(f_syn_d1 & 48'h10a000000000),
-            ^(f_syn_d1 & 48'h085400000000), ^(f_syn_d1 & 48'h042e00000000), ^(f_syn_d1 & 48'h021300000000), ^(f_syn_d1 & 48'h010900000000), 1'd0,
+            ^(f_syn_d2 & 48'h800400000000), ^(f_syn_d2 & 48'h408200000000), ^(f_syn_d2 & 48'h204100000000), ^(f_syn_d2 & 48'h10a000000000),
+            ^(f_syn_d2 & 48'h085400000000), ^(f_syn_d2 & 48'h042e00000000), ^(f_syn_d2 & 48'h021300000000), ^(f_syn_d2 & 48'h010900000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e116; // reference: the error value if the error is at symbol 116
     assign f_e116 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit116; // reference: syn is a single error at symbol 116
     assign f_hit116 = (|f_e116)
         & (!(|{
-            ^(f_syn_d1 & 48'h800900000000), ^(f_syn_d1 & 48'h400400000000), ^(f_syn_d1 & 48'h208200000000), ^(f_syn_d1 & 48'h104100000000),
-            ^(f_syn_d1 & 48'h08a900000000), ^(f_syn_d1 & 48'h045d00000000), ^(f_syn_d1 & 48'h022700000000), ^(f_syn_d1 & 48'h011300000000), 1'd0,
+            ^(f_syn_d2 & 48'h800900000000), ^(f_syn_d2 & 48'h400400000000), ^(f_syn_d2 & 48'h208200000000), ^(f_syn_d2 & 48'h104100000000),
+            ^(f_syn_d2 & 48'h08a900000000), ^(f_syn_d2 & 48'h045d00000000), ^(f_syn_d2 & 48'h022700000000), ^(f_syn_d2 & 48'h011300000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e119; // reference: the error value if the error is at symbol 119
     assign f_e119 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit119; // reference: syn is a single error at symbol 119
     assign f_hit119 = (|f_e119)
         & (!(|{
-            ^(f_syn_d1 & 48'h801300000000), ^(f_syn_d1 & 48'h400900000000), ^(f_syn_d1 & 48'h200400000000), ^(f_syn_d1 & 48'h108200000000),
-            ^(f_syn_d1 & 48'h085200000000), ^(f_syn_d1 & 48'h04ba00000000), ^(f_syn_d1 & 48'h024e00000000), ^(f_syn_d1 & 48'h012700000000), 1'd0,
+            ^(f_syn_d2 & 48'h801300000000), ^(f_syn_d2 & 48'h400900000000), ^(f_syn_d2 & 48'h200400000000), ^(f_syn_d2 & 48'h108200000000),
+            ^(f_syn_d2 & 48'h085200000000), ^(f_syn_d2 & 48'h04ba00000000), ^(f_syn_d2 & 48'h024e00000000), ^(f_syn_d2 & 48'h012700000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e122; // reference: the error value if the error is at symbol 122
     assign f_e122 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit122; // reference: syn is a single error at symbol 122
     assign f_hit122 = (|f_e122)
         & (!(|{
-            ^(f_syn_d1 & 48'h802700000000), ^(f_syn_d1 & 48'h401300000000), ^(f_syn_d1 & 48'h200900000000), ^(f_syn_d1 & 48'h100400000000),
-            ^(f_syn_d1 & 48'h08a500000000), ^(f_syn_d1 & 48'h047500000000), ^(f_syn_d1 & 48'h029d00000000), ^(f_syn_d1 & 48'h014e00000000), 1'd0,
+            ^(f_syn_d2 & 48'h802700000000), ^(f_syn_d2 & 48'h401300000000), ^(f_syn_d2 & 48'h200900000000), ^(f_syn_d2 & 48'h100400000000),
+            ^(f_syn_d2 & 48'h08a500000000), ^(f_syn_d2 & 48'h047500000000), ^(f_syn_d2 & 48'h029d00000000), ^(f_syn_d2 & 48'h014e00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e125; // reference: the error value if the error is at symbol 125
     assign f_e125 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit125; // reference: syn is a single error at symbol 125
     assign f_hit125 = (|f_e125)
         & (!(|{
-            ^(f_syn_d1 & 48'h804e00000000), ^(f_syn_d1 & 48'h402700000000), ^(f_syn_d1 & 48'h201300000000), ^(f_syn_d1 & 48'h100900000000),
-            ^(f_syn_d1 & 48'h084a00000000), ^(f_syn_d1 & 48'h04eb00000000), ^(f_syn_d1 & 48'h023b00000000), ^(f_syn_d1 & 48'h019d00000000), 1'd0,
+            ^(f_syn_d2 & 48'h804e00000000), ^(f_syn_d2 & 48'h402700000000), ^(f_syn_d2 & 48'h201300000000), ^(f_syn_d2 & 48'h100900000000),
+            ^(f_syn_d2 & 48'h084a00000000), ^(f_syn_d2 & 48'h04eb00000000), ^(f_syn_d2 & 48'h023b00000000), ^(f_syn_d2 & 48'h019d00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e128; // reference: the error value if the error is at symbol 128
     assign f_e128 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit128; // reference: syn is a single error at symbol 128
     assign f_hit128 = (|f_e128)
         & (!(|{
-            ^(f_syn_d1 & 48'h809d00000000), ^(f_syn_d1 & 48'h404e00000000), ^(f_syn_d1 & 48'h202700000000), ^(f_syn_d1 & 48'h101300000000),
-            ^(f_syn_d1 & 48'h089400000000), ^(f_syn_d1 & 48'h04d700000000), ^(f_syn_d1 & 48'h027600000000), ^(f_syn_d1 & 48'h013b00000000), 1'd0,
+            ^(f_syn_d2 & 48'h809d00000000), ^(f_syn_d2 & 48'h404e00000000), ^(f_syn_d2 & 48'h202700000000), ^(f_syn_d2 & 48'h101300000000),
+            ^(f_syn_d2 & 48'h089400000000), ^(f_syn_d2 & 48'h04d700000000), ^(f_syn_d2 & 48'h027600000000), ^(f_syn_d2 & 48'h013b00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e131; // reference: the error value if the error is at symbol 131
     assign f_e131 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit131; // reference: syn is a single error at symbol 131
     assign f_hit131 = (|f_e131)
         & (!(|{
-            ^(f_syn_d1 & 48'h803b00000000), ^(f_syn_d1 & 48'h409d00000000), ^(f_syn_d1 & 48'h204e00000000), ^(f_syn_d1 & 48'h102700000000),
-            ^(f_syn_d1 & 48'h082800000000), ^(f_syn_d1 & 48'h04af00000000), ^(f_syn_d1 & 48'h02ec00000000), ^(f_syn_d1 & 48'h017600000000), 1'd0,
+            ^(f_syn_d2 & 48'h803b00000000), ^(f_syn_d2 & 48'h409d00000000), ^(f_syn_d2 & 48'h204e00000000), ^(f_syn_d2 & 48'h102700000000),
+            ^(f_syn_d2 & 48'h082800000000), ^(f_syn_d2 & 48'h04af00000000), ^(f_syn_d2 & 48'h02ec00000000), ^(f_syn_d2 & 48'h017600000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e134; // reference: the error value if the error is at symbol 134
     assign f_e134 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit134; // reference: syn is a single error at symbol 134
     assign f_hit134 = (|f_e134)
         & (!(|{
-            ^(f_syn_d1 & 48'h807600000000), ^(f_syn_d1 & 48'h403b00000000), ^(f_syn_d1 & 48'h209d00000000), ^(f_syn_d1 & 48'h104e00000000),
-            ^(f_syn_d1 & 48'h085100000000), ^(f_syn_d1 & 48'h045e00000000), ^(f_syn_d1 & 48'h02d900000000), ^(f_syn_d1 & 48'h01ec00000000), 1'd0,
+            ^(f_syn_d2 & 48'h807600000000), ^(f_syn_d2 & 48'h403b00000000), ^(f_syn_d2 & 48'h209d00000000), ^(f_syn_d2 & 48'h104e00000000),
+            ^(f_syn_d2 & 48'h085100000000), ^(f_syn_d2 & 48'h045e00000000), ^(f_syn_d2 & 48'h02d900000000), ^(f_syn_d2 & 48'h01ec00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e137; // reference: the error value if the error is at symbol 137
     assign f_e137 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit137; // reference: syn is a single error at symbol 137
     assign f_hit137 = (|f_e137)
         & (!(|{
-            ^(f_syn_d1 & 48'h80ec00000000), ^(f_syn_d1 & 48'h407600000000), ^(f_syn_d1 & 48'h203b00000000), ^(f_syn_d1 & 48'h109d00000000),
-            ^(f_syn_d1 & 48'h08a200000000), ^(f_syn_d1 & 48'h04bd00000000), ^(f_syn_d1 & 48'h02b200000000), ^(f_syn_d1 & 48'h01d900000000), 1'd0,
+            ^(f_syn_d2 & 48'h80ec00000000), ^(f_syn_d2 & 48'h407600000000), ^(f_syn_d2 & 48'h203b00000000), ^(f_syn_d2 & 48'h109d00000000),
+            ^(f_syn_d2 & 48'h08a200000000), ^(f_syn_d2 & 48'h04bd00000000), ^(f_syn_d2 & 48'h02b200000000), ^(f_syn_d2 & 48'h01d900000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e140; // reference: the error value if the error is at symbol 140
     assign f_e140 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit140; // reference: syn is a single error at symbol 140
     assign f_hit140 = (|f_e140)
         & (!(|{
-            ^(f_syn_d1 & 48'h80d900000000), ^(f_syn_d1 & 48'h40ec00000000), ^(f_syn_d1 & 48'h207600000000), ^(f_syn_d1 & 48'h103b00000000),
-            ^(f_syn_d1 & 48'h084400000000), ^(f_syn_d1 & 48'h047b00000000), ^(f_syn_d1 & 48'h026400000000), ^(f_syn_d1 & 48'h01b200000000), 1'd0,
+            ^(f_syn_d2 & 48'h80d900000000), ^(f_syn_d2 & 48'h40ec00000000), ^(f_syn_d2 & 48'h207600000000), ^(f_syn_d2 & 48'h103b00000000),
+            ^(f_syn_d2 & 48'h084400000000), ^(f_syn_d2 & 48'h047b00000000), ^(f_syn_d2 & 48'h026400000000), ^(f_syn_d2 & 48'h01b200000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e143; // reference: the error value if the error is at symbol 143
     assign f_e143 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit143; // reference: syn is a single error at symbol 143
     assign f_hit143 = (|f_e143)
         & (!(|{
-            ^(f_syn_d1 & 48'h80b200000000), ^(f_syn_d1 & 48'h40d900000000), ^(f_syn_d1 & 48'h20ec00000000), ^(f_syn_d1 & 48'h107600000000),
-            ^(f_syn_d1 & 48'h088900000000), ^(f_syn_d1 & 48'h04f600000000), ^(f_syn_d1 & 48'h02c900000000), ^(f_syn_d1 & 48'h016400000000), 1'd0,
+            ^(f_syn_d2 & 48'h80b200000000), ^(f_syn_d2 & 48'h40d900000000), ^(f_syn_d2 & 48'h20ec00000000), ^(f_syn_d2 & 48'h107600000000),
+            ^(f_syn_d2 & 48'h088900000000), ^(f_syn_d2 & 48'h04f600000000), ^(f_syn_d2 & 48'h02c900000000), ^(f_syn_d2 & 48'h016400000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e146; // reference: the error value if the error is at symbol 146
     assign f_e146 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit146; // reference: syn is a single error at symbol 146
     assign f_hit146 = (|f_e146)
         & (!(|{
-            ^(f_syn_d1 & 48'h806400000000), ^(f_syn_d1 & 48'h40b200000000), ^(f_syn_d1 & 48'h20d900000000), ^(f_syn_d1 & 48'h10ec00000000),
-            ^(f_syn_d1 & 48'h081200000000), ^(f_syn_d1 & 48'h04ed00000000), ^(f_syn_d1 & 48'h029200000000), ^(f_syn_d1 & 48'h01c900000000), 1'd0,
+            ^(f_syn_d2 & 48'h806400000000), ^(f_syn_d2 & 48'h40b200000000), ^(f_syn_d2 & 48'h20d900000000), ^(f_syn_d2 & 48'h10ec00000000),
+            ^(f_syn_d2 & 48'h081200000000), ^(f_syn_d2 & 48'h04ed00000000), ^(f_syn_d2 & 48'h029200000000), ^(f_syn_d2 & 48'h01c900000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e149; // reference: the error value if the error is at symbol 149
     assign f_e149 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit149; // reference: syn is a single error at symbol 149
     assign f_hit149 = (|f_e149)
         & (!(|{
-            ^(f_syn_d1 & 48'h80c900000000), ^(f_syn_d1 & 48'h406400000000), ^(f_syn_d1 & 48'h20b200000000), ^(f_syn_d1 & 48'h10d900000000),
-            ^(f_syn_d1 & 48'h082500000000), ^(f_syn_d1 & 48'h04db00000000), ^(f_syn_d1 & 48'h022400000000), ^(f_syn_d1 & 48'h019200000000), 1'd0,
+            ^(f_syn_d2 & 48'h80c900000000), ^(f_syn_d2 & 48'h406400000000), ^(f_syn_d2 & 48'h20b200000000), ^(f_syn_d2 & 48'h10d900000000),
+            ^(f_syn_d2 & 48'h082500000000), ^(f_syn_d2 & 48'h04db00000000), ^(f_syn_d2 & 48'h022400000000), ^(f_syn_d2 & 48'h019200000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e152; // reference: the error value if the error is at symbol 152
     assign f_e152 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit152; // reference: syn is a single error at symbol 152
     assign f_hit152 = (|f_e152)
         & (!(|{
-            ^(f_syn_d1 & 48'h809200000000), ^(f_syn_d1 & 48'h40c900000000), ^(f_syn_d1 & 48'h206400000000), ^(f_syn_d1 & 48'h10b200000000),
-            ^(f_syn_d1 & 48'h084b00000000), ^(f_syn_d1 & 48'h04b700000000), ^(f_syn_d1 & 48'h024900000000), ^(f_syn_d1 & 48'h012400000000), 1'd0,
+            ^(f_syn_d2 & 48'h809200000000), ^(f_syn_d2 & 48'h40c900000000), ^(f_syn_d2 & 48'h206400000000), ^(f_syn_d2 & 48'h10b200000000),
+            ^(f_syn_d2 & 48'h084b00000000), ^(f_syn_d2 & 48'h04b700000000), ^(f_syn_d2 & 48'h024900000000), ^(f_syn_d2 & 48'h012400000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e155; // reference: the error value if the error is at symbol 155
     assign f_e155 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit155; // reference: syn is a single error at symbol 155
     assign f_hit155 = (|f_e155)
         & (!(|{
-            ^(f_syn_d1 & 48'h802400000000), ^(f_syn_d1 & 48'h409200000000), ^(f_syn_d1 & 48'h20c900000000), ^(f_syn_d1 & 48'h106400000000),
-            ^(f_syn_d1 & 48'h089600000000), ^(f_syn_d1 & 48'h046f00000000), ^(f_syn_d1 & 48'h029300000000), ^(f_syn_d1 & 48'h014900000000), 1'd0,
+            ^(f_syn_d2 & 48'h802400000000), ^(f_syn_d2 & 48'h409200000000), ^(f_syn_d2 & 48'h20c900000000), ^(f_syn_d2 & 48'h106400000000),
+            ^(f_syn_d2 & 48'h089600000000), ^(f_syn_d2 & 48'h046f00000000), ^(f_syn_d2 & 48'h029300000000), ^(f_syn_d2 & 48'h014900000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e158; // reference: the error value if the error is at symbol 158
     assign f_e158 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit158; // reference: syn is a single error at symbol 158
     assign f_hit158 = (|f_e158)
         & (!(|{
-            ^(f_syn_d1 & 48'h804900000000), ^(f_syn_d1 & 48'h402400000000), ^(f_syn_d1 & 48'h209200000000), ^(f_syn_d1 & 48'h10c900000000),
-            ^(f_syn_d1 & 48'h082d00000000), ^(f_syn_d1 & 48'h04df00000000), ^(f_syn_d1 & 48'h022600000000), ^(f_syn_d1 & 48'h019300000000), 1'd0,
+            ^(f_syn_d2 & 48'h804900000000), ^(f_syn_d2 & 48'h402400000000), ^(f_syn_d2 & 48'h209200000000), ^(f_syn_d2 & 48'h10c900000000),
+            ^(f_syn_d2 & 48'h082d00000000), ^(f_syn_d2 & 48'h04df00000000), ^(f_syn_d2 & 48'h022600000000), ^(f_syn_d2 & 48'h019300000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e161; // reference: the error value if the error is at symbol 161
     assign f_e161 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit161; // reference: syn is a single error at symbol 161
     assign f_hit161 = (|f_e161)
         & (!(|{
-            ^(f_syn_d1 & 48'h809300000000), ^(f_syn_d1 & 48'h404900000000), ^(f_syn_d1 & 48'h202400000000), ^(f_syn_d1 & 48'h109200000000),
-            ^(f_syn_d1 & 48'h085a00000000), ^(f_syn_d1 & 48'h04be00000000), ^(f_syn_d1 & 48'h024c00000000), ^(f_syn_d1 & 48'h012600000000), 1'd0,
+            ^(f_syn_d2 & 48'h809300000000), ^(f_syn_d2 & 48'h404900000000), ^(f_syn_d2 & 48'h202400000000), ^(f_syn_d2 & 48'h109200000000),
+            ^(f_syn_d2 & 48'h085a00000000), ^(f_syn_d2 & 48'h04be00000000), ^(f_syn_d2 & 48'h024c00000000), ^(f_syn_d2 & 48'h012600000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e164; // reference: the error value if the error is at symbol 164
     assign f_e164 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit164; // reference: syn is a single error at symbol 164
     assign f_hit164 = (|f_e164)
         & (!(|{
-            ^(f_syn_d1 & 48'h802600000000), ^(f_syn_d1 & 48'h409300000000), ^(f_syn_d1 & 48'h204900000000), ^(f_syn_d1 & 48'h102400000000),
-            ^(f_syn_d1 & 48'h08b400000000), ^(f_syn_d1 & 48'h047c00000000), ^(f_syn_d1 & 48'h029800000000), ^(f_syn_d1 & 48'h014c00000000), 1'd0,
+            ^(f_syn_d2 & 48'h802600000000), ^(f_syn_d2 & 48'h409300000000), ^(f_syn_d2 & 48'h204900000000), ^(f_syn_d2 & 48'h102400000000),
+            ^(f_syn_d2 & 48'h08b400000000), ^(f_syn_d2 & 48'h047c00000000), ^(f_syn_d2 & 48'h029800000000), ^(f_syn_d2 & 48'h014c00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e167; // reference: the error value if the error is at symbol 167
     assign f_e167 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit167; // reference: syn is a single error at symbol 167
     assign f_hit167 = (|f_e167)
         & (!(|{
-            ^(f_syn_d1 & 48'h804c00000000), ^(f_syn_d1 & 48'h402600000000), ^(f_syn_d1 & 48'h209300000000), ^(f_syn_d1 & 48'h104900000000),
-            ^(f_syn_d1 & 48'h086800000000), ^(f_syn_d1 & 48'h04f800000000), ^(f_syn_d1 & 48'h023000000000), ^(f_syn_d1 & 48'h019800000000), 1'd0,
+            ^(f_syn_d2 & 48'h804c00000000), ^(f_syn_d2 & 48'h402600000000), ^(f_syn_d2 & 48'h209300000000), ^(f_syn_d2 & 48'h104900000000),
+            ^(f_syn_d2 & 48'h086800000000), ^(f_syn_d2 & 48'h04f800000000), ^(f_syn_d2 & 48'h023000000000), ^(f_syn_d2 & 48'h019800000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e170; // reference: the error value if the error is at symbol 170
     assign f_e170 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit170; // reference: syn is a single error at symbol 170
     assign f_hit170 = (|f_e170)
         & (!(|{
-            ^(f_syn_d1 & 48'h809800000000), ^(f_syn_d1 & 48'h404c00000000), ^(f_syn_d1 & 48'h202600000000), ^(f_syn_d1 & 48'h109300000000),
-            ^(f_syn_d1 & 48'h08d100000000), ^(f_syn_d1 & 48'h04f000000000), ^(f_syn_d1 & 48'h026000000000), ^(f_syn_d1 & 48'h013000000000), 1'd0,
+            ^(f_syn_d2 & 48'h809800000000), ^(f_syn_d2 & 48'h404c00000000), ^(f_syn_d2 & 48'h202600000000), ^(f_syn_d2 & 48'h109300000000),
+            ^(f_syn_d2 & 48'h08d100000000), ^(f_syn_d2 & 48'h04f000000000), ^(f_syn_d2 & 48'h026000000000), ^(f_syn_d2 & 48'h013000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e173; // reference: the error value if the error is at symbol 173
     assign f_e173 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit173; // reference: syn is a single error at symbol 173
     assign f_hit173 = (|f_e173)
         & (!(|{
-            ^(f_syn_d1 & 48'h803000000000), ^(f_syn_d1 & 48'h409800000000), ^(f_syn_d1 & 48'h204c00000000), ^(f_syn_d1 & 48'h102600000000),
-            ^(f_syn_d1 & 48'h08a300000000), ^(f_syn_d1 & 48'h04e100000000), ^(f_syn_d1 & 48'h02c000000000), ^(f_syn_d1 & 48'h016000000000), 1'd0,
+            ^(f_syn_d2 & 48'h803000000000), ^(f_syn_d2 & 48'h409800000000), ^(f_syn_d2 & 48'h204c00000000), ^(f_syn_d2 & 48'h102600000000),
+            ^(f_syn_d2 & 48'h08a300000000), ^(f_syn_d2 & 48'h04e100000000), ^(f_syn_d2 & 48'h02c000000000), ^(f_syn_d2 & 48'h016000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e176; // reference: the error value if the error is at symbol 176
     assign f_e176 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit176; // reference: syn is a single error at symbol 176
     assign f_hit176 = (|f_e176)
         & (!(|{
-            ^(f_syn_d1 & 48'h806000000000), ^(f_syn_d1 & 48'h403000000000), ^(f_syn_d1 & 48'h209800000000), ^(f_syn_d1 & 48'h104c00000000),
-            ^(f_syn_d1 & 48'h084600000000), ^(f_syn_d1 & 48'h04c300000000), ^(f_syn_d1 & 48'h028100000000), ^(f_syn_d1 & 48'h01c000000000), 1'd0,
+            ^(f_syn_d2 & 48'h806000000000), ^(f_syn_d2 & 48'h403000000000), ^(f_syn_d2 & 48'h209800000000), ^(f_syn_d2 & 48'h104c00000000),
+            ^(f_syn_d2 & 48'h084600000000), ^(f_syn_d2 & 48'h04c300000000), ^(f_syn_d2 & 48'h028100000000), ^(f_syn_d2 & 48'h01c000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e179; // reference: the error value if the error is at symbol 179
     assign f_e179 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit179; // reference: syn is a single error at symbol 179
     assign f_hit179 = (|f_e179)
         & (!(|{
-            ^(f_syn_d1 & 48'h80c000000000), ^(f_syn_d1 & 48'h406000000000), ^(f_syn_d1 & 48'h203000000000), ^(f_syn_d1 & 48'h109800000000),
-            ^(f_syn_d1 & 48'h088c00000000), ^(f_syn_d1 & 48'h048600000000), ^(f_syn_d1 & 48'h020300000000), ^(f_syn_d1 & 48'h018100000000), 1'd0,
+            ^(f_syn_d2 & 48'h80c000000000), ^(f_syn_d2 & 48'h406000000000), ^(f_syn_d2 & 48'h203000000000), ^(f_syn_d2 & 48'h109800000000),
+            ^(f_syn_d2 & 48'h088c00000000), ^(f_syn_d2 & 48'h048600000000), ^(f_syn_d2 & 48'h020300000000), ^(f_syn_d2 & 48'h018100000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e182; // reference: the error value if the error is at symbol 182
     assign f_e182 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit182; // reference: syn is a single error at symbol 182
     assign f_hit182 = (|f_e182)
         & (!(|{
-            ^(f_syn_d1 & 48'h808100000000), ^(f_syn_d1 & 48'h40c000000000), ^(f_syn_d1 & 48'h206000000000), ^(f_syn_d1 & 48'h103000000000),
-            ^(f_syn_d1 & 48'h081900000000), ^(f_syn_d1 & 48'h040d00000000), ^(f_syn_d1 & 48'h020700000000), ^(f_syn_d1 & 48'h010300000000), 1'd0,
+            ^(f_syn_d2 & 48'h808100000000), ^(f_syn_d2 & 48'h40c000000000), ^(f_syn_d2 & 48'h206000000000), ^(f_syn_d2 & 48'h103000000000),
+            ^(f_syn_d2 & 48'h081900000000), ^(f_syn_d2 & 48'h040d00000000), ^(f_syn_d2 & 48'h020700000000), ^(f_syn_d2 & 48'h010300000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e185; // reference: the error value if the error is at symbol 185
     assign f_e185 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit185; // reference: syn is a single error at symbol 185
     assign f_hit185 = (|f_e185)
         & (!(|{
-            ^(f_syn_d1 & 48'h800300000000), ^(f_syn_d1 & 48'h408100000000), ^(f_syn_d1 & 48'h20c000000000), ^(f_syn_d1 & 48'h106000000000),
-            ^(f_syn_d1 & 48'h083300000000), ^(f_syn_d1 & 48'h041a00000000), ^(f_syn_d1 & 48'h020e00000000), ^(f_syn_d1 & 48'h010700000000), 1'd0,
+            ^(f_syn_d2 & 48'h800300000000), ^(f_syn_d2 & 48'h408100000000), ^(f_syn_d2 & 48'h20c000000000), ^(f_syn_d2 & 48'h106000000000),
+            ^(f_syn_d2 & 48'h083300000000), ^(f_syn_d2 & 48'h041a00000000), ^(f_syn_d2 & 48'h020e00000000), ^(f_syn_d2 & 48'h010700000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e188; // reference: the error value if the error is at symbol 188
     assign f_e188 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit188; // reference: syn is a single error at symbol 188
     assign f_hit188 = (|f_e188)
         & (!(|{
-            ^(f_syn_d1 & 48'h800700000000), ^(f_syn_d1 & 48'h400300000000), ^(f_syn_d1 & 48'h208100000000), ^(f_syn_d1 & 48'h10c000000000),
-            ^(f_syn_d1 & 48'h086700000000), ^(f_syn_d1 & 48'h043400000000), ^(f_syn_d1 & 48'h021d00000000), ^(f_syn_d1 & 48'h010e00000000), 1'd0,
+            ^(f_syn_d2 & 48'h800700000000), ^(f_syn_d2 & 48'h400300000000), ^(f_syn_d2 & 48'h208100000000), ^(f_syn_d2 & 48'h10c000000000),
+            ^(f_syn_d2 & 48'h086700000000), ^(f_syn_d2 & 48'h043400000000), ^(f_syn_d2 & 48'h021d00000000), ^(f_syn_d2 & 48'h010e00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e191; // reference: the error value if the error is at symbol 191
     assign f_e191 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit191; // reference: syn is a single error at symbol 191
     assign f_hit191 = (|f_e191)
         & (!(|{
-            ^(f_syn_d1 & 48'h800e00000000), ^(f_syn_d1 & 48'h400700000000), ^(f_syn_d1 & 48'h200300000000), ^(f_syn_d1 & 48'h108100000000),
-            ^(f_syn_d1 & 48'h08ce00000000), ^(f_syn_d1 & 48'h046900000000), ^(f_syn_d1 & 48'h023a00000000), ^(f_syn_d1 & 48'h011d00000000), 1'd0,
+            ^(f_syn_d2 & 48'h800e00000000), ^(f_syn_d2 & 48'h400700000000), ^(f_syn_d2 & 48'h200300000000), ^(f_syn_d2 & 48'h108100000000),
+            ^(f_syn_d2 & 48'h08ce00000000), ^(f_syn_d2 & 48'h046900000000), ^(f_syn_d2 & 48'h023a00000000), ^(f_syn_d2 & 48'h011d00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e194; // reference: the error value if the error is at symbol 194
     assign f_e194 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit194; // reference: syn is a single error at symbol 194
     assign f_hit194 = (|f_e194)
         & (!(|{
-            ^(f_syn_d1 & 48'h801d00000000), ^(f_syn_d1 & 48'h400e00000000), ^(f_syn_d1 & 48'h200700000000), ^(f_syn_d1 & 48'h100300000000),
-            ^(f_syn_d1 & 48'h089c00000000), ^(f_syn_d1 & 48'h04d300000000), ^(f_syn_d1 & 48'h027400000000), ^(f_syn_d1 & 48'h013a00000000), 1'd0,
+            ^(f_syn_d2 & 48'h801d00000000), ^(f_syn_d2 & 48'h400e00000000), ^(f_syn_d2 & 48'h200700000000), ^(f_syn_d2 & 48'h100300000000),
+            ^(f_syn_d2 & 48'h089c00000000), ^(f_syn_d2 & 48'h04d300000000), ^(f_syn_d2 & 48'h027400000000), ^(f_syn_d2 & 48'h013a00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e197; // reference: the error value if the error is at symbol 197
     assign f_e197 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit197; // reference: syn is a single error at symbol 197
     assign f_hit197 = (|f_e197)
         & (!(|{
-            ^(f_syn_d1 & 48'h803a00000000), ^(f_syn_d1 & 48'h401d00000000), ^(f_syn_d1 & 48'h200e00000000), ^(f_syn_d1 & 48'h100700000000),
-            ^(f_syn_d1 & 48'h083900000000), ^(f_syn_d1 & 48'h04a600000000), ^(f_syn_d1 & 48'h02e900000000), ^(f_syn_d1 & 48'h017400000000), 1'd0,
+            ^(f_syn_d2 & 48'h803a00000000), ^(f_syn_d2 & 48'h401d00000000), ^(f_syn_d2 & 48'h200e00000000), ^(f_syn_d2 & 48'h100700000000),
+            ^(f_syn_d2 & 48'h083900000000), ^(f_syn_d2 & 48'h04a600000000), ^(f_syn_d2 & 48'h02e900000000), ^(f_syn_d2 & 48'h017400000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e200; // reference: the error value if the error is at symbol 200
     assign f_e200 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit200; // reference: syn is a single error at symbol 200
     assign f_hit200 = (|f_e200)
         & (!(|{
-            ^(f_syn_d1 & 48'h807400000000), ^(f_syn_d1 & 48'h403a00000000), ^(f_syn_d1 & 48'h201d00000000), ^(f_syn_d1 & 48'h100e00000000),
-            ^(f_syn_d1 & 48'h087300000000), ^(f_syn_d1 & 48'h044d00000000), ^(f_syn_d1 & 48'h02d200000000), ^(f_syn_d1 & 48'h01e900000000), 1'd0,
+            ^(f_syn_d2 & 48'h807400000000), ^(f_syn_d2 & 48'h403a00000000), ^(f_syn_d2 & 48'h201d00000000), ^(f_syn_d2 & 48'h100e00000000),
+            ^(f_syn_d2 & 48'h087300000000), ^(f_syn_d2 & 48'h044d00000000), ^(f_syn_d2 & 48'h02d200000000), ^(f_syn_d2 & 48'h01e900000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e203; // reference: the error value if the error is at symbol 203
     assign f_e203 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit203; // reference: syn is a single error at symbol 203
     assign f_hit203 = (|f_e203)
         & (!(|{
-            ^(f_syn_d1 & 48'h80e900000000), ^(f_syn_d1 & 48'h407400000000), ^(f_syn_d1 & 48'h203a00000000), ^(f_syn_d1 & 48'h101d00000000),
-            ^(f_syn_d1 & 48'h08e700000000), ^(f_syn_d1 & 48'h049a00000000), ^(f_syn_d1 & 48'h02a400000000), ^(f_syn_d1 & 48'h01d200000000), 1'd0,
+            ^(f_syn_d2 & 48'h80e900000000), ^(f_syn_d2 & 48'h407400000000), ^(f_syn_d2 & 48'h203a00000000), ^(f_syn_d2 & 48'h101d00000000),
+            ^(f_syn_d2 & 48'h08e700000000), ^(f_syn_d2 & 48'h049a00000000), ^(f_syn_d2 & 48'h02a400000000), ^(f_syn_d2 & 48'h01d200000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e206; // reference: the error value if the error is at symbol 206
     assign f_e206 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit206; // reference: syn is a single error at symbol 206
     assign f_hit206 = (|f_e206)
         & (!(|{
-            ^(f_syn_d1 & 48'h80d200000000), ^(f_syn_d1 & 48'h40e900000000), ^(f_syn_d1 & 48'h207400000000), ^(f_syn_d1 & 48'h103a00000000),
-            ^(f_syn_d1 & 48'h08cf00000000), ^(f_syn_d1 & 48'h043500000000), ^(f_syn_d1 & 48'h024800000000), ^(f_syn_d1 & 48'h01a400000000), 1'd0,
+            ^(f_syn_d2 & 48'h80d200000000), ^(f_syn_d2 & 48'h40e900000000), ^(f_syn_d2 & 48'h207400000000), ^(f_syn_d2 & 48'h103a00000000),
+            ^(f_syn_d2 & 48'h08cf00000000), ^(f_syn_d2 & 48'h043500000000), ^(f_syn_d2 & 48'h024800000000), ^(f_syn_d2 & 48'h01a400000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e209; // reference: the error value if the error is at symbol 209
     assign f_e209 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit209; // reference: syn is a single error at symbol 209
     assign f_hit209 = (|f_e209)
         & (!(|{
-            ^(f_syn_d1 & 48'h80a400000000), ^(f_syn_d1 & 48'h40d200000000), ^(f_syn_d1 & 48'h20e900000000), ^(f_syn_d1 & 48'h107400000000),
-            ^(f_syn_d1 & 48'h089e00000000), ^(f_syn_d1 & 48'h046b00000000), ^(f_syn_d1 & 48'h029100000000), ^(f_syn_d1 & 48'h014800000000), 1'd0,
+            ^(f_syn_d2 & 48'h80a400000000), ^(f_syn_d2 & 48'h40d200000000), ^(f_syn_d2 & 48'h20e900000000), ^(f_syn_d2 & 48'h107400000000),
+            ^(f_syn_d2 & 48'h089e00000000), ^(f_syn_d2 & 48'h046b00000000), ^(f_syn_d2 & 48'h029100000000), ^(f_syn_d2 & 48'h014800000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e212; // reference: the error value if the error is at symbol 212
     assign f_e212 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit212; // reference: syn is a single error at symbol 212
     assign f_hit212 = (|f_e212)
         & (!(|{
-            ^(f_syn_d1 & 48'h804800000000), ^(f_syn_d1 & 48'h40a400000000), ^(f_syn_d1 & 48'h20d200000000), ^(f_syn_d1 & 48'h10e900000000),
-            ^(f_syn_d1 & 48'h083c00000000), ^(f_syn_d1 & 48'h04d600000000), ^(f_syn_d1 & 48'h022300000000), ^(f_syn_d1 & 48'h019100000000), 1'd0,
+            ^(f_syn_d2 & 48'h804800000000), ^(f_syn_d2 & 48'h40a400000000), ^(f_syn_d2 & 48'h20d200000000), ^(f_syn_d2 & 48'h10e900000000),
+            ^(f_syn_d2 & 48'h083c00000000), ^(f_syn_d2 & 48'h04d600000000), ^(f_syn_d2 & 48'h022300000000), ^(f_syn_d2 & 48'h019100000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e215; // reference: the error value if the error is at symbol 215
     assign f_e215 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit215; // reference: syn is a single error at symbol 215
     assign f_hit215 = (|f_e215)
         & (!(|{
-            ^(f_syn_d1 & 48'h809100000000), ^(f_syn_d1 & 48'h404800000000), ^(f_syn_d1 & 48'h20a400000000), ^(f_syn_d1 & 48'h10d200000000),
-            ^(f_syn_d1 & 48'h087800000000), ^(f_syn_d1 & 48'h04ad00000000), ^(f_syn_d1 & 48'h024700000000), ^(f_syn_d1 & 48'h012300000000), 1'd0,
+            ^(f_syn_d2 & 48'h809100000000), ^(f_syn_d2 & 48'h404800000000), ^(f_syn_d2 & 48'h20a400000000), ^(f_syn_d2 & 48'h10d200000000),
+            ^(f_syn_d2 & 48'h087800000000), ^(f_syn_d2 & 48'h04ad00000000), ^(f_syn_d2 & 48'h024700000000), ^(f_syn_d2 & 48'h012300000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e218; // reference: the error value if the error is at symbol 218
     assign f_e218 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit218; // reference: syn is a single error at symbol 218
     assign f_hit218 = (|f_e218)
         & (!(|{
-            ^(f_syn_d1 & 48'h802300000000), ^(f_syn_d1 & 48'h409100000000), ^(f_syn_d1 & 48'h204800000000), ^(f_syn_d1 & 48'h10a400000000),
-            ^(f_syn_d1 & 48'h08f100000000), ^(f_syn_d1 & 48'h045b00000000), ^(f_syn_d1 & 48'h028e00000000), ^(f_syn_d1 & 48'h014700000000), 1'd0,
+            ^(f_syn_d2 & 48'h802300000000), ^(f_syn_d2 & 48'h409100000000), ^(f_syn_d2 & 48'h204800000000), ^(f_syn_d2 & 48'h10a400000000),
+            ^(f_syn_d2 & 48'h08f100000000), ^(f_syn_d2 & 48'h045b00000000), ^(f_syn_d2 & 48'h028e00000000), ^(f_syn_d2 & 48'h014700000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e221; // reference: the error value if the error is at symbol 221
     assign f_e221 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit221; // reference: syn is a single error at symbol 221
     assign f_hit221 = (|f_e221)
         & (!(|{
-            ^(f_syn_d1 & 48'h804700000000), ^(f_syn_d1 & 48'h402300000000), ^(f_syn_d1 & 48'h209100000000), ^(f_syn_d1 & 48'h104800000000),
-            ^(f_syn_d1 & 48'h08e300000000), ^(f_syn_d1 & 48'h04b600000000), ^(f_syn_d1 & 48'h021c00000000), ^(f_syn_d1 & 48'h018e00000000), 1'd0,
+            ^(f_syn_d2 & 48'h804700000000), ^(f_syn_d2 & 48'h402300000000), ^(f_syn_d2 & 48'h209100000000), ^(f_syn_d2 & 48'h104800000000),
+            ^(f_syn_d2 & 48'h08e300000000), ^(f_syn_d2 & 48'h04b600000000), ^(f_syn_d2 & 48'h021c00000000), ^(f_syn_d2 & 48'h018e00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e224; // reference: the error value if the error is at symbol 224
     assign f_e224 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit224; // reference: syn is a single error at symbol 224
     assign f_hit224 = (|f_e224)
         & (!(|{
-            ^(f_syn_d1 & 48'h808e00000000), ^(f_syn_d1 & 48'h404700000000), ^(f_syn_d1 & 48'h202300000000), ^(f_syn_d1 & 48'h109100000000),
-            ^(f_syn_d1 & 48'h08c600000000), ^(f_syn_d1 & 48'h046d00000000), ^(f_syn_d1 & 48'h023800000000), ^(f_syn_d1 & 48'h011c00000000), 1'd0,
+            ^(f_syn_d2 & 48'h808e00000000), ^(f_syn_d2 & 48'h404700000000), ^(f_syn_d2 & 48'h202300000000), ^(f_syn_d2 & 48'h109100000000),
+            ^(f_syn_d2 & 48'h08c600000000), ^(f_syn_d2 & 48'h046d00000000), ^(f_syn_d2 & 48'h023800000000), ^(f_syn_d2 & 48'h011c00000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e227; // reference: the error value if the error is at symbol 227
     assign f_e227 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit227; // reference: syn is a single error at symbol 227
     assign f_hit227 = (|f_e227)
         & (!(|{
-            ^(f_syn_d1 & 48'h801c00000000), ^(f_syn_d1 & 48'h408e00000000), ^(f_syn_d1 & 48'h204700000000), ^(f_syn_d1 & 48'h102300000000),
-            ^(f_syn_d1 & 48'h088d00000000), ^(f_syn_d1 & 48'h04da00000000), ^(f_syn_d1 & 48'h027100000000), ^(f_syn_d1 & 48'h013800000000), 1'd0,
+            ^(f_syn_d2 & 48'h801c00000000), ^(f_syn_d2 & 48'h408e00000000), ^(f_syn_d2 & 48'h204700000000), ^(f_syn_d2 & 48'h102300000000),
+            ^(f_syn_d2 & 48'h088d00000000), ^(f_syn_d2 & 48'h04da00000000), ^(f_syn_d2 & 48'h027100000000), ^(f_syn_d2 & 48'h013800000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e230; // reference: the error value if the error is at symbol 230
     assign f_e230 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit230; // reference: syn is a single error at symbol 230
     assign f_hit230 = (|f_e230)
         & (!(|{
-            ^(f_syn_d1 & 48'h803800000000), ^(f_syn_d1 & 48'h401c00000000), ^(f_syn_d1 & 48'h208e00000000), ^(f_syn_d1 & 48'h104700000000),
-            ^(f_syn_d1 & 48'h081b00000000), ^(f_syn_d1 & 48'h04b500000000), ^(f_syn_d1 & 48'h02e200000000), ^(f_syn_d1 & 48'h017100000000), 1'd0,
+            ^(f_syn_d2 & 48'h803800000000), ^(f_syn_d2 & 48'h401c00000000), ^(f_syn_d2 & 48'h208e00000000), ^(f_syn_d2 & 48'h104700000000),
+            ^(f_syn_d2 & 48'h081b00000000), ^(f_syn_d2 & 48'h04b500000000), ^(f_syn_d2 & 48'h02e200000000), ^(f_syn_d2 & 48'h017100000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e233; // reference: the error value if the error is at symbol 233
     assign f_e233 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit233; // reference: syn is a single error at symbol 233
     assign f_hit233 = (|f_e233)
         & (!(|{
-            ^(f_syn_d1 & 48'h807100000000), ^(f_syn_d1 & 48'h403800000000), ^(f_syn_d1 & 48'h201c00000000), ^(f_syn_d1 & 48'h108e00000000),
-            ^(f_syn_d1 & 48'h083600000000), ^(f_syn_d1 & 48'h046a00000000), ^(f_syn_d1 & 48'h02c400000000), ^(f_syn_d1 & 48'h01e200000000), 1'd0,
+            ^(f_syn_d2 & 48'h807100000000), ^(f_syn_d2 & 48'h403800000000), ^(f_syn_d2 & 48'h201c00000000), ^(f_syn_d2 & 48'h108e00000000),
+            ^(f_syn_d2 & 48'h083600000000), ^(f_syn_d2 & 48'h046a00000000), ^(f_syn_d2 & 48'h02c400000000), ^(f_syn_d2 & 48'h01e200000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e236; // reference: the error value if the error is at symbol 236
     assign f_e236 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit236; // reference: syn is a single error at symbol 236
     assign f_hit236 = (|f_e236)
         & (!(|{
-            ^(f_syn_d1 & 48'h80e200000000), ^(f_syn_d1 & 48'h407100000000), ^(f_syn_d1 & 48'h203800000000), ^(f_syn_d1 & 48'h101c00000000),
-            ^(f_syn_d1 & 48'h086c00000000), ^(f_syn_d1 & 48'h04d400000000), ^(f_syn_d1 & 48'h028800000000), ^(f_syn_d1 & 48'h01c400000000), 1'd0,
+            ^(f_syn_d2 & 48'h80e200000000), ^(f_syn_d2 & 48'h407100000000), ^(f_syn_d2 & 48'h203800000000), ^(f_syn_d2 & 48'h101c00000000),
+            ^(f_syn_d2 & 48'h086c00000000), ^(f_syn_d2 & 48'h04d400000000), ^(f_syn_d2 & 48'h028800000000), ^(f_syn_d2 & 48'h01c400000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e239; // reference: the error value if the error is at symbol 239
     assign f_e239 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit239; // reference: syn is a single error at symbol 239
     assign f_hit239 = (|f_e239)
         & (!(|{
-            ^(f_syn_d1 & 48'h80c400000000), ^(f_syn_d1 & 48'h40e200000000), ^(f_syn_d1 & 48'h207100000000), ^(f_syn_d1 & 48'h103800000000),
-            ^(f_syn_d1 & 48'h08d800000000), ^(f_syn_d1 & 48'h04a800000000), ^(f_syn_d1 & 48'h021000000000), ^(f_syn_d1 & 48'h018800000000), 1'd0,
+            ^(f_syn_d2 & 48'h80c400000000), ^(f_syn_d2 & 48'h40e200000000), ^(f_syn_d2 & 48'h207100000000), ^(f_syn_d2 & 48'h103800000000),
+            ^(f_syn_d2 & 48'h08d800000000), ^(f_syn_d2 & 48'h04a800000000), ^(f_syn_d2 & 48'h021000000000), ^(f_syn_d2 & 48'h018800000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e242; // reference: the error value if the error is at symbol 242
     assign f_e242 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit242; // reference: syn is a single error at symbol 242
     assign f_hit242 = (|f_e242)
         & (!(|{
-            ^(f_syn_d1 & 48'h808800000000), ^(f_syn_d1 & 48'h40c400000000), ^(f_syn_d1 & 48'h20e200000000), ^(f_syn_d1 & 48'h107100000000),
-            ^(f_syn_d1 & 48'h08b000000000), ^(f_syn_d1 & 48'h045000000000), ^(f_syn_d1 & 48'h022000000000), ^(f_syn_d1 & 48'h011000000000), 1'd0,
+            ^(f_syn_d2 & 48'h808800000000), ^(f_syn_d2 & 48'h40c400000000), ^(f_syn_d2 & 48'h20e200000000), ^(f_syn_d2 & 48'h107100000000),
+            ^(f_syn_d2 & 48'h08b000000000), ^(f_syn_d2 & 48'h045000000000), ^(f_syn_d2 & 48'h022000000000), ^(f_syn_d2 & 48'h011000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e245; // reference: the error value if the error is at symbol 245
     assign f_e245 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit245; // reference: syn is a single error at symbol 245
     assign f_hit245 = (|f_e245)
         & (!(|{
-            ^(f_syn_d1 & 48'h801000000000), ^(f_syn_d1 & 48'h408800000000), ^(f_syn_d1 & 48'h20c400000000), ^(f_syn_d1 & 48'h10e200000000),
-            ^(f_syn_d1 & 48'h086100000000), ^(f_syn_d1 & 48'h04a000000000), ^(f_syn_d1 & 48'h024000000000), ^(f_syn_d1 & 48'h012000000000), 1'd0,
+            ^(f_syn_d2 & 48'h801000000000), ^(f_syn_d2 & 48'h408800000000), ^(f_syn_d2 & 48'h20c400000000), ^(f_syn_d2 & 48'h10e200000000),
+            ^(f_syn_d2 & 48'h086100000000), ^(f_syn_d2 & 48'h04a000000000), ^(f_syn_d2 & 48'h024000000000), ^(f_syn_d2 & 48'h012000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e248; // reference: the error value if the error is at symbol 248
     assign f_e248 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit248; // reference: syn is a single error at symbol 248
     assign f_hit248 = (|f_e248)
         & (!(|{
-            ^(f_syn_d1 & 48'h802000000000), ^(f_syn_d1 & 48'h401000000000), ^(f_syn_d1 & 48'h208800000000), ^(f_syn_d1 & 48'h10c400000000),
-            ^(f_syn_d1 & 48'h08c200000000), ^(f_syn_d1 & 48'h044100000000), ^(f_syn_d1 & 48'h028000000000), ^(f_syn_d1 & 48'h014000000000), 1'd0,
+            ^(f_syn_d2 & 48'h802000000000), ^(f_syn_d2 & 48'h401000000000), ^(f_syn_d2 & 48'h208800000000), ^(f_syn_d2 & 48'h10c400000000),
+            ^(f_syn_d2 & 48'h08c200000000), ^(f_syn_d2 & 48'h044100000000), ^(f_syn_d2 & 48'h028000000000), ^(f_syn_d2 & 48'h014000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [7:0] f_e251; // reference: the error value if the error is at symbol 251
     assign f_e251 = {
-        ^(f_syn_d1 & 48'h800000000000), ^(f_syn_d1 & 48'h400000000000), ^(f_syn_d1 & 48'h200000000000), ^(f_syn_d1 & 48'h100000000000),
-        ^(f_syn_d1 & 48'h080000000000), ^(f_syn_d1 & 48'h040000000000), ^(f_syn_d1 & 48'h020000000000), ^(f_syn_d1 & 48'h010000000000)
+        ^(f_syn_d2 & 48'h800000000000), ^(f_syn_d2 & 48'h400000000000), ^(f_syn_d2 & 48'h200000000000), ^(f_syn_d2 & 48'h100000000000),
+        ^(f_syn_d2 & 48'h080000000000), ^(f_syn_d2 & 48'h040000000000), ^(f_syn_d2 & 48'h020000000000), ^(f_syn_d2 & 48'h010000000000)
     };
     wire f_hit251; // reference: syn is a single error at symbol 251
     assign f_hit251 = (|f_e251)
         & (!(|{
-            1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000),
-            ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000), ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000),
-            ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+            1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000),
+            ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000), ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000),
+            ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
         }));
     wire [7:0] f_e254; // reference: the error value if the error is at symbol 254
     assign f_e254 = {
-        ^(f_syn_d1 & 48'h008000000000), ^(f_syn_d1 & 48'h004000000000), ^(f_syn_d1 & 48'h002000000000), ^(f_syn_d1 & 48'h001000000000),
-        ^(f_syn_d1 & 48'h000800000000), ^(f_syn_d1 & 48'h000400000000), ^(f_syn_d1 & 48'h000200000000), ^(f_syn_d1 & 48'h000100000000)
+        ^(f_syn_d2 & 48'h008000000000), ^(f_syn_d2 & 48'h004000000000), ^(f_syn_d2 & 48'h002000000000), ^(f_syn_d2 & 48'h001000000000),
+        ^(f_syn_d2 & 48'h000800000000), ^(f_syn_d2 & 48'h000400000000), ^(f_syn_d2 & 48'h000200000000), ^(f_syn_d2 & 48'h000100000000)
     };
     wire f_hit254; // reference: syn is a single error at symbol 254
     assign f_hit254 = (|f_e254)
         & (!(|{
-            ^(f_syn_d1 & 48'h800000000000), ^(f_syn_d1 & 48'h400000000000), ^(f_syn_d1 & 48'h200000000000), ^(f_syn_d1 & 48'h100000000000),
-            ^(f_syn_d1 & 48'h080000000000), ^(f_syn_d1 & 48'h040000000000), ^(f_syn_d1 & 48'h020000000000), ^(f_syn_d1 & 48'h010000000000), 1'd0,
+            ^(f_syn_d2 & 48'h800000000000), ^(f_syn_d2 & 48'h400000000000), ^(f_syn_d2 & 48'h200000000000), ^(f_syn_d2 & 48'h100000000000),
+            ^(f_syn_d2 & 48'h080000000000), ^(f_syn_d2 & 48'h040000000000), ^(f_syn_d2 & 48'h020000000000), ^(f_syn_d2 & 48'h010000000000), 1'd0,
             1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0, 1'd0
         }));
     wire [1999:0] f_ref_msg; // reference: cw's message with the located error removed
     assign f_ref_msg = {
-        f_cw_out_d1[1999:1992] ^ ({8{f_hit249}} & f_e249), f_cw_out_d1[1991:1984] ^ ({8{f_hit248}} & f_e248),
-        f_cw_out_d1[1983:1976] ^ ({8{f_hit247}} & f_e247), f_cw_out_d1[1975:1968] ^ ({8{f_hit246}} & f_e246),
-        f_cw_out_d1[1967:1960] ^ ({8{f_hit245}} & f_e245), f_cw_out_d1[1959:1952] ^ ({8{f_hit244}} & f_e244),
-        f_cw_out_d1[1951:1944] ^ ({8{f_hit243}} & f_e243), f_cw_out_d1[1943:1936] ^ ({8{f_hit242}} & f_e242),
-        f_cw_out_d1[1935:1928] ^ ({8{f_hit241}} & f_e241), f_cw_out_d1[1927:1920] ^ ({8{f_hit240}} & f_e240),
-        f_cw_out_d1[1919:1912] ^ ({8{f_hit239}} & f_e239), f_cw_out_d1[1911:1904] ^ ({8{f_hit238}} & f_e238),
-        f_cw_out_d1[1903:1896] ^ ({8{f_hit237}} & f_e237), f_cw_out_d1[1895:1888] ^ ({8{f_hit236}} & f_e236),
-        f_cw_out_d1[1887:1880] ^ ({8{f_hit235}} & f_e235), f_cw_out_d1[1879:1872] ^ ({8{f_hit234}} & f_e234),
-        f_cw_out_d1[1871:1864] ^ ({8{f_hit233}} & f_e233), f_cw_out_d1[1863:1856] ^ ({8{f_hit232}} & f_e232),
-        f_cw_out_d1[1855:1848] ^ ({8{f_hit231}} & f_e231), f_cw_out_d1[1847:1840] ^ ({8{f_hit230}} & f_e230),
-        f_cw_out_d1[1839:1832] ^ ({8{f_hit229}} & f_e229), f_cw_out_d1[1831:1824] ^ ({8{f_hit228}} & f_e228),
-        f_cw_out_d1[1823:1816] ^ ({8{f_hit227}} & f_e227), f_cw_out_d1[1815:1808] ^ ({8{f_hit226}} & f_e226),
-        f_cw_out_d1[1807:1800] ^ ({8{f_hit225}} & f_e225), f_cw_out_d1[1799:1792] ^ ({8{f_hit224}} & f_e224),
-        f_cw_out_d1[1791:1784] ^ ({8{f_hit223}} & f_e223), f_cw_out_d1[1783:1776] ^ ({8{f_hit222}} & f_e222),
-        f_cw_out_d1[1775:1768] ^ ({8{f_hit221}} & f_e221), f_cw_out_d1[1767:1760] ^ ({8{f_hit220}} & f_e220),
-        f_cw_out_d1[1759:1752] ^ ({8{f_hit219}} & f_e219), f_cw_out_d1[1751:1744] ^ ({8{f_hit218}} & f_e218),
-        f_cw_out_d1[1743:1736] ^ ({8{f_hit217}} & f_e217), f_cw_out_d1[1735:1728] ^ ({8{f_hit216}} & f_e216),
-        f_cw_out_d1[1727:1720] ^ ({8{f_hit215}} & f_e215), f_cw_out_d1[1719:1712] ^ ({8{f_hit214}} & f_e214),
-        f_cw_out_d1[1711:1704] ^ ({8{f_hit213}} & f_e213), f_cw_out_d1[1703:1696] ^ ({8{f_hit212}} & f_e212),
-        f_cw_out_d1[1695:1688] ^ ({8{f_hit211}} & f_e211), f_cw_out_d1[1687:1680] ^ ({8{f_hit210}} & f_e210),
-        f_cw_out_d1[1679:1672] ^ ({8{f_hit209}} & f_e209), f_cw_out_d1[1671:1664] ^ ({8{f_hit208}} & f_e208),
-        f_cw_out_d1[1663:1656] ^ ({8{f_hit207}} & f_e207), f_cw_out_d1[1655:1648] ^ ({8{f_hit206}} & f_e206),
-        f_cw_out_d1[1647:1640] ^ ({8{f_hit205}} & f_e205), f_cw_out_d1[1639:1632] ^ ({8{f_hit204}} & f_e204),
-        f_cw_out_d1[1631:1624] ^ ({8{f_hit203}} & f_e203), f_cw_out_d1[1623:1616] ^ ({8{f_hit202}} & f_e202),
-        f_cw_out_d1[1615:1608] ^ ({8{f_hit201}} & f_e201), f_cw_out_d1[1607:1600] ^ ({8{f_hit200}} & f_e200),
-        f_cw_out_d1[1599:1592] ^ ({8{f_hit199}} & f_e199), f_cw_out_d1[1591:1584] ^ ({8{f_hit198}} & f_e198),
-        f_cw_out_d1[1583:1576] ^ ({8{f_hit197}} & f_e197), f_cw_out_d1[1575:1568] ^ ({8{f_hit196}} & f_e196),
-        f_cw_out_d1[1567:1560] ^ ({8{f_hit195}} & f_e195), f_cw_out_d1[1559:1552] ^ ({8{f_hit194}} & f_e194),
-        f_cw_out_d1[1551:1544] ^ ({8{f_hit193}} & f_e193), f_cw_out_d1[1543:1536] ^ ({8{f_hit192}} & f_e192),
-        f_cw_out_d1[1535:1528] ^ ({8{f_hit191}} & f_e191), f_cw_out_d1[1527:1520] ^ ({8{f_hit190}} & f_e190),
-        f_cw_out_d1[1519:1512] ^ ({8{f_hit189}} & f_e189), f_cw_out_d1[1511:1504] ^ ({8{f_hit188}} & f_e188),
-        f_cw_out_d1[1503:1496] ^ ({8{f_hit187}} & f_e187), f_cw_out_d1[1495:1488] ^ ({8{f_hit186}} & f_e186),
-        f_cw_out_d1[1487:1480] ^ ({8{f_hit185}} & f_e185), f_cw_out_d1[1479:1472] ^ ({8{f_hit184}} & f_e184),
-        f_cw_out_d1[1471:1464] ^ ({8{f_hit183}} & f_e183), f_cw_out_d1[1463:1456] ^ ({8{f_hit182}} & f_e182),
-        f_cw_out_d1[1455:1448] ^ ({8{f_hit181}} & f_e181), f_cw_out_d1[1447:1440] ^ ({8{f_hit180}} & f_e180),
-        f_cw_out_d1[1439:1432] ^ ({8{f_hit179}} & f_e179), f_cw_out_d1[1431:1424] ^ ({8{f_hit178}} & f_e178),
-        f_cw_out_d1[1423:1416] ^ ({8{f_hit177}} & f_e177), f_cw_out_d1[1415:1408] ^ ({8{f_hit176}} & f_e176),
-        f_cw_out_d1[1407:1400] ^ ({8{f_hit175}} & f_e175), f_cw_out_d1[1399:1392] ^ ({8{f_hit174}} & f_e174),
-        f_cw_out_d1[1391:1384] ^ ({8{f_hit173}} & f_e173), f_cw_out_d1[1383:1376] ^ ({8{f_hit172}} & f_e172),
-        f_cw_out_d1[1375:1368] ^ ({8{f_hit171}} & f_e171), f_cw_out_d1[1367:1360] ^ ({8{f_hit170}} & f_e170),
-        f_cw_out_d1[1359:1352] ^ ({8{f_hit169}} & f_e169), f_cw_out_d1[1351:1344] ^ ({8{f_hit168}} & f_e168),
-        f_cw_out_d1[1343:1336] ^ ({8{f_hit167}} & f_e167), f_cw_out_d1[1335:1328] ^ ({8{f_hit166}} & f_e166),
-        f_cw_out_d1[1327:1320] ^ ({8{f_hit165}} & f_e165), f_cw_out_d1[1319:1312] ^ ({8{f_hit164}} & f_e164),
-        f_cw_out_d1[1311:1304] ^ ({8{f_hit163}} & f_e163), f_cw_out_d1[1303:1296] ^ ({8{f_hit162}} & f_e162),
-        f_cw_out_d1[1295:1288] ^ ({8{f_hit161}} & f_e161), f_cw_out_d1[1287:1280] ^ ({8{f_hit160}} & f_e160),
-        f_cw_out_d1[1279:1272] ^ ({8{f_hit159}} & f_e159), f_cw_out_d1[1271:1264] ^ ({8{f_hit158}} & f_e158),
-        f_cw_out_d1[1263:1256] ^ ({8{f_hit157}} & f_e157), f_cw_out_d1[1255:1248] ^ ({8{f_hit156}} & f_e156),
-        f_cw_out_d1[1247:1240] ^ ({8{f_hit155}} & f_e155), f_cw_out_d1[1239:1232] ^ ({8{f_hit154}} & f_e154),
-        f_cw_out_d1[1231:1224] ^ ({8{f_hit153}} & f_e153), f_cw_out_d1[1223:1216] ^ ({8{f_hit152}} & f_e152),
-        f_cw_out_d1[1215:1208] ^ ({8{f_hit151}} & f_e151), f_cw_out_d1[1207:1200] ^ ({8{f_hit150}} & f_e150),
-        f_cw_out_d1[1199:1192] ^ ({8{f_hit149}} & f_e149), f_cw_out_d1[1191:1184] ^ ({8{f_hit148}} & f_e148),
-        f_cw_out_d1[1183:1176] ^ ({8{f_hit147}} & f_e147), f_cw_out_d1[1175:1168] ^ ({8{f_hit146}} & f_e146),
-        f_cw_out_d1[1167:1160] ^ ({8{f_hit145}} & f_e145), f_cw_out_d1[1159:1152] ^ ({8{f_hit144}} & f_e144),
-        f_cw_out_d1[1151:1144] ^ ({8{f_hit143}} & f_e143), f_cw_out_d1[1143:1136] ^ ({8{f_hit142}} & f_e142),
-        f_cw_out_d1[1135:1128] ^ ({8{f_hit141}} & f_e141), f_cw_out_d1[1127:1120] ^ ({8{f_hit140}} & f_e140),
-        f_cw_out_d1[1119:1112] ^ ({8{f_hit139}} & f_e139), f_cw_out_d1[1111:1104] ^ ({8{f_hit138}} & f_e138),
-        f_cw_out_d1[1103:1096] ^ ({8{f_hit137}} & f_e137), f_cw_out_d1[1095:1088] ^ ({8{f_hit136}} & f_e136),
-        f_cw_out_d1[1087:1080] ^ ({8{f_hit135}} & f_e135), f_cw_out_d1[1079:1072] ^ ({8{f_hit134}} & f_e134),
-        f_cw_out_d1[1071:1064] ^ ({8{f_hit133}} & f_e133), f_cw_out_d1[1063:1056] ^ ({8{f_hit132}} & f_e132),
-        f_cw_out_d1[1055:1048] ^ ({8{f_hit131}} & f_e131), f_cw_out_d1[1047:1040] ^ ({8{f_hit130}} & f_e130),
-        f_cw_out_d1[1039:1032] ^ ({8{f_hit129}} & f_e129), f_cw_out_d1[1031:1024] ^ ({8{f_hit128}} & f_e128),
-        f_cw_out_d1[1023:1016] ^ ({8{f_hit127}} & f_e127), f_cw_out_d1[1015:1008] ^ ({8{f_hit126}} & f_e126),
-        f_cw_out_d1[1007:1000] ^ ({8{f_hit125}} & f_e125), f_cw_out_d1[999:992] ^ ({8{f_hit124}} & f_e124),
-        f_cw_out_d1[991:984] ^ ({8{f_hit123}} & f_e123), f_cw_out_d1[983:976] ^ ({8{f_hit122}} & f_e122),
-        f_cw_out_d1[975:968] ^ ({8{f_hit121}} & f_e121), f_cw_out_d1[967:960] ^ ({8{f_hit120}} & f_e120),
-        f_cw_out_d1[959:952] ^ ({8{f_hit119}} & f_e119), f_cw_out_d1[951:944] ^ ({8{f_hit118}} & f_e118),
-        f_cw_out_d1[943:936] ^ ({8{f_hit117}} & f_e117), f_cw_out_d1[935:928] ^ ({8{f_hit116}} & f_e116),
-        f_cw_out_d1[927:920] ^ ({8{f_hit115}} & f_e115), f_cw_out_d1[919:912] ^ ({8{f_hit114}} & f_e114),
-        f_cw_out_d1[911:904] ^ ({8{f_hit113}} & f_e113), f_cw_out_d1[903:896] ^ ({8{f_hit112}} & f_e112),
-        f_cw_out_d1[895:888] ^ ({8{f_hit111}} & f_e111), f_cw_out_d1[887:880] ^ ({8{f_hit110}} & f_e110),
-        f_cw_out_d1[879:872] ^ ({8{f_hit109}} & f_e109), f_cw_out_d1[871:864] ^ ({8{f_hit108}} & f_e108),
-        f_cw_out_d1[863:856] ^ ({8{f_hit107}} & f_e107), f_cw_out_d1[855:848] ^ ({8{f_hit106}} & f_e106),
-        f_cw_out_d1[847:840] ^ ({8{f_hit105}} & f_e105), f_cw_out_d1[839:832] ^ ({8{f_hit104}} & f_e104),
-        f_cw_out_d1[831:824] ^ ({8{f_hit103}} & f_e103), f_cw_out_d1[823:816] ^ ({8{f_hit102}} & f_e102),
-        f_cw_out_d1[815:808] ^ ({8{f_hit101}} & f_e101), f_cw_out_d1[807:800] ^ ({8{f_hit100}} & f_e100),
-        f_cw_out_d1[799:792] ^ ({8{f_hit99}} & f_e99), f_cw_out_d1[791:784] ^ ({8{f_hit98}} & f_e98), f_cw_out_d1[783:776] ^ ({8{f_hit97}} & f_e97),
-        f_cw_out_d1[775:768] ^ ({8{f_hit96}} & f_e96), f_cw_out_d1[767:760] ^ ({8{f_hit95}} & f_e95), f_cw_out_d1[759:752] ^ ({8{f_hit94}} & f_e94),
-        f_cw_out_d1[751:744] ^ ({8{f_hit93}} & f_e93), f_cw_out_d1[743:736] ^ ({8{f_hit92}} & f_e92), f_cw_out_d1[735:728] ^ ({8{f_hit91}} & f_e91),
-        f_cw_out_d1[727:720] ^ ({8{f_hit90}} & f_e90), f_cw_out_d1[719:712] ^ ({8{f_hit89}} & f_e89), f_cw_out_d1[711:704] ^ ({8{f_hit88}} & f_e88),
-        f_cw_out_d1[703:696] ^ ({8{f_hit87}} & f_e87), f_cw_out_d1[695:688] ^ ({8{f_hit86}} & f_e86), f_cw_out_d1[687:680] ^ ({8{f_hit85}} & f_e85),
-        f_cw_out_d1[679:672] ^ ({8{f_hit84}} & f_e84), f_cw_out_d1[671:664] ^ ({8{f_hit83}} & f_e83), f_cw_out_d1[663:656] ^ ({8{f_hit82}} & f_e82),
-        f_cw_out_d1[655:648] ^ ({8{f_hit81}} & f_e81), f_cw_out_d1[647:640] ^ ({8{f_hit80}} & f_e80), f_cw_out_d1[639:632] ^ ({8{f_hit79}} & f_e79),
-        f_cw_out_d1[631:624] ^ ({8{f_hit78}} & f_e78), f_cw_out_d1[623:616] ^ ({8{f_hit77}} & f_e77), f_cw_out_d1[615:608] ^ ({8{f_hit76}} & f_e76),
-        f_cw_out_d1[607:600] ^ ({8{f_hit75}} & f_e75), f_cw_out_d1[599:592] ^ ({8{f_hit74}} & f_e74), f_cw_out_d1[591:584] ^ ({8{f_hit73}} & f_e73),
-        f_cw_out_d1[583:576] ^ ({8{f_hit72}} & f_e72), f_cw_out_d1[575:568] ^ ({8{f_hit71}} & f_e71), f_cw_out_d1[567:560] ^ ({8{f_hit70}} & f_e70),
-        f_cw_out_d1[559:552] ^ ({8{f_hit69}} & f_e69), f_cw_out_d1[551:544] ^ ({8{f_hit68}} & f_e68), f_cw_out_d1[543:536] ^ ({8{f_hit67}} & f_e67),
-        f_cw_out_d1[535:528] ^ ({8{f_hit66}} & f_e66), f_cw_out_d1[527:520] ^ ({8{f_hit65}} & f_e65), f_cw_out_d1[519:512] ^ ({8{f_hit64}} & f_e64),
-        f_cw_out_d1[511:504] ^ ({8{f_hit63}} & f_e63), f_cw_out_d1[503:496] ^ ({8{f_hit62}} & f_e62), f_cw_out_d1[495:488] ^ ({8{f_hit61}} & f_e61),
-        f_cw_out_d1[487:480] ^ ({8{f_hit60}} & f_e60), f_cw_out_d1[479:472] ^ ({8{f_hit59}} & f_e59), f_cw_out_d1[471:464] ^ ({8{f_hit58}} & f_e58),
-        f_cw_out_d1[463:456] ^ ({8{f_hit57}} & f_e57), f_cw_out_d1[455:448] ^ ({8{f_hit56}} & f_e56), f_cw_out_d1[447:440] ^ ({8{f_hit55}} & f_e55),
-        f_cw_out_d1[439:432] ^ ({8{f_hit54}} & f_e54), f_cw_out_d1[431:424] ^ ({8{f_hit53}} & f_e53), f_cw_out_d1[423:416] ^ ({8{f_hit52}} & f_e52),
-        f_cw_out_d1[415:408] ^ ({8{f_hit51}} & f_e51), f_cw_out_d1[407:400] ^ ({8{f_hit50}} & f_e50), f_cw_out_d1[399:392] ^ ({8{f_hit49}} & f_e49),
-        f_cw_out_d1[391:384] ^ ({8{f_hit48}} & f_e48), f_cw_out_d1[383:376] ^ ({8{f_hit47}} & f_e47), f_cw_out_d1[375:368] ^ ({8{f_hit46}} & f_e46),
-        f_cw_out_d1[367:360] ^ ({8{f_hit45}} & f_e45), f_cw_out_d1[359:352] ^ ({8{f_hit44}} & f_e44), f_cw_out_d1[351:344] ^ ({8{f_hit43}} & f_e43),
-        f_cw_out_d1[343:336] ^ ({8{f_hit42}} & f_e42), f_cw_out_d1[335:328] ^ ({8{f_hit41}} & f_e41), f_cw_out_d1[327:320] ^ ({8{f_hit40}} & f_e40),
-        f_cw_out_d1[319:312] ^ ({8{f_hit39}} & f_e39), f_cw_out_d1[311:304] ^ ({8{f_hit38}} & f_e38), f_cw_out_d1[303:296] ^ ({8{f_hit37}} & f_e37),
-        f_cw_out_d1[295:288] ^ ({8{f_hit36}} & f_e36), f_cw_out_d1[287:280] ^ ({8{f_hit35}} & f_e35), f_cw_out_d1[279:272] ^ ({8{f_hit34}} & f_e34),
-        f_cw_out_d1[271:264] ^ ({8{f_hit33}} & f_e33), f_cw_out_d1[263:256] ^ ({8{f_hit32}} & f_e32), f_cw_out_d1[255:248] ^ ({8{f_hit31}} & f_e31),
-        f_cw_out_d1[247:240] ^ ({8{f_hit30}} & f_e30), f_cw_out_d1[239:232] ^ ({8{f_hit29}} & f_e29), f_cw_out_d1[231:224] ^ ({8{f_hit28}} & f_e28),
-        f_cw_out_d1[223:216] ^ ({8{f_hit27}} & f_e27), f_cw_out_d1[215:208] ^ ({8{f_hit26}} & f_e26), f_cw_out_d1[207:200] ^ ({8{f_hit25}} & f_e25),
-        f_cw_out_d1[199:192] ^ ({8{f_hit24}} & f_e24), f_cw_out_d1[191:184] ^ ({8{f_hit23}} & f_e23), f_cw_out_d1[183:176] ^ ({8{f_hit22}} & f_e22),
-        f_cw_out_d1[175:168] ^ ({8{f_hit21}} & f_e21), f_cw_out_d1[167:160] ^ ({8{f_hit20}} & f_e20), f_cw_out_d1[159:152] ^ ({8{f_hit19}} & f_e19),
-        f_cw_out_d1[151:144] ^ ({8{f_hit18}} & f_e18), f_cw_out_d1[143:136] ^ ({8{f_hit17}} & f_e17), f_cw_out_d1[135:128] ^ ({8{f_hit16}} & f_e16),
-        f_cw_out_d1[127:120] ^ ({8{f_hit15}} & f_e15), f_cw_out_d1[119:112] ^ ({8{f_hit14}} & f_e14), f_cw_out_d1[111:104] ^ ({8{f_hit13}} & f_e13),
-        f_cw_out_d1[103:96] ^ ({8{f_hit12}} & f_e12), f_cw_out_d1[95:88] ^ ({8{f_hit11}} & f_e11), f_cw_out_d1[87:80] ^ ({8{f_hit10}} & f_e10),
-        f_cw_out_d1[79:72] ^ ({8{f_hit9}} & f_e9), f_cw_out_d1[71:64] ^ ({8{f_hit8}} & f_e8), f_cw_out_d1[63:56] ^ ({8{f_hit7}} & f_e7),
-        f_cw_out_d1[55:48] ^ ({8{f_hit6}} & f_e6), f_cw_out_d1[47:40] ^ ({8{f_hit5}} & f_e5), f_cw_out_d1[39:32] ^ ({8{f_hit4}} & f_e4),
-        f_cw_out_d1[31:24] ^ ({8{f_hit3}} & f_e3), f_cw_out_d1[23:16] ^ ({8{f_hit2}} & f_e2), f_cw_out_d1[15:8] ^ ({8{f_hit1}} & f_e1),
-        f_cw_out_d1[7:0] ^ ({8{f_hit0}} & f_e0)
+        f_cw_out_d2[1999:1992] ^ ({8{f_hit249}} & f_e249), f_cw_out_d2[1991:1984] ^ ({8{f_hit248}} & f_e248),
+        f_cw_out_d2[1983:1976] ^ ({8{f_hit247}} & f_e247), f_cw_out_d2[1975:1968] ^ ({8{f_hit246}} & f_e246),
+        f_cw_out_d2[1967:1960] ^ ({8{f_hit245}} & f_e245), f_cw_out_d2[1959:1952] ^ ({8{f_hit244}} & f_e244),
+        f_cw_out_d2[1951:1944] ^ ({8{f_hit243}} & f_e243), f_cw_out_d2[1943:1936] ^ ({8{f_hit242}} & f_e242),
+        f_cw_out_d2[1935:1928] ^ ({8{f_hit241}} & f_e241), f_cw_out_d2[1927:1920] ^ ({8{f_hit240}} & f_e240),
+        f_cw_out_d2[1919:1912] ^ ({8{f_hit239}} & f_e239), f_cw_out_d2[1911:1904] ^ ({8{f_hit238}} & f_e238),
+        f_cw_out_d2[1903:1896] ^ ({8{f_hit237}} & f_e237), f_cw_out_d2[1895:1888] ^ ({8{f_hit236}} & f_e236),
+        f_cw_out_d2[1887:1880] ^ ({8{f_hit235}} & f_e235), f_cw_out_d2[1879:1872] ^ ({8{f_hit234}} & f_e234),
+        f_cw_out_d2[1871:1864] ^ ({8{f_hit233}} & f_e233), f_cw_out_d2[1863:1856] ^ ({8{f_hit232}} & f_e232),
+        f_cw_out_d2[1855:1848] ^ ({8{f_hit231}} & f_e231), f_cw_out_d2[1847:1840] ^ ({8{f_hit230}} & f_e230),
+        f_cw_out_d2[1839:1832] ^ ({8{f_hit229}} & f_e229), f_cw_out_d2[1831:1824] ^ ({8{f_hit228}} & f_e228),
+        f_cw_out_d2[1823:1816] ^ ({8{f_hit227}} & f_e227), f_cw_out_d2[1815:1808] ^ ({8{f_hit226}} & f_e226),
+        f_cw_out_d2[1807:1800] ^ ({8{f_hit225}} & f_e225), f_cw_out_d2[1799:1792] ^ ({8{f_hit224}} & f_e224),
+        f_cw_out_d2[1791:1784] ^ ({8{f_hit223}} & f_e223), f_cw_out_d2[1783:1776] ^ ({8{f_hit222}} & f_e222),
+        f_cw_out_d2[1775:1768] ^ ({8{f_hit221}} & f_e221), f_cw_out_d2[1767:1760] ^ ({8{f_hit220}} & f_e220),
+        f_cw_out_d2[1759:1752] ^ ({8{f_hit219}} & f_e219), f_cw_out_d2[1751:1744] ^ ({8{f_hit218}} & f_e218),
+        f_cw_out_d2[1743:1736] ^ ({8{f_hit217}} & f_e217), f_cw_out_d2[1735:1728] ^ ({8{f_hit216}} & f_e216),
+        f_cw_out_d2[1727:1720] ^ ({8{f_hit215}} & f_e215), f_cw_out_d2[1719:1712] ^ ({8{f_hit214}} & f_e214),
+        f_cw_out_d2[1711:1704] ^ ({8{f_hit213}} & f_e213), f_cw_out_d2[1703:1696] ^ ({8{f_hit212}} & f_e212),
+        f_cw_out_d2[1695:1688] ^ ({8{f_hit211}} & f_e211), f_cw_out_d2[1687:1680] ^ ({8{f_hit210}} & f_e210),
+        f_cw_out_d2[1679:1672] ^ ({8{f_hit209}} & f_e209), f_cw_out_d2[1671:1664] ^ ({8{f_hit208}} & f_e208),
+        f_cw_out_d2[1663:1656] ^ ({8{f_hit207}} & f_e207), f_cw_out_d2[1655:1648] ^ ({8{f_hit206}} & f_e206),
+        f_cw_out_d2[1647:1640] ^ ({8{f_hit205}} & f_e205), f_cw_out_d2[1639:1632] ^ ({8{f_hit204}} & f_e204),
+        f_cw_out_d2[1631:1624] ^ ({8{f_hit203}} & f_e203), f_cw_out_d2[1623:1616] ^ ({8{f_hit202}} & f_e202),
+        f_cw_out_d2[1615:1608] ^ ({8{f_hit201}} & f_e201), f_cw_out_d2[1607:1600] ^ ({8{f_hit200}} & f_e200),
+        f_cw_out_d2[1599:1592] ^ ({8{f_hit199}} & f_e199), f_cw_out_d2[1591:1584] ^ ({8{f_hit198}} & f_e198),
+        f_cw_out_d2[1583:1576] ^ ({8{f_hit197}} & f_e197), f_cw_out_d2[1575:1568] ^ ({8{f_hit196}} & f_e196),
+        f_cw_out_d2[1567:1560] ^ ({8{f_hit195}} & f_e195), f_cw_out_d2[1559:1552] ^ ({8{f_hit194}} & f_e194),
+        f_cw_out_d2[1551:1544] ^ ({8{f_hit193}} & f_e193), f_cw_out_d2[1543:1536] ^ ({8{f_hit192}} & f_e192),
+        f_cw_out_d2[1535:1528] ^ ({8{f_hit191}} & f_e191), f_cw_out_d2[1527:1520] ^ ({8{f_hit190}} & f_e190),
+        f_cw_out_d2[1519:1512] ^ ({8{f_hit189}} & f_e189), f_cw_out_d2[1511:1504] ^ ({8{f_hit188}} & f_e188),
+        f_cw_out_d2[1503:1496] ^ ({8{f_hit187}} & f_e187), f_cw_out_d2[1495:1488] ^ ({8{f_hit186}} & f_e186),
+        f_cw_out_d2[1487:1480] ^ ({8{f_hit185}} & f_e185), f_cw_out_d2[1479:1472] ^ ({8{f_hit184}} & f_e184),
+        f_cw_out_d2[1471:1464] ^ ({8{f_hit183}} & f_e183), f_cw_out_d2[1463:1456] ^ ({8{f_hit182}} & f_e182),
+        f_cw_out_d2[1455:1448] ^ ({8{f_hit181}} & f_e181), f_cw_out_d2[1447:1440] ^ ({8{f_hit180}} & f_e180),
+        f_cw_out_d2[1439:1432] ^ ({8{f_hit179}} & f_e179), f_cw_out_d2[1431:1424] ^ ({8{f_hit178}} & f_e178),
+        f_cw_out_d2[1423:1416] ^ ({8{f_hit177}} & f_e177), f_cw_out_d2[1415:1408] ^ ({8{f_hit176}} & f_e176),
+        f_cw_out_d2[1407:1400] ^ ({8{f_hit175}} & f_e175), f_cw_out_d2[1399:1392] ^ ({8{f_hit174}} & f_e174),
+        f_cw_out_d2[1391:1384] ^ ({8{f_hit173}} & f_e173), f_cw_out_d2[1383:1376] ^ ({8{f_hit172}} & f_e172),
+        f_cw_out_d2[1375:1368] ^ ({8{f_hit171}} & f_e171), f_cw_out_d2[1367:1360] ^ ({8{f_hit170}} & f_e170),
+        f_cw_out_d2[1359:1352] ^ ({8{f_hit169}} & f_e169), f_cw_out_d2[1351:1344] ^ ({8{f_hit168}} & f_e168),
+        f_cw_out_d2[1343:1336] ^ ({8{f_hit167}} & f_e167), f_cw_out_d2[1335:1328] ^ ({8{f_hit166}} & f_e166),
+        f_cw_out_d2[1327:1320] ^ ({8{f_hit165}} & f_e165), f_cw_out_d2[1319:1312] ^ ({8{f_hit164}} & f_e164),
+        f_cw_out_d2[1311:1304] ^ ({8{f_hit163}} & f_e163), f_cw_out_d2[1303:1296] ^ ({8{f_hit162}} & f_e162),
+        f_cw_out_d2[1295:1288] ^ ({8{f_hit161}} & f_e161), f_cw_out_d2[1287:1280] ^ ({8{f_hit160}} & f_e160),
+        f_cw_out_d2[1279:1272] ^ ({8{f_hit159}} & f_e159), f_cw_out_d2[1271:1264] ^ ({8{f_hit158}} & f_e158),
+        f_cw_out_d2[1263:1256] ^ ({8{f_hit157}} & f_e157), f_cw_out_d2[1255:1248] ^ ({8{f_hit156}} & f_e156),
+        f_cw_out_d2[1247:1240] ^ ({8{f_hit155}} & f_e155), f_cw_out_d2[1239:1232] ^ ({8{f_hit154}} & f_e154),
+        f_cw_out_d2[1231:1224] ^ ({8{f_hit153}} & f_e153), f_cw_out_d2[1223:1216] ^ ({8{f_hit152}} & f_e152),
+        f_cw_out_d2[1215:1208] ^ ({8{f_hit151}} & f_e151), f_cw_out_d2[1207:1200] ^ ({8{f_hit150}} & f_e150),
+        f_cw_out_d2[1199:1192] ^ ({8{f_hit149}} & f_e149), f_cw_out_d2[1191:1184] ^ ({8{f_hit148}} & f_e148),
+        f_cw_out_d2[1183:1176] ^ ({8{f_hit147}} & f_e147), f_cw_out_d2[1175:1168] ^ ({8{f_hit146}} & f_e146),
+        f_cw_out_d2[1167:1160] ^ ({8{f_hit145}} & f_e145), f_cw_out_d2[1159:1152] ^ ({8{f_hit144}} & f_e144),
+        f_cw_out_d2[1151:1144] ^ ({8{f_hit143}} & f_e143), f_cw_out_d2[1143:1136] ^ ({8{f_hit142}} & f_e142),
+        f_cw_out_d2[1135:1128] ^ ({8{f_hit141}} & f_e141), f_cw_out_d2[1127:1120] ^ ({8{f_hit140}} & f_e140),
+        f_cw_out_d2[1119:1112] ^ ({8{f_hit139}} & f_e139), f_cw_out_d2[1111:1104] ^ ({8{f_hit138}} & f_e138),
+        f_cw_out_d2[1103:1096] ^ ({8{f_hit137}} & f_e137), f_cw_out_d2[1095:1088] ^ ({8{f_hit136}} & f_e136),
+        f_cw_out_d2[1087:1080] ^ ({8{f_hit135}} & f_e135), f_cw_out_d2[1079:1072] ^ ({8{f_hit134}} & f_e134),
+        f_cw_out_d2[1071:1064] ^ ({8{f_hit133}} & f_e133), f_cw_out_d2[1063:1056] ^ ({8{f_hit132}} & f_e132),
+        f_cw_out_d2[1055:1048] ^ ({8{f_hit131}} & f_e131), f_cw_out_d2[1047:1040] ^ ({8{f_hit130}} & f_e130),
+        f_cw_out_d2[1039:1032] ^ ({8{f_hit129}} & f_e129), f_cw_out_d2[1031:1024] ^ ({8{f_hit128}} & f_e128),
+        f_cw_out_d2[1023:1016] ^ ({8{f_hit127}} & f_e127), f_cw_out_d2[1015:1008] ^ ({8{f_hit126}} & f_e126),
+        f_cw_out_d2[1007:1000] ^ ({8{f_hit125}} & f_e125), f_cw_out_d2[999:992] ^ ({8{f_hit124}} & f_e124),
+        f_cw_out_d2[991:984] ^ ({8{f_hit123}} & f_e123), f_cw_out_d2[983:976] ^ ({8{f_hit122}} & f_e122),
+        f_cw_out_d2[975:968] ^ ({8{f_hit121}} & f_e121), f_cw_out_d2[967:960] ^ ({8{f_hit120}} & f_e120),
+        f_cw_out_d2[959:952] ^ ({8{f_hit119}} & f_e119), f_cw_out_d2[951:944] ^ ({8{f_hit118}} & f_e118),
+        f_cw_out_d2[943:936] ^ ({8{f_hit117}} & f_e117), f_cw_out_d2[935:928] ^ ({8{f_hit116}} & f_e116),
+        f_cw_out_d2[927:920] ^ ({8{f_hit115}} & f_e115), f_cw_out_d2[919:912] ^ ({8{f_hit114}} & f_e114),
+        f_cw_out_d2[911:904] ^ ({8{f_hit113}} & f_e113), f_cw_out_d2[903:896] ^ ({8{f_hit112}} & f_e112),
+        f_cw_out_d2[895:888] ^ ({8{f_hit111}} & f_e111), f_cw_out_d2[887:880] ^ ({8{f_hit110}} & f_e110),
+        f_cw_out_d2[879:872] ^ ({8{f_hit109}} & f_e109), f_cw_out_d2[871:864] ^ ({8{f_hit108}} & f_e108),
+        f_cw_out_d2[863:856] ^ ({8{f_hit107}} & f_e107), f_cw_out_d2[855:848] ^ ({8{f_hit106}} & f_e106),
+        f_cw_out_d2[847:840] ^ ({8{f_hit105}} & f_e105), f_cw_out_d2[839:832] ^ ({8{f_hit104}} & f_e104),
+        f_cw_out_d2[831:824] ^ ({8{f_hit103}} & f_e103), f_cw_out_d2[823:816] ^ ({8{f_hit102}} & f_e102),
+        f_cw_out_d2[815:808] ^ ({8{f_hit101}} & f_e101), f_cw_out_d2[807:800] ^ ({8{f_hit100}} & f_e100),
+        f_cw_out_d2[799:792] ^ ({8{f_hit99}} & f_e99), f_cw_out_d2[791:784] ^ ({8{f_hit98}} & f_e98), f_cw_out_d2[783:776] ^ ({8{f_hit97}} & f_e97),
+        f_cw_out_d2[775:768] ^ ({8{f_hit96}} & f_e96), f_cw_out_d2[767:760] ^ ({8{f_hit95}} & f_e95), f_cw_out_d2[759:752] ^ ({8{f_hit94}} & f_e94),
+        f_cw_out_d2[751:744] ^ ({8{f_hit93}} & f_e93), f_cw_out_d2[743:736] ^ ({8{f_hit92}} & f_e92), f_cw_out_d2[735:728] ^ ({8{f_hit91}} & f_e91),
+        f_cw_out_d2[727:720] ^ ({8{f_hit90}} & f_e90), f_cw_out_d2[719:712] ^ ({8{f_hit89}} & f_e89), f_cw_out_d2[711:704] ^ ({8{f_hit88}} & f_e88),
+        f_cw_out_d2[703:696] ^ ({8{f_hit87}} & f_e87), f_cw_out_d2[695:688] ^ ({8{f_hit86}} & f_e86), f_cw_out_d2[687:680] ^ ({8{f_hit85}} & f_e85),
+        f_cw_out_d2[679:672] ^ ({8{f_hit84}} & f_e84), f_cw_out_d2[671:664] ^ ({8{f_hit83}} & f_e83), f_cw_out_d2[663:656] ^ ({8{f_hit82}} & f_e82),
+        f_cw_out_d2[655:648] ^ ({8{f_hit81}} & f_e81), f_cw_out_d2[647:640] ^ ({8{f_hit80}} & f_e80), f_cw_out_d2[639:632] ^ ({8{f_hit79}} & f_e79),
+        f_cw_out_d2[631:624] ^ ({8{f_hit78}} & f_e78), f_cw_out_d2[623:616] ^ ({8{f_hit77}} & f_e77), f_cw_out_d2[615:608] ^ ({8{f_hit76}} & f_e76),
+        f_cw_out_d2[607:600] ^ ({8{f_hit75}} & f_e75), f_cw_out_d2[599:592] ^ ({8{f_hit74}} & f_e74), f_cw_out_d2[591:584] ^ ({8{f_hit73}} & f_e73),
+        f_cw_out_d2[583:576] ^ ({8{f_hit72}} & f_e72), f_cw_out_d2[575:568] ^ ({8{f_hit71}} & f_e71), f_cw_out_d2[567:560] ^ ({8{f_hit70}} & f_e70),
+        f_cw_out_d2[559:552] ^ ({8{f_hit69}} & f_e69), f_cw_out_d2[551:544] ^ ({8{f_hit68}} & f_e68), f_cw_out_d2[543:536] ^ ({8{f_hit67}} & f_e67),
+        f_cw_out_d2[535:528] ^ ({8{f_hit66}} & f_e66), f_cw_out_d2[527:520] ^ ({8{f_hit65}} & f_e65), f_cw_out_d2[519:512] ^ ({8{f_hit64}} & f_e64),
+        f_cw_out_d2[511:504] ^ ({8{f_hit63}} & f_e63), f_cw_out_d2[503:496] ^ ({8{f_hit62}} & f_e62), f_cw_out_d2[495:488] ^ ({8{f_hit61}} & f_e61),
+        f_cw_out_d2[487:480] ^ ({8{f_hit60}} & f_e60), f_cw_out_d2[479:472] ^ ({8{f_hit59}} & f_e59), f_cw_out_d2[471:464] ^ ({8{f_hit58}} & f_e58),
+        f_cw_out_d2[463:456] ^ ({8{f_hit57}} & f_e57), f_cw_out_d2[455:448] ^ ({8{f_hit56}} & f_e56), f_cw_out_d2[447:440] ^ ({8{f_hit55}} & f_e55),
+        f_cw_out_d2[439:432] ^ ({8{f_hit54}} & f_e54), f_cw_out_d2[431:424] ^ ({8{f_hit53}} & f_e53), f_cw_out_d2[423:416] ^ ({8{f_hit52}} & f_e52),
+        f_cw_out_d2[415:408] ^ ({8{f_hit51}} & f_e51), f_cw_out_d2[407:400] ^ ({8{f_hit50}} & f_e50), f_cw_out_d2[399:392] ^ ({8{f_hit49}} & f_e49),
+        f_cw_out_d2[391:384] ^ ({8{f_hit48}} & f_e48), f_cw_out_d2[383:376] ^ ({8{f_hit47}} & f_e47), f_cw_out_d2[375:368] ^ ({8{f_hit46}} & f_e46),
+        f_cw_out_d2[367:360] ^ ({8{f_hit45}} & f_e45), f_cw_out_d2[359:352] ^ ({8{f_hit44}} & f_e44), f_cw_out_d2[351:344] ^ ({8{f_hit43}} & f_e43),
+        f_cw_out_d2[343:336] ^ ({8{f_hit42}} & f_e42), f_cw_out_d2[335:328] ^ ({8{f_hit41}} & f_e41), f_cw_out_d2[327:320] ^ ({8{f_hit40}} & f_e40),
+        f_cw_out_d2[319:312] ^ ({8{f_hit39}} & f_e39), f_cw_out_d2[311:304] ^ ({8{f_hit38}} & f_e38), f_cw_out_d2[303:296] ^ ({8{f_hit37}} & f_e37),
+        f_cw_out_d2[295:288] ^ ({8{f_hit36}} & f_e36), f_cw_out_d2[287:280] ^ ({8{f_hit35}} & f_e35), f_cw_out_d2[279:272] ^ ({8{f_hit34}} & f_e34),
+        f_cw_out_d2[271:264] ^ ({8{f_hit33}} & f_e33), f_cw_out_d2[263:256] ^ ({8{f_hit32}} & f_e32), f_cw_out_d2[255:248] ^ ({8{f_hit31}} & f_e31),
+        f_cw_out_d2[247:240] ^ ({8{f_hit30}} & f_e30), f_cw_out_d2[239:232] ^ ({8{f_hit29}} & f_e29), f_cw_out_d2[231:224] ^ ({8{f_hit28}} & f_e28),
+        f_cw_out_d2[223:216] ^ ({8{f_hit27}} & f_e27), f_cw_out_d2[215:208] ^ ({8{f_hit26}} & f_e26), f_cw_out_d2[207:200] ^ ({8{f_hit25}} & f_e25),
+        f_cw_out_d2[199:192] ^ ({8{f_hit24}} & f_e24), f_cw_out_d2[191:184] ^ ({8{f_hit23}} & f_e23), f_cw_out_d2[183:176] ^ ({8{f_hit22}} & f_e22),
+        f_cw_out_d2[175:168] ^ ({8{f_hit21}} & f_e21), f_cw_out_d2[167:160] ^ ({8{f_hit20}} & f_e20), f_cw_out_d2[159:152] ^ ({8{f_hit19}} & f_e19),
+        f_cw_out_d2[151:144] ^ ({8{f_hit18}} & f_e18), f_cw_out_d2[143:136] ^ ({8{f_hit17}} & f_e17), f_cw_out_d2[135:128] ^ ({8{f_hit16}} & f_e16),
+        f_cw_out_d2[127:120] ^ ({8{f_hit15}} & f_e15), f_cw_out_d2[119:112] ^ ({8{f_hit14}} & f_e14), f_cw_out_d2[111:104] ^ ({8{f_hit13}} & f_e13),
+        f_cw_out_d2[103:96] ^ ({8{f_hit12}} & f_e12), f_cw_out_d2[95:88] ^ ({8{f_hit11}} & f_e11), f_cw_out_d2[87:80] ^ ({8{f_hit10}} & f_e10),
+        f_cw_out_d2[79:72] ^ ({8{f_hit9}} & f_e9), f_cw_out_d2[71:64] ^ ({8{f_hit8}} & f_e8), f_cw_out_d2[63:56] ^ ({8{f_hit7}} & f_e7),
+        f_cw_out_d2[55:48] ^ ({8{f_hit6}} & f_e6), f_cw_out_d2[47:40] ^ ({8{f_hit5}} & f_e5), f_cw_out_d2[39:32] ^ ({8{f_hit4}} & f_e4),
+        f_cw_out_d2[31:24] ^ ({8{f_hit3}} & f_e3), f_cw_out_d2[23:16] ^ ({8{f_hit2}} & f_e2), f_cw_out_d2[15:8] ^ ({8{f_hit1}} & f_e1),
+        f_cw_out_d2[7:0] ^ ({8{f_hit0}} & f_e0)
     };
     wire [2:0] f_ref_wc; // reference: per way, a single error located
     assign f_ref_wc = {
@@ -6208,7 +13378,7 @@ module rtlgen_cxl_fec_pcie6_dec (
     };
     wire [2:0] f_ref_wu; // reference: per way, nonzero syndromes no single error explains
     assign f_ref_wu = {
-        (|f_syn_d1[47:32])
+        (|f_syn_d2[47:32])
             & (!(f_hit2
                 | f_hit5
                 | f_hit8
@@ -6294,7 +13464,7 @@ module rtlgen_cxl_fec_pcie6_dec (
                 | f_hit248
                 | f_hit251
                 | f_hit254)),
-        (|f_syn_d1[31:16])
+        (|f_syn_d2[31:16])
             & (!(f_hit1
                 | f_hit4
                 | f_hit7
@@ -6380,7 +13550,7 @@ module rtlgen_cxl_fec_pcie6_dec (
                 | f_hit247
                 | f_hit250
                 | f_hit253)),
-        (|f_syn_d1[15:0])
+        (|f_syn_d2[15:0])
             & (!(f_hit0
                 | f_hit3
                 | f_hit6

@@ -40,7 +40,11 @@
 //   Dump trailer beat: [31:0] 0x5243584C, [63:32] epoch number (st_epoch + 1), [95:64]
 //   records, [111:96] node ID.
 //   free_lag = 1: at a commit the unit frees the previous epoch's snapshot (H6).
-//   One log read outstanding; the release engine frees a row one cycle after its last record.
+//   One log read outstanding. Release: per source, its releasable row is registered as a
+//   candidate (rc<s>_*), and the release engine picks among the previous cycle's candidates,
+//   so a row is picked two cycles after its VAL at the earliest (VAL in cycle t, row VALID
+//   from t + 1, candidate from t + 2, first record offered at t + 3); it writes one record per
+//   cycle and frees the row one cycle after its last record.
 //   Configuration inputs: cfg_node_id is static (change it only in reset). cfg_failed_mask may
 //   gain bits in any cycle (the CM sets them at Interrupt, before the unit can quiesce) and
 //   never loses any. cfg_dump_base and cfg_dump_limit may change only while st_dump_busy is
@@ -445,14 +449,42 @@ module rtlgen_recxl_lu (
     reg [15:0] cnt21_q; // counter 21 (contract §4.8)
     reg [15:0] cnt22_q; // counter 22 (contract §4.8)
     reg [15:0] stat_q; // registered counter read
+    reg rc0_v; // CN 0 had a releasable row last cycle
+    reg [3:0] rc0_row;
+    reg [31:0] rc0_stamp;
+    reg [15:0] rc0_mask;
+    reg rc0_core;
+    reg [25:0] rc0_line;
+    reg rc0_head;
+    reg [15:0] rc0_csn;
+    reg rc1_v; // CN 1 had a releasable row last cycle
+    reg [3:0] rc1_row;
+    reg [31:0] rc1_stamp;
+    reg [15:0] rc1_mask;
+    reg rc1_core;
+    reg [25:0] rc1_line;
+    reg rc1_head;
+    reg [15:0] rc1_csn;
+    reg rc2_v; // CN 2 had a releasable row last cycle
+    reg [3:0] rc2_row;
+    reg [31:0] rc2_stamp;
+    reg [15:0] rc2_mask;
+    reg rc2_core;
+    reg [25:0] rc2_line;
+    reg rc2_head;
+    reg [15:0] rc2_csn;
+    reg rc3_v; // CN 3 had a releasable row last cycle
+    reg [3:0] rc3_row;
+    reg [31:0] rc3_stamp;
+    reg [15:0] rc3_mask;
+    reg rc3_core;
+    reg [25:0] rc3_line;
+    reg rc3_head;
+    reg [15:0] rc3_csn;
 
-    // Per row: source's next TS and eligibility, releasable, VAL match, failed source.
+    // Per row: source's next TS, releasable, VAL match, failed source.
     wire [7:0] r0_nts;
     assign r0_nts = r0_node[1] ? (r0_node[0] ? s3_nts : s2_nts) : (r0_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r0_el;
-    assign r0_el = r0_node[1] ? (r0_node[0] ? s3_el : s2_el) : (r0_node[0] ? s1_el : s0_el);
-    wire [31:0] r0_e;
-    assign r0_e = (r0_stamp > r0_el) ? r0_stamp : r0_el;
     wire r0_fail;
     assign r0_fail = cfg_failed_mask[r0_node];
     wire r0_rel;
@@ -465,10 +497,6 @@ module rtlgen_recxl_lu (
     assign r0_gd = r0_ts - r0_nts;
     wire [7:0] r1_nts;
     assign r1_nts = r1_node[1] ? (r1_node[0] ? s3_nts : s2_nts) : (r1_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r1_el;
-    assign r1_el = r1_node[1] ? (r1_node[0] ? s3_el : s2_el) : (r1_node[0] ? s1_el : s0_el);
-    wire [31:0] r1_e;
-    assign r1_e = (r1_stamp > r1_el) ? r1_stamp : r1_el;
     wire r1_fail;
     assign r1_fail = cfg_failed_mask[r1_node];
     wire r1_rel;
@@ -481,10 +509,6 @@ module rtlgen_recxl_lu (
     assign r1_gd = r1_ts - r1_nts;
     wire [7:0] r2_nts;
     assign r2_nts = r2_node[1] ? (r2_node[0] ? s3_nts : s2_nts) : (r2_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r2_el;
-    assign r2_el = r2_node[1] ? (r2_node[0] ? s3_el : s2_el) : (r2_node[0] ? s1_el : s0_el);
-    wire [31:0] r2_e;
-    assign r2_e = (r2_stamp > r2_el) ? r2_stamp : r2_el;
     wire r2_fail;
     assign r2_fail = cfg_failed_mask[r2_node];
     wire r2_rel;
@@ -497,10 +521,6 @@ module rtlgen_recxl_lu (
     assign r2_gd = r2_ts - r2_nts;
     wire [7:0] r3_nts;
     assign r3_nts = r3_node[1] ? (r3_node[0] ? s3_nts : s2_nts) : (r3_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r3_el;
-    assign r3_el = r3_node[1] ? (r3_node[0] ? s3_el : s2_el) : (r3_node[0] ? s1_el : s0_el);
-    wire [31:0] r3_e;
-    assign r3_e = (r3_stamp > r3_el) ? r3_stamp : r3_el;
     wire r3_fail;
     assign r3_fail = cfg_failed_mask[r3_node];
     wire r3_rel;
@@ -513,10 +533,6 @@ module rtlgen_recxl_lu (
     assign r3_gd = r3_ts - r3_nts;
     wire [7:0] r4_nts;
     assign r4_nts = r4_node[1] ? (r4_node[0] ? s3_nts : s2_nts) : (r4_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r4_el;
-    assign r4_el = r4_node[1] ? (r4_node[0] ? s3_el : s2_el) : (r4_node[0] ? s1_el : s0_el);
-    wire [31:0] r4_e;
-    assign r4_e = (r4_stamp > r4_el) ? r4_stamp : r4_el;
     wire r4_fail;
     assign r4_fail = cfg_failed_mask[r4_node];
     wire r4_rel;
@@ -529,10 +545,6 @@ module rtlgen_recxl_lu (
     assign r4_gd = r4_ts - r4_nts;
     wire [7:0] r5_nts;
     assign r5_nts = r5_node[1] ? (r5_node[0] ? s3_nts : s2_nts) : (r5_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r5_el;
-    assign r5_el = r5_node[1] ? (r5_node[0] ? s3_el : s2_el) : (r5_node[0] ? s1_el : s0_el);
-    wire [31:0] r5_e;
-    assign r5_e = (r5_stamp > r5_el) ? r5_stamp : r5_el;
     wire r5_fail;
     assign r5_fail = cfg_failed_mask[r5_node];
     wire r5_rel;
@@ -545,10 +557,6 @@ module rtlgen_recxl_lu (
     assign r5_gd = r5_ts - r5_nts;
     wire [7:0] r6_nts;
     assign r6_nts = r6_node[1] ? (r6_node[0] ? s3_nts : s2_nts) : (r6_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r6_el;
-    assign r6_el = r6_node[1] ? (r6_node[0] ? s3_el : s2_el) : (r6_node[0] ? s1_el : s0_el);
-    wire [31:0] r6_e;
-    assign r6_e = (r6_stamp > r6_el) ? r6_stamp : r6_el;
     wire r6_fail;
     assign r6_fail = cfg_failed_mask[r6_node];
     wire r6_rel;
@@ -561,10 +569,6 @@ module rtlgen_recxl_lu (
     assign r6_gd = r6_ts - r6_nts;
     wire [7:0] r7_nts;
     assign r7_nts = r7_node[1] ? (r7_node[0] ? s3_nts : s2_nts) : (r7_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r7_el;
-    assign r7_el = r7_node[1] ? (r7_node[0] ? s3_el : s2_el) : (r7_node[0] ? s1_el : s0_el);
-    wire [31:0] r7_e;
-    assign r7_e = (r7_stamp > r7_el) ? r7_stamp : r7_el;
     wire r7_fail;
     assign r7_fail = cfg_failed_mask[r7_node];
     wire r7_rel;
@@ -577,10 +581,6 @@ module rtlgen_recxl_lu (
     assign r7_gd = r7_ts - r7_nts;
     wire [7:0] r8_nts;
     assign r8_nts = r8_node[1] ? (r8_node[0] ? s3_nts : s2_nts) : (r8_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r8_el;
-    assign r8_el = r8_node[1] ? (r8_node[0] ? s3_el : s2_el) : (r8_node[0] ? s1_el : s0_el);
-    wire [31:0] r8_e;
-    assign r8_e = (r8_stamp > r8_el) ? r8_stamp : r8_el;
     wire r8_fail;
     assign r8_fail = cfg_failed_mask[r8_node];
     wire r8_rel;
@@ -593,10 +593,6 @@ module rtlgen_recxl_lu (
     assign r8_gd = r8_ts - r8_nts;
     wire [7:0] r9_nts;
     assign r9_nts = r9_node[1] ? (r9_node[0] ? s3_nts : s2_nts) : (r9_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r9_el;
-    assign r9_el = r9_node[1] ? (r9_node[0] ? s3_el : s2_el) : (r9_node[0] ? s1_el : s0_el);
-    wire [31:0] r9_e;
-    assign r9_e = (r9_stamp > r9_el) ? r9_stamp : r9_el;
     wire r9_fail;
     assign r9_fail = cfg_failed_mask[r9_node];
     wire r9_rel;
@@ -609,10 +605,6 @@ module rtlgen_recxl_lu (
     assign r9_gd = r9_ts - r9_nts;
     wire [7:0] r10_nts;
     assign r10_nts = r10_node[1] ? (r10_node[0] ? s3_nts : s2_nts) : (r10_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r10_el;
-    assign r10_el = r10_node[1] ? (r10_node[0] ? s3_el : s2_el) : (r10_node[0] ? s1_el : s0_el);
-    wire [31:0] r10_e;
-    assign r10_e = (r10_stamp > r10_el) ? r10_stamp : r10_el;
     wire r10_fail;
     assign r10_fail = cfg_failed_mask[r10_node];
     wire r10_rel;
@@ -625,10 +617,6 @@ module rtlgen_recxl_lu (
     assign r10_gd = r10_ts - r10_nts;
     wire [7:0] r11_nts;
     assign r11_nts = r11_node[1] ? (r11_node[0] ? s3_nts : s2_nts) : (r11_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r11_el;
-    assign r11_el = r11_node[1] ? (r11_node[0] ? s3_el : s2_el) : (r11_node[0] ? s1_el : s0_el);
-    wire [31:0] r11_e;
-    assign r11_e = (r11_stamp > r11_el) ? r11_stamp : r11_el;
     wire r11_fail;
     assign r11_fail = cfg_failed_mask[r11_node];
     wire r11_rel;
@@ -641,10 +629,6 @@ module rtlgen_recxl_lu (
     assign r11_gd = r11_ts - r11_nts;
     wire [7:0] r12_nts;
     assign r12_nts = r12_node[1] ? (r12_node[0] ? s3_nts : s2_nts) : (r12_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r12_el;
-    assign r12_el = r12_node[1] ? (r12_node[0] ? s3_el : s2_el) : (r12_node[0] ? s1_el : s0_el);
-    wire [31:0] r12_e;
-    assign r12_e = (r12_stamp > r12_el) ? r12_stamp : r12_el;
     wire r12_fail;
     assign r12_fail = cfg_failed_mask[r12_node];
     wire r12_rel;
@@ -657,10 +641,6 @@ module rtlgen_recxl_lu (
     assign r12_gd = r12_ts - r12_nts;
     wire [7:0] r13_nts;
     assign r13_nts = r13_node[1] ? (r13_node[0] ? s3_nts : s2_nts) : (r13_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r13_el;
-    assign r13_el = r13_node[1] ? (r13_node[0] ? s3_el : s2_el) : (r13_node[0] ? s1_el : s0_el);
-    wire [31:0] r13_e;
-    assign r13_e = (r13_stamp > r13_el) ? r13_stamp : r13_el;
     wire r13_fail;
     assign r13_fail = cfg_failed_mask[r13_node];
     wire r13_rel;
@@ -673,10 +653,6 @@ module rtlgen_recxl_lu (
     assign r13_gd = r13_ts - r13_nts;
     wire [7:0] r14_nts;
     assign r14_nts = r14_node[1] ? (r14_node[0] ? s3_nts : s2_nts) : (r14_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r14_el;
-    assign r14_el = r14_node[1] ? (r14_node[0] ? s3_el : s2_el) : (r14_node[0] ? s1_el : s0_el);
-    wire [31:0] r14_e;
-    assign r14_e = (r14_stamp > r14_el) ? r14_stamp : r14_el;
     wire r14_fail;
     assign r14_fail = cfg_failed_mask[r14_node];
     wire r14_rel;
@@ -689,10 +665,6 @@ module rtlgen_recxl_lu (
     assign r14_gd = r14_ts - r14_nts;
     wire [7:0] r15_nts;
     assign r15_nts = r15_node[1] ? (r15_node[0] ? s3_nts : s2_nts) : (r15_node[0] ? s1_nts : s0_nts);
-    wire [31:0] r15_el;
-    assign r15_el = r15_node[1] ? (r15_node[0] ? s3_el : s2_el) : (r15_node[0] ? s1_el : s0_el);
-    wire [31:0] r15_e;
-    assign r15_e = (r15_stamp > r15_el) ? r15_stamp : r15_el;
     wire r15_fail;
     assign r15_fail = cfg_failed_mask[r15_node];
     wire r15_rel;
@@ -704,276 +676,251 @@ module rtlgen_recxl_lu (
     wire [7:0] r15_gd;
     assign r15_gd = r15_ts - r15_nts;
 
-    // Release pick: the releasable row with the smallest {E, source} (eligibility order, H3), lower row on a tie.
+    // Release candidates: per source, its releasable row (registered into rc<s>_* below).
+    wire [15:0] rc0_d_hit;
+    assign rc0_d_hit = {
+        r15_rel & (r15_node == 2'd0), r14_rel & (r14_node == 2'd0), r13_rel & (r13_node == 2'd0), r12_rel & (r12_node == 2'd0),
+        r11_rel & (r11_node == 2'd0), r10_rel & (r10_node == 2'd0), r9_rel & (r9_node == 2'd0), r8_rel & (r8_node == 2'd0),
+        r7_rel & (r7_node == 2'd0), r6_rel & (r6_node == 2'd0), r5_rel & (r5_node == 2'd0), r4_rel & (r4_node == 2'd0), r3_rel & (r3_node == 2'd0),
+        r2_rel & (r2_node == 2'd0), r1_rel & (r1_node == 2'd0), r0_rel & (r0_node == 2'd0)
+    };
+    wire [95:0] rc0_d;
+    assign rc0_d = (|rc0_d_hit[15:0])
+        ? ((|rc0_d_hit[7:0])
+            ? ((|rc0_d_hit[3:0])
+                ? ((|rc0_d_hit[1:0])
+                    ? (rc0_d_hit[0]
+                        ? {4'd0, r0_stamp, r0_mask, r0_core, r0_line, r0_head, r0_csn}
+                        : {4'd1, r1_stamp, r1_mask, r1_core, r1_line, r1_head, r1_csn})
+                    : (rc0_d_hit[2]
+                        ? {4'd2, r2_stamp, r2_mask, r2_core, r2_line, r2_head, r2_csn}
+                        : {4'd3, r3_stamp, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
+                : ((|rc0_d_hit[5:4])
+                    ? (rc0_d_hit[4]
+                        ? {4'd4, r4_stamp, r4_mask, r4_core, r4_line, r4_head, r4_csn}
+                        : {4'd5, r5_stamp, r5_mask, r5_core, r5_line, r5_head, r5_csn})
+                    : (rc0_d_hit[6]
+                        ? {4'd6, r6_stamp, r6_mask, r6_core, r6_line, r6_head, r6_csn}
+                        : {4'd7, r7_stamp, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
+            : ((|rc0_d_hit[11:8])
+                ? ((|rc0_d_hit[9:8])
+                    ? (rc0_d_hit[8]
+                        ? {4'd8, r8_stamp, r8_mask, r8_core, r8_line, r8_head, r8_csn}
+                        : {4'd9, r9_stamp, r9_mask, r9_core, r9_line, r9_head, r9_csn})
+                    : (rc0_d_hit[10]
+                        ? {4'd10, r10_stamp, r10_mask, r10_core, r10_line, r10_head, r10_csn}
+                        : {4'd11, r11_stamp, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
+                : ((|rc0_d_hit[13:12])
+                    ? (rc0_d_hit[12]
+                        ? {4'd12, r12_stamp, r12_mask, r12_core, r12_line, r12_head, r12_csn}
+                        : {4'd13, r13_stamp, r13_mask, r13_core, r13_line, r13_head, r13_csn})
+                    : (rc0_d_hit[14]
+                        ? {4'd14, r14_stamp, r14_mask, r14_core, r14_line, r14_head, r14_csn}
+                        : {4'd15, r15_stamp, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
+        : 96'd0;
+    wire [15:0] rc1_d_hit;
+    assign rc1_d_hit = {
+        r15_rel & (r15_node == 2'd1), r14_rel & (r14_node == 2'd1), r13_rel & (r13_node == 2'd1), r12_rel & (r12_node == 2'd1),
+        r11_rel & (r11_node == 2'd1), r10_rel & (r10_node == 2'd1), r9_rel & (r9_node == 2'd1), r8_rel & (r8_node == 2'd1),
+        r7_rel & (r7_node == 2'd1), r6_rel & (r6_node == 2'd1), r5_rel & (r5_node == 2'd1), r4_rel & (r4_node == 2'd1), r3_rel & (r3_node == 2'd1),
+        r2_rel & (r2_node == 2'd1), r1_rel & (r1_node == 2'd1), r0_rel & (r0_node == 2'd1)
+    };
+    wire [95:0] rc1_d;
+    assign rc1_d = (|rc1_d_hit[15:0])
+        ? ((|rc1_d_hit[7:0])
+            ? ((|rc1_d_hit[3:0])
+                ? ((|rc1_d_hit[1:0])
+                    ? (rc1_d_hit[0]
+                        ? {4'd0, r0_stamp, r0_mask, r0_core, r0_line, r0_head, r0_csn}
+                        : {4'd1, r1_stamp, r1_mask, r1_core, r1_line, r1_head, r1_csn})
+                    : (rc1_d_hit[2]
+                        ? {4'd2, r2_stamp, r2_mask, r2_core, r2_line, r2_head, r2_csn}
+                        : {4'd3, r3_stamp, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
+                : ((|rc1_d_hit[5:4])
+                    ? (rc1_d_hit[4]
+                        ? {4'd4, r4_stamp, r4_mask, r4_core, r4_line, r4_head, r4_csn}
+                        : {4'd5, r5_stamp, r5_mask, r5_core, r5_line, r5_head, r5_csn})
+                    : (rc1_d_hit[6]
+                        ? {4'd6, r6_stamp, r6_mask, r6_core, r6_line, r6_head, r6_csn}
+                        : {4'd7, r7_stamp, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
+            : ((|rc1_d_hit[11:8])
+                ? ((|rc1_d_hit[9:8])
+                    ? (rc1_d_hit[8]
+                        ? {4'd8, r8_stamp, r8_mask, r8_core, r8_line, r8_head, r8_csn}
+                        : {4'd9, r9_stamp, r9_mask, r9_core, r9_line, r9_head, r9_csn})
+                    : (rc1_d_hit[10]
+                        ? {4'd10, r10_stamp, r10_mask, r10_core, r10_line, r10_head, r10_csn}
+                        : {4'd11, r11_stamp, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
+                : ((|rc1_d_hit[13:12])
+                    ? (rc1_d_hit[12]
+                        ? {4'd12, r12_stamp, r12_mask, r12_core, r12_line, r12_head, r12_csn}
+                        : {4'd13, r13_stamp, r13_mask, r13_core, r13_line, r13_head, r13_csn})
+                    : (rc1_d_hit[14]
+                        ? {4'd14, r14_stamp, r14_mask, r14_core, r14_line, r14_head, r14_csn}
+                        : {4'd15, r15_stamp, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
+        : 96'd0;
+    wire [15:0] rc2_d_hit;
+    assign rc2_d_hit = {
+        r15_rel & (r15_node == 2'd2), r14_rel & (r14_node == 2'd2), r13_rel & (r13_node == 2'd2), r12_rel & (r12_node == 2'd2),
+        r11_rel & (r11_node == 2'd2), r10_rel & (r10_node == 2'd2), r9_rel & (r9_node == 2'd2), r8_rel & (r8_node == 2'd2),
+        r7_rel & (r7_node == 2'd2), r6_rel & (r6_node == 2'd2), r5_rel & (r5_node == 2'd2), r4_rel & (r4_node == 2'd2), r3_rel & (r3_node == 2'd2),
+        r2_rel & (r2_node == 2'd2), r1_rel & (r1_node == 2'd2), r0_rel & (r0_node == 2'd2)
+    };
+    wire [95:0] rc2_d;
+    assign rc2_d = (|rc2_d_hit[15:0])
+        ? ((|rc2_d_hit[7:0])
+            ? ((|rc2_d_hit[3:0])
+                ? ((|rc2_d_hit[1:0])
+                    ? (rc2_d_hit[0]
+                        ? {4'd0, r0_stamp, r0_mask, r0_core, r0_line, r0_head, r0_csn}
+                        : {4'd1, r1_stamp, r1_mask, r1_core, r1_line, r1_head, r1_csn})
+                    : (rc2_d_hit[2]
+                        ? {4'd2, r2_stamp, r2_mask, r2_core, r2_line, r2_head, r2_csn}
+                        : {4'd3, r3_stamp, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
+                : ((|rc2_d_hit[5:4])
+                    ? (rc2_d_hit[4]
+                        ? {4'd4, r4_stamp, r4_mask, r4_core, r4_line, r4_head, r4_csn}
+                        : {4'd5, r5_stamp, r5_mask, r5_core, r5_line, r5_head, r5_csn})
+                    : (rc2_d_hit[6]
+                        ? {4'd6, r6_stamp, r6_mask, r6_core, r6_line, r6_head, r6_csn}
+                        : {4'd7, r7_stamp, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
+            : ((|rc2_d_hit[11:8])
+                ? ((|rc2_d_hit[9:8])
+                    ? (rc2_d_hit[8]
+                        ? {4'd8, r8_stamp, r8_mask, r8_core, r8_line, r8_head, r8_csn}
+                        : {4'd9, r9_stamp, r9_mask, r9_core, r9_line, r9_head, r9_csn})
+                    : (rc2_d_hit[10]
+                        ? {4'd10, r10_stamp, r10_mask, r10_core, r10_line, r10_head, r10_csn}
+                        : {4'd11, r11_stamp, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
+                : ((|rc2_d_hit[13:12])
+                    ? (rc2_d_hit[12]
+                        ? {4'd12, r12_stamp, r12_mask, r12_core, r12_line, r12_head, r12_csn}
+                        : {4'd13, r13_stamp, r13_mask, r13_core, r13_line, r13_head, r13_csn})
+                    : (rc2_d_hit[14]
+                        ? {4'd14, r14_stamp, r14_mask, r14_core, r14_line, r14_head, r14_csn}
+                        : {4'd15, r15_stamp, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
+        : 96'd0;
+    wire [15:0] rc3_d_hit;
+    assign rc3_d_hit = {
+        r15_rel & (r15_node == 2'd3), r14_rel & (r14_node == 2'd3), r13_rel & (r13_node == 2'd3), r12_rel & (r12_node == 2'd3),
+        r11_rel & (r11_node == 2'd3), r10_rel & (r10_node == 2'd3), r9_rel & (r9_node == 2'd3), r8_rel & (r8_node == 2'd3),
+        r7_rel & (r7_node == 2'd3), r6_rel & (r6_node == 2'd3), r5_rel & (r5_node == 2'd3), r4_rel & (r4_node == 2'd3), r3_rel & (r3_node == 2'd3),
+        r2_rel & (r2_node == 2'd3), r1_rel & (r1_node == 2'd3), r0_rel & (r0_node == 2'd3)
+    };
+    wire [95:0] rc3_d;
+    assign rc3_d = (|rc3_d_hit[15:0])
+        ? ((|rc3_d_hit[7:0])
+            ? ((|rc3_d_hit[3:0])
+                ? ((|rc3_d_hit[1:0])
+                    ? (rc3_d_hit[0]
+                        ? {4'd0, r0_stamp, r0_mask, r0_core, r0_line, r0_head, r0_csn}
+                        : {4'd1, r1_stamp, r1_mask, r1_core, r1_line, r1_head, r1_csn})
+                    : (rc3_d_hit[2]
+                        ? {4'd2, r2_stamp, r2_mask, r2_core, r2_line, r2_head, r2_csn}
+                        : {4'd3, r3_stamp, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
+                : ((|rc3_d_hit[5:4])
+                    ? (rc3_d_hit[4]
+                        ? {4'd4, r4_stamp, r4_mask, r4_core, r4_line, r4_head, r4_csn}
+                        : {4'd5, r5_stamp, r5_mask, r5_core, r5_line, r5_head, r5_csn})
+                    : (rc3_d_hit[6]
+                        ? {4'd6, r6_stamp, r6_mask, r6_core, r6_line, r6_head, r6_csn}
+                        : {4'd7, r7_stamp, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
+            : ((|rc3_d_hit[11:8])
+                ? ((|rc3_d_hit[9:8])
+                    ? (rc3_d_hit[8]
+                        ? {4'd8, r8_stamp, r8_mask, r8_core, r8_line, r8_head, r8_csn}
+                        : {4'd9, r9_stamp, r9_mask, r9_core, r9_line, r9_head, r9_csn})
+                    : (rc3_d_hit[10]
+                        ? {4'd10, r10_stamp, r10_mask, r10_core, r10_line, r10_head, r10_csn}
+                        : {4'd11, r11_stamp, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
+                : ((|rc3_d_hit[13:12])
+                    ? (rc3_d_hit[12]
+                        ? {4'd12, r12_stamp, r12_mask, r12_core, r12_line, r12_head, r12_csn}
+                        : {4'd13, r13_stamp, r13_mask, r13_core, r13_line, r13_head, r13_csn})
+                    : (rc3_d_hit[14]
+                        ? {4'd14, r14_stamp, r14_mask, r14_core, r14_line, r14_head, r14_csn}
+                        : {4'd15, r15_stamp, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
+        : 96'd0;
+    wire any_rel;
+    assign any_rel = r0_rel
+        | r1_rel
+        | r2_rel
+        | r3_rel
+        | r4_rel
+        | r5_rel
+        | r6_rel
+        | r7_rel
+        | r8_rel
+        | r9_rel
+        | r10_rel
+        | r11_rel
+        | r12_rel
+        | r13_rel
+        | r14_rel
+        | r15_rel;
+
+    // Release pick: the registered candidate with the smallest {E, source} (eligibility order, H3).
+    wire [31:0] rc0_e;
+    assign rc0_e = (rc0_stamp > s0_el) ? rc0_stamp : s0_el;
+    wire [31:0] rc1_e;
+    assign rc1_e = (rc1_stamp > s1_el) ? rc1_stamp : s1_el;
+    wire [31:0] rc2_e;
+    assign rc2_e = (rc2_stamp > s2_el) ? rc2_stamp : s2_el;
+    wire [31:0] rc3_e;
+    assign rc3_e = (rc3_stamp > s3_el) ? rc3_stamp : s3_el;
     wire pick1_0_t;
-    assign pick1_0_t = r1_rel & ((!r0_rel) | ({r1_e, r1_node} < {r0_e, r0_node}));
+    assign pick1_0_t = rc1_v & ((!rc0_v) | ({rc1_e, 2'd1} < {rc0_e, 2'd0}));
     wire pick1_0_v;
-    assign pick1_0_v = r0_rel | r1_rel;
+    assign pick1_0_v = rc0_v | rc1_v;
     wire [33:0] pick1_0_k;
-    assign pick1_0_k = pick1_0_t ? {r1_e, r1_node} : {r0_e, r0_node};
+    assign pick1_0_k = pick1_0_t ? {rc1_e, 2'd1} : {rc0_e, 2'd0};
     wire [3:0] pick1_0_row;
-    assign pick1_0_row = pick1_0_t ? 4'd1 : 4'd0;
+    assign pick1_0_row = pick1_0_t ? rc1_row : rc0_row;
     wire [15:0] pick1_0_mask;
-    assign pick1_0_mask = pick1_0_t ? r1_mask : r0_mask;
+    assign pick1_0_mask = pick1_0_t ? rc1_mask : rc0_mask;
     wire pick1_0_core;
-    assign pick1_0_core = pick1_0_t ? r1_core : r0_core;
+    assign pick1_0_core = pick1_0_t ? rc1_core : rc0_core;
     wire [25:0] pick1_0_line;
-    assign pick1_0_line = pick1_0_t ? r1_line : r0_line;
+    assign pick1_0_line = pick1_0_t ? rc1_line : rc0_line;
     wire pick1_0_head;
-    assign pick1_0_head = pick1_0_t ? r1_head : r0_head;
+    assign pick1_0_head = pick1_0_t ? rc1_head : rc0_head;
     wire [15:0] pick1_0_csn;
-    assign pick1_0_csn = pick1_0_t ? r1_csn : r0_csn;
+    assign pick1_0_csn = pick1_0_t ? rc1_csn : rc0_csn;
     wire pick1_1_t;
-    assign pick1_1_t = r3_rel & ((!r2_rel) | ({r3_e, r3_node} < {r2_e, r2_node}));
+    assign pick1_1_t = rc3_v & ((!rc2_v) | ({rc3_e, 2'd3} < {rc2_e, 2'd2}));
     wire pick1_1_v;
-    assign pick1_1_v = r2_rel | r3_rel;
+    assign pick1_1_v = rc2_v | rc3_v;
     wire [33:0] pick1_1_k;
-    assign pick1_1_k = pick1_1_t ? {r3_e, r3_node} : {r2_e, r2_node};
+    assign pick1_1_k = pick1_1_t ? {rc3_e, 2'd3} : {rc2_e, 2'd2};
     wire [3:0] pick1_1_row;
-    assign pick1_1_row = pick1_1_t ? 4'd3 : 4'd2;
+    assign pick1_1_row = pick1_1_t ? rc3_row : rc2_row;
     wire [15:0] pick1_1_mask;
-    assign pick1_1_mask = pick1_1_t ? r3_mask : r2_mask;
+    assign pick1_1_mask = pick1_1_t ? rc3_mask : rc2_mask;
     wire pick1_1_core;
-    assign pick1_1_core = pick1_1_t ? r3_core : r2_core;
+    assign pick1_1_core = pick1_1_t ? rc3_core : rc2_core;
     wire [25:0] pick1_1_line;
-    assign pick1_1_line = pick1_1_t ? r3_line : r2_line;
+    assign pick1_1_line = pick1_1_t ? rc3_line : rc2_line;
     wire pick1_1_head;
-    assign pick1_1_head = pick1_1_t ? r3_head : r2_head;
+    assign pick1_1_head = pick1_1_t ? rc3_head : rc2_head;
     wire [15:0] pick1_1_csn;
-    assign pick1_1_csn = pick1_1_t ? r3_csn : r2_csn;
-    wire pick1_2_t;
-    assign pick1_2_t = r5_rel & ((!r4_rel) | ({r5_e, r5_node} < {r4_e, r4_node}));
-    wire pick1_2_v;
-    assign pick1_2_v = r4_rel | r5_rel;
-    wire [33:0] pick1_2_k;
-    assign pick1_2_k = pick1_2_t ? {r5_e, r5_node} : {r4_e, r4_node};
-    wire [3:0] pick1_2_row;
-    assign pick1_2_row = pick1_2_t ? 4'd5 : 4'd4;
-    wire [15:0] pick1_2_mask;
-    assign pick1_2_mask = pick1_2_t ? r5_mask : r4_mask;
-    wire pick1_2_core;
-    assign pick1_2_core = pick1_2_t ? r5_core : r4_core;
-    wire [25:0] pick1_2_line;
-    assign pick1_2_line = pick1_2_t ? r5_line : r4_line;
-    wire pick1_2_head;
-    assign pick1_2_head = pick1_2_t ? r5_head : r4_head;
-    wire [15:0] pick1_2_csn;
-    assign pick1_2_csn = pick1_2_t ? r5_csn : r4_csn;
-    wire pick1_3_t;
-    assign pick1_3_t = r7_rel & ((!r6_rel) | ({r7_e, r7_node} < {r6_e, r6_node}));
-    wire pick1_3_v;
-    assign pick1_3_v = r6_rel | r7_rel;
-    wire [33:0] pick1_3_k;
-    assign pick1_3_k = pick1_3_t ? {r7_e, r7_node} : {r6_e, r6_node};
-    wire [3:0] pick1_3_row;
-    assign pick1_3_row = pick1_3_t ? 4'd7 : 4'd6;
-    wire [15:0] pick1_3_mask;
-    assign pick1_3_mask = pick1_3_t ? r7_mask : r6_mask;
-    wire pick1_3_core;
-    assign pick1_3_core = pick1_3_t ? r7_core : r6_core;
-    wire [25:0] pick1_3_line;
-    assign pick1_3_line = pick1_3_t ? r7_line : r6_line;
-    wire pick1_3_head;
-    assign pick1_3_head = pick1_3_t ? r7_head : r6_head;
-    wire [15:0] pick1_3_csn;
-    assign pick1_3_csn = pick1_3_t ? r7_csn : r6_csn;
-    wire pick1_4_t;
-    assign pick1_4_t = r9_rel & ((!r8_rel) | ({r9_e, r9_node} < {r8_e, r8_node}));
-    wire pick1_4_v;
-    assign pick1_4_v = r8_rel | r9_rel;
-    wire [33:0] pick1_4_k;
-    assign pick1_4_k = pick1_4_t ? {r9_e, r9_node} : {r8_e, r8_node};
-    wire [3:0] pick1_4_row;
-    assign pick1_4_row = pick1_4_t ? 4'd9 : 4'd8;
-    wire [15:0] pick1_4_mask;
-    assign pick1_4_mask = pick1_4_t ? r9_mask : r8_mask;
-    wire pick1_4_core;
-    assign pick1_4_core = pick1_4_t ? r9_core : r8_core;
-    wire [25:0] pick1_4_line;
-    assign pick1_4_line = pick1_4_t ? r9_line : r8_line;
-    wire pick1_4_head;
-    assign pick1_4_head = pick1_4_t ? r9_head : r8_head;
-    wire [15:0] pick1_4_csn;
-    assign pick1_4_csn = pick1_4_t ? r9_csn : r8_csn;
-    wire pick1_5_t;
-    assign pick1_5_t = r11_rel & ((!r10_rel) | ({r11_e, r11_node} < {r10_e, r10_node}));
-    wire pick1_5_v;
-    assign pick1_5_v = r10_rel | r11_rel;
-    wire [33:0] pick1_5_k;
-    assign pick1_5_k = pick1_5_t ? {r11_e, r11_node} : {r10_e, r10_node};
-    wire [3:0] pick1_5_row;
-    assign pick1_5_row = pick1_5_t ? 4'd11 : 4'd10;
-    wire [15:0] pick1_5_mask;
-    assign pick1_5_mask = pick1_5_t ? r11_mask : r10_mask;
-    wire pick1_5_core;
-    assign pick1_5_core = pick1_5_t ? r11_core : r10_core;
-    wire [25:0] pick1_5_line;
-    assign pick1_5_line = pick1_5_t ? r11_line : r10_line;
-    wire pick1_5_head;
-    assign pick1_5_head = pick1_5_t ? r11_head : r10_head;
-    wire [15:0] pick1_5_csn;
-    assign pick1_5_csn = pick1_5_t ? r11_csn : r10_csn;
-    wire pick1_6_t;
-    assign pick1_6_t = r13_rel & ((!r12_rel) | ({r13_e, r13_node} < {r12_e, r12_node}));
-    wire pick1_6_v;
-    assign pick1_6_v = r12_rel | r13_rel;
-    wire [33:0] pick1_6_k;
-    assign pick1_6_k = pick1_6_t ? {r13_e, r13_node} : {r12_e, r12_node};
-    wire [3:0] pick1_6_row;
-    assign pick1_6_row = pick1_6_t ? 4'd13 : 4'd12;
-    wire [15:0] pick1_6_mask;
-    assign pick1_6_mask = pick1_6_t ? r13_mask : r12_mask;
-    wire pick1_6_core;
-    assign pick1_6_core = pick1_6_t ? r13_core : r12_core;
-    wire [25:0] pick1_6_line;
-    assign pick1_6_line = pick1_6_t ? r13_line : r12_line;
-    wire pick1_6_head;
-    assign pick1_6_head = pick1_6_t ? r13_head : r12_head;
-    wire [15:0] pick1_6_csn;
-    assign pick1_6_csn = pick1_6_t ? r13_csn : r12_csn;
-    wire pick1_7_t;
-    assign pick1_7_t = r15_rel & ((!r14_rel) | ({r15_e, r15_node} < {r14_e, r14_node}));
-    wire pick1_7_v;
-    assign pick1_7_v = r14_rel | r15_rel;
-    wire [33:0] pick1_7_k;
-    assign pick1_7_k = pick1_7_t ? {r15_e, r15_node} : {r14_e, r14_node};
-    wire [3:0] pick1_7_row;
-    assign pick1_7_row = pick1_7_t ? 4'd15 : 4'd14;
-    wire [15:0] pick1_7_mask;
-    assign pick1_7_mask = pick1_7_t ? r15_mask : r14_mask;
-    wire pick1_7_core;
-    assign pick1_7_core = pick1_7_t ? r15_core : r14_core;
-    wire [25:0] pick1_7_line;
-    assign pick1_7_line = pick1_7_t ? r15_line : r14_line;
-    wire pick1_7_head;
-    assign pick1_7_head = pick1_7_t ? r15_head : r14_head;
-    wire [15:0] pick1_7_csn;
-    assign pick1_7_csn = pick1_7_t ? r15_csn : r14_csn;
-    wire pick2_0_t;
-    assign pick2_0_t = pick1_1_v & ((!pick1_0_v) | (pick1_1_k < pick1_0_k));
-    wire pick2_0_v;
-    assign pick2_0_v = pick1_0_v | pick1_1_v;
-    wire [33:0] pick2_0_k;
-    assign pick2_0_k = pick2_0_t ? pick1_1_k : pick1_0_k;
-    wire [3:0] pick2_0_row;
-    assign pick2_0_row = pick2_0_t ? pick1_1_row : pick1_0_row;
-    wire [15:0] pick2_0_mask;
-    assign pick2_0_mask = pick2_0_t ? pick1_1_mask : pick1_0_mask;
-    wire pick2_0_core;
-    assign pick2_0_core = pick2_0_t ? pick1_1_core : pick1_0_core;
-    wire [25:0] pick2_0_line;
-    assign pick2_0_line = pick2_0_t ? pick1_1_line : pick1_0_line;
-    wire pick2_0_head;
-    assign pick2_0_head = pick2_0_t ? pick1_1_head : pick1_0_head;
-    wire [15:0] pick2_0_csn;
-    assign pick2_0_csn = pick2_0_t ? pick1_1_csn : pick1_0_csn;
-    wire pick2_1_t;
-    assign pick2_1_t = pick1_3_v & ((!pick1_2_v) | (pick1_3_k < pick1_2_k));
-    wire pick2_1_v;
-    assign pick2_1_v = pick1_2_v | pick1_3_v;
-    wire [33:0] pick2_1_k;
-    assign pick2_1_k = pick2_1_t ? pick1_3_k : pick1_2_k;
-    wire [3:0] pick2_1_row;
-    assign pick2_1_row = pick2_1_t ? pick1_3_row : pick1_2_row;
-    wire [15:0] pick2_1_mask;
-    assign pick2_1_mask = pick2_1_t ? pick1_3_mask : pick1_2_mask;
-    wire pick2_1_core;
-    assign pick2_1_core = pick2_1_t ? pick1_3_core : pick1_2_core;
-    wire [25:0] pick2_1_line;
-    assign pick2_1_line = pick2_1_t ? pick1_3_line : pick1_2_line;
-    wire pick2_1_head;
-    assign pick2_1_head = pick2_1_t ? pick1_3_head : pick1_2_head;
-    wire [15:0] pick2_1_csn;
-    assign pick2_1_csn = pick2_1_t ? pick1_3_csn : pick1_2_csn;
-    wire pick2_2_t;
-    assign pick2_2_t = pick1_5_v & ((!pick1_4_v) | (pick1_5_k < pick1_4_k));
-    wire pick2_2_v;
-    assign pick2_2_v = pick1_4_v | pick1_5_v;
-    wire [33:0] pick2_2_k;
-    assign pick2_2_k = pick2_2_t ? pick1_5_k : pick1_4_k;
-    wire [3:0] pick2_2_row;
-    assign pick2_2_row = pick2_2_t ? pick1_5_row : pick1_4_row;
-    wire [15:0] pick2_2_mask;
-    assign pick2_2_mask = pick2_2_t ? pick1_5_mask : pick1_4_mask;
-    wire pick2_2_core;
-    assign pick2_2_core = pick2_2_t ? pick1_5_core : pick1_4_core;
-    wire [25:0] pick2_2_line;
-    assign pick2_2_line = pick2_2_t ? pick1_5_line : pick1_4_line;
-    wire pick2_2_head;
-    assign pick2_2_head = pick2_2_t ? pick1_5_head : pick1_4_head;
-    wire [15:0] pick2_2_csn;
-    assign pick2_2_csn = pick2_2_t ? pick1_5_csn : pick1_4_csn;
-    wire pick2_3_t;
-    assign pick2_3_t = pick1_7_v & ((!pick1_6_v) | (pick1_7_k < pick1_6_k));
-    wire pick2_3_v;
-    assign pick2_3_v = pick1_6_v | pick1_7_v;
-    wire [33:0] pick2_3_k;
-    assign pick2_3_k = pick2_3_t ? pick1_7_k : pick1_6_k;
-    wire [3:0] pick2_3_row;
-    assign pick2_3_row = pick2_3_t ? pick1_7_row : pick1_6_row;
-    wire [15:0] pick2_3_mask;
-    assign pick2_3_mask = pick2_3_t ? pick1_7_mask : pick1_6_mask;
-    wire pick2_3_core;
-    assign pick2_3_core = pick2_3_t ? pick1_7_core : pick1_6_core;
-    wire [25:0] pick2_3_line;
-    assign pick2_3_line = pick2_3_t ? pick1_7_line : pick1_6_line;
-    wire pick2_3_head;
-    assign pick2_3_head = pick2_3_t ? pick1_7_head : pick1_6_head;
-    wire [15:0] pick2_3_csn;
-    assign pick2_3_csn = pick2_3_t ? pick1_7_csn : pick1_6_csn;
-    wire pick3_0_t;
-    assign pick3_0_t = pick2_1_v & ((!pick2_0_v) | (pick2_1_k < pick2_0_k));
-    wire pick3_0_v;
-    assign pick3_0_v = pick2_0_v | pick2_1_v;
-    wire [33:0] pick3_0_k;
-    assign pick3_0_k = pick3_0_t ? pick2_1_k : pick2_0_k;
-    wire [3:0] pick3_0_row;
-    assign pick3_0_row = pick3_0_t ? pick2_1_row : pick2_0_row;
-    wire [15:0] pick3_0_mask;
-    assign pick3_0_mask = pick3_0_t ? pick2_1_mask : pick2_0_mask;
-    wire pick3_0_core;
-    assign pick3_0_core = pick3_0_t ? pick2_1_core : pick2_0_core;
-    wire [25:0] pick3_0_line;
-    assign pick3_0_line = pick3_0_t ? pick2_1_line : pick2_0_line;
-    wire pick3_0_head;
-    assign pick3_0_head = pick3_0_t ? pick2_1_head : pick2_0_head;
-    wire [15:0] pick3_0_csn;
-    assign pick3_0_csn = pick3_0_t ? pick2_1_csn : pick2_0_csn;
-    wire pick3_1_t;
-    assign pick3_1_t = pick2_3_v & ((!pick2_2_v) | (pick2_3_k < pick2_2_k));
-    wire pick3_1_v;
-    assign pick3_1_v = pick2_2_v | pick2_3_v;
-    wire [33:0] pick3_1_k;
-    assign pick3_1_k = pick3_1_t ? pick2_3_k : pick2_2_k;
-    wire [3:0] pick3_1_row;
-    assign pick3_1_row = pick3_1_t ? pick2_3_row : pick2_2_row;
-    wire [15:0] pick3_1_mask;
-    assign pick3_1_mask = pick3_1_t ? pick2_3_mask : pick2_2_mask;
-    wire pick3_1_core;
-    assign pick3_1_core = pick3_1_t ? pick2_3_core : pick2_2_core;
-    wire [25:0] pick3_1_line;
-    assign pick3_1_line = pick3_1_t ? pick2_3_line : pick2_2_line;
-    wire pick3_1_head;
-    assign pick3_1_head = pick3_1_t ? pick2_3_head : pick2_2_head;
-    wire [15:0] pick3_1_csn;
-    assign pick3_1_csn = pick3_1_t ? pick2_3_csn : pick2_2_csn;
+    assign pick1_1_csn = pick1_1_t ? rc3_csn : rc2_csn;
     wire pick_t;
-    assign pick_t = pick3_1_v & ((!pick3_0_v) | (pick3_1_k < pick3_0_k));
+    assign pick_t = pick1_1_v & ((!pick1_0_v) | (pick1_1_k < pick1_0_k));
     wire pick_v;
-    assign pick_v = pick3_0_v | pick3_1_v;
+    assign pick_v = pick1_0_v | pick1_1_v;
     wire [33:0] pick_k;
-    assign pick_k = pick_t ? pick3_1_k : pick3_0_k;
-    assign pick_row = pick_t ? pick3_1_row : pick3_0_row;
+    assign pick_k = pick_t ? pick1_1_k : pick1_0_k;
+    assign pick_row = pick_t ? pick1_1_row : pick1_0_row;
     wire [15:0] pick_mask;
-    assign pick_mask = pick_t ? pick3_1_mask : pick3_0_mask;
+    assign pick_mask = pick_t ? pick1_1_mask : pick1_0_mask;
     wire pick_core;
-    assign pick_core = pick_t ? pick3_1_core : pick3_0_core;
+    assign pick_core = pick_t ? pick1_1_core : pick1_0_core;
     wire [25:0] pick_line;
-    assign pick_line = pick_t ? pick3_1_line : pick3_0_line;
+    assign pick_line = pick_t ? pick1_1_line : pick1_0_line;
     wire pick_head;
-    assign pick_head = pick_t ? pick3_1_head : pick3_0_head;
+    assign pick_head = pick_t ? pick1_1_head : pick1_0_head;
     wire [15:0] pick_csn;
-    assign pick_csn = pick_t ? pick3_1_csn : pick3_0_csn;
+    assign pick_csn = pick_t ? pick1_1_csn : pick1_0_csn;
 
     // Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed.
     wire gs1_0_t;
@@ -1193,50 +1140,23 @@ module rtlgen_recxl_lu (
         | r13_vm
         | r14_vm
         | r15_vm;
-    wire vm1_seen;
-    assign vm1_seen = r0_vm | r1_vm;
-    wire vm2_seen;
-    assign vm2_seen = vm1_seen | r2_vm;
-    wire vm3_seen;
-    assign vm3_seen = vm2_seen | r3_vm;
-    wire vm4_seen;
-    assign vm4_seen = vm3_seen | r4_vm;
-    wire vm5_seen;
-    assign vm5_seen = vm4_seen | r5_vm;
-    wire vm6_seen;
-    assign vm6_seen = vm5_seen | r6_vm;
-    wire vm7_seen;
-    assign vm7_seen = vm6_seen | r7_vm;
-    wire vm8_seen;
-    assign vm8_seen = vm7_seen | r8_vm;
-    wire vm9_seen;
-    assign vm9_seen = vm8_seen | r9_vm;
-    wire vm10_seen;
-    assign vm10_seen = vm9_seen | r10_vm;
-    wire vm11_seen;
-    assign vm11_seen = vm10_seen | r11_vm;
-    wire vm12_seen;
-    assign vm12_seen = vm11_seen | r12_vm;
-    wire vm13_seen;
-    assign vm13_seen = vm12_seen | r13_vm;
-    wire vm14_seen;
-    assign vm14_seen = vm13_seen | r14_vm;
-    wire vm_multi;
-    assign vm_multi = (r1_vm & r0_vm)
-        | (r2_vm & vm1_seen)
-        | (r3_vm & vm2_seen)
-        | (r4_vm & vm3_seen)
-        | (r5_vm & vm4_seen)
-        | (r6_vm & vm5_seen)
-        | (r7_vm & vm6_seen)
-        | (r8_vm & vm7_seen)
-        | (r9_vm & vm8_seen)
-        | (r10_vm & vm9_seen)
-        | (r11_vm & vm10_seen)
-        | (r12_vm & vm11_seen)
-        | (r13_vm & vm12_seen)
-        | (r14_vm & vm13_seen)
-        | (r15_vm & vm14_seen);
+    wire [7:0] vm_two1;
+    assign vm_two1 = {r14_vm & r15_vm, r12_vm & r13_vm, r10_vm & r11_vm, r8_vm & r9_vm, r6_vm & r7_vm, r4_vm & r5_vm, r2_vm & r3_vm, r0_vm & r1_vm};
+    wire [7:0] vm_any1;
+    assign vm_any1 = {r14_vm | r15_vm, r12_vm | r13_vm, r10_vm | r11_vm, r8_vm | r9_vm, r6_vm | r7_vm, r4_vm | r5_vm, r2_vm | r3_vm, r0_vm | r1_vm};
+    wire [3:0] vm_two2;
+    assign vm_two2 = {
+        vm_two1[6] | vm_two1[7] | (vm_any1[6] & vm_any1[7]), vm_two1[4] | vm_two1[5] | (vm_any1[4] & vm_any1[5]),
+        vm_two1[2] | vm_two1[3] | (vm_any1[2] & vm_any1[3]), vm_two1[0] | vm_two1[1] | (vm_any1[0] & vm_any1[1])
+    };
+    wire [3:0] vm_any2;
+    assign vm_any2 = {vm_any1[6] | vm_any1[7], vm_any1[4] | vm_any1[5], vm_any1[2] | vm_any1[3], vm_any1[0] | vm_any1[1]};
+    wire [1:0] vm_two3;
+    assign vm_two3 = {vm_two2[2] | vm_two2[3] | (vm_any2[2] & vm_any2[3]), vm_two2[0] | vm_two2[1] | (vm_any2[0] & vm_any2[1])};
+    wire [1:0] vm_any3;
+    assign vm_any3 = {vm_any2[2] | vm_any2[3], vm_any2[0] | vm_any2[1]};
+    wire vm_two4;
+    assign vm_two4 = vm_two3[0] | vm_two3[1] | (vm_any3[0] & vm_any3[1]);
     wire [15:0] vm_row_hit;
     assign vm_row_hit = {r15_vm, r14_vm, r13_vm, r12_vm, r11_vm, r10_vm, r9_vm, r8_vm, r7_vm, r6_vm, r5_vm, r4_vm, r3_vm, r2_vm, r1_vm, r0_vm};
     wire [3:0] vm_row;
@@ -1281,7 +1201,7 @@ module rtlgen_recxl_lu (
     assign fetch_idle = fstate_q == F_IDLE;
     assign pick_fire = (!rel_busy_q) & pick_v & fetch_idle;
     wire gap_fire;
-    assign gap_fire = (!rel_busy_q) & fetch_idle & (!pick_v) & gs_v;
+    assign gap_fire = (!rel_busy_q) & fetch_idle & (!any_rel) & gs_v;
     wire [1:0] pick_node;
     assign pick_node = pick_k[1:0];
     wire [31:0] pick_e;
@@ -1510,7 +1430,7 @@ module rtlgen_recxl_lu (
     // verilator lint_on UNUSED
     wire quiesced;
     assign quiesced = ctl_quiesce
-        & (!pick_v)
+        & (!any_rel)
         & (!rel_busy_q)
         & (!dump_trav)
         & (!(((r0_st != ROW_FREE) & r0_fail)
@@ -1582,7 +1502,7 @@ module rtlgen_recxl_lu (
     wire [16:0] cnt6_sum;
     assign cnt6_sum = {1'd0, cnt6_q} + {16'd0, val_live & (!vm_any)};
     wire [16:0] cnt7_sum;
-    assign cnt7_sum = {1'd0, cnt7_q} + {16'd0, val_live & vm_multi};
+    assign cnt7_sum = {1'd0, cnt7_q} + {16'd0, val_live & vm_two4};
     wire [16:0] cnt8_sum;
     assign cnt8_sum = {1'd0, cnt8_q} + {16'd0, val_live & vm_any & val_bad};
     wire [16:0] cnt9_sum;
@@ -1874,6 +1794,38 @@ module rtlgen_recxl_lu (
             cnt21_q <= 16'd0;
             cnt22_q <= 16'd0;
             stat_q <= 16'd0;
+            rc0_v <= 1'd0;
+            rc0_row <= 4'd0;
+            rc0_stamp <= 32'd0;
+            rc0_mask <= 16'd0;
+            rc0_core <= 1'd0;
+            rc0_line <= 26'd0;
+            rc0_head <= 1'd0;
+            rc0_csn <= 16'd0;
+            rc1_v <= 1'd0;
+            rc1_row <= 4'd0;
+            rc1_stamp <= 32'd0;
+            rc1_mask <= 16'd0;
+            rc1_core <= 1'd0;
+            rc1_line <= 26'd0;
+            rc1_head <= 1'd0;
+            rc1_csn <= 16'd0;
+            rc2_v <= 1'd0;
+            rc2_row <= 4'd0;
+            rc2_stamp <= 32'd0;
+            rc2_mask <= 16'd0;
+            rc2_core <= 1'd0;
+            rc2_line <= 26'd0;
+            rc2_head <= 1'd0;
+            rc2_csn <= 16'd0;
+            rc3_v <= 1'd0;
+            rc3_row <= 4'd0;
+            rc3_stamp <= 32'd0;
+            rc3_mask <= 16'd0;
+            rc3_core <= 1'd0;
+            rc3_line <= 26'd0;
+            rc3_head <= 1'd0;
+            rc3_csn <= 16'd0;
         end else begin
             // Rows: allocate, validate, free after release, discard failed sources.
             if (alloc_fire & (alloc_row == 4'd0)) begin
@@ -2298,6 +2250,39 @@ module rtlgen_recxl_lu (
             end else if (gap_fire & (gs_node == 2'd3)) begin
                 s3_nts <= gs_ts;
             end
+            // Release candidates.
+            rc0_v <= |rc0_d_hit;
+            rc0_row <= rc0_d[95:92];
+            rc0_stamp <= rc0_d[91:60];
+            rc0_mask <= rc0_d[59:44];
+            rc0_core <= rc0_d[43:43];
+            rc0_line <= rc0_d[42:17];
+            rc0_head <= rc0_d[16:16];
+            rc0_csn <= rc0_d[15:0];
+            rc1_v <= |rc1_d_hit;
+            rc1_row <= rc1_d[95:92];
+            rc1_stamp <= rc1_d[91:60];
+            rc1_mask <= rc1_d[59:44];
+            rc1_core <= rc1_d[43:43];
+            rc1_line <= rc1_d[42:17];
+            rc1_head <= rc1_d[16:16];
+            rc1_csn <= rc1_d[15:0];
+            rc2_v <= |rc2_d_hit;
+            rc2_row <= rc2_d[95:92];
+            rc2_stamp <= rc2_d[91:60];
+            rc2_mask <= rc2_d[59:44];
+            rc2_core <= rc2_d[43:43];
+            rc2_line <= rc2_d[42:17];
+            rc2_head <= rc2_d[16:16];
+            rc2_csn <= rc2_d[15:0];
+            rc3_v <= |rc3_d_hit;
+            rc3_row <= rc3_d[95:92];
+            rc3_stamp <= rc3_d[91:60];
+            rc3_mask <= rc3_d[59:44];
+            rc3_core <= rc3_d[43:43];
+            rc3_line <= rc3_d[42:17];
+            rc3_head <= rc3_d[16:16];
+            rc3_csn <= rc3_d[15:0];
             if (ack_push & (ack_wr_q == 2'd0)) begin
                 a0_node <= repl_src_node;
                 a0_core <= repl_src_core;

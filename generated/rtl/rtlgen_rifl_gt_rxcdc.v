@@ -120,7 +120,7 @@ module rtlgen_rifl_gt_rxcdc (
     wire [4:0] cdc_rd_level; // the read side's level (the write side's is the one that bounds)
     // verilator lint_on UNUSED
     wire pop; // take the head entry at this edge
-    rtlgen_rifl_gt_cdc u_cdc (
+    rtlgen_rifl_rclk_cdc u_cdc (
         .wr_clk   (rx_clk),
         .wr_rst   (rx_rst),
         .wr_en    (rx_wr_en),

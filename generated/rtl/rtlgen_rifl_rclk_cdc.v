@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rifl_rclk (kind rifl); built by the async_fifo generator
+// Shared : also instantiated by block(s) rifl_gt
 // Latency: 3 cycle(s)
 //
 // Asynchronous FIFO of 16 words of 249 bits between wr_clk and rd_clk: binary/Gray pointer
@@ -16,7 +17,7 @@
 //   depth = 16
 //   sync_stages = 2
 //   registered_output = false
-//   wr_clk_mhz = 500
+//   wr_clk_mhz = 2000
 //   rd_clk_mhz = 500
 //
 // Notes:
@@ -37,6 +38,8 @@
 //   Crossings: only wr_ptr_gray_q -> wr_ptr_sync_s1 (rd_clk), rd_ptr_gray_q -> rd_ptr_sync_s1
 //   (wr_clk) and the storage read (mem -> rd_data); the emitted constraints give the pointer
 //   paths a datapath-only maximum delay of one period of the faster clock.
+//   Shared by users on different clocks: each of its clock frequencies is the fastest its
+//   users give that clock; each user's constraint files name the clocks of its own instance.
 // =============================================================================
 `default_nettype none
 

@@ -142,7 +142,7 @@ module rtlgen_sue_ep_transport (
     output wire [31:0]  cnt_rx_cmd_out,        // commands delivered
     output wire [31:0]  cnt_rx_stall           // cycles with s_axis_rx_tvalid and not tready
 );
-    localparam [15:0] WINDOW = 16'd4;            // PDUs per PSN space stored and unacknowledged
+    localparam [3:0] WINDOW = 4'd4;              // PDUs per PSN space stored and unacknowledged
     localparam [3:0] MAX_CMDS = 4'd8;            // commands per PDU at most
     localparam [4:0] PACK_BEATS = 5'd16;         // payload beats of a maximum PDU
     localparam [11:0] RTO_LAST = 12'd2047;       // timer value at which the retransmission timeout fires (rto_cycles - 1)
@@ -242,38 +242,38 @@ module rtlgen_sue_ep_transport (
     reg [27:0] meta [0:15]; // per slot {cum[15:0], ncmds[9:0], vc[1:0]}
     reg [4:0] rd_left_q; // payload beats still to read from the slot RAM (0 = none)
     reg [1:0] rd_s_q; // space of the slot being read
-    reg [15:0] cur_psn_q; // PSN of the slot being read
+    reg [3:0] cur_psn_q; // PSN of the slot being read (its window bits)
     wire [27:0] s0_m; // slot meta at snd
     assign s0_m = meta[{2'd0, s0_snd[1:0]}];
-    wire [15:0] s0_dn; // next - una
-    assign s0_dn = s0_next - s0_una;
-    wire [15:0] s0_dc; // next - PSN being read
-    assign s0_dc = s0_next - cur_psn_q;
-    wire [15:0] s0_used; // slots in use: from una, or from the PSN being read if older
+    wire [3:0] s0_dn; // next - una (at most WINDOW: compared on the low bits)
+    assign s0_dn = s0_next[3:0] - s0_una[3:0];
+    wire [3:0] s0_dc; // next - PSN being read (at most WINDOW while it is read)
+    assign s0_dc = s0_next[3:0] - cur_psn_q[3:0];
+    wire [3:0] s0_used; // slots in use: from una, or from the PSN being read if older
     assign s0_used = ((rd_left_q != 5'd0) & (rd_s_q == 2'd0) & (s0_dc > s0_dn)) ? s0_dc : s0_dn;
     wire [27:0] s1_m; // slot meta at snd
     assign s1_m = meta[{2'd1, s1_snd[1:0]}];
-    wire [15:0] s1_dn; // next - una
-    assign s1_dn = s1_next - s1_una;
-    wire [15:0] s1_dc; // next - PSN being read
-    assign s1_dc = s1_next - cur_psn_q;
-    wire [15:0] s1_used; // slots in use: from una, or from the PSN being read if older
+    wire [3:0] s1_dn; // next - una (at most WINDOW: compared on the low bits)
+    assign s1_dn = s1_next[3:0] - s1_una[3:0];
+    wire [3:0] s1_dc; // next - PSN being read (at most WINDOW while it is read)
+    assign s1_dc = s1_next[3:0] - cur_psn_q[3:0];
+    wire [3:0] s1_used; // slots in use: from una, or from the PSN being read if older
     assign s1_used = ((rd_left_q != 5'd0) & (rd_s_q == 2'd1) & (s1_dc > s1_dn)) ? s1_dc : s1_dn;
     wire [27:0] s2_m; // slot meta at snd
     assign s2_m = meta[{2'd2, s2_snd[1:0]}];
-    wire [15:0] s2_dn; // next - una
-    assign s2_dn = s2_next - s2_una;
-    wire [15:0] s2_dc; // next - PSN being read
-    assign s2_dc = s2_next - cur_psn_q;
-    wire [15:0] s2_used; // slots in use: from una, or from the PSN being read if older
+    wire [3:0] s2_dn; // next - una (at most WINDOW: compared on the low bits)
+    assign s2_dn = s2_next[3:0] - s2_una[3:0];
+    wire [3:0] s2_dc; // next - PSN being read (at most WINDOW while it is read)
+    assign s2_dc = s2_next[3:0] - cur_psn_q[3:0];
+    wire [3:0] s2_used; // slots in use: from una, or from the PSN being read if older
     assign s2_used = ((rd_left_q != 5'd0) & (rd_s_q == 2'd2) & (s2_dc > s2_dn)) ? s2_dc : s2_dn;
     wire [27:0] s3_m; // slot meta at snd
     assign s3_m = meta[{2'd3, s3_snd[1:0]}];
-    wire [15:0] s3_dn; // next - una
-    assign s3_dn = s3_next - s3_una;
-    wire [15:0] s3_dc; // next - PSN being read
-    assign s3_dc = s3_next - cur_psn_q;
-    wire [15:0] s3_used; // slots in use: from una, or from the PSN being read if older
+    wire [3:0] s3_dn; // next - una (at most WINDOW: compared on the low bits)
+    assign s3_dn = s3_next[3:0] - s3_una[3:0];
+    wire [3:0] s3_dc; // next - PSN being read (at most WINDOW while it is read)
+    assign s3_dc = s3_next[3:0] - cur_psn_q[3:0];
+    wire [3:0] s3_used; // slots in use: from una, or from the PSN being read if older
     assign s3_used = ((rd_left_q != 5'd0) & (rd_s_q == 2'd3) & (s3_dc > s3_dn)) ? s3_dc : s3_dn;
     wire [3:0] free_vec; // a slot is free per space
     assign free_vec = {s3_used < WINDOW, s2_used < WINDOW, s1_used < WINDOW, s0_used < WINDOW};
@@ -389,7 +389,7 @@ module rtlgen_sue_ep_transport (
     wire [1:0] s3_vcs; // vc of the slot at snd
     assign s3_vcs = s3_m[1:0];
     wire s3_data; // a data PDU is ready
-    assign s3_data = (s3_snd != s3_next) & (~s3_down) & (~(((s3_vcs == 2'd0) & tx_vc_pause[0]) | ((s3_vcs == 2'd1) & tx_vc_pause[1])));
+    assign s3_data = (~(s3_snd[3:0] == s3_next[3:0])) & (~s3_down) & (~(((s3_vcs == 2'd0) & tx_vc_pause[0]) | ((s3_vcs == 2'd1) & tx_vc_pause[1])));
     wire s3_adue; // the pending ACK is due
     assign s3_adue = s3_apend & (s3_aforce | (s3_unacked >= ACK_COALESCE) | (s3_aage >= ACK_DELAY));
     wire s3_ctl; // an ACK/NACK is due and can go (by data or on its control VC)
@@ -397,7 +397,7 @@ module rtlgen_sue_ep_transport (
     wire [1:0] s2_vcs; // vc of the slot at snd
     assign s2_vcs = s2_m[1:0];
     wire s2_data; // a data PDU is ready
-    assign s2_data = (s2_snd != s2_next) & (~s2_down) & (~(((s2_vcs == 2'd0) & tx_vc_pause[0]) | ((s2_vcs == 2'd1) & tx_vc_pause[1])));
+    assign s2_data = (~(s2_snd[3:0] == s2_next[3:0])) & (~s2_down) & (~(((s2_vcs == 2'd0) & tx_vc_pause[0]) | ((s2_vcs == 2'd1) & tx_vc_pause[1])));
     wire s2_adue; // the pending ACK is due
     assign s2_adue = s2_apend & (s2_aforce | (s2_unacked >= ACK_COALESCE) | (s2_aage >= ACK_DELAY));
     wire s2_ctl; // an ACK/NACK is due and can go (by data or on its control VC)
@@ -405,7 +405,7 @@ module rtlgen_sue_ep_transport (
     wire [1:0] s1_vcs; // vc of the slot at snd
     assign s1_vcs = s1_m[1:0];
     wire s1_data; // a data PDU is ready
-    assign s1_data = (s1_snd != s1_next) & (~s1_down) & (~(((s1_vcs == 2'd0) & tx_vc_pause[0]) | ((s1_vcs == 2'd1) & tx_vc_pause[1])));
+    assign s1_data = (~(s1_snd[3:0] == s1_next[3:0])) & (~s1_down) & (~(((s1_vcs == 2'd0) & tx_vc_pause[0]) | ((s1_vcs == 2'd1) & tx_vc_pause[1])));
     wire s1_adue; // the pending ACK is due
     assign s1_adue = s1_apend & (s1_aforce | (s1_unacked >= ACK_COALESCE) | (s1_aage >= ACK_DELAY));
     wire s1_ctl; // an ACK/NACK is due and can go (by data or on its control VC)
@@ -413,7 +413,7 @@ module rtlgen_sue_ep_transport (
     wire [1:0] s0_vcs; // vc of the slot at snd
     assign s0_vcs = s0_m[1:0];
     wire s0_data; // a data PDU is ready
-    assign s0_data = (s0_snd != s0_next) & (~s0_down) & (~(((s0_vcs == 2'd0) & tx_vc_pause[0]) | ((s0_vcs == 2'd1) & tx_vc_pause[1])));
+    assign s0_data = (~(s0_snd[3:0] == s0_next[3:0])) & (~s0_down) & (~(((s0_vcs == 2'd0) & tx_vc_pause[0]) | ((s0_vcs == 2'd1) & tx_vc_pause[1])));
     wire s0_adue; // the pending ACK is due
     assign s0_adue = s0_apend & (s0_aforce | (s0_unacked >= ACK_COALESCE) | (s0_aage >= ACK_DELAY));
     wire s0_ctl; // an ACK/NACK is due and can go (by data or on its control VC)
@@ -591,7 +591,7 @@ module rtlgen_sue_ep_transport (
             crc_q <= CRC_INIT;
             rd_left_q <= 5'd0;
             rd_s_q <= 2'd0;
-            cur_psn_q <= 16'd0;
+            cur_psn_q <= 4'd0;
             rd_slot_q <= 2'd0;
             rd_beat_q <= 4'd0;
             out_dest_q <= 10'd0;
@@ -625,7 +625,7 @@ module rtlgen_sue_ep_transport (
                 end
                 if (pick_data) begin
                     rd_s_q <= pick_s;
-                    cur_psn_q <= p_snd;
+                    cur_psn_q <= p_snd[3:0];
                     rd_slot_q <= p_snd[1:0];
                     rd_beat_q <= 4'd1;
                     rd_left_q <= p_beats - 5'd1;
@@ -818,20 +818,22 @@ module rtlgen_sue_ep_transport (
     assign sr_i[1] = ^(sr_sel & 4'hc);
     wire [15:0] r_una;
     assign r_una = (s0_una & {16{sr_sel[0]}}) | (s1_una & {16{sr_sel[1]}}) | (s2_una & {16{sr_sel[2]}}) | (s3_una & {16{sr_sel[3]}});
-    wire [15:0] r_hwm;
-    assign r_hwm = (s0_hwm & {16{sr_sel[0]}}) | (s1_hwm & {16{sr_sel[1]}}) | (s2_hwm & {16{sr_sel[2]}}) | (s3_hwm & {16{sr_sel[3]}});
+    wire [3:0] r_hwm; // hwm's window bits (it is within a window of una)
+    assign r_hwm = (s0_hwm[3:0] & {4{sr_sel[0]}}) | (s1_hwm[3:0] & {4{sr_sel[1]}}) | (s2_hwm[3:0] & {4{sr_sel[2]}}) | (s3_hwm[3:0] & {4{sr_sel[3]}});
     wire [15:0] r_cacc;
     assign r_cacc = (s0_cacc & {16{sr_sel[0]}}) | (s1_cacc & {16{sr_sel[1]}}) | (s2_cacc & {16{sr_sel[2]}}) | (s3_cacc & {16{sr_sel[3]}});
     wire [15:0] r_epsn;
     assign r_epsn = (s0_epsn & {16{sr_sel[0]}}) | (s1_epsn & {16{sr_sel[1]}}) | (s2_epsn & {16{sr_sel[2]}}) | (s3_epsn & {16{sr_sel[3]}});
     wire [15:0] r_du; // rpsn - una
     assign r_du = r_rpsn - r_una;
-    wire [15:0] r_dh; // hwm - una
-    assign r_dh = r_hwm - r_una;
+    wire [3:0] r_dh; // hwm - una (at most WINDOW)
+    assign r_dh = r_hwm[3:0] - r_una[3:0];
+    wire r_near; // rpsn - una below 2^pw (its window bits decide)
+    assign r_near = r_du[15:4] == 12'd0;
     wire ack_ok; // ACK in [una, hwm)
-    assign ack_ok = r_ok & (r_op == OP_ACK) & (r_du < r_dh);
+    assign ack_ok = r_ok & (r_op == OP_ACK) & r_near & (r_du[3:0] < r_dh);
     wire nack_ok; // NACK in [una, hwm]
-    assign nack_ok = r_ok & (r_op == OP_NACK) & (r_du <= r_dh);
+    assign nack_ok = r_ok & (r_op == OP_NACK) & r_near & (r_du[3:0] <= r_dh);
     wire ackev;
     assign ackev = ack_ok | nack_ok;
     wire ack_ign;
@@ -849,7 +851,7 @@ module rtlgen_sue_ep_transport (
     wire [15:0] r_cum; // commands up to una2 - 1
     assign r_cum = r_meta[27:12];
     wire moved; // the ACK/NACK frees slots
-    assign moved = ackev & (una2 != r_una);
+    assign moved = ackev & (~(una2[3:0] == r_una[3:0]));
     wire r_ctrl; // a good control PDU
     assign r_ctrl = r_ok & (rx_beat == 5'd0);
     wire [15:0] r_delta; // psn - epsn
@@ -904,7 +906,7 @@ module rtlgen_sue_ep_transport (
     wire s0_dd; // a data PDU of this space is decided
     assign s0_dd = decide_data & pick_oh[0];
     wire s0_cen; // the timer runs
-    assign s0_cen = (s0_una != s0_hwm) & (~s0_down);
+    assign s0_cen = (~(s0_una[3:0] == s0_hwm[3:0])) & (~s0_down);
     wire s0_tch; // an ACK/NACK for this space
     assign s0_tch = ackev & sr_oh[0];
     wire s0_to; // timeout
@@ -913,10 +915,12 @@ module rtlgen_sue_ep_transport (
     assign s0_sndd = s0_dd ? (s0_snd + 16'd1) : s0_snd;
     wire [15:0] s0_snd1; // snd after the TX side
     assign s0_snd1 = s0_to ? s0_una : s0_sndd;
+    wire s0_dnew; // snd is at hwm: the PDU at snd goes out for the first time
+    assign s0_dnew = s0_snd[3:0] == s0_hwm[3:0];
     wire [15:0] s0_hwm1; // hwm after the TX side
-    assign s0_hwm1 = (s0_dd & (s0_snd == s0_hwm)) ? (s0_hwm + 16'd1) : s0_hwm;
+    assign s0_hwm1 = (s0_dd & s0_dnew) ? (s0_hwm + 16'd1) : s0_hwm;
     wire s0_behind; // snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)
-    assign s0_behind = (s0_sndd - una2) > (s0_hwm1 - una2);
+    assign s0_behind = (s0_sndd[3:0] - una2[3:0]) > (s0_hwm1[3:0] - una2[3:0]);
     always @(posedge clk) begin
         if (rst) begin
             s0_next <= 16'd0;
@@ -935,7 +939,7 @@ module rtlgen_sue_ep_transport (
             end
             s0_snd <= s0_snd1;
             s0_hwm <= s0_hwm1;
-            if (s0_dd & (s0_una == s0_hwm)) begin
+            if (s0_dd & (s0_una[3:0] == s0_hwm[3:0])) begin
                 s0_timer <= 12'd0;
             end
             if (s0_cen) begin
@@ -1017,7 +1021,7 @@ module rtlgen_sue_ep_transport (
     wire s1_dd; // a data PDU of this space is decided
     assign s1_dd = decide_data & pick_oh[1];
     wire s1_cen; // the timer runs
-    assign s1_cen = (s1_una != s1_hwm) & (~s1_down);
+    assign s1_cen = (~(s1_una[3:0] == s1_hwm[3:0])) & (~s1_down);
     wire s1_tch; // an ACK/NACK for this space
     assign s1_tch = ackev & sr_oh[1];
     wire s1_to; // timeout
@@ -1026,10 +1030,12 @@ module rtlgen_sue_ep_transport (
     assign s1_sndd = s1_dd ? (s1_snd + 16'd1) : s1_snd;
     wire [15:0] s1_snd1; // snd after the TX side
     assign s1_snd1 = s1_to ? s1_una : s1_sndd;
+    wire s1_dnew; // snd is at hwm: the PDU at snd goes out for the first time
+    assign s1_dnew = s1_snd[3:0] == s1_hwm[3:0];
     wire [15:0] s1_hwm1; // hwm after the TX side
-    assign s1_hwm1 = (s1_dd & (s1_snd == s1_hwm)) ? (s1_hwm + 16'd1) : s1_hwm;
+    assign s1_hwm1 = (s1_dd & s1_dnew) ? (s1_hwm + 16'd1) : s1_hwm;
     wire s1_behind; // snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)
-    assign s1_behind = (s1_sndd - una2) > (s1_hwm1 - una2);
+    assign s1_behind = (s1_sndd[3:0] - una2[3:0]) > (s1_hwm1[3:0] - una2[3:0]);
     always @(posedge clk) begin
         if (rst) begin
             s1_next <= 16'd0;
@@ -1048,7 +1054,7 @@ module rtlgen_sue_ep_transport (
             end
             s1_snd <= s1_snd1;
             s1_hwm <= s1_hwm1;
-            if (s1_dd & (s1_una == s1_hwm)) begin
+            if (s1_dd & (s1_una[3:0] == s1_hwm[3:0])) begin
                 s1_timer <= 12'd0;
             end
             if (s1_cen) begin
@@ -1130,7 +1136,7 @@ module rtlgen_sue_ep_transport (
     wire s2_dd; // a data PDU of this space is decided
     assign s2_dd = decide_data & pick_oh[2];
     wire s2_cen; // the timer runs
-    assign s2_cen = (s2_una != s2_hwm) & (~s2_down);
+    assign s2_cen = (~(s2_una[3:0] == s2_hwm[3:0])) & (~s2_down);
     wire s2_tch; // an ACK/NACK for this space
     assign s2_tch = ackev & sr_oh[2];
     wire s2_to; // timeout
@@ -1139,10 +1145,12 @@ module rtlgen_sue_ep_transport (
     assign s2_sndd = s2_dd ? (s2_snd + 16'd1) : s2_snd;
     wire [15:0] s2_snd1; // snd after the TX side
     assign s2_snd1 = s2_to ? s2_una : s2_sndd;
+    wire s2_dnew; // snd is at hwm: the PDU at snd goes out for the first time
+    assign s2_dnew = s2_snd[3:0] == s2_hwm[3:0];
     wire [15:0] s2_hwm1; // hwm after the TX side
-    assign s2_hwm1 = (s2_dd & (s2_snd == s2_hwm)) ? (s2_hwm + 16'd1) : s2_hwm;
+    assign s2_hwm1 = (s2_dd & s2_dnew) ? (s2_hwm + 16'd1) : s2_hwm;
     wire s2_behind; // snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)
-    assign s2_behind = (s2_sndd - una2) > (s2_hwm1 - una2);
+    assign s2_behind = (s2_sndd[3:0] - una2[3:0]) > (s2_hwm1[3:0] - una2[3:0]);
     always @(posedge clk) begin
         if (rst) begin
             s2_next <= 16'd0;
@@ -1161,7 +1169,7 @@ module rtlgen_sue_ep_transport (
             end
             s2_snd <= s2_snd1;
             s2_hwm <= s2_hwm1;
-            if (s2_dd & (s2_una == s2_hwm)) begin
+            if (s2_dd & (s2_una[3:0] == s2_hwm[3:0])) begin
                 s2_timer <= 12'd0;
             end
             if (s2_cen) begin
@@ -1243,7 +1251,7 @@ module rtlgen_sue_ep_transport (
     wire s3_dd; // a data PDU of this space is decided
     assign s3_dd = decide_data & pick_oh[3];
     wire s3_cen; // the timer runs
-    assign s3_cen = (s3_una != s3_hwm) & (~s3_down);
+    assign s3_cen = (~(s3_una[3:0] == s3_hwm[3:0])) & (~s3_down);
     wire s3_tch; // an ACK/NACK for this space
     assign s3_tch = ackev & sr_oh[3];
     wire s3_to; // timeout
@@ -1252,10 +1260,12 @@ module rtlgen_sue_ep_transport (
     assign s3_sndd = s3_dd ? (s3_snd + 16'd1) : s3_snd;
     wire [15:0] s3_snd1; // snd after the TX side
     assign s3_snd1 = s3_to ? s3_una : s3_sndd;
+    wire s3_dnew; // snd is at hwm: the PDU at snd goes out for the first time
+    assign s3_dnew = s3_snd[3:0] == s3_hwm[3:0];
     wire [15:0] s3_hwm1; // hwm after the TX side
-    assign s3_hwm1 = (s3_dd & (s3_snd == s3_hwm)) ? (s3_hwm + 16'd1) : s3_hwm;
+    assign s3_hwm1 = (s3_dd & s3_dnew) ? (s3_hwm + 16'd1) : s3_hwm;
     wire s3_behind; // snd before the new una (read with an ACK/NACK, which stops a timeout: snd1 = sndd)
-    assign s3_behind = (s3_sndd - una2) > (s3_hwm1 - una2);
+    assign s3_behind = (s3_sndd[3:0] - una2[3:0]) > (s3_hwm1[3:0] - una2[3:0]);
     always @(posedge clk) begin
         if (rst) begin
             s3_next <= 16'd0;
@@ -1274,7 +1284,7 @@ module rtlgen_sue_ep_transport (
             end
             s3_snd <= s3_snd1;
             s3_hwm <= s3_hwm1;
-            if (s3_dd & (s3_una == s3_hwm)) begin
+            if (s3_dd & (s3_una[3:0] == s3_hwm[3:0])) begin
                 s3_timer <= 12'd0;
             end
             if (s3_cen) begin
@@ -1586,14 +1596,10 @@ module rtlgen_sue_ep_transport (
             cnt_rx_cmd_out_q <= 32'd0;
             cnt_rx_stall_q <= 32'd0;
         end else begin
-            if (decide_data
-                & (p_snd == ((s0_hwm & {16{pick_oh[0]}}) | (s1_hwm & {16{pick_oh[1]}}) | (s2_hwm & {16{pick_oh[2]}}) | (s3_hwm & {16{pick_oh[3]}})))
-                & (cnt_tx_pdu_new_q != CNT_MAX)) begin
+            if (((s0_dd & s0_dnew) | (s1_dd & s1_dnew) | (s2_dd & s2_dnew) | (s3_dd & s3_dnew)) & (cnt_tx_pdu_new_q != CNT_MAX)) begin
                 cnt_tx_pdu_new_q <= cnt_tx_pdu_new_q + 32'd1;
             end
-            if (decide_data
-                & (p_snd != ((s0_hwm & {16{pick_oh[0]}}) | (s1_hwm & {16{pick_oh[1]}}) | (s2_hwm & {16{pick_oh[2]}}) | (s3_hwm & {16{pick_oh[3]}})))
-                & (cnt_tx_pdu_retx_q != CNT_MAX)) begin
+            if (((s0_dd & (~s0_dnew)) | (s1_dd & (~s1_dnew)) | (s2_dd & (~s2_dnew)) | (s3_dd & (~s3_dnew))) & (cnt_tx_pdu_retx_q != CNT_MAX)) begin
                 cnt_tx_pdu_retx_q <= cnt_tx_pdu_retx_q + 32'd1;
             end
             if (decide & (~pick_data) & p_ack & (cnt_tx_ctrl_ack_q != CNT_MAX)) begin
@@ -1663,10 +1669,10 @@ module rtlgen_sue_ep_transport (
     end
     assign s_axis_pdu_tready = pdu_ready;
     assign tx_dest_ready = {
-        (~s3_down) & ((s3_used + {15'd0, in_busy_q & in_good_q & in_s_q[3]}) < WINDOW),
-        (~s2_down) & ((s2_used + {15'd0, in_busy_q & in_good_q & in_s_q[2]}) < WINDOW),
-        (~s1_down) & ((s1_used + {15'd0, in_busy_q & in_good_q & in_s_q[1]}) < WINDOW),
-        (~s0_down) & ((s0_used + {15'd0, in_busy_q & in_good_q & in_s_q[0]}) < WINDOW)
+        (~s3_down) & ((s3_used + {3'd0, in_busy_q & in_good_q & in_s_q[3]}) < WINDOW),
+        (~s2_down) & ((s2_used + {3'd0, in_busy_q & in_good_q & in_s_q[2]}) < WINDOW),
+        (~s1_down) & ((s1_used + {3'd0, in_busy_q & in_good_q & in_s_q[1]}) < WINDOW),
+        (~s0_down) & ((s0_used + {3'd0, in_busy_q & in_good_q & in_s_q[0]}) < WINDOW)
     };
     assign m_axis_tx_tdata = out_tail_q ? tx_tail : tx_mid;
     assign m_axis_tx_tkeep = out_tail_q ? 16'd4095 : 16'd65535;

@@ -1030,6 +1030,10 @@ module rtlgen_sue_pk (
     assign cnt_cmd_out = cnt_cmd_out_q;
 
 `ifdef FORMAL
+    (* anyconst *) reg [9:0] f_dest; // the tagged queue's destination
+    (* anyconst *) reg [1:0] f_vc; // the tagged queue's VC
+    (* anyconst *) reg [7:0] f_k; // the tagged command's number in its queue
+    (* anyconst *) reg f_b; // the tagged beat of the command
     reg f_past_valid; // 0 in the first cycle of a trace, then 1
     always @(posedge clk) begin
         f_past_valid <= 1'd1;
@@ -1081,6 +1085,50 @@ module rtlgen_sue_pk (
     reg [150:0] f_m_axis_pdu_pay; // m_axis_pdu: the payload one cycle ago
     always @(posedge clk) begin
         f_m_axis_pdu_pay <= {m_axis_pdu_tdata, m_axis_pdu_tlast, m_axis_pdu_tdest, m_axis_pdu_tuser};
+    end
+    wire f_in_port; // the beat on s_axis_cmd names the tagged queue
+    assign f_in_port = (s_axis_cmd_tdest == f_dest) & (s_axis_cmd_tuser[1:0] == f_vc);
+    wire f_in_tagq; // the command of this beat is for the tagged queue
+    wire [127:0] f_cmd_data; // beat f_b of the command of this beat
+    reg [7:0] f_in_cmds; // commands committed to the tagged queue
+    reg f_tag_set; // the tagged command is committed
+    reg [127:0] f_tag_data; // beat f_b of the tagged command
+    reg f_in_match; // the command in progress is for the tagged queue
+    reg [127:0] f_in_data; // beat f_b of the command in progress, once taken
+    assign f_in_tagq = first_w ? f_in_port : f_in_match;
+    assign f_cmd_data = (in_beat_q == f_b) ? s_axis_cmd_tdata : f_in_data;
+    wire f_out_tagq; // a beat of the tagged queue leaves on m_axis_pdu
+    assign f_out_tagq = m_axis_pdu_tvalid & m_axis_pdu_tready & ((m_axis_pdu_tdest == f_dest) & (m_axis_pdu_tuser[1:0] == f_vc));
+    reg [7:0] f_out_cmds; // commands of the tagged queue sent whole
+    reg f_out_beat; // beat index within the command leaving
+    always @(posedge clk) begin
+        if (rst) begin
+            f_in_cmds <= 8'd0;
+            f_tag_set <= 1'd0;
+            f_out_cmds <= 8'd0;
+            f_in_match <= 1'd0;
+            f_out_beat <= 1'd0;
+        end else begin
+            if (fire & first_w) begin
+                f_in_match <= f_in_port;
+            end
+            if (fire & (in_beat_q == f_b)) begin
+                f_in_data <= s_axis_cmd_tdata;
+            end
+            if (commit & f_in_tagq) begin
+                f_in_cmds <= f_in_cmds + 8'd1;
+            end
+            if (commit & f_in_tagq & (f_in_cmds == f_k)) begin
+                f_tag_set <= 1'd1;
+                f_tag_data <= f_cmd_data;
+            end
+            if (f_out_tagq) begin
+                f_out_beat <= (f_out_beat == 1'd1) ? 1'd0 : (f_out_beat + 1'd1);
+            end
+            if (f_out_tagq & (f_out_beat == 1'd1)) begin
+                f_out_cmds <= f_out_cmds + 8'd1;
+            end
+        end
     end
     initial f_past_valid = 1'd0;
     initial f_prev_run = 1'd0;
@@ -1196,6 +1244,18 @@ module rtlgen_sue_pk (
                 & (q7_nz == (q7_cnt != 5'd0))
                 & (q7_room1 == (q7_used < QUEUE_DEPTH))
                 & (q7_room2 == (q7_used < (QUEUE_DEPTH - 5'd1))));
+        end
+        // the tagged queue is one of the packer's
+        a_tag_queue: assume ((f_dest < 10'd4) & (f_vc < 2'd2));
+        // the tagged beat is one of a command's
+        a_tag_beat: assume (f_b <= 1'd1);
+        // beat f_b of the tagged queue's f_k-th command leaves after it was committed, with the data it was taken with
+        if (f_past_valid & (!rst) & f_out_tagq & (f_out_cmds == f_k) & (f_out_beat == f_b)) begin
+            p_tag_data: assert (f_tag_set & (m_axis_pdu_tdata == f_tag_data));
+        end
+        // the tagged queue never sends more commands than were committed to it
+        if (f_past_valid & (!rst)) begin
+            p_tag_created: assert (f_out_cmds <= f_in_cmds);
         end
     end
 `endif

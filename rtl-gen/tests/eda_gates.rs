@@ -57,7 +57,7 @@ fn a_module_linted_over_stand_ins_has_its_connections_checked() {
 
     let path = root.join("manifest.json");
     let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("manifest")).expect("json");
-    let child = json["modules"].as_array_mut().expect("modules").iter_mut().find(|m| m["name"] == "rtlgen_rifl_check").expect("frame checker");
+    let child = json["modules"].as_array_mut().expect("modules").iter_mut().find(|m| m["name"] == "rtlgen_rifl_crc").expect("the frame CRC the receiver instantiates");
     let port = child["ports"].as_array_mut().expect("ports").iter_mut().find(|p| p["dir"] == "output").expect("an output");
     port["width"] = serde_json::json!(port["width"].as_u64().expect("width") + 1);
     std::fs::write(&path, json.to_string()).expect("write manifest");

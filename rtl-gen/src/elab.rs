@@ -163,9 +163,9 @@ pub fn clock_frequency(key: &str) -> bool {
 /// the faster of two users' clocks meets both.
 fn fastest_clocks(into: &mut crate::fields::ParamList, from: &crate::fields::ParamList) {
     for (k, v) in into.iter_mut().filter(|(k, _)| clock_frequency(k)) {
-        if let Some(theirs) = from.iter().find(|(f, _)| f == k).and_then(|(_, w)| w.as_f64()) {
-            if v.as_f64().is_some_and(|mine| theirs > mine) {
-                *v = from.iter().find(|(f, _)| f == k).map(|(_, w)| w.clone()).unwrap_or_default();
+        if let Some((_, w)) = from.iter().find(|(f, _)| f == k) {
+            if w.as_f64().zip(v.as_f64()).is_some_and(|(theirs, mine)| theirs > mine) {
+                *v = w.clone();
             }
         }
     }

@@ -4,9 +4,10 @@
 //! and RTL agree): the lowest free row is allocated; the lowest PENDING row matches a VAL; the
 //! release engine takes the releasable row with the smallest (E, source) and writes one record
 //! per cycle in ascending word index, then frees the row one cycle after its last record; the
-//! pick is made among per-source candidates registered the cycle before, so a row is picked
-//! two cycles after its VAL at the earliest (the pick never waits on the candidate stage while
-//! the engine is busy: back-to-back releases keep their spacing); one log
+//! pick is made among per-source candidates registered from per-row eligibility registered the
+//! cycle before, so a row is picked three cycles after its VAL at the earliest (the pick never
+//! waits on those stages while the engine is busy: back-to-back releases keep their spacing);
+//! counters count their events one cycle late (registered events); one log
 //! read is outstanding at a time (dump and fetch traverse one record per read round trip); the
 //! lowest PENDING row of a failed source is discarded each cycle; a gap skip happens only when no
 //! row is releasable; the dump engine's beat is written before the next read is issued.
@@ -211,8 +212,11 @@ pub struct LoggingUnitModel {
     data: Vec<Bits>,
     next_ts: Vec<u32>,
     elig_last: Vec<u32>,
-    /// Per source, its lowest releasable row as it was in the previous cycle (the release
-    /// pick's registered first stage).
+    /// Per row, whether it was releasable in the previous cycle (cleared when it was picked):
+    /// the release pick's registered eligibility.
+    rel_q: Vec<bool>,
+    /// Per source, its lowest row of `rel_q` as it was in the previous cycle (the release pick's
+    /// registered candidate stage).
     rel_cand: Vec<Option<usize>>,
     rows_used: u32,
     head_used: u32,
@@ -263,6 +267,9 @@ pub struct LoggingUnitModel {
     frec: Bits,
     fmatch: u64,
     ctr: [u64; COUNTERS],
+    /// Each counter's increment of the previous cycle: counters count from registered events,
+    /// one cycle late.
+    ctr_inc: [u64; COUNTERS],
     stat_q: u64,
 }
 
@@ -287,6 +294,7 @@ impl LoggingUnitModel {
             data: vec![Bits::zeros(b.lw() as usize); rows],
             next_ts: vec![1; n],
             elig_last: vec![0; n],
+            rel_q: vec![false; b.sram_rows as usize],
             rel_cand: vec![None; n],
             rows_used: 0,
             head_used: 0,
@@ -331,6 +339,7 @@ impl LoggingUnitModel {
             frec: Bits::zeros(b.rec() as usize),
             fmatch: 0,
             ctr: [0; COUNTERS],
+            ctr_inc: [0; COUNTERS],
             stat_q: 0,
         };
         m.reset();
@@ -361,6 +370,7 @@ impl LoggingUnitModel {
             data: vec![Bits::zeros(b.lw() as usize); rows],
             next_ts: vec![1; n],
             elig_last: vec![0; n],
+            rel_q: vec![false; b.sram_rows as usize],
             rel_cand: vec![None; n],
             rows_used: 0,
             head_used: 0,
@@ -405,6 +415,7 @@ impl LoggingUnitModel {
             frec: Bits::zeros(b.rec() as usize),
             fmatch: 0,
             ctr: [0; COUNTERS],
+            ctr_inc: [0; COUNTERS],
             stat_q: 0,
         }
     }
@@ -503,10 +514,11 @@ impl LoggingUnitModel {
     fn any_releasable(&self) -> bool {
         (0..self.rows.len()).any(|i| self.releasable(i))
     }
-    /// Per source, its lowest releasable row (one row per source is releasable, except under
-    /// the ArrivalOrder defect): the release pick's first stage, registered.
+    /// Per source, its lowest row that was releasable in the previous cycle (one row per
+    /// source is releasable, except under the ArrivalOrder defect): the release pick's candidate
+    /// stage, registered.
     fn candidates(&self) -> Vec<Option<usize>> {
-        (0..self.p.n()).map(|s| (0..self.rows.len()).find(|&i| self.rows[i].node == s && self.releasable(i))).collect()
+        (0..self.p.n()).map(|s| (0..self.rows.len()).find(|&i| self.rows[i].node == s && self.rel_q[i])).collect()
     }
     /// The release pick's second stage: among the previous cycle's candidates, the one with the
     /// smallest (E, source), E from the source's current eligibility time. A candidate is still
@@ -985,9 +997,10 @@ impl LoggingUnitModel {
 
         // Counters, high-water marks, the stat read register, the clock.
         let max = self.cnt_max();
-        for (c, add) in self.ctr.iter_mut().zip(inc.iter()) {
+        for (c, add) in self.ctr.iter_mut().zip(old.ctr_inc.iter()) {
             *c = (*c as u128 + *add as u128).min(max as u128) as u64;
         }
+        self.ctr_inc = inc;
         if old.rows_used as u64 > old.ctr[ctr::ROW_HWM] {
             self.ctr[ctr::ROW_HWM] = old.rows_used as u64;
         }
@@ -998,6 +1011,11 @@ impl LoggingUnitModel {
         self.now = old.now.wrapping_add(1);
         self.quiesce_prev = inp.quiesce;
         self.rel_cand = old.candidates();
+        // A picked row's eligibility is cleared at once: its source's next timestamp moves on in
+        // the same edge, so the row is no longer releasable, and the stale bit would make it a
+        // candidate again.
+        let picked = if self.rel_busy && !old.rel_busy { Some(self.rel_row as usize) } else { None };
+        self.rel_q = (0..old.rows.len()).map(|i| old.releasable(i) && picked != Some(i)).collect();
     }
 
     // ---- inspection (tests, system simulation) -------------------------------------------
@@ -1019,8 +1037,10 @@ impl LoggingUnitModel {
         )
     }
 
+    /// Counter `i` with the events of the last cycle counted (what `stat_sel` reads two
+    /// cycles later).
     pub fn counter(&self, i: usize) -> u64 {
-        self.ctr[i]
+        (self.ctr[i] as u128 + self.ctr_inc[i] as u128).min(self.cnt_max() as u128) as u64
     }
     pub fn log_count(&self) -> u64 {
         self.count
@@ -1156,7 +1176,7 @@ mod tests {
         assert_eq!(e.acks, vec![(5, false)]);
         assert_eq!(e.m.rows_used(), 1);
         e.val(2, 5, 0x40, 1, 1);
-        e.idle(4);
+        e.idle(5);
         assert_eq!(e.logged.len(), 1);
         assert_eq!((e.logged[0].value, e.logged[0].line, e.logged[0].node, e.logged[0].csn), (0xAB, 0x40, 2, 1));
         assert_eq!(e.m.rows_used(), 0);
@@ -1175,7 +1195,7 @@ mod tests {
         e.idle(3);
         assert!(e.logged.is_empty(), "TS 2 must wait for TS 1");
         e.val(0, 1, 0x80, 1, 1);
-        e.idle(6);
+        e.idle(7);
         let v: Vec<u64> = e.logged.iter().map(|r| r.value).collect();
         assert_eq!(v, vec![111, 222]);
         e.repl(3, 0, 0x90, 0b111, &[(0, 1), (1, 2), (2, 3)]);
@@ -1249,7 +1269,7 @@ mod tests {
             e.repl(2, k, 0x55, 0b1, &[(0, 7 + k as u64)]);
             e.idle(1);
             e.val(2, k, 0x55, k + 1, k + 1);
-            e.idle(4);
+            e.idle(5);
         }
         let mut i = e.base();
         i.quiesce = true;

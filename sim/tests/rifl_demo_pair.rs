@@ -96,7 +96,7 @@ impl Pair {
     }
 
     fn report(&self, phase: &str) -> String {
-        let keys = ["a_link_up", "b_link_up", "ab_beats_ok", "ba_beats_ok", "ab_data_errors", "ba_data_errors", "a_frame_errors", "b_frame_errors", "a_retrans_seen", "b_retrans_seen", "a_cdc_peak", "b_cdc_peak", "a_cdc_overflow", "b_cdc_overflow"];
+        let keys = ["a_link_up", "b_link_up", "ab_beats_ok", "ba_beats_ok", "ab_data_errors", "ba_data_errors", "a_frame_errors", "b_frame_errors", "a_retrans_seen", "b_retrans_seen", "ab_cdc_peak", "ba_cdc_peak", "ab_cdc_overflow", "ba_cdc_overflow"];
         let line = keys.iter().map(|k| format!("{k}={}", self.get(k))).collect::<Vec<_>>().join(" ");
         println!("DEMO phase={phase} {line}");
         line
@@ -107,10 +107,10 @@ impl Pair {
         for k in ["a_link_up", "b_link_up"] {
             assert_eq!(self.get(k), 1, "{phase}: {k} ({line})");
         }
-        for k in ["ba_data_errors", "a_cdc_overflow", "b_cdc_overflow"] {
+        for k in ["ba_data_errors", "ab_cdc_overflow", "ba_cdc_overflow"] {
             assert_eq!(self.get(k), 0, "{phase}: {k} ({line})");
         }
-        for k in ["a_cdc_peak", "b_cdc_peak"] {
+        for k in ["ab_cdc_peak", "ba_cdc_peak"] {
             assert!(self.get(k) <= demo_pair::PEAK_LIMIT as u64, "{phase}: {k} above what the compensation allows ({line})");
         }
     }

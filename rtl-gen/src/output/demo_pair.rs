@@ -92,10 +92,10 @@ pub fn top_ports(reset: ResetStyle, level_bits: u32, line_bits: u32) -> Vec<Port
         Port::output("b_retrans_seen", 1, "node b has started a retransmission procedure"),
         Port::output("a_pause_seen", 1, "node a has left data transfer for a pause at least once"),
         Port::output("b_pause_seen", 1, "node b has left data transfer for a pause at least once"),
-        Port::output("a_cdc_peak", level_bits, "deepest CDC FIFO level node a's lanes reported (b_clk register)"),
-        Port::output("b_cdc_peak", level_bits, "deepest CDC FIFO level node b's lanes reported (a_clk register)"),
-        Port::output("a_cdc_overflow", 1, "a CDC FIFO of node a refused an entry (sticky, b_clk)"),
-        Port::output("b_cdc_overflow", 1, "a CDC FIFO of node b refused an entry (sticky, a_clk)"),
+        Port::output("ab_cdc_peak", level_bits, "deepest CDC FIFO level node b's lanes reported (the a-to-b stream's; a_clk register)"),
+        Port::output("ba_cdc_peak", level_bits, "deepest CDC FIFO level node a's lanes reported (the b-to-a stream's; b_clk register)"),
+        Port::output("ab_cdc_overflow", 1, "a CDC FIFO of node b refused an entry (sticky, a_clk)"),
+        Port::output("ba_cdc_overflow", 1, "a CDC FIFO of node a refused an entry (sticky, b_clk)"),
     ]
 }
 
@@ -266,7 +266,9 @@ fn node(items: &mut Vec<Item>, n: &PairNode, x: &str, tx: &ClockDomain, rx: &Clo
     for (out, from) in [("retrans_seen", "retransmissions"), ("pause_seen", "pause_events")] {
         items.push(Item::assign(id(&format!("{x}_{out}")), Expr::red(UnOp::RedOr, id(&format!("{x}_{from}")))));
     }
-    items.push(Item::assign(id(&format!("{x}_cdc_overflow")), Expr::red(UnOp::RedOr, id(&format!("{x}_rx_cdc_overflow")))));
+    // The levels and overflow flags are registers of the receive clock: named after the stream
+    // the lanes receive, like the checker's counters in the same clock.
+    items.push(Item::assign(id(&format!("{cable}_cdc_overflow")), Expr::red(UnOp::RedOr, id(&format!("{x}_rx_cdc_overflow")))));
     // The deepest level over the lanes (all in the receive clock here), kept as a peak.
     let lb = n.level_bits;
     let level = |j: u32| Expr::slice(&format!("{x}_rx_cdc_level"), lb * j + lb - 1, lb * j);
@@ -276,10 +278,10 @@ fn node(items: &mut Vec<Item>, n: &PairNode, x: &str, tx: &ClockDomain, rx: &Clo
         wire(items, &name, lb, &format!("deepest level of lanes 0..={j}"), mux(gt(level(j), deepest.clone()), level(j), deepest));
         deepest = id(&name);
     }
-    let peak = format!("{x}_cdc_peak_q");
-    items.push(Item::reg(&peak, lb, &format!("{x}_cdc_peak")));
+    let peak = format!("{cable}_cdc_peak_q");
+    items.push(Item::reg(&peak, lb, &format!("{cable}_cdc_peak")));
     items.push(Item::AlwaysFfOn { domain: rx.clone(), reset: Some(vec![set_id(&peak, dec(lb, 0))]), body: vec![when(gt(deepest.clone(), id(&peak)), vec![set_id(&peak, deepest)])] });
-    items.push(Item::assign(id(&format!("{x}_cdc_peak")), id(&peak)));
+    items.push(Item::assign(id(&format!("{cable}_cdc_peak")), id(&peak)));
 }
 
 /// The two-clock demo top as a module of the typed Verilog tree.
@@ -385,10 +387,10 @@ pub fn tb_text(n: &PairNode) -> String {
     wire         b_retrans_seen;
     wire         a_pause_seen;
     wire         b_pause_seen;
-    wire [{lh}:0]   a_cdc_peak;
-    wire [{lh}:0]   b_cdc_peak;
-    wire         a_cdc_overflow;
-    wire         b_cdc_overflow;
+    wire [{lh}:0]   ab_cdc_peak;
+    wire [{lh}:0]   ba_cdc_peak;
+    wire         ab_cdc_overflow;
+    wire         ba_cdc_overflow;
     reg  [31:0]  ab_before; // ab_beats_ok at the start of a phase
 
     {top} dut (
@@ -412,10 +414,10 @@ pub fn tb_text(n: &PairNode) -> String {
         .b_retrans_seen (b_retrans_seen),
         .a_pause_seen   (a_pause_seen),
         .b_pause_seen   (b_pause_seen),
-        .a_cdc_peak     (a_cdc_peak),
-        .b_cdc_peak     (b_cdc_peak),
-        .a_cdc_overflow (a_cdc_overflow),
-        .b_cdc_overflow (b_cdc_overflow)
+        .ab_cdc_peak     (ab_cdc_peak),
+        .ba_cdc_peak     (ba_cdc_peak),
+        .ab_cdc_overflow (ab_cdc_overflow),
+        .ba_cdc_overflow (ba_cdc_overflow)
     );
 
     // Unrelated clocks: b_clk 100 ppm slower than a_clk, free_clk their own.
@@ -431,9 +433,9 @@ pub fn tb_text(n: &PairNode) -> String {
     endtask
 
     task automatic report(input [8*6-1:0] phase);
-        $display(\"DEMO phase=%0s a_link_up=%0d b_link_up=%0d ab_beats_ok=%0d ba_beats_ok=%0d ab_data_errors=%0d ba_data_errors=%0d a_frame_errors=%0d b_frame_errors=%0d a_retrans_seen=%0d b_retrans_seen=%0d a_cdc_peak=%0d b_cdc_peak=%0d overflow=%0d\",
+        $display(\"DEMO phase=%0s a_link_up=%0d b_link_up=%0d ab_beats_ok=%0d ba_beats_ok=%0d ab_data_errors=%0d ba_data_errors=%0d a_frame_errors=%0d b_frame_errors=%0d a_retrans_seen=%0d b_retrans_seen=%0d ab_cdc_peak=%0d ba_cdc_peak=%0d overflow=%0d\",
                  phase, a_link_up, b_link_up, ab_beats_ok, ba_beats_ok, ab_data_errors, ba_data_errors, a_frame_errors, b_frame_errors,
-                 a_retrans_seen, b_retrans_seen, a_cdc_peak, b_cdc_peak, a_cdc_overflow | b_cdc_overflow);
+                 a_retrans_seen, b_retrans_seen, ab_cdc_peak, ba_cdc_peak, ab_cdc_overflow | ba_cdc_overflow);
     endtask
 
     // inputs change on the falling edge of a_clk, away from its sampling edge
@@ -451,7 +453,7 @@ pub fn tb_text(n: &PairNode) -> String {
 
     // both links up, no data error either way, the CDC FIFOs shallow and never overflowed
     wire healthy = a_link_up && b_link_up && ab_data_errors == 16'd0 && ba_data_errors == 16'd0
-                   && a_cdc_peak <= PEAK_LIMIT && b_cdc_peak <= PEAK_LIMIT && !a_cdc_overflow && !b_cdc_overflow;
+                   && ab_cdc_peak <= PEAK_LIMIT && ba_cdc_peak <= PEAK_LIMIT && !ab_cdc_overflow && !ba_cdc_overflow;
 
     initial begin
         cycles(8);
@@ -490,4 +492,37 @@ endmodule
         lh = lb - 1,
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(lanes: u32, reset: ResetStyle) -> PairNode<'static> {
+        PairNode { design: "d", regenerate: "rtl-gen generate", node: "d_r", block: "r", params: &[], user_bits: 256 * lanes, line_bits: 256 * lanes, lanes, level_bits: 5, reset }
+    }
+
+    /// No signal passes between the top's three domains other than through the buttons'
+    /// synchronizers (the nodes keep their own crossings).
+    #[test]
+    fn the_top_crosses_clock_domains_only_through_kit_cells() {
+        for (lanes, reset) in [(1, ResetStyle::SyncHigh), (4, ResetStyle::AsyncLow)] {
+            let m = top_module(&node(lanes, reset));
+            assert_eq!(crate::hw::cdc::raw_crossings(&m), vec![], "{lanes} lanes, {reset:?}");
+        }
+    }
+
+    /// Each node's lanes receive on the far node's clock and take its reset; each cable is
+    /// clocked by its sender.
+    #[test]
+    fn each_node_receives_on_the_far_node_s_clock() {
+        let text = top_module(&node(4, ResetStyle::SyncHigh)).render();
+        let inst = |x: &str| text.split(&format!("node_{x} (")).nth(1).and_then(|t| t.split(");").next()).expect("instance").to_string();
+        let (a, b) = (inst("a"), inst("b"));
+        assert!(a.contains(".clk             (a_clk)") && a.contains(".rx_clk          ({4{b_clk}})") && a.contains(".rx_rst          ({4{b_rst}})") && a.contains("(ba_cable_q)"), "{a}");
+        assert!(b.contains(".clk             (b_clk)") && b.contains(".rx_clk          ({4{a_clk}})") && b.contains(".rx_rst          ({4{a_rst}})") && b.contains("(ab_cable_q)"), "{b}");
+        let cable = |q: &str| text.split(&format!("{q} <=")).next().and_then(|t| t.rsplit("always @(posedge ").next()).map(|t| t.split(')').next().unwrap_or("").to_string());
+        assert_eq!(cable("ab_cable_q").as_deref(), Some("a_clk"));
+        assert_eq!(cable("ba_cable_q").as_deref(), Some("b_clk"));
+    }
 }

@@ -143,7 +143,12 @@ pub fn run(a: Args) -> CmdResult {
     }
     fpga::check_tools(family, a.bitstream)?;
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
-    let demo = if a.two_clock { fpga::Demo::TwoClock } else { fpga::Demo::Loopback };
+    let demo = if a.two_clock {
+        use rtl_gen::output::demo_pair::{FREE_MHZ, FREQ_MHZ};
+        fpga::Demo::TwoClock { tx_mhz: FREQ_MHZ, free_mhz: FREE_MHZ }
+    } else {
+        fpga::Demo::Loopback
+    };
     if a.demo {
         names = vec![format!("{}_demo{}", manifest.design, if a.two_clock { "_pair" } else { "" })];
     } else if a.modules.is_empty() {

@@ -265,7 +265,8 @@ pub struct LoggingUnitModel {
     /// Records responded so far in this traversal (the age of the next one).
     fnext: u64,
     frec: Bits,
-    fmatch: u64,
+    /// One bit per query of the table (`fetch_queries` of them): the current record matches it.
+    fmatch: Bits,
     ctr: [u64; COUNTERS],
     /// Each counter's increment of the previous cycle: counters count from registered events,
     /// one cycle late.
@@ -337,7 +338,7 @@ impl LoggingUnitModel {
             fage: 0,
             fnext: 0,
             frec: Bits::zeros(b.rec() as usize),
-            fmatch: 0,
+            fmatch: Bits::zeros(b.fetch_queries as usize),
             ctr: [0; COUNTERS],
             ctr_inc: [0; COUNTERS],
             stat_q: 0,
@@ -413,7 +414,7 @@ impl LoggingUnitModel {
             fage: 0,
             fnext: 0,
             frec: Bits::zeros(b.rec() as usize),
-            fmatch: 0,
+            fmatch: Bits::zeros(b.fetch_queries as usize),
             ctr: [0; COUNTERS],
             ctr_inc: [0; COUNTERS],
             stat_q: 0,
@@ -576,11 +577,7 @@ impl LoggingUnitModel {
         })
     }
     fn fr_q(&self) -> u32 {
-        if self.fmatch == 0 {
-            0
-        } else {
-            self.fmatch.trailing_zeros()
-        }
+        self.fmatch.lowest_set().map_or(0, |q| q as u32)
     }
 
     // ---- outputs -------------------------------------------------------------------------
@@ -591,7 +588,7 @@ impl LoggingUnitModel {
         let last = self.dstate == D_FLUSH && self.beat_n == 0;
         let frec = self.unpack(&self.frec);
         let dump_traversal_read = self.dstate == D_TRAV && !self.rd_pend && self.trav_left != 0 && self.beat_n != p.rpb();
-        let fetch_read = self.fstate == F_TRAV && !self.rd_pend && self.fleft != 0 && self.fmatch == 0;
+        let fetch_read = self.fstate == F_TRAV && !self.rd_pend && self.fleft != 0 && self.fmatch.is_zero();
         let a = self.ack[self.ack_rd as usize];
         LuOutputs {
             st_quiesced: self.quiesced(inp),
@@ -622,7 +619,7 @@ impl LoggingUnitModel {
             dump_wr_data: if last { self.trailer(inp) } else { self.beat.clone() },
             dump_wr_last: last,
             fq_ready: self.quiesced(inp) && self.fstate == F_IDLE,
-            fr_valid: (self.fstate == F_TRAV && self.fmatch != 0) || self.fstate == F_LAST,
+            fr_valid: (self.fstate == F_TRAV && !self.fmatch.is_zero()) || self.fstate == F_LAST,
             fr_match: self.fstate == F_TRAV,
             fr_qidx: self.fr_q(),
             fr_line: frec.line,
@@ -953,15 +950,15 @@ impl LoggingUnitModel {
                         self.fleft = old.count;
                         self.fage = 0;
                         self.fnext = 0;
-                        self.fmatch = 0;
+                        self.fmatch = Bits::zeros(p.fetch_queries as usize);
                     }
                 }
             }
             F_TRAV => {
                 let fire = o.fr_valid && inp.fr_ready;
-                let mut fm = old.fmatch;
+                let mut fm = old.fmatch.clone();
                 if fire {
-                    fm &= !(1u64 << old.fr_q());
+                    fm.set(old.fr_q() as usize, false);
                     inc[ctr::FETCH_MATCHES] += 1;
                 }
                 if req_fire {
@@ -970,11 +967,9 @@ impl LoggingUnitModel {
                 }
                 if rsp_fire {
                     let rec = old.unpack(&inp.logr_rsp_data);
-                    let mut m = 0u64;
-                    for q in 0..old.q_n {
-                        if old.q_line[q as usize] == rec.line {
-                            m |= 1 << q;
-                        }
+                    let mut m = Bits::zeros(p.fetch_queries as usize);
+                    for q in 0..old.q_n as usize {
+                        m.set(q, old.q_line[q] == rec.line);
                     }
                     fm = m;
                     self.frec = inp.logr_rsp_data.clone();
@@ -982,7 +977,7 @@ impl LoggingUnitModel {
                     self.fnext = old.fnext + 1;
                 }
                 self.fmatch = fm;
-                if old.fleft == 0 && !old.rd_pend && old.fmatch == 0 {
+                if old.fleft == 0 && !old.rd_pend && old.fmatch.is_zero() {
                     self.fstate = F_LAST;
                 }
             }
@@ -1064,10 +1059,13 @@ mod tests {
     use super::*;
     use crate::config::Design;
 
+    /// The test unit's fields, `extra` (`key = value` lines) overriding or adding to them.
     fn block(extra: &str) -> RecxlLoggingUnitBlock {
-        let text = format!(
-            "[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\nnum_nodes = 4\ncores_per_node = 2\nreplicas = 2\naddr_bits = 32\nts_bits = 8\nsram_rows = 16\nhead_reserve = 4\nlog_bytes = 4096\nfetch_queries = 4\ncounter_bits = 16\n{extra}\n"
-        );
+        let base = ["num_nodes = 4", "cores_per_node = 2", "replicas = 2", "addr_bits = 32", "ts_bits = 8", "sram_rows = 16", "head_reserve = 4", "log_bytes = 4096", "fetch_queries = 4", "counter_bits = 16"];
+        let key = |l: &str| l.split('=').next().unwrap_or("").trim().to_string();
+        let overridden: Vec<String> = extra.lines().map(key).collect();
+        let fields: Vec<&str> = base.into_iter().filter(|l| !overridden.contains(&key(l))).collect();
+        let text = format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\n{}\n{extra}\n", fields.join("\n"));
         let d = Design::parse(&text, "t.toml").expect("valid");
         d.blocks[0].as_any().downcast_ref::<RecxlLoggingUnitBlock>().expect("lu").clone()
     }
@@ -1285,6 +1283,33 @@ mod tests {
         let v: Vec<(u64, u64)> = e.fetched.iter().map(|(_, r, age)| (r.value, *age)).collect();
         assert_eq!(v, vec![(8, 0), (7, 1)]);
         assert_eq!(e.m.counter(ctr::FETCH_BATCHES), 1);
+    }
+
+    /// A query table wider than a machine word: the record matching query 70 of 80 is returned
+    /// under index 70 (the match vector has one bit per query, as the RTL's does).
+    #[test]
+    fn fetch_matches_queries_beyond_the_sixty_fourth() {
+        let b = block("fetch_queries = 80");
+        let mut e = Env::new(&b);
+        e.repl(2, 0, 0x55, 0b1, &[(0, 9)]);
+        e.idle(1);
+        e.val(2, 0, 0x55, 1, 1);
+        e.idle(5);
+        for q in 0..80u64 {
+            let mut i = e.base();
+            i.quiesce = true;
+            i.fq_valid = true;
+            i.fq_line = if q == 70 { 0x55 } else { 0x1000 + q };
+            i.fq_last = q == 79;
+            e.step(i);
+        }
+        for _ in 0..20 {
+            let mut i = e.base();
+            i.quiesce = true;
+            e.step(i);
+        }
+        let v: Vec<(u32, u64)> = e.fetched.iter().map(|(q, r, _)| (*q, r.value)).collect();
+        assert_eq!(v, vec![(70, 9)]);
     }
 
     /// C9 / H6 at unit level: record v of line X is logged by the member A that is not in

@@ -455,8 +455,10 @@ pub enum Demo {
     /// `demo/<node>_demo.v`: the single-clock RIFL node looped back to itself, one clock `clk`.
     Loopback,
     /// `demo/<node>_demo_pair.v`: two recovered-clock RIFL nodes on unrelated clocks `a_clk`,
-    /// `b_clk` and `free_clk`, each timed at its own target.
-    TwoClock,
+    /// `b_clk` and `free_clk`, each timed at its own target. The demo's generated frequencies
+    /// (the caller reads them from the generator): `free_clk` at `free_mhz` when the TX clocks
+    /// run at `tx_mhz`, a ratio the build keeps at any `--freq`.
+    TwoClock { tx_mhz: u32, free_mhz: u32 },
 }
 
 impl Demo {
@@ -464,7 +466,7 @@ impl Demo {
     fn suffix(self) -> &'static str {
         match self {
             Demo::Loopback => "_demo.v",
-            Demo::TwoClock => "_demo_pair.v",
+            Demo::TwoClock { .. } => "_demo_pair.v",
         }
     }
 
@@ -472,15 +474,15 @@ impl Demo {
     fn needs(self) -> &'static str {
         match self {
             Demo::Loopback => "the design has no single-clock RIFL node to demonstrate (add a `rifl` block)",
-            Demo::TwoClock => "the design has no recovered-clock RIFL node that takes whole frames with compensation (add a `rifl` block with clocking = \"recovered\")",
+            Demo::TwoClock { .. } => "the design has no recovered-clock RIFL node that takes whole frames with compensation (add a `rifl` block with clocking = \"recovered\")",
         }
     }
 }
 
 /// The tree's FPGA demo top `demo` (`demo/<node>_demo.v` or `demo/<node>_demo_pair.v`, written
 /// by `rtl-gen generate` for a design with such a RIFL node): its own pins, no wrapper; the
-/// two-clock demo's TX clocks at `target.freq_mhz`, its `free_clk` at
-/// [`crate::output::demo_pair::FREE_MHZ`] scaled as the TX clocks are from the demo's 40 MHz.
+/// two-clock demo's TX clocks at `target.freq_mhz`, its `free_clk` scaled by the same factor
+/// as the TX clocks are from their generated frequency.
 pub fn build_demo(tree: &Path, manifest: &TreeManifest, demo: Demo, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
     let demo_dir = tree.join("demo");
     let top_file = std::fs::read_dir(&demo_dir)
@@ -497,9 +499,8 @@ pub fn build_demo(tree: &Path, manifest: &TreeManifest, demo: Demo, target: &Tar
     std::fs::create_dir_all(work).map_err(ToolError::from)?;
     let clocks = match demo {
         Demo::Loopback => Vec::new(),
-        Demo::TwoClock => {
-            use crate::output::demo_pair::{FREE_MHZ, FREQ_MHZ};
-            let free = (target.freq_mhz * FREE_MHZ as f64 / FREQ_MHZ as f64 * 1000.0).round() / 1000.0;
+        Demo::TwoClock { tx_mhz, free_mhz } => {
+            let free = (target.freq_mhz * f64::from(free_mhz) / f64::from(tx_mhz.max(1)) * 1000.0).round() / 1000.0;
             vec![("a_clk".to_string(), target.freq_mhz), ("b_clk".to_string(), target.freq_mhz), ("free_clk".to_string(), free)]
         }
     };

@@ -171,11 +171,16 @@ impl Design {
                 seen.push((m, b.name().to_string()));
             }
         }
-        // The tree's companion modules: those of the first block that has any.
+        // The tree's companion modules: each demo's, of the first block that offers it.
         let mut reserved: Vec<(String, String)> = Vec::new();
-        if let Some(b) = self.blocks.iter().find(|b| !b.companion_module_names(&self.info).is_empty()) {
-            for c in b.companion_module_names(&self.info) {
-                reserved.push((c.clone(), format!("the module `{c}` the tree emits for block `{}` (its FPGA demo)", b.name())));
+        let mut demos: Vec<&'static str> = Vec::new();
+        for (b, c) in self.blocks.iter().filter_map(|b| Some((b, b.companion_modules(&self.info)?))) {
+            if demos.contains(&c.demo) {
+                continue;
+            }
+            demos.push(c.demo);
+            for m in c.names {
+                reserved.push((m.clone(), format!("the module `{m}` the tree emits for block `{}` (its {} FPGA demo)", b.name(), c.demo)));
             }
         }
         for (m, block) in &seen {

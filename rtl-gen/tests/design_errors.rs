@@ -125,6 +125,30 @@ fn block_names_colliding_with_the_rifl_demo_are_refused() {
     Design::parse(&format!("{HEADER}{r}{r2}{free}"), "ok.toml").expect("q_demo is no module of the tree");
 }
 
+/// The two-clock demo's top and testbench (`<node>_demo_pair`, `<node>_demo_pair_tb`) belong to
+/// the first recovered-clock node that compensates, beside the one-clock demo of the first
+/// single-clock node, whichever comes first.
+#[test]
+fn block_names_colliding_with_the_two_clock_demo_are_refused() {
+    let single = "[[blocks]]\nkind = \"rifl\"\nname = \"r\"\n";
+    let rec = "[[blocks]]\nkind = \"rifl\"\nname = \"p\"\nclocking = \"recovered\"\n";
+    for name in ["p_demo_pair", "p_demo_pair_tb"] {
+        let other = format!("[[blocks]]\nkind = \"crc\"\nname = \"{name}\"\n{GOOD}\nchecker = false\n");
+        refused(&format!("{HEADER}{rec}{other}"), &[&format!("t_{name}"), "collides", "two-clock FPGA demo", "block `p`"]);
+        refused(&format!("{HEADER}{rec}{single}{other}"), &[&format!("t_{name}"), "collides"]);
+    }
+    // A recovered node first does not take the one-clock demo from the single-clock node after it.
+    let clash = format!("[[blocks]]\nkind = \"crc\"\nname = \"r_demo\"\n{GOOD}\nchecker = false\n");
+    refused(&format!("{HEADER}{rec}{single}{clash}"), &["t_r_demo", "collides", "one-clock FPGA demo", "block `r`"]);
+    // A recovered node's `_demo` name is free (it has no one-clock demo), and so is a second
+    // recovered node's `_demo_pair`.
+    let free = format!("[[blocks]]\nkind = \"crc\"\nname = \"p_demo\"\n{GOOD}\nchecker = false\n");
+    Design::parse(&format!("{HEADER}{rec}{free}"), "ok.toml").expect("p_demo is no module of the tree");
+    let rec2 = rec.replace("name = \"p\"", "name = \"q\"");
+    let free2 = format!("[[blocks]]\nkind = \"crc\"\nname = \"q_demo_pair\"\n{GOOD}\nchecker = false\n");
+    Design::parse(&format!("{HEADER}{rec}{rec2}{free2}"), "ok.toml").expect("q_demo_pair is no module of the tree");
+}
+
 /// Every module name the tree emits is distinct from every other, over designs where a
 /// collision could only come from the demo or the FPGA wrapper.
 #[test]

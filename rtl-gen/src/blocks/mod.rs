@@ -47,6 +47,14 @@ pub fn kind(name: &str) -> Option<&'static dyn BlockKind> {
     KINDS.iter().copied().find(|k| k.kind() == name)
 }
 
+/// The modules a block offers to emit outside `rtl/`: `demo` names which companion they are
+/// (the tree emits each `demo` once, for the first block offering it), `names` their modules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Companions {
+    pub demo: &'static str,
+    pub names: Vec<String>,
+}
+
 /// A kind of block: its fields and how to build a validated block from a design-file table.
 pub trait BlockKind: Sync {
     fn kind(&self) -> &'static str;
@@ -92,11 +100,11 @@ pub trait Block: std::fmt::Debug + Any {
     /// Names of the modules `modules` will produce, without building them (collision checks).
     fn module_names(&self, design: &DesignInfo) -> Vec<String>;
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule>;
-    /// Modules the generated tree emits for this block outside `rtl/` (the RIFL node's FPGA demo
-    /// top and its testbench), emitted for the first block of a design that has any: names the
-    /// collision check reserves too.
-    fn companion_module_names(&self, _design: &DesignInfo) -> Vec<String> {
-        Vec::new()
+    /// Modules the generated tree emits for this block outside `rtl/` (a RIFL node's FPGA demo
+    /// top and its testbench): the tree emits each demo for the first block of the design that
+    /// offers it, and the collision check reserves those names.
+    fn companion_modules(&self, _design: &DesignInfo) -> Option<Companions> {
+        None
     }
     /// [`Block::modules`] with each module's [`Origin`] (kind, own parameters) filled in where the
     /// generator did not set one: what the design elaboration and sub-block users call.

@@ -12,7 +12,7 @@
 pub mod model;
 pub mod rtl;
 
-use crate::blocks::{Block, BlockKind, GeneratedModule};
+use crate::blocks::{Block, BlockKind, Companions, GeneratedModule};
 use crate::info::DesignInfo;
 use crate::error::{ConfigError, ConfigResult};
 use crate::fields::{read_params, FieldReader, FieldSpec, FieldType, KindParams, ParamList};
@@ -534,9 +534,16 @@ impl Block for RiflBlock {
     fn modules(&self, design: &DesignInfo) -> Vec<GeneratedModule> {
         rtl::modules(self, design)
     }
-    fn companion_module_names(&self, design: &DesignInfo) -> Vec<String> {
+    fn companion_modules(&self, design: &DesignInfo) -> Option<Companions> {
         let node = rtl::Names::new(self, design).top;
-        vec![demo_top_name(&node), demo_tb_name(&node)]
+        match &self.recovered {
+            // The one-clock demo is built around the first single-clock node.
+            None => Some(Companions { demo: "one-clock", names: vec![demo_top_name(&node), demo_tb_name(&node)] }),
+            // The two-clock demo around the first recovered-clock node that compensates and
+            // takes whole frames (no transceiver-width TX domain).
+            Some(rec) if rec.compensation && rec.gt_bits.is_none() => Some(Companions { demo: "two-clock", names: vec![demo_pair_top_name(&node), demo_pair_tb_name(&node)] }),
+            Some(_) => None,
+        }
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

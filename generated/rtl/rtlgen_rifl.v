@@ -56,7 +56,8 @@
 //   tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat
 //   through a zero-delay cable is 10 cycles (91 ns at the 109.4 MHz frame clock of 256-bit
 //   frames at 28 Gb/s), plus the cable.
-//   Status counters are 32-bit and saturate at 2^32-1: frame_errors counts frames failing
+//   Status counters are 32-bit and saturate at 2^32-1; each counts a lane event one edge after
+//   the event (the events are registered first): frame_errors counts frames failing
 //   verification while the lane was in sync and in step (a detected error that starts a
 //   recovery; frames failing during the recovery are not counted), retransmissions counts
 //   procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer
@@ -250,34 +251,49 @@ module rtlgen_rifl (
         .out_last  (m_axis_tlast)
     );
 
-    // Status: link_up and saturating counters.
+    // Status: link_up and saturating counters of the lanes' events, registered first (the counters run one edge behind the events).
     wire xfer_v; // lane j is transferring (state >= Retrans)
     assign xfer_v = tx_state_0 >= ST_RETRANS;
     reg link_up_q;
     reg [31:0] frame_errors_q;
-    wire [32:0] frame_errors_sum;
-    assign frame_errors_sum = {1'd0, frame_errors_q} + {32'd0, {errp_0}};
+    reg frame_errors_ev; // errp_v one edge later
+    wire [4:0] frame_errors_lo; // low 4 bits plus the events: bit 4 carries into the high part
+    assign frame_errors_lo = {1'd0, frame_errors_q[3:0]} + {4'd0, {frame_errors_ev}};
     assign frame_errors = frame_errors_q;
     reg [31:0] retransmissions_q;
-    wire [32:0] retransmissions_sum;
-    assign retransmissions_sum = {1'd0, retransmissions_q} + {32'd0, {retrans_start_0}};
+    reg retransmissions_ev; // retr_v one edge later
+    wire [4:0] retransmissions_lo; // low 4 bits plus the events: bit 4 carries into the high part
+    assign retransmissions_lo = {1'd0, retransmissions_q[3:0]} + {4'd0, {retransmissions_ev}};
     assign retransmissions = retransmissions_q;
     reg [31:0] pause_events_q;
-    wire [32:0] pause_events_sum;
-    assign pause_events_sum = {1'd0, pause_events_q} + {32'd0, {pause_event_0}};
+    reg pause_events_ev; // pause_v one edge later
+    wire [4:0] pause_events_lo; // low 4 bits plus the events: bit 4 carries into the high part
+    assign pause_events_lo = {1'd0, pause_events_q[3:0]} + {4'd0, {pause_events_ev}};
     assign pause_events = pause_events_q;
     assign link_up = link_up_q;
     always @(posedge clk) begin
         if (rst) begin
             link_up_q <= 1'd0;
             frame_errors_q <= 32'd0;
+            frame_errors_ev <= 1'd0;
             retransmissions_q <= 32'd0;
+            retransmissions_ev <= 1'd0;
             pause_events_q <= 32'd0;
+            pause_events_ev <= 1'd0;
         end else begin
             link_up_q <= &xfer_v;
-            frame_errors_q <= frame_errors_sum[32] ? 32'd4294967295 : frame_errors_sum[31:0];
-            retransmissions_q <= retransmissions_sum[32] ? 32'd4294967295 : retransmissions_sum[31:0];
-            pause_events_q <= pause_events_sum[32] ? 32'd4294967295 : pause_events_sum[31:0];
+            frame_errors_ev <= errp_0;
+            frame_errors_q <= (frame_errors_lo[4] & (&frame_errors_q[31:4]))
+                ? 32'd4294967295
+                : {frame_errors_lo[4] ? (frame_errors_q[31:4] + 28'd1) : frame_errors_q[31:4], frame_errors_lo[3:0]};
+            retransmissions_ev <= retrans_start_0;
+            retransmissions_q <= (retransmissions_lo[4] & (&retransmissions_q[31:4]))
+                ? 32'd4294967295
+                : {retransmissions_lo[4] ? (retransmissions_q[31:4] + 28'd1) : retransmissions_q[31:4], retransmissions_lo[3:0]};
+            pause_events_ev <= pause_event_0;
+            pause_events_q <= (pause_events_lo[4] & (&pause_events_q[31:4]))
+                ? 32'd4294967295
+                : {pause_events_lo[4] ? (pause_events_q[31:4] + 28'd1) : pause_events_q[31:4], pause_events_lo[3:0]};
         end
     end
 

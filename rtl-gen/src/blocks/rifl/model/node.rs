@@ -72,6 +72,9 @@ pub struct Node {
     pub frame_errors: u32,
     pub retransmissions: u32,
     pub pause_events: u32,
+    /// The lanes' events of the last cycle (error pulses, retransmissions, pauses), which the
+    /// status counters add at this edge: the RTL registers the events before counting them.
+    events: [u32; 3],
 }
 
 impl Node {
@@ -87,6 +90,7 @@ impl Node {
             frame_errors: 0,
             retransmissions: 0,
             pause_events: 0,
+            events: [0; 3],
             codec: Codec::new(p),
             p,
         }
@@ -220,9 +224,11 @@ impl Node {
             Some(g) => self.rxg.tick(true, &g.data, g.count, g.last, i.m_ready),
             None => self.rxg.tick(false, &[], 0, false, i.m_ready),
         }
-        self.frame_errors = self.frame_errors.saturating_add(err_pulses);
-        self.retransmissions = self.retransmissions.saturating_add(combs.iter().filter(|c| c.retrans_start).count() as u32);
-        self.pause_events = self.pause_events.saturating_add(combs.iter().filter(|c| c.pause_event).count() as u32);
+        let [errors, retrans, pauses] = self.events;
+        self.frame_errors = self.frame_errors.saturating_add(errors);
+        self.retransmissions = self.retransmissions.saturating_add(retrans);
+        self.pause_events = self.pause_events.saturating_add(pauses);
+        self.events = [err_pulses, combs.iter().filter(|c| c.retrans_start).count() as u32, combs.iter().filter(|c| c.pause_event).count() as u32];
         self.link_up = combs.iter().all(|c| c.state.transferring());
     }
 }

@@ -279,7 +279,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
         ],
     ));
 
-    it.push(Item::comment("Status: link_up and saturating counters."));
+    it.push(Item::comment("Status: link_up and saturating counters of the lanes' events, registered first (the counters run one edge behind the events)."));
     let iw = bits_for(l as u64);
     let cb = COUNTER_BITS;
     for (vec, parts) in [("errp_v", "errp"), ("retr_v", "retrans_start"), ("pause_v", "pause_event"), ("xfer_v", "xfer")] {
@@ -293,14 +293,22 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     let mut reset = vec![set_id("link_up_q", Expr::zero())];
     let mut body = vec![set_id("link_up_q", Expr::red(UnOp::RedAnd, id("xfer_v")))];
     reg(&mut it, "link_up_q", 1, "");
+    // The low part takes the count of events, the high part only steps by one on its carry.
+    let lw = iw.max(4);
+    let hw = cb - lw;
     for (cnt, v) in [("frame_errors", "errp_v"), ("retransmissions", "retr_v"), ("pause_events", "pause_v")] {
         let q = format!("{cnt}_q");
-        let sum = format!("{cnt}_sum");
+        let ev = format!("{cnt}_ev");
+        let lo = format!("{cnt}_lo");
+        let hi = Expr::slice(&q, cb - 1, lw);
         reg(&mut it, &q, cb, "");
-        wire(&mut it, &sum, cb + 1, "", add(cat(vec![Expr::zero(), id(&q)]), cat(vec![zeros(cb + 1 - iw), popcount(v, l, iw)])));
+        reg(&mut it, &ev, l, &format!("{v} one edge later"));
+        wire(&mut it, &lo, lw + 1, &format!("low {lw} bits plus the events: bit {lw} carries into the high part"), add(cat(vec![Expr::zero(), Expr::slice(&q, lw - 1, 0)]), cat(vec![zeros(lw + 1 - iw), popcount(&ev, l, iw)])));
         it.push(Item::assign(id(cnt), id(&q)));
-        reset.push(set_id(&q, dec(cb, 0)));
-        body.push(set_id(&q, Expr::mux(Expr::bit(&sum, cb), Expr::Repeat(cb, Box::new(Expr::one())), Expr::slice(&sum, cb - 1, 0))));
+        reset.extend([set_id(&q, dec(cb, 0)), set_id(&ev, dec(l, 0))]);
+        let full = Expr::and(Expr::bit(&lo, lw), Expr::red(UnOp::RedAnd, hi.clone()));
+        let stepped = cat(vec![Expr::mux(Expr::bit(&lo, lw), add(hi.clone(), dec(hw, 1)), hi), Expr::slice(&lo, lw - 1, 0)]);
+        body.extend([set_id(&ev, id(v)), set_id(&q, Expr::mux(full, Expr::Repeat(cb, Box::new(Expr::one())), stepped))]);
     }
     it.push(Item::assign(id("link_up"), id("link_up_q")));
     it.push(Item::AlwaysFf { reset: Some(reset), body });
@@ -314,11 +322,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     match rec {
         None => notes.extend([
             "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 10 cycles (91 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable.".to_string(),
-            format!("Status counters are {cb}-bit and saturate at 2^{cb}-1: frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
+            format!("Status counters are {cb}-bit and saturate at 2^{cb}-1; each counts a lane event one edge after the event (the events are registered first): frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
             "One clock here (clocking = \"single\"): rx_frame is taken in the clk domain, as from a transceiver whose RX data is already moved to the TX clock. With clocking = \"recovered\" the same node takes each lane on its recovered clock rx_clk[j]: that lane's receiver runs there and an asynchronous FIFO of the CDC kit carries its delivered raw regions and event flags into clk, and clock compensation on a free-running clock pauses the TX controller for each cycle the local clock gains over the far end's.".to_string(),
         ]),
         Some(rec) => {
-            notes.push(format!("Status counters are {cb}-bit and saturate at 2^{cb}-1: frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."));
+            notes.push(format!("Status counters are {cb}-bit and saturate at 2^{cb}-1; each counts a lane event one edge after the event (the events are registered first): frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."));
             notes.extend(recovered_notes(n, rec));
         }
     }

@@ -13,6 +13,7 @@
 //! cycle-accurate model is [`model::TransportModel`].
 
 pub mod model;
+mod props;
 mod rtl;
 
 use crate::blocks::protocol::sue::transport::PsnScope;

@@ -43,6 +43,8 @@ pub(super) struct Ctx<'a> {
     pub dw: u32,
     pub db: u32,
     pub cbt: u32,
+    /// Payload beats of a maximum PDU (`PACK_BEATS`).
+    pub pb: u32,
     /// Slots per space and their index bits; beats per slot and their index bits.
     pub slots: u32,
     pub sb: u32,
@@ -77,7 +79,7 @@ pub(super) struct Ctx<'a> {
     /// `2^pw` with `2^pw > 2·window + 1`: the compares use the PSNs' low `pw` bits only, not 16.
     pub pw: u32,
     /// The localparams: `WINDOW`, `MAX_CMDS`, `PACK_BEATS`, `RTO_LAST`, `ACK_COALESCE`,
-    /// `ACK_DELAY` (only with a delay), `NACK_LAST`, `RX_ROOM`, `RX_PAUSE_AT`, `CNT_MAX`,
+    /// `ACK_DELAY` (only with a delay), `NACK_LAST`, `RX_ROOM`, `RX_PAUSE_AT`,
     /// `CRC_INIT`, the RH ops, and `NUM_XPU` / `NUM_VC` where below the field's range.
     pub window_e: Expr,
     pub m_e: Expr,
@@ -88,7 +90,6 @@ pub(super) struct Ctx<'a> {
     pub nto_last: Expr,
     pub room_e: Expr,
     pub pause_e: Expr,
-    pub cnt_max: Expr,
     pub init_e: Expr,
     pub op_ack: Expr,
     pub op_nack: Expr,
@@ -303,14 +304,6 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         (rb - p.rx_pause_bytes / db) as u64,
         "beats held above which the VC is paused",
     );
-    let cmax = if kb >= 64 { u64::MAX } else { (1u64 << kb) - 1 };
-    let cnt_max = localparam(
-        &mut it,
-        "CNT_MAX",
-        kb,
-        cmax,
-        "status counters saturate here",
-    );
     let crc_init_v = crc_init(&crc) as u64;
     let init_e = localparam(
         &mut it,
@@ -372,6 +365,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         vb,
         pbw,
         nw,
+        pb,
         kb,
         tw,
         uw,
@@ -395,7 +389,6 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
         nto_last,
         room_e,
         pause_e,
-        cnt_max,
         init_e,
         op_ack,
         op_nack,
@@ -417,8 +410,9 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
     space::protocol(&cx, &mut it);
     deliver::output(&cx, &mut it);
     deliver::buffers(&cx, &mut it);
-    status::counters(&cx, &mut it);
+    status::counters(&cx, &mut it, design.reset);
     status::outputs(&cx, &mut it);
+    it.push(super::props::properties(&cx, design.reset));
 
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },

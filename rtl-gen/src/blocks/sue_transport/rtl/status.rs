@@ -2,18 +2,15 @@
 
 use super::{counted, sp, Ctx};
 use crate::blocks::sue_transport::model::COUNTER_NAMES;
-use crate::hw::build::{add, all, any, cat, counter, dec, id, lt, mux, zext};
+use crate::hw::build::{add, all, any, cat, dec, id, lt, mux, zext};
+use crate::hw::count::sat_counter;
 use crate::hw::verilog::{Expr, Item};
+use crate::info::ResetStyle;
 
-/// One saturating counter per event of the model's counter list.
-pub(super) fn counters(cx: &Ctx, it: &mut Vec<Item>) {
-    let &Ctx {
-        ns,
-        kb,
-        p,
-        ref cnt_max,
-        ..
-    } = cx;
+/// One saturating counter per event of the model's counter list (each brings its property:
+/// it saturates at all ones and never wraps).
+pub(super) fn counters(cx: &Ctx, it: &mut Vec<Item>, style: ResetStyle) {
+    let &Ctx { ns, kb, p, .. } = cx;
     let mut regs = Vec::new();
     let mut c_reset = Vec::new();
     let mut c_body = Vec::new();
@@ -51,15 +48,15 @@ pub(super) fn counters(cx: &Ctx, it: &mut Vec<Item>) {
         if !counted(p, n) {
             continue;
         }
-        counter(
+        sat_counter(
             &mut regs,
             &mut c_reset,
             &mut c_body,
             &format!("{n}_q"),
             kb,
             inc,
-            cnt_max.clone(),
             "",
+            style,
         );
     }
     it.extend(regs);

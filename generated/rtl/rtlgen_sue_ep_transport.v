@@ -151,7 +151,6 @@ module rtlgen_sue_ep_transport (
     localparam [9:0] NACK_LAST = 10'd511;        // NACK re-arm: age at which a persisting gap is NACKed again
     localparam [6:0] RX_ROOM = 7'd48;            // most beats held with room for a maximum PDU
     localparam [6:0] RX_PAUSE_AT = 7'd32;        // beats held above which the VC is paused
-    localparam [31:0] CNT_MAX = 32'd4294967295;  // status counters saturate here
     localparam [31:0] CRC_INIT = 32'd4294967295; // R-CRC register before the first byte
     localparam [1:0] OP_ACK = 2'd1;              // RH op: cumulative ACK up to rpsn
     localparam [1:0] OP_NACK = 2'd2;             // RH op: NACK, rpsn is the first missing PSN
@@ -1585,123 +1584,869 @@ module rtlgen_sue_ep_transport (
     wire [1:0] pause_w;
     assign pause_w = {v1_used > RX_PAUSE_AT, v0_used > RX_PAUSE_AT};
     reg [31:0] cnt_tx_pdu_new_q;
+    reg [5:0] cnt_tx_pdu_new_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_pdu_new_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_pdu_new_q_en = {
+        ((s0_dd & s0_dnew) | (s1_dd & s1_dnew) | (s2_dd & s2_dnew) | (s3_dd & s3_dnew))
+            & (~(&cnt_tx_pdu_new_q_ones[5:0]))
+            & (&cnt_tx_pdu_new_q_ones[4:0]),
+        ((s0_dd & s0_dnew) | (s1_dd & s1_dnew) | (s2_dd & s2_dnew) | (s3_dd & s3_dnew))
+            & (~(&cnt_tx_pdu_new_q_ones[5:0]))
+            & (&cnt_tx_pdu_new_q_ones[3:0]),
+        ((s0_dd & s0_dnew) | (s1_dd & s1_dnew) | (s2_dd & s2_dnew) | (s3_dd & s3_dnew))
+            & (~(&cnt_tx_pdu_new_q_ones[5:0]))
+            & (&cnt_tx_pdu_new_q_ones[2:0]),
+        ((s0_dd & s0_dnew) | (s1_dd & s1_dnew) | (s2_dd & s2_dnew) | (s3_dd & s3_dnew))
+            & (~(&cnt_tx_pdu_new_q_ones[5:0]))
+            & (&cnt_tx_pdu_new_q_ones[1:0]),
+        ((s0_dd & s0_dnew) | (s1_dd & s1_dnew) | (s2_dd & s2_dnew) | (s3_dd & s3_dnew)) & (~(&cnt_tx_pdu_new_q_ones[5:0])) & cnt_tx_pdu_new_q_ones[0],
+        ((s0_dd & s0_dnew) | (s1_dd & s1_dnew) | (s2_dd & s2_dnew) | (s3_dd & s3_dnew)) & (~(&cnt_tx_pdu_new_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_pdu_new_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_pdu_new_q_tgl = {
+        cnt_tx_pdu_new_q_en[5] & cnt_tx_pdu_new_q[30], cnt_tx_pdu_new_q_en[5], cnt_tx_pdu_new_q_en[4] & (&cnt_tx_pdu_new_q[28:24]),
+        cnt_tx_pdu_new_q_en[4] & (&cnt_tx_pdu_new_q[27:24]), cnt_tx_pdu_new_q_en[4] & (&cnt_tx_pdu_new_q[26:24]),
+        cnt_tx_pdu_new_q_en[4] & (&cnt_tx_pdu_new_q[25:24]), cnt_tx_pdu_new_q_en[4] & cnt_tx_pdu_new_q[24], cnt_tx_pdu_new_q_en[4],
+        cnt_tx_pdu_new_q_en[3] & (&cnt_tx_pdu_new_q[22:18]), cnt_tx_pdu_new_q_en[3] & (&cnt_tx_pdu_new_q[21:18]),
+        cnt_tx_pdu_new_q_en[3] & (&cnt_tx_pdu_new_q[20:18]), cnt_tx_pdu_new_q_en[3] & (&cnt_tx_pdu_new_q[19:18]),
+        cnt_tx_pdu_new_q_en[3] & cnt_tx_pdu_new_q[18], cnt_tx_pdu_new_q_en[3], cnt_tx_pdu_new_q_en[2] & (&cnt_tx_pdu_new_q[16:12]),
+        cnt_tx_pdu_new_q_en[2] & (&cnt_tx_pdu_new_q[15:12]), cnt_tx_pdu_new_q_en[2] & (&cnt_tx_pdu_new_q[14:12]),
+        cnt_tx_pdu_new_q_en[2] & (&cnt_tx_pdu_new_q[13:12]), cnt_tx_pdu_new_q_en[2] & cnt_tx_pdu_new_q[12], cnt_tx_pdu_new_q_en[2],
+        cnt_tx_pdu_new_q_en[1] & (&cnt_tx_pdu_new_q[10:6]), cnt_tx_pdu_new_q_en[1] & (&cnt_tx_pdu_new_q[9:6]),
+        cnt_tx_pdu_new_q_en[1] & (&cnt_tx_pdu_new_q[8:6]), cnt_tx_pdu_new_q_en[1] & (&cnt_tx_pdu_new_q[7:6]),
+        cnt_tx_pdu_new_q_en[1] & cnt_tx_pdu_new_q[6], cnt_tx_pdu_new_q_en[1], cnt_tx_pdu_new_q_en[0] & (&cnt_tx_pdu_new_q[4:0]),
+        cnt_tx_pdu_new_q_en[0] & (&cnt_tx_pdu_new_q[3:0]), cnt_tx_pdu_new_q_en[0] & (&cnt_tx_pdu_new_q[2:0]),
+        cnt_tx_pdu_new_q_en[0] & (&cnt_tx_pdu_new_q[1:0]), cnt_tx_pdu_new_q_en[0] & cnt_tx_pdu_new_q[0], cnt_tx_pdu_new_q_en[0]
+    };
     reg [31:0] cnt_tx_pdu_retx_q;
+    reg [5:0] cnt_tx_pdu_retx_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_pdu_retx_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_pdu_retx_q_en = {
+        ((s0_dd & (~s0_dnew)) | (s1_dd & (~s1_dnew)) | (s2_dd & (~s2_dnew)) | (s3_dd & (~s3_dnew)))
+            & (~(&cnt_tx_pdu_retx_q_ones[5:0]))
+            & (&cnt_tx_pdu_retx_q_ones[4:0]),
+        ((s0_dd & (~s0_dnew)) | (s1_dd & (~s1_dnew)) | (s2_dd & (~s2_dnew)) | (s3_dd & (~s3_dnew)))
+            & (~(&cnt_tx_pdu_retx_q_ones[5:0]))
+            & (&cnt_tx_pdu_retx_q_ones[3:0]),
+        ((s0_dd & (~s0_dnew)) | (s1_dd & (~s1_dnew)) | (s2_dd & (~s2_dnew)) | (s3_dd & (~s3_dnew)))
+            & (~(&cnt_tx_pdu_retx_q_ones[5:0]))
+            & (&cnt_tx_pdu_retx_q_ones[2:0]),
+        ((s0_dd & (~s0_dnew)) | (s1_dd & (~s1_dnew)) | (s2_dd & (~s2_dnew)) | (s3_dd & (~s3_dnew)))
+            & (~(&cnt_tx_pdu_retx_q_ones[5:0]))
+            & (&cnt_tx_pdu_retx_q_ones[1:0]),
+        ((s0_dd & (~s0_dnew)) | (s1_dd & (~s1_dnew)) | (s2_dd & (~s2_dnew)) | (s3_dd & (~s3_dnew)))
+            & (~(&cnt_tx_pdu_retx_q_ones[5:0]))
+            & cnt_tx_pdu_retx_q_ones[0],
+        ((s0_dd & (~s0_dnew)) | (s1_dd & (~s1_dnew)) | (s2_dd & (~s2_dnew)) | (s3_dd & (~s3_dnew))) & (~(&cnt_tx_pdu_retx_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_pdu_retx_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_pdu_retx_q_tgl = {
+        cnt_tx_pdu_retx_q_en[5] & cnt_tx_pdu_retx_q[30], cnt_tx_pdu_retx_q_en[5], cnt_tx_pdu_retx_q_en[4] & (&cnt_tx_pdu_retx_q[28:24]),
+        cnt_tx_pdu_retx_q_en[4] & (&cnt_tx_pdu_retx_q[27:24]), cnt_tx_pdu_retx_q_en[4] & (&cnt_tx_pdu_retx_q[26:24]),
+        cnt_tx_pdu_retx_q_en[4] & (&cnt_tx_pdu_retx_q[25:24]), cnt_tx_pdu_retx_q_en[4] & cnt_tx_pdu_retx_q[24], cnt_tx_pdu_retx_q_en[4],
+        cnt_tx_pdu_retx_q_en[3] & (&cnt_tx_pdu_retx_q[22:18]), cnt_tx_pdu_retx_q_en[3] & (&cnt_tx_pdu_retx_q[21:18]),
+        cnt_tx_pdu_retx_q_en[3] & (&cnt_tx_pdu_retx_q[20:18]), cnt_tx_pdu_retx_q_en[3] & (&cnt_tx_pdu_retx_q[19:18]),
+        cnt_tx_pdu_retx_q_en[3] & cnt_tx_pdu_retx_q[18], cnt_tx_pdu_retx_q_en[3], cnt_tx_pdu_retx_q_en[2] & (&cnt_tx_pdu_retx_q[16:12]),
+        cnt_tx_pdu_retx_q_en[2] & (&cnt_tx_pdu_retx_q[15:12]), cnt_tx_pdu_retx_q_en[2] & (&cnt_tx_pdu_retx_q[14:12]),
+        cnt_tx_pdu_retx_q_en[2] & (&cnt_tx_pdu_retx_q[13:12]), cnt_tx_pdu_retx_q_en[2] & cnt_tx_pdu_retx_q[12], cnt_tx_pdu_retx_q_en[2],
+        cnt_tx_pdu_retx_q_en[1] & (&cnt_tx_pdu_retx_q[10:6]), cnt_tx_pdu_retx_q_en[1] & (&cnt_tx_pdu_retx_q[9:6]),
+        cnt_tx_pdu_retx_q_en[1] & (&cnt_tx_pdu_retx_q[8:6]), cnt_tx_pdu_retx_q_en[1] & (&cnt_tx_pdu_retx_q[7:6]),
+        cnt_tx_pdu_retx_q_en[1] & cnt_tx_pdu_retx_q[6], cnt_tx_pdu_retx_q_en[1], cnt_tx_pdu_retx_q_en[0] & (&cnt_tx_pdu_retx_q[4:0]),
+        cnt_tx_pdu_retx_q_en[0] & (&cnt_tx_pdu_retx_q[3:0]), cnt_tx_pdu_retx_q_en[0] & (&cnt_tx_pdu_retx_q[2:0]),
+        cnt_tx_pdu_retx_q_en[0] & (&cnt_tx_pdu_retx_q[1:0]), cnt_tx_pdu_retx_q_en[0] & cnt_tx_pdu_retx_q[0], cnt_tx_pdu_retx_q_en[0]
+    };
     reg [31:0] cnt_tx_ctrl_ack_q;
+    reg [5:0] cnt_tx_ctrl_ack_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_ctrl_ack_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_ctrl_ack_q_en = {
+        decide & (~pick_data) & p_ack & (~(&cnt_tx_ctrl_ack_q_ones[5:0])) & (&cnt_tx_ctrl_ack_q_ones[4:0]),
+        decide & (~pick_data) & p_ack & (~(&cnt_tx_ctrl_ack_q_ones[5:0])) & (&cnt_tx_ctrl_ack_q_ones[3:0]),
+        decide & (~pick_data) & p_ack & (~(&cnt_tx_ctrl_ack_q_ones[5:0])) & (&cnt_tx_ctrl_ack_q_ones[2:0]),
+        decide & (~pick_data) & p_ack & (~(&cnt_tx_ctrl_ack_q_ones[5:0])) & (&cnt_tx_ctrl_ack_q_ones[1:0]),
+        decide & (~pick_data) & p_ack & (~(&cnt_tx_ctrl_ack_q_ones[5:0])) & cnt_tx_ctrl_ack_q_ones[0],
+        decide & (~pick_data) & p_ack & (~(&cnt_tx_ctrl_ack_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_ctrl_ack_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_ctrl_ack_q_tgl = {
+        cnt_tx_ctrl_ack_q_en[5] & cnt_tx_ctrl_ack_q[30], cnt_tx_ctrl_ack_q_en[5], cnt_tx_ctrl_ack_q_en[4] & (&cnt_tx_ctrl_ack_q[28:24]),
+        cnt_tx_ctrl_ack_q_en[4] & (&cnt_tx_ctrl_ack_q[27:24]), cnt_tx_ctrl_ack_q_en[4] & (&cnt_tx_ctrl_ack_q[26:24]),
+        cnt_tx_ctrl_ack_q_en[4] & (&cnt_tx_ctrl_ack_q[25:24]), cnt_tx_ctrl_ack_q_en[4] & cnt_tx_ctrl_ack_q[24], cnt_tx_ctrl_ack_q_en[4],
+        cnt_tx_ctrl_ack_q_en[3] & (&cnt_tx_ctrl_ack_q[22:18]), cnt_tx_ctrl_ack_q_en[3] & (&cnt_tx_ctrl_ack_q[21:18]),
+        cnt_tx_ctrl_ack_q_en[3] & (&cnt_tx_ctrl_ack_q[20:18]), cnt_tx_ctrl_ack_q_en[3] & (&cnt_tx_ctrl_ack_q[19:18]),
+        cnt_tx_ctrl_ack_q_en[3] & cnt_tx_ctrl_ack_q[18], cnt_tx_ctrl_ack_q_en[3], cnt_tx_ctrl_ack_q_en[2] & (&cnt_tx_ctrl_ack_q[16:12]),
+        cnt_tx_ctrl_ack_q_en[2] & (&cnt_tx_ctrl_ack_q[15:12]), cnt_tx_ctrl_ack_q_en[2] & (&cnt_tx_ctrl_ack_q[14:12]),
+        cnt_tx_ctrl_ack_q_en[2] & (&cnt_tx_ctrl_ack_q[13:12]), cnt_tx_ctrl_ack_q_en[2] & cnt_tx_ctrl_ack_q[12], cnt_tx_ctrl_ack_q_en[2],
+        cnt_tx_ctrl_ack_q_en[1] & (&cnt_tx_ctrl_ack_q[10:6]), cnt_tx_ctrl_ack_q_en[1] & (&cnt_tx_ctrl_ack_q[9:6]),
+        cnt_tx_ctrl_ack_q_en[1] & (&cnt_tx_ctrl_ack_q[8:6]), cnt_tx_ctrl_ack_q_en[1] & (&cnt_tx_ctrl_ack_q[7:6]),
+        cnt_tx_ctrl_ack_q_en[1] & cnt_tx_ctrl_ack_q[6], cnt_tx_ctrl_ack_q_en[1], cnt_tx_ctrl_ack_q_en[0] & (&cnt_tx_ctrl_ack_q[4:0]),
+        cnt_tx_ctrl_ack_q_en[0] & (&cnt_tx_ctrl_ack_q[3:0]), cnt_tx_ctrl_ack_q_en[0] & (&cnt_tx_ctrl_ack_q[2:0]),
+        cnt_tx_ctrl_ack_q_en[0] & (&cnt_tx_ctrl_ack_q[1:0]), cnt_tx_ctrl_ack_q_en[0] & cnt_tx_ctrl_ack_q[0], cnt_tx_ctrl_ack_q_en[0]
+    };
     reg [31:0] cnt_tx_ctrl_nack_q;
+    reg [5:0] cnt_tx_ctrl_nack_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_ctrl_nack_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_ctrl_nack_q_en = {
+        decide & (~pick_data) & p_nack & (~(&cnt_tx_ctrl_nack_q_ones[5:0])) & (&cnt_tx_ctrl_nack_q_ones[4:0]),
+        decide & (~pick_data) & p_nack & (~(&cnt_tx_ctrl_nack_q_ones[5:0])) & (&cnt_tx_ctrl_nack_q_ones[3:0]),
+        decide & (~pick_data) & p_nack & (~(&cnt_tx_ctrl_nack_q_ones[5:0])) & (&cnt_tx_ctrl_nack_q_ones[2:0]),
+        decide & (~pick_data) & p_nack & (~(&cnt_tx_ctrl_nack_q_ones[5:0])) & (&cnt_tx_ctrl_nack_q_ones[1:0]),
+        decide & (~pick_data) & p_nack & (~(&cnt_tx_ctrl_nack_q_ones[5:0])) & cnt_tx_ctrl_nack_q_ones[0],
+        decide & (~pick_data) & p_nack & (~(&cnt_tx_ctrl_nack_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_ctrl_nack_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_ctrl_nack_q_tgl = {
+        cnt_tx_ctrl_nack_q_en[5] & cnt_tx_ctrl_nack_q[30], cnt_tx_ctrl_nack_q_en[5], cnt_tx_ctrl_nack_q_en[4] & (&cnt_tx_ctrl_nack_q[28:24]),
+        cnt_tx_ctrl_nack_q_en[4] & (&cnt_tx_ctrl_nack_q[27:24]), cnt_tx_ctrl_nack_q_en[4] & (&cnt_tx_ctrl_nack_q[26:24]),
+        cnt_tx_ctrl_nack_q_en[4] & (&cnt_tx_ctrl_nack_q[25:24]), cnt_tx_ctrl_nack_q_en[4] & cnt_tx_ctrl_nack_q[24], cnt_tx_ctrl_nack_q_en[4],
+        cnt_tx_ctrl_nack_q_en[3] & (&cnt_tx_ctrl_nack_q[22:18]), cnt_tx_ctrl_nack_q_en[3] & (&cnt_tx_ctrl_nack_q[21:18]),
+        cnt_tx_ctrl_nack_q_en[3] & (&cnt_tx_ctrl_nack_q[20:18]), cnt_tx_ctrl_nack_q_en[3] & (&cnt_tx_ctrl_nack_q[19:18]),
+        cnt_tx_ctrl_nack_q_en[3] & cnt_tx_ctrl_nack_q[18], cnt_tx_ctrl_nack_q_en[3], cnt_tx_ctrl_nack_q_en[2] & (&cnt_tx_ctrl_nack_q[16:12]),
+        cnt_tx_ctrl_nack_q_en[2] & (&cnt_tx_ctrl_nack_q[15:12]), cnt_tx_ctrl_nack_q_en[2] & (&cnt_tx_ctrl_nack_q[14:12]),
+        cnt_tx_ctrl_nack_q_en[2] & (&cnt_tx_ctrl_nack_q[13:12]), cnt_tx_ctrl_nack_q_en[2] & cnt_tx_ctrl_nack_q[12], cnt_tx_ctrl_nack_q_en[2],
+        cnt_tx_ctrl_nack_q_en[1] & (&cnt_tx_ctrl_nack_q[10:6]), cnt_tx_ctrl_nack_q_en[1] & (&cnt_tx_ctrl_nack_q[9:6]),
+        cnt_tx_ctrl_nack_q_en[1] & (&cnt_tx_ctrl_nack_q[8:6]), cnt_tx_ctrl_nack_q_en[1] & (&cnt_tx_ctrl_nack_q[7:6]),
+        cnt_tx_ctrl_nack_q_en[1] & cnt_tx_ctrl_nack_q[6], cnt_tx_ctrl_nack_q_en[1], cnt_tx_ctrl_nack_q_en[0] & (&cnt_tx_ctrl_nack_q[4:0]),
+        cnt_tx_ctrl_nack_q_en[0] & (&cnt_tx_ctrl_nack_q[3:0]), cnt_tx_ctrl_nack_q_en[0] & (&cnt_tx_ctrl_nack_q[2:0]),
+        cnt_tx_ctrl_nack_q_en[0] & (&cnt_tx_ctrl_nack_q[1:0]), cnt_tx_ctrl_nack_q_en[0] & cnt_tx_ctrl_nack_q[0], cnt_tx_ctrl_nack_q_en[0]
+    };
     reg [31:0] cnt_tx_piggy_ack_q;
+    reg [5:0] cnt_tx_piggy_ack_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_piggy_ack_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_piggy_ack_q_en = {
+        decide_data & p_ack & (~(&cnt_tx_piggy_ack_q_ones[5:0])) & (&cnt_tx_piggy_ack_q_ones[4:0]),
+        decide_data & p_ack & (~(&cnt_tx_piggy_ack_q_ones[5:0])) & (&cnt_tx_piggy_ack_q_ones[3:0]),
+        decide_data & p_ack & (~(&cnt_tx_piggy_ack_q_ones[5:0])) & (&cnt_tx_piggy_ack_q_ones[2:0]),
+        decide_data & p_ack & (~(&cnt_tx_piggy_ack_q_ones[5:0])) & (&cnt_tx_piggy_ack_q_ones[1:0]),
+        decide_data & p_ack & (~(&cnt_tx_piggy_ack_q_ones[5:0])) & cnt_tx_piggy_ack_q_ones[0],
+        decide_data & p_ack & (~(&cnt_tx_piggy_ack_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_piggy_ack_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_piggy_ack_q_tgl = {
+        cnt_tx_piggy_ack_q_en[5] & cnt_tx_piggy_ack_q[30], cnt_tx_piggy_ack_q_en[5], cnt_tx_piggy_ack_q_en[4] & (&cnt_tx_piggy_ack_q[28:24]),
+        cnt_tx_piggy_ack_q_en[4] & (&cnt_tx_piggy_ack_q[27:24]), cnt_tx_piggy_ack_q_en[4] & (&cnt_tx_piggy_ack_q[26:24]),
+        cnt_tx_piggy_ack_q_en[4] & (&cnt_tx_piggy_ack_q[25:24]), cnt_tx_piggy_ack_q_en[4] & cnt_tx_piggy_ack_q[24], cnt_tx_piggy_ack_q_en[4],
+        cnt_tx_piggy_ack_q_en[3] & (&cnt_tx_piggy_ack_q[22:18]), cnt_tx_piggy_ack_q_en[3] & (&cnt_tx_piggy_ack_q[21:18]),
+        cnt_tx_piggy_ack_q_en[3] & (&cnt_tx_piggy_ack_q[20:18]), cnt_tx_piggy_ack_q_en[3] & (&cnt_tx_piggy_ack_q[19:18]),
+        cnt_tx_piggy_ack_q_en[3] & cnt_tx_piggy_ack_q[18], cnt_tx_piggy_ack_q_en[3], cnt_tx_piggy_ack_q_en[2] & (&cnt_tx_piggy_ack_q[16:12]),
+        cnt_tx_piggy_ack_q_en[2] & (&cnt_tx_piggy_ack_q[15:12]), cnt_tx_piggy_ack_q_en[2] & (&cnt_tx_piggy_ack_q[14:12]),
+        cnt_tx_piggy_ack_q_en[2] & (&cnt_tx_piggy_ack_q[13:12]), cnt_tx_piggy_ack_q_en[2] & cnt_tx_piggy_ack_q[12], cnt_tx_piggy_ack_q_en[2],
+        cnt_tx_piggy_ack_q_en[1] & (&cnt_tx_piggy_ack_q[10:6]), cnt_tx_piggy_ack_q_en[1] & (&cnt_tx_piggy_ack_q[9:6]),
+        cnt_tx_piggy_ack_q_en[1] & (&cnt_tx_piggy_ack_q[8:6]), cnt_tx_piggy_ack_q_en[1] & (&cnt_tx_piggy_ack_q[7:6]),
+        cnt_tx_piggy_ack_q_en[1] & cnt_tx_piggy_ack_q[6], cnt_tx_piggy_ack_q_en[1], cnt_tx_piggy_ack_q_en[0] & (&cnt_tx_piggy_ack_q[4:0]),
+        cnt_tx_piggy_ack_q_en[0] & (&cnt_tx_piggy_ack_q[3:0]), cnt_tx_piggy_ack_q_en[0] & (&cnt_tx_piggy_ack_q[2:0]),
+        cnt_tx_piggy_ack_q_en[0] & (&cnt_tx_piggy_ack_q[1:0]), cnt_tx_piggy_ack_q_en[0] & cnt_tx_piggy_ack_q[0], cnt_tx_piggy_ack_q_en[0]
+    };
     reg [31:0] cnt_tx_piggy_nack_q;
+    reg [5:0] cnt_tx_piggy_nack_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_piggy_nack_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_piggy_nack_q_en = {
+        decide_data & p_nack & (~(&cnt_tx_piggy_nack_q_ones[5:0])) & (&cnt_tx_piggy_nack_q_ones[4:0]),
+        decide_data & p_nack & (~(&cnt_tx_piggy_nack_q_ones[5:0])) & (&cnt_tx_piggy_nack_q_ones[3:0]),
+        decide_data & p_nack & (~(&cnt_tx_piggy_nack_q_ones[5:0])) & (&cnt_tx_piggy_nack_q_ones[2:0]),
+        decide_data & p_nack & (~(&cnt_tx_piggy_nack_q_ones[5:0])) & (&cnt_tx_piggy_nack_q_ones[1:0]),
+        decide_data & p_nack & (~(&cnt_tx_piggy_nack_q_ones[5:0])) & cnt_tx_piggy_nack_q_ones[0],
+        decide_data & p_nack & (~(&cnt_tx_piggy_nack_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_piggy_nack_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_piggy_nack_q_tgl = {
+        cnt_tx_piggy_nack_q_en[5] & cnt_tx_piggy_nack_q[30], cnt_tx_piggy_nack_q_en[5], cnt_tx_piggy_nack_q_en[4] & (&cnt_tx_piggy_nack_q[28:24]),
+        cnt_tx_piggy_nack_q_en[4] & (&cnt_tx_piggy_nack_q[27:24]), cnt_tx_piggy_nack_q_en[4] & (&cnt_tx_piggy_nack_q[26:24]),
+        cnt_tx_piggy_nack_q_en[4] & (&cnt_tx_piggy_nack_q[25:24]), cnt_tx_piggy_nack_q_en[4] & cnt_tx_piggy_nack_q[24], cnt_tx_piggy_nack_q_en[4],
+        cnt_tx_piggy_nack_q_en[3] & (&cnt_tx_piggy_nack_q[22:18]), cnt_tx_piggy_nack_q_en[3] & (&cnt_tx_piggy_nack_q[21:18]),
+        cnt_tx_piggy_nack_q_en[3] & (&cnt_tx_piggy_nack_q[20:18]), cnt_tx_piggy_nack_q_en[3] & (&cnt_tx_piggy_nack_q[19:18]),
+        cnt_tx_piggy_nack_q_en[3] & cnt_tx_piggy_nack_q[18], cnt_tx_piggy_nack_q_en[3], cnt_tx_piggy_nack_q_en[2] & (&cnt_tx_piggy_nack_q[16:12]),
+        cnt_tx_piggy_nack_q_en[2] & (&cnt_tx_piggy_nack_q[15:12]), cnt_tx_piggy_nack_q_en[2] & (&cnt_tx_piggy_nack_q[14:12]),
+        cnt_tx_piggy_nack_q_en[2] & (&cnt_tx_piggy_nack_q[13:12]), cnt_tx_piggy_nack_q_en[2] & cnt_tx_piggy_nack_q[12], cnt_tx_piggy_nack_q_en[2],
+        cnt_tx_piggy_nack_q_en[1] & (&cnt_tx_piggy_nack_q[10:6]), cnt_tx_piggy_nack_q_en[1] & (&cnt_tx_piggy_nack_q[9:6]),
+        cnt_tx_piggy_nack_q_en[1] & (&cnt_tx_piggy_nack_q[8:6]), cnt_tx_piggy_nack_q_en[1] & (&cnt_tx_piggy_nack_q[7:6]),
+        cnt_tx_piggy_nack_q_en[1] & cnt_tx_piggy_nack_q[6], cnt_tx_piggy_nack_q_en[1], cnt_tx_piggy_nack_q_en[0] & (&cnt_tx_piggy_nack_q[4:0]),
+        cnt_tx_piggy_nack_q_en[0] & (&cnt_tx_piggy_nack_q[3:0]), cnt_tx_piggy_nack_q_en[0] & (&cnt_tx_piggy_nack_q[2:0]),
+        cnt_tx_piggy_nack_q_en[0] & (&cnt_tx_piggy_nack_q[1:0]), cnt_tx_piggy_nack_q_en[0] & cnt_tx_piggy_nack_q[0], cnt_tx_piggy_nack_q_en[0]
+    };
     reg [31:0] cnt_tx_nack_rcvd_q;
+    reg [5:0] cnt_tx_nack_rcvd_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_nack_rcvd_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_nack_rcvd_q_en = {
+        nack_ok & (~(&cnt_tx_nack_rcvd_q_ones[5:0])) & (&cnt_tx_nack_rcvd_q_ones[4:0]),
+        nack_ok & (~(&cnt_tx_nack_rcvd_q_ones[5:0])) & (&cnt_tx_nack_rcvd_q_ones[3:0]),
+        nack_ok & (~(&cnt_tx_nack_rcvd_q_ones[5:0])) & (&cnt_tx_nack_rcvd_q_ones[2:0]),
+        nack_ok & (~(&cnt_tx_nack_rcvd_q_ones[5:0])) & (&cnt_tx_nack_rcvd_q_ones[1:0]),
+        nack_ok & (~(&cnt_tx_nack_rcvd_q_ones[5:0])) & cnt_tx_nack_rcvd_q_ones[0], nack_ok & (~(&cnt_tx_nack_rcvd_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_nack_rcvd_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_nack_rcvd_q_tgl = {
+        cnt_tx_nack_rcvd_q_en[5] & cnt_tx_nack_rcvd_q[30], cnt_tx_nack_rcvd_q_en[5], cnt_tx_nack_rcvd_q_en[4] & (&cnt_tx_nack_rcvd_q[28:24]),
+        cnt_tx_nack_rcvd_q_en[4] & (&cnt_tx_nack_rcvd_q[27:24]), cnt_tx_nack_rcvd_q_en[4] & (&cnt_tx_nack_rcvd_q[26:24]),
+        cnt_tx_nack_rcvd_q_en[4] & (&cnt_tx_nack_rcvd_q[25:24]), cnt_tx_nack_rcvd_q_en[4] & cnt_tx_nack_rcvd_q[24], cnt_tx_nack_rcvd_q_en[4],
+        cnt_tx_nack_rcvd_q_en[3] & (&cnt_tx_nack_rcvd_q[22:18]), cnt_tx_nack_rcvd_q_en[3] & (&cnt_tx_nack_rcvd_q[21:18]),
+        cnt_tx_nack_rcvd_q_en[3] & (&cnt_tx_nack_rcvd_q[20:18]), cnt_tx_nack_rcvd_q_en[3] & (&cnt_tx_nack_rcvd_q[19:18]),
+        cnt_tx_nack_rcvd_q_en[3] & cnt_tx_nack_rcvd_q[18], cnt_tx_nack_rcvd_q_en[3], cnt_tx_nack_rcvd_q_en[2] & (&cnt_tx_nack_rcvd_q[16:12]),
+        cnt_tx_nack_rcvd_q_en[2] & (&cnt_tx_nack_rcvd_q[15:12]), cnt_tx_nack_rcvd_q_en[2] & (&cnt_tx_nack_rcvd_q[14:12]),
+        cnt_tx_nack_rcvd_q_en[2] & (&cnt_tx_nack_rcvd_q[13:12]), cnt_tx_nack_rcvd_q_en[2] & cnt_tx_nack_rcvd_q[12], cnt_tx_nack_rcvd_q_en[2],
+        cnt_tx_nack_rcvd_q_en[1] & (&cnt_tx_nack_rcvd_q[10:6]), cnt_tx_nack_rcvd_q_en[1] & (&cnt_tx_nack_rcvd_q[9:6]),
+        cnt_tx_nack_rcvd_q_en[1] & (&cnt_tx_nack_rcvd_q[8:6]), cnt_tx_nack_rcvd_q_en[1] & (&cnt_tx_nack_rcvd_q[7:6]),
+        cnt_tx_nack_rcvd_q_en[1] & cnt_tx_nack_rcvd_q[6], cnt_tx_nack_rcvd_q_en[1], cnt_tx_nack_rcvd_q_en[0] & (&cnt_tx_nack_rcvd_q[4:0]),
+        cnt_tx_nack_rcvd_q_en[0] & (&cnt_tx_nack_rcvd_q[3:0]), cnt_tx_nack_rcvd_q_en[0] & (&cnt_tx_nack_rcvd_q[2:0]),
+        cnt_tx_nack_rcvd_q_en[0] & (&cnt_tx_nack_rcvd_q[1:0]), cnt_tx_nack_rcvd_q_en[0] & cnt_tx_nack_rcvd_q[0], cnt_tx_nack_rcvd_q_en[0]
+    };
     reg [31:0] cnt_tx_rto_q;
+    reg [5:0] cnt_tx_rto_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_rto_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_rto_q_en = {
+        rto_any & (~(&cnt_tx_rto_q_ones[5:0])) & (&cnt_tx_rto_q_ones[4:0]), rto_any & (~(&cnt_tx_rto_q_ones[5:0])) & (&cnt_tx_rto_q_ones[3:0]),
+        rto_any & (~(&cnt_tx_rto_q_ones[5:0])) & (&cnt_tx_rto_q_ones[2:0]), rto_any & (~(&cnt_tx_rto_q_ones[5:0])) & (&cnt_tx_rto_q_ones[1:0]),
+        rto_any & (~(&cnt_tx_rto_q_ones[5:0])) & cnt_tx_rto_q_ones[0], rto_any & (~(&cnt_tx_rto_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_rto_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_rto_q_tgl = {
+        cnt_tx_rto_q_en[5] & cnt_tx_rto_q[30], cnt_tx_rto_q_en[5], cnt_tx_rto_q_en[4] & (&cnt_tx_rto_q[28:24]),
+        cnt_tx_rto_q_en[4] & (&cnt_tx_rto_q[27:24]), cnt_tx_rto_q_en[4] & (&cnt_tx_rto_q[26:24]), cnt_tx_rto_q_en[4] & (&cnt_tx_rto_q[25:24]),
+        cnt_tx_rto_q_en[4] & cnt_tx_rto_q[24], cnt_tx_rto_q_en[4], cnt_tx_rto_q_en[3] & (&cnt_tx_rto_q[22:18]),
+        cnt_tx_rto_q_en[3] & (&cnt_tx_rto_q[21:18]), cnt_tx_rto_q_en[3] & (&cnt_tx_rto_q[20:18]), cnt_tx_rto_q_en[3] & (&cnt_tx_rto_q[19:18]),
+        cnt_tx_rto_q_en[3] & cnt_tx_rto_q[18], cnt_tx_rto_q_en[3], cnt_tx_rto_q_en[2] & (&cnt_tx_rto_q[16:12]),
+        cnt_tx_rto_q_en[2] & (&cnt_tx_rto_q[15:12]), cnt_tx_rto_q_en[2] & (&cnt_tx_rto_q[14:12]), cnt_tx_rto_q_en[2] & (&cnt_tx_rto_q[13:12]),
+        cnt_tx_rto_q_en[2] & cnt_tx_rto_q[12], cnt_tx_rto_q_en[2], cnt_tx_rto_q_en[1] & (&cnt_tx_rto_q[10:6]),
+        cnt_tx_rto_q_en[1] & (&cnt_tx_rto_q[9:6]), cnt_tx_rto_q_en[1] & (&cnt_tx_rto_q[8:6]), cnt_tx_rto_q_en[1] & (&cnt_tx_rto_q[7:6]),
+        cnt_tx_rto_q_en[1] & cnt_tx_rto_q[6], cnt_tx_rto_q_en[1], cnt_tx_rto_q_en[0] & (&cnt_tx_rto_q[4:0]),
+        cnt_tx_rto_q_en[0] & (&cnt_tx_rto_q[3:0]), cnt_tx_rto_q_en[0] & (&cnt_tx_rto_q[2:0]), cnt_tx_rto_q_en[0] & (&cnt_tx_rto_q[1:0]),
+        cnt_tx_rto_q_en[0] & cnt_tx_rto_q[0], cnt_tx_rto_q_en[0]
+    };
     reg [31:0] cnt_tx_ack_ignored_q;
+    reg [5:0] cnt_tx_ack_ignored_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_ack_ignored_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_ack_ignored_q_en = {
+        ack_ign & (~(&cnt_tx_ack_ignored_q_ones[5:0])) & (&cnt_tx_ack_ignored_q_ones[4:0]),
+        ack_ign & (~(&cnt_tx_ack_ignored_q_ones[5:0])) & (&cnt_tx_ack_ignored_q_ones[3:0]),
+        ack_ign & (~(&cnt_tx_ack_ignored_q_ones[5:0])) & (&cnt_tx_ack_ignored_q_ones[2:0]),
+        ack_ign & (~(&cnt_tx_ack_ignored_q_ones[5:0])) & (&cnt_tx_ack_ignored_q_ones[1:0]),
+        ack_ign & (~(&cnt_tx_ack_ignored_q_ones[5:0])) & cnt_tx_ack_ignored_q_ones[0], ack_ign & (~(&cnt_tx_ack_ignored_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_ack_ignored_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_ack_ignored_q_tgl = {
+        cnt_tx_ack_ignored_q_en[5] & cnt_tx_ack_ignored_q[30], cnt_tx_ack_ignored_q_en[5],
+        cnt_tx_ack_ignored_q_en[4] & (&cnt_tx_ack_ignored_q[28:24]), cnt_tx_ack_ignored_q_en[4] & (&cnt_tx_ack_ignored_q[27:24]),
+        cnt_tx_ack_ignored_q_en[4] & (&cnt_tx_ack_ignored_q[26:24]), cnt_tx_ack_ignored_q_en[4] & (&cnt_tx_ack_ignored_q[25:24]),
+        cnt_tx_ack_ignored_q_en[4] & cnt_tx_ack_ignored_q[24], cnt_tx_ack_ignored_q_en[4],
+        cnt_tx_ack_ignored_q_en[3] & (&cnt_tx_ack_ignored_q[22:18]), cnt_tx_ack_ignored_q_en[3] & (&cnt_tx_ack_ignored_q[21:18]),
+        cnt_tx_ack_ignored_q_en[3] & (&cnt_tx_ack_ignored_q[20:18]), cnt_tx_ack_ignored_q_en[3] & (&cnt_tx_ack_ignored_q[19:18]),
+        cnt_tx_ack_ignored_q_en[3] & cnt_tx_ack_ignored_q[18], cnt_tx_ack_ignored_q_en[3],
+        cnt_tx_ack_ignored_q_en[2] & (&cnt_tx_ack_ignored_q[16:12]), cnt_tx_ack_ignored_q_en[2] & (&cnt_tx_ack_ignored_q[15:12]),
+        cnt_tx_ack_ignored_q_en[2] & (&cnt_tx_ack_ignored_q[14:12]), cnt_tx_ack_ignored_q_en[2] & (&cnt_tx_ack_ignored_q[13:12]),
+        cnt_tx_ack_ignored_q_en[2] & cnt_tx_ack_ignored_q[12], cnt_tx_ack_ignored_q_en[2], cnt_tx_ack_ignored_q_en[1] & (&cnt_tx_ack_ignored_q[10:6]),
+        cnt_tx_ack_ignored_q_en[1] & (&cnt_tx_ack_ignored_q[9:6]), cnt_tx_ack_ignored_q_en[1] & (&cnt_tx_ack_ignored_q[8:6]),
+        cnt_tx_ack_ignored_q_en[1] & (&cnt_tx_ack_ignored_q[7:6]), cnt_tx_ack_ignored_q_en[1] & cnt_tx_ack_ignored_q[6], cnt_tx_ack_ignored_q_en[1],
+        cnt_tx_ack_ignored_q_en[0] & (&cnt_tx_ack_ignored_q[4:0]), cnt_tx_ack_ignored_q_en[0] & (&cnt_tx_ack_ignored_q[3:0]),
+        cnt_tx_ack_ignored_q_en[0] & (&cnt_tx_ack_ignored_q[2:0]), cnt_tx_ack_ignored_q_en[0] & (&cnt_tx_ack_ignored_q[1:0]),
+        cnt_tx_ack_ignored_q_en[0] & cnt_tx_ack_ignored_q[0], cnt_tx_ack_ignored_q_en[0]
+    };
     reg [31:0] cnt_tx_pdu_err_q;
+    reg [5:0] cnt_tx_pdu_err_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_pdu_err_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_pdu_err_q_en = {
+        in_err & (~(&cnt_tx_pdu_err_q_ones[5:0])) & (&cnt_tx_pdu_err_q_ones[4:0]),
+        in_err & (~(&cnt_tx_pdu_err_q_ones[5:0])) & (&cnt_tx_pdu_err_q_ones[3:0]),
+        in_err & (~(&cnt_tx_pdu_err_q_ones[5:0])) & (&cnt_tx_pdu_err_q_ones[2:0]),
+        in_err & (~(&cnt_tx_pdu_err_q_ones[5:0])) & (&cnt_tx_pdu_err_q_ones[1:0]),
+        in_err & (~(&cnt_tx_pdu_err_q_ones[5:0])) & cnt_tx_pdu_err_q_ones[0], in_err & (~(&cnt_tx_pdu_err_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_pdu_err_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_pdu_err_q_tgl = {
+        cnt_tx_pdu_err_q_en[5] & cnt_tx_pdu_err_q[30], cnt_tx_pdu_err_q_en[5], cnt_tx_pdu_err_q_en[4] & (&cnt_tx_pdu_err_q[28:24]),
+        cnt_tx_pdu_err_q_en[4] & (&cnt_tx_pdu_err_q[27:24]), cnt_tx_pdu_err_q_en[4] & (&cnt_tx_pdu_err_q[26:24]),
+        cnt_tx_pdu_err_q_en[4] & (&cnt_tx_pdu_err_q[25:24]), cnt_tx_pdu_err_q_en[4] & cnt_tx_pdu_err_q[24], cnt_tx_pdu_err_q_en[4],
+        cnt_tx_pdu_err_q_en[3] & (&cnt_tx_pdu_err_q[22:18]), cnt_tx_pdu_err_q_en[3] & (&cnt_tx_pdu_err_q[21:18]),
+        cnt_tx_pdu_err_q_en[3] & (&cnt_tx_pdu_err_q[20:18]), cnt_tx_pdu_err_q_en[3] & (&cnt_tx_pdu_err_q[19:18]),
+        cnt_tx_pdu_err_q_en[3] & cnt_tx_pdu_err_q[18], cnt_tx_pdu_err_q_en[3], cnt_tx_pdu_err_q_en[2] & (&cnt_tx_pdu_err_q[16:12]),
+        cnt_tx_pdu_err_q_en[2] & (&cnt_tx_pdu_err_q[15:12]), cnt_tx_pdu_err_q_en[2] & (&cnt_tx_pdu_err_q[14:12]),
+        cnt_tx_pdu_err_q_en[2] & (&cnt_tx_pdu_err_q[13:12]), cnt_tx_pdu_err_q_en[2] & cnt_tx_pdu_err_q[12], cnt_tx_pdu_err_q_en[2],
+        cnt_tx_pdu_err_q_en[1] & (&cnt_tx_pdu_err_q[10:6]), cnt_tx_pdu_err_q_en[1] & (&cnt_tx_pdu_err_q[9:6]),
+        cnt_tx_pdu_err_q_en[1] & (&cnt_tx_pdu_err_q[8:6]), cnt_tx_pdu_err_q_en[1] & (&cnt_tx_pdu_err_q[7:6]),
+        cnt_tx_pdu_err_q_en[1] & cnt_tx_pdu_err_q[6], cnt_tx_pdu_err_q_en[1], cnt_tx_pdu_err_q_en[0] & (&cnt_tx_pdu_err_q[4:0]),
+        cnt_tx_pdu_err_q_en[0] & (&cnt_tx_pdu_err_q[3:0]), cnt_tx_pdu_err_q_en[0] & (&cnt_tx_pdu_err_q[2:0]),
+        cnt_tx_pdu_err_q_en[0] & (&cnt_tx_pdu_err_q[1:0]), cnt_tx_pdu_err_q_en[0] & cnt_tx_pdu_err_q[0], cnt_tx_pdu_err_q_en[0]
+    };
     reg [31:0] cnt_tx_peer_down_drop_q;
+    reg [5:0] cnt_tx_peer_down_drop_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_peer_down_drop_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_peer_down_drop_q_en = {
+        in_down & (~(&cnt_tx_peer_down_drop_q_ones[5:0])) & (&cnt_tx_peer_down_drop_q_ones[4:0]),
+        in_down & (~(&cnt_tx_peer_down_drop_q_ones[5:0])) & (&cnt_tx_peer_down_drop_q_ones[3:0]),
+        in_down & (~(&cnt_tx_peer_down_drop_q_ones[5:0])) & (&cnt_tx_peer_down_drop_q_ones[2:0]),
+        in_down & (~(&cnt_tx_peer_down_drop_q_ones[5:0])) & (&cnt_tx_peer_down_drop_q_ones[1:0]),
+        in_down & (~(&cnt_tx_peer_down_drop_q_ones[5:0])) & cnt_tx_peer_down_drop_q_ones[0], in_down & (~(&cnt_tx_peer_down_drop_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_peer_down_drop_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_peer_down_drop_q_tgl = {
+        cnt_tx_peer_down_drop_q_en[5] & cnt_tx_peer_down_drop_q[30], cnt_tx_peer_down_drop_q_en[5],
+        cnt_tx_peer_down_drop_q_en[4] & (&cnt_tx_peer_down_drop_q[28:24]), cnt_tx_peer_down_drop_q_en[4] & (&cnt_tx_peer_down_drop_q[27:24]),
+        cnt_tx_peer_down_drop_q_en[4] & (&cnt_tx_peer_down_drop_q[26:24]), cnt_tx_peer_down_drop_q_en[4] & (&cnt_tx_peer_down_drop_q[25:24]),
+        cnt_tx_peer_down_drop_q_en[4] & cnt_tx_peer_down_drop_q[24], cnt_tx_peer_down_drop_q_en[4],
+        cnt_tx_peer_down_drop_q_en[3] & (&cnt_tx_peer_down_drop_q[22:18]), cnt_tx_peer_down_drop_q_en[3] & (&cnt_tx_peer_down_drop_q[21:18]),
+        cnt_tx_peer_down_drop_q_en[3] & (&cnt_tx_peer_down_drop_q[20:18]), cnt_tx_peer_down_drop_q_en[3] & (&cnt_tx_peer_down_drop_q[19:18]),
+        cnt_tx_peer_down_drop_q_en[3] & cnt_tx_peer_down_drop_q[18], cnt_tx_peer_down_drop_q_en[3],
+        cnt_tx_peer_down_drop_q_en[2] & (&cnt_tx_peer_down_drop_q[16:12]), cnt_tx_peer_down_drop_q_en[2] & (&cnt_tx_peer_down_drop_q[15:12]),
+        cnt_tx_peer_down_drop_q_en[2] & (&cnt_tx_peer_down_drop_q[14:12]), cnt_tx_peer_down_drop_q_en[2] & (&cnt_tx_peer_down_drop_q[13:12]),
+        cnt_tx_peer_down_drop_q_en[2] & cnt_tx_peer_down_drop_q[12], cnt_tx_peer_down_drop_q_en[2],
+        cnt_tx_peer_down_drop_q_en[1] & (&cnt_tx_peer_down_drop_q[10:6]), cnt_tx_peer_down_drop_q_en[1] & (&cnt_tx_peer_down_drop_q[9:6]),
+        cnt_tx_peer_down_drop_q_en[1] & (&cnt_tx_peer_down_drop_q[8:6]), cnt_tx_peer_down_drop_q_en[1] & (&cnt_tx_peer_down_drop_q[7:6]),
+        cnt_tx_peer_down_drop_q_en[1] & cnt_tx_peer_down_drop_q[6], cnt_tx_peer_down_drop_q_en[1],
+        cnt_tx_peer_down_drop_q_en[0] & (&cnt_tx_peer_down_drop_q[4:0]), cnt_tx_peer_down_drop_q_en[0] & (&cnt_tx_peer_down_drop_q[3:0]),
+        cnt_tx_peer_down_drop_q_en[0] & (&cnt_tx_peer_down_drop_q[2:0]), cnt_tx_peer_down_drop_q_en[0] & (&cnt_tx_peer_down_drop_q[1:0]),
+        cnt_tx_peer_down_drop_q_en[0] & cnt_tx_peer_down_drop_q[0], cnt_tx_peer_down_drop_q_en[0]
+    };
     reg [31:0] cnt_tx_win_stall_q;
+    reg [5:0] cnt_tx_win_stall_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_tx_win_stall_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_tx_win_stall_q_en = {
+        s_axis_pdu_tvalid & (~pdu_ready) & (~(&cnt_tx_win_stall_q_ones[5:0])) & (&cnt_tx_win_stall_q_ones[4:0]),
+        s_axis_pdu_tvalid & (~pdu_ready) & (~(&cnt_tx_win_stall_q_ones[5:0])) & (&cnt_tx_win_stall_q_ones[3:0]),
+        s_axis_pdu_tvalid & (~pdu_ready) & (~(&cnt_tx_win_stall_q_ones[5:0])) & (&cnt_tx_win_stall_q_ones[2:0]),
+        s_axis_pdu_tvalid & (~pdu_ready) & (~(&cnt_tx_win_stall_q_ones[5:0])) & (&cnt_tx_win_stall_q_ones[1:0]),
+        s_axis_pdu_tvalid & (~pdu_ready) & (~(&cnt_tx_win_stall_q_ones[5:0])) & cnt_tx_win_stall_q_ones[0],
+        s_axis_pdu_tvalid & (~pdu_ready) & (~(&cnt_tx_win_stall_q_ones[5:0]))
+    };
+    wire [31:0] cnt_tx_win_stall_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_tx_win_stall_q_tgl = {
+        cnt_tx_win_stall_q_en[5] & cnt_tx_win_stall_q[30], cnt_tx_win_stall_q_en[5], cnt_tx_win_stall_q_en[4] & (&cnt_tx_win_stall_q[28:24]),
+        cnt_tx_win_stall_q_en[4] & (&cnt_tx_win_stall_q[27:24]), cnt_tx_win_stall_q_en[4] & (&cnt_tx_win_stall_q[26:24]),
+        cnt_tx_win_stall_q_en[4] & (&cnt_tx_win_stall_q[25:24]), cnt_tx_win_stall_q_en[4] & cnt_tx_win_stall_q[24], cnt_tx_win_stall_q_en[4],
+        cnt_tx_win_stall_q_en[3] & (&cnt_tx_win_stall_q[22:18]), cnt_tx_win_stall_q_en[3] & (&cnt_tx_win_stall_q[21:18]),
+        cnt_tx_win_stall_q_en[3] & (&cnt_tx_win_stall_q[20:18]), cnt_tx_win_stall_q_en[3] & (&cnt_tx_win_stall_q[19:18]),
+        cnt_tx_win_stall_q_en[3] & cnt_tx_win_stall_q[18], cnt_tx_win_stall_q_en[3], cnt_tx_win_stall_q_en[2] & (&cnt_tx_win_stall_q[16:12]),
+        cnt_tx_win_stall_q_en[2] & (&cnt_tx_win_stall_q[15:12]), cnt_tx_win_stall_q_en[2] & (&cnt_tx_win_stall_q[14:12]),
+        cnt_tx_win_stall_q_en[2] & (&cnt_tx_win_stall_q[13:12]), cnt_tx_win_stall_q_en[2] & cnt_tx_win_stall_q[12], cnt_tx_win_stall_q_en[2],
+        cnt_tx_win_stall_q_en[1] & (&cnt_tx_win_stall_q[10:6]), cnt_tx_win_stall_q_en[1] & (&cnt_tx_win_stall_q[9:6]),
+        cnt_tx_win_stall_q_en[1] & (&cnt_tx_win_stall_q[8:6]), cnt_tx_win_stall_q_en[1] & (&cnt_tx_win_stall_q[7:6]),
+        cnt_tx_win_stall_q_en[1] & cnt_tx_win_stall_q[6], cnt_tx_win_stall_q_en[1], cnt_tx_win_stall_q_en[0] & (&cnt_tx_win_stall_q[4:0]),
+        cnt_tx_win_stall_q_en[0] & (&cnt_tx_win_stall_q[3:0]), cnt_tx_win_stall_q_en[0] & (&cnt_tx_win_stall_q[2:0]),
+        cnt_tx_win_stall_q_en[0] & (&cnt_tx_win_stall_q[1:0]), cnt_tx_win_stall_q_en[0] & cnt_tx_win_stall_q[0], cnt_tx_win_stall_q_en[0]
+    };
     reg [31:0] cnt_rx_pdu_q;
+    reg [5:0] cnt_rx_pdu_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_pdu_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_pdu_q_en = {
+        rv_end_q & (~(&cnt_rx_pdu_q_ones[5:0])) & (&cnt_rx_pdu_q_ones[4:0]), rv_end_q & (~(&cnt_rx_pdu_q_ones[5:0])) & (&cnt_rx_pdu_q_ones[3:0]),
+        rv_end_q & (~(&cnt_rx_pdu_q_ones[5:0])) & (&cnt_rx_pdu_q_ones[2:0]), rv_end_q & (~(&cnt_rx_pdu_q_ones[5:0])) & (&cnt_rx_pdu_q_ones[1:0]),
+        rv_end_q & (~(&cnt_rx_pdu_q_ones[5:0])) & cnt_rx_pdu_q_ones[0], rv_end_q & (~(&cnt_rx_pdu_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_pdu_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_pdu_q_tgl = {
+        cnt_rx_pdu_q_en[5] & cnt_rx_pdu_q[30], cnt_rx_pdu_q_en[5], cnt_rx_pdu_q_en[4] & (&cnt_rx_pdu_q[28:24]),
+        cnt_rx_pdu_q_en[4] & (&cnt_rx_pdu_q[27:24]), cnt_rx_pdu_q_en[4] & (&cnt_rx_pdu_q[26:24]), cnt_rx_pdu_q_en[4] & (&cnt_rx_pdu_q[25:24]),
+        cnt_rx_pdu_q_en[4] & cnt_rx_pdu_q[24], cnt_rx_pdu_q_en[4], cnt_rx_pdu_q_en[3] & (&cnt_rx_pdu_q[22:18]),
+        cnt_rx_pdu_q_en[3] & (&cnt_rx_pdu_q[21:18]), cnt_rx_pdu_q_en[3] & (&cnt_rx_pdu_q[20:18]), cnt_rx_pdu_q_en[3] & (&cnt_rx_pdu_q[19:18]),
+        cnt_rx_pdu_q_en[3] & cnt_rx_pdu_q[18], cnt_rx_pdu_q_en[3], cnt_rx_pdu_q_en[2] & (&cnt_rx_pdu_q[16:12]),
+        cnt_rx_pdu_q_en[2] & (&cnt_rx_pdu_q[15:12]), cnt_rx_pdu_q_en[2] & (&cnt_rx_pdu_q[14:12]), cnt_rx_pdu_q_en[2] & (&cnt_rx_pdu_q[13:12]),
+        cnt_rx_pdu_q_en[2] & cnt_rx_pdu_q[12], cnt_rx_pdu_q_en[2], cnt_rx_pdu_q_en[1] & (&cnt_rx_pdu_q[10:6]),
+        cnt_rx_pdu_q_en[1] & (&cnt_rx_pdu_q[9:6]), cnt_rx_pdu_q_en[1] & (&cnt_rx_pdu_q[8:6]), cnt_rx_pdu_q_en[1] & (&cnt_rx_pdu_q[7:6]),
+        cnt_rx_pdu_q_en[1] & cnt_rx_pdu_q[6], cnt_rx_pdu_q_en[1], cnt_rx_pdu_q_en[0] & (&cnt_rx_pdu_q[4:0]),
+        cnt_rx_pdu_q_en[0] & (&cnt_rx_pdu_q[3:0]), cnt_rx_pdu_q_en[0] & (&cnt_rx_pdu_q[2:0]), cnt_rx_pdu_q_en[0] & (&cnt_rx_pdu_q[1:0]),
+        cnt_rx_pdu_q_en[0] & cnt_rx_pdu_q[0], cnt_rx_pdu_q_en[0]
+    };
     reg [31:0] cnt_rx_frame_err_q;
+    reg [5:0] cnt_rx_frame_err_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_frame_err_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_frame_err_q_en = {
+        e_frame & (~(&cnt_rx_frame_err_q_ones[5:0])) & (&cnt_rx_frame_err_q_ones[4:0]),
+        e_frame & (~(&cnt_rx_frame_err_q_ones[5:0])) & (&cnt_rx_frame_err_q_ones[3:0]),
+        e_frame & (~(&cnt_rx_frame_err_q_ones[5:0])) & (&cnt_rx_frame_err_q_ones[2:0]),
+        e_frame & (~(&cnt_rx_frame_err_q_ones[5:0])) & (&cnt_rx_frame_err_q_ones[1:0]),
+        e_frame & (~(&cnt_rx_frame_err_q_ones[5:0])) & cnt_rx_frame_err_q_ones[0], e_frame & (~(&cnt_rx_frame_err_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_frame_err_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_frame_err_q_tgl = {
+        cnt_rx_frame_err_q_en[5] & cnt_rx_frame_err_q[30], cnt_rx_frame_err_q_en[5], cnt_rx_frame_err_q_en[4] & (&cnt_rx_frame_err_q[28:24]),
+        cnt_rx_frame_err_q_en[4] & (&cnt_rx_frame_err_q[27:24]), cnt_rx_frame_err_q_en[4] & (&cnt_rx_frame_err_q[26:24]),
+        cnt_rx_frame_err_q_en[4] & (&cnt_rx_frame_err_q[25:24]), cnt_rx_frame_err_q_en[4] & cnt_rx_frame_err_q[24], cnt_rx_frame_err_q_en[4],
+        cnt_rx_frame_err_q_en[3] & (&cnt_rx_frame_err_q[22:18]), cnt_rx_frame_err_q_en[3] & (&cnt_rx_frame_err_q[21:18]),
+        cnt_rx_frame_err_q_en[3] & (&cnt_rx_frame_err_q[20:18]), cnt_rx_frame_err_q_en[3] & (&cnt_rx_frame_err_q[19:18]),
+        cnt_rx_frame_err_q_en[3] & cnt_rx_frame_err_q[18], cnt_rx_frame_err_q_en[3], cnt_rx_frame_err_q_en[2] & (&cnt_rx_frame_err_q[16:12]),
+        cnt_rx_frame_err_q_en[2] & (&cnt_rx_frame_err_q[15:12]), cnt_rx_frame_err_q_en[2] & (&cnt_rx_frame_err_q[14:12]),
+        cnt_rx_frame_err_q_en[2] & (&cnt_rx_frame_err_q[13:12]), cnt_rx_frame_err_q_en[2] & cnt_rx_frame_err_q[12], cnt_rx_frame_err_q_en[2],
+        cnt_rx_frame_err_q_en[1] & (&cnt_rx_frame_err_q[10:6]), cnt_rx_frame_err_q_en[1] & (&cnt_rx_frame_err_q[9:6]),
+        cnt_rx_frame_err_q_en[1] & (&cnt_rx_frame_err_q[8:6]), cnt_rx_frame_err_q_en[1] & (&cnt_rx_frame_err_q[7:6]),
+        cnt_rx_frame_err_q_en[1] & cnt_rx_frame_err_q[6], cnt_rx_frame_err_q_en[1], cnt_rx_frame_err_q_en[0] & (&cnt_rx_frame_err_q[4:0]),
+        cnt_rx_frame_err_q_en[0] & (&cnt_rx_frame_err_q[3:0]), cnt_rx_frame_err_q_en[0] & (&cnt_rx_frame_err_q[2:0]),
+        cnt_rx_frame_err_q_en[0] & (&cnt_rx_frame_err_q[1:0]), cnt_rx_frame_err_q_en[0] & cnt_rx_frame_err_q[0], cnt_rx_frame_err_q_en[0]
+    };
     reg [31:0] cnt_rx_len_err_q;
+    reg [5:0] cnt_rx_len_err_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_len_err_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_len_err_q_en = {
+        e_len & (~(&cnt_rx_len_err_q_ones[5:0])) & (&cnt_rx_len_err_q_ones[4:0]),
+        e_len & (~(&cnt_rx_len_err_q_ones[5:0])) & (&cnt_rx_len_err_q_ones[3:0]),
+        e_len & (~(&cnt_rx_len_err_q_ones[5:0])) & (&cnt_rx_len_err_q_ones[2:0]),
+        e_len & (~(&cnt_rx_len_err_q_ones[5:0])) & (&cnt_rx_len_err_q_ones[1:0]), e_len & (~(&cnt_rx_len_err_q_ones[5:0])) & cnt_rx_len_err_q_ones[0],
+        e_len & (~(&cnt_rx_len_err_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_len_err_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_len_err_q_tgl = {
+        cnt_rx_len_err_q_en[5] & cnt_rx_len_err_q[30], cnt_rx_len_err_q_en[5], cnt_rx_len_err_q_en[4] & (&cnt_rx_len_err_q[28:24]),
+        cnt_rx_len_err_q_en[4] & (&cnt_rx_len_err_q[27:24]), cnt_rx_len_err_q_en[4] & (&cnt_rx_len_err_q[26:24]),
+        cnt_rx_len_err_q_en[4] & (&cnt_rx_len_err_q[25:24]), cnt_rx_len_err_q_en[4] & cnt_rx_len_err_q[24], cnt_rx_len_err_q_en[4],
+        cnt_rx_len_err_q_en[3] & (&cnt_rx_len_err_q[22:18]), cnt_rx_len_err_q_en[3] & (&cnt_rx_len_err_q[21:18]),
+        cnt_rx_len_err_q_en[3] & (&cnt_rx_len_err_q[20:18]), cnt_rx_len_err_q_en[3] & (&cnt_rx_len_err_q[19:18]),
+        cnt_rx_len_err_q_en[3] & cnt_rx_len_err_q[18], cnt_rx_len_err_q_en[3], cnt_rx_len_err_q_en[2] & (&cnt_rx_len_err_q[16:12]),
+        cnt_rx_len_err_q_en[2] & (&cnt_rx_len_err_q[15:12]), cnt_rx_len_err_q_en[2] & (&cnt_rx_len_err_q[14:12]),
+        cnt_rx_len_err_q_en[2] & (&cnt_rx_len_err_q[13:12]), cnt_rx_len_err_q_en[2] & cnt_rx_len_err_q[12], cnt_rx_len_err_q_en[2],
+        cnt_rx_len_err_q_en[1] & (&cnt_rx_len_err_q[10:6]), cnt_rx_len_err_q_en[1] & (&cnt_rx_len_err_q[9:6]),
+        cnt_rx_len_err_q_en[1] & (&cnt_rx_len_err_q[8:6]), cnt_rx_len_err_q_en[1] & (&cnt_rx_len_err_q[7:6]),
+        cnt_rx_len_err_q_en[1] & cnt_rx_len_err_q[6], cnt_rx_len_err_q_en[1], cnt_rx_len_err_q_en[0] & (&cnt_rx_len_err_q[4:0]),
+        cnt_rx_len_err_q_en[0] & (&cnt_rx_len_err_q[3:0]), cnt_rx_len_err_q_en[0] & (&cnt_rx_len_err_q[2:0]),
+        cnt_rx_len_err_q_en[0] & (&cnt_rx_len_err_q[1:0]), cnt_rx_len_err_q_en[0] & cnt_rx_len_err_q[0], cnt_rx_len_err_q_en[0]
+    };
     reg [31:0] cnt_rx_crc_err_q;
+    reg [5:0] cnt_rx_crc_err_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_crc_err_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_crc_err_q_en = {
+        e_crc & (~(&cnt_rx_crc_err_q_ones[5:0])) & (&cnt_rx_crc_err_q_ones[4:0]),
+        e_crc & (~(&cnt_rx_crc_err_q_ones[5:0])) & (&cnt_rx_crc_err_q_ones[3:0]),
+        e_crc & (~(&cnt_rx_crc_err_q_ones[5:0])) & (&cnt_rx_crc_err_q_ones[2:0]),
+        e_crc & (~(&cnt_rx_crc_err_q_ones[5:0])) & (&cnt_rx_crc_err_q_ones[1:0]), e_crc & (~(&cnt_rx_crc_err_q_ones[5:0])) & cnt_rx_crc_err_q_ones[0],
+        e_crc & (~(&cnt_rx_crc_err_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_crc_err_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_crc_err_q_tgl = {
+        cnt_rx_crc_err_q_en[5] & cnt_rx_crc_err_q[30], cnt_rx_crc_err_q_en[5], cnt_rx_crc_err_q_en[4] & (&cnt_rx_crc_err_q[28:24]),
+        cnt_rx_crc_err_q_en[4] & (&cnt_rx_crc_err_q[27:24]), cnt_rx_crc_err_q_en[4] & (&cnt_rx_crc_err_q[26:24]),
+        cnt_rx_crc_err_q_en[4] & (&cnt_rx_crc_err_q[25:24]), cnt_rx_crc_err_q_en[4] & cnt_rx_crc_err_q[24], cnt_rx_crc_err_q_en[4],
+        cnt_rx_crc_err_q_en[3] & (&cnt_rx_crc_err_q[22:18]), cnt_rx_crc_err_q_en[3] & (&cnt_rx_crc_err_q[21:18]),
+        cnt_rx_crc_err_q_en[3] & (&cnt_rx_crc_err_q[20:18]), cnt_rx_crc_err_q_en[3] & (&cnt_rx_crc_err_q[19:18]),
+        cnt_rx_crc_err_q_en[3] & cnt_rx_crc_err_q[18], cnt_rx_crc_err_q_en[3], cnt_rx_crc_err_q_en[2] & (&cnt_rx_crc_err_q[16:12]),
+        cnt_rx_crc_err_q_en[2] & (&cnt_rx_crc_err_q[15:12]), cnt_rx_crc_err_q_en[2] & (&cnt_rx_crc_err_q[14:12]),
+        cnt_rx_crc_err_q_en[2] & (&cnt_rx_crc_err_q[13:12]), cnt_rx_crc_err_q_en[2] & cnt_rx_crc_err_q[12], cnt_rx_crc_err_q_en[2],
+        cnt_rx_crc_err_q_en[1] & (&cnt_rx_crc_err_q[10:6]), cnt_rx_crc_err_q_en[1] & (&cnt_rx_crc_err_q[9:6]),
+        cnt_rx_crc_err_q_en[1] & (&cnt_rx_crc_err_q[8:6]), cnt_rx_crc_err_q_en[1] & (&cnt_rx_crc_err_q[7:6]),
+        cnt_rx_crc_err_q_en[1] & cnt_rx_crc_err_q[6], cnt_rx_crc_err_q_en[1], cnt_rx_crc_err_q_en[0] & (&cnt_rx_crc_err_q[4:0]),
+        cnt_rx_crc_err_q_en[0] & (&cnt_rx_crc_err_q[3:0]), cnt_rx_crc_err_q_en[0] & (&cnt_rx_crc_err_q[2:0]),
+        cnt_rx_crc_err_q_en[0] & (&cnt_rx_crc_err_q[1:0]), cnt_rx_crc_err_q_en[0] & cnt_rx_crc_err_q[0], cnt_rx_crc_err_q_en[0]
+    };
     reg [31:0] cnt_rx_hdr_err_q;
+    reg [5:0] cnt_rx_hdr_err_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_hdr_err_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_hdr_err_q_en = {
+        e_hdr & (~(&cnt_rx_hdr_err_q_ones[5:0])) & (&cnt_rx_hdr_err_q_ones[4:0]),
+        e_hdr & (~(&cnt_rx_hdr_err_q_ones[5:0])) & (&cnt_rx_hdr_err_q_ones[3:0]),
+        e_hdr & (~(&cnt_rx_hdr_err_q_ones[5:0])) & (&cnt_rx_hdr_err_q_ones[2:0]),
+        e_hdr & (~(&cnt_rx_hdr_err_q_ones[5:0])) & (&cnt_rx_hdr_err_q_ones[1:0]), e_hdr & (~(&cnt_rx_hdr_err_q_ones[5:0])) & cnt_rx_hdr_err_q_ones[0],
+        e_hdr & (~(&cnt_rx_hdr_err_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_hdr_err_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_hdr_err_q_tgl = {
+        cnt_rx_hdr_err_q_en[5] & cnt_rx_hdr_err_q[30], cnt_rx_hdr_err_q_en[5], cnt_rx_hdr_err_q_en[4] & (&cnt_rx_hdr_err_q[28:24]),
+        cnt_rx_hdr_err_q_en[4] & (&cnt_rx_hdr_err_q[27:24]), cnt_rx_hdr_err_q_en[4] & (&cnt_rx_hdr_err_q[26:24]),
+        cnt_rx_hdr_err_q_en[4] & (&cnt_rx_hdr_err_q[25:24]), cnt_rx_hdr_err_q_en[4] & cnt_rx_hdr_err_q[24], cnt_rx_hdr_err_q_en[4],
+        cnt_rx_hdr_err_q_en[3] & (&cnt_rx_hdr_err_q[22:18]), cnt_rx_hdr_err_q_en[3] & (&cnt_rx_hdr_err_q[21:18]),
+        cnt_rx_hdr_err_q_en[3] & (&cnt_rx_hdr_err_q[20:18]), cnt_rx_hdr_err_q_en[3] & (&cnt_rx_hdr_err_q[19:18]),
+        cnt_rx_hdr_err_q_en[3] & cnt_rx_hdr_err_q[18], cnt_rx_hdr_err_q_en[3], cnt_rx_hdr_err_q_en[2] & (&cnt_rx_hdr_err_q[16:12]),
+        cnt_rx_hdr_err_q_en[2] & (&cnt_rx_hdr_err_q[15:12]), cnt_rx_hdr_err_q_en[2] & (&cnt_rx_hdr_err_q[14:12]),
+        cnt_rx_hdr_err_q_en[2] & (&cnt_rx_hdr_err_q[13:12]), cnt_rx_hdr_err_q_en[2] & cnt_rx_hdr_err_q[12], cnt_rx_hdr_err_q_en[2],
+        cnt_rx_hdr_err_q_en[1] & (&cnt_rx_hdr_err_q[10:6]), cnt_rx_hdr_err_q_en[1] & (&cnt_rx_hdr_err_q[9:6]),
+        cnt_rx_hdr_err_q_en[1] & (&cnt_rx_hdr_err_q[8:6]), cnt_rx_hdr_err_q_en[1] & (&cnt_rx_hdr_err_q[7:6]),
+        cnt_rx_hdr_err_q_en[1] & cnt_rx_hdr_err_q[6], cnt_rx_hdr_err_q_en[1], cnt_rx_hdr_err_q_en[0] & (&cnt_rx_hdr_err_q[4:0]),
+        cnt_rx_hdr_err_q_en[0] & (&cnt_rx_hdr_err_q[3:0]), cnt_rx_hdr_err_q_en[0] & (&cnt_rx_hdr_err_q[2:0]),
+        cnt_rx_hdr_err_q_en[0] & (&cnt_rx_hdr_err_q[1:0]), cnt_rx_hdr_err_q_en[0] & cnt_rx_hdr_err_q[0], cnt_rx_hdr_err_q_en[0]
+    };
     reg [31:0] cnt_rx_ctrl_q;
+    reg [5:0] cnt_rx_ctrl_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_ctrl_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_ctrl_q_en = {
+        r_ctrl & (~(&cnt_rx_ctrl_q_ones[5:0])) & (&cnt_rx_ctrl_q_ones[4:0]), r_ctrl & (~(&cnt_rx_ctrl_q_ones[5:0])) & (&cnt_rx_ctrl_q_ones[3:0]),
+        r_ctrl & (~(&cnt_rx_ctrl_q_ones[5:0])) & (&cnt_rx_ctrl_q_ones[2:0]), r_ctrl & (~(&cnt_rx_ctrl_q_ones[5:0])) & (&cnt_rx_ctrl_q_ones[1:0]),
+        r_ctrl & (~(&cnt_rx_ctrl_q_ones[5:0])) & cnt_rx_ctrl_q_ones[0], r_ctrl & (~(&cnt_rx_ctrl_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_ctrl_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_ctrl_q_tgl = {
+        cnt_rx_ctrl_q_en[5] & cnt_rx_ctrl_q[30], cnt_rx_ctrl_q_en[5], cnt_rx_ctrl_q_en[4] & (&cnt_rx_ctrl_q[28:24]),
+        cnt_rx_ctrl_q_en[4] & (&cnt_rx_ctrl_q[27:24]), cnt_rx_ctrl_q_en[4] & (&cnt_rx_ctrl_q[26:24]), cnt_rx_ctrl_q_en[4] & (&cnt_rx_ctrl_q[25:24]),
+        cnt_rx_ctrl_q_en[4] & cnt_rx_ctrl_q[24], cnt_rx_ctrl_q_en[4], cnt_rx_ctrl_q_en[3] & (&cnt_rx_ctrl_q[22:18]),
+        cnt_rx_ctrl_q_en[3] & (&cnt_rx_ctrl_q[21:18]), cnt_rx_ctrl_q_en[3] & (&cnt_rx_ctrl_q[20:18]), cnt_rx_ctrl_q_en[3] & (&cnt_rx_ctrl_q[19:18]),
+        cnt_rx_ctrl_q_en[3] & cnt_rx_ctrl_q[18], cnt_rx_ctrl_q_en[3], cnt_rx_ctrl_q_en[2] & (&cnt_rx_ctrl_q[16:12]),
+        cnt_rx_ctrl_q_en[2] & (&cnt_rx_ctrl_q[15:12]), cnt_rx_ctrl_q_en[2] & (&cnt_rx_ctrl_q[14:12]), cnt_rx_ctrl_q_en[2] & (&cnt_rx_ctrl_q[13:12]),
+        cnt_rx_ctrl_q_en[2] & cnt_rx_ctrl_q[12], cnt_rx_ctrl_q_en[2], cnt_rx_ctrl_q_en[1] & (&cnt_rx_ctrl_q[10:6]),
+        cnt_rx_ctrl_q_en[1] & (&cnt_rx_ctrl_q[9:6]), cnt_rx_ctrl_q_en[1] & (&cnt_rx_ctrl_q[8:6]), cnt_rx_ctrl_q_en[1] & (&cnt_rx_ctrl_q[7:6]),
+        cnt_rx_ctrl_q_en[1] & cnt_rx_ctrl_q[6], cnt_rx_ctrl_q_en[1], cnt_rx_ctrl_q_en[0] & (&cnt_rx_ctrl_q[4:0]),
+        cnt_rx_ctrl_q_en[0] & (&cnt_rx_ctrl_q[3:0]), cnt_rx_ctrl_q_en[0] & (&cnt_rx_ctrl_q[2:0]), cnt_rx_ctrl_q_en[0] & (&cnt_rx_ctrl_q[1:0]),
+        cnt_rx_ctrl_q_en[0] & cnt_rx_ctrl_q[0], cnt_rx_ctrl_q_en[0]
+    };
     reg [31:0] cnt_rx_data_ok_q;
+    reg [5:0] cnt_rx_data_ok_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_data_ok_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_data_ok_q_en = {
+        r_accept & (~(&cnt_rx_data_ok_q_ones[5:0])) & (&cnt_rx_data_ok_q_ones[4:0]),
+        r_accept & (~(&cnt_rx_data_ok_q_ones[5:0])) & (&cnt_rx_data_ok_q_ones[3:0]),
+        r_accept & (~(&cnt_rx_data_ok_q_ones[5:0])) & (&cnt_rx_data_ok_q_ones[2:0]),
+        r_accept & (~(&cnt_rx_data_ok_q_ones[5:0])) & (&cnt_rx_data_ok_q_ones[1:0]),
+        r_accept & (~(&cnt_rx_data_ok_q_ones[5:0])) & cnt_rx_data_ok_q_ones[0], r_accept & (~(&cnt_rx_data_ok_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_data_ok_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_data_ok_q_tgl = {
+        cnt_rx_data_ok_q_en[5] & cnt_rx_data_ok_q[30], cnt_rx_data_ok_q_en[5], cnt_rx_data_ok_q_en[4] & (&cnt_rx_data_ok_q[28:24]),
+        cnt_rx_data_ok_q_en[4] & (&cnt_rx_data_ok_q[27:24]), cnt_rx_data_ok_q_en[4] & (&cnt_rx_data_ok_q[26:24]),
+        cnt_rx_data_ok_q_en[4] & (&cnt_rx_data_ok_q[25:24]), cnt_rx_data_ok_q_en[4] & cnt_rx_data_ok_q[24], cnt_rx_data_ok_q_en[4],
+        cnt_rx_data_ok_q_en[3] & (&cnt_rx_data_ok_q[22:18]), cnt_rx_data_ok_q_en[3] & (&cnt_rx_data_ok_q[21:18]),
+        cnt_rx_data_ok_q_en[3] & (&cnt_rx_data_ok_q[20:18]), cnt_rx_data_ok_q_en[3] & (&cnt_rx_data_ok_q[19:18]),
+        cnt_rx_data_ok_q_en[3] & cnt_rx_data_ok_q[18], cnt_rx_data_ok_q_en[3], cnt_rx_data_ok_q_en[2] & (&cnt_rx_data_ok_q[16:12]),
+        cnt_rx_data_ok_q_en[2] & (&cnt_rx_data_ok_q[15:12]), cnt_rx_data_ok_q_en[2] & (&cnt_rx_data_ok_q[14:12]),
+        cnt_rx_data_ok_q_en[2] & (&cnt_rx_data_ok_q[13:12]), cnt_rx_data_ok_q_en[2] & cnt_rx_data_ok_q[12], cnt_rx_data_ok_q_en[2],
+        cnt_rx_data_ok_q_en[1] & (&cnt_rx_data_ok_q[10:6]), cnt_rx_data_ok_q_en[1] & (&cnt_rx_data_ok_q[9:6]),
+        cnt_rx_data_ok_q_en[1] & (&cnt_rx_data_ok_q[8:6]), cnt_rx_data_ok_q_en[1] & (&cnt_rx_data_ok_q[7:6]),
+        cnt_rx_data_ok_q_en[1] & cnt_rx_data_ok_q[6], cnt_rx_data_ok_q_en[1], cnt_rx_data_ok_q_en[0] & (&cnt_rx_data_ok_q[4:0]),
+        cnt_rx_data_ok_q_en[0] & (&cnt_rx_data_ok_q[3:0]), cnt_rx_data_ok_q_en[0] & (&cnt_rx_data_ok_q[2:0]),
+        cnt_rx_data_ok_q_en[0] & (&cnt_rx_data_ok_q[1:0]), cnt_rx_data_ok_q_en[0] & cnt_rx_data_ok_q[0], cnt_rx_data_ok_q_en[0]
+    };
     reg [31:0] cnt_rx_gap_q;
+    reg [5:0] cnt_rx_gap_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_gap_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_gap_q_en = {
+        r_gap & (~(&cnt_rx_gap_q_ones[5:0])) & (&cnt_rx_gap_q_ones[4:0]), r_gap & (~(&cnt_rx_gap_q_ones[5:0])) & (&cnt_rx_gap_q_ones[3:0]),
+        r_gap & (~(&cnt_rx_gap_q_ones[5:0])) & (&cnt_rx_gap_q_ones[2:0]), r_gap & (~(&cnt_rx_gap_q_ones[5:0])) & (&cnt_rx_gap_q_ones[1:0]),
+        r_gap & (~(&cnt_rx_gap_q_ones[5:0])) & cnt_rx_gap_q_ones[0], r_gap & (~(&cnt_rx_gap_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_gap_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_gap_q_tgl = {
+        cnt_rx_gap_q_en[5] & cnt_rx_gap_q[30], cnt_rx_gap_q_en[5], cnt_rx_gap_q_en[4] & (&cnt_rx_gap_q[28:24]),
+        cnt_rx_gap_q_en[4] & (&cnt_rx_gap_q[27:24]), cnt_rx_gap_q_en[4] & (&cnt_rx_gap_q[26:24]), cnt_rx_gap_q_en[4] & (&cnt_rx_gap_q[25:24]),
+        cnt_rx_gap_q_en[4] & cnt_rx_gap_q[24], cnt_rx_gap_q_en[4], cnt_rx_gap_q_en[3] & (&cnt_rx_gap_q[22:18]),
+        cnt_rx_gap_q_en[3] & (&cnt_rx_gap_q[21:18]), cnt_rx_gap_q_en[3] & (&cnt_rx_gap_q[20:18]), cnt_rx_gap_q_en[3] & (&cnt_rx_gap_q[19:18]),
+        cnt_rx_gap_q_en[3] & cnt_rx_gap_q[18], cnt_rx_gap_q_en[3], cnt_rx_gap_q_en[2] & (&cnt_rx_gap_q[16:12]),
+        cnt_rx_gap_q_en[2] & (&cnt_rx_gap_q[15:12]), cnt_rx_gap_q_en[2] & (&cnt_rx_gap_q[14:12]), cnt_rx_gap_q_en[2] & (&cnt_rx_gap_q[13:12]),
+        cnt_rx_gap_q_en[2] & cnt_rx_gap_q[12], cnt_rx_gap_q_en[2], cnt_rx_gap_q_en[1] & (&cnt_rx_gap_q[10:6]),
+        cnt_rx_gap_q_en[1] & (&cnt_rx_gap_q[9:6]), cnt_rx_gap_q_en[1] & (&cnt_rx_gap_q[8:6]), cnt_rx_gap_q_en[1] & (&cnt_rx_gap_q[7:6]),
+        cnt_rx_gap_q_en[1] & cnt_rx_gap_q[6], cnt_rx_gap_q_en[1], cnt_rx_gap_q_en[0] & (&cnt_rx_gap_q[4:0]),
+        cnt_rx_gap_q_en[0] & (&cnt_rx_gap_q[3:0]), cnt_rx_gap_q_en[0] & (&cnt_rx_gap_q[2:0]), cnt_rx_gap_q_en[0] & (&cnt_rx_gap_q[1:0]),
+        cnt_rx_gap_q_en[0] & cnt_rx_gap_q[0], cnt_rx_gap_q_en[0]
+    };
     reg [31:0] cnt_rx_dup_q;
+    reg [5:0] cnt_rx_dup_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_dup_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_dup_q_en = {
+        r_dup & (~(&cnt_rx_dup_q_ones[5:0])) & (&cnt_rx_dup_q_ones[4:0]), r_dup & (~(&cnt_rx_dup_q_ones[5:0])) & (&cnt_rx_dup_q_ones[3:0]),
+        r_dup & (~(&cnt_rx_dup_q_ones[5:0])) & (&cnt_rx_dup_q_ones[2:0]), r_dup & (~(&cnt_rx_dup_q_ones[5:0])) & (&cnt_rx_dup_q_ones[1:0]),
+        r_dup & (~(&cnt_rx_dup_q_ones[5:0])) & cnt_rx_dup_q_ones[0], r_dup & (~(&cnt_rx_dup_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_dup_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_dup_q_tgl = {
+        cnt_rx_dup_q_en[5] & cnt_rx_dup_q[30], cnt_rx_dup_q_en[5], cnt_rx_dup_q_en[4] & (&cnt_rx_dup_q[28:24]),
+        cnt_rx_dup_q_en[4] & (&cnt_rx_dup_q[27:24]), cnt_rx_dup_q_en[4] & (&cnt_rx_dup_q[26:24]), cnt_rx_dup_q_en[4] & (&cnt_rx_dup_q[25:24]),
+        cnt_rx_dup_q_en[4] & cnt_rx_dup_q[24], cnt_rx_dup_q_en[4], cnt_rx_dup_q_en[3] & (&cnt_rx_dup_q[22:18]),
+        cnt_rx_dup_q_en[3] & (&cnt_rx_dup_q[21:18]), cnt_rx_dup_q_en[3] & (&cnt_rx_dup_q[20:18]), cnt_rx_dup_q_en[3] & (&cnt_rx_dup_q[19:18]),
+        cnt_rx_dup_q_en[3] & cnt_rx_dup_q[18], cnt_rx_dup_q_en[3], cnt_rx_dup_q_en[2] & (&cnt_rx_dup_q[16:12]),
+        cnt_rx_dup_q_en[2] & (&cnt_rx_dup_q[15:12]), cnt_rx_dup_q_en[2] & (&cnt_rx_dup_q[14:12]), cnt_rx_dup_q_en[2] & (&cnt_rx_dup_q[13:12]),
+        cnt_rx_dup_q_en[2] & cnt_rx_dup_q[12], cnt_rx_dup_q_en[2], cnt_rx_dup_q_en[1] & (&cnt_rx_dup_q[10:6]),
+        cnt_rx_dup_q_en[1] & (&cnt_rx_dup_q[9:6]), cnt_rx_dup_q_en[1] & (&cnt_rx_dup_q[8:6]), cnt_rx_dup_q_en[1] & (&cnt_rx_dup_q[7:6]),
+        cnt_rx_dup_q_en[1] & cnt_rx_dup_q[6], cnt_rx_dup_q_en[1], cnt_rx_dup_q_en[0] & (&cnt_rx_dup_q[4:0]),
+        cnt_rx_dup_q_en[0] & (&cnt_rx_dup_q[3:0]), cnt_rx_dup_q_en[0] & (&cnt_rx_dup_q[2:0]), cnt_rx_dup_q_en[0] & (&cnt_rx_dup_q[1:0]),
+        cnt_rx_dup_q_en[0] & cnt_rx_dup_q[0], cnt_rx_dup_q_en[0]
+    };
     reg [31:0] cnt_rx_cmd_out_q;
+    reg [5:0] cnt_rx_cmd_out_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_cmd_out_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_cmd_out_q_en = {
+        decide_o & (~(&cnt_rx_cmd_out_q_ones[5:0])) & (&cnt_rx_cmd_out_q_ones[4:0]),
+        decide_o & (~(&cnt_rx_cmd_out_q_ones[5:0])) & (&cnt_rx_cmd_out_q_ones[3:0]),
+        decide_o & (~(&cnt_rx_cmd_out_q_ones[5:0])) & (&cnt_rx_cmd_out_q_ones[2:0]),
+        decide_o & (~(&cnt_rx_cmd_out_q_ones[5:0])) & (&cnt_rx_cmd_out_q_ones[1:0]),
+        decide_o & (~(&cnt_rx_cmd_out_q_ones[5:0])) & cnt_rx_cmd_out_q_ones[0], decide_o & (~(&cnt_rx_cmd_out_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_cmd_out_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_cmd_out_q_tgl = {
+        cnt_rx_cmd_out_q_en[5] & cnt_rx_cmd_out_q[30], cnt_rx_cmd_out_q_en[5], cnt_rx_cmd_out_q_en[4] & (&cnt_rx_cmd_out_q[28:24]),
+        cnt_rx_cmd_out_q_en[4] & (&cnt_rx_cmd_out_q[27:24]), cnt_rx_cmd_out_q_en[4] & (&cnt_rx_cmd_out_q[26:24]),
+        cnt_rx_cmd_out_q_en[4] & (&cnt_rx_cmd_out_q[25:24]), cnt_rx_cmd_out_q_en[4] & cnt_rx_cmd_out_q[24], cnt_rx_cmd_out_q_en[4],
+        cnt_rx_cmd_out_q_en[3] & (&cnt_rx_cmd_out_q[22:18]), cnt_rx_cmd_out_q_en[3] & (&cnt_rx_cmd_out_q[21:18]),
+        cnt_rx_cmd_out_q_en[3] & (&cnt_rx_cmd_out_q[20:18]), cnt_rx_cmd_out_q_en[3] & (&cnt_rx_cmd_out_q[19:18]),
+        cnt_rx_cmd_out_q_en[3] & cnt_rx_cmd_out_q[18], cnt_rx_cmd_out_q_en[3], cnt_rx_cmd_out_q_en[2] & (&cnt_rx_cmd_out_q[16:12]),
+        cnt_rx_cmd_out_q_en[2] & (&cnt_rx_cmd_out_q[15:12]), cnt_rx_cmd_out_q_en[2] & (&cnt_rx_cmd_out_q[14:12]),
+        cnt_rx_cmd_out_q_en[2] & (&cnt_rx_cmd_out_q[13:12]), cnt_rx_cmd_out_q_en[2] & cnt_rx_cmd_out_q[12], cnt_rx_cmd_out_q_en[2],
+        cnt_rx_cmd_out_q_en[1] & (&cnt_rx_cmd_out_q[10:6]), cnt_rx_cmd_out_q_en[1] & (&cnt_rx_cmd_out_q[9:6]),
+        cnt_rx_cmd_out_q_en[1] & (&cnt_rx_cmd_out_q[8:6]), cnt_rx_cmd_out_q_en[1] & (&cnt_rx_cmd_out_q[7:6]),
+        cnt_rx_cmd_out_q_en[1] & cnt_rx_cmd_out_q[6], cnt_rx_cmd_out_q_en[1], cnt_rx_cmd_out_q_en[0] & (&cnt_rx_cmd_out_q[4:0]),
+        cnt_rx_cmd_out_q_en[0] & (&cnt_rx_cmd_out_q[3:0]), cnt_rx_cmd_out_q_en[0] & (&cnt_rx_cmd_out_q[2:0]),
+        cnt_rx_cmd_out_q_en[0] & (&cnt_rx_cmd_out_q[1:0]), cnt_rx_cmd_out_q_en[0] & cnt_rx_cmd_out_q[0], cnt_rx_cmd_out_q_en[0]
+    };
     reg [31:0] cnt_rx_stall_q;
+    reg [5:0] cnt_rx_stall_q_ones; // per six-bit chunk: all its bits are one
+    wire [5:0] cnt_rx_stall_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt_rx_stall_q_en = {
+        s_axis_rx_tvalid & (~rx_ready) & (~(&cnt_rx_stall_q_ones[5:0])) & (&cnt_rx_stall_q_ones[4:0]),
+        s_axis_rx_tvalid & (~rx_ready) & (~(&cnt_rx_stall_q_ones[5:0])) & (&cnt_rx_stall_q_ones[3:0]),
+        s_axis_rx_tvalid & (~rx_ready) & (~(&cnt_rx_stall_q_ones[5:0])) & (&cnt_rx_stall_q_ones[2:0]),
+        s_axis_rx_tvalid & (~rx_ready) & (~(&cnt_rx_stall_q_ones[5:0])) & (&cnt_rx_stall_q_ones[1:0]),
+        s_axis_rx_tvalid & (~rx_ready) & (~(&cnt_rx_stall_q_ones[5:0])) & cnt_rx_stall_q_ones[0],
+        s_axis_rx_tvalid & (~rx_ready) & (~(&cnt_rx_stall_q_ones[5:0]))
+    };
+    wire [31:0] cnt_rx_stall_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt_rx_stall_q_tgl = {
+        cnt_rx_stall_q_en[5] & cnt_rx_stall_q[30], cnt_rx_stall_q_en[5], cnt_rx_stall_q_en[4] & (&cnt_rx_stall_q[28:24]),
+        cnt_rx_stall_q_en[4] & (&cnt_rx_stall_q[27:24]), cnt_rx_stall_q_en[4] & (&cnt_rx_stall_q[26:24]),
+        cnt_rx_stall_q_en[4] & (&cnt_rx_stall_q[25:24]), cnt_rx_stall_q_en[4] & cnt_rx_stall_q[24], cnt_rx_stall_q_en[4],
+        cnt_rx_stall_q_en[3] & (&cnt_rx_stall_q[22:18]), cnt_rx_stall_q_en[3] & (&cnt_rx_stall_q[21:18]),
+        cnt_rx_stall_q_en[3] & (&cnt_rx_stall_q[20:18]), cnt_rx_stall_q_en[3] & (&cnt_rx_stall_q[19:18]), cnt_rx_stall_q_en[3] & cnt_rx_stall_q[18],
+        cnt_rx_stall_q_en[3], cnt_rx_stall_q_en[2] & (&cnt_rx_stall_q[16:12]), cnt_rx_stall_q_en[2] & (&cnt_rx_stall_q[15:12]),
+        cnt_rx_stall_q_en[2] & (&cnt_rx_stall_q[14:12]), cnt_rx_stall_q_en[2] & (&cnt_rx_stall_q[13:12]), cnt_rx_stall_q_en[2] & cnt_rx_stall_q[12],
+        cnt_rx_stall_q_en[2], cnt_rx_stall_q_en[1] & (&cnt_rx_stall_q[10:6]), cnt_rx_stall_q_en[1] & (&cnt_rx_stall_q[9:6]),
+        cnt_rx_stall_q_en[1] & (&cnt_rx_stall_q[8:6]), cnt_rx_stall_q_en[1] & (&cnt_rx_stall_q[7:6]), cnt_rx_stall_q_en[1] & cnt_rx_stall_q[6],
+        cnt_rx_stall_q_en[1], cnt_rx_stall_q_en[0] & (&cnt_rx_stall_q[4:0]), cnt_rx_stall_q_en[0] & (&cnt_rx_stall_q[3:0]),
+        cnt_rx_stall_q_en[0] & (&cnt_rx_stall_q[2:0]), cnt_rx_stall_q_en[0] & (&cnt_rx_stall_q[1:0]), cnt_rx_stall_q_en[0] & cnt_rx_stall_q[0],
+        cnt_rx_stall_q_en[0]
+    };
     always @(posedge clk) begin
         if (rst) begin
             cnt_tx_pdu_new_q <= 32'd0;
+            cnt_tx_pdu_new_q_ones <= 6'd0;
             cnt_tx_pdu_retx_q <= 32'd0;
+            cnt_tx_pdu_retx_q_ones <= 6'd0;
             cnt_tx_ctrl_ack_q <= 32'd0;
+            cnt_tx_ctrl_ack_q_ones <= 6'd0;
             cnt_tx_ctrl_nack_q <= 32'd0;
+            cnt_tx_ctrl_nack_q_ones <= 6'd0;
             cnt_tx_piggy_ack_q <= 32'd0;
+            cnt_tx_piggy_ack_q_ones <= 6'd0;
             cnt_tx_piggy_nack_q <= 32'd0;
+            cnt_tx_piggy_nack_q_ones <= 6'd0;
             cnt_tx_nack_rcvd_q <= 32'd0;
+            cnt_tx_nack_rcvd_q_ones <= 6'd0;
             cnt_tx_rto_q <= 32'd0;
+            cnt_tx_rto_q_ones <= 6'd0;
             cnt_tx_ack_ignored_q <= 32'd0;
+            cnt_tx_ack_ignored_q_ones <= 6'd0;
             cnt_tx_pdu_err_q <= 32'd0;
+            cnt_tx_pdu_err_q_ones <= 6'd0;
             cnt_tx_peer_down_drop_q <= 32'd0;
+            cnt_tx_peer_down_drop_q_ones <= 6'd0;
             cnt_tx_win_stall_q <= 32'd0;
+            cnt_tx_win_stall_q_ones <= 6'd0;
             cnt_rx_pdu_q <= 32'd0;
+            cnt_rx_pdu_q_ones <= 6'd0;
             cnt_rx_frame_err_q <= 32'd0;
+            cnt_rx_frame_err_q_ones <= 6'd0;
             cnt_rx_len_err_q <= 32'd0;
+            cnt_rx_len_err_q_ones <= 6'd0;
             cnt_rx_crc_err_q <= 32'd0;
+            cnt_rx_crc_err_q_ones <= 6'd0;
             cnt_rx_hdr_err_q <= 32'd0;
+            cnt_rx_hdr_err_q_ones <= 6'd0;
             cnt_rx_ctrl_q <= 32'd0;
+            cnt_rx_ctrl_q_ones <= 6'd0;
             cnt_rx_data_ok_q <= 32'd0;
+            cnt_rx_data_ok_q_ones <= 6'd0;
             cnt_rx_gap_q <= 32'd0;
+            cnt_rx_gap_q_ones <= 6'd0;
             cnt_rx_dup_q <= 32'd0;
+            cnt_rx_dup_q_ones <= 6'd0;
             cnt_rx_cmd_out_q <= 32'd0;
+            cnt_rx_cmd_out_q_ones <= 6'd0;
             cnt_rx_stall_q <= 32'd0;
+            cnt_rx_stall_q_ones <= 6'd0;
         end else begin
-            if (((s0_dd & s0_dnew) | (s1_dd & s1_dnew) | (s2_dd & s2_dnew) | (s3_dd & s3_dnew)) & (cnt_tx_pdu_new_q != CNT_MAX)) begin
-                cnt_tx_pdu_new_q <= cnt_tx_pdu_new_q + 32'd1;
-            end
-            if (((s0_dd & (~s0_dnew)) | (s1_dd & (~s1_dnew)) | (s2_dd & (~s2_dnew)) | (s3_dd & (~s3_dnew))) & (cnt_tx_pdu_retx_q != CNT_MAX)) begin
-                cnt_tx_pdu_retx_q <= cnt_tx_pdu_retx_q + 32'd1;
-            end
-            if (decide & (~pick_data) & p_ack & (cnt_tx_ctrl_ack_q != CNT_MAX)) begin
-                cnt_tx_ctrl_ack_q <= cnt_tx_ctrl_ack_q + 32'd1;
-            end
-            if (decide & (~pick_data) & p_nack & (cnt_tx_ctrl_nack_q != CNT_MAX)) begin
-                cnt_tx_ctrl_nack_q <= cnt_tx_ctrl_nack_q + 32'd1;
-            end
-            if (decide_data & p_ack & (cnt_tx_piggy_ack_q != CNT_MAX)) begin
-                cnt_tx_piggy_ack_q <= cnt_tx_piggy_ack_q + 32'd1;
-            end
-            if (decide_data & p_nack & (cnt_tx_piggy_nack_q != CNT_MAX)) begin
-                cnt_tx_piggy_nack_q <= cnt_tx_piggy_nack_q + 32'd1;
-            end
-            if (nack_ok & (cnt_tx_nack_rcvd_q != CNT_MAX)) begin
-                cnt_tx_nack_rcvd_q <= cnt_tx_nack_rcvd_q + 32'd1;
-            end
-            if (rto_any & (cnt_tx_rto_q != CNT_MAX)) begin
-                cnt_tx_rto_q <= cnt_tx_rto_q + 32'd1;
-            end
-            if (ack_ign & (cnt_tx_ack_ignored_q != CNT_MAX)) begin
-                cnt_tx_ack_ignored_q <= cnt_tx_ack_ignored_q + 32'd1;
-            end
-            if (in_err & (cnt_tx_pdu_err_q != CNT_MAX)) begin
-                cnt_tx_pdu_err_q <= cnt_tx_pdu_err_q + 32'd1;
-            end
-            if (in_down & (cnt_tx_peer_down_drop_q != CNT_MAX)) begin
-                cnt_tx_peer_down_drop_q <= cnt_tx_peer_down_drop_q + 32'd1;
-            end
-            if (s_axis_pdu_tvalid & (~pdu_ready) & (cnt_tx_win_stall_q != CNT_MAX)) begin
-                cnt_tx_win_stall_q <= cnt_tx_win_stall_q + 32'd1;
-            end
-            if (rv_end_q & (cnt_rx_pdu_q != CNT_MAX)) begin
-                cnt_rx_pdu_q <= cnt_rx_pdu_q + 32'd1;
-            end
-            if (e_frame & (cnt_rx_frame_err_q != CNT_MAX)) begin
-                cnt_rx_frame_err_q <= cnt_rx_frame_err_q + 32'd1;
-            end
-            if (e_len & (cnt_rx_len_err_q != CNT_MAX)) begin
-                cnt_rx_len_err_q <= cnt_rx_len_err_q + 32'd1;
-            end
-            if (e_crc & (cnt_rx_crc_err_q != CNT_MAX)) begin
-                cnt_rx_crc_err_q <= cnt_rx_crc_err_q + 32'd1;
-            end
-            if (e_hdr & (cnt_rx_hdr_err_q != CNT_MAX)) begin
-                cnt_rx_hdr_err_q <= cnt_rx_hdr_err_q + 32'd1;
-            end
-            if (r_ctrl & (cnt_rx_ctrl_q != CNT_MAX)) begin
-                cnt_rx_ctrl_q <= cnt_rx_ctrl_q + 32'd1;
-            end
-            if (r_accept & (cnt_rx_data_ok_q != CNT_MAX)) begin
-                cnt_rx_data_ok_q <= cnt_rx_data_ok_q + 32'd1;
-            end
-            if (r_gap & (cnt_rx_gap_q != CNT_MAX)) begin
-                cnt_rx_gap_q <= cnt_rx_gap_q + 32'd1;
-            end
-            if (r_dup & (cnt_rx_dup_q != CNT_MAX)) begin
-                cnt_rx_dup_q <= cnt_rx_dup_q + 32'd1;
-            end
-            if (decide_o & (cnt_rx_cmd_out_q != CNT_MAX)) begin
-                cnt_rx_cmd_out_q <= cnt_rx_cmd_out_q + 32'd1;
-            end
-            if (s_axis_rx_tvalid & (~rx_ready) & (cnt_rx_stall_q != CNT_MAX)) begin
-                cnt_rx_stall_q <= cnt_rx_stall_q + 32'd1;
-            end
+            cnt_tx_pdu_new_q_ones <= {
+                cnt_tx_pdu_new_q_en[5] ? (cnt_tx_pdu_new_q[31] & (~cnt_tx_pdu_new_q[30])) : cnt_tx_pdu_new_q_ones[5],
+                cnt_tx_pdu_new_q_en[4] ? ((&cnt_tx_pdu_new_q[29:25]) & (~cnt_tx_pdu_new_q[24])) : cnt_tx_pdu_new_q_ones[4],
+                cnt_tx_pdu_new_q_en[3] ? ((&cnt_tx_pdu_new_q[23:19]) & (~cnt_tx_pdu_new_q[18])) : cnt_tx_pdu_new_q_ones[3],
+                cnt_tx_pdu_new_q_en[2] ? ((&cnt_tx_pdu_new_q[17:13]) & (~cnt_tx_pdu_new_q[12])) : cnt_tx_pdu_new_q_ones[2],
+                cnt_tx_pdu_new_q_en[1] ? ((&cnt_tx_pdu_new_q[11:7]) & (~cnt_tx_pdu_new_q[6])) : cnt_tx_pdu_new_q_ones[1],
+                cnt_tx_pdu_new_q_en[0] ? ((&cnt_tx_pdu_new_q[5:1]) & (~cnt_tx_pdu_new_q[0])) : cnt_tx_pdu_new_q_ones[0]
+            };
+            cnt_tx_pdu_new_q <= cnt_tx_pdu_new_q[31:0] ^ cnt_tx_pdu_new_q_tgl;
+            cnt_tx_pdu_retx_q_ones <= {
+                cnt_tx_pdu_retx_q_en[5] ? (cnt_tx_pdu_retx_q[31] & (~cnt_tx_pdu_retx_q[30])) : cnt_tx_pdu_retx_q_ones[5],
+                cnt_tx_pdu_retx_q_en[4] ? ((&cnt_tx_pdu_retx_q[29:25]) & (~cnt_tx_pdu_retx_q[24])) : cnt_tx_pdu_retx_q_ones[4],
+                cnt_tx_pdu_retx_q_en[3] ? ((&cnt_tx_pdu_retx_q[23:19]) & (~cnt_tx_pdu_retx_q[18])) : cnt_tx_pdu_retx_q_ones[3],
+                cnt_tx_pdu_retx_q_en[2] ? ((&cnt_tx_pdu_retx_q[17:13]) & (~cnt_tx_pdu_retx_q[12])) : cnt_tx_pdu_retx_q_ones[2],
+                cnt_tx_pdu_retx_q_en[1] ? ((&cnt_tx_pdu_retx_q[11:7]) & (~cnt_tx_pdu_retx_q[6])) : cnt_tx_pdu_retx_q_ones[1],
+                cnt_tx_pdu_retx_q_en[0] ? ((&cnt_tx_pdu_retx_q[5:1]) & (~cnt_tx_pdu_retx_q[0])) : cnt_tx_pdu_retx_q_ones[0]
+            };
+            cnt_tx_pdu_retx_q <= cnt_tx_pdu_retx_q[31:0] ^ cnt_tx_pdu_retx_q_tgl;
+            cnt_tx_ctrl_ack_q_ones <= {
+                cnt_tx_ctrl_ack_q_en[5] ? (cnt_tx_ctrl_ack_q[31] & (~cnt_tx_ctrl_ack_q[30])) : cnt_tx_ctrl_ack_q_ones[5],
+                cnt_tx_ctrl_ack_q_en[4] ? ((&cnt_tx_ctrl_ack_q[29:25]) & (~cnt_tx_ctrl_ack_q[24])) : cnt_tx_ctrl_ack_q_ones[4],
+                cnt_tx_ctrl_ack_q_en[3] ? ((&cnt_tx_ctrl_ack_q[23:19]) & (~cnt_tx_ctrl_ack_q[18])) : cnt_tx_ctrl_ack_q_ones[3],
+                cnt_tx_ctrl_ack_q_en[2] ? ((&cnt_tx_ctrl_ack_q[17:13]) & (~cnt_tx_ctrl_ack_q[12])) : cnt_tx_ctrl_ack_q_ones[2],
+                cnt_tx_ctrl_ack_q_en[1] ? ((&cnt_tx_ctrl_ack_q[11:7]) & (~cnt_tx_ctrl_ack_q[6])) : cnt_tx_ctrl_ack_q_ones[1],
+                cnt_tx_ctrl_ack_q_en[0] ? ((&cnt_tx_ctrl_ack_q[5:1]) & (~cnt_tx_ctrl_ack_q[0])) : cnt_tx_ctrl_ack_q_ones[0]
+            };
+            cnt_tx_ctrl_ack_q <= cnt_tx_ctrl_ack_q[31:0] ^ cnt_tx_ctrl_ack_q_tgl;
+            cnt_tx_ctrl_nack_q_ones <= {
+                cnt_tx_ctrl_nack_q_en[5] ? (cnt_tx_ctrl_nack_q[31] & (~cnt_tx_ctrl_nack_q[30])) : cnt_tx_ctrl_nack_q_ones[5],
+                cnt_tx_ctrl_nack_q_en[4] ? ((&cnt_tx_ctrl_nack_q[29:25]) & (~cnt_tx_ctrl_nack_q[24])) : cnt_tx_ctrl_nack_q_ones[4],
+                cnt_tx_ctrl_nack_q_en[3] ? ((&cnt_tx_ctrl_nack_q[23:19]) & (~cnt_tx_ctrl_nack_q[18])) : cnt_tx_ctrl_nack_q_ones[3],
+                cnt_tx_ctrl_nack_q_en[2] ? ((&cnt_tx_ctrl_nack_q[17:13]) & (~cnt_tx_ctrl_nack_q[12])) : cnt_tx_ctrl_nack_q_ones[2],
+                cnt_tx_ctrl_nack_q_en[1] ? ((&cnt_tx_ctrl_nack_q[11:7]) & (~cnt_tx_ctrl_nack_q[6])) : cnt_tx_ctrl_nack_q_ones[1],
+                cnt_tx_ctrl_nack_q_en[0] ? ((&cnt_tx_ctrl_nack_q[5:1]) & (~cnt_tx_ctrl_nack_q[0])) : cnt_tx_ctrl_nack_q_ones[0]
+            };
+            cnt_tx_ctrl_nack_q <= cnt_tx_ctrl_nack_q[31:0] ^ cnt_tx_ctrl_nack_q_tgl;
+            cnt_tx_piggy_ack_q_ones <= {
+                cnt_tx_piggy_ack_q_en[5] ? (cnt_tx_piggy_ack_q[31] & (~cnt_tx_piggy_ack_q[30])) : cnt_tx_piggy_ack_q_ones[5],
+                cnt_tx_piggy_ack_q_en[4] ? ((&cnt_tx_piggy_ack_q[29:25]) & (~cnt_tx_piggy_ack_q[24])) : cnt_tx_piggy_ack_q_ones[4],
+                cnt_tx_piggy_ack_q_en[3] ? ((&cnt_tx_piggy_ack_q[23:19]) & (~cnt_tx_piggy_ack_q[18])) : cnt_tx_piggy_ack_q_ones[3],
+                cnt_tx_piggy_ack_q_en[2] ? ((&cnt_tx_piggy_ack_q[17:13]) & (~cnt_tx_piggy_ack_q[12])) : cnt_tx_piggy_ack_q_ones[2],
+                cnt_tx_piggy_ack_q_en[1] ? ((&cnt_tx_piggy_ack_q[11:7]) & (~cnt_tx_piggy_ack_q[6])) : cnt_tx_piggy_ack_q_ones[1],
+                cnt_tx_piggy_ack_q_en[0] ? ((&cnt_tx_piggy_ack_q[5:1]) & (~cnt_tx_piggy_ack_q[0])) : cnt_tx_piggy_ack_q_ones[0]
+            };
+            cnt_tx_piggy_ack_q <= cnt_tx_piggy_ack_q[31:0] ^ cnt_tx_piggy_ack_q_tgl;
+            cnt_tx_piggy_nack_q_ones <= {
+                cnt_tx_piggy_nack_q_en[5] ? (cnt_tx_piggy_nack_q[31] & (~cnt_tx_piggy_nack_q[30])) : cnt_tx_piggy_nack_q_ones[5],
+                cnt_tx_piggy_nack_q_en[4] ? ((&cnt_tx_piggy_nack_q[29:25]) & (~cnt_tx_piggy_nack_q[24])) : cnt_tx_piggy_nack_q_ones[4],
+                cnt_tx_piggy_nack_q_en[3] ? ((&cnt_tx_piggy_nack_q[23:19]) & (~cnt_tx_piggy_nack_q[18])) : cnt_tx_piggy_nack_q_ones[3],
+                cnt_tx_piggy_nack_q_en[2] ? ((&cnt_tx_piggy_nack_q[17:13]) & (~cnt_tx_piggy_nack_q[12])) : cnt_tx_piggy_nack_q_ones[2],
+                cnt_tx_piggy_nack_q_en[1] ? ((&cnt_tx_piggy_nack_q[11:7]) & (~cnt_tx_piggy_nack_q[6])) : cnt_tx_piggy_nack_q_ones[1],
+                cnt_tx_piggy_nack_q_en[0] ? ((&cnt_tx_piggy_nack_q[5:1]) & (~cnt_tx_piggy_nack_q[0])) : cnt_tx_piggy_nack_q_ones[0]
+            };
+            cnt_tx_piggy_nack_q <= cnt_tx_piggy_nack_q[31:0] ^ cnt_tx_piggy_nack_q_tgl;
+            cnt_tx_nack_rcvd_q_ones <= {
+                cnt_tx_nack_rcvd_q_en[5] ? (cnt_tx_nack_rcvd_q[31] & (~cnt_tx_nack_rcvd_q[30])) : cnt_tx_nack_rcvd_q_ones[5],
+                cnt_tx_nack_rcvd_q_en[4] ? ((&cnt_tx_nack_rcvd_q[29:25]) & (~cnt_tx_nack_rcvd_q[24])) : cnt_tx_nack_rcvd_q_ones[4],
+                cnt_tx_nack_rcvd_q_en[3] ? ((&cnt_tx_nack_rcvd_q[23:19]) & (~cnt_tx_nack_rcvd_q[18])) : cnt_tx_nack_rcvd_q_ones[3],
+                cnt_tx_nack_rcvd_q_en[2] ? ((&cnt_tx_nack_rcvd_q[17:13]) & (~cnt_tx_nack_rcvd_q[12])) : cnt_tx_nack_rcvd_q_ones[2],
+                cnt_tx_nack_rcvd_q_en[1] ? ((&cnt_tx_nack_rcvd_q[11:7]) & (~cnt_tx_nack_rcvd_q[6])) : cnt_tx_nack_rcvd_q_ones[1],
+                cnt_tx_nack_rcvd_q_en[0] ? ((&cnt_tx_nack_rcvd_q[5:1]) & (~cnt_tx_nack_rcvd_q[0])) : cnt_tx_nack_rcvd_q_ones[0]
+            };
+            cnt_tx_nack_rcvd_q <= cnt_tx_nack_rcvd_q[31:0] ^ cnt_tx_nack_rcvd_q_tgl;
+            cnt_tx_rto_q_ones <= {
+                cnt_tx_rto_q_en[5] ? (cnt_tx_rto_q[31] & (~cnt_tx_rto_q[30])) : cnt_tx_rto_q_ones[5],
+                cnt_tx_rto_q_en[4] ? ((&cnt_tx_rto_q[29:25]) & (~cnt_tx_rto_q[24])) : cnt_tx_rto_q_ones[4],
+                cnt_tx_rto_q_en[3] ? ((&cnt_tx_rto_q[23:19]) & (~cnt_tx_rto_q[18])) : cnt_tx_rto_q_ones[3],
+                cnt_tx_rto_q_en[2] ? ((&cnt_tx_rto_q[17:13]) & (~cnt_tx_rto_q[12])) : cnt_tx_rto_q_ones[2],
+                cnt_tx_rto_q_en[1] ? ((&cnt_tx_rto_q[11:7]) & (~cnt_tx_rto_q[6])) : cnt_tx_rto_q_ones[1],
+                cnt_tx_rto_q_en[0] ? ((&cnt_tx_rto_q[5:1]) & (~cnt_tx_rto_q[0])) : cnt_tx_rto_q_ones[0]
+            };
+            cnt_tx_rto_q <= cnt_tx_rto_q[31:0] ^ cnt_tx_rto_q_tgl;
+            cnt_tx_ack_ignored_q_ones <= {
+                cnt_tx_ack_ignored_q_en[5] ? (cnt_tx_ack_ignored_q[31] & (~cnt_tx_ack_ignored_q[30])) : cnt_tx_ack_ignored_q_ones[5],
+                cnt_tx_ack_ignored_q_en[4] ? ((&cnt_tx_ack_ignored_q[29:25]) & (~cnt_tx_ack_ignored_q[24])) : cnt_tx_ack_ignored_q_ones[4],
+                cnt_tx_ack_ignored_q_en[3] ? ((&cnt_tx_ack_ignored_q[23:19]) & (~cnt_tx_ack_ignored_q[18])) : cnt_tx_ack_ignored_q_ones[3],
+                cnt_tx_ack_ignored_q_en[2] ? ((&cnt_tx_ack_ignored_q[17:13]) & (~cnt_tx_ack_ignored_q[12])) : cnt_tx_ack_ignored_q_ones[2],
+                cnt_tx_ack_ignored_q_en[1] ? ((&cnt_tx_ack_ignored_q[11:7]) & (~cnt_tx_ack_ignored_q[6])) : cnt_tx_ack_ignored_q_ones[1],
+                cnt_tx_ack_ignored_q_en[0] ? ((&cnt_tx_ack_ignored_q[5:1]) & (~cnt_tx_ack_ignored_q[0])) : cnt_tx_ack_ignored_q_ones[0]
+            };
+            cnt_tx_ack_ignored_q <= cnt_tx_ack_ignored_q[31:0] ^ cnt_tx_ack_ignored_q_tgl;
+            cnt_tx_pdu_err_q_ones <= {
+                cnt_tx_pdu_err_q_en[5] ? (cnt_tx_pdu_err_q[31] & (~cnt_tx_pdu_err_q[30])) : cnt_tx_pdu_err_q_ones[5],
+                cnt_tx_pdu_err_q_en[4] ? ((&cnt_tx_pdu_err_q[29:25]) & (~cnt_tx_pdu_err_q[24])) : cnt_tx_pdu_err_q_ones[4],
+                cnt_tx_pdu_err_q_en[3] ? ((&cnt_tx_pdu_err_q[23:19]) & (~cnt_tx_pdu_err_q[18])) : cnt_tx_pdu_err_q_ones[3],
+                cnt_tx_pdu_err_q_en[2] ? ((&cnt_tx_pdu_err_q[17:13]) & (~cnt_tx_pdu_err_q[12])) : cnt_tx_pdu_err_q_ones[2],
+                cnt_tx_pdu_err_q_en[1] ? ((&cnt_tx_pdu_err_q[11:7]) & (~cnt_tx_pdu_err_q[6])) : cnt_tx_pdu_err_q_ones[1],
+                cnt_tx_pdu_err_q_en[0] ? ((&cnt_tx_pdu_err_q[5:1]) & (~cnt_tx_pdu_err_q[0])) : cnt_tx_pdu_err_q_ones[0]
+            };
+            cnt_tx_pdu_err_q <= cnt_tx_pdu_err_q[31:0] ^ cnt_tx_pdu_err_q_tgl;
+            cnt_tx_peer_down_drop_q_ones <= {
+                cnt_tx_peer_down_drop_q_en[5] ? (cnt_tx_peer_down_drop_q[31] & (~cnt_tx_peer_down_drop_q[30])) : cnt_tx_peer_down_drop_q_ones[5],
+                cnt_tx_peer_down_drop_q_en[4] ? ((&cnt_tx_peer_down_drop_q[29:25]) & (~cnt_tx_peer_down_drop_q[24])) : cnt_tx_peer_down_drop_q_ones[4],
+                cnt_tx_peer_down_drop_q_en[3] ? ((&cnt_tx_peer_down_drop_q[23:19]) & (~cnt_tx_peer_down_drop_q[18])) : cnt_tx_peer_down_drop_q_ones[3],
+                cnt_tx_peer_down_drop_q_en[2] ? ((&cnt_tx_peer_down_drop_q[17:13]) & (~cnt_tx_peer_down_drop_q[12])) : cnt_tx_peer_down_drop_q_ones[2],
+                cnt_tx_peer_down_drop_q_en[1] ? ((&cnt_tx_peer_down_drop_q[11:7]) & (~cnt_tx_peer_down_drop_q[6])) : cnt_tx_peer_down_drop_q_ones[1],
+                cnt_tx_peer_down_drop_q_en[0] ? ((&cnt_tx_peer_down_drop_q[5:1]) & (~cnt_tx_peer_down_drop_q[0])) : cnt_tx_peer_down_drop_q_ones[0]
+            };
+            cnt_tx_peer_down_drop_q <= cnt_tx_peer_down_drop_q[31:0] ^ cnt_tx_peer_down_drop_q_tgl;
+            cnt_tx_win_stall_q_ones <= {
+                cnt_tx_win_stall_q_en[5] ? (cnt_tx_win_stall_q[31] & (~cnt_tx_win_stall_q[30])) : cnt_tx_win_stall_q_ones[5],
+                cnt_tx_win_stall_q_en[4] ? ((&cnt_tx_win_stall_q[29:25]) & (~cnt_tx_win_stall_q[24])) : cnt_tx_win_stall_q_ones[4],
+                cnt_tx_win_stall_q_en[3] ? ((&cnt_tx_win_stall_q[23:19]) & (~cnt_tx_win_stall_q[18])) : cnt_tx_win_stall_q_ones[3],
+                cnt_tx_win_stall_q_en[2] ? ((&cnt_tx_win_stall_q[17:13]) & (~cnt_tx_win_stall_q[12])) : cnt_tx_win_stall_q_ones[2],
+                cnt_tx_win_stall_q_en[1] ? ((&cnt_tx_win_stall_q[11:7]) & (~cnt_tx_win_stall_q[6])) : cnt_tx_win_stall_q_ones[1],
+                cnt_tx_win_stall_q_en[0] ? ((&cnt_tx_win_stall_q[5:1]) & (~cnt_tx_win_stall_q[0])) : cnt_tx_win_stall_q_ones[0]
+            };
+            cnt_tx_win_stall_q <= cnt_tx_win_stall_q[31:0] ^ cnt_tx_win_stall_q_tgl;
+            cnt_rx_pdu_q_ones <= {
+                cnt_rx_pdu_q_en[5] ? (cnt_rx_pdu_q[31] & (~cnt_rx_pdu_q[30])) : cnt_rx_pdu_q_ones[5],
+                cnt_rx_pdu_q_en[4] ? ((&cnt_rx_pdu_q[29:25]) & (~cnt_rx_pdu_q[24])) : cnt_rx_pdu_q_ones[4],
+                cnt_rx_pdu_q_en[3] ? ((&cnt_rx_pdu_q[23:19]) & (~cnt_rx_pdu_q[18])) : cnt_rx_pdu_q_ones[3],
+                cnt_rx_pdu_q_en[2] ? ((&cnt_rx_pdu_q[17:13]) & (~cnt_rx_pdu_q[12])) : cnt_rx_pdu_q_ones[2],
+                cnt_rx_pdu_q_en[1] ? ((&cnt_rx_pdu_q[11:7]) & (~cnt_rx_pdu_q[6])) : cnt_rx_pdu_q_ones[1],
+                cnt_rx_pdu_q_en[0] ? ((&cnt_rx_pdu_q[5:1]) & (~cnt_rx_pdu_q[0])) : cnt_rx_pdu_q_ones[0]
+            };
+            cnt_rx_pdu_q <= cnt_rx_pdu_q[31:0] ^ cnt_rx_pdu_q_tgl;
+            cnt_rx_frame_err_q_ones <= {
+                cnt_rx_frame_err_q_en[5] ? (cnt_rx_frame_err_q[31] & (~cnt_rx_frame_err_q[30])) : cnt_rx_frame_err_q_ones[5],
+                cnt_rx_frame_err_q_en[4] ? ((&cnt_rx_frame_err_q[29:25]) & (~cnt_rx_frame_err_q[24])) : cnt_rx_frame_err_q_ones[4],
+                cnt_rx_frame_err_q_en[3] ? ((&cnt_rx_frame_err_q[23:19]) & (~cnt_rx_frame_err_q[18])) : cnt_rx_frame_err_q_ones[3],
+                cnt_rx_frame_err_q_en[2] ? ((&cnt_rx_frame_err_q[17:13]) & (~cnt_rx_frame_err_q[12])) : cnt_rx_frame_err_q_ones[2],
+                cnt_rx_frame_err_q_en[1] ? ((&cnt_rx_frame_err_q[11:7]) & (~cnt_rx_frame_err_q[6])) : cnt_rx_frame_err_q_ones[1],
+                cnt_rx_frame_err_q_en[0] ? ((&cnt_rx_frame_err_q[5:1]) & (~cnt_rx_frame_err_q[0])) : cnt_rx_frame_err_q_ones[0]
+            };
+            cnt_rx_frame_err_q <= cnt_rx_frame_err_q[31:0] ^ cnt_rx_frame_err_q_tgl;
+            cnt_rx_len_err_q_ones <= {
+                cnt_rx_len_err_q_en[5] ? (cnt_rx_len_err_q[31] & (~cnt_rx_len_err_q[30])) : cnt_rx_len_err_q_ones[5],
+                cnt_rx_len_err_q_en[4] ? ((&cnt_rx_len_err_q[29:25]) & (~cnt_rx_len_err_q[24])) : cnt_rx_len_err_q_ones[4],
+                cnt_rx_len_err_q_en[3] ? ((&cnt_rx_len_err_q[23:19]) & (~cnt_rx_len_err_q[18])) : cnt_rx_len_err_q_ones[3],
+                cnt_rx_len_err_q_en[2] ? ((&cnt_rx_len_err_q[17:13]) & (~cnt_rx_len_err_q[12])) : cnt_rx_len_err_q_ones[2],
+                cnt_rx_len_err_q_en[1] ? ((&cnt_rx_len_err_q[11:7]) & (~cnt_rx_len_err_q[6])) : cnt_rx_len_err_q_ones[1],
+                cnt_rx_len_err_q_en[0] ? ((&cnt_rx_len_err_q[5:1]) & (~cnt_rx_len_err_q[0])) : cnt_rx_len_err_q_ones[0]
+            };
+            cnt_rx_len_err_q <= cnt_rx_len_err_q[31:0] ^ cnt_rx_len_err_q_tgl;
+            cnt_rx_crc_err_q_ones <= {
+                cnt_rx_crc_err_q_en[5] ? (cnt_rx_crc_err_q[31] & (~cnt_rx_crc_err_q[30])) : cnt_rx_crc_err_q_ones[5],
+                cnt_rx_crc_err_q_en[4] ? ((&cnt_rx_crc_err_q[29:25]) & (~cnt_rx_crc_err_q[24])) : cnt_rx_crc_err_q_ones[4],
+                cnt_rx_crc_err_q_en[3] ? ((&cnt_rx_crc_err_q[23:19]) & (~cnt_rx_crc_err_q[18])) : cnt_rx_crc_err_q_ones[3],
+                cnt_rx_crc_err_q_en[2] ? ((&cnt_rx_crc_err_q[17:13]) & (~cnt_rx_crc_err_q[12])) : cnt_rx_crc_err_q_ones[2],
+                cnt_rx_crc_err_q_en[1] ? ((&cnt_rx_crc_err_q[11:7]) & (~cnt_rx_crc_err_q[6])) : cnt_rx_crc_err_q_ones[1],
+                cnt_rx_crc_err_q_en[0] ? ((&cnt_rx_crc_err_q[5:1]) & (~cnt_rx_crc_err_q[0])) : cnt_rx_crc_err_q_ones[0]
+            };
+            cnt_rx_crc_err_q <= cnt_rx_crc_err_q[31:0] ^ cnt_rx_crc_err_q_tgl;
+            cnt_rx_hdr_err_q_ones <= {
+                cnt_rx_hdr_err_q_en[5] ? (cnt_rx_hdr_err_q[31] & (~cnt_rx_hdr_err_q[30])) : cnt_rx_hdr_err_q_ones[5],
+                cnt_rx_hdr_err_q_en[4] ? ((&cnt_rx_hdr_err_q[29:25]) & (~cnt_rx_hdr_err_q[24])) : cnt_rx_hdr_err_q_ones[4],
+                cnt_rx_hdr_err_q_en[3] ? ((&cnt_rx_hdr_err_q[23:19]) & (~cnt_rx_hdr_err_q[18])) : cnt_rx_hdr_err_q_ones[3],
+                cnt_rx_hdr_err_q_en[2] ? ((&cnt_rx_hdr_err_q[17:13]) & (~cnt_rx_hdr_err_q[12])) : cnt_rx_hdr_err_q_ones[2],
+                cnt_rx_hdr_err_q_en[1] ? ((&cnt_rx_hdr_err_q[11:7]) & (~cnt_rx_hdr_err_q[6])) : cnt_rx_hdr_err_q_ones[1],
+                cnt_rx_hdr_err_q_en[0] ? ((&cnt_rx_hdr_err_q[5:1]) & (~cnt_rx_hdr_err_q[0])) : cnt_rx_hdr_err_q_ones[0]
+            };
+            cnt_rx_hdr_err_q <= cnt_rx_hdr_err_q[31:0] ^ cnt_rx_hdr_err_q_tgl;
+            cnt_rx_ctrl_q_ones <= {
+                cnt_rx_ctrl_q_en[5] ? (cnt_rx_ctrl_q[31] & (~cnt_rx_ctrl_q[30])) : cnt_rx_ctrl_q_ones[5],
+                cnt_rx_ctrl_q_en[4] ? ((&cnt_rx_ctrl_q[29:25]) & (~cnt_rx_ctrl_q[24])) : cnt_rx_ctrl_q_ones[4],
+                cnt_rx_ctrl_q_en[3] ? ((&cnt_rx_ctrl_q[23:19]) & (~cnt_rx_ctrl_q[18])) : cnt_rx_ctrl_q_ones[3],
+                cnt_rx_ctrl_q_en[2] ? ((&cnt_rx_ctrl_q[17:13]) & (~cnt_rx_ctrl_q[12])) : cnt_rx_ctrl_q_ones[2],
+                cnt_rx_ctrl_q_en[1] ? ((&cnt_rx_ctrl_q[11:7]) & (~cnt_rx_ctrl_q[6])) : cnt_rx_ctrl_q_ones[1],
+                cnt_rx_ctrl_q_en[0] ? ((&cnt_rx_ctrl_q[5:1]) & (~cnt_rx_ctrl_q[0])) : cnt_rx_ctrl_q_ones[0]
+            };
+            cnt_rx_ctrl_q <= cnt_rx_ctrl_q[31:0] ^ cnt_rx_ctrl_q_tgl;
+            cnt_rx_data_ok_q_ones <= {
+                cnt_rx_data_ok_q_en[5] ? (cnt_rx_data_ok_q[31] & (~cnt_rx_data_ok_q[30])) : cnt_rx_data_ok_q_ones[5],
+                cnt_rx_data_ok_q_en[4] ? ((&cnt_rx_data_ok_q[29:25]) & (~cnt_rx_data_ok_q[24])) : cnt_rx_data_ok_q_ones[4],
+                cnt_rx_data_ok_q_en[3] ? ((&cnt_rx_data_ok_q[23:19]) & (~cnt_rx_data_ok_q[18])) : cnt_rx_data_ok_q_ones[3],
+                cnt_rx_data_ok_q_en[2] ? ((&cnt_rx_data_ok_q[17:13]) & (~cnt_rx_data_ok_q[12])) : cnt_rx_data_ok_q_ones[2],
+                cnt_rx_data_ok_q_en[1] ? ((&cnt_rx_data_ok_q[11:7]) & (~cnt_rx_data_ok_q[6])) : cnt_rx_data_ok_q_ones[1],
+                cnt_rx_data_ok_q_en[0] ? ((&cnt_rx_data_ok_q[5:1]) & (~cnt_rx_data_ok_q[0])) : cnt_rx_data_ok_q_ones[0]
+            };
+            cnt_rx_data_ok_q <= cnt_rx_data_ok_q[31:0] ^ cnt_rx_data_ok_q_tgl;
+            cnt_rx_gap_q_ones <= {
+                cnt_rx_gap_q_en[5] ? (cnt_rx_gap_q[31] & (~cnt_rx_gap_q[30])) : cnt_rx_gap_q_ones[5],
+                cnt_rx_gap_q_en[4] ? ((&cnt_rx_gap_q[29:25]) & (~cnt_rx_gap_q[24])) : cnt_rx_gap_q_ones[4],
+                cnt_rx_gap_q_en[3] ? ((&cnt_rx_gap_q[23:19]) & (~cnt_rx_gap_q[18])) : cnt_rx_gap_q_ones[3],
+                cnt_rx_gap_q_en[2] ? ((&cnt_rx_gap_q[17:13]) & (~cnt_rx_gap_q[12])) : cnt_rx_gap_q_ones[2],
+                cnt_rx_gap_q_en[1] ? ((&cnt_rx_gap_q[11:7]) & (~cnt_rx_gap_q[6])) : cnt_rx_gap_q_ones[1],
+                cnt_rx_gap_q_en[0] ? ((&cnt_rx_gap_q[5:1]) & (~cnt_rx_gap_q[0])) : cnt_rx_gap_q_ones[0]
+            };
+            cnt_rx_gap_q <= cnt_rx_gap_q[31:0] ^ cnt_rx_gap_q_tgl;
+            cnt_rx_dup_q_ones <= {
+                cnt_rx_dup_q_en[5] ? (cnt_rx_dup_q[31] & (~cnt_rx_dup_q[30])) : cnt_rx_dup_q_ones[5],
+                cnt_rx_dup_q_en[4] ? ((&cnt_rx_dup_q[29:25]) & (~cnt_rx_dup_q[24])) : cnt_rx_dup_q_ones[4],
+                cnt_rx_dup_q_en[3] ? ((&cnt_rx_dup_q[23:19]) & (~cnt_rx_dup_q[18])) : cnt_rx_dup_q_ones[3],
+                cnt_rx_dup_q_en[2] ? ((&cnt_rx_dup_q[17:13]) & (~cnt_rx_dup_q[12])) : cnt_rx_dup_q_ones[2],
+                cnt_rx_dup_q_en[1] ? ((&cnt_rx_dup_q[11:7]) & (~cnt_rx_dup_q[6])) : cnt_rx_dup_q_ones[1],
+                cnt_rx_dup_q_en[0] ? ((&cnt_rx_dup_q[5:1]) & (~cnt_rx_dup_q[0])) : cnt_rx_dup_q_ones[0]
+            };
+            cnt_rx_dup_q <= cnt_rx_dup_q[31:0] ^ cnt_rx_dup_q_tgl;
+            cnt_rx_cmd_out_q_ones <= {
+                cnt_rx_cmd_out_q_en[5] ? (cnt_rx_cmd_out_q[31] & (~cnt_rx_cmd_out_q[30])) : cnt_rx_cmd_out_q_ones[5],
+                cnt_rx_cmd_out_q_en[4] ? ((&cnt_rx_cmd_out_q[29:25]) & (~cnt_rx_cmd_out_q[24])) : cnt_rx_cmd_out_q_ones[4],
+                cnt_rx_cmd_out_q_en[3] ? ((&cnt_rx_cmd_out_q[23:19]) & (~cnt_rx_cmd_out_q[18])) : cnt_rx_cmd_out_q_ones[3],
+                cnt_rx_cmd_out_q_en[2] ? ((&cnt_rx_cmd_out_q[17:13]) & (~cnt_rx_cmd_out_q[12])) : cnt_rx_cmd_out_q_ones[2],
+                cnt_rx_cmd_out_q_en[1] ? ((&cnt_rx_cmd_out_q[11:7]) & (~cnt_rx_cmd_out_q[6])) : cnt_rx_cmd_out_q_ones[1],
+                cnt_rx_cmd_out_q_en[0] ? ((&cnt_rx_cmd_out_q[5:1]) & (~cnt_rx_cmd_out_q[0])) : cnt_rx_cmd_out_q_ones[0]
+            };
+            cnt_rx_cmd_out_q <= cnt_rx_cmd_out_q[31:0] ^ cnt_rx_cmd_out_q_tgl;
+            cnt_rx_stall_q_ones <= {
+                cnt_rx_stall_q_en[5] ? (cnt_rx_stall_q[31] & (~cnt_rx_stall_q[30])) : cnt_rx_stall_q_ones[5],
+                cnt_rx_stall_q_en[4] ? ((&cnt_rx_stall_q[29:25]) & (~cnt_rx_stall_q[24])) : cnt_rx_stall_q_ones[4],
+                cnt_rx_stall_q_en[3] ? ((&cnt_rx_stall_q[23:19]) & (~cnt_rx_stall_q[18])) : cnt_rx_stall_q_ones[3],
+                cnt_rx_stall_q_en[2] ? ((&cnt_rx_stall_q[17:13]) & (~cnt_rx_stall_q[12])) : cnt_rx_stall_q_ones[2],
+                cnt_rx_stall_q_en[1] ? ((&cnt_rx_stall_q[11:7]) & (~cnt_rx_stall_q[6])) : cnt_rx_stall_q_ones[1],
+                cnt_rx_stall_q_en[0] ? ((&cnt_rx_stall_q[5:1]) & (~cnt_rx_stall_q[0])) : cnt_rx_stall_q_ones[0]
+            };
+            cnt_rx_stall_q <= cnt_rx_stall_q[31:0] ^ cnt_rx_stall_q_tgl;
         end
     end
     assign s_axis_pdu_tready = pdu_ready;
@@ -1752,6 +2497,509 @@ module rtlgen_sue_ep_transport (
     assign cnt_rx_dup = cnt_rx_dup_q;
     assign cnt_rx_cmd_out = cnt_rx_cmd_out_q;
     assign cnt_rx_stall = cnt_rx_stall_q;
+
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg [31:0] f_cnt_tx_pdu_new_was; // cnt_tx_pdu_new_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_pdu_new_was <= cnt_tx_pdu_new_q;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg [31:0] f_cnt_tx_pdu_retx_was; // cnt_tx_pdu_retx_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_pdu_retx_was <= cnt_tx_pdu_retx_q;
+    end
+    reg [31:0] f_cnt_tx_ctrl_ack_was; // cnt_tx_ctrl_ack_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_ctrl_ack_was <= cnt_tx_ctrl_ack_q;
+    end
+    reg [31:0] f_cnt_tx_ctrl_nack_was; // cnt_tx_ctrl_nack_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_ctrl_nack_was <= cnt_tx_ctrl_nack_q;
+    end
+    reg [31:0] f_cnt_tx_piggy_ack_was; // cnt_tx_piggy_ack_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_piggy_ack_was <= cnt_tx_piggy_ack_q;
+    end
+    reg [31:0] f_cnt_tx_piggy_nack_was; // cnt_tx_piggy_nack_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_piggy_nack_was <= cnt_tx_piggy_nack_q;
+    end
+    reg [31:0] f_cnt_tx_nack_rcvd_was; // cnt_tx_nack_rcvd_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_nack_rcvd_was <= cnt_tx_nack_rcvd_q;
+    end
+    reg [31:0] f_cnt_tx_rto_was; // cnt_tx_rto_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_rto_was <= cnt_tx_rto_q;
+    end
+    reg [31:0] f_cnt_tx_ack_ignored_was; // cnt_tx_ack_ignored_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_ack_ignored_was <= cnt_tx_ack_ignored_q;
+    end
+    reg [31:0] f_cnt_tx_pdu_err_was; // cnt_tx_pdu_err_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_pdu_err_was <= cnt_tx_pdu_err_q;
+    end
+    reg [31:0] f_cnt_tx_peer_down_drop_was; // cnt_tx_peer_down_drop_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_peer_down_drop_was <= cnt_tx_peer_down_drop_q;
+    end
+    reg [31:0] f_cnt_tx_win_stall_was; // cnt_tx_win_stall_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_tx_win_stall_was <= cnt_tx_win_stall_q;
+    end
+    reg [31:0] f_cnt_rx_pdu_was; // cnt_rx_pdu_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_pdu_was <= cnt_rx_pdu_q;
+    end
+    reg [31:0] f_cnt_rx_frame_err_was; // cnt_rx_frame_err_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_frame_err_was <= cnt_rx_frame_err_q;
+    end
+    reg [31:0] f_cnt_rx_len_err_was; // cnt_rx_len_err_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_len_err_was <= cnt_rx_len_err_q;
+    end
+    reg [31:0] f_cnt_rx_crc_err_was; // cnt_rx_crc_err_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_crc_err_was <= cnt_rx_crc_err_q;
+    end
+    reg [31:0] f_cnt_rx_hdr_err_was; // cnt_rx_hdr_err_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_hdr_err_was <= cnt_rx_hdr_err_q;
+    end
+    reg [31:0] f_cnt_rx_ctrl_was; // cnt_rx_ctrl_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_ctrl_was <= cnt_rx_ctrl_q;
+    end
+    reg [31:0] f_cnt_rx_data_ok_was; // cnt_rx_data_ok_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_data_ok_was <= cnt_rx_data_ok_q;
+    end
+    reg [31:0] f_cnt_rx_gap_was; // cnt_rx_gap_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_gap_was <= cnt_rx_gap_q;
+    end
+    reg [31:0] f_cnt_rx_dup_was; // cnt_rx_dup_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_dup_was <= cnt_rx_dup_q;
+    end
+    reg [31:0] f_cnt_rx_cmd_out_was; // cnt_rx_cmd_out_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_cmd_out_was <= cnt_rx_cmd_out_q;
+    end
+    reg [31:0] f_cnt_rx_stall_was; // cnt_rx_stall_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt_rx_stall_was <= cnt_rx_stall_q;
+    end
+    reg f_s_axis_pdu_stall; // s_axis_pdu: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_s_axis_pdu_stall <= s_axis_pdu_tvalid & (~s_axis_pdu_tready);
+    end
+    reg [150:0] f_s_axis_pdu_pay; // s_axis_pdu: the payload one cycle ago
+    always @(posedge clk) begin
+        f_s_axis_pdu_pay <= {s_axis_pdu_tdata, s_axis_pdu_tlast, s_axis_pdu_tdest, s_axis_pdu_tuser};
+    end
+    reg f_s_axis_rx_stall; // s_axis_rx: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_s_axis_rx_stall <= s_axis_rx_tvalid & (~s_axis_rx_tready);
+    end
+    reg [145:0] f_s_axis_rx_pay; // s_axis_rx: the payload one cycle ago
+    always @(posedge clk) begin
+        f_s_axis_rx_pay <= {s_axis_rx_tdata, s_axis_rx_tkeep, s_axis_rx_tlast, s_axis_rx_tuser};
+    end
+    reg f_m_axis_tx_stall; // m_axis_tx: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_tx_stall <= m_axis_tx_tvalid & (~m_axis_tx_tready);
+    end
+    reg [252:0] f_m_axis_tx_pay; // m_axis_tx: the payload one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_tx_pay <= {m_axis_tx_tkeep, m_axis_tx_tlast, m_axis_tx_tdest, m_axis_tx_tuser, ram_q, carry_q, crc_q};
+    end
+    reg f_m_axis_cmd_stall; // m_axis_cmd: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_cmd_stall <= m_axis_cmd_tvalid & (~m_axis_cmd_tready);
+    end
+    reg [140:0] f_m_axis_cmd_pay; // m_axis_cmd: the payload one cycle ago
+    always @(posedge clk) begin
+        f_m_axis_cmd_pay <= {m_axis_cmd_tdata, m_axis_cmd_tlast, m_axis_cmd_tid, m_axis_cmd_tuser};
+    end
+    wire [15:0] f_s0_d_next; // next - una: PDUs stored and unacknowledged
+    assign f_s0_d_next = s0_next - s0_una;
+    wire [15:0] f_s0_d_hwm; // hwm - una: PDUs sent and unacknowledged
+    assign f_s0_d_hwm = s0_hwm - s0_una;
+    wire [15:0] f_s0_d_snd; // snd - una: where the sender stands
+    assign f_s0_d_snd = s0_snd - s0_una;
+    reg [15:0] f_s0_una_was; // space 0: una one cycle ago
+    always @(posedge clk) begin
+        f_s0_una_was <= s0_una;
+    end
+    reg [15:0] f_s0_sent_was; // space 0: hwm - una one cycle ago
+    always @(posedge clk) begin
+        f_s0_sent_was <= s0_hwm - s0_una;
+    end
+    wire [15:0] f_s0_una_step; // how far una moved since last cycle
+    assign f_s0_una_step = s0_una - f_s0_una_was;
+    reg f_s0_goback; // space 0: a timeout fired or a NACK was acted on one cycle ago
+    always @(posedge clk) begin
+        f_s0_goback <= s0_to | (nack_ok & sr_oh[0]);
+    end
+    wire [15:0] f_s1_d_next; // next - una: PDUs stored and unacknowledged
+    assign f_s1_d_next = s1_next - s1_una;
+    wire [15:0] f_s1_d_hwm; // hwm - una: PDUs sent and unacknowledged
+    assign f_s1_d_hwm = s1_hwm - s1_una;
+    wire [15:0] f_s1_d_snd; // snd - una: where the sender stands
+    assign f_s1_d_snd = s1_snd - s1_una;
+    reg [15:0] f_s1_una_was; // space 1: una one cycle ago
+    always @(posedge clk) begin
+        f_s1_una_was <= s1_una;
+    end
+    reg [15:0] f_s1_sent_was; // space 1: hwm - una one cycle ago
+    always @(posedge clk) begin
+        f_s1_sent_was <= s1_hwm - s1_una;
+    end
+    wire [15:0] f_s1_una_step; // how far una moved since last cycle
+    assign f_s1_una_step = s1_una - f_s1_una_was;
+    reg f_s1_goback; // space 1: a timeout fired or a NACK was acted on one cycle ago
+    always @(posedge clk) begin
+        f_s1_goback <= s1_to | (nack_ok & sr_oh[1]);
+    end
+    wire [15:0] f_s2_d_next; // next - una: PDUs stored and unacknowledged
+    assign f_s2_d_next = s2_next - s2_una;
+    wire [15:0] f_s2_d_hwm; // hwm - una: PDUs sent and unacknowledged
+    assign f_s2_d_hwm = s2_hwm - s2_una;
+    wire [15:0] f_s2_d_snd; // snd - una: where the sender stands
+    assign f_s2_d_snd = s2_snd - s2_una;
+    reg [15:0] f_s2_una_was; // space 2: una one cycle ago
+    always @(posedge clk) begin
+        f_s2_una_was <= s2_una;
+    end
+    reg [15:0] f_s2_sent_was; // space 2: hwm - una one cycle ago
+    always @(posedge clk) begin
+        f_s2_sent_was <= s2_hwm - s2_una;
+    end
+    wire [15:0] f_s2_una_step; // how far una moved since last cycle
+    assign f_s2_una_step = s2_una - f_s2_una_was;
+    reg f_s2_goback; // space 2: a timeout fired or a NACK was acted on one cycle ago
+    always @(posedge clk) begin
+        f_s2_goback <= s2_to | (nack_ok & sr_oh[2]);
+    end
+    wire [15:0] f_s3_d_next; // next - una: PDUs stored and unacknowledged
+    assign f_s3_d_next = s3_next - s3_una;
+    wire [15:0] f_s3_d_hwm; // hwm - una: PDUs sent and unacknowledged
+    assign f_s3_d_hwm = s3_hwm - s3_una;
+    wire [15:0] f_s3_d_snd; // snd - una: where the sender stands
+    assign f_s3_d_snd = s3_snd - s3_una;
+    reg [15:0] f_s3_una_was; // space 3: una one cycle ago
+    always @(posedge clk) begin
+        f_s3_una_was <= s3_una;
+    end
+    reg [15:0] f_s3_sent_was; // space 3: hwm - una one cycle ago
+    always @(posedge clk) begin
+        f_s3_sent_was <= s3_hwm - s3_una;
+    end
+    wire [15:0] f_s3_una_step; // how far una moved since last cycle
+    assign f_s3_una_step = s3_una - f_s3_una_was;
+    reg f_s3_goback; // space 3: a timeout fired or a NACK was acted on one cycle ago
+    always @(posedge clk) begin
+        f_s3_goback <= s3_to | (nack_ok & sr_oh[3]);
+    end
+    wire [3:0] f_s0_d_read; // next - the PSN being read
+    assign f_s0_d_read = s0_next[3:0] - cur_psn_q;
+    wire [3:0] f_s1_d_read; // next - the PSN being read
+    assign f_s1_d_read = s1_next[3:0] - cur_psn_q;
+    wire [3:0] f_s2_d_read; // next - the PSN being read
+    assign f_s2_d_read = s2_next[3:0] - cur_psn_q;
+    wire [3:0] f_s3_d_read; // next - the PSN being read
+    assign f_s3_d_read = s3_next[3:0] - cur_psn_q;
+    wire [5:0] f_v0_ptrs; // write pointer - read pointer
+    assign f_v0_ptrs = v0_wp - v0_rp;
+    wire [4:0] f_v0_qptrs; // queue tail - head
+    assign f_v0_qptrs = v0_mt - v0_mh;
+    wire [5:0] f_v1_ptrs; // write pointer - read pointer
+    assign f_v1_ptrs = v1_wp - v1_rp;
+    wire [4:0] f_v1_qptrs; // queue tail - head
+    assign f_v1_qptrs = v1_mt - v1_mh;
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // cnt_tx_pdu_new_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_pdu_new_sat: assert ((cnt_tx_pdu_new_q == f_cnt_tx_pdu_new_was)
+                | ((cnt_tx_pdu_new_q == (f_cnt_tx_pdu_new_was + 32'd1)) & (f_cnt_tx_pdu_new_was != 32'd4294967295)));
+        end
+        // cnt_tx_pdu_retx_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_pdu_retx_sat: assert ((cnt_tx_pdu_retx_q == f_cnt_tx_pdu_retx_was)
+                | ((cnt_tx_pdu_retx_q == (f_cnt_tx_pdu_retx_was + 32'd1)) & (f_cnt_tx_pdu_retx_was != 32'd4294967295)));
+        end
+        // cnt_tx_ctrl_ack_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_ctrl_ack_sat: assert ((cnt_tx_ctrl_ack_q == f_cnt_tx_ctrl_ack_was)
+                | ((cnt_tx_ctrl_ack_q == (f_cnt_tx_ctrl_ack_was + 32'd1)) & (f_cnt_tx_ctrl_ack_was != 32'd4294967295)));
+        end
+        // cnt_tx_ctrl_nack_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_ctrl_nack_sat: assert ((cnt_tx_ctrl_nack_q == f_cnt_tx_ctrl_nack_was)
+                | ((cnt_tx_ctrl_nack_q == (f_cnt_tx_ctrl_nack_was + 32'd1)) & (f_cnt_tx_ctrl_nack_was != 32'd4294967295)));
+        end
+        // cnt_tx_piggy_ack_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_piggy_ack_sat: assert ((cnt_tx_piggy_ack_q == f_cnt_tx_piggy_ack_was)
+                | ((cnt_tx_piggy_ack_q == (f_cnt_tx_piggy_ack_was + 32'd1)) & (f_cnt_tx_piggy_ack_was != 32'd4294967295)));
+        end
+        // cnt_tx_piggy_nack_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_piggy_nack_sat: assert ((cnt_tx_piggy_nack_q == f_cnt_tx_piggy_nack_was)
+                | ((cnt_tx_piggy_nack_q == (f_cnt_tx_piggy_nack_was + 32'd1)) & (f_cnt_tx_piggy_nack_was != 32'd4294967295)));
+        end
+        // cnt_tx_nack_rcvd_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_nack_rcvd_sat: assert ((cnt_tx_nack_rcvd_q == f_cnt_tx_nack_rcvd_was)
+                | ((cnt_tx_nack_rcvd_q == (f_cnt_tx_nack_rcvd_was + 32'd1)) & (f_cnt_tx_nack_rcvd_was != 32'd4294967295)));
+        end
+        // cnt_tx_rto_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_rto_sat: assert ((cnt_tx_rto_q == f_cnt_tx_rto_was)
+                | ((cnt_tx_rto_q == (f_cnt_tx_rto_was + 32'd1)) & (f_cnt_tx_rto_was != 32'd4294967295)));
+        end
+        // cnt_tx_ack_ignored_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_ack_ignored_sat: assert ((cnt_tx_ack_ignored_q == f_cnt_tx_ack_ignored_was)
+                | ((cnt_tx_ack_ignored_q == (f_cnt_tx_ack_ignored_was + 32'd1)) & (f_cnt_tx_ack_ignored_was != 32'd4294967295)));
+        end
+        // cnt_tx_pdu_err_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_pdu_err_sat: assert ((cnt_tx_pdu_err_q == f_cnt_tx_pdu_err_was)
+                | ((cnt_tx_pdu_err_q == (f_cnt_tx_pdu_err_was + 32'd1)) & (f_cnt_tx_pdu_err_was != 32'd4294967295)));
+        end
+        // cnt_tx_peer_down_drop_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_peer_down_drop_sat: assert ((cnt_tx_peer_down_drop_q == f_cnt_tx_peer_down_drop_was)
+                | ((cnt_tx_peer_down_drop_q == (f_cnt_tx_peer_down_drop_was + 32'd1)) & (f_cnt_tx_peer_down_drop_was != 32'd4294967295)));
+        end
+        // cnt_tx_win_stall_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_tx_win_stall_sat: assert ((cnt_tx_win_stall_q == f_cnt_tx_win_stall_was)
+                | ((cnt_tx_win_stall_q == (f_cnt_tx_win_stall_was + 32'd1)) & (f_cnt_tx_win_stall_was != 32'd4294967295)));
+        end
+        // cnt_rx_pdu_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_pdu_sat: assert ((cnt_rx_pdu_q == f_cnt_rx_pdu_was)
+                | ((cnt_rx_pdu_q == (f_cnt_rx_pdu_was + 32'd1)) & (f_cnt_rx_pdu_was != 32'd4294967295)));
+        end
+        // cnt_rx_frame_err_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_frame_err_sat: assert ((cnt_rx_frame_err_q == f_cnt_rx_frame_err_was)
+                | ((cnt_rx_frame_err_q == (f_cnt_rx_frame_err_was + 32'd1)) & (f_cnt_rx_frame_err_was != 32'd4294967295)));
+        end
+        // cnt_rx_len_err_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_len_err_sat: assert ((cnt_rx_len_err_q == f_cnt_rx_len_err_was)
+                | ((cnt_rx_len_err_q == (f_cnt_rx_len_err_was + 32'd1)) & (f_cnt_rx_len_err_was != 32'd4294967295)));
+        end
+        // cnt_rx_crc_err_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_crc_err_sat: assert ((cnt_rx_crc_err_q == f_cnt_rx_crc_err_was)
+                | ((cnt_rx_crc_err_q == (f_cnt_rx_crc_err_was + 32'd1)) & (f_cnt_rx_crc_err_was != 32'd4294967295)));
+        end
+        // cnt_rx_hdr_err_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_hdr_err_sat: assert ((cnt_rx_hdr_err_q == f_cnt_rx_hdr_err_was)
+                | ((cnt_rx_hdr_err_q == (f_cnt_rx_hdr_err_was + 32'd1)) & (f_cnt_rx_hdr_err_was != 32'd4294967295)));
+        end
+        // cnt_rx_ctrl_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_ctrl_sat: assert ((cnt_rx_ctrl_q == f_cnt_rx_ctrl_was)
+                | ((cnt_rx_ctrl_q == (f_cnt_rx_ctrl_was + 32'd1)) & (f_cnt_rx_ctrl_was != 32'd4294967295)));
+        end
+        // cnt_rx_data_ok_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_data_ok_sat: assert ((cnt_rx_data_ok_q == f_cnt_rx_data_ok_was)
+                | ((cnt_rx_data_ok_q == (f_cnt_rx_data_ok_was + 32'd1)) & (f_cnt_rx_data_ok_was != 32'd4294967295)));
+        end
+        // cnt_rx_gap_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_gap_sat: assert ((cnt_rx_gap_q == f_cnt_rx_gap_was)
+                | ((cnt_rx_gap_q == (f_cnt_rx_gap_was + 32'd1)) & (f_cnt_rx_gap_was != 32'd4294967295)));
+        end
+        // cnt_rx_dup_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_dup_sat: assert ((cnt_rx_dup_q == f_cnt_rx_dup_was)
+                | ((cnt_rx_dup_q == (f_cnt_rx_dup_was + 32'd1)) & (f_cnt_rx_dup_was != 32'd4294967295)));
+        end
+        // cnt_rx_cmd_out_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_cmd_out_sat: assert ((cnt_rx_cmd_out_q == f_cnt_rx_cmd_out_was)
+                | ((cnt_rx_cmd_out_q == (f_cnt_rx_cmd_out_was + 32'd1)) & (f_cnt_rx_cmd_out_was != 32'd4294967295)));
+        end
+        // cnt_rx_stall_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt_rx_stall_sat: assert ((cnt_rx_stall_q == f_cnt_rx_stall_was)
+                | ((cnt_rx_stall_q == (f_cnt_rx_stall_was + 32'd1)) & (f_cnt_rx_stall_was != 32'd4294967295)));
+        end
+        // s_axis_pdu: the sender keeps tvalid and the payload until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_s_axis_pdu_stall) begin
+            a_s_axis_pdu_stable: assume (s_axis_pdu_tvalid
+                & ({s_axis_pdu_tdata, s_axis_pdu_tlast, s_axis_pdu_tdest, s_axis_pdu_tuser} == f_s_axis_pdu_pay));
+        end
+        // s_axis_rx: the sender keeps tvalid and the payload until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_s_axis_rx_stall) begin
+            a_s_axis_rx_stable: assume (s_axis_rx_tvalid & ({s_axis_rx_tdata, s_axis_rx_tkeep, s_axis_rx_tlast, s_axis_rx_tuser} == f_s_axis_rx_pay));
+        end
+        // m_axis_tx: m_axis_tx_tvalid and the payload stay until m_axis_tx_tready
+        if (f_past_valid & (!rst) & f_prev_run & f_m_axis_tx_stall) begin
+            p_m_axis_tx_stable: assert (m_axis_tx_tvalid
+                & ({m_axis_tx_tkeep, m_axis_tx_tlast, m_axis_tx_tdest, m_axis_tx_tuser, ram_q, carry_q, crc_q} == f_m_axis_tx_pay));
+        end
+        // m_axis_cmd: tvalid and the payload stay until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_m_axis_cmd_stall) begin
+            p_m_axis_cmd_stable: assert (m_axis_cmd_tvalid
+                & ({m_axis_cmd_tdata, m_axis_cmd_tlast, m_axis_cmd_tid, m_axis_cmd_tuser} == f_m_axis_cmd_pay));
+        end
+        // space 0: una <= snd <= hwm <= next and next - una <= WINDOW (16-bit PSNs)
+        if (f_past_valid & (!rst)) begin
+            p_s0_window: assert ((f_s0_d_snd <= f_s0_d_hwm) & (f_s0_d_hwm <= f_s0_d_next) & (f_s0_d_next <= 16'd4));
+        end
+        // space 0: una moves forward, at most to last cycle's hwm (never backwards, never past what was sent)
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_s0_una_moves: assert (f_s0_una_step <= f_s0_sent_was);
+        end
+        // space 0: a data PDU goes out only at a stored, unacknowledged PSN (an acknowledged PDU is never sent again)
+        if (f_past_valid & (!rst) & s0_dd) begin
+            p_s0_send_unacked: assert (f_s0_d_snd < f_s0_d_next);
+        end
+        // space 0: after a timeout or a NACK the sender resumes at una, the oldest unacknowledged PDU
+        if (f_past_valid & (!rst) & f_prev_run & f_s0_goback) begin
+            p_s0_goback: assert (f_s0_d_snd == 16'd0);
+        end
+        // space 1: una <= snd <= hwm <= next and next - una <= WINDOW (16-bit PSNs)
+        if (f_past_valid & (!rst)) begin
+            p_s1_window: assert ((f_s1_d_snd <= f_s1_d_hwm) & (f_s1_d_hwm <= f_s1_d_next) & (f_s1_d_next <= 16'd4));
+        end
+        // space 1: una moves forward, at most to last cycle's hwm (never backwards, never past what was sent)
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_s1_una_moves: assert (f_s1_una_step <= f_s1_sent_was);
+        end
+        // space 1: a data PDU goes out only at a stored, unacknowledged PSN (an acknowledged PDU is never sent again)
+        if (f_past_valid & (!rst) & s1_dd) begin
+            p_s1_send_unacked: assert (f_s1_d_snd < f_s1_d_next);
+        end
+        // space 1: after a timeout or a NACK the sender resumes at una, the oldest unacknowledged PDU
+        if (f_past_valid & (!rst) & f_prev_run & f_s1_goback) begin
+            p_s1_goback: assert (f_s1_d_snd == 16'd0);
+        end
+        // space 2: una <= snd <= hwm <= next and next - una <= WINDOW (16-bit PSNs)
+        if (f_past_valid & (!rst)) begin
+            p_s2_window: assert ((f_s2_d_snd <= f_s2_d_hwm) & (f_s2_d_hwm <= f_s2_d_next) & (f_s2_d_next <= 16'd4));
+        end
+        // space 2: una moves forward, at most to last cycle's hwm (never backwards, never past what was sent)
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_s2_una_moves: assert (f_s2_una_step <= f_s2_sent_was);
+        end
+        // space 2: a data PDU goes out only at a stored, unacknowledged PSN (an acknowledged PDU is never sent again)
+        if (f_past_valid & (!rst) & s2_dd) begin
+            p_s2_send_unacked: assert (f_s2_d_snd < f_s2_d_next);
+        end
+        // space 2: after a timeout or a NACK the sender resumes at una, the oldest unacknowledged PDU
+        if (f_past_valid & (!rst) & f_prev_run & f_s2_goback) begin
+            p_s2_goback: assert (f_s2_d_snd == 16'd0);
+        end
+        // space 3: una <= snd <= hwm <= next and next - una <= WINDOW (16-bit PSNs)
+        if (f_past_valid & (!rst)) begin
+            p_s3_window: assert ((f_s3_d_snd <= f_s3_d_hwm) & (f_s3_d_hwm <= f_s3_d_next) & (f_s3_d_next <= 16'd4));
+        end
+        // space 3: una moves forward, at most to last cycle's hwm (never backwards, never past what was sent)
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_s3_una_moves: assert (f_s3_una_step <= f_s3_sent_was);
+        end
+        // space 3: a data PDU goes out only at a stored, unacknowledged PSN (an acknowledged PDU is never sent again)
+        if (f_past_valid & (!rst) & s3_dd) begin
+            p_s3_send_unacked: assert (f_s3_d_snd < f_s3_d_next);
+        end
+        // space 3: after a timeout or a NACK the sender resumes at una, the oldest unacknowledged PDU
+        if (f_past_valid & (!rst) & f_prev_run & f_s3_goback) begin
+            p_s3_goback: assert (f_s3_d_snd == 16'd0);
+        end
+        // space 0: the PDU being read is one of the WINDOW stored below next, in slot rd_slot_q
+        if (f_past_valid & (!rst) & (rd_left_q != 5'd0) & (rd_s_q == 2'd0)) begin
+            p_s0_read_held: assert ((f_s0_d_read != 4'd0) & (f_s0_d_read <= 4'd4) & (rd_slot_q == cur_psn_q[1:0]));
+        end
+        // space 1: the PDU being read is one of the WINDOW stored below next, in slot rd_slot_q
+        if (f_past_valid & (!rst) & (rd_left_q != 5'd0) & (rd_s_q == 2'd1)) begin
+            p_s1_read_held: assert ((f_s1_d_read != 4'd0) & (f_s1_d_read <= 4'd4) & (rd_slot_q == cur_psn_q[1:0]));
+        end
+        // space 2: the PDU being read is one of the WINDOW stored below next, in slot rd_slot_q
+        if (f_past_valid & (!rst) & (rd_left_q != 5'd0) & (rd_s_q == 2'd2)) begin
+            p_s2_read_held: assert ((f_s2_d_read != 4'd0) & (f_s2_d_read <= 4'd4) & (rd_slot_q == cur_psn_q[1:0]));
+        end
+        // space 3: the PDU being read is one of the WINDOW stored below next, in slot rd_slot_q
+        if (f_past_valid & (!rst) & (rd_left_q != 5'd0) & (rd_s_q == 2'd3)) begin
+            p_s3_read_held: assert ((f_s3_d_read != 4'd0) & (f_s3_d_read <= 4'd4) & (rd_slot_q == cur_psn_q[1:0]));
+        end
+        // the store never writes the slot being read
+        if (f_past_valid & (!rst) & (rd_left_q != 5'd0) & tx_we & (s_cur == rd_s_q)) begin
+            p_tx_read_not_overwritten: assert (next_cur[1:0] != rd_slot_q);
+        end
+        // VC 0: beats held <= the buffer's 64 = wp - rp; PDUs queued <= 32 = mt - mh
+        if (f_past_valid & (!rst)) begin
+            p_v0_occupancy: assert ((v0_used <= 7'd64) & (f_v0_ptrs == v0_used[5:0]) & (v0_mc <= 6'd32) & (f_v0_qptrs == v0_mc[4:0]));
+        end
+        // VC 0: an accepted PDU fits the buffer and the queue
+        if (f_past_valid & (!rst) & v0_acc) begin
+            p_v0_no_overflow: assert ((({1'd0, v0_used} + {1'd0, acc_beats}) <= 8'd64) & (v0_mc < 6'd32));
+        end
+        // VC 0: no beat read from an empty buffer, no pop of an empty queue
+        if (f_past_valid & (!rst)) begin
+            p_v0_no_underflow: assert (((!v0_rd) | (v0_used != 7'd0)) & ((!v0_pop) | (v0_mc != 6'd0)));
+        end
+        // VC 1: beats held <= the buffer's 64 = wp - rp; PDUs queued <= 32 = mt - mh
+        if (f_past_valid & (!rst)) begin
+            p_v1_occupancy: assert ((v1_used <= 7'd64) & (f_v1_ptrs == v1_used[5:0]) & (v1_mc <= 6'd32) & (f_v1_qptrs == v1_mc[4:0]));
+        end
+        // VC 1: an accepted PDU fits the buffer and the queue
+        if (f_past_valid & (!rst) & v1_acc) begin
+            p_v1_no_overflow: assert ((({1'd0, v1_used} + {1'd0, acc_beats}) <= 8'd64) & (v1_mc < 6'd32));
+        end
+        // VC 1: no beat read from an empty buffer, no pop of an empty queue
+        if (f_past_valid & (!rst)) begin
+            p_v1_no_underflow: assert (((!v1_rd) | (v1_used != 7'd0)) & ((!v1_pop) | (v1_mc != 6'd0)));
+        end
+        // ingest: its space one-hot or none; inside a PDU its beat index within the expected count; inside a PDU being stored a space named and at most PACK_BEATS expected
+        if (f_past_valid & (!rst)) begin
+            p_ingest_legal: assert (((in_s_q & (in_s_q - 4'd1)) == 4'd0)
+                & ((!in_busy_q) | (in_beat_q <= in_exp_q))
+                & ((!(in_busy_q & in_good_q)) | ((in_s_q != 4'd0) & (in_exp_q <= 5'd16))));
+        end
+        // verdict: the space the RH named is one-hot or none
+        if (f_past_valid & (!rst)) begin
+            p_rx_space_onehot: assert ((sr_sel_q & (sr_sel_q - 4'd1)) == 4'd0);
+        end
+        // RX framing: the beat index saturates at PACK_BEATS + 1
+        if (f_past_valid & (!rst)) begin
+            p_rx_frame_legal: assert (rx_beat_q <= 5'd17);
+        end
+        // TX engine: beats left to read below PACK_BEATS; while beats are left the tail is due; while the tail is due a payload beat is presented
+        if (f_past_valid & (!rst)) begin
+            p_tx_engine_legal: assert ((rd_left_q < 5'd16) & ((!(rd_left_q != 5'd0)) | tail_due_q) & ((!tail_due_q) | (out_valid_q & (!out_tail_q))));
+        end
+        // command output: beats left below cmd_beats; while beats are left a beat is presented and it is not the last
+        if (f_past_valid & (!rst)) begin
+            p_cmd_out_legal: assert ((o_left_q <= 2'd1) & ((!(o_left_q != 2'd0)) | (o_valid_q & (!o_last_q))));
+        end
+    end
+`endif
 
 endmodule
 

@@ -1,8 +1,9 @@
 //! The generators of an `rs_fec` block: the whole-codeword encoder ([`enc`]) and decoders
 //! ([`dec_t1`] for t = 1, [`dec_bm`] for any t), and the streaming pair ([`enc_stream`],
-//! [`dec_stream`], sharing [`stream_common`]).
+//! [`dec_stream`] with its key-equation solvers [`dec_ribm`], sharing [`stream_common`]).
 
 mod dec_bm;
+mod dec_ribm;
 mod dec_stream;
 mod dec_t1;
 mod enc;

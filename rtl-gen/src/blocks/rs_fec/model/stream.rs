@@ -222,13 +222,18 @@ pub fn last_message_beat(code: &StreamCode) -> usize {
     (code.code.k() - 1) / code.p
 }
 
-/// The streaming encoder cycle by cycle: one output register stage; `in_tready` = the output
-/// register is empty or being taken. A beat's message lanes pass unchanged, its check lanes
-/// carry the check symbols (whatever the input held there), padding lanes are zero.
+/// The streaming encoder cycle by cycle: two register stages moving together (latency 2), the
+/// input stage (where the RTL registers the beat's own contribution to the remainder) and the
+/// output register; `in_tready` = the output register is empty or being taken. A beat's
+/// message lanes pass unchanged, its check lanes carry the check symbols (whatever the input
+/// held there), padding lanes are zero.
 #[derive(Debug, Clone)]
 pub struct StreamEncoder {
     code: StreamCode,
+    /// Beat index of the next input beat.
     beat: usize,
+    /// The input stage: a beat's index and data.
+    held: Option<(usize, Vec<u16>)>,
     state: Vec<u16>,
     pub out_tvalid: bool,
     pub out_tlast: bool,
@@ -249,7 +254,7 @@ impl StreamEncoder {
     pub fn new(code: StreamCode) -> StreamEncoder {
         let p = code.p;
         let nroots = 2 * code.t();
-        StreamEncoder { code, beat: 0, state: vec![0; nroots], out_tvalid: false, out_tlast: false, out_tdata: vec![0; p], frame_error: false }
+        StreamEncoder { code, beat: 0, held: None, state: vec![0; nroots], out_tvalid: false, out_tlast: false, out_tdata: vec![0; p], frame_error: false }
     }
 
     /// `in_tready` given this cycle's `out_tready`.
@@ -260,23 +265,31 @@ impl StreamEncoder {
     /// One rising edge.
     pub fn clock(&mut self, i: &EncIn) {
         let fire = self.ready(i.out_tready);
-        self.frame_error = fire && i.tvalid && i.tlast != (self.beat + 1 == self.code.beats());
+        let last = self.beat + 1 == self.code.beats();
+        self.frame_error = fire && i.tvalid && i.tlast != last;
         if !fire {
             return;
         }
-        self.out_tvalid = i.tvalid;
-        if !i.tvalid {
-            return;
+        self.out_tvalid = self.held.is_some();
+        if let Some((b, data)) = self.held.take() {
+            self.encode(b, &data);
         }
+        if i.tvalid {
+            self.held = Some((self.beat, i.tdata.to_vec()));
+            self.beat = if last { 0 } else { self.beat + 1 };
+        }
+    }
+
+    /// The output stage takes beat `b` of a codeword.
+    fn encode(&mut self, b: usize, data: &[u16]) {
         let (p, k, n) = (self.code.p, self.code.code.k(), self.code.code.n());
-        let b = self.beat;
         let base = b * p;
         let msg_end = k.saturating_sub(base).min(p);
-        let parity = if base < k { self.code.encode_step(&self.state, &i.tdata[..msg_end]) } else { self.state.clone() };
+        let parity = if base < k { self.code.encode_step(&self.state, &data[..msg_end]) } else { self.state.clone() };
         for lane in 0..p {
             let pos = base + lane;
             self.out_tdata[lane] = if pos < k {
-                i.tdata[lane]
+                data[lane]
             } else if pos < n {
                 parity[pos - k]
             } else {
@@ -285,7 +298,6 @@ impl StreamEncoder {
         }
         self.state = parity;
         self.out_tlast = b + 1 == self.code.beats();
-        self.beat = if self.out_tlast { 0 } else { b + 1 };
         if self.out_tlast {
             self.state.fill(0);
         }
@@ -717,23 +729,29 @@ mod tests {
             let s = StreamCode::new(code.clone(), p);
             let mut enc = StreamEncoder::new(s.clone());
             let mask = code.field().mask();
+            let (mut input, mut expect) = (Vec::new(), Vec::new());
             for _ in 0..3 {
                 let msg: Vec<u16> = (0..code.k()).map(|_| rng.symbol(mask)).collect();
-                let cw = code.encode(&msg);
+                expect.extend(code.encode(&msg));
+                expect.resize(expect.len() + s.beats() * p - code.n(), 0);
                 // Garbage in the check and padding lanes of the input.
-                let mut input = msg.clone();
+                input.extend(msg);
                 input.extend((0..s.beats() * p - code.k()).map(|_| rng.symbol(mask)));
-                let mut out = Vec::new();
-                for b in 0..s.beats() {
-                    enc.clock(&EncIn { tvalid: true, tdata: &input[b * p..(b + 1) * p], tlast: b + 1 == s.beats(), out_tready: true });
-                    assert!(!enc.frame_error);
-                    assert!(enc.out_tvalid);
-                    assert_eq!(enc.out_tlast, b + 1 == s.beats());
+            }
+            // Back to back, then one idle clock: beat b leaves on the clock after the next.
+            let beats = input.len() / p;
+            let mut out = Vec::new();
+            for b in 0..=beats {
+                let tdata = if b < beats { &input[b * p..(b + 1) * p] } else { &input[..p] };
+                enc.clock(&EncIn { tvalid: b < beats, tdata, tlast: (b + 1) % s.beats() == 0, out_tready: true });
+                assert!(!enc.frame_error);
+                assert_eq!(enc.out_tvalid, b > 0, "beat {b}");
+                if enc.out_tvalid {
+                    assert_eq!(enc.out_tlast, b % s.beats() == 0);
                     out.extend(enc.out_tdata.clone());
                 }
-                assert_eq!(&out[..code.n()], &cw[..]);
-                assert!(out[code.n()..].iter().all(|&x| x == 0));
             }
+            assert_eq!(out, expect);
         }
     }
 

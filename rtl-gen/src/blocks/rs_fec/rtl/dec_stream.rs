@@ -566,6 +566,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     ] {
         items.push(Item::assign(id(port), e));
     }
+    items.push(super::stream_props::decoder(b, design.reset, lw));
     let mut notes = super::stream_common::beat_notes(b, &code);
     notes.push(format!(
         "Latency {} clocks from the edge taking a codeword's first beat (back to back) to its first corrected beat on the output: {beats} beats in, RiBM {} clocks ({} iteration(s) per clock, {} solver(s) on alternate codewords), {beats} beats through the {}-stage Chien/Forney pipeline and the decision, the RAM read. Intel's bound N/P + 2t + 10 = {}.",

@@ -150,6 +150,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     for (port, reg) in [("in_tready", "fire"), ("out_tvalid", "out_tvalid_r"), ("out_tlast", "out_tlast_r"), ("out_tdata", "out_tdata_r"), ("frame_error", "frame_error_r")] {
         items.push(Item::assign(id(port), id(reg)));
     }
+    items.extend(super::stream_props::encoder(b, design.reset));
     let notes = super::stream_common::beat_notes(b, &code);
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },

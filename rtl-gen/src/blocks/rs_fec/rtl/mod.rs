@@ -10,7 +10,7 @@ mod enc;
 mod enc_stream;
 mod stream_common;
 
-use super::{latency_note, layout_notes, model, props, Layout, RsFecBlock, RsFecEncParams, RsFecParams};
+use super::{latency_note, layout_notes, model, props, stream_props, Layout, RsFecBlock, RsFecEncParams, RsFecParams};
 #[cfg(test)]
 use super::test_support;
 use crate::blocks::GeneratedModule;

@@ -700,6 +700,33 @@ fn a_small_streaming_rs_encoder_steps_as_its_roots_say_both_ends_hold_their_beat
     assert!(row(&t, "fsrs_s4_enc").contains("| gf2+smtbmc-yices | FAILED (p_out_stable)"), "{t}");
 }
 
+
+#[test]
+#[ignore = "the decoder's dropped tready needs a 26-step BMC (about a minute) and the default streaming modules minutes each; run with RTLGEN_LONG=1 and --ignored"]
+fn streaming_rs_decoders_hold_their_beats_and_default_streaming_modules_are_proven() {
+    if !long() {
+        eprintln!("skipped: set RTLGEN_LONG=1");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = generate(dir.path(), "srs.toml", STREAM_RS, "out_srs", "fsrs");
+    // The RAM read without `fire`: a codeword must be decoded before the output can stall
+    // (latency 18), so only a deep enough base case sees the overwritten beat.
+    let t = mutant_fails(&tree, dir.path(), "fsrs_s4_dec", "assign rd = fire & have;", "assign rd = have;", &["--engine", "smtbmc-yices", "--bmc", "--depth", "26"], "work_rd");
+    assert!(row(&t, "fsrs_s4_dec").contains("FAILED (p_out_stable)"), "{t}");
+    let default = default_tree(dir.path());
+    let mods = ["rtlgen_kr4_fec_enc", "rtlgen_kr4_fec_dec", "rtlgen_kp4_fec_enc", "rtlgen_kp4_fec_dec"];
+    let mut args = vec!["formal", default.to_str().expect("utf-8"), "--work", "work", "--engine", "smtbmc-yices", "--depth", "1", "-j", "1"];
+    for m in &mods {
+        args.extend(["--module", m]);
+    }
+    let out = rtl_gen(&args, dir.path());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for m in &mods {
+        assert!(row(&t, m).contains("| proven |"), "{t}");
+    }
+}
 #[test]
 fn pipelined_crcs_and_rs_encoders_equal_their_references_through_the_registers_and_a_miswired_stage_fails() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -35,8 +35,9 @@ const DEFAULT_MODULES: [&str; 14] = [
     "rtlgen_cxl_fec_pcie6_dec",
 ];
 
-/// A streaming RS decoder at a small P (the default design's KR4/KP4 decoders take minutes
-/// each): RS(64,60) over GF(2^8), t = 2, 4 symbols per clock.
+/// A streaming RS decoder and encoder at a small P (the default design's KR4/KP4 decoders take
+/// minutes each, their encoders one to three): RS(64,60) over GF(2^8), t = 2, 4 symbols per
+/// clock.
 const RS_DESIGN: &str = r#"[design]
 name = "depth_gate"
 
@@ -48,7 +49,7 @@ check_symbols = 4
 msg_symbols = 60
 symbols_per_cycle = 4
 "#;
-const RS_MODULE: &str = "depth_gate_rs_p4_dec";
+const RS_MODULES: [&str; 2] = ["depth_gate_rs_p4_dec", "depth_gate_rs_p4_enc"];
 
 /// Modules not yet within the bound, with their measured depth (Yosys 0.23): the gate fails
 /// when one grows, and when one meets the bound while still listed, so the list only shrinks.
@@ -67,7 +68,7 @@ fn sequential_modules_stay_within_five_lut_levels() {
     let rs = Design::parse(RS_DESIGN, "depth gate RS design").expect("RS design");
     let rs_layout = Layout::for_design_file(&dir.path().join("rs"), &rs);
     let rs_root = write_tree(rs, rs_layout);
-    let jobs: Vec<(&Path, &str)> = DEFAULT_MODULES.iter().map(|m| (default_root.as_path(), *m)).chain([(rs_root.as_path(), RS_MODULE)]).collect();
+    let jobs: Vec<(&Path, &str)> = DEFAULT_MODULES.iter().map(|m| (default_root.as_path(), *m)).chain(RS_MODULES.iter().map(|m| (rs_root.as_path(), *m))).collect();
     let rows = parallel_map(&jobs, 2, |&(root, module)| {
         let manifest = TreeManifest::load(root).expect("manifest");
         let flow = synth::Flow::auto(root, &manifest, module);

@@ -111,6 +111,34 @@ fn one_symbol_per_clock_decoder_matches_the_model() -> TestResult {
     Ok(())
 }
 
+/// Eight symbols per clock (5 beats for 2t = 8 iterations): two RiBM solvers on alternate
+/// codewords at one iteration per clock, back to back (each solver's next codeword arrives
+/// while the other works) and with gaps and backpressure, every port every clock.
+#[test]
+fn two_solver_decoder_matches_the_model() -> TestResult {
+    let text = SMALL.replace("symbols_per_cycle = 3", "symbols_per_cycle = 8");
+    let bench = Bench::from_toml(&text, "fs.toml")?;
+    let mut rng = TestRng::for_test("rs_stream_p8")?;
+    let (mut ls, b) = lockstep(&bench, "small", "rs_stream_p8")?;
+    let timing = b.stream_decoder().timing;
+    assert_eq!((timing.solvers, timing.iters_per_clock), (2, 1), "{timing:?}");
+    let t = b.t() as usize;
+    let errors: Vec<usize> = (0..scaled(200)).map(|_| rng.range(0, t as u64 + 2) as usize).collect();
+    let (sent, clean) = codewords(&b, &errors, &mut rng);
+    let half = sent.len() / 2;
+    for (range, tr) in [(0..half, Traffic::default()), (half..sent.len(), Traffic { idle: 0.2, stall: 0.3, ..Traffic::default() })] {
+        let got = ls.run(&sent[range.clone()], &tr, &mut rng)?;
+        assert_eq!(got.len(), range.len(), "every codeword comes out");
+        for ((g, c), &e) in got.iter().zip(&clean[range.clone()]).zip(&errors[range]) {
+            if e <= t {
+                assert_eq!((&g.cw, g.corrected, g.uncorrectable), (c, e as u32, false), "≤ t errors corrected");
+            }
+        }
+    }
+    check(&ls, "P = 8, two solvers");
+    Ok(())
+}
+
 /// One broken line of the emitted decoder (a check lane's syndrome weight) is caught.
 #[test]
 fn a_broken_decoder_is_caught() -> TestResult {
@@ -226,8 +254,8 @@ fn variant_decoder_matches_the_model(block: &str) -> TestResult {
     Ok(())
 }
 
-/// The 400G KP4 (P = 128, 5 beats, the last one 32 symbols and 96 padding lanes, RiBM 10
-/// iterations per clock): opt-in, its 3.9 MB decoder takes minutes to Verilate.
+/// The 400G KP4 (P = 128, 5 beats, the last one 32 symbols and 96 padding lanes, two RiBM
+/// solvers at 5 iterations per clock): opt-in, its 3.9 MB decoder takes minutes to Verilate.
 #[test]
 #[ignore]
 fn kp4_400g_decoder_matches_the_model() -> TestResult {

@@ -62,7 +62,8 @@ pub fn result_text(v: &Verdict) -> String {
 pub fn table(rows: &[FormalRow], depth: u32) -> String {
     let mut out = String::from("| module | properties | method | result | depth | time (s) |\n|---|---:|---|---|---:|---:|\n");
     for r in rows {
-        let d = if r.method.starts_with("gf2") { "-".to_string() } else { depth.to_string() };
+        // GF(2) evaluation has no depth; a module it shares with SymbiYosys (`gf2+smtbmc-…`) has.
+        let d = if r.method.starts_with("gf2") && !r.method.contains("smtbmc") { "-".to_string() } else { depth.to_string() };
         out.push_str(&format!("| {} | {} | {} | {} | {} | {:.1} |\n", r.module, r.properties, r.method, result_text(&r.verdict), d, r.seconds));
     }
     out

@@ -78,6 +78,11 @@ pub struct Formal {
     /// streaming CRC's `feed`, the masked beat and the selected start register) when the logic
     /// that selects it (a byte mask, a start-of-message mux) is not affine in the ports.
     pub free_wires: Vec<String>,
+    /// Assertions of a module otherwise proven by GF(2) evaluation (free registers or wires)
+    /// that speak of more than one cycle, such as a stream's hold rule (printed as
+    /// `// sequential: <label>` lines): the evaluation leaves them out and SymbiYosys proves
+    /// them by k-induction, with the assertions the evaluation proved removed.
+    pub sequential: Vec<String>,
 }
 
 /// The register that is 0 in the first cycle of a trace and 1 afterwards.
@@ -241,6 +246,7 @@ impl Formal {
         self.retimed |= other.retimed;
         self.free_registers.extend(other.free_registers);
         self.free_wires.extend(other.free_wires);
+        self.sequential.extend(other.sequential);
     }
 
     pub fn assert(&mut self, label: &str, doc: &str, guard: Option<Expr>, cond: Expr) {
@@ -273,6 +279,9 @@ impl Formal {
         }
         for w in &self.free_wires {
             let _ = writeln!(out, "    // free wire: {w}");
+        }
+        for l in &self.sequential {
+            let _ = writeln!(out, "    // sequential: {l}");
         }
         for (name, value) in &self.init {
             let _ = writeln!(out, "    initial {name} = {};", value.render());

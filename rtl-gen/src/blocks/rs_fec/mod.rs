@@ -23,6 +23,7 @@
 
 pub mod model;
 pub mod props;
+pub mod stream_props;
 mod rtl;
 
 

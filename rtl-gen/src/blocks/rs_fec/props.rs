@@ -28,7 +28,7 @@
 //! syndrome register `syn_q` against `cw` the syndrome network's stages earlier, the decision
 //! against `syn_q` delayed to the output by shadow registers and `cw` the latency earlier, with
 //! `syn_q` the cut (the enumeration reads the plain registers after it as delays). The
-//! streaming modules carry none yet.
+//! streaming modules' properties are in [`super::stream_props`].
 
 use super::model::FlitFec;
 use super::RsFecBlock;

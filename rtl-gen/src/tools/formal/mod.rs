@@ -168,6 +168,19 @@ pub fn free_wires(source: &str) -> Vec<String> {
     block.lines().filter_map(|l| l.trim().strip_prefix("// free wire: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
 }
 
+/// The assertions of a module proven by GF(2) evaluation that SymbiYosys proves instead
+/// (`// sequential: <label>` lines of the `ifdef FORMAL` block).
+pub fn sequential(source: &str) -> Vec<String> {
+    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
+    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
+    block.lines().filter_map(|l| l.trim().strip_prefix("// sequential: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+}
+
+/// Yosys commands removing the assertions `labels` of `module` (`; chformal -remove …`).
+fn remove_assertions(module: &str, labels: &[String]) -> String {
+    labels.iter().filter(|l| super::is_identifier(l)).map(|l| format!("; chformal -remove {module}/{l}")).collect()
+}
+
 /// The modules of a tree that carry properties, in manifest order.
 pub fn modules_with_properties(tree: &Path, manifest: &TreeManifest) -> Vec<String> {
     manifest
@@ -219,8 +232,19 @@ pub fn prove_module(tree: &Path, manifest: &TreeManifest, module: &str, opts: &O
     std::fs::create_dir_all(&work)?;
     let start = Instant::now();
     let by_gf2 = retimed(&source) || !free_registers(&source).is_empty() || !free_wires(&source).is_empty();
-    let (method, verdict) = if (m.clock.is_some() || multiclock(m)) && !by_gf2 {
+    let clocked = m.clock.is_some() || multiclock(m);
+    let (method, verdict) = if clocked && !by_gf2 {
         (opts.engine.name().to_string(), sby(tree, manifest, module, opts, &work)?)
+    } else if clocked && !sequential(&source).is_empty() {
+        // GF(2) evaluation for the logic around the free registers, then SymbiYosys for the
+        // assertions over several cycles; proven only when both are.
+        let (method, verdict) = combinational(tree, manifest, module, &work, opts.limit)?;
+        let left = opts.limit.saturating_sub(start.elapsed());
+        if verdict != Verdict::Proven {
+            (method, verdict)
+        } else {
+            (format!("{method}+{}", opts.engine.name()), sby(tree, manifest, module, &Options { limit: left, ..opts.clone() }, &work)?)
+        }
     } else {
         combinational(tree, manifest, module, &work, opts.limit)?
     };
@@ -297,7 +321,7 @@ fn sat_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
         std::fs::write(&delays, DELAYS_AS_WIRES)?;
     }
     let script = |cut: bool| -> Result<String, ToolError> {
-        let mut s = format!("read_verilog -formal {}; hierarchy -top {module}; proc; flatten", yosys_words(&sources)?);
+        let mut s = format!("read_verilog -formal {}; hierarchy -top {module}; proc; flatten{}", yosys_words(&sources)?, remove_assertions(module, &sequential(&source)));
         if pipelined {
             let _ = write!(s, "; techmap -map {}", yosys_word(&delays)?);
         }
@@ -375,9 +399,15 @@ fn vcd_values(vcd: &str) -> Vec<(String, Vec<bool>)> {
 /// the cut bits an open assertion reads.
 fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, limit: Duration) -> Result<Stage, ToolError> {
     let json = work.join(format!("{module}.json"));
+    let source = match manifest.modules.iter().find(|m| m.name == module) {
+        Some(m) => std::fs::read_to_string(tree.join(&m.file))?,
+        None => String::new(),
+    };
+    // The assertions over several cycles are SymbiYosys's ([`sequential`]).
     let script = format!(
-        "read_verilog -formal {}; hierarchy -top {module}; proc; flatten; opt_clean; techmap; opt -fast; write_json {}",
+        "read_verilog -formal {}; hierarchy -top {module}; proc; flatten{}; opt_clean; techmap; opt -fast; write_json {}",
         yosys_words(&manifest.sources(tree, module))?,
+        remove_assertions(module, &sequential(&source)),
         yosys_word(&json)?
     );
     let (status, log) = run_limited(Command::new("yosys").args(["-q", "-p", &script]), limit)?;
@@ -387,10 +417,6 @@ fn gf2_stage(tree: &Path, manifest: &TreeManifest, module: &str, work: &Path, li
         Some(true) => {}
     }
     let text = std::fs::read_to_string(&json)?;
-    let source = match manifest.modules.iter().find(|m| m.name == module) {
-        Some(m) => std::fs::read_to_string(tree.join(&m.file))?,
-        None => String::new(),
-    };
     let free = gf2::Free { registers: free_registers(&source), wires: free_wires(&source) };
     let failed = |property: Option<String>, inputs: &[(String, Vec<bool>)], outputs: &[(String, Vec<bool>)]| -> Result<Verdict, ToolError> {
         let vcd = work.join("cex.vcd");
@@ -499,8 +525,12 @@ pub fn sby_file(tree: &Path, manifest: &TreeManifest, module: &str, opts: &Optio
     };
     let cuts: Vec<String> = free_instances(&source).iter().map(|i| format!("{module}/c:{i}")).collect();
     let cut = if cuts.is_empty() { String::new() } else { format!("hierarchy -top {module}\ncutpoint {}\n", cuts.join(" ")) };
+    // A module whose other assertions GF(2) evaluation proves: only its sequential ones here.
+    let seq = sequential(&source);
+    let gf2_proven: Vec<String> = if seq.is_empty() { Vec::new() } else { assertion_labels(&source).into_iter().filter(|l| !seq.contains(l)).collect() };
+    let removed: String = gf2_proven.iter().map(|l| format!("chformal -remove {module}/{l}\n")).collect();
     Ok(format!(
-        "[options]\nmode {mode}\ndepth {depth}\n{clocks}\n[engines]\n{engine}\n\n[script]\nread_verilog -formal {names}\n{cut}prep -top {module}\n\n[files]\n{files}",
+        "[options]\nmode {mode}\ndepth {depth}\n{clocks}\n[engines]\n{engine}\n\n[script]\nread_verilog -formal {names}\n{cut}prep -top {module}\n{removed}\n[files]\n{files}",
         mode = if opts.bmc { "bmc" } else { "prove" },
         depth = opts.depth,
         engine = opts.engine.sby_line(),

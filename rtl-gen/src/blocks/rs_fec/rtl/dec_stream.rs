@@ -7,10 +7,12 @@
 //!    P-parallel Horner step (one XOR network probed from the model).
 //! 2. **Key equation**: the reformulated inversionless Berlekamp–Massey (RiBM, Sarwate and
 //!    Shanbhag 2001) with 3t+1 identical processing elements, u iterations per clock for 2t/u
-//!    clocks, shared by every codeword (it is free again before the next syndromes arrive).
-//!    RiBM because its iteration is one multiply-add deep whatever t (no discrepancy sum, no
-//!    inversion) and it leaves the error evaluator in its registers, so Forney needs no
-//!    second polynomial product.
+//!    clocks, in S solvers (one, or two taking codewords in turn when that lets u drop: KP4 at
+//!    P = 32 runs one iteration per clock in each of two, where one solver would need two
+//!    multiply-adds in a chain per clock), each free again before its next codeword's
+//!    syndromes arrive ([`dec_ribm`]). RiBM because its iteration is one multiply-add deep
+//!    whatever t (no discrepancy sum, no inversion) and it leaves the error evaluator in its
+//!    registers, so Forney needs no second polynomial product.
 //! 3. **Chien + Forney**, P lanes, one beat per clock: Λ_even(X⁻¹), Λ_odd(X⁻¹) and
 //!    Ω^h(X⁻¹) by constant multipliers on registers that step by α^(kP) per beat (stage 1);
 //!    the roots (Λ_even = Λ_odd) and the inverse of the odd part by a table (stage 2); the
@@ -28,11 +30,12 @@
 //!    not bypassed.
 
 use super::model::stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
+use super::dec_ribm;
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
 use crate::hw::build::{add, and, bit_of, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, sub, when, wire, zeros, zext};
 use crate::info::DesignInfo;
-use crate::hw::gf_net::{emit_mul_matrix, emit_sum, Term};
+use crate::hw::gf_net::{emit_sum, Term};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
 use crate::hw::xor_net::XorStyle;
@@ -135,7 +138,6 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let sb = clog2(slots);
     let dw = p as u32 * m;
     let nr = 2 * t;
-    let pe = 3 * t + 1;
     let kw = bits_for(2 * t as u64 + 1) + 1;
     let lw = bits_for(t as u64);
     let cb = st.counter_bits;
@@ -156,7 +158,6 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let items = &mut it;
     let last = localparam(items, "LAST_BEAT", bw, (beats - 1) as u64, "beat index of tlast");
     let slots_p = localparam(items, "SLOTS", bits_for(slots), slots, "codeword slots of the RAMs");
-    let bm_last = localparam(items, "BM_LAST", bits_for(u64::from(tm.bm_clocks)), u64::from(tm.bm_clocks - 1), "last clock of the key-equation solver");
     let ser_last = localparam(items, "SER_LAST", bits_for(st.ser_window - 1), st.ser_window - 1, "last codeword of an SER window");
     let ser_w = bits_for(st.ser_window * t as u64 + t as u64);
     let ser_thr = localparam(items, "SER_THRESHOLD", ser_w.max(bits_for(st.ser_threshold)), st.ser_threshold, "degraded-SER threshold");
@@ -190,18 +191,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     wire(items, "bm_start", 1, "the last beat is in: the syndromes are complete", and(id("accept"), id("in_last")));
 
     // ---- RiBM ----
-    items.push(Item::comment(&format!("RiBM: {pe} processing elements, {} iteration(s) per clock for {} clocks.", tm.iters_per_clock, tm.bm_clocks)));
-    for (r, w, doc) in [
-        ("bm_d", pe as u32 * m, "δ_0..δ_3t"),
-        ("bm_th", pe as u32 * m, "θ_0..θ_3t"),
-        ("bm_g", m, "γ"),
-        ("bm_k", kw, "k = 2t − 2L after 2t iterations (two's complement)"),
-        ("bm_busy", 1, ""),
-        ("bm_cnt", bits_for(u64::from(tm.bm_clocks)), ""),
-        ("bm_done", 1, "Λ and Ω^h are in bm_d"),
-    ] {
-        items.push(Item::reg(r, w, doc));
-    }
+    dec_ribm::emit(items, &dec_ribm::Ribm { f: &f, t, kw, tm: &tm, start: "bm_start", syndromes: "syn_next" });
     let sym_wires = |items: &mut Vec<Item>, vec: &str, prefix: &str, count: usize| -> Vec<String> {
         (0..count)
             .map(|i| {
@@ -211,64 +201,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             })
             .collect()
     };
-    let mut d = sym_wires(items, "bm_d", "d0_", pe);
-    let mut th = sym_wires(items, "bm_th", "th0_", pe);
-    let mut g = "bm_g".to_string();
-    let mut k = "bm_k".to_string();
-    for j in 1..=tm.iters_per_clock as usize {
-        let sw = format!("sw{j}");
-        wire(items, &sw, 1, "δ_0 ≠ 0 and k ≥ 0: the roles swap", and(Expr::red(UnOp::RedOr, id(&d[0])), Expr::bit(&k, kw - 1).not()));
-        // δ_0 and γ scale every element: their multiplication matrices are built once.
-        let (dm, gm) = (format!("d0m{j}"), format!("gm{j}"));
-        emit_mul_matrix(items, &f, &d[0], &dm, "δ_0·α^j, for the products δ_0·θ_i");
-        emit_mul_matrix(items, &f, &g, &gm, "γ·α^j, for the products γ·δ_(i+1)");
-        let mut nd = Vec::new();
-        let mut nth = Vec::new();
-        for i in 0..pe {
-            let w = format!("d{j}_{i}");
-            items.push(Item::wire(&w, m, ""));
-            let mut terms = vec![Term::MatProd(dm.clone(), th[i].clone())];
-            if i + 1 < pe {
-                terms.push(Term::MatProd(gm.clone(), d[i + 1].clone()));
-            }
-            emit_sum(items, &f, &w, &terms, &w);
-            nd.push(w);
-            let tw = format!("th{j}_{i}");
-            let shifted = if i + 1 < pe { id(&d[i + 1]) } else { zeros(m) };
-            wire(items, &tw, m, "", mux(id(&sw), shifted, id(&th[i])));
-            nth.push(tw);
-        }
-        let gw = format!("g{j}");
-        wire(items, &gw, m, "", mux(id(&sw), id(&d[0]), id(&g)));
-        let kn = format!("k{j}");
-        wire(items, &kn, kw, "", mux(id(&sw), id(&k).not(), add(id(&k), dec(kw, 1))));
-        d = nd;
-        th = nth;
-        g = gw;
-        k = kn;
-    }
-    let init = cat(vec![dec(m, 1), zeros(t as u32 * m), id("syn_next")]);
     let rev = |v: &[String]| cat(v.iter().rev().map(|s| id(s)).collect());
-    let bm_w = bits_for(u64::from(tm.bm_clocks));
-    items.push(Item::AlwaysFf {
-        reset: Some(vec![set_id("bm_busy", dec(1, 0)), set_id("bm_done", dec(1, 0)), set_id("bm_cnt", dec(bm_w, 0))]),
-        body: vec![
-            set_id("bm_done", and(id("bm_busy"), eq(id("bm_cnt"), bm_last.clone()))),
-            if_else(
-                id("bm_start"),
-                vec![set_id("bm_busy", dec(1, 1)), set_id("bm_cnt", dec(bm_w, 0))],
-                vec![when(id("bm_busy"), vec![set_id("bm_cnt", add(id("bm_cnt"), dec(bm_w, 1))), when(eq(id("bm_cnt"), bm_last), vec![set_id("bm_busy", dec(1, 0))])])],
-            ),
-        ],
-    });
-    items.push(Item::AlwaysFf {
-        reset: None,
-        body: vec![if_else(
-            id("bm_start"),
-            vec![set_id("bm_d", init.clone()), set_id("bm_th", init), set_id("bm_g", dec(m, 1)), set_id("bm_k", dec(kw, 0))],
-            vec![when(id("bm_busy"), vec![set_id("bm_d", rev(&d)), set_id("bm_th", rev(&th)), set_id("bm_g", id(&g)), set_id("bm_k", id(&k))])],
-        )],
-    });
 
     // ---- Chien / Forney ----
     items.push(Item::comment("Chien search and Forney, P lanes: Λ_k·α^(−k·d'), Ω^h_k·α^(−(k+fcr+2t)·d') for the beat's first degree d'."));
@@ -282,9 +215,9 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     ] {
         items.push(Item::reg(r, w, doc));
     }
-    let bm_d_sym = sym_wires(items, "bm_d", "key_", 2 * t + 1);
+    let bm_d_sym = sym_wires(items, "bm_key", "key_", 2 * t + 1);
     let t_p = localparam(items, "T", lw, t as u64, "t");
-    wire(items, "key_len", lw, "L = t − k/2 (k = 2t − 2L is even when L ≤ t)", Expr::bin(BinOp::Sub, t_p, Expr::slice("bm_k", lw, 1)));
+    wire(items, "key_len", lw, "L = t − k/2 (k = 2t − 2L is even when L ≤ t)", Expr::bin(BinOp::Sub, t_p, Expr::slice("bm_khalf", lw - 1, 0)));
     let lam: Vec<String> = sym_wires(items, "ch_lam", "lam_", t + 1);
     let om: Vec<String> = sym_wires(items, "ch_om", "om_", t);
     let mut lam_load = Vec::new();
@@ -326,7 +259,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                 set_id("ch_lam", rev(&lam_load)),
                 set_id("ch_om", rev(&om_load)),
                 set_id("ch_len", id("key_len")),
-                set_id("ch_ok", Expr::bit("bm_k", kw - 1).not()),
+                set_id("ch_ok", Expr::bit("bm_khalf", kw - 2).not()),
             ],
             vec![when(id("ch_busy"), vec![set_id("ch_lam", rev(&lam_step)), set_id("ch_om", rev(&om_step))])],
         )],
@@ -633,12 +566,14 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     ] {
         items.push(Item::assign(id(port), e));
     }
+    items.push(super::stream_props::decoder(b, design.reset, lw));
     let mut notes = super::stream_common::beat_notes(b, &code);
     notes.push(format!(
-        "Latency {} clocks from the edge taking a codeword's first beat (back to back) to its first corrected beat on the output: {beats} beats in, RiBM {} clocks ({} iterations per clock), {beats} beats through the {}-stage Chien/Forney pipeline and the decision, the RAM read. Intel's bound N/P + 2t + 10 = {}.",
+        "Latency {} clocks from the edge taking a codeword's first beat (back to back) to its first corrected beat on the output: {beats} beats in, RiBM {} clocks ({} iteration(s) per clock, {} solver(s) on alternate codewords), {beats} beats through the {}-stage Chien/Forney pipeline and the decision, the RAM read. Intel's bound N/P + 2t + 10 = {}.",
         tm.latency(),
         tm.bm_clocks,
         tm.iters_per_clock,
+        tm.solvers,
         tm.chien_stages,
         beats + nr + 10
     ));
@@ -648,8 +583,10 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
         latency: tm.latency(),
         summary: format!(
-            "Streaming Reed-Solomon decoder RS({n},{}) over GF(2^{m}), t = {t}: {p} symbols per beat, one codeword every {beats} clocks; P-parallel syndromes, shared RiBM key-equation solver, P-parallel Chien/Forney, received words in block RAM; bypass controls, counters, degraded-SER alarm.",
-            code.code.k()
+            "Streaming Reed-Solomon decoder RS({n},{}) over GF(2^{m}), t = {t}: {p} symbols per beat, one codeword every {beats} clocks; P-parallel syndromes, {} RiBM key-equation solver(s) at {} iteration(s) per clock, P-parallel Chien/Forney, received words in block RAM; bypass controls, counters, degraded-SER alarm.",
+            code.code.k(),
+            tm.solvers,
+            tm.iters_per_clock
         ),
         notes,
         role: Role::FecDec,

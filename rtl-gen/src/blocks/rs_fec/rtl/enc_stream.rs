@@ -1,21 +1,26 @@
 //! The streaming encoder `<prefix><name>_enc` (`symbols_per_cycle` = P < N): P symbols per
-//! beat in and out, one output register stage, one codeword every B = ⌈N/P⌉ beats.
+//! beat in and out, two register stages (latency 2 clocks), one codeword every B = ⌈N/P⌉ beats.
 //!
 //! The input is codeword-shaped: B beats, message symbols in lanes of positions < K, the check
 //! and padding lanes ignored. The output carries the message unchanged, the check symbols in
 //! positions K..N−1 and zeros in the padding lanes. The divider state (the running remainder of
-//! msg(x)·x^2t mod g(x), 2t symbols) advances by P message symbols per beat through one XOR
-//! network probed from the model; the beat holding the last message symbols uses a second
-//! network over its message lanes only, and its result is both output (check lanes of that beat)
-//! and kept for later beats' check lanes.
+//! msg(x)·x^2t mod g(x), 2t symbols) advances by P message symbols per beat. The step is
+//! linear in (state, beat), so it is split where the register loop is: the input stage
+//! registers the beat's own contribution (`s1_part`, a network over the beat's message lanes
+//! only, no feedback), and the loop is the state's contribution plus that register (about half
+//! the columns of the state per output bit instead of half of state and beat). The beat
+//! holding the last message symbols uses networks over its message lanes only; its remainder is
+//! both output (check lanes of that beat) and kept for later beats' check lanes. Both stages
+//! move together on `fire` (the output register empty or being taken), so one beat per clock
+//! streams through.
 
 use super::model::stream::{last_message_beat, StreamCode};
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
 use crate::info::DesignInfo;
-use crate::hw::build::{add, and, cat, clog2, dec, eq, id, if_else, mux, ne, or, set_id, when, wire, zeros};
+use crate::hw::build::{add, and, cat, clog2, dec, eq, id, if_else, localparam, mux, ne, or, set_id, when, wire, zeros};
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
-use crate::hw::verilog::{Expr, Item, Module, Port};
+use crate::hw::verilog::{BinOp, Expr, Item, Module, Port};
 use crate::hw::xor_net::XorStyle;
 
 pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
@@ -25,6 +30,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let nroots = 2 * code.t();
     let beats = code.beats();
     let mb = last_message_beat(&code);
+    let end_lanes = k - mb * p;
     let bw = clog2(beats as u64);
     let dw = p as u32 * m;
     let sw = nroots as u32 * m;
@@ -32,36 +38,64 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     ports.extend(beat_ports(b, "message"));
     ports.push(Port::output("frame_error", 1, "pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)"));
     let mut items = Vec::new();
-    let last_beat = crate::hw::build::localparam(&mut items, "LAST_BEAT", bw, (beats - 1) as u64, "beat index of tlast");
-    let msg_beat = crate::hw::build::localparam(&mut items, "MSG_END_BEAT", bw, mb as u64, "beat holding the last message symbol");
-    items.push(Item::reg("beat", bw, "beat index within the codeword"));
-    items.push(Item::reg("state", sw, "divider remainder, check symbol j (highest degree first) at symbol j"));
-    items.push(Item::reg("out_tvalid_r", 1, "output register full"));
-    items.push(Item::reg("out_tlast_r", 1, ""));
-    items.push(Item::reg("out_tdata_r", dw, ""));
-    items.push(Item::reg("frame_error_r", 1, ""));
-    wire(&mut items, "fire", 1, "the output register takes a new beat (or empties)", or(Expr::id("out_tvalid_r").lnot(), id("out_tready")));
+    let last_beat = localparam(&mut items, "LAST_BEAT", bw, (beats - 1) as u64, "beat index of tlast");
+    let msg_beat = localparam(&mut items, "MSG_END_BEAT", bw, mb as u64, "beat holding the last message symbol");
+    for (r, w, doc) in [
+        ("beat", bw, "beat index of the next input beat"),
+        ("s1_valid", 1, "input stage full"),
+        ("s1_beat", bw, "the input stage's beat index"),
+        ("s1_data", dw, "the input stage's beat"),
+        ("s1_part", sw, "the input stage's message lanes divided into the remainder from a zero state"),
+        ("state", sw, "divider remainder, check symbol j (highest degree first) at symbol j"),
+        ("out_tvalid_r", 1, "output register full"),
+        ("out_tlast_r", 1, ""),
+        ("out_tdata_r", dw, ""),
+        ("frame_error_r", 1, ""),
+    ] {
+        items.push(Item::reg(r, w, doc));
+    }
+    wire(&mut items, "fire", 1, "both stages move: the output register is empty or being taken", or(Expr::id("out_tvalid_r").lnot(), id("out_tready")));
     wire(&mut items, "accept", 1, "an input beat is taken", and(id("in_tvalid"), id("fire")));
-    wire(&mut items, "is_last", 1, "", eq(id("beat"), last_beat.clone()));
-    wire(&mut items, "div_in", sw + dw, "{state, beat}: the divider networks' input", cat(vec![id("state"), id("in_tdata")]));
-    let probe = |lanes: usize| {
+    wire(&mut items, "is_last", 1, "the input beat is the codeword's last", eq(id("beat"), last_beat.clone()));
+    wire(&mut items, "s1_last", 1, "the input stage holds the codeword's last beat", eq(id("s1_beat"), last_beat));
+
+    // Input stage: the beat's contribution, over all lanes or (last message beat) its message lanes.
+    items.push(Item::comment("The input beat's message lanes divided from a zero state (no feedback: registered in s1_part)."));
+    let part = |lanes: usize| {
         let code: StreamCode = code.clone();
-        move |x: &[u16]| code.encode_step(&x[p..], &x[..lanes])
+        move |x: &[u16]| code.encode_step(&vec![0; 2 * code.t()], &x[..lanes])
     };
-    items.push(Item::comment("Divider over a whole beat of message symbols (the model's LFSR, probed)."));
-    emit_linear(&mut items, m, &Linear { out: "rem_full", doc: "remainder after a full message beat", input: "div_in", ins: p + nroots, outs: nroots, style: XorStyle::Masked }, probe(p));
-    let end_lanes = k - mb * p;
+    emit_linear(&mut items, m, &Linear { out: "part_full", doc: "a full message beat's contribution", input: "in_tdata", ins: p, outs: nroots, style: XorStyle::Masked }, part(p));
+    let part_next = if end_lanes == p {
+        id("part_full")
+    } else {
+        emit_linear(&mut items, m, &Linear { out: "part_end", doc: "the last message beat's contribution", input: "in_tdata", ins: p, outs: nroots, style: XorStyle::Masked }, part(end_lanes));
+        mux(eq(id("beat"), msg_beat.clone()), id("part_end"), id("part_full"))
+    };
+
+    // Output stage: the register loop, state advanced over the beat's lanes plus s1_part.
+    items.push(Item::comment("The state advanced over a beat of zeros, plus the registered contribution: the divider's register loop."));
+    wire(&mut items, "loop_in", 2 * sw, "{state, s1_part}: the loop networks' input", cat(vec![id("state"), id("s1_part")]));
+    let step = |lanes: usize| {
+        let code: StreamCode = code.clone();
+        move |x: &[u16]| {
+            let nr = 2 * code.t();
+            let mut r = code.encode_step(&x[nr..], &vec![0; lanes]);
+            r.iter_mut().zip(&x[..nr]).for_each(|(a, b)| *a ^= b);
+            r
+        }
+    };
+    emit_linear(&mut items, m, &Linear { out: "rem_full", doc: "remainder after a full message beat", input: "loop_in", ins: 2 * nroots, outs: nroots, style: XorStyle::Masked }, step(p));
     let rem_end = if end_lanes == p {
         "rem_full"
     } else {
-        items.push(Item::comment(&format!("Divider over the first {end_lanes} lanes of beat {mb}, the last message symbols.")));
-        emit_linear(&mut items, m, &Linear { out: "rem_end", doc: "remainder after the last message beat", input: "div_in", ins: p + nroots, outs: nroots, style: XorStyle::Masked }, probe(end_lanes));
+        emit_linear(&mut items, m, &Linear { out: "rem_end", doc: "remainder after the last message beat", input: "loop_in", ins: 2 * nroots, outs: nroots, style: XorStyle::Masked }, step(end_lanes));
         "rem_end"
     };
     // Output lanes: message, check (from rem_end in beat mb, from state later) or padding.
     let mut lanes = Vec::new();
     for lane in 0..p {
-        let mut e = symbol("in_tdata", m, lane);
+        let mut e = symbol("s1_data", m, lane);
         for bt in (0..beats).rev() {
             let pos = bt * p + lane;
             if pos < k {
@@ -74,8 +108,8 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             } else {
                 symbol("state", m, pos - k)
             };
-            // The last beat is `is_last` (beat == LAST_BEAT), the others by their index.
-            let at = if bt == beats - 1 { id("is_last") } else { eq(id("beat"), dec(bw, bt as u64)) };
+            // The last beat is `s1_last` (s1_beat == LAST_BEAT), the others by their index.
+            let at = if bt == beats - 1 { id("s1_last") } else { eq(id("s1_beat"), dec(bw, bt as u64)) };
             e = mux(at, src, e);
         }
         lanes.push(e);
@@ -83,35 +117,46 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     lanes.reverse();
     wire(&mut items, "enc_beat", dw, "the encoded beat", cat(lanes));
     let state_next = if_else(
-        id("is_last"),
+        id("s1_last"),
         vec![set_id("state", zeros(sw))],
         vec![if_else(
-            eq(id("beat"), msg_beat.clone()),
+            eq(id("s1_beat"), msg_beat.clone()),
             vec![set_id("state", id(rem_end))],
-            vec![when(Expr::bin(crate::hw::verilog::BinOp::Lt, id("beat"), msg_beat), vec![set_id("state", id("rem_full"))])],
+            vec![when(Expr::bin(BinOp::Lt, id("s1_beat"), msg_beat), vec![set_id("state", id("rem_full"))])],
         )],
     );
     items.push(Item::AlwaysFf {
-        reset: Some(vec![set_id("beat", dec(bw, 0)), set_id("state", zeros(sw)), set_id("out_tvalid_r", dec(1, 0)), set_id("frame_error_r", dec(1, 0))]),
+        reset: Some(vec![
+            set_id("beat", dec(bw, 0)),
+            set_id("state", zeros(sw)),
+            set_id("s1_valid", dec(1, 0)),
+            set_id("out_tvalid_r", dec(1, 0)),
+            set_id("frame_error_r", dec(1, 0)),
+        ]),
         body: vec![
             set_id("frame_error_r", and(id("accept"), ne(id("in_tlast"), id("is_last")))),
-            when(id("fire"), vec![set_id("out_tvalid_r", id("in_tvalid"))]),
-            when(id("accept"), vec![set_id("beat", mux(id("is_last"), dec(bw, 0), add(id("beat"), dec(bw, 1)))), state_next]),
+            when(id("fire"), vec![set_id("s1_valid", id("in_tvalid")), set_id("out_tvalid_r", id("s1_valid"))]),
+            when(id("accept"), vec![set_id("beat", mux(id("is_last"), dec(bw, 0), add(id("beat"), dec(bw, 1))))]),
+            when(and(id("fire"), id("s1_valid")), vec![state_next]),
         ],
     });
     items.push(Item::AlwaysFf {
         reset: None,
-        body: vec![when(id("accept"), vec![set_id("out_tdata_r", id("enc_beat")), set_id("out_tlast_r", id("is_last"))])],
+        body: vec![
+            when(id("accept"), vec![set_id("s1_data", id("in_tdata")), set_id("s1_beat", id("beat")), set_id("s1_part", part_next)]),
+            when(and(id("fire"), id("s1_valid")), vec![set_id("out_tdata_r", id("enc_beat")), set_id("out_tlast_r", id("s1_last"))]),
+        ],
     });
     for (port, reg) in [("in_tready", "fire"), ("out_tvalid", "out_tvalid_r"), ("out_tlast", "out_tlast_r"), ("out_tdata", "out_tdata_r"), ("frame_error", "frame_error_r")] {
         items.push(Item::assign(id(port), id(reg)));
     }
+    items.extend(super::stream_props::encoder(b, design.reset));
     let notes = super::stream_common::beat_notes(b, &code);
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
-        latency: 1,
+        latency: 2,
         summary: format!(
-            "Streaming Reed-Solomon encoder RS({n},{k}) over GF(2^{m}), t = {}: {p} symbols per beat, {beats} beats per codeword, one output register (latency 1 clock), AXI4-Stream-style ready/valid.",
+            "Streaming Reed-Solomon encoder RS({n},{k}) over GF(2^{m}), t = {}: {p} symbols per beat, {beats} beats per codeword, an input stage (the beat's contribution to the remainder registered) and an output register (latency 2 clocks), AXI4-Stream-style ready/valid.",
             code.t()
         ),
         notes,

@@ -1,15 +1,16 @@
 //! The generators of an `rs_fec` block: the whole-codeword encoder ([`enc`]) and decoders
 //! ([`dec_t1`] for t = 1, [`dec_bm`] for any t), and the streaming pair ([`enc_stream`],
-//! [`dec_stream`], sharing [`stream_common`]).
+//! [`dec_stream`] with its key-equation solvers [`dec_ribm`], sharing [`stream_common`]).
 
 mod dec_bm;
+mod dec_ribm;
 mod dec_stream;
 mod dec_t1;
 mod enc;
 mod enc_stream;
 mod stream_common;
 
-use super::{latency_note, layout_notes, model, props, Layout, RsFecBlock, RsFecEncParams, RsFecParams};
+use super::{latency_note, layout_notes, model, props, stream_props, Layout, RsFecBlock, RsFecEncParams, RsFecParams};
 #[cfg(test)]
 use super::test_support;
 use crate::blocks::GeneratedModule;
